@@ -1,0 +1,108 @@
+// agentkit/core/error.hpp — structured errors with stable codes.
+//
+// Every failure agentkit reports carries:
+//   code     a stable dotted id ("args.invalid", "tool.unknown", ...) that hosts and
+//            models can match on; codes never change meaning once published;
+//   message  what went wrong, in one or two sentences;
+//   hint     what the caller (usually the model) should do next;
+//   details  optional structured JSON (the list of argument problems, candidate names, ...).
+#pragma once
+
+#include <agentkit/core/json.hpp>
+
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace agentkit {
+
+/// Stable error codes. Use these constants rather than string literals.
+namespace errc {
+// arguments and dispatch
+inline constexpr std::string_view args_invalid = "args.invalid";        ///< arguments failed schema validation
+inline constexpr std::string_view args_malformed = "args.malformed";    ///< arguments were not parseable JSON
+inline constexpr std::string_view tool_unknown = "tool.unknown";        ///< no tool with that name
+inline constexpr std::string_view tool_masked = "tool.masked";          ///< tool exists but is not visible now
+inline constexpr std::string_view tool_exception = "tool.exception";    ///< the host handler threw
+inline constexpr std::string_view tool_failed = "tool.failed";          ///< the handler reported a failure
+inline constexpr std::string_view tool_timeout = "tool.timeout";        ///< the handler did not finish in time
+inline constexpr std::string_view tool_cancelled = "tool.cancelled";    ///< the call was cancelled
+inline constexpr std::string_view capability_unsupported = "capability.unsupported";  ///< deferred tool
+inline constexpr std::string_view request_invalid = "request.invalid";  ///< a malformed request envelope
+// protocol and transport
+inline constexpr std::string_view protocol_error = "protocol.error";    ///< peer spoke malformed protocol
+inline constexpr std::string_view transport_closed = "transport.closed";///< the connection is gone
+inline constexpr std::string_view transport_io = "transport.io";        ///< an I/O error on the transport
+inline constexpr std::string_view timeout = "timeout";                  ///< an operation ran out of time
+inline constexpr std::string_view cdp_error = "cdp.error";              ///< the browser answered with an error
+// browser
+inline constexpr std::string_view browser_launch = "browser.launch";    ///< the browser could not be started
+inline constexpr std::string_view browser_crashed = "browser.crashed";  ///< the browser or renderer died
+inline constexpr std::string_view ref_stale = "ref.stale";              ///< an element ref no longer resolves
+inline constexpr std::string_view ref_unknown = "ref.unknown";          ///< an element ref was never issued
+inline constexpr std::string_view element_covered = "element.covered";  ///< another element takes the click
+inline constexpr std::string_view element_not_visible = "element.not_visible";
+inline constexpr std::string_view navigation_failed = "navigation.failed";
+inline constexpr std::string_view policy_blocked = "policy.blocked";    ///< a policy rule refused the action
+inline constexpr std::string_view not_found = "not_found";              ///< a looked-up item does not exist
+inline constexpr std::string_view budget_exceeded = "budget.exceeded";
+inline constexpr std::string_view internal = "internal";                ///< a bug in agentkit; please report
+}  // namespace errc
+
+/// A structured error. Cheap to move; compare by `code`.
+struct error {
+    std::string code;
+    std::string message;
+    std::string hint;
+    json details;  ///< null when there is nothing structured to add
+
+    error() = default;
+    error(std::string_view code_, std::string message_, std::string hint_ = {}, json details_ = nullptr)
+        : code(code_), message(std::move(message_)), hint(std::move(hint_)), details(std::move(details_)) {}
+
+    /// True when this error has the given code.
+    [[nodiscard]] bool is(std::string_view c) const noexcept { return code == c; }
+
+    /// `{"code":..,"message":..,"hint":..,"details":..}` (hint/details omitted when empty).
+    [[nodiscard]] json to_json() const {
+        json j = json::object();
+        j["code"] = code;
+        j["message"] = message;
+        if (!hint.empty()) j["hint"] = hint;
+        if (!details.is_null()) j["details"] = details;
+        return j;
+    }
+
+    /// One line for a model: `error[code]: message Hint: hint`.
+    [[nodiscard]] std::string to_text() const {
+        std::string s;
+        s.reserve(code.size() + message.size() + hint.size() + 16);
+        s += "error[";
+        s += code;
+        s += "]: ";
+        s += message;
+        if (!hint.empty()) {
+            s += " Hint: ";
+            s += hint;
+        }
+        return s;
+    }
+
+    /// Rebuild from the JSON produced by to_json(); unknown shapes become `internal`.
+    [[nodiscard]] static error from_json(const json& j) {
+        if (!j.is_object() || !j.contains("code") || !j["code"].is_string())
+            return error(errc::internal, "malformed error object", {}, j);
+        error e;
+        e.code = j["code"].get<std::string>();
+        if (auto it = j.find("message"); it != j.end() && it->is_string()) e.message = it->get<std::string>();
+        if (auto it = j.find("hint"); it != j.end() && it->is_string()) e.hint = it->get<std::string>();
+        if (auto it = j.find("details"); it != j.end()) e.details = *it;
+        return e;
+    }
+
+    friend bool operator==(const error& a, const error& b) {
+        return a.code == b.code && a.message == b.message && a.hint == b.hint && a.details == b.details;
+    }
+};
+
+}  // namespace agentkit
