@@ -1,0 +1,328 @@
+// agentkit/core/describe.hpp — describe a C++ struct once; agentkit derives its JSON Schema,
+// its parser/validator and its serializer from that one description.
+//
+//   struct search_args {
+//       std::string query;
+//       std::optional<int> limit;
+//       sort_order order = sort_order::relevance;
+//
+//       static constexpr auto agentkit_fields() {
+//           namespace ak = agentkit;
+//           return ak::fields(
+//               AGENTKIT_FIELD(search_args, query, "What to search for", ak::min_length(1)),
+//               AGENTKIT_FIELD(search_args, limit, "Maximum results", ak::range(1, 100)),
+//               ak::field(&search_args::order, "order", "Sort order"));
+//       }
+//   };
+//   AGENTKIT_ENUM(sort_order, relevance, newest);   // enums are described by their names
+//
+// Types you cannot change are described by specialising agentkit::describe<T> with a static
+// `fields()` function returning the same thing.
+#pragma once
+
+#include <agentkit/core/json.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace agentkit {
+
+// ---------------------------------------------------------------------------------------------
+// Constraints. Each is a small literal type that adds keywords to a schema; the validator in
+// core/parse.hpp checks the same keywords, so the schema and the checks cannot drift apart.
+// ---------------------------------------------------------------------------------------------
+namespace constraint {
+struct minimum_t { double value; bool exclusive; };
+struct maximum_t { double value; bool exclusive; };
+struct min_length_t { std::size_t value; };
+struct max_length_t { std::size_t value; };
+struct pattern_t { std::string_view regex; };
+struct format_t { std::string_view name; };
+struct min_items_t { std::size_t value; };
+struct max_items_t { std::size_t value; };
+template <std::size_t N>
+struct one_of_t { std::array<std::string_view, N> values; };
+struct default_t {
+    enum class kind : std::uint8_t { boolean, integer, number, string } k;
+    bool b = false;
+    long long i = 0;
+    double d = 0;
+    std::string_view s{};
+};
+struct example_t { std::string_view json_text; };
+}  // namespace constraint
+
+/// Inclusive lower bound for a number.
+[[nodiscard]] constexpr constraint::minimum_t minimum(double v) noexcept { return {v, false}; }
+/// Inclusive upper bound for a number.
+[[nodiscard]] constexpr constraint::maximum_t maximum(double v) noexcept { return {v, false}; }
+/// Exclusive lower bound for a number.
+[[nodiscard]] constexpr constraint::minimum_t exclusive_minimum(double v) noexcept { return {v, true}; }
+/// Exclusive upper bound for a number.
+[[nodiscard]] constexpr constraint::maximum_t exclusive_maximum(double v) noexcept { return {v, true}; }
+/// Inclusive bounds for a number: `range(1, 100)`.
+[[nodiscard]] constexpr std::pair<constraint::minimum_t, constraint::maximum_t> range(double lo, double hi) noexcept {
+    return {{lo, false}, {hi, false}};
+}
+/// Minimum string length in Unicode code points.
+[[nodiscard]] constexpr constraint::min_length_t min_length(std::size_t n) noexcept { return {n}; }
+/// Maximum string length in Unicode code points.
+[[nodiscard]] constexpr constraint::max_length_t max_length(std::size_t n) noexcept { return {n}; }
+/// An ECMAScript regular expression the string must match (searched, as JSON Schema does).
+[[nodiscard]] constexpr constraint::pattern_t pattern(std::string_view re) noexcept { return {re}; }
+/// A JSON Schema format: "uri", "email", "date-time", "date", "time", "uuid", "hostname", "ipv4".
+[[nodiscard]] constexpr constraint::format_t format(std::string_view name) noexcept { return {name}; }
+/// Minimum number of array items.
+[[nodiscard]] constexpr constraint::min_items_t min_items(std::size_t n) noexcept { return {n}; }
+/// Maximum number of array items.
+[[nodiscard]] constexpr constraint::max_items_t max_items(std::size_t n) noexcept { return {n}; }
+/// The string must be one of these values: `one_of("png", "jpeg")`.
+template <class... S>
+[[nodiscard]] constexpr constraint::one_of_t<sizeof...(S)> one_of(const S&... values) noexcept {
+    return {{std::string_view(values)...}};
+}
+/// A default shown in the schema (the C++ default member initializer is what applies).
+[[nodiscard]] constexpr constraint::default_t default_value(bool v) noexcept {
+    return {constraint::default_t::kind::boolean, v, 0, 0, {}};
+}
+[[nodiscard]] constexpr constraint::default_t default_value(int v) noexcept {
+    return {constraint::default_t::kind::integer, false, v, 0, {}};
+}
+[[nodiscard]] constexpr constraint::default_t default_value(long long v) noexcept {
+    return {constraint::default_t::kind::integer, false, v, 0, {}};
+}
+[[nodiscard]] constexpr constraint::default_t default_value(double v) noexcept {
+    return {constraint::default_t::kind::number, false, 0, v, {}};
+}
+[[nodiscard]] constexpr constraint::default_t default_value(const char* v) noexcept {
+    return {constraint::default_t::kind::string, false, 0, 0, std::string_view(v)};
+}
+/// An example value, as JSON text, listed in the schema's `examples`.
+[[nodiscard]] constexpr constraint::example_t example(std::string_view json_text) noexcept { return {json_text}; }
+
+// ---------------------------------------------------------------------------------------------
+// Fields
+// ---------------------------------------------------------------------------------------------
+
+/// One described data member: pointer to member, JSON name, description, constraints.
+template <class Class, class Member, class... Cs>
+struct field_t {
+    using class_type = Class;
+    using member_type = Member;
+    Member Class::*ptr;
+    std::string_view name;
+    std::string_view description;
+    std::tuple<Cs...> constraints;
+};
+
+namespace detail {
+template <class T>
+struct flatten_constraint {
+    static constexpr auto get(const T& c) { return std::tuple<T>(c); }
+};
+template <class A, class B>
+struct flatten_constraint<std::pair<A, B>> {
+    static constexpr auto get(const std::pair<A, B>& p) { return std::tuple<A, B>(p.first, p.second); }
+};
+}  // namespace detail
+
+/// Describe one data member. `name` is its JSON property name; `description` tells the model
+/// what it means. Constraints follow: `field(&args::limit, "limit", "Max results", range(1, 50))`.
+template <class Class, class Member, class... Cs>
+[[nodiscard]] constexpr auto field(Member Class::*ptr, std::string_view name, std::string_view description,
+                                   const Cs&... cs) {
+    auto flat = std::tuple_cat(detail::flatten_constraint<Cs>::get(cs)...);
+    return std::apply(
+        [&](const auto&... c) {
+            return field_t<Class, Member, std::decay_t<decltype(c)>...>{ptr, name, description, {c...}};
+        },
+        flat);
+}
+
+/// The list of a type's fields, in the order the schema lists them.
+template <class... Fs>
+[[nodiscard]] constexpr std::tuple<Fs...> fields(const Fs&... fs) {
+    return std::tuple<Fs...>(fs...);
+}
+
+/// `AGENTKIT_FIELD(type, member, "description", constraints...)`: a field whose JSON name is the
+/// member's own name.
+#define AGENTKIT_FIELD(Type, member, ...) ::agentkit::field(&Type::member, #member, __VA_ARGS__)
+
+/// Specialise to describe a type you cannot modify: `static constexpr auto fields()` returning
+/// `agentkit::fields(...)`; optionally `static constexpr std::string_view description`.
+template <class T>
+struct describe {};
+
+/// Specialise (or use AGENTKIT_ENUM) to give an enum its JSON names:
+/// `static constexpr std::array<std::pair<E, std::string_view>, N> values`.
+template <class E>
+struct enum_names {};
+
+template <class T>
+concept described = std::is_class_v<T> && (requires { describe<T>::fields(); } || requires { T::agentkit_fields(); });
+
+template <class E>
+concept named_enum = std::is_enum_v<E> && requires { enum_names<E>::values; };
+
+/// The fields tuple of a described type.
+template <described T>
+[[nodiscard]] constexpr auto fields_of() {
+    if constexpr (requires { describe<T>::fields(); })
+        return describe<T>::fields();
+    else
+        return T::agentkit_fields();
+}
+
+/// The JSON name of an enumerator, or empty when it has none.
+template <named_enum E>
+[[nodiscard]] constexpr std::string_view enum_to_string(E v) noexcept {
+    for (const auto& [value, name] : enum_names<E>::values)
+        if (value == v) return name;
+    return {};
+}
+
+/// The enumerator with that JSON name.
+template <named_enum E>
+[[nodiscard]] constexpr std::optional<E> enum_from_string(std::string_view s) noexcept {
+    for (const auto& [value, name] : enum_names<E>::values)
+        if (name == s) return value;
+    return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Type classification shared by schema, parse and serialize.
+// ---------------------------------------------------------------------------------------------
+namespace detail {
+template <class T> struct is_optional : std::false_type {};
+template <class T> struct is_optional<std::optional<T>> : std::true_type { using value_type = T; };
+template <class T> struct is_vector : std::false_type {};
+template <class T, class A> struct is_vector<std::vector<T, A>> : std::true_type { using value_type = T; };
+template <class T> struct is_string_map : std::false_type {};
+template <class V, class C, class A> struct is_string_map<std::map<std::string, V, C, A>> : std::true_type { using mapped_type = V; };
+template <class V, class H, class E, class A> struct is_string_map<std::unordered_map<std::string, V, H, E, A>> : std::true_type { using mapped_type = V; };
+
+template <class T>
+inline constexpr bool is_integer_v = std::is_integral_v<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, char>;
+
+/// True when agentkit knows how to map T to JSON Schema.
+template <class T>
+constexpr bool is_supported() {
+    if constexpr (std::is_same_v<T, bool> || is_integer_v<T> || std::is_floating_point_v<T> ||
+                  std::is_same_v<T, std::string> || std::is_same_v<T, json>)
+        return true;
+    else if constexpr (std::is_enum_v<T>)
+        return named_enum<T>;
+    else if constexpr (is_optional<T>::value)
+        return is_supported<typename is_optional<T>::value_type>();
+    else if constexpr (is_vector<T>::value)
+        return is_supported<typename is_vector<T>::value_type>();
+    else if constexpr (is_string_map<T>::value)
+        return is_supported<typename is_string_map<T>::mapped_type>();
+    else
+        return described<T>;
+}
+
+template <class C>
+inline constexpr bool is_default_v = std::is_same_v<C, constraint::default_t>;
+
+/// A field is required unless it is std::optional or has a default_value.
+template <class F>
+constexpr bool field_required() {
+    using M = typename F::member_type;
+    if constexpr (is_optional<M>::value) {
+        return false;
+    } else {
+        return []<class... Cs>(std::tuple<Cs...>*) { return !(is_default_v<Cs> || ...); }(
+            static_cast<decltype(F::constraints)*>(nullptr));
+    }
+}
+
+}  // namespace detail
+
+/// Fails to compile, with a readable message, when T cannot be used as a tool argument or result.
+template <class T>
+constexpr void require_describable() {
+    if constexpr (std::is_enum_v<T>) {
+        static_assert(named_enum<T>,
+                      "agentkit: this enum has no JSON names: use AGENTKIT_ENUM(Enum, a, b, ...) or specialise "
+                      "agentkit::enum_names<Enum>");
+    } else if constexpr (std::is_class_v<T> && !std::is_same_v<T, std::string> && !std::is_same_v<T, json> &&
+                         !detail::is_optional<T>::value && !detail::is_vector<T>::value &&
+                         !detail::is_string_map<T>::value) {
+        static_assert(described<T>,
+                      "agentkit: argument type has no description: add `static constexpr auto agentkit_fields()` "
+                      "returning agentkit::fields(...), or specialise agentkit::describe<T>");
+    } else {
+        static_assert(detail::is_supported<T>(),
+                      "agentkit: unsupported member type: use bool, integers, floating point, std::string, "
+                      "enums with names, std::optional, std::vector, std::map<std::string, T>, agentkit::json, "
+                      "or a described struct");
+    }
+}
+
+}  // namespace agentkit
+
+// ---------------------------------------------------------------------------------------------
+// AGENTKIT_ENUM(Enum, a, b, c): JSON names equal to the enumerator names (up to 32).
+// ---------------------------------------------------------------------------------------------
+#define AGENTKIT_DETAIL_ENUM_PAIR(E, v) std::pair<E, std::string_view>{E::v, #v}
+#define AGENTKIT_DETAIL_EXPAND(x) x
+#define AGENTKIT_DETAIL_FE_1(E, a) AGENTKIT_DETAIL_ENUM_PAIR(E, a)
+#define AGENTKIT_DETAIL_FE_2(E, a, ...) AGENTKIT_DETAIL_ENUM_PAIR(E, a), AGENTKIT_DETAIL_EXPAND(AGENTKIT_DETAIL_FE_1(E, __VA_ARGS__))
+#define AGENTKIT_DETAIL_FE_3(E, a, ...) AGENTKIT_DETAIL_ENUM_PAIR(E, a), AGENTKIT_DETAIL_EXPAND(AGENTKIT_DETAIL_FE_2(E, __VA_ARGS__))
+#define AGENTKIT_DETAIL_FE_4(E, a, ...) AGENTKIT_DETAIL_ENUM_PAIR(E, a), AGENTKIT_DETAIL_EXPAND(AGENTKIT_DETAIL_FE_3(E, __VA_ARGS__))
+#define AGENTKIT_DETAIL_FE_5(E, a, ...) AGENTKIT_DETAIL_ENUM_PAIR(E, a), AGENTKIT_DETAIL_EXPAND(AGENTKIT_DETAIL_FE_4(E, __VA_ARGS__))
+#define AGENTKIT_DETAIL_FE_6(E, a, ...) AGENTKIT_DETAIL_ENUM_PAIR(E, a), AGENTKIT_DETAIL_EXPAND(AGENTKIT_DETAIL_FE_5(E, __VA_ARGS__))
+#define AGENTKIT_DETAIL_FE_7(E, a, ...) AGENTKIT_DETAIL_ENUM_PAIR(E, a), AGENTKIT_DETAIL_EXPAND(AGENTKIT_DETAIL_FE_6(E, __VA_ARGS__))
+#define AGENTKIT_DETAIL_FE_8(E, a, ...) AGENTKIT_DETAIL_ENUM_PAIR(E, a), AGENTKIT_DETAIL_EXPAND(AGENTKIT_DETAIL_FE_7(E, __VA_ARGS__))
+#define AGENTKIT_DETAIL_FE_9(E, a, ...) AGENTKIT_DETAIL_ENUM_PAIR(E, a), AGENTKIT_DETAIL_EXPAND(AGENTKIT_DETAIL_FE_8(E, __VA_ARGS__))
+#define AGENTKIT_DETAIL_FE_10(E, a, ...) AGENTKIT_DETAIL_ENUM_PAIR(E, a), AGENTKIT_DETAIL_EXPAND(AGENTKIT_DETAIL_FE_9(E, __VA_ARGS__))
+#define AGENTKIT_DETAIL_FE_11(E, a, ...) AGENTKIT_DETAIL_ENUM_PAIR(E, a), AGENTKIT_DETAIL_EXPAND(AGENTKIT_DETAIL_FE_10(E, __VA_ARGS__))
+#define AGENTKIT_DETAIL_FE_12(E, a, ...) AGENTKIT_DETAIL_ENUM_PAIR(E, a), AGENTKIT_DETAIL_EXPAND(AGENTKIT_DETAIL_FE_11(E, __VA_ARGS__))
+#define AGENTKIT_DETAIL_FE_13(E, a, ...) AGENTKIT_DETAIL_ENUM_PAIR(E, a), AGENTKIT_DETAIL_EXPAND(AGENTKIT_DETAIL_FE_12(E, __VA_ARGS__))
+#define AGENTKIT_DETAIL_FE_14(E, a, ...) AGENTKIT_DETAIL_ENUM_PAIR(E, a), AGENTKIT_DETAIL_EXPAND(AGENTKIT_DETAIL_FE_13(E, __VA_ARGS__))
+#define AGENTKIT_DETAIL_FE_15(E, a, ...) AGENTKIT_DETAIL_ENUM_PAIR(E, a), AGENTKIT_DETAIL_EXPAND(AGENTKIT_DETAIL_FE_14(E, __VA_ARGS__))
+#define AGENTKIT_DETAIL_FE_16(E, a, ...) AGENTKIT_DETAIL_ENUM_PAIR(E, a), AGENTKIT_DETAIL_EXPAND(AGENTKIT_DETAIL_FE_15(E, __VA_ARGS__))
+#define AGENTKIT_DETAIL_FE_17(E, a, ...) AGENTKIT_DETAIL_ENUM_PAIR(E, a), AGENTKIT_DETAIL_EXPAND(AGENTKIT_DETAIL_FE_16(E, __VA_ARGS__))
+#define AGENTKIT_DETAIL_FE_18(E, a, ...) AGENTKIT_DETAIL_ENUM_PAIR(E, a), AGENTKIT_DETAIL_EXPAND(AGENTKIT_DETAIL_FE_17(E, __VA_ARGS__))
+#define AGENTKIT_DETAIL_FE_19(E, a, ...) AGENTKIT_DETAIL_ENUM_PAIR(E, a), AGENTKIT_DETAIL_EXPAND(AGENTKIT_DETAIL_FE_18(E, __VA_ARGS__))
+#define AGENTKIT_DETAIL_FE_20(E, a, ...) AGENTKIT_DETAIL_ENUM_PAIR(E, a), AGENTKIT_DETAIL_EXPAND(AGENTKIT_DETAIL_FE_19(E, __VA_ARGS__))
+#define AGENTKIT_DETAIL_FE_21(E, a, ...) AGENTKIT_DETAIL_ENUM_PAIR(E, a), AGENTKIT_DETAIL_EXPAND(AGENTKIT_DETAIL_FE_20(E, __VA_ARGS__))
+#define AGENTKIT_DETAIL_FE_22(E, a, ...) AGENTKIT_DETAIL_ENUM_PAIR(E, a), AGENTKIT_DETAIL_EXPAND(AGENTKIT_DETAIL_FE_21(E, __VA_ARGS__))
+#define AGENTKIT_DETAIL_FE_23(E, a, ...) AGENTKIT_DETAIL_ENUM_PAIR(E, a), AGENTKIT_DETAIL_EXPAND(AGENTKIT_DETAIL_FE_22(E, __VA_ARGS__))
+#define AGENTKIT_DETAIL_FE_24(E, a, ...) AGENTKIT_DETAIL_ENUM_PAIR(E, a), AGENTKIT_DETAIL_EXPAND(AGENTKIT_DETAIL_FE_23(E, __VA_ARGS__))
+#define AGENTKIT_DETAIL_FE_25(E, a, ...) AGENTKIT_DETAIL_ENUM_PAIR(E, a), AGENTKIT_DETAIL_EXPAND(AGENTKIT_DETAIL_FE_24(E, __VA_ARGS__))
+#define AGENTKIT_DETAIL_FE_26(E, a, ...) AGENTKIT_DETAIL_ENUM_PAIR(E, a), AGENTKIT_DETAIL_EXPAND(AGENTKIT_DETAIL_FE_25(E, __VA_ARGS__))
+#define AGENTKIT_DETAIL_FE_27(E, a, ...) AGENTKIT_DETAIL_ENUM_PAIR(E, a), AGENTKIT_DETAIL_EXPAND(AGENTKIT_DETAIL_FE_26(E, __VA_ARGS__))
+#define AGENTKIT_DETAIL_FE_28(E, a, ...) AGENTKIT_DETAIL_ENUM_PAIR(E, a), AGENTKIT_DETAIL_EXPAND(AGENTKIT_DETAIL_FE_27(E, __VA_ARGS__))
+#define AGENTKIT_DETAIL_FE_29(E, a, ...) AGENTKIT_DETAIL_ENUM_PAIR(E, a), AGENTKIT_DETAIL_EXPAND(AGENTKIT_DETAIL_FE_28(E, __VA_ARGS__))
+#define AGENTKIT_DETAIL_FE_30(E, a, ...) AGENTKIT_DETAIL_ENUM_PAIR(E, a), AGENTKIT_DETAIL_EXPAND(AGENTKIT_DETAIL_FE_29(E, __VA_ARGS__))
+#define AGENTKIT_DETAIL_FE_31(E, a, ...) AGENTKIT_DETAIL_ENUM_PAIR(E, a), AGENTKIT_DETAIL_EXPAND(AGENTKIT_DETAIL_FE_30(E, __VA_ARGS__))
+#define AGENTKIT_DETAIL_FE_32(E, a, ...) AGENTKIT_DETAIL_ENUM_PAIR(E, a), AGENTKIT_DETAIL_EXPAND(AGENTKIT_DETAIL_FE_31(E, __VA_ARGS__))
+#define AGENTKIT_DETAIL_COUNT(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, _17, _18, _19, _20, \
+                              _21, _22, _23, _24, _25, _26, _27, _28, _29, _30, _31, _32, N, ...) N
+#define AGENTKIT_DETAIL_NARGS(...)                                                                                     \
+    AGENTKIT_DETAIL_EXPAND(AGENTKIT_DETAIL_COUNT(__VA_ARGS__, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, \
+                                                 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0))
+#define AGENTKIT_DETAIL_CAT2(a, b) a##b
+#define AGENTKIT_DETAIL_CAT(a, b) AGENTKIT_DETAIL_CAT2(a, b)
+
+/// Give an enum JSON names equal to its enumerators' names. Use at namespace scope (global or
+/// any namespace): `AGENTKIT_ENUM(my::color, red, green, blue);`
+#define AGENTKIT_ENUM(Enum, ...)                                                                                   \
+    template <>                                                                                                    \
+    struct agentkit::enum_names<Enum> {                                                                            \
+        static constexpr std::array values{                                                                        \
+            AGENTKIT_DETAIL_EXPAND(AGENTKIT_DETAIL_CAT(AGENTKIT_DETAIL_FE_, AGENTKIT_DETAIL_NARGS(__VA_ARGS__))(Enum, __VA_ARGS__))}; \
+    }

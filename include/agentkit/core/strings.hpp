@@ -1,0 +1,95 @@
+// agentkit/core/strings.hpp — small string utilities: edit distance, closest names, UTF-8 safety.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace agentkit {
+
+namespace detail {
+[[nodiscard]] inline char ascii_lower(char c) noexcept { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+}  // namespace detail
+
+/// Levenshtein distance, case-insensitive (ASCII), O(|a|·|b|) with one row of memory.
+[[nodiscard]] inline std::size_t edit_distance(std::string_view a, std::string_view b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diag = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t up = row[j];
+            const std::size_t cost = detail::ascii_lower(a[i - 1]) == detail::ascii_lower(b[j - 1]) ? 0 : 1;
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + cost});
+            diag = up;
+        }
+    }
+    return row[b.size()];
+}
+
+/// The up-to-`limit` candidates closest to `name`: substring matches first, then by edit
+/// distance; candidates farther than about half the name's length are dropped.
+template <class Range>
+[[nodiscard]] std::vector<std::string> closest_names(std::string_view name, const Range& candidates,
+                                                     std::size_t limit = 3) {
+    struct scored {
+        std::size_t score;
+        std::string_view s;
+    };
+    std::vector<scored> all;
+    std::string lname(name);
+    std::transform(lname.begin(), lname.end(), lname.begin(), detail::ascii_lower);
+    for (const auto& c : candidates) {
+        const std::string_view cv(c);
+        std::string lc(cv);
+        std::transform(lc.begin(), lc.end(), lc.begin(), detail::ascii_lower);
+        std::size_t score;
+        if (!lname.empty() && (lc.find(lname) != std::string::npos || lname.find(lc) != std::string::npos)) {
+            score = 0;
+        } else {
+            score = edit_distance(lname, lc) + 1;
+            if (score > std::max<std::size_t>(3, (lname.size() + 1) / 2 + 1)) continue;
+        }
+        all.push_back({score, cv});
+    }
+    std::stable_sort(all.begin(), all.end(), [](const scored& x, const scored& y) { return x.score < y.score; });
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < all.size() && i < limit; ++i) out.emplace_back(all[i].s);
+    return out;
+}
+
+/// Length of the longest prefix of `s` (at most `max_bytes`) that does not split a UTF-8 sequence.
+[[nodiscard]] inline std::size_t utf8_safe_prefix(std::string_view s, std::size_t max_bytes) noexcept {
+    if (max_bytes >= s.size()) return s.size();
+    std::size_t n = max_bytes;
+    // Step back over continuation bytes so the cut lands on a character boundary.
+    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0U) == 0x80U) --n;
+    return n;
+}
+
+/// Start index of the longest suffix of `s` of at most `max_bytes` that starts on a character boundary.
+[[nodiscard]] inline std::size_t utf8_safe_suffix_start(std::string_view s, std::size_t max_bytes) noexcept {
+    if (max_bytes >= s.size()) return 0;
+    std::size_t start = s.size() - max_bytes;
+    while (start < s.size() && (static_cast<unsigned char>(s[start]) & 0xC0U) == 0x80U) ++start;
+    return start;
+}
+
+/// Join strings with a separator.
+template <class Range>
+[[nodiscard]] std::string join(const Range& parts, std::string_view sep) {
+    std::string out;
+    bool first = true;
+    for (const auto& p : parts) {
+        if (!first) out += sep;
+        first = false;
+        out += std::string_view(p);
+    }
+    return out;
+}
+
+}  // namespace agentkit

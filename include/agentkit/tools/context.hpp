@@ -1,0 +1,31 @@
+// agentkit/tools/context.hpp — per-call context a handler may take as its second parameter.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <string_view>
+
+namespace agentkit {
+
+/// Passed to handlers that accept it: `[](const args& a, agentkit::tool_context& ctx) { ... }`.
+struct tool_context {
+    /// Requested when the call is cancelled (MCP notifications/cancelled, a session time limit).
+    std::stop_token stop{};
+    /// The provider's or client's id for this call, when it has one.
+    std::string call_id{};
+    /// When the call should give up; max() means no deadline.
+    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+    /// Receives progress reports (MCP notifications/progress when the client asked for them).
+    std::function<void(double progress, std::optional<double> total, std::string_view message)> on_progress{};
+
+    [[nodiscard]] bool cancelled() const noexcept { return stop.stop_requested(); }
+    [[nodiscard]] bool expired() const noexcept { return std::chrono::steady_clock::now() >= deadline; }
+    void progress(double done, std::optional<double> total = std::nullopt, std::string_view message = {}) const {
+        if (on_progress) on_progress(done, total, message);
+    }
+};
+
+}  // namespace agentkit

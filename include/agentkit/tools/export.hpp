@@ -1,0 +1,158 @@
+// agentkit/tools/export.hpp — tool definitions in the three dialects models and clients speak:
+// MCP (tools/list), Anthropic Messages `tools`, OpenAI function tools (Chat Completions and
+// Responses), with OpenAI's strict mode.
+#pragma once
+
+#include <agentkit/core/json.hpp>
+#include <agentkit/core/result.hpp>
+#include <agentkit/tools/tool.hpp>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace agentkit {
+
+enum class dialect { mcp, anthropic, openai_chat, openai_responses };
+
+struct export_options {
+    /// OpenAI strict function calling (Structured Outputs). When a schema cannot be made strict
+    /// (maps or untyped values), the tool is exported with `strict: false`.
+    bool strict = true;
+};
+
+namespace detail {
+
+/// Keywords OpenAI's strict mode rejects; they are dropped (the validator still enforces them
+/// on our side, so nothing is lost but the hint to the model).
+inline bool strict_unsupported_keyword(std::string_view k) noexcept {
+    return k == "default" || k == "examples" || k == "minLength" || k == "maxLength";
+}
+
+inline result<json> strictify(const json& s, std::string_view path);
+
+inline result<json> strict_nullable(json s) {
+    // Make an optional property nullable: add "null" to its type (and to its enum).
+    if (s.contains("type") && s["type"].is_string() && s["type"] != "object" && s["type"] != "array") {
+        std::string t = s["type"].get<std::string>();
+        s["type"] = json::array({t, "null"});
+        if (s.contains("enum") && s["enum"].is_array()) s["enum"].push_back(nullptr);
+        return s;
+    }
+    return json{{"anyOf", json::array({std::move(s), json{{"type", "null"}}})}};
+}
+
+inline result<json> strictify(const json& s, std::string_view path) {
+    if (!s.is_object() || s.empty() || !s.contains("type"))
+        return fail(errc::internal, std::string(path) + ": untyped value cannot be strict");
+    json out = json::object();
+    for (auto it = s.begin(); it != s.end(); ++it)
+        if (!strict_unsupported_keyword(it.key())) out[it.key()] = *it;
+    const json& type = s["type"];
+    if (type == "object") {
+        if (!s.contains("properties")) return fail(errc::internal, std::string(path) + ": a map cannot be strict");
+        json req = s.value("required", json::array());
+        json props = json::object();
+        json all = req;  // the declared required ones first, in their order; then the rest
+        for (auto it = s["properties"].begin(); it != s["properties"].end(); ++it) {
+            auto sub = strictify(*it, std::string(path) + "/" + it.key());
+            if (!sub) return sub;
+            bool required = false;
+            for (const auto& r : req)
+                if (r == it.key()) required = true;
+            if (!required) {
+                auto n = strict_nullable(std::move(*sub));
+                if (!n) return n;
+                props[it.key()] = std::move(*n);
+                all.push_back(it.key());
+            } else {
+                props[it.key()] = std::move(*sub);
+            }
+        }
+        out["properties"] = std::move(props);
+        out["required"] = std::move(all);
+        out["additionalProperties"] = false;
+    } else if (type == "array" && s.contains("items")) {
+        auto sub = strictify(s["items"], std::string(path) + "/items");
+        if (!sub) return sub;
+        out["items"] = std::move(*sub);
+    }
+    return out;
+}
+
+}  // namespace detail
+
+/// The schema rewritten for OpenAI strict mode: every object closed (additionalProperties
+/// false), every property required, optional ones nullable. Fails for maps and untyped values.
+[[nodiscard]] inline result<json> strict_schema(const json& schema) { return detail::strictify(schema, ""); }
+
+/// An MCP tool definition (tools/list entry).
+[[nodiscard]] inline json to_mcp(const tool_info& t) {
+    json j = json::object();
+    j["name"] = t.name;
+    if (!t.title.empty()) j["title"] = t.title;
+    j["description"] = t.description;
+    j["inputSchema"] = t.input_schema;
+    if (t.output_schema) j["outputSchema"] = *t.output_schema;
+    json ann = json::object();
+    if (!t.title.empty()) ann["title"] = t.title;
+    ann["readOnlyHint"] = t.traits.is_read_only();
+    ann["destructiveHint"] = t.traits.is_destructive();
+    ann["idempotentHint"] = t.traits.is_idempotent();
+    ann["openWorldHint"] = t.traits.is_open_world();
+    j["annotations"] = std::move(ann);
+    return j;
+}
+
+/// An Anthropic Messages API tool.
+[[nodiscard]] inline json to_anthropic(const tool_info& t) {
+    return json{{"name", t.name}, {"description", t.description}, {"input_schema", t.input_schema}};
+}
+
+namespace detail {
+inline void openai_parameters(json& target, const tool_info& t, const export_options& o) {
+    if (o.strict) {
+        if (auto s = strict_schema(t.input_schema)) {
+            target["parameters"] = std::move(*s);
+            target["strict"] = true;
+            return;
+        }
+    }
+    target["parameters"] = t.input_schema;
+    target["strict"] = false;
+}
+}  // namespace detail
+
+/// An OpenAI Chat Completions function tool: {"type":"function","function":{...}}.
+[[nodiscard]] inline json to_openai_chat(const tool_info& t, const export_options& o = {}) {
+    json fn{{"name", t.name}, {"description", t.description}};
+    detail::openai_parameters(fn, t, o);
+    return json{{"type", "function"}, {"function", std::move(fn)}};
+}
+
+/// An OpenAI Responses API function tool: {"type":"function","name":...,"parameters":...}.
+[[nodiscard]] inline json to_openai_responses(const tool_info& t, const export_options& o = {}) {
+    json j{{"type", "function"}, {"name", t.name}, {"description", t.description}};
+    detail::openai_parameters(j, t, o);
+    return j;
+}
+
+/// One tool in the given dialect.
+[[nodiscard]] inline json export_tool(const tool_info& t, dialect d, const export_options& o = {}) {
+    switch (d) {
+        case dialect::mcp: return to_mcp(t);
+        case dialect::anthropic: return to_anthropic(t);
+        case dialect::openai_chat: return to_openai_chat(t, o);
+        case dialect::openai_responses: return to_openai_responses(t, o);
+    }
+    return json();
+}
+
+/// Every tool of a list in the given dialect, as a JSON array.
+[[nodiscard]] inline json export_tools(const std::vector<tool_info>& tools, dialect d, const export_options& o = {}) {
+    json a = json::array();
+    for (const auto& t : tools) a.push_back(export_tool(t, d, o));
+    return a;
+}
+
+}  // namespace agentkit

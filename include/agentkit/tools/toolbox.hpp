@@ -1,0 +1,172 @@
+// agentkit/tools/toolbox.hpp — a compile-time set of tools with name dispatch.
+//
+//   agentkit::toolbox tools{get_weather, search, send_mail};
+//   agentkit::tool_context ctx;
+//   auto out = tools.call("get_weather", agentkit::json{{"city", "Oslo"}}, ctx);
+//
+// Two tools with one name are a compile error. Unknown names are answered with the closest
+// names. Dispatch is a binary search over a name table sorted at compile time.
+#pragma once
+
+#include <agentkit/core/json.hpp>
+#include <agentkit/core/result.hpp>
+#include <agentkit/core/strings.hpp>
+#include <agentkit/tools/context.hpp>
+#include <agentkit/tools/output.hpp>
+#include <agentkit/tools/tool.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace agentkit {
+
+namespace detail {
+template <class... Tools>
+constexpr bool names_unique() {
+    constexpr std::size_t n = sizeof...(Tools);
+    if constexpr (n < 2) {
+        return true;
+    } else {
+        std::array<std::string_view, n> names{Tools::name...};
+        std::sort(names.begin(), names.end());
+        for (std::size_t i = 1; i < n; ++i)
+            if (names[i] == names[i - 1]) return false;
+        return true;
+    }
+}
+
+struct name_index {
+    std::string_view name;
+    std::size_t index;
+};
+}  // namespace detail
+
+template <class... Tools>
+class toolbox {
+    static_assert(detail::names_unique<Tools...>(), "agentkit: duplicate tool name: every tool in a toolbox needs a unique name");
+
+public:
+    static constexpr std::size_t count = sizeof...(Tools);
+
+    explicit toolbox(Tools... tools) : tools_(std::move(tools)...) {
+        infos_.reserve(count);
+        std::apply([&](const auto&... t) { (infos_.push_back(t.info()), ...); }, tools_);
+    }
+
+    [[nodiscard]] static constexpr std::size_t size() noexcept { return count; }
+
+    /// The tools, in declaration order.
+    [[nodiscard]] constexpr const std::tuple<Tools...>& tools() const noexcept { return tools_; }
+
+    /// The names, in declaration order.
+    [[nodiscard]] static constexpr std::array<std::string_view, count> names() noexcept { return {Tools::name...}; }
+
+    /// The index of a tool by name, or nullopt.
+    [[nodiscard]] static constexpr std::optional<std::size_t> find(std::string_view name) noexcept {
+        constexpr auto& table = sorted_;
+        auto it = std::lower_bound(table.begin(), table.end(), name,
+                                   [](const detail::name_index& e, std::string_view n) { return e.name < n; });
+        if (it != table.end() && it->name == name) return it->index;
+        return std::nullopt;
+    }
+
+    [[nodiscard]] static constexpr bool contains(std::string_view name) noexcept { return find(name).has_value(); }
+
+    /// Run-time descriptions of every tool, in declaration order.
+    [[nodiscard]] const std::vector<tool_info>& infos() const noexcept { return infos_; }
+
+    /// Call a tool by index with JSON arguments. Never throws.
+    [[nodiscard]] result<tool_output> call_at(std::size_t index, const json& args, tool_context& ctx) const {
+        if (index >= count) return fail(errc::internal, "tool index out of range");
+        return dispatch_[index](tools_, args, ctx);
+    }
+
+    /// Call a tool by name with JSON arguments. Never throws.
+    [[nodiscard]] result<tool_output> call(std::string_view name, const json& args, tool_context& ctx) const {
+        auto i = find(name);
+        if (!i) return unknown(name);
+        return dispatch_[*i](tools_, args, ctx);
+    }
+
+    /// Call a tool by name with arguments as JSON text (`args.malformed` when it is not JSON;
+    /// an empty string means no arguments).
+    [[nodiscard]] result<tool_output> call(std::string_view name, std::string_view args_json, tool_context& ctx) const {
+        auto i = find(name);
+        if (!i) return unknown(name);
+        json args = args_json.empty() ? json::object() : json::parse(args_json, nullptr, false);
+        if (args.is_discarded())
+            return fail(errc::args_malformed, std::string(name) + ": arguments are not valid JSON",
+                        "Send the arguments of " + std::string(name) + " as one JSON object.");
+        return dispatch_[*i](tools_, args, ctx);
+    }
+
+    /// Convenience: call without a context.
+    [[nodiscard]] result<tool_output> call(std::string_view name, const json& args) const {
+        tool_context ctx;
+        return call(name, args, ctx);
+    }
+
+    /// The error for an unknown tool name, with the closest known names.
+    [[nodiscard]] static unexpected_error unknown(std::string_view name) {
+        const auto all = names();
+        auto close = closest_names(name, all, 3);
+        std::string hint = close.empty() ? "Call one of the listed tools." : "Did you mean " + join_quoted(close) + "?";
+        return fail(errc::tool_unknown, "no tool named \"" + std::string(name) + "\"", std::move(hint),
+                    json{{"candidates", close}});
+    }
+
+private:
+    using thunk = result<tool_output> (*)(const std::tuple<Tools...>&, const json&, tool_context&);
+
+    template <std::size_t I>
+    static result<tool_output> invoke_at(const std::tuple<Tools...>& ts, const json& args, tool_context& ctx) {
+        return std::get<I>(ts).invoke(args, ctx);
+    }
+    template <std::size_t... I>
+    static constexpr std::array<thunk, count> make_dispatch(std::index_sequence<I...>) {
+        return {&invoke_at<I>...};
+    }
+    static constexpr std::array<detail::name_index, count> make_sorted() {
+        std::array<detail::name_index, count> t{};
+        constexpr std::array<std::string_view, count> n{Tools::name...};
+        for (std::size_t i = 0; i < count; ++i) t[i] = {n[i], i};
+        std::sort(t.begin(), t.end(), [](const detail::name_index& a, const detail::name_index& b) { return a.name < b.name; });
+        return t;
+    }
+    static std::string join_quoted(const std::vector<std::string>& v) {
+        std::string s;
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            if (i > 0) s += i + 1 == v.size() ? " or " : ", ";
+            s += "\"" + v[i] + "\"";
+        }
+        return s;
+    }
+
+    static constexpr std::array<thunk, count> dispatch_ = make_dispatch(std::index_sequence_for<Tools...>{});
+    static constexpr std::array<detail::name_index, count> sorted_ = make_sorted();
+
+    std::tuple<Tools...> tools_;
+    std::vector<tool_info> infos_;
+};
+
+template <class... Tools>
+toolbox(Tools...) -> toolbox<Tools...>;
+
+/// One toolbox holding the tools of several (a compile error if a name repeats).
+template <class... A, class... B>
+[[nodiscard]] auto merge(const toolbox<A...>& a, const toolbox<B...>& b) {
+    return std::apply(
+        [&](const auto&... ta) {
+            return std::apply([&](const auto&... tb) { return toolbox<A..., B...>(ta..., tb...); }, b.tools());
+        },
+        a.tools());
+}
+
+}  // namespace agentkit

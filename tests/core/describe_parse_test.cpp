@@ -1,0 +1,197 @@
+#include <agentkit/agentkit.hpp>
+
+#include <gtest/gtest.h>
+
+#include "test_types.hpp"
+
+namespace ak = agentkit;
+using ak::json;
+using ak_test::draw_args;
+
+namespace {
+
+json good_args() {
+    return json{{"label", "Box"},      {"url", "https://example.com/x"}, {"fill", "blue"},
+                {"points", {{{"x", 1}, {"y", 2}}}}, {"opacity", 0.5}, {"style", {{"stroke", "red"}}}};
+}
+
+std::vector<std::string> problem_paths(const ak::error& e) {
+    std::vector<std::string> paths;
+    for (const auto& p : e.details.at("problems")) paths.push_back(p.at("path").get<std::string>());
+    return paths;
+}
+
+}  // namespace
+
+TEST(Schema, ObjectWithRequiredOptionalAndConstraints) {
+    const json& s = ak::schema_of<draw_args>();
+    EXPECT_EQ(s["type"], "object");
+    EXPECT_EQ(s["additionalProperties"], false);
+    EXPECT_EQ(s["required"], json::array({"label", "points", "style"}));
+    EXPECT_EQ(s["properties"]["label"]["type"], "string");
+    EXPECT_EQ(s["properties"]["label"]["minLength"], 1);
+    EXPECT_EQ(s["properties"]["label"]["maxLength"], 8);
+    EXPECT_EQ(s["properties"]["label"]["pattern"], "^[A-Za-z]");
+    EXPECT_EQ(s["properties"]["label"]["description"], "Text drawn next to the shape");
+    EXPECT_EQ(s["properties"]["url"]["format"], "uri");
+    EXPECT_EQ(s["properties"]["fill"]["enum"], json::array({"red", "green", "blue"}));
+    EXPECT_EQ(s["properties"]["fill"]["default"], "red");
+    EXPECT_EQ(s["properties"]["points"]["type"], "array");
+    EXPECT_EQ(s["properties"]["points"]["minItems"], 1);
+    EXPECT_EQ(s["properties"]["points"]["items"]["properties"]["x"]["maximum"], 1000.0);
+    EXPECT_EQ(s["properties"]["points"]["items"]["required"], json::array({"x", "y"}));
+    EXPECT_EQ(s["properties"]["opacity"]["type"], "number");
+    EXPECT_EQ(s["properties"]["style"]["additionalProperties"]["type"], "string");
+    EXPECT_EQ(s["properties"]["retries"]["type"], "integer");
+    EXPECT_EQ(s["properties"]["retries"]["minimum"], 0);
+}
+
+TEST(Parse, GoodArgumentsRoundTrip) {
+    auto r = ak::parse_as<draw_args>(good_args());
+    ASSERT_TRUE(r.has_value()) << r.error().to_text();
+    EXPECT_EQ(r->label, "Box");
+    EXPECT_EQ(r->fill, ak_test::color::blue);
+    ASSERT_EQ(r->points.size(), 1U);
+    EXPECT_EQ(r->points[0].y, 2);
+    EXPECT_EQ(r->opacity, 0.5);
+    EXPECT_FALSE(r->dashed);  // default kept
+    EXPECT_EQ(r->style.at("stroke"), "red");
+    json back = ak::to_json_value(*r);
+    EXPECT_EQ(back["fill"], "blue");
+    EXPECT_EQ(back["points"][0]["x"], 1);
+    auto again = ak::parse_as<draw_args>(back);
+    ASSERT_TRUE(again.has_value()) << again.error().to_text();
+    EXPECT_EQ(ak::to_json_value(*again), back);
+}
+
+TEST(Parse, ReportsEveryProblemWithItsPath) {
+    json j = good_args();
+    j.erase("label");
+    j["fill"] = "purple";
+    j["points"] = json::array({{{"x", -1}, {"y", "2"}}, {{"x", 1}}});
+    j["opacity"] = 2.0;
+    j["colour"] = "red";
+    j["retries"] = -3;
+    auto r = ak::parse_as<draw_args>(j);
+    ASSERT_FALSE(r.has_value());
+    EXPECT_EQ(r.error().code, ak::errc::args_invalid);
+    auto paths = problem_paths(r.error());
+    std::vector<std::string> expected{"/label", "/fill", "/points/0/x", "/points/0/y", "/points/1/y", "/opacity",
+                                      "/retries", "/colour"};
+    EXPECT_EQ(paths, expected) << r.error().message;
+    EXPECT_NE(r.error().message.find("/fill: must be one of: red, green, blue"), std::string::npos) << r.error().message;
+    EXPECT_NE(r.error().message.find("/points/0/y: expected integer, got string \"2\""), std::string::npos);
+    EXPECT_NE(r.error().message.find("/label: missing required property"), std::string::npos);
+    EXPECT_NE(r.error().message.find("/colour: unknown property"), std::string::npos);
+    EXPECT_FALSE(r.error().hint.empty());
+}
+
+TEST(Parse, StringConstraints) {
+    json j = good_args();
+    j["label"] = "9abcdefghij";
+    j["url"] = "not a url";
+    auto r = ak::parse_as<draw_args>(j);
+    ASSERT_FALSE(r.has_value());
+    const std::string& m = r.error().message;
+    EXPECT_NE(m.find("/label: must have at most 8 characters"), std::string::npos) << m;
+    EXPECT_NE(m.find("/label: must match the pattern ^[A-Za-z]"), std::string::npos) << m;
+    EXPECT_NE(m.find("/url: must be a valid uri"), std::string::npos) << m;
+    // length counts code points, not bytes
+    j = good_args();
+    j["label"] = "Aäöüßéèå";  // 8 code points, 15 bytes
+    EXPECT_TRUE(ak::parse_as<draw_args>(j).has_value());
+}
+
+TEST(Parse, UnknownPropertySuggestsClosestName) {
+    json j = good_args();
+    j["opacty"] = 0.3;
+    auto r = ak::parse_as<draw_args>(j);
+    ASSERT_FALSE(r.has_value());
+    EXPECT_NE(r.error().message.find("did you mean \"opacity\""), std::string::npos) << r.error().message;
+}
+
+TEST(Parse, IntegersAndNumbers) {
+    json j = good_args();
+    j["points"] = json::array({{{"x", 3.0}, {"y", 4}}});  // 3.0 is an integer in JSON Schema
+    EXPECT_TRUE(ak::parse_as<draw_args>(j).has_value());
+    j["points"] = json::array({{{"x", 3.5}, {"y", 4}}});
+    EXPECT_FALSE(ak::parse_as<draw_args>(j).has_value());
+    j["points"] = json::array({{{"x", true}, {"y", 4}}});
+    EXPECT_FALSE(ak::parse_as<draw_args>(j).has_value());
+    j["points"] = json::array({{{"x", 1e300}, {"y", 4}}});
+    EXPECT_FALSE(ak::parse_as<draw_args>(j).has_value());
+}
+
+TEST(Parse, NullMeansAbsentForOptionals) {
+    json j = good_args();
+    j["url"] = nullptr;
+    j["opacity"] = nullptr;
+    auto r = ak::parse_as<draw_args>(j);
+    ASSERT_TRUE(r.has_value()) << r.error().to_text();
+    EXPECT_FALSE(r->url.has_value());
+    j["label"] = nullptr;
+    auto r2 = ak::parse_as<draw_args>(j);
+    ASSERT_FALSE(r2.has_value());
+    EXPECT_EQ(problem_paths(r2.error()), std::vector<std::string>{"/label"});
+}
+
+TEST(Parse, MalformedTextAndWrongRoot) {
+    auto r = ak::parse_as<draw_args>(std::string_view("{\"label\": "));
+    ASSERT_FALSE(r.has_value());
+    EXPECT_EQ(r.error().code, ak::errc::args_malformed);
+    auto r2 = ak::parse_as<draw_args>(json::array());
+    ASSERT_FALSE(r2.has_value());
+    EXPECT_NE(r2.error().message.find("(root): expected object, got array"), std::string::npos) << r2.error().message;
+}
+
+TEST(Parse, ManyProblemsAreCapped) {
+    json j = good_args();
+    json pts = json::array();
+    for (int i = 0; i < 500; ++i) pts.push_back({{"x", "bad"}, {"y", "bad"}});
+    j["points"] = pts;
+    auto r = ak::parse_as<draw_args>(j);
+    ASSERT_FALSE(r.has_value());
+    EXPECT_LE(r.error().details["problems"].size(), 50U);
+    EXPECT_NE(r.error().message.find("more not shown"), std::string::npos);
+}
+
+TEST(Formats, Checks) {
+    using ak::detail::check_format;
+    EXPECT_TRUE(check_format("date-time", "2026-11-22T03:48:41Z"));
+    EXPECT_TRUE(check_format("date-time", "2026-11-22T03:48:41.123+01:00"));
+    EXPECT_FALSE(check_format("date-time", "2026-11-22 03:48"));
+    EXPECT_TRUE(check_format("email", "a@b.org"));
+    EXPECT_FALSE(check_format("email", "a@@b.org"));
+    EXPECT_TRUE(check_format("uuid", "123e4567-e89b-12d3-a456-426614174000"));
+    EXPECT_FALSE(check_format("uuid", "123e4567e89b12d3a456426614174000"));
+    EXPECT_TRUE(check_format("ipv4", "127.0.0.1"));
+    EXPECT_FALSE(check_format("ipv4", "256.0.0.1"));
+    EXPECT_FALSE(check_format("ipv4", "1.2.3"));
+    EXPECT_TRUE(check_format("hostname", "my-host.example"));
+    EXPECT_FALSE(check_format("hostname", "-bad.example"));
+    EXPECT_TRUE(check_format("uri", "http://127.0.0.1:8080/x"));
+    EXPECT_FALSE(check_format("uri", "/relative"));
+}
+
+TEST(Strings, ClosestNames) {
+    std::vector<std::string> names{"browser_click", "browser_navigate", "browser_type", "menu_enter"};
+    auto c = ak::closest_names("browser_clik", names, 2);
+    ASSERT_FALSE(c.empty());
+    EXPECT_EQ(c.front(), "browser_click");
+    EXPECT_TRUE(ak::closest_names("zzzzzzzzzz", names).empty());
+    EXPECT_EQ(ak::closest_names("navigate", names, 1), std::vector<std::string>{"browser_navigate"});
+}
+
+TEST(Strings, Utf8SafeCuts) {
+    std::string s = "aé";  // 'a' + 2-byte é
+    EXPECT_EQ(ak::utf8_safe_prefix(s, 2), 1U);
+    EXPECT_EQ(ak::utf8_safe_prefix(s, 3), 3U);
+    EXPECT_EQ(ak::utf8_safe_suffix_start(s, 1), 3U);
+}
+
+TEST(Error, JsonRoundTripAndText) {
+    ak::error e(ak::errc::ref_stale, "ref e12 is gone", "Take a new snapshot.", json{{"ref", "e12"}});
+    EXPECT_EQ(ak::error::from_json(e.to_json()), e);
+    EXPECT_EQ(e.to_text(), "error[ref.stale]: ref e12 is gone Hint: Take a new snapshot.");
+    EXPECT_EQ(ak::error::from_json(json(3)).code, ak::errc::internal);
+}
