@@ -24,9 +24,9 @@ struct artifact_ref {
 
 /// One block of tool output.
 struct content_block {
-    enum class kind { text, image, artifact, structured };
+    enum class kind { text, image, artifact, structured, tool_reference };
     kind type = kind::text;
-    std::string text;       ///< text, or base64 data for images
+    std::string text;       ///< text, base64 data for images, or the tool name of a tool_reference
     std::string mime_type;  ///< images
     artifact_ref artifact;  ///< artifacts
     json data;              ///< structured JSON
@@ -49,6 +49,14 @@ struct content_block {
         b.type = kind::artifact;
         b.mime_type = ref.mime_type;
         b.artifact = std::move(ref);
+        return b;
+    }
+    /// A reference to a tool that becomes available (Anthropic `tool_reference`; other
+    /// providers see a line of text naming it).
+    [[nodiscard]] static content_block make_tool_reference(std::string tool_name) {
+        content_block b;
+        b.type = kind::tool_reference;
+        b.text = std::move(tool_name);
         return b;
     }
     [[nodiscard]] static content_block make_structured(json j) {
@@ -103,6 +111,7 @@ struct tool_output {
                          std::to_string(b.artifact.size) + " bytes]";
                     break;
                 case content_block::kind::structured: s += b.data.dump(); break;
+                case content_block::kind::tool_reference: s += "[tool " + b.text + " is now available]"; break;
             }
         }
         return s;
