@@ -1,0 +1,26 @@
+// agentkit/agentkit.hpp — the umbrella header: every public agentkit header.
+//
+// Keep this a plain, sorted list of includes (one per public header). It is also the root of
+// the amalgamation: tools/amalgamate.py inlines everything reachable from here into
+// single_include/agentkit/agentkit.hpp, and the umbrella_complete test fails when a header
+// under include/agentkit/ is not reachable from this file.
+#pragma once
+
+#include <agentkit/browser/snapshot.hpp>
+#include <agentkit/core/describe.hpp>
+#include <agentkit/core/error.hpp>
+#include <agentkit/core/fixed_string.hpp>
+#include <agentkit/core/json.hpp>
+#include <agentkit/core/parse.hpp>
+#include <agentkit/core/result.hpp>
+#include <agentkit/core/schema.hpp>
+#include <agentkit/core/strings.hpp>
+#include <agentkit/core/tokens.hpp>
+#include <agentkit/tools/context.hpp>
+#include <agentkit/tools/export.hpp>
+#include <agentkit/tools/output.hpp>
+#include <agentkit/tools/tool.hpp>
+#include <agentkit/tools/toolbox.hpp>
+#include <agentkit/tools/traits.hpp>
+#include <agentkit/version.hpp>
+#include <agentkit/visibility/masker.hpp>

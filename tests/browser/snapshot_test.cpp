@@ -1,0 +1,168 @@
+// Snapshot rendering on recorded Chromium output (tests/browser/fixtures/form.*: the page
+// form.html, captured with Accessibility.getFullAXTree and DOMSnapshot.captureSnapshot).
+#include <agentkit/agentkit.hpp>
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace ak = agentkit;
+namespace br = agentkit::browser;
+using ak::json;
+
+namespace {
+
+json load(const std::string& name) {
+    std::ifstream in(std::string(AGENTKIT_BROWSER_FIXTURES) + "/" + name);
+    EXPECT_TRUE(in.good()) << name;
+    return json::parse(in);
+}
+
+struct form_page {
+    std::vector<br::ax_frame> frames;
+    std::map<std::string, br::dom_index> dom;
+    form_page(const std::string& loader = "L1") {
+        json ax = load("form.ax.json");
+        json ds = load("form.ds.json");
+        br::ax_frame f;
+        f.frame_id = "main";
+        f.loader_id = loader;
+        f.url = "http://127.0.0.1:8765/page.html";
+        f.nodes = ax["nodes"];
+        frames.push_back(std::move(f));
+        dom.emplace("", br::parse_dom_snapshot(ds));
+    }
+};
+
+bool has_line(const std::string& text, const std::string& line) {
+    std::istringstream in(text);
+    std::string l;
+    while (std::getline(in, l))
+        if (l == line) return true;
+    return false;
+}
+
+}  // namespace
+
+TEST(Snapshot, RendersRolesNamesStatesAndRefs) {
+    form_page p;
+    br::ref_registry refs;
+    auto s = br::render_snapshot(p.frames, p.dom, refs, {});
+    EXPECT_TRUE(has_line(s.text, "h1 \"Sign up\"")) << s.text;
+    EXPECT_TRUE(has_line(s.text, " link \"Home\" /home [ref=e1]")) << s.text;
+    EXPECT_TRUE(has_line(s.text, " textbox \"Name\" = \"Ann\" [ref=e3]")) << s.text;
+    EXPECT_TRUE(has_line(s.text, " textbox \"Email\" placeholder=\"you@example.com\" [ref=e4]")) << s.text;
+    EXPECT_TRUE(has_line(s.text, " checkbox \"Subscribe\" checked [ref=e5]")) << s.text;
+    EXPECT_TRUE(has_line(s.text, " combobox = \"Two\" options: One|Two [ref=e6]")) << s.text;
+    EXPECT_TRUE(has_line(s.text, " button \"Close\" [ref=e9]")) << s.text;      // aria-label on an icon button
+    EXPECT_TRUE(has_line(s.text, " button \"Settings\" [ref=e10]")) << s.text;  // title on an icon button
+    EXPECT_TRUE(has_line(s.text, "Some paragraph text that is plain.")) << s.text;
+    EXPECT_TRUE(has_line(s.text, "button \"Shadow btn\" [ref=e13]")) << s.text;  // open shadow root
+    EXPECT_FALSE(s.truncated());
+    EXPECT_EQ(s.tokens, ak::heuristic_tokens{}.count(s.text));
+}
+
+TEST(Snapshot, NonSemanticClickableElementsGetRefs) {
+    form_page p;
+    br::ref_registry refs;
+    auto s = br::render_snapshot(p.frames, p.dom, refs, {});
+    // a span with cursor:pointer + onclick, and a div with an addEventListener('click') listener
+    EXPECT_TRUE(has_line(s.text, "clickable \"Click me\" [ref=e11]")) << s.text;
+    EXPECT_TRUE(has_line(s.text, "clickable \"Listener div\" [ref=e12]")) << s.text;
+    // label text is not repeated as a separate line
+    EXPECT_FALSE(has_line(s.text, " Name")) << s.text;
+    EXPECT_FALSE(has_line(s.text, " Email")) << s.text;
+}
+
+TEST(Snapshot, RefsAreStableAcrossSnapshotsOfTheSameDocument) {
+    form_page p;
+    br::ref_registry refs;
+    auto a = br::render_snapshot(p.frames, p.dom, refs, {});
+    auto b = br::render_snapshot(p.frames, p.dom, refs, {});
+    EXPECT_EQ(a.text, b.text);
+    auto t = refs.resolve("e3");
+    ASSERT_TRUE(t.has_value());
+    EXPECT_EQ(t->role, "textbox");
+    EXPECT_EQ(t->name, "Name");
+    EXPECT_EQ(t->backend_node_id, 5);
+    EXPECT_TRUE(refs.resolve("[ref=e3]").has_value());
+}
+
+TEST(Snapshot, NavigationRetiresRefsAndNeverRebindsThem) {
+    br::ref_registry refs;
+    form_page before("L1");
+    (void)br::render_snapshot(before.frames, before.dom, refs, {});
+    refs.frame_navigated("main", "L2");
+    auto stale = refs.resolve("e3");
+    ASSERT_FALSE(stale.has_value());
+    EXPECT_EQ(stale.error().code, ak::errc::ref_stale);
+    EXPECT_NE(stale.error().message.find("textbox \"Name\""), std::string::npos) << stale.error().message;
+    EXPECT_NE(stale.error().hint.find("new snapshot"), std::string::npos);
+    // The same page loaded again: same nodes, new document, new refs.
+    form_page after("L2");
+    auto s = br::render_snapshot(after.frames, after.dom, refs, {});
+    EXPECT_FALSE(has_line(s.text, " textbox \"Name\" = \"Ann\" [ref=e3]")) << s.text;
+    EXPECT_FALSE(refs.resolve("e3").has_value());
+    auto unknown = refs.resolve("e999");
+    ASSERT_FALSE(unknown.has_value());
+    EXPECT_EQ(unknown.error().code, ak::errc::ref_unknown);
+    EXPECT_EQ(refs.resolve("bogus").error().code, ak::errc::ref_unknown);
+}
+
+TEST(Snapshot, BudgetKeepsControlsBeforeTextAndSaysWhatItCut) {
+    form_page p;
+    br::ref_registry refs;
+    br::snapshot_options o;
+    o.token_budget = 120;
+    auto s = br::render_snapshot(p.frames, p.dom, refs, o);
+    EXPECT_TRUE(s.truncated());
+    EXPECT_LE(s.tokens, 120U) << s.text;
+    EXPECT_GT(s.total_tokens, s.tokens);
+    EXPECT_NE(s.text.find("[snapshot cut"), std::string::npos);
+    // the text line goes before any control
+    EXPECT_FALSE(has_line(s.text, "Some paragraph text that is plain.")) << s.text;
+    EXPECT_TRUE(has_line(s.text, " link \"Home\" /home [ref=e1]")) << s.text;
+    // nothing is lost: the full text has every line
+    EXPECT_NE(s.full_text.find("Some paragraph text that is plain."), std::string::npos);
+}
+
+TEST(Snapshot, InteractiveOnlyAndSubtree) {
+    form_page p;
+    br::ref_registry refs;
+    br::snapshot_options o;
+    o.interactive_only = true;
+    auto s = br::render_snapshot(p.frames, p.dom, refs, o);
+    EXPECT_EQ(s.text.find("Some paragraph"), std::string::npos);
+    EXPECT_EQ(s.text.find("h1 "), std::string::npos);
+    EXPECT_NE(s.text.find("[ref=e13]"), std::string::npos);
+}
+
+TEST(Snapshot, DeltaReportsAddedRemovedChanged) {
+    std::vector<br::snapshot_line> before{{0, "button \"Send\" [ref=e1]", "e1", true, false, static_cast<std::size_t>(-1)},
+                                          {0, "checkbox \"A\" unchecked [ref=e2]", "e2", true, false, static_cast<std::size_t>(-1)},
+                                          {0, "Old text", "", false, false, static_cast<std::size_t>(-1)}};
+    std::vector<br::snapshot_line> after{{0, "button \"Send\" [ref=e1]", "e1", true, false, static_cast<std::size_t>(-1)},
+                                         {0, "checkbox \"A\" checked [ref=e2]", "e2", true, false, static_cast<std::size_t>(-1)},
+                                         {0, "Thanks!", "", false, false, static_cast<std::size_t>(-1)}};
+    auto d = br::diff_snapshots(before, after);
+    ASSERT_EQ(d.changed.size(), 1U);
+    EXPECT_EQ(d.changed[0].second, "checkbox \"A\" checked [ref=e2]");
+    EXPECT_EQ(d.added, std::vector<std::string>{"Thanks!"});
+    EXPECT_EQ(d.removed, std::vector<std::string>{"Old text"});
+    auto text = br::format_delta(d);
+    EXPECT_NE(text.find("~ checkbox \"A\" unchecked [ref=e2] → checkbox \"A\" checked [ref=e2]"), std::string::npos) << text;
+    EXPECT_NE(text.find("+ Thanks!"), std::string::npos);
+    EXPECT_EQ(br::format_delta(br::diff_snapshots(after, after)), "no visible change");
+}
+
+TEST(Snapshot, MalformedInputNeverCrashes) {
+    br::ref_registry refs;
+    std::map<std::string, br::dom_index> dom{{"", br::parse_dom_snapshot(json{{"documents", 3}})}};
+    std::vector<br::ax_frame> frames(1);
+    frames[0].nodes = json::array({json{{"nodeId", "1"}, {"childIds", {"2", "3", 4}}, {"role", {{"value", 7}}}},
+                                   json{{"nodeId", "2"}, {"parentId", "1"}, {"role", {{"value", "button"}}}},
+                                   json{{"nodeId", 3}}});
+    auto s = br::render_snapshot(frames, dom, refs, {});
+    EXPECT_NE(s.text.find("button [unlabeled #1]"), std::string::npos) << s.text;
+}
