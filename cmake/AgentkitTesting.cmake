@@ -1,0 +1,164 @@
+# Test helpers for every folder under tests/.
+#
+#   agentkit_add_gtest(<name> SOURCES <files...> [LABELS <labels...>]
+#                      [LINK_LIBRARIES <libs...>] [COMPILE_DEFINITIONS <defs...>]
+#                      [TIMEOUT <seconds>] [NO_SINGLE_INCLUDE])
+#       One GoogleTest executable per area (build/bin/<name>); every TEST() becomes its own
+#       ctest test. With AGENTKIT_TEST_SINGLE_INCLUDE, a second executable <name>_single is
+#       built from the same sources against single_include/ only (include/ is NOT on its
+#       path): its tests are named "single.<Suite>.<Test>" and labelled single_include.
+#       Tests may include <agentkit/agentkit.hpp> or any public header: in the _single build
+#       every public header path is a generated shim that includes the amalgamated header.
+#       Both executables reuse one precompiled header (nlohmann/json, tl/expected, gtest and
+#       the standard library) unless AGENTKIT_PCH=OFF.
+#
+#   agentkit_add_compile_fail_test(<name> FILE <cpp> REGEX <regex> [LABELS <labels...>])
+#       ctest test compile_fail.<name>: compiles <cpp> with -fsyntax-only, the build's
+#       compiler, C++ standard, warning flags and the include paths of agentkit and its
+#       dependencies. It passes only when compilation FAILS and the compiler's output matches
+#       <regex> (CMake regex syntax). Label compile_fail.
+include_guard(GLOBAL)
+
+find_package(GTest REQUIRED)
+include(GoogleTest)
+
+set(AGENTKIT_TEST_GEN_DIR "${PROJECT_BINARY_DIR}/agentkit_test_gen")
+
+# ---------------------------------------------------------------------------------------------
+# Precompiled header shared by every unit-test executable (REUSE_FROM): built once per build
+# tree, it saves parsing nlohmann/json, gtest and the standard library in every test TU.
+# It holds third-party and standard headers only — never agentkit's — so it cannot hide a
+# missing include in a public header (the header check compiles without it).
+if(AGENTKIT_PCH)
+    file(CONFIGURE OUTPUT "${AGENTKIT_TEST_GEN_DIR}/pch_host.cpp"
+        CONTENT "// Generated: host translation unit of the unit tests' precompiled header.\n")
+    add_library(agentkit_test_pch OBJECT "${AGENTKIT_TEST_GEN_DIR}/pch_host.cpp")
+    target_link_libraries(agentkit_test_pch PRIVATE
+        agentkit_warnings GTest::gtest nlohmann_json::nlohmann_json tl::expected Threads::Threads)
+    target_compile_features(agentkit_test_pch PRIVATE cxx_std_20)
+    set(_agentkit_pch_headers
+        <nlohmann/json.hpp> <tl/expected.hpp> <gtest/gtest.h>
+        <algorithm> <array> <atomic> <chrono> <cmath> <concepts> <condition_variable> <cstddef>
+        <cstdint> <cstring> <exception> <functional> <future> <limits> <map> <memory> <mutex>
+        <optional> <regex> <set> <sstream> <stdexcept> <stop_token> <string> <string_view>
+        <thread> <tuple> <type_traits> <unordered_map> <unordered_set> <utility> <variant>
+        <vector>)
+    if(TARGET GTest::gmock)
+        target_link_libraries(agentkit_test_pch PRIVATE GTest::gmock)
+        list(APPEND _agentkit_pch_headers <gmock/gmock.h>)
+    endif()
+    target_precompile_headers(agentkit_test_pch PRIVATE ${_agentkit_pch_headers})
+endif()
+
+# ---------------------------------------------------------------------------------------------
+# Shim include directory for the single-header test builds: <agentkit/core/error.hpp> etc.
+# all forward to the amalgamated <agentkit/agentkit.hpp> (found in single_include/).
+set(AGENTKIT_SINGLE_SHIM_DIR "${AGENTKIT_TEST_GEN_DIR}/single_include_shim")
+if(AGENTKIT_TEST_SINGLE_INCLUDE)
+    file(GLOB_RECURSE _agentkit_public_headers CONFIGURE_DEPENDS
+        RELATIVE "${PROJECT_SOURCE_DIR}/include" "${PROJECT_SOURCE_DIR}/include/agentkit/*.hpp")
+    foreach(_header IN LISTS _agentkit_public_headers)
+        if(NOT _header STREQUAL "agentkit/agentkit.hpp")
+            file(CONFIGURE OUTPUT "${AGENTKIT_SINGLE_SHIM_DIR}/${_header}" CONTENT
+"// Generated shim for agentkit's single-header test builds: <${_header}> is part of the
+// amalgamated header, so including it means including that.
+#pragma once
+#include <agentkit/agentkit.hpp>
+")
+        endif()
+    endforeach()
+endif()
+
+function(_agentkit_gtest_executable target dev_target test_prefix labels timeout)
+    add_executable(${target} ${ARGN})
+    target_link_libraries(${target} PRIVATE ${dev_target} GTest::gtest GTest::gtest_main)
+    target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/tests")
+    if(AGENTKIT_PCH)
+        target_precompile_headers(${target} REUSE_FROM agentkit_test_pch)
+    endif()
+    gtest_discover_tests(${target}
+        TEST_PREFIX "${test_prefix}"
+        DISCOVERY_MODE PRE_TEST
+        DISCOVERY_TIMEOUT 60
+        PROPERTIES LABELS "${labels}" TIMEOUT ${timeout})
+endfunction()
+
+function(agentkit_add_gtest name)
+    cmake_parse_arguments(PARSE_ARGV 1 ARG "NO_SINGLE_INCLUDE" "TIMEOUT"
+        "SOURCES;LABELS;LINK_LIBRARIES;COMPILE_DEFINITIONS")
+    if(ARG_UNPARSED_ARGUMENTS)
+        message(FATAL_ERROR "agentkit_add_gtest(${name}): unknown arguments ${ARG_UNPARSED_ARGUMENTS}")
+    endif()
+    if(NOT ARG_SOURCES)
+        message(FATAL_ERROR "agentkit_add_gtest(${name}): SOURCES is required")
+    endif()
+    if(NOT ARG_TIMEOUT)
+        set(ARG_TIMEOUT 120)
+    endif()
+
+    set(targets ${name})
+    _agentkit_gtest_executable(${name} agentkit_dev "" "${ARG_LABELS}" ${ARG_TIMEOUT} ${ARG_SOURCES})
+    if(AGENTKIT_TEST_SINGLE_INCLUDE AND NOT ARG_NO_SINGLE_INCLUDE)
+        _agentkit_gtest_executable(${name}_single agentkit_dev_single "single."
+            "${ARG_LABELS};single_include" ${ARG_TIMEOUT} ${ARG_SOURCES})
+        # The target's own include directories come before those of linked targets, and the
+        # shim directory has no agentkit/agentkit.hpp, so that one resolves to single_include/.
+        target_include_directories(${name}_single PRIVATE "${AGENTKIT_SINGLE_SHIM_DIR}")
+        list(APPEND targets ${name}_single)
+    endif()
+    foreach(target IN LISTS targets)
+        if(ARG_LINK_LIBRARIES)
+            target_link_libraries(${target} PRIVATE ${ARG_LINK_LIBRARIES})
+        endif()
+        if(ARG_COMPILE_DEFINITIONS)
+            target_compile_definitions(${target} PRIVATE ${ARG_COMPILE_DEFINITIONS})
+        endif()
+    endforeach()
+    # For callers that need to adjust both executables: ${<name>_TARGETS}.
+    set(${name}_TARGETS ${targets} PARENT_SCOPE)
+endfunction()
+
+# ---------------------------------------------------------------------------------------------
+# Compile-error tests.
+set(AGENTKIT_COMPILE_FAIL_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/agentkit_compile_fail.cmake")
+
+function(agentkit_add_compile_fail_test name)
+    cmake_parse_arguments(PARSE_ARGV 1 ARG "" "FILE;REGEX" "LABELS")
+    if(ARG_UNPARSED_ARGUMENTS OR NOT ARG_FILE OR "${ARG_REGEX}" STREQUAL "")
+        message(FATAL_ERROR "usage: agentkit_add_compile_fail_test(<name> FILE <cpp> REGEX <regex> [LABELS ...])")
+    endif()
+    get_filename_component(source "${ARG_FILE}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    if(NOT EXISTS "${source}")
+        message(FATAL_ERROR "agentkit_add_compile_fail_test(${name}): ${source} does not exist")
+    endif()
+
+    # Everything the runner needs goes into a generated per-test file, so that regexes and
+    # flags never pass through command-line quoting.
+    set(flags "${CMAKE_CXX_FLAGS}")
+    if(CMAKE_BUILD_TYPE)
+        string(TOUPPER "${CMAKE_BUILD_TYPE}" config)
+        string(APPEND flags " ${CMAKE_CXX_FLAGS_${config}}")
+    endif()
+    separate_arguments(flags UNIX_COMMAND "${flags}")
+    list(APPEND flags ${CMAKE_CXX20_STANDARD_COMPILE_OPTION})
+
+    set(case_file "${CMAKE_CURRENT_BINARY_DIR}/compile_fail/${name}.cmake")
+    set(tgt agentkit)
+    file(GENERATE OUTPUT "${case_file}" CONTENT
+"# Generated by agentkit_add_compile_fail_test(${name}).
+set(AK_NAME [==[${name}]==])
+set(AK_SOURCE [==[${source}]==])
+set(AK_REGEX [==[${ARG_REGEX}]==])
+set(AK_CXX [==[${CMAKE_CXX_COMPILER}]==])
+set(AK_FLAGS [==[${flags}]==])
+set(AK_OPTIONS [==[$<TARGET_PROPERTY:agentkit_warnings,INTERFACE_COMPILE_OPTIONS>;$<TARGET_PROPERTY:${tgt},INTERFACE_COMPILE_OPTIONS>]==])
+set(AK_DEFINES [==[$<TARGET_PROPERTY:${tgt},INTERFACE_COMPILE_DEFINITIONS>]==])
+set(AK_INCLUDES [==[$<TARGET_PROPERTY:${tgt},INTERFACE_INCLUDE_DIRECTORIES>]==])
+set(AK_OWN_INCLUDES [==[${PROJECT_SOURCE_DIR}/include;${PROJECT_SOURCE_DIR}/tests]==])
+set(AK_IMPLICIT_INCLUDES [==[${CMAKE_CXX_IMPLICIT_INCLUDE_DIRECTORIES}]==])
+")
+    add_test(NAME compile_fail.${name}
+        COMMAND "${CMAKE_COMMAND}" "-DAK_CASE=${case_file}" -P "${AGENTKIT_COMPILE_FAIL_SCRIPT}")
+    set_tests_properties(compile_fail.${name} PROPERTIES
+        LABELS "compile_fail;${ARG_LABELS}" TIMEOUT 180)
+endfunction()

@@ -1,0 +1,30 @@
+// The program every consumer test builds: it includes the umbrella header the way a user
+// would, exercises a little of the core API and checks the version it was built against.
+#include <agentkit/agentkit.hpp>
+
+#include <cstdio>
+#include <cstring>
+
+#ifndef AGENTKIT_CONSUMER_KIND
+#define AGENTKIT_CONSUMER_KIND "unknown"
+#endif
+
+int main() {
+    agentkit::result<int> good = 7;
+    agentkit::result<int> bad = agentkit::fail(agentkit::errc::args_invalid, "limit must be positive",
+                                               "pass a limit of at least 1");
+    if (!good || *good != 7) return 1;
+    if (bad || !bad.error().is(agentkit::errc::args_invalid)) return 2;
+    const agentkit::json j = bad.error().to_json();
+    if (j.at("code") != "args.invalid") return 3;
+#ifdef AGENTKIT_EXPECTED_VERSION
+    if (std::strcmp(agentkit::version.string, AGENTKIT_EXPECTED_VERSION) != 0) {
+        std::fprintf(stderr, "version mismatch: header says %s, build expects %s\n", agentkit::version.string,
+                     AGENTKIT_EXPECTED_VERSION);
+        return 4;
+    }
+#endif
+    std::printf("agentkit %s via %s: ok (%s)\n", agentkit::version.string, AGENTKIT_CONSUMER_KIND,
+                bad.error().to_text().c_str());
+    return 0;
+}
