@@ -1,0 +1,307 @@
+// Side-by-side benchmark of MCP browser servers through the official MCP TypeScript client.
+//
+//   cd bench/peers && npm ci && node browser_bench.mjs [--agentkit ../../build/bin/agentkit-browser-mcp]
+//                                                      [--no-playwright] [--chrome-devtools] [--runs N]
+//
+// Every server runs in the same process tree, against the same pages, served by this script
+// on 127.0.0.1, in one run. For each server it reports: spawn-to-initialize ms, tools/list
+// tokens, navigate / snapshot / click / type ms and tokens per page, a 5-field form fill
+// (calls, tokens returned, ms), and the server's RSS (its own process, without the browser).
+// Tokens are real o200k tokens (gpt-tokenizer). Ratios are agentkit / peer.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { encode } from "gpt-tokenizer/encoding/o200k_base";
+import http from "node:http";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const args = process.argv.slice(2);
+const flag = (name) => args.includes(name);
+const opt = (name, def) => {
+  const i = args.indexOf(name);
+  return i >= 0 && i + 1 < args.length ? args[i + 1] : def;
+};
+const chromium = opt("--chromium", process.env.AGENTKIT_CHROMIUM || "/usr/lib/chromium/chromium");
+const runs = Number(opt("--runs", "3"));
+const tokens = (s) => encode(s).length;
+const now = () => performance.now();
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.floor((s.length - 1) / 2)] : NaN;
+};
+
+// ---- pages ---------------------------------------------------------------------------------
+const pagesDir = path.join(here, "pages");
+const readabilityDir = path.resolve(here, "../../../shared/data/pages/readability");
+function servePages() {
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url, "http://127.0.0.1");
+    if (url.pathname === "/submit") {
+      const fields = [...url.searchParams.entries()].map(([k, v]) => `<li>${k}=${v}</li>`).join("");
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end(`<!doctype html><title>Thanks</title><h1>Thanks!</h1><ul>${fields}</ul>`);
+      return;
+    }
+    let file = null;
+    if (url.pathname.startsWith("/readability/")) file = path.join(readabilityDir, url.pathname.slice(13));
+    else file = path.join(pagesDir, url.pathname === "/" ? "index.html" : url.pathname.slice(1));
+    if (!file.startsWith(pagesDir) && !file.startsWith(readabilityDir)) file = null;
+    if (!file || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
+      res.writeHead(404, { "content-type": "text/plain" });
+      res.end("not found");
+      return;
+    }
+    const type = file.endsWith(".html") ? "text/html; charset=utf-8" : "application/octet-stream";
+    res.writeHead(200, { "content-type": type });
+    fs.createReadStream(file).pipe(res);
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
+
+// ---- servers -------------------------------------------------------------------------------
+function serverSpecs(tmp, base) {
+  const specs = [];
+  if (!flag("--no-playwright")) {
+    const config = path.join(tmp, "playwright-mcp.json");
+    fs.writeFileSync(
+      config,
+      JSON.stringify({
+        browser: {
+          browserName: "chromium",
+          isolated: true,
+          launchOptions: { executablePath: chromium, headless: true, chromiumSandbox: false },
+        },
+      }),
+    );
+    specs.push({
+      name: "playwright-mcp",
+      command: process.execPath,
+      args: [path.join(here, "node_modules/@playwright/mcp/cli.js"), "--headless", "--isolated", "--config", config, "--allowed-origins", base],
+      tools: {
+        navigate: "browser_navigate",
+        snapshot: "browser_snapshot",
+        click: "browser_click",
+        type: "browser_type",
+        fill: "browser_fill_form",
+      },
+    });
+  }
+  if (flag("--chrome-devtools")) {
+    specs.push({
+      name: "chrome-devtools-mcp",
+      command: process.execPath,
+      args: [
+        path.join(here, "node_modules/chrome-devtools-mcp/build/src/index.js"),
+        "--headless",
+        "--isolated",
+        "--executablePath",
+        chromium,
+        "--chromeArg=--no-sandbox",
+      ],
+      tools: { navigate: "navigate_page", snapshot: "take_snapshot", click: "click", type: "fill", fill: "fill_form" },
+      uidStyle: true,
+    });
+  }
+  const ak = opt("--agentkit", null);
+  if (ak) {
+    specs.push({
+      name: "agentkit",
+      command: path.resolve(ak),
+      args: ["--headless", "--executable-path", chromium, "--allowed-origins", base],
+      tools: {
+        navigate: "browser_navigate",
+        snapshot: "browser_snapshot",
+        click: "browser_click",
+        type: "browser_type",
+        fill: "browser_fill_form",
+      },
+    });
+  }
+  return specs;
+}
+
+const textOf = (r) =>
+  (r.content || [])
+    .map((c) => (c.type === "text" ? c.text : c.type === "image" ? `[image ${c.data?.length ?? 0}b]` : JSON.stringify(c)))
+    .join("\n");
+
+// Find the ref of a line matching `pattern` in a snapshot ("[ref=e12]" or chrome-devtools "uid=1_2").
+function findRef(snapshot, pattern) {
+  for (const line of snapshot.split("\n")) {
+    if (!pattern.test(line)) continue;
+    const m = line.match(/\[ref=([^\]]+)\]/) || line.match(/uid=(\S+)/);
+    if (m) return m[1];
+  }
+  return null;
+}
+
+function rssKb(pid) {
+  try {
+    const s = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+    const m = s.match(/VmRSS:\s+(\d+)/);
+    return m ? Number(m[1]) : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+async function timed(fn) {
+  const t0 = now();
+  const r = await fn();
+  return { ms: now() - t0, r };
+}
+
+async function runServer(spec, base, pages) {
+  const out = { name: spec.name, pages: {} };
+  const transport = new StdioClientTransport({ command: spec.command, args: spec.args, stderr: "ignore" });
+  const client = new Client({ name: "agentkit-bench", version: "1.0.0" });
+  const t0 = now();
+  await client.connect(transport);
+  out.initializeMs = now() - t0;
+  out.rssKbIdle = rssKb(transport.pid);
+  const list = await client.listTools();
+  out.toolCount = list.tools.length;
+  out.toolsListTokens = tokens(JSON.stringify(list.tools));
+  const call = (name, a) => client.callTool({ name, arguments: a }, undefined, { timeout: 120000 });
+  const refArg = (ref) => (spec.uidStyle ? { uid: ref } : { target: ref, element: "target element" });
+
+  for (const p of pages) {
+    const res = { navMs: [], snapMs: [], navTokens: 0, snapTokens: 0 };
+    for (let i = 0; i < runs; ++i) {
+      const nav = await timed(() => call(spec.tools.navigate, { url: base + p.path, ...(spec.uidStyle ? { type: "url" } : {}) }));
+      res.navMs.push(nav.ms);
+      res.navTokens = tokens(textOf(nav.r));
+      const snap = await timed(() => call(spec.tools.snapshot, {}));
+      res.snapMs.push(snap.ms);
+      res.snapTokens = tokens(textOf(snap.r));
+      res.snapshotText = textOf(snap.r);
+    }
+    out.pages[p.name] = { navMs: median(res.navMs), snapMs: median(res.snapMs), navTokens: res.navTokens, snapTokens: res.snapTokens, snapshotText: res.snapshotText };
+  }
+
+  // click and type on the form page
+  {
+    const clickMs = [];
+    const typeMs = [];
+    for (let i = 0; i < runs; ++i) {
+      await call(spec.tools.navigate, { url: base + "/form.html", ...(spec.uidStyle ? { type: "url" } : {}) });
+      const snap = textOf(await call(spec.tools.snapshot, {}));
+      const name = findRef(snap, /textbox "Full name/);
+      const box = findRef(snap, /checkbox "Subscribe/);
+      if (!name || !box) throw new Error(`${spec.name}: refs not found in snapshot:\n${snap}`);
+      const typed = await timed(() =>
+        call(spec.tools.type, spec.uidStyle ? { uid: name, value: "Ada Lovelace" } : { ...refArg(name), text: "Ada Lovelace" }),
+      );
+      typeMs.push(typed.ms);
+      const clicked = await timed(() => call(spec.tools.click, refArg(box)));
+      if (clicked.r.isError) throw new Error(`${spec.name}: click failed: ${textOf(clicked.r)}`);
+      if (typed.r.isError) throw new Error(`${spec.name}: type failed: ${textOf(typed.r)}`);
+      clickMs.push(clicked.ms);
+      out.clickTokens = tokens(textOf(clicked.r));
+      out.typeTokens = tokens(textOf(typed.r));
+    }
+    out.clickMs = median(clickMs);
+    out.typeMs = median(typeMs);
+  }
+
+  // a 5-field form fill, the way a model would do it: snapshot, then fill + submit
+  {
+    const t = now();
+    let calls = 0;
+    let returned = 0;
+    const c = async (name, a) => {
+      ++calls;
+      const r = await call(name, a);
+      returned += tokens(textOf(r));
+      return r;
+    };
+    await c(spec.tools.navigate, { url: base + "/form.html", ...(spec.uidStyle ? { type: "url" } : {}) });
+    const snap = textOf(await c(spec.tools.snapshot, {}));
+    const ref = (re) => findRef(snap, re);
+    const fields = [
+      { name: "Full name", type: "textbox", ref: ref(/textbox "Full name/), value: "Ada Lovelace" },
+      { name: "Email", type: "textbox", ref: ref(/textbox "Email/), value: "ada@example.com" },
+      { name: "Age", type: "textbox", ref: ref(/spinbutton "Age|textbox "Age/), value: "36" },
+      { name: "Country", type: "combobox", ref: ref(/combobox "Country/), value: "Norway" },
+      { name: "Subscribe", type: "checkbox", ref: ref(/checkbox "Subscribe/), value: "true" },
+    ];
+    if (fields.some((f) => !f.ref)) throw new Error(`${spec.name}: form refs missing:\n${snap}`);
+    if (spec.uidStyle) {
+      await c(spec.tools.fill, { elements: fields.map((f) => ({ uid: f.ref, value: f.value })) });
+    } else {
+      await c(spec.tools.fill, { fields: fields.map((f) => ({ name: f.name, type: f.type, target: f.ref, value: f.value })) });
+    }
+    const submit = ref(/button "Send"/);
+    const done = textOf(await c(spec.tools.click, refArg(submit)));
+    if (!/Thanks/.test(done) && !/Thanks/.test(textOf(await call(spec.tools.snapshot, {}))))
+      throw new Error(`${spec.name}: the form was not submitted: ${done}`);
+    out.form = { calls, tokens: returned, ms: now() - t };
+  }
+  out.rssKbEnd = rssKb(transport.pid);
+  await client.close();
+  return out;
+}
+
+async function main() {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "agentkit-bench-"));
+  const server = await servePages();
+  const base = `http://127.0.0.1:${server.address().port}`;
+  const readable = fs.existsSync(readabilityDir)
+    ? ["wikipedia", "nytimes-2", "medium-2", "lwn-1", "cnn"].filter((n) => fs.existsSync(path.join(readabilityDir, n, "source.html")))
+    : [];
+  const pages = [
+    { name: "form", path: "/form.html" },
+    { name: "list", path: "/list.html" },
+    ...readable.map((n) => ({ name: n, path: `/readability/${n}/source.html` })),
+  ];
+  const results = [];
+  try {
+    for (const spec of serverSpecs(tmp, base)) {
+      process.stderr.write(`running ${spec.name}...\n`);
+      results.push(await runServer(spec, base, pages));
+    }
+  } finally {
+    server.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+  const ak = results.find((r) => r.name === "agentkit");
+  const ratio = (a, b) => (a !== undefined && b ? (a / b).toFixed(2) + "x" : "-");
+  const fmt = (x) => (typeof x === "number" ? (Number.isInteger(x) ? String(x) : x.toFixed(1)) : String(x));
+  const rows = [];
+  const row = (label, get) => {
+    const cells = results.map((r) => fmt(get(r)));
+    const peers = results.filter((r) => r !== ak).map((r) => (ak ? ratio(get(ak), get(r)) : "-"));
+    rows.push([label, ...cells, ...peers]);
+  };
+  row("initialize ms", (r) => r.initializeMs);
+  row("tools/list tokens", (r) => r.toolsListTokens);
+  row("tool count", (r) => r.toolCount);
+  row("server RSS MB (idle)", (r) => r.rssKbIdle / 1024);
+  row("server RSS MB (end)", (r) => r.rssKbEnd / 1024);
+  for (const p of pages) {
+    row(`${p.name}: navigate ms`, (r) => r.pages[p.name].navMs);
+    row(`${p.name}: navigate tokens`, (r) => r.pages[p.name].navTokens);
+    row(`${p.name}: snapshot ms`, (r) => r.pages[p.name].snapMs);
+    row(`${p.name}: snapshot tokens`, (r) => r.pages[p.name].snapTokens);
+  }
+  row("click ms", (r) => r.clickMs);
+  row("click result tokens", (r) => r.clickTokens);
+  row("type ms", (r) => r.typeMs);
+  row("form fill calls", (r) => r.form.calls);
+  row("form fill tokens returned", (r) => r.form.tokens);
+  row("form fill ms", (r) => r.form.ms);
+  const header = ["metric", ...results.map((r) => r.name), ...results.filter((r) => r !== ak).map((r) => `agentkit/${r.name}`)];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+  const line = (cells) => cells.map((c, i) => String(c).padEnd(widths[i])).join("  ");
+  console.log(line(header));
+  for (const r of rows) console.log(line(r));
+  if (flag("--dump-snapshots")) for (const r of results) for (const p of pages) console.log(`\n==== ${r.name} ${p.name}\n${r.pages[p.name].snapshotText}`);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
