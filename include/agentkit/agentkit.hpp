@@ -23,4 +23,13 @@
 #include <agentkit/tools/toolbox.hpp>
 #include <agentkit/tools/traits.hpp>
 #include <agentkit/version.hpp>
+#include <agentkit/visibility/analyzer.hpp>
+#include <agentkit/visibility/frozen_scope.hpp>
+#include <agentkit/visibility/intent.hpp>
 #include <agentkit/visibility/masker.hpp>
+#include <agentkit/visibility/menu.hpp>
+#include <agentkit/visibility/retriever.hpp>
+#include <agentkit/visibility/router.hpp>
+#include <agentkit/visibility/signal.hpp>
+#include <agentkit/visibility/strategy.hpp>
+#include <agentkit/visibility/tool_index.hpp>

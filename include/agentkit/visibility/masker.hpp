@@ -15,6 +15,7 @@
 
 #include <concepts>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -78,5 +79,75 @@ private:
 };
 
 static_assert(masker<all_visible>);
+
+// ---------------------------------------------------------------------------------------------
+// Optional capabilities. A masker may offer any of these on top of the `masker` concept; a
+// session uses the free functions below, which do the right thing (usually nothing) for
+// maskers that lack them, so `all_visible` and host maskers stay valid unchanged.
+
+/// The masker reports visible-set changes through a callback (MCP list_changed).
+template <class M>
+concept observable_masker = masker<M> && requires(M& m, std::function<void(std::uint64_t)> cb) {
+    { m.set_on_change(std::move(cb)) } -> std::same_as<void>;
+};
+
+/// The masker wants each new user message (intent classes classify it).
+template <class M>
+concept message_aware_masker = masker<M> && requires(M& m, std::string_view text) {
+    { m.on_user_message(text) } -> std::same_as<void>;
+};
+
+/// The masker can nudge a model that answered in prose where it should have acted (the
+/// menu's ROOT dead end). The session calls it when a model turn ends without a tool call;
+/// a returned text is injected as the next user-side message.
+template <class M>
+concept nudging_masker = masker<M> && requires(M& m) {
+    { m.dead_end_nudge() } -> std::same_as<std::optional<std::string>>;
+};
+
+/// Install a change callback when the masker supports one; returns whether it does.
+template <masker M>
+bool on_visibility_change(M& m, std::function<void(std::uint64_t)> cb) {
+    if constexpr (observable_masker<M>) {
+        m.set_on_change(std::move(cb));
+        return true;
+    } else {
+        (void)m;
+        (void)cb;
+        return false;
+    }
+}
+
+/// Hand a new user message to the masker (no-op for maskers that do not want it).
+template <masker M>
+void notify_user_message(M& m, std::string_view text) {
+    if constexpr (message_aware_masker<M>) m.on_user_message(text);
+    else {
+        (void)m;
+        (void)text;
+    }
+}
+
+/// The masker's nudge after a prose-only model turn, if it has one now.
+template <masker M>
+std::optional<std::string> dead_end_nudge(M& m) {
+    if constexpr (nudging_masker<M>) return m.dead_end_nudge();
+    else {
+        (void)m;
+        return std::nullopt;
+    }
+}
+
+/// Compile-time check of a masker against the toolbox it will be composed with: a masker
+/// type may declare `template <class Box> static constexpr bool agentkit_check_toolbox()`,
+/// whose static_asserts reject misuse (e.g. a menu with a tool in no mode). A session calls
+/// this in its constructor: `agentkit::check_masker<Box, M>();`.
+template <class Box, class M>
+constexpr bool check_masker() {
+    if constexpr (requires { M::template agentkit_check_toolbox<Box>(); })
+        return M::template agentkit_check_toolbox<Box>();
+    else
+        return true;
+}
 
 }  // namespace agentkit

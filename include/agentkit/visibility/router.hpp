@@ -1,0 +1,282 @@
+// agentkit/visibility/router.hpp — the retrieval router (seed 000 option E; AnyTool, RAG-MCP).
+//
+//   agentkit::router<> r({.k = 5, .pinned = {"think"}});                  // lexical BM25F
+//   agentkit::router<agentkit::hashed_ngram_embedder> h({}, {});          // hybrid
+//
+// The model sees the `tool_search` meta-tool, the pinned tools, and the tools its recent
+// searches surfaced (as tool_reference blocks for Anthropic's defer_loading). A search is a
+// natural-language query against the BM25F index of every tool (names split into words,
+// descriptions, argument names and descriptions, example requests); surfaced tools stay
+// visible for the following turns, least recently used first out once `max_visible` is
+// reached. The router learns from usage: when a surfaced tool is then called successfully,
+// the query that found it becomes one of its examples (and so does the user's message, if
+// learn_from_user_messages), and the index is rebuilt — off the query path — before the next
+// search. Persisted history comes back through tool_info::examples or router_options::examples.
+#pragma once
+
+#include <agentkit/core/error.hpp>
+#include <agentkit/core/json.hpp>
+#include <agentkit/core/result.hpp>
+#include <agentkit/core/strings.hpp>
+#include <agentkit/tools/output.hpp>
+#include <agentkit/tools/tool.hpp>
+#include <agentkit/visibility/masker.hpp>
+#include <agentkit/visibility/retriever.hpp>
+#include <agentkit/visibility/signal.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+namespace agentkit {
+
+struct router_options {
+    std::size_t k = 5;             ///< tools per search unless the model asks for another k
+    std::size_t max_k = 20;        ///< the most a search may return
+    std::size_t max_visible = 24;  ///< surfaced tools kept visible (least recently used dropped)
+    std::vector<std::string> pinned;  ///< host tools always visible
+    bool learn_from_calls = true;     ///< a successful call of a surfaced tool teaches its query
+    bool learn_from_user_messages = false;  ///< ... and the user's last message
+    std::size_t relearn_batch = 1;    ///< rebuild the index once this many examples are pending
+    std::size_t searches_remembered = 4;  ///< how many recent searches can be credited by a call
+    bool reference_blocks = true;     ///< tool_search results carry tool_reference blocks
+    /// Example requests per tool name (history persisted by the host), added at bind.
+    std::map<std::string, std::vector<std::string>> examples;
+    retriever_options retrieval{};
+};
+
+template <class Embedder = no_embedder>
+class router {
+public:
+    explicit router(router_options o = {}, Embedder e = {}) : opt_(std::move(o)), embedder_(std::move(e)) {}
+
+    // --- masker ------------------------------------------------------------------------------
+    void bind(const std::vector<tool_info>& catalogue) {
+        auto docs = tool_docs_from(catalogue);
+        for (auto& d : docs)
+            if (auto it = opt_.examples.find(d.name); it != opt_.examples.end())
+                d.examples.insert(d.examples.end(), it->second.begin(), it->second.end());
+        names_.clear();
+        for (const auto& t : catalogue) names_.push_back(t.name);
+        known_ = std::unordered_set<std::string>(names_.begin(), names_.end());
+        retriever_ = std::make_unique<tool_retriever<Embedder>>(std::move(docs), opt_.retrieval, embedder_);
+        surfaced_.clear();
+        searches_.clear();
+        problems_.clear();
+        for (const auto& p : opt_.pinned)
+            if (!known_.count(p)) problems_.push_back("pinned tool \"" + p + "\" is unknown");
+        signal_.bump();
+    }
+
+    [[nodiscard]] std::vector<tool_info> meta_tools() const {
+        tool_info t;
+        t.name = "tool_search";
+        t.description = "Find tools for a task: describe what you want to do in a few words; the best matching tools "
+                        "become available from your next step on.";
+        t.input_schema = json{
+            {"type", "object"},
+            {"properties",
+             {{"query", {{"type", "string"}, {"description", "What you want to do, in plain words"}, {"minLength", 1}}},
+              {"k", {{"type", "integer"}, {"description", "How many tools to return"}, {"minimum", 1},
+                     {"maximum", static_cast<std::int64_t>(opt_.max_k)}}}}},
+            {"required", json::array({"query"})},
+            {"additionalProperties", false}};
+        t.traits = read_only;
+        return {t};
+    }
+
+    [[nodiscard]] bool is_visible(std::string_view name) const {
+        if (name == "tool_search") return true;
+        const std::string n(name);
+        if (!known_.count(n)) return false;
+        return is_pinned(n) || std::find(surfaced_.begin(), surfaced_.end(), n) != surfaced_.end();
+    }
+
+    [[nodiscard]] std::vector<std::string> visible() const {
+        std::vector<std::string> out{"tool_search"};
+        for (const auto& n : names_)
+            if (is_pinned(n) || std::find(surfaced_.begin(), surfaced_.end(), n) != surfaced_.end()) out.push_back(n);
+        return out;
+    }
+
+    [[nodiscard]] std::string prompt_section() const {
+        return "## Tool search\nThere are " + std::to_string(names_.size()) +
+               " tools; only a few are loaded at a time. To find one, call tool_search with a short description of "
+               "what you want to do (for example \"convert a PDF to text\"); the tools it returns can be called from "
+               "your next step on. Search again when the task moves on instead of forcing an unsuitable tool.\n";
+    }
+
+    [[nodiscard]] std::string state_message() const {
+        auto v = visible();
+        v.erase(v.begin());
+        return "[TOOLS] loaded: " + (v.empty() ? std::string("none") : join(v, ", ")) + " | find more: tool_search";
+    }
+
+    [[nodiscard]] std::optional<result<tool_output>> handle_meta(std::string_view name, const json& args) {
+        if (name != "tool_search") return std::nullopt;
+        if (!args.is_object() || !args.contains("query") || !args["query"].is_string() ||
+            args["query"].get<std::string>().find_first_not_of(" \t\r\n") == std::string::npos)
+            return result<tool_output>(fail(errc::args_invalid, "tool_search: \"query\" is required and must be a non-empty string",
+                                            "Call tool_search with {\"query\": \"what you want to do\"}."));
+        std::size_t k = opt_.k;
+        if (auto it = args.find("k"); it != args.end() && it->is_number_integer()) {
+            const auto v = it->get<std::int64_t>();
+            k = v < 1 ? 1 : static_cast<std::size_t>(v);
+        }
+        k = std::min(k, opt_.max_k);
+        return search(args["query"].get<std::string>(), k);
+    }
+
+    [[nodiscard]] result<tool_output> answer_hidden(std::string_view name) const {
+        const std::string n(name);
+        if (!known_.count(n)) {
+            auto close = closest_names(name, names_, 3);
+            return fail(errc::tool_unknown, "no tool named \"" + n + "\"",
+                        close.empty() ? "Call tool_search with a description of what you want to do."
+                                      : "Did you mean " + join(close, ", ") + "? Call tool_search to load it.",
+                        json{{"candidates", close}});
+        }
+        return fail(errc::tool_masked, n + " exists but is not loaded",
+                    "Call tool_search with {\"query\": \"" + n + "\"} (or a description of the task), then call " + n +
+                        " again.",
+                    json{{"tool", n}});
+    }
+
+    void observe_call(std::string_view name, const json&, bool ok) {
+        if (!retriever_) return;
+        const std::string n(name);
+        if (!ok || !known_.count(n)) return;
+        touch(n);  // a used tool stays loaded
+        if (!opt_.learn_from_calls) return;
+        for (auto it = searches_.rbegin(); it != searches_.rend(); ++it) {
+            if (std::find(it->hits.begin(), it->hits.end(), n) == it->hits.end()) continue;
+            if (it->credited.insert(n).second) {
+                retriever_->add_example(n, it->query);
+                if (opt_.learn_from_user_messages && !it->user_message.empty())
+                    retriever_->add_example(n, it->user_message);
+            }
+            break;
+        }
+    }
+
+    [[nodiscard]] std::uint64_t version() const noexcept { return signal_.version(); }
+
+    // --- optional capabilities -----------------------------------------------------------------
+    void set_on_change(std::function<void(std::uint64_t)> cb) { signal_.set_on_change(std::move(cb)); }
+    void on_user_message(std::string_view text) { last_user_message_.assign(text); }
+
+    // --- API -----------------------------------------------------------------------------------
+    /// Search and surface the top k tools (the tool_search meta-tool).
+    [[nodiscard]] result<tool_output> search(std::string_view query, std::size_t k) {
+        if (!retriever_) return fail(errc::internal, "router: search before bind()");
+        if (retriever_->pending() >= std::max<std::size_t>(opt_.relearn_batch, 1)) retriever_->rebuild();
+        auto hits = retriever_->search(query, k);
+        // An exact tool name in the query goes first.
+        std::vector<std::string> found;
+        const std::string q(trim(query));
+        if (known_.count(q)) found.push_back(q);
+        for (const auto& h : hits) {
+            const auto& name = retriever_->doc(h.doc).name;
+            if (found.size() >= k) break;
+            if (std::find(found.begin(), found.end(), name) == found.end()) found.push_back(name);
+        }
+        const auto before = visible();
+        for (auto it = found.rbegin(); it != found.rend(); ++it) touch(*it);
+        if (visible() != before) signal_.bump();
+        searches_.push_back({std::string(query), last_user_message_, found, {}});
+        while (searches_.size() > std::max<std::size_t>(opt_.searches_remembered, 1)) searches_.pop_front();
+
+        if (found.empty())
+            return tool_output::text("No tool matches \"" + std::string(query) + "\". Try other words for the task.");
+        std::string text = "Tools for \"" + std::string(query) + "\" (callable from your next step):";
+        json tools = json::array();
+        for (const auto& name : found) {
+            const auto i = retriever_->index().find(name);
+            const std::string& desc = retriever_->doc(static_cast<std::size_t>(i)).description;
+            text += "\n- " + name + ": " + first_sentence(desc);
+            tools.push_back(json{{"name", name}, {"description", desc}});
+        }
+        tool_output o = tool_output::text(std::move(text));
+        if (opt_.reference_blocks)
+            for (const auto& name : found) o.content.push_back(content_block::make_tool_reference(name));
+        o.structured = json{{"query", std::string(query)}, {"tools", std::move(tools)}};
+        return o;
+    }
+
+    /// Teach the router an example request for a tool (applied before the next search).
+    bool learn(std::string_view tool, std::string_view example) {
+        return retriever_ && retriever_->add_example(tool, example);
+    }
+
+    /// Every example the router holds per tool (declared + learned), for persistence.
+    [[nodiscard]] std::map<std::string, std::vector<std::string>> examples() const {
+        std::map<std::string, std::vector<std::string>> out;
+        if (!retriever_) return out;
+        for (std::size_t i = 0; i < retriever_->size(); ++i)
+            if (!retriever_->doc(i).examples.empty()) out[retriever_->doc(i).name] = retriever_->doc(i).examples;
+        return out;
+    }
+
+    [[nodiscard]] const tool_retriever<Embedder>* retriever() const noexcept { return retriever_.get(); }
+    [[nodiscard]] std::vector<std::string> surfaced() const { return {surfaced_.begin(), surfaced_.end()}; }
+    [[nodiscard]] const std::vector<std::string>& problems() const noexcept { return problems_; }
+    [[nodiscard]] const router_options& options() const noexcept { return opt_; }
+
+private:
+    struct search_record {
+        std::string query;
+        std::string user_message;
+        std::vector<std::string> hits;
+        std::unordered_set<std::string> credited;
+    };
+
+    static std::string_view trim(std::string_view s) {
+        const auto b = s.find_first_not_of(" \t\r\n\"'`");
+        if (b == std::string_view::npos) return {};
+        const auto e = s.find_last_not_of(" \t\r\n\"'`");
+        return s.substr(b, e - b + 1);
+    }
+    static std::string first_sentence(const std::string& d) {
+        std::size_t end = d.find(". ");
+        std::string s = end == std::string::npos ? d : d.substr(0, end + 1);
+        if (s.size() > 160) s = s.substr(0, utf8_safe_prefix(s, 157)) + "...";
+        return s;
+    }
+    [[nodiscard]] bool is_pinned(const std::string& n) const {
+        return std::find(opt_.pinned.begin(), opt_.pinned.end(), n) != opt_.pinned.end();
+    }
+    void touch(const std::string& n) {
+        if (is_pinned(n)) return;
+        auto it = std::find(surfaced_.begin(), surfaced_.end(), n);
+        if (it != surfaced_.end()) surfaced_.erase(it);
+        surfaced_.push_front(n);
+        while (surfaced_.size() > std::max<std::size_t>(opt_.max_visible, 1)) surfaced_.pop_back();
+    }
+
+    router_options opt_;
+    Embedder embedder_;
+    std::unique_ptr<tool_retriever<Embedder>> retriever_;
+    std::vector<std::string> names_;
+    std::unordered_set<std::string> known_;
+    std::deque<std::string> surfaced_;  // most recently used first
+    std::deque<search_record> searches_;
+    std::string last_user_message_;
+    std::vector<std::string> problems_;
+    visibility_signal signal_;
+};
+
+static_assert(masker<router<>>);
+static_assert(observable_masker<router<>>);
+static_assert(message_aware_masker<router<>>);
+
+}  // namespace agentkit
