@@ -16,6 +16,7 @@
 #include <agentkit/core/schema.hpp>
 #include <agentkit/core/strings.hpp>
 #include <agentkit/core/tokens.hpp>
+#include <agentkit/mcp/server.hpp>
 #include <agentkit/tools/context.hpp>
 #include <agentkit/tools/export.hpp>
 #include <agentkit/tools/output.hpp>

@@ -1,0 +1,426 @@
+#include <agentkit/agentkit.hpp>
+
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <latch>
+#include <mutex>
+#include <thread>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace ak = agentkit;
+namespace mcp = agentkit::mcp;
+using ak::json;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct text_args {
+    std::string text;
+    static constexpr auto agentkit_fields() {
+        return ak::fields(AGENTKIT_FIELD(text_args, text, "Text", ak::min_length(1)));
+    }
+};
+
+struct rendezvous {
+    std::mutex mu;
+    std::condition_variable cv;
+    int arrived = 0;
+    int concurrent = 0;
+    int max_concurrent = 0;
+};
+rendezvous g_meet;
+
+const auto echo = ak::tool<"echo">("Echo text.", [](const text_args& a) { return a.text; }, ak::read_only);
+
+// Waits (bounded) until cancelled.
+const auto wait_cancel = ak::tool<"wait_cancel">("Waits until cancelled.", [](const text_args&, ak::tool_context& ctx) {
+    std::mutex m;
+    std::condition_variable_any cv;
+    std::unique_lock lock(m);
+    const bool stopped = cv.wait_for(lock, ctx.stop, 10s, [] { return false; });
+    (void)stopped;
+    return std::string(ctx.cancelled() ? "cancelled" : "timed out");
+});
+
+const auto progress = ak::tool<"progress">("Reports progress.", [](const text_args&, ak::tool_context& ctx) {
+    ctx.progress(1, 3, "one");
+    ctx.progress(1, 3, "again");  // not increasing: dropped
+    ctx.progress(2, 3, "two");
+    return std::string("done");
+});
+
+// Two of these meet each other: only possible when they run concurrently.
+const auto meet = ak::tool<"meet">(
+    "Parallel-safe rendezvous.",
+    [](const text_args&) {
+        std::unique_lock lock(g_meet.mu);
+        ++g_meet.arrived;
+        g_meet.cv.notify_all();
+        const bool both = g_meet.cv.wait_for(lock, 10s, [] { return g_meet.arrived >= 2; });
+        return std::string(both ? "met" : "alone");
+    },
+    ak::read_only | ak::parallel_safe);
+
+// Records how many run at once.
+const auto serial = ak::tool<"serial">("Not parallel-safe.", [](const text_args&) {
+    {
+        std::lock_guard lock(g_meet.mu);
+        g_meet.max_concurrent = std::max(g_meet.max_concurrent, ++g_meet.concurrent);
+    }
+    std::this_thread::yield();
+    std::lock_guard lock(g_meet.mu);
+    --g_meet.concurrent;
+    return std::string("ok");
+});
+
+const ak::toolbox box{echo, wait_cancel, progress, meet, serial};
+
+/// Collects what the server sends; waits (bounded) for messages.
+struct client {
+    mcp::server srv;
+    std::mutex mu;
+    std::condition_variable cv;
+    std::vector<json> got;
+
+    explicit client(mcp::backend b, mcp::server_options o = {}) : srv(std::move(b), std::move(o)) {
+        o.stderr_level = "off";
+        srv.set_sink([this](const std::string& line) {
+            json j = json::parse(line);  // every line must be valid JSON
+            std::lock_guard lock(mu);
+            got.push_back(std::move(j));
+            cv.notify_all();
+        });
+    }
+    void send(const json& j) { srv.handle(j.dump()); }
+    void raw(std::string_view s) { srv.handle(s); }
+    /// The response with this id (waits up to 10 s).
+    json response(const json& id) {
+        std::unique_lock lock(mu);
+        json found;
+        cv.wait_for(lock, 10s, [&] {
+            for (const auto& m : got)
+                if (m.contains("id") && m["id"] == id && (m.contains("result") || m.contains("error"))) {
+                    found = m;
+                    return true;
+                }
+            return false;
+        });
+        return found;
+    }
+    json last() {
+        std::unique_lock lock(mu);
+        cv.wait_for(lock, 10s, [&] { return !got.empty(); });
+        return got.empty() ? json() : got.back();
+    }
+    std::vector<json> with_method(std::string_view m) {
+        std::lock_guard lock(mu);
+        std::vector<json> out;
+        for (const auto& j : got)
+            if (j.value("method", "") == m) out.push_back(j);
+        return out;
+    }
+    json request(int id, std::string method, json params = json::object()) {
+        send(json{{"jsonrpc", "2.0"}, {"id", id}, {"method", std::move(method)}, {"params", std::move(params)}});
+        return response(id);
+    }
+    void initialize(std::string version = "2025-11-25") {
+        auto r = request(0, "initialize", {{"protocolVersion", version}, {"capabilities", json::object()},
+                                           {"clientInfo", {{"name", "test"}, {"version", "1"}}}});
+        ASSERT_TRUE(r.contains("result")) << r.dump();
+        send(json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
+    }
+};
+
+mcp::server_options quiet() {
+    mcp::server_options o;
+    o.stderr_level = "off";
+    return o;
+}
+
+}  // namespace
+
+TEST(McpServer, InitializeNegotiatesVersions) {
+    for (std::string v : {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}) {
+        client c(mcp::backend_for(box), quiet());
+        auto r = c.request(1, "initialize", {{"protocolVersion", v}, {"capabilities", json::object()}});
+        EXPECT_EQ(r["result"]["protocolVersion"], v);
+        EXPECT_EQ(r["result"]["capabilities"]["tools"]["listChanged"], true);
+        EXPECT_EQ(r["result"]["serverInfo"]["name"], "agentkit");
+    }
+    client c(mcp::backend_for(box), quiet());
+    auto r = c.request(1, "initialize", {{"protocolVersion", "2099-01-01"}, {"capabilities", json::object()}});
+    EXPECT_EQ(r["result"]["protocolVersion"], "2025-11-25");
+}
+
+TEST(McpServer, RequestsBeforeInitializeAreRefused) {
+    client c(mcp::backend_for(box), quiet());
+    auto r = c.request(1, "tools/list");
+    EXPECT_EQ(r["error"]["code"], mcp::code::invalid_request);
+    EXPECT_TRUE(c.request(2, "ping").contains("result"));  // ping is always allowed
+}
+
+TEST(McpServer, ToolsListIsDeterministicAndPaginated) {
+    auto o = quiet();
+    o.page_size = 2;
+    client c(mcp::backend_for(box), o);
+    c.initialize();
+    auto p1 = c.request(1, "tools/list");
+    ASSERT_EQ(p1["result"]["tools"].size(), 2U);
+    EXPECT_EQ(p1["result"]["tools"][0]["name"], "echo");
+    EXPECT_EQ(p1["result"]["tools"][0]["annotations"]["readOnlyHint"], true);
+    ASSERT_TRUE(p1["result"].contains("nextCursor"));
+    std::vector<std::string> names;
+    json cursor = p1["result"]["nextCursor"];
+    for (auto& t : p1["result"]["tools"]) names.push_back(t["name"]);
+    for (int id = 2; !cursor.is_null() && id < 10; ++id) {
+        auto p = c.request(id, "tools/list", {{"cursor", cursor}});
+        for (auto& t : p["result"]["tools"]) names.push_back(t["name"]);
+        cursor = p["result"].value("nextCursor", json());
+    }
+    EXPECT_EQ(names, (std::vector<std::string>{"echo", "wait_cancel", "progress", "meet", "serial"}));
+    auto bad = c.request(20, "tools/list", {{"cursor", "garbage"}});
+    EXPECT_EQ(bad["error"]["code"], mcp::code::invalid_params);
+}
+
+TEST(McpServer, CallsAndTheirErrors) {
+    client c(mcp::backend_for(box), quiet());
+    c.initialize();
+    auto ok = c.request(1, "tools/call", {{"name", "echo"}, {"arguments", {{"text", "hi"}}}});
+    EXPECT_EQ(ok["result"]["content"][0]["text"], "hi");
+    EXPECT_EQ(ok["result"]["isError"], false);
+    auto invalid = c.request(2, "tools/call", {{"name", "echo"}, {"arguments", {{"text", 5}}}});
+    EXPECT_EQ(invalid["result"]["isError"], true) << invalid.dump();
+    EXPECT_NE(invalid["result"]["content"][0]["text"].get<std::string>().find("args.invalid"), std::string::npos);
+    auto unknown = c.request(3, "tools/call", {{"name", "ecko"}, {"arguments", json::object()}});
+    EXPECT_EQ(unknown["error"]["code"], mcp::code::invalid_params);
+    EXPECT_EQ(unknown["error"]["data"]["error"]["details"]["candidates"][0], "echo");
+    auto noname = c.request(4, "tools/call", {{"arguments", json::object()}});
+    EXPECT_EQ(noname["error"]["code"], mcp::code::invalid_params);
+}
+
+TEST(McpServer, MalformedMessages) {
+    client c(mcp::backend_for(box), quiet());
+    c.raw("{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": ");
+    auto e = c.last();
+    EXPECT_EQ(e["error"]["code"], mcp::code::parse_error);
+    EXPECT_TRUE(e["id"].is_null());
+    c.raw("[1, 2]");
+    EXPECT_EQ(c.last()["error"]["code"], mcp::code::invalid_request);
+    c.raw("42");
+    EXPECT_EQ(c.last()["error"]["code"], mcp::code::invalid_request);
+    c.raw(R"({"id": 7, "method": "ping"})");
+    EXPECT_EQ(c.response(7)["error"]["code"], mcp::code::invalid_request);
+    c.raw(R"({"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"})");
+    EXPECT_EQ(c.last()["error"]["code"], mcp::code::invalid_request);
+    auto unknown = c.request(8, "no/such/method");
+    EXPECT_EQ(unknown["error"]["code"], mcp::code::method_not_found);
+    std::string deep(5000, '[');
+    c.raw(deep);
+    EXPECT_EQ(c.last()["error"]["code"], mcp::code::parse_error);
+    c.raw("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}\r");  // CRLF line end
+    EXPECT_TRUE(c.response(9).contains("result"));
+    const std::string bad_utf8 = std::string("{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"\xff\"}");
+    c.raw(bad_utf8);
+    EXPECT_EQ(c.last()["error"]["code"], mcp::code::parse_error);
+    // notifications never get an answer, even unknown ones
+    const auto before = c.got.size();
+    c.raw(R"({"jsonrpc":"2.0","method":"notifications/whatever"})");
+    EXPECT_EQ(c.request(11, "ping")["result"], json::object());
+    EXPECT_EQ(c.got.size(), before + 1);
+}
+
+TEST(McpServer, CancellationStopsTheCallAndSuppressesItsResponse) {
+    client c(mcp::backend_for(box), quiet());
+    c.initialize();
+    c.send(json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"}, {"params", {{"name", "wait_cancel"}, {"arguments", {{"text", "x"}}}}}});
+    // wait until it is in flight, then cancel
+    for (int i = 0; i < 1000 && c.srv.in_flight() == 0; ++i) std::this_thread::yield();
+    c.send(json{{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", 1}, {"reason", "test"}}}});
+    // cancellation of an unknown request is ignored
+    c.send(json{{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", 99}}}});
+    EXPECT_TRUE(c.request(2, "ping").contains("result"));
+    // the call ends (it observed the stop) and no response for id 1 is ever sent
+    for (int i = 0; i < 100000 && c.srv.in_flight() != 0; ++i) std::this_thread::yield();
+    c.srv.shutdown(5s);
+    EXPECT_EQ(c.srv.in_flight(), 0U);
+    std::lock_guard lock(c.mu);
+    for (const auto& m : c.got) EXPECT_FALSE(m.contains("id") && m["id"] == 1) << m.dump();
+}
+
+TEST(McpServer, ProgressNotificationsIncrease) {
+    client c(mcp::backend_for(box), quiet());
+    c.initialize();
+    auto r = c.request(1, "tools/call", {{"name", "progress"}, {"arguments", {{"text", "x"}}}, {"_meta", {{"progressToken", "tok"}}}});
+    EXPECT_EQ(r["result"]["content"][0]["text"], "done");
+    auto ps = c.with_method("notifications/progress");
+    ASSERT_EQ(ps.size(), 2U);
+    EXPECT_EQ(ps[0]["params"]["progressToken"], "tok");
+    EXPECT_EQ(ps[0]["params"]["progress"], 1.0);
+    EXPECT_EQ(ps[1]["params"]["progress"], 2.0);
+    EXPECT_EQ(ps[1]["params"]["total"], 3.0);
+}
+
+TEST(McpServer, ParallelSafeCallsRunConcurrentlyOthersOneAtATime) {
+    {
+        std::lock_guard lock(g_meet.mu);
+        g_meet.arrived = 0;
+    }
+    client c(mcp::backend_for(box), quiet());
+    c.initialize();
+    c.send(json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"}, {"params", {{"name", "meet"}, {"arguments", {{"text", "a"}}}}}});
+    c.send(json{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/call"}, {"params", {{"name", "meet"}, {"arguments", {{"text", "b"}}}}}});
+    EXPECT_EQ(c.response(1)["result"]["content"][0]["text"], "met");
+    EXPECT_EQ(c.response(2)["result"]["content"][0]["text"], "met");
+    for (int i = 10; i < 30; ++i)
+        c.send(json{{"jsonrpc", "2.0"}, {"id", i}, {"method", "tools/call"}, {"params", {{"name", "serial"}, {"arguments", {{"text", "s"}}}}}});
+    for (int i = 10; i < 30; ++i) EXPECT_EQ(c.response(i)["result"]["content"][0]["text"], "ok");
+    std::lock_guard lock(g_meet.mu);
+    EXPECT_EQ(g_meet.max_concurrent, 1);
+}
+
+TEST(McpServer, DuplicateIdInFlightIsRejected) {
+    client c(mcp::backend_for(box), quiet());
+    c.initialize();
+    const json call{{"jsonrpc", "2.0"}, {"id", 5}, {"method", "tools/call"}, {"params", {{"name", "wait_cancel"}, {"arguments", {{"text", "x"}}}}}};
+    c.send(call);
+    for (int i = 0; i < 100000 && c.srv.in_flight() == 0; ++i) std::this_thread::yield();
+    c.send(call);
+    auto dup = c.response(5);
+    EXPECT_EQ(dup["error"]["code"], mcp::code::invalid_request) << dup.dump();
+    c.send(json{{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", 5}}}});
+    c.srv.shutdown(5s);
+}
+
+TEST(McpServer, StatelessEra) {
+    client c(mcp::backend_for(box), quiet());
+    const json meta{{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+                    {"io.modelcontextprotocol/clientCapabilities", json::object()}};
+    auto d = c.request(1, "server/discover", {{"_meta", meta}});
+    EXPECT_EQ(d["result"]["resultType"], "complete");
+    EXPECT_EQ(d["result"]["supportedVersions"][0], "2026-07-28");
+    EXPECT_TRUE(d["result"].contains("ttlMs"));
+    // no initialize needed
+    auto l = c.request(2, "tools/list", {{"_meta", meta}});
+    EXPECT_EQ(l["result"]["resultType"], "complete");
+    EXPECT_EQ(l["result"]["cacheScope"], "private");
+    EXPECT_EQ(l["result"]["tools"].size(), 5U);
+    auto call = c.request(3, "tools/call", {{"_meta", meta}, {"name", "echo"}, {"arguments", {{"text", "x"}}}});
+    EXPECT_EQ(call["result"]["resultType"], "complete");
+    auto bad = c.request(4, "tools/list", {{"_meta", {{"io.modelcontextprotocol/protocolVersion", "2031-01-01"}}}});
+    EXPECT_EQ(bad["error"]["code"], mcp::code::unsupported_version);
+    EXPECT_EQ(bad["error"]["data"]["supported"][0], "2026-07-28");
+}
+
+namespace {
+/// A masker that reveals "serial" after the meta-tool `reveal` is called.
+class reveal_masker {
+public:
+    void bind(const std::vector<ak::tool_info>&) {}
+    std::vector<ak::tool_info> meta_tools() const {
+        ak::tool_info t;
+        t.name = "reveal";
+        t.description = "Reveal more tools.";
+        t.input_schema = json{{"type", "object"}, {"properties", json::object()}};
+        return {t};
+    }
+    bool is_visible(std::string_view n) const { return n == "reveal" || n == "echo" || (revealed_ && n == "serial"); }
+    std::vector<std::string> visible() const { return revealed_ ? std::vector<std::string>{"reveal", "echo", "serial"} : std::vector<std::string>{"reveal", "echo"}; }
+    std::string prompt_section() const { return {}; }
+    std::string state_message() const { return {}; }
+    std::optional<ak::result<ak::tool_output>> handle_meta(std::string_view n, const json&) {
+        if (n != "reveal") return std::nullopt;
+        revealed_ = true;
+        ++version_;
+        return ak::tool_output::text("revealed");
+    }
+    ak::result<ak::tool_output> answer_hidden(std::string_view n) const {
+        return ak::fail(ak::errc::tool_masked, std::string(n) + " is hidden", "Call reveal first.");
+    }
+    void observe_call(std::string_view, const json&, bool ok) { calls_ += ok ? 1 : 0; }
+    std::uint64_t version() const { return version_; }
+    int calls_ = 0;
+
+private:
+    bool revealed_ = false;
+    std::uint64_t version_ = 0;
+};
+static_assert(ak::masker<reveal_masker>);
+}  // namespace
+
+TEST(McpServer, MaskedToolsAndListChanged) {
+    reveal_masker m;
+    client c(mcp::backend_for(box, m), quiet());
+    c.initialize();
+    auto l = c.request(1, "tools/list");
+    ASSERT_EQ(l["result"]["tools"].size(), 2U);
+    EXPECT_EQ(l["result"]["tools"][0]["name"], "reveal");
+    auto hidden = c.request(2, "tools/call", {{"name", "serial"}, {"arguments", {{"text", "x"}}}});
+    EXPECT_EQ(hidden["result"]["isError"], true);
+    EXPECT_NE(hidden["result"]["content"][0]["text"].get<std::string>().find("Call reveal first."), std::string::npos);
+    EXPECT_TRUE(c.with_method("notifications/tools/list_changed").empty());
+    auto rev = c.request(3, "tools/call", {{"name", "reveal"}, {"arguments", json::object()}});
+    EXPECT_EQ(rev["result"]["content"][0]["text"], "revealed");
+    EXPECT_EQ(c.with_method("notifications/tools/list_changed").size(), 1U);
+    EXPECT_EQ(c.request(4, "tools/list")["result"]["tools"].size(), 3U);
+    EXPECT_EQ(c.request(5, "tools/call", {{"name", "serial"}, {"arguments", {{"text", "x"}}}})["result"]["isError"], false);
+    EXPECT_EQ(m.calls_, 1);
+}
+
+TEST(McpServer, LoggingSetLevel) {
+    client c(mcp::backend_for(box), quiet());
+    c.initialize();
+    c.srv.log("info", "test", "before setLevel");  // not sent: the client asked for nothing
+    EXPECT_TRUE(c.with_method("notifications/message").empty());
+    EXPECT_EQ(c.request(1, "logging/setLevel", {{"level", "nonsense"}})["error"]["code"], mcp::code::invalid_params);
+    EXPECT_TRUE(c.request(2, "logging/setLevel", {{"level", "info"}}).contains("result"));
+    c.srv.log("debug", "test", "too low");
+    c.srv.log("warning", "test", "sent");
+    auto ms = c.with_method("notifications/message");
+    ASSERT_EQ(ms.size(), 1U);
+    EXPECT_EQ(ms[0]["params"]["data"], "sent");
+    EXPECT_EQ(ms[0]["params"]["level"], "warning");
+}
+
+TEST(McpServer, StdioLoopWritesOnlyProtocolLines) {
+    int in[2], out[2];
+    ASSERT_EQ(::pipe(in), 0);
+    ASSERT_EQ(::pipe(out), 0);
+    mcp::server srv(mcp::backend_for(box), quiet());
+    std::thread t([&] { mcp::run_stdio(srv, in[0], out[1]); ::close(out[1]); });
+    const std::string input =
+        R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{}}})"
+        "\n"
+        R"({"jsonrpc":"2.0","method":"notifications/initialized"})"
+        "\nnot json\n"
+        R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a\nb"}}})"
+        "\n"
+        R"({"jsonrpc":"2.0","id":3,"method":"ping"})";  // last line without a newline
+    // one message split across two writes
+    ASSERT_EQ(::write(in[1], input.data(), 40), 40);
+    ASSERT_EQ(::write(in[1], input.data() + 40, input.size() - 40), static_cast<ssize_t>(input.size() - 40));
+    ::close(in[1]);
+    std::string all;
+    char buf[4096];
+    for (ssize_t n; (n = ::read(out[0], buf, sizeof buf)) > 0;) all.append(buf, static_cast<std::size_t>(n));
+    t.join();
+    ::close(in[0]);
+    ::close(out[0]);
+    std::vector<json> msgs;
+    std::size_t start = 0;
+    for (std::size_t nl; (nl = all.find('\n', start)) != std::string::npos; start = nl + 1) {
+        json j = json::parse(all.substr(start, nl - start), nullptr, false);
+        ASSERT_FALSE(j.is_discarded()) << all;
+        EXPECT_EQ(j["jsonrpc"], "2.0");
+        msgs.push_back(j);
+    }
+    EXPECT_EQ(start, all.size()) << "trailing bytes that are not a full line";
+    ASSERT_EQ(msgs.size(), 4U) << all;
+    EXPECT_EQ(msgs[1]["error"]["code"], mcp::code::parse_error);
+    bool echoed = false;
+    for (const auto& m : msgs)
+        if (m.value("id", json()) == 2) echoed = m["result"]["content"][0]["text"] == "a\nb";
+    EXPECT_TRUE(echoed);
+}
