@@ -245,7 +245,7 @@ public:
     any_transport() = default;
 
     template <class T>
-        requires(transport<std::remove_cvref_t<T>> && !std::same_as<std::remove_cvref_t<T>, any_transport>)
+        requires(!std::same_as<std::remove_cvref_t<T>, any_transport> && transport<std::remove_cvref_t<T>>)
     any_transport(T&& t)  // NOLINT(google-explicit-constructor): deliberate implicit erasure
         : impl_(std::make_unique<model<std::remove_cvref_t<T>>>(std::forward<T>(t))) {}
 
