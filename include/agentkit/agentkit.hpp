@@ -7,6 +7,13 @@
 #pragma once
 
 #include <agentkit/browser/snapshot.hpp>
+#include <agentkit/cdp.hpp>
+#include <agentkit/cdp/connection.hpp>
+#include <agentkit/cdp/launch.hpp>
+#include <agentkit/cdp/pipe_transport.hpp>
+#include <agentkit/cdp/replay_transport.hpp>
+#include <agentkit/cdp/transport.hpp>
+#include <agentkit/cdp/websocket_transport.hpp>
 #include <agentkit/core/describe.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/fixed_string.hpp>

@@ -1400,6 +1400,3324 @@ struct snapshot_delta {
 
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/snapshot.hpp> ----
+// ---- begin <agentkit/cdp.hpp> ----
+// agentkit/cdp.hpp — the Chrome DevTools Protocol driver: transports (pipe, WebSocket,
+// replay), transcripts, browser launch, and the connection with flattened sessions.
+
+// ---- begin <agentkit/cdp/connection.hpp> ----
+// agentkit/cdp/connection.hpp — a CDP connection over any transport: request ids,
+// per-request timeouts, results as result<json>, event subscriptions, flattened sessions,
+// and a clean end when the browser dies.
+//
+// Threading contract
+// ------------------
+// A connection runs exactly two threads:
+//  * the reader — the only thread that calls transport.receive(). It parses each message,
+//    completes the future of a synchronous or future-based call directly, and queues
+//    everything else (events, callbacks of call_async) for the dispatcher. It never runs
+//    user code, so no handler can stall responses.
+//  * the dispatcher — runs event handlers and call_async callbacks one at a time, in the
+//    order the messages arrived, and fails calls whose deadline passed.
+// Consequences for handlers and callbacks:
+//  * they may call anything on the connection, including the blocking call(): its response
+//    is completed by the reader, not by the dispatcher they occupy. (The typical case:
+//    on Target.attachedToTarget, enable domains and Runtime.runIfWaitingForDebugger.)
+//  * while one runs, later events wait; keep them short, or hand long work elsewhere.
+//  * they must not throw; if one does, the exception is swallowed and reported to
+//    connection_options::on_handler_exception.
+//  * a blocking call() may return before the dispatcher has delivered events that arrived
+//    before its response. Subscribe (or create an event_waiter) before issuing the call
+//    whose events you want, then wait on it.
+//  * subscription::unsubscribe() (and its destructor) guarantees the handler is not running
+//    and will not run again once it returns (except when called from that handler itself).
+//  * do not destroy the connection from a handler or callback (close() from one is safe).
+// When the transport ends (browser killed, socket lost), every pending call fails at once
+// with the transport's error (errc::browser_crashed with the exit status, or
+// errc::transport_closed), and later calls fail immediately with the same error.
+//
+// Example:
+//   auto t = agentkit::cdp::pipe_transport::launch({});
+//   agentkit::cdp::connection conn{std::move(*t)};
+//   auto target = conn.call("Target.createTarget", {{"url", "about:blank"}});
+//   auto sid = conn.attach_to_target((*target)["targetId"].get<std::string>());
+//   agentkit::cdp::session page{conn, *sid};
+//   auto loaded = page.expect("Page.loadEventFired");
+//   page.call("Page.enable");
+//   page.call("Page.navigate", {{"url", "http://127.0.0.1:8080/"}});
+//   loaded.wait(std::chrono::seconds(10));
+
+// ---- begin <agentkit/cdp/transport.hpp> ----
+// agentkit/cdp/transport.hpp — the transport concept, its type-erased wrapper, and CDP
+// transcripts (record what crossed a transport; replay_transport.hpp plays them back).
+//
+// A transport moves whole CDP messages (one JSON text each) between agentkit and a browser.
+// Implementations: pipe_transport (launches Chromium with --remote-debugging-pipe),
+// websocket_transport (ws:// endpoint), replay_transport (a recorded transcript).
+//
+// Example:
+//   auto t = agentkit::cdp::pipe_transport::launch({});          // result<pipe_transport>
+//   if (!t) return agentkit::fail(t.error());
+//   agentkit::cdp::any_transport any{std::move(*t)};
+//   auto rec = std::make_shared<agentkit::cdp::transcript_recorder>();
+//   any.record_to(rec);                                          // optional
+//   agentkit::cdp::connection conn{std::move(any)};
+
+
+#include <chrono>
+#include <concepts>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace agentkit::cdp {
+
+/// A CDP transport.
+///
+/// Contract (all implementations in agentkit follow it; custom ones must too):
+/// - `send(message)` writes one complete JSON text message. Safe to call from several
+///   threads and concurrently with `receive`.
+/// - `receive(timeout)` returns the next complete message. It is called by one thread at a
+///   time. On timeout it returns errc::timeout and the transport stays usable. Once the
+///   transport is finished it returns a terminal error — errc::transport_closed (closed by
+///   us or by the peer), errc::browser_crashed (the browser process died), errc::transport_io
+///   or errc::protocol_error — and keeps returning it.
+/// - `close()` may be called from any thread, is idempotent, and makes a blocked `receive`
+///   return errc::transport_closed promptly.
+/// - `is_open()` is false once closed or failed.
+/// Nothing throws on I/O errors.
+template <class T>
+concept transport = std::move_constructible<T> &&
+                    requires(T& t, const T& ct, std::string_view message, std::chrono::milliseconds timeout) {
+                        { t.send(message) } -> std::same_as<result<void>>;
+                        { t.receive(timeout) } -> std::same_as<result<std::string>>;
+                        { t.close() } -> std::same_as<void>;
+                        { ct.is_open() } -> std::convertible_to<bool>;
+                    };
+
+/// True for the error codes after which a transport is finished.
+[[nodiscard]] inline bool is_terminal_transport_error(const error& e) noexcept {
+    return !e.is(errc::timeout);
+}
+
+// ---------------------------------------------------------------------------------------
+// Transcripts
+// ---------------------------------------------------------------------------------------
+
+/// Which way a transcript entry went.
+enum class direction {
+    sent,      ///< agentkit → browser ("send" in JSONL)
+    received,  ///< browser → agentkit ("recv")
+    closed,    ///< the transport finished; the message is the error as JSON ("close")
+};
+
+[[nodiscard]] inline std::string_view to_string(direction d) noexcept {
+    switch (d) {
+        case direction::sent: return "send";
+        case direction::received: return "recv";
+        case direction::closed: return "close";
+    }
+    return "?";
+}
+
+/// One message that crossed a transport.
+struct transcript_entry {
+    double time_ms = 0;  ///< milliseconds since recording started
+    direction dir = direction::sent;
+    std::string message;  ///< the JSON text (for `closed`: error::to_json() text)
+
+    /// One JSONL line (without the newline): {"t":1.5,"dir":"send","msg":{...}}.
+    /// A message that is not valid JSON is kept verbatim as {"raw":"..."}.
+    [[nodiscard]] std::string to_jsonl() const {
+        json line = json::object();
+        line["t"] = time_ms;
+        line["dir"] = std::string(to_string(dir));
+        std::string out = line.dump();  // {"dir":"send","t":1.5}
+        out.pop_back();
+        auto parsed = json::parse(message, nullptr, /*allow_exceptions=*/false);
+        if (!parsed.is_discarded()) {
+            out += ",\"msg\":";
+            out += parsed.dump(-1, ' ', false, json::error_handler_t::replace);
+        } else {
+            out += ",\"raw\":";
+            out += json(message).dump(-1, ' ', false, json::error_handler_t::replace);
+        }
+        out += '}';
+        return out;
+    }
+
+    /// Parse one JSONL line.
+    [[nodiscard]] static result<transcript_entry> from_jsonl(std::string_view line) {
+        auto j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+        if (j.is_discarded() || !j.is_object())
+            return fail(errc::protocol_error, "transcript line is not a JSON object",
+                        "Each line of a transcript is {\"t\":ms,\"dir\":\"send|recv|close\",\"msg\":{...}}.");
+        transcript_entry e;
+        if (auto t = j.find("t"); t != j.end() && t->is_number()) e.time_ms = t->get<double>();
+        const auto d = j.find("dir");
+        if (d == j.end() || !d->is_string())
+            return fail(errc::protocol_error, "transcript line has no \"dir\"");
+        const auto ds = d->get<std::string>();
+        if (ds == "send") e.dir = direction::sent;
+        else if (ds == "recv") e.dir = direction::received;
+        else if (ds == "close") e.dir = direction::closed;
+        else return fail(errc::protocol_error, "transcript line has unknown dir '" + ds + "'");
+        if (auto m = j.find("msg"); m != j.end()) e.message = m->dump();
+        else if (auto r = j.find("raw"); r != j.end() && r->is_string()) e.message = r->get<std::string>();
+        else return fail(errc::protocol_error, "transcript line has neither \"msg\" nor \"raw\"");
+        return e;
+    }
+};
+
+/// A whole transcript as JSONL text.
+[[nodiscard]] inline std::string to_jsonl(const std::vector<transcript_entry>& entries) {
+    std::string out;
+    for (const auto& e : entries) {
+        out += e.to_jsonl();
+        out += '\n';
+    }
+    return out;
+}
+
+/// Parse JSONL text (blank lines ignored). Errors name the line number.
+[[nodiscard]] inline result<std::vector<transcript_entry>> parse_transcript(std::string_view jsonl) {
+    std::vector<transcript_entry> out;
+    std::size_t line_no = 0;
+    while (!jsonl.empty()) {
+        ++line_no;
+        const auto nl = jsonl.find('\n');
+        std::string_view line = jsonl.substr(0, nl);
+        jsonl = nl == std::string_view::npos ? std::string_view{} : jsonl.substr(nl + 1);
+        if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+        auto e = transcript_entry::from_jsonl(line);
+        if (!e) {
+            auto err = e.error();
+            err.message = "transcript line " + std::to_string(line_no) + ": " + err.message;
+            return fail(std::move(err));
+        }
+        out.push_back(std::move(*e));
+    }
+    return out;
+}
+
+/// Load a JSONL transcript file.
+[[nodiscard]] inline result<std::vector<transcript_entry>> load_transcript(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return fail(errc::not_found, "cannot open transcript " + path.string());
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return parse_transcript(ss.str());
+}
+
+/// Records transport traffic, in memory and/or appended line by line (flushed) to a JSONL
+/// file, so a transcript survives a crash of the recording process. Thread-safe.
+class transcript_recorder {
+public:
+    /// In memory only.
+    transcript_recorder() = default;
+
+    /// Append to a JSONL file (truncated first); keep entries in memory too when asked.
+    [[nodiscard]] static result<std::shared_ptr<transcript_recorder>> open_file(const std::filesystem::path& path,
+                                                                                bool keep_in_memory = false) {
+        std::FILE* f = std::fopen(path.c_str(), "we");
+        if (f == nullptr) return fail(errc::transport_io, "cannot open transcript file " + path.string());
+        auto r = std::make_shared<transcript_recorder>();
+        r->file_ = f;
+        r->keep_ = keep_in_memory;
+        return r;
+    }
+
+    transcript_recorder(const transcript_recorder&) = delete;
+    transcript_recorder& operator=(const transcript_recorder&) = delete;
+    ~transcript_recorder() {
+        if (file_ != nullptr) std::fclose(file_);
+    }
+
+    /// Record one message (time is relative to the recorder's creation).
+    void record(direction d, std::string_view message) {
+        transcript_entry e;
+        e.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
+        e.dir = d;
+        e.message = std::string(message);
+        std::lock_guard lock(mu_);
+        if (file_ != nullptr) {
+            const std::string line = e.to_jsonl() + "\n";
+            std::fwrite(line.data(), 1, line.size(), file_);
+            std::fflush(file_);
+        }
+        if (keep_) entries_.push_back(std::move(e));
+    }
+
+    /// A copy of the entries recorded so far (empty for a file-only recorder).
+    [[nodiscard]] std::vector<transcript_entry> entries() const {
+        std::lock_guard lock(mu_);
+        return entries_;
+    }
+
+    /// Write the in-memory entries as a JSONL file.
+    [[nodiscard]] result<void> save(const std::filesystem::path& path) const {
+        const std::string text = to_jsonl(entries());
+        std::ofstream out(path, std::ios::binary | std::ios::trunc);
+        if (!out) return fail(errc::transport_io, "cannot write transcript " + path.string());
+        out.write(text.data(), static_cast<std::streamsize>(text.size()));
+        if (!out) return fail(errc::transport_io, "cannot write transcript " + path.string());
+        return {};
+    }
+
+private:
+    mutable std::mutex mu_;
+    std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+    std::vector<transcript_entry> entries_;
+    std::FILE* file_ = nullptr;
+    bool keep_ = true;
+};
+
+// ---------------------------------------------------------------------------------------
+// any_transport
+// ---------------------------------------------------------------------------------------
+
+/// A type-erased transport (one virtual call per message), so that `connection` and the
+/// layers above it are not templates. Optionally records a transcript of everything that
+/// passes through it. Itself satisfies `transport`. An empty any_transport is closed.
+class any_transport {
+public:
+    any_transport() = default;
+
+    template <class T>
+        requires(!std::same_as<std::remove_cvref_t<T>, any_transport> && transport<std::remove_cvref_t<T>>)
+    any_transport(T&& t)  // NOLINT(google-explicit-constructor): deliberate implicit erasure
+        : impl_(std::make_unique<model<std::remove_cvref_t<T>>>(std::forward<T>(t))) {}
+
+    any_transport(any_transport&&) noexcept = default;
+    any_transport& operator=(any_transport&&) noexcept = default;
+    ~any_transport() = default;
+
+    [[nodiscard]] result<void> send(std::string_view message) {
+        if (!impl_) return closed_error();
+        if (auto rec = impl_->recorder()) rec->record(direction::sent, message);
+        return impl_->send(message);
+    }
+
+    [[nodiscard]] result<std::string> receive(std::chrono::milliseconds timeout) {
+        if (!impl_) return closed_error();
+        auto r = impl_->receive(timeout);
+        if (auto rec = impl_->recorder()) {
+            if (r) rec->record(direction::received, *r);
+            else if (is_terminal_transport_error(r.error()) && !impl_->close_recorded) {
+                impl_->close_recorded = true;
+                rec->record(direction::closed, r.error().to_json().dump());
+            }
+        }
+        return r;
+    }
+
+    void close() {
+        if (impl_) impl_->close();
+    }
+
+    [[nodiscard]] bool is_open() const { return impl_ && impl_->is_open(); }
+    [[nodiscard]] explicit operator bool() const noexcept { return static_cast<bool>(impl_); }
+
+    /// Record every message from now on (nullptr stops recording). Thread-safe.
+    void record_to(std::shared_ptr<transcript_recorder> recorder) {
+        if (impl_) impl_->set_recorder(std::move(recorder));
+    }
+
+    /// The wrapped transport when it is a T (e.g. to reach pipe_transport::pid()), else null.
+    template <class T>
+    [[nodiscard]] T* target() noexcept {
+        auto* m = dynamic_cast<model<T>*>(impl_.get());
+        return m != nullptr ? &m->value : nullptr;
+    }
+    template <class T>
+    [[nodiscard]] const T* target() const noexcept {
+        const auto* m = dynamic_cast<const model<T>*>(impl_.get());
+        return m != nullptr ? &m->value : nullptr;
+    }
+
+private:
+    static unexpected_error closed_error() {
+        return fail(errc::transport_closed, "no transport", "Construct the any_transport from a real transport.");
+    }
+
+    struct concept_t {
+        virtual ~concept_t() = default;
+        virtual result<void> send(std::string_view) = 0;
+        virtual result<std::string> receive(std::chrono::milliseconds) = 0;
+        virtual void close() = 0;
+        [[nodiscard]] virtual bool is_open() const = 0;
+
+        std::shared_ptr<transcript_recorder> recorder() {
+            std::lock_guard lock(rec_mu);
+            return rec;
+        }
+        void set_recorder(std::shared_ptr<transcript_recorder> r) {
+            std::lock_guard lock(rec_mu);
+            rec = std::move(r);
+        }
+        std::mutex rec_mu;
+        std::shared_ptr<transcript_recorder> rec;
+        bool close_recorded = false;  // touched only by the (single) receiving thread
+    };
+
+    template <class T>
+    struct model final : concept_t {
+        explicit model(T&& t) : value(std::move(t)) {}
+        explicit model(const T& t) : value(t) {}
+        result<void> send(std::string_view m) override { return value.send(m); }
+        result<std::string> receive(std::chrono::milliseconds t) override { return value.receive(t); }
+        void close() override { value.close(); }
+        [[nodiscard]] bool is_open() const override { return static_cast<bool>(value.is_open()); }
+        T value;
+    };
+
+    std::unique_ptr<concept_t> impl_;
+};
+
+static_assert(transport<any_transport>);
+
+}  // namespace agentkit::cdp
+// ---- end <agentkit/cdp/transport.hpp> ----
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace agentkit::cdp {
+
+/// A CDP event.
+struct event {
+    std::string method;
+    json params = json::object();
+    std::string session_id;  ///< empty for the browser (root) session
+};
+
+using event_handler = std::function<void(const event&)>;
+using call_callback = std::function<void(result<json>)>;
+
+/// Options of a connection.
+struct connection_options {
+    /// Timeout of calls that do not give one.
+    std::chrono::milliseconds default_timeout{30000};
+    /// Told when an event handler or a callback throws (the exception is swallowed).
+    std::function<void(std::string_view what)> on_handler_exception;
+};
+
+namespace detail {
+
+using conn_clock = std::chrono::steady_clock;
+
+struct pending_call {
+    std::string method;
+    std::string session_id;
+    conn_clock::time_point deadline;
+    std::chrono::milliseconds timeout{0};
+    std::variant<std::promise<result<json>>, call_callback> done;
+};
+
+struct subscriber {
+    std::uint64_t id = 0;
+    std::string method;                     // empty: every event
+    std::optional<std::string> session_id;  // nullopt: any session
+    event_handler handler;
+    bool active = true;  // guarded by connection_state::mu
+};
+
+struct waiter_state {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::optional<event> got;
+    std::optional<error> failure;
+    std::function<bool(const event&)> predicate;
+};
+
+struct connection_state {
+    any_transport transport;
+    connection_options options;
+
+    mutable std::mutex mu;  // everything below except the threads
+    std::condition_variable cv;       // dispatcher wake-up
+    std::condition_variable idle_cv;  // a handler finished
+    std::map<std::int64_t, pending_call> pending;
+    std::set<std::pair<conn_clock::time_point, std::int64_t>> deadlines;
+    std::int64_t next_id = 1;
+    std::optional<error> failure;
+    std::map<std::uint64_t, std::shared_ptr<subscriber>> subs;
+    std::uint64_t next_sub = 1;
+    std::uint64_t running_sub = 0;
+    std::deque<std::function<void()>> tasks;
+    std::vector<std::weak_ptr<waiter_state>> waiters;
+    bool stop = false;
+    std::atomic<bool> closing{false};
+    std::atomic<std::uint64_t> malformed{0};
+
+    std::thread reader;
+    std::thread dispatcher;
+    std::thread::id reader_id;
+    std::thread::id dispatcher_id;
+    std::mutex close_mu;
+    bool closed = false;  // guarded by close_mu
+
+    void report_exception(std::string_view what) noexcept {
+        if (!options.on_handler_exception) return;
+        try {
+            options.on_handler_exception(what);
+        } catch (...) {  // NOLINT(bugprone-empty-catch): a reporter that throws is ignored
+        }
+    }
+
+    void run_guarded(const std::function<void()>& f, std::string_view what) noexcept {
+        try {
+            f();
+        } catch (const std::exception& e) {
+            report_exception(std::string(what) + " threw: " + e.what());
+        } catch (...) {
+            report_exception(std::string(what) + " threw a non-standard exception");
+        }
+    }
+
+    static error call_error(std::string_view method, const error& e) {
+        error out = e;
+        out.message = std::string(method) + ": " + e.message;
+        return out;
+    }
+
+    // Complete one call outside `mu`. Futures are set here; callbacks go to the dispatcher
+    // unless we are the dispatcher.
+    void complete(pending_call&& p, result<json> r) {
+        if (auto* prom = std::get_if<std::promise<result<json>>>(&p.done)) {
+            prom->set_value(std::move(r));
+            return;
+        }
+        auto cb = std::move(std::get<call_callback>(p.done));
+        if (!cb) return;
+        if (std::this_thread::get_id() == dispatcher_id) {
+            run_guarded([&] { cb(std::move(r)); }, "a call_async callback");
+            return;
+        }
+        auto task = [this, cb = std::move(cb), r = std::move(r)]() mutable {
+            run_guarded([&] { cb(std::move(r)); }, "a call_async callback");
+        };
+        std::lock_guard lock(mu);
+        tasks.emplace_back(std::move(task));
+        cv.notify_all();
+    }
+
+    // Remove a pending call (mu held); nullopt when it was already completed.
+    std::optional<pending_call> take_locked(std::int64_t id) {
+        auto it = pending.find(id);
+        if (it == pending.end()) return std::nullopt;
+        pending_call p = std::move(it->second);
+        pending.erase(it);
+        deadlines.erase({p.deadline, id});
+        return p;
+    }
+
+    static error timeout_error(const pending_call& p) {
+        return error(errc::timeout,
+                     p.method + ": no answer from the browser within " + std::to_string(p.timeout.count()) + " ms",
+                     "The page may be busy or blocked (a dialog, a paused debugger); retry with a longer timeout.",
+                     json{{"method", p.method}, {"timeout_ms", p.timeout.count()},
+                          {"session_id", p.session_id}});
+    }
+
+    // The transport ended: fail everything pending, now, with its error.
+    void fail_all(const error& why) {
+        std::map<std::int64_t, pending_call> taken;
+        std::vector<std::shared_ptr<waiter_state>> ws;
+        {
+            std::lock_guard lock(mu);
+            if (!failure) {
+                if (closing)
+                    failure = error(errc::transport_closed, "the CDP connection was closed",
+                                    "The host closed this connection; open a new one to continue.");
+                else
+                    failure = why;
+            }
+            taken.swap(pending);
+            deadlines.clear();
+            for (auto& w : waiters)
+                if (auto s = w.lock()) ws.push_back(std::move(s));
+            waiters.clear();
+        }
+        const error f = *failure;  // immutable once set
+        for (auto& [id, p] : taken) {
+            const std::string method = p.method;
+            complete(std::move(p), fail(call_error(method, f)));
+        }
+        for (auto& w : ws) {
+            std::lock_guard lock(w->mu);
+            if (!w->failure) w->failure = f;
+            w->cv.notify_all();
+        }
+    }
+
+    // Fail the pending calls of one session (detached target, crashed renderer).
+    void fail_session(const std::string& session, const error& why) {
+        std::vector<pending_call> taken;
+        {
+            std::lock_guard lock(mu);
+            for (auto it = pending.begin(); it != pending.end();) {
+                if (it->second.session_id == session) {
+                    deadlines.erase({it->second.deadline, it->first});
+                    taken.push_back(std::move(it->second));
+                    it = pending.erase(it);
+                } else {
+                    ++it;
+                }
+            }
+        }
+        for (auto& p : taken) {
+            const std::string method = p.method;
+            complete(std::move(p), fail(call_error(method, why)));
+        }
+    }
+
+    void dispatch_event(const event& ev) {
+        std::vector<std::shared_ptr<subscriber>> matching;
+        {
+            std::lock_guard lock(mu);
+            for (auto& [id, s] : subs)
+                if ((s->method.empty() || s->method == ev.method) && (!s->session_id || *s->session_id == ev.session_id))
+                    matching.push_back(s);
+        }
+        for (auto& s : matching) {
+            {
+                std::lock_guard lock(mu);
+                if (!s->active) continue;
+                running_sub = s->id;
+            }
+            run_guarded([&] { s->handler(ev); }, "the handler of " + ev.method);
+            {
+                std::lock_guard lock(mu);
+                running_sub = 0;
+            }
+            idle_cv.notify_all();
+        }
+    }
+
+    void handle_message(const std::string& text) {
+        auto j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+        if (!j.is_object()) {
+            ++malformed;
+            return;
+        }
+        if (auto id = j.find("id"); id != j.end()) {
+            if (!id->is_number_integer()) {
+                ++malformed;
+                return;
+            }
+            std::optional<pending_call> p;
+            {
+                std::lock_guard lock(mu);
+                p = take_locked(id->get<std::int64_t>());
+            }
+            if (!p) return;  // our own internal ids (< 0), or a call that already timed out
+            if (auto err = j.find("error"); err != j.end()) {
+                const int code = err->is_object() ? err->value("code", 0) : 0;
+                const std::string msg = err->is_object() ? err->value("message", std::string("unknown error")) : err->dump();
+                json details = {{"method", p->method}, {"code", code}, {"message", msg}};
+                if (err->is_object() && err->contains("data")) details["data"] = (*err)["data"];
+                if (!p->session_id.empty()) details["session_id"] = p->session_id;
+                const std::string method = p->method;
+                complete(std::move(*p),
+                         fail(errc::cdp_error, method + ": " + msg + " (CDP error " + std::to_string(code) + ")",
+                              "The browser refused the command; check its parameters and the target's state.",
+                              std::move(details)));
+            } else {
+                auto r = j.find("result");
+                complete(std::move(*p), r != j.end() ? std::move(*r) : json::object());
+            }
+            return;
+        }
+        auto m = j.find("method");
+        if (m == j.end() || !m->is_string()) {
+            ++malformed;
+            return;
+        }
+        event ev;
+        ev.method = m->get<std::string>();
+        if (auto p = j.find("params"); p != j.end()) ev.params = std::move(*p);
+        if (auto s = j.find("sessionId"); s != j.end() && s->is_string()) ev.session_id = s->get<std::string>();
+
+        if (ev.method == "Target.detachedFromTarget" && ev.params.contains("sessionId") &&
+            ev.params["sessionId"].is_string()) {
+            const auto sid = ev.params["sessionId"].get<std::string>();
+            fail_session(sid, error(errc::transport_closed, "the CDP session " + sid + " was detached (its target closed or crashed)",
+                                    "Take a new snapshot or open a new tab; the old one is gone.",
+                                    json{{"session_id", sid}}));
+        } else if (ev.method == "Inspector.targetCrashed" && !ev.session_id.empty()) {
+            fail_session(ev.session_id,
+                         error(errc::browser_crashed, "the renderer of session " + ev.session_id + " crashed",
+                               "Reload the page or open a new tab.", json{{"session_id", ev.session_id}}));
+        }
+
+        std::vector<std::shared_ptr<waiter_state>> ws;
+        {
+            std::lock_guard lock(mu);
+            for (auto it = waiters.begin(); it != waiters.end();) {
+                if (auto s = it->lock()) {
+                    ws.push_back(std::move(s));
+                    ++it;
+                } else {
+                    it = waiters.erase(it);
+                }
+            }
+        }
+        // Waiters are resolved by the reader (they only record the event), so a thread that
+        // waits for an event is not delayed behind a slow handler. Their predicates therefore
+        // run on the reader thread: keep them pure and quick.
+        for (auto& w : ws) {
+            std::lock_guard lock(w->mu);
+            if (w->got || w->failure) continue;
+            bool match = false;
+            try {
+                match = !w->predicate || w->predicate(ev);
+            } catch (...) {
+                report_exception("an event_waiter predicate threw");
+            }
+            if (match) {
+                w->got = ev;
+                w->cv.notify_all();
+            }
+        }
+
+        auto task = [this, ev = std::move(ev)] { dispatch_event(ev); };
+        std::lock_guard lock(mu);
+        tasks.emplace_back(std::move(task));
+        cv.notify_all();
+    }
+
+    void reader_loop() {
+        for (;;) {
+            auto m = transport.receive(std::chrono::milliseconds(60000));
+            if (!m) {
+                if (!is_terminal_transport_error(m.error())) continue;
+                fail_all(m.error());
+                return;
+            }
+            handle_message(*m);
+        }
+    }
+
+    void dispatcher_loop() {
+        std::unique_lock lock(mu);
+        for (;;) {
+            const auto now = conn_clock::now();
+            std::vector<pending_call> expired;
+            while (!deadlines.empty() && deadlines.begin()->first <= now) {
+                const auto id = deadlines.begin()->second;
+                if (auto p = take_locked(id)) expired.push_back(std::move(*p));
+                else deadlines.erase(deadlines.begin());
+            }
+            if (!expired.empty()) {
+                lock.unlock();
+                for (auto& p : expired) {
+                    auto e = timeout_error(p);
+                    complete(std::move(p), fail(std::move(e)));
+                }
+                lock.lock();
+                continue;
+            }
+            if (!tasks.empty()) {
+                auto task = std::move(tasks.front());
+                tasks.pop_front();
+                lock.unlock();
+                task();
+                lock.lock();
+                continue;
+            }
+            if (stop) return;
+            if (deadlines.empty()) cv.wait(lock);
+            else cv.wait_until(lock, deadlines.begin()->first);
+        }
+    }
+
+    // Register and send a call. Returns the id, or an error when the call never started.
+    result<std::int64_t> start_call(std::string_view method, json params, std::string_view session_id,
+                                    std::optional<std::chrono::milliseconds> timeout,
+                                    std::variant<std::promise<result<json>>, call_callback> done,
+                                    conn_clock::time_point* deadline_out = nullptr) {
+        if (std::this_thread::get_id() == reader_id)
+            return fail(errc::internal, "a CDP call was issued from the connection's reader thread");
+        const auto t = timeout.value_or(options.default_timeout);
+        std::int64_t id = 0;
+        {
+            std::lock_guard lock(mu);
+            if (failure) return fail(call_error(method, *failure));
+            id = next_id++;
+            pending_call p;
+            p.method = std::string(method);
+            p.session_id = std::string(session_id);
+            p.timeout = t;
+            p.deadline = conn_clock::now() + t;
+            p.done = std::move(done);
+            if (deadline_out != nullptr) *deadline_out = p.deadline;
+            deadlines.emplace(p.deadline, id);
+            pending.emplace(id, std::move(p));
+            cv.notify_all();  // the dispatcher may need an earlier wake-up
+        }
+        json msg = json::object();
+        msg["id"] = id;
+        msg["method"] = method;
+        msg["params"] = params.is_null() ? json::object() : std::move(params);
+        if (!session_id.empty()) msg["sessionId"] = session_id;
+        auto sent = transport.send(msg.dump(-1, ' ', false, json::error_handler_t::replace));
+        if (!sent) {
+            std::optional<pending_call> p;
+            {
+                std::lock_guard lock(mu);
+                p = take_locked(id);
+            }
+            // If the reader already failed it, its completion has been delivered.
+            if (p) {
+                if (std::holds_alternative<call_callback>(p->done)) {
+                    complete(std::move(*p), fail(call_error(method, sent.error())));
+                    return id;
+                }
+                return fail(call_error(method, sent.error()));
+            }
+        }
+        return id;
+    }
+};
+
+}  // namespace detail
+
+/// RAII event subscription: unsubscribes on destruction (see the threading contract).
+class [[nodiscard]] subscription {
+public:
+    subscription() = default;
+    subscription(std::weak_ptr<detail::connection_state> st, std::uint64_t id) : st_(std::move(st)), id_(id) {}
+    subscription(subscription&& o) noexcept : st_(std::move(o.st_)), id_(std::exchange(o.id_, 0)) {}
+    subscription& operator=(subscription&& o) noexcept {
+        if (this != &o) {
+            unsubscribe();
+            st_ = std::move(o.st_);
+            id_ = std::exchange(o.id_, 0);
+        }
+        return *this;
+    }
+    subscription(const subscription&) = delete;
+    subscription& operator=(const subscription&) = delete;
+    ~subscription() { unsubscribe(); }
+
+    /// Stop delivery. When this returns, the handler is not running (unless this is called
+    /// from the handler itself) and will not be called again.
+    void unsubscribe() {
+        if (id_ == 0) return;
+        const auto id = std::exchange(id_, 0);
+        auto st = st_.lock();
+        st_.reset();
+        if (!st) return;
+        std::unique_lock lock(st->mu);
+        if (auto it = st->subs.find(id); it != st->subs.end()) {
+            it->second->active = false;
+            st->subs.erase(it);
+        }
+        if (std::this_thread::get_id() != st->dispatcher_id)
+            st->idle_cv.wait(lock, [&] { return st->running_sub != id; });
+    }
+
+    /// Keep the handler for the connection's lifetime; this object no longer owns it.
+    void release() noexcept {
+        id_ = 0;
+        st_.reset();
+    }
+
+    [[nodiscard]] bool active() const noexcept { return id_ != 0; }
+    [[nodiscard]] std::uint64_t id() const noexcept { return id_; }
+
+private:
+    std::weak_ptr<detail::connection_state> st_;
+    std::uint64_t id_ = 0;
+};
+
+/// Waits for one event that was subscribed to before the action that causes it.
+/// Created by connection::expect(); the subscription is live from creation.
+class [[nodiscard]] event_waiter {
+public:
+    event_waiter() = default;
+    explicit event_waiter(std::shared_ptr<detail::waiter_state> s, std::string what)
+        : s_(std::move(s)), what_(std::move(what)) {}
+
+    /// The first matching event since creation; errc::timeout after `timeout`, or the
+    /// connection's error if it ends first.
+    [[nodiscard]] result<event> wait(std::chrono::milliseconds timeout) {
+        if (!s_) return fail(errc::internal, "an empty event_waiter was waited on");
+        std::unique_lock lock(s_->mu);
+        s_->cv.wait_for(lock, timeout, [&] { return s_->got.has_value() || s_->failure.has_value(); });
+        if (s_->got) return *s_->got;
+        if (s_->failure) return fail(*s_->failure);
+        return fail(errc::timeout, "no " + what_ + " event within " + std::to_string(timeout.count()) + " ms",
+                    "The expected page activity did not happen; check the page state.");
+    }
+
+    /// True once the event arrived (does not block).
+    [[nodiscard]] bool ready() const {
+        if (!s_) return false;
+        std::lock_guard lock(s_->mu);
+        return s_->got.has_value();
+    }
+
+private:
+    std::shared_ptr<detail::waiter_state> s_;
+    std::string what_;
+};
+
+class session;
+
+/// A CDP connection. Non-copyable, movable. Destruction closes the transport (for a
+/// launched browser: Browser.close, then signals) and joins both threads.
+class connection {
+public:
+    explicit connection(any_transport transport, connection_options options = {})
+        : st_(std::make_shared<detail::connection_state>()) {
+        st_->transport = std::move(transport);
+        st_->options = std::move(options);
+        auto* s = st_.get();
+        // The threads share ownership of the state, so a handler that closes the
+        // connection can never leave them with a dangling pointer.
+        st_->dispatcher = std::thread([keep = st_, s] { s->dispatcher_loop(); });
+        {
+            std::lock_guard lock(st_->mu);
+            st_->dispatcher_id = st_->dispatcher.get_id();
+        }
+        st_->reader = std::thread([keep = st_, s] { s->reader_loop(); });
+        std::lock_guard lock(st_->mu);
+        st_->reader_id = st_->reader.get_id();
+    }
+
+    connection(connection&&) noexcept = default;
+    connection& operator=(connection&& o) noexcept {
+        if (this != &o) {
+            close();
+            st_ = std::move(o.st_);
+        }
+        return *this;
+    }
+    connection(const connection&) = delete;
+    connection& operator=(const connection&) = delete;
+    ~connection() { close(); }
+
+    /// Call a CDP method and wait for its result (bounded by `timeout`, default from the
+    /// options). CDP errors are errc::cdp_error with {method, code, message, data} details.
+    [[nodiscard]] result<json> call(std::string_view method, json params = json::object(),
+                                    std::string_view session_id = {},
+                                    std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
+        if (!st_) return fail(errc::transport_closed, method_str(method) + ": moved-from connection");
+        std::promise<result<json>> prom;
+        auto fut = prom.get_future();
+        detail::conn_clock::time_point deadline{};
+        auto id = st_->start_call(method, std::move(params), session_id, timeout, std::move(prom), &deadline);
+        if (!id) return fail(id.error());
+        if (fut.wait_until(deadline) != std::future_status::ready) {
+            std::optional<detail::pending_call> p;
+            {
+                std::lock_guard lock(st_->mu);
+                p = st_->take_locked(*id);
+            }
+            if (p) return fail(detail::connection_state::timeout_error(*p));
+        }
+        return fut.get();
+    }
+
+    /// Call without blocking; the future is completed by the reader thread (or with
+    /// errc::timeout by the dispatcher at the deadline).
+    [[nodiscard]] std::future<result<json>> call_async(std::string_view method, json params = json::object(),
+                                                       std::string_view session_id = {},
+                                                       std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
+        std::promise<result<json>> prom;
+        auto fut = prom.get_future();
+        if (!st_) {
+            prom.set_value(fail(errc::transport_closed, method_str(method) + ": moved-from connection"));
+            return fut;
+        }
+        auto id = st_->start_call(method, std::move(params), session_id, timeout, std::move(prom));
+        if (!id) {
+            std::promise<result<json>> failed;
+            auto f2 = failed.get_future();
+            failed.set_value(fail(id.error()));
+            return f2;
+        }
+        return fut;
+    }
+
+    /// Call without blocking; `callback` runs on the dispatcher thread with the result.
+    void call_async(std::string_view method, json params, std::string_view session_id, call_callback callback,
+                    std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
+        if (!st_) {
+            if (callback) callback(fail(errc::transport_closed, method_str(method) + ": moved-from connection"));
+            return;
+        }
+        auto shared_cb = std::make_shared<call_callback>(std::move(callback));
+        auto id = st_->start_call(method, std::move(params), session_id, timeout,
+                                  call_callback([shared_cb](result<json> r) {
+                                      if (*shared_cb) (*shared_cb)(std::move(r));
+                                  }));
+        if (!id) {  // never started: report through the dispatcher like any completion
+            detail::pending_call p;
+            p.done = call_callback([shared_cb](result<json> r) {
+                if (*shared_cb) (*shared_cb)(std::move(r));
+            });
+            st_->complete(std::move(p), fail(id.error()));
+        }
+    }
+
+    /// Subscribe to an event (`method` empty or "*" = every event), optionally only from one
+    /// session ("" = the browser session). Handlers run on the dispatcher thread.
+    [[nodiscard]] subscription on(std::string_view method, event_handler handler,
+                                  std::optional<std::string> session_id = std::nullopt) {
+        if (!st_) return {};
+        auto s = std::make_shared<detail::subscriber>();
+        s->method = method == "*" ? std::string() : std::string(method);
+        s->session_id = std::move(session_id);
+        s->handler = std::move(handler);
+        std::lock_guard lock(st_->mu);
+        s->id = st_->next_sub++;
+        st_->subs.emplace(s->id, s);
+        return subscription(st_, s->id);
+    }
+
+    /// Start waiting for an event now; collect it later with event_waiter::wait().
+    [[nodiscard]] event_waiter expect(std::string method, std::optional<std::string> session_id = std::nullopt,
+                                      std::function<bool(const event&)> predicate = {}) {
+        auto w = std::make_shared<detail::waiter_state>();
+        const std::string what = method;
+        w->predicate = [method = std::move(method), session_id = std::move(session_id),
+                        pred = std::move(predicate)](const event& ev) {
+            if (ev.method != method) return false;
+            if (session_id && *session_id != ev.session_id) return false;
+            return !pred || pred(ev);
+        };
+        if (!st_) {
+            w->failure = error(errc::transport_closed, "moved-from connection");
+            return event_waiter(std::move(w), what);
+        }
+        std::lock_guard lock(st_->mu);
+        if (st_->failure) w->failure = *st_->failure;
+        else st_->waiters.push_back(w);
+        return event_waiter(std::move(w), what);
+    }
+
+    /// Target.attachToTarget with flatten:true; returns the new sessionId.
+    [[nodiscard]] result<std::string> attach_to_target(std::string_view target_id,
+                                                       std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
+        auto r = call("Target.attachToTarget", json{{"targetId", target_id}, {"flatten", true}}, {}, timeout);
+        if (!r) return fail(r.error());
+        if (!r->contains("sessionId") || !(*r)["sessionId"].is_string())
+            return fail(errc::protocol_error, "Target.attachToTarget returned no sessionId");
+        return (*r)["sessionId"].get<std::string>();
+    }
+
+    /// Target.setAutoAttach {autoAttach, waitForDebuggerOnStart, flatten:true} on the browser
+    /// session or on `session_id`. New targets then announce themselves with
+    /// Target.attachedToTarget carrying their sessionId; when waiting for the debugger, resume
+    /// them with Runtime.runIfWaitingForDebugger on that session.
+    [[nodiscard]] result<void> set_auto_attach(bool auto_attach, bool wait_for_debugger_on_start,
+                                               std::string_view session_id = {},
+                                               std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
+        auto r = call("Target.setAutoAttach",
+                      json{{"autoAttach", auto_attach}, {"waitForDebuggerOnStart", wait_for_debugger_on_start},
+                           {"flatten", true}},
+                      session_id, timeout);
+        if (!r) return fail(r.error());
+        return {};
+    }
+
+    /// Target.detachFromTarget for a flattened session.
+    [[nodiscard]] result<void> detach_from_target(std::string_view session_id,
+                                                  std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
+        auto r = call("Target.detachFromTarget", json{{"sessionId", session_id}}, {}, timeout);
+        if (!r) return fail(r.error());
+        return {};
+    }
+
+    /// A handle for calls on one flattened session.
+    [[nodiscard]] session session_for(std::string session_id);
+
+    /// False once the transport ended or the connection was closed.
+    [[nodiscard]] bool is_open() const {
+        if (!st_) return false;
+        std::lock_guard lock(st_->mu);
+        return !st_->failure.has_value();
+    }
+
+    /// Why the connection ended (nullopt while open).
+    [[nodiscard]] std::optional<error> failure() const {
+        if (!st_) return error(errc::transport_closed, "moved-from connection");
+        std::lock_guard lock(st_->mu);
+        return st_->failure;
+    }
+
+    /// Calls awaiting an answer.
+    [[nodiscard]] std::size_t pending_count() const {
+        if (!st_) return 0;
+        std::lock_guard lock(st_->mu);
+        return st_->pending.size();
+    }
+
+    /// Messages from the browser that were not valid CDP (ignored).
+    [[nodiscard]] std::uint64_t malformed_messages() const { return st_ ? st_->malformed.load() : 0; }
+
+    /// The transport, when it is a T (e.g. pipe_transport for pid()); null otherwise.
+    /// Only const-safe members may be used: the reader thread owns receive().
+    template <class T>
+    [[nodiscard]] T* transport_as() noexcept {
+        return st_ ? st_->transport.template target<T>() : nullptr;
+    }
+
+    /// Close the transport (stopping a launched browser), fail pending calls with
+    /// errc::transport_closed, deliver queued events and callbacks, join the threads.
+    /// Idempotent; safe from a handler (the dispatcher then finishes on its own).
+    void close() {
+        if (!st_) return;
+        auto st = st_;
+        std::unique_lock close_lock(st->close_mu, std::defer_lock);
+        if (std::this_thread::get_id() == st->dispatcher_id) {
+            if (!close_lock.try_lock()) return;  // another thread is closing and will finish
+        } else {
+            close_lock.lock();
+        }
+        if (st->closed) return;
+        st->closing = true;
+        st->transport.close();
+        if (st->reader.joinable()) st->reader.join();  // the reader never runs user code
+        {
+            std::lock_guard lock(st->mu);
+            st->stop = true;
+            st->cv.notify_all();
+        }
+        if (st->dispatcher.joinable()) {
+            if (std::this_thread::get_id() == st->dispatcher.get_id()) st->dispatcher.detach();
+            else st->dispatcher.join();
+        }
+        st->closed = true;
+    }
+
+private:
+    static std::string method_str(std::string_view m) { return std::string(m); }
+
+    std::shared_ptr<detail::connection_state> st_;
+};
+
+/// Calls and subscriptions bound to one flattened session. A cheap view: the connection
+/// must outlive it.
+class session {
+public:
+    session(connection& conn, std::string session_id) : conn_(&conn), id_(std::move(session_id)) {}
+
+    [[nodiscard]] const std::string& id() const noexcept { return id_; }
+    [[nodiscard]] connection& conn() const noexcept { return *conn_; }
+
+    [[nodiscard]] result<json> call(std::string_view method, json params = json::object(),
+                                    std::optional<std::chrono::milliseconds> timeout = std::nullopt) const {
+        return conn_->call(method, std::move(params), id_, timeout);
+    }
+    [[nodiscard]] std::future<result<json>> call_async(std::string_view method, json params = json::object(),
+                                                       std::optional<std::chrono::milliseconds> timeout = std::nullopt) const {
+        return conn_->call_async(method, std::move(params), id_, timeout);
+    }
+    [[nodiscard]] subscription on(std::string_view method, event_handler handler) const {
+        return conn_->on(method, std::move(handler), id_);
+    }
+    [[nodiscard]] event_waiter expect(std::string method, std::function<bool(const event&)> predicate = {}) const {
+        return conn_->expect(std::move(method), id_, std::move(predicate));
+    }
+
+private:
+    connection* conn_;
+    std::string id_;
+};
+
+inline session connection::session_for(std::string session_id) { return session(*this, std::move(session_id)); }
+
+}  // namespace agentkit::cdp
+// ---- end <agentkit/cdp/connection.hpp> ----
+// ---- begin <agentkit/cdp/launch.hpp> ----
+// agentkit/cdp/launch.hpp — starting and stopping a local Chromium process.
+//
+// `browser_process` owns one launched browser: its process group, a fresh temporary
+// directory (profile + stderr log) that is removed on destruction, and the child's exit
+// status once reaped. The transports use it; hosts configure it through `launch_options`.
+//
+// Hygiene: posix_spawn (glibc reports exec failures synchronously), every other descriptor
+// of ours closed in the child (close_range via posix_spawn_file_actions_addclosefrom_np on
+// glibc >= 2.34; everything agentkit opens is close-on-exec anyway), default signal
+// dispositions and an empty signal mask, its own process group (so renderers, the zygote
+// and the GPU process are signalled with it), stdin from /dev/null and stdout/stderr to a
+// log file — never to our stdout, which may belong to a protocol (MCP stdio).
+
+// ---- begin <agentkit/cdp/detail/posix.hpp> ----
+// agentkit/cdp/detail/posix.hpp — small POSIX helpers shared by the CDP transports:
+// an owning file descriptor, deadline arithmetic for poll(), an eventfd used to wake a
+// blocked reader, and errno text. Linux only (eventfd).
+
+
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <system_error>
+#include <utility>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+namespace agentkit::cdp::detail {
+
+using clock = std::chrono::steady_clock;
+
+/// Thread-safe text for an errno value.
+[[nodiscard]] inline std::string errno_message(int e) { return std::system_category().message(e); }
+
+/// An owning file descriptor (closed on destruction), move-only.
+class unique_fd {
+public:
+    unique_fd() noexcept = default;
+    explicit unique_fd(int fd) noexcept : fd_(fd) {}
+    unique_fd(const unique_fd&) = delete;
+    unique_fd& operator=(const unique_fd&) = delete;
+    unique_fd(unique_fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+    unique_fd& operator=(unique_fd&& o) noexcept {
+        if (this != &o) reset(std::exchange(o.fd_, -1));
+        return *this;
+    }
+    ~unique_fd() { reset(); }
+
+    [[nodiscard]] int get() const noexcept { return fd_; }
+    [[nodiscard]] explicit operator bool() const noexcept { return fd_ >= 0; }
+    int release() noexcept { return std::exchange(fd_, -1); }
+    void reset(int fd = -1) noexcept {
+        if (fd_ >= 0) ::close(fd_);  // close() is not retried on EINTR on Linux: the fd is gone either way
+        fd_ = fd;
+    }
+
+private:
+    int fd_ = -1;
+};
+
+/// now + d without overflowing (d may be huge to mean "forever").
+[[nodiscard]] inline clock::time_point deadline_after(std::chrono::milliseconds d) noexcept {
+    const auto now = clock::now();
+    if (d.count() < 0) return now;
+    if (d >= std::chrono::duration_cast<std::chrono::milliseconds>(clock::time_point::max() - now))
+        return clock::time_point::max();
+    return now + d;
+}
+
+/// Milliseconds left until `deadline` as a poll() timeout (rounded up; -1 = forever).
+[[nodiscard]] inline int poll_timeout(clock::time_point deadline) noexcept {
+    if (deadline == clock::time_point::max()) return -1;
+    const auto now = clock::now();
+    if (deadline <= now) return 0;
+    const auto ms = std::chrono::ceil<std::chrono::milliseconds>(deadline - now).count();
+    return ms > INT_MAX ? INT_MAX : static_cast<int>(ms);
+}
+
+/// poll() retried on EINTR until the deadline. Returns poll()'s result (0 = timed out).
+inline int poll_until(pollfd* fds, nfds_t n, clock::time_point deadline) noexcept {
+    for (;;) {
+        const int r = ::poll(fds, n, poll_timeout(deadline));
+        if (r >= 0 || errno != EINTR) return r;
+    }
+}
+
+/// An eventfd that another thread writes to wake a reader blocked in poll().
+/// Once notified it stays readable (we never drain it): it signals a terminal state.
+class wake_fd {
+public:
+    wake_fd() noexcept : fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
+    [[nodiscard]] bool valid() const noexcept { return static_cast<bool>(fd_); }
+    [[nodiscard]] int fd() const noexcept { return fd_.get(); }
+    void notify() const noexcept {
+        const std::uint64_t one = 1;
+        [[maybe_unused]] const auto n = ::write(fd_.get(), &one, sizeof one);
+    }
+
+private:
+    unique_fd fd_;
+};
+
+/// Duplicate `fd` to a descriptor >= `min_fd` with close-on-exec set, closing the original.
+[[nodiscard]] inline unique_fd move_fd_above(unique_fd fd, int min_fd) noexcept {
+    if (!fd || fd.get() >= min_fd) return fd;
+    const int moved = ::fcntl(fd.get(), F_DUPFD_CLOEXEC, min_fd);
+    if (moved < 0) return unique_fd{};
+    return unique_fd(moved);
+}
+
+/// Set or clear O_NONBLOCK.
+inline bool set_nonblocking(int fd, bool on) noexcept {
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (flags < 0) return false;
+    const int want = on ? (flags | O_NONBLOCK) : (flags & ~O_NONBLOCK);
+    return want == flags || ::fcntl(fd, F_SETFL, want) == 0;
+}
+
+}  // namespace agentkit::cdp::detail
+// ---- end <agentkit/cdp/detail/posix.hpp> ----
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;  // NOLINT: POSIX
+
+#ifndef AGENTKIT_CHROMIUM_DEFAULT_PATH
+/// The browser used when neither launch_options::executable nor $AGENTKIT_CHROMIUM is set.
+#define AGENTKIT_CHROMIUM_DEFAULT_PATH "/usr/lib/chromium/chromium"
+#endif
+
+namespace agentkit::cdp {
+
+/// How to start a local Chromium.
+struct launch_options {
+    /// Browser binary. Empty: $AGENTKIT_CHROMIUM if set, else AGENTKIT_CHROMIUM_DEFAULT_PATH.
+    std::string executable;
+    /// Extra command-line flags from the host, appended after agentkit's own.
+    std::vector<std::string> extra_args;
+    /// --headless=new (false shows a window; needs a display).
+    bool headless = true;
+    /// Profile directory. Empty: a fresh one inside the temporary directory (removed on close).
+    /// A host-provided profile is kept.
+    std::string user_data_dir;
+    /// Where the browser's stdout and stderr go. Empty: a log file inside the temporary
+    /// directory (removed on close; its tail is quoted in launch and crash errors).
+    /// "/dev/null" discards; any other path is appended to and kept.
+    std::string log_path;
+    /// Parent of the temporary directory. Empty: $TMPDIR or /tmp.
+    std::string temp_parent;
+    /// Bound for the browser to become ready (first CDP answer / DevToolsActivePort).
+    std::chrono::milliseconds launch_timeout{30000};
+    /// Bound for a polite Browser.close before the process group is signalled.
+    std::chrono::milliseconds close_timeout{3000};
+    /// Bound for writing one message (a browser that stops reading is treated as hung).
+    std::chrono::milliseconds send_timeout{30000};
+    /// Largest message accepted from the browser.
+    std::size_t max_message_size = std::size_t{256} << 20U;
+};
+
+/// The executable a launch would use (options, then $AGENTKIT_CHROMIUM, then the default).
+[[nodiscard]] inline std::string resolve_executable(const launch_options& o) {
+    if (!o.executable.empty()) return o.executable;
+    if (const char* env = std::getenv("AGENTKIT_CHROMIUM"); env != nullptr && *env != '\0') return env;
+    return AGENTKIT_CHROMIUM_DEFAULT_PATH;
+}
+
+/// Describe a waitpid() status: "exited with status 1", "killed by signal 9 (Killed)".
+[[nodiscard]] inline std::string describe_wait_status(int status) {
+    if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+    if (WIFSIGNALED(status)) {
+        const int sig = WTERMSIG(status);
+        std::string text = "killed by signal " + std::to_string(sig);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))
+        if (const char* name = ::sigdescr_np(sig); name != nullptr) {
+            text += " (";
+            text += name;
+            text += ')';
+        }
+#endif
+        return text;
+    }
+    return "ended with wait status " + std::to_string(status);
+}
+
+/// One launched browser process (and its process group and temporary directory).
+/// Thread-safe: reaping may race between a reader thread that saw EOF and a closing thread.
+class browser_process {
+public:
+    /// A descriptor of ours to install in the child at `child_fd`.
+    struct fd_mapping {
+        int parent_fd;
+        int child_fd;
+    };
+
+    /// Create the temporary directory (and profile dir). Separate from spawn() so a caller
+    /// can watch the profile before the browser starts (DevToolsActivePort).
+    [[nodiscard]] static result<std::unique_ptr<browser_process>> prepare(const launch_options& o) {
+        auto p = std::unique_ptr<browser_process>(new browser_process());
+        p->options_ = o;
+        p->executable_ = resolve_executable(o);
+        std::string parent = o.temp_parent;
+        if (parent.empty()) {
+            const char* t = std::getenv("TMPDIR");
+            parent = (t != nullptr && *t != '\0') ? t : "/tmp";
+        }
+        std::string templ = parent + "/agentkit-chromium-XXXXXX";
+        if (::mkdtemp(templ.data()) == nullptr)
+            return fail(errc::browser_launch, "cannot create a temporary directory in " + parent + ": " +
+                                                  detail::errno_message(errno),
+                        "Set launch_options::temp_parent or $TMPDIR to a writable directory.");
+        p->temp_dir_ = templ;
+        if (o.user_data_dir.empty()) {
+            p->profile_dir_ = p->temp_dir_ / "profile";
+            std::error_code ec;
+            std::filesystem::create_directory(p->profile_dir_, ec);
+            if (ec)
+                return fail(errc::browser_launch, "cannot create the profile directory: " + ec.message());
+        } else {
+            p->profile_dir_ = o.user_data_dir;
+        }
+        p->log_path_ = o.log_path.empty() ? (p->temp_dir_ / "chromium.log").string() : o.log_path;
+        return p;
+    }
+
+    /// Start the browser with agentkit's flags, `mode_args` (e.g. --remote-debugging-pipe)
+    /// and the host's extra flags, installing `fds` in the child.
+    [[nodiscard]] result<void> spawn(const std::vector<std::string>& mode_args, const std::vector<fd_mapping>& fds) {
+        std::vector<std::string> args;
+        args.push_back(executable_);
+        if (options_.headless) args.emplace_back("--headless=new");
+        args.push_back("--user-data-dir=" + profile_dir_.string());
+        for (const char* f : {"--disable-background-networking", "--disable-component-update", "--disable-sync",
+                              "--no-first-run", "--no-default-browser-check", "--disable-gpu", "--mute-audio",
+                              "--disable-breakpad", "--disable-crash-reporter", "--password-store=basic",
+                              "--use-mock-keychain"})
+            args.emplace_back(f);
+        if (::geteuid() == 0) args.emplace_back("--no-sandbox");  // Chromium refuses to run as root otherwise
+        for (const auto& a : mode_args) args.push_back(a);
+        for (const auto& a : options_.extra_args) args.push_back(a);
+        args.emplace_back("about:blank");
+        args_ = args;
+
+        std::vector<char*> argv;
+        argv.reserve(args.size() + 1);
+        for (auto& a : args) argv.push_back(a.data());
+        argv.push_back(nullptr);
+
+        posix_spawn_file_actions_t fa;
+        posix_spawnattr_t attr;
+        if (::posix_spawn_file_actions_init(&fa) != 0) return fail(errc::browser_launch, "posix_spawn init failed");
+        if (::posix_spawnattr_init(&attr) != 0) {
+            ::posix_spawn_file_actions_destroy(&fa);
+            return fail(errc::browser_launch, "posix_spawn init failed");
+        }
+        int rc = 0;
+        const auto step = [&rc](int r) {
+            if (rc == 0) rc = r;
+        };
+        step(::posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0));
+        step(::posix_spawn_file_actions_addopen(&fa, 1, log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600));
+        step(::posix_spawn_file_actions_adddup2(&fa, 1, 2));
+        for (const auto& m : fds) step(::posix_spawn_file_actions_adddup2(&fa, m.parent_fd, m.child_fd));
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+        int first_free = 3;
+        for (const auto& m : fds) first_free = std::max(first_free, m.child_fd + 1);
+        step(::posix_spawn_file_actions_addclosefrom_np(&fa, first_free));
+#endif
+        sigset_t empty;
+        sigemptyset(&empty);
+        sigset_t defaults;
+        sigemptyset(&defaults);
+        for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGUSR1, SIGUSR2, SIGALRM})
+            sigaddset(&defaults, s);
+        step(::posix_spawnattr_setflags(
+            &attr, static_cast<short>(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)));
+        step(::posix_spawnattr_setpgroup(&attr, 0));
+        step(::posix_spawnattr_setsigmask(&attr, &empty));
+        step(::posix_spawnattr_setsigdefault(&attr, &defaults));
+        pid_t pid = -1;
+        if (rc == 0) rc = ::posix_spawn(&pid, executable_.c_str(), &fa, &attr, argv.data(), environ);
+        ::posix_spawn_file_actions_destroy(&fa);
+        ::posix_spawnattr_destroy(&attr);
+        if (rc != 0)
+            return fail(errc::browser_launch, "cannot start the browser '" + executable_ + "': " + detail::errno_message(rc),
+                        "Install Chromium (Debian: apt-get install chromium) or point launch_options::executable or "
+                        "$AGENTKIT_CHROMIUM at a Chromium binary.",
+                        json{{"executable", executable_}});
+        std::lock_guard lock(mu_);
+        pid_ = pid;
+        const long fd = ::syscall(SYS_pidfd_open, pid, 0);
+        if (fd >= 0) pidfd_.reset(static_cast<int>(fd));
+        return {};
+    }
+
+    browser_process(const browser_process&) = delete;
+    browser_process& operator=(const browser_process&) = delete;
+
+    /// Stops the process group (SIGTERM, then SIGKILL), reaps, removes the temporary directory.
+    ~browser_process() {
+        terminate(std::chrono::milliseconds(1000));
+        remove_temp_dir();
+    }
+
+    [[nodiscard]] pid_t pid() const noexcept { return pid_; }
+    [[nodiscard]] const std::filesystem::path& profile_dir() const noexcept { return profile_dir_; }
+    [[nodiscard]] const std::filesystem::path& temp_dir() const noexcept { return temp_dir_; }
+    [[nodiscard]] const std::string& executable() const noexcept { return executable_; }
+    [[nodiscard]] const std::vector<std::string>& args() const noexcept { return args_; }
+    [[nodiscard]] const launch_options& options() const noexcept { return options_; }
+    /// Readable (POLLIN) once the process has exited; -1 when pidfds are unavailable.
+    [[nodiscard]] int pidfd() const noexcept { return pidfd_.get(); }
+
+    /// True once reaped.
+    [[nodiscard]] bool exited() {
+        std::lock_guard lock(mu_);
+        try_reap_locked();
+        return reaped_;
+    }
+
+    /// The raw wait status once reaped.
+    [[nodiscard]] std::optional<int> wait_status() {
+        std::lock_guard lock(mu_);
+        try_reap_locked();
+        if (!reaped_) return std::nullopt;
+        return status_;
+    }
+
+    /// "exited with status 0", "killed by signal 9 (Killed)" or "still running".
+    [[nodiscard]] std::string exit_description() {
+        auto s = wait_status();
+        return s ? describe_wait_status(*s) : std::string("still running");
+    }
+
+    /// Wait (bounded) for the process to exit and reap it. True when it has exited.
+    bool wait_exit(std::chrono::milliseconds timeout) {
+        const auto deadline = detail::deadline_after(timeout);
+        if (pidfd_) {
+            pollfd p{pidfd_.get(), POLLIN, 0};
+            detail::poll_until(&p, 1, deadline);
+            return exited();
+        }
+        // No pidfd (old kernel or seccomp): a bounded poll of waitpid with backoff.
+        auto step = std::chrono::microseconds(200);
+        for (;;) {
+            if (exited()) return true;
+            if (detail::clock::now() >= deadline) return false;
+            ::usleep(static_cast<useconds_t>(step.count()));
+            step = std::min(step * 2, std::chrono::microseconds(20000));
+        }
+    }
+
+    /// Signal the whole process group: SIGTERM, wait up to `grace`, then SIGKILL; reap the
+    /// browser and wait (bounded) until no member of the group is left. Idempotent.
+    void terminate(std::chrono::milliseconds grace) {
+        if (pid_ <= 0) return;
+        if (!exited()) {
+            ::kill(-pid_, SIGTERM);
+            if (!wait_exit(grace)) {
+                ::kill(-pid_, SIGKILL);
+                wait_exit(std::chrono::milliseconds(5000));
+            }
+            if (!exited()) {  // a process that survives SIGKILL for 5 s is in uninterruptible sleep
+                std::lock_guard lock(mu_);
+                int st = 0;
+                if (!reaped_ && ::waitpid(pid_, &st, 0) == pid_) {
+                    reaped_ = true;
+                    status_ = st;
+                }
+            }
+        }
+        kill_stragglers();
+    }
+
+    /// The last `max_bytes` of the browser's log (empty when logging to /dev/null).
+    [[nodiscard]] std::string log_tail(std::size_t max_bytes = 2000) const {
+        if (log_path_ == "/dev/null") return {};
+        std::ifstream in(log_path_, std::ios::binary);
+        if (!in) return {};
+        in.seekg(0, std::ios::end);
+        const auto size = static_cast<std::streamoff>(in.tellg());
+        const auto start = size > static_cast<std::streamoff>(max_bytes) ? size - static_cast<std::streamoff>(max_bytes) : 0;
+        in.seekg(start);
+        std::string s(static_cast<std::size_t>(size - start), '\0');
+        in.read(s.data(), static_cast<std::streamsize>(s.size()));
+        return s;
+    }
+
+    /// Remove the temporary directory now (the process should be gone).
+    void remove_temp_dir() noexcept {
+        if (temp_dir_.empty()) return;
+        std::error_code ec;
+        std::filesystem::remove_all(temp_dir_, ec);
+        temp_dir_.clear();
+    }
+
+private:
+    browser_process() = default;
+
+    void try_reap_locked() {
+        if (reaped_ || pid_ <= 0) return;
+        int st = 0;
+        pid_t r = 0;
+        do {
+            r = ::waitpid(pid_, &st, WNOHANG);
+        } while (r < 0 && errno == EINTR);
+        if (r == pid_) {
+            reaped_ = true;
+            status_ = st;
+        } else if (r < 0 && errno == ECHILD) {  // someone else reaped it (a SIGCHLD=SIG_IGN host)
+            reaped_ = true;
+            status_ = 0;
+        }
+    }
+
+    /// After the browser is gone its helpers (renderers, zygote, GPU) may linger in the
+    /// group: SIGKILL them and wait, bounded, until the group is empty.
+    void kill_stragglers() noexcept {
+        if (::kill(-pid_, SIGKILL) != 0) return;  // ESRCH: nobody left
+        auto step = std::chrono::microseconds(100);
+        const auto deadline = detail::deadline_after(std::chrono::milliseconds(2000));
+        while (::kill(-pid_, 0) == 0 && detail::clock::now() < deadline) {
+            if (only_zombies_left()) return;  // dead, waiting for init to reap them
+            ::usleep(static_cast<useconds_t>(step.count()));
+            step = std::min(step * 2, std::chrono::microseconds(20000));
+        }
+    }
+
+    [[nodiscard]] bool only_zombies_left() const noexcept {
+        std::error_code ec;
+        for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+            const std::string name = entry.path().filename().string();
+            if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+            std::ifstream stat(entry.path() / "stat");
+            std::string line;
+            if (!std::getline(stat, line)) continue;
+            const auto close = line.rfind(')');
+            if (close == std::string::npos || close + 2 >= line.size()) continue;
+            // fields after "comm)": state ppid pgrp
+            std::istringstream rest(line.substr(close + 2));
+            char state = 0;
+            long ppid = 0, pgrp = 0;
+            rest >> state >> ppid >> pgrp;
+            if (pgrp == pid_ && state != 'Z' && state != 'X') return false;
+        }
+        return true;
+    }
+
+    mutable std::mutex mu_;
+    launch_options options_;
+    std::string executable_;
+    std::vector<std::string> args_;
+    std::filesystem::path temp_dir_;
+    std::filesystem::path profile_dir_;
+    std::string log_path_;
+    pid_t pid_ = -1;
+    detail::unique_fd pidfd_;
+    bool reaped_ = false;
+    int status_ = 0;
+};
+
+}  // namespace agentkit::cdp
+// ---- end <agentkit/cdp/launch.hpp> ----
+// ---- begin <agentkit/cdp/pipe_transport.hpp> ----
+// agentkit/cdp/pipe_transport.hpp — Chromium over --remote-debugging-pipe.
+//
+// The browser reads commands from its fd 3 and writes responses and events to its fd 4;
+// every message is one JSON text terminated by a NUL byte. We hand the child one end of an
+// AF_UNIX stream socketpair on both fds (Chromium only read()s and write()s them): unlike a
+// pipe, a socket lets us write with MSG_NOSIGNAL, so a dead browser is an EPIPE error and
+// never a process-wide SIGPIPE in the host. EOF on the socket means the browser is gone.
+//
+// Example:
+//   auto t = agentkit::cdp::pipe_transport::launch({.extra_args = {"--lang=en-US"}});
+//   if (!t) { /* t.error().code == errc::browser_launch, hint says what to do */ }
+//   t->version()["product"];  // "Chrome/..." from the launch handshake
+
+// ---- begin <agentkit/cdp/detail/net.hpp> ----
+// agentkit/cdp/detail/net.hpp — URL parsing, TCP connect with a deadline, blocking-free
+// reads and writes bounded by deadlines, HTTP/1.1 response-head parsing and a minimal
+// HTTP GET (used to discover a browser's WebSocket URL from /json/version).
+
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
+namespace agentkit::cdp::detail {
+
+/// The parts of a `ws://` or `http://` URL we need.
+struct url {
+    std::string scheme;  ///< "ws" or "http" (lower case)
+    std::string host;    ///< without brackets for IPv6 literals
+    std::uint16_t port = 0;
+    std::string path = "/";  ///< path and query, always starting with '/'
+
+    /// The value of an HTTP Host header.
+    [[nodiscard]] std::string host_header() const {
+        std::string h = host.find(':') != std::string::npos ? "[" + host + "]" : host;
+        h += ':';
+        h += std::to_string(port);
+        return h;
+    }
+};
+
+[[nodiscard]] inline std::string ascii_lower(std::string_view s) {
+    std::string out(s);
+    for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+[[nodiscard]] inline bool iequals(std::string_view a, std::string_view b) noexcept {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
+            return false;
+    return true;
+}
+
+/// Parse `scheme://host[:port][/path]` for the schemes ws and http. wss/https are refused
+/// with a hint (agentkit has no TLS; put a TLS-terminating proxy in front of a remote browser).
+[[nodiscard]] inline result<url> parse_url(std::string_view text) {
+    const auto bad = [&](std::string why) {
+        return fail(errc::request_invalid, "invalid URL '" + std::string(text) + "': " + why,
+                    "Use a URL like ws://127.0.0.1:9222/devtools/browser/<id> or http://127.0.0.1:9222.");
+    };
+    const auto sep = text.find("://");
+    if (sep == std::string_view::npos) return bad("missing scheme");
+    url u;
+    u.scheme = ascii_lower(text.substr(0, sep));
+    if (u.scheme == "wss" || u.scheme == "https")
+        return fail(errc::request_invalid, "TLS URLs (" + u.scheme + "://) are not supported",
+                    "Connect through a TLS-terminating proxy and use ws:// or http://.");
+    if (u.scheme != "ws" && u.scheme != "http") return bad("unsupported scheme '" + u.scheme + "'");
+    std::string_view rest = text.substr(sep + 3);
+    const auto slash = rest.find_first_of("/?#");
+    std::string_view authority = rest.substr(0, slash);
+    if (slash != std::string_view::npos) {
+        std::string_view p = rest.substr(slash);
+        if (const auto hash = p.find('#'); hash != std::string_view::npos) p = p.substr(0, hash);
+        u.path = p.empty() || p[0] != '/' ? "/" + std::string(p) : std::string(p);
+    }
+    if (authority.empty()) return bad("missing host");
+    if (authority.find('@') != std::string_view::npos) return bad("credentials in URLs are not supported");
+    std::string_view port_text;
+    if (authority[0] == '[') {
+        const auto close = authority.find(']');
+        if (close == std::string_view::npos) return bad("unterminated IPv6 literal");
+        u.host = std::string(authority.substr(1, close - 1));
+        std::string_view after = authority.substr(close + 1);
+        if (!after.empty()) {
+            if (after[0] != ':') return bad("garbage after IPv6 literal");
+            port_text = after.substr(1);
+            if (port_text.empty()) return bad("empty port");
+        }
+    } else {
+        const auto colon = authority.rfind(':');
+        if (colon != std::string_view::npos) {
+            u.host = std::string(authority.substr(0, colon));
+            port_text = authority.substr(colon + 1);
+            if (port_text.empty()) return bad("empty port");
+        } else {
+            u.host = std::string(authority);
+        }
+    }
+    if (u.host.empty()) return bad("missing host");
+    if (port_text.empty()) {
+        u.port = 80;
+    } else {
+        unsigned value = 0;
+        const auto* end = port_text.data() + port_text.size();
+        const auto [ptr, ec] = std::from_chars(port_text.data(), end, value);
+        if (ec != std::errc{} || ptr != end || value == 0 || value > 65535) return bad("invalid port");
+        u.port = static_cast<std::uint16_t>(value);
+    }
+    return u;
+}
+
+/// Connect a TCP socket (blocking mode after connect, close-on-exec, TCP_NODELAY).
+[[nodiscard]] inline result<unique_fd> tcp_connect(const std::string& host, std::uint16_t port,
+                                                   clock::time_point deadline) {
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICSERV;
+    addrinfo* list = nullptr;
+    const std::string service = std::to_string(port);
+    if (const int rc = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &list); rc != 0)
+        return fail(errc::transport_io, "cannot resolve '" + host + "': " + ::gai_strerror(rc),
+                    "Check the host name of the browser endpoint.");
+    std::string last = "no addresses";
+    bool timed_out = false;
+    for (addrinfo* ai = list; ai != nullptr; ai = ai->ai_next) {
+        unique_fd fd(::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol));
+        if (!fd) {
+            last = errno_message(errno);
+            continue;
+        }
+        int rc = ::connect(fd.get(), ai->ai_addr, ai->ai_addrlen);
+        if (rc != 0 && errno == EINPROGRESS) {
+            pollfd p{fd.get(), POLLOUT, 0};
+            const int pr = poll_until(&p, 1, deadline);
+            if (pr == 0) {
+                timed_out = true;
+                last = "timed out";
+                break;
+            }
+            int err = 0;
+            socklen_t len = sizeof err;
+            if (pr < 0) err = errno;
+            else if (::getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &err, &len) != 0) err = errno;
+            if (err != 0) {
+                last = errno_message(err);
+                continue;
+            }
+            rc = 0;
+        }
+        if (rc != 0) {
+            last = errno_message(errno);
+            continue;
+        }
+        set_nonblocking(fd.get(), false);
+        const int one = 1;
+        ::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        ::freeaddrinfo(list);
+        return fd;
+    }
+    ::freeaddrinfo(list);
+    const std::string where = host + ":" + std::to_string(port);
+    if (timed_out)
+        return fail(errc::timeout, "timed out connecting to " + where, "Is the browser endpoint reachable?");
+    return fail(errc::transport_io, "cannot connect to " + where + ": " + last,
+                "Is a browser listening there (--remote-debugging-port)?");
+}
+
+/// Write all of `data` to a socket before the deadline (MSG_NOSIGNAL: a dead peer is an
+/// error, never SIGPIPE). A readable `wake` descriptor (>= 0) aborts the wait with
+/// errc::transport_closed.
+[[nodiscard]] inline result<void> send_all(int fd, std::string_view data, clock::time_point deadline,
+                                           int wake = -1) {
+    while (!data.empty()) {
+        const ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n >= 0) {
+            data.remove_prefix(static_cast<std::size_t>(n));
+            continue;
+        }
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            pollfd p[2] = {{fd, POLLOUT, 0}, {wake, POLLIN, 0}};
+            const int pr = poll_until(p, wake >= 0 ? 2 : 1, deadline);
+            if (pr == 0)
+                return fail(errc::timeout, "timed out writing to the peer",
+                            "The peer stopped reading; it may be hung.");
+            if (pr < 0) return fail(errc::transport_io, "poll failed: " + errno_message(errno));
+            if (wake >= 0 && (p[1].revents & POLLIN) != 0)
+                return fail(errc::transport_closed, "the transport was closed while writing");
+            continue;
+        }
+        const int e = errno;
+        if (e == EPIPE || e == ECONNRESET)
+            return fail(errc::transport_closed, "the peer closed the connection (" + errno_message(e) + ")");
+        return fail(errc::transport_io, "write failed: " + errno_message(e));
+    }
+    return {};
+}
+
+/// A parsed HTTP/1.x response head.
+struct http_head {
+    int status = 0;
+    std::string reason;
+    std::vector<std::pair<std::string, std::string>> headers;  ///< names as received
+
+    /// First header with this name (case-insensitive).
+    [[nodiscard]] std::optional<std::string> header(std::string_view name) const {
+        for (const auto& [k, v] : headers)
+            if (iequals(k, name)) return v;
+        return std::nullopt;
+    }
+};
+
+[[nodiscard]] inline std::string_view trim(std::string_view s) noexcept {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+    return s;
+}
+
+/// Parse "HTTP/1.1 101 Switching Protocols\r\nName: value\r\n...\r\n" (without the final CRLF).
+[[nodiscard]] inline result<http_head> parse_http_head(std::string_view text) {
+    http_head h;
+    auto line_end = text.find("\r\n");
+    std::string_view status_line = text.substr(0, line_end);
+    if (status_line.substr(0, 7) != "HTTP/1." || status_line.size() < 12 || status_line[8] != ' ')
+        return fail(errc::protocol_error, "malformed HTTP status line: '" + std::string(status_line.substr(0, 80)) + "'");
+    int code = 0;
+    const auto* b = status_line.data() + 9;
+    const auto [ptr, ec] = std::from_chars(b, b + 3, code);
+    if (ec != std::errc{} || ptr != b + 3) return fail(errc::protocol_error, "malformed HTTP status code");
+    h.status = code;
+    h.reason = std::string(trim(status_line.substr(12)));
+    while (line_end != std::string_view::npos) {
+        text = text.substr(line_end + 2);
+        line_end = text.find("\r\n");
+        std::string_view line = text.substr(0, line_end);
+        if (line.empty()) break;
+        const auto colon = line.find(':');
+        if (colon == std::string_view::npos || colon == 0)
+            return fail(errc::protocol_error, "malformed HTTP header line: '" + std::string(line.substr(0, 80)) + "'");
+        h.headers.emplace_back(std::string(line.substr(0, colon)), std::string(trim(line.substr(colon + 1))));
+    }
+    return h;
+}
+
+/// A complete HTTP response.
+struct http_response {
+    http_head head;
+    std::string body;
+};
+
+/// Decode a chunked transfer-encoded body. Returns nullopt when malformed or incomplete.
+[[nodiscard]] inline std::optional<std::string> decode_chunked(std::string_view in) {
+    std::string out;
+    for (;;) {
+        const auto eol = in.find("\r\n");
+        if (eol == std::string_view::npos) return std::nullopt;
+        std::string_view size_text = in.substr(0, eol);
+        if (const auto semi = size_text.find(';'); semi != std::string_view::npos) size_text = size_text.substr(0, semi);
+        size_text = trim(size_text);
+        std::size_t size = 0;
+        const auto [ptr, ec] = std::from_chars(size_text.data(), size_text.data() + size_text.size(), size, 16);
+        if (ec != std::errc{} || ptr != size_text.data() + size_text.size()) return std::nullopt;
+        in.remove_prefix(eol + 2);
+        if (size == 0) return out;
+        if (in.size() < size + 2) return std::nullopt;
+        out.append(in.substr(0, size));
+        in.remove_prefix(size + 2);
+    }
+}
+
+/// GET a URL over HTTP/1.1 with `Connection: close`, bounded by `timeout` overall and by
+/// `max_bytes` of response. Supports Content-Length, chunked and read-to-close bodies.
+[[nodiscard]] inline result<http_response> http_get(const url& u, std::chrono::milliseconds timeout,
+                                                    std::size_t max_bytes = 16U << 20U) {
+    const auto deadline = deadline_after(timeout);
+    auto fd = tcp_connect(u.host, u.port, deadline);
+    if (!fd) return fail(fd.error());
+    const std::string req = "GET " + u.path + " HTTP/1.1\r\nHost: " + u.host_header() +
+                            "\r\nAccept: application/json\r\nConnection: close\r\n\r\n";
+    if (auto s = send_all(fd->get(), req, deadline); !s) return fail(s.error());
+    std::string buf;
+    char chunk[16384];
+    for (;;) {
+        pollfd p{fd->get(), POLLIN, 0};
+        const int pr = poll_until(&p, 1, deadline);
+        if (pr == 0) return fail(errc::timeout, "timed out reading the HTTP response from " + u.host_header());
+        if (pr < 0) return fail(errc::transport_io, "poll failed: " + errno_message(errno));
+        const ssize_t n = ::recv(fd->get(), chunk, sizeof chunk, 0);
+        if (n < 0) {
+            if (errno == EINTR || errno == EAGAIN) continue;
+            return fail(errc::transport_io, "read failed: " + errno_message(errno));
+        }
+        if (n == 0) break;
+        buf.append(chunk, static_cast<std::size_t>(n));
+        if (buf.size() > max_bytes) return fail(errc::protocol_error, "HTTP response too large");
+        // Stop early once a Content-Length body is complete (the peer may keep the socket open).
+        if (const auto end = buf.find("\r\n\r\n"); end != std::string::npos) {
+            auto head = parse_http_head(std::string_view(buf).substr(0, end + 2));
+            if (!head) return fail(head.error());
+            if (auto cl = head->header("Content-Length")) {
+                std::size_t len = 0;
+                const auto [ptr, ec] = std::from_chars(cl->data(), cl->data() + cl->size(), len);
+                if (ec == std::errc{} && buf.size() - (end + 4) >= len) break;
+            }
+        }
+    }
+    const auto end = buf.find("\r\n\r\n");
+    if (end == std::string::npos) return fail(errc::protocol_error, "incomplete HTTP response head");
+    auto head = parse_http_head(std::string_view(buf).substr(0, end + 2));
+    if (!head) return fail(head.error());
+    http_response r;
+    r.head = std::move(*head);
+    std::string_view body = std::string_view(buf).substr(end + 4);
+    if (auto te = r.head.header("Transfer-Encoding"); te && ascii_lower(*te).find("chunked") != std::string::npos) {
+        auto decoded = decode_chunked(body);
+        if (!decoded) return fail(errc::protocol_error, "malformed chunked HTTP body");
+        r.body = std::move(*decoded);
+    } else if (auto cl = r.head.header("Content-Length")) {
+        std::size_t len = 0;
+        const auto [ptr, ec] = std::from_chars(cl->data(), cl->data() + cl->size(), len);
+        if (ec != std::errc{} || body.size() < len) return fail(errc::protocol_error, "truncated HTTP body");
+        r.body = std::string(body.substr(0, len));
+    } else {
+        r.body = std::string(body);
+    }
+    return r;
+}
+
+}  // namespace agentkit::cdp::detail
+// ---- end <agentkit/cdp/detail/net.hpp> ----
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <sys/socket.h>
+
+namespace agentkit::cdp {
+
+/// A Chromium launched with --remote-debugging-pipe. Move-only; closing (or destroying) it
+/// asks the browser to exit with Browser.close, waits up to launch_options::close_timeout,
+/// then SIGTERM/SIGKILLs the process group, reaps it and removes the temporary profile.
+class pipe_transport {
+public:
+    /// Start a browser and wait (bounded by launch_timeout) until it answers CDP.
+    [[nodiscard]] static result<pipe_transport> launch(const launch_options& options = {}) {
+        auto proc = browser_process::prepare(options);
+        if (!proc) return fail(proc.error());
+        int sv[2] = {-1, -1};
+        if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+            return fail(errc::browser_launch, "socketpair failed: " + detail::errno_message(errno));
+        detail::unique_fd ours(sv[0]);
+        // Keep the child's end away from 0..9 so installing it as fd 3/4 never aliases.
+        detail::unique_fd theirs = detail::move_fd_above(detail::unique_fd(sv[1]), 10);
+        if (!theirs) return fail(errc::browser_launch, "fcntl(F_DUPFD_CLOEXEC) failed: " + detail::errno_message(errno));
+        if (auto r = (*proc)->spawn({"--remote-debugging-pipe"}, {{theirs.get(), 3}, {theirs.get(), 4}}); !r)
+            return fail(r.error());
+        theirs.reset();  // only the child holds that end now, so its death is our EOF
+
+        pipe_transport t;
+        t.s_ = std::make_shared<state>();
+        t.s_->proc = std::move(*proc);
+        t.s_->sock = std::move(ours);
+        t.s_->max_message = options.max_message_size;
+        t.s_->send_timeout = options.send_timeout;
+        t.s_->close_timeout = options.close_timeout;
+
+        // Launch handshake: the first answer proves the browser is up and tells its version.
+        const auto deadline = detail::deadline_after(options.launch_timeout);
+        auto failed = [&](const error& why) {
+            auto& p = *t.s_->proc;
+            const std::string tail = p.log_tail();  // before close() removes the log
+            t.close();                              // stops and reaps a browser that hangs
+            const std::string status = p.exit_description();
+            json details = {{"executable", p.executable()}, {"status", status}, {"cause", why.to_json()}};
+            if (!tail.empty()) details["log_tail"] = tail;
+            return fail(errc::browser_launch, "the browser did not start: " + why.message + " (" + status + ")",
+                        "Check the browser log tail in details; pass flags through launch_options::extra_args.",
+                        std::move(details));
+        };
+        if (auto r = t.s_->send(R"({"id":-1,"method":"Browser.getVersion"})"); !r) return failed(r.error());
+        for (;;) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - detail::clock::now());
+            if (left.count() <= 0)
+                return failed(error(errc::timeout, "no answer within " + std::to_string(options.launch_timeout.count()) + " ms"));
+            auto m = t.s_->receive(left);
+            if (!m) {
+                if (m.error().is(errc::timeout)) continue;
+                return failed(m.error());
+            }
+            auto j = json::parse(*m, nullptr, false);
+            if (j.is_object() && j.value("id", 0) == -1) {
+                t.s_->version = j.value("result", json::object());
+                break;
+            }
+        }
+        return t;
+    }
+
+    pipe_transport(pipe_transport&&) noexcept = default;
+    pipe_transport& operator=(pipe_transport&& o) noexcept {
+        if (this != &o) {
+            close();
+            s_ = std::move(o.s_);
+        }
+        return *this;
+    }
+    pipe_transport(const pipe_transport&) = delete;
+    pipe_transport& operator=(const pipe_transport&) = delete;
+    ~pipe_transport() { close(); }
+
+    [[nodiscard]] result<void> send(std::string_view message) {
+        if (!s_) return fail(errc::transport_closed, "moved-from pipe_transport");
+        return s_->send(message);
+    }
+    [[nodiscard]] result<std::string> receive(std::chrono::milliseconds timeout) {
+        if (!s_) return fail(errc::transport_closed, "moved-from pipe_transport");
+        return s_->receive(timeout);
+    }
+    void close() {
+        if (s_) s_->close();
+    }
+    [[nodiscard]] bool is_open() const noexcept { return s_ && s_->open.load(); }
+
+    /// The browser's process id (its process group id too).
+    [[nodiscard]] pid_t pid() const noexcept { return s_ ? s_->proc->pid() : -1; }
+    /// The profile directory (removed on close unless the host provided it).
+    [[nodiscard]] std::filesystem::path profile_dir() const { return s_ ? s_->proc->profile_dir() : std::filesystem::path{}; }
+    /// Browser.getVersion's result from the launch handshake (product, protocolVersion, ...).
+    [[nodiscard]] const json& version() const noexcept { return s_->version; }
+    /// The process, e.g. for exit_description() or log_tail().
+    [[nodiscard]] browser_process& process() noexcept { return *s_->proc; }
+
+private:
+    pipe_transport() = default;
+
+    struct state {
+        std::unique_ptr<browser_process> proc;
+        detail::unique_fd sock;
+        detail::wake_fd wake;
+        std::mutex send_mu;
+        std::mutex recv_mu;
+        std::mutex state_mu;
+        std::optional<error> terminal;  // guarded by state_mu
+        std::atomic<bool> closing{false};
+        std::atomic<bool> open{true};
+        std::string buf;  // received bytes; [start, size) not yet returned
+        std::size_t start = 0;
+        std::size_t scan = 0;  // no NUL in [start, scan)
+        std::size_t max_message = 0;
+        std::chrono::milliseconds send_timeout{30000};
+        std::chrono::milliseconds close_timeout{3000};
+        json version = json::object();
+
+        std::optional<error> terminal_error() {
+            std::lock_guard lock(state_mu);
+            return terminal;
+        }
+        error set_terminal(error e) {
+            std::lock_guard lock(state_mu);
+            if (!terminal) terminal = std::move(e);
+            open = false;
+            return *terminal;
+        }
+
+        // The browser end went away (EOF, EPIPE, ECONNRESET): closed by us, or a crash.
+        error peer_gone() {
+            if (closing) return set_terminal(error(errc::transport_closed, "the browser transport was closed"));
+            proc->wait_exit(std::chrono::milliseconds(2000));
+            const std::string status = proc->exit_description();
+            json details = {{"pid", proc->pid()}, {"status", status}};
+            if (auto tail = proc->log_tail(); !tail.empty()) details["log_tail"] = tail;
+            return set_terminal(error(errc::browser_crashed, "the browser process died unexpectedly (" + status + ")",
+                                      "Everything in flight was lost; launch a new browser to continue.",
+                                      std::move(details)));
+        }
+
+        result<void> send(std::string_view message) {
+            if (message.find('\0') != std::string_view::npos)
+                return fail(errc::protocol_error, "a CDP message must not contain NUL bytes");
+            std::lock_guard lock(send_mu);
+            if (auto t = terminal_error()) return fail(*t);
+            if (closing) return fail(errc::transport_closed, "the browser transport was closed");
+            const auto deadline = detail::deadline_after(send_timeout);
+            auto r = detail::send_all(sock.get(), message, deadline, wake.fd());
+            if (r) r = detail::send_all(sock.get(), std::string_view("\0", 1), deadline, wake.fd());
+            if (r) return {};
+            if (r.error().is(errc::transport_closed)) return fail(peer_gone());
+            // A partial write desynchronises the stream: the transport is finished.
+            return fail(set_terminal(r.error()));
+        }
+
+        result<std::string> receive(std::chrono::milliseconds timeout) {
+            std::lock_guard lock(recv_mu);
+            const auto deadline = detail::deadline_after(timeout);
+            for (;;) {
+                if (const auto nul = buf.find('\0', scan); nul != std::string::npos) {
+                    std::string msg = buf.substr(start, nul - start);
+                    start = scan = nul + 1;
+                    if (start == buf.size()) {
+                        buf.clear();
+                        start = scan = 0;
+                    } else if (start > (std::size_t{1} << 20U) && start > buf.size() / 2) {
+                        buf.erase(0, start);
+                        start = scan = 0;
+                    }
+                    return msg;
+                }
+                scan = buf.size();
+                if (auto t = terminal_error()) return fail(*t);
+                if (buf.size() - start > max_message)
+                    return fail(set_terminal(error(
+                        errc::protocol_error,
+                        "a message from the browser exceeds the limit of " + std::to_string(max_message) + " bytes",
+                        "Raise launch_options::max_message_size.")));
+                if (closing) return fail(set_terminal(error(errc::transport_closed, "the browser transport was closed")));
+                pollfd fds[2] = {{sock.get(), POLLIN, 0}, {wake.fd(), POLLIN, 0}};
+                const int pr = detail::poll_until(fds, 2, deadline);
+                if (pr == 0) return fail(errc::timeout, "no message from the browser within " + std::to_string(timeout.count()) + " ms");
+                if (pr < 0) return fail(set_terminal(error(errc::transport_io, "poll failed: " + detail::errno_message(errno))));
+                if ((fds[1].revents & POLLIN) != 0) continue;  // closing: loop reports it
+                char chunk[65536];
+                const ssize_t n = ::recv(sock.get(), chunk, sizeof chunk, MSG_DONTWAIT);
+                if (n > 0) {
+                    buf.append(chunk, static_cast<std::size_t>(n));
+                    continue;
+                }
+                if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) continue;
+                if (n < 0 && errno != ECONNRESET && errno != EPIPE)
+                    return fail(set_terminal(error(errc::transport_io, "read failed: " + detail::errno_message(errno))));
+                return fail(peer_gone());
+            }
+        }
+
+        void close() {
+            if (closing.exchange(true)) return;
+            if (!proc->exited()) {
+                {  // Ask politely: Browser.close lets Chromium flush and exit by itself.
+                    std::lock_guard lock(send_mu);
+                    if (!terminal_error() && sock) {
+                        const auto d = detail::deadline_after(std::chrono::milliseconds(1000));
+                        std::string msg = R"({"id":-2,"method":"Browser.close"})";
+                        msg.push_back('\0');
+                        [[maybe_unused]] auto r = detail::send_all(sock.get(), msg, d);
+                    }
+                }
+                proc->wait_exit(close_timeout);
+            }
+            proc->terminate(std::chrono::milliseconds(1000));
+            set_terminal(error(errc::transport_closed, "the browser transport was closed"));
+            wake.notify();
+            {
+                std::scoped_lock both(recv_mu, send_mu);  // no reader or writer is using the socket now
+                sock.reset();
+            }
+            proc->remove_temp_dir();
+        }
+    };
+
+    std::shared_ptr<state> s_;
+};
+
+static_assert(transport<pipe_transport>);
+
+}  // namespace agentkit::cdp
+// ---- end <agentkit/cdp/pipe_transport.hpp> ----
+// ---- begin <agentkit/cdp/replay_transport.hpp> ----
+// agentkit/cdp/replay_transport.hpp — plays back a recorded CDP transcript, for fast,
+// deterministic unit tests of the layers above the connection (no browser needed).
+//
+// Matching: every message the client sends must equal the next recorded `send` entry in
+// method, params and sessionId (the id is ignored). The recorded `recv` entries that
+// followed that send (responses and events), up to the next recorded send, are then
+// delivered in order; a response's id is rewritten from the recorded request id to the id
+// the client actually used. Messages recorded before the first send are delivered at once.
+// A recorded `close` entry replays the transport's end (e.g. a browser crash): receive()
+// returns that error from then on.
+//
+// A mismatch makes send() fail with errc::protocol_error naming the transcript position,
+// the expected and the received message, and finishes the transport (receive() reports the
+// same error, so a connection fails its pending calls with it).
+//
+// Example:
+//   auto entries = agentkit::cdp::load_transcript("tests/cdp/data/navigate.jsonl");
+//   agentkit::cdp::connection conn{agentkit::cdp::replay_transport{std::move(*entries)}};
+//   auto r = conn.call("Browser.getVersion");   // the recorded answer
+
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace agentkit::cdp {
+
+/// Options of a replay.
+struct replay_options {
+    /// When true, receive() reports errc::transport_closed once the whole transcript has
+    /// been delivered (useful to end a test); otherwise it times out like an idle browser.
+    bool close_at_end = false;
+    /// Compare sessionId too (on by default: a call on the wrong session is a real bug).
+    bool match_session = true;
+};
+
+/// Plays back a transcript. Thread-safe per the transport contract; move-only.
+class replay_transport {
+public:
+    explicit replay_transport(std::vector<transcript_entry> entries, replay_options options = {})
+        : s_(std::make_shared<state>()) {
+        s_->entries = std::move(entries);
+        s_->options = options;
+        std::lock_guard lock(s_->mu);
+        s_->deliver_until_next_send();
+    }
+
+    /// Load a JSONL transcript file.
+    [[nodiscard]] static result<replay_transport> from_file(const std::filesystem::path& path, replay_options options = {}) {
+        auto e = load_transcript(path);
+        if (!e) return fail(e.error());
+        return replay_transport(std::move(*e), options);
+    }
+
+    replay_transport(replay_transport&&) noexcept = default;
+    replay_transport& operator=(replay_transport&&) noexcept = default;
+    replay_transport(const replay_transport&) = delete;
+    replay_transport& operator=(const replay_transport&) = delete;
+    ~replay_transport() = default;
+
+    [[nodiscard]] result<void> send(std::string_view message) {
+        if (!s_) return fail(errc::transport_closed, "moved-from replay_transport");
+        std::lock_guard lock(s_->mu);
+        return s_->on_send(message);
+    }
+
+    [[nodiscard]] result<std::string> receive(std::chrono::milliseconds timeout) {
+        if (!s_) return fail(errc::transport_closed, "moved-from replay_transport");
+        std::unique_lock lock(s_->mu);
+        const bool ready = s_->cv.wait_for(lock, timeout, [&] {
+            return !s_->outbox.empty() || s_->terminal.has_value() || s_->at_end_closed();
+        });
+        if (!s_->outbox.empty()) {
+            std::string m = std::move(s_->outbox.front());
+            s_->outbox.pop_front();
+            return m;
+        }
+        if (s_->terminal) return fail(*s_->terminal);
+        if (s_->at_end_closed()) {
+            s_->terminal = error(errc::transport_closed, "the replayed transcript ended");
+            return fail(*s_->terminal);
+        }
+        (void)ready;
+        return fail(errc::timeout, "no replayed message within " + std::to_string(timeout.count()) + " ms");
+    }
+
+    void close() {
+        if (!s_) return;
+        std::lock_guard lock(s_->mu);
+        if (!s_->terminal) s_->terminal = error(errc::transport_closed, "the replay transport was closed");
+        s_->outbox.clear();
+        s_->cv.notify_all();
+    }
+
+    [[nodiscard]] bool is_open() const {
+        if (!s_) return false;
+        std::lock_guard lock(s_->mu);
+        return !s_->terminal.has_value();
+    }
+
+    /// True when every recorded send has been matched.
+    [[nodiscard]] bool finished() const {
+        std::lock_guard lock(s_->mu);
+        return s_->next_send_index() == s_->entries.size();
+    }
+
+    /// The number of recorded sends not yet matched.
+    [[nodiscard]] std::size_t remaining_sends() const {
+        std::lock_guard lock(s_->mu);
+        std::size_t n = 0;
+        for (std::size_t i = s_->cursor; i < s_->entries.size(); ++i)
+            if (s_->entries[i].dir == direction::sent) ++n;
+        return n;
+    }
+
+private:
+    struct state {
+        std::mutex mu;
+        std::condition_variable cv;
+        std::vector<transcript_entry> entries;
+        replay_options options;
+        std::size_t cursor = 0;  // next entry not yet consumed
+        std::deque<std::string> outbox;
+        std::map<std::int64_t, std::int64_t> id_map;  // recorded request id -> client id
+        std::optional<error> terminal;
+
+        [[nodiscard]] std::size_t next_send_index() const {
+            std::size_t i = cursor;
+            while (i < entries.size() && entries[i].dir != direction::sent) ++i;
+            return i;
+        }
+
+        [[nodiscard]] bool at_end_closed() const {
+            return options.close_at_end && cursor >= entries.size() && outbox.empty();
+        }
+
+        // Queue received entries from the cursor up to the next send (or a close entry).
+        void deliver_until_next_send() {
+            while (cursor < entries.size() && entries[cursor].dir != direction::sent) {
+                const auto& e = entries[cursor++];
+                if (e.dir == direction::closed) {
+                    auto j = json::parse(e.message, nullptr, false);
+                    terminal = j.is_object() ? error::from_json(j)
+                                             : error(errc::transport_closed, "the recorded transport closed");
+                    cursor = entries.size();
+                    break;
+                }
+                outbox.push_back(rewrite_id(e.message));
+            }
+            cv.notify_all();
+        }
+
+        std::string rewrite_id(const std::string& text) const {
+            auto j = json::parse(text, nullptr, false);
+            if (!j.is_object()) return text;
+            auto id = j.find("id");
+            if (id == j.end() || !id->is_number_integer()) return text;
+            auto it = id_map.find(id->get<std::int64_t>());
+            if (it == id_map.end()) return text;
+            *id = it->second;
+            return j.dump();
+        }
+
+        static json view(const json& m, bool with_session) {
+            json v = json::object();
+            v["method"] = m.value("method", json());
+            v["params"] = m.contains("params") ? m["params"] : json::object();
+            if (with_session && m.contains("sessionId")) v["sessionId"] = m["sessionId"];
+            return v;
+        }
+
+        result<void> mismatch(std::string message, std::string hint, json details) {
+            error e(errc::protocol_error, std::move(message), std::move(hint), std::move(details));
+            terminal = e;
+            cv.notify_all();
+            return fail(std::move(e));
+        }
+
+        result<void> on_send(std::string_view text) {
+            if (terminal) return fail(*terminal);
+            auto got = json::parse(text, nullptr, false);
+            if (!got.is_object()) return fail(errc::protocol_error, "replay: the client sent a message that is not a JSON object");
+            const std::size_t at = next_send_index();
+            if (at >= entries.size())
+                return mismatch("replay: the transcript has no more requests, but the client sent " +
+                                    view(got, true).dump(),
+                                "Re-record the transcript, or stop the code under test from sending more.",
+                                json{{"position", at}, {"got", view(got, true)}});
+            // Received entries before `at` that were not delivered yet belong to an earlier
+            // request: deliver them first, in order.
+            deliver_until_next_send();
+            auto expected = json::parse(entries[at].message, nullptr, false);
+            const json want = view(expected, options.match_session);
+            const json have = view(got, options.match_session);
+            if (want != have)
+                return mismatch("replay mismatch at transcript entry " + std::to_string(at + 1) + ": expected " +
+                                    want.dump() + " but the client sent " + have.dump(),
+                                "The code under test sends different CDP commands than when the transcript was "
+                                "recorded; re-record it if the change is intended.",
+                                json{{"position", at + 1}, {"expected", want}, {"got", have}});
+            if (expected.contains("id") && expected["id"].is_number_integer() && got.contains("id") &&
+                got["id"].is_number_integer())
+                id_map[expected["id"].get<std::int64_t>()] = got["id"].get<std::int64_t>();
+            cursor = at + 1;
+            deliver_until_next_send();
+            return {};
+        }
+    };
+
+    std::shared_ptr<state> s_;
+};
+
+static_assert(transport<replay_transport>);
+
+}  // namespace agentkit::cdp
+// ---- end <agentkit/cdp/replay_transport.hpp> ----
+// ---- begin <agentkit/cdp/websocket_transport.hpp> ----
+// agentkit/cdp/websocket_transport.hpp — CDP over a ws:// DevTools endpoint (RFC 6455,
+// client side): a local Chromium started with --remote-debugging-port, or a remote
+// browser farm.
+//
+// Implemented: URL parsing, TCP connect with a deadline, the HTTP/1.1 Upgrade handshake
+// with Sec-WebSocket-Accept verification, masked client frames (a fresh key per frame),
+// text and binary messages, fragmented messages on receive (continuation frames, with
+// control frames interleaved), ping → pong, the close handshake in both directions, 7/16/64
+// bit lengths and a maximum message size (exceeding it closes with 1009).
+// Not implemented: TLS (wss://), extensions (permessage-deflate is never offered), UTF-8
+// validation of text payloads (the JSON parser above us rejects bad UTF-8).
+//
+// Example:
+//   auto url = agentkit::cdp::discover_websocket_url("http://127.0.0.1:9222");
+//   auto t = agentkit::cdp::websocket_transport::connect(*url);
+//   // or start a private local browser and connect to it:
+//   auto local = agentkit::cdp::websocket_transport::launch({});
+
+// ---- begin <agentkit/cdp/detail/sha1_base64.hpp> ----
+// agentkit/cdp/detail/sha1_base64.hpp — SHA-1 (FIPS 180-4) and base64 (RFC 4648), just
+// enough for the WebSocket opening handshake (RFC 6455 §4.2.2: Sec-WebSocket-Accept is
+// base64(SHA-1(key + GUID))). SHA-1 is used here only as the protocol demands, never for
+// security decisions.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+namespace agentkit::cdp::detail {
+
+/// Incremental SHA-1.
+class sha1 {
+public:
+    using digest_type = std::array<std::uint8_t, 20>;
+
+    void update(const void* data, std::size_t n) noexcept {
+        const auto* p = static_cast<const std::uint8_t*>(data);
+        total_bytes_ += n;
+        while (n > 0) {
+            const std::size_t take = (n < 64 - fill_) ? n : 64 - fill_;
+            std::memcpy(block_.data() + fill_, p, take);
+            fill_ += take;
+            p += take;
+            n -= take;
+            if (fill_ == 64) {
+                compress();
+                fill_ = 0;
+            }
+        }
+    }
+    void update(std::string_view s) noexcept { update(s.data(), s.size()); }
+
+    /// Finish and return the digest; the object must not be used afterwards.
+    [[nodiscard]] digest_type finish() noexcept {
+        const std::uint64_t bits = total_bytes_ * 8U;
+        block_[fill_++] = 0x80;
+        if (fill_ > 56) {
+            while (fill_ < 64) block_[fill_++] = 0;
+            compress();
+            fill_ = 0;
+        }
+        while (fill_ < 56) block_[fill_++] = 0;
+        for (int i = 7; i >= 0; --i) block_[fill_++] = static_cast<std::uint8_t>(bits >> (8 * i));
+        compress();
+        digest_type out{};
+        for (std::size_t i = 0; i < 5; ++i)
+            for (std::size_t b = 0; b < 4; ++b)
+                out[i * 4 + b] = static_cast<std::uint8_t>(h_[i] >> (24 - 8 * b));
+        return out;
+    }
+
+private:
+    static constexpr std::uint32_t rol(std::uint32_t x, int n) noexcept {
+        return static_cast<std::uint32_t>((x << n) | (x >> (32 - n)));
+    }
+
+    void compress() noexcept {
+        std::array<std::uint32_t, 80> w{};
+        for (std::size_t i = 0; i < 16; ++i)
+            w[i] = (std::uint32_t{block_[i * 4]} << 24) | (std::uint32_t{block_[i * 4 + 1]} << 16) |
+                   (std::uint32_t{block_[i * 4 + 2]} << 8) | std::uint32_t{block_[i * 4 + 3]};
+        for (std::size_t i = 16; i < 80; ++i) w[i] = rol(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
+        std::uint32_t a = h_[0], b = h_[1], c = h_[2], d = h_[3], e = h_[4];
+        for (std::size_t i = 0; i < 80; ++i) {
+            std::uint32_t f = 0, k = 0;
+            if (i < 20) {
+                f = (b & c) | (~b & d);
+                k = 0x5A827999U;
+            } else if (i < 40) {
+                f = b ^ c ^ d;
+                k = 0x6ED9EBA1U;
+            } else if (i < 60) {
+                f = (b & c) | (b & d) | (c & d);
+                k = 0x8F1BBCDCU;
+            } else {
+                f = b ^ c ^ d;
+                k = 0xCA62C1D6U;
+            }
+            const std::uint32_t t = rol(a, 5) + f + e + k + w[i];
+            e = d;
+            d = c;
+            c = rol(b, 30);
+            b = a;
+            a = t;
+        }
+        h_[0] += a;
+        h_[1] += b;
+        h_[2] += c;
+        h_[3] += d;
+        h_[4] += e;
+    }
+
+    std::array<std::uint32_t, 5> h_{0x67452301U, 0xEFCDAB89U, 0x98BADCFEU, 0x10325476U, 0xC3D2E1F0U};
+    std::array<std::uint8_t, 64> block_{};
+    std::size_t fill_ = 0;
+    std::uint64_t total_bytes_ = 0;
+};
+
+/// SHA-1 of a byte string.
+[[nodiscard]] inline sha1::digest_type sha1_digest(std::string_view s) noexcept {
+    sha1 h;
+    h.update(s);
+    return h.finish();
+}
+
+/// Lower-case hex of bytes (tests and diagnostics).
+[[nodiscard]] inline std::string to_hex(const std::uint8_t* p, std::size_t n) {
+    static constexpr char digits[] = "0123456789abcdef";
+    std::string s;
+    s.reserve(n * 2);
+    for (std::size_t i = 0; i < n; ++i) {
+        s += digits[p[i] >> 4];
+        s += digits[p[i] & 0xF];
+    }
+    return s;
+}
+
+/// Standard base64 with padding (RFC 4648 §4).
+[[nodiscard]] inline std::string base64_encode(const void* data, std::size_t n) {
+    static constexpr char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const auto* p = static_cast<const std::uint8_t*>(data);
+    std::string out;
+    out.reserve((n + 2) / 3 * 4);
+    std::size_t i = 0;
+    for (; i + 3 <= n; i += 3) {
+        const std::uint32_t v = (std::uint32_t{p[i]} << 16) | (std::uint32_t{p[i + 1]} << 8) | p[i + 2];
+        out += alphabet[(v >> 18) & 63];
+        out += alphabet[(v >> 12) & 63];
+        out += alphabet[(v >> 6) & 63];
+        out += alphabet[v & 63];
+    }
+    if (const std::size_t rest = n - i; rest > 0) {
+        std::uint32_t v = std::uint32_t{p[i]} << 16;
+        if (rest == 2) v |= std::uint32_t{p[i + 1]} << 8;
+        out += alphabet[(v >> 18) & 63];
+        out += alphabet[(v >> 12) & 63];
+        out += rest == 2 ? alphabet[(v >> 6) & 63] : '=';
+        out += '=';
+    }
+    return out;
+}
+[[nodiscard]] inline std::string base64_encode(std::string_view s) { return base64_encode(s.data(), s.size()); }
+
+/// RFC 6455 §1.3: the Sec-WebSocket-Accept value for a Sec-WebSocket-Key.
+[[nodiscard]] inline std::string websocket_accept(std::string_view key) {
+    sha1 h;
+    h.update(key);
+    h.update(std::string_view("258EAFA5-E914-47DA-95CA-C5AB0DC85B11"));
+    const auto d = h.finish();
+    return base64_encode(d.data(), d.size());
+}
+
+}  // namespace agentkit::cdp::detail
+// ---- end <agentkit/cdp/detail/sha1_base64.hpp> ----
+// ---- begin <agentkit/cdp/detail/websocket_frame.hpp> ----
+// agentkit/cdp/detail/websocket_frame.hpp — RFC 6455 §5 frame encoding and decoding.
+// Pure functions over byte strings, so they can be tested against hand-built frames and
+// reused by the in-test WebSocket server.
+
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace agentkit::cdp::detail::ws {
+
+enum class opcode : std::uint8_t {
+    continuation = 0x0,
+    text = 0x1,
+    binary = 0x2,
+    close = 0x8,
+    ping = 0x9,
+    pong = 0xA,
+};
+
+[[nodiscard]] constexpr bool is_control(opcode op) noexcept { return (static_cast<std::uint8_t>(op) & 0x8U) != 0; }
+
+/// Close status codes we use (RFC 6455 §7.4.1).
+namespace close_code {
+inline constexpr std::uint16_t normal = 1000;
+inline constexpr std::uint16_t going_away = 1001;
+inline constexpr std::uint16_t protocol_error = 1002;
+inline constexpr std::uint16_t too_big = 1009;
+}  // namespace close_code
+
+using mask_key = std::array<std::uint8_t, 4>;
+
+/// XOR `data` in place with the 4-byte mask, starting at mask offset `offset`.
+inline void apply_mask(char* data, std::size_t n, const mask_key& key, std::size_t offset = 0) noexcept {
+    // Word-at-a-time for large payloads (screenshots are megabytes), bytes at the edges.
+    std::size_t i = 0;
+    while (i < n && ((offset + i) & 3U) != 0) {
+        data[i] = static_cast<char>(static_cast<std::uint8_t>(data[i]) ^ key[(offset + i) & 3U]);
+        ++i;
+    }
+    if (n - i >= 8) {
+        std::uint64_t k8 = 0;
+        std::uint8_t pattern[8];
+        for (std::size_t j = 0; j < 8; ++j) pattern[j] = key[j & 3U];
+        std::memcpy(&k8, pattern, 8);
+        for (; i + 8 <= n; i += 8) {
+            std::uint64_t w = 0;
+            std::memcpy(&w, data + i, 8);
+            w ^= k8;
+            std::memcpy(data + i, &w, 8);
+        }
+    }
+    for (; i < n; ++i)
+        data[i] = static_cast<char>(static_cast<std::uint8_t>(data[i]) ^ key[(offset + i) & 3U]);
+}
+
+/// Encode one frame. Clients must pass a mask; servers must not.
+[[nodiscard]] inline std::string encode_frame(opcode op, std::string_view payload, bool fin = true,
+                                              std::optional<mask_key> mask = std::nullopt) {
+    std::string out;
+    out.reserve(payload.size() + 14);
+    out += static_cast<char>((fin ? 0x80U : 0x00U) | static_cast<std::uint8_t>(op));
+    const std::uint8_t mask_bit = mask ? 0x80U : 0x00U;
+    const std::uint64_t len = payload.size();
+    if (len <= 125) {
+        out += static_cast<char>(mask_bit | static_cast<std::uint8_t>(len));
+    } else if (len <= 0xFFFF) {
+        out += static_cast<char>(mask_bit | 126U);
+        out += static_cast<char>((len >> 8) & 0xFFU);
+        out += static_cast<char>(len & 0xFFU);
+    } else {
+        out += static_cast<char>(mask_bit | 127U);
+        for (int i = 7; i >= 0; --i) out += static_cast<char>((len >> (8 * i)) & 0xFFU);
+    }
+    if (mask) {
+        for (auto b : *mask) out += static_cast<char>(b);
+        const std::size_t at = out.size();
+        out.append(payload);
+        apply_mask(out.data() + at, payload.size(), *mask);
+    } else {
+        out.append(payload);
+    }
+    return out;
+}
+
+/// A decoded frame header; the payload is bytes [payload_offset, payload_offset+payload_size).
+struct frame_header {
+    bool fin = true;
+    opcode op = opcode::text;
+    bool masked = false;
+    mask_key mask{};
+    std::size_t payload_offset = 0;
+    std::uint64_t payload_size = 0;
+
+    [[nodiscard]] std::size_t frame_size() const noexcept {
+        return payload_offset + static_cast<std::size_t>(payload_size);
+    }
+};
+
+/// Parse a frame header at the start of `buf`. Returns nullopt when more bytes are needed
+/// (the header itself is incomplete), an error for protocol violations, including a
+/// payload larger than `max_payload`. The payload may still be incomplete: check
+/// `buf.size() >= frame_size()`.
+[[nodiscard]] inline result<std::optional<frame_header>> decode_header(std::string_view buf,
+                                                                       std::uint64_t max_payload) {
+    if (buf.size() < 2) return std::optional<frame_header>{};
+    const auto b0 = static_cast<std::uint8_t>(buf[0]);
+    const auto b1 = static_cast<std::uint8_t>(buf[1]);
+    frame_header h;
+    h.fin = (b0 & 0x80U) != 0;
+    if ((b0 & 0x70U) != 0)
+        return fail(errc::protocol_error, "WebSocket frame has reserved bits set (no extension was negotiated)");
+    const std::uint8_t op = b0 & 0x0FU;
+    if (op != 0x0 && op != 0x1 && op != 0x2 && op != 0x8 && op != 0x9 && op != 0xA)
+        return fail(errc::protocol_error, "WebSocket frame has unknown opcode " + std::to_string(op));
+    h.op = static_cast<opcode>(op);
+    h.masked = (b1 & 0x80U) != 0;
+    std::uint64_t len = b1 & 0x7FU;
+    std::size_t pos = 2;
+    if (len == 126) {
+        if (buf.size() < 4) return std::optional<frame_header>{};
+        len = (std::uint64_t{static_cast<std::uint8_t>(buf[2])} << 8) | static_cast<std::uint8_t>(buf[3]);
+        pos = 4;
+    } else if (len == 127) {
+        if (buf.size() < 10) return std::optional<frame_header>{};
+        len = 0;
+        for (std::size_t i = 2; i < 10; ++i) len = (len << 8) | static_cast<std::uint8_t>(buf[i]);
+        if ((len >> 63) != 0) return fail(errc::protocol_error, "WebSocket frame length has its top bit set");
+        pos = 10;
+    }
+    if (is_control(h.op)) {
+        if (!h.fin) return fail(errc::protocol_error, "fragmented WebSocket control frame");
+        if (len > 125) return fail(errc::protocol_error, "WebSocket control frame payload longer than 125 bytes");
+    }
+    if (len > max_payload)
+        return fail(errc::protocol_error,
+                    "WebSocket frame of " + std::to_string(len) + " bytes exceeds the limit of " +
+                        std::to_string(max_payload) + " bytes",
+                    "Raise websocket_options::max_message_size if such large messages are expected.",
+                    json{{"size", len}, {"limit", max_payload}});
+    if (h.masked) {
+        if (buf.size() < pos + 4) return std::optional<frame_header>{};
+        for (std::size_t i = 0; i < 4; ++i) h.mask[i] = static_cast<std::uint8_t>(buf[pos + i]);
+        pos += 4;
+    }
+    h.payload_offset = pos;
+    h.payload_size = len;
+    return std::optional<frame_header>{h};
+}
+
+/// Close frame payload: 2-byte code (big endian) + UTF-8 reason.
+[[nodiscard]] inline std::string close_payload(std::uint16_t code, std::string_view reason = {}) {
+    std::string p;
+    p += static_cast<char>(code >> 8);
+    p += static_cast<char>(code & 0xFFU);
+    p.append(reason.substr(0, 123));
+    return p;
+}
+
+/// Parse a close payload into (code, reason); an empty payload is 1005 (no status).
+[[nodiscard]] inline std::pair<std::uint16_t, std::string> parse_close_payload(std::string_view p) {
+    if (p.size() < 2) return {std::uint16_t{1005}, std::string{}};
+    const auto code = static_cast<std::uint16_t>((static_cast<std::uint8_t>(p[0]) << 8) | static_cast<std::uint8_t>(p[1]));
+    return {code, std::string(p.substr(2))};
+}
+
+}  // namespace agentkit::cdp::detail::ws
+// ---- end <agentkit/cdp/detail/websocket_frame.hpp> ----
+
+#include <array>
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <sys/inotify.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+
+namespace agentkit::cdp {
+
+/// Options of a WebSocket connection.
+struct websocket_options {
+    /// Bound for TCP connect plus the opening handshake.
+    std::chrono::milliseconds connect_timeout{10000};
+    /// Bound for writing one message.
+    std::chrono::milliseconds send_timeout{30000};
+    /// Bound for the server's answer to our close frame.
+    std::chrono::milliseconds close_timeout{1000};
+    /// Largest message accepted (after reassembling fragments).
+    std::size_t max_message_size = std::size_t{256} << 20U;
+    /// Extra handshake headers (e.g. an authorisation header for a browser farm).
+    std::vector<std::pair<std::string, std::string>> headers;
+};
+
+namespace detail {
+inline void random_bytes(void* out, std::size_t n) noexcept {
+    auto* p = static_cast<std::uint8_t*>(out);
+    while (n > 0) {
+        const ssize_t r = ::getrandom(p, n, 0);
+        if (r > 0) {
+            p += r;
+            n -= static_cast<std::size_t>(r);
+        } else if (r < 0 && errno != EINTR) {
+            // No entropy source: fall back to a clock-derived value (masks only need to be
+            // unpredictable to intermediaries, and the key only needs to be fresh).
+            auto seed = static_cast<std::uint64_t>(clock::now().time_since_epoch().count());
+            for (; n > 0; --n, ++p) {
+                seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+                *p = static_cast<std::uint8_t>(seed >> 56);
+            }
+        }
+    }
+}
+}  // namespace detail
+
+/// A CDP transport over a WebSocket. Move-only. When it launched its own browser, close()
+/// also stops that browser (Browser.close, then signals) and removes its profile.
+class websocket_transport {
+public:
+    /// Connect to a ws:// DevTools endpoint (browser or page target URL).
+    [[nodiscard]] static result<websocket_transport> connect(std::string_view ws_url,
+                                                             const websocket_options& options = {}) {
+        auto u = detail::parse_url(ws_url);
+        if (!u) return fail(u.error());
+        if (u->scheme != "ws")
+            return fail(errc::request_invalid, "not a WebSocket URL: " + std::string(ws_url),
+                        "For an http://host:port endpoint, call discover_websocket_url() first.");
+        const auto deadline = detail::deadline_after(options.connect_timeout);
+        auto fd = detail::tcp_connect(u->host, u->port, deadline);
+        if (!fd) return fail(fd.error());
+
+        std::array<std::uint8_t, 16> nonce{};
+        detail::random_bytes(nonce.data(), nonce.size());
+        const std::string key = detail::base64_encode(nonce.data(), nonce.size());
+        std::string req = "GET " + u->path + " HTTP/1.1\r\nHost: " + u->host_header() +
+                          "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: " + key +
+                          "\r\nSec-WebSocket-Version: 13\r\n";
+        for (const auto& [k, v] : options.headers) req += k + ": " + v + "\r\n";
+        req += "\r\n";
+        if (auto r = detail::send_all(fd->get(), req, deadline); !r) return fail(r.error());
+
+        std::string buf;
+        std::size_t head_end = std::string::npos;
+        while (head_end == std::string::npos) {
+            pollfd p{fd->get(), POLLIN, 0};
+            const int pr = detail::poll_until(&p, 1, deadline);
+            if (pr == 0) return fail(errc::timeout, "timed out in the WebSocket handshake with " + u->host_header());
+            if (pr < 0) return fail(errc::transport_io, "poll failed: " + detail::errno_message(errno));
+            char chunk[4096];
+            const ssize_t n = ::recv(fd->get(), chunk, sizeof chunk, MSG_DONTWAIT);
+            if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+            if (n <= 0)
+                return fail(errc::transport_closed, "the server closed the connection during the WebSocket handshake",
+                            "Is this a DevTools WebSocket endpoint?");
+            buf.append(chunk, static_cast<std::size_t>(n));
+            head_end = buf.find("\r\n\r\n");
+            if (head_end == std::string::npos && buf.size() > 65536)
+                return fail(errc::protocol_error, "oversized WebSocket handshake response");
+        }
+        auto head = detail::parse_http_head(std::string_view(buf).substr(0, head_end + 2));
+        if (!head) return fail(head.error());
+        const auto refused = [&](std::string why) {
+            return fail(errc::protocol_error, "WebSocket handshake with " + std::string(ws_url) + " failed: " + why,
+                        "Check the URL (it changes every browser start; see /json/version).",
+                        json{{"status", head->status}, {"reason", head->reason}});
+        };
+        if (head->status != 101)
+            return refused("HTTP " + std::to_string(head->status) + " " + head->reason);
+        if (!detail::iequals(head->header("Upgrade").value_or(""), "websocket"))
+            return refused("missing 'Upgrade: websocket'");
+        if (detail::ascii_lower(head->header("Connection").value_or("")).find("upgrade") == std::string::npos)
+            return refused("missing 'Connection: Upgrade'");
+        if (head->header("Sec-WebSocket-Accept").value_or("") != detail::websocket_accept(key))
+            return refused("wrong Sec-WebSocket-Accept");
+        if (head->header("Sec-WebSocket-Extensions"))
+            return refused("the server selected an extension that was not offered");
+
+        websocket_transport t;
+        t.s_ = std::make_shared<state>();
+        t.s_->sock = std::move(*fd);
+        t.s_->buf = buf.substr(head_end + 4);
+        t.s_->options = options;
+        t.s_->url = std::string(ws_url);
+        detail::random_bytes(&t.s_->rng, sizeof t.s_->rng);
+        t.s_->rng |= 1U;
+        return t;
+    }
+
+    /// Start a private local Chromium with --remote-debugging-port=0 and connect to it. The
+    /// port is read from the profile's DevToolsActivePort file, waited for with inotify (and
+    /// the browser's pidfd, so a browser that dies at start fails at once), bounded by
+    /// launch_options::launch_timeout.
+    [[nodiscard]] static result<websocket_transport> launch(const launch_options& launch = {},
+                                                            const websocket_options& options = {}) {
+        auto proc = browser_process::prepare(launch);
+        if (!proc) return fail(proc.error());
+        auto& p = **proc;
+        const auto port_file = p.profile_dir() / "DevToolsActivePort";
+        std::error_code ec;
+        std::filesystem::remove(port_file, ec);  // a stale file from an earlier run of a host profile
+        detail::unique_fd ino(::inotify_init1(IN_CLOEXEC | IN_NONBLOCK));
+        if (ino && ::inotify_add_watch(ino.get(), p.profile_dir().c_str(), IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE) < 0)
+            ino.reset();
+        if (auto r = p.spawn({"--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1"}, {}); !r)
+            return fail(r.error());
+
+        const auto deadline = detail::deadline_after(launch.launch_timeout);
+        const auto launch_failed = [&](const std::string& why) {
+            const std::string status = p.exit_description();
+            json details = {{"executable", p.executable()}, {"status", status}};
+            if (auto tail = p.log_tail(); !tail.empty()) details["log_tail"] = tail;
+            return fail(errc::browser_launch, "the browser did not start: " + why + " (" + status + ")",
+                        "Check the browser log tail in details; pass flags through launch_options::extra_args.",
+                        std::move(details));
+        };
+        std::optional<std::pair<std::uint16_t, std::string>> endpoint;
+        auto backoff = std::chrono::microseconds(500);
+        for (;;) {
+            endpoint = read_active_port(port_file);
+            if (endpoint) break;
+            if (p.exited()) return launch_failed("the browser exited before opening its DevTools port");
+            if (detail::clock::now() >= deadline)
+                return launch_failed("no DevToolsActivePort within " + std::to_string(launch.launch_timeout.count()) + " ms");
+            if (ino) {
+                pollfd fds[2] = {{ino.get(), POLLIN, 0}, {p.pidfd(), POLLIN, 0}};
+                detail::poll_until(fds, p.pidfd() >= 0 ? 2 : 1, deadline);
+                char events[4096];
+                while (::read(ino.get(), events, sizeof events) > 0) {
+                }
+            } else {  // no inotify: a bounded poll of the file with backoff
+                ::usleep(static_cast<useconds_t>(backoff.count()));
+                backoff = std::min(backoff * 2, std::chrono::microseconds(50000));
+            }
+        }
+        const std::string url = "ws://127.0.0.1:" + std::to_string(endpoint->first) + endpoint->second;
+        websocket_options o = options;
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - detail::clock::now());
+        o.connect_timeout = std::max(std::chrono::milliseconds(1000), std::min(o.connect_timeout, left));
+        auto t = connect(url, o);
+        if (!t) return launch_failed("cannot connect to " + url + ": " + t.error().message);
+        t->s_->proc = std::move(*proc);
+        t->s_->port = endpoint->first;
+        return t;
+    }
+
+    websocket_transport(websocket_transport&&) noexcept = default;
+    websocket_transport& operator=(websocket_transport&& o) noexcept {
+        if (this != &o) {
+            close();
+            s_ = std::move(o.s_);
+        }
+        return *this;
+    }
+    websocket_transport(const websocket_transport&) = delete;
+    websocket_transport& operator=(const websocket_transport&) = delete;
+    ~websocket_transport() { close(); }
+
+    [[nodiscard]] result<void> send(std::string_view message) {
+        if (!s_) return fail(errc::transport_closed, "moved-from websocket_transport");
+        return s_->send_message(message);
+    }
+    [[nodiscard]] result<std::string> receive(std::chrono::milliseconds timeout) {
+        if (!s_) return fail(errc::transport_closed, "moved-from websocket_transport");
+        return s_->receive(timeout);
+    }
+    void close() {
+        if (s_) s_->close();
+    }
+    [[nodiscard]] bool is_open() const noexcept { return s_ && s_->open.load(); }
+
+    /// The ws:// URL this transport connected to.
+    [[nodiscard]] const std::string& url() const noexcept { return s_->url; }
+    /// The launched browser, or null when connected to an existing one.
+    [[nodiscard]] browser_process* process() noexcept { return s_ ? s_->proc.get() : nullptr; }
+    /// The launched browser's pid, or -1.
+    [[nodiscard]] pid_t pid() const noexcept { return s_ && s_->proc ? s_->proc->pid() : -1; }
+    /// The launched browser's DevTools port, or 0.
+    [[nodiscard]] std::uint16_t port() const noexcept { return s_ ? s_->port : 0; }
+    /// The close code and reason the server sent, once it did.
+    [[nodiscard]] std::optional<std::pair<std::uint16_t, std::string>> close_status() const {
+        std::lock_guard lock(s_->state_mu);
+        return s_->peer_close;
+    }
+
+    /// Parse a DevToolsActivePort file: "<port>\n/devtools/browser/<id>\n".
+    [[nodiscard]] static std::optional<std::pair<std::uint16_t, std::string>> read_active_port(
+        const std::filesystem::path& file) {
+        std::ifstream in(file);
+        std::string port_line, path_line;
+        if (!std::getline(in, port_line) || !std::getline(in, path_line)) return std::nullopt;
+        unsigned port = 0;
+        const auto [ptr, ec] = std::from_chars(port_line.data(), port_line.data() + port_line.size(), port);
+        if (ec != std::errc{} || ptr != port_line.data() + port_line.size() || port == 0 || port > 65535) return std::nullopt;
+        if (path_line.empty() || path_line[0] != '/') return std::nullopt;
+        return std::pair{static_cast<std::uint16_t>(port), path_line};
+    }
+
+private:
+    websocket_transport() = default;
+
+    using opcode = detail::ws::opcode;
+
+    struct state {
+        std::unique_ptr<browser_process> proc;  // when launched
+        std::uint16_t port = 0;
+        detail::unique_fd sock;
+        detail::wake_fd wake;
+        websocket_options options;
+        std::string url;
+        std::mutex send_mu;
+        std::mutex recv_mu;
+        mutable std::mutex state_mu;
+        std::optional<error> terminal;                                  // guarded by state_mu
+        std::optional<std::pair<std::uint16_t, std::string>> peer_close;  // guarded by state_mu
+        std::atomic<bool> closing{false};
+        std::atomic<bool> open{true};
+        // send side (send_mu)
+        std::uint64_t rng = 0;
+        bool close_sent = false;
+        // receive side (recv_mu)
+        std::string buf;
+        std::size_t start = 0;
+        std::string message;
+        bool in_message = false;
+
+        std::optional<error> terminal_error() {
+            std::lock_guard lock(state_mu);
+            return terminal;
+        }
+        error set_terminal(error e) {
+            std::lock_guard lock(state_mu);
+            if (!terminal) terminal = std::move(e);
+            open = false;
+            return *terminal;
+        }
+
+        detail::ws::mask_key next_mask() {  // xorshift64* seeded from getrandom (send_mu held)
+            rng ^= rng >> 12;
+            rng ^= rng << 25;
+            rng ^= rng >> 27;
+            const std::uint64_t v = rng * 2685821657736338717ULL;
+            return {static_cast<std::uint8_t>(v >> 56), static_cast<std::uint8_t>(v >> 48),
+                    static_cast<std::uint8_t>(v >> 40), static_cast<std::uint8_t>(v >> 32)};
+        }
+
+        result<void> write_frame(opcode op, std::string_view payload) {
+            std::lock_guard lock(send_mu);
+            if (close_sent) return fail(errc::transport_closed, "the WebSocket is closing");
+            if (op == opcode::close) close_sent = true;
+            const std::string frame = detail::ws::encode_frame(op, payload, true, next_mask());
+            return detail::send_all(sock.get(), frame, detail::deadline_after(options.send_timeout), wake.fd());
+        }
+
+        result<void> send_message(std::string_view text) {
+            if (auto t = terminal_error()) return fail(*t);
+            if (closing) return fail(errc::transport_closed, "the WebSocket transport was closed");
+            auto r = write_frame(opcode::text, text);
+            if (r) return {};
+            if (r.error().is(errc::transport_closed)) return fail(peer_gone());
+            return fail(set_terminal(r.error()));
+        }
+
+        error peer_gone() {
+            if (closing) return set_terminal(error(errc::transport_closed, "the WebSocket transport was closed"));
+            if (proc && proc->wait_exit(std::chrono::milliseconds(2000))) {
+                const std::string status = proc->exit_description();
+                json details = {{"pid", proc->pid()}, {"status", status}};
+                if (auto tail = proc->log_tail(); !tail.empty()) details["log_tail"] = tail;
+                return set_terminal(error(errc::browser_crashed, "the browser process died unexpectedly (" + status + ")",
+                                          "Everything in flight was lost; launch a new browser to continue.",
+                                          std::move(details)));
+            }
+            return set_terminal(error(errc::transport_closed, "the WebSocket connection to " + url + " was lost",
+                                      "The browser went away or the network failed; reconnect to continue."));
+        }
+
+        error protocol_failure(std::uint16_t code, const error& e) {
+            [[maybe_unused]] auto r = write_frame(opcode::close, detail::ws::close_payload(code));
+            return set_terminal(e);
+        }
+
+        /// Decode and handle one buffered frame. Returns a message, nullopt to continue
+        /// reading, or a terminal error.
+        result<std::optional<std::string>> process_frame(bool& need_more) {
+            need_more = false;
+            const std::string_view avail = std::string_view(buf).substr(start);
+            auto h = detail::ws::decode_header(avail, options.max_message_size);
+            if (!h) {
+                const bool too_big = h.error().details.is_object() && h.error().details.contains("limit");
+                return fail(protocol_failure(too_big ? detail::ws::close_code::too_big : detail::ws::close_code::protocol_error,
+                                             h.error()));
+            }
+            if (!*h || avail.size() < (*h)->frame_size()) {
+                need_more = true;
+                return std::optional<std::string>{};
+            }
+            const auto& f = **h;
+            if (f.masked)
+                return fail(protocol_failure(detail::ws::close_code::protocol_error,
+                                             error(errc::protocol_error, "the server sent a masked WebSocket frame")));
+            std::string payload(avail.substr(f.payload_offset, static_cast<std::size_t>(f.payload_size)));
+            start += f.frame_size();
+            if (start == buf.size()) {
+                buf.clear();
+                start = 0;
+            } else if (start > (std::size_t{1} << 20U) && start > buf.size() / 2) {
+                buf.erase(0, start);
+                start = 0;
+            }
+            switch (f.op) {
+                case opcode::text:
+                case opcode::binary:
+                    if (in_message)
+                        return fail(protocol_failure(detail::ws::close_code::protocol_error,
+                                                     error(errc::protocol_error, "new WebSocket message inside a fragmented one")));
+                    if (f.fin) return std::optional<std::string>{std::move(payload)};
+                    message = std::move(payload);
+                    in_message = true;
+                    return std::optional<std::string>{};
+                case opcode::continuation:
+                    if (!in_message)
+                        return fail(protocol_failure(detail::ws::close_code::protocol_error,
+                                                     error(errc::protocol_error, "WebSocket continuation frame without a message")));
+                    if (message.size() + payload.size() > options.max_message_size)
+                        return fail(protocol_failure(
+                            detail::ws::close_code::too_big,
+                            error(errc::protocol_error,
+                                  "a WebSocket message exceeds the limit of " + std::to_string(options.max_message_size) + " bytes",
+                                  "Raise websocket_options::max_message_size if such large messages are expected.")));
+                    message += payload;
+                    if (!f.fin) return std::optional<std::string>{};
+                    in_message = false;
+                    return std::optional<std::string>{std::exchange(message, std::string{})};
+                case opcode::ping:
+                    if (auto r = write_frame(opcode::pong, payload); !r && !r.error().is(errc::transport_closed))
+                        return fail(set_terminal(r.error()));
+                    return std::optional<std::string>{};
+                case opcode::pong:
+                    return std::optional<std::string>{};
+                case opcode::close: {
+                    auto [code, reason] = detail::ws::parse_close_payload(payload);
+                    {
+                        std::lock_guard lock(state_mu);
+                        peer_close = std::pair{code, reason};
+                    }
+                    // Echo the close (RFC 6455 §5.5.1) unless we started the handshake.
+                    [[maybe_unused]] auto r = write_frame(opcode::close, detail::ws::close_payload(code == 1005 ? 1000 : code));
+                    if (closing) return fail(set_terminal(error(errc::transport_closed, "the WebSocket transport was closed")));
+                    return fail(set_terminal(error(
+                        errc::transport_closed,
+                        "the server closed the WebSocket (code " + std::to_string(code) + (reason.empty() ? "" : ": " + reason) + ")",
+                        "The browser ended the session; reconnect to continue.", json{{"code", code}, {"reason", reason}})));
+                }
+            }
+            return std::optional<std::string>{};
+        }
+
+        /// Read more bytes. Returns false with a terminal error set/returned on EOF/error.
+        result<bool> fill(detail::clock::time_point deadline, bool watch_wake) {
+            pollfd fds[2] = {{sock.get(), POLLIN, 0}, {wake.fd(), POLLIN, 0}};
+            const int pr = detail::poll_until(fds, watch_wake ? 2 : 1, deadline);
+            if (pr == 0) return false;
+            if (pr < 0) return fail(set_terminal(error(errc::transport_io, "poll failed: " + detail::errno_message(errno))));
+            if (watch_wake && (fds[1].revents & POLLIN) != 0) return true;  // caller re-checks `closing`
+            char chunk[65536];
+            const ssize_t n = ::recv(sock.get(), chunk, sizeof chunk, MSG_DONTWAIT);
+            if (n > 0) {
+                buf.append(chunk, static_cast<std::size_t>(n));
+                return true;
+            }
+            if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+            if (n < 0 && errno != ECONNRESET && errno != EPIPE)
+                return fail(set_terminal(error(errc::transport_io, "read failed: " + detail::errno_message(errno))));
+            return fail(peer_gone());
+        }
+
+        result<std::string> receive(std::chrono::milliseconds timeout) {
+            std::lock_guard lock(recv_mu);
+            const auto deadline = detail::deadline_after(timeout);
+            for (;;) {
+                if (auto t = terminal_error()) return fail(*t);
+                bool need_more = false;
+                auto m = process_frame(need_more);
+                if (!m) return fail(m.error());
+                if (*m) return std::move(**m);
+                if (!need_more) continue;
+                if (closing) return fail(set_terminal(error(errc::transport_closed, "the WebSocket transport was closed")));
+                auto got = fill(deadline, true);
+                if (!got) return fail(got.error());
+                if (!*got)
+                    return fail(errc::timeout, "no message from the browser within " + std::to_string(timeout.count()) + " ms");
+            }
+        }
+
+        void close() {
+            if (closing.exchange(true)) return;
+            bool browser_gone = false;
+            if (proc && !proc->exited() && !terminal_error()) {
+                // A browser we launched is ours to stop; one we merely connected to is not.
+                [[maybe_unused]] auto r = write_frame(opcode::text, R"({"id":-2,"method":"Browser.close"})");
+                browser_gone = proc->wait_exit(options.close_timeout);
+            }
+            if (!browser_gone && !terminal_error()) {
+                [[maybe_unused]] auto r = write_frame(opcode::close, detail::ws::close_payload(detail::ws::close_code::normal));
+            }
+            wake.notify();
+            {
+                std::lock_guard lock(recv_mu);  // a blocked receive() has returned
+                // Wait (bounded) for the server's close frame or EOF, discarding messages.
+                const auto deadline = detail::deadline_after(options.close_timeout);
+                while (!browser_gone && !terminal_error()) {
+                    bool need_more = false;
+                    auto m = process_frame(need_more);
+                    if (!m) break;
+                    if (!need_more) continue;
+                    auto got = fill(deadline, false);
+                    if (!got || !*got) break;
+                }
+            }
+            set_terminal(error(errc::transport_closed, "the WebSocket transport was closed"));
+            if (proc) proc->terminate(std::chrono::milliseconds(1000));
+            {
+                std::scoped_lock both(recv_mu, send_mu);
+                sock.reset();
+            }
+            if (proc) proc->remove_temp_dir();
+        }
+    };
+
+    std::shared_ptr<state> s_;
+};
+
+static_assert(transport<websocket_transport>);
+
+/// Ask a DevTools HTTP endpoint (http://host:port) for the browser's WebSocket URL
+/// (GET /json/version → webSocketDebuggerUrl). A ws:// URL is returned unchanged.
+[[nodiscard]] inline result<std::string> discover_websocket_url(std::string_view endpoint,
+                                                               std::chrono::milliseconds timeout = std::chrono::milliseconds(10000)) {
+    auto u = detail::parse_url(endpoint);
+    if (!u) return fail(u.error());
+    if (u->scheme == "ws") return std::string(endpoint);
+    std::string path = u->path;
+    if (path.find("/json/version") == std::string::npos) {
+        if (!path.empty() && path.back() == '/') path.pop_back();
+        path += "/json/version";
+    }
+    u->path = path;
+    auto r = detail::http_get(*u, timeout);
+    if (!r) return fail(r.error());
+    if (r->head.status != 200)
+        return fail(errc::protocol_error,
+                    "GET " + path + " on " + u->host_header() + " answered HTTP " + std::to_string(r->head.status),
+                    "Is this a Chromium DevTools endpoint (--remote-debugging-port)?");
+    auto j = json::parse(r->body, nullptr, false);
+    if (!j.is_object() || !j.contains("webSocketDebuggerUrl") || !j["webSocketDebuggerUrl"].is_string())
+        return fail(errc::protocol_error, "/json/version on " + u->host_header() + " has no webSocketDebuggerUrl",
+                    "Is this a Chromium DevTools endpoint (--remote-debugging-port)?");
+    return j["webSocketDebuggerUrl"].get<std::string>();
+}
+
+}  // namespace agentkit::cdp
+// ---- end <agentkit/cdp/websocket_transport.hpp> ----
+// ---- end <agentkit/cdp.hpp> ----
 // ---- begin <agentkit/core/describe.hpp> ----
 // agentkit/core/describe.hpp — describe a C++ struct once; agentkit derives its JSON Schema,
 // its parser/validator and its serializer from that one description.
@@ -2488,6 +5806,30 @@ template <class T>
 
 }  // namespace agentkit
 // ---- end <agentkit/core/schema.hpp> ----
+// ---- begin <agentkit/mcp/server.hpp> ----
+// agentkit/mcp/server.hpp — a Model Context Protocol server over any agentkit toolbox.
+//
+//   agentkit::toolbox tools{get_weather, search};
+//   agentkit::mcp::server srv{agentkit::mcp::backend_for(tools), {.name = "weather", .version = "1.0"}};
+//   return agentkit::mcp::run_stdio(srv);   // stdout carries protocol messages only
+//
+// Protocol: JSON-RPC 2.0, newline-delimited on stdio. Revisions 2025-11-25, 2025-06-18,
+// 2025-03-26 and 2024-11-05 through the initialize handshake (the server answers with the
+// client's version when it supports it, else with its latest), and the stateless 2026-07-28
+// revision (server/discover; every request carries its version and capabilities in `_meta`;
+// results carry `resultType`; tools/list and server/discover carry `ttlMs`/`cacheScope`; an
+// unsupported version is answered with -32022). Clients of either era work with one server.
+//
+// Behaviour on bad input: malformed JSON → -32700; a message that is not a JSON-RPC request
+// → -32600; unknown method → -32601; bad params and unknown tools → -32602; invalid tool
+// arguments and tool failures → a normal result with isError (the model sees them). Nothing a
+// client sends crashes the server or writes anything but a protocol message to stdout.
+//
+// Concurrency: tools/call requests run on worker threads; calls of parallel-safe tools run
+// together, the others one at a time. The reader never waits for a tool. Cancellation
+// (notifications/cancelled) requests stop through the call's tool_context and suppresses its
+// response; progress tokens turn tool_context::progress into notifications/progress.
+
 // ---- begin <agentkit/tools/context.hpp> ----
 // agentkit/tools/context.hpp — per-call context a handler may take as its second parameter.
 
@@ -3059,6 +6401,849 @@ inline void openai_parameters(json& target, const tool_info& t, const export_opt
 
 }  // namespace agentkit
 // ---- end <agentkit/tools/export.hpp> ----
+// ---- begin <agentkit/visibility/masker.hpp> ----
+// agentkit/visibility/masker.hpp — the masker concept: which tools the model sees now.
+//
+// A masker is a policy an agent_session is composed with at compile time. It never removes a
+// tool from the catalogue; it decides what is visible, adds its meta-tools (menu_enter,
+// tool_search, request_tools, ...), contributes a stable system-prompt section and a per-turn
+// state message, and answers calls to hidden tools with an instructive error (or, for
+// deferred tools, a normal `capability.unsupported` result).
+
+
+#include <concepts>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace agentkit {
+
+/// Requirements on a visibility policy. `catalogue` is every host tool's tool_info, in
+/// toolbox order; it is handed over once, before any other call.
+template <class M>
+concept masker = requires(M& m, const M& cm, const std::vector<tool_info>& catalogue, std::string_view name,
+                          const json& args, bool ok) {
+    /// Receive the host's tool catalogue (once, at session construction).
+    { m.bind(catalogue) } -> std::same_as<void>;
+    /// The meta-tools this masker adds, always in the catalogue (may be empty).
+    { cm.meta_tools() } -> std::convertible_to<std::vector<tool_info>>;
+    /// True when `name` (a host tool or a meta-tool) may be called now.
+    { cm.is_visible(name) } -> std::same_as<bool>;
+    /// Names visible now: meta-tools first, then host tools in catalogue order.
+    { cm.visible() } -> std::convertible_to<std::vector<std::string>>;
+    /// The masker's section of the stable system prompt (identical on every turn).
+    { cm.prompt_section() } -> std::convertible_to<std::string>;
+    /// The per-turn state message (e.g. "[MENU_STATE] ..."), or empty.
+    { cm.state_message() } -> std::convertible_to<std::string>;
+    /// Handle a call to one of this masker's meta-tools; nullopt when `name` is not one.
+    { m.handle_meta(name, args) } -> std::same_as<std::optional<result<tool_output>>>;
+    /// Answer a call to a tool that is not visible now: an error naming how to reach it, or a
+    /// normal result (deferred tools' capability.unsupported envelope).
+    { cm.answer_hidden(name) } -> std::same_as<result<tool_output>>;
+    /// Observe a host tool call that ran (routers learn from successful calls).
+    { m.observe_call(name, args, ok) } -> std::same_as<void>;
+    /// A counter that changes whenever the visible set changes (MCP list_changed).
+    { cm.version() } -> std::convertible_to<std::uint64_t>;
+};
+
+/// The baseline: every tool visible, no meta-tools, nothing to say.
+class all_visible {
+public:
+    void bind(const std::vector<tool_info>& catalogue) {
+        names_.clear();
+        for (const auto& t : catalogue) names_.push_back(t.name);
+    }
+    [[nodiscard]] std::vector<tool_info> meta_tools() const { return {}; }
+    [[nodiscard]] bool is_visible(std::string_view name) const {
+        for (const auto& n : names_)
+            if (n == name) return true;
+        return false;
+    }
+    [[nodiscard]] std::vector<std::string> visible() const { return names_; }
+    [[nodiscard]] std::string prompt_section() const { return {}; }
+    [[nodiscard]] std::string state_message() const { return {}; }
+    [[nodiscard]] std::optional<result<tool_output>> handle_meta(std::string_view, const json&) { return std::nullopt; }
+    [[nodiscard]] result<tool_output> answer_hidden(std::string_view name) const {
+        return fail(errc::tool_unknown, "no tool named \"" + std::string(name) + "\"", "Call one of the listed tools.");
+    }
+    void observe_call(std::string_view, const json&, bool) {}
+    [[nodiscard]] std::uint64_t version() const noexcept { return 0; }
+
+private:
+    std::vector<std::string> names_;
+};
+
+static_assert(masker<all_visible>);
+
+// ---------------------------------------------------------------------------------------------
+// Optional capabilities. A masker may offer any of these on top of the `masker` concept; a
+// session uses the free functions below, which do the right thing (usually nothing) for
+// maskers that lack them, so `all_visible` and host maskers stay valid unchanged.
+
+/// The masker reports visible-set changes through a callback (MCP list_changed).
+template <class M>
+concept observable_masker = masker<M> && requires(M& m, std::function<void(std::uint64_t)> cb) {
+    { m.set_on_change(std::move(cb)) } -> std::same_as<void>;
+};
+
+/// The masker wants each new user message (intent classes classify it).
+template <class M>
+concept message_aware_masker = masker<M> && requires(M& m, std::string_view text) {
+    { m.on_user_message(text) } -> std::same_as<void>;
+};
+
+/// The masker can nudge a model that answered in prose where it should have acted (the
+/// menu's ROOT dead end). The session calls it when a model turn ends without a tool call;
+/// a returned text is injected as the next user-side message.
+template <class M>
+concept nudging_masker = masker<M> && requires(M& m) {
+    { m.dead_end_nudge() } -> std::same_as<std::optional<std::string>>;
+};
+
+/// Install a change callback when the masker supports one; returns whether it does.
+template <masker M>
+bool on_visibility_change(M& m, std::function<void(std::uint64_t)> cb) {
+    if constexpr (observable_masker<M>) {
+        m.set_on_change(std::move(cb));
+        return true;
+    } else {
+        (void)m;
+        (void)cb;
+        return false;
+    }
+}
+
+/// Hand a new user message to the masker (no-op for maskers that do not want it).
+template <masker M>
+void notify_user_message(M& m, std::string_view text) {
+    if constexpr (message_aware_masker<M>) m.on_user_message(text);
+    else {
+        (void)m;
+        (void)text;
+    }
+}
+
+/// The masker's nudge after a prose-only model turn, if it has one now.
+template <masker M>
+std::optional<std::string> dead_end_nudge(M& m) {
+    if constexpr (nudging_masker<M>) return m.dead_end_nudge();
+    else {
+        (void)m;
+        return std::nullopt;
+    }
+}
+
+/// Compile-time check of a masker against the toolbox it will be composed with: a masker
+/// type may declare `template <class Box> static constexpr bool agentkit_check_toolbox()`,
+/// whose static_asserts reject misuse (e.g. a menu with a tool in no mode). A session calls
+/// this in its constructor: `agentkit::check_masker<Box, M>();`.
+template <class Box, class M>
+constexpr bool check_masker() {
+    if constexpr (requires { M::template agentkit_check_toolbox<Box>(); })
+        return M::template agentkit_check_toolbox<Box>();
+    else
+        return true;
+}
+
+}  // namespace agentkit
+// ---- end <agentkit/visibility/masker.hpp> ----
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <unistd.h>
+
+namespace agentkit::mcp {
+
+/// Protocol revisions this server speaks, newest first.
+inline constexpr std::array<std::string_view, 5> supported_versions{"2026-07-28", "2025-11-25", "2025-06-18",
+                                                                     "2025-03-26", "2024-11-05"};
+/// The first revision of the stateless era (per-request `_meta`, server/discover).
+inline constexpr std::string_view stateless_version = "2026-07-28";
+/// The newest revision negotiated through initialize.
+inline constexpr std::string_view latest_handshake_version = "2025-11-25";
+
+/// JSON-RPC and MCP error codes.
+namespace code {
+inline constexpr int parse_error = -32700;
+inline constexpr int invalid_request = -32600;
+inline constexpr int method_not_found = -32601;
+inline constexpr int invalid_params = -32602;
+inline constexpr int internal_error = -32603;
+inline constexpr int unsupported_version = -32022;
+}  // namespace code
+
+/// What a server serves. Build one with backend_for(); or fill the functions yourself.
+struct backend {
+    /// Tools visible now, in a deterministic order.
+    std::function<std::vector<tool_info>()> list_tools;
+    /// Run a tool (visibility, validation and dispatch included). Never throws.
+    std::function<result<tool_output>(std::string_view name, const json& args, tool_context& ctx)> call_tool;
+    /// True when the tool may run concurrently with other parallel-safe calls.
+    std::function<bool(std::string_view name)> parallel_safe;
+    /// Changes whenever the visible tool set changes (drives notifications/tools/list_changed).
+    std::function<std::uint64_t()> version;
+};
+
+struct server_options {
+    std::string name = "agentkit";
+    std::string version = "0.1.0";
+    std::string title;
+    std::string instructions;
+    /// tools/list page size (cursor pagination); 0 lists everything in one page.
+    std::size_t page_size = 100;
+    /// Cache hints for the stateless era.
+    std::int64_t list_ttl_ms = 0;
+    std::string cache_scope = "private";
+    /// Worker threads for tools/call (requests beyond it queue in arrival order).
+    std::size_t max_in_flight = 16;
+    /// Longest accepted message line (bytes).
+    std::size_t max_message_bytes = std::size_t{64} << 20U;
+    /// Deepest accepted JSON nesting.
+    std::size_t max_depth = 256;
+    /// Minimum level written to stderr ("debug" ... "emergency"); "off" writes nothing.
+    std::string stderr_level = "warning";
+};
+
+namespace detail {
+
+inline int level_rank(std::string_view l) {
+    constexpr std::array<std::string_view, 8> levels{"debug", "info", "notice", "warning",
+                                                     "error", "critical", "alert", "emergency"};
+    for (std::size_t i = 0; i < levels.size(); ++i)
+        if (levels[i] == l) return static_cast<int>(i);
+    return -1;
+}
+
+/// Nesting depth of a JSON text, ignoring brackets inside strings (cheap pre-check before parse).
+inline std::size_t nesting_depth(std::string_view s) {
+    std::size_t depth = 0, max = 0;
+    bool in_str = false, esc = false;
+    for (char c : s) {
+        if (in_str) {
+            if (esc) esc = false;
+            else if (c == '\\') esc = true;
+            else if (c == '"') in_str = false;
+            continue;
+        }
+        if (c == '"') in_str = true;
+        else if (c == '[' || c == '{') max = std::max(max, ++depth);
+        else if ((c == ']' || c == '}') && depth > 0) --depth;
+    }
+    return max;
+}
+
+inline json content_json(const content_block& b) {
+    switch (b.type) {
+        case content_block::kind::text: return json{{"type", "text"}, {"text", b.text}};
+        case content_block::kind::image: return json{{"type", "image"}, {"data", b.text}, {"mimeType", b.mime_type}};
+        case content_block::kind::artifact: {
+            json j{{"type", "resource_link"}, {"uri", b.artifact.uri}, {"name", b.artifact.name.empty() ? b.artifact.id : b.artifact.name}};
+            if (!b.artifact.mime_type.empty()) j["mimeType"] = b.artifact.mime_type;
+            if (!b.artifact.description.empty()) j["description"] = b.artifact.description;
+            if (b.artifact.size > 0) j["size"] = b.artifact.size;
+            return j;
+        }
+        case content_block::kind::structured: return json{{"type", "text"}, {"text", b.data.dump(-1, ' ', false, json::error_handler_t::replace)}};
+        case content_block::kind::tool_reference:
+            return json{{"type", "text"}, {"text", "Tool " + b.text + " is now available."}};
+    }
+    return json{{"type", "text"}, {"text", ""}};
+}
+
+}  // namespace detail
+
+/// The tools/call result for a tool output (content, structuredContent, isError).
+[[nodiscard]] inline json call_result(const tool_output& out) {
+    json content = json::array();
+    for (const auto& b : out.content) content.push_back(detail::content_json(b));
+    json r{{"content", std::move(content)}, {"isError", out.is_error}};
+    if (out.structured && !out.is_error) r["structuredContent"] = *out.structured;
+    return r;
+}
+
+/// A backend serving every tool of a toolbox.
+template <class Toolbox>
+[[nodiscard]] backend backend_for(const Toolbox& box) {
+    backend b;
+    b.list_tools = [&box] { return box.infos(); };
+    b.call_tool = [&box](std::string_view name, const json& args, tool_context& ctx) { return box.call(name, args, ctx); };
+    b.parallel_safe = [&box](std::string_view name) {
+        auto i = box.find(name);
+        return i && box.infos()[*i].traits.is_parallel_safe();
+    };
+    b.version = [] { return std::uint64_t{0}; };
+    return b;
+}
+
+/// A backend serving a toolbox through a visibility masker (meta-tools included; hidden tools
+/// answered by the masker; the masker observes every call). The masker is used under a lock.
+template <class Toolbox, masker Masker>
+[[nodiscard]] backend backend_for(const Toolbox& box, Masker& m) {
+    struct shared {
+        const Toolbox* box;
+        Masker* m;
+        std::mutex mu;
+    };
+    auto s = std::make_shared<shared>();
+    s->box = &box;
+    s->m = &m;
+    {
+        std::lock_guard lock(s->mu);
+        m.bind(box.infos());
+    }
+    backend b;
+    b.list_tools = [s] {
+        std::lock_guard lock(s->mu);
+        std::vector<tool_info> out = s->m->meta_tools();
+        for (const auto& t : s->box->infos())
+            if (s->m->is_visible(t.name)) out.push_back(t);
+        return out;
+    };
+    b.call_tool = [s](std::string_view name, const json& args, tool_context& ctx) -> result<tool_output> {
+        {
+            std::lock_guard lock(s->mu);
+            if (auto meta = s->m->handle_meta(name, args)) return std::move(*meta);
+            if (!s->m->is_visible(name)) {
+                if (!s->box->contains(name)) return s->box->unknown(name);
+                return s->m->answer_hidden(name);
+            }
+        }
+        auto r = s->box->call(name, args, ctx);
+        std::lock_guard lock(s->mu);
+        s->m->observe_call(name, args, r.has_value() && !r->is_error);
+        return r;
+    };
+    b.parallel_safe = [s](std::string_view name) {
+        auto i = s->box->find(name);
+        return i && s->box->infos()[*i].traits.is_parallel_safe();
+    };
+    b.version = [s] {
+        std::lock_guard lock(s->mu);
+        return static_cast<std::uint64_t>(s->m->version());
+    };
+    return b;
+}
+
+/// The protocol engine, independent of the transport: feed it messages with handle(); it
+/// emits messages through the `send` function given at construction. Thread-safe.
+class server {
+public:
+    using sink = std::function<void(const std::string& line)>;
+
+    explicit server(backend b, server_options o = {}) : b_(std::move(b)), o_(std::move(o)) {}
+    server(const server&) = delete;
+    server& operator=(const server&) = delete;
+    ~server() { shutdown(std::chrono::milliseconds(2000)); }
+
+    /// Where messages go (one JSON text per call, without the newline).
+    void set_sink(sink s) {
+        std::lock_guard lock(out_mu_);
+        sink_ = std::move(s);
+    }
+
+    /// Handle one incoming message (a line without its newline).
+    void handle(std::string_view line) {
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        if (line.find_first_not_of(" \t") == std::string_view::npos) return;  // blank line
+        if (line.size() > o_.max_message_bytes) {
+            send_error(nullptr, code::parse_error, "message too large", json{{"limit", o_.max_message_bytes}});
+            return;
+        }
+        if (detail::nesting_depth(line) > o_.max_depth) {
+            send_error(nullptr, code::parse_error, "JSON nested too deeply", json{{"limit", o_.max_depth}});
+            return;
+        }
+        json msg = json::parse(line, nullptr, false);
+        if (msg.is_discarded()) {
+            send_error(nullptr, code::parse_error, "Parse error: the message is not valid JSON (or not valid UTF-8)");
+            return;
+        }
+        if (msg.is_array()) {
+            handle_batch(msg);
+            return;
+        }
+        handle_message(msg);
+    }
+
+    /// Log through MCP (notifications/message, when the client asked for that level) and stderr.
+    void log(std::string_view level, std::string_view logger, const json& data) {
+        const int rank = detail::level_rank(level);
+        if (o_.stderr_level != "off" && rank >= detail::level_rank(o_.stderr_level)) {
+            std::string line = "[" + std::string(level) + "] " + std::string(logger) + ": " +
+                               (data.is_string() ? data.get<std::string>() : data.dump(-1, ' ', false, json::error_handler_t::replace)) + "\n";
+            (void)!::write(2, line.data(), line.size());
+        }
+        if (initialized_.load() && rank >= client_level_.load())
+            send(json{{"jsonrpc", "2.0"},
+                      {"method", "notifications/message"},
+                      {"params", {{"level", level}, {"logger", logger}, {"data", data}}}});
+    }
+
+    /// Let in-flight calls finish for half of `bound`, then cancel what still runs and wait
+    /// for the rest of it; stop the workers.
+    void shutdown(std::chrono::milliseconds bound) {
+        std::unique_lock lock(calls_mu_);
+        closing_ = true;
+        if (!calls_cv_.wait_for(lock, bound / 2, [&] { return running_ == 0; })) {
+            for (auto& [id, c] : in_flight_) c->stop.request_stop();
+            calls_cv_.wait_for(lock, bound - bound / 2, [&] { return running_ == 0; });
+        }
+        stop_workers_ = true;
+        work_cv_.notify_all();
+        std::vector<std::thread> ws = std::move(workers_);
+        const bool all_done = running_ == 0;
+        lock.unlock();
+        for (auto& t : ws) {
+            if (!t.joinable()) continue;
+            // A tool that ignores cancellation past the bound is left behind rather than
+            // hanging the host; it must not outlive the process's use of this server.
+            if (all_done) t.join();
+            else t.detach();
+        }
+    }
+
+    /// Number of tools/call requests running now.
+    [[nodiscard]] std::size_t in_flight() const {
+        std::lock_guard lock(calls_mu_);
+        return in_flight_.size();
+    }
+
+    /// The protocol version negotiated by initialize (empty before).
+    [[nodiscard]] std::string negotiated_version() const {
+        std::lock_guard lock(state_mu_);
+        return version_;
+    }
+
+    /// Send notifications/tools/list_changed if the visible set changed since the last check.
+    void check_list_changed() {
+        if (!b_.version) return;
+        const std::uint64_t v = b_.version();
+        const std::uint64_t old = last_version_.exchange(v);
+        if (v != old && initialized_.load())
+            send(json{{"jsonrpc", "2.0"}, {"method", "notifications/tools/list_changed"}});
+    }
+
+private:
+    struct call_state {
+        std::stop_source stop;
+        std::atomic<bool> cancelled{false};
+    };
+
+    void send(const json& j) {
+        std::string s = j.dump(-1, ' ', false, json::error_handler_t::replace);
+        std::lock_guard lock(out_mu_);
+        if (sink_) sink_(s);
+    }
+
+    void send_result(const json& id, json result) { send(json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}}); }
+
+    void send_error(const json& id, int c, std::string message, json data = nullptr) {
+        json err{{"code", c}, {"message", std::move(message)}};
+        if (!data.is_null()) err["data"] = std::move(data);
+        send(json{{"jsonrpc", "2.0"}, {"id", id}, {"error", std::move(err)}});
+    }
+
+    static bool valid_id(const json& id) { return id.is_string() || id.is_number_integer() || id.is_number_unsigned(); }
+
+    void handle_batch(const json& arr) {
+        bool batching = false;
+        {
+            std::lock_guard lock(state_mu_);
+            batching = version_ == "2025-03-26";
+        }
+        if (!batching || arr.empty()) {
+            send_error(nullptr, code::invalid_request,
+                       arr.empty() ? "Invalid Request: empty batch"
+                                   : "Invalid Request: JSON-RPC batches are not supported in this protocol revision; "
+                                     "send one message per line");
+            return;
+        }
+        for (const auto& m : arr) handle_message(m);
+    }
+
+    void handle_message(const json& msg) {
+        if (!msg.is_object()) {
+            send_error(nullptr, code::invalid_request, "Invalid Request: a message must be a JSON object");
+            return;
+        }
+        const bool has_id = msg.contains("id");
+        const json id = has_id ? msg["id"] : json(nullptr);
+        if (msg.value("jsonrpc", json()) != "2.0") {
+            if (has_id || msg.contains("method"))
+                send_error(valid_id(id) ? id : json(nullptr), code::invalid_request, "Invalid Request: \"jsonrpc\" must be \"2.0\"");
+            return;
+        }
+        if (!msg.contains("method")) {
+            // A response to a request of ours (we send none) or garbage.
+            if (!msg.contains("result") && !msg.contains("error"))
+                send_error(valid_id(id) ? id : json(nullptr), code::invalid_request, "Invalid Request: no method");
+            return;
+        }
+        if (!msg["method"].is_string()) {
+            send_error(valid_id(id) ? id : json(nullptr), code::invalid_request, "Invalid Request: \"method\" must be a string");
+            return;
+        }
+        const std::string method = msg["method"].get<std::string>();
+        if (has_id && !valid_id(id)) {
+            send_error(nullptr, code::invalid_request, "Invalid Request: \"id\" must be a string or an integer");
+            return;
+        }
+        const json params = msg.contains("params") ? msg["params"] : json::object();
+        if (!params.is_object() && !params.is_array()) {
+            if (has_id) send_error(id, code::invalid_params, "Invalid params: \"params\" must be an object");
+            return;
+        }
+        if (!has_id) {
+            handle_notification(method, params);
+            return;
+        }
+        handle_request(id, method, params.is_object() ? params : json::object());
+    }
+
+    void handle_notification(const std::string& method, const json& params) {
+        if (method == "notifications/initialized") {
+            initialized_ = true;
+            last_version_ = b_.version ? b_.version() : 0;
+        } else if (method == "notifications/cancelled") {
+            if (!params.is_object() || !params.contains("requestId")) return;
+            const std::string key = params["requestId"].dump();
+            std::lock_guard lock(calls_mu_);
+            auto it = in_flight_.find(key);
+            if (it == in_flight_.end()) {
+                log("debug", "mcp", "cancellation of an unknown or finished request " + key + " ignored");
+                return;
+            }
+            it->second->cancelled = true;
+            it->second->stop.request_stop();
+        }
+        // other notifications (roots/list_changed, progress from the client, ...) need no answer
+    }
+
+    /// The stateless era: a request carrying its protocol version in _meta.
+    std::optional<std::string> meta_version(const json& params) const {
+        auto m = params.find("_meta");
+        if (m == params.end() || !m->is_object()) return std::nullopt;
+        auto v = m->find("io.modelcontextprotocol/protocolVersion");
+        if (v == m->end()) return std::nullopt;
+        return v->is_string() ? v->get<std::string>() : std::string("<not a string>");
+    }
+
+    static bool is_supported(std::string_view v) {
+        return std::find(supported_versions.begin(), supported_versions.end(), v) != supported_versions.end();
+    }
+
+    json capabilities() const {
+        return json{{"tools", {{"listChanged", true}}}, {"logging", json::object()}};
+    }
+
+    json server_info() const {
+        json i{{"name", o_.name}, {"version", o_.version}};
+        if (!o_.title.empty()) i["title"] = o_.title;
+        return i;
+    }
+
+    void handle_request(const json& id, const std::string& method, const json& params) {
+        const auto mv = meta_version(params);
+        bool stateless = false;
+        if (mv) {
+            if (*mv != stateless_version) {
+                std::vector<std::string> modern{std::string(stateless_version)};
+                send_error(id, code::unsupported_version,
+                           "Unsupported protocol version: " + *mv,
+                           json{{"supported", modern}, {"requested", *mv}});
+                return;
+            }
+            stateless = true;
+        }
+        auto finish = [&](json r) {
+            if (stateless) r["resultType"] = "complete";
+            send_result(id, std::move(r));
+        };
+
+        if (method == "initialize") {
+            std::string requested = params.value("protocolVersion", json()).is_string()
+                                        ? params["protocolVersion"].get<std::string>()
+                                        : std::string();
+            std::string chosen = (is_supported(requested) && requested != stateless_version)
+                                     ? requested
+                                     : std::string(latest_handshake_version);
+            {
+                std::lock_guard lock(state_mu_);
+                version_ = chosen;
+            }
+            json r{{"protocolVersion", chosen}, {"capabilities", capabilities()}, {"serverInfo", server_info()}};
+            if (!o_.instructions.empty()) r["instructions"] = o_.instructions;
+            send_result(id, std::move(r));
+            return;
+        }
+        if (method == "server/discover") {
+            json r{{"supportedVersions", json::array({std::string(stateless_version)})},
+                   {"capabilities", capabilities()},
+                   {"serverInfo", server_info()},
+                   {"ttlMs", o_.list_ttl_ms},
+                   {"cacheScope", o_.cache_scope},
+                   {"resultType", "complete"}};
+            if (!o_.instructions.empty()) r["instructions"] = o_.instructions;
+            send_result(id, std::move(r));
+            return;
+        }
+        if (method == "ping") {
+            finish(json::object());
+            return;
+        }
+        if (method != "tools/list" && method != "tools/call" && method != "logging/setLevel") {
+            send_error(id, code::method_not_found, "Method not found: " + method);
+            return;
+        }
+        if (!stateless && !initialized_.load() && negotiated_version().empty()) {
+            send_error(id, code::invalid_request,
+                       "Invalid Request: send initialize first (or use protocol 2026-07-28 with _meta on every request)");
+            return;
+        }
+        if (method == "tools/list") {
+            list_tools(id, params, stateless);
+            return;
+        }
+        if (method == "tools/call") {
+            call_tool(id, params, stateless);
+            return;
+        }
+        if (method == "logging/setLevel") {
+            const json lv = params.value("level", json());
+            if (!lv.is_string() || detail::level_rank(lv.get<std::string>()) < 0) {
+                send_error(id, code::invalid_params,
+                           "Invalid params: level must be one of debug, info, notice, warning, error, critical, alert, emergency");
+                return;
+            }
+            client_level_ = detail::level_rank(lv.get<std::string>());
+            finish(json::object());
+            return;
+        }
+    }
+
+    void list_tools(const json& id, const json& params, bool stateless) {
+        std::vector<tool_info> tools = b_.list_tools ? b_.list_tools() : std::vector<tool_info>{};
+        std::size_t start = 0;
+        if (params.contains("cursor") && !params["cursor"].is_null()) {
+            const json& c = params["cursor"];
+            bool ok = c.is_string();
+            if (ok) {
+                const std::string s = c.get<std::string>();
+                ok = s.size() > 1 && s[0] == 'o' && s.find_first_not_of("0123456789", 1) == std::string::npos && s.size() < 12;
+                if (ok) start = static_cast<std::size_t>(std::stoull(s.substr(1)));
+                ok = ok && start <= tools.size();
+            }
+            if (!ok) {
+                send_error(id, code::invalid_params, "Invalid params: unknown cursor; call tools/list without a cursor");
+                return;
+            }
+        }
+        const std::size_t n = o_.page_size == 0 ? tools.size() : std::min(o_.page_size, tools.size() - start);
+        json arr = json::array();
+        for (std::size_t i = start; i < start + n; ++i) arr.push_back(to_mcp(tools[i]));
+        json r{{"tools", std::move(arr)}};
+        if (start + n < tools.size()) r["nextCursor"] = "o" + std::to_string(start + n);
+        if (stateless) {
+            r["ttlMs"] = o_.list_ttl_ms;
+            r["cacheScope"] = o_.cache_scope;
+            r["resultType"] = "complete";
+        }
+        send_result(id, std::move(r));
+    }
+
+    void call_tool(const json& id, const json& params, bool stateless) {
+        const json name = params.value("name", json());
+        if (!name.is_string()) {
+            send_error(id, code::invalid_params, "Invalid params: tools/call needs \"name\" (a string)");
+            return;
+        }
+        json args = params.contains("arguments") ? params["arguments"] : json::object();
+        if (args.is_null()) args = json::object();
+        json progress_token;
+        if (auto m = params.find("_meta"); m != params.end() && m->is_object() && m->contains("progressToken"))
+            progress_token = (*m)["progressToken"];
+
+        auto st = std::make_shared<call_state>();
+        const std::string key = id.dump();
+        {
+            std::unique_lock lock(calls_mu_);
+            if (closing_) {
+                lock.unlock();
+                send_error(id, code::internal_error, "server is shutting down");
+                return;
+            }
+            if (in_flight_.count(key) != 0) {
+                lock.unlock();
+                send_error(id, code::invalid_request, "Invalid Request: a request with this id is already in flight");
+                return;
+            }
+            in_flight_.emplace(key, st);
+            ++running_;
+        }
+        const std::string tool = name.get<std::string>();
+        auto work = [this, id, key, tool, args = std::move(args), progress_token, st, stateless]() mutable {
+            tool_context ctx;
+            ctx.stop = st->stop.get_token();
+            ctx.call_id = key;
+            if (!progress_token.is_null()) {
+                auto last = std::make_shared<double>(-1.0);
+                ctx.on_progress = [this, progress_token, last](double p, std::optional<double> total, std::string_view msg) {
+                    if (p <= *last) return;  // progress must increase
+                    *last = p;
+                    json n{{"progressToken", progress_token}, {"progress", p}};
+                    if (total) n["total"] = *total;
+                    if (!msg.empty()) n["message"] = msg;
+                    send(json{{"jsonrpc", "2.0"}, {"method", "notifications/progress"}, {"params", std::move(n)}});
+                };
+            }
+            result<tool_output> r = fail(errc::tool_cancelled, "cancelled before it started");
+            const bool par = b_.parallel_safe && b_.parallel_safe(tool);
+            if (!ctx.cancelled()) {
+                if (par) {
+                    std::shared_lock lock(exclusive_);
+                    r = run(tool, args, ctx);
+                } else {
+                    std::unique_lock lock(exclusive_);
+                    r = run(tool, args, ctx);
+                }
+            }
+            // A changed tool set is announced before the result that changed it.
+            check_list_changed();
+            if (!st->cancelled.load()) {
+                if (!r && r.error().code == errc::tool_unknown) {
+                    send_error(id, code::invalid_params, "Unknown tool: " + tool, json{{"error", r.error().to_json()}});
+                } else {
+                    json res = call_result(r ? *r : tool_output::from_error(r.error()));
+                    if (stateless) res["resultType"] = "complete";
+                    send_result(id, std::move(res));
+                }
+            }
+            std::lock_guard lock(calls_mu_);
+            in_flight_.erase(key);
+            --running_;
+            calls_cv_.notify_all();
+        };
+        std::lock_guard lock(calls_mu_);
+        queue_.push_back(std::move(work));
+        // One more worker when every existing one is busy, up to max_in_flight.
+        if (idle_workers_ == 0 && workers_.size() < std::max<std::size_t>(1, o_.max_in_flight))
+            workers_.emplace_back([this] { worker_loop(); });
+        work_cv_.notify_one();
+    }
+
+    void worker_loop() {
+        std::unique_lock lock(calls_mu_);
+        for (;;) {
+            ++idle_workers_;
+            work_cv_.wait(lock, [&] { return stop_workers_ || !queue_.empty(); });
+            --idle_workers_;
+            if (queue_.empty()) return;  // stopping
+            auto task = std::move(queue_.front());
+            queue_.pop_front();
+            lock.unlock();
+            task();
+            lock.lock();
+        }
+    }
+
+    result<tool_output> run(const std::string& tool, const json& args, tool_context& ctx) {
+        if (!b_.call_tool) return fail(errc::internal, "server has no backend");
+        try {
+            return b_.call_tool(tool, args, ctx);
+        } catch (const std::exception& e) {
+            return fail(errc::tool_exception, tool + " failed: " + e.what());
+        } catch (...) {
+            return fail(errc::tool_exception, tool + " failed");
+        }
+    }
+
+    backend b_;
+    server_options o_;
+    std::mutex out_mu_;
+    sink sink_;
+    mutable std::mutex state_mu_;
+    std::string version_;
+    std::atomic<bool> initialized_{false};
+    std::atomic<int> client_level_{100};  // no notifications/message until setLevel
+    std::atomic<std::uint64_t> last_version_{0};
+    mutable std::mutex calls_mu_;
+    std::condition_variable calls_cv_;
+    std::map<std::string, std::shared_ptr<call_state>> in_flight_;
+    std::condition_variable work_cv_;
+    std::deque<std::function<void()>> queue_;
+    std::vector<std::thread> workers_;
+    std::size_t idle_workers_ = 0;
+    std::size_t running_ = 0;
+    bool closing_ = false;
+    bool stop_workers_ = false;
+    std::shared_mutex exclusive_;
+};
+
+/// Serve on stdin/stdout until stdin closes. Returns the process exit code (0 on a clean end).
+/// Nothing but protocol messages is written to stdout.
+inline int run_stdio(server& srv, int in_fd = 0, int out_fd = 1) {
+    srv.set_sink([out_fd](const std::string& line) {
+        std::string buf = line;
+        buf += '\n';
+        std::size_t off = 0;
+        while (off < buf.size()) {
+            const ssize_t n = ::write(out_fd, buf.data() + off, buf.size() - off);
+            if (n < 0) {
+                if (errno == EINTR) continue;
+                return;  // the client is gone
+            }
+            off += static_cast<std::size_t>(n);
+        }
+    });
+    std::string pending;
+    std::array<char, 65536> chunk{};
+    for (;;) {
+        const ssize_t n = ::read(in_fd, chunk.data(), chunk.size());
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            break;
+        }
+        if (n == 0) break;
+        pending.append(chunk.data(), static_cast<std::size_t>(n));
+        std::size_t start = 0;
+        for (;;) {
+            const std::size_t nl = pending.find('\n', start);
+            if (nl == std::string::npos) break;
+            srv.handle(std::string_view(pending).substr(start, nl - start));
+            start = nl + 1;
+        }
+        pending.erase(0, start);
+    }
+    if (!pending.empty()) srv.handle(pending);  // a last message without its newline
+    srv.shutdown(std::chrono::milliseconds(5000));
+    return 0;
+}
+
+}  // namespace agentkit::mcp
+// ---- end <agentkit/mcp/server.hpp> ----
 // ---- begin <agentkit/tools/toolbox.hpp> ----
 // agentkit/tools/toolbox.hpp — a compile-time set of tools with name dispatch.
 //
@@ -3262,81 +7447,2751 @@ inline constexpr version_info version{
 
 }  // namespace agentkit
 // ---- end <agentkit/version.hpp> ----
-// ---- begin <agentkit/visibility/masker.hpp> ----
-// agentkit/visibility/masker.hpp — the masker concept: which tools the model sees now.
+// ---- begin <agentkit/visibility/analyzer.hpp> ----
+// agentkit/visibility/analyzer.hpp — text analysis for tool retrieval and intent scoring.
 //
-// A masker is a policy an agent_session is composed with at compile time. It never removes a
-// tool from the catalogue; it decides what is visible, adds its meta-tools (menu_enter,
-// tool_search, request_tools, ...), contributes a stable system-prompt section and a per-turn
-// state message, and answers calls to hidden tools with an instructive error (or, for
-// deferred tools, a normal `capability.unsupported` result).
+//   agentkit::text_analyzer a;
+//   a.terms("getWeatherForecast for 3 cities")   // -> {"get", "weather", "forecast", "3", "citi"}
+//
+// Case folding (ASCII; other UTF-8 passes through unchanged), splitting on punctuation,
+// snake_case and camelCase (and letter/digit boundaries), English stop words, and a light
+// suffix stemmer (plurals, -ing/-ed, -ly, -ation, final e/y) applied identically to
+// documents and queries, so "searching", "searches" and "search" meet. Compound names with
+// no separators ("airqualityforecast") can be segmented against a vocabulary.
 
-
-#include <concepts>
-#include <cstdint>
-#include <optional>
+#include <algorithm>
+#include <array>
+#include <cstddef>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace agentkit {
 
-/// Requirements on a visibility policy. `catalogue` is every host tool's tool_info, in
-/// toolbox order; it is handed over once, before any other call.
-template <class M>
-concept masker = requires(M& m, const M& cm, const std::vector<tool_info>& catalogue, std::string_view name,
-                          const json& args, bool ok) {
-    /// Receive the host's tool catalogue (once, at session construction).
-    { m.bind(catalogue) } -> std::same_as<void>;
-    /// The meta-tools this masker adds, always in the catalogue (may be empty).
-    { cm.meta_tools() } -> std::convertible_to<std::vector<tool_info>>;
-    /// True when `name` (a host tool or a meta-tool) may be called now.
-    { cm.is_visible(name) } -> std::same_as<bool>;
-    /// Names visible now: meta-tools first, then host tools in catalogue order.
-    { cm.visible() } -> std::convertible_to<std::vector<std::string>>;
-    /// The masker's section of the stable system prompt (identical on every turn).
-    { cm.prompt_section() } -> std::convertible_to<std::string>;
-    /// The per-turn state message (e.g. "[MENU_STATE] ..."), or empty.
-    { cm.state_message() } -> std::convertible_to<std::string>;
-    /// Handle a call to one of this masker's meta-tools; nullopt when `name` is not one.
-    { m.handle_meta(name, args) } -> std::same_as<std::optional<result<tool_output>>>;
-    /// Answer a call to a tool that is not visible now: an error naming how to reach it, or a
-    /// normal result (deferred tools' capability.unsupported envelope).
-    { cm.answer_hidden(name) } -> std::same_as<result<tool_output>>;
-    /// Observe a host tool call that ran (routers learn from successful calls).
-    { m.observe_call(name, args, ok) } -> std::same_as<void>;
-    /// A counter that changes whenever the visible set changes (MCP list_changed).
-    { cm.version() } -> std::convertible_to<std::uint64_t>;
-};
+namespace detail {
 
-/// The baseline: every tool visible, no meta-tools, nothing to say.
-class all_visible {
-public:
-    void bind(const std::vector<tool_info>& catalogue) {
-        names_.clear();
-        for (const auto& t : catalogue) names_.push_back(t.name);
+[[nodiscard]] inline bool is_ascii_alpha(char c) noexcept { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+[[nodiscard]] inline bool is_ascii_digit(char c) noexcept { return c >= '0' && c <= '9'; }
+[[nodiscard]] inline bool is_ascii_upper(char c) noexcept { return c >= 'A' && c <= 'Z'; }
+[[nodiscard]] inline bool is_ascii_lower(char c) noexcept { return c >= 'a' && c <= 'z'; }
+[[nodiscard]] inline bool is_word_byte(char c) noexcept {
+    return is_ascii_alpha(c) || is_ascii_digit(c) || static_cast<unsigned char>(c) >= 0x80;
+}
+[[nodiscard]] inline char fold(char c) noexcept { return is_ascii_upper(c) ? static_cast<char>(c - 'A' + 'a') : c; }
+
+[[nodiscard]] inline bool is_vowel(char c) noexcept { return c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u'; }
+
+[[nodiscard]] inline bool ends_with(std::string_view s, std::string_view suffix) noexcept {
+    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+[[nodiscard]] inline bool has_vowel(std::string_view s) noexcept {
+    for (std::size_t i = 0; i < s.size(); ++i)
+        if (is_vowel(s[i]) || (s[i] == 'y' && i > 0)) return true;
+    return false;
+}
+
+/// The English stop words dropped from queries and documents (lowercase, sorted).
+inline constexpr std::array<std::string_view, 121> stop_words = {
+    "a",     "about", "above", "after", "again", "all",   "also",  "am",    "an",    "and",   "any",   "are",
+    "as",    "at",    "be",    "been",  "before", "being", "below", "both",  "but",   "by",    "can",   "could",
+    "did",   "do",    "does",  "doing", "down",  "during", "each", "few",   "for",   "from",  "further", "had",
+    "has",   "have",  "having", "he",   "her",   "here",  "hers",  "him",   "his",   "how",   "i",     "if",
+    "in",    "into",  "is",    "it",    "its",   "itself", "just", "let",   "me",    "might", "more",  "most",
+    "must",  "my",    "myself", "no",   "nor",   "not",   "now",   "of",    "off",   "on",    "once",  "only",
+    "or",    "other", "our",   "ours",  "out",   "over",  "own",   "please", "same", "shall", "she",   "should",
+    "so",    "some",  "such",  "than",  "that",  "the",   "their", "them",  "then",  "there", "these", "they",
+    "this",  "those", "through", "to",  "too",   "under", "until", "up",    "us",    "very",  "want",  "was",
+    "we",    "were",  "what",  "when",  "where", "which", "while", "who",   "whom",  "why",   "will",  "with",
+    "would", };
+
+}  // namespace detail
+
+/// True for an English stop word (the argument must be lowercase).
+[[nodiscard]] inline bool is_stop_word(std::string_view w) noexcept {
+    return std::binary_search(detail::stop_words.begin(), detail::stop_words.end(), w);
+}
+
+/// A light, deterministic English suffix stemmer (lowercase ASCII in, stem out). It conflates
+/// the common inflections (plural, -ing, -ed, -ly) and a few derivations (-ation, final e/y);
+/// it is not Porter's algorithm and does not try to be linguistically exact, only consistent.
+[[nodiscard]] inline std::string light_stem(std::string_view word) {
+    std::string w(word);
+    if (w.size() <= 3) return w;
+    for (char c : w)
+        if (!detail::is_ascii_lower(c)) return w;  // digits, mixed tokens, UTF-8: unchanged
+    using detail::ends_with;
+    // plurals
+    if (ends_with(w, "sses")) {
+        w.resize(w.size() - 2);
+    } else if (ends_with(w, "ies") && w.size() > 4) {
+        w.resize(w.size() - 2);  // -> "...i"
+    } else if (ends_with(w, "s") && !ends_with(w, "ss") && !ends_with(w, "us") && !ends_with(w, "is") && w.size() > 3) {
+        w.pop_back();
     }
-    [[nodiscard]] std::vector<tool_info> meta_tools() const { return {}; }
-    [[nodiscard]] bool is_visible(std::string_view name) const {
-        for (const auto& n : names_)
-            if (n == name) return true;
+    // -ing / -ed / -ly
+    auto strip = [&](std::string_view suffix) {
+        if (ends_with(w, suffix) && w.size() - suffix.size() >= 3 &&
+            detail::has_vowel(std::string_view(w).substr(0, w.size() - suffix.size()))) {
+            w.resize(w.size() - suffix.size());
+            return true;
+        }
         return false;
+    };
+    if (strip("ing") || strip("ed")) {
+        const std::size_t n = w.size();
+        if (n >= 2 && w[n - 1] == w[n - 2] && !detail::is_vowel(w[n - 1]) && w[n - 1] != 'l' && w[n - 1] != 's' &&
+            w[n - 1] != 'z')
+            w.pop_back();  // running -> run, stopped -> stop
+    } else if (!strip("ly")) {
+        if (ends_with(w, "ation") && w.size() > 6) w.resize(w.size() - 3);  // translation -> translat(e)
     }
-    [[nodiscard]] std::vector<std::string> visible() const { return names_; }
-    [[nodiscard]] std::string prompt_section() const { return {}; }
-    [[nodiscard]] std::string state_message() const { return {}; }
-    [[nodiscard]] std::optional<result<tool_output>> handle_meta(std::string_view, const json&) { return std::nullopt; }
-    [[nodiscard]] result<tool_output> answer_hidden(std::string_view name) const {
-        return fail(errc::tool_unknown, "no tool named \"" + std::string(name) + "\"", "Call one of the listed tools.");
+    // final e and y: "make"/"making" -> "mak", "easy"/"easier" -> "easi"
+    if (w.size() > 3 && w.back() == 'e') w.pop_back();
+    if (w.size() > 2 && w.back() == 'y') w.back() = 'i';
+    return w;
+}
+
+/// Splits text into search terms. Stateless and cheap to copy; all members are const, so one
+/// analyzer may be used from many threads.
+class text_analyzer {
+public:
+    struct options {
+        bool stem = true;
+        bool drop_stop_words = true;
+        std::size_t min_length = 1;   ///< shorter terms are dropped (after folding)
+        std::size_t max_length = 40;  ///< longer terms are cut
+    };
+
+    text_analyzer() = default;
+    explicit text_analyzer(options o) : opt_(o) {}
+
+    /// The words of `text`, case-folded and split at snake/camel/digit boundaries, before
+    /// stemming and stop-word removal.
+    [[nodiscard]] std::vector<std::string> words(std::string_view text) const {
+        std::vector<std::string> out;
+        for_each_word(text, [&](std::string_view w) { out.emplace_back(w); });
+        return out;
     }
-    void observe_call(std::string_view, const json&, bool) {}
-    [[nodiscard]] std::uint64_t version() const noexcept { return 0; }
+
+    /// The terms of `text`: words(), stop words dropped, stemmed.
+    [[nodiscard]] std::vector<std::string> terms(std::string_view text) const {
+        std::vector<std::string> out;
+        append_terms(text, out);
+        return out;
+    }
+
+    /// Append the terms of `text` to `out`.
+    void append_terms(std::string_view text, std::vector<std::string>& out) const {
+        for_each_word(text, [&](std::string_view w) {
+            if (auto t = term(w); !t.empty()) out.push_back(std::move(t));
+        });
+    }
+
+    /// One folded word to its term ("" when it is dropped).
+    [[nodiscard]] std::string term(std::string_view folded_word) const {
+        if (folded_word.size() < opt_.min_length) return {};
+        if (opt_.drop_stop_words && is_stop_word(folded_word)) return {};
+        std::string_view w = folded_word.substr(0, std::min(folded_word.size(), opt_.max_length));
+        return opt_.stem ? light_stem(w) : std::string(w);
+    }
+
+    /// Visit every folded word of `text`.
+    template <class F>
+    void for_each_word(std::string_view text, F&& visit) const {
+        std::string buf;
+        std::size_t i = 0;
+        const std::size_t n = text.size();
+        while (i < n) {
+            while (i < n && !detail::is_word_byte(text[i])) ++i;
+            std::size_t j = i;
+            while (j < n && detail::is_word_byte(text[j])) ++j;
+            if (j > i) split_run(text.substr(i, j - i), buf, visit);
+            i = j;
+        }
+    }
+
+    [[nodiscard]] const options& settings() const noexcept { return opt_; }
 
 private:
-    std::vector<std::string> names_;
+    // Split one alphanumeric run at camelCase and letter/digit boundaries, e.g.
+    // "HTTPServer2Go" -> "http", "server", "2", "go".
+    template <class F>
+    static void split_run(std::string_view run, std::string& buf, F& visit) {
+        std::size_t start = 0;
+        for (std::size_t k = 1; k <= run.size(); ++k) {
+            bool cut = k == run.size();
+            if (!cut) {
+                const char p = run[k - 1];
+                const char c = run[k];
+                const bool pd = detail::is_ascii_digit(p);
+                const bool cd = detail::is_ascii_digit(c);
+                if (pd != cd && (detail::is_ascii_alpha(p) || detail::is_ascii_alpha(c))) cut = true;
+                else if (detail::is_ascii_lower(p) && detail::is_ascii_upper(c)) cut = true;
+                else if (detail::is_ascii_upper(p) && detail::is_ascii_upper(c) && k + 1 < run.size() &&
+                         detail::is_ascii_lower(run[k + 1]))
+                    cut = true;  // "HTTPServer": cut before the S
+            }
+            if (cut) {
+                buf.assign(run.substr(start, k - start));
+                for (auto& ch : buf) ch = detail::fold(ch);
+                if (!buf.empty()) visit(std::string_view(buf));
+                start = k;
+            }
+        }
+    }
+
+    options opt_{};
 };
 
-static_assert(masker<all_visible>);
+/// Segment a lowercase compound with no separators ("airqualityforecast") into the words of
+/// `vocabulary` it is made of. Returns the known pieces (at least 3 letters each) of the
+/// segmentation that leaves the fewest letters unexplained, or nothing when fewer than two
+/// known pieces are found. O(n²) in the word's length (capped at 64).
+[[nodiscard]] inline std::vector<std::string> segment_compound(std::string_view word,
+                                                               const std::unordered_set<std::string>& vocabulary) {
+    std::vector<std::string> out;
+    const std::size_t n = std::min<std::size_t>(word.size(), 64);
+    if (n < 6) return out;
+    constexpr std::size_t inf = static_cast<std::size_t>(-1) / 4;
+    // cost[i]: (unknown letters * 16 + pieces) for the prefix of length i
+    std::vector<std::size_t> cost(n + 1, inf);
+    std::vector<std::size_t> from(n + 1, 0);
+    std::vector<char> known(n + 1, 0);
+    cost[0] = 0;
+    std::string piece;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (cost[i] == inf) continue;
+        // one unknown letter
+        if (cost[i] + 16 < cost[i + 1]) {
+            cost[i + 1] = cost[i] + 16;
+            from[i + 1] = i;
+            known[i + 1] = 0;
+        }
+        for (std::size_t j = i + 3; j <= n && j - i <= 20; ++j) {
+            piece.assign(word.substr(i, j - i));
+            if (vocabulary.count(piece) == 0) continue;
+            if (cost[i] + 1 < cost[j]) {
+                cost[j] = cost[i] + 1;
+                from[j] = i;
+                known[j] = 1;
+            }
+        }
+    }
+    for (std::size_t j = n; j > 0;) {
+        const std::size_t i = from[j];
+        if (known[j] != 0) out.emplace_back(word.substr(i, j - i));
+        j = i;
+    }
+    std::reverse(out.begin(), out.end());
+    if (out.size() < 2) out.clear();
+    return out;
+}
 
 }  // namespace agentkit
-// ---- end <agentkit/visibility/masker.hpp> ----
+// ---- end <agentkit/visibility/analyzer.hpp> ----
+// ---- begin <agentkit/visibility/frozen_scope.hpp> ----
+// agentkit/visibility/frozen_scope.hpp — a fixed exposed surface with deferred tools (seed 003).
+//
+//   agentkit::frozen_scope scope(
+//       {"browser_snapshot", "browser_click_ref"},
+//       {{.name = "browser_navigate",
+//         .reason = "the CLI covers it; an MCP duplicate adds attack surface without parity gain",
+//         .alternative = "agbrowse navigate <url>",
+//         .reference = "playwright-mcp:browser_navigate"}},
+//       {.scope = "browser"});
+//
+// Only the exposed tools are visible, ever (the version never moves after bind). A deferred
+// tool is one the product deliberately does not offer yet; it is carried as metadata (reason,
+// alternative such as a CLI equivalent, competitor reference) and a call to it is answered
+// with the `capability.unsupported` envelope as a NORMAL tool result — structured JSON plus a
+// compact text line — so capability probers learn exactly what is missing and where to go.
+
+// ---- begin <agentkit/visibility/signal.hpp> ----
+// agentkit/visibility/signal.hpp — the "visible set changed" signal every masker carries.
+//
+// A version counter that moves whenever the set of visible tools changes, plus an optional
+// callback (an MCP server sends notifications/tools/list_changed from it). The callback runs
+// synchronously on the thread that changed the set; anything it throws is swallowed.
+
+#include <cstdint>
+#include <functional>
+#include <utility>
+
+namespace agentkit {
+
+class visibility_signal {
+public:
+    using callback = std::function<void(std::uint64_t version)>;
+
+    /// Install (or clear, with an empty function) the change callback.
+    void set_on_change(callback cb) { cb_ = std::move(cb); }
+
+    /// The current version: 0 until the first change, then +1 per change.
+    [[nodiscard]] std::uint64_t version() const noexcept { return version_; }
+
+    /// Record a change and notify.
+    void bump() noexcept {
+        ++version_;
+        if (!cb_) return;
+        try {
+            cb_(version_);
+        } catch (...) {  // a user callback never throws into the library
+        }
+    }
+
+private:
+    std::uint64_t version_ = 0;
+    callback cb_;
+};
+
+}  // namespace agentkit
+// ---- end <agentkit/visibility/signal.hpp> ----
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+namespace agentkit {
+
+/// A tool deliberately not offered, and what to use instead.
+struct deferred_tool {
+    std::string name;
+    std::string reason;       ///< why it is deferred
+    std::string alternative;  ///< what covers the use case today (e.g. a CLI command)
+    std::string reference;    ///< the closest competitor counterpart
+    std::string since;        ///< optional: when it was deferred (release, phase)
+    std::string description;  ///< optional: what the tool would do
+};
+
+struct frozen_scope_options {
+    std::string scope;               ///< optional label reported in envelopes ("browser")
+    bool deferred_is_error = false;  ///< set tool_output::is_error on the envelope
+    bool describe_deferred_in_prompt = false;  ///< list deferred tools and alternatives in the prompt
+};
+
+/// The `capability.unsupported` envelope for a deferred tool, as a normal tool result.
+[[nodiscard]] inline tool_output capability_unsupported(const deferred_tool& d, std::string_view scope = {},
+                                                        bool is_error = false) {
+    json j = json::object();
+    j["ok"] = false;
+    j["error"] = std::string(errc::capability_unsupported);
+    j["tool"] = d.name;
+    j["reason"] = d.reason;
+    j["alternative"] = d.alternative;
+    j["reference"] = d.reference;
+    if (!d.since.empty()) j["since"] = d.since;
+    if (!scope.empty()) j["scope"] = std::string(scope);
+    std::string line = std::string(errc::capability_unsupported) + ": " + d.name + " is not offered here";
+    if (!d.reason.empty()) line += " (" + d.reason + ")";
+    line += ".";
+    if (!d.alternative.empty()) line += " Use instead: " + d.alternative + ".";
+    if (!d.reference.empty()) line += " Reference: " + d.reference + ".";
+    tool_output o;
+    o.content.push_back(content_block::make_text(std::move(line)));
+    o.content.push_back(content_block::make_structured(j));
+    o.structured = std::move(j);
+    o.is_error = is_error;
+    return o;
+}
+
+class frozen_scope {
+public:
+    frozen_scope(std::vector<std::string> exposed, std::vector<deferred_tool> deferred = {}, frozen_scope_options o = {})
+        : exposed_(std::move(exposed)), deferred_(std::move(deferred)), opt_(std::move(o)) {}
+
+    // --- masker ------------------------------------------------------------------------------
+    void bind(const std::vector<tool_info>& catalogue) {
+        catalogue_.clear();
+        for (const auto& t : catalogue) catalogue_.push_back(t.name);
+        const std::unordered_set<std::string> known(catalogue_.begin(), catalogue_.end());
+        visible_.clear();
+        problems_.clear();
+        for (const auto& e : exposed_) {
+            if (known.count(e)) visible_.insert(e);
+            else problems_.push_back("exposed tool \"" + e + "\" is not in the toolbox");
+        }
+        for (const auto& d : deferred_)
+            if (visible_.count(d.name)) problems_.push_back("tool \"" + d.name + "\" is both exposed and deferred");
+        signal_.bump();
+    }
+    [[nodiscard]] std::vector<tool_info> meta_tools() const { return {}; }
+    [[nodiscard]] bool is_visible(std::string_view name) const { return visible_.count(std::string(name)) != 0; }
+    [[nodiscard]] std::vector<std::string> visible() const {
+        std::vector<std::string> out;
+        for (const auto& n : catalogue_)
+            if (visible_.count(n)) out.push_back(n);
+        return out;
+    }
+    [[nodiscard]] std::string prompt_section() const {
+        if (!opt_.describe_deferred_in_prompt || deferred_.empty()) return {};
+        std::string s = "## Not available here\nThese tools are deliberately not offered; use the alternative:\n";
+        for (const auto& d : deferred_) {
+            s += "- " + d.name;
+            if (!d.alternative.empty()) s += ": " + d.alternative;
+            s += "\n";
+        }
+        return s;
+    }
+    [[nodiscard]] std::string state_message() const { return {}; }
+    [[nodiscard]] std::optional<result<tool_output>> handle_meta(std::string_view, const json&) { return std::nullopt; }
+
+    [[nodiscard]] result<tool_output> answer_hidden(std::string_view name) const {
+        if (const auto* d = find_deferred(name)) return capability_unsupported(*d, opt_.scope, opt_.deferred_is_error);
+        std::vector<std::string> offered = visible();
+        auto close = closest_names(name, offered, 3);
+        return fail(errc::tool_unknown, "no tool named \"" + std::string(name) + "\"",
+                    close.empty() ? "Call one of: " + join(offered, ", ") + "." : "Did you mean " + join(close, ", ") + "?",
+                    json{{"candidates", close}});
+    }
+    void observe_call(std::string_view, const json&, bool) {}
+    [[nodiscard]] std::uint64_t version() const noexcept { return signal_.version(); }
+    void set_on_change(std::function<void(std::uint64_t)> cb) { signal_.set_on_change(std::move(cb)); }
+
+    // --- API -----------------------------------------------------------------------------------
+    [[nodiscard]] const deferred_tool* find_deferred(std::string_view name) const {
+        for (const auto& d : deferred_)
+            if (d.name == name) return &d;
+        return nullptr;
+    }
+    [[nodiscard]] const std::vector<deferred_tool>& deferred() const noexcept { return deferred_; }
+    [[nodiscard]] const std::vector<std::string>& exposed() const noexcept { return exposed_; }
+    [[nodiscard]] const std::vector<std::string>& problems() const noexcept { return problems_; }
+    /// The deferred tools as JSON (a machine-readable decision record).
+    [[nodiscard]] json deferred_json() const {
+        json a = json::array();
+        for (const auto& d : deferred_) {
+            json j{{"tool", d.name}, {"reason", d.reason}, {"alternative", d.alternative}, {"reference", d.reference}};
+            if (!d.since.empty()) j["since"] = d.since;
+            if (!d.description.empty()) j["description"] = d.description;
+            a.push_back(std::move(j));
+        }
+        return a;
+    }
+
+private:
+    std::vector<std::string> exposed_;
+    std::vector<deferred_tool> deferred_;
+    frozen_scope_options opt_;
+    std::vector<std::string> catalogue_;
+    std::unordered_set<std::string> visible_;
+    std::vector<std::string> problems_;
+    visibility_signal signal_;
+};
+
+static_assert(masker<frozen_scope>);
+
+}  // namespace agentkit
+// ---- end <agentkit/visibility/frozen_scope.hpp> ----
+// ---- begin <agentkit/visibility/intent.hpp> ----
+// agentkit/visibility/intent.hpp — deferred tool loading by intent class (seed 004).
+//
+//   agentkit::intent_classes<> m({
+//       {.name = "chat", .description = "Conversation answered from knowledge", .tools = {},
+//        .keywords = {{"hello", 2}, {"thank", 2}, {"explain", 1}}},
+//       {.name = "browser", .description = "The web: search, open pages, click, fill forms",
+//        .tools = {"browser_search", "browser_navigate", "browser_click"},
+//        .keywords = {{"search", 2}, {"website", 2}, {"click", 2}, {"news", 1}},
+//        .patterns = {{agentkit::intent_patterns::url, 3}}},
+//       {.name = "local", .description = "Files and programs on this machine",
+//        .tools = {"file_read", "file_write", "shell_exec"},
+//        .keywords = {{"file", 2}, {"folder", 2}, {"run", 1}},
+//        .patterns = {{agentkit::intent_patterns::file_path, 3}}},
+//   }, {.fallback = {"browser", "local"}, .always = {"think"}});
+//   agentkit::notify_user_message(m, "open https://example.com and read the top story");
+//   // visible: request_tools, think, browser_search, browser_navigate, browser_click
+//
+// Each user message is classified into one or more host-declared classes; the visible tools
+// are the union of their groups plus `always` tools and the `request_tools` meta-tool, which
+// widens the set (by class or by tool name) when the classification was too narrow. The
+// default classifier scores keywords (analysed like the router: case-folded, stemmed,
+// multi-word phrases allowed) and regular-expression patterns, all weights host-configured;
+// when nothing scores, the fallback classes apply (conservative by default: every class).
+// A host classifier plugs in through the intent_classifier concept.
+
+
+#include <algorithm>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <regex>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace agentkit {
+
+/// Ready-made patterns (ECMAScript syntax) for intent classes.
+namespace intent_patterns {
+inline constexpr const char* url = R"((https?://|www\.)\S+|\b[a-z0-9-]+\.(com|org|net|io|dev|ai|gov|edu|co)\b)";
+inline constexpr const char* file_path = R"((^|\s)(~|\.{1,2})?/[^\s]+|\b[A-Za-z]:\\|\b[\w-]+\.(txt|md|pdf|csv|json|ya?ml|docx?|xlsx?|py|js|ts|cpp|hpp|h|c|rs|go|log|sh)\b)";
+inline constexpr const char* email = R"(\b[\w.+-]+@[\w-]+\.[\w.]+\b)";
+inline constexpr const char* code_block = R"(```|\b(def|class|function|#include|import)\b)";
+}  // namespace intent_patterns
+
+struct weighted_keyword {
+    std::string text;  ///< a word or a phrase ("pull request"); matched as analysed terms
+    double weight = 1;
+};
+struct weighted_pattern {
+    std::string regex;  ///< ECMAScript, matched case-insensitively anywhere in the message
+    double weight = 1;
+};
+
+/// A host-declared class of requests and the tools it needs.
+struct intent_class {
+    std::string name;
+    std::string description;
+    std::vector<std::string> tools;  ///< the tool group (may be empty: chat-only)
+    std::vector<weighted_keyword> keywords;
+    std::vector<weighted_pattern> patterns;
+};
+
+/// The outcome of classifying one message: the chosen classes (by name) and, optionally,
+/// every class's score.
+struct intent_result {
+    std::vector<std::string> classes;
+    std::vector<std::pair<std::string, double>> scores;
+};
+
+/// A classifier: prepared once with the classes, then asked for each message. It must not
+/// throw (the masker falls back to its fallback classes if it does anyway).
+template <class C>
+concept intent_classifier = requires(C& c, const C& cc, const std::vector<intent_class>& classes, std::string_view msg) {
+    { c.prepare(classes) } -> std::same_as<void>;
+    { cc.classify(msg) } -> std::convertible_to<intent_result>;
+};
+
+/// The default classifier: keyword and pattern scoring. A class is chosen when its score
+/// reaches `threshold` and at least `relative` × the best score (so "both" happens when two
+/// classes are both clearly present, and a weak second signal does not widen the set).
+class keyword_classifier {
+public:
+    struct options {
+        double threshold = 1.0;
+        double relative = 0.5;
+    };
+    keyword_classifier() = default;
+    explicit keyword_classifier(options o) : opt_(o) {}
+
+    void prepare(const std::vector<intent_class>& classes) {
+        classes_.clear();
+        for (const auto& c : classes) {
+            prepared p;
+            p.name = c.name;
+            for (const auto& k : c.keywords) {
+                auto terms = analyzer_.terms(k.text);
+                if (!terms.empty()) p.keywords.push_back({std::move(terms), k.weight});
+            }
+            for (const auto& pat : c.patterns) {
+                try {
+                    p.patterns.push_back({std::regex(pat.regex, std::regex::ECMAScript | std::regex::icase), pat.weight});
+                } catch (const std::regex_error&) {
+                    bad_patterns_.push_back(c.name + ": " + pat.regex);
+                }
+            }
+            classes_.push_back(std::move(p));
+        }
+    }
+
+    [[nodiscard]] intent_result classify(std::string_view message) const {
+        intent_result r;
+        const auto terms = analyzer_.terms(message);
+        const std::string text(message);
+        double best = 0;
+        std::vector<double> score(classes_.size(), 0.0);
+        for (std::size_t i = 0; i < classes_.size(); ++i) {
+            const auto& c = classes_[i];
+            for (const auto& k : c.keywords)
+                if (contains_phrase(terms, k.terms)) score[i] += k.weight;
+            for (const auto& p : c.patterns) {
+                try {
+                    if (std::regex_search(text, p.re)) score[i] += p.weight;
+                } catch (...) {  // regex complexity errors: the pattern simply does not score
+                }
+            }
+            best = std::max(best, score[i]);
+            r.scores.emplace_back(c.name, score[i]);
+        }
+        if (best >= opt_.threshold)
+            for (std::size_t i = 0; i < classes_.size(); ++i)
+                if (score[i] >= opt_.threshold && score[i] >= opt_.relative * best) r.classes.push_back(classes_[i].name);
+        return r;
+    }
+
+    /// Patterns that failed to compile (they never score).
+    [[nodiscard]] const std::vector<std::string>& bad_patterns() const noexcept { return bad_patterns_; }
+
+private:
+    struct keyword_rule {
+        std::vector<std::string> terms;
+        double weight;
+    };
+    struct pattern_rule {
+        std::regex re;
+        double weight;
+    };
+    struct prepared {
+        std::string name;
+        std::vector<keyword_rule> keywords;
+        std::vector<pattern_rule> patterns;
+    };
+    static bool contains_phrase(const std::vector<std::string>& hay, const std::vector<std::string>& needle) {
+        if (needle.empty() || needle.size() > hay.size()) return false;
+        for (std::size_t i = 0; i + needle.size() <= hay.size(); ++i)
+            if (std::equal(needle.begin(), needle.end(), hay.begin() + static_cast<std::ptrdiff_t>(i))) return true;
+        return false;
+    }
+
+    options opt_{};
+    text_analyzer analyzer_{};
+    std::vector<prepared> classes_;
+    std::vector<std::string> bad_patterns_;
+};
+static_assert(intent_classifier<keyword_classifier>);
+
+/// A host classifier from a function: (message) -> class names.
+class function_classifier {
+public:
+    using fn = std::function<std::vector<std::string>(std::string_view)>;
+    function_classifier() = default;
+    explicit function_classifier(fn f) : f_(std::move(f)) {}
+    void prepare(const std::vector<intent_class>&) {}
+    [[nodiscard]] intent_result classify(std::string_view message) const {
+        intent_result r;
+        if (!f_) return r;
+        try {
+            r.classes = f_(message);
+        } catch (...) {  // a host classifier never throws into the library
+            r.classes.clear();
+        }
+        return r;
+    }
+
+private:
+    fn f_;
+};
+static_assert(intent_classifier<function_classifier>);
+
+struct intent_options {
+    /// Classes used when nothing scores (and before the first message). Empty: every class.
+    std::vector<std::string> fallback;
+    /// Host tools visible whatever the class (e.g. think, a read-only lookup).
+    std::vector<std::string> always;
+    /// Widening by request_tools lasts for the rest of the session (otherwise until the next
+    /// user message).
+    bool sticky_widening = true;
+    /// request_tools results carry tool_reference blocks (Anthropic defer_loading).
+    bool reference_blocks = true;
+};
+
+template <intent_classifier Classifier = keyword_classifier>
+class intent_classes {
+public:
+    explicit intent_classes(std::vector<intent_class> classes, intent_options o = {}, Classifier c = {})
+        : classes_(std::move(classes)), opt_(std::move(o)), classifier_(std::move(c)) {
+        classifier_.prepare(classes_);
+        active_ = fallback_classes();
+    }
+
+    // --- masker ------------------------------------------------------------------------------
+    void bind(const std::vector<tool_info>& catalogue) {
+        catalogue_.clear();
+        known_.clear();
+        for (const auto& t : catalogue) {
+            catalogue_.push_back(t.name);
+            known_.insert(t.name);
+        }
+        problems_.clear();
+        for (const auto& c : classes_)
+            for (const auto& t : c.tools)
+                if (!known_.count(t)) problems_.push_back("class \"" + c.name + "\" lists unknown tool \"" + t + "\"");
+        for (const auto& t : opt_.always)
+            if (!known_.count(t)) problems_.push_back("always-visible tool \"" + t + "\" is unknown");
+        recompute();
+        signal_.bump();
+    }
+
+    [[nodiscard]] std::vector<tool_info> meta_tools() const {
+        tool_info t;
+        t.name = "request_tools";
+        std::string classes;
+        for (const auto& c : classes_) classes += (classes.empty() ? "" : ", ") + c.name;
+        t.description = "Load more tools when the ones you have do not fit the task: name classes (" + classes +
+                        ") or tools. With neither, every tool is loaded.";
+        json class_enum = json::array();
+        for (const auto& c : classes_) class_enum.push_back(c.name);
+        t.input_schema = json{
+            {"type", "object"},
+            {"properties",
+             {{"classes", {{"type", "array"}, {"items", {{"type", "string"}, {"enum", class_enum}}}, {"description", "Classes to load"}}},
+              {"tools", {{"type", "array"}, {"items", {{"type", "string"}}}, {"description", "Tool names to load"}}},
+              {"reason", {{"type", "string"}, {"description", "Why the tools are needed"}}}}},
+            {"additionalProperties", false}};
+        return {t};
+    }
+
+    [[nodiscard]] bool is_visible(std::string_view name) const {
+        return name == "request_tools" || visible_set_.count(std::string(name)) != 0;
+    }
+
+    [[nodiscard]] std::vector<std::string> visible() const {
+        std::vector<std::string> out{"request_tools"};
+        for (const auto& t : catalogue_)
+            if (visible_set_.count(t)) out.push_back(t);
+        return out;
+    }
+
+    [[nodiscard]] std::string prompt_section() const {
+        std::string s = "## Tool loading\nOnly the tools for the kind of request at hand are loaded. If you need a tool "
+                        "that is not loaded, call request_tools with its class or its name; do not give up or guess.\n"
+                        "Classes:\n";
+        for (const auto& c : classes_) {
+            s += "- " + c.name;
+            if (!c.description.empty()) s += ": " + c.description;
+            s += c.tools.empty() ? " (no tools)\n" : " (" + std::to_string(c.tools.size()) + " tools)\n";
+        }
+        return s;
+    }
+
+    [[nodiscard]] std::string state_message() const {
+        std::string s = "[TOOLS] loaded: ";
+        s += active_.empty() ? std::string("none") : join(active_, ", ");
+        if (!extra_.empty()) s += " + " + join(extra_, ", ");
+        s += " (" + std::to_string(visible_set_.size()) + " tools) | more: request_tools";
+        return s;
+    }
+
+    [[nodiscard]] std::optional<result<tool_output>> handle_meta(std::string_view name, const json& args) {
+        if (name != "request_tools") return std::nullopt;
+        return request(args);
+    }
+
+    [[nodiscard]] result<tool_output> answer_hidden(std::string_view name) const {
+        const std::string n(name);
+        if (!known_.count(n)) {
+            auto close = closest_names(name, catalogue_, 3);
+            return fail(errc::tool_unknown, "no tool named \"" + n + "\"",
+                        close.empty() ? "Call request_tools to load more tools." : "Did you mean " + join(close, ", ") + "?",
+                        json{{"candidates", close}});
+        }
+        std::vector<std::string> in;
+        for (const auto& c : classes_)
+            if (std::find(c.tools.begin(), c.tools.end(), n) != c.tools.end()) in.push_back(c.name);
+        std::string hint = "Call request_tools with {\"tools\": [\"" + n + "\"]}";
+        if (!in.empty()) hint += " or {\"classes\": [\"" + in.front() + "\"]}";
+        hint += ", then call " + n + " again.";
+        return fail(errc::tool_masked, n + " is not loaded for this request", std::move(hint),
+                    json{{"tool", n}, {"classes", in}});
+    }
+
+    void observe_call(std::string_view, const json&, bool) {}
+    [[nodiscard]] std::uint64_t version() const noexcept { return signal_.version(); }
+
+    // --- optional capabilities -----------------------------------------------------------------
+    void set_on_change(std::function<void(std::uint64_t)> cb) { signal_.set_on_change(std::move(cb)); }
+
+    /// Classify a new user message and load its classes' tools.
+    void on_user_message(std::string_view text) {
+        intent_result r;
+        try {
+            r = classifier_.classify(text);
+        } catch (...) {
+            r = {};
+        }
+        std::vector<std::string> chosen;
+        for (const auto& c : r.classes)
+            if (find_class(c) && std::find(chosen.begin(), chosen.end(), c) == chosen.end()) chosen.push_back(c);
+        if (chosen.empty()) chosen = fallback_classes();
+        last_scores_ = std::move(r.scores);
+        active_ = std::move(chosen);
+        if (!opt_.sticky_widening) {
+            extra_.clear();
+            extra_tools_.clear();
+        }
+        update();
+    }
+
+    // --- API -----------------------------------------------------------------------------------
+    [[nodiscard]] const std::vector<std::string>& active_classes() const noexcept { return active_; }
+    [[nodiscard]] const std::vector<std::pair<std::string, double>>& last_scores() const noexcept { return last_scores_; }
+    [[nodiscard]] const std::vector<intent_class>& classes() const noexcept { return classes_; }
+    [[nodiscard]] const std::vector<std::string>& problems() const noexcept { return problems_; }
+    [[nodiscard]] const Classifier& classifier() const noexcept { return classifier_; }
+
+    /// The request_tools meta-tool.
+    [[nodiscard]] result<tool_output> request(const json& args) {
+        std::vector<std::string> want_classes, want_tools;
+        if (args.is_object()) {
+            auto read = [&](const char* key, std::vector<std::string>& into) -> bool {
+                auto it = args.find(key);
+                if (it == args.end() || it->is_null()) return true;
+                if (it->is_string()) {
+                    into.push_back(it->get<std::string>());
+                    return true;
+                }
+                if (!it->is_array()) return false;
+                for (const auto& v : *it) {
+                    if (!v.is_string()) return false;
+                    into.push_back(v.get<std::string>());
+                }
+                return true;
+            };
+            if (!read("classes", want_classes) || !read("tools", want_tools))
+                return fail(errc::args_invalid, "request_tools: \"classes\" and \"tools\" are arrays of strings",
+                            "Call request_tools with {\"classes\": [...]} or {\"tools\": [...]}.");
+        } else if (!args.is_null()) {
+            return fail(errc::args_invalid, "request_tools: arguments must be an object",
+                        "Call request_tools with {\"classes\": [...]} or {\"tools\": [...]}.");
+        }
+        std::vector<std::string> names;
+        for (const auto& c : classes_) names.push_back(c.name);
+        for (const auto& c : want_classes)
+            if (!find_class(c))
+                return fail(errc::args_invalid, "request_tools: no class named \"" + c + "\"",
+                            "Use one of: " + join(names, ", ") + ".", json{{"classes", names}});
+        for (const auto& t : want_tools)
+            if (!known_.count(t)) {
+                auto close = closest_names(t, catalogue_, 3);
+                return fail(errc::args_invalid, "request_tools: no tool named \"" + t + "\"",
+                            close.empty() ? "Request a class instead: " + join(names, ", ") + "."
+                                          : "Did you mean " + join(close, ", ") + "?",
+                            json{{"candidates", close}});
+            }
+        if (want_classes.empty() && want_tools.empty()) want_classes = names;  // everything
+        const auto before = visible_set_;
+        for (const auto& c : want_classes)
+            if (std::find(active_.begin(), active_.end(), c) == active_.end() &&
+                std::find(extra_.begin(), extra_.end(), c) == extra_.end())
+                extra_.push_back(c);
+        for (const auto& t : want_tools) extra_tools_.insert(t);
+        update();
+        std::vector<std::string> added;
+        for (const auto& t : catalogue_)
+            if (visible_set_.count(t) && !before.count(t)) added.push_back(t);
+        tool_output o = tool_output::text(added.empty() ? "Those tools were already loaded."
+                                                        : "Loaded " + std::to_string(added.size()) + " tools: " + join(added, ", ") + ".");
+        if (opt_.reference_blocks)
+            for (const auto& t : added) o.content.push_back(content_block::make_tool_reference(t));
+        o.structured = json{{"loaded", added}};
+        return o;
+    }
+
+private:
+    [[nodiscard]] const intent_class* find_class(std::string_view n) const {
+        for (const auto& c : classes_)
+            if (c.name == n) return &c;
+        return nullptr;
+    }
+    [[nodiscard]] std::vector<std::string> fallback_classes() const {
+        std::vector<std::string> out;
+        for (const auto& f : opt_.fallback)
+            if (find_class(f)) out.push_back(f);
+        if (out.empty() && opt_.fallback.empty())
+            for (const auto& c : classes_) out.push_back(c.name);
+        return out;
+    }
+    void recompute() {
+        visible_set_.clear();
+        auto add_class = [&](const std::string& n) {
+            if (const auto* c = find_class(n))
+                for (const auto& t : c->tools)
+                    if (known_.count(t)) visible_set_.insert(t);
+        };
+        for (const auto& c : active_) add_class(c);
+        for (const auto& c : extra_) add_class(c);
+        for (const auto& t : extra_tools_) visible_set_.insert(t);
+        for (const auto& t : opt_.always)
+            if (known_.count(t)) visible_set_.insert(t);
+    }
+    void update() {
+        const auto before = visible_set_;
+        recompute();
+        if (before != visible_set_) signal_.bump();
+    }
+
+    std::vector<intent_class> classes_;
+    intent_options opt_;
+    Classifier classifier_;
+    std::vector<std::string> catalogue_;
+    std::set<std::string> known_;
+    std::vector<std::string> active_;
+    std::vector<std::string> extra_;
+    std::set<std::string> extra_tools_;
+    std::set<std::string> visible_set_;
+    std::vector<std::pair<std::string, double>> last_scores_;
+    std::vector<std::string> problems_;
+    visibility_signal signal_;
+};
+
+static_assert(masker<intent_classes<>>);
+static_assert(message_aware_masker<intent_classes<>>);
+static_assert(observable_masker<intent_classes<>>);
+
+}  // namespace agentkit
+// ---- end <agentkit/visibility/intent.hpp> ----
+// ---- begin <agentkit/visibility/menu.hpp> ----
+// agentkit/visibility/menu.hpp — the two-level tool menu (seeds 000 and 001).
+//
+//   inline const auto box = agentkit::toolbox{browser_navigate, browser_click, web_search, bash};
+//   auto menu = agentkit::menu_for<decltype(box)>(
+//       agentkit::mode<"browser">(browser_navigate, browser_click)
+//           .describe("Browser automation")
+//           .when("Web browsing, clicking, forms, UI testing"),
+//       agentkit::mode<"search">(web_search, browser_navigate).when("Web research, documentation lookup"),
+//       agentkit::mode<"swe">(bash).when("Code changes, debugging, testing"),
+//       agentkit::in_every_mode(browser_navigate),          // cross-cutting, read-only
+//       agentkit::start_in<"swe">,                           // optional: start in a mode
+//       agentkit::menu_options{.root_nudge = "..."});        // optional: wording and hooks
+//
+// The model starts at ROOT with six meta-tools (menu_list, menu_enter, menu_exit, complete,
+// think, message_user) and reaches domain tools by entering a mode. Modes are listed in the
+// order declared. Modes name their tools by the tool objects themselves (or by
+// `agentkit::tool_ref<"name">`), so everything is checked at compile time against the
+// toolbox: a tool in no mode, a mode naming a tool the toolbox lacks, two modes with one
+// name, a start mode that is not declared, or a host tool named like a meta-tool is a
+// compile error with a readable message. `agentkit::menu{...}` without a toolbox is checked
+// when a session composes it with one (agentkit::check_masker<Box, M>()).
+
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace agentkit {
+
+/// A tool named by its name alone, for modes declared away from the tool objects.
+template <fixed_string Name>
+struct tool_ref_t {
+    static_assert(is_valid_tool_name(Name.view()),
+                  "agentkit: invalid tool name: a tool name must be 1-64 characters of [A-Za-z0-9_.-]");
+    static constexpr std::string_view name = Name.view();
+};
+template <fixed_string Name>
+inline constexpr tool_ref_t<Name> tool_ref{};
+
+namespace detail {
+template <class T>
+struct tool_name_of {
+    static_assert(sizeof(T) == 0, "agentkit: a mode lists tools: pass tool objects or agentkit::tool_ref<\"name\">");
+};
+template <fixed_string N, class A, class F>
+struct tool_name_of<tool_t<N, A, F>> {
+    static constexpr auto value = N;
+};
+template <fixed_string N>
+struct tool_name_of<tool_ref_t<N>> {
+    static constexpr auto value = N;
+};
+
+[[nodiscard]] constexpr bool iequals_ascii(std::string_view a, std::string_view b) noexcept {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        char x = a[i], y = b[i];
+        if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+        if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+        if (x != y) return false;
+    }
+    return true;
+}
+
+template <std::size_t N>
+[[nodiscard]] constexpr bool contains_name(const std::array<std::string_view, N>& a, std::string_view n) noexcept {
+    for (auto x : a)
+        if (x == n) return true;
+    return false;
+}
+}  // namespace detail
+
+/// The names of the menu's meta-tools, always visible.
+inline constexpr std::array<std::string_view, 6> menu_meta_tool_names{"menu_list", "menu_enter", "menu_exit",
+                                                                      "complete",  "think",      "message_user"};
+
+/// A mode: a compile-time name and tool list, plus the host's description and intent line.
+template <fixed_string Name, fixed_string... Tools>
+struct mode_def {
+    static constexpr std::string_view name = Name.view();
+    static constexpr std::array<std::string_view, sizeof...(Tools)> tools{Tools.view()...};
+    std::string_view description{};  ///< what the mode is for (menu_list, prompt)
+    std::string_view intent{};       ///< the intent line of the prompt's intent → mode map
+
+    /// A copy with a description.
+    [[nodiscard]] constexpr mode_def describe(std::string_view d) const {
+        mode_def m = *this;
+        m.description = d;
+        return m;
+    }
+    /// A copy with the intent line ("Web browsing, clicking, forms, UI testing").
+    [[nodiscard]] constexpr mode_def when(std::string_view i) const {
+        mode_def m = *this;
+        m.intent = i;
+        return m;
+    }
+};
+
+/// Declare a mode: `agentkit::mode<"browser">(browser_navigate, browser_click)`.
+template <fixed_string Name, class... Tools>
+[[nodiscard]] constexpr auto mode(const Tools&...) {
+    static_assert(is_valid_tool_name(Name.view()),
+                  "agentkit: invalid mode name: a mode name must be 1-64 characters of [A-Za-z0-9_.-]");
+    static_assert(!detail::iequals_ascii(Name.view(), "ROOT"), "agentkit: \"ROOT\" is reserved and cannot name a mode");
+    static_assert(sizeof...(Tools) > 0, "agentkit: a mode needs at least one tool");
+    return mode_def<Name, detail::tool_name_of<Tools>::value...>{};
+}
+
+/// Tools visible in every mode (seed 000 option C: read-only browser tools such as navigate
+/// and snapshot next to the domain tools). They count as covered.
+template <fixed_string... Tools>
+struct every_mode_def {
+    static constexpr std::array<std::string_view, sizeof...(Tools)> tools{Tools.view()...};
+};
+template <class... Tools>
+[[nodiscard]] constexpr auto in_every_mode(const Tools&...) {
+    return every_mode_def<detail::tool_name_of<Tools>::value...>{};
+}
+
+/// Start in a mode instead of ROOT (seed 000 option B).
+template <fixed_string Name>
+struct start_in_t {
+    static constexpr std::string_view name = Name.view();
+};
+template <fixed_string Name>
+inline constexpr start_in_t<Name> start_in{};
+
+/// Run-time options of a menu (wording and hooks).
+struct menu_options {
+    /// The ROOT dead-end nudge (seed 000 phase 4). "{modes}" is replaced by the mode list.
+    std::string root_nudge =
+        "You are at ROOT, where only the menu tools exist, and you answered without acting. If the task needs "
+        "tools, call menu_enter with one of: {modes}. If it is finished, call complete.";
+    /// How many nudges per stay at ROOT (entering a mode resets the count); 0 disables them.
+    std::size_t max_nudges = 2;
+    /// Also show the in_every_mode tools at ROOT.
+    bool every_mode_tools_at_root = false;
+    /// menu_enter results carry tool_reference blocks for the mode's tools (Anthropic
+    /// defer_loading); strategy::adapt_output() drops them for the other strategies.
+    bool reference_blocks = true;
+    /// List the current mode's tool names in [MENU_STATE] (useful when the full tool list
+    /// stays in the prompt and only allowed_tools restricts it).
+    bool state_lists_tools = true;
+    /// Replaces the prompt's opening paragraph when not empty.
+    std::string prompt_intro;
+    /// Replaces the first-action rule when not empty.
+    std::string first_action_rule;
+    /// Called with the model's summary when it calls complete.
+    std::function<void(std::string_view)> on_complete;
+    /// Called with the text when the model calls message_user.
+    std::function<void(std::string_view)> on_message_user;
+};
+
+/// One mode at run time.
+struct menu_mode {
+    std::string name;
+    std::string description;
+    std::string intent;
+    std::vector<std::string> tools;  ///< in declared order
+};
+
+/// The run-time part of every menu<...>: state, visibility, meta-tools, prompt and state text.
+class menu_runtime {
+public:
+    static constexpr std::string_view root = "ROOT";
+
+    menu_runtime() = default;
+    menu_runtime(std::vector<menu_mode> modes, std::vector<std::string> every, std::string start, menu_options o)
+        : modes_(std::move(modes)), every_(std::move(every)), start_(std::move(start)), opt_(std::move(o)) {
+        current_ = find_mode(start_);
+    }
+
+    // --- masker ------------------------------------------------------------------------------
+    void bind(const std::vector<tool_info>& catalogue) {
+        catalogue_.clear();
+        index_.clear();
+        for (const auto& t : catalogue) {
+            index_.emplace(t.name, catalogue_.size());
+            catalogue_.push_back(t.name);
+        }
+        problems_.clear();
+        for (const auto& m : modes_)
+            for (const auto& t : m.tools)
+                if (!index_.count(t)) problems_.push_back("mode \"" + m.name + "\" lists unknown tool \"" + t + "\"");
+        for (const auto& t : catalogue_)
+            if (modes_of(t).empty() && !is_every(t)) problems_.push_back("tool \"" + t + "\" is in no mode");
+        current_ = find_mode(start_);
+        nudges_ = 0;
+        signal_.bump();
+    }
+
+    [[nodiscard]] std::vector<tool_info> meta_tools() const {
+        std::vector<tool_info> out;
+        auto obj = [](json props, json required) {
+            return json{{"type", "object"}, {"properties", std::move(props)}, {"required", std::move(required)},
+                        {"additionalProperties", false}};
+        };
+        json mode_enum = json::array();
+        for (const auto& m : modes_) mode_enum.push_back(m.name);
+        std::string mode_list;
+        for (const auto& m : modes_) mode_list += (mode_list.empty() ? "" : ", ") + m.name;
+
+        tool_info list;
+        list.name = "menu_list";
+        list.description = "Show the current mode, the modes of the tool menu with what each is for, and their tools.";
+        list.input_schema = obj(json::object(), json::array());
+        list.traits = read_only;
+        out.push_back(std::move(list));
+
+        tool_info enter;
+        enter.name = "menu_enter";
+        enter.description = "Enter a mode of the tool menu to make its tools available. Modes: " + mode_list + ".";
+        enter.input_schema = obj(json{{"mode", {{"type", "string"}, {"description", "The mode to enter"}, {"enum", mode_enum}}}},
+                                 json::array({"mode"}));
+        out.push_back(std::move(enter));
+
+        tool_info exit_;
+        exit_.name = "menu_exit";
+        exit_.description = "Leave the current mode and return to ROOT.";
+        exit_.input_schema = obj(json::object(), json::array());
+        out.push_back(std::move(exit_));
+
+        tool_info complete;
+        complete.name = "complete";
+        complete.description = "Signal that the task is finished, with a short summary of the outcome.";
+        complete.input_schema = obj(json{{"summary", {{"type", "string"}, {"description", "What was done"}}}},
+                                    json::array({"summary"}));
+        out.push_back(std::move(complete));
+
+        tool_info think;
+        think.name = "think";
+        think.description = "Think step by step before acting; the thought is recorded, nothing else happens.";
+        think.input_schema = obj(json{{"thought", {{"type", "string"}, {"description", "Your reasoning"}}}},
+                                 json::array({"thought"}));
+        think.traits = read_only;
+        out.push_back(std::move(think));
+
+        tool_info msg;
+        msg.name = "message_user";
+        msg.description = "Send a message to the user (progress, a question, or the answer).";
+        msg.input_schema = obj(json{{"message", {{"type", "string"}, {"description", "The message"}}}},
+                               json::array({"message"}));
+        out.push_back(std::move(msg));
+        return out;
+    }
+
+    [[nodiscard]] bool is_visible(std::string_view name) const {
+        if (detail::contains_name(menu_meta_tool_names, name)) return true;
+        auto it = index_.find(std::string(name));
+        if (it == index_.end()) return false;
+        return visible_now(it->first);
+    }
+
+    [[nodiscard]] std::vector<std::string> visible() const {
+        std::vector<std::string> out(menu_meta_tool_names.begin(), menu_meta_tool_names.end());
+        for (const auto& t : catalogue_)
+            if (visible_now(t)) out.push_back(t);
+        return out;
+    }
+
+    [[nodiscard]] std::string prompt_section() const {
+        std::string s = "## Tool menu\n";
+        if (!opt_.prompt_intro.empty()) {
+            s += opt_.prompt_intro;
+        } else {
+            s += "Your tools are organised in a menu of modes. At ROOT only the menu tools are available (menu_list, "
+                 "menu_enter, menu_exit, complete, think, message_user); a mode's tools become available once you "
+                 "enter it with menu_enter, and menu_exit returns to ROOT. Every tool is reachable: if a tool you need "
+                 "is not available, enter the mode that has it.";
+        }
+        if (!start_.empty()) s += " You start in mode " + start_ + ".";
+        s += "\n\nIntent -> mode:\n";
+        for (const auto& m : modes_) {
+            s += "- " + m.name + ": ";
+            s += !m.intent.empty() ? m.intent : (!m.description.empty() ? m.description : "tools: " + join(m.tools, ", "));
+            s += "\n";
+        }
+        s += "\nFirst action rule: ";
+        if (!opt_.first_action_rule.empty()) {
+            s += opt_.first_action_rule;
+        } else {
+            s += "unless the request needs no tools at all, your first action is menu_enter with the mode that fits "
+                 "it (call menu_list if unsure). Switch modes when the task moves on; do not answer in prose that "
+                 "you cannot do something before checking the menu.";
+        }
+        s += "\nEach turn a [MENU_STATE] message tells you the current mode.\n";
+        return s;
+    }
+
+    [[nodiscard]] std::string state_message() const {
+        std::string s = "[MENU_STATE] mode: ";
+        if (current_ < 0) {
+            s += "ROOT (menu tools only";
+            if (opt_.every_mode_tools_at_root && !every_.empty()) s += " + " + join(every_, ", ");
+            s += ") | modes: ";
+            s += modes_summary(-1);
+            s += " | call menu_enter to use a mode's tools";
+        } else {
+            const auto& m = modes_[static_cast<std::size_t>(current_)];
+            const auto tools = mode_tools(current_);
+            s += m.name + " (" + std::to_string(tools.size()) + " tools";
+            if (opt_.state_lists_tools) s += ": " + join(tools, ", ");
+            s += ") | other modes: " + modes_summary(current_) + " | menu_exit returns to ROOT";
+        }
+        return s;
+    }
+
+    [[nodiscard]] std::optional<result<tool_output>> handle_meta(std::string_view name, const json& args) {
+        if (name == "menu_list") return list();
+        if (name == "menu_enter") return enter_from_args(args);
+        if (name == "menu_exit") return exit();
+        if (name == "complete") {
+            const std::string summary = string_arg(args, "summary");
+            call_hook(opt_.on_complete, summary);
+            tool_output o = tool_output::text("Task marked complete.");
+            o.structured = json{{"complete", true}, {"summary", summary}};
+            return o;
+        }
+        if (name == "think") return tool_output::text("Thought recorded.");
+        if (name == "message_user") {
+            const std::string message = string_arg(args, "message");
+            if (message.empty())
+                return result<tool_output>(fail(errc::args_invalid, "message_user: \"message\" is required and must be a non-empty string",
+                                                "Call message_user with {\"message\": \"...\"}."));
+            call_hook(opt_.on_message_user, message);
+            return tool_output::text("Message delivered to the user.");
+        }
+        return std::nullopt;
+    }
+
+    [[nodiscard]] result<tool_output> answer_hidden(std::string_view name) const {
+        const std::string n(name);
+        if (!index_.count(n)) {
+            std::vector<std::string> all(menu_meta_tool_names.begin(), menu_meta_tool_names.end());
+            all.insert(all.end(), catalogue_.begin(), catalogue_.end());
+            auto close = closest_names(name, all, 3);
+            std::string hint = close.empty() ? "Call menu_list to see the modes and their tools."
+                                             : "Did you mean " + join(close, ", ") + "? Call menu_list to see every tool.";
+            return fail(errc::tool_unknown, "no tool named \"" + n + "\"", std::move(hint), json{{"candidates", close}});
+        }
+        const auto modes = modes_of(n);
+        std::string where = modes.empty() ? std::string("no mode") : "mode " + join(modes, ", ");
+        std::string msg = n + " is not available in " + std::string(current_mode()) + "; it is in " + where + ".";
+        std::string hint = modes.empty() ? "This tool cannot be reached from the menu."
+                                         : "Call menu_enter with {\"mode\": \"" + modes.front() + "\"}, then call " + n + " again.";
+        return fail(errc::tool_masked, std::move(msg), std::move(hint),
+                    json{{"tool", n}, {"modes", modes}, {"current_mode", std::string(current_mode())}});
+    }
+
+    void observe_call(std::string_view, const json&, bool) {}
+
+    [[nodiscard]] std::uint64_t version() const noexcept { return signal_.version(); }
+
+    // --- optional capabilities -----------------------------------------------------------------
+    void set_on_change(std::function<void(std::uint64_t)> cb) { signal_.set_on_change(std::move(cb)); }
+
+    /// The ROOT dead-end nudge: the configured text when the model is at ROOT and the nudge
+    /// budget is not spent, else nullopt. Call it when a model turn ended in prose.
+    [[nodiscard]] std::optional<std::string> dead_end_nudge() {
+        if (current_ >= 0 || nudges_ >= opt_.max_nudges || opt_.root_nudge.empty()) return std::nullopt;
+        ++nudges_;
+        std::string s = opt_.root_nudge;
+        const std::string names = mode_names_joined();
+        for (std::size_t p = s.find("{modes}"); p != std::string::npos; p = s.find("{modes}", p + names.size()))
+            s.replace(p, 7, names);
+        return s;
+    }
+
+    /// The same nudge under the name agent_session looks for.
+    [[nodiscard]] std::optional<std::string> on_prose_answer() { return dead_end_nudge(); }
+
+    // --- menu API ------------------------------------------------------------------------------
+    /// "ROOT" or the current mode's name.
+    [[nodiscard]] std::string_view current_mode() const noexcept {
+        return current_ < 0 ? root : std::string_view(modes_[static_cast<std::size_t>(current_)].name);
+    }
+    [[nodiscard]] bool at_root() const noexcept { return current_ < 0; }
+    [[nodiscard]] const std::vector<menu_mode>& modes() const noexcept { return modes_; }
+    [[nodiscard]] const std::vector<std::string>& every_mode_tools() const noexcept { return every_; }
+    [[nodiscard]] std::string_view start_mode() const noexcept { return start_.empty() ? root : std::string_view(start_); }
+    [[nodiscard]] const menu_options& options() const noexcept { return opt_; }
+    /// Binding problems (only possible for menus never checked against their toolbox).
+    [[nodiscard]] const std::vector<std::string>& problems() const noexcept { return problems_; }
+
+    /// The modes a tool is in, in declared order.
+    [[nodiscard]] std::vector<std::string> modes_of(std::string_view tool) const {
+        std::vector<std::string> out;
+        for (const auto& m : modes_)
+            if (std::find(m.tools.begin(), m.tools.end(), tool) != m.tools.end()) out.push_back(m.name);
+        return out;
+    }
+
+    /// Enter a mode (the menu_enter meta-tool). Unknown modes fail with the list of modes.
+    [[nodiscard]] result<tool_output> enter(std::string_view mode) {
+        int idx = find_mode(mode);
+        if (idx < 0) {
+            for (std::size_t i = 0; i < modes_.size(); ++i)
+                if (detail::iequals_ascii(modes_[i].name, mode)) idx = static_cast<int>(i);
+        }
+        if (idx < 0) {
+            json names = json::array();
+            for (const auto& m : modes_) names.push_back(m.name);
+            std::vector<std::string> all;
+            for (const auto& m : modes_) all.push_back(m.name);
+            auto close = closest_names(mode, all, 1);
+            std::string hint = "Call menu_enter with one of: " + mode_names_joined() + ".";
+            if (!close.empty()) hint = "Did you mean \"" + close.front() + "\"? " + hint;
+            return fail(errc::args_invalid, "no mode named \"" + std::string(mode) + "\"", std::move(hint),
+                        json{{"modes", std::move(names)}});
+        }
+        const bool changed = idx != current_;
+        current_ = idx;
+        nudges_ = 0;
+        if (changed) signal_.bump();
+        const auto& m = modes_[static_cast<std::size_t>(idx)];
+        const auto tools = mode_tools(idx);
+        tool_output o = tool_output::text((changed ? "Entered mode " : "Already in mode ") + m.name + ". " +
+                                          std::to_string(tools.size()) + " tools available: " + join(tools, ", ") + ".");
+        if (opt_.reference_blocks)
+            for (const auto& t : tools) o.content.push_back(content_block::make_tool_reference(t));
+        o.structured = json{{"mode", m.name}, {"tools", tools}};
+        return o;
+    }
+
+    /// Return to ROOT (the menu_exit meta-tool).
+    [[nodiscard]] result<tool_output> exit() {
+        if (current_ < 0) return tool_output::text("Already at ROOT. Modes: " + mode_names_joined() + ".");
+        const std::string left = modes_[static_cast<std::size_t>(current_)].name;
+        current_ = -1;
+        nudges_ = 0;
+        signal_.bump();
+        return tool_output::text("Left mode " + left + "; now at ROOT. Modes: " + mode_names_joined() + ".");
+    }
+
+    /// The menu_list meta-tool.
+    [[nodiscard]] result<tool_output> list() const {
+        std::string s = "Current mode: " + std::string(current_mode()) + "\nModes:";
+        json modes = json::array();
+        for (std::size_t i = 0; i < modes_.size(); ++i) {
+            const auto& m = modes_[i];
+            const auto tools = mode_tools(static_cast<int>(i));
+            s += "\n- " + m.name;
+            if (!m.description.empty()) s += " — " + m.description;
+            if (!m.intent.empty()) s += " (use for: " + m.intent + ")";
+            s += ": " + join(tools, ", ");
+            modes.push_back(json{{"name", m.name}, {"description", m.description}, {"intent", m.intent}, {"tools", tools}});
+        }
+        if (!every_.empty()) s += "\nIn every mode: " + join(every_, ", ");
+        tool_output o = tool_output::text(std::move(s));
+        o.structured = json{{"current_mode", std::string(current_mode())}, {"modes", std::move(modes)}};
+        return o;
+    }
+
+    /// Host tools visible in mode `idx` (-1: ROOT): the mode's own tools in declared order,
+    /// then the every-mode tools it does not already list.
+    [[nodiscard]] std::vector<std::string> mode_tools(int idx) const {
+        std::vector<std::string> out;
+        if (idx >= 0) out = modes_[static_cast<std::size_t>(idx)].tools;
+        if (idx >= 0 || opt_.every_mode_tools_at_root)
+            for (const auto& t : every_)
+                if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+        return out;
+    }
+
+private:
+    static std::string string_arg(const json& args, const char* key) {
+        if (!args.is_object()) return {};
+        auto it = args.find(key);
+        return it != args.end() && it->is_string() ? it->get<std::string>() : std::string();
+    }
+    static void call_hook(const std::function<void(std::string_view)>& f, std::string_view s) noexcept {
+        if (!f) return;
+        try {
+            f(s);
+        } catch (...) {  // user callbacks never throw into the library
+        }
+    }
+    result<tool_output> enter_from_args(const json& args) {
+        if (!args.is_object() || !args.contains("mode") || !args["mode"].is_string()) {
+            json names = json::array();
+            for (const auto& m : modes_) names.push_back(m.name);
+            return fail(errc::args_invalid, "menu_enter: \"mode\" is required and must be a string",
+                        "Call menu_enter with {\"mode\": one of " + mode_names_joined() + "}.",
+                        json{{"modes", std::move(names)}});
+        }
+        return enter(args["mode"].get<std::string>());
+    }
+    [[nodiscard]] int find_mode(std::string_view name) const {
+        for (std::size_t i = 0; i < modes_.size(); ++i)
+            if (modes_[i].name == name) return static_cast<int>(i);
+        return -1;
+    }
+    [[nodiscard]] bool is_every(std::string_view t) const {
+        return std::find(every_.begin(), every_.end(), t) != every_.end();
+    }
+    [[nodiscard]] bool visible_now(std::string_view t) const {
+        if (is_every(t) && (current_ >= 0 || opt_.every_mode_tools_at_root)) return true;
+        if (current_ < 0) return false;
+        const auto& m = modes_[static_cast<std::size_t>(current_)].tools;
+        return std::find(m.begin(), m.end(), t) != m.end();
+    }
+    [[nodiscard]] std::string mode_names_joined() const {
+        std::string s;
+        for (const auto& m : modes_) s += (s.empty() ? "" : ", ") + m.name;
+        return s;
+    }
+    [[nodiscard]] std::string modes_summary(int except) const {
+        std::string s;
+        for (std::size_t i = 0; i < modes_.size(); ++i) {
+            if (static_cast<int>(i) == except) continue;
+            if (!s.empty()) s += ", ";
+            s += modes_[i].name + " (" + std::to_string(mode_tools(static_cast<int>(i)).size()) + ")";
+        }
+        return s;
+    }
+
+    std::vector<menu_mode> modes_;
+    std::vector<std::string> every_;
+    std::string start_;
+    menu_options opt_;
+    std::vector<std::string> catalogue_;
+    std::unordered_map<std::string, std::size_t> index_;
+    std::vector<std::string> problems_;
+    int current_ = -1;
+    std::size_t nudges_ = 0;
+    visibility_signal signal_;
+};
+
+namespace detail {
+template <class T> struct is_mode_def : std::false_type {};
+template <fixed_string N, fixed_string... T> struct is_mode_def<mode_def<N, T...>> : std::true_type {};
+template <class T> struct is_every_def : std::false_type {};
+template <fixed_string... T> struct is_every_def<every_mode_def<T...>> : std::true_type {};
+template <class T> struct is_start_def : std::false_type {};
+template <fixed_string N> struct is_start_def<start_in_t<N>> : std::true_type {};
+
+template <class P>
+inline constexpr bool is_menu_part_v = is_mode_def<P>::value || is_every_def<P>::value || is_start_def<P>::value ||
+                                       std::is_same_v<P, menu_options>;
+
+template <class P>
+constexpr bool part_lists(std::string_view tool) {
+    if constexpr (is_mode_def<P>::value || is_every_def<P>::value) return contains_name(P::tools, tool);
+    else return false;
+}
+
+template <class P>
+constexpr std::string_view mode_name_or_empty() {
+    if constexpr (is_mode_def<P>::value) return P::name;
+    else return {};
+}
+
+template <class... Parts>
+constexpr bool mode_names_unique() {
+    constexpr std::array<std::string_view, sizeof...(Parts)> names{mode_name_or_empty<Parts>()...};
+    for (std::size_t i = 0; i < names.size(); ++i)
+        for (std::size_t j = i + 1; j < names.size(); ++j)
+            if (!names[i].empty() && names[i] == names[j]) return false;
+    return true;
+}
+
+template <class... Parts>
+struct part_list {};
+
+template <class S, class List>
+struct start_declared_one : std::true_type {};
+template <fixed_string N, class... Parts>
+struct start_declared_one<start_in_t<N>, part_list<Parts...>>
+    : std::bool_constant<((mode_name_or_empty<Parts>() == N.view()) || ...)> {};
+
+template <class... Parts>
+constexpr bool start_is_declared() {
+    return (start_declared_one<Parts, part_list<Parts...>>::value && ...);
+}
+
+template <class... Parts>
+constexpr std::size_t count_starts() {
+    return (std::size_t{is_start_def<Parts>::value ? 1U : 0U} + ... + 0U);
+}
+template <class... Parts>
+constexpr std::size_t count_options() {
+    return (std::size_t{std::is_same_v<Parts, menu_options> ? 1U : 0U} + ... + 0U);
+}
+template <class... Parts>
+constexpr std::size_t count_modes() {
+    return (std::size_t{is_mode_def<Parts>::value ? 1U : 0U} + ... + 0U);
+}
+
+// One check per host tool, so the diagnostic names the tool ("[with Tool = ...{"bash"}]").
+template <fixed_string Tool, class... Parts>
+struct menu_tool_covered {
+    static constexpr bool value = (part_lists<Parts>(Tool.view()) || ...);
+    static_assert(value, "agentkit: a tool is in no mode: list it in a mode<...>(...) or in in_every_mode(...)");
+};
+template <fixed_string Tool>
+struct menu_tool_not_meta {
+    static constexpr bool value = !contains_name(menu_meta_tool_names, Tool.view());
+    static_assert(value, "agentkit: a host tool uses the name of a menu meta-tool (menu_list, menu_enter, menu_exit, "
+                         "complete, think, message_user)");
+};
+template <class Box, fixed_string Tool>
+struct menu_listed_tool_exists {
+    static constexpr bool value = Box::contains(Tool.view());
+    static_assert(value, "agentkit: a mode lists a tool that is not in the toolbox");
+};
+
+template <class Box, class P>
+struct check_listed : std::true_type {};
+template <class Box, fixed_string N, fixed_string... T>
+struct check_listed<Box, mode_def<N, T...>> : std::bool_constant<(menu_listed_tool_exists<Box, T>::value && ...)> {};
+template <class Box, fixed_string... T>
+struct check_listed<Box, every_mode_def<T...>> : std::bool_constant<(menu_listed_tool_exists<Box, T>::value && ...)> {};
+
+template <class Box, class... Parts>
+struct menu_box_check {
+    static_assert(sizeof(Box) == 0, "agentkit: a menu is checked against an agentkit::toolbox<...>");
+};
+template <class... Tools, class... Parts>
+struct menu_box_check<toolbox<Tools...>, Parts...> {
+    static constexpr bool covered = (menu_tool_covered<tool_name_of<Tools>::value, Parts...>::value && ...);
+    static constexpr bool no_meta = (menu_tool_not_meta<tool_name_of<Tools>::value>::value && ...);
+    static constexpr bool listed = (check_listed<toolbox<Tools...>, Parts>::value && ...);
+    static constexpr bool value = covered && no_meta && listed;
+};
+
+template <std::size_t N>
+std::vector<std::string> to_strings(const std::array<std::string_view, N>& a) {
+    std::vector<std::string> v;
+    v.reserve(N);
+    for (auto s : a) v.emplace_back(s);
+    return v;
+}
+}  // namespace detail
+
+/// A menu over modes declared at compile time. Parts: mode<...>(...), in_every_mode(...),
+/// start_in<...>, menu_options{...}, in any order; modes keep their declared order.
+template <class... Parts>
+class menu : public menu_runtime {
+    static_assert((detail::is_menu_part_v<Parts> && ...),
+                  "agentkit: a menu takes mode<...>(...), in_every_mode(...), start_in<...> and menu_options");
+    static_assert(detail::count_modes<Parts...>() > 0, "agentkit: a menu needs at least one mode");
+    static_assert(detail::mode_names_unique<Parts...>(), "agentkit: duplicate mode name: every mode needs a unique name");
+    static_assert(detail::count_starts<Parts...>() <= 1, "agentkit: a menu has at most one start_in<...>");
+    static_assert(detail::count_options<Parts...>() <= 1, "agentkit: a menu has at most one menu_options");
+    static_assert(detail::start_is_declared<Parts...>(), "agentkit: start_in names a mode that is not declared");
+
+public:
+    explicit menu(Parts... parts) : menu_runtime(collect(parts...)) {}
+
+    /// Compile-time check against the toolbox the menu is used with (see check_masker).
+    template <class Box>
+    static constexpr bool agentkit_check_toolbox() {
+        return detail::menu_box_check<std::remove_cvref_t<Box>, Parts...>::value;
+    }
+
+private:
+    static menu_runtime collect(const Parts&... parts) {
+        std::vector<menu_mode> modes;
+        std::vector<std::string> every;
+        std::string start;
+        menu_options opt;
+        auto take = [&]<class P>(const P& p) {
+            if constexpr (detail::is_mode_def<P>::value) {
+                modes.push_back(menu_mode{std::string(P::name), std::string(p.description), std::string(p.intent),
+                                          detail::to_strings(P::tools)});
+            } else if constexpr (detail::is_every_def<P>::value) {
+                for (auto t : P::tools)
+                    if (std::find(every.begin(), every.end(), t) == every.end()) every.emplace_back(t);
+            } else if constexpr (detail::is_start_def<P>::value) {
+                start = std::string(P::name);
+            } else {
+                opt = p;
+            }
+        };
+        (take(parts), ...);
+        return menu_runtime(std::move(modes), std::move(every), std::move(start), std::move(opt));
+    }
+};
+
+template <class... Parts>
+menu(Parts...) -> menu<Parts...>;
+
+/// A menu checked at compile time against the toolbox type `Box`: every tool of `Box` is in
+/// some mode (or in_every_mode), every listed tool exists in `Box`, and no host tool is named
+/// like a meta-tool.
+template <class Box, class... Parts>
+[[nodiscard]] auto menu_for(Parts... parts) {
+    static_assert(menu<Parts...>::template agentkit_check_toolbox<Box>(), "agentkit: the menu does not fit the toolbox");
+    return menu<Parts...>(std::move(parts)...);
+}
+
+}  // namespace agentkit
+// ---- end <agentkit/visibility/menu.hpp> ----
+// ---- begin <agentkit/visibility/retriever.hpp> ----
+// agentkit/visibility/retriever.hpp — tool retrieval: the lexical BM25F index, optionally fused
+// with dense scores from an embedder, plus learning from usage.
+//
+//   agentkit::tool_retriever<> r(agentkit::tool_docs_from(box.infos()));          // lexical
+//   agentkit::tool_retriever<agentkit::hashed_ngram_embedder> h(docs, {}, {});     // hybrid
+//   auto hits = r.search("convert this pdf to text", 5);                          // best first
+//   r.add_example("pdf_to_text", "extract the words from a scanned document");    // learn
+//   r.rebuild();                                                                   // apply
+//
+// A retriever's current state is an immutable snapshot (index + dense matrix) held by a
+// shared_ptr: search() on a const retriever is lock-free and thread-safe; add_example() and
+// rebuild() are for the single owner (a session), and never disturb searches already running
+// on an older snapshot (snapshot() hands one out to share across threads).
+
+// ---- begin <agentkit/visibility/tool_index.hpp> ----
+// agentkit/visibility/tool_index.hpp — a BM25F index over tool descriptions.
+//
+//   auto idx = agentkit::tool_index::build(agentkit::tool_docs_from(box.infos()));
+//   for (auto& hit : idx->search("take a picture of the page", 5)) ... hit.doc, hit.score
+//
+// Fields (each with its own weight and length normalisation): the tool name split into words
+// (snake/camel, plus compound segmentation against the corpus vocabulary), the description,
+// argument names, argument descriptions, and example requests (host-declared input examples
+// and requests learned from successful calls) as a field of their own. Scoring is BM25F: the
+// per-field term frequencies are length-normalised, weighted and summed before one
+// saturation, times the term's IDF. Every posting's contribution is precomputed at build
+// time, so a query is a hash lookup per term and a sum over postings.
+//
+// An index is immutable once built: share it (std::shared_ptr<const tool_index>) and query it
+// from any number of threads without locks. Learning builds a new index.
+
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+namespace agentkit {
+
+/// What the retrieval index knows about one tool.
+struct tool_doc {
+    std::string name;
+    std::string description;
+    std::vector<std::string> arg_names;
+    std::vector<std::string> arg_descriptions;
+    std::vector<std::string> examples;  ///< example requests (declared or learned)
+};
+
+namespace detail {
+inline void collect_schema_args(const json& schema, tool_doc& d, int depth) {
+    if (depth > 4 || !schema.is_object()) return;
+    if (auto p = schema.find("properties"); p != schema.end() && p->is_object()) {
+        for (auto it = p->begin(); it != p->end(); ++it) {
+            d.arg_names.push_back(it.key());
+            if (it->is_object()) {
+                if (auto ds = it->find("description"); ds != it->end() && ds->is_string())
+                    d.arg_descriptions.push_back(ds->get<std::string>());
+                collect_schema_args(*it, d, depth + 1);
+            }
+        }
+    }
+    if (auto items = schema.find("items"); items != schema.end()) collect_schema_args(*items, d, depth + 1);
+    for (const char* key : {"anyOf", "oneOf", "allOf"})
+        if (auto a = schema.find(key); a != schema.end() && a->is_array())
+            for (const auto& s : *a) collect_schema_args(s, d, depth + 1);
+}
+}  // namespace detail
+
+/// A tool_doc from a tool_info: argument names and descriptions come from its input schema
+/// (nested objects and arrays included).
+[[nodiscard]] inline tool_doc tool_doc_from(const tool_info& t) {
+    tool_doc d;
+    d.name = t.name;
+    d.description = t.title.empty() ? t.description : t.title + ". " + t.description;
+    detail::collect_schema_args(t.input_schema, d, 0);
+    d.examples = t.examples;
+    return d;
+}
+
+[[nodiscard]] inline std::vector<tool_doc> tool_docs_from(const std::vector<tool_info>& tools) {
+    std::vector<tool_doc> out;
+    out.reserve(tools.size());
+    for (const auto& t : tools) out.push_back(tool_doc_from(t));
+    return out;
+}
+
+/// The fields of a tool_doc, in index order.
+enum class tool_field : std::uint8_t { name = 0, description, arg_names, arg_descriptions, examples };
+inline constexpr std::size_t tool_field_count = 5;
+
+/// BM25F parameters. Defaults were chosen on held-out training queries of MetaTool (never on
+/// its test split) and on the seed-001 toolbox; they are sensible for tool catalogues.
+struct bm25f_params {
+    float k1 = 1.4F;
+    /// Field weights: name, description, argument names, argument descriptions, examples.
+    std::array<float, tool_field_count> weight{3.0F, 1.5F, 0.8F, 0.6F, 1.0F};
+    /// Length normalisation per field (0: none, 1: full).
+    std::array<float, tool_field_count> b{0.3F, 0.6F, 0.5F, 0.7F, 0.75F};
+    /// Examples are capped per tool (most recent kept) so a chatty history cannot swamp a tool.
+    std::size_t max_examples_per_tool = 512;
+    /// Segment separator-less compound names ("airqualityforecast") against the vocabulary.
+    bool segment_names = true;
+    text_analyzer analyzer{};
+};
+
+/// One ranked result: the document's index in build order and its score.
+struct search_hit {
+    std::uint32_t doc = 0;
+    float score = 0;
+};
+
+class tool_index {
+public:
+    /// Build an index over `docs` (the order of `docs` is the doc numbering).
+    [[nodiscard]] static std::shared_ptr<const tool_index> build(std::vector<tool_doc> docs, bm25f_params p = {}) {
+        auto idx = std::shared_ptr<tool_index>(new tool_index());
+        idx->construct(std::move(docs), std::move(p));
+        return idx;
+    }
+
+    [[nodiscard]] std::size_t size() const noexcept { return docs_.size(); }
+    [[nodiscard]] const tool_doc& doc(std::size_t i) const { return docs_[i]; }
+    [[nodiscard]] const std::vector<tool_doc>& docs() const noexcept { return docs_; }
+    [[nodiscard]] const bm25f_params& params() const noexcept { return params_; }
+    [[nodiscard]] std::size_t term_count() const noexcept { return terms_.size(); }
+
+    /// The doc number of a tool name, or -1.
+    [[nodiscard]] std::ptrdiff_t find(std::string_view name) const {
+        auto it = by_name_.find(std::string(name));
+        return it == by_name_.end() ? -1 : static_cast<std::ptrdiff_t>(it->second);
+    }
+
+    /// The top `k` documents for `query`, best first (ties broken by doc order). Thread-safe.
+    [[nodiscard]] std::vector<search_hit> search(std::string_view query, std::size_t k) const {
+        std::vector<float> acc;
+        std::vector<std::uint32_t> touched;
+        return search(query, k, acc, touched);
+    }
+
+    /// As search(), reusing caller-owned scratch buffers (no allocation once they are sized).
+    [[nodiscard]] std::vector<search_hit> search(std::string_view query, std::size_t k, std::vector<float>& acc,
+                                                 std::vector<std::uint32_t>& touched) const {
+        std::vector<search_hit> out;
+        if (k == 0 || docs_.empty()) return out;
+        if (acc.size() != docs_.size()) acc.assign(docs_.size(), 0.0F);
+        touched.clear();
+        score_into(query, acc, touched, 1.0F);
+        return take_top(acc, touched, k);
+    }
+
+    /// Add `scale` × the BM25F score of every matching document to `acc` (sized size(),
+    /// zero where untouched), recording newly touched docs. For fusion with other scorers.
+    void score_into(std::string_view query, std::vector<float>& acc, std::vector<std::uint32_t>& touched,
+                    float scale) const {
+        // Query terms with multiplicity (a repeated word counts a little more, not linearly).
+        qterms_scratch q;
+        params_.analyzer.for_each_word(query, [&](std::string_view w) {
+            auto t = params_.analyzer.term(w);
+            if (t.empty()) return;
+            auto it = terms_.find(t);
+            if (it == terms_.end()) return;
+            q.add(it->second);
+        });
+        for (std::size_t i = 0; i < q.n; ++i) {
+            const auto& pl = postings_[q.ids[i]];
+            const float qw = scale * (q.counts[i] == 1 ? 1.0F : 1.0F + 0.5F * std::log(static_cast<float>(q.counts[i])));
+            for (const auto& p : pl) {
+                if (acc[p.doc] == 0.0F) touched.push_back(p.doc);
+                acc[p.doc] += qw * p.weight;
+                if (acc[p.doc] == 0.0F) acc[p.doc] = 1e-30F;  // keep "touched" distinguishable from 0
+            }
+        }
+    }
+
+    /// Select the top `k` from an accumulator filled by score_into (and reset it to zero).
+    [[nodiscard]] static std::vector<search_hit> take_top(std::vector<float>& acc, std::vector<std::uint32_t>& touched,
+                                                          std::size_t k) {
+        std::vector<search_hit> hits;
+        hits.reserve(touched.size());
+        for (auto d : touched) {
+            hits.push_back({d, acc[d]});
+            acc[d] = 0.0F;
+        }
+        touched.clear();
+        auto better = [](const search_hit& a, const search_hit& b) {
+            return a.score != b.score ? a.score > b.score : a.doc < b.doc;
+        };
+        if (hits.size() > k) {
+            std::nth_element(hits.begin(), hits.begin() + static_cast<std::ptrdiff_t>(k), hits.end(), better);
+            hits.resize(k);
+        }
+        std::sort(hits.begin(), hits.end(), better);
+        return hits;
+    }
+
+    /// Bytes held by the index (postings, term table, stored docs), an estimate from
+    /// container capacities.
+    [[nodiscard]] std::size_t memory_bytes() const {
+        std::size_t b = sizeof(*this);
+        for (const auto& pl : postings_) b += sizeof(pl) + pl.capacity() * sizeof(posting);
+        for (const auto& [t, id] : terms_) b += t.capacity() + sizeof(std::string) + sizeof(id) + 2 * sizeof(void*);
+        b += terms_.bucket_count() * sizeof(void*);
+        for (const auto& d : docs_) b += doc_bytes(d);
+        for (const auto& [t, id] : by_name_) b += t.capacity() + sizeof(std::string) + sizeof(id) + 2 * sizeof(void*);
+        b += by_name_.bucket_count() * sizeof(void*);
+        for (const auto& v : name_terms_) {
+            b += sizeof(v);
+            for (const auto& t : v) b += sizeof(t) + t.capacity();
+        }
+        return b;
+    }
+
+    /// Bytes of the search structures alone (postings and term table), without stored docs.
+    [[nodiscard]] std::size_t postings_bytes() const {
+        std::size_t b = 0;
+        for (const auto& pl : postings_) b += sizeof(pl) + pl.capacity() * sizeof(posting);
+        for (const auto& [t, id] : terms_) b += t.capacity() + sizeof(std::string) + sizeof(id) + 2 * sizeof(void*);
+        b += terms_.bucket_count() * sizeof(void*);
+        return b;
+    }
+
+    /// The terms document `i` is indexed under in one field (for tests and debugging).
+    [[nodiscard]] std::vector<std::string> field_terms(std::size_t i, tool_field f) const {
+        if (i >= docs_.size()) return {};
+        if (f == tool_field::name) return name_terms_[i];
+        std::vector<std::string> out;
+        analyze_field(docs_[i], f, out);
+        return out;
+    }
+
+private:
+    struct posting {
+        std::uint32_t doc;
+        float weight;  // idf × saturated BM25F term frequency
+    };
+    struct qterms_scratch {
+        static constexpr std::size_t cap = 64;
+        std::array<std::uint32_t, cap> ids{};
+        std::array<std::uint32_t, cap> counts{};
+        std::size_t n = 0;
+        void add(std::uint32_t id) {
+            for (std::size_t i = 0; i < n; ++i)
+                if (ids[i] == id) {
+                    ++counts[i];
+                    return;
+                }
+            if (n < cap) {
+                ids[n] = id;
+                counts[n] = 1;
+                ++n;
+            }
+        }
+    };
+
+    tool_index() = default;
+
+    static std::size_t doc_bytes(const tool_doc& d) {
+        std::size_t b = sizeof(d) + d.name.capacity() + d.description.capacity();
+        for (const auto& s : d.arg_names) b += sizeof(s) + s.capacity();
+        for (const auto& s : d.arg_descriptions) b += sizeof(s) + s.capacity();
+        for (const auto& s : d.examples) b += sizeof(s) + s.capacity();
+        return b;
+    }
+
+    void analyze_field(const tool_doc& d, tool_field f, std::vector<std::string>& out) const {
+        const auto& a = params_.analyzer;
+        switch (f) {
+            case tool_field::name:
+                a.for_each_word(d.name, [&](std::string_view w) {
+                    if (auto t = a.term(w); !t.empty()) out.push_back(std::move(t));
+                    if (params_.segment_names && w.size() >= 6 && vocab_.count(std::string(w)) == 0)
+                        for (const auto& piece : segment_compound(w, vocab_))
+                            if (auto t = a.term(piece); !t.empty()) out.push_back(std::move(t));
+                });
+                break;
+            case tool_field::description: a.append_terms(d.description, out); break;
+            case tool_field::arg_names:
+                for (const auto& s : d.arg_names) a.append_terms(s, out);
+                break;
+            case tool_field::arg_descriptions:
+                for (const auto& s : d.arg_descriptions) a.append_terms(s, out);
+                break;
+            case tool_field::examples: {
+                const std::size_t cap = params_.max_examples_per_tool;
+                const std::size_t first = d.examples.size() > cap ? d.examples.size() - cap : 0;
+                for (std::size_t i = first; i < d.examples.size(); ++i) a.append_terms(d.examples[i], out);
+                break;
+            }
+        }
+    }
+
+    void construct(std::vector<tool_doc> docs, bm25f_params p) {
+        docs_ = std::move(docs);
+        params_ = std::move(p);
+        const std::size_t n = docs_.size();
+        for (std::size_t i = 0; i < n; ++i) by_name_.emplace(docs_[i].name, static_cast<std::uint32_t>(i));
+
+        // Vocabulary for compound-name segmentation: the folded words of every other field.
+        if (params_.segment_names) {
+            for (const auto& d : docs_) {
+                auto add = [&](std::string_view w) {
+                    if (w.size() >= 3) vocab_.emplace(w);
+                };
+                params_.analyzer.for_each_word(d.description, add);
+                for (const auto& s : d.arg_names) params_.analyzer.for_each_word(s, add);
+                for (const auto& s : d.examples) params_.analyzer.for_each_word(s, add);
+            }
+        }
+
+        // Per-field term frequencies: (term id, doc, field) -> tf.
+        struct occ {
+            std::uint32_t term;
+            std::uint32_t doc;
+            std::array<float, tool_field_count> tf;
+        };
+        std::vector<std::array<float, tool_field_count>> lengths(n);
+        std::array<double, tool_field_count> total{};
+        std::vector<occ> occs;
+        std::vector<std::string> buf;
+        std::unordered_map<std::uint32_t, std::size_t> doc_terms;  // term -> index into occs, per doc
+        for (std::size_t i = 0; i < n; ++i) {
+            doc_terms.clear();
+            for (std::size_t f = 0; f < tool_field_count; ++f) {
+                buf.clear();
+                analyze_field(docs_[i], static_cast<tool_field>(f), buf);
+                if (f == 0) name_terms_.push_back(buf);
+                lengths[i][f] = static_cast<float>(buf.size());
+                total[f] += static_cast<double>(buf.size());
+                for (auto& t : buf) {
+                    auto [it, inserted] = terms_.try_emplace(std::move(t), static_cast<std::uint32_t>(terms_.size()));
+                    const std::uint32_t id = it->second;
+                    auto [dt, fresh] = doc_terms.try_emplace(id, occs.size());
+                    if (fresh) occs.push_back({id, static_cast<std::uint32_t>(i), {}});
+                    occs[dt->second].tf[f] += 1.0F;
+                }
+            }
+        }
+        std::array<float, tool_field_count> avg{};
+        for (std::size_t f = 0; f < tool_field_count; ++f)
+            avg[f] = n == 0 ? 1.0F : std::max(1.0F, static_cast<float>(total[f] / static_cast<double>(n)));
+
+        std::vector<std::uint32_t> df(terms_.size(), 0);
+        for (const auto& o : occs) ++df[o.term];
+        postings_.assign(terms_.size(), {});
+        for (std::size_t t = 0; t < df.size(); ++t) postings_[t].reserve(df[t]);
+        const auto N = static_cast<float>(n);
+        for (const auto& o : occs) {
+            float tfw = 0;
+            for (std::size_t f = 0; f < tool_field_count; ++f) {
+                if (o.tf[f] == 0.0F) continue;
+                const float norm = 1.0F - params_.b[f] + params_.b[f] * lengths[o.doc][f] / avg[f];
+                tfw += params_.weight[f] * o.tf[f] / std::max(norm, 1e-3F);
+            }
+            const auto d = static_cast<float>(df[o.term]);
+            const float idf = std::log(1.0F + (N - d + 0.5F) / (d + 0.5F));
+            const float w = idf * tfw / (params_.k1 + tfw);
+            if (w > 0.0F) postings_[o.term].push_back({o.doc, w});
+        }
+        vocab_.clear();  // only needed while analysing names at build time
+        vocab_.rehash(0);
+    }
+
+    std::vector<tool_doc> docs_;
+    bm25f_params params_;
+    std::unordered_map<std::string, std::uint32_t> terms_;
+    std::vector<std::vector<posting>> postings_;
+    std::unordered_map<std::string, std::uint32_t> by_name_;
+    std::unordered_set<std::string> vocab_;
+    std::vector<std::vector<std::string>> name_terms_;
+};
+
+}  // namespace agentkit
+// ---- end <agentkit/visibility/tool_index.hpp> ----
+
+#include <algorithm>
+#include <cmath>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace agentkit {
+
+/// Turns text into a dense vector of dimension() floats (need not be normalised; the
+/// retriever L2-normalises). A host plugs in a neural model here; embed() must not throw.
+template <class E>
+concept embedder = requires(const E& e, std::string_view text, std::span<float> out) {
+    { e.dimension() } -> std::convertible_to<std::size_t>;
+    { e.embed(text, out) } -> std::same_as<void>;
+};
+
+/// The "no dense scores" marker: a retriever with it is purely lexical.
+struct no_embedder {};
+
+/// A model-free embedder: hashed character n-grams (3–5 letters of each padded word) and
+/// word unigrams, signed feature hashing into `dim` buckets — a random projection of the
+/// sparse n-gram vector. It catches morphology and misspellings the lexical index misses
+/// ("forecst", "weathr") and gives the hybrid path something real to fuse.
+class hashed_ngram_embedder {
+public:
+    explicit hashed_ngram_embedder(std::size_t dim = 256, std::size_t min_n = 3, std::size_t max_n = 5)
+        : dim_(std::max<std::size_t>(dim, 8)), min_n_(std::max<std::size_t>(min_n, 1)), max_n_(std::max(max_n, min_n)) {}
+
+    [[nodiscard]] std::size_t dimension() const noexcept { return dim_; }
+
+    void embed(std::string_view text, std::span<float> out) const {
+        std::fill(out.begin(), out.end(), 0.0F);
+        if (out.size() < dim_) return;
+        std::string padded;
+        analyzer_.for_each_word(text, [&](std::string_view w) {
+            if (is_stop_word(w)) return;
+            add(hash(w, 0x9e3779b97f4a7c15ULL), 1.0F, out);  // the word itself
+            padded.assign(1, '#');
+            padded += w;
+            padded += '#';
+            for (std::size_t n = min_n_; n <= max_n_; ++n) {
+                if (padded.size() < n) break;
+                for (std::size_t i = 0; i + n <= padded.size(); ++i)
+                    add(hash(std::string_view(padded).substr(i, n), n), 1.0F / static_cast<float>(max_n_ - min_n_ + 1), out);
+            }
+        });
+    }
+
+private:
+    static std::uint64_t hash(std::string_view s, std::uint64_t seed) noexcept {
+        std::uint64_t h = 1469598103934665603ULL ^ (seed * 0x100000001b3ULL);
+        for (char c : s) {
+            h ^= static_cast<unsigned char>(c);
+            h *= 1099511628211ULL;
+        }
+        h ^= h >> 33;
+        h *= 0xff51afd7ed558ccdULL;
+        h ^= h >> 33;
+        return h;
+    }
+    void add(std::uint64_t h, float w, std::span<float> out) const {
+        const std::size_t bucket = static_cast<std::size_t>(h % dim_);
+        out[bucket] += ((h >> 63) != 0U) ? -w : w;
+    }
+
+    std::size_t dim_;
+    std::size_t min_n_;
+    std::size_t max_n_;
+    text_analyzer analyzer_{text_analyzer::options{false, false, 1, 40}};
+};
+
+static_assert(embedder<hashed_ngram_embedder>);
+
+/// How lexical and dense rankings are combined.
+enum class fusion_kind {
+    weighted,  ///< (1-w)·lexical/max_lexical + w·cosine/max_cosine over the candidate pool
+    rrf,       ///< reciprocal rank fusion: Σ 1/(rrf_k + rank)
+};
+
+struct retriever_options {
+    bm25f_params bm25{};
+    fusion_kind fusion = fusion_kind::weighted;
+    float dense_weight = 0.35F;   ///< weighted fusion only
+    float rrf_k = 60.0F;          ///< rrf only
+    /// With at most this many tools, dense scores are computed for every tool (a dense hit can
+    /// surface a tool with no lexical match); above it, only the lexical top candidate_pool
+    /// are rescored, which keeps the query cost flat.
+    std::size_t dense_full_scan_limit = 4096;
+    std::size_t candidate_pool = 256;
+    /// Weight of the example centroid in a tool's dense vector (relative to its description).
+    float dense_example_weight = 1.0F;
+};
+
+namespace detail {
+inline void l2_normalize(std::span<float> v) {
+    double s = 0;
+    for (float x : v) s += static_cast<double>(x) * x;
+    if (s <= 0) return;
+    const auto inv = static_cast<float>(1.0 / std::sqrt(s));
+    for (float& x : v) x *= inv;
+}
+inline float dot(const float* a, const float* b, std::size_t n) noexcept {
+    float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    std::size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        s0 += a[i] * b[i];
+        s1 += a[i + 1] * b[i + 1];
+        s2 += a[i + 2] * b[i + 2];
+        s3 += a[i + 3] * b[i + 3];
+    }
+    for (; i < n; ++i) s0 += a[i] * b[i];
+    return (s0 + s1) + (s2 + s3);
+}
+}  // namespace detail
+
+/// The immutable state a retriever searches: the lexical index and, with an embedder, one
+/// L2-normalised vector per tool.
+struct retrieval_snapshot {
+    std::shared_ptr<const tool_index> lexical;
+    std::vector<float> dense;  ///< size() × dim, row-major; empty when lexical only
+    std::size_t dim = 0;
+
+    [[nodiscard]] std::size_t memory_bytes() const {
+        return sizeof(*this) + (lexical ? lexical->memory_bytes() : 0) + dense.capacity() * sizeof(float);
+    }
+};
+
+template <class Embedder = no_embedder>
+class tool_retriever {
+public:
+    static constexpr bool hybrid = !std::is_same_v<Embedder, no_embedder>;
+    static_assert(!hybrid || embedder<Embedder>, "agentkit: the retriever's Embedder must satisfy agentkit::embedder");
+
+    explicit tool_retriever(std::vector<tool_doc> docs = {}, retriever_options o = {}, Embedder e = {})
+        : opt_(std::move(o)), embedder_(std::move(e)), docs_(std::move(docs)) {
+        rebuild();
+    }
+
+    /// The top `k` tools for `query`, best first. Thread-safe on a const retriever.
+    [[nodiscard]] std::vector<search_hit> search(std::string_view query, std::size_t k) const {
+        return search_in(*snap_, query, k);
+    }
+
+    /// Search a given snapshot (for readers on other threads holding one).
+    [[nodiscard]] std::vector<search_hit> search_in(const retrieval_snapshot& s, std::string_view query,
+                                                    std::size_t k) const {
+        const tool_index& idx = *s.lexical;
+        if constexpr (!hybrid) {
+            return idx.search(query, k);
+        } else {
+            const std::size_t n = idx.size();
+            if (n == 0 || k == 0) return {};
+            std::vector<float> acc(n, 0.0F);
+            std::vector<std::uint32_t> touched;
+            idx.score_into(query, acc, touched, 1.0F);
+            std::vector<float> q(s.dim, 0.0F);
+            embedder_.embed(query, q);
+            detail::l2_normalize(q);
+            // The candidate pool: every tool when small, else the lexical top candidate_pool.
+            std::vector<search_hit> lex;
+            std::vector<std::uint32_t> pool;
+            if (n <= opt_.dense_full_scan_limit) {
+                lex.reserve(touched.size());
+                for (auto d : touched) lex.push_back({d, acc[d]});
+                pool.resize(n);
+                for (std::size_t i = 0; i < n; ++i) pool[i] = static_cast<std::uint32_t>(i);
+            } else {
+                lex = tool_index::take_top(acc, touched, std::max(opt_.candidate_pool, k));
+                for (const auto& h : lex) pool.push_back(h.doc);
+            }
+            std::vector<float> lexs(n, 0.0F);
+            float lmax = 0;
+            for (const auto& h : lex) {
+                lexs[h.doc] = h.score;
+                lmax = std::max(lmax, h.score);
+            }
+            std::vector<search_hit> dense;
+            dense.reserve(pool.size());
+            float dmax = 0;
+            for (auto d : pool) {
+                const float c = detail::dot(q.data(), s.dense.data() + static_cast<std::size_t>(d) * s.dim, s.dim);
+                dense.push_back({d, c});
+                dmax = std::max(dmax, c);
+            }
+            std::vector<search_hit> fused;
+            fused.reserve(pool.size());
+            if (opt_.fusion == fusion_kind::weighted) {
+                const float w = opt_.dense_weight;
+                for (const auto& h : dense) {
+                    const float l = lmax > 0 ? lexs[h.doc] / lmax : 0.0F;
+                    const float dd = dmax > 0 ? std::max(0.0F, h.score) / dmax : 0.0F;
+                    const float f = (1.0F - w) * l + w * dd;
+                    if (f > 0) fused.push_back({h.doc, f});
+                }
+            } else {
+                std::vector<float> rr(n, 0.0F);
+                auto by_score = [](const search_hit& a, const search_hit& b) {
+                    return a.score != b.score ? a.score > b.score : a.doc < b.doc;
+                };
+                std::sort(lex.begin(), lex.end(), by_score);
+                std::sort(dense.begin(), dense.end(), by_score);
+                for (std::size_t r = 0; r < lex.size(); ++r) rr[lex[r].doc] += 1.0F / (opt_.rrf_k + static_cast<float>(r + 1));
+                for (std::size_t r = 0; r < dense.size(); ++r)
+                    if (dense[r].score > 0) rr[dense[r].doc] += 1.0F / (opt_.rrf_k + static_cast<float>(r + 1));
+                for (auto d : pool)
+                    if (rr[d] > 0) fused.push_back({d, rr[d]});
+            }
+            for (auto d : touched) acc[d] = 0.0F;
+            auto better = [](const search_hit& a, const search_hit& b) {
+                return a.score != b.score ? a.score > b.score : a.doc < b.doc;
+            };
+            if (fused.size() > k) {
+                std::nth_element(fused.begin(), fused.begin() + static_cast<std::ptrdiff_t>(k), fused.end(), better);
+                fused.resize(k);
+            }
+            std::sort(fused.begin(), fused.end(), better);
+            return fused;
+        }
+    }
+
+    /// Queue an example request for a tool (learning from usage). Returns false for an
+    /// unknown tool or an empty text. Takes effect at the next rebuild().
+    bool add_example(std::string_view tool, std::string_view text) {
+        if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) return false;
+        const auto i = snap_->lexical->find(tool);
+        if (i < 0) return false;
+        auto& ex = docs_[static_cast<std::size_t>(i)].examples;
+        ex.emplace_back(text);
+        ++pending_;
+        return true;
+    }
+
+    /// Examples queued since the last rebuild().
+    [[nodiscard]] std::size_t pending() const noexcept { return pending_; }
+
+    /// Build a fresh snapshot from the current docs (declared + learned examples).
+    void rebuild() {
+        auto s = std::make_shared<retrieval_snapshot>();
+        s->lexical = tool_index::build(docs_, opt_.bm25);
+        if constexpr (hybrid) {
+            s->dim = embedder_.dimension();
+            s->dense.assign(docs_.size() * s->dim, 0.0F);
+            std::vector<float> tmp(s->dim);
+            std::string text;
+            for (std::size_t i = 0; i < docs_.size(); ++i) {
+                const auto& d = docs_[i];
+                std::span<float> row(s->dense.data() + i * s->dim, s->dim);
+                text = d.name + " " + d.description;
+                for (const auto& a : d.arg_names) text += " " + a;
+                embedder_.embed(text, row);
+                detail::l2_normalize(row);
+                if (!d.examples.empty() && opt_.dense_example_weight > 0) {
+                    std::vector<float> centroid(s->dim, 0.0F);
+                    const std::size_t cap = opt_.bm25.max_examples_per_tool;
+                    const std::size_t first = d.examples.size() > cap ? d.examples.size() - cap : 0;
+                    for (std::size_t e = first; e < d.examples.size(); ++e) {
+                        embedder_.embed(d.examples[e], tmp);
+                        detail::l2_normalize(tmp);
+                        for (std::size_t j = 0; j < s->dim; ++j) centroid[j] += tmp[j];
+                    }
+                    detail::l2_normalize(centroid);
+                    for (std::size_t j = 0; j < s->dim; ++j) row[j] += opt_.dense_example_weight * centroid[j];
+                    detail::l2_normalize(row);
+                }
+            }
+        }
+        snap_ = std::move(s);
+        pending_ = 0;
+    }
+
+    /// The current immutable snapshot (share it with reader threads).
+    [[nodiscard]] std::shared_ptr<const retrieval_snapshot> snapshot() const noexcept { return snap_; }
+    [[nodiscard]] const tool_index& index() const noexcept { return *snap_->lexical; }
+    [[nodiscard]] std::size_t size() const noexcept { return docs_.size(); }
+    [[nodiscard]] const tool_doc& doc(std::size_t i) const { return docs_[i]; }
+    [[nodiscard]] const retriever_options& options() const noexcept { return opt_; }
+    [[nodiscard]] std::size_t memory_bytes() const { return snap_->memory_bytes(); }
+
+private:
+    retriever_options opt_;
+    Embedder embedder_;
+    std::vector<tool_doc> docs_;
+    std::shared_ptr<const retrieval_snapshot> snap_;
+    std::size_t pending_ = 0;
+};
+
+}  // namespace agentkit
+// ---- end <agentkit/visibility/retriever.hpp> ----
+// ---- begin <agentkit/visibility/router.hpp> ----
+// agentkit/visibility/router.hpp — the retrieval router (seed 000 option E; AnyTool, RAG-MCP).
+//
+//   agentkit::router<> r({.k = 5, .pinned = {"think"}});                  // lexical BM25F
+//   agentkit::router<agentkit::hashed_ngram_embedder> h({}, {});          // hybrid
+//
+// The model sees the `tool_search` meta-tool, the pinned tools, and the tools its recent
+// searches surfaced (as tool_reference blocks for Anthropic's defer_loading). A search is a
+// natural-language query against the BM25F index of every tool (names split into words,
+// descriptions, argument names and descriptions, example requests); surfaced tools stay
+// visible for the following turns, least recently used first out once `max_visible` is
+// reached. The router learns from usage: when a surfaced tool is then called successfully,
+// the query that found it becomes one of its examples (and so does the user's message, if
+// learn_from_user_messages), and the index is rebuilt — off the query path — before the next
+// search. Persisted history comes back through tool_info::examples or router_options::examples.
+
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+namespace agentkit {
+
+struct router_options {
+    std::size_t k = 5;             ///< tools per search unless the model asks for another k
+    std::size_t max_k = 20;        ///< the most a search may return
+    std::size_t max_visible = 24;  ///< surfaced tools kept visible (least recently used dropped)
+    std::vector<std::string> pinned;  ///< host tools always visible
+    bool learn_from_calls = true;     ///< a successful call of a surfaced tool teaches its query
+    bool learn_from_user_messages = false;  ///< ... and the user's last message
+    std::size_t relearn_batch = 1;    ///< rebuild the index once this many examples are pending
+    std::size_t searches_remembered = 4;  ///< how many recent searches can be credited by a call
+    bool reference_blocks = true;     ///< tool_search results carry tool_reference blocks
+    /// Example requests per tool name (history persisted by the host), added at bind.
+    std::map<std::string, std::vector<std::string>> examples;
+    retriever_options retrieval{};
+};
+
+template <class Embedder = no_embedder>
+class router {
+public:
+    explicit router(router_options o = {}, Embedder e = {}) : opt_(std::move(o)), embedder_(std::move(e)) {}
+
+    // --- masker ------------------------------------------------------------------------------
+    void bind(const std::vector<tool_info>& catalogue) {
+        auto docs = tool_docs_from(catalogue);
+        for (auto& d : docs)
+            if (auto it = opt_.examples.find(d.name); it != opt_.examples.end())
+                d.examples.insert(d.examples.end(), it->second.begin(), it->second.end());
+        names_.clear();
+        for (const auto& t : catalogue) names_.push_back(t.name);
+        known_ = std::unordered_set<std::string>(names_.begin(), names_.end());
+        retriever_ = std::make_unique<tool_retriever<Embedder>>(std::move(docs), opt_.retrieval, embedder_);
+        surfaced_.clear();
+        searches_.clear();
+        problems_.clear();
+        for (const auto& p : opt_.pinned)
+            if (!known_.count(p)) problems_.push_back("pinned tool \"" + p + "\" is unknown");
+        signal_.bump();
+    }
+
+    [[nodiscard]] std::vector<tool_info> meta_tools() const {
+        tool_info t;
+        t.name = "tool_search";
+        t.description = "Find tools for a task: describe what you want to do in a few words; the best matching tools "
+                        "become available from your next step on.";
+        t.input_schema = json{
+            {"type", "object"},
+            {"properties",
+             {{"query", {{"type", "string"}, {"description", "What you want to do, in plain words"}, {"minLength", 1}}},
+              {"k", {{"type", "integer"}, {"description", "How many tools to return"}, {"minimum", 1},
+                     {"maximum", static_cast<std::int64_t>(opt_.max_k)}}}}},
+            {"required", json::array({"query"})},
+            {"additionalProperties", false}};
+        t.traits = read_only;
+        return {t};
+    }
+
+    [[nodiscard]] bool is_visible(std::string_view name) const {
+        if (name == "tool_search") return true;
+        const std::string n(name);
+        if (!known_.count(n)) return false;
+        return is_pinned(n) || std::find(surfaced_.begin(), surfaced_.end(), n) != surfaced_.end();
+    }
+
+    [[nodiscard]] std::vector<std::string> visible() const {
+        std::vector<std::string> out{"tool_search"};
+        for (const auto& n : names_)
+            if (is_pinned(n) || std::find(surfaced_.begin(), surfaced_.end(), n) != surfaced_.end()) out.push_back(n);
+        return out;
+    }
+
+    [[nodiscard]] std::string prompt_section() const {
+        return "## Tool search\nThere are " + std::to_string(names_.size()) +
+               " tools; only a few are loaded at a time. To find one, call tool_search with a short description of "
+               "what you want to do (for example \"convert a PDF to text\"); the tools it returns can be called from "
+               "your next step on. Search again when the task moves on instead of forcing an unsuitable tool.\n";
+    }
+
+    [[nodiscard]] std::string state_message() const {
+        auto v = visible();
+        v.erase(v.begin());
+        return "[TOOLS] loaded: " + (v.empty() ? std::string("none") : join(v, ", ")) + " | find more: tool_search";
+    }
+
+    [[nodiscard]] std::optional<result<tool_output>> handle_meta(std::string_view name, const json& args) {
+        if (name != "tool_search") return std::nullopt;
+        if (!args.is_object() || !args.contains("query") || !args["query"].is_string() ||
+            args["query"].get<std::string>().find_first_not_of(" \t\r\n") == std::string::npos)
+            return result<tool_output>(fail(errc::args_invalid, "tool_search: \"query\" is required and must be a non-empty string",
+                                            "Call tool_search with {\"query\": \"what you want to do\"}."));
+        std::size_t k = opt_.k;
+        if (auto it = args.find("k"); it != args.end() && it->is_number_integer()) {
+            const auto v = it->get<std::int64_t>();
+            k = v < 1 ? 1 : static_cast<std::size_t>(v);
+        }
+        k = std::min(k, opt_.max_k);
+        return search(args["query"].get<std::string>(), k);
+    }
+
+    [[nodiscard]] result<tool_output> answer_hidden(std::string_view name) const {
+        const std::string n(name);
+        if (!known_.count(n)) {
+            auto close = closest_names(name, names_, 3);
+            return fail(errc::tool_unknown, "no tool named \"" + n + "\"",
+                        close.empty() ? "Call tool_search with a description of what you want to do."
+                                      : "Did you mean " + join(close, ", ") + "? Call tool_search to load it.",
+                        json{{"candidates", close}});
+        }
+        return fail(errc::tool_masked, n + " exists but is not loaded",
+                    "Call tool_search with {\"query\": \"" + n + "\"} (or a description of the task), then call " + n +
+                        " again.",
+                    json{{"tool", n}});
+    }
+
+    void observe_call(std::string_view name, const json&, bool ok) {
+        if (!retriever_) return;
+        const std::string n(name);
+        if (!ok || !known_.count(n)) return;
+        touch(n);  // a used tool stays loaded
+        if (!opt_.learn_from_calls) return;
+        for (auto it = searches_.rbegin(); it != searches_.rend(); ++it) {
+            if (std::find(it->hits.begin(), it->hits.end(), n) == it->hits.end()) continue;
+            if (it->credited.insert(n).second) {
+                retriever_->add_example(n, it->query);
+                if (opt_.learn_from_user_messages && !it->user_message.empty())
+                    retriever_->add_example(n, it->user_message);
+            }
+            break;
+        }
+    }
+
+    [[nodiscard]] std::uint64_t version() const noexcept { return signal_.version(); }
+
+    // --- optional capabilities -----------------------------------------------------------------
+    void set_on_change(std::function<void(std::uint64_t)> cb) { signal_.set_on_change(std::move(cb)); }
+    void on_user_message(std::string_view text) { last_user_message_.assign(text); }
+
+    // --- API -----------------------------------------------------------------------------------
+    /// Search and surface the top k tools (the tool_search meta-tool).
+    [[nodiscard]] result<tool_output> search(std::string_view query, std::size_t k) {
+        if (!retriever_) return fail(errc::internal, "router: search before bind()");
+        if (retriever_->pending() >= std::max<std::size_t>(opt_.relearn_batch, 1)) retriever_->rebuild();
+        auto hits = retriever_->search(query, k);
+        // An exact tool name in the query goes first.
+        std::vector<std::string> found;
+        const std::string q(trim(query));
+        if (known_.count(q)) found.push_back(q);
+        for (const auto& h : hits) {
+            const auto& name = retriever_->doc(h.doc).name;
+            if (found.size() >= k) break;
+            if (std::find(found.begin(), found.end(), name) == found.end()) found.push_back(name);
+        }
+        const auto before = visible();
+        for (auto it = found.rbegin(); it != found.rend(); ++it) touch(*it);
+        if (visible() != before) signal_.bump();
+        searches_.push_back({std::string(query), last_user_message_, found, {}});
+        while (searches_.size() > std::max<std::size_t>(opt_.searches_remembered, 1)) searches_.pop_front();
+
+        if (found.empty())
+            return tool_output::text("No tool matches \"" + std::string(query) + "\". Try other words for the task.");
+        std::string text = "Tools for \"" + std::string(query) + "\" (callable from your next step):";
+        json tools = json::array();
+        for (const auto& name : found) {
+            const auto i = retriever_->index().find(name);
+            const std::string& desc = retriever_->doc(static_cast<std::size_t>(i)).description;
+            text += "\n- " + name + ": " + first_sentence(desc);
+            tools.push_back(json{{"name", name}, {"description", desc}});
+        }
+        tool_output o = tool_output::text(std::move(text));
+        if (opt_.reference_blocks)
+            for (const auto& name : found) o.content.push_back(content_block::make_tool_reference(name));
+        o.structured = json{{"query", std::string(query)}, {"tools", std::move(tools)}};
+        return o;
+    }
+
+    /// Teach the router an example request for a tool (applied before the next search).
+    bool learn(std::string_view tool, std::string_view example) {
+        return retriever_ && retriever_->add_example(tool, example);
+    }
+
+    /// Every example the router holds per tool (declared + learned), for persistence.
+    [[nodiscard]] std::map<std::string, std::vector<std::string>> examples() const {
+        std::map<std::string, std::vector<std::string>> out;
+        if (!retriever_) return out;
+        for (std::size_t i = 0; i < retriever_->size(); ++i)
+            if (!retriever_->doc(i).examples.empty()) out[retriever_->doc(i).name] = retriever_->doc(i).examples;
+        return out;
+    }
+
+    [[nodiscard]] const tool_retriever<Embedder>* retriever() const noexcept { return retriever_.get(); }
+    [[nodiscard]] std::vector<std::string> surfaced() const { return {surfaced_.begin(), surfaced_.end()}; }
+    [[nodiscard]] const std::vector<std::string>& problems() const noexcept { return problems_; }
+    [[nodiscard]] const router_options& options() const noexcept { return opt_; }
+
+private:
+    struct search_record {
+        std::string query;
+        std::string user_message;
+        std::vector<std::string> hits;
+        std::unordered_set<std::string> credited;
+    };
+
+    static std::string_view trim(std::string_view s) {
+        const auto b = s.find_first_not_of(" \t\r\n\"'`");
+        if (b == std::string_view::npos) return {};
+        const auto e = s.find_last_not_of(" \t\r\n\"'`");
+        return s.substr(b, e - b + 1);
+    }
+    static std::string first_sentence(const std::string& d) {
+        std::size_t end = d.find(". ");
+        std::string s = end == std::string::npos ? d : d.substr(0, end + 1);
+        if (s.size() > 160) s = s.substr(0, utf8_safe_prefix(s, 157)) + "...";
+        return s;
+    }
+    [[nodiscard]] bool is_pinned(const std::string& n) const {
+        return std::find(opt_.pinned.begin(), opt_.pinned.end(), n) != opt_.pinned.end();
+    }
+    void touch(const std::string& n) {
+        if (is_pinned(n)) return;
+        auto it = std::find(surfaced_.begin(), surfaced_.end(), n);
+        if (it != surfaced_.end()) surfaced_.erase(it);
+        surfaced_.push_front(n);
+        while (surfaced_.size() > std::max<std::size_t>(opt_.max_visible, 1)) surfaced_.pop_back();
+    }
+
+    router_options opt_;
+    Embedder embedder_;
+    std::unique_ptr<tool_retriever<Embedder>> retriever_;
+    std::vector<std::string> names_;
+    std::unordered_set<std::string> known_;
+    std::deque<std::string> surfaced_;  // most recently used first
+    std::deque<search_record> searches_;
+    std::string last_user_message_;
+    std::vector<std::string> problems_;
+    visibility_signal signal_;
+};
+
+static_assert(masker<router<>>);
+static_assert(observable_masker<router<>>);
+static_assert(message_aware_masker<router<>>);
+
+}  // namespace agentkit
+// ---- end <agentkit/visibility/router.hpp> ----
+// ---- begin <agentkit/visibility/strategy.hpp> ----
+// agentkit/visibility/strategy.hpp — how a masker's visible set reaches the model.
+//
+// "Mask, don't remove" with a cache-stable prefix. Three ways to expose tools:
+//
+//   exposure::visible_only      send only the visible tools (meta-tools first). Smallest
+//                               request; the tools part of the prefix changes with the set.
+//   exposure::allowed_tools     send every tool, always in the same order, and restrict per
+//                               turn through OpenAI's tool_choice
+//                               {"type":"allowed_tools", ...} (Chat and Responses). The prefix
+//                               (tools + system prompt) is byte-identical on every turn.
+//   exposure::deferred_loading  Anthropic: send every tool, the ones not loaded at the start
+//                               marked `defer_loading: true`; meta-tools (menu_enter,
+//                               tool_search, request_tools) return tool_reference blocks that
+//                               load them. The prefix is byte-identical on every turn.
+//
+// Either way the masker still enforces visibility on every call (answer_hidden).
+//
+//   agentkit::exposure_plan ex(masker, box.infos(), agentkit::dialect::openai_responses,
+//                              agentkit::exposure::allowed_tools);
+//   request["tools"] = ex.tools_for(masker);             // stable
+//   if (auto c = ex.tool_choice_for(masker); !c.is_null()) request["tool_choice"] = c;
+//   ex.adapt(output);                                     // per tool result
+
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+namespace agentkit {
+
+enum class exposure { visible_only, allowed_tools, deferred_loading };
+
+/// The name of an exposure strategy ("visible_only", ...).
+[[nodiscard]] constexpr std::string_view to_string(exposure e) noexcept {
+    switch (e) {
+        case exposure::visible_only: return "visible_only";
+        case exposure::allowed_tools: return "allowed_tools";
+        case exposure::deferred_loading: return "deferred_loading";
+    }
+    return "visible_only";
+}
+
+/// Every tool a session with masker `m` knows: its meta-tools first, then the host's tools in
+/// toolbox order. The order never depends on the masker's state.
+template <masker M>
+[[nodiscard]] std::vector<tool_info> full_catalogue(const M& m, const std::vector<tool_info>& host) {
+    std::vector<tool_info> all = m.meta_tools();
+    all.insert(all.end(), host.begin(), host.end());
+    return all;
+}
+
+/// The tools visible now, in full_catalogue order.
+template <masker M>
+[[nodiscard]] std::vector<tool_info> visible_catalogue(const M& m, const std::vector<tool_info>& host) {
+    std::vector<tool_info> out;
+    for (auto& t : full_catalogue(m, host))
+        if (m.is_visible(t.name)) out.push_back(std::move(t));
+    return out;
+}
+
+/// OpenAI `tool_choice` restricting the model to `names` (mode "auto" or "required").
+/// Chat Completions: {"type":"allowed_tools","allowed_tools":{"mode":..,"tools":[{"type":"function","function":{"name":..}}]}}
+/// Responses:        {"type":"allowed_tools","mode":..,"tools":[{"type":"function","name":..}]}
+[[nodiscard]] inline json allowed_tools_choice(const std::vector<std::string>& names, dialect d,
+                                               std::string_view mode = "auto") {
+    json tools = json::array();
+    for (const auto& n : names) {
+        if (d == dialect::openai_chat) tools.push_back(json{{"type", "function"}, {"function", {{"name", n}}}});
+        else tools.push_back(json{{"type", "function"}, {"name", n}});
+    }
+    if (d == dialect::openai_chat)
+        return json{{"type", "allowed_tools"}, {"allowed_tools", {{"mode", std::string(mode)}, {"tools", std::move(tools)}}}};
+    return json{{"type", "allowed_tools"}, {"mode", std::string(mode)}, {"tools", std::move(tools)}};
+}
+
+/// An Anthropic tool_result content block that loads a deferred tool.
+[[nodiscard]] inline json anthropic_tool_reference(std::string_view tool_name) {
+    return json{{"type", "tool_reference"}, {"tool_name", std::string(tool_name)}};
+}
+
+/// Anthropic tools with `defer_loading: true` on every tool not in `loaded`.
+[[nodiscard]] inline json export_deferred(const std::vector<tool_info>& all, const std::vector<std::string>& loaded) {
+    const std::unordered_set<std::string> keep(loaded.begin(), loaded.end());
+    json a = json::array();
+    for (const auto& t : all) {
+        json j = to_anthropic(t);
+        if (!keep.count(t.name)) j["defer_loading"] = true;
+        a.push_back(std::move(j));
+    }
+    return a;
+}
+
+/// The cacheable prefix of a request as bytes: the serialized tools, a separator, the system
+/// prompt. Byte equality across turns is what a prompt cache needs.
+[[nodiscard]] inline std::string stable_prefix(const json& tools, std::string_view system_prompt) {
+    std::string s = tools.dump();
+    s += "\n\x1e\n";  // record separator: tools and prompt can never run together
+    s += system_prompt;
+    return s;
+}
+
+/// A session's exposure of a masker's tools in one dialect with one strategy. Construct it
+/// once, right after the masker was bound (the deferred strategy records the tools loaded at
+/// the start, which must stay fixed for the prefix to be stable).
+class exposure_plan {
+public:
+    template <masker M>
+    exposure_plan(const M& m, std::vector<tool_info> host, dialect d, exposure e, export_options o = {})
+        : host_(std::move(host)), dialect_(d), requested_(e), effective_(effective_for(e, d)), opt_(o) {
+        all_ = full_catalogue(m, host_);
+        if (effective_ == exposure::deferred_loading) {
+            initially_loaded_ = m.visible();
+            stable_tools_ = export_deferred(all_, initially_loaded_);
+        } else if (effective_ == exposure::allowed_tools) {
+            stable_tools_ = export_tools(all_, dialect_, opt_);
+        }
+    }
+
+    /// The strategy in force: deferred_loading needs the Anthropic dialect and allowed_tools
+    /// an OpenAI one; otherwise the closest one that works is used (OpenAI: allowed_tools,
+    /// Anthropic: deferred_loading, MCP: visible_only with list_changed).
+    [[nodiscard]] static constexpr exposure effective_for(exposure e, dialect d) noexcept {
+        const bool openai = d == dialect::openai_chat || d == dialect::openai_responses;
+        if (e == exposure::visible_only) return e;
+        if (openai) return exposure::allowed_tools;
+        if (d == dialect::anthropic) return exposure::deferred_loading;
+        return exposure::visible_only;
+    }
+
+    [[nodiscard]] exposure requested() const noexcept { return requested_; }
+    [[nodiscard]] exposure effective() const noexcept { return effective_; }
+    [[nodiscard]] dialect target() const noexcept { return dialect_; }
+    /// Every tool, meta-tools first (what the stable strategies send).
+    [[nodiscard]] const std::vector<tool_info>& catalogue() const noexcept { return all_; }
+    /// Tools not deferred at the start (deferred_loading only).
+    [[nodiscard]] const std::vector<std::string>& initially_loaded() const noexcept { return initially_loaded_; }
+
+    /// The `tools` array to send this turn.
+    template <masker M>
+    [[nodiscard]] json tools_for(const M& m) const {
+        if (effective_ == exposure::visible_only) return export_tools(visible_catalogue(m, host_), dialect_, opt_);
+        return stable_tools_;
+    }
+
+    /// The `tool_choice` to send this turn, or null for "leave the provider default".
+    template <masker M>
+    [[nodiscard]] json tool_choice_for(const M& m, std::string_view mode = "auto") const {
+        if (effective_ != exposure::allowed_tools) return json();
+        return allowed_tools_choice(m.visible(), dialect_, mode);
+    }
+
+    /// Adjust a tool result for the strategy: tool_reference blocks only mean something with
+    /// Anthropic's deferred loading; elsewhere they are dropped (the text already names the
+    /// tools) so they cost no tokens.
+    void adapt(tool_output& out) const {
+        if (effective_ == exposure::deferred_loading) return;
+        auto& c = out.content;
+        c.erase(std::remove_if(c.begin(), c.end(),
+                               [](const content_block& b) { return b.type == content_block::kind::tool_reference; }),
+                c.end());
+    }
+
+    /// The stable prefix this turn: tools_for(m) and the system prompt.
+    template <masker M>
+    [[nodiscard]] std::string prefix_for(const M& m, std::string_view system_prompt) const {
+        return stable_prefix(tools_for(m), system_prompt);
+    }
+
+private:
+    std::vector<tool_info> host_;
+    dialect dialect_;
+    exposure requested_;
+    exposure effective_;
+    export_options opt_;
+    std::vector<tool_info> all_;
+    std::vector<std::string> initially_loaded_;
+    json stable_tools_;
+};
+
+/// The system prompt a session builds: the host's own text, then the masker's section.
+template <masker M>
+[[nodiscard]] std::string system_prompt_with(const M& m, std::string_view host_prompt) {
+    std::string s(host_prompt);
+    const std::string section = m.prompt_section();
+    if (!section.empty()) {
+        if (!s.empty() && s.back() != '\n') s += '\n';
+        if (!s.empty()) s += '\n';
+        s += section;
+    }
+    return s;
+}
+
+}  // namespace agentkit
+// ---- end <agentkit/visibility/strategy.hpp> ----
