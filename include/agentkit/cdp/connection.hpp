@@ -409,8 +409,12 @@ struct connection_state {
                 continue;
             }
             if (stop) return;
-            if (deadlines.empty()) cv.wait(lock);
-            else cv.wait_until(lock, deadlines.begin()->first);
+            if (deadlines.empty()) {
+                cv.wait(lock);
+            } else {
+                const auto next = deadlines.begin()->first;  // a copy: the node may go while we wait
+                cv.wait_until(lock, next);
+            }
         }
     }
 
