@@ -6,6 +6,9 @@
 // under include/agentkit/ is not reachable from this file.
 #pragma once
 
+#include <agentkit/browser/browser.hpp>
+#include <agentkit/browser/keys.hpp>
+#include <agentkit/browser/readable.hpp>
 #include <agentkit/browser/snapshot.hpp>
 #include <agentkit/cdp.hpp>
 #include <agentkit/cdp/connection.hpp>
@@ -23,7 +26,19 @@
 #include <agentkit/core/schema.hpp>
 #include <agentkit/core/strings.hpp>
 #include <agentkit/core/tokens.hpp>
+#include <agentkit/format/artifacts.hpp>
+#include <agentkit/format/budget.hpp>
+#include <agentkit/format/compact.hpp>
+#include <agentkit/format/formatter.hpp>
+#include <agentkit/format/report.hpp>
 #include <agentkit/mcp/server.hpp>
+#include <agentkit/session/context.hpp>
+#include <agentkit/session/message.hpp>
+#include <agentkit/session/metrics.hpp>
+#include <agentkit/session/model.hpp>
+#include <agentkit/session/provider.hpp>
+#include <agentkit/session/request.hpp>
+#include <agentkit/session/session.hpp>
 #include <agentkit/tools/context.hpp>
 #include <agentkit/tools/export.hpp>
 #include <agentkit/tools/output.hpp>

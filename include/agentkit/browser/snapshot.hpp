@@ -35,6 +35,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -203,6 +204,15 @@ public:
         by_node_.emplace(std::move(k), id);
         targets_.emplace(id, ref_target{session_id, frame_id, loader_id, backend, std::string(role), std::string(name)});
         return "e" + std::to_string(id);
+    }
+
+    /// The live ref of a node, when it has one (never issues a new ref).
+    [[nodiscard]] std::optional<std::string> find(const std::string& session_id, const std::string& loader_id,
+                                                  std::int64_t backend) const {
+        std::lock_guard lock(mu_);
+        auto it = by_node_.find(key{session_id, loader_id, backend});
+        if (it == by_node_.end()) return std::nullopt;
+        return "e" + std::to_string(it->second);
     }
 
     /// Retire every ref of a frame whose document is no longer `current_loader`.

@@ -1,0 +1,2163 @@
+// agentkit/browser/browser.hpp — the browser engine: tabs, frames (including out-of-process
+// iframes) and shadow roots in one ref space; snapshots; actions that settle on events and
+// report what changed.
+//
+//   agentkit::browser::browser b;                 // nothing starts until first use
+//   auto nav = b.navigate("http://127.0.0.1:8080/");
+//   nav->to_text();        // "url: ... (HTTP 200)\ntitle: ...\n<snapshot>"
+//   auto snap = b.snapshot();
+//   auto r = b.click("e12");                      // real mouse events at a visible point
+//   if (!r && r.error().is(agentkit::errc::element_covered)) { /* names the covering element */ }
+//   r->to_text();          // "url changed ... / dialog ... / + added line / no visible change"
+//
+// Threading: one operation at a time (calls are serialised by a mutex); CDP events are handled
+// on the connection's dispatcher thread and only record state, answer dialogs and attach new
+// frames/tabs. Every wait is bounded and woken by events; none is a fixed sleep.
+//
+// A browser that dies: everything in flight fails at once with errc::browser_crashed; the next
+// call starts a new browser (lazily) and says so in its result's notes.
+#pragma once
+
+#include <agentkit/browser/keys.hpp>
+#include <agentkit/browser/readable.hpp>
+#include <agentkit/browser/snapshot.hpp>
+#include <agentkit/cdp/connection.hpp>
+#include <agentkit/cdp/launch.hpp>
+#include <agentkit/cdp/pipe_transport.hpp>
+#include <agentkit/cdp/websocket_transport.hpp>
+#include <agentkit/core/json.hpp>
+#include <agentkit/core/result.hpp>
+#include <agentkit/core/tokens.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <filesystem>
+#include <functional>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace agentkit::browser {
+
+using namespace std::chrono_literals;
+
+// ---------------------------------------------------------------------------------------------
+// Options and results
+// ---------------------------------------------------------------------------------------------
+
+enum class dialog_action { accept, dismiss };
+
+/// How JavaScript dialogs are answered (they are never left open).
+struct dialog_policy {
+    dialog_action alert = dialog_action::accept;
+    dialog_action confirm = dialog_action::accept;
+    dialog_action prompt = dialog_action::accept;
+    dialog_action beforeunload = dialog_action::accept;
+    std::string prompt_text;  ///< typed into prompts that are accepted (empty: the prompt's default)
+};
+
+/// Viewport and device emulation.
+struct viewport_size {
+    int width = 1280;
+    int height = 720;
+    double device_scale_factor = 1;
+    bool mobile = false;
+    bool touch = false;
+    std::string user_agent;  ///< empty: unchanged
+};
+
+struct browser_options {
+    /// How to launch a local browser (ignored when cdp_endpoint is set).
+    cdp::launch_options launch;
+    /// Connect to an existing browser instead of launching one: ws://... or http://host:port.
+    std::string cdp_endpoint;
+    /// Launch locally but speak CDP over a WebSocket (--remote-debugging-port) instead of the pipe.
+    bool launch_over_websocket = false;
+    /// Allow evaluate(); off by default (errc::policy_blocked).
+    bool allow_evaluate = false;
+    dialog_policy dialogs;
+    viewport_size viewport;
+    std::chrono::milliseconds call_timeout{15000};        ///< one CDP call
+    std::chrono::milliseconds navigation_timeout{30000};  ///< a navigation to commit and load
+    std::chrono::milliseconds network_idle_timeout{3000}; ///< requests an action started
+    std::chrono::milliseconds dom_quiet{50};              ///< DOM quiet window after an action
+    std::chrono::milliseconds dom_quiet_timeout{1500};    ///< bound for the DOM to become quiet
+    std::size_t snapshot_budget = 6000;  ///< tokens of a snapshot
+    std::size_t delta_budget = 600;      ///< tokens of an action's change report
+    std::size_t console_capacity = 200;
+    std::size_t network_capacity = 300;
+    token_counter tokens;
+};
+
+struct dialog_record {
+    std::string type;  ///< alert, confirm, prompt, beforeunload
+    std::string message;
+    std::string default_prompt;
+    std::string url;
+    bool accepted = false;
+    std::string prompt_text;
+};
+
+struct console_message {
+    std::string level;  ///< log, info, warning, error, debug, exception
+    std::string text;
+    std::string url;
+    int line = 0;
+};
+
+struct network_entry {
+    std::string method;
+    std::string url;
+    std::string resource_type;
+    int status = 0;
+    std::string mime_type;
+    std::string error;
+    bool finished = false;
+    double duration_ms = 0;
+};
+
+struct tab_info {
+    std::string id;
+    std::string url;
+    std::string title;
+    bool active = false;
+};
+
+/// What an action did and what changed.
+struct action_result {
+    std::string action;
+    std::string url;
+    std::string title;
+    bool navigated = false;  ///< a new document was loaded in the main frame
+    int http_status = 0;     ///< of the main document, when navigated (0: unknown)
+    std::vector<dialog_record> dialogs;
+    std::vector<tab_info> opened_tabs;
+    std::string changes;   ///< snapshot delta ("+ line" / "- line" / "~ a → b") or "no visible change"
+    std::string snapshot;  ///< the new page's snapshot, when the action loaded a new document
+    std::vector<std::string> notes;  ///< waits that ran out, a restarted browser, ...
+    std::chrono::milliseconds elapsed{0};
+
+    [[nodiscard]] std::string to_text() const {
+        std::string s;
+        for (const auto& n : notes) s += "note: " + n + "\n";
+        if (navigated) {
+            s += "navigated to " + url;
+            if (http_status != 0) s += " (HTTP " + std::to_string(http_status) + ")";
+            s += "\ntitle: " + title + "\n";
+        }
+        for (const auto& d : dialogs) {
+            s += d.type + " dialog \"" + d.message + "\" " + (d.accepted ? "accepted" : "dismissed");
+            if (d.type == "prompt" && d.accepted) s += " with \"" + d.prompt_text + "\"";
+            s += "\n";
+        }
+        for (const auto& t : opened_tabs) s += "new tab " + t.id + ": " + t.url + "\n";
+        if (!snapshot.empty()) s += snapshot;
+        else s += changes.empty() ? std::string("no visible change\n") : changes;
+        if (!s.empty() && s.back() != '\n') s += '\n';
+        return s;
+    }
+
+    [[nodiscard]] json to_json() const {
+        json j = {{"action", action}, {"url", url}, {"title", title}, {"navigated", navigated}, {"changes", changes}};
+        if (http_status != 0) j["http_status"] = http_status;
+        if (!snapshot.empty()) j["snapshot"] = snapshot;
+        if (!notes.empty()) j["notes"] = notes;
+        json ds = json::array();
+        for (const auto& d : dialogs)
+            ds.push_back({{"type", d.type}, {"message", d.message}, {"accepted", d.accepted}, {"prompt_text", d.prompt_text}});
+        if (!ds.empty()) j["dialogs"] = ds;
+        json ts = json::array();
+        for (const auto& t : opened_tabs) ts.push_back({{"id", t.id}, {"url", t.url}});
+        if (!ts.empty()) j["opened_tabs"] = ts;
+        j["elapsed_ms"] = elapsed.count();
+        return j;
+    }
+};
+
+/// A snapshot of the current tab.
+struct page_snapshot {
+    std::string tab;
+    std::string url;
+    std::string title;
+    snapshot snap;
+    bool article_like = false;  ///< readable() would give the main text more compactly
+    std::vector<std::string> notes;
+    [[nodiscard]] std::string to_text() const {
+        std::string s;
+        for (const auto& n : notes) s += "note: " + n + "\n";
+        s += "url: " + url + "\ntitle: " + title + "\n";
+        if (article_like) s += "(article-like page: the readable mode shows its main text compactly)\n";
+        return s + snap.text;
+    }
+};
+
+struct click_options {
+    std::string button = "left";  ///< left, right, middle
+    int click_count = 1;
+    std::string modifiers;  ///< e.g. "Shift" or "Control+Shift"
+};
+
+struct type_options {
+    bool submit = false;   ///< press Enter afterwards
+    bool replace = true;   ///< replace the current value (false: insert at the caret)
+};
+
+struct screenshot_options {
+    std::string format = "png";  ///< png or jpeg
+    int quality = 80;            ///< jpeg only
+    std::string ref;             ///< an element (empty: the viewport)
+    bool full_page = false;
+};
+
+struct screenshot_result {
+    std::string mime_type;
+    std::string base64;
+    double width = 0;
+    double height = 0;
+};
+
+struct wait_options {
+    std::string text;       ///< wait until this text is on the page
+    std::string text_gone;  ///< wait until this text is no longer on the page
+    std::string ref;        ///< wait until this element is in `state`
+    std::string state = "visible";  ///< visible, hidden, enabled, disabled, checked, unchecked, gone
+    std::chrono::milliseconds timeout{10000};
+};
+
+// ---------------------------------------------------------------------------------------------
+// Internals
+// ---------------------------------------------------------------------------------------------
+
+namespace detail {
+
+inline std::string jstr(const json& j, std::string_view key) {
+    if (!j.is_object()) return {};
+    auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+inline double jnum(const json& j, std::string_view key, double dflt = 0) {
+    if (!j.is_object()) return dflt;
+    auto it = j.find(key);
+    return it != j.end() && it->is_number() ? it->get<double>() : dflt;
+}
+inline std::int64_t jint(const json& j, std::string_view key, std::int64_t dflt = 0) {
+    if (!j.is_object()) return dflt;
+    auto it = j.find(key);
+    return it != j.end() && it->is_number() ? static_cast<std::int64_t>(it->get<double>()) : dflt;
+}
+inline const json& jobj(const json& j, std::string_view key) {
+    static const json empty = json::object();
+    if (!j.is_object()) return empty;
+    auto it = j.find(key);
+    return it != j.end() && it->is_object() ? *it : empty;
+}
+inline bool jbool(const json& j, std::string_view key, bool dflt = false) {
+    if (!j.is_object()) return dflt;
+    auto it = j.find(key);
+    return it != j.end() && it->is_boolean() ? it->get<bool>() : dflt;
+}
+
+struct frame_rec {
+    std::string parent;
+    std::string loader;
+    std::string url;
+    std::string session;
+};
+
+struct child_rec {  // an out-of-process iframe target attached to a tab
+    std::string frame_id;
+    std::string parent_session;
+    std::string url;
+};
+
+struct tab_state {
+    std::string id;
+    std::string target_id;
+    std::string session;
+    std::string main_frame;
+    std::string url;
+    std::string title;
+    std::map<std::string, frame_rec> frames;
+    std::map<std::string, child_rec> children;                 // OOPIF session → record
+    std::map<std::string, std::set<std::string>> lifecycle;    // loader → lifecycle event names
+    std::map<std::string, int> doc_status;                     // loader → HTTP status
+    bool main_loading = false;
+    std::uint64_t nav_requested = 0, nav_started = 0, nav_committed = 0, nav_stopped = 0, same_doc = 0;
+    std::map<std::string, std::uint64_t> inflight;  // session|requestId → seq when started
+    std::deque<console_message> console;
+    std::deque<std::pair<std::string, network_entry>> network;  // (session|requestId, entry)
+    std::map<std::string, double> request_start;                 // session|requestId → timestamp
+    std::vector<dialog_record> dialogs;  // not reported yet
+    std::vector<std::string> opened;     // tab ids opened by this tab, not reported yet
+    bool crashed = false;
+    bool closed = false;
+    std::vector<snapshot_line> last_lines;
+    bool has_last = false;
+};
+
+// A JavaScript function: resolves when the DOM had no mutation for `quiet` ms (or `max` ms passed).
+inline constexpr const char* kQuietScript = R"JS((quiet, max) => new Promise(resolve => {
+  const t0 = performance.now(); let last = t0;
+  const mo = new MutationObserver(() => { last = performance.now(); });
+  try { mo.observe(document, {subtree: true, childList: true, attributes: true, characterData: true}); } catch (e) {}
+  const tick = () => {
+    const now = performance.now();
+    if (now - last >= quiet || now - t0 >= max) { mo.disconnect(); resolve(now - last >= quiet ? 'quiet' : 'busy'); }
+    else setTimeout(tick, Math.max(5, quiet - (now - last)));
+  };
+  setTimeout(tick, quiet);
+}))JS";
+
+// Deep page text (document + open shadow roots) and a MutationObserver-driven wait on it.
+inline constexpr const char* kWaitTextScript = R"JS((needle, gone, timeout) => new Promise(resolve => {
+  const deep = (root) => {
+    let t = root === document ? (document.body ? document.body.innerText : '') : (root.textContent || '');
+    const walk = (r) => { for (const el of r.querySelectorAll('*')) if (el.shadowRoot) { t += '\n' + el.shadowRoot.textContent; walk(el.shadowRoot); } };
+    walk(root);
+    return t;
+  };
+  const ok = () => { const has = deep(document).includes(needle); return gone ? !has : has; };
+  if (ok()) { resolve(true); return; }
+  let done = false, scheduled = false;
+  const finish = (v) => { if (done) return; done = true; mo.disconnect(); clearInterval(iv); clearTimeout(to); resolve(v); };
+  const check = () => { scheduled = false; if (ok()) finish(true); };
+  const mo = new MutationObserver(() => { if (!scheduled) { scheduled = true; setTimeout(check, 0); } });
+  mo.observe(document, {subtree: true, childList: true, characterData: true, attributes: true});
+  const iv = setInterval(check, 100);
+  const to = setTimeout(() => finish(ok()), timeout);
+}))JS";
+
+// Element state wait (called on the element).
+inline constexpr const char* kWaitStateScript = R"JS(function(state, timeout) {
+  const el = this;
+  const visible = () => { if (!el.isConnected) return false; const s = getComputedStyle(el); if (s.visibility === 'hidden' || s.display === 'none') return false; const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
+  const checked = () => el.checked === true || el.getAttribute('aria-checked') === 'true';
+  const disabled = () => el.disabled === true || el.getAttribute('aria-disabled') === 'true';
+  const ok = () => {
+    switch (state) {
+      case 'visible': return visible();
+      case 'hidden': return !visible();
+      case 'enabled': return !disabled();
+      case 'disabled': return disabled();
+      case 'checked': return checked();
+      case 'unchecked': return !checked();
+      case 'gone': return !el.isConnected;
+    }
+    return false;
+  };
+  return new Promise(resolve => {
+    if (ok()) { resolve(true); return; }
+    let done = false;
+    const finish = (v) => { if (done) return; done = true; mo.disconnect(); clearInterval(iv); clearTimeout(to); resolve(v); };
+    const mo = new MutationObserver(() => { if (ok()) finish(true); });
+    mo.observe(el.ownerDocument, {subtree: true, childList: true, attributes: true, characterData: true});
+    const iv = setInterval(() => { if (ok()) finish(true); }, 100);
+    const to = setTimeout(() => finish(ok()), timeout);
+  });
+})JS";
+
+inline constexpr const char* kDescribeScript = R"JS(function() {
+  const el = this.nodeType === 1 ? this : this.parentElement;
+  if (!el) return '#' + this.nodeName;
+  let s = '<' + el.tagName.toLowerCase();
+  if (el.id) s += ' id="' + el.id + '"';
+  if (typeof el.className === 'string' && el.className.trim()) s += ' class="' + el.className.trim().slice(0, 60) + '"';
+  s += '>';
+  const t = (el.innerText || el.textContent || '').trim().replace(/\s+/g, ' ').slice(0, 60);
+  if (t) s += ' "' + t + '"';
+  return s;
+})JS";
+
+inline constexpr const char* kContainsScript = R"JS(function(n) {
+  const up = (x) => x.parentNode || (x instanceof ShadowRoot ? x.host : null);
+  for (let x = n; x; x = up(x)) if (x === this) return true;
+  if (this.labels) for (const l of this.labels) for (let x = n; x; x = up(x)) if (x === l) return true;
+  return false;
+})JS";
+
+inline constexpr const char* kInfoScript = R"JS(function() {
+  return {connected: this.isConnected, tag: (this.tagName || '').toLowerCase(), type: (this.type || '').toLowerCase(),
+          checked: this.checked === true || this.getAttribute && this.getAttribute('aria-checked') === 'true',
+          checkable: this.type === 'checkbox' || this.type === 'radio' || !!(this.getAttribute && this.getAttribute('aria-checked') !== null),
+          multiple: !!this.multiple, disabled: !!this.disabled, editable: !!this.isContentEditable};
+})JS";
+
+inline constexpr const char* kSelectAllScript = R"JS(function() {
+  if ((this.tagName === 'INPUT' || this.tagName === 'TEXTAREA') && this.select) { this.select(); return 'input'; }
+  if (this.isContentEditable) { const r = document.createRange(); r.selectNodeContents(this); const s = getSelection(); s.removeAllRanges(); s.addRange(r); return 'editable'; }
+  return 'other';
+})JS";
+
+inline constexpr const char* kSetValueScript = R"JS(function(v) {
+  const proto = this.tagName === 'TEXTAREA' ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
+  Object.getOwnPropertyDescriptor(proto, 'value').set.call(this, v);
+  this.dispatchEvent(new Event('input', {bubbles: true}));
+  this.dispatchEvent(new Event('change', {bubbles: true}));
+  return this.value;
+})JS";
+
+inline constexpr const char* kSelectScript = R"JS(function(wanted) {
+  if (this.tagName !== 'SELECT') return {error: 'not_select', tag: this.tagName.toLowerCase()};
+  const opts = [...this.options];
+  const label = (o) => (o.label || o.text || '').trim();
+  const picked = [], missing = [];
+  for (const w of wanted) {
+    const o = opts.find(o => o.value === w) || opts.find(o => label(o) === w) ||
+              opts.find(o => label(o).toLowerCase() === String(w).toLowerCase());
+    if (!o) missing.push(w); else if (!picked.includes(o)) picked.push(o);
+  }
+  const available = opts.map(o => label(o) + (o.value !== label(o) ? ' (value ' + o.value + ')' : ''));
+  if (missing.length) return {error: 'missing', missing, available};
+  if (!this.multiple && picked.length > 1) return {error: 'single', available};
+  const dis = picked.filter(o => o.disabled).map(label);
+  if (dis.length || this.disabled) return {error: 'disabled', disabled: dis};
+  for (const o of opts) o.selected = picked.includes(o);
+  this.dispatchEvent(new Event('input', {bubbles: true}));
+  this.dispatchEvent(new Event('change', {bubbles: true}));
+  return {selected: picked.map(label)};
+})JS";
+
+inline std::string args_text(const json& args) {
+    std::string s;
+    if (!args.is_array()) return s;
+    for (const auto& a : args) {
+        if (!s.empty()) s += ' ';
+        if (a.contains("value")) {
+            const json& v = a["value"];
+            s += v.is_string() ? v.get<std::string>() : v.dump(-1, ' ', false, json::error_handler_t::replace);
+        } else if (a.contains("description")) {
+            s += jstr(a, "description");
+        } else if (a.contains("unserializableValue")) {
+            s += jstr(a, "unserializableValue");
+        } else {
+            s += jstr(a, "type");
+        }
+    }
+    return s;
+}
+
+}  // namespace detail
+
+// ---------------------------------------------------------------------------------------------
+// The browser
+// ---------------------------------------------------------------------------------------------
+
+class browser {
+public:
+    explicit browser(browser_options options = {}) : opt_(std::move(options)) {}
+    browser(const browser&) = delete;
+    browser& operator=(const browser&) = delete;
+    ~browser() { close(); }
+
+    /// Start now (otherwise the first call starts the browser).
+    result<void> start() {
+        std::lock_guard op(op_mu_);
+        auto e = ensure();
+        if (!e) return fail(e.error());
+        return {};
+    }
+
+    /// Close the browser context and the browser (when launched by us).
+    void close() {
+        std::lock_guard op(op_mu_);
+        shutdown();
+    }
+
+    /// True while a browser is connected.
+    [[nodiscard]] bool running() const {
+        std::lock_guard op(op_mu_);
+        return eng_ && eng_->conn.is_open();
+    }
+
+    /// The pid of the launched browser (-1 when not launched by us or not started).
+    [[nodiscard]] int browser_pid() {
+        std::lock_guard op(op_mu_);
+        if (!eng_) return -1;
+        if (auto* p = eng_->conn.transport_as<cdp::pipe_transport>()) return p->pid();
+        if (auto* w = eng_->conn.transport_as<cdp::websocket_transport>()) return w->pid();
+        return -1;
+    }
+
+    [[nodiscard]] ref_registry& refs() noexcept { return refs_; }
+    [[nodiscard]] const browser_options& options() const noexcept { return opt_; }
+
+    void set_dialog_policy(dialog_policy p) {
+        std::lock_guard op(op_mu_);
+        std::lock_guard lock(policy_mu_);
+        opt_.dialogs = std::move(p);
+    }
+
+    /// Raw CDP access to the current tab's page session (for extensions and tests).
+    result<json> cdp_call(std::string_view method, json params = json::object()) {
+        std::lock_guard op(op_mu_);
+        auto e = ensure();
+        if (!e) return fail(e.error());
+        auto t = current_tab();
+        if (!t) return fail(t.error());
+        return call((*t)->session, method, std::move(params));
+    }
+    /// CDP on the browser session.
+    result<json> cdp_browser_call(std::string_view method, json params = json::object()) {
+        std::lock_guard op(op_mu_);
+        auto e = ensure();
+        if (!e) return fail(e.error());
+        return call("", method, std::move(params));
+    }
+
+    // ---- tabs -------------------------------------------------------------------------------
+
+    result<std::vector<tab_info>> tabs() {
+        std::lock_guard op(op_mu_);
+        auto e = ensure();
+        if (!e) return fail(e.error());
+        return list_tabs();
+    }
+
+    result<action_result> new_tab(std::string url = {}) {
+        std::lock_guard op(op_mu_);
+        auto e = ensure();
+        if (!e) return fail(e.error());
+        auto t = create_tab();
+        if (!t) return fail(t.error());
+        {
+            std::lock_guard lock(eng_->mu);
+            eng_->current = (*t)->id;
+        }
+        (void)call((*t)->session, "Page.bringToFront");
+        if (url.empty()) {
+            action_result r;
+            r.action = "new tab";
+            r.url = "about:blank";
+            r.changes = "opened " + (*t)->id + " (about:blank)";
+            take_notes(r);
+            return r;
+        }
+        return navigate_locked(url);
+    }
+
+    result<action_result> select_tab(std::string_view id) {
+        std::lock_guard op(op_mu_);
+        auto e = ensure();
+        if (!e) return fail(e.error());
+        auto t = find_tab(id);
+        if (!t) return fail(t.error());
+        {
+            std::lock_guard lock(eng_->mu);
+            eng_->current = (*t)->id;
+        }
+        (void)call((*t)->session, "Page.bringToFront");
+        action_result r;
+        r.action = "select tab " + (*t)->id;
+        auto s = take_snapshot(*t, snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12});
+        if (!s) return fail(s.error());
+        r.url = s->url;
+        r.title = s->title;
+        r.snapshot = s->snap.text;
+        take_notes(r);
+        return r;
+    }
+
+    result<action_result> close_tab(std::string_view id = {}) {
+        std::lock_guard op(op_mu_);
+        auto e = ensure();
+        if (!e) return fail(e.error());
+        std::shared_ptr<detail::tab_state> t;
+        if (id.empty()) {
+            auto c = current_tab();
+            if (!c) return fail(c.error());
+            t = *c;
+        } else {
+            auto f = find_tab(id);
+            if (!f) return fail(f.error());
+            t = *f;
+        }
+        auto r0 = call("", "Target.closeTarget", json{{"targetId", t->target_id}});
+        if (!r0) return fail(r0.error());
+        wait_until([&] { return t->closed; }, 5000ms);
+        forget_tab(t);
+        action_result r;
+        r.action = "close tab " + t->id;
+        std::string cur;
+        {
+            std::lock_guard lock(eng_->mu);
+            cur = eng_->current;
+        }
+        r.changes = "closed " + t->id + (cur.empty() ? std::string("; no tab is open") : "; current tab: " + cur);
+        take_notes(r);
+        return r;
+    }
+
+    // ---- navigation ---------------------------------------------------------------------------
+
+    result<action_result> navigate(std::string url) {
+        std::lock_guard op(op_mu_);
+        auto e = ensure();
+        if (!e) return fail(e.error());
+        return navigate_locked(url);
+    }
+
+    result<action_result> back() { return history(-1); }
+    result<action_result> forward() { return history(+1); }
+
+    result<action_result> reload() {
+        return act("reload", [&](const tab_ptr& t) -> result<void> {
+            auto r = call(t->session, "Page.reload", json{{"ignoreCache", false}});
+            if (!r) return fail(r.error());
+            return {};
+        }, /*expect_navigation=*/true);
+    }
+
+    // ---- snapshots ----------------------------------------------------------------------------
+
+    result<page_snapshot> snapshot(std::optional<snapshot_options> o = std::nullopt) {
+        std::lock_guard op(op_mu_);
+        auto e = ensure();
+        if (!e) return fail(e.error());
+        auto t = current_tab();
+        if (!t) return fail(t.error());
+        snapshot_options so = o.value_or(snapshot_options{});
+        if (!o) so.token_budget = opt_.snapshot_budget;
+        auto s = take_snapshot(*t, so);
+        if (!s) return fail(s.error());
+        s->notes = take_restart_notes();
+        return s;
+    }
+
+    /// The main content of an article-like page as readable text (links/controls with refs).
+    result<page_snapshot> readable(readable_options o = {}) {
+        std::lock_guard op(op_mu_);
+        auto e = ensure();
+        if (!e) return fail(e.error());
+        auto t = current_tab();
+        if (!t) return fail(t.error());
+        auto cap = capture(*t, false);
+        if (!cap) return fail(cap.error());
+        page_snapshot ps;
+        ps.tab = (*t)->id;
+        ps.snap = render_readable(cap->frames, cap->dom, refs_, o, opt_.tokens);
+        ps.article_like = classify_page(cap->frames).article_like();
+        fill_url_title(*t, ps.url, ps.title);
+        ps.notes = take_restart_notes();
+        return ps;
+    }
+
+    // ---- actions --------------------------------------------------------------------------------
+
+    result<action_result> click(std::string_view ref, click_options o = {}) {
+        return act("click " + std::string(ref), [&](const tab_ptr&) -> result<void> { return click_ref(ref, o); });
+    }
+
+    result<action_result> double_click(std::string_view ref) {
+        click_options o;
+        o.click_count = 2;
+        return act("double click " + std::string(ref), [&](const tab_ptr&) -> result<void> { return click_ref(ref, o); });
+    }
+
+    result<action_result> hover(std::string_view ref) {
+        return act("hover " + std::string(ref), [&](const tab_ptr&) -> result<void> {
+            auto h = resolve(ref);
+            if (!h) return fail(h.error());
+            auto p = visible_point(*h, true);
+            if (!p) return fail(p.error());
+            return mouse(h->tab, "mouseMoved", p->first, p->second, "none", 0, 0);
+        });
+    }
+
+    result<action_result> drag(std::string_view from_ref, std::string_view to_ref) {
+        return act("drag " + std::string(from_ref) + " to " + std::string(to_ref), [&](const tab_ptr&) -> result<void> {
+            auto a = resolve(from_ref);
+            if (!a) return fail(a.error());
+            auto pa = visible_point(*a, true);
+            if (!pa) return fail(pa.error());
+            auto b = resolve(to_ref);
+            if (!b) return fail(b.error());
+            const auto& t = a->tab;
+            // HTML5 drag and drop is intercepted and replayed as drag events; plain mouse drags work as is.
+            json intercepted;
+            std::mutex imu;
+            auto sub = eng_->conn.on("Input.dragIntercepted", [&](const cdp::event& ev) {
+                std::lock_guard l(imu);
+                intercepted = detail::jobj(ev.params, "data");
+            }, t->session);
+            (void)call(t->session, "Input.setInterceptDrags", json{{"enabled", true}});
+            if (auto r = mouse(t, "mouseMoved", pa->first, pa->second, "none", 0, 0); !r) return r;
+            if (auto r = mouse(t, "mousePressed", pa->first, pa->second, "left", 1, 1); !r) return r;
+            auto pb = visible_point(*b, false);
+            if (!pb) {
+                (void)mouse(t, "mouseReleased", pa->first, pa->second, "left", 1, 0);
+                (void)call(t->session, "Input.setInterceptDrags", json{{"enabled", false}});
+                return fail(pb.error());
+            }
+            for (int i = 1; i <= 5; ++i) {
+                const double x = pa->first + (pb->first - pa->first) * i / 5.0;
+                const double y = pa->second + (pb->second - pa->second) * i / 5.0;
+                if (auto r = mouse(t, "mouseMoved", x, y, "left", 0, 1); !r) return r;
+            }
+            json data;
+            {
+                std::lock_guard l(imu);
+                data = intercepted;
+            }
+            if (!data.is_null() && !data.empty()) {
+                for (const char* type : {"dragEnter", "dragOver", "drop"}) {
+                    auto r = call(t->session, "Input.dispatchDragEvent",
+                                  json{{"type", type}, {"x", pb->first}, {"y", pb->second}, {"data", data}});
+                    if (!r) break;
+                }
+            }
+            auto r = mouse(t, "mouseReleased", pb->first, pb->second, "left", 1, 0);
+            (void)call(t->session, "Input.setInterceptDrags", json{{"enabled", false}});
+            return r;
+        });
+    }
+
+    result<action_result> type(std::string_view ref, std::string_view text, type_options o = {}) {
+        return act("type into " + std::string(ref), [&](const tab_ptr&) -> result<void> {
+            auto h = resolve(ref);
+            if (!h) return fail(h.error());
+            auto info = element_info(*h);
+            if (!info) return fail(info.error());
+            const std::string tag = detail::jstr(*info, "tag"), kind = detail::jstr(*info, "type");
+            if (detail::jbool(*info, "disabled"))
+                return fail(errc::tool_failed, "ref " + std::string(ref) + " is disabled", "Enable it first or pick another field.");
+            const bool value_kind = tag == "input" && (kind == "date" || kind == "time" || kind == "datetime-local" ||
+                                                       kind == "month" || kind == "week" || kind == "color" || kind == "range");
+            (void)call(h->session, "DOM.scrollIntoViewIfNeeded", json{{"backendNodeId", h->backend}});
+            if (value_kind) {
+                auto r = call_on(*h, detail::kSetValueScript, json::array({json{{"value", std::string(text)}}}));
+                if (!r) return fail(r.error());
+            } else {
+                if (tag != "input" && tag != "textarea" && !detail::jbool(*info, "editable"))
+                    return fail(errc::args_invalid, "ref " + std::string(ref) + " (<" + tag + ">) is not a text field",
+                                "Type into a textbox, searchbox or editable element; use select for a combobox.");
+                if (auto f = call(h->session, "DOM.focus", json{{"backendNodeId", h->backend}}); !f) {
+                    if (auto c = click_ref(ref, {}); !c) return c;
+                }
+                if (o.replace) (void)call_on(*h, detail::kSelectAllScript, json::array());
+                if (text.empty() && o.replace) {
+                    if (auto k = press_keys(h->tab, "Delete"); !k) return k;
+                } else {
+                    auto r = call(h->tab->session, "Input.insertText", json{{"text", std::string(text)}});
+                    if (!r) return fail(r.error());
+                }
+            }
+            if (o.submit) return press_keys(h->tab, "Enter");
+            return {};
+        });
+    }
+
+    /// Press a key chord ("Enter", "Control+a"), optionally focusing `ref` first.
+    result<action_result> press(std::string_view chord, std::string_view ref = {}) {
+        return act("press " + std::string(chord), [&](const tab_ptr& t) -> result<void> {
+            auto parsed = parse_key_chord(chord);
+            if (!parsed) return fail(parsed.error());
+            tab_ptr target = t;
+            if (!ref.empty()) {
+                auto h = resolve(ref);
+                if (!h) return fail(h.error());
+                (void)call(h->session, "DOM.focus", json{{"backendNodeId", h->backend}});
+                target = h->tab;
+            }
+            return press_keys(target, chord);
+        });
+    }
+
+    /// Select options of a <select> by value or label (several for a multiple select).
+    result<action_result> select(std::string_view ref, std::vector<std::string> values) {
+        return act("select in " + std::string(ref), [&](const tab_ptr&) -> result<void> {
+            auto h = resolve(ref);
+            if (!h) return fail(h.error());
+            json wanted = json::array();
+            for (const auto& v : values) wanted.push_back(v);
+            auto r = call_on(*h, detail::kSelectScript, json::array({json{{"value", wanted}}}));
+            if (!r) return fail(r.error());
+            const std::string err = detail::jstr(*r, "error");
+            if (err == "not_select")
+                return fail(errc::args_invalid, "ref " + std::string(ref) + " is not a <select> (it is <" + detail::jstr(*r, "tag") + ">)",
+                            "For a custom dropdown, click it and then click the option's ref.");
+            if (err == "missing")
+                return fail(errc::args_invalid, "no option " + (*r)["missing"].dump() + " in ref " + std::string(ref),
+                            "Available options: " + (*r)["available"].dump(), *r);
+            if (err == "single")
+                return fail(errc::args_invalid, "ref " + std::string(ref) + " accepts only one option", "Pass one value.", *r);
+            if (err == "disabled")
+                return fail(errc::tool_failed, "the select or an option is disabled", "Pick an enabled option.", *r);
+            return {};
+        });
+    }
+
+    /// Check (true) or uncheck (false) a checkbox, radio or aria-checked element.
+    result<action_result> set_checked(std::string_view ref, bool checked) {
+        return act(std::string(checked ? "check " : "uncheck ") + std::string(ref), [&](const tab_ptr&) -> result<void> {
+            auto h = resolve(ref);
+            if (!h) return fail(h.error());
+            auto info = element_info(*h);
+            if (!info) return fail(info.error());
+            if (!detail::jbool(*info, "checkable"))
+                return fail(errc::args_invalid, "ref " + std::string(ref) + " is not a checkbox or radio button",
+                            "Use click for other elements.");
+            if (detail::jbool(*info, "checked") == checked) return {};
+            if (!checked && detail::jstr(*info, "type") == "radio")
+                return fail(errc::args_invalid, "a radio button cannot be unchecked directly",
+                            "Check another radio button of the same group.");
+            if (auto c = click_ref(ref, {}); !c) return c;
+            auto after = element_info(*h);
+            if (!after) return fail(after.error());
+            if (detail::jbool(*after, "checked") != checked)
+                return fail(errc::tool_failed, "clicking ref " + std::string(ref) + " did not change its checked state",
+                            "The page may prevent it; take a snapshot to see why.");
+            return {};
+        });
+    }
+
+    /// Set the files of an <input type=file>.
+    result<action_result> upload(std::string_view ref, std::vector<std::string> files) {
+        return act("upload to " + std::string(ref), [&](const tab_ptr&) -> result<void> {
+            auto h = resolve(ref);
+            if (!h) return fail(h.error());
+            auto info = element_info(*h);
+            if (!info) return fail(info.error());
+            if (detail::jstr(*info, "tag") != "input" || detail::jstr(*info, "type") != "file")
+                return fail(errc::args_invalid, "ref " + std::string(ref) + " is not a file input",
+                            "Use the ref of an <input type=file> (a button that opens a chooser usually wraps one).");
+            if (files.size() > 1 && !detail::jbool(*info, "multiple"))
+                return fail(errc::args_invalid, "this file input takes one file", "Pass a single path.");
+            json paths = json::array();
+            for (const auto& f : files) {
+                std::error_code ec;
+                auto abs = std::filesystem::absolute(f, ec);
+                if (ec || !std::filesystem::is_regular_file(abs, ec))
+                    return fail(errc::not_found, "no such file: " + f, "Pass paths of existing files.", json{{"path", f}});
+                paths.push_back(abs.string());
+            }
+            auto r = call(h->session, "DOM.setFileInputFiles", json{{"files", paths}, {"backendNodeId", h->backend}});
+            if (!r) return fail(r.error());
+            return {};
+        });
+    }
+
+    /// Resize the viewport and optionally emulate a mobile device (touch, mobile layout).
+    result<action_result> resize(viewport_size v) {
+        return act("resize", [&](const tab_ptr& t) -> result<void> {
+            {
+                std::lock_guard pl(policy_mu_);
+                opt_.viewport = v;
+            }
+            return apply_viewport(t->session);
+        });
+    }
+
+    result<screenshot_result> screenshot(screenshot_options o = {}) {
+        std::lock_guard op(op_mu_);
+        auto e = ensure();
+        if (!e) return fail(e.error());
+        auto t = current_tab();
+        if (!t) return fail(t.error());
+        if (o.format != "png" && o.format != "jpeg")
+            return fail(errc::args_invalid, "screenshot format must be png or jpeg");
+        json p = {{"format", o.format}};
+        if (o.format == "jpeg") p["quality"] = std::clamp(o.quality, 1, 100);
+        screenshot_result out;
+        out.mime_type = "image/" + o.format;
+        auto m = call((*t)->session, "Page.getLayoutMetrics");
+        if (!m) return fail(m.error());
+        const json& vv = detail::jobj(*m, "cssVisualViewport");
+        out.width = detail::jnum(vv, "clientWidth");
+        out.height = detail::jnum(vv, "clientHeight");
+        if (!o.ref.empty()) {
+            auto h = resolve(o.ref);
+            if (!h) return fail(h.error());
+            (void)call(h->session, "DOM.scrollIntoViewIfNeeded", json{{"backendNodeId", h->backend}});
+            auto box = call(h->session, "DOM.getBoxModel", json{{"backendNodeId", h->backend}});
+            if (!box) return fail(errc::element_not_visible, "ref " + o.ref + " has no box to capture", "It may be hidden.");
+            const json& q = detail::jobj(*box, "model");
+            auto border = q.find("border");
+            if (border == q.end() || !border->is_array() || border->size() < 8)
+                return fail(errc::element_not_visible, "ref " + o.ref + " has no box to capture");
+            double x0 = 1e18, y0 = 1e18, x1 = -1e18, y1 = -1e18;
+            for (std::size_t i = 0; i + 1 < border->size(); i += 2) {
+                const double x = (*border)[i].get<double>(), y = (*border)[i + 1].get<double>();
+                x0 = std::min(x0, x), x1 = std::max(x1, x), y0 = std::min(y0, y), y1 = std::max(y1, y);
+            }
+            auto off = frame_offset(h->tab, h->session);
+            if (!off) return fail(off.error());
+            auto m2 = call((*t)->session, "Page.getLayoutMetrics");
+            if (!m2) return fail(m2.error());
+            const json& v2 = detail::jobj(*m2, "cssVisualViewport");
+            p["clip"] = {{"x", x0 + off->first + detail::jnum(v2, "pageX")}, {"y", y0 + off->second + detail::jnum(v2, "pageY")},
+                         {"width", std::max(1.0, x1 - x0)}, {"height", std::max(1.0, y1 - y0)}, {"scale", 1}};
+            out.width = x1 - x0;
+            out.height = y1 - y0;
+        } else if (o.full_page) {
+            const json& cs = detail::jobj(*m, "cssContentSize");
+            out.width = detail::jnum(cs, "width");
+            out.height = detail::jnum(cs, "height");
+            p["clip"] = {{"x", 0}, {"y", 0}, {"width", out.width}, {"height", out.height}, {"scale", 1}};
+            p["captureBeyondViewport"] = true;
+        }
+        auto r = call((*t)->session, "Page.captureScreenshot", std::move(p), opt_.navigation_timeout);
+        if (!r) return fail(r.error());
+        out.base64 = detail::jstr(*r, "data");
+        if (out.base64.empty()) return fail(errc::protocol_error, "Page.captureScreenshot returned no data");
+        return out;
+    }
+
+    /// Evaluate JavaScript in the main frame (or, with a ref, a function `(el) => ...` on that
+    /// element). Off unless browser_options::allow_evaluate.
+    result<json> evaluate(std::string_view expression, std::string_view ref = {}) {
+        std::lock_guard op(op_mu_);
+        if (!opt_.allow_evaluate)
+            return fail(errc::policy_blocked, "JavaScript evaluation is disabled",
+                        "The host must enable browser_options::allow_evaluate to allow it.");
+        auto e = ensure();
+        if (!e) return fail(e.error());
+        auto t = current_tab();
+        if (!t) return fail(t.error());
+        result<json> r = json();
+        if (!ref.empty()) {
+            auto h = resolve(ref);
+            if (!h) return fail(h.error());
+            r = call(h->session, "Runtime.callFunctionOn",
+                     json{{"functionDeclaration", "function(){ return (" + std::string(expression) + ")(this); }"},
+                          {"objectId", h->object_id}, {"returnByValue", true}, {"awaitPromise", true}, {"userGesture", true}});
+        } else {
+            r = call((*t)->session, "Runtime.evaluate",
+                     json{{"expression", std::string(expression)}, {"returnByValue", true}, {"awaitPromise", true},
+                          {"userGesture", true}, {"replMode", true}});
+        }
+        if (!r) return fail(r.error());
+        if (r->contains("exceptionDetails")) {
+            const json& ex = detail::jobj(*r, "exceptionDetails");
+            std::string what = detail::jstr(detail::jobj(ex, "exception"), "description");
+            if (what.empty()) what = detail::jstr(ex, "text");
+            return fail(errc::tool_failed, "the script threw: " + what, "Fix the expression.", ex);
+        }
+        const json& res = detail::jobj(*r, "result");
+        if (res.contains("value")) return res["value"];
+        if (res.contains("unserializableValue")) return res["unserializableValue"];
+        if (detail::jstr(res, "type") == "undefined") return json();
+        return json(detail::jstr(res, "description"));
+    }
+
+    /// Console messages of the current tab (oldest first); `clear` empties the buffer.
+    result<std::vector<console_message>> console_messages(bool clear = false) {
+        std::lock_guard op(op_mu_);
+        auto e = ensure();
+        if (!e) return fail(e.error());
+        auto t = current_tab();
+        if (!t) return fail(t.error());
+        std::lock_guard lock(eng_->mu);
+        std::vector<console_message> out((*t)->console.begin(), (*t)->console.end());
+        if (clear) (*t)->console.clear();
+        return out;
+    }
+
+    /// Network requests of the current tab (oldest first).
+    result<std::vector<network_entry>> network_requests(bool clear = false) {
+        std::lock_guard op(op_mu_);
+        auto e = ensure();
+        if (!e) return fail(e.error());
+        auto t = current_tab();
+        if (!t) return fail(t.error());
+        std::lock_guard lock(eng_->mu);
+        std::vector<network_entry> out;
+        for (const auto& [k, v] : (*t)->network) out.push_back(v);
+        if (clear) (*t)->network.clear();
+        return out;
+    }
+
+    /// Wait for text to appear or disappear, or for an element state; bounded by `o.timeout`.
+    result<action_result> wait_for(wait_options o) {
+        std::string what = !o.text.empty() ? "wait for \"" + o.text + "\""
+                          : !o.text_gone.empty() ? "wait for \"" + o.text_gone + "\" to disappear"
+                                                 : "wait for " + o.ref + " " + o.state;
+        return act(what, [&](const tab_ptr& t) -> result<void> { return wait_condition(t, o); });
+    }
+
+private:
+    using tab_ptr = std::shared_ptr<detail::tab_state>;
+    using clock = std::chrono::steady_clock;
+
+    struct engine {
+        cdp::connection conn;
+        std::string context_id;
+        bool own_context = false;
+        std::mutex mu;  // everything below
+        std::condition_variable cv;
+        std::uint64_t seq = 0;
+        std::map<std::string, tab_ptr> tabs;        // by tab id
+        std::map<std::string, tab_ptr> by_session;  // page and OOPIF sessions
+        std::map<std::string, tab_ptr> by_target;
+        std::set<std::string> adopting;
+        std::string current;
+        int next_tab = 1;
+        cdp::subscription sub;  // declared last: unsubscribed first
+
+        explicit engine(cdp::any_transport t, cdp::connection_options o) : conn(std::move(t), std::move(o)) {}
+    };
+
+    struct node_handle {
+        tab_ptr tab;
+        std::string session;
+        std::string frame;
+        std::int64_t backend = 0;
+        std::string object_id;
+        ref_target target;
+        std::string ref;
+    };
+
+    struct capture_result {
+        std::vector<ax_frame> frames;
+        std::map<std::string, dom_index> dom;
+    };
+
+    // ---- lifecycle ----------------------------------------------------------------------------
+
+    void shutdown() {
+        if (!eng_) return;
+        if (eng_->conn.is_open() && eng_->own_context && !eng_->context_id.empty())
+            (void)eng_->conn.call("Target.disposeBrowserContext", json{{"browserContextId", eng_->context_id}}, {}, 3000ms);
+        eng_->sub.unsubscribe();
+        eng_->conn.close();
+        eng_.reset();
+    }
+
+    result<void> ensure() {
+        if (eng_ && eng_->conn.is_open()) return {};
+        if (eng_) {
+            auto why = eng_->conn.failure();
+            restart_notes_.push_back("the previous browser stopped (" + (why ? why->message : std::string("unknown reason")) +
+                                     "); a new browser was started — earlier tabs and refs are gone, take a new snapshot");
+            eng_->sub.unsubscribe();
+            eng_->conn.close();
+            eng_.reset();
+        }
+        cdp::any_transport transport;
+        cdp::launch_options lo = opt_.launch;
+        lo.extra_args.insert(lo.extra_args.begin(), "--disable-features=Translate,MediaRouter,OptimizationHints");
+        if (!opt_.cdp_endpoint.empty()) {
+            auto url = cdp::discover_websocket_url(opt_.cdp_endpoint);
+            if (!url) return fail(url.error());
+            auto t = cdp::websocket_transport::connect(*url);
+            if (!t) return fail(t.error());
+            transport = std::move(*t);
+        } else if (opt_.launch_over_websocket) {
+            auto t = cdp::websocket_transport::launch(lo);
+            if (!t) return fail(t.error());
+            transport = std::move(*t);
+        } else {
+            auto t = cdp::pipe_transport::launch(lo);
+            if (!t) return fail(t.error());
+            transport = std::move(*t);
+        }
+        cdp::connection_options co;
+        co.default_timeout = opt_.call_timeout;
+        auto e = std::make_unique<engine>(std::move(transport), std::move(co));
+        auto* raw = e.get();
+        e->sub = e->conn.on("*", [this, raw](const cdp::event& ev) { on_event(*raw, ev); });
+        eng_ = std::move(e);
+        auto ctx = call("", "Target.createBrowserContext", json{{"disposeOnDetach", true}});
+        if (!ctx) {
+            auto err = ctx.error();
+            shutdown();
+            return fail(err);
+        }
+        eng_->context_id = detail::jstr(*ctx, "browserContextId");
+        eng_->own_context = true;
+        if (auto d = call("", "Target.setDiscoverTargets", json{{"discover", true}}); !d) {
+            auto err = d.error();
+            shutdown();
+            return fail(err);
+        }
+        auto t = create_tab();
+        if (!t) {
+            auto err = t.error();
+            shutdown();
+            return fail(err);
+        }
+        std::lock_guard lock(eng_->mu);
+        eng_->current = (*t)->id;
+        return {};
+    }
+
+    std::vector<std::string> take_restart_notes() { return std::exchange(restart_notes_, {}); }
+
+    void take_notes(action_result& r) {
+        auto n = take_restart_notes();
+        r.notes.insert(r.notes.begin(), n.begin(), n.end());
+    }
+
+    // ---- CDP helpers ----------------------------------------------------------------------------
+
+    error crashed_error(const error& cause) const {
+        return error(errc::browser_crashed, "the browser is gone: " + cause.message,
+                     "The next browser call starts a new browser; then take a new snapshot.", cause.details);
+    }
+
+    result<json> call(std::string_view session, std::string_view method, json params = json::object(),
+                      std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
+        if (!eng_) return fail(errc::browser_crashed, "no browser is running", "Call again: the browser starts lazily.");
+        auto r = eng_->conn.call(method, std::move(params), session, timeout);
+        if (!r && !eng_->conn.is_open()) return fail(crashed_error(r.error()));
+        return r;
+    }
+
+    result<json> call_on(const node_handle& h, const char* fn, json args, bool await_promise = false,
+                         std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
+        auto r = call(h.session, "Runtime.callFunctionOn",
+                      json{{"functionDeclaration", fn}, {"objectId", h.object_id}, {"arguments", std::move(args)},
+                           {"returnByValue", true}, {"awaitPromise", await_promise}},
+                      timeout);
+        if (!r) return fail(r.error());
+        if (r->contains("exceptionDetails")) {
+            const json& ex = detail::jobj(*r, "exceptionDetails");
+            std::string what = detail::jstr(detail::jobj(ex, "exception"), "description");
+            if (what.empty()) what = detail::jstr(ex, "text");
+            return fail(errc::tool_failed, "page script failed: " + what);
+        }
+        const json& res = detail::jobj(*r, "result");
+        return res.contains("value") ? res["value"] : json();
+    }
+
+    /// Wait (bounded) until `pred` (run under the engine mutex) holds. Woken by events; checks
+    /// for a dead connection every 20 ms. Returns false on timeout or a dead browser.
+    template <class Pred>
+    bool wait_until(Pred pred, std::chrono::milliseconds timeout) {
+        const auto deadline = clock::now() + timeout;
+        std::unique_lock lock(eng_->mu);
+        for (;;) {
+            if (pred()) return true;
+            const auto now = clock::now();
+            if (now >= deadline) return false;
+            if (!eng_->conn.is_open()) return false;
+            eng_->cv.wait_for(lock, std::min<clock::duration>(deadline - now, 20ms));
+        }
+    }
+
+    // ---- events (dispatcher thread) -------------------------------------------------------------
+
+    void on_event(engine& e, const cdp::event& ev) {
+        const std::string& m = ev.method;
+        if (m.rfind("Target.", 0) == 0) {
+            on_target_event(e, ev);
+            return;
+        }
+        tab_ptr t;
+        std::string answer_session;
+        json answer;
+        {
+            std::lock_guard lock(e.mu);
+            auto it = e.by_session.find(ev.session_id);
+            if (it == e.by_session.end()) return;
+            t = it->second;
+            const json& p = ev.params;
+            const bool page_session = ev.session_id == t->session;
+            if (m == "Page.frameNavigated") {
+                const json& f = detail::jobj(p, "frame");
+                const std::string id = detail::jstr(f, "id");
+                auto& rec = t->frames[id];
+                rec.loader = detail::jstr(f, "loaderId");
+                rec.url = detail::jstr(f, "url") + detail::jstr(f, "urlFragment");
+                rec.parent = detail::jstr(f, "parentId");
+                rec.session = ev.session_id;
+                if (rec.parent.empty() && page_session) {
+                    t->main_frame = id;
+                    t->url = rec.url;
+                    t->nav_committed = ++e.seq;
+                    if (detail::jstr(p, "type") == "BackForwardCacheRestore") t->lifecycle[rec.loader].insert("load");
+                }
+                refs_.frame_navigated(id, rec.loader);
+            } else if (m == "Page.navigatedWithinDocument") {
+                const std::string id = detail::jstr(p, "frameId");
+                if (id == t->main_frame) {
+                    t->url = detail::jstr(p, "url");
+                    t->same_doc = ++e.seq;
+                }
+                if (auto fr = t->frames.find(id); fr != t->frames.end()) fr->second.url = detail::jstr(p, "url");
+            } else if (m == "Page.frameAttached") {
+                auto& rec = t->frames[detail::jstr(p, "frameId")];
+                rec.parent = detail::jstr(p, "parentFrameId");
+                rec.session = ev.session_id;
+            } else if (m == "Page.frameDetached") {
+                if (detail::jstr(p, "reason") != "swap") t->frames.erase(detail::jstr(p, "frameId"));
+            } else if (m == "Page.frameRequestedNavigation") {
+                if (detail::jstr(p, "frameId") == t->main_frame) t->nav_requested = ++e.seq;
+            } else if (m == "Page.frameStartedLoading") {
+                if (detail::jstr(p, "frameId") == t->main_frame) {
+                    t->main_loading = true;
+                    t->nav_started = ++e.seq;
+                }
+            } else if (m == "Page.frameStoppedLoading") {
+                if (detail::jstr(p, "frameId") == t->main_frame) {
+                    t->main_loading = false;
+                    t->nav_stopped = ++e.seq;
+                }
+            } else if (m == "Page.lifecycleEvent") {
+                t->lifecycle[detail::jstr(p, "loaderId")].insert(detail::jstr(p, "name"));
+            } else if (m == "Page.loadEventFired") {
+                if (page_session)
+                    if (auto fr = t->frames.find(t->main_frame); fr != t->frames.end()) t->lifecycle[fr->second.loader].insert("load");
+            } else if (m == "Page.javascriptDialogOpening") {
+                dialog_record d;
+                d.type = detail::jstr(p, "type");
+                d.message = detail::jstr(p, "message");
+                d.default_prompt = detail::jstr(p, "defaultPrompt");
+                d.url = detail::jstr(p, "url");
+                dialog_action a = dialog_action::accept;
+                {
+                    std::lock_guard pl(policy_mu_);
+                    const auto& pol = opt_.dialogs;
+                    a = d.type == "alert" ? pol.alert : d.type == "confirm" ? pol.confirm : d.type == "prompt" ? pol.prompt : pol.beforeunload;
+                    d.prompt_text = pol.prompt_text.empty() ? d.default_prompt : pol.prompt_text;
+                }
+                d.accepted = a == dialog_action::accept;
+                answer = {{"accept", d.accepted}};
+                if (d.type == "prompt" && d.accepted) answer["promptText"] = d.prompt_text;
+                answer_session = ev.session_id;
+                t->dialogs.push_back(std::move(d));
+            } else if (m == "Network.requestWillBeSent") {
+                const std::string key = ev.session_id + "|" + detail::jstr(p, "requestId");
+                const std::string type = detail::jstr(p, "type");
+                if (!p.contains("redirectResponse") && type != "EventSource" && type != "WebSocket")
+                    t->inflight[key] = ++e.seq;
+                const json& req = detail::jobj(p, "request");
+                network_entry n;
+                n.method = detail::jstr(req, "method");
+                n.url = detail::jstr(req, "url");
+                n.resource_type = type;
+                t->request_start[key] = detail::jnum(p, "timestamp");
+                if (auto r = detail::jobj(p, "redirectResponse"); !r.empty()) {
+                    for (auto it2 = t->network.rbegin(); it2 != t->network.rend(); ++it2)
+                        if (it2->first == key) {
+                            it2->second.status = static_cast<int>(detail::jint(r, "status"));
+                            it2->second.finished = true;
+                            break;
+                        }
+                }
+                t->network.emplace_back(key, std::move(n));
+                while (t->network.size() > opt_.network_capacity) t->network.pop_front();
+            } else if (m == "Network.responseReceived") {
+                const std::string key = ev.session_id + "|" + detail::jstr(p, "requestId");
+                const json& r = detail::jobj(p, "response");
+                if (detail::jstr(p, "type") == "Document" && !detail::jstr(p, "loaderId").empty())
+                    t->doc_status[detail::jstr(p, "loaderId")] = static_cast<int>(detail::jint(r, "status"));
+                for (auto it2 = t->network.rbegin(); it2 != t->network.rend(); ++it2)
+                    if (it2->first == key) {
+                        it2->second.status = static_cast<int>(detail::jint(r, "status"));
+                        it2->second.mime_type = detail::jstr(r, "mimeType");
+                        break;
+                    }
+            } else if (m == "Network.loadingFinished" || m == "Network.loadingFailed") {
+                const std::string key = ev.session_id + "|" + detail::jstr(p, "requestId");
+                t->inflight.erase(key);
+                const double start = t->request_start.count(key) != 0 ? t->request_start[key] : 0;
+                t->request_start.erase(key);
+                for (auto it2 = t->network.rbegin(); it2 != t->network.rend(); ++it2)
+                    if (it2->first == key) {
+                        it2->second.finished = true;
+                        it2->second.error = detail::jstr(p, "errorText");
+                        if (start > 0) it2->second.duration_ms = (detail::jnum(p, "timestamp") - start) * 1000.0;
+                        break;
+                    }
+            } else if (m == "Runtime.consoleAPICalled") {
+                console_message c;
+                c.level = detail::jstr(p, "type");
+                c.text = detail::clip(detail::args_text(p.contains("args") ? p["args"] : json::array()), 2000);
+                const json& st = detail::jobj(p, "stackTrace");
+                if (st.contains("callFrames") && st["callFrames"].is_array() && !st["callFrames"].empty()) {
+                    c.url = detail::jstr(st["callFrames"][0], "url");
+                    c.line = static_cast<int>(detail::jint(st["callFrames"][0], "lineNumber")) + 1;
+                }
+                t->console.push_back(std::move(c));
+                while (t->console.size() > opt_.console_capacity) t->console.pop_front();
+            } else if (m == "Runtime.exceptionThrown") {
+                const json& ex = detail::jobj(p, "exceptionDetails");
+                console_message c;
+                c.level = "exception";
+                c.text = detail::jstr(detail::jobj(ex, "exception"), "description");
+                if (c.text.empty()) c.text = detail::jstr(ex, "text");
+                c.text = detail::clip(c.text, 2000);
+                c.url = detail::jstr(ex, "url");
+                c.line = static_cast<int>(detail::jint(ex, "lineNumber")) + 1;
+                t->console.push_back(std::move(c));
+                while (t->console.size() > opt_.console_capacity) t->console.pop_front();
+            } else if (m == "Inspector.targetCrashed") {
+                if (page_session) t->crashed = true;
+            } else {
+                return;
+            }
+        }
+        e.cv.notify_all();
+        if (!answer_session.empty())
+            e.conn.call_async("Page.handleJavaScriptDialog", answer, answer_session, [](result<json>) {});
+    }
+
+    void on_target_event(engine& e, const cdp::event& ev) {
+        const std::string& m = ev.method;
+        const json& p = ev.params;
+        if (m == "Target.attachedToTarget" && !ev.session_id.empty()) {
+            const json& info = detail::jobj(p, "targetInfo");
+            const std::string sid = detail::jstr(p, "sessionId");
+            const std::string type = detail::jstr(info, "type");
+            if (type == "iframe") {
+                {
+                    std::lock_guard lock(e.mu);
+                    auto it = e.by_session.find(ev.session_id);
+                    if (it == e.by_session.end()) return;
+                    auto t = it->second;
+                    t->children[sid] = detail::child_rec{detail::jstr(info, "targetId"), ev.session_id, detail::jstr(info, "url")};
+                    e.by_session[sid] = t;
+                }
+                for (const char* method : {"Page.enable", "Runtime.enable", "Network.enable", "DOM.enable"})
+                    e.conn.call_async(method, json::object(), sid, [](result<json>) {});
+                e.conn.call_async("Page.setLifecycleEventsEnabled", json{{"enabled", true}}, sid, [](result<json>) {});
+                e.conn.call_async("Target.setAutoAttach",
+                                  json{{"autoAttach", true}, {"waitForDebuggerOnStart", true}, {"flatten", true}}, sid,
+                                  [](result<json>) {});
+            }
+            e.conn.call_async("Runtime.runIfWaitingForDebugger", json::object(), sid, [](result<json>) {});
+            e.cv.notify_all();
+            return;
+        }
+        if (m == "Target.detachedFromTarget") {
+            const std::string sid = detail::jstr(p, "sessionId");
+            std::lock_guard lock(e.mu);
+            auto it = e.by_session.find(sid);
+            if (it == e.by_session.end()) return;
+            auto t = it->second;
+            if (sid == t->session) t->closed = true;
+            else t->children.erase(sid);
+            e.by_session.erase(it);
+            e.cv.notify_all();
+            return;
+        }
+        if (m == "Target.targetDestroyed") {
+            std::lock_guard lock(e.mu);
+            if (auto it = e.by_target.find(detail::jstr(p, "targetId")); it != e.by_target.end()) it->second->closed = true;
+            e.cv.notify_all();
+            return;
+        }
+        if (m == "Target.targetCrashed") {
+            std::lock_guard lock(e.mu);
+            if (auto it = e.by_target.find(detail::jstr(p, "targetId")); it != e.by_target.end()) it->second->crashed = true;
+            e.cv.notify_all();
+            return;
+        }
+        if (m == "Target.targetInfoChanged" || m == "Target.targetCreated") {
+            const json& info = detail::jobj(p, "targetInfo");
+            if (detail::jstr(info, "type") != "page" || detail::jstr(info, "browserContextId") != e.context_id) return;
+            const std::string id = detail::jstr(info, "targetId");
+            std::string opener = detail::jstr(info, "openerId");
+            {
+                std::lock_guard lock(e.mu);
+                if (auto it = e.by_target.find(id); it != e.by_target.end()) {
+                    it->second->title = detail::jstr(info, "title");
+                    return;
+                }
+                if (m != "Target.targetCreated" || opener.empty() || e.adopting.count(id) != 0) return;
+            }
+            // A popup (window.open, target=_blank): adopt it as a new tab.
+            (void)adopt(e, id, opener);
+        }
+    }
+
+    // ---- tabs -----------------------------------------------------------------------------------
+
+    result<tab_ptr> create_tab() {
+        auto r = call("", "Target.createTarget", json{{"url", "about:blank"}, {"browserContextId", eng_->context_id}});
+        if (!r) return fail(r.error());
+        return adopt(*eng_, detail::jstr(*r, "targetId"), {});
+    }
+
+    result<void> apply_viewport(const std::string& session) {
+        viewport_size v;
+        {
+            std::lock_guard pl(policy_mu_);
+            v = opt_.viewport;
+        }
+        auto r = call(session, "Emulation.setDeviceMetricsOverride",
+                      json{{"width", v.width}, {"height", v.height}, {"deviceScaleFactor", v.device_scale_factor},
+                           {"mobile", v.mobile}});
+        if (!r) return fail(r.error());
+        auto t = call(session, "Emulation.setTouchEmulationEnabled",
+                      json{{"enabled", v.touch || v.mobile}, {"maxTouchPoints", (v.touch || v.mobile) ? 5 : 1}});
+        if (!t) return fail(t.error());
+        if (!v.user_agent.empty()) {
+            auto u = call(session, "Emulation.setUserAgentOverride", json{{"userAgent", v.user_agent}});
+            if (!u) return fail(u.error());
+        }
+        return {};
+    }
+
+    // Attach to a page target and make it a tab. Runs on the caller's thread or the dispatcher.
+    result<tab_ptr> adopt(engine& e, const std::string& target_id, const std::string& opener) {
+        {
+            std::unique_lock lock(e.mu);
+            if (auto it = e.by_target.find(target_id); it != e.by_target.end()) return it->second;
+            if (e.adopting.count(target_id) != 0) {
+                e.cv.wait_for(lock, opt_.call_timeout, [&] { return e.by_target.count(target_id) != 0 || e.adopting.count(target_id) == 0; });
+                if (auto it = e.by_target.find(target_id); it != e.by_target.end()) return it->second;
+                return fail(errc::timeout, "the tab " + target_id + " could not be attached");
+            }
+            e.adopting.insert(target_id);
+        }
+        auto done = [&](const tab_ptr& t) {
+            std::lock_guard lock(e.mu);
+            e.adopting.erase(target_id);
+            if (t) {
+                e.tabs[t->id] = t;
+                e.by_target[target_id] = t;
+                if (!opener.empty())
+                    if (auto o = e.by_target.find(opener); o != e.by_target.end()) o->second->opened.push_back(t->id);
+            }
+            e.cv.notify_all();
+        };
+        auto sid = e.conn.attach_to_target(target_id);
+        if (!sid) {
+            done(nullptr);
+            if (!e.conn.is_open()) return fail(crashed_error(sid.error()));
+            return fail(sid.error());
+        }
+        auto t = std::make_shared<detail::tab_state>();
+        t->target_id = target_id;
+        t->session = *sid;
+        {
+            std::lock_guard lock(e.mu);
+            t->id = "tab" + std::to_string(e.next_tab++);
+            e.by_session[*sid] = t;
+        }
+        std::vector<std::future<result<json>>> fs;
+        for (const char* method : {"Page.enable", "Runtime.enable", "Network.enable", "DOM.enable"})
+            fs.push_back(e.conn.call_async(method, json::object(), *sid));
+        fs.push_back(e.conn.call_async("Page.setLifecycleEventsEnabled", json{{"enabled", true}}, *sid));
+        fs.push_back(e.conn.call_async("Target.setAutoAttach",
+                                       json{{"autoAttach", true}, {"waitForDebuggerOnStart", true}, {"flatten", true}}, *sid));
+        viewport_size v;
+        {
+            std::lock_guard pl(policy_mu_);
+            v = opt_.viewport;
+        }
+        fs.push_back(e.conn.call_async("Emulation.setDeviceMetricsOverride",
+                                       json{{"width", v.width}, {"height", v.height}, {"deviceScaleFactor", v.device_scale_factor},
+                                            {"mobile", v.mobile}},
+                                       *sid));
+        auto tree_f = e.conn.call_async("Page.getFrameTree", json::object(), *sid);
+        std::optional<error> err;
+        for (auto& f : fs) {
+            auto r = f.get();
+            if (!r && !err) err = r.error();
+        }
+        auto tree = tree_f.get();
+        if (!tree && !err) err = tree.error();
+        if (err) {
+            {
+                std::lock_guard lock(e.mu);
+                e.by_session.erase(*sid);
+            }
+            done(nullptr);
+            if (!e.conn.is_open()) return fail(crashed_error(*err));
+            return fail(*err);
+        }
+        e.conn.call_async("Runtime.runIfWaitingForDebugger", json::object(), *sid, [](result<json>) {});
+        {
+            std::lock_guard lock(e.mu);
+            const json& fr = detail::jobj(detail::jobj(*tree, "frameTree"), "frame");
+            if (t->main_frame.empty()) {
+                t->main_frame = detail::jstr(fr, "id");
+                auto& rec = t->frames[t->main_frame];
+                if (rec.loader.empty()) rec.loader = detail::jstr(fr, "loaderId");
+                if (rec.url.empty()) rec.url = detail::jstr(fr, "url");
+                rec.session = *sid;
+                t->url = rec.url;
+            }
+        }
+        done(t);
+        return t;
+    }
+
+    result<tab_ptr> current_tab() {
+        std::lock_guard lock(eng_->mu);
+        auto it = eng_->tabs.find(eng_->current);
+        if (it == eng_->tabs.end() || it->second->closed)
+            return fail(errc::not_found, "no tab is open", "Open one with new_tab or navigate.");
+        if (it->second->crashed)
+            return fail(errc::browser_crashed, "the renderer of " + it->second->id + " crashed",
+                        "Close the tab and open a new one (or navigate it again).");
+        return it->second;
+    }
+
+    result<tab_ptr> find_tab(std::string_view id) {
+        std::lock_guard lock(eng_->mu);
+        auto it = eng_->tabs.find(std::string(id));
+        if (it == eng_->tabs.end() || it->second->closed) {
+            std::string known;
+            for (const auto& [k, t] : eng_->tabs)
+                if (!t->closed) known += (known.empty() ? "" : ", ") + k;
+            return fail(errc::not_found, "no tab " + std::string(id), "Open tabs: " + (known.empty() ? std::string("none") : known));
+        }
+        return it->second;
+    }
+
+    void forget_tab(const tab_ptr& t) {
+        std::lock_guard lock(eng_->mu);
+        eng_->tabs.erase(t->id);
+        eng_->by_target.erase(t->target_id);
+        for (auto it = eng_->by_session.begin(); it != eng_->by_session.end();)
+            it = it->second == t ? eng_->by_session.erase(it) : std::next(it);
+        if (eng_->current == t->id) eng_->current = eng_->tabs.empty() ? std::string() : eng_->tabs.rbegin()->first;
+    }
+
+    std::vector<tab_info> list_tabs() {
+        std::vector<tab_ptr> ts;
+        std::string cur;
+        {
+            std::lock_guard lock(eng_->mu);
+            for (const auto& [k, t] : eng_->tabs)
+                if (!t->closed) ts.push_back(t);
+            cur = eng_->current;
+        }
+        std::vector<tab_info> out;
+        for (const auto& t : ts) {
+            tab_info i;
+            i.id = t->id;
+            i.active = t->id == cur;
+            fill_url_title(t, i.url, i.title);
+            out.push_back(std::move(i));
+        }
+        return out;
+    }
+
+    void fill_url_title(const tab_ptr& t, std::string& url, std::string& title) {
+        auto r = call("", "Target.getTargetInfo", json{{"targetId", t->target_id}}, 5000ms);
+        if (r) {
+            const json& info = detail::jobj(*r, "targetInfo");
+            url = detail::jstr(info, "url");
+            title = detail::jstr(info, "title");
+            return;
+        }
+        std::lock_guard lock(eng_->mu);
+        url = t->url;
+        title = t->title;
+    }
+
+    // ---- snapshot capture -----------------------------------------------------------------------
+
+    result<capture_result> capture(const tab_ptr& t, bool want_viewport) {
+        // sessions of this tab: the page and its OOPIFs
+        std::vector<std::string> sessions{t->session};
+        std::map<std::string, detail::child_rec> children;
+        {
+            std::lock_guard lock(eng_->mu);
+            children = t->children;
+        }
+        for (const auto& [sid, c] : children) sessions.push_back(sid);
+        std::set<std::string> oopif_frames;
+        for (const auto& [sid, c] : children) oopif_frames.insert(c.frame_id);
+
+        // round 1, concurrently: frame trees and DOM snapshots of every session, layout metrics
+        std::vector<std::future<result<json>>> trees, doms;
+        const json ds_params = {{"computedStyles", json::array({"cursor", "display", "visibility"})}};
+        for (const auto& s : sessions) {
+            trees.push_back(eng_->conn.call_async("Page.getFrameTree", json::object(), s));
+            doms.push_back(eng_->conn.call_async("DOMSnapshot.captureSnapshot", ds_params, s, opt_.navigation_timeout));
+        }
+        auto metrics_f = eng_->conn.call_async("Page.getLayoutMetrics", json::object(), t->session);
+        std::vector<std::future<result<json>>> owners;
+        for (const auto& [sid, c] : children)
+            owners.push_back(eng_->conn.call_async("DOM.getFrameOwner", json{{"frameId", c.frame_id}}, c.parent_session));
+
+        capture_result out;
+        struct pending_ax {
+            ax_frame frame;
+            std::future<result<json>> f;
+        };
+        std::vector<pending_ax> axs;
+        for (std::size_t i = 0; i < sessions.size(); ++i) {
+            auto tree = trees[i].get();
+            auto dom = doms[i].get();
+            if (!tree || !dom) {
+                if (!eng_->conn.is_open()) return fail(crashed_error(!tree ? tree.error() : dom.error()));
+                if (i == 0) return fail(!tree ? tree.error() : dom.error());
+                continue;  // an OOPIF that went away meanwhile
+            }
+            out.dom.emplace(sessions[i], parse_dom_snapshot(*dom));
+            // walk the frame tree
+            std::vector<const json*> stack{&detail::jobj(*tree, "frameTree")};
+            bool root = true;
+            while (!stack.empty()) {
+                const json* node = stack.back();
+                stack.pop_back();
+                const json& fr = detail::jobj(*node, "frame");
+                const std::string id = detail::jstr(fr, "id");
+                const bool skip = !root && oopif_frames.count(id) != 0;  // rendered from its own session
+                if (!id.empty() && !skip) {
+                    ax_frame a;
+                    a.session_id = sessions[i];
+                    a.frame_id = id;
+                    a.loader_id = detail::jstr(fr, "loaderId");
+                    a.url = detail::jstr(fr, "url");
+                    refs_.frame_navigated(id, a.loader_id);
+                    {
+                        std::lock_guard lock(eng_->mu);
+                        auto& rec = t->frames[id];
+                        rec.loader = a.loader_id;
+                        rec.url = a.url;
+                        rec.session = sessions[i];
+                    }
+                    auto f = eng_->conn.call_async("Accessibility.getFullAXTree", json{{"frameId", id}}, sessions[i],
+                                                   opt_.navigation_timeout);
+                    axs.push_back(pending_ax{std::move(a), std::move(f)});
+                }
+                root = false;
+                if (auto ch = node->find("childFrames"); ch != node->end() && ch->is_array())
+                    for (auto it = ch->rbegin(); it != ch->rend(); ++it) stack.push_back(&*it);
+            }
+        }
+        // owners of OOPIFs
+        std::map<std::string, std::pair<std::string, std::int64_t>> owner_of;  // frame id → (parent session, backend)
+        {
+            std::size_t k = 0;
+            for (const auto& [sid, c] : children) {
+                auto r = owners[k++].get();
+                if (r) owner_of[c.frame_id] = {c.parent_session, detail::jint(*r, "backendNodeId")};
+            }
+        }
+        auto metrics = metrics_f.get();
+        if (metrics && want_viewport) {
+            const json& vv = detail::jobj(*metrics, "cssVisualViewport");
+            auto& d = out.dom[t->session];
+            d.viewport_w = detail::jnum(vv, "clientWidth");
+            d.viewport_h = detail::jnum(vv, "clientHeight");
+            d.scroll_x = detail::jnum(vv, "pageX", d.scroll_x);
+            d.scroll_y = detail::jnum(vv, "pageY", d.scroll_y);
+        }
+        for (auto& p : axs) {
+            auto r = p.f.get();
+            if (!r) {
+                if (!eng_->conn.is_open()) return fail(crashed_error(r.error()));
+                continue;
+            }
+            p.frame.nodes = r->contains("nodes") ? std::move((*r)["nodes"]) : json::array();
+            if (auto o = owner_of.find(p.frame.frame_id); o != owner_of.end()) {
+                p.frame.owner_session_id = o->second.first;
+                p.frame.owner_backend_id = o->second.second;
+            }
+            out.frames.push_back(std::move(p.frame));
+        }
+        if (out.frames.empty() || out.frames[0].session_id != t->session)
+            return fail(errc::tool_failed, "the page has no accessibility tree yet", "Retry once the page has loaded.");
+        return out;
+    }
+
+    result<page_snapshot> take_snapshot(const tab_ptr& t, const snapshot_options& so) {
+        auto cap = capture(t, true);
+        if (!cap) return fail(cap.error());
+        page_snapshot ps;
+        ps.tab = t->id;
+        if (!so.root_ref.empty()) {
+            auto rr = refs_.resolve(so.root_ref);
+            if (!rr) return fail(rr.error());
+        }
+        ps.snap = render_snapshot(cap->frames, cap->dom, refs_, so, opt_.tokens);
+        if (!so.root_ref.empty() && ps.snap.lines.empty())
+            return fail(errc::ref_stale, "ref " + so.root_ref + " is not on the page any more", "Take a new snapshot.");
+        ps.article_like = classify_page(cap->frames).article_like();
+        fill_url_title(t, ps.url, ps.title);
+        if (so.root_ref.empty() && !so.viewport_only && !so.interactive_only) {
+            std::lock_guard lock(eng_->mu);
+            t->last_lines = ps.snap.lines;
+            t->has_last = true;
+        }
+        return ps;
+    }
+
+    // ---- refs -----------------------------------------------------------------------------------
+
+    result<node_handle> resolve(std::string_view ref) {
+        auto target = refs_.resolve(ref);
+        if (!target) return fail(target.error());
+        node_handle h;
+        h.target = *target;
+        h.ref = std::string(ref);
+        h.session = target->session_id;
+        h.frame = target->frame_id;
+        h.backend = target->backend_node_id;
+        auto stale = [&](const std::string& why) {
+            refs_.retire(ref);
+            return fail(errc::ref_stale,
+                        "ref " + std::string(ref) + " (" + target->role + " \"" + target->name + "\") is stale: " + why,
+                        "Take a new snapshot and use the refs it shows.", json{{"ref", ref}});
+        };
+        {
+            std::lock_guard lock(eng_->mu);
+            auto it = eng_->by_session.find(h.session);
+            if (it == eng_->by_session.end() || it->second->closed) return stale("its tab or frame is gone");
+            h.tab = it->second;
+            if (auto f = h.tab->frames.find(h.frame); f != h.tab->frames.end() && !f->second.loader.empty() &&
+                                                      f->second.loader != target->loader_id) {
+                refs_.frame_navigated(h.frame, f->second.loader);
+                return stale("its page navigated");
+            }
+        }
+        auto r = call(h.session, "DOM.resolveNode", json{{"backendNodeId", h.backend}});
+        if (!r) {
+            if (r.error().is(errc::browser_crashed)) return fail(r.error());
+            return stale("its element was removed from the page");
+        }
+        h.object_id = detail::jstr(detail::jobj(*r, "object"), "objectId");
+        if (h.object_id.empty()) return stale("its element was removed from the page");
+        auto connected = call_on(h, "function(){ return this.isConnected; }", json::array());
+        if (!connected) return fail(connected.error());
+        if (!connected->is_boolean() || !connected->get<bool>()) return stale("its element was removed from the page");
+        return h;
+    }
+
+    result<json> element_info(const node_handle& h) { return call_on(h, detail::kInfoScript, json::array()); }
+
+    // Offset of an OOPIF session's viewport inside the page's viewport.
+    result<std::pair<double, double>> frame_offset(const tab_ptr& t, const std::string& session, int depth = 0) {
+        if (session == t->session || depth > 8) return std::pair{0.0, 0.0};
+        detail::child_rec c;
+        {
+            std::lock_guard lock(eng_->mu);
+            auto it = t->children.find(session);
+            if (it == t->children.end()) return fail(errc::ref_stale, "the frame of this element is gone", "Take a new snapshot.");
+            c = it->second;
+        }
+        auto owner = call(c.parent_session, "DOM.getFrameOwner", json{{"frameId", c.frame_id}});
+        if (!owner) return fail(owner.error());
+        auto box = call(c.parent_session, "DOM.getBoxModel", json{{"backendNodeId", detail::jint(*owner, "backendNodeId")}});
+        if (!box) return fail(errc::element_not_visible, "the frame of this element is not visible", "Scroll it into view.");
+        const json& content = detail::jobj(*box, "model").value("content", json::array());
+        if (!content.is_array() || content.size() < 2) return fail(errc::element_not_visible, "the frame has no box");
+        auto up = frame_offset(t, c.parent_session, depth + 1);
+        if (!up) return fail(up.error());
+        return std::pair{content[0].get<double>() + up->first, content[1].get<double>() + up->second};
+    }
+
+    // A point inside the element, in page-viewport coordinates, after scrolling it into view;
+    // with `hit_test`, fails with element_covered when another element would take the click.
+    result<std::pair<double, double>> visible_point(const node_handle& h, bool hit_test) {
+        (void)call(h.session, "DOM.scrollIntoViewIfNeeded", json{{"backendNodeId", h.backend}});
+        auto q = call(h.session, "DOM.getContentQuads", json{{"backendNodeId", h.backend}});
+        const std::string what = "ref " + h.ref + " (" + h.target.role + " \"" + h.target.name + "\")";
+        if (!q) {
+            if (q.error().is(errc::browser_crashed)) return fail(q.error());
+            return fail(errc::element_not_visible, what + " is not visible (it has no layout box)",
+                        "It may be hidden or collapsed; open its container first, then take a new snapshot.");
+        }
+        auto m = call(h.session, "Page.getLayoutMetrics");
+        if (!m) return fail(m.error());
+        const json& lv = detail::jobj(*m, "cssLayoutViewport");
+        const double vw = detail::jnum(lv, "clientWidth", 1e9), vh = detail::jnum(lv, "clientHeight", 1e9);
+        std::optional<std::pair<double, double>> pt;
+        const json& quads = q->contains("quads") ? (*q)["quads"] : json::array();
+        for (const auto& quad : quads) {
+            if (!quad.is_array() || quad.size() < 8) continue;
+            double x0 = 1e18, y0 = 1e18, x1 = -1e18, y1 = -1e18;
+            for (std::size_t i = 0; i + 1 < 8; i += 2) {
+                const double x = quad[i].get<double>(), y = quad[i + 1].get<double>();
+                x0 = std::min(x0, x), x1 = std::max(x1, x), y0 = std::min(y0, y), y1 = std::max(y1, y);
+            }
+            x0 = std::max(x0, 0.0), y0 = std::max(y0, 0.0), x1 = std::min(x1, vw), y1 = std::min(y1, vh);
+            if (x1 - x0 < 1 || y1 - y0 < 1) continue;
+            pt = std::pair{(x0 + x1) / 2, (y0 + y1) / 2};
+            break;
+        }
+        if (!pt)
+            return fail(errc::element_not_visible, what + " is not visible in the viewport (zero size or clipped)",
+                        "It may be hidden, empty or inside a collapsed container.");
+        if (hit_test) {
+            auto hit = call(h.session, "DOM.getNodeForLocation",
+                            json{{"x", static_cast<std::int64_t>(pt->first)}, {"y", static_cast<std::int64_t>(pt->second)},
+                                 {"includeUserAgentShadowDOM", false}, {"ignorePointerEventsNone", false}});
+            if (hit) {
+                const std::int64_t hb = detail::jint(*hit, "backendNodeId");
+                if (hb != 0 && hb != h.backend) {
+                    bool inside = false;
+                    std::string cover = "another element";
+                    auto ho = call(h.session, "DOM.resolveNode", json{{"backendNodeId", hb}});
+                    if (ho) {
+                        const std::string oid = detail::jstr(detail::jobj(*ho, "object"), "objectId");
+                        auto c = call(h.session, "Runtime.callFunctionOn",
+                                      json{{"functionDeclaration", detail::kContainsScript}, {"objectId", h.object_id},
+                                           {"arguments", json::array({json{{"objectId", oid}}})}, {"returnByValue", true}});
+                        inside = c && detail::jobj(*c, "result").value("value", json(false)) == json(true);
+                        if (!inside) {
+                            node_handle hh = h;
+                            hh.object_id = oid;
+                            auto d = call_on(hh, detail::kDescribeScript, json::array());
+                            if (d && d->is_string()) cover = d->get<std::string>();
+                            if (auto cref = refs_.find(h.session, h.target.loader_id, hb)) cover += " [ref=" + *cref + "]";
+                        }
+                    }
+                    if (!inside)
+                        return fail(errc::element_covered, what + " is covered by " + cover + " at its click point",
+                                    "Close or move the covering element first (dismiss the dialog or banner), or scroll; "
+                                    "take a new snapshot to see the page.",
+                                    json{{"ref", h.ref}, {"covered_by", cover}, {"x", pt->first}, {"y", pt->second}});
+                }
+            }
+        }
+        auto off = frame_offset(h.tab, h.session);
+        if (!off) return fail(off.error());
+        return std::pair{pt->first + off->first, pt->second + off->second};
+    }
+
+    result<void> mouse(const tab_ptr& t, const char* type, double x, double y, const char* button, int count, int buttons,
+                       int modifiers = 0) {
+        auto r = call(t->session, "Input.dispatchMouseEvent",
+                      json{{"type", type}, {"x", x}, {"y", y}, {"button", button}, {"clickCount", count},
+                           {"buttons", buttons}, {"modifiers", modifiers}});
+        if (!r) return fail(r.error());
+        return {};
+    }
+
+    result<void> click_ref(std::string_view ref, const click_options& o) {
+        auto h = resolve(ref);
+        if (!h) return fail(h.error());
+        int modifiers = 0;
+        if (!o.modifiers.empty()) {
+            auto chord = parse_key_chord(o.modifiers + "+Shift");  // a trailing key to parse modifiers only
+            if (!chord) return fail(chord.error());
+            modifiers = chord->modifiers | (o.modifiers.find("Shift") != std::string::npos ? 8 : 0);
+            if (o.modifiers.find("Shift") == std::string::npos) modifiers &= ~8;
+        }
+        auto p = visible_point(*h, true);
+        if (!p) return fail(p.error());
+        const char* button = o.button == "right" ? "right" : o.button == "middle" ? "middle" : "left";
+        const int mask = o.button == "right" ? 2 : o.button == "middle" ? 4 : 1;
+        if (auto r = mouse(h->tab, "mouseMoved", p->first, p->second, "none", 0, 0, modifiers); !r) return r;
+        for (int i = 1; i <= std::max(1, o.click_count); ++i) {
+            if (auto r = mouse(h->tab, "mousePressed", p->first, p->second, button, i, mask, modifiers); !r) return r;
+            if (auto r = mouse(h->tab, "mouseReleased", p->first, p->second, button, i, 0, modifiers); !r) return r;
+        }
+        return {};
+    }
+
+    result<void> press_keys(const tab_ptr& t, std::string_view chord_text) {
+        auto chord = parse_key_chord(chord_text);
+        if (!chord) return fail(chord.error());
+        int mods = 0;
+        auto key_event = [&](const char* type, const key_def& k, int m) -> result<void> {
+            json p = {{"type", type}, {"key", k.key}, {"code", k.code}, {"windowsVirtualKeyCode", k.key_code},
+                      {"nativeVirtualKeyCode", k.key_code}, {"modifiers", m}};
+            if (std::string_view(type) == "keyDown" && !k.text.empty()) {
+                p["text"] = k.text;
+                p["unmodifiedText"] = k.text;
+            }
+            auto r = call(t->session, "Input.dispatchKeyEvent", std::move(p));
+            if (!r) return fail(r.error());
+            return {};
+        };
+        static constexpr int bits[] = {1, 2, 4, 8};
+        std::size_t bi = 0;
+        for (const auto& mk : chord->modifier_keys) {
+            while (bi < 4 && (chord->modifiers & bits[bi]) == 0) ++bi;
+            if (bi < 4) mods |= bits[bi++];
+            if (auto r = key_event("rawKeyDown", mk, mods); !r) return r;
+        }
+        if (auto r = key_event(chord->key.text.empty() ? "rawKeyDown" : "keyDown", chord->key, chord->modifiers); !r) return r;
+        if (auto r = key_event("keyUp", chord->key, chord->modifiers); !r) return r;
+        for (auto it = chord->modifier_keys.rbegin(); it != chord->modifier_keys.rend(); ++it)
+            if (auto r = key_event("keyUp", *it, 0); !r) return r;
+        return {};
+    }
+
+    // ---- settling -------------------------------------------------------------------------------
+
+    enum class quiet_result { quiet, busy, navigated, failed };
+
+    quiet_result dom_quiet(const tab_ptr& t) {
+        const auto q = opt_.dom_quiet.count();
+        const auto mx = opt_.dom_quiet_timeout.count();
+        auto r = call(t->session, "Runtime.evaluate",
+                      json{{"expression", "(" + std::string(detail::kQuietScript) + ")(" + std::to_string(q) + "," +
+                                              std::to_string(mx) + ")"},
+                           {"awaitPromise", true}, {"returnByValue", true}},
+                      opt_.dom_quiet_timeout + 2000ms);
+        if (!r) {
+            if (!eng_->conn.is_open()) return quiet_result::failed;
+            return quiet_result::navigated;  // context destroyed by a navigation, most likely
+        }
+        if (r->contains("exceptionDetails")) return quiet_result::navigated;
+        return detail::jstr(detail::jobj(*r, "result"), "value") == "busy" ? quiet_result::busy : quiet_result::quiet;
+    }
+
+    std::string main_loader(const tab_ptr& t) {  // engine mutex held
+        auto f = t->frames.find(t->main_frame);
+        return f == t->frames.end() ? std::string() : f->second.loader;
+    }
+
+    // Settle after an action that started at event sequence `mark`: a navigation it triggered has
+    // committed and loaded, the requests it started are done, and the DOM has been quiet.
+    void settle(const tab_ptr& t, std::uint64_t mark, std::vector<std::string>& notes) {
+        for (int round = 0; round < 4; ++round) {
+            auto q = dom_quiet(t);
+            if (q == quiet_result::failed) return;
+            bool nav_pending = false;
+            {
+                std::lock_guard lock(eng_->mu);
+                nav_pending = t->main_loading || (t->nav_requested > mark && t->nav_requested > t->nav_stopped) ||
+                              (t->nav_committed > mark && t->lifecycle[main_loader(t)].count("load") == 0);
+            }
+            if (nav_pending || q == quiet_result::navigated) {
+                const bool loaded = wait_until(
+                    [&] {
+                        if (t->closed || t->crashed) return true;
+                        const bool req_open = t->nav_requested > mark && t->nav_requested > t->nav_stopped &&
+                                              t->nav_requested > t->nav_started;
+                        if (req_open) return false;
+                        if (t->main_loading) return false;
+                        return t->nav_committed <= mark || t->lifecycle[main_loader(t)].count("load") != 0 ||
+                               t->nav_stopped > t->nav_committed;
+                    },
+                    opt_.navigation_timeout);
+                if (!loaded && eng_->conn.is_open())
+                    notes.push_back("the page was still loading after " + std::to_string(opt_.navigation_timeout.count()) + " ms");
+                if (!eng_->conn.is_open()) return;
+                continue;  // check the new document is quiet
+            }
+            bool busy_net = false;
+            {
+                std::lock_guard lock(eng_->mu);
+                for (const auto& [k, s] : t->inflight) busy_net = busy_net || s > mark;
+            }
+            if (busy_net) {
+                const bool idle = wait_until(
+                    [&] {
+                        for (const auto& [k, s] : t->inflight)
+                            if (s > mark) return false;
+                        return true;
+                    },
+                    opt_.network_idle_timeout);
+                if (!idle) {
+                    if (eng_->conn.is_open())
+                        notes.push_back("some requests the action started were still running after " +
+                                        std::to_string(opt_.network_idle_timeout.count()) + " ms");
+                    return;
+                }
+                continue;  // responses may change the DOM: check it is quiet again
+            }
+            if (q == quiet_result::busy)
+                notes.push_back("the page kept changing for " + std::to_string(opt_.dom_quiet_timeout.count()) + " ms");
+            return;
+        }
+    }
+
+    // Run an action on the current tab and report what changed.
+    template <class F>
+    result<action_result> act(std::string what, F&& f, bool expect_navigation = false) {
+        std::lock_guard op(op_mu_);
+        auto e = ensure();
+        if (!e) return fail(e.error());
+        auto ct = current_tab();
+        if (!ct) return fail(ct.error());
+        return act_locked(std::move(what), *ct, std::forward<F>(f), expect_navigation);
+    }
+
+    template <class F>
+    result<action_result> act_locked(std::string what, tab_ptr t, F&& f, bool expect_navigation) {
+        const auto t0 = clock::now();
+        if (!t->has_last) {
+            auto base = take_snapshot(t, snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12});
+            if (!base && base.error().is(errc::browser_crashed)) return fail(base.error());
+        }
+        std::uint64_t mark = 0;
+        std::string loader_before;
+        std::set<std::string> tabs_before;
+        {
+            std::lock_guard lock(eng_->mu);
+            mark = eng_->seq;
+            loader_before = main_loader(t);
+            t->dialogs.clear();
+            t->opened.clear();
+        }
+        action_result out;
+        out.action = std::move(what);
+        take_notes(out);
+        auto r = f(t);
+        if (!r) {
+            if (!eng_->conn.is_open() && !r.error().is(errc::browser_crashed)) return fail(crashed_error(r.error()));
+            return fail(r.error());
+        }
+        (void)expect_navigation;
+        settle(t, mark, out.notes);
+        if (!eng_->conn.is_open()) {
+            auto why = eng_->conn.failure();
+            return fail(crashed_error(why.value_or(error(errc::browser_crashed, "the connection ended"))));
+        }
+        std::vector<std::string> opened;
+        {
+            std::lock_guard lock(eng_->mu);
+            out.dialogs = std::exchange(t->dialogs, {});
+            opened = std::exchange(t->opened, {});
+            const std::string now_loader = main_loader(t);
+            out.navigated = t->nav_committed > mark && now_loader != loader_before;
+            if (out.navigated)
+                if (auto s = t->doc_status.find(now_loader); s != t->doc_status.end()) out.http_status = s->second;
+        }
+        for (const auto& id : opened) {
+            tab_info ti;
+            ti.id = id;
+            if (auto nt = find_tab(id)) fill_url_title(*nt, ti.url, ti.title);
+            out.opened_tabs.push_back(std::move(ti));
+        }
+        if (t->closed) {
+            out.changes = "the tab closed";
+            out.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - t0);
+            return out;
+        }
+        std::vector<snapshot_line> before;
+        {
+            std::lock_guard lock(eng_->mu);
+            before = t->last_lines;
+        }
+        auto snap = take_snapshot(t, snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12});
+        if (!snap) {
+            if (snap.error().is(errc::browser_crashed)) return fail(snap.error());
+            out.notes.push_back("no snapshot after the action: " + snap.error().message);
+            fill_url_title(t, out.url, out.title);
+        } else {
+            out.url = snap->url;
+            out.title = snap->title;
+            if (out.navigated) out.snapshot = snap->snap.text;
+            else out.changes = format_delta(diff_snapshots(before, snap->snap.lines), opt_.delta_budget, opt_.tokens);
+        }
+        out.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - t0);
+        return out;
+    }
+
+    result<action_result> navigate_locked(const std::string& url) {
+        auto ct = current_tab();
+        if (!ct) return fail(ct.error());
+        std::string loader;
+        auto r = act_locked("navigate to " + url, *ct, [&](const tab_ptr& t) -> result<void> {
+            auto n = call(t->session, "Page.navigate", json{{"url", url}}, opt_.navigation_timeout);
+            if (!n) return fail(n.error());
+            const std::string err = detail::jstr(*n, "errorText");
+            if (!err.empty())
+                return fail(errc::navigation_failed, "navigation to " + url + " failed: " + err,
+                            "Check the URL and that the server is reachable.", json{{"url", url}, {"error", err}});
+            loader = detail::jstr(*n, "loaderId");
+            if (!loader.empty()) {
+                const bool loaded = wait_until([&] { return t->lifecycle[loader].count("load") != 0 || t->closed || t->crashed; },
+                                               opt_.navigation_timeout);
+                if (!loaded && !eng_->conn.is_open()) return fail(crashed_error(error(errc::browser_crashed, "the browser died")));
+            }
+            return {};
+        }, true);
+        if (r && !loader.empty()) {
+            std::lock_guard lock(eng_->mu);
+            if (auto s = (*ct)->doc_status.find(loader); s != (*ct)->doc_status.end()) r->http_status = s->second;
+            r->navigated = true;
+        }
+        if (r && r->snapshot.empty() && r->navigated) {
+            auto s = take_snapshot(*ct, snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12});
+            if (s) r->snapshot = s->snap.text;
+        }
+        return r;
+    }
+
+    result<action_result> history(int delta) {
+        return act(delta < 0 ? "back" : "forward", [&](const tab_ptr& t) -> result<void> {
+            auto h = call(t->session, "Page.getNavigationHistory");
+            if (!h) return fail(h.error());
+            const auto idx = detail::jint(*h, "currentIndex") + delta;
+            const json& entries = h->contains("entries") ? (*h)["entries"] : json::array();
+            if (idx < 0 || static_cast<std::size_t>(idx) >= entries.size())
+                return fail(errc::navigation_failed, std::string("there is no page to go ") + (delta < 0 ? "back" : "forward") + " to",
+                            "Navigate to a URL instead.");
+            auto r = call(t->session, "Page.navigateToHistoryEntry",
+                          json{{"entryId", detail::jint(entries[static_cast<std::size_t>(idx)], "id")}});
+            if (!r) return fail(r.error());
+            return {};
+        }, true);
+    }
+
+    result<void> wait_condition(const tab_ptr& t, const wait_options& o) {
+        const auto deadline = clock::now() + o.timeout;
+        auto remaining = [&] {
+            return std::max<std::int64_t>(0, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now()).count());
+        };
+        if (!o.text.empty() || !o.text_gone.empty()) {
+            const bool gone = o.text.empty();
+            const std::string needle = gone ? o.text_gone : o.text;
+            for (int attempt = 0; attempt < 50; ++attempt) {
+                const auto ms = remaining();
+                auto r = call(t->session, "Runtime.evaluate",
+                              json{{"expression", "(" + std::string(detail::kWaitTextScript) + ")(" + json(needle).dump() + "," +
+                                                      (gone ? "true" : "false") + "," + std::to_string(ms) + ")"},
+                                   {"awaitPromise", true}, {"returnByValue", true}},
+                              std::chrono::milliseconds(ms + 2000));
+                if (r && !r->contains("exceptionDetails")) {
+                    if (detail::jobj(*r, "result").value("value", json(false)) == json(true)) return {};
+                    break;  // timed out in the page
+                }
+                if (r && r->contains("exceptionDetails") && eng_->conn.is_open()) {
+                    // the document was replaced during the wait: wait for the next one to load
+                }
+                if (!r && r.error().is(errc::browser_crashed)) return fail(r.error());
+                if (remaining() <= 0) break;
+                std::uint64_t mark = 0;
+                {
+                    std::lock_guard lock(eng_->mu);
+                    mark = t->nav_committed;
+                }
+                wait_until([&] { return !t->main_loading || t->nav_committed > mark || t->closed; },
+                           std::chrono::milliseconds(remaining()));
+                if (!eng_->conn.is_open()) return fail(crashed_error(error(errc::browser_crashed, "the browser died")));
+            }
+            return fail(errc::timeout,
+                        gone ? "\"" + needle + "\" was still on the page after " + std::to_string(o.timeout.count()) + " ms"
+                             : "\"" + needle + "\" did not appear within " + std::to_string(o.timeout.count()) + " ms",
+                        "Take a snapshot to see the page; the action may have failed.");
+        }
+        if (!o.ref.empty()) {
+            static const std::set<std::string> states{"visible", "hidden", "enabled", "disabled", "checked", "unchecked", "gone"};
+            if (states.count(o.state) == 0)
+                return fail(errc::args_invalid, "unknown state \"" + o.state + "\"",
+                            "Use visible, hidden, enabled, disabled, checked, unchecked or gone.");
+            auto h = resolve(o.ref);
+            if (!h) {
+                if (h.error().is(errc::ref_stale) && (o.state == "gone" || o.state == "hidden")) return {};
+                return fail(h.error());
+            }
+            const auto ms = remaining();
+            auto r = call_on(*h, detail::kWaitStateScript, json::array({json{{"value", o.state}}, json{{"value", ms}}}), true,
+                             std::chrono::milliseconds(ms + 2000));
+            if (!r) {
+                if (r.error().is(errc::browser_crashed)) return fail(r.error());
+                if ((o.state == "gone" || o.state == "hidden") && !eng_->conn.is_open()) return fail(r.error());
+                if (o.state == "gone" || o.state == "hidden") return {};  // its document went away
+                return fail(r.error());
+            }
+            if (*r == json(true)) {
+                if (o.state == "gone") refs_.retire(o.ref);
+                return {};
+            }
+            return fail(errc::timeout, "ref " + o.ref + " was not " + o.state + " within " + std::to_string(o.timeout.count()) + " ms",
+                        "Take a snapshot to see its state.");
+        }
+        return fail(errc::args_invalid, "wait_for needs text, text_gone or ref", "Pass what to wait for.");
+    }
+
+    browser_options opt_;
+    mutable std::mutex op_mu_;  // one operation at a time
+    std::mutex policy_mu_;      // opt_.dialogs (read by the dispatcher)
+    ref_registry refs_;
+    std::unique_ptr<engine> eng_;
+    std::vector<std::string> restart_notes_;
+};
+
+}  // namespace agentkit::browser

@@ -1,0 +1,397 @@
+// agentkit/browser/readable.hpp — readable mode: the main content of an article-like page as
+// compact text, with links and controls still carrying refs.
+//
+//   # Title of the article
+//   First paragraph with an inline [link](ref=e4) kept where it was.
+//   - a list item
+//   button "Subscribe" [ref=e9]
+//
+// The main content is found on the accessibility tree: an <article> or <main> when the page
+// has a substantial one, otherwise the container that collects the most paragraph text (a
+// readability-style score: a paragraph counts fully for its parent, half for its grandparent).
+#pragma once
+
+#include <agentkit/browser/snapshot.hpp>
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace agentkit::browser {
+
+struct readable_options {
+    std::size_t token_budget = 4000;  ///< 0: unlimited
+    std::size_t min_paragraph_chars = 25;
+};
+
+/// How article-like the main frame is: total paragraph characters and their share of all text.
+struct page_kind {
+    std::size_t paragraph_chars = 0;
+    std::size_t text_chars = 0;
+    std::size_t paragraphs = 0;
+    [[nodiscard]] bool article_like() const noexcept {
+        return paragraphs >= 3 && paragraph_chars >= 800 && paragraph_chars * 2 >= text_chars;
+    }
+};
+
+namespace detail {
+
+struct ax_view {
+    std::map<std::string, const json*> by_id;
+    std::map<std::string, std::string> parent;
+    const json* root = nullptr;
+
+    explicit ax_view(const json& nodes) {
+        if (!nodes.is_array()) return;
+        for (const auto& n : nodes) {
+            if (!n.is_object() || !n.contains("nodeId") || !n["nodeId"].is_string()) continue;
+            const std::string id = n["nodeId"].get<std::string>();
+            by_id.emplace(id, &n);
+            if (auto c = n.find("childIds"); c != n.end() && c->is_array())
+                for (const auto& cid : *c)
+                    if (cid.is_string()) parent.emplace(cid.get<std::string>(), id);
+            if (root == nullptr && !n.contains("parentId")) root = &n;
+        }
+        if (root == nullptr && !nodes.empty()) root = &nodes[0];
+    }
+    [[nodiscard]] const json* get(const std::string& id) const {
+        auto it = by_id.find(id);
+        return it == by_id.end() ? nullptr : it->second;
+    }
+    template <class F>
+    void children(const json& n, F&& f) const {
+        auto it = n.find("childIds");
+        if (it == n.end() || !it->is_array()) return;
+        for (const auto& cid : *it)
+            if (cid.is_string())
+                if (const json* c = get(cid.get<std::string>())) f(*c);
+    }
+};
+
+inline std::size_t subtree_text(const ax_view& v, const json& n, int depth = 0) {
+    if (depth > 200) return 0;
+    if (str_field(n, "role") == "StaticText") return str_field(n, "name").size();
+    std::size_t s = 0;
+    v.children(n, [&](const json& c) { s += subtree_text(v, c, depth + 1); });
+    return s;
+}
+
+struct readable_ctx {
+    const ax_view* v = nullptr;
+    const ax_frame* frame = nullptr;
+    const dom_index* dom = nullptr;
+    ref_registry* refs = nullptr;
+    std::vector<snapshot_line>* lines = nullptr;
+    std::string pending;
+};
+
+inline std::string ref_of(readable_ctx& c, const json& n, std::string_view role, std::string_view name) {
+    std::int64_t backend = 0;
+    if (auto b = n.find("backendDOMNodeId"); b != n.end() && b->is_number_integer()) backend = b->get<std::int64_t>();
+    if (backend == 0) return {};
+    return c.refs->ref_for(c.frame->session_id, c.frame->frame_id, c.frame->loader_id, backend, role, name);
+}
+
+inline bool readable_interactive(readable_ctx& c, const json& n, const std::string& role) {
+    if (is_interactive_role(role)) return true;
+    std::int64_t backend = 0;
+    if (auto b = n.find("backendDOMNodeId"); b != n.end() && b->is_number_integer()) backend = b->get<std::int64_t>();
+    if (c.dom == nullptr || backend == 0) return false;
+    const auto* f = c.dom->find(backend);
+    return f != nullptr && f->clickable && f->tag != "label" && f->tag != "body" && f->tag != "html" &&
+           f->tag != "p" && f->tag != "div" && f->tag != "article" && f->tag != "main" && f->tag != "section";
+}
+
+inline void inline_text(readable_ctx& c, const json& n, std::string& out, int depth = 0) {
+    if (depth > 200 || n.value("ignored", false)) {
+        if (depth <= 200) c.v->children(n, [&](const json& ch) { inline_text(c, ch, out, depth + 1); });
+        return;
+    }
+    const std::string role = str_field(n, "role");
+    if (role == "InlineTextBox") return;
+    if (role == "StaticText") {
+        std::string t = clip(str_field(n, "name"), 100000);
+        if (t.empty()) return;
+        if (!out.empty() && out.back() != ' ' && out.back() != '(' && t.front() != ' ' && t.front() != ',' &&
+            t.front() != '.' && t.front() != ';' && t.front() != ':' && t.front() != ')')
+            out += ' ';
+        out += t;
+        return;
+    }
+    if (role == "link" || (readable_interactive(c, n, role) && role != "paragraph")) {
+        std::string name = clip(str_field(n, "name"), 120);
+        if (name.empty()) {
+            std::string t;
+            c.v->children(n, [&](const json& ch) { inline_text(c, ch, t, depth + 1); });
+            name = clip(t, 120);
+        }
+        const std::string ref = ref_of(c, n, role == "link" ? "link" : role, name);
+        if (!out.empty() && out.back() != ' ') out += ' ';
+        if (role == "link") out += "[" + name + "](ref=" + ref + ")";
+        else out += "[" + role + (name.empty() ? std::string() : " " + quote_text(name)) + "](ref=" + ref + ")";
+        return;
+    }
+    c.v->children(n, [&](const json& ch) { inline_text(c, ch, out, depth + 1); });
+}
+
+inline void flush_pending(readable_ctx& c, std::size_t depth) {
+    std::string t = clip(c.pending, 100000);
+    c.pending.clear();
+    if (t.empty() || t == " ") return;
+    snapshot_line l;
+    l.depth = depth;
+    l.text = std::move(t);
+    l.interactive = l.text.find("(ref=e") != std::string::npos;
+    c.lines->push_back(std::move(l));
+}
+
+inline void push_readable(readable_ctx& c, std::string text, std::string ref = {}) {
+    flush_pending(c, 0);
+    snapshot_line l;
+    l.text = std::move(text);
+    l.ref = std::move(ref);
+    l.interactive = !l.ref.empty() || l.text.find("(ref=e") != std::string::npos;
+    c.lines->push_back(std::move(l));
+}
+
+inline void readable_block(readable_ctx& c, const json& n, int depth = 0) {
+    if (depth > 200) return;
+    const std::string role = str_field(n, "role");
+    if (role == "InlineTextBox") return;
+    if (n.value("ignored", false) || role == "none" || role == "presentation") {
+        c.v->children(n, [&](const json& ch) { readable_block(c, ch, depth + 1); });
+        return;
+    }
+    if (role == "heading") {
+        std::string lvl = prop_value(n, "level");
+        std::size_t level = lvl.size() == 1 && lvl[0] >= '1' && lvl[0] <= '6' ? static_cast<std::size_t>(lvl[0] - '0') : 2;
+        std::string t;
+        inline_text(c, n, t);
+        if (t.empty()) t = str_field(n, "name");
+        push_readable(c, std::string(level, '#') + " " + clip(t, 300));
+        return;
+    }
+    if (role == "paragraph" || role == "blockquote" || role == "code" || role == "figcaption" || role == "caption" ||
+        role == "term" || role == "definition") {
+        flush_pending(c, 0);
+        std::string t;
+        inline_text(c, n, t);
+        if (!t.empty()) push_readable(c, role == "blockquote" ? "> " + t : t);
+        return;
+    }
+    if (role == "listitem") {
+        flush_pending(c, 0);
+        std::string t;
+        bool nested = false;
+        c.v->children(n, [&](const json& ch) {
+            const std::string r = str_field(ch, "role");
+            if (r == "list") nested = true;
+        });
+        if (!nested) {
+            inline_text(c, n, t);
+            if (!t.empty()) push_readable(c, "- " + t);
+            return;
+        }
+        c.v->children(n, [&](const json& ch) {
+            if (str_field(ch, "role") == "list") {
+                flush_pending(c, 0);
+                if (!t.empty()) push_readable(c, "- " + t);
+                t.clear();
+                readable_block(c, ch, depth + 1);
+            } else {
+                inline_text(c, ch, t);
+            }
+        });
+        if (!t.empty()) push_readable(c, "- " + t);
+        return;
+    }
+    if (role == "row") {
+        flush_pending(c, 0);
+        std::string cells;
+        c.v->children(n, [&](const json& cell) {
+            std::string t;
+            inline_text(c, cell, t);
+            if (!cells.empty()) cells += " | ";
+            cells += clip(t, 200);
+        });
+        if (!cells.empty()) push_readable(c, "| " + cells + " |");
+        return;
+    }
+    if (role == "img" || role == "image") {
+        const std::string name = str_field(n, "name");
+        if (!name.empty()) push_readable(c, "[image: " + clip(name, 120) + "]");
+        return;
+    }
+    if (role == "StaticText" || role == "link" || role == "strong" || role == "emphasis" || role == "mark" ||
+        role == "superscript" || role == "subscript" || role == "time" || role == "abbr") {
+        inline_text(c, n, c.pending);
+        return;
+    }
+    if (readable_interactive(c, n, role)) {
+        std::string name = clip(str_field(n, "name"), 120);
+        std::string shown = is_interactive_role(role) ? role : std::string("clickable");
+        if (name.empty()) {
+            std::string t;
+            inline_text(c, n, t);
+            name = clip(t, 120);
+        }
+        const std::string ref = ref_of(c, n, shown, name);
+        std::string text = shown + (name.empty() ? std::string() : " " + quote_text(name));
+        const std::string value = str_field(n, "value");
+        if (!value.empty()) text += " = " + quote_text(clip(value, 80));
+        push_readable(c, text + " [ref=" + ref + "]", ref);
+        return;
+    }
+    // containers: a block boundary around their content
+    flush_pending(c, 0);
+    c.v->children(n, [&](const json& ch) { readable_block(c, ch, depth + 1); });
+    flush_pending(c, 0);
+}
+
+inline void score_paragraphs(const ax_view& v, const json& n, std::map<const json*, double>& score, std::size_t min_chars,
+                             page_kind& kind, int depth = 0) {
+    if (depth > 400) return;
+    const std::string role = str_field(n, "role");
+    if (role == "paragraph") {
+        const std::size_t len = subtree_text(v, n);
+        if (len >= min_chars) {
+            ++kind.paragraphs;
+            kind.paragraph_chars += len;
+            auto nid = str_field(n, "nodeId");
+            auto p = v.parent.find(nid);
+            if (p != v.parent.end()) {
+                if (const json* pj = v.get(p->second)) {
+                    score[pj] += static_cast<double>(len);
+                    auto g = v.parent.find(p->second);
+                    if (g != v.parent.end())
+                        if (const json* gj = v.get(g->second)) score[gj] += static_cast<double>(len) / 2;
+                }
+            }
+        }
+        return;
+    }
+    v.children(n, [&](const json& c) { score_paragraphs(v, c, score, min_chars, kind, depth + 1); });
+}
+
+inline void find_roles(const ax_view& v, const json& n, std::string_view role, std::vector<const json*>& out, int depth = 0) {
+    if (depth > 400) return;
+    if (str_field(n, "role") == role) out.push_back(&n);
+    v.children(n, [&](const json& c) { find_roles(v, c, role, out, depth + 1); });
+}
+
+}  // namespace detail
+
+/// Classify the main frame (frames[0]).
+[[nodiscard]] inline page_kind classify_page(const std::vector<ax_frame>& frames, std::size_t min_paragraph_chars = 25) {
+    page_kind k;
+    if (frames.empty()) return k;
+    detail::ax_view v(frames[0].nodes);
+    if (v.root == nullptr) return k;
+    std::map<const json*, double> score;
+    detail::score_paragraphs(v, *v.root, score, min_paragraph_chars, k);
+    k.text_chars = detail::subtree_text(v, *v.root);
+    return k;
+}
+
+/// Render the main content of the main frame (frames[0]) as readable text. Links and
+/// controls inside it carry refs from `refs` (the same identities as snapshots).
+[[nodiscard]] inline snapshot render_readable(const std::vector<ax_frame>& frames, const std::map<std::string, dom_index>& dom,
+                                              ref_registry& refs, const readable_options& opt = {},
+                                              const token_counter& tokens = {}) {
+    snapshot out;
+    if (frames.empty()) return out;
+    detail::ax_view v(frames[0].nodes);
+    if (v.root == nullptr) return out;
+    page_kind kind;
+    std::map<const json*, double> score;
+    detail::score_paragraphs(v, *v.root, score, opt.min_paragraph_chars, kind);
+    const std::size_t total = detail::subtree_text(v, *v.root);
+
+    // choose the main content
+    const json* main = nullptr;
+    for (std::string_view role : {"article", "main"}) {
+        std::vector<const json*> found;
+        detail::find_roles(v, *v.root, role, found);
+        const json* best = nullptr;
+        std::size_t best_len = 0;
+        for (const json* f : found) {
+            const std::size_t len = detail::subtree_text(v, *f);
+            if (len > best_len) {
+                best_len = len;
+                best = f;
+            }
+        }
+        if (best != nullptr && best_len * 3 >= kind.paragraph_chars && best_len >= 200) {
+            main = best;
+            break;
+        }
+    }
+    if (main == nullptr) {
+        double best = 0;
+        for (const auto& [n, s] : score)
+            if (s > best) {
+                best = s;
+                main = n;
+            }
+    }
+    if (main == nullptr) main = v.root;
+
+    detail::readable_ctx c;
+    c.v = &v;
+    c.frame = &frames[0];
+    auto d = dom.find(frames[0].session_id);
+    c.dom = d == dom.end() ? nullptr : &d->second;
+    c.refs = &refs;
+    c.lines = &out.lines;
+    // headings above the main content (the article title is often outside it)
+    if (main != v.root) {
+        std::vector<const json*> h1;
+        detail::find_roles(v, *v.root, "heading", h1);
+        for (const json* h : h1) {
+            if (detail::prop_value(*h, "level") != "1") continue;
+            std::vector<const json*> inside;
+            detail::find_roles(v, *main, "heading", inside);
+            bool within = false;
+            for (const json* i : inside) within = within || i == h;
+            if (!within) detail::push_readable(c, "# " + detail::clip(detail::str_field(*h, "name"), 300));
+            break;
+        }
+    }
+    detail::readable_block(c, *main);
+    detail::flush_pending(c, 0);
+
+    std::vector<std::size_t> cost(out.lines.size());
+    for (std::size_t i = 0; i < out.lines.size(); ++i) {
+        const std::string s = out.lines[i].text + "\n";
+        cost[i] = tokens.count(s);
+        out.total_tokens += cost[i];
+        out.full_text += s;
+    }
+    std::size_t used = 0;
+    const std::size_t budget = opt.token_budget == 0 ? static_cast<std::size_t>(-1) : opt.token_budget;
+    const std::size_t reserve = opt.token_budget == 0 ? 0 : std::min<std::size_t>(60, opt.token_budget / 3);
+    for (std::size_t i = 0; i < out.lines.size(); ++i) {
+        if (used + cost[i] + reserve > budget) {
+            if (out.lines[i].interactive) ++out.cut_controls;
+            else ++out.cut_text_lines;
+            continue;
+        }
+        used += cost[i];
+        out.text += out.lines[i].text + "\n";
+        ++out.shown_lines;
+    }
+    const std::size_t main_chars = detail::subtree_text(v, *main);
+    std::string note = "[readable view: main content, " + std::to_string(main_chars) + " of " + std::to_string(total) +
+                       " text characters of the page";
+    if (out.truncated())
+        note += "; cut to ~" + std::to_string(opt.token_budget) + " tokens, " +
+                std::to_string(out.cut_text_lines + out.cut_controls) + " of " + std::to_string(out.lines.size()) +
+                " lines hidden";
+    note += ". A normal snapshot shows the whole page]\n";
+    out.text += note;
+    out.tokens = tokens.count(out.text);
+    return out;
+}
+
+}  // namespace agentkit::browser

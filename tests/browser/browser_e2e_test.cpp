@@ -1,0 +1,646 @@
+// End-to-end tests of the browser engine against real headless Chromium
+// (/usr/lib/chromium/chromium or $AGENTKIT_CHROMIUM) on pages served from 127.0.0.1.
+#include <agentkit/agentkit.hpp>
+
+#include "support/http_server.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include <signal.h>
+
+namespace ak = agentkit;
+namespace br = agentkit::browser;
+namespace errc = agentkit::errc;
+using ak::json;
+using agentkit::test::http_request;
+using agentkit::test::http_response;
+using agentkit::test::http_server;
+using namespace std::chrono_literals;
+
+namespace {
+
+// The ref on the first line of `text` that contains `needle` ("" when none).
+std::string ref_on(const std::string& text, const std::string& needle) {
+    std::istringstream in(text);
+    std::string line;
+    static const std::regex re(R"(\[ref=(e\d+)\])");
+    while (std::getline(in, line)) {
+        if (line.find(needle) == std::string::npos) continue;
+        std::smatch m;
+        if (std::regex_search(line, m, re)) return m[1].str();
+    }
+    return {};
+}
+
+br::wait_options wait_text(std::string text, std::string gone, std::chrono::milliseconds timeout) {
+    br::wait_options w;
+    w.text = std::move(text);
+    w.text_gone = std::move(gone);
+    w.timeout = timeout;
+    return w;
+}
+
+std::string page(const std::string& title, const std::string& body) {
+    return "<!doctype html><html><head><meta charset=utf-8><title>" + title + "</title></head><body>" + body +
+           "</body></html>";
+}
+
+std::string url_decode(std::string s) {
+    std::string out;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '+') out += ' ';
+        else if (s[i] == '%' && i + 2 < s.size()) {
+            out += static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16));
+            i += 2;
+        } else out += s[i];
+    }
+    return out;
+}
+
+struct site {
+    http_server server;
+    std::shared_ptr<agentkit::test::gate> item_gate = server.make_gate();
+
+    site() {
+        server.route("/form", http_response::html(page("Form", R"HTML(
+<h1>Sign up</h1>
+<form action="/result" method="get">
+  <label>Name <input name="name"></label>
+  <label>Email <input type="email" name="email"></label>
+  <label>Password <input type="password" name="password"></label>
+  <label>Age <input type="number" name="age"></label>
+  <label>Phone <input type="tel" name="phone"></label>
+  <label>Homepage <input type="url" name="homepage"></label>
+  <label>Query <input type="search" name="q"></label>
+  <label>Birthday <input type="date" name="birthday"></label>
+  <label>Alarm <input type="time" name="alarm"></label>
+  <label>Favourite colour <input type="color" name="colour"></label>
+  <label>Volume <input type="range" name="volume" min="0" max="10" value="5"></label>
+  <label><input type="checkbox" name="subscribe" value="yes"> Subscribe</label>
+  <label><input type="checkbox" name="terms" value="ok" checked> Accept terms</label>
+  <fieldset><legend>Colour</legend>
+    <label><input type="radio" name="pick" value="red" checked> Red</label>
+    <label><input type="radio" name="pick" value="blue"> Blue</label>
+  </fieldset>
+  <label>Size <select name="size"><option value="s">Small</option><option value="m">Medium</option><option value="l">Large</option></select></label>
+  <label>Toppings <select name="top" multiple><option value="ch">Cheese</option><option value="ol">Olives</option><option value="mu">Mushrooms</option></select></label>
+  <label>Bio <textarea name="bio"></textarea></label>
+  <label>Avatar <input type="file" name="avatar"></label>
+  <input type="hidden" name="token" value="t0k">
+  <button type="submit">Send</button>
+</form>)HTML")));
+        server.route("/result", [](const http_request& r) {
+            std::string items;
+            std::string q = r.query;
+            std::size_t i = 0;
+            while (i <= q.size() && !q.empty()) {
+                auto amp = q.find('&', i);
+                std::string kv = q.substr(i, amp == std::string::npos ? std::string::npos : amp - i);
+                items += "<li>" + url_decode(kv) + "</li>";
+                if (amp == std::string::npos) break;
+                i = amp + 1;
+            }
+            return http_response::html(page("Result", "<h1>Thanks</h1><ul>" + items + "</ul>"));
+        });
+        server.route("/frames", [this](const http_request&) {
+            return http_response::html(page("Frames", "<h1>Frames</h1><iframe src=\"/inner\" width=400 height=150></iframe>"
+                                                      "<iframe src=\"http://oopif.test:" + std::to_string(server.port()) +
+                                                      "/cross\" width=400 height=150></iframe>"));
+        });
+        server.route("/inner", http_response::html(page("Inner", R"HTML(<button onclick="document.getElementById('o').textContent='inner clicked'">Inner button</button><p id=o>inner idle</p>)HTML")));
+        server.route("/cross", http_response::html(page("Cross", R"HTML(<button onclick="document.getElementById('o').textContent='cross clicked'">Cross button</button><p id=o>cross idle</p>)HTML")));
+        server.route("/shadow", http_response::html(page("Shadow", R"HTML(
+<h1>Shadow</h1><x-widget></x-widget>
+<script>
+customElements.define('x-widget', class extends HTMLElement {
+  constructor() { super(); const r = this.attachShadow({mode: 'open'});
+    r.innerHTML = '<button id=b>Shadow button</button><p id=o>shadow idle</p>';
+    r.getElementById('b').addEventListener('click', () => { r.getElementById('o').textContent = 'shadow clicked'; }); }
+});
+</script>)HTML")));
+        server.route("/dialogs", http_response::html(page("Dialogs", R"HTML(
+<button onclick="alert('Hello alert'); document.getElementById('o').textContent='after alert'">Alert</button>
+<button onclick="document.getElementById('o').textContent='confirm=' + confirm('Sure?')">Confirm</button>
+<button onclick="document.getElementById('o').textContent='prompt=' + prompt('Your name?', 'Ann')">Prompt</button>
+<p id=o>no dialog yet</p>
+<a href="/second">Leave</a>
+<script>addEventListener('beforeunload', e => { e.preventDefault(); e.returnValue = 'sure?'; });</script>)HTML")));
+        server.route("/second", http_response::html(page("Second page", "<h1>Second</h1><p>two</p><a href=\"/form\">To form</a>")));
+        server.route("/widgets", http_response::html(page("Widgets", R"HTML(
+<style>.x{display:inline-block;width:24px;height:24px;background:#888}</style>
+<button class="icon-trash" onclick="document.getElementById('o').textContent='trash'"><svg width=16 height=16><rect width=16 height=16 /></svg></button>
+<button onclick="document.getElementById('o').textContent='plain1'"><svg width=16 height=16><circle r=8 cx=8 cy=8 /></svg></button>
+<button onclick="document.getElementById('o').textContent='plain2'"><svg width=16 height=16><circle r=8 cx=8 cy=8 /></svg></button>
+<span style="cursor:pointer" onclick="document.getElementById('o').textContent='span clicked'">Open details</span>
+<div id=ld>Listener div</div>
+<p id=o>nothing</p>
+<div style="position:relative;height:60px">
+  <button id=under style="position:absolute;top:10px;left:10px">Hidden action</button>
+  <div id=overlay style="position:absolute;top:0;left:0;width:300px;height:60px;background:#eee">Cookie banner</div>
+</div>
+<script>document.getElementById('ld').addEventListener('click', () => { document.getElementById('o').textContent = 'div clicked'; });</script>)HTML")));
+        server.route("/list", http_response::html(page("List", R"HTML(
+<h1>Todo</h1><button id=add>Add item</button><ul id=l><li>Item 0</li></ul>
+<script>
+let n = 0;
+document.getElementById('add').addEventListener('click', async () => {
+  const r = await fetch('/api/item?n=' + (++n));
+  const t = await r.text();
+  const li = document.createElement('li'); li.textContent = t; document.getElementById('l').appendChild(li);
+});
+</script>)HTML")));
+        server.route("/api/item", [this](const http_request& r) {
+            return http_response::text("Item " + r.query.substr(2) + " from server").held_by(item_gate);
+        });
+        server.route("/big", [](const http_request&) {
+            std::string body = "<h1>Big table</h1><table>";
+            for (int i = 0; i < 2000; ++i) {
+                body += "<tr><td>row " + std::to_string(i) + "</td><td>some text</td><td><a href=\"/r" + std::to_string(i) +
+                        "\">link " + std::to_string(i) + "</a></td><td><span>a</span><span>b</span></td></tr>";
+            }
+            body += "</table>";
+            return http_response::html(page("Big", body));
+        });
+        server.route("/missing", http_response::not_found());
+    }
+};
+
+br::browser_options test_options(const site& s) {
+    br::browser_options o;
+    o.launch.extra_args = {"--site-per-process",
+                           "--host-resolver-rules=MAP oopif.test 127.0.0.1",
+                           "--disable-back-forward-cache"};
+    (void)s;
+    return o;
+}
+
+class BrowserE2E : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        s_ = new site();
+        b_ = new br::browser(test_options(*s_));
+    }
+    static void TearDownTestSuite() {
+        delete b_;
+        delete s_;
+        b_ = nullptr;
+        s_ = nullptr;
+    }
+    static site* s_;
+    static br::browser* b_;
+};
+site* BrowserE2E::s_ = nullptr;
+br::browser* BrowserE2E::b_ = nullptr;
+
+}  // namespace
+
+TEST_F(BrowserE2E, NavigateReportsUrlTitleStatusAndSnapshot) {
+    auto r = b_->navigate(s_->server.url("/second"));
+    ASSERT_TRUE(r) << r.error().to_text();
+    EXPECT_TRUE(r->navigated);
+    EXPECT_EQ(r->http_status, 200);
+    EXPECT_EQ(r->url, s_->server.url("/second"));
+    EXPECT_EQ(r->title, "Second page");
+    EXPECT_NE(r->snapshot.find("h1 \"Second\""), std::string::npos) << r->snapshot;
+    EXPECT_NE(r->snapshot.find("two"), std::string::npos) << r->snapshot;
+
+    auto missing = b_->navigate(s_->server.url("/missing"));
+    ASSERT_TRUE(missing) << missing.error().to_text();
+    EXPECT_EQ(missing->http_status, 404);
+
+    auto refused = b_->navigate("http://127.0.0.1:1/");
+    ASSERT_FALSE(refused);
+    EXPECT_TRUE(refused.error().is(errc::navigation_failed)) << refused.error().to_text();
+}
+
+TEST_F(BrowserE2E, FormWithEveryInputKind) {
+    auto nav = b_->navigate(s_->server.url("/form"));
+    ASSERT_TRUE(nav) << nav.error().to_text();
+    auto snap = b_->snapshot();
+    ASSERT_TRUE(snap) << snap.error().to_text();
+    const std::string& t = snap->snap.text;
+    auto must = [&](const std::string& needle) {
+        auto r = ref_on(t, needle);
+        EXPECT_FALSE(r.empty()) << "no ref for " << needle << " in\n" << t;
+        return r;
+    };
+    const auto tmp = std::filesystem::temp_directory_path() / "agentkit_avatar.txt";
+    std::ofstream(tmp) << "avatar";
+
+    ASSERT_TRUE(b_->type(must("textbox \"Name\""), "Ann Lee"));
+    ASSERT_TRUE(b_->type(must("textbox \"Email\""), "ann@example.com"));
+    ASSERT_TRUE(b_->type(must("\"Password\""), "s3cret"));
+    ASSERT_TRUE(b_->type(must("spinbutton \"Age\""), "42"));
+    ASSERT_TRUE(b_->type(must("\"Phone\""), "555-1234"));
+    ASSERT_TRUE(b_->type(must("\"Homepage\""), "https://ann.example"));
+    ASSERT_TRUE(b_->type(must("searchbox \"Query\""), "cats"));
+    auto date = b_->type(must("\"Birthday\""), "2024-05-01");
+    ASSERT_TRUE(date) << date.error().to_text();
+    ASSERT_TRUE(b_->type(must("\"Alarm\""), "07:30"));
+    ASSERT_TRUE(b_->type(must("\"Favourite colour\""), "#ff0000"));
+    ASSERT_TRUE(b_->type(must("slider \"Volume\""), "7"));
+    auto sub = b_->set_checked(must("checkbox \"Subscribe\""), true);
+    ASSERT_TRUE(sub) << sub.error().to_text();
+    EXPECT_NE(sub->changes.find("checkbox \"Subscribe\" checked"), std::string::npos) << sub->changes;
+    ASSERT_TRUE(b_->set_checked(must("checkbox \"Accept terms\""), false));
+    auto blue = b_->set_checked(must("radio \"Blue\""), true);
+    ASSERT_TRUE(blue) << blue.error().to_text();
+    auto unradio = b_->set_checked(must("radio \"Red\""), false);
+    EXPECT_FALSE(unradio);
+    auto size = b_->select(must("\"Size\""), {"Large"});
+    ASSERT_TRUE(size) << size.error().to_text();
+    auto bad = b_->select(must("\"Size\""), {"Huge"});
+    ASSERT_FALSE(bad);
+    EXPECT_NE(bad.error().hint.find("Medium"), std::string::npos) << bad.error().to_text();
+    auto tops = b_->select(must("listbox \"Toppings\""), {"ch", "Mushrooms"});
+    ASSERT_TRUE(tops) << tops.error().to_text();
+    ASSERT_TRUE(b_->type(must("\"Bio\""), "Line one"));
+    auto up = b_->upload(must("\"Avatar\""), {tmp.string()});
+    ASSERT_TRUE(up) << up.error().to_text();
+    auto notfile = b_->upload(must("textbox \"Name\""), {tmp.string()});
+    EXPECT_FALSE(notfile);
+
+    auto sent = b_->click(must("button \"Send\""));
+    ASSERT_TRUE(sent) << sent.error().to_text();
+    EXPECT_TRUE(sent->navigated);
+    EXPECT_EQ(sent->http_status, 200);
+    EXPECT_NE(sent->url.find("/result?"), std::string::npos) << sent->url;
+    const std::string& res = sent->snapshot;
+    for (const char* expect : {"name=Ann Lee", "email=ann@example.com", "password=s3cret", "age=42", "phone=555-1234",
+                               "homepage=https://ann.example", "q=cats", "birthday=2024-05-01", "alarm=07:30",
+                               "colour=#ff0000", "volume=7", "subscribe=yes", "pick=blue", "size=l", "top=ch", "top=mu",
+                               "bio=Line one", "avatar=agentkit_avatar.txt", "token=t0k"})
+        EXPECT_NE(res.find(expect), std::string::npos) << expect << " missing in\n" << res;
+    EXPECT_EQ(res.find("terms="), std::string::npos) << res;
+    std::filesystem::remove(tmp);
+}
+
+TEST_F(BrowserE2E, SameOriginAndOutOfProcessIframesShareTheRefSpace) {
+    auto nav = b_->navigate(s_->server.url("/frames"));
+    ASSERT_TRUE(nav) << nav.error().to_text();
+    // the cross-origin frame really is a separate target (an OOPIF)
+    auto targets = b_->cdp_browser_call("Target.getTargets");
+    ASSERT_TRUE(targets) << targets.error().to_text();
+    bool oopif = false;
+    for (const auto& ti : (*targets)["targetInfos"])
+        if (ti.value("type", "") == "iframe" && ti.value("url", "").find("oopif.test") != std::string::npos) oopif = true;
+    EXPECT_TRUE(oopif) << targets->dump(1);
+
+    auto snap = b_->snapshot();
+    ASSERT_TRUE(snap) << snap.error().to_text();
+    const auto inner = ref_on(snap->snap.text, "button \"Inner button\"");
+    const auto cross = ref_on(snap->snap.text, "button \"Cross button\"");
+    ASSERT_FALSE(inner.empty()) << snap->snap.text;
+    ASSERT_FALSE(cross.empty()) << snap->snap.text;
+    EXPECT_NE(inner, cross);
+
+    auto a = b_->click(inner);
+    ASSERT_TRUE(a) << a.error().to_text();
+    EXPECT_NE(a->changes.find("inner clicked"), std::string::npos) << a->to_text();
+    auto c = b_->click(cross);
+    ASSERT_TRUE(c) << c.error().to_text();
+    EXPECT_NE(c->changes.find("cross clicked"), std::string::npos) << c->to_text();
+    EXPECT_EQ(c->changes.find("inner clicked"), std::string::npos) << c->to_text();
+}
+
+TEST_F(BrowserE2E, ShadowDomButtonsAreClickable) {
+    ASSERT_TRUE(b_->navigate(s_->server.url("/shadow")));
+    auto snap = b_->snapshot();
+    ASSERT_TRUE(snap);
+    const auto ref = ref_on(snap->snap.text, "button \"Shadow button\"");
+    ASSERT_FALSE(ref.empty()) << snap->snap.text;
+    auto r = b_->click(ref);
+    ASSERT_TRUE(r) << r.error().to_text();
+    EXPECT_NE(r->changes.find("shadow clicked"), std::string::npos) << r->to_text();
+}
+
+TEST_F(BrowserE2E, DialogsAreAnsweredByPolicyAndReported) {
+    ASSERT_TRUE(b_->navigate(s_->server.url("/dialogs")));
+    auto snap = b_->snapshot();
+    ASSERT_TRUE(snap);
+    const std::string t = snap->snap.text;
+
+    auto a = b_->click(ref_on(t, "button \"Alert\""));
+    ASSERT_TRUE(a) << a.error().to_text();
+    ASSERT_EQ(a->dialogs.size(), 1u);
+    EXPECT_EQ(a->dialogs[0].type, "alert");
+    EXPECT_EQ(a->dialogs[0].message, "Hello alert");
+    EXPECT_NE(a->changes.find("after alert"), std::string::npos) << a->to_text();
+
+    br::dialog_policy pol;
+    pol.confirm = br::dialog_action::dismiss;
+    pol.prompt_text = "Bob";
+    b_->set_dialog_policy(pol);
+    auto c = b_->click(ref_on(t, "button \"Confirm\""));
+    ASSERT_TRUE(c) << c.error().to_text();
+    ASSERT_EQ(c->dialogs.size(), 1u);
+    EXPECT_FALSE(c->dialogs[0].accepted);
+    EXPECT_NE(c->changes.find("confirm=false"), std::string::npos) << c->to_text();
+
+    auto p = b_->click(ref_on(t, "button \"Prompt\""));
+    ASSERT_TRUE(p) << p.error().to_text();
+    ASSERT_EQ(p->dialogs.size(), 1u);
+    EXPECT_EQ(p->dialogs[0].type, "prompt");
+    EXPECT_NE(p->changes.find("prompt=Bob"), std::string::npos) << p->to_text();
+    EXPECT_NE(p->to_text().find("prompt dialog \"Your name?\" accepted with \"Bob\""), std::string::npos) << p->to_text();
+
+    // beforeunload: leaving the page asks; the policy accepts, so the navigation goes through
+    auto leave = b_->click(ref_on(t, "link \"Leave\""));
+    ASSERT_TRUE(leave) << leave.error().to_text();
+    ASSERT_EQ(leave->dialogs.size(), 1u) << leave->to_text();
+    EXPECT_EQ(leave->dialogs[0].type, "beforeunload");
+    EXPECT_TRUE(leave->navigated) << leave->to_text();
+    EXPECT_EQ(leave->title, "Second page");
+    b_->set_dialog_policy({});
+}
+
+TEST_F(BrowserE2E, IconOnlyButtonsClickableSpansAndCoveredElements) {
+    ASSERT_TRUE(b_->navigate(s_->server.url("/widgets")));
+    auto snap = b_->snapshot();
+    ASSERT_TRUE(snap);
+    const std::string t = snap->snap.text;
+    // icon-only buttons: each gets a ref and a label that tells them apart
+    const auto trash = ref_on(t, "icon-trash");
+    EXPECT_FALSE(trash.empty()) << t;
+    const auto p1 = ref_on(t, "unlabeled #1");
+    const auto p2 = ref_on(t, "unlabeled #2");
+    ASSERT_FALSE(p1.empty()) << t;
+    ASSERT_FALSE(p2.empty()) << t;
+    auto r2 = b_->click(p2);
+    ASSERT_TRUE(r2) << r2.error().to_text();
+    EXPECT_NE(r2->changes.find("plain2"), std::string::npos) << r2->to_text();
+
+    // non-semantic clickable elements
+    const auto span = ref_on(t, "clickable \"Open details\"");
+    const auto div = ref_on(t, "clickable \"Listener div\"");
+    ASSERT_FALSE(span.empty()) << t;
+    ASSERT_FALSE(div.empty()) << t;
+    auto s = b_->click(span);
+    ASSERT_TRUE(s) << s.error().to_text();
+    EXPECT_NE(s->changes.find("span clicked"), std::string::npos) << s->to_text();
+    auto d = b_->click(div);
+    ASSERT_TRUE(d) << d.error().to_text();
+    EXPECT_NE(d->changes.find("div clicked"), std::string::npos) << d->to_text();
+
+    // a covered element fails clearly and names what covers it
+    const auto under = ref_on(t, "button \"Hidden action\"");
+    ASSERT_FALSE(under.empty()) << t;
+    auto c = b_->click(under);
+    ASSERT_FALSE(c);
+    EXPECT_TRUE(c.error().is(errc::element_covered)) << c.error().to_text();
+    EXPECT_NE(c.error().message.find("overlay"), std::string::npos) << c.error().to_text();
+    EXPECT_NE(c.error().message.find("Cookie banner"), std::string::npos) << c.error().to_text();
+}
+
+TEST_F(BrowserE2E, DynamicListDeltaShowsAddedItemsAfterTheRequestFinishes) {
+    ASSERT_TRUE(b_->navigate(s_->server.url("/list")));
+    auto snap = b_->snapshot();
+    ASSERT_TRUE(snap);
+    const auto add = ref_on(snap->snap.text, "button \"Add item\"");
+    ASSERT_FALSE(add.empty()) << snap->snap.text;
+    // The server holds the response until the request has arrived; the click must wait for it.
+    auto opener = std::async(std::launch::async, [&] {
+        if (s_->item_gate->wait_arrived(20s)) s_->item_gate->open();
+    });
+    auto r = b_->click(add);
+    opener.get();
+    ASSERT_TRUE(r) << r.error().to_text();
+    EXPECT_NE(r->changes.find("+ - Item 1 from server"), std::string::npos) << r->to_text();
+    EXPECT_EQ(r->changes.find("Item 0"), std::string::npos) << r->to_text();
+    auto r2 = b_->click(add);
+    ASSERT_TRUE(r2) << r2.error().to_text();
+    EXPECT_NE(r2->changes.find("Item 2 from server"), std::string::npos) << r2->to_text();
+    auto net = b_->network_requests();
+    ASSERT_TRUE(net);
+    int api = 0;
+    for (const auto& n : *net)
+        if (n.url.find("/api/item") != std::string::npos && n.finished && n.status == 200) ++api;
+    EXPECT_EQ(api, 2);
+    // a click that changes nothing says so
+    auto h = b_->hover(add);
+    ASSERT_TRUE(h) << h.error().to_text();
+    EXPECT_EQ(h->changes, "no visible change");
+}
+
+TEST_F(BrowserE2E, ClickThatNavigatesThenBackAndStaleRefs) {
+    ASSERT_TRUE(b_->navigate(s_->server.url("/second")));
+    auto snap = b_->snapshot();
+    ASSERT_TRUE(snap);
+    const auto link = ref_on(snap->snap.text, "link \"To form\"");
+    ASSERT_FALSE(link.empty()) << snap->snap.text;
+    auto r = b_->click(link);
+    ASSERT_TRUE(r) << r.error().to_text();
+    EXPECT_TRUE(r->navigated);
+    EXPECT_EQ(r->url, s_->server.url("/form"));
+    EXPECT_EQ(r->title, "Form");
+    EXPECT_NE(r->snapshot.find("Sign up"), std::string::npos);
+    // the old page's ref is stale, never rebound
+    auto again = b_->click(link);
+    ASSERT_FALSE(again);
+    EXPECT_TRUE(again.error().is(errc::ref_stale)) << again.error().to_text();
+    auto unknown = b_->click("e999999");
+    ASSERT_FALSE(unknown);
+    EXPECT_TRUE(unknown.error().is(errc::ref_unknown));
+
+    auto back = b_->back();
+    ASSERT_TRUE(back) << back.error().to_text();
+    EXPECT_EQ(back->url, s_->server.url("/second"));
+    auto fwd = b_->forward();
+    ASSERT_TRUE(fwd) << fwd.error().to_text();
+    EXPECT_EQ(fwd->url, s_->server.url("/form"));
+    auto rl = b_->reload();
+    ASSERT_TRUE(rl) << rl.error().to_text();
+    EXPECT_TRUE(rl->navigated);
+}
+
+TEST_F(BrowserE2E, KeysWaitsEvaluatePolicyScreenshotsTabsConsole) {
+    ASSERT_TRUE(b_->navigate(s_->server.url("/form")));
+    auto snap = b_->snapshot();
+    ASSERT_TRUE(snap);
+    const auto name = ref_on(snap->snap.text, "textbox \"Name\"");
+    ASSERT_TRUE(b_->type(name, "abc"));
+    auto k = b_->press("Backspace", name);
+    ASSERT_TRUE(k) << k.error().to_text();
+    EXPECT_NE(k->changes.find("= \"ab\""), std::string::npos) << k->to_text();
+    auto sh = b_->press("Shift+x", name);
+    ASSERT_TRUE(sh) << sh.error().to_text();
+    EXPECT_NE(sh->changes.find("= \"abX\""), std::string::npos) << sh->to_text();
+    EXPECT_FALSE(b_->press("Hyper+q"));
+
+    // submit with Enter navigates
+    auto sub = b_->type(name, "Zed", {.submit = true, .replace = true});
+    ASSERT_TRUE(sub) << sub.error().to_text();
+    EXPECT_TRUE(sub->navigated);
+    EXPECT_NE(sub->url.find("name=Zed"), std::string::npos) << sub->url;
+
+    // evaluate is off by default
+    auto ev = b_->evaluate("1+1");
+    ASSERT_FALSE(ev);
+    EXPECT_TRUE(ev.error().is(errc::policy_blocked));
+
+    // wait_for: text that appears later (after a timer), and a timeout that fails
+    ASSERT_TRUE(b_->navigate(s_->server.url("/second")));
+    auto js = b_->cdp_call("Runtime.evaluate",
+                           json{{"expression", "console.log('hello', 42); setTimeout(() => { const p = document.createElement('p'); "
+                                               "p.textContent = 'late text'; document.body.appendChild(p); }, 150); 1"}});
+    ASSERT_TRUE(js);
+    auto w = b_->wait_for(wait_text("late text", "", 5000ms));
+    ASSERT_TRUE(w) << w.error().to_text();
+    EXPECT_NE(w->changes.find("late text"), std::string::npos) << w->to_text();
+    const auto t0 = std::chrono::steady_clock::now();
+    auto never = b_->wait_for(wait_text("never there", "", 300ms));
+    ASSERT_FALSE(never);
+    EXPECT_TRUE(never.error().is(errc::timeout));
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
+    auto gone = b_->wait_for(wait_text("", "late text", 200ms));
+    EXPECT_FALSE(gone);
+    auto con = b_->console_messages();
+    ASSERT_TRUE(con);
+    bool hello = false;
+    for (const auto& c : *con) hello = hello || (c.level == "log" && c.text == "hello 42");
+    EXPECT_TRUE(hello);
+
+    // screenshots
+    auto png = b_->screenshot();
+    ASSERT_TRUE(png) << png.error().to_text();
+    EXPECT_EQ(png->base64.rfind("iVBORw0KGgo", 0), 0u);  // PNG signature
+    auto jpg = b_->screenshot({.format = "jpeg", .quality = 50, .ref = "", .full_page = true});
+    ASSERT_TRUE(jpg) << jpg.error().to_text();
+    EXPECT_EQ(jpg->base64.rfind("/9j/", 0), 0u);  // JPEG signature
+    auto s2 = b_->snapshot();
+    ASSERT_TRUE(s2);
+    auto el = b_->screenshot({.format = "png", .quality = 80, .ref = ref_on(s2->snap.text, "link \"To form\""), .full_page = false});
+    ASSERT_TRUE(el) << el.error().to_text();
+    EXPECT_LT(el->width, 400);
+
+    // resize + mobile emulation
+    auto rs = b_->resize({.width = 390, .height = 844, .device_scale_factor = 2, .mobile = true, .touch = true, .user_agent = ""});
+    ASSERT_TRUE(rs) << rs.error().to_text();
+    auto m = b_->cdp_call("Runtime.evaluate", json{{"expression", "innerWidth + ',' + navigator.maxTouchPoints"}, {"returnByValue", true}});
+    ASSERT_TRUE(m);
+    EXPECT_EQ((*m)["result"]["value"], "390,5");
+    ASSERT_TRUE(b_->resize({}));
+
+    // tabs
+    auto nt = b_->new_tab(s_->server.url("/widgets"));
+    ASSERT_TRUE(nt) << nt.error().to_text();
+    auto tabs = b_->tabs();
+    ASSERT_TRUE(tabs);
+    ASSERT_GE(tabs->size(), 2u);
+    std::string first;
+    for (const auto& t : *tabs)
+        if (!t.active) first = t.id;
+    ASSERT_FALSE(first.empty());
+    auto sel = b_->select_tab(first);
+    ASSERT_TRUE(sel) << sel.error().to_text();
+    EXPECT_EQ(sel->url, s_->server.url("/second"));
+    auto cl = b_->close_tab(first);
+    ASSERT_TRUE(cl) << cl.error().to_text();
+    auto tabs2 = b_->tabs();
+    ASSERT_TRUE(tabs2);
+    EXPECT_EQ(tabs2->size(), tabs->size() - 1);
+    auto cur = b_->snapshot();
+    ASSERT_TRUE(cur) << cur.error().to_text();
+    EXPECT_EQ(cur->title, "Widgets");
+}
+
+TEST_F(BrowserE2E, PopupOpensANewTabAndIsReported) {
+    ASSERT_TRUE(b_->navigate(s_->server.url("/second")));
+    auto js = b_->cdp_call("Runtime.evaluate",
+                           json{{"expression", "const a = document.createElement('a'); a.href='/form'; a.target='_blank'; "
+                                               "a.textContent='Open form in new tab'; document.body.appendChild(a); 1"}});
+    ASSERT_TRUE(js);
+    auto snap = b_->snapshot();
+    ASSERT_TRUE(snap);
+    auto r = b_->click(ref_on(snap->snap.text, "Open form in new tab"));
+    ASSERT_TRUE(r) << r.error().to_text();
+    ASSERT_EQ(r->opened_tabs.size(), 1u) << r->to_text();
+    EXPECT_NE(r->to_text().find("new tab "), std::string::npos);
+}
+
+TEST_F(BrowserE2E, TwentyThousandNodePageStaysWithinBudgetAndTime) {
+    ASSERT_TRUE(b_->navigate(s_->server.url("/big")));
+    auto n = b_->cdp_call("Runtime.evaluate", json{{"expression", "document.getElementsByTagName('*').length"}, {"returnByValue", true}});
+    ASSERT_TRUE(n);
+    EXPECT_GE((*n)["result"]["value"].get<int>(), 20000);
+    const auto t0 = std::chrono::steady_clock::now();
+    auto s = b_->snapshot();
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+    ASSERT_TRUE(s) << s.error().to_text();
+    EXPECT_LE(s->snap.tokens, b_->options().snapshot_budget);
+    EXPECT_TRUE(s->snap.truncated());
+    EXPECT_NE(s->snap.text.find("link \"link 0\""), std::string::npos);
+    EXPECT_NE(s->snap.text.find("snapshot cut to"), std::string::npos);
+    EXPECT_LT(ms, 20000);
+    std::printf("[ measure  ] 20k-node snapshot: %lld ms, %zu tokens shown of %zu\n", static_cast<long long>(ms), s->snap.tokens,
+                s->snap.total_tokens);
+    auto io = b_->snapshot(br::snapshot_options{.token_budget = 2000, .root_ref = "", .viewport_only = true,
+                                                .interactive_only = true, .max_text = 160, .max_inline_options = 12});
+    ASSERT_TRUE(io);
+    EXPECT_LE(io->snap.tokens, 2000u);
+    EXPECT_EQ(io->snap.text.find("link \"link 1999\""), std::string::npos);  // far below the viewport
+}
+
+TEST(BrowserLifecycle, KilledBrowserFailsPendingAtOnceAndRelaunches) {
+    site s;
+    auto hold = s.server.make_gate();
+    s.server.route("/hold", http_response::html(page("Held", "<p>held</p>")).held_by(hold));
+    br::browser b(test_options(s));
+    ASSERT_TRUE(b.navigate(s.server.url("/second")));
+    const int pid = b.browser_pid();
+    ASSERT_GT(pid, 0);
+    auto pending = std::async(std::launch::async, [&] { return b.navigate(s.server.url("/hold")); });
+    ASSERT_TRUE(hold->wait_arrived(20s));  // the navigation is in flight
+    const auto t0 = std::chrono::steady_clock::now();
+    ASSERT_EQ(::kill(pid, SIGKILL), 0);
+    auto r = pending.get();
+    const auto waited = std::chrono::steady_clock::now() - t0;
+    hold->open();
+    ASSERT_FALSE(r);
+    EXPECT_TRUE(r.error().is(errc::browser_crashed)) << r.error().to_text();
+    EXPECT_LT(waited, 3s);
+    // the next use starts a new browser and says so
+    auto again = b.navigate(s.server.url("/second"));
+    ASSERT_TRUE(again) << again.error().to_text();
+    EXPECT_EQ(again->title, "Second page");
+    ASSERT_FALSE(again->notes.empty());
+    EXPECT_NE(again->notes[0].find("new browser"), std::string::npos) << again->to_text();
+    EXPECT_NE(b.browser_pid(), pid);
+}
+
+TEST(BrowserTransport, WebSocketTransportDrivesAPage) {
+    site s;
+    // a browser started elsewhere with --remote-debugging-port; we connect to its endpoint
+    auto remote = agentkit::cdp::websocket_transport::launch({});
+    ASSERT_TRUE(remote) << remote.error().to_text();
+    br::browser_options o;
+    o.cdp_endpoint = "http://127.0.0.1:" + std::to_string(remote->port());
+    br::browser b(o);
+    auto nav = b.navigate(s.server.url("/widgets"));
+    ASSERT_TRUE(nav) << nav.error().to_text();
+    EXPECT_EQ(nav->title, "Widgets");
+    auto snap = b.snapshot();
+    ASSERT_TRUE(snap);
+    auto r = b.click(ref_on(snap->snap.text, "clickable \"Open details\""));
+    ASSERT_TRUE(r) << r.error().to_text();
+    EXPECT_NE(r->changes.find("span clicked"), std::string::npos) << r->to_text();
+    EXPECT_EQ(b.browser_pid(), -1);  // not ours
+
+    // and a locally launched browser spoken to over WebSocket
+    br::browser_options lo;
+    lo.launch_over_websocket = true;
+    br::browser b2(lo);
+    auto nav2 = b2.navigate(s.server.url("/second"));
+    ASSERT_TRUE(nav2) << nav2.error().to_text();
+    EXPECT_EQ(nav2->http_status, 200);
+}
