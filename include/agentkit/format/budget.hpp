@@ -1,0 +1,165 @@
+// agentkit/format/budget.hpp — hard, self-describing size budgets.
+//
+// Every result the model sees has a ceiling. What is cut says how much was cut and how to get
+// it: an artifact id when a store is given, otherwise how to ask for less.
+//
+//   agentkit::cut_report cut;
+//   std::string s = agentkit::cap_text(page_text, 6000, "page text", store, &cut);
+//   // s.size() <= 6000, ends with
+//   // "[cut: showing 5,861 of 48,212 chars of page text; full text: artifact a3 (agentkit://artifacts/a3)]"
+//
+//   agentkit::head_tail(old_result, 1400, 500);  // history compression: head, marker, tail
+#pragma once
+
+#include <agentkit/core/strings.hpp>
+#include <agentkit/format/artifacts.hpp>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace agentkit {
+
+/// What kind of content a result carries; each kind has its own cap.
+enum class result_kind { generic, snapshot, page_text, extraction, search, log };
+
+[[nodiscard]] constexpr std::string_view to_string(result_kind k) noexcept {
+    switch (k) {
+        case result_kind::generic: return "result";
+        case result_kind::snapshot: return "snapshot";
+        case result_kind::page_text: return "page text";
+        case result_kind::extraction: return "extraction";
+        case result_kind::search: return "search results";
+        case result_kind::log: return "log";
+    }
+    return "result";
+}
+
+/// Character budgets. `total` is the hard cap for any single result; a per-kind cap applies to
+/// the text of that kind (0 = only the total applies).
+struct budgets {
+    std::size_t total = 30000;
+    std::size_t snapshot = 6000;
+    std::size_t page_text = 6000;
+    std::size_t extraction = 4000;
+    std::size_t search = 4000;
+    std::size_t log = 4000;
+
+    [[nodiscard]] constexpr std::size_t cap(result_kind k) const noexcept {
+        std::size_t c = 0;
+        switch (k) {
+            case result_kind::generic: c = 0; break;
+            case result_kind::snapshot: c = snapshot; break;
+            case result_kind::page_text: c = page_text; break;
+            case result_kind::extraction: c = extraction; break;
+            case result_kind::search: c = search; break;
+            case result_kind::log: c = log; break;
+        }
+        return (c == 0 || c > total) ? total : c;
+    }
+};
+
+/// `12345` → `"12,345"`.
+[[nodiscard]] inline std::string group_digits(std::size_t n) {
+    std::string d = std::to_string(n);
+    std::string out;
+    out.reserve(d.size() + d.size() / 3);
+    const std::size_t lead = d.size() % 3;
+    for (std::size_t i = 0; i < d.size(); ++i) {
+        if (i != 0 && (i % 3) == lead) out += ',';
+        out += d[i];
+    }
+    return out;
+}
+
+/// What a cut removed (filled by cap_text when it cuts).
+struct cut_report {
+    bool cut = false;
+    std::size_t original_chars = 0;
+    std::size_t kept_chars = 0;
+    std::optional<artifact_ref> artifact;  ///< where the full text went, when stored
+};
+
+namespace detail {
+/// Prefer cutting at a line break in the last 15% of the allowed prefix.
+[[nodiscard]] inline std::size_t nice_cut(std::string_view s, std::size_t max_bytes) {
+    std::size_t n = utf8_safe_prefix(s, max_bytes);
+    if (n >= s.size()) return n;
+    const std::size_t floor = n - n * 15 / 100;
+    for (std::size_t i = n; i > floor && i > 0; --i)
+        if (s[i - 1] == '\n') return i;
+    return n;
+}
+}  // namespace detail
+
+/// Cap `text` at `cap` bytes (UTF-8 safe). When it is longer, the full text is stored in `sink`
+/// (if any) and the kept head is followed by a one-line note saying what was cut and how to get
+/// it. The returned string is never longer than `cap`. `what` names the content ("page text").
+/// `narrow_hint` replaces the default advice when there is no store.
+[[nodiscard]] inline std::string cap_text(std::string_view text, std::size_t cap, std::string_view what = "result",
+                                          artifact_sink_ref sink = {}, cut_report* report = nullptr,
+                                          std::string_view narrow_hint = {}) {
+    if (text.size() <= cap) return std::string(text);
+    std::optional<artifact_ref> stored;
+    if (sink) {
+        artifact_blob b;
+        b.mime_type = "text/plain";
+        b.name = std::string(what);
+        b.description = "full " + std::string(what) + " (" + group_digits(text.size()) + " chars) cut from a result";
+        b.data = std::string(text);
+        if (auto r = sink.put(std::move(b))) stored = std::move(*r);
+    }
+    auto note_for = [&](std::size_t kept) {
+        std::string n = "\n[cut: showing " + group_digits(kept) + " of " + group_digits(text.size()) + " chars of " +
+                        std::string(what) + "; ";
+        if (stored) {
+            n += "full text: artifact " + stored->id + " (" + stored->uri + ")]";
+        } else if (!narrow_hint.empty()) {
+            n += std::string(narrow_hint) + "]";
+        } else {
+            n += "narrow the request (a selector, a section or a smaller range) to see the rest]";
+        }
+        return n;
+    };
+    // The note's length depends on the kept count only through its digits; size it for the worst case.
+    const std::size_t note_len = note_for(text.size()).size();
+    std::string out;
+    if (note_len >= cap) {
+        out.assign(text.substr(0, utf8_safe_prefix(text, cap)));
+    } else {
+        const std::size_t keep = detail::nice_cut(text, cap - note_len);
+        out.assign(text.substr(0, keep));
+        out += note_for(keep);
+    }
+    if (report) {
+        report->cut = true;
+        report->original_chars = text.size();
+        report->kept_chars = out.size();
+        report->artifact = stored;
+    }
+    return out;
+}
+
+/// History compression: the first `head` and last `tail` bytes with a marker between them
+/// (UTF-8 safe). Text no longer than head + tail + the marker is returned unchanged.
+/// `how_to_get` is appended to the marker ("re-run read_page to see it again").
+[[nodiscard]] inline std::string head_tail(std::string_view text, std::size_t head = 1400, std::size_t tail = 500,
+                                           std::string_view how_to_get = {}) {
+    const std::string probe = "\n[... " + group_digits(text.size()) + " chars omitted from an older result ...]\n";
+    if (text.size() <= head + tail + probe.size() + how_to_get.size() + 2) return std::string(text);
+    const std::size_t h = detail::nice_cut(text, head);
+    const std::size_t t = utf8_safe_suffix_start(text, tail);
+    const std::size_t omitted = t > h ? t - h : 0;
+    std::string out(text.substr(0, h));
+    out += "\n[... " + group_digits(omitted) + " chars omitted from an older result";
+    if (!how_to_get.empty()) {
+        out += "; ";
+        out += how_to_get;
+    }
+    out += " ...]\n";
+    out += text.substr(t);
+    return out;
+}
+
+}  // namespace agentkit

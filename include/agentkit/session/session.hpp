@@ -1,0 +1,866 @@
+// agentkit/session/session.hpp — agent_session: the object a host holds.
+//
+//   agentkit::toolbox tools{get_weather, search};
+//   agentkit::agent_session session{tools, agentkit::all_visible{}, agentkit::compact_formatter{}};
+//   auto result = session.run(model, "What is the weather in Oslo?", {.max_steps = 10});
+//   std::puts(agentkit::render_report(session.make_report()).c_str());
+//
+// or drive it by hand (a streaming host):
+//
+//   json request = session.request(agentkit::provider::anthropic);
+//   ... send it; as each tool_use block completes: session.speculate(provider::anthropic, block);
+//   auto outcome = session.accept(agentkit::provider::anthropic, response_body);
+//   if (outcome && outcome->done) ...
+//
+// Composition is static: agent_session<Toolbox, Masker, Formatter>. A host without a browser
+// has no browser code in its toolbox and pays nothing for it.
+//
+// Optional masker hooks, detected with `requires`:
+//   m.exposure() -> agentkit::exposure             how to express visibility in requests
+//   m.on_prose_answer() / m.dead_end_nudge() -> std::optional<std::string>
+//                                                   a nudge when the model answers with prose
+//                                                   (the menu's ROOT dead end); the session appends
+//                                                   it as a user message and keeps going
+//   m.on_tool_error(name, error) -> std::optional<std::string>
+//                                                   extra retry guidance after a failed call
+#pragma once
+
+#include <agentkit/core/json.hpp>
+#include <agentkit/core/result.hpp>
+#include <agentkit/core/tokens.hpp>
+#include <agentkit/format/artifacts.hpp>
+#include <agentkit/format/formatter.hpp>
+#include <agentkit/format/report.hpp>
+#include <agentkit/session/context.hpp>
+#include <agentkit/session/message.hpp>
+#include <agentkit/session/metrics.hpp>
+#include <agentkit/session/model.hpp>
+#include <agentkit/session/provider.hpp>
+#include <agentkit/session/request.hpp>
+#include <agentkit/tools/context.hpp>
+#include <agentkit/tools/output.hpp>
+#include <agentkit/tools/tool.hpp>
+#include <agentkit/visibility/masker.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace agentkit {
+
+template <class M>
+concept masker_with_exposure = requires(const M& m) {
+    { m.exposure() } -> std::convertible_to<agentkit::exposure>;
+};
+template <class M>
+concept masker_with_prose_hook = requires(M& m) {
+    { m.on_prose_answer() } -> std::convertible_to<std::optional<std::string>>;
+};
+/// The menu's spelling of the same hook.
+template <class M>
+concept masker_with_dead_end_nudge = requires(M& m) {
+    { m.dead_end_nudge() } -> std::convertible_to<std::optional<std::string>>;
+};
+template <class M>
+concept masker_with_error_hook = requires(M& m, std::string_view name, const error& e) {
+    { m.on_tool_error(name, e) } -> std::convertible_to<std::optional<std::string>>;
+};
+
+/// The stable part of the system prompt agentkit uses when the host gives none.
+inline constexpr std::string_view default_system_prompt =
+    "You complete the user's task with the tools provided.\n"
+    "- Call tools directly; do not narrate before a call.\n"
+    "- When calls are independent, make them in the same response: they run in parallel.\n"
+    "- Prefer compound tools (several steps in one call) to many single-step calls.\n"
+    "- When a tool fails, read its error and hint, then change the arguments or the approach; never repeat a "
+    "failing call unchanged.";
+
+struct session_options {
+    agentkit::provider provider = agentkit::provider::anthropic;  ///< when the model does not say
+    std::string model = "claude-sonnet-4-5";
+    std::size_t max_tokens = 4096;           ///< per response
+    std::string system_prompt = std::string(default_system_prompt);
+    std::optional<agentkit::exposure> exposure;  ///< overrides the masker's preference
+    bool cache = true;                       ///< Anthropic breakpoints
+    std::string cache_key;                   ///< OpenAI prompt_cache_key; "" = the session id
+    bool openai_compat = false;              ///< an OpenAI-compatible server (see request_spec)
+    bool parallel_tool_calls = true;
+    std::size_t max_parallel = 4;            ///< threads for parallel-safe calls of one response
+    bool speculative = true;                 ///< run read-only calls as soon as their block is complete
+    bool builtin_complete = true;            ///< add the `complete` tool unless the host or masker has one
+    std::string complete_tool = "complete";
+    std::size_t max_nudges = 2;              ///< prose answers the masker may turn into nudges
+    context_options context{};
+    export_options export_opts{};
+    json extra = json::object();             ///< merged into every request
+    token_counter tokens{};
+    std::string session_id;                  ///< "" = generated
+    std::chrono::milliseconds tool_timeout{0};  ///< per call deadline handed to tools; 0 = none
+    /// Called after every turn (logging). Exceptions are swallowed.
+    std::function<void(const turn_metrics&)> on_turn;
+};
+
+/// What one accepted response amounted to.
+struct turn_outcome {
+    bool done = false;              ///< the model finished (complete tool or final answer)
+    bool completed = false;         ///< finished through the complete tool
+    bool nudged = false;            ///< a prose answer was turned into a nudge
+    bool truncated = false;
+    std::string final_text;
+    std::size_t calls = 0;
+    std::size_t errors = 0;
+};
+
+enum class stop_reason { completed, answered, step_limit, token_limit, time_limit, model_error, cancelled };
+
+[[nodiscard]] constexpr std::string_view to_string(stop_reason r) noexcept {
+    switch (r) {
+        case stop_reason::completed: return "completed";
+        case stop_reason::answered: return "answered";
+        case stop_reason::step_limit: return "step limit";
+        case stop_reason::token_limit: return "token limit";
+        case stop_reason::time_limit: return "time limit";
+        case stop_reason::model_error: return "model error";
+        case stop_reason::cancelled: return "cancelled";
+    }
+    return "unknown";
+}
+
+struct run_result {
+    stop_reason reason = stop_reason::answered;
+    std::string final_text;
+    std::size_t steps = 0;
+    std::optional<agentkit::error> error;
+    [[nodiscard]] bool ok() const noexcept { return reason == stop_reason::completed || reason == stop_reason::answered; }
+};
+
+namespace detail {
+/// Run f(0..n-1) on up to `max_threads` threads (the caller's included). f must not throw.
+template <class F>
+void run_bounded(std::size_t n, std::size_t max_threads, F&& f) {
+    if (n == 0) return;
+    std::atomic<std::size_t> next{0};
+    auto worker = [&] {
+        for (;;) {
+            const std::size_t i = next.fetch_add(1);
+            if (i >= n) return;
+            f(i);
+        }
+    };
+    std::vector<std::thread> threads;
+    const std::size_t extra = std::min(n, std::max<std::size_t>(max_threads, 1)) - 1;
+    for (std::size_t t = 0; t < extra; ++t) {
+        try {
+            threads.emplace_back(worker);
+        } catch (const std::system_error&) {
+            break;  // no more threads: the remaining workers absorb the work
+        }
+    }
+    worker();
+    for (auto& t : threads) t.join();
+}
+
+[[nodiscard]] inline double ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// Records the artifacts created through it, forwarding to the real sink.
+class recording_sink {
+public:
+    explicit recording_sink(artifact_sink_ref target) : target_(target) {}
+    [[nodiscard]] result<artifact_ref> put(artifact_blob b) {
+        auto r = target_.put(std::move(b));
+        if (r) {
+            std::lock_guard lock(mu_);
+            refs_.push_back(*r);
+        }
+        return r;
+    }
+    void note(const artifact_ref& r) {
+        std::lock_guard lock(mu_);
+        for (const auto& x : refs_)
+            if (x.id == r.id) return;
+        refs_.push_back(r);
+    }
+    [[nodiscard]] std::vector<artifact_ref> refs() const {
+        std::lock_guard lock(mu_);
+        return refs_;
+    }
+
+private:
+    artifact_sink_ref target_;
+    mutable std::mutex mu_;
+    std::vector<artifact_ref> refs_;
+};
+}  // namespace detail
+
+template <class Toolbox, masker Masker = all_visible, result_formatter Formatter = compact_formatter>
+class agent_session {
+public:
+    /// `artifacts`: where cut text and stored images go; empty = an in-memory store owned by the session.
+    explicit agent_session(Toolbox tools, Masker m = Masker{}, Formatter f = Formatter{}, session_options o = {},
+                           artifact_sink_ref artifacts = {})
+        : tools_(std::move(tools)), masker_(std::move(m)), formatter_(std::move(f)), opts_(std::move(o)) {
+        if (!artifacts) {
+            own_store_ = std::make_unique<memory_artifacts>();
+            artifacts = *own_store_;
+        }
+        sink_ = std::make_unique<detail::recording_sink>(artifacts);
+        if (opts_.session_id.empty()) opts_.session_id = make_session_id();
+        masker_.bind(tools_.infos());
+        for (auto& t : masker_.meta_tools()) {
+            meta_names_.insert(t.name);
+            catalogue_.push_back(std::move(t));
+        }
+        for (const auto& t : tools_.infos()) catalogue_.push_back(t);
+        const bool has_complete = std::any_of(catalogue_.begin(), catalogue_.end(),
+                                              [&](const tool_info& t) { return t.name == opts_.complete_tool; });
+        builtin_complete_ = opts_.builtin_complete && !has_complete;
+        if (builtin_complete_) catalogue_.push_back(complete_info());
+    }
+
+    agent_session(const agent_session&) = delete;
+    agent_session& operator=(const agent_session&) = delete;
+    ~agent_session() { discard_speculation(); }
+
+    // ---- history -------------------------------------------------------------------------
+    /// Add a user message (the task, a follow-up).
+    void add_user(std::string text) {
+        if (!history_.empty() && history_.back().role == role::user) {
+            auto& last = history_.back();
+            if (!last.text.empty()) last.text += "\n\n";
+            last.text += text;
+        } else {
+            history_.push_back(message::user(std::move(text)));
+        }
+        done_ = false;
+    }
+    [[nodiscard]] const std::vector<message>& history() const noexcept { return history_; }
+
+    // ---- requests ------------------------------------------------------------------------
+    /// The tool catalogue as sent: meta-tools, host tools, then the built-in complete tool.
+    [[nodiscard]] const std::vector<tool_info>& catalogue() const noexcept { return catalogue_; }
+
+    /// Names callable now.
+    [[nodiscard]] std::vector<std::string> visible() const {
+        std::vector<std::string> v = masker_.visible();
+        if (builtin_complete_) v.push_back(opts_.complete_tool);
+        return v;
+    }
+
+    /// The exposure strategy in force for provider `p` (the session option, else the masker's
+    /// preference, else visible_only), mapped to what the provider supports.
+    [[nodiscard]] agentkit::exposure exposure_for(provider p) const {
+        agentkit::exposure e = agentkit::exposure::visible_only;
+        if (opts_.exposure) e = *opts_.exposure;
+        else if constexpr (masker_with_exposure<Masker>) e = masker_.exposure();
+        if (e == agentkit::exposure::visible_only) return e;
+        if (p == provider::anthropic) return agentkit::exposure::deferred_loading;
+        return opts_.openai_compat ? agentkit::exposure::visible_only : agentkit::exposure::allowed_tools;
+    }
+
+    /// The stable system prompt: the host's part and the masker's section.
+    [[nodiscard]] std::string system_prompt() const {
+        std::string s = opts_.system_prompt;
+        if (builtin_complete_) {
+            if (!s.empty()) s += '\n';
+            s += "- When the task is done, call " + opts_.complete_tool + " with the final answer.";
+        }
+        std::string section = masker_.prompt_section();
+        if (!section.empty()) {
+            if (!s.empty()) s += "\n\n";
+            s += section;
+        }
+        return s;
+    }
+
+    /// Build the next request for provider `p`.
+    [[nodiscard]] json request(provider p) {
+        request_spec s;
+        s.model = opts_.model;
+        s.max_tokens = opts_.max_tokens;
+        s.system = system_prompt();
+        s.tools = catalogue_;
+        s.visible = visible();
+        s.exposure = exposure_for(p);
+        if (s.exposure == agentkit::exposure::deferred_loading) {
+            if (!deferred_frozen_) {
+                // Frozen at the first request so the tools prefix stays byte-identical.
+                for (const auto& t : catalogue_)
+                    if (!detail::contains_name(s.visible, t.name)) deferred_.push_back(t.name);
+                deferred_frozen_ = true;
+            }
+            s.deferred = deferred_;
+        }
+        s.state_message = masker_.state_message();
+        s.cache = opts_.cache;
+        s.cache_key = opts_.cache_key.empty() ? opts_.session_id : opts_.cache_key;
+        s.parallel_tool_calls = opts_.parallel_tool_calls;
+        s.openai_compat = opts_.openai_compat;
+        s.export_opts = opts_.export_opts;
+        s.extra = opts_.extra;
+        const auto prepared = prepare_context(history_, opts_.context, opts_.tokens, &context_stats_);
+        return build_request(p, s, prepared);
+    }
+
+    [[nodiscard]] const context_stats& last_context_stats() const noexcept { return context_stats_; }
+
+    // ---- speculative execution -----------------------------------------------------------
+    /// A streaming host hands over a tool call as soon as its block is complete. A read-only,
+    /// visible host tool starts at once (unless an earlier call of the same response could
+    /// change what it sees); its result is used when accept() receives a response containing
+    /// the same call (id, name and arguments) and discarded otherwise. Returns true if started.
+    bool speculate(const tool_call& c) {
+        if (!opts_.speculative || spec_blocked_) return false;
+        const auto idx = Toolbox::find(c.name);
+        const bool ok = !c.malformed && idx && masker_.is_visible(c.name) && meta_names_.count(c.name) == 0 &&
+                        tools_.infos()[*idx].traits.is_read_only();
+        if (!ok) {
+            spec_blocked_ = true;  // later calls of this response may depend on this one
+            return false;
+        }
+        auto entry = std::make_unique<spec_entry>();
+        entry->call = c;
+        tool_context ctx = make_ctx(c.id);
+        try {
+            entry->result = std::async(std::launch::async, [this, i = *idx, args = c.arguments, ctx]() mutable {
+                const auto t0 = std::chrono::steady_clock::now();
+                auto r = tools_.call_at(i, args, ctx);
+                return spec_done{std::move(r), detail::ms_since(t0)};
+            });
+        } catch (const std::system_error&) {
+            return false;
+        }
+        std::lock_guard lock(spec_mu_);
+        speculative_.push_back(std::move(entry));
+        return true;
+    }
+
+    /// The same, from a provider's streamed block: an Anthropic tool_use content block, a Chat
+    /// Completions tool_calls[] entry, or a Responses function_call item.
+    bool speculate(provider p, const json& block) {
+        tool_call c;
+        switch (p) {
+            case provider::anthropic:
+                c.id = detail::str_field(block, "id");
+                c.name = detail::str_field(block, "name");
+                if (const json* in = detail::field(block, "input"); in && in->is_object()) c.arguments = *in;
+                else c.malformed = error(errc::args_malformed, "input is not an object");
+                break;
+            case provider::openai_chat:
+                c.id = detail::str_field(block, "id");
+                c.name = detail::str_field(detail::obj_field(block, "function"), "name");
+                detail::parse_arguments(c, detail::field(detail::obj_field(block, "function"), "arguments"));
+                break;
+            case provider::openai_responses:
+                c.id = detail::str_field(block, "call_id");
+                c.name = detail::str_field(block, "name");
+                detail::parse_arguments(c, detail::field(block, "arguments"));
+                break;
+        }
+        if (c.id.empty() || c.name.empty()) {
+            spec_blocked_ = true;
+            return false;
+        }
+        return speculate(c);
+    }
+
+    // ---- responses -----------------------------------------------------------------------
+    /// Accept a provider response: record it, run its tool calls (meta-tools through the masker,
+    /// hidden tools answered by the masker, parallel-safe calls concurrently, the rest in order),
+    /// append the results, and say whether the model is done. A body that cannot be read is an
+    /// error and leaves the history unchanged.
+    [[nodiscard]] result<turn_outcome> accept(provider p, const json& body, double model_ms = 0,
+                                              std::size_t round_trips = 1) {
+        auto parsed = parse_response(p, body);
+        if (!parsed) {
+            discard_speculation();
+            return fail(std::move(parsed).error());
+        }
+        model_turn& turn = *parsed;
+        turn_metrics tm;
+        tm.turn = metrics_.turns.size() + 1;
+        tm.provider = p;
+        tm.usage = turn.usage;
+        tm.model_ms = model_ms;
+        tm.round_trips = round_trips;
+
+        message a = message::assistant(turn.text, turn.calls);
+        a.origin = p;
+        a.raw = turn.raw;
+        history_.push_back(std::move(a));
+
+        turn_outcome out;
+        out.truncated = turn.truncated;
+        out.calls = turn.calls.size();
+        if (turn.calls.empty()) {
+            discard_speculation();
+            if constexpr (masker_with_prose_hook<Masker> || masker_with_dead_end_nudge<Masker>) {
+                if (nudges_ < opts_.max_nudges) {
+                    std::optional<std::string> nudge;
+                    try {
+                        if constexpr (masker_with_prose_hook<Masker>) nudge = masker_.on_prose_answer();
+                        else nudge = masker_.dead_end_nudge();
+                    } catch (...) {
+                        nudge.reset();
+                    }
+                    if (nudge && !nudge->empty()) {
+                        ++nudges_;
+                        ++metrics_.nudges;
+                        history_.push_back(message::user(std::move(*nudge)));
+                        out.nudged = true;
+                        finish_turn(tm);
+                        return out;
+                    }
+                }
+            }
+            out.done = true;
+            out.final_text = turn.text;
+            done_ = true;
+            final_text_ = turn.text;
+            answered_ = !turn.text.empty();
+            finish_turn(tm);
+            return out;
+        }
+
+        const auto t0 = std::chrono::steady_clock::now();
+        std::vector<tool_result> results(turn.calls.size());
+        std::vector<tool_metric> mets(turn.calls.size());
+        bool completed = false;
+        run_calls(turn.calls, results, mets, tm, completed);
+        tm.tools_ms = detail::ms_since(t0);
+
+        message u;
+        u.role = role::user;
+        u.results = std::move(results);
+        for (const auto& r : u.results) {
+            if (r.output.is_error) ++out.errors;
+            for (const auto& b : r.output.content)
+                if (b.type == content_block::kind::artifact) sink_->note(b.artifact);
+        }
+        history_.push_back(std::move(u));
+        for (auto& m : mets) tm.tools.push_back(std::move(m));
+        metrics_.malformed_calls += static_cast<std::size_t>(
+            std::count_if(turn.calls.begin(), turn.calls.end(), [](const tool_call& c) { return c.malformed.has_value(); }));
+        if (completed) {
+            out.done = true;
+            out.completed = true;
+            out.final_text = final_text_;
+            done_ = true;
+        }
+        finish_turn(tm);
+        return out;
+    }
+
+    // ---- the loop ------------------------------------------------------------------------
+    /// Run the loop until the model is done or a limit is hit.
+    template <model Model>
+    run_result run(Model& m, std::string task, const run_limits& limits = {}) {
+        provider p = opts_.provider;
+        if constexpr (provider_aware_model<Model>) p = m.provider();
+        if (!task.empty()) add_user(std::move(task));
+        const auto start = std::chrono::steady_clock::now();
+        const auto deadline = limits.max_time.count() > 0 ? start + limits.max_time
+                                                          : std::chrono::steady_clock::time_point::max();
+        run_deadline_ = deadline;
+        run_result rr;
+        auto stop = [&](stop_reason why) {
+            rr.reason = why;
+            last_stop_ = why;
+            run_deadline_ = std::chrono::steady_clock::time_point::max();
+            return rr;
+        };
+        for (;;) {
+            if (stop_.stop_requested()) return stop(stop_reason::cancelled);
+            if (limits.max_steps > 0 && rr.steps >= limits.max_steps) return stop(stop_reason::step_limit);
+            const usage& total = metrics_.usage;
+            if (limits.max_tokens > 0 && total.input_tokens + total.output_tokens >= limits.max_tokens)
+                return stop(stop_reason::token_limit);
+            if (std::chrono::steady_clock::now() >= deadline) return stop(stop_reason::time_limit);
+
+            const json req = request(p);
+            std::size_t attempts = 0;
+            double model_ms = 0;
+            std::optional<result<turn_outcome>> outcome;
+            for (;;) {
+                ++attempts;
+                const auto t0 = std::chrono::steady_clock::now();
+                result<json> body = fail(errc::internal, "the model raised an exception");
+                try {
+                    body = m.complete(req);
+                } catch (...) {
+                }
+                model_ms += detail::ms_since(t0);
+                error e;
+                if (body) {
+                    auto o = accept(p, *body, model_ms, attempts);
+                    if (o) {
+                        outcome = std::move(o);
+                        break;
+                    }
+                    e = std::move(o).error();
+                } else {
+                    e = std::move(body).error();
+                }
+                const bool retry = (is_retryable(e) || e.is(errc::provider_malformed)) && attempts <= limits.max_retries;
+                if (!retry || stop_.stop_requested()) {
+                    last_error_ = e;
+                    rr.error = std::move(e);
+                    return stop(stop_reason::model_error);
+                }
+                std::chrono::milliseconds pause = limits.retry_backoff * (1L << std::min<std::size_t>(attempts - 1, 10));
+                if (e.details.is_object() && e.details.contains("retry_after_s") && e.details["retry_after_s"].is_number())
+                    pause = std::chrono::milliseconds(static_cast<long long>(e.details["retry_after_s"].get<double>() * 1000.0));
+                pause = std::min<std::chrono::milliseconds>(pause, limits.max_backoff);
+                if (std::chrono::steady_clock::now() + pause >= deadline) {
+                    last_error_ = e;
+                    rr.error = std::move(e);
+                    return stop(stop_reason::time_limit);
+                }
+                if (pause.count() > 0) std::this_thread::sleep_for(pause);
+            }
+            ++rr.steps;
+            const turn_outcome& o = **outcome;
+            if (o.done) {
+                rr.final_text = o.final_text;
+                return stop(o.completed ? stop_reason::completed : stop_reason::answered);
+            }
+        }
+    }
+
+    /// Ask a running loop and its tools to stop (tools see it through tool_context::stop).
+    void cancel() noexcept { stop_.request_stop(); }
+
+    // ---- results -------------------------------------------------------------------------
+    [[nodiscard]] bool done() const noexcept { return done_; }
+    [[nodiscard]] const std::string& final_text() const noexcept { return final_text_; }
+    [[nodiscard]] const session_metrics& metrics() const noexcept { return metrics_; }
+    [[nodiscard]] const std::string& session_id() const noexcept { return opts_.session_id; }
+    [[nodiscard]] std::vector<artifact_ref> artifacts() const { return sink_->refs(); }
+    /// The session's own store (nullptr when the host gave a sink).
+    [[nodiscard]] memory_artifacts* store() noexcept { return own_store_.get(); }
+    [[nodiscard]] artifact_sink_ref sink() noexcept { return *sink_; }
+    [[nodiscard]] Masker& get_masker() noexcept { return masker_; }
+    [[nodiscard]] const Toolbox& tools() const noexcept { return tools_; }
+    [[nodiscard]] session_options& options() noexcept { return opts_; }
+
+    /// The Result / Summary / Artifacts report of what happened so far.
+    [[nodiscard]] report make_report() const {
+        report r;
+        r.session_id = opts_.session_id;
+        r.answered = done_ && answered_;
+        r.result = final_text_;
+        if (!r.answered) {
+            if (last_stop_) r.no_answer_reason = "stopped: " + std::string(to_string(*last_stop_));
+            if (last_error_) r.no_answer_reason += (r.no_answer_reason.empty() ? "" : " — ") + last_error_->to_text();
+        }
+        for (const auto& b : summary_) r.summary.push_back(b);
+        const auto& m = metrics_;
+        std::string how = done_ ? (completed_ ? "completed" : "answered") : "not finished";
+        if (last_stop_ && !done_) how = "stopped by " + std::string(to_string(*last_stop_));
+        r.summary.push_back(how + " after " + std::to_string(m.turns.size()) + " model turn" +
+                            (m.turns.size() == 1 ? "" : "s") + " (" + std::to_string(m.round_trips) + " round trip" +
+                            (m.round_trips == 1 ? "" : "s") + ")");
+        std::size_t parallel = 0;
+        std::size_t spec = 0;
+        for (const auto& t : m.turns)
+            for (const auto& x : t.tools) {
+                parallel += x.parallel ? 1 : 0;
+                spec += x.speculative ? 1 : 0;
+            }
+        std::string calls = std::to_string(m.tool_calls) + " tool call" + (m.tool_calls == 1 ? "" : "s") + ", " +
+                            std::to_string(m.tool_errors) + " failed";
+        if (parallel) calls += ", " + std::to_string(parallel) + " in parallel";
+        if (spec) calls += ", " + std::to_string(spec) + " speculative";
+        r.summary.push_back(calls);
+        if (!last_tool_error_.empty()) r.summary.push_back("last tool error: " + last_tool_error_);
+        char buf[48];
+        std::snprintf(buf, sizeof buf, "%.1f%%", m.usage.hit_rate() * 100.0);
+        r.summary.push_back("tokens: " + group_digits(m.usage.input_tokens) + " in (cache hit " + buf + "), " +
+                            group_digits(m.usage.output_tokens) + " out");
+        r.artifacts = sink_->refs();
+        return r;
+    }
+
+private:
+    struct spec_done {
+        result<tool_output> out;
+        double ms = 0;
+    };
+    struct spec_entry {
+        tool_call call;
+        std::future<spec_done> result;
+    };
+    enum class call_kind { malformed, complete, meta, hidden, host, speculative };
+
+    [[nodiscard]] tool_info complete_info() const {
+        tool_info t;
+        t.name = opts_.complete_tool;
+        t.description = "Finish the task. `result` is the final answer for the user; `summary` is up to 8 short "
+                        "bullets on what was done (optional).";
+        t.input_schema = json{
+            {"type", "object"},
+            {"properties",
+             {{"result", {{"type", "string"}, {"description", "The final answer"}}},
+              {"summary", {{"type", "array"}, {"items", {{"type", "string"}}}, {"maxItems", 8}, {"description", "Short bullets"}}}}},
+            {"required", json::array({"result"})},
+            {"additionalProperties", false}};
+        return t;
+    }
+
+    [[nodiscard]] static std::string make_session_id() {
+        static std::atomic<unsigned> counter{0};
+        const auto now = static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count());
+        const unsigned long long v = (now ^ (now >> 17) ^ (static_cast<unsigned long long>(++counter) << 40)) & 0xffffffffULL;
+        char buf[24];
+        std::snprintf(buf, sizeof buf, "s-%08llx", v);
+        return buf;
+    }
+
+    [[nodiscard]] tool_context make_ctx(std::string call_id) const {
+        tool_context ctx;
+        ctx.stop = stop_.get_token();
+        ctx.call_id = std::move(call_id);
+        ctx.deadline = run_deadline_;
+        if (opts_.tool_timeout.count() > 0)
+            ctx.deadline = std::min(ctx.deadline, std::chrono::steady_clock::now() + opts_.tool_timeout);
+        return ctx;
+    }
+
+    void finish_turn(turn_metrics& tm) {
+        metrics_.add(tm);
+        if (opts_.on_turn) {
+            try {
+                opts_.on_turn(tm);
+            } catch (...) {
+            }
+        }
+    }
+
+    void discard_speculation() {
+        std::vector<std::unique_ptr<spec_entry>> left;
+        {
+            std::lock_guard lock(spec_mu_);
+            left.swap(speculative_);
+        }
+        for (auto& e : left)
+            if (e->result.valid()) e->result.wait();  // read-only work; joined, never leaked
+        spec_blocked_ = false;
+    }
+
+    std::unique_ptr<spec_entry> take_speculation(const tool_call& c) {
+        std::lock_guard lock(spec_mu_);
+        for (auto it = speculative_.begin(); it != speculative_.end(); ++it) {
+            const auto& s = (*it)->call;
+            if (s.id == c.id && s.name == c.name && s.arguments == c.arguments) {
+                auto e = std::move(*it);
+                speculative_.erase(it);
+                return e;
+            }
+        }
+        return nullptr;
+    }
+
+    /// Turn a raw outcome into what the model sees: errors become error results with guidance;
+    /// everything passes through the formatter.
+    tool_output finish_output(const tool_call& c, result<tool_output> r, bool host, const tool_info* info) {
+        tool_output o;
+        if (r) {
+            o = std::move(*r);
+        } else {
+            const error& e = r.error();
+            o = tool_output::from_error(e);
+            last_tool_error_ = e.to_text();
+            if (host) {
+                const std::string key = c.name + "\x1f" + c.arguments.dump();
+                const std::size_t n = ++failures_[key];
+                if (n >= 2)
+                    o.add_text("Retry guidance: this exact call has failed " + std::to_string(n) +
+                               " times; change the arguments or use a different tool.");
+                if constexpr (masker_with_error_hook<Masker>) {
+                    try {
+                        if (auto extra = masker_.on_tool_error(c.name, e); extra && !extra->empty()) o.add_text(*extra);
+                    } catch (...) {
+                    }
+                }
+            }
+        }
+        if (o.is_error && r) last_tool_error_ = o.joined_text().substr(0, 200);
+        format_context fc;
+        fc.tool = c.name;
+        fc.info = info;
+        fc.artifacts = *sink_;
+        try {
+            return formatter_.format(std::move(o), fc);
+        } catch (...) {
+            return tool_output::from_error(error(errc::internal, "the result formatter raised an exception"));
+        }
+    }
+
+    void run_calls(const std::vector<tool_call>& calls, std::vector<tool_result>& results, std::vector<tool_metric>& mets,
+                   turn_metrics& tm, bool& completed) {
+        std::vector<std::size_t> batch;  // indices of parallel-safe host calls waiting to run
+        std::vector<std::optional<result<tool_output>>> raw(calls.size());
+        std::vector<std::optional<std::size_t>> tool_index(calls.size());
+
+        auto flush = [&] {
+            if (batch.empty()) return;
+            const bool parallel = batch.size() > 1;
+            detail::run_bounded(batch.size(), parallel ? opts_.max_parallel : 1, [&](std::size_t k) {
+                const std::size_t i = batch[k];
+                tool_context ctx = make_ctx(calls[i].id);
+                const auto t0 = std::chrono::steady_clock::now();
+                raw[i] = tools_.call_at(*tool_index[i], calls[i].arguments, ctx);
+                mets[i].ms = detail::ms_since(t0);
+                mets[i].parallel = parallel;
+            });
+            batch.clear();
+        };
+
+        for (std::size_t i = 0; i < calls.size(); ++i) {
+            const tool_call& c = calls[i];
+            mets[i].name = c.name;
+            results[i].call_id = c.id;
+            results[i].name = c.name;
+            if (c.malformed) {
+                raw[i] = fail(*c.malformed);
+            } else if (builtin_complete_ && c.name == opts_.complete_tool) {
+                completed = true;
+                completed_ = true;
+                answered_ = true;
+                if (const json* res = detail::field(c.arguments, "result"); res && res->is_string())
+                    final_text_ = res->get<std::string>();
+                else if (res && !res->is_null())
+                    final_text_ = res->dump();
+                if (const json* sm = detail::field(c.arguments, "summary"); sm && sm->is_array())
+                    for (const auto& b : *sm)
+                        if (b.is_string()) summary_.push_back(b.get<std::string>());
+                raw[i] = tool_output::text("Task marked complete.");
+            } else if (meta_names_.count(c.name) != 0) {
+                flush();
+                const auto t0 = std::chrono::steady_clock::now();
+                std::optional<result<tool_output>> r;
+                try {
+                    r = masker_.handle_meta(c.name, c.arguments);
+                } catch (...) {
+                    r = result<tool_output>(fail(errc::internal, "the masker raised an exception"));
+                }
+                mets[i].ms = detail::ms_since(t0);
+                mets[i].meta = true;
+                raw[i] = r ? std::move(*r) : masker_.answer_hidden(c.name);
+                if (raw[i]->has_value()) add_tool_references(**raw[i]);
+            } else if (!masker_.is_visible(c.name)) {
+                raw[i] = masker_.answer_hidden(c.name);
+            } else if (auto idx = Toolbox::find(c.name); !idx) {
+                raw[i] = result<tool_output>(Toolbox::unknown(c.name));
+            } else {
+                tool_index[i] = idx;
+                if (auto spec = take_speculation(c)) {
+                    spec_done d = spec->result.get();
+                    raw[i] = std::move(d.out);
+                    mets[i].ms = d.ms;
+                    mets[i].speculative = true;
+                    ++tm.speculative_used;
+                } else if (tools_.infos()[*idx].traits.is_parallel_safe() && opts_.max_parallel > 1) {
+                    batch.push_back(i);
+                } else {
+                    flush();
+                    tool_context ctx = make_ctx(c.id);
+                    const auto t0 = std::chrono::steady_clock::now();
+                    raw[i] = tools_.call_at(*idx, c.arguments, ctx);
+                    mets[i].ms = detail::ms_since(t0);
+                }
+            }
+        }
+        flush();
+        {
+            std::lock_guard lock(spec_mu_);
+            tm.speculative_discarded = speculative_.size();
+        }
+        discard_speculation();
+
+        // Format, observe and measure in call order, on this thread.
+        for (std::size_t i = 0; i < calls.size(); ++i) {
+            const tool_call& c = calls[i];
+            const bool host = tool_index[i].has_value();
+            const tool_info* info = host ? &tools_.infos()[*tool_index[i]] : nullptr;
+            result<tool_output> r = raw[i] ? std::move(*raw[i]) : result<tool_output>(fail(errc::internal, "call did not run"));
+            const bool ok = r.has_value() && !r->is_error;
+            results[i].output = finish_output(c, std::move(r), host, info);
+            if (host) masker_.observe_call(c.name, c.arguments, ok);
+            const std::string text = results[i].output.joined_text();
+            mets[i].ok = !results[i].output.is_error;
+            mets[i].result_chars = text.size();
+            mets[i].result_tokens = opts_.tokens.count(text);
+        }
+    }
+
+    /// Anthropic full-catalogue: a tool deferred in the request becomes callable when the model
+    /// sees a tool_reference for it. Add the references a meta-tool's result did not include.
+    void add_tool_references(tool_output& o) {
+        if (deferred_.empty()) return;
+        std::set<std::string> present;
+        for (const auto& b : o.content)
+            if (b.type == content_block::kind::tool_reference) present.insert(b.text);
+        for (const auto& name : deferred_) {
+            if (referenced_.count(name) != 0 || !masker_.is_visible(name)) continue;
+            if (present.count(name) == 0) o.content.push_back(content_block::make_tool_reference(name));
+            referenced_.insert(name);
+        }
+    }
+
+    Toolbox tools_;
+    Masker masker_;
+    Formatter formatter_;
+    session_options opts_;
+    std::unique_ptr<memory_artifacts> own_store_;
+    std::unique_ptr<detail::recording_sink> sink_;
+    std::vector<tool_info> catalogue_;
+    std::set<std::string, std::less<>> meta_names_;
+    bool builtin_complete_ = false;
+    std::vector<std::string> deferred_;
+    bool deferred_frozen_ = false;
+    std::set<std::string> referenced_;
+    std::vector<message> history_;
+    session_metrics metrics_;
+    context_stats context_stats_;
+    std::map<std::string, std::size_t> failures_;
+    std::size_t nudges_ = 0;
+    bool done_ = false;
+    bool completed_ = false;
+    bool answered_ = false;
+    std::string final_text_;
+    std::vector<std::string> summary_;
+    std::string last_tool_error_;
+    std::optional<stop_reason> last_stop_;
+    std::optional<error> last_error_;
+    std::stop_source stop_;
+    std::chrono::steady_clock::time_point run_deadline_ = std::chrono::steady_clock::time_point::max();
+    std::mutex spec_mu_;
+    std::vector<std::unique_ptr<spec_entry>> speculative_;
+    bool spec_blocked_ = false;
+};
+
+template <class Toolbox>
+agent_session(Toolbox) -> agent_session<Toolbox>;
+template <class Toolbox, class Masker>
+agent_session(Toolbox, Masker) -> agent_session<Toolbox, Masker>;
+template <class Toolbox, class Masker, class Formatter, class... Rest>
+agent_session(Toolbox, Masker, Formatter, Rest...) -> agent_session<Toolbox, Masker, Formatter>;
+
+}  // namespace agentkit
