@@ -270,6 +270,12 @@ public:
     /// browser and wait (bounded) until no member of the group is left. Idempotent.
     void terminate(std::chrono::milliseconds grace) {
         if (pid_ <= 0) return;
+        {
+            // Once only: after the group is gone its id may be reused by an unrelated process.
+            std::lock_guard lock(mu_);
+            if (terminated_) return;
+            terminated_ = true;
+        }
         if (!exited()) {
             ::kill(-pid_, SIGTERM);
             if (!wait_exit(grace)) {
@@ -372,6 +378,7 @@ private:
     pid_t pid_ = -1;
     detail::unique_fd pidfd_;
     bool reaped_ = false;
+    bool terminated_ = false;
     int status_ = 0;
 };
 

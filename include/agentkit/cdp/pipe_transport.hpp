@@ -123,7 +123,10 @@ public:
     /// The profile directory (removed on close unless the host provided it).
     [[nodiscard]] std::filesystem::path profile_dir() const { return s_ ? s_->proc->profile_dir() : std::filesystem::path{}; }
     /// Browser.getVersion's result from the launch handshake (product, protocolVersion, ...).
-    [[nodiscard]] const json& version() const noexcept { return s_->version; }
+    [[nodiscard]] const json& version() const noexcept {
+        static const json none = json::object();
+        return s_ ? s_->version : none;
+    }
     /// The process, e.g. for exit_description() or log_tail().
     [[nodiscard]] browser_process& process() noexcept { return *s_->proc; }
 

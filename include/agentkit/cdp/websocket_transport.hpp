@@ -240,7 +240,10 @@ public:
     [[nodiscard]] bool is_open() const noexcept { return s_ && s_->open.load(); }
 
     /// The ws:// URL this transport connected to.
-    [[nodiscard]] const std::string& url() const noexcept { return s_->url; }
+    [[nodiscard]] const std::string& url() const noexcept {
+        static const std::string none;
+        return s_ ? s_->url : none;
+    }
     /// The launched browser, or null when connected to an existing one.
     [[nodiscard]] browser_process* process() noexcept { return s_ ? s_->proc.get() : nullptr; }
     /// The launched browser's pid, or -1.
@@ -249,6 +252,7 @@ public:
     [[nodiscard]] std::uint16_t port() const noexcept { return s_ ? s_->port : 0; }
     /// The close code and reason the server sent, once it did.
     [[nodiscard]] std::optional<std::pair<std::uint16_t, std::string>> close_status() const {
+        if (!s_) return std::nullopt;
         std::lock_guard lock(s_->state_mu);
         return s_->peer_close;
     }
