@@ -1969,7 +1969,7 @@ private:
     template <class F>
     result<action_result> act_locked(std::string what, tab_ptr t, F&& f, bool expect_navigation) {
         const auto t0 = clock::now();
-        if (!t->has_last) {
+        if (!t->has_last && !expect_navigation) {
             auto base = take_snapshot(t, snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12});
             if (!base && base.error().is(errc::browser_crashed)) return fail(base.error());
         }
@@ -1991,7 +1991,6 @@ private:
             if (!eng_->conn.is_open() && !r.error().is(errc::browser_crashed)) return fail(crashed_error(r.error()));
             return fail(r.error());
         }
-        (void)expect_navigation;
         settle(t, mark, out.notes);
         if (!eng_->conn.is_open()) {
             auto why = eng_->conn.failure();
