@@ -497,3 +497,25 @@ TEST(CdpConnection, SendFailureIsReturnedToTheCaller) {
     // Either the send failed or the reader already saw the dead transport: both say so.
     EXPECT_EQ(r.error().code, errc::transport_io);
 }
+
+TEST(CdpConnection, MalformedErrorObjectsDoNotThrow) {
+    fixture fx;
+    auto a = fx.conn.call_async("A.a");
+    auto b = fx.conn.call_async("B.b");
+    auto ma = fx.browser->next_sent();
+    auto mb = fx.browser->next_sent();
+    ASSERT_TRUE(ma && mb);
+    fx.browser->push(json{{"id", (*ma)["id"]}, {"error", {{"code", "not a number"}, {"message", 5}}}});
+    fx.browser->push(json{{"id", (*mb)["id"]}, {"error", "just a string"}});
+    ASSERT_TRUE(ready(a));
+    ASSERT_TRUE(ready(b));
+    auto ra = a.get();
+    auto rb = b.get();
+    ASSERT_FALSE(ra);
+    EXPECT_EQ(ra.error().code, errc::cdp_error);
+    EXPECT_EQ(ra.error().details["code"], 0);
+    ASSERT_FALSE(rb);
+    EXPECT_EQ(rb.error().code, errc::cdp_error);
+    EXPECT_NE(rb.error().message.find("just a string"), std::string::npos);
+    EXPECT_TRUE(fx.conn.is_open());
+}

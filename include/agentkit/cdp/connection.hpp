@@ -295,8 +295,15 @@ struct connection_state {
             }
             if (!p) return;  // our own internal ids (< 0), or a call that already timed out
             if (auto err = j.find("error"); err != j.end()) {
-                const int code = err->is_object() ? err->value("code", 0) : 0;
-                const std::string msg = err->is_object() ? err->value("message", std::string("unknown error")) : err->dump();
+                // Defensive reads: a malformed error object must not throw out of the reader.
+                long long code = 0;
+                std::string msg = "unknown error";
+                if (err->is_object()) {
+                    if (auto c = err->find("code"); c != err->end() && c->is_number_integer()) code = c->get<long long>();
+                    if (auto m = err->find("message"); m != err->end() && m->is_string()) msg = m->get<std::string>();
+                } else {
+                    msg = err->dump(-1, ' ', false, json::error_handler_t::replace);
+                }
                 json details = {{"method", p->method}, {"code", code}, {"message", msg}};
                 if (err->is_object() && err->contains("data")) details["data"] = (*err)["data"];
                 if (!p->session_id.empty()) details["session_id"] = p->session_id;

@@ -85,7 +85,7 @@ public:
                 return failed(m.error());
             }
             auto j = json::parse(*m, nullptr, false);
-            if (j.is_object() && j.value("id", 0) == -1) {
+            if (j.is_object() && j.contains("id") && j["id"].is_number_integer() && j["id"].get<long long>() == -1) {
                 t.s_->version = j.value("result", json::object());
                 break;
             }
