@@ -1,0 +1,127 @@
+// Unit tests of the browser engine's pure parts: key chords and the readable mode.
+#include <agentkit/agentkit.hpp>
+
+#include <gtest/gtest.h>
+
+namespace ak = agentkit;
+namespace br = agentkit::browser;
+using ak::json;
+
+TEST(Keys, NamedKeysCharactersAndModifiers) {
+    auto enter = br::parse_key_chord("Enter");
+    ASSERT_TRUE(enter);
+    EXPECT_EQ(enter->key.key, "Enter");
+    EXPECT_EQ(enter->key.key_code, 13);
+    EXPECT_EQ(enter->key.text, "\r");
+    EXPECT_EQ(enter->modifiers, 0);
+
+    auto sel = br::parse_key_chord("Control+Shift+ArrowLeft");
+    ASSERT_TRUE(sel);
+    EXPECT_EQ(sel->modifiers, 2 | 8);
+    EXPECT_EQ(sel->key.code, "ArrowLeft");
+    ASSERT_EQ(sel->modifier_keys.size(), 2u);
+    EXPECT_EQ(sel->modifier_keys[0].key, "Control");
+
+    auto upper = br::parse_key_chord("Shift+a");
+    ASSERT_TRUE(upper);
+    EXPECT_EQ(upper->key.text, "A");
+    EXPECT_EQ(upper->key.code, "KeyA");
+
+    auto ctrl_a = br::parse_key_chord("ctrl+a");
+    ASSERT_TRUE(ctrl_a);
+    EXPECT_TRUE(ctrl_a->key.text.empty());  // a shortcut inserts no text
+
+    auto plus = br::parse_key_chord("Control++");
+    ASSERT_TRUE(plus) << plus.error().to_text();
+    EXPECT_EQ(plus->key.key, "+");
+
+    EXPECT_EQ(br::parse_key_chord("esc")->key.key, "Escape");
+    EXPECT_EQ(br::parse_key_chord("F5")->key.key_code, 116);
+
+    auto bad = br::parse_key_chord("Hyper+x");
+    ASSERT_FALSE(bad);
+    EXPECT_TRUE(bad.error().is(ak::errc::args_invalid));
+    EXPECT_FALSE(br::parse_key_chord("NoSuchKey"));
+    EXPECT_FALSE(br::parse_key_chord(""));
+}
+
+namespace {
+
+// A tiny AX tree: nav with links, an article with a heading, paragraphs with an inline link, a
+// list, and a button.
+json node(const std::string& id, const std::string& role, const std::string& name, std::vector<std::string> kids,
+          std::int64_t backend = 0, const std::string& parent = "") {
+    json n = {{"nodeId", id}, {"role", {{"type", "role"}, {"value", role}}}, {"name", {{"type", "computedString"}, {"value", name}}},
+              {"childIds", kids}, {"ignored", false}};
+    if (backend != 0) n["backendDOMNodeId"] = backend;
+    if (!parent.empty()) n["parentId"] = parent;
+    return n;
+}
+
+std::vector<br::ax_frame> article_frames() {
+    const std::string long1 = "The first paragraph explains the topic at length so that it counts as real content for the reader.";
+    const std::string long2 = "A second paragraph continues with more detail and many more words about the same subject matter.";
+    json nodes = json::array({
+        node("1", "RootWebArea", "Doc", {"2", "5"}, 1),
+        node("2", "navigation", "", {"3", "4"}, 2, "1"),
+        node("3", "link", "Home", {}, 3, "2"),
+        node("4", "link", "About", {}, 4, "2"),
+        node("5", "article", "", {"6", "8", "10", "14", "16"}, 5, "1"),
+        node("6", "heading", "Big news", {"7"}, 6, "5"),
+        node("7", "StaticText", "Big news", {}, 0, "6"),
+        node("8", "paragraph", "", {"9"}, 8, "5"),
+        node("9", "StaticText", long1, {}, 0, "8"),
+        node("10", "paragraph", "", {"11", "12", "13"}, 10, "5"),
+        node("11", "StaticText", long2 + " See", {}, 0, "10"),
+        node("12", "link", "the source", {}, 12, "10"),
+        node("13", "StaticText", "for more.", {}, 0, "10"),
+        node("14", "list", "", {"15"}, 14, "5"),
+        node("15", "listitem", "", {"17"}, 15, "14"),
+        node("17", "StaticText", "One point", {}, 0, "15"),
+        node("16", "button", "Share", {}, 16, "5"),
+    });
+    nodes[5]["properties"] = json::array();
+    nodes[5]["properties"].push_back({{"name", "level"}, {"value", {{"type", "integer"}, {"value", 1}}}});
+    br::ax_frame f;
+    f.session_id = "S";
+    f.frame_id = "F";
+    f.loader_id = "L";
+    f.url = "http://x/";
+    f.nodes = nodes;
+    return {f};
+}
+
+}  // namespace
+
+TEST(Readable, KeepsMainContentWithRefsAndDropsNavigation) {
+    auto frames = article_frames();
+    std::map<std::string, br::dom_index> dom;
+    br::ref_registry refs;
+    auto r = br::render_readable(frames, dom, refs, {});
+    EXPECT_NE(r.text.find("# Big news\n"), std::string::npos) << r.text;
+    EXPECT_NE(r.text.find("The first paragraph explains"), std::string::npos) << r.text;
+    EXPECT_NE(r.text.find("See [the source](ref=e"), std::string::npos) << r.text;
+    EXPECT_NE(r.text.find(") for more."), std::string::npos) << r.text;
+    EXPECT_NE(r.text.find("- One point"), std::string::npos) << r.text;
+    EXPECT_NE(r.text.find("button \"Share\" [ref=e"), std::string::npos) << r.text;
+    EXPECT_EQ(r.text.find("Home"), std::string::npos) << r.text;  // navigation is not main content
+    EXPECT_EQ(r.text.find("About"), std::string::npos) << r.text;
+    // the link's ref is the same identity a snapshot would use
+    auto link = refs.find("S", "L", 12);
+    ASSERT_TRUE(link);
+    auto t = refs.resolve(*link);
+    ASSERT_TRUE(t);
+    EXPECT_EQ(t->backend_node_id, 12);
+    // budgets cut and say so
+    auto small = br::render_readable(frames, dom, refs, {.token_budget = 70, .min_paragraph_chars = 25});
+    EXPECT_TRUE(small.truncated()) << small.text;
+    EXPECT_NE(small.text.find("lines hidden"), std::string::npos) << small.text;
+}
+
+TEST(Readable, ClassifiesArticleLikePages) {
+    auto frames = article_frames();
+    auto k = br::classify_page(frames);
+    EXPECT_EQ(k.paragraphs, 2u);
+    EXPECT_FALSE(k.article_like());  // too short to be an article
+    EXPECT_FALSE(br::classify_page({}).article_like());
+}
