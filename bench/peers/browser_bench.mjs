@@ -110,7 +110,7 @@ function serverSpecs(tmp, base) {
     specs.push({
       name: "agentkit",
       command: path.resolve(ak),
-      args: ["--headless", "--executable-path", chromium, "--allowed-origins", base],
+      args: ["--headless", "--executable-path", chromium, ...(flag("--agentkit-policy") ? ["--allowed-origins", base] : [])],
       tools: {
         navigate: "browser_navigate",
         snapshot: "browser_snapshot",

@@ -10,6 +10,7 @@
 #include <agentkit/browser/keys.hpp>
 #include <agentkit/browser/readable.hpp>
 #include <agentkit/browser/snapshot.hpp>
+#include <agentkit/browser/tools.hpp>
 #include <agentkit/cdp.hpp>
 #include <agentkit/cdp/connection.hpp>
 #include <agentkit/cdp/launch.hpp>

@@ -683,9 +683,10 @@ private:
     std::shared_mutex exclusive_;
 };
 
-/// Serve on stdin/stdout until stdin closes. Returns the process exit code (0 on a clean end).
-/// Nothing but protocol messages is written to stdout.
-inline int run_stdio(server& srv, int in_fd = 0, int out_fd = 1) {
+/// Serve on stdin/stdout until stdin closes (or `*stop` becomes true — set it from a SIGTERM
+/// handler installed without SA_RESTART, so the blocked read returns). Returns the process exit
+/// code (0 on a clean end). Nothing but protocol messages is written to stdout.
+inline int run_stdio(server& srv, int in_fd = 0, int out_fd = 1, const std::atomic<bool>* stop = nullptr) {
     srv.set_sink([out_fd](const std::string& line) {
         std::string buf = line;
         buf += '\n';
@@ -702,6 +703,7 @@ inline int run_stdio(server& srv, int in_fd = 0, int out_fd = 1) {
     std::string pending;
     std::array<char, 65536> chunk{};
     for (;;) {
+        if (stop != nullptr && stop->load()) break;
         const ssize_t n = ::read(in_fd, chunk.data(), chunk.size());
         if (n < 0) {
             if (errno == EINTR) continue;

@@ -1,0 +1,242 @@
+// agentkit-browser-mcp — an MCP stdio server giving a model a real browser.
+//
+// A drop-in for Playwright MCP: the same tool and argument names, the `[ref=…]` syntax, and
+// the same command-line flags where the meaning is the same. Point an MCP client at it:
+//
+//   { "command": "build/bin/agentkit-browser-mcp", "args": ["--headless"] }
+//
+// stdout carries only MCP messages; logs (one line per tool call with its metrics) go to
+// stderr. The browser starts on the first browser tool call, never during initialize.
+#include <agentkit/agentkit.hpp>
+#include <agentkit/browser/tools.hpp>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace ak = agentkit;
+namespace br = agentkit::browser;
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+void on_signal(int) { g_stop.store(true); }
+
+const char* const kUsage = R"(Usage: agentkit-browser-mcp [options]
+
+An MCP server (stdio) that gives a model a real browser (Chromium over CDP).
+
+Options (Playwright MCP names where the meaning is the same):
+  --headless                 run the browser headless (the default)
+  --headed                   show the browser window (needs a display)
+  --executable-path PATH     browser binary (default: /usr/lib/chromium/chromium or $AGENTKIT_CHROMIUM)
+  --isolated                 keep the profile in memory / a temporary directory (the default)
+  --user-data-dir DIR        use (and keep) this profile directory
+  --viewport-size W,H        viewport in CSS pixels, e.g. 1280,720
+  --cdp-endpoint URL         connect to a running browser (ws://... or http://host:port)
+  --config FILE              JSON configuration (Playwright MCP's format: browser.launchOptions,
+                             browser.contextOptions.viewport, browser.cdpEndpoint, ...)
+  --allowed-origins LIST     semicolon-separated origins the browser may reach
+  --blocked-origins LIST     semicolon-separated origins the browser may not reach
+  --output-dir DIR           keep artifacts (screenshots, cut text) in this directory
+  --secrets FILE             dotenv file of secrets to substitute and redact
+agentkit's switches for what is off by default:
+  --allow-evaluate           enable browser_evaluate
+  --allow-file-access        allow file:// URLs
+  --downloads-dir DIR        allow downloads, saved under DIR
+  --tools all                which tools are listed (all; core, menu and router maskers come later)
+  --inline-screenshots       return screenshots inline as well as by artifact id
+  --quiet                    no per-call metrics on stderr
+  --version, --help
+)";
+
+struct cli {
+    br::browser_options browser;
+    br::tools_options tools;
+    bool quiet = false;
+    std::vector<std::string> unsupported;  // flags whose enforcement is not available: refuse to start
+};
+
+std::optional<std::pair<int, int>> parse_size(const std::string& s) {
+    const auto sep = s.find_first_of(",x");
+    if (sep == std::string::npos) return std::nullopt;
+    try {
+        return std::make_pair(std::stoi(s.substr(0, sep)), std::stoi(s.substr(sep + 1)));
+    } catch (...) {
+        return std::nullopt;
+    }
+}
+
+bool apply_config(cli& c, const std::string& path, std::string& err) {
+    std::ifstream in(path);
+    if (!in) {
+        err = "cannot read config file " + path;
+        return false;
+    }
+    ak::json j = ak::json::parse(in, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) {
+        err = "config file " + path + " is not a JSON object";
+        return false;
+    }
+    const ak::json& b = j.value("browser", ak::json::object());
+    const ak::json& lo = b.value("launchOptions", ak::json::object());
+    if (lo.contains("executablePath") && lo["executablePath"].is_string())
+        c.browser.launch.executable = lo["executablePath"].get<std::string>();
+    if (lo.contains("headless") && lo["headless"].is_boolean()) c.browser.launch.headless = lo["headless"].get<bool>();
+    if (lo.contains("args") && lo["args"].is_array())
+        for (const auto& a : lo["args"])
+            if (a.is_string()) c.browser.launch.extra_args.push_back(a.get<std::string>());
+    if (b.contains("cdpEndpoint") && b["cdpEndpoint"].is_string()) c.browser.cdp_endpoint = b["cdpEndpoint"].get<std::string>();
+    if (b.contains("userDataDir") && b["userDataDir"].is_string()) c.browser.launch.user_data_dir = b["userDataDir"].get<std::string>();
+    const ak::json& co = b.value("contextOptions", ak::json::object());
+    if (co.contains("viewport") && co["viewport"].is_object()) {
+        c.browser.viewport.width = co["viewport"].value("width", c.browser.viewport.width);
+        c.browser.viewport.height = co["viewport"].value("height", c.browser.viewport.height);
+    }
+    const ak::json& net = j.value("network", ak::json::object());
+    if (net.contains("allowedOrigins")) c.unsupported.push_back("network.allowedOrigins (config)");
+    if (net.contains("blockedOrigins")) c.unsupported.push_back("network.blockedOrigins (config)");
+    if (j.contains("outputDir")) c.unsupported.push_back("outputDir (config)");
+    if (j.contains("secrets")) c.unsupported.push_back("secrets (config)");
+    return true;
+}
+
+int parse_args(int argc, char** argv, cli& c) {
+    auto need = [&](int& i) -> std::optional<std::string> {
+        if (i + 1 >= argc) {
+            std::fprintf(stderr, "agentkit-browser-mcp: %s needs a value\n", argv[i]);
+            return std::nullopt;
+        }
+        return std::string(argv[++i]);
+    };
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        std::optional<std::string> inline_value;
+        if (auto eq = a.find('='); a.rfind("--", 0) == 0 && eq != std::string::npos) {
+            inline_value = a.substr(eq + 1);
+            a = a.substr(0, eq);
+        }
+        auto value = [&]() -> std::optional<std::string> { return inline_value ? inline_value : need(i); };
+        if (a == "--help" || a == "-h") {
+            std::fputs(kUsage, stderr);
+            return 0;
+        } else if (a == "--version") {
+            std::fprintf(stderr, "agentkit-browser-mcp %s\n", ak::version.string);
+            return 0;
+        } else if (a == "--headless") {
+            c.browser.launch.headless = true;
+        } else if (a == "--headed") {
+            c.browser.launch.headless = false;
+        } else if (a == "--isolated") {
+            // a fresh temporary profile is the default
+        } else if (a == "--executable-path") {
+            auto v = value();
+            if (!v) return 2;
+            c.browser.launch.executable = *v;
+        } else if (a == "--user-data-dir") {
+            auto v = value();
+            if (!v) return 2;
+            c.browser.launch.user_data_dir = *v;
+        } else if (a == "--viewport-size") {
+            auto v = value();
+            if (!v) return 2;
+            auto sz = parse_size(*v);
+            if (!sz) {
+                std::fprintf(stderr, "agentkit-browser-mcp: --viewport-size takes W,H (e.g. 1280,720)\n");
+                return 2;
+            }
+            c.browser.viewport.width = sz->first;
+            c.browser.viewport.height = sz->second;
+        } else if (a == "--cdp-endpoint") {
+            auto v = value();
+            if (!v) return 2;
+            c.browser.cdp_endpoint = *v;
+        } else if (a == "--config") {
+            auto v = value();
+            if (!v) return 2;
+            std::string err;
+            if (!apply_config(c, *v, err)) {
+                std::fprintf(stderr, "agentkit-browser-mcp: %s\n", err.c_str());
+                return 2;
+            }
+        } else if (a == "--allow-evaluate") {
+            c.browser.allow_evaluate = true;
+        } else if (a == "--inline-screenshots") {
+            c.tools.inline_screenshots = true;
+        } else if (a == "--quiet") {
+            c.quiet = true;
+        } else if (a == "--tools") {
+            auto v = value();
+            if (!v) return 2;
+            if (*v != "all") c.unsupported.push_back("--tools " + *v);
+        } else if (a == "--allowed-origins" || a == "--blocked-origins" || a == "--output-dir" || a == "--secrets" ||
+                   a == "--downloads-dir") {
+            auto v = value();
+            if (!v) return 2;
+            c.unsupported.push_back(a);
+        } else if (a == "--allow-file-access") {
+            c.unsupported.push_back(a);
+        } else {
+            std::fprintf(stderr, "agentkit-browser-mcp: unknown option %s (see --help)\n", argv[i]);
+            return 2;
+        }
+    }
+    return -1;  // go on
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    cli c;
+    if (int rc = parse_args(argc, argv, c); rc >= 0) return rc;
+    if (!c.unsupported.empty()) {
+        // Fail closed: a safety or storage option that is not enforced yet must not be ignored.
+        std::string list;
+        for (const auto& u : c.unsupported) list += (list.empty() ? "" : ", ") + u;
+        std::fprintf(stderr,
+                     "agentkit-browser-mcp: not available in this build: %s. Refusing to start rather than ignore "
+                     "them.\n",
+                     list.c_str());
+        return 2;
+    }
+
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0;  // no SA_RESTART: a blocked read returns with EINTR
+    sigaction(SIGTERM, &sa, nullptr);
+    sigaction(SIGINT, &sa, nullptr);
+    std::signal(SIGPIPE, SIG_IGN);
+
+    br::browser browser{c.browser};
+    ak::memory_artifacts store;
+    if (!c.quiet) {
+        c.tools.on_call = [](const br::call_metrics& m) {
+            std::string line = "[agentkit] " + m.tool + (m.ok ? " ok " : " error ") + std::to_string(m.ms) + " ms, " +
+                               std::to_string(m.bytes) + " bytes, ~" + std::to_string(m.tokens) + " tokens\n";
+            std::fputs(line.c_str(), stderr);
+        };
+    }
+    br::tool_state state{browser, store, c.tools};
+    auto tools = br::browser_tools(state);
+
+    ak::mcp::server_options so;
+    so.name = "agentkit-browser";
+    so.title = "agentkit browser";
+    so.version = ak::version.string;
+    so.instructions =
+        "A real browser. Call browser_navigate, then act on elements by the [ref=eN] shown in snapshots. Results "
+        "report what changed; take browser_snapshot when you need the whole page.";
+    ak::mcp::server srv{ak::mcp::backend_for(tools), so};
+    const int rc = ak::mcp::run_stdio(srv, 0, 1, &g_stop);
+    browser.close();
+    return rc;
+}

@@ -1,0 +1,931 @@
+// agentkit/browser/tools.hpp — the browser as model-facing tools, drop-in compatible with
+// Playwright MCP's tool and argument names, plus agentkit's own compound tools.
+//
+//   agentkit::browser::browser b{opts};
+//   agentkit::memory_artifacts store;
+//   agentkit::browser::tool_state state{b, store};
+//   auto tools = agentkit::browser::browser_tools(state);      // an agentkit::toolbox
+//
+// Element arguments accept `ref` and `target` (Playwright MCP renamed `ref` to `target`),
+// with or without the `[ref=…]` wrapper; `element` (a human description) is accepted and
+// ignored. Every result is compact text within a hard budget; screenshots and cut text go to
+// the artifact store and results carry their ids (read back with browser_artifact).
+#pragma once
+
+#include <agentkit/browser/browser.hpp>
+#include <agentkit/core/describe.hpp>
+#include <agentkit/core/json.hpp>
+#include <agentkit/core/result.hpp>
+#include <agentkit/core/strings.hpp>
+#include <agentkit/format/artifacts.hpp>
+#include <agentkit/tools/output.hpp>
+#include <agentkit/tools/tool.hpp>
+#include <agentkit/tools/toolbox.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace agentkit::browser {
+
+/// Per-call metrics of the browser tools.
+struct call_metrics {
+    std::string tool;
+    std::size_t bytes = 0;   ///< of the text returned
+    std::size_t tokens = 0;  ///< estimated
+    std::int64_t ms = 0;     ///< wall time of the call
+    bool ok = true;
+};
+
+struct tools_options {
+    /// Hard cap on any result's text (characters); what is cut goes to the artifact store.
+    std::size_t max_result_chars = 30000;
+    /// Return screenshots as inline images (default: stored as artifacts, id returned).
+    bool inline_screenshots = false;
+    /// Longest browser_wait_for {time} (seconds).
+    double max_wait_seconds = 30;
+    /// Receives every call's metrics (e.g. a log line on stderr).
+    std::function<void(const call_metrics&)> on_call;
+};
+
+/// What the tools share: the browser, the artifact store, options and totals.
+struct tool_state {
+    browser& b;
+    memory_artifacts& store;
+    tools_options options{};
+    token_counter tokens{};
+
+    std::mutex mu;
+    std::size_t calls = 0, total_bytes = 0, total_tokens = 0;
+    std::int64_t total_ms = 0;
+    std::map<std::string, std::pair<std::size_t, std::int64_t>> per_tool;  // calls, ms
+
+    tool_state(browser& br, memory_artifacts& st, tools_options o = {}) : b(br), store(st), options(std::move(o)) {}
+};
+
+namespace detail {
+
+/// The element of a call: `ref` or `target`, unwrapped from "[ref=…]".
+inline result<std::string> element_of(const std::optional<std::string>& ref, const std::optional<std::string>& target,
+                                      std::string_view what = "element") {
+    const std::optional<std::string>& v = ref ? ref : target;
+    if (!v || v->empty())
+        return fail(errc::args_invalid, "missing the " + std::string(what) + ": pass `ref` (or `target`) from the snapshot",
+                    "Use a ref exactly as the snapshot shows it, e.g. {\"ref\": \"e12\"}.");
+    std::string s = *v;
+    if (s.size() > 2 && s.front() == '[' && s.back() == ']') s = s.substr(1, s.size() - 2);
+    if (s.rfind("ref=", 0) == 0) s = s.substr(4);
+    return s;
+}
+
+/// Finish a call: cap the text (overflow to the store), count, report.
+inline result<tool_output> finish(tool_state& st, std::string_view tool, std::chrono::steady_clock::time_point t0,
+                                  result<tool_output> r) {
+    call_metrics m;
+    m.tool = std::string(tool);
+    m.ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+    m.ok = r.has_value() && !r->is_error;
+    if (r) {
+        for (auto& b : r->content) {
+            if (b.type != content_block::kind::text) continue;
+            if (b.text.size() > st.options.max_result_chars) {
+                const std::size_t keep = utf8_safe_prefix(b.text, st.options.max_result_chars);
+                std::string note;
+                auto ref = st.store.put({"text/plain", std::string(tool) + " result", "full text of a cut result", b.text, false});
+                note = "\n[cut at " + std::to_string(keep) + " of " + std::to_string(b.text.size()) + " characters";
+                if (ref) note += "; the whole text is artifact " + ref->id + " (browser_artifact {\"id\": \"" + ref->id + "\", \"offset\": " + std::to_string(keep) + "})";
+                note += "]";
+                b.text.resize(keep);
+                b.text += note;
+            }
+            m.bytes += b.text.size();
+            m.tokens += st.tokens.count(b.text);
+        }
+    } else {
+        m.bytes = r.error().message.size();
+        m.tokens = st.tokens.count(r.error().to_text());
+    }
+    {
+        std::lock_guard lock(st.mu);
+        ++st.calls;
+        st.total_bytes += m.bytes;
+        st.total_tokens += m.tokens;
+        st.total_ms += m.ms;
+        auto& pt = st.per_tool[m.tool];
+        ++pt.first;
+        pt.second += m.ms;
+    }
+    if (st.options.on_call) {
+        try {
+            st.options.on_call(m);
+        } catch (...) {
+            // a host callback never throws into the tools
+        }
+    }
+    return r;
+}
+
+inline result<tool_output> text_of(result<action_result> r) {
+    if (!r) return fail(r.error());
+    return tool_output::text(r->to_text());
+}
+
+template <class F>
+result<tool_output> timed(tool_state& st, std::string_view tool, F&& f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    return finish(st, tool, t0, f());
+}
+
+}  // namespace detail
+
+// ---- argument types ---------------------------------------------------------------------------
+#define AGENTKIT_DETAIL_ELEMENT_FIELDS(T)                                                                          \
+    AGENTKIT_FIELD(T, ref, "Element ref from the snapshot, e.g. e12"),                                             \
+        AGENTKIT_FIELD(T, target, "Same as ref (Playwright MCP's name)"),                                          \
+        AGENTKIT_FIELD(T, element, "Human-readable description of the element (optional)")
+
+struct navigate_args {
+    std::string url;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(navigate_args, url, "The URL to open", min_length(1)));
+    }
+};
+struct snapshot_args {
+    std::optional<std::string> ref;
+    std::optional<std::string> target;
+    std::optional<bool> viewport_only;
+    std::optional<bool> interactive_only;
+    std::optional<bool> readable;
+    std::optional<int> budget;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(snapshot_args, ref, "Only the subtree of this element ref"),
+                      AGENTKIT_FIELD(snapshot_args, target, "Same as ref"),
+                      AGENTKIT_FIELD(snapshot_args, viewport_only, "Only what is in the viewport"),
+                      AGENTKIT_FIELD(snapshot_args, interactive_only, "Only elements you can act on"),
+                      AGENTKIT_FIELD(snapshot_args, readable, "The page's main text as readable text (articles)"),
+                      AGENTKIT_FIELD(snapshot_args, budget, "Token budget of the snapshot", range(100, 100000)));
+    }
+};
+struct click_args {
+    std::optional<std::string> ref;
+    std::optional<std::string> target;
+    std::optional<std::string> element;
+    std::optional<bool> doubleClick;
+    std::optional<std::string> button;
+    std::optional<std::vector<std::string>> modifiers;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_DETAIL_ELEMENT_FIELDS(click_args),
+                      AGENTKIT_FIELD(click_args, doubleClick, "Double click instead of a single click"),
+                      AGENTKIT_FIELD(click_args, button, "Mouse button", one_of("left", "right", "middle")),
+                      AGENTKIT_FIELD(click_args, modifiers, "Modifier keys: Alt, Control, ControlOrMeta, Meta, Shift"));
+    }
+};
+struct type_args {
+    std::optional<std::string> ref;
+    std::optional<std::string> target;
+    std::optional<std::string> element;
+    std::string text;
+    std::optional<bool> submit;
+    std::optional<bool> slowly;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_DETAIL_ELEMENT_FIELDS(type_args), AGENTKIT_FIELD(type_args, text, "Text to type"),
+                      AGENTKIT_FIELD(type_args, submit, "Press Enter afterwards"),
+                      AGENTKIT_FIELD(type_args, slowly, "Accepted for compatibility; text is inserted at once"));
+    }
+};
+struct element_args {
+    std::optional<std::string> ref;
+    std::optional<std::string> target;
+    std::optional<std::string> element;
+    static constexpr auto agentkit_fields() { return fields(AGENTKIT_DETAIL_ELEMENT_FIELDS(element_args)); }
+};
+struct drag_args {
+    std::optional<std::string> startRef;
+    std::optional<std::string> startTarget;
+    std::optional<std::string> startElement;
+    std::optional<std::string> endRef;
+    std::optional<std::string> endTarget;
+    std::optional<std::string> endElement;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(drag_args, startRef, "Ref of the element to drag"),
+                      AGENTKIT_FIELD(drag_args, startTarget, "Same as startRef"),
+                      AGENTKIT_FIELD(drag_args, startElement, "Description of the element to drag"),
+                      AGENTKIT_FIELD(drag_args, endRef, "Ref of the drop target"),
+                      AGENTKIT_FIELD(drag_args, endTarget, "Same as endRef"),
+                      AGENTKIT_FIELD(drag_args, endElement, "Description of the drop target"));
+    }
+};
+struct select_args {
+    std::optional<std::string> ref;
+    std::optional<std::string> target;
+    std::optional<std::string> element;
+    std::vector<std::string> values;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_DETAIL_ELEMENT_FIELDS(select_args),
+                      AGENTKIT_FIELD(select_args, values, "Option values or labels to select", min_items(1)));
+    }
+};
+struct form_field {
+    std::string name;
+    std::string type;
+    std::optional<std::string> ref;
+    std::optional<std::string> target;
+    std::string value;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(form_field, name, "Human-readable field name"),
+                      AGENTKIT_FIELD(form_field, type, "Field type", one_of("textbox", "checkbox", "radio", "combobox", "slider")),
+                      AGENTKIT_FIELD(form_field, ref, "Element ref from the snapshot"),
+                      AGENTKIT_FIELD(form_field, target, "Same as ref"),
+                      AGENTKIT_FIELD(form_field, value, "Text; true/false for checkboxes; option text for comboboxes"));
+    }
+};
+struct fill_form_args {
+    std::vector<form_field> fields_;
+    std::optional<std::string> submit;
+    static constexpr auto agentkit_fields() {
+        return fields(field(&fill_form_args::fields_, "fields", "Fields to fill", min_items(1)),
+                      AGENTKIT_FIELD(fill_form_args, submit, "Ref of a button to click after filling (one call instead of two)"));
+    }
+};
+struct press_args {
+    std::string key;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(press_args, key, "Key or chord, e.g. Enter, ArrowDown, Control+a", min_length(1)));
+    }
+};
+struct upload_args {
+    std::vector<std::string> paths;
+    std::optional<std::string> ref;
+    std::optional<std::string> target;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(upload_args, paths, "Absolute paths of the files to upload"),
+                      AGENTKIT_FIELD(upload_args, ref, "The file input's ref"),
+                      AGENTKIT_FIELD(upload_args, target, "Same as ref"));
+    }
+};
+struct dialog_args {
+    bool accept = true;
+    std::optional<std::string> promptText;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(dialog_args, accept, "Accept (true) or dismiss (false) the next dialogs"),
+                      AGENTKIT_FIELD(dialog_args, promptText, "Text for prompt dialogs"));
+    }
+};
+struct screenshot_args {
+    std::optional<std::string> type;
+    std::optional<std::string> ref;
+    std::optional<std::string> target;
+    std::optional<std::string> element;
+    std::optional<bool> fullPage;
+    std::optional<std::string> filename;
+    std::optional<bool> inline_image;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(screenshot_args, type, "Image format", one_of("png", "jpeg")),
+                      AGENTKIT_DETAIL_ELEMENT_FIELDS(screenshot_args),
+                      AGENTKIT_FIELD(screenshot_args, fullPage, "The whole scrollable page"),
+                      AGENTKIT_FIELD(screenshot_args, filename, "Accepted for compatibility; screenshots are stored as artifacts"),
+                      field(&screenshot_args::inline_image, "inline", "Return the image itself, not only its artifact id"));
+    }
+};
+struct evaluate_args {
+    std::string function;
+    std::optional<std::string> ref;
+    std::optional<std::string> target;
+    std::optional<std::string> element;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(evaluate_args, function, "JavaScript: () => value, or (element) => value with a ref"),
+                      AGENTKIT_DETAIL_ELEMENT_FIELDS(evaluate_args));
+    }
+};
+struct wait_args {
+    std::optional<double> time;
+    std::optional<std::string> text;
+    std::optional<std::string> textGone;
+    std::optional<std::string> ref;
+    std::optional<std::string> state;
+    std::optional<double> timeout;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(wait_args, time, "Seconds to wait", range(0, 30)),
+                      AGENTKIT_FIELD(wait_args, text, "Wait until this text appears"),
+                      AGENTKIT_FIELD(wait_args, textGone, "Wait until this text is gone"),
+                      AGENTKIT_FIELD(wait_args, ref, "Wait until this element reaches `state`"),
+                      AGENTKIT_FIELD(wait_args, state, "Element state",
+                                     one_of("visible", "hidden", "enabled", "disabled", "checked", "unchecked", "gone")),
+                      AGENTKIT_FIELD(wait_args, timeout, "Seconds before giving up (default 10)", range(0, 120)));
+    }
+};
+struct console_args {
+    std::optional<std::string> level;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(console_args, level, "Lowest level shown", one_of("error", "warning", "info", "debug")));
+    }
+};
+struct network_args {
+    std::optional<bool> static_;
+    std::optional<std::string> filter;
+    static constexpr auto agentkit_fields() {
+        return fields(field(&network_args::static_, "static", "Include images, fonts, scripts and styles"),
+                      AGENTKIT_FIELD(network_args, filter, "Only URLs containing this text"));
+    }
+};
+struct tabs_args {
+    std::string action;
+    std::optional<int> index;
+    std::optional<std::string> url;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(tabs_args, action, "What to do", one_of("list", "new", "select", "close")),
+                      AGENTKIT_FIELD(tabs_args, index, "Tab index for select and close", minimum(0)),
+                      AGENTKIT_FIELD(tabs_args, url, "URL to open in a new tab"));
+    }
+};
+struct resize_args {
+    int width = 0;
+    int height = 0;
+    std::optional<bool> mobile;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(resize_args, width, "Viewport width in CSS pixels", range(100, 8000)),
+                      AGENTKIT_FIELD(resize_args, height, "Viewport height in CSS pixels", range(100, 8000)),
+                      AGENTKIT_FIELD(resize_args, mobile, "Emulate a touch phone"));
+    }
+};
+struct interact_step {
+    std::string action;
+    std::optional<std::string> ref;
+    std::optional<std::string> target;
+    std::optional<std::string> text;
+    std::optional<std::string> value;
+    std::optional<std::vector<std::string>> values;
+    std::optional<std::string> url;
+    std::optional<std::string> key;
+    std::optional<std::string> state;
+    std::optional<bool> submit;
+    static constexpr auto agentkit_fields() {
+        return fields(
+            AGENTKIT_FIELD(interact_step, action, "Step",
+                           one_of("navigate", "click", "type", "select", "check", "uncheck", "press", "hover", "wait")),
+            AGENTKIT_FIELD(interact_step, ref, "Element ref"), AGENTKIT_FIELD(interact_step, target, "Same as ref"),
+            AGENTKIT_FIELD(interact_step, text, "type: the text; wait: text to wait for"),
+            AGENTKIT_FIELD(interact_step, value, "select: one option"),
+            AGENTKIT_FIELD(interact_step, values, "select: several options"),
+            AGENTKIT_FIELD(interact_step, url, "navigate: the URL"), AGENTKIT_FIELD(interact_step, key, "press: key or chord"),
+            AGENTKIT_FIELD(interact_step, state, "wait: element state for ref"),
+            AGENTKIT_FIELD(interact_step, submit, "type: press Enter afterwards"));
+    }
+};
+struct interact_args {
+    std::vector<interact_step> steps;
+    std::optional<std::string> expect_text;
+    std::optional<std::string> expect_url;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(interact_args, steps, "Steps run in order; the first error stops the rest",
+                                     min_items(1), max_items(50)),
+                      AGENTKIT_FIELD(interact_args, expect_text, "Postcondition: this text is on the page at the end"),
+                      AGENTKIT_FIELD(interact_args, expect_url, "Postcondition: the final URL contains this"));
+    }
+};
+struct artifact_args {
+    std::string id;
+    std::optional<int> offset;
+    std::optional<int> length;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(artifact_args, id, "Artifact id, e.g. a3", min_length(1)),
+                      AGENTKIT_FIELD(artifact_args, offset, "Start (characters) for text artifacts", minimum(0)),
+                      AGENTKIT_FIELD(artifact_args, length, "How many characters (default 20000)", range(1, 200000)));
+    }
+};
+
+namespace detail {
+
+inline std::string modifiers_of(const std::optional<std::vector<std::string>>& m) {
+    if (!m) return {};
+    std::string s;
+    for (const auto& k : *m) {
+        if (!s.empty()) s += '+';
+        s += k == "ControlOrMeta" ? std::string("Control") : k;
+    }
+    return s;
+}
+
+/// One step of browser_interact; returns a compact status and the action result.
+inline result<action_result> run_step(browser& b, const interact_step& s) {
+    auto el = [&]() { return element_of(s.ref, s.target); };
+    if (s.action == "navigate") {
+        if (!s.url) return fail(errc::args_invalid, "navigate needs `url`");
+        return b.navigate(*s.url);
+    }
+    if (s.action == "press") {
+        if (!s.key) return fail(errc::args_invalid, "press needs `key`");
+        return b.press(*s.key, s.ref ? *s.ref : (s.target ? *s.target : std::string()));
+    }
+    if (s.action == "wait") {
+        wait_options w;
+        if (s.text) w.text = *s.text;
+        if (s.ref || s.target) {
+            auto r = el();
+            if (!r) return fail(r.error());
+            w.ref = *r;
+            if (s.state) w.state = *s.state;
+        }
+        if (w.text.empty() && w.ref.empty()) return fail(errc::args_invalid, "wait needs `text` or `ref`");
+        return b.wait_for(w);
+    }
+    auto r = el();
+    if (!r) return fail(r.error());
+    if (s.action == "click") return b.click(*r);
+    if (s.action == "hover") return b.hover(*r);
+    if (s.action == "check") return b.set_checked(*r, true);
+    if (s.action == "uncheck") return b.set_checked(*r, false);
+    if (s.action == "type") {
+        if (!s.text) return fail(errc::args_invalid, "type needs `text`");
+        type_options o;
+        o.submit = s.submit.value_or(false);
+        return b.type(*r, *s.text, o);
+    }
+    if (s.action == "select") {
+        std::vector<std::string> v = s.values.value_or(std::vector<std::string>{});
+        if (s.value) v.push_back(*s.value);
+        if (v.empty()) return fail(errc::args_invalid, "select needs `value` or `values`");
+        return b.select(*r, v);
+    }
+    return fail(errc::args_invalid, "unknown step action " + s.action);
+}
+
+inline std::string level_filter_ok(std::string_view min, std::string_view level) {
+    auto rank = [](std::string_view l) {
+        if (l == "error" || l == "exception") return 3;
+        if (l == "warning") return 2;
+        if (l == "info" || l == "log") return 1;
+        return 0;
+    };
+    return rank(level) >= rank(min) ? "y" : "";
+}
+
+}  // namespace detail
+
+/// The browser tools over a shared state. The state must outlive the toolbox.
+inline auto browser_tools(tool_state& st) {
+    using detail::element_of;
+    using detail::text_of;
+    using detail::timed;
+    tool_state* s = &st;
+    const traits act = open_world;
+    const traits ro = read_only | open_world;
+
+    auto navigate = tool<"browser_navigate">(
+        "Open a URL in the current tab. Returns the final URL, title, HTTP status and a compact snapshot.",
+        [s](const navigate_args& a) { return timed(*s, "browser_navigate", [&] { return text_of(s->b.navigate(a.url)); }); },
+        act);
+    auto back = tool<"browser_navigate_back">(
+        "Go back to the previous page.",
+        [s]() { return timed(*s, "browser_navigate_back", [&] { return text_of(s->b.back()); }); }, act);
+    auto snapshot_tool = tool<"browser_snapshot">(
+        "Accessibility snapshot of the page: one element per line with [ref=eN] on everything you can act on. "
+        "Options: a subtree by ref, viewport only, interactive only, readable text for articles.",
+        [s](const snapshot_args& a) {
+            return timed(*s, "browser_snapshot", [&]() -> result<tool_output> {
+                if (a.readable.value_or(false)) {
+                    auto r = s->b.readable(readable_options{});
+                    if (!r) return fail(r.error());
+                    return tool_output::text(r->to_text());
+                }
+                snapshot_options o;
+                o.token_budget = a.budget ? static_cast<std::size_t>(*a.budget) : 6000;
+                if (a.ref || a.target) {
+                    auto el = element_of(a.ref, a.target);
+                    if (!el) return fail(el.error());
+                    o.root_ref = *el;
+                }
+                o.viewport_only = a.viewport_only.value_or(false);
+                o.interactive_only = a.interactive_only.value_or(false);
+                auto r = s->b.snapshot(o);
+                if (!r) return fail(r.error());
+                std::string text = r->to_text();
+                if (r->snap.truncated()) {
+                    auto ref = s->store.put({"text/plain", "snapshot", "full snapshot of " + r->url, r->snap.full_text, false});
+                    if (ref) text += "[the full snapshot is artifact " + ref->id + ": browser_artifact {\"id\": \"" + ref->id + "\"}]\n";
+                }
+                return tool_output::text(std::move(text));
+            });
+        },
+        ro);
+    auto click = tool<"browser_click">(
+        "Click an element by ref (scrolls it into view; reports what changed).",
+        [s](const click_args& a) {
+            return timed(*s, "browser_click", [&]() -> result<tool_output> {
+                auto el = element_of(a.ref, a.target);
+                if (!el) return fail(el.error());
+                click_options o;
+                o.button = a.button.value_or("left");
+                o.click_count = a.doubleClick.value_or(false) ? 2 : 1;
+                o.modifiers = detail::modifiers_of(a.modifiers);
+                return text_of(s->b.click(*el, o));
+            });
+        },
+        act);
+    auto type = tool<"browser_type">(
+        "Type text into an editable element by ref (replaces its value; submit presses Enter).",
+        [s](const type_args& a) {
+            return timed(*s, "browser_type", [&]() -> result<tool_output> {
+                auto el = element_of(a.ref, a.target);
+                if (!el) return fail(el.error());
+                type_options o;
+                o.submit = a.submit.value_or(false);
+                return text_of(s->b.type(*el, a.text, o));
+            });
+        },
+        act);
+    auto hover = tool<"browser_hover">(
+        "Move the mouse over an element by ref.",
+        [s](const element_args& a) {
+            return timed(*s, "browser_hover", [&]() -> result<tool_output> {
+                auto el = element_of(a.ref, a.target);
+                if (!el) return fail(el.error());
+                return text_of(s->b.hover(*el));
+            });
+        },
+        act);
+    auto drag = tool<"browser_drag">(
+        "Drag one element onto another, both by ref.",
+        [s](const drag_args& a) {
+            return timed(*s, "browser_drag", [&]() -> result<tool_output> {
+                auto from = element_of(a.startRef, a.startTarget, "start element");
+                if (!from) return fail(from.error());
+                auto to = element_of(a.endRef, a.endTarget, "end element");
+                if (!to) return fail(to.error());
+                return text_of(s->b.drag(*from, *to));
+            });
+        },
+        act);
+    auto select = tool<"browser_select_option">(
+        "Select one or several options of a <select> by ref (values or labels).",
+        [s](const select_args& a) {
+            return timed(*s, "browser_select_option", [&]() -> result<tool_output> {
+                auto el = element_of(a.ref, a.target);
+                if (!el) return fail(el.error());
+                return text_of(s->b.select(*el, a.values));
+            });
+        },
+        act);
+    auto fill = tool<"browser_fill_form">(
+        "Fill several fields in one call (textbox, checkbox, radio, combobox, slider); optionally click a submit "
+        "button afterwards. Stops at the first field that fails.",
+        [s](const fill_form_args& a) {
+            return timed(*s, "browser_fill_form", [&]() -> result<tool_output> {
+                std::string lines;
+                result<action_result> last = fail(errc::internal, "no field");
+                for (const auto& f : a.fields_) {
+                    auto el = element_of(f.ref, f.target, "field " + f.name);
+                    if (!el) return fail(el.error());
+                    if (f.type == "checkbox" || f.type == "radio") {
+                        const bool on = f.value == "true" || f.value == "on" || f.value == "yes" || f.value == "1";
+                        last = s->b.set_checked(*el, on);
+                    } else if (f.type == "combobox") {
+                        last = s->b.select(*el, {f.value});
+                    } else {
+                        last = s->b.type(*el, f.value, {});
+                    }
+                    if (!last) {
+                        error e = last.error();
+                        e.message = f.name + ": " + e.message;
+                        if (!lines.empty()) e.message = "filled " + lines + "then " + e.message;
+                        return fail(std::move(e));
+                    }
+                    lines += f.name + ", ";
+                }
+                std::string out = "filled " + std::to_string(a.fields_.size()) + " fields";
+                if (a.submit) {
+                    auto el = element_of(a.submit, std::nullopt, "submit button");
+                    if (!el) return fail(el.error());
+                    last = s->b.click(*el);
+                    if (!last) {
+                        error e = last.error();
+                        e.message = out + "; submit: " + e.message;
+                        return fail(std::move(e));
+                    }
+                    out += "; clicked " + *el;
+                }
+                return tool_output::text(out + "\n" + last->to_text());
+            });
+        },
+        act);
+    auto press = tool<"browser_press_key">(
+        "Press a key or chord in the focused element, e.g. Enter, Escape, ArrowDown, Control+a.",
+        [s](const press_args& a) { return timed(*s, "browser_press_key", [&] { return text_of(s->b.press(a.key)); }); }, act);
+    auto upload = tool<"browser_file_upload">(
+        "Set the files of a file input by ref.",
+        [s](const upload_args& a) {
+            return timed(*s, "browser_file_upload", [&]() -> result<tool_output> {
+                auto el = element_of(a.ref, a.target, "file input");
+                if (!el) return fail(el.error());
+                return text_of(s->b.upload(*el, a.paths));
+            });
+        },
+        act);
+    auto dialog = tool<"browser_handle_dialog">(
+        "Choose how the page's dialogs (alert, confirm, prompt, beforeunload) are answered from now on. "
+        "Dialogs never block: each is answered at once and reported in the action's result.",
+        [s](const dialog_args& a) {
+            return timed(*s, "browser_handle_dialog", [&]() -> result<tool_output> {
+                dialog_policy p;
+                const auto act_ = a.accept ? dialog_action::accept : dialog_action::dismiss;
+                p.alert = dialog_action::accept;
+                p.confirm = act_;
+                p.prompt = act_;
+                p.beforeunload = act_;
+                if (a.promptText) p.prompt_text = *a.promptText;
+                s->b.set_dialog_policy(p);
+                return tool_output::text(std::string("dialogs will be ") + (a.accept ? "accepted" : "dismissed") +
+                                         (a.promptText ? " (prompt text \"" + *a.promptText + "\")" : std::string()));
+            });
+        },
+        no_traits);
+    auto screenshot = tool<"browser_take_screenshot">(
+        "Screenshot of the viewport, the full page or one element. Stored as an artifact (its id is returned); "
+        "pass inline: true to receive the image itself.",
+        [s](const screenshot_args& a) {
+            return timed(*s, "browser_take_screenshot", [&]() -> result<tool_output> {
+                screenshot_options o;
+                o.format = a.type.value_or("png");
+                o.full_page = a.fullPage.value_or(false);
+                if (a.ref || a.target) {
+                    auto el = element_of(a.ref, a.target);
+                    if (!el) return fail(el.error());
+                    o.ref = *el;
+                }
+                auto shot = s->b.screenshot(o);
+                if (!shot) return fail(shot.error());
+                const std::size_t bytes = shot->base64.size() / 4 * 3;
+                auto ref = s->store.put({shot->mime_type, "screenshot",
+                                         "screenshot " + std::to_string(static_cast<int>(shot->width)) + "x" +
+                                             std::to_string(static_cast<int>(shot->height)),
+                                         shot->base64, true});
+                tool_output out;
+                std::string line = "screenshot " + std::to_string(static_cast<int>(shot->width)) + "x" +
+                                   std::to_string(static_cast<int>(shot->height)) + " " + o.format + ", " +
+                                   std::to_string(bytes / 1024) + " KB";
+                if (ref) {
+                    line += ", artifact " + ref->id;
+                    out.add_text(line);
+                    out.add_artifact(*ref);
+                } else {
+                    out.add_text(line + " (not stored: " + ref.error().message + ")");
+                }
+                if (a.inline_image.value_or(s->options.inline_screenshots) || !ref) out.add_image(shot->base64, shot->mime_type);
+                return out;
+            });
+        },
+        ro);
+    auto evaluate = tool<"browser_evaluate">(
+        "Evaluate a JavaScript function in the page (off unless the server was started with --allow-evaluate).",
+        [s](const evaluate_args& a) {
+            return timed(*s, "browser_evaluate", [&]() -> result<tool_output> {
+                std::string ref;
+                if (a.ref || a.target) {
+                    auto el = element_of(a.ref, a.target);
+                    if (!el) return fail(el.error());
+                    ref = *el;
+                }
+                auto r = s->b.evaluate(a.function, ref);
+                if (!r) return fail(r.error());
+                return tool_output::text(r->is_string() ? r->get<std::string>() : r->dump(-1, ' ', false, json::error_handler_t::replace));
+            });
+        },
+        open_world | destructive);
+    auto wait = tool<"browser_wait_for">(
+        "Wait for text to appear or disappear, or an element (ref) to reach a state; or a number of seconds.",
+        [s](const wait_args& a) {
+            return timed(*s, "browser_wait_for", [&]() -> result<tool_output> {
+                if (!a.text && !a.textGone && !a.ref) {
+                    if (!a.time) return fail(errc::args_invalid, "give text, textGone, ref or time", "e.g. {\"text\": \"Saved\"}");
+                    const double secs = std::min(*a.time, s->options.max_wait_seconds);
+                    // A deliberate pause the model asked for (e.g. an animation); bounded.
+                    std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<std::int64_t>(secs * 1000)));
+                    return tool_output::text("waited " + json(secs).dump() + " s");
+                }
+                wait_options w;
+                if (a.text) w.text = *a.text;
+                if (a.textGone) w.text_gone = *a.textGone;
+                if (a.ref) w.ref = *a.ref;
+                if (a.state) w.state = *a.state;
+                if (a.timeout) w.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(*a.timeout * 1000));
+                return text_of(s->b.wait_for(w));
+            });
+        },
+        ro);
+    auto console = tool<"browser_console_messages">(
+        "Console messages of the current tab (most recent last).",
+        [s](const console_args& a) {
+            return timed(*s, "browser_console_messages", [&]() -> result<tool_output> {
+                auto r = s->b.console_messages();
+                if (!r) return fail(r.error());
+                const std::string min = a.level.value_or("info");
+                std::string out;
+                std::size_t n = 0;
+                for (const auto& m : *r) {
+                    if (detail::level_filter_ok(min, m.level).empty()) continue;
+                    ++n;
+                    out += "[" + m.level + "] " + m.text;
+                    if (!m.url.empty()) out += " (" + m.url + ":" + std::to_string(m.line) + ")";
+                    out += "\n";
+                }
+                return tool_output::text(n == 0 ? std::string("no console messages") : out);
+            });
+        },
+        ro);
+    auto network = tool<"browser_network_requests">(
+        "Network requests of the current tab since it loaded (documents, XHR/fetch; static assets with static: true).",
+        [s](const network_args& a) {
+            return timed(*s, "browser_network_requests", [&]() -> result<tool_output> {
+                auto r = s->b.network_requests();
+                if (!r) return fail(r.error());
+                std::string out;
+                std::size_t n = 0;
+                for (const auto& e : *r) {
+                    const bool is_static = e.resource_type == "Image" || e.resource_type == "Font" ||
+                                           e.resource_type == "Stylesheet" || e.resource_type == "Script" ||
+                                           e.resource_type == "Media";
+                    if (is_static && !a.static_.value_or(false)) continue;
+                    if (a.filter && e.url.find(*a.filter) == std::string::npos) continue;
+                    ++n;
+                    out += e.method + " " + e.url + " → ";
+                    out += e.error.empty() ? (e.status ? std::to_string(e.status) : std::string("pending")) : e.error;
+                    out += " " + e.resource_type + "\n";
+                }
+                return tool_output::text(n == 0 ? std::string("no requests") : out);
+            });
+        },
+        ro);
+    auto tabs = tool<"browser_tabs">(
+        "List, open, select or close tabs.",
+        [s](const tabs_args& a) {
+            return timed(*s, "browser_tabs", [&]() -> result<tool_output> {
+                auto list_text = [&]() -> result<std::string> {
+                    auto l = s->b.tabs();
+                    if (!l) return fail(l.error());
+                    std::string out;
+                    for (std::size_t i = 0; i < l->size(); ++i)
+                        out += std::to_string(i) + ((*l)[i].active ? " * " : "   ") + (*l)[i].title + " (" + (*l)[i].url + ")\n";
+                    return out;
+                };
+                auto tab_id = [&]() -> result<std::string> {
+                    auto l = s->b.tabs();
+                    if (!l) return fail(l.error());
+                    if (!a.index) {
+                        for (const auto& t : *l)
+                            if (t.active) return t.id;
+                        return fail(errc::args_invalid, "no active tab");
+                    }
+                    if (static_cast<std::size_t>(*a.index) >= l->size())
+                        return fail(errc::args_invalid, "no tab " + std::to_string(*a.index), "List the tabs first.");
+                    return (*l)[static_cast<std::size_t>(*a.index)].id;
+                };
+                if (a.action == "new") {
+                    auto r = s->b.new_tab(a.url.value_or(""));
+                    if (!r) return fail(r.error());
+                } else if (a.action == "select") {
+                    auto id = tab_id();
+                    if (!id) return fail(id.error());
+                    auto r = s->b.select_tab(*id);
+                    if (!r) return fail(r.error());
+                } else if (a.action == "close") {
+                    auto id = tab_id();
+                    if (!id) return fail(id.error());
+                    auto r = s->b.close_tab(*id);
+                    if (!r) return fail(r.error());
+                }
+                auto l = list_text();
+                if (!l) return fail(l.error());
+                return tool_output::text(*l);
+            });
+        },
+        open_world);
+    auto resize = tool<"browser_resize">(
+        "Resize the viewport (optionally emulating a phone).",
+        [s](const resize_args& a) {
+            return timed(*s, "browser_resize", [&]() -> result<tool_output> {
+                viewport_size v;
+                v.width = a.width;
+                v.height = a.height;
+                v.mobile = a.mobile.value_or(false);
+                v.touch = v.mobile;
+                return text_of(s->b.resize(v));
+            });
+        },
+        idempotent);
+    auto close = tool<"browser_close">(
+        "Close the browser (the next browser tool starts a fresh one).",
+        [s]() {
+            return timed(*s, "browser_close", [&]() -> result<tool_output> {
+                s->b.close();
+                return tool_output::text("browser closed");
+            });
+        },
+        idempotent);
+    auto interact = tool<"browser_interact">(
+        "Run several steps in one call (navigate, click, type, select, check, uncheck, press, hover, wait); stops at "
+        "the first error; checks expect_text / expect_url at the end. One compact line per step.",
+        [s](const interact_args& a) {
+            return timed(*s, "browser_interact", [&]() -> result<tool_output> {
+                std::string lines;
+                action_result last;
+                bool any = false;
+                for (std::size_t i = 0; i < a.steps.size(); ++i) {
+                    const auto t0 = std::chrono::steady_clock::now();
+                    auto r = detail::run_step(s->b, a.steps[i]);
+                    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+                    if (!r) {
+                        lines += a.steps[i].action + ":error";
+                        tool_output o = tool_output::text(lines + "\nstep " + std::to_string(i + 1) + " (" + a.steps[i].action +
+                                                          ") failed: " + r.error().to_text() + "\n" +
+                                                          (any ? last.to_text() : std::string()));
+                        o.is_error = true;
+                        return o;
+                    }
+                    lines += a.steps[i].action + ":ok " + std::to_string(ms) + "ms  ";
+                    last = std::move(*r);
+                    any = true;
+                }
+                std::string post;
+                bool ok = true;
+                if (a.expect_text) {
+                    wait_options w;
+                    w.text = *a.expect_text;
+                    w.timeout = std::chrono::milliseconds(3000);
+                    auto r = s->b.wait_for(w);
+                    const bool found = r.has_value();
+                    post += std::string("expect_text \"") + *a.expect_text + "\": " + (found ? "ok" : "NOT FOUND") + "\n";
+                    ok = ok && found;
+                }
+                if (a.expect_url) {
+                    auto t = s->b.tabs();
+                    std::string url;
+                    if (t)
+                        for (const auto& x : *t)
+                            if (x.active) url = x.url;
+                    const bool match = url.find(*a.expect_url) != std::string::npos;
+                    post += "expect_url \"" + *a.expect_url + "\": " + (match ? "ok" : "NO (at " + url + ")") + "\n";
+                    ok = ok && match;
+                }
+                tool_output o = tool_output::text(lines + "\n" + post + last.to_text());
+                o.is_error = !ok;
+                return o;
+            });
+        },
+        act);
+    auto artifact = tool<"browser_artifact">(
+        "Read an artifact (screenshot, full snapshot, cut text, log) by id; text by offset and length.",
+        [s](const artifact_args& a) {
+            return timed(*s, "browser_artifact", [&]() -> result<tool_output> {
+                auto blob = s->store.get(a.id);
+                if (!blob)
+                    return fail(errc::not_found, "no artifact " + a.id,
+                                "Artifacts are listed in the results that created them; old ones may have been evicted.");
+                if (blob->base64) {
+                    tool_output o;
+                    o.add_text(blob->name + " (" + blob->mime_type + ")");
+                    o.add_image(blob->data, blob->mime_type);
+                    return o;
+                }
+                const std::size_t off = std::min(blob->data.size(), static_cast<std::size_t>(a.offset.value_or(0)));
+                const std::size_t len = static_cast<std::size_t>(a.length.value_or(20000));
+                const std::size_t start = off == 0 ? 0 : utf8_safe_suffix_start(blob->data, blob->data.size() - off);
+                std::string_view rest = std::string_view(blob->data).substr(start);
+                const std::size_t n = utf8_safe_prefix(rest, len);
+                std::string text(rest.substr(0, n));
+                if (start + n < blob->data.size())
+                    text += "\n[" + std::to_string(blob->data.size() - start - n) + " more characters: offset " +
+                            std::to_string(start + n) + "]";
+                return tool_output::text(std::move(text));
+            });
+        },
+        read_only);
+    auto metrics = tool<"browser_metrics">(
+        "Totals of this session's browser tool calls: calls, bytes and estimated tokens returned, time per tool.",
+        [s]() {
+            std::lock_guard lock(s->mu);
+            std::string out = "calls " + std::to_string(s->calls) + ", returned " + std::to_string(s->total_bytes) +
+                              " bytes (~" + std::to_string(s->total_tokens) + " tokens), " + std::to_string(s->total_ms) + " ms\n";
+            for (const auto& [name, v] : s->per_tool)
+                out += name + ": " + std::to_string(v.first) + " calls, " + std::to_string(v.second) + " ms\n";
+            return tool_output::text(out);
+        },
+        read_only | parallel_safe);
+
+    return toolbox{navigate, back,     snapshot_tool, click,   type,    hover,    drag,    select,
+                   fill,     press,    upload,        dialog,  screenshot, evaluate, wait, console,
+                   network,  tabs,     resize,        close,   interact, artifact, metrics};
+}
+
+#undef AGENTKIT_DETAIL_ELEMENT_FIELDS
+
+}  // namespace agentkit::browser
