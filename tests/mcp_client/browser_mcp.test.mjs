@@ -1,0 +1,163 @@
+// agentkit-browser-mcp driven by the official MCP TypeScript client (node --test).
+//
+//   AGENTKIT_BROWSER_MCP=build/bin/agentkit-browser-mcp node --test tests/mcp_client/
+//
+// Pages are served by this file on two origins (127.0.0.1 and localhost, different ports), so
+// the cross-origin iframe is a real out-of-process frame. Every byte the server writes to
+// stdout is checked to be a JSON-RPC message.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import http from "node:http";
+import { spawn } from "node:child_process";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+const server = process.env.AGENTKIT_BROWSER_MCP;
+assert.ok(server, "set AGENTKIT_BROWSER_MCP to the agentkit-browser-mcp binary");
+
+let a; // 127.0.0.1 origin
+let b; // localhost origin (cross-origin)
+const pages = {
+  "/form.html": () => `<!doctype html><title>Form</title><h1>Register</h1>
+<form action="/done" method="get">
+<label>Name <input name="name"></label>
+<label>Email <input type="email" name="email"></label>
+<label>Plan <select name="plan"><option>Free</option><option>Pro</option></select></label>
+<label><input type="checkbox" name="terms" value="yes"> I accept</label>
+<button>Register</button></form>`,
+  "/done": (url) =>
+    `<!doctype html><title>Done</title><h1>Welcome ${url.searchParams.get("name")}</h1><p>plan=${url.searchParams.get("plan")} terms=${url.searchParams.get("terms")}</p>`,
+  "/frames.html": () => `<!doctype html><title>Frames</title><h1>Frames</h1>
+<div id="host"></div>
+<script>const r=document.getElementById('host').attachShadow({mode:'open'});
+r.innerHTML='<button onclick="this.textContent=\\'shadow clicked\\'">Shadow button</button>';</script>
+<iframe src="http://localhost:${b.address().port}/inner.html" width="400" height="120"></iframe>`,
+  "/inner.html": () =>
+    `<!doctype html><title>Inner</title><button onclick="this.textContent='frame clicked'">Frame button</button>`,
+};
+
+function serve() {
+  const s = http.createServer((req, res) => {
+    const url = new URL(req.url, "http://x");
+    const page = pages[url.pathname];
+    if (!page) {
+      res.writeHead(404);
+      res.end();
+      return;
+    }
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+    res.end(page(url));
+  });
+  return new Promise((resolve) => s.listen(0, "127.0.0.1", () => resolve(s)));
+}
+
+const textOf = (r) => r.content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
+const refOf = (snapshot, re) => {
+  for (const line of snapshot.split("\n")) if (re.test(line)) return line.match(/\[ref=(e\d+)\]/)?.[1];
+  return undefined;
+};
+
+let client;
+let transport;
+before(async () => {
+  a = await serve();
+  b = await serve();
+  transport = new StdioClientTransport({ command: server, args: ["--headless", "--quiet"], stderr: "ignore" });
+  client = new Client({ name: "agentkit-test", version: "1.0.0" });
+  await client.connect(transport);
+});
+after(async () => {
+  await client?.close();
+  a?.close();
+  b?.close();
+});
+
+test("lists the Playwright MCP tool names with annotations", async () => {
+  const { tools } = await client.listTools();
+  const names = tools.map((t) => t.name);
+  for (const n of ["browser_navigate", "browser_snapshot", "browser_click", "browser_type", "browser_fill_form",
+                   "browser_select_option", "browser_press_key", "browser_take_screenshot", "browser_tabs", "browser_close"])
+    assert.ok(names.includes(n), `missing ${n}`);
+  const snap = tools.find((t) => t.name === "browser_snapshot");
+  assert.equal(snap.annotations.readOnlyHint, true);
+  const click = tools.find((t) => t.name === "browser_click");
+  assert.ok(click.inputSchema.properties.ref && click.inputSchema.properties.target, "ref and target both accepted");
+});
+
+test("fills and submits a form using only refs from the snapshot", async () => {
+  const nav = await client.callTool({ name: "browser_navigate", arguments: { url: `http://127.0.0.1:${a.address().port}/form.html` } });
+  assert.equal(nav.isError, false, textOf(nav));
+  const snap = textOf(await client.callTool({ name: "browser_snapshot", arguments: {} }));
+  const name = refOf(snap, /textbox "Name"/);
+  const email = refOf(snap, /textbox "Email"/);
+  const plan = refOf(snap, /combobox "Plan"/);
+  const terms = refOf(snap, /checkbox "I accept"/);
+  const submit = refOf(snap, /button "Register"/);
+  assert.ok(name && email && plan && terms && submit, snap);
+  const r = await client.callTool({
+    name: "browser_fill_form",
+    arguments: {
+      fields: [
+        { name: "Name", type: "textbox", target: name, value: "Ada" },
+        { name: "Email", type: "textbox", ref: `[ref=${email}]`, value: "ada@example.com" },
+        { name: "Plan", type: "combobox", ref: plan, value: "Pro" },
+        { name: "Terms", type: "checkbox", ref: terms, value: "true" },
+      ],
+      submit,
+    },
+  });
+  assert.equal(r.isError, false, textOf(r));
+  assert.match(textOf(r), /Welcome Ada/);
+  assert.match(textOf(r), /plan=Pro terms=yes/);
+});
+
+test("clicks inside a cross-origin iframe and inside a shadow root", async () => {
+  await client.callTool({ name: "browser_navigate", arguments: { url: `http://127.0.0.1:${a.address().port}/frames.html` } });
+  const snap = textOf(await client.callTool({ name: "browser_snapshot", arguments: {} }));
+  const inFrame = refOf(snap, /button "Frame button"/);
+  const inShadow = refOf(snap, /button "Shadow button"/);
+  assert.ok(inFrame && inShadow, snap);
+  const r1 = await client.callTool({ name: "browser_click", arguments: { target: inFrame } });
+  assert.equal(r1.isError, false, textOf(r1));
+  assert.match(textOf(r1), /frame clicked/);
+  const r2 = await client.callTool({ name: "browser_click", arguments: { ref: inShadow } });
+  assert.equal(r2.isError, false, textOf(r2));
+  assert.match(textOf(r2), /shadow clicked/);
+});
+
+test("invalid arguments and stale refs are tool errors the model can act on", async () => {
+  const bad = await client.callTool({ name: "browser_click", arguments: { ref: 42 } });
+  assert.equal(bad.isError, true);
+  assert.match(textOf(bad), /args\.invalid/);
+  const missing = await client.callTool({ name: "browser_type", arguments: { text: "x" } });
+  assert.equal(missing.isError, true);
+  assert.match(textOf(missing), /ref/);
+  const unknown = await client.callTool({ name: "browser_click", arguments: { ref: "e99999" } });
+  assert.equal(unknown.isError, true);
+  assert.match(textOf(unknown), /ref\.(unknown|stale)/);
+});
+
+// A raw session, outside the SDK: malformed JSON and stdout purity from start to end.
+test("malformed JSON gets -32700 and stdout holds only JSON-RPC", async () => {
+  const child = spawn(server, ["--quiet"], { stdio: ["pipe", "pipe", "ignore"] });
+  let out = "";
+  child.stdout.on("data", (d) => (out += d));
+  const send = (s) => child.stdin.write(s + "\n");
+  send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }));
+  send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+  send('{"jsonrpc": "2.0", "id": 2, "method": ');
+  send(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "browser_navigate", arguments: { url: 7 } } }));
+  send(JSON.stringify({ jsonrpc: "2.0", id: 4, method: "no/such" }));
+  child.stdin.end();
+  const code = await new Promise((resolve) => child.on("exit", resolve));
+  assert.equal(code, 0);
+  const lines = out.split("\n");
+  assert.equal(lines.pop(), "", "output ends with a newline");
+  const msgs = lines.map((l) => JSON.parse(l));
+  for (const m of msgs) assert.equal(m.jsonrpc, "2.0");
+  const byId = Object.fromEntries(msgs.filter((m) => "id" in m).map((m) => [String(m.id), m]));
+  assert.equal(byId["1"].result.protocolVersion, "2025-11-25");
+  assert.equal(byId["null"].error.code, -32700);
+  assert.equal(byId["3"].result.isError, true);
+  assert.equal(byId["4"].error.code, -32601);
+});
