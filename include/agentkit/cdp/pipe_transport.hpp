@@ -261,4 +261,7 @@ private:
 
 static_assert(transport<pipe_transport>);
 
+/// The name used in the design sketch: `using browser = agentkit::cdp::pipe_browser;`.
+using pipe_browser = pipe_transport;
+
 }  // namespace agentkit::cdp
