@@ -16,41 +16,36 @@
 // single_include/agentkit/agentkit.hpp, and the umbrella_complete test fails when a header
 // under include/agentkit/ is not reachable from this file.
 
-// ---- begin <agentkit/browser/snapshot.hpp> ----
-// agentkit/browser/snapshot.hpp — compact accessibility snapshots with element refs.
+// ---- begin <agentkit/browser/browser.hpp> ----
+// agentkit/browser/browser.hpp — the browser engine: tabs, frames (including out-of-process
+// iframes) and shadow roots in one ref space; snapshots; actions that settle on events and
+// report what changed.
 //
-// Input: what the browser reports per frame — Accessibility.getFullAXTree (roles, accessible
-// names, states, computed by Chromium itself) fused with DOMSnapshot.captureSnapshot (layout
-// boxes, computed cursor, and Chromium's own `isClickable`, which covers JS click listeners).
-// Output: one element per line, indentation for structure, the state that matters, and a
-// short ref `[ref=e12]` on everything a model may act on:
+//   agentkit::browser::browser b;                 // nothing starts until first use
+//   auto nav = b.navigate("http://127.0.0.1:8080/");
+//   nav->to_text();        // "url: ... (HTTP 200)\ntitle: ...\n<snapshot>"
+//   auto snap = b.snapshot();
+//   auto r = b.click("e12");                      // real mouse events at a visible point
+//   if (!r && r.error().is(agentkit::errc::element_covered)) { /* names the covering element */ }
+//   r->to_text();          // "url changed ... / dialog ... / + added line / no visible change"
 //
-//   h1 "Sign up"
-//   navigation
-//    link "Home" /home [ref=e1]
-//   form
-//    textbox "Name" = "Ann" [ref=e3]
-//    checkbox "Subscribe" checked [ref=e5]
-//    combobox = "Two" options: One|Two [ref=e6]
-//    button "Send" [ref=e8]
-//   clickable "Click me" [ref=e11]
-//   Some paragraph text that is plain.
+// Threading: one operation at a time (calls are serialised by a mutex); CDP events are handled
+// on the connection's dispatcher thread and only record state, answer dialogs and attach new
+// frames/tabs. Every wait is bounded and woken by events; none is a fixed sleep.
 //
-// Refs are identities (see ref_registry): one ref stands for one DOM node of one document.
-// Rendering is a pure function of its inputs, so it is unit-tested on recorded CDP output.
+// A browser that dies: everything in flight fails at once with errc::browser_crashed; the next
+// call starts a new browser (lazily) and says so in its result's notes.
 
-// ---- begin <agentkit/core/json.hpp> ----
-// agentkit/core/json.hpp — the JSON type agentkit speaks everywhere.
+// ---- begin <agentkit/browser/keys.hpp> ----
+// agentkit/browser/keys.hpp — key names to CDP Input.dispatchKeyEvent parameters.
+//
+// A key chord is written like Playwright's: "Enter", "Shift+Tab", "Control+a", "ArrowDown",
+// "F5", "a", " ". Modifiers: Alt, Control (Ctrl), Meta (Cmd, Command), Shift.
+//
+//   auto chord = agentkit::browser::parse_key_chord("Control+Shift+ArrowLeft");
+//   chord->modifiers;  // 2 | 8
+//   chord->key.code;   // "ArrowLeft"
 
-#include <nlohmann/json.hpp>
-
-namespace agentkit {
-
-/// The JSON value type used across agentkit (nlohmann::json, ordered by key).
-using json = nlohmann::json;
-
-}  // namespace agentkit
-// ---- end <agentkit/core/json.hpp> ----
 // ---- begin <agentkit/core/result.hpp> ----
 // agentkit/core/result.hpp — result<T>: a value or a structured error.
 
@@ -64,6 +59,18 @@ using json = nlohmann::json;
 //   hint     what the caller (usually the model) should do next;
 //   details  optional structured JSON (the list of argument problems, candidate names, ...).
 
+// ---- begin <agentkit/core/json.hpp> ----
+// agentkit/core/json.hpp — the JSON type agentkit speaks everywhere.
+
+#include <nlohmann/json.hpp>
+
+namespace agentkit {
+
+/// The JSON value type used across agentkit (nlohmann::json, ordered by key).
+using json = nlohmann::json;
+
+}  // namespace agentkit
+// ---- end <agentkit/core/json.hpp> ----
 
 #include <string>
 #include <string_view>
@@ -190,6 +197,238 @@ using unexpected_error = tl::unexpected<error>;
 
 }  // namespace agentkit
 // ---- end <agentkit/core/result.hpp> ----
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace agentkit::browser {
+
+/// One key as CDP wants it.
+struct key_def {
+    std::string key;   ///< DOM KeyboardEvent.key ("Enter", "a")
+    std::string code;  ///< DOM KeyboardEvent.code ("Enter", "KeyA")
+    int key_code = 0;  ///< windowsVirtualKeyCode
+    std::string text;  ///< text the key inserts ("" for non-printing keys)
+};
+
+/// A key with its modifiers held.
+struct key_chord {
+    key_def key;
+    int modifiers = 0;                  ///< CDP bit mask: Alt 1, Control 2, Meta 4, Shift 8
+    std::vector<key_def> modifier_keys;  ///< pressed before `key`, released after it
+};
+
+namespace detail {
+
+inline bool key_iequals(std::string_view a, std::string_view b) noexcept {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        char x = a[i], y = b[i];
+        if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+        if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+        if (x != y) return false;
+    }
+    return true;
+}
+
+struct named_key {
+    std::string_view name;
+    std::string_view key;
+    std::string_view code;
+    int key_code;
+    std::string_view text;
+};
+
+inline constexpr named_key kNamedKeys[] = {
+    {"Enter", "Enter", "Enter", 13, "\r"},
+    {"Return", "Enter", "Enter", 13, "\r"},
+    {"Tab", "Tab", "Tab", 9, ""},
+    {"Escape", "Escape", "Escape", 27, ""},
+    {"Esc", "Escape", "Escape", 27, ""},
+    {"Backspace", "Backspace", "Backspace", 8, ""},
+    {"Delete", "Delete", "Delete", 46, ""},
+    {"Del", "Delete", "Delete", 46, ""},
+    {"Insert", "Insert", "Insert", 45, ""},
+    {"Space", " ", "Space", 32, " "},
+    {" ", " ", "Space", 32, " "},
+    {"ArrowUp", "ArrowUp", "ArrowUp", 38, ""},
+    {"ArrowDown", "ArrowDown", "ArrowDown", 40, ""},
+    {"ArrowLeft", "ArrowLeft", "ArrowLeft", 37, ""},
+    {"ArrowRight", "ArrowRight", "ArrowRight", 39, ""},
+    {"Up", "ArrowUp", "ArrowUp", 38, ""},
+    {"Down", "ArrowDown", "ArrowDown", 40, ""},
+    {"Left", "ArrowLeft", "ArrowLeft", 37, ""},
+    {"Right", "ArrowRight", "ArrowRight", 39, ""},
+    {"Home", "Home", "Home", 36, ""},
+    {"End", "End", "End", 35, ""},
+    {"PageUp", "PageUp", "PageUp", 33, ""},
+    {"PageDown", "PageDown", "PageDown", 34, ""},
+    {"F1", "F1", "F1", 112, ""},
+    {"F2", "F2", "F2", 113, ""},
+    {"F3", "F3", "F3", 114, ""},
+    {"F4", "F4", "F4", 115, ""},
+    {"F5", "F5", "F5", 116, ""},
+    {"F6", "F6", "F6", 117, ""},
+    {"F7", "F7", "F7", 118, ""},
+    {"F8", "F8", "F8", 119, ""},
+    {"F9", "F9", "F9", 120, ""},
+    {"F10", "F10", "F10", 121, ""},
+    {"F11", "F11", "F11", 122, ""},
+    {"F12", "F12", "F12", 123, ""},
+    {"Shift", "Shift", "ShiftLeft", 16, ""},
+    {"Control", "Control", "ControlLeft", 17, ""},
+    {"Ctrl", "Control", "ControlLeft", 17, ""},
+    {"Alt", "Alt", "AltLeft", 18, ""},
+    {"Meta", "Meta", "MetaLeft", 91, ""},
+    {"Cmd", "Meta", "MetaLeft", 91, ""},
+    {"Command", "Meta", "MetaLeft", 91, ""},
+    {"CapsLock", "CapsLock", "CapsLock", 20, ""},
+    {"ContextMenu", "ContextMenu", "ContextMenu", 93, ""},
+};
+
+// US layout: printable ASCII → code and virtual key code.
+inline key_def printable_key(char c) {
+    key_def k;
+    k.key = std::string(1, c);
+    k.text = k.key;
+    if (c >= 'a' && c <= 'z') {
+        k.code = std::string("Key") + static_cast<char>(c - 'a' + 'A');
+        k.key_code = c - 'a' + 'A';
+    } else if (c >= 'A' && c <= 'Z') {
+        k.code = std::string("Key") + c;
+        k.key_code = c;
+    } else if (c >= '0' && c <= '9') {
+        k.code = std::string("Digit") + c;
+        k.key_code = c;
+    } else {
+        struct punct {
+            char c;
+            std::string_view code;
+            int vk;
+        };
+        static constexpr punct table[] = {
+            {'-', "Minus", 189},        {'=', "Equal", 187},       {'[', "BracketLeft", 219}, {']', "BracketRight", 221},
+            {'\\', "Backslash", 220},   {';', "Semicolon", 186},   {'\'', "Quote", 222},      {',', "Comma", 188},
+            {'.', "Period", 190},       {'/', "Slash", 191},       {'`', "Backquote", 192},   {'_', "Minus", 189},
+            {'+', "Equal", 187},        {'{', "BracketLeft", 219}, {'}', "BracketRight", 221}, {'|', "Backslash", 220},
+            {':', "Semicolon", 186},    {'"', "Quote", 222},       {'<', "Comma", 188},       {'>', "Period", 190},
+            {'?', "Slash", 191},        {'~', "Backquote", 192},   {'!', "Digit1", 49},       {'@', "Digit2", 50},
+            {'#', "Digit3", 51},        {'$', "Digit4", 52},       {'%', "Digit5", 53},       {'^', "Digit6", 54},
+            {'&', "Digit7", 55},        {'*', "Digit8", 56},       {'(', "Digit9", 57},       {')', "Digit0", 48},
+        };
+        for (const auto& p : table)
+            if (p.c == c) {
+                k.code = std::string(p.code);
+                k.key_code = p.vk;
+            }
+    }
+    return k;
+}
+
+}  // namespace detail
+
+/// Look up one key by name ("Enter", "ArrowDown", "F5", "a"). Case-insensitive for names.
+[[nodiscard]] inline result<key_def> find_key(std::string_view name) {
+    for (const auto& k : detail::kNamedKeys) {
+        if (k.name == name || (name.size() > 1 && detail::key_iequals(k.name, name)))
+            return key_def{std::string(k.key), std::string(k.code), k.key_code, std::string(k.text)};
+    }
+    if (name.size() == 1 && static_cast<unsigned char>(name[0]) >= 0x20 && static_cast<unsigned char>(name[0]) < 0x7f)
+        return detail::printable_key(name[0]);
+    if (!name.empty() && static_cast<unsigned char>(name[0]) >= 0x80) {  // one non-ASCII character: text only
+        key_def k;
+        k.key = std::string(name);
+        k.text = std::string(name);
+        return k;
+    }
+    return fail(errc::args_invalid, "unknown key \"" + std::string(name) + "\"",
+                "Use a key name like Enter, Tab, Escape, Backspace, ArrowDown, PageDown, F5 or a single character, "
+                "with modifiers joined by '+': Control+a, Shift+Tab.",
+                json{{"key", name}});
+}
+
+/// Parse "Control+Shift+a". A lone "+" is the plus key; "Control++" is Control with plus.
+[[nodiscard]] inline result<key_chord> parse_key_chord(std::string_view chord) {
+    if (chord.empty()) return fail(errc::args_invalid, "empty key", "Pass a key name such as Enter or Control+a.");
+    std::vector<std::string_view> parts;
+    std::size_t start = 0;
+    for (std::size_t i = 0; i < chord.size(); ++i) {
+        if (chord[i] == '+' && i > start) {
+            parts.push_back(chord.substr(start, i - start));
+            start = i + 1;
+        }
+    }
+    parts.push_back(chord.substr(start));
+    if (parts.back().empty()) return fail(errc::args_invalid, "key chord \"" + std::string(chord) + "\" ends with '+'");
+    key_chord out;
+    for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+        const auto m = parts[i];
+        int bit = 0;
+        if (detail::key_iequals(m, "Alt") || detail::key_iequals(m, "Option")) bit = 1;
+        else if (detail::key_iequals(m, "Control") || detail::key_iequals(m, "Ctrl")) bit = 2;
+        else if (detail::key_iequals(m, "Meta") || detail::key_iequals(m, "Cmd") || detail::key_iequals(m, "Command"))
+            bit = 4;
+        else if (detail::key_iequals(m, "Shift")) bit = 8;
+        else
+            return fail(errc::args_invalid, "unknown modifier \"" + std::string(m) + "\" in \"" + std::string(chord) + "\"",
+                        "Modifiers are Alt, Control, Meta and Shift.");
+        if ((out.modifiers & bit) != 0) continue;
+        out.modifiers |= bit;
+        auto mk = find_key(bit == 1 ? "Alt" : bit == 2 ? "Control" : bit == 4 ? "Meta" : "Shift");
+        if (mk) out.modifier_keys.push_back(*mk);
+    }
+    auto k = find_key(parts.back());
+    if (!k) return fail(k.error());
+    out.key = *k;
+    // Shift changes the text of letters; Control/Alt/Meta chords insert no text.
+    if ((out.modifiers & 8) != 0 && out.key.text.size() == 1 && out.key.text[0] >= 'a' && out.key.text[0] <= 'z') {
+        out.key.text[0] = static_cast<char>(out.key.text[0] - 'a' + 'A');
+        out.key.key = out.key.text;
+    }
+    if ((out.modifiers & (1 | 2 | 4)) != 0 && out.key.key != "Enter") out.key.text.clear();
+    return out;
+}
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/keys.hpp> ----
+// ---- begin <agentkit/browser/readable.hpp> ----
+// agentkit/browser/readable.hpp — readable mode: the main content of an article-like page as
+// compact text, with links and controls still carrying refs.
+//
+//   # Title of the article
+//   First paragraph with an inline [link](ref=e4) kept where it was.
+//   - a list item
+//   button "Subscribe" [ref=e9]
+//
+// The main content is found on the accessibility tree: an <article> or <main> when the page
+// has a substantial one, otherwise the container that collects the most paragraph text (a
+// readability-style score: a paragraph counts fully for its parent, half for its grandparent).
+
+// ---- begin <agentkit/browser/snapshot.hpp> ----
+// agentkit/browser/snapshot.hpp — compact accessibility snapshots with element refs.
+//
+// Input: what the browser reports per frame — Accessibility.getFullAXTree (roles, accessible
+// names, states, computed by Chromium itself) fused with DOMSnapshot.captureSnapshot (layout
+// boxes, computed cursor, and Chromium's own `isClickable`, which covers JS click listeners).
+// Output: one element per line, indentation for structure, the state that matters, and a
+// short ref `[ref=e12]` on everything a model may act on:
+//
+//   h1 "Sign up"
+//   navigation
+//    link "Home" /home [ref=e1]
+//   form
+//    textbox "Name" = "Ann" [ref=e3]
+//    checkbox "Subscribe" checked [ref=e5]
+//    combobox = "Two" options: One|Two [ref=e6]
+//    button "Send" [ref=e8]
+//   clickable "Click me" [ref=e11]
+//   Some paragraph text that is plain.
+//
+// Refs are identities (see ref_registry): one ref stands for one DOM node of one document.
+// Rendering is a pure function of its inputs, so it is unit-tested on recorded CDP output.
+
 // ---- begin <agentkit/core/strings.hpp> ----
 // agentkit/core/strings.hpp — small string utilities: edit distance, closest names, UTF-8 safety.
 
@@ -411,6 +650,7 @@ private:
 #include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -579,6 +819,15 @@ public:
         by_node_.emplace(std::move(k), id);
         targets_.emplace(id, ref_target{session_id, frame_id, loader_id, backend, std::string(role), std::string(name)});
         return "e" + std::to_string(id);
+    }
+
+    /// The live ref of a node, when it has one (never issues a new ref).
+    [[nodiscard]] std::optional<std::string> find(const std::string& session_id, const std::string& loader_id,
+                                                  std::int64_t backend) const {
+        std::lock_guard lock(mu_);
+        auto it = by_node_.find(key{session_id, loader_id, backend});
+        if (it == by_node_.end()) return std::nullopt;
+        return "e" + std::to_string(it->second);
     }
 
     /// Retire every ref of a frame whose document is no longer `current_loader`.
@@ -1400,10 +1649,390 @@ struct snapshot_delta {
 
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/snapshot.hpp> ----
-// ---- begin <agentkit/cdp.hpp> ----
-// agentkit/cdp.hpp — the Chrome DevTools Protocol driver: transports (pipe, WebSocket,
-// replay), transcripts, browser launch, and the connection with flattened sessions.
 
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace agentkit::browser {
+
+struct readable_options {
+    std::size_t token_budget = 4000;  ///< 0: unlimited
+    std::size_t min_paragraph_chars = 25;
+};
+
+/// How article-like the main frame is: total paragraph characters and their share of all text.
+struct page_kind {
+    std::size_t paragraph_chars = 0;
+    std::size_t text_chars = 0;
+    std::size_t paragraphs = 0;
+    [[nodiscard]] bool article_like() const noexcept {
+        return paragraphs >= 3 && paragraph_chars >= 800 && paragraph_chars * 2 >= text_chars;
+    }
+};
+
+namespace detail {
+
+struct ax_view {
+    std::map<std::string, const json*> by_id;
+    std::map<std::string, std::string> parent;
+    const json* root = nullptr;
+
+    explicit ax_view(const json& nodes) {
+        if (!nodes.is_array()) return;
+        for (const auto& n : nodes) {
+            if (!n.is_object() || !n.contains("nodeId") || !n["nodeId"].is_string()) continue;
+            const std::string id = n["nodeId"].get<std::string>();
+            by_id.emplace(id, &n);
+            if (auto c = n.find("childIds"); c != n.end() && c->is_array())
+                for (const auto& cid : *c)
+                    if (cid.is_string()) parent.emplace(cid.get<std::string>(), id);
+            if (root == nullptr && !n.contains("parentId")) root = &n;
+        }
+        if (root == nullptr && !nodes.empty()) root = &nodes[0];
+    }
+    [[nodiscard]] const json* get(const std::string& id) const {
+        auto it = by_id.find(id);
+        return it == by_id.end() ? nullptr : it->second;
+    }
+    template <class F>
+    void children(const json& n, F&& f) const {
+        auto it = n.find("childIds");
+        if (it == n.end() || !it->is_array()) return;
+        for (const auto& cid : *it)
+            if (cid.is_string())
+                if (const json* c = get(cid.get<std::string>())) f(*c);
+    }
+};
+
+inline std::size_t subtree_text(const ax_view& v, const json& n, int depth = 0) {
+    if (depth > 200) return 0;
+    if (str_field(n, "role") == "StaticText") return str_field(n, "name").size();
+    std::size_t s = 0;
+    v.children(n, [&](const json& c) { s += subtree_text(v, c, depth + 1); });
+    return s;
+}
+
+struct readable_ctx {
+    const ax_view* v = nullptr;
+    const ax_frame* frame = nullptr;
+    const dom_index* dom = nullptr;
+    ref_registry* refs = nullptr;
+    std::vector<snapshot_line>* lines = nullptr;
+    std::string pending;
+};
+
+inline std::string ref_of(readable_ctx& c, const json& n, std::string_view role, std::string_view name) {
+    std::int64_t backend = 0;
+    if (auto b = n.find("backendDOMNodeId"); b != n.end() && b->is_number_integer()) backend = b->get<std::int64_t>();
+    if (backend == 0) return {};
+    return c.refs->ref_for(c.frame->session_id, c.frame->frame_id, c.frame->loader_id, backend, role, name);
+}
+
+inline bool readable_interactive(readable_ctx& c, const json& n, const std::string& role) {
+    if (is_interactive_role(role)) return true;
+    std::int64_t backend = 0;
+    if (auto b = n.find("backendDOMNodeId"); b != n.end() && b->is_number_integer()) backend = b->get<std::int64_t>();
+    if (c.dom == nullptr || backend == 0) return false;
+    const auto* f = c.dom->find(backend);
+    return f != nullptr && f->clickable && f->tag != "label" && f->tag != "body" && f->tag != "html" &&
+           f->tag != "p" && f->tag != "div" && f->tag != "article" && f->tag != "main" && f->tag != "section";
+}
+
+inline void inline_text(readable_ctx& c, const json& n, std::string& out, int depth = 0) {
+    if (depth > 200 || n.value("ignored", false)) {
+        if (depth <= 200) c.v->children(n, [&](const json& ch) { inline_text(c, ch, out, depth + 1); });
+        return;
+    }
+    const std::string role = str_field(n, "role");
+    if (role == "InlineTextBox") return;
+    if (role == "StaticText") {
+        std::string t = clip(str_field(n, "name"), 100000);
+        if (t.empty()) return;
+        if (!out.empty() && out.back() != ' ' && out.back() != '(' && t.front() != ' ' && t.front() != ',' &&
+            t.front() != '.' && t.front() != ';' && t.front() != ':' && t.front() != ')')
+            out += ' ';
+        out += t;
+        return;
+    }
+    if (role == "link" || (readable_interactive(c, n, role) && role != "paragraph")) {
+        std::string name = clip(str_field(n, "name"), 120);
+        if (name.empty()) {
+            std::string t;
+            c.v->children(n, [&](const json& ch) { inline_text(c, ch, t, depth + 1); });
+            name = clip(t, 120);
+        }
+        const std::string ref = ref_of(c, n, role == "link" ? "link" : role, name);
+        if (!out.empty() && out.back() != ' ') out += ' ';
+        if (role == "link") out += "[" + name + "](ref=" + ref + ")";
+        else out += "[" + role + (name.empty() ? std::string() : " " + quote_text(name)) + "](ref=" + ref + ")";
+        return;
+    }
+    c.v->children(n, [&](const json& ch) { inline_text(c, ch, out, depth + 1); });
+}
+
+inline void flush_pending(readable_ctx& c, std::size_t depth) {
+    std::string t = clip(c.pending, 100000);
+    c.pending.clear();
+    if (t.empty() || t == " ") return;
+    snapshot_line l;
+    l.depth = depth;
+    l.text = std::move(t);
+    l.interactive = l.text.find("(ref=e") != std::string::npos;
+    c.lines->push_back(std::move(l));
+}
+
+inline void push_readable(readable_ctx& c, std::string text, std::string ref = {}) {
+    flush_pending(c, 0);
+    snapshot_line l;
+    l.text = std::move(text);
+    l.ref = std::move(ref);
+    l.interactive = !l.ref.empty() || l.text.find("(ref=e") != std::string::npos;
+    c.lines->push_back(std::move(l));
+}
+
+inline void readable_block(readable_ctx& c, const json& n, int depth = 0) {
+    if (depth > 200) return;
+    const std::string role = str_field(n, "role");
+    if (role == "InlineTextBox") return;
+    if (n.value("ignored", false) || role == "none" || role == "presentation") {
+        c.v->children(n, [&](const json& ch) { readable_block(c, ch, depth + 1); });
+        return;
+    }
+    if (role == "heading") {
+        std::string lvl = prop_value(n, "level");
+        std::size_t level = lvl.size() == 1 && lvl[0] >= '1' && lvl[0] <= '6' ? static_cast<std::size_t>(lvl[0] - '0') : 2;
+        std::string t;
+        inline_text(c, n, t);
+        if (t.empty()) t = str_field(n, "name");
+        push_readable(c, std::string(level, '#') + " " + clip(t, 300));
+        return;
+    }
+    if (role == "paragraph" || role == "blockquote" || role == "code" || role == "figcaption" || role == "caption" ||
+        role == "term" || role == "definition") {
+        flush_pending(c, 0);
+        std::string t;
+        inline_text(c, n, t);
+        if (!t.empty()) push_readable(c, role == "blockquote" ? "> " + t : t);
+        return;
+    }
+    if (role == "listitem") {
+        flush_pending(c, 0);
+        std::string t;
+        bool nested = false;
+        c.v->children(n, [&](const json& ch) {
+            const std::string r = str_field(ch, "role");
+            if (r == "list") nested = true;
+        });
+        if (!nested) {
+            inline_text(c, n, t);
+            if (!t.empty()) push_readable(c, "- " + t);
+            return;
+        }
+        c.v->children(n, [&](const json& ch) {
+            if (str_field(ch, "role") == "list") {
+                flush_pending(c, 0);
+                if (!t.empty()) push_readable(c, "- " + t);
+                t.clear();
+                readable_block(c, ch, depth + 1);
+            } else {
+                inline_text(c, ch, t);
+            }
+        });
+        if (!t.empty()) push_readable(c, "- " + t);
+        return;
+    }
+    if (role == "row") {
+        flush_pending(c, 0);
+        std::string cells;
+        c.v->children(n, [&](const json& cell) {
+            std::string t;
+            inline_text(c, cell, t);
+            if (!cells.empty()) cells += " | ";
+            cells += clip(t, 200);
+        });
+        if (!cells.empty()) push_readable(c, "| " + cells + " |");
+        return;
+    }
+    if (role == "img" || role == "image") {
+        const std::string name = str_field(n, "name");
+        if (!name.empty()) push_readable(c, "[image: " + clip(name, 120) + "]");
+        return;
+    }
+    if (role == "StaticText" || role == "link" || role == "strong" || role == "emphasis" || role == "mark" ||
+        role == "superscript" || role == "subscript" || role == "time" || role == "abbr") {
+        inline_text(c, n, c.pending);
+        return;
+    }
+    if (readable_interactive(c, n, role)) {
+        std::string name = clip(str_field(n, "name"), 120);
+        std::string shown = is_interactive_role(role) ? role : std::string("clickable");
+        if (name.empty()) {
+            std::string t;
+            inline_text(c, n, t);
+            name = clip(t, 120);
+        }
+        const std::string ref = ref_of(c, n, shown, name);
+        std::string text = shown + (name.empty() ? std::string() : " " + quote_text(name));
+        const std::string value = str_field(n, "value");
+        if (!value.empty()) text += " = " + quote_text(clip(value, 80));
+        push_readable(c, text + " [ref=" + ref + "]", ref);
+        return;
+    }
+    // containers: a block boundary around their content
+    flush_pending(c, 0);
+    c.v->children(n, [&](const json& ch) { readable_block(c, ch, depth + 1); });
+    flush_pending(c, 0);
+}
+
+inline void score_paragraphs(const ax_view& v, const json& n, std::map<const json*, double>& score, std::size_t min_chars,
+                             page_kind& kind, int depth = 0) {
+    if (depth > 400) return;
+    const std::string role = str_field(n, "role");
+    if (role == "paragraph") {
+        const std::size_t len = subtree_text(v, n);
+        if (len >= min_chars) {
+            ++kind.paragraphs;
+            kind.paragraph_chars += len;
+            auto nid = str_field(n, "nodeId");
+            auto p = v.parent.find(nid);
+            if (p != v.parent.end()) {
+                if (const json* pj = v.get(p->second)) {
+                    score[pj] += static_cast<double>(len);
+                    auto g = v.parent.find(p->second);
+                    if (g != v.parent.end())
+                        if (const json* gj = v.get(g->second)) score[gj] += static_cast<double>(len) / 2;
+                }
+            }
+        }
+        return;
+    }
+    v.children(n, [&](const json& c) { score_paragraphs(v, c, score, min_chars, kind, depth + 1); });
+}
+
+inline void find_roles(const ax_view& v, const json& n, std::string_view role, std::vector<const json*>& out, int depth = 0) {
+    if (depth > 400) return;
+    if (str_field(n, "role") == role) out.push_back(&n);
+    v.children(n, [&](const json& c) { find_roles(v, c, role, out, depth + 1); });
+}
+
+}  // namespace detail
+
+/// Classify the main frame (frames[0]).
+[[nodiscard]] inline page_kind classify_page(const std::vector<ax_frame>& frames, std::size_t min_paragraph_chars = 25) {
+    page_kind k;
+    if (frames.empty()) return k;
+    detail::ax_view v(frames[0].nodes);
+    if (v.root == nullptr) return k;
+    std::map<const json*, double> score;
+    detail::score_paragraphs(v, *v.root, score, min_paragraph_chars, k);
+    k.text_chars = detail::subtree_text(v, *v.root);
+    return k;
+}
+
+/// Render the main content of the main frame (frames[0]) as readable text. Links and
+/// controls inside it carry refs from `refs` (the same identities as snapshots).
+[[nodiscard]] inline snapshot render_readable(const std::vector<ax_frame>& frames, const std::map<std::string, dom_index>& dom,
+                                              ref_registry& refs, const readable_options& opt = {},
+                                              const token_counter& tokens = {}) {
+    snapshot out;
+    if (frames.empty()) return out;
+    detail::ax_view v(frames[0].nodes);
+    if (v.root == nullptr) return out;
+    page_kind kind;
+    std::map<const json*, double> score;
+    detail::score_paragraphs(v, *v.root, score, opt.min_paragraph_chars, kind);
+    const std::size_t total = detail::subtree_text(v, *v.root);
+
+    // choose the main content
+    const json* main = nullptr;
+    for (std::string_view role : {"article", "main"}) {
+        std::vector<const json*> found;
+        detail::find_roles(v, *v.root, role, found);
+        const json* best = nullptr;
+        std::size_t best_len = 0;
+        for (const json* f : found) {
+            const std::size_t len = detail::subtree_text(v, *f);
+            if (len > best_len) {
+                best_len = len;
+                best = f;
+            }
+        }
+        if (best != nullptr && best_len * 3 >= kind.paragraph_chars && best_len >= 200) {
+            main = best;
+            break;
+        }
+    }
+    if (main == nullptr) {
+        double best = 0;
+        for (const auto& [n, s] : score)
+            if (s > best) {
+                best = s;
+                main = n;
+            }
+    }
+    if (main == nullptr) main = v.root;
+
+    detail::readable_ctx c;
+    c.v = &v;
+    c.frame = &frames[0];
+    auto d = dom.find(frames[0].session_id);
+    c.dom = d == dom.end() ? nullptr : &d->second;
+    c.refs = &refs;
+    c.lines = &out.lines;
+    // headings above the main content (the article title is often outside it)
+    if (main != v.root) {
+        std::vector<const json*> h1;
+        detail::find_roles(v, *v.root, "heading", h1);
+        for (const json* h : h1) {
+            if (detail::prop_value(*h, "level") != "1") continue;
+            std::vector<const json*> inside;
+            detail::find_roles(v, *main, "heading", inside);
+            bool within = false;
+            for (const json* i : inside) within = within || i == h;
+            if (!within) detail::push_readable(c, "# " + detail::clip(detail::str_field(*h, "name"), 300));
+            break;
+        }
+    }
+    detail::readable_block(c, *main);
+    detail::flush_pending(c, 0);
+
+    std::vector<std::size_t> cost(out.lines.size());
+    for (std::size_t i = 0; i < out.lines.size(); ++i) {
+        const std::string s = out.lines[i].text + "\n";
+        cost[i] = tokens.count(s);
+        out.total_tokens += cost[i];
+        out.full_text += s;
+    }
+    std::size_t used = 0;
+    const std::size_t budget = opt.token_budget == 0 ? static_cast<std::size_t>(-1) : opt.token_budget;
+    const std::size_t reserve = opt.token_budget == 0 ? 0 : std::min<std::size_t>(60, opt.token_budget / 3);
+    for (std::size_t i = 0; i < out.lines.size(); ++i) {
+        if (used + cost[i] + reserve > budget) {
+            if (out.lines[i].interactive) ++out.cut_controls;
+            else ++out.cut_text_lines;
+            continue;
+        }
+        used += cost[i];
+        out.text += out.lines[i].text + "\n";
+        ++out.shown_lines;
+    }
+    const std::size_t main_chars = detail::subtree_text(v, *main);
+    std::string note = "[readable view: main content, " + std::to_string(main_chars) + " of " + std::to_string(total) +
+                       " text characters of the page";
+    if (out.truncated())
+        note += "; cut to ~" + std::to_string(opt.token_budget) + " tokens, " +
+                std::to_string(out.cut_text_lines + out.cut_controls) + " of " + std::to_string(out.lines.size()) +
+                " lines hidden";
+    note += ". A normal snapshot shows the whole page]\n";
+    out.text += note;
+    out.tokens = tokens.count(out.text);
+    return out;
+}
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/readable.hpp> ----
 // ---- begin <agentkit/cdp/connection.hpp> ----
 // agentkit/cdp/connection.hpp — a CDP connection over any transport: request ids,
 // per-request timeouts, results as result<json>, event subscriptions, flattened sessions,
@@ -2037,8 +2666,15 @@ struct connection_state {
             }
             if (!p) return;  // our own internal ids (< 0), or a call that already timed out
             if (auto err = j.find("error"); err != j.end()) {
-                const int code = err->is_object() ? err->value("code", 0) : 0;
-                const std::string msg = err->is_object() ? err->value("message", std::string("unknown error")) : err->dump();
+                // Defensive reads: a malformed error object must not throw out of the reader.
+                long long code = 0;
+                std::string msg = "unknown error";
+                if (err->is_object()) {
+                    if (auto c = err->find("code"); c != err->end() && c->is_number_integer()) code = c->get<long long>();
+                    if (auto m = err->find("message"); m != err->end() && m->is_string()) msg = m->get<std::string>();
+                } else {
+                    msg = err->dump(-1, ' ', false, json::error_handler_t::replace);
+                }
                 json details = {{"method", p->method}, {"code", code}, {"message", msg}};
                 if (err->is_object() && err->contains("data")) details["data"] = (*err)["data"];
                 if (!p->session_id.empty()) details["session_id"] = p->session_id;
@@ -2151,8 +2787,12 @@ struct connection_state {
                 continue;
             }
             if (stop) return;
-            if (deadlines.empty()) cv.wait(lock);
-            else cv.wait_until(lock, deadlines.begin()->first);
+            if (deadlines.empty()) {
+                cv.wait(lock);
+            } else {
+                const auto next = deadlines.begin()->first;  // a copy: the node may go while we wait
+                cv.wait_until(lock, next);
+            }
         }
     }
 
@@ -2939,6 +3579,12 @@ public:
     /// browser and wait (bounded) until no member of the group is left. Idempotent.
     void terminate(std::chrono::milliseconds grace) {
         if (pid_ <= 0) return;
+        {
+            // Once only: after the group is gone its id may be reused by an unrelated process.
+            std::lock_guard lock(mu_);
+            if (terminated_) return;
+            terminated_ = true;
+        }
         if (!exited()) {
             ::kill(-pid_, SIGTERM);
             if (!wait_exit(grace)) {
@@ -3041,6 +3687,7 @@ private:
     pid_t pid_ = -1;
     detail::unique_fd pidfd_;
     bool reaped_ = false;
+    bool terminated_ = false;
     int status_ = 0;
 };
 
@@ -3459,7 +4106,7 @@ public:
                 return failed(m.error());
             }
             auto j = json::parse(*m, nullptr, false);
-            if (j.is_object() && j.value("id", 0) == -1) {
+            if (j.is_object() && j.contains("id") && j["id"].is_number_integer() && j["id"].get<long long>() == -1) {
                 t.s_->version = j.value("result", json::object());
                 break;
             }
@@ -3497,7 +4144,10 @@ public:
     /// The profile directory (removed on close unless the host provided it).
     [[nodiscard]] std::filesystem::path profile_dir() const { return s_ ? s_->proc->profile_dir() : std::filesystem::path{}; }
     /// Browser.getVersion's result from the launch handshake (product, protocolVersion, ...).
-    [[nodiscard]] const json& version() const noexcept { return s_->version; }
+    [[nodiscard]] const json& version() const noexcept {
+        static const json none = json::object();
+        return s_ ? s_->version : none;
+    }
     /// The process, e.g. for exit_description() or log_tail().
     [[nodiscard]] browser_process& process() noexcept { return *s_->proc; }
 
@@ -3632,234 +4282,11 @@ private:
 
 static_assert(transport<pipe_transport>);
 
+/// The name used in the design sketch: `using browser = agentkit::cdp::pipe_browser;`.
+using pipe_browser = pipe_transport;
+
 }  // namespace agentkit::cdp
 // ---- end <agentkit/cdp/pipe_transport.hpp> ----
-// ---- begin <agentkit/cdp/replay_transport.hpp> ----
-// agentkit/cdp/replay_transport.hpp — plays back a recorded CDP transcript, for fast,
-// deterministic unit tests of the layers above the connection (no browser needed).
-//
-// Matching: every message the client sends must equal the next recorded `send` entry in
-// method, params and sessionId (the id is ignored). The recorded `recv` entries that
-// followed that send (responses and events), up to the next recorded send, are then
-// delivered in order; a response's id is rewritten from the recorded request id to the id
-// the client actually used. Messages recorded before the first send are delivered at once.
-// A recorded `close` entry replays the transport's end (e.g. a browser crash): receive()
-// returns that error from then on.
-//
-// A mismatch makes send() fail with errc::protocol_error naming the transcript position,
-// the expected and the received message, and finishes the transport (receive() reports the
-// same error, so a connection fails its pending calls with it).
-//
-// Example:
-//   auto entries = agentkit::cdp::load_transcript("tests/cdp/data/navigate.jsonl");
-//   agentkit::cdp::connection conn{agentkit::cdp::replay_transport{std::move(*entries)}};
-//   auto r = conn.call("Browser.getVersion");   // the recorded answer
-
-
-#include <chrono>
-#include <condition_variable>
-#include <cstdint>
-#include <deque>
-#include <map>
-#include <memory>
-#include <mutex>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
-
-namespace agentkit::cdp {
-
-/// Options of a replay.
-struct replay_options {
-    /// When true, receive() reports errc::transport_closed once the whole transcript has
-    /// been delivered (useful to end a test); otherwise it times out like an idle browser.
-    bool close_at_end = false;
-    /// Compare sessionId too (on by default: a call on the wrong session is a real bug).
-    bool match_session = true;
-};
-
-/// Plays back a transcript. Thread-safe per the transport contract; move-only.
-class replay_transport {
-public:
-    explicit replay_transport(std::vector<transcript_entry> entries, replay_options options = {})
-        : s_(std::make_shared<state>()) {
-        s_->entries = std::move(entries);
-        s_->options = options;
-        std::lock_guard lock(s_->mu);
-        s_->deliver_until_next_send();
-    }
-
-    /// Load a JSONL transcript file.
-    [[nodiscard]] static result<replay_transport> from_file(const std::filesystem::path& path, replay_options options = {}) {
-        auto e = load_transcript(path);
-        if (!e) return fail(e.error());
-        return replay_transport(std::move(*e), options);
-    }
-
-    replay_transport(replay_transport&&) noexcept = default;
-    replay_transport& operator=(replay_transport&&) noexcept = default;
-    replay_transport(const replay_transport&) = delete;
-    replay_transport& operator=(const replay_transport&) = delete;
-    ~replay_transport() = default;
-
-    [[nodiscard]] result<void> send(std::string_view message) {
-        if (!s_) return fail(errc::transport_closed, "moved-from replay_transport");
-        std::lock_guard lock(s_->mu);
-        return s_->on_send(message);
-    }
-
-    [[nodiscard]] result<std::string> receive(std::chrono::milliseconds timeout) {
-        if (!s_) return fail(errc::transport_closed, "moved-from replay_transport");
-        std::unique_lock lock(s_->mu);
-        const bool ready = s_->cv.wait_for(lock, timeout, [&] {
-            return !s_->outbox.empty() || s_->terminal.has_value() || s_->at_end_closed();
-        });
-        if (!s_->outbox.empty()) {
-            std::string m = std::move(s_->outbox.front());
-            s_->outbox.pop_front();
-            return m;
-        }
-        if (s_->terminal) return fail(*s_->terminal);
-        if (s_->at_end_closed()) {
-            s_->terminal = error(errc::transport_closed, "the replayed transcript ended");
-            return fail(*s_->terminal);
-        }
-        (void)ready;
-        return fail(errc::timeout, "no replayed message within " + std::to_string(timeout.count()) + " ms");
-    }
-
-    void close() {
-        if (!s_) return;
-        std::lock_guard lock(s_->mu);
-        if (!s_->terminal) s_->terminal = error(errc::transport_closed, "the replay transport was closed");
-        s_->outbox.clear();
-        s_->cv.notify_all();
-    }
-
-    [[nodiscard]] bool is_open() const {
-        if (!s_) return false;
-        std::lock_guard lock(s_->mu);
-        return !s_->terminal.has_value();
-    }
-
-    /// True when every recorded send has been matched.
-    [[nodiscard]] bool finished() const {
-        std::lock_guard lock(s_->mu);
-        return s_->next_send_index() == s_->entries.size();
-    }
-
-    /// The number of recorded sends not yet matched.
-    [[nodiscard]] std::size_t remaining_sends() const {
-        std::lock_guard lock(s_->mu);
-        std::size_t n = 0;
-        for (std::size_t i = s_->cursor; i < s_->entries.size(); ++i)
-            if (s_->entries[i].dir == direction::sent) ++n;
-        return n;
-    }
-
-private:
-    struct state {
-        std::mutex mu;
-        std::condition_variable cv;
-        std::vector<transcript_entry> entries;
-        replay_options options;
-        std::size_t cursor = 0;  // next entry not yet consumed
-        std::deque<std::string> outbox;
-        std::map<std::int64_t, std::int64_t> id_map;  // recorded request id -> client id
-        std::optional<error> terminal;
-
-        [[nodiscard]] std::size_t next_send_index() const {
-            std::size_t i = cursor;
-            while (i < entries.size() && entries[i].dir != direction::sent) ++i;
-            return i;
-        }
-
-        [[nodiscard]] bool at_end_closed() const {
-            return options.close_at_end && cursor >= entries.size() && outbox.empty();
-        }
-
-        // Queue received entries from the cursor up to the next send (or a close entry).
-        void deliver_until_next_send() {
-            while (cursor < entries.size() && entries[cursor].dir != direction::sent) {
-                const auto& e = entries[cursor++];
-                if (e.dir == direction::closed) {
-                    auto j = json::parse(e.message, nullptr, false);
-                    terminal = j.is_object() ? error::from_json(j)
-                                             : error(errc::transport_closed, "the recorded transport closed");
-                    cursor = entries.size();
-                    break;
-                }
-                outbox.push_back(rewrite_id(e.message));
-            }
-            cv.notify_all();
-        }
-
-        std::string rewrite_id(const std::string& text) const {
-            auto j = json::parse(text, nullptr, false);
-            if (!j.is_object()) return text;
-            auto id = j.find("id");
-            if (id == j.end() || !id->is_number_integer()) return text;
-            auto it = id_map.find(id->get<std::int64_t>());
-            if (it == id_map.end()) return text;
-            *id = it->second;
-            return j.dump();
-        }
-
-        static json view(const json& m, bool with_session) {
-            json v = json::object();
-            v["method"] = m.value("method", json());
-            v["params"] = m.contains("params") ? m["params"] : json::object();
-            if (with_session && m.contains("sessionId")) v["sessionId"] = m["sessionId"];
-            return v;
-        }
-
-        result<void> mismatch(std::string message, std::string hint, json details) {
-            error e(errc::protocol_error, std::move(message), std::move(hint), std::move(details));
-            terminal = e;
-            cv.notify_all();
-            return fail(std::move(e));
-        }
-
-        result<void> on_send(std::string_view text) {
-            if (terminal) return fail(*terminal);
-            auto got = json::parse(text, nullptr, false);
-            if (!got.is_object()) return fail(errc::protocol_error, "replay: the client sent a message that is not a JSON object");
-            const std::size_t at = next_send_index();
-            if (at >= entries.size())
-                return mismatch("replay: the transcript has no more requests, but the client sent " +
-                                    view(got, true).dump(),
-                                "Re-record the transcript, or stop the code under test from sending more.",
-                                json{{"position", at}, {"got", view(got, true)}});
-            // Received entries before `at` that were not delivered yet belong to an earlier
-            // request: deliver them first, in order.
-            deliver_until_next_send();
-            auto expected = json::parse(entries[at].message, nullptr, false);
-            const json want = view(expected, options.match_session);
-            const json have = view(got, options.match_session);
-            if (want != have)
-                return mismatch("replay mismatch at transcript entry " + std::to_string(at + 1) + ": expected " +
-                                    want.dump() + " but the client sent " + have.dump(),
-                                "The code under test sends different CDP commands than when the transcript was "
-                                "recorded; re-record it if the change is intended.",
-                                json{{"position", at + 1}, {"expected", want}, {"got", have}});
-            if (expected.contains("id") && expected["id"].is_number_integer() && got.contains("id") &&
-                got["id"].is_number_integer())
-                id_map[expected["id"].get<std::int64_t>()] = got["id"].get<std::int64_t>();
-            cursor = at + 1;
-            deliver_until_next_send();
-            return {};
-        }
-    };
-
-    std::shared_ptr<state> s_;
-};
-
-static_assert(transport<replay_transport>);
-
-}  // namespace agentkit::cdp
-// ---- end <agentkit/cdp/replay_transport.hpp> ----
 // ---- begin <agentkit/cdp/websocket_transport.hpp> ----
 // agentkit/cdp/websocket_transport.hpp — CDP over a ws:// DevTools endpoint (RFC 6455,
 // client side): a local Chromium started with --remote-debugging-port, or a remote
@@ -4426,7 +4853,10 @@ public:
     [[nodiscard]] bool is_open() const noexcept { return s_ && s_->open.load(); }
 
     /// The ws:// URL this transport connected to.
-    [[nodiscard]] const std::string& url() const noexcept { return s_->url; }
+    [[nodiscard]] const std::string& url() const noexcept {
+        static const std::string none;
+        return s_ ? s_->url : none;
+    }
     /// The launched browser, or null when connected to an existing one.
     [[nodiscard]] browser_process* process() noexcept { return s_ ? s_->proc.get() : nullptr; }
     /// The launched browser's pid, or -1.
@@ -4435,6 +4865,7 @@ public:
     [[nodiscard]] std::uint16_t port() const noexcept { return s_ ? s_->port : 0; }
     /// The close code and reason the server sent, once it did.
     [[nodiscard]] std::optional<std::pair<std::uint16_t, std::string>> close_status() const {
+        if (!s_) return std::nullopt;
         std::lock_guard lock(s_->state_mu);
         return s_->peer_close;
     }
@@ -4717,7 +5148,2153 @@ static_assert(transport<websocket_transport>);
 
 }  // namespace agentkit::cdp
 // ---- end <agentkit/cdp/websocket_transport.hpp> ----
-// ---- end <agentkit/cdp.hpp> ----
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <filesystem>
+#include <functional>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace agentkit::browser {
+
+using namespace std::chrono_literals;
+
+// ---------------------------------------------------------------------------------------------
+// Options and results
+// ---------------------------------------------------------------------------------------------
+
+enum class dialog_action { accept, dismiss };
+
+/// How JavaScript dialogs are answered (they are never left open).
+struct dialog_policy {
+    dialog_action alert = dialog_action::accept;
+    dialog_action confirm = dialog_action::accept;
+    dialog_action prompt = dialog_action::accept;
+    dialog_action beforeunload = dialog_action::accept;
+    std::string prompt_text;  ///< typed into prompts that are accepted (empty: the prompt's default)
+};
+
+/// Viewport and device emulation.
+struct viewport_size {
+    int width = 1280;
+    int height = 720;
+    double device_scale_factor = 1;
+    bool mobile = false;
+    bool touch = false;
+    std::string user_agent;  ///< empty: unchanged
+};
+
+struct browser_options {
+    /// How to launch a local browser (ignored when cdp_endpoint is set).
+    cdp::launch_options launch;
+    /// Connect to an existing browser instead of launching one: ws://... or http://host:port.
+    std::string cdp_endpoint;
+    /// Launch locally but speak CDP over a WebSocket (--remote-debugging-port) instead of the pipe.
+    bool launch_over_websocket = false;
+    /// Allow evaluate(); off by default (errc::policy_blocked).
+    bool allow_evaluate = false;
+    dialog_policy dialogs;
+    viewport_size viewport;
+    std::chrono::milliseconds call_timeout{15000};        ///< one CDP call
+    std::chrono::milliseconds navigation_timeout{30000};  ///< a navigation to commit and load
+    std::chrono::milliseconds network_idle_timeout{3000}; ///< requests an action started
+    std::chrono::milliseconds dom_quiet{50};              ///< DOM quiet window after an action
+    std::chrono::milliseconds dom_quiet_timeout{1500};    ///< bound for the DOM to become quiet
+    std::size_t snapshot_budget = 6000;  ///< tokens of a snapshot
+    std::size_t delta_budget = 600;      ///< tokens of an action's change report
+    std::size_t console_capacity = 200;
+    std::size_t network_capacity = 300;
+    token_counter tokens;
+};
+
+struct dialog_record {
+    std::string type;  ///< alert, confirm, prompt, beforeunload
+    std::string message;
+    std::string default_prompt;
+    std::string url;
+    bool accepted = false;
+    std::string prompt_text;
+};
+
+struct console_message {
+    std::string level;  ///< log, info, warning, error, debug, exception
+    std::string text;
+    std::string url;
+    int line = 0;
+};
+
+struct network_entry {
+    std::string method;
+    std::string url;
+    std::string resource_type;
+    int status = 0;
+    std::string mime_type;
+    std::string error;
+    bool finished = false;
+    double duration_ms = 0;
+};
+
+struct tab_info {
+    std::string id;
+    std::string url;
+    std::string title;
+    bool active = false;
+};
+
+/// What an action did and what changed.
+struct action_result {
+    std::string action;
+    std::string url;
+    std::string title;
+    bool navigated = false;  ///< a new document was loaded in the main frame
+    int http_status = 0;     ///< of the main document, when navigated (0: unknown)
+    std::vector<dialog_record> dialogs;
+    std::vector<tab_info> opened_tabs;
+    std::string changes;   ///< snapshot delta ("+ line" / "- line" / "~ a → b") or "no visible change"
+    std::string snapshot;  ///< the new page's snapshot, when the action loaded a new document
+    std::vector<std::string> notes;  ///< waits that ran out, a restarted browser, ...
+    std::chrono::milliseconds elapsed{0};
+
+    [[nodiscard]] std::string to_text() const {
+        std::string s;
+        for (const auto& n : notes) s += "note: " + n + "\n";
+        if (navigated) {
+            s += "navigated to " + url;
+            if (http_status != 0) s += " (HTTP " + std::to_string(http_status) + ")";
+            s += "\ntitle: " + title + "\n";
+        }
+        for (const auto& d : dialogs) {
+            s += d.type + " dialog \"" + d.message + "\" " + (d.accepted ? "accepted" : "dismissed");
+            if (d.type == "prompt" && d.accepted) s += " with \"" + d.prompt_text + "\"";
+            s += "\n";
+        }
+        for (const auto& t : opened_tabs) s += "new tab " + t.id + ": " + t.url + "\n";
+        if (!snapshot.empty()) s += snapshot;
+        else s += changes.empty() ? std::string("no visible change\n") : changes;
+        if (!s.empty() && s.back() != '\n') s += '\n';
+        return s;
+    }
+
+    [[nodiscard]] json to_json() const {
+        json j = {{"action", action}, {"url", url}, {"title", title}, {"navigated", navigated}, {"changes", changes}};
+        if (http_status != 0) j["http_status"] = http_status;
+        if (!snapshot.empty()) j["snapshot"] = snapshot;
+        if (!notes.empty()) j["notes"] = notes;
+        json ds = json::array();
+        for (const auto& d : dialogs)
+            ds.push_back({{"type", d.type}, {"message", d.message}, {"accepted", d.accepted}, {"prompt_text", d.prompt_text}});
+        if (!ds.empty()) j["dialogs"] = ds;
+        json ts = json::array();
+        for (const auto& t : opened_tabs) ts.push_back({{"id", t.id}, {"url", t.url}});
+        if (!ts.empty()) j["opened_tabs"] = ts;
+        j["elapsed_ms"] = elapsed.count();
+        return j;
+    }
+};
+
+/// A snapshot of the current tab.
+struct page_snapshot {
+    std::string tab;
+    std::string url;
+    std::string title;
+    snapshot snap;
+    bool article_like = false;  ///< readable() would give the main text more compactly
+    std::vector<std::string> notes;
+    [[nodiscard]] std::string to_text() const {
+        std::string s;
+        for (const auto& n : notes) s += "note: " + n + "\n";
+        s += "url: " + url + "\ntitle: " + title + "\n";
+        if (article_like) s += "(article-like page: the readable mode shows its main text compactly)\n";
+        return s + snap.text;
+    }
+};
+
+struct click_options {
+    std::string button = "left";  ///< left, right, middle
+    int click_count = 1;
+    std::string modifiers;  ///< e.g. "Shift" or "Control+Shift"
+};
+
+struct type_options {
+    bool submit = false;   ///< press Enter afterwards
+    bool replace = true;   ///< replace the current value (false: insert at the caret)
+};
+
+struct screenshot_options {
+    std::string format = "png";  ///< png or jpeg
+    int quality = 80;            ///< jpeg only
+    std::string ref;             ///< an element (empty: the viewport)
+    bool full_page = false;
+};
+
+struct screenshot_result {
+    std::string mime_type;
+    std::string base64;
+    double width = 0;
+    double height = 0;
+};
+
+struct wait_options {
+    std::string text;       ///< wait until this text is on the page
+    std::string text_gone;  ///< wait until this text is no longer on the page
+    std::string ref;        ///< wait until this element is in `state`
+    std::string state = "visible";  ///< visible, hidden, enabled, disabled, checked, unchecked, gone
+    std::chrono::milliseconds timeout{10000};
+};
+
+// ---------------------------------------------------------------------------------------------
+// Internals
+// ---------------------------------------------------------------------------------------------
+
+namespace detail {
+
+inline std::string jstr(const json& j, std::string_view key) {
+    if (!j.is_object()) return {};
+    auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+inline double jnum(const json& j, std::string_view key, double dflt = 0) {
+    if (!j.is_object()) return dflt;
+    auto it = j.find(key);
+    return it != j.end() && it->is_number() ? it->get<double>() : dflt;
+}
+inline std::int64_t jint(const json& j, std::string_view key, std::int64_t dflt = 0) {
+    if (!j.is_object()) return dflt;
+    auto it = j.find(key);
+    return it != j.end() && it->is_number() ? static_cast<std::int64_t>(it->get<double>()) : dflt;
+}
+inline const json& jobj(const json& j, std::string_view key) {
+    static const json empty = json::object();
+    if (!j.is_object()) return empty;
+    auto it = j.find(key);
+    return it != j.end() && it->is_object() ? *it : empty;
+}
+inline bool jbool(const json& j, std::string_view key, bool dflt = false) {
+    if (!j.is_object()) return dflt;
+    auto it = j.find(key);
+    return it != j.end() && it->is_boolean() ? it->get<bool>() : dflt;
+}
+
+struct frame_rec {
+    std::string parent;
+    std::string loader;
+    std::string url;
+    std::string session;
+};
+
+struct child_rec {  // an out-of-process iframe target attached to a tab
+    std::string frame_id;
+    std::string parent_session;
+    std::string url;
+};
+
+struct tab_state {
+    std::string id;
+    std::string target_id;
+    std::string session;
+    std::string main_frame;
+    std::string url;
+    std::string title;
+    std::map<std::string, frame_rec> frames;
+    std::map<std::string, child_rec> children;                 // OOPIF session → record
+    std::map<std::string, std::set<std::string>> lifecycle;    // loader → lifecycle event names
+    std::map<std::string, int> doc_status;                     // loader → HTTP status
+    bool main_loading = false;
+    std::uint64_t nav_requested = 0, nav_started = 0, nav_committed = 0, nav_stopped = 0, same_doc = 0;
+    std::map<std::string, std::uint64_t> inflight;  // session|requestId → seq when started
+    std::deque<console_message> console;
+    std::deque<std::pair<std::string, network_entry>> network;  // (session|requestId, entry)
+    std::map<std::string, double> request_start;                 // session|requestId → timestamp
+    std::vector<dialog_record> dialogs;  // not reported yet
+    std::vector<std::string> opened;     // tab ids opened by this tab, not reported yet
+    bool crashed = false;
+    bool closed = false;
+    std::vector<snapshot_line> last_lines;
+    bool has_last = false;
+};
+
+// A JavaScript function: resolves when the DOM had no mutation for `quiet` ms (or `max` ms passed).
+inline constexpr const char* kQuietScript = R"JS((quiet, max) => new Promise(resolve => {
+  const t0 = performance.now(); let last = t0;
+  const mo = new MutationObserver(() => { last = performance.now(); });
+  try { mo.observe(document, {subtree: true, childList: true, attributes: true, characterData: true}); } catch (e) {}
+  const tick = () => {
+    const now = performance.now();
+    if (now - last >= quiet || now - t0 >= max) { mo.disconnect(); resolve(now - last >= quiet ? 'quiet' : 'busy'); }
+    else setTimeout(tick, Math.max(5, quiet - (now - last)));
+  };
+  setTimeout(tick, quiet);
+}))JS";
+
+// Deep page text (document + open shadow roots) and a MutationObserver-driven wait on it.
+inline constexpr const char* kWaitTextScript = R"JS((needle, gone, timeout) => new Promise(resolve => {
+  const deep = (root) => {
+    let t = root === document ? (document.body ? document.body.innerText : '') : (root.textContent || '');
+    const walk = (r) => { for (const el of r.querySelectorAll('*')) if (el.shadowRoot) { t += '\n' + el.shadowRoot.textContent; walk(el.shadowRoot); } };
+    walk(root);
+    return t;
+  };
+  const ok = () => { const has = deep(document).includes(needle); return gone ? !has : has; };
+  if (ok()) { resolve(true); return; }
+  let done = false, scheduled = false;
+  const finish = (v) => { if (done) return; done = true; mo.disconnect(); clearInterval(iv); clearTimeout(to); resolve(v); };
+  const check = () => { scheduled = false; if (ok()) finish(true); };
+  const mo = new MutationObserver(() => { if (!scheduled) { scheduled = true; setTimeout(check, 0); } });
+  mo.observe(document, {subtree: true, childList: true, characterData: true, attributes: true});
+  const iv = setInterval(check, 100);
+  const to = setTimeout(() => finish(ok()), timeout);
+}))JS";
+
+// Element state wait (called on the element).
+inline constexpr const char* kWaitStateScript = R"JS(function(state, timeout) {
+  const el = this;
+  const visible = () => { if (!el.isConnected) return false; const s = getComputedStyle(el); if (s.visibility === 'hidden' || s.display === 'none') return false; const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
+  const checked = () => el.checked === true || el.getAttribute('aria-checked') === 'true';
+  const disabled = () => el.disabled === true || el.getAttribute('aria-disabled') === 'true';
+  const ok = () => {
+    switch (state) {
+      case 'visible': return visible();
+      case 'hidden': return !visible();
+      case 'enabled': return !disabled();
+      case 'disabled': return disabled();
+      case 'checked': return checked();
+      case 'unchecked': return !checked();
+      case 'gone': return !el.isConnected;
+    }
+    return false;
+  };
+  return new Promise(resolve => {
+    if (ok()) { resolve(true); return; }
+    let done = false;
+    const finish = (v) => { if (done) return; done = true; mo.disconnect(); clearInterval(iv); clearTimeout(to); resolve(v); };
+    const mo = new MutationObserver(() => { if (ok()) finish(true); });
+    mo.observe(el.ownerDocument, {subtree: true, childList: true, attributes: true, characterData: true});
+    const iv = setInterval(() => { if (ok()) finish(true); }, 100);
+    const to = setTimeout(() => finish(ok()), timeout);
+  });
+})JS";
+
+inline constexpr const char* kDescribeScript = R"JS(function() {
+  const el = this.nodeType === 1 ? this : this.parentElement;
+  if (!el) return '#' + this.nodeName;
+  let s = '<' + el.tagName.toLowerCase();
+  if (el.id) s += ' id="' + el.id + '"';
+  if (typeof el.className === 'string' && el.className.trim()) s += ' class="' + el.className.trim().slice(0, 60) + '"';
+  s += '>';
+  const t = (el.innerText || el.textContent || '').trim().replace(/\s+/g, ' ').slice(0, 60);
+  if (t) s += ' "' + t + '"';
+  return s;
+})JS";
+
+inline constexpr const char* kContainsScript = R"JS(function(n) {
+  const up = (x) => x.parentNode || (x instanceof ShadowRoot ? x.host : null);
+  for (let x = n; x; x = up(x)) if (x === this) return true;
+  if (this.labels) for (const l of this.labels) for (let x = n; x; x = up(x)) if (x === l) return true;
+  return false;
+})JS";
+
+inline constexpr const char* kInfoScript = R"JS(function() {
+  return {connected: this.isConnected, tag: (this.tagName || '').toLowerCase(), type: (this.type || '').toLowerCase(),
+          checked: this.checked === true || this.getAttribute && this.getAttribute('aria-checked') === 'true',
+          checkable: this.type === 'checkbox' || this.type === 'radio' || !!(this.getAttribute && this.getAttribute('aria-checked') !== null),
+          multiple: !!this.multiple, disabled: !!this.disabled, editable: !!this.isContentEditable};
+})JS";
+
+inline constexpr const char* kSelectAllScript = R"JS(function() {
+  if ((this.tagName === 'INPUT' || this.tagName === 'TEXTAREA') && this.select) { this.select(); return 'input'; }
+  if (this.isContentEditable) { const r = document.createRange(); r.selectNodeContents(this); const s = getSelection(); s.removeAllRanges(); s.addRange(r); return 'editable'; }
+  return 'other';
+})JS";
+
+inline constexpr const char* kSetValueScript = R"JS(function(v) {
+  const proto = this.tagName === 'TEXTAREA' ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
+  Object.getOwnPropertyDescriptor(proto, 'value').set.call(this, v);
+  this.dispatchEvent(new Event('input', {bubbles: true}));
+  this.dispatchEvent(new Event('change', {bubbles: true}));
+  return this.value;
+})JS";
+
+inline constexpr const char* kSelectScript = R"JS(function(wanted) {
+  if (this.tagName !== 'SELECT') return {error: 'not_select', tag: this.tagName.toLowerCase()};
+  const opts = [...this.options];
+  const label = (o) => (o.label || o.text || '').trim();
+  const picked = [], missing = [];
+  for (const w of wanted) {
+    const o = opts.find(o => o.value === w) || opts.find(o => label(o) === w) ||
+              opts.find(o => label(o).toLowerCase() === String(w).toLowerCase());
+    if (!o) missing.push(w); else if (!picked.includes(o)) picked.push(o);
+  }
+  const available = opts.map(o => label(o) + (o.value !== label(o) ? ' (value ' + o.value + ')' : ''));
+  if (missing.length) return {error: 'missing', missing, available};
+  if (!this.multiple && picked.length > 1) return {error: 'single', available};
+  const dis = picked.filter(o => o.disabled).map(label);
+  if (dis.length || this.disabled) return {error: 'disabled', disabled: dis};
+  for (const o of opts) o.selected = picked.includes(o);
+  this.dispatchEvent(new Event('input', {bubbles: true}));
+  this.dispatchEvent(new Event('change', {bubbles: true}));
+  return {selected: picked.map(label)};
+})JS";
+
+inline std::string args_text(const json& args) {
+    std::string s;
+    if (!args.is_array()) return s;
+    for (const auto& a : args) {
+        if (!s.empty()) s += ' ';
+        if (a.contains("value")) {
+            const json& v = a["value"];
+            s += v.is_string() ? v.get<std::string>() : v.dump(-1, ' ', false, json::error_handler_t::replace);
+        } else if (a.contains("description")) {
+            s += jstr(a, "description");
+        } else if (a.contains("unserializableValue")) {
+            s += jstr(a, "unserializableValue");
+        } else {
+            s += jstr(a, "type");
+        }
+    }
+    return s;
+}
+
+}  // namespace detail
+
+// ---------------------------------------------------------------------------------------------
+// The browser
+// ---------------------------------------------------------------------------------------------
+
+class browser {
+public:
+    explicit browser(browser_options options = {}) : opt_(std::move(options)) {}
+    browser(const browser&) = delete;
+    browser& operator=(const browser&) = delete;
+    ~browser() { close(); }
+
+    /// Start now (otherwise the first call starts the browser).
+    result<void> start() {
+        std::lock_guard op(op_mu_);
+        auto e = ensure();
+        if (!e) return fail(e.error());
+        return {};
+    }
+
+    /// Close the browser context and the browser (when launched by us).
+    void close() {
+        std::lock_guard op(op_mu_);
+        shutdown();
+    }
+
+    /// True while a browser is connected.
+    [[nodiscard]] bool running() const {
+        std::lock_guard op(op_mu_);
+        return eng_ && eng_->conn.is_open();
+    }
+
+    /// The pid of the launched browser (-1 when not launched by us or not started).
+    [[nodiscard]] int browser_pid() {
+        std::lock_guard op(op_mu_);
+        if (!eng_) return -1;
+        if (auto* p = eng_->conn.transport_as<cdp::pipe_transport>()) return p->pid();
+        if (auto* w = eng_->conn.transport_as<cdp::websocket_transport>()) return w->pid();
+        return -1;
+    }
+
+    [[nodiscard]] ref_registry& refs() noexcept { return refs_; }
+    [[nodiscard]] const browser_options& options() const noexcept { return opt_; }
+
+    void set_dialog_policy(dialog_policy p) {
+        std::lock_guard op(op_mu_);
+        std::lock_guard lock(policy_mu_);
+        opt_.dialogs = std::move(p);
+    }
+
+    /// Raw CDP access to the current tab's page session (for extensions and tests).
+    result<json> cdp_call(std::string_view method, json params = json::object()) {
+        std::lock_guard op(op_mu_);
+        auto e = ensure();
+        if (!e) return fail(e.error());
+        auto t = current_tab();
+        if (!t) return fail(t.error());
+        return call((*t)->session, method, std::move(params));
+    }
+    /// CDP on the browser session.
+    result<json> cdp_browser_call(std::string_view method, json params = json::object()) {
+        std::lock_guard op(op_mu_);
+        auto e = ensure();
+        if (!e) return fail(e.error());
+        return call("", method, std::move(params));
+    }
+
+    // ---- tabs -------------------------------------------------------------------------------
+
+    result<std::vector<tab_info>> tabs() {
+        std::lock_guard op(op_mu_);
+        auto e = ensure();
+        if (!e) return fail(e.error());
+        return list_tabs();
+    }
+
+    result<action_result> new_tab(std::string url = {}) {
+        std::lock_guard op(op_mu_);
+        auto e = ensure();
+        if (!e) return fail(e.error());
+        auto t = create_tab();
+        if (!t) return fail(t.error());
+        {
+            std::lock_guard lock(eng_->mu);
+            eng_->current = (*t)->id;
+        }
+        (void)call((*t)->session, "Page.bringToFront");
+        if (url.empty()) {
+            action_result r;
+            r.action = "new tab";
+            r.url = "about:blank";
+            r.changes = "opened " + (*t)->id + " (about:blank)";
+            take_notes(r);
+            return r;
+        }
+        return navigate_locked(url);
+    }
+
+    result<action_result> select_tab(std::string_view id) {
+        std::lock_guard op(op_mu_);
+        auto e = ensure();
+        if (!e) return fail(e.error());
+        auto t = find_tab(id);
+        if (!t) return fail(t.error());
+        {
+            std::lock_guard lock(eng_->mu);
+            eng_->current = (*t)->id;
+        }
+        (void)call((*t)->session, "Page.bringToFront");
+        action_result r;
+        r.action = "select tab " + (*t)->id;
+        auto s = take_snapshot(*t, snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12});
+        if (!s) return fail(s.error());
+        r.url = s->url;
+        r.title = s->title;
+        r.snapshot = s->snap.text;
+        take_notes(r);
+        return r;
+    }
+
+    result<action_result> close_tab(std::string_view id = {}) {
+        std::lock_guard op(op_mu_);
+        auto e = ensure();
+        if (!e) return fail(e.error());
+        std::shared_ptr<detail::tab_state> t;
+        if (id.empty()) {
+            auto c = current_tab();
+            if (!c) return fail(c.error());
+            t = *c;
+        } else {
+            auto f = find_tab(id);
+            if (!f) return fail(f.error());
+            t = *f;
+        }
+        auto r0 = call("", "Target.closeTarget", json{{"targetId", t->target_id}});
+        if (!r0) return fail(r0.error());
+        wait_until([&] { return t->closed; }, 5000ms);
+        forget_tab(t);
+        action_result r;
+        r.action = "close tab " + t->id;
+        std::string cur;
+        {
+            std::lock_guard lock(eng_->mu);
+            cur = eng_->current;
+        }
+        r.changes = "closed " + t->id + (cur.empty() ? std::string("; no tab is open") : "; current tab: " + cur);
+        take_notes(r);
+        return r;
+    }
+
+    // ---- navigation ---------------------------------------------------------------------------
+
+    result<action_result> navigate(std::string url) {
+        std::lock_guard op(op_mu_);
+        auto e = ensure();
+        if (!e) return fail(e.error());
+        return navigate_locked(url);
+    }
+
+    result<action_result> back() { return history(-1); }
+    result<action_result> forward() { return history(+1); }
+
+    result<action_result> reload() {
+        return act("reload", [&](const tab_ptr& t) -> result<void> {
+            auto r = call(t->session, "Page.reload", json{{"ignoreCache", false}});
+            if (!r) return fail(r.error());
+            return {};
+        }, /*expect_navigation=*/true);
+    }
+
+    // ---- snapshots ----------------------------------------------------------------------------
+
+    result<page_snapshot> snapshot(std::optional<snapshot_options> o = std::nullopt) {
+        std::lock_guard op(op_mu_);
+        auto e = ensure();
+        if (!e) return fail(e.error());
+        auto t = current_tab();
+        if (!t) return fail(t.error());
+        snapshot_options so = o.value_or(snapshot_options{});
+        if (!o) so.token_budget = opt_.snapshot_budget;
+        auto s = take_snapshot(*t, so);
+        if (!s) return fail(s.error());
+        s->notes = take_restart_notes();
+        return s;
+    }
+
+    /// The main content of an article-like page as readable text (links/controls with refs).
+    result<page_snapshot> readable(readable_options o = {}) {
+        std::lock_guard op(op_mu_);
+        auto e = ensure();
+        if (!e) return fail(e.error());
+        auto t = current_tab();
+        if (!t) return fail(t.error());
+        auto cap = capture(*t, false);
+        if (!cap) return fail(cap.error());
+        page_snapshot ps;
+        ps.tab = (*t)->id;
+        ps.snap = render_readable(cap->frames, cap->dom, refs_, o, opt_.tokens);
+        ps.article_like = classify_page(cap->frames).article_like();
+        fill_url_title(*t, ps.url, ps.title);
+        ps.notes = take_restart_notes();
+        return ps;
+    }
+
+    // ---- actions --------------------------------------------------------------------------------
+
+    result<action_result> click(std::string_view ref, click_options o = {}) {
+        return act("click " + std::string(ref), [&](const tab_ptr&) -> result<void> { return click_ref(ref, o); });
+    }
+
+    result<action_result> double_click(std::string_view ref) {
+        click_options o;
+        o.click_count = 2;
+        return act("double click " + std::string(ref), [&](const tab_ptr&) -> result<void> { return click_ref(ref, o); });
+    }
+
+    result<action_result> hover(std::string_view ref) {
+        return act("hover " + std::string(ref), [&](const tab_ptr&) -> result<void> {
+            auto h = resolve(ref);
+            if (!h) return fail(h.error());
+            auto p = visible_point(*h, true);
+            if (!p) return fail(p.error());
+            return mouse(h->tab, "mouseMoved", p->first, p->second, "none", 0, 0);
+        });
+    }
+
+    result<action_result> drag(std::string_view from_ref, std::string_view to_ref) {
+        return act("drag " + std::string(from_ref) + " to " + std::string(to_ref), [&](const tab_ptr&) -> result<void> {
+            auto a = resolve(from_ref);
+            if (!a) return fail(a.error());
+            auto pa = visible_point(*a, true);
+            if (!pa) return fail(pa.error());
+            auto b = resolve(to_ref);
+            if (!b) return fail(b.error());
+            const auto& t = a->tab;
+            // HTML5 drag and drop is intercepted and replayed as drag events; plain mouse drags work as is.
+            json intercepted;
+            std::mutex imu;
+            auto sub = eng_->conn.on("Input.dragIntercepted", [&](const cdp::event& ev) {
+                std::lock_guard l(imu);
+                intercepted = detail::jobj(ev.params, "data");
+            }, t->session);
+            (void)call(t->session, "Input.setInterceptDrags", json{{"enabled", true}});
+            if (auto r = mouse(t, "mouseMoved", pa->first, pa->second, "none", 0, 0); !r) return r;
+            if (auto r = mouse(t, "mousePressed", pa->first, pa->second, "left", 1, 1); !r) return r;
+            auto pb = visible_point(*b, false);
+            if (!pb) {
+                (void)mouse(t, "mouseReleased", pa->first, pa->second, "left", 1, 0);
+                (void)call(t->session, "Input.setInterceptDrags", json{{"enabled", false}});
+                return fail(pb.error());
+            }
+            for (int i = 1; i <= 5; ++i) {
+                const double x = pa->first + (pb->first - pa->first) * i / 5.0;
+                const double y = pa->second + (pb->second - pa->second) * i / 5.0;
+                if (auto r = mouse(t, "mouseMoved", x, y, "left", 0, 1); !r) return r;
+            }
+            json data;
+            {
+                std::lock_guard l(imu);
+                data = intercepted;
+            }
+            if (!data.is_null() && !data.empty()) {
+                for (const char* type : {"dragEnter", "dragOver", "drop"}) {
+                    auto r = call(t->session, "Input.dispatchDragEvent",
+                                  json{{"type", type}, {"x", pb->first}, {"y", pb->second}, {"data", data}});
+                    if (!r) break;
+                }
+            }
+            auto r = mouse(t, "mouseReleased", pb->first, pb->second, "left", 1, 0);
+            (void)call(t->session, "Input.setInterceptDrags", json{{"enabled", false}});
+            return r;
+        });
+    }
+
+    result<action_result> type(std::string_view ref, std::string_view text, type_options o = {}) {
+        return act("type into " + std::string(ref), [&](const tab_ptr&) -> result<void> {
+            auto h = resolve(ref);
+            if (!h) return fail(h.error());
+            auto info = element_info(*h);
+            if (!info) return fail(info.error());
+            const std::string tag = detail::jstr(*info, "tag"), kind = detail::jstr(*info, "type");
+            if (detail::jbool(*info, "disabled"))
+                return fail(errc::tool_failed, "ref " + std::string(ref) + " is disabled", "Enable it first or pick another field.");
+            const bool value_kind = tag == "input" && (kind == "date" || kind == "time" || kind == "datetime-local" ||
+                                                       kind == "month" || kind == "week" || kind == "color" || kind == "range");
+            (void)call(h->session, "DOM.scrollIntoViewIfNeeded", json{{"backendNodeId", h->backend}});
+            if (value_kind) {
+                auto r = call_on(*h, detail::kSetValueScript, json::array({json{{"value", std::string(text)}}}));
+                if (!r) return fail(r.error());
+            } else {
+                if (tag != "input" && tag != "textarea" && !detail::jbool(*info, "editable"))
+                    return fail(errc::args_invalid, "ref " + std::string(ref) + " (<" + tag + ">) is not a text field",
+                                "Type into a textbox, searchbox or editable element; use select for a combobox.");
+                if (auto f = call(h->session, "DOM.focus", json{{"backendNodeId", h->backend}}); !f) {
+                    if (auto c = click_ref(ref, {}); !c) return c;
+                }
+                if (o.replace) (void)call_on(*h, detail::kSelectAllScript, json::array());
+                if (text.empty() && o.replace) {
+                    if (auto k = press_keys(h->tab, "Delete"); !k) return k;
+                } else {
+                    auto r = call(h->tab->session, "Input.insertText", json{{"text", std::string(text)}});
+                    if (!r) return fail(r.error());
+                }
+            }
+            if (o.submit) return press_keys(h->tab, "Enter");
+            return {};
+        });
+    }
+
+    /// Press a key chord ("Enter", "Control+a"), optionally focusing `ref` first.
+    result<action_result> press(std::string_view chord, std::string_view ref = {}) {
+        return act("press " + std::string(chord), [&](const tab_ptr& t) -> result<void> {
+            auto parsed = parse_key_chord(chord);
+            if (!parsed) return fail(parsed.error());
+            tab_ptr target = t;
+            if (!ref.empty()) {
+                auto h = resolve(ref);
+                if (!h) return fail(h.error());
+                (void)call(h->session, "DOM.focus", json{{"backendNodeId", h->backend}});
+                target = h->tab;
+            }
+            return press_keys(target, chord);
+        });
+    }
+
+    /// Select options of a <select> by value or label (several for a multiple select).
+    result<action_result> select(std::string_view ref, std::vector<std::string> values) {
+        return act("select in " + std::string(ref), [&](const tab_ptr&) -> result<void> {
+            auto h = resolve(ref);
+            if (!h) return fail(h.error());
+            json wanted = json::array();
+            for (const auto& v : values) wanted.push_back(v);
+            auto r = call_on(*h, detail::kSelectScript, json::array({json{{"value", wanted}}}));
+            if (!r) return fail(r.error());
+            const std::string err = detail::jstr(*r, "error");
+            if (err == "not_select")
+                return fail(errc::args_invalid, "ref " + std::string(ref) + " is not a <select> (it is <" + detail::jstr(*r, "tag") + ">)",
+                            "For a custom dropdown, click it and then click the option's ref.");
+            if (err == "missing")
+                return fail(errc::args_invalid, "no option " + (*r)["missing"].dump() + " in ref " + std::string(ref),
+                            "Available options: " + (*r)["available"].dump(), *r);
+            if (err == "single")
+                return fail(errc::args_invalid, "ref " + std::string(ref) + " accepts only one option", "Pass one value.", *r);
+            if (err == "disabled")
+                return fail(errc::tool_failed, "the select or an option is disabled", "Pick an enabled option.", *r);
+            return {};
+        });
+    }
+
+    /// Check (true) or uncheck (false) a checkbox, radio or aria-checked element.
+    result<action_result> set_checked(std::string_view ref, bool checked) {
+        return act(std::string(checked ? "check " : "uncheck ") + std::string(ref), [&](const tab_ptr&) -> result<void> {
+            auto h = resolve(ref);
+            if (!h) return fail(h.error());
+            auto info = element_info(*h);
+            if (!info) return fail(info.error());
+            if (!detail::jbool(*info, "checkable"))
+                return fail(errc::args_invalid, "ref " + std::string(ref) + " is not a checkbox or radio button",
+                            "Use click for other elements.");
+            if (detail::jbool(*info, "checked") == checked) return {};
+            if (!checked && detail::jstr(*info, "type") == "radio")
+                return fail(errc::args_invalid, "a radio button cannot be unchecked directly",
+                            "Check another radio button of the same group.");
+            if (auto c = click_ref(ref, {}); !c) return c;
+            auto after = element_info(*h);
+            if (!after) return fail(after.error());
+            if (detail::jbool(*after, "checked") != checked)
+                return fail(errc::tool_failed, "clicking ref " + std::string(ref) + " did not change its checked state",
+                            "The page may prevent it; take a snapshot to see why.");
+            return {};
+        });
+    }
+
+    /// Set the files of an <input type=file>.
+    result<action_result> upload(std::string_view ref, std::vector<std::string> files) {
+        return act("upload to " + std::string(ref), [&](const tab_ptr&) -> result<void> {
+            auto h = resolve(ref);
+            if (!h) return fail(h.error());
+            auto info = element_info(*h);
+            if (!info) return fail(info.error());
+            if (detail::jstr(*info, "tag") != "input" || detail::jstr(*info, "type") != "file")
+                return fail(errc::args_invalid, "ref " + std::string(ref) + " is not a file input",
+                            "Use the ref of an <input type=file> (a button that opens a chooser usually wraps one).");
+            if (files.size() > 1 && !detail::jbool(*info, "multiple"))
+                return fail(errc::args_invalid, "this file input takes one file", "Pass a single path.");
+            json paths = json::array();
+            for (const auto& f : files) {
+                std::error_code ec;
+                auto abs = std::filesystem::absolute(f, ec);
+                if (ec || !std::filesystem::is_regular_file(abs, ec))
+                    return fail(errc::not_found, "no such file: " + f, "Pass paths of existing files.", json{{"path", f}});
+                paths.push_back(abs.string());
+            }
+            auto r = call(h->session, "DOM.setFileInputFiles", json{{"files", paths}, {"backendNodeId", h->backend}});
+            if (!r) return fail(r.error());
+            return {};
+        });
+    }
+
+    /// Resize the viewport and optionally emulate a mobile device (touch, mobile layout).
+    result<action_result> resize(viewport_size v) {
+        return act("resize", [&](const tab_ptr& t) -> result<void> {
+            {
+                std::lock_guard pl(policy_mu_);
+                opt_.viewport = v;
+            }
+            return apply_viewport(t->session);
+        });
+    }
+
+    result<screenshot_result> screenshot(screenshot_options o = {}) {
+        std::lock_guard op(op_mu_);
+        auto e = ensure();
+        if (!e) return fail(e.error());
+        auto t = current_tab();
+        if (!t) return fail(t.error());
+        if (o.format != "png" && o.format != "jpeg")
+            return fail(errc::args_invalid, "screenshot format must be png or jpeg");
+        json p = {{"format", o.format}};
+        if (o.format == "jpeg") p["quality"] = std::clamp(o.quality, 1, 100);
+        screenshot_result out;
+        out.mime_type = "image/" + o.format;
+        auto m = call((*t)->session, "Page.getLayoutMetrics");
+        if (!m) return fail(m.error());
+        const json& vv = detail::jobj(*m, "cssVisualViewport");
+        out.width = detail::jnum(vv, "clientWidth");
+        out.height = detail::jnum(vv, "clientHeight");
+        if (!o.ref.empty()) {
+            auto h = resolve(o.ref);
+            if (!h) return fail(h.error());
+            (void)call(h->session, "DOM.scrollIntoViewIfNeeded", json{{"backendNodeId", h->backend}});
+            auto box = call(h->session, "DOM.getBoxModel", json{{"backendNodeId", h->backend}});
+            if (!box) return fail(errc::element_not_visible, "ref " + o.ref + " has no box to capture", "It may be hidden.");
+            const json& q = detail::jobj(*box, "model");
+            auto border = q.find("border");
+            if (border == q.end() || !border->is_array() || border->size() < 8)
+                return fail(errc::element_not_visible, "ref " + o.ref + " has no box to capture");
+            double x0 = 1e18, y0 = 1e18, x1 = -1e18, y1 = -1e18;
+            for (std::size_t i = 0; i + 1 < border->size(); i += 2) {
+                const double x = (*border)[i].get<double>(), y = (*border)[i + 1].get<double>();
+                x0 = std::min(x0, x), x1 = std::max(x1, x), y0 = std::min(y0, y), y1 = std::max(y1, y);
+            }
+            auto off = frame_offset(h->tab, h->session);
+            if (!off) return fail(off.error());
+            auto m2 = call((*t)->session, "Page.getLayoutMetrics");
+            if (!m2) return fail(m2.error());
+            const json& v2 = detail::jobj(*m2, "cssVisualViewport");
+            p["clip"] = {{"x", x0 + off->first + detail::jnum(v2, "pageX")}, {"y", y0 + off->second + detail::jnum(v2, "pageY")},
+                         {"width", std::max(1.0, x1 - x0)}, {"height", std::max(1.0, y1 - y0)}, {"scale", 1}};
+            out.width = x1 - x0;
+            out.height = y1 - y0;
+        } else if (o.full_page) {
+            const json& cs = detail::jobj(*m, "cssContentSize");
+            out.width = detail::jnum(cs, "width");
+            out.height = detail::jnum(cs, "height");
+            p["clip"] = {{"x", 0}, {"y", 0}, {"width", out.width}, {"height", out.height}, {"scale", 1}};
+            p["captureBeyondViewport"] = true;
+        }
+        auto r = call((*t)->session, "Page.captureScreenshot", std::move(p), opt_.navigation_timeout);
+        if (!r) return fail(r.error());
+        out.base64 = detail::jstr(*r, "data");
+        if (out.base64.empty()) return fail(errc::protocol_error, "Page.captureScreenshot returned no data");
+        return out;
+    }
+
+    /// Evaluate JavaScript in the main frame (or, with a ref, a function `(el) => ...` on that
+    /// element). Off unless browser_options::allow_evaluate.
+    result<json> evaluate(std::string_view expression, std::string_view ref = {}) {
+        std::lock_guard op(op_mu_);
+        if (!opt_.allow_evaluate)
+            return fail(errc::policy_blocked, "JavaScript evaluation is disabled",
+                        "The host must enable browser_options::allow_evaluate to allow it.");
+        auto e = ensure();
+        if (!e) return fail(e.error());
+        auto t = current_tab();
+        if (!t) return fail(t.error());
+        result<json> r = json();
+        if (!ref.empty()) {
+            auto h = resolve(ref);
+            if (!h) return fail(h.error());
+            r = call(h->session, "Runtime.callFunctionOn",
+                     json{{"functionDeclaration", "function(){ return (" + std::string(expression) + ")(this); }"},
+                          {"objectId", h->object_id}, {"returnByValue", true}, {"awaitPromise", true}, {"userGesture", true}});
+        } else {
+            r = call((*t)->session, "Runtime.evaluate",
+                     json{{"expression", std::string(expression)}, {"returnByValue", true}, {"awaitPromise", true},
+                          {"userGesture", true}, {"replMode", true}});
+        }
+        if (!r) return fail(r.error());
+        if (r->contains("exceptionDetails")) {
+            const json& ex = detail::jobj(*r, "exceptionDetails");
+            std::string what = detail::jstr(detail::jobj(ex, "exception"), "description");
+            if (what.empty()) what = detail::jstr(ex, "text");
+            return fail(errc::tool_failed, "the script threw: " + what, "Fix the expression.", ex);
+        }
+        const json& res = detail::jobj(*r, "result");
+        if (res.contains("value")) return res["value"];
+        if (res.contains("unserializableValue")) return res["unserializableValue"];
+        if (detail::jstr(res, "type") == "undefined") return json();
+        return json(detail::jstr(res, "description"));
+    }
+
+    /// Console messages of the current tab (oldest first); `clear` empties the buffer.
+    result<std::vector<console_message>> console_messages(bool clear = false) {
+        std::lock_guard op(op_mu_);
+        auto e = ensure();
+        if (!e) return fail(e.error());
+        auto t = current_tab();
+        if (!t) return fail(t.error());
+        std::lock_guard lock(eng_->mu);
+        std::vector<console_message> out((*t)->console.begin(), (*t)->console.end());
+        if (clear) (*t)->console.clear();
+        return out;
+    }
+
+    /// Network requests of the current tab (oldest first).
+    result<std::vector<network_entry>> network_requests(bool clear = false) {
+        std::lock_guard op(op_mu_);
+        auto e = ensure();
+        if (!e) return fail(e.error());
+        auto t = current_tab();
+        if (!t) return fail(t.error());
+        std::lock_guard lock(eng_->mu);
+        std::vector<network_entry> out;
+        for (const auto& [k, v] : (*t)->network) out.push_back(v);
+        if (clear) (*t)->network.clear();
+        return out;
+    }
+
+    /// Wait for text to appear or disappear, or for an element state; bounded by `o.timeout`.
+    result<action_result> wait_for(wait_options o) {
+        std::string what = !o.text.empty() ? "wait for \"" + o.text + "\""
+                          : !o.text_gone.empty() ? "wait for \"" + o.text_gone + "\" to disappear"
+                                                 : "wait for " + o.ref + " " + o.state;
+        return act(what, [&](const tab_ptr& t) -> result<void> { return wait_condition(t, o); });
+    }
+
+private:
+    using tab_ptr = std::shared_ptr<detail::tab_state>;
+    using clock = std::chrono::steady_clock;
+
+    struct engine {
+        cdp::connection conn;
+        std::string context_id;
+        bool own_context = false;
+        std::mutex mu;  // everything below
+        std::condition_variable cv;
+        std::uint64_t seq = 0;
+        std::map<std::string, tab_ptr> tabs;        // by tab id
+        std::map<std::string, tab_ptr> by_session;  // page and OOPIF sessions
+        std::map<std::string, tab_ptr> by_target;
+        std::set<std::string> adopting;
+        std::string current;
+        int next_tab = 1;
+        cdp::subscription sub;  // declared last: unsubscribed first
+
+        explicit engine(cdp::any_transport t, cdp::connection_options o) : conn(std::move(t), std::move(o)) {}
+    };
+
+    struct node_handle {
+        tab_ptr tab;
+        std::string session;
+        std::string frame;
+        std::int64_t backend = 0;
+        std::string object_id;
+        ref_target target;
+        std::string ref;
+    };
+
+    struct capture_result {
+        std::vector<ax_frame> frames;
+        std::map<std::string, dom_index> dom;
+    };
+
+    // ---- lifecycle ----------------------------------------------------------------------------
+
+    void shutdown() {
+        if (!eng_) return;
+        if (eng_->conn.is_open() && eng_->own_context && !eng_->context_id.empty())
+            (void)eng_->conn.call("Target.disposeBrowserContext", json{{"browserContextId", eng_->context_id}}, {}, 3000ms);
+        eng_->sub.unsubscribe();
+        eng_->conn.close();
+        eng_.reset();
+    }
+
+    result<void> ensure() {
+        if (eng_ && eng_->conn.is_open()) return {};
+        if (eng_) {
+            auto why = eng_->conn.failure();
+            restart_notes_.push_back("the previous browser stopped (" + (why ? why->message : std::string("unknown reason")) +
+                                     "); a new browser was started — earlier tabs and refs are gone, take a new snapshot");
+            eng_->sub.unsubscribe();
+            eng_->conn.close();
+            eng_.reset();
+        }
+        cdp::any_transport transport;
+        cdp::launch_options lo = opt_.launch;
+        lo.extra_args.insert(lo.extra_args.begin(), "--disable-features=Translate,MediaRouter,OptimizationHints");
+        if (!opt_.cdp_endpoint.empty()) {
+            auto url = cdp::discover_websocket_url(opt_.cdp_endpoint);
+            if (!url) return fail(url.error());
+            auto t = cdp::websocket_transport::connect(*url);
+            if (!t) return fail(t.error());
+            transport = std::move(*t);
+        } else if (opt_.launch_over_websocket) {
+            auto t = cdp::websocket_transport::launch(lo);
+            if (!t) return fail(t.error());
+            transport = std::move(*t);
+        } else {
+            auto t = cdp::pipe_transport::launch(lo);
+            if (!t) return fail(t.error());
+            transport = std::move(*t);
+        }
+        cdp::connection_options co;
+        co.default_timeout = opt_.call_timeout;
+        auto e = std::make_unique<engine>(std::move(transport), std::move(co));
+        auto* raw = e.get();
+        e->sub = e->conn.on("*", [this, raw](const cdp::event& ev) { on_event(*raw, ev); });
+        eng_ = std::move(e);
+        auto ctx = call("", "Target.createBrowserContext", json{{"disposeOnDetach", true}});
+        if (!ctx) {
+            auto err = ctx.error();
+            shutdown();
+            return fail(err);
+        }
+        eng_->context_id = detail::jstr(*ctx, "browserContextId");
+        eng_->own_context = true;
+        if (auto d = call("", "Target.setDiscoverTargets", json{{"discover", true}}); !d) {
+            auto err = d.error();
+            shutdown();
+            return fail(err);
+        }
+        auto t = create_tab();
+        if (!t) {
+            auto err = t.error();
+            shutdown();
+            return fail(err);
+        }
+        std::lock_guard lock(eng_->mu);
+        eng_->current = (*t)->id;
+        return {};
+    }
+
+    std::vector<std::string> take_restart_notes() { return std::exchange(restart_notes_, {}); }
+
+    void take_notes(action_result& r) {
+        auto n = take_restart_notes();
+        r.notes.insert(r.notes.begin(), n.begin(), n.end());
+    }
+
+    // ---- CDP helpers ----------------------------------------------------------------------------
+
+    error crashed_error(const error& cause) const {
+        return error(errc::browser_crashed, "the browser is gone: " + cause.message,
+                     "The next browser call starts a new browser; then take a new snapshot.", cause.details);
+    }
+
+    result<json> call(std::string_view session, std::string_view method, json params = json::object(),
+                      std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
+        if (!eng_) return fail(errc::browser_crashed, "no browser is running", "Call again: the browser starts lazily.");
+        auto r = eng_->conn.call(method, std::move(params), session, timeout);
+        if (!r && !eng_->conn.is_open()) return fail(crashed_error(r.error()));
+        return r;
+    }
+
+    result<json> call_on(const node_handle& h, const char* fn, json args, bool await_promise = false,
+                         std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
+        auto r = call(h.session, "Runtime.callFunctionOn",
+                      json{{"functionDeclaration", fn}, {"objectId", h.object_id}, {"arguments", std::move(args)},
+                           {"returnByValue", true}, {"awaitPromise", await_promise}},
+                      timeout);
+        if (!r) return fail(r.error());
+        if (r->contains("exceptionDetails")) {
+            const json& ex = detail::jobj(*r, "exceptionDetails");
+            std::string what = detail::jstr(detail::jobj(ex, "exception"), "description");
+            if (what.empty()) what = detail::jstr(ex, "text");
+            return fail(errc::tool_failed, "page script failed: " + what);
+        }
+        const json& res = detail::jobj(*r, "result");
+        return res.contains("value") ? res["value"] : json();
+    }
+
+    /// Wait (bounded) until `pred` (run under the engine mutex) holds. Woken by events; checks
+    /// for a dead connection every 20 ms. Returns false on timeout or a dead browser.
+    template <class Pred>
+    bool wait_until(Pred pred, std::chrono::milliseconds timeout) {
+        const auto deadline = clock::now() + timeout;
+        std::unique_lock lock(eng_->mu);
+        for (;;) {
+            if (pred()) return true;
+            const auto now = clock::now();
+            if (now >= deadline) return false;
+            if (!eng_->conn.is_open()) return false;
+            eng_->cv.wait_for(lock, std::min<clock::duration>(deadline - now, 20ms));
+        }
+    }
+
+    // ---- events (dispatcher thread) -------------------------------------------------------------
+
+    void on_event(engine& e, const cdp::event& ev) {
+        const std::string& m = ev.method;
+        if (m.rfind("Target.", 0) == 0) {
+            on_target_event(e, ev);
+            return;
+        }
+        tab_ptr t;
+        std::string answer_session;
+        json answer;
+        {
+            std::lock_guard lock(e.mu);
+            auto it = e.by_session.find(ev.session_id);
+            if (it == e.by_session.end()) return;
+            t = it->second;
+            const json& p = ev.params;
+            const bool page_session = ev.session_id == t->session;
+            if (m == "Page.frameNavigated") {
+                const json& f = detail::jobj(p, "frame");
+                const std::string id = detail::jstr(f, "id");
+                auto& rec = t->frames[id];
+                rec.loader = detail::jstr(f, "loaderId");
+                rec.url = detail::jstr(f, "url") + detail::jstr(f, "urlFragment");
+                rec.parent = detail::jstr(f, "parentId");
+                rec.session = ev.session_id;
+                if (rec.parent.empty() && page_session) {
+                    t->main_frame = id;
+                    t->url = rec.url;
+                    t->nav_committed = ++e.seq;
+                    if (detail::jstr(p, "type") == "BackForwardCacheRestore") t->lifecycle[rec.loader].insert("load");
+                }
+                refs_.frame_navigated(id, rec.loader);
+            } else if (m == "Page.navigatedWithinDocument") {
+                const std::string id = detail::jstr(p, "frameId");
+                if (id == t->main_frame) {
+                    t->url = detail::jstr(p, "url");
+                    t->same_doc = ++e.seq;
+                }
+                if (auto fr = t->frames.find(id); fr != t->frames.end()) fr->second.url = detail::jstr(p, "url");
+            } else if (m == "Page.frameAttached") {
+                auto& rec = t->frames[detail::jstr(p, "frameId")];
+                rec.parent = detail::jstr(p, "parentFrameId");
+                rec.session = ev.session_id;
+            } else if (m == "Page.frameDetached") {
+                if (detail::jstr(p, "reason") != "swap") t->frames.erase(detail::jstr(p, "frameId"));
+            } else if (m == "Page.frameRequestedNavigation") {
+                if (detail::jstr(p, "frameId") == t->main_frame) t->nav_requested = ++e.seq;
+            } else if (m == "Page.frameStartedLoading") {
+                if (detail::jstr(p, "frameId") == t->main_frame) {
+                    t->main_loading = true;
+                    t->nav_started = ++e.seq;
+                }
+            } else if (m == "Page.frameStoppedLoading") {
+                if (detail::jstr(p, "frameId") == t->main_frame) {
+                    t->main_loading = false;
+                    t->nav_stopped = ++e.seq;
+                }
+            } else if (m == "Page.lifecycleEvent") {
+                t->lifecycle[detail::jstr(p, "loaderId")].insert(detail::jstr(p, "name"));
+            } else if (m == "Page.loadEventFired") {
+                if (page_session)
+                    if (auto fr = t->frames.find(t->main_frame); fr != t->frames.end()) t->lifecycle[fr->second.loader].insert("load");
+            } else if (m == "Page.javascriptDialogOpening") {
+                dialog_record d;
+                d.type = detail::jstr(p, "type");
+                d.message = detail::jstr(p, "message");
+                d.default_prompt = detail::jstr(p, "defaultPrompt");
+                d.url = detail::jstr(p, "url");
+                dialog_action a = dialog_action::accept;
+                {
+                    std::lock_guard pl(policy_mu_);
+                    const auto& pol = opt_.dialogs;
+                    a = d.type == "alert" ? pol.alert : d.type == "confirm" ? pol.confirm : d.type == "prompt" ? pol.prompt : pol.beforeunload;
+                    d.prompt_text = pol.prompt_text.empty() ? d.default_prompt : pol.prompt_text;
+                }
+                d.accepted = a == dialog_action::accept;
+                answer = {{"accept", d.accepted}};
+                if (d.type == "prompt" && d.accepted) answer["promptText"] = d.prompt_text;
+                answer_session = ev.session_id;
+                t->dialogs.push_back(std::move(d));
+            } else if (m == "Network.requestWillBeSent") {
+                const std::string key = ev.session_id + "|" + detail::jstr(p, "requestId");
+                const std::string type = detail::jstr(p, "type");
+                if (!p.contains("redirectResponse") && type != "EventSource" && type != "WebSocket")
+                    t->inflight[key] = ++e.seq;
+                const json& req = detail::jobj(p, "request");
+                network_entry n;
+                n.method = detail::jstr(req, "method");
+                n.url = detail::jstr(req, "url");
+                n.resource_type = type;
+                t->request_start[key] = detail::jnum(p, "timestamp");
+                if (auto r = detail::jobj(p, "redirectResponse"); !r.empty()) {
+                    for (auto it2 = t->network.rbegin(); it2 != t->network.rend(); ++it2)
+                        if (it2->first == key) {
+                            it2->second.status = static_cast<int>(detail::jint(r, "status"));
+                            it2->second.finished = true;
+                            break;
+                        }
+                }
+                t->network.emplace_back(key, std::move(n));
+                while (t->network.size() > opt_.network_capacity) t->network.pop_front();
+            } else if (m == "Network.responseReceived") {
+                const std::string key = ev.session_id + "|" + detail::jstr(p, "requestId");
+                const json& r = detail::jobj(p, "response");
+                if (detail::jstr(p, "type") == "Document" && !detail::jstr(p, "loaderId").empty())
+                    t->doc_status[detail::jstr(p, "loaderId")] = static_cast<int>(detail::jint(r, "status"));
+                for (auto it2 = t->network.rbegin(); it2 != t->network.rend(); ++it2)
+                    if (it2->first == key) {
+                        it2->second.status = static_cast<int>(detail::jint(r, "status"));
+                        it2->second.mime_type = detail::jstr(r, "mimeType");
+                        break;
+                    }
+            } else if (m == "Network.loadingFinished" || m == "Network.loadingFailed") {
+                const std::string key = ev.session_id + "|" + detail::jstr(p, "requestId");
+                t->inflight.erase(key);
+                const double start = t->request_start.count(key) != 0 ? t->request_start[key] : 0;
+                t->request_start.erase(key);
+                for (auto it2 = t->network.rbegin(); it2 != t->network.rend(); ++it2)
+                    if (it2->first == key) {
+                        it2->second.finished = true;
+                        it2->second.error = detail::jstr(p, "errorText");
+                        if (start > 0) it2->second.duration_ms = (detail::jnum(p, "timestamp") - start) * 1000.0;
+                        break;
+                    }
+            } else if (m == "Runtime.consoleAPICalled") {
+                console_message c;
+                c.level = detail::jstr(p, "type");
+                c.text = detail::clip(detail::args_text(p.contains("args") ? p["args"] : json::array()), 2000);
+                const json& st = detail::jobj(p, "stackTrace");
+                if (st.contains("callFrames") && st["callFrames"].is_array() && !st["callFrames"].empty()) {
+                    c.url = detail::jstr(st["callFrames"][0], "url");
+                    c.line = static_cast<int>(detail::jint(st["callFrames"][0], "lineNumber")) + 1;
+                }
+                t->console.push_back(std::move(c));
+                while (t->console.size() > opt_.console_capacity) t->console.pop_front();
+            } else if (m == "Runtime.exceptionThrown") {
+                const json& ex = detail::jobj(p, "exceptionDetails");
+                console_message c;
+                c.level = "exception";
+                c.text = detail::jstr(detail::jobj(ex, "exception"), "description");
+                if (c.text.empty()) c.text = detail::jstr(ex, "text");
+                c.text = detail::clip(c.text, 2000);
+                c.url = detail::jstr(ex, "url");
+                c.line = static_cast<int>(detail::jint(ex, "lineNumber")) + 1;
+                t->console.push_back(std::move(c));
+                while (t->console.size() > opt_.console_capacity) t->console.pop_front();
+            } else if (m == "Inspector.targetCrashed") {
+                if (page_session) t->crashed = true;
+            } else {
+                return;
+            }
+        }
+        e.cv.notify_all();
+        if (!answer_session.empty())
+            e.conn.call_async("Page.handleJavaScriptDialog", answer, answer_session, [](result<json>) {});
+    }
+
+    void on_target_event(engine& e, const cdp::event& ev) {
+        const std::string& m = ev.method;
+        const json& p = ev.params;
+        if (m == "Target.attachedToTarget" && !ev.session_id.empty()) {
+            const json& info = detail::jobj(p, "targetInfo");
+            const std::string sid = detail::jstr(p, "sessionId");
+            const std::string type = detail::jstr(info, "type");
+            if (type == "iframe") {
+                {
+                    std::lock_guard lock(e.mu);
+                    auto it = e.by_session.find(ev.session_id);
+                    if (it == e.by_session.end()) return;
+                    auto t = it->second;
+                    t->children[sid] = detail::child_rec{detail::jstr(info, "targetId"), ev.session_id, detail::jstr(info, "url")};
+                    e.by_session[sid] = t;
+                }
+                for (const char* method : {"Page.enable", "Runtime.enable", "Network.enable", "DOM.enable"})
+                    e.conn.call_async(method, json::object(), sid, [](result<json>) {});
+                e.conn.call_async("Page.setLifecycleEventsEnabled", json{{"enabled", true}}, sid, [](result<json>) {});
+                e.conn.call_async("Target.setAutoAttach",
+                                  json{{"autoAttach", true}, {"waitForDebuggerOnStart", true}, {"flatten", true}}, sid,
+                                  [](result<json>) {});
+            }
+            e.conn.call_async("Runtime.runIfWaitingForDebugger", json::object(), sid, [](result<json>) {});
+            e.cv.notify_all();
+            return;
+        }
+        if (m == "Target.detachedFromTarget") {
+            const std::string sid = detail::jstr(p, "sessionId");
+            std::lock_guard lock(e.mu);
+            auto it = e.by_session.find(sid);
+            if (it == e.by_session.end()) return;
+            auto t = it->second;
+            if (sid == t->session) t->closed = true;
+            else t->children.erase(sid);
+            e.by_session.erase(it);
+            e.cv.notify_all();
+            return;
+        }
+        if (m == "Target.targetDestroyed") {
+            std::lock_guard lock(e.mu);
+            if (auto it = e.by_target.find(detail::jstr(p, "targetId")); it != e.by_target.end()) it->second->closed = true;
+            e.cv.notify_all();
+            return;
+        }
+        if (m == "Target.targetCrashed") {
+            std::lock_guard lock(e.mu);
+            if (auto it = e.by_target.find(detail::jstr(p, "targetId")); it != e.by_target.end()) it->second->crashed = true;
+            e.cv.notify_all();
+            return;
+        }
+        if (m == "Target.targetInfoChanged" || m == "Target.targetCreated") {
+            const json& info = detail::jobj(p, "targetInfo");
+            if (detail::jstr(info, "type") != "page" || detail::jstr(info, "browserContextId") != e.context_id) return;
+            const std::string id = detail::jstr(info, "targetId");
+            std::string opener = detail::jstr(info, "openerId");
+            {
+                std::lock_guard lock(e.mu);
+                if (auto it = e.by_target.find(id); it != e.by_target.end()) {
+                    it->second->title = detail::jstr(info, "title");
+                    return;
+                }
+                if (m != "Target.targetCreated" || opener.empty() || e.adopting.count(id) != 0) return;
+            }
+            // A popup (window.open, target=_blank): adopt it as a new tab.
+            (void)adopt(e, id, opener);
+        }
+    }
+
+    // ---- tabs -----------------------------------------------------------------------------------
+
+    result<tab_ptr> create_tab() {
+        auto r = call("", "Target.createTarget", json{{"url", "about:blank"}, {"browserContextId", eng_->context_id}});
+        if (!r) return fail(r.error());
+        return adopt(*eng_, detail::jstr(*r, "targetId"), {});
+    }
+
+    result<void> apply_viewport(const std::string& session) {
+        viewport_size v;
+        {
+            std::lock_guard pl(policy_mu_);
+            v = opt_.viewport;
+        }
+        auto r = call(session, "Emulation.setDeviceMetricsOverride",
+                      json{{"width", v.width}, {"height", v.height}, {"deviceScaleFactor", v.device_scale_factor},
+                           {"mobile", v.mobile}});
+        if (!r) return fail(r.error());
+        auto t = call(session, "Emulation.setTouchEmulationEnabled",
+                      json{{"enabled", v.touch || v.mobile}, {"maxTouchPoints", (v.touch || v.mobile) ? 5 : 1}});
+        if (!t) return fail(t.error());
+        if (!v.user_agent.empty()) {
+            auto u = call(session, "Emulation.setUserAgentOverride", json{{"userAgent", v.user_agent}});
+            if (!u) return fail(u.error());
+        }
+        return {};
+    }
+
+    // Attach to a page target and make it a tab. Runs on the caller's thread or the dispatcher.
+    result<tab_ptr> adopt(engine& e, const std::string& target_id, const std::string& opener) {
+        {
+            std::unique_lock lock(e.mu);
+            if (auto it = e.by_target.find(target_id); it != e.by_target.end()) return it->second;
+            if (e.adopting.count(target_id) != 0) {
+                e.cv.wait_for(lock, opt_.call_timeout, [&] { return e.by_target.count(target_id) != 0 || e.adopting.count(target_id) == 0; });
+                if (auto it = e.by_target.find(target_id); it != e.by_target.end()) return it->second;
+                return fail(errc::timeout, "the tab " + target_id + " could not be attached");
+            }
+            e.adopting.insert(target_id);
+        }
+        auto done = [&](const tab_ptr& t) {
+            std::lock_guard lock(e.mu);
+            e.adopting.erase(target_id);
+            if (t) {
+                e.tabs[t->id] = t;
+                e.by_target[target_id] = t;
+                if (!opener.empty())
+                    if (auto o = e.by_target.find(opener); o != e.by_target.end()) o->second->opened.push_back(t->id);
+            }
+            e.cv.notify_all();
+        };
+        auto sid = e.conn.attach_to_target(target_id);
+        if (!sid) {
+            done(nullptr);
+            if (!e.conn.is_open()) return fail(crashed_error(sid.error()));
+            return fail(sid.error());
+        }
+        auto t = std::make_shared<detail::tab_state>();
+        t->target_id = target_id;
+        t->session = *sid;
+        {
+            std::lock_guard lock(e.mu);
+            t->id = "tab" + std::to_string(e.next_tab++);
+            e.by_session[*sid] = t;
+        }
+        std::vector<std::future<result<json>>> fs;
+        for (const char* method : {"Page.enable", "Runtime.enable", "Network.enable", "DOM.enable"})
+            fs.push_back(e.conn.call_async(method, json::object(), *sid));
+        fs.push_back(e.conn.call_async("Page.setLifecycleEventsEnabled", json{{"enabled", true}}, *sid));
+        fs.push_back(e.conn.call_async("Target.setAutoAttach",
+                                       json{{"autoAttach", true}, {"waitForDebuggerOnStart", true}, {"flatten", true}}, *sid));
+        viewport_size v;
+        {
+            std::lock_guard pl(policy_mu_);
+            v = opt_.viewport;
+        }
+        fs.push_back(e.conn.call_async("Emulation.setDeviceMetricsOverride",
+                                       json{{"width", v.width}, {"height", v.height}, {"deviceScaleFactor", v.device_scale_factor},
+                                            {"mobile", v.mobile}},
+                                       *sid));
+        auto tree_f = e.conn.call_async("Page.getFrameTree", json::object(), *sid);
+        std::optional<error> err;
+        for (auto& f : fs) {
+            auto r = f.get();
+            if (!r && !err) err = r.error();
+        }
+        auto tree = tree_f.get();
+        if (!tree && !err) err = tree.error();
+        if (err) {
+            {
+                std::lock_guard lock(e.mu);
+                e.by_session.erase(*sid);
+            }
+            done(nullptr);
+            if (!e.conn.is_open()) return fail(crashed_error(*err));
+            return fail(*err);
+        }
+        e.conn.call_async("Runtime.runIfWaitingForDebugger", json::object(), *sid, [](result<json>) {});
+        {
+            std::lock_guard lock(e.mu);
+            const json& fr = detail::jobj(detail::jobj(*tree, "frameTree"), "frame");
+            if (t->main_frame.empty()) {
+                t->main_frame = detail::jstr(fr, "id");
+                auto& rec = t->frames[t->main_frame];
+                if (rec.loader.empty()) rec.loader = detail::jstr(fr, "loaderId");
+                if (rec.url.empty()) rec.url = detail::jstr(fr, "url");
+                rec.session = *sid;
+                t->url = rec.url;
+            }
+        }
+        done(t);
+        return t;
+    }
+
+    result<tab_ptr> current_tab() {
+        std::lock_guard lock(eng_->mu);
+        auto it = eng_->tabs.find(eng_->current);
+        if (it == eng_->tabs.end() || it->second->closed)
+            return fail(errc::not_found, "no tab is open", "Open one with new_tab or navigate.");
+        if (it->second->crashed)
+            return fail(errc::browser_crashed, "the renderer of " + it->second->id + " crashed",
+                        "Close the tab and open a new one (or navigate it again).");
+        return it->second;
+    }
+
+    result<tab_ptr> find_tab(std::string_view id) {
+        std::lock_guard lock(eng_->mu);
+        auto it = eng_->tabs.find(std::string(id));
+        if (it == eng_->tabs.end() || it->second->closed) {
+            std::string known;
+            for (const auto& [k, t] : eng_->tabs)
+                if (!t->closed) known += (known.empty() ? "" : ", ") + k;
+            return fail(errc::not_found, "no tab " + std::string(id), "Open tabs: " + (known.empty() ? std::string("none") : known));
+        }
+        return it->second;
+    }
+
+    void forget_tab(const tab_ptr& t) {
+        std::lock_guard lock(eng_->mu);
+        eng_->tabs.erase(t->id);
+        eng_->by_target.erase(t->target_id);
+        for (auto it = eng_->by_session.begin(); it != eng_->by_session.end();)
+            it = it->second == t ? eng_->by_session.erase(it) : std::next(it);
+        if (eng_->current == t->id) eng_->current = eng_->tabs.empty() ? std::string() : eng_->tabs.rbegin()->first;
+    }
+
+    std::vector<tab_info> list_tabs() {
+        std::vector<tab_ptr> ts;
+        std::string cur;
+        {
+            std::lock_guard lock(eng_->mu);
+            for (const auto& [k, t] : eng_->tabs)
+                if (!t->closed) ts.push_back(t);
+            cur = eng_->current;
+        }
+        std::vector<tab_info> out;
+        for (const auto& t : ts) {
+            tab_info i;
+            i.id = t->id;
+            i.active = t->id == cur;
+            fill_url_title(t, i.url, i.title);
+            out.push_back(std::move(i));
+        }
+        return out;
+    }
+
+    void fill_url_title(const tab_ptr& t, std::string& url, std::string& title) {
+        auto r = call("", "Target.getTargetInfo", json{{"targetId", t->target_id}}, 5000ms);
+        if (r) {
+            const json& info = detail::jobj(*r, "targetInfo");
+            url = detail::jstr(info, "url");
+            title = detail::jstr(info, "title");
+            return;
+        }
+        std::lock_guard lock(eng_->mu);
+        url = t->url;
+        title = t->title;
+    }
+
+    // ---- snapshot capture -----------------------------------------------------------------------
+
+    result<capture_result> capture(const tab_ptr& t, bool want_viewport) {
+        // sessions of this tab: the page and its OOPIFs
+        std::vector<std::string> sessions{t->session};
+        std::map<std::string, detail::child_rec> children;
+        {
+            std::lock_guard lock(eng_->mu);
+            children = t->children;
+        }
+        for (const auto& [sid, c] : children) sessions.push_back(sid);
+        std::set<std::string> oopif_frames;
+        for (const auto& [sid, c] : children) oopif_frames.insert(c.frame_id);
+
+        // round 1, concurrently: frame trees and DOM snapshots of every session, layout metrics
+        std::vector<std::future<result<json>>> trees, doms;
+        const json ds_params = {{"computedStyles", json::array({"cursor", "display", "visibility"})}};
+        for (const auto& s : sessions) {
+            trees.push_back(eng_->conn.call_async("Page.getFrameTree", json::object(), s));
+            doms.push_back(eng_->conn.call_async("DOMSnapshot.captureSnapshot", ds_params, s, opt_.navigation_timeout));
+        }
+        auto metrics_f = eng_->conn.call_async("Page.getLayoutMetrics", json::object(), t->session);
+        std::vector<std::future<result<json>>> owners;
+        for (const auto& [sid, c] : children)
+            owners.push_back(eng_->conn.call_async("DOM.getFrameOwner", json{{"frameId", c.frame_id}}, c.parent_session));
+
+        capture_result out;
+        struct pending_ax {
+            ax_frame frame;
+            std::future<result<json>> f;
+        };
+        std::vector<pending_ax> axs;
+        for (std::size_t i = 0; i < sessions.size(); ++i) {
+            auto tree = trees[i].get();
+            auto dom = doms[i].get();
+            if (!tree || !dom) {
+                if (!eng_->conn.is_open()) return fail(crashed_error(!tree ? tree.error() : dom.error()));
+                if (i == 0) return fail(!tree ? tree.error() : dom.error());
+                continue;  // an OOPIF that went away meanwhile
+            }
+            out.dom.emplace(sessions[i], parse_dom_snapshot(*dom));
+            // walk the frame tree
+            std::vector<const json*> stack{&detail::jobj(*tree, "frameTree")};
+            bool root = true;
+            while (!stack.empty()) {
+                const json* node = stack.back();
+                stack.pop_back();
+                const json& fr = detail::jobj(*node, "frame");
+                const std::string id = detail::jstr(fr, "id");
+                const bool skip = !root && oopif_frames.count(id) != 0;  // rendered from its own session
+                if (!id.empty() && !skip) {
+                    ax_frame a;
+                    a.session_id = sessions[i];
+                    a.frame_id = id;
+                    a.loader_id = detail::jstr(fr, "loaderId");
+                    a.url = detail::jstr(fr, "url");
+                    refs_.frame_navigated(id, a.loader_id);
+                    {
+                        std::lock_guard lock(eng_->mu);
+                        auto& rec = t->frames[id];
+                        rec.loader = a.loader_id;
+                        rec.url = a.url;
+                        rec.session = sessions[i];
+                    }
+                    auto f = eng_->conn.call_async("Accessibility.getFullAXTree", json{{"frameId", id}}, sessions[i],
+                                                   opt_.navigation_timeout);
+                    axs.push_back(pending_ax{std::move(a), std::move(f)});
+                }
+                root = false;
+                if (auto ch = node->find("childFrames"); ch != node->end() && ch->is_array())
+                    for (auto it = ch->rbegin(); it != ch->rend(); ++it) stack.push_back(&*it);
+            }
+        }
+        // owners of OOPIFs
+        std::map<std::string, std::pair<std::string, std::int64_t>> owner_of;  // frame id → (parent session, backend)
+        {
+            std::size_t k = 0;
+            for (const auto& [sid, c] : children) {
+                auto r = owners[k++].get();
+                if (r) owner_of[c.frame_id] = {c.parent_session, detail::jint(*r, "backendNodeId")};
+            }
+        }
+        auto metrics = metrics_f.get();
+        if (metrics && want_viewport) {
+            const json& vv = detail::jobj(*metrics, "cssVisualViewport");
+            auto& d = out.dom[t->session];
+            d.viewport_w = detail::jnum(vv, "clientWidth");
+            d.viewport_h = detail::jnum(vv, "clientHeight");
+            d.scroll_x = detail::jnum(vv, "pageX", d.scroll_x);
+            d.scroll_y = detail::jnum(vv, "pageY", d.scroll_y);
+        }
+        for (auto& p : axs) {
+            auto r = p.f.get();
+            if (!r) {
+                if (!eng_->conn.is_open()) return fail(crashed_error(r.error()));
+                continue;
+            }
+            p.frame.nodes = r->contains("nodes") ? std::move((*r)["nodes"]) : json::array();
+            if (auto o = owner_of.find(p.frame.frame_id); o != owner_of.end()) {
+                p.frame.owner_session_id = o->second.first;
+                p.frame.owner_backend_id = o->second.second;
+            }
+            out.frames.push_back(std::move(p.frame));
+        }
+        if (out.frames.empty() || out.frames[0].session_id != t->session)
+            return fail(errc::tool_failed, "the page has no accessibility tree yet", "Retry once the page has loaded.");
+        return out;
+    }
+
+    result<page_snapshot> take_snapshot(const tab_ptr& t, const snapshot_options& so) {
+        auto cap = capture(t, true);
+        if (!cap) return fail(cap.error());
+        page_snapshot ps;
+        ps.tab = t->id;
+        if (!so.root_ref.empty()) {
+            auto rr = refs_.resolve(so.root_ref);
+            if (!rr) return fail(rr.error());
+        }
+        ps.snap = render_snapshot(cap->frames, cap->dom, refs_, so, opt_.tokens);
+        if (!so.root_ref.empty() && ps.snap.lines.empty())
+            return fail(errc::ref_stale, "ref " + so.root_ref + " is not on the page any more", "Take a new snapshot.");
+        ps.article_like = classify_page(cap->frames).article_like();
+        fill_url_title(t, ps.url, ps.title);
+        if (so.root_ref.empty() && !so.viewport_only && !so.interactive_only) {
+            std::lock_guard lock(eng_->mu);
+            t->last_lines = ps.snap.lines;
+            t->has_last = true;
+        }
+        return ps;
+    }
+
+    // ---- refs -----------------------------------------------------------------------------------
+
+    result<node_handle> resolve(std::string_view ref) {
+        auto target = refs_.resolve(ref);
+        if (!target) return fail(target.error());
+        node_handle h;
+        h.target = *target;
+        h.ref = std::string(ref);
+        h.session = target->session_id;
+        h.frame = target->frame_id;
+        h.backend = target->backend_node_id;
+        auto stale = [&](const std::string& why) {
+            refs_.retire(ref);
+            return fail(errc::ref_stale,
+                        "ref " + std::string(ref) + " (" + target->role + " \"" + target->name + "\") is stale: " + why,
+                        "Take a new snapshot and use the refs it shows.", json{{"ref", ref}});
+        };
+        {
+            std::lock_guard lock(eng_->mu);
+            auto it = eng_->by_session.find(h.session);
+            if (it == eng_->by_session.end() || it->second->closed) return stale("its tab or frame is gone");
+            h.tab = it->second;
+            if (auto f = h.tab->frames.find(h.frame); f != h.tab->frames.end() && !f->second.loader.empty() &&
+                                                      f->second.loader != target->loader_id) {
+                refs_.frame_navigated(h.frame, f->second.loader);
+                return stale("its page navigated");
+            }
+        }
+        auto r = call(h.session, "DOM.resolveNode", json{{"backendNodeId", h.backend}});
+        if (!r) {
+            if (r.error().is(errc::browser_crashed)) return fail(r.error());
+            return stale("its element was removed from the page");
+        }
+        h.object_id = detail::jstr(detail::jobj(*r, "object"), "objectId");
+        if (h.object_id.empty()) return stale("its element was removed from the page");
+        auto connected = call_on(h, "function(){ return this.isConnected; }", json::array());
+        if (!connected) return fail(connected.error());
+        if (!connected->is_boolean() || !connected->get<bool>()) return stale("its element was removed from the page");
+        return h;
+    }
+
+    result<json> element_info(const node_handle& h) { return call_on(h, detail::kInfoScript, json::array()); }
+
+    // Offset of an OOPIF session's viewport inside the page's viewport.
+    result<std::pair<double, double>> frame_offset(const tab_ptr& t, const std::string& session, int depth = 0) {
+        if (session == t->session || depth > 8) return std::pair{0.0, 0.0};
+        detail::child_rec c;
+        {
+            std::lock_guard lock(eng_->mu);
+            auto it = t->children.find(session);
+            if (it == t->children.end()) return fail(errc::ref_stale, "the frame of this element is gone", "Take a new snapshot.");
+            c = it->second;
+        }
+        auto owner = call(c.parent_session, "DOM.getFrameOwner", json{{"frameId", c.frame_id}});
+        if (!owner) return fail(owner.error());
+        auto box = call(c.parent_session, "DOM.getBoxModel", json{{"backendNodeId", detail::jint(*owner, "backendNodeId")}});
+        if (!box) return fail(errc::element_not_visible, "the frame of this element is not visible", "Scroll it into view.");
+        const json& content = detail::jobj(*box, "model").value("content", json::array());
+        if (!content.is_array() || content.size() < 2) return fail(errc::element_not_visible, "the frame has no box");
+        auto up = frame_offset(t, c.parent_session, depth + 1);
+        if (!up) return fail(up.error());
+        return std::pair{content[0].get<double>() + up->first, content[1].get<double>() + up->second};
+    }
+
+    // A point inside the element, in page-viewport coordinates, after scrolling it into view;
+    // with `hit_test`, fails with element_covered when another element would take the click.
+    result<std::pair<double, double>> visible_point(const node_handle& h, bool hit_test) {
+        (void)call(h.session, "DOM.scrollIntoViewIfNeeded", json{{"backendNodeId", h.backend}});
+        auto q = call(h.session, "DOM.getContentQuads", json{{"backendNodeId", h.backend}});
+        const std::string what = "ref " + h.ref + " (" + h.target.role + " \"" + h.target.name + "\")";
+        if (!q) {
+            if (q.error().is(errc::browser_crashed)) return fail(q.error());
+            return fail(errc::element_not_visible, what + " is not visible (it has no layout box)",
+                        "It may be hidden or collapsed; open its container first, then take a new snapshot.");
+        }
+        auto m = call(h.session, "Page.getLayoutMetrics");
+        if (!m) return fail(m.error());
+        const json& lv = detail::jobj(*m, "cssLayoutViewport");
+        const double vw = detail::jnum(lv, "clientWidth", 1e9), vh = detail::jnum(lv, "clientHeight", 1e9);
+        std::optional<std::pair<double, double>> pt;
+        const json& quads = q->contains("quads") ? (*q)["quads"] : json::array();
+        for (const auto& quad : quads) {
+            if (!quad.is_array() || quad.size() < 8) continue;
+            double x0 = 1e18, y0 = 1e18, x1 = -1e18, y1 = -1e18;
+            for (std::size_t i = 0; i + 1 < 8; i += 2) {
+                const double x = quad[i].get<double>(), y = quad[i + 1].get<double>();
+                x0 = std::min(x0, x), x1 = std::max(x1, x), y0 = std::min(y0, y), y1 = std::max(y1, y);
+            }
+            x0 = std::max(x0, 0.0), y0 = std::max(y0, 0.0), x1 = std::min(x1, vw), y1 = std::min(y1, vh);
+            if (x1 - x0 < 1 || y1 - y0 < 1) continue;
+            pt = std::pair{(x0 + x1) / 2, (y0 + y1) / 2};
+            break;
+        }
+        if (!pt)
+            return fail(errc::element_not_visible, what + " is not visible in the viewport (zero size or clipped)",
+                        "It may be hidden, empty or inside a collapsed container.");
+        if (hit_test) {
+            auto hit = call(h.session, "DOM.getNodeForLocation",
+                            json{{"x", static_cast<std::int64_t>(pt->first)}, {"y", static_cast<std::int64_t>(pt->second)},
+                                 {"includeUserAgentShadowDOM", false}, {"ignorePointerEventsNone", false}});
+            if (hit) {
+                const std::int64_t hb = detail::jint(*hit, "backendNodeId");
+                if (hb != 0 && hb != h.backend) {
+                    bool inside = false;
+                    std::string cover = "another element";
+                    auto ho = call(h.session, "DOM.resolveNode", json{{"backendNodeId", hb}});
+                    if (ho) {
+                        const std::string oid = detail::jstr(detail::jobj(*ho, "object"), "objectId");
+                        auto c = call(h.session, "Runtime.callFunctionOn",
+                                      json{{"functionDeclaration", detail::kContainsScript}, {"objectId", h.object_id},
+                                           {"arguments", json::array({json{{"objectId", oid}}})}, {"returnByValue", true}});
+                        inside = c && detail::jobj(*c, "result").value("value", json(false)) == json(true);
+                        if (!inside) {
+                            node_handle hh = h;
+                            hh.object_id = oid;
+                            auto d = call_on(hh, detail::kDescribeScript, json::array());
+                            if (d && d->is_string()) cover = d->get<std::string>();
+                            if (auto cref = refs_.find(h.session, h.target.loader_id, hb)) cover += " [ref=" + *cref + "]";
+                        }
+                    }
+                    if (!inside)
+                        return fail(errc::element_covered, what + " is covered by " + cover + " at its click point",
+                                    "Close or move the covering element first (dismiss the dialog or banner), or scroll; "
+                                    "take a new snapshot to see the page.",
+                                    json{{"ref", h.ref}, {"covered_by", cover}, {"x", pt->first}, {"y", pt->second}});
+                }
+            }
+        }
+        auto off = frame_offset(h.tab, h.session);
+        if (!off) return fail(off.error());
+        return std::pair{pt->first + off->first, pt->second + off->second};
+    }
+
+    result<void> mouse(const tab_ptr& t, const char* type, double x, double y, const char* button, int count, int buttons,
+                       int modifiers = 0) {
+        auto r = call(t->session, "Input.dispatchMouseEvent",
+                      json{{"type", type}, {"x", x}, {"y", y}, {"button", button}, {"clickCount", count},
+                           {"buttons", buttons}, {"modifiers", modifiers}});
+        if (!r) return fail(r.error());
+        return {};
+    }
+
+    result<void> click_ref(std::string_view ref, const click_options& o) {
+        auto h = resolve(ref);
+        if (!h) return fail(h.error());
+        int modifiers = 0;
+        if (!o.modifiers.empty()) {
+            auto chord = parse_key_chord(o.modifiers + "+Shift");  // a trailing key to parse modifiers only
+            if (!chord) return fail(chord.error());
+            modifiers = chord->modifiers | (o.modifiers.find("Shift") != std::string::npos ? 8 : 0);
+            if (o.modifiers.find("Shift") == std::string::npos) modifiers &= ~8;
+        }
+        auto p = visible_point(*h, true);
+        if (!p) return fail(p.error());
+        const char* button = o.button == "right" ? "right" : o.button == "middle" ? "middle" : "left";
+        const int mask = o.button == "right" ? 2 : o.button == "middle" ? 4 : 1;
+        if (auto r = mouse(h->tab, "mouseMoved", p->first, p->second, "none", 0, 0, modifiers); !r) return r;
+        for (int i = 1; i <= std::max(1, o.click_count); ++i) {
+            if (auto r = mouse(h->tab, "mousePressed", p->first, p->second, button, i, mask, modifiers); !r) return r;
+            if (auto r = mouse(h->tab, "mouseReleased", p->first, p->second, button, i, 0, modifiers); !r) return r;
+        }
+        return {};
+    }
+
+    result<void> press_keys(const tab_ptr& t, std::string_view chord_text) {
+        auto chord = parse_key_chord(chord_text);
+        if (!chord) return fail(chord.error());
+        int mods = 0;
+        auto key_event = [&](const char* type, const key_def& k, int m) -> result<void> {
+            json p = {{"type", type}, {"key", k.key}, {"code", k.code}, {"windowsVirtualKeyCode", k.key_code},
+                      {"nativeVirtualKeyCode", k.key_code}, {"modifiers", m}};
+            if (std::string_view(type) == "keyDown" && !k.text.empty()) {
+                p["text"] = k.text;
+                p["unmodifiedText"] = k.text;
+            }
+            auto r = call(t->session, "Input.dispatchKeyEvent", std::move(p));
+            if (!r) return fail(r.error());
+            return {};
+        };
+        static constexpr int bits[] = {1, 2, 4, 8};
+        std::size_t bi = 0;
+        for (const auto& mk : chord->modifier_keys) {
+            while (bi < 4 && (chord->modifiers & bits[bi]) == 0) ++bi;
+            if (bi < 4) mods |= bits[bi++];
+            if (auto r = key_event("rawKeyDown", mk, mods); !r) return r;
+        }
+        if (auto r = key_event(chord->key.text.empty() ? "rawKeyDown" : "keyDown", chord->key, chord->modifiers); !r) return r;
+        if (auto r = key_event("keyUp", chord->key, chord->modifiers); !r) return r;
+        for (auto it = chord->modifier_keys.rbegin(); it != chord->modifier_keys.rend(); ++it)
+            if (auto r = key_event("keyUp", *it, 0); !r) return r;
+        return {};
+    }
+
+    // ---- settling -------------------------------------------------------------------------------
+
+    enum class quiet_result { quiet, busy, navigated, failed };
+
+    quiet_result dom_quiet(const tab_ptr& t) {
+        const auto q = opt_.dom_quiet.count();
+        const auto mx = opt_.dom_quiet_timeout.count();
+        auto r = call(t->session, "Runtime.evaluate",
+                      json{{"expression", "(" + std::string(detail::kQuietScript) + ")(" + std::to_string(q) + "," +
+                                              std::to_string(mx) + ")"},
+                           {"awaitPromise", true}, {"returnByValue", true}},
+                      opt_.dom_quiet_timeout + 2000ms);
+        if (!r) {
+            if (!eng_->conn.is_open()) return quiet_result::failed;
+            return quiet_result::navigated;  // context destroyed by a navigation, most likely
+        }
+        if (r->contains("exceptionDetails")) return quiet_result::navigated;
+        return detail::jstr(detail::jobj(*r, "result"), "value") == "busy" ? quiet_result::busy : quiet_result::quiet;
+    }
+
+    std::string main_loader(const tab_ptr& t) {  // engine mutex held
+        auto f = t->frames.find(t->main_frame);
+        return f == t->frames.end() ? std::string() : f->second.loader;
+    }
+
+    // Settle after an action that started at event sequence `mark`: a navigation it triggered has
+    // committed and loaded, the requests it started are done, and the DOM has been quiet.
+    void settle(const tab_ptr& t, std::uint64_t mark, std::vector<std::string>& notes) {
+        for (int round = 0; round < 4; ++round) {
+            auto q = dom_quiet(t);
+            if (q == quiet_result::failed) return;
+            bool nav_pending = false;
+            {
+                std::lock_guard lock(eng_->mu);
+                nav_pending = t->main_loading || (t->nav_requested > mark && t->nav_requested > t->nav_stopped) ||
+                              (t->nav_committed > mark && t->lifecycle[main_loader(t)].count("load") == 0);
+            }
+            if (nav_pending || q == quiet_result::navigated) {
+                const bool loaded = wait_until(
+                    [&] {
+                        if (t->closed || t->crashed) return true;
+                        const bool req_open = t->nav_requested > mark && t->nav_requested > t->nav_stopped &&
+                                              t->nav_requested > t->nav_started;
+                        if (req_open) return false;
+                        if (t->main_loading) return false;
+                        return t->nav_committed <= mark || t->lifecycle[main_loader(t)].count("load") != 0 ||
+                               t->nav_stopped > t->nav_committed;
+                    },
+                    opt_.navigation_timeout);
+                if (!loaded && eng_->conn.is_open())
+                    notes.push_back("the page was still loading after " + std::to_string(opt_.navigation_timeout.count()) + " ms");
+                if (!eng_->conn.is_open()) return;
+                continue;  // check the new document is quiet
+            }
+            bool busy_net = false;
+            {
+                std::lock_guard lock(eng_->mu);
+                for (const auto& [k, s] : t->inflight) busy_net = busy_net || s > mark;
+            }
+            if (busy_net) {
+                const bool idle = wait_until(
+                    [&] {
+                        for (const auto& [k, s] : t->inflight)
+                            if (s > mark) return false;
+                        return true;
+                    },
+                    opt_.network_idle_timeout);
+                if (!idle) {
+                    if (eng_->conn.is_open())
+                        notes.push_back("some requests the action started were still running after " +
+                                        std::to_string(opt_.network_idle_timeout.count()) + " ms");
+                    return;
+                }
+                continue;  // responses may change the DOM: check it is quiet again
+            }
+            if (q == quiet_result::busy)
+                notes.push_back("the page kept changing for " + std::to_string(opt_.dom_quiet_timeout.count()) + " ms");
+            return;
+        }
+    }
+
+    // Run an action on the current tab and report what changed.
+    template <class F>
+    result<action_result> act(std::string what, F&& f, bool expect_navigation = false) {
+        std::lock_guard op(op_mu_);
+        auto e = ensure();
+        if (!e) return fail(e.error());
+        auto ct = current_tab();
+        if (!ct) return fail(ct.error());
+        return act_locked(std::move(what), *ct, std::forward<F>(f), expect_navigation);
+    }
+
+    template <class F>
+    result<action_result> act_locked(std::string what, tab_ptr t, F&& f, bool expect_navigation) {
+        const auto t0 = clock::now();
+        if (!t->has_last && !expect_navigation) {
+            auto base = take_snapshot(t, snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12});
+            if (!base && base.error().is(errc::browser_crashed)) return fail(base.error());
+        }
+        std::uint64_t mark = 0;
+        std::string loader_before;
+        std::set<std::string> tabs_before;
+        {
+            std::lock_guard lock(eng_->mu);
+            mark = eng_->seq;
+            loader_before = main_loader(t);
+            t->dialogs.clear();
+            t->opened.clear();
+        }
+        action_result out;
+        out.action = std::move(what);
+        take_notes(out);
+        auto r = f(t);
+        if (!r) {
+            if (!eng_->conn.is_open() && !r.error().is(errc::browser_crashed)) return fail(crashed_error(r.error()));
+            return fail(r.error());
+        }
+        settle(t, mark, out.notes);
+        if (!eng_->conn.is_open()) {
+            auto why = eng_->conn.failure();
+            return fail(crashed_error(why.value_or(error(errc::browser_crashed, "the connection ended"))));
+        }
+        std::vector<std::string> opened;
+        {
+            std::lock_guard lock(eng_->mu);
+            out.dialogs = std::exchange(t->dialogs, {});
+            opened = std::exchange(t->opened, {});
+            const std::string now_loader = main_loader(t);
+            out.navigated = t->nav_committed > mark && now_loader != loader_before;
+            if (out.navigated)
+                if (auto s = t->doc_status.find(now_loader); s != t->doc_status.end()) out.http_status = s->second;
+        }
+        for (const auto& id : opened) {
+            tab_info ti;
+            ti.id = id;
+            if (auto nt = find_tab(id)) fill_url_title(*nt, ti.url, ti.title);
+            out.opened_tabs.push_back(std::move(ti));
+        }
+        if (t->closed) {
+            out.changes = "the tab closed";
+            out.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - t0);
+            return out;
+        }
+        std::vector<snapshot_line> before;
+        {
+            std::lock_guard lock(eng_->mu);
+            before = t->last_lines;
+        }
+        auto snap = take_snapshot(t, snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12});
+        if (!snap) {
+            if (snap.error().is(errc::browser_crashed)) return fail(snap.error());
+            out.notes.push_back("no snapshot after the action: " + snap.error().message);
+            fill_url_title(t, out.url, out.title);
+        } else {
+            out.url = snap->url;
+            out.title = snap->title;
+            if (out.navigated) out.snapshot = snap->snap.text;
+            else out.changes = format_delta(diff_snapshots(before, snap->snap.lines), opt_.delta_budget, opt_.tokens);
+        }
+        out.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - t0);
+        return out;
+    }
+
+    result<action_result> navigate_locked(const std::string& url) {
+        auto ct = current_tab();
+        if (!ct) return fail(ct.error());
+        std::string loader;
+        auto r = act_locked("navigate to " + url, *ct, [&](const tab_ptr& t) -> result<void> {
+            auto n = call(t->session, "Page.navigate", json{{"url", url}}, opt_.navigation_timeout);
+            if (!n) return fail(n.error());
+            const std::string err = detail::jstr(*n, "errorText");
+            if (!err.empty())
+                return fail(errc::navigation_failed, "navigation to " + url + " failed: " + err,
+                            "Check the URL and that the server is reachable.", json{{"url", url}, {"error", err}});
+            loader = detail::jstr(*n, "loaderId");
+            if (!loader.empty()) {
+                const bool loaded = wait_until([&] { return t->lifecycle[loader].count("load") != 0 || t->closed || t->crashed; },
+                                               opt_.navigation_timeout);
+                if (!loaded && !eng_->conn.is_open()) return fail(crashed_error(error(errc::browser_crashed, "the browser died")));
+            }
+            return {};
+        }, true);
+        if (r && !loader.empty()) {
+            std::lock_guard lock(eng_->mu);
+            if (auto s = (*ct)->doc_status.find(loader); s != (*ct)->doc_status.end()) r->http_status = s->second;
+            r->navigated = true;
+        }
+        if (r && r->snapshot.empty() && r->navigated) {
+            auto s = take_snapshot(*ct, snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12});
+            if (s) r->snapshot = s->snap.text;
+        }
+        return r;
+    }
+
+    result<action_result> history(int delta) {
+        return act(delta < 0 ? "back" : "forward", [&](const tab_ptr& t) -> result<void> {
+            auto h = call(t->session, "Page.getNavigationHistory");
+            if (!h) return fail(h.error());
+            const auto idx = detail::jint(*h, "currentIndex") + delta;
+            const json& entries = h->contains("entries") ? (*h)["entries"] : json::array();
+            if (idx < 0 || static_cast<std::size_t>(idx) >= entries.size())
+                return fail(errc::navigation_failed, std::string("there is no page to go ") + (delta < 0 ? "back" : "forward") + " to",
+                            "Navigate to a URL instead.");
+            auto r = call(t->session, "Page.navigateToHistoryEntry",
+                          json{{"entryId", detail::jint(entries[static_cast<std::size_t>(idx)], "id")}});
+            if (!r) return fail(r.error());
+            return {};
+        }, true);
+    }
+
+    result<void> wait_condition(const tab_ptr& t, const wait_options& o) {
+        const auto deadline = clock::now() + o.timeout;
+        auto remaining = [&] {
+            return std::max<std::int64_t>(0, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now()).count());
+        };
+        if (!o.text.empty() || !o.text_gone.empty()) {
+            const bool gone = o.text.empty();
+            const std::string needle = gone ? o.text_gone : o.text;
+            for (int attempt = 0; attempt < 50; ++attempt) {
+                const auto ms = remaining();
+                auto r = call(t->session, "Runtime.evaluate",
+                              json{{"expression", "(" + std::string(detail::kWaitTextScript) + ")(" + json(needle).dump() + "," +
+                                                      (gone ? "true" : "false") + "," + std::to_string(ms) + ")"},
+                                   {"awaitPromise", true}, {"returnByValue", true}},
+                              std::chrono::milliseconds(ms + 2000));
+                if (r && !r->contains("exceptionDetails")) {
+                    if (detail::jobj(*r, "result").value("value", json(false)) == json(true)) return {};
+                    break;  // timed out in the page
+                }
+                if (r && r->contains("exceptionDetails") && eng_->conn.is_open()) {
+                    // the document was replaced during the wait: wait for the next one to load
+                }
+                if (!r && r.error().is(errc::browser_crashed)) return fail(r.error());
+                if (remaining() <= 0) break;
+                std::uint64_t mark = 0;
+                {
+                    std::lock_guard lock(eng_->mu);
+                    mark = t->nav_committed;
+                }
+                wait_until([&] { return !t->main_loading || t->nav_committed > mark || t->closed; },
+                           std::chrono::milliseconds(remaining()));
+                if (!eng_->conn.is_open()) return fail(crashed_error(error(errc::browser_crashed, "the browser died")));
+            }
+            return fail(errc::timeout,
+                        gone ? "\"" + needle + "\" was still on the page after " + std::to_string(o.timeout.count()) + " ms"
+                             : "\"" + needle + "\" did not appear within " + std::to_string(o.timeout.count()) + " ms",
+                        "Take a snapshot to see the page; the action may have failed.");
+        }
+        if (!o.ref.empty()) {
+            static const std::set<std::string> states{"visible", "hidden", "enabled", "disabled", "checked", "unchecked", "gone"};
+            if (states.count(o.state) == 0)
+                return fail(errc::args_invalid, "unknown state \"" + o.state + "\"",
+                            "Use visible, hidden, enabled, disabled, checked, unchecked or gone.");
+            auto h = resolve(o.ref);
+            if (!h) {
+                if (h.error().is(errc::ref_stale) && (o.state == "gone" || o.state == "hidden")) return {};
+                return fail(h.error());
+            }
+            const auto ms = remaining();
+            auto r = call_on(*h, detail::kWaitStateScript, json::array({json{{"value", o.state}}, json{{"value", ms}}}), true,
+                             std::chrono::milliseconds(ms + 2000));
+            if (!r) {
+                if (r.error().is(errc::browser_crashed)) return fail(r.error());
+                if ((o.state == "gone" || o.state == "hidden") && !eng_->conn.is_open()) return fail(r.error());
+                if (o.state == "gone" || o.state == "hidden") return {};  // its document went away
+                return fail(r.error());
+            }
+            if (*r == json(true)) {
+                if (o.state == "gone") refs_.retire(o.ref);
+                return {};
+            }
+            return fail(errc::timeout, "ref " + o.ref + " was not " + o.state + " within " + std::to_string(o.timeout.count()) + " ms",
+                        "Take a snapshot to see its state.");
+        }
+        return fail(errc::args_invalid, "wait_for needs text, text_gone or ref", "Pass what to wait for.");
+    }
+
+    browser_options opt_;
+    mutable std::mutex op_mu_;  // one operation at a time
+    std::mutex policy_mu_;      // opt_.dialogs (read by the dispatcher)
+    ref_registry refs_;
+    std::unique_ptr<engine> eng_;
+    std::vector<std::string> restart_notes_;
+};
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/browser.hpp> ----
+// ---- begin <agentkit/browser/tools.hpp> ----
+// agentkit/browser/tools.hpp — the browser as model-facing tools, drop-in compatible with
+// Playwright MCP's tool and argument names, plus agentkit's own compound tools.
+//
+//   agentkit::browser::browser b{opts};
+//   agentkit::memory_artifacts store;
+//   agentkit::browser::tool_state state{b, store};
+//   auto tools = agentkit::browser::browser_tools(state);      // an agentkit::toolbox
+//
+// Element arguments accept `ref` and `target` (Playwright MCP renamed `ref` to `target`),
+// with or without the `[ref=…]` wrapper; `element` (a human description) is accepted and
+// ignored. Every result is compact text within a hard budget; screenshots and cut text go to
+// the artifact store and results carry their ids (read back with browser_artifact).
+
 // ---- begin <agentkit/core/describe.hpp> ----
 // agentkit/core/describe.hpp — describe a C++ struct once; agentkit derives its JSON Schema,
 // its parser/validator and its serializer from that one description.
@@ -5046,6 +7623,334 @@ constexpr void require_describable() {
             AGENTKIT_DETAIL_EXPAND(AGENTKIT_DETAIL_CAT(AGENTKIT_DETAIL_FE_, AGENTKIT_DETAIL_NARGS(__VA_ARGS__))(Enum, __VA_ARGS__))}; \
     }
 // ---- end <agentkit/core/describe.hpp> ----
+// ---- begin <agentkit/format/artifacts.hpp> ----
+// agentkit/format/artifacts.hpp — where large things go: the artifact_sink concept and an
+// in-memory store.
+//
+// Budgets never silently drop data: when a result is cut, the full text can be parked in an
+// artifact sink and the cut result names the artifact id. Screenshots and logs live there too
+// (seed 002: large artifacts out of band, results carry ids and counts).
+//
+//   agentkit::memory_artifacts store;                  // thread-safe, bounded
+//   auto ref = store.put({"text/plain", "page text", "full text of https://...", big_string});
+//   // ref->id == "a1", ref->uri == "agentkit://artifacts/a1"
+//   auto blob = store.get("a1");                        // std::optional<artifact_blob>
+//
+// Any type with `put(artifact_blob) -> result<artifact_ref>` is a sink; a browser's screenshot
+// store, a disk store or an MCP resource registry can implement it. Components that only need
+// to write take an `artifact_sink_ref` (non-owning, type-erased).
+
+// ---- begin <agentkit/tools/output.hpp> ----
+// agentkit/tools/output.hpp — what a tool returns: content blocks plus is_error.
+
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace agentkit {
+
+/// A reference to an artifact kept out of band (a screenshot, a log, text a budget cut).
+struct artifact_ref {
+    std::string id;           ///< the store's id, e.g. "a7"
+    std::string uri;          ///< how a client fetches it, e.g. "agentkit://artifacts/a7"
+    std::string mime_type;    ///< "image/png", "text/plain", ...
+    std::string name;         ///< a short human name
+    std::size_t size = 0;     ///< bytes
+    std::string description;  ///< one line: what it is
+};
+
+/// One block of tool output.
+struct content_block {
+    enum class kind { text, image, artifact, structured, tool_reference };
+    kind type = kind::text;
+    std::string text;       ///< text, base64 data for images, or the tool name of a tool_reference
+    std::string mime_type;  ///< images
+    artifact_ref artifact;  ///< artifacts
+    json data;              ///< structured JSON
+
+    [[nodiscard]] static content_block make_text(std::string t) {
+        content_block b;
+        b.type = kind::text;
+        b.text = std::move(t);
+        return b;
+    }
+    [[nodiscard]] static content_block make_image(std::string base64, std::string mime) {
+        content_block b;
+        b.type = kind::image;
+        b.text = std::move(base64);
+        b.mime_type = std::move(mime);
+        return b;
+    }
+    [[nodiscard]] static content_block make_artifact(artifact_ref ref) {
+        content_block b;
+        b.type = kind::artifact;
+        b.mime_type = ref.mime_type;
+        b.artifact = std::move(ref);
+        return b;
+    }
+    /// A reference to a tool that becomes available (Anthropic `tool_reference`; other
+    /// providers see a line of text naming it).
+    [[nodiscard]] static content_block make_tool_reference(std::string tool_name) {
+        content_block b;
+        b.type = kind::tool_reference;
+        b.text = std::move(tool_name);
+        return b;
+    }
+    [[nodiscard]] static content_block make_structured(json j) {
+        content_block b;
+        b.type = kind::structured;
+        b.data = std::move(j);
+        return b;
+    }
+};
+
+/// The result of a tool call as the model will see it.
+struct tool_output {
+    std::vector<content_block> content;
+    std::optional<json> structured;  ///< typed output (MCP structuredContent), when the tool has one
+    bool is_error = false;
+
+    [[nodiscard]] static tool_output text(std::string t) {
+        tool_output o;
+        o.content.push_back(content_block::make_text(std::move(t)));
+        return o;
+    }
+    /// A failure the model should see and act on (not a transport error).
+    [[nodiscard]] static tool_output from_error(const error& e) {
+        tool_output o;
+        o.is_error = true;
+        o.content.push_back(content_block::make_text(e.to_text()));
+        o.structured = json{{"error", e.to_json()}};
+        return o;
+    }
+    tool_output& add_text(std::string t) {
+        content.push_back(content_block::make_text(std::move(t)));
+        return *this;
+    }
+    tool_output& add_image(std::string base64, std::string mime) {
+        content.push_back(content_block::make_image(std::move(base64), std::move(mime)));
+        return *this;
+    }
+    tool_output& add_artifact(artifact_ref ref) {
+        content.push_back(content_block::make_artifact(std::move(ref)));
+        return *this;
+    }
+    /// All text blocks joined with newlines (images and artifacts as one-line mentions).
+    [[nodiscard]] std::string joined_text() const {
+        std::string s;
+        for (const auto& b : content) {
+            if (!s.empty()) s += '\n';
+            switch (b.type) {
+                case content_block::kind::text: s += b.text; break;
+                case content_block::kind::image: s += "[image " + b.mime_type + "]"; break;
+                case content_block::kind::artifact:
+                    s += "[artifact " + b.artifact.id + " " + b.artifact.mime_type + " " +
+                         std::to_string(b.artifact.size) + " bytes]";
+                    break;
+                case content_block::kind::structured: s += b.data.dump(); break;
+                case content_block::kind::tool_reference: s += "[tool " + b.text + " is now available]"; break;
+            }
+        }
+        return s;
+    }
+};
+
+}  // namespace agentkit
+// ---- end <agentkit/tools/output.hpp> ----
+
+#include <concepts>
+#include <cstddef>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace agentkit {
+
+/// One artifact's payload and labels.
+struct artifact_blob {
+    std::string mime_type;    ///< "text/plain", "image/png", ...
+    std::string name;         ///< short human name ("page text", "screenshot 3")
+    std::string description;  ///< one line: what it is
+    std::string data;         ///< the bytes (base64 for images that arrived as base64)
+    bool base64 = false;      ///< true when `data` is base64-encoded binary
+};
+
+/// Anything that accepts artifacts and answers with a reference.
+template <class S>
+concept artifact_sink = requires(S& s, artifact_blob b) {
+    { s.put(std::move(b)) } -> std::same_as<result<artifact_ref>>;
+};
+
+/// A sink that can also hand artifacts back (what a `get_artifact` tool needs).
+template <class S>
+concept artifact_store = artifact_sink<S> && requires(const S& cs, std::string_view id) {
+    { cs.get(id) } -> std::same_as<std::optional<artifact_blob>>;
+    { cs.list() } -> std::convertible_to<std::vector<artifact_ref>>;
+};
+
+/// The default store: in memory, thread-safe, bounded by total bytes (oldest evicted first).
+class memory_artifacts {
+public:
+    explicit memory_artifacts(std::size_t max_bytes = 64U * 1024U * 1024U, std::string uri_prefix = "agentkit://artifacts/")
+        : max_bytes_(max_bytes), prefix_(std::move(uri_prefix)) {}
+
+    memory_artifacts(const memory_artifacts&) = delete;
+    memory_artifacts& operator=(const memory_artifacts&) = delete;
+
+    [[nodiscard]] result<artifact_ref> put(artifact_blob b) {
+        const std::size_t bytes = b.data.size();
+        if (bytes > max_bytes_)
+            return fail(errc::budget_exceeded,
+                        "artifact of " + std::to_string(bytes) + " bytes exceeds the store's limit of " +
+                            std::to_string(max_bytes_) + " bytes");
+        std::lock_guard lock(mu_);
+        while (!order_.empty() && used_ + bytes > max_bytes_) {
+            auto it = items_.find(order_.front());
+            if (it != items_.end()) {
+                used_ -= it->second.blob.data.size();
+                items_.erase(it);
+                ++evicted_;
+            }
+            order_.pop_front();
+        }
+        artifact_ref ref;
+        ref.id = "a" + std::to_string(++next_);
+        ref.uri = prefix_ + ref.id;
+        ref.mime_type = b.mime_type;
+        ref.name = b.name;
+        ref.size = bytes;
+        ref.description = b.description;
+        used_ += bytes;
+        order_.push_back(ref.id);
+        items_.emplace(ref.id, entry{ref, std::move(b)});
+        return ref;
+    }
+
+    [[nodiscard]] std::optional<artifact_blob> get(std::string_view id) const {
+        std::lock_guard lock(mu_);
+        auto it = items_.find(std::string(id));
+        if (it == items_.end()) return std::nullopt;
+        return it->second.blob;
+    }
+
+    /// References to every stored artifact, oldest first.
+    [[nodiscard]] std::vector<artifact_ref> list() const {
+        std::lock_guard lock(mu_);
+        std::vector<artifact_ref> out;
+        out.reserve(order_.size());
+        for (const auto& id : order_)
+            if (auto it = items_.find(id); it != items_.end()) out.push_back(it->second.ref);
+        return out;
+    }
+
+    [[nodiscard]] std::size_t size() const {
+        std::lock_guard lock(mu_);
+        return items_.size();
+    }
+    [[nodiscard]] std::size_t bytes() const {
+        std::lock_guard lock(mu_);
+        return used_;
+    }
+    /// How many artifacts were evicted to stay within the byte limit.
+    [[nodiscard]] std::size_t evicted() const {
+        std::lock_guard lock(mu_);
+        return evicted_;
+    }
+
+private:
+    struct entry {
+        artifact_ref ref;
+        artifact_blob blob;
+    };
+    std::size_t max_bytes_;
+    std::string prefix_;
+    mutable std::mutex mu_;
+    std::map<std::string, entry, std::less<>> items_;
+    std::deque<std::string> order_;
+    std::size_t used_ = 0;
+    std::size_t next_ = 0;
+    std::size_t evicted_ = 0;
+};
+
+static_assert(artifact_store<memory_artifacts>);
+
+/// A non-owning, type-erased handle to any artifact_sink (or none). Cheap to copy. The sink
+/// must outlive the handle. A sink that throws is reported as an `internal` error.
+class artifact_sink_ref {
+public:
+    artifact_sink_ref() = default;
+    template <artifact_sink S>
+        requires(!std::same_as<std::remove_cvref_t<S>, artifact_sink_ref>)
+    artifact_sink_ref(S& s) noexcept  // NOLINT(google-explicit-constructor): a handle, like std::span
+        : obj_(&s), put_([](void* o, artifact_blob b) -> result<artifact_ref> { return static_cast<S*>(o)->put(std::move(b)); }) {}
+
+    [[nodiscard]] explicit operator bool() const noexcept { return obj_ != nullptr; }
+
+    [[nodiscard]] result<artifact_ref> put(artifact_blob b) const {
+        if (!obj_) return fail(errc::not_found, "no artifact store is configured");
+        try {
+            return put_(obj_, std::move(b));
+        } catch (...) {
+            return fail(errc::internal, "the artifact store raised an exception");
+        }
+    }
+
+private:
+    void* obj_ = nullptr;
+    result<artifact_ref> (*put_)(void*, artifact_blob) = nullptr;
+};
+
+/// Counts of artifacts by broad kind ("screenshot"/"image", "text", "log", other mime types).
+struct artifact_counts {
+    std::size_t images = 0;
+    std::size_t texts = 0;
+    std::size_t other = 0;
+    std::size_t bytes = 0;
+    [[nodiscard]] std::size_t total() const noexcept { return images + texts + other; }
+};
+
+[[nodiscard]] inline artifact_counts count_artifacts(const std::vector<artifact_ref>& refs) {
+    artifact_counts c;
+    for (const auto& r : refs) {
+        c.bytes += r.size;
+        if (r.mime_type.rfind("image/", 0) == 0) ++c.images;
+        else if (r.mime_type.rfind("text/", 0) == 0 || r.mime_type == "application/json") ++c.texts;
+        else ++c.other;
+    }
+    return c;
+}
+
+}  // namespace agentkit
+// ---- end <agentkit/format/artifacts.hpp> ----
+// ---- begin <agentkit/tools/tool.hpp> ----
+// agentkit/tools/tool.hpp — turn a C++ callable and an argument struct into a tool.
+//
+//   struct weather_args {
+//       std::string city;
+//       std::optional<std::string> unit;
+//       static constexpr auto agentkit_fields() {
+//           return agentkit::fields(AGENTKIT_FIELD(weather_args, city, "City name", agentkit::min_length(1)),
+//                                   AGENTKIT_FIELD(weather_args, unit, "c or f", agentkit::one_of("c", "f")));
+//       }
+//   };
+//   inline constexpr auto get_weather = agentkit::tool<"get_weather">(
+//       "Current weather for a city.",
+//       [](const weather_args& a) { return "Sunny in " + a.city; },
+//       agentkit::read_only | agentkit::parallel_safe);
+//
+// A handler takes `const Args&` (and optionally `agentkit::tool_context&`) and returns any of:
+// tool_output, std::string, a described struct (typed output: MCP outputSchema and
+// structuredContent), result<...> of those, or std::future<...> of those. Exceptions thrown
+// by a handler become `tool.exception` errors; they never leave agentkit.
+
 // ---- begin <agentkit/core/fixed_string.hpp> ----
 // agentkit/core/fixed_string.hpp — a string usable as a template argument.
 
@@ -5806,30 +8711,6 @@ template <class T>
 
 }  // namespace agentkit
 // ---- end <agentkit/core/schema.hpp> ----
-// ---- begin <agentkit/mcp/server.hpp> ----
-// agentkit/mcp/server.hpp — a Model Context Protocol server over any agentkit toolbox.
-//
-//   agentkit::toolbox tools{get_weather, search};
-//   agentkit::mcp::server srv{agentkit::mcp::backend_for(tools), {.name = "weather", .version = "1.0"}};
-//   return agentkit::mcp::run_stdio(srv);   // stdout carries protocol messages only
-//
-// Protocol: JSON-RPC 2.0, newline-delimited on stdio. Revisions 2025-11-25, 2025-06-18,
-// 2025-03-26 and 2024-11-05 through the initialize handshake (the server answers with the
-// client's version when it supports it, else with its latest), and the stateless 2026-07-28
-// revision (server/discover; every request carries its version and capabilities in `_meta`;
-// results carry `resultType`; tools/list and server/discover carry `ttlMs`/`cacheScope`; an
-// unsupported version is answered with -32022). Clients of either era work with one server.
-//
-// Behaviour on bad input: malformed JSON → -32700; a message that is not a JSON-RPC request
-// → -32600; unknown method → -32601; bad params and unknown tools → -32602; invalid tool
-// arguments and tool failures → a normal result with isError (the model sees them). Nothing a
-// client sends crashes the server or writes anything but a protocol message to stdout.
-//
-// Concurrency: tools/call requests run on worker threads; calls of parallel-safe tools run
-// together, the others one at a time. The reader never waits for a tool. Cancellation
-// (notifications/cancelled) requests stop through the call's tool_context and suppresses its
-// response; progress tokens turn tool_context::progress into notifications/progress.
-
 // ---- begin <agentkit/tools/context.hpp> ----
 // agentkit/tools/context.hpp — per-call context a handler may take as its second parameter.
 
@@ -5862,152 +8743,6 @@ struct tool_context {
 
 }  // namespace agentkit
 // ---- end <agentkit/tools/context.hpp> ----
-// ---- begin <agentkit/tools/export.hpp> ----
-// agentkit/tools/export.hpp — tool definitions in the three dialects models and clients speak:
-// MCP (tools/list), Anthropic Messages `tools`, OpenAI function tools (Chat Completions and
-// Responses), with OpenAI's strict mode.
-
-// ---- begin <agentkit/tools/tool.hpp> ----
-// agentkit/tools/tool.hpp — turn a C++ callable and an argument struct into a tool.
-//
-//   struct weather_args {
-//       std::string city;
-//       std::optional<std::string> unit;
-//       static constexpr auto agentkit_fields() {
-//           return agentkit::fields(AGENTKIT_FIELD(weather_args, city, "City name", agentkit::min_length(1)),
-//                                   AGENTKIT_FIELD(weather_args, unit, "c or f", agentkit::one_of("c", "f")));
-//       }
-//   };
-//   inline constexpr auto get_weather = agentkit::tool<"get_weather">(
-//       "Current weather for a city.",
-//       [](const weather_args& a) { return "Sunny in " + a.city; },
-//       agentkit::read_only | agentkit::parallel_safe);
-//
-// A handler takes `const Args&` (and optionally `agentkit::tool_context&`) and returns any of:
-// tool_output, std::string, a described struct (typed output: MCP outputSchema and
-// structuredContent), result<...> of those, or std::future<...> of those. Exceptions thrown
-// by a handler become `tool.exception` errors; they never leave agentkit.
-
-// ---- begin <agentkit/tools/output.hpp> ----
-// agentkit/tools/output.hpp — what a tool returns: content blocks plus is_error.
-
-
-#include <cstddef>
-#include <optional>
-#include <string>
-#include <utility>
-#include <vector>
-
-namespace agentkit {
-
-/// A reference to an artifact kept out of band (a screenshot, a log, text a budget cut).
-struct artifact_ref {
-    std::string id;           ///< the store's id, e.g. "a7"
-    std::string uri;          ///< how a client fetches it, e.g. "agentkit://artifacts/a7"
-    std::string mime_type;    ///< "image/png", "text/plain", ...
-    std::string name;         ///< a short human name
-    std::size_t size = 0;     ///< bytes
-    std::string description;  ///< one line: what it is
-};
-
-/// One block of tool output.
-struct content_block {
-    enum class kind { text, image, artifact, structured, tool_reference };
-    kind type = kind::text;
-    std::string text;       ///< text, base64 data for images, or the tool name of a tool_reference
-    std::string mime_type;  ///< images
-    artifact_ref artifact;  ///< artifacts
-    json data;              ///< structured JSON
-
-    [[nodiscard]] static content_block make_text(std::string t) {
-        content_block b;
-        b.type = kind::text;
-        b.text = std::move(t);
-        return b;
-    }
-    [[nodiscard]] static content_block make_image(std::string base64, std::string mime) {
-        content_block b;
-        b.type = kind::image;
-        b.text = std::move(base64);
-        b.mime_type = std::move(mime);
-        return b;
-    }
-    [[nodiscard]] static content_block make_artifact(artifact_ref ref) {
-        content_block b;
-        b.type = kind::artifact;
-        b.mime_type = ref.mime_type;
-        b.artifact = std::move(ref);
-        return b;
-    }
-    /// A reference to a tool that becomes available (Anthropic `tool_reference`; other
-    /// providers see a line of text naming it).
-    [[nodiscard]] static content_block make_tool_reference(std::string tool_name) {
-        content_block b;
-        b.type = kind::tool_reference;
-        b.text = std::move(tool_name);
-        return b;
-    }
-    [[nodiscard]] static content_block make_structured(json j) {
-        content_block b;
-        b.type = kind::structured;
-        b.data = std::move(j);
-        return b;
-    }
-};
-
-/// The result of a tool call as the model will see it.
-struct tool_output {
-    std::vector<content_block> content;
-    std::optional<json> structured;  ///< typed output (MCP structuredContent), when the tool has one
-    bool is_error = false;
-
-    [[nodiscard]] static tool_output text(std::string t) {
-        tool_output o;
-        o.content.push_back(content_block::make_text(std::move(t)));
-        return o;
-    }
-    /// A failure the model should see and act on (not a transport error).
-    [[nodiscard]] static tool_output from_error(const error& e) {
-        tool_output o;
-        o.is_error = true;
-        o.content.push_back(content_block::make_text(e.to_text()));
-        o.structured = json{{"error", e.to_json()}};
-        return o;
-    }
-    tool_output& add_text(std::string t) {
-        content.push_back(content_block::make_text(std::move(t)));
-        return *this;
-    }
-    tool_output& add_image(std::string base64, std::string mime) {
-        content.push_back(content_block::make_image(std::move(base64), std::move(mime)));
-        return *this;
-    }
-    tool_output& add_artifact(artifact_ref ref) {
-        content.push_back(content_block::make_artifact(std::move(ref)));
-        return *this;
-    }
-    /// All text blocks joined with newlines (images and artifacts as one-line mentions).
-    [[nodiscard]] std::string joined_text() const {
-        std::string s;
-        for (const auto& b : content) {
-            if (!s.empty()) s += '\n';
-            switch (b.type) {
-                case content_block::kind::text: s += b.text; break;
-                case content_block::kind::image: s += "[image " + b.mime_type + "]"; break;
-                case content_block::kind::artifact:
-                    s += "[artifact " + b.artifact.id + " " + b.artifact.mime_type + " " +
-                         std::to_string(b.artifact.size) + " bytes]";
-                    break;
-                case content_block::kind::structured: s += b.data.dump(); break;
-                case content_block::kind::tool_reference: s += "[tool " + b.text + " is now available]"; break;
-            }
-        }
-        return s;
-    }
-};
-
-}  // namespace agentkit
-// ---- end <agentkit/tools/output.hpp> ----
 // ---- begin <agentkit/tools/traits.hpp> ----
 // agentkit/tools/traits.hpp — what a tool promises about its effects.
 
@@ -6250,6 +8985,2001 @@ template <fixed_string Name, class Fn>
 
 }  // namespace agentkit
 // ---- end <agentkit/tools/tool.hpp> ----
+// ---- begin <agentkit/tools/toolbox.hpp> ----
+// agentkit/tools/toolbox.hpp — a compile-time set of tools with name dispatch.
+//
+//   agentkit::toolbox tools{get_weather, search, send_mail};
+//   agentkit::tool_context ctx;
+//   auto out = tools.call("get_weather", agentkit::json{{"city", "Oslo"}}, ctx);
+//
+// Two tools with one name are a compile error. Unknown names are answered with the closest
+// names. Dispatch is a binary search over a name table sorted at compile time.
+
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace agentkit {
+
+namespace detail {
+template <class... Tools>
+constexpr bool names_unique() {
+    constexpr std::size_t n = sizeof...(Tools);
+    if constexpr (n < 2) {
+        return true;
+    } else {
+        std::array<std::string_view, n> names{Tools::name...};
+        std::sort(names.begin(), names.end());
+        for (std::size_t i = 1; i < n; ++i)
+            if (names[i] == names[i - 1]) return false;
+        return true;
+    }
+}
+
+struct name_index {
+    std::string_view name;
+    std::size_t index;
+};
+}  // namespace detail
+
+template <class... Tools>
+class toolbox {
+    static_assert(detail::names_unique<Tools...>(), "agentkit: duplicate tool name: every tool in a toolbox needs a unique name");
+
+public:
+    static constexpr std::size_t count = sizeof...(Tools);
+
+    explicit toolbox(Tools... tools) : tools_(std::move(tools)...) {
+        infos_.reserve(count);
+        std::apply([&](const auto&... t) { (infos_.push_back(t.info()), ...); }, tools_);
+    }
+
+    [[nodiscard]] static constexpr std::size_t size() noexcept { return count; }
+
+    /// The tools, in declaration order.
+    [[nodiscard]] constexpr const std::tuple<Tools...>& tools() const noexcept { return tools_; }
+
+    /// The names, in declaration order.
+    [[nodiscard]] static constexpr std::array<std::string_view, count> names() noexcept { return {Tools::name...}; }
+
+    /// The index of a tool by name, or nullopt.
+    [[nodiscard]] static constexpr std::optional<std::size_t> find(std::string_view name) noexcept {
+        constexpr auto& table = sorted_;
+        auto it = std::lower_bound(table.begin(), table.end(), name,
+                                   [](const detail::name_index& e, std::string_view n) { return e.name < n; });
+        if (it != table.end() && it->name == name) return it->index;
+        return std::nullopt;
+    }
+
+    [[nodiscard]] static constexpr bool contains(std::string_view name) noexcept { return find(name).has_value(); }
+
+    /// Run-time descriptions of every tool, in declaration order.
+    [[nodiscard]] const std::vector<tool_info>& infos() const noexcept { return infos_; }
+
+    /// Call a tool by index with JSON arguments. Never throws.
+    [[nodiscard]] result<tool_output> call_at(std::size_t index, const json& args, tool_context& ctx) const {
+        if (index >= count) return fail(errc::internal, "tool index out of range");
+        return dispatch_[index](tools_, args, ctx);
+    }
+
+    /// Call a tool by name with JSON arguments. Never throws.
+    [[nodiscard]] result<tool_output> call(std::string_view name, const json& args, tool_context& ctx) const {
+        auto i = find(name);
+        if (!i) return unknown(name);
+        return dispatch_[*i](tools_, args, ctx);
+    }
+
+    /// Call a tool by name with arguments as JSON text (`args.malformed` when it is not JSON;
+    /// an empty string means no arguments).
+    [[nodiscard]] result<tool_output> call(std::string_view name, std::string_view args_json, tool_context& ctx) const {
+        auto i = find(name);
+        if (!i) return unknown(name);
+        json args = args_json.empty() ? json::object() : json::parse(args_json, nullptr, false);
+        if (args.is_discarded())
+            return fail(errc::args_malformed, std::string(name) + ": arguments are not valid JSON",
+                        "Send the arguments of " + std::string(name) + " as one JSON object.");
+        return dispatch_[*i](tools_, args, ctx);
+    }
+
+    /// Convenience: call without a context.
+    [[nodiscard]] result<tool_output> call(std::string_view name, const json& args) const {
+        tool_context ctx;
+        return call(name, args, ctx);
+    }
+
+    /// The error for an unknown tool name, with the closest known names.
+    [[nodiscard]] static unexpected_error unknown(std::string_view name) {
+        const auto all = names();
+        auto close = closest_names(name, all, 3);
+        std::string hint = close.empty() ? "Call one of the listed tools." : "Did you mean " + join_quoted(close) + "?";
+        return fail(errc::tool_unknown, "no tool named \"" + std::string(name) + "\"", std::move(hint),
+                    json{{"candidates", close}});
+    }
+
+private:
+    using thunk = result<tool_output> (*)(const std::tuple<Tools...>&, const json&, tool_context&);
+
+    template <std::size_t I>
+    static result<tool_output> invoke_at(const std::tuple<Tools...>& ts, const json& args, tool_context& ctx) {
+        return std::get<I>(ts).invoke(args, ctx);
+    }
+    template <std::size_t... I>
+    static constexpr std::array<thunk, count> make_dispatch(std::index_sequence<I...>) {
+        return {&invoke_at<I>...};
+    }
+    static constexpr std::array<detail::name_index, count> make_sorted() {
+        std::array<detail::name_index, count> t{};
+        constexpr std::array<std::string_view, count> n{Tools::name...};
+        for (std::size_t i = 0; i < count; ++i) t[i] = {n[i], i};
+        std::sort(t.begin(), t.end(), [](const detail::name_index& a, const detail::name_index& b) { return a.name < b.name; });
+        return t;
+    }
+    static std::string join_quoted(const std::vector<std::string>& v) {
+        std::string s;
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            if (i > 0) s += i + 1 == v.size() ? " or " : ", ";
+            s += "\"" + v[i] + "\"";
+        }
+        return s;
+    }
+
+    static constexpr std::array<thunk, count> dispatch_ = make_dispatch(std::index_sequence_for<Tools...>{});
+    static constexpr std::array<detail::name_index, count> sorted_ = make_sorted();
+
+    std::tuple<Tools...> tools_;
+    std::vector<tool_info> infos_;
+};
+
+template <class... Tools>
+toolbox(Tools...) -> toolbox<Tools...>;
+
+/// One toolbox holding the tools of several (a compile error if a name repeats).
+template <class... A, class... B>
+[[nodiscard]] auto merge(const toolbox<A...>& a, const toolbox<B...>& b) {
+    return std::apply(
+        [&](const auto&... ta) {
+            return std::apply([&](const auto&... tb) { return toolbox<A..., B...>(ta..., tb...); }, b.tools());
+        },
+        a.tools());
+}
+
+}  // namespace agentkit
+// ---- end <agentkit/tools/toolbox.hpp> ----
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace agentkit::browser {
+
+/// Per-call metrics of the browser tools.
+struct call_metrics {
+    std::string tool;
+    std::size_t bytes = 0;   ///< of the text returned
+    std::size_t tokens = 0;  ///< estimated
+    std::int64_t ms = 0;     ///< wall time of the call
+    bool ok = true;
+};
+
+struct tools_options {
+    /// Hard cap on any result's text (characters); what is cut goes to the artifact store.
+    std::size_t max_result_chars = 30000;
+    /// Return screenshots as inline images (default: stored as artifacts, id returned).
+    bool inline_screenshots = false;
+    /// Longest browser_wait_for {time} (seconds).
+    double max_wait_seconds = 30;
+    /// Receives every call's metrics (e.g. a log line on stderr).
+    std::function<void(const call_metrics&)> on_call;
+};
+
+/// What the tools share: the browser, the artifact store, options and totals.
+struct tool_state {
+    browser& b;
+    memory_artifacts& store;
+    tools_options options{};
+    token_counter tokens{};
+
+    std::mutex mu;
+    std::size_t calls = 0, total_bytes = 0, total_tokens = 0;
+    std::int64_t total_ms = 0;
+    std::map<std::string, std::pair<std::size_t, std::int64_t>> per_tool;  // calls, ms
+
+    tool_state(browser& br, memory_artifacts& st, tools_options o = {}) : b(br), store(st), options(std::move(o)) {}
+};
+
+namespace detail {
+
+/// The element of a call: `ref` or `target`, unwrapped from "[ref=…]".
+inline result<std::string> element_of(const std::optional<std::string>& ref, const std::optional<std::string>& target,
+                                      std::string_view what = "element") {
+    const std::optional<std::string>& v = ref ? ref : target;
+    if (!v || v->empty())
+        return fail(errc::args_invalid, "missing the " + std::string(what) + ": pass `ref` (or `target`) from the snapshot",
+                    "Use a ref exactly as the snapshot shows it, e.g. {\"ref\": \"e12\"}.");
+    std::string s = *v;
+    if (s.size() > 2 && s.front() == '[' && s.back() == ']') s = s.substr(1, s.size() - 2);
+    if (s.rfind("ref=", 0) == 0) s = s.substr(4);
+    return s;
+}
+
+/// Finish a call: cap the text (overflow to the store), count, report.
+inline result<tool_output> finish(tool_state& st, std::string_view tool, std::chrono::steady_clock::time_point t0,
+                                  result<tool_output> r) {
+    call_metrics m;
+    m.tool = std::string(tool);
+    m.ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+    m.ok = r.has_value() && !r->is_error;
+    if (r) {
+        for (auto& b : r->content) {
+            if (b.type != content_block::kind::text) continue;
+            if (b.text.size() > st.options.max_result_chars) {
+                const std::size_t keep = utf8_safe_prefix(b.text, st.options.max_result_chars);
+                std::string note;
+                auto ref = st.store.put({"text/plain", std::string(tool) + " result", "full text of a cut result", b.text, false});
+                note = "\n[cut at " + std::to_string(keep) + " of " + std::to_string(b.text.size()) + " characters";
+                if (ref) note += "; the whole text is artifact " + ref->id + " (browser_artifact {\"id\": \"" + ref->id + "\", \"offset\": " + std::to_string(keep) + "})";
+                note += "]";
+                b.text.resize(keep);
+                b.text += note;
+            }
+            m.bytes += b.text.size();
+            m.tokens += st.tokens.count(b.text);
+        }
+    } else {
+        m.bytes = r.error().message.size();
+        m.tokens = st.tokens.count(r.error().to_text());
+    }
+    {
+        std::lock_guard lock(st.mu);
+        ++st.calls;
+        st.total_bytes += m.bytes;
+        st.total_tokens += m.tokens;
+        st.total_ms += m.ms;
+        auto& pt = st.per_tool[m.tool];
+        ++pt.first;
+        pt.second += m.ms;
+    }
+    if (st.options.on_call) {
+        try {
+            st.options.on_call(m);
+        } catch (...) {
+            // a host callback never throws into the tools
+        }
+    }
+    return r;
+}
+
+inline result<tool_output> text_of(result<action_result> r) {
+    if (!r) return fail(r.error());
+    return tool_output::text(r->to_text());
+}
+
+template <class F>
+result<tool_output> timed(tool_state& st, std::string_view tool, F&& f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    return finish(st, tool, t0, f());
+}
+
+}  // namespace detail
+
+// ---- argument types ---------------------------------------------------------------------------
+#define AGENTKIT_DETAIL_ELEMENT_FIELDS(T)                                                                          \
+    AGENTKIT_FIELD(T, ref, "Element ref from the snapshot, e.g. e12"),                                             \
+        AGENTKIT_FIELD(T, target, "Same as ref (Playwright MCP's name)"),                                          \
+        AGENTKIT_FIELD(T, element, "Human-readable description of the element (optional)")
+
+struct navigate_args {
+    std::string url;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(navigate_args, url, "The URL to open", min_length(1)));
+    }
+};
+struct snapshot_args {
+    std::optional<std::string> ref;
+    std::optional<std::string> target;
+    std::optional<bool> viewport_only;
+    std::optional<bool> interactive_only;
+    std::optional<bool> readable;
+    std::optional<int> budget;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(snapshot_args, ref, "Only the subtree of this element ref"),
+                      AGENTKIT_FIELD(snapshot_args, target, "Same as ref"),
+                      AGENTKIT_FIELD(snapshot_args, viewport_only, "Only what is in the viewport"),
+                      AGENTKIT_FIELD(snapshot_args, interactive_only, "Only elements you can act on"),
+                      AGENTKIT_FIELD(snapshot_args, readable, "The page's main text as readable text (articles)"),
+                      AGENTKIT_FIELD(snapshot_args, budget, "Token budget of the snapshot", range(100, 100000)));
+    }
+};
+struct click_args {
+    std::optional<std::string> ref;
+    std::optional<std::string> target;
+    std::optional<std::string> element;
+    std::optional<bool> doubleClick;
+    std::optional<std::string> button;
+    std::optional<std::vector<std::string>> modifiers;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_DETAIL_ELEMENT_FIELDS(click_args),
+                      AGENTKIT_FIELD(click_args, doubleClick, "Double click instead of a single click"),
+                      AGENTKIT_FIELD(click_args, button, "Mouse button", one_of("left", "right", "middle")),
+                      AGENTKIT_FIELD(click_args, modifiers, "Modifier keys: Alt, Control, ControlOrMeta, Meta, Shift"));
+    }
+};
+struct type_args {
+    std::optional<std::string> ref;
+    std::optional<std::string> target;
+    std::optional<std::string> element;
+    std::string text;
+    std::optional<bool> submit;
+    std::optional<bool> slowly;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_DETAIL_ELEMENT_FIELDS(type_args), AGENTKIT_FIELD(type_args, text, "Text to type"),
+                      AGENTKIT_FIELD(type_args, submit, "Press Enter afterwards"),
+                      AGENTKIT_FIELD(type_args, slowly, "Accepted for compatibility; text is inserted at once"));
+    }
+};
+struct element_args {
+    std::optional<std::string> ref;
+    std::optional<std::string> target;
+    std::optional<std::string> element;
+    static constexpr auto agentkit_fields() { return fields(AGENTKIT_DETAIL_ELEMENT_FIELDS(element_args)); }
+};
+struct drag_args {
+    std::optional<std::string> startRef;
+    std::optional<std::string> startTarget;
+    std::optional<std::string> startElement;
+    std::optional<std::string> endRef;
+    std::optional<std::string> endTarget;
+    std::optional<std::string> endElement;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(drag_args, startRef, "Ref of the element to drag"),
+                      AGENTKIT_FIELD(drag_args, startTarget, "Same as startRef"),
+                      AGENTKIT_FIELD(drag_args, startElement, "Description of the element to drag"),
+                      AGENTKIT_FIELD(drag_args, endRef, "Ref of the drop target"),
+                      AGENTKIT_FIELD(drag_args, endTarget, "Same as endRef"),
+                      AGENTKIT_FIELD(drag_args, endElement, "Description of the drop target"));
+    }
+};
+struct select_args {
+    std::optional<std::string> ref;
+    std::optional<std::string> target;
+    std::optional<std::string> element;
+    std::vector<std::string> values;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_DETAIL_ELEMENT_FIELDS(select_args),
+                      AGENTKIT_FIELD(select_args, values, "Option values or labels to select", min_items(1)));
+    }
+};
+struct form_field {
+    std::string name;
+    std::string type;
+    std::optional<std::string> ref;
+    std::optional<std::string> target;
+    std::string value;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(form_field, name, "Human-readable field name"),
+                      AGENTKIT_FIELD(form_field, type, "Field type", one_of("textbox", "checkbox", "radio", "combobox", "slider")),
+                      AGENTKIT_FIELD(form_field, ref, "Element ref from the snapshot"),
+                      AGENTKIT_FIELD(form_field, target, "Same as ref"),
+                      AGENTKIT_FIELD(form_field, value, "Text; true/false for checkboxes; option text for comboboxes"));
+    }
+};
+struct fill_form_args {
+    std::vector<form_field> fields_;
+    std::optional<std::string> submit;
+    static constexpr auto agentkit_fields() {
+        return fields(field(&fill_form_args::fields_, "fields", "Fields to fill", min_items(1)),
+                      AGENTKIT_FIELD(fill_form_args, submit, "Ref of a button to click after filling (one call instead of two)"));
+    }
+};
+struct press_args {
+    std::string key;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(press_args, key, "Key or chord, e.g. Enter, ArrowDown, Control+a", min_length(1)));
+    }
+};
+struct upload_args {
+    std::vector<std::string> paths;
+    std::optional<std::string> ref;
+    std::optional<std::string> target;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(upload_args, paths, "Absolute paths of the files to upload"),
+                      AGENTKIT_FIELD(upload_args, ref, "The file input's ref"),
+                      AGENTKIT_FIELD(upload_args, target, "Same as ref"));
+    }
+};
+struct dialog_args {
+    bool accept = true;
+    std::optional<std::string> promptText;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(dialog_args, accept, "Accept (true) or dismiss (false) the next dialogs"),
+                      AGENTKIT_FIELD(dialog_args, promptText, "Text for prompt dialogs"));
+    }
+};
+struct screenshot_args {
+    std::optional<std::string> type;
+    std::optional<std::string> ref;
+    std::optional<std::string> target;
+    std::optional<std::string> element;
+    std::optional<bool> fullPage;
+    std::optional<std::string> filename;
+    std::optional<bool> inline_image;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(screenshot_args, type, "Image format", one_of("png", "jpeg")),
+                      AGENTKIT_DETAIL_ELEMENT_FIELDS(screenshot_args),
+                      AGENTKIT_FIELD(screenshot_args, fullPage, "The whole scrollable page"),
+                      AGENTKIT_FIELD(screenshot_args, filename, "Accepted for compatibility; screenshots are stored as artifacts"),
+                      field(&screenshot_args::inline_image, "inline", "Return the image itself, not only its artifact id"));
+    }
+};
+struct evaluate_args {
+    std::string function;
+    std::optional<std::string> ref;
+    std::optional<std::string> target;
+    std::optional<std::string> element;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(evaluate_args, function, "JavaScript: () => value, or (element) => value with a ref"),
+                      AGENTKIT_DETAIL_ELEMENT_FIELDS(evaluate_args));
+    }
+};
+struct wait_args {
+    std::optional<double> time;
+    std::optional<std::string> text;
+    std::optional<std::string> textGone;
+    std::optional<std::string> ref;
+    std::optional<std::string> state;
+    std::optional<double> timeout;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(wait_args, time, "Seconds to wait", range(0, 30)),
+                      AGENTKIT_FIELD(wait_args, text, "Wait until this text appears"),
+                      AGENTKIT_FIELD(wait_args, textGone, "Wait until this text is gone"),
+                      AGENTKIT_FIELD(wait_args, ref, "Wait until this element reaches `state`"),
+                      AGENTKIT_FIELD(wait_args, state, "Element state",
+                                     one_of("visible", "hidden", "enabled", "disabled", "checked", "unchecked", "gone")),
+                      AGENTKIT_FIELD(wait_args, timeout, "Seconds before giving up (default 10)", range(0, 120)));
+    }
+};
+struct console_args {
+    std::optional<std::string> level;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(console_args, level, "Lowest level shown", one_of("error", "warning", "info", "debug")));
+    }
+};
+struct network_args {
+    std::optional<bool> static_;
+    std::optional<std::string> filter;
+    static constexpr auto agentkit_fields() {
+        return fields(field(&network_args::static_, "static", "Include images, fonts, scripts and styles"),
+                      AGENTKIT_FIELD(network_args, filter, "Only URLs containing this text"));
+    }
+};
+struct tabs_args {
+    std::string action;
+    std::optional<int> index;
+    std::optional<std::string> url;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(tabs_args, action, "What to do", one_of("list", "new", "select", "close")),
+                      AGENTKIT_FIELD(tabs_args, index, "Tab index for select and close", minimum(0)),
+                      AGENTKIT_FIELD(tabs_args, url, "URL to open in a new tab"));
+    }
+};
+struct resize_args {
+    int width = 0;
+    int height = 0;
+    std::optional<bool> mobile;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(resize_args, width, "Viewport width in CSS pixels", range(100, 8000)),
+                      AGENTKIT_FIELD(resize_args, height, "Viewport height in CSS pixels", range(100, 8000)),
+                      AGENTKIT_FIELD(resize_args, mobile, "Emulate a touch phone"));
+    }
+};
+struct interact_step {
+    std::string action;
+    std::optional<std::string> ref;
+    std::optional<std::string> target;
+    std::optional<std::string> text;
+    std::optional<std::string> value;
+    std::optional<std::vector<std::string>> values;
+    std::optional<std::string> url;
+    std::optional<std::string> key;
+    std::optional<std::string> state;
+    std::optional<bool> submit;
+    static constexpr auto agentkit_fields() {
+        return fields(
+            AGENTKIT_FIELD(interact_step, action, "Step",
+                           one_of("navigate", "click", "type", "select", "check", "uncheck", "press", "hover", "wait")),
+            AGENTKIT_FIELD(interact_step, ref, "Element ref"), AGENTKIT_FIELD(interact_step, target, "Same as ref"),
+            AGENTKIT_FIELD(interact_step, text, "type: the text; wait: text to wait for"),
+            AGENTKIT_FIELD(interact_step, value, "select: one option"),
+            AGENTKIT_FIELD(interact_step, values, "select: several options"),
+            AGENTKIT_FIELD(interact_step, url, "navigate: the URL"), AGENTKIT_FIELD(interact_step, key, "press: key or chord"),
+            AGENTKIT_FIELD(interact_step, state, "wait: element state for ref"),
+            AGENTKIT_FIELD(interact_step, submit, "type: press Enter afterwards"));
+    }
+};
+struct interact_args {
+    std::vector<interact_step> steps;
+    std::optional<std::string> expect_text;
+    std::optional<std::string> expect_url;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(interact_args, steps, "Steps run in order; the first error stops the rest",
+                                     min_items(1), max_items(50)),
+                      AGENTKIT_FIELD(interact_args, expect_text, "Postcondition: this text is on the page at the end"),
+                      AGENTKIT_FIELD(interact_args, expect_url, "Postcondition: the final URL contains this"));
+    }
+};
+struct artifact_args {
+    std::string id;
+    std::optional<int> offset;
+    std::optional<int> length;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(artifact_args, id, "Artifact id, e.g. a3", min_length(1)),
+                      AGENTKIT_FIELD(artifact_args, offset, "Start (characters) for text artifacts", minimum(0)),
+                      AGENTKIT_FIELD(artifact_args, length, "How many characters (default 20000)", range(1, 200000)));
+    }
+};
+
+namespace detail {
+
+inline std::string modifiers_of(const std::optional<std::vector<std::string>>& m) {
+    if (!m) return {};
+    std::string s;
+    for (const auto& k : *m) {
+        if (!s.empty()) s += '+';
+        s += k == "ControlOrMeta" ? std::string("Control") : k;
+    }
+    return s;
+}
+
+/// One step of browser_interact; returns a compact status and the action result.
+inline result<action_result> run_step(browser& b, const interact_step& s) {
+    auto el = [&]() { return element_of(s.ref, s.target); };
+    if (s.action == "navigate") {
+        if (!s.url) return fail(errc::args_invalid, "navigate needs `url`");
+        return b.navigate(*s.url);
+    }
+    if (s.action == "press") {
+        if (!s.key) return fail(errc::args_invalid, "press needs `key`");
+        return b.press(*s.key, s.ref ? *s.ref : (s.target ? *s.target : std::string()));
+    }
+    if (s.action == "wait") {
+        wait_options w;
+        if (s.text) w.text = *s.text;
+        if (s.ref || s.target) {
+            auto r = el();
+            if (!r) return fail(r.error());
+            w.ref = *r;
+            if (s.state) w.state = *s.state;
+        }
+        if (w.text.empty() && w.ref.empty()) return fail(errc::args_invalid, "wait needs `text` or `ref`");
+        return b.wait_for(w);
+    }
+    auto r = el();
+    if (!r) return fail(r.error());
+    if (s.action == "click") return b.click(*r);
+    if (s.action == "hover") return b.hover(*r);
+    if (s.action == "check") return b.set_checked(*r, true);
+    if (s.action == "uncheck") return b.set_checked(*r, false);
+    if (s.action == "type") {
+        if (!s.text) return fail(errc::args_invalid, "type needs `text`");
+        type_options o;
+        o.submit = s.submit.value_or(false);
+        return b.type(*r, *s.text, o);
+    }
+    if (s.action == "select") {
+        std::vector<std::string> v = s.values.value_or(std::vector<std::string>{});
+        if (s.value) v.push_back(*s.value);
+        if (v.empty()) return fail(errc::args_invalid, "select needs `value` or `values`");
+        return b.select(*r, v);
+    }
+    return fail(errc::args_invalid, "unknown step action " + s.action);
+}
+
+inline std::string level_filter_ok(std::string_view min, std::string_view level) {
+    auto rank = [](std::string_view l) {
+        if (l == "error" || l == "exception") return 3;
+        if (l == "warning") return 2;
+        if (l == "info" || l == "log") return 1;
+        return 0;
+    };
+    return rank(level) >= rank(min) ? "y" : "";
+}
+
+}  // namespace detail
+
+/// The browser tools over a shared state. The state must outlive the toolbox.
+inline auto browser_tools(tool_state& st) {
+    using detail::element_of;
+    using detail::text_of;
+    using detail::timed;
+    tool_state* s = &st;
+    const traits act = open_world;
+    const traits ro = read_only | open_world;
+
+    auto navigate = tool<"browser_navigate">(
+        "Open a URL in the current tab. Returns the final URL, title, HTTP status and a compact snapshot.",
+        [s](const navigate_args& a) { return timed(*s, "browser_navigate", [&] { return text_of(s->b.navigate(a.url)); }); },
+        act);
+    auto back = tool<"browser_navigate_back">(
+        "Go back to the previous page.",
+        [s]() { return timed(*s, "browser_navigate_back", [&] { return text_of(s->b.back()); }); }, act);
+    auto snapshot_tool = tool<"browser_snapshot">(
+        "Accessibility snapshot of the page: one element per line with [ref=eN] on everything you can act on. "
+        "Options: a subtree by ref, viewport only, interactive only, readable text for articles.",
+        [s](const snapshot_args& a) {
+            return timed(*s, "browser_snapshot", [&]() -> result<tool_output> {
+                if (a.readable.value_or(false)) {
+                    auto r = s->b.readable(readable_options{});
+                    if (!r) return fail(r.error());
+                    return tool_output::text(r->to_text());
+                }
+                snapshot_options o;
+                o.token_budget = a.budget ? static_cast<std::size_t>(*a.budget) : 6000;
+                if (a.ref || a.target) {
+                    auto el = element_of(a.ref, a.target);
+                    if (!el) return fail(el.error());
+                    o.root_ref = *el;
+                }
+                o.viewport_only = a.viewport_only.value_or(false);
+                o.interactive_only = a.interactive_only.value_or(false);
+                auto r = s->b.snapshot(o);
+                if (!r) return fail(r.error());
+                std::string text = r->to_text();
+                if (r->snap.truncated()) {
+                    auto ref = s->store.put({"text/plain", "snapshot", "full snapshot of " + r->url, r->snap.full_text, false});
+                    if (ref) text += "[the full snapshot is artifact " + ref->id + ": browser_artifact {\"id\": \"" + ref->id + "\"}]\n";
+                }
+                return tool_output::text(std::move(text));
+            });
+        },
+        ro);
+    auto click = tool<"browser_click">(
+        "Click an element by ref (scrolls it into view; reports what changed).",
+        [s](const click_args& a) {
+            return timed(*s, "browser_click", [&]() -> result<tool_output> {
+                auto el = element_of(a.ref, a.target);
+                if (!el) return fail(el.error());
+                click_options o;
+                o.button = a.button.value_or("left");
+                o.click_count = a.doubleClick.value_or(false) ? 2 : 1;
+                o.modifiers = detail::modifiers_of(a.modifiers);
+                return text_of(s->b.click(*el, o));
+            });
+        },
+        act);
+    auto type = tool<"browser_type">(
+        "Type text into an editable element by ref (replaces its value; submit presses Enter).",
+        [s](const type_args& a) {
+            return timed(*s, "browser_type", [&]() -> result<tool_output> {
+                auto el = element_of(a.ref, a.target);
+                if (!el) return fail(el.error());
+                type_options o;
+                o.submit = a.submit.value_or(false);
+                return text_of(s->b.type(*el, a.text, o));
+            });
+        },
+        act);
+    auto hover = tool<"browser_hover">(
+        "Move the mouse over an element by ref.",
+        [s](const element_args& a) {
+            return timed(*s, "browser_hover", [&]() -> result<tool_output> {
+                auto el = element_of(a.ref, a.target);
+                if (!el) return fail(el.error());
+                return text_of(s->b.hover(*el));
+            });
+        },
+        act);
+    auto drag = tool<"browser_drag">(
+        "Drag one element onto another, both by ref.",
+        [s](const drag_args& a) {
+            return timed(*s, "browser_drag", [&]() -> result<tool_output> {
+                auto from = element_of(a.startRef, a.startTarget, "start element");
+                if (!from) return fail(from.error());
+                auto to = element_of(a.endRef, a.endTarget, "end element");
+                if (!to) return fail(to.error());
+                return text_of(s->b.drag(*from, *to));
+            });
+        },
+        act);
+    auto select = tool<"browser_select_option">(
+        "Select one or several options of a <select> by ref (values or labels).",
+        [s](const select_args& a) {
+            return timed(*s, "browser_select_option", [&]() -> result<tool_output> {
+                auto el = element_of(a.ref, a.target);
+                if (!el) return fail(el.error());
+                return text_of(s->b.select(*el, a.values));
+            });
+        },
+        act);
+    auto fill = tool<"browser_fill_form">(
+        "Fill several fields in one call (textbox, checkbox, radio, combobox, slider); optionally click a submit "
+        "button afterwards. Stops at the first field that fails.",
+        [s](const fill_form_args& a) {
+            return timed(*s, "browser_fill_form", [&]() -> result<tool_output> {
+                std::string lines;
+                result<action_result> last = fail(errc::internal, "no field");
+                for (const auto& f : a.fields_) {
+                    auto el = element_of(f.ref, f.target, "field " + f.name);
+                    if (!el) return fail(el.error());
+                    if (f.type == "checkbox" || f.type == "radio") {
+                        const bool on = f.value == "true" || f.value == "on" || f.value == "yes" || f.value == "1";
+                        last = s->b.set_checked(*el, on);
+                    } else if (f.type == "combobox") {
+                        last = s->b.select(*el, {f.value});
+                    } else {
+                        last = s->b.type(*el, f.value, {});
+                    }
+                    if (!last) {
+                        error e = last.error();
+                        e.message = f.name + ": " + e.message;
+                        if (!lines.empty()) e.message = "filled " + lines + "then " + e.message;
+                        return fail(std::move(e));
+                    }
+                    lines += f.name + ", ";
+                }
+                std::string out = "filled " + std::to_string(a.fields_.size()) + " fields";
+                if (a.submit) {
+                    auto el = element_of(a.submit, std::nullopt, "submit button");
+                    if (!el) return fail(el.error());
+                    last = s->b.click(*el);
+                    if (!last) {
+                        error e = last.error();
+                        e.message = out + "; submit: " + e.message;
+                        return fail(std::move(e));
+                    }
+                    out += "; clicked " + *el;
+                }
+                return tool_output::text(out + "\n" + last->to_text());
+            });
+        },
+        act);
+    auto press = tool<"browser_press_key">(
+        "Press a key or chord in the focused element, e.g. Enter, Escape, ArrowDown, Control+a.",
+        [s](const press_args& a) { return timed(*s, "browser_press_key", [&] { return text_of(s->b.press(a.key)); }); }, act);
+    auto upload = tool<"browser_file_upload">(
+        "Set the files of a file input by ref.",
+        [s](const upload_args& a) {
+            return timed(*s, "browser_file_upload", [&]() -> result<tool_output> {
+                auto el = element_of(a.ref, a.target, "file input");
+                if (!el) return fail(el.error());
+                return text_of(s->b.upload(*el, a.paths));
+            });
+        },
+        act);
+    auto dialog = tool<"browser_handle_dialog">(
+        "Choose how the page's dialogs (alert, confirm, prompt, beforeunload) are answered from now on. "
+        "Dialogs never block: each is answered at once and reported in the action's result.",
+        [s](const dialog_args& a) {
+            return timed(*s, "browser_handle_dialog", [&]() -> result<tool_output> {
+                dialog_policy p;
+                const auto act_ = a.accept ? dialog_action::accept : dialog_action::dismiss;
+                p.alert = dialog_action::accept;
+                p.confirm = act_;
+                p.prompt = act_;
+                p.beforeunload = act_;
+                if (a.promptText) p.prompt_text = *a.promptText;
+                s->b.set_dialog_policy(p);
+                return tool_output::text(std::string("dialogs will be ") + (a.accept ? "accepted" : "dismissed") +
+                                         (a.promptText ? " (prompt text \"" + *a.promptText + "\")" : std::string()));
+            });
+        },
+        no_traits);
+    auto screenshot = tool<"browser_take_screenshot">(
+        "Screenshot of the viewport, the full page or one element. Stored as an artifact (its id is returned); "
+        "pass inline: true to receive the image itself.",
+        [s](const screenshot_args& a) {
+            return timed(*s, "browser_take_screenshot", [&]() -> result<tool_output> {
+                screenshot_options o;
+                o.format = a.type.value_or("png");
+                o.full_page = a.fullPage.value_or(false);
+                if (a.ref || a.target) {
+                    auto el = element_of(a.ref, a.target);
+                    if (!el) return fail(el.error());
+                    o.ref = *el;
+                }
+                auto shot = s->b.screenshot(o);
+                if (!shot) return fail(shot.error());
+                const std::size_t bytes = shot->base64.size() / 4 * 3;
+                auto ref = s->store.put({shot->mime_type, "screenshot",
+                                         "screenshot " + std::to_string(static_cast<int>(shot->width)) + "x" +
+                                             std::to_string(static_cast<int>(shot->height)),
+                                         shot->base64, true});
+                tool_output out;
+                std::string line = "screenshot " + std::to_string(static_cast<int>(shot->width)) + "x" +
+                                   std::to_string(static_cast<int>(shot->height)) + " " + o.format + ", " +
+                                   std::to_string(bytes / 1024) + " KB";
+                if (ref) {
+                    line += ", artifact " + ref->id;
+                    out.add_text(line);
+                    out.add_artifact(*ref);
+                } else {
+                    out.add_text(line + " (not stored: " + ref.error().message + ")");
+                }
+                if (a.inline_image.value_or(s->options.inline_screenshots) || !ref) out.add_image(shot->base64, shot->mime_type);
+                return out;
+            });
+        },
+        ro);
+    auto evaluate = tool<"browser_evaluate">(
+        "Evaluate a JavaScript function in the page (off unless the server was started with --allow-evaluate).",
+        [s](const evaluate_args& a) {
+            return timed(*s, "browser_evaluate", [&]() -> result<tool_output> {
+                std::string ref;
+                if (a.ref || a.target) {
+                    auto el = element_of(a.ref, a.target);
+                    if (!el) return fail(el.error());
+                    ref = *el;
+                }
+                auto r = s->b.evaluate(a.function, ref);
+                if (!r) return fail(r.error());
+                return tool_output::text(r->is_string() ? r->get<std::string>() : r->dump(-1, ' ', false, json::error_handler_t::replace));
+            });
+        },
+        open_world | destructive);
+    auto wait = tool<"browser_wait_for">(
+        "Wait for text to appear or disappear, or an element (ref) to reach a state; or a number of seconds.",
+        [s](const wait_args& a) {
+            return timed(*s, "browser_wait_for", [&]() -> result<tool_output> {
+                if (!a.text && !a.textGone && !a.ref) {
+                    if (!a.time) return fail(errc::args_invalid, "give text, textGone, ref or time", "e.g. {\"text\": \"Saved\"}");
+                    const double secs = std::min(*a.time, s->options.max_wait_seconds);
+                    // A deliberate pause the model asked for (e.g. an animation); bounded.
+                    std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<std::int64_t>(secs * 1000)));
+                    return tool_output::text("waited " + json(secs).dump() + " s");
+                }
+                wait_options w;
+                if (a.text) w.text = *a.text;
+                if (a.textGone) w.text_gone = *a.textGone;
+                if (a.ref) w.ref = *a.ref;
+                if (a.state) w.state = *a.state;
+                if (a.timeout) w.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(*a.timeout * 1000));
+                return text_of(s->b.wait_for(w));
+            });
+        },
+        ro);
+    auto console = tool<"browser_console_messages">(
+        "Console messages of the current tab (most recent last).",
+        [s](const console_args& a) {
+            return timed(*s, "browser_console_messages", [&]() -> result<tool_output> {
+                auto r = s->b.console_messages();
+                if (!r) return fail(r.error());
+                const std::string min = a.level.value_or("info");
+                std::string out;
+                std::size_t n = 0;
+                for (const auto& m : *r) {
+                    if (detail::level_filter_ok(min, m.level).empty()) continue;
+                    ++n;
+                    out += "[" + m.level + "] " + m.text;
+                    if (!m.url.empty()) out += " (" + m.url + ":" + std::to_string(m.line) + ")";
+                    out += "\n";
+                }
+                return tool_output::text(n == 0 ? std::string("no console messages") : out);
+            });
+        },
+        ro);
+    auto network = tool<"browser_network_requests">(
+        "Network requests of the current tab since it loaded (documents, XHR/fetch; static assets with static: true).",
+        [s](const network_args& a) {
+            return timed(*s, "browser_network_requests", [&]() -> result<tool_output> {
+                auto r = s->b.network_requests();
+                if (!r) return fail(r.error());
+                std::string out;
+                std::size_t n = 0;
+                for (const auto& e : *r) {
+                    const bool is_static = e.resource_type == "Image" || e.resource_type == "Font" ||
+                                           e.resource_type == "Stylesheet" || e.resource_type == "Script" ||
+                                           e.resource_type == "Media";
+                    if (is_static && !a.static_.value_or(false)) continue;
+                    if (a.filter && e.url.find(*a.filter) == std::string::npos) continue;
+                    ++n;
+                    out += e.method + " " + e.url + " → ";
+                    out += e.error.empty() ? (e.status ? std::to_string(e.status) : std::string("pending")) : e.error;
+                    out += " " + e.resource_type + "\n";
+                }
+                return tool_output::text(n == 0 ? std::string("no requests") : out);
+            });
+        },
+        ro);
+    auto tabs = tool<"browser_tabs">(
+        "List, open, select or close tabs.",
+        [s](const tabs_args& a) {
+            return timed(*s, "browser_tabs", [&]() -> result<tool_output> {
+                auto list_text = [&]() -> result<std::string> {
+                    auto l = s->b.tabs();
+                    if (!l) return fail(l.error());
+                    std::string out;
+                    for (std::size_t i = 0; i < l->size(); ++i)
+                        out += std::to_string(i) + ((*l)[i].active ? " * " : "   ") + (*l)[i].title + " (" + (*l)[i].url + ")\n";
+                    return out;
+                };
+                auto tab_id = [&]() -> result<std::string> {
+                    auto l = s->b.tabs();
+                    if (!l) return fail(l.error());
+                    if (!a.index) {
+                        for (const auto& t : *l)
+                            if (t.active) return t.id;
+                        return fail(errc::args_invalid, "no active tab");
+                    }
+                    if (static_cast<std::size_t>(*a.index) >= l->size())
+                        return fail(errc::args_invalid, "no tab " + std::to_string(*a.index), "List the tabs first.");
+                    return (*l)[static_cast<std::size_t>(*a.index)].id;
+                };
+                if (a.action == "new") {
+                    auto r = s->b.new_tab(a.url.value_or(""));
+                    if (!r) return fail(r.error());
+                } else if (a.action == "select") {
+                    auto id = tab_id();
+                    if (!id) return fail(id.error());
+                    auto r = s->b.select_tab(*id);
+                    if (!r) return fail(r.error());
+                } else if (a.action == "close") {
+                    auto id = tab_id();
+                    if (!id) return fail(id.error());
+                    auto r = s->b.close_tab(*id);
+                    if (!r) return fail(r.error());
+                }
+                auto l = list_text();
+                if (!l) return fail(l.error());
+                return tool_output::text(*l);
+            });
+        },
+        open_world);
+    auto resize = tool<"browser_resize">(
+        "Resize the viewport (optionally emulating a phone).",
+        [s](const resize_args& a) {
+            return timed(*s, "browser_resize", [&]() -> result<tool_output> {
+                viewport_size v;
+                v.width = a.width;
+                v.height = a.height;
+                v.mobile = a.mobile.value_or(false);
+                v.touch = v.mobile;
+                return text_of(s->b.resize(v));
+            });
+        },
+        idempotent);
+    auto close = tool<"browser_close">(
+        "Close the browser (the next browser tool starts a fresh one).",
+        [s]() {
+            return timed(*s, "browser_close", [&]() -> result<tool_output> {
+                s->b.close();
+                return tool_output::text("browser closed");
+            });
+        },
+        idempotent);
+    auto interact = tool<"browser_interact">(
+        "Run several steps in one call (navigate, click, type, select, check, uncheck, press, hover, wait); stops at "
+        "the first error; checks expect_text / expect_url at the end. One compact line per step.",
+        [s](const interact_args& a) {
+            return timed(*s, "browser_interact", [&]() -> result<tool_output> {
+                std::string lines;
+                action_result last;
+                bool any = false;
+                for (std::size_t i = 0; i < a.steps.size(); ++i) {
+                    const auto t0 = std::chrono::steady_clock::now();
+                    auto r = detail::run_step(s->b, a.steps[i]);
+                    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+                    if (!r) {
+                        lines += a.steps[i].action + ":error";
+                        tool_output o = tool_output::text(lines + "\nstep " + std::to_string(i + 1) + " (" + a.steps[i].action +
+                                                          ") failed: " + r.error().to_text() + "\n" +
+                                                          (any ? last.to_text() : std::string()));
+                        o.is_error = true;
+                        return o;
+                    }
+                    lines += a.steps[i].action + ":ok " + std::to_string(ms) + "ms  ";
+                    last = std::move(*r);
+                    any = true;
+                }
+                std::string post;
+                bool ok = true;
+                if (a.expect_text) {
+                    wait_options w;
+                    w.text = *a.expect_text;
+                    w.timeout = std::chrono::milliseconds(3000);
+                    auto r = s->b.wait_for(w);
+                    const bool found = r.has_value();
+                    post += std::string("expect_text \"") + *a.expect_text + "\": " + (found ? "ok" : "NOT FOUND") + "\n";
+                    ok = ok && found;
+                }
+                if (a.expect_url) {
+                    auto t = s->b.tabs();
+                    std::string url;
+                    if (t)
+                        for (const auto& x : *t)
+                            if (x.active) url = x.url;
+                    const bool match = url.find(*a.expect_url) != std::string::npos;
+                    post += "expect_url \"" + *a.expect_url + "\": " + (match ? "ok" : "NO (at " + url + ")") + "\n";
+                    ok = ok && match;
+                }
+                tool_output o = tool_output::text(lines + "\n" + post + last.to_text());
+                o.is_error = !ok;
+                return o;
+            });
+        },
+        act);
+    auto artifact = tool<"browser_artifact">(
+        "Read an artifact (screenshot, full snapshot, cut text, log) by id; text by offset and length.",
+        [s](const artifact_args& a) {
+            return timed(*s, "browser_artifact", [&]() -> result<tool_output> {
+                auto blob = s->store.get(a.id);
+                if (!blob)
+                    return fail(errc::not_found, "no artifact " + a.id,
+                                "Artifacts are listed in the results that created them; old ones may have been evicted.");
+                if (blob->base64) {
+                    tool_output o;
+                    o.add_text(blob->name + " (" + blob->mime_type + ")");
+                    o.add_image(blob->data, blob->mime_type);
+                    return o;
+                }
+                const std::size_t off = std::min(blob->data.size(), static_cast<std::size_t>(a.offset.value_or(0)));
+                const std::size_t len = static_cast<std::size_t>(a.length.value_or(20000));
+                const std::size_t start = off == 0 ? 0 : utf8_safe_suffix_start(blob->data, blob->data.size() - off);
+                std::string_view rest = std::string_view(blob->data).substr(start);
+                const std::size_t n = utf8_safe_prefix(rest, len);
+                std::string text(rest.substr(0, n));
+                if (start + n < blob->data.size())
+                    text += "\n[" + std::to_string(blob->data.size() - start - n) + " more characters: offset " +
+                            std::to_string(start + n) + "]";
+                return tool_output::text(std::move(text));
+            });
+        },
+        read_only);
+    auto metrics = tool<"browser_metrics">(
+        "Totals of this session's browser tool calls: calls, bytes and estimated tokens returned, time per tool.",
+        [s]() {
+            std::lock_guard lock(s->mu);
+            std::string out = "calls " + std::to_string(s->calls) + ", returned " + std::to_string(s->total_bytes) +
+                              " bytes (~" + std::to_string(s->total_tokens) + " tokens), " + std::to_string(s->total_ms) + " ms\n";
+            for (const auto& [name, v] : s->per_tool)
+                out += name + ": " + std::to_string(v.first) + " calls, " + std::to_string(v.second) + " ms\n";
+            return tool_output::text(out);
+        },
+        read_only | parallel_safe);
+
+    return toolbox{navigate, back,     snapshot_tool, click,   type,    hover,    drag,    select,
+                   fill,     press,    upload,        dialog,  screenshot, evaluate, wait, console,
+                   network,  tabs,     resize,        close,   interact, artifact, metrics};
+}
+
+#undef AGENTKIT_DETAIL_ELEMENT_FIELDS
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/tools.hpp> ----
+// ---- begin <agentkit/cdp.hpp> ----
+// agentkit/cdp.hpp — the Chrome DevTools Protocol driver: transports (pipe, WebSocket,
+// replay), transcripts, browser launch, and the connection with flattened sessions.
+
+// ---- begin <agentkit/cdp/replay_transport.hpp> ----
+// agentkit/cdp/replay_transport.hpp — plays back a recorded CDP transcript, for fast,
+// deterministic unit tests of the layers above the connection (no browser needed).
+//
+// Matching: every message the client sends must equal the next recorded `send` entry in
+// method, params and sessionId (the id is ignored). The recorded `recv` entries that
+// followed that send (responses and events), up to the next recorded send, are then
+// delivered in order; a response's id is rewritten from the recorded request id to the id
+// the client actually used. Messages recorded before the first send are delivered at once.
+// A recorded `close` entry replays the transport's end (e.g. a browser crash): receive()
+// returns that error from then on.
+//
+// A mismatch makes send() fail with errc::protocol_error naming the transcript position,
+// the expected and the received message, and finishes the transport (receive() reports the
+// same error, so a connection fails its pending calls with it).
+//
+// Example:
+//   auto entries = agentkit::cdp::load_transcript("tests/cdp/data/navigate.jsonl");
+//   agentkit::cdp::connection conn{agentkit::cdp::replay_transport{std::move(*entries)}};
+//   auto r = conn.call("Browser.getVersion");   // the recorded answer
+
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace agentkit::cdp {
+
+/// Options of a replay.
+struct replay_options {
+    /// When true, receive() reports errc::transport_closed once the whole transcript has
+    /// been delivered (useful to end a test); otherwise it times out like an idle browser.
+    bool close_at_end = false;
+    /// Compare sessionId too (on by default: a call on the wrong session is a real bug).
+    bool match_session = true;
+};
+
+/// Plays back a transcript. Thread-safe per the transport contract; move-only.
+class replay_transport {
+public:
+    explicit replay_transport(std::vector<transcript_entry> entries, replay_options options = {})
+        : s_(std::make_shared<state>()) {
+        s_->entries = std::move(entries);
+        s_->options = options;
+        std::lock_guard lock(s_->mu);
+        s_->deliver_until_next_send();
+    }
+
+    /// Load a JSONL transcript file.
+    [[nodiscard]] static result<replay_transport> from_file(const std::filesystem::path& path, replay_options options = {}) {
+        auto e = load_transcript(path);
+        if (!e) return fail(e.error());
+        return replay_transport(std::move(*e), options);
+    }
+
+    replay_transport(replay_transport&&) noexcept = default;
+    replay_transport& operator=(replay_transport&&) noexcept = default;
+    replay_transport(const replay_transport&) = delete;
+    replay_transport& operator=(const replay_transport&) = delete;
+    ~replay_transport() = default;
+
+    [[nodiscard]] result<void> send(std::string_view message) {
+        if (!s_) return fail(errc::transport_closed, "moved-from replay_transport");
+        std::lock_guard lock(s_->mu);
+        return s_->on_send(message);
+    }
+
+    [[nodiscard]] result<std::string> receive(std::chrono::milliseconds timeout) {
+        if (!s_) return fail(errc::transport_closed, "moved-from replay_transport");
+        std::unique_lock lock(s_->mu);
+        const bool ready = s_->cv.wait_for(lock, timeout, [&] {
+            return !s_->outbox.empty() || s_->terminal.has_value() || s_->at_end_closed();
+        });
+        if (!s_->outbox.empty()) {
+            std::string m = std::move(s_->outbox.front());
+            s_->outbox.pop_front();
+            return m;
+        }
+        if (s_->terminal) return fail(*s_->terminal);
+        if (s_->at_end_closed()) {
+            s_->terminal = error(errc::transport_closed, "the replayed transcript ended");
+            return fail(*s_->terminal);
+        }
+        (void)ready;
+        return fail(errc::timeout, "no replayed message within " + std::to_string(timeout.count()) + " ms");
+    }
+
+    void close() {
+        if (!s_) return;
+        std::lock_guard lock(s_->mu);
+        if (!s_->terminal) s_->terminal = error(errc::transport_closed, "the replay transport was closed");
+        s_->outbox.clear();
+        s_->cv.notify_all();
+    }
+
+    [[nodiscard]] bool is_open() const {
+        if (!s_) return false;
+        std::lock_guard lock(s_->mu);
+        return !s_->terminal.has_value();
+    }
+
+    /// True when every recorded send has been matched.
+    [[nodiscard]] bool finished() const {
+        std::lock_guard lock(s_->mu);
+        return s_->next_send_index() == s_->entries.size();
+    }
+
+    /// The number of recorded sends not yet matched.
+    [[nodiscard]] std::size_t remaining_sends() const {
+        std::lock_guard lock(s_->mu);
+        std::size_t n = 0;
+        for (std::size_t i = s_->cursor; i < s_->entries.size(); ++i)
+            if (s_->entries[i].dir == direction::sent) ++n;
+        return n;
+    }
+
+private:
+    struct state {
+        std::mutex mu;
+        std::condition_variable cv;
+        std::vector<transcript_entry> entries;
+        replay_options options;
+        std::size_t cursor = 0;  // next entry not yet consumed
+        std::deque<std::string> outbox;
+        std::map<std::int64_t, std::int64_t> id_map;  // recorded request id -> client id
+        std::optional<error> terminal;
+
+        [[nodiscard]] std::size_t next_send_index() const {
+            std::size_t i = cursor;
+            while (i < entries.size() && entries[i].dir != direction::sent) ++i;
+            return i;
+        }
+
+        [[nodiscard]] bool at_end_closed() const {
+            return options.close_at_end && cursor >= entries.size() && outbox.empty();
+        }
+
+        // Queue received entries from the cursor up to the next send (or a close entry).
+        void deliver_until_next_send() {
+            while (cursor < entries.size() && entries[cursor].dir != direction::sent) {
+                const auto& e = entries[cursor++];
+                if (e.dir == direction::closed) {
+                    auto j = json::parse(e.message, nullptr, false);
+                    terminal = j.is_object() ? error::from_json(j)
+                                             : error(errc::transport_closed, "the recorded transport closed");
+                    cursor = entries.size();
+                    break;
+                }
+                outbox.push_back(rewrite_id(e.message));
+            }
+            cv.notify_all();
+        }
+
+        std::string rewrite_id(const std::string& text) const {
+            auto j = json::parse(text, nullptr, false);
+            if (!j.is_object()) return text;
+            auto id = j.find("id");
+            if (id == j.end() || !id->is_number_integer()) return text;
+            auto it = id_map.find(id->get<std::int64_t>());
+            if (it == id_map.end()) return text;
+            *id = it->second;
+            return j.dump();
+        }
+
+        static json view(const json& m, bool with_session) {
+            json v = json::object();
+            v["method"] = m.value("method", json());
+            v["params"] = m.contains("params") ? m["params"] : json::object();
+            if (with_session && m.contains("sessionId")) v["sessionId"] = m["sessionId"];
+            return v;
+        }
+
+        result<void> mismatch(std::string message, std::string hint, json details) {
+            error e(errc::protocol_error, std::move(message), std::move(hint), std::move(details));
+            terminal = e;
+            cv.notify_all();
+            return fail(std::move(e));
+        }
+
+        result<void> on_send(std::string_view text) {
+            if (terminal) return fail(*terminal);
+            auto got = json::parse(text, nullptr, false);
+            if (!got.is_object()) return fail(errc::protocol_error, "replay: the client sent a message that is not a JSON object");
+            const std::size_t at = next_send_index();
+            if (at >= entries.size())
+                return mismatch("replay: the transcript has no more requests, but the client sent " +
+                                    view(got, true).dump(),
+                                "Re-record the transcript, or stop the code under test from sending more.",
+                                json{{"position", at}, {"got", view(got, true)}});
+            // Received entries before `at` that were not delivered yet belong to an earlier
+            // request: deliver them first, in order.
+            deliver_until_next_send();
+            auto expected = json::parse(entries[at].message, nullptr, false);
+            const json want = view(expected, options.match_session);
+            const json have = view(got, options.match_session);
+            if (want != have)
+                return mismatch("replay mismatch at transcript entry " + std::to_string(at + 1) + ": expected " +
+                                    want.dump() + " but the client sent " + have.dump(),
+                                "The code under test sends different CDP commands than when the transcript was "
+                                "recorded; re-record it if the change is intended.",
+                                json{{"position", at + 1}, {"expected", want}, {"got", have}});
+            if (expected.contains("id") && expected["id"].is_number_integer() && got.contains("id") &&
+                got["id"].is_number_integer())
+                id_map[expected["id"].get<std::int64_t>()] = got["id"].get<std::int64_t>();
+            cursor = at + 1;
+            deliver_until_next_send();
+            return {};
+        }
+    };
+
+    std::shared_ptr<state> s_;
+};
+
+static_assert(transport<replay_transport>);
+
+}  // namespace agentkit::cdp
+// ---- end <agentkit/cdp/replay_transport.hpp> ----
+// ---- end <agentkit/cdp.hpp> ----
+// ---- begin <agentkit/format/budget.hpp> ----
+// agentkit/format/budget.hpp — hard, self-describing size budgets.
+//
+// Every result the model sees has a ceiling. What is cut says how much was cut and how to get
+// it: an artifact id when a store is given, otherwise how to ask for less.
+//
+//   agentkit::cut_report cut;
+//   std::string s = agentkit::cap_text(page_text, 6000, "page text", store, &cut);
+//   // s.size() <= 6000, ends with
+//   // "[cut: showing 5,861 of 48,212 chars of page text; full text: artifact a3 (agentkit://artifacts/a3)]"
+//
+//   agentkit::head_tail(old_result, 1400, 500);  // history compression: head, marker, tail
+
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace agentkit {
+
+/// What kind of content a result carries; each kind has its own cap.
+enum class result_kind { generic, snapshot, page_text, extraction, search, log };
+
+[[nodiscard]] constexpr std::string_view to_string(result_kind k) noexcept {
+    switch (k) {
+        case result_kind::generic: return "result";
+        case result_kind::snapshot: return "snapshot";
+        case result_kind::page_text: return "page text";
+        case result_kind::extraction: return "extraction";
+        case result_kind::search: return "search results";
+        case result_kind::log: return "log";
+    }
+    return "result";
+}
+
+/// Character budgets. `total` is the hard cap for any single result; a per-kind cap applies to
+/// the text of that kind (0 = only the total applies).
+struct budgets {
+    std::size_t total = 30000;
+    std::size_t snapshot = 6000;
+    std::size_t page_text = 6000;
+    std::size_t extraction = 4000;
+    std::size_t search = 4000;
+    std::size_t log = 4000;
+
+    [[nodiscard]] constexpr std::size_t cap(result_kind k) const noexcept {
+        std::size_t c = 0;
+        switch (k) {
+            case result_kind::generic: c = 0; break;
+            case result_kind::snapshot: c = snapshot; break;
+            case result_kind::page_text: c = page_text; break;
+            case result_kind::extraction: c = extraction; break;
+            case result_kind::search: c = search; break;
+            case result_kind::log: c = log; break;
+        }
+        return (c == 0 || c > total) ? total : c;
+    }
+};
+
+/// `12345` → `"12,345"`.
+[[nodiscard]] inline std::string group_digits(std::size_t n) {
+    std::string d = std::to_string(n);
+    std::string out;
+    out.reserve(d.size() + d.size() / 3);
+    const std::size_t lead = d.size() % 3;
+    for (std::size_t i = 0; i < d.size(); ++i) {
+        if (i != 0 && (i % 3) == lead) out += ',';
+        out += d[i];
+    }
+    return out;
+}
+
+/// What a cut removed (filled by cap_text when it cuts).
+struct cut_report {
+    bool cut = false;
+    std::size_t original_chars = 0;
+    std::size_t kept_chars = 0;
+    std::optional<artifact_ref> artifact;  ///< where the full text went, when stored
+};
+
+namespace detail {
+/// Prefer cutting at a line break in the last 15% of the allowed prefix.
+[[nodiscard]] inline std::size_t nice_cut(std::string_view s, std::size_t max_bytes) {
+    std::size_t n = utf8_safe_prefix(s, max_bytes);
+    if (n >= s.size()) return n;
+    const std::size_t floor = n - n * 15 / 100;
+    for (std::size_t i = n; i > floor && i > 0; --i)
+        if (s[i - 1] == '\n') return i;
+    return n;
+}
+}  // namespace detail
+
+/// Cap `text` at `cap` bytes (UTF-8 safe). When it is longer, the full text is stored in `sink`
+/// (if any) and the kept head is followed by a one-line note saying what was cut and how to get
+/// it. The returned string is never longer than `cap`. `what` names the content ("page text").
+/// `narrow_hint` replaces the default advice when there is no store.
+[[nodiscard]] inline std::string cap_text(std::string_view text, std::size_t cap, std::string_view what = "result",
+                                          artifact_sink_ref sink = {}, cut_report* report = nullptr,
+                                          std::string_view narrow_hint = {}) {
+    if (text.size() <= cap) return std::string(text);
+    std::optional<artifact_ref> stored;
+    if (sink) {
+        artifact_blob b;
+        b.mime_type = "text/plain";
+        b.name = std::string(what);
+        b.description = "full " + std::string(what) + " (" + group_digits(text.size()) + " chars) cut from a result";
+        b.data = std::string(text);
+        if (auto r = sink.put(std::move(b))) stored = std::move(*r);
+    }
+    auto note_for = [&](std::size_t kept) {
+        std::string n = "\n[cut: showing " + group_digits(kept) + " of " + group_digits(text.size()) + " chars of " +
+                        std::string(what) + "; ";
+        if (stored) {
+            n += "full text: artifact " + stored->id + " (" + stored->uri + ")]";
+        } else if (!narrow_hint.empty()) {
+            n += std::string(narrow_hint) + "]";
+        } else {
+            n += "narrow the request (a selector, a section or a smaller range) to see the rest]";
+        }
+        return n;
+    };
+    // The note's length depends on the kept count only through its digits; size it for the worst case.
+    const std::size_t note_len = note_for(text.size()).size();
+    std::string out;
+    if (note_len >= cap) {
+        out.assign(text.substr(0, utf8_safe_prefix(text, cap)));
+    } else {
+        const std::size_t keep = detail::nice_cut(text, cap - note_len);
+        out.assign(text.substr(0, keep));
+        out += note_for(keep);
+    }
+    if (report) {
+        report->cut = true;
+        report->original_chars = text.size();
+        report->kept_chars = out.size();
+        report->artifact = stored;
+    }
+    return out;
+}
+
+/// History compression: the first `head` and last `tail` bytes with a marker between them
+/// (UTF-8 safe). Text no longer than head + tail + the marker is returned unchanged.
+/// `how_to_get` is appended to the marker ("re-run read_page to see it again").
+[[nodiscard]] inline std::string head_tail(std::string_view text, std::size_t head = 1400, std::size_t tail = 500,
+                                           std::string_view how_to_get = {}) {
+    const std::string probe = "\n[... " + group_digits(text.size()) + " chars omitted from an older result ...]\n";
+    if (text.size() <= head + tail + probe.size() + how_to_get.size() + 2) return std::string(text);
+    const std::size_t h = detail::nice_cut(text, head);
+    const std::size_t t = utf8_safe_suffix_start(text, tail);
+    const std::size_t omitted = t > h ? t - h : 0;
+    std::string out(text.substr(0, h));
+    out += "\n[... " + group_digits(omitted) + " chars omitted from an older result";
+    if (!how_to_get.empty()) {
+        out += "; ";
+        out += how_to_get;
+    }
+    out += " ...]\n";
+    out += text.substr(t);
+    return out;
+}
+
+}  // namespace agentkit
+// ---- end <agentkit/format/budget.hpp> ----
+// ---- begin <agentkit/format/compact.hpp> ----
+// agentkit/format/compact.hpp — compact result strings for the built-in tool kinds (seed 004).
+//
+// Tool results are input tokens on every later call, so they say what happened and nothing
+// else: `Clicked "Submit" → Thanks (https://ex.com/done)`, `Typed "hello world".`,
+// `Scrolled down.`, `Tab opened → https://…`, and for compound tools a step list
+// `click:ok type:ok wait:120ms`.
+//
+//   using namespace agentkit::compact;
+//   clicked("Submit", "Thanks", "https://ex.com/done");   // Clicked "Submit" → Thanks (https://ex.com/done)
+//   steps({{"click"}, {"type"}, {"wait", true, "", 120}}); // click:ok type:ok wait:120ms
+
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace agentkit::compact {
+
+namespace detail {
+/// Quote a label, shortened to `max` bytes (UTF-8 safe) with an ellipsis.
+[[nodiscard]] inline std::string quoted(std::string_view s, std::size_t max = 60) {
+    std::string out = "\"";
+    if (s.size() > max) {
+        out += s.substr(0, agentkit::utf8_safe_prefix(s, max));
+        out += "…";
+    } else {
+        out += s;
+    }
+    out += '"';
+    return out;
+}
+/// ` → Title (url)` / ` → url` / ` → Title`, or empty when both are empty.
+[[nodiscard]] inline std::string arrow_page(std::string_view title, std::string_view url) {
+    if (title.empty() && url.empty()) return {};
+    std::string s = " → ";
+    if (!title.empty()) {
+        s += title;
+        if (!url.empty()) {
+            s += " (";
+            s += url;
+            s += ')';
+        }
+    } else {
+        s += url;
+    }
+    return s;
+}
+}  // namespace detail
+
+/// `Title (url)` — the page a result ended on.
+[[nodiscard]] inline std::string page(std::string_view title, std::string_view url) {
+    std::string s = detail::arrow_page(title, url);
+    return s.empty() ? s : s.substr(5);  // drop " → " (5 bytes: space, 3-byte arrow, space)
+}
+
+/// `Clicked "Submit".` or, when the click led somewhere, `Clicked "Submit" → Thanks (https://…)`.
+[[nodiscard]] inline std::string clicked(std::string_view target, std::string_view title = {}, std::string_view url = {}) {
+    std::string s = "Clicked " + detail::quoted(target);
+    const std::string p = detail::arrow_page(title, url);
+    s += p.empty() ? std::string(".") : p;
+    return s;
+}
+
+/// `Typed "hello world".` (`Typed "hello…" (120 chars) ⏎.` for long text submitted with Enter).
+[[nodiscard]] inline std::string typed(std::string_view text, bool submitted = false, std::size_t max_echo = 40) {
+    std::string s = "Typed " + detail::quoted(text, max_echo);
+    if (text.size() > max_echo) s += " (" + std::to_string(text.size()) + " chars)";
+    if (submitted) s += " ⏎";
+    s += '.';
+    return s;
+}
+
+/// `Scrolled down.` / `Scrolled down 600px.`
+[[nodiscard]] inline std::string scrolled(std::string_view direction, int pixels = 0) {
+    std::string s = "Scrolled ";
+    s += direction;
+    if (pixels > 0) s += " " + std::to_string(pixels) + "px";
+    s += '.';
+    return s;
+}
+
+/// `Title (url)` followed by a blank line and the page body (snapshot or text), if any.
+[[nodiscard]] inline std::string navigated(std::string_view title, std::string_view url, std::string_view body = {}) {
+    std::string s = page(title, url);
+    if (!body.empty()) {
+        s += "\n\n";
+        s += body;
+    }
+    return s;
+}
+
+/// `Tab opened → https://…`
+[[nodiscard]] inline std::string tab_opened(std::string_view url) { return "Tab opened → " + std::string(url); }
+
+/// `Waited 120ms.`
+[[nodiscard]] inline std::string waited(long long ms) { return "Waited " + std::to_string(ms) + "ms."; }
+
+/// One search hit.
+struct search_hit {
+    std::string title;
+    std::string snippet;
+    std::string url;
+};
+
+/// `"query" results:` then `1. Title - snippet (url)` per hit (snippets shortened to `max_snippet`).
+[[nodiscard]] inline std::string search_results(std::string_view query, const std::vector<search_hit>& hits,
+                                                std::size_t max_snippet = 160) {
+    std::string s = detail::quoted(query, 80) + (hits.empty() ? " no results." : " results:");
+    std::size_t i = 0;
+    for (const auto& h : hits) {
+        s += "\n" + std::to_string(++i) + ". " + h.title;
+        if (!h.snippet.empty()) {
+            s += " - ";
+            if (h.snippet.size() > max_snippet) {
+                s += h.snippet.substr(0, agentkit::utf8_safe_prefix(h.snippet, max_snippet));
+                s += "…";
+            } else {
+                s += h.snippet;
+            }
+        }
+        if (!h.url.empty()) s += " (" + h.url + ")";
+    }
+    return s;
+}
+
+/// The outcome of one step of a compound tool (interact, fill_form, batch).
+struct step {
+    std::string action;     ///< "click", "type", "wait", "fill", ...
+    bool ok = true;
+    std::string detail;     ///< on failure: the error code ("element.covered"); on success: optional
+    long long ms = -1;      ///< a duration worth showing (waits), or -1
+    bool skipped = false;   ///< not run (stop on error)
+
+    step() = default;
+    step(std::string action_, bool ok_ = true, std::string detail_ = {}, long long ms_ = -1, bool skipped_ = false)
+        : action(std::move(action_)), ok(ok_), detail(std::move(detail_)), ms(ms_), skipped(skipped_) {}
+};
+
+/// `click:ok type:ok wait:120ms fill:fail(ref.stale) type:skip`
+[[nodiscard]] inline std::string steps(const std::vector<step>& list) {
+    std::string s;
+    for (const auto& st : list) {
+        if (!s.empty()) s += ' ';
+        s += st.action;
+        s += ':';
+        if (st.skipped) {
+            s += "skip";
+        } else if (!st.ok) {
+            s += "fail";
+            if (!st.detail.empty()) s += "(" + st.detail + ")";
+        } else if (st.ms >= 0) {
+            s += std::to_string(st.ms) + "ms";
+        } else if (!st.detail.empty()) {
+            s += st.detail;
+        } else {
+            s += "ok";
+        }
+    }
+    return s;
+}
+
+/// A step list and the page it ended on: `click:ok type:ok click:ok → Home (https://x.com/home)`.
+[[nodiscard]] inline std::string steps(const std::vector<step>& list, std::string_view title, std::string_view url) {
+    return steps(list) + detail::arrow_page(title, url);
+}
+
+/// `fill:5/5 ok` or `fill:4/5 (Email: element.not_visible)` — a form fill summary.
+struct field_result {
+    std::string label;
+    bool ok = true;
+    std::string error_code;
+
+    field_result() = default;
+    field_result(std::string label_, bool ok_ = true, std::string code = {})
+        : label(std::move(label_)), ok(ok_), error_code(std::move(code)) {}
+};
+[[nodiscard]] inline std::string filled(const std::vector<field_result>& fields) {
+    std::size_t ok = 0;
+    std::string failures;
+    for (const auto& f : fields) {
+        if (f.ok) {
+            ++ok;
+        } else {
+            if (!failures.empty()) failures += ", ";
+            failures += f.label + ": " + (f.error_code.empty() ? std::string("failed") : f.error_code);
+        }
+    }
+    std::string s = "fill:" + std::to_string(ok) + "/" + std::to_string(fields.size());
+    s += failures.empty() ? std::string(" ok") : " (" + failures + ")";
+    return s;
+}
+
+}  // namespace agentkit::compact
+// ---- end <agentkit/format/compact.hpp> ----
+// ---- begin <agentkit/format/formatter.hpp> ----
+// agentkit/format/formatter.hpp — the formatter policy of an agent_session: what a tool result
+// looks like by the time the model sees it.
+//
+// A formatter is any type with `format(tool_output, const format_context&) const -> tool_output`.
+// compact_formatter applies the budgets: a per-kind cap (snapshot, page text, extraction,
+// search, log) and the hard total cap, parking what it cuts in the artifact store when one is
+// given, and a policy for images (keep / store as artifacts / drop). plain_formatter passes
+// results through untouched.
+//
+//   agentkit::compact_formatter f;
+//   f.limits.total = 20000;
+//   f.set_kind("read_page", agentkit::result_kind::page_text);
+
+
+#include <concepts>
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace agentkit {
+
+/// What a formatter knows about the call whose result it formats.
+struct format_context {
+    std::string_view tool;              ///< the tool's name
+    const tool_info* info = nullptr;    ///< its description, when it is a host tool
+    artifact_sink_ref artifacts{};      ///< where cut text and stored images go (may be empty)
+};
+
+template <class F>
+concept result_formatter = requires(const F& f, tool_output o, const format_context& c) {
+    { f.format(std::move(o), c) } -> std::same_as<tool_output>;
+};
+
+/// Passes results through unchanged.
+struct plain_formatter {
+    [[nodiscard]] tool_output format(tool_output o, const format_context&) const { return o; }
+};
+
+enum class image_policy {
+    keep,   ///< images go to the model (up to max_images; the rest are stored or described)
+    store,  ///< images go to the artifact store; the model sees a one-line mention with the id
+    drop,   ///< images are replaced by a one-line description
+};
+
+class compact_formatter {
+public:
+    budgets limits{};
+    image_policy images = image_policy::keep;
+    std::size_t max_images = 2;  ///< per result, with image_policy::keep
+
+    /// Classify a tool's results (overrides the name heuristics).
+    compact_formatter& set_kind(std::string tool, result_kind k) {
+        kinds_[std::move(tool)] = k;
+        return *this;
+    }
+
+    /// The kind of a tool's results: an explicit set_kind, else a guess from the name
+    /// (snapshot, extract, search, log/console/network, read/text/content).
+    [[nodiscard]] result_kind kind_of(std::string_view tool) const {
+        if (auto it = kinds_.find(tool); it != kinds_.end()) return it->second;
+        auto has = [&](std::string_view w) { return tool.find(w) != std::string_view::npos; };
+        if (has("snapshot")) return result_kind::snapshot;
+        if (has("extract")) return result_kind::extraction;
+        if (has("search")) return result_kind::search;
+        if (has("log") || has("console") || has("network")) return result_kind::log;
+        if (has("read") || has("text") || has("content")) return result_kind::page_text;
+        return result_kind::generic;
+    }
+
+    [[nodiscard]] tool_output format(tool_output o, const format_context& c) const {
+        handle_images(o, c);
+        const result_kind k = kind_of(c.tool);
+        const std::size_t cap = limits.cap(k);
+        std::size_t text_size = 0;
+        for (const auto& b : o.content) text_size += block_chars(b);
+        if (text_size <= cap) return o;
+        // Merge every textual block into one (images and tool references keep their place)
+        // and cut it with a note that says what was cut and where the rest is.
+        std::string merged;
+        std::vector<content_block> kept;
+        std::size_t text_pos = o.content.size();
+        for (std::size_t i = 0; i < o.content.size(); ++i) {
+            auto& b = o.content[i];
+            if (b.type == content_block::kind::image || b.type == content_block::kind::tool_reference) {
+                kept.push_back(std::move(b));
+                continue;
+            }
+            if (text_pos == o.content.size()) text_pos = kept.size();
+            if (!merged.empty()) merged += '\n';
+            merged += block_text(b);
+        }
+        std::size_t other = 0;
+        for (const auto& b : kept) other += block_chars(b);
+        const std::size_t room = cap > other ? cap - other : 0;
+        std::string what = std::string(to_string(k));
+        if (!c.tool.empty()) what += " of " + std::string(c.tool);
+        content_block t = content_block::make_text(cap_text(merged, room, what, c.artifacts));
+        if (text_pos > kept.size()) text_pos = kept.size();
+        kept.insert(kept.begin() + static_cast<std::ptrdiff_t>(text_pos), std::move(t));
+        o.content = std::move(kept);
+        return o;
+    }
+
+private:
+    [[nodiscard]] static std::string block_text(const content_block& b) {
+        switch (b.type) {
+            case content_block::kind::text: return b.text;
+            case content_block::kind::structured: return b.data.dump();
+            case content_block::kind::artifact:
+                return "[artifact " + b.artifact.id + " " + b.artifact.mime_type + " " + group_digits(b.artifact.size) +
+                       " bytes" + (b.artifact.name.empty() ? std::string() : ": " + b.artifact.name) + "]";
+            case content_block::kind::tool_reference: return "[tool " + b.text + " is now available]";
+            case content_block::kind::image: return "[image " + b.mime_type + "]";
+        }
+        return {};
+    }
+    [[nodiscard]] static std::size_t block_chars(const content_block& b) {
+        if (b.type == content_block::kind::image) return 0;  // images are budgeted by count, not chars
+        if (b.type == content_block::kind::text) return b.text.size();
+        return block_text(b).size();
+    }
+
+    void handle_images(tool_output& o, const format_context& c) const {
+        std::size_t seen = 0;
+        for (auto& b : o.content) {
+            if (b.type != content_block::kind::image) continue;
+            ++seen;
+            const bool keep = images == image_policy::keep && seen <= max_images;
+            if (keep) continue;
+            const std::size_t approx_bytes = b.text.size() / 4 * 3;
+            std::string line;
+            if (images != image_policy::drop && c.artifacts) {
+                artifact_blob blob;
+                blob.mime_type = b.mime_type;
+                blob.name = "image from " + std::string(c.tool);
+                blob.description = blob.name;
+                blob.data = b.text;
+                blob.base64 = true;
+                if (auto ref = c.artifacts.put(std::move(blob))) {
+                    line = "[image " + b.mime_type + " (" + group_digits(approx_bytes) + " bytes) stored as artifact " +
+                           ref->id + " (" + ref->uri + ")]";
+                }
+            }
+            if (line.empty())
+                line = "[image " + b.mime_type + " (" + group_digits(approx_bytes) + " bytes) from " +
+                       std::string(c.tool) + " not shown]";
+            b = content_block::make_text(std::move(line));
+        }
+    }
+
+    std::map<std::string, result_kind, std::less<>> kinds_;
+};
+
+static_assert(result_formatter<plain_formatter>);
+static_assert(result_formatter<compact_formatter>);
+
+}  // namespace agentkit
+// ---- end <agentkit/format/formatter.hpp> ----
+// ---- begin <agentkit/format/report.hpp> ----
+// agentkit/format/report.hpp — the Result / Summary / Artifacts contract (seed 002).
+//
+// What an agent-style tool (web_eval_agent, a sub-agent) hands back: the answer first, a few
+// bounded bullets, and references to everything large — never the large things themselves.
+//
+//   Result: The order total is $42.10.
+//   Summary:
+//   - completed in 3 model turns (4 tool calls, 0 errors)
+//   - ...
+//   Artifacts:
+//   - session_id: s-3f2a
+//   - stored: 2 screenshots, 1 text (48,212 bytes)
+//   - fetch: get_screenshots(session_id="s-3f2a") · get_artifact(id="a3") for a3 (page text)
+//
+// Images are never inlined unless report_options::inline_images is set.
+
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace agentkit {
+
+struct report {
+    std::string result;                 ///< the final answer ("" when there is none)
+    bool answered = false;              ///< true when `result` is a real answer
+    std::string no_answer_reason;       ///< why there is no answer (step limit, error, ...)
+    std::vector<std::string> summary;   ///< bullets, most important first
+    std::string session_id;
+    std::vector<artifact_ref> artifacts;
+    std::vector<std::string> next_actions;  ///< extra retrieval guidance lines
+    /// Images the run produced that a caller may inline (only with inline_images).
+    std::vector<content_block> images;
+};
+
+struct report_options {
+    std::size_t max_result_chars = 4000;
+    std::size_t max_bullets = 8;
+    std::size_t max_bullet_chars = 240;
+    std::size_t max_artifacts_listed = 5;
+    std::size_t max_chars = 30000;           ///< the hard cap of the whole text
+    std::string screenshots_tool = "get_screenshots";
+    std::string artifact_tool = "get_artifact";
+    bool inline_images = false;
+};
+
+namespace detail {
+[[nodiscard]] inline std::string one_line(std::string_view s, std::size_t max) {
+    std::string out;
+    out.reserve(s.size());
+    for (char c : s) out += (c == '\n' || c == '\r') ? ' ' : c;
+    if (out.size() > max) {
+        out.resize(utf8_safe_prefix(out, max > 1 ? max - 1 : 0));
+        out += "…";
+    }
+    return out;
+}
+}  // namespace detail
+
+/// The report as text, within report_options::max_chars.
+[[nodiscard]] inline std::string render_report(const report& r, const report_options& o = {}) {
+    std::string s = "Result: ";
+    if (r.answered && !r.result.empty()) {
+        std::string res = cap_text(r.result, o.max_result_chars, "final answer", {}, nullptr,
+                                   "ask for a narrower answer to see the rest");
+        // Continuation lines are indented so the three sections stay unambiguous.
+        for (char c : res) {
+            s += c;
+            if (c == '\n') s += "  ";
+        }
+    } else {
+        s += "(no final answer";
+        if (!r.no_answer_reason.empty()) s += ": " + detail::one_line(r.no_answer_reason, o.max_bullet_chars);
+        s += ")";
+    }
+    s += "\nSummary:";
+    const std::size_t shown = r.summary.size() < o.max_bullets ? r.summary.size() : o.max_bullets;
+    for (std::size_t i = 0; i < shown; ++i) s += "\n- " + detail::one_line(r.summary[i], o.max_bullet_chars);
+    if (shown < r.summary.size()) s += "\n- (+" + std::to_string(r.summary.size() - shown) + " more)";
+    if (r.summary.empty()) s += "\n- (nothing to report)";
+    s += "\nArtifacts:";
+    if (!r.session_id.empty()) s += "\n- session_id: " + r.session_id;
+    const artifact_counts c = count_artifacts(r.artifacts);
+    if (c.total() == 0) {
+        s += "\n- stored: none";
+    } else {
+        s += "\n- stored:";
+        bool first = true;
+        auto part = [&](std::size_t n, std::string_view one, std::string_view many) {
+            if (n == 0) return;
+            s += first ? " " : ", ";
+            first = false;
+            s += std::to_string(n) + " " + std::string(n == 1 ? one : many);
+        };
+        part(c.images, "screenshot", "screenshots");
+        part(c.texts, "text", "texts");
+        part(c.other, "file", "files");
+        s += " (" + group_digits(c.bytes) + " bytes)";
+        std::string fetch;
+        if (c.images > 0 && !r.session_id.empty())
+            fetch += o.screenshots_tool + "(session_id=\"" + r.session_id + "\")";
+        std::size_t listed = 0;
+        for (const auto& a : r.artifacts) {
+            if (a.mime_type.rfind("image/", 0) == 0 && !r.session_id.empty()) continue;
+            if (listed == o.max_artifacts_listed) {
+                fetch += " · …";
+                break;
+            }
+            if (!fetch.empty()) fetch += " · ";
+            fetch += o.artifact_tool + "(id=\"" + a.id + "\")";
+            if (!a.name.empty()) fetch += " for " + detail::one_line(a.name, 60);
+            ++listed;
+        }
+        if (!fetch.empty()) s += "\n- fetch: " + fetch;
+    }
+    for (const auto& n : r.next_actions) s += "\n- " + detail::one_line(n, o.max_bullet_chars);
+    return cap_text(s, o.max_chars, "report");
+}
+
+/// The report as a tool result: one text block (plus images only when inline_images is set).
+[[nodiscard]] inline tool_output report_output(const report& r, const report_options& o = {}) {
+    tool_output out = tool_output::text(render_report(r, o));
+    if (o.inline_images)
+        for (const auto& img : r.images)
+            if (img.type == content_block::kind::image) out.content.push_back(img);
+    out.structured = json{{"result", r.answered ? json(r.result) : json(nullptr)},
+                          {"summary", r.summary},
+                          {"session_id", r.session_id},
+                          {"artifact_count", r.artifacts.size()}};
+    return out;
+}
+
+}  // namespace agentkit
+// ---- end <agentkit/format/report.hpp> ----
+// ---- begin <agentkit/mcp/server.hpp> ----
+// agentkit/mcp/server.hpp — a Model Context Protocol server over any agentkit toolbox.
+//
+//   agentkit::toolbox tools{get_weather, search};
+//   agentkit::mcp::server srv{agentkit::mcp::backend_for(tools), {.name = "weather", .version = "1.0"}};
+//   return agentkit::mcp::run_stdio(srv);   // stdout carries protocol messages only
+//
+// Protocol: JSON-RPC 2.0, newline-delimited on stdio. Revisions 2025-11-25, 2025-06-18,
+// 2025-03-26 and 2024-11-05 through the initialize handshake (the server answers with the
+// client's version when it supports it, else with its latest), and the stateless 2026-07-28
+// revision (server/discover; every request carries its version and capabilities in `_meta`;
+// results carry `resultType`; tools/list and server/discover carry `ttlMs`/`cacheScope`; an
+// unsupported version is answered with -32022). Clients of either era work with one server.
+//
+// Behaviour on bad input: malformed JSON → -32700; a message that is not a JSON-RPC request
+// → -32600; unknown method → -32601; bad params and unknown tools → -32602; invalid tool
+// arguments and tool failures → a normal result with isError (the model sees them). Nothing a
+// client sends crashes the server or writes anything but a protocol message to stdout.
+//
+// Concurrency: tools/call requests run on worker threads; calls of parallel-safe tools run
+// together, the others one at a time. The reader never waits for a tool. Cancellation
+// (notifications/cancelled) requests stop through the call's tool_context and suppresses its
+// response; progress tokens turn tool_context::progress into notifications/progress.
+
+// ---- begin <agentkit/tools/export.hpp> ----
+// agentkit/tools/export.hpp — tool definitions in the three dialects models and clients speak:
+// MCP (tools/list), Anthropic Messages `tools`, OpenAI function tools (Chat Completions and
+// Responses), with OpenAI's strict mode.
+
 
 #include <string>
 #include <string_view>
@@ -7202,9 +11932,10 @@ private:
     std::shared_mutex exclusive_;
 };
 
-/// Serve on stdin/stdout until stdin closes. Returns the process exit code (0 on a clean end).
-/// Nothing but protocol messages is written to stdout.
-inline int run_stdio(server& srv, int in_fd = 0, int out_fd = 1) {
+/// Serve on stdin/stdout until stdin closes (or `*stop` becomes true — set it from a SIGTERM
+/// handler installed without SA_RESTART, so the blocked read returns). Returns the process exit
+/// code (0 on a clean end). Nothing but protocol messages is written to stdout.
+inline int run_stdio(server& srv, int in_fd = 0, int out_fd = 1, const std::atomic<bool>* stop = nullptr) {
     srv.set_sink([out_fd](const std::string& line) {
         std::string buf = line;
         buf += '\n';
@@ -7221,6 +11952,7 @@ inline int run_stdio(server& srv, int in_fd = 0, int out_fd = 1) {
     std::string pending;
     std::array<char, 65536> chunk{};
     for (;;) {
+        if (stop != nullptr && stop->load()) break;
         const ssize_t n = ::read(in_fd, chunk.data(), chunk.size());
         if (n < 0) {
             if (errno == EINTR) continue;
@@ -7244,173 +11976,2485 @@ inline int run_stdio(server& srv, int in_fd = 0, int out_fd = 1) {
 
 }  // namespace agentkit::mcp
 // ---- end <agentkit/mcp/server.hpp> ----
-// ---- begin <agentkit/tools/toolbox.hpp> ----
-// agentkit/tools/toolbox.hpp — a compile-time set of tools with name dispatch.
+// ---- begin <agentkit/session/context.hpp> ----
+// agentkit/session/context.hpp — the context manager: what of the history goes into the next
+// request.
 //
-//   agentkit::toolbox tools{get_weather, search, send_mail};
-//   agentkit::tool_context ctx;
-//   auto out = tools.call("get_weather", agentkit::json{{"city", "Oslo"}}, ctx);
+// The full history is kept; each request is built from a prepared copy in which
+//   * every tool result but the newest `keep_whole` (and those the model has not seen yet)
+//     is compressed to head + tail with a marker
+//     (defaults 1,400 + 500 chars, as in seed 004);
+//   * images in those older results become one line ("[image image/png from screenshot,
+//     omitted from an older result]");
+//   * when a token budget is set, the oldest turns are dropped until the rest fits — whole turns
+//     only (an assistant message with its tool calls and the message with their results), so
+//     every tool call stays paired with its result; the first user message (the task) is kept.
+// Tokens are counted per message with the session's token_counter.
+
+// ---- begin <agentkit/session/message.hpp> ----
+// agentkit/session/message.hpp — the provider-neutral conversation history.
 //
-// Two tools with one name are a compile error. Unknown names are answered with the closest
-// names. Dispatch is a binary search over a name table sorted at compile time.
+// A history is a list of messages alternating user / assistant. An assistant message holds the
+// model's text and tool calls (and, when it came from a provider, that provider's raw output so
+// it can be echoed back verbatim: thinking blocks, reasoning items, exact argument strings).
+// A user message holds text (the task, a nudge) and/or tool results, one per call of the
+// preceding assistant message.
 
 
-#include <algorithm>
-#include <array>
 #include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <tuple>
+#include <vector>
+
+namespace agentkit {
+
+/// The model APIs agentkit speaks.
+enum class provider { anthropic, openai_chat, openai_responses };
+
+[[nodiscard]] constexpr std::string_view to_string(provider p) noexcept {
+    switch (p) {
+        case provider::anthropic: return "anthropic";
+        case provider::openai_chat: return "openai_chat";
+        case provider::openai_responses: return "openai_responses";
+    }
+    return "anthropic";
+}
+
+enum class role { user, assistant };
+
+/// One tool call the model made.
+struct tool_call {
+    std::string id;                  ///< the provider's call id (tool_use id / call_id)
+    std::string name;
+    json arguments = json::object(); ///< parsed arguments (an object when valid)
+    std::string raw_arguments;       ///< the exact argument text the model produced, when it was text
+    std::optional<error> malformed;  ///< set when the arguments could not be parsed as a JSON object
+};
+
+/// The result of one tool call, as the model will see it.
+struct tool_result {
+    std::string call_id;
+    std::string name;
+    tool_output output;
+};
+
+struct message {
+    agentkit::role role = agentkit::role::user;
+    std::string text;                  ///< prose (task, nudge, final answer, narration)
+    std::vector<tool_call> calls;      ///< assistant only
+    std::vector<tool_result> results;  ///< user only
+    /// When set, the assistant message exactly as `origin` returned it (content blocks for
+    /// Anthropic, the message for Chat Completions, output items for Responses).
+    std::optional<provider> origin;
+    json raw;
+
+    [[nodiscard]] static message user(std::string t) {
+        message m;
+        m.role = agentkit::role::user;
+        m.text = std::move(t);
+        return m;
+    }
+    [[nodiscard]] static message assistant(std::string t, std::vector<tool_call> c = {}) {
+        message m;
+        m.role = agentkit::role::assistant;
+        m.text = std::move(t);
+        m.calls = std::move(c);
+        return m;
+    }
+};
+
+/// Tokens an image costs in the estimates (providers bill images by size; ~1,600 is typical
+/// for a 1280x800 screenshot).
+inline constexpr std::size_t default_image_tokens = 1600;
+
+/// Estimated tokens of one message: its text, call names and arguments, result text, and a
+/// fixed cost per image.
+[[nodiscard]] inline std::size_t message_tokens(const message& m, const token_counter& tc,
+                                                std::size_t image_tokens = default_image_tokens) {
+    std::size_t n = 4;  // role and framing
+    n += tc.count(m.text);
+    for (const auto& c : m.calls) {
+        n += 6 + tc.count(c.name);
+        n += tc.count(c.raw_arguments.empty() ? c.arguments.dump() : c.raw_arguments);
+    }
+    for (const auto& r : m.results) {
+        n += 6;
+        for (const auto& b : r.output.content) {
+            switch (b.type) {
+                case content_block::kind::text: n += tc.count(b.text); break;
+                case content_block::kind::image: n += image_tokens; break;
+                case content_block::kind::structured: n += tc.count(b.data.dump()); break;
+                case content_block::kind::artifact: n += 12 + tc.count(b.artifact.name); break;
+                case content_block::kind::tool_reference: n += 4 + tc.count(b.text); break;
+            }
+        }
+    }
+    return n;
+}
+
+}  // namespace agentkit
+// ---- end <agentkit/session/message.hpp> ----
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace agentkit {
+
+struct context_options {
+    std::size_t head = 1400;          ///< chars kept from the start of an older result
+    std::size_t tail = 500;           ///< chars kept from its end
+    std::size_t keep_whole = 1;       ///< newest results kept whole
+    bool strip_old_images = true;     ///< images in older results become a one-line description
+    std::size_t token_budget = 0;     ///< 0 = no trimming
+    std::size_t image_tokens = default_image_tokens;
+};
+
+struct context_stats {
+    std::size_t tokens_before = 0;
+    std::size_t tokens_after = 0;
+    std::size_t compressed_results = 0;
+    std::size_t stripped_images = 0;
+    std::size_t dropped_messages = 0;
+    std::size_t dropped_turns = 0;
+};
+
+/// Prepare a history for the next request (see the file comment). Never reorders messages.
+[[nodiscard]] inline std::vector<message> prepare_context(const std::vector<message>& history, const context_options& o,
+                                                          const token_counter& tc, context_stats* stats = nullptr) {
+    context_stats st;
+    std::vector<message> out = history;
+    for (const auto& m : out) st.tokens_before += message_tokens(m, tc, o.image_tokens);
+
+    // 1. Compress every result but the newest keep_whole. Results the model has not seen yet
+    //    (the newest message with results) are always kept whole.
+    std::size_t seen = 0;
+    bool newest_message = true;
+    for (auto mi = out.rbegin(); mi != out.rend(); ++mi) {
+        if (mi->results.empty()) continue;
+        const bool unseen = newest_message;
+        newest_message = false;
+        for (auto ri = mi->results.rbegin(); ri != mi->results.rend(); ++ri) {
+            if (++seen <= o.keep_whole || unseen) continue;
+            bool changed = false;
+            for (auto& b : ri->output.content) {
+                if (b.type == content_block::kind::image && o.strip_old_images) {
+                    b = content_block::make_text("[image " + b.mime_type + " from " + ri->name +
+                                                 ", omitted from an older result]");
+                    ++st.stripped_images;
+                    changed = true;
+                } else if (b.type == content_block::kind::text) {
+                    std::string c = head_tail(b.text, o.head, o.tail, "call " + ri->name + " again to see it");
+                    if (c.size() != b.text.size()) {
+                        b.text = std::move(c);
+                        changed = true;
+                    }
+                } else if (b.type == content_block::kind::structured) {
+                    std::string d = b.data.dump();
+                    std::string c = head_tail(d, o.head, o.tail, "call " + ri->name + " again to see it");
+                    if (c.size() != d.size()) {
+                        b = content_block::make_text(std::move(c));
+                        changed = true;
+                    }
+                }
+            }
+            if (changed) {
+                // The assistant message's raw echo is untouched; results are always rebuilt.
+                ++st.compressed_results;
+            }
+        }
+    }
+
+    // 2. Trim whole turns, oldest first, down to the budget.
+    if (o.token_budget > 0 && out.size() > 2) {
+        std::vector<std::size_t> tokens(out.size());
+        std::size_t total = 0;
+        for (std::size_t i = 0; i < out.size(); ++i) total += tokens[i] = message_tokens(out[i], tc, o.image_tokens);
+        // Turn starts: every assistant message after the first message.
+        std::vector<std::size_t> starts;
+        for (std::size_t i = 1; i < out.size(); ++i)
+            if (out[i].role == role::assistant) starts.push_back(i);
+        // Never drop the newest turn.
+        std::size_t drop_until = 1;  // messages [1, drop_until) are dropped
+        std::size_t dropped_turns = 0;
+        for (std::size_t t = 0; t + 1 < starts.size() && total > o.token_budget; ++t) {
+            const std::size_t end = starts[t + 1];
+            for (std::size_t i = drop_until; i < end; ++i) total -= tokens[i];
+            drop_until = end;
+            ++dropped_turns;
+        }
+        if (dropped_turns > 0) {
+            // Messages between the task and the first turn (user text after the task) go too.
+            st.dropped_messages = drop_until - 1;
+            st.dropped_turns = dropped_turns;
+            out.erase(out.begin() + 1, out.begin() + static_cast<std::ptrdiff_t>(drop_until));
+            out.front().text += "\n\n[context: " + std::to_string(dropped_turns) + " earlier turn" +
+                                (dropped_turns == 1 ? "" : "s") + " removed to fit the context budget]";
+        }
+    }
+    for (const auto& m : out) st.tokens_after += message_tokens(m, tc, o.image_tokens);
+    if (stats) *stats = st;
+    return out;
+}
+
+}  // namespace agentkit
+// ---- end <agentkit/session/context.hpp> ----
+// ---- begin <agentkit/session/metrics.hpp> ----
+// agentkit/session/metrics.hpp — per-turn and per-session numbers, and a one-line log.
+//
+//   [turn 3 anthropic] in=6113 (fresh=1000 cache_read=5113 write=0 hit=83.6%) out=212 rt=1 1.21s
+//     tools=2 [read_page 12ms 2,310c ok | click 4ms 41c ok*]      (* = parallel, ~ = speculative)
+
+// ---- begin <agentkit/session/provider.hpp> ----
+// agentkit/session/provider.hpp — provider adapters: requests out, responses and errors in.
+//
+// Three documented wire formats:
+//   anthropic         Messages API: `system` blocks, `tools` (input_schema), content blocks
+//                     text / tool_use / tool_result, `stop_reason`, usage with
+//                     cache_creation_input_tokens / cache_read_input_tokens, errors
+//                     {"type":"error","error":{"type":"rate_limit_error",...}}.
+//   openai_chat       Chat Completions: `messages` with role system/user/assistant/tool,
+//                     `choices[0].message.tool_calls[]` (arguments as a JSON string), usage with
+//                     prompt_tokens_details.cached_tokens, errors {"error":{"type","code",...}}.
+//   openai_responses  Responses: `instructions` + `input` items, `output` items of type message /
+//                     function_call / reasoning, function_call_output items, usage with
+//                     input_tokens_details.cached_tokens.
+//
+// Nothing here throws: malformed bodies become `provider.malformed` errors, malformed tool
+// arguments become a call with `malformed` set (the session answers it with an error result).
+
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 namespace agentkit {
 
-namespace detail {
-template <class... Tools>
-constexpr bool names_unique() {
-    constexpr std::size_t n = sizeof...(Tools);
-    if constexpr (n < 2) {
-        return true;
-    } else {
-        std::array<std::string_view, n> names{Tools::name...};
-        std::sort(names.begin(), names.end());
-        for (std::size_t i = 1; i < n; ++i)
-            if (names[i] == names[i - 1]) return false;
-        return true;
-    }
+namespace errc {
+// model providers
+inline constexpr std::string_view provider_rate_limited = "provider.rate_limited";  ///< HTTP 429 / rate_limit_error
+inline constexpr std::string_view provider_overloaded = "provider.overloaded";      ///< HTTP 529 / overloaded_error / 503
+inline constexpr std::string_view provider_auth = "provider.auth";                  ///< HTTP 401/403: key missing or wrong
+inline constexpr std::string_view provider_invalid = "provider.invalid_request";    ///< HTTP 400/404/413/422
+inline constexpr std::string_view provider_error = "provider.error";                ///< HTTP 5xx, api_error, network
+inline constexpr std::string_view provider_malformed = "provider.malformed";        ///< a body we could not read
+}  // namespace errc
+
+/// True for errors worth retrying after a pause (rate limits, overload, transient 5xx).
+[[nodiscard]] inline bool is_retryable(const error& e) noexcept {
+    return e.is(errc::provider_rate_limited) || e.is(errc::provider_overloaded) || e.is(errc::provider_error);
 }
 
-struct name_index {
-    std::string_view name;
-    std::size_t index;
+/// Token usage of one response, normalised across providers.
+struct usage {
+    std::size_t input_tokens = 0;        ///< every prompt token, cached or not
+    std::size_t output_tokens = 0;
+    std::size_t cache_read_tokens = 0;   ///< prompt tokens served from the cache
+    std::size_t cache_write_tokens = 0;  ///< prompt tokens written to the cache (Anthropic)
+    std::size_t reasoning_tokens = 0;    ///< part of output_tokens (OpenAI reasoning models)
+
+    /// Prompt tokens neither read from nor written to the cache.
+    [[nodiscard]] std::size_t fresh_input() const noexcept {
+        const std::size_t c = cache_read_tokens + cache_write_tokens;
+        return input_tokens > c ? input_tokens - c : 0;
+    }
+    /// cache_read / input, in [0, 1].
+    [[nodiscard]] double hit_rate() const noexcept {
+        return input_tokens == 0 ? 0.0 : static_cast<double>(cache_read_tokens) / static_cast<double>(input_tokens);
+    }
+    /// Input cost in "fresh token" units: cache reads at 10%, cache writes at 125% (Anthropic's
+    /// published multipliers; OpenAI has no write premium and writes are 0 there).
+    [[nodiscard]] double effective_input() const noexcept {
+        return static_cast<double>(fresh_input()) + 0.1 * static_cast<double>(cache_read_tokens) +
+               1.25 * static_cast<double>(cache_write_tokens);
+    }
+    usage& operator+=(const usage& o) noexcept {
+        input_tokens += o.input_tokens;
+        output_tokens += o.output_tokens;
+        cache_read_tokens += o.cache_read_tokens;
+        cache_write_tokens += o.cache_write_tokens;
+        reasoning_tokens += o.reasoning_tokens;
+        return *this;
+    }
 };
+
+/// One model response, parsed.
+struct model_turn {
+    std::string id;
+    std::string model;
+    std::string text;                ///< all prose, joined
+    std::vector<tool_call> calls;    ///< in the order the model made them
+    std::string stop_reason;         ///< the provider's own value (end_turn, tool_use, stop, tool_calls, ...)
+    bool truncated = false;          ///< the output hit the token limit
+    bool refused = false;            ///< the model refused (refusal content / stop reason)
+    agentkit::usage usage;
+    json raw;                        ///< the assistant output to echo back verbatim to the same provider
+    std::vector<std::string> warnings;  ///< blocks we skipped (no id, no name, ...)
+};
+
+namespace detail {
+[[nodiscard]] inline const json* field(const json& j, std::string_view key) {
+    if (!j.is_object()) return nullptr;
+    auto it = j.find(key);
+    return it == j.end() ? nullptr : &*it;
+}
+[[nodiscard]] inline std::string str_field(const json& j, std::string_view key) {
+    const json* f = field(j, key);
+    return (f && f->is_string()) ? f->get<std::string>() : std::string();
+}
+[[nodiscard]] inline std::size_t size_field(const json& j, std::string_view key) {
+    const json* f = field(j, key);
+    if (!f) return 0;
+    if (f->is_number_unsigned()) return f->get<std::size_t>();
+    if (f->is_number_integer()) {
+        const auto v = f->get<std::int64_t>();
+        return v > 0 ? static_cast<std::size_t>(v) : 0;
+    }
+    if (f->is_number_float()) {
+        const double v = f->get<double>();
+        return v > 0 ? static_cast<std::size_t>(v) : 0;
+    }
+    return 0;
+}
+[[nodiscard]] inline const json& obj_field(const json& j, std::string_view key) {
+    static const json empty = json::object();
+    const json* f = field(j, key);
+    return (f && f->is_object()) ? *f : empty;
+}
+
+/// Parse OpenAI-style argument text into a call (empty text means no arguments).
+inline void parse_arguments(tool_call& c, const json* args) {
+    if (!args || args->is_null()) {
+        c.arguments = json::object();
+        return;
+    }
+    if (args->is_object()) {  // some compatible servers send an object
+        c.arguments = *args;
+        c.raw_arguments = args->dump();
+        return;
+    }
+    if (!args->is_string()) {
+        c.malformed = error(errc::args_malformed, c.name + ": arguments are not a JSON string or object",
+                            "Send the arguments of " + c.name + " as one JSON object.");
+        c.arguments = json::object();
+        return;
+    }
+    c.raw_arguments = args->get<std::string>();
+    bool blank = true;
+    for (char ch : c.raw_arguments)
+        if (ch != ' ' && ch != '\n' && ch != '\t' && ch != '\r') blank = false;
+    if (blank) {
+        c.arguments = json::object();
+        return;
+    }
+    json parsed = json::parse(c.raw_arguments, nullptr, false);
+    if (parsed.is_discarded()) {
+        std::string head = c.raw_arguments.substr(0, 120);
+        c.malformed = error(errc::args_malformed, c.name + ": arguments are not valid JSON",
+                            "Send the arguments of " + c.name + " as one complete JSON object.",
+                            json{{"received", head}, {"length", c.raw_arguments.size()}});
+        c.arguments = json::object();
+    } else if (!parsed.is_object()) {
+        c.malformed = error(errc::args_malformed, c.name + ": arguments must be a JSON object, got " +
+                                                      std::string(parsed.type_name()),
+                            "Send the arguments of " + c.name + " as one JSON object.");
+        c.arguments = json::object();
+    } else {
+        c.arguments = std::move(parsed);
+    }
+}
 }  // namespace detail
 
-template <class... Tools>
-class toolbox {
-    static_assert(detail::names_unique<Tools...>(), "agentkit: duplicate tool name: every tool in a toolbox needs a unique name");
+/// Normalise a provider's `usage` object.
+[[nodiscard]] inline usage parse_usage(provider p, const json& u) {
+    usage out;
+    if (!u.is_object()) return out;
+    switch (p) {
+        case provider::anthropic:
+            out.cache_read_tokens = detail::size_field(u, "cache_read_input_tokens");
+            out.cache_write_tokens = detail::size_field(u, "cache_creation_input_tokens");
+            // Anthropic's input_tokens counts only the tokens after the last cache breakpoint.
+            out.input_tokens = detail::size_field(u, "input_tokens") + out.cache_read_tokens + out.cache_write_tokens;
+            out.output_tokens = detail::size_field(u, "output_tokens");
+            break;
+        case provider::openai_chat:
+            out.input_tokens = detail::size_field(u, "prompt_tokens");
+            out.output_tokens = detail::size_field(u, "completion_tokens");
+            out.cache_read_tokens = detail::size_field(detail::obj_field(u, "prompt_tokens_details"), "cached_tokens");
+            out.reasoning_tokens =
+                detail::size_field(detail::obj_field(u, "completion_tokens_details"), "reasoning_tokens");
+            break;
+        case provider::openai_responses:
+            out.input_tokens = detail::size_field(u, "input_tokens");
+            out.output_tokens = detail::size_field(u, "output_tokens");
+            out.cache_read_tokens = detail::size_field(detail::obj_field(u, "input_tokens_details"), "cached_tokens");
+            out.reasoning_tokens = detail::size_field(detail::obj_field(u, "output_tokens_details"), "reasoning_tokens");
+            break;
+    }
+    return out;
+}
 
+/// A provider error from an HTTP status and body (either may be missing: status 0, empty body).
+/// `retry_after_s` is the Retry-After header, when the host has it. details carries
+/// {provider, status, type, retry_after_s}.
+[[nodiscard]] inline error parse_error(provider p, int http_status, std::string_view body,
+                                       std::optional<double> retry_after_s = std::nullopt) {
+    json b = json::parse(body, nullptr, false);
+    std::string type;
+    std::string code;
+    std::string message;
+    if (!b.is_discarded() && b.is_object()) {
+        const json& e = detail::obj_field(b, "error");
+        type = detail::str_field(e, "type");
+        code = detail::str_field(e, "code");
+        message = detail::str_field(e, "message");
+    }
+    if (message.empty()) {
+        std::string_view head = body.substr(0, body.size() < 200 ? body.size() : 200);
+        message = head.empty() ? std::string("no response body") : std::string(head);
+    }
+    std::string_view c = errc::provider_error;
+    std::string hint;
+    auto any = [&](std::string_view v) { return type == v || code == v; };
+    if (http_status == 429 || any("rate_limit_error") || any("rate_limit_exceeded") || any("requests") ||
+        any("tokens") || any("insufficient_quota")) {
+        c = any("insufficient_quota") ? errc::provider_auth : errc::provider_rate_limited;
+        hint = c == errc::provider_auth ? "The account has no quota left; check billing."
+                                        : "Wait and retry; lower the request rate or the tokens per request.";
+    } else if (http_status == 529 || any("overloaded_error") || http_status == 503) {
+        c = errc::provider_overloaded;
+        hint = "The provider is overloaded; retry after a pause.";
+    } else if (http_status == 401 || http_status == 403 || any("authentication_error") || any("permission_error") ||
+               any("invalid_api_key")) {
+        c = errc::provider_auth;
+        hint = "Check the API key and its permissions.";
+    } else if (http_status == 400 || http_status == 404 || http_status == 413 || http_status == 422 ||
+               any("invalid_request_error") || any("not_found_error") || any("request_too_large")) {
+        c = errc::provider_invalid;
+        hint = "The request was rejected; this is a bug in the request or the model name.";
+    } else if (http_status >= 500 || any("api_error") || any("server_error")) {
+        c = errc::provider_error;
+        hint = "A transient provider failure; retry.";
+    } else if (http_status == 0 && type.empty() && code.empty()) {
+        c = errc::provider_malformed;
+        hint = "The provider's answer was not in its documented format.";
+    }
+    json details{{"provider", to_string(p)}, {"status", http_status}};
+    if (!type.empty()) details["type"] = type;
+    if (!code.empty()) details["code"] = code;
+    if (retry_after_s) details["retry_after_s"] = *retry_after_s;
+    return error(c, std::string(to_string(p)) + ": " + message, std::move(hint), std::move(details));
+}
+
+namespace detail {
+[[nodiscard]] inline result<model_turn> parse_anthropic(const json& b) {
+    model_turn t;
+    const json* content = field(b, "content");
+    if (!content || !content->is_array())
+        return fail(errc::provider_malformed, "anthropic: response has no content array",
+                    "Expected a Messages API response.");
+    t.id = str_field(b, "id");
+    t.model = str_field(b, "model");
+    t.stop_reason = str_field(b, "stop_reason");
+    t.truncated = t.stop_reason == "max_tokens";
+    t.refused = t.stop_reason == "refusal";
+    for (const auto& block : *content) {
+        const std::string type = str_field(block, "type");
+        if (type == "text") {
+            if (!t.text.empty()) t.text += '\n';
+            t.text += str_field(block, "text");
+        } else if (type == "tool_use") {
+            tool_call c;
+            c.id = str_field(block, "id");
+            c.name = str_field(block, "name");
+            if (c.id.empty() || c.name.empty()) {
+                t.warnings.push_back("tool_use block without id or name skipped");
+                continue;
+            }
+            const json* input = field(block, "input");
+            if (input && input->is_object()) {
+                c.arguments = *input;
+            } else if (input && input->is_string()) {
+                parse_arguments(c, input);
+            } else if (!input || input->is_null()) {
+                c.arguments = json::object();
+            } else {
+                c.malformed = error(errc::args_malformed, c.name + ": input must be a JSON object",
+                                    "Send the arguments of " + c.name + " as one JSON object.");
+            }
+            t.calls.push_back(std::move(c));
+        }
+        // thinking, redacted_thinking, server tool blocks: kept in raw, echoed back verbatim.
+    }
+    t.raw = *content;
+    t.usage = parse_usage(provider::anthropic, obj_field(b, "usage"));
+    return t;
+}
+
+[[nodiscard]] inline result<model_turn> parse_openai_chat(const json& b) {
+    model_turn t;
+    const json* choices = field(b, "choices");
+    if (!choices || !choices->is_array() || choices->empty() || !(*choices)[0].is_object())
+        return fail(errc::provider_malformed, "openai_chat: response has no choices", "Expected a Chat Completions response.");
+    const json& choice = (*choices)[0];
+    const json& msg = obj_field(choice, "message");
+    if (msg.empty())
+        return fail(errc::provider_malformed, "openai_chat: choices[0] has no message", "Expected a Chat Completions response.");
+    t.id = str_field(b, "id");
+    t.model = str_field(b, "model");
+    t.stop_reason = str_field(choice, "finish_reason");
+    t.truncated = t.stop_reason == "length";
+    t.refused = t.stop_reason == "content_filter";
+    if (const json* content = field(msg, "content")) {
+        if (content->is_string()) {
+            t.text = content->get<std::string>();
+        } else if (content->is_array()) {
+            for (const auto& part : *content)
+                if (str_field(part, "type") == "text") t.text += str_field(part, "text");
+        }
+    }
+    if (const std::string refusal = str_field(msg, "refusal"); !refusal.empty()) {
+        t.refused = true;
+        if (t.text.empty()) t.text = refusal;
+    }
+    json raw{{"role", "assistant"}, {"content", t.text.empty() ? json(nullptr) : json(t.text)}};
+    if (const json* calls = field(msg, "tool_calls"); calls && calls->is_array() && !calls->empty()) {
+        json echo = json::array();
+        for (const auto& tc : *calls) {
+            const json& fn = obj_field(tc, "function");
+            tool_call c;
+            c.id = str_field(tc, "id");
+            c.name = str_field(fn, "name");
+            if (c.id.empty() || c.name.empty()) {
+                t.warnings.push_back("tool call without id or name skipped");
+                continue;
+            }
+            parse_arguments(c, field(fn, "arguments"));
+            echo.push_back(json{{"id", c.id},
+                                {"type", "function"},
+                                {"function", {{"name", c.name}, {"arguments", c.raw_arguments.empty() ? c.arguments.dump() : c.raw_arguments}}}});
+            t.calls.push_back(std::move(c));
+        }
+        if (!echo.empty()) raw["tool_calls"] = std::move(echo);
+    }
+    t.raw = std::move(raw);
+    t.usage = parse_usage(provider::openai_chat, obj_field(b, "usage"));
+    return t;
+}
+
+[[nodiscard]] inline result<model_turn> parse_openai_responses(const json& b) {
+    model_turn t;
+    const json* output = field(b, "output");
+    if (!output || !output->is_array())
+        return fail(errc::provider_malformed, "openai_responses: response has no output array", "Expected a Responses API response.");
+    t.id = str_field(b, "id");
+    t.model = str_field(b, "model");
+    t.stop_reason = str_field(b, "status");
+    if (t.stop_reason == "incomplete") {
+        t.truncated = true;
+        const std::string why = str_field(obj_field(b, "incomplete_details"), "reason");
+        if (!why.empty()) t.stop_reason += ":" + why;
+    }
+    json echo = json::array();
+    for (const auto& item : *output) {
+        const std::string type = str_field(item, "type");
+        if (type == "message") {
+            if (const json* content = field(item, "content"); content && content->is_array()) {
+                for (const auto& part : *content) {
+                    const std::string pt = str_field(part, "type");
+                    if (pt == "output_text") {
+                        if (!t.text.empty()) t.text += '\n';
+                        t.text += str_field(part, "text");
+                    } else if (pt == "refusal") {
+                        t.refused = true;
+                        if (!t.text.empty()) t.text += '\n';
+                        t.text += str_field(part, "refusal");
+                    }
+                }
+            }
+        } else if (type == "function_call") {
+            tool_call c;
+            c.id = str_field(item, "call_id");
+            if (c.id.empty()) c.id = str_field(item, "id");
+            c.name = str_field(item, "name");
+            if (c.id.empty() || c.name.empty()) {
+                t.warnings.push_back("function_call item without call_id or name skipped");
+                continue;
+            }
+            parse_arguments(c, field(item, "arguments"));
+            t.calls.push_back(std::move(c));
+        }
+        echo.push_back(item);  // reasoning and every other item go back verbatim
+    }
+    t.raw = std::move(echo);
+    t.usage = parse_usage(provider::openai_responses, obj_field(b, "usage"));
+    return t;
+}
+}  // namespace detail
+
+/// Parse a response body (already JSON) in the provider's documented format. An error envelope
+/// in the body becomes the matching provider error.
+[[nodiscard]] inline result<model_turn> parse_response(provider p, const json& body) {
+    if (!body.is_object())
+        return fail(errc::provider_malformed, std::string(to_string(p)) + ": response body is not a JSON object",
+                    "The provider's answer was not in its documented format.");
+    const bool anthropic_error = p == provider::anthropic && detail::str_field(body, "type") == "error";
+    const json* e = detail::field(body, "error");
+    const bool openai_error = p != provider::anthropic && e && e->is_object();
+    if (anthropic_error || openai_error) return fail(parse_error(p, 0, body.dump()));
+    if (p == provider::openai_responses && detail::str_field(body, "status") == "failed")
+        return fail(errc::provider_error, "openai_responses: the response failed", "Retry.", body);
+    switch (p) {
+        case provider::anthropic: return detail::parse_anthropic(body);
+        case provider::openai_chat: return detail::parse_openai_chat(body);
+        case provider::openai_responses: return detail::parse_openai_responses(body);
+    }
+    return fail(errc::internal, "unknown provider");
+}
+
+/// Parse a response body given as text (a body that is not JSON is `provider.malformed`).
+[[nodiscard]] inline result<model_turn> parse_response_text(provider p, std::string_view body) {
+    json j = json::parse(body, nullptr, false);
+    if (j.is_discarded())
+        return fail(errc::provider_malformed, std::string(to_string(p)) + ": response body is not JSON",
+                    "The provider's answer was not in its documented format.",
+                    json{{"received", std::string(body.substr(0, body.size() < 200 ? body.size() : 200))}});
+    return parse_response(p, j);
+}
+
+}  // namespace agentkit
+// ---- end <agentkit/session/provider.hpp> ----
+
+#include <chrono>
+#include <cstddef>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace agentkit {
+
+/// One tool call as it ran.
+struct tool_metric {
+    std::string name;
+    double ms = 0;                 ///< wall time of the call (0 for answers that ran nothing)
+    std::size_t result_chars = 0;  ///< the formatted result's text size
+    std::size_t result_tokens = 0; ///< estimated
+    bool ok = true;
+    bool parallel = false;         ///< ran concurrently with other calls
+    bool speculative = false;      ///< started before the response was complete
+    bool meta = false;             ///< a masker meta-tool
+};
+
+/// One model round trip and the tool calls it produced.
+struct turn_metrics {
+    std::size_t turn = 0;
+    agentkit::provider provider = agentkit::provider::anthropic;
+    agentkit::usage usage;           ///< as the provider reported it
+    std::size_t estimated_input = 0; ///< the request estimated with the token counter
+    std::size_t round_trips = 1;     ///< requests sent for this turn (retries included)
+    double model_ms = 0;             ///< time waiting for the model
+    double tools_ms = 0;             ///< wall time running the tools
+    std::vector<tool_metric> tools;
+    std::size_t speculative_used = 0;
+    std::size_t speculative_discarded = 0;
+
+    [[nodiscard]] std::string log_line() const {
+        char buf[96];
+        std::string s = "[turn " + std::to_string(turn) + " " + std::string(to_string(provider)) + "] in=" +
+                        std::to_string(usage.input_tokens);
+        std::snprintf(buf, sizeof buf, "%.1f%%", usage.hit_rate() * 100.0);
+        s += " (fresh=" + std::to_string(usage.fresh_input()) + " cache_read=" + std::to_string(usage.cache_read_tokens) +
+             " write=" + std::to_string(usage.cache_write_tokens) + " hit=" + buf + ")";
+        s += " out=" + std::to_string(usage.output_tokens);
+        s += " rt=" + std::to_string(round_trips);
+        std::snprintf(buf, sizeof buf, " model=%.0fms tools=%.0fms", model_ms, tools_ms);
+        s += buf;
+        s += " calls=" + std::to_string(tools.size());
+        if (!tools.empty()) {
+            s += " [";
+            for (std::size_t i = 0; i < tools.size(); ++i) {
+                const auto& t = tools[i];
+                if (i) s += " | ";
+                std::snprintf(buf, sizeof buf, " %.0fms ", t.ms);
+                s += t.name + buf + group_digits(t.result_chars) + "c " + (t.ok ? "ok" : "err");
+                if (t.parallel) s += '*';
+                if (t.speculative) s += '~';
+            }
+            s += "]";
+        }
+        if (speculative_used + speculative_discarded > 0)
+            s += " spec=" + std::to_string(speculative_used) + "/" + std::to_string(speculative_used + speculative_discarded);
+        return s;
+    }
+};
+
+/// Totals over a session.
+struct session_metrics {
+    std::vector<turn_metrics> turns;
+    agentkit::usage usage;
+    std::size_t round_trips = 0;
+    std::size_t tool_calls = 0;
+    std::size_t tool_errors = 0;
+    std::size_t nudges = 0;
+    std::size_t malformed_calls = 0;
+
+    void add(const turn_metrics& t) {
+        usage += t.usage;
+        round_trips += t.round_trips;
+        tool_calls += t.tools.size();
+        for (const auto& x : t.tools)
+            if (!x.ok) ++tool_errors;
+        turns.push_back(t);
+    }
+
+    [[nodiscard]] std::string log_line() const {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.1f%%", usage.hit_rate() * 100.0);
+        std::string s = "[session] turns=" + std::to_string(turns.size()) + " rt=" + std::to_string(round_trips) +
+                        " in=" + std::to_string(usage.input_tokens) + " out=" + std::to_string(usage.output_tokens) +
+                        " cache_read=" + std::to_string(usage.cache_read_tokens) +
+                        " write=" + std::to_string(usage.cache_write_tokens) + " hit=" + buf +
+                        " calls=" + std::to_string(tool_calls) + " errors=" + std::to_string(tool_errors);
+        std::snprintf(buf, sizeof buf, " effective_in=%.0f", usage.effective_input());
+        s += buf;
+        return s;
+    }
+};
+
+}  // namespace agentkit
+// ---- end <agentkit/session/metrics.hpp> ----
+// ---- begin <agentkit/session/model.hpp> ----
+// agentkit/session/model.hpp — the model concept, run limits, and a scripted model for tests,
+// demos and benchmarks.
+//
+// A model is anything with `complete(const json& request) -> result<json>` that answers with a
+// response body in the provider's documented format (an HTTP client, a recorded fixture, a
+// script). A model that also has `provider() -> agentkit::provider` tells the session which
+// format to speak.
+//
+//   agentkit::scripted_model m(agentkit::provider::anthropic, {
+//       agentkit::call({{"get_weather", {{"city", "Oslo"}}}}),
+//       agentkit::say("It is sunny in Oslo."),
+//   });
+//
+// The scripted model answers with realistic usage: input tokens are counted from the request,
+// and a prompt-cache simulator reproduces each provider's documented caching (Anthropic:
+// prefixes at cache_control breakpoints, 20-block lookback, 1,024-token minimum; OpenAI:
+// automatic longest-prefix caching in 128-token steps from 1,024 tokens).
+
+
+#include <chrono>
+#include <concepts>
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+namespace agentkit {
+
+template <class M>
+concept model = requires(M& m, const json& request) {
+    { m.complete(request) } -> std::same_as<result<json>>;
+};
+
+template <class M>
+concept provider_aware_model = model<M> && requires(const M& m) {
+    { m.provider() } -> std::convertible_to<agentkit::provider>;
+};
+
+/// Limits of one `agent_session::run`. Zero means unlimited.
+struct run_limits {
+    std::size_t max_steps = 25;                  ///< model round trips that produced an answer
+    std::size_t max_tokens = 0;                  ///< input + output tokens over the run
+    std::chrono::milliseconds max_time{0};       ///< wall time of the run
+    std::size_t max_retries = 3;                 ///< per request, for retryable provider errors
+    std::chrono::milliseconds retry_backoff{1000};  ///< first pause; doubles each retry, or Retry-After
+    std::chrono::milliseconds max_backoff{30000};
+};
+
+/// The documented prompt caching of each provider, simulated over request bodies.
+class prompt_cache_sim {
 public:
-    static constexpr std::size_t count = sizeof...(Tools);
+    explicit prompt_cache_sim(token_counter tc = {}) : tc_(std::move(tc)) {}
 
-    explicit toolbox(Tools... tools) : tools_(std::move(tools)...) {
-        infos_.reserve(count);
-        std::apply([&](const auto&... t) { (infos_.push_back(t.info()), ...); }, tools_);
-    }
-
-    [[nodiscard]] static constexpr std::size_t size() noexcept { return count; }
-
-    /// The tools, in declaration order.
-    [[nodiscard]] constexpr const std::tuple<Tools...>& tools() const noexcept { return tools_; }
-
-    /// The names, in declaration order.
-    [[nodiscard]] static constexpr std::array<std::string_view, count> names() noexcept { return {Tools::name...}; }
-
-    /// The index of a tool by name, or nullopt.
-    [[nodiscard]] static constexpr std::optional<std::size_t> find(std::string_view name) noexcept {
-        constexpr auto& table = sorted_;
-        auto it = std::lower_bound(table.begin(), table.end(), name,
-                                   [](const detail::name_index& e, std::string_view n) { return e.name < n; });
-        if (it != table.end() && it->name == name) return it->index;
-        return std::nullopt;
-    }
-
-    [[nodiscard]] static constexpr bool contains(std::string_view name) noexcept { return find(name).has_value(); }
-
-    /// Run-time descriptions of every tool, in declaration order.
-    [[nodiscard]] const std::vector<tool_info>& infos() const noexcept { return infos_; }
-
-    /// Call a tool by index with JSON arguments. Never throws.
-    [[nodiscard]] result<tool_output> call_at(std::size_t index, const json& args, tool_context& ctx) const {
-        if (index >= count) return fail(errc::internal, "tool index out of range");
-        return dispatch_[index](tools_, args, ctx);
-    }
-
-    /// Call a tool by name with JSON arguments. Never throws.
-    [[nodiscard]] result<tool_output> call(std::string_view name, const json& args, tool_context& ctx) const {
-        auto i = find(name);
-        if (!i) return unknown(name);
-        return dispatch_[*i](tools_, args, ctx);
-    }
-
-    /// Call a tool by name with arguments as JSON text (`args.malformed` when it is not JSON;
-    /// an empty string means no arguments).
-    [[nodiscard]] result<tool_output> call(std::string_view name, std::string_view args_json, tool_context& ctx) const {
-        auto i = find(name);
-        if (!i) return unknown(name);
-        json args = args_json.empty() ? json::object() : json::parse(args_json, nullptr, false);
-        if (args.is_discarded())
-            return fail(errc::args_malformed, std::string(name) + ": arguments are not valid JSON",
-                        "Send the arguments of " + std::string(name) + " as one JSON object.");
-        return dispatch_[*i](tools_, args, ctx);
-    }
-
-    /// Convenience: call without a context.
-    [[nodiscard]] result<tool_output> call(std::string_view name, const json& args) const {
-        tool_context ctx;
-        return call(name, args, ctx);
-    }
-
-    /// The error for an unknown tool name, with the closest known names.
-    [[nodiscard]] static unexpected_error unknown(std::string_view name) {
-        const auto all = names();
-        auto close = closest_names(name, all, 3);
-        std::string hint = close.empty() ? "Call one of the listed tools." : "Did you mean " + join_quoted(close) + "?";
-        return fail(errc::tool_unknown, "no tool named \"" + std::string(name) + "\"", std::move(hint),
-                    json{{"candidates", close}});
+    /// Usage for `request` (output tokens left 0); remembers what this request cached.
+    [[nodiscard]] usage account(provider p, const json& request) {
+        std::vector<segment> segs = segments(p, request);
+        std::vector<std::size_t> cum(segs.size() + 1, 0);
+        std::vector<std::size_t> hashes(segs.size() + 1, 0);
+        for (std::size_t i = 0; i < segs.size(); ++i) {
+            cum[i + 1] = cum[i] + tc_.count(segs[i].text);
+            hashes[i + 1] = std::hash<std::string>{}(std::to_string(hashes[i]) + "\x1f" + segs[i].text);
+        }
+        usage u;
+        u.input_tokens = cum.back();
+        if (p == provider::anthropic) {
+            std::size_t read = 0;
+            std::size_t last_bp = 0;
+            for (std::size_t i = 0; i < segs.size(); ++i) {
+                if (!segs[i].breakpoint) continue;
+                const std::size_t pos = i + 1;
+                last_bp = pos;
+                const std::size_t lo = pos > 20 ? pos - 20 : 1;
+                for (std::size_t q = pos; q >= lo; --q) {
+                    if (cached_.count(hashes[q]) != 0) {
+                        if (cum[q] > read) read = cum[q];
+                        break;
+                    }
+                    if (q == 1) break;
+                }
+            }
+            std::size_t write = 0;
+            if (last_bp > 0 && cum[last_bp] >= 1024 && cum[last_bp] > read && cached_.count(hashes[last_bp]) == 0)
+                write = cum[last_bp] - read;
+            for (std::size_t i = 0; i < segs.size(); ++i)
+                if (segs[i].breakpoint && cum[i + 1] >= 1024) cached_.insert(hashes[i + 1]);
+            u.cache_read_tokens = read;
+            u.cache_write_tokens = write;
+        } else {
+            std::size_t read = 0;
+            for (std::size_t pos = segs.size(); pos > 0; --pos) {
+                if (cached_.count(hashes[pos]) != 0) {
+                    read = cum[pos];
+                    break;
+                }
+            }
+            read = read / 128 * 128;
+            if (u.input_tokens < 1024 || read < 1024) read = 0;
+            for (std::size_t pos = 1; pos <= segs.size(); ++pos) cached_.insert(hashes[pos]);
+            u.cache_read_tokens = read;
+        }
+        return u;
     }
 
 private:
-    using thunk = result<tool_output> (*)(const std::tuple<Tools...>&, const json&, tool_context&);
+    struct segment {
+        std::string text;
+        bool breakpoint = false;
+    };
+    static void add(std::vector<segment>& out, json j) {
+        bool bp = false;
+        if (j.is_object() && j.contains("cache_control")) {
+            j.erase("cache_control");
+            bp = true;
+        }
+        out.push_back({j.dump(), bp});
+    }
+    [[nodiscard]] static std::vector<segment> segments(provider p, const json& r) {
+        std::vector<segment> out;
+        if (!r.is_object()) return out;
+        if (auto t = r.find("tools"); t != r.end() && t->is_array())
+            for (const auto& x : *t) add(out, x);
+        if (p == provider::anthropic) {
+            if (auto s = r.find("system"); s != r.end()) {
+                if (s->is_array()) for (const auto& b : *s) add(out, b);
+                else add(out, *s);
+            }
+            if (auto m = r.find("messages"); m != r.end() && m->is_array()) {
+                for (const auto& msg : *m) {
+                    out.push_back({"<" + detail::str_field(msg, "role") + ">", false});
+                    if (auto c = msg.find("content"); c != msg.end() && c->is_array())
+                        for (const auto& b : *c) add(out, b);
+                    else if (c != msg.end()) add(out, *c);
+                }
+            }
+        } else if (p == provider::openai_chat) {
+            if (auto m = r.find("messages"); m != r.end() && m->is_array())
+                for (const auto& msg : *m) add(out, msg);
+        } else {
+            if (auto s = r.find("instructions"); s != r.end()) add(out, *s);
+            if (auto m = r.find("input"); m != r.end() && m->is_array())
+                for (const auto& item : *m) add(out, item);
+        }
+        return out;
+    }
 
-    template <std::size_t I>
-    static result<tool_output> invoke_at(const std::tuple<Tools...>& ts, const json& args, tool_context& ctx) {
-        return std::get<I>(ts).invoke(args, ctx);
+    token_counter tc_;
+    std::unordered_set<std::size_t> cached_;
+};
+
+/// One scripted call.
+struct scripted_call {
+    std::string name;
+    json arguments = json::object();
+    std::optional<std::string> raw_arguments;  ///< sent verbatim (OpenAI: may be malformed JSON)
+
+    scripted_call() = default;
+    scripted_call(std::string name_, json args = json::object(), std::optional<std::string> raw = std::nullopt)
+        : name(std::move(name_)), arguments(std::move(args)), raw_arguments(std::move(raw)) {}
+};
+
+/// One scripted answer: prose and/or tool calls, or a failure, or a verbatim body.
+struct scripted_reply {
+    std::string text;
+    std::vector<scripted_call> calls;
+    std::optional<error> failure;          ///< complete() returns this error
+    std::optional<json> body;              ///< returned verbatim instead of a rendered response
+    std::optional<usage> usage_override;   ///< instead of the simulated usage
+};
+
+/// Script helpers: `say("answer")`, `call({{"tool", {{"arg", 1}}}})`, `fail_with(error)`,
+/// `respond_raw(body)`.
+[[nodiscard]] inline scripted_reply say(std::string text) {
+    scripted_reply r;
+    r.text = std::move(text);
+    return r;
+}
+[[nodiscard]] inline scripted_reply call(std::vector<scripted_call> calls, std::string text = {}) {
+    scripted_reply r;
+    r.calls = std::move(calls);
+    r.text = std::move(text);
+    return r;
+}
+[[nodiscard]] inline scripted_reply fail_with(error e) {
+    scripted_reply r;
+    r.failure = std::move(e);
+    return r;
+}
+[[nodiscard]] inline scripted_reply respond_raw(json body) {
+    scripted_reply r;
+    r.body = std::move(body);
+    return r;
+}
+
+class scripted_model {
+public:
+    using step_fn = std::function<scripted_reply(const json& request)>;
+
+    scripted_model(agentkit::provider p, std::vector<scripted_reply> script, token_counter tc = {})
+        : provider_(p), tc_(tc), cache_(tc) {
+        for (auto& r : script) steps_.push_back([r = std::move(r)](const json&) { return r; });
     }
-    template <std::size_t... I>
-    static constexpr std::array<thunk, count> make_dispatch(std::index_sequence<I...>) {
-        return {&invoke_at<I>...};
+
+    /// Append a reply, or a function that chooses the reply from the request.
+    scripted_model& then(scripted_reply r) {
+        steps_.push_back([r = std::move(r)](const json&) { return r; });
+        return *this;
     }
-    static constexpr std::array<detail::name_index, count> make_sorted() {
-        std::array<detail::name_index, count> t{};
-        constexpr std::array<std::string_view, count> n{Tools::name...};
-        for (std::size_t i = 0; i < count; ++i) t[i] = {n[i], i};
-        std::sort(t.begin(), t.end(), [](const detail::name_index& a, const detail::name_index& b) { return a.name < b.name; });
-        return t;
+    scripted_model& then(step_fn f) {
+        steps_.push_back(std::move(f));
+        return *this;
     }
-    static std::string join_quoted(const std::vector<std::string>& v) {
-        std::string s;
-        for (std::size_t i = 0; i < v.size(); ++i) {
-            if (i > 0) s += i + 1 == v.size() ? " or " : ", ";
-            s += "\"" + v[i] + "\"";
+
+    [[nodiscard]] agentkit::provider provider() const noexcept { return provider_; }
+    [[nodiscard]] const std::vector<json>& requests() const noexcept { return requests_; }
+    [[nodiscard]] std::size_t remaining() const noexcept { return steps_.size() - next_; }
+
+    [[nodiscard]] result<json> complete(const json& request) {
+        requests_.push_back(request);
+        if (next_ >= steps_.size())
+            return fail(errc::provider_invalid, "scripted model: the script has no more replies",
+                        "Add replies to the script or lower the step limit.");
+        scripted_reply r;
+        try {
+            r = steps_[next_++](request);
+        } catch (...) {
+            return fail(errc::internal, "scripted model: a script step threw");
+        }
+        if (r.failure) return fail(*r.failure);
+        if (r.body) return *r.body;
+        usage u = r.usage_override ? *r.usage_override : cache_.account(provider_, request);
+        if (!r.usage_override) {
+            std::size_t out = tc_.count(r.text);
+            for (const auto& c : r.calls)
+                out += 8 + tc_.count(c.name) + tc_.count(c.raw_arguments ? *c.raw_arguments : c.arguments.dump());
+            u.output_tokens = out;
+        }
+        ++serial_;
+        switch (provider_) {
+            case agentkit::provider::anthropic: return render_anthropic(r, u);
+            case agentkit::provider::openai_chat: return render_chat(r, u);
+            case agentkit::provider::openai_responses: return render_responses(r, u);
+        }
+        return fail(errc::internal, "unknown provider");
+    }
+
+private:
+    [[nodiscard]] std::string id(std::string_view prefix, std::size_t i) const {
+        return std::string(prefix) + std::to_string(serial_) + "_" + std::to_string(i);
+    }
+    [[nodiscard]] json render_anthropic(const scripted_reply& r, const usage& u) const {
+        json content = json::array();
+        if (!r.text.empty()) content.push_back(json{{"type", "text"}, {"text", r.text}});
+        for (std::size_t i = 0; i < r.calls.size(); ++i) {
+            const auto& c = r.calls[i];
+            json input = c.arguments;
+            if (c.raw_arguments) {
+                json parsed = json::parse(*c.raw_arguments, nullptr, false);
+                input = parsed.is_discarded() ? json(*c.raw_arguments) : parsed;
+            }
+            content.push_back(json{{"type", "tool_use"}, {"id", id("toolu_", i)}, {"name", c.name}, {"input", input}});
+        }
+        return json{{"id", "msg_scripted_" + std::to_string(serial_)},
+                    {"type", "message"},
+                    {"role", "assistant"},
+                    {"model", "scripted"},
+                    {"content", std::move(content)},
+                    {"stop_reason", r.calls.empty() ? "end_turn" : "tool_use"},
+                    {"stop_sequence", nullptr},
+                    {"usage",
+                     {{"input_tokens", u.fresh_input()},
+                      {"cache_creation_input_tokens", u.cache_write_tokens},
+                      {"cache_read_input_tokens", u.cache_read_tokens},
+                      {"output_tokens", u.output_tokens}}}};
+    }
+    [[nodiscard]] json render_chat(const scripted_reply& r, const usage& u) const {
+        json msg{{"role", "assistant"}, {"content", r.text.empty() ? json(nullptr) : json(r.text)}, {"refusal", nullptr}};
+        if (!r.calls.empty()) {
+            json calls = json::array();
+            for (std::size_t i = 0; i < r.calls.size(); ++i) {
+                const auto& c = r.calls[i];
+                calls.push_back(json{{"id", id("call_", i)}, {"type", "function"},
+                                     {"function", {{"name", c.name}, {"arguments", c.raw_arguments ? *c.raw_arguments : c.arguments.dump()}}}});
+            }
+            msg["tool_calls"] = std::move(calls);
+        }
+        return json{{"id", "chatcmpl-scripted" + std::to_string(serial_)},
+                    {"object", "chat.completion"},
+                    {"model", "scripted"},
+                    {"choices", json::array({json{{"index", 0}, {"message", std::move(msg)},
+                                                  {"finish_reason", r.calls.empty() ? "stop" : "tool_calls"}}})},
+                    {"usage",
+                     {{"prompt_tokens", u.input_tokens},
+                      {"completion_tokens", u.output_tokens},
+                      {"total_tokens", u.input_tokens + u.output_tokens},
+                      {"prompt_tokens_details", {{"cached_tokens", u.cache_read_tokens}}},
+                      {"completion_tokens_details", {{"reasoning_tokens", u.reasoning_tokens}}}}}};
+    }
+    [[nodiscard]] json render_responses(const scripted_reply& r, const usage& u) const {
+        json output = json::array();
+        if (!r.text.empty())
+            output.push_back(json{{"type", "message"}, {"id", id("msg_", 0)}, {"status", "completed"}, {"role", "assistant"},
+                                  {"content", json::array({json{{"type", "output_text"}, {"text", r.text}, {"annotations", json::array()}}})}});
+        for (std::size_t i = 0; i < r.calls.size(); ++i) {
+            const auto& c = r.calls[i];
+            output.push_back(json{{"type", "function_call"}, {"id", id("fc_", i)}, {"call_id", id("call_", i)}, {"name", c.name},
+                                  {"arguments", c.raw_arguments ? *c.raw_arguments : c.arguments.dump()}, {"status", "completed"}});
+        }
+        return json{{"id", "resp_scripted" + std::to_string(serial_)},
+                    {"object", "response"},
+                    {"status", "completed"},
+                    {"model", "scripted"},
+                    {"output", std::move(output)},
+                    {"usage",
+                     {{"input_tokens", u.input_tokens},
+                      {"input_tokens_details", {{"cached_tokens", u.cache_read_tokens}}},
+                      {"output_tokens", u.output_tokens},
+                      {"output_tokens_details", {{"reasoning_tokens", u.reasoning_tokens}}},
+                      {"total_tokens", u.input_tokens + u.output_tokens}}}};
+    }
+
+    agentkit::provider provider_;
+    token_counter tc_;
+    prompt_cache_sim cache_;
+    std::vector<step_fn> steps_;
+    std::size_t next_ = 0;
+    std::size_t serial_ = 0;
+    std::vector<json> requests_;
+};
+
+static_assert(provider_aware_model<scripted_model>);
+
+}  // namespace agentkit
+// ---- end <agentkit/session/model.hpp> ----
+// ---- begin <agentkit/session/request.hpp> ----
+// agentkit/session/request.hpp — build the next request for a provider from the neutral history.
+//
+// The request is laid out for prompt caching: tools, then the system prompt (stable part +
+// masker section), then the history, then the per-turn state message (never stored in the
+// history, so it never disturbs the cached prefix).
+//
+// Anthropic gets at most four cache_control breakpoints: the last (non-deferred) tool, the
+// system prompt, and the newest tool result. OpenAI gets `prompt_cache_key`.
+//
+// Tool exposure ("mask, don't remove"; agentkit::exposure from visibility/strategy.hpp):
+//   visible_only      only the tools callable now are sent (the list changes with the masker);
+//   allowed_tools /   the whole catalogue is sent every turn (a stable, cacheable prefix) and
+//   deferred_loading  visibility is expressed through the provider's own mechanism: OpenAI
+//                     tool_choice allowed_tools (Chat: {"type":"allowed_tools","allowed_tools":
+//                     {"mode":"auto","tools":[...]}}, Responses: {"type":"allowed_tools",
+//                     "mode":"auto","tools":[...]}), Anthropic `defer_loading: true` on tools that
+//                     were hidden when the session started (loaded by tool_reference blocks).
+//                     Either stable strategy maps to the one the provider supports.
+
+// ---- begin <agentkit/visibility/strategy.hpp> ----
+// agentkit/visibility/strategy.hpp — how a masker's visible set reaches the model.
+//
+// "Mask, don't remove" with a cache-stable prefix. Three ways to expose tools:
+//
+//   exposure::visible_only      send only the visible tools (meta-tools first). Smallest
+//                               request; the tools part of the prefix changes with the set.
+//   exposure::allowed_tools     send every tool, always in the same order, and restrict per
+//                               turn through OpenAI's tool_choice
+//                               {"type":"allowed_tools", ...} (Chat and Responses). The prefix
+//                               (tools + system prompt) is byte-identical on every turn.
+//   exposure::deferred_loading  Anthropic: send every tool, the ones not loaded at the start
+//                               marked `defer_loading: true`; meta-tools (menu_enter,
+//                               tool_search, request_tools) return tool_reference blocks that
+//                               load them. The prefix is byte-identical on every turn.
+//
+// Either way the masker still enforces visibility on every call (answer_hidden).
+//
+//   agentkit::exposure_plan ex(masker, box.infos(), agentkit::dialect::openai_responses,
+//                              agentkit::exposure::allowed_tools);
+//   request["tools"] = ex.tools_for(masker);             // stable
+//   if (auto c = ex.tool_choice_for(masker); !c.is_null()) request["tool_choice"] = c;
+//   ex.adapt(output);                                     // per tool result
+
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+namespace agentkit {
+
+enum class exposure { visible_only, allowed_tools, deferred_loading };
+
+/// The name of an exposure strategy ("visible_only", ...).
+[[nodiscard]] constexpr std::string_view to_string(exposure e) noexcept {
+    switch (e) {
+        case exposure::visible_only: return "visible_only";
+        case exposure::allowed_tools: return "allowed_tools";
+        case exposure::deferred_loading: return "deferred_loading";
+    }
+    return "visible_only";
+}
+
+/// Every tool a session with masker `m` knows: its meta-tools first, then the host's tools in
+/// toolbox order. The order never depends on the masker's state.
+template <masker M>
+[[nodiscard]] std::vector<tool_info> full_catalogue(const M& m, const std::vector<tool_info>& host) {
+    std::vector<tool_info> all = m.meta_tools();
+    all.insert(all.end(), host.begin(), host.end());
+    return all;
+}
+
+/// The tools visible now, in full_catalogue order.
+template <masker M>
+[[nodiscard]] std::vector<tool_info> visible_catalogue(const M& m, const std::vector<tool_info>& host) {
+    std::vector<tool_info> out;
+    for (auto& t : full_catalogue(m, host))
+        if (m.is_visible(t.name)) out.push_back(std::move(t));
+    return out;
+}
+
+/// OpenAI `tool_choice` restricting the model to `names` (mode "auto" or "required").
+/// Chat Completions: {"type":"allowed_tools","allowed_tools":{"mode":..,"tools":[{"type":"function","function":{"name":..}}]}}
+/// Responses:        {"type":"allowed_tools","mode":..,"tools":[{"type":"function","name":..}]}
+[[nodiscard]] inline json allowed_tools_choice(const std::vector<std::string>& names, dialect d,
+                                               std::string_view mode = "auto") {
+    json tools = json::array();
+    for (const auto& n : names) {
+        if (d == dialect::openai_chat) tools.push_back(json{{"type", "function"}, {"function", {{"name", n}}}});
+        else tools.push_back(json{{"type", "function"}, {"name", n}});
+    }
+    if (d == dialect::openai_chat)
+        return json{{"type", "allowed_tools"}, {"allowed_tools", {{"mode", std::string(mode)}, {"tools", std::move(tools)}}}};
+    return json{{"type", "allowed_tools"}, {"mode", std::string(mode)}, {"tools", std::move(tools)}};
+}
+
+/// An Anthropic tool_result content block that loads a deferred tool.
+[[nodiscard]] inline json anthropic_tool_reference(std::string_view tool_name) {
+    return json{{"type", "tool_reference"}, {"tool_name", std::string(tool_name)}};
+}
+
+/// Anthropic tools with `defer_loading: true` on every tool not in `loaded`.
+[[nodiscard]] inline json export_deferred(const std::vector<tool_info>& all, const std::vector<std::string>& loaded) {
+    const std::unordered_set<std::string> keep(loaded.begin(), loaded.end());
+    json a = json::array();
+    for (const auto& t : all) {
+        json j = to_anthropic(t);
+        if (!keep.count(t.name)) j["defer_loading"] = true;
+        a.push_back(std::move(j));
+    }
+    return a;
+}
+
+/// The cacheable prefix of a request as bytes: the serialized tools, a separator, the system
+/// prompt. Byte equality across turns is what a prompt cache needs.
+[[nodiscard]] inline std::string stable_prefix(const json& tools, std::string_view system_prompt) {
+    std::string s = tools.dump();
+    s += "\n\x1e\n";  // record separator: tools and prompt can never run together
+    s += system_prompt;
+    return s;
+}
+
+/// A session's exposure of a masker's tools in one dialect with one strategy. Construct it
+/// once, right after the masker was bound (the deferred strategy records the tools loaded at
+/// the start, which must stay fixed for the prefix to be stable).
+class exposure_plan {
+public:
+    template <masker M>
+    exposure_plan(const M& m, std::vector<tool_info> host, dialect d, exposure e, export_options o = {})
+        : host_(std::move(host)), dialect_(d), requested_(e), effective_(effective_for(e, d)), opt_(o) {
+        all_ = full_catalogue(m, host_);
+        if (effective_ == exposure::deferred_loading) {
+            initially_loaded_ = m.visible();
+            stable_tools_ = export_deferred(all_, initially_loaded_);
+        } else if (effective_ == exposure::allowed_tools) {
+            stable_tools_ = export_tools(all_, dialect_, opt_);
+        }
+    }
+
+    /// The strategy in force: deferred_loading needs the Anthropic dialect and allowed_tools
+    /// an OpenAI one; otherwise the closest one that works is used (OpenAI: allowed_tools,
+    /// Anthropic: deferred_loading, MCP: visible_only with list_changed).
+    [[nodiscard]] static constexpr exposure effective_for(exposure e, dialect d) noexcept {
+        const bool openai = d == dialect::openai_chat || d == dialect::openai_responses;
+        if (e == exposure::visible_only) return e;
+        if (openai) return exposure::allowed_tools;
+        if (d == dialect::anthropic) return exposure::deferred_loading;
+        return exposure::visible_only;
+    }
+
+    [[nodiscard]] exposure requested() const noexcept { return requested_; }
+    [[nodiscard]] exposure effective() const noexcept { return effective_; }
+    [[nodiscard]] dialect target() const noexcept { return dialect_; }
+    /// Every tool, meta-tools first (what the stable strategies send).
+    [[nodiscard]] const std::vector<tool_info>& catalogue() const noexcept { return all_; }
+    /// Tools not deferred at the start (deferred_loading only).
+    [[nodiscard]] const std::vector<std::string>& initially_loaded() const noexcept { return initially_loaded_; }
+
+    /// The `tools` array to send this turn.
+    template <masker M>
+    [[nodiscard]] json tools_for(const M& m) const {
+        if (effective_ == exposure::visible_only) return export_tools(visible_catalogue(m, host_), dialect_, opt_);
+        return stable_tools_;
+    }
+
+    /// The `tool_choice` to send this turn, or null for "leave the provider default".
+    template <masker M>
+    [[nodiscard]] json tool_choice_for(const M& m, std::string_view mode = "auto") const {
+        if (effective_ != exposure::allowed_tools) return json();
+        return allowed_tools_choice(m.visible(), dialect_, mode);
+    }
+
+    /// Adjust a tool result for the strategy: tool_reference blocks only mean something with
+    /// Anthropic's deferred loading; elsewhere they are dropped (the text already names the
+    /// tools) so they cost no tokens.
+    void adapt(tool_output& out) const {
+        if (effective_ == exposure::deferred_loading) return;
+        auto& c = out.content;
+        c.erase(std::remove_if(c.begin(), c.end(),
+                               [](const content_block& b) { return b.type == content_block::kind::tool_reference; }),
+                c.end());
+    }
+
+    /// The stable prefix this turn: tools_for(m) and the system prompt.
+    template <masker M>
+    [[nodiscard]] std::string prefix_for(const M& m, std::string_view system_prompt) const {
+        return stable_prefix(tools_for(m), system_prompt);
+    }
+
+private:
+    std::vector<tool_info> host_;
+    dialect dialect_;
+    exposure requested_;
+    exposure effective_;
+    export_options opt_;
+    std::vector<tool_info> all_;
+    std::vector<std::string> initially_loaded_;
+    json stable_tools_;
+};
+
+/// The system prompt a session builds: the host's own text, then the masker's section.
+template <masker M>
+[[nodiscard]] std::string system_prompt_with(const M& m, std::string_view host_prompt) {
+    std::string s(host_prompt);
+    const std::string section = m.prompt_section();
+    if (!section.empty()) {
+        if (!s.empty() && s.back() != '\n') s += '\n';
+        if (!s.empty()) s += '\n';
+        s += section;
+    }
+    return s;
+}
+
+}  // namespace agentkit
+// ---- end <agentkit/visibility/strategy.hpp> ----
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace agentkit {
+
+/// Everything a request is built from besides the history.
+struct request_spec {
+    std::string model;
+    std::size_t max_tokens = 4096;
+    std::string system;                       ///< stable system prompt (already includes the masker section)
+    std::vector<tool_info> tools;             ///< the catalogue, in a stable order
+    std::vector<std::string> visible;         ///< names callable now
+    agentkit::exposure exposure = agentkit::exposure::visible_only;
+    std::vector<std::string> deferred;        ///< Anthropic stable exposure: names sent with defer_loading
+    std::string state_message;                ///< per-turn state, appended after everything cached
+    bool cache = true;                        ///< Anthropic cache_control breakpoints
+    std::string cache_key;                    ///< OpenAI prompt_cache_key ("" = none)
+    bool parallel_tool_calls = true;
+    bool openai_compat = false;               ///< an OpenAI-compatible server: max_tokens, no allowed_tools/cache key
+    export_options export_opts{};
+    json extra = json::object();              ///< merged into the request last (temperature, metadata, ...)
+};
+
+namespace detail {
+[[nodiscard]] inline bool contains_name(const std::vector<std::string>& v, std::string_view n) {
+    return std::find(v.begin(), v.end(), n) != v.end();
+}
+[[nodiscard]] inline std::string data_url(const content_block& b) { return "data:" + b.mime_type + ";base64," + b.text; }
+
+/// Text of a result for providers whose tool results are plain strings.
+[[nodiscard]] inline std::string result_text(const tool_output& o) {
+    std::string s;
+    for (const auto& b : o.content) {
+        if (b.type == content_block::kind::image) continue;  // sent separately
+        if (!s.empty()) s += '\n';
+        switch (b.type) {
+            case content_block::kind::text: s += b.text; break;
+            case content_block::kind::structured: s += b.data.dump(); break;
+            case content_block::kind::artifact:
+                s += "[artifact " + b.artifact.id + " " + b.artifact.mime_type + " " + std::to_string(b.artifact.size) +
+                     " bytes" + (b.artifact.name.empty() ? std::string() : ": " + b.artifact.name) + "]";
+                break;
+            case content_block::kind::tool_reference: s += "[tool " + b.text + " is now available]"; break;
+            case content_block::kind::image: break;
+        }
+    }
+    if (s.empty()) s = o.is_error ? "error" : "(no output)";
+    return s;
+}
+
+[[nodiscard]] inline json anthropic_result_content(const tool_output& o) {
+    json content = json::array();
+    for (const auto& b : o.content) {
+        switch (b.type) {
+            case content_block::kind::text:
+                if (!b.text.empty()) content.push_back(json{{"type", "text"}, {"text", b.text}});
+                break;
+            case content_block::kind::image:
+                content.push_back(json{{"type", "image"},
+                                       {"source", {{"type", "base64"}, {"media_type", b.mime_type}, {"data", b.text}}}});
+                break;
+            case content_block::kind::tool_reference:
+                content.push_back(json{{"type", "tool_reference"}, {"tool_name", b.text}});
+                break;
+            case content_block::kind::structured:
+                content.push_back(json{{"type", "text"}, {"text", b.data.dump()}});
+                break;
+            case content_block::kind::artifact: {
+                tool_output one;
+                one.content.push_back(b);
+                content.push_back(json{{"type", "text"}, {"text", result_text(one)}});
+                break;
+            }
+        }
+    }
+    if (content.empty()) content.push_back(json{{"type", "text"}, {"text", o.is_error ? "error" : "(no output)"}});
+    return content;
+}
+
+[[nodiscard]] inline json build_anthropic(const request_spec& s, const std::vector<message>& history) {
+    json req = json::object();
+    req["model"] = s.model;
+    req["max_tokens"] = s.max_tokens;
+    const json cc{{"type", "ephemeral"}};
+    // Tools (breakpoint 1 on the last tool that is loaded up front).
+    json tools = json::array();
+    for (const auto& t : s.tools) {
+        const bool vis = contains_name(s.visible, t.name);
+        if (s.exposure == exposure::visible_only && !vis) continue;
+        json j = export_tool(t, dialect::anthropic, s.export_opts);
+        if (s.exposure != exposure::visible_only && contains_name(s.deferred, t.name)) j["defer_loading"] = true;
+        tools.push_back(std::move(j));
+    }
+    if (s.cache) {
+        for (auto it = tools.rbegin(); it != tools.rend(); ++it) {
+            if (!it->contains("defer_loading")) {
+                (*it)["cache_control"] = cc;
+                break;
+            }
+        }
+    }
+    if (!tools.empty()) {
+        req["tools"] = std::move(tools);
+        if (!s.parallel_tool_calls) req["tool_choice"] = json{{"type", "auto"}, {"disable_parallel_tool_use", true}};
+    }
+    // System (breakpoint 2).
+    if (!s.system.empty()) {
+        json sys{{"type", "text"}, {"text", s.system}};
+        if (s.cache) sys["cache_control"] = cc;
+        req["system"] = json::array({std::move(sys)});
+    }
+    // Messages; breakpoint 3 on the newest tool result.
+    json msgs = json::array();
+    std::ptrdiff_t newest_result_msg = -1;
+    for (const auto& m : history) {
+        if (m.role == role::assistant) {
+            json content;
+            if (m.origin == provider::anthropic && m.raw.is_array()) {
+                content = m.raw;
+            } else {
+                content = json::array();
+                if (!m.text.empty()) content.push_back(json{{"type", "text"}, {"text", m.text}});
+                for (const auto& c : m.calls)
+                    content.push_back(json{{"type", "tool_use"}, {"id", c.id}, {"name", c.name},
+                                           {"input", c.arguments.is_object() ? c.arguments : json::object()}});
+                if (content.empty()) content.push_back(json{{"type", "text"}, {"text", "(no answer)"}});
+            }
+            msgs.push_back(json{{"role", "assistant"}, {"content", std::move(content)}});
+        } else {
+            json content = json::array();
+            for (const auto& r : m.results) {
+                json block{{"type", "tool_result"}, {"tool_use_id", r.call_id}, {"content", anthropic_result_content(r.output)}};
+                if (r.output.is_error) block["is_error"] = true;
+                content.push_back(std::move(block));
+            }
+            if (!m.results.empty()) newest_result_msg = static_cast<std::ptrdiff_t>(msgs.size());
+            if (!m.text.empty()) content.push_back(json{{"type", "text"}, {"text", m.text}});
+            if (content.empty()) content.push_back(json{{"type", "text"}, {"text", "(continue)"}});
+            msgs.push_back(json{{"role", "user"}, {"content", std::move(content)}});
+        }
+    }
+    if (s.cache && newest_result_msg >= 0) {
+        json& content = msgs[static_cast<std::size_t>(newest_result_msg)]["content"];
+        for (auto it = content.rbegin(); it != content.rend(); ++it) {
+            if ((*it)["type"] == "tool_result") {
+                (*it)["cache_control"] = cc;
+                break;
+            }
+        }
+    }
+    if (!s.state_message.empty()) {
+        json block{{"type", "text"}, {"text", s.state_message}};
+        if (!msgs.empty() && msgs.back()["role"] == "user") msgs.back()["content"].push_back(std::move(block));
+        else msgs.push_back(json{{"role", "user"}, {"content", json::array({std::move(block)})}});
+    }
+    req["messages"] = std::move(msgs);
+    return req;
+}
+
+/// Collect the images of a user message's results into one follow-up user content list.
+template <class MakeText, class MakeImage>
+[[nodiscard]] json openai_images(const message& m, MakeText text_part, MakeImage image_part) {
+    json parts = json::array();
+    for (const auto& r : m.results) {
+        bool first = true;
+        for (const auto& b : r.output.content) {
+            if (b.type != content_block::kind::image) continue;
+            if (first) parts.push_back(text_part("Image(s) returned by " + r.name + " (call " + r.call_id + "):"));
+            first = false;
+            parts.push_back(image_part(b));
+        }
+    }
+    return parts;
+}
+
+[[nodiscard]] inline json openai_tools(const request_spec& s, dialect d, json& req, bool full) {
+    json tools = json::array();
+    for (const auto& t : s.tools) {
+        if (!full && !contains_name(s.visible, t.name)) continue;
+        tools.push_back(export_tool(t, d, s.export_opts));
+    }
+    if (full && s.visible.size() < s.tools.size()) {
+        std::vector<std::string> allowed;
+        for (const auto& t : s.tools)
+            if (contains_name(s.visible, t.name)) allowed.push_back(t.name);
+        req["tool_choice"] = allowed_tools_choice(allowed, d, "auto");
+    }
+    return tools;
+}
+
+[[nodiscard]] inline json build_openai_chat(const request_spec& s, const std::vector<message>& history) {
+    json req = json::object();
+    req["model"] = s.model;
+    req[s.openai_compat ? "max_tokens" : "max_completion_tokens"] = s.max_tokens;
+    const bool full = s.exposure != exposure::visible_only && !s.openai_compat;
+    json tools = openai_tools(s, dialect::openai_chat, req, full);
+    if (!tools.empty()) {
+        req["tools"] = std::move(tools);
+        req["parallel_tool_calls"] = s.parallel_tool_calls;
+    }
+    if (!s.cache_key.empty() && !s.openai_compat) req["prompt_cache_key"] = s.cache_key;
+    json msgs = json::array();
+    if (!s.system.empty()) msgs.push_back(json{{"role", "system"}, {"content", s.system}});
+    for (const auto& m : history) {
+        if (m.role == role::assistant) {
+            if (m.origin == provider::openai_chat && m.raw.is_object()) {
+                msgs.push_back(m.raw);
+                continue;
+            }
+            json a{{"role", "assistant"}, {"content", m.text.empty() ? json(nullptr) : json(m.text)}};
+            if (!m.calls.empty()) {
+                json calls = json::array();
+                for (const auto& c : m.calls)
+                    calls.push_back(json{{"id", c.id}, {"type", "function"},
+                                         {"function", {{"name", c.name},
+                                                       {"arguments", c.raw_arguments.empty() ? c.arguments.dump() : c.raw_arguments}}}});
+                a["tool_calls"] = std::move(calls);
+            }
+            msgs.push_back(std::move(a));
+        } else {
+            for (const auto& r : m.results)
+                msgs.push_back(json{{"role", "tool"}, {"tool_call_id", r.call_id}, {"content", result_text(r.output)}});
+            json images = openai_images(
+                m, [](std::string t) { return json{{"type", "text"}, {"text", std::move(t)}}; },
+                [](const content_block& b) { return json{{"type", "image_url"}, {"image_url", {{"url", data_url(b)}}}}; });
+            if (!m.text.empty()) images.push_back(json{{"type", "text"}, {"text", m.text}});
+            if (!images.empty()) {
+                if (images.size() == 1 && images[0]["type"] == "text") msgs.push_back(json{{"role", "user"}, {"content", images[0]["text"]}});
+                else msgs.push_back(json{{"role", "user"}, {"content", std::move(images)}});
+            } else if (m.results.empty()) {
+                msgs.push_back(json{{"role", "user"}, {"content", "(continue)"}});
+            }
+        }
+    }
+    if (!s.state_message.empty()) msgs.push_back(json{{"role", "user"}, {"content", s.state_message}});
+    req["messages"] = std::move(msgs);
+    return req;
+}
+
+[[nodiscard]] inline json build_openai_responses(const request_spec& s, const std::vector<message>& history) {
+    json req = json::object();
+    req["model"] = s.model;
+    req["max_output_tokens"] = s.max_tokens;
+    if (!s.system.empty()) req["instructions"] = s.system;
+    const bool full = s.exposure != exposure::visible_only && !s.openai_compat;
+    json tools = openai_tools(s, dialect::openai_responses, req, full);
+    if (!tools.empty()) {
+        req["tools"] = std::move(tools);
+        req["parallel_tool_calls"] = s.parallel_tool_calls;
+    }
+    if (!s.cache_key.empty() && !s.openai_compat) req["prompt_cache_key"] = s.cache_key;
+    auto user_text = [](std::string t) {
+        return json{{"role", "user"}, {"content", json::array({json{{"type", "input_text"}, {"text", std::move(t)}}})}};
+    };
+    json input = json::array();
+    for (const auto& m : history) {
+        if (m.role == role::assistant) {
+            if (m.origin == provider::openai_responses && m.raw.is_array()) {
+                for (const auto& item : m.raw) input.push_back(item);
+                continue;
+            }
+            if (!m.text.empty())
+                input.push_back(json{{"role", "assistant"},
+                                     {"content", json::array({json{{"type", "output_text"}, {"text", m.text}}})}});
+            for (const auto& c : m.calls)
+                input.push_back(json{{"type", "function_call"}, {"call_id", c.id}, {"name", c.name},
+                                     {"arguments", c.raw_arguments.empty() ? c.arguments.dump() : c.raw_arguments}});
+        } else {
+            for (const auto& r : m.results)
+                input.push_back(json{{"type", "function_call_output"}, {"call_id", r.call_id}, {"output", result_text(r.output)}});
+            json parts = openai_images(
+                m, [](std::string t) { return json{{"type", "input_text"}, {"text", std::move(t)}}; },
+                [](const content_block& b) { return json{{"type", "input_image"}, {"image_url", data_url(b)}}; });
+            if (!m.text.empty()) parts.push_back(json{{"type", "input_text"}, {"text", m.text}});
+            if (!parts.empty()) input.push_back(json{{"role", "user"}, {"content", std::move(parts)}});
+            else if (m.results.empty()) input.push_back(user_text("(continue)"));
+        }
+    }
+    if (!s.state_message.empty()) input.push_back(user_text(s.state_message));
+    req["input"] = std::move(input);
+    return req;
+}
+}  // namespace detail
+
+/// The request body for provider `p`.
+[[nodiscard]] inline json build_request(provider p, const request_spec& s, const std::vector<message>& history) {
+    json req;
+    switch (p) {
+        case provider::anthropic: req = detail::build_anthropic(s, history); break;
+        case provider::openai_chat: req = detail::build_openai_chat(s, history); break;
+        case provider::openai_responses: req = detail::build_openai_responses(s, history); break;
+    }
+    if (s.extra.is_object())
+        for (auto it = s.extra.begin(); it != s.extra.end(); ++it) req[it.key()] = it.value();
+    return req;
+}
+
+/// HTTP headers a request needs besides authentication and content type: anthropic-version,
+/// and anthropic-beta when the request defers tools.
+[[nodiscard]] inline std::vector<std::pair<std::string, std::string>> required_headers(provider p, const json& request) {
+    std::vector<std::pair<std::string, std::string>> h;
+    if (p != provider::anthropic) return h;
+    h.emplace_back("anthropic-version", "2023-06-01");
+    if (auto it = request.find("tools"); it != request.end() && it->is_array()) {
+        for (const auto& t : *it) {
+            if (t.contains("defer_loading")) {
+                h.emplace_back("anthropic-beta", "advanced-tool-use-2025-11-20");
+                break;
+            }
+        }
+    }
+    return h;
+}
+
+}  // namespace agentkit
+// ---- end <agentkit/session/request.hpp> ----
+// ---- begin <agentkit/session/session.hpp> ----
+// agentkit/session/session.hpp — agent_session: the object a host holds.
+//
+//   agentkit::toolbox tools{get_weather, search};
+//   agentkit::agent_session session{tools, agentkit::all_visible{}, agentkit::compact_formatter{}};
+//   auto result = session.run(model, "What is the weather in Oslo?", {.max_steps = 10});
+//   std::puts(agentkit::render_report(session.make_report()).c_str());
+//
+// or drive it by hand (a streaming host):
+//
+//   json request = session.request(agentkit::provider::anthropic);
+//   ... send it; as each tool_use block completes: session.speculate(provider::anthropic, block);
+//   auto outcome = session.accept(agentkit::provider::anthropic, response_body);
+//   if (outcome && outcome->done) ...
+//
+// Composition is static: agent_session<Toolbox, Masker, Formatter>. A host without a browser
+// has no browser code in its toolbox and pays nothing for it.
+//
+// Optional masker hooks, detected with `requires`:
+//   m.exposure() -> agentkit::exposure             how to express visibility in requests
+//   m.on_prose_answer() / m.dead_end_nudge() -> std::optional<std::string>
+//                                                   a nudge when the model answers with prose
+//                                                   (the menu's ROOT dead end); the session appends
+//                                                   it as a user message and keeps going
+//   m.on_tool_error(name, error) -> std::optional<std::string>
+//                                                   extra retry guidance after a failed call
+
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace agentkit {
+
+template <class M>
+concept masker_with_exposure = requires(const M& m) {
+    { m.exposure() } -> std::convertible_to<agentkit::exposure>;
+};
+template <class M>
+concept masker_with_prose_hook = requires(M& m) {
+    { m.on_prose_answer() } -> std::convertible_to<std::optional<std::string>>;
+};
+/// The menu's spelling of the same hook.
+template <class M>
+concept masker_with_dead_end_nudge = requires(M& m) {
+    { m.dead_end_nudge() } -> std::convertible_to<std::optional<std::string>>;
+};
+template <class M>
+concept masker_with_error_hook = requires(M& m, std::string_view name, const error& e) {
+    { m.on_tool_error(name, e) } -> std::convertible_to<std::optional<std::string>>;
+};
+
+/// The stable part of the system prompt agentkit uses when the host gives none.
+inline constexpr std::string_view default_system_prompt =
+    "You complete the user's task with the tools provided.\n"
+    "- Call tools directly; do not narrate before a call.\n"
+    "- When calls are independent, make them in the same response: they run in parallel.\n"
+    "- Prefer compound tools (several steps in one call) to many single-step calls.\n"
+    "- When a tool fails, read its error and hint, then change the arguments or the approach; never repeat a "
+    "failing call unchanged.";
+
+struct session_options {
+    agentkit::provider provider = agentkit::provider::anthropic;  ///< when the model does not say
+    std::string model = "claude-sonnet-4-5";
+    std::size_t max_tokens = 4096;           ///< per response
+    std::string system_prompt = std::string(default_system_prompt);
+    std::optional<agentkit::exposure> exposure;  ///< overrides the masker's preference
+    bool cache = true;                       ///< Anthropic breakpoints
+    std::string cache_key;                   ///< OpenAI prompt_cache_key; "" = the session id
+    bool openai_compat = false;              ///< an OpenAI-compatible server (see request_spec)
+    bool parallel_tool_calls = true;
+    std::size_t max_parallel = 4;            ///< threads for parallel-safe calls of one response
+    bool speculative = true;                 ///< run read-only calls as soon as their block is complete
+    bool builtin_complete = true;            ///< add the `complete` tool unless the host or masker has one
+    std::string complete_tool = "complete";
+    std::size_t max_nudges = 2;              ///< prose answers the masker may turn into nudges
+    context_options context{};
+    export_options export_opts{};
+    json extra = json::object();             ///< merged into every request
+    token_counter tokens{};
+    std::string session_id;                  ///< "" = generated
+    std::chrono::milliseconds tool_timeout{0};  ///< per call deadline handed to tools; 0 = none
+    /// Called after every turn (logging). Exceptions are swallowed.
+    std::function<void(const turn_metrics&)> on_turn;
+};
+
+/// What one accepted response amounted to.
+struct turn_outcome {
+    bool done = false;              ///< the model finished (complete tool or final answer)
+    bool completed = false;         ///< finished through the complete tool
+    bool nudged = false;            ///< a prose answer was turned into a nudge
+    bool truncated = false;
+    std::string final_text;
+    std::size_t calls = 0;
+    std::size_t errors = 0;
+};
+
+enum class stop_reason { completed, answered, step_limit, token_limit, time_limit, model_error, cancelled };
+
+[[nodiscard]] constexpr std::string_view to_string(stop_reason r) noexcept {
+    switch (r) {
+        case stop_reason::completed: return "completed";
+        case stop_reason::answered: return "answered";
+        case stop_reason::step_limit: return "step limit";
+        case stop_reason::token_limit: return "token limit";
+        case stop_reason::time_limit: return "time limit";
+        case stop_reason::model_error: return "model error";
+        case stop_reason::cancelled: return "cancelled";
+    }
+    return "unknown";
+}
+
+struct run_result {
+    stop_reason reason = stop_reason::answered;
+    std::string final_text;
+    std::size_t steps = 0;
+    std::optional<agentkit::error> error;
+    [[nodiscard]] bool ok() const noexcept { return reason == stop_reason::completed || reason == stop_reason::answered; }
+};
+
+namespace detail {
+/// Run f(0..n-1) on up to `max_threads` threads (the caller's included). f must not throw.
+template <class F>
+void run_bounded(std::size_t n, std::size_t max_threads, F&& f) {
+    if (n == 0) return;
+    std::atomic<std::size_t> next{0};
+    auto worker = [&] {
+        for (;;) {
+            const std::size_t i = next.fetch_add(1);
+            if (i >= n) return;
+            f(i);
+        }
+    };
+    std::vector<std::thread> threads;
+    const std::size_t extra = std::min(n, std::max<std::size_t>(max_threads, 1)) - 1;
+    for (std::size_t t = 0; t < extra; ++t) {
+        try {
+            threads.emplace_back(worker);
+        } catch (const std::system_error&) {
+            break;  // no more threads: the remaining workers absorb the work
+        }
+    }
+    worker();
+    for (auto& t : threads) t.join();
+}
+
+[[nodiscard]] inline double ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// Records the artifacts created through it, forwarding to the real sink.
+class recording_sink {
+public:
+    explicit recording_sink(artifact_sink_ref target) : target_(target) {}
+    [[nodiscard]] result<artifact_ref> put(artifact_blob b) {
+        auto r = target_.put(std::move(b));
+        if (r) {
+            std::lock_guard lock(mu_);
+            refs_.push_back(*r);
+        }
+        return r;
+    }
+    void note(const artifact_ref& r) {
+        std::lock_guard lock(mu_);
+        for (const auto& x : refs_)
+            if (x.id == r.id) return;
+        refs_.push_back(r);
+    }
+    [[nodiscard]] std::vector<artifact_ref> refs() const {
+        std::lock_guard lock(mu_);
+        return refs_;
+    }
+
+private:
+    artifact_sink_ref target_;
+    mutable std::mutex mu_;
+    std::vector<artifact_ref> refs_;
+};
+}  // namespace detail
+
+template <class Toolbox, masker Masker = all_visible, result_formatter Formatter = compact_formatter>
+class agent_session {
+public:
+    /// `artifacts`: where cut text and stored images go; empty = an in-memory store owned by the session.
+    explicit agent_session(Toolbox tools, Masker m = Masker{}, Formatter f = Formatter{}, session_options o = {},
+                           artifact_sink_ref artifacts = {})
+        : tools_(std::move(tools)), masker_(std::move(m)), formatter_(std::move(f)), opts_(std::move(o)) {
+        if (!artifacts) {
+            own_store_ = std::make_unique<memory_artifacts>();
+            artifacts = *own_store_;
+        }
+        sink_ = std::make_unique<detail::recording_sink>(artifacts);
+        if (opts_.session_id.empty()) opts_.session_id = make_session_id();
+        masker_.bind(tools_.infos());
+        for (auto& t : masker_.meta_tools()) {
+            meta_names_.insert(t.name);
+            catalogue_.push_back(std::move(t));
+        }
+        for (const auto& t : tools_.infos()) catalogue_.push_back(t);
+        const bool has_complete = std::any_of(catalogue_.begin(), catalogue_.end(),
+                                              [&](const tool_info& t) { return t.name == opts_.complete_tool; });
+        builtin_complete_ = opts_.builtin_complete && !has_complete;
+        if (builtin_complete_) catalogue_.push_back(complete_info());
+    }
+
+    agent_session(const agent_session&) = delete;
+    agent_session& operator=(const agent_session&) = delete;
+    ~agent_session() { discard_speculation(); }
+
+    // ---- history -------------------------------------------------------------------------
+    /// Add a user message (the task, a follow-up).
+    void add_user(std::string text) {
+        if (!history_.empty() && history_.back().role == role::user) {
+            auto& last = history_.back();
+            if (!last.text.empty()) last.text += "\n\n";
+            last.text += text;
+        } else {
+            history_.push_back(message::user(std::move(text)));
+        }
+        done_ = false;
+    }
+    [[nodiscard]] const std::vector<message>& history() const noexcept { return history_; }
+
+    // ---- requests ------------------------------------------------------------------------
+    /// The tool catalogue as sent: meta-tools, host tools, then the built-in complete tool.
+    [[nodiscard]] const std::vector<tool_info>& catalogue() const noexcept { return catalogue_; }
+
+    /// Names callable now.
+    [[nodiscard]] std::vector<std::string> visible() const {
+        std::vector<std::string> v = masker_.visible();
+        if (builtin_complete_) v.push_back(opts_.complete_tool);
+        return v;
+    }
+
+    /// The exposure strategy in force for provider `p` (the session option, else the masker's
+    /// preference, else visible_only), mapped to what the provider supports.
+    [[nodiscard]] agentkit::exposure exposure_for(provider p) const {
+        agentkit::exposure e = agentkit::exposure::visible_only;
+        if (opts_.exposure) e = *opts_.exposure;
+        else if constexpr (masker_with_exposure<Masker>) e = masker_.exposure();
+        if (e == agentkit::exposure::visible_only) return e;
+        if (p == provider::anthropic) return agentkit::exposure::deferred_loading;
+        return opts_.openai_compat ? agentkit::exposure::visible_only : agentkit::exposure::allowed_tools;
+    }
+
+    /// The stable system prompt: the host's part and the masker's section.
+    [[nodiscard]] std::string system_prompt() const {
+        std::string s = opts_.system_prompt;
+        if (builtin_complete_) {
+            if (!s.empty()) s += '\n';
+            s += "- When the task is done, call " + opts_.complete_tool + " with the final answer.";
+        }
+        std::string section = masker_.prompt_section();
+        if (!section.empty()) {
+            if (!s.empty()) s += "\n\n";
+            s += section;
         }
         return s;
     }
 
-    static constexpr std::array<thunk, count> dispatch_ = make_dispatch(std::index_sequence_for<Tools...>{});
-    static constexpr std::array<detail::name_index, count> sorted_ = make_sorted();
+    /// Build the next request for provider `p`.
+    [[nodiscard]] json request(provider p) {
+        request_spec s;
+        s.model = opts_.model;
+        s.max_tokens = opts_.max_tokens;
+        s.system = system_prompt();
+        s.tools = catalogue_;
+        s.visible = visible();
+        s.exposure = exposure_for(p);
+        if (s.exposure == agentkit::exposure::deferred_loading) {
+            if (!deferred_frozen_) {
+                // Frozen at the first request so the tools prefix stays byte-identical.
+                for (const auto& t : catalogue_)
+                    if (!detail::contains_name(s.visible, t.name)) deferred_.push_back(t.name);
+                deferred_frozen_ = true;
+            }
+            s.deferred = deferred_;
+        }
+        s.state_message = masker_.state_message();
+        s.cache = opts_.cache;
+        s.cache_key = opts_.cache_key.empty() ? opts_.session_id : opts_.cache_key;
+        s.parallel_tool_calls = opts_.parallel_tool_calls;
+        s.openai_compat = opts_.openai_compat;
+        s.export_opts = opts_.export_opts;
+        s.extra = opts_.extra;
+        const auto prepared = prepare_context(history_, opts_.context, opts_.tokens, &context_stats_);
+        return build_request(p, s, prepared);
+    }
 
-    std::tuple<Tools...> tools_;
-    std::vector<tool_info> infos_;
+    [[nodiscard]] const context_stats& last_context_stats() const noexcept { return context_stats_; }
+
+    // ---- speculative execution -----------------------------------------------------------
+    /// A streaming host hands over a tool call as soon as its block is complete. A read-only,
+    /// visible host tool starts at once (unless an earlier call of the same response could
+    /// change what it sees); its result is used when accept() receives a response containing
+    /// the same call (id, name and arguments) and discarded otherwise. Returns true if started.
+    bool speculate(const tool_call& c) {
+        if (!opts_.speculative || spec_blocked_) return false;
+        const auto idx = Toolbox::find(c.name);
+        const bool ok = !c.malformed && idx && masker_.is_visible(c.name) && meta_names_.count(c.name) == 0 &&
+                        tools_.infos()[*idx].traits.is_read_only();
+        if (!ok) {
+            spec_blocked_ = true;  // later calls of this response may depend on this one
+            return false;
+        }
+        auto entry = std::make_unique<spec_entry>();
+        entry->call = c;
+        tool_context ctx = make_ctx(c.id);
+        try {
+            entry->result = std::async(std::launch::async, [this, i = *idx, args = c.arguments, ctx]() mutable {
+                const auto t0 = std::chrono::steady_clock::now();
+                auto r = tools_.call_at(i, args, ctx);
+                return spec_done{std::move(r), detail::ms_since(t0)};
+            });
+        } catch (const std::system_error&) {
+            return false;
+        }
+        std::lock_guard lock(spec_mu_);
+        speculative_.push_back(std::move(entry));
+        return true;
+    }
+
+    /// The same, from a provider's streamed block: an Anthropic tool_use content block, a Chat
+    /// Completions tool_calls[] entry, or a Responses function_call item.
+    bool speculate(provider p, const json& block) {
+        tool_call c;
+        switch (p) {
+            case provider::anthropic:
+                c.id = detail::str_field(block, "id");
+                c.name = detail::str_field(block, "name");
+                if (const json* in = detail::field(block, "input"); in && in->is_object()) c.arguments = *in;
+                else c.malformed = error(errc::args_malformed, "input is not an object");
+                break;
+            case provider::openai_chat:
+                c.id = detail::str_field(block, "id");
+                c.name = detail::str_field(detail::obj_field(block, "function"), "name");
+                detail::parse_arguments(c, detail::field(detail::obj_field(block, "function"), "arguments"));
+                break;
+            case provider::openai_responses:
+                c.id = detail::str_field(block, "call_id");
+                c.name = detail::str_field(block, "name");
+                detail::parse_arguments(c, detail::field(block, "arguments"));
+                break;
+        }
+        if (c.id.empty() || c.name.empty()) {
+            spec_blocked_ = true;
+            return false;
+        }
+        return speculate(c);
+    }
+
+    // ---- responses -----------------------------------------------------------------------
+    /// Accept a provider response: record it, run its tool calls (meta-tools through the masker,
+    /// hidden tools answered by the masker, parallel-safe calls concurrently, the rest in order),
+    /// append the results, and say whether the model is done. A body that cannot be read is an
+    /// error and leaves the history unchanged.
+    [[nodiscard]] result<turn_outcome> accept(provider p, const json& body, double model_ms = 0,
+                                              std::size_t round_trips = 1) {
+        auto parsed = parse_response(p, body);
+        if (!parsed) {
+            discard_speculation();
+            return fail(std::move(parsed).error());
+        }
+        model_turn& turn = *parsed;
+        turn_metrics tm;
+        tm.turn = metrics_.turns.size() + 1;
+        tm.provider = p;
+        tm.usage = turn.usage;
+        tm.model_ms = model_ms;
+        tm.round_trips = round_trips;
+
+        message a = message::assistant(turn.text, turn.calls);
+        a.origin = p;
+        a.raw = turn.raw;
+        history_.push_back(std::move(a));
+
+        turn_outcome out;
+        out.truncated = turn.truncated;
+        out.calls = turn.calls.size();
+        if (turn.calls.empty()) {
+            discard_speculation();
+            if constexpr (masker_with_prose_hook<Masker> || masker_with_dead_end_nudge<Masker>) {
+                if (nudges_ < opts_.max_nudges) {
+                    std::optional<std::string> nudge;
+                    try {
+                        if constexpr (masker_with_prose_hook<Masker>) nudge = masker_.on_prose_answer();
+                        else nudge = masker_.dead_end_nudge();
+                    } catch (...) {
+                        nudge.reset();
+                    }
+                    if (nudge && !nudge->empty()) {
+                        ++nudges_;
+                        ++metrics_.nudges;
+                        history_.push_back(message::user(std::move(*nudge)));
+                        out.nudged = true;
+                        finish_turn(tm);
+                        return out;
+                    }
+                }
+            }
+            out.done = true;
+            out.final_text = turn.text;
+            done_ = true;
+            final_text_ = turn.text;
+            answered_ = !turn.text.empty();
+            finish_turn(tm);
+            return out;
+        }
+
+        const auto t0 = std::chrono::steady_clock::now();
+        std::vector<tool_result> results(turn.calls.size());
+        std::vector<tool_metric> mets(turn.calls.size());
+        bool completed = false;
+        run_calls(turn.calls, results, mets, tm, completed);
+        tm.tools_ms = detail::ms_since(t0);
+
+        message u;
+        u.role = role::user;
+        u.results = std::move(results);
+        for (const auto& r : u.results) {
+            if (r.output.is_error) ++out.errors;
+            for (const auto& b : r.output.content)
+                if (b.type == content_block::kind::artifact) sink_->note(b.artifact);
+        }
+        history_.push_back(std::move(u));
+        for (auto& m : mets) tm.tools.push_back(std::move(m));
+        metrics_.malformed_calls += static_cast<std::size_t>(
+            std::count_if(turn.calls.begin(), turn.calls.end(), [](const tool_call& c) { return c.malformed.has_value(); }));
+        if (completed) {
+            out.done = true;
+            out.completed = true;
+            out.final_text = final_text_;
+            done_ = true;
+        }
+        finish_turn(tm);
+        return out;
+    }
+
+    // ---- the loop ------------------------------------------------------------------------
+    /// Run the loop until the model is done or a limit is hit.
+    template <model Model>
+    run_result run(Model& m, std::string task, const run_limits& limits = {}) {
+        provider p = opts_.provider;
+        if constexpr (provider_aware_model<Model>) p = m.provider();
+        if (!task.empty()) add_user(std::move(task));
+        const auto start = std::chrono::steady_clock::now();
+        const auto deadline = limits.max_time.count() > 0 ? start + limits.max_time
+                                                          : std::chrono::steady_clock::time_point::max();
+        run_deadline_ = deadline;
+        run_result rr;
+        auto stop = [&](stop_reason why) {
+            rr.reason = why;
+            last_stop_ = why;
+            run_deadline_ = std::chrono::steady_clock::time_point::max();
+            return rr;
+        };
+        for (;;) {
+            if (stop_.stop_requested()) return stop(stop_reason::cancelled);
+            if (limits.max_steps > 0 && rr.steps >= limits.max_steps) return stop(stop_reason::step_limit);
+            const usage& total = metrics_.usage;
+            if (limits.max_tokens > 0 && total.input_tokens + total.output_tokens >= limits.max_tokens)
+                return stop(stop_reason::token_limit);
+            if (std::chrono::steady_clock::now() >= deadline) return stop(stop_reason::time_limit);
+
+            const json req = request(p);
+            std::size_t attempts = 0;
+            double model_ms = 0;
+            std::optional<result<turn_outcome>> outcome;
+            for (;;) {
+                ++attempts;
+                const auto t0 = std::chrono::steady_clock::now();
+                result<json> body = fail(errc::internal, "the model raised an exception");
+                try {
+                    body = m.complete(req);
+                } catch (...) {
+                }
+                model_ms += detail::ms_since(t0);
+                error e;
+                if (body) {
+                    auto o = accept(p, *body, model_ms, attempts);
+                    if (o) {
+                        outcome = std::move(o);
+                        break;
+                    }
+                    e = std::move(o).error();
+                } else {
+                    e = std::move(body).error();
+                }
+                const bool retry = (is_retryable(e) || e.is(errc::provider_malformed)) && attempts <= limits.max_retries;
+                if (!retry || stop_.stop_requested()) {
+                    last_error_ = e;
+                    rr.error = std::move(e);
+                    return stop(stop_reason::model_error);
+                }
+                std::chrono::milliseconds pause = limits.retry_backoff * (1L << std::min<std::size_t>(attempts - 1, 10));
+                if (e.details.is_object() && e.details.contains("retry_after_s") && e.details["retry_after_s"].is_number())
+                    pause = std::chrono::milliseconds(static_cast<long long>(e.details["retry_after_s"].get<double>() * 1000.0));
+                pause = std::min<std::chrono::milliseconds>(pause, limits.max_backoff);
+                if (std::chrono::steady_clock::now() + pause >= deadline) {
+                    last_error_ = e;
+                    rr.error = std::move(e);
+                    return stop(stop_reason::time_limit);
+                }
+                if (pause.count() > 0) std::this_thread::sleep_for(pause);
+            }
+            ++rr.steps;
+            const turn_outcome& o = **outcome;
+            if (o.done) {
+                rr.final_text = o.final_text;
+                return stop(o.completed ? stop_reason::completed : stop_reason::answered);
+            }
+        }
+    }
+
+    /// Ask a running loop and its tools to stop (tools see it through tool_context::stop).
+    void cancel() noexcept { stop_.request_stop(); }
+
+    // ---- results -------------------------------------------------------------------------
+    [[nodiscard]] bool done() const noexcept { return done_; }
+    [[nodiscard]] const std::string& final_text() const noexcept { return final_text_; }
+    [[nodiscard]] const session_metrics& metrics() const noexcept { return metrics_; }
+    [[nodiscard]] const std::string& session_id() const noexcept { return opts_.session_id; }
+    [[nodiscard]] std::vector<artifact_ref> artifacts() const { return sink_->refs(); }
+    /// The session's own store (nullptr when the host gave a sink).
+    [[nodiscard]] memory_artifacts* store() noexcept { return own_store_.get(); }
+    [[nodiscard]] artifact_sink_ref sink() noexcept { return *sink_; }
+    [[nodiscard]] Masker& get_masker() noexcept { return masker_; }
+    [[nodiscard]] const Toolbox& tools() const noexcept { return tools_; }
+    [[nodiscard]] session_options& options() noexcept { return opts_; }
+
+    /// The Result / Summary / Artifacts report of what happened so far.
+    [[nodiscard]] report make_report() const {
+        report r;
+        r.session_id = opts_.session_id;
+        r.answered = done_ && answered_;
+        r.result = final_text_;
+        if (!r.answered) {
+            if (last_stop_) r.no_answer_reason = "stopped: " + std::string(to_string(*last_stop_));
+            if (last_error_) r.no_answer_reason += (r.no_answer_reason.empty() ? "" : " — ") + last_error_->to_text();
+        }
+        for (const auto& b : summary_) r.summary.push_back(b);
+        const auto& m = metrics_;
+        std::string how = done_ ? (completed_ ? "completed" : "answered") : "not finished";
+        if (last_stop_ && !done_) how = "stopped by " + std::string(to_string(*last_stop_));
+        r.summary.push_back(how + " after " + std::to_string(m.turns.size()) + " model turn" +
+                            (m.turns.size() == 1 ? "" : "s") + " (" + std::to_string(m.round_trips) + " round trip" +
+                            (m.round_trips == 1 ? "" : "s") + ")");
+        std::size_t parallel = 0;
+        std::size_t spec = 0;
+        for (const auto& t : m.turns)
+            for (const auto& x : t.tools) {
+                parallel += x.parallel ? 1 : 0;
+                spec += x.speculative ? 1 : 0;
+            }
+        std::string calls = std::to_string(m.tool_calls) + " tool call" + (m.tool_calls == 1 ? "" : "s") + ", " +
+                            std::to_string(m.tool_errors) + " failed";
+        if (parallel) calls += ", " + std::to_string(parallel) + " in parallel";
+        if (spec) calls += ", " + std::to_string(spec) + " speculative";
+        r.summary.push_back(calls);
+        if (!last_tool_error_.empty()) r.summary.push_back("last tool error: " + last_tool_error_);
+        char buf[48];
+        std::snprintf(buf, sizeof buf, "%.1f%%", m.usage.hit_rate() * 100.0);
+        r.summary.push_back("tokens: " + group_digits(m.usage.input_tokens) + " in (cache hit " + buf + "), " +
+                            group_digits(m.usage.output_tokens) + " out");
+        r.artifacts = sink_->refs();
+        return r;
+    }
+
+private:
+    struct spec_done {
+        result<tool_output> out;
+        double ms = 0;
+    };
+    struct spec_entry {
+        tool_call call;
+        std::future<spec_done> result;
+    };
+    enum class call_kind { malformed, complete, meta, hidden, host, speculative };
+
+    [[nodiscard]] tool_info complete_info() const {
+        tool_info t;
+        t.name = opts_.complete_tool;
+        t.description = "Finish the task. `result` is the final answer for the user; `summary` is up to 8 short "
+                        "bullets on what was done (optional).";
+        t.input_schema = json{
+            {"type", "object"},
+            {"properties",
+             {{"result", {{"type", "string"}, {"description", "The final answer"}}},
+              {"summary", {{"type", "array"}, {"items", {{"type", "string"}}}, {"maxItems", 8}, {"description", "Short bullets"}}}}},
+            {"required", json::array({"result"})},
+            {"additionalProperties", false}};
+        return t;
+    }
+
+    [[nodiscard]] static std::string make_session_id() {
+        static std::atomic<unsigned> counter{0};
+        const auto now = static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count());
+        const unsigned long long v = (now ^ (now >> 17) ^ (static_cast<unsigned long long>(++counter) << 40)) & 0xffffffffULL;
+        char buf[24];
+        std::snprintf(buf, sizeof buf, "s-%08llx", v);
+        return buf;
+    }
+
+    [[nodiscard]] tool_context make_ctx(std::string call_id) const {
+        tool_context ctx;
+        ctx.stop = stop_.get_token();
+        ctx.call_id = std::move(call_id);
+        ctx.deadline = run_deadline_;
+        if (opts_.tool_timeout.count() > 0)
+            ctx.deadline = std::min(ctx.deadline, std::chrono::steady_clock::now() + opts_.tool_timeout);
+        return ctx;
+    }
+
+    void finish_turn(turn_metrics& tm) {
+        metrics_.add(tm);
+        if (opts_.on_turn) {
+            try {
+                opts_.on_turn(tm);
+            } catch (...) {
+            }
+        }
+    }
+
+    void discard_speculation() {
+        std::vector<std::unique_ptr<spec_entry>> left;
+        {
+            std::lock_guard lock(spec_mu_);
+            left.swap(speculative_);
+        }
+        for (auto& e : left)
+            if (e->result.valid()) e->result.wait();  // read-only work; joined, never leaked
+        spec_blocked_ = false;
+    }
+
+    std::unique_ptr<spec_entry> take_speculation(const tool_call& c) {
+        std::lock_guard lock(spec_mu_);
+        for (auto it = speculative_.begin(); it != speculative_.end(); ++it) {
+            const auto& s = (*it)->call;
+            if (s.id == c.id && s.name == c.name && s.arguments == c.arguments) {
+                auto e = std::move(*it);
+                speculative_.erase(it);
+                return e;
+            }
+        }
+        return nullptr;
+    }
+
+    /// Turn a raw outcome into what the model sees: errors become error results with guidance;
+    /// everything passes through the formatter.
+    tool_output finish_output(const tool_call& c, result<tool_output> r, bool host, const tool_info* info) {
+        tool_output o;
+        if (r) {
+            o = std::move(*r);
+        } else {
+            const error& e = r.error();
+            o = tool_output::from_error(e);
+            last_tool_error_ = e.to_text();
+            if (host) {
+                const std::string key = c.name + "\x1f" + c.arguments.dump();
+                const std::size_t n = ++failures_[key];
+                if (n >= 2)
+                    o.add_text("Retry guidance: this exact call has failed " + std::to_string(n) +
+                               " times; change the arguments or use a different tool.");
+                if constexpr (masker_with_error_hook<Masker>) {
+                    try {
+                        if (auto extra = masker_.on_tool_error(c.name, e); extra && !extra->empty()) o.add_text(*extra);
+                    } catch (...) {
+                    }
+                }
+            }
+        }
+        if (o.is_error && r) last_tool_error_ = o.joined_text().substr(0, 200);
+        format_context fc;
+        fc.tool = c.name;
+        fc.info = info;
+        fc.artifacts = *sink_;
+        try {
+            return formatter_.format(std::move(o), fc);
+        } catch (...) {
+            return tool_output::from_error(error(errc::internal, "the result formatter raised an exception"));
+        }
+    }
+
+    void run_calls(const std::vector<tool_call>& calls, std::vector<tool_result>& results, std::vector<tool_metric>& mets,
+                   turn_metrics& tm, bool& completed) {
+        std::vector<std::size_t> batch;  // indices of parallel-safe host calls waiting to run
+        std::vector<std::optional<result<tool_output>>> raw(calls.size());
+        std::vector<std::optional<std::size_t>> tool_index(calls.size());
+
+        auto flush = [&] {
+            if (batch.empty()) return;
+            const bool parallel = batch.size() > 1;
+            detail::run_bounded(batch.size(), parallel ? opts_.max_parallel : 1, [&](std::size_t k) {
+                const std::size_t i = batch[k];
+                tool_context ctx = make_ctx(calls[i].id);
+                const auto t0 = std::chrono::steady_clock::now();
+                raw[i] = tools_.call_at(*tool_index[i], calls[i].arguments, ctx);
+                mets[i].ms = detail::ms_since(t0);
+                mets[i].parallel = parallel;
+            });
+            batch.clear();
+        };
+
+        for (std::size_t i = 0; i < calls.size(); ++i) {
+            const tool_call& c = calls[i];
+            mets[i].name = c.name;
+            results[i].call_id = c.id;
+            results[i].name = c.name;
+            if (c.malformed) {
+                raw[i] = fail(*c.malformed);
+            } else if (builtin_complete_ && c.name == opts_.complete_tool) {
+                completed = true;
+                completed_ = true;
+                answered_ = true;
+                if (const json* res = detail::field(c.arguments, "result"); res && res->is_string())
+                    final_text_ = res->get<std::string>();
+                else if (res && !res->is_null())
+                    final_text_ = res->dump();
+                if (const json* sm = detail::field(c.arguments, "summary"); sm && sm->is_array())
+                    for (const auto& b : *sm)
+                        if (b.is_string()) summary_.push_back(b.get<std::string>());
+                raw[i] = tool_output::text("Task marked complete.");
+            } else if (meta_names_.count(c.name) != 0) {
+                flush();
+                const auto t0 = std::chrono::steady_clock::now();
+                std::optional<result<tool_output>> r;
+                try {
+                    r = masker_.handle_meta(c.name, c.arguments);
+                } catch (...) {
+                    r = result<tool_output>(fail(errc::internal, "the masker raised an exception"));
+                }
+                mets[i].ms = detail::ms_since(t0);
+                mets[i].meta = true;
+                raw[i] = r ? std::move(*r) : masker_.answer_hidden(c.name);
+                if (raw[i]->has_value()) add_tool_references(**raw[i]);
+            } else if (!masker_.is_visible(c.name)) {
+                raw[i] = masker_.answer_hidden(c.name);
+            } else if (auto idx = Toolbox::find(c.name); !idx) {
+                raw[i] = result<tool_output>(Toolbox::unknown(c.name));
+            } else {
+                tool_index[i] = idx;
+                if (auto spec = take_speculation(c)) {
+                    spec_done d = spec->result.get();
+                    raw[i] = std::move(d.out);
+                    mets[i].ms = d.ms;
+                    mets[i].speculative = true;
+                    ++tm.speculative_used;
+                } else if (tools_.infos()[*idx].traits.is_parallel_safe() && opts_.max_parallel > 1) {
+                    batch.push_back(i);
+                } else {
+                    flush();
+                    tool_context ctx = make_ctx(c.id);
+                    const auto t0 = std::chrono::steady_clock::now();
+                    raw[i] = tools_.call_at(*idx, c.arguments, ctx);
+                    mets[i].ms = detail::ms_since(t0);
+                }
+            }
+        }
+        flush();
+        {
+            std::lock_guard lock(spec_mu_);
+            tm.speculative_discarded = speculative_.size();
+        }
+        discard_speculation();
+
+        // Format, observe and measure in call order, on this thread.
+        for (std::size_t i = 0; i < calls.size(); ++i) {
+            const tool_call& c = calls[i];
+            const bool host = tool_index[i].has_value();
+            const tool_info* info = host ? &tools_.infos()[*tool_index[i]] : nullptr;
+            result<tool_output> r = raw[i] ? std::move(*raw[i]) : result<tool_output>(fail(errc::internal, "call did not run"));
+            const bool ok = r.has_value() && !r->is_error;
+            results[i].output = finish_output(c, std::move(r), host, info);
+            if (host) masker_.observe_call(c.name, c.arguments, ok);
+            const std::string text = results[i].output.joined_text();
+            mets[i].ok = !results[i].output.is_error;
+            mets[i].result_chars = text.size();
+            mets[i].result_tokens = opts_.tokens.count(text);
+        }
+    }
+
+    /// Anthropic full-catalogue: a tool deferred in the request becomes callable when the model
+    /// sees a tool_reference for it. Add the references a meta-tool's result did not include.
+    void add_tool_references(tool_output& o) {
+        if (deferred_.empty()) return;
+        std::set<std::string> present;
+        for (const auto& b : o.content)
+            if (b.type == content_block::kind::tool_reference) present.insert(b.text);
+        for (const auto& name : deferred_) {
+            if (referenced_.count(name) != 0 || !masker_.is_visible(name)) continue;
+            if (present.count(name) == 0) o.content.push_back(content_block::make_tool_reference(name));
+            referenced_.insert(name);
+        }
+    }
+
+    Toolbox tools_;
+    Masker masker_;
+    Formatter formatter_;
+    session_options opts_;
+    std::unique_ptr<memory_artifacts> own_store_;
+    std::unique_ptr<detail::recording_sink> sink_;
+    std::vector<tool_info> catalogue_;
+    std::set<std::string, std::less<>> meta_names_;
+    bool builtin_complete_ = false;
+    std::vector<std::string> deferred_;
+    bool deferred_frozen_ = false;
+    std::set<std::string> referenced_;
+    std::vector<message> history_;
+    session_metrics metrics_;
+    context_stats context_stats_;
+    std::map<std::string, std::size_t> failures_;
+    std::size_t nudges_ = 0;
+    bool done_ = false;
+    bool completed_ = false;
+    bool answered_ = false;
+    std::string final_text_;
+    std::vector<std::string> summary_;
+    std::string last_tool_error_;
+    std::optional<stop_reason> last_stop_;
+    std::optional<error> last_error_;
+    std::stop_source stop_;
+    std::chrono::steady_clock::time_point run_deadline_ = std::chrono::steady_clock::time_point::max();
+    std::mutex spec_mu_;
+    std::vector<std::unique_ptr<spec_entry>> speculative_;
+    bool spec_blocked_ = false;
 };
 
-template <class... Tools>
-toolbox(Tools...) -> toolbox<Tools...>;
-
-/// One toolbox holding the tools of several (a compile error if a name repeats).
-template <class... A, class... B>
-[[nodiscard]] auto merge(const toolbox<A...>& a, const toolbox<B...>& b) {
-    return std::apply(
-        [&](const auto&... ta) {
-            return std::apply([&](const auto&... tb) { return toolbox<A..., B...>(ta..., tb...); }, b.tools());
-        },
-        a.tools());
-}
+template <class Toolbox>
+agent_session(Toolbox) -> agent_session<Toolbox>;
+template <class Toolbox, class Masker>
+agent_session(Toolbox, Masker) -> agent_session<Toolbox, Masker>;
+template <class Toolbox, class Masker, class Formatter, class... Rest>
+agent_session(Toolbox, Masker, Formatter, Rest...) -> agent_session<Toolbox, Masker, Formatter>;
 
 }  // namespace agentkit
-// ---- end <agentkit/tools/toolbox.hpp> ----
+// ---- end <agentkit/session/session.hpp> ----
 // ---- begin <agentkit/version.hpp> ----
 // agentkit/version.hpp — the library version, the single source of truth.
 //
@@ -9997,201 +17041,3 @@ static_assert(message_aware_masker<router<>>);
 
 }  // namespace agentkit
 // ---- end <agentkit/visibility/router.hpp> ----
-// ---- begin <agentkit/visibility/strategy.hpp> ----
-// agentkit/visibility/strategy.hpp — how a masker's visible set reaches the model.
-//
-// "Mask, don't remove" with a cache-stable prefix. Three ways to expose tools:
-//
-//   exposure::visible_only      send only the visible tools (meta-tools first). Smallest
-//                               request; the tools part of the prefix changes with the set.
-//   exposure::allowed_tools     send every tool, always in the same order, and restrict per
-//                               turn through OpenAI's tool_choice
-//                               {"type":"allowed_tools", ...} (Chat and Responses). The prefix
-//                               (tools + system prompt) is byte-identical on every turn.
-//   exposure::deferred_loading  Anthropic: send every tool, the ones not loaded at the start
-//                               marked `defer_loading: true`; meta-tools (menu_enter,
-//                               tool_search, request_tools) return tool_reference blocks that
-//                               load them. The prefix is byte-identical on every turn.
-//
-// Either way the masker still enforces visibility on every call (answer_hidden).
-//
-//   agentkit::exposure_plan ex(masker, box.infos(), agentkit::dialect::openai_responses,
-//                              agentkit::exposure::allowed_tools);
-//   request["tools"] = ex.tools_for(masker);             // stable
-//   if (auto c = ex.tool_choice_for(masker); !c.is_null()) request["tool_choice"] = c;
-//   ex.adapt(output);                                     // per tool result
-
-
-#include <algorithm>
-#include <string>
-#include <string_view>
-#include <unordered_set>
-#include <utility>
-#include <vector>
-
-namespace agentkit {
-
-enum class exposure { visible_only, allowed_tools, deferred_loading };
-
-/// The name of an exposure strategy ("visible_only", ...).
-[[nodiscard]] constexpr std::string_view to_string(exposure e) noexcept {
-    switch (e) {
-        case exposure::visible_only: return "visible_only";
-        case exposure::allowed_tools: return "allowed_tools";
-        case exposure::deferred_loading: return "deferred_loading";
-    }
-    return "visible_only";
-}
-
-/// Every tool a session with masker `m` knows: its meta-tools first, then the host's tools in
-/// toolbox order. The order never depends on the masker's state.
-template <masker M>
-[[nodiscard]] std::vector<tool_info> full_catalogue(const M& m, const std::vector<tool_info>& host) {
-    std::vector<tool_info> all = m.meta_tools();
-    all.insert(all.end(), host.begin(), host.end());
-    return all;
-}
-
-/// The tools visible now, in full_catalogue order.
-template <masker M>
-[[nodiscard]] std::vector<tool_info> visible_catalogue(const M& m, const std::vector<tool_info>& host) {
-    std::vector<tool_info> out;
-    for (auto& t : full_catalogue(m, host))
-        if (m.is_visible(t.name)) out.push_back(std::move(t));
-    return out;
-}
-
-/// OpenAI `tool_choice` restricting the model to `names` (mode "auto" or "required").
-/// Chat Completions: {"type":"allowed_tools","allowed_tools":{"mode":..,"tools":[{"type":"function","function":{"name":..}}]}}
-/// Responses:        {"type":"allowed_tools","mode":..,"tools":[{"type":"function","name":..}]}
-[[nodiscard]] inline json allowed_tools_choice(const std::vector<std::string>& names, dialect d,
-                                               std::string_view mode = "auto") {
-    json tools = json::array();
-    for (const auto& n : names) {
-        if (d == dialect::openai_chat) tools.push_back(json{{"type", "function"}, {"function", {{"name", n}}}});
-        else tools.push_back(json{{"type", "function"}, {"name", n}});
-    }
-    if (d == dialect::openai_chat)
-        return json{{"type", "allowed_tools"}, {"allowed_tools", {{"mode", std::string(mode)}, {"tools", std::move(tools)}}}};
-    return json{{"type", "allowed_tools"}, {"mode", std::string(mode)}, {"tools", std::move(tools)}};
-}
-
-/// An Anthropic tool_result content block that loads a deferred tool.
-[[nodiscard]] inline json anthropic_tool_reference(std::string_view tool_name) {
-    return json{{"type", "tool_reference"}, {"tool_name", std::string(tool_name)}};
-}
-
-/// Anthropic tools with `defer_loading: true` on every tool not in `loaded`.
-[[nodiscard]] inline json export_deferred(const std::vector<tool_info>& all, const std::vector<std::string>& loaded) {
-    const std::unordered_set<std::string> keep(loaded.begin(), loaded.end());
-    json a = json::array();
-    for (const auto& t : all) {
-        json j = to_anthropic(t);
-        if (!keep.count(t.name)) j["defer_loading"] = true;
-        a.push_back(std::move(j));
-    }
-    return a;
-}
-
-/// The cacheable prefix of a request as bytes: the serialized tools, a separator, the system
-/// prompt. Byte equality across turns is what a prompt cache needs.
-[[nodiscard]] inline std::string stable_prefix(const json& tools, std::string_view system_prompt) {
-    std::string s = tools.dump();
-    s += "\n\x1e\n";  // record separator: tools and prompt can never run together
-    s += system_prompt;
-    return s;
-}
-
-/// A session's exposure of a masker's tools in one dialect with one strategy. Construct it
-/// once, right after the masker was bound (the deferred strategy records the tools loaded at
-/// the start, which must stay fixed for the prefix to be stable).
-class exposure_plan {
-public:
-    template <masker M>
-    exposure_plan(const M& m, std::vector<tool_info> host, dialect d, exposure e, export_options o = {})
-        : host_(std::move(host)), dialect_(d), requested_(e), effective_(effective_for(e, d)), opt_(o) {
-        all_ = full_catalogue(m, host_);
-        if (effective_ == exposure::deferred_loading) {
-            initially_loaded_ = m.visible();
-            stable_tools_ = export_deferred(all_, initially_loaded_);
-        } else if (effective_ == exposure::allowed_tools) {
-            stable_tools_ = export_tools(all_, dialect_, opt_);
-        }
-    }
-
-    /// The strategy in force: deferred_loading needs the Anthropic dialect and allowed_tools
-    /// an OpenAI one; otherwise the closest one that works is used (OpenAI: allowed_tools,
-    /// Anthropic: deferred_loading, MCP: visible_only with list_changed).
-    [[nodiscard]] static constexpr exposure effective_for(exposure e, dialect d) noexcept {
-        const bool openai = d == dialect::openai_chat || d == dialect::openai_responses;
-        if (e == exposure::visible_only) return e;
-        if (openai) return exposure::allowed_tools;
-        if (d == dialect::anthropic) return exposure::deferred_loading;
-        return exposure::visible_only;
-    }
-
-    [[nodiscard]] exposure requested() const noexcept { return requested_; }
-    [[nodiscard]] exposure effective() const noexcept { return effective_; }
-    [[nodiscard]] dialect target() const noexcept { return dialect_; }
-    /// Every tool, meta-tools first (what the stable strategies send).
-    [[nodiscard]] const std::vector<tool_info>& catalogue() const noexcept { return all_; }
-    /// Tools not deferred at the start (deferred_loading only).
-    [[nodiscard]] const std::vector<std::string>& initially_loaded() const noexcept { return initially_loaded_; }
-
-    /// The `tools` array to send this turn.
-    template <masker M>
-    [[nodiscard]] json tools_for(const M& m) const {
-        if (effective_ == exposure::visible_only) return export_tools(visible_catalogue(m, host_), dialect_, opt_);
-        return stable_tools_;
-    }
-
-    /// The `tool_choice` to send this turn, or null for "leave the provider default".
-    template <masker M>
-    [[nodiscard]] json tool_choice_for(const M& m, std::string_view mode = "auto") const {
-        if (effective_ != exposure::allowed_tools) return json();
-        return allowed_tools_choice(m.visible(), dialect_, mode);
-    }
-
-    /// Adjust a tool result for the strategy: tool_reference blocks only mean something with
-    /// Anthropic's deferred loading; elsewhere they are dropped (the text already names the
-    /// tools) so they cost no tokens.
-    void adapt(tool_output& out) const {
-        if (effective_ == exposure::deferred_loading) return;
-        auto& c = out.content;
-        c.erase(std::remove_if(c.begin(), c.end(),
-                               [](const content_block& b) { return b.type == content_block::kind::tool_reference; }),
-                c.end());
-    }
-
-    /// The stable prefix this turn: tools_for(m) and the system prompt.
-    template <masker M>
-    [[nodiscard]] std::string prefix_for(const M& m, std::string_view system_prompt) const {
-        return stable_prefix(tools_for(m), system_prompt);
-    }
-
-private:
-    std::vector<tool_info> host_;
-    dialect dialect_;
-    exposure requested_;
-    exposure effective_;
-    export_options opt_;
-    std::vector<tool_info> all_;
-    std::vector<std::string> initially_loaded_;
-    json stable_tools_;
-};
-
-/// The system prompt a session builds: the host's own text, then the masker's section.
-template <masker M>
-[[nodiscard]] std::string system_prompt_with(const M& m, std::string_view host_prompt) {
-    std::string s(host_prompt);
-    const std::string section = m.prompt_section();
-    if (!section.empty()) {
-        if (!s.empty() && s.back() != '\n') s += '\n';
-        if (!s.empty()) s += '\n';
-        s += section;
-    }
-    return s;
-}
-
-}  // namespace agentkit
-// ---- end <agentkit/visibility/strategy.hpp> ----
