@@ -166,3 +166,45 @@ TEST(Snapshot, MalformedInputNeverCrashes) {
     auto s = br::render_snapshot(frames, dom, refs, {});
     EXPECT_NE(s.text.find("button [unlabeled #1]"), std::string::npos) << s.text;
 }
+
+namespace {
+json ax_node(std::string id, std::string role, std::string name, std::vector<std::string> kids, std::string parent = {},
+             json props = json::array(), int backend = 0) {
+    json n{{"nodeId", id}, {"role", {{"type", "role"}, {"value", role}}}, {"name", {{"type", "computedString"}, {"value", name}}},
+           {"childIds", kids}, {"properties", props}, {"ignored", false}};
+    if (!parent.empty()) n["parentId"] = parent;
+    if (backend != 0) n["backendDOMNodeId"] = backend;
+    return n;
+}
+}  // namespace
+
+TEST(Snapshot, UnnamedControlsTakeTheTextBesideThem) {
+    br::ref_registry refs;
+    std::map<std::string, br::dom_index> dom{{"", {}}};
+    std::vector<br::ax_frame> frames(1);
+    const json unchecked = json::array({json{{"name", "checked"}, {"value", {{"type", "tristate"}, {"value", "false"}}}}});
+    frames[0].nodes = json::array({ax_node("1", "RootWebArea", "T", {"2"}),
+                                   ax_node("2", "list", "", {"3"}, "1"),
+                                   ax_node("3", "listitem", "", {"4", "5"}, "2"),
+                                   ax_node("4", "checkbox", "", {}, "3", unchecked, 40),
+                                   ax_node("5", "StaticText", "Task 1", {}, "3")});
+    auto s = br::render_snapshot(frames, dom, refs, {});
+    EXPECT_EQ(s.text, "- checkbox [Task 1] unchecked [ref=e1]\n");
+}
+
+TEST(Snapshot, LongTextIsShortenedButKeptInFullText) {
+    br::ref_registry refs;
+    std::map<std::string, br::dom_index> dom{{"", {}}};
+    std::vector<br::ax_frame> frames(1);
+    std::string para;
+    for (int i = 0; i < 60; ++i) para += "word" + std::to_string(i) + " ";
+    frames[0].nodes = json::array({ax_node("1", "RootWebArea", "T", {"2", "3"}), ax_node("2", "heading", "Title", {}, "1"),
+                                   ax_node("3", "StaticText", para, {}, "1")});
+    auto s = br::render_snapshot(frames, dom, refs, {});
+    EXPECT_EQ(s.shortened_lines, 1U);
+    EXPECT_NE(s.text.find("h \"Title\"\n"), std::string::npos) << s.text;  // the heading is not merged with text
+    EXPECT_NE(s.text.find("…\n"), std::string::npos) << s.text;
+    EXPECT_EQ(s.text.find("word59"), std::string::npos);
+    EXPECT_NE(s.full_text.find("word59"), std::string::npos);
+    EXPECT_NE(s.text.find("readable mode"), std::string::npos);
+}

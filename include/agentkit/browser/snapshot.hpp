@@ -322,6 +322,11 @@ struct snapshot_options {
     std::size_t max_text = 160;
     /// Options of a select listed inline up to this many.
     std::size_t max_inline_options = 12;
+    /// Longest line of plain page text (characters); longer runs are shortened with "…" and
+    /// the snapshot says how to read them whole (readable mode). 0: no limit.
+    std::size_t max_text_line = 240;
+    /// Cross-origin link URLs longer than this lose their query string and fragment.
+    std::size_t max_url = 80;
 };
 
 /// One rendered line.
@@ -332,6 +337,7 @@ struct snapshot_line {
     bool interactive = false;
     bool structural = false;  ///< a container line (kept when any descendant is kept)
     std::size_t parent = static_cast<std::size_t>(-1);  ///< index of the enclosing structural line
+    bool text_run = false;    ///< plain page text (adjacent runs merge into one line)
 };
 
 struct snapshot {
@@ -342,6 +348,7 @@ struct snapshot {
     std::size_t shown_lines = 0;
     std::size_t cut_text_lines = 0;
     std::size_t cut_controls = 0;
+    std::size_t shortened_lines = 0;  ///< text lines shortened to max_text_line
     std::string full_text;  ///< every line (what a budget cut can be read back from)
     [[nodiscard]] bool truncated() const noexcept { return cut_text_lines + cut_controls > 0; }
 };
@@ -467,6 +474,16 @@ inline std::string short_url(std::string_view url, std::string_view page) {
     return std::string(url);
 }
 
+/// short_url, and a long cross-origin URL loses its query and fragment ("…" marks the cut).
+inline std::string compact_url(std::string_view url, std::string_view page, std::size_t max) {
+    std::string u = short_url(url, page);
+    if (max == 0 || u.size() <= max || u.empty() || u[0] == '/' || u[0] == '#') return u;
+    const auto q = u.find_first_of("?#");
+    if (q != std::string::npos) u = u.substr(0, q) + "…";
+    if (u.size() > max + 40) u = u.substr(0, utf8_safe_prefix(u, max)) + "…";
+    return u;
+}
+
 /// A label for a control the page left unnamed: DOM hints first, then a positional one.
 inline std::string fallback_label(const dom_node_facts* f) {
     if (f == nullptr) return {};
@@ -499,6 +516,8 @@ struct render_ctx {
     std::set<std::string> visited_frames;
     std::size_t unnamed_counter = 0;
     int suppress_text = 0;
+    std::set<std::string> consumed;  ///< text nodes already used as a control's label
+    std::size_t shortened = 0;       ///< text lines shortened by max_text_line
 };
 
 struct frame_view {
@@ -562,6 +581,62 @@ inline bool has_interactive_descendant(const frame_view& fv, const json& node, i
     return false;
 }
 
+/// The text of the sibling right after (else right before) a node, when that sibling holds
+/// only text; marks its text nodes as consumed so they are not rendered again.
+inline std::string nearby_text(render_ctx& c, const frame_view& fv, const json& node, std::size_t max) {
+    auto pid = node.find("parentId");
+    if (pid == node.end() || !pid->is_string()) return {};
+    auto p = fv.by_id.find(pid->get<std::string>());
+    if (p == fv.by_id.end()) return {};
+    auto kids = p->second->find("childIds");
+    if (kids == p->second->end() || !kids->is_array()) return {};
+    const std::string me = node.value("nodeId", std::string());
+    std::size_t idx = kids->size();
+    for (std::size_t i = 0; i < kids->size(); ++i)
+        if ((*kids)[i].is_string() && (*kids)[i].get<std::string>() == me) idx = i;
+    if (idx == kids->size()) return {};
+    auto try_sibling = [&](std::size_t i) -> std::string {
+        if (i >= kids->size() || !(*kids)[i].is_string()) return {};
+        auto f = fv.by_id.find((*kids)[i].get<std::string>());
+        if (f == fv.by_id.end()) return {};
+        const std::string r = str_field(*f->second, "role");
+        if (!role_in(r, {"StaticText", "generic", "none", "paragraph", "LabelText", "Label"}) ||
+            has_interactive_descendant(fv, *f->second))
+            return {};
+        if (fv.dom != nullptr && f->second->contains("backendDOMNodeId") && (*f->second)["backendDOMNodeId"].is_number_integer())
+            if (auto* df = fv.dom->find((*f->second)["backendDOMNodeId"].get<std::int64_t>()); df != nullptr && (df->clickable || df->pointer))
+                return {};
+        std::string t;
+        collect_text(fv, *f->second, t, max);
+        t = clip(t, max);
+        if (t.empty()) return {};
+        // consume the text nodes of that sibling
+        std::vector<const json*> stack{f->second};
+        while (!stack.empty()) {
+            const json* n = stack.back();
+            stack.pop_back();
+            c.consumed.insert(n->value("nodeId", std::string()));
+            if (auto ch = n->find("childIds"); ch != n->end() && ch->is_array())
+                for (const auto& id : *ch)
+                    if (id.is_string())
+                        if (auto g = fv.by_id.find(id.get<std::string>()); g != fv.by_id.end()) stack.push_back(g->second);
+        }
+        return t;
+    };
+    for (std::size_t i = idx + 1; i < kids->size() && i <= idx + 2; ++i) {
+        // skip whitespace-only text between the control and its label
+        auto f = fv.by_id.find((*kids)[i].is_string() ? (*kids)[i].get<std::string>() : std::string());
+        if (f != fv.by_id.end() && str_field(*f->second, "role") == "StaticText" &&
+            str_field(*f->second, "name").find_first_not_of(" \t\n") == std::string::npos)
+            continue;
+        auto t = try_sibling(i);
+        if (!t.empty()) return t;
+        break;
+    }
+    if (idx > 0) return try_sibling(idx - 1);
+    return {};
+}
+
 inline std::size_t push_line(render_ctx& c, std::size_t depth, std::string text, std::string ref, bool interactive,
                              bool structural, std::size_t parent, std::string& pending_prefix) {
     snapshot_line l;
@@ -622,17 +697,19 @@ inline void render_node(render_ctx& c, const frame_view& fv, const json& node, s
 
     if (role == "StaticText") {
         if (inside_interactive || opt.interactive_only || c.suppress_text > 0) return;
-        std::string t = clip(str_field(node, "name"), opt.max_text * 4);
+        if (c.consumed.count(node.value("nodeId", std::string())) != 0) return;
+        std::string t = clip(str_field(node, "name"), 1U << 20U);
         if (t.empty()) return;
         // Merge with a preceding text line of the same parent (inline runs).
         auto& L = *c.lines;
-        if (!L.empty() && pending_prefix.empty() && !L.back().interactive && !L.back().structural &&
-            L.back().depth == depth && L.back().parent == parent && L.back().text.size() + t.size() < opt.max_text * 4) {
+        if (!L.empty() && pending_prefix.empty() && L.back().text_run && L.back().depth == depth &&
+            L.back().parent == parent && (opt.max_text_line == 0 || L.back().text.size() < opt.max_text_line)) {
             L.back().text += ' ';
             L.back().text += t;
             return;
         }
         push_line(c, depth, std::move(t), "", false, false, parent, pending_prefix);
+        c.lines->back().text_run = true;
         return;
     }
 
@@ -707,6 +784,17 @@ inline void render_node(render_ctx& c, const frame_view& fv, const json& node, s
             name = clip(t, opt.max_text);
         }
         std::string text = shown_role;
+        if (name.empty() && (role == "checkbox" || role == "radio" || role == "switch" || role == "textbox" ||
+                             role == "combobox" || role == "button" || role == "link")) {
+            // The page left it unnamed: the text right next to it is the best label (a list of
+            // "[ ] Task 1" rows). That text is then not repeated as a line of its own.
+            name = nearby_text(c, fv, node, opt.max_text);
+            if (!name.empty()) {
+                text += " [" + name + "]";
+                name.clear();
+                goto labelled;
+            }
+        }
         if (!name.empty()) {
             text += ' ';
             text += quote_text(name);
@@ -715,6 +803,7 @@ inline void render_node(render_ctx& c, const frame_view& fv, const json& node, s
             if (hint.empty()) hint = "unlabeled #" + std::to_string(++c.unnamed_counter);
             text += " [" + clip(hint, 40) + "]";
         }
+    labelled:
         // state
         const std::string checked = prop_value(node, "checked");
         if (checked == "true") text += " checked";
@@ -736,7 +825,7 @@ inline void render_node(render_ctx& c, const frame_view& fv, const json& node, s
         if (role == "textbox" && prop_value(node, "multiline") == "true") text += " multiline";
         std::string value = str_field(node, "value");
         if (role == "link") {
-            std::string url = short_url(prop_value(node, "url"), fv.frame->url);
+            std::string url = compact_url(prop_value(node, "url"), fv.frame->url, opt.max_url);
             if (!url.empty()) text += " " + clip(url, 120);
         } else if (!value.empty() || role == "textbox" || role == "searchbox") {
             if (role == "textbox" || role == "searchbox" || role == "combobox" || role == "spinbutton" ||
@@ -902,12 +991,24 @@ inline void render_frame(render_ctx& c, std::size_t frame_index, std::size_t dep
         s += '\n';
         return s;
     };
+    for (const auto& l : out.lines) out.full_text += render_line(l);
+    // Long runs of page text are shortened (the full text stays in full_text and readable mode).
+    std::size_t shortened = 0;
+    if (opt.max_text_line > 0) {
+        for (auto& l : out.lines) {
+            if (!l.text_run || l.text.size() <= opt.max_text_line + 20) continue;
+            std::size_t cut = utf8_safe_prefix(l.text, opt.max_text_line);
+            const std::size_t sp = l.text.rfind(' ', cut);
+            if (sp != std::string::npos && sp > opt.max_text_line / 2) cut = sp;
+            l.text.resize(cut);
+            l.text += "…";
+            ++shortened;
+        }
+    }
     std::vector<std::size_t> cost(out.lines.size());
     for (std::size_t i = 0; i < out.lines.size(); ++i) {
-        std::string s = render_line(out.lines[i]);
-        cost[i] = tokens.count(s);
+        cost[i] = tokens.count(render_line(out.lines[i]));
         out.total_tokens += cost[i];
-        out.full_text += s;
     }
 
     std::vector<bool> keep(out.lines.size(), true);
@@ -951,6 +1052,10 @@ inline void render_frame(render_ctx& c, std::size_t frame_index, std::size_t dep
         if (!keep[i]) continue;
         out.text += render_line(out.lines[i]);
         ++out.shown_lines;
+    }
+    if (shortened > 0) {
+        out.shortened_lines = shortened;
+        out.text += "[" + std::to_string(shortened) + " long text lines shortened (…); the readable mode shows the text whole]\n";
     }
     if (out.truncated()) {
         std::string note = "[snapshot cut to ~" + std::to_string(opt.token_budget) + " tokens: " +
