@@ -48,8 +48,10 @@ struct no_embedder {};
 /// ("forecst", "weathr") and gives the hybrid path something real to fuse.
 class hashed_ngram_embedder {
 public:
-    explicit hashed_ngram_embedder(std::size_t dim = 256, std::size_t min_n = 3, std::size_t max_n = 5)
-        : dim_(std::max<std::size_t>(dim, 8)), min_n_(std::max<std::size_t>(min_n, 1)), max_n_(std::max(max_n, min_n)) {}
+    explicit hashed_ngram_embedder(std::size_t dim = 256, std::size_t min_n = 3, std::size_t max_n = 5,
+                                   float word_weight = 0.5F)
+        : dim_(std::max<std::size_t>(dim, 8)), min_n_(std::max<std::size_t>(min_n, 1)), max_n_(std::max(max_n, min_n)),
+          word_weight_(word_weight) {}
 
     [[nodiscard]] std::size_t dimension() const noexcept { return dim_; }
 
@@ -59,14 +61,14 @@ public:
         std::string padded;
         analyzer_.for_each_word(text, [&](std::string_view w) {
             if (is_stop_word(w)) return;
-            add(hash(w, 0x9e3779b97f4a7c15ULL), 1.0F, out);  // the word itself
+            add(hash(w, 0x9e3779b97f4a7c15ULL), word_weight_, out);  // the word itself
             padded.assign(1, '#');
             padded += w;
             padded += '#';
             for (std::size_t n = min_n_; n <= max_n_; ++n) {
                 if (padded.size() < n) break;
                 for (std::size_t i = 0; i + n <= padded.size(); ++i)
-                    add(hash(std::string_view(padded).substr(i, n), n), 1.0F / static_cast<float>(max_n_ - min_n_ + 1), out);
+                    add(hash(std::string_view(padded).substr(i, n), n), 1.0F, out);
             }
         });
     }
@@ -91,6 +93,7 @@ private:
     std::size_t dim_;
     std::size_t min_n_;
     std::size_t max_n_;
+    float word_weight_;
     text_analyzer analyzer_{text_analyzer::options{false, false, 1, 40}};
 };
 

@@ -332,9 +332,15 @@ private:
                 }
             }
         }
+        // Average field lengths over the documents that have the field: a sparse field (a few
+        // tools with examples) must not make its few holders look abnormally long.
+        std::array<std::size_t, tool_field_count> holders{};
+        for (const auto& l : lengths)
+            for (std::size_t f = 0; f < tool_field_count; ++f) holders[f] += l[f] > 0 ? 1U : 0U;
         std::array<float, tool_field_count> avg{};
         for (std::size_t f = 0; f < tool_field_count; ++f)
-            avg[f] = n == 0 ? 1.0F : std::max(1.0F, static_cast<float>(total[f] / static_cast<double>(n)));
+            avg[f] = holders[f] == 0 ? 1.0F
+                                     : std::max(1.0F, static_cast<float>(total[f] / static_cast<double>(holders[f])));
 
         std::vector<std::uint32_t> df(terms_.size(), 0);
         for (const auto& o : occs) ++df[o.term];

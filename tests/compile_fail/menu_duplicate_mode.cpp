@@ -1,0 +1,9 @@
+// Two modes with one name must not compile.
+#include "menu_common.hpp"
+
+int main() {
+    agentkit::toolbox box{cf_navigate, cf_click, cf_bash};
+    auto m = agentkit::menu_for<decltype(box)>(agentkit::mode<"browser">(cf_navigate, cf_click),
+                                               agentkit::mode<"browser">(cf_bash));
+    return static_cast<int>(m.modes().size());
+}
