@@ -48,7 +48,8 @@ struct no_embedder {};
 /// ("forecst", "weathr") and gives the hybrid path something real to fuse.
 class hashed_ngram_embedder {
 public:
-    explicit hashed_ngram_embedder(std::size_t dim = 256, std::size_t min_n = 3, std::size_t max_n = 5,
+    hashed_ngram_embedder() : hashed_ngram_embedder(256) {}
+    explicit hashed_ngram_embedder(std::size_t dim, std::size_t min_n = 3, std::size_t max_n = 5,
                                    float word_weight = 0.5F)
         : dim_(std::max<std::size_t>(dim, 8)), min_n_(std::max<std::size_t>(min_n, 1)), max_n_(std::max(max_n, min_n)),
           word_weight_(word_weight) {}
