@@ -104,6 +104,11 @@ function(agentkit_add_gtest name)
         # The target's own include directories come before those of linked targets, and the
         # shim directory has no agentkit/agentkit.hpp, so that one resolves to single_include/.
         target_include_directories(${name}_single PRIVATE "${AGENTKIT_SINGLE_SHIM_DIR}")
+        # Nobody debugs this twin (a failure reproduces in <name>): no debug info, ~25% less
+        # compile time.
+        if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+            target_compile_options(${name}_single PRIVATE -g0)
+        endif()
         list(APPEND targets ${name}_single)
     endif()
     foreach(target IN LISTS targets)
