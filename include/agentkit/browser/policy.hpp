@@ -1,0 +1,446 @@
+// agentkit/browser/policy.hpp — what the browser may reach and do, as data.
+//
+//   auto p = agentkit::browser::browser_policy::from_json(json::parse(R"({
+//       "allowedOrigins": ["http://127.0.0.1:8080", "*.example.com"],
+//       "blockedOrigins": ["https://ads.example.com"],
+//       "downloadsDir": "/tmp/dl", "secrets": {"PASSWORD": "hunter2"} })"));
+//   agentkit::browser::browser_options o;
+//   o.policy = *p;                    // enforced in the browser (request interception)
+//
+// Safe defaults: every http(s)/ws(s) origin reachable, file:// refused, downloads refused,
+// evaluate refused, page content marked as untrusted data. The browser enforces origins with
+// browser-wide request interception (Fetch at the browser target: pages, popups before any
+// attach, iframes in and out of process, workers and service workers, redirects, form posts,
+// fetch/XHR, EventSource), with DevTools request blocking and a page-script guard for
+// WebSocket. check() is the one decision function every layer uses.
+//
+// Origin patterns: "http://host:port" (scheme http also covers ws, https covers wss; port
+// omitted = any port), "host" or "host:port" (any scheme), "*.example.com" (the domain and its
+// subdomains), "*" (everything).
+//
+// Secrets: name → value. The model types `{{secret:NAME}}` (or `<secret>NAME</secret>`, or
+// exactly NAME) and the value is typed; every output shows `<secret>NAME</secret>` instead of
+// the value (raw, URL-encoded and form-encoded forms).
+#pragma once
+
+#include <agentkit/core/json.hpp>
+#include <agentkit/core/result.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace agentkit::browser {
+
+/// Why a URL was refused: the rule (e.g. "blocked_origins: *.ads.test") and the URL.
+struct policy_violation {
+    std::string rule;
+    std::string url;
+};
+
+/// A request the browser refused, as reported in results.
+struct blocked_request {
+    std::string url;
+    std::string resource_type;  ///< Document, Script, XHR, Fetch, WebSocket, Popup, Download, ...
+    std::string rule;
+    std::string tab;  ///< tab id when known
+};
+
+namespace policy_detail {
+
+struct parsed_url {
+    std::string scheme;  // lower case, without ':'
+    std::string host;    // lower case
+    int port = -1;       // explicit or the scheme's default; -1 none
+};
+
+inline std::string lower(std::string_view s) {
+    std::string o(s);
+    for (auto& c : o) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return o;
+}
+
+inline int default_port(std::string_view scheme) {
+    if (scheme == "http" || scheme == "ws") return 80;
+    if (scheme == "https" || scheme == "wss") return 443;
+    return -1;
+}
+
+inline std::optional<int> parse_port(std::string_view s) {
+    if (s.empty() || s.size() > 5) return std::nullopt;
+    int v = 0;
+    for (char c : s) {
+        if (c < '0' || c > '9') return std::nullopt;
+        v = v * 10 + (c - '0');
+    }
+    if (v > 65535) return std::nullopt;
+    return v;
+}
+
+/// host[:port] → (host, port or -1); IPv6 in brackets kept with brackets.
+inline std::pair<std::string, int> split_host_port(std::string_view hp, bool& ok) {
+    ok = true;
+    std::string_view host = hp;
+    int port = -1;
+    if (!hp.empty() && hp.front() == '[') {
+        const auto close = hp.find(']');
+        if (close == std::string_view::npos) {
+            ok = false;
+            return {};
+        }
+        host = hp.substr(0, close + 1);
+        if (close + 1 < hp.size()) {
+            if (hp[close + 1] != ':') ok = false;
+            auto p = parse_port(hp.substr(close + 2));
+            if (!p) ok = false;
+            else port = *p;
+        }
+    } else if (const auto colon = hp.rfind(':'); colon != std::string_view::npos) {
+        host = hp.substr(0, colon);
+        auto p = parse_port(hp.substr(colon + 1));
+        if (!p) ok = false;
+        else port = *p;
+    }
+    return {lower(host), port};
+}
+
+inline std::optional<parsed_url> parse_url(std::string_view url) {
+    const auto colon = url.find(':');
+    if (colon == std::string_view::npos || colon == 0) return std::nullopt;
+    parsed_url u;
+    u.scheme = lower(url.substr(0, colon));
+    for (char c : u.scheme)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '+' && c != '-' && c != '.') return std::nullopt;
+    std::string_view rest = url.substr(colon + 1);
+    if (rest.substr(0, 2) != "//") return u;  // about:, data:, javascript:, mailto:, blob:...
+    rest.remove_prefix(2);
+    auto end = rest.find_first_of("/?#");
+    std::string_view auth = rest.substr(0, end);
+    if (auto at = auth.rfind('@'); at != std::string_view::npos) auth = auth.substr(at + 1);
+    bool ok = true;
+    auto [h, p] = split_host_port(auth, ok);
+    if (!ok) return std::nullopt;
+    u.host = std::move(h);
+    u.port = p >= 0 ? p : default_port(u.scheme);
+    return u;
+}
+
+struct origin_pattern {
+    std::string text;    // as given
+    std::string scheme;  // empty: http(s)/ws(s)
+    std::string host;    // "*" any; "*.x" domain and subdomains
+    int port = -1;       // -1 any
+
+    [[nodiscard]] bool matches(const parsed_url& u) const {
+        if (!scheme.empty()) {
+            const bool same = u.scheme == scheme || (scheme == "http" && u.scheme == "ws") ||
+                              (scheme == "https" && u.scheme == "wss") || (scheme == "ws" && u.scheme == "http") ||
+                              (scheme == "wss" && u.scheme == "https");
+            if (!same) return false;
+        } else if (u.scheme != "http" && u.scheme != "https" && u.scheme != "ws" && u.scheme != "wss") {
+            return false;
+        }
+        if (port >= 0 && u.port != port) return false;
+        if (host == "*") return true;
+        if (host.size() > 2 && host[0] == '*' && host[1] == '.') {
+            const std::string_view dom = std::string_view(host).substr(2);
+            if (u.host == dom) return true;
+            return u.host.size() > dom.size() + 1 && u.host.compare(u.host.size() - dom.size(), dom.size(), dom) == 0 &&
+                   u.host[u.host.size() - dom.size() - 1] == '.';
+        }
+        return u.host == host;
+    }
+};
+
+inline result<origin_pattern> parse_pattern(std::string_view s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+    origin_pattern p;
+    p.text = std::string(s);
+    if (s.empty()) return fail(errc::args_invalid, "an empty origin pattern");
+    if (s == "*") {
+        p.host = "*";
+        return p;
+    }
+    std::string_view hp = s;
+    if (auto sep = s.find("://"); sep != std::string_view::npos) {
+        p.scheme = lower(s.substr(0, sep));
+        if (p.scheme != "http" && p.scheme != "https" && p.scheme != "ws" && p.scheme != "wss")
+            return fail(errc::args_invalid, "origin pattern \"" + std::string(s) + "\": only http, https, ws and wss origins",
+                        "file:// is governed by allowFileAccess.");
+        hp = s.substr(sep + 3);
+    }
+    while (!hp.empty() && hp.back() == '/') hp.remove_suffix(1);
+    if (hp.find_first_of("/?#@") != std::string_view::npos || hp.empty())
+        return fail(errc::args_invalid, "origin pattern \"" + std::string(s) + "\" is not an origin",
+                    "Use scheme://host[:port], host[:port] or *.domain.");
+    bool ok = true;
+    auto [h, port] = split_host_port(hp, ok);
+    if (!ok) return fail(errc::args_invalid, "origin pattern \"" + std::string(s) + "\" has a bad port");
+    p.host = std::move(h);
+    p.port = port;
+    if (p.host.find('*') != std::string::npos && !(p.host.size() > 2 && p.host.rfind("*.", 0) == 0 &&
+                                                   p.host.find('*', 1) == std::string::npos))
+        return fail(errc::args_invalid, "origin pattern \"" + std::string(s) + "\": a wildcard only as *.domain");
+    return p;
+}
+
+inline std::string url_encode(std::string_view s, bool form) {
+    static const char* hex = "0123456789ABCDEF";
+    std::string o;
+    for (char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') o += ch;
+        else if (form && c == ' ') o += '+';
+        else {
+            o += '%';
+            o += hex[c >> 4];
+            o += hex[c & 15];
+        }
+    }
+    return o;
+}
+
+inline void replace_all(std::string& s, std::string_view from, std::string_view to) {
+    if (from.empty()) return;
+    std::size_t pos = 0;
+    while ((pos = s.find(from, pos)) != std::string::npos) {
+        s.replace(pos, from.size(), to);
+        pos += to.size();
+    }
+}
+
+inline std::vector<std::string> split_list(const json& v) {
+    std::vector<std::string> out;
+    if (v.is_array()) {
+        for (const auto& e : v)
+            if (e.is_string()) out.push_back(e.get<std::string>());
+    } else if (v.is_string()) {
+        std::string cur;
+        for (char c : v.get<std::string>()) {
+            if (c == ';' || c == ',') {
+                if (!cur.empty()) out.push_back(cur);
+                cur.clear();
+            } else {
+                cur += c;
+            }
+        }
+        if (!cur.empty()) out.push_back(cur);
+    }
+    return out;
+}
+
+}  // namespace policy_detail
+
+/// The browser's policy. Defaults are safe; see the header comment.
+struct browser_policy {
+    std::vector<std::string> allowed_origins;  ///< empty: every origin not blocked
+    std::vector<std::string> blocked_origins;
+    bool allow_file_access = false;            ///< file:// URLs
+    std::string downloads_dir;                 ///< empty: downloads refused
+    bool allow_evaluate = false;               ///< browser::evaluate (also browser_options::allow_evaluate)
+    std::map<std::string, std::string> secrets;  ///< name → value
+    bool content_boundaries = true;            ///< mark page content as untrusted data in text results
+    std::size_t max_tabs = 20;                 ///< popups beyond this are closed at once
+    std::size_t max_dialogs_per_action = 20;   ///< dialogs beyond this are answered but only counted
+
+    /// Parse from JSON (camelCase or snake_case keys). Unknown keys and bad patterns are errors.
+    static result<browser_policy> from_json(const json& j) {
+        if (!j.is_object()) return fail(errc::args_invalid, "a browser policy is a JSON object");
+        browser_policy p;
+        for (auto it = j.begin(); it != j.end(); ++it) {
+            const std::string& k = it.key();
+            const json& v = it.value();
+            auto want_bool = [&](bool& dst) -> result<void> {
+                if (!v.is_boolean()) return fail(errc::args_invalid, "policy key " + k + " must be true or false");
+                dst = v.get<bool>();
+                return {};
+            };
+            auto want_size = [&](std::size_t& dst) -> result<void> {
+                if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0))
+                    return fail(errc::args_invalid, "policy key " + k + " must be a non-negative integer");
+                dst = v.get<std::size_t>();
+                return {};
+            };
+            result<void> r;
+            if (k == "allowedOrigins" || k == "allowed_origins") {
+                if (!v.is_array() && !v.is_string()) return fail(errc::args_invalid, "allowedOrigins is a list of origins");
+                p.allowed_origins = policy_detail::split_list(v);
+            } else if (k == "blockedOrigins" || k == "blocked_origins") {
+                if (!v.is_array() && !v.is_string()) return fail(errc::args_invalid, "blockedOrigins is a list of origins");
+                p.blocked_origins = policy_detail::split_list(v);
+            } else if (k == "allowFileAccess" || k == "allow_file_access") {
+                r = want_bool(p.allow_file_access);
+            } else if (k == "allowEvaluate" || k == "allow_evaluate") {
+                r = want_bool(p.allow_evaluate);
+            } else if (k == "contentBoundaries" || k == "content_boundaries") {
+                r = want_bool(p.content_boundaries);
+            } else if (k == "downloadsDir" || k == "downloads_dir") {
+                if (!v.is_string()) return fail(errc::args_invalid, "downloadsDir is a directory path");
+                p.downloads_dir = v.get<std::string>();
+            } else if (k == "maxTabs" || k == "max_tabs") {
+                r = want_size(p.max_tabs);
+            } else if (k == "maxDialogsPerAction" || k == "max_dialogs_per_action") {
+                r = want_size(p.max_dialogs_per_action);
+            } else if (k == "secrets") {
+                if (!v.is_object()) return fail(errc::args_invalid, "secrets is an object of name → value");
+                for (auto s = v.begin(); s != v.end(); ++s) {
+                    if (!s.value().is_string()) return fail(errc::args_invalid, "secret " + s.key() + " must be a string");
+                    p.secrets[s.key()] = s.value().get<std::string>();
+                }
+            } else {
+                return fail(errc::args_invalid, "unknown browser policy key \"" + k + "\"",
+                            "Known: allowedOrigins, blockedOrigins, allowFileAccess, downloadsDir, allowEvaluate, secrets, "
+                            "contentBoundaries, maxTabs, maxDialogsPerAction.");
+            }
+            if (!r) return fail(r.error());
+        }
+        if (auto v = p.validate(); !v) return fail(v.error());
+        return p;
+    }
+
+    /// The policy as JSON (secret values are not included, only their names).
+    [[nodiscard]] json to_json() const {
+        json names = json::array();
+        for (const auto& [k, v] : secrets) names.push_back(k);
+        return {{"allowedOrigins", allowed_origins}, {"blockedOrigins", blocked_origins},
+                {"allowFileAccess", allow_file_access}, {"downloadsDir", downloads_dir},
+                {"allowEvaluate", allow_evaluate},    {"secretNames", names},
+                {"contentBoundaries", content_boundaries}, {"maxTabs", max_tabs},
+                {"maxDialogsPerAction", max_dialogs_per_action}};
+    }
+
+    /// Every origin pattern parses.
+    [[nodiscard]] result<void> validate() const {
+        for (const auto* list : {&allowed_origins, &blocked_origins})
+            for (const auto& s : *list)
+                if (auto p = policy_detail::parse_pattern(s); !p) return fail(p.error());
+        for (const auto& [k, v] : secrets)
+            if (k.empty() || v.empty()) return fail(errc::args_invalid, "a secret needs a name and a non-empty value");
+        return {};
+    }
+
+    /// True when requests must be intercepted (origin rules exist).
+    [[nodiscard]] bool intercepts() const noexcept { return !allowed_origins.empty() || !blocked_origins.empty(); }
+
+    /// The rule refusing `url`, or nothing when it is allowed.
+    [[nodiscard]] std::optional<policy_violation> check(std::string_view url) const {
+        auto u = policy_detail::parse_url(url);
+        if (!u) return policy_violation{"scheme: not a URL", std::string(url)};
+        if (u->scheme == "about" || u->scheme == "data" || u->scheme == "javascript") return std::nullopt;
+        if (u->scheme == "blob") {  // blob:<origin>/<uuid>: the creator's origin
+            const std::string_view inner = url.substr(5);
+            if (inner.rfind("null", 0) == 0) return std::nullopt;
+            return check(inner);
+        }
+        if (u->scheme == "file") {
+            if (allow_file_access) return std::nullopt;
+            return policy_violation{"file_access: file:// URLs are off", std::string(url)};
+        }
+        if (u->scheme != "http" && u->scheme != "https" && u->scheme != "ws" && u->scheme != "wss")
+            return policy_violation{"scheme: " + u->scheme + ": URLs are not allowed", std::string(url)};
+        for (const auto& s : blocked_origins)
+            if (auto p = policy_detail::parse_pattern(s); p && p->matches(*u))
+                return policy_violation{"blocked_origins: " + p->text, std::string(url)};
+        if (allowed_origins.empty()) return std::nullopt;
+        for (const auto& s : allowed_origins)
+            if (auto p = policy_detail::parse_pattern(s); p && p->matches(*u)) return std::nullopt;
+        return policy_violation{"allowed_origins: not in the allowed list", std::string(url)};
+    }
+
+    /// Replace secret placeholders in text the model wants typed. Unknown names are an error.
+    [[nodiscard]] result<std::string> substitute(std::string_view text) const {
+        std::string s(text);
+        if (auto it = secrets.find(s); it != secrets.end()) return it->second;
+        for (const auto& [open, close] : {std::pair<std::string_view, std::string_view>{"{{secret:", "}}"},
+                                          std::pair<std::string_view, std::string_view>{"<secret>", "</secret>"}}) {
+            std::size_t pos = 0;
+            while ((pos = s.find(open, pos)) != std::string::npos) {
+                const auto end = s.find(close, pos + open.size());
+                if (end == std::string::npos) break;
+                const std::string name = s.substr(pos + open.size(), end - pos - open.size());
+                auto it = secrets.find(name);
+                if (it == secrets.end())
+                    return fail(errc::args_invalid, "no secret named " + name,
+                                secrets.empty() ? std::string("No secrets are configured.")
+                                                : "Configured secrets: " + names());
+                s.replace(pos, end + close.size() - pos, it->second);
+                pos += it->second.size();
+            }
+        }
+        return s;
+    }
+
+    /// Replace every secret value (raw, URL- and form-encoded) with <secret>NAME</secret>.
+    [[nodiscard]] std::string redact(std::string s) const {
+        if (secrets.empty()) return s;
+        std::vector<std::pair<std::string, std::string>> order(secrets.begin(), secrets.end());
+        std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
+        for (const auto& [name, value] : order) {
+            const std::string mark = "<secret>" + name + "</secret>";
+            policy_detail::replace_all(s, value, mark);
+            policy_detail::replace_all(s, policy_detail::url_encode(value, false), mark);
+            policy_detail::replace_all(s, policy_detail::url_encode(value, true), mark);
+            const std::string jv = json(value).dump();
+            if (jv.size() > 2) policy_detail::replace_all(s, std::string_view(jv).substr(1, jv.size() - 2), mark);
+        }
+        return s;
+    }
+
+    [[nodiscard]] json redact(json j) const {
+        if (secrets.empty()) return j;
+        if (j.is_string()) return redact(j.get<std::string>());
+        if (j.is_array() || j.is_object())
+            for (auto& v : j) v = redact(std::move(v));
+        return j;
+    }
+
+    [[nodiscard]] error redact(error e) const {
+        if (secrets.empty()) return e;
+        e.message = redact(std::move(e.message));
+        e.hint = redact(std::move(e.hint));
+        e.details = redact(std::move(e.details));
+        return e;
+    }
+
+    [[nodiscard]] std::string names() const {
+        std::string o;
+        for (const auto& [k, v] : secrets) o += (o.empty() ? "" : ", ") + k;
+        return o;
+    }
+};
+
+/// Parse a dotenv file's text (NAME=value lines, # comments, optional quotes) into secrets.
+inline result<std::map<std::string, std::string>> parse_dotenv(std::string_view text) {
+    std::map<std::string, std::string> out;
+    std::size_t line_no = 0;
+    while (!text.empty()) {
+        ++line_no;
+        auto nl = text.find('\n');
+        std::string_view line = text.substr(0, nl);
+        text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+        while (!line.empty() && (line.back() == '\r' || std::isspace(static_cast<unsigned char>(line.back())))) line.remove_suffix(1);
+        while (!line.empty() && std::isspace(static_cast<unsigned char>(line.front()))) line.remove_prefix(1);
+        if (line.empty() || line.front() == '#') continue;
+        if (line.rfind("export ", 0) == 0) line.remove_prefix(7);
+        const auto eq = line.find('=');
+        if (eq == std::string_view::npos || eq == 0)
+            return fail(errc::args_invalid, "secrets line " + std::to_string(line_no) + " is not NAME=value");
+        std::string_view name = line.substr(0, eq), value = line.substr(eq + 1);
+        while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) name.remove_suffix(1);
+        while (!value.empty() && std::isspace(static_cast<unsigned char>(value.front()))) value.remove_prefix(1);
+        if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front())
+            value = value.substr(1, value.size() - 2);
+        out[std::string(name)] = std::string(value);
+    }
+    return out;
+}
+
+}  // namespace agentkit::browser
