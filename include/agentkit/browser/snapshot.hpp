@@ -27,6 +27,7 @@
 #include <agentkit/core/tokens.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -324,7 +325,7 @@ struct snapshot_options {
     std::size_t max_inline_options = 12;
     /// Longest line of plain page text (characters); longer runs are shortened with "…" and
     /// the snapshot says how to read them whole (readable mode). 0: no limit.
-    std::size_t max_text_line = 240;
+    std::size_t max_text_line = 200;
     /// Cross-origin link URLs longer than this lose their query string and fragment.
     std::size_t max_url = 80;
 };
@@ -477,6 +478,7 @@ inline std::string short_url(std::string_view url, std::string_view page) {
 /// short_url, and a long cross-origin URL loses its query and fragment ("…" marks the cut).
 inline std::string compact_url(std::string_view url, std::string_view page, std::size_t max) {
     std::string u = short_url(url, page);
+    if (u.rfind("https://", 0) == 0) u.erase(0, 8);  // https is the default; other schemes stay explicit
     if (max == 0 || u.size() <= max || u.empty() || u[0] == '/' || u[0] == '#') return u;
     const auto q = u.find_first_of("?#");
     if (q != std::string::npos) u = u.substr(0, q) + "…";
@@ -700,6 +702,12 @@ inline void render_node(render_ctx& c, const frame_view& fv, const json& node, s
         if (c.consumed.count(node.value("nodeId", std::string())) != 0) return;
         std::string t = clip(str_field(node, "name"), 1U << 20U);
         if (t.empty()) return;
+        // Separators ("·", "|", "»") between links carry nothing a model needs.
+        if (t.size() <= 3 && std::none_of(t.begin(), t.end(), [](char ch) {
+                return std::isalnum(static_cast<unsigned char>(ch)) || (static_cast<unsigned char>(ch) & 0x80U) != 0;
+            }) && t != "·")
+            return;
+        if (t == "·" || t == "|" || t == "•" || t == "»" || t == "/") return;
         // Merge with a preceding text line of the same parent (inline runs).
         auto& L = *c.lines;
         if (!L.empty() && pending_prefix.empty() && L.back().text_run && L.back().depth == depth &&
