@@ -13,8 +13,10 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include <signal.h>
+#include <unistd.h>
 
 namespace ak = agentkit;
 namespace br = agentkit::browser;
@@ -342,4 +344,266 @@ TEST(PolicyE2E, PageContentIsMarkedAsUntrustedData) {
     ASSERT_NE(close, std::string::npos) << text;
     EXPECT_LT(open, body);
     EXPECT_LT(body, close);
+}
+
+// ---- artifacts, extraction, batch ----------------------------------------------------------------
+
+namespace {
+std::string text_of(const ak::result<ak::tool_output>& r) {
+    if (!r) return "ERROR " + r.error().to_text();
+    std::string s;
+    for (const auto& b : r->content)
+        if (b.type == ak::content_block::kind::text) s += b.text;
+    return s;
+}
+std::string artifact_id(const std::string& text, const std::string& after) {
+    const auto at = text.find(after);
+    if (at == std::string::npos) return {};
+    static const std::regex re(R"(\b(a\d+)\b)");
+    std::smatch m;
+    std::string rest = text.substr(at);
+    return std::regex_search(rest, m, re) ? m[1].str() : std::string();
+}
+}  // namespace
+
+TEST(ArtifactStore, BoundedByCountAndBytesOldestEvictedAndReported) {
+    br::session_store st{{3, 1000, "", false, "agentkit://artifacts/"}};
+    for (int i = 0; i < 5; ++i) ASSERT_TRUE(st.put({"text/plain", "t" + std::to_string(i), "", std::string(100, 'x'), false}).has_value());
+    EXPECT_EQ(st.size(), 3U);
+    auto ev = st.take_evictions();
+    ASSERT_EQ(ev.size(), 2U);
+    EXPECT_EQ(ev[0].id, "a1");
+    EXPECT_EQ(ev[1].id, "a2");
+    EXPECT_TRUE(st.take_evictions().empty());  // reported once
+    ASSERT_TRUE(st.put({"text/plain", "big", "", std::string(900, 'y'), false}).has_value());
+    EXPECT_LE(st.bytes(), 1000U);
+    EXPECT_FALSE(st.get("a3").has_value());
+    EXPECT_FALSE(st.put({"text/plain", "huge", "", std::string(2000, 'z'), false}).has_value());
+    auto missing = st.read("a1");
+    ASSERT_FALSE(missing.has_value());
+    EXPECT_TRUE(missing.error().is(errc::not_found));
+}
+
+TEST(ArtifactStore, DirectoryStoreReadsBySectionAndOffsetAndIsRemovedUnlessKept) {
+    const auto root = std::filesystem::temp_directory_path() / ("agentkit_store_" + std::to_string(::getpid()));
+    std::string dir;
+    {
+        br::session_store st{{10, 1 << 20, root.string(), false, "agentkit://artifacts/"}};
+        auto t = st.put({"text/plain", "page text", "", "intro\n## Results\nrow 1\nrow 2\n", false});
+        ASSERT_TRUE(t.has_value());
+        auto img = st.put({"image/png", "shot", "", "iVBORw0KGgo=", true});
+        ASSERT_TRUE(img.has_value());
+        dir = st.directory();
+        ASSERT_FALSE(dir.empty());
+        EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()), 2);
+        auto sec = st.read(t->id, {0, 100, "Results"});
+        ASSERT_TRUE(sec.has_value());
+        EXPECT_EQ(sec->text.rfind("## Results", 0), 0U);
+        auto off = st.read(t->id, {6, 4, ""});
+        ASSERT_TRUE(off.has_value());
+        EXPECT_EQ(off->text, "## R");
+        EXPECT_EQ(off->next, 10U);
+        auto back = st.get(img->id);
+        ASSERT_TRUE(back.has_value());
+        EXPECT_EQ(back->data, "iVBORw0KGgo=");
+    }
+    EXPECT_FALSE(std::filesystem::exists(dir));
+    std::filesystem::remove_all(root);
+}
+
+struct tools_fixture {
+    http_server a;
+    br::browser b;
+    br::session_store store;
+    br::tool_state state;
+    decltype(br::browser_tools(std::declval<br::tool_state&>())) tools;
+    explicit tools_fixture(br::browser_options o = fast_options())
+        : b(std::move(o)), store(), state(b, store), tools(br::browser_tools(state)) {}
+    ak::result<ak::tool_output> call(const std::string& name, json args) {
+        ak::tool_context ctx;
+        return tools.call(name, args, ctx);
+    }
+};
+
+TEST(PolicyE2E, ScreenshotRecordingAndCutSnapshotStoredAndReadBackById) {
+    tools_fixture f;
+    std::string big;
+    for (int i = 0; i < 400; ++i) big += "<p>paragraph number " + std::to_string(i) + " with some words to fill the budget</p>";
+    f.a.route("/", http_response::html(page("Big", "<button onclick=\"document.body.style.background='red'; this.textContent='pressed'\">go</button>" + big + "<p>THE LAST LINE</p>")));
+    auto nav = f.call("browser_navigate", json{{"url", f.a.url("/")}});
+    ASSERT_TRUE(nav.has_value()) << text_of(nav);
+
+    auto shot = f.call("browser_take_screenshot", json::object());
+    const std::string shot_id = artifact_id(text_of(shot), "artifact");
+    ASSERT_FALSE(shot_id.empty()) << text_of(shot);
+    auto shot_back = f.call("browser_artifact", json{{"id", shot_id}});
+    ASSERT_TRUE(shot_back.has_value());
+    bool image = false;
+    for (const auto& c : shot_back->content) image = image || (c.type == ak::content_block::kind::image && c.data.is_null() && !c.text.empty()) || c.type == ak::content_block::kind::image;
+    EXPECT_TRUE(image);
+
+    ASSERT_TRUE(f.call("browser_recording_start", json::object()).has_value());
+    auto click = f.call("browser_click", json{{"ref", ref_on(text_of(nav), "go")}});
+    ASSERT_TRUE(click.has_value()) << text_of(click);
+    auto stop = f.call("browser_recording_stop", json::object());
+    const std::string stop_text = text_of(stop);
+    const std::string rec_id = artifact_id(stop_text, "recording artifact");
+    ASSERT_FALSE(rec_id.empty()) << stop_text;
+    auto manifest = f.store.get(rec_id);
+    ASSERT_TRUE(manifest.has_value());
+    json m = json::parse(manifest->data);
+    ASSERT_GE(m["frames"].size(), 1U);
+    auto frame = f.store.get(m["frames"][0]["id"].get<std::string>());
+    ASSERT_TRUE(frame.has_value());
+    EXPECT_EQ(frame->mime_type, "image/jpeg");
+    EXPECT_GT(frame->data.size(), 100U);
+
+    auto snap = f.call("browser_snapshot", json{{"budget", 300}});
+    const std::string st = text_of(snap);
+    EXPECT_EQ(st.find("THE LAST LINE"), std::string::npos);
+    const std::string full_id = artifact_id(st, "artifact");
+    ASSERT_FALSE(full_id.empty()) << st;
+    auto cut = f.call("browser_artifact", json{{"id", full_id}, {"section", "THE LAST LINE"}});
+    EXPECT_NE(text_of(cut).find("THE LAST LINE"), std::string::npos) << text_of(cut);
+}
+
+TEST(PolicyE2E, TableExtractedAsRowsListAndFields) {
+    tools_fixture f;
+    f.a.route("/", http_response::html(page("Shop", R"(
+<table id=t><thead><tr><th>Name</th><th>Price</th></tr></thead>
+<tbody><tr><td>Apple</td><td>$1.50</td></tr><tr><td>Pear</td><td>$2.25</td></tr><tr><td>Fig</td><td>$3.00</td></tr></tbody></table>
+<ul><li><a href="/a">First</a></li><li>Second</li></ul>
+<div id=prod><h1>Blue Kettle</h1><dl><dt>Price</dt><dd>$1,249.99</dd><dt>Stock</dt><dd>yes</dd></dl></div>)")));
+    auto nav = f.b.navigate(f.a.url("/"));
+    ASSERT_TRUE(nav.has_value());
+    br::extract_options t;
+    t.kind = "table";
+    auto table = f.b.extract(t);
+    ASSERT_TRUE(table.has_value()) << table.error().to_text();
+    ASSERT_EQ((*table)["rows"].size(), 3U) << table->dump();
+    EXPECT_EQ((*table)["rows"][1]["Name"], "Pear");
+    EXPECT_EQ((*table)["rows"][1]["Price"], "$2.25");
+    br::extract_options l;
+    l.kind = "list";
+    auto list = f.b.extract(l);
+    ASSERT_TRUE(list.has_value());
+    ASSERT_EQ((*list)["items"].size(), 2U);
+    EXPECT_EQ((*list)["items"][0]["text"], "First");
+    auto fields = f.call("browser_extract", json{{"schema", {{"title", "string"}, {"price", "number"}, {"stock", "boolean"}, {"color", "string"}}}});
+    ASSERT_TRUE(fields.has_value()) << text_of(fields);
+    ASSERT_TRUE(fields->structured.has_value());
+    const json& fl = (*fields->structured)["fields"];
+    EXPECT_EQ(fl["title"], "Blue Kettle");
+    EXPECT_DOUBLE_EQ(fl["price"].get<double>(), 1249.99);
+    EXPECT_EQ(fl["stock"], true);
+    EXPECT_TRUE(fl["color"].is_null());
+}
+
+TEST(PolicyE2E, ThreeUrlsBatchReadInOneCallWithinOneBudget) {
+    tools_fixture f;
+    for (int i = 1; i <= 3; ++i)
+        f.a.route("/p" + std::to_string(i), http_response::html(page("Page " + std::to_string(i), "<h1>Heading " + std::to_string(i) + "</h1><p>body " + std::to_string(i) + "</p>")));
+    auto r = f.call("browser_batch", json{{"urls", {f.a.url("/p1"), f.a.url("/p2"), f.a.url("/p3"), "file:///etc/passwd"}}, {"budget", 1200}});
+    const std::string t = text_of(r);
+    ASSERT_TRUE(r.has_value()) << t;
+    EXPECT_NE(t.find("3 of 4 pages read"), std::string::npos) << t;
+    for (int i = 1; i <= 3; ++i) EXPECT_NE(t.find("Heading " + std::to_string(i)), std::string::npos) << t;
+    EXPECT_NE(t.find("file_access"), std::string::npos);
+    EXPECT_LE(ak::token_counter{}.count(t), 1400U);
+    auto tabs = f.b.tabs();  // the temporary tabs are gone
+    ASSERT_TRUE(tabs.has_value());
+    EXPECT_EQ(tabs->size(), 1U);
+}
+
+// ---- faults ------------------------------------------------------------------------------------
+
+namespace {
+bool process_alive(int pid) { return pid > 0 && ::kill(pid, 0) == 0; }
+std::size_t profile_dirs() {
+    std::size_t n = 0;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(std::filesystem::temp_directory_path(), ec))
+        if (e.path().filename().string().rfind("agentkit-chromium-", 0) == 0) ++n;
+    return n;
+}
+}  // namespace
+
+TEST(FaultsE2E, CrashedRendererHungScriptAndHugePageRecoverWithinBoundedTime) {
+    http_server a;
+    a.route("/", http_response::html(page("Fine", "<p>all fine</p>")));
+    a.route("/hang", http_response::html(page("Hang", "<p>about to hang</p><script>setTimeout(() => { for (;;) {} }, 300)</script>")));
+    a.route("/huge", http_response::html(page("Huge", "<div id=h></div><script>const h = document.getElementById('h'); let s = ''; "
+                                                        "for (let i = 0; i < 50000; i++) s += '<span>n' + i + '</span>'; h.innerHTML = s;</script><p>END MARK</p>")));
+    const std::size_t dirs_before = profile_dirs();
+    int pid = -1;
+    {
+        br::browser b{fast_options()};
+        ASSERT_TRUE(b.navigate(a.url("/")).has_value());
+        pid = b.browser_pid();
+        ASSERT_GT(pid, 0);
+
+        // crashed renderer: a clear error within bounded time, the next call works
+        auto t0 = std::chrono::steady_clock::now();
+        (void)b.cdp_call("Page.crash");
+        auto after = b.snapshot();
+        ASSERT_FALSE(after.has_value());
+        EXPECT_TRUE(after.error().is(errc::browser_crashed)) << after.error().to_text();
+        EXPECT_NE(after.error().message.find("crashed"), std::string::npos);
+        auto again = b.navigate(a.url("/"));
+        ASSERT_TRUE(again.has_value()) << again.error().to_text();
+        EXPECT_NE(again->snapshot.find("all fine"), std::string::npos);
+        EXPECT_LT(std::chrono::steady_clock::now() - t0, 30s);
+
+        // hung script: the snapshot stops it and answers
+        t0 = std::chrono::steady_clock::now();
+        ASSERT_TRUE(b.navigate(a.url("/hang")).has_value());
+        ASSERT_TRUE(b.wait_for(br::wait_options{"about to hang", "", "", "visible", 2000ms}).has_value());
+        auto snap = b.snapshot();
+        if (!snap) {
+            EXPECT_TRUE(snap.error().is(errc::timeout)) << snap.error().to_text();
+            snap = b.snapshot();
+        }
+        ASSERT_TRUE(snap.has_value()) << snap.error().to_text();
+        EXPECT_NE(snap->snap.text.find("about to hang"), std::string::npos);
+        auto ok = b.navigate(a.url("/"));
+        ASSERT_TRUE(ok.has_value()) << ok.error().to_text();
+        EXPECT_LT(std::chrono::steady_clock::now() - t0, 40s);
+
+        // 50,000 nodes: a bounded snapshot
+        t0 = std::chrono::steady_clock::now();
+        auto huge = b.navigate(a.url("/huge"));
+        ASSERT_TRUE(huge.has_value()) << huge.error().to_text();
+        auto hs = b.snapshot();
+        ASSERT_TRUE(hs.has_value()) << hs.error().to_text();
+        EXPECT_LE(hs->snap.tokens, 6500U);
+        EXPECT_LT(std::chrono::steady_clock::now() - t0, 40s);
+        ASSERT_TRUE(b.navigate(a.url("/")).has_value());
+    }
+    // no process or temporary profile left behind
+    for (int i = 0; i < 100 && process_alive(pid); ++i) std::this_thread::sleep_for(20ms);  // reaping is asynchronous in the kernel
+    EXPECT_FALSE(process_alive(pid));
+    EXPECT_LE(profile_dirs(), dirs_before);
+}
+
+TEST(FaultsE2E, DialogAndPopupStormsAreBounded) {
+    http_server a;
+    a.route("/", http_response::html(page("Storm", "<button onclick=\"for (let i = 0; i < 60; i++) alert('a' + i)\">dialogs</button>"
+                                                     "<button onclick=\"for (let i = 0; i < 40; i++) window.open('/p?' + i)\">popups</button>")));
+    a.fallback([](const http_request&) { return http_response::html(page("P", "<p>p</p>")); });
+    auto o = fast_options();
+    o.policy.max_tabs = 5;
+    o.policy.max_dialogs_per_action = 10;
+    br::browser b{o};
+    auto nav = b.navigate(a.url("/"));
+    ASSERT_TRUE(nav.has_value());
+    auto d = b.click(ref_on(nav->snapshot, "dialogs"));
+    ASSERT_TRUE(d.has_value()) << d.error().to_text();
+    EXPECT_EQ(d->dialogs.size(), 10U);
+    EXPECT_EQ(d->dialogs_dropped, 50U);
+    auto p = b.click(ref_on(nav->snapshot, "popups"));
+    ASSERT_TRUE(p.has_value()) << p.error().to_text();
+    auto tabs = b.tabs();
+    ASSERT_TRUE(tabs.has_value());
+    EXPECT_LE(tabs->size(), 5U);
+    EXPECT_TRUE(has_blocked(b.blocked_requests(), "", "max_tabs"));
 }

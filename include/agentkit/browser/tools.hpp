@@ -2,7 +2,7 @@
 // Playwright MCP's tool and argument names, plus agentkit's own compound tools.
 //
 //   agentkit::browser::browser b{opts};
-//   agentkit::memory_artifacts store;
+//   agentkit::browser::session_store store;                  // bounded, per session
 //   agentkit::browser::tool_state state{b, store};
 //   auto tools = agentkit::browser::browser_tools(state);      // an agentkit::toolbox
 //
@@ -12,6 +12,7 @@
 // the artifact store and results carry their ids (read back with browser_artifact).
 #pragma once
 
+#include <agentkit/browser/artifacts.hpp>
 #include <agentkit/browser/browser.hpp>
 #include <agentkit/core/describe.hpp>
 #include <agentkit/core/json.hpp>
@@ -61,7 +62,7 @@ struct tools_options {
 /// What the tools share: the browser, the artifact store, options and totals.
 struct tool_state {
     browser& b;
-    memory_artifacts& store;
+    session_store& store;
     tools_options options{};
     token_counter tokens{};
 
@@ -70,7 +71,7 @@ struct tool_state {
     std::int64_t total_ms = 0;
     std::map<std::string, std::pair<std::size_t, std::int64_t>> per_tool;  // calls, ms
 
-    tool_state(browser& br, memory_artifacts& st, tools_options o = {}) : b(br), store(st), options(std::move(o)) {}
+    tool_state(browser& br, session_store& st, tools_options o = {}) : b(br), store(st), options(std::move(o)) {}
 };
 
 namespace detail {
@@ -95,9 +96,18 @@ inline result<tool_output> finish(tool_state& st, std::string_view tool, std::ch
     m.tool = std::string(tool);
     m.ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
     m.ok = r.has_value() && !r->is_error;
+    if (!r) r = fail(st.b.policy().redact(r.error()));
     if (r) {
+        // evictions are reported once, in the result of the call that caused them
+        if (auto ev = st.store.take_evictions(); !ev.empty()) {
+            std::string line = "note: the artifact store is full; evicted (oldest first):";
+            for (std::size_t i = 0; i < ev.size() && i < 10; ++i) line += " " + ev[i].id + " (" + ev[i].name + ")";
+            if (ev.size() > 10) line += " and " + std::to_string(ev.size() - 10) + " more";
+            r->add_text(line);
+        }
         for (auto& b : r->content) {
             if (b.type != content_block::kind::text) continue;
+            b.text = st.b.policy().redact(std::move(b.text));
             if (b.text.size() > st.options.max_result_chars) {
                 const std::size_t keep = utf8_safe_prefix(b.text, st.options.max_result_chars);
                 std::string note;
@@ -397,10 +407,43 @@ struct artifact_args {
     std::string id;
     std::optional<int> offset;
     std::optional<int> length;
+    std::optional<std::string> section;
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(artifact_args, id, "Artifact id, e.g. a3", min_length(1)),
                       AGENTKIT_FIELD(artifact_args, offset, "Start (characters) for text artifacts", minimum(0)),
-                      AGENTKIT_FIELD(artifact_args, length, "How many characters (default 20000)", range(1, 200000)));
+                      AGENTKIT_FIELD(artifact_args, length, "How many characters (default 20000)", range(1, 200000)),
+                      AGENTKIT_FIELD(artifact_args, section, "Start at the first line containing this text"));
+    }
+};
+struct extract_args {
+    std::optional<std::string> kind;
+    std::optional<std::string> ref;
+    std::optional<std::string> target;
+    std::optional<json> schema;
+    std::optional<int> max_items;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(extract_args, kind, "What to extract", one_of("auto", "table", "list", "fields")),
+                      AGENTKIT_FIELD(extract_args, ref, "Only within this element's subtree (ref from the snapshot)"),
+                      AGENTKIT_FIELD(extract_args, target, "Same as ref"),
+                      AGENTKIT_FIELD(extract_args, schema,
+                                     "For kind fields: the fields by name and type, e.g. {\"price\": \"number\", \"title\": \"string\"}"),
+                      AGENTKIT_FIELD(extract_args, max_items, "Most rows or items returned (default 200)", range(1, 5000)));
+    }
+};
+struct batch_args {
+    std::vector<std::string> urls;
+    std::optional<int> budget;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(batch_args, urls, "The URLs to read (1-20), each in its own temporary tab"),
+                      AGENTKIT_FIELD(batch_args, budget, "Token budget shared by all pages (default 8000)", range(200, 100000)));
+    }
+};
+struct recording_start_args {
+    std::optional<int> width;
+    std::optional<int> height;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(recording_start_args, width, "Largest frame width (default 800)", range(16, 4096)),
+                      AGENTKIT_FIELD(recording_start_args, height, "Largest frame height (default 600)", range(16, 4096)));
     }
 };
 
@@ -886,29 +929,128 @@ inline auto browser_tools(tool_state& st) {
         "Read an artifact (screenshot, full snapshot, cut text, log) by id; text by offset and length.",
         [s](const artifact_args& a) {
             return timed(*s, "browser_artifact", [&]() -> result<tool_output> {
-                auto blob = s->store.get(a.id);
-                if (!blob)
-                    return fail(errc::not_found, "no artifact " + a.id,
-                                "Artifacts are listed in the results that created them; old ones may have been evicted.");
-                if (blob->base64) {
+                read_options ro_;
+                ro_.offset = static_cast<std::size_t>(std::max(0, a.offset.value_or(0)));
+                ro_.length = static_cast<std::size_t>(std::max(1, a.length.value_or(20000)));
+                ro_.section = a.section.value_or("");
+                auto sl = s->store.read(a.id, ro_);
+                if (!sl) return fail(sl.error());
+                if (sl->binary) {
                     tool_output o;
-                    o.add_text(blob->name + " (" + blob->mime_type + ")");
-                    o.add_image(blob->data, blob->mime_type);
+                    o.add_text(sl->ref.name + " (" + sl->ref.mime_type + ", " + std::to_string(sl->ref.size) + " bytes)");
+                    o.add_image(sl->text, sl->ref.mime_type);
                     return o;
                 }
-                const std::size_t off = std::min(blob->data.size(), static_cast<std::size_t>(a.offset.value_or(0)));
-                const std::size_t len = static_cast<std::size_t>(a.length.value_or(20000));
-                const std::size_t start = off == 0 ? 0 : utf8_safe_suffix_start(blob->data, blob->data.size() - off);
-                std::string_view rest = std::string_view(blob->data).substr(start);
-                const std::size_t n = utf8_safe_prefix(rest, len);
-                std::string text(rest.substr(0, n));
-                if (start + n < blob->data.size())
-                    text += "\n[" + std::to_string(blob->data.size() - start - n) + " more characters: offset " +
-                            std::to_string(start + n) + "]";
+                std::string text = std::move(sl->text);
+                if (sl->next < sl->total)
+                    text += "\n[" + std::to_string(sl->total - sl->next) + " more characters: offset " + std::to_string(sl->next) + "]";
                 return tool_output::text(std::move(text));
             });
         },
         read_only);
+    auto extract = tool<"browser_extract">(
+        "Extract structured data without writing code: a table as rows (keyed by its headers), a list's items, "
+        "or the fields of a small schema found by their labels ({\"price\": \"number\"}); optionally within a ref.",
+        [s](const extract_args& a) {
+            return timed(*s, "browser_extract", [&]() -> result<tool_output> {
+                extract_options o;
+                o.kind = a.kind.value_or(a.schema ? "fields" : "auto");
+                if (a.ref || a.target) {
+                    auto el = element_of(a.ref, a.target);
+                    if (!el) return fail(el.error());
+                    o.ref = *el;
+                }
+                if (a.schema) o.schema = *a.schema;
+                if (a.max_items) o.max_items = static_cast<std::size_t>(*a.max_items);
+                auto r = s->b.extract(o);
+                if (!r) return fail(r.error());
+                std::string head;
+                if (detail::jstr(*r, "kind") == "table")
+                    head = std::to_string((*r)["rows"].size()) + " of " + std::to_string(detail::jint(*r, "total_rows")) + " rows";
+                else if (detail::jstr(*r, "kind") == "list")
+                    head = std::to_string((*r)["items"].size()) + " of " + std::to_string(detail::jint(*r, "total_items")) + " items";
+                else
+                    head = std::to_string((*r)["fields"].size() - (*r)["missing"].size()) + " of " +
+                           std::to_string((*r)["fields"].size()) + " fields found";
+                tool_output out = tool_output::text(detail::page_data(head + "\n" + r->dump(), s->b.boundary()));
+                out.structured = *r;
+                return out;
+            });
+        },
+        ro);
+    auto batch = tool<"browser_batch">(
+        "Read several URLs at once (each in its own temporary tab, concurrently) and return each page's compact "
+        "text within one shared token budget. Cut pages are stored whole as artifacts.",
+        [s](const batch_args& a) {
+            return timed(*s, "browser_batch", [&]() -> result<tool_output> {
+                auto r = s->b.batch_read(a.urls, static_cast<std::size_t>(a.budget.value_or(8000)));
+                if (!r) return fail(r.error());
+                std::string out;
+                std::size_t ok = 0;
+                for (std::size_t i = 0; i < r->size(); ++i) {
+                    const auto& p = (*r)[i];
+                    out += "## " + std::to_string(i + 1) + ". " + p.url + "\n";
+                    if (p.error_) {
+                        out += "error: " + p.error_->message + "\n\n";
+                        continue;
+                    }
+                    ++ok;
+                    out += "url: " + p.final_url + (p.http_status ? " (HTTP " + std::to_string(p.http_status) + ")" : std::string()) +
+                           "\ntitle: " + p.title + "\n";
+                    for (const auto& b : p.blocked) out += "blocked " + b.resource_type + " " + b.url + " (policy " + b.rule + ")\n";
+                    out += detail::page_data(p.text, s->b.boundary());
+                    if (p.truncated) {
+                        auto ref = s->store.put({"text/plain", "page text", "full text of " + p.final_url, p.full_text, false});
+                        if (ref) out += "[the whole page is artifact " + ref->id + "]\n";
+                    }
+                    out += "\n";
+                }
+                return tool_output::text(std::to_string(ok) + " of " + std::to_string(r->size()) + " pages read\n\n" + out);
+            });
+        },
+        ro);
+    auto rec_start = tool<"browser_recording_start">(
+        "Start recording the current tab's screen (frames until browser_recording_stop).",
+        [s](const recording_start_args& a) {
+            return timed(*s, "browser_recording_start", [&]() -> result<tool_output> {
+                recording_options o;
+                o.max_width = a.width.value_or(800);
+                o.max_height = a.height.value_or(600);
+                auto r = s->b.start_recording(o);
+                if (!r) return fail(r.error());
+                return tool_output::text("recording started");
+            });
+        },
+        ro);
+    auto rec_stop = tool<"browser_recording_stop">(
+        "Stop the recording; its frames are stored as artifacts (ids returned, read with browser_artifact).",
+        [s]() {
+            return timed(*s, "browser_recording_stop", [&]() -> result<tool_output> {
+                auto r = s->b.stop_recording();
+                if (!r) return fail(r.error());
+                json manifest = {{"mime_type", r->mime_type}, {"seconds", r->seconds}, {"dropped", r->dropped}, {"frames", json::array()}};
+                std::string ids;
+                for (std::size_t i = 0; i < r->frames.size(); ++i) {
+                    auto ref = s->store.put({r->mime_type, "recording frame " + std::to_string(i + 1),
+                                             "screencast frame at " + json(r->frames[i].timestamp).dump(), std::move(r->frames[i].base64), true});
+                    if (!ref) continue;
+                    manifest["frames"].push_back({{"id", ref->id}, {"timestamp", r->frames[i].timestamp}});
+                    if (i < 3 || i + 1 == r->frames.size()) ids += (ids.empty() ? "" : ", ") + ref->id;
+                    else if (i == 3) ids += ", ...";
+                }
+                auto m = s->store.put({"application/json", "recording", "frames of a screen recording", manifest.dump(), false});
+                std::string line = "recording stopped: " + std::to_string(manifest["frames"].size()) + " frames over " +
+                                   std::to_string(static_cast<int>(r->seconds * 1000)) + " ms";
+                if (r->dropped) line += " (" + std::to_string(r->dropped) + " earlier frames dropped)";
+                if (m) line += "; recording artifact " + m->id;
+                line += "; frames " + ids;
+                for (const auto& n : r->notes) line += "\nnote: " + n;
+                tool_output out = tool_output::text(line);
+                if (m) out.add_artifact(*m);
+                return out;
+            });
+        },
+        ro);
     auto metrics = tool<"browser_metrics">(
         "Totals of this session's browser tool calls: calls, bytes and estimated tokens returned, time per tool.",
         [s]() {
@@ -923,7 +1065,8 @@ inline auto browser_tools(tool_state& st) {
 
     return toolbox{navigate, back,     snapshot_tool, click,   type,    hover,    drag,    select,
                    fill,     press,    upload,        dialog,  screenshot, evaluate, wait, console,
-                   network,  tabs,     resize,        close,   interact, artifact, metrics};
+                   network,  tabs,     resize,        close,   interact, artifact, metrics,
+                   extract,  batch,    rec_start,     rec_stop};
 }
 
 #undef AGENTKIT_DETAIL_ELEMENT_FIELDS
