@@ -582,3 +582,27 @@ TEST(Session, BudgetedResultsPointAtTheStore) {
     EXPECT_GT(s.store()->get(s.artifacts()[0].id)->data.size(), 6000u);
     EXPECT_NE(ak::render_report(s.make_report()).find("1 text"), std::string::npos);
 }
+
+TEST(SessionMenu, TheMenusCompleteToolFinishesTheRunWithItsSummary) {
+    auto box = make_tools();
+    auto menu = ak::menu_for<decltype(box)>(ak::mode<"keys">(lookup, ak::tool_ref<"write">, broken, big, shot, secret).describe("Key store"));
+    ak::agent_session s{box, std::move(menu), ak::compact_formatter{}, quiet()};
+    // the menu owns `complete`: no built-in one is added next to it
+    std::size_t completes = 0;
+    for (const auto& t : s.catalogue()) completes += t.name == "complete" ? 1U : 0U;
+    EXPECT_EQ(completes, 1u);
+    ak::scripted_model m(provider::anthropic, {
+        ak::call({{"menu_enter", {{"mode", "keys"}}}}),
+        ak::call({{"lookup", {{"key", "alpha"}}}}),
+        ak::call({{"complete", {{"summary", "alpha is value of alpha"}}}}),
+        ak::say("never reached"),
+    });
+    auto r = s.run(m, "Look up alpha.");
+    ASSERT_EQ(r.reason, ak::stop_reason::completed) << (r.error ? r.error->to_text() : "");
+    EXPECT_EQ(r.final_text, "alpha is value of alpha");
+    EXPECT_EQ(r.steps, 3u);
+    EXPECT_EQ(m.remaining(), 1u);
+    EXPECT_EQ(s.get_masker().current_mode(), "keys");
+    const std::string text = ak::render_report(s.make_report());
+    EXPECT_EQ(text.rfind("Result: alpha is value of alpha\n", 0), 0u) << text;
+}

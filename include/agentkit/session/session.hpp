@@ -740,16 +740,7 @@ private:
             if (c.malformed) {
                 raw[i] = fail(*c.malformed);
             } else if (builtin_complete_ && c.name == opts_.complete_tool) {
-                completed = true;
-                completed_ = true;
-                answered_ = true;
-                if (const json* res = detail::field(c.arguments, "result"); res && res->is_string())
-                    final_text_ = res->get<std::string>();
-                else if (res && !res->is_null())
-                    final_text_ = res->dump();
-                if (const json* sm = detail::field(c.arguments, "summary"); sm && sm->is_array())
-                    for (const auto& b : *sm)
-                        if (b.is_string()) summary_.push_back(b.get<std::string>());
+                take_completion(c.arguments, completed);
                 raw[i] = tool_output::text("Task marked complete.");
             } else if (meta_names_.count(c.name) != 0) {
                 flush();
@@ -764,6 +755,9 @@ private:
                 mets[i].meta = true;
                 raw[i] = r ? std::move(*r) : masker_.answer_hidden(c.name);
                 if (raw[i]->has_value()) add_tool_references(**raw[i]);
+                // The masker's own complete tool (the menu's) finishes the run like the built-in one.
+                if (c.name == opts_.complete_tool && raw[i]->has_value() && !(*raw[i])->is_error)
+                    take_completion(c.arguments, completed);
             } else if (!masker_.is_visible(c.name)) {
                 raw[i] = masker_.answer_hidden(c.name);
             } else if (auto idx = Toolbox::find(c.name); !idx) {
@@ -808,6 +802,25 @@ private:
             mets[i].result_chars = text.size();
             mets[i].result_tokens = opts_.tokens.count(text);
         }
+    }
+
+    /// A call of the complete tool: the final answer is `result` (else a string `summary`, the
+    /// menu's spelling); a `summary` array becomes the report's bullets.
+    void take_completion(const json& args, bool& completed) {
+        completed = true;
+        completed_ = true;
+        answered_ = true;
+        const json* res = detail::field(args, "result");
+        const json* sm = detail::field(args, "summary");
+        if (res && res->is_string())
+            final_text_ = res->get<std::string>();
+        else if (res && !res->is_null())
+            final_text_ = res->dump();
+        else if (sm && sm->is_string())
+            final_text_ = sm->get<std::string>();
+        if (sm && sm->is_array())
+            for (const auto& b : *sm)
+                if (b.is_string()) summary_.push_back(b.get<std::string>());
     }
 
     /// Anthropic full-catalogue: a tool deferred in the request becomes callable when the model
