@@ -1,0 +1,56 @@
+# Runs agentkit-demo and checks its output.
+#   cmake -DDEMO=<binary> [-DPROVIDER=anthropic] [-DMODE=browser|tools|no_chromium] -P check_demo.cmake
+if(NOT DEMO)
+    message(FATAL_ERROR "pass -DDEMO=<path to agentkit-demo>")
+endif()
+if(NOT PROVIDER)
+    set(PROVIDER anthropic)
+endif()
+if(NOT MODE)
+    set(MODE browser)
+endif()
+
+function(expect what pattern)
+    if(NOT out MATCHES "${pattern}")
+        message(FATAL_ERROR "agentkit-demo: expected ${what} (/${pattern}/) in its output:\n${out}\n--- stderr ---\n${err}")
+    endif()
+endfunction()
+
+if(MODE STREQUAL "no_chromium")
+    execute_process(COMMAND ${DEMO} --chromium /nonexistent/agentkit-no-chromium
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
+    if(NOT rc EQUAL 3)
+        message(FATAL_ERROR "agentkit-demo without Chromium: expected exit status 3, got '${rc}'\n${out}\n${err}")
+    endif()
+    set(out "${err}")
+    expect("a clear message" "cannot start headless Chromium")
+    expect("what to do" "AGENTKIT_CHROMIUM")
+    return()
+endif()
+
+execute_process(COMMAND ${DEMO} --mode ${MODE} --provider ${PROVIDER}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 90)
+if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "agentkit-demo --mode ${MODE} --provider ${PROVIDER} exited with '${rc}'\n${out}\n--- stderr ---\n${err}")
+endif()
+
+expect("the Summary section" "\nSummary:\n(- [^\n]*\n)*- completed after [0-9]+ model turns")
+expect("the Artifacts section" "\nArtifacts:\n- session_id: s-[0-9a-f]+")
+expect("the session metrics" "\\[session\\] turns=[0-9]+ rt=[0-9]+ in=[1-9][0-9]* out=[1-9]")
+expect("no failed tool call" "calls=[0-9]+ errors=0")
+if(MODE STREQUAL "browser")
+    # The quote the bundled server computes for Ada Lovelace, 2.5 kg to Lisbon, express:
+    # (12.00 + 5.00 x 2.5) x 1.5 = 36.75 - only reachable by really submitting the form.
+    expect("the answer read from the page" "\nResult: The express quote for a 2.5 kg parcel to Lisbon is EUR 36\\.75 \\(quote Q-[0-9A-F][0-9A-F][0-9A-F][0-9A-F]\\)\\.\n")
+    expect("a start at the menu's ROOT" "menu starts at ROOT")
+    expect("menu_enter as the first call" "\\[turn 1 [a-z_]+\\][^\n]*\\[menu_enter [^\n]* ok\\]")
+    expect("the form filled and submitted in one call" "\\[turn 3 [a-z_]+\\][^\n]*calls=1 \\[browser_fill_form [^\n]* ok\\]")
+    expect("the screenshot kept out of band" "- stored: 1 screenshot")
+    expect("browser metrics" "\\[browser\\] calls=3 ")
+    expect("exactly one form submission" "quote_requests=1")
+    if(out MATCHES "data:image|base64")
+        message(FATAL_ERROR "agentkit-demo: an image was inlined in the output:\n${out}")
+    endif()
+else()
+    expect("the tools-mode answer" "\nResult: Ada Lovelace is registered")
+endif()
