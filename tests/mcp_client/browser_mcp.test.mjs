@@ -161,3 +161,41 @@ test("malformed JSON gets -32700 and stdout holds only JSON-RPC", async () => {
   assert.equal(byId["3"].result.isError, true);
   assert.equal(byId["4"].error.code, -32601);
 });
+
+test("--allowed-origins is enforced in the browser: a blocked origin is refused, requests to it never arrive", async () => {
+  const hits = [];
+  const other = http.createServer((req, res) => {
+    hits.push(req.url);
+    res.writeHead(200, { "content-type": "text/html" });
+    res.end("<title>other</title><p>other origin</p>");
+  });
+  await new Promise((r) => other.listen(0, "127.0.0.1", r));
+  const otherUrl = `http://127.0.0.1:${other.address().port}`;
+  pages["/links.html"] = () => `<!doctype html><title>Links</title><a href="${otherUrl}/x">elsewhere</a>
+<button onclick="fetch('${otherUrl}/api').catch(() => document.title = 'fetch refused')">call</button>`;
+  const t = new StdioClientTransport({
+    command: server,
+    args: ["--headless", "--quiet", "--allowed-origins", `http://127.0.0.1:${a.address().port}`],
+    stderr: "ignore",
+  });
+  const c = new Client({ name: "agentkit-policy-test", version: "1.0.0" });
+  await c.connect(t);
+  try {
+    const direct = await c.callTool({ name: "browser_navigate", arguments: { url: `${otherUrl}/direct` } });
+    assert.equal(direct.isError, true);
+    assert.match(textOf(direct), /policy\.blocked/);
+    assert.match(textOf(direct), /allowed_origins/);
+    const nav = await c.callTool({ name: "browser_navigate", arguments: { url: `http://127.0.0.1:${a.address().port}/links.html` } });
+    assert.notEqual(nav.isError, true, textOf(nav));
+    assert.match(textOf(nav), /<<page-data [0-9a-f]+/);
+    const link = await c.callTool({ name: "browser_click", arguments: { ref: refOf(textOf(nav), /elsewhere/) } });
+    assert.match(textOf(link), /blocked Document .*\/x \(policy allowed_origins/);
+    const nav2 = await c.callTool({ name: "browser_navigate", arguments: { url: `http://127.0.0.1:${a.address().port}/links.html` } });
+    const call = await c.callTool({ name: "browser_click", arguments: { ref: refOf(textOf(nav2), /call/) } });
+    assert.match(textOf(call), /blocked \w+ .*\/api \(policy allowed_origins/);
+    assert.deepEqual(hits, []);
+  } finally {
+    await c.close();
+    other.close();
+  }
+});

@@ -2173,7 +2173,7 @@ private:
             e.by_session[*sid] = t;
         }
         std::vector<std::future<result<json>>> fs;
-        for (const char* method : {"Page.enable", "Runtime.enable", "Network.enable", "DOM.enable"})
+        for (const char* method : {"Page.enable", "Runtime.enable", "Network.enable", "DOM.enable", "Inspector.enable"})
             fs.push_back(e.conn.call_async(method, json::object(), *sid));
         fs.push_back(e.conn.call_async("Page.setLifecycleEventsEnabled", json{{"enabled", true}}, *sid));
         install_session_policy(e, *sid, &fs);
@@ -2411,6 +2411,15 @@ private:
             auto r = p.f.get();
             if (!r) {
                 if (!eng_->conn.is_open()) return fail(crashed_error(r.error()));
+                if (r.error().is(errc::timeout) && p.frame.session_id == t->session && out.frames.empty()) {
+                    std::size_t nodes = 0;
+                    if (auto d = out.dom.find(t->session); d != out.dom.end()) nodes = d->second.nodes.size();
+                    return fail(errc::timeout,
+                                "the page is too large to snapshot within " + std::to_string(opt_.navigation_timeout.count()) +
+                                    " ms (" + std::to_string(nodes) + " DOM nodes)",
+                                "Read part of it: browser_extract, a snapshot of one ref's subtree, or the readable mode.",
+                                json{{"dom_nodes", nodes}});
+                }
                 continue;
             }
             p.frame.nodes = r->contains("nodes") ? std::move((*r)["nodes"]) : json::array();
@@ -2425,7 +2434,28 @@ private:
         return out;
     }
 
+    // A quick probe of the page's main thread: an endless script is stopped before a capture
+    // would wait for it.
+    void unstick(const tab_ptr& t) {
+        auto r = call(t->session, "Runtime.evaluate", json{{"expression", "1"}, {"returnByValue", true}}, opt_.call_timeout);
+        if (!r && r.error().is(errc::timeout)) {
+            bool crashed = false;
+            {
+                std::lock_guard lock(eng_->mu);
+                crashed = t->crashed;
+            }
+            if (!crashed) (void)stop_scripts(t, {}, opt_.call_timeout);
+        }
+    }
+
     result<page_snapshot> take_snapshot(const tab_ptr& t, const snapshot_options& so) {
+        unstick(t);
+        {
+            std::lock_guard lock(eng_->mu);
+            if (t->crashed)
+                return fail(errc::browser_crashed, "the page in " + t->id + " crashed (its renderer died)",
+                            "The next call replaces it with a new blank tab; navigate again.");
+        }
         auto cap = capture(t, true);
         if (!cap && cap.error().is(errc::timeout) && stop_scripts(t, {}, opt_.navigation_timeout)) cap = capture(t, true);
         if (!cap) return fail(cap.error());
