@@ -1,0 +1,121 @@
+// agentkit-web-eval driven by the official MCP TypeScript client (node --test).
+//
+//   AGENTKIT_WEB_EVAL=build/bin/agentkit-web-eval node --test tests/mcp_client/web_eval.test.mjs
+//
+// The page is served by this file on 127.0.0.1. Checks seed 002's contract: web_eval_agent
+// answers with Result / Summary / Artifacts as one text, never an inlined image; the
+// screenshots come back only through get_screenshots(session_id); stdout stays pure JSON-RPC.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import http from "node:http";
+import { spawn } from "node:child_process";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+const server = process.env.AGENTKIT_WEB_EVAL;
+assert.ok(server, "set AGENTKIT_WEB_EVAL to the agentkit-web-eval binary");
+
+const hits = [];
+let site;
+const page = `<!doctype html><title>Release notes</title><h1>Widget release notes</h1>
+<p>Welcome to the changelog of the widget toolkit.</p>
+<p>The newest version is 4.7.1, released on 2025-11-02.</p>
+<p>Version 4.6 added dark mode.</p>
+<a href="/old">Older releases</a>`;
+
+let client;
+before(async () => {
+  site = http.createServer((req, res) => {
+    hits.push(req.url);
+    res.writeHead(req.url === "/" ? 200 : 404, { "content-type": "text/html; charset=utf-8" });
+    res.end(req.url === "/" ? page : "");
+  });
+  await new Promise((r) => site.listen(0, "127.0.0.1", r));
+  client = new Client({ name: "agentkit-web-eval-test", version: "1.0.0" });
+  await client.connect(new StdioClientTransport({ command: server, args: ["--quiet"], stderr: "ignore" }));
+});
+after(async () => {
+  await client?.close();
+  site?.close();
+});
+
+const url = () => `http://127.0.0.1:${site.address().port}/`;
+const textOf = (r) => r.content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
+
+test("lists web_eval_agent and get_screenshots", async () => {
+  const { tools } = await client.listTools();
+  const ev = tools.find((t) => t.name === "web_eval_agent");
+  assert.ok(ev, "web_eval_agent listed");
+  assert.deepEqual([...ev.inputSchema.required].sort(), ["task", "url"]);
+  const gs = tools.find((t) => t.name === "get_screenshots");
+  assert.ok(gs, "get_screenshots listed");
+  assert.deepEqual(gs.inputSchema.required, ["session_id"]);
+});
+
+let sessionId;
+test("web_eval_agent returns Result / Summary / Artifacts with the answer read from the page", async () => {
+  const before = hits.length;
+  const r = await client.callTool({
+    name: "web_eval_agent",
+    arguments: { url: url(), task: "What is the newest version number of the widget?" },
+  });
+  assert.notEqual(r.isError, true, textOf(r));
+  assert.equal(r.content.length, 1, "a single text content");
+  assert.equal(r.content[0].type, "text");
+  const text = r.content[0].text;
+  assert.match(text, /^Result: The page "Release notes" \(main heading "Widget release notes"\) says: .*newest version is 4\.7\.1/);
+  assert.match(text, /\nSummary:\n(- .*\n)+Artifacts:\n/);
+  assert.match(text, /- completed after \d+ model turns/);
+  const m = text.match(/- session_id: (\S+)/);
+  assert.ok(m, text);
+  sessionId = m[1];
+  assert.match(text, /- stored: 1 screenshot \(/);
+  assert.match(text, new RegExp(`get_screenshots\\(session_id="${sessionId}"\\)`));
+  assert.doesNotMatch(text, /base64|data:image/, "no image inlined");
+  assert.ok(hits.length > before && hits.slice(before).includes("/"), "the page was really requested");
+});
+
+test("get_screenshots returns the run's screenshots as images", async () => {
+  assert.ok(sessionId, "needs the previous test's session");
+  const r = await client.callTool({ name: "get_screenshots", arguments: { session_id: sessionId } });
+  assert.notEqual(r.isError, true, textOf(r));
+  const images = r.content.filter((c) => c.type === "image");
+  assert.equal(images.length, 1);
+  assert.equal(images[0].mimeType, "image/png");
+  const png = Buffer.from(images[0].data, "base64");
+  assert.deepEqual([...png.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47], "a PNG");
+  assert.match(textOf(r), /1 screenshot of session .*agent_step 1/s);
+});
+
+test("an unknown session and a bad URL are tool errors the model can act on", async () => {
+  const r = await client.callTool({ name: "get_screenshots", arguments: { session_id: "s-nope" } });
+  assert.equal(r.isError, true);
+  assert.match(textOf(r), /no session "s-nope"/);
+  const bad = await client.callTool({ name: "web_eval_agent", arguments: { url: "ftp://x", task: "t" } });
+  assert.equal(bad.isError, true);
+  assert.match(textOf(bad), /http:\/\/ or https:\/\//);
+});
+
+test("stdout holds only JSON-RPC, across a whole run", async () => {
+  const child = spawn(server, [], { stdio: ["pipe", "pipe", "ignore"] });
+  let out = "";
+  child.stdout.on("data", (d) => (out += d));
+  const send = (o) => child.stdin.write(JSON.stringify(o) + "\n");
+  send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+  send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "web_eval_agent", arguments: { url: url(), task: "newest version" } } });
+  // end input only once the run has answered (the server finishes in-flight calls either way)
+  await new Promise((resolve) => {
+    const check = () => (out.includes('"id":2') ? resolve() : child.stdout.once("data", check));
+    check();
+  });
+  child.stdin.end();
+  const code = await new Promise((resolve) => child.on("exit", resolve));
+  assert.equal(code, 0);
+  const lines = out.split("\n");
+  assert.equal(lines.pop(), "", "output ends with a newline");
+  const msgs = lines.map((l) => JSON.parse(l));
+  for (const m of msgs) assert.equal(m.jsonrpc, "2.0");
+  const run = msgs.find((m) => m.id === 2);
+  assert.match(run.result.content[0].text, /^Result: .*4\.7\.1/);
+});
