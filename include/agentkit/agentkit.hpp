@@ -6,8 +6,10 @@
 // under include/agentkit/ is not reachable from this file.
 #pragma once
 
+#include <agentkit/browser/artifacts.hpp>
 #include <agentkit/browser/browser.hpp>
 #include <agentkit/browser/keys.hpp>
+#include <agentkit/browser/policy.hpp>
 #include <agentkit/browser/readable.hpp>
 #include <agentkit/browser/snapshot.hpp>
 #include <agentkit/browser/tools.hpp>

@@ -34,6 +34,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -516,7 +517,11 @@ inline std::string level_filter_ok(std::string_view min, std::string_view level)
 }  // namespace detail
 
 /// The browser tools over a shared state. The state must outlive the toolbox.
-inline auto browser_tools(tool_state& st) {
+/// (A template so that only the translation units that build the toolbox pay for its
+/// instantiation: including this header costs little.)
+template <class State = tool_state>
+auto browser_tools(State& st) {
+    static_assert(std::is_same_v<State, tool_state>, "browser_tools takes an agentkit::browser::tool_state");
     using detail::element_of;
     using detail::text_of;
     using detail::timed;
