@@ -27,8 +27,10 @@ set(AGENTKIT_TEST_GEN_DIR "${PROJECT_BINARY_DIR}/agentkit_test_gen")
 # ---------------------------------------------------------------------------------------------
 # Precompiled header shared by every unit-test executable (REUSE_FROM): built once per build
 # tree, it saves parsing nlohmann/json, gtest and the standard library in every test TU.
-# It holds third-party and standard headers only — never agentkit's — so it cannot hide a
-# missing include in a public header (the header check compiles without it).
+# It also holds <agentkit/agentkit.hpp> itself: parsing agentkit's headers is most of a test
+# TU's cost, and a missing include in a public header cannot hide behind it because the header
+# check (cmake/AgentkitHeaderCheck.cmake) compiles every header on its own, without any PCH.
+# The single-header twins get their own PCH, built from single_include/ only.
 if(AGENTKIT_PCH)
     file(CONFIGURE OUTPUT "${AGENTKIT_TEST_GEN_DIR}/pch_host.cpp"
         CONTENT "// Generated: host translation unit of the unit tests' precompiled header.\n")
@@ -47,7 +49,22 @@ if(AGENTKIT_PCH)
         target_link_libraries(agentkit_test_pch PRIVATE GTest::gmock)
         list(APPEND _agentkit_pch_headers <gmock/gmock.h>)
     endif()
-    target_precompile_headers(agentkit_test_pch PRIVATE ${_agentkit_pch_headers})
+    if(AGENTKIT_TEST_SINGLE_INCLUDE)
+        file(CONFIGURE OUTPUT "${AGENTKIT_TEST_GEN_DIR}/pch_host_single.cpp"
+            CONTENT "// Generated: host translation unit of the single-header tests' precompiled header.\n")
+        add_library(agentkit_test_pch_single OBJECT "${AGENTKIT_TEST_GEN_DIR}/pch_host_single.cpp")
+        target_link_libraries(agentkit_test_pch_single PRIVATE agentkit_dev_single GTest::gtest)
+        if(TARGET GTest::gmock)
+            target_link_libraries(agentkit_test_pch_single PRIVATE GTest::gmock)
+        endif()
+        target_compile_features(agentkit_test_pch_single PRIVATE cxx_std_20)
+        if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+            target_compile_options(agentkit_test_pch_single PRIVATE -g0)  # as the twins
+        endif()
+        target_precompile_headers(agentkit_test_pch_single PRIVATE ${_agentkit_pch_headers} <agentkit/agentkit.hpp>)
+    endif()
+    target_link_libraries(agentkit_test_pch PRIVATE agentkit::agentkit)
+    target_precompile_headers(agentkit_test_pch PRIVATE ${_agentkit_pch_headers} <agentkit/agentkit.hpp>)
 endif()
 
 # ---------------------------------------------------------------------------------------------
@@ -74,7 +91,11 @@ function(_agentkit_gtest_executable target dev_target test_prefix labels timeout
     target_link_libraries(${target} PRIVATE ${dev_target} GTest::gtest GTest::gtest_main)
     target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/tests")
     if(AGENTKIT_PCH)
-        target_precompile_headers(${target} REUSE_FROM agentkit_test_pch)
+        if(dev_target STREQUAL "agentkit_dev_single")
+            target_precompile_headers(${target} REUSE_FROM agentkit_test_pch_single)
+        else()
+            target_precompile_headers(${target} REUSE_FROM agentkit_test_pch)
+        endif()
     endif()
     gtest_discover_tests(${target}
         TEST_PREFIX "${test_prefix}"

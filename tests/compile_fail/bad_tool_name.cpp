@@ -1,5 +1,5 @@
 // A tool name outside [A-Za-z0-9_.-]{1,64} must not compile.
-#include <agentkit/agentkit.hpp>
+#include <agentkit/tools/toolbox.hpp>
 
 #include <string>
 

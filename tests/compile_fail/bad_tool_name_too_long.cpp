@@ -1,5 +1,5 @@
 // A tool name longer than 64 characters must not compile.
-#include <agentkit/agentkit.hpp>
+#include <agentkit/tools/toolbox.hpp>
 
 #include <string>
 

@@ -1,5 +1,5 @@
 // A string constraint on a number must not compile.
-#include <agentkit/agentkit.hpp>
+#include <agentkit/tools/toolbox.hpp>
 
 #include <string>
 

@@ -1,5 +1,5 @@
 // Two tools with one name in a toolbox must not compile.
-#include <agentkit/agentkit.hpp>
+#include <agentkit/tools/toolbox.hpp>
 
 #include <string>
 

@@ -1,6 +1,7 @@
 // Shared tools for the menu compile-fail cases.
 #pragma once
-#include <agentkit/agentkit.hpp>
+#include <agentkit/tools/toolbox.hpp>
+#include <agentkit/visibility/menu.hpp>
 
 #include <string>
 

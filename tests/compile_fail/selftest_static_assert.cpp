@@ -1,5 +1,5 @@
 // Self-test of the compile_fail mechanism: this must be rejected with the message below.
-#include <agentkit/agentkit.hpp>
+#include <agentkit/core/result.hpp>
 
 template <class T>
 inline constexpr bool false_v = false;

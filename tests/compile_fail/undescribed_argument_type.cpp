@@ -1,5 +1,5 @@
 // An argument struct without a description must not compile.
-#include <agentkit/agentkit.hpp>
+#include <agentkit/tools/toolbox.hpp>
 
 #include <string>
 

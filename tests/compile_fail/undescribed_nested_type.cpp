@@ -1,5 +1,5 @@
 // A described struct whose member is an undescribed struct must not compile.
-#include <agentkit/agentkit.hpp>
+#include <agentkit/tools/toolbox.hpp>
 
 #include <string>
 

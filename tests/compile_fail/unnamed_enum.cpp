@@ -1,5 +1,5 @@
 // An enum member without JSON names must not compile.
-#include <agentkit/agentkit.hpp>
+#include <agentkit/tools/toolbox.hpp>
 
 #include <string>
 
