@@ -46,6 +46,12 @@ echo "   $(g++ --version 2>/dev/null | head -n1)"
 echo "   $(clang++ --version 2>/dev/null | head -n1)"
 
 start_all=$(now)
+
+# The MCP client tests drive the servers through the official MCP TypeScript client (npm).
+if [[ -f tests/mcp_client/package-lock.json && ! -d tests/mcp_client/node_modules ]]; then
+    echo "== npm ci (tests/mcp_client)"
+    (cd tests/mcp_client && npm ci --no-audit --no-fund --loglevel=error) || echo "check.sh: npm ci failed; the mcp_client tests will fail" >&2
+fi
 total_passed=0
 total_failed=0
 overall=0
