@@ -2,7 +2,8 @@
 #
 #   agentkit_add_gtest(<name> SOURCES <files...> [LABELS <labels...>]
 #                      [LINK_LIBRARIES <libs...>] [COMPILE_DEFINITIONS <defs...>]
-#                      [TIMEOUT <seconds>] [NO_SINGLE_INCLUDE])
+#                      [TIMEOUT <seconds>] [NO_SINGLE_INCLUDE]
+#                      [SERIAL_TESTS <Suite.Test...>])
 #       One GoogleTest executable per area (build/bin/<name>); every TEST() becomes its own
 #       ctest test. With AGENTKIT_TEST_SINGLE_INCLUDE, a second executable <name>_single is
 #       built from the same sources against single_include/ only (include/ is NOT on its
@@ -86,7 +87,7 @@ if(AGENTKIT_TEST_SINGLE_INCLUDE)
     endforeach()
 endif()
 
-function(_agentkit_gtest_executable target dev_target test_prefix labels timeout)
+function(_agentkit_gtest_executable target dev_target test_prefix labels timeout serial)
     add_executable(${target} ${ARGN})
     target_link_libraries(${target} PRIVATE ${dev_target} GTest::gtest GTest::gtest_main)
     target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/tests")
@@ -97,16 +98,52 @@ function(_agentkit_gtest_executable target dev_target test_prefix labels timeout
             target_precompile_headers(${target} REUSE_FROM agentkit_test_pch)
         endif()
     endif()
-    gtest_discover_tests(${target}
-        TEST_PREFIX "${test_prefix}"
-        DISCOVERY_MODE PRE_TEST
-        DISCOVERY_TIMEOUT 60
-        PROPERTIES LABELS "${labels}" TIMEOUT ${timeout})
+    # gtest_discover_tests flattens list-valued PROPERTIES (LABELS "unit;single_include" would
+    # read as LABELS unit, single_include TIMEOUT, ...), so labels are set by an include file
+    # that ctest reads after discovery, from the discovered test lists.
+    set(label_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_labels.cmake")
+    set(label_script "")
+    if(serial)
+        # Tests that load the machine (huge pages, a renderer spinning a core) run alone, so a
+        # parallel ctest neither slows them past their bounds nor is slowed by them.
+        string(REPLACE ";" ":" filter "${serial}")
+        gtest_discover_tests(${target}
+            TEST_PREFIX "${test_prefix}"
+            TEST_FILTER "-${filter}"
+            TEST_LIST ${target}_TESTS
+            DISCOVERY_MODE PRE_TEST
+            DISCOVERY_TIMEOUT 60
+            PROPERTIES TIMEOUT ${timeout})
+        gtest_discover_tests(${target}
+            TEST_PREFIX "${test_prefix}"
+            TEST_FILTER "${filter}"
+            TEST_LIST ${target}_SERIAL_TESTS
+            DISCOVERY_MODE PRE_TEST
+            DISCOVERY_TIMEOUT 60
+            PROPERTIES TIMEOUT ${timeout} RUN_SERIAL TRUE)
+        string(APPEND label_script
+            "if(${target}_SERIAL_TESTS)\n"
+            "  set_tests_properties(\${${target}_SERIAL_TESTS} PROPERTIES LABELS \"${labels};serial\")\n"
+            "endif()\n")
+    else()
+        gtest_discover_tests(${target}
+            TEST_PREFIX "${test_prefix}"
+            TEST_LIST ${target}_TESTS
+            DISCOVERY_MODE PRE_TEST
+            DISCOVERY_TIMEOUT 60
+            PROPERTIES TIMEOUT ${timeout})
+    endif()
+    string(APPEND label_script
+        "if(${target}_TESTS)\n"
+        "  set_tests_properties(\${${target}_TESTS} PROPERTIES LABELS \"${labels}\")\n"
+        "endif()\n")
+    file(WRITE "${label_file}" "${label_script}")
+    set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${label_file}")
 endfunction()
 
 function(agentkit_add_gtest name)
     cmake_parse_arguments(PARSE_ARGV 1 ARG "NO_SINGLE_INCLUDE" "TIMEOUT"
-        "SOURCES;LABELS;LINK_LIBRARIES;COMPILE_DEFINITIONS")
+        "SOURCES;LABELS;LINK_LIBRARIES;COMPILE_DEFINITIONS;SERIAL_TESTS")
     if(ARG_UNPARSED_ARGUMENTS)
         message(FATAL_ERROR "agentkit_add_gtest(${name}): unknown arguments ${ARG_UNPARSED_ARGUMENTS}")
     endif()
@@ -118,10 +155,10 @@ function(agentkit_add_gtest name)
     endif()
 
     set(targets ${name})
-    _agentkit_gtest_executable(${name} agentkit_dev "" "${ARG_LABELS}" ${ARG_TIMEOUT} ${ARG_SOURCES})
+    _agentkit_gtest_executable(${name} agentkit_dev "" "${ARG_LABELS}" ${ARG_TIMEOUT} "${ARG_SERIAL_TESTS}" ${ARG_SOURCES})
     if(AGENTKIT_TEST_SINGLE_INCLUDE AND NOT ARG_NO_SINGLE_INCLUDE)
         _agentkit_gtest_executable(${name}_single agentkit_dev_single "single."
-            "${ARG_LABELS};single_include" ${ARG_TIMEOUT} ${ARG_SOURCES})
+            "${ARG_LABELS};single_include" ${ARG_TIMEOUT} "${ARG_SERIAL_TESTS}" ${ARG_SOURCES})
         # The target's own include directories come before those of linked targets, and the
         # shim directory has no agentkit/agentkit.hpp, so that one resolves to single_include/.
         target_include_directories(${name}_single PRIVATE "${AGENTKIT_SINGLE_SHIM_DIR}")

@@ -6356,6 +6356,7 @@ static_assert(transport<websocket_transport>);
 // ---- end <agentkit/cdp/websocket_transport.hpp> ----
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <condition_variable>
@@ -6372,6 +6373,7 @@ static_assert(transport<websocket_transport>);
 #include <set>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -7866,9 +7868,53 @@ private:
         std::string recording_session;
         std::deque<std::pair<double, std::string>> frames;  // (timestamp, base64 jpeg)
         std::size_t frames_dropped = 0;
+        // Popups are adopted off the dispatcher thread: adopting makes blocking CDP calls, and
+        // the dispatcher must stay free to answer Fetch.requestPaused (a paused popup request
+        // waiting on a busy dispatcher stalled every later request). Joined before the
+        // connection goes away.
+        struct worker {
+            std::thread thread;
+            std::shared_ptr<std::atomic<bool>> finished;
+        };
+        std::vector<worker> workers;  // finished ones are joined when the next one starts
         cdp::subscription sub;  // declared last: unsubscribed first
 
         explicit engine(cdp::any_transport t, cdp::connection_options o) : conn(std::move(t), std::move(o)) {}
+        engine(const engine&) = delete;
+        engine& operator=(const engine&) = delete;
+        ~engine() {
+            sub.unsubscribe();
+            conn.close();  // pending and later calls of the workers fail at once
+            join_workers();
+        }
+        void join_workers() {
+            std::vector<worker> ws;
+            {
+                std::lock_guard lock(mu);
+                ws = std::move(workers);
+                workers.clear();
+            }
+            for (auto& w : ws)
+                if (w.thread.joinable()) w.thread.join();
+        }
+        // Under mu. Runs f on a new worker thread; joins the workers that have finished.
+        template <class F>
+        void spawn_worker(F&& f) {
+            for (auto it = workers.begin(); it != workers.end();) {
+                if (!it->finished->load()) {
+                    ++it;
+                    continue;
+                }
+                if (it->thread.joinable()) it->thread.join();  // its last statement has run
+                it = workers.erase(it);
+            }
+            auto finished = std::make_shared<std::atomic<bool>>(false);
+            workers.push_back(worker{std::thread([f = std::forward<F>(f), finished]() mutable {
+                                         f();
+                                         finished->store(true);
+                                     }),
+                                     finished});
+        }
     };
 
     struct node_handle {
@@ -8430,7 +8476,10 @@ private:
                 e.conn.call_async("Target.closeTarget", json{{"targetId", id}}, "", [](result<json>) {});
                 return;
             }
-            (void)adopt(e, id, opener);
+            std::lock_guard lock(e.mu);
+            if (e.adopting.count(id) != 0) return;
+            e.adopting.insert(id);  // marked here, so an action finishing now waits for it
+            e.spawn_worker([this, &e, id, opener] { (void)adopt(e, id, opener, true); });
         }
     }
 
@@ -8463,8 +8512,8 @@ private:
     }
 
     // Attach to a page target and make it a tab. Runs on the caller's thread or the dispatcher.
-    result<tab_ptr> adopt(engine& e, const std::string& target_id, const std::string& opener) {
-        {
+    result<tab_ptr> adopt(engine& e, const std::string& target_id, const std::string& opener, bool premarked = false) {
+        if (!premarked) {
             std::unique_lock lock(e.mu);
             if (auto it = e.by_target.find(target_id); it != e.by_target.end()) return it->second;
             if (e.adopting.count(target_id) != 0) {
@@ -8561,20 +8610,25 @@ private:
             if (!it->second->crashed) return it->second;
             dead = it->second;
         }
-        (void)call("", "Target.closeTarget", json{{"targetId", dead->target_id}}, 3000ms);
-        forget_tab(dead);
-        auto nt = create_tab();
+        auto nt = replace_tab(dead);
         if (!nt) return fail(nt.error());
-        {
-            std::lock_guard lock(eng_->mu);
-            eng_->current = (*nt)->id;
-        }
         const std::string what = "the page in " + dead->id + " crashed (its renderer died); it was replaced by a new blank tab " + (*nt)->id;
         if (proceed) {
             restart_notes_.push_back(what);
             return *nt;
         }
         return fail(errc::browser_crashed, what, "Navigate again; refs of the crashed page are gone.", json{{"new_tab", (*nt)->id}});
+    }
+
+    // Close a dead or wedged tab and make a new blank tab the current one.
+    result<tab_ptr> replace_tab(const tab_ptr& dead) {
+        (void)call("", "Target.closeTarget", json{{"targetId", dead->target_id}}, 3000ms);
+        forget_tab(dead);
+        auto nt = create_tab();
+        if (!nt) return fail(nt.error());
+        std::lock_guard lock(eng_->mu);
+        eng_->current = (*nt)->id;
+        return *nt;
     }
 
     // A script that keeps the renderer busy (an endless loop): stop it. True when stopped.
@@ -9165,7 +9219,9 @@ private:
         }
         std::vector<std::string> opened;
         {
-            std::lock_guard lock(eng_->mu);
+            std::unique_lock lock(eng_->mu);
+            // popups the action opened are adopted off the dispatcher: report them once attached
+            eng_->cv.wait_for(lock, opt_.call_timeout, [&] { return eng_->adopting.empty(); });
             out.dialogs = std::exchange(t->dialogs, {});
             out.dialogs_dropped = std::exchange(t->dialogs_dropped, 0);
             opened = std::exchange(t->opened, {});
@@ -9235,7 +9291,7 @@ private:
         auto ct = current_tab(/*proceed=*/true);
         if (!ct) return fail(ct.error());
         std::string loader;
-        auto r = act_locked("navigate to " + url, *ct, [&](const tab_ptr& t) -> result<void> {
+        auto go = [&](const tab_ptr& t) -> result<void> {
             auto n = call(t->session, "Page.navigate", json{{"url", url}}, opt_.navigation_timeout);
             if (!n) return fail(n.error());
             const std::string err = detail::jstr(*n, "errorText");
@@ -9263,7 +9319,8 @@ private:
                 if (!loaded && !eng_->conn.is_open()) return fail(crashed_error(error(errc::browser_crashed, "the browser died")));
             }
             return {};
-        }, true);
+        };
+        auto r = act_locked("navigate to " + url, *ct, go, true);
         if (r && !loader.empty()) {
             std::lock_guard lock(eng_->mu);
             if (auto s = (*ct)->doc_status.find(loader); s != (*ct)->doc_status.end()) r->http_status = s->second;
