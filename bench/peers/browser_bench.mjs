@@ -2,6 +2,11 @@
 //
 //   cd bench/peers && npm ci && node browser_bench.mjs [--agentkit ../../build/bin/agentkit-browser-mcp]
 //                                                      [--no-playwright] [--chrome-devtools] [--runs N]
+//                                                      [--agentkit-no-policy]
+//
+// Playwright MCP and agentkit both run with --allowed-origins set to the page server (agentkit
+// enforces it by request interception, which has a cost); --agentkit-no-policy measures
+// agentkit without it.
 //
 // Every server runs in the same process tree, against the same pages, served by this script
 // on 127.0.0.1, in one run. For each server it reports: spawn-to-initialize ms, tools/list
@@ -110,7 +115,7 @@ function serverSpecs(tmp, base) {
     specs.push({
       name: "agentkit",
       command: path.resolve(ak),
-      args: ["--headless", "--executable-path", chromium, ...(flag("--agentkit-policy") ? ["--allowed-origins", base] : [])],
+      args: ["--headless", "--executable-path", chromium, ...(flag("--agentkit-no-policy") ? [] : ["--allowed-origins", base])],
       fillSubmits: true,
       tools: {
         navigate: "browser_navigate",

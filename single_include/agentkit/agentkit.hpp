@@ -13447,8 +13447,12 @@ template <class Toolbox, masker Masker>
             std::lock_guard lock(s->mu);
             if (auto meta = s->m->handle_meta(name, args)) return std::move(*meta);
             if (!s->m->is_visible(name)) {
-                if (!s->box->contains(name)) return s->box->unknown(name);
-                return s->m->answer_hidden(name);
+                if (s->box->contains(name)) return s->m->answer_hidden(name);
+                // Not a host tool: the masker may still know it (a deferred tool answers with
+                // its capability.unsupported envelope, a normal result); else it is unknown.
+                auto h = s->m->answer_hidden(name);
+                if (h) return h;
+                return s->box->unknown(name);
             }
         }
         auto r = s->box->call(name, args, ctx);

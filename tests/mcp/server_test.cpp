@@ -369,6 +369,34 @@ TEST(McpServer, MaskedToolsAndListChanged) {
     EXPECT_EQ(m.calls_, 1);
 }
 
+TEST(McpServer, DeferredToolAnswersWithTheCapabilityEnvelopeNotAnRpcError) {
+    ak::frozen_scope scope({"echo"}, {{.name = "browser_pdf_save",
+                                        .reason = "no PDF export yet",
+                                        .alternative = "browser_take_screenshot",
+                                        .reference = "playwright-mcp:browser_pdf_save"}},
+                           {.scope = "browser"});
+    client c(mcp::backend_for(box, scope), quiet());
+    c.initialize();
+    auto l = c.request(1, "tools/list");
+    ASSERT_EQ(l["result"]["tools"].size(), 1U);  // the deferred tool is not listed
+    auto d = c.request(2, "tools/call", {{"name", "browser_pdf_save"}, {"arguments", json::object()}});
+    ASSERT_TRUE(d.contains("result")) << d.dump();  // a normal result, never a JSON-RPC error
+    EXPECT_EQ(d["result"]["isError"], false);
+    const json& env = d["result"]["structuredContent"];
+    EXPECT_EQ(env["error"], "capability.unsupported");
+    EXPECT_EQ(env["tool"], "browser_pdf_save");
+    EXPECT_EQ(env["reason"], "no PDF export yet");
+    EXPECT_EQ(env["alternative"], "browser_take_screenshot");
+    EXPECT_EQ(env["reference"], "playwright-mcp:browser_pdf_save");
+    EXPECT_EQ(env["scope"], "browser");
+    EXPECT_NE(d["result"]["content"][0]["text"].get<std::string>().find("Use instead: browser_take_screenshot"), std::string::npos);
+    // a host tool kept out of the scope, and a name nobody knows: still errors
+    auto hidden = c.request(3, "tools/call", {{"name", "serial"}, {"arguments", {{"text", "x"}}}});
+    EXPECT_TRUE(hidden.contains("error") || hidden["result"]["isError"] == true) << hidden.dump();
+    auto unknown = c.request(4, "tools/call", {{"name", "no_such_tool"}, {"arguments", json::object()}});
+    EXPECT_EQ(unknown["error"]["code"], mcp::code::invalid_params) << unknown.dump();
+}
+
 TEST(McpServer, LoggingSetLevel) {
     client c(mcp::backend_for(box), quiet());
     c.initialize();
