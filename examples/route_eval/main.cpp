@@ -21,6 +21,7 @@
 #include <iostream>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -47,6 +48,33 @@ struct args_t {
     std::exit(2);
 }
 
+// Numeric option values: the whole text must be a number (no "12x", no "-1") within range,
+// the dense weight in [0, 1]; anything else is a usage error, not an abort.
+std::size_t parse_count(const std::string& opt, const std::string& v, std::size_t lo, std::size_t hi) {
+    if (!v.empty() && v.find_first_not_of("0123456789") == std::string::npos) {
+        try {
+            const auto n = static_cast<std::size_t>(std::stoul(v));
+            if (n >= lo && n <= hi) return n;
+        } catch (const std::out_of_range&) {
+        }
+    }
+    usage((opt + " needs an integer from " + std::to_string(lo) + " to " + std::to_string(hi) + ", not '" + v + "'")
+              .c_str());
+}
+
+float parse_weight(const std::string& opt, const std::string& v) {
+    std::size_t used = 0;
+    float w = -1;
+    try {
+        w = std::stof(v, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used == 0 || used != v.size() || !(w >= 0.0F && w <= 1.0F))
+        usage((opt + " needs a number between 0 and 1, not '" + v + "'").c_str());
+    return w;
+}
+
 args_t parse_args(int argc, char** argv) {
     args_t a;
     for (int i = 1; i < argc; ++i) {
@@ -63,9 +91,9 @@ args_t parse_args(int argc, char** argv) {
         else if (k == "--tag") a.tag = value();
         else if (k == "--fusion") a.fusion = value();
         else if (k == "--hybrid") a.hybrid = true;
-        else if (k == "--dense-weight") a.dense_weight = std::stof(value());
-        else if (k == "--dim") a.dim = static_cast<std::size_t>(std::stoul(value()));
-        else if (k == "--depth") a.depth = static_cast<std::size_t>(std::stoul(value()));
+        else if (k == "--dense-weight") a.dense_weight = parse_weight(k, value());
+        else if (k == "--dim") a.dim = parse_count(k, value(), 1, 65536);
+        else if (k == "--depth") a.depth = parse_count(k, value(), 1, 1000000);
         else if (k == "-h" || k == "--help") usage("help");
         else usage(("unknown option " + k).c_str());
     }
