@@ -15332,9 +15332,13 @@ namespace detail {
     return s;
 }
 
-[[nodiscard]] inline json anthropic_result_content(const tool_output& o) {
+/// Content of an Anthropic tool_result. `references`: tool_reference blocks are sent only
+/// with deferred loading (they load tools sent with defer_loading, a beta); otherwise they are
+/// left out, as the result's text already names the tools.
+[[nodiscard]] inline json anthropic_result_content(const tool_output& o, bool references = true) {
     json content = json::array();
     for (const auto& b : o.content) {
+        if (b.type == content_block::kind::tool_reference && !references) continue;
         switch (b.type) {
             case content_block::kind::text:
                 if (!b.text.empty()) content.push_back(json{{"type", "text"}, {"text", b.text}});
@@ -15413,7 +15417,7 @@ namespace detail {
         } else {
             json content = json::array();
             for (const auto& r : m.results) {
-                json block{{"type", "tool_result"}, {"tool_use_id", r.call_id}, {"content", anthropic_result_content(r.output)}};
+                json block{{"type", "tool_result"}, {"tool_use_id", r.call_id}, {"content", anthropic_result_content(r.output, s.exposure == agentkit::exposure::deferred_loading)}};
                 if (r.output.is_error) block["is_error"] = true;
                 content.push_back(std::move(block));
             }

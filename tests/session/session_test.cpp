@@ -82,6 +82,7 @@ class test_masker {
 public:
     ak::exposure preferred = ak::exposure::visible_only;
     bool nudge_enabled = true;
+    bool references = false;  ///< unlock's result carries a tool_reference block
     int errors_seen = 0;
 
     void bind(const std::vector<ak::tool_info>& c) {
@@ -114,7 +115,9 @@ public:
         if (n != "unlock") return std::nullopt;
         unlocked_ = true;
         ++version_;
-        return ak::result<ak::tool_output>(ak::tool_output::text("unlocked"));
+        auto o = ak::tool_output::text("unlocked");
+        if (references) o.content.push_back(ak::content_block::make_tool_reference("secret"));  // as the menu's menu_enter does
+        return ak::result<ak::tool_output>(std::move(o));
     }
     [[nodiscard]] ak::result<ak::tool_output> answer_hidden(std::string_view n) const {
         if (n == "secret") return ak::fail(ak::errc::tool_masked, "secret is locked", "Call unlock first.");
@@ -416,6 +419,116 @@ TEST(Session, ThrowingModelIsAModelError) {
     EXPECT_EQ(r.reason, ak::stop_reason::model_error);
 }
 
+// ---- the time limit ------------------------------------------------------------------------
+// run_limits::max_time is the run's wall-time budget: tools get it as their deadline, and the loop
+// checks it before every model call and before every retry pause. A gate that the test never
+// opens stands in for work that does not finish: whoever waits on it is released only by a
+// deadline, so no test here sleeps to synchronise with another thread.
+
+namespace {
+/// A gate the tests keep shut: wait_until() returns at the time point (false), or earlier
+/// (true) only if someone opened it - which nobody does here.
+struct shut_gate {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool opened = false;
+    bool wait_until(std::chrono::steady_clock::time_point t) {
+        std::unique_lock lock(mu);
+        return cv.wait_until(lock, t, [&] { return opened; });
+    }
+};
+}  // namespace
+
+TEST(SessionTimeLimit, AToolThatOutlastsTheBudgetStopsTheRunWithTimeLimit) {
+    using clock = std::chrono::steady_clock;
+    shut_gate g;  // the hold call can only end at its deadline
+    std::atomic<int> holds{0};
+    clock::time_point seen_deadline{};
+    const auto hold = ak::tool<"hold">("Waits until released.", [&](const key_args&, ak::tool_context& ctx) -> ak::result<std::string> {
+        ++holds;
+        seen_deadline = ctx.deadline;
+        if (ctx.deadline == clock::time_point::max())
+            return ak::fail(ak::errc::internal, "the run's time limit was not handed to the tool");
+        if (g.wait_until(ctx.deadline)) return std::string("released");
+        return ak::fail(ak::errc::tool_timeout, "gave up at the deadline");
+    });
+    ak::agent_session s{ak::toolbox{hold}};
+    ak::scripted_model m(provider::anthropic, {
+        ak::call({{"hold", {{"key", "k"}}}}),
+        ak::say("never reached: the budget is spent"),
+    });
+    ak::run_limits lim;
+    lim.max_steps = 10;
+    lim.max_time = std::chrono::milliseconds(50);
+    const auto before = clock::now();
+    const ak::run_result r = s.run(m, "hold on", lim);
+    const auto after = clock::now();
+
+    EXPECT_EQ(r.reason, ak::stop_reason::time_limit);
+    EXPECT_FALSE(r.ok());
+    EXPECT_EQ(ak::to_string(r.reason), "time limit");
+    EXPECT_FALSE(r.error) << r.error->to_text();  // a limit, not a failure of the model
+    EXPECT_TRUE(r.final_text.empty());
+    EXPECT_EQ(r.steps, 1u);
+    EXPECT_EQ(holds.load(), 1);
+    EXPECT_EQ(m.requests().size(), 1u);  // the second reply was never asked for
+    EXPECT_EQ(m.remaining(), 1u);
+    EXPECT_FALSE(s.done());
+    // the tool's deadline is the run's: start + 50 ms
+    EXPECT_GE(seen_deadline, before + lim.max_time);
+    EXPECT_LE(seen_deadline, after);
+    // the tool's timeout reached the history as an error result
+    EXPECT_NE(result_text(s.history()[2], 0).find("tool.timeout"), std::string::npos);
+    const std::string rep = ak::render_report(s.make_report());
+    EXPECT_EQ(rep.rfind("Result: (no final answer: stopped: time limit)", 0), 0u) << rep;
+    EXPECT_NE(rep.find("- stopped by time limit after 1 model turn"), std::string::npos) << rep;
+}
+
+TEST(SessionTimeLimit, AModelThatOutlastsTheBudgetStopsTheRunWithTimeLimit) {
+    using clock = std::chrono::steady_clock;
+    shut_gate g;
+    const auto budget = std::chrono::milliseconds(50);
+    ak::scripted_model m(provider::openai_chat, {});
+    m.then([&](const json&) {
+        // The run started before this call, so waiting out `budget` from here spends it.
+        (void)g.wait_until(clock::now() + budget);
+        return ak::call({{"lookup", {{"key", "k"}}}});
+    });
+    m.then(ak::say("never reached"));
+    ak::agent_session s{make_tools()};
+    ak::run_limits lim;
+    lim.max_steps = 10;
+    lim.max_time = budget;
+    const ak::run_result r = s.run(m, "slow", lim);
+    EXPECT_EQ(r.reason, ak::stop_reason::time_limit);
+    EXPECT_EQ(r.steps, 1u);
+    EXPECT_EQ(m.requests().size(), 1u);
+    EXPECT_EQ(m.remaining(), 1u);
+    EXPECT_EQ(ak::render_report(s.make_report()).rfind("Result: (no final answer: stopped: time limit)", 0), 0u);
+}
+
+TEST(SessionTimeLimit, ARetryPauseBeyondTheBudgetStopsAtOnceWithTheProviderError) {
+    ak::agent_session s{make_tools()};
+    ak::scripted_model m(provider::anthropic, {
+        ak::fail_with(ak::parse_error(provider::anthropic, 429, fixtures::anthropic_rate_limit, 5.0)),
+        ak::say("never reached"),
+    });
+    ak::run_limits lim;
+    lim.max_time = std::chrono::milliseconds(50);
+    lim.max_backoff = std::chrono::milliseconds(60000);
+    const auto before = std::chrono::steady_clock::now();
+    const ak::run_result r = s.run(m, "go", lim);
+    // it did not wait out the 5 s Retry-After only to find the budget spent
+    EXPECT_LT(std::chrono::steady_clock::now() - before, std::chrono::seconds(4));
+    EXPECT_EQ(r.reason, ak::stop_reason::time_limit);
+    ASSERT_TRUE(r.error);
+    EXPECT_EQ(r.error->code, ak::errc::provider_rate_limited);
+    EXPECT_EQ(r.steps, 0u);
+    EXPECT_EQ(m.requests().size(), 1u);
+    const std::string rep = ak::render_report(s.make_report());
+    EXPECT_EQ(rep.rfind("Result: (no final answer: stopped: time limit — error[provider.rate_limited]", 0), 0u) << rep;
+}
+
 // ---- requests ----------------------------------------------------------------------------
 
 TEST(Request, AnthropicCacheBreakpoints) {
@@ -511,6 +624,25 @@ TEST(Request, AnthropicDeferredLoadingAndToolReferences) {
     // The unlock result loads the deferred tool with a tool_reference block.
     const std::string second = m.requests()[1].dump();
     EXPECT_NE(second.find(R"({"tool_name":"secret","type":"tool_reference"})"), std::string::npos) << second;
+    EXPECT_EQ(result_text(s.history()[4], 0), "secret z");
+}
+
+TEST(Request, AnthropicVisibleOnlySendsNoToolReferenceBlocks) {
+    // tool_reference blocks load tools sent with defer_loading (a beta); a request that sends
+    // only the visible tools must not carry them, even when a meta-tool's result has one.
+    test_masker tm = quiet_masker();
+    tm.references = true;
+    ak::agent_session s{make_tools(), std::move(tm), ak::compact_formatter{}};
+    ak::scripted_model m(provider::anthropic, {ak::call({{"unlock"}}), ak::call({{"secret", {{"key", "z"}}}}), ak::say("ok")});
+    auto r = s.run(m, "go");
+    EXPECT_EQ(r.reason, ak::stop_reason::answered);
+    ASSERT_EQ(m.requests().size(), 3u);
+    for (const auto& req : m.requests()) {
+        EXPECT_EQ(req.dump().find("tool_reference"), std::string::npos) << req.dump();
+        EXPECT_EQ(req.dump().find("defer_loading"), std::string::npos);
+    }
+    // the unlock result still reaches the model as text
+    EXPECT_NE(m.requests()[1].dump().find("unlocked"), std::string::npos);
     EXPECT_EQ(result_text(s.history()[4], 0), "secret z");
 }
 
