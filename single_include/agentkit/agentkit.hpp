@@ -2432,7 +2432,7 @@ inline void render_node(render_ctx& c, const frame_view& fv, const json& node, s
     std::string name = clip(str_field(node, "name"), opt.max_text);
     const bool dom_clickable = df != nullptr && ((df->clickable && df->tag != "label" && df->tag != "body" &&
                                                   df->tag != "html") ||
-                                                 (df->pointer && !inside_interactive));
+                                                 (df->pointer && !inside_interactive) || df->attr("draggable") == "true");
     const bool interactive_role = is_interactive_role(role) && !(role == "option" && inside_interactive);
     const bool interactive = !inside_interactive && (interactive_role || (dom_clickable && !is_structural_role(role)));
 
@@ -2595,7 +2595,15 @@ inline void render_node(render_ctx& c, const frame_view& fv, const json& node, s
     if (is_structural_role(role)) {
         std::string text = role;
         if (!name.empty() && role != "form") text += " " + quote_text(name);
-        const std::size_t me = push_line(c, depth, std::move(text), "", false, true, parent, pending_prefix);
+        // Named landmarks, tables, forms and dialogs carry a ref: the handle for a snapshot of
+        // their subtree, an extraction within them, or a drop target.
+        std::string ref;
+        if (backend != 0 && !inside_interactive &&
+            (!name.empty() || role_in(role, {"table", "grid", "main", "form", "dialog", "alertdialog"}))) {
+            ref = c.refs->ref_for(fv.frame->session_id, fv.frame->frame_id, fv.frame->loader_id, backend, role, name);
+            text += " [ref=" + ref + "]";
+        }
+        const std::size_t me = push_line(c, depth, std::move(text), ref, false, true, parent, pending_prefix);
         render_children(c, fv, node, depth + 1, me, inside_interactive, pending_prefix);
         return;
     }
@@ -7556,9 +7564,27 @@ public:
                      json{{"functionDeclaration", "function(){ return (" + std::string(expression) + ")(this); }"},
                           {"objectId", h->object_id}, {"returnByValue", true}, {"awaitPromise", true}, {"userGesture", true}});
         } else {
+            // REPL mode (statements, top-level await, let redeclared) awaits the script, but an
+            // expression whose value is a promise completes with the promise itself: the value
+            // comes back by reference and a promise is awaited in a second step.
             r = call((*t)->session, "Runtime.evaluate",
-                     json{{"expression", std::string(expression)}, {"returnByValue", true}, {"awaitPromise", true},
+                     json{{"expression", std::string(expression)}, {"returnByValue", false}, {"awaitPromise", true},
                           {"userGesture", true}, {"replMode", true}});
+            if (r && !r->contains("exceptionDetails")) {
+                const json& res = detail::jobj(*r, "result");
+                const std::string object_id = detail::jstr(res, "objectId");
+                if (!object_id.empty()) {
+                    if (detail::jstr(res, "subtype") == "promise")
+                        r = call((*t)->session, "Runtime.awaitPromise",
+                                 json{{"promiseObjectId", object_id}, {"returnByValue", true}});
+                    else
+                        r = call((*t)->session, "Runtime.callFunctionOn",
+                                 json{{"functionDeclaration", "function(){ return this; }"}, {"objectId", object_id},
+                                      {"returnByValue", true}});
+                    eng_->conn.call_async("Runtime.releaseObject", json{{"objectId", object_id}}, (*t)->session,
+                                          [](result<json>) {});
+                }
+            }
         }
         if (!r && r.error().is(errc::timeout) && stop_scripts(*t, {}, opt_.call_timeout))
             return fail(errc::timeout, "the script did not finish within " + std::to_string(opt_.call_timeout.count()) + " ms; it was stopped",

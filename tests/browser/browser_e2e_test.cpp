@@ -135,6 +135,51 @@ customElements.define('x-widget', class extends HTMLElement {
 <p id=o>no dialog yet</p>
 <a href="/second">Leave</a>
 <script>addEventListener('beforeunload', e => { e.preventDefault(); e.returnValue = 'sure?'; });</script>)HTML")));
+        server.route("/pointer", http_response::html(page("Pointer", R"HTML(
+<button id=dbl onclick="window.clicks = (window.clicks || 0) + 1" ondblclick="document.getElementById('o').textContent = 'double clicked after ' + window.clicks + ' clicks'">Double me</button>
+<p id=o>no double click yet</p>
+<div id=src draggable=true style="width:120px;height:40px;background:#ccc">Drag source</div>
+<section id=dst aria-label="Drop zone" style="width:160px;height:60px;margin-top:30px;background:#eee">Drop here</section>
+<div id=knob style="width:60px;height:30px;margin-top:30px;background:#99c">Knob</div>
+<section id=rail aria-label="Rail" style="width:300px;height:30px;margin-top:10px;background:#ddd">rail</section>
+<p id=d>nothing dropped</p><p id=m>knob not moved</p>
+<script>
+const src = document.getElementById('src'), dst = document.getElementById('dst');
+src.addEventListener('dragstart', e => e.dataTransfer.setData('text/plain', 'parcel-7'));
+dst.addEventListener('dragover', e => e.preventDefault());
+dst.addEventListener('drop', e => { e.preventDefault(); document.getElementById('d').textContent = 'dropped ' + e.dataTransfer.getData('text/plain'); });
+const knob = document.getElementById('knob');
+let down = null;
+knob.addEventListener('mousedown', e => { down = {x: e.clientX, y: e.clientY}; });
+addEventListener('mouseup', e => { if (down) document.getElementById('m').textContent = 'knob moved down by ' + Math.round(e.clientY - down.y) + ' px'; down = null; });
+</script>)HTML")));
+        server.route("/states", http_response::html(page("States", R"HTML(
+<button id=later disabled>Later</button>
+<label><input type=checkbox id=auto> Auto check</label>
+<button id=vanish>Vanishing button</button>
+<button id=stay>Stays</button>
+<script>
+addEventListener('load', () => setTimeout(() => {
+  document.getElementById('later').disabled = false;
+  document.getElementById('auto').checked = true;
+  document.getElementById('vanish').remove();
+}, 300));
+</script>)HTML")));
+        server.route("/regions", http_response::html(page("Regions", R"HTML(
+<section aria-label="Fruit"><h2>Fruit</h2><ul><li>apple</li><li>pear</li><li>fig</li></ul></section>
+<section aria-label="Prices"><h2>Prices</h2>
+<table><thead><tr><th>Item</th><th>Cost</th></tr></thead><tbody><tr><td>kettle</td><td>12</td></tr><tr><td>toaster</td><td>30</td></tr></tbody></table>
+<ul><li>coupon one</li><li>coupon two</li></ul></section>)HTML")));
+        server.route("/article", http_response::html(page("A long read", std::string(R"HTML(
+<nav><a href="/">Home</a> <a href="/form">Sign up</a> <a href="/second">Archive</a></nav>
+<article><h1>Why parcels travel at night</h1>)HTML") + [] {
+            std::string ps;
+            for (int i = 1; i <= 6; ++i)
+                ps += "<p>Paragraph " + std::to_string(i) + " of the story: freight moves when roads are empty, sorting hubs work in "
+                      "shifts, and the last mile starts at dawn so that most parcels arrive before noon. Routing "
+                      "software plans the night around these windows and around the weather.</p>";
+            return ps;
+        }() + R"HTML(</article><footer><a href="/second">Contact</a> Copyright notice</footer>)HTML")));
         server.route("/second", http_response::html(page("Second page", "<h1>Second</h1><p>two</p><a href=\"/form\">To form</a>")));
         server.route("/widgets", http_response::html(page("Widgets", R"HTML(
 <style>.x{display:inline-block;width:24px;height:24px;background:#888}</style>
@@ -592,6 +637,191 @@ TEST_F(BrowserE2E, TwentyThousandNodePageStaysWithinBudgetAndTime) {
     ASSERT_TRUE(io);
     EXPECT_LE(io->snap.tokens, 2000u);
     EXPECT_EQ(io->snap.text.find("link \"link 2499\""), std::string::npos);  // far below the viewport
+}
+
+TEST_F(BrowserE2E, DoubleClickHtmlDragAndDropAndMouseDrag) {
+    auto nav = b_->navigate(s_->server.url("/pointer"));
+    ASSERT_TRUE(nav) << nav.error().to_text();
+    const std::string dbl = ref_on(nav->snapshot, "button \"Double me\"");
+    ASSERT_FALSE(dbl.empty()) << nav->snapshot;
+    auto d = b_->double_click(dbl);
+    ASSERT_TRUE(d) << d.error().to_text();
+    auto after = b_->snapshot();
+    ASSERT_TRUE(after);
+    // a real double click: two clicks, then dblclick
+    EXPECT_NE(after->snap.text.find("double clicked after 2 clicks"), std::string::npos) << after->snap.text;
+
+    // HTML5 drag and drop carries its data to the drop target
+    const std::string src = ref_on(after->snap.text, "Drag source");
+    const std::string dst = ref_on(after->snap.text, "region \"Drop zone\"");
+    ASSERT_FALSE(src.empty()) << after->snap.text;
+    ASSERT_FALSE(dst.empty()) << after->snap.text;
+    auto dd = b_->drag(src, dst);
+    ASSERT_TRUE(dd) << dd.error().to_text();
+    auto s2 = b_->snapshot();
+    ASSERT_TRUE(s2);
+    EXPECT_NE(s2->snap.text.find("dropped parcel-7"), std::string::npos) << s2->snap.text;
+
+    // a plain mouse drag (mousedown, moves, mouseup) for widgets without HTML5 DnD
+    const std::string knob = ref_on(s2->snap.text, "Knob");
+    const std::string rail = ref_on(s2->snap.text, "region \"Rail\"");
+    ASSERT_FALSE(knob.empty()) << s2->snap.text;
+    ASSERT_FALSE(rail.empty()) << s2->snap.text;
+    auto md = b_->drag(knob, rail);
+    ASSERT_TRUE(md) << md.error().to_text();
+    auto s3 = b_->snapshot();
+    ASSERT_TRUE(s3);
+    EXPECT_NE(s3->snap.text.find("knob moved down by 40 px"), std::string::npos) << s3->snap.text;
+
+    // a stale or unknown ref fails closed, for drags too
+    auto bad = b_->drag("e999999", dst);
+    ASSERT_FALSE(bad);
+    EXPECT_TRUE(bad.error().is(errc::ref_unknown)) << bad.error().to_text();
+}
+
+TEST_F(BrowserE2E, WaitForARefStateAndRefsOfRemovedElements) {
+    auto nav = b_->navigate(s_->server.url("/states"));
+    ASSERT_TRUE(nav) << nav.error().to_text();
+    const std::string later = ref_on(nav->snapshot, "button \"Later\"");
+    const std::string box = ref_on(nav->snapshot, "Auto check");
+    const std::string vanish = ref_on(nav->snapshot, "Vanishing button");
+    const std::string stay = ref_on(nav->snapshot, "button \"Stays\"");
+    ASSERT_FALSE(later.empty() || box.empty() || vanish.empty() || stay.empty()) << nav->snapshot;
+    EXPECT_NE(nav->snapshot.find("disabled"), std::string::npos) << nav->snapshot;
+
+    br::wait_options w;
+    w.timeout = 5000ms;
+    w.ref = later;
+    w.state = "enabled";
+    auto en = b_->wait_for(w);
+    ASSERT_TRUE(en) << en.error().to_text();
+    w.ref = box;
+    w.state = "checked";
+    auto ch = b_->wait_for(w);
+    ASSERT_TRUE(ch) << ch.error().to_text();
+    w.ref = vanish;
+    w.state = "gone";
+    auto gone = b_->wait_for(w);
+    ASSERT_TRUE(gone) << gone.error().to_text();
+
+    // the element was removed from the same document: its ref fails closed, never rebinds
+    auto click_gone = b_->click(vanish);
+    ASSERT_FALSE(click_gone);
+    EXPECT_TRUE(click_gone.error().is(errc::ref_stale)) << click_gone.error().to_text();
+    EXPECT_FALSE(click_gone.error().hint.empty());
+    // the other refs of the page still work
+    auto ok = b_->click(later);
+    EXPECT_TRUE(ok) << ok.error().to_text();
+
+    // a state that never comes: a clear timeout within the time asked for
+    w.ref = stay;
+    w.state = "hidden";
+    w.timeout = 400ms;
+    auto never = b_->wait_for(w);
+    ASSERT_FALSE(never);
+    EXPECT_TRUE(never.error().is(errc::timeout)) << never.error().to_text();
+    // an unknown state is refused with the list of states
+    w.state = "sparkly";
+    auto bad = b_->wait_for(w);
+    ASSERT_FALSE(bad);
+    EXPECT_NE(bad.error().to_text().find("enabled"), std::string::npos) << bad.error().to_text();
+}
+
+TEST_F(BrowserE2E, SnapshotOfARefSubtreeAndExtractionWithinARef) {
+    auto nav = b_->navigate(s_->server.url("/regions"));
+    ASSERT_TRUE(nav) << nav.error().to_text();
+    const std::string fruit = ref_on(nav->snapshot, "region \"Fruit\"");
+    const std::string prices = ref_on(nav->snapshot, "region \"Prices\"");
+    ASSERT_FALSE(fruit.empty() || prices.empty()) << nav->snapshot;
+
+    br::snapshot_options so;
+    so.root_ref = fruit;
+    auto sub = b_->snapshot(so);
+    ASSERT_TRUE(sub) << sub.error().to_text();
+    EXPECT_NE(sub->snap.text.find("apple"), std::string::npos) << sub->snap.text;
+    EXPECT_NE(sub->snap.text.find("fig"), std::string::npos) << sub->snap.text;
+    EXPECT_EQ(sub->snap.text.find("kettle"), std::string::npos) << sub->snap.text;
+    EXPECT_EQ(sub->snap.text.find("coupon"), std::string::npos) << sub->snap.text;
+    so.root_ref = "e999999";
+    auto nosub = b_->snapshot(so);
+    ASSERT_FALSE(nosub);
+    EXPECT_TRUE(nosub.error().is(errc::ref_unknown)) << nosub.error().to_text();
+
+    // a list extracted within one region only sees that region's list
+    br::extract_options lo;
+    lo.kind = "list";
+    lo.ref = prices;
+    auto list = b_->extract(lo);
+    ASSERT_TRUE(list) << list.error().to_text();
+    ASSERT_EQ((*list)["items"].size(), 2U) << list->dump();
+    EXPECT_EQ((*list)["items"][0]["text"], "coupon one");
+    lo.ref = fruit;
+    auto fl = b_->extract(lo);
+    ASSERT_TRUE(fl) << fl.error().to_text();
+    ASSERT_EQ((*fl)["items"].size(), 3U) << fl->dump();
+    EXPECT_EQ((*fl)["items"][2]["text"], "fig");
+    br::extract_options to;
+    to.kind = "table";
+    to.ref = prices;
+    auto table = b_->extract(to);
+    ASSERT_TRUE(table) << table.error().to_text();
+    ASSERT_EQ((*table)["rows"].size(), 2U) << table->dump();
+    EXPECT_EQ((*table)["rows"][1]["Item"], "toaster");
+    EXPECT_EQ((*table)["rows"][1]["Cost"], "30");
+    to.ref = fruit;  // no table in that region: a clear error or an empty result, never another region's table
+    auto none = b_->extract(to);
+    if (none) EXPECT_TRUE(!none->contains("rows") || (*none)["rows"].empty()) << none->dump();
+}
+
+TEST_F(BrowserE2E, ReadableModeGivesTheArticleWithoutTheChrome) {
+    auto nav = b_->navigate(s_->server.url("/article"));
+    ASSERT_TRUE(nav) << nav.error().to_text();
+    auto snap = b_->snapshot();
+    ASSERT_TRUE(snap);
+    EXPECT_TRUE(snap->article_like) << snap->to_text();
+    auto r = b_->readable();
+    ASSERT_TRUE(r) << r.error().to_text();
+    const std::string& t = r->snap.text;
+    EXPECT_NE(t.find("Why parcels travel at night"), std::string::npos) << t;
+    for (int i = 1; i <= 6; ++i) EXPECT_NE(t.find("Paragraph " + std::to_string(i) + " of the story"), std::string::npos) << t;
+    EXPECT_EQ(t.find("Copyright notice"), std::string::npos) << t;  // page chrome left out
+    EXPECT_LT(r->snap.tokens, snap->snap.tokens) << t;              // and more compact than the snapshot
+    // a form is no article
+    ASSERT_TRUE(b_->navigate(s_->server.url("/form")));
+    auto form = b_->snapshot();
+    ASSERT_TRUE(form);
+    EXPECT_FALSE(form->article_like);
+}
+
+TEST(BrowserEvaluate, WhenEnabledReturnsValuesAwaitsPromisesAndReportsThrows) {
+    site s;
+    auto o = test_options(s);
+    o.allow_evaluate = true;
+    br::browser b(o);
+    auto nav = b.navigate(s.server.url("/second"));
+    ASSERT_TRUE(nav) << nav.error().to_text();
+    auto sum = b.evaluate("1 + 2");
+    ASSERT_TRUE(sum) << sum.error().to_text();
+    EXPECT_EQ(*sum, 3);
+    auto obj = b.evaluate("({title: document.title, n: [1, 2]})");
+    ASSERT_TRUE(obj) << obj.error().to_text();
+    EXPECT_EQ((*obj)["title"], "Second page");
+    EXPECT_EQ((*obj)["n"][1], 2);
+    auto later = b.evaluate("new Promise(r => setTimeout(() => r('resolved'), 50))");
+    ASSERT_TRUE(later) << later.error().to_text();
+    EXPECT_EQ(*later, "resolved");
+    const std::string link = ref_on(nav->snapshot, "link \"To form\"");
+    ASSERT_FALSE(link.empty()) << nav->snapshot;
+    auto on = b.evaluate("el => el.getAttribute('href')", link);
+    ASSERT_TRUE(on) << on.error().to_text();
+    EXPECT_EQ(*on, "/form");
+    auto thrown = b.evaluate("(() => { throw new Error('kaboom'); })()");
+    ASSERT_FALSE(thrown);
+    EXPECT_NE(thrown.error().message.find("kaboom"), std::string::npos) << thrown.error().to_text();
+    // the page is still usable after the throw
+    auto again = b.evaluate("document.querySelector('h1').textContent");
+    ASSERT_TRUE(again) << again.error().to_text();
+    EXPECT_EQ(*again, "Second");
 }
 
 TEST(BrowserLifecycle, KilledBrowserFailsPendingAtOnceAndRelaunches) {

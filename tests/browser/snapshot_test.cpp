@@ -51,14 +51,15 @@ TEST(Snapshot, RendersRolesNamesStatesAndRefs) {
     auto s = br::render_snapshot(p.frames, p.dom, refs, {});
     EXPECT_TRUE(has_line(s.text, "h1 \"Sign up\"")) << s.text;
     EXPECT_TRUE(has_line(s.text, " link \"Home\" /home [ref=e1]")) << s.text;
-    EXPECT_TRUE(has_line(s.text, " textbox \"Name\" = \"Ann\" [ref=e3]")) << s.text;
-    EXPECT_TRUE(has_line(s.text, " textbox \"Email\" placeholder=\"you@example.com\" [ref=e4]")) << s.text;
-    EXPECT_TRUE(has_line(s.text, " checkbox \"Subscribe\" checked [ref=e5]")) << s.text;
-    EXPECT_TRUE(has_line(s.text, " combobox = \"Two\" options: One|Two [ref=e6]")) << s.text;
-    EXPECT_TRUE(has_line(s.text, " button \"Close\" [ref=e9]")) << s.text;      // aria-label on an icon button
-    EXPECT_TRUE(has_line(s.text, " button \"Settings\" [ref=e10]")) << s.text;  // title on an icon button
+    EXPECT_TRUE(has_line(s.text, "form [ref=e3]")) << s.text;  // a handle for extraction within the form
+    EXPECT_TRUE(has_line(s.text, " textbox \"Name\" = \"Ann\" [ref=e4]")) << s.text;
+    EXPECT_TRUE(has_line(s.text, " textbox \"Email\" placeholder=\"you@example.com\" [ref=e5]")) << s.text;
+    EXPECT_TRUE(has_line(s.text, " checkbox \"Subscribe\" checked [ref=e6]")) << s.text;
+    EXPECT_TRUE(has_line(s.text, " combobox = \"Two\" options: One|Two [ref=e7]")) << s.text;
+    EXPECT_TRUE(has_line(s.text, " button \"Close\" [ref=e10]")) << s.text;      // aria-label on an icon button
+    EXPECT_TRUE(has_line(s.text, " button \"Settings\" [ref=e11]")) << s.text;  // title on an icon button
     EXPECT_TRUE(has_line(s.text, "Some paragraph text that is plain.")) << s.text;
-    EXPECT_TRUE(has_line(s.text, "button \"Shadow btn\" [ref=e13]")) << s.text;  // open shadow root
+    EXPECT_TRUE(has_line(s.text, "button \"Shadow btn\" [ref=e14]")) << s.text;  // open shadow root
     EXPECT_FALSE(s.truncated());
     EXPECT_EQ(s.tokens, ak::heuristic_tokens{}.count(s.text));
 }
@@ -68,8 +69,8 @@ TEST(Snapshot, NonSemanticClickableElementsGetRefs) {
     br::ref_registry refs;
     auto s = br::render_snapshot(p.frames, p.dom, refs, {});
     // a span with cursor:pointer + onclick, and a div with an addEventListener('click') listener
-    EXPECT_TRUE(has_line(s.text, "clickable \"Click me\" [ref=e11]")) << s.text;
-    EXPECT_TRUE(has_line(s.text, "clickable \"Listener div\" [ref=e12]")) << s.text;
+    EXPECT_TRUE(has_line(s.text, "clickable \"Click me\" [ref=e12]")) << s.text;
+    EXPECT_TRUE(has_line(s.text, "clickable \"Listener div\" [ref=e13]")) << s.text;
     // label text is not repeated as a separate line
     EXPECT_FALSE(has_line(s.text, " Name")) << s.text;
     EXPECT_FALSE(has_line(s.text, " Email")) << s.text;
@@ -81,12 +82,12 @@ TEST(Snapshot, RefsAreStableAcrossSnapshotsOfTheSameDocument) {
     auto a = br::render_snapshot(p.frames, p.dom, refs, {});
     auto b = br::render_snapshot(p.frames, p.dom, refs, {});
     EXPECT_EQ(a.text, b.text);
-    auto t = refs.resolve("e3");
+    auto t = refs.resolve("e4");
     ASSERT_TRUE(t.has_value());
     EXPECT_EQ(t->role, "textbox");
     EXPECT_EQ(t->name, "Name");
     EXPECT_EQ(t->backend_node_id, 5);
-    EXPECT_TRUE(refs.resolve("[ref=e3]").has_value());
+    EXPECT_TRUE(refs.resolve("[ref=e4]").has_value());
 }
 
 TEST(Snapshot, NavigationRetiresRefsAndNeverRebindsThem) {
@@ -94,7 +95,7 @@ TEST(Snapshot, NavigationRetiresRefsAndNeverRebindsThem) {
     form_page before("L1");
     (void)br::render_snapshot(before.frames, before.dom, refs, {});
     refs.frame_navigated("main", "L2");
-    auto stale = refs.resolve("e3");
+    auto stale = refs.resolve("e4");
     ASSERT_FALSE(stale.has_value());
     EXPECT_EQ(stale.error().code, ak::errc::ref_stale);
     EXPECT_NE(stale.error().message.find("textbox \"Name\""), std::string::npos) << stale.error().message;
@@ -102,8 +103,8 @@ TEST(Snapshot, NavigationRetiresRefsAndNeverRebindsThem) {
     // The same page loaded again: same nodes, new document, new refs.
     form_page after("L2");
     auto s = br::render_snapshot(after.frames, after.dom, refs, {});
-    EXPECT_FALSE(has_line(s.text, " textbox \"Name\" = \"Ann\" [ref=e3]")) << s.text;
-    EXPECT_FALSE(refs.resolve("e3").has_value());
+    EXPECT_FALSE(has_line(s.text, " textbox \"Name\" = \"Ann\" [ref=e4]")) << s.text;
+    EXPECT_FALSE(refs.resolve("e4").has_value());
     auto unknown = refs.resolve("e999");
     ASSERT_FALSE(unknown.has_value());
     EXPECT_EQ(unknown.error().code, ak::errc::ref_unknown);

@@ -1231,9 +1231,27 @@ public:
                      json{{"functionDeclaration", "function(){ return (" + std::string(expression) + ")(this); }"},
                           {"objectId", h->object_id}, {"returnByValue", true}, {"awaitPromise", true}, {"userGesture", true}});
         } else {
+            // REPL mode (statements, top-level await, let redeclared) awaits the script, but an
+            // expression whose value is a promise completes with the promise itself: the value
+            // comes back by reference and a promise is awaited in a second step.
             r = call((*t)->session, "Runtime.evaluate",
-                     json{{"expression", std::string(expression)}, {"returnByValue", true}, {"awaitPromise", true},
+                     json{{"expression", std::string(expression)}, {"returnByValue", false}, {"awaitPromise", true},
                           {"userGesture", true}, {"replMode", true}});
+            if (r && !r->contains("exceptionDetails")) {
+                const json& res = detail::jobj(*r, "result");
+                const std::string object_id = detail::jstr(res, "objectId");
+                if (!object_id.empty()) {
+                    if (detail::jstr(res, "subtype") == "promise")
+                        r = call((*t)->session, "Runtime.awaitPromise",
+                                 json{{"promiseObjectId", object_id}, {"returnByValue", true}});
+                    else
+                        r = call((*t)->session, "Runtime.callFunctionOn",
+                                 json{{"functionDeclaration", "function(){ return this; }"}, {"objectId", object_id},
+                                      {"returnByValue", true}});
+                    eng_->conn.call_async("Runtime.releaseObject", json{{"objectId", object_id}}, (*t)->session,
+                                          [](result<json>) {});
+                }
+            }
         }
         if (!r && r.error().is(errc::timeout) && stop_scripts(*t, {}, opt_.call_timeout))
             return fail(errc::timeout, "the script did not finish within " + std::to_string(opt_.call_timeout.count()) + " ms; it was stopped",

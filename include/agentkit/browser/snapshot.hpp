@@ -724,7 +724,7 @@ inline void render_node(render_ctx& c, const frame_view& fv, const json& node, s
     std::string name = clip(str_field(node, "name"), opt.max_text);
     const bool dom_clickable = df != nullptr && ((df->clickable && df->tag != "label" && df->tag != "body" &&
                                                   df->tag != "html") ||
-                                                 (df->pointer && !inside_interactive));
+                                                 (df->pointer && !inside_interactive) || df->attr("draggable") == "true");
     const bool interactive_role = is_interactive_role(role) && !(role == "option" && inside_interactive);
     const bool interactive = !inside_interactive && (interactive_role || (dom_clickable && !is_structural_role(role)));
 
@@ -887,7 +887,15 @@ inline void render_node(render_ctx& c, const frame_view& fv, const json& node, s
     if (is_structural_role(role)) {
         std::string text = role;
         if (!name.empty() && role != "form") text += " " + quote_text(name);
-        const std::size_t me = push_line(c, depth, std::move(text), "", false, true, parent, pending_prefix);
+        // Named landmarks, tables, forms and dialogs carry a ref: the handle for a snapshot of
+        // their subtree, an extraction within them, or a drop target.
+        std::string ref;
+        if (backend != 0 && !inside_interactive &&
+            (!name.empty() || role_in(role, {"table", "grid", "main", "form", "dialog", "alertdialog"}))) {
+            ref = c.refs->ref_for(fv.frame->session_id, fv.frame->frame_id, fv.frame->loader_id, backend, role, name);
+            text += " [ref=" + ref + "]";
+        }
+        const std::size_t me = push_line(c, depth, std::move(text), ref, false, true, parent, pending_prefix);
         render_children(c, fv, node, depth + 1, me, inside_interactive, pending_prefix);
         return;
     }
