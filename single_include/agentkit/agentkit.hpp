@@ -315,6 +315,15 @@ struct artifact_ref {
     std::string name;         ///< a short human name
     std::size_t size = 0;     ///< bytes
     std::string description;  ///< one line: what it is
+    /// Embedded contents. When one is set the block carries the resource itself, not only a
+    /// link: MCP sends it as an embedded resource, {"type": "resource", "resource": {uri,
+    /// mimeType, text | blob}}, instead of a resource_link. Other consumers mention it as an
+    /// artifact, like a link.
+    std::optional<std::string> text;  ///< UTF-8 text contents
+    std::optional<std::string> blob;  ///< base64 binary contents (used when `text` is not set)
+
+    /// True when the contents travel with the reference (an embedded resource).
+    [[nodiscard]] bool embedded() const noexcept { return text.has_value() || blob.has_value(); }
 };
 
 /// One block of tool output.
@@ -345,6 +354,29 @@ struct content_block {
         b.mime_type = ref.mime_type;
         b.artifact = std::move(ref);
         return b;
+    }
+    /// An embedded text resource (MCP `{"type": "resource"}` with `text`): `uri` names it
+    /// (required by MCP), the contents travel in the result.
+    [[nodiscard]] static content_block make_resource(std::string uri, std::string mime, std::string text,
+                                                     std::string name = {}) {
+        artifact_ref r;
+        r.uri = std::move(uri);
+        r.mime_type = std::move(mime);
+        r.name = std::move(name);
+        r.size = text.size();
+        r.text = std::move(text);
+        return make_artifact(std::move(r));
+    }
+    /// An embedded binary resource (MCP `{"type": "resource"}` with `blob`, base64).
+    [[nodiscard]] static content_block make_resource_blob(std::string uri, std::string mime, std::string base64,
+                                                          std::string name = {}) {
+        artifact_ref r;
+        r.uri = std::move(uri);
+        r.mime_type = std::move(mime);
+        r.name = std::move(name);
+        r.size = base64.size() / 4 * 3;  // about the decoded size
+        r.blob = std::move(base64);
+        return make_artifact(std::move(r));
     }
     /// A reference to a tool that becomes available (Anthropic `tool_reference`; other
     /// providers see a line of text naming it).
@@ -393,6 +425,11 @@ struct tool_output {
         content.push_back(content_block::make_artifact(std::move(ref)));
         return *this;
     }
+    /// An embedded text resource (see content_block::make_resource).
+    tool_output& add_resource(std::string uri, std::string mime, std::string text, std::string name = {}) {
+        content.push_back(content_block::make_resource(std::move(uri), std::move(mime), std::move(text), std::move(name)));
+        return *this;
+    }
     /// All text blocks joined with newlines (images and artifacts as one-line mentions).
     [[nodiscard]] std::string joined_text() const {
         std::string s;
@@ -402,6 +439,10 @@ struct tool_output {
                 case content_block::kind::text: s += b.text; break;
                 case content_block::kind::image: s += "[image " + b.mime_type + "]"; break;
                 case content_block::kind::artifact:
+                    if (b.artifact.text) {  // an embedded text resource is text
+                        s += *b.artifact.text;
+                        break;
+                    }
                     s += "[artifact " + b.artifact.id + " " + b.artifact.mime_type + " " +
                          std::to_string(b.artifact.size) + " bytes]";
                     break;
@@ -1746,6 +1787,7 @@ private:
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -1806,11 +1848,12 @@ inline std::string ascii_lower_copy(std::string s) {
 }
 }  // namespace detail
 
-/// Build the DOM index from a DOMSnapshot.captureSnapshot result requested with
-/// computedStyles ["cursor", "display", "visibility"] (in that order).
-[[nodiscard]] inline dom_index parse_dom_snapshot(const json& capture) {
+namespace detail {
+// computedStyles ["cursor", "display", "visibility"], in that order.
+inline dom_index parse_dom_snapshot_unchecked(const json& capture) {
     dom_index out;
     if (!capture.is_object() || !capture.contains("documents") || !capture.contains("strings")) return out;
+    if (!capture["documents"].is_array() || !capture["strings"].is_array()) return out;
     const json& strings = capture["strings"];
     const json& docs = capture["documents"];
     for (std::size_t d = 0; d < docs.size(); ++d) {
@@ -1877,6 +1920,18 @@ inline std::string ascii_lower_copy(std::string s) {
         }
     }
     return out;
+}
+}  // namespace detail
+
+/// Build the DOM index from a DOMSnapshot.captureSnapshot result requested with
+/// computedStyles ["cursor", "display", "visibility"]. Data of the wrong shape (a broken or
+/// hostile CDP endpoint) gives an empty or partial index, never an exception.
+[[nodiscard]] inline dom_index parse_dom_snapshot(const json& capture) {
+    try {
+        return detail::parse_dom_snapshot_unchecked(capture);
+    } catch (const json::exception&) {
+        return dom_index{};
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2228,7 +2283,15 @@ struct render_ctx {
     int suppress_text = 0;
     std::set<std::string> consumed;  ///< text nodes already used as a control's label
     std::size_t shortened = 0;       ///< text lines shortened by max_text_line
+    // A page controls its tree's shape: nesting is bounded (deep recursion would overflow the
+    // host's stack) and every node is rendered once, whatever the tree claims.
+    std::size_t nesting = 0;
+    std::size_t too_deep = 0;                    ///< subtrees not shown: nested too deeply
+    std::unordered_set<const json*> rendered;   ///< AX nodes already rendered
 };
+
+/// How deeply nested a node may be and still be rendered (real pages stay far below it).
+inline constexpr std::size_t max_render_nesting = 256;
 
 struct frame_view {
     const ax_frame* frame;
@@ -2242,17 +2305,26 @@ inline void render_node(render_ctx& c, const frame_view& fv, const json& node, s
 inline void render_children(render_ctx& c, const frame_view& fv, const json& node, std::size_t depth,
                             std::size_t parent, bool inside_interactive, std::string& pending_prefix) {
     auto it = node.find("childIds");
-    if (it == node.end()) return;
+    if (it == node.end() || !it->is_array()) return;
+    if (c.nesting >= max_render_nesting) {
+        ++c.too_deep;
+        return;
+    }
+    ++c.nesting;
     for (const auto& cid : *it) {
         if (!cid.is_string()) continue;
         auto f = fv.by_id.find(cid.get<std::string>());
-        if (f != fv.by_id.end()) render_node(c, fv, *f->second, depth, parent, inside_interactive, pending_prefix);
+        if (f == fv.by_id.end() || !c.rendered.insert(f->second).second) continue;  // once per node (no cycles)
+        render_node(c, fv, *f->second, depth, parent, inside_interactive, pending_prefix);
     }
+    --c.nesting;
 }
 
-/// Concatenated static text below a node (for rows and names of clickable containers).
-inline void collect_text(const frame_view& fv, const json& node, std::string& out, std::size_t limit) {
-    if (out.size() > limit) return;
+/// Concatenated static text below a node (for rows and names of clickable containers). At
+/// most `visits` nodes are looked at and `depth` levels deep (a page's tree may be cyclic).
+inline void collect_text(const frame_view& fv, const json& node, std::string& out, std::size_t limit, int depth,
+                         int& visits) {
+    if (out.size() > limit || depth > 64 || --visits < 0) return;
     const std::string role = str_field(node, "role");
     if (role == "StaticText") {
         auto t = str_field(node, "name");
@@ -2267,13 +2339,20 @@ inline void collect_text(const frame_view& fv, const json& node, std::string& ou
     for (const auto& cid : *it) {
         if (!cid.is_string()) continue;
         auto f = fv.by_id.find(cid.get<std::string>());
-        if (f != fv.by_id.end()) collect_text(fv, *f->second, out, limit);
+        if (f != fv.by_id.end()) collect_text(fv, *f->second, out, limit, depth + 1, visits);
     }
 }
 
-inline bool has_interactive_descendant(const frame_view& fv, const json& node, int budget = 400) {
+inline void collect_text(const frame_view& fv, const json& node, std::string& out, std::size_t limit) {
+    int visits = 2000;
+    collect_text(fv, node, out, limit, 0, visits);
+}
+
+/// Whether an interactive node is below `node`, looking at no more than `budget` nodes in all
+/// (true when the budget runs out: assume so).
+inline bool has_interactive_descendant(const frame_view& fv, const json& node, int& budget) {
     auto it = node.find("childIds");
-    if (it == node.end()) return false;
+    if (it == node.end() || !it->is_array()) return false;
     for (const auto& cid : *it) {
         if (--budget < 0) return true;
         if (!cid.is_string()) continue;
@@ -2281,7 +2360,7 @@ inline bool has_interactive_descendant(const frame_view& fv, const json& node, i
         if (f == fv.by_id.end()) continue;
         const json& ch = *f->second;
         if (is_interactive_role(str_field(ch, "role"))) return true;
-        if (ch.contains("backendDOMNodeId") && fv.dom != nullptr) {
+        if (ch.contains("backendDOMNodeId") && ch["backendDOMNodeId"].is_number_integer() && fv.dom != nullptr) {
             if (auto* df = fv.dom->find(ch["backendDOMNodeId"].get<std::int64_t>()); df != nullptr && df->clickable &&
                                                                                     df->tag != "label")
                 return true;
@@ -2289,6 +2368,11 @@ inline bool has_interactive_descendant(const frame_view& fv, const json& node, i
         if (has_interactive_descendant(fv, ch, budget)) return true;
     }
     return false;
+}
+
+inline bool has_interactive_descendant(const frame_view& fv, const json& node) {
+    int budget = 400;
+    return has_interactive_descendant(fv, node, budget);
 }
 
 /// The text of the sibling right after (else right before) a node, when that sibling holds
@@ -2459,6 +2543,7 @@ inline void render_node(render_ctx& c, const frame_view& fv, const json& node, s
             auto it = node.find("childIds");
             if (it != node.end()) {
                 for (const auto& cid : *it) {
+                    if (!cid.is_string()) continue;
                     auto f = fv.by_id.find(cid.get<std::string>());
                     if (f == fv.by_id.end()) continue;
                     std::string cell;
@@ -2649,9 +2734,9 @@ inline void render_frame(render_ctx& c, std::size_t frame_index, std::size_t dep
 /// Render frames (index 0 is the main frame; child frames are placed where their owner
 /// <iframe> appears, found through `dom[session].frame_owners` for same-process frames and
 /// `ax_frame::owner_*` for out-of-process ones).
-[[nodiscard]] inline snapshot render_snapshot(const std::vector<ax_frame>& frames, const std::map<std::string, dom_index>& dom,
-                                              ref_registry& refs, const snapshot_options& opt,
-                                              const token_counter& tokens = {}) {
+namespace detail {
+inline snapshot render_snapshot_unchecked(const std::vector<ax_frame>& frames, const std::map<std::string, dom_index>& dom,
+                                          ref_registry& refs, const snapshot_options& opt, const token_counter& tokens) {
     snapshot out;
     if (frames.empty()) return out;
     detail::render_ctx c;
@@ -2670,6 +2755,11 @@ inline void render_frame(render_ctx& c, std::size_t frame_index, std::size_t dep
                                                 "", false, true, static_cast<std::size_t>(-1), prefix);
         detail::render_frame(c, i, 1, l, prefix);
     }
+    if (c.too_deep > 0)
+        detail::push_line(c, 0,
+                          "(" + std::to_string(c.too_deep) + " parts of the page nested more than " +
+                              std::to_string(detail::max_render_nesting) + " levels deep are not shown)",
+                          "", false, false, static_cast<std::size_t>(-1), prefix);
 
     // Structural lines with nothing under them are noise.
     {
@@ -2792,6 +2882,23 @@ inline void render_frame(render_ctx& c, std::size_t frame_index, std::size_t dep
     out.tokens = tokens.count(out.text);
     return out;
 }
+}  // namespace detail
+
+/// Render the accessibility tree of a page's frames as the compact snapshot text. Data of the
+/// wrong shape (a broken or hostile CDP endpoint) gives a one-line snapshot saying so, never an
+/// exception; cycles and absurd nesting are cut.
+[[nodiscard]] inline snapshot render_snapshot(const std::vector<ax_frame>& frames, const std::map<std::string, dom_index>& dom,
+                                              ref_registry& refs, const snapshot_options& opt,
+                                              const token_counter& tokens = {}) {
+    try {
+        return detail::render_snapshot_unchecked(frames, dom, refs, opt, tokens);
+    } catch (const json::exception& e) {
+        snapshot out;
+        out.text = std::string("(the page's accessibility tree could not be read: ") + e.what() + ")\n";
+        out.tokens = out.total_tokens = tokens.count(out.text);
+        return out;
+    }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Deltas
@@ -2867,6 +2974,7 @@ struct snapshot_delta {
 #include <map>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace agentkit::browser {
@@ -2888,9 +2996,12 @@ struct page_kind {
 
 namespace detail {
 
+// The page decides the tree's shape, so the view makes it a tree: a node is the child of the
+// first node that lists it, never of itself, and once (walks stay linear, whatever is claimed).
 struct ax_view {
     std::map<std::string, const json*> by_id;
     std::map<std::string, std::string> parent;
+    std::map<const json*, std::vector<const json*>> kids;
     const json* root = nullptr;
 
     explicit ax_view(const json& nodes) {
@@ -2898,13 +3009,27 @@ struct ax_view {
         for (const auto& n : nodes) {
             if (!n.is_object() || !n.contains("nodeId") || !n["nodeId"].is_string()) continue;
             const std::string id = n["nodeId"].get<std::string>();
-            by_id.emplace(id, &n);
+            if (!by_id.emplace(id, &n).second) continue;  // a repeated id: the first node keeps it
             if (auto c = n.find("childIds"); c != n.end() && c->is_array())
                 for (const auto& cid : *c)
-                    if (cid.is_string()) parent.emplace(cid.get<std::string>(), id);
+                    if (cid.is_string() && cid.get<std::string>() != id) parent.emplace(cid.get<std::string>(), id);
             if (root == nullptr && !n.contains("parentId")) root = &n;
         }
-        if (root == nullptr && !nodes.empty()) root = &nodes[0];
+        if (root == nullptr && !nodes.empty() && nodes[0].is_object()) root = &nodes[0];
+        std::unordered_set<const json*> placed;  // a node has one parent: placed once
+        for (const auto& [id, n] : by_id) {
+            auto c = n->find("childIds");
+            if (c == n->end() || !c->is_array()) continue;
+            auto& list = kids[n];
+            for (const auto& cid : *c) {
+                if (!cid.is_string()) continue;
+                const std::string k = cid.get<std::string>();
+                auto p = parent.find(k);
+                if (p == parent.end() || p->second != id) continue;  // claimed by another node, or itself
+                const json* child = get(k);
+                if (child != nullptr && placed.insert(child).second) list.push_back(child);
+            }
+        }
     }
     [[nodiscard]] const json* get(const std::string& id) const {
         auto it = by_id.find(id);
@@ -2912,11 +3037,9 @@ struct ax_view {
     }
     template <class F>
     void children(const json& n, F&& f) const {
-        auto it = n.find("childIds");
-        if (it == n.end() || !it->is_array()) return;
-        for (const auto& cid : *it)
-            if (cid.is_string())
-                if (const json* c = get(cid.get<std::string>())) f(*c);
+        auto it = kids.find(&n);
+        if (it == kids.end()) return;
+        for (const json* c : it->second) f(*c);
     }
 };
 
@@ -3133,23 +3256,25 @@ inline void find_roles(const ax_view& v, const json& n, std::string_view role, s
 
 }  // namespace detail
 
-/// Classify the main frame (frames[0]).
+/// Classify the main frame (frames[0]). Data of the wrong shape classifies as nothing.
 [[nodiscard]] inline page_kind classify_page(const std::vector<ax_frame>& frames, std::size_t min_paragraph_chars = 25) {
     page_kind k;
     if (frames.empty()) return k;
-    detail::ax_view v(frames[0].nodes);
-    if (v.root == nullptr) return k;
-    std::map<const json*, double> score;
-    detail::score_paragraphs(v, *v.root, score, min_paragraph_chars, k);
-    k.text_chars = detail::subtree_text(v, *v.root);
+    try {
+        detail::ax_view v(frames[0].nodes);
+        if (v.root == nullptr) return k;
+        std::map<const json*, double> score;
+        detail::score_paragraphs(v, *v.root, score, min_paragraph_chars, k);
+        k.text_chars = detail::subtree_text(v, *v.root);
+    } catch (const json::exception&) {
+        return page_kind{};
+    }
     return k;
 }
 
-/// Render the main content of the main frame (frames[0]) as readable text. Links and
-/// controls inside it carry refs from `refs` (the same identities as snapshots).
-[[nodiscard]] inline snapshot render_readable(const std::vector<ax_frame>& frames, const std::map<std::string, dom_index>& dom,
-                                              ref_registry& refs, const readable_options& opt = {},
-                                              const token_counter& tokens = {}) {
+namespace detail {
+inline snapshot render_readable_unchecked(const std::vector<ax_frame>& frames, const std::map<std::string, dom_index>& dom,
+                                          ref_registry& refs, const readable_options& opt, const token_counter& tokens) {
     snapshot out;
     if (frames.empty()) return out;
     detail::ax_view v(frames[0].nodes);
@@ -3243,6 +3368,23 @@ inline void find_roles(const ax_view& v, const json& n, std::string_view role, s
     out.text += note;
     out.tokens = tokens.count(out.text);
     return out;
+}
+}  // namespace detail
+
+/// Render the main content of the main frame (frames[0]) as readable text. Links and
+/// controls inside it carry refs from `refs` (the same identities as snapshots). Data of the
+/// wrong shape gives a one-line text saying so, never an exception.
+[[nodiscard]] inline snapshot render_readable(const std::vector<ax_frame>& frames, const std::map<std::string, dom_index>& dom,
+                                              ref_registry& refs, const readable_options& opt = {},
+                                              const token_counter& tokens = {}) {
+    try {
+        return detail::render_readable_unchecked(frames, dom, refs, opt, tokens);
+    } catch (const json::exception& e) {
+        snapshot out;
+        out.text = std::string("(the page's accessibility tree could not be read: ") + e.what() + ")\n";
+        out.tokens = out.total_tokens = tokens.count(out.text);
+        return out;
+    }
 }
 
 }  // namespace agentkit::browser
@@ -12974,6 +13116,9 @@ namespace detail {
 //   agentkit::mcp::server srv{agentkit::mcp::backend_for(tools), {.name = "weather", .version = "1.0"}};
 //   return agentkit::mcp::run_stdio(srv);   // stdout carries protocol messages only
 //
+// Tool output becomes MCP content: text, image, resource_link (an artifact reference), embedded
+// resource (an artifact carrying its text or blob), and structuredContent for typed output.
+//
 // Protocol: JSON-RPC 2.0, newline-delimited on stdio. Revisions 2025-11-25, 2025-06-18,
 // 2025-03-26 and 2024-11-05 through the initialize handshake (the server answers with the
 // client's version when it supports it, else with its latest), and the stateless 2026-07-28
@@ -13406,6 +13551,13 @@ inline json content_json(const content_block& b) {
         case content_block::kind::text: return json{{"type", "text"}, {"text", b.text}};
         case content_block::kind::image: return json{{"type", "image"}, {"data", b.text}, {"mimeType", b.mime_type}};
         case content_block::kind::artifact: {
+            if (b.artifact.embedded()) {  // an embedded resource: the contents travel in the result
+                json r{{"uri", b.artifact.uri}};
+                if (!b.artifact.mime_type.empty()) r["mimeType"] = b.artifact.mime_type;
+                if (b.artifact.text) r["text"] = *b.artifact.text;
+                else r["blob"] = *b.artifact.blob;
+                return json{{"type", "resource"}, {"resource", std::move(r)}};
+            }
             json j{{"type", "resource_link"}, {"uri", b.artifact.uri}, {"name", b.artifact.name.empty() ? b.artifact.id : b.artifact.name}};
             if (!b.artifact.mime_type.empty()) j["mimeType"] = b.artifact.mime_type;
             if (!b.artifact.description.empty()) j["description"] = b.artifact.description;

@@ -209,3 +209,65 @@ TEST(Snapshot, LongTextIsShortenedButKeptInFullText) {
     EXPECT_NE(s.full_text.find("word59"), std::string::npos);
     EXPECT_NE(s.text.find("readable mode"), std::string::npos);
 }
+
+// ---- hostile trees (regressions of fuzz findings: tests/fuzz/corpus/snapshot_render) --------
+
+namespace {
+json hostile_node(const std::string& id, const std::string& role, const std::string& name, std::vector<std::string> kids) {
+    json n{{"nodeId", id}, {"role", {{"value", role}}}, {"childIds", kids}};
+    if (!name.empty()) n["name"] = json{{"value", name}};
+    return n;
+}
+std::vector<br::ax_frame> one_frame(json nodes) {
+    std::vector<br::ax_frame> frames(1);
+    frames[0].frame_id = "F";
+    frames[0].loader_id = "L";
+    frames[0].nodes = std::move(nodes);
+    return frames;
+}
+}  // namespace
+
+TEST(SnapshotHostileTree, CyclesAndSelfChildrenRenderEachNodeOnce) {
+    // 1 -> 2 -> 1 (a cycle), 2 -> 2 twice (self), 2 -> 3 twice (a duplicate child)
+    auto frames = one_frame(json::array({hostile_node("1", "RootWebArea", "T", {"2"}), hostile_node("2", "generic", "", {"1", "2", "2", "3", "3"}),
+                                         hostile_node("3", "button", "Go", {})}));
+    br::ref_registry refs;
+    auto s = br::render_snapshot(frames, {}, refs, {});  // used to overflow the stack
+    std::size_t buttons = 0;
+    for (std::size_t p = s.text.find("button \"Go\""); p != std::string::npos; p = s.text.find("button \"Go\"", p + 1)) ++buttons;
+    EXPECT_EQ(buttons, 1U) << s.text;
+    auto r = br::render_readable(frames, {}, refs, {});  // used to take exponential time
+    (void)r;
+    EXPECT_FALSE(br::classify_page(frames).article_like());
+}
+
+TEST(SnapshotHostileTree, DeepNestingIsCutWithANoteInsteadOfOverflowingTheStack) {
+    json nodes = json::array();
+    constexpr int depth = 20000;  // a page of 20,000 nested elements
+    for (int i = 0; i < depth; ++i)
+        nodes.push_back(hostile_node(std::to_string(i), i == 0 ? "RootWebArea" : "generic", "", {std::to_string(i + 1)}));
+    nodes.push_back(hostile_node(std::to_string(depth), "button", "Deep", {}));
+    auto frames = one_frame(std::move(nodes));
+    br::ref_registry refs;
+    auto s = br::render_snapshot(frames, {}, refs, {});
+    EXPECT_NE(s.text.find("nested more than 256 levels deep are not shown"), std::string::npos) << s.text;
+    EXPECT_EQ(s.text.find("Deep"), std::string::npos);
+    (void)br::render_readable(frames, {}, refs, {});
+}
+
+TEST(SnapshotHostileTree, WrongTypesGiveAnEmptyOrPartialResultNeverAnException) {
+    json bad_dom = {{"strings", {"DIV"}}, {"documents", {{{"nodes", {{"backendNodeId", {"x", 2}}, {"nodeName", json::object()}}},
+                                                         {"layout", {{"nodeIndex", {"a", 0}}, {"bounds", {{"1", 2, 3, 4}}}}}}}}};
+    EXPECT_NO_THROW((void)br::parse_dom_snapshot(bad_dom));
+    EXPECT_NO_THROW((void)br::parse_dom_snapshot(json{{"strings", 5}, {"documents", "no"}}));
+    auto frames = one_frame(json::array({json{{"nodeId", "1"}, {"role", {{"value", "RootWebArea"}}}, {"childIds", {"2"}}},
+                                         json{{"nodeId", "2"}, {"role", {{"value", "generic"}}}, {"childIds", {"3"}}, {"backendDOMNodeId", "7"}},
+                                         json{{"nodeId", "3"}, {"role", {{"value", "button"}}}, {"name", {{"value", "Ok"}}}, {"backendDOMNodeId", 3}}}));
+    std::map<std::string, br::dom_index> dom;
+    dom.emplace("", br::parse_dom_snapshot(bad_dom));
+    br::ref_registry refs;
+    br::snapshot s;
+    EXPECT_NO_THROW(s = br::render_snapshot(frames, dom, refs, {}));
+    EXPECT_NE(s.text.find("button \"Ok\""), std::string::npos) << s.text;
+    EXPECT_NO_THROW((void)br::render_readable(frames, dom, refs, {}));
+}

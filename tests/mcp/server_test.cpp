@@ -373,7 +373,9 @@ TEST(McpServer, DeferredToolAnswersWithTheCapabilityEnvelopeNotAnRpcError) {
     ak::frozen_scope scope({"echo"}, {{.name = "browser_pdf_save",
                                         .reason = "no PDF export yet",
                                         .alternative = "browser_take_screenshot",
-                                        .reference = "playwright-mcp:browser_pdf_save"}},
+                                        .reference = "playwright-mcp:browser_pdf_save",
+                                        .since = {},
+                                        .description = {}}},
                            {.scope = "browser"});
     client c(mcp::backend_for(box, scope), quiet());
     c.initialize();
@@ -451,4 +453,60 @@ TEST(McpServer, StdioLoopWritesOnlyProtocolLines) {
     for (const auto& m : msgs)
         if (m.value("id", json()) == 2) echoed = m["result"]["content"][0]["text"] == "a\nb";
     EXPECT_TRUE(echoed);
+}
+
+// Every content kind a tool can return, as MCP content blocks: text, image, resource_link (an
+// artifact reference) and embedded resources (an artifact carrying its text or its blob).
+TEST(McpServer, ContentKindsIncludingEmbeddedResources) {
+    const auto media = ak::tool<"media">("Returns one block of each kind.", []() {
+        ak::tool_output o = ak::tool_output::text("four blocks follow");
+        o.add_image("iVBORw0KGgo=", "image/png");
+        ak::artifact_ref log;
+        log.id = "a7";
+        log.uri = "agentkit://artifacts/a7";
+        log.mime_type = "text/plain";
+        log.name = "log";
+        log.size = 42;
+        log.description = "the console log";
+        o.add_artifact(std::move(log));
+        o.add_resource("agentkit://notes/1", "text/markdown", "# Notes\nline two", "notes");
+        o.content.push_back(ak::content_block::make_resource_blob("agentkit://blobs/2", "application/octet-stream", "AAEC"));
+        return o;
+    });
+    const ak::toolbox media_box{media};
+    client c(mcp::backend_for(media_box), quiet());
+    c.initialize();
+    auto r = c.request(1, "tools/call", {{"name", "media"}, {"arguments", json::object()}});
+    ASSERT_TRUE(r.contains("result")) << r.dump();
+    EXPECT_EQ(r["result"]["isError"], false);
+    const json& content = r["result"]["content"];
+    ASSERT_EQ(content.size(), 5U) << r.dump();
+    EXPECT_EQ(content[0], (json{{"type", "text"}, {"text", "four blocks follow"}}));
+    EXPECT_EQ(content[1], (json{{"type", "image"}, {"data", "iVBORw0KGgo="}, {"mimeType", "image/png"}}));
+    EXPECT_EQ(content[2], (json{{"type", "resource_link"},
+                                {"uri", "agentkit://artifacts/a7"},
+                                {"name", "log"},
+                                {"mimeType", "text/plain"},
+                                {"description", "the console log"},
+                                {"size", 42}}));
+    EXPECT_EQ(content[3], (json{{"type", "resource"},
+                                {"resource", {{"uri", "agentkit://notes/1"}, {"mimeType", "text/markdown"}, {"text", "# Notes\nline two"}}}}));
+    EXPECT_EQ(content[4], (json{{"type", "resource"},
+                                {"resource", {{"uri", "agentkit://blobs/2"}, {"mimeType", "application/octet-stream"}, {"blob", "AAEC"}}}}));
+
+    // The same blocks elsewhere: an embedded text resource reads as its text, a blob as an artifact.
+    ak::tool_output o;
+    o.add_resource("agentkit://notes/1", "text/plain", "embedded words");
+    EXPECT_EQ(o.joined_text(), "embedded words");
+    EXPECT_TRUE(o.content[0].artifact.embedded());
+    ak::artifact_ref link;
+    link.id = "a1";
+    link.uri = "agentkit://artifacts/a1";
+    EXPECT_FALSE(ak::content_block::make_artifact(link).artifact.embedded());
+    const auto blob = ak::content_block::make_resource_blob("agentkit://b", "image/png", "AAAA");
+    EXPECT_EQ(blob.artifact.size, 3U);
+    EXPECT_FALSE(blob.artifact.text.has_value());
+    ak::tool_output with_blob;
+    with_blob.content.push_back(blob);
+    EXPECT_EQ(mcp::call_result(with_blob)["content"][0]["resource"]["blob"], "AAAA");
 }

@@ -199,3 +199,127 @@ test("--allowed-origins is enforced in the browser: a blocked origin is refused,
     other.close();
   }
 });
+
+test("browser_interact runs several steps in one call and checks expect_text / expect_url at the end", async () => {
+  const form = `http://127.0.0.1:${a.address().port}/form.html`;
+  const snap = textOf(await client.callTool({ name: "browser_navigate", arguments: { url: form } }));
+  const ref = (re) => refOf(snap, re);
+  const r = await client.callTool({
+    name: "browser_interact",
+    arguments: {
+      steps: [
+        { action: "type", ref: ref(/textbox "Name"/), text: "Grace" },
+        { action: "type", target: ref(/textbox "Email"/), text: "grace@example.com" },
+        { action: "select", ref: ref(/combobox "Plan"/), value: "Pro" },
+        { action: "check", ref: ref(/checkbox "I accept"/) },
+        { action: "wait", text: "I accept" },
+        { action: "click", ref: ref(/button "Register"/) },
+      ],
+      expect_text: "plan=Pro terms=yes",
+      expect_url: "/done?name=Grace",
+    },
+  });
+  const text = textOf(r);
+  assert.equal(r.isError, false, text);
+  assert.match(text, /^type:ok \d+ms\s+type:ok \d+ms\s+select:ok \d+ms\s+check:ok \d+ms\s+wait:ok \d+ms\s+click:ok \d+ms\s*$/m);
+  assert.match(text, /expect_text "plan=Pro terms=yes": ok/);
+  assert.match(text, /expect_url "\/done\?name=Grace": ok/);
+  assert.match(text, /Welcome Grace/, "the last step's change report (the click's navigation) is included");
+});
+
+test("browser_interact stops at the first failing step and says which", async () => {
+  const form = `http://127.0.0.1:${a.address().port}/form.html`;
+  const snap = textOf(await client.callTool({ name: "browser_navigate", arguments: { url: form } }));
+  const r = await client.callTool({
+    name: "browser_interact",
+    arguments: {
+      steps: [
+        { action: "type", ref: refOf(snap, /textbox "Name"/), text: "Linus" },
+        { action: "click", ref: "e99999" },
+        { action: "type", ref: refOf(snap, /textbox "Email"/), text: "never@example.com" },
+      ],
+      expect_text: "Welcome",
+    },
+  });
+  const text = textOf(r);
+  assert.equal(r.isError, true, text);
+  assert.match(text, /^type:ok \d+ms\s+click:error$/m, "one line per step run, none after the failure");
+  assert.match(text, /step 2 \(click\) failed: error\[ref\.(unknown|stale)\]/);
+  assert.doesNotMatch(text, /expect_text/, "postconditions are not checked after a failed step");
+  // The page shows step 1's effect and not step 3's.
+  const now = textOf(await client.callTool({ name: "browser_snapshot", arguments: {} }));
+  assert.match(now, /textbox "Name"[^\n]*Linus/, now);
+  assert.doesNotMatch(now, /never@example\.com/, now);
+});
+
+test("browser_interact reports unmet postconditions as an error", async () => {
+  const form = `http://127.0.0.1:${a.address().port}/form.html`;
+  const r = await client.callTool({
+    name: "browser_interact",
+    arguments: { steps: [{ action: "navigate", url: form }], expect_text: "No such text anywhere", expect_url: "/done" },
+  });
+  const text = textOf(r);
+  assert.equal(r.isError, true, text);
+  assert.match(text, /^navigate:ok \d+ms/m);
+  assert.match(text, /expect_text "No such text anywhere": NOT FOUND/);
+  assert.match(text, /expect_url "\/done": NO \(at http:\/\/127\.0\.0\.1:\d+\/form\.html\)/);
+  const bad = await client.callTool({ name: "browser_interact", arguments: { steps: [] } });
+  assert.equal(bad.isError, true);
+  assert.match(textOf(bad), /args\.invalid/);
+  const noUrl = await client.callTool({ name: "browser_interact", arguments: { steps: [{ action: "navigate" }] } });
+  assert.equal(noUrl.isError, true);
+  assert.match(textOf(noUrl), /step 1 \(navigate\) failed: .*navigate needs `url`/);
+});
+
+// A raw session with a real browser: every byte on stdout is a JSON-RPC message while
+// Chromium runs (its output and the per-call metrics go to stderr).
+test("stdout holds only JSON-RPC while Chromium runs (navigate, snapshot, screenshot)", async () => {
+  const child = spawn(server, ["--headless"], { stdio: ["pipe", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  const waiting = new Map();
+  let scanned = 0;
+  child.stdout.on("data", (d) => {
+    out += d;
+    for (let nl = out.indexOf("\n", scanned); nl >= 0; nl = out.indexOf("\n", scanned)) {
+      const line = out.slice(scanned, nl);
+      scanned = nl + 1;
+      let msg;
+      try { msg = JSON.parse(line); } catch { continue; } // reported by the checks below
+      if (msg && "id" in msg && waiting.has(msg.id)) waiting.get(msg.id)(msg);
+    }
+  });
+  child.stderr.on("data", (d) => (err += d));
+  const exited = new Promise((resolve) => child.on("exit", resolve));
+  let nextId = 1;
+  const request = (method, params) => {
+    const id = nextId++;
+    const p = new Promise((resolve) => waiting.set(id, resolve));
+    child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
+    return p;
+  };
+  const init = await request("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } });
+  assert.equal(init.result.protocolVersion, "2025-06-18");
+  child.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n");
+  const nav = await request("tools/call", { name: "browser_navigate", arguments: { url: `http://127.0.0.1:${a.address().port}/form.html` } });
+  assert.equal(nav.result.isError, false, JSON.stringify(nav));
+  const snap = await request("tools/call", { name: "browser_snapshot", arguments: {} });
+  assert.match(snap.result.content[0].text, /button "Register"/);
+  const shot = await request("tools/call", { name: "browser_take_screenshot", arguments: {} });
+  assert.equal(shot.result.isError, false, JSON.stringify(shot));
+  child.stdin.end();
+  assert.equal(await exited, 0);
+
+  assert.ok(out.endsWith("\n"), "output ends with a newline");
+  const lines = out.slice(0, -1).split("\n");
+  assert.ok(lines.length >= 4, out);
+  for (const line of lines) {
+    let m;
+    assert.doesNotThrow(() => (m = JSON.parse(line)), `not JSON on stdout: ${line.slice(0, 200)}`);
+    assert.equal(m.jsonrpc, "2.0", line.slice(0, 200));
+    const response = "id" in m && ("result" in m) !== ("error" in m) && !("method" in m);
+    const notification = typeof m.method === "string" && !("id" in m);
+    assert.ok(response || notification, `not a JSON-RPC response or notification: ${line.slice(0, 200)}`);
+  }
+  assert.match(err, /\[agentkit\] browser_navigate ok/, "per-call metrics go to stderr");
+});

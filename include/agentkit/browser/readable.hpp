@@ -16,6 +16,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace agentkit::browser {
@@ -37,9 +38,12 @@ struct page_kind {
 
 namespace detail {
 
+// The page decides the tree's shape, so the view makes it a tree: a node is the child of the
+// first node that lists it, never of itself, and once (walks stay linear, whatever is claimed).
 struct ax_view {
     std::map<std::string, const json*> by_id;
     std::map<std::string, std::string> parent;
+    std::map<const json*, std::vector<const json*>> kids;
     const json* root = nullptr;
 
     explicit ax_view(const json& nodes) {
@@ -47,13 +51,27 @@ struct ax_view {
         for (const auto& n : nodes) {
             if (!n.is_object() || !n.contains("nodeId") || !n["nodeId"].is_string()) continue;
             const std::string id = n["nodeId"].get<std::string>();
-            by_id.emplace(id, &n);
+            if (!by_id.emplace(id, &n).second) continue;  // a repeated id: the first node keeps it
             if (auto c = n.find("childIds"); c != n.end() && c->is_array())
                 for (const auto& cid : *c)
-                    if (cid.is_string()) parent.emplace(cid.get<std::string>(), id);
+                    if (cid.is_string() && cid.get<std::string>() != id) parent.emplace(cid.get<std::string>(), id);
             if (root == nullptr && !n.contains("parentId")) root = &n;
         }
-        if (root == nullptr && !nodes.empty()) root = &nodes[0];
+        if (root == nullptr && !nodes.empty() && nodes[0].is_object()) root = &nodes[0];
+        std::unordered_set<const json*> placed;  // a node has one parent: placed once
+        for (const auto& [id, n] : by_id) {
+            auto c = n->find("childIds");
+            if (c == n->end() || !c->is_array()) continue;
+            auto& list = kids[n];
+            for (const auto& cid : *c) {
+                if (!cid.is_string()) continue;
+                const std::string k = cid.get<std::string>();
+                auto p = parent.find(k);
+                if (p == parent.end() || p->second != id) continue;  // claimed by another node, or itself
+                const json* child = get(k);
+                if (child != nullptr && placed.insert(child).second) list.push_back(child);
+            }
+        }
     }
     [[nodiscard]] const json* get(const std::string& id) const {
         auto it = by_id.find(id);
@@ -61,11 +79,9 @@ struct ax_view {
     }
     template <class F>
     void children(const json& n, F&& f) const {
-        auto it = n.find("childIds");
-        if (it == n.end() || !it->is_array()) return;
-        for (const auto& cid : *it)
-            if (cid.is_string())
-                if (const json* c = get(cid.get<std::string>())) f(*c);
+        auto it = kids.find(&n);
+        if (it == kids.end()) return;
+        for (const json* c : it->second) f(*c);
     }
 };
 
@@ -282,23 +298,25 @@ inline void find_roles(const ax_view& v, const json& n, std::string_view role, s
 
 }  // namespace detail
 
-/// Classify the main frame (frames[0]).
+/// Classify the main frame (frames[0]). Data of the wrong shape classifies as nothing.
 [[nodiscard]] inline page_kind classify_page(const std::vector<ax_frame>& frames, std::size_t min_paragraph_chars = 25) {
     page_kind k;
     if (frames.empty()) return k;
-    detail::ax_view v(frames[0].nodes);
-    if (v.root == nullptr) return k;
-    std::map<const json*, double> score;
-    detail::score_paragraphs(v, *v.root, score, min_paragraph_chars, k);
-    k.text_chars = detail::subtree_text(v, *v.root);
+    try {
+        detail::ax_view v(frames[0].nodes);
+        if (v.root == nullptr) return k;
+        std::map<const json*, double> score;
+        detail::score_paragraphs(v, *v.root, score, min_paragraph_chars, k);
+        k.text_chars = detail::subtree_text(v, *v.root);
+    } catch (const json::exception&) {
+        return page_kind{};
+    }
     return k;
 }
 
-/// Render the main content of the main frame (frames[0]) as readable text. Links and
-/// controls inside it carry refs from `refs` (the same identities as snapshots).
-[[nodiscard]] inline snapshot render_readable(const std::vector<ax_frame>& frames, const std::map<std::string, dom_index>& dom,
-                                              ref_registry& refs, const readable_options& opt = {},
-                                              const token_counter& tokens = {}) {
+namespace detail {
+inline snapshot render_readable_unchecked(const std::vector<ax_frame>& frames, const std::map<std::string, dom_index>& dom,
+                                          ref_registry& refs, const readable_options& opt, const token_counter& tokens) {
     snapshot out;
     if (frames.empty()) return out;
     detail::ax_view v(frames[0].nodes);
@@ -392,6 +410,23 @@ inline void find_roles(const ax_view& v, const json& n, std::string_view role, s
     out.text += note;
     out.tokens = tokens.count(out.text);
     return out;
+}
+}  // namespace detail
+
+/// Render the main content of the main frame (frames[0]) as readable text. Links and
+/// controls inside it carry refs from `refs` (the same identities as snapshots). Data of the
+/// wrong shape gives a one-line text saying so, never an exception.
+[[nodiscard]] inline snapshot render_readable(const std::vector<ax_frame>& frames, const std::map<std::string, dom_index>& dom,
+                                              ref_registry& refs, const readable_options& opt = {},
+                                              const token_counter& tokens = {}) {
+    try {
+        return detail::render_readable_unchecked(frames, dom, refs, opt, tokens);
+    } catch (const json::exception& e) {
+        snapshot out;
+        out.text = std::string("(the page's accessibility tree could not be read: ") + e.what() + ")\n";
+        out.tokens = out.total_tokens = tokens.count(out.text);
+        return out;
+    }
 }
 
 }  // namespace agentkit::browser

@@ -38,6 +38,7 @@
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -98,11 +99,12 @@ inline std::string ascii_lower_copy(std::string s) {
 }
 }  // namespace detail
 
-/// Build the DOM index from a DOMSnapshot.captureSnapshot result requested with
-/// computedStyles ["cursor", "display", "visibility"] (in that order).
-[[nodiscard]] inline dom_index parse_dom_snapshot(const json& capture) {
+namespace detail {
+// computedStyles ["cursor", "display", "visibility"], in that order.
+inline dom_index parse_dom_snapshot_unchecked(const json& capture) {
     dom_index out;
     if (!capture.is_object() || !capture.contains("documents") || !capture.contains("strings")) return out;
+    if (!capture["documents"].is_array() || !capture["strings"].is_array()) return out;
     const json& strings = capture["strings"];
     const json& docs = capture["documents"];
     for (std::size_t d = 0; d < docs.size(); ++d) {
@@ -169,6 +171,18 @@ inline std::string ascii_lower_copy(std::string s) {
         }
     }
     return out;
+}
+}  // namespace detail
+
+/// Build the DOM index from a DOMSnapshot.captureSnapshot result requested with
+/// computedStyles ["cursor", "display", "visibility"]. Data of the wrong shape (a broken or
+/// hostile CDP endpoint) gives an empty or partial index, never an exception.
+[[nodiscard]] inline dom_index parse_dom_snapshot(const json& capture) {
+    try {
+        return detail::parse_dom_snapshot_unchecked(capture);
+    } catch (const json::exception&) {
+        return dom_index{};
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -520,7 +534,15 @@ struct render_ctx {
     int suppress_text = 0;
     std::set<std::string> consumed;  ///< text nodes already used as a control's label
     std::size_t shortened = 0;       ///< text lines shortened by max_text_line
+    // A page controls its tree's shape: nesting is bounded (deep recursion would overflow the
+    // host's stack) and every node is rendered once, whatever the tree claims.
+    std::size_t nesting = 0;
+    std::size_t too_deep = 0;                    ///< subtrees not shown: nested too deeply
+    std::unordered_set<const json*> rendered;   ///< AX nodes already rendered
 };
+
+/// How deeply nested a node may be and still be rendered (real pages stay far below it).
+inline constexpr std::size_t max_render_nesting = 256;
 
 struct frame_view {
     const ax_frame* frame;
@@ -534,17 +556,26 @@ inline void render_node(render_ctx& c, const frame_view& fv, const json& node, s
 inline void render_children(render_ctx& c, const frame_view& fv, const json& node, std::size_t depth,
                             std::size_t parent, bool inside_interactive, std::string& pending_prefix) {
     auto it = node.find("childIds");
-    if (it == node.end()) return;
+    if (it == node.end() || !it->is_array()) return;
+    if (c.nesting >= max_render_nesting) {
+        ++c.too_deep;
+        return;
+    }
+    ++c.nesting;
     for (const auto& cid : *it) {
         if (!cid.is_string()) continue;
         auto f = fv.by_id.find(cid.get<std::string>());
-        if (f != fv.by_id.end()) render_node(c, fv, *f->second, depth, parent, inside_interactive, pending_prefix);
+        if (f == fv.by_id.end() || !c.rendered.insert(f->second).second) continue;  // once per node (no cycles)
+        render_node(c, fv, *f->second, depth, parent, inside_interactive, pending_prefix);
     }
+    --c.nesting;
 }
 
-/// Concatenated static text below a node (for rows and names of clickable containers).
-inline void collect_text(const frame_view& fv, const json& node, std::string& out, std::size_t limit) {
-    if (out.size() > limit) return;
+/// Concatenated static text below a node (for rows and names of clickable containers). At
+/// most `visits` nodes are looked at and `depth` levels deep (a page's tree may be cyclic).
+inline void collect_text(const frame_view& fv, const json& node, std::string& out, std::size_t limit, int depth,
+                         int& visits) {
+    if (out.size() > limit || depth > 64 || --visits < 0) return;
     const std::string role = str_field(node, "role");
     if (role == "StaticText") {
         auto t = str_field(node, "name");
@@ -559,13 +590,20 @@ inline void collect_text(const frame_view& fv, const json& node, std::string& ou
     for (const auto& cid : *it) {
         if (!cid.is_string()) continue;
         auto f = fv.by_id.find(cid.get<std::string>());
-        if (f != fv.by_id.end()) collect_text(fv, *f->second, out, limit);
+        if (f != fv.by_id.end()) collect_text(fv, *f->second, out, limit, depth + 1, visits);
     }
 }
 
-inline bool has_interactive_descendant(const frame_view& fv, const json& node, int budget = 400) {
+inline void collect_text(const frame_view& fv, const json& node, std::string& out, std::size_t limit) {
+    int visits = 2000;
+    collect_text(fv, node, out, limit, 0, visits);
+}
+
+/// Whether an interactive node is below `node`, looking at no more than `budget` nodes in all
+/// (true when the budget runs out: assume so).
+inline bool has_interactive_descendant(const frame_view& fv, const json& node, int& budget) {
     auto it = node.find("childIds");
-    if (it == node.end()) return false;
+    if (it == node.end() || !it->is_array()) return false;
     for (const auto& cid : *it) {
         if (--budget < 0) return true;
         if (!cid.is_string()) continue;
@@ -573,7 +611,7 @@ inline bool has_interactive_descendant(const frame_view& fv, const json& node, i
         if (f == fv.by_id.end()) continue;
         const json& ch = *f->second;
         if (is_interactive_role(str_field(ch, "role"))) return true;
-        if (ch.contains("backendDOMNodeId") && fv.dom != nullptr) {
+        if (ch.contains("backendDOMNodeId") && ch["backendDOMNodeId"].is_number_integer() && fv.dom != nullptr) {
             if (auto* df = fv.dom->find(ch["backendDOMNodeId"].get<std::int64_t>()); df != nullptr && df->clickable &&
                                                                                     df->tag != "label")
                 return true;
@@ -581,6 +619,11 @@ inline bool has_interactive_descendant(const frame_view& fv, const json& node, i
         if (has_interactive_descendant(fv, ch, budget)) return true;
     }
     return false;
+}
+
+inline bool has_interactive_descendant(const frame_view& fv, const json& node) {
+    int budget = 400;
+    return has_interactive_descendant(fv, node, budget);
 }
 
 /// The text of the sibling right after (else right before) a node, when that sibling holds
@@ -751,6 +794,7 @@ inline void render_node(render_ctx& c, const frame_view& fv, const json& node, s
             auto it = node.find("childIds");
             if (it != node.end()) {
                 for (const auto& cid : *it) {
+                    if (!cid.is_string()) continue;
                     auto f = fv.by_id.find(cid.get<std::string>());
                     if (f == fv.by_id.end()) continue;
                     std::string cell;
@@ -941,9 +985,9 @@ inline void render_frame(render_ctx& c, std::size_t frame_index, std::size_t dep
 /// Render frames (index 0 is the main frame; child frames are placed where their owner
 /// <iframe> appears, found through `dom[session].frame_owners` for same-process frames and
 /// `ax_frame::owner_*` for out-of-process ones).
-[[nodiscard]] inline snapshot render_snapshot(const std::vector<ax_frame>& frames, const std::map<std::string, dom_index>& dom,
-                                              ref_registry& refs, const snapshot_options& opt,
-                                              const token_counter& tokens = {}) {
+namespace detail {
+inline snapshot render_snapshot_unchecked(const std::vector<ax_frame>& frames, const std::map<std::string, dom_index>& dom,
+                                          ref_registry& refs, const snapshot_options& opt, const token_counter& tokens) {
     snapshot out;
     if (frames.empty()) return out;
     detail::render_ctx c;
@@ -962,6 +1006,11 @@ inline void render_frame(render_ctx& c, std::size_t frame_index, std::size_t dep
                                                 "", false, true, static_cast<std::size_t>(-1), prefix);
         detail::render_frame(c, i, 1, l, prefix);
     }
+    if (c.too_deep > 0)
+        detail::push_line(c, 0,
+                          "(" + std::to_string(c.too_deep) + " parts of the page nested more than " +
+                              std::to_string(detail::max_render_nesting) + " levels deep are not shown)",
+                          "", false, false, static_cast<std::size_t>(-1), prefix);
 
     // Structural lines with nothing under them are noise.
     {
@@ -1083,6 +1132,23 @@ inline void render_frame(render_ctx& c, std::size_t frame_index, std::size_t dep
     }
     out.tokens = tokens.count(out.text);
     return out;
+}
+}  // namespace detail
+
+/// Render the accessibility tree of a page's frames as the compact snapshot text. Data of the
+/// wrong shape (a broken or hostile CDP endpoint) gives a one-line snapshot saying so, never an
+/// exception; cycles and absurd nesting are cut.
+[[nodiscard]] inline snapshot render_snapshot(const std::vector<ax_frame>& frames, const std::map<std::string, dom_index>& dom,
+                                              ref_registry& refs, const snapshot_options& opt,
+                                              const token_counter& tokens = {}) {
+    try {
+        return detail::render_snapshot_unchecked(frames, dom, refs, opt, tokens);
+    } catch (const json::exception& e) {
+        snapshot out;
+        out.text = std::string("(the page's accessibility tree could not be read: ") + e.what() + ")\n";
+        out.tokens = out.total_tokens = tokens.count(out.text);
+        return out;
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,6 +4,9 @@
 //   agentkit::mcp::server srv{agentkit::mcp::backend_for(tools), {.name = "weather", .version = "1.0"}};
 //   return agentkit::mcp::run_stdio(srv);   // stdout carries protocol messages only
 //
+// Tool output becomes MCP content: text, image, resource_link (an artifact reference), embedded
+// resource (an artifact carrying its text or blob), and structuredContent for typed output.
+//
 // Protocol: JSON-RPC 2.0, newline-delimited on stdio. Revisions 2025-11-25, 2025-06-18,
 // 2025-03-26 and 2024-11-05 through the initialize handshake (the server answers with the
 // client's version when it supports it, else with its latest), and the stateless 2026-07-28
@@ -141,6 +144,13 @@ inline json content_json(const content_block& b) {
         case content_block::kind::text: return json{{"type", "text"}, {"text", b.text}};
         case content_block::kind::image: return json{{"type", "image"}, {"data", b.text}, {"mimeType", b.mime_type}};
         case content_block::kind::artifact: {
+            if (b.artifact.embedded()) {  // an embedded resource: the contents travel in the result
+                json r{{"uri", b.artifact.uri}};
+                if (!b.artifact.mime_type.empty()) r["mimeType"] = b.artifact.mime_type;
+                if (b.artifact.text) r["text"] = *b.artifact.text;
+                else r["blob"] = *b.artifact.blob;
+                return json{{"type", "resource"}, {"resource", std::move(r)}};
+            }
             json j{{"type", "resource_link"}, {"uri", b.artifact.uri}, {"name", b.artifact.name.empty() ? b.artifact.id : b.artifact.name}};
             if (!b.artifact.mime_type.empty()) j["mimeType"] = b.artifact.mime_type;
             if (!b.artifact.description.empty()) j["description"] = b.artifact.description;

@@ -20,6 +20,15 @@ struct artifact_ref {
     std::string name;         ///< a short human name
     std::size_t size = 0;     ///< bytes
     std::string description;  ///< one line: what it is
+    /// Embedded contents. When one is set the block carries the resource itself, not only a
+    /// link: MCP sends it as an embedded resource, {"type": "resource", "resource": {uri,
+    /// mimeType, text | blob}}, instead of a resource_link. Other consumers mention it as an
+    /// artifact, like a link.
+    std::optional<std::string> text;  ///< UTF-8 text contents
+    std::optional<std::string> blob;  ///< base64 binary contents (used when `text` is not set)
+
+    /// True when the contents travel with the reference (an embedded resource).
+    [[nodiscard]] bool embedded() const noexcept { return text.has_value() || blob.has_value(); }
 };
 
 /// One block of tool output.
@@ -50,6 +59,29 @@ struct content_block {
         b.mime_type = ref.mime_type;
         b.artifact = std::move(ref);
         return b;
+    }
+    /// An embedded text resource (MCP `{"type": "resource"}` with `text`): `uri` names it
+    /// (required by MCP), the contents travel in the result.
+    [[nodiscard]] static content_block make_resource(std::string uri, std::string mime, std::string text,
+                                                     std::string name = {}) {
+        artifact_ref r;
+        r.uri = std::move(uri);
+        r.mime_type = std::move(mime);
+        r.name = std::move(name);
+        r.size = text.size();
+        r.text = std::move(text);
+        return make_artifact(std::move(r));
+    }
+    /// An embedded binary resource (MCP `{"type": "resource"}` with `blob`, base64).
+    [[nodiscard]] static content_block make_resource_blob(std::string uri, std::string mime, std::string base64,
+                                                          std::string name = {}) {
+        artifact_ref r;
+        r.uri = std::move(uri);
+        r.mime_type = std::move(mime);
+        r.name = std::move(name);
+        r.size = base64.size() / 4 * 3;  // about the decoded size
+        r.blob = std::move(base64);
+        return make_artifact(std::move(r));
     }
     /// A reference to a tool that becomes available (Anthropic `tool_reference`; other
     /// providers see a line of text naming it).
@@ -98,6 +130,11 @@ struct tool_output {
         content.push_back(content_block::make_artifact(std::move(ref)));
         return *this;
     }
+    /// An embedded text resource (see content_block::make_resource).
+    tool_output& add_resource(std::string uri, std::string mime, std::string text, std::string name = {}) {
+        content.push_back(content_block::make_resource(std::move(uri), std::move(mime), std::move(text), std::move(name)));
+        return *this;
+    }
     /// All text blocks joined with newlines (images and artifacts as one-line mentions).
     [[nodiscard]] std::string joined_text() const {
         std::string s;
@@ -107,6 +144,10 @@ struct tool_output {
                 case content_block::kind::text: s += b.text; break;
                 case content_block::kind::image: s += "[image " + b.mime_type + "]"; break;
                 case content_block::kind::artifact:
+                    if (b.artifact.text) {  // an embedded text resource is text
+                        s += *b.artifact.text;
+                        break;
+                    }
                     s += "[artifact " + b.artifact.id + " " + b.artifact.mime_type + " " +
                          std::to_string(b.artifact.size) + " bytes]";
                     break;
