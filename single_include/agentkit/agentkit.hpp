@@ -1370,13 +1370,15 @@ inline result<origin_pattern> parse_pattern(std::string_view s) {
     return p;
 }
 
-inline std::string url_encode(std::string_view s, bool form) {
-    static const char* hex = "0123456789ABCDEF";
+/// Percent-encode `s` leaving alphanumerics and the characters of `keep` as they are; `plus`
+/// writes a space as '+'; `lower` uses lowercase hex digits.
+inline std::string percent_encode(std::string_view s, std::string_view keep, bool plus, bool lower) {
+    const char* hex = lower ? "0123456789abcdef" : "0123456789ABCDEF";
     std::string o;
     for (char ch : s) {
         const auto c = static_cast<unsigned char>(ch);
-        if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') o += ch;
-        else if (form && c == ' ') o += '+';
+        if (std::isalnum(c) || keep.find(ch) != std::string_view::npos) o += ch;
+        else if (plus && c == ' ') o += '+';
         else {
             o += '%';
             o += hex[c >> 4];
@@ -1384,6 +1386,26 @@ inline std::string url_encode(std::string_view s, bool form) {
         }
     }
     return o;
+}
+
+/// The forms a value takes in URLs, form bodies, scripts and logs: raw, percent-encoded as by
+/// RFC 3986, encodeURIComponent, encodeURI and URLSearchParams / HTML forms (upper and lower hex),
+/// and JSON-escaped. Longest first, without duplicates.
+inline std::vector<std::string> encoded_forms(std::string_view value) {
+    std::vector<std::string> v{std::string(value)};
+    for (bool lower : {false, true}) {
+        v.push_back(percent_encode(value, "-_.~", false, lower));                    // RFC 3986
+        v.push_back(percent_encode(value, "-_.~", true, lower));                     // form, strict
+        v.push_back(percent_encode(value, "-_.!~*'()", false, lower));               // encodeURIComponent
+        v.push_back(percent_encode(value, "-_.!~*'();/?:@&=+$,#", false, lower));    // encodeURI
+        v.push_back(percent_encode(value, "*-._", true, lower));                     // URLSearchParams, forms
+    }
+    const std::string jv = json(std::string(value)).dump();
+    if (jv.size() > 2) v.push_back(jv.substr(1, jv.size() - 2));
+    std::sort(v.begin(), v.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size() || (a.size() == b.size() && a < b); });
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    v.erase(std::remove(v.begin(), v.end(), std::string()), v.end());
+    return v;
 }
 
 inline void replace_all(std::string& s, std::string_view from, std::string_view to) {
@@ -1556,18 +1578,15 @@ struct browser_policy {
         return s;
     }
 
-    /// Replace every secret value (raw, URL- and form-encoded) with <secret>NAME</secret>.
+    /// Replace every secret value (raw, URL-, form-, encodeURIComponent- and JSON-encoded) with
+    /// <secret>NAME</secret>.
     [[nodiscard]] std::string redact(std::string s) const {
         if (secrets.empty()) return s;
         std::vector<std::pair<std::string, std::string>> order(secrets.begin(), secrets.end());
         std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
         for (const auto& [name, value] : order) {
             const std::string mark = "<secret>" + name + "</secret>";
-            policy_detail::replace_all(s, value, mark);
-            policy_detail::replace_all(s, policy_detail::url_encode(value, false), mark);
-            policy_detail::replace_all(s, policy_detail::url_encode(value, true), mark);
-            const std::string jv = json(value).dump();
-            if (jv.size() > 2) policy_detail::replace_all(s, std::string_view(jv).substr(1, jv.size() - 2), mark);
+            for (const auto& form : policy_detail::encoded_forms(value)) policy_detail::replace_all(s, form, mark);
         }
         return s;
     }
@@ -6859,9 +6878,12 @@ struct tab_state {
     std::map<std::string, int> doc_status;                     // loader → HTTP status
     bool main_loading = false;
     std::uint64_t nav_requested = 0, nav_started = 0, nav_committed = 0, nav_stopped = 0, same_doc = 0;
+    std::uint64_t main_loaded = 0;  // seq of the main frame's last load event
+    bool looping = false;           // settle saw the page navigate itself in every round
     std::map<std::string, std::uint64_t> inflight;  // session|requestId → seq when started
     std::deque<console_message> console;
     std::deque<std::pair<std::string, network_entry>> network;  // (session|requestId, entry)
+    std::size_t console_dropped = 0, network_dropped = 0;        // oldest entries dropped beyond capacity
     std::map<std::string, double> request_start;                 // session|requestId → timestamp
     std::vector<dialog_record> dialogs;  // not reported yet
     std::size_t dialogs_dropped = 0;     // beyond the per-action limit
@@ -7300,7 +7322,10 @@ public:
             std::lock_guard lock(eng_->mu);
             eng_->current = (*t)->id;
         }
-        (void)call((*t)->session, "Page.bringToFront");
+        if (call((*t)->session, "Page.bringToFront")) {
+            std::lock_guard lock(eng_->mu);
+            eng_->front_tab = (*t)->id;
+        }
         if (url.empty()) {
             action_result r;
             r.action = "new tab";
@@ -7323,7 +7348,10 @@ public:
             std::lock_guard lock(eng_->mu);
             eng_->current = (*t)->id;
         }
-        (void)call((*t)->session, "Page.bringToFront");
+        if (call((*t)->session, "Page.bringToFront")) {
+            std::lock_guard lock(eng_->mu);
+            eng_->front_tab = (*t)->id;
+        }
         action_result r;
         r.action = "select tab " + (*t)->id;
         auto s = take_snapshot(*t, snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12});
@@ -7521,6 +7549,7 @@ public:
                 if (text.empty() && o.replace) {
                     if (auto k = press_keys(h->tab, "Delete"); !k) return k;
                 } else {
+                    to_front(h->tab);
                     auto r = call(h->tab->session, "Input.insertText", json{{"text", std::string(text)}});
                     if (!r) return fail(r.error());
                 }
@@ -7745,8 +7774,10 @@ public:
         return json(opt_.policy.redact(detail::jstr(res, "description")));
     }
 
-    /// Console messages of the current tab (oldest first); `clear` empties the buffer.
-    result<std::vector<console_message>> console_messages(bool clear = false) {
+    /// Console messages of the current tab (oldest first); `clear` empties the buffer. The buffer
+    /// keeps the newest browser_options::console_capacity; `dropped` (if given) receives how many
+    /// older ones were dropped since the tab opened or was last cleared.
+    result<std::vector<console_message>> console_messages(bool clear = false, std::size_t* dropped = nullptr) {
         std::lock_guard op(op_mu_);
         auto e = ensure();
         if (!e) return fail(e.error());
@@ -7754,7 +7785,11 @@ public:
         if (!t) return fail(t.error());
         std::lock_guard lock(eng_->mu);
         std::vector<console_message> out((*t)->console.begin(), (*t)->console.end());
-        if (clear) (*t)->console.clear();
+        if (dropped) *dropped = (*t)->console_dropped;
+        if (clear) {
+            (*t)->console.clear();
+            (*t)->console_dropped = 0;
+        }
         for (auto& m : out) {
             m.text = opt_.policy.redact(std::move(m.text));
             m.url = opt_.policy.redact(std::move(m.url));
@@ -7762,8 +7797,9 @@ public:
         return out;
     }
 
-    /// Network requests of the current tab (oldest first).
-    result<std::vector<network_entry>> network_requests(bool clear = false) {
+    /// Network requests of the current tab (oldest first); `clear` empties the buffer. The buffer
+    /// keeps the newest browser_options::network_capacity; `dropped` as for console_messages.
+    result<std::vector<network_entry>> network_requests(bool clear = false, std::size_t* dropped = nullptr) {
         std::lock_guard op(op_mu_);
         auto e = ensure();
         if (!e) return fail(e.error());
@@ -7772,7 +7808,11 @@ public:
         std::lock_guard lock(eng_->mu);
         std::vector<network_entry> out;
         for (const auto& [k, v] : (*t)->network) out.push_back(v);
-        if (clear) (*t)->network.clear();
+        if (dropped) *dropped = (*t)->network_dropped;
+        if (clear) {
+            (*t)->network.clear();
+            (*t)->network_dropped = 0;
+        }
         for (auto& n : out) n.url = opt_.policy.redact(std::move(n.url));
         return out;
     }
@@ -8045,6 +8085,7 @@ private:
             std::shared_ptr<std::atomic<bool>> finished;
         };
         std::vector<worker> workers;  // finished ones are joined when the next one starts
+        std::string front_tab;        // the tab last brought to the front ("" after a popup came up)
         cdp::subscription sub;  // declared last: unsubscribed first
 
         explicit engine(cdp::any_transport t, cdp::connection_options o) : conn(std::move(t), std::move(o)) {}
@@ -8455,8 +8496,10 @@ private:
             } else if (m == "Page.lifecycleEvent") {
                 t->lifecycle[detail::jstr(p, "loaderId")].insert(detail::jstr(p, "name"));
             } else if (m == "Page.loadEventFired") {
-                if (page_session)
+                if (page_session) {
+                    t->main_loaded = ++e.seq;
                     if (auto fr = t->frames.find(t->main_frame); fr != t->frames.end()) t->lifecycle[fr->second.loader].insert("load");
+                }
             } else if (m == "Page.javascriptDialogOpening") {
                 dialog_record d;
                 d.type = detail::jstr(p, "type");
@@ -8496,7 +8539,10 @@ private:
                         }
                 }
                 t->network.emplace_back(key, std::move(n));
-                while (t->network.size() > opt_.network_capacity) t->network.pop_front();
+                while (t->network.size() > opt_.network_capacity) {
+                    t->network.pop_front();
+                    ++t->network_dropped;
+                }
             } else if (m == "Network.responseReceived") {
                 const std::string key = ev.session_id + "|" + detail::jstr(p, "requestId");
                 const json& r = detail::jobj(p, "response");
@@ -8530,7 +8576,10 @@ private:
                     c.line = static_cast<int>(detail::jint(st["callFrames"][0], "lineNumber")) + 1;
                 }
                 t->console.push_back(std::move(c));
-                while (t->console.size() > opt_.console_capacity) t->console.pop_front();
+                while (t->console.size() > opt_.console_capacity) {
+                    t->console.pop_front();
+                    ++t->console_dropped;
+                }
             } else if (m == "Runtime.exceptionThrown") {
                 const json& ex = detail::jobj(p, "exceptionDetails");
                 console_message c;
@@ -8541,7 +8590,10 @@ private:
                 c.url = detail::jstr(ex, "url");
                 c.line = static_cast<int>(detail::jint(ex, "lineNumber")) + 1;
                 t->console.push_back(std::move(c));
-                while (t->console.size() > opt_.console_capacity) t->console.pop_front();
+                while (t->console.size() > opt_.console_capacity) {
+                    t->console.pop_front();
+                    ++t->console_dropped;
+                }
             } else if (m == "Runtime.bindingCalled" && detail::jstr(p, "name") == "__agentkitBlocked") {
                 const json rep = json::parse(detail::jstr(p, "payload"), nullptr, false);
                 blocked_request b;
@@ -8647,6 +8699,7 @@ private:
             std::lock_guard lock(e.mu);
             if (e.adopting.count(id) != 0) return;
             e.adopting.insert(id);  // marked here, so an action finishing now waits for it
+            e.front_tab.clear();    // the popup is in front now
             e.spawn_worker([this, &e, id, opener] { (void)adopt(e, id, opener, true); });
         }
     }
@@ -9160,8 +9213,21 @@ private:
         return std::pair{pt->first + off->first, pt->second + off->second};
     }
 
+    // Input reaches only the tab in front: bring `t` there unless it is known to be.
+    void to_front(const tab_ptr& t) {
+        {
+            std::lock_guard lock(eng_->mu);
+            if (eng_->front_tab == t->id) return;
+        }
+        if (call(t->session, "Page.bringToFront", json::object(), 3000ms)) {
+            std::lock_guard lock(eng_->mu);
+            eng_->front_tab = t->id;
+        }
+    }
+
     result<void> mouse(const tab_ptr& t, const char* type, double x, double y, const char* button, int count, int buttons,
                        int modifiers = 0) {
+        to_front(t);
         auto r = call(t->session, "Input.dispatchMouseEvent",
                       json{{"type", type}, {"x", x}, {"y", y}, {"button", button}, {"clickCount", count},
                            {"buttons", buttons}, {"modifiers", modifiers}});
@@ -9194,6 +9260,7 @@ private:
     result<void> press_keys(const tab_ptr& t, std::string_view chord_text) {
         auto chord = parse_key_chord(chord_text);
         if (!chord) return fail(chord.error());
+        to_front(t);
         int mods = 0;
         auto key_event = [&](const char* type, const key_def& k, int m) -> result<void> {
             json p = {{"type", type}, {"key", k.key}, {"code", k.code}, {"windowsVirtualKeyCode", k.key_code},
@@ -9248,7 +9315,9 @@ private:
     // Settle after an action that started at event sequence `mark`: a navigation it triggered has
     // committed and loaded, the requests it started are done, and the DOM has been quiet.
     void settle(const tab_ptr& t, std::uint64_t mark, std::vector<std::string>& notes) {
-        for (int round = 0; round < 4; ++round) {
+        constexpr int rounds = 4;
+        int nav_rounds = 0;
+        for (int round = 0; round < rounds; ++round) {
             auto q = dom_quiet(t);
             if (q == quiet_result::failed) return;
             bool nav_pending = false;
@@ -9258,9 +9327,17 @@ private:
                               (t->nav_committed > mark && t->lifecycle[main_loader(t)].count("load") == 0);
             }
             if (nav_pending || q == quiet_result::navigated) {
+                std::uint64_t wait_mark = 0;
+                {
+                    std::lock_guard lock(eng_->mu);
+                    wait_mark = eng_->seq;
+                }
                 const bool loaded = wait_until(
                     [&] {
                         if (t->closed || t->crashed) return true;
+                        // a document finished loading meanwhile: progress (the next round looks again), so a
+                        // page that navigates in a loop uses up the rounds instead of the timeout
+                        if (t->main_loaded > wait_mark) return true;
                         const bool req_open = t->nav_requested > mark && t->nav_requested > t->nav_stopped &&
                                               t->nav_requested > t->nav_started;
                         if (req_open) return false;
@@ -9272,6 +9349,12 @@ private:
                 if (!loaded && eng_->conn.is_open())
                     notes.push_back("the page was still loading after " + std::to_string(opt_.navigation_timeout.count()) + " ms");
                 if (!eng_->conn.is_open()) return;
+                if (++nav_rounds == rounds) {  // every round saw another navigation: a page that navigates in a loop
+                    notes.push_back("the page kept navigating (a new document in each of " + std::to_string(rounds) +
+                                    " settle rounds); stopped waiting for it");
+                    std::lock_guard lock(eng_->mu);
+                    t->looping = true;
+                }
                 continue;  // check the new document is quiet
             }
             bool busy_net = false;
@@ -9402,6 +9485,9 @@ private:
             if (out.navigated)
                 if (auto s = t->doc_status.find(now_loader); s != t->doc_status.end()) out.http_status = s->second;
         }
+        // A popup comes to the front; the current tab stays the opener, and input to a tab in
+        // the background is not processed: bring the current tab back.
+        if (!opened.empty()) to_front(t);
         for (const auto& id : opened) {
             tab_info ti;
             ti.id = id;
@@ -9460,6 +9546,14 @@ private:
         if (!ct) return fail(ct.error());
         std::string loader;
         auto go = [&](const tab_ptr& t) -> result<void> {
+            bool looping = false;
+            {
+                std::lock_guard lock(eng_->mu);
+                looping = std::exchange(t->looping, false);
+            }
+            // A page navigating itself in a loop would cancel this navigation with its next one:
+            // stop it on about:blank first (it commits at once and runs no script).
+            if (looping) (void)call(t->session, "Page.navigate", json{{"url", "about:blank"}}, opt_.navigation_timeout);
             auto n = call(t->session, "Page.navigate", json{{"url", url}}, opt_.navigation_timeout);
             if (!n) return fail(n.error());
             const std::string err = detail::jstr(*n, "errorText");
@@ -11167,6 +11261,7 @@ template <class... A, class... B>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -11475,16 +11570,24 @@ struct wait_args {
 };
 struct console_args {
     std::optional<std::string> level;
+    std::optional<int> recent;
+    std::optional<bool> clear;
     static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(console_args, level, "Lowest level shown", one_of("error", "warning", "info", "debug")));
+        return fields(AGENTKIT_FIELD(console_args, level, "Lowest level kept (default info)", one_of("error", "warning", "info", "debug")),
+                      AGENTKIT_FIELD(console_args, recent, "How many of the newest messages to show (default 10); the whole log is an artifact", range(0, 100)),
+                      AGENTKIT_FIELD(console_args, clear, "Empty the tab's console buffer after reading it"));
     }
 };
 struct network_args {
     std::optional<bool> static_;
     std::optional<std::string> filter;
+    std::optional<int> recent;
+    std::optional<bool> clear;
     static constexpr auto agentkit_fields() {
         return fields(field(&network_args::static_, "static", "Include images, fonts, scripts and styles"),
-                      AGENTKIT_FIELD(network_args, filter, "Only URLs containing this text"));
+                      AGENTKIT_FIELD(network_args, filter, "Only URLs containing this text"),
+                      AGENTKIT_FIELD(network_args, recent, "How many of the newest requests to show (default 10); the whole log is an artifact", range(0, 100)),
+                      AGENTKIT_FIELD(network_args, clear, "Empty the tab's request buffer after reading it"));
     }
 };
 struct tabs_args {
@@ -11642,6 +11745,60 @@ inline result<action_result> run_step(browser& b, const interact_step& s) {
     return fail(errc::args_invalid, "unknown step action " + s.action);
 }
 
+/// Store text as an artifact, redacted of the session's secrets first.
+inline result<artifact_ref> store_text(tool_state& st, std::string name, std::string description, std::string text) {
+    return st.store.put({"text/plain", std::move(name), st.b.policy().redact(std::move(description)),
+                         st.b.policy().redact(std::move(text)), false});
+}
+
+/// A log (console or network) kept whole in the artifact store; the result carries counts, the
+/// newest lines within a small budget, and the artifact id with how to read the rest.
+inline result<tool_output> log_result(tool_state& st, std::string_view what, const std::vector<std::string>& lines,
+                                      const std::string& counts, std::size_t dropped, std::size_t capacity,
+                                      std::size_t recent, std::string_view section_hint) {
+    constexpr std::size_t line_chars = 300;    // one line shown inline
+    constexpr std::size_t recent_chars = 3000;  // all lines shown inline
+    std::string head = std::string(what) + ": " + counts + "\n";
+    if (dropped > 0)
+        head += "the tab keeps the newest " + std::to_string(capacity) + "; " + std::to_string(dropped) +
+                " older were dropped\n";
+    if (lines.empty()) return tool_output::text(head);
+    std::string full;
+    for (const auto& l : lines) full += l + "\n";
+    auto ref = store_text(st, std::string(what) + " log", std::string(what) + " log, " + std::to_string(lines.size()) + " lines", full);
+    // the newest lines, oldest of them first, within the budget
+    std::vector<std::string> shown;
+    std::size_t used = 0;
+    for (auto it = lines.rbegin(); it != lines.rend() && shown.size() < recent; ++it) {
+        std::string l = *it;
+        if (l.size() > line_chars) {
+            l.resize(utf8_safe_prefix(l, line_chars));
+            l += "…";
+        }
+        if (used + l.size() + 1 > recent_chars && !shown.empty()) break;
+        used += l.size() + 1;
+        shown.push_back(std::move(l));
+    }
+    std::string body;
+    for (auto it = shown.rbegin(); it != shown.rend(); ++it) body += *it + "\n";
+    std::string text = head;
+    if (!shown.empty())
+        text += (shown.size() == lines.size() ? std::string("all ") + std::to_string(shown.size())
+                                               : "newest " + std::to_string(shown.size()) + " of " + std::to_string(lines.size())) +
+                ":\n" + page_data(body, st.b.boundary());
+    tool_output out;
+    if (ref) {
+        text += "whole log (" + std::to_string(lines.size()) + " lines, " + std::to_string(full.size()) + " characters): artifact " +
+                ref->id + "; read it with browser_artifact {\"id\": \"" + ref->id + "\", \"offset\": 0} or from a line with {\"id\": \"" +
+                ref->id + "\", \"section\": \"" + std::string(section_hint) + "\"}\n";
+        out.add_text(std::move(text));
+        out.add_artifact(*ref);
+    } else {
+        out.add_text(text + "whole log not stored: " + ref.error().message + "\n");
+    }
+    return out;
+}
+
 inline std::string level_filter_ok(std::string_view min, std::string_view level) {
     auto rank = [](std::string_view l) {
         if (l == "error" || l == "exception") return 3;
@@ -11700,7 +11857,7 @@ auto browser_tools(State& st) {
                 if (!r) return fail(r.error());
                 std::string text = r->to_text();
                 if (r->snap.truncated()) {
-                    auto ref = s->store.put({"text/plain", "snapshot", "full snapshot of " + r->url, r->snap.full_text, false});
+                    auto ref = detail::store_text(*s, "snapshot", "full snapshot of " + r->url, r->snap.full_text);
                     if (ref) text += "[the full snapshot is artifact " + ref->id + ": browser_artifact {\"id\": \"" + ref->id + "\"}]\n";
                 }
                 return tool_output::text(std::move(text));
@@ -11912,45 +12069,109 @@ auto browser_tools(State& st) {
         },
         ro);
     auto console = tool<"browser_console_messages">(
-        "Console messages of the current tab (most recent last).",
+        "Console messages of the current tab: counts by level and the newest few; the whole log is stored as an "
+        "artifact (read it with browser_artifact by offset or section).",
         [s](const console_args& a) {
             return timed(*s, "browser_console_messages", [&]() -> result<tool_output> {
-                auto r = s->b.console_messages();
+                std::size_t dropped = 0;
+                auto r = s->b.console_messages(a.clear.value_or(false), &dropped);
                 if (!r) return fail(r.error());
                 const std::string min = a.level.value_or("info");
-                std::string out;
-                std::size_t n = 0;
+                std::vector<std::string> lines;
+                std::map<std::string, std::size_t> by_level;
+                std::size_t hidden = 0;
                 for (const auto& m : *r) {
-                    if (detail::level_filter_ok(min, m.level).empty()) continue;
-                    ++n;
-                    out += "[" + m.level + "] " + m.text;
-                    if (!m.url.empty()) out += " (" + m.url + ":" + std::to_string(m.line) + ")";
-                    out += "\n";
+                    if (detail::level_filter_ok(min, m.level).empty()) {
+                        ++hidden;
+                        continue;
+                    }
+                    ++by_level[m.level];
+                    std::string line = "[" + m.level + "] " + m.text;
+                    if (!m.url.empty()) line += " (" + m.url + ":" + std::to_string(m.line) + ")";
+                    std::replace(line.begin(), line.end(), '\n', ' ');
+                    lines.push_back(std::move(line));
                 }
-                return tool_output::text(n == 0 ? std::string("no console messages") : out);
+                std::string counts = std::to_string(lines.size()) + (lines.size() == 1 ? " message" : " messages");
+                if (!by_level.empty()) {
+                    counts += " (";
+                    bool first = true;
+                    for (const char* l : {"exception", "error", "assert", "warning", "log", "info", "debug", "trace"})
+                        if (auto it = by_level.find(l); it != by_level.end()) {
+                            counts += (first ? "" : ", ") + it->first + " " + std::to_string(it->second);
+                            first = false;
+                            by_level.erase(it);
+                        }
+                    for (const auto& [l, n] : by_level) {
+                        counts += (first ? "" : ", ") + l + " " + std::to_string(n);
+                        first = false;
+                    }
+                    counts += ")";
+                }
+                if (hidden > 0) counts += "; " + std::to_string(hidden) + " below " + min + " not shown";
+                if (a.clear.value_or(false)) counts += "; buffer cleared";
+                return detail::log_result(*s, "console", lines, counts, dropped, s->b.options().console_capacity,
+                                          static_cast<std::size_t>(a.recent.value_or(10)), "[error]");
             });
         },
         ro);
     auto network = tool<"browser_network_requests">(
-        "Network requests of the current tab since it loaded (documents, XHR/fetch; static assets with static: true).",
+        "Network requests of the current tab (documents, XHR/fetch; static assets with static: true): counts by "
+        "status class and the newest few; the whole log is stored as an artifact (read it with browser_artifact).",
         [s](const network_args& a) {
             return timed(*s, "browser_network_requests", [&]() -> result<tool_output> {
-                auto r = s->b.network_requests();
+                std::size_t dropped = 0;
+                auto r = s->b.network_requests(a.clear.value_or(false), &dropped);
                 if (!r) return fail(r.error());
-                std::string out;
-                std::size_t n = 0;
+                std::vector<std::string> lines;
+                std::size_t by_class[5] = {0, 0, 0, 0, 0};  // 1xx-2xx, 3xx, 4xx, 5xx (index: class - 1)
+                std::size_t failed = 0, pending = 0, static_skipped = 0, filter_skipped = 0;
                 for (const auto& e : *r) {
                     const bool is_static = e.resource_type == "Image" || e.resource_type == "Font" ||
                                            e.resource_type == "Stylesheet" || e.resource_type == "Script" ||
                                            e.resource_type == "Media";
-                    if (is_static && !a.static_.value_or(false)) continue;
-                    if (a.filter && e.url.find(*a.filter) == std::string::npos) continue;
-                    ++n;
-                    out += e.method + " " + e.url + " → ";
-                    out += e.error.empty() ? (e.status ? std::to_string(e.status) : std::string("pending")) : e.error;
-                    out += " " + e.resource_type + "\n";
+                    if (is_static && !a.static_.value_or(false)) {
+                        ++static_skipped;
+                        continue;
+                    }
+                    if (a.filter && e.url.find(*a.filter) == std::string::npos) {
+                        ++filter_skipped;
+                        continue;
+                    }
+                    std::string line = e.method + " " + e.url + " → ";
+                    if (!e.error.empty()) {
+                        ++failed;
+                        line += "failed " + e.error;
+                    } else if (e.status >= 100 && e.status < 600) {
+                        ++by_class[static_cast<std::size_t>(e.status / 100 - 1)];
+                        line += std::to_string(e.status);
+                    } else {
+                        ++pending;
+                        line += "pending";
+                    }
+                    line += " " + e.resource_type;
+                    if (e.finished && e.duration_ms > 0) line += " " + std::to_string(static_cast<long long>(e.duration_ms + 0.5)) + " ms";
+                    lines.push_back(std::move(line));
                 }
-                return tool_output::text(n == 0 ? std::string("no requests") : out);
+                std::string counts = std::to_string(lines.size()) + (lines.size() == 1 ? " request" : " requests");
+                if (!lines.empty()) {
+                    std::string parts;
+                    auto part = [&](const std::string& name, std::size_t n) {
+                        if (n > 0) parts += (parts.empty() ? "" : ", ") + name + " " + std::to_string(n);
+                    };
+                    part("1xx", by_class[0]);
+                    part("2xx", by_class[1]);
+                    part("3xx", by_class[2]);
+                    part("4xx", by_class[3]);
+                    part("5xx", by_class[4]);
+                    part("failed", failed);
+                    part("pending", pending);
+                    counts += " (" + parts + ")";
+                }
+                if (static_skipped > 0) counts += "; " + std::to_string(static_skipped) + " static assets not listed (static: true lists them)";
+                if (filter_skipped > 0) counts += "; " + std::to_string(filter_skipped) + " not matching the filter";
+                if (a.clear.value_or(false)) counts += "; buffer cleared";
+                return detail::log_result(*s, "network", lines, counts, dropped, s->b.options().network_capacity,
+                                          static_cast<std::size_t>(a.recent.value_or(10)), "→ 404");
             });
         },
         ro);
@@ -12146,7 +12367,7 @@ auto browser_tools(State& st) {
                     for (const auto& b : p.blocked) out += "blocked " + b.resource_type + " " + b.url + " (policy " + b.rule + ")\n";
                     out += detail::page_data(p.text, s->b.boundary());
                     if (p.truncated) {
-                        auto ref = s->store.put({"text/plain", "page text", "full text of " + p.final_url, p.full_text, false});
+                        auto ref = detail::store_text(*s, "page text", "full text of " + p.final_url, p.full_text);
                         if (ref) out += "[the whole page is artifact " + ref->id + "]\n";
                     }
                     out += "\n";
@@ -13126,10 +13347,16 @@ namespace detail {
 // results carry `resultType`; tools/list and server/discover carry `ttlMs`/`cacheScope`; an
 // unsupported version is answered with -32022). Clients of either era work with one server.
 //
-// Behaviour on bad input: malformed JSON → -32700; a message that is not a JSON-RPC request
-// → -32600; unknown method → -32601; bad params and unknown tools → -32602; invalid tool
-// arguments and tool failures → a normal result with isError (the model sees them). Nothing a
-// client sends crashes the server or writes anything but a protocol message to stdout.
+// Behaviour on bad input: malformed JSON (a raw NUL byte, invalid UTF-8, an over-long line,
+// nesting deeper than max_depth included) → -32700 with id null; a message that is not a valid
+// JSON-RPC request (wrong "jsonrpc", an id that is not a string or an integer, a method that is
+// not a string, params that are not structured) → -32600, with the id when it is valid, even
+// without an id; an id still in flight → -32600; unknown method (a "notifications/..." method
+// sent with an id included: it is a request) → -32601; by-position params, bad params,
+// tools/call arguments that are not an object and unknown tools → -32602; invalid tool
+// arguments and tool failures → a normal result with isError (the model sees them). Responses
+// from the client and notifications are never answered. Nothing a client sends crashes the
+// server or writes anything but a whole protocol message line to stdout.
 //
 // Concurrency: tools/call requests run on worker threads; calls of parallel-safe tools run
 // together, the others one at a time. The reader never waits for a tool. Cancellation
@@ -13464,6 +13691,8 @@ constexpr bool check_masker() {
 #include <utility>
 #include <vector>
 
+#include <poll.h>
+#include <signal.h>
 #include <unistd.h>
 
 namespace agentkit::mcp {
@@ -13678,6 +13907,12 @@ public:
             send_error(nullptr, code::parse_error, "JSON nested too deeply", json{{"limit", o_.max_depth}});
             return;
         }
+        // A raw NUL is never valid JSON (inside a string it must be escaped as \u0000). The
+        // parser would take it for the end of the input and accept `{...}\0garbage`.
+        if (line.find('\0') != std::string_view::npos) {
+            send_error(nullptr, code::parse_error, "Parse error: the message contains a NUL byte");
+            return;
+        }
         json msg = json::parse(line, nullptr, false);
         if (msg.is_discarded()) {
             send_error(nullptr, code::parse_error, "Parse error: the message is not valid JSON (or not valid UTF-8)");
@@ -13726,6 +13961,16 @@ public:
             else t.detach();
         }
     }
+
+    /// Ask every running tools/call to stop (through its tool_context); their responses are still
+    /// sent, as the client did not cancel them. Used when the process is told to terminate.
+    void cancel_all() {
+        std::lock_guard lock(calls_mu_);
+        for (auto& [id, c] : in_flight_) c->stop.request_stop();
+    }
+
+    /// The options this server was built with.
+    [[nodiscard]] const server_options& options() const noexcept { return o_; }
 
     /// Number of tools/call requests running now.
     [[nodiscard]] std::size_t in_flight() const {
@@ -13793,8 +14038,13 @@ private:
         }
         const bool has_id = msg.contains("id");
         const json id = has_id ? msg["id"] : json(nullptr);
+        // A response of the client (we send no requests) is never answered; anything else that
+        // is not a valid Request object is answered with -32600 (JSON-RPC 2.0 section 5), even
+        // without an id: `{"foo": "boo"}` and `{"jsonrpc": "2.0", "method": 1, "params": "bar"}`
+        // are the specification's own examples, each answered with id null.
+        const bool looks_like_response = !msg.contains("method") && (msg.contains("result") || msg.contains("error"));
         if (msg.value("jsonrpc", json()) != "2.0") {
-            if (has_id || msg.contains("method"))
+            if (!looks_like_response)
                 send_error(valid_id(id) ? id : json(nullptr), code::invalid_request, "Invalid Request: \"jsonrpc\" must be \"2.0\"");
             return;
         }
@@ -13815,14 +14065,16 @@ private:
         }
         const json params = msg.contains("params") ? msg["params"] : json::object();
         if (!params.is_object() && !params.is_array()) {
-            if (has_id) send_error(id, code::invalid_params, "Invalid params: \"params\" must be an object");
+            // Not a structured value: the message is not a valid Request object.
+            send_error(has_id ? id : json(nullptr), code::invalid_request,
+                       "Invalid Request: \"params\" must be an object");
             return;
         }
         if (!has_id) {
             handle_notification(method, params);
             return;
         }
-        handle_request(id, method, params.is_object() ? params : json::object());
+        handle_request(id, method, params);
     }
 
     void handle_notification(const std::string& method, const json& params) {
@@ -13867,7 +14119,29 @@ private:
         return i;
     }
 
-    void handle_request(const json& id, const std::string& method, const json& params) {
+    static bool known_method(std::string_view m) {
+        return m == "initialize" || m == "server/discover" || m == "ping" || m == "tools/list" || m == "tools/call" ||
+               m == "logging/setLevel";
+    }
+
+    void handle_request(const json& id, const std::string& method, const json& raw_params) {
+        {
+            // An id still in flight is ambiguous: its response could not be told from this one's.
+            std::lock_guard lock(calls_mu_);
+            if (in_flight_.count(id.dump()) != 0) {
+                send_error(id, code::invalid_request, "Invalid Request: a request with this id is already in flight");
+                return;
+            }
+        }
+        if (!known_method(method)) {
+            send_error(id, code::method_not_found, "Method not found: " + method);
+            return;
+        }
+        if (!raw_params.is_object()) {  // by-position params: no MCP method takes them
+            send_error(id, code::invalid_params, "Invalid params: MCP params must be an object");
+            return;
+        }
+        const json& params = raw_params;
         const auto mv = meta_version(params);
         bool stateless = false;
         if (mv) {
@@ -13914,10 +14188,6 @@ private:
         }
         if (method == "ping") {
             finish(json::object());
-            return;
-        }
-        if (method != "tools/list" && method != "tools/call" && method != "logging/setLevel") {
-            send_error(id, code::method_not_found, "Method not found: " + method);
             return;
         }
         if (!stateless && !initialized_.load() && negotiated_version().empty()) {
@@ -13984,6 +14254,10 @@ private:
         }
         json args = params.contains("arguments") ? params["arguments"] : json::object();
         if (args.is_null()) args = json::object();
+        if (!args.is_object()) {  // fails the CallToolRequest schema: a protocol error, not a tool error
+            send_error(id, code::invalid_params, "Invalid params: tools/call \"arguments\" must be an object");
+            return;
+        }
         json progress_token;
         if (auto m = params.find("_meta"); m != params.end() && m->is_object() && m->contains("progressToken"))
             progress_token = (*m)["progressToken"];
@@ -14104,9 +14378,20 @@ private:
     std::shared_mutex exclusive_;
 };
 
-/// Serve on stdin/stdout until stdin closes (or `*stop` becomes true — set it from a SIGTERM
-/// handler installed without SA_RESTART, so the blocked read returns). Returns the process exit
-/// code (0 on a clean end). Nothing but protocol messages is written to stdout.
+/// Serve on stdin/stdout until stdin closes or `*stop` becomes true; returns the process exit
+/// code (0 on a clean end). Nothing but whole protocol lines is written to stdout.
+///
+/// Stopping: set `*stop` from a SIGTERM/SIGINT handler (see stop_on_signals()). The loop does
+/// not rely on the signal interrupting its read (the signal may be delivered to any thread of
+/// the process, e.g. a tool's worker): while it waits for input it re-checks `*stop` at least
+/// every 100 ms. On a stop, calls still running are cancelled at once (their responses, whole
+/// lines, are still written) and the loop returns; a partly received message is dropped. When
+/// stdin closes instead, running calls get half of a 5 s grace to finish before they are
+/// cancelled, and a last message without its newline is still handled.
+///
+/// A line longer than server_options::max_message_bytes is answered with -32700 as soon as it
+/// exceeds the limit and the rest of it is discarded unread: memory stays bounded however long
+/// a line grows.
 inline int run_stdio(server& srv, int in_fd = 0, int out_fd = 1, const std::atomic<bool>* stop = nullptr) {
     srv.set_sink([out_fd](const std::string& line) {
         std::string buf = line;
@@ -14121,29 +14406,83 @@ inline int run_stdio(server& srv, int in_fd = 0, int out_fd = 1, const std::atom
             off += static_cast<std::size_t>(n);
         }
     });
+    const std::size_t limit = srv.options().max_message_bytes;
     std::string pending;
+    std::size_t scanned = 0;   // bytes of `pending` known to hold no newline
+    bool discarding = false;   // inside an oversized line, dropping bytes up to its newline
+    bool stopped = false;
     std::array<char, 65536> chunk{};
     for (;;) {
-        if (stop != nullptr && stop->load()) break;
+        if (stop != nullptr && stop->load()) {
+            stopped = true;
+            break;
+        }
+        if (stop != nullptr) {
+            pollfd p{in_fd, POLLIN, 0};
+            const int r = ::poll(&p, 1, 100);
+            if (r < 0 && errno != EINTR) break;
+            if (r <= 0) continue;  // timeout or signal: check *stop again
+        }
         const ssize_t n = ::read(in_fd, chunk.data(), chunk.size());
         if (n < 0) {
             if (errno == EINTR) continue;
             break;
         }
         if (n == 0) break;
-        pending.append(chunk.data(), static_cast<std::size_t>(n));
+        std::string_view data(chunk.data(), static_cast<std::size_t>(n));
+        if (discarding) {
+            const std::size_t nl = data.find('\n');
+            if (nl == std::string_view::npos) continue;
+            data.remove_prefix(nl + 1);
+            discarding = false;
+        }
+        pending.append(data);
         std::size_t start = 0;
         for (;;) {
-            const std::size_t nl = pending.find('\n', start);
+            const std::size_t nl = pending.find('\n', std::max(start, scanned));
             if (nl == std::string::npos) break;
             srv.handle(std::string_view(pending).substr(start, nl - start));
             start = nl + 1;
         }
         pending.erase(0, start);
+        scanned = pending.size();
+        // Past the limit plus a possible '\r' (no overflow for a limit of SIZE_MAX): handle()
+        // answers "message too large".
+        if (pending.size() > limit && pending.size() - limit > 1) {
+            srv.handle(pending);
+            pending.clear();
+            pending.shrink_to_fit();
+            scanned = 0;
+            discarding = true;
+        }
     }
-    if (!pending.empty()) srv.handle(pending);  // a last message without its newline
+    if (stopped) srv.cancel_all();
+    else if (!pending.empty() && !discarding) srv.handle(pending);  // a last message without its newline
     srv.shutdown(std::chrono::milliseconds(5000));
+    srv.set_sink({});  // a tool left running past shutdown must not write to out_fd any more
     return 0;
+}
+
+namespace detail {
+inline std::atomic<bool> stop_signal_flag{false};
+inline void on_stop_signal(int) { stop_signal_flag.store(true); }  // async-signal-safe: a lock-free store
+}  // namespace detail
+
+/// Install handlers for SIGTERM and SIGINT (without SA_RESTART) that set a flag, and return the
+/// flag for run_stdio: `return run_stdio(srv, 0, 1, stop_on_signals());`. SIGPIPE is ignored,
+/// so a client that closed its end makes writes fail instead of killing the server.
+inline const std::atomic<bool>* stop_on_signals() {
+    struct sigaction sa {};
+    sa.sa_handler = detail::on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0;
+    ::sigaction(SIGTERM, &sa, nullptr);
+    ::sigaction(SIGINT, &sa, nullptr);
+    struct sigaction ign {};
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    ::sigaction(SIGPIPE, &ign, nullptr);
+    return &detail::stop_signal_flag;
 }
 
 }  // namespace agentkit::mcp

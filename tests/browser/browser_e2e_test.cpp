@@ -70,6 +70,7 @@ std::string url_decode(std::string s) {
 struct site {
     http_server server;
     std::shared_ptr<agentkit::test::gate> item_gate = server.make_gate();
+    std::shared_ptr<agentkit::test::gate> states_gate = server.make_gate();
 
     site() {
         server.route("/form", http_response::html(page("Form", R"HTML(
@@ -158,13 +159,12 @@ addEventListener('mouseup', e => { if (down) document.getElementById('m').textCo
 <label><input type=checkbox id=auto> Auto check</label>
 <button id=vanish>Vanishing button</button>
 <button id=stay>Stays</button>
-<script>
-addEventListener('load', () => setTimeout(() => {
+<button id=start onclick="fetch('/states/go').then(() => {
   document.getElementById('later').disabled = false;
   document.getElementById('auto').checked = true;
   document.getElementById('vanish').remove();
-}, 300));
-</script>)HTML")));
+})">Start</button>)HTML")));
+        server.route("/states/go", http_response::text("go").held_by(states_gate));  // the test releases it
         server.route("/regions", http_response::html(page("Regions", R"HTML(
 <section aria-label="Fruit"><h2>Fruit</h2><ul><li>apple</li><li>pear</li><li>fig</li></ul></section>
 <section aria-label="Prices"><h2>Prices</h2>
@@ -688,6 +688,14 @@ TEST_F(BrowserE2E, WaitForARefStateAndRefsOfRemovedElements) {
     const std::string stay = ref_on(nav->snapshot, "button \"Stays\"");
     ASSERT_FALSE(later.empty() || box.empty() || vanish.empty() || stay.empty()) << nav->snapshot;
     EXPECT_NE(nav->snapshot.find("disabled"), std::string::npos) << nav->snapshot;
+    // The page changes only when its request to /states/go is answered, and the test answers
+    // it once it has arrived: the refs above were read before any change.
+    std::thread release([&] {
+        if (s_->states_gate->wait_arrived(20s)) s_->states_gate->open();
+    });
+    auto start = b_->click(ref_on(nav->snapshot, "button \"Start\""));
+    release.join();
+    ASSERT_TRUE(start) << start.error().to_text();
 
     br::wait_options w;
     w.timeout = 5000ms;
@@ -770,7 +778,9 @@ TEST_F(BrowserE2E, SnapshotOfARefSubtreeAndExtractionWithinARef) {
     EXPECT_EQ((*table)["rows"][1]["Cost"], "30");
     to.ref = fruit;  // no table in that region: a clear error or an empty result, never another region's table
     auto none = b_->extract(to);
-    if (none) EXPECT_TRUE(!none->contains("rows") || (*none)["rows"].empty()) << none->dump();
+    if (none) {
+        EXPECT_TRUE(!none->contains("rows") || (*none)["rows"].empty()) << none->dump();
+    }
 }
 
 TEST_F(BrowserE2E, ReadableModeGivesTheArticleWithoutTheChrome) {

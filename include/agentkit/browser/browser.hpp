@@ -384,9 +384,12 @@ struct tab_state {
     std::map<std::string, int> doc_status;                     // loader → HTTP status
     bool main_loading = false;
     std::uint64_t nav_requested = 0, nav_started = 0, nav_committed = 0, nav_stopped = 0, same_doc = 0;
+    std::uint64_t main_loaded = 0;  // seq of the main frame's last load event
+    bool looping = false;           // settle saw the page navigate itself in every round
     std::map<std::string, std::uint64_t> inflight;  // session|requestId → seq when started
     std::deque<console_message> console;
     std::deque<std::pair<std::string, network_entry>> network;  // (session|requestId, entry)
+    std::size_t console_dropped = 0, network_dropped = 0;        // oldest entries dropped beyond capacity
     std::map<std::string, double> request_start;                 // session|requestId → timestamp
     std::vector<dialog_record> dialogs;  // not reported yet
     std::size_t dialogs_dropped = 0;     // beyond the per-action limit
@@ -825,7 +828,10 @@ public:
             std::lock_guard lock(eng_->mu);
             eng_->current = (*t)->id;
         }
-        (void)call((*t)->session, "Page.bringToFront");
+        if (call((*t)->session, "Page.bringToFront")) {
+            std::lock_guard lock(eng_->mu);
+            eng_->front_tab = (*t)->id;
+        }
         if (url.empty()) {
             action_result r;
             r.action = "new tab";
@@ -848,7 +854,10 @@ public:
             std::lock_guard lock(eng_->mu);
             eng_->current = (*t)->id;
         }
-        (void)call((*t)->session, "Page.bringToFront");
+        if (call((*t)->session, "Page.bringToFront")) {
+            std::lock_guard lock(eng_->mu);
+            eng_->front_tab = (*t)->id;
+        }
         action_result r;
         r.action = "select tab " + (*t)->id;
         auto s = take_snapshot(*t, snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12});
@@ -1046,6 +1055,7 @@ public:
                 if (text.empty() && o.replace) {
                     if (auto k = press_keys(h->tab, "Delete"); !k) return k;
                 } else {
+                    to_front(h->tab);
                     auto r = call(h->tab->session, "Input.insertText", json{{"text", std::string(text)}});
                     if (!r) return fail(r.error());
                 }
@@ -1270,8 +1280,10 @@ public:
         return json(opt_.policy.redact(detail::jstr(res, "description")));
     }
 
-    /// Console messages of the current tab (oldest first); `clear` empties the buffer.
-    result<std::vector<console_message>> console_messages(bool clear = false) {
+    /// Console messages of the current tab (oldest first); `clear` empties the buffer. The buffer
+    /// keeps the newest browser_options::console_capacity; `dropped` (if given) receives how many
+    /// older ones were dropped since the tab opened or was last cleared.
+    result<std::vector<console_message>> console_messages(bool clear = false, std::size_t* dropped = nullptr) {
         std::lock_guard op(op_mu_);
         auto e = ensure();
         if (!e) return fail(e.error());
@@ -1279,7 +1291,11 @@ public:
         if (!t) return fail(t.error());
         std::lock_guard lock(eng_->mu);
         std::vector<console_message> out((*t)->console.begin(), (*t)->console.end());
-        if (clear) (*t)->console.clear();
+        if (dropped) *dropped = (*t)->console_dropped;
+        if (clear) {
+            (*t)->console.clear();
+            (*t)->console_dropped = 0;
+        }
         for (auto& m : out) {
             m.text = opt_.policy.redact(std::move(m.text));
             m.url = opt_.policy.redact(std::move(m.url));
@@ -1287,8 +1303,9 @@ public:
         return out;
     }
 
-    /// Network requests of the current tab (oldest first).
-    result<std::vector<network_entry>> network_requests(bool clear = false) {
+    /// Network requests of the current tab (oldest first); `clear` empties the buffer. The buffer
+    /// keeps the newest browser_options::network_capacity; `dropped` as for console_messages.
+    result<std::vector<network_entry>> network_requests(bool clear = false, std::size_t* dropped = nullptr) {
         std::lock_guard op(op_mu_);
         auto e = ensure();
         if (!e) return fail(e.error());
@@ -1297,7 +1314,11 @@ public:
         std::lock_guard lock(eng_->mu);
         std::vector<network_entry> out;
         for (const auto& [k, v] : (*t)->network) out.push_back(v);
-        if (clear) (*t)->network.clear();
+        if (dropped) *dropped = (*t)->network_dropped;
+        if (clear) {
+            (*t)->network.clear();
+            (*t)->network_dropped = 0;
+        }
         for (auto& n : out) n.url = opt_.policy.redact(std::move(n.url));
         return out;
     }
@@ -1570,6 +1591,7 @@ private:
             std::shared_ptr<std::atomic<bool>> finished;
         };
         std::vector<worker> workers;  // finished ones are joined when the next one starts
+        std::string front_tab;        // the tab last brought to the front ("" after a popup came up)
         cdp::subscription sub;  // declared last: unsubscribed first
 
         explicit engine(cdp::any_transport t, cdp::connection_options o) : conn(std::move(t), std::move(o)) {}
@@ -1980,8 +2002,10 @@ private:
             } else if (m == "Page.lifecycleEvent") {
                 t->lifecycle[detail::jstr(p, "loaderId")].insert(detail::jstr(p, "name"));
             } else if (m == "Page.loadEventFired") {
-                if (page_session)
+                if (page_session) {
+                    t->main_loaded = ++e.seq;
                     if (auto fr = t->frames.find(t->main_frame); fr != t->frames.end()) t->lifecycle[fr->second.loader].insert("load");
+                }
             } else if (m == "Page.javascriptDialogOpening") {
                 dialog_record d;
                 d.type = detail::jstr(p, "type");
@@ -2021,7 +2045,10 @@ private:
                         }
                 }
                 t->network.emplace_back(key, std::move(n));
-                while (t->network.size() > opt_.network_capacity) t->network.pop_front();
+                while (t->network.size() > opt_.network_capacity) {
+                    t->network.pop_front();
+                    ++t->network_dropped;
+                }
             } else if (m == "Network.responseReceived") {
                 const std::string key = ev.session_id + "|" + detail::jstr(p, "requestId");
                 const json& r = detail::jobj(p, "response");
@@ -2055,7 +2082,10 @@ private:
                     c.line = static_cast<int>(detail::jint(st["callFrames"][0], "lineNumber")) + 1;
                 }
                 t->console.push_back(std::move(c));
-                while (t->console.size() > opt_.console_capacity) t->console.pop_front();
+                while (t->console.size() > opt_.console_capacity) {
+                    t->console.pop_front();
+                    ++t->console_dropped;
+                }
             } else if (m == "Runtime.exceptionThrown") {
                 const json& ex = detail::jobj(p, "exceptionDetails");
                 console_message c;
@@ -2066,7 +2096,10 @@ private:
                 c.url = detail::jstr(ex, "url");
                 c.line = static_cast<int>(detail::jint(ex, "lineNumber")) + 1;
                 t->console.push_back(std::move(c));
-                while (t->console.size() > opt_.console_capacity) t->console.pop_front();
+                while (t->console.size() > opt_.console_capacity) {
+                    t->console.pop_front();
+                    ++t->console_dropped;
+                }
             } else if (m == "Runtime.bindingCalled" && detail::jstr(p, "name") == "__agentkitBlocked") {
                 const json rep = json::parse(detail::jstr(p, "payload"), nullptr, false);
                 blocked_request b;
@@ -2172,6 +2205,7 @@ private:
             std::lock_guard lock(e.mu);
             if (e.adopting.count(id) != 0) return;
             e.adopting.insert(id);  // marked here, so an action finishing now waits for it
+            e.front_tab.clear();    // the popup is in front now
             e.spawn_worker([this, &e, id, opener] { (void)adopt(e, id, opener, true); });
         }
     }
@@ -2685,8 +2719,21 @@ private:
         return std::pair{pt->first + off->first, pt->second + off->second};
     }
 
+    // Input reaches only the tab in front: bring `t` there unless it is known to be.
+    void to_front(const tab_ptr& t) {
+        {
+            std::lock_guard lock(eng_->mu);
+            if (eng_->front_tab == t->id) return;
+        }
+        if (call(t->session, "Page.bringToFront", json::object(), 3000ms)) {
+            std::lock_guard lock(eng_->mu);
+            eng_->front_tab = t->id;
+        }
+    }
+
     result<void> mouse(const tab_ptr& t, const char* type, double x, double y, const char* button, int count, int buttons,
                        int modifiers = 0) {
+        to_front(t);
         auto r = call(t->session, "Input.dispatchMouseEvent",
                       json{{"type", type}, {"x", x}, {"y", y}, {"button", button}, {"clickCount", count},
                            {"buttons", buttons}, {"modifiers", modifiers}});
@@ -2719,6 +2766,7 @@ private:
     result<void> press_keys(const tab_ptr& t, std::string_view chord_text) {
         auto chord = parse_key_chord(chord_text);
         if (!chord) return fail(chord.error());
+        to_front(t);
         int mods = 0;
         auto key_event = [&](const char* type, const key_def& k, int m) -> result<void> {
             json p = {{"type", type}, {"key", k.key}, {"code", k.code}, {"windowsVirtualKeyCode", k.key_code},
@@ -2773,7 +2821,9 @@ private:
     // Settle after an action that started at event sequence `mark`: a navigation it triggered has
     // committed and loaded, the requests it started are done, and the DOM has been quiet.
     void settle(const tab_ptr& t, std::uint64_t mark, std::vector<std::string>& notes) {
-        for (int round = 0; round < 4; ++round) {
+        constexpr int rounds = 4;
+        int nav_rounds = 0;
+        for (int round = 0; round < rounds; ++round) {
             auto q = dom_quiet(t);
             if (q == quiet_result::failed) return;
             bool nav_pending = false;
@@ -2783,9 +2833,17 @@ private:
                               (t->nav_committed > mark && t->lifecycle[main_loader(t)].count("load") == 0);
             }
             if (nav_pending || q == quiet_result::navigated) {
+                std::uint64_t wait_mark = 0;
+                {
+                    std::lock_guard lock(eng_->mu);
+                    wait_mark = eng_->seq;
+                }
                 const bool loaded = wait_until(
                     [&] {
                         if (t->closed || t->crashed) return true;
+                        // a document finished loading meanwhile: progress (the next round looks again), so a
+                        // page that navigates in a loop uses up the rounds instead of the timeout
+                        if (t->main_loaded > wait_mark) return true;
                         const bool req_open = t->nav_requested > mark && t->nav_requested > t->nav_stopped &&
                                               t->nav_requested > t->nav_started;
                         if (req_open) return false;
@@ -2797,6 +2855,12 @@ private:
                 if (!loaded && eng_->conn.is_open())
                     notes.push_back("the page was still loading after " + std::to_string(opt_.navigation_timeout.count()) + " ms");
                 if (!eng_->conn.is_open()) return;
+                if (++nav_rounds == rounds) {  // every round saw another navigation: a page that navigates in a loop
+                    notes.push_back("the page kept navigating (a new document in each of " + std::to_string(rounds) +
+                                    " settle rounds); stopped waiting for it");
+                    std::lock_guard lock(eng_->mu);
+                    t->looping = true;
+                }
                 continue;  // check the new document is quiet
             }
             bool busy_net = false;
@@ -2927,6 +2991,9 @@ private:
             if (out.navigated)
                 if (auto s = t->doc_status.find(now_loader); s != t->doc_status.end()) out.http_status = s->second;
         }
+        // A popup comes to the front; the current tab stays the opener, and input to a tab in
+        // the background is not processed: bring the current tab back.
+        if (!opened.empty()) to_front(t);
         for (const auto& id : opened) {
             tab_info ti;
             ti.id = id;
@@ -2985,6 +3052,14 @@ private:
         if (!ct) return fail(ct.error());
         std::string loader;
         auto go = [&](const tab_ptr& t) -> result<void> {
+            bool looping = false;
+            {
+                std::lock_guard lock(eng_->mu);
+                looping = std::exchange(t->looping, false);
+            }
+            // A page navigating itself in a loop would cancel this navigation with its next one:
+            // stop it on about:blank first (it commits at once and runs no script).
+            if (looping) (void)call(t->session, "Page.navigate", json{{"url", "about:blank"}}, opt_.navigation_timeout);
             auto n = call(t->session, "Page.navigate", json{{"url", url}}, opt_.navigation_timeout);
             if (!n) return fail(n.error());
             const std::string err = detail::jstr(*n, "errorText");

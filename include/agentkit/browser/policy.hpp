@@ -192,13 +192,15 @@ inline result<origin_pattern> parse_pattern(std::string_view s) {
     return p;
 }
 
-inline std::string url_encode(std::string_view s, bool form) {
-    static const char* hex = "0123456789ABCDEF";
+/// Percent-encode `s` leaving alphanumerics and the characters of `keep` as they are; `plus`
+/// writes a space as '+'; `lower` uses lowercase hex digits.
+inline std::string percent_encode(std::string_view s, std::string_view keep, bool plus, bool lower) {
+    const char* hex = lower ? "0123456789abcdef" : "0123456789ABCDEF";
     std::string o;
     for (char ch : s) {
         const auto c = static_cast<unsigned char>(ch);
-        if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') o += ch;
-        else if (form && c == ' ') o += '+';
+        if (std::isalnum(c) || keep.find(ch) != std::string_view::npos) o += ch;
+        else if (plus && c == ' ') o += '+';
         else {
             o += '%';
             o += hex[c >> 4];
@@ -206,6 +208,26 @@ inline std::string url_encode(std::string_view s, bool form) {
         }
     }
     return o;
+}
+
+/// The forms a value takes in URLs, form bodies, scripts and logs: raw, percent-encoded as by
+/// RFC 3986, encodeURIComponent, encodeURI and URLSearchParams / HTML forms (upper and lower hex),
+/// and JSON-escaped. Longest first, without duplicates.
+inline std::vector<std::string> encoded_forms(std::string_view value) {
+    std::vector<std::string> v{std::string(value)};
+    for (bool lower : {false, true}) {
+        v.push_back(percent_encode(value, "-_.~", false, lower));                    // RFC 3986
+        v.push_back(percent_encode(value, "-_.~", true, lower));                     // form, strict
+        v.push_back(percent_encode(value, "-_.!~*'()", false, lower));               // encodeURIComponent
+        v.push_back(percent_encode(value, "-_.!~*'();/?:@&=+$,#", false, lower));    // encodeURI
+        v.push_back(percent_encode(value, "*-._", true, lower));                     // URLSearchParams, forms
+    }
+    const std::string jv = json(std::string(value)).dump();
+    if (jv.size() > 2) v.push_back(jv.substr(1, jv.size() - 2));
+    std::sort(v.begin(), v.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size() || (a.size() == b.size() && a < b); });
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    v.erase(std::remove(v.begin(), v.end(), std::string()), v.end());
+    return v;
 }
 
 inline void replace_all(std::string& s, std::string_view from, std::string_view to) {
@@ -378,18 +400,15 @@ struct browser_policy {
         return s;
     }
 
-    /// Replace every secret value (raw, URL- and form-encoded) with <secret>NAME</secret>.
+    /// Replace every secret value (raw, URL-, form-, encodeURIComponent- and JSON-encoded) with
+    /// <secret>NAME</secret>.
     [[nodiscard]] std::string redact(std::string s) const {
         if (secrets.empty()) return s;
         std::vector<std::pair<std::string, std::string>> order(secrets.begin(), secrets.end());
         std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
         for (const auto& [name, value] : order) {
             const std::string mark = "<secret>" + name + "</secret>";
-            policy_detail::replace_all(s, value, mark);
-            policy_detail::replace_all(s, policy_detail::url_encode(value, false), mark);
-            policy_detail::replace_all(s, policy_detail::url_encode(value, true), mark);
-            const std::string jv = json(value).dump();
-            if (jv.size() > 2) policy_detail::replace_all(s, std::string_view(jv).substr(1, jv.size() - 2), mark);
+            for (const auto& form : policy_detail::encoded_forms(value)) policy_detail::replace_all(s, form, mark);
         }
         return s;
     }

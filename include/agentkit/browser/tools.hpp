@@ -29,6 +29,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -337,16 +338,24 @@ struct wait_args {
 };
 struct console_args {
     std::optional<std::string> level;
+    std::optional<int> recent;
+    std::optional<bool> clear;
     static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(console_args, level, "Lowest level shown", one_of("error", "warning", "info", "debug")));
+        return fields(AGENTKIT_FIELD(console_args, level, "Lowest level kept (default info)", one_of("error", "warning", "info", "debug")),
+                      AGENTKIT_FIELD(console_args, recent, "How many of the newest messages to show (default 10); the whole log is an artifact", range(0, 100)),
+                      AGENTKIT_FIELD(console_args, clear, "Empty the tab's console buffer after reading it"));
     }
 };
 struct network_args {
     std::optional<bool> static_;
     std::optional<std::string> filter;
+    std::optional<int> recent;
+    std::optional<bool> clear;
     static constexpr auto agentkit_fields() {
         return fields(field(&network_args::static_, "static", "Include images, fonts, scripts and styles"),
-                      AGENTKIT_FIELD(network_args, filter, "Only URLs containing this text"));
+                      AGENTKIT_FIELD(network_args, filter, "Only URLs containing this text"),
+                      AGENTKIT_FIELD(network_args, recent, "How many of the newest requests to show (default 10); the whole log is an artifact", range(0, 100)),
+                      AGENTKIT_FIELD(network_args, clear, "Empty the tab's request buffer after reading it"));
     }
 };
 struct tabs_args {
@@ -504,6 +513,60 @@ inline result<action_result> run_step(browser& b, const interact_step& s) {
     return fail(errc::args_invalid, "unknown step action " + s.action);
 }
 
+/// Store text as an artifact, redacted of the session's secrets first.
+inline result<artifact_ref> store_text(tool_state& st, std::string name, std::string description, std::string text) {
+    return st.store.put({"text/plain", std::move(name), st.b.policy().redact(std::move(description)),
+                         st.b.policy().redact(std::move(text)), false});
+}
+
+/// A log (console or network) kept whole in the artifact store; the result carries counts, the
+/// newest lines within a small budget, and the artifact id with how to read the rest.
+inline result<tool_output> log_result(tool_state& st, std::string_view what, const std::vector<std::string>& lines,
+                                      const std::string& counts, std::size_t dropped, std::size_t capacity,
+                                      std::size_t recent, std::string_view section_hint) {
+    constexpr std::size_t line_chars = 300;    // one line shown inline
+    constexpr std::size_t recent_chars = 3000;  // all lines shown inline
+    std::string head = std::string(what) + ": " + counts + "\n";
+    if (dropped > 0)
+        head += "the tab keeps the newest " + std::to_string(capacity) + "; " + std::to_string(dropped) +
+                " older were dropped\n";
+    if (lines.empty()) return tool_output::text(head);
+    std::string full;
+    for (const auto& l : lines) full += l + "\n";
+    auto ref = store_text(st, std::string(what) + " log", std::string(what) + " log, " + std::to_string(lines.size()) + " lines", full);
+    // the newest lines, oldest of them first, within the budget
+    std::vector<std::string> shown;
+    std::size_t used = 0;
+    for (auto it = lines.rbegin(); it != lines.rend() && shown.size() < recent; ++it) {
+        std::string l = *it;
+        if (l.size() > line_chars) {
+            l.resize(utf8_safe_prefix(l, line_chars));
+            l += "…";
+        }
+        if (used + l.size() + 1 > recent_chars && !shown.empty()) break;
+        used += l.size() + 1;
+        shown.push_back(std::move(l));
+    }
+    std::string body;
+    for (auto it = shown.rbegin(); it != shown.rend(); ++it) body += *it + "\n";
+    std::string text = head;
+    if (!shown.empty())
+        text += (shown.size() == lines.size() ? std::string("all ") + std::to_string(shown.size())
+                                               : "newest " + std::to_string(shown.size()) + " of " + std::to_string(lines.size())) +
+                ":\n" + page_data(body, st.b.boundary());
+    tool_output out;
+    if (ref) {
+        text += "whole log (" + std::to_string(lines.size()) + " lines, " + std::to_string(full.size()) + " characters): artifact " +
+                ref->id + "; read it with browser_artifact {\"id\": \"" + ref->id + "\", \"offset\": 0} or from a line with {\"id\": \"" +
+                ref->id + "\", \"section\": \"" + std::string(section_hint) + "\"}\n";
+        out.add_text(std::move(text));
+        out.add_artifact(*ref);
+    } else {
+        out.add_text(text + "whole log not stored: " + ref.error().message + "\n");
+    }
+    return out;
+}
+
 inline std::string level_filter_ok(std::string_view min, std::string_view level) {
     auto rank = [](std::string_view l) {
         if (l == "error" || l == "exception") return 3;
@@ -562,7 +625,7 @@ auto browser_tools(State& st) {
                 if (!r) return fail(r.error());
                 std::string text = r->to_text();
                 if (r->snap.truncated()) {
-                    auto ref = s->store.put({"text/plain", "snapshot", "full snapshot of " + r->url, r->snap.full_text, false});
+                    auto ref = detail::store_text(*s, "snapshot", "full snapshot of " + r->url, r->snap.full_text);
                     if (ref) text += "[the full snapshot is artifact " + ref->id + ": browser_artifact {\"id\": \"" + ref->id + "\"}]\n";
                 }
                 return tool_output::text(std::move(text));
@@ -774,45 +837,109 @@ auto browser_tools(State& st) {
         },
         ro);
     auto console = tool<"browser_console_messages">(
-        "Console messages of the current tab (most recent last).",
+        "Console messages of the current tab: counts by level and the newest few; the whole log is stored as an "
+        "artifact (read it with browser_artifact by offset or section).",
         [s](const console_args& a) {
             return timed(*s, "browser_console_messages", [&]() -> result<tool_output> {
-                auto r = s->b.console_messages();
+                std::size_t dropped = 0;
+                auto r = s->b.console_messages(a.clear.value_or(false), &dropped);
                 if (!r) return fail(r.error());
                 const std::string min = a.level.value_or("info");
-                std::string out;
-                std::size_t n = 0;
+                std::vector<std::string> lines;
+                std::map<std::string, std::size_t> by_level;
+                std::size_t hidden = 0;
                 for (const auto& m : *r) {
-                    if (detail::level_filter_ok(min, m.level).empty()) continue;
-                    ++n;
-                    out += "[" + m.level + "] " + m.text;
-                    if (!m.url.empty()) out += " (" + m.url + ":" + std::to_string(m.line) + ")";
-                    out += "\n";
+                    if (detail::level_filter_ok(min, m.level).empty()) {
+                        ++hidden;
+                        continue;
+                    }
+                    ++by_level[m.level];
+                    std::string line = "[" + m.level + "] " + m.text;
+                    if (!m.url.empty()) line += " (" + m.url + ":" + std::to_string(m.line) + ")";
+                    std::replace(line.begin(), line.end(), '\n', ' ');
+                    lines.push_back(std::move(line));
                 }
-                return tool_output::text(n == 0 ? std::string("no console messages") : out);
+                std::string counts = std::to_string(lines.size()) + (lines.size() == 1 ? " message" : " messages");
+                if (!by_level.empty()) {
+                    counts += " (";
+                    bool first = true;
+                    for (const char* l : {"exception", "error", "assert", "warning", "log", "info", "debug", "trace"})
+                        if (auto it = by_level.find(l); it != by_level.end()) {
+                            counts += (first ? "" : ", ") + it->first + " " + std::to_string(it->second);
+                            first = false;
+                            by_level.erase(it);
+                        }
+                    for (const auto& [l, n] : by_level) {
+                        counts += (first ? "" : ", ") + l + " " + std::to_string(n);
+                        first = false;
+                    }
+                    counts += ")";
+                }
+                if (hidden > 0) counts += "; " + std::to_string(hidden) + " below " + min + " not shown";
+                if (a.clear.value_or(false)) counts += "; buffer cleared";
+                return detail::log_result(*s, "console", lines, counts, dropped, s->b.options().console_capacity,
+                                          static_cast<std::size_t>(a.recent.value_or(10)), "[error]");
             });
         },
         ro);
     auto network = tool<"browser_network_requests">(
-        "Network requests of the current tab since it loaded (documents, XHR/fetch; static assets with static: true).",
+        "Network requests of the current tab (documents, XHR/fetch; static assets with static: true): counts by "
+        "status class and the newest few; the whole log is stored as an artifact (read it with browser_artifact).",
         [s](const network_args& a) {
             return timed(*s, "browser_network_requests", [&]() -> result<tool_output> {
-                auto r = s->b.network_requests();
+                std::size_t dropped = 0;
+                auto r = s->b.network_requests(a.clear.value_or(false), &dropped);
                 if (!r) return fail(r.error());
-                std::string out;
-                std::size_t n = 0;
+                std::vector<std::string> lines;
+                std::size_t by_class[5] = {0, 0, 0, 0, 0};  // 1xx-2xx, 3xx, 4xx, 5xx (index: class - 1)
+                std::size_t failed = 0, pending = 0, static_skipped = 0, filter_skipped = 0;
                 for (const auto& e : *r) {
                     const bool is_static = e.resource_type == "Image" || e.resource_type == "Font" ||
                                            e.resource_type == "Stylesheet" || e.resource_type == "Script" ||
                                            e.resource_type == "Media";
-                    if (is_static && !a.static_.value_or(false)) continue;
-                    if (a.filter && e.url.find(*a.filter) == std::string::npos) continue;
-                    ++n;
-                    out += e.method + " " + e.url + " → ";
-                    out += e.error.empty() ? (e.status ? std::to_string(e.status) : std::string("pending")) : e.error;
-                    out += " " + e.resource_type + "\n";
+                    if (is_static && !a.static_.value_or(false)) {
+                        ++static_skipped;
+                        continue;
+                    }
+                    if (a.filter && e.url.find(*a.filter) == std::string::npos) {
+                        ++filter_skipped;
+                        continue;
+                    }
+                    std::string line = e.method + " " + e.url + " → ";
+                    if (!e.error.empty()) {
+                        ++failed;
+                        line += "failed " + e.error;
+                    } else if (e.status >= 100 && e.status < 600) {
+                        ++by_class[static_cast<std::size_t>(e.status / 100 - 1)];
+                        line += std::to_string(e.status);
+                    } else {
+                        ++pending;
+                        line += "pending";
+                    }
+                    line += " " + e.resource_type;
+                    if (e.finished && e.duration_ms > 0) line += " " + std::to_string(static_cast<long long>(e.duration_ms + 0.5)) + " ms";
+                    lines.push_back(std::move(line));
                 }
-                return tool_output::text(n == 0 ? std::string("no requests") : out);
+                std::string counts = std::to_string(lines.size()) + (lines.size() == 1 ? " request" : " requests");
+                if (!lines.empty()) {
+                    std::string parts;
+                    auto part = [&](const std::string& name, std::size_t n) {
+                        if (n > 0) parts += (parts.empty() ? "" : ", ") + name + " " + std::to_string(n);
+                    };
+                    part("1xx", by_class[0]);
+                    part("2xx", by_class[1]);
+                    part("3xx", by_class[2]);
+                    part("4xx", by_class[3]);
+                    part("5xx", by_class[4]);
+                    part("failed", failed);
+                    part("pending", pending);
+                    counts += " (" + parts + ")";
+                }
+                if (static_skipped > 0) counts += "; " + std::to_string(static_skipped) + " static assets not listed (static: true lists them)";
+                if (filter_skipped > 0) counts += "; " + std::to_string(filter_skipped) + " not matching the filter";
+                if (a.clear.value_or(false)) counts += "; buffer cleared";
+                return detail::log_result(*s, "network", lines, counts, dropped, s->b.options().network_capacity,
+                                          static_cast<std::size_t>(a.recent.value_or(10)), "→ 404");
             });
         },
         ro);
@@ -1008,7 +1135,7 @@ auto browser_tools(State& st) {
                     for (const auto& b : p.blocked) out += "blocked " + b.resource_type + " " + b.url + " (policy " + b.rule + ")\n";
                     out += detail::page_data(p.text, s->b.boundary());
                     if (p.truncated) {
-                        auto ref = s->store.put({"text/plain", "page text", "full text of " + p.final_url, p.full_text, false});
+                        auto ref = detail::store_text(*s, "page text", "full text of " + p.final_url, p.full_text);
                         if (ref) out += "[the whole page is artifact " + ref->id + "]\n";
                     }
                     out += "\n";

@@ -14,10 +14,16 @@
 // results carry `resultType`; tools/list and server/discover carry `ttlMs`/`cacheScope`; an
 // unsupported version is answered with -32022). Clients of either era work with one server.
 //
-// Behaviour on bad input: malformed JSON → -32700; a message that is not a JSON-RPC request
-// → -32600; unknown method → -32601; bad params and unknown tools → -32602; invalid tool
-// arguments and tool failures → a normal result with isError (the model sees them). Nothing a
-// client sends crashes the server or writes anything but a protocol message to stdout.
+// Behaviour on bad input: malformed JSON (a raw NUL byte, invalid UTF-8, an over-long line,
+// nesting deeper than max_depth included) → -32700 with id null; a message that is not a valid
+// JSON-RPC request (wrong "jsonrpc", an id that is not a string or an integer, a method that is
+// not a string, params that are not structured) → -32600, with the id when it is valid, even
+// without an id; an id still in flight → -32600; unknown method (a "notifications/..." method
+// sent with an id included: it is a request) → -32601; by-position params, bad params,
+// tools/call arguments that are not an object and unknown tools → -32602; invalid tool
+// arguments and tool failures → a normal result with isError (the model sees them). Responses
+// from the client and notifications are never answered. Nothing a client sends crashes the
+// server or writes anything but a whole protocol message line to stdout.
 //
 // Concurrency: tools/call requests run on worker threads; calls of parallel-safe tools run
 // together, the others one at a time. The reader never waits for a tool. Cancellation
@@ -57,6 +63,8 @@
 #include <utility>
 #include <vector>
 
+#include <poll.h>
+#include <signal.h>
 #include <unistd.h>
 
 namespace agentkit::mcp {
@@ -271,6 +279,12 @@ public:
             send_error(nullptr, code::parse_error, "JSON nested too deeply", json{{"limit", o_.max_depth}});
             return;
         }
+        // A raw NUL is never valid JSON (inside a string it must be escaped as \u0000). The
+        // parser would take it for the end of the input and accept `{...}\0garbage`.
+        if (line.find('\0') != std::string_view::npos) {
+            send_error(nullptr, code::parse_error, "Parse error: the message contains a NUL byte");
+            return;
+        }
         json msg = json::parse(line, nullptr, false);
         if (msg.is_discarded()) {
             send_error(nullptr, code::parse_error, "Parse error: the message is not valid JSON (or not valid UTF-8)");
@@ -319,6 +333,16 @@ public:
             else t.detach();
         }
     }
+
+    /// Ask every running tools/call to stop (through its tool_context); their responses are still
+    /// sent, as the client did not cancel them. Used when the process is told to terminate.
+    void cancel_all() {
+        std::lock_guard lock(calls_mu_);
+        for (auto& [id, c] : in_flight_) c->stop.request_stop();
+    }
+
+    /// The options this server was built with.
+    [[nodiscard]] const server_options& options() const noexcept { return o_; }
 
     /// Number of tools/call requests running now.
     [[nodiscard]] std::size_t in_flight() const {
@@ -386,8 +410,13 @@ private:
         }
         const bool has_id = msg.contains("id");
         const json id = has_id ? msg["id"] : json(nullptr);
+        // A response of the client (we send no requests) is never answered; anything else that
+        // is not a valid Request object is answered with -32600 (JSON-RPC 2.0 section 5), even
+        // without an id: `{"foo": "boo"}` and `{"jsonrpc": "2.0", "method": 1, "params": "bar"}`
+        // are the specification's own examples, each answered with id null.
+        const bool looks_like_response = !msg.contains("method") && (msg.contains("result") || msg.contains("error"));
         if (msg.value("jsonrpc", json()) != "2.0") {
-            if (has_id || msg.contains("method"))
+            if (!looks_like_response)
                 send_error(valid_id(id) ? id : json(nullptr), code::invalid_request, "Invalid Request: \"jsonrpc\" must be \"2.0\"");
             return;
         }
@@ -408,14 +437,16 @@ private:
         }
         const json params = msg.contains("params") ? msg["params"] : json::object();
         if (!params.is_object() && !params.is_array()) {
-            if (has_id) send_error(id, code::invalid_params, "Invalid params: \"params\" must be an object");
+            // Not a structured value: the message is not a valid Request object.
+            send_error(has_id ? id : json(nullptr), code::invalid_request,
+                       "Invalid Request: \"params\" must be an object");
             return;
         }
         if (!has_id) {
             handle_notification(method, params);
             return;
         }
-        handle_request(id, method, params.is_object() ? params : json::object());
+        handle_request(id, method, params);
     }
 
     void handle_notification(const std::string& method, const json& params) {
@@ -460,7 +491,29 @@ private:
         return i;
     }
 
-    void handle_request(const json& id, const std::string& method, const json& params) {
+    static bool known_method(std::string_view m) {
+        return m == "initialize" || m == "server/discover" || m == "ping" || m == "tools/list" || m == "tools/call" ||
+               m == "logging/setLevel";
+    }
+
+    void handle_request(const json& id, const std::string& method, const json& raw_params) {
+        {
+            // An id still in flight is ambiguous: its response could not be told from this one's.
+            std::lock_guard lock(calls_mu_);
+            if (in_flight_.count(id.dump()) != 0) {
+                send_error(id, code::invalid_request, "Invalid Request: a request with this id is already in flight");
+                return;
+            }
+        }
+        if (!known_method(method)) {
+            send_error(id, code::method_not_found, "Method not found: " + method);
+            return;
+        }
+        if (!raw_params.is_object()) {  // by-position params: no MCP method takes them
+            send_error(id, code::invalid_params, "Invalid params: MCP params must be an object");
+            return;
+        }
+        const json& params = raw_params;
         const auto mv = meta_version(params);
         bool stateless = false;
         if (mv) {
@@ -507,10 +560,6 @@ private:
         }
         if (method == "ping") {
             finish(json::object());
-            return;
-        }
-        if (method != "tools/list" && method != "tools/call" && method != "logging/setLevel") {
-            send_error(id, code::method_not_found, "Method not found: " + method);
             return;
         }
         if (!stateless && !initialized_.load() && negotiated_version().empty()) {
@@ -577,6 +626,10 @@ private:
         }
         json args = params.contains("arguments") ? params["arguments"] : json::object();
         if (args.is_null()) args = json::object();
+        if (!args.is_object()) {  // fails the CallToolRequest schema: a protocol error, not a tool error
+            send_error(id, code::invalid_params, "Invalid params: tools/call \"arguments\" must be an object");
+            return;
+        }
         json progress_token;
         if (auto m = params.find("_meta"); m != params.end() && m->is_object() && m->contains("progressToken"))
             progress_token = (*m)["progressToken"];
@@ -697,9 +750,20 @@ private:
     std::shared_mutex exclusive_;
 };
 
-/// Serve on stdin/stdout until stdin closes (or `*stop` becomes true — set it from a SIGTERM
-/// handler installed without SA_RESTART, so the blocked read returns). Returns the process exit
-/// code (0 on a clean end). Nothing but protocol messages is written to stdout.
+/// Serve on stdin/stdout until stdin closes or `*stop` becomes true; returns the process exit
+/// code (0 on a clean end). Nothing but whole protocol lines is written to stdout.
+///
+/// Stopping: set `*stop` from a SIGTERM/SIGINT handler (see stop_on_signals()). The loop does
+/// not rely on the signal interrupting its read (the signal may be delivered to any thread of
+/// the process, e.g. a tool's worker): while it waits for input it re-checks `*stop` at least
+/// every 100 ms. On a stop, calls still running are cancelled at once (their responses, whole
+/// lines, are still written) and the loop returns; a partly received message is dropped. When
+/// stdin closes instead, running calls get half of a 5 s grace to finish before they are
+/// cancelled, and a last message without its newline is still handled.
+///
+/// A line longer than server_options::max_message_bytes is answered with -32700 as soon as it
+/// exceeds the limit and the rest of it is discarded unread: memory stays bounded however long
+/// a line grows.
 inline int run_stdio(server& srv, int in_fd = 0, int out_fd = 1, const std::atomic<bool>* stop = nullptr) {
     srv.set_sink([out_fd](const std::string& line) {
         std::string buf = line;
@@ -714,29 +778,83 @@ inline int run_stdio(server& srv, int in_fd = 0, int out_fd = 1, const std::atom
             off += static_cast<std::size_t>(n);
         }
     });
+    const std::size_t limit = srv.options().max_message_bytes;
     std::string pending;
+    std::size_t scanned = 0;   // bytes of `pending` known to hold no newline
+    bool discarding = false;   // inside an oversized line, dropping bytes up to its newline
+    bool stopped = false;
     std::array<char, 65536> chunk{};
     for (;;) {
-        if (stop != nullptr && stop->load()) break;
+        if (stop != nullptr && stop->load()) {
+            stopped = true;
+            break;
+        }
+        if (stop != nullptr) {
+            pollfd p{in_fd, POLLIN, 0};
+            const int r = ::poll(&p, 1, 100);
+            if (r < 0 && errno != EINTR) break;
+            if (r <= 0) continue;  // timeout or signal: check *stop again
+        }
         const ssize_t n = ::read(in_fd, chunk.data(), chunk.size());
         if (n < 0) {
             if (errno == EINTR) continue;
             break;
         }
         if (n == 0) break;
-        pending.append(chunk.data(), static_cast<std::size_t>(n));
+        std::string_view data(chunk.data(), static_cast<std::size_t>(n));
+        if (discarding) {
+            const std::size_t nl = data.find('\n');
+            if (nl == std::string_view::npos) continue;
+            data.remove_prefix(nl + 1);
+            discarding = false;
+        }
+        pending.append(data);
         std::size_t start = 0;
         for (;;) {
-            const std::size_t nl = pending.find('\n', start);
+            const std::size_t nl = pending.find('\n', std::max(start, scanned));
             if (nl == std::string::npos) break;
             srv.handle(std::string_view(pending).substr(start, nl - start));
             start = nl + 1;
         }
         pending.erase(0, start);
+        scanned = pending.size();
+        // Past the limit plus a possible '\r' (no overflow for a limit of SIZE_MAX): handle()
+        // answers "message too large".
+        if (pending.size() > limit && pending.size() - limit > 1) {
+            srv.handle(pending);
+            pending.clear();
+            pending.shrink_to_fit();
+            scanned = 0;
+            discarding = true;
+        }
     }
-    if (!pending.empty()) srv.handle(pending);  // a last message without its newline
+    if (stopped) srv.cancel_all();
+    else if (!pending.empty() && !discarding) srv.handle(pending);  // a last message without its newline
     srv.shutdown(std::chrono::milliseconds(5000));
+    srv.set_sink({});  // a tool left running past shutdown must not write to out_fd any more
     return 0;
+}
+
+namespace detail {
+inline std::atomic<bool> stop_signal_flag{false};
+inline void on_stop_signal(int) { stop_signal_flag.store(true); }  // async-signal-safe: a lock-free store
+}  // namespace detail
+
+/// Install handlers for SIGTERM and SIGINT (without SA_RESTART) that set a flag, and return the
+/// flag for run_stdio: `return run_stdio(srv, 0, 1, stop_on_signals());`. SIGPIPE is ignored,
+/// so a client that closed its end makes writes fail instead of killing the server.
+inline const std::atomic<bool>* stop_on_signals() {
+    struct sigaction sa {};
+    sa.sa_handler = detail::on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0;
+    ::sigaction(SIGTERM, &sa, nullptr);
+    ::sigaction(SIGINT, &sa, nullptr);
+    struct sigaction ign {};
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    ::sigaction(SIGPIPE, &ign, nullptr);
+    return &detail::stop_signal_flag;
 }
 
 }  // namespace agentkit::mcp
