@@ -255,8 +255,8 @@ TEST(Report, ThreeSectionsBoundedNoImages) {
     r.result = "The total is $42.10.\nPaid by card.";
     for (int i = 0; i < 12; ++i) r.summary.push_back("bullet " + std::to_string(i) + std::string(400, '.'));
     r.session_id = "s-1";
-    r.artifacts.push_back({"a1", "agentkit://artifacts/a1", "image/png", "step 1", 1000, ""});
-    r.artifacts.push_back({"a2", "agentkit://artifacts/a2", "text/plain", "page text", 5000, ""});
+    r.artifacts.push_back({"a1", "agentkit://artifacts/a1", "image/png", "step 1", 1000, "", std::nullopt, std::nullopt});
+    r.artifacts.push_back({"a2", "agentkit://artifacts/a2", "text/plain", "page text", 5000, "", std::nullopt, std::nullopt});
     r.images.push_back(ak::content_block::make_image("AAAA", "image/png"));
     const std::string s = ak::render_report(r);
     EXPECT_EQ(s.rfind("Result: The total is $42.10.\n  Paid by card.\nSummary:\n- bullet 0", 0), 0u) << s;

@@ -399,6 +399,47 @@ TEST(McpServer, DeferredToolAnswersWithTheCapabilityEnvelopeNotAnRpcError) {
     EXPECT_EQ(unknown["error"]["code"], mcp::code::invalid_params) << unknown.dump();
 }
 
+namespace {
+struct reading {
+    std::string city;
+    double celsius = 0;
+    static constexpr auto agentkit_fields() {
+        return ak::fields(AGENTKIT_FIELD(reading, city, "City"), AGENTKIT_FIELD(reading, celsius, "Temperature in Celsius"));
+    }
+};
+const auto measure = ak::tool<"measure">(
+    "A typed result.",
+    [](const text_args& a) -> ak::result<reading> {
+        if (a.text == "nowhere") return ak::fail(ak::errc::not_found, "no station", "Try a city.");
+        return reading{a.text, 21.5};
+    },
+    ak::read_only);
+const ak::toolbox typed_box{measure, echo};
+}  // namespace
+
+TEST(McpServer, TypedOutputIsListedWithOutputSchemaAndAnsweredWithStructuredContent) {
+    client c(mcp::backend_for(typed_box), quiet());
+    c.initialize();
+    auto l = c.request(1, "tools/list");
+    ASSERT_EQ(l["result"]["tools"].size(), 2U) << l.dump();
+    const json& m = l["result"]["tools"][0];
+    ASSERT_EQ(m["name"], "measure");
+    ASSERT_TRUE(m.contains("outputSchema")) << m.dump();
+    EXPECT_EQ(m["outputSchema"]["type"], "object");
+    EXPECT_EQ(m["outputSchema"]["properties"]["celsius"]["type"], "number");
+    EXPECT_FALSE(l["result"]["tools"][1].contains("outputSchema"));  // echo returns text
+    auto r = c.request(2, "tools/call", {{"name", "measure"}, {"arguments", {{"text", "Oslo"}}}});
+    ASSERT_TRUE(r.contains("result")) << r.dump();
+    EXPECT_EQ(r["result"]["isError"], false);
+    EXPECT_EQ(r["result"]["structuredContent"]["city"], "Oslo");
+    EXPECT_EQ(r["result"]["structuredContent"]["celsius"], 21.5);
+    // the same JSON as text, for clients that read only content
+    EXPECT_EQ(json::parse(r["result"]["content"][0]["text"].get<std::string>()), r["result"]["structuredContent"]);
+    auto e = c.request(3, "tools/call", {{"name", "measure"}, {"arguments", {{"text", "nowhere"}}}});
+    EXPECT_EQ(e["result"]["isError"], true);
+    EXPECT_FALSE(e["result"].contains("structuredContent"));  // an error carries no typed output
+}
+
 TEST(McpServer, LoggingSetLevel) {
     client c(mcp::backend_for(box), quiet());
     c.initialize();
