@@ -437,11 +437,12 @@ TEST(CdpConnection, MalformedMessagesAreCountedAndSkipped) {
 
 TEST(CdpConnection, EventWaiterSeesEventsAfterItsCreationOnly) {
     fixture fx;
-    fx.browser->push(json{{"method", "Page.loadEventFired"}, {"params", {{"n", 0}}}});
-    {  // make sure the early event has been read before the waiter exists
+    {  // make sure the early event has been delivered before the waiter exists (subscribed
+       // first: pushed before, it could be dispatched before the handler was registered)
         std::promise<void> seen;
         auto s = fx.conn.on("Page.loadEventFired", [&](const cdp::event&) { seen.set_value(); });
         auto f = seen.get_future();
+        fx.browser->push(json{{"method", "Page.loadEventFired"}, {"params", {{"n", 0}}}});
         ASSERT_TRUE(ready(f));
     }
     cdp::session page = fx.conn.session_for("S1");
