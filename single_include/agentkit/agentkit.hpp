@@ -2754,6 +2754,14 @@ inline void render_frame(render_ctx& c, std::size_t frame_index, std::size_t dep
 /// <iframe> appears, found through `dom[session].frame_owners` for same-process frames and
 /// `ax_frame::owner_*` for out-of-process ones).
 namespace detail {
+/// The one-line snapshot for a tree whose data had the wrong shape.
+inline snapshot unreadable_tree(const json::exception& e, const token_counter& tokens) {
+    snapshot out;
+    out.text = std::string("(the page's accessibility tree could not be read: ") + e.what() + ")\n";
+    out.tokens = out.total_tokens = tokens.count(out.text);
+    return out;
+}
+
 inline snapshot render_snapshot_unchecked(const std::vector<ax_frame>& frames, const std::map<std::string, dom_index>& dom,
                                           ref_registry& refs, const snapshot_options& opt, const token_counter& tokens) {
     snapshot out;
@@ -2912,10 +2920,7 @@ inline snapshot render_snapshot_unchecked(const std::vector<ax_frame>& frames, c
     try {
         return detail::render_snapshot_unchecked(frames, dom, refs, opt, tokens);
     } catch (const json::exception& e) {
-        snapshot out;
-        out.text = std::string("(the page's accessibility tree could not be read: ") + e.what() + ")\n";
-        out.tokens = out.total_tokens = tokens.count(out.text);
-        return out;
+        return detail::unreadable_tree(e, tokens);
     }
 }
 
@@ -3399,10 +3404,7 @@ inline snapshot render_readable_unchecked(const std::vector<ax_frame>& frames, c
     try {
         return detail::render_readable_unchecked(frames, dom, refs, opt, tokens);
     } catch (const json::exception& e) {
-        snapshot out;
-        out.text = std::string("(the page's accessibility tree could not be read: ") + e.what() + ")\n";
-        out.tokens = out.total_tokens = tokens.count(out.text);
-        return out;
+        return detail::unreadable_tree(e, tokens);
     }
 }
 
@@ -7322,10 +7324,7 @@ public:
             std::lock_guard lock(eng_->mu);
             eng_->current = (*t)->id;
         }
-        if (call((*t)->session, "Page.bringToFront")) {
-            std::lock_guard lock(eng_->mu);
-            eng_->front_tab = (*t)->id;
-        }
+        to_front(*t);
         if (url.empty()) {
             action_result r;
             r.action = "new tab";
@@ -7348,10 +7347,7 @@ public:
             std::lock_guard lock(eng_->mu);
             eng_->current = (*t)->id;
         }
-        if (call((*t)->session, "Page.bringToFront")) {
-            std::lock_guard lock(eng_->mu);
-            eng_->front_tab = (*t)->id;
-        }
+        to_front(*t);
         action_result r;
         r.action = "select tab " + (*t)->id;
         auto s = take_snapshot(*t, snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12});

@@ -828,10 +828,7 @@ public:
             std::lock_guard lock(eng_->mu);
             eng_->current = (*t)->id;
         }
-        if (call((*t)->session, "Page.bringToFront")) {
-            std::lock_guard lock(eng_->mu);
-            eng_->front_tab = (*t)->id;
-        }
+        to_front(*t);
         if (url.empty()) {
             action_result r;
             r.action = "new tab";
@@ -854,10 +851,7 @@ public:
             std::lock_guard lock(eng_->mu);
             eng_->current = (*t)->id;
         }
-        if (call((*t)->session, "Page.bringToFront")) {
-            std::lock_guard lock(eng_->mu);
-            eng_->front_tab = (*t)->id;
-        }
+        to_front(*t);
         action_result r;
         r.action = "select tab " + (*t)->id;
         auto s = take_snapshot(*t, snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12});

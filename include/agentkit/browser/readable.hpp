@@ -422,10 +422,7 @@ inline snapshot render_readable_unchecked(const std::vector<ax_frame>& frames, c
     try {
         return detail::render_readable_unchecked(frames, dom, refs, opt, tokens);
     } catch (const json::exception& e) {
-        snapshot out;
-        out.text = std::string("(the page's accessibility tree could not be read: ") + e.what() + ")\n";
-        out.tokens = out.total_tokens = tokens.count(out.text);
-        return out;
+        return detail::unreadable_tree(e, tokens);
     }
 }
 

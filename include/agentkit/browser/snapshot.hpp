@@ -986,6 +986,14 @@ inline void render_frame(render_ctx& c, std::size_t frame_index, std::size_t dep
 /// <iframe> appears, found through `dom[session].frame_owners` for same-process frames and
 /// `ax_frame::owner_*` for out-of-process ones).
 namespace detail {
+/// The one-line snapshot for a tree whose data had the wrong shape.
+inline snapshot unreadable_tree(const json::exception& e, const token_counter& tokens) {
+    snapshot out;
+    out.text = std::string("(the page's accessibility tree could not be read: ") + e.what() + ")\n";
+    out.tokens = out.total_tokens = tokens.count(out.text);
+    return out;
+}
+
 inline snapshot render_snapshot_unchecked(const std::vector<ax_frame>& frames, const std::map<std::string, dom_index>& dom,
                                           ref_registry& refs, const snapshot_options& opt, const token_counter& tokens) {
     snapshot out;
@@ -1144,10 +1152,7 @@ inline snapshot render_snapshot_unchecked(const std::vector<ax_frame>& frames, c
     try {
         return detail::render_snapshot_unchecked(frames, dom, refs, opt, tokens);
     } catch (const json::exception& e) {
-        snapshot out;
-        out.text = std::string("(the page's accessibility tree could not be read: ") + e.what() + ")\n";
-        out.tokens = out.total_tokens = tokens.count(out.text);
-        return out;
+        return detail::unreadable_tree(e, tokens);
     }
 }
 
