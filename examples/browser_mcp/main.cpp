@@ -392,7 +392,9 @@ int main(int argc, char** argv) {
     if (!c.quiet) {
         c.tools.on_call = [](const br::call_metrics& m) {
             std::string line = "[agentkit] " + m.tool + (m.ok ? " ok " : " error ") + std::to_string(m.ms) + " ms, " +
-                               std::to_string(m.bytes) + " bytes, ~" + std::to_string(m.tokens) + " tokens\n";
+                               std::to_string(m.bytes) + " bytes, ~" + std::to_string(m.tokens) + " tokens, " +
+                               std::to_string(m.cdp_round_trips) + " CDP round trips, " + std::to_string(m.wait_ms) +
+                               " ms waiting\n";
             std::fputs(line.c_str(), stderr);
         };
     }

@@ -113,6 +113,20 @@ struct site {
             }
             return http_response::html(page("Result", "<h1>Thanks</h1><ul>" + items + "</ul>"));
         });
+        server.route("/fill", http_response::html(page("Fill", R"HTML(
+<form action="/result" method="get">
+  <label>Name <input name="name"></label>
+  <label>Country <select name="country" id=c><option value="">Choose</option><option>Norway</option><option>Chile</option></select></label>
+  <label>Region <input name="region" id=r disabled></label>
+  <label><input type="checkbox" name="news" value="yes"> News</label>
+  <button type="submit">Send</button>
+</form>
+<script>
+// the region field is enabled a moment after a country is chosen (as pages that look it up do)
+document.getElementById('c').addEventListener('change', () => {
+  setTimeout(() => { document.getElementById('r').disabled = false; }, 10);
+});
+</script>)HTML")));
         server.route("/frames", [this](const http_request&) {
             return http_response::html(page("Frames", "<h1>Frames</h1><iframe src=\"/inner\" width=400 height=150></iframe>"
                                                       "<iframe src=\"http://oopif.test:" + std::to_string(server.port()) +
@@ -330,6 +344,40 @@ TEST_F(BrowserE2E, FormWithEveryInputKind) {
         EXPECT_NE(res.find(expect), std::string::npos) << expect << " missing in\n" << res;
     EXPECT_EQ(res.find("terms="), std::string::npos) << res;
     std::filesystem::remove(tmp);
+}
+
+TEST_F(BrowserE2E, FillSetsSeveralFieldsAndSubmitsInOneAction) {
+    auto nav = b_->navigate(s_->server.url("/fill"));
+    ASSERT_TRUE(nav) << nav.error().to_text();
+    const std::string t = nav->snapshot;
+    const auto name = ref_on(t, "textbox \"Name\""), country = ref_on(t, "combobox \"Country\""),
+               region = ref_on(t, "textbox \"Region\""), news = ref_on(t, "checkbox \"News\""), send = ref_on(t, "button \"Send\"");
+    ASSERT_FALSE(name.empty() || country.empty() || region.empty() || news.empty() || send.empty()) << t;
+
+    // a value that is not a checked state: nothing after the fields before it, and the error names them
+    auto bad = b_->fill({{name, "textbox", "Ann", "Name"}, {news, "checkbox", "maybe", "News"}});
+    ASSERT_FALSE(bad);
+    EXPECT_TRUE(bad.error().is(errc::args_invalid)) << bad.error().to_text();
+    EXPECT_NE(bad.error().message.find("filled Name; then News"), std::string::npos) << bad.error().to_text();
+
+    // the region is disabled until the country is chosen: fill waits for the page once and goes on;
+    // the submit's navigation is the action's result (one settle, one report)
+    auto r = b_->fill({{name, "textbox", "Ann Lee", "Name"},
+                       {country, "combobox", "Chile", "Country"},
+                       {region, "textbox", "Los Lagos", "Region"},
+                       {news, "checkbox", "true", "News"}},
+                      send);
+    ASSERT_TRUE(r) << r.error().to_text();
+    EXPECT_TRUE(r->navigated) << r->to_text();
+    EXPECT_EQ(r->http_status, 200);
+    EXPECT_EQ(r->action, "fill 4 fields and click " + send);
+    for (const char* expect : {"name=Ann Lee", "country=Chile", "region=Los Lagos", "news=yes"})
+        EXPECT_NE(r->snapshot.find(expect), std::string::npos) << expect << " missing in\n" << r->snapshot;
+
+    // a stale ref in the middle fails closed, naming what was filled before it
+    auto again = b_->fill({{name, "textbox", "x", "Name"}});
+    ASSERT_FALSE(again);
+    EXPECT_TRUE(again.error().is(errc::ref_stale)) << again.error().to_text();
 }
 
 TEST_F(BrowserE2E, SameOriginAndOutOfProcessIframesShareTheRefSpace) {

@@ -315,6 +315,52 @@ TEST(McpServer, StatelessEra) {
 }
 
 namespace {
+// A tool that needs the client to support elicitation, and says so through its context.
+const auto asks = ak::tool<"asks">("Needs elicitation.", [](const text_args&, ak::tool_context& ctx) -> ak::result<std::string> {
+    if (!ctx.client_capabilities.is_object() || !ctx.client_capabilities.contains("elicitation"))
+        return ak::fail(ak::errc::client_capability_missing, "asks needs the elicitation capability", "",
+                        json{{"requiredCapabilities", {{"elicitation", json::object()}}}});
+    return std::string("asked");
+});
+const ak::toolbox asking_box{echo, asks};
+}  // namespace
+
+TEST(McpServer, StatelessEraReadsClientCapabilitiesOnEveryRequest) {
+    client c(mcp::backend_for(asking_box), quiet());
+    const json v{{"io.modelcontextprotocol/protocolVersion", "2026-07-28"}};
+    // clientCapabilities is required on every request of the revision (server/discover excepted)
+    auto missing = c.request(1, "tools/list", {{"_meta", v}});
+    EXPECT_EQ(missing["error"]["code"], mcp::code::invalid_params) << missing.dump();
+    EXPECT_NE(missing["error"]["message"].get<std::string>().find("clientCapabilities"), std::string::npos);
+    json not_object = v;
+    not_object["io.modelcontextprotocol/clientCapabilities"] = "all";
+    EXPECT_EQ(c.request(2, "tools/call", {{"_meta", not_object}, {"name", "echo"}, {"arguments", {{"text", "x"}}}})["error"]["code"],
+              mcp::code::invalid_params);
+    json none = v;
+    none["io.modelcontextprotocol/clientCapabilities"] = json::object();
+    EXPECT_EQ(c.request(3, "server/discover", {{"_meta", v}})["result"]["resultType"], "complete");
+
+    // the capability a tool needs, declared on one request only: never inferred for the next
+    json with = v;
+    with["io.modelcontextprotocol/clientCapabilities"] = json{{"elicitation", json::object()}};
+    auto ok = c.request(4, "tools/call", {{"_meta", with}, {"name", "asks"}, {"arguments", {{"text", "x"}}}});
+    ASSERT_TRUE(ok.contains("result")) << ok.dump();
+    EXPECT_EQ(ok["result"]["content"][0]["text"], "asked");
+    auto lacks = c.request(5, "tools/call", {{"_meta", none}, {"name", "asks"}, {"arguments", {{"text", "x"}}}});
+    EXPECT_EQ(lacks["error"]["code"], mcp::code::missing_client_capability) << lacks.dump();
+    EXPECT_TRUE(lacks["error"]["data"]["requiredCapabilities"].contains("elicitation")) << lacks.dump();
+
+    // the handshake era: the capabilities of initialize apply to every call of the session
+    client h(mcp::backend_for(asking_box), quiet());
+    auto init = h.request(1, "initialize", {{"protocolVersion", "2025-11-25"}, {"capabilities", {{"elicitation", json::object()}}},
+                                            {"clientInfo", {{"name", "t"}, {"version", "1"}}}});
+    ASSERT_TRUE(init.contains("result")) << init.dump();
+    h.send(json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
+    auto in_session = h.request(2, "tools/call", {{"name", "asks"}, {"arguments", {{"text", "x"}}}});
+    EXPECT_EQ(in_session["result"]["content"][0]["text"], "asked") << in_session.dump();
+}
+
+namespace {
 /// A masker that reveals "serial" after the meta-tool `reveal` is called.
 class reveal_masker {
 public:

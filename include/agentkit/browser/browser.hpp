@@ -99,7 +99,7 @@ struct browser_options {
     std::chrono::milliseconds call_timeout{15000};        ///< one CDP call
     std::chrono::milliseconds navigation_timeout{30000};  ///< a navigation to commit and load
     std::chrono::milliseconds network_idle_timeout{3000}; ///< requests an action started
-    std::chrono::milliseconds dom_quiet{50};              ///< DOM quiet window after an action
+    std::chrono::milliseconds dom_quiet{30};              ///< DOM quiet window after an action (about two frames)
     std::chrono::milliseconds dom_quiet_timeout{1500};    ///< bound for the DOM to become quiet
     std::size_t snapshot_budget = 6000;  ///< tokens of a snapshot
     std::size_t delta_budget = 600;      ///< tokens of an action's change report
@@ -259,6 +259,14 @@ struct click_options {
 struct type_options {
     bool submit = false;   ///< press Enter afterwards
     bool replace = true;   ///< replace the current value (false: insert at the caret)
+};
+
+/// One form field for browser::fill().
+struct fill_field {
+    std::string ref;
+    std::string kind;   ///< textbox (or any text field), checkbox, radio, combobox, slider
+    std::string value;  ///< text; "true"/"false" for checkbox and radio; an option for combobox
+    std::string name;   ///< for messages (empty: the ref)
 };
 
 struct screenshot_options {
@@ -786,6 +794,16 @@ public:
     }
     [[nodiscard]] const browser_options& options() const noexcept { return opt_; }
 
+    /// Running totals for per-call metrics (take the difference around a call). Under concurrent
+    /// calls on one browser the differences overlap.
+    struct counters {
+        std::uint64_t cdp_commands = 0;  ///< CDP commands sent (round trips), every connection so far
+        std::int64_t wait_ms = 0;        ///< time spent waiting for settle, loads and wait_for
+    };
+    [[nodiscard]] counters totals() const {
+        return counters{sent_->load(std::memory_order_relaxed), wait_us_.load(std::memory_order_relaxed) / 1000};
+    }
+
     void set_dialog_policy(dialog_policy p) {
         std::lock_guard op(op_mu_);
         std::lock_guard lock(policy_mu_);
@@ -1024,7 +1042,68 @@ public:
         auto sub = opt_.policy.substitute(typed);
         if (!sub) return fail(sub.error());
         const std::string& text = *sub;
-        return act("type into " + std::string(ref), [&](const tab_ptr&) -> result<void> {
+        return act("type into " + std::string(ref), [&](const tab_ptr&) -> result<void> { return type_ref(ref, text, o); });
+    }
+
+    /// Fill several fields, then optionally click `submit_ref`, as ONE action: one settle and one
+    /// change report at the end instead of one per field. Stops at the first field that fails; the
+    /// error names the fields already filled.
+    result<action_result> fill(const std::vector<fill_field>& fields, std::string_view submit_ref = {}) {
+        std::vector<std::string> texts;
+        texts.reserve(fields.size());
+        for (const auto& f : fields) {
+            if (f.kind == "checkbox" || f.kind == "radio" || f.kind == "combobox") {
+                texts.push_back(f.value);
+                continue;
+            }
+            auto sub = opt_.policy.substitute(f.value);
+            if (!sub) return fail(sub.error());
+            texts.push_back(std::move(*sub));
+        }
+        std::string what = "fill " + std::to_string(fields.size()) + " fields";
+        if (!submit_ref.empty()) what += " and click " + std::string(submit_ref);
+        return act(std::move(what), [&](const tab_ptr& t) -> result<void> {
+            std::string done;
+            for (std::size_t i = 0; i < fields.size(); ++i) {
+                const auto& f = fields[i];
+                auto one = [&]() -> result<void> {
+                    if (f.kind == "checkbox" || f.kind == "radio") {
+                        const std::string& v = f.value;
+                        const bool on = v == "true" || v == "on" || v == "yes" || v == "1" || v == "checked";
+                        if (!on && v != "false" && v != "off" && v != "no" && v != "0" && v != "unchecked")
+                            return fail(errc::args_invalid, "value \"" + v + "\" is not a checked state", "Use \"true\" or \"false\".");
+                        return check_ref(f.ref, on);
+                    }
+                    if (f.kind == "combobox") return select_ref(f.ref, {f.value});
+                    return type_ref(f.ref, texts[i], {});
+                };
+                auto r = one();
+                // a field the page enables in reaction to the previous one: let the DOM settle once, retry
+                if (!r && i > 0 && r.error().message.find("disabled") != std::string::npos) {
+                    (void)dom_quiet(t);
+                    r = one();
+                }
+                if (!r) {
+                    error e = r.error();
+                    e.message = (f.name.empty() ? f.ref : f.name) + ": " + e.message;
+                    if (!done.empty()) e.message = "filled " + done + "; then " + e.message;
+                    return fail(std::move(e));
+                }
+                done += (done.empty() ? "" : ", ") + (f.name.empty() ? f.ref : f.name);
+            }
+            if (submit_ref.empty()) return {};
+            if (auto c = click_ref(submit_ref, {}); !c) {
+                error e = c.error();
+                e.message = "filled " + done + "; then the submit click: " + e.message;
+                return fail(std::move(e));
+            }
+            return {};
+        });
+    }
+
+private:
+    result<void> type_ref(std::string_view ref, const std::string& text, const type_options& o) {
+        {
             auto h = resolve(ref);
             if (!h) return fail(h.error());
             auto info = element_info(*h);
@@ -1056,8 +1135,10 @@ public:
             }
             if (o.submit) return press_keys(h->tab, "Enter");
             return {};
-        });
+        }
     }
+
+public:
 
     /// Press a key chord ("Enter", "Control+a"), optionally focusing `ref` first.
     result<action_result> press(std::string_view chord, std::string_view ref = {}) {
@@ -1077,7 +1158,18 @@ public:
 
     /// Select options of a <select> by value or label (several for a multiple select).
     result<action_result> select(std::string_view ref, std::vector<std::string> values) {
-        return act("select in " + std::string(ref), [&](const tab_ptr&) -> result<void> {
+        return act("select in " + std::string(ref), [&](const tab_ptr&) -> result<void> { return select_ref(ref, values); });
+    }
+
+    /// Check (true) or uncheck (false) a checkbox, radio or aria-checked element.
+    result<action_result> set_checked(std::string_view ref, bool checked) {
+        return act(std::string(checked ? "check " : "uncheck ") + std::string(ref),
+                   [&](const tab_ptr&) -> result<void> { return check_ref(ref, checked); });
+    }
+
+private:
+    result<void> select_ref(std::string_view ref, const std::vector<std::string>& values) {
+        {
             auto h = resolve(ref);
             if (!h) return fail(h.error());
             json wanted = json::array();
@@ -1096,12 +1188,11 @@ public:
             if (err == "disabled")
                 return fail(errc::tool_failed, "the select or an option is disabled", "Pick an enabled option.", *r);
             return {};
-        });
+        }
     }
 
-    /// Check (true) or uncheck (false) a checkbox, radio or aria-checked element.
-    result<action_result> set_checked(std::string_view ref, bool checked) {
-        return act(std::string(checked ? "check " : "uncheck ") + std::string(ref), [&](const tab_ptr&) -> result<void> {
+    result<void> check_ref(std::string_view ref, bool checked) {
+        {
             auto h = resolve(ref);
             if (!h) return fail(h.error());
             auto info = element_info(*h);
@@ -1120,8 +1211,10 @@ public:
                 return fail(errc::tool_failed, "clicking ref " + std::string(ref) + " did not change its checked state",
                             "The page may prevent it; take a snapshot to see why.");
             return {};
-        });
+        }
     }
+
+public:
 
     /// Set the files of an <input type=file>.
     result<action_result> upload(std::string_view ref, std::vector<std::string> files) {
@@ -1682,6 +1775,7 @@ private:
         }
         cdp::connection_options co;
         co.default_timeout = opt_.call_timeout;
+        co.sent_counter = sent_;
         auto e = std::make_unique<engine>(std::move(transport), std::move(co));
         auto* raw = e.get();
         e->sub = e->conn.on("*", [this, raw](const cdp::event& ev) { on_event(*raw, ev); });
@@ -2815,6 +2909,7 @@ private:
     // Settle after an action that started at event sequence `mark`: a navigation it triggered has
     // committed and loaded, the requests it started are done, and the DOM has been quiet.
     void settle(const tab_ptr& t, std::uint64_t mark, std::vector<std::string>& notes) {
+        wait_timer timer(wait_us_);
         constexpr int rounds = 4;
         int nav_rounds = 0;
         for (int round = 0; round < rounds; ++round) {
@@ -3076,6 +3171,7 @@ private:
                             "Check the URL and that the server is reachable.", json{{"url", url}, {"error", err}});
             loader = detail::jstr(*n, "loaderId");
             if (!loader.empty()) {
+                wait_timer timer(wait_us_);
                 const bool loaded = wait_until([&] { return t->lifecycle[loader].count("load") != 0 || t->closed || t->crashed; },
                                                opt_.navigation_timeout);
                 if (!loaded && !eng_->conn.is_open()) return fail(crashed_error(error(errc::browser_crashed, "the browser died")));
@@ -3112,6 +3208,7 @@ private:
     }
 
     result<void> wait_condition(const tab_ptr& t, const wait_options& o) {
+        wait_timer timer(wait_us_);
         const auto deadline = clock::now() + o.timeout;
         auto remaining = [&] {
             return std::max<std::int64_t>(0, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now()).count());
@@ -3177,6 +3274,23 @@ private:
         }
         return fail(errc::args_invalid, "wait_for needs text, text_gone or ref", "Pass what to wait for.");
     }
+
+    // Counters for per-call metrics: every CDP command sent (over every connection, relaunches
+    // included) and the time spent waiting for the page to settle, load or meet a wait_for.
+    std::shared_ptr<std::atomic<std::uint64_t>> sent_ = std::make_shared<std::atomic<std::uint64_t>>(0);
+    std::atomic<std::int64_t> wait_us_{0};
+
+    struct wait_timer {  // adds its lifetime to wait_us_
+        std::atomic<std::int64_t>& total;
+        clock::time_point t0 = clock::now();
+        explicit wait_timer(std::atomic<std::int64_t>& t) : total(t) {}
+        wait_timer(const wait_timer&) = delete;
+        wait_timer& operator=(const wait_timer&) = delete;
+        ~wait_timer() {
+            total.fetch_add(std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - t0).count(),
+                            std::memory_order_relaxed);
+        }
+    };
 
     browser_options opt_;
     mutable std::mutex op_mu_;  // one operation at a time

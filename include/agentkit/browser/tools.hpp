@@ -28,6 +28,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -47,6 +48,8 @@ struct call_metrics {
     std::size_t bytes = 0;   ///< of the text returned
     std::size_t tokens = 0;  ///< estimated
     std::int64_t ms = 0;     ///< wall time of the call
+    std::uint64_t cdp_round_trips = 0;  ///< CDP commands the call sent (with the browser's own answers to paused requests)
+    std::int64_t wait_ms = 0;           ///< of ms, time spent waiting for the page (settle, load, wait_for)
     bool ok = true;
 };
 
@@ -68,10 +71,19 @@ struct tool_state {
     tools_options options{};
     token_counter tokens{};
 
+    struct totals {
+        std::size_t calls = 0, bytes = 0, tokens = 0;
+        std::int64_t ms = 0, wait_ms = 0;
+        std::uint64_t cdp_round_trips = 0;
+    };
+    static constexpr std::size_t recent_capacity = 64;  ///< per-call metrics kept for browser_metrics
+
     std::mutex mu;
     std::size_t calls = 0, total_bytes = 0, total_tokens = 0;
-    std::int64_t total_ms = 0;
-    std::map<std::string, std::pair<std::size_t, std::int64_t>> per_tool;  // calls, ms
+    std::int64_t total_ms = 0, total_wait_ms = 0;
+    std::uint64_t total_cdp_round_trips = 0;
+    std::map<std::string, totals> per_tool;
+    std::deque<call_metrics> recent;  ///< the newest calls, oldest first
 
     tool_state(browser& br, session_store& st, tools_options o = {}) : b(br), store(st), options(std::move(o)) {}
 };
@@ -93,9 +105,12 @@ inline result<std::string> element_of(const std::optional<std::string>& ref, con
 
 /// Finish a call: cap the text (overflow to the store), count, report.
 inline result<tool_output> finish(tool_state& st, std::string_view tool, std::chrono::steady_clock::time_point t0,
-                                  result<tool_output> r) {
+                                  const browser::counters& before, result<tool_output> r) {
     call_metrics m;
     m.tool = std::string(tool);
+    const auto after = st.b.totals();
+    m.cdp_round_trips = after.cdp_commands - before.cdp_commands;
+    m.wait_ms = after.wait_ms - before.wait_ms;
     m.ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
     m.ok = r.has_value() && !r->is_error;
     if (!r) r = fail(st.b.policy().redact(r.error()));
@@ -133,9 +148,17 @@ inline result<tool_output> finish(tool_state& st, std::string_view tool, std::ch
         st.total_bytes += m.bytes;
         st.total_tokens += m.tokens;
         st.total_ms += m.ms;
+        st.total_wait_ms += m.wait_ms;
+        st.total_cdp_round_trips += m.cdp_round_trips;
         auto& pt = st.per_tool[m.tool];
-        ++pt.first;
-        pt.second += m.ms;
+        ++pt.calls;
+        pt.bytes += m.bytes;
+        pt.tokens += m.tokens;
+        pt.ms += m.ms;
+        pt.wait_ms += m.wait_ms;
+        pt.cdp_round_trips += m.cdp_round_trips;
+        st.recent.push_back(m);
+        if (st.recent.size() > tool_state::recent_capacity) st.recent.pop_front();
     }
     if (st.options.on_call) {
         try {
@@ -155,7 +178,8 @@ inline result<tool_output> text_of(result<action_result> r) {
 template <class F>
 result<tool_output> timed(tool_state& st, std::string_view tool, F&& f) {
     const auto t0 = std::chrono::steady_clock::now();
-    return finish(st, tool, t0, f());
+    const auto before = st.b.totals();
+    return finish(st, tool, t0, before, f());
 }
 
 }  // namespace detail
@@ -267,6 +291,13 @@ struct fill_form_args {
     static constexpr auto agentkit_fields() {
         return fields(field(&fill_form_args::fields_, "fields", "Fields to fill", min_items(1)),
                       AGENTKIT_FIELD(fill_form_args, submit, "Ref of a button to click after filling (one call instead of two)"));
+    }
+};
+struct metrics_args {
+    std::optional<int> last;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(metrics_args, last, "How many of the newest calls to list (default 10)",
+                                     range(0, static_cast<int>(tool_state::recent_capacity))));
     }
 };
 struct press_args {
@@ -695,40 +726,23 @@ auto browser_tools(State& st) {
         "button afterwards. Stops at the first field that fails.",
         [s](const fill_form_args& a) {
             return timed(*s, "browser_fill_form", [&]() -> result<tool_output> {
-                std::string lines;
-                result<action_result> last = fail(errc::internal, "no field");
+                std::vector<fill_field> fields;
                 for (const auto& f : a.fields_) {
                     auto el = element_of(f.ref, f.target, "field " + f.name);
                     if (!el) return fail(el.error());
-                    if (f.type == "checkbox" || f.type == "radio") {
-                        const bool on = f.value == "true" || f.value == "on" || f.value == "yes" || f.value == "1";
-                        last = s->b.set_checked(*el, on);
-                    } else if (f.type == "combobox") {
-                        last = s->b.select(*el, {f.value});
-                    } else {
-                        last = s->b.type(*el, f.value, {});
-                    }
-                    if (!last) {
-                        error e = last.error();
-                        e.message = f.name + ": " + e.message;
-                        if (!lines.empty()) e.message = "filled " + lines + "then " + e.message;
-                        return fail(std::move(e));
-                    }
-                    lines += f.name + ", ";
+                    fields.push_back(fill_field{*el, f.type, f.value, f.name});
                 }
-                std::string out = "filled " + std::to_string(a.fields_.size()) + " fields";
+                std::string submit;
                 if (a.submit) {
                     auto el = element_of(a.submit, std::nullopt, "submit button");
                     if (!el) return fail(el.error());
-                    last = s->b.click(*el);
-                    if (!last) {
-                        error e = last.error();
-                        e.message = out + "; submit: " + e.message;
-                        return fail(std::move(e));
-                    }
-                    out += "; clicked " + *el;
+                    submit = *el;
                 }
-                return tool_output::text(out + "\n" + last->to_text());
+                auto r = s->b.fill(fields, submit);
+                if (!r) return fail(r.error());
+                std::string out = "filled " + std::to_string(fields.size()) + " fields";
+                if (!submit.empty()) out += "; clicked " + submit;
+                return tool_output::text(out + "\n" + r->to_text());
             });
         },
         act);
@@ -1187,13 +1201,28 @@ auto browser_tools(State& st) {
         },
         ro);
     auto metrics = tool<"browser_metrics">(
-        "Totals of this session's browser tool calls: calls, bytes and estimated tokens returned, time per tool.",
-        [s]() {
+        "This session's browser tool calls: totals per tool (calls, tokens returned, ms, CDP round trips, ms waiting "
+        "for the page) and the last calls one per line.",
+        [s](const metrics_args& a) {
             std::lock_guard lock(s->mu);
-            std::string out = "calls " + std::to_string(s->calls) + ", returned " + std::to_string(s->total_bytes) +
-                              " bytes (~" + std::to_string(s->total_tokens) + " tokens), " + std::to_string(s->total_ms) + " ms\n";
+            auto line = [](const std::string& head, std::size_t calls, std::size_t bytes, std::size_t tokens, std::int64_t ms,
+                           std::uint64_t trips, std::int64_t waited) {
+                return head + ": " + std::to_string(calls) + (calls == 1 ? " call, " : " calls, ") + std::to_string(bytes) +
+                       " bytes (~" + std::to_string(tokens) + " tokens), " + std::to_string(ms) + " ms, " +
+                       std::to_string(trips) + " CDP round trips, " + std::to_string(waited) + " ms waiting\n";
+            };
+            std::string out = line("total", s->calls, s->total_bytes, s->total_tokens, s->total_ms, s->total_cdp_round_trips,
+                                   s->total_wait_ms);
             for (const auto& [name, v] : s->per_tool)
-                out += name + ": " + std::to_string(v.first) + " calls, " + std::to_string(v.second) + " ms\n";
+                out += line(name, v.calls, v.bytes, v.tokens, v.ms, v.cdp_round_trips, v.wait_ms);
+            const auto want = static_cast<std::size_t>(std::max(0, a.last.value_or(10)));
+            const std::size_t n = std::min(want, s->recent.size());
+            if (n > 0) out += "last " + std::to_string(n) + " calls (tool ok/error ms tokens round-trips wait-ms):\n";
+            for (std::size_t i = s->recent.size() - n; i < s->recent.size(); ++i) {
+                const auto& m = s->recent[i];
+                out += m.tool + (m.ok ? " ok " : " error ") + std::to_string(m.ms) + " " + std::to_string(m.tokens) + " " +
+                       std::to_string(m.cdp_round_trips) + " " + std::to_string(m.wait_ms) + "\n";
+            }
             return tool_output::text(out);
         },
         read_only | parallel_safe);

@@ -82,6 +82,9 @@ struct connection_options {
     std::chrono::milliseconds default_timeout{30000};
     /// Told when an event handler or a callback throws (the exception is swallowed).
     std::function<void(std::string_view what)> on_handler_exception;
+    /// Counts every command sent (a CDP round trip); shared so that a host can sum it over
+    /// connections (e.g. across browser relaunches). Optional.
+    std::shared_ptr<std::atomic<std::uint64_t>> sent_counter;
 };
 
 namespace detail {
@@ -454,6 +457,7 @@ struct connection_state {
         msg["method"] = method;
         msg["params"] = params.is_null() ? json::object() : std::move(params);
         if (!session_id.empty()) msg["sessionId"] = session_id;
+        if (options.sent_counter) options.sent_counter->fetch_add(1, std::memory_order_relaxed);
         auto sent = transport.send(msg.dump(-1, ' ', false, json::error_handler_t::replace));
         if (!sent) {
             std::optional<pending_call> p;

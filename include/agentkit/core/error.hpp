@@ -29,6 +29,7 @@ inline constexpr std::string_view tool_timeout = "tool.timeout";        ///< the
 inline constexpr std::string_view tool_cancelled = "tool.cancelled";    ///< the call was cancelled
 inline constexpr std::string_view capability_unsupported = "capability.unsupported";  ///< deferred tool
 inline constexpr std::string_view request_invalid = "request.invalid";  ///< a malformed request envelope
+inline constexpr std::string_view client_capability_missing = "client.capability_missing";  ///< the caller lacks a capability the tool needs
 // protocol and transport
 inline constexpr std::string_view protocol_error = "protocol.error";    ///< peer spoke malformed protocol
 inline constexpr std::string_view transport_closed = "transport.closed";///< the connection is gone

@@ -84,6 +84,7 @@ inline constexpr int invalid_request = -32600;
 inline constexpr int method_not_found = -32601;
 inline constexpr int invalid_params = -32602;
 inline constexpr int internal_error = -32603;
+inline constexpr int missing_client_capability = -32021;  ///< 2026-07-28: data.requiredCapabilities
 inline constexpr int unsupported_version = -32022;
 }  // namespace code
 
@@ -525,6 +526,16 @@ private:
                 return;
             }
             stateless = true;
+            // Required on every request of this revision; {} means no optional capability. Never
+            // inferred from an earlier request.
+            const json& m = params["_meta"];
+            auto caps = m.find("io.modelcontextprotocol/clientCapabilities");
+            if (method != "server/discover" && (caps == m.end() || !caps->is_object())) {
+                send_error(id, code::invalid_params,
+                           "Invalid params: _meta[\"io.modelcontextprotocol/clientCapabilities\"] must be an object on every "
+                           "2026-07-28 request ({} when the client has no optional capability)");
+                return;
+            }
         }
         auto finish = [&](json r) {
             if (stateless) r["resultType"] = "complete";
@@ -541,6 +552,8 @@ private:
             {
                 std::lock_guard lock(state_mu_);
                 version_ = chosen;
+                const json caps = params.value("capabilities", json());
+                init_caps_ = caps.is_object() ? caps : json::object();
             }
             json r{{"protocolVersion", chosen}, {"capabilities", capabilities()}, {"serverInfo", server_info()}};
             if (!o_.instructions.empty()) r["instructions"] = o_.instructions;
@@ -633,6 +646,13 @@ private:
         json progress_token;
         if (auto m = params.find("_meta"); m != params.end() && m->is_object() && m->contains("progressToken"))
             progress_token = (*m)["progressToken"];
+        json client_caps;
+        if (stateless) {
+            client_caps = params["_meta"]["io.modelcontextprotocol/clientCapabilities"];
+        } else {
+            std::lock_guard lock(state_mu_);
+            client_caps = init_caps_;
+        }
 
         auto st = std::make_shared<call_state>();
         const std::string key = id.dump();
@@ -652,10 +672,12 @@ private:
             ++running_;
         }
         const std::string tool = name.get<std::string>();
-        auto work = [this, id, key, tool, args = std::move(args), progress_token, st, stateless]() mutable {
+        auto work = [this, id, key, tool, args = std::move(args), progress_token, st, stateless,
+                     client_caps = std::move(client_caps)]() mutable {
             tool_context ctx;
             ctx.stop = st->stop.get_token();
             ctx.call_id = key;
+            ctx.client_capabilities = std::move(client_caps);
             if (!progress_token.is_null()) {
                 auto last = std::make_shared<double>(-1.0);
                 ctx.on_progress = [this, progress_token, last](double p, std::optional<double> total, std::string_view msg) {
@@ -683,6 +705,12 @@ private:
             if (!st->cancelled.load()) {
                 if (!r && r.error().code == errc::tool_unknown) {
                     send_error(id, code::invalid_params, "Unknown tool: " + tool, json{{"error", r.error().to_json()}});
+                } else if (!r && r.error().code == errc::client_capability_missing) {
+                    const json& d = r.error().details;
+                    json need = d.is_object() && d.contains("requiredCapabilities") && d["requiredCapabilities"].is_object()
+                                    ? d["requiredCapabilities"]
+                                    : json::object();
+                    send_error(id, code::missing_client_capability, r.error().message, json{{"requiredCapabilities", std::move(need)}});
                 } else {
                     json res = call_result(r ? *r : tool_output::from_error(r.error()));
                     if (stateless) res["resultType"] = "complete";
@@ -734,6 +762,7 @@ private:
     sink sink_;
     mutable std::mutex state_mu_;
     std::string version_;
+    json init_caps_ = json::object();  // the client capabilities of initialize (handshake era)
     std::atomic<bool> initialized_{false};
     std::atomic<int> client_level_{100};  // no notifications/message until setLevel
     std::atomic<std::uint64_t> last_version_{0};

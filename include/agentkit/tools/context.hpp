@@ -1,6 +1,8 @@
 // agentkit/tools/context.hpp — per-call context a handler may take as its second parameter.
 #pragma once
 
+#include <agentkit/core/json.hpp>
+
 #include <chrono>
 #include <functional>
 #include <optional>
@@ -18,6 +20,11 @@ struct tool_context {
     std::string call_id{};
     /// When the call should give up; max() means no deadline.
     std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+    /// What the caller declared it can do: over MCP, the client's capabilities (from this request's
+    /// `_meta` in the 2026-07-28 revision, from initialize before it); null when unknown. A tool that
+    /// needs one the client lacks fails with errc::client_capability_missing and details
+    /// {"requiredCapabilities": {...}} (the MCP server answers -32021 with them).
+    json client_capabilities{};
     /// Receives progress reports (MCP notifications/progress when the client asked for them).
     std::function<void(double progress, std::optional<double> total, std::string_view message)> on_progress{};
 
