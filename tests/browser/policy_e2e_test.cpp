@@ -891,3 +891,29 @@ TEST(FaultsE2E, PageNavigatingInALoopReturnsSayingSoAndTheNextCallWorks) {
     auto snap = f.call("browser_snapshot", json::object());
     EXPECT_NE(text_of(snap).find("all fine"), std::string::npos) << text_of(snap);
 }
+
+TEST(PolicyE2E, ManyBlockedSubresourcesAreCountedNotListedAndStayInTheNetworkLog) {
+    two_origins s;
+    const std::string B = "http://127.0.0.1:" + std::to_string(s.b.port());
+    std::string assets;
+    for (int i = 0; i < 6; ++i) assets += "<img src=\"" + B + "/img" + std::to_string(i) + ".png\" alt=\"\">";
+    assets += "<script src=\"" + B + "/tracker.js\"></script>";
+    s.a.route("/assets", http_response::html(page("Assets", "<p>many third-party assets</p>" + assets)));
+    br::browser b{s.allow_a_only()};
+    auto nav = b.navigate(s.a.url("/assets"));
+    ASSERT_TRUE(nav) << nav.error().to_text();
+    // all seven are reported in the structured result, none reached origin B
+    EXPECT_EQ(nav->blocked.size(), 7u) << blocked_list(nav->blocked);
+    EXPECT_EQ(s.b.hits("/tracker.js"), 0u);
+    // the text counts them by type and origin instead of a line each
+    const std::string text = nav->to_text();
+    EXPECT_NE(text.find("blocked 7 subresource requests by policy (6 Image, 1 Script) to 1 origin: " + B), std::string::npos) << text;
+    EXPECT_EQ(text.find("/img3.png"), std::string::npos) << text;
+    // ...and the network log still has each of them
+    auto log = b.network_requests();
+    ASSERT_TRUE(log) << log.error().to_text();
+    std::size_t failed_img = 0;
+    for (const auto& e : *log)
+        if (e.url.find("/img") != std::string::npos && !e.error.empty()) ++failed_img;
+    EXPECT_EQ(failed_img, 6u);
+}

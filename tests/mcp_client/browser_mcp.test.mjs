@@ -109,6 +109,15 @@ test("fills and submits a form using only refs from the snapshot", async () => {
   assert.equal(r.isError, false, textOf(r));
   assert.match(textOf(r), /Welcome Ada/);
   assert.match(textOf(r), /plan=Pro terms=yes/);
+
+  // per-call metrics: the fill's CDP round trips and the time it waited for the page to settle
+  const m = textOf(await client.callTool({ name: "browser_metrics", arguments: { last: 3 } }));
+  const fill = m.match(/^browser_fill_form: 1 call, \d+ bytes \(~\d+ tokens\), \d+ ms, (\d+) CDP round trips, (\d+) ms waiting$/m);
+  assert.ok(fill, m);
+  assert.ok(Number(fill[1]) >= 8, `a 4-field fill and a click take several CDP commands: ${m}`);
+  assert.ok(Number(fill[2]) > 0, `the submit's navigation was waited for: ${m}`);
+  const lastCalls = m.split("\n").filter((l) => /^browser_\w+ (ok|error) \d+ \d+ \d+ \d+$/.test(l)).map((l) => l.split(" ")[0]);
+  assert.deepEqual(lastCalls, ["browser_navigate", "browser_snapshot", "browser_fill_form"], m);
 });
 
 test("clicks inside a cross-origin iframe and inside a shadow root", async () => {

@@ -185,8 +185,36 @@ struct action_result {
     [[nodiscard]] std::string to_text() const {
         std::string s;
         for (const auto& n : notes) s += "note: " + n + "\n";
-        for (const auto& b : blocked)
-            s += "blocked " + (b.resource_type.empty() ? std::string("request") : b.resource_type) + " " + b.url + " (policy " + b.rule + ")\n";
+        // Documents (navigations, popups, form posts) are always listed; subresources beyond a few
+        // are counted by type and origin (a page of third-party assets would cost thousands of tokens).
+        constexpr std::size_t listed_subresources = 3;
+        std::size_t subresources = 0;
+        for (const auto& b : blocked) subresources += b.resource_type.rfind("Document", 0) == 0 ? 0 : 1;
+        std::map<std::string, std::size_t> by_type;
+        std::vector<std::string> origins;
+        for (const auto& b : blocked) {
+            const bool doc = b.resource_type.rfind("Document", 0) == 0;
+            if (doc || subresources <= listed_subresources) {
+                s += "blocked " + (b.resource_type.empty() ? std::string("request") : b.resource_type) + " " + b.url + " (policy " + b.rule + ")\n";
+                continue;
+            }
+            ++by_type[b.resource_type.empty() ? std::string("other") : b.resource_type];
+            const auto scheme = b.url.find("://");
+            std::string origin = scheme == std::string::npos ? b.url : b.url.substr(0, b.url.find('/', scheme + 3));
+            if (std::find(origins.begin(), origins.end(), origin) == origins.end()) origins.push_back(std::move(origin));
+        }
+        if (subresources > listed_subresources) {
+            s += "blocked " + std::to_string(subresources) + " subresource requests by policy (";
+            bool first = true;
+            for (const auto& [type, n] : by_type) {
+                s += (first ? "" : ", ") + std::to_string(n) + " " + type;
+                first = false;
+            }
+            s += ") to " + std::to_string(origins.size()) + (origins.size() == 1 ? " origin: " : " origins: ");
+            for (std::size_t i = 0; i < origins.size() && i < 3; ++i) s += (i ? ", " : "") + origins[i];
+            if (origins.size() > 3) s += ", …";
+            s += "; browser_network_requests {\"static\": true} lists them\n";
+        }
         for (const auto& d : downloads)
             s += "download " + d.suggested_name + ": " + d.state + (d.path.empty() ? std::string() : " → " + d.path) +
                  (d.rule.empty() ? std::string() : " (policy " + d.rule + ")") + "\n";
