@@ -189,7 +189,8 @@ struct action_result {
         // are counted by type and origin (a page of third-party assets would cost thousands of tokens).
         constexpr std::size_t listed_subresources = 3;
         std::size_t subresources = 0;
-        for (const auto& b : blocked) subresources += b.resource_type.rfind("Document", 0) == 0 ? 0 : 1;
+        for (const auto& b : blocked)
+            if (b.resource_type.rfind("Document", 0) != 0) ++subresources;
         std::map<std::string, std::size_t> by_type;
         std::vector<std::string> origins;
         for (const auto& b : blocked) {
