@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -394,4 +395,29 @@ TEST(CdpReplay, IgnoredParamsAreLeftOutOfTheComparison) {
     // the other params still count
     cdp::replay_transport other{transcript(), o};
     EXPECT_FALSE(other.send(R"({"id":3,"method":"Browser.setDownloadBehavior","params":{"behavior":"deny","downloadPath":"/x"}})"));
+}
+
+TEST(CdpConnection, SyncEventsWaitsForTheHandlersOfEventsThatCameBeforeAnAnswer) {
+    // The event arrives before the answer, but its handler is still running when call() returns.
+    cdp::connection conn{cdp::replay_transport{{
+        sent({{"id", 1}, {"method", "Page.navigate"}, {"params", {{"url", "about:blank"}}}}),
+        recv({{"method", "Page.frameStartedLoading"}, {"params", {{"frameId", "F"}}}}),
+        recv({{"id", 1}, {"result", json::object()}}),
+    }}};
+    std::promise<void> gate;
+    auto gate_f = gate.get_future().share();
+    std::atomic<bool> handled{false};
+    auto sub = conn.on("Page.frameStartedLoading", [&](const cdp::event&) {
+        gate_f.wait();
+        handled = true;
+    });
+    auto r = conn.call("Page.navigate", {{"url", "about:blank"}}, {}, 5000ms);
+    ASSERT_TRUE(r) << r.error().to_text();
+    EXPECT_FALSE(handled.load());  // the answer overtook the event's handler
+    auto synced = std::async(std::launch::async, [&] { return conn.sync_events(10000ms); });
+    gate.set_value();
+    EXPECT_TRUE(synced.get());
+    EXPECT_TRUE(handled.load());
+    conn.close();
+    EXPECT_FALSE(conn.sync_events(100ms));  // an ended connection has nothing to wait for
 }
