@@ -144,6 +144,94 @@ function findRef(snapshot, pattern) {
   return null;
 }
 
+// ---- ref parity ----------------------------------------------------------------------------
+// The issue's target: agentkit's snapshot is at most half of Playwright MCP's tokens "with every
+// interactive element still carrying a ref". This checks the second half: each interactive
+// element Playwright MCP gives a ref to must have a ref-carrying line in agentkit's snapshot
+// with the same role and accessible name (normalised: unescaped, lower case, whitespace
+// collapsed; a name agentkit clipped with "…" matches by prefix). An element agentkit shows
+// with a ref under another role (e.g. "clickable" for a div Playwright calls "button") counts
+// as matched and is reported as a role difference.
+const interactiveRoles = new Set(["link", "button", "textbox", "checkbox", "radio", "combobox", "listbox", "option", "menuitem",
+  "menuitemcheckbox", "menuitemradio", "tab", "switch", "slider", "spinbutton", "searchbox", "treeitem"]);
+const normName = (s) => s.replace(/\\(.)/g, "$1").replace(/\s+/g, " ").trim().toLowerCase();
+
+// Playwright MCP YAML: `- link "Home" [ref=e4] [cursor=pointer]:`, `- button [ref=e5]`. An
+// element Playwright leaves unnamed (its name-from-content differs from Chromium's, e.g. a link
+// wrapping an article) keeps its link URL and the texts below it, to be matched by those.
+function playwrightInteractive(snapshot) {
+  const out = [];
+  const lines = snapshot.split("\n");
+  for (let i = 0; i < lines.length; ++i) {
+    const m = lines[i].match(/^(\s*)- ([a-z]+)(?: "((?:[^"\\]|\\.)*)")?.*?\[ref=[^\]]+\]/);
+    if (!m || !interactiveRoles.has(m[2])) continue;
+    const e = { role: m[2], name: normName(m[3] ?? ""), line: lines[i].trim(), url: "", texts: [] };
+    if (!e.name)
+      for (let j = i + 1; j < lines.length && lines[j].match(/^\s*/)[0].length > m[1].length; ++j) {
+        const u = lines[j].match(/^\s*- \/url: "?([^"]*)"?$/);
+        if (u && !e.url) e.url = u[1];
+        const t = lines[j].match(/^\s*- '?(?:text|heading|img|generic|paragraph)(?: "((?:[^"\\]|\\.)*)")?[^:]*(?:: "?(.*?)"?'?)?$/);
+        if (t && (t[1] || t[2])) e.texts.push(normName(t[1] || t[2]));
+      }
+    out.push(e);
+  }
+  return out;
+}
+
+// agentkit: ` link "Home" / [ref=e1]`, `- button "Go" [ref=e3]`, `checkbox [Task 1] unchecked [ref=e7]`.
+function agentkitRefLines(snapshot) {
+  const out = [];
+  for (const line of snapshot.split("\n")) {
+    if (!/\[ref=[^\]]+\]/.test(line)) continue;
+    const m = line.match(/^\s*(?:- )?([A-Za-z][A-Za-z0-9]*)(?: "((?:[^"\\]|\\.)*)")?/);
+    if (!m) continue;
+    const bracket = m[2] === undefined ? line.slice(m[0].length).match(/^ \[([^\]]*)\]/) : null;
+    const url = m[1] === "link" ? (line.match(/ (\S+) \[ref=[^\]]+\]\s*$/) || [])[1] ?? "" : "";
+    out.push({ role: m[1], name: normName(m[2] ?? ""), label: bracket ? normName(bracket[1]) : "", url, used: false });
+  }
+  return out;
+}
+
+const bareUrl = (u) => u.replace(/^(https?:)?\/\//, "").replace(/…$/, "");
+function refParity(pwSnapshot, akSnapshot) {
+  const want = playwrightInteractive(pwSnapshot);
+  const have = agentkitRefLines(akSnapshot);
+  const prefixOf = (a, b) => a.length > 0 && b.startsWith(a);
+  const sameName = (a, w) => {
+    if (a.name === w.name) return true;
+    if (a.name.endsWith("…") && prefixOf(a.name.slice(0, -1).trimEnd(), w.name)) return true;
+    if (!a.name && a.label && a.label === w.name) return true;  // unnamed: labelled by its neighbour text
+    if (!w.name) {  // Playwright gave no name: the same link target, or a name made of the texts inside
+      if (w.url && a.url && (bareUrl(w.url) === bareUrl(a.url) || prefixOf(bareUrl(a.url), bareUrl(w.url)) ||
+          (a.url.startsWith("/") && bareUrl(w.url).endsWith(bareUrl(a.url))))) return true;
+      const an = a.name.replace(/…$/, "");
+      if (w.texts.some((t) => t && an && (prefixOf(an, t) || prefixOf(t, an)))) return true;
+      if (!a.name && !w.texts.length) return true;
+    }
+    return false;
+  };
+  const missing = [];
+  let matched = 0;
+  let otherRole = 0;
+  const unmatched = [];
+  for (const w of want) {  // first pass: same role and name
+    const a = have.find((x) => !x.used && x.role === w.role && sameName(x, w));
+    if (a) {
+      a.used = true;
+      ++matched;
+    } else unmatched.push(w);
+  }
+  for (const w of unmatched) {  // second pass: the same element under another role
+    const a = have.find((x) => !x.used && sameName(x, w) && (w.name || w.url || w.texts.length));
+    if (a) {
+      a.used = true;
+      ++matched;
+      ++otherRole;
+    } else missing.push(w.line + (w.url ? ` (${w.url})` : w.texts.length ? ` ("${w.texts[0]}")` : ""));
+  }
+  return { total: want.length, matched, otherRole, missing };
+}
+
 function rssKb(pid) {
   try {
     const s = fs.readFileSync(`/proc/${pid}/status`, "utf8");
@@ -186,6 +274,10 @@ async function runServer(spec, base, pages) {
       res.snapshotText = textOf(snap.r);
     }
     out.pages[p.name] = { navMs: median(res.navMs), snapMs: median(res.snapMs), navTokens: res.navTokens, snapTokens: res.snapTokens, snapshotText: res.snapshotText };
+    // For the ref parity check, agentkit's whole snapshot: its default one is cut to a 6000-token
+    // budget on big pages (the rest goes to an artifact), while Playwright MCP's is never cut;
+    // comparing a cut snapshot would count elements as missing that agentkit does give refs to.
+    if (spec.name === "agentkit") out.pages[p.name].fullSnapshotText = textOf(await call(spec.tools.snapshot, { budget: 100000 }));
   }
 
   // click and type on the form page
@@ -298,6 +390,17 @@ async function main() {
     row(`${p.name}: snapshot ms`, (r) => r.pages[p.name].snapMs);
     row(`${p.name}: snapshot tokens`, (r) => r.pages[p.name].snapTokens);
   }
+  const pw = results.find((r) => r.name === "playwright-mcp");
+  const parity = {};
+  if (ak && pw) {
+    for (const p of pages) parity[p.name] = refParity(pw.pages[p.name].snapshotText, ak.pages[p.name].fullSnapshotText);
+    const prow = (label, get) => rows.push([label, ...results.map((r) => (r === ak ? get() : "-")), ...results.filter((r) => r !== ak).map(() => "-")]);
+    for (const p of pages) {
+      const q = parity[p.name];
+      prow(`${p.name}: interactive refs matched`, () => `${q.matched}/${q.total}` + (q.otherRole ? ` (${q.otherRole} other role)` : ""));
+      prow(`${p.name}: interactive refs missing`, () => String(q.missing.length));
+    }
+  }
   row("click ms", (r) => r.clickMs);
   row("click result tokens", (r) => r.clickTokens);
   row("type ms", (r) => r.typeMs);
@@ -309,7 +412,13 @@ async function main() {
   const line = (cells) => cells.map((c, i) => String(c).padEnd(widths[i])).join("  ");
   console.log(line(header));
   for (const r of rows) console.log(line(r));
-  if (flag("--dump-snapshots")) for (const r of results) for (const p of pages) console.log(`\n==== ${r.name} ${p.name}\n${r.pages[p.name].snapshotText}`);
+  for (const [name, q] of Object.entries(parity))
+    if (q.missing.length)
+      console.log(`\n${name}: ${q.missing.length} of Playwright MCP's ${q.total} interactive refs have no ref-carrying line in agentkit's snapshot, e.g.\n  ` +
+        q.missing.slice(0, 8).join("\n  "));
+  if (flag("--dump-snapshots"))
+    for (const r of results)
+      for (const p of pages) console.log(`\n==== ${r.name} ${p.name}\n${r.pages[p.name].fullSnapshotText ?? r.pages[p.name].snapshotText}`);
 }
 
 main().catch((e) => {

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -268,4 +269,155 @@ TEST(CdpReplay, RecordThenReplayGivesTheSameResults) {
     ASSERT_TRUE(entries);
     cdp::connection replayed{cdp::replay_transport{std::move(*entries)}};
     EXPECT_EQ(run(replayed), live);
+}
+
+namespace {
+
+// Two independent sends recorded in one order: the caller's A, then B sent by an event handler.
+std::vector<cdp::transcript_entry> two_senders_transcript() {
+    return {
+        recv({{"method", "Target.attachedToTarget"}, {"params", {{"sessionId", "S1"}}}}),
+        sent({{"id", 1}, {"method", "Page.navigate"}, {"params", {{"url", "about:blank"}}}, {"sessionId", "S1"}}),
+        sent({{"id", 2}, {"method", "Runtime.runIfWaitingForDebugger"}, {"params", json::object()}, {"sessionId", "S1"}}),
+        recv({{"id", 2}, {"sessionId", "S1"}, {"result", json::object()}}),
+        recv({{"id", 1}, {"sessionId", "S1"}, {"result", {{"frameId", "F1"}}}}),
+    };
+}
+
+}  // namespace
+
+TEST(CdpReplay, StrictOrderRejectsSendsFromAnotherThreadThatCameFirst) {
+    cdp::replay_transport replay{two_senders_transcript()};
+    auto r = replay.send(R"({"id":7,"method":"Runtime.runIfWaitingForDebugger","params":{},"sessionId":"S1"})");
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message.find("Page.navigate"), std::string::npos) << r.error().message;
+}
+
+TEST(CdpReplay, WindowedOrderMatchesIndependentSendsInAnyOrder) {
+    cdp::replay_options o;
+    o.order = cdp::replay_order::windowed;
+    cdp::connection conn{cdp::replay_transport{two_senders_transcript(), o}};
+    // the handler's send goes first this time, the caller's second
+    auto b = conn.call_async("Runtime.runIfWaitingForDebugger", json::object(), "S1");
+    auto a = conn.call_async("Page.navigate", {{"url", "about:blank"}}, "S1");
+    ASSERT_EQ(a.wait_for(10s), std::future_status::ready);
+    ASSERT_EQ(b.wait_for(10s), std::future_status::ready);
+    auto ra = a.get();
+    auto rb = b.get();
+    ASSERT_TRUE(ra) << ra.error().to_text();
+    ASSERT_TRUE(rb) << rb.error().to_text();
+    EXPECT_EQ((*ra)["frameId"], "F1");  // each answer reached its own request
+    EXPECT_TRUE(rb->empty());
+    EXPECT_TRUE(conn.transport_as<cdp::replay_transport>()->finished());
+}
+
+TEST(CdpReplay, WindowedOrderDeliversNothingBeforeTheSendsRecordedAheadOfIt) {
+    cdp::replay_options o;
+    o.order = cdp::replay_order::windowed;
+    cdp::replay_transport replay{{
+                                     sent({{"id", 1}, {"method", "A.a"}}),
+                                     recv({{"id", 1}, {"result", {{"n", 1}}}}),
+                                     recv({{"method", "E.happened"}}),
+                                     sent({{"id", 2}, {"method", "B.b"}}),
+                                     recv({{"id", 2}, {"result", {{"n", 2}}}}),
+                                 },
+                                 o};
+    ASSERT_TRUE(replay.send(R"({"id":20,"method":"B.b"})"));  // matched early, out of order
+    EXPECT_EQ(replay.remaining_sends(), 1u);
+    auto early = replay.receive(20ms);  // A.a was recorded first: its answer and the event wait for it
+    ASSERT_FALSE(early);
+    EXPECT_TRUE(early.error().is(errc::timeout));
+    ASSERT_TRUE(replay.send(R"({"id":10,"method":"A.a"})"));
+    std::vector<json> got;
+    for (int i = 0; i < 3; ++i) {
+        auto m = replay.receive(1000ms);
+        ASSERT_TRUE(m) << m.error().to_text();
+        got.push_back(json::parse(*m));
+    }
+    EXPECT_EQ(got[0], json({{"id", 10}, {"result", {{"n", 1}}}}));
+    EXPECT_EQ(got[1]["method"], "E.happened");
+    EXPECT_EQ(got[2], json({{"id", 20}, {"result", {{"n", 2}}}}));
+    EXPECT_TRUE(replay.finished());
+}
+
+TEST(CdpReplay, WindowedOrderLooksNoFurtherThanTheWindow) {
+    cdp::replay_options o;
+    o.order = cdp::replay_order::windowed;
+    o.window = 2;
+    cdp::replay_transport replay{{
+                                     sent({{"id", 1}, {"method", "A.a"}}),
+                                     sent({{"id", 2}, {"method", "B.b"}}),
+                                     sent({{"id", 3}, {"method", "C.c"}}),
+                                 },
+                                 o};
+    auto r = replay.send(R"({"id":9,"method":"C.c"})");
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, errc::protocol_error);
+    EXPECT_NE(r.error().message.find("expected {\"method\":\"A.a\""), std::string::npos) << r.error().message;
+    EXPECT_NE(r.error().message.find("1 recorded sends after it"), std::string::npos) << r.error().message;
+}
+
+TEST(CdpReplay, WindowedOrderPrefersTheEarliestOfIdenticalSends) {
+    cdp::replay_options o;
+    o.order = cdp::replay_order::windowed;
+    cdp::replay_transport replay{{
+                                     sent({{"id", 1}, {"method", "Runtime.evaluate"}, {"params", {{"expression", "1"}}}}),
+                                     recv({{"id", 1}, {"result", {{"n", "first"}}}}),
+                                     sent({{"id", 2}, {"method", "Runtime.evaluate"}, {"params", {{"expression", "1"}}}}),
+                                     recv({{"id", 2}, {"result", {{"n", "second"}}}}),
+                                 },
+                                 o};
+    ASSERT_TRUE(replay.send(R"({"id":5,"method":"Runtime.evaluate","params":{"expression":"1"}})"));
+    auto m = replay.receive(1000ms);
+    ASSERT_TRUE(m);
+    EXPECT_EQ(json::parse(*m), json({{"id", 5}, {"result", {{"n", "first"}}}}));
+    EXPECT_EQ(replay.remaining_sends(), 1u);
+}
+
+TEST(CdpReplay, IgnoredParamsAreLeftOutOfTheComparison) {
+    const auto transcript = [] {
+        return std::vector<cdp::transcript_entry>{
+            sent({{"id", 1},
+                  {"method", "Browser.setDownloadBehavior"},
+                  {"params", {{"behavior", "allowAndName"}, {"downloadPath", "/home/recorder/dl"}}}}),
+            recv({{"id", 1}, {"result", json::object()}}),
+        };
+    };
+    const std::string here = R"({"id":3,"method":"Browser.setDownloadBehavior","params":{"behavior":"allowAndName","downloadPath":"/tmp/ci/dl"}})";
+    {
+        cdp::replay_transport replay{transcript()};
+        EXPECT_FALSE(replay.send(here));  // a different path is a mismatch by default
+    }
+    cdp::replay_options o;
+    o.ignore_params = {"downloadPath"};
+    cdp::replay_transport replay{transcript(), o};
+    ASSERT_TRUE(replay.send(here));
+    // the other params still count
+    cdp::replay_transport other{transcript(), o};
+    EXPECT_FALSE(other.send(R"({"id":3,"method":"Browser.setDownloadBehavior","params":{"behavior":"deny","downloadPath":"/x"}})"));
+}
+
+TEST(CdpConnection, SyncEventsWaitsForTheHandlersOfEventsThatCameBeforeAnAnswer) {
+    // The event arrives before the answer, but its handler is still running when call() returns.
+    cdp::connection conn{cdp::replay_transport{{
+        sent({{"id", 1}, {"method", "Page.navigate"}, {"params", {{"url", "about:blank"}}}}),
+        recv({{"method", "Page.frameStartedLoading"}, {"params", {{"frameId", "F"}}}}),
+        recv({{"id", 1}, {"result", json::object()}}),
+    }}};
+    std::promise<void> gate;
+    auto gate_f = gate.get_future().share();
+    std::atomic<bool> handled{false};
+    auto sub = conn.on("Page.frameStartedLoading", [&](const cdp::event&) {
+        gate_f.wait();
+        handled = true;
+    });
+    auto r = conn.call("Page.navigate", {{"url", "about:blank"}}, {}, 5000ms);
+    ASSERT_TRUE(r) << r.error().to_text();
+    EXPECT_FALSE(handled.load());  // the answer overtook the event's handler
+    auto synced = std::async(std::launch::async, [&] { return conn.sync_events(10000ms); });
+    gate.set_value();
+    EXPECT_TRUE(synced.get());
+    EXPECT_TRUE(handled.load());
+    conn.close();
+    EXPECT_FALSE(conn.sync_events(100ms));  // an ended connection has nothing to wait for
 }

@@ -88,6 +88,19 @@ struct browser_options {
     std::string cdp_endpoint;
     /// Launch locally but speak CDP over a WebSocket (--remote-debugging-port) instead of the pipe.
     bool launch_over_websocket = false;
+    /// Supply the CDP transport yourself: a custom transport, a browser reached some other way,
+    /// a transport wrapped to record a transcript (any_transport::record_to), or a replayed
+    /// transcript in tests (cdp::replay_transport). When set, `launch`, `cdp_endpoint` and
+    /// `launch_over_websocket` are ignored. Called on every (re)start, i.e. again after the
+    /// browser behind the previous transport died; an error fails that start. The browser
+    /// creates its own browser context on the transport and disposes of it on close.
+    /// Example (a replayed transcript):
+    ///   o.transport_factory = [] () -> agentkit::result<agentkit::cdp::any_transport> {
+    ///       auto t = agentkit::cdp::replay_transport::from_file("nav.jsonl");
+    ///       if (!t) return agentkit::fail(t.error());
+    ///       return agentkit::cdp::any_transport{std::move(*t)};
+    ///   };
+    std::function<result<cdp::any_transport>()> transport_factory;
     /// Allow evaluate(); off by default (errc::policy_blocked). policy.allow_evaluate also allows it.
     bool allow_evaluate = false;
     /// Origins, file://, downloads, secrets, content boundaries (enforced in the browser).
@@ -1787,7 +1800,12 @@ private:
         cdp::any_transport transport;
         cdp::launch_options lo = opt_.launch;
         lo.extra_args.insert(lo.extra_args.begin(), "--disable-features=Translate,MediaRouter,OptimizationHints");
-        if (!opt_.cdp_endpoint.empty()) {
+        if (opt_.transport_factory) {
+            auto t = opt_.transport_factory();
+            if (!t) return fail(t.error());
+            if (!*t) return fail(errc::browser_launch, "the transport factory returned an empty transport");
+            transport = std::move(*t);
+        } else if (!opt_.cdp_endpoint.empty()) {
             auto url = cdp::discover_websocket_url(opt_.cdp_endpoint);
             if (!url) return fail(url.error());
             auto t = cdp::websocket_transport::connect(*url);
@@ -2944,6 +2962,9 @@ private:
         for (int round = 0; round < rounds; ++round) {
             auto q = dom_quiet(t);
             if (q == quiet_result::failed) return;
+            // the events Chromium sent before the answer (a navigation starting or finishing,
+            // requests) may not have been dispatched yet: judge the state only once they have
+            (void)eng_->conn.sync_events();
             bool nav_pending = false;
             {
                 std::lock_guard lock(eng_->mu);

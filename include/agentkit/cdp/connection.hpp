@@ -746,6 +746,35 @@ public:
         return st_->failure;
     }
 
+    /// Wait (bounded) until the dispatcher has run the handlers and callbacks of every message
+    /// received so far. A blocking call() may return before the events that arrived ahead of
+    /// its answer were dispatched; after sync_events() the state those handlers keep reflects
+    /// everything the browser sent before that answer. True when done (at once when called
+    /// from the dispatcher itself); false on timeout or when the connection has ended.
+    bool sync_events(std::chrono::milliseconds timeout = std::chrono::milliseconds(2000)) {
+        if (!st_) return false;
+        auto* st = st_.get();
+        if (std::this_thread::get_id() == st->dispatcher_id) return true;
+        struct flag {
+            std::mutex mu;
+            std::condition_variable cv;
+            bool done = false;
+        };
+        auto f = std::make_shared<flag>();
+        {
+            std::lock_guard lock(st->mu);
+            if (st->failure || st->stop) return false;
+            st->tasks.emplace_back([f] {
+                std::lock_guard l(f->mu);
+                f->done = true;
+                f->cv.notify_all();
+            });
+            st->cv.notify_all();
+        }
+        std::unique_lock l(f->mu);
+        return f->cv.wait_for(l, timeout, [&] { return f->done; });
+    }
+
     /// Calls awaiting an answer.
     [[nodiscard]] std::size_t pending_count() const {
         if (!st_) return 0;

@@ -1,13 +1,26 @@
 // agentkit/cdp/replay_transport.hpp — plays back a recorded CDP transcript, for fast,
 // deterministic unit tests of the layers above the connection (no browser needed).
 //
-// Matching: every message the client sends must equal the next recorded `send` entry in
-// method, params and sessionId (the id is ignored). The recorded `recv` entries that
-// followed that send (responses and events), up to the next recorded send, are then
-// delivered in order; a response's id is rewritten from the recorded request id to the id
-// the client actually used. Messages recorded before the first send are delivered at once.
-// A recorded `close` entry replays the transport's end (e.g. a browser crash): receive()
+// Matching (replay_order::strict, the default): every message the client sends must equal the
+// next recorded `send` entry in method, params and sessionId (the id is ignored). The recorded
+// `recv` entries that followed that send (responses and events), up to the next recorded send,
+// are then delivered in order; a response's id is rewritten from the recorded request id to
+// the id the client actually used. Messages recorded before the first send are delivered at
+// once. A recorded `close` entry replays the transport's end (e.g. a browser crash): receive()
 // returns that error from then on.
+//
+// replay_order::windowed is for clients that send from several threads or keep several calls
+// in flight (the browser engine: event handlers answer on the dispatcher while the caller's
+// thread sends its own commands, so two runs interleave sends differently). A send matches
+// the earliest not-yet-matched recorded send equal to it among the first `window` recorded
+// sends not matched yet. Received entries are still delivered strictly in recorded order and
+// only up to the earliest recorded send not matched yet, so a response or event never arrives
+// before every send recorded ahead of it was made: cause and effect keep their order, only
+// the order of independent sends is free.
+//
+// Values that differ from run to run (absolute paths, ports) can be left out of the comparison
+// with replay_options::ignore_params: params fields of those names, at any depth, are not
+// compared.
 //
 // A mismatch makes send() fail with errc::protocol_error naming the transcript position,
 // the expected and the received message, and finishes the transport (receive() reports the
@@ -23,6 +36,7 @@
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -38,6 +52,12 @@
 
 namespace agentkit::cdp {
 
+/// How the client's sends are matched against the recorded ones (see the file comment).
+enum class replay_order {
+    strict,    ///< each send equals the next recorded send
+    windowed,  ///< each send equals one of the next `window` recorded sends not matched yet
+};
+
 /// Options of a replay.
 struct replay_options {
     /// When true, receive() reports errc::transport_closed once the whole transcript has
@@ -45,6 +65,11 @@ struct replay_options {
     bool close_at_end = false;
     /// Compare sessionId too (on by default: a call on the wrong session is a real bug).
     bool match_session = true;
+    replay_order order = replay_order::strict;
+    /// replay_order::windowed: how many not-yet-matched recorded sends a send may match.
+    std::size_t window = 32;
+    /// Names of params fields (at any depth) left out of the comparison.
+    std::vector<std::string> ignore_params;
 };
 
 /// Plays back a transcript. Thread-safe per the transport contract; move-only.
@@ -114,16 +139,13 @@ public:
     /// True when every recorded send has been matched.
     [[nodiscard]] bool finished() const {
         std::lock_guard lock(s_->mu);
-        return s_->next_send_index() == s_->entries.size();
+        return s_->unmatched_sends() == 0;
     }
 
     /// The number of recorded sends not yet matched.
     [[nodiscard]] std::size_t remaining_sends() const {
         std::lock_guard lock(s_->mu);
-        std::size_t n = 0;
-        for (std::size_t i = s_->cursor; i < s_->entries.size(); ++i)
-            if (s_->entries[i].dir == direction::sent) ++n;
-        return n;
+        return s_->unmatched_sends();
     }
 
 private:
@@ -132,25 +154,33 @@ private:
         std::condition_variable cv;
         std::vector<transcript_entry> entries;
         replay_options options;
-        std::size_t cursor = 0;  // next entry not yet consumed
+        std::vector<bool> matched;  // per entry: a send the client has made
+        std::size_t cursor = 0;     // next entry not yet delivered (or passed, for a matched send)
         std::deque<std::string> outbox;
         std::map<std::int64_t, std::int64_t> id_map;  // recorded request id -> client id
         std::optional<error> terminal;
 
-        [[nodiscard]] std::size_t next_send_index() const {
-            std::size_t i = cursor;
-            while (i < entries.size() && entries[i].dir != direction::sent) ++i;
-            return i;
+        [[nodiscard]] bool is_unmatched_send(std::size_t i) const {
+            return entries[i].dir == direction::sent && (i >= matched.size() || !matched[i]);
+        }
+
+        [[nodiscard]] std::size_t unmatched_sends() const {
+            std::size_t n = 0;
+            for (std::size_t i = 0; i < entries.size(); ++i) n += is_unmatched_send(i) ? 1U : 0U;
+            return n;
         }
 
         [[nodiscard]] bool at_end_closed() const {
             return options.close_at_end && cursor >= entries.size() && outbox.empty();
         }
 
-        // Queue received entries from the cursor up to the next send (or a close entry).
+        // Queue received entries from the cursor up to the first send not matched yet (or a
+        // close entry); matched sends are passed over.
         void deliver_until_next_send() {
-            while (cursor < entries.size() && entries[cursor].dir != direction::sent) {
+            if (matched.size() != entries.size()) matched.resize(entries.size(), false);
+            while (cursor < entries.size() && !is_unmatched_send(cursor)) {
                 const auto& e = entries[cursor++];
+                if (e.dir == direction::sent) continue;
                 if (e.dir == direction::closed) {
                     auto j = json::parse(e.message, nullptr, false);
                     terminal = j.is_object() ? error::from_json(j)
@@ -174,10 +204,21 @@ private:
             return j.dump();
         }
 
-        static json view(const json& m, bool with_session) {
+        static void strip(json& j, const std::vector<std::string>& names, int depth = 0) {
+            if (depth > 64) return;
+            if (j.is_object()) {
+                for (const auto& n : names) j.erase(n);
+                for (auto& el : j.items()) strip(el.value(), names, depth + 1);
+            } else if (j.is_array()) {
+                for (auto& v : j) strip(v, names, depth + 1);
+            }
+        }
+
+        [[nodiscard]] json view(const json& m, bool with_session) const {
             json v = json::object();
             v["method"] = m.value("method", json());
             v["params"] = m.contains("params") ? m["params"] : json::object();
+            if (!options.ignore_params.empty()) strip(v["params"], options.ignore_params);
             if (with_session && m.contains("sessionId")) v["sessionId"] = m["sessionId"];
             return v;
         }
@@ -193,28 +234,41 @@ private:
             if (terminal) return fail(*terminal);
             auto got = json::parse(text, nullptr, false);
             if (!got.is_object()) return fail(errc::protocol_error, "replay: the client sent a message that is not a JSON object");
-            const std::size_t at = next_send_index();
-            if (at >= entries.size())
+            deliver_until_next_send();  // sets up `matched`; delivers nothing new after a send
+            const json have = view(got, options.match_session);
+            const std::size_t window =
+                options.order == replay_order::strict ? std::size_t{1} : std::max<std::size_t>(1, options.window);
+            std::size_t first = entries.size(), at = entries.size(), seen = 0;
+            for (std::size_t i = cursor; i < entries.size() && seen < window; ++i) {
+                if (!is_unmatched_send(i)) continue;
+                if (seen++ == 0) first = i;
+                auto rec = json::parse(entries[i].message, nullptr, false);
+                if (view(rec, options.match_session) == have) {
+                    at = i;
+                    break;
+                }
+            }
+            if (first >= entries.size())
                 return mismatch("replay: the transcript has no more requests, but the client sent " +
                                     view(got, true).dump(),
                                 "Re-record the transcript, or stop the code under test from sending more.",
-                                json{{"position", at}, {"got", view(got, true)}});
-            // Received entries before `at` that were not delivered yet belong to an earlier
-            // request: deliver them first, in order.
-            deliver_until_next_send();
-            auto expected = json::parse(entries[at].message, nullptr, false);
-            const json want = view(expected, options.match_session);
-            const json have = view(got, options.match_session);
-            if (want != have)
-                return mismatch("replay mismatch at transcript entry " + std::to_string(at + 1) + ": expected " +
-                                    want.dump() + " but the client sent " + have.dump(),
+                                json{{"position", first}, {"got", view(got, true)}});
+            if (at >= entries.size()) {
+                const json want = view(json::parse(entries[first].message, nullptr, false), options.match_session);
+                std::string what = "replay mismatch at transcript entry " + std::to_string(first + 1) + ": expected " +
+                                   want.dump();
+                if (window > 1 && seen > 1)
+                    what += " (or one of the " + std::to_string(seen - 1) + " recorded sends after it)";
+                return mismatch(what + " but the client sent " + have.dump(),
                                 "The code under test sends different CDP commands than when the transcript was "
                                 "recorded; re-record it if the change is intended.",
-                                json{{"position", at + 1}, {"expected", want}, {"got", have}});
+                                json{{"position", first + 1}, {"expected", want}, {"got", have}});
+            }
+            auto expected = json::parse(entries[at].message, nullptr, false);
             if (expected.contains("id") && expected["id"].is_number_integer() && got.contains("id") &&
                 got["id"].is_number_integer())
                 id_map[expected["id"].get<std::int64_t>()] = got["id"].get<std::int64_t>();
-            cursor = at + 1;
+            matched[at] = true;
             deliver_until_next_send();
             return {};
         }

@@ -47,14 +47,16 @@ namespace agentkit::cdp {
 ///   return errc::transport_closed promptly.
 /// - `is_open()` is false once closed or failed.
 /// Nothing throws on I/O errors.
+// The member requirements come first: a type without them (e.g. result<any_transport>) is
+// rejected before move_constructible would ask any_transport's converting constructor about it
+// again (clang reports that recursion as an error).
 template <class T>
-concept transport = std::move_constructible<T> &&
-                    requires(T& t, const T& ct, std::string_view message, std::chrono::milliseconds timeout) {
+concept transport = requires(T& t, const T& ct, std::string_view message, std::chrono::milliseconds timeout) {
                         { t.send(message) } -> std::same_as<result<void>>;
                         { t.receive(timeout) } -> std::same_as<result<std::string>>;
                         { t.close() } -> std::same_as<void>;
                         { ct.is_open() } -> std::convertible_to<bool>;
-                    };
+                    } && std::move_constructible<T>;
 
 /// True for the error codes after which a transport is finished.
 [[nodiscard]] inline bool is_terminal_transport_error(const error& e) noexcept {
