@@ -160,11 +160,17 @@ namespace detail {
 inline std::string page_data(const std::string& text, const std::string& nonce) {
     if (nonce.empty() || text.empty()) return text;
     // Short marks: what they mean is said once, in the server's instructions and the tools'
-    // descriptions, not in every result (tokens are the budget).
+    // descriptions, not in every result (tokens are the budget). A page cannot forge a mark:
+    // "<<" inside its text becomes "< <", so no line of page text can open or close one (the
+    // nonce, which the page never sees, is a second guard).
     std::string s = "<<page-data " + nonce + ">>\n";
-    s += text;
+    s.reserve(text.size() + 40);
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        s += text[i];
+        if (text[i] == '<' && i + 1 < text.size() && text[i + 1] == '<') s += ' ';
+    }
     if (s.back() != '\n') s += '\n';
-    return s + "<<end page-data " + nonce + ">>\n";
+    return s + "<<end " + nonce + ">>\n";
 }
 }  // namespace detail
 
@@ -769,9 +775,11 @@ class browser {
 public:
     explicit browser(browser_options options = {}) : opt_(std::move(options)) {
         if (opt_.policy.content_boundaries) {
+            // 6 lower-case letters (24^6, ~27 bits; no l or o): as unguessable for a page that never
+            // sees it as 8 hex digits, and ~4 tokens fewer per result.
             std::random_device rd;
-            static const char* hex = "0123456789abcdef";
-            for (int i = 0; i < 8; ++i) nonce_ += hex[rd() % 16];
+            static constexpr std::string_view letters = "abcdefghijkmnpqrstuvwxyz";
+            for (int i = 0; i < 6; ++i) nonce_ += letters[rd() % letters.size()];
         }
     }
     browser(const browser&) = delete;
