@@ -82,6 +82,10 @@ struct connection_options {
     std::chrono::milliseconds default_timeout{30000};
     /// Told when an event handler or a callback throws (the exception is swallowed).
     std::function<void(std::string_view what)> on_handler_exception;
+    /// Told of every call once it is sent (method, session id; "" = the browser session), on
+    /// the thread that made the call (which may be the dispatcher). For tracing and tests: it
+    /// must not call into the connection. Exceptions are reported and swallowed.
+    std::function<void(std::string_view method, std::string_view session_id)> on_call_sent;
 };
 
 namespace detail {
@@ -470,6 +474,8 @@ struct connection_state {
                 return fail(call_error(method, sent.error()));
             }
         }
+        if (sent && options.on_call_sent)
+            run_guarded([&] { options.on_call_sent(method, session_id); }, "the on_call_sent observer");
         return id;
     }
 };
