@@ -614,6 +614,69 @@ std::size_t next_offset(const std::string& text) {
 std::size_t count_lines(const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
 }  // namespace
 
+TEST(PolicyE2E, FiveLargePagesBatchFitsTheResultCapAndCutPagesAreReadBackFromTheirArtifacts) {
+    tools_fixture f;
+    const std::size_t cap = f.state.options.max_result_chars;
+    ASSERT_EQ(cap, 30000U);
+    // four large pages (about 16,000 characters of text each) and a short one
+    for (int i = 1; i <= 5; ++i) {
+        std::string body = "<h1>Heading " + std::to_string(i) + "</h1>";
+        if (i != 3)
+            for (int k = 0; k < 250; ++k)
+                body += "<p>page " + std::to_string(i) + " paragraph " + std::to_string(k) + " with words to fill it up</p>";
+        body += "<p>END OF PAGE " + std::to_string(i) + "</p>";
+        f.a.route("/big" + std::to_string(i), http_response::html(page("Big " + std::to_string(i), body)));
+    }
+    std::vector<std::string> urls;
+    for (int i = 1; i <= 5; ++i) urls.push_back(f.a.url("/big" + std::to_string(i)));
+    // a budget the pages fit in by tokens (no token cut), far more than the result cap in characters
+    auto r = f.call("browser_batch", json{{"urls", urls}, {"budget", 60000}});
+    const std::string t = text_of(r);
+    ASSERT_TRUE(r.has_value()) << t.substr(0, 2000);
+    EXPECT_LE(t.size(), cap);
+    EXPECT_EQ(t.find("[cut at "), std::string::npos) << "the generic cap cut the batch";
+    EXPECT_NE(t.find("5 of 5 pages read"), std::string::npos) << t.substr(0, 500);
+    // the short page is whole; the large ones share the rest and name where their rest is
+    EXPECT_NE(t.find("END OF PAGE 3"), std::string::npos);
+    static const std::regex note_re(R"(\[cut to fit the result: (\d+) of (\d+) characters shown; the whole page is artifact (a\d+): browser_artifact \{"id": "a\d+", "offset": (\d+)\}\])");
+    const std::string open_mark = "<<page-data " + f.b.boundary() + ">>\n";
+    const std::string close_mark = "<<end page-data " + f.b.boundary() + ">>\n";
+    std::size_t cut_pages = 0;
+    for (int i = 1; i <= 5; ++i) {
+        const std::string head = "## " + std::to_string(i) + ". " + urls[static_cast<std::size_t>(i - 1)] + "\n";
+        const auto at = t.find(head);
+        ASSERT_NE(at, std::string::npos) << "page " << i << " missing";
+        const auto next = i < 5 ? t.find("## " + std::to_string(i + 1) + ". ", at) : t.size();
+        const std::string section = t.substr(at, next - at);
+        EXPECT_NE(section.find("Heading " + std::to_string(i)), std::string::npos) << section.substr(0, 300);
+        if (i == 3) continue;
+        std::smatch m;
+        ASSERT_TRUE(std::regex_search(section, m, note_re)) << section.substr(section.size() > 400 ? section.size() - 400 : 0);
+        ++cut_pages;
+        EXPECT_EQ(section.find("END OF PAGE"), std::string::npos);  // its end is not shown...
+        const std::string id = m[3].str();
+        const std::size_t offset = std::stoul(m[4].str());
+        EXPECT_EQ(offset, std::stoul(m[1].str()));
+        // ...it is in the artifact, and reading on from the offset gives exactly the rest
+        const auto o = section.find(open_mark), c = section.find(close_mark);
+        ASSERT_NE(o, std::string::npos);
+        ASSERT_NE(c, std::string::npos);
+        const std::string shown = section.substr(o + open_mark.size(), c - o - open_mark.size());
+        ASSERT_EQ(shown.size(), offset);
+        auto whole = f.store.get(id);
+        ASSERT_TRUE(whole.has_value());
+        EXPECT_EQ(whole->data.size(), std::stoul(m[2].str()));
+        auto rest = f.call("browser_artifact", json{{"id", id}, {"offset", offset}, {"length", 25000}});
+        const std::string rt = text_of(rest);
+        ASSERT_TRUE(rest.has_value()) << rt;
+        EXPECT_EQ(next_offset(rt), 0U) << "the rest fits one read";
+        EXPECT_EQ(shown + rt, whole->data);
+        EXPECT_NE(rt.find("END OF PAGE " + std::to_string(i)), std::string::npos) << rt.substr(0, 300);
+    }
+    EXPECT_EQ(cut_pages, 4U);
+    std::printf("[ measure  ] 5-page batch: %zu characters (cap %zu), 4 pages cut to fit and stored\n", t.size(), cap);
+}
+
 TEST(PolicyE2E, ConsoleAndNetworkLogsAreArtifactsWithCountsReadBackByIdSectionAndOffset) {
     tools_fixture f;
     f.a.route("/api/ok", http_response::text("ok"));
