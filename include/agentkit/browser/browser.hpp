@@ -1482,12 +1482,19 @@ public:
                 out[i].error_ = error(errc::timeout, urls[i] + " did not finish loading within " +
                                                          std::to_string(opt_.navigation_timeout.count()) + " ms");
         }
-        // capture every page, then share the budget: pages that need less than an equal share give the rest away
+        // capture every page, concurrently (each is its own tab: its own sessions and state; the
+        // connection, the ref registry and the engine state are thread-safe), then share the
+        // budget: pages that need less than an equal share give the rest away
+        std::vector<std::future<result<capture_result>>> captures(urls.size());
+        for (std::size_t i = 0; i < urls.size(); ++i) {
+            if (!tabs[i] || out[i].error_) continue;
+            captures[i] = std::async(std::launch::async, [this, t = tabs[i]] { return capture(t, false); });
+        }
         std::vector<std::optional<capture_result>> caps(urls.size());
         std::vector<std::size_t> need(urls.size(), 0);
         for (std::size_t i = 0; i < urls.size(); ++i) {
-            if (!tabs[i] || out[i].error_) continue;
-            auto cap = capture(tabs[i], false);
+            if (!captures[i].valid()) continue;
+            auto cap = captures[i].get();
             if (!cap) {
                 out[i].error_ = cap.error();
                 continue;
