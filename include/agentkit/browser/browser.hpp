@@ -2226,7 +2226,11 @@ private:
     result<tab_ptr> create_tab() {
         auto r = call("", "Target.createTarget", json{{"url", "about:blank"}, {"browserContextId", eng_->context_id}});
         if (!r) return fail(r.error());
-        return adopt(*eng_, detail::jstr(*r, "targetId"), {});
+        const std::string id = detail::jstr(*r, "targetId");
+        auto t = adopt(*eng_, id, {});
+        // a target that could not be attached (e.g. its renderer died meanwhile) is not left behind
+        if (!t && eng_->conn.is_open()) (void)call("", "Target.closeTarget", json{{"targetId", id}}, 3000ms);
+        return t;
     }
 
     result<void> apply_viewport(const std::string& session) {
@@ -2358,12 +2362,16 @@ private:
         return fail(errc::browser_crashed, what, "Navigate again; refs of the crashed page are gone.", json{{"new_tab", (*nt)->id}});
     }
 
-    // Close a dead or wedged tab and make a new blank tab the current one.
+    // Close a dead or wedged tab and make a new blank tab the current one. The new tab's renderer
+    // may be gone too (a spare renderer killed with the crashed one): it is tried twice, and
+    // when both fail the dead tab stays current, so the next call tries again (it used to be
+    // forgotten first, leaving no current tab: every later call failed with "no tab is open").
     result<tab_ptr> replace_tab(const tab_ptr& dead) {
+        auto nt = create_tab();
+        if (!nt && eng_->conn.is_open()) nt = create_tab();
+        if (!nt) return fail(nt.error());
         (void)call("", "Target.closeTarget", json{{"targetId", dead->target_id}}, 3000ms);
         forget_tab(dead);
-        auto nt = create_tab();
-        if (!nt) return fail(nt.error());
         std::lock_guard lock(eng_->mu);
         eng_->current = (*nt)->id;
         return *nt;
@@ -2534,7 +2542,7 @@ private:
             if (!r) {
                 if (!eng_->conn.is_open()) return fail(crashed_error(r.error()));
                 if (p.frame.session_id == t->session)
-                    if (auto c = crashed_during(t)) return fail(*c);
+                    if (auto c = crashed_during(t, false)) return fail(*c);
                 if (r.error().is(errc::timeout) && p.frame.session_id == t->session && out.frames.empty()) {
                     std::size_t nodes = 0;
                     if (auto d = out.dom.find(t->session); d != out.dom.end()) nodes = d->second.nodes.size();
@@ -2561,10 +2569,11 @@ private:
     }
 
     // After a failed call to a tab's page: did its renderer crash meanwhile? The crash event may
-    // trail the failed answer (events go through the dispatcher), so it is waited for, bounded.
-    std::optional<error> crashed_during(const tab_ptr& t) {
-        if (!wait_until([&] { return t->crashed; }, std::min<std::chrono::milliseconds>(opt_.call_timeout, 2000ms)))
-            return std::nullopt;
+    // trail the failed answer (events go through the dispatcher), so where the capture fails
+    // anyway it is waited for (`wait`, bounded); elsewhere only checked.
+    std::optional<error> crashed_during(const tab_ptr& t, bool wait = true) {
+        const auto bound = wait ? std::min<std::chrono::milliseconds>(opt_.call_timeout, 2000ms) : std::chrono::milliseconds(0);
+        if (!wait_until([&] { return t->crashed; }, bound)) return std::nullopt;
         return error(errc::browser_crashed, "the page in " + t->id + " crashed (its renderer died) while it was being read",
                      "The next call replaces it with a new blank tab; navigate again.");
     }
