@@ -119,6 +119,9 @@ struct browser_options {
     std::size_t console_capacity = 200;
     std::size_t network_capacity = 300;
     token_counter tokens;
+    /// Told of every CDP call the engine sends (method, session id), on the sending thread. For
+    /// tracing and fault tests; it must not call back into the browser.
+    std::function<void(std::string_view method, std::string_view session_id)> on_cdp_call;
 };
 
 struct dialog_record {
@@ -1575,6 +1578,11 @@ public:
             std::lock_guard lock(eng_->mu);
             mark = eng_->seq;
         }
+        // a browser that dies mid-batch: one clear error (every page and temporary tab is gone)
+        auto died = [&]() -> std::optional<error> {
+            if (eng_->conn.is_open()) return std::nullopt;
+            return crashed_error(eng_->conn.failure().value_or(error(errc::browser_crashed, "the connection ended")));
+        };
         std::vector<std::future<result<json>>> navs(urls.size());
         for (std::size_t i = 0; i < urls.size(); ++i) {
             out[i].url = urls[i];
@@ -1605,6 +1613,7 @@ public:
             }
             loaders[i] = detail::jstr(*n, "loaderId");
         }
+        if (auto d = died()) return fail(opt_.policy.redact(*d));
         const auto deadline = clock::now() + opt_.navigation_timeout;
         for (std::size_t i = 0; i < urls.size(); ++i) {
             if (!tabs[i] || loaders[i].empty()) continue;
@@ -1616,12 +1625,19 @@ public:
                 out[i].error_ = error(errc::timeout, urls[i] + " did not finish loading within " +
                                                          std::to_string(opt_.navigation_timeout.count()) + " ms");
         }
-        // capture every page, then share the budget: pages that need less than an equal share give the rest away
+        // capture every page, concurrently (each is its own tab: its own sessions and state; the
+        // connection, the ref registry and the engine state are thread-safe), then share the
+        // budget: pages that need less than an equal share give the rest away
+        std::vector<std::future<result<capture_result>>> captures(urls.size());
+        for (std::size_t i = 0; i < urls.size(); ++i) {
+            if (!tabs[i] || out[i].error_) continue;
+            captures[i] = std::async(std::launch::async, [this, t = tabs[i]] { return capture(t, false); });
+        }
         std::vector<std::optional<capture_result>> caps(urls.size());
         std::vector<std::size_t> need(urls.size(), 0);
         for (std::size_t i = 0; i < urls.size(); ++i) {
-            if (!tabs[i] || out[i].error_) continue;
-            auto cap = capture(tabs[i], false);
+            if (!captures[i].valid()) continue;
+            auto cap = captures[i].get();
             if (!cap) {
                 out[i].error_ = cap.error();
                 continue;
@@ -1635,6 +1651,7 @@ public:
             std::lock_guard lock(eng_->mu);
             if (auto s = tabs[i]->doc_status.find(loaders[i]); s != tabs[i]->doc_status.end()) out[i].http_status = s->second;
         }
+        if (auto d = died()) return fail(opt_.policy.redact(*d));
         std::vector<std::size_t> share(urls.size(), 0);
         {
             std::size_t left = budget, open = 0;
@@ -1831,6 +1848,7 @@ private:
         cdp::connection_options co;
         co.default_timeout = opt_.call_timeout;
         co.sent_counter = sent_;
+        co.on_call_sent = opt_.on_cdp_call;
         auto e = std::make_unique<engine>(std::move(transport), std::move(co));
         auto* raw = e.get();
         e->sub = e->conn.on("*", [this, raw](const cdp::event& ev) { on_event(*raw, ev); });
@@ -2328,28 +2346,27 @@ private:
                 if (m != "Target.targetCreated" || opener.empty() || e.adopting.count(id) != 0) return;
             }
             // A popup (window.open, target=_blank): adopt it as a new tab, unless there are too many.
-            std::size_t open_tabs = 0;
+            // Tabs still being adopted count: a burst of popups from one script arrives before
+            // the first of them is attached.
             {
                 std::lock_guard lock(e.mu);
+                if (e.adopting.count(id) != 0) return;
+                std::size_t open_tabs = e.adopting.size();
                 for (const auto& [k, t] : e.tabs) open_tabs += t->closed ? 0U : 1U;
-                if (open_tabs >= std::max<std::size_t>(1, opt_.policy.max_tabs)) {
-                    blocked_request b;
-                    b.url = detail::jstr(info, "url");
-                    b.resource_type = "Popup";
-                    b.rule = "max_tabs: " + std::to_string(opt_.policy.max_tabs) + " tabs are open";
-                    if (auto o = e.by_target.find(opener); o != e.by_target.end()) b.tab = o->second->id;
-                    record_blocked(e, std::move(b));
+                if (open_tabs < std::max<std::size_t>(1, opt_.policy.max_tabs)) {
+                    e.adopting.insert(id);  // marked here, so an action finishing now waits for it
+                    e.front_tab.clear();    // the popup is in front now
+                    e.spawn_worker([this, &e, id, opener] { (void)adopt(e, id, opener, true); });
+                    return;
                 }
+                blocked_request b;
+                b.url = detail::jstr(info, "url");
+                b.resource_type = "Popup";
+                b.rule = "max_tabs: " + std::to_string(opt_.policy.max_tabs) + " tabs are open";
+                if (auto o = e.by_target.find(opener); o != e.by_target.end()) b.tab = o->second->id;
+                record_blocked(e, std::move(b));
             }
-            if (open_tabs >= std::max<std::size_t>(1, opt_.policy.max_tabs)) {
-                e.conn.call_async("Target.closeTarget", json{{"targetId", id}}, "", [](result<json>) {});
-                return;
-            }
-            std::lock_guard lock(e.mu);
-            if (e.adopting.count(id) != 0) return;
-            e.adopting.insert(id);  // marked here, so an action finishing now waits for it
-            e.front_tab.clear();    // the popup is in front now
-            e.spawn_worker([this, &e, id, opener] { (void)adopt(e, id, opener, true); });
+            e.conn.call_async("Target.closeTarget", json{{"targetId", id}}, "", [](result<json>) {});
         }
     }
 
@@ -2358,7 +2375,11 @@ private:
     result<tab_ptr> create_tab() {
         auto r = call("", "Target.createTarget", json{{"url", "about:blank"}, {"browserContextId", eng_->context_id}});
         if (!r) return fail(r.error());
-        return adopt(*eng_, detail::jstr(*r, "targetId"), {});
+        const std::string id = detail::jstr(*r, "targetId");
+        auto t = adopt(*eng_, id, {});
+        // a target that could not be attached (e.g. its renderer died meanwhile) is not left behind
+        if (!t && eng_->conn.is_open()) (void)call("", "Target.closeTarget", json{{"targetId", id}}, 3000ms);
+        return t;
     }
 
     result<void> apply_viewport(const std::string& session) {
@@ -2490,12 +2511,16 @@ private:
         return fail(errc::browser_crashed, what, "Navigate again; refs of the crashed page are gone.", json{{"new_tab", (*nt)->id}});
     }
 
-    // Close a dead or wedged tab and make a new blank tab the current one.
+    // Close a dead or wedged tab and make a new blank tab the current one. The new tab's renderer
+    // may be gone too (a spare renderer killed with the crashed one): it is tried twice, and
+    // when both fail the dead tab stays current, so the next call tries again (it used to be
+    // forgotten first, leaving no current tab: every later call failed with "no tab is open").
     result<tab_ptr> replace_tab(const tab_ptr& dead) {
+        auto nt = create_tab();
+        if (!nt && eng_->conn.is_open()) nt = create_tab();
+        if (!nt) return fail(nt.error());
         (void)call("", "Target.closeTarget", json{{"targetId", dead->target_id}}, 3000ms);
         forget_tab(dead);
-        auto nt = create_tab();
-        if (!nt) return fail(nt.error());
         std::lock_guard lock(eng_->mu);
         eng_->current = (*nt)->id;
         return *nt;
@@ -2604,7 +2629,10 @@ private:
             auto dom = doms[i].get();
             if (!tree || !dom) {
                 if (!eng_->conn.is_open()) return fail(crashed_error(!tree ? tree.error() : dom.error()));
-                if (i == 0) return fail(!tree ? tree.error() : dom.error());
+                if (i == 0) {
+                    if (auto c = crashed_during(t)) return fail(*c);
+                    return fail(!tree ? tree.error() : dom.error());
+                }
                 continue;  // an OOPIF that went away meanwhile
             }
             out.dom.emplace(sessions[i], parse_dom_snapshot(*dom));
@@ -2662,6 +2690,8 @@ private:
             auto r = p.f.get();
             if (!r) {
                 if (!eng_->conn.is_open()) return fail(crashed_error(r.error()));
+                if (p.frame.session_id == t->session)
+                    if (auto c = crashed_during(t, false)) return fail(*c);
                 if (r.error().is(errc::timeout) && p.frame.session_id == t->session && out.frames.empty()) {
                     std::size_t nodes = 0;
                     if (auto d = out.dom.find(t->session); d != out.dom.end()) nodes = d->second.nodes.size();
@@ -2680,9 +2710,21 @@ private:
             }
             out.frames.push_back(std::move(p.frame));
         }
-        if (out.frames.empty() || out.frames[0].session_id != t->session)
+        if (out.frames.empty() || out.frames[0].session_id != t->session) {
+            if (auto c = crashed_during(t)) return fail(*c);
             return fail(errc::tool_failed, "the page has no accessibility tree yet", "Retry once the page has loaded.");
+        }
         return out;
+    }
+
+    // After a failed call to a tab's page: did its renderer crash meanwhile? The crash event may
+    // trail the failed answer (events go through the dispatcher), so where the capture fails
+    // anyway it is waited for (`wait`, bounded); elsewhere only checked.
+    std::optional<error> crashed_during(const tab_ptr& t, bool wait = true) {
+        const auto bound = wait ? std::min<std::chrono::milliseconds>(opt_.call_timeout, 2000ms) : std::chrono::milliseconds(0);
+        if (!wait_until([&] { return t->crashed; }, bound)) return std::nullopt;
+        return error(errc::browser_crashed, "the page in " + t->id + " crashed (its renderer died) while it was being read",
+                     "The next call replaces it with a new blank tab; navigate again.");
     }
 
     // A quick probe of the page's main thread: an endless script is stopped before a capture

@@ -550,6 +550,102 @@ inline result<artifact_ref> store_text(tool_state& st, std::string name, std::st
                          st.b.policy().redact(std::move(text)), false});
 }
 
+/// The text of a batch read. The page texts share what the result cap leaves after the headers
+/// and notes (pages that need less than an equal share give the rest away), so the generic cap
+/// never cuts a batch; a page cut here or by its token share is stored whole as an artifact and
+/// its note says where the part not shown starts.
+inline result<tool_output> batch_output(tool_state& st, const std::vector<batch_page>& pages) {
+    constexpr std::size_t max_blocked_lines = 10;  // per page
+    constexpr std::size_t note_reserve = 200;       // a cut note with the artifact id and offset
+    const std::string& nonce = st.b.boundary();
+    std::vector<std::string> heads(pages.size());
+    std::size_t ok = 0;
+    for (std::size_t i = 0; i < pages.size(); ++i) {
+        const auto& p = pages[i];
+        std::string& h = heads[i];
+        h = "## " + std::to_string(i + 1) + ". " + p.url + "\n";
+        if (p.error_) {
+            h += "error: " + p.error_->message + "\n\n";
+            continue;
+        }
+        ++ok;
+        h += "url: " + p.final_url + (p.http_status ? " (HTTP " + std::to_string(p.http_status) + ")" : std::string()) +
+             "\ntitle: " + p.title + "\n";
+        for (std::size_t k = 0; k < p.blocked.size() && k < max_blocked_lines; ++k)
+            h += "blocked " + p.blocked[k].resource_type + " " + p.blocked[k].url + " (policy " + p.blocked[k].rule + ")\n";
+        if (p.blocked.size() > max_blocked_lines)
+            h += "blocked " + std::to_string(p.blocked.size() - max_blocked_lines) + " more requests (browser_network_requests lists them)\n";
+    }
+    const std::string top = std::to_string(ok) + " of " + std::to_string(pages.size()) + " pages read\n\n";
+    // what the headers, marks and notes take; the rest is shared by the page texts
+    std::size_t fixed = top.size();
+    const std::size_t marks = detail::page_data("x", nonce).size();  // with a one-character text
+    for (std::size_t i = 0; i < pages.size(); ++i) {
+        fixed += heads[i].size();
+        if (!pages[i].error_) fixed += marks + note_reserve + 1;
+    }
+    const std::size_t cap = st.options.max_result_chars;
+    std::size_t left = cap > fixed ? cap - fixed : 0;
+    std::vector<std::size_t> share(pages.size(), 0);
+    {
+        std::size_t open = 0;
+        for (const auto& p : pages) open += p.error_ ? 0U : 1U;
+        std::vector<bool> done(pages.size(), false);
+        bool changed = true;
+        while (open > 0 && changed) {
+            changed = false;
+            const std::size_t fair = left / open;
+            for (std::size_t i = 0; i < pages.size(); ++i)
+                if (!pages[i].error_ && !done[i] && pages[i].text.size() <= fair) {
+                    share[i] = pages[i].text.size();
+                    left -= share[i];
+                    done[i] = true;
+                    --open;
+                    changed = true;
+                }
+        }
+        for (std::size_t i = 0; i < pages.size(); ++i)
+            if (!pages[i].error_ && !done[i]) share[i] = open ? left / open : 0;
+    }
+    std::string out = top;
+    for (std::size_t i = 0; i < pages.size(); ++i) {
+        const auto& p = pages[i];
+        out += heads[i];
+        if (p.error_) continue;
+        std::string text = p.text;
+        bool cut = false;
+        if (text.size() > share[i]) {
+            std::size_t keep = utf8_safe_prefix(text, share[i]);
+            if (const auto nl = text.rfind('\n', keep == 0 ? 0 : keep - 1); nl != std::string::npos && nl + 1 >= keep / 2)
+                keep = nl + 1;  // whole lines, unless that loses more than half the share
+            text.resize(keep);
+            cut = true;
+        }
+        out += detail::page_data(text, nonce);
+        if (cut || p.truncated) {
+            // the whole page out of band; when what is shown is its beginning, the rest starts at `shown`
+            const std::string& whole = p.truncated ? p.full_text : p.text;
+            auto ref = store_text(st, "page text", "full text of " + p.final_url, whole);
+            const bool prefix = whole.compare(0, text.size(), text) == 0;
+            std::string note = cut ? "[cut to fit the result: " + std::to_string(text.size()) + " of " + std::to_string(p.text.size()) +
+                                         " characters shown"
+                                   : std::string("[cut to its share of the token budget");
+            if (ref) {
+                note += "; the whole page is artifact " + ref->id + ": browser_artifact {\"id\": \"" + ref->id + "\"";
+                if (prefix && !text.empty()) note += ", \"offset\": " + std::to_string(text.size());
+                note += "}";
+            } else {
+                note += "; it could not be stored: " + ref.error().message;
+            }
+            note += "]\n";
+            if (note.size() > note_reserve) note = note.substr(0, utf8_safe_prefix(note, note_reserve - 2)) + "]\n";
+            out += note;
+        }
+        out += "\n";
+    }
+    return tool_output::text(std::move(out));
+}
+
 /// A log (console or network) kept whole in the artifact store; the result carries counts, the
 /// newest lines within a small budget, and the artifact id with how to read the rest.
 inline result<tool_output> log_result(tool_state& st, std::string_view what, const std::vector<std::string>& lines,
@@ -1134,27 +1230,7 @@ auto browser_tools(State& st) {
             return timed(*s, "browser_batch", [&]() -> result<tool_output> {
                 auto r = s->b.batch_read(a.urls, static_cast<std::size_t>(a.budget.value_or(8000)));
                 if (!r) return fail(r.error());
-                std::string out;
-                std::size_t ok = 0;
-                for (std::size_t i = 0; i < r->size(); ++i) {
-                    const auto& p = (*r)[i];
-                    out += "## " + std::to_string(i + 1) + ". " + p.url + "\n";
-                    if (p.error_) {
-                        out += "error: " + p.error_->message + "\n\n";
-                        continue;
-                    }
-                    ++ok;
-                    out += "url: " + p.final_url + (p.http_status ? " (HTTP " + std::to_string(p.http_status) + ")" : std::string()) +
-                           "\ntitle: " + p.title + "\n";
-                    for (const auto& b : p.blocked) out += "blocked " + b.resource_type + " " + b.url + " (policy " + b.rule + ")\n";
-                    out += detail::page_data(p.text, s->b.boundary());
-                    if (p.truncated) {
-                        auto ref = detail::store_text(*s, "page text", "full text of " + p.final_url, p.full_text);
-                        if (ref) out += "[the whole page is artifact " + ref->id + "]\n";
-                    }
-                    out += "\n";
-                }
-                return tool_output::text(std::to_string(ok) + " of " + std::to_string(r->size()) + " pages read\n\n" + out);
+                return detail::batch_output(*s, *r);
             });
         },
         ro);

@@ -85,6 +85,10 @@ struct connection_options {
     /// Counts every command sent (a CDP round trip); shared so that a host can sum it over
     /// connections (e.g. across browser relaunches). Optional.
     std::shared_ptr<std::atomic<std::uint64_t>> sent_counter;
+    /// Told of every call once it is sent (method, session id; "" = the browser session), on
+    /// the thread that made the call (which may be the dispatcher). For tracing and tests: it
+    /// must not call into the connection. Exceptions are reported and swallowed.
+    std::function<void(std::string_view method, std::string_view session_id)> on_call_sent;
 };
 
 namespace detail {
@@ -474,6 +478,8 @@ struct connection_state {
                 return fail(call_error(method, sent.error()));
             }
         }
+        if (sent && options.on_call_sent)
+            run_guarded([&] { options.on_call_sent(method, session_id); }, "the on_call_sent observer");
         return id;
     }
 };
