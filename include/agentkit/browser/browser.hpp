@@ -223,20 +223,32 @@ struct action_result {
             }
             ++by_type[b.resource_type.empty() ? std::string("other") : b.resource_type];
             const auto scheme = b.url.find("://");
+            if (b.url.empty()) continue;
             std::string origin = scheme == std::string::npos ? b.url : b.url.substr(0, b.url.find('/', scheme + 3));
             if (std::find(origins.begin(), origins.end(), origin) == origins.end()) origins.push_back(std::move(origin));
         }
         if (subresources > listed_subresources) {
-            s += "blocked " + std::to_string(subresources) + " subresource requests by policy (";
+            s += "blocked " + std::to_string(subresources) + " requests (";
             bool first = true;
             for (const auto& [type, n] : by_type) {
                 s += (first ? "" : ", ") + std::to_string(n) + " " + type;
                 first = false;
             }
-            s += ") to " + std::to_string(origins.size()) + (origins.size() == 1 ? " origin: " : " origins: ");
-            for (std::size_t i = 0; i < origins.size() && i < 3; ++i) s += (i ? ", " : "") + origins[i];
-            if (origins.size() > 3) s += ", …";
-            s += "; browser_network_requests {\"static\": true} lists them\n";
+            s += ")";
+            if (!origins.empty()) {
+                s += " to " + std::to_string(origins.size()) + (origins.size() == 1 ? " origin: " : " origins: ");
+                for (std::size_t i = 0; i < origins.size() && i < 3; ++i) s += (i ? ", " : "") + origins[i];
+                if (origins.size() > 3) s += ", …";
+            }
+            std::vector<std::string> rules;
+            for (const auto& b : blocked)
+                if (b.resource_type.rfind("Document", 0) != 0 && std::find(rules.begin(), rules.end(), b.rule) == rules.end())
+                    rules.push_back(b.rule);
+            for (std::size_t i = 0; i < rules.size() && i < 3; ++i) s += (i ? "; policy " : " (policy ") + rules[i];
+            if (rules.size() > 3) s += "; …";
+            if (!rules.empty()) s += ")";
+            if (by_type.size() > by_type.count("Popup")) s += "; browser_network_requests {\"static\": true} lists them";
+            s += "\n";
         }
         for (const auto& d : downloads)
             s += "download " + d.suggested_name + ": " + d.state + (d.path.empty() ? std::string() : " → " + d.path) +
