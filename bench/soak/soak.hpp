@@ -391,6 +391,7 @@ private:
         if (!good("browser_type", jarg({{"ref", name}, {"text", "User " + tag}}))) return false;
         if (!good("browser_type", jarg({{"target", "[ref=" + email + "]"}, {"text", "u" + s + "@example.test"}}))) return false;
         if (!good("browser_select_option", jarg({{"ref", size}, {"values", {"Medium"}}}))) return false;
+        if (round % 2 == 0 && !good("browser_press_key", jarg({{"key", "Tab"}}))) return false;
         if (!good("browser_click", jarg({{"ref", sub}, {"element", "Subscribe checkbox"}}))) return false;
         if (!good("browser_snapshot", "{}", &o, "User " + tag)) return false;
         if (round % 4 == 1 && !good("browser_take_screenshot", jarg({{"type", round % 8 == 1 ? "png" : "jpeg"}}), nullptr, "artifact"))
@@ -412,6 +413,10 @@ private:
             if (!good("browser_tabs", jarg({{"action", "select"}, {"index", 0}}))) return false;
             if (!good("browser_tabs", jarg({{"action", "close"}, {"index", 1}}))) return false;
         }
+
+        // -- now and then the session closes its browser (its context is disposed, the connection
+        //    closed); the next call connects again and makes a new context
+        if (round % 6 == 5 && !good("browser_close", "{}", nullptr, "browser closed")) return false;
 
         // -- deliberately bad calls, one or two a round, rotating
         switch (round % 8) {

@@ -1644,6 +1644,7 @@ private:
     // ---- lifecycle ----------------------------------------------------------------------------
 
     void shutdown() {
+        refs_.retire_all();  // a closed browser's nodes are gone (refs would be kept for the session's life)
         if (!eng_) return;
         if (eng_->conn.is_open() && eng_->own_context && !eng_->context_id.empty())
             (void)eng_->conn.call("Target.disposeBrowserContext", json{{"browserContextId", eng_->context_id}}, {}, 3000ms);
@@ -1658,6 +1659,7 @@ private:
             auto why = eng_->conn.failure();
             restart_notes_.push_back("the previous browser stopped (" + (why ? why->message : std::string("unknown reason")) +
                                      "); a new browser was started — earlier tabs and refs are gone, take a new snapshot");
+            refs_.retire_all();
             eng_->sub.unsubscribe();
             eng_->conn.close();
             eng_.reset();
@@ -2376,6 +2378,11 @@ private:
 
     void forget_tab(const tab_ptr& t) {
         std::lock_guard lock(eng_->mu);
+        // its refs can never resolve again: retire them (they were kept for the session's life)
+        std::set<std::string> frames = {t->main_frame, t->target_id};
+        for (const auto& [id, f] : t->frames) frames.insert(id);
+        for (const auto& [sid, c] : t->children) frames.insert(c.frame_id);
+        refs_.retire_frames(frames);
         eng_->tabs.erase(t->id);
         eng_->by_target.erase(t->target_id);
         for (auto it = eng_->by_session.begin(); it != eng_->by_session.end();)
