@@ -52,3 +52,85 @@ TEST(SharedBrowser, BlockedRequestsOfOneSessionAreNotReportedToAnother) {
     for (const auto& r : a.blocked_requests()) EXPECT_EQ(r.url.find("private-of-b"), std::string::npos) << r.url;
     EXPECT_EQ(na->to_text().find("private-of-b"), std::string::npos) << na->to_text();
 }
+
+TEST(SharedBrowser, OneSessionsPolicyDoesNotGovernAnotherSessionsPages) {
+    if (!have_chromium()) GTEST_SKIP() << "no Chromium";
+    http_server server;
+    server.route("/p", http_response::html(page("Plain", "<p>plain</p>")));
+    auto chromium = ak::cdp::websocket_transport::launch({});
+    ASSERT_TRUE(chromium) << chromium.error().to_text();
+    const std::string endpoint = "http://127.0.0.1:" + std::to_string(chromium->port());
+    br::browser_options strict;
+    strict.cdp_endpoint = endpoint;
+    strict.policy.allowed_origins = {server.origin()};
+    br::browser a(strict);
+    ASSERT_TRUE(a.navigate(server.url("/p")));
+    // B has no origin lists: localhost (another origin than A's allowed 127.0.0.1) is B's to open
+    br::browser_options open;
+    open.cdp_endpoint = endpoint;
+    br::browser b(open);
+    auto nb = b.navigate("http://localhost:" + std::to_string(server.port()) + "/p");
+    ASSERT_TRUE(nb) << nb.error().to_text();
+    EXPECT_EQ(nb->title, "Plain") << nb->to_text();
+    for (const auto& r : a.blocked_requests()) EXPECT_EQ(r.url.find("localhost"), std::string::npos) << r.url;
+    // and A still enforces its own policy on its own pages
+    auto na = a.navigate("http://localhost:" + std::to_string(server.port()) + "/p");
+    ASSERT_FALSE(na);
+    EXPECT_TRUE(na.error().is(ak::errc::policy_blocked)) << na.error().to_text();
+}
+
+// A long session issued refs without ever dropping those of closed tabs and closed browsers,
+// and remembered every retired ref: the registry grew with every page the session saw.
+TEST(SessionLifecycle, RefsOfClosedTabsAndBrowsersAreRetiredAndStale) {
+    if (!have_chromium()) GTEST_SKIP() << "no Chromium";
+    http_server server;
+    server.route("/p", http_response::html(page("Buttons", "<button>One</button><button>Two</button><a href=\"/p\">Again</a>")));
+    br::browser b;
+    auto first = b.navigate(server.url("/p"));
+    ASSERT_TRUE(first) << first.error().to_text();
+    ASSERT_GT(b.refs().size(), 0U);
+    const std::string old_ref = "e1";  // the first ref issued, on the first tab
+    ASSERT_NE(first->to_text().find("[ref=e1]"), std::string::npos) << first->to_text();
+
+    // a second tab with its own refs; closing it retires them
+    auto second = b.new_tab(server.url("/p"));
+    ASSERT_TRUE(second) << second.error().to_text();
+    ASSERT_TRUE(b.snapshot());
+    const std::size_t with_two_tabs = b.refs().size();
+    ASSERT_TRUE(b.close_tab());
+    EXPECT_LT(b.refs().size(), with_two_tabs);
+
+    // closing the browser retires every ref; an old ref then says stale, and the next use works
+    b.close();
+    EXPECT_EQ(b.refs().size(), 0U);
+    auto click = b.click(old_ref);
+    ASSERT_FALSE(click);
+    EXPECT_TRUE(click.error().is(ak::errc::ref_stale)) << click.error().to_text();
+    EXPECT_NE(click.error().message.find("button"), std::string::npos) << click.error().message;  // still described
+    ASSERT_TRUE(b.navigate(server.url("/p")));
+}
+
+TEST(SessionLifecycle, RetiredRefsRememberedAreBounded) {
+    br::ref_registry r;
+    constexpr std::size_t n = br::ref_registry::kMaxRemembered + 100;
+    for (std::size_t i = 0; i < n; ++i) (void)r.ref_for("s", "f", "loader-a", static_cast<std::int64_t>(i + 1), "button", "b");
+    EXPECT_EQ(r.size(), n);
+    r.frame_navigated("f", "loader-b");
+    EXPECT_EQ(r.size(), 0U);
+    EXPECT_EQ(r.remembered_stale(), br::ref_registry::kMaxRemembered);
+    // every retired ref still resolves to ref.stale: the newest with its description, the oldest without
+    auto newest = r.resolve("e" + std::to_string(n));
+    ASSERT_FALSE(newest);
+    EXPECT_TRUE(newest.error().is(ak::errc::ref_stale));
+    EXPECT_NE(newest.error().message.find("button \"b\""), std::string::npos) << newest.error().message;
+    auto oldest = r.resolve("e1");
+    ASSERT_FALSE(oldest);
+    EXPECT_TRUE(oldest.error().is(ak::errc::ref_stale)) << oldest.error().to_text();
+    // retire_frames and retire_all
+    (void)r.ref_for("s", "g", "l", 1, "link", "x");
+    (void)r.ref_for("s", "h", "l", 2, "link", "y");
+    r.retire_frames({"g"});
+    EXPECT_EQ(r.size(), 1U);
+    r.retire_all();
+    EXPECT_EQ(r.size(), 0U);
+}

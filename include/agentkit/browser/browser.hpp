@@ -1567,6 +1567,9 @@ private:
         std::map<std::string, tab_ptr> by_session;  // page and OOPIF sessions
         std::map<std::string, tab_ptr> by_target;
         std::set<std::string> adopting;
+        // Targets of other browser contexts (other sessions sharing this browser through
+        // cdp_endpoint, or the user's own): their requests are theirs to judge and report.
+        std::set<std::string> foreign_targets;
         std::string current;
         int next_tab = 1;
         std::deque<std::pair<std::uint64_t, blocked_request>> blocked;   // (seq, record), bounded
@@ -1801,6 +1804,19 @@ private:
             const json& req = detail::jobj(p, "request");
             const std::string url = detail::jstr(req, "url");
             const std::string rid = detail::jstr(p, "requestId");
+            // A request of another context's page (a main frame's id is its target's id) is
+            // not ours: the session owning that context judges and reports it. Without this,
+            // every session sharing the browser listed the others' refused URLs as its own
+            // and applied its policy to their pages. Unknown frames are judged as before.
+            bool foreign = false;
+            if (const std::string frame = detail::jstr(p, "frameId"); !frame.empty()) {
+                std::lock_guard lock(e.mu);
+                foreign = e.foreign_targets.count(frame) != 0;
+            }
+            if (foreign) {
+                e.conn.call_async("Fetch.continueRequest", json{{"requestId", rid}}, ev.session_id, [](result<json>) {});
+                return true;
+            }
             auto v = opt_.policy.check(url);
             if (!v) {
                 e.conn.call_async("Fetch.continueRequest", json{{"requestId", rid}}, ev.session_id, [](result<json>) {});
@@ -2157,6 +2173,7 @@ private:
         }
         if (m == "Target.targetDestroyed") {
             std::lock_guard lock(e.mu);
+            e.foreign_targets.erase(detail::jstr(p, "targetId"));
             if (auto it = e.by_target.find(detail::jstr(p, "targetId")); it != e.by_target.end()) it->second->closed = true;
             e.cv.notify_all();
             return;
@@ -2169,6 +2186,11 @@ private:
         }
         if (m == "Target.targetInfoChanged" || m == "Target.targetCreated") {
             const json& info = detail::jobj(p, "targetInfo");
+            if (const std::string ctx = detail::jstr(info, "browserContextId"); !ctx.empty() && ctx != e.context_id) {
+                std::lock_guard lock(e.mu);
+                e.foreign_targets.insert(detail::jstr(info, "targetId"));
+                return;
+            }
             if (detail::jstr(info, "type") != "page" || detail::jstr(info, "browserContextId") != e.context_id) return;
             const std::string id = detail::jstr(info, "targetId");
             std::string opener = detail::jstr(info, "openerId");
