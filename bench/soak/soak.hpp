@@ -21,6 +21,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdarg>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -218,6 +219,19 @@ inline rss_sample sample_now(long chromium_pgrp) {
     }
     ::closedir(d);
     return s;
+}
+
+// printf into `out` (the report's lines)
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+inline void appendf(std::string& out, const char* fmt, ...) {
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    out += line;
 }
 
 inline latency_stats stats_of(std::vector<double> v) {
@@ -533,33 +547,28 @@ inline report run(const options& opt) {
 /// The report as text.
 inline std::string to_text(const report& r, const options& opt) {
     std::string out;
-    char line[512];
-    auto add = [&](const char* fmt, auto... args) {
-        std::snprintf(line, sizeof line, fmt, args...);
-        out += line;
-    };
     if (!r.setup_error.empty()) return "soak could not start: " + r.setup_error + "\n";
-    add("agentkit soak: %d sessions (one browser context each, one Chromium), %zu calls in %.1f s%s\n", r.sessions, r.calls, r.wall_s,
+    detail::appendf(out, "agentkit soak: %d sessions (one browser context each, one Chromium), %zu calls in %.1f s%s\n", r.sessions, r.calls, r.wall_s,
         opt.policy ? "" : " (no origin policy)");
-    add("  throughput      %.1f calls/s\n", r.wall_s > 0 ? static_cast<double>(r.calls) / r.wall_s : 0.0);
-    add("  ok              %zu\n", r.ok);
-    add("  expected errors %zu", r.expected());
+    detail::appendf(out, "  throughput      %.1f calls/s\n", r.wall_s > 0 ? static_cast<double>(r.calls) / r.wall_s : 0.0);
+    detail::appendf(out, "  ok              %zu\n", r.ok);
+    detail::appendf(out, "  expected errors %zu", r.expected());
     std::string sep = " (";
     for (const auto& [k, v] : r.expected_errors) {
-        add("%s%s %zu", sep.c_str(), k.c_str(), v);
+        detail::appendf(out, "%s%s %zu", sep.c_str(), k.c_str(), v);
         sep = ", ";
     }
     out += r.expected_errors.empty() ? "\n" : ")\n";
-    add("  UNEXPECTED      %zu\n", r.unexpected());
-    for (const auto& [k, v] : r.unexpected_errors) add("    %6zu  %s\n", v, k.c_str());
+    detail::appendf(out, "  UNEXPECTED      %zu\n", r.unexpected());
+    for (const auto& [k, v] : r.unexpected_errors) detail::appendf(out, "    %6zu  %s\n", v, k.c_str());
     for (const auto& s : r.unexpected_samples) out += "    e.g. " + s + "\n";
-    add("\n  latency ms              calls     p50     p90     p99     max    mean\n");
+    detail::appendf(out, "\n  latency ms              calls     p50     p90     p99     max    mean\n");
     auto row = [&](const std::string& name, const latency_stats& s) {
-        add("  %-22s %6zu %7.1f %7.1f %7.1f %7.1f %7.1f\n", name.c_str(), s.n, s.p50, s.p90, s.p99, s.max, s.mean);
+        detail::appendf(out, "  %-22s %6zu %7.1f %7.1f %7.1f %7.1f %7.1f\n", name.c_str(), s.n, s.p50, s.p90, s.p99, s.max, s.mean);
     };
     row("all", r.overall);
     for (const auto& [k, s] : r.per_tool) row(k, s);
-    add("\n  RSS over time (KB)     t s    calls      self  chromium rss  chromium pss  procs\n");
+    detail::appendf(out, "\n  RSS over time (KB)     t s    calls      self  chromium rss  chromium pss  procs\n");
     // at most ~24 rows: every k-th sample, and always the last
     const std::size_t n = r.samples.size();
     const std::size_t step = n > 24 ? (n + 23) / 24 : 1;
@@ -570,10 +579,10 @@ inline std::string to_text(const report& r, const options& opt) {
         peak_rss = std::max(peak_rss, s.chromium_rss_kb);
         peak_pss = std::max(peak_pss, s.chromium_pss_kb);
         if (i % step == 0 || i + 1 == n)
-            add("                       %6.1f %8zu %9zu %13zu %13zu %6d\n", s.t_s, s.calls, s.self_kb, s.chromium_rss_kb, s.chromium_pss_kb,
+            detail::appendf(out, "                       %6.1f %8zu %9zu %13zu %13zu %6d\n", s.t_s, s.calls, s.self_kb, s.chromium_rss_kb, s.chromium_pss_kb,
                 s.chromium_procs);
     }
-    add("  peak                                 %9zu %13zu %13zu\n", peak_self, peak_rss, peak_pss);
+    detail::appendf(out, "  peak                                 %9zu %13zu %13zu\n", peak_self, peak_rss, peak_pss);
     return out;
 }
 

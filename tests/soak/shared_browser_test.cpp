@@ -134,3 +134,25 @@ TEST(SessionLifecycle, RetiredRefsRememberedAreBounded) {
     r.retire_all();
     EXPECT_EQ(r.size(), 0U);
 }
+
+// Back and forward report the navigation (URL, title) every time, also for pages the
+// back/forward cache restores (the soak once saw a back whose result did not say it navigated).
+TEST(SessionLifecycle, BackAndForwardAlwaysReportTheNavigation) {
+    if (!have_chromium()) GTEST_SKIP() << "no Chromium";
+    http_server server;
+    server.route("/one", http_response::html(page("One", "<a href=\"/two\">Two</a>")));
+    server.route("/two", http_response::html(page("Two", "<a href=\"/one\">One</a>")));
+    br::browser b;
+    ASSERT_TRUE(b.navigate(server.url("/one")));
+    ASSERT_TRUE(b.navigate(server.url("/two")));
+    for (int i = 0; i < 15; ++i) {
+        auto back = b.back();
+        ASSERT_TRUE(back) << back.error().to_text();
+        EXPECT_TRUE(back->navigated) << i << ": " << back->to_text();
+        EXPECT_EQ(back->title, "One") << i << ": " << back->to_text();
+        auto fwd = b.forward();
+        ASSERT_TRUE(fwd) << fwd.error().to_text();
+        EXPECT_TRUE(fwd->navigated) << i << ": " << fwd->to_text();
+        EXPECT_EQ(fwd->title, "Two") << i << ": " << fwd->to_text();
+    }
+}

@@ -3133,9 +3133,20 @@ private:
             if (idx < 0 || static_cast<std::size_t>(idx) >= entries.size())
                 return fail(errc::navigation_failed, std::string("there is no page to go ") + (delta < 0 ? "back" : "forward") + " to",
                             "Navigate to a URL instead.");
+            std::uint64_t m = 0;
+            {
+                std::lock_guard lock(eng_->mu);
+                m = eng_->seq;
+            }
             auto r = call(t->session, "Page.navigateToHistoryEntry",
                           json{{"entryId", detail::jint(entries[static_cast<std::size_t>(idx)], "id")}});
             if (!r) return fail(r.error());
+            // The answer comes when the navigation is asked for, not when it commits: on a busy
+            // machine settle could find the old document quiet and return before the commit, and
+            // the result then did not report the navigation while its changes showed the new
+            // page (1 back in 564 under bench/soak). Wait for the commit (or the end) first.
+            (void)wait_until([&] { return t->closed || t->crashed || t->nav_committed > m || t->same_doc > m || t->nav_stopped > m; },
+                             opt_.navigation_timeout);
             return {};
         }, true);
     }
