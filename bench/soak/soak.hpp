@@ -493,7 +493,9 @@ inline report run(const options& opt) {
     const auto t0 = detail::clk::now();
     std::thread sampler([&] {
         std::unique_lock lock(mu);
+        auto next = t0;
         for (;;) {
+            next += opt.sample_every;  // a fixed schedule: reading /proc takes time of its own
             lock.unlock();
             rss_sample s = detail::sample_now(pgrp);
             s.t_s = std::chrono::duration<double>(detail::clk::now() - t0).count();
@@ -503,7 +505,7 @@ inline report run(const options& opt) {
                              s.self_kb, s.chromium_rss_kb, s.chromium_pss_kb, s.chromium_procs);
             lock.lock();
             rep.samples.push_back(s);
-            if (cv.wait_for(lock, opt.sample_every, [&] { return finished; })) return;
+            if (cv.wait_until(lock, std::max(next, detail::clk::now()), [&] { return finished; })) return;
         }
     });
 
