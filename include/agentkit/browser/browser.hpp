@@ -1739,6 +1739,9 @@ private:
         std::map<std::string, tab_ptr> by_session;  // page and OOPIF sessions
         std::map<std::string, tab_ptr> by_target;
         std::set<std::string> adopting;
+        // Targets of other browser contexts (other sessions sharing this browser through
+        // cdp_endpoint, or the user's own): their requests are theirs to judge and report.
+        std::set<std::string> foreign_targets;
         std::string current;
         int next_tab = 1;
         std::deque<std::pair<std::uint64_t, blocked_request>> blocked;   // (seq, record), bounded
@@ -1816,6 +1819,7 @@ private:
     // ---- lifecycle ----------------------------------------------------------------------------
 
     void shutdown() {
+        refs_.retire_all();  // a closed browser's nodes are gone (refs would be kept for the session's life)
         if (!eng_) return;
         if (eng_->conn.is_open() && eng_->own_context && !eng_->context_id.empty())
             (void)eng_->conn.call("Target.disposeBrowserContext", json{{"browserContextId", eng_->context_id}}, {}, 3000ms);
@@ -1830,6 +1834,7 @@ private:
             auto why = eng_->conn.failure();
             restart_notes_.push_back("the previous browser stopped (" + (why ? why->message : std::string("unknown reason")) +
                                      "); a new browser was started — earlier tabs and refs are gone, take a new snapshot");
+            refs_.retire_all();
             eng_->sub.unsubscribe();
             eng_->conn.close();
             eng_.reset();
@@ -1978,6 +1983,19 @@ private:
             const json& req = detail::jobj(p, "request");
             const std::string url = detail::jstr(req, "url");
             const std::string rid = detail::jstr(p, "requestId");
+            // A request of another context's page (a main frame's id is its target's id) is
+            // not ours: the session owning that context judges and reports it. Without this,
+            // every session sharing the browser listed the others' refused URLs as its own
+            // and applied its policy to their pages. Unknown frames are judged as before.
+            bool foreign = false;
+            if (const std::string frame = detail::jstr(p, "frameId"); !frame.empty()) {
+                std::lock_guard lock(e.mu);
+                foreign = e.foreign_targets.count(frame) != 0;
+            }
+            if (foreign) {
+                e.conn.call_async("Fetch.continueRequest", json{{"requestId", rid}}, ev.session_id, [](result<json>) {});
+                return true;
+            }
             auto v = opt_.policy.check(url);
             if (!v) {
                 e.conn.call_async("Fetch.continueRequest", json{{"requestId", rid}}, ev.session_id, [](result<json>) {});
@@ -2334,6 +2352,7 @@ private:
         }
         if (m == "Target.targetDestroyed") {
             std::lock_guard lock(e.mu);
+            e.foreign_targets.erase(detail::jstr(p, "targetId"));
             if (auto it = e.by_target.find(detail::jstr(p, "targetId")); it != e.by_target.end()) it->second->closed = true;
             e.cv.notify_all();
             return;
@@ -2346,6 +2365,11 @@ private:
         }
         if (m == "Target.targetInfoChanged" || m == "Target.targetCreated") {
             const json& info = detail::jobj(p, "targetInfo");
+            if (const std::string ctx = detail::jstr(info, "browserContextId"); !ctx.empty() && ctx != e.context_id) {
+                std::lock_guard lock(e.mu);
+                e.foreign_targets.insert(detail::jstr(info, "targetId"));
+                return;
+            }
             if (detail::jstr(info, "type") != "page" || detail::jstr(info, "browserContextId") != e.context_id) return;
             const std::string id = detail::jstr(info, "targetId");
             std::string opener = detail::jstr(info, "openerId");
@@ -2562,6 +2586,11 @@ private:
 
     void forget_tab(const tab_ptr& t) {
         std::lock_guard lock(eng_->mu);
+        // its refs can never resolve again: retire them (they were kept for the session's life)
+        std::set<std::string> frames = {t->main_frame, t->target_id};
+        for (const auto& [id, f] : t->frames) frames.insert(id);
+        for (const auto& [sid, c] : t->children) frames.insert(c.frame_id);
+        refs_.retire_frames(frames);
         eng_->tabs.erase(t->id);
         eng_->by_target.erase(t->target_id);
         for (auto it = eng_->by_session.begin(); it != eng_->by_session.end();)
@@ -3312,9 +3341,20 @@ private:
             if (idx < 0 || static_cast<std::size_t>(idx) >= entries.size())
                 return fail(errc::navigation_failed, std::string("there is no page to go ") + (delta < 0 ? "back" : "forward") + " to",
                             "Navigate to a URL instead.");
+            std::uint64_t m = 0;
+            {
+                std::lock_guard lock(eng_->mu);
+                m = eng_->seq;
+            }
             auto r = call(t->session, "Page.navigateToHistoryEntry",
                           json{{"entryId", detail::jint(entries[static_cast<std::size_t>(idx)], "id")}});
             if (!r) return fail(r.error());
+            // The answer comes when the navigation is asked for, not when it commits: on a busy
+            // machine settle could find the old document quiet and return before the commit, and
+            // the result then did not report the navigation while its changes showed the new
+            // page (1 back in 564 under bench/soak). Wait for the commit (or the end) first.
+            (void)wait_until([&] { return t->closed || t->crashed || t->nav_committed > m || t->same_doc > m || t->nav_stopped > m; },
+                             opt_.navigation_timeout);
             return {};
         }, true);
     }

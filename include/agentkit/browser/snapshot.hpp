@@ -234,14 +234,24 @@ public:
     void frame_navigated(const std::string& frame_id, const std::string& current_loader) {
         std::lock_guard lock(mu_);
         for (auto it = targets_.begin(); it != targets_.end();) {
-            if (it->second.frame_id == frame_id && it->second.loader_id != current_loader) {
-                stale_.emplace(it->first, it->second.role + " \"" + it->second.name + "\"");
-                by_node_.erase(key{it->second.session_id, it->second.loader_id, it->second.backend_node_id});
-                it = targets_.erase(it);
-            } else {
-                ++it;
-            }
+            if (it->second.frame_id == frame_id && it->second.loader_id != current_loader) it = retire_locked(it);
+            else ++it;
         }
+    }
+
+    /// Retire every ref of these frames (their tab was closed).
+    void retire_frames(const std::set<std::string>& frame_ids) {
+        std::lock_guard lock(mu_);
+        for (auto it = targets_.begin(); it != targets_.end();) {
+            if (frame_ids.count(it->second.frame_id) != 0) it = retire_locked(it);
+            else ++it;
+        }
+    }
+
+    /// Retire every ref (the browser was closed or replaced: none of its nodes is reachable).
+    void retire_all() {
+        std::lock_guard lock(mu_);
+        for (auto it = targets_.begin(); it != targets_.end();) it = retire_locked(it);
     }
 
     /// Retire one ref (its node is gone from the document).
@@ -249,11 +259,7 @@ public:
         std::lock_guard lock(mu_);
         auto id = parse(ref);
         if (!id) return;
-        if (auto it = targets_.find(*id); it != targets_.end()) {
-            stale_.emplace(it->first, it->second.role + " \"" + it->second.name + "\"");
-            by_node_.erase(key{it->second.session_id, it->second.loader_id, it->second.backend_node_id});
-            targets_.erase(it);
-        }
+        if (auto it = targets_.find(*id); it != targets_.end()) retire_locked(it);
     }
 
     /// Resolve a ref: `ref.unknown` when never issued (or malformed), `ref.stale` when retired.
@@ -279,6 +285,17 @@ public:
         return targets_.size();
     }
 
+    /// Number of retired refs whose description is remembered (bounded by kMaxRemembered).
+    [[nodiscard]] std::size_t remembered_stale() const {
+        std::lock_guard lock(mu_);
+        return stale_.size();
+    }
+
+    /// Descriptions of retired refs kept for their `ref.stale` message (the newest; older
+    /// retired refs still resolve to `ref.stale`, described as "the element"). Bounds the
+    /// registry's memory in a long session: it held every ref ever retired.
+    static constexpr std::size_t kMaxRemembered = 4096;
+
     /// Parse "e12" (also "[ref=e12]" and "ref=e12") to 12.
     [[nodiscard]] static std::optional<std::uint64_t> parse(std::string_view ref) noexcept {
         if (ref.size() > 2 && ref.front() == '[' && ref.back() == ']') ref = ref.substr(1, ref.size() - 2);
@@ -301,6 +318,14 @@ private:
             return std::tie(session, loader, backend) < std::tie(o.session, o.loader, o.backend);
         }
     };
+    // Under mu_: retire one live ref, remember its description (bounded); the next target.
+    std::map<std::uint64_t, ref_target>::iterator retire_locked(std::map<std::uint64_t, ref_target>::iterator it) {
+        stale_.emplace(it->first, it->second.role + " \"" + it->second.name + "\"");
+        while (stale_.size() > kMaxRemembered) stale_.erase(stale_.begin());  // the oldest ids first
+        by_node_.erase(key{it->second.session_id, it->second.loader_id, it->second.backend_node_id});
+        return targets_.erase(it);
+    }
+
     mutable std::mutex mu_;
     std::map<key, std::uint64_t> by_node_;
     std::map<std::uint64_t, ref_target> targets_;
