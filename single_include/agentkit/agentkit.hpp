@@ -76,6 +76,7 @@ inline constexpr std::string_view tool_timeout = "tool.timeout";        ///< the
 inline constexpr std::string_view tool_cancelled = "tool.cancelled";    ///< the call was cancelled
 inline constexpr std::string_view capability_unsupported = "capability.unsupported";  ///< deferred tool
 inline constexpr std::string_view request_invalid = "request.invalid";  ///< a malformed request envelope
+inline constexpr std::string_view client_capability_missing = "client.capability_missing";  ///< the caller lacks a capability the tool needs
 // protocol and transport
 inline constexpr std::string_view protocol_error = "protocol.error";    ///< peer spoke malformed protocol
 inline constexpr std::string_view transport_closed = "transport.closed";///< the connection is gone
@@ -2002,14 +2003,24 @@ public:
     void frame_navigated(const std::string& frame_id, const std::string& current_loader) {
         std::lock_guard lock(mu_);
         for (auto it = targets_.begin(); it != targets_.end();) {
-            if (it->second.frame_id == frame_id && it->second.loader_id != current_loader) {
-                stale_.emplace(it->first, it->second.role + " \"" + it->second.name + "\"");
-                by_node_.erase(key{it->second.session_id, it->second.loader_id, it->second.backend_node_id});
-                it = targets_.erase(it);
-            } else {
-                ++it;
-            }
+            if (it->second.frame_id == frame_id && it->second.loader_id != current_loader) it = retire_locked(it);
+            else ++it;
         }
+    }
+
+    /// Retire every ref of these frames (their tab was closed).
+    void retire_frames(const std::set<std::string>& frame_ids) {
+        std::lock_guard lock(mu_);
+        for (auto it = targets_.begin(); it != targets_.end();) {
+            if (frame_ids.count(it->second.frame_id) != 0) it = retire_locked(it);
+            else ++it;
+        }
+    }
+
+    /// Retire every ref (the browser was closed or replaced: none of its nodes is reachable).
+    void retire_all() {
+        std::lock_guard lock(mu_);
+        for (auto it = targets_.begin(); it != targets_.end();) it = retire_locked(it);
     }
 
     /// Retire one ref (its node is gone from the document).
@@ -2017,11 +2028,7 @@ public:
         std::lock_guard lock(mu_);
         auto id = parse(ref);
         if (!id) return;
-        if (auto it = targets_.find(*id); it != targets_.end()) {
-            stale_.emplace(it->first, it->second.role + " \"" + it->second.name + "\"");
-            by_node_.erase(key{it->second.session_id, it->second.loader_id, it->second.backend_node_id});
-            targets_.erase(it);
-        }
+        if (auto it = targets_.find(*id); it != targets_.end()) retire_locked(it);
     }
 
     /// Resolve a ref: `ref.unknown` when never issued (or malformed), `ref.stale` when retired.
@@ -2047,6 +2054,17 @@ public:
         return targets_.size();
     }
 
+    /// Number of retired refs whose description is remembered (bounded by kMaxRemembered).
+    [[nodiscard]] std::size_t remembered_stale() const {
+        std::lock_guard lock(mu_);
+        return stale_.size();
+    }
+
+    /// Descriptions of retired refs kept for their `ref.stale` message (the newest; older
+    /// retired refs still resolve to `ref.stale`, described as "the element"). Bounds the
+    /// registry's memory in a long session: it held every ref ever retired.
+    static constexpr std::size_t kMaxRemembered = 4096;
+
     /// Parse "e12" (also "[ref=e12]" and "ref=e12") to 12.
     [[nodiscard]] static std::optional<std::uint64_t> parse(std::string_view ref) noexcept {
         if (ref.size() > 2 && ref.front() == '[' && ref.back() == ']') ref = ref.substr(1, ref.size() - 2);
@@ -2069,6 +2087,14 @@ private:
             return std::tie(session, loader, backend) < std::tie(o.session, o.loader, o.backend);
         }
     };
+    // Under mu_: retire one live ref, remember its description (bounded); the next target.
+    std::map<std::uint64_t, ref_target>::iterator retire_locked(std::map<std::uint64_t, ref_target>::iterator it) {
+        stale_.emplace(it->first, it->second.role + " \"" + it->second.name + "\"");
+        while (stale_.size() > kMaxRemembered) stale_.erase(stale_.begin());  // the oldest ids first
+        by_node_.erase(key{it->second.session_id, it->second.loader_id, it->second.backend_node_id});
+        return targets_.erase(it);
+    }
+
     mutable std::mutex mu_;
     std::map<key, std::uint64_t> by_node_;
     std::map<std::uint64_t, ref_target> targets_;
@@ -3499,14 +3525,16 @@ namespace agentkit::cdp {
 ///   return errc::transport_closed promptly.
 /// - `is_open()` is false once closed or failed.
 /// Nothing throws on I/O errors.
+// The member requirements come first: a type without them (e.g. result<any_transport>) is
+// rejected before move_constructible would ask any_transport's converting constructor about it
+// again (clang reports that recursion as an error).
 template <class T>
-concept transport = std::move_constructible<T> &&
-                    requires(T& t, const T& ct, std::string_view message, std::chrono::milliseconds timeout) {
+concept transport = requires(T& t, const T& ct, std::string_view message, std::chrono::milliseconds timeout) {
                         { t.send(message) } -> std::same_as<result<void>>;
                         { t.receive(timeout) } -> std::same_as<result<std::string>>;
                         { t.close() } -> std::same_as<void>;
                         { ct.is_open() } -> std::convertible_to<bool>;
-                    };
+                    } && std::move_constructible<T>;
 
 /// True for the error codes after which a transport is finished.
 [[nodiscard]] inline bool is_terminal_transport_error(const error& e) noexcept {
@@ -3830,6 +3858,13 @@ struct connection_options {
     std::chrono::milliseconds default_timeout{30000};
     /// Told when an event handler or a callback throws (the exception is swallowed).
     std::function<void(std::string_view what)> on_handler_exception;
+    /// Counts every command sent (a CDP round trip); shared so that a host can sum it over
+    /// connections (e.g. across browser relaunches). Optional.
+    std::shared_ptr<std::atomic<std::uint64_t>> sent_counter;
+    /// Told of every call once it is sent (method, session id; "" = the browser session), on
+    /// the thread that made the call (which may be the dispatcher). For tracing and tests: it
+    /// must not call into the connection. Exceptions are reported and swallowed.
+    std::function<void(std::string_view method, std::string_view session_id)> on_call_sent;
 };
 
 namespace detail {
@@ -4202,6 +4237,7 @@ struct connection_state {
         msg["method"] = method;
         msg["params"] = params.is_null() ? json::object() : std::move(params);
         if (!session_id.empty()) msg["sessionId"] = session_id;
+        if (options.sent_counter) options.sent_counter->fetch_add(1, std::memory_order_relaxed);
         auto sent = transport.send(msg.dump(-1, ' ', false, json::error_handler_t::replace));
         if (!sent) {
             std::optional<pending_call> p;
@@ -4218,6 +4254,8 @@ struct connection_state {
                 return fail(call_error(method, sent.error()));
             }
         }
+        if (sent && options.on_call_sent)
+            run_guarded([&] { options.on_call_sent(method, session_id); }, "the on_call_sent observer");
         return id;
     }
 };
@@ -4488,6 +4526,35 @@ public:
         if (!st_) return error(errc::transport_closed, "moved-from connection");
         std::lock_guard lock(st_->mu);
         return st_->failure;
+    }
+
+    /// Wait (bounded) until the dispatcher has run the handlers and callbacks of every message
+    /// received so far. A blocking call() may return before the events that arrived ahead of
+    /// its answer were dispatched; after sync_events() the state those handlers keep reflects
+    /// everything the browser sent before that answer. True when done (at once when called
+    /// from the dispatcher itself); false on timeout or when the connection has ended.
+    bool sync_events(std::chrono::milliseconds timeout = std::chrono::milliseconds(2000)) {
+        if (!st_) return false;
+        auto* st = st_.get();
+        if (std::this_thread::get_id() == st->dispatcher_id) return true;
+        struct flag {
+            std::mutex mu;
+            std::condition_variable cv;
+            bool done = false;
+        };
+        auto f = std::make_shared<flag>();
+        {
+            std::lock_guard lock(st->mu);
+            if (st->failure || st->stop) return false;
+            st->tasks.emplace_back([f] {
+                std::lock_guard l(f->mu);
+                f->done = true;
+                f->cv.notify_all();
+            });
+            st->cv.notify_all();
+        }
+        std::unique_lock l(f->mu);
+        return f->cv.wait_for(l, timeout, [&] { return f->done; });
     }
 
     /// Calls awaiting an answer.
@@ -6584,6 +6651,19 @@ struct browser_options {
     std::string cdp_endpoint;
     /// Launch locally but speak CDP over a WebSocket (--remote-debugging-port) instead of the pipe.
     bool launch_over_websocket = false;
+    /// Supply the CDP transport yourself: a custom transport, a browser reached some other way,
+    /// a transport wrapped to record a transcript (any_transport::record_to), or a replayed
+    /// transcript in tests (cdp::replay_transport). When set, `launch`, `cdp_endpoint` and
+    /// `launch_over_websocket` are ignored. Called on every (re)start, i.e. again after the
+    /// browser behind the previous transport died; an error fails that start. The browser
+    /// creates its own browser context on the transport and disposes of it on close.
+    /// Example (a replayed transcript):
+    ///   o.transport_factory = [] () -> agentkit::result<agentkit::cdp::any_transport> {
+    ///       auto t = agentkit::cdp::replay_transport::from_file("nav.jsonl");
+    ///       if (!t) return agentkit::fail(t.error());
+    ///       return agentkit::cdp::any_transport{std::move(*t)};
+    ///   };
+    std::function<result<cdp::any_transport>()> transport_factory;
     /// Allow evaluate(); off by default (errc::policy_blocked). policy.allow_evaluate also allows it.
     bool allow_evaluate = false;
     /// Origins, file://, downloads, secrets, content boundaries (enforced in the browser).
@@ -6595,13 +6675,16 @@ struct browser_options {
     std::chrono::milliseconds call_timeout{15000};        ///< one CDP call
     std::chrono::milliseconds navigation_timeout{30000};  ///< a navigation to commit and load
     std::chrono::milliseconds network_idle_timeout{3000}; ///< requests an action started
-    std::chrono::milliseconds dom_quiet{50};              ///< DOM quiet window after an action
+    std::chrono::milliseconds dom_quiet{30};              ///< DOM quiet window after an action (about two frames)
     std::chrono::milliseconds dom_quiet_timeout{1500};    ///< bound for the DOM to become quiet
     std::size_t snapshot_budget = 6000;  ///< tokens of a snapshot
     std::size_t delta_budget = 600;      ///< tokens of an action's change report
     std::size_t console_capacity = 200;
     std::size_t network_capacity = 300;
     token_counter tokens;
+    /// Told of every CDP call the engine sends (method, session id), on the sending thread. For
+    /// tracing and fault tests; it must not call back into the browser.
+    std::function<void(std::string_view method, std::string_view session_id)> on_cdp_call;
 };
 
 struct dialog_record {
@@ -6643,11 +6726,17 @@ namespace detail {
 inline std::string page_data(const std::string& text, const std::string& nonce) {
     if (nonce.empty() || text.empty()) return text;
     // Short marks: what they mean is said once, in the server's instructions and the tools'
-    // descriptions, not in every result (tokens are the budget).
+    // descriptions, not in every result (tokens are the budget). A page cannot forge a mark:
+    // "<<" inside its text becomes "< <", so no line of page text can open or close one (the
+    // nonce, which the page never sees, is a second guard).
     std::string s = "<<page-data " + nonce + ">>\n";
-    s += text;
+    s.reserve(text.size() + 40);
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        s += text[i];
+        if (text[i] == '<' && i + 1 < text.size() && text[i + 1] == '<') s += ' ';
+    }
     if (s.back() != '\n') s += '\n';
-    return s + "<<end page-data " + nonce + ">>\n";
+    return s + "<<end " + nonce + ">>\n";
 }
 }  // namespace detail
 
@@ -6681,8 +6770,49 @@ struct action_result {
     [[nodiscard]] std::string to_text() const {
         std::string s;
         for (const auto& n : notes) s += "note: " + n + "\n";
+        // Documents (navigations, popups, form posts) are always listed; subresources beyond a few
+        // are counted by type and origin (a page of third-party assets would cost thousands of tokens).
+        constexpr std::size_t listed_subresources = 3;
+        std::size_t subresources = 0;
         for (const auto& b : blocked)
-            s += "blocked " + (b.resource_type.empty() ? std::string("request") : b.resource_type) + " " + b.url + " (policy " + b.rule + ")\n";
+            if (b.resource_type.rfind("Document", 0) != 0) ++subresources;
+        std::map<std::string, std::size_t> by_type;
+        std::vector<std::string> origins;
+        for (const auto& b : blocked) {
+            const bool doc = b.resource_type.rfind("Document", 0) == 0;
+            if (doc || subresources <= listed_subresources) {
+                s += "blocked " + (b.resource_type.empty() ? std::string("request") : b.resource_type) + " " + b.url + " (policy " + b.rule + ")\n";
+                continue;
+            }
+            ++by_type[b.resource_type.empty() ? std::string("other") : b.resource_type];
+            const auto scheme = b.url.find("://");
+            if (b.url.empty()) continue;
+            std::string origin = scheme == std::string::npos ? b.url : b.url.substr(0, b.url.find('/', scheme + 3));
+            if (std::find(origins.begin(), origins.end(), origin) == origins.end()) origins.push_back(std::move(origin));
+        }
+        if (subresources > listed_subresources) {
+            s += "blocked " + std::to_string(subresources) + " requests (";
+            bool first = true;
+            for (const auto& [type, n] : by_type) {
+                s += (first ? "" : ", ") + std::to_string(n) + " " + type;
+                first = false;
+            }
+            s += ")";
+            if (!origins.empty()) {
+                s += " to " + std::to_string(origins.size()) + (origins.size() == 1 ? " origin: " : " origins: ");
+                for (std::size_t i = 0; i < origins.size() && i < 3; ++i) s += (i ? ", " : "") + origins[i];
+                if (origins.size() > 3) s += ", …";
+            }
+            std::vector<std::string> rules;
+            for (const auto& b : blocked)
+                if (b.resource_type.rfind("Document", 0) != 0 && std::find(rules.begin(), rules.end(), b.rule) == rules.end())
+                    rules.push_back(b.rule);
+            for (std::size_t i = 0; i < rules.size() && i < 3; ++i) s += (i ? "; policy " : " (policy ") + rules[i];
+            if (rules.size() > 3) s += "; …";
+            if (!rules.empty()) s += ")";
+            if (by_type.size() > by_type.count("Popup")) s += "; browser_network_requests {\"static\": true} lists them";
+            s += "\n";
+        }
         for (const auto& d : downloads)
             s += "download " + d.suggested_name + ": " + d.state + (d.path.empty() ? std::string() : " → " + d.path) +
                  (d.rule.empty() ? std::string() : " (policy " + d.rule + ")") + "\n";
@@ -6755,6 +6885,14 @@ struct click_options {
 struct type_options {
     bool submit = false;   ///< press Enter afterwards
     bool replace = true;   ///< replace the current value (false: insert at the caret)
+};
+
+/// One form field for browser::fill().
+struct fill_field {
+    std::string ref;
+    std::string kind;   ///< textbox (or any text field), checkbox, radio, combobox, slider
+    std::string value;  ///< text; "true"/"false" for checkbox and radio; an option for combobox
+    std::string name;   ///< for messages (empty: the ref)
 };
 
 struct screenshot_options {
@@ -7215,9 +7353,11 @@ class browser {
 public:
     explicit browser(browser_options options = {}) : opt_(std::move(options)) {
         if (opt_.policy.content_boundaries) {
+            // 6 lower-case letters (24^6, ~27 bits; no l or o): as unguessable for a page that never
+            // sees it as 8 hex digits, and ~4 tokens fewer per result.
             std::random_device rd;
-            static const char* hex = "0123456789abcdef";
-            for (int i = 0; i < 8; ++i) nonce_ += hex[rd() % 16];
+            static constexpr std::string_view letters = "abcdefghijkmnpqrstuvwxyz";
+            for (int i = 0; i < 6; ++i) nonce_ += letters[rd() % letters.size()];
         }
     }
     browser(const browser&) = delete;
@@ -7281,6 +7421,16 @@ public:
         return out;
     }
     [[nodiscard]] const browser_options& options() const noexcept { return opt_; }
+
+    /// Running totals for per-call metrics (take the difference around a call). Under concurrent
+    /// calls on one browser the differences overlap.
+    struct counters {
+        std::uint64_t cdp_commands = 0;  ///< CDP commands sent (round trips), every connection so far
+        std::int64_t wait_ms = 0;        ///< time spent waiting for settle, loads and wait_for
+    };
+    [[nodiscard]] counters totals() const {
+        return counters{sent_->load(std::memory_order_relaxed), wait_us_.load(std::memory_order_relaxed) / 1000};
+    }
 
     void set_dialog_policy(dialog_policy p) {
         std::lock_guard op(op_mu_);
@@ -7520,7 +7670,68 @@ public:
         auto sub = opt_.policy.substitute(typed);
         if (!sub) return fail(sub.error());
         const std::string& text = *sub;
-        return act("type into " + std::string(ref), [&](const tab_ptr&) -> result<void> {
+        return act("type into " + std::string(ref), [&](const tab_ptr&) -> result<void> { return type_ref(ref, text, o); });
+    }
+
+    /// Fill several fields, then optionally click `submit_ref`, as ONE action: one settle and one
+    /// change report at the end instead of one per field. Stops at the first field that fails; the
+    /// error names the fields already filled.
+    result<action_result> fill(const std::vector<fill_field>& fields, std::string_view submit_ref = {}) {
+        std::vector<std::string> texts;
+        texts.reserve(fields.size());
+        for (const auto& f : fields) {
+            if (f.kind == "checkbox" || f.kind == "radio" || f.kind == "combobox") {
+                texts.push_back(f.value);
+                continue;
+            }
+            auto sub = opt_.policy.substitute(f.value);
+            if (!sub) return fail(sub.error());
+            texts.push_back(std::move(*sub));
+        }
+        std::string what = "fill " + std::to_string(fields.size()) + " fields";
+        if (!submit_ref.empty()) what += " and click " + std::string(submit_ref);
+        return act(std::move(what), [&](const tab_ptr& t) -> result<void> {
+            std::string done;
+            for (std::size_t i = 0; i < fields.size(); ++i) {
+                const auto& f = fields[i];
+                auto one = [&]() -> result<void> {
+                    if (f.kind == "checkbox" || f.kind == "radio") {
+                        const std::string& v = f.value;
+                        const bool on = v == "true" || v == "on" || v == "yes" || v == "1" || v == "checked";
+                        if (!on && v != "false" && v != "off" && v != "no" && v != "0" && v != "unchecked")
+                            return fail(errc::args_invalid, "value \"" + v + "\" is not a checked state", "Use \"true\" or \"false\".");
+                        return check_ref(f.ref, on);
+                    }
+                    if (f.kind == "combobox") return select_ref(f.ref, {f.value});
+                    return type_ref(f.ref, texts[i], {});
+                };
+                auto r = one();
+                // a field the page enables in reaction to the previous one: let the DOM settle once, retry
+                if (!r && i > 0 && r.error().message.find("disabled") != std::string::npos) {
+                    (void)dom_quiet(t);
+                    r = one();
+                }
+                if (!r) {
+                    error e = r.error();
+                    e.message = (f.name.empty() ? f.ref : f.name) + ": " + e.message;
+                    if (!done.empty()) e.message = "filled " + done + "; then " + e.message;
+                    return fail(std::move(e));
+                }
+                done += (done.empty() ? "" : ", ") + (f.name.empty() ? f.ref : f.name);
+            }
+            if (submit_ref.empty()) return {};
+            if (auto c = click_ref(submit_ref, {}); !c) {
+                error e = c.error();
+                e.message = "filled " + done + "; then the submit click: " + e.message;
+                return fail(std::move(e));
+            }
+            return {};
+        });
+    }
+
+private:
+    result<void> type_ref(std::string_view ref, const std::string& text, const type_options& o) {
+        {
             auto h = resolve(ref);
             if (!h) return fail(h.error());
             auto info = element_info(*h);
@@ -7552,8 +7763,10 @@ public:
             }
             if (o.submit) return press_keys(h->tab, "Enter");
             return {};
-        });
+        }
     }
+
+public:
 
     /// Press a key chord ("Enter", "Control+a"), optionally focusing `ref` first.
     result<action_result> press(std::string_view chord, std::string_view ref = {}) {
@@ -7573,7 +7786,18 @@ public:
 
     /// Select options of a <select> by value or label (several for a multiple select).
     result<action_result> select(std::string_view ref, std::vector<std::string> values) {
-        return act("select in " + std::string(ref), [&](const tab_ptr&) -> result<void> {
+        return act("select in " + std::string(ref), [&](const tab_ptr&) -> result<void> { return select_ref(ref, values); });
+    }
+
+    /// Check (true) or uncheck (false) a checkbox, radio or aria-checked element.
+    result<action_result> set_checked(std::string_view ref, bool checked) {
+        return act(std::string(checked ? "check " : "uncheck ") + std::string(ref),
+                   [&](const tab_ptr&) -> result<void> { return check_ref(ref, checked); });
+    }
+
+private:
+    result<void> select_ref(std::string_view ref, const std::vector<std::string>& values) {
+        {
             auto h = resolve(ref);
             if (!h) return fail(h.error());
             json wanted = json::array();
@@ -7592,12 +7816,11 @@ public:
             if (err == "disabled")
                 return fail(errc::tool_failed, "the select or an option is disabled", "Pick an enabled option.", *r);
             return {};
-        });
+        }
     }
 
-    /// Check (true) or uncheck (false) a checkbox, radio or aria-checked element.
-    result<action_result> set_checked(std::string_view ref, bool checked) {
-        return act(std::string(checked ? "check " : "uncheck ") + std::string(ref), [&](const tab_ptr&) -> result<void> {
+    result<void> check_ref(std::string_view ref, bool checked) {
+        {
             auto h = resolve(ref);
             if (!h) return fail(h.error());
             auto info = element_info(*h);
@@ -7616,8 +7839,10 @@ public:
                 return fail(errc::tool_failed, "clicking ref " + std::string(ref) + " did not change its checked state",
                             "The page may prevent it; take a snapshot to see why.");
             return {};
-        });
+        }
     }
+
+public:
 
     /// Set the files of an <input type=file>.
     result<action_result> upload(std::string_view ref, std::vector<std::string> files) {
@@ -7928,6 +8153,11 @@ public:
             std::lock_guard lock(eng_->mu);
             mark = eng_->seq;
         }
+        // a browser that dies mid-batch: one clear error (every page and temporary tab is gone)
+        auto died = [&]() -> std::optional<error> {
+            if (eng_->conn.is_open()) return std::nullopt;
+            return crashed_error(eng_->conn.failure().value_or(error(errc::browser_crashed, "the connection ended")));
+        };
         std::vector<std::future<result<json>>> navs(urls.size());
         for (std::size_t i = 0; i < urls.size(); ++i) {
             out[i].url = urls[i];
@@ -7958,6 +8188,7 @@ public:
             }
             loaders[i] = detail::jstr(*n, "loaderId");
         }
+        if (auto d = died()) return fail(opt_.policy.redact(*d));
         const auto deadline = clock::now() + opt_.navigation_timeout;
         for (std::size_t i = 0; i < urls.size(); ++i) {
             if (!tabs[i] || loaders[i].empty()) continue;
@@ -7969,12 +8200,19 @@ public:
                 out[i].error_ = error(errc::timeout, urls[i] + " did not finish loading within " +
                                                          std::to_string(opt_.navigation_timeout.count()) + " ms");
         }
-        // capture every page, then share the budget: pages that need less than an equal share give the rest away
+        // capture every page, concurrently (each is its own tab: its own sessions and state; the
+        // connection, the ref registry and the engine state are thread-safe), then share the
+        // budget: pages that need less than an equal share give the rest away
+        std::vector<std::future<result<capture_result>>> captures(urls.size());
+        for (std::size_t i = 0; i < urls.size(); ++i) {
+            if (!tabs[i] || out[i].error_) continue;
+            captures[i] = std::async(std::launch::async, [this, t = tabs[i]] { return capture(t, false); });
+        }
         std::vector<std::optional<capture_result>> caps(urls.size());
         std::vector<std::size_t> need(urls.size(), 0);
         for (std::size_t i = 0; i < urls.size(); ++i) {
-            if (!tabs[i] || out[i].error_) continue;
-            auto cap = capture(tabs[i], false);
+            if (!captures[i].valid()) continue;
+            auto cap = captures[i].get();
             if (!cap) {
                 out[i].error_ = cap.error();
                 continue;
@@ -7988,6 +8226,7 @@ public:
             std::lock_guard lock(eng_->mu);
             if (auto s = tabs[i]->doc_status.find(loaders[i]); s != tabs[i]->doc_status.end()) out[i].http_status = s->second;
         }
+        if (auto d = died()) return fail(opt_.policy.redact(*d));
         std::vector<std::size_t> share(urls.size(), 0);
         {
             std::size_t left = budget, open = 0;
@@ -8063,6 +8302,9 @@ private:
         std::map<std::string, tab_ptr> by_session;  // page and OOPIF sessions
         std::map<std::string, tab_ptr> by_target;
         std::set<std::string> adopting;
+        // Targets of other browser contexts (other sessions sharing this browser through
+        // cdp_endpoint, or the user's own): their requests are theirs to judge and report.
+        std::set<std::string> foreign_targets;
         std::string current;
         int next_tab = 1;
         std::deque<std::pair<std::uint64_t, blocked_request>> blocked;   // (seq, record), bounded
@@ -8140,6 +8382,7 @@ private:
     // ---- lifecycle ----------------------------------------------------------------------------
 
     void shutdown() {
+        refs_.retire_all();  // a closed browser's nodes are gone (refs would be kept for the session's life)
         if (!eng_) return;
         if (eng_->conn.is_open() && eng_->own_context && !eng_->context_id.empty())
             (void)eng_->conn.call("Target.disposeBrowserContext", json{{"browserContextId", eng_->context_id}}, {}, 3000ms);
@@ -8154,6 +8397,7 @@ private:
             auto why = eng_->conn.failure();
             restart_notes_.push_back("the previous browser stopped (" + (why ? why->message : std::string("unknown reason")) +
                                      "); a new browser was started — earlier tabs and refs are gone, take a new snapshot");
+            refs_.retire_all();
             eng_->sub.unsubscribe();
             eng_->conn.close();
             eng_.reset();
@@ -8161,7 +8405,12 @@ private:
         cdp::any_transport transport;
         cdp::launch_options lo = opt_.launch;
         lo.extra_args.insert(lo.extra_args.begin(), "--disable-features=Translate,MediaRouter,OptimizationHints");
-        if (!opt_.cdp_endpoint.empty()) {
+        if (opt_.transport_factory) {
+            auto t = opt_.transport_factory();
+            if (!t) return fail(t.error());
+            if (!*t) return fail(errc::browser_launch, "the transport factory returned an empty transport");
+            transport = std::move(*t);
+        } else if (!opt_.cdp_endpoint.empty()) {
             auto url = cdp::discover_websocket_url(opt_.cdp_endpoint);
             if (!url) return fail(url.error());
             auto t = cdp::websocket_transport::connect(*url);
@@ -8178,6 +8427,8 @@ private:
         }
         cdp::connection_options co;
         co.default_timeout = opt_.call_timeout;
+        co.sent_counter = sent_;
+        co.on_call_sent = opt_.on_cdp_call;
         auto e = std::make_unique<engine>(std::move(transport), std::move(co));
         auto* raw = e.get();
         e->sub = e->conn.on("*", [this, raw](const cdp::event& ev) { on_event(*raw, ev); });
@@ -8295,6 +8546,19 @@ private:
             const json& req = detail::jobj(p, "request");
             const std::string url = detail::jstr(req, "url");
             const std::string rid = detail::jstr(p, "requestId");
+            // A request of another context's page (a main frame's id is its target's id) is
+            // not ours: the session owning that context judges and reports it. Without this,
+            // every session sharing the browser listed the others' refused URLs as its own
+            // and applied its policy to their pages. Unknown frames are judged as before.
+            bool foreign = false;
+            if (const std::string frame = detail::jstr(p, "frameId"); !frame.empty()) {
+                std::lock_guard lock(e.mu);
+                foreign = e.foreign_targets.count(frame) != 0;
+            }
+            if (foreign) {
+                e.conn.call_async("Fetch.continueRequest", json{{"requestId", rid}}, ev.session_id, [](result<json>) {});
+                return true;
+            }
             auto v = opt_.policy.check(url);
             if (!v) {
                 e.conn.call_async("Fetch.continueRequest", json{{"requestId", rid}}, ev.session_id, [](result<json>) {});
@@ -8651,6 +8915,7 @@ private:
         }
         if (m == "Target.targetDestroyed") {
             std::lock_guard lock(e.mu);
+            e.foreign_targets.erase(detail::jstr(p, "targetId"));
             if (auto it = e.by_target.find(detail::jstr(p, "targetId")); it != e.by_target.end()) it->second->closed = true;
             e.cv.notify_all();
             return;
@@ -8663,6 +8928,11 @@ private:
         }
         if (m == "Target.targetInfoChanged" || m == "Target.targetCreated") {
             const json& info = detail::jobj(p, "targetInfo");
+            if (const std::string ctx = detail::jstr(info, "browserContextId"); !ctx.empty() && ctx != e.context_id) {
+                std::lock_guard lock(e.mu);
+                e.foreign_targets.insert(detail::jstr(info, "targetId"));
+                return;
+            }
             if (detail::jstr(info, "type") != "page" || detail::jstr(info, "browserContextId") != e.context_id) return;
             const std::string id = detail::jstr(info, "targetId");
             std::string opener = detail::jstr(info, "openerId");
@@ -8675,28 +8945,27 @@ private:
                 if (m != "Target.targetCreated" || opener.empty() || e.adopting.count(id) != 0) return;
             }
             // A popup (window.open, target=_blank): adopt it as a new tab, unless there are too many.
-            std::size_t open_tabs = 0;
+            // Tabs still being adopted count: a burst of popups from one script arrives before
+            // the first of them is attached.
             {
                 std::lock_guard lock(e.mu);
+                if (e.adopting.count(id) != 0) return;
+                std::size_t open_tabs = e.adopting.size();
                 for (const auto& [k, t] : e.tabs) open_tabs += t->closed ? 0U : 1U;
-                if (open_tabs >= std::max<std::size_t>(1, opt_.policy.max_tabs)) {
-                    blocked_request b;
-                    b.url = detail::jstr(info, "url");
-                    b.resource_type = "Popup";
-                    b.rule = "max_tabs: " + std::to_string(opt_.policy.max_tabs) + " tabs are open";
-                    if (auto o = e.by_target.find(opener); o != e.by_target.end()) b.tab = o->second->id;
-                    record_blocked(e, std::move(b));
+                if (open_tabs < std::max<std::size_t>(1, opt_.policy.max_tabs)) {
+                    e.adopting.insert(id);  // marked here, so an action finishing now waits for it
+                    e.front_tab.clear();    // the popup is in front now
+                    e.spawn_worker([this, &e, id, opener] { (void)adopt(e, id, opener, true); });
+                    return;
                 }
+                blocked_request b;
+                b.url = detail::jstr(info, "url");
+                b.resource_type = "Popup";
+                b.rule = "max_tabs: " + std::to_string(opt_.policy.max_tabs) + " tabs are open";
+                if (auto o = e.by_target.find(opener); o != e.by_target.end()) b.tab = o->second->id;
+                record_blocked(e, std::move(b));
             }
-            if (open_tabs >= std::max<std::size_t>(1, opt_.policy.max_tabs)) {
-                e.conn.call_async("Target.closeTarget", json{{"targetId", id}}, "", [](result<json>) {});
-                return;
-            }
-            std::lock_guard lock(e.mu);
-            if (e.adopting.count(id) != 0) return;
-            e.adopting.insert(id);  // marked here, so an action finishing now waits for it
-            e.front_tab.clear();    // the popup is in front now
-            e.spawn_worker([this, &e, id, opener] { (void)adopt(e, id, opener, true); });
+            e.conn.call_async("Target.closeTarget", json{{"targetId", id}}, "", [](result<json>) {});
         }
     }
 
@@ -8705,7 +8974,11 @@ private:
     result<tab_ptr> create_tab() {
         auto r = call("", "Target.createTarget", json{{"url", "about:blank"}, {"browserContextId", eng_->context_id}});
         if (!r) return fail(r.error());
-        return adopt(*eng_, detail::jstr(*r, "targetId"), {});
+        const std::string id = detail::jstr(*r, "targetId");
+        auto t = adopt(*eng_, id, {});
+        // a target that could not be attached (e.g. its renderer died meanwhile) is not left behind
+        if (!t && eng_->conn.is_open()) (void)call("", "Target.closeTarget", json{{"targetId", id}}, 3000ms);
+        return t;
     }
 
     result<void> apply_viewport(const std::string& session) {
@@ -8837,12 +9110,16 @@ private:
         return fail(errc::browser_crashed, what, "Navigate again; refs of the crashed page are gone.", json{{"new_tab", (*nt)->id}});
     }
 
-    // Close a dead or wedged tab and make a new blank tab the current one.
+    // Close a dead or wedged tab and make a new blank tab the current one. The new tab's renderer
+    // may be gone too (a spare renderer killed with the crashed one): it is tried twice, and
+    // when both fail the dead tab stays current, so the next call tries again (it used to be
+    // forgotten first, leaving no current tab: every later call failed with "no tab is open").
     result<tab_ptr> replace_tab(const tab_ptr& dead) {
+        auto nt = create_tab();
+        if (!nt && eng_->conn.is_open()) nt = create_tab();
+        if (!nt) return fail(nt.error());
         (void)call("", "Target.closeTarget", json{{"targetId", dead->target_id}}, 3000ms);
         forget_tab(dead);
-        auto nt = create_tab();
-        if (!nt) return fail(nt.error());
         std::lock_guard lock(eng_->mu);
         eng_->current = (*nt)->id;
         return *nt;
@@ -8872,6 +9149,11 @@ private:
 
     void forget_tab(const tab_ptr& t) {
         std::lock_guard lock(eng_->mu);
+        // its refs can never resolve again: retire them (they were kept for the session's life)
+        std::set<std::string> frames = {t->main_frame, t->target_id};
+        for (const auto& [id, f] : t->frames) frames.insert(id);
+        for (const auto& [sid, c] : t->children) frames.insert(c.frame_id);
+        refs_.retire_frames(frames);
         eng_->tabs.erase(t->id);
         eng_->by_target.erase(t->target_id);
         for (auto it = eng_->by_session.begin(); it != eng_->by_session.end();)
@@ -8951,7 +9233,10 @@ private:
             auto dom = doms[i].get();
             if (!tree || !dom) {
                 if (!eng_->conn.is_open()) return fail(crashed_error(!tree ? tree.error() : dom.error()));
-                if (i == 0) return fail(!tree ? tree.error() : dom.error());
+                if (i == 0) {
+                    if (auto c = crashed_during(t)) return fail(*c);
+                    return fail(!tree ? tree.error() : dom.error());
+                }
                 continue;  // an OOPIF that went away meanwhile
             }
             out.dom.emplace(sessions[i], parse_dom_snapshot(*dom));
@@ -9009,6 +9294,8 @@ private:
             auto r = p.f.get();
             if (!r) {
                 if (!eng_->conn.is_open()) return fail(crashed_error(r.error()));
+                if (p.frame.session_id == t->session)
+                    if (auto c = crashed_during(t, false)) return fail(*c);
                 if (r.error().is(errc::timeout) && p.frame.session_id == t->session && out.frames.empty()) {
                     std::size_t nodes = 0;
                     if (auto d = out.dom.find(t->session); d != out.dom.end()) nodes = d->second.nodes.size();
@@ -9027,9 +9314,21 @@ private:
             }
             out.frames.push_back(std::move(p.frame));
         }
-        if (out.frames.empty() || out.frames[0].session_id != t->session)
+        if (out.frames.empty() || out.frames[0].session_id != t->session) {
+            if (auto c = crashed_during(t)) return fail(*c);
             return fail(errc::tool_failed, "the page has no accessibility tree yet", "Retry once the page has loaded.");
+        }
         return out;
+    }
+
+    // After a failed call to a tab's page: did its renderer crash meanwhile? The crash event may
+    // trail the failed answer (events go through the dispatcher), so where the capture fails
+    // anyway it is waited for (`wait`, bounded); elsewhere only checked.
+    std::optional<error> crashed_during(const tab_ptr& t, bool wait = true) {
+        const auto bound = wait ? std::min<std::chrono::milliseconds>(opt_.call_timeout, 2000ms) : std::chrono::milliseconds(0);
+        if (!wait_until([&] { return t->crashed; }, bound)) return std::nullopt;
+        return error(errc::browser_crashed, "the page in " + t->id + " crashed (its renderer died) while it was being read",
+                     "The next call replaces it with a new blank tab; navigate again.");
     }
 
     // A quick probe of the page's main thread: an endless script is stopped before a capture
@@ -9311,11 +9610,15 @@ private:
     // Settle after an action that started at event sequence `mark`: a navigation it triggered has
     // committed and loaded, the requests it started are done, and the DOM has been quiet.
     void settle(const tab_ptr& t, std::uint64_t mark, std::vector<std::string>& notes) {
+        wait_timer timer(wait_us_);
         constexpr int rounds = 4;
         int nav_rounds = 0;
         for (int round = 0; round < rounds; ++round) {
             auto q = dom_quiet(t);
             if (q == quiet_result::failed) return;
+            // the events Chromium sent before the answer (a navigation starting or finishing,
+            // requests) may not have been dispatched yet: judge the state only once they have
+            (void)eng_->conn.sync_events();
             bool nav_pending = false;
             {
                 std::lock_guard lock(eng_->mu);
@@ -9572,6 +9875,7 @@ private:
                             "Check the URL and that the server is reachable.", json{{"url", url}, {"error", err}});
             loader = detail::jstr(*n, "loaderId");
             if (!loader.empty()) {
+                wait_timer timer(wait_us_);
                 const bool loaded = wait_until([&] { return t->lifecycle[loader].count("load") != 0 || t->closed || t->crashed; },
                                                opt_.navigation_timeout);
                 if (!loaded && !eng_->conn.is_open()) return fail(crashed_error(error(errc::browser_crashed, "the browser died")));
@@ -9600,14 +9904,26 @@ private:
             if (idx < 0 || static_cast<std::size_t>(idx) >= entries.size())
                 return fail(errc::navigation_failed, std::string("there is no page to go ") + (delta < 0 ? "back" : "forward") + " to",
                             "Navigate to a URL instead.");
+            std::uint64_t m = 0;
+            {
+                std::lock_guard lock(eng_->mu);
+                m = eng_->seq;
+            }
             auto r = call(t->session, "Page.navigateToHistoryEntry",
                           json{{"entryId", detail::jint(entries[static_cast<std::size_t>(idx)], "id")}});
             if (!r) return fail(r.error());
+            // The answer comes when the navigation is asked for, not when it commits: on a busy
+            // machine settle could find the old document quiet and return before the commit, and
+            // the result then did not report the navigation while its changes showed the new
+            // page (1 back in 564 under bench/soak). Wait for the commit (or the end) first.
+            (void)wait_until([&] { return t->closed || t->crashed || t->nav_committed > m || t->same_doc > m || t->nav_stopped > m; },
+                             opt_.navigation_timeout);
             return {};
         }, true);
     }
 
     result<void> wait_condition(const tab_ptr& t, const wait_options& o) {
+        wait_timer timer(wait_us_);
         const auto deadline = clock::now() + o.timeout;
         auto remaining = [&] {
             return std::max<std::int64_t>(0, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now()).count());
@@ -9673,6 +9989,23 @@ private:
         }
         return fail(errc::args_invalid, "wait_for needs text, text_gone or ref", "Pass what to wait for.");
     }
+
+    // Counters for per-call metrics: every CDP command sent (over every connection, relaunches
+    // included) and the time spent waiting for the page to settle, load or meet a wait_for.
+    std::shared_ptr<std::atomic<std::uint64_t>> sent_ = std::make_shared<std::atomic<std::uint64_t>>(0);
+    std::atomic<std::int64_t> wait_us_{0};
+
+    struct wait_timer {  // adds its lifetime to wait_us_
+        std::atomic<std::int64_t>& total;
+        clock::time_point t0 = clock::now();
+        explicit wait_timer(std::atomic<std::int64_t>& t) : total(t) {}
+        wait_timer(const wait_timer&) = delete;
+        wait_timer& operator=(const wait_timer&) = delete;
+        ~wait_timer() {
+            total.fetch_add(std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - t0).count(),
+                            std::memory_order_relaxed);
+        }
+    };
 
     browser_options opt_;
     mutable std::mutex op_mu_;  // one operation at a time
@@ -10812,6 +11145,7 @@ template <class T>
 // ---- begin <agentkit/tools/context.hpp> ----
 // agentkit/tools/context.hpp — per-call context a handler may take as its second parameter.
 
+
 #include <chrono>
 #include <functional>
 #include <optional>
@@ -10829,6 +11163,11 @@ struct tool_context {
     std::string call_id{};
     /// When the call should give up; max() means no deadline.
     std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+    /// What the caller declared it can do: over MCP, the client's capabilities (from this request's
+    /// `_meta` in the 2026-07-28 revision, from initialize before it); null when unknown. A tool that
+    /// needs one the client lacks fails with errc::client_capability_missing and details
+    /// {"requiredCapabilities": {...}} (the MCP server answers -32021 with them).
+    json client_capabilities{};
     /// Receives progress reports (MCP notifications/progress when the client asked for them).
     std::function<void(double progress, std::optional<double> total, std::string_view message)> on_progress{};
 
@@ -11256,6 +11595,7 @@ template <class... A, class... B>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -11275,6 +11615,8 @@ struct call_metrics {
     std::size_t bytes = 0;   ///< of the text returned
     std::size_t tokens = 0;  ///< estimated
     std::int64_t ms = 0;     ///< wall time of the call
+    std::uint64_t cdp_round_trips = 0;  ///< CDP commands the call sent (with the browser's own answers to paused requests)
+    std::int64_t wait_ms = 0;           ///< of ms, time spent waiting for the page (settle, load, wait_for)
     bool ok = true;
 };
 
@@ -11296,10 +11638,19 @@ struct tool_state {
     tools_options options{};
     token_counter tokens{};
 
+    struct totals {
+        std::size_t calls = 0, bytes = 0, tokens = 0;
+        std::int64_t ms = 0, wait_ms = 0;
+        std::uint64_t cdp_round_trips = 0;
+    };
+    static constexpr std::size_t recent_capacity = 64;  ///< per-call metrics kept for browser_metrics
+
     std::mutex mu;
     std::size_t calls = 0, total_bytes = 0, total_tokens = 0;
-    std::int64_t total_ms = 0;
-    std::map<std::string, std::pair<std::size_t, std::int64_t>> per_tool;  // calls, ms
+    std::int64_t total_ms = 0, total_wait_ms = 0;
+    std::uint64_t total_cdp_round_trips = 0;
+    std::map<std::string, totals> per_tool;
+    std::deque<call_metrics> recent;  ///< the newest calls, oldest first
 
     tool_state(browser& br, session_store& st, tools_options o = {}) : b(br), store(st), options(std::move(o)) {}
 };
@@ -11321,9 +11672,12 @@ inline result<std::string> element_of(const std::optional<std::string>& ref, con
 
 /// Finish a call: cap the text (overflow to the store), count, report.
 inline result<tool_output> finish(tool_state& st, std::string_view tool, std::chrono::steady_clock::time_point t0,
-                                  result<tool_output> r) {
+                                  const browser::counters& before, result<tool_output> r) {
     call_metrics m;
     m.tool = std::string(tool);
+    const auto after = st.b.totals();
+    m.cdp_round_trips = after.cdp_commands - before.cdp_commands;
+    m.wait_ms = after.wait_ms - before.wait_ms;
     m.ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
     m.ok = r.has_value() && !r->is_error;
     if (!r) r = fail(st.b.policy().redact(r.error()));
@@ -11361,9 +11715,17 @@ inline result<tool_output> finish(tool_state& st, std::string_view tool, std::ch
         st.total_bytes += m.bytes;
         st.total_tokens += m.tokens;
         st.total_ms += m.ms;
+        st.total_wait_ms += m.wait_ms;
+        st.total_cdp_round_trips += m.cdp_round_trips;
         auto& pt = st.per_tool[m.tool];
-        ++pt.first;
-        pt.second += m.ms;
+        ++pt.calls;
+        pt.bytes += m.bytes;
+        pt.tokens += m.tokens;
+        pt.ms += m.ms;
+        pt.wait_ms += m.wait_ms;
+        pt.cdp_round_trips += m.cdp_round_trips;
+        st.recent.push_back(m);
+        if (st.recent.size() > tool_state::recent_capacity) st.recent.pop_front();
     }
     if (st.options.on_call) {
         try {
@@ -11383,7 +11745,8 @@ inline result<tool_output> text_of(result<action_result> r) {
 template <class F>
 result<tool_output> timed(tool_state& st, std::string_view tool, F&& f) {
     const auto t0 = std::chrono::steady_clock::now();
-    return finish(st, tool, t0, f());
+    const auto before = st.b.totals();
+    return finish(st, tool, t0, before, f());
 }
 
 }  // namespace detail
@@ -11495,6 +11858,13 @@ struct fill_form_args {
     static constexpr auto agentkit_fields() {
         return fields(field(&fill_form_args::fields_, "fields", "Fields to fill", min_items(1)),
                       AGENTKIT_FIELD(fill_form_args, submit, "Ref of a button to click after filling (one call instead of two)"));
+    }
+};
+struct metrics_args {
+    std::optional<int> last;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(metrics_args, last, "How many of the newest calls to list (default 10)",
+                                     range(0, static_cast<int>(tool_state::recent_capacity))));
     }
 };
 struct press_args {
@@ -11747,6 +12117,102 @@ inline result<artifact_ref> store_text(tool_state& st, std::string name, std::st
                          st.b.policy().redact(std::move(text)), false});
 }
 
+/// The text of a batch read. The page texts share what the result cap leaves after the headers
+/// and notes (pages that need less than an equal share give the rest away), so the generic cap
+/// never cuts a batch; a page cut here or by its token share is stored whole as an artifact and
+/// its note says where the part not shown starts.
+inline result<tool_output> batch_output(tool_state& st, const std::vector<batch_page>& pages) {
+    constexpr std::size_t max_blocked_lines = 10;  // per page
+    constexpr std::size_t note_reserve = 200;       // a cut note with the artifact id and offset
+    const std::string& nonce = st.b.boundary();
+    std::vector<std::string> heads(pages.size());
+    std::size_t ok = 0;
+    for (std::size_t i = 0; i < pages.size(); ++i) {
+        const auto& p = pages[i];
+        std::string& h = heads[i];
+        h = "## " + std::to_string(i + 1) + ". " + p.url + "\n";
+        if (p.error_) {
+            h += "error: " + p.error_->message + "\n\n";
+            continue;
+        }
+        ++ok;
+        h += "url: " + p.final_url + (p.http_status ? " (HTTP " + std::to_string(p.http_status) + ")" : std::string()) +
+             "\ntitle: " + p.title + "\n";
+        for (std::size_t k = 0; k < p.blocked.size() && k < max_blocked_lines; ++k)
+            h += "blocked " + p.blocked[k].resource_type + " " + p.blocked[k].url + " (policy " + p.blocked[k].rule + ")\n";
+        if (p.blocked.size() > max_blocked_lines)
+            h += "blocked " + std::to_string(p.blocked.size() - max_blocked_lines) + " more requests (browser_network_requests lists them)\n";
+    }
+    const std::string top = std::to_string(ok) + " of " + std::to_string(pages.size()) + " pages read\n\n";
+    // what the headers, marks and notes take; the rest is shared by the page texts
+    std::size_t fixed = top.size();
+    const std::size_t marks = detail::page_data("x", nonce).size();  // with a one-character text
+    for (std::size_t i = 0; i < pages.size(); ++i) {
+        fixed += heads[i].size();
+        if (!pages[i].error_) fixed += marks + note_reserve + 1;
+    }
+    const std::size_t cap = st.options.max_result_chars;
+    std::size_t left = cap > fixed ? cap - fixed : 0;
+    std::vector<std::size_t> share(pages.size(), 0);
+    {
+        std::size_t open = 0;
+        for (const auto& p : pages) open += p.error_ ? 0U : 1U;
+        std::vector<bool> done(pages.size(), false);
+        bool changed = true;
+        while (open > 0 && changed) {
+            changed = false;
+            const std::size_t fair = left / open;
+            for (std::size_t i = 0; i < pages.size(); ++i)
+                if (!pages[i].error_ && !done[i] && pages[i].text.size() <= fair) {
+                    share[i] = pages[i].text.size();
+                    left -= share[i];
+                    done[i] = true;
+                    --open;
+                    changed = true;
+                }
+        }
+        for (std::size_t i = 0; i < pages.size(); ++i)
+            if (!pages[i].error_ && !done[i]) share[i] = open ? left / open : 0;
+    }
+    std::string out = top;
+    for (std::size_t i = 0; i < pages.size(); ++i) {
+        const auto& p = pages[i];
+        out += heads[i];
+        if (p.error_) continue;
+        std::string text = p.text;
+        bool cut = false;
+        if (text.size() > share[i]) {
+            std::size_t keep = utf8_safe_prefix(text, share[i]);
+            if (const auto nl = text.rfind('\n', keep == 0 ? 0 : keep - 1); nl != std::string::npos && nl + 1 >= keep / 2)
+                keep = nl + 1;  // whole lines, unless that loses more than half the share
+            text.resize(keep);
+            cut = true;
+        }
+        out += detail::page_data(text, nonce);
+        if (cut || p.truncated) {
+            // the whole page out of band; when what is shown is its beginning, the rest starts at `shown`
+            const std::string& whole = p.truncated ? p.full_text : p.text;
+            auto ref = store_text(st, "page text", "full text of " + p.final_url, whole);
+            const bool prefix = whole.compare(0, text.size(), text) == 0;
+            std::string note = cut ? "[cut to fit the result: " + std::to_string(text.size()) + " of " + std::to_string(p.text.size()) +
+                                         " characters shown"
+                                   : std::string("[cut to its share of the token budget");
+            if (ref) {
+                note += "; the whole page is artifact " + ref->id + ": browser_artifact {\"id\": \"" + ref->id + "\"";
+                if (prefix && !text.empty()) note += ", \"offset\": " + std::to_string(text.size());
+                note += "}";
+            } else {
+                note += "; it could not be stored: " + ref.error().message;
+            }
+            note += "]\n";
+            if (note.size() > note_reserve) note = note.substr(0, utf8_safe_prefix(note, note_reserve - 2)) + "]\n";
+            out += note;
+        }
+        out += "\n";
+    }
+    return tool_output::text(std::move(out));
+}
+
 /// A log (console or network) kept whole in the artifact store; the result carries counts, the
 /// newest lines within a small budget, and the artifact id with how to read the rest.
 inline result<tool_output> log_result(tool_state& st, std::string_view what, const std::vector<std::string>& lines,
@@ -11923,40 +12389,23 @@ auto browser_tools(State& st) {
         "button afterwards. Stops at the first field that fails.",
         [s](const fill_form_args& a) {
             return timed(*s, "browser_fill_form", [&]() -> result<tool_output> {
-                std::string lines;
-                result<action_result> last = fail(errc::internal, "no field");
+                std::vector<fill_field> fields;
                 for (const auto& f : a.fields_) {
                     auto el = element_of(f.ref, f.target, "field " + f.name);
                     if (!el) return fail(el.error());
-                    if (f.type == "checkbox" || f.type == "radio") {
-                        const bool on = f.value == "true" || f.value == "on" || f.value == "yes" || f.value == "1";
-                        last = s->b.set_checked(*el, on);
-                    } else if (f.type == "combobox") {
-                        last = s->b.select(*el, {f.value});
-                    } else {
-                        last = s->b.type(*el, f.value, {});
-                    }
-                    if (!last) {
-                        error e = last.error();
-                        e.message = f.name + ": " + e.message;
-                        if (!lines.empty()) e.message = "filled " + lines + "then " + e.message;
-                        return fail(std::move(e));
-                    }
-                    lines += f.name + ", ";
+                    fields.push_back(fill_field{*el, f.type, f.value, f.name});
                 }
-                std::string out = "filled " + std::to_string(a.fields_.size()) + " fields";
+                std::string submit;
                 if (a.submit) {
                     auto el = element_of(a.submit, std::nullopt, "submit button");
                     if (!el) return fail(el.error());
-                    last = s->b.click(*el);
-                    if (!last) {
-                        error e = last.error();
-                        e.message = out + "; submit: " + e.message;
-                        return fail(std::move(e));
-                    }
-                    out += "; clicked " + *el;
+                    submit = *el;
                 }
-                return tool_output::text(out + "\n" + last->to_text());
+                auto r = s->b.fill(fields, submit);
+                if (!r) return fail(r.error());
+                std::string out = "filled " + std::to_string(fields.size()) + " fields";
+                if (!submit.empty()) out += "; clicked " + submit;
+                return tool_output::text(out + "\n" + r->to_text());
             });
         },
         act);
@@ -12348,27 +12797,7 @@ auto browser_tools(State& st) {
             return timed(*s, "browser_batch", [&]() -> result<tool_output> {
                 auto r = s->b.batch_read(a.urls, static_cast<std::size_t>(a.budget.value_or(8000)));
                 if (!r) return fail(r.error());
-                std::string out;
-                std::size_t ok = 0;
-                for (std::size_t i = 0; i < r->size(); ++i) {
-                    const auto& p = (*r)[i];
-                    out += "## " + std::to_string(i + 1) + ". " + p.url + "\n";
-                    if (p.error_) {
-                        out += "error: " + p.error_->message + "\n\n";
-                        continue;
-                    }
-                    ++ok;
-                    out += "url: " + p.final_url + (p.http_status ? " (HTTP " + std::to_string(p.http_status) + ")" : std::string()) +
-                           "\ntitle: " + p.title + "\n";
-                    for (const auto& b : p.blocked) out += "blocked " + b.resource_type + " " + b.url + " (policy " + b.rule + ")\n";
-                    out += detail::page_data(p.text, s->b.boundary());
-                    if (p.truncated) {
-                        auto ref = detail::store_text(*s, "page text", "full text of " + p.final_url, p.full_text);
-                        if (ref) out += "[the whole page is artifact " + ref->id + "]\n";
-                    }
-                    out += "\n";
-                }
-                return tool_output::text(std::to_string(ok) + " of " + std::to_string(r->size()) + " pages read\n\n" + out);
+                return detail::batch_output(*s, *r);
             });
         },
         ro);
@@ -12415,13 +12844,28 @@ auto browser_tools(State& st) {
         },
         ro);
     auto metrics = tool<"browser_metrics">(
-        "Totals of this session's browser tool calls: calls, bytes and estimated tokens returned, time per tool.",
-        [s]() {
+        "This session's browser tool calls: totals per tool (calls, tokens returned, ms, CDP round trips, ms waiting "
+        "for the page) and the last calls one per line.",
+        [s](const metrics_args& a) {
             std::lock_guard lock(s->mu);
-            std::string out = "calls " + std::to_string(s->calls) + ", returned " + std::to_string(s->total_bytes) +
-                              " bytes (~" + std::to_string(s->total_tokens) + " tokens), " + std::to_string(s->total_ms) + " ms\n";
+            auto line = [](const std::string& head, std::size_t calls, std::size_t bytes, std::size_t tokens, std::int64_t ms,
+                           std::uint64_t trips, std::int64_t waited) {
+                return head + ": " + std::to_string(calls) + (calls == 1 ? " call, " : " calls, ") + std::to_string(bytes) +
+                       " bytes (~" + std::to_string(tokens) + " tokens), " + std::to_string(ms) + " ms, " +
+                       std::to_string(trips) + " CDP round trips, " + std::to_string(waited) + " ms waiting\n";
+            };
+            std::string out = line("total", s->calls, s->total_bytes, s->total_tokens, s->total_ms, s->total_cdp_round_trips,
+                                   s->total_wait_ms);
             for (const auto& [name, v] : s->per_tool)
-                out += name + ": " + std::to_string(v.first) + " calls, " + std::to_string(v.second) + " ms\n";
+                out += line(name, v.calls, v.bytes, v.tokens, v.ms, v.cdp_round_trips, v.wait_ms);
+            const auto want = static_cast<std::size_t>(std::max(0, a.last.value_or(10)));
+            const std::size_t n = std::min(want, s->recent.size());
+            if (n > 0) out += "last " + std::to_string(n) + " calls (tool ok/error ms tokens round-trips wait-ms):\n";
+            for (std::size_t i = s->recent.size() - n; i < s->recent.size(); ++i) {
+                const auto& m = s->recent[i];
+                out += m.tool + (m.ok ? " ok " : " error ") + std::to_string(m.ms) + " " + std::to_string(m.tokens) + " " +
+                       std::to_string(m.cdp_round_trips) + " " + std::to_string(m.wait_ms) + "\n";
+            }
             return tool_output::text(out);
         },
         read_only | parallel_safe);
@@ -12444,13 +12888,26 @@ auto browser_tools(State& st) {
 // agentkit/cdp/replay_transport.hpp — plays back a recorded CDP transcript, for fast,
 // deterministic unit tests of the layers above the connection (no browser needed).
 //
-// Matching: every message the client sends must equal the next recorded `send` entry in
-// method, params and sessionId (the id is ignored). The recorded `recv` entries that
-// followed that send (responses and events), up to the next recorded send, are then
-// delivered in order; a response's id is rewritten from the recorded request id to the id
-// the client actually used. Messages recorded before the first send are delivered at once.
-// A recorded `close` entry replays the transport's end (e.g. a browser crash): receive()
+// Matching (replay_order::strict, the default): every message the client sends must equal the
+// next recorded `send` entry in method, params and sessionId (the id is ignored). The recorded
+// `recv` entries that followed that send (responses and events), up to the next recorded send,
+// are then delivered in order; a response's id is rewritten from the recorded request id to
+// the id the client actually used. Messages recorded before the first send are delivered at
+// once. A recorded `close` entry replays the transport's end (e.g. a browser crash): receive()
 // returns that error from then on.
+//
+// replay_order::windowed is for clients that send from several threads or keep several calls
+// in flight (the browser engine: event handlers answer on the dispatcher while the caller's
+// thread sends its own commands, so two runs interleave sends differently). A send matches
+// the earliest not-yet-matched recorded send equal to it among the first `window` recorded
+// sends not matched yet. Received entries are still delivered strictly in recorded order and
+// only up to the earliest recorded send not matched yet, so a response or event never arrives
+// before every send recorded ahead of it was made: cause and effect keep their order, only
+// the order of independent sends is free.
+//
+// Values that differ from run to run (absolute paths, ports) can be left out of the comparison
+// with replay_options::ignore_params: params fields of those names, at any depth, are not
+// compared.
 //
 // A mismatch makes send() fail with errc::protocol_error naming the transcript position,
 // the expected and the received message, and finishes the transport (receive() reports the
@@ -12462,6 +12919,7 @@ auto browser_tools(State& st) {
 //   auto r = conn.call("Browser.getVersion");   // the recorded answer
 
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -12477,6 +12935,12 @@ auto browser_tools(State& st) {
 
 namespace agentkit::cdp {
 
+/// How the client's sends are matched against the recorded ones (see the file comment).
+enum class replay_order {
+    strict,    ///< each send equals the next recorded send
+    windowed,  ///< each send equals one of the next `window` recorded sends not matched yet
+};
+
 /// Options of a replay.
 struct replay_options {
     /// When true, receive() reports errc::transport_closed once the whole transcript has
@@ -12484,6 +12948,11 @@ struct replay_options {
     bool close_at_end = false;
     /// Compare sessionId too (on by default: a call on the wrong session is a real bug).
     bool match_session = true;
+    replay_order order = replay_order::strict;
+    /// replay_order::windowed: how many not-yet-matched recorded sends a send may match.
+    std::size_t window = 32;
+    /// Names of params fields (at any depth) left out of the comparison.
+    std::vector<std::string> ignore_params;
 };
 
 /// Plays back a transcript. Thread-safe per the transport contract; move-only.
@@ -12553,16 +13022,13 @@ public:
     /// True when every recorded send has been matched.
     [[nodiscard]] bool finished() const {
         std::lock_guard lock(s_->mu);
-        return s_->next_send_index() == s_->entries.size();
+        return s_->unmatched_sends() == 0;
     }
 
     /// The number of recorded sends not yet matched.
     [[nodiscard]] std::size_t remaining_sends() const {
         std::lock_guard lock(s_->mu);
-        std::size_t n = 0;
-        for (std::size_t i = s_->cursor; i < s_->entries.size(); ++i)
-            if (s_->entries[i].dir == direction::sent) ++n;
-        return n;
+        return s_->unmatched_sends();
     }
 
 private:
@@ -12571,25 +13037,33 @@ private:
         std::condition_variable cv;
         std::vector<transcript_entry> entries;
         replay_options options;
-        std::size_t cursor = 0;  // next entry not yet consumed
+        std::vector<bool> matched;  // per entry: a send the client has made
+        std::size_t cursor = 0;     // next entry not yet delivered (or passed, for a matched send)
         std::deque<std::string> outbox;
         std::map<std::int64_t, std::int64_t> id_map;  // recorded request id -> client id
         std::optional<error> terminal;
 
-        [[nodiscard]] std::size_t next_send_index() const {
-            std::size_t i = cursor;
-            while (i < entries.size() && entries[i].dir != direction::sent) ++i;
-            return i;
+        [[nodiscard]] bool is_unmatched_send(std::size_t i) const {
+            return entries[i].dir == direction::sent && (i >= matched.size() || !matched[i]);
+        }
+
+        [[nodiscard]] std::size_t unmatched_sends() const {
+            std::size_t n = 0;
+            for (std::size_t i = 0; i < entries.size(); ++i) n += is_unmatched_send(i) ? 1U : 0U;
+            return n;
         }
 
         [[nodiscard]] bool at_end_closed() const {
             return options.close_at_end && cursor >= entries.size() && outbox.empty();
         }
 
-        // Queue received entries from the cursor up to the next send (or a close entry).
+        // Queue received entries from the cursor up to the first send not matched yet (or a
+        // close entry); matched sends are passed over.
         void deliver_until_next_send() {
-            while (cursor < entries.size() && entries[cursor].dir != direction::sent) {
+            if (matched.size() != entries.size()) matched.resize(entries.size(), false);
+            while (cursor < entries.size() && !is_unmatched_send(cursor)) {
                 const auto& e = entries[cursor++];
+                if (e.dir == direction::sent) continue;
                 if (e.dir == direction::closed) {
                     auto j = json::parse(e.message, nullptr, false);
                     terminal = j.is_object() ? error::from_json(j)
@@ -12613,10 +13087,21 @@ private:
             return j.dump();
         }
 
-        static json view(const json& m, bool with_session) {
+        static void strip(json& j, const std::vector<std::string>& names, int depth = 0) {
+            if (depth > 64) return;
+            if (j.is_object()) {
+                for (const auto& n : names) j.erase(n);
+                for (auto& el : j.items()) strip(el.value(), names, depth + 1);
+            } else if (j.is_array()) {
+                for (auto& v : j) strip(v, names, depth + 1);
+            }
+        }
+
+        [[nodiscard]] json view(const json& m, bool with_session) const {
             json v = json::object();
             v["method"] = m.value("method", json());
             v["params"] = m.contains("params") ? m["params"] : json::object();
+            if (!options.ignore_params.empty()) strip(v["params"], options.ignore_params);
             if (with_session && m.contains("sessionId")) v["sessionId"] = m["sessionId"];
             return v;
         }
@@ -12632,28 +13117,41 @@ private:
             if (terminal) return fail(*terminal);
             auto got = json::parse(text, nullptr, false);
             if (!got.is_object()) return fail(errc::protocol_error, "replay: the client sent a message that is not a JSON object");
-            const std::size_t at = next_send_index();
-            if (at >= entries.size())
+            deliver_until_next_send();  // sets up `matched`; delivers nothing new after a send
+            const json have = view(got, options.match_session);
+            const std::size_t window =
+                options.order == replay_order::strict ? std::size_t{1} : std::max<std::size_t>(1, options.window);
+            std::size_t first = entries.size(), at = entries.size(), seen = 0;
+            for (std::size_t i = cursor; i < entries.size() && seen < window; ++i) {
+                if (!is_unmatched_send(i)) continue;
+                if (seen++ == 0) first = i;
+                auto rec = json::parse(entries[i].message, nullptr, false);
+                if (view(rec, options.match_session) == have) {
+                    at = i;
+                    break;
+                }
+            }
+            if (first >= entries.size())
                 return mismatch("replay: the transcript has no more requests, but the client sent " +
                                     view(got, true).dump(),
                                 "Re-record the transcript, or stop the code under test from sending more.",
-                                json{{"position", at}, {"got", view(got, true)}});
-            // Received entries before `at` that were not delivered yet belong to an earlier
-            // request: deliver them first, in order.
-            deliver_until_next_send();
-            auto expected = json::parse(entries[at].message, nullptr, false);
-            const json want = view(expected, options.match_session);
-            const json have = view(got, options.match_session);
-            if (want != have)
-                return mismatch("replay mismatch at transcript entry " + std::to_string(at + 1) + ": expected " +
-                                    want.dump() + " but the client sent " + have.dump(),
+                                json{{"position", first}, {"got", view(got, true)}});
+            if (at >= entries.size()) {
+                const json want = view(json::parse(entries[first].message, nullptr, false), options.match_session);
+                std::string what = "replay mismatch at transcript entry " + std::to_string(first + 1) + ": expected " +
+                                   want.dump();
+                if (window > 1 && seen > 1)
+                    what += " (or one of the " + std::to_string(seen - 1) + " recorded sends after it)";
+                return mismatch(what + " but the client sent " + have.dump(),
                                 "The code under test sends different CDP commands than when the transcript was "
                                 "recorded; re-record it if the change is intended.",
-                                json{{"position", at + 1}, {"expected", want}, {"got", have}});
+                                json{{"position", first + 1}, {"expected", want}, {"got", have}});
+            }
+            auto expected = json::parse(entries[at].message, nullptr, false);
             if (expected.contains("id") && expected["id"].is_number_integer() && got.contains("id") &&
                 got["id"].is_number_integer())
                 id_map[expected["id"].get<std::int64_t>()] = got["id"].get<std::int64_t>();
-            cursor = at + 1;
+            matched[at] = true;
             deliver_until_next_send();
             return {};
         }
@@ -13708,6 +14206,7 @@ inline constexpr int invalid_request = -32600;
 inline constexpr int method_not_found = -32601;
 inline constexpr int invalid_params = -32602;
 inline constexpr int internal_error = -32603;
+inline constexpr int missing_client_capability = -32021;  ///< 2026-07-28: data.requiredCapabilities
 inline constexpr int unsupported_version = -32022;
 }  // namespace code
 
@@ -14149,6 +14648,16 @@ private:
                 return;
             }
             stateless = true;
+            // Required on every request of this revision; {} means no optional capability. Never
+            // inferred from an earlier request.
+            const json& m = params["_meta"];
+            auto caps = m.find("io.modelcontextprotocol/clientCapabilities");
+            if (method != "server/discover" && (caps == m.end() || !caps->is_object())) {
+                send_error(id, code::invalid_params,
+                           "Invalid params: _meta[\"io.modelcontextprotocol/clientCapabilities\"] must be an object on every "
+                           "2026-07-28 request ({} when the client has no optional capability)");
+                return;
+            }
         }
         auto finish = [&](json r) {
             if (stateless) r["resultType"] = "complete";
@@ -14165,6 +14674,8 @@ private:
             {
                 std::lock_guard lock(state_mu_);
                 version_ = chosen;
+                const json caps = params.value("capabilities", json());
+                init_caps_ = caps.is_object() ? caps : json::object();
             }
             json r{{"protocolVersion", chosen}, {"capabilities", capabilities()}, {"serverInfo", server_info()}};
             if (!o_.instructions.empty()) r["instructions"] = o_.instructions;
@@ -14257,6 +14768,13 @@ private:
         json progress_token;
         if (auto m = params.find("_meta"); m != params.end() && m->is_object() && m->contains("progressToken"))
             progress_token = (*m)["progressToken"];
+        json client_caps;
+        if (stateless) {
+            client_caps = params["_meta"]["io.modelcontextprotocol/clientCapabilities"];
+        } else {
+            std::lock_guard lock(state_mu_);
+            client_caps = init_caps_;
+        }
 
         auto st = std::make_shared<call_state>();
         const std::string key = id.dump();
@@ -14276,10 +14794,12 @@ private:
             ++running_;
         }
         const std::string tool = name.get<std::string>();
-        auto work = [this, id, key, tool, args = std::move(args), progress_token, st, stateless]() mutable {
+        auto work = [this, id, key, tool, args = std::move(args), progress_token, st, stateless,
+                     client_caps = std::move(client_caps)]() mutable {
             tool_context ctx;
             ctx.stop = st->stop.get_token();
             ctx.call_id = key;
+            ctx.client_capabilities = std::move(client_caps);
             if (!progress_token.is_null()) {
                 auto last = std::make_shared<double>(-1.0);
                 ctx.on_progress = [this, progress_token, last](double p, std::optional<double> total, std::string_view msg) {
@@ -14307,6 +14827,12 @@ private:
             if (!st->cancelled.load()) {
                 if (!r && r.error().code == errc::tool_unknown) {
                     send_error(id, code::invalid_params, "Unknown tool: " + tool, json{{"error", r.error().to_json()}});
+                } else if (!r && r.error().code == errc::client_capability_missing) {
+                    const json& d = r.error().details;
+                    json need = d.is_object() && d.contains("requiredCapabilities") && d["requiredCapabilities"].is_object()
+                                    ? d["requiredCapabilities"]
+                                    : json::object();
+                    send_error(id, code::missing_client_capability, r.error().message, json{{"requiredCapabilities", std::move(need)}});
                 } else {
                     json res = call_result(r ? *r : tool_output::from_error(r.error()));
                     if (stateless) res["resultType"] = "complete";
@@ -14358,6 +14884,7 @@ private:
     sink sink_;
     mutable std::mutex state_mu_;
     std::string version_;
+    json init_caps_ = json::object();  // the client capabilities of initialize (handshake era)
     std::atomic<bool> initialized_{false};
     std::atomic<int> client_level_{100};  // no notifications/message until setLevel
     std::atomic<std::uint64_t> last_version_{0};
