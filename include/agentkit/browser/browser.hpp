@@ -1166,45 +1166,6 @@ public:
         });
     }
 
-private:
-    result<void> type_ref(std::string_view ref, const std::string& text, const type_options& o) {
-        {
-            auto h = resolve(ref);
-            if (!h) return fail(h.error());
-            auto info = element_info(*h);
-            if (!info) return fail(info.error());
-            const std::string tag = detail::jstr(*info, "tag"), kind = detail::jstr(*info, "type");
-            if (detail::jbool(*info, "disabled"))
-                return fail(errc::tool_failed, "ref " + std::string(ref) + " is disabled", "Enable it first or pick another field.");
-            const bool value_kind = tag == "input" && (kind == "date" || kind == "time" || kind == "datetime-local" ||
-                                                       kind == "month" || kind == "week" || kind == "color" || kind == "range");
-            (void)call(h->session, "DOM.scrollIntoViewIfNeeded", json{{"backendNodeId", h->backend}});
-            if (value_kind) {
-                auto r = call_on(*h, detail::kSetValueScript, json::array({json{{"value", std::string(text)}}}));
-                if (!r) return fail(r.error());
-            } else {
-                if (tag != "input" && tag != "textarea" && !detail::jbool(*info, "editable"))
-                    return fail(errc::args_invalid, "ref " + std::string(ref) + " (<" + tag + ">) is not a text field",
-                                "Type into a textbox, searchbox or editable element; use select for a combobox.");
-                if (auto f = call(h->session, "DOM.focus", json{{"backendNodeId", h->backend}}); !f) {
-                    if (auto c = click_ref(ref, {}); !c) return c;
-                }
-                if (o.replace) (void)call_on(*h, detail::kSelectAllScript, json::array());
-                if (text.empty() && o.replace) {
-                    if (auto k = press_keys(h->tab, "Delete"); !k) return k;
-                } else {
-                    to_front(h->tab);
-                    auto r = call(h->tab->session, "Input.insertText", json{{"text", std::string(text)}});
-                    if (!r) return fail(r.error());
-                }
-            }
-            if (o.submit) return press_keys(h->tab, "Enter");
-            return {};
-        }
-    }
-
-public:
-
     /// Press a key chord ("Enter", "Control+a"), optionally focusing `ref` first.
     result<action_result> press(std::string_view chord, std::string_view ref = {}) {
         return act("press " + std::string(chord), [&](const tab_ptr& t) -> result<void> {
@@ -1231,55 +1192,6 @@ public:
         return act(std::string(checked ? "check " : "uncheck ") + std::string(ref),
                    [&](const tab_ptr&) -> result<void> { return check_ref(ref, checked); });
     }
-
-private:
-    result<void> select_ref(std::string_view ref, const std::vector<std::string>& values) {
-        {
-            auto h = resolve(ref);
-            if (!h) return fail(h.error());
-            json wanted = json::array();
-            for (const auto& v : values) wanted.push_back(v);
-            auto r = call_on(*h, detail::kSelectScript, json::array({json{{"value", wanted}}}));
-            if (!r) return fail(r.error());
-            const std::string err = detail::jstr(*r, "error");
-            if (err == "not_select")
-                return fail(errc::args_invalid, "ref " + std::string(ref) + " is not a <select> (it is <" + detail::jstr(*r, "tag") + ">)",
-                            "For a custom dropdown, click it and then click the option's ref.");
-            if (err == "missing")
-                return fail(errc::args_invalid, "no option " + (*r)["missing"].dump() + " in ref " + std::string(ref),
-                            "Available options: " + (*r)["available"].dump(), *r);
-            if (err == "single")
-                return fail(errc::args_invalid, "ref " + std::string(ref) + " accepts only one option", "Pass one value.", *r);
-            if (err == "disabled")
-                return fail(errc::tool_failed, "the select or an option is disabled", "Pick an enabled option.", *r);
-            return {};
-        }
-    }
-
-    result<void> check_ref(std::string_view ref, bool checked) {
-        {
-            auto h = resolve(ref);
-            if (!h) return fail(h.error());
-            auto info = element_info(*h);
-            if (!info) return fail(info.error());
-            if (!detail::jbool(*info, "checkable"))
-                return fail(errc::args_invalid, "ref " + std::string(ref) + " is not a checkbox or radio button",
-                            "Use click for other elements.");
-            if (detail::jbool(*info, "checked") == checked) return {};
-            if (!checked && detail::jstr(*info, "type") == "radio")
-                return fail(errc::args_invalid, "a radio button cannot be unchecked directly",
-                            "Check another radio button of the same group.");
-            if (auto c = click_ref(ref, {}); !c) return c;
-            auto after = element_info(*h);
-            if (!after) return fail(after.error());
-            if (detail::jbool(*after, "checked") != checked)
-                return fail(errc::tool_failed, "clicking ref " + std::string(ref) + " did not change its checked state",
-                            "The page may prevent it; take a snapshot to see why.");
-            return {};
-        }
-    }
-
-public:
 
     /// Set the files of an <input type=file>.
     result<action_result> upload(std::string_view ref, std::vector<std::string> files) {
@@ -2964,6 +2876,83 @@ private:
                       json{{"type", type}, {"x", x}, {"y", y}, {"button", button}, {"clickCount", count},
                            {"buttons", buttons}, {"modifiers", modifiers}});
         if (!r) return fail(r.error());
+        return {};
+    }
+
+    // The element operations behind type/select/set_checked and fill() (no settle, no report).
+    result<void> type_ref(std::string_view ref, const std::string& text, const type_options& o) {
+        auto h = resolve(ref);
+        if (!h) return fail(h.error());
+        auto info = element_info(*h);
+        if (!info) return fail(info.error());
+        const std::string tag = detail::jstr(*info, "tag"), kind = detail::jstr(*info, "type");
+        if (detail::jbool(*info, "disabled"))
+            return fail(errc::tool_failed, "ref " + std::string(ref) + " is disabled", "Enable it first or pick another field.");
+        const bool value_kind = tag == "input" && (kind == "date" || kind == "time" || kind == "datetime-local" ||
+                                                   kind == "month" || kind == "week" || kind == "color" || kind == "range");
+        (void)call(h->session, "DOM.scrollIntoViewIfNeeded", json{{"backendNodeId", h->backend}});
+        if (value_kind) {
+            auto r = call_on(*h, detail::kSetValueScript, json::array({json{{"value", std::string(text)}}}));
+            if (!r) return fail(r.error());
+        } else {
+            if (tag != "input" && tag != "textarea" && !detail::jbool(*info, "editable"))
+                return fail(errc::args_invalid, "ref " + std::string(ref) + " (<" + tag + ">) is not a text field",
+                            "Type into a textbox, searchbox or editable element; use select for a combobox.");
+            if (auto f = call(h->session, "DOM.focus", json{{"backendNodeId", h->backend}}); !f) {
+                if (auto c = click_ref(ref, {}); !c) return c;
+            }
+            if (o.replace) (void)call_on(*h, detail::kSelectAllScript, json::array());
+            if (text.empty() && o.replace) {
+                if (auto k = press_keys(h->tab, "Delete"); !k) return k;
+            } else {
+                to_front(h->tab);
+                auto r = call(h->tab->session, "Input.insertText", json{{"text", std::string(text)}});
+                if (!r) return fail(r.error());
+            }
+        }
+        if (o.submit) return press_keys(h->tab, "Enter");
+        return {};
+    }
+
+    result<void> select_ref(std::string_view ref, const std::vector<std::string>& values) {
+        auto h = resolve(ref);
+        if (!h) return fail(h.error());
+        json wanted = json::array();
+        for (const auto& v : values) wanted.push_back(v);
+        auto r = call_on(*h, detail::kSelectScript, json::array({json{{"value", wanted}}}));
+        if (!r) return fail(r.error());
+        const std::string err = detail::jstr(*r, "error");
+        if (err == "not_select")
+            return fail(errc::args_invalid, "ref " + std::string(ref) + " is not a <select> (it is <" + detail::jstr(*r, "tag") + ">)",
+                        "For a custom dropdown, click it and then click the option's ref.");
+        if (err == "missing")
+            return fail(errc::args_invalid, "no option " + (*r)["missing"].dump() + " in ref " + std::string(ref),
+                        "Available options: " + (*r)["available"].dump(), *r);
+        if (err == "single")
+            return fail(errc::args_invalid, "ref " + std::string(ref) + " accepts only one option", "Pass one value.", *r);
+        if (err == "disabled")
+            return fail(errc::tool_failed, "the select or an option is disabled", "Pick an enabled option.", *r);
+        return {};
+    }
+
+    result<void> check_ref(std::string_view ref, bool checked) {
+        auto h = resolve(ref);
+        if (!h) return fail(h.error());
+        auto info = element_info(*h);
+        if (!info) return fail(info.error());
+        if (!detail::jbool(*info, "checkable"))
+            return fail(errc::args_invalid, "ref " + std::string(ref) + " is not a checkbox or radio button",
+                        "Use click for other elements.");
+        if (detail::jbool(*info, "checked") == checked) return {};
+        if (!checked && detail::jstr(*info, "type") == "radio")
+            return fail(errc::args_invalid, "a radio button cannot be unchecked directly",
+                        "Check another radio button of the same group.");
+        if (auto c = click_ref(ref, {}); !c) return c;
+        auto after = element_info(*h);
+        if (!after) return fail(after.error());
+        if (detail::jbool(*after, "checked") != checked)
+            return fail(errc::tool_failed, "clicking ref " + std::string(ref) + " did not change its checked state",
+                        "The page may prevent it; take a snapshot to see why.");
         return {};
     }
 
