@@ -230,6 +230,12 @@ document.getElementById('add').addEventListener('click', async () => {
             body += "</table>";
             return http_response::html(page("Big", body));
         });
+        server.route("/hidden-nav", http_response::html(page("Hidden nav", R"HTML(
+<nav aria-hidden="true"><a href="/second">Sections</a> <a href="/form"><span>Sign</span> <b>up</b></a>
+  <span style="cursor:pointer" onclick="document.getElementById('o').textContent='menu opened'">Menu</span>
+  <a href="/form" style="display:none">Invisible</a></nav>
+<div inert><button onclick="document.getElementById('o').textContent='inert clicked'">Inert action</button></div>
+<main><a href="/second"><svg aria-hidden="true" width="8" height="8"></svg> Visible link</a><p id=o>idle</p></main>)HTML")));
         server.route("/missing", http_response::not_found());
     }
 };
@@ -495,6 +501,37 @@ TEST_F(BrowserE2E, IconOnlyButtonsClickableSpansAndCoveredElements) {
     EXPECT_TRUE(c.error().is(errc::element_covered)) << c.error().to_text();
     EXPECT_NE(c.error().message.find("overlay"), std::string::npos) << c.error().to_text();
     EXPECT_NE(c.error().message.find("Cookie banner"), std::string::npos) << c.error().to_text();
+}
+
+TEST_F(BrowserE2E, VisibleControlsInsideAriaHiddenGetRefsNamedFromTheDom) {
+    // aria-hidden removes a subtree from the accessibility tree, not from the screen: its
+    // visible links and clickables still get refs (names from the DOM text), unlike display:none
+    // or inert ones, and a decorative aria-hidden icon inside a link adds nothing.
+    ASSERT_TRUE(b_->navigate(s_->server.url("/hidden-nav")));
+    auto snap = b_->snapshot();
+    ASSERT_TRUE(snap) << snap.error().to_text();
+    const std::string t = snap->snap.text;
+    const auto sections = ref_on(t, "link \"Sections\" /second");
+    const auto signup = ref_on(t, "link \"Sign up\" /form");
+    const auto menu = ref_on(t, "clickable \"Menu\"");
+    ASSERT_FALSE(sections.empty()) << t;
+    EXPECT_FALSE(signup.empty()) << t;
+    ASSERT_FALSE(menu.empty()) << t;
+    EXPECT_EQ(t.find("Invisible"), std::string::npos) << t;
+    EXPECT_EQ(t.find("Inert action"), std::string::npos) << t;
+    EXPECT_FALSE(ref_on(t, "link \"Visible link\"").empty()) << t;
+    EXPECT_EQ(std::count(t.begin(), t.end(), '\n'), 6) << t;  // nothing else is listed
+
+    // the same refs in the next snapshot, and they act
+    auto again = b_->snapshot();
+    ASSERT_TRUE(again);
+    EXPECT_EQ(ref_on(again->snap.text, "link \"Sections\""), sections) << again->snap.text;
+    auto m = b_->click(menu);
+    ASSERT_TRUE(m) << m.error().to_text();
+    EXPECT_NE(m->changes.find("menu opened"), std::string::npos) << m->to_text();
+    auto nav = b_->click(sections);
+    ASSERT_TRUE(nav) << nav.error().to_text();
+    EXPECT_NE(nav->url.find("/second"), std::string::npos) << nav->to_text();
 }
 
 TEST_F(BrowserE2E, DynamicListDeltaShowsAddedItemsAfterTheRequestFinishes) {

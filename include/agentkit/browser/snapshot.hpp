@@ -57,6 +57,10 @@ struct dom_node_facts {
     double x = 0, y = 0, w = 0, h = 0;  ///< absolute bounds (CSS px, document coordinates)
     std::string tag;                    ///< lower-case element name
     std::vector<std::pair<std::string, std::string>> attributes;
+    /// Text below a clickable element (its nearest clickable ancestor's, capped): the name of a
+    /// control that the accessibility tree leaves unnamed because it is aria-hidden.
+    std::string text;
+    std::int64_t parent = 0;  ///< the parent node's backend id (0: none)
 
     [[nodiscard]] std::string_view attr(std::string_view name) const noexcept {
         for (const auto& [k, v] : attributes)
@@ -71,6 +75,8 @@ struct dom_index {
     std::unordered_map<std::int64_t, dom_node_facts> nodes;
     /// <iframe> element backend id → the frame id of its content document (same-process frames).
     std::unordered_map<std::int64_t, std::string> frame_owners;
+    /// Element backend id → its child elements' backend ids, in document order.
+    std::unordered_map<std::int64_t, std::vector<std::int64_t>> children;
     double scroll_x = 0, scroll_y = 0;
     double viewport_w = 0, viewport_h = 0;  ///< set by the caller (Page.getLayoutMetrics)
 
@@ -133,6 +139,44 @@ inline dom_index parse_dom_snapshot_unchecked(const json& capture) {
         if (auto it = nodes.find("isClickable"); it != nodes.end() && it->contains("index"))
             for (const auto& i : (*it)["index"])
                 if (i.is_number_integer() && i.get<std::size_t>() < n) out.nodes[ids[i.get<std::size_t>()]].clickable = true;
+        // The text of each clickable element, from its text nodes (the nearest clickable
+        // ancestor within a few levels takes it).
+        if (auto pp = nodes.find("parentIndex"), nt = nodes.find("nodeType");
+            pp != nodes.end() && nt != nodes.end() && pp->is_array() && nt->is_array()) {
+            for (std::size_t i = 0; i < n && i < pp->size() && i < nt->size(); ++i) {
+                if (!(*nt)[i].is_number_integer() || (*nt)[i].get<int>() != 1) continue;  // elements
+                if (!(*pp)[i].is_number_integer()) continue;
+                const auto par = (*pp)[i].get<std::int64_t>();
+                if (par >= 0 && static_cast<std::size_t>(par) < n) {
+                    out.children[ids[static_cast<std::size_t>(par)]].push_back(ids[i]);
+                    out.nodes[ids[i]].parent = ids[static_cast<std::size_t>(par)];
+                }
+            }
+        }
+        if (auto pv = nodes.find("nodeValue"), pp = nodes.find("parentIndex"), nt = nodes.find("nodeType");
+            pv != nodes.end() && pp != nodes.end() && nt != nodes.end() && pv->is_array() && pp->is_array() &&
+            nt->is_array()) {
+            constexpr std::size_t max_clickable_text = 120;
+            for (std::size_t i = 0; i < n && i < pv->size() && i < nt->size(); ++i) {
+                if (!(*nt)[i].is_number_integer() || (*nt)[i].get<int>() != 3) continue;  // text nodes
+                std::string t = detail::snap_string(strings, (*pv)[i]);
+                if (t.find_first_not_of(" \t\r\n") == std::string::npos) continue;
+                std::size_t at = i;
+                for (int up = 0; up < 6; ++up) {
+                    if (at >= pp->size() || !(*pp)[at].is_number_integer()) break;
+                    const auto par = (*pp)[at].get<std::int64_t>();
+                    if (par < 0 || static_cast<std::size_t>(par) >= n) break;
+                    at = static_cast<std::size_t>(par);
+                    auto& f = out.nodes[ids[at]];
+                    if (!f.clickable) continue;
+                    if (f.text.size() < max_clickable_text) {
+                        if (!f.text.empty()) f.text += ' ';
+                        f.text += t;
+                    }
+                    break;
+                }
+            }
+        }
         if (auto it = nodes.find("contentDocumentIndex"); it != nodes.end() && it->contains("index")) {
             const json& idx = (*it)["index"];
             const json& val = (*it)["value"];
@@ -564,6 +608,8 @@ struct render_ctx {
     std::size_t nesting = 0;
     std::size_t too_deep = 0;                    ///< subtrees not shown: nested too deeply
     std::unordered_set<const json*> rendered;   ///< AX nodes already rendered
+    std::set<std::pair<std::string, std::int64_t>> hidden_seen;  ///< DOM nodes of aria-hidden subtrees seen
+    std::size_t hidden_climb = 0;  ///< steps taken up the DOM looking for aria-hidden elements
 };
 
 /// How deeply nested a node may be and still be rendered (real pages stay far below it).
@@ -724,6 +770,87 @@ inline std::size_t push_line(render_ctx& c, std::size_t depth, std::string text,
 inline void render_frame(render_ctx& c, std::size_t frame_index, std::size_t depth, std::size_t parent,
                          std::string& pending_prefix);
 
+/// Whether an ignored AX node is ignored because of aria-hidden (on it or an ancestor), not
+/// because it is not rendered, inert or uninteresting.
+inline bool hidden_by_aria(const json& node) {
+    auto it = node.find("ignoredReasons");
+    if (it == node.end() || !it->is_array()) return false;
+    for (const auto& r : *it) {
+        if (!r.is_object()) continue;
+        auto ni = r.find("name");
+        const std::string n = ni != r.end() && ni->is_string() ? ni->get<std::string>() : std::string();
+        if (n == "inertElement" || n == "inertSubtree" || n == "notRendered" || n == "notVisible") return false;
+    }
+    for (const auto& r : *it) {
+        if (!r.is_object()) continue;
+        auto ni = r.find("name");
+        const std::string n = ni != r.end() && ni->is_string() ? ni->get<std::string>() : std::string();
+        if (n == "ariaHiddenElement" || n == "ariaHiddenSubtree") return true;
+    }
+    return false;
+}
+
+/// The role shown for a clickable element the accessibility tree hides: from its tag.
+inline std::string aria_hidden_role(const dom_node_facts& f) {
+    if (f.tag == "a" && !f.attr("href").empty()) return "link";
+    if (f.tag == "button" || f.tag == "summary") return "button";
+    if (f.tag == "select") return "combobox";
+    if (f.tag == "textarea") return "textbox";
+    if (f.tag == "input") {
+        const std::string t = detail::ascii_lower_copy(std::string(f.attr("type")));
+        if (t == "checkbox" || t == "radio") return t;
+        if (t == "button" || t == "submit" || t == "reset" || t == "image") return "button";
+        return "textbox";
+    }
+    if (auto r = f.attr("role"); !r.empty() && is_interactive_role(r)) return std::string(r);
+    return "clickable";
+}
+
+/// The visible clickable elements of the DOM subtree at `root` (an aria-hidden element), each a
+/// line with a ref; a clickable's own descendants are not listed again. Each element is listed
+/// once however many ignored AX nodes lead to it.
+inline void render_aria_hidden(render_ctx& c, const frame_view& fv, std::int64_t root, std::size_t depth,
+                               std::size_t parent, std::string& pending_prefix) {
+    const snapshot_options& opt = *c.opt;
+    std::vector<std::int64_t> stack{root};
+    std::size_t visits = 0;
+    while (!stack.empty() && ++visits < 20000) {
+        const std::int64_t id = stack.back();
+        stack.pop_back();
+        if (!c.hidden_seen.insert(std::make_pair(fv.frame->session_id, id)).second) continue;
+        const dom_node_facts* df = fv.dom->find(id);
+        if (df == nullptr) continue;
+        if (df->has_box && df->hidden) continue;  // display:none / visibility:hidden
+        const bool clickable = (df->clickable || df->pointer) && df->tag != "label" && df->tag != "body" &&
+                               df->tag != "html" && df->attr("inert").empty();
+        if (!df->attr("inert").empty()) continue;
+        if (clickable && df->visible() && !(opt.viewport_only && !fv.dom->in_viewport(*df))) {
+            const std::string shown_role = aria_hidden_role(*df);
+            std::string label = clip(df->text, opt.max_text);
+            if (label.empty()) label = clip(std::string(df->attr("aria-label")), opt.max_text);
+            std::string text = shown_role;
+            if (!label.empty()) {
+                text += " " + quote_text(label);
+            } else {
+                std::string hint = fallback_label(df);
+                if (hint.empty()) hint = "unlabeled #" + std::to_string(++c.unnamed_counter);
+                text += " [" + clip(hint, 40) + "]";
+            }
+            if (shown_role == "link") {
+                std::string url = compact_url(std::string(df->attr("href")), fv.frame->url, opt.max_url);
+                if (!url.empty()) text += " " + clip(url, 120);
+            }
+            std::string ref =
+                c.refs->ref_for(fv.frame->session_id, fv.frame->frame_id, fv.frame->loader_id, id, shown_role, label);
+            text += " [ref=" + ref + "]";
+            push_line(c, depth, std::move(text), ref, true, false, parent, pending_prefix);
+            continue;
+        }
+        if (auto ch = fv.dom->children.find(id); ch != fv.dom->children.end())
+            for (auto it = ch->second.rbegin(); it != ch->second.rend(); ++it) stack.push_back(*it);
+    }
+}
+
 inline void render_node(render_ctx& c, const frame_view& fv, const json& node, std::size_t depth, std::size_t parent,
                         bool inside_interactive, std::string& pending_prefix) {
     const snapshot_options& opt = *c.opt;
@@ -735,6 +862,23 @@ inline void render_node(render_ctx& c, const frame_view& fv, const json& node, s
 
     if (role == "InlineTextBox") return;
     if (ignored) {
+        // aria-hidden hides a subtree from assistive technology, not from the screen, and
+        // Chromium's tree keeps only scraps of it: the visible controls of that DOM subtree still
+        // get refs, named from the DOM's text.
+        if (!inside_interactive && backend != 0 && fv.dom != nullptr && hidden_by_aria(node)) {
+            // from the element that carries aria-hidden (the tree may hold only some of its nodes)
+            if (c.hidden_seen.count(std::make_pair(fv.frame->session_id, backend)) != 0) return;  // listed already
+            std::int64_t top = backend;
+            for (std::int64_t at = backend; at != 0;) {
+                const dom_node_facts* f = fv.dom->find(at);
+                if (f == nullptr) break;
+                if (f->attr("aria-hidden") == "true") top = at;
+                if (++c.hidden_climb > 64 * 1024) break;  // bounded on hostile trees
+                at = f->parent;
+            }
+            render_aria_hidden(c, fv, top, depth, parent, pending_prefix);
+            return;
+        }
         render_children(c, fv, node, depth, parent, inside_interactive, pending_prefix);
         return;
     }
