@@ -415,6 +415,48 @@ TEST(McpServer, MaskedToolsAndListChanged) {
     EXPECT_EQ(m.calls_, 1);
 }
 
+TEST(McpServer, ServesAnAgentSessionThroughItsMaskerAndFormatter) {
+    // backend_for(session): the session's masker decides what is listed and callable, and its
+    // formatter cuts long results into the session's artifact store, as in its own model loop.
+    ak::compact_formatter f;
+    f.limits.total = 200;
+    ak::agent_session session(box, reveal_masker{}, f);
+    client c(mcp::backend_for(session), quiet());
+    c.initialize();
+    auto l = c.request(1, "tools/list");
+    ASSERT_EQ(l["result"]["tools"].size(), 2U) << l.dump();  // reveal + echo (no built-in complete tool)
+    EXPECT_EQ(l["result"]["tools"][0]["name"], "reveal");
+    EXPECT_EQ(l["result"]["tools"][1]["name"], "echo");
+
+    auto hidden = c.request(2, "tools/call", {{"name", "serial"}, {"arguments", {{"text", "x"}}}});
+    EXPECT_EQ(hidden["result"]["isError"], true) << hidden.dump();
+    EXPECT_NE(hidden.dump().find("Call reveal first."), std::string::npos) << hidden.dump();
+    auto unknown = c.request(3, "tools/call", {{"name", "nope"}, {"arguments", json::object()}});
+    EXPECT_EQ(unknown["result"]["isError"], true) << unknown.dump();
+
+    auto rev = c.request(4, "tools/call", {{"name", "reveal"}, {"arguments", json::object()}});
+    EXPECT_EQ(rev["result"]["content"][0]["text"], "revealed") << rev.dump();
+    EXPECT_EQ(c.with_method("notifications/tools/list_changed").size(), 1U);
+    EXPECT_EQ(c.request(5, "tools/list")["result"]["tools"].size(), 3U);
+    EXPECT_EQ(c.request(6, "tools/call", {{"name", "serial"}, {"arguments", {{"text", "x"}}}})["result"]["isError"], false);
+    EXPECT_EQ(session.get_masker().calls_, 1);
+
+    // a long result is cut by the session's budget; the whole text is in its store
+    const std::string long_text(1000, 'a');
+    auto cut = c.request(7, "tools/call", {{"name", "echo"}, {"arguments", {{"text", long_text}}}});
+    const std::string shown = cut["result"]["content"][0]["text"].get<std::string>();
+    EXPECT_LT(shown.size(), 400U) << shown;
+    EXPECT_EQ(shown.find(long_text), std::string::npos);
+    ASSERT_EQ(session.artifacts().size(), 1U) << shown;
+    EXPECT_NE(shown.find(session.artifacts()[0].id), std::string::npos) << shown;
+    auto stored = session.store()->get(session.artifacts()[0].id);
+    ASSERT_TRUE(stored.has_value());
+    EXPECT_NE(stored->data.find(long_text), std::string::npos);
+    // invalid arguments are a tool error the client sees, not an RPC error
+    auto bad = c.request(8, "tools/call", {{"name", "echo"}, {"arguments", {{"text", 5}}}});
+    EXPECT_EQ(bad["result"]["isError"], true) << bad.dump();
+}
+
 TEST(McpServer, DeferredToolAnswersWithTheCapabilityEnvelopeNotAnRpcError) {
     ak::frozen_scope scope({"echo"}, {{.name = "browser_pdf_save",
                                         .reason = "no PDF export yet",

@@ -4,6 +4,9 @@
 //   agentkit::mcp::server srv{agentkit::mcp::backend_for(tools), {.name = "weather", .version = "1.0"}};
 //   return agentkit::mcp::run_stdio(srv);   // stdout carries protocol messages only
 //
+// backend_for(tools, masker) serves a toolbox through a visibility masker; backend_for(session)
+// serves an agent_session: its masker's tools, its formatter's budgets, its artifact store.
+//
 // Tool output becomes MCP content: text, image, resource_link (an artifact reference), embedded
 // resource (an artifact carrying its text or blob), and structuredContent for typed output.
 //
@@ -248,6 +251,30 @@ template <class Toolbox, masker Masker>
         std::lock_guard lock(s->mu);
         return static_cast<std::uint64_t>(s->m->version());
     };
+    return b;
+}
+
+/// A session that can be served (agentkit::agent_session): its visible tools, its call path.
+template <class S>
+concept servable_session = requires(S& s, const S& cs, std::string_view n, const json& a, tool_context& ctx) {
+    { cs.served_tools() } -> std::convertible_to<std::vector<tool_info>>;
+    { s.serve_call(n, a, ctx) } -> std::same_as<result<tool_output>>;
+    { cs.serve_parallel_safe(n) } -> std::convertible_to<bool>;
+    { cs.serve_version() } -> std::convertible_to<std::uint64_t>;
+};
+
+/// A backend serving an agent session: the tools its masker shows now (meta-tools included),
+/// called through the session so that its formatter (budgets, cut text stored as artifacts)
+/// and masker apply exactly as in its own model loop. The session must outlive the server.
+template <servable_session Session>
+[[nodiscard]] backend backend_for(Session& session) {
+    backend b;
+    b.list_tools = [&session] { return session.served_tools(); };
+    b.call_tool = [&session](std::string_view name, const json& args, tool_context& ctx) {
+        return session.serve_call(name, args, ctx);
+    };
+    b.parallel_safe = [&session](std::string_view name) { return session.serve_parallel_safe(name); };
+    b.version = [&session] { return session.serve_version(); };
     return b;
 }
 

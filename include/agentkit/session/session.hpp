@@ -547,6 +547,77 @@ public:
     void cancel() noexcept { stop_.request_stop(); }
 
     // ---- results -------------------------------------------------------------------------
+    // ---- serving (MCP) --------------------------------------------------------------------
+    /// The tools a client may call now, for serving the session outside the model loop (an MCP
+    /// server): the masker's meta-tools, then the visible host tools, in catalogue order. The
+    /// built-in complete tool is a model-loop device and is not served.
+    [[nodiscard]] std::vector<tool_info> served_tools() const {
+        std::lock_guard lock(serve_mu_);
+        std::vector<tool_info> out;
+        for (const auto& t : catalogue_) {
+            if (builtin_complete_ && t.name == opts_.complete_tool) continue;
+            if (meta_names_.count(t.name) != 0 || masker_.is_visible(t.name)) out.push_back(t);
+        }
+        return out;
+    }
+
+    /// Run one call from a client the way a model's call runs: meta-tools answered by the
+    /// masker, hidden and unknown tools answered with guidance, the result formatted (budgets,
+    /// cut text into the session's artifact store) and observed by the masker. Safe to call
+    /// from several threads: the tool itself runs outside the session's lock. Never throws.
+    [[nodiscard]] result<tool_output> serve_call(std::string_view name, const json& args, tool_context& ctx) {
+        tool_call c;
+        c.name = std::string(name);
+        c.arguments = args;
+        c.id = ctx.call_id;
+        std::optional<std::size_t> idx;
+        {
+            std::lock_guard lock(serve_mu_);
+            if (meta_names_.count(c.name) != 0) {
+                std::optional<result<tool_output>> r;
+                try {
+                    r = masker_.handle_meta(c.name, c.arguments);
+                } catch (...) {
+                    r = result<tool_output>(fail(errc::internal, "the masker raised an exception"));
+                }
+                result<tool_output> out = r ? std::move(*r) : masker_.answer_hidden(c.name);
+                return finish_output(c, std::move(out), false, nullptr);
+            }
+            if (!masker_.is_visible(c.name)) {
+                if (!Toolbox::find(c.name)) {
+                    // not a host tool: the masker may still know it (a deferred tool's envelope)
+                    auto h = masker_.answer_hidden(c.name);
+                    if (h) return finish_output(c, std::move(h), false, nullptr);
+                    return finish_output(c, result<tool_output>(Toolbox::unknown(c.name)), false, nullptr);
+                }
+                return finish_output(c, masker_.answer_hidden(c.name), false, nullptr);
+            }
+            idx = Toolbox::find(c.name);
+            if (!idx) return finish_output(c, result<tool_output>(Toolbox::unknown(c.name)), false, nullptr);
+        }
+        result<tool_output> r = tools_.call_at(*idx, c.arguments, ctx);
+        std::lock_guard lock(serve_mu_);
+        const bool ok = r.has_value() && !r->is_error;
+        tool_output o = finish_output(c, std::move(r), true, &tools_.infos()[*idx]);
+        masker_.observe_call(c.name, c.arguments, ok);
+        for (const auto& b : o.content)
+            if (b.type == content_block::kind::artifact) sink_->note(b.artifact);
+        return o;
+    }
+
+    /// Whether a served tool may run together with other parallel-safe calls.
+    [[nodiscard]] bool serve_parallel_safe(std::string_view name) const {
+        auto i = Toolbox::find(name);
+        return i && tools_.infos()[*i].traits.is_parallel_safe();
+    }
+
+    /// Changes whenever the served tool set changes (the masker's version).
+    [[nodiscard]] std::uint64_t serve_version() const {
+        std::lock_guard lock(serve_mu_);
+        if constexpr (requires { masker_.version(); }) return static_cast<std::uint64_t>(masker_.version());
+        else return 0;
+    }
+
     [[nodiscard]] bool done() const noexcept { return done_; }
     [[nodiscard]] const std::string& final_text() const noexcept { return final_text_; }
     [[nodiscard]] const session_metrics& metrics() const noexcept { return metrics_; }
@@ -843,6 +914,7 @@ private:
     session_options opts_;
     std::unique_ptr<memory_artifacts> own_store_;
     std::unique_ptr<detail::recording_sink> sink_;
+    mutable std::mutex serve_mu_;  ///< serve_* calls: masker, formatter and failure counts
     std::vector<tool_info> catalogue_;
     std::set<std::string, std::less<>> meta_names_;
     bool builtin_complete_ = false;
