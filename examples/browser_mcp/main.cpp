@@ -24,6 +24,10 @@
 #include <string_view>
 #include <vector>
 
+#if defined(__GLIBC__)
+#include <malloc.h>  // mallopt, malloc_trim
+#endif
+
 #include "../common/browser_loop.hpp"  // demo::make_browser_menu, the menu the demo and the bot use
 
 namespace ak = agentkit;
@@ -389,8 +393,20 @@ int main(int argc, char** argv) {
 
     br::browser browser{c.browser};
     br::session_store store{c.store};
-    if (!c.quiet) {
-        c.tools.on_call = [](const br::call_metrics& m) {
+#ifdef __GLIBC__
+    // Few malloc arenas: the server's threads (reader, workers, the CDP reader) would otherwise
+    // each keep one holding freed memory of large page trees.
+    mallopt(M_ARENA_MAX, 2);
+#endif
+    const bool quiet = c.quiet;
+    {
+        c.tools.on_call = [quiet](const br::call_metrics& m) {
+#ifdef __GLIBC__
+            // A snapshot of a big page parses megabytes of JSON that are freed when the call
+            // ends; give those pages back to the system rather than keep them for the next page.
+            malloc_trim(0);
+#endif
+            if (quiet) return;
             std::string line = "[agentkit] " + m.tool + (m.ok ? " ok " : " error ") + std::to_string(m.ms) + " ms, " +
                                std::to_string(m.bytes) + " bytes, ~" + std::to_string(m.tokens) + " tokens, " +
                                std::to_string(m.cdp_round_trips) + " CDP round trips, " + std::to_string(m.wait_ms) +
