@@ -99,8 +99,10 @@ function serverSpecs(tmp, base) {
       name: "chrome-devtools-mcp",
       command: process.execPath,
       args: [
-        path.join(here, "node_modules/chrome-devtools-mcp/build/src/index.js"),
+        path.join(here, "node_modules/chrome-devtools-mcp/build/src/bin/chrome-devtools-mcp.js"),
         "--headless",
+        "--no-usage-statistics",
+        "--no-performance-crux",
         "--isolated",
         "--executablePath",
         chromium,
@@ -108,6 +110,7 @@ function serverSpecs(tmp, base) {
       ],
       tools: { navigate: "navigate_page", snapshot: "take_snapshot", click: "click", type: "fill", fill: "fill_form" },
       uidStyle: true,
+      commonArgs: { pageId: 1 },  // 1.11 requires the page on every page tool (the first page is 1)
     });
   }
   const ak = opt("--agentkit", null);
@@ -259,7 +262,7 @@ async function runServer(spec, base, pages) {
   const list = await client.listTools();
   out.toolCount = list.tools.length;
   out.toolsListTokens = tokens(JSON.stringify(list.tools));
-  const call = (name, a) => client.callTool({ name, arguments: a }, undefined, { timeout: 120000 });
+  const call = (name, a) => client.callTool({ name, arguments: { ...(spec.commonArgs || {}), ...a } }, undefined, { timeout: 120000 });
   const refArg = (ref) => (spec.uidStyle ? { uid: ref } : { target: ref, element: "target element" });
 
   for (const p of pages) {
