@@ -1144,7 +1144,7 @@ public:
                 };
                 auto r = one();
                 // a field the page enables in reaction to the previous one: let the DOM settle once, retry
-                if (!r && i > 0 && r.error().message.find("disabled") != std::string::npos) {
+                if (!r && i > 0 && r.error().details.is_object() && r.error().details.value("disabled", false)) {
                     (void)dom_quiet(t);
                     r = one();
                 }
@@ -2887,7 +2887,8 @@ private:
         if (!info) return fail(info.error());
         const std::string tag = detail::jstr(*info, "tag"), kind = detail::jstr(*info, "type");
         if (detail::jbool(*info, "disabled"))
-            return fail(errc::tool_failed, "ref " + std::string(ref) + " is disabled", "Enable it first or pick another field.");
+            return fail(errc::tool_failed, "ref " + std::string(ref) + " is disabled", "Enable it first or pick another field.",
+                        json{{"disabled", true}});
         const bool value_kind = tag == "input" && (kind == "date" || kind == "time" || kind == "datetime-local" ||
                                                    kind == "month" || kind == "week" || kind == "color" || kind == "range");
         (void)call(h->session, "DOM.scrollIntoViewIfNeeded", json{{"backendNodeId", h->backend}});
@@ -2931,7 +2932,8 @@ private:
         if (err == "single")
             return fail(errc::args_invalid, "ref " + std::string(ref) + " accepts only one option", "Pass one value.", *r);
         if (err == "disabled")
-            return fail(errc::tool_failed, "the select or an option is disabled", "Pick an enabled option.", *r);
+            return fail(errc::tool_failed, "the select or an option is disabled", "Pick an enabled option.",
+                        json{{"disabled", true}, {"options", (*r)["disabled"]}});
         return {};
     }
 
