@@ -289,6 +289,27 @@ TEST(PolicyE2E, EvaluateRefusedByDefault) {
     ASSERT_FALSE(r.has_value());
     EXPECT_TRUE(r.error().is(errc::policy_blocked));
     EXPECT_NE(r.error().message.find("allow_evaluate"), std::string::npos);
+
+    // a javascript: URL is script too: refused as a navigation, in a new tab and in a batch
+    for (const std::string js : {"javascript:document.title='pwned'", " JavaScript:void(document.title='pwned')",
+                                 "java\tscript:document.title='pwned'"}) {
+        auto n = b.navigate(js);
+        ASSERT_FALSE(n.has_value()) << js;
+        EXPECT_TRUE(n.error().is(errc::policy_blocked)) << n.error().to_text();
+        EXPECT_NE(n.error().message.find("allow_evaluate"), std::string::npos) << n.error().to_text();
+    }
+    auto t = b.new_tab("javascript:document.title='pwned'");
+    ASSERT_FALSE(t.has_value());
+    EXPECT_TRUE(t.error().is(errc::policy_blocked)) << t.error().to_text();
+    auto s = b.snapshot();
+    ASSERT_TRUE(s.has_value()) << s.error().to_text();
+    EXPECT_EQ(s->title, "E");
+    // with evaluation enabled, it is allowed like evaluate
+    br::browser_policy on;
+    on.allow_evaluate = true;
+    EXPECT_FALSE(on.check_navigation("javascript:void(0)").has_value());
+    EXPECT_TRUE(br::browser_policy{}.check_navigation("javascript:void(0)").has_value());
+    EXPECT_FALSE(br::browser_policy{}.check_navigation("javascript:void(0)", true).has_value());
 }
 
 TEST(PolicyE2E, PageContentIsMarkedAsUntrustedData) {

@@ -903,6 +903,10 @@ public:
 
     result<action_result> new_tab(std::string url = {}) {
         std::lock_guard op(op_mu_);
+        // a refused URL opens no tab (and leaves the current one selected)
+        if (!url.empty())
+            if (auto v = opt_.policy.check_navigation(url, opt_.allow_evaluate))
+                return fail(opt_.policy.redact(policy_error(*v, "navigation")));
         auto e = ensure();
         if (!e) return fail(e.error());
         auto t = create_tab();
@@ -920,7 +924,6 @@ public:
             take_notes(r);
             return r;
         }
-        if (auto v = opt_.policy.check(url)) return fail(opt_.policy.redact(policy_error(*v, "navigation")));
         return finish_action(navigate_locked(url));
     }
 
@@ -980,7 +983,7 @@ public:
 
     result<action_result> navigate(std::string url) {
         std::lock_guard op(op_mu_);
-        if (auto v = opt_.policy.check(url))
+        if (auto v = opt_.policy.check_navigation(url, opt_.allow_evaluate))
             return fail(opt_.policy.redact(policy_error(*v, "navigation")));
         auto e = ensure();
         if (!e) return fail(e.error());
@@ -1510,7 +1513,7 @@ public:
         std::vector<std::future<result<json>>> navs(urls.size());
         for (std::size_t i = 0; i < urls.size(); ++i) {
             out[i].url = urls[i];
-            if (auto v = opt_.policy.check(urls[i])) {
+            if (auto v = opt_.policy.check_navigation(urls[i], opt_.allow_evaluate)) {
                 out[i].error_ = policy_error(*v, "navigation");
                 continue;
             }

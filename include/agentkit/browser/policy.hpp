@@ -377,6 +377,25 @@ struct browser_policy {
         return policy_violation{"allowed_origins: not in the allowed list", std::string(url)};
     }
 
+    /// The rule refusing a URL given to navigate to (a tab, a batch read): check(), and a
+    /// `javascript:` URL runs script in the page, so it needs allow_evaluate like evaluate does
+    /// (`evaluate_enabled`: the host enabled evaluation another way).
+    [[nodiscard]] std::optional<policy_violation> check_navigation(std::string_view url,
+                                                                   bool evaluate_enabled = false) const {
+        if (!allow_evaluate && !evaluate_enabled) {
+            std::size_t i = 0;
+            while (i < url.size() && static_cast<unsigned char>(url[i]) <= 0x20) ++i;  // the URL parser skips these
+            std::string scheme;
+            for (; i < url.size() && url[i] != ':'; ++i)
+                if (url[i] != '\t' && url[i] != '\n' && url[i] != '\r')
+                    scheme += static_cast<char>(std::tolower(static_cast<unsigned char>(url[i])));
+            if (i < url.size() && scheme == "javascript")
+                return policy_violation{"allow_evaluate: javascript: URLs run script, and script evaluation is off",
+                                        std::string(url)};
+        }
+        return check(url);
+    }
+
     /// Replace secret placeholders in text the model wants typed. Unknown names are an error.
     [[nodiscard]] result<std::string> substitute(std::string_view text) const {
         std::string s(text);
