@@ -62,6 +62,7 @@ agentkit's switches for what is off by default:
   --allow-evaluate           enable browser_evaluate
   --allow-file-access        allow file:// URLs
   --downloads-dir DIR        allow downloads, saved under DIR with sanitized names
+  --uploads-dir DIR          allow browser_file_upload of files inside DIR (else uploads are off)
   --policy FILE              browser policy as JSON (allowedOrigins, blockedOrigins, secrets, ...)
   --max-artifacts N          artifacts kept per session (default 200; oldest evicted first)
   --max-artifact-bytes N     bytes kept per session (default 64 MiB)
@@ -317,6 +318,10 @@ int parse_args(int argc, char** argv, cli& c) {
             auto v = value();
             if (!v) return 2;
             c.browser.policy.downloads_dir = *v;
+        } else if (a == "--uploads-dir") {
+            auto v = value();
+            if (!v) return 2;
+            c.browser.policy.uploads_dir = *v;
         } else if (a == "--max-artifacts" || a == "--max-artifact-bytes") {
             auto v = value();
             if (!v) return 2;

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include <signal.h>
+#include <unistd.h>
 
 namespace ak = agentkit;
 namespace br = agentkit::browser;
@@ -240,8 +241,19 @@ document.getElementById('add').addEventListener('click', async () => {
     }
 };
 
+// Where the suite's browser may upload files from.
+std::filesystem::path uploads_dir() {
+    static const std::filesystem::path d = [] {
+        auto p = std::filesystem::temp_directory_path() / ("agentkit_e2e_uploads_" + std::to_string(::getpid()));
+        std::filesystem::create_directories(p);
+        return p;
+    }();
+    return d;
+}
+
 br::browser_options test_options(const site& s) {
     br::browser_options o;
+    o.policy.uploads_dir = uploads_dir().string();
     o.launch.extra_args = {"--site-per-process",
                            "--host-resolver-rules=MAP oopif.test 127.0.0.1",
                            "--disable-back-forward-cache"};
@@ -260,6 +272,8 @@ protected:
         delete s_;
         b_ = nullptr;
         s_ = nullptr;
+        std::error_code ec;
+        std::filesystem::remove_all(uploads_dir(), ec);
     }
     static site* s_;
     static br::browser* b_;
@@ -299,7 +313,7 @@ TEST_F(BrowserE2E, FormWithEveryInputKind) {
         EXPECT_FALSE(r.empty()) << "no ref for " << needle << " in\n" << t;
         return r;
     };
-    const auto tmp = std::filesystem::temp_directory_path() / "agentkit_avatar.txt";
+    const auto tmp = uploads_dir() / "agentkit_avatar.txt";
     std::ofstream(tmp) << "avatar";
 
     ASSERT_TRUE(b_->type(must("textbox \"Name\""), "Ann Lee"));
@@ -332,8 +346,32 @@ TEST_F(BrowserE2E, FormWithEveryInputKind) {
     auto tops = b_->select(must("listbox \"Toppings\""), {"ch", "Mushrooms"});
     ASSERT_TRUE(tops) << tops.error().to_text();
     ASSERT_TRUE(b_->type(must("\"Bio\""), "Line one"));
+    // uploads come only from the configured directory (the suite's browser has one): a path
+    // outside it, one that leaves it through "..", and a symlink out of it are refused
+    const auto outside = std::filesystem::temp_directory_path() / "agentkit_outside.txt";
+    std::ofstream(outside) << "outside";
+    std::error_code lec;
+    std::filesystem::remove(uploads_dir() / "escape.txt", lec);
+    std::filesystem::create_symlink(outside, uploads_dir() / "escape.txt");
+    for (const auto& o : {outside, uploads_dir() / ".." / outside.filename(), uploads_dir() / "escape.txt"}) {
+        auto r = b_->upload(must("\"Avatar\""), {o.string()});
+        ASSERT_FALSE(r) << o;
+        EXPECT_TRUE(r.error().is(errc::policy_blocked)) << o << ": " << r.error().to_text();
+    }
+    std::filesystem::remove(uploads_dir() / "escape.txt");
+    std::filesystem::remove(outside);
     auto up = b_->upload(must("\"Avatar\""), {tmp.string()});
     ASSERT_TRUE(up) << up.error().to_text();
+    {
+        br::browser off{br::browser_options{}};  // by default uploads are off
+        ASSERT_TRUE(off.navigate(s_->server.url("/form")));
+        auto os = off.snapshot();
+        ASSERT_TRUE(os);
+        auto r = off.upload(ref_on(os->snap.text, "\"Avatar\""), {tmp.string()});
+        ASSERT_FALSE(r);
+        EXPECT_TRUE(r.error().is(errc::policy_blocked)) << r.error().to_text();
+        EXPECT_NE(r.error().message.find("uploads_dir"), std::string::npos) << r.error().to_text();
+    }
     auto notfile = b_->upload(must("textbox \"Name\""), {tmp.string()});
     EXPECT_FALSE(notfile);
 

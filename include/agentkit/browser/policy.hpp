@@ -267,6 +267,9 @@ struct browser_policy {
     std::vector<std::string> blocked_origins;
     bool allow_file_access = false;            ///< file:// URLs
     std::string downloads_dir;                 ///< empty: downloads refused
+    /// Files the page may be given (upload) come from this directory only; empty: uploads
+    /// refused, unless allow_file_access (then any readable file).
+    std::string uploads_dir;
     bool allow_evaluate = false;               ///< browser::evaluate (also browser_options::allow_evaluate)
     std::map<std::string, std::string> secrets;  ///< name → value
     bool content_boundaries = true;            ///< mark page content as untrusted data in text results
@@ -307,6 +310,9 @@ struct browser_policy {
             } else if (k == "downloadsDir" || k == "downloads_dir") {
                 if (!v.is_string()) return fail(errc::args_invalid, "downloadsDir is a directory path");
                 p.downloads_dir = v.get<std::string>();
+            } else if (k == "uploadsDir" || k == "uploads_dir") {
+                if (!v.is_string()) return fail(errc::args_invalid, "uploadsDir is a directory path");
+                p.uploads_dir = v.get<std::string>();
             } else if (k == "maxTabs" || k == "max_tabs") {
                 r = want_size(p.max_tabs);
             } else if (k == "maxDialogsPerAction" || k == "max_dialogs_per_action") {
@@ -319,7 +325,7 @@ struct browser_policy {
                 }
             } else {
                 return fail(errc::args_invalid, "unknown browser policy key \"" + k + "\"",
-                            "Known: allowedOrigins, blockedOrigins, allowFileAccess, downloadsDir, allowEvaluate, secrets, "
+                            "Known: allowedOrigins, blockedOrigins, allowFileAccess, downloadsDir, uploadsDir, allowEvaluate, secrets, "
                             "contentBoundaries, maxTabs, maxDialogsPerAction.");
             }
             if (!r) return fail(r.error());
@@ -333,7 +339,7 @@ struct browser_policy {
         json names = json::array();
         for (const auto& [k, v] : secrets) names.push_back(k);
         return {{"allowedOrigins", allowed_origins}, {"blockedOrigins", blocked_origins},
-                {"allowFileAccess", allow_file_access}, {"downloadsDir", downloads_dir},
+                {"allowFileAccess", allow_file_access}, {"downloadsDir", downloads_dir}, {"uploadsDir", uploads_dir},
                 {"allowEvaluate", allow_evaluate},    {"secretNames", names},
                 {"contentBoundaries", content_boundaries}, {"maxTabs", max_tabs},
                 {"maxDialogsPerAction", max_dialogs_per_action}};
