@@ -469,6 +469,18 @@ TEST(PolicyE2E, WebSocketGateOnlyWithOriginListsAndABrowserThatReachesIt) {
         ASSERT_TRUE(gate.has_value());
         EXPECT_GE(gate->refused, 2U);
         EXPECT_EQ(s.b.requests().size(), 0U);
+        // the gate is this session's context's proxy only: another session in the same browser,
+        // without origin lists, reaches B directly (and this session hears nothing of it)
+        const auto refused = gate->refused;
+        const auto listed = b.blocked_requests().size();
+        auto other_o = fast_options();
+        other_o.cdp_endpoint = o.cdp_endpoint;
+        br::browser other{other_o};
+        auto nav2 = other.navigate(s.a.url("/sockets-refused"));
+        ASSERT_TRUE(nav2.has_value()) << nav2.error().to_text();
+        EXPECT_TRUE(s.b.wait_for_hits("/worker-ws", 1, 10000ms));
+        EXPECT_EQ(b.websocket_gate_stats()->refused, refused);
+        EXPECT_EQ(b.blocked_requests().size(), listed);
     }
 }
 

@@ -12,8 +12,9 @@
 // or service worker opened them, and whichever constructor was used, while http(s) goes direct
 // (and stays under Fetch interception). Measured with Chromium 156: with that context, a page's
 // and a dedicated worker's WebSockets arrived as SOCKS CONNECTs (host names as SOCKS domain
-// names, 127.0.0.1 included), the same page's fetch() and <img> requests did not, and a refused
-// CONNECT did not make the browser retry directly.
+// names, 127.0.0.1 included), the same page's fetch() and <img> requests did not, and neither a
+// refused CONNECT (any reply code, or the connection closed or reset at any point of the
+// handshake) nor a proxy port that refuses connections made the browser retry directly.
 //
 //   auto g = socket_gate::start([](const std::string& host, std::uint16_t port) -> std::optional<std::string> {
 //       if (host == "evil.test") return "blocked_origins: evil.test";   // refused, with the rule
@@ -253,8 +254,10 @@ private:
             fds.clear();
             owners.clear();
             fds.push_back({wake_.get(), POLLIN, 0});
-            fds.push_back({listen_.get(), POLLIN, 0});
-            auto deadline = clock::time_point::max();
+            // accept() failing for want of descriptors leaves the socket readable: pause it a little
+            const bool accepting = clock::now() >= accept_paused_until_;
+            fds.push_back({accepting ? listen_.get() : -1, POLLIN, 0});
+            auto deadline = accepting ? clock::time_point::max() : accept_paused_until_;
             for (auto& c : conns) {
                 deadline = std::min(deadline, c.deadline);
                 if (const short ev = client_events(c); ev != 0) {
@@ -288,6 +291,9 @@ private:
         }
         conns.clear();  // closes every socket
         count([](socket_gate_stats& s) { s.active = 0; });
+        // Ended by a poll() failure rather than stop(): refuse new connections outright (the
+        // browser then fails its WebSockets) instead of leaving them queued unanswered.
+        if (!stopping_.load()) listen_.reset();
     }
 
     [[nodiscard]] short client_events(const conn& c) const {
@@ -312,7 +318,11 @@ private:
     void accept_all(std::list<conn>& conns, std::uint64_t& next_id) {
         for (;;) {
             unique_fd fd(::accept4(listen_.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
-            if (!fd) return;  // EAGAIN, or an error we leave to the next round
+            if (!fd) {
+                if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+                    accept_paused_until_ = clock::now() + std::chrono::milliseconds(100);
+                return;  // EAGAIN, or an error we leave to the next round
+            }
             if (conns.size() >= opt_.max_connections) {
                 count([](socket_gate_stats& s) {
                     ++s.accepted;
@@ -632,6 +642,7 @@ private:
     unique_fd wake_;
     std::uint16_t port_ = 0;
     std::atomic<bool> stopping_{false};
+    clock::time_point accept_paused_until_{};  // the loop thread's
 
     mutable std::mutex smu_;
     socket_gate_stats stats_;
