@@ -12,6 +12,7 @@
 #include <agentkit/browser/policy.hpp>
 #include <agentkit/browser/readable.hpp>
 #include <agentkit/browser/snapshot.hpp>
+#include <agentkit/browser/socket_gate.hpp>
 #include <agentkit/browser/tools.hpp>
 #include <agentkit/cdp.hpp>
 #include <agentkit/cdp/connection.hpp>

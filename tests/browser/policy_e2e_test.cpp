@@ -23,7 +23,9 @@
 #include <string>
 #include <thread>
 
+#include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 namespace ak = agentkit;
@@ -205,6 +207,281 @@ TEST(PolicyE2E, BlockedOriginInAnIframeAndTheBlockedListRule) {
     auto ok = b.navigate(s.a.url("/local"));
     ASSERT_TRUE(ok.has_value()) << ok.error().to_text();
     EXPECT_NE(ok->snapshot.find("A local page"), std::string::npos);
+}
+
+// ---- WebSockets beyond the page-script guard ---------------------------------------------------
+
+namespace {
+
+http_response js(std::string body) {
+    http_response r;
+    r.content_type = "text/javascript";
+    r.body = std::move(body);
+    return r;
+}
+
+// A WebSocket echo (the server side of RFC 6455, enough for short messages): answers the upgrade
+// and sends every message back; a close is answered with a close.
+http_response ws_echo(const http_request& r) {
+    namespace cd = agentkit::cdp::detail::ws;
+    const auto key = r.header("Sec-WebSocket-Key");
+    if (!key) {
+        auto bad = http_response::text("not a WebSocket upgrade");
+        bad.status = 400;
+        return bad;
+    }
+    return http_response::switching_protocols(
+        {{"Upgrade", "websocket"}, {"Connection", "Upgrade"}, {"Sec-WebSocket-Accept", agentkit::cdp::detail::websocket_accept(*key)}},
+        [](int fd, int stop_fd, std::string& buf) {
+            auto send = [fd](const std::string& out) { return ::send(fd, out.data(), out.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(out.size()); };
+            for (;;) {
+                auto h = cd::decode_header(buf, std::uint64_t{1} << 20U);
+                if (!h) return;
+                if (*h && buf.size() >= (*h)->frame_size()) {
+                    const cd::frame_header f = **h;
+                    std::string payload = buf.substr(f.payload_offset, static_cast<std::size_t>(f.payload_size));
+                    if (f.masked) cd::apply_mask(payload.data(), payload.size(), f.mask);
+                    buf.erase(0, f.frame_size());
+                    if (f.op == cd::opcode::close) {
+                        (void)send(cd::encode_frame(cd::opcode::close, payload));
+                        return;
+                    }
+                    const auto op = f.op == cd::opcode::ping ? cd::opcode::pong : f.op;
+                    if (f.op != cd::opcode::pong && !send(cd::encode_frame(op, payload, f.fin))) return;
+                    continue;
+                }
+                pollfd fds[2] = {{fd, POLLIN, 0}, {stop_fd, POLLIN, 0}};
+                if (::poll(fds, 2, 10000) <= 0 || (fds[1].revents & POLLIN) != 0) return;
+                char chunk[4096];
+                const ssize_t n = ::recv(fd, chunk, sizeof chunk, 0);
+                if (n <= 0) return;
+                buf.append(chunk, static_cast<std::size_t>(n));
+            }
+        });
+}
+
+// Page A opens WebSockets where the page-script guard does not reach: from a dedicated worker,
+// with the native constructor (WebSocket.prototype.constructor) and with a fresh iframe's
+// WebSocket; B is the refused origin, A's /echo the allowed one. Every outcome is written into
+// the page ("... pending" until then).
+struct socket_origins {
+    http_server a, b;
+    std::string bws, aws;
+    socket_origins() {
+        bws = "ws://127.0.0.1:" + std::to_string(b.port());
+        aws = "ws://127.0.0.1:" + std::to_string(a.port());
+        b.fallback([](const http_request& r) { return http_response::html(page("B " + r.path, "<p>on B</p>")); });
+        a.route("/echo", ws_echo);
+        // the worker connects to the URL in its query, says hello and reports what came back
+        a.route("/ws-worker.js", js(R"JS(
+const target = decodeURIComponent(location.search.slice(1));
+try {
+  const s = new WebSocket(target);
+  s.onopen = () => s.send('hello from worker');
+  s.onmessage = (e) => { postMessage('echo ' + e.data); s.close(); };
+  s.onerror = () => postMessage('error');
+} catch (e) { postMessage('threw ' + e.name); }
+)JS"));
+        const std::string common = R"JS(
+const show = (id, t) => { document.getElementById(id).textContent = t; };
+const watch = (id, s, hello) => {
+  s.onopen = () => { if (hello) s.send(hello); else show(id, id + ' open'); };
+  s.onmessage = (e) => { show(id, id + ' echo ' + e.data); s.close(); };
+  s.onerror = () => show(id, id + ' error');
+};
+const worker = (id, url) => {
+  const w = new Worker('/ws-worker.js?' + encodeURIComponent(url));
+  w.onmessage = (e) => show(id, id + ' ' + e.data);
+};
+)JS";
+        a.route("/sockets-refused", http_response::html(page("Refused sockets", R"X(
+<p id=worker>worker pending</p><p id=proto>proto pending</p><p id=frame>frame pending</p><p id=guard>guard pending</p>
+<script>)X" + common + R"X(
+const B = ')X" + bws + R"X(';
+worker('worker', B + '/worker-ws');
+try { watch('proto', new (WebSocket.prototype.constructor)(B + '/proto-ws')); } catch (e) { show('proto', 'proto threw ' + e.name); }
+const fr = document.createElement('iframe');
+document.body.appendChild(fr);
+try {
+  const N = fr.contentWindow.WebSocket;
+  show('guard', 'guard in iframe ' + (N.__agentkitGuarded ? 'yes' : 'no'));
+  watch('frame', new N(B + '/iframe-ws'));
+} catch (e) { show('frame', 'frame threw ' + e.name); }
+</script>)X")));
+        a.route("/sockets-allowed", http_response::html(page("Allowed sockets", R"X(
+<p id=first>first pending</p><p id=page>page pending</p><p id=worker>worker pending</p>
+<script>)X" + common + R"X(
+// a refused socket first: the proxy's refusal must not turn later sockets away (or direct)
+const s = new (WebSocket.prototype.constructor)(')X" + bws + R"X(/first');
+s.onerror = () => {
+  show('first', 'first error');
+  watch('page', new WebSocket(')X" + aws + R"X(/echo'), 'hello from page');
+  worker('worker', ')X" + aws + R"X(/echo');
+};
+s.onopen = () => show('first', 'first open');
+</script>)X")));
+    }
+    br::browser_options allow_a_only() const {
+        auto o = fast_options();
+        o.policy.allowed_origins = {a.origin()};
+        return o;
+    }
+};
+
+std::size_t websocket_blocks(const std::vector<br::blocked_request>& bs, const std::string& url_part, const std::string& rule_part) {
+    return static_cast<std::size_t>(std::count_if(bs.begin(), bs.end(), [&](const br::blocked_request& b) {
+        return b.resource_type == "WebSocket" && b.url.find(url_part) != std::string::npos && b.rule.find(rule_part) != std::string::npos;
+    }));
+}
+
+}  // namespace
+
+TEST(PolicyE2E, WebSocketFromAWorkerOrTheNativeConstructorIsRefusedInTheNetworkStack) {
+    socket_origins s;
+    br::browser b{s.allow_a_only()};
+    auto nav = b.navigate(s.a.url("/sockets-refused"));
+    ASSERT_TRUE(nav.has_value()) << nav.error().to_text();
+    auto done = b.wait_for(br::wait_options{"", "pending", "", "visible", 10000ms});
+    auto snap = b.snapshot();
+    ASSERT_TRUE(snap.has_value()) << snap.error().to_text();
+    const std::string& text = snap->snap.text;
+    EXPECT_TRUE(done.has_value()) << text;
+    // the worker's and the native constructor's sockets failed in the network stack (the guard
+    // would have thrown); a fresh iframe's WebSocket is guarded in Chromium 156 (either layer may
+    // refuse it)
+    EXPECT_NE(text.find("worker error"), std::string::npos) << text;
+    EXPECT_NE(text.find("proto error"), std::string::npos) << text;
+    EXPECT_TRUE(text.find("frame error") != std::string::npos || text.find("frame threw SecurityError") != std::string::npos) << text;
+    auto gate = b.websocket_gate_stats();
+    ASSERT_TRUE(gate.has_value());
+    EXPECT_GE(gate->refused, 2U);
+    EXPECT_EQ(gate->relayed, 0U);
+    // none of them reached B; each refusal is listed with its rule
+    EXPECT_EQ(s.b.requests().size(), 0U) << (s.b.requests().empty() ? "" : s.b.requests()[0].target);
+    const auto blocked = b.blocked_requests();
+    EXPECT_GE(websocket_blocks(blocked, "127.0.0.1:" + std::to_string(s.b.port()), "allowed_origins"), 3U) << blocked_list(blocked);
+}
+
+TEST(PolicyE2E, AllowedWebSocketFromThePageAndAWorkerIsRelayedAfterARefusal) {
+    socket_origins s;
+    br::browser b{s.allow_a_only()};
+    auto nav = b.navigate(s.a.url("/sockets-allowed"));
+    ASSERT_TRUE(nav.has_value()) << nav.error().to_text();
+    auto done = b.wait_for(br::wait_options{"", "pending", "", "visible", 10000ms});
+    auto snap = b.snapshot();
+    ASSERT_TRUE(snap.has_value()) << snap.error().to_text();
+    const std::string& text = snap->snap.text;
+    EXPECT_TRUE(done.has_value()) << text;
+    EXPECT_NE(text.find("first error"), std::string::npos) << text;
+    EXPECT_NE(text.find("page echo hello from page"), std::string::npos) << text;
+    EXPECT_NE(text.find("worker echo hello from worker"), std::string::npos) << text;
+    EXPECT_EQ(s.a.hits("/echo"), 2U);
+    EXPECT_EQ(s.b.requests().size(), 0U);
+    // both echoes went through the gate
+    auto gate = b.websocket_gate_stats();
+    ASSERT_TRUE(gate.has_value());
+    EXPECT_EQ(gate->relayed, 2U);
+    EXPECT_EQ(gate->refused, 1U);
+    EXPECT_EQ(websocket_blocks(b.blocked_requests(), "127.0.0.1:" + std::to_string(s.b.port()), "allowed_origins"), 1U)
+        << blocked_list(b.blocked_requests());
+}
+
+TEST(PolicyE2E, ServiceWorkerImportScriptsFetchAndWebSocketToABlockedOriginNeverArrive) {
+    socket_origins s;
+    const std::string B = s.b.origin();
+    s.a.route("/sw-import.js", js("importScripts('" + B + "/imported.js');"));
+    s.a.route("/sw.js", js(R"JS(
+const tell = (m) => self.clients.matchAll({includeUncontrolled: true, type: 'window'}).then((cs) => cs.forEach((c) => c.postMessage(m)));
+self.addEventListener('activate', (e) => {
+  e.waitUntil((async () => {
+    try { await fetch(')JS" + B + R"JS(/sw-fetch'); await tell('fetch ok'); } catch (err) { await tell('fetch failed'); }
+    await new Promise((done) => {
+      try {
+        const s = new WebSocket(')JS" + s.bws + R"JS(/sw-ws');
+        s.onopen = () => tell('socket open').then(done);
+        s.onerror = () => tell('socket error').then(done);
+      } catch (err) { tell('socket threw ' + err.name).then(done); }
+    });
+  })());
+});
+)JS"));
+    s.a.route("/sw-page", http_response::html(page("Service worker", R"X(
+<p id=imp>import pending</p><p id=fetch>fetch pending</p><p id=socket>socket pending</p>
+<script>
+const show = (id, t) => { document.getElementById(id).textContent = t; };
+navigator.serviceWorker.onmessage = (e) => show(e.data.split(' ')[0], 'sw ' + e.data);
+navigator.serviceWorker.register('/sw-import.js', {scope: '/imp/'}).then(() => show('imp', 'import registered'), (e) => show('imp', 'import rejected'));
+navigator.serviceWorker.register('/sw.js', {scope: '/'}).catch((e) => { show('fetch', 'register failed ' + e); show('socket', 'register failed'); });
+</script>)X")));
+    br::browser b{s.allow_a_only()};
+    auto nav = b.navigate(s.a.url("/sw-page"));
+    ASSERT_TRUE(nav.has_value()) << nav.error().to_text();
+    auto done = b.wait_for(br::wait_options{"", "pending", "", "visible", 10000ms});
+    auto snap = b.snapshot();
+    ASSERT_TRUE(snap.has_value()) << snap.error().to_text();
+    const std::string& text = snap->snap.text;
+    EXPECT_TRUE(done.has_value()) << text;
+    EXPECT_NE(text.find("import rejected"), std::string::npos) << text;
+    EXPECT_NE(text.find("sw fetch failed"), std::string::npos) << text;
+    EXPECT_NE(text.find("sw socket error"), std::string::npos) << text;
+    EXPECT_EQ(s.b.requests().size(), 0U) << (s.b.requests().empty() ? "" : s.b.requests()[0].target);
+    const auto blocked = b.blocked_requests();
+    EXPECT_TRUE(has_blocked(blocked, "/imported.js", "allowed_origins")) << blocked_list(blocked);
+    EXPECT_TRUE(has_blocked(blocked, "/sw-fetch", "allowed_origins")) << blocked_list(blocked);
+    EXPECT_GE(websocket_blocks(blocked, "127.0.0.1:" + std::to_string(s.b.port()), "allowed_origins"), 1U) << blocked_list(blocked);
+}
+
+TEST(PolicyE2E, WebSocketGateOnlyWithOriginListsAndABrowserThatReachesIt) {
+    socket_origins s;
+    {  // no origin lists: nothing to enforce, no gate (and an unchanged CDP conversation)
+        br::browser b{fast_options()};
+        ASSERT_TRUE(b.start().has_value());
+        EXPECT_FALSE(b.websocket_gate_stats().has_value());
+    }
+    {  // the host opted out
+        auto o = s.allow_a_only();
+        o.websockets = br::websocket_enforcement::script_only;
+        br::browser b{o};
+        ASSERT_TRUE(b.start().has_value());
+        EXPECT_FALSE(b.websocket_gate_stats().has_value());
+    }
+    {  // the host gave the browser a proxy of its own: it stays in charge
+        auto o = s.allow_a_only();
+        o.launch.extra_args = {"--proxy-server=socks5://127.0.0.1:9"};
+        br::browser b{o};
+        ASSERT_TRUE(b.start().has_value());
+        EXPECT_FALSE(b.websocket_gate_stats().has_value());
+    }
+    {  // a browser reached at a loopback cdp_endpoint shares our 127.0.0.1: gated
+        auto remote = agentkit::cdp::websocket_transport::launch({});
+        ASSERT_TRUE(remote) << remote.error().to_text();
+        auto o = s.allow_a_only();
+        o.cdp_endpoint = "http://127.0.0.1:" + std::to_string(remote->port());
+        br::browser b{o};
+        auto nav = b.navigate(s.a.url("/sockets-refused"));
+        ASSERT_TRUE(nav.has_value()) << nav.error().to_text();
+        auto done = b.wait_for(br::wait_options{"", "pending", "", "visible", 10000ms});
+        auto snap = b.snapshot();
+        ASSERT_TRUE(snap.has_value()) << snap.error().to_text();
+        EXPECT_TRUE(done.has_value()) << snap->snap.text;
+        EXPECT_NE(snap->snap.text.find("worker error"), std::string::npos) << snap->snap.text;
+        auto gate = b.websocket_gate_stats();
+        ASSERT_TRUE(gate.has_value());
+        EXPECT_GE(gate->refused, 2U);
+        EXPECT_EQ(s.b.requests().size(), 0U);
+        // the gate is this session's context's proxy only: another session in the same browser,
+        // without origin lists, reaches B directly (and this session hears nothing of it)
+        const auto refused = gate->refused;
+        const auto listed = b.blocked_requests().size();
+        auto other_o = fast_options();
+        other_o.cdp_endpoint = o.cdp_endpoint;
+        br::browser other{other_o};
+        auto nav2 = other.navigate(s.a.url("/sockets-refused"));
+        ASSERT_TRUE(nav2.has_value()) << nav2.error().to_text();
+        EXPECT_TRUE(s.b.wait_for_hits("/worker-ws", 1, 10000ms));
+        EXPECT_EQ(b.websocket_gate_stats()->refused, refused);
+        EXPECT_EQ(b.blocked_requests().size(), listed);
+    }
 }
 
 TEST(PolicyE2E, FileUrlsRefusedUnlessEnabled) {

@@ -2,7 +2,8 @@
 //
 // Binds 127.0.0.1 on an ephemeral port and serves registered routes: fixed responses,
 // handler callbacks, redirects, and responses held back by a `gate` the test opens (to
-// simulate slow servers without sleeping). One thread accepts; each connection gets its
+// simulate slow servers without sleeping), and 101 upgrades handed to a callback (a WebSocket
+// echo, say). One thread accepts; each connection gets its
 // own thread. Connections close after one response unless keep-alive is enabled.
 // stop() (and the destructor) releases held responses, closes every socket and joins
 // every thread. Self-contained: POSIX and the standard library only.
@@ -132,6 +133,11 @@ struct http_response {
     std::string body;
     std::shared_ptr<gate> before_headers;  ///< hold the whole response until open
     std::shared_ptr<gate> before_body;     ///< send the headers, hold the body until open
+    /// With status 101: send the status line and `headers` only, then hand the connection to
+    /// this function on the connection's thread: (socket, stop descriptor — readable once the
+    /// server stops —, bytes already read past the request). It returns when it is done; the
+    /// server then closes the socket.
+    std::function<void(int fd, int stop_fd, std::string& buffered)> upgrade;
 
     [[nodiscard]] static http_response html(std::string body) {
         http_response r;
@@ -165,6 +171,15 @@ struct http_response {
         r.body = "not found";
         return r;
     }
+    /// 101 Switching Protocols with `headers`, the connection then handed to `take_over`.
+    [[nodiscard]] static http_response switching_protocols(std::vector<std::pair<std::string, std::string>> headers,
+                                                           std::function<void(int, int, std::string&)> take_over) {
+        http_response r;
+        r.status = 101;
+        r.headers = std::move(headers);
+        r.upgrade = std::move(take_over);
+        return r;
+    }
     /// Add a header (chainable).
     http_response&& with_header(std::string name, std::string value) && {
         headers.emplace_back(std::move(name), std::move(value));
@@ -186,6 +201,7 @@ using http_handler = std::function<http_response(const http_request&)>;
 
 [[nodiscard]] inline std::string_view http_reason(int status) {
     switch (status) {
+        case 101: return "Switching Protocols";
         case 200: return "OK";
         case 201: return "Created";
         case 204: return "No Content";
@@ -426,6 +442,14 @@ private:
                 }
             }
             if (resp.before_headers && !resp.before_headers->pass()) return;
+            if (resp.status == 101 && resp.upgrade) {
+                std::string head = "HTTP/1.1 101 Switching Protocols\r\n";
+                for (const auto& [k, v] : resp.headers) head += k + ": " + v + "\r\n";
+                head += "\r\n";
+                if (!send_all(fd, head)) return;
+                resp.upgrade(fd, wake_, buf);
+                return;
+            }
 
             const bool keep = opts_.keep_alive && req.version == "HTTP/1.1" &&
                               req.header("Connection").value_or("") != "close";

@@ -22,6 +22,7 @@
 #include <agentkit/browser/policy.hpp>
 #include <agentkit/browser/readable.hpp>
 #include <agentkit/browser/snapshot.hpp>
+#include <agentkit/browser/socket_gate.hpp>
 #include <agentkit/cdp/connection.hpp>
 #include <agentkit/cdp/launch.hpp>
 #include <agentkit/cdp/pipe_transport.hpp>
@@ -81,6 +82,24 @@ struct viewport_size {
     std::string user_agent;  ///< empty: unchanged
 };
 
+/// Where the origin policy is enforced on WebSockets (only when it has origin lists).
+enum class websocket_enforcement {
+    /// `proxy` when agentkit launches the browser (unless launch.extra_args set a proxy:
+    /// --proxy-server, --proxy-pac-url, --proxy-auto-detect) or cdp_endpoint is on a loopback
+    /// address; `script_only` otherwise (a browser on another machine, or reached through
+    /// transport_factory, cannot be assumed to reach this process's 127.0.0.1).
+    automatic,
+    /// Route agentkit's browser context's WebSockets through the in-process SOCKS5 gate on
+    /// 127.0.0.1 (socket_gate.hpp), which applies the policy in the network stack: pages,
+    /// iframes, workers and service workers alike. The context's http(s) goes direct, so a
+    /// proxy the browser would otherwise use (flags, environment, system) does not apply to
+    /// it. The browser must reach this process's 127.0.0.1. Plus the page-script guard.
+    proxy,
+    /// Only the page-script guard: it wraps window.WebSocket in pages and iframes; workers,
+    /// service workers and the native constructor (WebSocket.prototype.constructor) escape it.
+    script_only,
+};
+
 struct browser_options {
     /// How to launch a local browser (ignored when cdp_endpoint is set).
     cdp::launch_options launch;
@@ -105,6 +124,8 @@ struct browser_options {
     bool allow_evaluate = false;
     /// Origins, file://, downloads, secrets, content boundaries (enforced in the browser).
     browser_policy policy;
+    /// How the origin policy reaches WebSockets (request interception never sees them).
+    websocket_enforcement websockets = websocket_enforcement::automatic;
     /// Screencast frames kept by one recording (oldest dropped beyond).
     std::size_t recording_max_frames = 300;
     dialog_policy dialogs;
@@ -718,8 +739,11 @@ inline constexpr const char* kExtractScript = R"JS(function(kind, schema, maxIte
   return list();
 })JS";
 
-// WebSocket connections are not seen by request interception: a guard in every document refuses
-// them by the same origin rules (patterns parsed in C++) and reports through a binding.
+// WebSocket connections are not seen by request interception. The WebSocket gate (a SOCKS5 proxy
+// for agentkit's browser context, socket_gate.hpp) enforces the policy on them in the network
+// stack when it is in use; this guard in every page and iframe refuses them first, with a clear
+// error in the page, by the same origin rules (patterns parsed in C++), and reports through a
+// binding. Alone it is partial: workers and the native constructor escape it.
 inline constexpr const char* kSocketGuardScript = R"JS((() => {
   const rules = __AGENTKIT_RULES__;
   const Native = window.WebSocket;
@@ -846,6 +870,15 @@ public:
         std::lock_guard lock(eng_->mu);
         for (const auto& [seq, b] : eng_->blocked) out.push_back(b);
         return out;
+    }
+
+    /// The WebSocket gate's counts while this session routes WebSockets through it (see
+    /// browser_options::websockets); nothing when it does not (no origin lists, script_only,
+    /// not started).
+    [[nodiscard]] std::optional<socket_gate_stats> websocket_gate_stats() {
+        std::lock_guard op(op_mu_);
+        if (!eng_ || !eng_->gate) return std::nullopt;
+        return eng_->gate->stats();
     }
 
     /// Every download of this browser session.
@@ -1692,6 +1725,9 @@ private:
         };
         std::vector<worker> workers;  // finished ones are joined when the next one starts
         std::string front_tab;        // the tab last brought to the front ("" after a popup came up)
+        // The WebSocket gate of this context (null: script guard only). Its thread records
+        // refusals under mu: declared after what it touches, so it is stopped before they go.
+        std::unique_ptr<socket_gate> gate;
         cdp::subscription sub;  // declared last: unsubscribed first
 
         explicit engine(cdp::any_transport t, cdp::connection_options o) : conn(std::move(t), std::move(o)) {}
@@ -1801,9 +1837,26 @@ private:
         auto* raw = e.get();
         e->sub = e->conn.on("*", [this, raw](const cdp::event& ev) { on_event(*raw, ev); });
         eng_ = std::move(e);
-        auto ctx = call("", "Target.createBrowserContext", json{{"disposeOnDetach", true}});
+        json ctx_params{{"disposeOnDetach", true}};
+        if (use_socket_gate()) {
+            // WebSockets of this context go through the gate (the policy in the network stack);
+            // http(s) goes direct, under request interception. See socket_gate.hpp.
+            auto g = socket_gate::start([this, raw](const std::string& host, std::uint16_t port) { return judge_socket(*raw, host, port); });
+            if (!g) {
+                auto err = g.error();
+                shutdown();
+                return fail(errc::browser_launch, err.message, "Set browser_options::websockets to script_only to run without the gate.");
+            }
+            eng_->gate = std::move(*g);
+            ctx_params["proxyServer"] = eng_->gate->proxy_server();
+            ctx_params["proxyBypassList"] = socket_gate::kBypassList;
+        }
+        auto ctx = call("", "Target.createBrowserContext", ctx_params);
         if (!ctx) {
             auto err = ctx.error();
+            if (ctx_params.contains("proxyServer") && err.hint.empty())
+                err.hint = "The browser context was created with the WebSocket gate's proxy settings; "
+                           "set browser_options::websockets to script_only for a browser that refuses them.";
             shutdown();
             return fail(err);
         }
@@ -1831,6 +1884,43 @@ private:
     }
 
     std::vector<std::string> take_restart_notes() { return std::exchange(restart_notes_, {}); }
+
+    // Whether this start routes WebSockets through the gate (browser_options::websockets).
+    [[nodiscard]] bool use_socket_gate() const {
+        if (!opt_.policy.intercepts()) return false;  // nothing to enforce: the CDP conversation stays as it was
+        switch (opt_.websockets) {
+            case websocket_enforcement::proxy: return true;
+            case websocket_enforcement::script_only: return false;
+            case websocket_enforcement::automatic: break;
+        }
+        if (opt_.transport_factory) return false;
+        if (!opt_.cdp_endpoint.empty()) {
+            auto u = cdp::detail::parse_url(opt_.cdp_endpoint);
+            if (!u) return false;
+            const std::string h = cdp::detail::ascii_lower(u->host);
+            return h == "localhost" || h == "::1" || h.rfind("127.", 0) == 0;
+        }
+        for (const auto& a : opt_.launch.extra_args)
+            for (const char* flag : {"--proxy-server", "--proxy-pac-url", "--proxy-auto-detect"})
+                if (a.rfind(flag, 0) == 0) return false;  // the host's own proxy stays in charge
+        return true;
+    }
+
+    // The gate's decision (its thread): the policy on (host, port); refusals are recorded.
+    std::optional<std::string> judge_socket(engine& e, const std::string& host, std::uint16_t port) {
+        auto v = opt_.policy.check_socket(host, port);
+        if (!v) return std::nullopt;
+        {
+            std::lock_guard lock(e.mu);
+            blocked_request b;
+            b.url = v->url;
+            b.resource_type = "WebSocket";
+            b.rule = v->rule;
+            record_blocked(e, std::move(b));
+        }
+        e.cv.notify_all();
+        return v->rule;
+    }
 
     // Browser-wide enforcement: request interception at the browser target (every page, popup,
     // iframe, worker and service worker of every context, before any attach) and downloads.

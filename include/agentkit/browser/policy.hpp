@@ -11,8 +11,13 @@
 // evaluate refused, page content marked as untrusted data. The browser enforces origins with
 // browser-wide request interception (Fetch at the browser target: pages, popups before any
 // attach, iframes in and out of process, workers and service workers, redirects, form posts,
-// fetch/XHR, EventSource), with DevTools request blocking and a page-script guard for
-// WebSocket. check() is the one decision function every layer uses.
+// fetch/XHR, EventSource). Interception never sees WebSockets: when agentkit launches the browser
+// (or reaches it at a loopback cdp_endpoint), its browser context sends every WebSocket — from
+// pages, iframes, workers and service workers — through an in-process SOCKS5 gate that applies
+// check_socket() (socket_gate.hpp, browser_options::websockets); a page-script guard refuses them
+// in pages and iframes first, with a clear error. A browser on another machine gets the guard
+// only, which workers and the native constructor escape. check() is the one decision function
+// every layer uses (check_socket() applies it to a host and port).
 //
 // Origin patterns: "http://host:port" (scheme http also covers ws, https covers wss; port
 // omitted = any port), "host" or "host:port" (any scheme), "*.example.com" (the domain and its
@@ -400,6 +405,37 @@ struct browser_policy {
                                         std::string(url)};
         }
         return check(url);
+    }
+
+    /// The rule refusing a connection known only by host and port: a WebSocket as the
+    /// WebSocket gate sees it (a SOCKS CONNECT carries no scheme; socket_gate.hpp). Port 443 is
+    /// judged as wss://host and port 80 as ws://host. On any other port both are tried: a
+    /// blockedOrigins pattern refuses the connection when it matches ws:// or wss:// to
+    /// host:port, and an allowedOrigins pattern admits it when it matches either (so
+    /// "http://h:8080" admits a wss:// socket to h:8080 as well; in pages the script guard still
+    /// tells the schemes apart). `host` is a name or an IP address, IPv6 with or without
+    /// brackets; anything else is refused. The violation's URL is ws://host[:port]/ (wss://host/
+    /// for port 443).
+    [[nodiscard]] std::optional<policy_violation> check_socket(std::string_view host, std::uint16_t port) const {
+        std::string h = policy_detail::lower(host);
+        if (h.size() > 2 && h.front() == '[' && h.back() == ']') h = h.substr(1, h.size() - 2);
+        const bool name_ok = !h.empty() && h.size() <= 253 && std::all_of(h.begin(), h.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_' || c == ':';
+        });
+        if (h.find(':') != std::string::npos) h = "[" + h + "]";
+        const std::string p = std::to_string(port);
+        const std::string shown = port == 443 ? "wss://" + h + "/" : port == 80 ? "ws://" + h + "/" : "ws://" + h + ":" + p + "/";
+        if (!name_ok || port == 0) return policy_violation{"scheme: not a host and port", shown};
+        std::vector<std::string> urls;
+        if (port != 443) urls.push_back("ws://" + h + ":" + p + "/");
+        if (port != 80) urls.push_back("wss://" + h + ":" + p + "/");
+        std::vector<std::optional<policy_violation>> verdicts;
+        for (const auto& u : urls) verdicts.push_back(check(u));
+        for (const auto& v : verdicts)  // blocked under either scheme: refused
+            if (v && v->rule.rfind("blocked_origins", 0) == 0) return policy_violation{v->rule, shown};
+        for (const auto& v : verdicts)  // otherwise allowed under either scheme: admitted
+            if (!v) return std::nullopt;
+        return policy_violation{verdicts.front()->rule, shown};
     }
 
     /// Replace secret placeholders in text the model wants typed. Unknown names are an error.
