@@ -1193,8 +1193,13 @@ inline key_def printable_key(char c) {
 // evaluate refused, page content marked as untrusted data. The browser enforces origins with
 // browser-wide request interception (Fetch at the browser target: pages, popups before any
 // attach, iframes in and out of process, workers and service workers, redirects, form posts,
-// fetch/XHR, EventSource), with DevTools request blocking and a page-script guard for
-// WebSocket. check() is the one decision function every layer uses.
+// fetch/XHR, EventSource). Interception never sees WebSockets: when agentkit launches the browser
+// (or reaches it at a loopback cdp_endpoint), its browser context sends every WebSocket — from
+// pages, iframes, workers and service workers — through an in-process SOCKS5 gate that applies
+// check_socket() (socket_gate.hpp, browser_options::websockets); a page-script guard refuses them
+// in pages and iframes first, with a clear error. A browser on another machine gets the guard
+// only, which workers and the native constructor escape. check() is the one decision function
+// every layer uses (check_socket() applies it to a host and port).
 //
 // Origin patterns: "http://host:port" (scheme http also covers ws, https covers wss; port
 // omitted = any port), "host" or "host:port" (any scheme), "*.example.com" (the domain and its
@@ -1446,6 +1451,9 @@ struct browser_policy {
     std::vector<std::string> blocked_origins;
     bool allow_file_access = false;            ///< file:// URLs
     std::string downloads_dir;                 ///< empty: downloads refused
+    /// Files the page may be given (upload) come from this directory only; empty: uploads
+    /// refused, unless allow_file_access (then any readable file).
+    std::string uploads_dir;
     bool allow_evaluate = false;               ///< browser::evaluate (also browser_options::allow_evaluate)
     std::map<std::string, std::string> secrets;  ///< name → value
     bool content_boundaries = true;            ///< mark page content as untrusted data in text results
@@ -1486,6 +1494,9 @@ struct browser_policy {
             } else if (k == "downloadsDir" || k == "downloads_dir") {
                 if (!v.is_string()) return fail(errc::args_invalid, "downloadsDir is a directory path");
                 p.downloads_dir = v.get<std::string>();
+            } else if (k == "uploadsDir" || k == "uploads_dir") {
+                if (!v.is_string()) return fail(errc::args_invalid, "uploadsDir is a directory path");
+                p.uploads_dir = v.get<std::string>();
             } else if (k == "maxTabs" || k == "max_tabs") {
                 r = want_size(p.max_tabs);
             } else if (k == "maxDialogsPerAction" || k == "max_dialogs_per_action") {
@@ -1498,7 +1509,7 @@ struct browser_policy {
                 }
             } else {
                 return fail(errc::args_invalid, "unknown browser policy key \"" + k + "\"",
-                            "Known: allowedOrigins, blockedOrigins, allowFileAccess, downloadsDir, allowEvaluate, secrets, "
+                            "Known: allowedOrigins, blockedOrigins, allowFileAccess, downloadsDir, uploadsDir, allowEvaluate, secrets, "
                             "contentBoundaries, maxTabs, maxDialogsPerAction.");
             }
             if (!r) return fail(r.error());
@@ -1512,7 +1523,7 @@ struct browser_policy {
         json names = json::array();
         for (const auto& [k, v] : secrets) names.push_back(k);
         return {{"allowedOrigins", allowed_origins}, {"blockedOrigins", blocked_origins},
-                {"allowFileAccess", allow_file_access}, {"downloadsDir", downloads_dir},
+                {"allowFileAccess", allow_file_access}, {"downloadsDir", downloads_dir}, {"uploadsDir", uploads_dir},
                 {"allowEvaluate", allow_evaluate},    {"secretNames", names},
                 {"contentBoundaries", content_boundaries}, {"maxTabs", max_tabs},
                 {"maxDialogsPerAction", max_dialogs_per_action}};
@@ -1554,6 +1565,56 @@ struct browser_policy {
         for (const auto& s : allowed_origins)
             if (auto p = policy_detail::parse_pattern(s); p && p->matches(*u)) return std::nullopt;
         return policy_violation{"allowed_origins: not in the allowed list", std::string(url)};
+    }
+
+    /// The rule refusing a URL given to navigate to (a tab, a batch read): check(), and a
+    /// `javascript:` URL runs script in the page, so it needs allow_evaluate like evaluate does
+    /// (`evaluate_enabled`: the host enabled evaluation another way).
+    [[nodiscard]] std::optional<policy_violation> check_navigation(std::string_view url,
+                                                                   bool evaluate_enabled = false) const {
+        if (!allow_evaluate && !evaluate_enabled) {
+            std::size_t i = 0;
+            while (i < url.size() && static_cast<unsigned char>(url[i]) <= 0x20) ++i;  // the URL parser skips these
+            std::string scheme;
+            for (; i < url.size() && url[i] != ':'; ++i)
+                if (url[i] != '\t' && url[i] != '\n' && url[i] != '\r')
+                    scheme += static_cast<char>(std::tolower(static_cast<unsigned char>(url[i])));
+            if (i < url.size() && scheme == "javascript")
+                return policy_violation{"allow_evaluate: javascript: URLs run script, and script evaluation is off",
+                                        std::string(url)};
+        }
+        return check(url);
+    }
+
+    /// The rule refusing a connection known only by host and port: a WebSocket as the
+    /// WebSocket gate sees it (a SOCKS CONNECT carries no scheme; socket_gate.hpp). Port 443 is
+    /// judged as wss://host and port 80 as ws://host. On any other port both are tried: a
+    /// blockedOrigins pattern refuses the connection when it matches ws:// or wss:// to
+    /// host:port, and an allowedOrigins pattern admits it when it matches either (so
+    /// "http://h:8080" admits a wss:// socket to h:8080 as well; in pages the script guard still
+    /// tells the schemes apart). `host` is a name or an IP address, IPv6 with or without
+    /// brackets; anything else is refused. The violation's URL is ws://host[:port]/ (wss://host/
+    /// for port 443).
+    [[nodiscard]] std::optional<policy_violation> check_socket(std::string_view host, std::uint16_t port) const {
+        std::string h = policy_detail::lower(host);
+        if (h.size() > 2 && h.front() == '[' && h.back() == ']') h = h.substr(1, h.size() - 2);
+        const bool name_ok = !h.empty() && h.size() <= 253 && std::all_of(h.begin(), h.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_' || c == ':';
+        });
+        if (h.find(':') != std::string::npos) h = "[" + h + "]";
+        const std::string p = std::to_string(port);
+        const std::string shown = port == 443 ? "wss://" + h + "/" : port == 80 ? "ws://" + h + "/" : "ws://" + h + ":" + p + "/";
+        if (!name_ok || port == 0) return policy_violation{"scheme: not a host and port", shown};
+        std::vector<std::string> urls;
+        if (port != 443) urls.push_back("ws://" + h + ":" + p + "/");
+        if (port != 80) urls.push_back("wss://" + h + ":" + p + "/");
+        std::vector<std::optional<policy_violation>> verdicts;
+        for (const auto& u : urls) verdicts.push_back(check(u));
+        for (const auto& v : verdicts)  // blocked under either scheme: refused
+            if (v && v->rule.rfind("blocked_origins", 0) == 0) return policy_violation{v->rule, shown};
+        for (const auto& v : verdicts)  // otherwise allowed under either scheme: admitted
+            if (!v) return std::nullopt;
+        return policy_violation{verdicts.front()->rule, shown};
     }
 
     /// Replace secret placeholders in text the model wants typed. Unknown names are an error.
@@ -1826,6 +1887,10 @@ struct dom_node_facts {
     double x = 0, y = 0, w = 0, h = 0;  ///< absolute bounds (CSS px, document coordinates)
     std::string tag;                    ///< lower-case element name
     std::vector<std::pair<std::string, std::string>> attributes;
+    /// Text below a clickable element (its nearest clickable ancestor's, capped): the name of a
+    /// control that the accessibility tree leaves unnamed because it is aria-hidden.
+    std::string text;
+    std::int64_t parent = 0;  ///< the parent node's backend id (0: none)
 
     [[nodiscard]] std::string_view attr(std::string_view name) const noexcept {
         for (const auto& [k, v] : attributes)
@@ -1840,6 +1905,8 @@ struct dom_index {
     std::unordered_map<std::int64_t, dom_node_facts> nodes;
     /// <iframe> element backend id → the frame id of its content document (same-process frames).
     std::unordered_map<std::int64_t, std::string> frame_owners;
+    /// Element backend id → its child elements' backend ids, in document order.
+    std::unordered_map<std::int64_t, std::vector<std::int64_t>> children;
     double scroll_x = 0, scroll_y = 0;
     double viewport_w = 0, viewport_h = 0;  ///< set by the caller (Page.getLayoutMetrics)
 
@@ -1902,6 +1969,44 @@ inline dom_index parse_dom_snapshot_unchecked(const json& capture) {
         if (auto it = nodes.find("isClickable"); it != nodes.end() && it->contains("index"))
             for (const auto& i : (*it)["index"])
                 if (i.is_number_integer() && i.get<std::size_t>() < n) out.nodes[ids[i.get<std::size_t>()]].clickable = true;
+        // The text of each clickable element, from its text nodes (the nearest clickable
+        // ancestor within a few levels takes it).
+        if (auto pp = nodes.find("parentIndex"), nt = nodes.find("nodeType");
+            pp != nodes.end() && nt != nodes.end() && pp->is_array() && nt->is_array()) {
+            for (std::size_t i = 0; i < n && i < pp->size() && i < nt->size(); ++i) {
+                if (!(*nt)[i].is_number_integer() || (*nt)[i].get<int>() != 1) continue;  // elements
+                if (!(*pp)[i].is_number_integer()) continue;
+                const auto par = (*pp)[i].get<std::int64_t>();
+                if (par >= 0 && static_cast<std::size_t>(par) < n) {
+                    out.children[ids[static_cast<std::size_t>(par)]].push_back(ids[i]);
+                    out.nodes[ids[i]].parent = ids[static_cast<std::size_t>(par)];
+                }
+            }
+        }
+        if (auto pv = nodes.find("nodeValue"), pp = nodes.find("parentIndex"), nt = nodes.find("nodeType");
+            pv != nodes.end() && pp != nodes.end() && nt != nodes.end() && pv->is_array() && pp->is_array() &&
+            nt->is_array()) {
+            constexpr std::size_t max_clickable_text = 120;
+            for (std::size_t i = 0; i < n && i < pv->size() && i < nt->size(); ++i) {
+                if (!(*nt)[i].is_number_integer() || (*nt)[i].get<int>() != 3) continue;  // text nodes
+                std::string t = detail::snap_string(strings, (*pv)[i]);
+                if (t.find_first_not_of(" \t\r\n") == std::string::npos) continue;
+                std::size_t at = i;
+                for (int up = 0; up < 6; ++up) {
+                    if (at >= pp->size() || !(*pp)[at].is_number_integer()) break;
+                    const auto par = (*pp)[at].get<std::int64_t>();
+                    if (par < 0 || static_cast<std::size_t>(par) >= n) break;
+                    at = static_cast<std::size_t>(par);
+                    auto& f = out.nodes[ids[at]];
+                    if (!f.clickable) continue;
+                    if (f.text.size() < max_clickable_text) {
+                        if (!f.text.empty()) f.text += ' ';
+                        f.text += t;
+                    }
+                    break;
+                }
+            }
+        }
         if (auto it = nodes.find("contentDocumentIndex"); it != nodes.end() && it->contains("index")) {
             const json& idx = (*it)["index"];
             const json& val = (*it)["value"];
@@ -2333,6 +2438,8 @@ struct render_ctx {
     std::size_t nesting = 0;
     std::size_t too_deep = 0;                    ///< subtrees not shown: nested too deeply
     std::unordered_set<const json*> rendered;   ///< AX nodes already rendered
+    std::set<std::pair<std::string, std::int64_t>> hidden_seen;  ///< DOM nodes of aria-hidden subtrees seen
+    std::size_t hidden_climb = 0;  ///< steps taken up the DOM looking for aria-hidden elements
 };
 
 /// How deeply nested a node may be and still be rendered (real pages stay far below it).
@@ -2493,6 +2600,87 @@ inline std::size_t push_line(render_ctx& c, std::size_t depth, std::string text,
 inline void render_frame(render_ctx& c, std::size_t frame_index, std::size_t depth, std::size_t parent,
                          std::string& pending_prefix);
 
+/// Whether an ignored AX node is ignored because of aria-hidden (on it or an ancestor), not
+/// because it is not rendered, inert or uninteresting.
+inline bool hidden_by_aria(const json& node) {
+    auto it = node.find("ignoredReasons");
+    if (it == node.end() || !it->is_array()) return false;
+    for (const auto& r : *it) {
+        if (!r.is_object()) continue;
+        auto ni = r.find("name");
+        const std::string n = ni != r.end() && ni->is_string() ? ni->get<std::string>() : std::string();
+        if (n == "inertElement" || n == "inertSubtree" || n == "notRendered" || n == "notVisible") return false;
+    }
+    for (const auto& r : *it) {
+        if (!r.is_object()) continue;
+        auto ni = r.find("name");
+        const std::string n = ni != r.end() && ni->is_string() ? ni->get<std::string>() : std::string();
+        if (n == "ariaHiddenElement" || n == "ariaHiddenSubtree") return true;
+    }
+    return false;
+}
+
+/// The role shown for a clickable element the accessibility tree hides: from its tag.
+inline std::string aria_hidden_role(const dom_node_facts& f) {
+    if (f.tag == "a" && !f.attr("href").empty()) return "link";
+    if (f.tag == "button" || f.tag == "summary") return "button";
+    if (f.tag == "select") return "combobox";
+    if (f.tag == "textarea") return "textbox";
+    if (f.tag == "input") {
+        const std::string t = detail::ascii_lower_copy(std::string(f.attr("type")));
+        if (t == "checkbox" || t == "radio") return t;
+        if (t == "button" || t == "submit" || t == "reset" || t == "image") return "button";
+        return "textbox";
+    }
+    if (auto r = f.attr("role"); !r.empty() && is_interactive_role(r)) return std::string(r);
+    return "clickable";
+}
+
+/// The visible clickable elements of the DOM subtree at `root` (an aria-hidden element), each a
+/// line with a ref; a clickable's own descendants are not listed again. Each element is listed
+/// once however many ignored AX nodes lead to it.
+inline void render_aria_hidden(render_ctx& c, const frame_view& fv, std::int64_t root, std::size_t depth,
+                               std::size_t parent, std::string& pending_prefix) {
+    const snapshot_options& opt = *c.opt;
+    std::vector<std::int64_t> stack{root};
+    std::size_t visits = 0;
+    while (!stack.empty() && ++visits < 20000) {
+        const std::int64_t id = stack.back();
+        stack.pop_back();
+        if (!c.hidden_seen.insert(std::make_pair(fv.frame->session_id, id)).second) continue;
+        const dom_node_facts* df = fv.dom->find(id);
+        if (df == nullptr) continue;
+        if (df->has_box && df->hidden) continue;  // display:none / visibility:hidden
+        const bool clickable = (df->clickable || df->pointer) && df->tag != "label" && df->tag != "body" &&
+                               df->tag != "html" && df->attr("inert").empty();
+        if (!df->attr("inert").empty()) continue;
+        if (clickable && df->visible() && !(opt.viewport_only && !fv.dom->in_viewport(*df))) {
+            const std::string shown_role = aria_hidden_role(*df);
+            std::string label = clip(df->text, opt.max_text);
+            if (label.empty()) label = clip(std::string(df->attr("aria-label")), opt.max_text);
+            std::string text = shown_role;
+            if (!label.empty()) {
+                text += " " + quote_text(label);
+            } else {
+                std::string hint = fallback_label(df);
+                if (hint.empty()) hint = "unlabeled #" + std::to_string(++c.unnamed_counter);
+                text += " [" + clip(hint, 40) + "]";
+            }
+            if (shown_role == "link") {
+                std::string url = compact_url(std::string(df->attr("href")), fv.frame->url, opt.max_url);
+                if (!url.empty()) text += " " + clip(url, 120);
+            }
+            std::string ref =
+                c.refs->ref_for(fv.frame->session_id, fv.frame->frame_id, fv.frame->loader_id, id, shown_role, label);
+            text += " [ref=" + ref + "]";
+            push_line(c, depth, std::move(text), ref, true, false, parent, pending_prefix);
+            continue;
+        }
+        if (auto ch = fv.dom->children.find(id); ch != fv.dom->children.end())
+            for (auto it = ch->second.rbegin(); it != ch->second.rend(); ++it) stack.push_back(*it);
+    }
+}
+
 inline void render_node(render_ctx& c, const frame_view& fv, const json& node, std::size_t depth, std::size_t parent,
                         bool inside_interactive, std::string& pending_prefix) {
     const snapshot_options& opt = *c.opt;
@@ -2504,6 +2692,23 @@ inline void render_node(render_ctx& c, const frame_view& fv, const json& node, s
 
     if (role == "InlineTextBox") return;
     if (ignored) {
+        // aria-hidden hides a subtree from assistive technology, not from the screen, and
+        // Chromium's tree keeps only scraps of it: the visible controls of that DOM subtree still
+        // get refs, named from the DOM's text.
+        if (!inside_interactive && backend != 0 && fv.dom != nullptr && hidden_by_aria(node)) {
+            // from the element that carries aria-hidden (the tree may hold only some of its nodes)
+            if (c.hidden_seen.count(std::make_pair(fv.frame->session_id, backend)) != 0) return;  // listed already
+            std::int64_t top = backend;
+            for (std::int64_t at = backend; at != 0;) {
+                const dom_node_facts* f = fv.dom->find(at);
+                if (f == nullptr) break;
+                if (f->attr("aria-hidden") == "true") top = at;
+                if (++c.hidden_climb > 64 * 1024) break;  // bounded on hostile trees
+                at = f->parent;
+            }
+            render_aria_hidden(c, fv, top, depth, parent, pending_prefix);
+            return;
+        }
         render_children(c, fv, node, depth, parent, inside_interactive, pending_prefix);
         return;
     }
@@ -3436,6 +3641,777 @@ inline snapshot render_readable_unchecked(const std::vector<ax_frame>& frames, c
 
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/readable.hpp> ----
+// ---- begin <agentkit/browser/socket_gate.hpp> ----
+// agentkit/browser/socket_gate.hpp — a SOCKS5 proxy on 127.0.0.1 that judges every connection
+// the browser sends through it, relaying the allowed ones and refusing the rest. The browser
+// uses it to enforce its origin policy on WebSockets in the network stack.
+//
+// Why a proxy: CDP request interception (Fetch) never sees WebSocket handshakes, and
+// Network.setBlockedURLs does not block them in Chromium 156. Chromium's proxy rules send ws://
+// and wss:// to the SOCKS proxy when one is configured (RFC 6455 §4.1.3;
+// ProxyRules::GetProxyListForWebSocketScheme), so a browser context created with
+//     proxyServer     = proxy_server()   "http=direct://;https=direct://;socks=socks5://127.0.0.1:PORT"
+//     proxyBypassList = kBypassList      "<-loopback>" (loopback is otherwise never proxied)
+// sends exactly its WebSocket connections here, whether a page, an iframe, a dedicated, shared
+// or service worker opened them, and whichever constructor was used, while http(s) goes direct
+// (and stays under Fetch interception). Measured with Chromium 156: with that context, a page's
+// and a dedicated worker's WebSockets arrived as SOCKS CONNECTs (host names as SOCKS domain
+// names, 127.0.0.1 included), the same page's fetch() and <img> requests did not, and neither a
+// refused CONNECT (any reply code, or the connection closed or reset at any point of the
+// handshake) nor a proxy port that refuses connections made the browser retry directly.
+//
+//   auto g = socket_gate::start([](const std::string& host, std::uint16_t port) -> std::optional<std::string> {
+//       if (host == "evil.test") return "blocked_origins: evil.test";   // refused, with the rule
+//       return std::nullopt;                                             // allowed: relayed
+//   });
+//   if (!g) ...;
+//   (*g)->proxy_server();  // for Target.createBrowserContext
+//
+// Protocol: RFC 1928 server side with the no-authentication method only, CONNECT only, IPv4,
+// domain-name and IPv6 addresses. Every CONNECT is put to the decision function (host as sent:
+// a domain name, dotted IPv4 or IPv6 text without brackets; port): nothing → the gate connects
+// and relays bytes both ways until both sides are done; a rule → reply 0x02 "connection not
+// allowed by ruleset" and close. Other failures get their RFC 1928 reply (0x01 general, 0x03
+// network or 0x04 host unreachable, 0x05 refused, 0x06 timed out, 0x07 command or 0x08 address
+// type not supported); a greeting without the no-authentication method gets 0xFF; anything that
+// is not SOCKS5 is closed.
+//
+// Threads: one poll() loop accepts, parses handshakes, connects (non-blocking) and relays; one
+// resolver thread runs getaddrinfo for domain names, so a slow lookup never stalls other
+// connections. The decision function runs on the loop thread: it must be quick and must not
+// call back into the gate. stop() (and the destructor) wakes and joins both threads and closes
+// every descriptor; a lookup in progress is waited for (bounded by the resolver's timeout).
+// Bounds: max_connections open client connections (more are closed at once), handshake_timeout
+// from accept to relaying (lookup and connect included), buffer_size bytes buffered per
+// direction (a side that does not read stops the gate reading from the other). Relayed
+// connections have no idle timeout: WebSockets live long.
+//
+// The listening socket is on 127.0.0.1: any local process can use it, but only to reach what the
+// decision function allows. POSIX (Linux: eventfd, accept4).
+
+// ---- begin <agentkit/cdp/detail/posix.hpp> ----
+// agentkit/cdp/detail/posix.hpp — small POSIX helpers shared by the CDP transports:
+// an owning file descriptor, deadline arithmetic for poll(), an eventfd used to wake a
+// blocked reader, and errno text. Linux only (eventfd).
+
+
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <system_error>
+#include <utility>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+namespace agentkit::cdp::detail {
+
+using clock = std::chrono::steady_clock;
+
+/// Thread-safe text for an errno value.
+[[nodiscard]] inline std::string errno_message(int e) { return std::system_category().message(e); }
+
+/// An owning file descriptor (closed on destruction), move-only.
+class unique_fd {
+public:
+    unique_fd() noexcept = default;
+    explicit unique_fd(int fd) noexcept : fd_(fd) {}
+    unique_fd(const unique_fd&) = delete;
+    unique_fd& operator=(const unique_fd&) = delete;
+    unique_fd(unique_fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+    unique_fd& operator=(unique_fd&& o) noexcept {
+        if (this != &o) reset(std::exchange(o.fd_, -1));
+        return *this;
+    }
+    ~unique_fd() { reset(); }
+
+    [[nodiscard]] int get() const noexcept { return fd_; }
+    [[nodiscard]] explicit operator bool() const noexcept { return fd_ >= 0; }
+    int release() noexcept { return std::exchange(fd_, -1); }
+    void reset(int fd = -1) noexcept {
+        if (fd_ >= 0) ::close(fd_);  // close() is not retried on EINTR on Linux: the fd is gone either way
+        fd_ = fd;
+    }
+
+private:
+    int fd_ = -1;
+};
+
+/// now + d without overflowing (d may be huge to mean "forever").
+[[nodiscard]] inline clock::time_point deadline_after(std::chrono::milliseconds d) noexcept {
+    const auto now = clock::now();
+    if (d.count() < 0) return now;
+    if (d >= std::chrono::duration_cast<std::chrono::milliseconds>(clock::time_point::max() - now))
+        return clock::time_point::max();
+    return now + d;
+}
+
+/// Milliseconds left until `deadline` as a poll() timeout (rounded up; -1 = forever).
+[[nodiscard]] inline int poll_timeout(clock::time_point deadline) noexcept {
+    if (deadline == clock::time_point::max()) return -1;
+    const auto now = clock::now();
+    if (deadline <= now) return 0;
+    const auto ms = std::chrono::ceil<std::chrono::milliseconds>(deadline - now).count();
+    return ms > INT_MAX ? INT_MAX : static_cast<int>(ms);
+}
+
+/// poll() retried on EINTR until the deadline. Returns poll()'s result (0 = timed out).
+inline int poll_until(pollfd* fds, nfds_t n, clock::time_point deadline) noexcept {
+    for (;;) {
+        const int r = ::poll(fds, n, poll_timeout(deadline));
+        if (r >= 0 || errno != EINTR) return r;
+    }
+}
+
+/// An eventfd that another thread writes to wake a reader blocked in poll().
+/// Once notified it stays readable (we never drain it): it signals a terminal state.
+class wake_fd {
+public:
+    wake_fd() noexcept : fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
+    [[nodiscard]] bool valid() const noexcept { return static_cast<bool>(fd_); }
+    [[nodiscard]] int fd() const noexcept { return fd_.get(); }
+    void notify() const noexcept {
+        const std::uint64_t one = 1;
+        [[maybe_unused]] const auto n = ::write(fd_.get(), &one, sizeof one);
+    }
+
+private:
+    unique_fd fd_;
+};
+
+/// Duplicate `fd` to a descriptor >= `min_fd` with close-on-exec set, closing the original.
+[[nodiscard]] inline unique_fd move_fd_above(unique_fd fd, int min_fd) noexcept {
+    if (!fd || fd.get() >= min_fd) return fd;
+    const int moved = ::fcntl(fd.get(), F_DUPFD_CLOEXEC, min_fd);
+    if (moved < 0) return unique_fd{};
+    return unique_fd(moved);
+}
+
+/// Set or clear O_NONBLOCK.
+inline bool set_nonblocking(int fd, bool on) noexcept {
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (flags < 0) return false;
+    const int want = on ? (flags | O_NONBLOCK) : (flags & ~O_NONBLOCK);
+    return want == flags || ::fcntl(fd, F_SETFL, want) == 0;
+}
+
+}  // namespace agentkit::cdp::detail
+// ---- end <agentkit/cdp/detail/posix.hpp> ----
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace agentkit::browser {
+
+struct socket_gate_options {
+    std::size_t max_connections = 256;                   ///< open client connections
+    std::chrono::milliseconds handshake_timeout{15000};  ///< accept → relaying (lookup and connect included)
+    std::size_t buffer_size = std::size_t{64} << 10U;    ///< bytes buffered per direction
+};
+
+/// Counts since start.
+struct socket_gate_stats {
+    std::uint64_t accepted = 0;  ///< client connections accepted
+    std::uint64_t refused = 0;   ///< CONNECTs the decision function refused
+    std::uint64_t relayed = 0;   ///< CONNECTs connected and relayed
+    std::uint64_t failed = 0;    ///< not SOCKS5, malformed, unsupported, unreachable, timed out or over the limit
+    std::size_t active = 0;      ///< client connections open now
+};
+
+class socket_gate {
+public:
+    /// (host, port) → nothing to allow, or the rule refusing the connection.
+    using decision = std::function<std::optional<std::string>(const std::string& host, std::uint16_t port)>;
+
+    /// The proxy bypass list that makes the browser send loopback WebSockets here too.
+    static constexpr const char* kBypassList = "<-loopback>";
+
+    /// Listen on 127.0.0.1 (an ephemeral port) and start the threads.
+    [[nodiscard]] static result<std::unique_ptr<socket_gate>> start(decision decide, socket_gate_options options = {}) {
+        std::unique_ptr<socket_gate> g(new socket_gate(std::move(decide), options));
+        if (auto r = g->open(); !r) return fail(r.error());
+        return g;
+    }
+
+    socket_gate(const socket_gate&) = delete;
+    socket_gate& operator=(const socket_gate&) = delete;
+    ~socket_gate() { stop(); }
+
+    /// Stop both threads and close every connection. Idempotent.
+    void stop() {
+        if (stopping_.exchange(true)) return;
+        notify();
+        {
+            std::lock_guard lock(rmu_);
+            rstop_ = true;
+        }
+        rcv_.notify_all();
+        if (loop_.joinable()) loop_.join();
+        if (resolver_.joinable()) resolver_.join();
+        listen_.reset();
+        wake_.reset();
+    }
+
+    [[nodiscard]] std::uint16_t port() const noexcept { return port_; }
+    /// The proxyServer value: http(s) direct, WebSockets (SOCKS) through this gate.
+    [[nodiscard]] std::string proxy_server() const {
+        return "http=direct://;https=direct://;socks=socks5://127.0.0.1:" + std::to_string(port_);
+    }
+    [[nodiscard]] socket_gate_stats stats() const {
+        std::lock_guard lock(smu_);
+        return stats_;
+    }
+
+private:
+    using clock = std::chrono::steady_clock;
+    using unique_fd = cdp::detail::unique_fd;
+
+    enum class phase { greeting, request, resolving, connecting, relaying, closing };
+
+    struct conn {
+        std::uint64_t id = 0;
+        phase state = phase::greeting;
+        unique_fd client, upstream;
+        std::string up;    // client → upstream (the handshake bytes first)
+        std::string down;  // → client (replies, then upstream's bytes)
+        bool client_eof = false, upstream_eof = false;
+        bool upstream_shut = false, client_shut = false;
+        bool done = false;  // remove at the end of the round
+        clock::time_point deadline = clock::time_point::max();
+        std::vector<sockaddr_storage> addrs;
+        std::vector<socklen_t> addr_lens;
+        std::size_t next_addr = 0;
+        int last_error = 0;
+    };
+
+    struct lookup {
+        std::uint64_t id = 0;
+        std::string host;
+        std::uint16_t port = 0;
+        std::vector<sockaddr_storage> addrs;
+        std::vector<socklen_t> lens;
+    };
+
+    socket_gate(decision decide, socket_gate_options o) : decide_(std::move(decide)), opt_(o) {
+        if (opt_.max_connections == 0) opt_.max_connections = 1;
+        if (opt_.buffer_size < 512) opt_.buffer_size = 512;
+    }
+
+    result<void> open() {
+        wake_.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+        listen_.reset(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+        if (!wake_ || !listen_)
+            return fail(errc::browser_launch, "the WebSocket gate cannot create sockets: " + cdp::detail::errno_message(errno));
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        addr.sin_port = 0;
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        if (::bind(listen_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(listen_.get(), 64) != 0)
+            return fail(errc::browser_launch, "the WebSocket gate cannot listen on 127.0.0.1: " + cdp::detail::errno_message(errno));
+        socklen_t len = sizeof addr;
+        if (::getsockname(listen_.get(), reinterpret_cast<sockaddr*>(&addr), &len) != 0)
+            return fail(errc::browser_launch, "the WebSocket gate has no port: " + cdp::detail::errno_message(errno));
+        port_ = ntohs(addr.sin_port);
+        loop_ = std::thread([this] { run(); });
+        resolver_ = std::thread([this] { resolve_loop(); });
+        return {};
+    }
+
+    void notify() const noexcept {
+        const std::uint64_t one = 1;
+        [[maybe_unused]] const auto n = ::write(wake_.get(), &one, sizeof one);
+    }
+
+    template <class F>
+    void count(F&& f) {
+        std::lock_guard lock(smu_);
+        f(stats_);
+    }
+
+    // ---- the resolver thread ---------------------------------------------------------------
+
+    void resolve_loop() {
+        for (;;) {
+            lookup job;
+            {
+                std::unique_lock lock(rmu_);
+                rcv_.wait(lock, [&] { return rstop_ || !jobs_.empty(); });
+                if (rstop_) return;
+                job = std::move(jobs_.front());
+                jobs_.pop_front();
+            }
+            addrinfo hints{};
+            hints.ai_family = AF_UNSPEC;
+            hints.ai_socktype = SOCK_STREAM;
+            hints.ai_flags = AI_NUMERICSERV;
+            addrinfo* list = nullptr;
+            const std::string service = std::to_string(job.port);
+            if (::getaddrinfo(job.host.c_str(), service.c_str(), &hints, &list) == 0) {
+                for (addrinfo* ai = list; ai != nullptr && job.addrs.size() < 16; ai = ai->ai_next) {
+                    if (ai->ai_addrlen > sizeof(sockaddr_storage)) continue;
+                    sockaddr_storage ss{};
+                    std::memcpy(&ss, ai->ai_addr, ai->ai_addrlen);
+                    job.addrs.push_back(ss);
+                    job.lens.push_back(ai->ai_addrlen);
+                }
+                ::freeaddrinfo(list);
+            }
+            {
+                std::lock_guard lock(rmu_);
+                if (rstop_) return;
+                resolved_.push_back(std::move(job));
+            }
+            notify();
+        }
+    }
+
+    // ---- the loop thread -------------------------------------------------------------------
+
+    void run() {
+        std::list<conn> conns;
+        std::uint64_t next_id = 1;
+        std::vector<pollfd> fds;
+        std::vector<std::pair<conn*, bool>> owners;  // (connection, is the upstream socket)
+        while (!stopping_.load()) {
+            fds.clear();
+            owners.clear();
+            fds.push_back({wake_.get(), POLLIN, 0});
+            // accept() failing for want of descriptors leaves the socket readable: pause it a little
+            const bool accepting = clock::now() >= accept_paused_until_;
+            fds.push_back({accepting ? listen_.get() : -1, POLLIN, 0});
+            auto deadline = accepting ? clock::time_point::max() : accept_paused_until_;
+            for (auto& c : conns) {
+                deadline = std::min(deadline, c.deadline);
+                if (const short ev = client_events(c); ev != 0) {
+                    fds.push_back({c.client.get(), ev, 0});
+                    owners.emplace_back(&c, false);
+                }
+                if (const short ev = upstream_events(c); ev != 0) {
+                    fds.push_back({c.upstream.get(), ev, 0});
+                    owners.emplace_back(&c, true);
+                }
+            }
+            const int n = cdp::detail::poll_until(fds.data(), static_cast<nfds_t>(fds.size()), deadline);
+            if (n < 0) break;
+            if (stopping_.load()) break;
+            if ((fds[0].revents & POLLIN) != 0) {
+                std::uint64_t v = 0;
+                [[maybe_unused]] const auto r = ::read(wake_.get(), &v, sizeof v);
+                take_lookups(conns);
+            }
+            if ((fds[1].revents & POLLIN) != 0) accept_all(conns, next_id);
+            for (std::size_t i = 0; i < owners.size(); ++i) {
+                const short re = fds[i + 2].revents;
+                if (re == 0 || owners[i].first->done) continue;
+                if (owners[i].second) on_upstream(*owners[i].first, re);
+                else on_client(*owners[i].first, re);
+            }
+            const auto now = clock::now();
+            for (auto& c : conns)
+                if (!c.done && c.deadline <= now) expire(c);
+            conns.remove_if([](const conn& c) { return c.done; });
+        }
+        conns.clear();  // closes every socket
+        count([](socket_gate_stats& s) { s.active = 0; });
+        // Ended by a poll() failure rather than stop(): refuse new connections outright (the
+        // browser then fails its WebSockets) instead of leaving them queued unanswered.
+        if (!stopping_.load()) listen_.reset();
+    }
+
+    [[nodiscard]] short client_events(const conn& c) const {
+        short ev = 0;
+        const bool reading = c.state == phase::greeting || c.state == phase::request || c.state == phase::closing ||
+                             (c.state == phase::relaying && !c.client_eof && c.up.size() < opt_.buffer_size);
+        if (reading && !c.client_eof) ev |= POLLIN;
+        if (!c.down.empty()) ev |= POLLOUT;
+        return ev;
+    }
+
+    [[nodiscard]] short upstream_events(const conn& c) const {
+        if (!c.upstream) return 0;
+        if (c.state == phase::connecting) return POLLOUT;
+        if (c.state != phase::relaying) return 0;
+        short ev = 0;
+        if (!c.upstream_eof && c.down.size() < opt_.buffer_size) ev |= POLLIN;
+        if (!c.up.empty()) ev |= POLLOUT;
+        return ev;
+    }
+
+    void accept_all(std::list<conn>& conns, std::uint64_t& next_id) {
+        for (;;) {
+            unique_fd fd(::accept4(listen_.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
+            if (!fd) {
+                if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+                    accept_paused_until_ = clock::now() + std::chrono::milliseconds(100);
+                return;  // EAGAIN, or an error we leave to the next round
+            }
+            if (conns.size() >= opt_.max_connections) {
+                count([](socket_gate_stats& s) {
+                    ++s.accepted;
+                    ++s.failed;
+                });
+                continue;  // closed at once: the browser fails this connection instead of waiting
+            }
+            conn& c = conns.emplace_back();
+            c.id = next_id++;
+            c.client = std::move(fd);
+            c.deadline = clock::now() + opt_.handshake_timeout;
+            count([](socket_gate_stats& s) {
+                ++s.accepted;
+                ++s.active;
+            });
+        }
+    }
+
+    // Read what the socket has (up to `room` bytes) into `into`; false on EOF or error.
+    static bool read_some(int fd, std::string& into, std::size_t room, bool& error) {
+        error = false;
+        std::array<char, 16384> chunk{};
+        const std::size_t want = std::min(room, chunk.size());
+        if (want == 0) return true;
+        const ssize_t n = ::recv(fd, chunk.data(), want, 0);
+        if (n > 0) {
+            into.append(chunk.data(), static_cast<std::size_t>(n));
+            return true;
+        }
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return true;
+        error = n < 0;
+        return false;
+    }
+
+    // Write what the socket takes from the front of `from`; false on error.
+    static bool write_some(int fd, std::string& from) {
+        if (from.empty()) return true;
+        const ssize_t n = ::send(fd, from.data(), from.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n >= 0) {
+            from.erase(0, static_cast<std::size_t>(n));
+            return true;
+        }
+        return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+    }
+
+    void on_client(conn& c, short re) {
+        if ((re & POLLOUT) != 0 && !write_some(c.client.get(), c.down)) return drop(c);
+        if ((re & (POLLIN | POLLHUP | POLLERR)) != 0 && !c.client_eof) {
+            bool error = false;
+            const std::size_t room = c.state == phase::relaying ? opt_.buffer_size - std::min(opt_.buffer_size, c.up.size())
+                                                                : std::size_t{16384};
+            if (!read_some(c.client.get(), c.up, room, error)) {
+                if (error && c.state != phase::closing) return drop(c);
+                c.client_eof = true;
+            }
+            if (c.state == phase::closing) c.up.clear();  // refused or failed: what follows is discarded
+        }
+        if (c.state == phase::greeting || c.state == phase::request) {
+            if (c.client_eof) {
+                count([](socket_gate_stats& s) { ++s.failed; });
+                return drop(c);
+            }
+            handshake(c);
+        } else if (c.state == phase::relaying && !c.up.empty() && !write_some(c.upstream.get(), c.up)) {
+            return drop(c);
+        }
+        settle(c);
+    }
+
+    void on_upstream(conn& c, short re) {
+        if (c.state == phase::connecting) {
+            int err = 0;
+            socklen_t len = sizeof err;
+            if (::getsockopt(c.upstream.get(), SOL_SOCKET, SO_ERROR, &err, &len) != 0) err = errno;
+            if (err == 0 && (re & POLLOUT) != 0) return connected(c);
+            c.last_error = err != 0 ? err : ECONNREFUSED;
+            c.upstream.reset();
+            return try_connect(c);
+        }
+        if ((re & POLLOUT) != 0 && !write_some(c.upstream.get(), c.up)) return drop(c);
+        if ((re & (POLLIN | POLLHUP | POLLERR)) != 0 && !c.upstream_eof) {
+            bool error = false;
+            if (!read_some(c.upstream.get(), c.down, opt_.buffer_size - std::min(opt_.buffer_size, c.down.size()), error)) {
+                if (error) return drop(c);
+                c.upstream_eof = true;
+            }
+        }
+        if (!c.down.empty() && !write_some(c.client.get(), c.down)) return drop(c);
+        settle(c);
+    }
+
+    // Half-closes and the end of a connection, after any read or write.
+    void settle(conn& c) {
+        if (c.done) return;
+        if (c.state == phase::closing) {
+            if (!c.down.empty()) return;
+            if (!c.client_shut) {
+                ::shutdown(c.client.get(), SHUT_WR);
+                c.client_shut = true;
+            }
+            if (c.client_eof) drop(c);  // the client closed too: no reset can overtake our reply
+            return;
+        }
+        if (c.state != phase::relaying) return;
+        if (c.client_eof && c.up.empty() && !c.upstream_shut) {
+            ::shutdown(c.upstream.get(), SHUT_WR);
+            c.upstream_shut = true;
+        }
+        if (c.upstream_eof && c.down.empty() && !c.client_shut) {
+            ::shutdown(c.client.get(), SHUT_WR);
+            c.client_shut = true;
+        }
+        if (c.upstream_shut && c.client_shut) drop(c);
+    }
+
+    void drop(conn& c) {
+        if (!c.done) count([](socket_gate_stats& s) { --s.active; });
+        c.done = true;
+        c.client.reset();
+        c.upstream.reset();
+    }
+
+    // Send an RFC 1928 reply and close (after the client has read it, bounded by a short linger).
+    void refuse(conn& c, std::uint8_t code) {
+        if (code == 0x02) count([](socket_gate_stats& s) { ++s.refused; });
+        else count([](socket_gate_stats& s) { ++s.failed; });
+        c.down.append({'\x05', static_cast<char>(code), '\x00', '\x01', '\0', '\0', '\0', '\0', '\0', '\0'});
+        close_after(c);
+    }
+
+    void close_after(conn& c) {
+        c.state = phase::closing;
+        c.up.clear();
+        c.upstream.reset();
+        c.deadline = clock::now() + std::chrono::seconds(2);
+        settle(c);
+    }
+
+    void handshake(conn& c) {
+        if (c.state == phase::greeting) {
+            if (c.up.size() < 2) return;
+            if (c.up[0] != '\x05') {  // not SOCKS5: no reply we could give makes sense
+                count([](socket_gate_stats& s) { ++s.failed; });
+                return drop(c);
+            }
+            const std::size_t n = static_cast<unsigned char>(c.up[1]);
+            if (c.up.size() < 2 + n) return;
+            const bool no_auth = c.up.find('\x00', 2) < 2 + n;
+            c.up.erase(0, 2 + n);
+            if (!no_auth) {
+                count([](socket_gate_stats& s) { ++s.failed; });
+                c.down.assign({'\x05', '\xFF'});
+                return close_after(c);
+            }
+            c.down.append({'\x05', '\x00'});
+            c.state = phase::request;
+        }
+        if (c.state != phase::request || c.up.size() < 5) return;
+        const auto b = [&](std::size_t i) { return static_cast<unsigned char>(c.up[i]); };
+        if (b(0) != 5) return refuse(c, 0x01);
+        if (b(1) != 1) return refuse(c, 0x07);  // BIND and UDP ASSOCIATE are not offered
+        std::size_t need = 0;
+        switch (b(3)) {
+            case 1: need = 4 + 4 + 2; break;
+            case 3: need = 4 + 1 + static_cast<std::size_t>(b(4)) + 2; break;
+            case 4: need = 4 + 16 + 2; break;
+            default: return refuse(c, 0x08);
+        }
+        if (c.up.size() < need) return;
+        std::string host;
+        if (b(3) == 3) {
+            host = c.up.substr(5, b(4));
+            const bool printable = !host.empty() && std::all_of(host.begin(), host.end(), [](char ch) {
+                return static_cast<unsigned char>(ch) > 0x20 && static_cast<unsigned char>(ch) < 0x7F;
+            });
+            if (!printable) return refuse(c, 0x04);
+        } else {
+            char text[INET6_ADDRSTRLEN] = {};
+            if (::inet_ntop(b(3) == 1 ? AF_INET : AF_INET6, c.up.data() + 4, text, sizeof text) == nullptr) return refuse(c, 0x01);
+            host = text;
+        }
+        const auto port = static_cast<std::uint16_t>((b(need - 2) << 8U) | b(need - 1));
+        c.up.erase(0, need);  // anything after the request is the client's first data
+        if (port == 0) return refuse(c, 0x04);
+        std::optional<std::string> rule;
+        try {
+            rule = decide_ ? decide_(host, port) : std::optional<std::string>();
+        } catch (const std::exception& e) {
+            rule = std::string("socket_gate: the decision failed: ") + e.what();
+        } catch (...) {
+            rule = std::string("socket_gate: the decision failed");
+        }
+        if (rule) return refuse(c, 0x02);
+        // Numeric addresses connect at once; names go to the resolver thread.
+        std::string literal = host;
+        if (literal.size() > 2 && literal.front() == '[' && literal.back() == ']') literal = literal.substr(1, literal.size() - 2);
+        sockaddr_storage ss{};
+        auto* v4 = reinterpret_cast<sockaddr_in*>(&ss);
+        auto* v6 = reinterpret_cast<sockaddr_in6*>(&ss);
+        if (::inet_pton(AF_INET, literal.c_str(), &v4->sin_addr) == 1) {
+            v4->sin_family = AF_INET;
+            v4->sin_port = htons(port);
+            c.addrs.push_back(ss);
+            c.addr_lens.push_back(sizeof(sockaddr_in));
+        } else if (::inet_pton(AF_INET6, literal.c_str(), &v6->sin6_addr) == 1) {
+            v6->sin6_family = AF_INET6;
+            v6->sin6_port = htons(port);
+            c.addrs.push_back(ss);
+            c.addr_lens.push_back(sizeof(sockaddr_in6));
+        }
+        if (!c.addrs.empty()) return try_connect(c);
+        c.state = phase::resolving;
+        {
+            std::lock_guard lock(rmu_);
+            jobs_.push_back(lookup{c.id, host, port, {}, {}});
+        }
+        rcv_.notify_one();
+    }
+
+    void take_lookups(std::list<conn>& conns) {
+        std::vector<lookup> done;
+        {
+            std::lock_guard lock(rmu_);
+            done.assign(std::make_move_iterator(resolved_.begin()), std::make_move_iterator(resolved_.end()));
+            resolved_.clear();
+        }
+        for (auto& l : done) {
+            auto it = std::find_if(conns.begin(), conns.end(), [&](const conn& c) { return c.id == l.id; });
+            if (it == conns.end() || it->done || it->state != phase::resolving) continue;  // closed or timed out meanwhile
+            if (l.addrs.empty()) {
+                refuse(*it, 0x04);
+                continue;
+            }
+            it->addrs = std::move(l.addrs);
+            it->addr_lens = std::move(l.lens);
+            try_connect(*it);
+        }
+    }
+
+    // Connect to the next candidate address (non-blocking); all failed → the matching reply.
+    void try_connect(conn& c) {
+        c.state = phase::connecting;
+        while (c.next_addr < c.addrs.size()) {
+            const auto& ss = c.addrs[c.next_addr];
+            const socklen_t len = c.addr_lens[c.next_addr];
+            ++c.next_addr;
+            unique_fd fd(::socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+            if (!fd) {
+                c.last_error = errno;
+                continue;
+            }
+            const int one = 1;
+            ::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+            if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&ss), len) == 0) {
+                c.upstream = std::move(fd);
+                return connected(c);
+            }
+            if (errno == EINPROGRESS || errno == EINTR) {
+                c.upstream = std::move(fd);
+                return;  // POLLOUT tells
+            }
+            c.last_error = errno;
+        }
+        std::uint8_t code = 0x01;
+        switch (c.last_error) {
+            case ECONNREFUSED: code = 0x05; break;
+            case ENETUNREACH: code = 0x03; break;
+            case EHOSTUNREACH: code = 0x04; break;
+            case ETIMEDOUT: code = 0x06; break;
+            default: break;
+        }
+        refuse(c, code);
+    }
+
+    void connected(conn& c) {
+        sockaddr_storage ss{};
+        socklen_t len = sizeof ss;
+        std::string reply = {'\x05', '\x00', '\x00'};
+        if (::getsockname(c.upstream.get(), reinterpret_cast<sockaddr*>(&ss), &len) == 0 && ss.ss_family == AF_INET6) {
+            const auto* a = reinterpret_cast<const sockaddr_in6*>(&ss);
+            reply += '\x04';
+            reply.append(reinterpret_cast<const char*>(&a->sin6_addr), 16);
+            reply.append(reinterpret_cast<const char*>(&a->sin6_port), 2);
+        } else {
+            const auto* a = reinterpret_cast<const sockaddr_in*>(&ss);
+            reply += '\x01';
+            if (ss.ss_family == AF_INET) {
+                reply.append(reinterpret_cast<const char*>(&a->sin_addr), 4);
+                reply.append(reinterpret_cast<const char*>(&a->sin_port), 2);
+            } else {
+                reply.append(6, '\0');
+            }
+        }
+        c.down += reply;
+        c.state = phase::relaying;
+        c.deadline = clock::time_point::max();
+        c.addrs.clear();
+        c.addr_lens.clear();
+        count([](socket_gate_stats& s) { ++s.relayed; });
+        settle(c);
+    }
+
+    void expire(conn& c) {
+        switch (c.state) {
+            case phase::resolving:
+            case phase::connecting: return refuse(c, 0x06);
+            case phase::greeting:
+            case phase::request: count([](socket_gate_stats& s) { ++s.failed; }); return drop(c);
+            case phase::closing:
+            case phase::relaying: return drop(c);
+        }
+    }
+
+    decision decide_;
+    socket_gate_options opt_;
+    unique_fd listen_;
+    unique_fd wake_;
+    std::uint16_t port_ = 0;
+    std::atomic<bool> stopping_{false};
+    clock::time_point accept_paused_until_{};  // the loop thread's
+
+    mutable std::mutex smu_;
+    socket_gate_stats stats_;
+
+    std::mutex rmu_;  // the resolver's queues
+    std::condition_variable rcv_;
+    std::deque<lookup> jobs_;
+    std::vector<lookup> resolved_;
+    bool rstop_ = false;
+
+    std::thread loop_;      // started last, joined by stop()
+    std::thread resolver_;
+};
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/socket_gate.hpp> ----
 // ---- begin <agentkit/cdp/connection.hpp> ----
 // agentkit/cdp/connection.hpp — a CDP connection over any transport: request ids,
 // per-request timeouts, results as result<json>, event subscriptions, flattened sessions,
@@ -4655,118 +5631,6 @@ inline session connection::session_for(std::string session_id) { return session(
 // and the GPU process are signalled with it), stdin from /dev/null and stdout/stderr to a
 // log file — never to our stdout, which may belong to a protocol (MCP stdio).
 
-// ---- begin <agentkit/cdp/detail/posix.hpp> ----
-// agentkit/cdp/detail/posix.hpp — small POSIX helpers shared by the CDP transports:
-// an owning file descriptor, deadline arithmetic for poll(), an eventfd used to wake a
-// blocked reader, and errno text. Linux only (eventfd).
-
-
-#include <cerrno>
-#include <chrono>
-#include <climits>
-#include <cstdint>
-#include <string>
-#include <system_error>
-#include <utility>
-
-#include <fcntl.h>
-#include <poll.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
-
-namespace agentkit::cdp::detail {
-
-using clock = std::chrono::steady_clock;
-
-/// Thread-safe text for an errno value.
-[[nodiscard]] inline std::string errno_message(int e) { return std::system_category().message(e); }
-
-/// An owning file descriptor (closed on destruction), move-only.
-class unique_fd {
-public:
-    unique_fd() noexcept = default;
-    explicit unique_fd(int fd) noexcept : fd_(fd) {}
-    unique_fd(const unique_fd&) = delete;
-    unique_fd& operator=(const unique_fd&) = delete;
-    unique_fd(unique_fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-    unique_fd& operator=(unique_fd&& o) noexcept {
-        if (this != &o) reset(std::exchange(o.fd_, -1));
-        return *this;
-    }
-    ~unique_fd() { reset(); }
-
-    [[nodiscard]] int get() const noexcept { return fd_; }
-    [[nodiscard]] explicit operator bool() const noexcept { return fd_ >= 0; }
-    int release() noexcept { return std::exchange(fd_, -1); }
-    void reset(int fd = -1) noexcept {
-        if (fd_ >= 0) ::close(fd_);  // close() is not retried on EINTR on Linux: the fd is gone either way
-        fd_ = fd;
-    }
-
-private:
-    int fd_ = -1;
-};
-
-/// now + d without overflowing (d may be huge to mean "forever").
-[[nodiscard]] inline clock::time_point deadline_after(std::chrono::milliseconds d) noexcept {
-    const auto now = clock::now();
-    if (d.count() < 0) return now;
-    if (d >= std::chrono::duration_cast<std::chrono::milliseconds>(clock::time_point::max() - now))
-        return clock::time_point::max();
-    return now + d;
-}
-
-/// Milliseconds left until `deadline` as a poll() timeout (rounded up; -1 = forever).
-[[nodiscard]] inline int poll_timeout(clock::time_point deadline) noexcept {
-    if (deadline == clock::time_point::max()) return -1;
-    const auto now = clock::now();
-    if (deadline <= now) return 0;
-    const auto ms = std::chrono::ceil<std::chrono::milliseconds>(deadline - now).count();
-    return ms > INT_MAX ? INT_MAX : static_cast<int>(ms);
-}
-
-/// poll() retried on EINTR until the deadline. Returns poll()'s result (0 = timed out).
-inline int poll_until(pollfd* fds, nfds_t n, clock::time_point deadline) noexcept {
-    for (;;) {
-        const int r = ::poll(fds, n, poll_timeout(deadline));
-        if (r >= 0 || errno != EINTR) return r;
-    }
-}
-
-/// An eventfd that another thread writes to wake a reader blocked in poll().
-/// Once notified it stays readable (we never drain it): it signals a terminal state.
-class wake_fd {
-public:
-    wake_fd() noexcept : fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
-    [[nodiscard]] bool valid() const noexcept { return static_cast<bool>(fd_); }
-    [[nodiscard]] int fd() const noexcept { return fd_.get(); }
-    void notify() const noexcept {
-        const std::uint64_t one = 1;
-        [[maybe_unused]] const auto n = ::write(fd_.get(), &one, sizeof one);
-    }
-
-private:
-    unique_fd fd_;
-};
-
-/// Duplicate `fd` to a descriptor >= `min_fd` with close-on-exec set, closing the original.
-[[nodiscard]] inline unique_fd move_fd_above(unique_fd fd, int min_fd) noexcept {
-    if (!fd || fd.get() >= min_fd) return fd;
-    const int moved = ::fcntl(fd.get(), F_DUPFD_CLOEXEC, min_fd);
-    if (moved < 0) return unique_fd{};
-    return unique_fd(moved);
-}
-
-/// Set or clear O_NONBLOCK.
-inline bool set_nonblocking(int fd, bool on) noexcept {
-    const int flags = ::fcntl(fd, F_GETFL);
-    if (flags < 0) return false;
-    const int want = on ? (flags | O_NONBLOCK) : (flags & ~O_NONBLOCK);
-    return want == flags || ::fcntl(fd, F_SETFL, want) == 0;
-}
-
-}  // namespace agentkit::cdp::detail
-// ---- end <agentkit/cdp/detail/posix.hpp> ----
 
 #include <algorithm>
 #include <chrono>
@@ -6644,6 +7508,24 @@ struct viewport_size {
     std::string user_agent;  ///< empty: unchanged
 };
 
+/// Where the origin policy is enforced on WebSockets (only when it has origin lists).
+enum class websocket_enforcement {
+    /// `proxy` when agentkit launches the browser (unless launch.extra_args set a proxy:
+    /// --proxy-server, --proxy-pac-url, --proxy-auto-detect) or cdp_endpoint is on a loopback
+    /// address; `script_only` otherwise (a browser on another machine, or reached through
+    /// transport_factory, cannot be assumed to reach this process's 127.0.0.1).
+    automatic,
+    /// Route agentkit's browser context's WebSockets through the in-process SOCKS5 gate on
+    /// 127.0.0.1 (socket_gate.hpp), which applies the policy in the network stack: pages,
+    /// iframes, workers and service workers alike. The context's http(s) goes direct, so a
+    /// proxy the browser would otherwise use (flags, environment, system) does not apply to
+    /// it. The browser must reach this process's 127.0.0.1. Plus the page-script guard.
+    proxy,
+    /// Only the page-script guard: it wraps window.WebSocket in pages and iframes; workers,
+    /// service workers and the native constructor (WebSocket.prototype.constructor) escape it.
+    script_only,
+};
+
 struct browser_options {
     /// How to launch a local browser (ignored when cdp_endpoint is set).
     cdp::launch_options launch;
@@ -6668,6 +7550,8 @@ struct browser_options {
     bool allow_evaluate = false;
     /// Origins, file://, downloads, secrets, content boundaries (enforced in the browser).
     browser_policy policy;
+    /// How the origin policy reaches WebSockets (request interception never sees them).
+    websocket_enforcement websockets = websocket_enforcement::automatic;
     /// Screencast frames kept by one recording (oldest dropped beyond).
     std::size_t recording_max_frames = 300;
     dialog_policy dialogs;
@@ -7281,8 +8165,11 @@ inline constexpr const char* kExtractScript = R"JS(function(kind, schema, maxIte
   return list();
 })JS";
 
-// WebSocket connections are not seen by request interception: a guard in every document refuses
-// them by the same origin rules (patterns parsed in C++) and reports through a binding.
+// WebSocket connections are not seen by request interception. The WebSocket gate (a SOCKS5 proxy
+// for agentkit's browser context, socket_gate.hpp) enforces the policy on them in the network
+// stack when it is in use; this guard in every page and iframe refuses them first, with a clear
+// error in the page, by the same origin rules (patterns parsed in C++), and reports through a
+// binding. Alone it is partial: workers and the native constructor escape it.
 inline constexpr const char* kSocketGuardScript = R"JS((() => {
   const rules = __AGENTKIT_RULES__;
   const Native = window.WebSocket;
@@ -7411,6 +8298,15 @@ public:
         return out;
     }
 
+    /// The WebSocket gate's counts while this session routes WebSockets through it (see
+    /// browser_options::websockets); nothing when it does not (no origin lists, script_only,
+    /// not started).
+    [[nodiscard]] std::optional<socket_gate_stats> websocket_gate_stats() {
+        std::lock_guard op(op_mu_);
+        if (!eng_ || !eng_->gate) return std::nullopt;
+        return eng_->gate->stats();
+    }
+
     /// Every download of this browser session.
     [[nodiscard]] std::vector<download_record> downloads() {
         std::lock_guard op(op_mu_);
@@ -7466,6 +8362,10 @@ public:
 
     result<action_result> new_tab(std::string url = {}) {
         std::lock_guard op(op_mu_);
+        // a refused URL opens no tab (and leaves the current one selected)
+        if (!url.empty())
+            if (auto v = opt_.policy.check_navigation(url, opt_.allow_evaluate))
+                return fail(opt_.policy.redact(policy_error(*v, "navigation")));
         auto e = ensure();
         if (!e) return fail(e.error());
         auto t = create_tab();
@@ -7483,7 +8383,6 @@ public:
             take_notes(r);
             return r;
         }
-        if (auto v = opt_.policy.check(url)) return fail(opt_.policy.redact(policy_error(*v, "navigation")));
         return finish_action(navigate_locked(url));
     }
 
@@ -7543,7 +8442,7 @@ public:
 
     result<action_result> navigate(std::string url) {
         std::lock_guard op(op_mu_);
-        if (auto v = opt_.policy.check(url))
+        if (auto v = opt_.policy.check_navigation(url, opt_.allow_evaluate))
             return fail(opt_.policy.redact(policy_error(*v, "navigation")));
         auto e = ensure();
         if (!e) return fail(e.error());
@@ -7707,7 +8606,7 @@ public:
                 };
                 auto r = one();
                 // a field the page enables in reaction to the previous one: let the DOM settle once, retry
-                if (!r && i > 0 && r.error().message.find("disabled") != std::string::npos) {
+                if (!r && i > 0 && r.error().details.is_object() && r.error().details.value("disabled", false)) {
                     (void)dom_quiet(t);
                     r = one();
                 }
@@ -7769,12 +8668,28 @@ public:
             if (files.size() > 1 && !detail::jbool(*info, "multiple"))
                 return fail(errc::args_invalid, "this file input takes one file", "Pass a single path.");
             json paths = json::array();
+            const browser_policy& pol = opt_.policy;
             for (const auto& f : files) {
+                if (!pol.allow_file_access && pol.uploads_dir.empty())
+                    return fail(errc::policy_blocked,
+                                "uploads are off (policy rule uploads_dir: no uploads directory is configured)",
+                                "The host must configure an uploads directory (policy uploadsDir, --uploads-dir) and "
+                                "put the files there, or enable file access.",
+                                json{{"rule", "uploads_dir"}});
                 std::error_code ec;
-                auto abs = std::filesystem::absolute(f, ec);
-                if (ec || !std::filesystem::is_regular_file(abs, ec))
+                // the real file: symlinks and ".." resolved, so the directory rule cannot be escaped
+                auto real = std::filesystem::canonical(f, ec);
+                if (ec || !std::filesystem::is_regular_file(real, ec))
                     return fail(errc::not_found, "no such file: " + f, "Pass paths of existing files.", json{{"path", f}});
-                paths.push_back(abs.string());
+                if (!pol.allow_file_access) {
+                    auto dir = std::filesystem::canonical(pol.uploads_dir, ec);
+                    auto [d, r] = std::mismatch(dir.begin(), dir.end(), real.begin(), real.end());
+                    if (ec || d != dir.end())
+                        return fail(errc::policy_blocked,
+                                    "upload of " + f + " refused (policy rule uploads_dir: only files inside the uploads directory)",
+                                    "Use a file inside " + pol.uploads_dir + ".", json{{"rule", "uploads_dir"}, {"path", f}});
+                }
+                paths.push_back(real.string());
             }
             auto r = call(h->session, "DOM.setFileInputFiles", json{{"files", paths}, {"backendNodeId", h->backend}});
             if (!r) return fail(r.error());
@@ -8073,7 +8988,7 @@ public:
         std::vector<std::future<result<json>>> navs(urls.size());
         for (std::size_t i = 0; i < urls.size(); ++i) {
             out[i].url = urls[i];
-            if (auto v = opt_.policy.check(urls[i])) {
+            if (auto v = opt_.policy.check_navigation(urls[i], opt_.allow_evaluate)) {
                 out[i].error_ = policy_error(*v, "navigation");
                 continue;
             }
@@ -8236,6 +9151,9 @@ private:
         };
         std::vector<worker> workers;  // finished ones are joined when the next one starts
         std::string front_tab;        // the tab last brought to the front ("" after a popup came up)
+        // The WebSocket gate of this context (null: script guard only). Its thread records
+        // refusals under mu: declared after what it touches, so it is stopped before they go.
+        std::unique_ptr<socket_gate> gate;
         cdp::subscription sub;  // declared last: unsubscribed first
 
         explicit engine(cdp::any_transport t, cdp::connection_options o) : conn(std::move(t), std::move(o)) {}
@@ -8345,9 +9263,26 @@ private:
         auto* raw = e.get();
         e->sub = e->conn.on("*", [this, raw](const cdp::event& ev) { on_event(*raw, ev); });
         eng_ = std::move(e);
-        auto ctx = call("", "Target.createBrowserContext", json{{"disposeOnDetach", true}});
+        json ctx_params{{"disposeOnDetach", true}};
+        if (use_socket_gate()) {
+            // WebSockets of this context go through the gate (the policy in the network stack);
+            // http(s) goes direct, under request interception. See socket_gate.hpp.
+            auto g = socket_gate::start([this, raw](const std::string& host, std::uint16_t port) { return judge_socket(*raw, host, port); });
+            if (!g) {
+                auto err = g.error();
+                shutdown();
+                return fail(errc::browser_launch, err.message, "Set browser_options::websockets to script_only to run without the gate.");
+            }
+            eng_->gate = std::move(*g);
+            ctx_params["proxyServer"] = eng_->gate->proxy_server();
+            ctx_params["proxyBypassList"] = socket_gate::kBypassList;
+        }
+        auto ctx = call("", "Target.createBrowserContext", ctx_params);
         if (!ctx) {
             auto err = ctx.error();
+            if (ctx_params.contains("proxyServer") && err.hint.empty())
+                err.hint = "The browser context was created with the WebSocket gate's proxy settings; "
+                           "set browser_options::websockets to script_only for a browser that refuses them.";
             shutdown();
             return fail(err);
         }
@@ -8375,6 +9310,43 @@ private:
     }
 
     std::vector<std::string> take_restart_notes() { return std::exchange(restart_notes_, {}); }
+
+    // Whether this start routes WebSockets through the gate (browser_options::websockets).
+    [[nodiscard]] bool use_socket_gate() const {
+        if (!opt_.policy.intercepts()) return false;  // nothing to enforce: the CDP conversation stays as it was
+        switch (opt_.websockets) {
+            case websocket_enforcement::proxy: return true;
+            case websocket_enforcement::script_only: return false;
+            case websocket_enforcement::automatic: break;
+        }
+        if (opt_.transport_factory) return false;
+        if (!opt_.cdp_endpoint.empty()) {
+            auto u = cdp::detail::parse_url(opt_.cdp_endpoint);
+            if (!u) return false;
+            const std::string h = cdp::detail::ascii_lower(u->host);
+            return h == "localhost" || h == "::1" || h.rfind("127.", 0) == 0;
+        }
+        for (const auto& a : opt_.launch.extra_args)
+            for (const char* flag : {"--proxy-server", "--proxy-pac-url", "--proxy-auto-detect"})
+                if (a.rfind(flag, 0) == 0) return false;  // the host's own proxy stays in charge
+        return true;
+    }
+
+    // The gate's decision (its thread): the policy on (host, port); refusals are recorded.
+    std::optional<std::string> judge_socket(engine& e, const std::string& host, std::uint16_t port) {
+        auto v = opt_.policy.check_socket(host, port);
+        if (!v) return std::nullopt;
+        {
+            std::lock_guard lock(e.mu);
+            blocked_request b;
+            b.url = v->url;
+            b.resource_type = "WebSocket";
+            b.rule = v->rule;
+            record_blocked(e, std::move(b));
+        }
+        e.cv.notify_all();
+        return v->rule;
+    }
 
     // Browser-wide enforcement: request interception at the browser target (every page, popup,
     // iframe, worker and service worker of every context, before any attach) and downloads.
@@ -9450,7 +10422,8 @@ private:
         if (!info) return fail(info.error());
         const std::string tag = detail::jstr(*info, "tag"), kind = detail::jstr(*info, "type");
         if (detail::jbool(*info, "disabled"))
-            return fail(errc::tool_failed, "ref " + std::string(ref) + " is disabled", "Enable it first or pick another field.");
+            return fail(errc::tool_failed, "ref " + std::string(ref) + " is disabled", "Enable it first or pick another field.",
+                        json{{"disabled", true}});
         const bool value_kind = tag == "input" && (kind == "date" || kind == "time" || kind == "datetime-local" ||
                                                    kind == "month" || kind == "week" || kind == "color" || kind == "range");
         (void)call(h->session, "DOM.scrollIntoViewIfNeeded", json{{"backendNodeId", h->backend}});
@@ -9494,7 +10467,8 @@ private:
         if (err == "single")
             return fail(errc::args_invalid, "ref " + std::string(ref) + " accepts only one option", "Pass one value.", *r);
         if (err == "disabled")
-            return fail(errc::tool_failed, "the select or an option is disabled", "Pick an enabled option.", *r);
+            return fail(errc::tool_failed, "the select or an option is disabled", "Pick an enabled option.",
+                        json{{"disabled", true}, {"options", (*r)["disabled"]}});
         return {};
     }
 
@@ -13820,6 +14794,9 @@ namespace detail {
 //   agentkit::mcp::server srv{agentkit::mcp::backend_for(tools), {.name = "weather", .version = "1.0"}};
 //   return agentkit::mcp::run_stdio(srv);   // stdout carries protocol messages only
 //
+// backend_for(tools, masker) serves a toolbox through a visibility masker; backend_for(session)
+// serves an agent_session: its masker's tools, its formatter's budgets, its artifact store.
+//
 // Tool output becomes MCP content: text, image, resource_link (an artifact reference), embedded
 // resource (an artifact carrying its text or blob), and structuredContent for typed output.
 //
@@ -14359,6 +15336,30 @@ template <class Toolbox, masker Masker>
         std::lock_guard lock(s->mu);
         return static_cast<std::uint64_t>(s->m->version());
     };
+    return b;
+}
+
+/// A session that can be served (agentkit::agent_session): its visible tools, its call path.
+template <class S>
+concept servable_session = requires(S& s, const S& cs, std::string_view n, const json& a, tool_context& ctx) {
+    { cs.served_tools() } -> std::convertible_to<std::vector<tool_info>>;
+    { s.serve_call(n, a, ctx) } -> std::same_as<result<tool_output>>;
+    { cs.serve_parallel_safe(n) } -> std::convertible_to<bool>;
+    { cs.serve_version() } -> std::convertible_to<std::uint64_t>;
+};
+
+/// A backend serving an agent session: the tools its masker shows now (meta-tools included),
+/// called through the session so that its formatter (budgets, cut text stored as artifacts)
+/// and masker apply exactly as in its own model loop. The session must outlive the server.
+template <servable_session Session>
+[[nodiscard]] backend backend_for(Session& session) {
+    backend b;
+    b.list_tools = [&session] { return session.served_tools(); };
+    b.call_tool = [&session](std::string_view name, const json& args, tool_context& ctx) {
+        return session.serve_call(name, args, ctx);
+    };
+    b.parallel_safe = [&session](std::string_view name) { return session.serve_parallel_safe(name); };
+    b.version = [&session] { return session.serve_version(); };
     return b;
 }
 
@@ -17164,6 +18165,77 @@ public:
     void cancel() noexcept { stop_.request_stop(); }
 
     // ---- results -------------------------------------------------------------------------
+    // ---- serving (MCP) --------------------------------------------------------------------
+    /// The tools a client may call now, for serving the session outside the model loop (an MCP
+    /// server): the masker's meta-tools, then the visible host tools, in catalogue order. The
+    /// built-in complete tool is a model-loop device and is not served.
+    [[nodiscard]] std::vector<tool_info> served_tools() const {
+        std::lock_guard lock(serve_mu_);
+        std::vector<tool_info> out;
+        for (const auto& t : catalogue_) {
+            if (builtin_complete_ && t.name == opts_.complete_tool) continue;
+            if (meta_names_.count(t.name) != 0 || masker_.is_visible(t.name)) out.push_back(t);
+        }
+        return out;
+    }
+
+    /// Run one call from a client the way a model's call runs: meta-tools answered by the
+    /// masker, hidden and unknown tools answered with guidance, the result formatted (budgets,
+    /// cut text into the session's artifact store) and observed by the masker. Safe to call
+    /// from several threads: the tool itself runs outside the session's lock. Never throws.
+    [[nodiscard]] result<tool_output> serve_call(std::string_view name, const json& args, tool_context& ctx) {
+        tool_call c;
+        c.name = std::string(name);
+        c.arguments = args;
+        c.id = ctx.call_id;
+        std::optional<std::size_t> idx;
+        {
+            std::lock_guard lock(serve_mu_);
+            if (meta_names_.count(c.name) != 0) {
+                std::optional<result<tool_output>> r;
+                try {
+                    r = masker_.handle_meta(c.name, c.arguments);
+                } catch (...) {
+                    r = result<tool_output>(fail(errc::internal, "the masker raised an exception"));
+                }
+                result<tool_output> out = r ? std::move(*r) : masker_.answer_hidden(c.name);
+                return finish_output(c, std::move(out), false, nullptr);
+            }
+            if (!masker_.is_visible(c.name)) {
+                if (!Toolbox::find(c.name)) {
+                    // not a host tool: the masker may still know it (a deferred tool's envelope)
+                    auto h = masker_.answer_hidden(c.name);
+                    if (h) return finish_output(c, std::move(h), false, nullptr);
+                    return finish_output(c, result<tool_output>(Toolbox::unknown(c.name)), false, nullptr);
+                }
+                return finish_output(c, masker_.answer_hidden(c.name), false, nullptr);
+            }
+            idx = Toolbox::find(c.name);
+            if (!idx) return finish_output(c, result<tool_output>(Toolbox::unknown(c.name)), false, nullptr);
+        }
+        result<tool_output> r = tools_.call_at(*idx, c.arguments, ctx);
+        std::lock_guard lock(serve_mu_);
+        const bool ok = r.has_value() && !r->is_error;
+        tool_output o = finish_output(c, std::move(r), true, &tools_.infos()[*idx]);
+        masker_.observe_call(c.name, c.arguments, ok);
+        for (const auto& b : o.content)
+            if (b.type == content_block::kind::artifact) sink_->note(b.artifact);
+        return o;
+    }
+
+    /// Whether a served tool may run together with other parallel-safe calls.
+    [[nodiscard]] bool serve_parallel_safe(std::string_view name) const {
+        auto i = Toolbox::find(name);
+        return i && tools_.infos()[*i].traits.is_parallel_safe();
+    }
+
+    /// Changes whenever the served tool set changes (the masker's version).
+    [[nodiscard]] std::uint64_t serve_version() const {
+        std::lock_guard lock(serve_mu_);
+        if constexpr (requires { masker_.version(); }) return static_cast<std::uint64_t>(masker_.version());
+        else return 0;
+    }
+
     [[nodiscard]] bool done() const noexcept { return done_; }
     [[nodiscard]] const std::string& final_text() const noexcept { return final_text_; }
     [[nodiscard]] const session_metrics& metrics() const noexcept { return metrics_; }
@@ -17460,6 +18532,7 @@ private:
     session_options opts_;
     std::unique_ptr<memory_artifacts> own_store_;
     std::unique_ptr<detail::recording_sink> sink_;
+    mutable std::mutex serve_mu_;  ///< serve_* calls: masker, formatter and failure counts
     std::vector<tool_info> catalogue_;
     std::set<std::string, std::less<>> meta_names_;
     bool builtin_complete_ = false;
