@@ -1292,6 +1292,11 @@ inline std::pair<std::string, int> split_host_port(std::string_view hp, bool& ok
         if (!p) ok = false;
         else port = *p;
     }
+    // "evil.test." names the same host as "evil.test" (a fully qualified name): one spelling
+    if (!host.empty() && host.front() != '[' && host.back() == '.') {
+        host.remove_suffix(1);
+        if (host.empty() || host.back() == '.') ok = false;
+    }
     return {lower(host), port};
 }
 
@@ -1587,10 +1592,10 @@ struct browser_policy {
     }
 
     /// The rule refusing a connection known only by host and port: a WebSocket as the
-    /// WebSocket gate sees it (a SOCKS CONNECT carries no scheme; socket_gate.hpp). Port 443 is
-    /// judged as wss://host and port 80 as ws://host. On any other port both are tried: a
+    /// WebSocket gate sees it (a SOCKS CONNECT carries no scheme; socket_gate.hpp). A
     /// blockedOrigins pattern refuses the connection when it matches ws:// or wss:// to
-    /// host:port, and an allowedOrigins pattern admits it when it matches either (so
+    /// host:port, on any port. An allowedOrigins pattern admits it when it matches wss://host
+    /// for port 443, ws://host for port 80, and either on other ports (so
     /// "http://h:8080" admits a wss:// socket to h:8080 as well; in pages the script guard still
     /// tells the schemes apart). `host` is a name or an IP address, IPv6 with or without
     /// brackets; anything else is refused. The violation's URL is ws://host[:port]/ (wss://host/
@@ -1605,14 +1610,18 @@ struct browser_policy {
         const std::string p = std::to_string(port);
         const std::string shown = port == 443 ? "wss://" + h + "/" : port == 80 ? "ws://" + h + "/" : "ws://" + h + ":" + p + "/";
         if (!name_ok || port == 0) return policy_violation{"scheme: not a host and port", shown};
+        if (h == "0.0.0.0" || h == "[::]") return policy_violation{"scheme: an unspecified address", shown};
+        // Blocked under either scheme on any port: refused (a block of https://h is not dodged
+        // by a socket to h:80, nor one of http://h by h:443).
+        for (const char* scheme : {"ws://", "wss://"})
+            if (auto v = check(scheme + h + ":" + p + "/"); v && v->rule.rfind("blocked_origins", 0) == 0)
+                return policy_violation{v->rule, shown};
         std::vector<std::string> urls;
         if (port != 443) urls.push_back("ws://" + h + ":" + p + "/");
         if (port != 80) urls.push_back("wss://" + h + ":" + p + "/");
         std::vector<std::optional<policy_violation>> verdicts;
         for (const auto& u : urls) verdicts.push_back(check(u));
-        for (const auto& v : verdicts)  // blocked under either scheme: refused
-            if (v && v->rule.rfind("blocked_origins", 0) == 0) return policy_violation{v->rule, shown};
-        for (const auto& v : verdicts)  // otherwise allowed under either scheme: admitted
+        for (const auto& v : verdicts)  // allowed under the port's scheme(s): admitted
             if (!v) return std::nullopt;
         return policy_violation{verdicts.front()->rule, shown};
     }
@@ -3677,8 +3686,8 @@ inline snapshot render_readable_unchecked(const std::vector<ax_frame>& frames, c
 // is not SOCKS5 is closed.
 //
 // Threads: one poll() loop accepts, parses handshakes, connects (non-blocking) and relays; one
-// resolver thread runs getaddrinfo for domain names, so a slow lookup never stalls other
-// connections. The decision function runs on the loop thread: it must be quick and must not
+// resolver thread runs getaddrinfo for domain names, so a slow lookup never stalls the relays
+// (lookups run one at a time; a connection that closes or times out withdraws its lookup). The decision function runs on the loop thread: it must be quick and must not
 // call back into the gate. stop() (and the destructor) wakes and joins both threads and closes
 // every descriptor; a lookup in progress is waited for (bounded by the resolver's timeout).
 // Bounds: max_connections open client connections (more are closed at once), handshake_timeout
@@ -3686,8 +3695,11 @@ inline snapshot render_readable_unchecked(const std::vector<ax_frame>& frames, c
 // direction (a side that does not read stops the gate reading from the other). Relayed
 // connections have no idle timeout: WebSockets live long.
 //
-// The listening socket is on 127.0.0.1: any local process can use it, but only to reach what the
-// decision function allows. POSIX (Linux: eventfd, accept4).
+// Hosts reach the decision function canonically (canonical_host: numeric IPv4 spellings as dotted
+// quads, IPv4-mapped IPv6 as IPv4). A name is judged by name: where it resolves is not checked
+// (as for http(s), whose Fetch interception also sees names only). The listening socket is on
+// 127.0.0.1, reachable by local processes, which could connect anywhere directly anyway.
+// POSIX (Linux: eventfd, accept4).
 
 // ---- begin <agentkit/cdp/detail/posix.hpp> ----
 // agentkit/cdp/detail/posix.hpp — small POSIX helpers shared by the CDP transports:
@@ -3959,6 +3971,31 @@ private:
         f(stats_);
     }
 
+    /// The host the decision sees, in one spelling per address: numeric IPv4 forms the resolver
+    /// would accept ("127.1", "0x7f.1", "2130706433") as dotted quads, IPv4-mapped IPv6 as its
+    /// IPv4 address, other IPv6 in inet_ntop form; names lower case as sent.
+    static std::string canonical_host(std::string host) {
+        std::string literal = host;
+        if (literal.size() > 2 && literal.front() == '[' && literal.back() == ']') literal = literal.substr(1, literal.size() - 2);
+        char text[INET6_ADDRSTRLEN] = {};
+        in6_addr a6{};
+        if (::inet_pton(AF_INET6, literal.c_str(), &a6) == 1) {
+            if (IN6_IS_ADDR_V4MAPPED(&a6)) {
+                if (::inet_ntop(AF_INET, a6.s6_addr + 12, text, sizeof text) != nullptr) return text;
+            } else if (::inet_ntop(AF_INET6, &a6, text, sizeof text) != nullptr) {
+                return text;
+            }
+            return literal;
+        }
+        in_addr a4{};
+        const bool numeric = !literal.empty() && std::all_of(literal.begin(), literal.end(), [](char ch) {
+            return std::isxdigit(static_cast<unsigned char>(ch)) || ch == '.' || ch == 'x' || ch == 'X';
+        });
+        if (numeric && ::inet_aton(literal.c_str(), &a4) != 0 && ::inet_ntop(AF_INET, &a4, text, sizeof text) != nullptr)
+            return text;
+        return host;
+    }
+
     // ---- the resolver thread ---------------------------------------------------------------
 
     void resolve_loop() {
@@ -4192,6 +4229,10 @@ private:
     }
 
     void drop(conn& c) {
+        if (c.state == phase::resolving) {  // its lookup is no longer wanted: do not queue work for nobody
+            std::lock_guard lock(rmu_);
+            jobs_.erase(std::remove_if(jobs_.begin(), jobs_.end(), [&](const lookup& l) { return l.id == c.id; }), jobs_.end());
+        }
         if (!c.done) count([](socket_gate_stats& s) { --s.active; });
         c.done = true;
         c.client.reset();
@@ -4257,6 +4298,7 @@ private:
             if (::inet_ntop(b(3) == 1 ? AF_INET : AF_INET6, c.up.data() + 4, text, sizeof text) == nullptr) return refuse(c, 0x01);
             host = text;
         }
+        host = canonical_host(host);
         const auto port = static_cast<std::uint16_t>((b(need - 2) << 8U) | b(need - 1));
         c.up.erase(0, need);  // anything after the request is the client's first data
         if (port == 0) return refuse(c, 0x04);
@@ -8185,7 +8227,7 @@ inline constexpr const char* kSocketGuardScript = R"JS((() => {
     }
     const port = u.port ? Number(u.port) : dport(u.protocol);
     if (p.port >= 0 && p.port !== port) return false;
-    const h = u.hostname.toLowerCase();
+    const h = u.hostname.toLowerCase().replace(/\.$/, '');
     if (p.host === '*') return true;
     if (p.host.startsWith('*.')) { const d = p.host.slice(2); return h === d || h.endsWith('.' + d); }
     return h === p.host;

@@ -262,13 +262,34 @@ TEST(SocketGate, DomainNamesAreResolvedOffTheLoopAndIPv6AddressesParsed) {
         ASSERT_GE(reply.size(), 2U);
         EXPECT_TRUE(reply[1] == '\x04' || reply[1] == '\x06') << static_cast<int>(reply[1]);  // unreachable, or a resolver that timed out
     }
+    // other spellings of an address reach the decision as its one canonical spelling
+    for (const std::string& spelling : {std::string("127.1"), std::string("0x7f.0.0.1"), std::string("2130706433")}) {
+        client c((*g)->port());
+        ASSERT_TRUE(c.send(greeting + connect_domain(spelling, echo.port())));
+        EXPECT_EQ(c.recv(2), greeting_ok);
+        const std::string reply = c.recv(10);
+        ASSERT_GE(reply.size(), 2U);
+        EXPECT_EQ(reply[1], '\x00') << spelling;
+    }
+    {
+        client c((*g)->port());  // ::ffff:127.0.0.1, an IPv4-mapped IPv6 address
+        ASSERT_TRUE(c.send(greeting));
+        EXPECT_EQ(c.recv(2), greeting_ok);
+        std::string v6("\x05\x01\x00\x04", 4);
+        v6 += std::string(10, '\0') + "\xff\xff" + std::string("\x7f\x00\x00\x01", 4);
+        ASSERT_TRUE(c.send(v6 + port_bytes(echo.port())));
+        const std::string reply = c.recv(10);
+        ASSERT_GE(reply.size(), 2U);
+        EXPECT_EQ(reply[1], '\x00');
+    }
     const auto seen = j.seen();
-    ASSERT_EQ(seen.size(), 3U);
+    ASSERT_EQ(seen.size(), 7U);
     EXPECT_EQ(seen[0].first, "localhost");
     EXPECT_EQ(seen[1].first, "::1");
     EXPECT_EQ(seen[2].first, "no-such-host.invalid");
+    for (std::size_t i = 3; i < 7; ++i) EXPECT_EQ(seen[i].first, "127.0.0.1") << i;
     const auto st = (*g)->stats();
-    EXPECT_EQ(st.relayed, 1U);
+    EXPECT_EQ(st.relayed, 5U);
     EXPECT_EQ(st.failed, 2U);
 }
 
@@ -379,9 +400,20 @@ TEST(SocketGate, PolicyJudgesASocketByHostAndPort) {
     auto bad = p.check_socket("bad.any.test", 9000);
     ASSERT_TRUE(bad.has_value());
     EXPECT_EQ(bad->rule, "blocked_origins: https://bad.any.test");
-    // ...but on port 80 the connection is ws:// and the https pattern does not apply
-    EXPECT_FALSE(p.check_socket("bad.any.test", 80).has_value());
+    // ...and on the default ports too: a block of https://h is not dodged by a socket to h:80
+    ASSERT_TRUE(p.check_socket("bad.any.test", 80).has_value());
+    EXPECT_EQ(p.check_socket("bad.any.test", 80)->rule, "blocked_origins: https://bad.any.test");
     ASSERT_TRUE(p.check_socket("bad.any.test", 443).has_value());
+    // a fully qualified name (trailing dot) is the same host, for sockets and for check()
+    ASSERT_TRUE(p.check_socket("bad.any.test.", 9000).has_value());
+    EXPECT_EQ(p.check_socket("bad.any.test.", 9000)->rule, "blocked_origins: https://bad.any.test");
+    ASSERT_TRUE(p.check("https://bad.any.test./x").has_value());
+    EXPECT_EQ(p.check("https://bad.any.test./x")->rule, "blocked_origins: https://bad.any.test");
+    EXPECT_FALSE(p.check("https://ok.any.test./").has_value());
+    EXPECT_TRUE(p.check("https://bad.any.test../").has_value());  // not a host
+    // the unspecified addresses reach loopback on Linux: refused
+    EXPECT_TRUE(p.check_socket("0.0.0.0", 8080).has_value());
+    EXPECT_TRUE(p.check_socket("::", 8080).has_value());
     EXPECT_EQ(p.check_socket("bad.any.test", 443)->url, "wss://bad.any.test/");
     // IPv6 with or without brackets; malformed hosts are refused
     br::browser_policy v6;

@@ -759,7 +759,7 @@ inline constexpr const char* kSocketGuardScript = R"JS((() => {
     }
     const port = u.port ? Number(u.port) : dport(u.protocol);
     if (p.port >= 0 && p.port !== port) return false;
-    const h = u.hostname.toLowerCase();
+    const h = u.hostname.toLowerCase().replace(/\.$/, '');
     if (p.host === '*') return true;
     if (p.host.startsWith('*.')) { const d = p.host.slice(2); return h === d || h.endsWith('.' + d); }
     return h === p.host;

@@ -113,6 +113,11 @@ inline std::pair<std::string, int> split_host_port(std::string_view hp, bool& ok
         if (!p) ok = false;
         else port = *p;
     }
+    // "evil.test." names the same host as "evil.test" (a fully qualified name): one spelling
+    if (!host.empty() && host.front() != '[' && host.back() == '.') {
+        host.remove_suffix(1);
+        if (host.empty() || host.back() == '.') ok = false;
+    }
     return {lower(host), port};
 }
 
@@ -408,10 +413,10 @@ struct browser_policy {
     }
 
     /// The rule refusing a connection known only by host and port: a WebSocket as the
-    /// WebSocket gate sees it (a SOCKS CONNECT carries no scheme; socket_gate.hpp). Port 443 is
-    /// judged as wss://host and port 80 as ws://host. On any other port both are tried: a
+    /// WebSocket gate sees it (a SOCKS CONNECT carries no scheme; socket_gate.hpp). A
     /// blockedOrigins pattern refuses the connection when it matches ws:// or wss:// to
-    /// host:port, and an allowedOrigins pattern admits it when it matches either (so
+    /// host:port, on any port. An allowedOrigins pattern admits it when it matches wss://host
+    /// for port 443, ws://host for port 80, and either on other ports (so
     /// "http://h:8080" admits a wss:// socket to h:8080 as well; in pages the script guard still
     /// tells the schemes apart). `host` is a name or an IP address, IPv6 with or without
     /// brackets; anything else is refused. The violation's URL is ws://host[:port]/ (wss://host/
@@ -426,14 +431,18 @@ struct browser_policy {
         const std::string p = std::to_string(port);
         const std::string shown = port == 443 ? "wss://" + h + "/" : port == 80 ? "ws://" + h + "/" : "ws://" + h + ":" + p + "/";
         if (!name_ok || port == 0) return policy_violation{"scheme: not a host and port", shown};
+        if (h == "0.0.0.0" || h == "[::]") return policy_violation{"scheme: an unspecified address", shown};
+        // Blocked under either scheme on any port: refused (a block of https://h is not dodged
+        // by a socket to h:80, nor one of http://h by h:443).
+        for (const char* scheme : {"ws://", "wss://"})
+            if (auto v = check(scheme + h + ":" + p + "/"); v && v->rule.rfind("blocked_origins", 0) == 0)
+                return policy_violation{v->rule, shown};
         std::vector<std::string> urls;
         if (port != 443) urls.push_back("ws://" + h + ":" + p + "/");
         if (port != 80) urls.push_back("wss://" + h + ":" + p + "/");
         std::vector<std::optional<policy_violation>> verdicts;
         for (const auto& u : urls) verdicts.push_back(check(u));
-        for (const auto& v : verdicts)  // blocked under either scheme: refused
-            if (v && v->rule.rfind("blocked_origins", 0) == 0) return policy_violation{v->rule, shown};
-        for (const auto& v : verdicts)  // otherwise allowed under either scheme: admitted
+        for (const auto& v : verdicts)  // allowed under the port's scheme(s): admitted
             if (!v) return std::nullopt;
         return policy_violation{verdicts.front()->rule, shown};
     }

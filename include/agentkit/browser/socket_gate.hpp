@@ -33,8 +33,8 @@
 // is not SOCKS5 is closed.
 //
 // Threads: one poll() loop accepts, parses handshakes, connects (non-blocking) and relays; one
-// resolver thread runs getaddrinfo for domain names, so a slow lookup never stalls other
-// connections. The decision function runs on the loop thread: it must be quick and must not
+// resolver thread runs getaddrinfo for domain names, so a slow lookup never stalls the relays
+// (lookups run one at a time; a connection that closes or times out withdraws its lookup). The decision function runs on the loop thread: it must be quick and must not
 // call back into the gate. stop() (and the destructor) wakes and joins both threads and closes
 // every descriptor; a lookup in progress is waited for (bounded by the resolver's timeout).
 // Bounds: max_connections open client connections (more are closed at once), handshake_timeout
@@ -42,8 +42,11 @@
 // direction (a side that does not read stops the gate reading from the other). Relayed
 // connections have no idle timeout: WebSockets live long.
 //
-// The listening socket is on 127.0.0.1: any local process can use it, but only to reach what the
-// decision function allows. POSIX (Linux: eventfd, accept4).
+// Hosts reach the decision function canonically (canonical_host: numeric IPv4 spellings as dotted
+// quads, IPv4-mapped IPv6 as IPv4). A name is judged by name: where it resolves is not checked
+// (as for http(s), whose Fetch interception also sees names only). The listening socket is on
+// 127.0.0.1, reachable by local processes, which could connect anywhere directly anyway.
+// POSIX (Linux: eventfd, accept4).
 #pragma once
 
 #include <agentkit/cdp/detail/posix.hpp>
@@ -204,6 +207,31 @@ private:
     void count(F&& f) {
         std::lock_guard lock(smu_);
         f(stats_);
+    }
+
+    /// The host the decision sees, in one spelling per address: numeric IPv4 forms the resolver
+    /// would accept ("127.1", "0x7f.1", "2130706433") as dotted quads, IPv4-mapped IPv6 as its
+    /// IPv4 address, other IPv6 in inet_ntop form; names lower case as sent.
+    static std::string canonical_host(std::string host) {
+        std::string literal = host;
+        if (literal.size() > 2 && literal.front() == '[' && literal.back() == ']') literal = literal.substr(1, literal.size() - 2);
+        char text[INET6_ADDRSTRLEN] = {};
+        in6_addr a6{};
+        if (::inet_pton(AF_INET6, literal.c_str(), &a6) == 1) {
+            if (IN6_IS_ADDR_V4MAPPED(&a6)) {
+                if (::inet_ntop(AF_INET, a6.s6_addr + 12, text, sizeof text) != nullptr) return text;
+            } else if (::inet_ntop(AF_INET6, &a6, text, sizeof text) != nullptr) {
+                return text;
+            }
+            return literal;
+        }
+        in_addr a4{};
+        const bool numeric = !literal.empty() && std::all_of(literal.begin(), literal.end(), [](char ch) {
+            return std::isxdigit(static_cast<unsigned char>(ch)) || ch == '.' || ch == 'x' || ch == 'X';
+        });
+        if (numeric && ::inet_aton(literal.c_str(), &a4) != 0 && ::inet_ntop(AF_INET, &a4, text, sizeof text) != nullptr)
+            return text;
+        return host;
     }
 
     // ---- the resolver thread ---------------------------------------------------------------
@@ -439,6 +467,10 @@ private:
     }
 
     void drop(conn& c) {
+        if (c.state == phase::resolving) {  // its lookup is no longer wanted: do not queue work for nobody
+            std::lock_guard lock(rmu_);
+            jobs_.erase(std::remove_if(jobs_.begin(), jobs_.end(), [&](const lookup& l) { return l.id == c.id; }), jobs_.end());
+        }
         if (!c.done) count([](socket_gate_stats& s) { --s.active; });
         c.done = true;
         c.client.reset();
@@ -504,6 +536,7 @@ private:
             if (::inet_ntop(b(3) == 1 ? AF_INET : AF_INET6, c.up.data() + 4, text, sizeof text) == nullptr) return refuse(c, 0x01);
             host = text;
         }
+        host = canonical_host(host);
         const auto port = static_cast<std::uint16_t>((b(need - 2) << 8U) | b(need - 1));
         c.up.erase(0, need);  // anything after the request is the client's first data
         if (port == 0) return refuse(c, 0x04);
