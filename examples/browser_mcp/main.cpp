@@ -395,30 +395,27 @@ int main(int argc, char** argv) {
     sigaction(SIGTERM, &sa, nullptr);
     sigaction(SIGINT, &sa, nullptr);
     std::signal(SIGPIPE, SIG_IGN);
-
-    br::browser browser{c.browser};
-    br::session_store store{c.store};
-#ifdef __GLIBC__
+#if defined(__GLIBC__)
     // Few malloc arenas: the server's threads (reader, workers, the CDP reader) would otherwise
     // each keep one holding freed memory of large page trees.
     mallopt(M_ARENA_MAX, 2);
 #endif
-    const bool quiet = c.quiet;
-    {
-        c.tools.on_call = [quiet](const br::call_metrics& m) {
-#ifdef __GLIBC__
-            // A snapshot of a big page parses megabytes of JSON that are freed when the call
-            // ends; give those pages back to the system rather than keep them for the next page.
-            malloc_trim(0);
+
+    br::browser browser{c.browser};
+    br::session_store store{c.store};
+    c.tools.on_call = [quiet = c.quiet](const br::call_metrics& m) {
+#if defined(__GLIBC__)
+        // A snapshot of a big page parses megabytes of JSON that are freed when the call ends;
+        // give those pages back to the system rather than keep them for the next page.
+        malloc_trim(0);
 #endif
-            if (quiet) return;
-            std::string line = "[agentkit] " + m.tool + (m.ok ? " ok " : " error ") + std::to_string(m.ms) + " ms, " +
-                               std::to_string(m.bytes) + " bytes, ~" + std::to_string(m.tokens) + " tokens, " +
-                               std::to_string(m.cdp_round_trips) + " CDP round trips, " + std::to_string(m.wait_ms) +
-                               " ms waiting\n";
-            std::fputs(line.c_str(), stderr);
-        };
-    }
+        if (quiet) return;
+        std::string line = "[agentkit] " + m.tool + (m.ok ? " ok " : " error ") + std::to_string(m.ms) + " ms, " +
+                           std::to_string(m.bytes) + " bytes, ~" + std::to_string(m.tokens) + " tokens, " +
+                           std::to_string(m.cdp_round_trips) + " CDP round trips, " + std::to_string(m.wait_ms) +
+                           " ms waiting\n";
+        std::fputs(line.c_str(), stderr);
+    };
     br::tool_state state{browser, store, c.tools};
     auto tools = br::browser_tools(state);
 

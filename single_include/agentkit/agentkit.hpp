@@ -1611,19 +1611,14 @@ struct browser_policy {
         const std::string shown = port == 443 ? "wss://" + h + "/" : port == 80 ? "ws://" + h + "/" : "ws://" + h + ":" + p + "/";
         if (!name_ok || port == 0) return policy_violation{"scheme: not a host and port", shown};
         if (h == "0.0.0.0" || h == "[::]") return policy_violation{"scheme: an unspecified address", shown};
+        const auto ws = check("ws://" + h + ":" + p + "/"), wss = check("wss://" + h + ":" + p + "/");
         // Blocked under either scheme on any port: refused (a block of https://h is not dodged
         // by a socket to h:80, nor one of http://h by h:443).
-        for (const char* scheme : {"ws://", "wss://"})
-            if (auto v = check(scheme + h + ":" + p + "/"); v && v->rule.rfind("blocked_origins", 0) == 0)
-                return policy_violation{v->rule, shown};
-        std::vector<std::string> urls;
-        if (port != 443) urls.push_back("ws://" + h + ":" + p + "/");
-        if (port != 80) urls.push_back("wss://" + h + ":" + p + "/");
-        std::vector<std::optional<policy_violation>> verdicts;
-        for (const auto& u : urls) verdicts.push_back(check(u));
-        for (const auto& v : verdicts)  // allowed under the port's scheme(s): admitted
-            if (!v) return std::nullopt;
-        return policy_violation{verdicts.front()->rule, shown};
+        for (const auto* v : {&ws, &wss})
+            if (*v && (*v)->rule.rfind("blocked_origins", 0) == 0) return policy_violation{(*v)->rule, shown};
+        // Allowed under the scheme(s) the port implies: admitted.
+        if ((port != 443 && !ws) || (port != 80 && !wss)) return std::nullopt;
+        return policy_violation{(port == 443 ? wss : ws)->rule, shown};
     }
 
     /// Replace secret placeholders in text the model wants typed. Unknown names are an error.
@@ -1978,26 +1973,22 @@ inline dom_index parse_dom_snapshot_unchecked(const json& capture) {
         if (auto it = nodes.find("isClickable"); it != nodes.end() && it->contains("index"))
             for (const auto& i : (*it)["index"])
                 if (i.is_number_integer() && i.get<std::size_t>() < n) out.nodes[ids[i.get<std::size_t>()]].clickable = true;
-        // The text of each clickable element, from its text nodes (the nearest clickable
-        // ancestor within a few levels takes it).
-        if (auto pp = nodes.find("parentIndex"), nt = nodes.find("nodeType");
+        // The element tree (parents and children), and the text of each clickable element from
+        // its text nodes (the nearest clickable ancestor within a few levels takes it).
+        if (auto pp = nodes.find("parentIndex"), nt = nodes.find("nodeType"), pv = nodes.find("nodeValue");
             pp != nodes.end() && nt != nodes.end() && pp->is_array() && nt->is_array()) {
-            for (std::size_t i = 0; i < n && i < pp->size() && i < nt->size(); ++i) {
-                if (!(*nt)[i].is_number_integer() || (*nt)[i].get<int>() != 1) continue;  // elements
-                if (!(*pp)[i].is_number_integer()) continue;
-                const auto par = (*pp)[i].get<std::int64_t>();
-                if (par >= 0 && static_cast<std::size_t>(par) < n) {
-                    out.children[ids[static_cast<std::size_t>(par)]].push_back(ids[i]);
-                    out.nodes[ids[i]].parent = ids[static_cast<std::size_t>(par)];
-                }
-            }
-        }
-        if (auto pv = nodes.find("nodeValue"), pp = nodes.find("parentIndex"), nt = nodes.find("nodeType");
-            pv != nodes.end() && pp != nodes.end() && nt != nodes.end() && pv->is_array() && pp->is_array() &&
-            nt->is_array()) {
+            const bool values = pv != nodes.end() && pv->is_array();
             constexpr std::size_t max_clickable_text = 120;
-            for (std::size_t i = 0; i < n && i < pv->size() && i < nt->size(); ++i) {
-                if (!(*nt)[i].is_number_integer() || (*nt)[i].get<int>() != 3) continue;  // text nodes
+            for (std::size_t i = 0; i < n && i < pp->size() && i < nt->size(); ++i) {
+                const int type = (*nt)[i].is_number_integer() ? (*nt)[i].get<int>() : 0;
+                if (type == 1 && (*pp)[i].is_number_integer()) {  // an element
+                    const auto par = (*pp)[i].get<std::int64_t>();
+                    if (par >= 0 && static_cast<std::size_t>(par) < n) {
+                        out.children[ids[static_cast<std::size_t>(par)]].push_back(ids[i]);
+                        out.nodes[ids[i]].parent = ids[static_cast<std::size_t>(par)];
+                    }
+                }
+                if (type != 3 || !values || i >= pv->size()) continue;  // text nodes from here
                 std::string t = detail::snap_string(strings, (*pv)[i]);
                 if (t.find_first_not_of(" \t\r\n") == std::string::npos) continue;
                 std::size_t at = i;
@@ -2614,19 +2605,15 @@ inline void render_frame(render_ctx& c, std::size_t frame_index, std::size_t dep
 inline bool hidden_by_aria(const json& node) {
     auto it = node.find("ignoredReasons");
     if (it == node.end() || !it->is_array()) return false;
+    bool aria_hidden = false;
     for (const auto& r : *it) {
-        if (!r.is_object()) continue;
-        auto ni = r.find("name");
-        const std::string n = ni != r.end() && ni->is_string() ? ni->get<std::string>() : std::string();
+        auto ni = r.is_object() ? r.find("name") : r.end();
+        if (ni == r.end() || !ni->is_string()) continue;
+        const auto& n = ni->get_ref<const std::string&>();
         if (n == "inertElement" || n == "inertSubtree" || n == "notRendered" || n == "notVisible") return false;
+        aria_hidden = aria_hidden || n == "ariaHiddenElement" || n == "ariaHiddenSubtree";
     }
-    for (const auto& r : *it) {
-        if (!r.is_object()) continue;
-        auto ni = r.find("name");
-        const std::string n = ni != r.end() && ni->is_string() ? ni->get<std::string>() : std::string();
-        if (n == "ariaHiddenElement" || n == "ariaHiddenSubtree") return true;
-    }
-    return false;
+    return aria_hidden;
 }
 
 /// The role shown for a clickable element the accessibility tree hides: from its tag.
@@ -2660,9 +2647,8 @@ inline void render_aria_hidden(render_ctx& c, const frame_view& fv, std::int64_t
         const dom_node_facts* df = fv.dom->find(id);
         if (df == nullptr) continue;
         if (df->has_box && df->hidden) continue;  // display:none / visibility:hidden
-        const bool clickable = (df->clickable || df->pointer) && df->tag != "label" && df->tag != "body" &&
-                               df->tag != "html" && df->attr("inert").empty();
-        if (!df->attr("inert").empty()) continue;
+        if (!df->attr("inert").empty()) continue;  // inert: not clickable, nor anything below it
+        const bool clickable = (df->clickable || df->pointer) && df->tag != "label" && df->tag != "body" && df->tag != "html";
         if (clickable && df->visible() && !(opt.viewport_only && !fv.dom->in_viewport(*df))) {
             const std::string shown_role = aria_hidden_role(*df);
             std::string label = clip(df->text, opt.max_text);
@@ -8709,24 +8695,24 @@ public:
                             "Use the ref of an <input type=file> (a button that opens a chooser usually wraps one).");
             if (files.size() > 1 && !detail::jbool(*info, "multiple"))
                 return fail(errc::args_invalid, "this file input takes one file", "Pass a single path.");
-            json paths = json::array();
             const browser_policy& pol = opt_.policy;
+            if (!pol.allow_file_access && pol.uploads_dir.empty())
+                return fail(errc::policy_blocked, "uploads are off (policy rule uploads_dir: no uploads directory is configured)",
+                            "The host must configure an uploads directory (policy uploadsDir, --uploads-dir) and put "
+                            "the files there, or enable file access.",
+                            json{{"rule", "uploads_dir"}});
+            std::error_code dir_ec;
+            const auto dir = pol.allow_file_access ? std::filesystem::path() : std::filesystem::canonical(pol.uploads_dir, dir_ec);
+            json paths = json::array();
             for (const auto& f : files) {
-                if (!pol.allow_file_access && pol.uploads_dir.empty())
-                    return fail(errc::policy_blocked,
-                                "uploads are off (policy rule uploads_dir: no uploads directory is configured)",
-                                "The host must configure an uploads directory (policy uploadsDir, --uploads-dir) and "
-                                "put the files there, or enable file access.",
-                                json{{"rule", "uploads_dir"}});
                 std::error_code ec;
                 // the real file: symlinks and ".." resolved, so the directory rule cannot be escaped
                 auto real = std::filesystem::canonical(f, ec);
                 if (ec || !std::filesystem::is_regular_file(real, ec))
                     return fail(errc::not_found, "no such file: " + f, "Pass paths of existing files.", json{{"path", f}});
                 if (!pol.allow_file_access) {
-                    auto dir = std::filesystem::canonical(pol.uploads_dir, ec);
                     auto [d, r] = std::mismatch(dir.begin(), dir.end(), real.begin(), real.end());
-                    if (ec || d != dir.end())
+                    if (dir_ec || d != dir.end())
                         return fail(errc::policy_blocked,
                                     "upload of " + f + " refused (policy rule uploads_dir: only files inside the uploads directory)",
                                     "Use a file inside " + pol.uploads_dir + ".", json{{"rule", "uploads_dir"}, {"path", f}});
@@ -18206,7 +18192,6 @@ public:
     /// Ask a running loop and its tools to stop (tools see it through tool_context::stop).
     void cancel() noexcept { stop_.request_stop(); }
 
-    // ---- results -------------------------------------------------------------------------
     // ---- serving (MCP) --------------------------------------------------------------------
     /// The tools a client may call now, for serving the session outside the model loop (an MCP
     /// server): the masker's meta-tools, then the visible host tools, in catalogue order. The
@@ -18233,26 +18218,15 @@ public:
         std::optional<std::size_t> idx;
         {
             std::lock_guard lock(serve_mu_);
-            if (meta_names_.count(c.name) != 0) {
-                std::optional<result<tool_output>> r;
-                try {
-                    r = masker_.handle_meta(c.name, c.arguments);
-                } catch (...) {
-                    r = result<tool_output>(fail(errc::internal, "the masker raised an exception"));
-                }
-                result<tool_output> out = r ? std::move(*r) : masker_.answer_hidden(c.name);
-                return finish_output(c, std::move(out), false, nullptr);
-            }
-            if (!masker_.is_visible(c.name)) {
-                if (!Toolbox::find(c.name)) {
-                    // not a host tool: the masker may still know it (a deferred tool's envelope)
-                    auto h = masker_.answer_hidden(c.name);
-                    if (h) return finish_output(c, std::move(h), false, nullptr);
-                    return finish_output(c, result<tool_output>(Toolbox::unknown(c.name)), false, nullptr);
-                }
-                return finish_output(c, masker_.answer_hidden(c.name), false, nullptr);
-            }
+            if (meta_names_.count(c.name) != 0) return finish_output(c, call_meta(c), false, nullptr);
             idx = Toolbox::find(c.name);
+            if (!masker_.is_visible(c.name)) {
+                // a hidden host tool: the masker's guidance; another name: the masker may still
+                // know it (a deferred tool's envelope, a normal result), else it is unknown
+                result<tool_output> h = masker_.answer_hidden(c.name);
+                if (!h && !idx) h = result<tool_output>(Toolbox::unknown(c.name));
+                return finish_output(c, std::move(h), false, nullptr);
+            }
             if (!idx) return finish_output(c, result<tool_output>(Toolbox::unknown(c.name)), false, nullptr);
         }
         result<tool_output> r = tools_.call_at(*idx, c.arguments, ctx);
@@ -18278,6 +18252,7 @@ public:
         else return 0;
     }
 
+    // ---- results -------------------------------------------------------------------------
     [[nodiscard]] bool done() const noexcept { return done_; }
     [[nodiscard]] const std::string& final_text() const noexcept { return final_text_; }
     [[nodiscard]] const session_metrics& metrics() const noexcept { return metrics_; }
@@ -18409,6 +18384,17 @@ private:
 
     /// Turn a raw outcome into what the model sees: errors become error results with guidance;
     /// everything passes through the formatter.
+    /// A meta-tool call, answered by the masker (a masker that declines it: its hidden answer).
+    result<tool_output> call_meta(const tool_call& c) {
+        std::optional<result<tool_output>> r;
+        try {
+            r = masker_.handle_meta(c.name, c.arguments);
+        } catch (...) {
+            r = result<tool_output>(fail(errc::internal, "the masker raised an exception"));
+        }
+        return r ? std::move(*r) : masker_.answer_hidden(c.name);
+    }
+
     tool_output finish_output(const tool_call& c, result<tool_output> r, bool host, const tool_info* info) {
         tool_output o;
         if (r) {
@@ -18476,15 +18462,9 @@ private:
             } else if (meta_names_.count(c.name) != 0) {
                 flush();
                 const auto t0 = std::chrono::steady_clock::now();
-                std::optional<result<tool_output>> r;
-                try {
-                    r = masker_.handle_meta(c.name, c.arguments);
-                } catch (...) {
-                    r = result<tool_output>(fail(errc::internal, "the masker raised an exception"));
-                }
+                raw[i] = call_meta(c);
                 mets[i].ms = detail::ms_since(t0);
                 mets[i].meta = true;
-                raw[i] = r ? std::move(*r) : masker_.answer_hidden(c.name);
                 if (raw[i]->has_value()) add_tool_references(**raw[i]);
                 // The masker's own complete tool (the menu's) finishes the run like the built-in one.
                 if (c.name == opts_.complete_tool && raw[i]->has_value() && !(*raw[i])->is_error)

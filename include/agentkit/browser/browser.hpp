@@ -1241,24 +1241,24 @@ public:
                             "Use the ref of an <input type=file> (a button that opens a chooser usually wraps one).");
             if (files.size() > 1 && !detail::jbool(*info, "multiple"))
                 return fail(errc::args_invalid, "this file input takes one file", "Pass a single path.");
-            json paths = json::array();
             const browser_policy& pol = opt_.policy;
+            if (!pol.allow_file_access && pol.uploads_dir.empty())
+                return fail(errc::policy_blocked, "uploads are off (policy rule uploads_dir: no uploads directory is configured)",
+                            "The host must configure an uploads directory (policy uploadsDir, --uploads-dir) and put "
+                            "the files there, or enable file access.",
+                            json{{"rule", "uploads_dir"}});
+            std::error_code dir_ec;
+            const auto dir = pol.allow_file_access ? std::filesystem::path() : std::filesystem::canonical(pol.uploads_dir, dir_ec);
+            json paths = json::array();
             for (const auto& f : files) {
-                if (!pol.allow_file_access && pol.uploads_dir.empty())
-                    return fail(errc::policy_blocked,
-                                "uploads are off (policy rule uploads_dir: no uploads directory is configured)",
-                                "The host must configure an uploads directory (policy uploadsDir, --uploads-dir) and "
-                                "put the files there, or enable file access.",
-                                json{{"rule", "uploads_dir"}});
                 std::error_code ec;
                 // the real file: symlinks and ".." resolved, so the directory rule cannot be escaped
                 auto real = std::filesystem::canonical(f, ec);
                 if (ec || !std::filesystem::is_regular_file(real, ec))
                     return fail(errc::not_found, "no such file: " + f, "Pass paths of existing files.", json{{"path", f}});
                 if (!pol.allow_file_access) {
-                    auto dir = std::filesystem::canonical(pol.uploads_dir, ec);
                     auto [d, r] = std::mismatch(dir.begin(), dir.end(), real.begin(), real.end());
-                    if (ec || d != dir.end())
+                    if (dir_ec || d != dir.end())
                         return fail(errc::policy_blocked,
                                     "upload of " + f + " refused (policy rule uploads_dir: only files inside the uploads directory)",
                                     "Use a file inside " + pol.uploads_dir + ".", json{{"rule", "uploads_dir"}, {"path", f}});

@@ -432,19 +432,14 @@ struct browser_policy {
         const std::string shown = port == 443 ? "wss://" + h + "/" : port == 80 ? "ws://" + h + "/" : "ws://" + h + ":" + p + "/";
         if (!name_ok || port == 0) return policy_violation{"scheme: not a host and port", shown};
         if (h == "0.0.0.0" || h == "[::]") return policy_violation{"scheme: an unspecified address", shown};
+        const auto ws = check("ws://" + h + ":" + p + "/"), wss = check("wss://" + h + ":" + p + "/");
         // Blocked under either scheme on any port: refused (a block of https://h is not dodged
         // by a socket to h:80, nor one of http://h by h:443).
-        for (const char* scheme : {"ws://", "wss://"})
-            if (auto v = check(scheme + h + ":" + p + "/"); v && v->rule.rfind("blocked_origins", 0) == 0)
-                return policy_violation{v->rule, shown};
-        std::vector<std::string> urls;
-        if (port != 443) urls.push_back("ws://" + h + ":" + p + "/");
-        if (port != 80) urls.push_back("wss://" + h + ":" + p + "/");
-        std::vector<std::optional<policy_violation>> verdicts;
-        for (const auto& u : urls) verdicts.push_back(check(u));
-        for (const auto& v : verdicts)  // allowed under the port's scheme(s): admitted
-            if (!v) return std::nullopt;
-        return policy_violation{verdicts.front()->rule, shown};
+        for (const auto* v : {&ws, &wss})
+            if (*v && (*v)->rule.rfind("blocked_origins", 0) == 0) return policy_violation{(*v)->rule, shown};
+        // Allowed under the scheme(s) the port implies: admitted.
+        if ((port != 443 && !ws) || (port != 80 && !wss)) return std::nullopt;
+        return policy_violation{(port == 443 ? wss : ws)->rule, shown};
     }
 
     /// Replace secret placeholders in text the model wants typed. Unknown names are an error.

@@ -139,26 +139,22 @@ inline dom_index parse_dom_snapshot_unchecked(const json& capture) {
         if (auto it = nodes.find("isClickable"); it != nodes.end() && it->contains("index"))
             for (const auto& i : (*it)["index"])
                 if (i.is_number_integer() && i.get<std::size_t>() < n) out.nodes[ids[i.get<std::size_t>()]].clickable = true;
-        // The text of each clickable element, from its text nodes (the nearest clickable
-        // ancestor within a few levels takes it).
-        if (auto pp = nodes.find("parentIndex"), nt = nodes.find("nodeType");
+        // The element tree (parents and children), and the text of each clickable element from
+        // its text nodes (the nearest clickable ancestor within a few levels takes it).
+        if (auto pp = nodes.find("parentIndex"), nt = nodes.find("nodeType"), pv = nodes.find("nodeValue");
             pp != nodes.end() && nt != nodes.end() && pp->is_array() && nt->is_array()) {
-            for (std::size_t i = 0; i < n && i < pp->size() && i < nt->size(); ++i) {
-                if (!(*nt)[i].is_number_integer() || (*nt)[i].get<int>() != 1) continue;  // elements
-                if (!(*pp)[i].is_number_integer()) continue;
-                const auto par = (*pp)[i].get<std::int64_t>();
-                if (par >= 0 && static_cast<std::size_t>(par) < n) {
-                    out.children[ids[static_cast<std::size_t>(par)]].push_back(ids[i]);
-                    out.nodes[ids[i]].parent = ids[static_cast<std::size_t>(par)];
-                }
-            }
-        }
-        if (auto pv = nodes.find("nodeValue"), pp = nodes.find("parentIndex"), nt = nodes.find("nodeType");
-            pv != nodes.end() && pp != nodes.end() && nt != nodes.end() && pv->is_array() && pp->is_array() &&
-            nt->is_array()) {
+            const bool values = pv != nodes.end() && pv->is_array();
             constexpr std::size_t max_clickable_text = 120;
-            for (std::size_t i = 0; i < n && i < pv->size() && i < nt->size(); ++i) {
-                if (!(*nt)[i].is_number_integer() || (*nt)[i].get<int>() != 3) continue;  // text nodes
+            for (std::size_t i = 0; i < n && i < pp->size() && i < nt->size(); ++i) {
+                const int type = (*nt)[i].is_number_integer() ? (*nt)[i].get<int>() : 0;
+                if (type == 1 && (*pp)[i].is_number_integer()) {  // an element
+                    const auto par = (*pp)[i].get<std::int64_t>();
+                    if (par >= 0 && static_cast<std::size_t>(par) < n) {
+                        out.children[ids[static_cast<std::size_t>(par)]].push_back(ids[i]);
+                        out.nodes[ids[i]].parent = ids[static_cast<std::size_t>(par)];
+                    }
+                }
+                if (type != 3 || !values || i >= pv->size()) continue;  // text nodes from here
                 std::string t = detail::snap_string(strings, (*pv)[i]);
                 if (t.find_first_not_of(" \t\r\n") == std::string::npos) continue;
                 std::size_t at = i;
@@ -775,19 +771,15 @@ inline void render_frame(render_ctx& c, std::size_t frame_index, std::size_t dep
 inline bool hidden_by_aria(const json& node) {
     auto it = node.find("ignoredReasons");
     if (it == node.end() || !it->is_array()) return false;
+    bool aria_hidden = false;
     for (const auto& r : *it) {
-        if (!r.is_object()) continue;
-        auto ni = r.find("name");
-        const std::string n = ni != r.end() && ni->is_string() ? ni->get<std::string>() : std::string();
+        auto ni = r.is_object() ? r.find("name") : r.end();
+        if (ni == r.end() || !ni->is_string()) continue;
+        const auto& n = ni->get_ref<const std::string&>();
         if (n == "inertElement" || n == "inertSubtree" || n == "notRendered" || n == "notVisible") return false;
+        aria_hidden = aria_hidden || n == "ariaHiddenElement" || n == "ariaHiddenSubtree";
     }
-    for (const auto& r : *it) {
-        if (!r.is_object()) continue;
-        auto ni = r.find("name");
-        const std::string n = ni != r.end() && ni->is_string() ? ni->get<std::string>() : std::string();
-        if (n == "ariaHiddenElement" || n == "ariaHiddenSubtree") return true;
-    }
-    return false;
+    return aria_hidden;
 }
 
 /// The role shown for a clickable element the accessibility tree hides: from its tag.
@@ -821,9 +813,8 @@ inline void render_aria_hidden(render_ctx& c, const frame_view& fv, std::int64_t
         const dom_node_facts* df = fv.dom->find(id);
         if (df == nullptr) continue;
         if (df->has_box && df->hidden) continue;  // display:none / visibility:hidden
-        const bool clickable = (df->clickable || df->pointer) && df->tag != "label" && df->tag != "body" &&
-                               df->tag != "html" && df->attr("inert").empty();
-        if (!df->attr("inert").empty()) continue;
+        if (!df->attr("inert").empty()) continue;  // inert: not clickable, nor anything below it
+        const bool clickable = (df->clickable || df->pointer) && df->tag != "label" && df->tag != "body" && df->tag != "html";
         if (clickable && df->visible() && !(opt.viewport_only && !fv.dom->in_viewport(*df))) {
             const std::string shown_role = aria_hidden_role(*df);
             std::string label = clip(df->text, opt.max_text);

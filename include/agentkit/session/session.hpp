@@ -546,7 +546,6 @@ public:
     /// Ask a running loop and its tools to stop (tools see it through tool_context::stop).
     void cancel() noexcept { stop_.request_stop(); }
 
-    // ---- results -------------------------------------------------------------------------
     // ---- serving (MCP) --------------------------------------------------------------------
     /// The tools a client may call now, for serving the session outside the model loop (an MCP
     /// server): the masker's meta-tools, then the visible host tools, in catalogue order. The
@@ -573,26 +572,15 @@ public:
         std::optional<std::size_t> idx;
         {
             std::lock_guard lock(serve_mu_);
-            if (meta_names_.count(c.name) != 0) {
-                std::optional<result<tool_output>> r;
-                try {
-                    r = masker_.handle_meta(c.name, c.arguments);
-                } catch (...) {
-                    r = result<tool_output>(fail(errc::internal, "the masker raised an exception"));
-                }
-                result<tool_output> out = r ? std::move(*r) : masker_.answer_hidden(c.name);
-                return finish_output(c, std::move(out), false, nullptr);
-            }
-            if (!masker_.is_visible(c.name)) {
-                if (!Toolbox::find(c.name)) {
-                    // not a host tool: the masker may still know it (a deferred tool's envelope)
-                    auto h = masker_.answer_hidden(c.name);
-                    if (h) return finish_output(c, std::move(h), false, nullptr);
-                    return finish_output(c, result<tool_output>(Toolbox::unknown(c.name)), false, nullptr);
-                }
-                return finish_output(c, masker_.answer_hidden(c.name), false, nullptr);
-            }
+            if (meta_names_.count(c.name) != 0) return finish_output(c, call_meta(c), false, nullptr);
             idx = Toolbox::find(c.name);
+            if (!masker_.is_visible(c.name)) {
+                // a hidden host tool: the masker's guidance; another name: the masker may still
+                // know it (a deferred tool's envelope, a normal result), else it is unknown
+                result<tool_output> h = masker_.answer_hidden(c.name);
+                if (!h && !idx) h = result<tool_output>(Toolbox::unknown(c.name));
+                return finish_output(c, std::move(h), false, nullptr);
+            }
             if (!idx) return finish_output(c, result<tool_output>(Toolbox::unknown(c.name)), false, nullptr);
         }
         result<tool_output> r = tools_.call_at(*idx, c.arguments, ctx);
@@ -618,6 +606,7 @@ public:
         else return 0;
     }
 
+    // ---- results -------------------------------------------------------------------------
     [[nodiscard]] bool done() const noexcept { return done_; }
     [[nodiscard]] const std::string& final_text() const noexcept { return final_text_; }
     [[nodiscard]] const session_metrics& metrics() const noexcept { return metrics_; }
@@ -749,6 +738,17 @@ private:
 
     /// Turn a raw outcome into what the model sees: errors become error results with guidance;
     /// everything passes through the formatter.
+    /// A meta-tool call, answered by the masker (a masker that declines it: its hidden answer).
+    result<tool_output> call_meta(const tool_call& c) {
+        std::optional<result<tool_output>> r;
+        try {
+            r = masker_.handle_meta(c.name, c.arguments);
+        } catch (...) {
+            r = result<tool_output>(fail(errc::internal, "the masker raised an exception"));
+        }
+        return r ? std::move(*r) : masker_.answer_hidden(c.name);
+    }
+
     tool_output finish_output(const tool_call& c, result<tool_output> r, bool host, const tool_info* info) {
         tool_output o;
         if (r) {
@@ -816,15 +816,9 @@ private:
             } else if (meta_names_.count(c.name) != 0) {
                 flush();
                 const auto t0 = std::chrono::steady_clock::now();
-                std::optional<result<tool_output>> r;
-                try {
-                    r = masker_.handle_meta(c.name, c.arguments);
-                } catch (...) {
-                    r = result<tool_output>(fail(errc::internal, "the masker raised an exception"));
-                }
+                raw[i] = call_meta(c);
                 mets[i].ms = detail::ms_since(t0);
                 mets[i].meta = true;
-                raw[i] = r ? std::move(*r) : masker_.answer_hidden(c.name);
                 if (raw[i]->has_value()) add_tool_references(**raw[i]);
                 // The masker's own complete tool (the menu's) finishes the run like the built-in one.
                 if (c.name == opts_.complete_tool && raw[i]->has_value() && !(*raw[i])->is_error)
