@@ -3161,8 +3161,73 @@ struct snapshot_delta {
     [[nodiscard]] bool empty() const noexcept { return added.empty() && removed.empty() && changed.empty(); }
 };
 
+namespace detail {
+/// The units of a snapshot line as [begin, end) offsets: space-separated words, where a quoted
+/// run ("Full name *", placeholder="a b") stays inside its word.
+inline std::vector<std::pair<std::size_t, std::size_t>> line_units(std::string_view s) {
+    std::vector<std::pair<std::size_t, std::size_t>> u;
+    std::size_t i = 0;
+    while (i < s.size()) {
+        if (s[i] == ' ') {
+            ++i;
+            continue;
+        }
+        const std::size_t b = i;
+        bool quoted = false;
+        for (; i < s.size(); ++i) {
+            const char c = s[i];
+            if (quoted) {
+                if (c == '\\' && i + 1 < s.size()) ++i;
+                else if (c == '"') quoted = false;
+            } else if (c == '"') {
+                quoted = true;
+            } else if (c == ' ') {
+                break;
+            }
+        }
+        u.emplace_back(b, i);
+    }
+    return u;
+}
+
+inline std::vector<std::string_view> line_words(std::string_view s) {
+    std::vector<std::string_view> w;
+    for (const auto& [b, e] : line_units(s)) w.push_back(s.substr(b, e - b));
+    return w;
+}
+
+/// True when `after` is `before` less its focus: focus leaving the element the model acted on
+/// before is implied by the action, not news.
+inline bool only_lost_focus(std::string_view before, std::string_view after) {
+    auto a = line_words(before);
+    const auto n = a.size();
+    a.erase(std::remove(a.begin(), a.end(), std::string_view("focused")), a.end());
+    return a.size() < n && a == line_words(after);
+}
+
+/// A changed line as "~ NEW (was OLD-PART)": the element as it is now, and only the words of the
+/// old line that differ (the role, name and ref are not repeated).
+inline std::string describe_change(std::string_view before, std::string_view after) {
+    const auto ua = line_units(before);
+    const auto ub = line_units(after);
+    auto word = [](std::string_view s, const std::pair<std::size_t, std::size_t>& p) { return s.substr(p.first, p.second - p.first); };
+    std::size_t p = 0;
+    while (p < ua.size() && p < ub.size() && word(before, ua[p]) == word(after, ub[p])) ++p;
+    std::size_t q = 0;
+    while (q < ua.size() - p && q < ub.size() - p && word(before, ua[ua.size() - 1 - q]) == word(after, ub[ub.size() - 1 - q])) ++q;
+    std::string out = "~ " + std::string(after);
+    if (p + q < ua.size()) {
+        const std::size_t from = ua[p].first;
+        const std::size_t to = ua[ua.size() - 1 - q].second;
+        out += " (was " + std::string(before.substr(from, to - from)) + ")";
+    }
+    return out;
+}
+}  // namespace detail
+
 /// What changed between two snapshots of the same page: lines matched by ref where they have
-/// one, by text otherwise (a multiset difference, so repeated lines are counted).
+/// one, by text otherwise (a multiset difference, so repeated lines are counted). A line that
+/// only lost its focus is not a change.
 [[nodiscard]] inline snapshot_delta diff_snapshots(const std::vector<snapshot_line>& before,
                                                    const std::vector<snapshot_line>& after) {
     snapshot_delta d;
@@ -3178,7 +3243,8 @@ struct snapshot_delta {
             seen_refs.insert(l.ref);
             auto it = before_ref.find(l.ref);
             if (it == before_ref.end()) d.added.push_back(l.text);
-            else if (it->second->text != l.text) d.changed.emplace_back(it->second->text, l.text);
+            else if (it->second->text != l.text && !detail::only_lost_focus(it->second->text, l.text))
+                d.changed.emplace_back(it->second->text, l.text);
         } else if (!l.structural) {
             auto it = before_text.find(l.text);
             if (it != before_text.end() && it->second > 0) --it->second;
@@ -3195,7 +3261,8 @@ struct snapshot_delta {
     return d;
 }
 
-/// The delta as compact text within a token budget: "+ line", "- line", "~ old → new".
+/// The delta as compact text within a token budget: "+ line", "- line", and "~ line (was …)"
+/// with the line as it is now and the words of the old one that differ.
 [[nodiscard]] inline std::string format_delta(const snapshot_delta& d, std::size_t token_budget = 800,
                                               const token_counter& tokens = {}) {
     if (d.empty()) return "no visible change";
@@ -3211,7 +3278,7 @@ struct snapshot_delta {
         used += t;
         out += line;
     };
-    for (const auto& [a, b] : d.changed) add("~ " + a + " → " + b + "\n");
+    for (const auto& [a, b] : d.changed) add(detail::describe_change(a, b) + "\n");
     for (const auto& a : d.added) add("+ " + a + "\n");
     for (const auto& r : d.removed) add("- " + r + "\n");
     if (dropped > 0) out += "(" + std::to_string(dropped) + " more changes; take a snapshot to see the page)\n";
@@ -7661,11 +7728,34 @@ struct download_record {
     std::string rule;   ///< the rule that refused it
 };
 
+namespace detail {
+/// "scheme://host[:port]" of an absolute http(s)/ws(s) URL; "" for anything else.
+inline std::string_view url_origin(std::string_view url) {
+    const auto scheme = url.find("://");
+    if (scheme == std::string_view::npos || scheme == 0) return {};
+    const auto name = url.substr(0, scheme);
+    if (name != "http" && name != "https" && name != "ws" && name != "wss") return {};
+    const auto end = url.find_first_of("/?#", scheme + 3);
+    return url.substr(0, end == std::string_view::npos ? url.size() : end);
+}
+
+/// `url` as the model needs to read it after being at `base`: path, query and fragment when the
+/// origin is the same (the origin costs ~8 tokens and says nothing new), else the whole URL.
+inline std::string url_relative_to(const std::string& url, std::string_view base) {
+    const auto o = url_origin(url);
+    if (o.empty() || o != url_origin(base)) return url;
+    std::string rest = url.substr(o.size());
+    return rest.empty() || rest[0] != '/' ? "/" + rest : rest;
+}
+}  // namespace detail
+
 /// What an action did and what changed.
 struct action_result {
     std::string action;
     std::string url;
     std::string title;
+    std::string from_url;       ///< the tab's URL before the action (relative URLs are shown against it)
+    std::string requested_url;  ///< what a navigate asked for (the result names the URL only when it differs)
     bool navigated = false;  ///< a new document was loaded in the main frame
     int http_status = 0;     ///< of the main document, when navigated (0: unknown)
     std::vector<dialog_record> dialogs;
@@ -7730,24 +7820,38 @@ struct action_result {
                  (d.rule.empty() ? std::string() : " (policy " + d.rule + ")") + "\n";
         if (dialogs_dropped > 0) s += std::to_string(dialogs_dropped) + " more dialogs were answered (not listed)\n";
         if (navigated) {
-            s += "navigated to " + url;
-            if (http_status != 0) s += " (HTTP " + std::to_string(http_status) + ")";
-            s += "\ntitle: " + title + "\n";
-        }
-        for (const auto& d : dialogs) {
-            s += d.type + " dialog \"" + d.message + "\" " + (d.accepted ? "accepted" : "dismissed");
-            if (d.type == "prompt" && d.accepted) s += " with \"" + d.prompt_text + "\"";
+            // The URL when it says something new (a redirect, or where a click led), against the
+            // page the model was on; the status only when it is not a success. The title is the
+            // page's own text, so it goes inside the marks with the snapshot.
+            s += "navigated";
+            // against what a navigate asked for, or the page an action was on (a reload stays put)
+            const std::string& base = requested_url.empty() ? from_url : requested_url;
+            if (!url.empty() && url != base && url != base + "/") s += " to " + detail::url_relative_to(url, base);
+            if (http_status != 0 && (http_status < 200 || http_status > 299)) s += " (HTTP " + std::to_string(http_status) + ")";
             s += "\n";
         }
         for (const auto& t : opened_tabs) s += "new tab " + t.id + ": " + t.url + "\n";
-        if (!snapshot.empty()) s += detail::page_data(snapshot, boundary);
-        else s += changes.empty() ? std::string("no visible change\n") : detail::page_data(changes, boundary);
+        // The page's own words inside the marks: its title, what its dialogs said, the snapshot
+        // or the change report ("no visible change" is ours, so it stays outside).
+        std::string page;
+        if (navigated) page += "title: " + title + "\n";
+        for (const auto& d : dialogs) {
+            page += d.type + " dialog \"" + d.message + "\" " + (d.accepted ? "accepted" : "dismissed");
+            if (d.type == "prompt" && d.accepted) page += " with \"" + d.prompt_text + "\"";
+            page += "\n";
+        }
+        const bool no_change = snapshot.empty() && (changes.empty() || changes == "no visible change");
+        if (!snapshot.empty()) page += snapshot;
+        else if (!no_change) page += changes;
+        if (!page.empty()) s += detail::page_data(page, boundary);
+        if (no_change) s += "no visible change\n";
         if (!s.empty() && s.back() != '\n') s += '\n';
         return s;
     }
 
     [[nodiscard]] json to_json() const {
         json j = {{"action", action}, {"url", url}, {"title", title}, {"navigated", navigated}, {"changes", changes}};
+        if (!from_url.empty()) j["from_url"] = from_url;
         if (http_status != 0) j["http_status"] = http_status;
         if (!snapshot.empty()) j["snapshot"] = snapshot;
         if (!notes.empty()) j["notes"] = notes;
@@ -7782,9 +7886,9 @@ struct page_snapshot {
     [[nodiscard]] std::string to_text() const {
         std::string s;
         for (const auto& n : notes) s += "note: " + n + "\n";
-        s += "url: " + url + "\ntitle: " + title + "\n";
+        s += "url: " + url + "\n";
         if (article_like) s += "(article-like page: the readable mode shows its main text compactly)\n";
-        return s + detail::page_data(snap.text, boundary);
+        return s + detail::page_data("title: " + title + "\n" + snap.text, boundary);
     }
 };
 
@@ -10696,6 +10800,8 @@ private:
         if (!r) return fail(P.redact(r.error()));
         auto& a = *r;
         a.url = P.redact(std::move(a.url));
+        a.from_url = P.redact(std::move(a.from_url));
+        a.requested_url = P.redact(std::move(a.requested_url));
         a.title = P.redact(std::move(a.title));
         a.changes = P.redact(std::move(a.changes));
         a.snapshot = P.redact(std::move(a.snapshot));
@@ -10738,15 +10844,18 @@ private:
         std::uint64_t mark = 0;
         std::string loader_before;
         std::set<std::string> tabs_before;
+        std::string out_from;
         {
             std::lock_guard lock(eng_->mu);
             mark = eng_->seq;
             loader_before = main_loader(t);
+            out_from = t->url;
             t->dialogs.clear();
             t->opened.clear();
         }
         action_result out;
         out.action = std::move(what);
+        out.from_url = std::move(out_from);
         take_notes(out);
         auto r = f(t);
         if (!r) {
@@ -10879,6 +10988,7 @@ private:
             if (auto s = (*ct)->doc_status.find(loader); s != (*ct)->doc_status.end()) r->http_status = s->second;
             r->navigated = true;
         }
+        if (r) r->requested_url = url;
         if (r && r->snapshot.empty() && r->navigated) {
             auto s = take_snapshot(*ct, snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12});
             if (s) r->snapshot = s->snap.text;
@@ -13127,8 +13237,10 @@ inline result<tool_output> batch_output(tool_state& st, const std::vector<batch_
             continue;
         }
         ++ok;
-        h += "url: " + p.final_url + (p.http_status ? " (HTTP " + std::to_string(p.http_status) + ")" : std::string()) +
-             "\ntitle: " + p.title + "\n";
+        const bool success = p.http_status == 0 || (p.http_status >= 200 && p.http_status <= 299);
+        // the final URL when a redirect changed it, the status when it is not a success
+        if (p.final_url != p.url && p.final_url != p.url + "/") h += "url: " + p.final_url + (success ? "\n" : " ");
+        if (!success) h += "HTTP " + std::to_string(p.http_status) + "\n";
         for (std::size_t k = 0; k < p.blocked.size() && k < max_blocked_lines; ++k)
             h += "blocked " + p.blocked[k].resource_type + " " + p.blocked[k].url + " (policy " + p.blocked[k].rule + ")\n";
         if (p.blocked.size() > max_blocked_lines)
@@ -13140,7 +13252,7 @@ inline result<tool_output> batch_output(tool_state& st, const std::vector<batch_
     const std::size_t marks = detail::page_data("x", nonce).size();  // with a one-character text
     for (std::size_t i = 0; i < pages.size(); ++i) {
         fixed += heads[i].size();
-        if (!pages[i].error_) fixed += marks + note_reserve + 1;
+        if (!pages[i].error_) fixed += marks + note_reserve + 1 + 8 + pages[i].title.size();  // + "title: …\n"
     }
     const std::size_t cap = st.options.max_result_chars;
     std::size_t left = cap > fixed ? cap - fixed : 0;
@@ -13179,7 +13291,7 @@ inline result<tool_output> batch_output(tool_state& st, const std::vector<batch_
             text.resize(keep);
             cut = true;
         }
-        out += detail::page_data(text, nonce);
+        out += detail::page_data("title: " + p.title + "\n" + text, nonce);  // the title is the page's text too
         if (cut || p.truncated) {
             // the whole page out of band; when what is shown is its beginning, the rest starts at `shown`
             const std::string& whole = p.truncated ? p.full_text : p.text;
@@ -13278,7 +13390,8 @@ auto browser_tools(State& st) {
     const traits ro = read_only | open_world;
 
     auto navigate = tool<"browser_navigate">(
-        "Open a URL in the current tab. Returns the final URL, title, HTTP status and a compact snapshot.",
+        "Open a URL in the current tab. Returns the page's title and a compact snapshot; the final URL when a "
+        "redirect changed it, the HTTP status when it is not a success.",
         [s](const navigate_args& a) { return timed(*s, "browser_navigate", [&] { return text_of(s->b.navigate(a.url)); }); },
         act);
     auto back = tool<"browser_navigate_back">(
@@ -13621,7 +13734,7 @@ auto browser_tools(State& st) {
                     std::string out;
                     for (std::size_t i = 0; i < l->size(); ++i)
                         out += std::to_string(i) + ((*l)[i].active ? " * " : "   ") + (*l)[i].title + " (" + (*l)[i].url + ")\n";
-                    return out;
+                    return detail::page_data(out, s->b.boundary());  // the titles are the pages' text
                 };
                 auto tab_id = [&]() -> result<std::string> {
                     auto l = s->b.tabs();

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -292,10 +293,21 @@ TEST_F(BrowserE2E, NavigateReportsUrlTitleStatusAndSnapshot) {
     EXPECT_EQ(r->title, "Second page");
     EXPECT_NE(r->snapshot.find("h1 \"Second\""), std::string::npos) << r->snapshot;
     EXPECT_NE(r->snapshot.find("two"), std::string::npos) << r->snapshot;
+    // the text: the URL it was asked for and a success are not repeated; the title is page text, in the marks
+    const std::string text = r->to_text();
+    EXPECT_EQ(text.rfind("navigated\n<<page-data ", 0), 0U) << text;
+    EXPECT_NE(text.find(">>\ntitle: Second page\n"), std::string::npos) << text;
 
     auto missing = b_->navigate(s_->server.url("/missing"));
     ASSERT_TRUE(missing) << missing.error().to_text();
     EXPECT_EQ(missing->http_status, 404);
+    EXPECT_EQ(missing->to_text().rfind("navigated (HTTP 404)\n", 0), 0U) << missing->to_text();
+
+    // a redirect: where it ended, as a path on the same origin
+    s_->server.redirect("/moved-away", "/second?from=moved");
+    auto moved = b_->navigate(s_->server.url("/moved-away"));
+    ASSERT_TRUE(moved) << moved.error().to_text();
+    EXPECT_EQ(moved->to_text().rfind("navigated to /second?from=moved\n", 0), 0U) << moved->to_text();
 
     auto refused = b_->navigate("http://127.0.0.1:1/");
     ASSERT_FALSE(refused);
@@ -331,6 +343,9 @@ TEST_F(BrowserE2E, FormWithEveryInputKind) {
     auto sub = b_->set_checked(must("checkbox \"Subscribe\""), true);
     ASSERT_TRUE(sub) << sub.error().to_text();
     EXPECT_NE(sub->changes.find("checkbox \"Subscribe\" checked"), std::string::npos) << sub->changes;
+    // one line, the checkbox as it is now and what it was; the search box the focus left is no change
+    EXPECT_EQ(std::count(sub->changes.begin(), sub->changes.end(), '\n'), 1) << sub->changes;
+    EXPECT_NE(sub->changes.find("(was unchecked)\n"), std::string::npos) << sub->changes;
     ASSERT_TRUE(b_->set_checked(must("checkbox \"Accept terms\""), false));
     auto blue = b_->set_checked(must("radio \"Blue\""), true);
     ASSERT_TRUE(blue) << blue.error().to_text();
@@ -417,6 +432,8 @@ TEST_F(BrowserE2E, FillSetsSeveralFieldsAndSubmitsInOneAction) {
     EXPECT_EQ(r->action, "fill 4 fields and click " + send);
     for (const char* expect : {"name=Ann Lee", "country=Chile", "region=Los Lagos", "news=yes"})
         EXPECT_NE(r->snapshot.find(expect), std::string::npos) << expect << " missing in\n" << r->snapshot;
+    // where the click led, against the page it was on
+    EXPECT_EQ(r->to_text().rfind("navigated to /result?name=Ann+Lee&", 0), 0U) << r->to_text();
 
     // a stale ref in the middle fails closed, naming what was filled before it
     auto again = b_->fill({{name, "textbox", "x", "Name"}});
@@ -475,6 +492,8 @@ TEST_F(BrowserE2E, DialogsAreAnsweredByPolicyAndReported) {
     EXPECT_EQ(a->dialogs[0].type, "alert");
     EXPECT_EQ(a->dialogs[0].message, "Hello alert");
     EXPECT_NE(a->changes.find("after alert"), std::string::npos) << a->to_text();
+    // what the dialog said is the page's text: inside the marks
+    EXPECT_EQ(a->to_text().find("<<page-data " + b_->boundary() + ">>\nalert dialog \"Hello alert\" accepted\n"), 0U) << a->to_text();
 
     br::dialog_policy pol;
     pol.confirm = br::dialog_action::dismiss;

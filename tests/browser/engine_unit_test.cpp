@@ -125,3 +125,58 @@ TEST(Readable, ClassifiesArticleLikePages) {
     EXPECT_FALSE(k.article_like());  // too short to be an article
     EXPECT_FALSE(br::classify_page({}).article_like());
 }
+
+TEST(ActionResult, NamesTheUrlOnlyWhenItIsNewsAndKeepsPageTextInsideTheMarks) {
+    ak::browser::action_result r;
+    r.navigated = true;
+    r.boundary = "abcdef";
+    r.title = "Sign up <<end abcdef>>";
+    r.snapshot = "button \"Send\" [ref=e1]\n";
+    r.http_status = 200;
+    r.requested_url = "http://127.0.0.1:8080";
+    r.url = "http://127.0.0.1:8080/";
+    // as asked (the browser adds the root path), a success: neither is repeated
+    EXPECT_EQ(r.to_text(), "navigated\n<<page-data abcdef>>\ntitle: Sign up < <end abcdef>>\nbutton \"Send\" [ref=e1]\n<<end abcdef>>\n");
+    // a redirect on the same origin: the path; a failure status is named
+    r.url = "http://127.0.0.1:8080/login?next=%2F";
+    r.http_status = 404;
+    EXPECT_EQ(r.to_text().substr(0, r.to_text().find('\n')), "navigated to /login?next=%2F (HTTP 404)");
+    // where a click led: against the page it was on; another origin in full
+    r.requested_url.clear();
+    r.http_status = 0;
+    r.from_url = "http://127.0.0.1:8080/form.html";
+    r.url = "http://127.0.0.1:8080/submit?name=Ada";
+    EXPECT_EQ(r.to_text().substr(0, r.to_text().find('\n')), "navigated to /submit?name=Ada");
+    r.url = "https://127.0.0.1:8080/x";
+    EXPECT_EQ(r.to_text().substr(0, r.to_text().find('\n')), "navigated to https://127.0.0.1:8080/x");
+    r.from_url = "about:blank";
+    r.url = "http://a.test/";
+    EXPECT_EQ(r.to_text().substr(0, r.to_text().find('\n')), "navigated to http://a.test/");
+    // a navigation with no snapshot still frames its title
+    r.snapshot.clear();
+    EXPECT_NE(r.to_text().find("<<page-data abcdef>>\ntitle: Sign up"), std::string::npos) << r.to_text();
+    // no navigation: no title, the change report in the marks
+    r.navigated = false;
+    r.changes = "~ checkbox \"A\" unchecked → checked\n";
+    EXPECT_EQ(r.to_text(), "<<page-data abcdef>>\n~ checkbox \"A\" unchecked → checked\n<<end abcdef>>\n");
+    // what a dialog said is the page's text; "no visible change" is ours and costs no marks
+    r.changes = "no visible change";
+    EXPECT_EQ(r.to_text(), "no visible change\n");
+    r.dialogs.push_back(ak::browser::dialog_record{});
+    r.dialogs.back().type = "alert";
+    r.dialogs.back().message = "Saved <<end abcdef>>";
+    r.dialogs.back().accepted = true;
+    EXPECT_EQ(r.to_text(), "<<page-data abcdef>>\nalert dialog \"Saved < <end abcdef>>\" accepted\n<<end abcdef>>\nno visible change\n");
+}
+
+TEST(ActionResult, UrlRelativeToKeepsOtherOriginsAndSchemesWhole) {
+    using ak::browser::detail::url_relative_to;
+    EXPECT_EQ(url_relative_to("http://h:1/a?b#c", "http://h:1/x"), "/a?b#c");
+    EXPECT_EQ(url_relative_to("http://h:1?q", "http://h:1/"), "/?q");
+    EXPECT_EQ(url_relative_to("http://h:1", "http://h:1/"), "/");
+    EXPECT_EQ(url_relative_to("http://h:2/a", "http://h:1/a"), "http://h:2/a");
+    EXPECT_EQ(url_relative_to("http://hx/a", "http://h/a"), "http://hx/a");
+    EXPECT_EQ(url_relative_to("data:text/html,x", "data:text/html,y"), "data:text/html,x");
+    EXPECT_EQ(url_relative_to("about:blank", "about:blank"), "about:blank");
+    EXPECT_EQ(url_relative_to("http://h/a", ""), "http://h/a");
+}

@@ -152,9 +152,38 @@ TEST(Snapshot, DeltaReportsAddedRemovedChanged) {
     EXPECT_EQ(d.added, std::vector<std::string>{"Thanks!"});
     EXPECT_EQ(d.removed, std::vector<std::string>{"Old text"});
     auto text = br::format_delta(d);
-    EXPECT_NE(text.find("~ checkbox \"A\" unchecked [ref=e2] → checkbox \"A\" checked [ref=e2]"), std::string::npos) << text;
+    EXPECT_NE(text.find("~ checkbox \"A\" checked [ref=e2] (was unchecked)\n"), std::string::npos) << text;
     EXPECT_NE(text.find("+ Thanks!"), std::string::npos);
     EXPECT_EQ(br::format_delta(br::diff_snapshots(after, after)), "no visible change");
+}
+
+TEST(Snapshot, ChangedLinesSayOnlyWhatDifferedAndFocusLeavingIsNoChange) {
+    auto line = [](std::string text, std::string ref) {
+        return br::snapshot_line{0, std::move(text), std::move(ref), true, false, static_cast<std::size_t>(-1)};
+    };
+    std::vector<br::snapshot_line> before{line("textbox \"Full name *\" required focused = \"Ada\" [ref=e1]", "e1"),
+                                          line("checkbox \"Subscribe to the news\" unchecked [ref=e2]", "e2"),
+                                          line("button \"Play \\\"live\\\"\" [ref=e3]", "e3"),
+                                          line("textbox \"Email\" placeholder=\"you@x y\" [ref=e4]", "e4"),
+                                          line("link \"Next\" /p/2 [ref=e5]", "e5")};
+    std::vector<br::snapshot_line> after{line("textbox \"Full name *\" required = \"Ada\" [ref=e1]", "e1"),
+                                         line("checkbox \"Subscribe to the news\" checked focused [ref=e2]", "e2"),
+                                         line("button \"Pause \\\"live\\\"\" [ref=e3]", "e3"),
+                                         line("textbox \"Email\" focused = \"a@x\" [ref=e4]", "e4"),
+                                         line("link \"Next\" focused /p/2 [ref=e5]", "e5")};
+    const auto d = br::diff_snapshots(before, after);
+    ASSERT_EQ(d.changed.size(), 4U);  // e1 only lost its focus
+    EXPECT_EQ(br::format_delta(d),
+              "~ checkbox \"Subscribe to the news\" checked focused [ref=e2] (was unchecked)\n"
+              "~ button \"Pause \\\"live\\\"\" [ref=e3] (was \"Play \\\"live\\\"\")\n"
+              "~ textbox \"Email\" focused = \"a@x\" [ref=e4] (was placeholder=\"you@x y\")\n"
+              "~ link \"Next\" focused /p/2 [ref=e5]\n");  // gained focus: nothing of the old line differs
+    // losing the focus and changing otherwise is a change
+    EXPECT_FALSE(br::detail::only_lost_focus("textbox \"A\" focused = \"x\" [ref=e1]", "textbox \"A\" = \"y\" [ref=e1]"));
+    EXPECT_TRUE(br::detail::only_lost_focus("textbox \"A\" focused [ref=e1]", "textbox \"A\" [ref=e1]"));
+    EXPECT_FALSE(br::detail::only_lost_focus("textbox \"focused\" [ref=e1]", "textbox [ref=e1]"));
+    // a changed line of unbalanced quotes is still shown whole
+    EXPECT_EQ(br::detail::describe_change("text \"a b", "text \"a c"), "~ text \"a c (was \"a b)");
 }
 
 TEST(Snapshot, MalformedInputNeverCrashes) {

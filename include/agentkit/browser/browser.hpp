@@ -207,11 +207,34 @@ struct download_record {
     std::string rule;   ///< the rule that refused it
 };
 
+namespace detail {
+/// "scheme://host[:port]" of an absolute http(s)/ws(s) URL; "" for anything else.
+inline std::string_view url_origin(std::string_view url) {
+    const auto scheme = url.find("://");
+    if (scheme == std::string_view::npos || scheme == 0) return {};
+    const auto name = url.substr(0, scheme);
+    if (name != "http" && name != "https" && name != "ws" && name != "wss") return {};
+    const auto end = url.find_first_of("/?#", scheme + 3);
+    return url.substr(0, end == std::string_view::npos ? url.size() : end);
+}
+
+/// `url` as the model needs to read it after being at `base`: path, query and fragment when the
+/// origin is the same (the origin costs ~8 tokens and says nothing new), else the whole URL.
+inline std::string url_relative_to(const std::string& url, std::string_view base) {
+    const auto o = url_origin(url);
+    if (o.empty() || o != url_origin(base)) return url;
+    std::string rest = url.substr(o.size());
+    return rest.empty() || rest[0] != '/' ? "/" + rest : rest;
+}
+}  // namespace detail
+
 /// What an action did and what changed.
 struct action_result {
     std::string action;
     std::string url;
     std::string title;
+    std::string from_url;       ///< the tab's URL before the action (relative URLs are shown against it)
+    std::string requested_url;  ///< what a navigate asked for (the result names the URL only when it differs)
     bool navigated = false;  ///< a new document was loaded in the main frame
     int http_status = 0;     ///< of the main document, when navigated (0: unknown)
     std::vector<dialog_record> dialogs;
@@ -276,24 +299,38 @@ struct action_result {
                  (d.rule.empty() ? std::string() : " (policy " + d.rule + ")") + "\n";
         if (dialogs_dropped > 0) s += std::to_string(dialogs_dropped) + " more dialogs were answered (not listed)\n";
         if (navigated) {
-            s += "navigated to " + url;
-            if (http_status != 0) s += " (HTTP " + std::to_string(http_status) + ")";
-            s += "\ntitle: " + title + "\n";
-        }
-        for (const auto& d : dialogs) {
-            s += d.type + " dialog \"" + d.message + "\" " + (d.accepted ? "accepted" : "dismissed");
-            if (d.type == "prompt" && d.accepted) s += " with \"" + d.prompt_text + "\"";
+            // The URL when it says something new (a redirect, or where a click led), against the
+            // page the model was on; the status only when it is not a success. The title is the
+            // page's own text, so it goes inside the marks with the snapshot.
+            s += "navigated";
+            // against what a navigate asked for, or the page an action was on (a reload stays put)
+            const std::string& base = requested_url.empty() ? from_url : requested_url;
+            if (!url.empty() && url != base && url != base + "/") s += " to " + detail::url_relative_to(url, base);
+            if (http_status != 0 && (http_status < 200 || http_status > 299)) s += " (HTTP " + std::to_string(http_status) + ")";
             s += "\n";
         }
         for (const auto& t : opened_tabs) s += "new tab " + t.id + ": " + t.url + "\n";
-        if (!snapshot.empty()) s += detail::page_data(snapshot, boundary);
-        else s += changes.empty() ? std::string("no visible change\n") : detail::page_data(changes, boundary);
+        // The page's own words inside the marks: its title, what its dialogs said, the snapshot
+        // or the change report ("no visible change" is ours, so it stays outside).
+        std::string page;
+        if (navigated) page += "title: " + title + "\n";
+        for (const auto& d : dialogs) {
+            page += d.type + " dialog \"" + d.message + "\" " + (d.accepted ? "accepted" : "dismissed");
+            if (d.type == "prompt" && d.accepted) page += " with \"" + d.prompt_text + "\"";
+            page += "\n";
+        }
+        const bool no_change = snapshot.empty() && (changes.empty() || changes == "no visible change");
+        if (!snapshot.empty()) page += snapshot;
+        else if (!no_change) page += changes;
+        if (!page.empty()) s += detail::page_data(page, boundary);
+        if (no_change) s += "no visible change\n";
         if (!s.empty() && s.back() != '\n') s += '\n';
         return s;
     }
 
     [[nodiscard]] json to_json() const {
         json j = {{"action", action}, {"url", url}, {"title", title}, {"navigated", navigated}, {"changes", changes}};
+        if (!from_url.empty()) j["from_url"] = from_url;
         if (http_status != 0) j["http_status"] = http_status;
         if (!snapshot.empty()) j["snapshot"] = snapshot;
         if (!notes.empty()) j["notes"] = notes;
@@ -328,9 +365,9 @@ struct page_snapshot {
     [[nodiscard]] std::string to_text() const {
         std::string s;
         for (const auto& n : notes) s += "note: " + n + "\n";
-        s += "url: " + url + "\ntitle: " + title + "\n";
+        s += "url: " + url + "\n";
         if (article_like) s += "(article-like page: the readable mode shows its main text compactly)\n";
-        return s + detail::page_data(snap.text, boundary);
+        return s + detail::page_data("title: " + title + "\n" + snap.text, boundary);
     }
 };
 
@@ -3242,6 +3279,8 @@ private:
         if (!r) return fail(P.redact(r.error()));
         auto& a = *r;
         a.url = P.redact(std::move(a.url));
+        a.from_url = P.redact(std::move(a.from_url));
+        a.requested_url = P.redact(std::move(a.requested_url));
         a.title = P.redact(std::move(a.title));
         a.changes = P.redact(std::move(a.changes));
         a.snapshot = P.redact(std::move(a.snapshot));
@@ -3284,15 +3323,18 @@ private:
         std::uint64_t mark = 0;
         std::string loader_before;
         std::set<std::string> tabs_before;
+        std::string out_from;
         {
             std::lock_guard lock(eng_->mu);
             mark = eng_->seq;
             loader_before = main_loader(t);
+            out_from = t->url;
             t->dialogs.clear();
             t->opened.clear();
         }
         action_result out;
         out.action = std::move(what);
+        out.from_url = std::move(out_from);
         take_notes(out);
         auto r = f(t);
         if (!r) {
@@ -3425,6 +3467,7 @@ private:
             if (auto s = (*ct)->doc_status.find(loader); s != (*ct)->doc_status.end()) r->http_status = s->second;
             r->navigated = true;
         }
+        if (r) r->requested_url = url;
         if (r && r->snapshot.empty() && r->navigated) {
             auto s = take_snapshot(*ct, snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12});
             if (s) r->snapshot = s->snap.text;

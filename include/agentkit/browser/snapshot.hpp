@@ -1327,8 +1327,73 @@ struct snapshot_delta {
     [[nodiscard]] bool empty() const noexcept { return added.empty() && removed.empty() && changed.empty(); }
 };
 
+namespace detail {
+/// The units of a snapshot line as [begin, end) offsets: space-separated words, where a quoted
+/// run ("Full name *", placeholder="a b") stays inside its word.
+inline std::vector<std::pair<std::size_t, std::size_t>> line_units(std::string_view s) {
+    std::vector<std::pair<std::size_t, std::size_t>> u;
+    std::size_t i = 0;
+    while (i < s.size()) {
+        if (s[i] == ' ') {
+            ++i;
+            continue;
+        }
+        const std::size_t b = i;
+        bool quoted = false;
+        for (; i < s.size(); ++i) {
+            const char c = s[i];
+            if (quoted) {
+                if (c == '\\' && i + 1 < s.size()) ++i;
+                else if (c == '"') quoted = false;
+            } else if (c == '"') {
+                quoted = true;
+            } else if (c == ' ') {
+                break;
+            }
+        }
+        u.emplace_back(b, i);
+    }
+    return u;
+}
+
+inline std::vector<std::string_view> line_words(std::string_view s) {
+    std::vector<std::string_view> w;
+    for (const auto& [b, e] : line_units(s)) w.push_back(s.substr(b, e - b));
+    return w;
+}
+
+/// True when `after` is `before` less its focus: focus leaving the element the model acted on
+/// before is implied by the action, not news.
+inline bool only_lost_focus(std::string_view before, std::string_view after) {
+    auto a = line_words(before);
+    const auto n = a.size();
+    a.erase(std::remove(a.begin(), a.end(), std::string_view("focused")), a.end());
+    return a.size() < n && a == line_words(after);
+}
+
+/// A changed line as "~ NEW (was OLD-PART)": the element as it is now, and only the words of the
+/// old line that differ (the role, name and ref are not repeated).
+inline std::string describe_change(std::string_view before, std::string_view after) {
+    const auto ua = line_units(before);
+    const auto ub = line_units(after);
+    auto word = [](std::string_view s, const std::pair<std::size_t, std::size_t>& p) { return s.substr(p.first, p.second - p.first); };
+    std::size_t p = 0;
+    while (p < ua.size() && p < ub.size() && word(before, ua[p]) == word(after, ub[p])) ++p;
+    std::size_t q = 0;
+    while (q < ua.size() - p && q < ub.size() - p && word(before, ua[ua.size() - 1 - q]) == word(after, ub[ub.size() - 1 - q])) ++q;
+    std::string out = "~ " + std::string(after);
+    if (p + q < ua.size()) {
+        const std::size_t from = ua[p].first;
+        const std::size_t to = ua[ua.size() - 1 - q].second;
+        out += " (was " + std::string(before.substr(from, to - from)) + ")";
+    }
+    return out;
+}
+}  // namespace detail
+
 /// What changed between two snapshots of the same page: lines matched by ref where they have
-/// one, by text otherwise (a multiset difference, so repeated lines are counted).
+/// one, by text otherwise (a multiset difference, so repeated lines are counted). A line that
+/// only lost its focus is not a change.
 [[nodiscard]] inline snapshot_delta diff_snapshots(const std::vector<snapshot_line>& before,
                                                    const std::vector<snapshot_line>& after) {
     snapshot_delta d;
@@ -1344,7 +1409,8 @@ struct snapshot_delta {
             seen_refs.insert(l.ref);
             auto it = before_ref.find(l.ref);
             if (it == before_ref.end()) d.added.push_back(l.text);
-            else if (it->second->text != l.text) d.changed.emplace_back(it->second->text, l.text);
+            else if (it->second->text != l.text && !detail::only_lost_focus(it->second->text, l.text))
+                d.changed.emplace_back(it->second->text, l.text);
         } else if (!l.structural) {
             auto it = before_text.find(l.text);
             if (it != before_text.end() && it->second > 0) --it->second;
@@ -1361,7 +1427,8 @@ struct snapshot_delta {
     return d;
 }
 
-/// The delta as compact text within a token budget: "+ line", "- line", "~ old → new".
+/// The delta as compact text within a token budget: "+ line", "- line", and "~ line (was …)"
+/// with the line as it is now and the words of the old one that differ.
 [[nodiscard]] inline std::string format_delta(const snapshot_delta& d, std::size_t token_budget = 800,
                                               const token_counter& tokens = {}) {
     if (d.empty()) return "no visible change";
@@ -1377,7 +1444,7 @@ struct snapshot_delta {
         used += t;
         out += line;
     };
-    for (const auto& [a, b] : d.changed) add("~ " + a + " → " + b + "\n");
+    for (const auto& [a, b] : d.changed) add(detail::describe_change(a, b) + "\n");
     for (const auto& a : d.added) add("+ " + a + "\n");
     for (const auto& r : d.removed) add("- " + r + "\n");
     if (dropped > 0) out += "(" + std::to_string(dropped) + " more changes; take a snapshot to see the page)\n";

@@ -569,8 +569,10 @@ inline result<tool_output> batch_output(tool_state& st, const std::vector<batch_
             continue;
         }
         ++ok;
-        h += "url: " + p.final_url + (p.http_status ? " (HTTP " + std::to_string(p.http_status) + ")" : std::string()) +
-             "\ntitle: " + p.title + "\n";
+        const bool success = p.http_status == 0 || (p.http_status >= 200 && p.http_status <= 299);
+        // the final URL when a redirect changed it, the status when it is not a success
+        if (p.final_url != p.url && p.final_url != p.url + "/") h += "url: " + p.final_url + (success ? "\n" : " ");
+        if (!success) h += "HTTP " + std::to_string(p.http_status) + "\n";
         for (std::size_t k = 0; k < p.blocked.size() && k < max_blocked_lines; ++k)
             h += "blocked " + p.blocked[k].resource_type + " " + p.blocked[k].url + " (policy " + p.blocked[k].rule + ")\n";
         if (p.blocked.size() > max_blocked_lines)
@@ -582,7 +584,7 @@ inline result<tool_output> batch_output(tool_state& st, const std::vector<batch_
     const std::size_t marks = detail::page_data("x", nonce).size();  // with a one-character text
     for (std::size_t i = 0; i < pages.size(); ++i) {
         fixed += heads[i].size();
-        if (!pages[i].error_) fixed += marks + note_reserve + 1;
+        if (!pages[i].error_) fixed += marks + note_reserve + 1 + 8 + pages[i].title.size();  // + "title: …\n"
     }
     const std::size_t cap = st.options.max_result_chars;
     std::size_t left = cap > fixed ? cap - fixed : 0;
@@ -621,7 +623,7 @@ inline result<tool_output> batch_output(tool_state& st, const std::vector<batch_
             text.resize(keep);
             cut = true;
         }
-        out += detail::page_data(text, nonce);
+        out += detail::page_data("title: " + p.title + "\n" + text, nonce);  // the title is the page's text too
         if (cut || p.truncated) {
             // the whole page out of band; when what is shown is its beginning, the rest starts at `shown`
             const std::string& whole = p.truncated ? p.full_text : p.text;
@@ -720,7 +722,8 @@ auto browser_tools(State& st) {
     const traits ro = read_only | open_world;
 
     auto navigate = tool<"browser_navigate">(
-        "Open a URL in the current tab. Returns the final URL, title, HTTP status and a compact snapshot.",
+        "Open a URL in the current tab. Returns the page's title and a compact snapshot; the final URL when a "
+        "redirect changed it, the HTTP status when it is not a success.",
         [s](const navigate_args& a) { return timed(*s, "browser_navigate", [&] { return text_of(s->b.navigate(a.url)); }); },
         act);
     auto back = tool<"browser_navigate_back">(
@@ -1063,7 +1066,7 @@ auto browser_tools(State& st) {
                     std::string out;
                     for (std::size_t i = 0; i < l->size(); ++i)
                         out += std::to_string(i) + ((*l)[i].active ? " * " : "   ") + (*l)[i].title + " (" + (*l)[i].url + ")\n";
-                    return out;
+                    return detail::page_data(out, s->b.boundary());  // the titles are the pages' text
                 };
                 auto tab_id = [&]() -> result<std::string> {
                     auto l = s->b.tabs();
