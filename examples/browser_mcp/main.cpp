@@ -63,6 +63,10 @@ agentkit's switches for what is off by default:
   --allow-file-access        allow file:// URLs
   --downloads-dir DIR        allow downloads, saved under DIR with sanitized names
   --uploads-dir DIR          allow browser_file_upload of files inside DIR (else uploads are off)
+  --websockets MODE          how WebSockets meet the origin lists: auto (the default: through
+                             agentkit's SOCKS5 gate, in the browser's network stack, when the
+                             browser is local), proxy (always through the gate) or script (only
+                             the page-script guard; for a browser that cannot reach 127.0.0.1)
   --policy FILE              browser policy as JSON (allowedOrigins, blockedOrigins, secrets, ...)
   --max-artifacts N          artifacts kept per session (default 200; oldest evicted first)
   --max-artifact-bytes N     bytes kept per session (default 64 MiB)
@@ -334,6 +338,16 @@ int parse_args(int argc, char** argv, cli& c) {
             }
         } else if (a == "--allow-file-access") {
             c.browser.policy.allow_file_access = true;
+        } else if (a == "--websockets") {
+            auto v = value();
+            if (!v) return 2;
+            if (*v == "auto") c.browser.websockets = ak::browser::websocket_enforcement::automatic;
+            else if (*v == "proxy") c.browser.websockets = ak::browser::websocket_enforcement::proxy;
+            else if (*v == "script") c.browser.websockets = ak::browser::websocket_enforcement::script_only;
+            else {
+                std::fprintf(stderr, "agentkit-browser-mcp: --websockets takes auto, proxy or script, not \"%s\"\n", v->c_str());
+                return 2;
+            }
         } else {
             std::fprintf(stderr, "agentkit-browser-mcp: unknown option %s (see --help)\n", argv[i]);
             return 2;

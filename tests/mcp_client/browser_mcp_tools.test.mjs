@@ -206,3 +206,55 @@ test("lazy start: initialize and tools/list work without a browser; a browser to
     await client.close();
   }
 });
+
+test("--websockets: a worker's socket to an origin off the list is refused in the network stack by default, not under script", async () => {
+  const crypto = await import("node:crypto");
+  // B: a WebSocket endpoint that counts the upgrades that reach it
+  let upgrades = 0;
+  const b = http.createServer((req, res) => res.end("b"));
+  b.on("upgrade", (req, sock) => {
+    upgrades += 1;
+    const accept = crypto.createHash("sha1").update(req.headers["sec-websocket-key"] + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest("base64");
+    sock.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
+    sock.on("error", () => {});
+  });
+  await new Promise((r) => b.listen(0, "127.0.0.1", r));
+  // A: a page whose dedicated worker (which the page-script guard does not reach) opens the socket
+  const a = http.createServer((req, res) => {
+    if (req.url === "/worker.js") {
+      res.writeHead(200, { "content-type": "text/javascript" });
+      res.end(`const s = new WebSocket("ws://127.0.0.1:${b.address().port}/"); s.onopen = () => postMessage("open"); s.onerror = () => postMessage("refused");`);
+      return;
+    }
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+    res.end(`<!doctype html><title>WS</title><p id=o>waiting</p><script>new Worker("/worker.js").onmessage = (e) => { document.getElementById("o").textContent = "socket " + e.data; };</script>`);
+  });
+  await new Promise((r) => a.listen(0, "127.0.0.1", r));
+  const origin = `http://127.0.0.1:${a.address().port}`;
+  const run = async (extra) => {
+    const { client } = await connect(["--allowed-origins", origin, ...extra]);
+    try {
+      const nav = await client.callTool({ name: "browser_navigate", arguments: { url: `${origin}/` } });
+      assert.equal(nav.isError, false, textOf(nav));
+      const w = await client.callTool({ name: "browser_wait_for", arguments: { text: "socket " } });
+      assert.equal(w.isError, false, textOf(w));
+      return textOf(await client.callTool({ name: "browser_snapshot", arguments: {} }));
+    } finally {
+      await client.close();
+    }
+  };
+  try {
+    assert.match(await run([]), /socket refused/);
+    assert.equal(upgrades, 0, "the default (auto, a local browser) refuses it before it leaves the browser");
+    assert.match(await run(["--websockets", "script"]), /socket open/);
+    assert.equal(upgrades, 1, "script: only the page-script guard, which a worker escapes");
+  } finally {
+    a.close();
+    b.close();
+  }
+  const { spawnSync } = await import("node:child_process");
+  const bad = spawnSync(server, ["--websockets", "sometimes"], { encoding: "utf8" });
+  assert.equal(bad.status, 2);
+  assert.equal(bad.stdout, "");
+  assert.match(bad.stderr, /--websockets takes auto, proxy or script/);
+});
