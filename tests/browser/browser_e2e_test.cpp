@@ -340,10 +340,16 @@ TEST_F(BrowserE2E, FormWithEveryInputKind) {
     ASSERT_TRUE(b_->type(must("\"Alarm\""), "07:30"));
     ASSERT_TRUE(b_->type(must("\"Favourite colour\""), "#ff0000"));
     ASSERT_TRUE(b_->type(must("slider \"Volume\""), "7"));
+    {
+        // a field has the focus before the click (the change below must not report it leaving)
+        auto before = b_->snapshot();
+        ASSERT_TRUE(before);
+        EXPECT_NE(before->snap.text.find(" focused"), std::string::npos) << before->snap.text;
+    }
     auto sub = b_->set_checked(must("checkbox \"Subscribe\""), true);
     ASSERT_TRUE(sub) << sub.error().to_text();
     EXPECT_NE(sub->changes.find("checkbox \"Subscribe\" checked"), std::string::npos) << sub->changes;
-    // one line, the checkbox as it is now and what it was; the search box the focus left is no change
+    // one line, the checkbox as it is now and what it was; the field the focus left is no change
     EXPECT_EQ(std::count(sub->changes.begin(), sub->changes.end(), '\n'), 1) << sub->changes;
     EXPECT_NE(sub->changes.find("(was unchecked)\n"), std::string::npos) << sub->changes;
     ASSERT_TRUE(b_->set_checked(must("checkbox \"Accept terms\""), false));

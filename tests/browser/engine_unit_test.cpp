@@ -157,6 +157,7 @@ TEST(ActionResult, NamesTheUrlOnlyWhenItIsNewsAndKeepsPageTextInsideTheMarks) {
     EXPECT_NE(r.to_text().find("<<page-data abcdef>>\ntitle: Sign up"), std::string::npos) << r.to_text();
     // no navigation: no title, the change report in the marks
     r.navigated = false;
+    r.from_url = r.url;
     r.changes = "~ checkbox \"A\" unchecked → checked\n";
     EXPECT_EQ(r.to_text(), "<<page-data abcdef>>\n~ checkbox \"A\" unchecked → checked\n<<end abcdef>>\n");
     // what a dialog said is the page's text; "no visible change" is ours and costs no marks
@@ -179,4 +180,21 @@ TEST(ActionResult, UrlRelativeToKeepsOtherOriginsAndSchemesWhole) {
     EXPECT_EQ(url_relative_to("data:text/html,x", "data:text/html,y"), "data:text/html,x");
     EXPECT_EQ(url_relative_to("about:blank", "about:blank"), "about:blank");
     EXPECT_EQ(url_relative_to("http://h/a", ""), "http://h/a");
+    // a path that starts "//" would read as another host
+    EXPECT_EQ(url_relative_to("http://h//evil.test/x", "http://h/a"), "http://h//evil.test/x");
+    using ak::browser::detail::same_place;
+    EXPECT_TRUE(same_place("http://h:1/", "http://h:1"));
+    EXPECT_TRUE(same_place("http://h:1/docs", "http://h:1/docs"));
+    EXPECT_FALSE(same_place("http://h:1/docs/", "http://h:1/docs"));  // a redirect to the directory is a move
+    EXPECT_FALSE(same_place("http://h:1/x", "http://h:1"));
+}
+
+TEST(ActionResult, AnActionThatStaysOnItsDocumentNamesANewUrl) {
+    ak::browser::action_result r;
+    r.from_url = "http://h/list";
+    r.url = "http://h/list?page=2";  // history.pushState, or a tab that moved since its last result
+    r.changes = "+ item 11\n";
+    EXPECT_EQ(r.to_text(), "url: /list?page=2\n+ item 11\n");
+    r.url = r.from_url;
+    EXPECT_EQ(r.to_text(), "+ item 11\n");
 }

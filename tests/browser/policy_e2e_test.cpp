@@ -909,10 +909,19 @@ TEST(PolicyE2E, ThreeUrlsBatchReadInOneCallWithinOneBudget) {
     tools_fixture f;
     for (int i = 1; i <= 3; ++i)
         f.a.route("/p" + std::to_string(i), http_response::html(page("Page " + std::to_string(i), "<h1>Heading " + std::to_string(i) + "</h1><p>body " + std::to_string(i) + "</p>")));
-    auto r = f.call("browser_batch", json{{"urls", {f.a.url("/p1"), f.a.url("/p2"), f.a.url("/p3"), "file:///etc/passwd"}}, {"budget", 1200}});
+    f.a.redirect("/moved", "/p3");
+    auto r = f.call("browser_batch", json{{"urls", {f.a.url("/p1"), f.a.url("/p2"), f.a.url("/moved"), "file:///etc/passwd"}}, {"budget", 1200}});
     const std::string t = text_of(r);
     ASSERT_TRUE(r.has_value()) << t;
     EXPECT_NE(t.find("3 of 4 pages read"), std::string::npos) << t;
+    // a page read where it was asked for: no url line, no status; the title inside the marks
+    const std::string nonce = f.b.boundary();
+    EXPECT_NE(t.find("## 1. " + f.a.url("/p1") + "\n<<page-data " + nonce + ">>\ntitle: Page 1\n"), std::string::npos) << t;
+    // a redirect: where it ended
+    EXPECT_NE(t.find("## 3. " + f.a.url("/moved") + "\nurl: " + f.a.url("/p3") + "\n<<page-data "), std::string::npos) << t;
+    // the tab list: the titles are the pages' text, inside the marks
+    auto tabs_text = text_of(f.call("browser_tabs", json{{"action", "list"}}));
+    EXPECT_EQ(tabs_text.rfind("<<page-data " + nonce + ">>\n0 * ", 0), 0U) << tabs_text;
     for (int i = 1; i <= 3; ++i) EXPECT_NE(t.find("Heading " + std::to_string(i)), std::string::npos) << t;
     EXPECT_NE(t.find("file_access"), std::string::npos);
     EXPECT_LE(ak::token_counter{}.count(t), 1400U);

@@ -182,6 +182,16 @@ TEST(Snapshot, ChangedLinesSayOnlyWhatDifferedAndFocusLeavingIsNoChange) {
     EXPECT_FALSE(br::detail::only_lost_focus("textbox \"A\" focused = \"x\" [ref=e1]", "textbox \"A\" = \"y\" [ref=e1]"));
     EXPECT_TRUE(br::detail::only_lost_focus("textbox \"A\" focused [ref=e1]", "textbox \"A\" [ref=e1]"));
     EXPECT_FALSE(br::detail::only_lost_focus("textbox \"focused\" [ref=e1]", "textbox [ref=e1]"));
+    // focus that went where the snapshot shows no focused element (Escape, a plain element): news
+    {
+        std::vector<br::snapshot_line> b1{line("textbox \"A\" focused [ref=e1]", "e1"), line("button \"B\" [ref=e2]", "e2")};
+        std::vector<br::snapshot_line> a1{line("textbox \"A\" [ref=e1]", "e1"), line("button \"B\" [ref=e2]", "e2")};
+        EXPECT_EQ(br::format_delta(br::diff_snapshots(b1, a1)), "~ textbox \"A\" [ref=e1] (was focused)\n");
+    }
+    // a bracketed label is one unit: a word "focused" inside it is the label's, not the state
+    EXPECT_FALSE(br::detail::only_lost_focus("checkbox [Keep focused mode] [ref=e1]", "checkbox [Keep mode] [ref=e1]"));
+    EXPECT_EQ(br::detail::line_words("checkbox [Keep focused mode] focused [ref=e1]"),
+              (std::vector<std::string_view>{"checkbox", "[Keep focused mode]", "focused", "[ref=e1]"}));
     // a changed line of unbalanced quotes is still shown whole
     EXPECT_EQ(br::detail::describe_change("text \"a b", "text \"a c"), "~ text \"a c (was \"a b)");
 }

@@ -236,6 +236,20 @@ test("browser_interact runs several steps in one call and checks expect_text / e
   assert.match(text, /Welcome Grace/, "the last step's change report (the click's navigation) is included");
 });
 
+test("browser_interact names where its steps led against the page before the first step", async () => {
+  const start = `http://127.0.0.1:${a.address().port}/form.html`;
+  const there = `http://localhost:${b.address().port}/done?name=Lin&plan=Pro&terms=yes`;
+  await client.callTool({ name: "browser_navigate", arguments: { url: start } });
+  // only the wait's result is shown: the navigate step's URL, which it does not repeat, is news
+  const r = await client.callTool({
+    name: "browser_interact",
+    arguments: { steps: [{ action: "navigate", url: there }, { action: "wait", text: "Welcome Lin" }] },
+  });
+  const text = textOf(r);
+  assert.equal(r.isError, false, text);
+  assert.ok(text.includes(`\nurl: ${there}\n`), text);
+});
+
 test("browser_interact stops at the first failing step and says which", async () => {
   const form = `http://127.0.0.1:${a.address().port}/form.html`;
   const snap = textOf(await client.callTool({ name: "browser_navigate", arguments: { url: form } }));

@@ -4,11 +4,11 @@
 //
 //   agentkit::browser::browser b;                 // nothing starts until first use
 //   auto nav = b.navigate("http://127.0.0.1:8080/");
-//   nav->to_text();        // "url: ... (HTTP 200)\ntitle: ...\n<snapshot>"
+//   nav->to_text();        // "navigated\n<<page-data N>>\ntitle: ...\n<snapshot>\n<<end N>>"
 //   auto snap = b.snapshot();
 //   auto r = b.click("e12");                      // real mouse events at a visible point
 //   if (!r && r.error().is(agentkit::errc::element_covered)) { /* names the covering element */ }
-//   r->to_text();          // "url changed ... / dialog ... / + added line / no visible change"
+//   r->to_text();          // "navigated to /next" / "~ line (was …)" / "+ added line" / "no visible change"
 //
 // Threading: one operation at a time (calls are serialised by a mutex); CDP events are handled
 // on the connection's dispatcher thread and only record state, answer dialogs and attach new
@@ -218,12 +218,21 @@ inline std::string_view url_origin(std::string_view url) {
     return url.substr(0, end == std::string_view::npos ? url.size() : end);
 }
 
+/// Whether `url` is where `base` asked to go: the same, or a bare origin with the root path the
+/// browser adds ("http://h" → "http://h/"; "/docs" → "/docs/" is a move and not the same).
+inline bool same_place(const std::string& url, const std::string& base) {
+    if (url == base) return true;
+    return url.size() == base.size() + 1 && url.back() == '/' && url.compare(0, base.size(), base) == 0 &&
+           !url_origin(base).empty() && url_origin(base).size() == base.size();
+}
+
 /// `url` as the model needs to read it after being at `base`: path, query and fragment when the
 /// origin is the same (the origin costs ~8 tokens and says nothing new), else the whole URL.
 inline std::string url_relative_to(const std::string& url, std::string_view base) {
     const auto o = url_origin(url);
     if (o.empty() || o != url_origin(base)) return url;
     std::string rest = url.substr(o.size());
+    if (rest.rfind("//", 0) == 0) return url;  // "//host/x" would read as another host
     return rest.empty() || rest[0] != '/' ? "/" + rest : rest;
 }
 }  // namespace detail
@@ -233,13 +242,13 @@ struct action_result {
     std::string action;
     std::string url;
     std::string title;
-    std::string from_url;       ///< the tab's URL before the action (relative URLs are shown against it)
+    std::string from_url;       ///< the tab's URL as last reported before the action (URLs are shown against it)
     std::string requested_url;  ///< what a navigate asked for (the result names the URL only when it differs)
     bool navigated = false;  ///< a new document was loaded in the main frame
     int http_status = 0;     ///< of the main document, when navigated (0: unknown)
     std::vector<dialog_record> dialogs;
     std::vector<tab_info> opened_tabs;
-    std::string changes;   ///< snapshot delta ("+ line" / "- line" / "~ a → b") or "no visible change"
+    std::string changes;   ///< snapshot delta ("+ line" / "- line" / "~ line (was …)") or "no visible change"
     std::string snapshot;  ///< the new page's snapshot, when the action loaded a new document
     std::vector<std::string> notes;  ///< waits that ran out, a restarted browser, ...
     std::vector<blocked_request> blocked;    ///< requests the policy refused during the action
@@ -305,9 +314,13 @@ struct action_result {
             s += "navigated";
             // against what a navigate asked for, or the page an action was on (a reload stays put)
             const std::string& base = requested_url.empty() ? from_url : requested_url;
-            if (!url.empty() && url != base && url != base + "/") s += " to " + detail::url_relative_to(url, base);
+            if (!url.empty() && !detail::same_place(url, base)) s += " to " + detail::url_relative_to(url, base);
             if (http_status != 0 && (http_status < 200 || http_status > 299)) s += " (HTTP " + std::to_string(http_status) + ")";
             s += "\n";
+        } else if (!url.empty() && !from_url.empty() && url != from_url) {
+            // the same document at another URL (history.pushState, a fragment) or a tab that moved
+            // since its last result: where it is now
+            s += "url: " + detail::url_relative_to(url, from_url) + "\n";
         }
         for (const auto& t : opened_tabs) s += "new tab " + t.id + ": " + t.url + "\n";
         // The page's own words inside the marks: its title, what its dialogs said, the snapshot
@@ -506,6 +519,7 @@ struct tab_state {
     std::string session;
     std::string main_frame;
     std::string url;
+    std::string reported_url;  ///< the URL the last result for this tab named or implied
     std::string title;
     std::map<std::string, frame_rec> frames;
     std::map<std::string, child_rec> children;                 // OOPIF session → record
@@ -1084,6 +1098,10 @@ public:
         auto s = take_snapshot(*t, so);
         if (!s) return fail(s.error());
         s->notes = take_restart_notes();
+        {
+            std::lock_guard lock(eng_->mu);
+            (*t)->reported_url = s->url;
+        }
         return finish_snapshot(std::move(s));
     }
 
@@ -1103,6 +1121,10 @@ public:
         ps.article_like = classify_page(cap->frames).article_like();
         fill_url_title(*t, ps.url, ps.title);
         ps.notes = take_restart_notes();
+        {
+            std::lock_guard lock(eng_->mu);
+            (*t)->reported_url = ps.url;
+        }
         return finish_snapshot(std::move(ps));
     }
 
@@ -3328,7 +3350,7 @@ private:
             std::lock_guard lock(eng_->mu);
             mark = eng_->seq;
             loader_before = main_loader(t);
-            out_from = t->url;
+            out_from = t->reported_url.empty() ? t->url : t->reported_url;
             t->dialogs.clear();
             t->opened.clear();
         }
@@ -3414,6 +3436,10 @@ private:
             out.title = snap->title;
             if (out.navigated) out.snapshot = snap->snap.text;
             else out.changes = format_delta(diff_snapshots(before, snap->snap.lines), opt_.delta_budget, opt_.tokens);
+        }
+        {
+            std::lock_guard lock(eng_->mu);
+            t->reported_url = out.url;  // the result names it (or it is where the model already was)
         }
         out.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - t0);
         return out;

@@ -1347,6 +1347,10 @@ inline std::vector<std::pair<std::size_t, std::size_t>> line_units(std::string_v
                 else if (c == '"') quoted = false;
             } else if (c == '"') {
                 quoted = true;
+            } else if (c == '[' && i == b) {  // a bracketed label ([nearby text]) is one unit
+                const auto close = s.find(']', i);
+                if (close == std::string_view::npos) continue;
+                i = close;
             } else if (c == ' ') {
                 break;
             }
@@ -1362,8 +1366,8 @@ inline std::vector<std::string_view> line_words(std::string_view s) {
     return w;
 }
 
-/// True when `after` is `before` less its focus: focus leaving the element the model acted on
-/// before is implied by the action, not news.
+/// True when `after` is `before` less its focus. Focus leaving the element the model acted on
+/// before is not news when the snapshot shows where it went (diff_snapshots checks that).
 inline bool only_lost_focus(std::string_view before, std::string_view after) {
     auto a = line_words(before);
     const auto n = a.size();
@@ -1403,13 +1407,20 @@ inline std::string describe_change(std::string_view before, std::string_view aft
         if (!l.ref.empty()) before_ref[l.ref] = &l;
         else if (!l.structural) ++before_text[l.text];
     }
+    // Focus that left a line is news only when the snapshot does not show where it went.
+    bool focus_shown = false;
+    for (const auto& l : after)
+        if (!l.ref.empty() && !focus_shown) {
+            const auto w = detail::line_words(l.text);
+            focus_shown = std::find(w.begin(), w.end(), std::string_view("focused")) != w.end();
+        }
     std::set<std::string> seen_refs;
     for (const auto& l : after) {
         if (!l.ref.empty()) {
             seen_refs.insert(l.ref);
             auto it = before_ref.find(l.ref);
             if (it == before_ref.end()) d.added.push_back(l.text);
-            else if (it->second->text != l.text && !detail::only_lost_focus(it->second->text, l.text))
+            else if (it->second->text != l.text && !(focus_shown && detail::only_lost_focus(it->second->text, l.text)))
                 d.changed.emplace_back(it->second->text, l.text);
         } else if (!l.structural) {
             auto it = before_text.find(l.text);

@@ -571,7 +571,7 @@ inline result<tool_output> batch_output(tool_state& st, const std::vector<batch_
         ++ok;
         const bool success = p.http_status == 0 || (p.http_status >= 200 && p.http_status <= 299);
         // the final URL when a redirect changed it, the status when it is not a success
-        if (p.final_url != p.url && p.final_url != p.url + "/") h += "url: " + p.final_url + (success ? "\n" : " ");
+        if (!p.final_url.empty() && !detail::same_place(p.final_url, p.url)) h += "url: " + p.final_url + (success ? "\n" : " ");
         if (!success) h += "HTTP " + std::to_string(p.http_status) + "\n";
         for (std::size_t k = 0; k < p.blocked.size() && k < max_blocked_lines; ++k)
             h += "blocked " + p.blocked[k].resource_type + " " + p.blocked[k].url + " (policy " + p.blocked[k].rule + ")\n";
@@ -1143,7 +1143,11 @@ auto browser_tools(State& st) {
                         return o;
                     }
                     lines += a.steps[i].action + ":ok " + std::to_string(ms) + "ms  ";
+                    // Only the last step's result is shown: its URLs are named against where the
+                    // tab was before the first step, not against pages of steps not shown.
+                    const std::string from = any ? last.from_url : r->from_url;
                     last = std::move(*r);
+                    last.from_url = from;
                     any = true;
                 }
                 std::string post;
