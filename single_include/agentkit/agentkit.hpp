@@ -9264,6 +9264,7 @@ public:
             forget_tab(tabs[i]);
         }
         for (auto& p : out) {
+            p.url = opt_.policy.redact(std::move(p.url));  // as asked: shown in the header, compared with final_url
             p.final_url = opt_.policy.redact(std::move(p.final_url));
             p.title = opt_.policy.redact(std::move(p.title));
             if (p.error_) p.error_ = opt_.policy.redact(*p.error_);
