@@ -3154,6 +3154,9 @@ inline snapshot render_snapshot_unchecked(const std::vector<ax_frame>& frames, c
 // Deltas
 // ---------------------------------------------------------------------------------------------
 
+/// What format_delta says when nothing changed (our text, not the page's).
+inline constexpr std::string_view no_visible_change = "no visible change";
+
 struct snapshot_delta {
     std::vector<std::string> added;
     std::vector<std::string> removed;
@@ -3241,20 +3244,26 @@ inline std::string describe_change(std::string_view before, std::string_view aft
         if (!l.ref.empty()) before_ref[l.ref] = &l;
         else if (!l.structural) ++before_text[l.text];
     }
-    // Focus that left a line is news only when the snapshot does not show where it went.
-    bool focus_shown = false;
-    for (const auto& l : after)
-        if (!l.ref.empty() && !focus_shown) {
-            const auto w = detail::line_words(l.text);
-            focus_shown = std::find(w.begin(), w.end(), std::string_view("focused")) != w.end();
+    // Focus that left a line is news only when the snapshot does not show where it went; that
+    // is looked up once, and only when some line did lose only its focus.
+    std::optional<bool> focus_shown;
+    auto shows_focus = [&] {
+        if (!focus_shown) {
+            focus_shown = std::any_of(after.begin(), after.end(), [](const snapshot_line& l) {
+                if (l.ref.empty() || l.text.find("focused") == std::string::npos) return false;
+                const auto w = detail::line_words(l.text);
+                return std::find(w.begin(), w.end(), std::string_view("focused")) != w.end();
+            });
         }
+        return *focus_shown;
+    };
     std::set<std::string> seen_refs;
     for (const auto& l : after) {
         if (!l.ref.empty()) {
             seen_refs.insert(l.ref);
             auto it = before_ref.find(l.ref);
             if (it == before_ref.end()) d.added.push_back(l.text);
-            else if (it->second->text != l.text && !(focus_shown && detail::only_lost_focus(it->second->text, l.text)))
+            else if (it->second->text != l.text && !(detail::only_lost_focus(it->second->text, l.text) && shows_focus()))
                 d.changed.emplace_back(it->second->text, l.text);
         } else if (!l.structural) {
             auto it = before_text.find(l.text);
@@ -3276,7 +3285,7 @@ inline std::string describe_change(std::string_view before, std::string_view aft
 /// with the line as it is now and the words of the old one that differ.
 [[nodiscard]] inline std::string format_delta(const snapshot_delta& d, std::size_t token_budget = 800,
                                               const token_counter& tokens = {}) {
-    if (d.empty()) return "no visible change";
+    if (d.empty()) return std::string(no_visible_change);
     std::string out;
     std::size_t used = 0;
     std::size_t dropped = 0;
@@ -3751,9 +3760,10 @@ inline snapshot render_readable_unchecked(const std::vector<ax_frame>& frames, c
 //
 // Threads: one poll() loop accepts, parses handshakes, connects (non-blocking) and relays; one
 // resolver thread runs getaddrinfo for domain names, so a slow lookup never stalls the relays
-// (lookups run one at a time; a connection that closes or times out withdraws its lookup). The decision function runs on the loop thread: it must be quick and must not
-// call back into the gate. stop() (and the destructor) wakes and joins both threads and closes
-// every descriptor; a lookup in progress is waited for (bounded by the resolver's timeout).
+// (lookups run one at a time; a connection that closes or times out withdraws its lookup). The
+// decision function runs on the loop thread: it must be quick and must not call back into the
+// gate. stop() (and the destructor) wakes and joins both threads and closes every descriptor; a
+// lookup in progress is waited for (bounded by the resolver's timeout).
 // Bounds: max_connections open client connections (more are closed at once), handshake_timeout
 // from accept to relaying (lookup and connect included), buffer_size bytes buffered per
 // direction (a side that does not read stops the gate reading from the other). Relayed
@@ -7840,11 +7850,10 @@ struct action_result {
                  (d.rule.empty() ? std::string() : " (policy " + d.rule + ")") + "\n";
         if (dialogs_dropped > 0) s += std::to_string(dialogs_dropped) + " more dialogs were answered (not listed)\n";
         if (navigated) {
-            // The URL when it says something new (a redirect, or where a click led), against the
-            // page the model was on; the status only when it is not a success. The title is the
-            // page's own text, so it goes inside the marks with the snapshot.
+            // The URL only when it is news (a redirect, or where a click led), against what a
+            // navigate asked for or the URL the model last saw (a reload stays put); the status
+            // only when it is not a success. The title is the page's text: inside the marks.
             s += "navigated";
-            // against what a navigate asked for, or the page an action was on (a reload stays put)
             const std::string& base = requested_url.empty() ? from_url : requested_url;
             if (!url.empty() && !detail::same_place(url, base)) s += " to " + detail::url_relative_to(url, base);
             if (http_status != 0 && (http_status < 200 || http_status > 299)) s += " (HTTP " + std::to_string(http_status) + ")";
@@ -7864,11 +7873,11 @@ struct action_result {
             if (d.type == "prompt" && d.accepted) page += " with \"" + d.prompt_text + "\"";
             page += "\n";
         }
-        const bool no_change = snapshot.empty() && (changes.empty() || changes == "no visible change");
+        const bool no_change = snapshot.empty() && (changes.empty() || changes == no_visible_change);
         if (!snapshot.empty()) page += snapshot;
         else if (!no_change) page += changes;
         if (!page.empty()) s += detail::page_data(page, boundary);
-        if (no_change) s += "no visible change\n";
+        if (no_change) (s += no_visible_change) += '\n';
         if (!s.empty() && s.back() != '\n') s += '\n';
         return s;
     }
@@ -8630,10 +8639,7 @@ public:
         auto s = take_snapshot(*t, so);
         if (!s) return fail(s.error());
         s->notes = take_restart_notes();
-        {
-            std::lock_guard lock(eng_->mu);
-            (*t)->reported_url = s->url;
-        }
+        set_reported_url(*t, s->url);
         return finish_snapshot(std::move(s));
     }
 
@@ -8653,10 +8659,7 @@ public:
         ps.article_like = classify_page(cap->frames).article_like();
         fill_url_title(*t, ps.url, ps.title);
         ps.notes = take_restart_notes();
-        {
-            std::lock_guard lock(eng_->mu);
-            (*t)->reported_url = ps.url;
-        }
+        set_reported_url(*t, ps.url);
         return finish_snapshot(std::move(ps));
     }
 
@@ -10829,6 +10832,12 @@ private:
                      json{{"rule", v.rule}, {"url", v.url}});
     }
 
+    /// The URL the model was last shown for a tab: the next action's URLs are named against it.
+    void set_reported_url(const tab_ptr& t, const std::string& url) {
+        std::lock_guard lock(eng_->mu);
+        t->reported_url = url;
+    }
+
     result<action_result> finish_action(result<action_result> r) const {
         const auto& P = opt_.policy;
         if (!r) return fail(P.redact(r.error()));
@@ -10970,10 +10979,7 @@ private:
             if (out.navigated) out.snapshot = snap->snap.text;
             else out.changes = format_delta(diff_snapshots(before, snap->snap.lines), opt_.delta_budget, opt_.tokens);
         }
-        {
-            std::lock_guard lock(eng_->mu);
-            t->reported_url = out.url;  // the result names it (or it is where the model already was)
-        }
+        set_reported_url(t, out.url);  // the result names it (or it is where the model already was)
         out.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - t0);
         return out;
     }
@@ -13290,7 +13296,7 @@ inline result<tool_output> batch_output(tool_state& st, const std::vector<batch_
     const std::size_t marks = detail::page_data("x", nonce).size();  // with a one-character text
     for (std::size_t i = 0; i < pages.size(); ++i) {
         fixed += heads[i].size();
-        if (!pages[i].error_) fixed += marks + note_reserve + 1 + 8 + pages[i].title.size();  // + "title: …\n"
+        if (!pages[i].error_) fixed += marks + note_reserve + 1 + std::string_view("title: \n").size() + pages[i].title.size();
     }
     const std::size_t cap = st.options.max_result_chars;
     std::size_t left = cap > fixed ? cap - fixed : 0;
@@ -18537,8 +18543,6 @@ private:
         return nullptr;
     }
 
-    /// Turn a raw outcome into what the model sees: errors become error results with guidance;
-    /// everything passes through the formatter.
     /// A meta-tool call, answered by the masker (a masker that declines it: its hidden answer).
     result<tool_output> call_meta(const tool_call& c) {
         std::optional<result<tool_output>> r;
@@ -18550,6 +18554,8 @@ private:
         return r ? std::move(*r) : masker_.answer_hidden(c.name);
     }
 
+    /// Turn a raw outcome into what the model sees: errors become error results with guidance;
+    /// everything passes through the formatter.
     tool_output finish_output(const tool_call& c, result<tool_output> r, bool host, const tool_info* info) {
         tool_output o;
         if (r) {

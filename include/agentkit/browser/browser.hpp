@@ -308,11 +308,10 @@ struct action_result {
                  (d.rule.empty() ? std::string() : " (policy " + d.rule + ")") + "\n";
         if (dialogs_dropped > 0) s += std::to_string(dialogs_dropped) + " more dialogs were answered (not listed)\n";
         if (navigated) {
-            // The URL when it says something new (a redirect, or where a click led), against the
-            // page the model was on; the status only when it is not a success. The title is the
-            // page's own text, so it goes inside the marks with the snapshot.
+            // The URL only when it is news (a redirect, or where a click led), against what a
+            // navigate asked for or the URL the model last saw (a reload stays put); the status
+            // only when it is not a success. The title is the page's text: inside the marks.
             s += "navigated";
-            // against what a navigate asked for, or the page an action was on (a reload stays put)
             const std::string& base = requested_url.empty() ? from_url : requested_url;
             if (!url.empty() && !detail::same_place(url, base)) s += " to " + detail::url_relative_to(url, base);
             if (http_status != 0 && (http_status < 200 || http_status > 299)) s += " (HTTP " + std::to_string(http_status) + ")";
@@ -332,11 +331,11 @@ struct action_result {
             if (d.type == "prompt" && d.accepted) page += " with \"" + d.prompt_text + "\"";
             page += "\n";
         }
-        const bool no_change = snapshot.empty() && (changes.empty() || changes == "no visible change");
+        const bool no_change = snapshot.empty() && (changes.empty() || changes == no_visible_change);
         if (!snapshot.empty()) page += snapshot;
         else if (!no_change) page += changes;
         if (!page.empty()) s += detail::page_data(page, boundary);
-        if (no_change) s += "no visible change\n";
+        if (no_change) (s += no_visible_change) += '\n';
         if (!s.empty() && s.back() != '\n') s += '\n';
         return s;
     }
@@ -1098,10 +1097,7 @@ public:
         auto s = take_snapshot(*t, so);
         if (!s) return fail(s.error());
         s->notes = take_restart_notes();
-        {
-            std::lock_guard lock(eng_->mu);
-            (*t)->reported_url = s->url;
-        }
+        set_reported_url(*t, s->url);
         return finish_snapshot(std::move(s));
     }
 
@@ -1121,10 +1117,7 @@ public:
         ps.article_like = classify_page(cap->frames).article_like();
         fill_url_title(*t, ps.url, ps.title);
         ps.notes = take_restart_notes();
-        {
-            std::lock_guard lock(eng_->mu);
-            (*t)->reported_url = ps.url;
-        }
+        set_reported_url(*t, ps.url);
         return finish_snapshot(std::move(ps));
     }
 
@@ -3297,6 +3290,12 @@ private:
                      json{{"rule", v.rule}, {"url", v.url}});
     }
 
+    /// The URL the model was last shown for a tab: the next action's URLs are named against it.
+    void set_reported_url(const tab_ptr& t, const std::string& url) {
+        std::lock_guard lock(eng_->mu);
+        t->reported_url = url;
+    }
+
     result<action_result> finish_action(result<action_result> r) const {
         const auto& P = opt_.policy;
         if (!r) return fail(P.redact(r.error()));
@@ -3438,10 +3437,7 @@ private:
             if (out.navigated) out.snapshot = snap->snap.text;
             else out.changes = format_delta(diff_snapshots(before, snap->snap.lines), opt_.delta_budget, opt_.tokens);
         }
-        {
-            std::lock_guard lock(eng_->mu);
-            t->reported_url = out.url;  // the result names it (or it is where the model already was)
-        }
+        set_reported_url(t, out.url);  // the result names it (or it is where the model already was)
         out.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - t0);
         return out;
     }

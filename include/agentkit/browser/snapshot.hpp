@@ -1320,6 +1320,9 @@ inline snapshot render_snapshot_unchecked(const std::vector<ax_frame>& frames, c
 // Deltas
 // ---------------------------------------------------------------------------------------------
 
+/// What format_delta says when nothing changed (our text, not the page's).
+inline constexpr std::string_view no_visible_change = "no visible change";
+
 struct snapshot_delta {
     std::vector<std::string> added;
     std::vector<std::string> removed;
@@ -1407,20 +1410,26 @@ inline std::string describe_change(std::string_view before, std::string_view aft
         if (!l.ref.empty()) before_ref[l.ref] = &l;
         else if (!l.structural) ++before_text[l.text];
     }
-    // Focus that left a line is news only when the snapshot does not show where it went.
-    bool focus_shown = false;
-    for (const auto& l : after)
-        if (!l.ref.empty() && !focus_shown) {
-            const auto w = detail::line_words(l.text);
-            focus_shown = std::find(w.begin(), w.end(), std::string_view("focused")) != w.end();
+    // Focus that left a line is news only when the snapshot does not show where it went; that
+    // is looked up once, and only when some line did lose only its focus.
+    std::optional<bool> focus_shown;
+    auto shows_focus = [&] {
+        if (!focus_shown) {
+            focus_shown = std::any_of(after.begin(), after.end(), [](const snapshot_line& l) {
+                if (l.ref.empty() || l.text.find("focused") == std::string::npos) return false;
+                const auto w = detail::line_words(l.text);
+                return std::find(w.begin(), w.end(), std::string_view("focused")) != w.end();
+            });
         }
+        return *focus_shown;
+    };
     std::set<std::string> seen_refs;
     for (const auto& l : after) {
         if (!l.ref.empty()) {
             seen_refs.insert(l.ref);
             auto it = before_ref.find(l.ref);
             if (it == before_ref.end()) d.added.push_back(l.text);
-            else if (it->second->text != l.text && !(focus_shown && detail::only_lost_focus(it->second->text, l.text)))
+            else if (it->second->text != l.text && !(detail::only_lost_focus(it->second->text, l.text) && shows_focus()))
                 d.changed.emplace_back(it->second->text, l.text);
         } else if (!l.structural) {
             auto it = before_text.find(l.text);
@@ -1442,7 +1451,7 @@ inline std::string describe_change(std::string_view before, std::string_view aft
 /// with the line as it is now and the words of the old one that differ.
 [[nodiscard]] inline std::string format_delta(const snapshot_delta& d, std::size_t token_budget = 800,
                                               const token_counter& tokens = {}) {
-    if (d.empty()) return "no visible change";
+    if (d.empty()) return std::string(no_visible_change);
     std::string out;
     std::size_t used = 0;
     std::size_t dropped = 0;

@@ -34,9 +34,10 @@
 //
 // Threads: one poll() loop accepts, parses handshakes, connects (non-blocking) and relays; one
 // resolver thread runs getaddrinfo for domain names, so a slow lookup never stalls the relays
-// (lookups run one at a time; a connection that closes or times out withdraws its lookup). The decision function runs on the loop thread: it must be quick and must not
-// call back into the gate. stop() (and the destructor) wakes and joins both threads and closes
-// every descriptor; a lookup in progress is waited for (bounded by the resolver's timeout).
+// (lookups run one at a time; a connection that closes or times out withdraws its lookup). The
+// decision function runs on the loop thread: it must be quick and must not call back into the
+// gate. stop() (and the destructor) wakes and joins both threads and closes every descriptor; a
+// lookup in progress is waited for (bounded by the resolver's timeout).
 // Bounds: max_connections open client connections (more are closed at once), handshake_timeout
 // from accept to relaying (lookup and connect included), buffer_size bytes buffered per
 // direction (a side that does not read stops the gate reading from the other). Relayed

@@ -584,7 +584,7 @@ inline result<tool_output> batch_output(tool_state& st, const std::vector<batch_
     const std::size_t marks = detail::page_data("x", nonce).size();  // with a one-character text
     for (std::size_t i = 0; i < pages.size(); ++i) {
         fixed += heads[i].size();
-        if (!pages[i].error_) fixed += marks + note_reserve + 1 + 8 + pages[i].title.size();  // + "title: …\n"
+        if (!pages[i].error_) fixed += marks + note_reserve + 1 + std::string_view("title: \n").size() + pages[i].title.size();
     }
     const std::size_t cap = st.options.max_result_chars;
     std::size_t left = cap > fixed ? cap - fixed : 0;

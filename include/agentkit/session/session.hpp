@@ -736,8 +736,6 @@ private:
         return nullptr;
     }
 
-    /// Turn a raw outcome into what the model sees: errors become error results with guidance;
-    /// everything passes through the formatter.
     /// A meta-tool call, answered by the masker (a masker that declines it: its hidden answer).
     result<tool_output> call_meta(const tool_call& c) {
         std::optional<result<tool_output>> r;
@@ -749,6 +747,8 @@ private:
         return r ? std::move(*r) : masker_.answer_hidden(c.name);
     }
 
+    /// Turn a raw outcome into what the model sees: errors become error results with guidance;
+    /// everything passes through the formatter.
     tool_output finish_output(const tool_call& c, result<tool_output> r, bool host, const tool_info* info) {
         tool_output o;
         if (r) {
