@@ -2,7 +2,7 @@
 //
 //   cd bench/peers && npm ci && node browser_bench.mjs [--agentkit ../../build/bin/agentkit-browser-mcp]
 //                                                      [--no-playwright] [--chrome-devtools] [--runs N]
-//                                                      [--agentkit-no-policy]
+//                                                      [--agentkit-no-policy] [--dump-snapshots] [--dump-form]
 //
 // Playwright MCP and agentkit both run with --allowed-origins set to the page server (agentkit
 // enforces it by request interception, which has a cost); --agentkit-no-policy measures
@@ -313,10 +313,12 @@ async function runServer(spec, base, pages) {
     const t = now();
     let calls = 0;
     let returned = 0;
+    const texts = [];
     const c = async (name, a) => {
       ++calls;
       const r = await call(name, a);
       returned += tokens(textOf(r));
+      texts.push(`-- ${name} (${tokens(textOf(r))} tokens)\n${textOf(r)}`);
       return r;
     };
     // Each server is used the way it is meant to be: a navigate that already returns the page's
@@ -344,7 +346,7 @@ async function runServer(spec, base, pages) {
     if (done === undefined) done = textOf(await c(spec.tools.click, refArg(submit)));
     if (!/Thanks/.test(done) && !/Thanks/.test(textOf(await call(spec.tools.snapshot, {}))))
       throw new Error(`${spec.name}: the form was not submitted: ${done}`);
-    out.form = { calls, tokens: returned, ms: now() - t };
+    out.form = { calls, tokens: returned, ms: now() - t, texts };
   }
   out.rssKbEnd = rssKb(transport.pid);
   await client.close();
@@ -422,6 +424,8 @@ async function main() {
   if (flag("--dump-snapshots"))
     for (const r of results)
       for (const p of pages) console.log(`\n==== ${r.name} ${p.name}\n${r.pages[p.name].fullSnapshotText ?? r.pages[p.name].snapshotText}`);
+  if (flag("--dump-form"))
+    for (const r of results) console.log(`\n==== ${r.name} form fill\n${r.form.texts.join("\n")}`);
 }
 
 main().catch((e) => {

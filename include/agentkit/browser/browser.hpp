@@ -2739,18 +2739,20 @@ private:
             std::future<result<json>> f;
         };
         std::vector<pending_ax> axs;
+        // The accessibility trees are asked for as soon as the frame trees are known, before the
+        // DOM snapshots are read: the renderer computes them while this thread reads the DOM.
+        std::vector<bool> session_ok(sessions.size(), true);
         for (std::size_t i = 0; i < sessions.size(); ++i) {
             auto tree = trees[i].get();
-            auto dom = doms[i].get();
-            if (!tree || !dom) {
-                if (!eng_->conn.is_open()) return fail(crashed_error(!tree ? tree.error() : dom.error()));
+            if (!tree) {
+                if (!eng_->conn.is_open()) return fail(crashed_error(tree.error()));
                 if (i == 0) {
                     if (auto c = crashed_during(t)) return fail(*c);
-                    return fail(!tree ? tree.error() : dom.error());
+                    return fail(tree.error());
                 }
+                session_ok[i] = false;
                 continue;  // an OOPIF that went away meanwhile
             }
-            out.dom.emplace(sessions[i], parse_dom_snapshot(*dom));
             // walk the frame tree
             std::vector<const json*> stack{&detail::jobj(*tree, "frameTree")};
             bool root = true;
@@ -2783,6 +2785,20 @@ private:
                     for (auto it = ch->rbegin(); it != ch->rend(); ++it) stack.push_back(&*it);
             }
         }
+        for (std::size_t i = 0; i < sessions.size(); ++i) {
+            auto dom = doms[i].get();
+            if (!session_ok[i]) continue;
+            if (!dom) {
+                if (!eng_->conn.is_open()) return fail(crashed_error(dom.error()));
+                if (i == 0) {
+                    if (auto c = crashed_during(t)) return fail(*c);
+                    return fail(dom.error());
+                }
+                session_ok[i] = false;  // an OOPIF that went away meanwhile: its frames are left out
+                continue;
+            }
+            out.dom.emplace(sessions[i], parse_dom_snapshot(*dom));
+        }
         // owners of OOPIFs
         std::map<std::string, std::pair<std::string, std::int64_t>> owner_of;  // frame id → (parent session, backend)
         {
@@ -2803,6 +2819,7 @@ private:
         }
         for (auto& p : axs) {
             auto r = p.f.get();
+            if (out.dom.count(p.frame.session_id) == 0) continue;  // its session's DOM snapshot failed
             if (!r) {
                 if (!eng_->conn.is_open()) return fail(crashed_error(r.error()));
                 if (p.frame.session_id == t->session)
@@ -3134,12 +3151,28 @@ private:
         if (!p) return fail(p.error());
         const char* button = o.button == "right" ? "right" : o.button == "middle" ? "middle" : "left";
         const int mask = o.button == "right" ? 2 : o.button == "middle" ? 4 : 1;
-        if (auto r = mouse(h->tab, "mouseMoved", p->first, p->second, "none", 0, 0, modifiers); !r) return r;
+        // The move, presses and releases go out together and are awaited together: Chromium keeps
+        // their order (a press flushes the frame-aligned move before it is dispatched), and the
+        // move's answer alone would wait for the next frame.
+        to_front(h->tab);
+        std::vector<std::future<result<json>>> sent;
+        auto send = [&](const char* type, const char* b, int count, int buttons) {
+            sent.push_back(eng_->conn.call_async("Input.dispatchMouseEvent",
+                                                 json{{"type", type}, {"x", p->first}, {"y", p->second}, {"button", b},
+                                                      {"clickCount", count}, {"buttons", buttons}, {"modifiers", modifiers}},
+                                                 h->tab->session));
+        };
+        send("mouseMoved", "none", 0, 0);
         for (int i = 1; i <= std::max(1, o.click_count); ++i) {
-            if (auto r = mouse(h->tab, "mousePressed", p->first, p->second, button, i, mask, modifiers); !r) return r;
-            if (auto r = mouse(h->tab, "mouseReleased", p->first, p->second, button, i, 0, modifiers); !r) return r;
+            send("mousePressed", button, i, mask);
+            send("mouseReleased", button, i, 0);
         }
-        return {};
+        result<void> out;
+        for (auto& f : sent) {
+            auto r = f.get();
+            if (!r && out) out = fail(eng_->conn.is_open() ? r.error() : crashed_error(r.error()));
+        }
+        return out;
     }
 
     result<void> press_keys(const tab_ptr& t, std::string_view chord_text) {
