@@ -155,6 +155,15 @@ customElements.define('x-widget', class extends HTMLElement {
         server.route("/pointer", http_response::html(page("Pointer", R"HTML(
 <button id=dbl onclick="window.clicks = (window.clicks || 0) + 1" ondblclick="document.getElementById('o').textContent = 'double clicked after ' + window.clicks + ' clicks'">Double me</button>
 <p id=o>no double click yet</p>
+<button id=ord>Event order</button>
+<p id=log>events:</p>
+<script>
+for (const type of ['mouseover', 'mousemove', 'mousedown', 'mouseup', 'click'])
+  document.getElementById('ord').addEventListener(type, () => {
+    const log = document.getElementById('log');
+    if (!log.textContent.includes(' ' + type)) log.textContent += ' ' + type;
+  });
+</script>
 <div id=src draggable=true style="width:120px;height:40px;background:#ccc">Drag source</div>
 <section id=dst aria-label="Drop zone" style="width:160px;height:60px;margin-top:30px;background:#eee">Drop here</section>
 <div id=knob style="width:60px;height:30px;margin-top:30px;background:#99c">Knob</div>
@@ -798,6 +807,13 @@ TEST_F(BrowserE2E, DoubleClickHtmlDragAndDropAndMouseDrag) {
     ASSERT_TRUE(after);
     // a real double click: two clicks, then dblclick
     EXPECT_NE(after->snap.text.find("double clicked after 2 clicks"), std::string::npos) << after->snap.text;
+
+    // the move, press and release of a click are sent together: the page still sees them in order
+    const std::string ord = ref_on(after->snap.text, "button \"Event order\"");
+    ASSERT_FALSE(ord.empty()) << after->snap.text;
+    auto c = b_->click(ord);
+    ASSERT_TRUE(c) << c.error().to_text();
+    EXPECT_NE(c->changes.find("events: mouseover mousemove mousedown mouseup click"), std::string::npos) << c->changes;
 
     // HTML5 drag and drop carries its data to the drop target
     const std::string src = ref_on(after->snap.text, "Drag source");
