@@ -147,6 +147,16 @@ TEST(ActionResult, NamesTheUrlOnlyWhenItIsNewsAndKeepsPageTextInsideTheMarks) {
     r.from_url = "http://127.0.0.1:8080/form.html";
     r.url = "http://127.0.0.1:8080/submit?name=Ada";
     EXPECT_EQ(r.to_text().substr(0, r.to_text().find('\n')), "navigated to /submit?name=Ada");
+    // a GET form sent there: the query is the fields the model just filled in
+    r.form_get_url = r.url;
+    EXPECT_EQ(r.to_text().substr(0, r.to_text().find('\n')), "navigated to /submit?…");
+    r.url = "http://127.0.0.1:8080/submit?";  // a form without fields: nothing to stand for
+    r.form_get_url = r.url;
+    EXPECT_EQ(r.to_text().substr(0, r.to_text().find('\n')), "navigated to /submit?");
+    r.form_get_url = "http://127.0.0.1:8080/search?q=x";  // a redirect from where the form went: all of it
+    r.url = "http://127.0.0.1:8080/results/7?q=x";
+    EXPECT_EQ(r.to_text().substr(0, r.to_text().find('\n')), "navigated to /results/7?q=x");
+    r.form_get_url.clear();
     r.url = "https://127.0.0.1:8080/x";
     EXPECT_EQ(r.to_text().substr(0, r.to_text().find('\n')), "navigated to https://127.0.0.1:8080/x");
     r.from_url = "about:blank";

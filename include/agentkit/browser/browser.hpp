@@ -244,6 +244,7 @@ struct action_result {
     std::string title;
     std::string from_url;       ///< the tab's URL as last reported before the action (URLs are shown against it)
     std::string requested_url;  ///< what a navigate asked for (the result names the URL only when it differs)
+    std::string form_get_url;   ///< the URL a GET form submitted to during the action (its query is the form's fields)
     bool navigated = false;  ///< a new document was loaded in the main frame
     int http_status = 0;     ///< of the main document, when navigated (0: unknown)
     std::vector<dialog_record> dialogs;
@@ -313,7 +314,15 @@ struct action_result {
             // only when it is not a success. The title is the page's text: inside the marks.
             s += "navigated";
             const std::string& base = requested_url.empty() ? from_url : requested_url;
-            if (!url.empty() && !detail::same_place(url, base)) s += " to " + detail::url_relative_to(url, base);
+            if (!url.empty() && !detail::same_place(url, base)) {
+                // A GET form's query repeats the fields the model just filled in: "?…" stands for it
+                // (unless a redirect moved the page elsewhere).
+                const auto q = url.find('?');
+                if (url == form_get_url && q != std::string::npos && q + 1 < url.size() && url.find('#') == std::string::npos)
+                    s += " to " + detail::url_relative_to(url.substr(0, q), base) + "?…";
+                else
+                    s += " to " + detail::url_relative_to(url, base);
+            }
             if (http_status != 0 && (http_status < 200 || http_status > 299)) s += " (HTTP " + std::to_string(http_status) + ")";
             s += "\n";
         } else if (!url.empty() && !from_url.empty() && url != from_url) {
@@ -519,6 +528,8 @@ struct tab_state {
     std::string main_frame;
     std::string url;
     std::string reported_url;  ///< the URL the last result for this tab named or implied
+    std::string form_get_url;  ///< where the last navigation requested in the main frame went, when a GET form sent it
+    std::uint64_t form_get_seq = 0;
     std::string title;
     std::map<std::string, frame_rec> frames;
     std::map<std::string, child_rec> children;                 // OOPIF session → record
@@ -2253,7 +2264,12 @@ private:
             } else if (m == "Page.frameDetached") {
                 if (detail::jstr(p, "reason") != "swap") t->frames.erase(detail::jstr(p, "frameId"));
             } else if (m == "Page.frameRequestedNavigation") {
-                if (detail::jstr(p, "frameId") == t->main_frame) t->nav_requested = ++e.seq;
+                if (detail::jstr(p, "frameId") == t->main_frame) {
+                    t->nav_requested = ++e.seq;
+                    const bool form_get = detail::jstr(p, "reason") == "formSubmissionGet";
+                    t->form_get_url = form_get ? detail::jstr(p, "url") : std::string();
+                    t->form_get_seq = form_get ? t->nav_requested : 0;
+                }
             } else if (m == "Page.frameStartedLoading") {
                 if (detail::jstr(p, "frameId") == t->main_frame) {
                     t->main_loading = true;
@@ -3336,6 +3352,7 @@ private:
         a.url = P.redact(std::move(a.url));
         a.from_url = P.redact(std::move(a.from_url));
         a.requested_url = P.redact(std::move(a.requested_url));
+        a.form_get_url = P.redact(std::move(a.form_get_url));
         a.title = P.redact(std::move(a.title));
         a.changes = P.redact(std::move(a.changes));
         a.snapshot = P.redact(std::move(a.snapshot));
@@ -3417,6 +3434,7 @@ private:
             out.navigated = t->nav_committed > mark && now_loader != loader_before;
             if (out.navigated)
                 if (auto s = t->doc_status.find(now_loader); s != t->doc_status.end()) out.http_status = s->second;
+            if (out.navigated && t->form_get_seq > mark) out.form_get_url = t->form_get_url;
         }
         // A popup comes to the front; the current tab stays the opener, and input to a tab in
         // the background is not processed: bring the current tab back.
