@@ -529,7 +529,6 @@ struct tab_state {
     std::string url;
     std::string reported_url;  ///< the URL the last result for this tab named or implied
     std::string form_get_url;  ///< where the last navigation requested in the main frame went, when a GET form sent it
-    std::uint64_t form_get_seq = 0;
     std::string title;
     std::map<std::string, frame_rec> frames;
     std::map<std::string, child_rec> children;                 // OOPIF session → record
@@ -2266,9 +2265,7 @@ private:
             } else if (m == "Page.frameRequestedNavigation") {
                 if (detail::jstr(p, "frameId") == t->main_frame) {
                     t->nav_requested = ++e.seq;
-                    const bool form_get = detail::jstr(p, "reason") == "formSubmissionGet";
-                    t->form_get_url = form_get ? detail::jstr(p, "url") : std::string();
-                    t->form_get_seq = form_get ? t->nav_requested : 0;
+                    t->form_get_url = detail::jstr(p, "reason") == "formSubmissionGet" ? detail::jstr(p, "url") : std::string();
                 }
             } else if (m == "Page.frameStartedLoading") {
                 if (detail::jstr(p, "frameId") == t->main_frame) {
@@ -3064,12 +3061,15 @@ private:
         }
     }
 
+    static json mouse_params(const char* type, double x, double y, const char* button, int count, int buttons, int modifiers) {
+        return json{{"type", type}, {"x", x}, {"y", y}, {"button", button}, {"clickCount", count},
+                    {"buttons", buttons}, {"modifiers", modifiers}};
+    }
+
     result<void> mouse(const tab_ptr& t, const char* type, double x, double y, const char* button, int count, int buttons,
                        int modifiers = 0) {
         to_front(t);
-        auto r = call(t->session, "Input.dispatchMouseEvent",
-                      json{{"type", type}, {"x", x}, {"y", y}, {"button", button}, {"clickCount", count},
-                           {"buttons", buttons}, {"modifiers", modifiers}});
+        auto r = call(t->session, "Input.dispatchMouseEvent", mouse_params(type, x, y, button, count, buttons, modifiers));
         if (!r) return fail(r.error());
         return {};
     }
@@ -3174,8 +3174,7 @@ private:
         std::vector<std::future<result<json>>> sent;
         auto send = [&](const char* type, const char* b, int count, int buttons) {
             sent.push_back(eng_->conn.call_async("Input.dispatchMouseEvent",
-                                                 json{{"type", type}, {"x", p->first}, {"y", p->second}, {"button", b},
-                                                      {"clickCount", count}, {"buttons", buttons}, {"modifiers", modifiers}},
+                                                 mouse_params(type, p->first, p->second, b, count, buttons, modifiers),
                                                  h->tab->session));
         };
         send("mouseMoved", "none", 0, 0);
@@ -3434,7 +3433,7 @@ private:
             out.navigated = t->nav_committed > mark && now_loader != loader_before;
             if (out.navigated)
                 if (auto s = t->doc_status.find(now_loader); s != t->doc_status.end()) out.http_status = s->second;
-            if (out.navigated && t->form_get_seq > mark) out.form_get_url = t->form_get_url;
+            if (out.navigated && t->nav_requested > mark) out.form_get_url = t->form_get_url;
         }
         // A popup comes to the front; the current tab stays the opener, and input to a tab in
         // the background is not processed: bring the current tab back.
