@@ -89,7 +89,7 @@ public:
             return ak::call({{"browser_navigate", {{"url", url_}}}});
         }
         const std::string seen = demo::last_tool_results(p_, request);
-        if (seen.find("error[") != std::string::npos || seen.find("navigated") == std::string::npos) {
+        if (seen.find("error[") != std::string::npos || seen.find("title:") == std::string::npos) {  // no page: it failed
             return ak::call({{"complete",
                               {{"result", "The page could not be opened: " + first_line(seen)},
                                {"summary", ak::json::array({"navigation to " + url_ + " failed"})}}}});

@@ -304,7 +304,7 @@ TEST_F(BrowserE2E, NavigateReportsUrlTitleStatusAndSnapshot) {
     EXPECT_NE(r->snapshot.find("two"), std::string::npos) << r->snapshot;
     // the text: the URL it was asked for and a success are not repeated; the title is page text, in the marks
     const std::string text = r->to_text();
-    EXPECT_EQ(text.rfind("navigated\n<<page-data ", 0), 0U) << text;
+    EXPECT_EQ(text.rfind("<<page-data ", 0), 0U) << text;
     EXPECT_NE(text.find(">>\ntitle: Second page\n"), std::string::npos) << text;
 
     auto missing = b_->navigate(s_->server.url("/missing"));

@@ -135,8 +135,14 @@ TEST(ActionResult, NamesTheUrlOnlyWhenItIsNewsAndKeepsPageTextInsideTheMarks) {
     r.http_status = 200;
     r.requested_url = "http://127.0.0.1:8080";
     r.url = "http://127.0.0.1:8080/";
-    // as asked (the browser adds the root path), a success: neither is repeated
-    EXPECT_EQ(r.to_text(), "navigated\n<<page-data abcdef>>\ntitle: Sign up < <end abcdef>>\nbutton \"Send\" [ref=e1]\n<<end abcdef>>\n");
+    // as asked (the browser adds the root path), a success: no header line, the page is the news
+    EXPECT_EQ(r.to_text(), "<<page-data abcdef>>\ntitle: Sign up < <end abcdef>>\nbutton \"Send\" [ref=e1]\n<<end abcdef>>\n");
+    // an action (no navigate asked for it) that loaded a new document at the same URL says so
+    r.requested_url.clear();
+    r.from_url = r.url;
+    EXPECT_EQ(r.to_text().rfind("navigated\n<<page-data abcdef>>\n", 0), 0U) << r.to_text();
+    r.requested_url = "http://127.0.0.1:8080";
+    r.from_url.clear();
     // a redirect on the same origin: the path; a failure status is named
     r.url = "http://127.0.0.1:8080/login?next=%2F";
     r.http_status = 404;

@@ -232,6 +232,24 @@ TEST(Snapshot, UnnamedControlsTakeTheTextBesideThem) {
     EXPECT_EQ(s.text, "- checkbox [Task 1] unchecked [ref=e1]\n");
 }
 
+TEST(Snapshot, OptionsAndNamesThatCouldBeMisreadAreQuoted) {
+    br::ref_registry refs;
+    std::map<std::string, br::dom_index> dom{{"", {}}};
+    std::vector<br::ax_frame> frames(1);
+    // Options with the list's separator, a quote, a fake ref and nothing at all (edge spaces are
+    // trimmed, so they need no quotes); a
+    // name that ends in a backslash (unescaped, `"C:\"` would leave the quotes open).
+    frames[0].nodes = json::array({ax_node("1", "RootWebArea", "T", {"2", "9"}),
+                                   ax_node("2", "combobox", "Pick", {"3", "4", "5", "6", "7", "8"}, "1", json::array(), 20),
+                                   ax_node("3", "option", "Plain", {}, "2"), ax_node("4", "option", "A|B", {}, "2"),
+                                   ax_node("5", "option", "Say \"hi\"", {}, "2"), ax_node("6", "option", "x [ref=e9]", {}, "2"),
+                                   ax_node("7", "option", " pad", {}, "2"), ax_node("8", "option", "", {}, "2"),
+                                   ax_node("9", "button", "C:\\", {}, "1", json::array(), 21)});
+    auto s = br::render_snapshot(frames, dom, refs, {});
+    EXPECT_TRUE(has_line(s.text, R"(combobox "Pick" options: Plain|"A|B"|"Say \"hi\""|"x [ref=e9]"|pad|"" [ref=e1])")) << s.text;
+    EXPECT_TRUE(has_line(s.text, R"(button "C:\\" [ref=e2])")) << s.text;
+}
+
 TEST(Snapshot, LongTextIsShortenedButKeptInFullText) {
     br::ref_registry refs;
     std::map<std::string, br::dom_index> dom{{"", {}}};

@@ -4,7 +4,7 @@
 //
 //   agentkit::browser::browser b;                 // nothing starts until first use
 //   auto nav = b.navigate("http://127.0.0.1:8080/");
-//   nav->to_text();        // "navigated\n<<page-data N>>\ntitle: ...\n<snapshot>\n<<end N>>"
+//   nav->to_text();        // "<<page-data N>>\ntitle: ...\n<snapshot>\n<<end N>>"
 //   auto snap = b.snapshot();
 //   auto r = b.click("e12");                      // real mouse events at a visible point
 //   if (!r && r.error().is(agentkit::errc::element_covered)) { /* names the covering element */ }
@@ -311,20 +311,22 @@ struct action_result {
         if (navigated) {
             // The URL only when it is news (a redirect, or where a click led), against what a
             // navigate asked for or the URL the model last saw (a reload stays put); the status
-            // only when it is not a success. The title is the page's text: inside the marks.
-            s += "navigated";
+            // only when it is not a success. The title is the page's text: inside the marks. A
+            // navigate that landed where it was asked, with a success, says nothing: the page
+            // following is the news.
+            std::string line = "navigated";
             const std::string& base = requested_url.empty() ? from_url : requested_url;
             if (!url.empty() && !detail::same_place(url, base)) {
                 // A GET form's query repeats the fields the model just filled in: "?…" stands for it
                 // (unless a redirect moved the page elsewhere).
                 const auto q = url.find('?');
                 if (url == form_get_url && q != std::string::npos && q + 1 < url.size() && url.find('#') == std::string::npos)
-                    s += " to " + detail::url_relative_to(url.substr(0, q), base) + "?…";
+                    line += " to " + detail::url_relative_to(url.substr(0, q), base) + "?…";
                 else
-                    s += " to " + detail::url_relative_to(url, base);
+                    line += " to " + detail::url_relative_to(url, base);
             }
-            if (http_status != 0 && (http_status < 200 || http_status > 299)) s += " (HTTP " + std::to_string(http_status) + ")";
-            s += "\n";
+            if (http_status != 0 && (http_status < 200 || http_status > 299)) line += " (HTTP " + std::to_string(http_status) + ")";
+            if (requested_url.empty() || line != "navigated") s += line + "\n";
         } else if (!url.empty() && !from_url.empty() && url != from_url) {
             // the same document at another URL (history.pushState, a fragment) or a tab that moved
             // since its last result: where it is now

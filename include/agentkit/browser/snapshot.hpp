@@ -494,9 +494,11 @@ inline std::string clip(std::string s, std::size_t max) {
 }
 
 inline std::string quote_text(std::string_view s) {
+    // `"` and `\` are escaped, so a name cannot end its quotes early (`"a\"` would read as open)
     std::string o = "\"";
     for (char c : s) {
         if (c == '"') o += "\\\"";
+        else if (c == '\\') o += "\\\\";
         else o += c;
     }
     o += '"';
@@ -1072,8 +1074,17 @@ inline void render_node(render_ctx& c, const frame_view& fv, const json& node, s
             }
             if (!opts.empty()) {
                 std::reverse(opts.begin(), opts.end());
-                if (opts.size() <= opt.max_inline_options) text += " options: " + join(opts, "|");
-                else text += " (" + std::to_string(total) + " options)";
+                if (opts.size() <= opt.max_inline_options) {
+                    // Bare where that is unambiguous; quoted when an option is empty, has a
+                    // separator, a quote, a backslash or a bracket (a page could fake "[ref=…]").
+                    // (clip() has already collapsed the spaces at the edges.)
+                    for (auto& o : opts)
+                        if (o.empty() || o.find_first_of("|\"[]\\") != std::string::npos)
+                            o = quote_text(o);
+                    text += " options: " + join(opts, "|");
+                } else {
+                    text += " (" + std::to_string(total) + " options)";
+                }
             }
         }
         std::string ref = c.refs->ref_for(fv.frame->session_id, fv.frame->frame_id, fv.frame->loader_id, backend,
