@@ -24,6 +24,8 @@
 #include <string_view>
 #include <vector>
 
+#include <unistd.h>  // access
+
 #if defined(__GLIBC__)
 #include <malloc.h>  // mallopt, malloc_trim
 #endif
@@ -58,6 +60,25 @@ Options (Playwright MCP names where the meaning is the same):
   --blocked-origins LIST     semicolon-separated origins the browser may not reach
   --output-dir DIR           keep artifacts (screenshots, recordings, cut text) as files under DIR
   --secrets FILE             dotenv file of secrets: typed as {{secret:NAME}}, redacted from every output
+  --browser NAME             chromium (the default), chrome, chrome-beta/-dev/-canary, msedge,
+                             msedge-beta/-dev/-canary: the channel's binary when no --executable-path
+  --no-sandbox               pass --no-sandbox to the browser (as root it always is)
+  --user-agent UA            the user agent of every tab (header and navigator.userAgent)
+  --ignore-https-errors      accept invalid certificates (only in a browser this server launches)
+  --timeout-action MS        bound of one browser call (default 15000)
+  --timeout-navigation MS    bound of a navigation to load (default 30000)
+  --snapshot-mode full|none  none: a navigation's result names the page without its snapshot
+  --image-responses MODE     allow or only: screenshots inline too; omit: by artifact id (the default)
+  --console-level LEVEL      browser_console_messages' default level: error, warning, info, debug
+  --output-max-size BYTES    bytes of artifacts kept (as --max-artifact-bytes)
+  --allow-unrestricted-file-access  allow file:// URLs (as --allow-file-access)
+  Accepted with no effect here (a note on stderr says why): --codegen, --caps (vision and pdf
+  tools are not offered), --no-webmcp, --test-id-attribute, --file-paths, --shared-browser-context,
+  --allowed-hosts, --timeout-settle, --cdp-timeout, --sandbox, --idle-timeout 0, --vision.
+  Refused (the server does not start rather than ignore them): --port, --host, --extension,
+  --endpoint, --proxy-server, --storage-state, --save-session, --save-trace, --save-video,
+  --init-script, --init-page, --device, --mobile, --grant-permissions, --block-service-workers,
+  --cdp-header, --snapshot-boxes, --browser firefox|webkit, and unknown --config keys.
 agentkit's switches for what is off by default:
   --allow-evaluate           enable browser_evaluate
   --allow-file-access        allow file:// URLs
@@ -117,7 +138,164 @@ struct cli {
     br::store_options store;
     bool quiet = false;
     std::vector<std::string> unsupported;  // flags whose enforcement is not available: refuse to start
+    std::vector<std::string> notes;        // accepted flags that change nothing here, and why (stderr)
+    std::string channel;                   // --browser: a browser channel to find when no executable is given
+    bool ignore_https_errors = false;
 };
+
+/// A Playwright MCP option that agentkit-browser-mcp has no switch of its own for: refused (the
+/// server will not start rather than ignore it) or accepted with no effect here, and why.
+struct playwright_option {
+    std::string_view name;
+    bool takes_value;
+    bool refused;
+    std::string_view why;
+};
+
+constexpr std::string_view kStdioOnly = "this server speaks MCP over stdio only; it has no HTTP or SSE transport";
+constexpr std::array<playwright_option, 30> kPlaywrightOptions{{
+    {"--port", true, true, kStdioOnly},
+    {"--host", true, true, kStdioOnly},
+    {"--extension", false, true, "the Playwright browser extension is not supported; --cdp-endpoint connects to a running browser"},
+    {"--profile-dir-name", true, true, "it belongs to --extension, which is not supported"},
+    {"--endpoint", true, true, "a Playwright bound-browser endpoint is not CDP; --cdp-endpoint connects to a browser over CDP"},
+    {"--proxy-server", true, true, "a browser proxy is not supported (the origin policy routes WebSockets through its own gate)"},
+    {"--proxy-bypass", true, true, "a browser proxy is not supported"},
+    {"--storage-state", true, true, "loading cookies and storage from a file is not supported; --user-data-dir keeps a profile"},
+    {"--save-session", false, true, "sessions are not saved; every call's metrics go to stderr and browser_metrics"},
+    {"--save-trace", false, true, "Playwright traces are not supported; browser_recording_start records a screencast"},
+    {"--save-video", true, true, "videos are not supported; browser_recording_start records a screencast"},
+    {"--init-script", true, true, "init scripts are not supported"},
+    {"--init-page", true, true, "init pages (TypeScript run on a Playwright page) are not supported"},
+    {"--device", true, true, "device emulation by name is not supported; browser_resize emulates a mobile viewport"},
+    {"--mobile", false, true, "device emulation is not supported at start; browser_resize emulates a mobile viewport"},
+    {"--grant-permissions", true, true, "granting permissions is not supported"},
+    {"--block-service-workers", false, true, "blocking service workers is not supported"},
+    {"--cdp-header", true, true, "headers on the CDP connection are not supported"},
+    {"--remote-header", true, true, "headers on the remote connection are not supported"},
+    {"--snapshot-boxes", false, true, "bounding boxes in snapshots are not supported"},
+    {"--no-webmcp", false, false, "page-registered WebMCP tools are never exposed"},
+    {"--test-id-attribute", true, false, "no locators are generated"},
+    {"--file-paths", true, false, "artifacts are read by id (browser_artifact)"},
+    {"--shared-browser-context", false, false, "the one stdio client has the one browser context"},
+    {"--allowed-hosts", true, false, "there is no HTTP server to guard (stdio only)"},
+    {"--timeout-settle", true, false, "actions settle on events (load, requests done, the DOM quiet), not a fixed time"},
+    {"--codegen", true, false, "results say what changed on the page, not Playwright code"},
+    {"--cdp-timeout", true, false, "the connection to --cdp-endpoint is bounded at 10 s"},
+    {"--sandbox", false, false, "Chromium's sandbox is on unless the server runs as root, where Chromium needs --no-sandbox"},
+    {"--vision", false, false, "coordinate-based (vision) tools are not offered"},
+}};
+
+bool one_of(const std::string& v, std::initializer_list<std::string_view> allowed) {
+    return std::find(allowed.begin(), allowed.end(), v) != allowed.end();
+}
+
+/// Where a Chromium-family browser channel lives on Linux (the vendors' packages).
+std::optional<std::string> channel_executable(const std::string& ch) {
+    static const std::array<std::pair<std::string_view, std::string_view>, 8> paths{{
+        {"chrome", "/opt/google/chrome/chrome"},
+        {"chrome-beta", "/opt/google/chrome-beta/chrome"},
+        {"chrome-dev", "/opt/google/chrome-unstable/chrome"},
+        {"chrome-canary", "/opt/google/chrome-canary/chrome"},
+        {"msedge", "/opt/microsoft/msedge/msedge"},
+        {"msedge-beta", "/opt/microsoft/msedge-beta/msedge"},
+        {"msedge-dev", "/opt/microsoft/msedge-dev/msedge"},
+        {"msedge-canary", "/opt/microsoft/msedge-canary/msedge"},
+    }};
+    for (const auto& [name, path] : paths)
+        if (ch == name) return std::string(path);
+    return std::nullopt;
+}
+
+std::optional<long long> parse_ms(const std::string& v) {
+    try {
+        std::size_t used = 0;
+        const long long n = std::stoll(v, &used);
+        if (used != v.size() || n < 0) return std::nullopt;
+        return n;
+    } catch (...) {
+        return std::nullopt;
+    }
+}
+
+/// Playwright MCP's options that have an effect here, or that are refused or accepted by
+/// kPlaywrightOptions. Returns 1 when handled, 0 when `name` is not one of them, 2 on a bad
+/// value (said on stderr). Shared by the command line and --config.
+int playwright_option_apply(cli& c, const std::string& name, const std::optional<std::string>& v) {
+    auto bad = [&](const char* expected) {
+        std::fprintf(stderr, "agentkit-browser-mcp: %s takes %s, not \"%s\"\n", name.c_str(), expected, v ? v->c_str() : "");
+        return 2;
+    };
+    if (name == "--no-sandbox") {
+        c.browser.launch.extra_args.emplace_back("--no-sandbox");
+    } else if (name == "--browser") {
+        if (one_of(*v, {"firefox", "webkit"})) {
+            c.unsupported.push_back("--browser " + *v + " (agentkit drives Chromium-family browsers over CDP)");
+        } else if (*v == "chromium") {
+            c.channel.clear();
+        } else if (channel_executable(*v)) {
+            c.channel = *v;
+        } else {
+            return bad("chromium, chrome, chrome-beta, chrome-dev, chrome-canary, msedge, msedge-beta, msedge-dev or msedge-canary");
+        }
+    } else if (name == "--user-agent") {
+        c.browser.viewport.user_agent = *v;  // every tab, also in a browser reached by --cdp-endpoint
+    } else if (name == "--ignore-https-errors") {
+        c.ignore_https_errors = true;
+    } else if (name == "--timeout-action" || name == "--timeout-navigation") {
+        auto ms = parse_ms(*v);
+        if (!ms || *ms == 0) return bad("a positive number of milliseconds");
+        (name == "--timeout-action" ? c.browser.call_timeout : c.browser.navigation_timeout) = std::chrono::milliseconds(*ms);
+    } else if (name == "--image-responses") {
+        if (!one_of(*v, {"allow", "omit", "only"})) return bad("allow, omit or only");
+        c.tools.inline_screenshots = *v != "omit";
+    } else if (name == "--snapshot-mode") {
+        if (!one_of(*v, {"full", "none"})) return bad("full or none");
+        c.browser.snapshot_after_navigation = *v == "full";
+    } else if (name == "--output-max-size") {
+        auto n = parse_ms(*v);
+        if (!n || *n == 0) return bad("a positive number of bytes");
+        c.store.max_bytes = static_cast<std::size_t>(*n);
+    } else if (name == "--allow-unrestricted-file-access") {
+        c.browser.policy.allow_file_access = true;
+    } else if (name == "--console-level") {
+        if (!one_of(*v, {"error", "warning", "info", "debug"})) return bad("error, warning, info or debug");
+        c.tools.console_level = *v;
+    } else if (name == "--idle-timeout") {
+        auto ms = parse_ms(*v);
+        if (!ms) return bad("a number of milliseconds");
+        if (*ms != 0) c.unsupported.push_back("--idle-timeout " + *v + " (the browser stays open until the server ends; 0 is accepted)");
+    } else if (name == "--caps") {
+        std::string missing;
+        for (auto cap : br::policy_detail::split_list(ak::json(*v))) {
+            cap.erase(0, cap.find_first_not_of(' '));
+            cap.erase(cap.find_last_not_of(' ') + 1);
+            if (cap.empty() || one_of(cap, {"core", "core-navigation", "core-tabs", "core-input", "network", "devtools", "config"})) continue;
+            missing += (missing.empty() ? "" : ", ") + cap;
+        }
+        if (!missing.empty()) c.notes.push_back("--caps: " + missing + " tools are not offered (console, network and recording tools are always listed)");
+    } else {
+        auto it = std::find_if(kPlaywrightOptions.begin(), kPlaywrightOptions.end(), [&](const auto& o) { return o.name == name; });
+        if (it == kPlaywrightOptions.end()) return 0;
+        if (it->refused) c.unsupported.push_back(name + " (" + std::string(it->why) + ")");
+        else c.notes.push_back(name + " has no effect here: " + std::string(it->why));
+        if (name == "--codegen" && !one_of(*v, {"typescript", "python", "java", "csharp", "none"}))
+            return bad("typescript, python, java, csharp or none");
+        if (name == "--file-paths" && !one_of(*v, {"relative", "absolute"})) return bad("relative or absolute");
+    }
+    return 1;
+}
+
+/// Whether a Playwright MCP option takes a value (options with an effect, then the table).
+std::optional<bool> playwright_option_takes_value(const std::string& name) {
+    if (one_of(name, {"--no-sandbox", "--ignore-https-errors", "--allow-unrestricted-file-access"})) return false;
+    if (one_of(name, {"--browser", "--user-agent", "--timeout-action", "--timeout-navigation", "--image-responses",
+                      "--snapshot-mode", "--output-max-size", "--console-level", "--idle-timeout", "--caps"}))
+        return true;
+    for (const auto& o : kPlaywrightOptions)
+        if (o.name == name) return o.takes_value;
+    return std::nullopt;
+}
 
 std::optional<std::pair<int, int>> parse_size(const std::string& s) {
     const auto sep = s.find_first_of(",x");
@@ -162,6 +340,12 @@ bool load_policy(cli& c, const std::string& path, std::string& err) {
     return true;
 }
 
+int playwright_option_apply(cli& c, const std::string& name, const std::optional<std::string>& v);
+std::optional<bool> playwright_option_takes_value(const std::string& name);
+
+/// A Playwright MCP configuration file (its `Config` type). Every key is honoured, refused or
+/// accepted as it is on the command line; a key this server does not know is refused (it will
+/// not start rather than ignore it), so what a file asks for is never silently dropped.
 bool apply_config(cli& c, const std::string& path, std::string& err) {
     std::ifstream in(path);
     if (!in) {
@@ -173,47 +357,210 @@ bool apply_config(cli& c, const std::string& path, std::string& err) {
         err = "config file " + path + " is not a JSON object";
         return false;
     }
-    const ak::json& b = j.value("browser", ak::json::object());
-    const ak::json& lo = b.value("launchOptions", ak::json::object());
-    if (lo.contains("executablePath") && lo["executablePath"].is_string())
-        c.browser.launch.executable = lo["executablePath"].get<std::string>();
-    if (lo.contains("headless") && lo["headless"].is_boolean()) c.browser.launch.headless = lo["headless"].get<bool>();
-    if (lo.contains("args") && lo["args"].is_array())
-        for (const auto& a : lo["args"])
-            if (a.is_string()) c.browser.launch.extra_args.push_back(a.get<std::string>());
-    if (b.contains("cdpEndpoint") && b["cdpEndpoint"].is_string()) c.browser.cdp_endpoint = b["cdpEndpoint"].get<std::string>();
-    if (b.contains("userDataDir") && b["userDataDir"].is_string()) c.browser.launch.user_data_dir = b["userDataDir"].get<std::string>();
-    const ak::json& co = b.value("contextOptions", ak::json::object());
-    if (co.contains("viewport") && co["viewport"].is_object()) {
-        c.browser.viewport.width = co["viewport"].value("width", c.browser.viewport.width);
-        c.browser.viewport.height = co["viewport"].value("height", c.browser.viewport.height);
-    }
-    const ak::json& net = j.value("network", ak::json::object());
-    if (net.contains("allowedOrigins")) {
-        auto v = br::policy_detail::split_list(net["allowedOrigins"]);
-        c.browser.policy.allowed_origins.insert(c.browser.policy.allowed_origins.end(), v.begin(), v.end());
-    }
-    if (net.contains("blockedOrigins")) {
-        auto v = br::policy_detail::split_list(net["blockedOrigins"]);
-        c.browser.policy.blocked_origins.insert(c.browser.policy.blocked_origins.end(), v.begin(), v.end());
-    }
-    if (j.contains("outputDir") && j["outputDir"].is_string()) {
-        c.store.dir = j["outputDir"].get<std::string>();
-        c.store.keep = true;
-    }
-    if (j.contains("secrets")) {
-        if (j["secrets"].is_object()) {
-            for (auto it = j["secrets"].begin(); it != j["secrets"].end(); ++it)
-                if (it.value().is_string()) c.browser.policy.secrets[it.key()] = it.value().get<std::string>();
-        } else if (j["secrets"].is_string()) {
-            if (!load_secrets(c, j["secrets"].get<std::string>(), err)) return false;
+    bool ok = true;
+    auto wrong = [&](const std::string& key, const char* expected) {
+        if (ok) err = "config " + path + ": " + key + " must be " + expected;
+        ok = false;
+    };
+    auto unknown = [&](const std::string& key) { c.unsupported.push_back("config key " + key); };
+    // through the command line's handling: the same values, checks and notes
+    auto option = [&](const std::string& key, const std::string& flag, const ak::json& v) {
+        std::optional<std::string> value;
+        if (v.is_string()) value = v.get<std::string>();
+        else if (v.is_number_integer()) value = std::to_string(v.get<long long>());
+        else if (v.is_array()) {
+            std::string list;
+            for (const auto& e : v)
+                if (e.is_string()) list += (list.empty() ? "" : ",") + e.get<std::string>();
+            value = list;
+        } else if (!v.is_boolean()) {
+            return wrong(key, "a string, number, list or boolean");
+        }
+        if (v.is_boolean() && !v.get<bool>()) return;  // a switch left off
+        if (playwright_option_takes_value(flag).value_or(false) && !value) return wrong(key, "a string or number");
+        const std::size_t refused = c.unsupported.size(), noted = c.notes.size();
+        if (playwright_option_apply(c, flag, value) == 2) {
+            if (ok) err = "config " + path + ": " + key + " has a value it cannot take (see above)";
+            ok = false;
+        }
+        // say it with the file's name for it
+        for (auto* list : {&c.unsupported, &c.notes})
+            for (std::size_t i = list == &c.unsupported ? refused : noted; i < list->size(); ++i)
+                if ((*list)[i].rfind(flag, 0) == 0) (*list)[i] = "config " + key + (*list)[i].substr(flag.size());
+    };
+    auto str = [&](const ak::json& o, const char* k, const std::string& key, std::string& dst) {
+        if (!o[k].is_string()) return wrong(key, "a string");
+        dst = o[k].get<std::string>();
+    };
+    for (const auto& [k, v] : j.items()) {
+        if (k == "browser") {
+            if (!v.is_object()) {
+                wrong(k, "an object");
+                continue;
+            }
+            for (const auto& [bk, bv] : v.items()) {
+                const std::string key = "browser." + bk;
+                if (bk == "browserName") {
+                    option(key, "--browser", bv);
+                } else if (bk == "isolated") {
+                    if (!bv.is_boolean()) wrong(key, "a boolean");  // a temporary profile is the default
+                } else if (bk == "userDataDir") {
+                    str(v, "userDataDir", key, c.browser.launch.user_data_dir);
+                } else if (bk == "cdpEndpoint") {
+                    str(v, "cdpEndpoint", key, c.browser.cdp_endpoint);
+                } else if (bk == "cdpTimeout") {
+                    option(key, "--cdp-timeout", bv);
+                } else if (bk == "cdpHeaders") {
+                    option(key, "--cdp-header", ak::json("headers"));
+                } else if (bk == "remoteEndpoint") {
+                    option(key, "--endpoint", ak::json("endpoint"));
+                } else if (bk == "initScript") {
+                    option(key, "--init-script", ak::json("script"));
+                } else if (bk == "initPage") {
+                    option(key, "--init-page", ak::json("page"));
+                } else if (bk == "launchOptions") {
+                    if (!bv.is_object()) {
+                        wrong(key, "an object");
+                        continue;
+                    }
+                    for (const auto& [lk, lv] : bv.items()) {
+                        const std::string lkey = key + "." + lk;
+                        if (lk == "executablePath") {
+                            str(bv, "executablePath", lkey, c.browser.launch.executable);
+                        } else if (lk == "headless") {
+                            if (!lv.is_boolean()) wrong(lkey, "a boolean");
+                            else c.browser.launch.headless = lv.get<bool>();
+                        } else if (lk == "args") {
+                            if (!lv.is_array()) wrong(lkey, "a list of strings");
+                            for (const auto& a : lv)
+                                if (a.is_string()) c.browser.launch.extra_args.push_back(a.get<std::string>());
+                        } else if (lk == "channel") {
+                            option(lkey, "--browser", lv);
+                        } else if (lk == "chromiumSandbox") {
+                            if (!lv.is_boolean()) wrong(lkey, "a boolean");
+                            else if (!lv.get<bool>()) option(lkey, "--no-sandbox", true);
+                        } else {
+                            unknown(lkey);
+                        }
+                    }
+                } else if (bk == "contextOptions") {
+                    if (!bv.is_object()) {
+                        wrong(key, "an object");
+                        continue;
+                    }
+                    for (const auto& [ck, cv] : bv.items()) {
+                        const std::string ckey = key + "." + ck;
+                        if (ck == "viewport") {
+                            if (!cv.is_object() || !cv.value("width", ak::json()).is_number_integer() ||
+                                !cv.value("height", ak::json()).is_number_integer()) {
+                                wrong(ckey, "{\"width\": W, \"height\": H}");
+                                continue;
+                            }
+                            c.browser.viewport.width = cv["width"].get<int>();
+                            c.browser.viewport.height = cv["height"].get<int>();
+                        } else if (ck == "userAgent") {
+                            option(ckey, "--user-agent", cv);
+                        } else if (ck == "ignoreHTTPSErrors") {
+                            option(ckey, "--ignore-https-errors", cv);
+                        } else {
+                            unknown(ckey);
+                        }
+                    }
+                } else {
+                    unknown(key);
+                }
+            }
+        } else if (k == "network") {
+            if (!v.is_object()) {
+                wrong(k, "an object");
+                continue;
+            }
+            for (const auto& [nk, nv] : v.items()) {
+                if (nk != "allowedOrigins" && nk != "blockedOrigins") {
+                    unknown("network." + nk);
+                    continue;
+                }
+                auto list = br::policy_detail::split_list(nv);
+                auto& dst = nk == "allowedOrigins" ? c.browser.policy.allowed_origins : c.browser.policy.blocked_origins;
+                dst.insert(dst.end(), list.begin(), list.end());
+            }
+        } else if (k == "outputDir") {
+            str(j, "outputDir", k, c.store.dir);
+            c.store.keep = true;
+        } else if (k == "secrets") {
+            if (v.is_object()) {
+                for (auto it = v.begin(); it != v.end(); ++it)
+                    if (it.value().is_string()) c.browser.policy.secrets[it.key()] = it.value().get<std::string>();
+            } else if (v.is_string()) {
+                if (!load_secrets(c, v.get<std::string>(), err)) return false;
+            } else {
+                wrong(k, "an object or a dotenv file path");
+            }
+        } else if (k == "timeouts") {
+            if (!v.is_object()) {
+                wrong(k, "an object");
+                continue;
+            }
+            for (const auto& [tk, tv] : v.items()) {
+                const std::string key = "timeouts." + tk;
+                if (tk == "action") option(key, "--timeout-action", tv);
+                else if (tk == "navigation") option(key, "--timeout-navigation", tv);
+                else if (tk == "settle") option(key, "--timeout-settle", tv);
+                else if (tk == "idle") option(key, "--idle-timeout", tv);
+                else if (tk == "expect") c.notes.push_back(key + " has no effect here: there are no expect (testing) tools");
+                else unknown(key);
+            }
+        } else if (k == "snapshot") {
+            if (!v.is_object()) {
+                wrong(k, "an object");
+                continue;
+            }
+            for (const auto& [sk, sv] : v.items()) {
+                if (sk == "mode") option("snapshot.mode", "--snapshot-mode", sv);
+                else if (sk == "boxes") option("snapshot.boxes", "--snapshot-boxes", sv);
+                else unknown("snapshot." + sk);
+            }
+        } else if (k == "console") {
+            if (!v.is_object()) {
+                wrong(k, "an object");
+                continue;
+            }
+            for (const auto& [ck, cv] : v.items()) {
+                if (ck == "level") option("console.level", "--console-level", cv);
+                else unknown("console." + ck);
+            }
+        } else if (k == "server") {
+            if (!v.is_object() || !v.empty()) option(k, "--port", ak::json("server"));
+        } else if (k == "capabilities") {
+            option(k, "--caps", v);
+        } else if (k == "imageResponses") {
+            option(k, "--image-responses", v);
+        } else if (k == "outputMaxSize") {
+            option(k, "--output-max-size", v);
+        } else if (k == "codegen") {
+            option(k, "--codegen", v);
+        } else if (k == "testIdAttribute") {
+            option(k, "--test-id-attribute", v);
+        } else if (k == "filePaths") {
+            option(k, "--file-paths", v);
+        } else if (k == "allowUnrestrictedFileAccess") {
+            option(k, "--allow-unrestricted-file-access", v);
+        } else if (k == "sharedBrowserContext") {
+            option(k, "--shared-browser-context", v);
+        } else if (k == "saveSession") {
+            option(k, "--save-session", v);
+        } else if (k == "extension") {
+            option(k, "--extension", v);
+        } else if (k == "webmcp") {
+            if (!v.is_boolean()) wrong(k, "a boolean");  // never exposed: false is what it is, true cannot be
+            else if (v.get<bool>()) c.notes.push_back("webmcp has no effect here: page-registered WebMCP tools are never exposed");
         } else {
-            err = "config secrets must be an object or a dotenv file path";
-            return false;
+            unknown(k);
         }
     }
-    if (auto v = c.browser.policy.validate(); !v) {
-        err = v.error().message;
+    if (!ok) return false;
+    if (auto p = c.browser.policy.validate(); !p) {
+        err = p.error().message;
         return false;
     }
     return true;
@@ -348,12 +695,44 @@ int parse_args(int argc, char** argv, cli& c) {
                 std::fprintf(stderr, "agentkit-browser-mcp: --websockets takes auto, proxy or script, not \"%s\"\n", v->c_str());
                 return 2;
             }
+        } else if (auto takes = playwright_option_takes_value(a)) {
+            std::optional<std::string> v;
+            if (*takes) {
+                v = value();
+                if (!v) return 2;
+            } else if (inline_value) {
+                std::fprintf(stderr, "agentkit-browser-mcp: %s takes no value\n", a.c_str());
+                return 2;
+            }
+            if (playwright_option_apply(c, a, v) == 2) return 2;
         } else {
             std::fprintf(stderr, "agentkit-browser-mcp: unknown option %s (see --help)\n", argv[i]);
             return 2;
         }
     }
     return -1;  // go on
+}
+
+/// What the options decide together, once all are read: the channel's executable, HTTPS errors.
+int finish_options(cli& c) {
+    if (!c.channel.empty() && c.browser.launch.executable.empty() && c.browser.cdp_endpoint.empty()) {
+        const std::string exe = *channel_executable(c.channel);
+        if (::access(exe.c_str(), X_OK) != 0) {
+            std::fprintf(stderr, "agentkit-browser-mcp: --browser %s: no browser at %s (install it, or pass --executable-path)\n",
+                         c.channel.c_str(), exe.c_str());
+            return 2;
+        }
+        c.browser.launch.executable = exe;
+    }
+    if (c.ignore_https_errors) {
+        // A launch flag: it covers every frame and worker. A browser reached over --cdp-endpoint
+        // is not ours to loosen for everyone using it.
+        if (!c.browser.cdp_endpoint.empty()) c.unsupported.push_back("--ignore-https-errors with --cdp-endpoint (only for a browser this server launches)");
+        else c.browser.launch.extra_args.emplace_back("--ignore-certificate-errors");
+    }
+    if (!c.browser.viewport.user_agent.empty() && c.browser.cdp_endpoint.empty())
+        c.browser.launch.extra_args.push_back("--user-agent=" + c.browser.viewport.user_agent);  // also workers and iframes
+    return -1;
 }
 
 /// `--tools core`: the core tools exposed, every other tool of the box deferred.
@@ -391,13 +770,14 @@ int serve_masked(const Box& box, Masker& m, ak::mcp::server_options so) {
 int main(int argc, char** argv) {
     cli c;
     if (int rc = parse_args(argc, argv, c); rc >= 0) return rc;
+    if (int rc = finish_options(c); rc >= 0) return rc;
+    for (const auto& n : c.notes) std::fprintf(stderr, "agentkit-browser-mcp: %s\n", n.c_str());
     if (!c.unsupported.empty()) {
         // Fail closed: a safety or storage option that is not enforced yet must not be ignored.
         std::string list;
         for (const auto& u : c.unsupported) list += (list.empty() ? "" : ", ") + u;
         std::fprintf(stderr,
-                     "agentkit-browser-mcp: not available in this build: %s. Refusing to start rather than ignore "
-                     "them.\n",
+                     "agentkit-browser-mcp: not supported: %s. Refusing to start rather than ignore them.\n",
                      list.c_str());
         return 2;
     }

@@ -7689,6 +7689,10 @@ struct browser_options {
     std::chrono::milliseconds dom_quiet{30};              ///< DOM quiet window after an action (about two frames)
     std::chrono::milliseconds dom_quiet_timeout{1500};    ///< bound for the DOM to become quiet
     std::size_t snapshot_budget = 6000;  ///< tokens of a snapshot
+    /// A navigate, or an action that loads a new document, shows the new page's snapshot in its
+    /// result (false: its title only; snapshot() shows the page). Playwright MCP's
+    /// --snapshot-mode none.
+    bool snapshot_after_navigation = true;
     std::size_t delta_budget = 600;      ///< tokens of an action's change report
     std::size_t console_capacity = 200;
     std::size_t network_capacity = 300;
@@ -10133,6 +10137,11 @@ private:
                                        json{{"width", v.width}, {"height", v.height}, {"deviceScaleFactor", v.device_scale_factor},
                                             {"mobile", v.mobile}},
                                        *sid));
+        // the rest of the emulation (what resize() applies), only where it differs from the default
+        if (v.touch || v.mobile)
+            fs.push_back(e.conn.call_async("Emulation.setTouchEmulationEnabled", json{{"enabled", true}, {"maxTouchPoints", 5}}, *sid));
+        if (!v.user_agent.empty())
+            fs.push_back(e.conn.call_async("Emulation.setUserAgentOverride", json{{"userAgent", v.user_agent}}, *sid));
         auto tree_f = e.conn.call_async("Page.getFrameTree", json::object(), *sid);
         std::optional<error> err;
         for (auto& f : fs) {
@@ -11039,8 +11048,11 @@ private:
         } else {
             out.url = snap->url;
             out.title = snap->title;
-            if (out.navigated) out.snapshot = snap->snap.text;
-            else out.changes = format_delta(diff_snapshots(before, snap->snap.lines), opt_.delta_budget, opt_.tokens);
+            if (out.navigated) {
+                if (opt_.snapshot_after_navigation) out.snapshot = snap->snap.text;
+            } else {
+                out.changes = format_delta(diff_snapshots(before, snap->snap.lines), opt_.delta_budget, opt_.tokens);
+            }
         }
         set_reported_url(t, out.url);  // the result names it (or it is where the model already was)
         out.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - t0);
@@ -11096,7 +11108,7 @@ private:
             r->navigated = true;
         }
         if (r) r->requested_url = url;
-        if (r && r->snapshot.empty() && r->navigated) {
+        if (r && r->snapshot.empty() && r->navigated && opt_.snapshot_after_navigation) {
             auto s = take_snapshot(*ct, snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12});
             if (s) r->snapshot = s->snap.text;
         }
@@ -12835,6 +12847,9 @@ struct tools_options {
     bool inline_screenshots = false;
     /// Longest browser_wait_for {time} (seconds).
     double max_wait_seconds = 30;
+    /// browser_console_messages' lowest level kept when the call names none: error, warning,
+    /// info or debug (Playwright MCP's --console-level).
+    std::string console_level = "info";
     /// Receives every call's metrics (e.g. a log line on stderr).
     std::function<void(const call_metrics&)> on_call;
 };
@@ -13147,7 +13162,7 @@ struct console_args {
     std::optional<int> recent;
     std::optional<bool> clear;
     static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(console_args, level, "Lowest level kept (default info)", one_of("error", "warning", "info", "debug")),
+        return fields(AGENTKIT_FIELD(console_args, level, "Lowest level kept (default: the server's, info unless set)", one_of("error", "warning", "info", "debug")),
                       AGENTKIT_FIELD(console_args, recent, "How many of the newest messages to show (default 10); the whole log is an artifact", range(0, 100)),
                       AGENTKIT_FIELD(console_args, clear, "Empty the tab's console buffer after reading it"));
     }
@@ -13732,7 +13747,7 @@ auto browser_tools(State& st) {
                 std::size_t dropped = 0;
                 auto r = s->b.console_messages(a.clear.value_or(false), &dropped);
                 if (!r) return fail(r.error());
-                const std::string min = a.level.value_or("info");
+                const std::string min = a.level.value_or(s->options.console_level);
                 std::vector<std::string> lines;
                 std::map<std::string, std::size_t> by_level;
                 std::size_t hidden = 0;

@@ -136,6 +136,10 @@ struct browser_options {
     std::chrono::milliseconds dom_quiet{30};              ///< DOM quiet window after an action (about two frames)
     std::chrono::milliseconds dom_quiet_timeout{1500};    ///< bound for the DOM to become quiet
     std::size_t snapshot_budget = 6000;  ///< tokens of a snapshot
+    /// A navigate, or an action that loads a new document, shows the new page's snapshot in its
+    /// result (false: its title only; snapshot() shows the page). Playwright MCP's
+    /// --snapshot-mode none.
+    bool snapshot_after_navigation = true;
     std::size_t delta_budget = 600;      ///< tokens of an action's change report
     std::size_t console_capacity = 200;
     std::size_t network_capacity = 300;
@@ -2580,6 +2584,11 @@ private:
                                        json{{"width", v.width}, {"height", v.height}, {"deviceScaleFactor", v.device_scale_factor},
                                             {"mobile", v.mobile}},
                                        *sid));
+        // the rest of the emulation (what resize() applies), only where it differs from the default
+        if (v.touch || v.mobile)
+            fs.push_back(e.conn.call_async("Emulation.setTouchEmulationEnabled", json{{"enabled", true}, {"maxTouchPoints", 5}}, *sid));
+        if (!v.user_agent.empty())
+            fs.push_back(e.conn.call_async("Emulation.setUserAgentOverride", json{{"userAgent", v.user_agent}}, *sid));
         auto tree_f = e.conn.call_async("Page.getFrameTree", json::object(), *sid);
         std::optional<error> err;
         for (auto& f : fs) {
@@ -3486,8 +3495,11 @@ private:
         } else {
             out.url = snap->url;
             out.title = snap->title;
-            if (out.navigated) out.snapshot = snap->snap.text;
-            else out.changes = format_delta(diff_snapshots(before, snap->snap.lines), opt_.delta_budget, opt_.tokens);
+            if (out.navigated) {
+                if (opt_.snapshot_after_navigation) out.snapshot = snap->snap.text;
+            } else {
+                out.changes = format_delta(diff_snapshots(before, snap->snap.lines), opt_.delta_budget, opt_.tokens);
+            }
         }
         set_reported_url(t, out.url);  // the result names it (or it is where the model already was)
         out.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - t0);
@@ -3543,7 +3555,7 @@ private:
             r->navigated = true;
         }
         if (r) r->requested_url = url;
-        if (r && r->snapshot.empty() && r->navigated) {
+        if (r && r->snapshot.empty() && r->navigated && opt_.snapshot_after_navigation) {
             auto s = take_snapshot(*ct, snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12});
             if (s) r->snapshot = s->snap.text;
         }

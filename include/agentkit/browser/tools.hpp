@@ -60,6 +60,9 @@ struct tools_options {
     bool inline_screenshots = false;
     /// Longest browser_wait_for {time} (seconds).
     double max_wait_seconds = 30;
+    /// browser_console_messages' lowest level kept when the call names none: error, warning,
+    /// info or debug (Playwright MCP's --console-level).
+    std::string console_level = "info";
     /// Receives every call's metrics (e.g. a log line on stderr).
     std::function<void(const call_metrics&)> on_call;
 };
@@ -372,7 +375,7 @@ struct console_args {
     std::optional<int> recent;
     std::optional<bool> clear;
     static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(console_args, level, "Lowest level kept (default info)", one_of("error", "warning", "info", "debug")),
+        return fields(AGENTKIT_FIELD(console_args, level, "Lowest level kept (default: the server's, info unless set)", one_of("error", "warning", "info", "debug")),
                       AGENTKIT_FIELD(console_args, recent, "How many of the newest messages to show (default 10); the whole log is an artifact", range(0, 100)),
                       AGENTKIT_FIELD(console_args, clear, "Empty the tab's console buffer after reading it"));
     }
@@ -957,7 +960,7 @@ auto browser_tools(State& st) {
                 std::size_t dropped = 0;
                 auto r = s->b.console_messages(a.clear.value_or(false), &dropped);
                 if (!r) return fail(r.error());
-                const std::string min = a.level.value_or("info");
+                const std::string min = a.level.value_or(s->options.console_level);
                 std::vector<std::string> lines;
                 std::map<std::string, std::size_t> by_level;
                 std::size_t hidden = 0;

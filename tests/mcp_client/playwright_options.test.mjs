@@ -1,0 +1,203 @@
+// agentkit-browser-mcp started with Playwright MCP's command-line options and configuration file:
+// what has a meaning here takes effect, what cannot be honoured refuses the start (exit 2, the
+// reason on stderr, nothing on stdout), what changes nothing here is accepted with a note on
+// stderr. Driven by the official MCP TypeScript client (node --test).
+//
+//   AGENTKIT_BROWSER_MCP=build/bin/agentkit-browser-mcp node --test tests/mcp_client/playwright_options.test.mjs
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { spawnSync } from "node:child_process";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+const server = process.env.AGENTKIT_BROWSER_MCP;
+assert.ok(server, "set AGENTKIT_BROWSER_MCP to the agentkit-browser-mcp binary");
+
+const textOf = (r) => r.content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
+
+let site;
+let tmp;
+const url = (p) => `http://127.0.0.1:${site.address().port}${p}`;
+const esc = (s) => String(s).replace(/[<&"]/g, (c) => ({ "<": "&lt;", "&": "&amp;", '"': "&quot;" })[c]);
+before(async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "agentkit-pw-options-"));
+  site = http.createServer((req, res) => {
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+    if (req.url === "/next") {
+      res.end(`<!doctype html><title>Next page</title><h1>Arrived</h1><button>Stay</button>`);
+      return;
+    }
+    // the User-Agent the request carried, and the one the page's script sees; console lines
+    res.end(`<!doctype html><title>Options</title>
+      <p>header: ${esc(req.headers["user-agent"])}</p><p id=s></p>
+      <a href="/next">Onwards</a>
+      <script>
+        document.getElementById("s").textContent = "script: " + navigator.userAgent;
+        console.info("an info line"); console.error("an error line");
+      </script>`);
+  });
+  await new Promise((r) => site.listen(0, "127.0.0.1", r));
+});
+after(() => {
+  site?.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+/// A client on the server started with `args` (no --headless/--quiet added: the options are the
+/// test's); stderr is collected.
+async function connect(args) {
+  const transport = new StdioClientTransport({ command: server, args, stderr: "pipe" });
+  let stderr = "";
+  transport.stderr.on("data", (d) => (stderr += d));
+  const client = new Client({ name: "agentkit-pw-options-test", version: "1.0.0" });
+  await client.connect(transport);
+  return { client, stderr: () => stderr };
+}
+
+const call = async (client, name, args = {}) => {
+  const r = await client.callTool({ name, arguments: args });
+  assert.equal(r.isError, false, `${name}: ${textOf(r)}`);
+  return textOf(r);
+};
+
+test("Playwright MCP's command line works as it is: the user agent, the console level and no-op options take effect or are noted", async () => {
+  const ua = "agentkit-options-test/1.0 (Playwright flags)";
+  const { client, stderr } = await connect([
+    "--headless", "--isolated", "--no-sandbox", "--browser", "chromium", "--user-agent", ua,
+    "--timeout-navigation", "60000", "--timeout-action=5000", "--viewport-size", "800x600",
+    "--image-responses", "omit", "--console-level", "error", "--codegen", "none", "--caps", "devtools,vision",
+    "--no-webmcp", "--idle-timeout", "0", "--snapshot-mode", "full",
+  ]);
+  try {
+    const nav = await call(client, "browser_navigate", { url: url("/") });
+    assert.ok(nav.includes(`header: ${ua}`), nav);   // the request's header
+    assert.ok(nav.includes(`script: ${ua}`), nav);   // navigator.userAgent
+    assert.match(nav, /link "Onwards"/);             // --snapshot-mode full: the page in the result
+    const consoleText = await call(client, "browser_console_messages");
+    assert.match(consoleText, /an error line/);
+    assert.doesNotMatch(consoleText, /an info line/);  // --console-level error: the default level
+    const all = await call(client, "browser_console_messages", { level: "info" });
+    assert.match(all, /an info line/);                 // a level named in the call still wins
+    const shot = await client.callTool({ name: "browser_take_screenshot", arguments: {} });
+    assert.equal(shot.content.some((c) => c.type === "image"), false);  // --image-responses omit
+  } finally {
+    await client.close();
+  }
+  assert.match(stderr(), /--codegen has no effect here/);
+  assert.match(stderr(), /--caps: vision tools are not offered/);
+});
+
+test("--snapshot-mode none: a navigation's result names the page, browser_snapshot shows it", async () => {
+  const { client } = await connect(["--headless", "--quiet", "--snapshot-mode", "none"]);
+  try {
+    const nav = await call(client, "browser_navigate", { url: url("/") });
+    assert.match(nav, /title: Options/);
+    assert.doesNotMatch(nav, /\[ref=/);
+    const snap = await call(client, "browser_snapshot");
+    const ref = snap.match(/link "Onwards".*\[ref=(e\d+)\]/)?.[1];
+    assert.ok(ref, snap);
+    const click = await call(client, "browser_click", { target: ref, element: "Onwards" });
+    assert.match(click, /^navigated to \/next\n/);
+    assert.match(click, /title: Next page/);
+    assert.doesNotMatch(click, /Arrived|\[ref=/);
+  } finally {
+    await client.close();
+  }
+});
+
+test("a Playwright MCP configuration file: its keys take effect", async () => {
+  const ua = "agentkit-config-test/2.0";
+  const config = path.join(tmp, "config.json");
+  fs.writeFileSync(config, JSON.stringify({
+    browser: {
+      browserName: "chromium",
+      isolated: true,
+      launchOptions: { headless: true, chromiumSandbox: false },
+      contextOptions: { viewport: { width: 900, height: 700 }, userAgent: ua },
+    },
+    timeouts: { navigation: 60000, action: 5000 },
+    snapshot: { mode: "none" },
+    console: { level: "error" },
+    codegen: "none",
+    webmcp: false,
+  }));
+  const { client } = await connect(["--quiet", "--config", config]);
+  try {
+    const nav = await call(client, "browser_navigate", { url: url("/") });
+    assert.doesNotMatch(nav, /\[ref=/);  // snapshot.mode none
+    const snap = await call(client, "browser_snapshot");
+    assert.ok(snap.includes(`header: ${ua}`) && snap.includes(`script: ${ua}`), snap);
+    assert.doesNotMatch(await call(client, "browser_console_messages"), /an info line/);
+  } finally {
+    await client.close();
+  }
+});
+
+test("what cannot be honoured refuses the start, naming the option and why; stdout stays empty", () => {
+  const refused = [
+    [["--port", "8931"], /--port \(this server speaks MCP over stdio only/],
+    [["--extension"], /--extension \(the Playwright browser extension is not supported/],
+    [["--proxy-server", "http://proxy:3128"], /--proxy-server \(a browser proxy is not supported/],
+    [["--storage-state", "state.json"], /--storage-state \(loading cookies/],
+    [["--browser", "webkit"], /--browser webkit \(agentkit drives Chromium-family browsers/],
+    [["--idle-timeout", "60000"], /--idle-timeout 60000/],
+    [["--cdp-endpoint", "http://127.0.0.1:9", "--ignore-https-errors"], /--ignore-https-errors with --cdp-endpoint/],
+  ];
+  for (const [args, why] of refused) {
+    const r = spawnSync(server, args, { encoding: "utf8", input: "" });
+    assert.equal(r.status, 2, `${args}: ${r.stderr}`);
+    assert.equal(r.stdout, "", `${args}`);
+    assert.match(r.stderr, why);
+    assert.match(r.stderr, /Refusing to start rather than ignore/);
+  }
+  // bad values are named with what the option takes
+  const bad = [
+    [["--snapshot-mode", "sometimes"], /--snapshot-mode takes full or none, not "sometimes"/],
+    [["--console-level", "loud"], /--console-level takes error, warning, info or debug/],
+    [["--timeout-action", "soon"], /--timeout-action takes a positive number of milliseconds/],
+    [["--browser", "netscape"], /--browser takes chromium, chrome/],
+    [["--no-sandbox=yes"], /--no-sandbox takes no value/],
+  ];
+  for (const [args, why] of bad) {
+    const r = spawnSync(server, args, { encoding: "utf8", input: "" });
+    assert.equal(r.status, 2, `${args}: ${r.stderr}`);
+    assert.equal(r.stdout, "");
+    assert.match(r.stderr, why);
+  }
+  // a channel that is not installed is said before the start, with the path looked at
+  const chrome = spawnSync(server, ["--browser", "msedge-canary"], { encoding: "utf8", input: "" });
+  assert.equal(chrome.status, 2);
+  assert.match(chrome.stderr, /--browser msedge-canary: no browser at \/opt\/microsoft\/msedge-canary\/msedge/);
+});
+
+test("a configuration file's keys that cannot be honoured, or are unknown, refuse the start by their names", () => {
+  const cases = [
+    [{ browser: { launchOptions: { slowMo: 100 } } }, /config key browser\.launchOptions\.slowMo/],
+    [{ browser: { contextOptions: { storageState: "s.json" } } }, /config key browser\.contextOptions\.storageState/],
+    [{ server: { port: 8931 } }, /config server \(this server speaks MCP over stdio only/],
+    [{ browser: { initScript: ["a.js"] } }, /config browser\.initScript \(init scripts are not supported/],
+    [{ saveSession: true }, /config saveSession \(sessions are not saved/],
+    [{ somethingNew: 1 }, /config key somethingNew/],
+  ];
+  for (const [cfg, why] of cases) {
+    const file = path.join(tmp, "refused.json");
+    fs.writeFileSync(file, JSON.stringify(cfg));
+    const r = spawnSync(server, ["--config", file], { encoding: "utf8", input: "" });
+    assert.equal(r.status, 2, `${JSON.stringify(cfg)}: ${r.stderr}`);
+    assert.equal(r.stdout, "");
+    assert.match(r.stderr, why);
+  }
+  const file = path.join(tmp, "typed.json");
+  fs.writeFileSync(file, JSON.stringify({ timeouts: { navigation: "soon" } }));
+  const typed = spawnSync(server, ["--config", file], { encoding: "utf8", input: "" });
+  assert.equal(typed.status, 2);
+  assert.match(typed.stderr, /--timeout-navigation takes a positive number of milliseconds, not "soon"/);
+  fs.writeFileSync(file, JSON.stringify({ codegen: true }));
+  const wrongType = spawnSync(server, ["--config", file], { encoding: "utf8", input: "" });
+  assert.equal(wrongType.status, 2);
+  assert.match(wrongType.stderr, /codegen must be a string or number/);
+});
