@@ -22,6 +22,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include <unistd.h>  // access
@@ -88,7 +89,8 @@ agentkit's switches for what is off by default:
                              agentkit's SOCKS5 gate, in the browser's network stack, when the
                              browser is local), proxy (always through the gate) or script (only
                              the page-script guard; for a browser that cannot reach 127.0.0.1)
-  --policy FILE              browser policy as JSON (allowedOrigins, blockedOrigins, secrets, ...)
+  --policy FILE              browser policy as JSON (allowedOrigins, blockedOrigins, secrets, ...);
+                             it joins the options given before it (lists add up)
   --max-artifacts N          artifacts kept per session (default 200; oldest evicted first)
   --max-artifact-bytes N     bytes kept per session (default 64 MiB)
   --tools SET                which tools the client sees (tools/list), one of:
@@ -336,7 +338,36 @@ bool load_policy(cli& c, const std::string& path, std::string& err) {
         err = path + ": " + p.error().message;
         return false;
     }
-    c.browser.policy = std::move(*p);
+    // The file joins what the options before it set (they are not dropped, whatever the order):
+    // origin lists and secrets add up, a switch turned on stays on, a directory named twice
+    // must be the same.
+    br::browser_policy& before = c.browser.policy;
+    br::browser_policy merged = std::move(*p);
+    merged.allowed_origins.insert(merged.allowed_origins.end(), before.allowed_origins.begin(), before.allowed_origins.end());
+    merged.blocked_origins.insert(merged.blocked_origins.end(), before.blocked_origins.begin(), before.blocked_origins.end());
+    merged.allow_file_access = merged.allow_file_access || before.allow_file_access;
+    merged.allow_evaluate = merged.allow_evaluate || before.allow_evaluate;
+    for (const auto& [name, value] : before.secrets) {
+        auto [it, added] = merged.secrets.emplace(name, value);
+        if (!added && it->second != value) {
+            err = path + ": secret " + name + " is also given by an earlier option, with another value";
+            return false;
+        }
+    }
+    for (auto [dir, given, key] : {std::tuple{&merged.downloads_dir, &before.downloads_dir, "downloadsDir"},
+                                   std::tuple{&merged.uploads_dir, &before.uploads_dir, "uploadsDir"}}) {
+        if (given->empty()) continue;
+        if (!dir->empty() && *dir != *given) {
+            err = path + ": " + key + " is " + *dir + " but an earlier option set " + *given;
+            return false;
+        }
+        *dir = *given;
+    }
+    if (auto v = merged.validate(); !v) {
+        err = path + ": " + v.error().message;
+        return false;
+    }
+    before = std::move(merged);
     return true;
 }
 
@@ -665,14 +696,16 @@ int parse_args(int argc, char** argv, cli& c) {
                 std::fprintf(stderr, "agentkit-browser-mcp: %s\n", err.c_str());
                 return 2;
             }
-        } else if (a == "--downloads-dir") {
+        } else if (a == "--downloads-dir" || a == "--uploads-dir") {
             auto v = value();
             if (!v) return 2;
-            c.browser.policy.downloads_dir = *v;
-        } else if (a == "--uploads-dir") {
-            auto v = value();
-            if (!v) return 2;
-            c.browser.policy.uploads_dir = *v;
+            auto& dir = a == "--downloads-dir" ? c.browser.policy.downloads_dir : c.browser.policy.uploads_dir;
+            if (!dir.empty() && dir != *v) {
+                std::fprintf(stderr, "agentkit-browser-mcp: %s %s: it is already %s (from an earlier option or --policy)\n",
+                             a.c_str(), v->c_str(), dir.c_str());
+                return 2;
+            }
+            dir = *v;
         } else if (a == "--max-artifacts" || a == "--max-artifact-bytes") {
             auto v = value();
             if (!v) return 2;

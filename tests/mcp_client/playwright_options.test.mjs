@@ -201,3 +201,32 @@ test("a configuration file's keys that cannot be honoured, or are unknown, refus
   assert.equal(wrongType.status, 2);
   assert.match(wrongType.stderr, /codegen must be a string or number/);
 });
+
+test("--policy joins the options given before it: an origin list set earlier still holds (it used to be dropped)", async () => {
+  const other = http.createServer((req, res) => res.end("<!doctype html><title>Other</title><p>other origin</p>"));
+  await new Promise((r) => other.listen(0, "127.0.0.1", r));
+  let hits = 0;
+  other.on("request", () => (hits += 1));
+  const policy = path.join(tmp, "policy.json");
+  fs.writeFileSync(policy, JSON.stringify({ blockedOrigins: ["http://blocked.invalid"], downloadsDir: path.join(tmp, "dl") }));
+  const allowed = `http://127.0.0.1:${site.address().port}`;
+  const { client } = await connect(["--headless", "--quiet", "--allowed-origins", allowed, "--policy", policy]);
+  try {
+    await call(client, "browser_navigate", { url: url("/") });
+    const off = await client.callTool({ name: "browser_navigate", arguments: { url: `http://127.0.0.1:${other.address().port}/` } });
+    assert.equal(off.isError, true, textOf(off));
+    assert.match(textOf(off), /allowed_origins/);
+    assert.equal(hits, 0, "the request never left the browser");
+  } finally {
+    await client.close();
+    other.close();
+  }
+  // a directory named by an option and by the file must agree
+  const clash = spawnSync(server, ["--downloads-dir", path.join(tmp, "elsewhere"), "--policy", policy], { encoding: "utf8", input: "" });
+  assert.equal(clash.status, 2);
+  assert.equal(clash.stdout, "");
+  assert.match(clash.stderr, /downloadsDir is .*dl but an earlier option set .*elsewhere/);
+  const twice = spawnSync(server, ["--policy", policy, "--downloads-dir", path.join(tmp, "elsewhere")], { encoding: "utf8", input: "" });
+  assert.equal(twice.status, 2);
+  assert.match(twice.stderr, /--downloads-dir .*elsewhere: it is already .*dl/);
+});
