@@ -25,6 +25,7 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <sys/stat.h>  // umask
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -553,7 +554,24 @@ TEST(PolicyE2E, DownloadRefusedByDefaultAndSavedUnderASanitizedName) {
         std::ifstream in(saved);
         std::string body((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
         EXPECT_EQ(body, "report body 42");
+        // the owner's only, whatever the umask; written in a private directory, then moved out whole
+        EXPECT_EQ(std::filesystem::status(saved).permissions() & std::filesystem::perms::all,
+                  std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+        std::vector<std::filesystem::path> staging;
+        for (const auto& entry : std::filesystem::directory_iterator(dir))
+            if (entry.path().filename().string().rfind(".agentkit-partial-", 0) == 0) staging.push_back(entry.path());
+        ASSERT_EQ(staging.size(), 1U);
+        EXPECT_EQ(std::filesystem::status(staging[0]).permissions() & std::filesystem::perms::all, std::filesystem::perms::owner_all);
+        EXPECT_TRUE(std::filesystem::is_empty(staging[0]));
     }
+    // the staging directory goes with the browser; the download stays
+    std::size_t left = 0, partial = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+        ++left;
+        if (entry.path().filename().string().rfind(".agentkit-partial-", 0) == 0) ++partial;
+    }
+    EXPECT_EQ(left, 1U);
+    EXPECT_EQ(partial, 0U);
     std::filesystem::remove_all(dir);
 }
 
@@ -675,6 +693,15 @@ TEST(ArtifactStore, DirectoryStoreReadsBySectionAndOffsetAndIsRemovedUnlessKept)
         dir = st.directory();
         ASSERT_FALSE(dir.empty());
         EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()), 2);
+        // screenshots and page text are the owner's only, whatever the umask
+        const auto old_mask = ::umask(0);
+        auto later = st.put({"text/plain", "under umask 0", "", "x", false});
+        ::umask(old_mask);
+        ASSERT_TRUE(later.has_value());
+        namespace fs = std::filesystem;
+        EXPECT_EQ(fs::status(dir).permissions() & fs::perms::all, fs::perms::owner_all);
+        for (const auto& f : fs::directory_iterator(dir))
+            EXPECT_EQ(f.status().permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write) << f.path();
         auto sec = st.read(t->id, {0, 100, "Results"});
         ASSERT_TRUE(sec.has_value());
         EXPECT_EQ(sec->text.rfind("## Results", 0), 0U);

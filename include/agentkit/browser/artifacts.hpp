@@ -175,7 +175,12 @@ public:
             std::ofstream out(e.file, std::ios::binary | std::ios::trunc);
             const std::string& payload = bin ? *bin : b.data;
             out.write(payload.data(), static_cast<std::streamsize>(payload.size()));
+            out.close();
             if (!out) return fail(errc::internal, "cannot write artifact file " + e.file);
+            // the owner's only (screenshots and page text); the directory is already private
+            std::error_code pec;
+            std::filesystem::permissions(e.file, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write,
+                                         std::filesystem::perm_options::replace, pec);
             e.ref.uri = "file://" + e.file;
             e.base64_on_disk = !bin && b.base64;
             b.data.clear();
@@ -323,6 +328,9 @@ private:
             fs::path p = fs::absolute(opt_.dir, ec) /
                          ("session-" + std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1)));
             if (fs::create_directory(p, ec)) {
+                // private: what the session keeps (screenshots, page text) is not for other users
+                fs::permissions(p, fs::perms::owner_all, fs::perm_options::replace, ec);
+                if (ec) return fail(errc::internal, "cannot make " + p.string() + " private: " + ec.message());
                 dir_ = p;
                 return dir_;
             }

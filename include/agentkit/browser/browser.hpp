@@ -53,6 +53,8 @@
 #include <utility>
 #include <vector>
 
+#include <unistd.h>  // getpid
+
 namespace agentkit::browser {
 
 using namespace std::chrono_literals;
@@ -889,7 +891,13 @@ public:
     }
     browser(const browser&) = delete;
     browser& operator=(const browser&) = delete;
-    ~browser() { close(); }
+    ~browser() {
+        close();
+        if (!download_staging_.empty()) {
+            std::error_code ec;
+            std::filesystem::remove_all(download_staging_, ec);  // unfinished downloads
+        }
+    }
 
     /// Start now (otherwise the first call starts the browser).
     result<void> start() {
@@ -2007,8 +2015,23 @@ private:
             std::filesystem::create_directories(P.downloads_dir, ec);
             auto abs = std::filesystem::absolute(P.downloads_dir, ec);
             if (ec) return fail(errc::args_invalid, "downloads directory " + P.downloads_dir + " is not usable: " + ec.message());
+            // Chromium writes into a private directory: an unfinished download is no one else's
+            // to read, and a finished one appears in downloads_dir whole, as the owner's only.
+            if (download_staging_.empty()) {
+                static std::atomic<unsigned> counter{0};
+                for (int i = 0; i < 100 && download_staging_.empty(); ++i) {
+                    const auto p = abs / (".agentkit-partial-" + std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1)));
+                    if (std::filesystem::create_directory(p, ec)) {
+                        std::filesystem::permissions(p, std::filesystem::perms::owner_all, std::filesystem::perm_options::replace, ec);
+                        if (ec) return fail(errc::args_invalid, "cannot make " + p.string() + " private: " + ec.message());
+                        download_staging_ = p.string();
+                    }
+                }
+                if (download_staging_.empty())
+                    return fail(errc::args_invalid, "cannot create a private staging directory in " + abs.string());
+            }
             dl["behavior"] = "allowAndName";
-            dl["downloadPath"] = abs.string();
+            dl["downloadPath"] = download_staging_;
         }
         if (auto d = call("", "Browser.setDownloadBehavior", dl); !d)
             return fail(errc::browser_launch, "download behaviour could not be set: " + d.error().message,
@@ -2139,10 +2162,11 @@ private:
                 fs::path target = dir / d.suggested_name;
                 const std::string stem = fs::path(d.suggested_name).stem().string(), ext = fs::path(d.suggested_name).extension().string();
                 for (int i = 2; fs::exists(target, ec) && i < 1000; ++i) target = dir / (stem + " (" + std::to_string(i) + ")" + ext);
-                fs::rename(dir / guid, target, ec);
+                fs::rename(fs::path(download_staging_) / guid, target, ec);
                 if (ec) {
                     d.state = "failed: " + ec.message();
                 } else {
+                    fs::permissions(target, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace, ec);
                     d.path = target.string();
                 }
             }
@@ -3681,6 +3705,10 @@ private:
     std::unique_ptr<engine> eng_;
     std::vector<std::string> restart_notes_;
     std::string nonce_;
+    /// Private directory (0700) inside downloads_dir that Chromium writes downloads into; a
+    /// finished download is moved out of it, as a 0600 file. Set on the first start, removed
+    /// with the browser object.
+    std::string download_staging_;
     clock::time_point recording_started_{};
 };
 
