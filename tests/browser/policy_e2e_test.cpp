@@ -432,6 +432,44 @@ navigator.serviceWorker.register('/sw.js', {scope: '/'}).catch((e) => { show('fe
     EXPECT_GE(websocket_blocks(blocked, "127.0.0.1:" + std::to_string(s.b.port()), "allowed_origins"), 1U) << blocked_list(blocked);
 }
 
+TEST(PolicyE2E, DedicatedAndSharedWorkersFetchAndImportScriptsToABlockedOriginNeverArrive) {
+    socket_origins s;
+    const std::string B = s.b.origin();
+    // each worker tries a fetch() and an importScripts() to B, then reports both outcomes
+    const std::string body = R"JS(
+const tryAll = async (tag) => {
+  let f, i;
+  try { await fetch(')JS" + B + R"JS(/' + tag + '-fetch'); f = 'fetch ok'; } catch (err) { f = 'fetch failed'; }
+  try { importScripts(')JS" + B + R"JS(/' + tag + '-import.js'); i = 'import ok'; } catch (err) { i = 'import failed'; }
+  return tag + ' ' + f + ', ' + i;
+};
+)JS";
+    s.a.route("/dedicated.js", js(body + "tryAll('dedicated').then((m) => postMessage(m));"));
+    s.a.route("/shared.js", js(body + "onconnect = (e) => { const port = e.ports[0]; tryAll('shared').then((m) => port.postMessage(m)); };"));
+    s.a.route("/workers", http_response::html(page("Workers", R"X(
+<p id=dedicated>dedicated pending</p><p id=shared>shared pending</p>
+<script>
+new Worker('/dedicated.js').onmessage = (e) => { document.getElementById('dedicated').textContent = e.data; };
+const sw = new SharedWorker('/shared.js');
+sw.port.onmessage = (e) => { document.getElementById('shared').textContent = e.data; };
+sw.port.start();
+</script>)X")));
+    br::browser b{s.allow_a_only()};
+    auto nav = b.navigate(s.a.url("/workers"));
+    ASSERT_TRUE(nav.has_value()) << nav.error().to_text();
+    auto done = b.wait_for(br::wait_options{"", "pending", "", "visible", 10000ms});
+    auto snap = b.snapshot();
+    ASSERT_TRUE(snap.has_value()) << snap.error().to_text();
+    const std::string& text = snap->snap.text;
+    EXPECT_TRUE(done.has_value()) << text;
+    EXPECT_NE(text.find("dedicated fetch failed, import failed"), std::string::npos) << text;
+    EXPECT_NE(text.find("shared fetch failed, import failed"), std::string::npos) << text;
+    EXPECT_EQ(s.b.requests().size(), 0U) << (s.b.requests().empty() ? "" : s.b.requests()[0].target);
+    const auto blocked = b.blocked_requests();
+    for (const char* path : {"/dedicated-fetch", "/dedicated-import.js", "/shared-fetch", "/shared-import.js"})
+        EXPECT_TRUE(has_blocked(blocked, path, "allowed_origins")) << path << "\n" << blocked_list(blocked);
+}
+
 TEST(PolicyE2E, WebSocketGateOnlyWithOriginListsAndABrowserThatReachesIt) {
     socket_origins s;
     {  // no origin lists: nothing to enforce, no gate (and an unchanged CDP conversation)
