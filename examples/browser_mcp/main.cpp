@@ -15,6 +15,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -84,6 +85,8 @@ agentkit's switches for what is off by default:
   --allow-evaluate           enable browser_evaluate
   --allow-file-access        allow file:// URLs
   --downloads-dir DIR        allow downloads, saved under DIR with sanitized names
+  --max-download-bytes N     cancel a download larger than N bytes (default 256 MiB; 0: no bound)
+  --max-downloads N          downloads a session may start (default 50; 0: no bound)
   --uploads-dir DIR          allow browser_file_upload of files inside DIR (else uploads are off)
   --websockets MODE          how WebSockets meet the origin lists: auto (the default: through
                              agentkit's SOCKS5 gate, in the browser's network stack, when the
@@ -142,6 +145,8 @@ struct cli {
     std::vector<std::string> unsupported;  // flags whose enforcement is not available: refuse to start
     std::vector<std::string> notes;        // accepted flags that change nothing here, and why (stderr)
     std::string channel;                   // --browser: a browser channel to find when no executable is given
+    std::optional<std::uint64_t> max_download_bytes;  // applied after --policy/--config (the flag wins)
+    std::optional<std::size_t> max_downloads;
     bool ignore_https_errors = false;
 };
 
@@ -706,6 +711,16 @@ int parse_args(int argc, char** argv, cli& c) {
                 return 2;
             }
             dir = *v;
+        } else if (a == "--max-download-bytes" || a == "--max-downloads") {
+            auto v = value();
+            if (!v) return 2;
+            auto n = parse_ms(*v);
+            if (!n) {
+                std::fprintf(stderr, "agentkit-browser-mcp: %s takes a number (0: no bound), not \"%s\"\n", a.c_str(), v->c_str());
+                return 2;
+            }
+            if (a == "--max-downloads") c.max_downloads = static_cast<std::size_t>(*n);
+            else c.max_download_bytes = static_cast<std::uint64_t>(*n);
         } else if (a == "--max-artifacts" || a == "--max-artifact-bytes") {
             auto v = value();
             if (!v) return 2;
@@ -748,6 +763,8 @@ int parse_args(int argc, char** argv, cli& c) {
 
 /// What the options decide together, once all are read: the channel's executable, HTTPS errors.
 int finish_options(cli& c) {
+    if (c.max_download_bytes) c.browser.policy.max_download_bytes = *c.max_download_bytes;
+    if (c.max_downloads) c.browser.policy.max_downloads = *c.max_downloads;
     if (!c.channel.empty() && c.browser.launch.executable.empty() && c.browser.cdp_endpoint.empty()) {
         const std::string exe = *channel_executable(c.channel);
         if (::access(exe.c_str(), X_OK) != 0) {

@@ -113,6 +113,14 @@ TEST(PolicyE2E, PolicyFromJsonHasSafeDefaultsAndRejectsUnknownKeys) {
     EXPECT_TRUE(d->downloads_dir.empty());
     EXPECT_FALSE(d->allow_evaluate);
     EXPECT_TRUE(d->content_boundaries);
+    EXPECT_EQ(d->max_download_bytes, std::uint64_t{256} << 20U);  // downloads, once enabled, are bounded
+    EXPECT_EQ(d->max_downloads, 50U);
+    auto bounds = br::browser_policy::from_json(json{{"maxDownloadBytes", 1000}, {"max_downloads", 0}});
+    ASSERT_TRUE(bounds.has_value());
+    EXPECT_EQ(bounds->max_download_bytes, 1000U);
+    EXPECT_EQ(bounds->max_downloads, 0U);
+    EXPECT_EQ(bounds->to_json()["maxDownloadBytes"], 1000);
+    EXPECT_FALSE(br::browser_policy::from_json(json{{"maxDownloads", -1}}).has_value());
     EXPECT_TRUE(d->check("file:///etc/passwd").has_value());
     EXPECT_TRUE(d->check("chrome://settings").has_value());
     EXPECT_FALSE(d->check("https://example.com/").has_value());
@@ -576,12 +584,7 @@ TEST(PolicyE2E, DownloadRefusedByDefaultAndSavedUnderASanitizedName) {
         auto r = b.click(ref_on(nav->snapshot, "get report"));
         ASSERT_TRUE(r.has_value()) << r.error().to_text();
         // the download may finish after the click settled: wait for it (bounded, event-driven)
-        std::vector<br::download_record> ds = r->downloads;
-        for (int i = 0; i < 100 && (ds.empty() || ds.back().state != "completed"); ++i) {
-            auto w = b.wait_for(br::wait_options{"Downloads", "", "", "visible", 100ms});
-            (void)w;
-            ds = b.downloads();
-        }
+        std::vector<br::download_record> ds = b.wait_downloads(1, 10000ms);
         ASSERT_FALSE(ds.empty());
         EXPECT_EQ(ds.back().state, "completed");
         const std::filesystem::path saved = ds.back().path;
@@ -610,6 +613,50 @@ TEST(PolicyE2E, DownloadRefusedByDefaultAndSavedUnderASanitizedName) {
     }
     EXPECT_EQ(left, 1U);
     EXPECT_EQ(partial, 0U);
+    std::filesystem::remove_all(dir);
+}
+
+TEST(PolicyE2E, DownloadsBeyondTheSizeOrCountBoundAreCanceledAndNothingOfThemIsKept) {
+    http_server a;
+    http_response big = http_response::text(std::string(std::size_t{3} << 20U, 'x'));
+    big.headers.emplace_back("Content-Disposition", "attachment; filename=\"big.bin\"");
+    http_response small = http_response::text("small body");
+    small.headers.emplace_back("Content-Disposition", "attachment; filename=\"small.txt\"");
+    a.route("/big", big);
+    a.route("/small", small);
+    a.route("/", http_response::html(page("Downloads", "<a href=\"/big\">get big</a> <a href=\"/small\">get small</a>")));
+    const auto dir = std::filesystem::temp_directory_path() / ("agentkit_dlb_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    {
+        auto o = fast_options();
+        o.policy.downloads_dir = dir.string();
+        o.policy.max_download_bytes = std::uint64_t{1} << 20U;
+        o.policy.max_downloads = 2;
+        br::browser b{o};
+        auto nav = b.navigate(a.url("/"));
+        ASSERT_TRUE(nav.has_value());
+        // the downloads end after the clicks settle: wait for each record (bounded, event-driven)
+        auto settled = [&](std::size_t n) { return b.wait_downloads(n, 10000ms); };
+        ASSERT_TRUE(b.click(ref_on(nav->snapshot, "get big")).has_value());
+        auto ds = settled(1);
+        ASSERT_EQ(ds.size(), 1U);
+        EXPECT_EQ(ds[0].state, "canceled");
+        EXPECT_EQ(ds[0].rule, "max_download_bytes: 1048576");
+        EXPECT_TRUE(ds[0].path.empty());
+        ASSERT_TRUE(b.click(ref_on(nav->snapshot, "get small")).has_value());
+        ds = settled(2);
+        ASSERT_EQ(ds.size(), 2U);
+        EXPECT_EQ(ds[1].state, "completed");  // the second download the session started
+        auto third = b.click(ref_on(nav->snapshot, "get small"));
+        ASSERT_TRUE(third.has_value());
+        ds = settled(3);
+        ASSERT_EQ(ds.size(), 3U);
+        EXPECT_EQ(ds[2].state, "refused");
+        EXPECT_EQ(ds[2].rule, "max_downloads: 2 per session");
+    }
+    std::vector<std::string> files;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) files.push_back(entry.path().filename().string());
+    EXPECT_EQ(files, std::vector<std::string>{"small.txt"});
     std::filesystem::remove_all(dir);
 }
 

@@ -964,6 +964,18 @@ public:
         for (const auto& [seq, d] : eng_->downloads) out.push_back(d);
         return out;
     }
+    /// Wait until at least `count` downloads of this session have ended (completed, canceled,
+    /// refused or failed; the newest 100 are kept), or `timeout` passed, or the browser is gone;
+    /// then downloads().
+    [[nodiscard]] std::vector<download_record> wait_downloads(std::size_t count, std::chrono::milliseconds timeout) {
+        {
+            std::lock_guard op(op_mu_);
+            if (!eng_) return {};
+            std::unique_lock lock(eng_->mu);
+            eng_->cv.wait_for(lock, timeout, [&] { return eng_->downloads.size() >= count || !eng_->conn.is_open(); });
+        }
+        return downloads();
+    }
     [[nodiscard]] const browser_options& options() const noexcept { return opt_; }
 
     /// Running totals for per-call metrics (take the difference around a call). Under concurrent
@@ -1788,6 +1800,7 @@ private:
         std::deque<std::pair<std::uint64_t, blocked_request>> blocked;   // (seq, record), bounded
         std::deque<std::pair<std::uint64_t, download_record>> downloads;  // (seq, record), bounded
         std::map<std::string, download_record> pending_downloads;         // guid → record
+        std::size_t downloads_started = 0;                                 // counted against max_downloads
         bool recording = false;
         std::string recording_session;
         std::deque<std::pair<double, std::string>> frames;  // (timestamp, base64 jpeg)
@@ -2134,12 +2147,21 @@ private:
             d.url = detail::jstr(p, "url");
             d.suggested_name = sanitize_filename(detail::jstr(p, "suggestedFilename"));
             std::lock_guard lock(e.mu);
+            const std::string guid = detail::jstr(p, "guid");
             if (opt_.policy.downloads_dir.empty()) {
                 d.state = "refused";
                 d.rule = "downloads: no downloads directory is configured";
                 e.downloads.emplace_back(++e.seq, std::move(d));
+            } else if (opt_.policy.max_downloads != 0 && e.downloads_started >= opt_.policy.max_downloads) {
+                // over the count: canceled before a byte is kept (its "canceled" progress is ignored)
+                e.conn.call_async("Browser.cancelDownload", json{{"guid", guid}, {"browserContextId", e.context_id}}, {},
+                                  [](result<json>) {});
+                d.state = "refused";
+                d.rule = "max_downloads: " + std::to_string(opt_.policy.max_downloads) + " per session";
+                e.downloads.emplace_back(++e.seq, std::move(d));
             } else {
-                e.pending_downloads[detail::jstr(p, "guid")] = std::move(d);
+                ++e.downloads_started;
+                e.pending_downloads[guid] = std::move(d);
             }
             while (e.downloads.size() > 100) e.downloads.pop_front();
             e.cv.notify_all();
@@ -2147,22 +2169,47 @@ private:
         }
         if (m == "Browser.downloadProgress") {
             const std::string state = detail::jstr(p, "state");
-            if (state != "completed" && state != "canceled") return true;
             std::lock_guard lock(e.mu);
             auto it = e.pending_downloads.find(detail::jstr(p, "guid"));
             if (it == e.pending_downloads.end()) return true;
+            if (state == "inProgress") {
+                // over the size bound (announced or received so far): cancel it once; the
+                // "canceled" progress that follows reports it with the rule
+                const auto max = opt_.policy.max_download_bytes;
+                const double total = p.value("totalBytes", 0.0), received = p.value("receivedBytes", 0.0);
+                if (max != 0 && it->second.rule.empty() && (total > static_cast<double>(max) || received > static_cast<double>(max))) {
+                    it->second.rule = "max_download_bytes: " + std::to_string(max);
+                    e.conn.call_async("Browser.cancelDownload", json{{"guid", it->first}, {"browserContextId", e.context_id}}, {},
+                                      [](result<json>) {});
+                }
+                return true;
+            }
+            if (state != "completed" && state != "canceled") return true;
             download_record d = std::move(it->second);
             const std::string guid = it->first;
             e.pending_downloads.erase(it);
             d.state = state;
+            namespace fs = std::filesystem;
+            const fs::path staged = fs::path(download_staging_) / guid;
             if (state == "completed") {
-                namespace fs = std::filesystem;
+                // A download can finish before its cancel arrives (a fast server): one over the
+                // bound is deleted here instead of kept.
+                std::error_code sec;
+                const auto size = fs::file_size(staged, sec);
+                const auto max = opt_.policy.max_download_bytes;
+                if (!d.rule.empty() || (max != 0 && !sec && size > max)) {
+                    fs::remove(staged, sec);
+                    d.state = "canceled";
+                    if (d.rule.empty()) d.rule = "max_download_bytes: " + std::to_string(max);
+                }
+            }
+            if (d.state == "completed") {
                 std::error_code ec;
                 const fs::path dir = fs::absolute(opt_.policy.downloads_dir, ec);
                 fs::path target = dir / d.suggested_name;
                 const std::string stem = fs::path(d.suggested_name).stem().string(), ext = fs::path(d.suggested_name).extension().string();
                 for (int i = 2; fs::exists(target, ec) && i < 1000; ++i) target = dir / (stem + " (" + std::to_string(i) + ")" + ext);
-                fs::rename(fs::path(download_staging_) / guid, target, ec);
+                fs::rename(staged, target, ec);
                 if (ec) {
                     d.state = "failed: " + ec.message();
                 } else {

@@ -285,6 +285,11 @@ struct browser_policy {
     bool content_boundaries = true;            ///< mark page content as untrusted data in text results
     std::size_t max_tabs = 20;                 ///< popups beyond this are closed at once
     std::size_t max_dialogs_per_action = 20;   ///< dialogs beyond this are answered but only counted
+    /// A download larger than this is canceled (as soon as its announced size, or the bytes
+    /// received, exceed it); 0: no bound.
+    std::uint64_t max_download_bytes = std::uint64_t{256} << 20U;
+    /// Downloads a browser session may start; later ones are canceled at once; 0: no bound.
+    std::size_t max_downloads = 50;
 
     /// Parse from JSON (camelCase or snake_case keys). Unknown keys and bad patterns are errors.
     static result<browser_policy> from_json(const json& j) {
@@ -327,6 +332,12 @@ struct browser_policy {
                 r = want_size(p.max_tabs);
             } else if (k == "maxDialogsPerAction" || k == "max_dialogs_per_action") {
                 r = want_size(p.max_dialogs_per_action);
+            } else if (k == "maxDownloadBytes" || k == "max_download_bytes") {
+                std::size_t n = 0;
+                r = want_size(n);
+                p.max_download_bytes = n;
+            } else if (k == "maxDownloads" || k == "max_downloads") {
+                r = want_size(p.max_downloads);
             } else if (k == "secrets") {
                 if (!v.is_object()) return fail(errc::args_invalid, "secrets is an object of name → value");
                 for (auto s = v.begin(); s != v.end(); ++s) {
@@ -336,7 +347,7 @@ struct browser_policy {
             } else {
                 return fail(errc::args_invalid, "unknown browser policy key \"" + k + "\"",
                             "Known: allowedOrigins, blockedOrigins, allowFileAccess, downloadsDir, uploadsDir, allowEvaluate, secrets, "
-                            "contentBoundaries, maxTabs, maxDialogsPerAction.");
+                            "contentBoundaries, maxTabs, maxDialogsPerAction, maxDownloadBytes, maxDownloads.");
             }
             if (!r) return fail(r.error());
         }
@@ -352,7 +363,8 @@ struct browser_policy {
                 {"allowFileAccess", allow_file_access}, {"downloadsDir", downloads_dir}, {"uploadsDir", uploads_dir},
                 {"allowEvaluate", allow_evaluate},    {"secretNames", names},
                 {"contentBoundaries", content_boundaries}, {"maxTabs", max_tabs},
-                {"maxDialogsPerAction", max_dialogs_per_action}};
+                {"maxDialogsPerAction", max_dialogs_per_action}, {"maxDownloadBytes", max_download_bytes},
+                {"maxDownloads", max_downloads}};
     }
 
     /// Every origin pattern parses.
