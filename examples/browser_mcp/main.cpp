@@ -67,20 +67,24 @@ Options (Playwright MCP names where the meaning is the same):
   --no-sandbox               pass --no-sandbox to the browser (as root it always is)
   --user-agent UA            the user agent of every tab (header and navigator.userAgent)
   --ignore-https-errors      accept invalid certificates (only in a browser this server launches)
-  --timeout-action MS        bound of one browser call (default 15000)
+  --timeout-action MS        bound of one browser call (default 15000; a large page's accessibility
+                             tree is one call, so keep it generous)
   --timeout-navigation MS    bound of a navigation to load (default 30000)
-  --snapshot-mode full|none  none: a navigation's result names the page without its snapshot
+  --snapshot-mode MODE       full (or incremental): a navigation's result shows the new page;
+                             none: it names the page (title, URL) without its snapshot
   --image-responses MODE     allow or only: screenshots inline too; omit: by artifact id (the default)
   --console-level LEVEL      browser_console_messages' default level: error, warning, info, debug
   --output-max-size BYTES    bytes of artifacts kept (as --max-artifact-bytes)
   --allow-unrestricted-file-access  allow file:// URLs (as --allow-file-access)
   Accepted with no effect here (a note on stderr says why): --codegen, --caps (vision and pdf
   tools are not offered), --no-webmcp, --test-id-attribute, --file-paths, --shared-browser-context,
-  --allowed-hosts, --timeout-settle, --cdp-timeout, --sandbox, --idle-timeout 0, --vision.
+  --allowed-hosts, --timeout-settle, --cdp-timeout, --sandbox (not as root), --idle-timeout 0,
+  --vision.
   Refused (the server does not start rather than ignore them): --port, --host, --extension,
-  --endpoint, --proxy-server, --storage-state, --save-session, --save-trace, --save-video,
-  --init-script, --init-page, --device, --mobile, --grant-permissions, --block-service-workers,
-  --cdp-header, --snapshot-boxes, --browser firefox|webkit, and unknown --config keys.
+  --endpoint, --proxy-server, --proxy-bypass, --storage-state, --save-session, --save-trace,
+  --save-video, --init-script, --init-page, --device, --mobile, --grant-permissions,
+  --block-service-workers, --cdp-header, --remote-header, --profile-dir-name, --snapshot-boxes,
+  --browser firefox|webkit, --idle-timeout other than 0, and unknown --config keys.
 agentkit's switches for what is off by default:
   --allow-evaluate           enable browser_evaluate
   --allow-file-access        allow file:// URLs
@@ -148,6 +152,8 @@ struct cli {
     std::optional<std::uint64_t> max_download_bytes;  // applied after --policy/--config (the flag wins)
     std::optional<std::size_t> max_downloads;
     bool ignore_https_errors = false;
+    bool no_sandbox = false, sandbox = false;  // --no-sandbox / --sandbox (chromiumSandbox false / true)
+    bool policy_given = false;
 };
 
 /// A Playwright MCP option that agentkit-browser-mcp has no switch of its own for: refused (the
@@ -160,7 +166,7 @@ struct playwright_option {
 };
 
 constexpr std::string_view kStdioOnly = "this server speaks MCP over stdio only; it has no HTTP or SSE transport";
-constexpr std::array<playwright_option, 30> kPlaywrightOptions{{
+constexpr std::array<playwright_option, 29> kPlaywrightOptions{{
     {"--port", true, true, kStdioOnly},
     {"--host", true, true, kStdioOnly},
     {"--extension", false, true, "the Playwright browser extension is not supported; --cdp-endpoint connects to a running browser"},
@@ -189,7 +195,6 @@ constexpr std::array<playwright_option, 30> kPlaywrightOptions{{
     {"--timeout-settle", true, false, "actions settle on events (load, requests done, the DOM quiet), not a fixed time"},
     {"--codegen", true, false, "results say what changed on the page, not Playwright code"},
     {"--cdp-timeout", true, false, "the connection to --cdp-endpoint is bounded at 10 s"},
-    {"--sandbox", false, false, "Chromium's sandbox is on unless the server runs as root, where Chromium needs --no-sandbox"},
     {"--vision", false, false, "coordinate-based (vision) tools are not offered"},
 }};
 
@@ -234,7 +239,9 @@ int playwright_option_apply(cli& c, const std::string& name, const std::optional
         return 2;
     };
     if (name == "--no-sandbox") {
-        c.browser.launch.extra_args.emplace_back("--no-sandbox");
+        c.no_sandbox = true;
+    } else if (name == "--sandbox") {
+        c.sandbox = true;
     } else if (name == "--browser") {
         if (one_of(*v, {"firefox", "webkit"})) {
             c.unsupported.push_back("--browser " + *v + " (agentkit drives Chromium-family browsers over CDP)");
@@ -257,8 +264,10 @@ int playwright_option_apply(cli& c, const std::string& name, const std::optional
         if (!one_of(*v, {"allow", "omit", "only"})) return bad("allow, omit or only");
         c.tools.inline_screenshots = *v != "omit";
     } else if (name == "--snapshot-mode") {
-        if (!one_of(*v, {"full", "none"})) return bad("full or none");
-        c.browser.snapshot_after_navigation = *v == "full";
+        // (incremental, an older Playwright MCP mode: results report changes, which is what
+        // agentkit's change reports do in full mode)
+        if (!one_of(*v, {"full", "incremental", "none"})) return bad("full, incremental or none");
+        c.browser.snapshot_after_navigation = *v != "none";
     } else if (name == "--output-max-size") {
         auto n = parse_ms(*v);
         if (!n || *n == 0) return bad("a positive number of bytes");
@@ -295,7 +304,7 @@ int playwright_option_apply(cli& c, const std::string& name, const std::optional
 
 /// Whether a Playwright MCP option takes a value (options with an effect, then the table).
 std::optional<bool> playwright_option_takes_value(const std::string& name) {
-    if (one_of(name, {"--no-sandbox", "--ignore-https-errors", "--allow-unrestricted-file-access"})) return false;
+    if (one_of(name, {"--no-sandbox", "--sandbox", "--ignore-https-errors", "--allow-unrestricted-file-access"})) return false;
     if (one_of(name, {"--browser", "--user-agent", "--timeout-action", "--timeout-navigation", "--image-responses",
                       "--snapshot-mode", "--output-max-size", "--console-level", "--idle-timeout", "--caps"}))
         return true;
@@ -401,19 +410,31 @@ bool apply_config(cli& c, const std::string& path, std::string& err) {
     auto unknown = [&](const std::string& key) { c.unsupported.push_back("config key " + key); };
     // through the command line's handling: the same values, checks and notes
     auto option = [&](const std::string& key, const std::string& flag, const ak::json& v) {
-        std::optional<std::string> value;
-        if (v.is_string()) value = v.get<std::string>();
-        else if (v.is_number_integer()) value = std::to_string(v.get<long long>());
-        else if (v.is_array()) {
-            std::string list;
-            for (const auto& e : v)
-                if (e.is_string()) list += (list.empty() ? "" : ",") + e.get<std::string>();
-            value = list;
-        } else if (!v.is_boolean()) {
-            return wrong(key, "a string, number, list or boolean");
+        const auto takes = playwright_option_takes_value(flag);
+        if (!takes) {  // a flag name this file's handling does not know: a defect, never dropped
+            if (ok) err = "config " + path + ": " + key + " has no handling (" + flag + ")";
+            ok = false;
+            return;
         }
-        if (v.is_boolean() && !v.get<bool>()) return;  // a switch left off
-        if (playwright_option_takes_value(flag).value_or(false) && !value) return wrong(key, "a string or number");
+        std::optional<std::string> value;
+        if (!*takes) {
+            // a switch: only a boolean turns it on or off ("false" or 0 must not turn it on)
+            if (!v.is_boolean()) return wrong(key, "true or false");
+            if (!v.get<bool>()) return;
+        } else if (v.is_string()) {
+            value = v.get<std::string>();
+        } else if (v.is_number_integer()) {
+            value = std::to_string(v.get<long long>());
+        } else if (v.is_array()) {
+            std::string list;
+            for (const auto& e : v) {
+                if (!e.is_string()) return wrong(key, "a list of strings");
+                list += (list.empty() ? "" : ",") + e.get<std::string>();
+            }
+            value = list;
+        } else {
+            return wrong(key, "a string, a number or a list of strings");
+        }
         const std::size_t refused = c.unsupported.size(), noted = c.notes.size();
         if (playwright_option_apply(c, flag, value) == 2) {
             if (ok) err = "config " + path + ": " + key + " has a value it cannot take (see above)";
@@ -468,13 +489,18 @@ bool apply_config(cli& c, const std::string& path, std::string& err) {
                             else c.browser.launch.headless = lv.get<bool>();
                         } else if (lk == "args") {
                             if (!lv.is_array()) wrong(lkey, "a list of strings");
-                            for (const auto& a : lv)
-                                if (a.is_string()) c.browser.launch.extra_args.push_back(a.get<std::string>());
+                            for (const auto& a : lv) {
+                                if (!a.is_string()) {
+                                    wrong(lkey, "a list of strings");
+                                    break;
+                                }
+                                c.browser.launch.extra_args.push_back(a.get<std::string>());
+                            }
                         } else if (lk == "channel") {
                             option(lkey, "--browser", lv);
                         } else if (lk == "chromiumSandbox") {
                             if (!lv.is_boolean()) wrong(lkey, "a boolean");
-                            else if (!lv.get<bool>()) option(lkey, "--no-sandbox", true);
+                            else option(lkey, lv.get<bool>() ? "--sandbox" : "--no-sandbox", true);
                         } else {
                             unknown(lkey);
                         }
@@ -516,6 +542,13 @@ bool apply_config(cli& c, const std::string& path, std::string& err) {
                     unknown("network." + nk);
                     continue;
                 }
+                bool strings = nv.is_string() || nv.is_array();
+                if (nv.is_array())
+                    for (const auto& e : nv) strings = strings && e.is_string();
+                if (!strings) {  // an unreadable list must not become "no list" (every origin allowed)
+                    wrong("network." + nk, "a list of origins (strings)");
+                    continue;
+                }
                 auto list = br::policy_detail::split_list(nv);
                 auto& dst = nk == "allowedOrigins" ? c.browser.policy.allowed_origins : c.browser.policy.blocked_origins;
                 dst.insert(dst.end(), list.begin(), list.end());
@@ -525,8 +558,13 @@ bool apply_config(cli& c, const std::string& path, std::string& err) {
             c.store.keep = true;
         } else if (k == "secrets") {
             if (v.is_object()) {
-                for (auto it = v.begin(); it != v.end(); ++it)
-                    if (it.value().is_string()) c.browser.policy.secrets[it.key()] = it.value().get<std::string>();
+                for (auto it = v.begin(); it != v.end(); ++it) {
+                    if (!it.value().is_string()) {  // a secret that is not redacted is worse than no start
+                        wrong("secrets." + it.key(), "a string");
+                        continue;
+                    }
+                    c.browser.policy.secrets[it.key()] = it.value().get<std::string>();
+                }
             } else if (v.is_string()) {
                 if (!load_secrets(c, v.get<std::string>(), err)) return false;
             } else {
@@ -696,6 +734,12 @@ int parse_args(int argc, char** argv, cli& c) {
         } else if (a == "--secrets" || a == "--policy") {
             auto v = value();
             if (!v) return 2;
+            if (a == "--policy" && c.policy_given) {
+                // a second file's defaults would silently undo the first's bounds
+                std::fprintf(stderr, "agentkit-browser-mcp: --policy is given twice; merge the files into one\n");
+                return 2;
+            }
+            if (a == "--policy") c.policy_given = true;
             std::string err;
             if (!(a == "--secrets" ? load_secrets(c, *v, err) : load_policy(c, *v, err))) {
                 std::fprintf(stderr, "agentkit-browser-mcp: %s\n", err.c_str());
@@ -763,6 +807,17 @@ int parse_args(int argc, char** argv, cli& c) {
 
 /// What the options decide together, once all are read: the channel's executable, HTTPS errors.
 int finish_options(cli& c) {
+    if (c.sandbox && c.no_sandbox) {
+        std::fprintf(stderr, "agentkit-browser-mcp: --sandbox and --no-sandbox (or chromiumSandbox) contradict each other\n");
+        return 2;
+    }
+    if (c.no_sandbox) c.browser.launch.extra_args.emplace_back("--no-sandbox");
+    if (c.sandbox) {
+        if (::geteuid() == 0)
+            c.unsupported.push_back("--sandbox as root (Chromium runs as root only with --no-sandbox, which agentkit then passes)");
+        else
+            c.notes.push_back("--sandbox has no effect here: Chromium's own sandbox is on by default");
+    }
     if (c.max_download_bytes) c.browser.policy.max_download_bytes = *c.max_download_bytes;
     if (c.max_downloads) c.browser.policy.max_downloads = *c.max_downloads;
     if (!c.channel.empty() && c.browser.launch.executable.empty() && c.browser.cdp_endpoint.empty()) {

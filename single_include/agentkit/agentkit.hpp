@@ -1497,11 +1497,18 @@ struct browser_policy {
                 return {};
             };
             result<void> r;
+            // An unreadable list must not become "no list" (for allowedOrigins: every origin).
+            auto origin_list = [&]() {
+                bool ok = v.is_array() || v.is_string();
+                if (v.is_array())
+                    for (const auto& e : v) ok = ok && e.is_string();
+                return ok;
+            };
             if (k == "allowedOrigins" || k == "allowed_origins") {
-                if (!v.is_array() && !v.is_string()) return fail(errc::args_invalid, "allowedOrigins is a list of origins");
+                if (!origin_list()) return fail(errc::args_invalid, "allowedOrigins is a list of origins (strings)");
                 p.allowed_origins = policy_detail::split_list(v);
             } else if (k == "blockedOrigins" || k == "blocked_origins") {
-                if (!v.is_array() && !v.is_string()) return fail(errc::args_invalid, "blockedOrigins is a list of origins");
+                if (!origin_list()) return fail(errc::args_invalid, "blockedOrigins is a list of origins (strings)");
                 p.blocked_origins = policy_detail::split_list(v);
             } else if (k == "allowFileAccess" || k == "allow_file_access") {
                 r = want_bool(p.allow_file_access);
@@ -7607,9 +7614,11 @@ static_assert(transport<websocket_transport>);
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdlib>
 #include <deque>
 #include <filesystem>
 #include <functional>
@@ -7626,6 +7635,7 @@ static_assert(transport<websocket_transport>);
 #include <utility>
 #include <vector>
 
+#include <signal.h>  // kill
 #include <unistd.h>  // getpid
 
 namespace agentkit::browser {
@@ -7921,7 +7931,8 @@ struct action_result {
             if (d.type == "prompt" && d.accepted) page += " with \"" + d.prompt_text + "\"";
             page += "\n";
         }
-        const bool no_change = snapshot.empty() && (changes.empty() || changes == no_visible_change);
+        // (a navigation is a change even when its page is not shown: snapshot mode none)
+        const bool no_change = !navigated && snapshot.empty() && (changes.empty() || changes == no_visible_change);
         if (!snapshot.empty()) page += snapshot;
         else if (!no_change) page += changes;
         if (!page.empty()) s += detail::page_data(page, boundary);
@@ -8539,7 +8550,7 @@ public:
     }
     /// Wait until at least `count` downloads of this session have ended (completed, canceled,
     /// refused or failed; the newest 100 are kept), or `timeout` passed, or the browser is gone;
-    /// then downloads().
+    /// then downloads(). Other calls on this browser wait meanwhile (it holds the operation lock).
     [[nodiscard]] std::vector<download_record> wait_downloads(std::size_t count, std::chrono::milliseconds timeout) {
         {
             std::lock_guard op(op_mu_);
@@ -8933,10 +8944,12 @@ public:
     }
 
     /// Resize the viewport and optionally emulate a mobile device (touch, mobile layout).
+    /// (An empty user_agent keeps the one set before, e.g. by browser_options.)
     result<action_result> resize(viewport_size v) {
         return act("resize", [&](const tab_ptr& t) -> result<void> {
             {
                 std::lock_guard pl(policy_mu_);
+                if (v.user_agent.empty()) v.user_agent = opt_.viewport.user_agent;
                 opt_.viewport = v;
             }
             return apply_viewport(t->session);
@@ -9373,7 +9386,6 @@ private:
         std::deque<std::pair<std::uint64_t, blocked_request>> blocked;   // (seq, record), bounded
         std::deque<std::pair<std::uint64_t, download_record>> downloads;  // (seq, record), bounded
         std::map<std::string, download_record> pending_downloads;         // guid → record
-        std::size_t downloads_started = 0;                                 // counted against max_downloads
         bool recording = false;
         std::string recording_session;
         std::deque<std::pair<double, std::string>> frames;  // (timestamp, base64 jpeg)
@@ -9604,6 +9616,18 @@ private:
             // Chromium writes into a private directory: an unfinished download is no one else's
             // to read, and a finished one appears in downloads_dir whole, as the owner's only.
             if (download_staging_.empty()) {
+                // staging directories left by a process that died (a crash, SIGKILL)
+                const std::string prefix = ".agentkit-partial-";
+                for (const auto& entry : std::filesystem::directory_iterator(abs, ec)) {
+                    const std::string name = entry.path().filename().string();
+                    if (name.rfind(prefix, 0) != 0) continue;
+                    const auto pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
+                    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+                        std::error_code rec;
+                        std::filesystem::remove_all(entry.path(), rec);
+                    }
+                }
+                ec.clear();
                 static std::atomic<unsigned> counter{0};
                 for (int i = 0; i < 100 && download_staging_.empty(); ++i) {
                     const auto p = abs / (".agentkit-partial-" + std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1)));
@@ -9725,15 +9749,15 @@ private:
                 d.state = "refused";
                 d.rule = "downloads: no downloads directory is configured";
                 e.downloads.emplace_back(++e.seq, std::move(d));
-            } else if (opt_.policy.max_downloads != 0 && e.downloads_started >= opt_.policy.max_downloads) {
-                // over the count: canceled before a byte is kept (its "canceled" progress is ignored)
+            } else if (opt_.policy.max_downloads != 0 && downloads_started_ >= opt_.policy.max_downloads) {
+                // over the count: canceled at once; it stays pending with its rule until its end
+                // (canceled, or completed first and then deleted), which records it as refused
                 e.conn.call_async("Browser.cancelDownload", json{{"guid", guid}, {"browserContextId", e.context_id}}, {},
                                   [](result<json>) {});
-                d.state = "refused";
-                d.rule = "max_downloads: " + std::to_string(opt_.policy.max_downloads) + " per session";
-                e.downloads.emplace_back(++e.seq, std::move(d));
+                d.rule = "max_downloads: " + std::to_string(opt_.policy.max_downloads) + " per browser";
+                e.pending_downloads[guid] = std::move(d);
             } else {
-                ++e.downloads_started;
+                ++downloads_started_;
                 e.pending_downloads[guid] = std::move(d);
             }
             while (e.downloads.size() > 100) e.downloads.pop_front();
@@ -9776,17 +9800,21 @@ private:
                     if (d.rule.empty()) d.rule = "max_download_bytes: " + std::to_string(max);
                 }
             }
+            if (d.rule.rfind("max_downloads:", 0) == 0) d.state = "refused";  // never started, as far as the model is concerned
             if (d.state == "completed") {
                 std::error_code ec;
                 const fs::path dir = fs::absolute(opt_.policy.downloads_dir, ec);
                 fs::path target = dir / d.suggested_name;
                 const std::string stem = fs::path(d.suggested_name).stem().string(), ext = fs::path(d.suggested_name).extension().string();
                 for (int i = 2; fs::exists(target, ec) && i < 1000; ++i) target = dir / (stem + " (" + std::to_string(i) + ")" + ext);
-                fs::rename(staged, target, ec);
+                // the owner's only before it leaves the private directory
+                fs::permissions(staged, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace, ec);
+                if (!ec) fs::rename(staged, target, ec);
                 if (ec) {
                     d.state = "failed: " + ec.message();
+                    std::error_code rec;
+                    fs::remove(staged, rec);
                 } else {
-                    fs::permissions(target, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace, ec);
                     d.path = target.string();
                 }
             }
@@ -11329,6 +11357,9 @@ private:
     /// finished download is moved out of it, as a 0600 file. Set on the first start, removed
     /// with the browser object.
     std::string download_staging_;
+    /// Downloads started by this browser object (across restarts), against max_downloads;
+    /// written by the event dispatcher under the engine mutex.
+    std::size_t downloads_started_ = 0;
     clock::time_point recording_started_{};
 };
 

@@ -26,6 +26,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>  // umask
+#include <sys/wait.h>  // waitpid
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -121,6 +122,9 @@ TEST(PolicyE2E, PolicyFromJsonHasSafeDefaultsAndRejectsUnknownKeys) {
     EXPECT_EQ(bounds->max_downloads, 0U);
     EXPECT_EQ(bounds->to_json()["maxDownloadBytes"], 1000);
     EXPECT_FALSE(br::browser_policy::from_json(json{{"maxDownloads", -1}}).has_value());
+    // an unreadable origin list is an error, never "no list" (which would allow every origin)
+    for (const json& list : {json::array({123}), json::array({json{{"origin", "http://a.test"}}}), json(5)})
+        EXPECT_FALSE(br::browser_policy::from_json(json{{"allowedOrigins", list}}).has_value()) << list.dump();
     EXPECT_TRUE(d->check("file:///etc/passwd").has_value());
     EXPECT_TRUE(d->check("chrome://settings").has_value());
     EXPECT_FALSE(d->check("https://example.com/").has_value());
@@ -627,6 +631,14 @@ TEST(PolicyE2E, DownloadsBeyondTheSizeOrCountBoundAreCanceledAndNothingOfThemIsK
     a.route("/", http_response::html(page("Downloads", "<a href=\"/big\">get big</a> <a href=\"/small\">get small</a>")));
     const auto dir = std::filesystem::temp_directory_path() / ("agentkit_dlb_" + std::to_string(::getpid()));
     std::filesystem::remove_all(dir);
+    // a staging directory left by a process that died (a child that has exited): swept at start
+    const pid_t dead = ::fork();
+    if (dead == 0) ::_exit(0);
+    ASSERT_GT(dead, 0);
+    ASSERT_EQ(::waitpid(dead, nullptr, 0), dead);
+    const auto stale = dir / (".agentkit-partial-" + std::to_string(dead) + "-0");
+    std::filesystem::create_directories(stale);
+    std::ofstream(stale / "partial.bin") << "left over";
     {
         auto o = fast_options();
         o.policy.downloads_dir = dir.string();
@@ -652,11 +664,11 @@ TEST(PolicyE2E, DownloadsBeyondTheSizeOrCountBoundAreCanceledAndNothingOfThemIsK
         ds = settled(3);
         ASSERT_EQ(ds.size(), 3U);
         EXPECT_EQ(ds[2].state, "refused");
-        EXPECT_EQ(ds[2].rule, "max_downloads: 2 per session");
+        EXPECT_EQ(ds[2].rule, "max_downloads: 2 per browser");
     }
     std::vector<std::string> files;
     for (const auto& entry : std::filesystem::directory_iterator(dir)) files.push_back(entry.path().filename().string());
-    EXPECT_EQ(files, std::vector<std::string>{"small.txt"});
+    EXPECT_EQ(files, std::vector<std::string>{"small.txt"});  // the stale staging directory is gone too
     std::filesystem::remove_all(dir);
 }
 

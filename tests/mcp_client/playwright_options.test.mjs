@@ -96,14 +96,14 @@ test("--snapshot-mode none: a navigation's result names the page, browser_snapsh
   try {
     const nav = await call(client, "browser_navigate", { url: url("/") });
     assert.match(nav, /title: Options/);
-    assert.doesNotMatch(nav, /\[ref=/);
+    assert.doesNotMatch(nav, /\[ref=|no visible change/);
     const snap = await call(client, "browser_snapshot");
     const ref = snap.match(/link "Onwards".*\[ref=(e\d+)\]/)?.[1];
     assert.ok(ref, snap);
     const click = await call(client, "browser_click", { target: ref, element: "Onwards" });
     assert.match(click, /^navigated to \/next\n/);
     assert.match(click, /title: Next page/);
-    assert.doesNotMatch(click, /Arrived|\[ref=/);
+    assert.doesNotMatch(click, /Arrived|\[ref=|no visible change/);
   } finally {
     await client.close();
   }
@@ -156,7 +156,7 @@ test("what cannot be honoured refuses the start, naming the option and why; stdo
   }
   // bad values are named with what the option takes
   const bad = [
-    [["--snapshot-mode", "sometimes"], /--snapshot-mode takes full or none, not "sometimes"/],
+    [["--snapshot-mode", "sometimes"], /--snapshot-mode takes full, incremental or none, not "sometimes"/],
     [["--console-level", "loud"], /--console-level takes error, warning, info or debug/],
     [["--timeout-action", "soon"], /--timeout-action takes a positive number of milliseconds/],
     [["--browser", "netscape"], /--browser takes chromium, chrome/],
@@ -169,9 +169,23 @@ test("what cannot be honoured refuses the start, naming the option and why; stdo
     assert.match(r.stderr, why);
   }
   // a channel that is not installed is said before the start, with the path looked at
-  const chrome = spawnSync(server, ["--browser", "msedge-canary"], { encoding: "utf8", input: "" });
-  assert.equal(chrome.status, 2);
-  assert.match(chrome.stderr, /--browser msedge-canary: no browser at \/opt\/microsoft\/msedge-canary\/msedge/);
+  if (!fs.existsSync("/opt/microsoft/msedge-canary/msedge")) {
+    const edge = spawnSync(server, ["--browser", "msedge-canary"], { encoding: "utf8", input: "" });
+    assert.equal(edge.status, 2);
+    assert.match(edge.stderr, /--browser msedge-canary: no browser at \/opt\/microsoft\/msedge-canary\/msedge/);
+  }
+  // contradictions and a second policy file (whose defaults would undo the first's bounds)
+  const both = spawnSync(server, ["--sandbox", "--no-sandbox"], { encoding: "utf8", input: "" });
+  assert.equal(both.status, 2);
+  assert.match(both.stderr, /--sandbox and --no-sandbox .* contradict/);
+  const policy = path.join(tmp, "empty-policy.json");
+  fs.writeFileSync(policy, "{}");
+  const twice = spawnSync(server, ["--policy", policy, "--policy", policy], { encoding: "utf8", input: "" });
+  assert.equal(twice.status, 2);
+  assert.match(twice.stderr, /--policy is given twice/);
+  // an older Playwright MCP mode name is accepted
+  const incremental = spawnSync(server, ["--snapshot-mode", "incremental", "--help"], { encoding: "utf8", input: "" });
+  assert.equal(incremental.status, 0, incremental.stderr);
 });
 
 test("a configuration file's keys that cannot be honoured, or are unknown, refuse the start by their names", () => {
@@ -196,10 +210,21 @@ test("a configuration file's keys that cannot be honoured, or are unknown, refus
   const typed = spawnSync(server, ["--config", file], { encoding: "utf8", input: "" });
   assert.equal(typed.status, 2);
   assert.match(typed.stderr, /--timeout-navigation takes a positive number of milliseconds, not "soon"/);
-  fs.writeFileSync(file, JSON.stringify({ codegen: true }));
-  const wrongType = spawnSync(server, ["--config", file], { encoding: "utf8", input: "" });
-  assert.equal(wrongType.status, 2);
-  assert.match(wrongType.stderr, /codegen must be a string or number/);
+  // wrong types: a switch is on only for true; an unreadable origin list is not "no list"
+  for (const [cfg, why] of [
+    [{ codegen: true }, /codegen must be a string, a number or a list of strings/],
+    [{ browser: { contextOptions: { ignoreHTTPSErrors: "false" } } }, /ignoreHTTPSErrors must be true or false/],
+    [{ allowUnrestrictedFileAccess: 1 }, /allowUnrestrictedFileAccess must be true or false/],
+    [{ network: { allowedOrigins: [123] } }, /network\.allowedOrigins must be a list of origins/],
+    [{ network: { allowedOrigins: 5 } }, /network\.allowedOrigins must be a list of origins/],
+    [{ secrets: { TOKEN: 42 } }, /secrets\.TOKEN must be a string/],
+  ]) {
+    fs.writeFileSync(file, JSON.stringify(cfg));
+    const r = spawnSync(server, ["--config", file], { encoding: "utf8", input: "" });
+    assert.equal(r.status, 2, `${JSON.stringify(cfg)}: ${r.stderr}`);
+    assert.equal(r.stdout, "");
+    assert.match(r.stderr, why);
+  }
 });
 
 test("--policy joins the options given before it: an origin list set earlier still holds (it used to be dropped)", async () => {

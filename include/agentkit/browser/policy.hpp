@@ -310,11 +310,18 @@ struct browser_policy {
                 return {};
             };
             result<void> r;
+            // An unreadable list must not become "no list" (for allowedOrigins: every origin).
+            auto origin_list = [&]() {
+                bool ok = v.is_array() || v.is_string();
+                if (v.is_array())
+                    for (const auto& e : v) ok = ok && e.is_string();
+                return ok;
+            };
             if (k == "allowedOrigins" || k == "allowed_origins") {
-                if (!v.is_array() && !v.is_string()) return fail(errc::args_invalid, "allowedOrigins is a list of origins");
+                if (!origin_list()) return fail(errc::args_invalid, "allowedOrigins is a list of origins (strings)");
                 p.allowed_origins = policy_detail::split_list(v);
             } else if (k == "blockedOrigins" || k == "blocked_origins") {
-                if (!v.is_array() && !v.is_string()) return fail(errc::args_invalid, "blockedOrigins is a list of origins");
+                if (!origin_list()) return fail(errc::args_invalid, "blockedOrigins is a list of origins (strings)");
                 p.blocked_origins = policy_detail::split_list(v);
             } else if (k == "allowFileAccess" || k == "allow_file_access") {
                 r = want_bool(p.allow_file_access);
