@@ -347,18 +347,29 @@ std::size_t websocket_blocks(const std::vector<br::blocked_request>& bs, const s
     }));
 }
 
+/// Open `url` and wait (bounded, on the page's text) until no "pending" is left; the snapshot.
+std::string settled_page(br::browser& b, const std::string& url) {
+    auto nav = b.navigate(url);
+    if (!nav) {
+        ADD_FAILURE() << nav.error().to_text();
+        return {};
+    }
+    auto done = b.wait_for(br::wait_options{"", "pending", "", "visible", 10000ms});
+    auto snap = b.snapshot();
+    if (!snap) {
+        ADD_FAILURE() << snap.error().to_text();
+        return {};
+    }
+    EXPECT_TRUE(done.has_value()) << snap->snap.text;
+    return snap->snap.text;
+}
+
 }  // namespace
 
 TEST(PolicyE2E, WebSocketFromAWorkerOrTheNativeConstructorIsRefusedInTheNetworkStack) {
     socket_origins s;
     br::browser b{s.allow_a_only()};
-    auto nav = b.navigate(s.a.url("/sockets-refused"));
-    ASSERT_TRUE(nav.has_value()) << nav.error().to_text();
-    auto done = b.wait_for(br::wait_options{"", "pending", "", "visible", 10000ms});
-    auto snap = b.snapshot();
-    ASSERT_TRUE(snap.has_value()) << snap.error().to_text();
-    const std::string& text = snap->snap.text;
-    EXPECT_TRUE(done.has_value()) << text;
+    const std::string text = settled_page(b, s.a.url("/sockets-refused"));
     // the worker's and the native constructor's sockets failed in the network stack (the guard
     // would have thrown); a fresh iframe's WebSocket is guarded in Chromium 156 (either layer may
     // refuse it)
@@ -378,13 +389,7 @@ TEST(PolicyE2E, WebSocketFromAWorkerOrTheNativeConstructorIsRefusedInTheNetworkS
 TEST(PolicyE2E, AllowedWebSocketFromThePageAndAWorkerIsRelayedAfterARefusal) {
     socket_origins s;
     br::browser b{s.allow_a_only()};
-    auto nav = b.navigate(s.a.url("/sockets-allowed"));
-    ASSERT_TRUE(nav.has_value()) << nav.error().to_text();
-    auto done = b.wait_for(br::wait_options{"", "pending", "", "visible", 10000ms});
-    auto snap = b.snapshot();
-    ASSERT_TRUE(snap.has_value()) << snap.error().to_text();
-    const std::string& text = snap->snap.text;
-    EXPECT_TRUE(done.has_value()) << text;
+    const std::string text = settled_page(b, s.a.url("/sockets-allowed"));
     EXPECT_NE(text.find("first error"), std::string::npos) << text;
     EXPECT_NE(text.find("page echo hello from page"), std::string::npos) << text;
     EXPECT_NE(text.find("worker echo hello from worker"), std::string::npos) << text;
@@ -427,13 +432,7 @@ navigator.serviceWorker.register('/sw-import.js', {scope: '/imp/'}).then(() => s
 navigator.serviceWorker.register('/sw.js', {scope: '/'}).catch((e) => { show('fetch', 'register failed ' + e); show('socket', 'register failed'); });
 </script>)X")));
     br::browser b{s.allow_a_only()};
-    auto nav = b.navigate(s.a.url("/sw-page"));
-    ASSERT_TRUE(nav.has_value()) << nav.error().to_text();
-    auto done = b.wait_for(br::wait_options{"", "pending", "", "visible", 10000ms});
-    auto snap = b.snapshot();
-    ASSERT_TRUE(snap.has_value()) << snap.error().to_text();
-    const std::string& text = snap->snap.text;
-    EXPECT_TRUE(done.has_value()) << text;
+    const std::string text = settled_page(b, s.a.url("/sw-page"));
     EXPECT_NE(text.find("import rejected"), std::string::npos) << text;
     EXPECT_NE(text.find("sw fetch failed"), std::string::npos) << text;
     EXPECT_NE(text.find("sw socket error"), std::string::npos) << text;
@@ -467,13 +466,7 @@ sw.port.onmessage = (e) => { document.getElementById('shared').textContent = e.d
 sw.port.start();
 </script>)X")));
     br::browser b{s.allow_a_only()};
-    auto nav = b.navigate(s.a.url("/workers"));
-    ASSERT_TRUE(nav.has_value()) << nav.error().to_text();
-    auto done = b.wait_for(br::wait_options{"", "pending", "", "visible", 10000ms});
-    auto snap = b.snapshot();
-    ASSERT_TRUE(snap.has_value()) << snap.error().to_text();
-    const std::string& text = snap->snap.text;
-    EXPECT_TRUE(done.has_value()) << text;
+    const std::string text = settled_page(b, s.a.url("/workers"));
     EXPECT_NE(text.find("dedicated fetch failed, import failed"), std::string::npos) << text;
     EXPECT_NE(text.find("shared fetch failed, import failed"), std::string::npos) << text;
     EXPECT_EQ(s.b.requests().size(), 0U) << (s.b.requests().empty() ? "" : s.b.requests()[0].target);
@@ -509,13 +502,8 @@ TEST(PolicyE2E, WebSocketGateOnlyWithOriginListsAndABrowserThatReachesIt) {
         auto o = s.allow_a_only();
         o.cdp_endpoint = "http://127.0.0.1:" + std::to_string(remote->port());
         br::browser b{o};
-        auto nav = b.navigate(s.a.url("/sockets-refused"));
-        ASSERT_TRUE(nav.has_value()) << nav.error().to_text();
-        auto done = b.wait_for(br::wait_options{"", "pending", "", "visible", 10000ms});
-        auto snap = b.snapshot();
-        ASSERT_TRUE(snap.has_value()) << snap.error().to_text();
-        EXPECT_TRUE(done.has_value()) << snap->snap.text;
-        EXPECT_NE(snap->snap.text.find("worker error"), std::string::npos) << snap->snap.text;
+        const std::string text = settled_page(b, s.a.url("/sockets-refused"));
+        EXPECT_NE(text.find("worker error"), std::string::npos) << text;
         auto gate = b.websocket_gate_stats();
         ASSERT_TRUE(gate.has_value());
         EXPECT_GE(gate->refused, 2U);
