@@ -24,6 +24,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <unistd.h>  // access
@@ -388,6 +389,20 @@ bool load_policy(cli& c, const std::string& path, std::string& err) {
 int playwright_option_apply(cli& c, const std::string& name, const std::optional<std::string>& v);
 std::optional<bool> playwright_option_takes_value(const std::string& name);
 
+/// Top-level keys of a Playwright MCP configuration file that are its command-line options.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 10> kConfigKeyFlags{{
+    {"capabilities", "--caps"},
+    {"imageResponses", "--image-responses"},
+    {"outputMaxSize", "--output-max-size"},
+    {"codegen", "--codegen"},
+    {"testIdAttribute", "--test-id-attribute"},
+    {"filePaths", "--file-paths"},
+    {"allowUnrestrictedFileAccess", "--allow-unrestricted-file-access"},
+    {"sharedBrowserContext", "--shared-browser-context"},
+    {"saveSession", "--save-session"},
+    {"extension", "--extension"},
+}};
+
 /// A Playwright MCP configuration file (its `Config` type). Every key is honoured, refused or
 /// accepted as it is on the command line; a key this server does not know is refused (it will
 /// not start rather than ignore it), so what a file asks for is never silently dropped.
@@ -605,26 +620,10 @@ bool apply_config(cli& c, const std::string& path, std::string& err) {
             }
         } else if (k == "server") {
             if (!v.is_object() || !v.empty()) option(k, "--port", ak::json("server"));
-        } else if (k == "capabilities") {
-            option(k, "--caps", v);
-        } else if (k == "imageResponses") {
-            option(k, "--image-responses", v);
-        } else if (k == "outputMaxSize") {
-            option(k, "--output-max-size", v);
-        } else if (k == "codegen") {
-            option(k, "--codegen", v);
-        } else if (k == "testIdAttribute") {
-            option(k, "--test-id-attribute", v);
-        } else if (k == "filePaths") {
-            option(k, "--file-paths", v);
-        } else if (k == "allowUnrestrictedFileAccess") {
-            option(k, "--allow-unrestricted-file-access", v);
-        } else if (k == "sharedBrowserContext") {
-            option(k, "--shared-browser-context", v);
-        } else if (k == "saveSession") {
-            option(k, "--save-session", v);
-        } else if (k == "extension") {
-            option(k, "--extension", v);
+        } else if (auto f = std::find_if(kConfigKeyFlags.begin(), kConfigKeyFlags.end(),
+                                         [&key = k](const auto& kf) { return kf.first == key; });  // (clang 14: no binding captures)
+                   f != kConfigKeyFlags.end()) {
+            option(k, std::string(f->second), v);
         } else if (k == "webmcp") {
             if (!v.is_boolean()) wrong(k, "a boolean");  // never exposed: false is what it is, true cannot be
             else if (v.get<bool>()) c.notes.push_back("webmcp has no effect here: page-registered WebMCP tools are never exposed");
