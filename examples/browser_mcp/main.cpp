@@ -220,7 +220,8 @@ std::optional<std::string> channel_executable(const std::string& ch) {
     return std::nullopt;
 }
 
-std::optional<long long> parse_ms(const std::string& v) {
+/// A whole number ≥ 0, all of `v` (milliseconds, bytes, counts); nothing for anything else.
+std::optional<long long> parse_count(const std::string& v) {
     try {
         std::size_t used = 0;
         const long long n = std::stoll(v, &used);
@@ -258,7 +259,7 @@ int playwright_option_apply(cli& c, const std::string& name, const std::optional
     } else if (name == "--ignore-https-errors") {
         c.ignore_https_errors = true;
     } else if (name == "--timeout-action" || name == "--timeout-navigation") {
-        auto ms = parse_ms(*v);
+        auto ms = parse_count(*v);
         if (!ms || *ms == 0) return bad("a positive number of milliseconds");
         (name == "--timeout-action" ? c.browser.call_timeout : c.browser.navigation_timeout) = std::chrono::milliseconds(*ms);
     } else if (name == "--image-responses") {
@@ -270,7 +271,7 @@ int playwright_option_apply(cli& c, const std::string& name, const std::optional
         if (!one_of(*v, {"full", "incremental", "none"})) return bad("full, incremental or none");
         c.browser.snapshot_after_navigation = *v != "none";
     } else if (name == "--output-max-size") {
-        auto n = parse_ms(*v);
+        auto n = parse_count(*v);
         if (!n || *n == 0) return bad("a positive number of bytes");
         c.store.max_bytes = static_cast<std::size_t>(*n);
     } else if (name == "--allow-unrestricted-file-access") {
@@ -279,7 +280,7 @@ int playwright_option_apply(cli& c, const std::string& name, const std::optional
         if (!one_of(*v, {"error", "warning", "info", "debug"})) return bad("error, warning, info or debug");
         c.tools.console_level = *v;
     } else if (name == "--idle-timeout") {
-        auto ms = parse_ms(*v);
+        auto ms = parse_count(*v);
         if (!ms) return bad("a number of milliseconds");
         if (*ms != 0) c.unsupported.push_back("--idle-timeout " + *v + " (the browser stays open until the server ends; 0 is accepted)");
     } else if (name == "--caps") {
@@ -423,6 +424,10 @@ bool apply_config(cli& c, const std::string& path, std::string& err) {
         ok = false;
     };
     auto unknown = [&](const std::string& key) { c.unsupported.push_back("config key " + key); };
+    auto object = [&](const std::string& key, const ak::json& v) {
+        if (!v.is_object()) wrong(key, "an object");
+        return v.is_object();
+    };
     // through the command line's handling: the same values, checks and notes
     auto option = [&](const std::string& key, const std::string& flag, const ak::json& v) {
         const auto takes = playwright_option_takes_value(flag);
@@ -466,10 +471,7 @@ bool apply_config(cli& c, const std::string& path, std::string& err) {
     };
     for (const auto& [k, v] : j.items()) {
         if (k == "browser") {
-            if (!v.is_object()) {
-                wrong(k, "an object");
-                continue;
-            }
+            if (!object(k, v)) continue;
             for (const auto& [bk, bv] : v.items()) {
                 const std::string key = "browser." + bk;
                 if (bk == "browserName") {
@@ -491,10 +493,7 @@ bool apply_config(cli& c, const std::string& path, std::string& err) {
                 } else if (bk == "initPage") {
                     option(key, "--init-page", ak::json("page"));
                 } else if (bk == "launchOptions") {
-                    if (!bv.is_object()) {
-                        wrong(key, "an object");
-                        continue;
-                    }
+                    if (!object(key, bv)) continue;
                     for (const auto& [lk, lv] : bv.items()) {
                         const std::string lkey = key + "." + lk;
                         if (lk == "executablePath") {
@@ -503,7 +502,10 @@ bool apply_config(cli& c, const std::string& path, std::string& err) {
                             if (!lv.is_boolean()) wrong(lkey, "a boolean");
                             else c.browser.launch.headless = lv.get<bool>();
                         } else if (lk == "args") {
-                            if (!lv.is_array()) wrong(lkey, "a list of strings");
+                            if (!lv.is_array()) {
+                                wrong(lkey, "a list of strings");
+                                continue;
+                            }
                             for (const auto& a : lv) {
                                 if (!a.is_string()) {
                                     wrong(lkey, "a list of strings");
@@ -521,10 +523,7 @@ bool apply_config(cli& c, const std::string& path, std::string& err) {
                         }
                     }
                 } else if (bk == "contextOptions") {
-                    if (!bv.is_object()) {
-                        wrong(key, "an object");
-                        continue;
-                    }
+                    if (!object(key, bv)) continue;
                     for (const auto& [ck, cv] : bv.items()) {
                         const std::string ckey = key + "." + ck;
                         if (ck == "viewport") {
@@ -548,25 +547,19 @@ bool apply_config(cli& c, const std::string& path, std::string& err) {
                 }
             }
         } else if (k == "network") {
-            if (!v.is_object()) {
-                wrong(k, "an object");
-                continue;
-            }
+            if (!object(k, v)) continue;
             for (const auto& [nk, nv] : v.items()) {
                 if (nk != "allowedOrigins" && nk != "blockedOrigins") {
                     unknown("network." + nk);
                     continue;
                 }
-                bool strings = nv.is_string() || nv.is_array();
-                if (nv.is_array())
-                    for (const auto& e : nv) strings = strings && e.is_string();
-                if (!strings) {  // an unreadable list must not become "no list" (every origin allowed)
+                auto list = br::policy_detail::read_origin_list(nv);
+                if (!list) {  // an unreadable list must not become "no list" (every origin allowed)
                     wrong("network." + nk, "a list of origins (strings)");
                     continue;
                 }
-                auto list = br::policy_detail::split_list(nv);
                 auto& dst = nk == "allowedOrigins" ? c.browser.policy.allowed_origins : c.browser.policy.blocked_origins;
-                dst.insert(dst.end(), list.begin(), list.end());
+                dst.insert(dst.end(), list->begin(), list->end());
             }
         } else if (k == "outputDir") {
             str(j, "outputDir", k, c.store.dir);
@@ -586,10 +579,7 @@ bool apply_config(cli& c, const std::string& path, std::string& err) {
                 wrong(k, "an object or a dotenv file path");
             }
         } else if (k == "timeouts") {
-            if (!v.is_object()) {
-                wrong(k, "an object");
-                continue;
-            }
+            if (!object(k, v)) continue;
             for (const auto& [tk, tv] : v.items()) {
                 const std::string key = "timeouts." + tk;
                 if (tk == "action") option(key, "--timeout-action", tv);
@@ -600,20 +590,14 @@ bool apply_config(cli& c, const std::string& path, std::string& err) {
                 else unknown(key);
             }
         } else if (k == "snapshot") {
-            if (!v.is_object()) {
-                wrong(k, "an object");
-                continue;
-            }
+            if (!object(k, v)) continue;
             for (const auto& [sk, sv] : v.items()) {
                 if (sk == "mode") option("snapshot.mode", "--snapshot-mode", sv);
                 else if (sk == "boxes") option("snapshot.boxes", "--snapshot-boxes", sv);
                 else unknown("snapshot." + sk);
             }
         } else if (k == "console") {
-            if (!v.is_object()) {
-                wrong(k, "an object");
-                continue;
-            }
+            if (!object(k, v)) continue;
             for (const auto& [ck, cv] : v.items()) {
                 if (ck == "level") option("console.level", "--console-level", cv);
                 else unknown("console." + ck);
@@ -754,26 +738,19 @@ int parse_args(int argc, char** argv, cli& c) {
                 return 2;
             }
             dir = *v;
-        } else if (a == "--max-download-bytes" || a == "--max-downloads") {
+        } else if (a == "--max-download-bytes" || a == "--max-downloads" || a == "--max-artifacts" || a == "--max-artifact-bytes") {
             auto v = value();
             if (!v) return 2;
-            auto n = parse_ms(*v);
+            auto n = parse_count(*v);  // (stoull took "-1" as 2^64-1 and "5x" as 5)
             if (!n) {
-                std::fprintf(stderr, "agentkit-browser-mcp: %s takes a number (0: no bound), not \"%s\"\n", a.c_str(), v->c_str());
+                std::fprintf(stderr, "agentkit-browser-mcp: %s takes a whole number, not \"%s\"\n", a.c_str(), v->c_str());
                 return 2;
             }
-            if (a == "--max-downloads") c.max_downloads = static_cast<std::size_t>(*n);
-            else c.max_download_bytes = static_cast<std::uint64_t>(*n);
-        } else if (a == "--max-artifacts" || a == "--max-artifact-bytes") {
-            auto v = value();
-            if (!v) return 2;
-            try {
-                const auto n = static_cast<std::size_t>(std::stoull(*v));
-                (a == "--max-artifacts" ? c.store.max_count : c.store.max_bytes) = n;
-            } catch (...) {
-                std::fprintf(stderr, "agentkit-browser-mcp: %s takes a number\n", a.c_str());
-                return 2;
-            }
+            const auto u = static_cast<std::size_t>(*n);
+            if (a == "--max-downloads") c.max_downloads = u;
+            else if (a == "--max-download-bytes") c.max_download_bytes = u;
+            else if (a == "--max-artifacts") c.store.max_count = u;
+            else c.store.max_bytes = u;
         } else if (a == "--allow-file-access") {
             c.browser.policy.allow_file_access = true;
         } else if (a == "--websockets") {

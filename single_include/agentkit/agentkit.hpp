@@ -1456,6 +1456,16 @@ inline std::vector<std::string> split_list(const json& v) {
     return out;
 }
 
+/// An origin list as given in JSON: a string ("a;b" or "a,b") or an array of strings. Anything
+/// else is nothing, never an empty list: an unreadable allowedOrigins must not mean "every origin".
+inline std::optional<std::vector<std::string>> read_origin_list(const json& v) {
+    if (!v.is_string() && !v.is_array()) return std::nullopt;
+    if (v.is_array())
+        for (const auto& e : v)
+            if (!e.is_string()) return std::nullopt;
+    return split_list(v);
+}
+
 }  // namespace policy_detail
 
 /// The browser's policy. Defaults are safe; see the header comment.
@@ -1497,19 +1507,14 @@ struct browser_policy {
                 return {};
             };
             result<void> r;
-            // An unreadable list must not become "no list" (for allowedOrigins: every origin).
-            auto origin_list = [&]() {
-                bool ok = v.is_array() || v.is_string();
-                if (v.is_array())
-                    for (const auto& e : v) ok = ok && e.is_string();
-                return ok;
-            };
             if (k == "allowedOrigins" || k == "allowed_origins") {
-                if (!origin_list()) return fail(errc::args_invalid, "allowedOrigins is a list of origins (strings)");
-                p.allowed_origins = policy_detail::split_list(v);
+                auto list = policy_detail::read_origin_list(v);
+                if (!list) return fail(errc::args_invalid, "allowedOrigins is a list of origins (strings)");
+                p.allowed_origins = std::move(*list);
             } else if (k == "blockedOrigins" || k == "blocked_origins") {
-                if (!origin_list()) return fail(errc::args_invalid, "blockedOrigins is a list of origins (strings)");
-                p.blocked_origins = policy_detail::split_list(v);
+                auto list = policy_detail::read_origin_list(v);
+                if (!list) return fail(errc::args_invalid, "blockedOrigins is a list of origins (strings)");
+                p.blocked_origins = std::move(*list);
             } else if (k == "allowFileAccess" || k == "allow_file_access") {
                 r = want_bool(p.allow_file_access);
             } else if (k == "allowEvaluate" || k == "allow_evaluate") {
@@ -9617,7 +9622,7 @@ private:
             // to read, and a finished one appears in downloads_dir whole, as the owner's only.
             if (download_staging_.empty()) {
                 // staging directories left by a process that died (a crash, SIGKILL)
-                const std::string prefix = ".agentkit-partial-";
+                constexpr std::string_view prefix = ".agentkit-partial-";
                 for (const auto& entry : std::filesystem::directory_iterator(abs, ec)) {
                     const std::string name = entry.path().filename().string();
                     if (name.rfind(prefix, 0) != 0) continue;
@@ -9630,7 +9635,7 @@ private:
                 ec.clear();
                 static std::atomic<unsigned> counter{0};
                 for (int i = 0; i < 100 && download_staging_.empty(); ++i) {
-                    const auto p = abs / (".agentkit-partial-" + std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1)));
+                    const auto p = abs / (std::string(prefix) + std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1)));
                     if (std::filesystem::create_directory(p, ec)) {
                         std::filesystem::permissions(p, std::filesystem::perms::owner_all, std::filesystem::perm_options::replace, ec);
                         if (ec) return fail(errc::args_invalid, "cannot make " + p.string() + " private: " + ec.message());
@@ -9752,8 +9757,8 @@ private:
             } else if (opt_.policy.max_downloads != 0 && downloads_started_ >= opt_.policy.max_downloads) {
                 // over the count: canceled at once; it stays pending with its rule until its end
                 // (canceled, or completed first and then deleted), which records it as refused
-                e.conn.call_async("Browser.cancelDownload", json{{"guid", guid}, {"browserContextId", e.context_id}}, {},
-                                  [](result<json>) {});
+                cancel_download(e, guid);
+                d.state = "refused";  // never started, as far as the model is concerned
                 d.rule = "max_downloads: " + std::to_string(opt_.policy.max_downloads) + " per browser";
                 e.pending_downloads[guid] = std::move(d);
             } else {
@@ -9776,8 +9781,7 @@ private:
                 const double total = p.value("totalBytes", 0.0), received = p.value("receivedBytes", 0.0);
                 if (max != 0 && it->second.rule.empty() && (total > static_cast<double>(max) || received > static_cast<double>(max))) {
                     it->second.rule = "max_download_bytes: " + std::to_string(max);
-                    e.conn.call_async("Browser.cancelDownload", json{{"guid", it->first}, {"browserContextId", e.context_id}}, {},
-                                      [](result<json>) {});
+                    cancel_download(e, it->first);
                 }
                 return true;
             }
@@ -9785,7 +9789,7 @@ private:
             download_record d = std::move(it->second);
             const std::string guid = it->first;
             e.pending_downloads.erase(it);
-            d.state = state;
+            if (d.state.empty()) d.state = state;  // (one refused by the count stays refused)
             namespace fs = std::filesystem;
             const fs::path staged = fs::path(download_staging_) / guid;
             if (state == "completed") {
@@ -9796,11 +9800,10 @@ private:
                 const auto max = opt_.policy.max_download_bytes;
                 if (!d.rule.empty() || (max != 0 && !sec && size > max)) {
                     fs::remove(staged, sec);
-                    d.state = "canceled";
+                    if (d.state == "completed") d.state = "canceled";
                     if (d.rule.empty()) d.rule = "max_download_bytes: " + std::to_string(max);
                 }
             }
-            if (d.rule.rfind("max_downloads:", 0) == 0) d.state = "refused";  // never started, as far as the model is concerned
             if (d.state == "completed") {
                 std::error_code ec;
                 const fs::path dir = fs::absolute(opt_.policy.downloads_dir, ec);
@@ -9823,6 +9826,10 @@ private:
             return true;
         }
         return false;
+    }
+
+    void cancel_download(engine& e, const std::string& guid) {  // from the dispatcher: no wait
+        e.conn.call_async("Browser.cancelDownload", json{{"guid", guid}, {"browserContextId", e.context_id}}, {}, [](result<json>) {});
     }
 
     void take_notes(action_result& r) {
@@ -10437,17 +10444,21 @@ private:
         std::vector<pending_ax> axs;
         // The accessibility trees are asked for as soon as the frame trees are known, before the
         // DOM snapshots are read: the renderer computes them while this thread reads the DOM.
+        // A failed read is the capture's failure when the browser died or the session is the
+        // page's own; an OOPIF that went away meanwhile is left out with its frames (nullopt).
+        auto failure = [&](std::size_t i, const error& err) -> std::optional<error> {
+            if (!eng_->conn.is_open()) return crashed_error(err);
+            if (i != 0) return std::nullopt;
+            if (auto c = crashed_during(t)) return c;
+            return err;
+        };
         std::vector<bool> session_ok(sessions.size(), true);
         for (std::size_t i = 0; i < sessions.size(); ++i) {
             auto tree = trees[i].get();
             if (!tree) {
-                if (!eng_->conn.is_open()) return fail(crashed_error(tree.error()));
-                if (i == 0) {
-                    if (auto c = crashed_during(t)) return fail(*c);
-                    return fail(tree.error());
-                }
+                if (auto f = failure(i, tree.error())) return fail(*f);
                 session_ok[i] = false;
-                continue;  // an OOPIF that went away meanwhile
+                continue;
             }
             // walk the frame tree
             std::vector<const json*> stack{&detail::jobj(*tree, "frameTree")};
@@ -10485,13 +10496,8 @@ private:
             auto dom = doms[i].get();
             if (!session_ok[i]) continue;
             if (!dom) {
-                if (!eng_->conn.is_open()) return fail(crashed_error(dom.error()));
-                if (i == 0) {
-                    if (auto c = crashed_during(t)) return fail(*c);
-                    return fail(dom.error());
-                }
-                session_ok[i] = false;  // an OOPIF that went away meanwhile: its frames are left out
-                continue;
+                if (auto f = failure(i, dom.error())) return fail(*f);
+                continue;  // not in out.dom: its accessibility trees are skipped below
             }
             out.dom.emplace(sessions[i], parse_dom_snapshot(*dom));
         }

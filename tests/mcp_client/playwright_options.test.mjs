@@ -161,6 +161,8 @@ test("what cannot be honoured refuses the start, naming the option and why; stdo
     [["--timeout-action", "soon"], /--timeout-action takes a positive number of milliseconds/],
     [["--browser", "netscape"], /--browser takes chromium, chrome/],
     [["--no-sandbox=yes"], /--no-sandbox takes no value/],
+    [["--max-artifacts", "-1"], /--max-artifacts takes a whole number, not "-1"/],
+    [["--max-downloads", "5x"], /--max-downloads takes a whole number, not "5x"/],
   ];
   for (const [args, why] of bad) {
     const r = spawnSync(server, args, { encoding: "utf8", input: "" });

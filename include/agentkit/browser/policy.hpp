@@ -269,6 +269,16 @@ inline std::vector<std::string> split_list(const json& v) {
     return out;
 }
 
+/// An origin list as given in JSON: a string ("a;b" or "a,b") or an array of strings. Anything
+/// else is nothing, never an empty list: an unreadable allowedOrigins must not mean "every origin".
+inline std::optional<std::vector<std::string>> read_origin_list(const json& v) {
+    if (!v.is_string() && !v.is_array()) return std::nullopt;
+    if (v.is_array())
+        for (const auto& e : v)
+            if (!e.is_string()) return std::nullopt;
+    return split_list(v);
+}
+
 }  // namespace policy_detail
 
 /// The browser's policy. Defaults are safe; see the header comment.
@@ -310,19 +320,14 @@ struct browser_policy {
                 return {};
             };
             result<void> r;
-            // An unreadable list must not become "no list" (for allowedOrigins: every origin).
-            auto origin_list = [&]() {
-                bool ok = v.is_array() || v.is_string();
-                if (v.is_array())
-                    for (const auto& e : v) ok = ok && e.is_string();
-                return ok;
-            };
             if (k == "allowedOrigins" || k == "allowed_origins") {
-                if (!origin_list()) return fail(errc::args_invalid, "allowedOrigins is a list of origins (strings)");
-                p.allowed_origins = policy_detail::split_list(v);
+                auto list = policy_detail::read_origin_list(v);
+                if (!list) return fail(errc::args_invalid, "allowedOrigins is a list of origins (strings)");
+                p.allowed_origins = std::move(*list);
             } else if (k == "blockedOrigins" || k == "blocked_origins") {
-                if (!origin_list()) return fail(errc::args_invalid, "blockedOrigins is a list of origins (strings)");
-                p.blocked_origins = policy_detail::split_list(v);
+                auto list = policy_detail::read_origin_list(v);
+                if (!list) return fail(errc::args_invalid, "blockedOrigins is a list of origins (strings)");
+                p.blocked_origins = std::move(*list);
             } else if (k == "allowFileAccess" || k == "allow_file_access") {
                 r = want_bool(p.allow_file_access);
             } else if (k == "allowEvaluate" || k == "allow_evaluate") {
