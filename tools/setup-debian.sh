@@ -13,6 +13,7 @@ packages=(
     libgtest-dev libgmock-dev libbenchmark-dev       # tests and benchmarks
     pkg-config python3                               # pkg-config consumer test, amalgamation
     chromium nodejs npm libcurl4-openssl-dev         # browser tests and tooling
+    libcpp-httplib-dev chromium-driver               # HTTP parts (agentkit::net), remote-browser tests
 )
 
 missing=()

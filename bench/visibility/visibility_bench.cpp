@@ -4,7 +4,7 @@
 //
 // 1. Tokens the model sees (tool definitions in the Anthropic dialect + the masker's prompt
 //    section + its per-turn state message) at the start and in each mode/class, for every
-//    masker, against all-visible, on a toolbox shaped like seed 001 (nine modes, 91 tools
+//    masker, against all-visible, on a toolbox shaped like a coding agent's (nine modes, 91 tools
 //    with real schemas, cross-cutting tools). Token counts use agentkit's heuristic counter.
 // 2. Stable-prefix bytes (serialized tools + system prompt) over a scripted 10-turn session
 //    with mode switches, per exposure strategy: bytes per turn, distinct prefixes, and the
@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "visibility/seed001_toolbox.hpp"
+#include "visibility/coding_agent_toolbox.hpp"
 
 namespace ak = agentkit;
 using ak::json;
@@ -37,7 +37,7 @@ std::size_t tok(const std::string& s) { return tokens.count(s); }
 // What the model sees this turn with visible_only exposure: tools + prompt section + state.
 template <class M>
 std::size_t seen_tokens(const M& m) {
-    const json tools = ak::export_tools(ak::visible_catalogue(m, seed001::box.infos()), ak::dialect::anthropic);
+    const json tools = ak::export_tools(ak::visible_catalogue(m, coding_agent::box.infos()), ak::dialect::anthropic);
     return tok(tools.dump()) + tok(m.prompt_section()) + tok(m.state_message());
 }
 
@@ -45,7 +45,7 @@ template <class M>
 std::size_t visible_host_tools(const M& m) {
     std::size_t n = 0;
     for (const auto& v : m.visible())
-        if (seed001::box_t::contains(v)) ++n;
+        if (coding_agent::box_t::contains(v)) ++n;
     return n;
 }
 
@@ -56,15 +56,15 @@ void print_row(const std::string& masker, const std::string& state, std::size_t 
 
 void token_section() {
     std::printf("== 1. Tokens the model sees (tools in the Anthropic dialect + prompt section + state message)\n");
-    std::printf("   toolbox: %zu host tools shaped like seed 001; counter: agentkit heuristic (o200k-like)\n",
-                seed001::box.size());
+    std::printf("   toolbox: %zu host tools shaped like a coding agent's; counter: agentkit heuristic (o200k-like)\n",
+                coding_agent::box.size());
     ak::all_visible all;
-    all.bind(seed001::box.infos());
+    all.bind(coding_agent::box.infos());
     const std::size_t base = seen_tokens(all);
     print_row("all_visible", "always", visible_host_tools(all), base, base);
 
-    auto menu = seed001::make_menu();
-    menu.bind(seed001::box.infos());
+    auto menu = coding_agent::make_menu();
+    menu.bind(coding_agent::box.infos());
     print_row("menu", "ROOT (start)", visible_host_tools(menu), seen_tokens(menu), base);
     std::size_t sum = 0, maxv = 0;
     for (const auto& mode : menu.modes()) {
@@ -77,7 +77,7 @@ void token_section() {
     std::printf("  %-14s %-22s %18zu tokens  %5.1f%% (mean over modes; max %zu)\n", "menu", "mean in a mode",
                 sum / menu.modes().size(), 100.0 * static_cast<double>(sum / menu.modes().size()) / static_cast<double>(base), maxv);
 
-    // Intent classes over the same toolbox: four classes like seed 004's (chat, browser, local, both).
+    // Intent classes over the same toolbox: four classes (chat, browser, local, both).
     std::vector<ak::intent_class> classes = {
         {"chat", "Conversation answered from knowledge", {}, {{"hello", 2}, {"thanks", 2}, {"explain", 1}}, {}},
         {"browser", "The web: browse, click, research",
@@ -97,7 +97,7 @@ void token_section() {
     ak::intent_options io;
     io.always = {"TodoRead"};
     ak::intent_classes<> ic(classes, io);
-    ic.bind(seed001::box.infos());
+    ic.bind(coding_agent::box.infos());
     print_row("intent", "before a message", visible_host_tools(ic), seen_tokens(ic), base);
     for (auto [label, msg] : std::vector<std::pair<std::string, std::string>>{
              {"chat", "hello, explain recursion"},
@@ -112,7 +112,7 @@ void token_section() {
     ak::router_options ro;
     ro.k = 5;
     ak::router<> router(ro);
-    router.bind(seed001::box.infos());
+    router.bind(coding_agent::box.infos());
     print_row("router", "start", visible_host_tools(router), seen_tokens(router), base);
     (void)router.search("open a pull request for my branch", 5);
     print_row("router", "after 1 search (k=5)", visible_host_tools(router), seen_tokens(router), base);
@@ -121,11 +121,11 @@ void token_section() {
 
     ak::frozen_scope frozen({"browser_view", "browser_click", "browser_type", "browser_navigate"},
                             {{"browser_screenshot", "CLI covers it", "agbrowse screenshot --out <path>", "playwright-mcp:browser_take_screenshot", "", ""}});
-    frozen.bind(seed001::box.infos());
+    frozen.bind(coding_agent::box.infos());
     print_row("frozen_scope", "fixed", visible_host_tools(frozen), seen_tokens(frozen), base);
 
     // The stable strategies send every tool each turn (cached after the first), plus tool_choice.
-    const json all_tools = ak::export_tools(ak::full_catalogue(menu, seed001::box.infos()), ak::dialect::openai_responses);
+    const json all_tools = ak::export_tools(ak::full_catalogue(menu, coding_agent::box.infos()), ak::dialect::openai_responses);
     (void)menu.enter("git");
     const json choice = ak::allowed_tools_choice(menu.visible(), ak::dialect::openai_responses);
     std::printf("  allowed_tools strategy (menu, OpenAI Responses): full tool list %zu tokens (cacheable, every turn) + "
@@ -163,9 +163,9 @@ void prefix_section() {
                           variant{"allowed_tools / openai_responses", ak::dialect::openai_responses, ak::exposure::allowed_tools},
                           variant{"allowed_tools / openai_chat", ak::dialect::openai_chat, ak::exposure::allowed_tools},
                           variant{"deferred_loading / anthropic", ak::dialect::anthropic, ak::exposure::deferred_loading}}) {
-        auto m = seed001::make_menu();
-        m.bind(seed001::box.infos());
-        ak::exposure_plan plan(m, seed001::box.infos(), v.d, v.e);
+        auto m = coding_agent::make_menu();
+        m.bind(coding_agent::box.infos());
+        ak::exposure_plan plan(m, coding_agent::box.infos(), v.d, v.e);
         std::vector<std::string> prefixes;
         std::size_t choice_bytes = 0;
         for (const auto& s : script()) {

@@ -1,4 +1,5 @@
-// agentkit-bench-workflows — seed 004's workflows, counted the way the seed counts them.
+// agentkit-bench-workflows — browser workflows (search, read, fill a form, ...),
+// counted per call: round trips and tokens before and after compound tools.
 //
 // Each workflow runs through agent_session against the scripted model (Anthropic Messages
 // format, with the prompt-cache simulator), twice:
@@ -116,7 +117,7 @@ struct interact_args {
     }
 };
 
-// ---- before: single-action tools, verbose strings (seed 004 "current") --------------------
+// ---- before: single-action tools, verbose strings ("before": one action per call, verbose result strings) --------------------
 const auto b_navigate = ak::tool<"browser_navigate">("Navigate to a URL and return the page's ARIA snapshot.", [](const url_args& a) {
     const bool home = a.url.find("home") != std::string::npos;
     return "Page: " + std::string(home ? "Home / X" : "Contact us") + "\nURL: " + a.url + "\n\n" +
@@ -144,20 +145,20 @@ const auto b_extract = ak::tool<"browser_extract">("Extract content from the cur
 
 // ---- after: compound tools, compact strings ------------------------------------------------
 const auto a_navigate = ak::tool<"navigate">("Open a URL; returns Title (url) and the page snapshot.", [](const url_args& a) {
-    return ak::compact::navigated("Contact us", a.url, snapshot("Contact us", 5, 28));
+    return "Contact us (" + a.url + ")\n\n" + snapshot("Contact us", 5, 28);
 }, ak::open_world);
 const auto a_fill = ak::tool<"fill_form">("Fill form fields by label and optionally click submit, in one call.", [](const fill_args& a) {
     std::vector<ak::compact::field_result> r;
     for (const auto& f : a.fields) r.emplace_back(f.label);
     std::string s = ak::compact::filled(r);
-    if (a.submit) s += " " + ak::compact::clicked(*a.submit, "Thanks", "https://example.com/contact/thanks");
+    if (a.submit) s += " submit:ok → Thanks (https://example.com/contact/thanks)";
     return s;
 });
 const auto a_interact = ak::tool<"interact">("Run up to 8 steps (click, type, wait, read) in one call, optionally after opening url.",
     [](const interact_args& a) {
         std::vector<ak::compact::step> st;
         for (const auto& s : a.steps) st.emplace_back(s.action);
-        return ak::compact::steps(st, "Home / X", "https://x.com/home") + " · toast \"Your post was sent\"";
+        return ak::compact::steps(st) + " → Home / X (https://x.com/home) · toast \"Your post was sent\"";
     });
 const auto a_search = ak::tool<"search">("Search the web.", [](const query_args& a) {
     std::vector<ak::compact::search_hit> hits;
@@ -279,7 +280,7 @@ int main() {
     const measured sb = run(before_tools(), search_before, "Find Acme's pricing plans.");
     const measured sa = run(after_tools(), search_after, "Find Acme's pricing plans.");
 
-    std::printf("Seed 004 workflows — before (single-action tools, verbose strings) → after (compound tools, compact strings)\n");
+    std::printf("Browser workflows — before (single-action tools, verbose strings) → after (compound tools, compact strings)\n");
     std::printf("scripted model, Anthropic format, prompt-cache simulator; tokens = chars/4 as in the seed\n\n");
     std::printf("%-22s | %-15s | %-28s | %-24s | %-15s | %-28s | %s\n", "workflow", "seed trips", "tool round trips (API calls)",
                 "input tokens (sum)", "cache reads", "effective input", "output");

@@ -1,4 +1,4 @@
-// A tool of the toolbox that is in no mode must not compile (seed 001's coverage check).
+// A tool of the toolbox that is in no mode must not compile (every tool must be reachable from ROOT).
 #include "menu_common.hpp"
 
 int main() {

@@ -2,7 +2,7 @@
 //
 //   AGENTKIT_WEB_EVAL=build/bin/agentkit-web-eval node --test tests/mcp_client/web_eval.test.mjs
 //
-// The page is served by this file on 127.0.0.1. Checks seed 002's contract: web_eval_agent
+// The page is served by this file on 127.0.0.1. Checks the Result / Summary / Artifacts contract: web_eval_agent
 // answers with Result / Summary / Artifacts as one text, never an inlined image; the
 // screenshots come back only through get_screenshots(session_id); stdout stays pure JSON-RPC.
 import { test, before, after } from "node:test";

@@ -53,7 +53,7 @@ const auto lookup = ak::tool<"lookup">(
 const auto write = ak::tool<"write">("Write a key.", [](const key_args& a) {
     std::lock_guard lock(order_mu);
     order.push_back(a.key);
-    return ak::compact::typed(a.key);
+    return "Typed \"" + a.key + "\".";
 });
 
 const auto broken = ak::tool<"broken">("Always fails.", [](const key_args& a) -> ak::result<std::string> {

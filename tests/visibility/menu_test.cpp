@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "visibility/seed001_toolbox.hpp"
+#include "visibility/coding_agent_toolbox.hpp"
 
 namespace ak = agentkit;
 using ak::json;
@@ -17,17 +17,17 @@ namespace {
 bool has(const std::vector<std::string>& v, std::string_view s) { return std::find(v.begin(), v.end(), s) != v.end(); }
 
 auto bound_menu(ak::menu_options o = {}) {
-    auto m = seed001::make_menu(std::move(o));
-    m.bind(seed001::box.infos());
+    auto m = coding_agent::make_menu(std::move(o));
+    m.bind(coding_agent::box.infos());
     return m;
 }
 
 }  // namespace
 
-static_assert(ak::masker<decltype(seed001::make_menu())>);
-static_assert(ak::observable_masker<decltype(seed001::make_menu())>);
-static_assert(ak::nudging_masker<decltype(seed001::make_menu())>);
-static_assert(ak::check_masker<seed001::box_t, decltype(seed001::make_menu())>());
+static_assert(ak::masker<decltype(coding_agent::make_menu())>);
+static_assert(ak::observable_masker<decltype(coding_agent::make_menu())>);
+static_assert(ak::nudging_masker<decltype(coding_agent::make_menu())>);
+static_assert(ak::check_masker<coding_agent::box_t, decltype(coding_agent::make_menu())>());
 
 TEST(Menu, RootShowsOnlyTheSixMetaTools) {
     auto m = bound_menu();
@@ -144,8 +144,8 @@ TEST(Menu, StateMessageShowsModeAndCounts) {
 }
 
 TEST(Menu, StartInAMode) {
-    ak::toolbox small{seed001::Read, seed001::Edit, seed001::Write, seed001::bash};
-    auto m = ak::menu_for<decltype(small)>(ak::mode<"swe">(seed001::Read, seed001::Edit).when("code"),
+    ak::toolbox small{coding_agent::Read, coding_agent::Edit, coding_agent::Write, coding_agent::bash};
+    auto m = ak::menu_for<decltype(small)>(ak::mode<"swe">(coding_agent::Read, coding_agent::Edit).when("code"),
                                            ak::mode<"rest">(ak::tool_ref<"Write">, ak::tool_ref<"bash">), ak::start_in<"swe">);
     static_assert(ak::check_masker<decltype(small), decltype(m)>());
     m.bind(small.infos());
@@ -173,10 +173,10 @@ TEST(Menu, RootNudgeIsConfigurableAndBounded) {
 }
 
 TEST(Menu, VersionAndCallbackTrackVisibleSetChanges) {
-    auto m = seed001::make_menu();
+    auto m = coding_agent::make_menu();
     std::vector<std::uint64_t> seen;
     ASSERT_TRUE(ak::on_visibility_change(m, [&](std::uint64_t v) { seen.push_back(v); }));
-    m.bind(seed001::box.infos());
+    m.bind(coding_agent::box.infos());
     const auto v0 = m.version();
     ASSERT_TRUE(m.enter("git").has_value());
     ASSERT_TRUE(m.enter("git").has_value());  // no change

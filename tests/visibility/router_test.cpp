@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "visibility/seed001_toolbox.hpp"
+#include "visibility/coding_agent_toolbox.hpp"
 
 namespace ak = agentkit;
 using ak::json;
@@ -34,7 +34,7 @@ static_assert(ak::masker<ak::router<ak::hashed_ngram_embedder>>);
 
 TEST(Router, SearchSurfacesToolsForTheFollowingTurns) {
     ak::router<> r(opts(3, {"TodoRead"}));
-    r.bind(seed001::box.infos());
+    r.bind(coding_agent::box.infos());
     EXPECT_EQ(r.visible(), (std::vector<std::string>{"tool_search", "TodoRead"}));
     EXPECT_FALSE(r.is_visible("git_create_pr"));
     const auto v0 = r.version();
@@ -53,7 +53,7 @@ TEST(Router, SearchSurfacesToolsForTheFollowingTurns) {
 
 TEST(Router, FindsSeedToolsFromNaturalRequests) {
     ak::router<> r;
-    r.bind(seed001::box.infos());
+    r.bind(coding_agent::box.infos());
     auto first = [&](std::string q) {
         auto o = r.search(q, 3);
         return o.has_value() && o->structured ? found_names(*o) : std::vector<std::string>{};
@@ -67,7 +67,7 @@ TEST(Router, FindsSeedToolsFromNaturalRequests) {
 
 TEST(Router, ExactToolNameGoesFirst) {
     ak::router<> r(opts(2));
-    r.bind(seed001::box.infos());
+    r.bind(coding_agent::box.infos());
     auto o = r.search("fs_copy", 2);
     ASSERT_TRUE(o.has_value());
     EXPECT_EQ(found_names(*o)[0], "fs_copy");
@@ -75,7 +75,7 @@ TEST(Router, ExactToolNameGoesFirst) {
 
 TEST(Router, VisibleSetIsBoundedLeastRecentlyUsedFirstOut) {
     ak::router<> r(opts(3, {}, 4));
-    r.bind(seed001::box.infos());
+    r.bind(coding_agent::box.infos());
     ASSERT_TRUE(r.search("git commit", 3).has_value());
     ASSERT_TRUE(r.search("deploy the service", 3).has_value());
     EXPECT_EQ(r.surfaced().size(), 4U);
@@ -88,7 +88,7 @@ TEST(Router, VisibleSetIsBoundedLeastRecentlyUsedFirstOut) {
 
 TEST(Router, LearnsFromSuccessfulCalls) {
     ak::router<> r(opts(1));
-    r.bind(seed001::box.infos());
+    r.bind(coding_agent::box.infos());
     const std::string q = "tell me whether prod is healthy";
     auto before = r.search(q, 1);
     ASSERT_TRUE(before.has_value());
@@ -112,11 +112,11 @@ TEST(Router, LearnsFromSuccessfulCalls) {
 
 TEST(Router, PersistedExamplesRouteBetterFromTheStart) {
     ak::router<> cold;
-    cold.bind(seed001::box.infos());
+    cold.bind(coding_agent::box.infos());
     ak::router_options o;
     o.examples["visual_checker"] = {"does the page look right", "check the layout looks correct"};
     ak::router<> warm(o);
-    warm.bind(seed001::box.infos());
+    warm.bind(coding_agent::box.infos());
     const std::string q = "does the layout look right";
     auto c = cold.search(q, 1);
     auto w = warm.search(q, 1);
@@ -127,7 +127,7 @@ TEST(Router, PersistedExamplesRouteBetterFromTheStart) {
 
 TEST(Router, HiddenAndInvalidCalls) {
     ak::router<> r;
-    r.bind(seed001::box.infos());
+    r.bind(coding_agent::box.infos());
     auto h = r.answer_hidden("git_log");
     ASSERT_FALSE(h.has_value());
     EXPECT_EQ(h.error().code, ak::errc::tool_masked);
@@ -150,7 +150,7 @@ TEST(Router, HiddenAndInvalidCalls) {
 
 TEST(Router, HybridRouterWorksAsAMasker) {
     ak::router<ak::hashed_ngram_embedder> r(opts(3), ak::hashed_ngram_embedder(128));
-    r.bind(seed001::box.infos());
+    r.bind(coding_agent::box.infos());
     auto o = r.search("screenshoot the page", 3);  // misspelled
     ASSERT_TRUE(o.has_value());
     EXPECT_TRUE(has(found_names(*o), "browser_screenshot"));

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "visibility/seed001_toolbox.hpp"
+#include "visibility/coding_agent_toolbox.hpp"
 
 namespace ak = agentkit;
 using ak::json;
@@ -39,7 +39,7 @@ struct turn_view {
 
 template <class M>
 std::vector<turn_view> run_script(M& m, ak::dialect d, ak::exposure e) {
-    ak::exposure_plan plan(m, seed001::box.infos(), d, e);
+    ak::exposure_plan plan(m, coding_agent::box.infos(), d, e);
     std::vector<turn_view> turns;
     for (const auto& s : script()) {
         turn_view t;
@@ -51,7 +51,7 @@ std::vector<turn_view> run_script(M& m, ak::dialect d, ak::exposure e) {
             EXPECT_TRUE(meta->has_value()) << s.tool;
         } else {
             EXPECT_TRUE(m.is_visible(s.tool)) << s.tool << " called while hidden";
-            auto out = seed001::box.call(s.tool, s.args);
+            auto out = coding_agent::box.call(s.tool, s.args);
             EXPECT_TRUE(out.has_value()) << s.tool;
             m.observe_call(s.tool, s.args, out.has_value());
         }
@@ -69,8 +69,8 @@ std::size_t distinct_prefixes(const std::vector<turn_view>& t) {
 
 TEST(Strategy, AllowedToolsKeepsThePrefixByteIdentical) {
     for (auto d : {ak::dialect::openai_responses, ak::dialect::openai_chat}) {
-        auto m = seed001::make_menu();
-        m.bind(seed001::box.infos());
+        auto m = coding_agent::make_menu();
+        m.bind(coding_agent::box.infos());
         auto turns = run_script(m, d, ak::exposure::allowed_tools);
         ASSERT_EQ(turns.size(), 10U);
         for (std::size_t i = 1; i < turns.size(); ++i) EXPECT_EQ(turns[i].prefix, turns[0].prefix) << "turn " << i;
@@ -93,11 +93,11 @@ TEST(Strategy, AllowedToolsKeepsThePrefixByteIdentical) {
 }
 
 TEST(Strategy, AnthropicDeferredLoadingKeepsThePrefixByteIdentical) {
-    auto m = seed001::make_menu();
-    m.bind(seed001::box.infos());
-    ak::exposure_plan plan(m, seed001::box.infos(), ak::dialect::anthropic, ak::exposure::deferred_loading);
+    auto m = coding_agent::make_menu();
+    m.bind(coding_agent::box.infos());
+    ak::exposure_plan plan(m, coding_agent::box.infos(), ak::dialect::anthropic, ak::exposure::deferred_loading);
     const json tools = plan.tools_for(m);
-    ASSERT_EQ(tools.size(), 6U + seed001::box.size());
+    ASSERT_EQ(tools.size(), 6U + coding_agent::box.size());
     for (const auto& t : tools) {
         const bool meta = ak::detail::contains_name(ak::menu_meta_tool_names, t["name"].get<std::string>());
         EXPECT_EQ(t.contains("defer_loading"), !meta) << t["name"];
@@ -115,12 +115,12 @@ TEST(Strategy, AnthropicDeferredLoadingKeepsThePrefixByteIdentical) {
 }
 
 TEST(Strategy, VisibleOnlyChangesThePrefixAndDropsReferences) {
-    auto m = seed001::make_menu();
-    m.bind(seed001::box.infos());
+    auto m = coding_agent::make_menu();
+    m.bind(coding_agent::box.infos());
     auto turns = run_script(m, ak::dialect::anthropic, ak::exposure::visible_only);
     EXPECT_GE(distinct_prefixes(turns), 4U);
     for (const auto& t : turns) EXPECT_TRUE(t.tool_choice.is_null());
-    ak::exposure_plan plan(m, seed001::box.infos(), ak::dialect::openai_chat, ak::exposure::visible_only);
+    ak::exposure_plan plan(m, coding_agent::box.infos(), ak::dialect::openai_chat, ak::exposure::visible_only);
     auto out = m.enter("ai");
     ASSERT_TRUE(out.has_value());
     plan.adapt(*out);
@@ -142,8 +142,8 @@ TEST(Strategy, OtherMaskersAreStableToo) {
     ak::router_options ro;
     ro.k = 3;
     ak::router<> r(ro);
-    r.bind(seed001::box.infos());
-    ak::exposure_plan plan(r, seed001::box.infos(), ak::dialect::openai_responses, ak::exposure::allowed_tools);
+    r.bind(coding_agent::box.infos());
+    ak::exposure_plan plan(r, coding_agent::box.infos(), ak::dialect::openai_responses, ak::exposure::allowed_tools);
     const std::string p0 = plan.prefix_for(r, ak::system_prompt_with(r, host_prompt));
     const json c0 = plan.tool_choice_for(r);
     ASSERT_TRUE(r.search("open a pull request", 3).has_value());
@@ -152,18 +152,18 @@ TEST(Strategy, OtherMaskersAreStableToo) {
     EXPECT_NE(plan.tool_choice_for(r), c0);
     // The frozen scope never changes anything.
     ak::frozen_scope f({"Read", "grep"});
-    f.bind(seed001::box.infos());
-    ak::exposure_plan fp(f, seed001::box.infos(), ak::dialect::anthropic, ak::exposure::visible_only);
+    f.bind(coding_agent::box.infos());
+    ak::exposure_plan fp(f, coding_agent::box.infos(), ak::dialect::anthropic, ak::exposure::visible_only);
     EXPECT_EQ(fp.tools_for(f).size(), 2U);
 }
 
 TEST(Strategy, CataloguesAndSystemPrompt) {
-    auto m = seed001::make_menu();
-    m.bind(seed001::box.infos());
-    auto all = ak::full_catalogue(m, seed001::box.infos());
-    EXPECT_EQ(all.size(), 6U + seed001::box.size());
+    auto m = coding_agent::make_menu();
+    m.bind(coding_agent::box.infos());
+    auto all = ak::full_catalogue(m, coding_agent::box.infos());
+    EXPECT_EQ(all.size(), 6U + coding_agent::box.size());
     EXPECT_EQ(all[0].name, "menu_list");
-    EXPECT_EQ(ak::visible_catalogue(m, seed001::box.infos()).size(), 6U);
+    EXPECT_EQ(ak::visible_catalogue(m, coding_agent::box.infos()).size(), 6U);
     const auto sp = ak::system_prompt_with(m, "Host.");
     EXPECT_EQ(sp.rfind("Host.\n\n## Tool menu", 0), 0U);
     EXPECT_EQ(ak::system_prompt_with(ak::all_visible{}, "Host."), "Host.");

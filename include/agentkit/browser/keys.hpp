@@ -9,6 +9,7 @@
 #pragma once
 
 #include <agentkit/core/result.hpp>
+#include <agentkit/core/strings.hpp>
 
 #include <cstdint>
 #include <string>
@@ -33,17 +34,6 @@ struct key_chord {
 };
 
 namespace detail {
-
-inline bool key_iequals(std::string_view a, std::string_view b) noexcept {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        char x = a[i], y = b[i];
-        if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-        if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-        if (x != y) return false;
-    }
-    return true;
-}
 
 struct named_key {
     std::string_view name;
@@ -144,7 +134,7 @@ inline key_def printable_key(char c) {
 /// Look up one key by name ("Enter", "ArrowDown", "F5", "a"). Case-insensitive for names.
 [[nodiscard]] inline result<key_def> find_key(std::string_view name) {
     for (const auto& k : detail::kNamedKeys) {
-        if (k.name == name || (name.size() > 1 && detail::key_iequals(k.name, name)))
+        if (k.name == name || (name.size() > 1 && iequals_ascii(k.name, name)))
             return key_def{std::string(k.key), std::string(k.code), k.key_code, std::string(k.text)};
     }
     if (name.size() == 1 && static_cast<unsigned char>(name[0]) >= 0x20 && static_cast<unsigned char>(name[0]) < 0x7f)
@@ -178,11 +168,11 @@ inline key_def printable_key(char c) {
     for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
         const auto m = parts[i];
         int bit = 0;
-        if (detail::key_iequals(m, "Alt") || detail::key_iequals(m, "Option")) bit = 1;
-        else if (detail::key_iequals(m, "Control") || detail::key_iequals(m, "Ctrl")) bit = 2;
-        else if (detail::key_iequals(m, "Meta") || detail::key_iequals(m, "Cmd") || detail::key_iequals(m, "Command"))
+        if (iequals_ascii(m, "Alt") || iequals_ascii(m, "Option")) bit = 1;
+        else if (iequals_ascii(m, "Control") || iequals_ascii(m, "Ctrl")) bit = 2;
+        else if (iequals_ascii(m, "Meta") || iequals_ascii(m, "Cmd") || iequals_ascii(m, "Command"))
             bit = 4;
-        else if (detail::key_iequals(m, "Shift")) bit = 8;
+        else if (iequals_ascii(m, "Shift")) bit = 8;
         else
             return fail(errc::args_invalid, "unknown modifier \"" + std::string(m) + "\" in \"" + std::string(chord) + "\"",
                         "Modifiers are Alt, Control, Meta and Shift.");

@@ -30,6 +30,8 @@
 
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
+#include <agentkit/core/strings.hpp>
+#include <agentkit/core/url.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -66,79 +68,14 @@ struct parsed_url {
     int port = -1;       // explicit or the scheme's default; -1 none
 };
 
-inline std::string lower(std::string_view s) {
-    std::string o(s);
-    for (auto& c : o) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return o;
-}
-
-inline int default_port(std::string_view scheme) {
-    if (scheme == "http" || scheme == "ws") return 80;
-    if (scheme == "https" || scheme == "wss") return 443;
-    return -1;
-}
-
-inline std::optional<int> parse_port(std::string_view s) {
-    if (s.empty() || s.size() > 5) return std::nullopt;
-    int v = 0;
-    for (char c : s) {
-        if (c < '0' || c > '9') return std::nullopt;
-        v = v * 10 + (c - '0');
-    }
-    if (v > 65535) return std::nullopt;
-    return v;
-}
-
-/// host[:port] → (host, port or -1); IPv6 in brackets kept with brackets.
-inline std::pair<std::string, int> split_host_port(std::string_view hp, bool& ok) {
-    ok = true;
-    std::string_view host = hp;
-    int port = -1;
-    if (!hp.empty() && hp.front() == '[') {
-        const auto close = hp.find(']');
-        if (close == std::string_view::npos) {
-            ok = false;
-            return {};
-        }
-        host = hp.substr(0, close + 1);
-        if (close + 1 < hp.size()) {
-            if (hp[close + 1] != ':') ok = false;
-            auto p = parse_port(hp.substr(close + 2));
-            if (!p) ok = false;
-            else port = *p;
-        }
-    } else if (const auto colon = hp.rfind(':'); colon != std::string_view::npos) {
-        host = hp.substr(0, colon);
-        auto p = parse_port(hp.substr(colon + 1));
-        if (!p) ok = false;
-        else port = *p;
-    }
-    // "evil.test." names the same host as "evil.test" (a fully qualified name): one spelling
-    if (!host.empty() && host.front() != '[' && host.back() == '.') {
-        host.remove_suffix(1);
-        if (host.empty() || host.back() == '.') ok = false;
-    }
-    return {lower(host), port};
-}
-
+/// A URL as the policy sees it (core/url.hpp's parse, IPv6 hosts in brackets as patterns write them).
 inline std::optional<parsed_url> parse_url(std::string_view url) {
-    const auto colon = url.find(':');
-    if (colon == std::string_view::npos || colon == 0) return std::nullopt;
+    auto p = agentkit::parse_url(url);
+    if (!p) return std::nullopt;
     parsed_url u;
-    u.scheme = lower(url.substr(0, colon));
-    for (char c : u.scheme)
-        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '+' && c != '-' && c != '.') return std::nullopt;
-    std::string_view rest = url.substr(colon + 1);
-    if (rest.substr(0, 2) != "//") return u;  // about:, data:, javascript:, mailto:, blob:...
-    rest.remove_prefix(2);
-    auto end = rest.find_first_of("/?#");
-    std::string_view auth = rest.substr(0, end);
-    if (auto at = auth.rfind('@'); at != std::string_view::npos) auth = auth.substr(at + 1);
-    bool ok = true;
-    auto [h, p] = split_host_port(auth, ok);
-    if (!ok) return std::nullopt;
-    u.host = std::move(h);
-    u.port = p >= 0 ? p : default_port(u.scheme);
+    u.scheme = std::move(p->scheme);
+    u.host = p->host_text();
+    u.port = p->port;
     return u;
 }
 
@@ -181,7 +118,7 @@ inline result<origin_pattern> parse_pattern(std::string_view s) {
     }
     std::string_view hp = s;
     if (auto sep = s.find("://"); sep != std::string_view::npos) {
-        p.scheme = lower(s.substr(0, sep));
+        p.scheme = ascii_lower(s.substr(0, sep));
         if (p.scheme != "http" && p.scheme != "https" && p.scheme != "ws" && p.scheme != "wss")
             return fail(errc::args_invalid, "origin pattern \"" + std::string(s) + "\": only http, https, ws and wss origins",
                         "file:// is governed by allowFileAccess.");
@@ -191,11 +128,10 @@ inline result<origin_pattern> parse_pattern(std::string_view s) {
     if (hp.find_first_of("/?#@") != std::string_view::npos || hp.empty())
         return fail(errc::args_invalid, "origin pattern \"" + std::string(s) + "\" is not an origin",
                     "Use scheme://host[:port], host[:port] or *.domain.");
-    bool ok = true;
-    auto [h, port] = split_host_port(hp, ok);
-    if (!ok) return fail(errc::args_invalid, "origin pattern \"" + std::string(s) + "\" has a bad port");
-    p.host = std::move(h);
-    p.port = port;
+    auto a = agentkit::parse_authority(hp);
+    if (!a) return fail(errc::args_invalid, "origin pattern \"" + std::string(s) + "\" has a bad port");
+    p.host = a->host_text();
+    p.port = a->explicit_port ? a->port : -1;
     if (p.host.find('*') != std::string::npos && !(p.host.size() > 2 && p.host.rfind("*.", 0) == 0 &&
                                                    p.host.find('*', 1) == std::string::npos))
         return fail(errc::args_invalid, "origin pattern \"" + std::string(s) + "\": a wildcard only as *.domain");
@@ -446,7 +382,7 @@ struct browser_policy {
     /// brackets; anything else is refused. The violation's URL is ws://host[:port]/ (wss://host/
     /// for port 443).
     [[nodiscard]] std::optional<policy_violation> check_socket(std::string_view host, std::uint16_t port) const {
-        std::string h = policy_detail::lower(host);
+        std::string h = ascii_lower(host);
         if (h.size() > 2 && h.front() == '[' && h.back() == ']') h = h.substr(1, h.size() - 2);
         const bool name_ok = !h.empty() && h.size() <= 253 && std::all_of(h.begin(), h.end(), [](char c) {
             return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_' || c == ':';

@@ -16,7 +16,8 @@
 
 namespace agentkit {
 
-/// Stable error codes. Use these constants rather than string literals.
+/// Stable error codes. Use these constants rather than string literals. Every code agentkit
+/// reports is listed here, whichever part reports it: one catalogue a host can match against.
 namespace errc {
 // arguments and dispatch
 inline constexpr std::string_view args_invalid = "args.invalid";        ///< arguments failed schema validation
@@ -47,6 +48,14 @@ inline constexpr std::string_view navigation_failed = "navigation.failed";
 inline constexpr std::string_view policy_blocked = "policy.blocked";    ///< a policy rule refused the action
 inline constexpr std::string_view not_found = "not_found";              ///< a looked-up item does not exist
 inline constexpr std::string_view budget_exceeded = "budget.exceeded";
+// model providers (session)
+inline constexpr std::string_view provider_rate_limited = "provider.rate_limited";  ///< HTTP 429 / rate_limit_error
+inline constexpr std::string_view provider_overloaded = "provider.overloaded";      ///< HTTP 529 / overloaded_error / 503
+inline constexpr std::string_view provider_auth = "provider.auth";                  ///< HTTP 401/403: key missing or wrong
+inline constexpr std::string_view provider_invalid = "provider.invalid_request";    ///< HTTP 400/404/413/422
+inline constexpr std::string_view provider_error = "provider.error";                ///< HTTP 5xx, api_error, network
+inline constexpr std::string_view provider_malformed = "provider.malformed";        ///< a body we could not read
+// general
 inline constexpr std::string_view internal = "internal";                ///< a bug in agentkit; please report
 }  // namespace errc
 

@@ -11,8 +11,23 @@
 namespace agentkit {
 
 namespace detail {
-[[nodiscard]] inline char ascii_lower(char c) noexcept { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+[[nodiscard]] constexpr char ascii_lower(char c) noexcept { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 }  // namespace detail
+
+/// `s` with ASCII letters in lower case (other bytes, UTF-8 included, unchanged).
+[[nodiscard]] inline std::string ascii_lower(std::string_view s) {
+    std::string o(s);
+    for (auto& c : o) c = detail::ascii_lower(c);
+    return o;
+}
+
+/// Equal but for the case of ASCII letters.
+[[nodiscard]] constexpr bool iequals_ascii(std::string_view a, std::string_view b) noexcept {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (detail::ascii_lower(a[i]) != detail::ascii_lower(b[i])) return false;
+    return true;
+}
 
 /// Levenshtein distance, case-insensitive (ASCII), O(|a|·|b|) with one row of memory.
 [[nodiscard]] inline std::size_t edit_distance(std::string_view a, std::string_view b) {

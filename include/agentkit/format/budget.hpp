@@ -93,13 +93,41 @@ namespace detail {
 }
 }  // namespace detail
 
+/// How to read a stored artifact: `reader_tool {"id": "a3", "offset": 5861}` when the host has a
+/// tool that reads artifacts (e.g. browser_artifact), else `artifact a3 (agentkit://artifacts/a3)`.
+[[nodiscard]] inline std::string artifact_read_hint(const artifact_ref& a, std::string_view reader_tool = {},
+                                                    std::optional<std::size_t> offset = std::nullopt) {
+    if (reader_tool.empty()) return "artifact " + a.id + (a.uri.empty() ? std::string() : " (" + a.uri + ")");
+    std::string s = std::string(reader_tool) + " {\"id\": \"" + a.id + "\"";
+    if (offset) s += ", \"offset\": " + std::to_string(*offset);
+    return s + "}";
+}
+
+/// Where the rest of a cut text is, once stored: "the rest: reader_tool {…, "offset": N}" when the
+/// host has an artifact-reading tool and what was shown is the text's beginning (`shown`: its
+/// length), else "full text: …" (the tool call without an offset, or the artifact's URI).
+[[nodiscard]] inline std::string stored_rest(const artifact_ref& a, std::string_view reader_tool,
+                                             std::optional<std::size_t> shown = std::nullopt) {
+    if (reader_tool.empty() || !shown) return "full text: " + artifact_read_hint(a, reader_tool);
+    return "the rest: " + artifact_read_hint(a, reader_tool, shown);
+}
+
+/// The one wording of a cut, for every part of agentkit: what is shown of how much, and where the
+/// rest is (`rest`, e.g. "the rest: " + artifact_read_hint(...), or advice to ask for less):
+///   "[cut: showing 5,861 of 48,212 chars of page text; the rest: browser_artifact {"id": "a3", "offset": 5861}]"
+[[nodiscard]] inline std::string cut_note(std::size_t shown, std::size_t total, std::string_view what, std::string_view rest) {
+    return "[cut: showing " + group_digits(shown) + " of " + group_digits(total) + " chars of " + std::string(what) + "; " +
+           std::string(rest) + "]";
+}
+
 /// Cap `text` at `cap` bytes (UTF-8 safe). When it is longer, the full text is stored in `sink`
 /// (if any) and the kept head is followed by a one-line note saying what was cut and how to get
 /// it. The returned string is never longer than `cap`. `what` names the content ("page text").
-/// `narrow_hint` replaces the default advice when there is no store.
+/// `narrow_hint` replaces the default advice when there is no store; `reader_tool` names the
+/// host's artifact-reading tool (empty: the note names the artifact's URI).
 [[nodiscard]] inline std::string cap_text(std::string_view text, std::size_t cap, std::string_view what = "result",
                                           artifact_sink_ref sink = {}, cut_report* report = nullptr,
-                                          std::string_view narrow_hint = {}) {
+                                          std::string_view narrow_hint = {}, std::string_view reader_tool = {}) {
     if (text.size() <= cap) return std::string(text);
     std::optional<artifact_ref> stored;
     if (sink) {
@@ -111,16 +139,10 @@ namespace detail {
         if (auto r = sink.put(std::move(b))) stored = std::move(*r);
     }
     auto note_for = [&](std::size_t kept) {
-        std::string n = "\n[cut: showing " + group_digits(kept) + " of " + group_digits(text.size()) + " chars of " +
-                        std::string(what) + "; ";
-        if (stored) {
-            n += "full text: artifact " + stored->id + " (" + stored->uri + ")]";
-        } else if (!narrow_hint.empty()) {
-            n += std::string(narrow_hint) + "]";
-        } else {
-            n += "narrow the request (a selector, a section or a smaller range) to see the rest]";
-        }
-        return n;
+        const std::string rest = stored ? stored_rest(*stored, reader_tool, kept)
+                                 : !narrow_hint.empty() ? std::string(narrow_hint)
+                                                        : std::string("narrow the request (a selector, a section or a smaller range) to see the rest");
+        return "\n" + cut_note(kept, text.size(), what, rest);
     };
     // The note's length depends on the kept count only through its digits; size it for the worst case.
     const std::size_t note_len = note_for(text.size()).size();

@@ -1,13 +1,13 @@
-// agentkit/format/compact.hpp — compact result strings for the built-in tool kinds (seed 004).
+// agentkit/format/compact.hpp — the wordings compound tools share: a few tokens a call.
 //
 // Tool results are input tokens on every later call, so they say what happened and nothing
-// else: `Clicked "Submit" → Thanks (https://ex.com/done)`, `Typed "hello world".`,
-// `Scrolled down.`, `Tab opened → https://…`, and for compound tools a step list
-// `click:ok type:ok wait:120ms`.
+// else. The wordings shared by every compound tool: a step list (browser_interact, the demo's
+// form tool), a form fill summary, and search results. (What a browser action changed on the
+// page is worded by browser/action_result.hpp.)
 //
 //   using namespace agentkit::compact;
-//   clicked("Submit", "Thanks", "https://ex.com/done");   // Clicked "Submit" → Thanks (https://ex.com/done)
 //   steps({{"click"}, {"type"}, {"wait", true, "", 120}}); // click:ok type:ok wait:120ms
+//   filled({{"Name"}, {"Email", false, "element.not_visible"}});  // fill:1/2 (Email: element.not_visible)
 #pragma once
 
 #include <agentkit/core/strings.hpp>
@@ -33,71 +33,7 @@ namespace detail {
     out += '"';
     return out;
 }
-/// ` → Title (url)` / ` → url` / ` → Title`, or empty when both are empty.
-[[nodiscard]] inline std::string arrow_page(std::string_view title, std::string_view url) {
-    if (title.empty() && url.empty()) return {};
-    std::string s = " → ";
-    if (!title.empty()) {
-        s += title;
-        if (!url.empty()) {
-            s += " (";
-            s += url;
-            s += ')';
-        }
-    } else {
-        s += url;
-    }
-    return s;
-}
 }  // namespace detail
-
-/// `Title (url)` — the page a result ended on.
-[[nodiscard]] inline std::string page(std::string_view title, std::string_view url) {
-    std::string s = detail::arrow_page(title, url);
-    return s.empty() ? s : s.substr(5);  // drop " → " (5 bytes: space, 3-byte arrow, space)
-}
-
-/// `Clicked "Submit".` or, when the click led somewhere, `Clicked "Submit" → Thanks (https://…)`.
-[[nodiscard]] inline std::string clicked(std::string_view target, std::string_view title = {}, std::string_view url = {}) {
-    std::string s = "Clicked " + detail::quoted(target);
-    const std::string p = detail::arrow_page(title, url);
-    s += p.empty() ? std::string(".") : p;
-    return s;
-}
-
-/// `Typed "hello world".` (`Typed "hello…" (120 chars) ⏎.` for long text submitted with Enter).
-[[nodiscard]] inline std::string typed(std::string_view text, bool submitted = false, std::size_t max_echo = 40) {
-    std::string s = "Typed " + detail::quoted(text, max_echo);
-    if (text.size() > max_echo) s += " (" + std::to_string(text.size()) + " chars)";
-    if (submitted) s += " ⏎";
-    s += '.';
-    return s;
-}
-
-/// `Scrolled down.` / `Scrolled down 600px.`
-[[nodiscard]] inline std::string scrolled(std::string_view direction, int pixels = 0) {
-    std::string s = "Scrolled ";
-    s += direction;
-    if (pixels > 0) s += " " + std::to_string(pixels) + "px";
-    s += '.';
-    return s;
-}
-
-/// `Title (url)` followed by a blank line and the page body (snapshot or text), if any.
-[[nodiscard]] inline std::string navigated(std::string_view title, std::string_view url, std::string_view body = {}) {
-    std::string s = page(title, url);
-    if (!body.empty()) {
-        s += "\n\n";
-        s += body;
-    }
-    return s;
-}
-
-/// `Tab opened → https://…`
-[[nodiscard]] inline std::string tab_opened(std::string_view url) { return "Tab opened → " + std::string(url); }
-
-/// `Waited 120ms.`
-[[nodiscard]] inline std::string waited(long long ms) { return "Waited " + std::to_string(ms) + "ms."; }
 
 /// One search hit.
 struct search_hit {
@@ -161,11 +97,6 @@ struct step {
         }
     }
     return s;
-}
-
-/// A step list and the page it ended on: `click:ok type:ok click:ok → Home (https://x.com/home)`.
-[[nodiscard]] inline std::string steps(const std::vector<step>& list, std::string_view title, std::string_view url) {
-    return steps(list) + detail::arrow_page(title, url);
 }
 
 /// `fill:5/5 ok` or `fill:4/5 (Email: element.not_visible)` — a form fill summary.

@@ -1,4 +1,5 @@
-// agentkit/format/report.hpp — the Result / Summary / Artifacts contract (seed 002).
+// agentkit/format/report.hpp — the Result / Summary / Artifacts contract: the answer first,
+// then bounded bullets, then where the large things are.
 //
 // What an agent-style tool (web_eval_agent, a sub-agent) hands back: the answer first, a few
 // bounded bullets, and references to everything large — never the large things themselves.

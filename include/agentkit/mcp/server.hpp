@@ -42,6 +42,7 @@
 #include <agentkit/tools/export.hpp>
 #include <agentkit/tools/output.hpp>
 #include <agentkit/tools/tool.hpp>
+#include <agentkit/visibility/masked_call.hpp>
 #include <agentkit/visibility/masker.hpp>
 
 #include <algorithm>
@@ -58,6 +59,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <shared_mutex>
 #include <stop_token>
 #include <string>
@@ -208,6 +210,7 @@ template <class Toolbox, masker Masker>
     struct shared {
         const Toolbox* box;
         Masker* m;
+        std::set<std::string, std::less<>> meta_names;
         std::mutex mu;
     };
     auto s = std::make_shared<shared>();
@@ -216,6 +219,7 @@ template <class Toolbox, masker Masker>
     {
         std::lock_guard lock(s->mu);
         m.bind(box.infos());
+        for (const auto& t : m.meta_tools()) s->meta_names.insert(t.name);
     }
     backend b;
     b.list_tools = [s] {
@@ -226,21 +230,15 @@ template <class Toolbox, masker Masker>
         return out;
     };
     b.call_tool = [s](std::string_view name, const json& args, tool_context& ctx) -> result<tool_output> {
+        masked_route route;
         {
             std::lock_guard lock(s->mu);
-            if (auto meta = s->m->handle_meta(name, args)) return std::move(*meta);
-            if (!s->m->is_visible(name)) {
-                if (s->box->contains(name)) return s->m->answer_hidden(name);
-                // Not a host tool: the masker may still know it (a deferred tool answers with
-                // its capability.unsupported envelope, a normal result); else it is unknown.
-                auto h = s->m->answer_hidden(name);
-                if (h) return h;
-                return s->box->unknown(name);
-            }
+            route = masked_call(*s->m, *s->box, [&](std::string_view n) { return s->meta_names.count(n) != 0; }, name, args);
         }
-        auto r = s->box->call(name, args, ctx);
+        if (route.answer) return std::move(*route.answer);
+        auto r = s->box->call_at(*route.index, args, ctx);
         std::lock_guard lock(s->mu);
-        s->m->observe_call(name, args, r.has_value() && !r->is_error);
+        masked_observe(*s->m, name, args, r);
         return r;
     };
     b.parallel_safe = [s](std::string_view name) {

@@ -4,7 +4,7 @@
 // The full history is kept; each request is built from a prepared copy in which
 //   * every tool result but the newest `keep_whole` (and those the model has not seen yet)
 //     is compressed to head + tail with a marker
-//     (defaults 1,400 + 500 chars, as in seed 004);
+//     (defaults 1,400 + 500 chars: enough to recall a result, far less than re-sending it);
 //   * images in those older results become one line ("[image image/png from screenshot,
 //     omitted from an older result]");
 //   * when a token budget is set, the oldest turns are dropped until the rest fits — whole turns

@@ -32,16 +32,6 @@
 
 namespace agentkit {
 
-namespace errc {
-// model providers
-inline constexpr std::string_view provider_rate_limited = "provider.rate_limited";  ///< HTTP 429 / rate_limit_error
-inline constexpr std::string_view provider_overloaded = "provider.overloaded";      ///< HTTP 529 / overloaded_error / 503
-inline constexpr std::string_view provider_auth = "provider.auth";                  ///< HTTP 401/403: key missing or wrong
-inline constexpr std::string_view provider_invalid = "provider.invalid_request";    ///< HTTP 400/404/413/422
-inline constexpr std::string_view provider_error = "provider.error";                ///< HTTP 5xx, api_error, network
-inline constexpr std::string_view provider_malformed = "provider.malformed";        ///< a body we could not read
-}  // namespace errc
-
 /// True for errors worth retrying after a pause (rate limits, overload, transient 5xx).
 [[nodiscard]] inline bool is_retryable(const error& e) noexcept {
     return e.is(errc::provider_rate_limited) || e.is(errc::provider_overloaded) || e.is(errc::provider_error);

@@ -40,6 +40,7 @@
 #include <agentkit/tools/context.hpp>
 #include <agentkit/tools/output.hpp>
 #include <agentkit/tools/tool.hpp>
+#include <agentkit/visibility/masked_call.hpp>
 #include <agentkit/visibility/masker.hpp>
 
 #include <algorithm>
@@ -572,22 +573,14 @@ public:
         std::optional<std::size_t> idx;
         {
             std::lock_guard lock(serve_mu_);
-            if (meta_names_.count(c.name) != 0) return finish_output(c, call_meta(c), false, nullptr);
-            idx = Toolbox::find(c.name);
-            if (!masker_.is_visible(c.name)) {
-                // a hidden host tool: the masker's guidance; another name: the masker may still
-                // know it (a deferred tool's envelope, a normal result), else it is unknown
-                result<tool_output> h = masker_.answer_hidden(c.name);
-                if (!h && !idx) h = result<tool_output>(Toolbox::unknown(c.name));
-                return finish_output(c, std::move(h), false, nullptr);
-            }
-            if (!idx) return finish_output(c, result<tool_output>(Toolbox::unknown(c.name)), false, nullptr);
+            masked_route route = route_call(c);
+            if (route.answer) return finish_output(c, std::move(*route.answer), false, nullptr);
+            idx = route.index;
         }
         result<tool_output> r = tools_.call_at(*idx, c.arguments, ctx);
         std::lock_guard lock(serve_mu_);
-        const bool ok = r.has_value() && !r->is_error;
+        masked_observe(masker_, c.name, c.arguments, r);
         tool_output o = finish_output(c, std::move(r), true, &tools_.infos()[*idx]);
-        masker_.observe_call(c.name, c.arguments, ok);
         for (const auto& b : o.content)
             if (b.type == content_block::kind::artifact) sink_->note(b.artifact);
         return o;
@@ -737,14 +730,11 @@ private:
     }
 
     /// A meta-tool call, answered by the masker (a masker that declines it: its hidden answer).
-    result<tool_output> call_meta(const tool_call& c) {
-        std::optional<result<tool_output>> r;
-        try {
-            r = masker_.handle_meta(c.name, c.arguments);
-        } catch (...) {
-            r = result<tool_output>(fail(errc::internal, "the masker raised an exception"));
-        }
-        return r ? std::move(*r) : masker_.answer_hidden(c.name);
+    /// Where a call goes: the masker's answer (meta-tools, hidden and unknown tools) or a host
+    /// tool (the one rule, visibility/masked_call.hpp).
+    masked_route route_call(const tool_call& c) {
+        return masked_call(masker_, tools_, [this](std::string_view n) { return meta_names_.count(n) != 0; }, c.name,
+                           c.arguments);
     }
 
     /// Turn a raw outcome into what the model sees: errors become error results with guidance;
@@ -816,18 +806,17 @@ private:
             } else if (meta_names_.count(c.name) != 0) {
                 flush();
                 const auto t0 = std::chrono::steady_clock::now();
-                raw[i] = call_meta(c);
+                raw[i] = std::move(*route_call(c).answer);
                 mets[i].ms = detail::ms_since(t0);
                 mets[i].meta = true;
                 if (raw[i]->has_value()) add_tool_references(**raw[i]);
                 // The masker's own complete tool (the menu's) finishes the run like the built-in one.
                 if (c.name == opts_.complete_tool && raw[i]->has_value() && !(*raw[i])->is_error)
                     take_completion(c.arguments, completed);
-            } else if (!masker_.is_visible(c.name)) {
-                raw[i] = masker_.answer_hidden(c.name);
-            } else if (auto idx = Toolbox::find(c.name); !idx) {
-                raw[i] = result<tool_output>(Toolbox::unknown(c.name));
+            } else if (masked_route route = route_call(c); route.answer) {
+                raw[i] = std::move(*route.answer);
             } else {
+                const auto idx = route.index;
                 tool_index[i] = idx;
                 if (auto spec = take_speculation(c)) {
                     spec_done d = spec->result.get();
@@ -859,9 +848,8 @@ private:
             const bool host = tool_index[i].has_value();
             const tool_info* info = host ? &tools_.infos()[*tool_index[i]] : nullptr;
             result<tool_output> r = raw[i] ? std::move(*raw[i]) : result<tool_output>(fail(errc::internal, "call did not run"));
-            const bool ok = r.has_value() && !r->is_error;
+            if (host) masked_observe(masker_, c.name, c.arguments, r);
             results[i].output = finish_output(c, std::move(r), host, info);
-            if (host) masker_.observe_call(c.name, c.arguments, ok);
             const std::string text = results[i].output.joined_text();
             mets[i].ok = !results[i].output.is_error;
             mets[i].result_chars = text.size();

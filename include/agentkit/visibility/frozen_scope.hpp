@@ -1,4 +1,5 @@
-// agentkit/visibility/frozen_scope.hpp — a fixed exposed surface with deferred tools (seed 003).
+// agentkit/visibility/frozen_scope.hpp — a fixed exposed surface with deferred tools that answer
+// with a structured capability.unsupported envelope instead of failing.
 //
 //   agentkit::frozen_scope scope(
 //       {"browser_snapshot", "browser_click_ref"},

@@ -1,4 +1,5 @@
-// agentkit/visibility/intent.hpp — deferred tool loading by intent class (seed 004).
+// agentkit/visibility/intent.hpp — deferred tool loading by intent class: the user's message
+// picks a class, and only that class's tools are loaded.
 //
 //   agentkit::intent_classes<> m({
 //       {.name = "chat", .description = "Conversation answered from knowledge", .tools = {},

@@ -1,4 +1,5 @@
-// agentkit/visibility/menu.hpp — the two-level tool menu (seeds 000 and 001).
+// agentkit/visibility/menu.hpp — the two-level tool menu: ROOT lists modes, entering a
+// mode shows its tools; taught by a prompt contract and a per-turn state line.
 //
 //   inline const auto box = agentkit::toolbox{browser_navigate, browser_click, web_search, bash};
 //   auto menu = agentkit::menu_for<decltype(box)>(
@@ -71,17 +72,6 @@ struct tool_name_of<tool_ref_t<N>> {
     static constexpr auto value = N;
 };
 
-[[nodiscard]] constexpr bool iequals_ascii(std::string_view a, std::string_view b) noexcept {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        char x = a[i], y = b[i];
-        if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-        if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-        if (x != y) return false;
-    }
-    return true;
-}
-
 template <std::size_t N>
 [[nodiscard]] constexpr bool contains_name(const std::array<std::string_view, N>& a, std::string_view n) noexcept {
     for (auto x : a)
@@ -121,12 +111,12 @@ template <fixed_string Name, class... Tools>
 [[nodiscard]] constexpr auto mode(const Tools&...) {
     static_assert(is_valid_tool_name(Name.view()),
                   "agentkit: invalid mode name: a mode name must be 1-64 characters of [A-Za-z0-9_.-]");
-    static_assert(!detail::iequals_ascii(Name.view(), "ROOT"), "agentkit: \"ROOT\" is reserved and cannot name a mode");
+    static_assert(!iequals_ascii(Name.view(), "ROOT"), "agentkit: \"ROOT\" is reserved and cannot name a mode");
     static_assert(sizeof...(Tools) > 0, "agentkit: a mode needs at least one tool");
     return mode_def<Name, detail::tool_name_of<Tools>::value...>{};
 }
 
-/// Tools visible in every mode (seed 000 option C: read-only browser tools such as navigate
+/// Tools visible in every mode (read-only tools a model needs everywhere, such as navigate
 /// and snapshot next to the domain tools). They count as covered.
 template <fixed_string... Tools>
 struct every_mode_def {
@@ -137,7 +127,7 @@ template <class... Tools>
     return every_mode_def<detail::tool_name_of<Tools>::value...>{};
 }
 
-/// Start in a mode instead of ROOT (seed 000 option B).
+/// Start in a mode instead of ROOT (saves the first menu_enter when the task is known).
 template <fixed_string Name>
 struct start_in_t {
     static constexpr std::string_view name = Name.view();
@@ -147,7 +137,7 @@ inline constexpr start_in_t<Name> start_in{};
 
 /// Run-time options of a menu (wording and hooks).
 struct menu_options {
-    /// The ROOT dead-end nudge (seed 000 phase 4). "{modes}" is replaced by the mode list.
+    /// The ROOT dead-end nudge (a model that answers in prose at ROOT is told how to act). "{modes}" is replaced by the mode list.
     std::string root_nudge =
         "You are at ROOT, where only the menu tools exist, and you answered without acting. If the task needs "
         "tools, call menu_enter with one of: {modes}. If it is finished, call complete.";
@@ -415,7 +405,7 @@ public:
         int idx = find_mode(mode);
         if (idx < 0) {
             for (std::size_t i = 0; i < modes_.size(); ++i)
-                if (detail::iequals_ascii(modes_[i].name, mode)) idx = static_cast<int>(i);
+                if (iequals_ascii(modes_[i].name, mode)) idx = static_cast<int>(i);
         }
         if (idx < 0) {
             json names = json::array();

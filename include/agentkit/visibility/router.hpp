@@ -1,4 +1,5 @@
-// agentkit/visibility/router.hpp — the retrieval router (seed 000 option E; AnyTool, RAG-MCP).
+// agentkit/visibility/router.hpp — the retrieval router: a model searches the catalogue by
+// plain words (tool_search) and the best matches become visible (as in AnyTool and RAG-MCP).
 //
 //   agentkit::router<> r({.k = 5, .pinned = {"think"}});                  // lexical BM25F
 //   agentkit::router<agentkit::hashed_ngram_embedder> h({}, {});          // hybrid

@@ -5,6 +5,8 @@
 
 #include <agentkit/cdp/detail/posix.hpp>
 #include <agentkit/core/result.hpp>
+#include <agentkit/core/strings.hpp>
+#include <agentkit/core/url.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -39,19 +41,9 @@ struct url {
     }
 };
 
-[[nodiscard]] inline std::string ascii_lower(std::string_view s) {
-    std::string out(s);
-    for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
+using agentkit::ascii_lower;  // core/strings.hpp
 
-[[nodiscard]] inline bool iequals(std::string_view a, std::string_view b) noexcept {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
-            return false;
-    return true;
-}
+[[nodiscard]] inline bool iequals(std::string_view a, std::string_view b) noexcept { return iequals_ascii(a, b); }
 
 /// Parse `scheme://host[:port][/path]` for the schemes ws and http. wss/https are refused
 /// with a hint (agentkit has no TLS; put a TLS-terminating proxy in front of a remote browser).
@@ -60,55 +52,24 @@ struct url {
         return fail(errc::request_invalid, "invalid URL '" + std::string(text) + "': " + why,
                     "Use a URL like ws://127.0.0.1:9222/devtools/browser/<id> or http://127.0.0.1:9222.");
     };
-    const auto sep = text.find("://");
-    if (sep == std::string_view::npos) return bad("missing scheme");
-    url u;
-    u.scheme = ascii_lower(text.substr(0, sep));
-    if (u.scheme == "wss" || u.scheme == "https")
-        return fail(errc::request_invalid, "TLS URLs (" + u.scheme + "://) are not supported",
+    if (text.find("://") == std::string_view::npos) return bad("missing scheme");
+    auto p = agentkit::parse_url(text);  // core/url.hpp: the one parser
+    if (!p) return bad("malformed host or port");
+    if (p->scheme == "wss" || p->scheme == "https")
+        return fail(errc::request_invalid, "TLS URLs (" + p->scheme + "://) are not supported",
                     "Connect through a TLS-terminating proxy and use ws:// or http://.");
-    if (u.scheme != "ws" && u.scheme != "http") return bad("unsupported scheme '" + u.scheme + "'");
-    std::string_view rest = text.substr(sep + 3);
-    const auto slash = rest.find_first_of("/?#");
-    std::string_view authority = rest.substr(0, slash);
-    if (slash != std::string_view::npos) {
-        std::string_view p = rest.substr(slash);
-        if (const auto hash = p.find('#'); hash != std::string_view::npos) p = p.substr(0, hash);
-        u.path = p.empty() || p[0] != '/' ? "/" + std::string(p) : std::string(p);
-    }
-    if (authority.empty()) return bad("missing host");
-    if (authority.find('@') != std::string_view::npos) return bad("credentials in URLs are not supported");
-    std::string_view port_text;
-    if (authority[0] == '[') {
-        const auto close = authority.find(']');
-        if (close == std::string_view::npos) return bad("unterminated IPv6 literal");
-        u.host = std::string(authority.substr(1, close - 1));
-        std::string_view after = authority.substr(close + 1);
-        if (!after.empty()) {
-            if (after[0] != ':') return bad("garbage after IPv6 literal");
-            port_text = after.substr(1);
-            if (port_text.empty()) return bad("empty port");
-        }
-    } else {
-        const auto colon = authority.rfind(':');
-        if (colon != std::string_view::npos) {
-            u.host = std::string(authority.substr(0, colon));
-            port_text = authority.substr(colon + 1);
-            if (port_text.empty()) return bad("empty port");
-        } else {
-            u.host = std::string(authority);
-        }
-    }
-    if (u.host.empty()) return bad("missing host");
-    if (port_text.empty()) {
-        u.port = 80;
-    } else {
-        unsigned value = 0;
-        const auto* end = port_text.data() + port_text.size();
-        const auto [ptr, ec] = std::from_chars(port_text.data(), end, value);
-        if (ec != std::errc{} || ptr != end || value == 0 || value > 65535) return bad("invalid port");
-        u.port = static_cast<std::uint16_t>(value);
-    }
+    if (p->scheme != "ws" && p->scheme != "http") return bad("unsupported scheme '" + p->scheme + "'");
+    const std::string_view after = text.substr(text.find("://") + 3);
+    if (after.substr(0, after.find_first_of("/?#")).find('@') != std::string_view::npos)
+        return bad("credentials in URLs are not supported");
+    if (p->host.empty()) return bad("missing host");
+    if (p->explicit_port && p->port == 0) return bad("invalid port");
+    url u;
+    u.scheme = p->scheme;
+    u.host = p->host;
+    u.port = static_cast<std::uint16_t>(p->port);
+    u.path = p->path.empty() ? "/" : p->path;
+    if (p->has_query) u.path += "?" + p->query;
     return u;
 }
 

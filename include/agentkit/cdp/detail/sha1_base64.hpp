@@ -4,6 +4,8 @@
 // security decisions.
 #pragma once
 
+#include <agentkit/core/base64.hpp>
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -120,31 +122,7 @@ private:
     return s;
 }
 
-/// Standard base64 with padding (RFC 4648 §4).
-[[nodiscard]] inline std::string base64_encode(const void* data, std::size_t n) {
-    static constexpr char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    const auto* p = static_cast<const std::uint8_t*>(data);
-    std::string out;
-    out.reserve((n + 2) / 3 * 4);
-    std::size_t i = 0;
-    for (; i + 3 <= n; i += 3) {
-        const std::uint32_t v = (std::uint32_t{p[i]} << 16) | (std::uint32_t{p[i + 1]} << 8) | p[i + 2];
-        out += alphabet[(v >> 18) & 63];
-        out += alphabet[(v >> 12) & 63];
-        out += alphabet[(v >> 6) & 63];
-        out += alphabet[v & 63];
-    }
-    if (const std::size_t rest = n - i; rest > 0) {
-        std::uint32_t v = std::uint32_t{p[i]} << 16;
-        if (rest == 2) v |= std::uint32_t{p[i + 1]} << 8;
-        out += alphabet[(v >> 18) & 63];
-        out += alphabet[(v >> 12) & 63];
-        out += rest == 2 ? alphabet[(v >> 6) & 63] : '=';
-        out += '=';
-    }
-    return out;
-}
-[[nodiscard]] inline std::string base64_encode(std::string_view s) { return base64_encode(s.data(), s.size()); }
+using agentkit::base64_encode;  // core/base64.hpp
 
 /// RFC 6455 §1.3: the Sec-WebSocket-Accept value for a Sec-WebSocket-Key.
 [[nodiscard]] inline std::string websocket_accept(std::string_view key) {

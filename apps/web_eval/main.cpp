@@ -1,0 +1,359 @@
+// agentkit-web-eval — an MCP stdio server that delegates a web task to an agent and answers with
+// its result first (Result / Summary / Artifacts), pixels only on request.
+//
+//   { "command": "build/bin/agentkit-web-eval", "args": [] }
+//
+// Tools:
+//   web_eval_agent(url, task, headless_browser?, max_steps?)
+//       Runs an agent loop (agent_session over the browser tools, in a fresh headless Chromium)
+//       on `task` at `url` and returns one text: the Result / Summary / Artifacts contract —
+//       the final answer first, bounded bullets, then the session id, artifact counts and how
+//       to fetch them. Screenshots are kept out of band: one per acting step ("agent_step").
+//   get_screenshots(session_id, last_n?)
+//       The screenshots of a run, as images (the opt-in path for pixels).
+//
+// The model: `model_factory` builds one per run. This build ships the scripted "page reader"
+// (navigate, read the snapshot, answer from the text that best matches the task) so the
+// server works without a key; a host plugs a real model in by returning any
+// `demo::any_model` (anything with complete(request) -> response body and provider()), e.g.
+// agentkit-bot's libcurl client. stdout carries only MCP messages; logs go to stderr.
+#include <agentkit/agentkit.hpp>
+#include <agentkit/browser/tools.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "../common/browser_agent.hpp"
+
+namespace ak = agentkit;
+namespace br = agentkit::browser;
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+void on_signal(int) { g_stop.store(true); }
+
+using store_t = std::remove_reference_t<decltype(std::declval<br::tool_state&>().store)>;
+
+// ---- the scripted model ------------------------------------------------------------------
+
+std::string lower(std::string_view s) {
+    std::string out(s);
+    for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+/// Words of the task worth looking for on the page (4+ letters, lower case).
+std::vector<std::string> keywords(std::string_view task) {
+    static const std::vector<std::string> stop{"what", "which", "find", "page", "this", "that", "with", "from",
+                                               "tell", "there", "where", "does", "give", "report", "check", "about"};
+    std::vector<std::string> out;
+    std::string w;
+    auto flush = [&] {
+        if (w.size() >= 4 && std::find(stop.begin(), stop.end(), w) == stop.end() &&
+            std::find(out.begin(), out.end(), w) == out.end())
+            out.push_back(w);
+        w.clear();
+    };
+    for (char c : task) {
+        if (std::isalnum(static_cast<unsigned char>(c)) != 0) w += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        else flush();
+    }
+    flush();
+    return out;
+}
+
+/// The page reader: opens the URL, then answers from the snapshot line that matches the task
+/// best. Every fact in its answer comes from the tool results it is sent.
+class page_reader {
+public:
+    page_reader(ak::provider p, std::string url, std::string task) : p_(p), url_(std::move(url)), task_(std::move(task)) {}
+
+    ak::scripted_reply operator()(const ak::json& request) {
+        if (!navigated_) {
+            navigated_ = true;
+            return ak::call({{"browser_navigate", {{"url", url_}}}});
+        }
+        const std::string seen = demo::last_tool_results(p_, request);
+        if (seen.find("error[") != std::string::npos || seen.find("title:") == std::string::npos) {  // no page: it failed
+            return ak::call({{"complete",
+                              {{"result", "The page could not be opened: " + first_line(seen)},
+                               {"summary", ak::json::array({"navigation to " + url_ + " failed"})}}}});
+        }
+        const std::string title = demo::line_after(seen, "title:").value_or("");
+        const std::string heading = demo::line_after(seen, "h1 \"").value_or("");
+        const auto words = keywords(task_);
+        std::string best;
+        std::size_t best_hits = 0;
+        std::size_t refs = 0;
+        for (std::size_t pos = 0; pos < seen.size();) {
+            std::size_t end = seen.find('\n', pos);
+            if (end == std::string::npos) end = seen.size();
+            std::string line = seen.substr(pos, end - pos);
+            pos = end + 1;
+            while (!line.empty() && line.front() == ' ') line.erase(line.begin());
+            if (line.find("[ref=") != std::string::npos) ++refs;
+            if (line.empty() || line.rfind("<<", 0) == 0 || line.rfind("title:", 0) == 0 || line.rfind("navigated", 0) == 0)
+                continue;
+            const std::string l = lower(line);
+            std::size_t hits = 0;
+            for (const auto& w : words) hits += l.find(w) != std::string::npos ? 1U : 0U;
+            if (hits > best_hits) {
+                best_hits = hits;
+                best = line;
+            }
+        }
+        std::string answer = "The page \"" + title + "\"";
+        if (!heading.empty()) answer += " (main heading \"" + heading + "\")";
+        answer += best.empty() ? " shows nothing that matches the task." : " says: " + best;
+        ak::json summary = ak::json::array();
+        summary.push_back("opened " + url_);
+        summary.push_back(std::to_string(refs) + " elements to act on in the snapshot");
+        summary.push_back(best.empty() ? std::string("no text on the page matched the task")
+                                       : "answer taken from the page text matching " + std::to_string(best_hits) +
+                                             " of the task's " + std::to_string(words.size()) + " keywords");
+        return ak::call({{"complete", {{"result", answer}, {"summary", std::move(summary)}}}});
+    }
+
+private:
+    static std::string first_line(const std::string& s) {
+        const auto nl = s.find('\n');
+        return s.substr(0, nl == std::string::npos ? s.size() : std::min<std::size_t>(nl, 300));
+    }
+    ak::provider p_;
+    std::string url_;
+    std::string task_;
+    bool navigated_ = false;
+};
+
+/// Builds the model of one run. Replace it to use a real model.
+using model_factory = std::function<demo::any_model(const std::string& url, const std::string& task)>;
+
+model_factory scripted_factory(ak::provider p) {
+    return [p](const std::string& url, const std::string& task) {
+        struct holder {
+            page_reader reader;
+            ak::scripted_model model;
+        };
+        auto h = std::make_shared<holder>(holder{page_reader(p, url, task), ak::scripted_model(p, {})});
+        for (int i = 0; i < 4; ++i) h->model.then([h_ = h.get()](const ak::json& r) { return h_->reader(r); });
+        return demo::any_model(p, [h](const ak::json& r) { return h->model.complete(r); });
+    };
+}
+
+// ---- the service -------------------------------------------------------------------------
+
+struct web_eval_args {
+    std::string url;
+    std::string task;
+    std::optional<bool> headless_browser;
+    std::optional<int> max_steps;
+    static constexpr auto agentkit_fields() {
+        return ak::fields(AGENTKIT_FIELD(web_eval_args, url, "The page to start from (http:// or https://)", ak::min_length(1)),
+                          AGENTKIT_FIELD(web_eval_args, task, "What to do or find out there, in plain words", ak::min_length(1)),
+                          AGENTKIT_FIELD(web_eval_args, headless_browser, "Run the browser without a window (default true)"),
+                          AGENTKIT_FIELD(web_eval_args, max_steps, "Most model turns (default 12)", ak::range(1, 50)));
+    }
+};
+
+struct screenshots_args {
+    std::string session_id;
+    std::optional<int> last_n;
+    static constexpr auto agentkit_fields() {
+        return ak::fields(AGENTKIT_FIELD(screenshots_args, session_id, "The session_id from web_eval_agent's Artifacts", ak::min_length(1)),
+                          AGENTKIT_FIELD(screenshots_args, last_n, "Only the newest N screenshots (default 5)", ak::range(1, 50)));
+    }
+};
+
+class web_eval_service {
+public:
+    web_eval_service(br::browser_options bo, model_factory f, bool log) : bo_(std::move(bo)), factory_(std::move(f)), log_(log) {}
+
+    ak::result<ak::tool_output> run(const web_eval_args& a, ak::tool_context& ctx) {
+        if (a.url.rfind("http://", 0) != 0 && a.url.rfind("https://", 0) != 0)
+            return ak::fail(ak::errc::args_invalid, "url must start with http:// or https://", "Pass the page's full URL.");
+        br::browser_options bo = bo_;
+        bo.launch.headless = a.headless_browser.value_or(true);
+        br::browser browser{bo};
+        if (auto started = browser.start(); !started) {
+            ak::error e = started.error();
+            e.message = "cannot start the browser: " + e.message;
+            return ak::fail(std::move(e));
+        }
+
+        auto store = std::make_shared<store_t>();
+        br::tool_state state{browser, *store};
+        auto tools = br::browser_tools(state);
+
+        ak::session_options o;
+        o.model = "scripted";
+        using session_t = ak::agent_session<decltype(tools), ak::all_visible, ak::compact_formatter>;
+        session_t* sp = nullptr;
+        o.on_turn = [&](const ak::turn_metrics& t) {
+            if (log_) std::fprintf(stderr, "[web_eval] %s\n", t.log_line().c_str());
+            // an "agent_step" screenshot after every turn that acted on the page (kept out of band)
+            bool acted = false;
+            for (const auto& x : t.tools)
+                acted = acted || (x.name.rfind("browser_", 0) == 0 && x.name != "browser_take_screenshot" &&
+                                  x.name != "browser_artifact" && x.name != "browser_metrics");
+            if (!acted || sp == nullptr) return;
+            auto shot = browser.screenshot();
+            if (!shot) return;
+            (void)sp->sink().put({shot->mime_type, "agent_step " + std::to_string(t.turn),
+                                  "screenshot after turn " + std::to_string(t.turn), shot->base64, true});
+        };
+        session_t session{std::move(tools), ak::all_visible{}, ak::compact_formatter{}, o, ak::artifact_sink_ref(*store)};
+        sp = &session;
+
+        demo::any_model model = factory_(a.url, a.task);
+        ak::run_limits limits;
+        limits.max_steps = static_cast<std::size_t>(a.max_steps.value_or(12));
+        limits.max_time = std::chrono::seconds(120);
+        if (ctx.deadline != std::chrono::steady_clock::time_point::max()) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(ctx.deadline - std::chrono::steady_clock::now());
+            limits.max_time = std::min<std::chrono::milliseconds>(limits.max_time, std::max<std::chrono::milliseconds>(left, std::chrono::milliseconds(1)));
+        }
+        const std::string task = "Task: " + a.task + "\nStart at: " + a.url +
+                                 "\nWhen you have the answer, call complete with it as `result`.";
+        (void)session.run(model, task, limits);
+        browser.close();
+
+        ak::report rep = session.make_report();
+        rep.summary.push_back("browser: " + std::to_string(state.calls) + " calls, " + std::to_string(state.total_ms) + " ms");
+        keep(session.session_id(), store);
+        return ak::tool_output::text(ak::render_report(rep));
+    }
+
+    ak::result<ak::tool_output> screenshots(const screenshots_args& a) {
+        std::shared_ptr<store_t> store;
+        {
+            std::lock_guard lock(mu_);
+            if (auto it = stores_.find(a.session_id); it != stores_.end()) store = it->second;
+        }
+        if (!store)
+            return ak::fail(ak::errc::not_found, "no session \"" + a.session_id + "\"",
+                            "Use the session_id from web_eval_agent's Artifacts section; the newest " +
+                                std::to_string(max_sessions) + " sessions are kept.");
+        std::vector<ak::artifact_ref> shots;
+        for (const auto& r : store->list())
+            if (r.mime_type.rfind("image/", 0) == 0) shots.push_back(r);
+        const auto n = static_cast<std::size_t>(a.last_n.value_or(5));
+        if (shots.size() > n) shots.erase(shots.begin(), shots.end() - static_cast<std::ptrdiff_t>(n));
+        ak::tool_output out;
+        std::string line = std::to_string(shots.size()) + " screenshot" + (shots.size() == 1 ? "" : "s") + " of session " + a.session_id;
+        for (const auto& r : shots) line += "\n- " + r.id + ": " + r.name;
+        out.add_text(line);
+        for (const auto& r : shots)
+            if (auto blob = store->get(r.id)) out.add_image(blob->data, blob->mime_type);
+        return out;
+    }
+
+    static constexpr std::size_t max_sessions = 8;
+
+private:
+    void keep(const std::string& id, std::shared_ptr<store_t> store) {
+        std::lock_guard lock(mu_);
+        stores_[id] = std::move(store);
+        order_.push_back(id);
+        while (order_.size() > max_sessions) {
+            stores_.erase(order_.front());
+            order_.pop_front();
+        }
+    }
+
+    br::browser_options bo_;
+    model_factory factory_;
+    bool log_;
+    std::mutex mu_;
+    std::map<std::string, std::shared_ptr<store_t>> stores_;
+    std::deque<std::string> order_;
+};
+
+const char* const kUsage = R"(Usage: agentkit-web-eval [options]
+
+An MCP server (stdio) with web_eval_agent(url, task) and get_screenshots(session_id).
+
+Options:
+  --executable-path PATH   browser binary (default: $AGENTKIT_CHROMIUM or /usr/lib/chromium/chromium)
+  --provider NAME          the format the (scripted) model speaks: anthropic, openai_chat, openai_responses
+  --quiet                  no per-turn log lines on stderr
+  --version, --help
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    br::browser_options bo;
+    ak::provider provider = ak::provider::anthropic;
+    bool quiet = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view a = argv[i];
+        if (a == "--help" || a == "-h") {
+            std::fputs(kUsage, stderr);
+            return 0;
+        } else if (a == "--version") {
+            std::fprintf(stderr, "agentkit-web-eval %s\n", ak::version.string);
+            return 0;
+        } else if (a == "--quiet") {
+            quiet = true;
+        } else if (a == "--executable-path" && i + 1 < argc) {
+            bo.launch.executable = argv[++i];
+        } else if (a == "--provider" && i + 1 < argc) {
+            const std::string_view p = argv[++i];
+            if (p == "anthropic") provider = ak::provider::anthropic;
+            else if (p == "openai_chat") provider = ak::provider::openai_chat;
+            else if (p == "openai_responses") provider = ak::provider::openai_responses;
+            else {
+                std::fprintf(stderr, "agentkit-web-eval: unknown provider %s\n", argv[i]);
+                return 2;
+            }
+        } else {
+            std::fprintf(stderr, "agentkit-web-eval: unknown option %s (see --help)\n", argv[i]);
+            return 2;
+        }
+    }
+
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0;
+    sigaction(SIGTERM, &sa, nullptr);
+    sigaction(SIGINT, &sa, nullptr);
+    std::signal(SIGPIPE, SIG_IGN);
+
+    web_eval_service svc{bo, scripted_factory(provider), !quiet};
+    auto web_eval = ak::tool<"web_eval_agent">(
+        "Delegate a web task: an agent opens `url` in a real browser, works on `task`, and returns Result (the "
+        "answer), Summary (bullets) and Artifacts (session_id and how to fetch screenshots). Screenshots are not "
+        "inlined; fetch them with get_screenshots.",
+        [&svc](const web_eval_args& a, ak::tool_context& ctx) { return svc.run(a, ctx); }, ak::open_world);
+    auto get_screenshots = ak::tool<"get_screenshots">(
+        "The screenshots of a web_eval_agent session (one per acting step), as images.",
+        [&svc](const screenshots_args& a) { return svc.screenshots(a); }, ak::read_only);
+    ak::toolbox tools{web_eval, get_screenshots};
+
+    ak::mcp::server_options so;
+    so.name = "agentkit-web-eval";
+    so.title = "agentkit web eval";
+    so.version = ak::version.string;
+    so.instructions =
+        "web_eval_agent runs a browser agent on a task and returns its answer first. Screenshots stay on the server: "
+        "call get_screenshots with the session_id when you need to see them.";
+    ak::mcp::server srv{ak::mcp::backend_for(tools), so};
+    return ak::mcp::run_stdio(srv, 0, 1, &g_stop);
+}

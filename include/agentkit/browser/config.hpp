@@ -1,0 +1,778 @@
+// agentkit/browser/config.hpp — agentkit-browser-mcp's command line and configuration file, as
+// a library: Playwright MCP's options and its `Config` JSON, read into browser, tool and store
+// options. Options with the same meaning take effect, options with no effect here are accepted
+// with a note, the rest refuse the start by name (never silently dropped).
+//
+//   agentkit::browser::server_config c;
+//   auto r = agentkit::browser::parse_command_line(argc, argv, c);   // --config, --policy, ...
+//   if (!r) { print r.error().message; exit 2 }                       // a bad value, named
+//   if (*r == command_line_outcome::help) { print server_usage; exit 0 }
+//   if (auto f = agentkit::browser::finish_config(c); !f) { ... }     // refused options, channels
+//   for (auto& n : c.notes) print n;                                  // accepted, no effect here
+#pragma once
+
+#include <agentkit/browser/artifacts.hpp>
+#include <agentkit/browser/options.hpp>
+#include <agentkit/browser/policy.hpp>
+#include <agentkit/browser/tool_state.hpp>
+#include <agentkit/core/error.hpp>
+#include <agentkit/core/json.hpp>
+#include <agentkit/core/result.hpp>
+#include <agentkit/version.hpp>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <fstream>
+#include <initializer_list>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <unistd.h>  // access, geteuid
+
+namespace agentkit::browser {
+
+inline constexpr const char* server_usage = R"(Usage: agentkit-browser-mcp [options]
+
+An MCP server (stdio) that gives a model a real browser (Chromium over CDP).
+
+Options (Playwright MCP names where the meaning is the same):
+  --headless                 run the browser headless (the default)
+  --headed                   show the browser window (needs a display)
+  --executable-path PATH     browser binary (default: /usr/lib/chromium/chromium or $AGENTKIT_CHROMIUM)
+  --isolated                 keep the profile in memory / a temporary directory (the default)
+  --user-data-dir DIR        use (and keep) this profile directory
+  --viewport-size W,H        viewport in CSS pixels, e.g. 1280,720
+  --cdp-endpoint URL         connect to a running browser (ws://... or http://host:port)
+  --config FILE              JSON configuration (Playwright MCP's format: browser.launchOptions,
+                             browser.contextOptions.viewport, browser.cdpEndpoint, ...)
+  --allowed-origins LIST     semicolon-separated origins the browser may reach (enforced by
+                             request interception in the browser: every request, popup, redirect)
+  --blocked-origins LIST     semicolon-separated origins the browser may not reach
+  --output-dir DIR           keep artifacts (screenshots, recordings, cut text) as files under DIR
+  --secrets FILE             dotenv file of secrets: typed as {{secret:NAME}}, redacted from every output
+  --browser NAME             chromium (the default), chrome, chrome-beta/-dev/-canary, msedge,
+                             msedge-beta/-dev/-canary: the channel's binary when no --executable-path
+  --no-sandbox               pass --no-sandbox to the browser (as root it always is)
+  --user-agent UA            the user agent of every tab (header and navigator.userAgent)
+  --ignore-https-errors      accept invalid certificates (only in a browser this server launches)
+  --timeout-action MS        bound of one browser call (default 15000; a large page's accessibility
+                             tree is one call, so keep it generous)
+  --timeout-navigation MS    bound of a navigation to load (default 30000)
+  --snapshot-mode MODE       full (or incremental): a navigation's result shows the new page;
+                             none: it names the page (title, URL) without its snapshot
+  --image-responses MODE     allow or only: screenshots inline too; omit: by artifact id (the default)
+  --console-level LEVEL      browser_console_messages' default level: error, warning, info, debug
+  --output-max-size BYTES    bytes of artifacts kept (as --max-artifact-bytes)
+  --allow-unrestricted-file-access  allow file:// URLs (as --allow-file-access)
+  Accepted with no effect here (a note on stderr says why): --codegen, --caps (vision and pdf
+  tools are not offered), --no-webmcp, --test-id-attribute, --file-paths, --shared-browser-context,
+  --allowed-hosts, --timeout-settle, --cdp-timeout, --sandbox (not as root), --idle-timeout 0,
+  --vision.
+  Refused (the server does not start rather than ignore them): --port, --host, --extension,
+  --endpoint, --proxy-server, --proxy-bypass, --storage-state, --save-session, --save-trace,
+  --save-video, --init-script, --init-page, --device, --mobile, --grant-permissions,
+  --block-service-workers, --cdp-header, --remote-header, --profile-dir-name, --snapshot-boxes,
+  --browser firefox|webkit, --idle-timeout other than 0, and unknown --config keys.
+agentkit's switches for what is off by default:
+  --allow-evaluate           enable browser_evaluate
+  --allow-file-access        allow file:// URLs
+  --downloads-dir DIR        allow downloads, saved under DIR with sanitized names
+  --max-download-bytes N     cancel a download larger than N bytes (default 256 MiB; 0: no bound)
+  --max-downloads N          downloads a session may start (default 50; 0: no bound)
+  --uploads-dir DIR          allow browser_file_upload of files inside DIR (else uploads are off)
+  --websockets MODE          how WebSockets meet the origin lists: auto (the default: through
+                             agentkit's SOCKS5 gate, in the browser's network stack, when the
+                             browser is local), proxy (always through the gate) or script (only
+                             the page-script guard; for a browser that cannot reach 127.0.0.1)
+  --policy FILE              browser policy as JSON (allowedOrigins, blockedOrigins, secrets, ...);
+                             it joins the options given before it (lists add up)
+  --max-artifacts N          artifacts kept per session (default 200; oldest evicted first)
+  --max-artifact-bytes N     bytes kept per session (default 64 MiB)
+  --tools SET                which tools the client sees (tools/list), one of:
+                               all     every browser tool (the default)
+                               core    a fixed set of the most used tools: browser_navigate,
+                                       browser_navigate_back, browser_snapshot, browser_click,
+                                       browser_type, browser_fill_form, browser_select_option,
+                                       browser_press_key, browser_wait_for, browser_take_screenshot,
+                                       browser_tabs, browser_interact, browser_artifact. The others
+                                       are deferred: a call answers with a capability.unsupported
+                                       result naming the reason and the alternative
+                               menu    a menu: menu_list/menu_enter/menu_exit (and complete, think,
+                                       message_user); menu_enter "browser" (page work) or
+                                       "devtools" (tabs, console, network, uploads, recordings)
+                                       makes that mode's tools appear (notifications/tools/list_changed)
+                               router  tool_search finds tools by a plain-words query and makes the
+                                       best matches appear (list_changed); browser_navigate and
+                                       browser_snapshot are always listed
+  --inline-screenshots       return screenshots inline as well as by artifact id
+  --quiet                    no per-call metrics on stderr
+  --version, --help
+)";
+
+/// Which tools a client sees (--tools).
+enum class tool_set { all, core, menu, router };
+
+/// Everything the command line and --config decide.
+struct server_config {
+    tool_set tools_set = tool_set::all;
+    browser_options browser;
+    tools_options tools;
+    store_options store;
+    bool quiet = false;
+    std::vector<std::string> unsupported;  ///< options whose enforcement is not available: the start is refused
+    std::vector<std::string> notes;        ///< accepted options that change nothing here, and why
+    std::string channel;                   ///< --browser: a browser channel to find when no executable is given
+    std::optional<std::uint64_t> max_download_bytes;  ///< applied after --policy/--config (the flag wins)
+    std::optional<std::size_t> max_downloads;
+    bool ignore_https_errors = false;
+    bool no_sandbox = false, sandbox = false;  ///< --no-sandbox / --sandbox (chromiumSandbox false / true)
+    bool policy_given = false;
+};
+
+/// What the command line asked for beyond the options.
+enum class command_line_outcome { run, help, version };
+
+namespace config_detail {
+
+/// A Playwright MCP option that agentkit-browser-mcp has no switch of its own for: refused (the
+/// server will not start rather than ignore it) or accepted with no effect here, and why.
+struct playwright_option {
+    std::string_view name;
+    bool takes_value;
+    bool refused;
+    std::string_view why;
+};
+
+inline constexpr std::string_view kStdioOnly = "this server speaks MCP over stdio only; it has no HTTP or SSE transport";
+inline constexpr std::array<playwright_option, 29> kPlaywrightOptions{{
+    {"--port", true, true, kStdioOnly},
+    {"--host", true, true, kStdioOnly},
+    {"--extension", false, true, "the Playwright browser extension is not supported; --cdp-endpoint connects to a running browser"},
+    {"--profile-dir-name", true, true, "it belongs to --extension, which is not supported"},
+    {"--endpoint", true, true, "a Playwright bound-browser endpoint is not CDP; --cdp-endpoint connects to a browser over CDP"},
+    {"--proxy-server", true, true, "a browser proxy is not supported (the origin policy routes WebSockets through its own gate)"},
+    {"--proxy-bypass", true, true, "a browser proxy is not supported"},
+    {"--storage-state", true, true, "loading cookies and storage from a file is not supported; --user-data-dir keeps a profile"},
+    {"--save-session", false, true, "sessions are not saved; every call's metrics go to stderr and browser_metrics"},
+    {"--save-trace", false, true, "Playwright traces are not supported; browser_recording_start records a screencast"},
+    {"--save-video", true, true, "videos are not supported; browser_recording_start records a screencast"},
+    {"--init-script", true, true, "init scripts are not supported"},
+    {"--init-page", true, true, "init pages (TypeScript run on a Playwright page) are not supported"},
+    {"--device", true, true, "device emulation by name is not supported; browser_resize emulates a mobile viewport"},
+    {"--mobile", false, true, "device emulation is not supported at start; browser_resize emulates a mobile viewport"},
+    {"--grant-permissions", true, true, "granting permissions is not supported"},
+    {"--block-service-workers", false, true, "blocking service workers is not supported"},
+    {"--cdp-header", true, true, "headers on the CDP connection are not supported"},
+    {"--remote-header", true, true, "headers on the remote connection are not supported"},
+    {"--snapshot-boxes", false, true, "bounding boxes in snapshots are not supported"},
+    {"--no-webmcp", false, false, "page-registered WebMCP tools are never exposed"},
+    {"--test-id-attribute", true, false, "no locators are generated"},
+    {"--file-paths", true, false, "artifacts are read by id (browser_artifact)"},
+    {"--shared-browser-context", false, false, "the one stdio client has the one browser context"},
+    {"--allowed-hosts", true, false, "there is no HTTP server to guard (stdio only)"},
+    {"--timeout-settle", true, false, "actions settle on events (load, requests done, the DOM quiet), not a fixed time"},
+    {"--codegen", true, false, "results say what changed on the page, not Playwright code"},
+    {"--cdp-timeout", true, false, "the connection to --cdp-endpoint is bounded at 10 s"},
+    {"--vision", false, false, "coordinate-based (vision) tools are not offered"},
+}};
+
+inline bool one_of(const std::string& v, std::initializer_list<std::string_view> allowed) {
+    return std::find(allowed.begin(), allowed.end(), v) != allowed.end();
+}
+
+/// Where a Chromium-family browser channel lives on Linux (the vendors' packages).
+inline std::optional<std::string> channel_executable(const std::string& ch) {
+    static const std::array<std::pair<std::string_view, std::string_view>, 8> paths{{
+        {"chrome", "/opt/google/chrome/chrome"},
+        {"chrome-beta", "/opt/google/chrome-beta/chrome"},
+        {"chrome-dev", "/opt/google/chrome-unstable/chrome"},
+        {"chrome-canary", "/opt/google/chrome-canary/chrome"},
+        {"msedge", "/opt/microsoft/msedge/msedge"},
+        {"msedge-beta", "/opt/microsoft/msedge-beta/msedge"},
+        {"msedge-dev", "/opt/microsoft/msedge-dev/msedge"},
+        {"msedge-canary", "/opt/microsoft/msedge-canary/msedge"},
+    }};
+    for (const auto& [name, path] : paths)
+        if (ch == name) return std::string(path);
+    return std::nullopt;
+}
+
+/// A whole number ≥ 0, all of `v` (milliseconds, bytes, counts); nothing for anything else.
+inline std::optional<long long> parse_count(const std::string& v) {
+    try {
+        std::size_t used = 0;
+        const long long n = std::stoll(v, &used);
+        if (used != v.size() || n < 0) return std::nullopt;
+        return n;
+    } catch (...) {
+        return std::nullopt;
+    }
+}
+
+/// Playwright MCP's options that have an effect here, or that are refused or accepted by
+/// kPlaywrightOptions. Returns true when handled, false when `name` is not one of them, an error on a bad
+/// value. Shared by the command line and --config.
+inline result<bool> playwright_option_apply(server_config& c, const std::string& name, const std::optional<std::string>& v) {
+    auto bad = [&](const char* expected) -> result<bool> {
+        return fail(errc::args_invalid, name + " takes " + expected + ", not \"" + (v ? *v : std::string()) + "\"");
+    };
+    if (name == "--no-sandbox") {
+        c.no_sandbox = true;
+    } else if (name == "--sandbox") {
+        c.sandbox = true;
+    } else if (name == "--browser") {
+        if (one_of(*v, {"firefox", "webkit"})) {
+            c.unsupported.push_back("--browser " + *v + " (agentkit drives Chromium-family browsers over CDP)");
+        } else if (*v == "chromium") {
+            c.channel.clear();
+        } else if (channel_executable(*v)) {
+            c.channel = *v;
+        } else {
+            return bad("chromium, chrome, chrome-beta, chrome-dev, chrome-canary, msedge, msedge-beta, msedge-dev or msedge-canary");
+        }
+    } else if (name == "--user-agent") {
+        c.browser.viewport.user_agent = *v;  // every tab, also in a browser reached by --cdp-endpoint
+    } else if (name == "--ignore-https-errors") {
+        c.ignore_https_errors = true;
+    } else if (name == "--timeout-action" || name == "--timeout-navigation") {
+        auto ms = parse_count(*v);
+        if (!ms || *ms == 0) return bad("a positive number of milliseconds");
+        (name == "--timeout-action" ? c.browser.call_timeout : c.browser.navigation_timeout) = std::chrono::milliseconds(*ms);
+    } else if (name == "--image-responses") {
+        if (!one_of(*v, {"allow", "omit", "only"})) return bad("allow, omit or only");
+        c.tools.inline_screenshots = *v != "omit";
+    } else if (name == "--snapshot-mode") {
+        // (incremental, an older Playwright MCP mode: results report changes, which is what
+        // agentkit's change reports do in full mode)
+        if (!one_of(*v, {"full", "incremental", "none"})) return bad("full, incremental or none");
+        c.browser.snapshot_after_navigation = *v != "none";
+    } else if (name == "--output-max-size") {
+        auto n = parse_count(*v);
+        if (!n || *n == 0) return bad("a positive number of bytes");
+        c.store.max_bytes = static_cast<std::size_t>(*n);
+    } else if (name == "--allow-unrestricted-file-access") {
+        c.browser.policy.allow_file_access = true;
+    } else if (name == "--console-level") {
+        if (!one_of(*v, {"error", "warning", "info", "debug"})) return bad("error, warning, info or debug");
+        c.tools.console_level = *v;
+    } else if (name == "--idle-timeout") {
+        auto ms = parse_count(*v);
+        if (!ms) return bad("a number of milliseconds");
+        if (*ms != 0) c.unsupported.push_back("--idle-timeout " + *v + " (the browser stays open until the server ends; 0 is accepted)");
+    } else if (name == "--caps") {
+        std::string missing;
+        for (auto cap : policy_detail::split_list(json(*v))) {
+            cap.erase(0, cap.find_first_not_of(' '));
+            cap.erase(cap.find_last_not_of(' ') + 1);
+            if (cap.empty() || one_of(cap, {"core", "core-navigation", "core-tabs", "core-input", "network", "devtools", "config"})) continue;
+            missing += (missing.empty() ? "" : ", ") + cap;
+        }
+        if (!missing.empty()) c.notes.push_back("--caps: " + missing + " tools are not offered (console, network and recording tools are always listed)");
+    } else {
+        auto it = std::find_if(kPlaywrightOptions.begin(), kPlaywrightOptions.end(), [&](const auto& o) { return o.name == name; });
+        if (it == kPlaywrightOptions.end()) return false;
+        if (it->refused) c.unsupported.push_back(name + " (" + std::string(it->why) + ")");
+        else c.notes.push_back(name + " has no effect here: " + std::string(it->why));
+        if (name == "--codegen" && !one_of(*v, {"typescript", "python", "java", "csharp", "none"}))
+            return bad("typescript, python, java, csharp or none");
+        if (name == "--file-paths" && !one_of(*v, {"relative", "absolute"})) return bad("relative or absolute");
+    }
+    return true;
+}
+
+/// Whether a Playwright MCP option takes a value (options with an effect, then the table).
+inline std::optional<bool> playwright_option_takes_value(const std::string& name) {
+    if (one_of(name, {"--no-sandbox", "--sandbox", "--ignore-https-errors", "--allow-unrestricted-file-access"})) return false;
+    if (one_of(name, {"--browser", "--user-agent", "--timeout-action", "--timeout-navigation", "--image-responses",
+                      "--snapshot-mode", "--output-max-size", "--console-level", "--idle-timeout", "--caps"}))
+        return true;
+    for (const auto& o : kPlaywrightOptions)
+        if (o.name == name) return o.takes_value;
+    return std::nullopt;
+}
+
+inline std::optional<std::pair<int, int>> parse_size(const std::string& s) {
+    const auto sep = s.find_first_of(",x");
+    if (sep == std::string::npos) return std::nullopt;
+    try {
+        return std::make_pair(std::stoi(s.substr(0, sep)), std::stoi(s.substr(sep + 1)));
+    } catch (...) {
+        return std::nullopt;
+    }
+}
+
+inline result<void> load_secrets(server_config& c, const std::string& path) {
+    std::ifstream in(path);
+    if (!in) {
+        return fail(errc::args_invalid, "cannot read secrets file " + path);
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    auto parsed = parse_dotenv(ss.str());
+    if (!parsed) {
+        return fail(errc::args_invalid, path + ": " + parsed.error().message);
+    }
+    for (auto& [k, v] : *parsed) c.browser.policy.secrets[k] = v;
+    return {};
+}
+
+inline result<void> load_policy(server_config& c, const std::string& path) {
+    std::ifstream in(path);
+    if (!in) {
+        return fail(errc::args_invalid, "cannot read policy file " + path);
+    }
+    json j = json::parse(in, nullptr, false);
+    auto p = browser_policy::from_json(j);
+    if (!p) {
+        return fail(errc::args_invalid, path + ": " + p.error().message);
+    }
+    // The file joins what the options before it set (they are not dropped, whatever the order):
+    // origin lists and secrets add up, a switch turned on stays on, a directory named twice
+    // must be the same.
+    browser_policy& before = c.browser.policy;
+    browser_policy merged = std::move(*p);
+    merged.allowed_origins.insert(merged.allowed_origins.end(), before.allowed_origins.begin(), before.allowed_origins.end());
+    merged.blocked_origins.insert(merged.blocked_origins.end(), before.blocked_origins.begin(), before.blocked_origins.end());
+    merged.allow_file_access = merged.allow_file_access || before.allow_file_access;
+    merged.allow_evaluate = merged.allow_evaluate || before.allow_evaluate;
+    for (const auto& [name, value] : before.secrets) {
+        auto [it, added] = merged.secrets.emplace(name, value);
+        if (!added && it->second != value) {
+            return fail(errc::args_invalid, path + ": secret " + name + " is also given by an earlier option, with another value");
+        }
+    }
+    for (auto [dir, given, key] : {std::tuple{&merged.downloads_dir, &before.downloads_dir, "downloadsDir"},
+                                   std::tuple{&merged.uploads_dir, &before.uploads_dir, "uploadsDir"}}) {
+        if (given->empty()) continue;
+        if (!dir->empty() && *dir != *given) {
+            return fail(errc::args_invalid, path + ": " + key + " is " + *dir + " but an earlier option set " + *given);
+        }
+        *dir = *given;
+    }
+    if (auto v = merged.validate(); !v) {
+        return fail(errc::args_invalid, path + ": " + v.error().message);
+    }
+    before = std::move(merged);
+    return {};
+}
+
+/// Top-level keys of a Playwright MCP configuration file that are its command-line options.
+inline constexpr std::array<std::pair<std::string_view, std::string_view>, 10> kConfigKeyFlags{{
+    {"capabilities", "--caps"},
+    {"imageResponses", "--image-responses"},
+    {"outputMaxSize", "--output-max-size"},
+    {"codegen", "--codegen"},
+    {"testIdAttribute", "--test-id-attribute"},
+    {"filePaths", "--file-paths"},
+    {"allowUnrestrictedFileAccess", "--allow-unrestricted-file-access"},
+    {"sharedBrowserContext", "--shared-browser-context"},
+    {"saveSession", "--save-session"},
+    {"extension", "--extension"},
+}};
+
+}  // namespace config_detail
+
+/// A Playwright MCP configuration file (its `Config` type). Every key is honoured, refused or
+/// accepted as it is on the command line; a key this server does not know is refused (it will
+/// not start rather than ignore it), so what a file asks for is never silently dropped.
+inline result<void> apply_config_file(server_config& c, const std::string& path) {
+    using namespace config_detail;
+    std::string err;
+    std::ifstream in(path);
+    if (!in) {
+        return fail(errc::args_invalid, "cannot read config file " + path);
+    }
+    json j = json::parse(in, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) {
+        return fail(errc::args_invalid, "config file " + path + " is not a JSON object");
+    }
+    bool ok = true;
+    auto wrong = [&](const std::string& key, const char* expected) {
+        if (ok) err = "config " + path + ": " + key + " must be " + expected;
+        ok = false;
+    };
+    auto unknown = [&](const std::string& key) { c.unsupported.push_back("config key " + key); };
+    auto object = [&](const std::string& key, const json& v) {
+        if (!v.is_object()) wrong(key, "an object");
+        return v.is_object();
+    };
+    // through the command line's handling: the same values, checks and notes
+    auto option = [&](const std::string& key, const std::string& flag, const json& v) {
+        const auto takes = playwright_option_takes_value(flag);
+        if (!takes) {  // a flag name this file's handling does not know: a defect, never dropped
+            if (ok) err = "config " + path + ": " + key + " has no handling (" + flag + ")";
+            ok = false;
+            return;
+        }
+        std::optional<std::string> value;
+        if (!*takes) {
+            // a switch: only a boolean turns it on or off ("false" or 0 must not turn it on)
+            if (!v.is_boolean()) return wrong(key, "true or false");
+            if (!v.get<bool>()) return;
+        } else if (v.is_string()) {
+            value = v.get<std::string>();
+        } else if (v.is_number_integer()) {
+            value = std::to_string(v.get<long long>());
+        } else if (v.is_array()) {
+            std::string list;
+            for (const auto& e : v) {
+                if (!e.is_string()) return wrong(key, "a list of strings");
+                list += (list.empty() ? "" : ",") + e.get<std::string>();
+            }
+            value = list;
+        } else {
+            return wrong(key, "a string, a number or a list of strings");
+        }
+        const std::size_t refused = c.unsupported.size(), noted = c.notes.size();
+        if (auto applied = playwright_option_apply(c, flag, value); !applied) {
+            if (ok) err = "config " + path + ": " + key + ": " + applied.error().message;
+            ok = false;
+        }
+        // say it with the file's name for it
+        for (auto* list : {&c.unsupported, &c.notes})
+            for (std::size_t i = list == &c.unsupported ? refused : noted; i < list->size(); ++i)
+                if ((*list)[i].rfind(flag, 0) == 0) (*list)[i] = "config " + key + (*list)[i].substr(flag.size());
+    };
+    auto str = [&](const json& o, const char* k, const std::string& key, std::string& dst) {
+        if (!o[k].is_string()) return wrong(key, "a string");
+        dst = o[k].get<std::string>();
+    };
+    for (const auto& [k, v] : j.items()) {
+        if (k == "browser") {
+            if (!object(k, v)) continue;
+            for (const auto& [bk, bv] : v.items()) {
+                const std::string key = "browser." + bk;
+                if (bk == "browserName") {
+                    option(key, "--browser", bv);
+                } else if (bk == "isolated") {
+                    if (!bv.is_boolean()) wrong(key, "a boolean");  // a temporary profile is the default
+                } else if (bk == "userDataDir") {
+                    str(v, "userDataDir", key, c.browser.launch.user_data_dir);
+                } else if (bk == "cdpEndpoint") {
+                    str(v, "cdpEndpoint", key, c.browser.cdp_endpoint);
+                } else if (bk == "cdpTimeout") {
+                    option(key, "--cdp-timeout", bv);
+                } else if (bk == "cdpHeaders") {
+                    option(key, "--cdp-header", json("headers"));
+                } else if (bk == "remoteEndpoint") {
+                    option(key, "--endpoint", json("endpoint"));
+                } else if (bk == "initScript") {
+                    option(key, "--init-script", json("script"));
+                } else if (bk == "initPage") {
+                    option(key, "--init-page", json("page"));
+                } else if (bk == "launchOptions") {
+                    if (!object(key, bv)) continue;
+                    for (const auto& [lk, lv] : bv.items()) {
+                        const std::string lkey = key + "." + lk;
+                        if (lk == "executablePath") {
+                            str(bv, "executablePath", lkey, c.browser.launch.executable);
+                        } else if (lk == "headless") {
+                            if (!lv.is_boolean()) wrong(lkey, "a boolean");
+                            else c.browser.launch.headless = lv.get<bool>();
+                        } else if (lk == "args") {
+                            if (!lv.is_array()) {
+                                wrong(lkey, "a list of strings");
+                                continue;
+                            }
+                            for (const auto& a : lv) {
+                                if (!a.is_string()) {
+                                    wrong(lkey, "a list of strings");
+                                    break;
+                                }
+                                c.browser.launch.extra_args.push_back(a.get<std::string>());
+                            }
+                        } else if (lk == "channel") {
+                            option(lkey, "--browser", lv);
+                        } else if (lk == "chromiumSandbox") {
+                            if (!lv.is_boolean()) wrong(lkey, "a boolean");
+                            else option(lkey, lv.get<bool>() ? "--sandbox" : "--no-sandbox", true);
+                        } else {
+                            unknown(lkey);
+                        }
+                    }
+                } else if (bk == "contextOptions") {
+                    if (!object(key, bv)) continue;
+                    for (const auto& [ck, cv] : bv.items()) {
+                        const std::string ckey = key + "." + ck;
+                        if (ck == "viewport") {
+                            if (!cv.is_object() || !cv.value("width", json()).is_number_integer() ||
+                                !cv.value("height", json()).is_number_integer()) {
+                                wrong(ckey, "{\"width\": W, \"height\": H}");
+                                continue;
+                            }
+                            c.browser.viewport.width = cv["width"].get<int>();
+                            c.browser.viewport.height = cv["height"].get<int>();
+                        } else if (ck == "userAgent") {
+                            option(ckey, "--user-agent", cv);
+                        } else if (ck == "ignoreHTTPSErrors") {
+                            option(ckey, "--ignore-https-errors", cv);
+                        } else {
+                            unknown(ckey);
+                        }
+                    }
+                } else {
+                    unknown(key);
+                }
+            }
+        } else if (k == "network") {
+            if (!object(k, v)) continue;
+            for (const auto& [nk, nv] : v.items()) {
+                if (nk != "allowedOrigins" && nk != "blockedOrigins") {
+                    unknown("network." + nk);
+                    continue;
+                }
+                auto list = policy_detail::read_origin_list(nv);
+                if (!list) {  // an unreadable list must not become "no list" (every origin allowed)
+                    wrong("network." + nk, "a list of origins (strings)");
+                    continue;
+                }
+                auto& dst = nk == "allowedOrigins" ? c.browser.policy.allowed_origins : c.browser.policy.blocked_origins;
+                dst.insert(dst.end(), list->begin(), list->end());
+            }
+        } else if (k == "outputDir") {
+            str(j, "outputDir", k, c.store.dir);
+            c.store.keep = true;
+        } else if (k == "secrets") {
+            if (v.is_object()) {
+                for (auto it = v.begin(); it != v.end(); ++it) {
+                    if (!it.value().is_string()) {  // a secret that is not redacted is worse than no start
+                        wrong("secrets." + it.key(), "a string");
+                        continue;
+                    }
+                    c.browser.policy.secrets[it.key()] = it.value().get<std::string>();
+                }
+            } else if (v.is_string()) {
+                if (auto s = load_secrets(c, v.get<std::string>()); !s) return fail(s.error());
+            } else {
+                wrong(k, "an object or a dotenv file path");
+            }
+        } else if (k == "timeouts") {
+            if (!object(k, v)) continue;
+            for (const auto& [tk, tv] : v.items()) {
+                const std::string key = "timeouts." + tk;
+                if (tk == "action") option(key, "--timeout-action", tv);
+                else if (tk == "navigation") option(key, "--timeout-navigation", tv);
+                else if (tk == "settle") option(key, "--timeout-settle", tv);
+                else if (tk == "idle") option(key, "--idle-timeout", tv);
+                else if (tk == "expect") c.notes.push_back(key + " has no effect here: there are no expect (testing) tools");
+                else unknown(key);
+            }
+        } else if (k == "snapshot") {
+            if (!object(k, v)) continue;
+            for (const auto& [sk, sv] : v.items()) {
+                if (sk == "mode") option("snapshot.mode", "--snapshot-mode", sv);
+                else if (sk == "boxes") option("snapshot.boxes", "--snapshot-boxes", sv);
+                else unknown("snapshot." + sk);
+            }
+        } else if (k == "console") {
+            if (!object(k, v)) continue;
+            for (const auto& [ck, cv] : v.items()) {
+                if (ck == "level") option("console.level", "--console-level", cv);
+                else unknown("console." + ck);
+            }
+        } else if (k == "server") {
+            if (!v.is_object() || !v.empty()) option(k, "--port", json("server"));
+        } else if (auto f = std::find_if(kConfigKeyFlags.begin(), kConfigKeyFlags.end(),
+                                         [&key = k](const auto& kf) { return kf.first == key; });  // (clang 14: no binding captures)
+                   f != kConfigKeyFlags.end()) {
+            option(k, std::string(f->second), v);
+        } else if (k == "webmcp") {
+            if (!v.is_boolean()) wrong(k, "a boolean");  // never exposed: false is what it is, true cannot be
+            else if (v.get<bool>()) c.notes.push_back("webmcp has no effect here: page-registered WebMCP tools are never exposed");
+        } else {
+            unknown(k);
+        }
+    }
+    if (!ok) return fail(errc::args_invalid, err);
+    if (auto p = c.browser.policy.validate(); !p) return fail(errc::args_invalid, p.error().message);
+    return {};
+}
+
+inline result<command_line_outcome> parse_command_line(int argc, const char* const* argv, server_config& c) {
+    using namespace config_detail;
+    std::string missing;  // the option whose value is missing
+    auto need = [&](int& i) -> std::optional<std::string> {
+        if (i + 1 >= argc) {
+            missing = argv[i];
+            return std::nullopt;
+        }
+        return std::string(argv[++i]);
+    };
+    auto no_value = [&]() { return fail(errc::args_invalid, missing + " needs a value"); };
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        std::optional<std::string> inline_value;
+        if (auto eq = a.find('='); a.rfind("--", 0) == 0 && eq != std::string::npos) {
+            inline_value = a.substr(eq + 1);
+            a = a.substr(0, eq);
+        }
+        auto value = [&]() -> std::optional<std::string> { return inline_value ? inline_value : need(i); };
+        if (a == "--help" || a == "-h") {
+            return command_line_outcome::help;
+        } else if (a == "--version") {
+            return command_line_outcome::version;
+        } else if (a == "--headless") {
+            c.browser.launch.headless = true;
+        } else if (a == "--headed") {
+            c.browser.launch.headless = false;
+        } else if (a == "--isolated") {
+            // a fresh temporary profile is the default
+        } else if (a == "--executable-path") {
+            auto v = value();
+            if (!v) return no_value();
+            c.browser.launch.executable = *v;
+        } else if (a == "--user-data-dir") {
+            auto v = value();
+            if (!v) return no_value();
+            c.browser.launch.user_data_dir = *v;
+        } else if (a == "--viewport-size") {
+            auto v = value();
+            if (!v) return no_value();
+            auto sz = parse_size(*v);
+            if (!sz) {
+                return fail(errc::args_invalid, "--viewport-size takes W,H (e.g. 1280,720)");
+            }
+            c.browser.viewport.width = sz->first;
+            c.browser.viewport.height = sz->second;
+        } else if (a == "--cdp-endpoint") {
+            auto v = value();
+            if (!v) return no_value();
+            c.browser.cdp_endpoint = *v;
+        } else if (a == "--config") {
+            auto v = value();
+            if (!v) return no_value();
+            if (auto r = apply_config_file(c, *v); !r) return fail(r.error());
+        } else if (a == "--allow-evaluate") {
+            c.browser.allow_evaluate = true;
+        } else if (a == "--inline-screenshots") {
+            c.tools.inline_screenshots = true;
+        } else if (a == "--quiet") {
+            c.quiet = true;
+        } else if (a == "--tools") {
+            auto v = value();
+            if (!v) return no_value();
+            if (*v == "all") c.tools_set = tool_set::all;
+            else if (*v == "core") c.tools_set = tool_set::core;
+            else if (*v == "menu") c.tools_set = tool_set::menu;
+            else if (*v == "router") c.tools_set = tool_set::router;
+            else {
+                return fail(errc::args_invalid, "--tools takes all, core, menu or router (not \"" + *v + "\")");
+            }
+        } else if (a == "--allowed-origins" || a == "--blocked-origins") {
+            auto v = value();
+            if (!v) return no_value();
+            auto list = policy_detail::split_list(json(*v));
+            auto& dst = a == "--allowed-origins" ? c.browser.policy.allowed_origins : c.browser.policy.blocked_origins;
+            dst.insert(dst.end(), list.begin(), list.end());
+            if (auto ok = c.browser.policy.validate(); !ok) {
+                return fail(errc::args_invalid, a + ": " + ok.error().message);
+            }
+        } else if (a == "--output-dir") {
+            auto v = value();
+            if (!v) return no_value();
+            c.store.dir = *v;
+            c.store.keep = true;
+        } else if (a == "--secrets" || a == "--policy") {
+            auto v = value();
+            if (!v) return no_value();
+            if (a == "--policy" && c.policy_given) {
+                // a second file's defaults would silently undo the first's bounds
+                return fail(errc::args_invalid, "--policy is given twice; merge the files into one");
+            }
+            if (a == "--policy") c.policy_given = true;
+            if (auto r = a == "--secrets" ? load_secrets(c, *v) : load_policy(c, *v); !r)
+                return fail(r.error());
+        } else if (a == "--downloads-dir" || a == "--uploads-dir") {
+            auto v = value();
+            if (!v) return no_value();
+            auto& dir = a == "--downloads-dir" ? c.browser.policy.downloads_dir : c.browser.policy.uploads_dir;
+            if (!dir.empty() && dir != *v) {
+                return fail(errc::args_invalid, a + " " + *v + ": it is already " + dir + " (from an earlier option or --policy)");
+            }
+            dir = *v;
+        } else if (a == "--max-download-bytes" || a == "--max-downloads" || a == "--max-artifacts" || a == "--max-artifact-bytes") {
+            auto v = value();
+            if (!v) return no_value();
+            auto n = parse_count(*v);  // (stoull took "-1" as 2^64-1 and "5x" as 5)
+            if (!n) {
+                return fail(errc::args_invalid, a + " takes a whole number, not \"" + *v + "\"");
+            }
+            const auto u = static_cast<std::size_t>(*n);
+            if (a == "--max-downloads") c.max_downloads = u;
+            else if (a == "--max-download-bytes") c.max_download_bytes = u;
+            else if (a == "--max-artifacts") c.store.max_count = u;
+            else c.store.max_bytes = u;
+        } else if (a == "--allow-file-access") {
+            c.browser.policy.allow_file_access = true;
+        } else if (a == "--websockets") {
+            auto v = value();
+            if (!v) return no_value();
+            if (*v == "auto") c.browser.websockets = websocket_enforcement::automatic;
+            else if (*v == "proxy") c.browser.websockets = websocket_enforcement::proxy;
+            else if (*v == "script") c.browser.websockets = websocket_enforcement::script_only;
+            else {
+                return fail(errc::args_invalid, "--websockets takes auto, proxy or script, not \"" + *v + "\"");
+            }
+        } else if (auto takes = playwright_option_takes_value(a)) {
+            std::optional<std::string> v;
+            if (*takes) {
+                v = value();
+                if (!v) return no_value();
+            } else if (inline_value) {
+                return fail(errc::args_invalid, a + " takes no value");
+            }
+            if (auto r = playwright_option_apply(c, a, v); !r) return fail(r.error());
+        } else {
+            return fail(errc::args_invalid, "unknown option " + std::string(argv[i]) + " (see --help)");
+        }
+    }
+    return command_line_outcome::run;
+}
+
+/// What the options decide together, once all are read: the channel's executable, HTTPS errors.
+inline result<void> finish_config(server_config& c) {
+    using namespace config_detail;
+    if (c.sandbox && c.no_sandbox) {
+        return fail(errc::args_invalid, "--sandbox and --no-sandbox (or chromiumSandbox) contradict each other");
+    }
+    if (c.no_sandbox) c.browser.launch.extra_args.emplace_back("--no-sandbox");
+    if (c.sandbox) {
+        if (::geteuid() == 0)
+            c.unsupported.push_back("--sandbox as root (Chromium runs as root only with --no-sandbox, which agentkit then passes)");
+        else
+            c.notes.push_back("--sandbox has no effect here: Chromium's own sandbox is on by default");
+    }
+    if (c.max_download_bytes) c.browser.policy.max_download_bytes = *c.max_download_bytes;
+    if (c.max_downloads) c.browser.policy.max_downloads = *c.max_downloads;
+    if (!c.channel.empty() && c.browser.launch.executable.empty() && c.browser.cdp_endpoint.empty()) {
+        const std::string exe = *channel_executable(c.channel);
+        if (::access(exe.c_str(), X_OK) != 0) {
+            return fail(errc::args_invalid, "--browser " + c.channel + ": no browser at " + exe + " (install it, or pass --executable-path)");
+        }
+        c.browser.launch.executable = exe;
+    }
+    if (c.ignore_https_errors) {
+        // A launch flag: it covers every frame and worker. A browser reached over --cdp-endpoint
+        // is not ours to loosen for everyone using it.
+        if (!c.browser.cdp_endpoint.empty()) c.unsupported.push_back("--ignore-https-errors with --cdp-endpoint (only for a browser this server launches)");
+        else c.browser.launch.extra_args.emplace_back("--ignore-certificate-errors");
+    }
+    if (!c.browser.viewport.user_agent.empty() && c.browser.cdp_endpoint.empty())
+        c.browser.launch.extra_args.push_back("--user-agent=" + c.browser.viewport.user_agent);  // also workers and iframes
+    if (!c.unsupported.empty()) {
+        // Fail closed: a safety or storage option that is not enforced must not be ignored.
+        std::string list;
+        for (const auto& u : c.unsupported) list += (list.empty() ? "" : ", ") + u;
+        return fail(errc::args_invalid, "not supported: " + list + ". Refusing to start rather than ignore them.");
+    }
+    return {};
+}
+
+}  // namespace agentkit::browser

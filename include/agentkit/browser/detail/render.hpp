@@ -1,0 +1,750 @@
+// agentkit/browser/detail/render.hpp — how one accessibility node becomes snapshot lines: roles
+// that are interactive, transparent or structural, names and values, link URLs, clickables found
+// by the DOM (listeners, cursor), aria-hidden subtrees, frames placed at their owners.
+#pragma once
+
+#include <agentkit/browser/dom_index.hpp>
+#include <agentkit/browser/refs.hpp>
+#include <agentkit/browser/snapshot_types.hpp>
+#include <agentkit/core/json.hpp>
+#include <agentkit/core/result.hpp>
+#include <agentkit/core/strings.hpp>
+#include <agentkit/core/tokens.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+namespace agentkit::browser::detail {
+
+
+inline bool role_in(std::string_view role, std::initializer_list<std::string_view> set) {
+    for (auto r : set)
+        if (r == role) return true;
+    return false;
+}
+
+inline bool is_interactive_role(std::string_view r) {
+    return role_in(r, {"button", "link", "textbox", "searchbox", "combobox", "listbox", "checkbox", "radio", "switch",
+                       "slider", "spinbutton", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "treeitem",
+                       "option", "DisclosureTriangle", "scrollbar", "ComboBoxMenuButton", "ComboBoxSelect",
+                       "PopUpButton", "ToggleButton", "MenuListOption", "colorwell", "ColorWell", "InputTime", "Date",
+                       "DateTime", "textbox", "columnheader", "gridcell"}) &&
+           r != "columnheader" && r != "gridcell";
+}
+
+/// Roles whose line adds nothing: their children are rendered in their place.
+inline bool is_transparent_role(std::string_view r) {
+    return role_in(r, {"generic", "none", "presentation", "GenericContainer", "Section", "paragraph", "LabelText",
+                       "Div", "group", "list", "Pre", "Abbr", "Ruby", "Mark", "emphasis", "strong", "subscript",
+                       "superscript", "time", "code", "Canvas", "Legend", "Caption", "Figcaption", "blockquote",
+                       "DescriptionList", "term", "definition", "insertion", "deletion", "Unknown", "RootWebArea",
+                       "WebArea", "article", "figure", "Details", "SectionFooter", "SectionHeader", "sectionheader",
+                       "sectionfooter", "MenuListPopup", "log", "status", "timer", "marquee", "note", "math",
+                       "LayoutTable", "LayoutTableRow", "LayoutTableCell", "Iframe", "IframePresentational",
+                       "Audio", "Video", "EmbeddedObject", "PluginObject", "ListMarker", "listitem", "Label"});
+}
+
+/// Landmarks and containers that get a one-word line of their own.
+inline bool is_structural_role(std::string_view r) {
+    return role_in(r, {"navigation", "main", "banner", "contentinfo", "complementary", "form", "search", "region",
+                       "dialog", "alertdialog", "alert", "menu", "menubar", "tablist", "tabpanel", "toolbar", "tree",
+                       "grid", "table", "radiogroup", "listbox", "feed"});
+}
+
+inline std::string clip(std::string s, std::size_t max) {
+    for (auto& c : s)
+        if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+    // collapse runs of spaces
+    std::string out;
+    out.reserve(s.size());
+    bool sp = false;
+    for (char c : s) {
+        if (c == ' ') {
+            if (!sp && !out.empty()) out += ' ';
+            sp = true;
+        } else {
+            out += c;
+            sp = false;
+        }
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    if (out.size() > max) {
+        out.resize(utf8_safe_prefix(out, max));
+        out += "…";
+    }
+    return out;
+}
+
+inline std::string quote_text(std::string_view s) {
+    // `"` and `\` are escaped, so a name cannot end its quotes early (`"a\"` would read as open)
+    std::string o = "\"";
+    for (char c : s) {
+        if (c == '"') o += "\\\"";
+        else if (c == '\\') o += "\\\\";
+        else o += c;
+    }
+    o += '"';
+    return o;
+}
+
+inline std::string prop_value(const json& node, std::string_view name) {
+    auto it = node.find("properties");
+    if (it == node.end()) return {};
+    for (const auto& p : *it) {
+        if (p.value("name", "") != name) continue;
+        const json& v = p.contains("value") ? p["value"] : json();
+        if (!v.contains("value")) return "";
+        const json& vv = v["value"];
+        if (vv.is_string()) return vv.get<std::string>();
+        if (vv.is_boolean()) return vv.get<bool>() ? "true" : "false";
+        if (vv.is_number_integer()) return std::to_string(vv.get<std::int64_t>());
+        if (vv.is_number()) return json(vv).dump();
+        return "";
+    }
+    return {};
+}
+
+inline std::string str_field(const json& node, const char* field) {
+    auto it = node.find(field);
+    if (it == node.end() || !it->is_object()) return {};
+    auto v = it->find("value");
+    if (v == it->end()) return {};
+    if (v->is_string()) return v->get<std::string>();
+    if (v->is_number()) return v->dump();
+    return {};
+}
+
+/// Shorten a URL relative to the page: same origin → path; same page → #fragment.
+inline std::string short_url(std::string_view url, std::string_view page) {
+    auto origin_of = [](std::string_view u) -> std::string_view {
+        auto s = u.find("://");
+        if (s == std::string_view::npos) return {};
+        auto e = u.find('/', s + 3);
+        return u.substr(0, e == std::string_view::npos ? u.size() : e);
+    };
+    auto o = origin_of(page);
+    if (!o.empty() && url.size() >= o.size() && url.substr(0, o.size()) == o) {
+        std::string_view rest = url.substr(o.size());
+        if (rest.empty()) return "/";
+        auto page_rest = page.substr(o.size());
+        auto hash = rest.find('#');
+        if (hash != std::string_view::npos) {
+            auto ph = page_rest.find('#');
+            if (rest.substr(0, hash) == page_rest.substr(0, ph)) return std::string(rest.substr(hash));
+        }
+        return std::string(rest);
+    }
+    if (url.rfind("javascript:", 0) == 0) return {};
+    return std::string(url);
+}
+
+/// short_url, and a long cross-origin URL loses its query and fragment ("…" marks the cut).
+inline std::string compact_url(std::string_view url, std::string_view page, std::size_t max) {
+    std::string u = short_url(url, page);
+    if (u.rfind("https://", 0) == 0) u.erase(0, 8);  // https is the default; other schemes stay explicit
+    if (max == 0 || u.size() <= max || u.empty() || u[0] == '/' || u[0] == '#') return u;
+    const auto q = u.find_first_of("?#");
+    if (q != std::string::npos) u = u.substr(0, q) + "…";
+    if (u.size() > max + 40) u = u.substr(0, utf8_safe_prefix(u, max)) + "…";
+    return u;
+}
+
+/// A label for a control the page left unnamed: DOM hints first, then a positional one.
+inline std::string fallback_label(const dom_node_facts* f) {
+    if (f == nullptr) return {};
+    for (auto a : {"title", "aria-describedby", "data-testid", "data-test", "name", "id", "alt", "placeholder"}) {
+        auto v = f->attr(a);
+        if (!v.empty() && v.size() < 60) return std::string(v);
+    }
+    auto cls = f->attr("class");
+    // class tokens that say what an icon is: icon-close, fa-search, btn-menu ...
+    std::string best;
+    std::size_t i = 0;
+    while (i < cls.size()) {
+        auto j = cls.find(' ', i);
+        auto tok = cls.substr(i, j == std::string_view::npos ? std::string_view::npos : j - i);
+        for (auto pre : {"icon-", "fa-", "bi-", "glyph-", "btn-", "ico-", "mdi-"})
+            if (tok.rfind(pre, 0) == 0 && tok.size() > std::string_view(pre).size()) best = std::string(tok.substr(std::string_view(pre).size()));
+        if (j == std::string_view::npos) break;
+        i = j + 1;
+    }
+    return best;
+}
+
+struct render_ctx {
+    const std::vector<ax_frame>* frames;
+    const std::map<std::string, dom_index>* dom;
+    ref_registry* refs;
+    const snapshot_options* opt;
+    std::vector<snapshot_line>* lines;
+    std::unordered_map<std::string, std::size_t> frame_by_id;
+    std::set<std::string> visited_frames;
+    std::size_t unnamed_counter = 0;
+    int suppress_text = 0;
+    std::set<std::string> consumed;  ///< text nodes already used as a control's label
+    std::size_t shortened = 0;       ///< text lines shortened by max_text_line
+    // A page controls its tree's shape: nesting is bounded (deep recursion would overflow the
+    // host's stack) and every node is rendered once, whatever the tree claims.
+    std::size_t nesting = 0;
+    std::size_t too_deep = 0;                    ///< subtrees not shown: nested too deeply
+    std::unordered_set<const json*> rendered;   ///< AX nodes already rendered
+    std::set<std::pair<std::string, std::int64_t>> hidden_seen;  ///< DOM nodes of aria-hidden subtrees seen
+    std::size_t hidden_climb = 0;  ///< steps taken up the DOM looking for aria-hidden elements
+};
+
+/// How deeply nested a node may be and still be rendered (real pages stay far below it).
+inline constexpr std::size_t max_render_nesting = 256;
+
+struct frame_view {
+    const ax_frame* frame;
+    const dom_index* dom;
+    std::unordered_map<std::string, const json*> by_id;
+};
+
+inline void render_node(render_ctx& c, const frame_view& fv, const json& node, std::size_t depth, std::size_t parent,
+                        bool inside_interactive, std::string& pending_prefix);
+
+inline void render_children(render_ctx& c, const frame_view& fv, const json& node, std::size_t depth,
+                            std::size_t parent, bool inside_interactive, std::string& pending_prefix) {
+    auto it = node.find("childIds");
+    if (it == node.end() || !it->is_array()) return;
+    if (c.nesting >= max_render_nesting) {
+        ++c.too_deep;
+        return;
+    }
+    ++c.nesting;
+    for (const auto& cid : *it) {
+        if (!cid.is_string()) continue;
+        auto f = fv.by_id.find(cid.get<std::string>());
+        if (f == fv.by_id.end() || !c.rendered.insert(f->second).second) continue;  // once per node (no cycles)
+        render_node(c, fv, *f->second, depth, parent, inside_interactive, pending_prefix);
+    }
+    --c.nesting;
+}
+
+/// Concatenated static text below a node (for rows and names of clickable containers). At
+/// most `visits` nodes are looked at and `depth` levels deep (a page's tree may be cyclic).
+inline void collect_text(const frame_view& fv, const json& node, std::string& out, std::size_t limit, int depth,
+                         int& visits) {
+    if (out.size() > limit || depth > 64 || --visits < 0) return;
+    const std::string role = str_field(node, "role");
+    if (role == "StaticText") {
+        auto t = str_field(node, "name");
+        if (!t.empty()) {
+            if (!out.empty() && out.back() != ' ') out += ' ';
+            out += t;
+        }
+        return;
+    }
+    auto it = node.find("childIds");
+    if (it == node.end()) return;
+    for (const auto& cid : *it) {
+        if (!cid.is_string()) continue;
+        auto f = fv.by_id.find(cid.get<std::string>());
+        if (f != fv.by_id.end()) collect_text(fv, *f->second, out, limit, depth + 1, visits);
+    }
+}
+
+inline void collect_text(const frame_view& fv, const json& node, std::string& out, std::size_t limit) {
+    int visits = 2000;
+    collect_text(fv, node, out, limit, 0, visits);
+}
+
+/// Whether an interactive node is below `node`, looking at no more than `budget` nodes in all
+/// (true when the budget runs out: assume so).
+inline bool has_interactive_descendant(const frame_view& fv, const json& node, int& budget) {
+    auto it = node.find("childIds");
+    if (it == node.end() || !it->is_array()) return false;
+    for (const auto& cid : *it) {
+        if (--budget < 0) return true;
+        if (!cid.is_string()) continue;
+        auto f = fv.by_id.find(cid.get<std::string>());
+        if (f == fv.by_id.end()) continue;
+        const json& ch = *f->second;
+        if (is_interactive_role(str_field(ch, "role"))) return true;
+        if (ch.contains("backendDOMNodeId") && ch["backendDOMNodeId"].is_number_integer() && fv.dom != nullptr) {
+            if (auto* df = fv.dom->find(ch["backendDOMNodeId"].get<std::int64_t>()); df != nullptr && df->clickable &&
+                                                                                    df->tag != "label")
+                return true;
+        }
+        if (has_interactive_descendant(fv, ch, budget)) return true;
+    }
+    return false;
+}
+
+inline bool has_interactive_descendant(const frame_view& fv, const json& node) {
+    int budget = 400;
+    return has_interactive_descendant(fv, node, budget);
+}
+
+/// The text of the sibling right after (else right before) a node, when that sibling holds
+/// only text; marks its text nodes as consumed so they are not rendered again.
+inline std::string nearby_text(render_ctx& c, const frame_view& fv, const json& node, std::size_t max) {
+    auto pid = node.find("parentId");
+    if (pid == node.end() || !pid->is_string()) return {};
+    auto p = fv.by_id.find(pid->get<std::string>());
+    if (p == fv.by_id.end()) return {};
+    auto kids = p->second->find("childIds");
+    if (kids == p->second->end() || !kids->is_array()) return {};
+    const std::string me = node.value("nodeId", std::string());
+    std::size_t idx = kids->size();
+    for (std::size_t i = 0; i < kids->size(); ++i)
+        if ((*kids)[i].is_string() && (*kids)[i].get<std::string>() == me) idx = i;
+    if (idx == kids->size()) return {};
+    auto try_sibling = [&](std::size_t i) -> std::string {
+        if (i >= kids->size() || !(*kids)[i].is_string()) return {};
+        auto f = fv.by_id.find((*kids)[i].get<std::string>());
+        if (f == fv.by_id.end()) return {};
+        const std::string r = str_field(*f->second, "role");
+        if (!role_in(r, {"StaticText", "generic", "none", "paragraph", "LabelText", "Label"}) ||
+            has_interactive_descendant(fv, *f->second))
+            return {};
+        if (fv.dom != nullptr && f->second->contains("backendDOMNodeId") && (*f->second)["backendDOMNodeId"].is_number_integer())
+            if (auto* df = fv.dom->find((*f->second)["backendDOMNodeId"].get<std::int64_t>()); df != nullptr && (df->clickable || df->pointer))
+                return {};
+        std::string t;
+        collect_text(fv, *f->second, t, max);
+        t = clip(t, max);
+        if (t.empty()) return {};
+        // consume the text nodes of that sibling
+        std::vector<const json*> stack{f->second};
+        while (!stack.empty()) {
+            const json* n = stack.back();
+            stack.pop_back();
+            c.consumed.insert(n->value("nodeId", std::string()));
+            if (auto ch = n->find("childIds"); ch != n->end() && ch->is_array())
+                for (const auto& id : *ch)
+                    if (id.is_string())
+                        if (auto g = fv.by_id.find(id.get<std::string>()); g != fv.by_id.end()) stack.push_back(g->second);
+        }
+        return t;
+    };
+    for (std::size_t i = idx + 1; i < kids->size() && i <= idx + 2; ++i) {
+        // skip whitespace-only text between the control and its label
+        auto f = fv.by_id.find((*kids)[i].is_string() ? (*kids)[i].get<std::string>() : std::string());
+        if (f != fv.by_id.end() && str_field(*f->second, "role") == "StaticText" &&
+            str_field(*f->second, "name").find_first_not_of(" \t\n") == std::string::npos)
+            continue;
+        auto t = try_sibling(i);
+        if (!t.empty()) return t;
+        break;
+    }
+    if (idx > 0) return try_sibling(idx - 1);
+    return {};
+}
+
+inline std::size_t push_line(render_ctx& c, std::size_t depth, std::string text, std::string ref, bool interactive,
+                             bool structural, std::size_t parent, std::string& pending_prefix) {
+    snapshot_line l;
+    l.depth = depth;
+    l.text = pending_prefix.empty() ? std::move(text) : pending_prefix + text;
+    pending_prefix.clear();
+    l.ref = std::move(ref);
+    l.interactive = interactive;
+    l.structural = structural;
+    l.parent = parent;
+    c.lines->push_back(std::move(l));
+    return c.lines->size() - 1;
+}
+
+inline void render_frame(render_ctx& c, std::size_t frame_index, std::size_t depth, std::size_t parent,
+                         std::string& pending_prefix);
+
+/// Whether an ignored AX node is ignored because of aria-hidden (on it or an ancestor), not
+/// because it is not rendered, inert or uninteresting.
+inline bool hidden_by_aria(const json& node) {
+    auto it = node.find("ignoredReasons");
+    if (it == node.end() || !it->is_array()) return false;
+    bool aria_hidden = false;
+    for (const auto& r : *it) {
+        auto ni = r.is_object() ? r.find("name") : r.end();
+        if (ni == r.end() || !ni->is_string()) continue;
+        const auto& n = ni->get_ref<const std::string&>();
+        if (n == "inertElement" || n == "inertSubtree" || n == "notRendered" || n == "notVisible") return false;
+        aria_hidden = aria_hidden || n == "ariaHiddenElement" || n == "ariaHiddenSubtree";
+    }
+    return aria_hidden;
+}
+
+/// The role shown for a clickable element the accessibility tree hides: from its tag.
+inline std::string aria_hidden_role(const dom_node_facts& f) {
+    if (f.tag == "a" && !f.attr("href").empty()) return "link";
+    if (f.tag == "button" || f.tag == "summary") return "button";
+    if (f.tag == "select") return "combobox";
+    if (f.tag == "textarea") return "textbox";
+    if (f.tag == "input") {
+        const std::string t = ascii_lower((f.attr("type")));
+        if (t == "checkbox" || t == "radio") return t;
+        if (t == "button" || t == "submit" || t == "reset" || t == "image") return "button";
+        return "textbox";
+    }
+    if (auto r = f.attr("role"); !r.empty() && is_interactive_role(r)) return std::string(r);
+    return "clickable";
+}
+
+/// The visible clickable elements of the DOM subtree at `root` (an aria-hidden element), each a
+/// line with a ref; a clickable's own descendants are not listed again. Each element is listed
+/// once however many ignored AX nodes lead to it.
+inline void render_aria_hidden(render_ctx& c, const frame_view& fv, std::int64_t root, std::size_t depth,
+                               std::size_t parent, std::string& pending_prefix) {
+    const snapshot_options& opt = *c.opt;
+    std::vector<std::int64_t> stack{root};
+    std::size_t visits = 0;
+    while (!stack.empty() && ++visits < 20000) {
+        const std::int64_t id = stack.back();
+        stack.pop_back();
+        if (!c.hidden_seen.insert(std::make_pair(fv.frame->session_id, id)).second) continue;
+        const dom_node_facts* df = fv.dom->find(id);
+        if (df == nullptr) continue;
+        if (df->has_box && df->hidden) continue;  // display:none / visibility:hidden
+        if (!df->attr("inert").empty()) continue;  // inert: not clickable, nor anything below it
+        const bool clickable = (df->clickable || df->pointer) && df->tag != "label" && df->tag != "body" && df->tag != "html";
+        if (clickable && df->visible() && !(opt.viewport_only && !fv.dom->in_viewport(*df))) {
+            const std::string shown_role = aria_hidden_role(*df);
+            std::string label = clip(df->text, opt.max_text);
+            if (label.empty()) label = clip(std::string(df->attr("aria-label")), opt.max_text);
+            std::string text = shown_role;
+            if (!label.empty()) {
+                text += " " + quote_text(label);
+            } else {
+                std::string hint = fallback_label(df);
+                if (hint.empty()) hint = "unlabeled #" + std::to_string(++c.unnamed_counter);
+                text += " [" + clip(hint, 40) + "]";
+            }
+            if (shown_role == "link") {
+                std::string url = compact_url(std::string(df->attr("href")), fv.frame->url, opt.max_url);
+                if (!url.empty()) text += " " + clip(url, 120);
+            }
+            std::string ref =
+                c.refs->ref_for(fv.frame->session_id, fv.frame->frame_id, fv.frame->loader_id, id, shown_role, label);
+            text += " [ref=" + ref + "]";
+            push_line(c, depth, std::move(text), ref, true, false, parent, pending_prefix);
+            continue;
+        }
+        if (auto ch = fv.dom->children.find(id); ch != fv.dom->children.end())
+            for (auto it = ch->second.rbegin(); it != ch->second.rend(); ++it) stack.push_back(*it);
+    }
+}
+
+inline void render_node(render_ctx& c, const frame_view& fv, const json& node, std::size_t depth, std::size_t parent,
+                        bool inside_interactive, std::string& pending_prefix) {
+    const snapshot_options& opt = *c.opt;
+    const std::string role = str_field(node, "role");
+    const bool ignored = node.value("ignored", false);
+    std::int64_t backend = 0;
+    if (auto b = node.find("backendDOMNodeId"); b != node.end() && b->is_number_integer()) backend = b->get<std::int64_t>();
+    const dom_node_facts* df = (backend != 0 && fv.dom != nullptr) ? fv.dom->find(backend) : nullptr;
+
+    if (role == "InlineTextBox") return;
+    if (ignored) {
+        // aria-hidden hides a subtree from assistive technology, not from the screen, and
+        // Chromium's tree keeps only scraps of it: the visible controls of that DOM subtree still
+        // get refs, named from the DOM's text.
+        if (!inside_interactive && backend != 0 && fv.dom != nullptr && hidden_by_aria(node)) {
+            // from the element that carries aria-hidden (the tree may hold only some of its nodes)
+            if (c.hidden_seen.count(std::make_pair(fv.frame->session_id, backend)) != 0) return;  // listed already
+            std::int64_t top = backend;
+            for (std::int64_t at = backend; at != 0;) {
+                const dom_node_facts* f = fv.dom->find(at);
+                if (f == nullptr) break;
+                if (f->attr("aria-hidden") == "true") top = at;
+                if (++c.hidden_climb > 64 * 1024) break;  // bounded on hostile trees
+                at = f->parent;
+            }
+            render_aria_hidden(c, fv, top, depth, parent, pending_prefix);
+            return;
+        }
+        render_children(c, fv, node, depth, parent, inside_interactive, pending_prefix);
+        return;
+    }
+    if (opt.viewport_only && df != nullptr && df->has_box && fv.dom != nullptr && !fv.dom->in_viewport(*df) &&
+        role != "RootWebArea")
+        return;
+
+    // Frames: render the child document in place.
+    if ((role == "Iframe" || role == "IframePresentational") && fv.dom != nullptr) {
+        if (auto fo = fv.dom->frame_owners.find(backend); fo != fv.dom->frame_owners.end()) {
+            if (auto fi = c.frame_by_id.find(fo->second); fi != c.frame_by_id.end()) {
+                const std::size_t l = push_line(c, depth, "iframe", "", false, true, parent, pending_prefix);
+                render_frame(c, fi->second, depth + 1, l, pending_prefix);
+                return;
+            }
+        }
+    }
+    if (role == "Iframe" || role == "IframePresentational") {
+        // an out-of-process frame: matched by its owner element
+        for (std::size_t i = 1; i < c.frames->size(); ++i) {
+            const auto& fr = (*c.frames)[i];
+            if (fr.owner_backend_id == backend && fr.owner_session_id == fv.frame->session_id) {
+                const std::size_t l = push_line(c, depth, "iframe", "", false, true, parent, pending_prefix);
+                render_frame(c, i, depth + 1, l, pending_prefix);
+                return;
+            }
+        }
+        return;
+    }
+
+    if (role == "StaticText") {
+        if (inside_interactive || opt.interactive_only || c.suppress_text > 0) return;
+        if (c.consumed.count(node.value("nodeId", std::string())) != 0) return;
+        std::string t = clip(str_field(node, "name"), 1U << 20U);
+        if (t.empty()) return;
+        // Separators ("·", "|", "»") between links carry nothing a model needs.
+        if (t.size() <= 3 && std::none_of(t.begin(), t.end(), [](char ch) {
+                return std::isalnum(static_cast<unsigned char>(ch)) || (static_cast<unsigned char>(ch) & 0x80U) != 0;
+            }) && t != "·")
+            return;
+        if (t == "·" || t == "|" || t == "•" || t == "»" || t == "/") return;
+        // Merge with a preceding text line of the same parent (inline runs).
+        auto& L = *c.lines;
+        if (!L.empty() && pending_prefix.empty() && L.back().text_run && L.back().depth == depth &&
+            L.back().parent == parent && (opt.max_text_line == 0 || L.back().text.size() < opt.max_text_line)) {
+            L.back().text += ' ';
+            L.back().text += t;
+            return;
+        }
+        push_line(c, depth, std::move(t), "", false, false, parent, pending_prefix);
+        c.lines->back().text_run = true;
+        return;
+    }
+
+    std::string name = clip(str_field(node, "name"), opt.max_text);
+    const bool dom_clickable = df != nullptr && ((df->clickable && df->tag != "label" && df->tag != "body" &&
+                                                  df->tag != "html") ||
+                                                 (df->pointer && !inside_interactive) || df->attr("draggable") == "true");
+    const bool interactive_role = is_interactive_role(role) && !(role == "option" && inside_interactive);
+    const bool interactive = !inside_interactive && (interactive_role || (dom_clickable && !is_structural_role(role)));
+
+    if (role == "heading") {
+        std::string lvl = prop_value(node, "level");
+        std::string text = "h" + (lvl.empty() ? std::string("") : lvl) + " " + quote_text(name);
+        if (interactive) {
+            text += " [ref=" + c.refs->ref_for(fv.frame->session_id, fv.frame->frame_id, fv.frame->loader_id, backend,
+                                                role, name) + "]";
+        }
+        if (!opt.interactive_only || interactive) push_line(c, depth, std::move(text), "", interactive, false, parent, pending_prefix);
+        // links inside headings still need refs
+        if (has_interactive_descendant(fv, node)) {
+            std::string none;
+            render_children(c, fv, node, depth + 1, parent, false, none);
+        }
+        return;
+    }
+
+    if (role == "row" || role == "LayoutTableRow") {
+        if (!has_interactive_descendant(fv, node)) {
+            if (opt.interactive_only) return;
+            std::string cells;
+            auto it = node.find("childIds");
+            if (it != node.end()) {
+                for (const auto& cid : *it) {
+                    if (!cid.is_string()) continue;
+                    auto f = fv.by_id.find(cid.get<std::string>());
+                    if (f == fv.by_id.end()) continue;
+                    std::string cell;
+                    collect_text(fv, *f->second, cell, opt.max_text);
+                    if (!cells.empty()) cells += " | ";
+                    cells += clip(cell, opt.max_text);
+                }
+            }
+            if (!cells.empty()) push_line(c, depth, "row: " + cells, "", false, false, parent, pending_prefix);
+            return;
+        }
+    }
+
+    if (role == "LabelText" || role == "Label") {
+        // A label's text is the accessible name of its control: render only the controls.
+        ++c.suppress_text;
+        render_children(c, fv, node, depth, parent, inside_interactive, pending_prefix);
+        --c.suppress_text;
+        return;
+    }
+
+    if (role == "listitem") {
+        std::string prefix = "- ";
+        std::string& pp = pending_prefix.empty() ? prefix : pending_prefix;
+        render_children(c, fv, node, depth, parent, inside_interactive, pp);
+        if (&pp == &prefix) prefix.clear();
+        return;
+    }
+
+    if (interactive) {
+        std::string shown_role = role;
+        if (!interactive_role) shown_role = "clickable";
+        if (role == "DisclosureTriangle") shown_role = "summary";
+        if (role == "ComboBoxSelect" || role == "ComboBoxMenuButton" || role == "PopUpButton") shown_role = "combobox";
+        if (role == "ToggleButton") shown_role = "button";
+        if (name.empty() && !interactive_role) {
+            std::string t;
+            collect_text(fv, node, t, opt.max_text);
+            name = clip(t, opt.max_text);
+        }
+        std::string text = shown_role;
+        if (name.empty() && (role == "checkbox" || role == "radio" || role == "switch" || role == "textbox" ||
+                             role == "combobox" || role == "button" || role == "link")) {
+            // The page left it unnamed: the text right next to it is the best label (a list of
+            // "[ ] Task 1" rows). That text is then not repeated as a line of its own.
+            name = nearby_text(c, fv, node, opt.max_text);
+            if (!name.empty()) {
+                text += " [" + name + "]";
+                name.clear();
+                goto labelled;
+            }
+        }
+        if (!name.empty()) {
+            text += ' ';
+            text += quote_text(name);
+        } else if (role != "textbox" && role != "combobox" && role != "searchbox" && role != "ComboBoxSelect") {
+            std::string hint = fallback_label(df);
+            if (hint.empty()) hint = "unlabeled #" + std::to_string(++c.unnamed_counter);
+            text += " [" + clip(hint, 40) + "]";
+        }
+    labelled:
+        // state
+        const std::string checked = prop_value(node, "checked");
+        if (checked == "true") text += " checked";
+        else if (checked == "mixed") text += " mixed";
+        else if (checked == "false" && (role == "checkbox" || role == "radio" || role == "switch" ||
+                                        role == "menuitemcheckbox" || role == "menuitemradio"))
+            text += " unchecked";
+        const std::string pressed = prop_value(node, "pressed");
+        if (pressed == "true") text += " pressed";
+        const std::string expanded = prop_value(node, "expanded");
+        if (expanded == "true") text += " expanded";
+        else if (expanded == "false" && role != "combobox") text += " collapsed";
+        if (prop_value(node, "selected") == "true") text += " selected";
+        if (prop_value(node, "disabled") == "true") text += " disabled";
+        if (prop_value(node, "required") == "true") text += " required";
+        if (prop_value(node, "readonly") == "true" && role != "link" && role != "button") text += " readonly";
+        if (prop_value(node, "focused") == "true") text += " focused";
+        if (prop_value(node, "invalid") == "true") text += " invalid";
+        if (role == "textbox" && prop_value(node, "multiline") == "true") text += " multiline";
+        std::string value = str_field(node, "value");
+        if (role == "link") {
+            std::string url = compact_url(prop_value(node, "url"), fv.frame->url, opt.max_url);
+            if (!url.empty()) text += " " + clip(url, 120);
+        } else if (!value.empty() || role == "textbox" || role == "searchbox") {
+            if (role == "textbox" || role == "searchbox" || role == "combobox" || role == "spinbutton" ||
+                role == "slider" || role == "ComboBoxSelect") {
+                if (!value.empty()) text += " = " + quote_text(clip(value, opt.max_text));
+                else if (df != nullptr) {
+                    auto ph = df->attr("placeholder");
+                    if (!ph.empty() && ph != name) text += " placeholder=" + quote_text(clip(std::string(ph), 60));
+                }
+            }
+        }
+        if (role == "combobox" || role == "listbox" || role == "ComboBoxSelect") {
+            // list the options inline
+            std::vector<std::string> opts;
+            std::size_t total = 0;
+            std::vector<const json*> stack{&node};
+            while (!stack.empty()) {
+                const json* n = stack.back();
+                stack.pop_back();
+                auto it = n->find("childIds");
+                if (it == n->end()) continue;
+                for (auto ci = it->rbegin(); ci != it->rend(); ++ci) {
+                    auto f = fv.by_id.find(ci->get<std::string>());
+                    if (f == fv.by_id.end()) continue;
+                    if (str_field(*f->second, "role") == "option") {
+                        ++total;
+                        opts.push_back(clip(str_field(*f->second, "name"), 40));
+                    } else {
+                        stack.push_back(f->second);
+                    }
+                }
+            }
+            if (!opts.empty()) {
+                std::reverse(opts.begin(), opts.end());
+                if (opts.size() <= opt.max_inline_options) {
+                    // Bare where that is unambiguous; quoted when an option is empty, has a
+                    // separator, a quote, a backslash or a bracket (a page could fake "[ref=…]").
+                    // (clip() has already collapsed the spaces at the edges.)
+                    for (auto& o : opts)
+                        if (o.empty() || o.find_first_of("|\"[]\\") != std::string::npos)
+                            o = quote_text(o);
+                    text += " options: " + join(opts, "|");
+                } else {
+                    text += " (" + std::to_string(total) + " options)";
+                }
+            }
+        }
+        std::string ref = c.refs->ref_for(fv.frame->session_id, fv.frame->frame_id, fv.frame->loader_id, backend,
+                                          shown_role, name);
+        text += " [ref=" + ref + "]";
+        const std::size_t me = push_line(c, depth, std::move(text), ref, true, false, parent, pending_prefix);
+        // Controls inside a clickable/link/button (rare): render them below it.
+        if (role != "combobox" && role != "listbox" && role != "ComboBoxSelect" && has_interactive_descendant(fv, node)) {
+            std::string none;
+            render_children(c, fv, node, depth + 1, me, false, none);
+        }
+        return;
+    }
+
+    if (is_structural_role(role)) {
+        std::string text = role;
+        if (!name.empty() && role != "form") text += " " + quote_text(name);
+        // Named landmarks, tables, forms and dialogs carry a ref: the handle for a snapshot of
+        // their subtree, an extraction within them, or a drop target.
+        std::string ref;
+        if (backend != 0 && !inside_interactive &&
+            (!name.empty() || role_in(role, {"table", "grid", "main", "form", "dialog", "alertdialog"}))) {
+            ref = c.refs->ref_for(fv.frame->session_id, fv.frame->frame_id, fv.frame->loader_id, backend, role, name);
+            text += " [ref=" + ref + "]";
+        }
+        const std::size_t me = push_line(c, depth, std::move(text), ref, false, true, parent, pending_prefix);
+        render_children(c, fv, node, depth + 1, me, inside_interactive, pending_prefix);
+        return;
+    }
+
+    if (role == "img" || role == "image" || role == "graphics-document" || role == "graphics-symbol" || role == "svg") {
+        if (opt.interactive_only || inside_interactive) return;
+        if (!name.empty()) push_line(c, depth, "img " + quote_text(name), "", false, false, parent, pending_prefix);
+        return;
+    }
+
+    if (!is_transparent_role(role) && !name.empty() && !opt.interactive_only && !inside_interactive) {
+        // other named semantic nodes (e.g. cell, term, tooltip): role "name", then children
+        push_line(c, depth, role + " " + quote_text(name), "", false, false, parent, pending_prefix);
+        if (has_interactive_descendant(fv, node)) render_children(c, fv, node, depth + 1, parent, false, pending_prefix);
+        return;
+    }
+    render_children(c, fv, node, depth, parent, inside_interactive, pending_prefix);
+}
+
+inline void render_frame(render_ctx& c, std::size_t frame_index, std::size_t depth, std::size_t parent,
+                         std::string& pending_prefix) {
+    const ax_frame& fr = (*c.frames)[frame_index];
+    if (!c.visited_frames.insert(fr.frame_id + "|" + fr.session_id).second) return;
+    frame_view fv;
+    fv.frame = &fr;
+    auto d = c.dom->find(fr.session_id);
+    fv.dom = d == c.dom->end() ? nullptr : &d->second;
+    if (!fr.nodes.is_array() || fr.nodes.empty()) return;
+    for (const auto& n : fr.nodes)
+        if (n.contains("nodeId") && n["nodeId"].is_string()) fv.by_id.emplace(n["nodeId"].get<std::string>(), &n);
+    // the root: the node without a parent
+    const json* root = &fr.nodes[0];
+    for (const auto& n : fr.nodes)
+        if (!n.contains("parentId")) {
+            root = &n;
+            break;
+        }
+    render_node(c, fv, *root, depth, parent, false, pending_prefix);
+}
+
+
+}  // namespace agentkit::browser::detail

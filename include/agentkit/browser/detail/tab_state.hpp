@@ -1,0 +1,66 @@
+// agentkit/browser/detail/tab_state.hpp — what the engine knows about one tab: its frames and
+// out-of-process iframes, navigation counters, in-flight requests, console and network logs,
+// dialogs and the lines of its last snapshot. Written by the CDP event dispatcher under the
+// engine mutex; read by operations under the same mutex.
+#pragma once
+
+#include <agentkit/browser/results.hpp>
+#include <agentkit/browser/action_result.hpp>
+#include <agentkit/browser/snapshot.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace agentkit::browser::detail {
+
+struct frame_rec {
+    std::string parent;
+    std::string loader;
+    std::string url;
+    std::string session;
+};
+
+struct child_rec {  // an out-of-process iframe target attached to a tab
+    std::string frame_id;
+    std::string parent_session;
+    std::string url;
+};
+
+struct tab_state {
+    std::string id;
+    std::string target_id;
+    std::string session;
+    std::string main_frame;
+    std::string url;
+    std::string reported_url;  ///< the URL the last result for this tab named or implied
+    std::string form_get_url;  ///< where the last navigation requested in the main frame went, when a GET form sent it
+    std::string title;
+    std::map<std::string, frame_rec> frames;
+    std::map<std::string, child_rec> children;                 // OOPIF session → record
+    std::map<std::string, std::set<std::string>> lifecycle;    // loader → lifecycle event names
+    std::map<std::string, int> doc_status;                     // loader → HTTP status
+    bool main_loading = false;
+    std::uint64_t nav_requested = 0, nav_started = 0, nav_committed = 0, nav_stopped = 0, same_doc = 0;
+    std::uint64_t main_loaded = 0;  // seq of the main frame's last load event
+    bool looping = false;           // settle saw the page navigate itself in every round
+    std::map<std::string, std::uint64_t> inflight;  // session|requestId → seq when started
+    std::deque<console_message> console;
+    std::deque<std::pair<std::string, network_entry>> network;  // (session|requestId, entry)
+    std::size_t console_dropped = 0, network_dropped = 0;        // oldest entries dropped beyond capacity
+    std::map<std::string, double> request_start;                 // session|requestId → timestamp
+    std::vector<dialog_record> dialogs;  // not reported yet
+    std::size_t dialogs_dropped = 0;     // beyond the per-action limit
+    std::vector<std::string> opened;     // tab ids opened by this tab, not reported yet
+    bool crashed = false;
+    bool closed = false;
+    std::vector<snapshot_line> last_lines;
+    bool has_last = false;
+};
+
+}  // namespace agentkit::browser::detail

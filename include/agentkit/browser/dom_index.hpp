@@ -1,0 +1,201 @@
+// agentkit/browser/dom_index.hpp — what DOMSnapshot.captureSnapshot says about each node of a
+// frame (layout box, computed cursor, Chromium's own isClickable, attributes, text), indexed by
+// backend node id. One of the two inputs of a snapshot (the other is the accessibility tree).
+#pragma once
+
+#include <agentkit/core/json.hpp>
+#include <agentkit/core/result.hpp>
+#include <agentkit/core/strings.hpp>
+#include <agentkit/core/tokens.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+namespace agentkit::browser {
+
+/// What the layout/DOM snapshot says about one node.
+struct dom_node_facts {
+    bool clickable = false;  ///< Chromium's isClickable: a click listener, a link, a form control
+    bool pointer = false;    ///< computed cursor: pointer
+    bool has_box = false;    ///< has a layout box
+    bool hidden = false;     ///< visibility:hidden/collapse or display:none
+    double x = 0, y = 0, w = 0, h = 0;  ///< absolute bounds (CSS px, document coordinates)
+    std::string tag;                    ///< lower-case element name
+    std::vector<std::pair<std::string, std::string>> attributes;
+    /// Text below a clickable element (its nearest clickable ancestor's, capped): the name of a
+    /// control that the accessibility tree leaves unnamed because it is aria-hidden.
+    std::string text;
+    std::int64_t parent = 0;  ///< the parent node's backend id (0: none)
+
+    [[nodiscard]] std::string_view attr(std::string_view name) const noexcept {
+        for (const auto& [k, v] : attributes)
+            if (k == name) return v;
+        return {};
+    }
+    [[nodiscard]] bool visible() const noexcept { return has_box && !hidden && w > 0 && h > 0; }
+};
+
+/// DOM facts of every document in one renderer session, keyed by backend node id.
+struct dom_index {
+    std::unordered_map<std::int64_t, dom_node_facts> nodes;
+    /// <iframe> element backend id → the frame id of its content document (same-process frames).
+    std::unordered_map<std::int64_t, std::string> frame_owners;
+    /// Element backend id → its child elements' backend ids, in document order.
+    std::unordered_map<std::int64_t, std::vector<std::int64_t>> children;
+    double scroll_x = 0, scroll_y = 0;
+    double viewport_w = 0, viewport_h = 0;  ///< set by the caller (Page.getLayoutMetrics)
+
+    [[nodiscard]] const dom_node_facts* find(std::int64_t backend) const {
+        auto it = nodes.find(backend);
+        return it == nodes.end() ? nullptr : &it->second;
+    }
+    [[nodiscard]] bool in_viewport(const dom_node_facts& f) const noexcept {
+        if (viewport_w <= 0 || viewport_h <= 0) return true;
+        return f.x + f.w > scroll_x && f.x < scroll_x + viewport_w && f.y + f.h > scroll_y && f.y < scroll_y + viewport_h;
+    }
+};
+
+namespace detail {
+inline std::string snap_string(const json& strings, const json& idx) {
+    if (!idx.is_number_integer()) return {};
+    const auto i = idx.get<std::int64_t>();
+    if (i < 0 || static_cast<std::size_t>(i) >= strings.size() || !strings[static_cast<std::size_t>(i)].is_string())
+        return {};
+    return strings[static_cast<std::size_t>(i)].get<std::string>();
+}
+}  // namespace detail
+
+namespace detail {
+// computedStyles ["cursor", "display", "visibility"], in that order.
+inline dom_index parse_dom_snapshot_unchecked(const json& capture) {
+    dom_index out;
+    if (!capture.is_object() || !capture.contains("documents") || !capture.contains("strings")) return out;
+    if (!capture["documents"].is_array() || !capture["strings"].is_array()) return out;
+    const json& strings = capture["strings"];
+    const json& docs = capture["documents"];
+    for (std::size_t d = 0; d < docs.size(); ++d) {
+        const json& doc = docs[d];
+        if (d == 0) {
+            out.scroll_x = doc.value("scrollOffsetX", 0.0);
+            out.scroll_y = doc.value("scrollOffsetY", 0.0);
+        }
+        const json& nodes = doc.value("nodes", json::object());
+        const json backend = nodes.value("backendNodeId", json::array());
+        const json names = nodes.value("nodeName", json::array());
+        const json attrs = nodes.value("attributes", json::array());
+        const std::size_t n = backend.size();
+        std::vector<std::int64_t> ids(n, 0);
+        for (std::size_t i = 0; i < n; ++i) {
+            ids[i] = backend[i].is_number_integer() ? backend[i].get<std::int64_t>() : 0;
+            dom_node_facts f;
+            if (i < names.size()) f.tag = ascii_lower(detail::snap_string(strings, names[i]));
+            if (i < attrs.size() && attrs[i].is_array()) {
+                const json& a = attrs[i];
+                for (std::size_t k = 0; k + 1 < a.size(); k += 2)
+                    f.attributes.emplace_back(detail::snap_string(strings, a[k]), detail::snap_string(strings, a[k + 1]));
+            }
+            out.nodes[ids[i]] = std::move(f);
+        }
+        if (auto it = nodes.find("isClickable"); it != nodes.end() && it->contains("index"))
+            for (const auto& i : (*it)["index"])
+                if (i.is_number_integer() && i.get<std::size_t>() < n) out.nodes[ids[i.get<std::size_t>()]].clickable = true;
+        // The element tree (parents and children), and the text of each clickable element from
+        // its text nodes (the nearest clickable ancestor within a few levels takes it).
+        if (auto pp = nodes.find("parentIndex"), nt = nodes.find("nodeType"), pv = nodes.find("nodeValue");
+            pp != nodes.end() && nt != nodes.end() && pp->is_array() && nt->is_array()) {
+            const bool values = pv != nodes.end() && pv->is_array();
+            constexpr std::size_t max_clickable_text = 120;
+            for (std::size_t i = 0; i < n && i < pp->size() && i < nt->size(); ++i) {
+                const int type = (*nt)[i].is_number_integer() ? (*nt)[i].get<int>() : 0;
+                if (type == 1 && (*pp)[i].is_number_integer()) {  // an element
+                    const auto par = (*pp)[i].get<std::int64_t>();
+                    if (par >= 0 && static_cast<std::size_t>(par) < n) {
+                        out.children[ids[static_cast<std::size_t>(par)]].push_back(ids[i]);
+                        out.nodes[ids[i]].parent = ids[static_cast<std::size_t>(par)];
+                    }
+                }
+                if (type != 3 || !values || i >= pv->size()) continue;  // text nodes from here
+                std::string t = detail::snap_string(strings, (*pv)[i]);
+                if (t.find_first_not_of(" \t\r\n") == std::string::npos) continue;
+                std::size_t at = i;
+                for (int up = 0; up < 6; ++up) {
+                    if (at >= pp->size() || !(*pp)[at].is_number_integer()) break;
+                    const auto par = (*pp)[at].get<std::int64_t>();
+                    if (par < 0 || static_cast<std::size_t>(par) >= n) break;
+                    at = static_cast<std::size_t>(par);
+                    auto& f = out.nodes[ids[at]];
+                    if (!f.clickable) continue;
+                    if (f.text.size() < max_clickable_text) {
+                        if (!f.text.empty()) f.text += ' ';
+                        f.text += t;
+                    }
+                    break;
+                }
+            }
+        }
+        if (auto it = nodes.find("contentDocumentIndex"); it != nodes.end() && it->contains("index")) {
+            const json& idx = (*it)["index"];
+            const json& val = (*it)["value"];
+            for (std::size_t k = 0; k < idx.size() && k < val.size(); ++k) {
+                const auto node = idx[k].get<std::size_t>();
+                const auto dj = val[k].get<std::size_t>();
+                if (node < n && dj < docs.size())
+                    out.frame_owners[ids[node]] = detail::snap_string(strings, docs[dj].value("frameId", json()));
+            }
+        }
+        const json& layout = doc.value("layout", json::object());
+        const json li = layout.value("nodeIndex", json::array());
+        const json styles = layout.value("styles", json::array());
+        const json bounds = layout.value("bounds", json::array());
+        for (std::size_t k = 0; k < li.size(); ++k) {
+            const auto ni = li[k].get<std::size_t>();
+            if (ni >= n) continue;
+            auto& f = out.nodes[ids[ni]];
+            if (f.has_box) continue;  // first box wins (continuations repeat the node)
+            f.has_box = true;
+            if (k < bounds.size() && bounds[k].size() >= 4) {
+                f.x = bounds[k][0].get<double>();
+                f.y = bounds[k][1].get<double>();
+                f.w = bounds[k][2].get<double>();
+                f.h = bounds[k][3].get<double>();
+            }
+            if (k < styles.size() && styles[k].is_array()) {
+                const json& s = styles[k];
+                if (s.size() > 0) f.pointer = detail::snap_string(strings, s[0]) == "pointer";
+                if (s.size() > 1 && detail::snap_string(strings, s[1]) == "none") f.hidden = true;
+                if (s.size() > 2) {
+                    const auto v = detail::snap_string(strings, s[2]);
+                    if (v == "hidden" || v == "collapse") f.hidden = true;
+                }
+            }
+        }
+    }
+    return out;
+}
+}  // namespace detail
+
+/// Build the DOM index from a DOMSnapshot.captureSnapshot result requested with
+/// computedStyles ["cursor", "display", "visibility"]. Data of the wrong shape (a broken or
+/// hostile CDP endpoint) gives an empty or partial index, never an exception.
+[[nodiscard]] inline dom_index parse_dom_snapshot(const json& capture) {
+    try {
+        return detail::parse_dom_snapshot_unchecked(capture);
+    } catch (const json::exception&) {
+        return dom_index{};
+    }
+}
+
+}  // namespace agentkit::browser

@@ -1,0 +1,358 @@
+// agentkit/browser/impl/actions.hpp — browser: actions on elements: click, hover, drag, type, fill, press, select, check, upload.
+// Part of browser.hpp (which includes it at its end); not an entry point of its own.
+#pragma once
+
+#include <agentkit/browser/browser.hpp>
+
+namespace agentkit::browser {
+
+inline auto browser::click(std::string_view ref, click_options o) -> result<action_result> {
+    return act("click " + std::string(ref), [&](const tab_ptr&) -> result<void> { return click_ref(ref, o); });
+}
+
+inline auto browser::double_click(std::string_view ref) -> result<action_result> {
+    click_options o;
+    o.click_count = 2;
+    return act("double click " + std::string(ref), [&](const tab_ptr&) -> result<void> { return click_ref(ref, o); });
+}
+
+inline auto browser::hover(std::string_view ref) -> result<action_result> {
+    return act("hover " + std::string(ref), [&](const tab_ptr&) -> result<void> {
+        auto h = resolve(ref);
+        if (!h) return fail(h.error());
+        auto p = visible_point(*h, true);
+        if (!p) return fail(p.error());
+        return mouse(h->tab, "mouseMoved", p->first, p->second, "none", 0, 0);
+    });
+}
+
+inline auto browser::drag(std::string_view from_ref, std::string_view to_ref) -> result<action_result> {
+    return act("drag " + std::string(from_ref) + " to " + std::string(to_ref), [&](const tab_ptr&) -> result<void> {
+        auto a = resolve(from_ref);
+        if (!a) return fail(a.error());
+        auto pa = visible_point(*a, true);
+        if (!pa) return fail(pa.error());
+        auto b = resolve(to_ref);
+        if (!b) return fail(b.error());
+        const auto& t = a->tab;
+        // HTML5 drag and drop is intercepted and replayed as drag events; plain mouse drags work as is.
+        json intercepted;
+        std::mutex imu;
+        auto sub = eng_->conn.on("Input.dragIntercepted", [&](const cdp::event& ev) {
+            std::lock_guard l(imu);
+            intercepted = detail::jobj(ev.params, "data");
+        }, t->session);
+        (void)call(t->session, "Input.setInterceptDrags", json{{"enabled", true}});
+        if (auto r = mouse(t, "mouseMoved", pa->first, pa->second, "none", 0, 0); !r) return r;
+        if (auto r = mouse(t, "mousePressed", pa->first, pa->second, "left", 1, 1); !r) return r;
+        auto pb = visible_point(*b, false);
+        if (!pb) {
+            (void)mouse(t, "mouseReleased", pa->first, pa->second, "left", 1, 0);
+            (void)call(t->session, "Input.setInterceptDrags", json{{"enabled", false}});
+            return fail(pb.error());
+        }
+        for (int i = 1; i <= 5; ++i) {
+            const double x = pa->first + (pb->first - pa->first) * i / 5.0;
+            const double y = pa->second + (pb->second - pa->second) * i / 5.0;
+            if (auto r = mouse(t, "mouseMoved", x, y, "left", 0, 1); !r) return r;
+        }
+        json data;
+        {
+            std::lock_guard l(imu);
+            data = intercepted;
+        }
+        if (!data.is_null() && !data.empty()) {
+            for (const char* type : {"dragEnter", "dragOver", "drop"}) {
+                auto r = call(t->session, "Input.dispatchDragEvent",
+                              json{{"type", type}, {"x", pb->first}, {"y", pb->second}, {"data", data}});
+                if (!r) break;
+            }
+        }
+        auto r = mouse(t, "mouseReleased", pb->first, pb->second, "left", 1, 0);
+        (void)call(t->session, "Input.setInterceptDrags", json{{"enabled", false}});
+        return r;
+    });
+}
+
+inline auto browser::type(std::string_view ref, std::string_view typed, type_options o) -> result<action_result> {
+    auto sub = opt_.policy.substitute(typed);
+    if (!sub) return fail(sub.error());
+    const std::string& text = *sub;
+    return act("type into " + std::string(ref), [&](const tab_ptr&) -> result<void> { return type_ref(ref, text, o); });
+}
+
+inline auto browser::fill(const std::vector<fill_field>& fields, std::string_view submit_ref) -> result<action_result> {
+    std::vector<std::string> texts;
+    texts.reserve(fields.size());
+    for (const auto& f : fields) {
+        if (f.kind == "checkbox" || f.kind == "radio" || f.kind == "combobox") {
+            texts.push_back(f.value);
+            continue;
+        }
+        auto sub = opt_.policy.substitute(f.value);
+        if (!sub) return fail(sub.error());
+        texts.push_back(std::move(*sub));
+    }
+    std::string what = "fill " + std::to_string(fields.size()) + " fields";
+    if (!submit_ref.empty()) what += " and click " + std::string(submit_ref);
+    return act(std::move(what), [&](const tab_ptr& t) -> result<void> {
+        std::string done;
+        for (std::size_t i = 0; i < fields.size(); ++i) {
+            const auto& f = fields[i];
+            auto one = [&]() -> result<void> {
+                if (f.kind == "checkbox" || f.kind == "radio") {
+                    const std::string& v = f.value;
+                    const bool on = v == "true" || v == "on" || v == "yes" || v == "1" || v == "checked";
+                    if (!on && v != "false" && v != "off" && v != "no" && v != "0" && v != "unchecked")
+                        return fail(errc::args_invalid, "value \"" + v + "\" is not a checked state", "Use \"true\" or \"false\".");
+                    return check_ref(f.ref, on);
+                }
+                if (f.kind == "combobox") return select_ref(f.ref, {f.value});
+                return type_ref(f.ref, texts[i], {});
+            };
+            auto r = one();
+            // a field the page enables in reaction to the previous one: let the DOM settle once, retry
+            if (!r && i > 0 && r.error().details.is_object() && r.error().details.value("disabled", false)) {
+                (void)dom_quiet(t);
+                r = one();
+            }
+            if (!r) {
+                error e = r.error();
+                e.message = (f.name.empty() ? f.ref : f.name) + ": " + e.message;
+                if (!done.empty()) e.message = "filled " + done + "; then " + e.message;
+                return fail(std::move(e));
+            }
+            done += (done.empty() ? "" : ", ") + (f.name.empty() ? f.ref : f.name);
+        }
+        if (submit_ref.empty()) return {};
+        if (auto c = click_ref(submit_ref, {}); !c) {
+            error e = c.error();
+            e.message = "filled " + done + "; then the submit click: " + e.message;
+            return fail(std::move(e));
+        }
+        return {};
+    });
+}
+
+inline auto browser::press(std::string_view chord, std::string_view ref) -> result<action_result> {
+    return act("press " + std::string(chord), [&](const tab_ptr& t) -> result<void> {
+        auto parsed = parse_key_chord(chord);
+        if (!parsed) return fail(parsed.error());
+        tab_ptr target = t;
+        if (!ref.empty()) {
+            auto h = resolve(ref);
+            if (!h) return fail(h.error());
+            (void)call(h->session, "DOM.focus", json{{"backendNodeId", h->backend}});
+            target = h->tab;
+        }
+        return press_keys(target, chord);
+    });
+}
+
+inline auto browser::select(std::string_view ref, std::vector<std::string> values) -> result<action_result> {
+    return act("select in " + std::string(ref), [&](const tab_ptr&) -> result<void> { return select_ref(ref, values); });
+}
+
+inline auto browser::set_checked(std::string_view ref, bool checked) -> result<action_result> {
+    return act(std::string(checked ? "check " : "uncheck ") + std::string(ref),
+               [&](const tab_ptr&) -> result<void> { return check_ref(ref, checked); });
+}
+
+inline auto browser::upload(std::string_view ref, std::vector<std::string> files) -> result<action_result> {
+    return act("upload to " + std::string(ref), [&](const tab_ptr&) -> result<void> {
+        auto h = resolve(ref);
+        if (!h) return fail(h.error());
+        auto info = element_info(*h);
+        if (!info) return fail(info.error());
+        if (detail::jstr(*info, "tag") != "input" || detail::jstr(*info, "type") != "file")
+            return fail(errc::args_invalid, "ref " + std::string(ref) + " is not a file input",
+                        "Use the ref of an <input type=file> (a button that opens a chooser usually wraps one).");
+        if (files.size() > 1 && !detail::jbool(*info, "multiple"))
+            return fail(errc::args_invalid, "this file input takes one file", "Pass a single path.");
+        const browser_policy& pol = opt_.policy;
+        if (!pol.allow_file_access && pol.uploads_dir.empty())
+            return fail(errc::policy_blocked, "uploads are off (policy rule uploads_dir: no uploads directory is configured)",
+                        "The host must configure an uploads directory (policy uploadsDir, --uploads-dir) and put "
+                        "the files there, or enable file access.",
+                        json{{"rule", "uploads_dir"}});
+        std::error_code dir_ec;
+        const auto dir = pol.allow_file_access ? std::filesystem::path() : std::filesystem::canonical(pol.uploads_dir, dir_ec);
+        json paths = json::array();
+        for (const auto& f : files) {
+            std::error_code ec;
+            // the real file: symlinks and ".." resolved, so the directory rule cannot be escaped
+            auto real = std::filesystem::canonical(f, ec);
+            if (ec || !std::filesystem::is_regular_file(real, ec))
+                return fail(errc::not_found, "no such file: " + f, "Pass paths of existing files.", json{{"path", f}});
+            if (!pol.allow_file_access) {
+                auto [d, r] = std::mismatch(dir.begin(), dir.end(), real.begin(), real.end());
+                if (dir_ec || d != dir.end())
+                    return fail(errc::policy_blocked,
+                                "upload of " + f + " refused (policy rule uploads_dir: only files inside the uploads directory)",
+                                "Use a file inside " + pol.uploads_dir + ".", json{{"rule", "uploads_dir"}, {"path", f}});
+            }
+            paths.push_back(real.string());
+        }
+        auto r = call(h->session, "DOM.setFileInputFiles", json{{"files", paths}, {"backendNodeId", h->backend}});
+        if (!r) return fail(r.error());
+        return {};
+    });
+}
+
+inline auto browser::mouse_params(const char* type, double x, double y, const char* button, int count, int buttons, int modifiers) -> json {
+    return json{{"type", type}, {"x", x}, {"y", y}, {"button", button}, {"clickCount", count},
+                {"buttons", buttons}, {"modifiers", modifiers}};
+}
+
+inline auto browser::mouse(const tab_ptr& t, const char* type, double x, double y, const char* button, int count, int buttons, int modifiers) -> result<void> {
+    to_front(t);
+    auto r = call(t->session, "Input.dispatchMouseEvent", mouse_params(type, x, y, button, count, buttons, modifiers));
+    if (!r) return fail(r.error());
+    return {};
+}
+
+inline auto browser::type_ref(std::string_view ref, const std::string& text, const type_options& o) -> result<void> {
+    auto h = resolve(ref);
+    if (!h) return fail(h.error());
+    auto info = element_info(*h);
+    if (!info) return fail(info.error());
+    const std::string tag = detail::jstr(*info, "tag"), kind = detail::jstr(*info, "type");
+    if (detail::jbool(*info, "disabled"))
+        return fail(errc::tool_failed, "ref " + std::string(ref) + " is disabled", "Enable it first or pick another field.",
+                    json{{"disabled", true}});
+    const bool value_kind = tag == "input" && (kind == "date" || kind == "time" || kind == "datetime-local" ||
+                                               kind == "month" || kind == "week" || kind == "color" || kind == "range");
+    (void)call(h->session, "DOM.scrollIntoViewIfNeeded", json{{"backendNodeId", h->backend}});
+    if (value_kind) {
+        auto r = call_on(*h, detail::kSetValueScript, json::array({json{{"value", std::string(text)}}}));
+        if (!r) return fail(r.error());
+    } else {
+        if (tag != "input" && tag != "textarea" && !detail::jbool(*info, "editable"))
+            return fail(errc::args_invalid, "ref " + std::string(ref) + " (<" + tag + ">) is not a text field",
+                        "Type into a textbox, searchbox or editable element; use select for a combobox.");
+        if (auto f = call(h->session, "DOM.focus", json{{"backendNodeId", h->backend}}); !f) {
+            if (auto c = click_ref(ref, {}); !c) return c;
+        }
+        if (o.replace) (void)call_on(*h, detail::kSelectAllScript, json::array());
+        if (text.empty() && o.replace) {
+            if (auto k = press_keys(h->tab, "Delete"); !k) return k;
+        } else {
+            to_front(h->tab);
+            auto r = call(h->tab->session, "Input.insertText", json{{"text", std::string(text)}});
+            if (!r) return fail(r.error());
+        }
+    }
+    if (o.submit) return press_keys(h->tab, "Enter");
+    return {};
+}
+
+inline auto browser::select_ref(std::string_view ref, const std::vector<std::string>& values) -> result<void> {
+    auto h = resolve(ref);
+    if (!h) return fail(h.error());
+    json wanted = json::array();
+    for (const auto& v : values) wanted.push_back(v);
+    auto r = call_on(*h, detail::kSelectScript, json::array({json{{"value", wanted}}}));
+    if (!r) return fail(r.error());
+    const std::string err = detail::jstr(*r, "error");
+    if (err == "not_select")
+        return fail(errc::args_invalid, "ref " + std::string(ref) + " is not a <select> (it is <" + detail::jstr(*r, "tag") + ">)",
+                    "For a custom dropdown, click it and then click the option's ref.");
+    if (err == "missing")
+        return fail(errc::args_invalid, "no option " + (*r)["missing"].dump() + " in ref " + std::string(ref),
+                    "Available options: " + (*r)["available"].dump(), *r);
+    if (err == "single")
+        return fail(errc::args_invalid, "ref " + std::string(ref) + " accepts only one option", "Pass one value.", *r);
+    if (err == "disabled")
+        return fail(errc::tool_failed, "the select or an option is disabled", "Pick an enabled option.",
+                    json{{"disabled", true}, {"options", (*r)["disabled"]}});
+    return {};
+}
+
+inline auto browser::check_ref(std::string_view ref, bool checked) -> result<void> {
+    auto h = resolve(ref);
+    if (!h) return fail(h.error());
+    auto info = element_info(*h);
+    if (!info) return fail(info.error());
+    if (!detail::jbool(*info, "checkable"))
+        return fail(errc::args_invalid, "ref " + std::string(ref) + " is not a checkbox or radio button",
+                    "Use click for other elements.");
+    if (detail::jbool(*info, "checked") == checked) return {};
+    if (!checked && detail::jstr(*info, "type") == "radio")
+        return fail(errc::args_invalid, "a radio button cannot be unchecked directly",
+                    "Check another radio button of the same group.");
+    if (auto c = click_ref(ref, {}); !c) return c;
+    auto after = element_info(*h);
+    if (!after) return fail(after.error());
+    if (detail::jbool(*after, "checked") != checked)
+        return fail(errc::tool_failed, "clicking ref " + std::string(ref) + " did not change its checked state",
+                    "The page may prevent it; take a snapshot to see why.");
+    return {};
+}
+
+inline auto browser::click_ref(std::string_view ref, const click_options& o) -> result<void> {
+    auto h = resolve(ref);
+    if (!h) return fail(h.error());
+    int modifiers = 0;
+    if (!o.modifiers.empty()) {
+        auto chord = parse_key_chord(o.modifiers + "+Shift");  // a trailing key to parse modifiers only
+        if (!chord) return fail(chord.error());
+        modifiers = chord->modifiers | (o.modifiers.find("Shift") != std::string::npos ? 8 : 0);
+        if (o.modifiers.find("Shift") == std::string::npos) modifiers &= ~8;
+    }
+    auto p = visible_point(*h, true);
+    if (!p) return fail(p.error());
+    const char* button = o.button == "right" ? "right" : o.button == "middle" ? "middle" : "left";
+    const int mask = o.button == "right" ? 2 : o.button == "middle" ? 4 : 1;
+    // The move, presses and releases go out together and are awaited together: Chromium keeps
+    // their order (a press flushes the frame-aligned move before it is dispatched), and the
+    // move's answer alone would wait for the next frame.
+    to_front(h->tab);
+    std::vector<std::future<result<json>>> sent;
+    auto send = [&](const char* type, const char* b, int count, int buttons) {
+        sent.push_back(eng_->conn.call_async("Input.dispatchMouseEvent",
+                                             mouse_params(type, p->first, p->second, b, count, buttons, modifiers),
+                                             h->tab->session));
+    };
+    send("mouseMoved", "none", 0, 0);
+    for (int i = 1; i <= std::max(1, o.click_count); ++i) {
+        send("mousePressed", button, i, mask);
+        send("mouseReleased", button, i, 0);
+    }
+    result<void> out;
+    for (auto& f : sent) {
+        auto r = f.get();
+        if (!r && out) out = fail(eng_->conn.is_open() ? r.error() : crashed_error(r.error()));
+    }
+    return out;
+}
+
+inline auto browser::press_keys(const tab_ptr& t, std::string_view chord_text) -> result<void> {
+    auto chord = parse_key_chord(chord_text);
+    if (!chord) return fail(chord.error());
+    to_front(t);
+    int mods = 0;
+    auto key_event = [&](const char* type, const key_def& k, int m) -> result<void> {
+        json p = {{"type", type}, {"key", k.key}, {"code", k.code}, {"windowsVirtualKeyCode", k.key_code},
+                  {"nativeVirtualKeyCode", k.key_code}, {"modifiers", m}};
+        if (std::string_view(type) == "keyDown" && !k.text.empty()) {
+            p["text"] = k.text;
+            p["unmodifiedText"] = k.text;
+        }
+        auto r = call(t->session, "Input.dispatchKeyEvent", std::move(p));
+        if (!r) return fail(r.error());
+        return {};
+    };
+    static constexpr int bits[] = {1, 2, 4, 8};
+    std::size_t bi = 0;
+    for (const auto& mk : chord->modifier_keys) {
+        while (bi < 4 && (chord->modifiers & bits[bi]) == 0) ++bi;
+        if (bi < 4) mods |= bits[bi++];
+        if (auto r = key_event("rawKeyDown", mk, mods); !r) return r;
+    }
+    if (auto r = key_event(chord->key.text.empty() ? "rawKeyDown" : "keyDown", chord->key, chord->modifiers); !r) return r;
+    if (auto r = key_event("keyUp", chord->key, chord->modifiers); !r) return r;
+    for (auto it = chord->modifier_keys.rbegin(); it != chord->modifier_keys.rend(); ++it)
+        if (auto r = key_event("keyUp", *it, 0); !r) return r;
+    return {};
+}
+}  // namespace agentkit::browser

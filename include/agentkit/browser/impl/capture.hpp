@@ -1,0 +1,230 @@
+// agentkit/browser/impl/capture.hpp — browser: snapshots: capturing DOM and accessibility trees of every frame and rendering them.
+// Part of browser.hpp (which includes it at its end); not an entry point of its own.
+#pragma once
+
+#include <agentkit/browser/browser.hpp>
+
+namespace agentkit::browser {
+
+inline auto browser::snapshot(std::optional<snapshot_options> o) -> result<page_snapshot> {
+    std::lock_guard op(op_mu_);
+    auto e = ensure();
+    if (!e) return fail(e.error());
+    auto t = current_tab();
+    if (!t) return fail(t.error());
+    snapshot_options so = o.value_or(snapshot_options{});
+    if (!o) so.token_budget = opt_.snapshot_budget;
+    auto s = take_snapshot(*t, so);
+    if (!s) return fail(s.error());
+    s->notes = take_restart_notes();
+    set_reported_url(*t, s->url);
+    return finish_snapshot(std::move(s));
+}
+
+inline auto browser::readable(readable_options o) -> result<page_snapshot> {
+    std::lock_guard op(op_mu_);
+    auto e = ensure();
+    if (!e) return fail(e.error());
+    auto t = current_tab();
+    if (!t) return fail(t.error());
+    auto cap = capture(*t, false);
+    if (!cap && cap.error().is(errc::timeout) && stop_scripts(*t, {}, opt_.navigation_timeout)) cap = capture(*t, false);
+    if (!cap) return fail(cap.error());
+    page_snapshot ps;
+    ps.tab = (*t)->id;
+    ps.snap = render_readable(cap->frames, cap->dom, refs_, o, opt_.tokens);
+    ps.article_like = classify_page(cap->frames).article_like();
+    fill_url_title(*t, ps.url, ps.title);
+    ps.notes = take_restart_notes();
+    set_reported_url(*t, ps.url);
+    return finish_snapshot(std::move(ps));
+}
+
+inline auto browser::capture(const tab_ptr& t, bool want_viewport) -> result<capture_result> {
+    // sessions of this tab: the page and its OOPIFs
+    std::vector<std::string> sessions{t->session};
+    std::map<std::string, detail::child_rec> children;
+    {
+        std::lock_guard lock(eng_->mu);
+        children = t->children;
+    }
+    for (const auto& [sid, c] : children) sessions.push_back(sid);
+    std::set<std::string> oopif_frames;
+    for (const auto& [sid, c] : children) oopif_frames.insert(c.frame_id);
+
+    // round 1, concurrently: frame trees and DOM snapshots of every session, layout metrics
+    std::vector<std::future<result<json>>> trees, doms;
+    const json ds_params = {{"computedStyles", json::array({"cursor", "display", "visibility"})}};
+    for (const auto& s : sessions) {
+        trees.push_back(eng_->conn.call_async("Page.getFrameTree", json::object(), s));
+        doms.push_back(eng_->conn.call_async("DOMSnapshot.captureSnapshot", ds_params, s, opt_.navigation_timeout));
+    }
+    auto metrics_f = eng_->conn.call_async("Page.getLayoutMetrics", json::object(), t->session);
+    std::vector<std::future<result<json>>> owners;
+    for (const auto& [sid, c] : children)
+        owners.push_back(eng_->conn.call_async("DOM.getFrameOwner", json{{"frameId", c.frame_id}}, c.parent_session));
+
+    capture_result out;
+    struct pending_ax {
+        ax_frame frame;
+        std::future<result<json>> f;
+    };
+    std::vector<pending_ax> axs;
+    // The accessibility trees are asked for as soon as the frame trees are known, before the
+    // DOM snapshots are read: the renderer computes them while this thread reads the DOM.
+    // A failed read is the capture's failure when the browser died or the session is the
+    // page's own; an OOPIF that went away meanwhile is left out with its frames (nullopt).
+    auto failure = [&](std::size_t i, const error& err) -> std::optional<error> {
+        if (!eng_->conn.is_open()) return crashed_error(err);
+        if (i != 0) return std::nullopt;
+        if (auto c = crashed_during(t)) return c;
+        return err;
+    };
+    std::vector<bool> session_ok(sessions.size(), true);
+    for (std::size_t i = 0; i < sessions.size(); ++i) {
+        auto tree = trees[i].get();
+        if (!tree) {
+            if (auto f = failure(i, tree.error())) return fail(*f);
+            session_ok[i] = false;
+            continue;
+        }
+        // walk the frame tree
+        std::vector<const json*> stack{&detail::jobj(*tree, "frameTree")};
+        bool root = true;
+        while (!stack.empty()) {
+            const json* node = stack.back();
+            stack.pop_back();
+            const json& fr = detail::jobj(*node, "frame");
+            const std::string id = detail::jstr(fr, "id");
+            const bool skip = !root && oopif_frames.count(id) != 0;  // rendered from its own session
+            if (!id.empty() && !skip) {
+                ax_frame a;
+                a.session_id = sessions[i];
+                a.frame_id = id;
+                a.loader_id = detail::jstr(fr, "loaderId");
+                a.url = detail::jstr(fr, "url");
+                refs_.frame_navigated(id, a.loader_id);
+                {
+                    std::lock_guard lock(eng_->mu);
+                    auto& rec = t->frames[id];
+                    rec.loader = a.loader_id;
+                    rec.url = a.url;
+                    rec.session = sessions[i];
+                }
+                auto f = eng_->conn.call_async("Accessibility.getFullAXTree", json{{"frameId", id}}, sessions[i],
+                                               opt_.navigation_timeout);
+                axs.push_back(pending_ax{std::move(a), std::move(f)});
+            }
+            root = false;
+            if (auto ch = node->find("childFrames"); ch != node->end() && ch->is_array())
+                for (auto it = ch->rbegin(); it != ch->rend(); ++it) stack.push_back(&*it);
+        }
+    }
+    for (std::size_t i = 0; i < sessions.size(); ++i) {
+        auto dom = doms[i].get();
+        if (!session_ok[i]) continue;
+        if (!dom) {
+            if (auto f = failure(i, dom.error())) return fail(*f);
+            continue;  // not in out.dom: its accessibility trees are skipped below
+        }
+        out.dom.emplace(sessions[i], parse_dom_snapshot(*dom));
+    }
+    // owners of OOPIFs
+    std::map<std::string, std::pair<std::string, std::int64_t>> owner_of;  // frame id → (parent session, backend)
+    {
+        std::size_t k = 0;
+        for (const auto& [sid, c] : children) {
+            auto r = owners[k++].get();
+            if (r) owner_of[c.frame_id] = {c.parent_session, detail::jint(*r, "backendNodeId")};
+        }
+    }
+    auto metrics = metrics_f.get();
+    if (metrics && want_viewport) {
+        const json& vv = detail::jobj(*metrics, "cssVisualViewport");
+        auto& d = out.dom[t->session];
+        d.viewport_w = detail::jnum(vv, "clientWidth");
+        d.viewport_h = detail::jnum(vv, "clientHeight");
+        d.scroll_x = detail::jnum(vv, "pageX", d.scroll_x);
+        d.scroll_y = detail::jnum(vv, "pageY", d.scroll_y);
+    }
+    for (auto& p : axs) {
+        auto r = p.f.get();
+        if (out.dom.count(p.frame.session_id) == 0) continue;  // its session's DOM snapshot failed
+        if (!r) {
+            if (!eng_->conn.is_open()) return fail(crashed_error(r.error()));
+            if (p.frame.session_id == t->session)
+                if (auto c = crashed_during(t, false)) return fail(*c);
+            if (r.error().is(errc::timeout) && p.frame.session_id == t->session && out.frames.empty()) {
+                std::size_t nodes = 0;
+                if (auto d = out.dom.find(t->session); d != out.dom.end()) nodes = d->second.nodes.size();
+                return fail(errc::timeout,
+                            "the page is too large to snapshot within " + std::to_string(opt_.navigation_timeout.count()) +
+                                " ms (" + std::to_string(nodes) + " DOM nodes)",
+                            "Read part of it: browser_extract, a snapshot of one ref's subtree, or the readable mode.",
+                            json{{"dom_nodes", nodes}});
+            }
+            continue;
+        }
+        p.frame.nodes = r->contains("nodes") ? std::move((*r)["nodes"]) : json::array();
+        if (auto o = owner_of.find(p.frame.frame_id); o != owner_of.end()) {
+            p.frame.owner_session_id = o->second.first;
+            p.frame.owner_backend_id = o->second.second;
+        }
+        out.frames.push_back(std::move(p.frame));
+    }
+    if (out.frames.empty() || out.frames[0].session_id != t->session) {
+        if (auto c = crashed_during(t)) return fail(*c);
+        return fail(errc::tool_failed, "the page has no accessibility tree yet", "Retry once the page has loaded.");
+    }
+    return out;
+}
+
+inline auto browser::crashed_during(const tab_ptr& t, bool wait) -> std::optional<error> {
+    const auto bound = wait ? std::min<std::chrono::milliseconds>(opt_.call_timeout, 2000ms) : std::chrono::milliseconds(0);
+    if (!wait_until([&] { return t->crashed; }, bound)) return std::nullopt;
+    return error(errc::browser_crashed, "the page in " + t->id + " crashed (its renderer died) while it was being read",
+                 "The next call replaces it with a new blank tab; navigate again.");
+}
+
+inline auto browser::unstick(const tab_ptr& t) -> void {
+    auto r = call(t->session, "Runtime.evaluate", json{{"expression", "1"}, {"returnByValue", true}}, opt_.call_timeout);
+    if (!r && r.error().is(errc::timeout)) {
+        bool crashed = false;
+        {
+            std::lock_guard lock(eng_->mu);
+            crashed = t->crashed;
+        }
+        if (!crashed) (void)stop_scripts(t, {}, opt_.call_timeout);
+    }
+}
+
+inline auto browser::take_snapshot(const tab_ptr& t, const snapshot_options& so) -> result<page_snapshot> {
+    unstick(t);
+    {
+        std::lock_guard lock(eng_->mu);
+        if (t->crashed)
+            return fail(errc::browser_crashed, "the page in " + t->id + " crashed (its renderer died)",
+                        "The next call replaces it with a new blank tab; navigate again.");
+    }
+    auto cap = capture(t, true);
+    if (!cap && cap.error().is(errc::timeout) && stop_scripts(t, {}, opt_.navigation_timeout)) cap = capture(t, true);
+    if (!cap) return fail(cap.error());
+    page_snapshot ps;
+    ps.tab = t->id;
+    if (!so.root_ref.empty()) {
+        auto rr = refs_.resolve(so.root_ref);
+        if (!rr) return fail(rr.error());
+    }
+    ps.snap = render_snapshot(cap->frames, cap->dom, refs_, so, opt_.tokens);
+    if (!so.root_ref.empty() && ps.snap.lines.empty())
+        return fail(errc::ref_stale, "ref " + so.root_ref + " is not on the page any more", "Take a new snapshot.");
+    ps.article_like = classify_page(cap->frames).article_like();
+    fill_url_title(t, ps.url, ps.title);
+    if (so.root_ref.empty() && !so.viewport_only && !so.interactive_only) {
+        std::lock_guard lock(eng_->mu);
+        t->last_lines = ps.snap.lines;
+        t->has_last = true;
+    }
+    return ps;
+}
+}  // namespace agentkit::browser

@@ -1,0 +1,188 @@
+// agentkit/browser/impl/lifecycle.hpp — browser: starting, restarting and closing the browser; the CDP call helpers every operation uses.
+// Part of browser.hpp (which includes it at its end); not an entry point of its own.
+#pragma once
+
+#include <agentkit/browser/browser.hpp>
+
+namespace agentkit::browser {
+
+inline auto browser::start() -> result<void> {
+    std::lock_guard op(op_mu_);
+    auto e = ensure();
+    if (!e) return fail(e.error());
+    return {};
+}
+
+inline auto browser::close() -> void {
+    std::lock_guard op(op_mu_);
+    shutdown();
+}
+
+inline auto browser::browser_pid() -> int {
+    std::lock_guard op(op_mu_);
+    if (!eng_) return -1;
+    if (auto* p = eng_->conn.transport_as<cdp::pipe_transport>()) return p->pid();
+    if (auto* w = eng_->conn.transport_as<cdp::websocket_transport>()) return w->pid();
+    return -1;
+}
+
+inline auto browser::cdp_call(std::string_view method, json params) -> result<json> {
+    std::lock_guard op(op_mu_);
+    auto e = ensure();
+    if (!e) return fail(e.error());
+    auto t = current_tab();
+    if (!t) return fail(t.error());
+    return call((*t)->session, method, std::move(params));
+}
+
+inline auto browser::cdp_browser_call(std::string_view method, json params) -> result<json> {
+    std::lock_guard op(op_mu_);
+    auto e = ensure();
+    if (!e) return fail(e.error());
+    return call("", method, std::move(params));
+}
+
+inline auto browser::shutdown() -> void {
+    refs_.retire_all();  // a closed browser's nodes are gone (refs would be kept for the session's life)
+    if (!eng_) return;
+    if (eng_->conn.is_open() && eng_->own_context && !eng_->context_id.empty())
+        (void)eng_->conn.call("Target.disposeBrowserContext", json{{"browserContextId", eng_->context_id}}, {}, 3000ms);
+    eng_->sub.unsubscribe();
+    eng_->conn.close();
+    eng_.reset();
+}
+
+inline auto browser::ensure() -> result<void> {
+    if (eng_ && eng_->conn.is_open()) return {};
+    if (eng_) {
+        auto why = eng_->conn.failure();
+        restart_notes_.push_back("the previous browser stopped (" + (why ? why->message : std::string("unknown reason")) +
+                                 "); a new browser was started — earlier tabs and refs are gone, take a new snapshot");
+        refs_.retire_all();
+        eng_->sub.unsubscribe();
+        eng_->conn.close();
+        eng_.reset();
+    }
+    cdp::any_transport transport;
+    cdp::launch_options lo = opt_.launch;
+    lo.extra_args.insert(lo.extra_args.begin(), "--disable-features=Translate,MediaRouter,OptimizationHints");
+    if (opt_.transport_factory) {
+        auto t = opt_.transport_factory();
+        if (!t) return fail(t.error());
+        if (!*t) return fail(errc::browser_launch, "the transport factory returned an empty transport");
+        transport = std::move(*t);
+    } else if (!opt_.cdp_endpoint.empty()) {
+        auto url = cdp::discover_websocket_url(opt_.cdp_endpoint);
+        if (!url) return fail(url.error());
+        auto t = cdp::websocket_transport::connect(*url);
+        if (!t) return fail(t.error());
+        transport = std::move(*t);
+    } else if (opt_.launch_over_websocket) {
+        auto t = cdp::websocket_transport::launch(lo);
+        if (!t) return fail(t.error());
+        transport = std::move(*t);
+    } else {
+        auto t = cdp::pipe_transport::launch(lo);
+        if (!t) return fail(t.error());
+        transport = std::move(*t);
+    }
+    cdp::connection_options co;
+    co.default_timeout = opt_.call_timeout;
+    co.sent_counter = sent_;
+    co.on_call_sent = opt_.on_cdp_call;
+    auto e = std::make_unique<engine>(std::move(transport), std::move(co));
+    auto* raw = e.get();
+    e->sub = e->conn.on("*", [this, raw](const cdp::event& ev) { on_event(*raw, ev); });
+    eng_ = std::move(e);
+    json ctx_params{{"disposeOnDetach", true}};
+    if (use_socket_gate()) {
+        // WebSockets of this context go through the gate (the policy in the network stack);
+        // http(s) goes direct, under request interception. See socket_gate.hpp.
+        auto g = socket_gate::start([this, raw](const std::string& host, std::uint16_t port) { return judge_socket(*raw, host, port); });
+        if (!g) {
+            auto err = g.error();
+            shutdown();
+            return fail(errc::browser_launch, err.message, "Set browser_options::websockets to script_only to run without the gate.");
+        }
+        eng_->gate = std::move(*g);
+        ctx_params["proxyServer"] = eng_->gate->proxy_server();
+        ctx_params["proxyBypassList"] = socket_gate::kBypassList;
+    }
+    auto ctx = call("", "Target.createBrowserContext", ctx_params);
+    if (!ctx) {
+        auto err = ctx.error();
+        if (ctx_params.contains("proxyServer") && err.hint.empty())
+            err.hint = "The browser context was created with the WebSocket gate's proxy settings; "
+                       "set browser_options::websockets to script_only for a browser that refuses them.";
+        shutdown();
+        return fail(err);
+    }
+    eng_->context_id = detail::jstr(*ctx, "browserContextId");
+    eng_->own_context = true;
+    if (auto d = call("", "Target.setDiscoverTargets", json{{"discover", true}}); !d) {
+        auto err = d.error();
+        shutdown();
+        return fail(err);
+    }
+    if (auto pe = apply_policy(); !pe) {
+        auto err = pe.error();
+        shutdown();
+        return fail(err);
+    }
+    auto t = create_tab();
+    if (!t) {
+        auto err = t.error();
+        shutdown();
+        return fail(err);
+    }
+    std::lock_guard lock(eng_->mu);
+    eng_->current = (*t)->id;
+    return {};
+}
+
+inline auto browser::take_notes(action_result& r) -> void {
+    auto n = take_restart_notes();
+    r.notes.insert(r.notes.begin(), n.begin(), n.end());
+}
+
+inline auto browser::crashed_error(const error& cause) const -> error {
+    return error(errc::browser_crashed, "the browser is gone: " + cause.message,
+                 "The next browser call starts a new browser; then take a new snapshot.", cause.details);
+}
+
+inline auto browser::call(std::string_view session, std::string_view method, json params, std::optional<std::chrono::milliseconds> timeout) -> result<json> {
+    if (!eng_) return fail(errc::browser_crashed, "no browser is running", "Call again: the browser starts lazily.");
+    auto r = eng_->conn.call(method, std::move(params), session, timeout);
+    if (!r && !eng_->conn.is_open()) return fail(crashed_error(r.error()));
+    return r;
+}
+
+inline auto browser::call_on(const node_handle& h, const char* fn, json args, bool await_promise, std::optional<std::chrono::milliseconds> timeout) -> result<json> {
+    auto r = call(h.session, "Runtime.callFunctionOn",
+                  json{{"functionDeclaration", fn}, {"objectId", h.object_id}, {"arguments", std::move(args)},
+                       {"returnByValue", true}, {"awaitPromise", await_promise}},
+                  timeout);
+    if (!r) return fail(r.error());
+    if (r->contains("exceptionDetails")) {
+        const json& ex = detail::jobj(*r, "exceptionDetails");
+        std::string what = detail::jstr(detail::jobj(ex, "exception"), "description");
+        if (what.empty()) what = detail::jstr(ex, "text");
+        return fail(errc::tool_failed, "page script failed: " + what);
+    }
+    const json& res = detail::jobj(*r, "result");
+    return res.contains("value") ? res["value"] : json();
+}
+
+template <class Pred>
+auto browser::wait_until(Pred pred, std::chrono::milliseconds timeout) -> bool {
+    const auto deadline = clock::now() + timeout;
+    std::unique_lock lock(eng_->mu);
+    for (;;) {
+        if (pred()) return true;
+        const auto now = clock::now();
+        if (now >= deadline) return false;
+        if (!eng_->conn.is_open()) return false;
+        eng_->cv.wait_for(lock, std::min<clock::duration>(deadline - now, 20ms));
+    }
+}
+}  // namespace agentkit::browser

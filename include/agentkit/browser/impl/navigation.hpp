@@ -1,0 +1,108 @@
+// agentkit/browser/impl/navigation.hpp — browser: navigate, reload, back and forward.
+// Part of browser.hpp (which includes it at its end); not an entry point of its own.
+#pragma once
+
+#include <agentkit/browser/browser.hpp>
+
+namespace agentkit::browser {
+
+inline auto browser::navigate(std::string url) -> result<action_result> {
+    std::lock_guard op(op_mu_);
+    if (auto v = opt_.policy.check_navigation(url, opt_.allow_evaluate))
+        return fail(opt_.policy.redact(policy_error(*v, "navigation")));
+    auto e = ensure();
+    if (!e) return fail(e.error());
+    return finish_action(navigate_locked(url));
+}
+
+inline auto browser::reload() -> result<action_result> {
+    return act("reload", [&](const tab_ptr& t) -> result<void> {
+        auto r = call(t->session, "Page.reload", json{{"ignoreCache", false}});
+        if (!r) return fail(r.error());
+        return {};
+    }, /*expect_navigation=*/true);
+}
+
+inline auto browser::navigate_locked(const std::string& url) -> result<action_result> {
+    auto ct = current_tab(/*proceed=*/true);
+    if (!ct) return fail(ct.error());
+    std::string loader;
+    auto go = [&](const tab_ptr& t) -> result<void> {
+        bool looping = false;
+        {
+            std::lock_guard lock(eng_->mu);
+            looping = std::exchange(t->looping, false);
+        }
+        // A page navigating itself in a loop would cancel this navigation with its next one:
+        // stop it on about:blank first (it commits at once and runs no script).
+        if (looping) (void)call(t->session, "Page.navigate", json{{"url", "about:blank"}}, opt_.navigation_timeout);
+        auto n = call(t->session, "Page.navigate", json{{"url", url}}, opt_.navigation_timeout);
+        if (!n) return fail(n.error());
+        const std::string err = detail::jstr(*n, "errorText");
+        if (err.find("BLOCKED_BY_CLIENT") != std::string::npos) {
+            std::optional<blocked_request> b;
+            {
+                std::lock_guard lock(eng_->mu);
+                for (auto it = eng_->blocked.rbegin(); it != eng_->blocked.rend(); ++it)
+                    if (it->second.resource_type.rfind("Document", 0) == 0) {
+                        b = it->second;
+                        break;
+                    }
+            }
+            if (b)
+                return fail(policy_error(policy_violation{b->rule, b->url},
+                                         b->url == url ? std::string("navigation") : "navigation to " + url + " redirected; the request"));
+        }
+        if (!err.empty())
+            return fail(errc::navigation_failed, "navigation to " + url + " failed: " + err,
+                        "Check the URL and that the server is reachable.", json{{"url", url}, {"error", err}});
+        loader = detail::jstr(*n, "loaderId");
+        if (!loader.empty()) {
+            wait_timer timer(wait_us_);
+            const bool loaded = wait_until([&] { return t->lifecycle[loader].count("load") != 0 || t->closed || t->crashed; },
+                                           opt_.navigation_timeout);
+            if (!loaded && !eng_->conn.is_open()) return fail(crashed_error(error(errc::browser_crashed, "the browser died")));
+        }
+        return {};
+    };
+    auto r = act_locked("navigate to " + url, *ct, go, true);
+    if (r && !loader.empty()) {
+        std::lock_guard lock(eng_->mu);
+        if (auto s = (*ct)->doc_status.find(loader); s != (*ct)->doc_status.end()) r->http_status = s->second;
+        r->navigated = true;
+    }
+    if (r) r->requested_url = url;
+    if (r && r->snapshot.empty() && r->navigated && opt_.snapshot_after_navigation) {
+        auto s = take_snapshot(*ct, snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12});
+        if (s) r->snapshot = s->snap.text;
+    }
+    return r;
+}
+
+inline auto browser::history(int delta) -> result<action_result> {
+    return act(delta < 0 ? "back" : "forward", [&](const tab_ptr& t) -> result<void> {
+        auto h = call(t->session, "Page.getNavigationHistory");
+        if (!h) return fail(h.error());
+        const auto idx = detail::jint(*h, "currentIndex") + delta;
+        const json& entries = h->contains("entries") ? (*h)["entries"] : json::array();
+        if (idx < 0 || static_cast<std::size_t>(idx) >= entries.size())
+            return fail(errc::navigation_failed, std::string("there is no page to go ") + (delta < 0 ? "back" : "forward") + " to",
+                        "Navigate to a URL instead.");
+        std::uint64_t m = 0;
+        {
+            std::lock_guard lock(eng_->mu);
+            m = eng_->seq;
+        }
+        auto r = call(t->session, "Page.navigateToHistoryEntry",
+                      json{{"entryId", detail::jint(entries[static_cast<std::size_t>(idx)], "id")}});
+        if (!r) return fail(r.error());
+        // The answer comes when the navigation is asked for, not when it commits: on a busy
+        // machine settle could find the old document quiet and return before the commit, and
+        // the result then did not report the navigation while its changes showed the new
+        // page (1 back in 564 under bench/soak). Wait for the commit (or the end) first.
+        (void)wait_until([&] { return t->closed || t->crashed || t->nav_committed > m || t->same_doc > m || t->nav_stopped > m; },
+                         opt_.navigation_timeout);
+        return {};
+    }, true);
+}
+}  // namespace agentkit::browser

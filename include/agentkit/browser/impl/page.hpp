@@ -1,0 +1,196 @@
+// agentkit/browser/impl/page.hpp — browser: reading the page: screenshots, evaluate, console and network logs, structured extraction.
+// Part of browser.hpp (which includes it at its end); not an entry point of its own.
+#pragma once
+
+#include <agentkit/browser/browser.hpp>
+
+namespace agentkit::browser {
+
+inline auto browser::screenshot(screenshot_options o) -> result<screenshot_result> {
+    std::lock_guard op(op_mu_);
+    auto e = ensure();
+    if (!e) return fail(e.error());
+    auto t = current_tab();
+    if (!t) return fail(t.error());
+    if (o.format != "png" && o.format != "jpeg")
+        return fail(errc::args_invalid, "screenshot format must be png or jpeg");
+    json p = {{"format", o.format}};
+    if (o.format == "jpeg") p["quality"] = std::clamp(o.quality, 1, 100);
+    screenshot_result out;
+    out.mime_type = "image/" + o.format;
+    auto m = call((*t)->session, "Page.getLayoutMetrics");
+    if (!m) return fail(m.error());
+    const json& vv = detail::jobj(*m, "cssVisualViewport");
+    out.width = detail::jnum(vv, "clientWidth");
+    out.height = detail::jnum(vv, "clientHeight");
+    if (!o.ref.empty()) {
+        auto h = resolve(o.ref);
+        if (!h) return fail(h.error());
+        (void)call(h->session, "DOM.scrollIntoViewIfNeeded", json{{"backendNodeId", h->backend}});
+        auto box = call(h->session, "DOM.getBoxModel", json{{"backendNodeId", h->backend}});
+        if (!box) return fail(errc::element_not_visible, "ref " + o.ref + " has no box to capture", "It may be hidden.");
+        const json& q = detail::jobj(*box, "model");
+        auto border = q.find("border");
+        if (border == q.end() || !border->is_array() || border->size() < 8)
+            return fail(errc::element_not_visible, "ref " + o.ref + " has no box to capture");
+        double x0 = 1e18, y0 = 1e18, x1 = -1e18, y1 = -1e18;
+        for (std::size_t i = 0; i + 1 < border->size(); i += 2) {
+            const double x = (*border)[i].get<double>(), y = (*border)[i + 1].get<double>();
+            x0 = std::min(x0, x), x1 = std::max(x1, x), y0 = std::min(y0, y), y1 = std::max(y1, y);
+        }
+        auto off = frame_offset(h->tab, h->session);
+        if (!off) return fail(off.error());
+        auto m2 = call((*t)->session, "Page.getLayoutMetrics");
+        if (!m2) return fail(m2.error());
+        const json& v2 = detail::jobj(*m2, "cssVisualViewport");
+        p["clip"] = {{"x", x0 + off->first + detail::jnum(v2, "pageX")}, {"y", y0 + off->second + detail::jnum(v2, "pageY")},
+                     {"width", std::max(1.0, x1 - x0)}, {"height", std::max(1.0, y1 - y0)}, {"scale", 1}};
+        out.width = x1 - x0;
+        out.height = y1 - y0;
+    } else if (o.full_page) {
+        const json& cs = detail::jobj(*m, "cssContentSize");
+        out.width = detail::jnum(cs, "width");
+        out.height = detail::jnum(cs, "height");
+        p["clip"] = {{"x", 0}, {"y", 0}, {"width", out.width}, {"height", out.height}, {"scale", 1}};
+        p["captureBeyondViewport"] = true;
+    }
+    auto r = call((*t)->session, "Page.captureScreenshot", std::move(p), opt_.navigation_timeout);
+    if (!r) return fail(r.error());
+    out.base64 = detail::jstr(*r, "data");
+    if (out.base64.empty()) return fail(errc::protocol_error, "Page.captureScreenshot returned no data");
+    return out;
+}
+
+inline auto browser::evaluate(std::string_view expression, std::string_view ref) -> result<json> {
+    std::lock_guard op(op_mu_);
+    if (!opt_.allow_evaluate && !opt_.policy.allow_evaluate)
+        return fail(errc::policy_blocked, "JavaScript evaluation is disabled (policy rule allow_evaluate)",
+                    "The host must enable browser_options::allow_evaluate (or policy allowEvaluate) to allow it.",
+                    json{{"rule", "allow_evaluate"}});
+    auto e = ensure();
+    if (!e) return fail(e.error());
+    auto t = current_tab();
+    if (!t) return fail(t.error());
+    result<json> r = json();
+    if (!ref.empty()) {
+        auto h = resolve(ref);
+        if (!h) return fail(h.error());
+        r = call(h->session, "Runtime.callFunctionOn",
+                 json{{"functionDeclaration", "function(){ return (" + std::string(expression) + ")(this); }"},
+                      {"objectId", h->object_id}, {"returnByValue", true}, {"awaitPromise", true}, {"userGesture", true}});
+    } else {
+        // REPL mode (statements, top-level await, let redeclared) awaits the script, but an
+        // expression whose value is a promise completes with the promise itself: the value
+        // comes back by reference and a promise is awaited in a second step.
+        r = call((*t)->session, "Runtime.evaluate",
+                 json{{"expression", std::string(expression)}, {"returnByValue", false}, {"awaitPromise", true},
+                      {"userGesture", true}, {"replMode", true}});
+        if (r && !r->contains("exceptionDetails")) {
+            const json& res = detail::jobj(*r, "result");
+            const std::string object_id = detail::jstr(res, "objectId");
+            if (!object_id.empty()) {
+                if (detail::jstr(res, "subtype") == "promise")
+                    r = call((*t)->session, "Runtime.awaitPromise",
+                             json{{"promiseObjectId", object_id}, {"returnByValue", true}});
+                else
+                    r = call((*t)->session, "Runtime.callFunctionOn",
+                             json{{"functionDeclaration", "function(){ return this; }"}, {"objectId", object_id},
+                                  {"returnByValue", true}});
+                eng_->conn.call_async("Runtime.releaseObject", json{{"objectId", object_id}}, (*t)->session,
+                                      [](result<json>) {});
+            }
+        }
+    }
+    if (!r && r.error().is(errc::timeout) && stop_scripts(*t, {}, opt_.call_timeout))
+        return fail(errc::timeout, "the script did not finish within " + std::to_string(opt_.call_timeout.count()) + " ms; it was stopped",
+                    "Avoid long-running scripts; the page is usable again.");
+    if (!r) return fail(opt_.policy.redact(r.error()));
+    if (r->contains("exceptionDetails")) {
+        const json& ex = detail::jobj(*r, "exceptionDetails");
+        std::string what = detail::jstr(detail::jobj(ex, "exception"), "description");
+        if (what.empty()) what = detail::jstr(ex, "text");
+        return fail(opt_.policy.redact(error(errc::tool_failed, "the script threw: " + what, "Fix the expression.", ex)));
+    }
+    const json& res = detail::jobj(*r, "result");
+    if (res.contains("value")) return opt_.policy.redact(res["value"]);
+    if (res.contains("unserializableValue")) return res["unserializableValue"];
+    if (detail::jstr(res, "type") == "undefined") return json();
+    return json(opt_.policy.redact(detail::jstr(res, "description")));
+}
+
+template <class F>
+auto browser::on_current_tab(F&& f) -> result<std::invoke_result_t<F, detail::tab_state&>> {
+    std::lock_guard op(op_mu_);
+    auto e = ensure();
+    if (!e) return fail(e.error());
+    auto t = current_tab();
+    if (!t) return fail(t.error());
+    std::lock_guard lock(eng_->mu);
+    return f(**t);
+}
+
+inline auto browser::console_messages(bool clear, std::size_t* dropped) -> result<std::vector<console_message>> {
+    return on_current_tab([&](detail::tab_state& t) {
+        std::vector<console_message> out(t.console.begin(), t.console.end());
+        if (dropped) *dropped = t.console_dropped;
+        if (clear) {
+            t.console.clear();
+            t.console_dropped = 0;
+        }
+        for (auto& m : out) {
+            m.text = opt_.policy.redact(std::move(m.text));
+            m.url = opt_.policy.redact(std::move(m.url));
+        }
+        return out;
+    });
+}
+
+inline auto browser::network_requests(bool clear, std::size_t* dropped) -> result<std::vector<network_entry>> {
+    return on_current_tab([&](detail::tab_state& t) {
+        std::vector<network_entry> out;
+        for (const auto& [k, v] : t.network) out.push_back(v);
+        if (dropped) *dropped = t.network_dropped;
+        if (clear) {
+            t.network.clear();
+            t.network_dropped = 0;
+        }
+        for (auto& n : out) n.url = opt_.policy.redact(std::move(n.url));
+        return out;
+    });
+}
+
+inline auto browser::extract(extract_options o) -> result<json> {
+    std::lock_guard op(op_mu_);
+    if (o.kind != "auto" && o.kind != "table" && o.kind != "list" && o.kind != "fields")
+        return fail(errc::args_invalid, "extract kind must be auto, table, list or fields");
+    if (o.kind == "fields" && (!o.schema.is_object() || o.schema.empty()))
+        return fail(errc::args_invalid, "fields extraction needs a schema", "e.g. {\"price\": \"number\", \"title\": \"string\"}");
+    auto e = ensure();
+    if (!e) return fail(e.error());
+    auto t = current_tab();
+    if (!t) return fail(t.error());
+    const json args = json::array({json{{"value", o.kind}}, json{{"value", o.schema}},
+                                    json{{"value", static_cast<std::int64_t>(std::max<std::size_t>(1, o.max_items))}}});
+    result<json> r = json();
+    if (!o.ref.empty()) {
+        auto h = resolve(o.ref);
+        if (!h) return fail(h.error());
+        r = call_on(*h, detail::kExtractScript, args, false, opt_.call_timeout);
+    } else {
+        auto doc = call((*t)->session, "Runtime.evaluate", json{{"expression", "document"}});
+        if (!doc) return fail(doc.error());
+        node_handle h;
+        h.tab = *t;
+        h.session = (*t)->session;
+        h.object_id = detail::jstr(detail::jobj(*doc, "result"), "objectId");
+        r = call_on(h, detail::kExtractScript, args, false, opt_.call_timeout);
+    }
+    if (!r && r.error().is(errc::timeout) && stop_scripts(*t, {}, opt_.call_timeout))
+        return fail(errc::timeout, "the page was busy; its script was stopped", "Try again.");
+    if (!r) return fail(opt_.policy.redact(r.error()));
+    if (r->contains("error"))
+        return fail(errc::not_found, detail::jstr(*r, "error") + (o.ref.empty() ? std::string() : " (in ref " + o.ref + ")"),
+                    "Pick the ref of the table or list (take a snapshot), or another kind.");
+    return opt_.policy.redact(std::move(*r));
+}
+}  // namespace agentkit::browser

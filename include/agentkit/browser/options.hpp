@@ -1,0 +1,158 @@
+// agentkit/browser/options.hpp — how a browser is launched and behaves (browser_options) and the
+// options of its single operations (clicks, typing, screenshots, recordings, extraction, waits).
+#pragma once
+
+#include <agentkit/browser/policy.hpp>
+#include <agentkit/cdp/launch.hpp>
+#include <agentkit/cdp/transport.hpp>
+#include <agentkit/core/json.hpp>
+#include <agentkit/core/result.hpp>
+#include <agentkit/core/tokens.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <string_view>
+
+namespace agentkit::browser {
+
+enum class dialog_action { accept, dismiss };
+
+/// How JavaScript dialogs are answered (they are never left open).
+struct dialog_policy {
+    dialog_action alert = dialog_action::accept;
+    dialog_action confirm = dialog_action::accept;
+    dialog_action prompt = dialog_action::accept;
+    dialog_action beforeunload = dialog_action::accept;
+    std::string prompt_text;  ///< typed into prompts that are accepted (empty: the prompt's default)
+};
+
+/// Viewport and device emulation.
+struct viewport_size {
+    int width = 1280;
+    int height = 720;
+    double device_scale_factor = 1;
+    bool mobile = false;
+    bool touch = false;
+    std::string user_agent;  ///< empty: unchanged
+};
+
+/// Where the origin policy is enforced on WebSockets (only when it has origin lists).
+enum class websocket_enforcement {
+    /// `proxy` when agentkit launches the browser (unless launch.extra_args set a proxy:
+    /// --proxy-server, --proxy-pac-url, --proxy-auto-detect) or cdp_endpoint is on a loopback
+    /// address; `script_only` otherwise (a browser on another machine, or reached through
+    /// transport_factory, cannot be assumed to reach this process's 127.0.0.1).
+    automatic,
+    /// Route agentkit's browser context's WebSockets through the in-process SOCKS5 gate on
+    /// 127.0.0.1 (socket_gate.hpp), which applies the policy in the network stack: pages,
+    /// iframes, workers and service workers alike. The context's http(s) goes direct, so a
+    /// proxy the browser would otherwise use (flags, environment, system) does not apply to
+    /// it. The browser must reach this process's 127.0.0.1. Plus the page-script guard.
+    proxy,
+    /// Only the page-script guard: it wraps window.WebSocket in pages and iframes; workers,
+    /// service workers and the native constructor (WebSocket.prototype.constructor) escape it.
+    script_only,
+};
+
+struct browser_options {
+    /// How to launch a local browser (ignored when cdp_endpoint is set).
+    cdp::launch_options launch;
+    /// Connect to an existing browser instead of launching one: ws://... or http://host:port.
+    std::string cdp_endpoint;
+    /// Launch locally but speak CDP over a WebSocket (--remote-debugging-port) instead of the pipe.
+    bool launch_over_websocket = false;
+    /// Supply the CDP transport yourself: a custom transport, a browser reached some other way,
+    /// a transport wrapped to record a transcript (any_transport::record_to), or a replayed
+    /// transcript in tests (cdp::replay_transport). When set, `launch`, `cdp_endpoint` and
+    /// `launch_over_websocket` are ignored. Called on every (re)start, i.e. again after the
+    /// browser behind the previous transport died; an error fails that start. The browser
+    /// creates its own browser context on the transport and disposes of it on close.
+    /// Example (a replayed transcript):
+    ///   o.transport_factory = [] () -> agentkit::result<agentkit::cdp::any_transport> {
+    ///       auto t = agentkit::cdp::replay_transport::from_file("nav.jsonl");
+    ///       if (!t) return agentkit::fail(t.error());
+    ///       return agentkit::cdp::any_transport{std::move(*t)};
+    ///   };
+    std::function<result<cdp::any_transport>()> transport_factory;
+    /// Allow evaluate(); off by default (errc::policy_blocked). policy.allow_evaluate also allows it.
+    bool allow_evaluate = false;
+    /// Origins, file://, downloads, secrets, content boundaries (enforced in the browser).
+    browser_policy policy;
+    /// How the origin policy reaches WebSockets (request interception never sees them).
+    websocket_enforcement websockets = websocket_enforcement::automatic;
+    /// Screencast frames kept by one recording (oldest dropped beyond).
+    std::size_t recording_max_frames = 300;
+    dialog_policy dialogs;
+    viewport_size viewport;
+    std::chrono::milliseconds call_timeout{15000};        ///< one CDP call
+    std::chrono::milliseconds navigation_timeout{30000};  ///< a navigation to commit and load
+    std::chrono::milliseconds network_idle_timeout{3000}; ///< requests an action started
+    std::chrono::milliseconds dom_quiet{30};              ///< DOM quiet window after an action (about two frames)
+    std::chrono::milliseconds dom_quiet_timeout{1500};    ///< bound for the DOM to become quiet
+    std::size_t snapshot_budget = 6000;  ///< tokens of a snapshot
+    /// A navigate, or an action that loads a new document, shows the new page's snapshot in its
+    /// result (false: its title only; snapshot() shows the page). Playwright MCP's
+    /// --snapshot-mode none.
+    bool snapshot_after_navigation = true;
+    std::size_t delta_budget = 600;      ///< tokens of an action's change report
+    std::size_t console_capacity = 200;
+    std::size_t network_capacity = 300;
+    token_counter tokens;
+    /// Told of every CDP call the engine sends (method, session id), on the sending thread. For
+    /// tracing and fault tests; it must not call back into the browser.
+    std::function<void(std::string_view method, std::string_view session_id)> on_cdp_call;
+};
+
+struct click_options {
+    std::string button = "left";  ///< left, right, middle
+    int click_count = 1;
+    std::string modifiers;  ///< e.g. "Shift" or "Control+Shift"
+};
+
+struct type_options {
+    bool submit = false;   ///< press Enter afterwards
+    bool replace = true;   ///< replace the current value (false: insert at the caret)
+};
+
+/// One form field for browser::fill().
+struct fill_field {
+    std::string ref;
+    std::string kind;   ///< textbox (or any text field), checkbox, radio, combobox, slider
+    std::string value;  ///< text; "true"/"false" for checkbox and radio; an option for combobox
+    std::string name;   ///< for messages (empty: the ref)
+};
+
+struct screenshot_options {
+    std::string format = "png";  ///< png or jpeg
+    int quality = 80;            ///< jpeg only
+    std::string ref;             ///< an element (empty: the viewport)
+    bool full_page = false;
+};
+
+struct recording_options {
+    int max_width = 800;
+    int max_height = 600;
+    int quality = 60;  ///< JPEG quality
+};
+
+/// What to extract (no model-written code): "table", "list", "fields" (by a small JSON schema:
+/// {"price": "number"} or {"properties": {"price": {"type": "number", "label": "Cost"}}}), or
+/// "auto" (a table, else a list); within `ref`'s subtree (empty: the page).
+struct extract_options {
+    std::string kind = "auto";
+    std::string ref;
+    json schema = json::object();
+    std::size_t max_items = 200;
+};
+
+struct wait_options {
+    std::string text;       ///< wait until this text is on the page
+    std::string text_gone;  ///< wait until this text is no longer on the page
+    std::string ref;        ///< wait until this element is in `state`
+    std::string state = "visible";  ///< visible, hidden, enabled, disabled, checked, unchecked, gone
+    std::chrono::milliseconds timeout{10000};
+};
+
+}  // namespace agentkit::browser

@@ -1,0 +1,84 @@
+// agentkit/browser/snapshot_types.hpp — the inputs and outputs of snapshot rendering: one frame's
+// accessibility tree, the rendering options, a rendered line and a whole snapshot.
+#pragma once
+
+#include <agentkit/core/json.hpp>
+#include <agentkit/core/result.hpp>
+#include <agentkit/core/strings.hpp>
+#include <agentkit/core/tokens.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+namespace agentkit::browser {
+
+/// One frame's accessibility tree, as Accessibility.getFullAXTree returned it.
+struct ax_frame {
+    std::string session_id;  ///< CDP session of the frame's renderer (empty: the page session)
+    std::string frame_id;
+    std::string loader_id;
+    std::string url;
+    json nodes;  ///< the `nodes` array
+    /// For an out-of-process frame: its <iframe> element in the parent (session, backend id).
+    std::string owner_session_id;
+    std::int64_t owner_backend_id = 0;
+};
+
+struct snapshot_options {
+    /// Token budget for the snapshot text (0: unlimited).
+    std::size_t token_budget = 6000;
+    /// Render only the subtree of this ref.
+    std::string root_ref;
+    /// Only elements whose box intersects the viewport (and their structure).
+    bool viewport_only = false;
+    /// Only elements a model can act on (and the structure around them).
+    bool interactive_only = false;
+    /// Longest accessible name or text run kept on one line (characters).
+    std::size_t max_text = 160;
+    /// Options of a select listed inline up to this many.
+    std::size_t max_inline_options = 12;
+    /// Longest line of plain page text (characters); longer runs are shortened with "…" and
+    /// the snapshot says how to read them whole (readable mode). 0: no limit.
+    std::size_t max_text_line = 200;
+    /// Cross-origin link URLs longer than this lose their query string and fragment.
+    std::size_t max_url = 80;
+};
+
+/// One rendered line.
+struct snapshot_line {
+    std::size_t depth = 0;
+    std::string text;  ///< without indentation
+    std::string ref;   ///< empty for structure and text
+    bool interactive = false;
+    bool structural = false;  ///< a container line (kept when any descendant is kept)
+    std::size_t parent = static_cast<std::size_t>(-1);  ///< index of the enclosing structural line
+    bool text_run = false;    ///< plain page text (adjacent runs merge into one line)
+};
+
+struct snapshot {
+    std::vector<snapshot_line> lines;  ///< every line, before the budget
+    std::string text;                  ///< what the model sees (within budget, with the cut note)
+    std::size_t tokens = 0;            ///< tokens of `text`
+    std::size_t total_tokens = 0;      ///< tokens of all lines, had nothing been cut
+    std::size_t shown_lines = 0;
+    std::size_t cut_text_lines = 0;
+    std::size_t cut_controls = 0;
+    std::size_t shortened_lines = 0;  ///< text lines shortened to max_text_line
+    std::string full_text;  ///< every line (what a budget cut can be read back from)
+    [[nodiscard]] bool truncated() const noexcept { return cut_text_lines + cut_controls > 0; }
+};
+
+}  // namespace agentkit::browser

@@ -1,0 +1,68 @@
+// agentkit/browser/tool_state.hpp — what the browser tools share: the browser, the artifact
+// store, the tools' options and the running totals of their calls.
+#pragma once
+
+#include <agentkit/browser/artifacts.hpp>
+#include <agentkit/browser/browser.hpp>
+#include <agentkit/core/tokens.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace agentkit::browser {
+
+/// Per-call metrics of the browser tools.
+struct call_metrics {
+    std::string tool;
+    std::size_t bytes = 0;   ///< of the text returned
+    std::size_t tokens = 0;  ///< estimated
+    std::int64_t ms = 0;     ///< wall time of the call
+    std::uint64_t cdp_round_trips = 0;  ///< CDP commands the call sent (with the browser's own answers to paused requests)
+    std::int64_t wait_ms = 0;           ///< of ms, time spent waiting for the page (settle, load, wait_for)
+    bool ok = true;
+};
+
+struct tools_options {
+    /// Hard cap on any result's text (characters); what is cut goes to the artifact store.
+    std::size_t max_result_chars = 30000;
+    /// Return screenshots as inline images (default: stored as artifacts, id returned).
+    bool inline_screenshots = false;
+    /// Longest browser_wait_for {time} (seconds).
+    double max_wait_seconds = 30;
+    /// browser_console_messages' lowest level kept when the call names none: error, warning,
+    /// info or debug (Playwright MCP's --console-level).
+    std::string console_level = "info";
+    /// Receives every call's metrics (e.g. a log line on stderr).
+    std::function<void(const call_metrics&)> on_call;
+};
+
+/// What the tools share: the browser, the artifact store, options and totals.
+struct tool_state {
+    browser& b;
+    session_store& store;
+    tools_options options{};
+    token_counter tokens{};
+
+    struct totals {
+        std::size_t calls = 0, bytes = 0, tokens = 0;
+        std::int64_t ms = 0, wait_ms = 0;
+        std::uint64_t cdp_round_trips = 0;
+    };
+    static constexpr std::size_t recent_capacity = 64;  ///< per-call metrics kept for browser_metrics
+
+    std::mutex mu;
+    std::size_t calls = 0, total_bytes = 0, total_tokens = 0;
+    std::int64_t total_ms = 0, total_wait_ms = 0;
+    std::uint64_t total_cdp_round_trips = 0;
+    std::map<std::string, totals> per_tool;
+    std::deque<call_metrics> recent;  ///< the newest calls, oldest first
+
+    tool_state(browser& br, session_store& st, tools_options o = {}) : b(br), store(st), options(std::move(o)) {}
+};
+
+}  // namespace agentkit::browser

@@ -1,0 +1,291 @@
+// agentkit/browser/tools/actions.hpp — browser tools: actions on elements: click, type, hover, drag, select, fill a form, press, upload, dialogs.
+// Each tool: its argument struct and a factory; tools.hpp registers them in browser_tools().
+#pragma once
+
+#include <agentkit/browser/tools/support.hpp>
+
+namespace agentkit::browser {
+
+struct click_args {
+    std::optional<std::string> ref;
+    std::optional<std::string> target;
+    std::optional<std::string> element;
+    std::optional<bool> doubleClick;
+    std::optional<std::string> button;
+    std::optional<std::vector<std::string>> modifiers;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_BROWSER_ELEMENT_FIELDS(click_args),
+                      AGENTKIT_FIELD(click_args, doubleClick, "Double click instead of a single click"),
+                      AGENTKIT_FIELD(click_args, button, "Mouse button", one_of("left", "right", "middle")),
+                      AGENTKIT_FIELD(click_args, modifiers, "Modifier keys: Alt, Control, ControlOrMeta, Meta, Shift"));
+    }
+};
+
+struct type_args {
+    std::optional<std::string> ref;
+    std::optional<std::string> target;
+    std::optional<std::string> element;
+    std::string text;
+    std::optional<bool> submit;
+    std::optional<bool> slowly;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_BROWSER_ELEMENT_FIELDS(type_args), AGENTKIT_FIELD(type_args, text, "Text to type"),
+                      AGENTKIT_FIELD(type_args, submit, "Press Enter afterwards"),
+                      AGENTKIT_FIELD(type_args, slowly, "Accepted for compatibility; text is inserted at once"));
+    }
+};
+
+struct element_args {
+    std::optional<std::string> ref;
+    std::optional<std::string> target;
+    std::optional<std::string> element;
+    static constexpr auto agentkit_fields() { return fields(AGENTKIT_BROWSER_ELEMENT_FIELDS(element_args)); }
+};
+
+struct drag_args {
+    std::optional<std::string> startRef;
+    std::optional<std::string> startTarget;
+    std::optional<std::string> startElement;
+    std::optional<std::string> endRef;
+    std::optional<std::string> endTarget;
+    std::optional<std::string> endElement;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(drag_args, startRef, "Ref of the element to drag"),
+                      AGENTKIT_FIELD(drag_args, startTarget, "Same as startRef"),
+                      AGENTKIT_FIELD(drag_args, startElement, "Description of the element to drag"),
+                      AGENTKIT_FIELD(drag_args, endRef, "Ref of the drop target"),
+                      AGENTKIT_FIELD(drag_args, endTarget, "Same as endRef"),
+                      AGENTKIT_FIELD(drag_args, endElement, "Description of the drop target"));
+    }
+};
+
+struct select_args {
+    std::optional<std::string> ref;
+    std::optional<std::string> target;
+    std::optional<std::string> element;
+    std::vector<std::string> values;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_BROWSER_ELEMENT_FIELDS(select_args),
+                      AGENTKIT_FIELD(select_args, values, "Option values or labels to select", min_items(1)));
+    }
+};
+
+struct form_field {
+    std::string name;
+    std::string type;
+    std::optional<std::string> ref;
+    std::optional<std::string> target;
+    std::string value;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(form_field, name, "Human-readable field name"),
+                      AGENTKIT_FIELD(form_field, type, "Field type", one_of("textbox", "checkbox", "radio", "combobox", "slider")),
+                      AGENTKIT_FIELD(form_field, ref, "Element ref from the snapshot"),
+                      AGENTKIT_FIELD(form_field, target, "Same as ref"),
+                      AGENTKIT_FIELD(form_field, value, "Text; true/false for checkboxes; option text for comboboxes"));
+    }
+};
+
+struct fill_form_args {
+    std::vector<form_field> fields_;
+    std::optional<std::string> submit;
+    static constexpr auto agentkit_fields() {
+        return fields(field(&fill_form_args::fields_, "fields", "Fields to fill", min_items(1)),
+                      AGENTKIT_FIELD(fill_form_args, submit, "Ref of a button to click after filling (one call instead of two)"));
+    }
+};
+
+struct press_args {
+    std::string key;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(press_args, key, "Key or chord, e.g. Enter, ArrowDown, Control+a", min_length(1)));
+    }
+};
+
+struct upload_args {
+    std::vector<std::string> paths;
+    std::optional<std::string> ref;
+    std::optional<std::string> target;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(upload_args, paths, "Absolute paths of the files to upload"),
+                      AGENTKIT_FIELD(upload_args, ref, "The file input's ref"),
+                      AGENTKIT_FIELD(upload_args, target, "Same as ref"));
+    }
+};
+
+struct dialog_args {
+    bool accept = true;
+    std::optional<std::string> promptText;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(dialog_args, accept, "Accept (true) or dismiss (false) the next dialogs"),
+                      AGENTKIT_FIELD(dialog_args, promptText, "Text for prompt dialogs"));
+    }
+};
+
+namespace detail {
+
+inline std::string modifiers_of(const std::optional<std::vector<std::string>>& m) {
+    if (!m) return {};
+    std::string s;
+    for (const auto& k : *m) {
+        if (!s.empty()) s += '+';
+        s += k == "ControlOrMeta" ? std::string("Control") : k;
+    }
+    return s;
+}
+
+}  // namespace detail
+
+template <class State>
+auto click_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_click">(
+        st,
+        "Click an element by ref (scrolls it into view; reports what changed).",
+        [s](const click_args& a) -> result<tool_output> {
+            auto el = detail::element_of(a.ref, a.target);
+            if (!el) return fail(el.error());
+            click_options o;
+            o.button = a.button.value_or("left");
+            o.click_count = a.doubleClick.value_or(false) ? 2 : 1;
+            o.modifiers = detail::modifiers_of(a.modifiers);
+            return detail::text_of(s->b.click(*el, o));
+        },
+        action_traits);
+}
+
+template <class State>
+auto type_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_type">(
+        st,
+        "Type text into an editable element by ref (replaces its value; submit presses Enter).",
+        [s](const type_args& a) -> result<tool_output> {
+            auto el = detail::element_of(a.ref, a.target);
+            if (!el) return fail(el.error());
+            type_options o;
+            o.submit = a.submit.value_or(false);
+            return detail::text_of(s->b.type(*el, a.text, o));
+        },
+        action_traits);
+}
+
+template <class State>
+auto hover_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_hover">(
+        st,
+        "Move the mouse over an element by ref.",
+        [s](const element_args& a) -> result<tool_output> {
+            auto el = detail::element_of(a.ref, a.target);
+            if (!el) return fail(el.error());
+            return detail::text_of(s->b.hover(*el));
+        },
+        action_traits);
+}
+
+template <class State>
+auto drag_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_drag">(
+        st,
+        "Drag one element onto another, both by ref.",
+        [s](const drag_args& a) -> result<tool_output> {
+            auto from = detail::element_of(a.startRef, a.startTarget, "start element");
+            if (!from) return fail(from.error());
+            auto to = detail::element_of(a.endRef, a.endTarget, "end element");
+            if (!to) return fail(to.error());
+            return detail::text_of(s->b.drag(*from, *to));
+        },
+        action_traits);
+}
+
+template <class State>
+auto select_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_select_option">(
+        st,
+        "Select one or several options of a <select> by ref (values or labels).",
+        [s](const select_args& a) -> result<tool_output> {
+            auto el = detail::element_of(a.ref, a.target);
+            if (!el) return fail(el.error());
+            return detail::text_of(s->b.select(*el, a.values));
+        },
+        action_traits);
+}
+
+template <class State>
+auto fill_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_fill_form">(
+        st,
+        "Fill several fields in one call (textbox, checkbox, radio, combobox, slider); optionally click a submit "
+        "button afterwards. Stops at the first field that fails.",
+        [s](const fill_form_args& a) -> result<tool_output> {
+            std::vector<fill_field> fields;
+            for (const auto& f : a.fields_) {
+                auto el = detail::element_of(f.ref, f.target, "field " + f.name);
+                if (!el) return fail(el.error());
+                fields.push_back(fill_field{*el, f.type, f.value, f.name});
+            }
+            std::string submit;
+            if (a.submit) {
+                auto el = detail::element_of(a.submit, std::nullopt, "submit button");
+                if (!el) return fail(el.error());
+                submit = *el;
+            }
+            auto r = s->b.fill(fields, submit);
+            if (!r) return fail(r.error());
+            std::string out = "filled " + std::to_string(fields.size()) + " fields";
+            if (!submit.empty()) out += "; clicked " + submit;
+            return tool_output::text(out + "\n" + r->to_text());
+        },
+        action_traits);
+}
+
+template <class State>
+auto press_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_press_key">(
+        st,
+        "Press a key or chord in the focused element, e.g. Enter, Escape, ArrowDown, Control+a.",
+        [s](const press_args& a) { return detail::text_of(s->b.press(a.key)); },
+        action_traits);
+}
+
+template <class State>
+auto upload_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_file_upload">(
+        st,
+        "Set the files of a file input by ref.",
+        [s](const upload_args& a) -> result<tool_output> {
+            auto el = detail::element_of(a.ref, a.target, "file input");
+            if (!el) return fail(el.error());
+            return detail::text_of(s->b.upload(*el, a.paths));
+        },
+        action_traits);
+}
+
+template <class State>
+auto dialog_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_handle_dialog">(
+        st,
+        "Choose how the page's dialogs (alert, confirm, prompt, beforeunload) are answered from now on. "
+        "Dialogs never block: each is answered at once and reported in the action's result.",
+        [s](const dialog_args& a) -> result<tool_output> {
+            dialog_policy p;
+            const auto act_ = a.accept ? dialog_action::accept : dialog_action::dismiss;
+            p.alert = dialog_action::accept;
+            p.confirm = act_;
+            p.prompt = act_;
+            p.beforeunload = act_;
+            if (a.promptText) p.prompt_text = *a.promptText;
+            s->b.set_dialog_policy(p);
+            return tool_output::text(std::string("dialogs will be ") + (a.accept ? "accepted" : "dismissed") +
+                                     (a.promptText ? " (prompt text \"" + *a.promptText + "\")" : std::string()));
+        },
+        no_traits);
+}
+
+}  // namespace agentkit::browser

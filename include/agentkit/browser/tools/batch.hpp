@@ -1,0 +1,131 @@
+// agentkit/browser/tools/batch.hpp — browser tools: reading several URLs at once (browser_batch).
+// Each tool: its argument struct and a factory; tools.hpp registers them in browser_tools().
+#pragma once
+
+#include <agentkit/browser/tools/support.hpp>
+
+namespace agentkit::browser {
+
+struct batch_args {
+    std::vector<std::string> urls;
+    std::optional<int> budget;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(batch_args, urls, "The URLs to read (1-20), each in its own temporary tab"),
+                      AGENTKIT_FIELD(batch_args, budget, "Token budget shared by all pages (default 8000)", range(200, 100000)));
+    }
+};
+
+namespace detail {
+
+/// The text of a batch read. The page texts share what the result cap leaves after the headers
+/// and notes (pages that need less than an equal share give the rest away), so the generic cap
+/// never cuts a batch; a page cut here or by its token share is stored whole as an artifact and
+/// its note says where the part not shown starts.
+inline result<tool_output> batch_output(tool_state& st, const std::vector<batch_page>& pages) {
+    constexpr std::size_t max_blocked_lines = 10;  // per page
+    constexpr std::size_t note_reserve = 200;       // a cut note with the artifact id and offset
+    const std::string& nonce = st.b.boundary();
+    std::vector<std::string> heads(pages.size());
+    std::size_t ok = 0;
+    for (std::size_t i = 0; i < pages.size(); ++i) {
+        const auto& p = pages[i];
+        std::string& h = heads[i];
+        h = "## " + std::to_string(i + 1) + ". " + p.url + "\n";
+        if (p.error_) {
+            h += "error: " + p.error_->message + "\n\n";
+            continue;
+        }
+        ++ok;
+        const bool success = p.http_status == 0 || (p.http_status >= 200 && p.http_status <= 299);
+        // the final URL when a redirect changed it, the status when it is not a success
+        if (!p.final_url.empty() && !detail::same_place(p.final_url, p.url)) h += "url: " + p.final_url + (success ? "\n" : " ");
+        if (!success) h += "HTTP " + std::to_string(p.http_status) + "\n";
+        for (std::size_t k = 0; k < p.blocked.size() && k < max_blocked_lines; ++k)
+            h += "blocked " + p.blocked[k].resource_type + " " + p.blocked[k].url + " (policy " + p.blocked[k].rule + ")\n";
+        if (p.blocked.size() > max_blocked_lines)
+            h += "blocked " + std::to_string(p.blocked.size() - max_blocked_lines) + " more requests (browser_network_requests lists them)\n";
+    }
+    const std::string top = std::to_string(ok) + " of " + std::to_string(pages.size()) + " pages read\n\n";
+    // what the headers, marks and notes take; the rest is shared by the page texts
+    std::size_t fixed = top.size();
+    const std::size_t marks = detail::page_data("x", nonce).size();  // with a one-character text
+    for (std::size_t i = 0; i < pages.size(); ++i) {
+        fixed += heads[i].size();
+        if (!pages[i].error_) fixed += marks + note_reserve + 1 + std::string_view("title: \n").size() + pages[i].title.size();
+    }
+    const std::size_t cap = st.options.max_result_chars;
+    std::size_t left = cap > fixed ? cap - fixed : 0;
+    std::vector<std::size_t> share(pages.size(), 0);
+    {
+        std::size_t open = 0;
+        for (const auto& p : pages) open += p.error_ ? 0U : 1U;
+        std::vector<bool> done(pages.size(), false);
+        bool changed = true;
+        while (open > 0 && changed) {
+            changed = false;
+            const std::size_t fair = left / open;
+            for (std::size_t i = 0; i < pages.size(); ++i)
+                if (!pages[i].error_ && !done[i] && pages[i].text.size() <= fair) {
+                    share[i] = pages[i].text.size();
+                    left -= share[i];
+                    done[i] = true;
+                    --open;
+                    changed = true;
+                }
+        }
+        for (std::size_t i = 0; i < pages.size(); ++i)
+            if (!pages[i].error_ && !done[i]) share[i] = open ? left / open : 0;
+    }
+    std::string out = top;
+    for (std::size_t i = 0; i < pages.size(); ++i) {
+        const auto& p = pages[i];
+        out += heads[i];
+        if (p.error_) continue;
+        std::string text = p.text;
+        bool cut = false;
+        if (text.size() > share[i]) {
+            std::size_t keep = utf8_safe_prefix(text, share[i]);
+            if (const auto nl = text.rfind('\n', keep == 0 ? 0 : keep - 1); nl != std::string::npos && nl + 1 >= keep / 2)
+                keep = nl + 1;  // whole lines, unless that loses more than half the share
+            text.resize(keep);
+            cut = true;
+        }
+        out += detail::page_data("title: " + p.title + "\n" + text, nonce);  // the title is the page's text too
+        if (cut || p.truncated) {
+            // the whole page out of band; when what is shown is its beginning, the rest starts at `shown`
+            const std::string& whole = p.truncated ? p.full_text : p.text;
+            auto ref = store_text(st, "page text", "full text of " + p.final_url, whole);
+            const bool prefix = whole.compare(0, text.size(), text) == 0;
+            // the one cut wording (format/budget.hpp); a page cut to its token share shows whole lines,
+            // not a prefix: its note names the whole text without an offset
+            std::string note =
+                cut_note(text.size(), whole.size(), "page text",
+                         ref ? stored_rest(*ref, artifact_tool_name, prefix && !text.empty() ? std::optional<std::size_t>(text.size()) : std::nullopt)
+                             : "it could not be stored: " + ref.error().message) +
+                "\n";
+            if (note.size() > note_reserve) note = note.substr(0, utf8_safe_prefix(note, note_reserve - 2)) + "]\n";
+            out += note;
+        }
+        out += "\n";
+    }
+    return tool_output::text(std::move(out));
+}
+
+}  // namespace detail
+
+template <class State>
+auto batch_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_batch">(
+        st,
+        "Read several URLs at once (each in its own temporary tab, concurrently) and return each page's compact "
+        "text within one shared token budget. Cut pages are stored whole as artifacts.",
+        [s](const batch_args& a) -> result<tool_output> {
+            auto r = s->b.batch_read(a.urls, static_cast<std::size_t>(a.budget.value_or(8000)));
+            if (!r) return fail(r.error());
+            return detail::batch_output(*s, *r);
+        },
+        reading_traits);
+}
+
+}  // namespace agentkit::browser

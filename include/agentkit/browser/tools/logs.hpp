@@ -1,0 +1,210 @@
+// agentkit/browser/tools/logs.hpp — browser tools: the tab's console and network logs.
+// Each tool: its argument struct and a factory; tools.hpp registers them in browser_tools().
+#pragma once
+
+#include <agentkit/browser/tools/support.hpp>
+
+namespace agentkit::browser {
+
+struct console_args {
+    std::optional<std::string> level;
+    std::optional<int> recent;
+    std::optional<bool> clear;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(console_args, level, "Lowest level kept (default: the server's, info unless set)", one_of("error", "warning", "info", "debug")),
+                      AGENTKIT_FIELD(console_args, recent, "How many of the newest messages to show (default 10); the whole log is an artifact", range(0, 100)),
+                      AGENTKIT_FIELD(console_args, clear, "Empty the tab's console buffer after reading it"));
+    }
+};
+
+struct network_args {
+    std::optional<bool> static_;
+    std::optional<std::string> filter;
+    std::optional<int> recent;
+    std::optional<bool> clear;
+    static constexpr auto agentkit_fields() {
+        return fields(field(&network_args::static_, "static", "Include images, fonts, scripts and styles"),
+                      AGENTKIT_FIELD(network_args, filter, "Only URLs containing this text"),
+                      AGENTKIT_FIELD(network_args, recent, "How many of the newest requests to show (default 10); the whole log is an artifact", range(0, 100)),
+                      AGENTKIT_FIELD(network_args, clear, "Empty the tab's request buffer after reading it"));
+    }
+};
+
+namespace detail {
+
+/// A log (console or network) kept whole in the artifact store; the result carries counts, the
+/// newest lines within a small budget, and the artifact id with how to read the rest.
+inline result<tool_output> log_result(tool_state& st, std::string_view what, const std::vector<std::string>& lines,
+                                      const std::string& counts, std::size_t dropped, std::size_t capacity,
+                                      std::size_t recent, std::string_view section_hint) {
+    constexpr std::size_t line_chars = 300;    // one line shown inline
+    constexpr std::size_t recent_chars = 3000;  // all lines shown inline
+    std::string head = std::string(what) + ": " + counts + "\n";
+    if (dropped > 0)
+        head += "the tab keeps the newest " + std::to_string(capacity) + "; " + std::to_string(dropped) +
+                " older were dropped\n";
+    if (lines.empty()) return tool_output::text(head);
+    std::string full;
+    for (const auto& l : lines) full += l + "\n";
+    auto ref = store_text(st, std::string(what) + " log", std::string(what) + " log, " + std::to_string(lines.size()) + " lines", full);
+    // the newest lines, oldest of them first, within the budget
+    std::vector<std::string> shown;
+    std::size_t used = 0;
+    for (auto it = lines.rbegin(); it != lines.rend() && shown.size() < recent; ++it) {
+        std::string l = *it;
+        if (l.size() > line_chars) {
+            l.resize(utf8_safe_prefix(l, line_chars));
+            l += "…";
+        }
+        if (used + l.size() + 1 > recent_chars && !shown.empty()) break;
+        used += l.size() + 1;
+        shown.push_back(std::move(l));
+    }
+    std::string body;
+    for (auto it = shown.rbegin(); it != shown.rend(); ++it) body += *it + "\n";
+    std::string text = head;
+    if (!shown.empty())
+        text += (shown.size() == lines.size() ? std::string("all ") + std::to_string(shown.size())
+                                               : "newest " + std::to_string(shown.size()) + " of " + std::to_string(lines.size())) +
+                ":\n" + page_data(body, st.b.boundary());
+    tool_output out;
+    if (ref) {
+        text += "whole log (" + std::to_string(lines.size()) + " lines, " + std::to_string(full.size()) + " characters): artifact " +
+                ref->id + "; read it with browser_artifact {\"id\": \"" + ref->id + "\", \"offset\": 0} or from a line with {\"id\": \"" +
+                ref->id + "\", \"section\": \"" + std::string(section_hint) + "\"}\n";
+        out.add_text(std::move(text));
+        out.add_artifact(*ref);
+    } else {
+        out.add_text(text + "whole log not stored: " + ref.error().message + "\n");
+    }
+    return out;
+}
+
+inline std::string level_filter_ok(std::string_view min, std::string_view level) {
+    auto rank = [](std::string_view l) {
+        if (l == "error" || l == "exception") return 3;
+        if (l == "warning") return 2;
+        if (l == "info" || l == "log") return 1;
+        return 0;
+    };
+    return rank(level) >= rank(min) ? "y" : "";
+}
+
+}  // namespace detail
+
+template <class State>
+auto console_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_console_messages">(
+        st,
+        "Console messages of the current tab: counts by level and the newest few; the whole log is stored as an "
+        "artifact (read it with browser_artifact by offset or section).",
+        [s](const console_args& a) -> result<tool_output> {
+            std::size_t dropped = 0;
+            auto r = s->b.console_messages(a.clear.value_or(false), &dropped);
+            if (!r) return fail(r.error());
+            const std::string min = a.level.value_or(s->options.console_level);
+            std::vector<std::string> lines;
+            std::map<std::string, std::size_t> by_level;
+            std::size_t hidden = 0;
+            for (const auto& m : *r) {
+                if (detail::level_filter_ok(min, m.level).empty()) {
+                    ++hidden;
+                    continue;
+                }
+                ++by_level[m.level];
+                std::string line = "[" + m.level + "] " + m.text;
+                if (!m.url.empty()) line += " (" + m.url + ":" + std::to_string(m.line) + ")";
+                std::replace(line.begin(), line.end(), '\n', ' ');
+                lines.push_back(std::move(line));
+            }
+            std::string counts = std::to_string(lines.size()) + (lines.size() == 1 ? " message" : " messages");
+            if (!by_level.empty()) {
+                counts += " (";
+                bool first = true;
+                for (const char* l : {"exception", "error", "assert", "warning", "log", "info", "debug", "trace"})
+                    if (auto it = by_level.find(l); it != by_level.end()) {
+                        counts += (first ? "" : ", ") + it->first + " " + std::to_string(it->second);
+                        first = false;
+                        by_level.erase(it);
+                    }
+                for (const auto& [l, n] : by_level) {
+                    counts += (first ? "" : ", ") + l + " " + std::to_string(n);
+                    first = false;
+                }
+                counts += ")";
+            }
+            if (hidden > 0) counts += "; " + std::to_string(hidden) + " below " + min + " not shown";
+            if (a.clear.value_or(false)) counts += "; buffer cleared";
+            return detail::log_result(*s, "console", lines, counts, dropped, s->b.options().console_capacity,
+                                      static_cast<std::size_t>(a.recent.value_or(10)), "[error]");
+        },
+        reading_traits);
+}
+
+template <class State>
+auto network_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_network_requests">(
+        st,
+        "Network requests of the current tab (documents, XHR/fetch; static assets with static: true): counts by "
+        "status class and the newest few; the whole log is stored as an artifact (read it with browser_artifact).",
+        [s](const network_args& a) -> result<tool_output> {
+            std::size_t dropped = 0;
+            auto r = s->b.network_requests(a.clear.value_or(false), &dropped);
+            if (!r) return fail(r.error());
+            std::vector<std::string> lines;
+            std::size_t by_class[5] = {0, 0, 0, 0, 0};  // 1xx-2xx, 3xx, 4xx, 5xx (index: class - 1)
+            std::size_t failed = 0, pending = 0, static_skipped = 0, filter_skipped = 0;
+            for (const auto& e : *r) {
+                const bool is_static = e.resource_type == "Image" || e.resource_type == "Font" ||
+                                       e.resource_type == "Stylesheet" || e.resource_type == "Script" ||
+                                       e.resource_type == "Media";
+                if (is_static && !a.static_.value_or(false)) {
+                    ++static_skipped;
+                    continue;
+                }
+                if (a.filter && e.url.find(*a.filter) == std::string::npos) {
+                    ++filter_skipped;
+                    continue;
+                }
+                std::string line = e.method + " " + e.url + " → ";
+                if (!e.error.empty()) {
+                    ++failed;
+                    line += "failed " + e.error;
+                } else if (e.status >= 100 && e.status < 600) {
+                    ++by_class[static_cast<std::size_t>(e.status / 100 - 1)];
+                    line += std::to_string(e.status);
+                } else {
+                    ++pending;
+                    line += "pending";
+                }
+                line += " " + e.resource_type;
+                if (e.finished && e.duration_ms > 0) line += " " + std::to_string(static_cast<long long>(e.duration_ms + 0.5)) + " ms";
+                lines.push_back(std::move(line));
+            }
+            std::string counts = std::to_string(lines.size()) + (lines.size() == 1 ? " request" : " requests");
+            if (!lines.empty()) {
+                std::string parts;
+                auto part = [&](const std::string& name, std::size_t n) {
+                    if (n > 0) parts += (parts.empty() ? "" : ", ") + name + " " + std::to_string(n);
+                };
+                part("1xx", by_class[0]);
+                part("2xx", by_class[1]);
+                part("3xx", by_class[2]);
+                part("4xx", by_class[3]);
+                part("5xx", by_class[4]);
+                part("failed", failed);
+                part("pending", pending);
+                counts += " (" + parts + ")";
+            }
+            if (static_skipped > 0) counts += "; " + std::to_string(static_skipped) + " static assets not listed (static: true lists them)";
+            if (filter_skipped > 0) counts += "; " + std::to_string(filter_skipped) + " not matching the filter";
+            if (a.clear.value_or(false)) counts += "; buffer cleared";
+            return detail::log_result(*s, "network", lines, counts, dropped, s->b.options().network_capacity,
+                                      static_cast<std::size_t>(a.recent.value_or(10)), "→ 404");
+        },
+        reading_traits);
+}
+
+}  // namespace agentkit::browser

@@ -1,0 +1,137 @@
+// agentkit/browser/tools/navigation.hpp — browser tools: navigating, tabs, the viewport and closing the browser.
+// Each tool: its argument struct and a factory; tools.hpp registers them in browser_tools().
+#pragma once
+
+#include <agentkit/browser/tools/support.hpp>
+
+namespace agentkit::browser {
+
+struct navigate_args {
+    std::string url;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(navigate_args, url, "The URL to open", min_length(1)));
+    }
+};
+
+struct tabs_args {
+    std::string action;
+    std::optional<int> index;
+    std::optional<std::string> url;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(tabs_args, action, "What to do", one_of("list", "new", "select", "close")),
+                      AGENTKIT_FIELD(tabs_args, index, "Tab index for select and close", minimum(0)),
+                      AGENTKIT_FIELD(tabs_args, url, "URL to open in a new tab"));
+    }
+};
+
+struct resize_args {
+    int width = 0;
+    int height = 0;
+    std::optional<bool> mobile;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(resize_args, width, "Viewport width in CSS pixels", range(100, 8000)),
+                      AGENTKIT_FIELD(resize_args, height, "Viewport height in CSS pixels", range(100, 8000)),
+                      AGENTKIT_FIELD(resize_args, mobile, "Emulate a touch phone"));
+    }
+};
+
+template <class State>
+auto navigate_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_navigate">(
+        st,
+        "Open a URL in the current tab. Returns the page's title and a compact snapshot; the final URL when a "
+        "redirect changed it, the HTTP status when it is not a success.",
+        [s](const navigate_args& a) { return detail::text_of(s->b.navigate(a.url)); },
+        action_traits);
+}
+
+template <class State>
+auto back_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_navigate_back">(
+        st,
+        "Go back to the previous page.",
+        [s]() { return detail::text_of(s->b.back()); },
+        action_traits);
+}
+
+template <class State>
+auto tabs_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_tabs">(
+        st,
+        "List, open, select or close tabs.",
+        [s](const tabs_args& a) -> result<tool_output> {
+            auto list_text = [&]() -> result<std::string> {
+                auto l = s->b.tabs();
+                if (!l) return fail(l.error());
+                std::string out;
+                for (std::size_t i = 0; i < l->size(); ++i)
+                    out += std::to_string(i) + ((*l)[i].active ? " * " : "   ") + (*l)[i].title + " (" + (*l)[i].url + ")\n";
+                return detail::page_data(out, s->b.boundary());  // the titles are the pages' text
+            };
+            auto tab_id = [&]() -> result<std::string> {
+                auto l = s->b.tabs();
+                if (!l) return fail(l.error());
+                if (!a.index) {
+                    for (const auto& t : *l)
+                        if (t.active) return t.id;
+                    return fail(errc::args_invalid, "no active tab");
+                }
+                if (static_cast<std::size_t>(*a.index) >= l->size())
+                    return fail(errc::args_invalid, "no tab " + std::to_string(*a.index), "List the tabs first.");
+                return (*l)[static_cast<std::size_t>(*a.index)].id;
+            };
+            if (a.action == "new") {
+                auto r = s->b.new_tab(a.url.value_or(""));
+                if (!r) return fail(r.error());
+            } else if (a.action == "select") {
+                auto id = tab_id();
+                if (!id) return fail(id.error());
+                auto r = s->b.select_tab(*id);
+                if (!r) return fail(r.error());
+            } else if (a.action == "close") {
+                auto id = tab_id();
+                if (!id) return fail(id.error());
+                auto r = s->b.close_tab(*id);
+                if (!r) return fail(r.error());
+            }
+            auto l = list_text();
+            if (!l) return fail(l.error());
+            return tool_output::text(*l);
+        },
+        open_world);
+}
+
+template <class State>
+auto resize_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_resize">(
+        st,
+        "Resize the viewport (optionally emulating a phone).",
+        [s](const resize_args& a) -> result<tool_output> {
+            viewport_size v;
+            v.width = a.width;
+            v.height = a.height;
+            v.mobile = a.mobile.value_or(false);
+            v.touch = v.mobile;
+            return detail::text_of(s->b.resize(v));
+        },
+        idempotent);
+}
+
+template <class State>
+auto close_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_close">(
+        st,
+        "Close the browser (the next browser tool starts a fresh one).",
+        [s]() -> result<tool_output> {
+            s->b.close();
+            return tool_output::text("browser closed");
+        },
+        idempotent);
+}
+
+}  // namespace agentkit::browser

@@ -1,0 +1,190 @@
+// agentkit/browser/tools/page.hpp — browser tools: screenshots, evaluate, waits and structured extraction.
+// Each tool: its argument struct and a factory; tools.hpp registers them in browser_tools().
+#pragma once
+
+#include <agentkit/browser/tools/support.hpp>
+
+namespace agentkit::browser {
+
+struct screenshot_args {
+    std::optional<std::string> type;
+    std::optional<std::string> ref;
+    std::optional<std::string> target;
+    std::optional<std::string> element;
+    std::optional<bool> fullPage;
+    std::optional<std::string> filename;
+    std::optional<bool> inline_image;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(screenshot_args, type, "Image format", one_of("png", "jpeg")),
+                      AGENTKIT_BROWSER_ELEMENT_FIELDS(screenshot_args),
+                      AGENTKIT_FIELD(screenshot_args, fullPage, "The whole scrollable page"),
+                      AGENTKIT_FIELD(screenshot_args, filename, "Accepted for compatibility; screenshots are stored as artifacts"),
+                      field(&screenshot_args::inline_image, "inline", "Return the image itself, not only its artifact id"));
+    }
+};
+
+struct evaluate_args {
+    std::string function;
+    std::optional<std::string> ref;
+    std::optional<std::string> target;
+    std::optional<std::string> element;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(evaluate_args, function, "JavaScript: () => value, or (element) => value with a ref"),
+                      AGENTKIT_BROWSER_ELEMENT_FIELDS(evaluate_args));
+    }
+};
+
+struct wait_args {
+    std::optional<double> time;
+    std::optional<std::string> text;
+    std::optional<std::string> textGone;
+    std::optional<std::string> ref;
+    std::optional<std::string> state;
+    std::optional<double> timeout;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(wait_args, time, "Seconds to wait", range(0, 30)),
+                      AGENTKIT_FIELD(wait_args, text, "Wait until this text appears"),
+                      AGENTKIT_FIELD(wait_args, textGone, "Wait until this text is gone"),
+                      AGENTKIT_FIELD(wait_args, ref, "Wait until this element reaches `state`"),
+                      AGENTKIT_FIELD(wait_args, state, "Element state",
+                                     one_of("visible", "hidden", "enabled", "disabled", "checked", "unchecked", "gone")),
+                      AGENTKIT_FIELD(wait_args, timeout, "Seconds before giving up (default 10)", range(0, 120)));
+    }
+};
+
+struct extract_args {
+    std::optional<std::string> kind;
+    std::optional<std::string> ref;
+    std::optional<std::string> target;
+    std::optional<json> schema;
+    std::optional<int> max_items;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(extract_args, kind, "What to extract", one_of("auto", "table", "list", "fields")),
+                      AGENTKIT_FIELD(extract_args, ref, "Only within this element's subtree (ref from the snapshot)"),
+                      AGENTKIT_FIELD(extract_args, target, "Same as ref"),
+                      AGENTKIT_FIELD(extract_args, schema,
+                                     "For kind fields: the fields by name and type, e.g. {\"price\": \"number\", \"title\": \"string\"}"),
+                      AGENTKIT_FIELD(extract_args, max_items, "Most rows or items returned (default 200)", range(1, 5000)));
+    }
+};
+
+template <class State>
+auto screenshot_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_take_screenshot">(
+        st,
+        "Screenshot of the viewport, the full page or one element. Stored as an artifact (its id is returned); "
+        "pass inline: true to receive the image itself.",
+        [s](const screenshot_args& a) -> result<tool_output> {
+            screenshot_options o;
+            o.format = a.type.value_or("png");
+            o.full_page = a.fullPage.value_or(false);
+            if (a.ref || a.target) {
+                auto el = detail::element_of(a.ref, a.target);
+                if (!el) return fail(el.error());
+                o.ref = *el;
+            }
+            auto shot = s->b.screenshot(o);
+            if (!shot) return fail(shot.error());
+            const std::size_t bytes = shot->base64.size() / 4 * 3;
+            auto ref = s->store.put({shot->mime_type, "screenshot",
+                                     "screenshot " + std::to_string(static_cast<int>(shot->width)) + "x" +
+                                         std::to_string(static_cast<int>(shot->height)),
+                                     shot->base64, true});
+            tool_output out;
+            std::string line = "screenshot " + std::to_string(static_cast<int>(shot->width)) + "x" +
+                               std::to_string(static_cast<int>(shot->height)) + " " + o.format + ", " +
+                               std::to_string(bytes / 1024) + " KB";
+            if (ref) {
+                line += ", artifact " + ref->id;
+                out.add_text(line);
+                out.add_artifact(*ref);
+            } else {
+                out.add_text(line + " (not stored: " + ref.error().message + ")");
+            }
+            if (a.inline_image.value_or(s->options.inline_screenshots) || !ref) out.add_image(shot->base64, shot->mime_type);
+            return out;
+        },
+        reading_traits);
+}
+
+template <class State>
+auto evaluate_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_evaluate">(
+        st,
+        "Evaluate a JavaScript function in the page (off unless the server was started with --allow-evaluate).",
+        [s](const evaluate_args& a) -> result<tool_output> {
+            std::string ref;
+            if (a.ref || a.target) {
+                auto el = detail::element_of(a.ref, a.target);
+                if (!el) return fail(el.error());
+                ref = *el;
+            }
+            auto r = s->b.evaluate(a.function, ref);
+            if (!r) return fail(r.error());
+            return tool_output::text(r->is_string() ? r->get<std::string>() : r->dump(-1, ' ', false, json::error_handler_t::replace));
+        },
+        open_world | destructive);
+}
+
+template <class State>
+auto wait_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_wait_for">(
+        st,
+        "Wait for text to appear or disappear, or an element (ref) to reach a state; or a number of seconds.",
+        [s](const wait_args& a) -> result<tool_output> {
+            if (!a.text && !a.textGone && !a.ref) {
+                if (!a.time) return fail(errc::args_invalid, "give text, textGone, ref or time", "e.g. {\"text\": \"Saved\"}");
+                const double secs = std::min(*a.time, s->options.max_wait_seconds);
+                // A deliberate pause the model asked for (e.g. an animation); bounded.
+                std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<std::int64_t>(secs * 1000)));
+                return tool_output::text("waited " + json(secs).dump() + " s");
+            }
+            wait_options w;
+            if (a.text) w.text = *a.text;
+            if (a.textGone) w.text_gone = *a.textGone;
+            if (a.ref) w.ref = *a.ref;
+            if (a.state) w.state = *a.state;
+            if (a.timeout) w.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(*a.timeout * 1000));
+            return detail::text_of(s->b.wait_for(w));
+        },
+        reading_traits);
+}
+
+template <class State>
+auto extract_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_extract">(
+        st,
+        "Extract structured data without writing code: a table as rows (keyed by its headers), a list's items, "
+        "or the fields of a small schema found by their labels ({\"price\": \"number\"}); optionally within a ref.",
+        [s](const extract_args& a) -> result<tool_output> {
+            extract_options o;
+            o.kind = a.kind.value_or(a.schema ? "fields" : "auto");
+            if (a.ref || a.target) {
+                auto el = detail::element_of(a.ref, a.target);
+                if (!el) return fail(el.error());
+                o.ref = *el;
+            }
+            if (a.schema) o.schema = *a.schema;
+            if (a.max_items) o.max_items = static_cast<std::size_t>(*a.max_items);
+            auto r = s->b.extract(o);
+            if (!r) return fail(r.error());
+            std::string head;
+            if (detail::jstr(*r, "kind") == "table")
+                head = std::to_string((*r)["rows"].size()) + " of " + std::to_string(detail::jint(*r, "total_rows")) + " rows";
+            else if (detail::jstr(*r, "kind") == "list")
+                head = std::to_string((*r)["items"].size()) + " of " + std::to_string(detail::jint(*r, "total_items")) + " items";
+            else
+                head = std::to_string((*r)["fields"].size() - (*r)["missing"].size()) + " of " +
+                       std::to_string((*r)["fields"].size()) + " fields found";
+            tool_output out = tool_output::text(detail::page_data(head + "\n" + r->dump(), s->b.boundary()));
+            out.structured = *r;
+            return out;
+        },
+        reading_traits);
+}
+
+}  // namespace agentkit::browser

@@ -1,0 +1,88 @@
+// agentkit/browser/tools/session.hpp — browser tools: the session's artifacts and call metrics.
+// Each tool: its argument struct and a factory; tools.hpp registers them in browser_tools().
+#pragma once
+
+#include <agentkit/browser/tools/support.hpp>
+
+namespace agentkit::browser {
+
+struct artifact_args {
+    std::string id;
+    std::optional<int> offset;
+    std::optional<int> length;
+    std::optional<std::string> section;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(artifact_args, id, "Artifact id, e.g. a3", min_length(1)),
+                      AGENTKIT_FIELD(artifact_args, offset, "Start (characters) for text artifacts", minimum(0)),
+                      AGENTKIT_FIELD(artifact_args, length, "How many characters (default 20000)", range(1, 200000)),
+                      AGENTKIT_FIELD(artifact_args, section, "Start at the first line containing this text"));
+    }
+};
+
+struct metrics_args {
+    std::optional<int> last;
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(metrics_args, last, "How many of the newest calls to list (default 10)",
+                                     range(0, static_cast<int>(tool_state::recent_capacity))));
+    }
+};
+
+template <class State>
+auto artifact_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_artifact">(
+        st,
+        "Read an artifact (screenshot, full snapshot, cut text, log) by id; text by offset and length.",
+        [s](const artifact_args& a) -> result<tool_output> {
+            read_options ro_;
+            ro_.offset = static_cast<std::size_t>(std::max(0, a.offset.value_or(0)));
+            ro_.length = static_cast<std::size_t>(std::max(1, a.length.value_or(20000)));
+            ro_.section = a.section.value_or("");
+            auto sl = s->store.read(a.id, ro_);
+            if (!sl) return fail(sl.error());
+            if (sl->binary) {
+                tool_output o;
+                o.add_text(sl->ref.name + " (" + sl->ref.mime_type + ", " + std::to_string(sl->ref.size) + " bytes)");
+                o.add_image(sl->text, sl->ref.mime_type);
+                return o;
+            }
+            std::string text = std::move(sl->text);
+            if (sl->next < sl->total)
+                text += "\n[" + std::to_string(sl->total - sl->next) + " more characters: offset " + std::to_string(sl->next) + "]";
+            return tool_output::text(std::move(text));
+        },
+        read_only);
+}
+
+template <class State>
+auto metrics_tool(State& st) {
+    tool_state* s = &st;
+    return tool<"browser_metrics">(
+        "This session's browser tool calls: totals per tool (calls, tokens returned, ms, CDP round trips, ms waiting "
+        "for the page) and the last calls one per line.",
+        [s](const metrics_args& a) {
+            std::lock_guard lock(s->mu);
+            auto line = [](const std::string& head, std::size_t calls, std::size_t bytes, std::size_t tokens, std::int64_t ms,
+                           std::uint64_t trips, std::int64_t waited) {
+                return head + ": " + std::to_string(calls) + (calls == 1 ? " call, " : " calls, ") + std::to_string(bytes) +
+                       " bytes (~" + std::to_string(tokens) + " tokens), " + std::to_string(ms) + " ms, " +
+                       std::to_string(trips) + " CDP round trips, " + std::to_string(waited) + " ms waiting\n";
+            };
+            std::string out = line("total", s->calls, s->total_bytes, s->total_tokens, s->total_ms, s->total_cdp_round_trips,
+                                   s->total_wait_ms);
+            for (const auto& [name, v] : s->per_tool)
+                out += line(name, v.calls, v.bytes, v.tokens, v.ms, v.cdp_round_trips, v.wait_ms);
+            const auto want = static_cast<std::size_t>(std::max(0, a.last.value_or(10)));
+            const std::size_t n = std::min(want, s->recent.size());
+            if (n > 0) out += "last " + std::to_string(n) + " calls (tool ok/error ms tokens round-trips wait-ms):\n";
+            for (std::size_t i = s->recent.size() - n; i < s->recent.size(); ++i) {
+                const auto& m = s->recent[i];
+                out += m.tool + (m.ok ? " ok " : " error ") + std::to_string(m.ms) + " " + std::to_string(m.tokens) + " " +
+                       std::to_string(m.cdp_round_trips) + " " + std::to_string(m.wait_ms) + "\n";
+            }
+            return tool_output::text(out);
+        },
+        read_only | parallel_safe);
+}
+
+}  // namespace agentkit::browser

@@ -1,0 +1,166 @@
+// agentkit/browser/tools/support.hpp — what every browser tool uses: the element arguments
+// (`ref` or `target`), browser_tool<"name">() that times, caps, redacts and counts each call, and
+// storing text as an artifact.
+#pragma once
+
+#include <agentkit/browser/action_result.hpp>
+#include <agentkit/browser/artifacts.hpp>
+#include <agentkit/browser/browser.hpp>
+#include <agentkit/browser/tool_state.hpp>
+#include <agentkit/core/describe.hpp>
+#include <agentkit/core/json.hpp>
+#include <agentkit/core/result.hpp>
+#include <agentkit/core/strings.hpp>
+#include <agentkit/format/artifacts.hpp>
+#include <agentkit/format/budget.hpp>
+#include <agentkit/tools/output.hpp>
+#include <agentkit/tools/tool.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace agentkit::browser {
+
+/// Traits of tools that act on the page (they reach the web: open world).
+inline constexpr traits action_traits = open_world;
+/// Traits of tools that only read the page.
+inline constexpr traits reading_traits = read_only | open_world;
+
+/// The three element arguments of a tool that acts on one element: `ref`, `target` (Playwright
+/// MCP's newer name for it) and `element` (a description, accepted and ignored).
+#define AGENTKIT_BROWSER_ELEMENT_FIELDS(T)                                                                         \
+    AGENTKIT_FIELD(T, ref, "Element ref from the snapshot, e.g. e12"),                                             \
+        AGENTKIT_FIELD(T, target, "Same as ref (Playwright MCP's name)"),                                          \
+        AGENTKIT_FIELD(T, element, "Human-readable description of the element (optional)")
+
+/// The tool that reads what the browser tools store (cut results, screenshots, logs).
+inline constexpr std::string_view artifact_tool_name = "browser_artifact";
+
+namespace detail {
+
+/// The element of a call: `ref` or `target`, unwrapped from "[ref=…]".
+inline result<std::string> element_of(const std::optional<std::string>& ref, const std::optional<std::string>& target,
+                                      std::string_view what = "element") {
+    const std::optional<std::string>& v = ref ? ref : target;
+    if (!v || v->empty())
+        return fail(errc::args_invalid, "missing the " + std::string(what) + ": pass `ref` (or `target`) from the snapshot",
+                    "Use a ref exactly as the snapshot shows it, e.g. {\"ref\": \"e12\"}.");
+    std::string s = *v;
+    if (s.size() > 2 && s.front() == '[' && s.back() == ']') s = s.substr(1, s.size() - 2);
+    if (s.rfind("ref=", 0) == 0) s = s.substr(4);
+    return s;
+}
+
+/// Finish a call: cap the text (overflow to the store), count, report.
+inline result<tool_output> finish(tool_state& st, std::string_view tool, std::chrono::steady_clock::time_point t0,
+                                  const browser::counters& before, result<tool_output> r) {
+    call_metrics m;
+    m.tool = std::string(tool);
+    const auto after = st.b.totals();
+    m.cdp_round_trips = after.cdp_commands - before.cdp_commands;
+    m.wait_ms = after.wait_ms - before.wait_ms;
+    m.ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+    m.ok = r.has_value() && !r->is_error;
+    if (!r) r = fail(st.b.policy().redact(r.error()));
+    if (r) {
+        // evictions are reported once, in the result of the call that caused them
+        if (auto ev = st.store.take_evictions(); !ev.empty()) {
+            std::string line = "note: the artifact store is full; evicted (oldest first):";
+            for (std::size_t i = 0; i < ev.size() && i < 10; ++i) line += " " + ev[i].id + " (" + ev[i].name + ")";
+            if (ev.size() > 10) line += " and " + std::to_string(ev.size() - 10) + " more";
+            r->add_text(line);
+        }
+        for (auto& b : r->content) {
+            if (b.type != content_block::kind::text) continue;
+            b.text = st.b.policy().redact(std::move(b.text));
+            if (b.text.size() > st.options.max_result_chars) {
+                const std::size_t keep = utf8_safe_prefix(b.text, st.options.max_result_chars);
+                auto ref = st.store.put({"text/plain", std::string(tool) + " result", "full text of a cut result", b.text, false});
+                const std::string note =
+                    "\n" + cut_note(keep, b.text.size(), std::string(tool) + " result",
+                                    ref ? stored_rest(*ref, artifact_tool_name, keep) : "it could not be stored: " + ref.error().message);
+                b.text.resize(keep);
+                b.text += note;
+            }
+            m.bytes += b.text.size();
+            m.tokens += st.tokens.count(b.text);
+        }
+    } else {
+        m.bytes = r.error().message.size();
+        m.tokens = st.tokens.count(r.error().to_text());
+    }
+    {
+        std::lock_guard lock(st.mu);
+        ++st.calls;
+        st.total_bytes += m.bytes;
+        st.total_tokens += m.tokens;
+        st.total_ms += m.ms;
+        st.total_wait_ms += m.wait_ms;
+        st.total_cdp_round_trips += m.cdp_round_trips;
+        auto& pt = st.per_tool[m.tool];
+        ++pt.calls;
+        pt.bytes += m.bytes;
+        pt.tokens += m.tokens;
+        pt.ms += m.ms;
+        pt.wait_ms += m.wait_ms;
+        pt.cdp_round_trips += m.cdp_round_trips;
+        st.recent.push_back(m);
+        if (st.recent.size() > tool_state::recent_capacity) st.recent.pop_front();
+    }
+    if (st.options.on_call) {
+        try {
+            st.options.on_call(m);
+        } catch (...) {
+            // a host callback never throws into the tools
+        }
+    }
+    return r;
+}
+
+inline result<tool_output> text_of(result<action_result> r) {
+    if (!r) return fail(r.error());
+    return tool_output::text(r->to_text());
+}
+
+template <class F>
+result<tool_output> timed(tool_state& st, std::string_view tool, F&& f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto before = st.b.totals();
+    return finish(st, tool, t0, before, f());
+}
+
+/// Store text as an artifact, redacted of the session's secrets first.
+inline result<artifact_ref> store_text(tool_state& st, std::string name, std::string description, std::string text) {
+    return st.store.put({"text/plain", std::move(name), st.b.policy().redact(std::move(description)),
+                         st.b.policy().redact(std::move(text)), false});
+}
+
+}  // namespace detail
+
+/// A browser tool: the name is written once, here. The handler takes its argument struct (or
+/// nothing) and returns result<tool_output>; every call is timed, its text capped (the rest
+/// stored as an artifact), redacted of secrets and counted in the state's metrics.
+template <fixed_string Name, class F>
+auto browser_tool(tool_state& st, std::string_view description, F handler, traits t) {
+    tool_state* s = &st;
+    if constexpr (agentkit::detail::handler_sig<F>::arity == 0) {
+        return tool<Name>(description, [s, handler]() { return detail::timed(*s, Name.view(), handler); }, t);
+    } else {
+        using Args = agentkit::detail::handler_args_t<F>;
+        return tool<Name>(description, [s, handler](const Args& a) {
+            return detail::timed(*s, Name.view(), [&] { return handler(a); });
+        }, t);
+    }
+}
+
+}  // namespace agentkit::browser

@@ -1,0 +1,141 @@
+// agentkit/core/url.hpp — the one URL parser: an absolute URL split into its parts (RFC 3986's
+// generic syntax, as browsers send URLs). Every part of agentkit that looks into a URL uses it:
+// the CDP endpoint (cdp/detail/net.hpp), the origin policy (browser/policy.hpp), the HTTP parts.
+//
+//   auto u = agentkit::parse_url("HTTP://user@Example.COM.:8080/a/b?q=1#top");
+//   // u->scheme "http", u->userinfo "user", u->host "example.com", u->port 8080,
+//   // u->path "/a/b", u->query "q=1", u->fragment "top"
+//
+// Not a validator of everything a browser accepts: hosts are taken as written (lower case, one
+// trailing dot removed); numeric and IPv6 spellings are made canonical where a decision needs it
+// (browser/policy.hpp's canonical_host).
+#pragma once
+
+#include <agentkit/core/strings.hpp>
+
+#include <cctype>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace agentkit {
+
+/// The parts of an absolute URL.
+struct url_parts {
+    std::string scheme;        ///< lower case, without ':'
+    bool has_authority = false;  ///< "//" follows the scheme (about:, data:, javascript: have none)
+    std::string userinfo;      ///< before '@' in the authority (credentials), as written
+    std::string host;          ///< lower case; an IPv6 literal without its brackets; one trailing dot removed
+    bool ipv6 = false;         ///< the host was a bracketed IPv6 literal
+    int port = -1;             ///< the explicit port, else the scheme's default, else -1
+    bool explicit_port = false;
+    std::string path;          ///< "" or starting with '/' (for URLs with an authority)
+    std::string query;         ///< after '?', without it
+    std::string fragment;      ///< after '#', without it
+    bool has_query = false;
+    bool has_fragment = false;
+
+    /// The host as it appears in a URL: IPv6 literals in brackets.
+    [[nodiscard]] std::string host_text() const { return ipv6 ? "[" + host + "]" : host; }
+};
+
+/// The default port of a scheme: 80 for http and ws, 443 for https and wss, else -1.
+[[nodiscard]] inline int default_port(std::string_view scheme) noexcept {
+    if (scheme == "http" || scheme == "ws") return 80;
+    if (scheme == "https" || scheme == "wss") return 443;
+    return -1;
+}
+
+namespace detail {
+
+/// A port: 1 to 5 digits, at most 65535.
+[[nodiscard]] inline std::optional<int> parse_port_text(std::string_view s) noexcept {
+    if (s.empty() || s.size() > 5) return std::nullopt;
+    int v = 0;
+    for (char c : s) {
+        if (c < '0' || c > '9') return std::nullopt;
+        v = v * 10 + (c - '0');
+    }
+    if (v > 65535) return std::nullopt;
+    return v;
+}
+}  // namespace detail
+
+/// Split "host[:port]" or "[v6]:port" (an authority without userinfo). Nothing on a malformed one
+/// (an unterminated or trailing-garbage IPv6 literal, a bad port, a host that is only dots).
+[[nodiscard]] inline std::optional<url_parts> parse_authority(std::string_view hp) {
+    url_parts u;
+    std::string_view host = hp;
+    if (!hp.empty() && hp.front() == '[') {
+        const auto close = hp.find(']');
+        if (close == std::string_view::npos) return std::nullopt;
+        host = hp.substr(1, close - 1);
+        u.ipv6 = true;
+        if (close + 1 < hp.size()) {
+            if (hp[close + 1] != ':') return std::nullopt;
+            auto p = detail::parse_port_text(hp.substr(close + 2));
+            if (!p) return std::nullopt;
+            u.port = *p;
+            u.explicit_port = true;
+        }
+    } else if (const auto colon = hp.rfind(':'); colon != std::string_view::npos) {
+        host = hp.substr(0, colon);
+        auto p = detail::parse_port_text(hp.substr(colon + 1));
+        if (!p) return std::nullopt;
+        u.port = *p;
+        u.explicit_port = true;
+    }
+    // "evil.test." names the same host as "evil.test" (a fully qualified name): one spelling
+    if (!u.ipv6 && !host.empty() && host.back() == '.') {
+        host.remove_suffix(1);
+        if (host.empty() || host.back() == '.') return std::nullopt;
+    }
+    u.host = ascii_lower(host);
+    return u;
+}
+
+/// Parse an absolute URL. Nothing when it has no scheme, or an authority that is malformed.
+[[nodiscard]] inline std::optional<url_parts> parse_url(std::string_view text) {
+    const auto colon = text.find(':');
+    if (colon == std::string_view::npos || colon == 0) return std::nullopt;
+    url_parts u;
+    u.scheme = ascii_lower(text.substr(0, colon));
+    if (!std::isalpha(static_cast<unsigned char>(u.scheme[0]))) return std::nullopt;
+    for (char c : u.scheme)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '+' && c != '-' && c != '.') return std::nullopt;
+    std::string_view rest = text.substr(colon + 1);
+    if (const auto hash = rest.find('#'); hash != std::string_view::npos) {
+        u.fragment = std::string(rest.substr(hash + 1));
+        u.has_fragment = true;
+        rest = rest.substr(0, hash);
+    }
+    if (const auto q = rest.find('?'); q != std::string_view::npos) {
+        u.query = std::string(rest.substr(q + 1));
+        u.has_query = true;
+        rest = rest.substr(0, q);
+    }
+    if (rest.substr(0, 2) != "//") {  // about:, data:, javascript:, mailto:, blob:...
+        u.path = std::string(rest);
+        return u;
+    }
+    rest.remove_prefix(2);
+    u.has_authority = true;
+    const auto slash = rest.find('/');
+    std::string_view auth = rest.substr(0, slash);
+    u.path = slash == std::string_view::npos ? std::string() : std::string(rest.substr(slash));
+    std::string userinfo;
+    if (const auto at = auth.rfind('@'); at != std::string_view::npos) {
+        userinfo = std::string(auth.substr(0, at));
+        auth = auth.substr(at + 1);
+    }
+    auto a = parse_authority(auth);
+    if (!a) return std::nullopt;
+    u.userinfo = std::move(userinfo);
+    u.host = std::move(a->host);
+    u.ipv6 = a->ipv6;
+    u.explicit_port = a->explicit_port;
+    u.port = a->explicit_port ? a->port : default_port(u.scheme);
+    return u;
+}
+
+}  // namespace agentkit

@@ -1,0 +1,91 @@
+#include <agentkit/agentkit.hpp>
+
+#include <gtest/gtest.h>
+
+#include "core/test_types.hpp"
+
+namespace ak = agentkit;
+using ak::json;
+
+namespace {
+
+const auto draw = ak::tool<"draw">("Draw a polygon.", [](const ak_test::draw_args&) { return std::string("ok"); },
+                                   ak::destructive | ak::open_world);
+
+struct find_args {
+    std::string query;
+    std::optional<int> limit;
+    std::optional<ak_test::color> colour;
+    std::optional<ak_test::point> near;
+    static constexpr auto agentkit_fields() {
+        return ak::fields(AGENTKIT_FIELD(find_args, query, "Search text", ak::min_length(1)),
+                          AGENTKIT_FIELD(find_args, limit, "Max results", ak::range(1, 50)),
+                          AGENTKIT_FIELD(find_args, colour, "Only this colour"),
+                          AGENTKIT_FIELD(find_args, near, "Near this point"));
+    }
+};
+const auto find = ak::tool<"find">("Find shapes.", [](const find_args&) { return std::string("none"); },
+                                   ak::read_only).with_title("Find shapes");
+
+}  // namespace
+
+TEST(Export, Mcp) {
+    json j = ak::to_mcp(find.info());
+    EXPECT_EQ(j["name"], "find");
+    EXPECT_EQ(j["title"], "Find shapes");
+    EXPECT_EQ(j["inputSchema"]["required"], json::array({"query"}));
+    EXPECT_FALSE(j.contains("outputSchema"));
+    EXPECT_EQ(j["annotations"]["readOnlyHint"], true);
+    EXPECT_EQ(j["annotations"]["destructiveHint"], false);
+    EXPECT_EQ(j["annotations"]["idempotentHint"], true);
+    json d = ak::to_mcp(draw.info());
+    EXPECT_EQ(d["annotations"]["destructiveHint"], true);
+    EXPECT_EQ(d["annotations"]["openWorldHint"], true);
+    EXPECT_EQ(d["annotations"]["readOnlyHint"], false);
+}
+
+TEST(Export, Anthropic) {
+    json j = ak::to_anthropic(find.info());
+    EXPECT_EQ(j.size(), 3U);
+    EXPECT_EQ(j["input_schema"], find.input_schema());
+}
+
+TEST(Export, OpenAiStrictMakesOptionalNullableAndAllRequired) {
+    json chat = ak::to_openai_chat(find.info());
+    EXPECT_EQ(chat["type"], "function");
+    const json& fn = chat["function"];
+    EXPECT_EQ(fn["strict"], true);
+    const json& p = fn["parameters"];
+    EXPECT_EQ(p["required"], json::array({"query", "colour", "limit", "near"}));
+    EXPECT_EQ(p["additionalProperties"], false);
+    EXPECT_EQ(p["properties"]["limit"]["type"], json::array({"integer", "null"}));
+    EXPECT_EQ(p["properties"]["colour"]["enum"], json::array({"red", "green", "blue", nullptr}));
+    EXPECT_EQ(p["properties"]["near"]["anyOf"][1]["type"], "null");
+    EXPECT_EQ(p["properties"]["near"]["anyOf"][0]["additionalProperties"], false);
+    EXPECT_FALSE(p["properties"]["query"].contains("minLength"));  // not supported by strict mode
+    // A strict call carries nulls for absent optionals: our parser accepts them.
+    auto parsed = ak::parse_as<find_args>(json{{"query", "q"}, {"limit", nullptr}, {"colour", nullptr}, {"near", nullptr}});
+    EXPECT_TRUE(parsed.has_value());
+
+    json resp = ak::to_openai_responses(find.info());
+    EXPECT_EQ(resp["name"], "find");
+    EXPECT_EQ(resp["strict"], true);
+    EXPECT_EQ(resp["parameters"], p);
+}
+
+TEST(Export, MapsCannotBeStrict) {
+    json j = ak::to_openai_chat(draw.info());
+    EXPECT_EQ(j["function"]["strict"], false);
+    EXPECT_EQ(j["function"]["parameters"], draw.input_schema());
+    EXPECT_FALSE(ak::strict_schema(draw.input_schema()).has_value());
+    json ns = ak::to_openai_chat(find.info(), ak::export_options{false});
+    EXPECT_EQ(ns["function"]["strict"], false);
+}
+
+TEST(Export, ListInEveryDialect) {
+    ak::toolbox box{find, draw};
+    for (auto d : {ak::dialect::mcp, ak::dialect::anthropic, ak::dialect::openai_chat, ak::dialect::openai_responses}) {
+        json a = ak::export_tools(box.infos(), d);
+        ASSERT_EQ(a.size(), 2U);
+    }
+}
