@@ -166,6 +166,7 @@ inline constexpr std::string_view tool_cancelled = "tool.cancelled";    ///< the
 inline constexpr std::string_view capability_unsupported = "capability.unsupported";  ///< deferred tool
 inline constexpr std::string_view request_invalid = "request.invalid";  ///< a malformed request envelope
 inline constexpr std::string_view client_capability_missing = "client.capability_missing";  ///< the caller lacks a capability the tool needs
+inline constexpr std::string_view input_required = "client.input_required";  ///< the call waits for the client's input (MCP 2026-07-28: an input_required result)
 // protocol and transport
 inline constexpr std::string_view protocol_error = "protocol.error";    ///< peer spoke malformed protocol
 inline constexpr std::string_view transport_closed = "transport.closed";///< the connection is gone
@@ -19214,11 +19215,13 @@ namespace detail {
 // ---- end <agentkit/format/report.hpp> ----
 // ---- end <agentkit/format.hpp> ----
 // ---- begin <agentkit/mcp.hpp> ----
-// agentkit/mcp.hpp — the MCP server: a toolbox, a masked toolbox or an agent session served over
-// stdio, both protocol eras.
+// agentkit/mcp.hpp — the MCP server: a toolbox, a masked toolbox or an agent session served with
+// resources, prompts and completions, both protocol eras, over stdio (here) or Streamable HTTP
+// (<agentkit/net/mcp_http.hpp>, which needs agentkit::net).
 
 // ---- begin <agentkit/mcp/server.hpp> ----
-// agentkit/mcp/server.hpp — a Model Context Protocol server over any agentkit toolbox.
+// agentkit/mcp/server.hpp — a Model Context Protocol server over any agentkit toolbox, with
+// resources, prompts and completions when its backend has them.
 //
 //   agentkit::toolbox tools{get_weather, search};
 //   agentkit::mcp::server srv{agentkit::mcp::backend_for(tools), {.name = "weather", .version = "1.0"}};
@@ -19226,16 +19229,30 @@ namespace detail {
 //
 // backend_for(tools, masker) serves a toolbox through a visibility masker; backend_for(session)
 // serves an agent_session: its masker's tools, its formatter's budgets, its artifact store.
+// add_resources() and add_prompts() (mcp/backend.hpp) add resources, templates and prompts.
 //
-// Tool output becomes MCP content: text, image, resource_link (an artifact reference), embedded
-// resource (an artifact carrying its text or blob), and structuredContent for typed output.
+// Transports: the server is the protocol engine; a transport feeds it messages and carries its
+// answers. stdio_transport (here) and http_transport (agentkit/net/mcp_http.hpp, Streamable
+// HTTP, needs agentkit::net) both model mcp::transport; `serve(transport, stop)` runs one.
+// A transport opens a session per client (open_session()): the handshake era keeps the
+// negotiated version, the client's capabilities, its log level and its subscriptions there.
+// Every message is handled with a reply function that receives what belongs to it (its
+// response, the notifications and server requests about it); other messages (list changes,
+// resource updates) go to the session's sink.
 //
-// Protocol: JSON-RPC 2.0, newline-delimited on stdio. Revisions 2025-11-25, 2025-06-18,
-// 2025-03-26 and 2024-11-05 through the initialize handshake (the server answers with the
-// client's version when it supports it, else with its latest), and the stateless 2026-07-28
-// revision (server/discover; every request carries its version and capabilities in `_meta`;
-// results carry `resultType`; tools/list and server/discover carry `ttlMs`/`cacheScope`; an
-// unsupported version is answered with -32022). Clients of either era work with one server.
+// Tool output becomes MCP content: text, image, audio, resource_link (an artifact reference),
+// embedded resource (an artifact carrying its text or blob), and structuredContent for typed
+// output, checked against the tool's outputSchema (a mismatch is an isError result).
+//
+// Protocol: JSON-RPC 2.0. Revisions 2025-11-25, 2025-06-18, 2025-03-26 and 2024-11-05 through
+// the initialize handshake (the server answers with the client's version when it supports it,
+// else with its latest), and the stateless 2026-07-28 revision (server/discover; every request
+// carries its version and capabilities in `_meta`; results carry `resultType`; list results
+// and server/discover carry `ttlMs`/`cacheScope`; an unsupported version is answered with
+// -32022; methods the revision removed — initialize, ping, logging/setLevel,
+// resources/subscribe, resources/unsubscribe — with -32601; subscriptions/listen opens a
+// notification stream; handlers needing client input answer input_required, see
+// mcp/request.hpp). Clients of either era work with one server.
 //
 // Behaviour on bad input: malformed JSON (a raw NUL byte, invalid UTF-8, an over-long line,
 // nesting deeper than max_depth included) → -32700 with id null; a message that is not a valid
@@ -19243,16 +19260,790 @@ namespace detail {
 // not a string, params that are not structured) → -32600, with the id when it is valid, even
 // without an id; an id still in flight → -32600; unknown method (a "notifications/..." method
 // sent with an id included: it is a request) → -32601; by-position params, bad params,
-// tools/call arguments that are not an object and unknown tools → -32602; invalid tool
-// arguments and tool failures → a normal result with isError (the model sees them). Responses
-// from the client and notifications are never answered. Nothing a client sends crashes the
-// server or writes anything but a whole protocol message line to stdout.
+// tools/call arguments that are not an object, unknown tools, prompts and resources → -32602;
+// invalid tool arguments and tool failures → a normal result with isError (the model sees
+// them). Notifications are never answered; the client's responses go to the server request
+// that waits for them. Nothing a client sends crashes the server or writes anything but whole
+// protocol messages.
 //
-// Concurrency: tools/call requests run on worker threads; calls of parallel-safe tools run
-// together, the others one at a time. The reader never waits for a tool. Cancellation
-// (notifications/cancelled) requests stop through the call's tool_context and suppresses its
-// response; progress tokens turn tool_context::progress into notifications/progress.
+// Concurrency: handlers (tools/call, prompts/get, resources/read) run on worker threads;
+// calls of parallel-safe tools run together, the others one at a time (prompts and resource
+// reads count as parallel-safe). The reader never waits for a handler. Cancellation
+// (notifications/cancelled, or a transport whose client went away) requests stop through the
+// call's tool_context and suppresses its response; progress tokens turn
+// tool_context::progress into notifications/progress.
 
+// ---- begin <agentkit/mcp/backend.hpp> ----
+// agentkit/mcp/backend.hpp — what an MCP server serves: tools (a toolbox, a masked toolbox or
+// an agent session), and optionally resources, resource templates, prompts and completions.
+//
+//   auto b = agentkit::mcp::backend_for(tools);     // tools
+//   agentkit::mcp::add_resources(b, resources);     // + an mcp::resource_set
+//   agentkit::mcp::add_prompts(b, prompts);         // + an mcp::prompt_set
+//
+// Every member is a function: fill them yourself for dynamic catalogues. A server offers (and
+// declares in its capabilities) only what its backend has.
+
+// ---- begin <agentkit/mcp/features.hpp> ----
+// agentkit/mcp/features.hpp — resources, resource templates and prompts, declared like tools:
+// a compile-time name (a URI, a URI template, a prompt name), a description, a handler; argument
+// structs described once yield the prompt's arguments and the template's variables.
+//
+//   inline const auto readme = agentkit::mcp::resource<"docs://readme">(
+//       "readme", "The project's README.", "text/markdown",
+//       [] { return std::string("# Hello"); });
+//
+//   struct page_args {
+//       std::string id;
+//       static constexpr auto agentkit_fields() { return agentkit::fields(AGENTKIT_FIELD(page_args, id, "Page id")); }
+//   };
+//   inline const auto page = agentkit::mcp::resource_template<"docs://pages/{id}">(
+//       "page", "One page by id.", "text/plain",
+//       [](const page_args& a) { return "Page " + a.id; });   // {id} must be a field: checked at compile time
+//
+//   struct review_args {
+//       std::string code;
+//       std::optional<std::string> focus;
+//       static constexpr auto agentkit_fields() {
+//           return agentkit::fields(AGENTKIT_FIELD(review_args, code, "The code to review"),
+//                                   AGENTKIT_FIELD(review_args, focus, "What to look at"));
+//       }
+//   };
+//   inline const auto review = agentkit::mcp::prompt<"review">(
+//       "Review a piece of code.",
+//       [](const review_args& a) { return "Review this code:\n" + a.code; });  // one user message
+//
+//   agentkit::mcp::resource_set resources{readme, page};
+//   agentkit::mcp::prompt_set prompts{review};
+//
+// Serve them with add_resources() / add_prompts() (mcp/backend.hpp). A resource handler takes
+// nothing or a tool_context&; a template's handler and a prompt's take their argument struct
+// (and optionally a tool_context&). Resource handlers return std::string (text of the declared
+// MIME type), resource_contents, a vector of them, or result<> of those; prompt handlers return
+// std::string (one user message), prompt_result, a vector of prompt_message, or result<> of
+// those. Prompt arguments and template variables travel as strings: describe them as
+// std::string or std::optional<std::string> fields. `.with_completion(fn)` adds completions for
+// a prompt's arguments or a template's variables. Handlers never throw into the server: an
+// exception becomes an error answer. Reads of unknown URIs fail with errc::not_found.
+
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace agentkit::mcp {
+
+/// The contents of a resource: UTF-8 text, or binary data as base64.
+struct resource_contents {
+    std::string uri;
+    std::string mime_type;
+    std::optional<std::string> text;
+    std::optional<std::string> blob;  ///< base64
+
+    [[nodiscard]] static resource_contents of_text(std::string uri, std::string mime_type, std::string text) {
+        resource_contents c;
+        c.uri = std::move(uri);
+        c.mime_type = std::move(mime_type);
+        c.text = std::move(text);
+        return c;
+    }
+    [[nodiscard]] static resource_contents of_blob(std::string uri, std::string mime_type, std::string base64) {
+        resource_contents c;
+        c.uri = std::move(uri);
+        c.mime_type = std::move(mime_type);
+        c.blob = std::move(base64);
+        return c;
+    }
+    [[nodiscard]] json to_json() const {
+        json j{{"uri", uri}};
+        if (!mime_type.empty()) j["mimeType"] = mime_type;
+        if (blob && !text) j["blob"] = *blob;
+        else j["text"] = text ? *text : std::string();
+        return j;
+    }
+};
+
+/// A resource as resources/list shows it.
+struct resource_info {
+    std::string uri;
+    std::string name;
+    std::string title;
+    std::string description;
+    std::string mime_type;
+    std::optional<std::size_t> size;
+
+    [[nodiscard]] json to_json() const {
+        json j{{"uri", uri}, {"name", name}};
+        if (!title.empty()) j["title"] = title;
+        if (!description.empty()) j["description"] = description;
+        if (!mime_type.empty()) j["mimeType"] = mime_type;
+        if (size) j["size"] = *size;
+        return j;
+    }
+};
+
+/// A resource template as resources/templates/list shows it.
+struct resource_template_info {
+    std::string uri_template;
+    std::string name;
+    std::string title;
+    std::string description;
+    std::string mime_type;
+
+    [[nodiscard]] json to_json() const {
+        json j{{"uriTemplate", uri_template}, {"name", name}};
+        if (!title.empty()) j["title"] = title;
+        if (!description.empty()) j["description"] = description;
+        if (!mime_type.empty()) j["mimeType"] = mime_type;
+        return j;
+    }
+};
+
+/// One argument of a prompt.
+struct prompt_argument_info {
+    std::string name;
+    std::string description;
+    bool required = false;
+};
+
+/// A prompt as prompts/list shows it.
+struct prompt_info {
+    std::string name;
+    std::string title;
+    std::string description;
+    std::vector<prompt_argument_info> arguments;
+
+    [[nodiscard]] json to_json() const {
+        json j{{"name", name}};
+        if (!title.empty()) j["title"] = title;
+        if (!description.empty()) j["description"] = description;
+        json args = json::array();
+        for (const auto& a : arguments) {
+            json x{{"name", a.name}, {"required", a.required}};
+            if (!a.description.empty()) x["description"] = a.description;
+            args.push_back(std::move(x));
+        }
+        if (!args.empty()) j["arguments"] = std::move(args);
+        return j;
+    }
+};
+
+/// One message of a prompt: a role ("user" or "assistant") and one content block (text, image,
+/// audio, an embedded resource or a resource link).
+struct prompt_message {
+    std::string role = "user";
+    content_block content;
+
+    [[nodiscard]] static prompt_message user(content_block c) { return {"user", std::move(c)}; }
+    [[nodiscard]] static prompt_message assistant(content_block c) { return {"assistant", std::move(c)}; }
+    [[nodiscard]] static prompt_message user_text(std::string t) { return user(content_block::make_text(std::move(t))); }
+};
+
+/// What prompts/get answers.
+struct prompt_result {
+    std::string description;
+    std::vector<prompt_message> messages;
+};
+
+/// Completion values for an argument (at most 100 are sent; `total` and `has_more` say if
+/// there are more).
+struct completion {
+    std::vector<std::string> values;
+    std::optional<std::size_t> total;
+    bool has_more = false;
+};
+
+/// Completes one argument of a prompt or one variable of a template: the argument's name, what
+/// the user typed so far, and the values of the other arguments already chosen (an object).
+using completer = std::function<completion(std::string_view argument, std::string_view value, const json& context)>;
+
+namespace detail {
+
+// ---- handler signatures -----------------------------------------------------------------
+
+template <class F>
+struct first_param : first_param<decltype(&F::operator())> {};
+template <class R>
+struct first_param<R (*)()> {
+    using type = no_args;
+};
+template <class R, class A, class... Rest>
+struct first_param<R (*)(A, Rest...)> {
+    using type = std::decay_t<A>;
+};
+template <class C, class R, class... A>
+struct first_param<R (C::*)(A...) const> : first_param<R (*)(A...)> {};
+template <class C, class R, class... A>
+struct first_param<R (C::*)(A...) const noexcept> : first_param<R (*)(A...)> {};
+template <class C, class R, class... A>
+struct first_param<R (C::*)(A...)> : first_param<R (*)(A...)> {};
+template <class C, class R, class... A>
+struct first_param<R (C::*)(A...) noexcept> : first_param<R (*)(A...)> {};
+template <class R, class... A>
+struct first_param<R (*)(A...) noexcept> : first_param<R (*)(A...)> {};
+
+/// The argument struct of a handler taking (const Args&[, tool_context&]), or no_args.
+template <class Fn>
+using args_of = std::conditional_t<std::is_same_v<typename first_param<Fn>::type, tool_context>, no_args,
+                                   typename first_param<Fn>::type>;
+
+template <class T>
+struct is_result_t : std::false_type {};
+template <class T>
+struct is_result_t<tl::expected<T, error>> : std::true_type {};
+
+/// Call a handler with what it takes: (), (ctx), (args), (args, ctx).
+template <class Args, class Fn>
+decltype(auto) invoke_handler(const Fn& fn, const Args& a, tool_context& ctx) {
+    if constexpr (std::is_invocable_v<const Fn&, const Args&, tool_context&>) return fn(a, ctx);
+    else if constexpr (std::is_invocable_v<const Fn&, const Args&>) return fn(a);
+    else if constexpr (std::is_invocable_v<const Fn&, tool_context&>) return fn(ctx);
+    else {
+        static_assert(std::is_invocable_v<const Fn&>,
+                      "agentkit::mcp: a handler takes (), (tool_context&), (const Args&) or (const Args&, tool_context&)");
+        return fn();
+    }
+}
+
+inline result<std::vector<resource_contents>> to_contents(std::string value, std::string_view uri, std::string_view mime) {
+    return std::vector<resource_contents>{resource_contents::of_text(std::string(uri), std::string(mime), std::move(value))};
+}
+inline result<std::vector<resource_contents>> to_contents(resource_contents c, std::string_view uri, std::string_view mime) {
+    if (c.uri.empty()) c.uri = std::string(uri);
+    if (c.mime_type.empty()) c.mime_type = std::string(mime);
+    return std::vector<resource_contents>{std::move(c)};
+}
+inline result<std::vector<resource_contents>> to_contents(std::vector<resource_contents> v, std::string_view uri, std::string_view mime) {
+    for (auto& c : v) {
+        if (c.uri.empty()) c.uri = std::string(uri);
+        if (c.mime_type.empty()) c.mime_type = std::string(mime);
+    }
+    return v;
+}
+template <class R>
+result<std::vector<resource_contents>> normalize_contents(R&& r, std::string_view uri, std::string_view mime) {
+    using T = std::decay_t<R>;
+    if constexpr (is_result_t<T>::value) {
+        if (!r) return fail(std::forward<R>(r).error());
+        return normalize_contents(*std::forward<R>(r), uri, mime);
+    } else if constexpr (std::is_convertible_v<T, std::string_view> && !std::is_same_v<T, std::string>) {
+        return to_contents(std::string(std::string_view(r)), uri, mime);
+    } else {
+        static_assert(std::is_same_v<T, std::string> || std::is_same_v<T, resource_contents> ||
+                          std::is_same_v<T, std::vector<resource_contents>>,
+                      "agentkit::mcp: a resource handler returns std::string, resource_contents, "
+                      "std::vector<resource_contents> or result<> of one of them");
+        return to_contents(T(std::forward<R>(r)), uri, mime);
+    }
+}
+
+template <class R>
+result<prompt_result> normalize_prompt(R&& r) {
+    using T = std::decay_t<R>;
+    if constexpr (is_result_t<T>::value) {
+        if (!r) return fail(std::forward<R>(r).error());
+        return normalize_prompt(*std::forward<R>(r));
+    } else if constexpr (std::is_same_v<T, prompt_result>) {
+        return std::forward<R>(r);
+    } else if constexpr (std::is_same_v<T, std::vector<prompt_message>>) {
+        prompt_result p;
+        p.messages = std::forward<R>(r);
+        return p;
+    } else {
+        static_assert(std::is_convertible_v<T, std::string_view>,
+                      "agentkit::mcp: a prompt handler returns std::string, prompt_result, "
+                      "std::vector<prompt_message> or result<> of one of them");
+        prompt_result p;
+        p.messages.push_back(prompt_message::user_text(std::string(std::string_view(r))));
+        return p;
+    }
+}
+
+/// Run a handler, turning an exception into an error.
+template <class F>
+auto guarded(std::string_view what, F&& f) -> decltype(f()) {
+    try {
+        return f();
+    } catch (const std::exception& e) {
+        return fail(errc::tool_exception, std::string(what) + " failed: " + e.what());
+    } catch (...) {
+        return fail(errc::tool_exception, std::string(what) + " failed");
+    }
+}
+
+// ---- URI templates (RFC 6570 level 1 and 2: {var}, {+var}) --------------------------------
+
+struct template_var {
+    std::string_view name;
+    bool reserved = false;  ///< {+var}: may contain '/'
+};
+
+/// The variables of a URI template, in order ({var} and {+var}; other operators are taken as
+/// simple variables).
+template <std::size_t N = 16>
+constexpr std::array<template_var, N> template_vars(std::string_view t, std::size_t& count) {
+    std::array<template_var, N> out{};
+    count = 0;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        if (t[i] != '{') continue;
+        const std::size_t end = t.find('}', i);
+        if (end == std::string_view::npos) break;
+        std::string_view body = t.substr(i + 1, end - i - 1);
+        bool reserved = false;
+        if (!body.empty() && (body[0] == '+' || body[0] == '#')) {
+            reserved = true;
+            body.remove_prefix(1);
+        }
+        if (count < N) out[count++] = template_var{body, reserved};
+        i = end;
+    }
+    return out;
+}
+
+template <fixed_string Template, class Args>
+constexpr bool template_vars_are_fields() {
+    std::size_t n = 0;
+    const auto vars = template_vars(Template.view(), n);
+    for (std::size_t i = 0; i < n; ++i) {
+        bool found = false;
+        std::apply([&](const auto&... f) { ((found = found || f.name == vars[i].name), ...); }, fields_of<Args>());
+        if (!found) return false;
+    }
+    return true;
+}
+
+template <fixed_string Template>
+constexpr bool template_is_well_formed() {
+    int open = 0;
+    for (char c : Template.view()) {
+        if (c == '{') ++open;
+        else if (c == '}') --open;
+        if (open < 0 || open > 1) return false;
+    }
+    return open == 0;
+}
+
+inline int hex_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+inline std::optional<std::string> percent_decode(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] != '%') {
+            out += s[i];
+            continue;
+        }
+        if (i + 2 >= s.size()) return std::nullopt;
+        const int h = hex_value(s[i + 1]), l = hex_value(s[i + 2]);
+        if (h < 0 || l < 0) return std::nullopt;
+        out += static_cast<char>(h * 16 + l);
+        i += 2;
+    }
+    return out;
+}
+
+/// Match `uri` against a URI template; the variables' values (percent-decoded) or nothing.
+inline std::optional<json> match_template(std::string_view tmpl, std::string_view uri) {
+    json vars = json::object();
+    std::size_t ti = 0, ui = 0;
+    while (ti < tmpl.size()) {
+        if (tmpl[ti] != '{') {
+            if (ui >= uri.size() || uri[ui] != tmpl[ti]) return std::nullopt;
+            ++ti;
+            ++ui;
+            continue;
+        }
+        const std::size_t end = tmpl.find('}', ti);
+        if (end == std::string_view::npos) return std::nullopt;
+        std::string_view name = tmpl.substr(ti + 1, end - ti - 1);
+        bool reserved = false;
+        if (!name.empty() && (name[0] == '+' || name[0] == '#')) {
+            reserved = true;
+            name.remove_prefix(1);
+        }
+        ti = end + 1;
+        // The literal that follows (up to the next variable) bounds this value.
+        const std::size_t next_var = tmpl.find('{', ti);
+        const std::string_view literal = tmpl.substr(ti, next_var == std::string_view::npos ? std::string_view::npos : next_var - ti);
+        std::size_t stop = uri.size();
+        if (!literal.empty()) {
+            stop = uri.find(literal, ui);
+            if (stop == std::string_view::npos) return std::nullopt;
+        } else if (next_var != std::string_view::npos) {
+            return std::nullopt;  // two adjacent variables: ambiguous
+        }
+        const std::string_view value = uri.substr(ui, stop - ui);
+        if (value.empty()) return std::nullopt;
+        if (!reserved && value.find_first_of("/?#") != std::string_view::npos) return std::nullopt;
+        auto decoded = percent_decode(value);
+        if (!decoded) return std::nullopt;
+        vars[std::string(name)] = *decoded;
+        ui = stop;
+    }
+    if (ui != uri.size()) return std::nullopt;
+    return vars;
+}
+
+/// The prompt arguments of an argument struct: its properties, their descriptions, and whether
+/// each is required.
+template <class Args>
+std::vector<prompt_argument_info> prompt_arguments() {
+    std::vector<prompt_argument_info> out;
+    const json& s = schema_of<Args>();
+    const json required = s.value("required", json::array());
+    if (!s.contains("properties")) return out;
+    std::apply(
+        [&](const auto&... f) {
+            (
+                [&] {
+                    prompt_argument_info a;
+                    a.name = std::string(f.name);
+                    a.description = std::string(f.description);
+                    a.required = std::find(required.begin(), required.end(), json(a.name)) != required.end();
+                    out.push_back(std::move(a));
+                }(),
+                ...);
+        },
+        fields_of<Args>());
+    return out;
+}
+
+template <class... Ts>
+constexpr bool unique_keys(std::array<std::string_view, sizeof...(Ts)> keys) {
+    for (std::size_t i = 0; i < keys.size(); ++i)
+        for (std::size_t j = i + 1; j < keys.size(); ++j)
+            if (!keys[i].empty() && keys[i] == keys[j]) return false;
+    return true;
+}
+
+}  // namespace detail
+
+// ---- resources --------------------------------------------------------------------------
+
+/// A resource with a fixed URI. Build with agentkit::mcp::resource<"uri">(...).
+template <fixed_string Uri, class Fn>
+class resource_t {
+public:
+    static constexpr std::string_view uri = Uri.view();
+    static constexpr std::string_view key = Uri.view();
+    static constexpr bool is_template = false;
+    static_assert(!Uri.view().empty(), "agentkit::mcp: a resource needs a URI");
+
+    resource_t(std::string_view name, std::string_view description, std::string_view mime_type, Fn fn)
+        : name_(name), description_(description), mime_(mime_type), fn_(std::move(fn)) {}
+
+    /// A copy with a human-readable title.
+    [[nodiscard]] resource_t with_title(std::string_view t) const {
+        resource_t r = *this;
+        r.title_ = std::string(t);
+        return r;
+    }
+    /// A copy that announces its size in resources/list.
+    [[nodiscard]] resource_t with_size(std::size_t bytes) const {
+        resource_t r = *this;
+        r.size_ = bytes;
+        return r;
+    }
+
+    [[nodiscard]] resource_info info() const {
+        resource_info i;
+        i.uri = std::string(uri);
+        i.name = name_;
+        i.title = title_;
+        i.description = description_;
+        i.mime_type = mime_;
+        i.size = size_;
+        return i;
+    }
+
+    /// Read the resource. Never throws.
+    [[nodiscard]] result<std::vector<resource_contents>> read(tool_context& ctx) const {
+        return detail::guarded(uri, [&]() -> result<std::vector<resource_contents>> {
+            return detail::normalize_contents(detail::invoke_handler(fn_, no_args{}, ctx), uri, mime_);
+        });
+    }
+
+private:
+    std::string name_, description_, mime_, title_;
+    std::optional<std::size_t> size_;
+    Fn fn_;
+};
+
+template <fixed_string Uri, class Fn>
+[[nodiscard]] auto resource(std::string_view name, std::string_view description, std::string_view mime_type, Fn fn) {
+    return resource_t<Uri, Fn>(name, description, mime_type, std::move(fn));
+}
+
+/// A family of resources named by a URI template ("docs://pages/{id}"). Every variable is a
+/// field of the handler's argument struct (a compile error otherwise).
+template <fixed_string Template, class Args, class Fn>
+class resource_template_t {
+public:
+    static constexpr std::string_view uri_template = Template.view();
+    static constexpr std::string_view uri = {};  // no fixed URI
+    static constexpr std::string_view key = Template.view();
+    static constexpr bool is_template = true;
+    using args_type = Args;
+    static_assert(detail::template_is_well_formed<Template>(), "agentkit::mcp: unbalanced braces in a URI template");
+    static_assert(detail::template_vars_are_fields<Template, Args>(),
+                  "agentkit::mcp: every {variable} of a URI template must be a field of the handler's argument struct");
+
+    resource_template_t(std::string_view name, std::string_view description, std::string_view mime_type, Fn fn)
+        : name_(name), description_(description), mime_(mime_type), fn_(std::move(fn)) {}
+
+    [[nodiscard]] resource_template_t with_title(std::string_view t) const {
+        resource_template_t r = *this;
+        r.title_ = std::string(t);
+        return r;
+    }
+    /// A copy that completes the template's variables (completion/complete with ref/resource).
+    [[nodiscard]] resource_template_t with_completion(completer c) const {
+        resource_template_t r = *this;
+        r.complete_ = std::move(c);
+        return r;
+    }
+
+    [[nodiscard]] resource_template_info info() const {
+        resource_template_info i;
+        i.uri_template = std::string(uri_template);
+        i.name = name_;
+        i.title = title_;
+        i.description = description_;
+        i.mime_type = mime_;
+        return i;
+    }
+
+    /// The variables when `u` is one of this template's resources.
+    [[nodiscard]] std::optional<json> match(std::string_view u) const { return detail::match_template(uri_template, u); }
+
+    /// Read the resource `u` whose variables are `vars`. Never throws.
+    [[nodiscard]] result<std::vector<resource_contents>> read(std::string_view u, const json& vars, tool_context& ctx) const {
+        auto parsed = parse_as<Args>(vars);
+        if (!parsed) {
+            error e = std::move(parsed).error();
+            e.code = std::string(errc::not_found);
+            e.message = std::string(u) + ": " + e.message;
+            return fail(std::move(e));
+        }
+        return detail::guarded(uri_template, [&]() -> result<std::vector<resource_contents>> {
+            return detail::normalize_contents(detail::invoke_handler(fn_, *parsed, ctx), u, mime_);
+        });
+    }
+
+    [[nodiscard]] std::optional<completion> complete(std::string_view arg, std::string_view value, const json& context) const {
+        if (!complete_) return std::nullopt;
+        try {
+            return complete_(arg, value, context);
+        } catch (...) {
+            return completion{};
+        }
+    }
+
+private:
+    std::string name_, description_, mime_, title_;
+    Fn fn_;
+    completer complete_;
+};
+
+template <fixed_string Template, class Fn>
+[[nodiscard]] auto resource_template(std::string_view name, std::string_view description, std::string_view mime_type, Fn fn) {
+    return resource_template_t<Template, detail::args_of<Fn>, Fn>(name, description, mime_type, std::move(fn));
+}
+
+/// A compile-time set of resources and resource templates. Two with one URI (or one template)
+/// are a compile error. Reads try the fixed URIs first, then the templates in order.
+template <class... Rs>
+class resource_set {
+    static_assert(detail::unique_keys<Rs...>({Rs::key...}), "agentkit::mcp: duplicate resource URI in a resource_set");
+
+public:
+    explicit resource_set(Rs... rs) : items_(std::move(rs)...) {}
+
+    [[nodiscard]] std::vector<resource_info> list() const {
+        std::vector<resource_info> out;
+        std::apply([&](const auto&... r) { (add_info(out, r), ...); }, items_);
+        return out;
+    }
+    [[nodiscard]] std::vector<resource_template_info> templates() const {
+        std::vector<resource_template_info> out;
+        std::apply([&](const auto&... r) { (add_template(out, r), ...); }, items_);
+        return out;
+    }
+
+    /// Read a resource by URI. errc::not_found (details {"uri"}) when none matches.
+    [[nodiscard]] result<std::vector<resource_contents>> read(std::string_view u, tool_context& ctx) const {
+        std::optional<result<std::vector<resource_contents>>> out;
+        std::apply([&](const auto&... r) { (try_fixed(out, r, u, ctx), ...); }, items_);
+        if (!out) std::apply([&](const auto&... r) { (try_template(out, r, u, ctx), ...); }, items_);
+        if (!out)
+            return fail(errc::not_found, "no resource " + std::string(u), "List the resources (and templates) and read one of them.",
+                        json{{"uri", std::string(u)}});
+        return std::move(*out);
+    }
+
+    /// Completions for a variable of the template `uri_template`; nothing when no template of
+    /// this set has that URI template or it completes nothing.
+    [[nodiscard]] std::optional<completion> complete(std::string_view uri_template, std::string_view arg, std::string_view value,
+                                                     const json& context) const {
+        std::optional<completion> out;
+        std::apply([&](const auto&... r) { (try_complete(out, r, uri_template, arg, value, context), ...); }, items_);
+        return out;
+    }
+
+private:
+    template <class R>
+    static void add_info(std::vector<resource_info>& out, const R& r) {
+        if constexpr (!R::is_template) out.push_back(r.info());
+    }
+    template <class R>
+    static void add_template(std::vector<resource_template_info>& out, const R& r) {
+        if constexpr (R::is_template) out.push_back(r.info());
+    }
+    template <class R>
+    static void try_fixed(std::optional<result<std::vector<resource_contents>>>& out, const R& r, std::string_view u, tool_context& ctx) {
+        if constexpr (!R::is_template)
+            if (!out && R::uri == u) out = r.read(ctx);
+    }
+    template <class R>
+    static void try_template(std::optional<result<std::vector<resource_contents>>>& out, const R& r, std::string_view u,
+                             tool_context& ctx) {
+        if constexpr (R::is_template) {
+            if (out) return;
+            if (auto vars = r.match(u)) out = r.read(u, *vars, ctx);
+        }
+    }
+    template <class R>
+    static void try_complete(std::optional<completion>& out, const R& r, std::string_view t, std::string_view arg,
+                             std::string_view value, const json& context) {
+        if constexpr (R::is_template)
+            if (!out && R::uri_template == t) out = r.complete(arg, value, context);
+    }
+
+    std::tuple<Rs...> items_;
+};
+
+// ---- prompts ----------------------------------------------------------------------------
+
+/// A prompt: compile-time name, description, handler. Build with agentkit::mcp::prompt<"name">(...).
+template <fixed_string Name, class Args, class Fn>
+class prompt_t {
+public:
+    static constexpr std::string_view name = Name.view();
+    using args_type = Args;
+    static_assert(is_valid_tool_name(Name.view()), "agentkit::mcp: a prompt name is 1-64 characters from [A-Za-z0-9_.-]");
+
+    prompt_t(std::string_view description, Fn fn) : description_(description), fn_(std::move(fn)) {}
+
+    [[nodiscard]] prompt_t with_title(std::string_view t) const {
+        prompt_t p = *this;
+        p.title_ = std::string(t);
+        return p;
+    }
+    /// A copy that completes the prompt's arguments (completion/complete with ref/prompt).
+    [[nodiscard]] prompt_t with_completion(completer c) const {
+        prompt_t p = *this;
+        p.complete_ = std::move(c);
+        return p;
+    }
+
+    [[nodiscard]] prompt_info info() const {
+        prompt_info i;
+        i.name = std::string(name);
+        i.title = title_;
+        i.description = description_;
+        i.arguments = detail::prompt_arguments<Args>();
+        return i;
+    }
+
+    /// Validate the arguments (an object of strings) and run the handler. Never throws.
+    [[nodiscard]] result<prompt_result> get(const json& args, tool_context& ctx) const {
+        auto parsed = parse_as<Args>(args.is_null() ? json::object() : args);
+        if (!parsed) {
+            error e = std::move(parsed).error();
+            e.message = std::string(name) + ": " + e.message;
+            return fail(std::move(e));
+        }
+        return detail::guarded(name, [&]() -> result<prompt_result> {
+            return detail::normalize_prompt(detail::invoke_handler(fn_, *parsed, ctx));
+        });
+    }
+
+    [[nodiscard]] std::optional<completion> complete(std::string_view arg, std::string_view value, const json& context) const {
+        if (!complete_) return std::nullopt;
+        try {
+            return complete_(arg, value, context);
+        } catch (...) {
+            return completion{};
+        }
+    }
+
+private:
+    std::string description_, title_;
+    Fn fn_;
+    completer complete_;
+};
+
+template <fixed_string Name, class Fn>
+[[nodiscard]] auto prompt(std::string_view description, Fn fn) {
+    return prompt_t<Name, detail::args_of<Fn>, Fn>(description, std::move(fn));
+}
+
+/// A compile-time set of prompts (two with one name are a compile error).
+template <class... Ps>
+class prompt_set {
+    static_assert(detail::unique_keys<Ps...>({Ps::name...}), "agentkit::mcp: duplicate prompt name in a prompt_set");
+
+public:
+    explicit prompt_set(Ps... ps) : items_(std::move(ps)...) {}
+
+    [[nodiscard]] std::vector<prompt_info> list() const {
+        std::vector<prompt_info> out;
+        std::apply([&](const auto&... p) { (out.push_back(p.info()), ...); }, items_);
+        return out;
+    }
+
+    /// Get a prompt. errc::not_found when there is none of that name; errc::args_invalid when
+    /// the arguments do not fit.
+    [[nodiscard]] result<prompt_result> get(std::string_view n, const json& args, tool_context& ctx) const {
+        std::optional<result<prompt_result>> out;
+        auto one = [&](const auto& p) {
+            if (!out && p.name == n) out = p.get(args, ctx);
+        };
+        std::apply([&](const auto&... p) { (one(p), ...); }, items_);
+        if (!out) return fail(errc::not_found, "no prompt named \"" + std::string(n) + "\"", "List the prompts and get one of them.");
+        return std::move(*out);
+    }
+
+    [[nodiscard]] std::optional<completion> complete(std::string_view n, std::string_view arg, std::string_view value,
+                                                     const json& context) const {
+        std::optional<completion> out;
+        auto one = [&](const auto& p) {
+            if (!out && p.name == n) out = p.complete(arg, value, context);
+        };
+        std::apply([&](const auto&... p) { (one(p), ...); }, items_);
+        return out;
+    }
+
+private:
+    std::tuple<Ps...> items_;
+};
+
+}  // namespace agentkit::mcp
+// ---- end <agentkit/mcp/features.hpp> ----
 // ---- begin <agentkit/visibility/masked_call.hpp> ----
 // agentkit/visibility/masked_call.hpp — the one rule for a call that meets a masker.
 //
@@ -19331,56 +20122,23 @@ void masked_observe(M& m, std::string_view name, const json& args, const result<
 }  // namespace agentkit
 // ---- end <agentkit/visibility/masked_call.hpp> ----
 
-#include <algorithm>
-#include <array>
-#include <atomic>
-#include <cerrno>
-#include <chrono>
-#include <condition_variable>
+#include <concepts>
 #include <cstdint>
-#include <cstdio>
-#include <deque>
 #include <functional>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
-#include <shared_mutex>
-#include <stop_token>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <utility>
 #include <vector>
 
-#include <poll.h>
-#include <signal.h>
-#include <unistd.h>
-
 namespace agentkit::mcp {
-
-/// Protocol revisions this server speaks, newest first.
-inline constexpr std::array<std::string_view, 5> supported_versions{"2026-07-28", "2025-11-25", "2025-06-18",
-                                                                     "2025-03-26", "2024-11-05"};
-/// The first revision of the stateless era (per-request `_meta`, server/discover).
-inline constexpr std::string_view stateless_version = "2026-07-28";
-/// The newest revision negotiated through initialize.
-inline constexpr std::string_view latest_handshake_version = "2025-11-25";
-
-/// JSON-RPC and MCP error codes.
-namespace code {
-inline constexpr int parse_error = -32700;
-inline constexpr int invalid_request = -32600;
-inline constexpr int method_not_found = -32601;
-inline constexpr int invalid_params = -32602;
-inline constexpr int internal_error = -32603;
-inline constexpr int missing_client_capability = -32021;  ///< 2026-07-28: data.requiredCapabilities
-inline constexpr int unsupported_version = -32022;
-}  // namespace code
 
 /// What a server serves. Build one with backend_for(); or fill the functions yourself.
 struct backend {
+    // ---- tools
     /// Tools visible now, in a deterministic order.
     std::function<std::vector<tool_info>()> list_tools;
     /// Run a tool (visibility, validation and dispatch included). Never throws.
@@ -19389,91 +20147,29 @@ struct backend {
     std::function<bool(std::string_view name)> parallel_safe;
     /// Changes whenever the visible tool set changes (drives notifications/tools/list_changed).
     std::function<std::uint64_t()> version;
+
+    // ---- resources (optional)
+    std::function<std::vector<resource_info>()> list_resources;
+    std::function<std::vector<resource_template_info>()> list_resource_templates;
+    /// Read a resource; errc::not_found (details {"uri"}) when there is none.
+    std::function<result<std::vector<resource_contents>>(std::string_view uri, tool_context& ctx)> read_resource;
+
+    // ---- prompts (optional)
+    std::function<std::vector<prompt_info>()> list_prompts;
+    /// Get a prompt; errc::not_found when there is none, errc::args_invalid for bad arguments.
+    std::function<result<prompt_result>(std::string_view name, const json& args, tool_context& ctx)> get_prompt;
+
+    // ---- completions (optional)
+    /// `ref` is {"type": "ref/prompt", "name"} or {"type": "ref/resource", "uri"}; nothing when
+    /// the reference completes nothing (answered with no values).
+    std::function<std::optional<completion>(const json& ref, std::string_view argument, std::string_view value, const json& context)>
+        complete;
+
+    [[nodiscard]] bool has_tools() const noexcept { return static_cast<bool>(list_tools); }
+    [[nodiscard]] bool has_resources() const noexcept { return static_cast<bool>(read_resource); }
+    [[nodiscard]] bool has_prompts() const noexcept { return static_cast<bool>(get_prompt); }
+    [[nodiscard]] bool has_completions() const noexcept { return static_cast<bool>(complete); }
 };
-
-struct server_options {
-    std::string name = "agentkit";
-    std::string version = "0.1.0";
-    std::string title;
-    std::string instructions;
-    /// tools/list page size (cursor pagination); 0 lists everything in one page.
-    std::size_t page_size = 100;
-    /// Cache hints for the stateless era.
-    std::int64_t list_ttl_ms = 0;
-    std::string cache_scope = "private";
-    /// Worker threads for tools/call (requests beyond it queue in arrival order).
-    std::size_t max_in_flight = 16;
-    /// Longest accepted message line (bytes).
-    std::size_t max_message_bytes = std::size_t{64} << 20U;
-    /// Deepest accepted JSON nesting.
-    std::size_t max_depth = 256;
-    /// Minimum level written to stderr ("debug" ... "emergency"); "off" writes nothing.
-    std::string stderr_level = "warning";
-};
-
-namespace detail {
-
-inline int level_rank(std::string_view l) {
-    constexpr std::array<std::string_view, 8> levels{"debug", "info", "notice", "warning",
-                                                     "error", "critical", "alert", "emergency"};
-    for (std::size_t i = 0; i < levels.size(); ++i)
-        if (levels[i] == l) return static_cast<int>(i);
-    return -1;
-}
-
-/// Nesting depth of a JSON text, ignoring brackets inside strings (cheap pre-check before parse).
-inline std::size_t nesting_depth(std::string_view s) {
-    std::size_t depth = 0, max = 0;
-    bool in_str = false, esc = false;
-    for (char c : s) {
-        if (in_str) {
-            if (esc) esc = false;
-            else if (c == '\\') esc = true;
-            else if (c == '"') in_str = false;
-            continue;
-        }
-        if (c == '"') in_str = true;
-        else if (c == '[' || c == '{') max = std::max(max, ++depth);
-        else if ((c == ']' || c == '}') && depth > 0) --depth;
-    }
-    return max;
-}
-
-inline json content_json(const content_block& b) {
-    switch (b.type) {
-        case content_block::kind::text: return json{{"type", "text"}, {"text", b.text}};
-        case content_block::kind::image: return json{{"type", "image"}, {"data", b.text}, {"mimeType", b.mime_type}};
-        case content_block::kind::artifact: {
-            if (b.artifact.embedded()) {  // an embedded resource: the contents travel in the result
-                json r{{"uri", b.artifact.uri}};
-                if (!b.artifact.mime_type.empty()) r["mimeType"] = b.artifact.mime_type;
-                if (b.artifact.text) r["text"] = *b.artifact.text;
-                else r["blob"] = *b.artifact.blob;
-                return json{{"type", "resource"}, {"resource", std::move(r)}};
-            }
-            json j{{"type", "resource_link"}, {"uri", b.artifact.uri}, {"name", b.artifact.name.empty() ? b.artifact.id : b.artifact.name}};
-            if (!b.artifact.mime_type.empty()) j["mimeType"] = b.artifact.mime_type;
-            if (!b.artifact.description.empty()) j["description"] = b.artifact.description;
-            if (b.artifact.size > 0) j["size"] = b.artifact.size;
-            return j;
-        }
-        case content_block::kind::structured: return json{{"type", "text"}, {"text", b.data.dump(-1, ' ', false, json::error_handler_t::replace)}};
-        case content_block::kind::tool_reference:
-            return json{{"type", "text"}, {"text", "Tool " + b.text + " is now available."}};
-    }
-    return json{{"type", "text"}, {"text", ""}};
-}
-
-}  // namespace detail
-
-/// The tools/call result for a tool output (content, structuredContent, isError).
-[[nodiscard]] inline json call_result(const tool_output& out) {
-    json content = json::array();
-    for (const auto& b : out.content) content.push_back(detail::content_json(b));
-    json r{{"content", std::move(content)}, {"isError", out.is_error}};
-    if (out.structured && !out.is_error) r["structuredContent"] = *out.structured;
-    return r;
-}
 
 /// A backend serving every tool of a toolbox.
 template <class Toolbox>
@@ -19562,74 +20258,986 @@ template <servable_session Session>
     return b;
 }
 
-/// The protocol engine, independent of the transport: feed it messages with handle(); it
-/// emits messages through the `send` function given at construction. Thread-safe.
-class server {
+namespace detail {
+/// Chain a completion source before what `b` already completes.
+inline void chain_completion(backend& b, std::function<std::optional<completion>(const json&, std::string_view, std::string_view, const json&)> f) {
+    auto prev = std::move(b.complete);
+    b.complete = [f = std::move(f), prev = std::move(prev)](const json& ref, std::string_view arg, std::string_view value,
+                                                            const json& context) -> std::optional<completion> {
+        if (auto c = f(ref, arg, value, context)) return c;
+        if (prev) return prev(ref, arg, value, context);
+        return std::nullopt;
+    };
+}
+}  // namespace detail
+
+/// Serve a resource_set (a copy is kept): resources/list, resources/templates/list,
+/// resources/read, and completions of its templates' variables.
+template <class... Rs>
+void add_resources(backend& b, resource_set<Rs...> set) {
+    auto s = std::make_shared<const resource_set<Rs...>>(std::move(set));
+    b.list_resources = [s] { return s->list(); };
+    b.list_resource_templates = [s] { return s->templates(); };
+    b.read_resource = [s](std::string_view uri, tool_context& ctx) { return s->read(uri, ctx); };
+    detail::chain_completion(b, [s](const json& ref, std::string_view arg, std::string_view value, const json& context) -> std::optional<completion> {
+        if (!ref.is_object() || ref.value("type", "") != "ref/resource" || !ref.contains("uri") || !ref["uri"].is_string())
+            return std::nullopt;
+        return s->complete(ref["uri"].get<std::string>(), arg, value, context);
+    });
+}
+
+/// Serve a prompt_set (a copy is kept): prompts/list, prompts/get, and completions of their
+/// arguments.
+template <class... Ps>
+void add_prompts(backend& b, prompt_set<Ps...> set) {
+    auto s = std::make_shared<const prompt_set<Ps...>>(std::move(set));
+    b.list_prompts = [s] { return s->list(); };
+    b.get_prompt = [s](std::string_view name, const json& args, tool_context& ctx) { return s->get(name, args, ctx); };
+    detail::chain_completion(b, [s](const json& ref, std::string_view arg, std::string_view value, const json& context) -> std::optional<completion> {
+        if (!ref.is_object() || ref.value("type", "") != "ref/prompt" || !ref.contains("name") || !ref["name"].is_string())
+            return std::nullopt;
+        return s->complete(ref["name"].get<std::string>(), arg, value, context);
+    });
+}
+
+}  // namespace agentkit::mcp
+// ---- end <agentkit/mcp/backend.hpp> ----
+// ---- begin <agentkit/mcp/protocol.hpp> ----
+// agentkit/mcp/protocol.hpp — MCP wire vocabulary: protocol revisions, error codes, log levels,
+// and the JSON shapes of content blocks and tool results.
+//
+// Content blocks (agentkit::content_block) map to MCP content as follows: text → text; image →
+// image, or audio when its MIME type is audio/* (audio_block() makes one); an artifact with
+// embedded contents → an embedded resource; an artifact without → a resource_link; structured
+// JSON → text; a tool reference → a line of text.
+
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace agentkit::mcp {
+
+/// Protocol revisions this server speaks, newest first.
+inline constexpr std::array<std::string_view, 5> supported_versions{"2026-07-28", "2025-11-25", "2025-06-18",
+                                                                     "2025-03-26", "2024-11-05"};
+/// The first revision of the stateless era (per-request `_meta`, server/discover).
+inline constexpr std::string_view stateless_version = "2026-07-28";
+/// The newest revision negotiated through initialize.
+inline constexpr std::string_view latest_handshake_version = "2025-11-25";
+
+/// `_meta` keys of the stateless era.
+namespace meta_key {
+inline constexpr const char* protocol_version = "io.modelcontextprotocol/protocolVersion";
+inline constexpr const char* client_capabilities = "io.modelcontextprotocol/clientCapabilities";
+inline constexpr const char* client_info = "io.modelcontextprotocol/clientInfo";
+inline constexpr const char* log_level = "io.modelcontextprotocol/logLevel";
+inline constexpr const char* server_info = "io.modelcontextprotocol/serverInfo";
+inline constexpr const char* subscription_id = "io.modelcontextprotocol/subscriptionId";
+}  // namespace meta_key
+
+/// JSON-RPC and MCP error codes.
+namespace code {
+inline constexpr int parse_error = -32700;
+inline constexpr int invalid_request = -32600;
+inline constexpr int method_not_found = -32601;
+inline constexpr int invalid_params = -32602;
+inline constexpr int internal_error = -32603;
+inline constexpr int header_mismatch = -32020;            ///< 2026-07-28 HTTP: headers disagree with the body
+inline constexpr int missing_client_capability = -32021;  ///< 2026-07-28: data.requiredCapabilities
+inline constexpr int unsupported_version = -32022;        ///< data.supported, data.requested
+}  // namespace code
+
+/// True for a revision this server speaks.
+[[nodiscard]] inline bool is_supported_version(std::string_view v) noexcept {
+    return std::find(supported_versions.begin(), supported_versions.end(), v) != supported_versions.end();
+}
+
+/// True for a revision negotiated through initialize (the handshake era).
+[[nodiscard]] inline bool is_handshake_version(std::string_view v) noexcept {
+    return is_supported_version(v) && v != stateless_version;
+}
+
+/// Log levels of notifications/message, lowest first.
+inline constexpr std::array<std::string_view, 8> log_levels{"debug", "info",     "notice", "warning",
+                                                            "error", "critical", "alert",  "emergency"};
+
+/// The rank of a log level (debug 0 … emergency 7), -1 for an unknown one.
+[[nodiscard]] inline int level_rank(std::string_view l) noexcept {
+    for (std::size_t i = 0; i < log_levels.size(); ++i)
+        if (log_levels[i] == l) return static_cast<int>(i);
+    return -1;
+}
+
+/// Audio content (MCP `{"type": "audio"}`): an image-kind block whose MIME type is audio/*.
+[[nodiscard]] inline content_block audio_block(std::string base64, std::string mime_type) {
+    return content_block::make_image(std::move(base64), std::move(mime_type));
+}
+
+namespace detail {
+
+/// Nesting depth of a JSON text, ignoring brackets inside strings (cheap pre-check before parse).
+inline std::size_t nesting_depth(std::string_view s) {
+    std::size_t depth = 0, max = 0;
+    bool in_str = false, esc = false;
+    for (char c : s) {
+        if (in_str) {
+            if (esc) esc = false;
+            else if (c == '\\') esc = true;
+            else if (c == '"') in_str = false;
+            continue;
+        }
+        if (c == '"') in_str = true;
+        else if (c == '[' || c == '{') max = std::max(max, ++depth);
+        else if ((c == ']' || c == '}') && depth > 0) --depth;
+    }
+    return max;
+}
+
+inline json content_json(const content_block& b) {
+    switch (b.type) {
+        case content_block::kind::text: return json{{"type", "text"}, {"text", b.text}};
+        case content_block::kind::image: {
+            const bool audio = b.mime_type.rfind("audio/", 0) == 0;
+            return json{{"type", audio ? "audio" : "image"}, {"data", b.text}, {"mimeType", b.mime_type}};
+        }
+        case content_block::kind::artifact: {
+            if (b.artifact.embedded()) {  // an embedded resource: the contents travel in the result
+                json r{{"uri", b.artifact.uri}};
+                if (!b.artifact.mime_type.empty()) r["mimeType"] = b.artifact.mime_type;
+                if (b.artifact.text) r["text"] = *b.artifact.text;
+                else r["blob"] = *b.artifact.blob;
+                return json{{"type", "resource"}, {"resource", std::move(r)}};
+            }
+            json j{{"type", "resource_link"}, {"uri", b.artifact.uri}, {"name", b.artifact.name.empty() ? b.artifact.id : b.artifact.name}};
+            if (!b.artifact.mime_type.empty()) j["mimeType"] = b.artifact.mime_type;
+            if (!b.artifact.description.empty()) j["description"] = b.artifact.description;
+            if (b.artifact.size > 0) j["size"] = b.artifact.size;
+            return j;
+        }
+        case content_block::kind::structured: return json{{"type", "text"}, {"text", b.data.dump(-1, ' ', false, json::error_handler_t::replace)}};
+        case content_block::kind::tool_reference:
+            return json{{"type", "text"}, {"text", "Tool " + b.text + " is now available."}};
+    }
+    return json{{"type", "text"}, {"text", ""}};
+}
+
+inline const char* json_kind(const json& v) {
+    if (v.is_null()) return "null";
+    if (v.is_boolean()) return "boolean";
+    if (v.is_number_integer() || v.is_number_unsigned()) return "integer";
+    if (v.is_number()) return "number";
+    if (v.is_string()) return "string";
+    if (v.is_array()) return "array";
+    return "object";
+}
+
+inline bool type_matches(std::string_view t, const json& v) {
+    if (t == "number") return v.is_number();
+    if (t == "integer") {
+        if (v.is_number_integer() || v.is_number_unsigned()) return true;
+        if (!v.is_number_float()) return false;
+        const double d = v.get<double>();
+        return d == static_cast<double>(static_cast<std::int64_t>(d));
+    }
+    return t == json_kind(v);
+}
+
+/// Check `v` against a JSON Schema, for the keywords agentkit's generated schemas use (type,
+/// properties, required, additionalProperties, items, enum, const, bounds, lengths, anyOf,
+/// oneOf, allOf). Unknown keywords are not checked. Returns the first violation, with its
+/// JSON pointer.
+inline std::optional<std::string> schema_violation(const json& s, const json& v, const std::string& at = "",
+                                                   std::size_t depth = 0) {
+    if (!s.is_object() || depth > 64) return std::nullopt;
+    const std::string where = at.empty() ? "/" : at;
+    if (auto t = s.find("type"); t != s.end()) {
+        bool ok = false;
+        if (t->is_string()) ok = type_matches(t->get<std::string>(), v);
+        else if (t->is_array())
+            for (const auto& e : *t) ok = ok || (e.is_string() && type_matches(e.get<std::string>(), v));
+        else ok = true;
+        if (!ok) return where + ": expected " + t->dump() + ", got " + json_kind(v);
+    }
+    if (auto e = s.find("enum"); e != s.end() && e->is_array()) {
+        if (std::find(e->begin(), e->end(), v) == e->end()) return where + ": not one of " + e->dump();
+    }
+    if (auto c = s.find("const"); c != s.end() && *c != v) return where + ": must be " + c->dump();
+    if (v.is_number()) {
+        const double d = v.get<double>();
+        if (auto m = s.find("minimum"); m != s.end() && m->is_number() && d < m->get<double>()) return where + ": below minimum";
+        if (auto m = s.find("maximum"); m != s.end() && m->is_number() && d > m->get<double>()) return where + ": above maximum";
+        if (auto m = s.find("exclusiveMinimum"); m != s.end() && m->is_number() && d <= m->get<double>()) return where + ": not above exclusiveMinimum";
+        if (auto m = s.find("exclusiveMaximum"); m != s.end() && m->is_number() && d >= m->get<double>()) return where + ": not below exclusiveMaximum";
+    }
+    if (v.is_string()) {
+        const auto n = v.get_ref<const std::string&>().size();
+        if (auto m = s.find("minLength"); m != s.end() && m->is_number_unsigned() && n < m->get<std::size_t>()) return where + ": too short";
+        if (auto m = s.find("maxLength"); m != s.end() && m->is_number_unsigned() && n > m->get<std::size_t>()) return where + ": too long";
+    }
+    if (v.is_array()) {
+        if (auto m = s.find("minItems"); m != s.end() && m->is_number_unsigned() && v.size() < m->get<std::size_t>()) return where + ": too few items";
+        if (auto m = s.find("maxItems"); m != s.end() && m->is_number_unsigned() && v.size() > m->get<std::size_t>()) return where + ": too many items";
+        if (auto it = s.find("items"); it != s.end() && it->is_object())
+            for (std::size_t i = 0; i < v.size(); ++i)
+                if (auto bad = schema_violation(*it, v[i], at + "/" + std::to_string(i), depth + 1)) return bad;
+    }
+    if (v.is_object()) {
+        const json* props = nullptr;
+        if (auto p = s.find("properties"); p != s.end() && p->is_object()) props = &*p;
+        if (auto r = s.find("required"); r != s.end() && r->is_array())
+            for (const auto& name : *r)
+                if (name.is_string() && !v.contains(name.get<std::string>()))
+                    return where + ": missing required property \"" + name.get<std::string>() + "\"";
+        const auto extra = s.find("additionalProperties");
+        for (const auto& [k, val] : v.items()) {
+            const std::string child = at + "/" + k;
+            if (props != nullptr && props->contains(k)) {
+                if (auto bad = schema_violation((*props)[k], val, child, depth + 1)) return bad;
+            } else if (extra != s.end()) {
+                if (extra->is_boolean() && !extra->get<bool>()) return where + ": unexpected property \"" + k + "\"";
+                if (extra->is_object())
+                    if (auto bad = schema_violation(*extra, val, child, depth + 1)) return bad;
+            }
+        }
+    }
+    if (auto a = s.find("allOf"); a != s.end() && a->is_array())
+        for (const auto& sub : *a)
+            if (auto bad = schema_violation(sub, v, at, depth + 1)) return bad;
+    if (auto a = s.find("anyOf"); a != s.end() && a->is_array() && !a->empty()) {
+        bool any = false;
+        for (const auto& sub : *a) any = any || !schema_violation(sub, v, at, depth + 1);
+        if (!any) return where + ": matches none of anyOf";
+    }
+    if (auto a = s.find("oneOf"); a != s.end() && a->is_array() && !a->empty()) {
+        std::size_t n = 0;
+        for (const auto& sub : *a) n += schema_violation(sub, v, at, depth + 1) ? 0U : 1U;
+        if (n != 1) return where + ": must match exactly one of oneOf";
+    }
+    return std::nullopt;
+}
+
+/// A page of `total` items after `cursor` ("o<offset>"; null or absent for the first page).
+struct page {
+    std::size_t start = 0;
+    std::size_t count = 0;
+    bool ok = true;
+    std::optional<std::string> next;
+};
+
+inline page page_of(const json& params, std::size_t total, std::size_t page_size) {
+    page p;
+    if (params.is_object() && params.contains("cursor") && !params["cursor"].is_null()) {
+        const json& c = params["cursor"];
+        p.ok = c.is_string();
+        if (p.ok) {
+            const std::string s = c.get<std::string>();
+            p.ok = s.size() > 1 && s.size() < 12 && s[0] == 'o' && s.find_first_not_of("0123456789", 1) == std::string::npos;
+            if (p.ok) p.start = static_cast<std::size_t>(std::stoull(s.substr(1)));
+            p.ok = p.ok && p.start <= total;
+        }
+        if (!p.ok) return p;
+    }
+    p.count = page_size == 0 ? total - p.start : std::min(page_size, total - p.start);
+    if (p.start + p.count < total) p.next = "o" + std::to_string(p.start + p.count);
+    return p;
+}
+
+}  // namespace detail
+
+/// The tools/call result for a tool output (content, structuredContent, isError).
+[[nodiscard]] inline json call_result(const tool_output& out) {
+    json content = json::array();
+    for (const auto& b : out.content) content.push_back(detail::content_json(b));
+    json r{{"content", std::move(content)}, {"isError", out.is_error}};
+    if (out.structured && !out.is_error) r["structuredContent"] = *out.structured;
+    return r;
+}
+
+}  // namespace agentkit::mcp
+// ---- end <agentkit/mcp/protocol.hpp> ----
+// ---- begin <agentkit/mcp/request.hpp> ----
+// agentkit/mcp/request.hpp — what a handler (a tool, a prompt, a resource read) can do with the
+// MCP client while it serves one request: log to it, and ask it for input (elicitation,
+// sampling, roots), written once for both protocol eras.
+//
+//   [](const args& a, agentkit::tool_context& ctx) -> agentkit::result<std::string> {
+//       auto* rq = agentkit::mcp::request_of(ctx);     // nullptr when not called over MCP
+//       if (!rq) return "no client to ask";
+//       rq->log("info", "looking up " + a.city);
+//       auto answer = rq->ask(agentkit::mcp::input::elicit("user_name", "What is your name?", schema));
+//       if (!answer) return agentkit::fail(answer.error());   // (2026-07-28: the server answers input_required)
+//       return "Hello, " + (*answer)["content"]["name"].get<std::string>();
+//   }
+//
+// ask() in the handshake era (2025-11-25 and earlier) sends the request to the client on the
+// request's own stream and waits for its answer (bounded; cancelled with the call). In the
+// stateless era (2026-07-28) the server never sends requests: ask() returns the answer the
+// client sent with a retry (inputResponses, or an earlier round's answer carried in the signed
+// requestState); when there is none yet it fails with errc::input_required and the server
+// answers the whole request with an input_required result listing every input asked for, and
+// a requestState the client cannot alter. The same handler code serves both.
+
+
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace agentkit::mcp {
+
+/// One request of the server to the client, under a key the handler chooses.
+struct input_request {
+    std::string key;     ///< unique within the request ("user_name")
+    std::string method;  ///< "elicitation/create", "sampling/createMessage" or "roots/list"
+    json params = json::object();
+};
+
+/// Builders for the three kinds of input request.
+namespace input {
+/// elicitation/create in form mode: `requested_schema` is a flat object schema.
+[[nodiscard]] inline input_request elicit(std::string key, std::string message, json requested_schema) {
+    return {std::move(key), "elicitation/create", json{{"message", std::move(message)}, {"requestedSchema", std::move(requested_schema)}}};
+}
+/// sampling/createMessage with one user text message.
+[[nodiscard]] inline input_request sample(std::string key, std::string text, int max_tokens = 256) {
+    json msg{{"role", "user"}, {"content", {{"type", "text"}, {"text", std::move(text)}}}};
+    return {std::move(key), "sampling/createMessage", json{{"messages", json::array({std::move(msg)})}, {"maxTokens", max_tokens}}};
+}
+/// roots/list.
+[[nodiscard]] inline input_request list_roots(std::string key) { return {std::move(key), "roots/list", json::object()}; }
+}  // namespace input
+
+/// The client capability an input request's method needs ("elicitation", "sampling", "roots"),
+/// or "" for a method that is not a client request.
+[[nodiscard]] inline std::string_view capability_for(std::string_view method) noexcept {
+    if (method == "elicitation/create") return "elicitation";
+    if (method == "sampling/createMessage") return "sampling";
+    if (method == "roots/list") return "roots";
+    return {};
+}
+
+namespace detail {
+/// True when `v` has the shape of the client's result for `method`.
+inline bool valid_input_response(std::string_view method, const json& v) {
+    if (!v.is_object()) return false;
+    if (method == "elicitation/create") {
+        const json a = v.value("action", json());
+        return a == "accept" || a == "decline" || a == "cancel";
+    }
+    if (method == "sampling/createMessage") return v.contains("role") && v.contains("content");
+    if (method == "roots/list") return v.contains("roots") && v["roots"].is_array();
+    return true;
+}
+}  // namespace detail
+
+class server;
+
+/// The MCP side of one request, for its handler. Thread-safe. Get it with request_of(ctx).
+class request_context {
 public:
-    using sink = std::function<void(const std::string& line)>;
+    /// True in the stateless era (2026-07-28): input comes through input_required rounds.
+    [[nodiscard]] bool stateless() const noexcept { return stateless_; }
+    /// The MCP method being served ("tools/call", "prompts/get", "resources/read").
+    [[nodiscard]] const std::string& method() const noexcept { return method_; }
+    /// What the client declared (this request's `_meta` in 2026-07-28, initialize before).
+    [[nodiscard]] const json& client_capabilities() const noexcept { return caps_; }
+    /// True when the client declared `capability` ("elicitation", "sampling", "roots", ...).
+    [[nodiscard]] bool client_supports(std::string_view capability) const {
+        return caps_.is_object() && caps_.contains(std::string(capability)) && !caps_[std::string(capability)].is_null();
+    }
 
-    explicit server(backend b, server_options o = {}) : b_(std::move(b)), o_(std::move(o)) {}
-    server(const server&) = delete;
-    server& operator=(const server&) = delete;
-    ~server() { shutdown(std::chrono::milliseconds(2000)); }
+    /// notifications/message to the client, on this request's stream, when the client asked
+    /// for this level or a lower one (logging/setLevel, or this request's logLevel in
+    /// 2026-07-28). Returns true when it was sent.
+    bool log(std::string_view level, json data, std::string_view logger = {}) {
+        const int rank = level_rank(level);
+        if (rank < 0 || rank < log_threshold_ || !send_) return false;
+        json p{{"level", level}, {"data", std::move(data)}};
+        if (!logger.empty()) p["logger"] = logger;
+        send_(json{{"jsonrpc", "2.0"}, {"method", "notifications/message"}, {"params", std::move(p)}});
+        return true;
+    }
 
-    /// Where messages go (one JSON text per call, without the newline).
+    /// Ask the client for one input; its result (an ElicitResult, a CreateMessageResult, a
+    /// ListRootsResult). Errors: errc::client_capability_missing (details requiredCapabilities)
+    /// when the client did not declare what the method needs; errc::input_required (stateless
+    /// era) when the answer is not there yet; errc::protocol_error when the client answered
+    /// with an error or a malformed result; errc::tool_cancelled / errc::timeout.
+    [[nodiscard]] result<json> ask(const input_request& r) {
+        auto all = ask_all({r});
+        if (!all) return fail(std::move(all).error());
+        return std::move((*all)[r.key]);
+    }
+
+    /// Ask several at once: in the stateless era they go to the client in one input_required
+    /// round; in the handshake era one after the other.
+    [[nodiscard]] result<std::map<std::string, json>> ask_all(const std::vector<input_request>& rs) {
+        for (const auto& r : rs) {
+            const std::string_view cap = capability_for(r.method);
+            if (cap.empty())
+                return fail(errc::internal, "ask: " + r.method + " is not a request a server sends to a client");
+            if (!client_supports(cap))
+                return fail(errc::client_capability_missing,
+                            "the client did not declare the " + std::string(cap) + " capability, which " + r.method + " needs",
+                            "Use a client that supports " + std::string(cap) + ".",
+                            json{{"requiredCapabilities", {{std::string(cap), json::object()}}}});
+        }
+        std::map<std::string, json> out;
+        if (!stateless_) {
+            for (const auto& r : rs) {
+                if (!ask_remote_) return fail(errc::transport_closed, "no client to ask");
+                auto got = ask_remote_(r);
+                if (!got) return fail(std::move(got).error());
+                if (!detail::valid_input_response(r.method, *got))
+                    return fail(errc::protocol_error, "the client's answer to " + r.method + " is malformed");
+                out[r.key] = std::move(*got);
+            }
+            return out;
+        }
+        std::lock_guard lock(mu_);
+        bool missing = false;
+        for (const auto& r : rs) {
+            asked_[r.key] = r.method;
+            auto it = answers_.find(r.key);
+            if (it != answers_.end()) {
+                if (!detail::valid_input_response(r.method, *it)) {
+                    protocol_error_ = "inputResponses[\"" + r.key + "\"] is not a valid result of " + r.method;
+                    return fail(errc::protocol_error, *protocol_error_);
+                }
+                out[r.key] = *it;
+                continue;
+            }
+            missing = true;
+            bool listed = false;
+            for (const auto& p : pending_) listed = listed || p.key == r.key;
+            if (!listed) pending_.push_back(r);
+        }
+        if (missing)
+            return fail(errc::input_required, "waiting for the client's input", "The server answers with an input_required result.");
+        return out;
+    }
+
+    /// State a handler keeps between input_required rounds (stateless era): what it saved in
+    /// the round before (null in the first round or in the handshake era).
+    [[nodiscard]] json saved_state() const {
+        std::lock_guard lock(mu_);
+        return saved_state_;
+    }
+    /// Keep `s` for the next round (carried, signed, in the requestState).
+    void save_state(json s) {
+        std::lock_guard lock(mu_);
+        saved_state_ = std::move(s);
+    }
+
+private:
+    friend class server;
+    bool stateless_ = false;
+    std::string method_;
+    json caps_ = json::object();
+    int log_threshold_ = 100;  // above every level: nothing is sent
+    std::function<void(const json&)> send_;
+    std::function<result<json>(const input_request&)> ask_remote_;
+    mutable std::mutex mu_;
+    json answers_ = json::object();
+    json asked_ = json::object();
+    std::vector<input_request> pending_;
+    json saved_state_;
+    std::optional<std::string> protocol_error_;
+};
+
+namespace detail {
+inline std::mutex& request_registry_mutex() {
+    static std::mutex m;
+    return m;
+}
+inline std::unordered_map<const tool_context*, request_context*>& request_registry() {
+    static std::unordered_map<const tool_context*, request_context*> r;
+    return r;
+}
+/// Ties a tool_context to its request_context while a handler runs.
+class request_binding {
+public:
+    request_binding(const tool_context& ctx, request_context& rq) : ctx_(&ctx) {
+        std::lock_guard lock(request_registry_mutex());
+        request_registry()[ctx_] = &rq;
+    }
+    request_binding(const request_binding&) = delete;
+    request_binding& operator=(const request_binding&) = delete;
+    ~request_binding() {
+        std::lock_guard lock(request_registry_mutex());
+        request_registry().erase(ctx_);
+    }
+
+private:
+    const tool_context* ctx_;
+};
+}  // namespace detail
+
+/// The MCP request a handler serves, from the tool_context it was given; nullptr when the
+/// handler was not called by an MCP server (e.g. by an agent session).
+[[nodiscard]] inline request_context* request_of(const tool_context& ctx) {
+    std::lock_guard lock(detail::request_registry_mutex());
+    auto it = detail::request_registry().find(&ctx);
+    return it == detail::request_registry().end() ? nullptr : it->second;
+}
+
+}  // namespace agentkit::mcp
+// ---- end <agentkit/mcp/request.hpp> ----
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <concepts>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <shared_mutex>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+namespace agentkit::mcp {
+
+/// How the requestState of input_required results (2026-07-28) is protected. `seal` turns a
+/// payload into the opaque string the client echoes; `open` gives the payload back, or nothing
+/// when the string was not sealed here (forged, altered or forgotten); `digest` condenses a
+/// request's arguments into the payload (collision-resistant where the payload leaves the
+/// server). Leave empty for the built-in codec, which keeps payloads in the server (bounded,
+/// expiring) and gives the client a random reference; agentkit/net/mcp_http.hpp has an
+/// HMAC-SHA-256 codec that keeps the server stateless.
+struct state_codec {
+    std::function<std::string(const std::string& payload)> seal;
+    std::function<std::optional<std::string>(std::string_view sealed)> open;
+    std::function<std::string(std::string_view text)> digest;
+};
+
+struct server_options {
+    std::string name = "agentkit";
+    std::string version = "0.1.0";
+    std::string title;
+    std::string instructions;
+    /// List page size (cursor pagination); 0 lists everything in one page.
+    std::size_t page_size = 100;
+    /// Cache hints for the stateless era.
+    std::int64_t list_ttl_ms = 0;
+    std::string cache_scope = "private";
+    /// Worker threads for handlers (requests beyond it queue in arrival order).
+    std::size_t max_in_flight = 16;
+    /// Longest accepted message (bytes).
+    std::size_t max_message_bytes = std::size_t{64} << 20U;
+    /// Deepest accepted JSON nesting.
+    std::size_t max_depth = 256;
+    /// Minimum level written to stderr ("debug" ... "emergency"); "off" writes nothing.
+    std::string stderr_level = "warning";
+    /// How long a handler waits for the client's answer to a server request (handshake era).
+    std::chrono::milliseconds client_request_timeout{std::chrono::minutes(5)};
+    /// How long a requestState stays valid (stateless era).
+    std::chrono::seconds request_state_ttl{std::chrono::minutes(10)};
+    /// requestState protection (empty: the built-in server-side store).
+    state_codec request_state;
+};
+
+/// Where the messages about one incoming message go: its response (`last` = true: the request
+/// is answered) and the notifications and server requests sent before it.
+using reply_fn = std::function<void(const std::string& message, bool last)>;
+
+class server;
+
+/// One client of a server: in the handshake era its negotiated version, its capabilities, its
+/// log level and its resource subscriptions. Created by server::open_session().
+class session : public std::enable_shared_from_this<session> {
+public:
+    using sink = std::function<void(const std::string& message)>;
+
+    /// Where messages that belong to no request go (list changes, resource updates, logs).
     void set_sink(sink s) {
         std::lock_guard lock(out_mu_);
         sink_ = std::move(s);
     }
+    /// Who the client is, for binding requestState to it (set by the transport).
+    void set_principal(std::string p) {
+        std::lock_guard lock(mu_);
+        principal_ = std::move(p);
+    }
+    [[nodiscard]] std::string negotiated_version() const {
+        std::lock_guard lock(mu_);
+        return version_;
+    }
+    [[nodiscard]] bool initialized() const noexcept { return initialized_.load(); }
+    [[nodiscard]] bool closed() const noexcept { return closed_.load(); }
+    /// Requests of this session being served now.
+    [[nodiscard]] std::size_t in_flight() const {
+        std::lock_guard lock(mu_);
+        return in_flight_.size();
+    }
 
-    /// Handle one incoming message (a line without its newline).
-    void handle(std::string_view line) {
+private:
+    friend class server;
+    struct call_state {
+        std::stop_source stop;
+        std::atomic<bool> cancelled{false};
+        std::function<void()> on_cancel;  // a listener's removal
+    };
+    struct awaited {
+        std::mutex mu;
+        std::condition_variable_any cv;
+        bool done = false;
+        json response;
+    };
+
+    void emit(const std::string& m) {
+        std::lock_guard lock(out_mu_);
+        if (sink_) sink_(m);
+    }
+
+    mutable std::mutex mu_;
+    std::string version_;
+    std::string principal_;
+    json caps_ = json::object();
+    std::atomic<bool> initialized_{false};
+    std::atomic<bool> closed_{false};
+    std::atomic<int> level_{100};  // no notifications/message until setLevel
+    std::set<std::string, std::less<>> subscriptions_;
+    std::map<std::string, std::shared_ptr<call_state>> in_flight_;
+    std::map<std::string, std::shared_ptr<awaited>> awaiting_;
+    std::uint64_t next_request_ = 0;
+    std::mutex out_mu_;
+    sink sink_;
+};
+
+namespace detail {
+
+/// `n` random bytes from the kernel (getrandom), as lower-case hex.
+inline std::string random_hex(std::size_t n) {
+    std::string bytes(n, '\0');
+    std::size_t got = 0;
+    while (got < n) {
+        const ssize_t r = ::getrandom(bytes.data() + got, n - got, 0);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            break;
+        }
+        got += static_cast<std::size_t>(r);
+    }
+    if (got < n) {  // no getrandom: /dev/urandom
+        const int fd = ::open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+        while (fd >= 0 && got < n) {
+            const ssize_t r = ::read(fd, bytes.data() + got, n - got);
+            if (r <= 0) break;
+            got += static_cast<std::size_t>(r);
+        }
+        if (fd >= 0) ::close(fd);
+    }
+    static constexpr char hex[] = "0123456789abcdef";
+    std::string out;
+    out.reserve(2 * n);
+    for (char c : bytes) {
+        const auto u = static_cast<unsigned char>(c);
+        out += hex[u >> 4U];
+        out += hex[u & 15U];
+    }
+    return out;
+}
+
+/// The built-in requestState codec: payloads stay in the server, the client gets a random
+/// reference (128 bits). Bounded by count and bytes; the oldest go first.
+class state_store {
+public:
+    std::string seal(const std::string& payload) {
+        std::string token = "st1." + random_hex(16);
+        std::lock_guard lock(mu_);
+        bytes_ += payload.size();
+        order_.push_back(token);
+        items_[token] = payload;
+        while (!order_.empty() && (items_.size() > max_items || bytes_ > max_bytes)) {
+            auto it = items_.find(order_.front());
+            if (it != items_.end()) {
+                bytes_ -= it->second.size();
+                items_.erase(it);
+            }
+            order_.pop_front();
+        }
+        return token;
+    }
+    std::optional<std::string> open(std::string_view token) const {
+        std::lock_guard lock(mu_);
+        auto it = items_.find(std::string(token));
+        if (it == items_.end()) return std::nullopt;
+        return it->second;
+    }
+    static constexpr std::size_t max_items = 4096;
+    static constexpr std::size_t max_bytes = std::size_t{16} << 20U;
+
+private:
+    mutable std::mutex mu_;
+    std::map<std::string, std::string> items_;
+    std::deque<std::string> order_;
+    std::size_t bytes_ = 0;
+};
+
+inline std::int64_t unix_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+inline std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+}  // namespace detail
+
+/// The protocol engine, independent of the transport. Thread-safe.
+class server {
+public:
+    using sink = std::function<void(const std::string& line)>;
+
+    explicit server(backend b, server_options o = {}) : b_(std::move(b)), o_(std::move(o)) {
+        default_ = open_session();
+        default_reply_ = [this](const std::string& m, bool) { default_->emit(m); };
+        if (!o_.request_state.seal || !o_.request_state.open) {
+            auto store = std::make_shared<detail::state_store>();
+            o_.request_state.seal = [store](const std::string& p) { return store->seal(p); };
+            o_.request_state.open = [store](std::string_view t) { return store->open(t); };
+            o_.request_state.digest = [](std::string_view t) { return std::string(t); };
+        }
+        if (!o_.request_state.digest) o_.request_state.digest = [](std::string_view t) { return std::string(t); };
+        last_version_ = b_.version ? b_.version() : 0;
+    }
+    server(const server&) = delete;
+    server& operator=(const server&) = delete;
+    ~server() { shutdown(std::chrono::milliseconds(2000)); }
+
+    // ---- the built-in session (stdio) -------------------------------------------------------
+
+    /// Where the built-in session's messages go (one JSON text per call, without a newline).
+    void set_sink(sink s) { default_->set_sink(std::move(s)); }
+
+    /// Handle one message of the built-in session (a line without its newline).
+    void handle(std::string_view line) { handle(*default_, line, default_reply_); }
+
+    /// The protocol version the built-in session negotiated (empty before initialize).
+    [[nodiscard]] std::string negotiated_version() const { return default_->negotiated_version(); }
+
+    // ---- sessions, for transports -------------------------------------------------------------
+
+    /// A new client session; `out` receives what belongs to no request. An unlisted session
+    /// (a stateless request's) gets no broadcasts (logs, list changes, resource updates).
+    std::shared_ptr<session> open_session(session::sink out = {}, bool listed = true) {
+        auto s = std::make_shared<session>();
+        s->set_sink(std::move(out));
+        if (!listed) return s;
+        std::lock_guard lock(sessions_mu_);
+        std::erase_if(sessions_, [](const std::weak_ptr<session>& w) { return w.expired(); });
+        sessions_.push_back(s);
+        return s;
+    }
+
+    /// End a session: its running requests are cancelled (no responses), its listeners end,
+    /// its server requests fail, its sink is dropped.
+    void close_session(session& s) {
+        s.closed_ = true;
+        std::vector<std::shared_ptr<session::call_state>> calls;
+        std::vector<std::shared_ptr<session::awaited>> waits;
+        {
+            std::lock_guard lock(s.mu_);
+            for (auto& [k, c] : s.in_flight_) calls.push_back(c);
+            for (auto& [k, w] : s.awaiting_) waits.push_back(w);
+        }
+        for (auto& c : calls) cancel(*c);
+        for (auto& w : waits) {
+            std::lock_guard lock(w->mu);
+            w->done = true;
+            w->response = json{{"error", {{"code", code::internal_error}, {"message", "session closed"}}}};
+            w->cv.notify_all();
+        }
+        s.set_sink({});
+        std::lock_guard lock(sessions_mu_);
+        std::erase_if(sessions_, [&](const std::weak_ptr<session>& w) {
+            auto p = w.lock();
+            return !p || p.get() == &s;
+        });
+    }
+
+    /// Handle one message (JSON text) of session `s`; what belongs to it goes to `reply`.
+    void handle(session& s, std::string_view line, const reply_fn& reply) {
         if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
         if (line.find_first_not_of(" \t") == std::string_view::npos) return;  // blank line
         if (line.size() > o_.max_message_bytes) {
-            send_error(nullptr, code::parse_error, "message too large", json{{"limit", o_.max_message_bytes}});
+            send_error(reply, nullptr, code::parse_error, "message too large", json{{"limit", o_.max_message_bytes}});
             return;
         }
         if (detail::nesting_depth(line) > o_.max_depth) {
-            send_error(nullptr, code::parse_error, "JSON nested too deeply", json{{"limit", o_.max_depth}});
+            send_error(reply, nullptr, code::parse_error, "JSON nested too deeply", json{{"limit", o_.max_depth}});
             return;
         }
         // A raw NUL is never valid JSON (inside a string it must be escaped as \u0000). The
         // parser would take it for the end of the input and accept `{...}\0garbage`.
         if (line.find('\0') != std::string_view::npos) {
-            send_error(nullptr, code::parse_error, "Parse error: the message contains a NUL byte");
+            send_error(reply, nullptr, code::parse_error, "Parse error: the message contains a NUL byte");
             return;
         }
         json msg = json::parse(line, nullptr, false);
         if (msg.is_discarded()) {
-            send_error(nullptr, code::parse_error, "Parse error: the message is not valid JSON (or not valid UTF-8)");
+            send_error(reply, nullptr, code::parse_error, "Parse error: the message is not valid JSON (or not valid UTF-8)");
             return;
         }
         if (msg.is_array()) {
-            handle_batch(msg);
+            handle_batch(s, msg, reply);
             return;
         }
-        handle_message(msg);
+        handle_message(s, msg, reply);
     }
 
-    /// Log through MCP (notifications/message, when the client asked for that level) and stderr.
+    /// Handle one parsed message (an object) of session `s`.
+    void handle_message(session& s, const json& msg, const reply_fn& reply) {
+        if (!msg.is_object()) {
+            send_error(reply, nullptr, code::invalid_request, "Invalid Request: a message must be a JSON object");
+            return;
+        }
+        const bool has_id = msg.contains("id");
+        const json id = has_id ? msg["id"] : json(nullptr);
+        // A response of the client goes to the server request waiting for it; anything else
+        // that is not a valid Request object is answered with -32600 (JSON-RPC 2.0 section 5),
+        // even without an id: `{"foo": "boo"}` and `{"jsonrpc": "2.0", "method": 1, "params":
+        // "bar"}` are the specification's own examples, each answered with id null.
+        const bool looks_like_response = !msg.contains("method") && (msg.contains("result") || msg.contains("error"));
+        if (msg.value("jsonrpc", json()) != "2.0") {
+            if (!looks_like_response)
+                send_error(reply, valid_id(id) ? id : json(nullptr), code::invalid_request, "Invalid Request: \"jsonrpc\" must be \"2.0\"");
+            return;
+        }
+        if (!msg.contains("method")) {
+            if (looks_like_response) deliver_response(s, msg);
+            else send_error(reply, valid_id(id) ? id : json(nullptr), code::invalid_request, "Invalid Request: no method");
+            return;
+        }
+        if (!msg["method"].is_string()) {
+            send_error(reply, valid_id(id) ? id : json(nullptr), code::invalid_request, "Invalid Request: \"method\" must be a string");
+            return;
+        }
+        const std::string method = msg["method"].get<std::string>();
+        if (has_id && !valid_id(id)) {
+            send_error(reply, nullptr, code::invalid_request, "Invalid Request: \"id\" must be a string or an integer");
+            return;
+        }
+        const json params = msg.contains("params") ? msg["params"] : json::object();
+        if (!params.is_object() && !params.is_array()) {
+            // Not a structured value: the message is not a valid Request object.
+            send_error(reply, has_id ? id : json(nullptr), code::invalid_request, "Invalid Request: \"params\" must be an object");
+            return;
+        }
+        if (!has_id) {
+            handle_notification(s, method, params);
+            return;
+        }
+        handle_request(s, id, method, params, reply);
+    }
+
+    /// The transport lost the stream of request `id` (the client went away): cancel it (no
+    /// response is sent; a listener ends).
+    void cancel_request(session& s, const json& id) {
+        std::shared_ptr<session::call_state> c;
+        {
+            std::lock_guard lock(s.mu_);
+            auto it = s.in_flight_.find(id.dump());
+            if (it == s.in_flight_.end()) return;
+            c = it->second;
+        }
+        cancel(*c);
+    }
+
+    // ---- notifications --------------------------------------------------------------------------
+
+    /// Log through MCP (notifications/message to every session that asked for that level) and
+    /// stderr.
     void log(std::string_view level, std::string_view logger, const json& data) {
-        const int rank = detail::level_rank(level);
-        if (o_.stderr_level != "off" && rank >= detail::level_rank(o_.stderr_level)) {
+        const int rank = level_rank(level);
+        if (o_.stderr_level != "off" && rank >= level_rank(o_.stderr_level)) {
             std::string line = "[" + std::string(level) + "] " + std::string(logger) + ": " +
-                               (data.is_string() ? data.get<std::string>() : data.dump(-1, ' ', false, json::error_handler_t::replace)) + "\n";
+                               (data.is_string() ? data.get<std::string>() : detail::dump(data)) + "\n";
             (void)!::write(2, line.data(), line.size());
         }
-        if (initialized_.load() && rank >= client_level_.load())
-            send(json{{"jsonrpc", "2.0"},
-                      {"method", "notifications/message"},
-                      {"params", {{"level", level}, {"logger", logger}, {"data", data}}}});
+        const std::string m = detail::dump(json{{"jsonrpc", "2.0"},
+                                                {"method", "notifications/message"},
+                                                {"params", {{"level", level}, {"logger", logger}, {"data", data}}}});
+        for (auto& s : live_sessions())
+            if (s->initialized_.load() && rank >= s->level_.load()) s->emit(m);
     }
 
+    /// Tell clients the tool list changed (sessions, and listeners that asked for it).
+    void notify_tools_changed() { notify_list("tools"); }
+    /// Tell clients the prompt list changed.
+    void notify_prompts_changed() { notify_list("prompts"); }
+    /// Tell clients the resource list changed.
+    void notify_resources_changed() { notify_list("resources"); }
+    /// Tell the clients subscribed to `uri` that it changed (notifications/resources/updated).
+    void notify_resource_updated(std::string_view uri) {
+        const json params{{"uri", uri}};
+        const std::string m = detail::dump(json{{"jsonrpc", "2.0"}, {"method", "notifications/resources/updated"}, {"params", params}});
+        for (auto& s : live_sessions()) {
+            bool sub = false;
+            {
+                std::lock_guard lock(s->mu_);
+                sub = s->subscriptions_.count(uri) != 0;
+            }
+            if (sub && s->initialized_.load()) s->emit(m);
+        }
+        for (auto& l : listeners_matching([&](const listener& x) {
+                 return std::find(x.resources.begin(), x.resources.end(), uri) != x.resources.end();
+             }))
+            send_to_listener(*l, "notifications/resources/updated", params);
+    }
+
+    /// Send notifications/tools/list_changed if the visible set changed since the last check.
+    void check_list_changed() {
+        if (!b_.version) return;
+        const std::uint64_t v = b_.version();
+        const std::uint64_t old = last_version_.exchange(v);
+        if (v != old) notify_tools_changed();
+    }
+
+    // ---- lifetime ----------------------------------------------------------------------------------
+
     /// Let in-flight calls finish for half of `bound`, then cancel what still runs and wait
-    /// for the rest of it; stop the workers.
+    /// for the rest of it; end every listener (with its final response); stop the workers.
     void shutdown(std::chrono::milliseconds bound) {
+        {
+            std::unique_lock lock(calls_mu_);
+            closing_ = true;
+        }
+        end_listeners();
         std::unique_lock lock(calls_mu_);
-        closing_ = true;
         if (!calls_cv_.wait_for(lock, bound / 2, [&] { return running_ == 0; })) {
-            for (auto& [id, c] : in_flight_) c->stop.request_stop();
+            lock.unlock();
+            cancel_all();
+            lock.lock();
             calls_cv_.wait_for(lock, bound - bound / 2, [&] { return running_ == 0; });
         }
         stop_workers_ = true;
@@ -19646,155 +21254,162 @@ public:
         }
     }
 
-    /// Ask every running tools/call to stop (through its tool_context); their responses are still
-    /// sent, as the client did not cancel them. Used when the process is told to terminate.
+    /// Ask every running handler to stop (through its tool_context); their responses are still
+    /// sent, as the client did not cancel them. Server requests waiting for a client fail.
+    /// Used when the process is told to terminate.
     void cancel_all() {
+        for (auto& s : live_sessions()) {
+            std::vector<std::shared_ptr<session::awaited>> waits;
+            {
+                std::lock_guard lock(s->mu_);
+                for (auto& [id, c] : s->in_flight_) c->stop.request_stop();
+                for (auto& [k, w] : s->awaiting_) waits.push_back(w);
+            }
+            for (auto& w : waits) {
+                std::lock_guard lock(w->mu);
+                w->cv.notify_all();  // the waiter sees its stop token
+            }
+        }
+    }
+
+    /// True once shutdown() began.
+    [[nodiscard]] bool closing() const {
         std::lock_guard lock(calls_mu_);
-        for (auto& [id, c] : in_flight_) c->stop.request_stop();
+        return closing_;
     }
 
     /// The options this server was built with.
     [[nodiscard]] const server_options& options() const noexcept { return o_; }
+    /// What it serves.
+    [[nodiscard]] const backend& served() const noexcept { return b_; }
 
-    /// Number of tools/call requests running now.
+    /// Number of handler requests (tools/call, prompts/get, resources/read) running or queued.
     [[nodiscard]] std::size_t in_flight() const {
         std::lock_guard lock(calls_mu_);
-        return in_flight_.size();
+        return running_;
+    }
+    /// Number of open subscriptions/listen streams.
+    [[nodiscard]] std::size_t listeners() const {
+        std::lock_guard lock(listen_mu_);
+        return listeners_.size();
     }
 
-    /// The protocol version negotiated by initialize (empty before).
-    [[nodiscard]] std::string negotiated_version() const {
-        std::lock_guard lock(state_mu_);
-        return version_;
+    /// The inputSchema of a visible tool (null when there is none of that name).
+    [[nodiscard]] json input_schema_of(std::string_view tool) {
+        auto m = schemas();
+        auto it = m->find(tool);
+        return it == m->end() ? json() : it->second.first;
     }
 
-    /// Send notifications/tools/list_changed if the visible set changed since the last check.
-    void check_list_changed() {
-        if (!b_.version) return;
-        const std::uint64_t v = b_.version();
-        const std::uint64_t old = last_version_.exchange(v);
-        if (v != old && initialized_.load())
-            send(json{{"jsonrpc", "2.0"}, {"method", "notifications/tools/list_changed"}});
+    /// The capabilities this server declares.
+    [[nodiscard]] json capabilities(bool stateless = false) const {
+        json c = json::object();
+        if (b_.has_tools()) c["tools"] = {{"listChanged", true}};
+        if (b_.has_resources()) c["resources"] = stateless ? json{{"listChanged", true}} : json{{"subscribe", true}, {"listChanged", true}};
+        if (b_.has_prompts()) c["prompts"] = {{"listChanged", true}};
+        if (b_.has_completions()) c["completions"] = json::object();
+        c["logging"] = json::object();
+        return c;
     }
 
 private:
-    struct call_state {
-        std::stop_source stop;
-        std::atomic<bool> cancelled{false};
+    struct listener {
+        json id;
+        bool tools = false, prompts = false, resources_list = false;
+        std::vector<std::string> resources;
+        reply_fn reply;
+        std::mutex mu;
+        bool ended = false;
     };
-
-    void send(const json& j) {
-        std::string s = j.dump(-1, ' ', false, json::error_handler_t::replace);
-        std::lock_guard lock(out_mu_);
-        if (sink_) sink_(s);
-    }
-
-    void send_result(const json& id, json result) { send(json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}}); }
-
-    void send_error(const json& id, int c, std::string message, json data = nullptr) {
-        json err{{"code", c}, {"message", std::move(message)}};
-        if (!data.is_null()) err["data"] = std::move(data);
-        send(json{{"jsonrpc", "2.0"}, {"id", id}, {"error", std::move(err)}});
-    }
 
     static bool valid_id(const json& id) { return id.is_string() || id.is_number_integer() || id.is_number_unsigned(); }
 
-    void handle_batch(const json& arr) {
-        bool batching = false;
-        {
-            std::lock_guard lock(state_mu_);
-            batching = version_ == "2025-03-26";
-        }
+    static void send_to(const reply_fn& reply, const json& j, bool last) {
+        if (reply) reply(detail::dump(j), last);
+    }
+    static void send_result(const reply_fn& reply, const json& id, json result) {
+        send_to(reply, json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}}, true);
+    }
+    static void send_error(const reply_fn& reply, const json& id, int c, std::string message, json data = nullptr) {
+        json err{{"code", c}, {"message", std::move(message)}};
+        if (!data.is_null()) err["data"] = std::move(data);
+        json m{{"jsonrpc", "2.0"}, {"error", std::move(err)}};
+        // An error about a message whose id is unknown has none: "id": null is how JSON-RPC
+        // says so (MCP's schemas make the id optional; both are accepted by clients).
+        m["id"] = id;
+        send_to(reply, m, true);
+    }
+
+    std::vector<std::shared_ptr<session>> live_sessions() {
+        std::vector<std::shared_ptr<session>> out;
+        std::lock_guard lock(sessions_mu_);
+        for (auto& w : sessions_)
+            if (auto p = w.lock(); p && !p->closed_.load()) out.push_back(std::move(p));
+        return out;
+    }
+
+    void cancel(session::call_state& c) {
+        c.cancelled = true;
+        c.stop.request_stop();
+        if (c.on_cancel) c.on_cancel();
+    }
+
+    void handle_batch(session& s, const json& arr, const reply_fn& reply) {
+        const bool batching = s.negotiated_version() == "2025-03-26";
         if (!batching || arr.empty()) {
-            send_error(nullptr, code::invalid_request,
+            send_error(reply, nullptr, code::invalid_request,
                        arr.empty() ? "Invalid Request: empty batch"
                                    : "Invalid Request: JSON-RPC batches are not supported in this protocol revision; "
                                      "send one message per line");
             return;
         }
-        for (const auto& m : arr) handle_message(m);
+        for (const auto& m : arr) handle_message(s, m, reply);
     }
 
-    void handle_message(const json& msg) {
-        if (!msg.is_object()) {
-            send_error(nullptr, code::invalid_request, "Invalid Request: a message must be a JSON object");
-            return;
+    void deliver_response(session& s, const json& msg) {
+        if (!msg.contains("id") || !valid_id(msg["id"])) return;
+        std::shared_ptr<session::awaited> w;
+        {
+            std::lock_guard lock(s.mu_);
+            auto it = s.awaiting_.find(msg["id"].dump());
+            if (it == s.awaiting_.end()) return;  // late or unknown: nothing waits for it
+            w = it->second;
+            s.awaiting_.erase(it);
         }
-        const bool has_id = msg.contains("id");
-        const json id = has_id ? msg["id"] : json(nullptr);
-        // A response of the client (we send no requests) is never answered; anything else that
-        // is not a valid Request object is answered with -32600 (JSON-RPC 2.0 section 5), even
-        // without an id: `{"foo": "boo"}` and `{"jsonrpc": "2.0", "method": 1, "params": "bar"}`
-        // are the specification's own examples, each answered with id null.
-        const bool looks_like_response = !msg.contains("method") && (msg.contains("result") || msg.contains("error"));
-        if (msg.value("jsonrpc", json()) != "2.0") {
-            if (!looks_like_response)
-                send_error(valid_id(id) ? id : json(nullptr), code::invalid_request, "Invalid Request: \"jsonrpc\" must be \"2.0\"");
-            return;
-        }
-        if (!msg.contains("method")) {
-            // A response to a request of ours (we send none) or garbage.
-            if (!msg.contains("result") && !msg.contains("error"))
-                send_error(valid_id(id) ? id : json(nullptr), code::invalid_request, "Invalid Request: no method");
-            return;
-        }
-        if (!msg["method"].is_string()) {
-            send_error(valid_id(id) ? id : json(nullptr), code::invalid_request, "Invalid Request: \"method\" must be a string");
-            return;
-        }
-        const std::string method = msg["method"].get<std::string>();
-        if (has_id && !valid_id(id)) {
-            send_error(nullptr, code::invalid_request, "Invalid Request: \"id\" must be a string or an integer");
-            return;
-        }
-        const json params = msg.contains("params") ? msg["params"] : json::object();
-        if (!params.is_object() && !params.is_array()) {
-            // Not a structured value: the message is not a valid Request object.
-            send_error(has_id ? id : json(nullptr), code::invalid_request,
-                       "Invalid Request: \"params\" must be an object");
-            return;
-        }
-        if (!has_id) {
-            handle_notification(method, params);
-            return;
-        }
-        handle_request(id, method, params);
+        std::lock_guard lock(w->mu);
+        w->done = true;
+        w->response = msg;
+        w->cv.notify_all();
     }
 
-    void handle_notification(const std::string& method, const json& params) {
+    void handle_notification(session& s, const std::string& method, const json& params) {
         if (method == "notifications/initialized") {
-            initialized_ = true;
-            last_version_ = b_.version ? b_.version() : 0;
+            s.initialized_ = true;
         } else if (method == "notifications/cancelled") {
             if (!params.is_object() || !params.contains("requestId")) return;
             const std::string key = params["requestId"].dump();
-            std::lock_guard lock(calls_mu_);
-            auto it = in_flight_.find(key);
-            if (it == in_flight_.end()) {
+            std::shared_ptr<session::call_state> c;
+            {
+                std::lock_guard lock(s.mu_);
+                auto it = s.in_flight_.find(key);
+                if (it != s.in_flight_.end()) c = it->second;
+            }
+            if (!c) {
                 log("debug", "mcp", "cancellation of an unknown or finished request " + key + " ignored");
                 return;
             }
-            it->second->cancelled = true;
-            it->second->stop.request_stop();
+            cancel(*c);
         }
         // other notifications (roots/list_changed, progress from the client, ...) need no answer
     }
 
     /// The stateless era: a request carrying its protocol version in _meta.
-    std::optional<std::string> meta_version(const json& params) const {
+    static std::optional<std::string> meta_version(const json& params) {
         auto m = params.find("_meta");
         if (m == params.end() || !m->is_object()) return std::nullopt;
-        auto v = m->find("io.modelcontextprotocol/protocolVersion");
+        auto v = m->find(meta_key::protocol_version);
         if (v == m->end()) return std::nullopt;
         return v->is_string() ? v->get<std::string>() : std::string("<not a string>");
-    }
-
-    static bool is_supported(std::string_view v) {
-        return std::find(supported_versions.begin(), supported_versions.end(), v) != supported_versions.end();
-    }
-
-    json capabilities() const {
-        return json{{"tools", {{"listChanged", true}}}, {"logging", json::object()}};
     }
 
     json server_info() const {
@@ -19803,242 +21418,726 @@ private:
         return i;
     }
 
-    static bool known_method(std::string_view m) {
-        return m == "initialize" || m == "server/discover" || m == "ping" || m == "tools/list" || m == "tools/call" ||
-               m == "logging/setLevel";
+    bool known_method(std::string_view m, bool stateless) const {
+        if (m == "server/discover" || m == "tools/list" || m == "tools/call") return true;
+        if (b_.has_resources() && (m == "resources/list" || m == "resources/templates/list" || m == "resources/read")) return true;
+        if (b_.has_prompts() && (m == "prompts/list" || m == "prompts/get")) return true;
+        if (b_.has_completions() && m == "completion/complete") return true;
+        if (stateless) return m == "subscriptions/listen";
+        if (m == "initialize" || m == "ping" || m == "logging/setLevel") return true;
+        return b_.has_resources() && (m == "resources/subscribe" || m == "resources/unsubscribe");
     }
 
-    void handle_request(const json& id, const std::string& method, const json& raw_params) {
+    void handle_request(session& s, const json& id, const std::string& method, const json& raw_params, const reply_fn& reply) {
         {
             // An id still in flight is ambiguous: its response could not be told from this one's.
-            std::lock_guard lock(calls_mu_);
-            if (in_flight_.count(id.dump()) != 0) {
-                send_error(id, code::invalid_request, "Invalid Request: a request with this id is already in flight");
+            std::lock_guard lock(s.mu_);
+            if (s.in_flight_.count(id.dump()) != 0) {
+                send_error(reply, id, code::invalid_request, "Invalid Request: a request with this id is already in flight");
                 return;
             }
-        }
-        if (!known_method(method)) {
-            send_error(id, code::method_not_found, "Method not found: " + method);
-            return;
-        }
-        if (!raw_params.is_object()) {  // by-position params: no MCP method takes them
-            send_error(id, code::invalid_params, "Invalid params: MCP params must be an object");
-            return;
         }
         const json& params = raw_params;
-        const auto mv = meta_version(params);
+        const auto mv = raw_params.is_object() ? meta_version(params) : std::nullopt;
         bool stateless = false;
+        json meta;
         if (mv) {
-            if (*mv != stateless_version) {
-                std::vector<std::string> modern{std::string(stateless_version)};
-                send_error(id, code::unsupported_version,
-                           "Unsupported protocol version: " + *mv,
-                           json{{"supported", modern}, {"requested", *mv}});
-                return;
-            }
-            stateless = true;
+            meta = params["_meta"];
             // Required on every request of this revision; {} means no optional capability. Never
             // inferred from an earlier request.
-            const json& m = params["_meta"];
-            auto caps = m.find("io.modelcontextprotocol/clientCapabilities");
-            if (method != "server/discover" && (caps == m.end() || !caps->is_object())) {
-                send_error(id, code::invalid_params,
+            auto caps = meta.find(meta_key::client_capabilities);
+            if (caps == meta.end() || !caps->is_object()) {
+                send_error(reply, id, code::invalid_params,
                            "Invalid params: _meta[\"io.modelcontextprotocol/clientCapabilities\"] must be an object on every "
                            "2026-07-28 request ({} when the client has no optional capability)");
                 return;
             }
+            if (*mv != stateless_version) {
+                std::vector<std::string> modern{std::string(stateless_version)};
+                send_error(reply, id, code::unsupported_version, "Unsupported protocol version: " + *mv,
+                           json{{"supported", modern}, {"requested", *mv}});
+                return;
+            }
+            stateless = true;
+        }
+        if (!known_method(method, stateless)) {
+            send_error(reply, id, code::method_not_found, "Method not found: " + method);
+            return;
+        }
+        if (!raw_params.is_object()) {  // by-position params: no MCP method takes them
+            send_error(reply, id, code::invalid_params, "Invalid params: MCP params must be an object");
+            return;
         }
         auto finish = [&](json r) {
             if (stateless) r["resultType"] = "complete";
-            send_result(id, std::move(r));
+            send_result(reply, id, std::move(r));
+        };
+        auto cacheable = [&](json& r) {
+            if (!stateless) return;
+            r["ttlMs"] = o_.list_ttl_ms;
+            r["cacheScope"] = o_.cache_scope;
         };
 
         if (method == "initialize") {
-            std::string requested = params.value("protocolVersion", json()).is_string()
-                                        ? params["protocolVersion"].get<std::string>()
-                                        : std::string();
-            std::string chosen = (is_supported(requested) && requested != stateless_version)
-                                     ? requested
-                                     : std::string(latest_handshake_version);
+            std::string requested = params.value("protocolVersion", json()).is_string() ? params["protocolVersion"].get<std::string>()
+                                                                                        : std::string();
+            std::string chosen = is_handshake_version(requested) ? requested : std::string(latest_handshake_version);
             {
-                std::lock_guard lock(state_mu_);
-                version_ = chosen;
+                std::lock_guard lock(s.mu_);
+                s.version_ = chosen;
                 const json caps = params.value("capabilities", json());
-                init_caps_ = caps.is_object() ? caps : json::object();
+                s.caps_ = caps.is_object() ? caps : json::object();
             }
-            json r{{"protocolVersion", chosen}, {"capabilities", capabilities()}, {"serverInfo", server_info()}};
+            json r{{"protocolVersion", chosen}, {"capabilities", capabilities(false)}, {"serverInfo", server_info()}};
             if (!o_.instructions.empty()) r["instructions"] = o_.instructions;
-            send_result(id, std::move(r));
+            send_result(reply, id, std::move(r));
             return;
         }
         if (method == "server/discover") {
             json r{{"supportedVersions", json::array({std::string(stateless_version)})},
-                   {"capabilities", capabilities()},
+                   {"capabilities", capabilities(true)},
                    {"serverInfo", server_info()},
-                   {"ttlMs", o_.list_ttl_ms},
-                   {"cacheScope", o_.cache_scope},
-                   {"resultType", "complete"}};
+                   {"_meta", {{meta_key::server_info, server_info()}}}};
             if (!o_.instructions.empty()) r["instructions"] = o_.instructions;
-            send_result(id, std::move(r));
+            r["ttlMs"] = o_.list_ttl_ms;
+            r["cacheScope"] = o_.cache_scope;
+            r["resultType"] = "complete";
+            send_result(reply, id, std::move(r));
             return;
         }
         if (method == "ping") {
             finish(json::object());
             return;
         }
-        if (!stateless && !initialized_.load() && negotiated_version().empty()) {
-            send_error(id, code::invalid_request,
+        if (!stateless && s.negotiated_version().empty() && !s.initialized_.load()) {
+            send_error(reply, id, code::invalid_request,
                        "Invalid Request: send initialize first (or use protocol 2026-07-28 with _meta on every request)");
-            return;
-        }
-        if (method == "tools/list") {
-            list_tools(id, params, stateless);
-            return;
-        }
-        if (method == "tools/call") {
-            call_tool(id, params, stateless);
             return;
         }
         if (method == "logging/setLevel") {
             const json lv = params.value("level", json());
-            if (!lv.is_string() || detail::level_rank(lv.get<std::string>()) < 0) {
-                send_error(id, code::invalid_params,
+            if (!lv.is_string() || level_rank(lv.get<std::string>()) < 0) {
+                send_error(reply, id, code::invalid_params,
                            "Invalid params: level must be one of debug, info, notice, warning, error, critical, alert, emergency");
                 return;
             }
-            client_level_ = detail::level_rank(lv.get<std::string>());
+            s.level_ = level_rank(lv.get<std::string>());
             finish(json::object());
             return;
         }
+        if (method == "tools/list") {
+            std::vector<tool_info> tools = b_.list_tools ? b_.list_tools() : std::vector<tool_info>{};
+            auto pg = detail::page_of(params, tools.size(), o_.page_size);
+            if (!pg.ok) {
+                send_error(reply, id, code::invalid_params, "Invalid params: unknown cursor; call tools/list without a cursor");
+                return;
+            }
+            json arr = json::array();
+            for (std::size_t i = pg.start; i < pg.start + pg.count; ++i) arr.push_back(to_mcp(tools[i]));
+            json r{{"tools", std::move(arr)}};
+            if (pg.next) r["nextCursor"] = *pg.next;
+            cacheable(r);
+            finish(std::move(r));
+            return;
+        }
+        if (method == "resources/list" || method == "resources/templates/list" || method == "prompts/list") {
+            json items = json::array();
+            const char* key = "resources";
+            if (method == "resources/list") {
+                for (const auto& r : b_.list_resources ? b_.list_resources() : std::vector<resource_info>{}) items.push_back(r.to_json());
+            } else if (method == "resources/templates/list") {
+                key = "resourceTemplates";
+                for (const auto& t : b_.list_resource_templates ? b_.list_resource_templates() : std::vector<resource_template_info>{})
+                    items.push_back(t.to_json());
+            } else {
+                key = "prompts";
+                for (const auto& p : b_.list_prompts ? b_.list_prompts() : std::vector<prompt_info>{}) items.push_back(p.to_json());
+            }
+            auto pg = detail::page_of(params, items.size(), o_.page_size);
+            if (!pg.ok) {
+                send_error(reply, id, code::invalid_params, "Invalid params: unknown cursor; call " + method + " without a cursor");
+                return;
+            }
+            json page = json::array();
+            for (std::size_t i = pg.start; i < pg.start + pg.count; ++i) page.push_back(std::move(items[i]));
+            json r{{key, std::move(page)}};
+            if (pg.next) r["nextCursor"] = *pg.next;
+            cacheable(r);
+            finish(std::move(r));
+            return;
+        }
+        if (method == "resources/subscribe" || method == "resources/unsubscribe") {
+            const json uri = params.value("uri", json());
+            if (!uri.is_string() || uri.get<std::string>().empty()) {
+                send_error(reply, id, code::invalid_params, "Invalid params: " + method + " needs \"uri\" (a string)");
+                return;
+            }
+            {
+                std::lock_guard lock(s.mu_);
+                if (method == "resources/subscribe") {
+                    if (s.subscriptions_.size() >= max_subscriptions) {
+                        send_error(reply, id, code::invalid_params, "Invalid params: too many subscriptions in this session",
+                                   json{{"limit", max_subscriptions}});
+                        return;
+                    }
+                    s.subscriptions_.insert(uri.get<std::string>());
+                } else {
+                    s.subscriptions_.erase(uri.get<std::string>());
+                }
+            }
+            finish(json::object());
+            return;
+        }
+        if (method == "completion/complete") {
+            complete(id, params, reply, stateless);
+            return;
+        }
+        if (method == "subscriptions/listen") {
+            listen(s, id, params, reply);
+            return;
+        }
+        // tools/call, prompts/get, resources/read: handlers, on a worker.
+        start_handler(s, id, method, params, stateless, meta, reply);
     }
 
-    void list_tools(const json& id, const json& params, bool stateless) {
-        std::vector<tool_info> tools = b_.list_tools ? b_.list_tools() : std::vector<tool_info>{};
-        std::size_t start = 0;
-        if (params.contains("cursor") && !params["cursor"].is_null()) {
-            const json& c = params["cursor"];
-            bool ok = c.is_string();
-            if (ok) {
-                const std::string s = c.get<std::string>();
-                ok = s.size() > 1 && s[0] == 'o' && s.find_first_not_of("0123456789", 1) == std::string::npos && s.size() < 12;
-                if (ok) start = static_cast<std::size_t>(std::stoull(s.substr(1)));
-                ok = ok && start <= tools.size();
+    void complete(const json& id, const json& params, const reply_fn& reply, bool stateless) {
+        const json ref = params.value("ref", json());
+        const json arg = params.value("argument", json());
+        if (!ref.is_object() || !ref.contains("type") || !arg.is_object() || !arg.value("name", json()).is_string() ||
+            !arg.value("value", json()).is_string()) {
+            send_error(reply, id, code::invalid_params,
+                       "Invalid params: completion/complete needs \"ref\" ({type, name|uri}) and \"argument\" ({name, value})");
+            return;
+        }
+        const json context = params.contains("context") && params["context"].is_object()
+                                 ? params["context"].value("arguments", json::object())
+                                 : json::object();
+        std::optional<completion> c;
+        try {
+            c = b_.complete(ref, arg["name"].get<std::string>(), arg["value"].get<std::string>(), context);
+        } catch (...) {
+            c.reset();
+        }
+        json values = json::array();
+        bool more = false;
+        std::optional<std::size_t> total;
+        if (c) {
+            for (std::size_t i = 0; i < c->values.size() && i < 100; ++i) values.push_back(c->values[i]);
+            more = c->has_more || c->values.size() > 100;
+            total = c->total ? c->total : std::optional<std::size_t>(c->values.size());
+        }
+        json comp{{"values", std::move(values)}, {"hasMore", more}};
+        if (total) comp["total"] = *total;
+        json r{{"completion", std::move(comp)}};
+        if (stateless) r["resultType"] = "complete";
+        send_result(reply, id, std::move(r));
+    }
+
+    // ---- subscriptions/listen (stateless era) -----------------------------------------------------
+
+    void listen(session& s, const json& id, const json& params, const reply_fn& reply) {
+        const json want = params.value("notifications", json::object());
+        if (!want.is_object()) {
+            send_error(reply, id, code::invalid_params, "Invalid params: \"notifications\" must be an object");
+            return;
+        }
+        auto l = std::make_shared<listener>();
+        l->id = id;
+        l->reply = reply;
+        json honoured = json::object();
+        if (want.value("toolsListChanged", false) == true && b_.has_tools()) honoured["toolsListChanged"] = l->tools = true;
+        if (want.value("promptsListChanged", false) == true && b_.has_prompts()) honoured["promptsListChanged"] = l->prompts = true;
+        if (want.value("resourcesListChanged", false) == true && b_.has_resources())
+            honoured["resourcesListChanged"] = l->resources_list = true;
+        if (want.contains("resourceSubscriptions") && b_.has_resources()) {
+            const json& subs = want["resourceSubscriptions"];
+            if (!subs.is_array()) {
+                send_error(reply, id, code::invalid_params, "Invalid params: \"resourceSubscriptions\" must be an array of URIs");
+                return;
             }
-            if (!ok) {
-                send_error(id, code::invalid_params, "Invalid params: unknown cursor; call tools/list without a cursor");
+            for (const auto& u : subs)
+                if (u.is_string() && l->resources.size() < max_subscriptions) l->resources.push_back(u.get<std::string>());
+            honoured["resourceSubscriptions"] = l->resources;
+        }
+        {
+            std::lock_guard lock(calls_mu_);
+            if (closing_) {
+                send_error(reply, id, code::internal_error, "server is shutting down");
                 return;
             }
         }
-        const std::size_t n = o_.page_size == 0 ? tools.size() : std::min(o_.page_size, tools.size() - start);
-        json arr = json::array();
-        for (std::size_t i = start; i < start + n; ++i) arr.push_back(to_mcp(tools[i]));
-        json r{{"tools", std::move(arr)}};
-        if (start + n < tools.size()) r["nextCursor"] = "o" + std::to_string(start + n);
-        if (stateless) {
-            r["ttlMs"] = o_.list_ttl_ms;
-            r["cacheScope"] = o_.cache_scope;
-            r["resultType"] = "complete";
+        auto st = std::make_shared<session::call_state>();
+        std::uint64_t key = 0;
+        {
+            std::lock_guard lock(listen_mu_);
+            key = ++next_listener_;
+            listeners_[key] = l;
         }
-        send_result(id, std::move(r));
+        std::weak_ptr<session> ws = s.weak_from_this();
+        std::weak_ptr<listener> wl = l;
+        const std::string id_key = id.dump();
+        st->on_cancel = [this, key, ws, wl, id_key] {
+            if (auto lp = wl.lock()) {
+                std::lock_guard lock(lp->mu);
+                lp->ended = true;
+            }
+            {
+                std::lock_guard lock(listen_mu_);
+                listeners_.erase(key);
+            }
+            if (auto sp = ws.lock()) {
+                std::lock_guard lock(sp->mu_);
+                sp->in_flight_.erase(id_key);
+            }
+        };
+        {
+            std::lock_guard lock(s.mu_);
+            s.in_flight_[id_key] = st;
+        }
+        json ack{{"notifications", std::move(honoured)}, {"_meta", {{meta_key::subscription_id, id}}}};
+        std::lock_guard lock(l->mu);
+        send_to(reply, json{{"jsonrpc", "2.0"}, {"method", "notifications/subscriptions/acknowledged"}, {"params", std::move(ack)}}, false);
     }
 
-    void call_tool(const json& id, const json& params, bool stateless) {
-        const json name = params.value("name", json());
-        if (!name.is_string()) {
-            send_error(id, code::invalid_params, "Invalid params: tools/call needs \"name\" (a string)");
-            return;
-        }
-        json args = params.contains("arguments") ? params["arguments"] : json::object();
-        if (args.is_null()) args = json::object();
-        if (!args.is_object()) {  // fails the CallToolRequest schema: a protocol error, not a tool error
-            send_error(id, code::invalid_params, "Invalid params: tools/call \"arguments\" must be an object");
-            return;
-        }
-        json progress_token;
-        if (auto m = params.find("_meta"); m != params.end() && m->is_object() && m->contains("progressToken"))
-            progress_token = (*m)["progressToken"];
-        json client_caps;
-        if (stateless) {
-            client_caps = params["_meta"]["io.modelcontextprotocol/clientCapabilities"];
-        } else {
-            std::lock_guard lock(state_mu_);
-            client_caps = init_caps_;
-        }
+    template <class Pred>
+    std::vector<std::shared_ptr<listener>> listeners_matching(Pred p) {
+        std::vector<std::shared_ptr<listener>> out;
+        std::lock_guard lock(listen_mu_);
+        for (auto& [k, l] : listeners_)
+            if (p(*l)) out.push_back(l);
+        return out;
+    }
 
-        auto st = std::make_shared<call_state>();
-        const std::string key = id.dump();
+    void send_to_listener(listener& l, const char* method, json params) {
+        params["_meta"] = {{meta_key::subscription_id, l.id}};
+        std::lock_guard lock(l.mu);
+        if (l.ended) return;
+        send_to(l.reply, json{{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}}, false);
+    }
+
+    void notify_list(std::string_view what) {
+        const std::string method = "notifications/" + std::string(what) + "/list_changed";
+        const std::string m = detail::dump(json{{"jsonrpc", "2.0"}, {"method", method}});
+        for (auto& s : live_sessions())
+            if (s->initialized_.load()) s->emit(m);
+        for (auto& l : listeners_matching([&](const listener& x) {
+                 return (what == "tools" && x.tools) || (what == "prompts" && x.prompts) || (what == "resources" && x.resources_list);
+             }))
+            send_to_listener(*l, method.c_str(), json::object());
+    }
+
+    void end_listeners() {
+        std::map<std::uint64_t, std::shared_ptr<listener>> all;
+        {
+            std::lock_guard lock(listen_mu_);
+            all.swap(listeners_);
+        }
+        for (auto& [k, l] : all) {
+            std::lock_guard lock(l->mu);
+            if (l->ended) continue;
+            l->ended = true;
+            send_to(l->reply,
+                    json{{"jsonrpc", "2.0"},
+                         {"id", l->id},
+                         {"result", {{"resultType", "complete"}, {"_meta", {{meta_key::subscription_id, l->id}}}}}},
+                    true);
+        }
+    }
+
+    // ---- handlers -----------------------------------------------------------------------------------
+
+    struct handler_call {
+        std::shared_ptr<session> s;
+        json id;
+        std::string key;
+        std::string method;
+        json params;
+        bool stateless = false;
+        json meta;
+        reply_fn reply;
+        std::shared_ptr<session::call_state> st;
+        // stateless input rounds
+        json answers = json::object();
+        json asked = json::object();
+        json saved_state;
+    };
+
+    /// The name or URI a request is about, and its arguments (for requestState binding).
+    static std::pair<std::string, json> target_of(const std::string& method, const json& params) {
+        if (method == "resources/read") return {params.value("uri", json()).is_string() ? params["uri"].get<std::string>() : "", json()};
+        const std::string n = params.value("name", json()).is_string() ? params["name"].get<std::string>() : "";
+        return {n, params.contains("arguments") ? params["arguments"] : json::object()};
+    }
+
+    std::string principal_of(session& s) {
+        std::lock_guard lock(s.mu_);
+        return s.principal_;
+    }
+
+    void start_handler(session& s, const json& id, const std::string& method, const json& params, bool stateless, const json& meta,
+                       const reply_fn& reply) {
+        // Validate what every handler method needs before queueing.
+        if (method == "tools/call") {
+            if (!params.value("name", json()).is_string()) {
+                send_error(reply, id, code::invalid_params, "Invalid params: tools/call needs \"name\" (a string)");
+                return;
+            }
+            if (params.contains("arguments") && !params["arguments"].is_null() && !params["arguments"].is_object()) {
+                // fails the CallToolRequest schema: a protocol error, not a tool error
+                send_error(reply, id, code::invalid_params, "Invalid params: tools/call \"arguments\" must be an object");
+                return;
+            }
+        } else if (method == "prompts/get") {
+            if (!params.value("name", json()).is_string()) {
+                send_error(reply, id, code::invalid_params, "Invalid params: prompts/get needs \"name\" (a string)");
+                return;
+            }
+            if (params.contains("arguments") && !params["arguments"].is_null() && !params["arguments"].is_object()) {
+                send_error(reply, id, code::invalid_params, "Invalid params: prompts/get \"arguments\" must be an object");
+                return;
+            }
+        } else if (method == "resources/read") {
+            if (!params.value("uri", json()).is_string()) {
+                send_error(reply, id, code::invalid_params, "Invalid params: resources/read needs \"uri\" (a string)");
+                return;
+            }
+        }
+        auto c = std::make_shared<handler_call>();
+        c->s = s.shared_from_this();
+        c->id = id;
+        c->key = id.dump();
+        c->method = method;
+        c->params = params;
+        c->stateless = stateless;
+        c->meta = meta;
+        c->reply = reply;
+        c->st = std::make_shared<session::call_state>();
+        if (stateless) {
+            // The client's answers of earlier rounds (in the requestState) and of this one.
+            if (params.contains("inputResponses") && !params["inputResponses"].is_object()) {
+                send_error(reply, id, code::invalid_params, "Invalid params: \"inputResponses\" must be an object");
+                return;
+            }
+            if (params.contains("requestState")) {
+                auto restored = restore_state(s, method, params);
+                if (!restored) {
+                    send_error(reply, id, code::invalid_params, "Invalid params: " + restored.error().message);
+                    return;
+                }
+                c->answers = (*restored)["a"];
+                c->asked = (*restored)["q"];
+                c->saved_state = (*restored)["s"];
+            }
+            if (params.contains("inputResponses"))
+                for (const auto& [k, v] : params["inputResponses"].items()) {
+                    if (c->asked.contains(k)) {
+                        const std::string m = c->asked[k].get<std::string>();
+                        if (!detail::valid_input_response(m, v)) {
+                            send_error(reply, id, code::invalid_params,
+                                       "Invalid params: inputResponses[\"" + k + "\"] is not a valid result of " + m);
+                            return;
+                        }
+                    }
+                    c->answers[k] = v;
+                }
+        }
         {
             std::unique_lock lock(calls_mu_);
             if (closing_) {
                 lock.unlock();
-                send_error(id, code::internal_error, "server is shutting down");
+                send_error(reply, id, code::internal_error, "server is shutting down");
                 return;
             }
-            if (in_flight_.count(key) != 0) {
-                lock.unlock();
-                send_error(id, code::invalid_request, "Invalid Request: a request with this id is already in flight");
-                return;
-            }
-            in_flight_.emplace(key, st);
             ++running_;
         }
-        const std::string tool = name.get<std::string>();
-        auto work = [this, id, key, tool, args = std::move(args), progress_token, st, stateless,
-                     client_caps = std::move(client_caps)]() mutable {
-            tool_context ctx;
-            ctx.stop = st->stop.get_token();
-            ctx.call_id = key;
-            ctx.client_capabilities = std::move(client_caps);
-            if (!progress_token.is_null()) {
-                auto last = std::make_shared<double>(-1.0);
-                ctx.on_progress = [this, progress_token, last](double p, std::optional<double> total, std::string_view msg) {
-                    if (p <= *last) return;  // progress must increase
-                    *last = p;
-                    json n{{"progressToken", progress_token}, {"progress", p}};
-                    if (total) n["total"] = *total;
-                    if (!msg.empty()) n["message"] = msg;
-                    send(json{{"jsonrpc", "2.0"}, {"method", "notifications/progress"}, {"params", std::move(n)}});
-                };
-            }
-            result<tool_output> r = fail(errc::tool_cancelled, "cancelled before it started");
-            const bool par = b_.parallel_safe && b_.parallel_safe(tool);
-            if (!ctx.cancelled()) {
-                if (par) {
-                    std::shared_lock lock(exclusive_);
-                    r = run(tool, args, ctx);
-                } else {
-                    std::unique_lock lock(exclusive_);
-                    r = run(tool, args, ctx);
-                }
-            }
-            // A changed tool set is announced before the result that changed it.
-            check_list_changed();
-            if (!st->cancelled.load()) {
-                if (!r && r.error().code == errc::tool_unknown) {
-                    send_error(id, code::invalid_params, "Unknown tool: " + tool, json{{"error", r.error().to_json()}});
-                } else if (!r && r.error().code == errc::client_capability_missing) {
-                    const json& d = r.error().details;
-                    json need = d.is_object() && d.contains("requiredCapabilities") && d["requiredCapabilities"].is_object()
-                                    ? d["requiredCapabilities"]
-                                    : json::object();
-                    send_error(id, code::missing_client_capability, r.error().message, json{{"requiredCapabilities", std::move(need)}});
-                } else {
-                    json res = call_result(r ? *r : tool_output::from_error(r.error()));
-                    if (stateless) res["resultType"] = "complete";
-                    send_result(id, std::move(res));
-                }
-            }
-            std::lock_guard lock(calls_mu_);
-            in_flight_.erase(key);
-            --running_;
-            calls_cv_.notify_all();
-        };
+        {
+            std::lock_guard lock(s.mu_);
+            s.in_flight_.emplace(c->key, c->st);
+        }
         std::lock_guard lock(calls_mu_);
-        queue_.push_back(std::move(work));
+        queue_.push_back([this, c] { run_handler(*c); });
         // One more worker when every existing one is busy, up to max_in_flight.
         if (idle_workers_ == 0 && workers_.size() < std::max<std::size_t>(1, o_.max_in_flight))
             workers_.emplace_back([this] { worker_loop(); });
         work_cv_.notify_one();
+    }
+
+    result<json> restore_state(session& s, const std::string& method, const json& params) {
+        const json& rs = params["requestState"];
+        if (!rs.is_string()) return fail(errc::request_invalid, "\"requestState\" must be the string the server sent");
+        auto payload = o_.request_state.open(rs.get<std::string>());
+        if (!payload) return fail(errc::request_invalid, "requestState was not issued by this server, or was altered");
+        json p = json::parse(*payload, nullptr, false);
+        auto [target, args] = target_of(method, params);
+        if (p.is_discarded() || !p.is_object() || p.value("v", 0) != 1) return fail(errc::request_invalid, "requestState is malformed");
+        if (p.value("exp", std::int64_t{0}) < detail::unix_ms()) return fail(errc::request_invalid, "requestState expired; send the request again without it");
+        if (p.value("p", std::string()) != principal_of(s) || p.value("m", std::string()) != method ||
+            p.value("t", std::string()) != target || p.value("d", std::string()) != o_.request_state.digest(detail::dump(args)))
+            return fail(errc::request_invalid, "requestState belongs to another request");
+        if (!p.contains("a") || !p["a"].is_object()) p["a"] = json::object();
+        if (!p.contains("q") || !p["q"].is_object()) p["q"] = json::object();
+        if (!p.contains("s")) p["s"] = nullptr;
+        return p;
+    }
+
+    std::string seal_state(session& s, const handler_call& c, const request_context& rq) {
+        auto [target, args] = target_of(c.method, c.params);
+        json answers = json::object();
+        for (const auto& [k, v] : c.answers.items())
+            if (rq.asked_.contains(k)) answers[k] = v;  // only what the handler asked for
+        json p{{"v", 1},
+               {"exp", detail::unix_ms() + std::chrono::duration_cast<std::chrono::milliseconds>(o_.request_state_ttl).count()},
+               {"p", principal_of(s)},
+               {"m", c.method},
+               {"t", target},
+               {"d", o_.request_state.digest(detail::dump(args))},
+               {"a", std::move(answers)},
+               {"q", rq.asked_},
+               {"s", rq.saved_state_}};
+        return o_.request_state.seal(detail::dump(p));
+    }
+
+    /// Handshake era: send `r` to the client on the request's stream and wait for its answer.
+    result<json> ask_client(handler_call& c, const input_request& r, std::stop_token stop) {
+        auto w = std::make_shared<session::awaited>();
+        std::string out_id;
+        {
+            std::lock_guard lock(c.s->mu_);
+            if (c.s->closed_.load()) return fail(errc::transport_closed, "the client session is closed");
+            out_id = "s" + std::to_string(++c.s->next_request_);
+            c.s->awaiting_[json(out_id).dump()] = w;
+        }
+        send_to(c.reply, json{{"jsonrpc", "2.0"}, {"id", out_id}, {"method", r.method}, {"params", r.params}}, false);
+        std::unique_lock lock(w->mu);
+        const bool answered = w->cv.wait_for(lock, stop, o_.client_request_timeout, [&] { return w->done; });
+        if (!answered) {
+            lock.unlock();
+            {
+                std::lock_guard l2(c.s->mu_);
+                c.s->awaiting_.erase(json(out_id).dump());
+            }
+            if (stop.stop_requested()) return fail(errc::tool_cancelled, r.method + " was cancelled");
+            return fail(errc::timeout, "the client did not answer " + r.method + " in time");
+        }
+        if (w->response.contains("error")) {
+            const json& e = w->response["error"];
+            return fail(errc::protocol_error, "the client answered " + r.method + " with an error: " +
+                                                  (e.is_object() ? e.value("message", e.dump()) : e.dump()));
+        }
+        if (!w->response.contains("result")) return fail(errc::protocol_error, "the client's answer to " + r.method + " has no result");
+        return w->response["result"];
+    }
+
+    json output_schema_of(std::string_view tool) {
+        auto m = schemas();
+        auto it = m->find(tool);
+        return it == m->end() ? json() : it->second.second;
+    }
+
+    void run_handler(handler_call& c) {
+        tool_context ctx;
+        ctx.stop = c.st->stop.get_token();
+        ctx.call_id = c.key;
+        if (c.stateless) {
+            ctx.client_capabilities = c.meta[meta_key::client_capabilities];
+        } else {
+            std::lock_guard lock(c.s->mu_);
+            ctx.client_capabilities = c.s->caps_;
+        }
+        json progress_token;
+        if (auto m = c.params.find("_meta"); m != c.params.end() && m->is_object() && m->contains("progressToken"))
+            progress_token = (*m)["progressToken"];
+        if (!progress_token.is_null()) {
+            auto last = std::make_shared<double>(-1.0);
+            const reply_fn reply = c.reply;
+            auto st = c.st;
+            ctx.on_progress = [reply, progress_token, last, st](double p, std::optional<double> total, std::string_view msg) {
+                if (p <= *last || st->cancelled.load()) return;  // progress must increase
+                *last = p;
+                json n{{"progressToken", progress_token}, {"progress", p}};
+                if (total) n["total"] = *total;
+                if (!msg.empty()) n["message"] = msg;
+                send_to(reply, json{{"jsonrpc", "2.0"}, {"method", "notifications/progress"}, {"params", std::move(n)}}, false);
+            };
+        }
+        request_context rq;
+        rq.stateless_ = c.stateless;
+        rq.method_ = c.method;
+        rq.caps_ = ctx.client_capabilities.is_object() ? ctx.client_capabilities : json::object();
+        if (c.stateless) {
+            const json lv = c.meta.value(meta_key::log_level, json());
+            rq.log_threshold_ = lv.is_string() && level_rank(lv.get<std::string>()) >= 0 ? level_rank(lv.get<std::string>()) : 100;
+            rq.answers_ = c.answers;
+            rq.saved_state_ = c.saved_state;
+        } else {
+            rq.log_threshold_ = c.s->level_.load();
+            rq.ask_remote_ = [this, &c, stop = ctx.stop](const input_request& r) { return ask_client(c, r, stop); };
+        }
+        {
+            const reply_fn reply = c.reply;
+            auto st = c.st;
+            rq.send_ = [reply, st](const json& j) {
+                if (!st->cancelled.load()) send_to(reply, j, false);
+            };
+        }
+        detail::request_binding binding(ctx, rq);
+
+        const std::string& m = c.method;
+        const auto tg = target_of(m, c.params);
+        const std::string& target = tg.first;
+        const json& args = tg.second;
+        json response;  // the whole message
+        auto fail_with = [&](int ec, std::string msg, json data = nullptr) {
+            json e{{"code", ec}, {"message", std::move(msg)}};
+            if (!data.is_null()) e["data"] = std::move(data);
+            response = json{{"jsonrpc", "2.0"}, {"id", c.id}, {"error", std::move(e)}};
+        };
+        auto ok = [&](json r) {
+            if (c.stateless) r["resultType"] = "complete";
+            response = json{{"jsonrpc", "2.0"}, {"id", c.id}, {"result", std::move(r)}};
+        };
+        auto common_error = [&](const agentkit::error& e) -> bool {  // errors every handler maps alike
+            if (e.code == errc::client_capability_missing) {
+                const json& d = e.details;
+                json need = d.is_object() && d.contains("requiredCapabilities") && d["requiredCapabilities"].is_object()
+                                ? d["requiredCapabilities"]
+                                : json::object();
+                fail_with(code::missing_client_capability, e.message, json{{"requiredCapabilities", std::move(need)}});
+                return true;
+            }
+            return false;
+        };
+
+        if (!ctx.cancelled()) {
+            if (m == "tools/call") {
+                result<tool_output> r = fail(errc::tool_cancelled, "cancelled before it started");
+                const bool par = b_.parallel_safe && b_.parallel_safe(target);
+                if (par) {
+                    std::shared_lock lock(exclusive_);
+                    r = run_tool(target, args.is_null() ? json::object() : args, ctx);
+                } else {
+                    std::unique_lock lock(exclusive_);
+                    r = run_tool(target, args.is_null() ? json::object() : args, ctx);
+                }
+                // A changed tool set is announced before the result that changed it.
+                check_list_changed();
+                if (!r && r.error().code == errc::tool_unknown) {
+                    fail_with(code::invalid_params, "Unknown tool: " + target, json{{"error", r.error().to_json()}});
+                } else if (!r && common_error(r.error())) {
+                } else if (!(!r && r.error().code == errc::input_required)) {
+                    tool_output out = r ? std::move(*r) : tool_output::from_error(r.error());
+                    if (!out.is_error) {
+                        const json schema = output_schema_of(target);
+                        if (!schema.is_null()) {
+                            std::optional<std::string> bad;
+                            if (!out.structured) bad = "the tool declares an outputSchema but returned no structured content";
+                            else bad = detail::schema_violation(schema, *out.structured);
+                            if (bad) {
+                                log("error", "mcp", target + ": structuredContent does not match its outputSchema: " + *bad);
+                                out = tool_output::from_error(agentkit::error{std::string(errc::internal),
+                                                                              target + " returned output that does not match its outputSchema (" + *bad + ")",
+                                                                              "This is a bug in the server.", {}});
+                            }
+                        }
+                    }
+                    ok(call_result(out));
+                }
+            } else if (m == "prompts/get") {
+                result<prompt_result> r = fail(errc::internal, "no prompts");
+                {
+                    std::shared_lock lock(exclusive_);
+                    r = guarded_call("prompt " + target, [&] { return b_.get_prompt(target, args.is_null() ? json::object() : args, ctx); });
+                }
+                if (r) {
+                    json msgs = json::array();
+                    for (const auto& pm : r->messages) msgs.push_back(json{{"role", pm.role}, {"content", detail::content_json(pm.content)}});
+                    json res{{"messages", std::move(msgs)}};
+                    if (!r->description.empty()) res["description"] = r->description;
+                    ok(std::move(res));
+                } else if (common_error(r.error()) || r.error().code == errc::input_required) {
+                } else if (r.error().code == errc::not_found) {
+                    fail_with(code::invalid_params, "Unknown prompt: " + target);
+                } else if (r.error().code == errc::args_invalid || r.error().code == errc::args_malformed) {
+                    fail_with(code::invalid_params, "Invalid params: " + r.error().message, json{{"error", r.error().to_json()}});
+                } else {
+                    fail_with(code::internal_error, r.error().message, json{{"error", r.error().to_json()}});
+                }
+            } else {  // resources/read
+                result<std::vector<resource_contents>> r = fail(errc::internal, "no resources");
+                {
+                    std::shared_lock lock(exclusive_);
+                    r = guarded_call("resource " + target, [&] { return b_.read_resource(target, ctx); });
+                }
+                if (r && !r->empty()) {
+                    json contents = json::array();
+                    for (const auto& x : *r) contents.push_back(x.to_json());
+                    json res{{"contents", std::move(contents)}};
+                    if (c.stateless) {
+                        res["ttlMs"] = o_.list_ttl_ms;
+                        res["cacheScope"] = o_.cache_scope;
+                    }
+                    ok(std::move(res));
+                } else if (!r && (common_error(r.error()) || r.error().code == errc::input_required)) {
+                } else if (!r && r.error().code != errc::not_found) {
+                    fail_with(code::internal_error, r.error().message, json{{"error", r.error().to_json()}, {"uri", target}});
+                } else {
+                    fail_with(code::invalid_params, "Resource not found: " + target, json{{"uri", target}});
+                }
+            }
+            if (rq.protocol_error_) {
+                fail_with(code::invalid_params, "Invalid params: " + *rq.protocol_error_);
+            } else if (c.stateless && !rq.pending_.empty() && (response.is_null() || !response.contains("error"))) {
+                json reqs = json::object();
+                for (const auto& p : rq.pending_) reqs[p.key] = json{{"method", p.method}, {"params", p.params}};
+                // the answers of this round join the state, for the next
+                for (const auto& [k, v] : rq.answers_.items()) c.answers[k] = v;
+                response = json{{"jsonrpc", "2.0"},
+                                {"id", c.id},
+                                {"result", {{"resultType", "input_required"}, {"inputRequests", std::move(reqs)}, {"requestState", seal_state(*c.s, c, rq)}}}};
+            } else if (response.is_null()) {
+                fail_with(code::internal_error, "the handler answered nothing");
+            }
+        }
+        if (!c.st->cancelled.load() && !response.is_null()) send_to(c.reply, response, true);
+        {
+            std::lock_guard lock(c.s->mu_);
+            c.s->in_flight_.erase(c.key);
+        }
+        std::lock_guard lock(calls_mu_);
+        --running_;
+        calls_cv_.notify_all();
+    }
+
+    using schema_map = std::map<std::string, std::pair<json, json>, std::less<>>;  // name → (input, output)
+
+    /// The visible tools' schemas, rebuilt when the backend's version changes.
+    std::shared_ptr<const schema_map> schemas() {
+        const std::uint64_t v = b_.version ? b_.version() : 0;
+        std::lock_guard lock(schemas_mu_);
+        if (!schemas_ || schemas_version_ != v) {
+            auto m = std::make_shared<schema_map>();
+            for (const auto& t : b_.list_tools ? b_.list_tools() : std::vector<tool_info>{})
+                (*m)[t.name] = {t.input_schema, t.output_schema ? *t.output_schema : json()};
+            schemas_ = std::move(m);
+            schemas_version_ = v;
+        }
+        return schemas_;
+    }
+
+    template <class F>
+    static auto guarded_call(const std::string& what, F&& f) -> decltype(f()) {
+        try {
+            return f();
+        } catch (const std::exception& e) {
+            return fail(errc::tool_exception, what + " failed: " + e.what());
+        } catch (...) {
+            return fail(errc::tool_exception, what + " failed");
+        }
+    }
+
+    result<tool_output> run_tool(const std::string& tool, const json& args, tool_context& ctx) {
+        if (!b_.call_tool) return fail(errc::internal, "server has no backend");
+        return guarded_call(tool, [&] { return b_.call_tool(tool, args, ctx); });
     }
 
     void worker_loop() {
@@ -20056,30 +22155,23 @@ private:
         }
     }
 
-    result<tool_output> run(const std::string& tool, const json& args, tool_context& ctx) {
-        if (!b_.call_tool) return fail(errc::internal, "server has no backend");
-        try {
-            return b_.call_tool(tool, args, ctx);
-        } catch (const std::exception& e) {
-            return fail(errc::tool_exception, tool + " failed: " + e.what());
-        } catch (...) {
-            return fail(errc::tool_exception, tool + " failed");
-        }
-    }
+    static constexpr std::size_t max_subscriptions = 1024;
 
     backend b_;
     server_options o_;
-    std::mutex out_mu_;
-    sink sink_;
-    mutable std::mutex state_mu_;
-    std::string version_;
-    json init_caps_ = json::object();  // the client capabilities of initialize (handshake era)
-    std::atomic<bool> initialized_{false};
-    std::atomic<int> client_level_{100};  // no notifications/message until setLevel
+    std::shared_ptr<session> default_;
+    reply_fn default_reply_;
+    std::mutex sessions_mu_;
+    std::vector<std::weak_ptr<session>> sessions_;
     std::atomic<std::uint64_t> last_version_{0};
+    mutable std::mutex listen_mu_;
+    std::map<std::uint64_t, std::shared_ptr<listener>> listeners_;
+    std::uint64_t next_listener_ = 0;
+    std::mutex schemas_mu_;
+    std::shared_ptr<const schema_map> schemas_;
+    std::uint64_t schemas_version_ = 0;
     mutable std::mutex calls_mu_;
     std::condition_variable calls_cv_;
-    std::map<std::string, std::shared_ptr<call_state>> in_flight_;
     std::condition_variable work_cv_;
     std::deque<std::function<void()>> queue_;
     std::vector<std::thread> workers_;
@@ -20089,6 +22181,20 @@ private:
     bool stop_workers_ = false;
     std::shared_mutex exclusive_;
 };
+
+// ---- transports -------------------------------------------------------------------------------
+
+/// A transport: runs until its input ends or `*stop` becomes true, returns the exit code.
+template <class T>
+concept transport = requires(T& t, const std::atomic<bool>* stop) {
+    { t.run(stop) } -> std::same_as<int>;
+};
+
+/// Run a transport: `return mcp::serve(t, mcp::stop_on_signals());`.
+template <transport T>
+int serve(T& t, const std::atomic<bool>* stop = nullptr) {
+    return t.run(stop);
+}
 
 /// Serve on stdin/stdout until stdin closes or `*stop` becomes true; returns the process exit
 /// code (0 on a clean end). Nothing but whole protocol lines is written to stdout.
@@ -20174,6 +22280,15 @@ inline int run_stdio(server& srv, int in_fd = 0, int out_fd = 1, const std::atom
     srv.set_sink({});  // a tool left running past shutdown must not write to out_fd any more
     return 0;
 }
+
+/// The stdio transport as a value: `mcp::stdio_transport t{srv}; return mcp::serve(t, stop);`.
+struct stdio_transport {
+    server& srv;
+    int in_fd = 0;
+    int out_fd = 1;
+    int run(const std::atomic<bool>* stop) { return run_stdio(srv, in_fd, out_fd, stop); }
+};
+static_assert(transport<stdio_transport>);
 
 namespace detail {
 inline std::atomic<bool> stop_signal_flag{false};

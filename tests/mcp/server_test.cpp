@@ -309,7 +309,8 @@ TEST(McpServer, StatelessEra) {
     EXPECT_EQ(l["result"]["tools"].size(), 5U);
     auto call = c.request(3, "tools/call", {{"_meta", meta}, {"name", "echo"}, {"arguments", {{"text", "x"}}}});
     EXPECT_EQ(call["result"]["resultType"], "complete");
-    auto bad = c.request(4, "tools/list", {{"_meta", {{"io.modelcontextprotocol/protocolVersion", "2031-01-01"}}}});
+    auto bad = c.request(4, "tools/list", {{"_meta", {{"io.modelcontextprotocol/protocolVersion", "2031-01-01"},
+                                                      {"io.modelcontextprotocol/clientCapabilities", json::object()}}}});
     EXPECT_EQ(bad["error"]["code"], mcp::code::unsupported_version);
     EXPECT_EQ(bad["error"]["data"]["supported"][0], "2026-07-28");
 }
@@ -338,7 +339,9 @@ TEST(McpServer, StatelessEraReadsClientCapabilitiesOnEveryRequest) {
               mcp::code::invalid_params);
     json none = v;
     none["io.modelcontextprotocol/clientCapabilities"] = json::object();
-    EXPECT_EQ(c.request(3, "server/discover", {{"_meta", v}})["result"]["resultType"], "complete");
+    // server/discover too (the conformance suite's server-stateless probes say so)
+    EXPECT_EQ(c.request(3, "server/discover", {{"_meta", v}})["error"]["code"], mcp::code::invalid_params);
+    EXPECT_EQ(c.request(6, "server/discover", {{"_meta", none}})["result"]["resultType"], "complete");
 
     // the capability a tool needs, declared on one request only: never inferred for the next
     json with = v;

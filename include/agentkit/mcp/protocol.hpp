@@ -1,0 +1,261 @@
+// agentkit/mcp/protocol.hpp — MCP wire vocabulary: protocol revisions, error codes, log levels,
+// and the JSON shapes of content blocks and tool results.
+//
+// Content blocks (agentkit::content_block) map to MCP content as follows: text → text; image →
+// image, or audio when its MIME type is audio/* (audio_block() makes one); an artifact with
+// embedded contents → an embedded resource; an artifact without → a resource_link; structured
+// JSON → text; a tool reference → a line of text.
+#pragma once
+
+#include <agentkit/core/json.hpp>
+#include <agentkit/tools/output.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace agentkit::mcp {
+
+/// Protocol revisions this server speaks, newest first.
+inline constexpr std::array<std::string_view, 5> supported_versions{"2026-07-28", "2025-11-25", "2025-06-18",
+                                                                     "2025-03-26", "2024-11-05"};
+/// The first revision of the stateless era (per-request `_meta`, server/discover).
+inline constexpr std::string_view stateless_version = "2026-07-28";
+/// The newest revision negotiated through initialize.
+inline constexpr std::string_view latest_handshake_version = "2025-11-25";
+
+/// `_meta` keys of the stateless era.
+namespace meta_key {
+inline constexpr const char* protocol_version = "io.modelcontextprotocol/protocolVersion";
+inline constexpr const char* client_capabilities = "io.modelcontextprotocol/clientCapabilities";
+inline constexpr const char* client_info = "io.modelcontextprotocol/clientInfo";
+inline constexpr const char* log_level = "io.modelcontextprotocol/logLevel";
+inline constexpr const char* server_info = "io.modelcontextprotocol/serverInfo";
+inline constexpr const char* subscription_id = "io.modelcontextprotocol/subscriptionId";
+}  // namespace meta_key
+
+/// JSON-RPC and MCP error codes.
+namespace code {
+inline constexpr int parse_error = -32700;
+inline constexpr int invalid_request = -32600;
+inline constexpr int method_not_found = -32601;
+inline constexpr int invalid_params = -32602;
+inline constexpr int internal_error = -32603;
+inline constexpr int header_mismatch = -32020;            ///< 2026-07-28 HTTP: headers disagree with the body
+inline constexpr int missing_client_capability = -32021;  ///< 2026-07-28: data.requiredCapabilities
+inline constexpr int unsupported_version = -32022;        ///< data.supported, data.requested
+}  // namespace code
+
+/// True for a revision this server speaks.
+[[nodiscard]] inline bool is_supported_version(std::string_view v) noexcept {
+    return std::find(supported_versions.begin(), supported_versions.end(), v) != supported_versions.end();
+}
+
+/// True for a revision negotiated through initialize (the handshake era).
+[[nodiscard]] inline bool is_handshake_version(std::string_view v) noexcept {
+    return is_supported_version(v) && v != stateless_version;
+}
+
+/// Log levels of notifications/message, lowest first.
+inline constexpr std::array<std::string_view, 8> log_levels{"debug", "info",     "notice", "warning",
+                                                            "error", "critical", "alert",  "emergency"};
+
+/// The rank of a log level (debug 0 … emergency 7), -1 for an unknown one.
+[[nodiscard]] inline int level_rank(std::string_view l) noexcept {
+    for (std::size_t i = 0; i < log_levels.size(); ++i)
+        if (log_levels[i] == l) return static_cast<int>(i);
+    return -1;
+}
+
+/// Audio content (MCP `{"type": "audio"}`): an image-kind block whose MIME type is audio/*.
+[[nodiscard]] inline content_block audio_block(std::string base64, std::string mime_type) {
+    return content_block::make_image(std::move(base64), std::move(mime_type));
+}
+
+namespace detail {
+
+/// Nesting depth of a JSON text, ignoring brackets inside strings (cheap pre-check before parse).
+inline std::size_t nesting_depth(std::string_view s) {
+    std::size_t depth = 0, max = 0;
+    bool in_str = false, esc = false;
+    for (char c : s) {
+        if (in_str) {
+            if (esc) esc = false;
+            else if (c == '\\') esc = true;
+            else if (c == '"') in_str = false;
+            continue;
+        }
+        if (c == '"') in_str = true;
+        else if (c == '[' || c == '{') max = std::max(max, ++depth);
+        else if ((c == ']' || c == '}') && depth > 0) --depth;
+    }
+    return max;
+}
+
+inline json content_json(const content_block& b) {
+    switch (b.type) {
+        case content_block::kind::text: return json{{"type", "text"}, {"text", b.text}};
+        case content_block::kind::image: {
+            const bool audio = b.mime_type.rfind("audio/", 0) == 0;
+            return json{{"type", audio ? "audio" : "image"}, {"data", b.text}, {"mimeType", b.mime_type}};
+        }
+        case content_block::kind::artifact: {
+            if (b.artifact.embedded()) {  // an embedded resource: the contents travel in the result
+                json r{{"uri", b.artifact.uri}};
+                if (!b.artifact.mime_type.empty()) r["mimeType"] = b.artifact.mime_type;
+                if (b.artifact.text) r["text"] = *b.artifact.text;
+                else r["blob"] = *b.artifact.blob;
+                return json{{"type", "resource"}, {"resource", std::move(r)}};
+            }
+            json j{{"type", "resource_link"}, {"uri", b.artifact.uri}, {"name", b.artifact.name.empty() ? b.artifact.id : b.artifact.name}};
+            if (!b.artifact.mime_type.empty()) j["mimeType"] = b.artifact.mime_type;
+            if (!b.artifact.description.empty()) j["description"] = b.artifact.description;
+            if (b.artifact.size > 0) j["size"] = b.artifact.size;
+            return j;
+        }
+        case content_block::kind::structured: return json{{"type", "text"}, {"text", b.data.dump(-1, ' ', false, json::error_handler_t::replace)}};
+        case content_block::kind::tool_reference:
+            return json{{"type", "text"}, {"text", "Tool " + b.text + " is now available."}};
+    }
+    return json{{"type", "text"}, {"text", ""}};
+}
+
+inline const char* json_kind(const json& v) {
+    if (v.is_null()) return "null";
+    if (v.is_boolean()) return "boolean";
+    if (v.is_number_integer() || v.is_number_unsigned()) return "integer";
+    if (v.is_number()) return "number";
+    if (v.is_string()) return "string";
+    if (v.is_array()) return "array";
+    return "object";
+}
+
+inline bool type_matches(std::string_view t, const json& v) {
+    if (t == "number") return v.is_number();
+    if (t == "integer") {
+        if (v.is_number_integer() || v.is_number_unsigned()) return true;
+        if (!v.is_number_float()) return false;
+        const double d = v.get<double>();
+        return d == static_cast<double>(static_cast<std::int64_t>(d));
+    }
+    return t == json_kind(v);
+}
+
+/// Check `v` against a JSON Schema, for the keywords agentkit's generated schemas use (type,
+/// properties, required, additionalProperties, items, enum, const, bounds, lengths, anyOf,
+/// oneOf, allOf). Unknown keywords are not checked. Returns the first violation, with its
+/// JSON pointer.
+inline std::optional<std::string> schema_violation(const json& s, const json& v, const std::string& at = "",
+                                                   std::size_t depth = 0) {
+    if (!s.is_object() || depth > 64) return std::nullopt;
+    const std::string where = at.empty() ? "/" : at;
+    if (auto t = s.find("type"); t != s.end()) {
+        bool ok = false;
+        if (t->is_string()) ok = type_matches(t->get<std::string>(), v);
+        else if (t->is_array())
+            for (const auto& e : *t) ok = ok || (e.is_string() && type_matches(e.get<std::string>(), v));
+        else ok = true;
+        if (!ok) return where + ": expected " + t->dump() + ", got " + json_kind(v);
+    }
+    if (auto e = s.find("enum"); e != s.end() && e->is_array()) {
+        if (std::find(e->begin(), e->end(), v) == e->end()) return where + ": not one of " + e->dump();
+    }
+    if (auto c = s.find("const"); c != s.end() && *c != v) return where + ": must be " + c->dump();
+    if (v.is_number()) {
+        const double d = v.get<double>();
+        if (auto m = s.find("minimum"); m != s.end() && m->is_number() && d < m->get<double>()) return where + ": below minimum";
+        if (auto m = s.find("maximum"); m != s.end() && m->is_number() && d > m->get<double>()) return where + ": above maximum";
+        if (auto m = s.find("exclusiveMinimum"); m != s.end() && m->is_number() && d <= m->get<double>()) return where + ": not above exclusiveMinimum";
+        if (auto m = s.find("exclusiveMaximum"); m != s.end() && m->is_number() && d >= m->get<double>()) return where + ": not below exclusiveMaximum";
+    }
+    if (v.is_string()) {
+        const auto n = v.get_ref<const std::string&>().size();
+        if (auto m = s.find("minLength"); m != s.end() && m->is_number_unsigned() && n < m->get<std::size_t>()) return where + ": too short";
+        if (auto m = s.find("maxLength"); m != s.end() && m->is_number_unsigned() && n > m->get<std::size_t>()) return where + ": too long";
+    }
+    if (v.is_array()) {
+        if (auto m = s.find("minItems"); m != s.end() && m->is_number_unsigned() && v.size() < m->get<std::size_t>()) return where + ": too few items";
+        if (auto m = s.find("maxItems"); m != s.end() && m->is_number_unsigned() && v.size() > m->get<std::size_t>()) return where + ": too many items";
+        if (auto it = s.find("items"); it != s.end() && it->is_object())
+            for (std::size_t i = 0; i < v.size(); ++i)
+                if (auto bad = schema_violation(*it, v[i], at + "/" + std::to_string(i), depth + 1)) return bad;
+    }
+    if (v.is_object()) {
+        const json* props = nullptr;
+        if (auto p = s.find("properties"); p != s.end() && p->is_object()) props = &*p;
+        if (auto r = s.find("required"); r != s.end() && r->is_array())
+            for (const auto& name : *r)
+                if (name.is_string() && !v.contains(name.get<std::string>()))
+                    return where + ": missing required property \"" + name.get<std::string>() + "\"";
+        const auto extra = s.find("additionalProperties");
+        for (const auto& [k, val] : v.items()) {
+            const std::string child = at + "/" + k;
+            if (props != nullptr && props->contains(k)) {
+                if (auto bad = schema_violation((*props)[k], val, child, depth + 1)) return bad;
+            } else if (extra != s.end()) {
+                if (extra->is_boolean() && !extra->get<bool>()) return where + ": unexpected property \"" + k + "\"";
+                if (extra->is_object())
+                    if (auto bad = schema_violation(*extra, val, child, depth + 1)) return bad;
+            }
+        }
+    }
+    if (auto a = s.find("allOf"); a != s.end() && a->is_array())
+        for (const auto& sub : *a)
+            if (auto bad = schema_violation(sub, v, at, depth + 1)) return bad;
+    if (auto a = s.find("anyOf"); a != s.end() && a->is_array() && !a->empty()) {
+        bool any = false;
+        for (const auto& sub : *a) any = any || !schema_violation(sub, v, at, depth + 1);
+        if (!any) return where + ": matches none of anyOf";
+    }
+    if (auto a = s.find("oneOf"); a != s.end() && a->is_array() && !a->empty()) {
+        std::size_t n = 0;
+        for (const auto& sub : *a) n += schema_violation(sub, v, at, depth + 1) ? 0U : 1U;
+        if (n != 1) return where + ": must match exactly one of oneOf";
+    }
+    return std::nullopt;
+}
+
+/// A page of `total` items after `cursor` ("o<offset>"; null or absent for the first page).
+struct page {
+    std::size_t start = 0;
+    std::size_t count = 0;
+    bool ok = true;
+    std::optional<std::string> next;
+};
+
+inline page page_of(const json& params, std::size_t total, std::size_t page_size) {
+    page p;
+    if (params.is_object() && params.contains("cursor") && !params["cursor"].is_null()) {
+        const json& c = params["cursor"];
+        p.ok = c.is_string();
+        if (p.ok) {
+            const std::string s = c.get<std::string>();
+            p.ok = s.size() > 1 && s.size() < 12 && s[0] == 'o' && s.find_first_not_of("0123456789", 1) == std::string::npos;
+            if (p.ok) p.start = static_cast<std::size_t>(std::stoull(s.substr(1)));
+            p.ok = p.ok && p.start <= total;
+        }
+        if (!p.ok) return p;
+    }
+    p.count = page_size == 0 ? total - p.start : std::min(page_size, total - p.start);
+    if (p.start + p.count < total) p.next = "o" + std::to_string(p.start + p.count);
+    return p;
+}
+
+}  // namespace detail
+
+/// The tools/call result for a tool output (content, structuredContent, isError).
+[[nodiscard]] inline json call_result(const tool_output& out) {
+    json content = json::array();
+    for (const auto& b : out.content) content.push_back(detail::content_json(b));
+    json r{{"content", std::move(content)}, {"isError", out.is_error}};
+    if (out.structured && !out.is_error) r["structuredContent"] = *out.structured;
+    return r;
+}
+
+}  // namespace agentkit::mcp
