@@ -1,5 +1,6 @@
 // agentkit/browser/tools/interact.hpp — browser tools: several steps in one call (browser_interact).
-// Each tool: its argument struct and a factory; tools.hpp registers them in browser_tools().
+// Part of browser/tools.hpp (include that): each tool, its argument struct and a factory;
+// tools.hpp registers them in browser_tools().
 #pragma once
 
 #include <agentkit/browser/tools/support.hpp>

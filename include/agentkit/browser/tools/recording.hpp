@@ -1,5 +1,6 @@
 // agentkit/browser/tools/recording.hpp — browser tools: screen recordings.
-// Each tool: its argument struct and a factory; tools.hpp registers them in browser_tools().
+// Part of browser/tools.hpp (include that): each tool, its argument struct and a factory;
+// tools.hpp registers them in browser_tools().
 #pragma once
 
 #include <agentkit/browser/tools/support.hpp>

@@ -1,5 +1,6 @@
 // agentkit/browser/tools/snapshot.hpp — browser tools: the page snapshot (browser_snapshot).
-// Each tool: its argument struct and a factory; tools.hpp registers them in browser_tools().
+// Part of browser/tools.hpp (include that): each tool, its argument struct and a factory;
+// tools.hpp registers them in browser_tools().
 #pragma once
 
 #include <agentkit/browser/tools/support.hpp>

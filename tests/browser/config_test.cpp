@@ -1,0 +1,179 @@
+// agentkit-browser-mcp's command line and configuration file, in-process (browser/config.hpp).
+#include <agentkit/agentkit.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>  // getpid
+
+namespace br = agentkit::browser;
+
+namespace {
+
+agentkit::result<br::command_line_outcome> parse(std::vector<std::string> args, br::server_config& c) {
+    std::vector<const char*> argv{"agentkit-browser-mcp"};
+    for (const auto& a : args) argv.push_back(a.c_str());
+    return br::parse_command_line(static_cast<int>(argv.size()), argv.data(), c);
+}
+
+/// A file in a fresh temporary directory, removed with the fixture.
+class ConfigFiles : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = std::filesystem::temp_directory_path() /
+               ("agentkit-config-test-" + std::to_string(::getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        std::filesystem::create_directories(dir_);
+    }
+    void TearDown() override {
+        std::error_code ec;
+        std::filesystem::remove_all(dir_, ec);
+    }
+    std::string file(const std::string& name, const std::string& text) {
+        const auto p = dir_ / name;
+        std::ofstream(p) << text;
+        return p.string();
+    }
+    std::filesystem::path dir_;
+};
+
+}  // namespace
+
+TEST(ServerConfig, OptionsWithTheSameMeaningAsPlaywrightMcpTakeEffect) {
+    br::server_config c;
+    auto r = parse({"--headed", "--viewport-size", "800,600", "--user-agent", "agent/1", "--timeout-action", "5000",
+                    "--timeout-navigation=9000", "--snapshot-mode", "none", "--image-responses", "allow", "--console-level",
+                    "error", "--allowed-origins", "http://a.test;https://b.test", "--blocked-origins", "*.ads.test",
+                    "--output-max-size", "1000"},
+                   c);
+    ASSERT_TRUE(r) << r.error().to_text();
+    EXPECT_EQ(*r, br::command_line_outcome::run);
+    EXPECT_FALSE(c.browser.launch.headless);
+    EXPECT_EQ(c.browser.viewport.width, 800);
+    EXPECT_EQ(c.browser.viewport.height, 600);
+    EXPECT_EQ(c.browser.viewport.user_agent, "agent/1");
+    EXPECT_EQ(c.browser.call_timeout.count(), 5000);
+    EXPECT_EQ(c.browser.navigation_timeout.count(), 9000);
+    EXPECT_FALSE(c.browser.snapshot_after_navigation);
+    EXPECT_TRUE(c.tools.inline_screenshots);
+    EXPECT_EQ(c.tools.console_level, "error");
+    EXPECT_EQ(c.browser.policy.allowed_origins, (std::vector<std::string>{"http://a.test", "https://b.test"}));
+    EXPECT_EQ(c.browser.policy.blocked_origins, (std::vector<std::string>{"*.ads.test"}));
+    EXPECT_EQ(c.store.max_bytes, 1000U);
+    ASSERT_TRUE(br::finish_config(c));
+    // the user agent reaches workers and iframes through the launch flag too
+    EXPECT_NE(std::find(c.browser.launch.extra_args.begin(), c.browser.launch.extra_args.end(), "--user-agent=agent/1"),
+              c.browser.launch.extra_args.end());
+}
+
+TEST(ServerConfig, BadValuesAreNamedWithWhatTheOptionTakes) {
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
+        {{"--snapshot-mode", "sometimes"}, "--snapshot-mode takes full, incremental or none, not \"sometimes\""},
+        {{"--timeout-action", "soon"}, "--timeout-action takes a positive number of milliseconds"},
+        {{"--max-artifacts", "-1"}, "--max-artifacts takes a whole number, not \"-1\""},
+        {{"--max-downloads", "5x"}, "--max-downloads takes a whole number, not \"5x\""},
+        {{"--no-sandbox=yes"}, "--no-sandbox takes no value"},
+        {{"--viewport-size", "big"}, "--viewport-size takes W,H"},
+        {{"--tools", "some"}, "--tools takes all, core, menu or router"},
+        {{"--websockets", "maybe"}, "--websockets takes auto, proxy or script"},
+        {{"--frobnicate"}, "unknown option --frobnicate"},
+        {{"--executable-path"}, "--executable-path needs a value"},
+    };
+    for (const auto& [args, why] : cases) {
+        br::server_config c;
+        auto r = parse(args, c);
+        ASSERT_FALSE(r) << args.front();
+        EXPECT_EQ(r.error().code, agentkit::errc::args_invalid);
+        EXPECT_NE(r.error().message.find(why), std::string::npos) << r.error().message;
+    }
+}
+
+TEST(ServerConfig, WhatCannotBeHonouredRefusesTheStartByName) {
+    br::server_config c;
+    ASSERT_TRUE(parse({"--proxy-server", "http://proxy:3128", "--codegen", "none", "--browser", "webkit"}, c));
+    EXPECT_FALSE(c.notes.empty());  // --codegen: accepted, with a note
+    EXPECT_NE(c.notes.front().find("--codegen has no effect here"), std::string::npos);
+    auto f = br::finish_config(c);
+    ASSERT_FALSE(f);
+    EXPECT_NE(f.error().message.find("--proxy-server (a browser proxy is not supported"), std::string::npos);
+    EXPECT_NE(f.error().message.find("--browser webkit"), std::string::npos);
+    EXPECT_NE(f.error().message.find("Refusing to start rather than ignore them"), std::string::npos);
+
+    br::server_config both;
+    ASSERT_TRUE(parse({"--sandbox", "--no-sandbox"}, both));
+    auto g = br::finish_config(both);
+    ASSERT_FALSE(g);
+    EXPECT_NE(g.error().message.find("contradict"), std::string::npos);
+}
+
+TEST(ServerConfig, HelpAndVersionAreOutcomesNotExits) {
+    br::server_config c;
+    EXPECT_EQ(*parse({"--help"}, c), br::command_line_outcome::help);
+    EXPECT_EQ(*parse({"--version"}, c), br::command_line_outcome::version);
+    EXPECT_NE(std::string(br::server_usage).find("--allowed-origins"), std::string::npos);
+}
+
+TEST_F(ConfigFiles, AConfigFileGoesThroughTheCommandLinesHandling) {
+    const std::string cfg = file("config.json", R"({
+        "browser": {"launchOptions": {"headless": false, "args": ["--lang=de"]},
+                    "contextOptions": {"viewport": {"width": 1024, "height": 700}, "userAgent": "cfg/2"}},
+        "network": {"allowedOrigins": ["http://127.0.0.1:8080"]},
+        "timeouts": {"navigation": 7000},
+        "snapshot": {"mode": "none"},
+        "secrets": {"TOKEN": "s3cret-value"}
+    })");
+    br::server_config c;
+    auto r = parse({"--config", cfg}, c);
+    ASSERT_TRUE(r) << r.error().to_text();
+    EXPECT_FALSE(c.browser.launch.headless);
+    EXPECT_EQ(c.browser.launch.extra_args, (std::vector<std::string>{"--lang=de"}));
+    EXPECT_EQ(c.browser.viewport.width, 1024);
+    EXPECT_EQ(c.browser.viewport.user_agent, "cfg/2");
+    EXPECT_EQ(c.browser.policy.allowed_origins, (std::vector<std::string>{"http://127.0.0.1:8080"}));
+    EXPECT_EQ(c.browser.navigation_timeout.count(), 7000);
+    EXPECT_FALSE(c.browser.snapshot_after_navigation);
+    EXPECT_EQ(c.browser.policy.secrets.at("TOKEN"), "s3cret-value");
+}
+
+TEST_F(ConfigFiles, ConfigValuesOfTheWrongTypeOrUnknownKeysAreRefused) {
+    const std::vector<std::pair<std::string, std::string>> cases{
+        {R"({"timeouts": {"navigation": "soon"}})", "--timeout-navigation takes a positive number of milliseconds, not \"soon\""},
+        {R"({"codegen": true})", "codegen must be a string, a number or a list of strings"},
+        {R"({"allowUnrestrictedFileAccess": 1})", "allowUnrestrictedFileAccess must be true or false"},
+        {R"({"network": {"allowedOrigins": [123]}})", "network.allowedOrigins must be a list of origins"},
+        {R"({"secrets": {"TOKEN": 42}})", "secrets.TOKEN must be a string"},
+        {R"([1, 2])", "is not a JSON object"},
+    };
+    for (const auto& [json_text, why] : cases) {
+        br::server_config c;
+        auto r = parse({"--config", file("bad.json", json_text)}, c);
+        ASSERT_FALSE(r) << json_text;
+        EXPECT_NE(r.error().message.find(why), std::string::npos) << r.error().message;
+    }
+    br::server_config c;
+    ASSERT_TRUE(parse({"--config", file("unknown.json", R"({"somethingNew": 1, "browser": {"launchOptions": {"slowMo": 5}}})")}, c));
+    auto f = br::finish_config(c);
+    ASSERT_FALSE(f);
+    EXPECT_NE(f.error().message.find("config key somethingNew"), std::string::npos);
+    EXPECT_NE(f.error().message.find("config key browser.launchOptions.slowMo"), std::string::npos);
+}
+
+TEST_F(ConfigFiles, APolicyFileJoinsTheOptionsBeforeIt) {
+    const std::string policy = file("policy.json", R"({"blockedOrigins": ["http://blocked.test"], "downloadsDir": "/tmp/dl-a"})");
+    br::server_config c;
+    ASSERT_TRUE(parse({"--allowed-origins", "http://127.0.0.1:1", "--policy", policy}, c));
+    EXPECT_EQ(c.browser.policy.allowed_origins, (std::vector<std::string>{"http://127.0.0.1:1"}));  // kept, not dropped
+    EXPECT_EQ(c.browser.policy.blocked_origins, (std::vector<std::string>{"http://blocked.test"}));
+    br::server_config clash;
+    auto r = parse({"--downloads-dir", "/tmp/dl-b", "--policy", policy}, clash);
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message.find("downloadsDir is /tmp/dl-a but an earlier option set /tmp/dl-b"), std::string::npos);
+    br::server_config twice;
+    auto t = parse({"--policy", policy, "--policy", policy}, twice);
+    ASSERT_FALSE(t);
+    EXPECT_NE(t.error().message.find("--policy is given twice"), std::string::npos);
+}
