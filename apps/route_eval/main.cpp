@@ -3,6 +3,7 @@
 //   agentkit-route-eval --corpus corpus.jsonl --queries queries.jsonl --qrels qrels/test.tsv
 //                       [--examples qrels/train.tsv] [--run run.trec] [--hybrid]
 //                       [--fusion weighted|rrf] [--dense-weight 0.35] [--dim 256] [--tag NAME]
+//                       [--baseline] [--scale TOOLS,EXAMPLES]
 //
 // corpus.jsonl: {"_id","title","text"} per tool (title is the tool name when present, text its
 // description). queries.jsonl: {"_id","text"}. qrels: "query-id corpus-id score" with a header
@@ -10,16 +11,28 @@
 // before the test queries run (learning from usage). Prints Recall@k, NDCG@k and COMP@k
 // (share of queries whose gold tools are all in the top k) for k = 1, 3, 5, 10, and the
 // query latency p50/p99. --run writes a TREC run file: "qid Q0 docid rank score tag".
+//
+// --baseline adds one line: the Recall@k of the naive baseline on the same queries — BM25 (k1
+// 0.9, b 0.4) over one document per tool made of its name, its description and every one of its
+// usage examples appended (no cap), with agentkit's analyzer — and the difference in Recall@5.
+//
+// --scale TOOLS,EXAMPLES measures cost instead of quality: the corpus is copied until it has
+// TOOLS tools (each copy's name and text tagged with its number), EXAMPLES example texts are
+// drawn (a fixed pseudo-random sequence) from the --examples queries, each made distinct by a
+// tag word and attached to one copy of its gold tools; it prints the build time, the index
+// memory, the process's peak resident memory and the latency of the test queries.
 #include <agentkit/agentkit.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -33,6 +46,8 @@ namespace {
 struct args_t {
     std::string corpus, queries, qrels, run, examples, tag = "agentkit", fusion = "weighted";
     bool hybrid = false;
+    bool baseline = false;
+    std::size_t scale_tools = 0, scale_examples = 0;
     float dense_weight = 0.35F;
     std::size_t dim = 256;
     std::size_t depth = 10;
@@ -43,7 +58,8 @@ struct args_t {
                  "agentkit-route-eval: %s\n"
                  "usage: agentkit-route-eval --corpus corpus.jsonl --queries queries.jsonl --qrels test.tsv\n"
                  "       [--examples train.tsv] [--run run.trec] [--hybrid] [--fusion weighted|rrf]\n"
-                 "       [--dense-weight W] [--dim N] [--depth N] [--tag NAME]\n",
+                 "       [--dense-weight W] [--dim N] [--depth N] [--tag NAME] [--baseline]\n"
+                 "       [--scale TOOLS,EXAMPLES]\n",
                  why);
     std::exit(2);
 }
@@ -91,6 +107,14 @@ args_t parse_args(int argc, char** argv) {
         else if (k == "--tag") a.tag = value();
         else if (k == "--fusion") a.fusion = value();
         else if (k == "--hybrid") a.hybrid = true;
+        else if (k == "--baseline") a.baseline = true;
+        else if (k == "--scale") {
+            const std::string v = value();
+            const auto comma = v.find(',');
+            if (comma == std::string::npos) usage(("--scale needs TOOLS,EXAMPLES, not '" + v + "'").c_str());
+            a.scale_tools = parse_count("--scale", v.substr(0, comma), 1, 10000000);
+            a.scale_examples = parse_count("--scale", v.substr(comma + 1), 0, 100000000);
+        }
         else if (k == "--dense-weight") a.dense_weight = parse_weight(k, value());
         else if (k == "--dim") a.dim = parse_count(k, value(), 1, 65536);
         else if (k == "--depth") a.depth = parse_count(k, value(), 1, 1000000);
@@ -99,6 +123,8 @@ args_t parse_args(int argc, char** argv) {
     }
     if (a.corpus.empty() || a.queries.empty() || a.qrels.empty()) usage("--corpus, --queries and --qrels are required");
     if (a.fusion != "weighted" && a.fusion != "rrf") usage("--fusion must be weighted or rrf");
+    if (a.scale_tools > 0 && a.scale_examples > 0 && a.examples.empty())
+        usage("--scale with examples needs --examples (the queries the examples are drawn from)");
     a.depth = std::max<std::size_t>(a.depth, 10);
     return a;
 }
@@ -161,9 +187,67 @@ qrels_t read_qrels(const std::string& path) {
     return q;
 }
 
+// The naive baseline (--baseline): BM25 (k1 0.9, b 0.4, Lucene idf) over one document per tool,
+// its name + description + every one of its examples appended, no cap; query terms count per
+// occurrence. Written here, apart from the library's ranker, so that it stays the fixed yardstick.
+class naive_bm25 {
+public:
+    template <class Retriever>
+    explicit naive_bm25(const Retriever& r) {
+        constexpr float k1 = 0.9F, b = 0.4F;
+        const std::size_t n = r.size();
+        std::vector<std::unordered_map<std::string, float>> tf(n);
+        std::vector<float> len(n, 0.0F);
+        std::unordered_map<std::string, float> df;
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto& d = r.doc(i);
+            std::vector<std::string> t = analyzer_.terms(d.name);
+            analyzer_.append_terms(d.description, t);
+            for (const auto& e : d.examples) analyzer_.append_terms(e, t);
+            len[i] = static_cast<float>(t.size());
+            for (auto& w : t) tf[i][std::move(w)] += 1.0F;
+            for (const auto& [w, c] : tf[i]) df[w] += 1.0F;
+        }
+        double total = 0;
+        for (float l : len) total += static_cast<double>(l);
+        const float avg = std::max(1e-9F, static_cast<float>(total / static_cast<double>(std::max<std::size_t>(n, 1))));
+        const auto N = static_cast<float>(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            const float norm = k1 * (1.0F - b + b * len[i] / avg);
+            for (const auto& [w, c] : tf[i]) {
+                const float d = df[w];
+                const float idf = std::log(1.0F + (N - d + 0.5F) / (d + 0.5F));
+                postings_[w].push_back({static_cast<std::uint32_t>(i), idf * c * (k1 + 1.0F) / (c + norm)});
+            }
+        }
+    }
+
+    /// The tools with a positive score, best first (ties by tool order), at most k.
+    [[nodiscard]] std::vector<std::uint32_t> search(std::string_view query, std::size_t k) const {
+        std::unordered_map<std::uint32_t, float> acc;
+        for (const auto& t : analyzer_.terms(query))
+            if (auto it = postings_.find(t); it != postings_.end())
+                for (const auto& h : it->second) acc[h.doc] += h.score;
+        std::vector<ak::search_hit> hits;
+        for (const auto& [d, v] : acc)
+            if (v > 0) hits.push_back({d, v});
+        ak::tool_index::select_top(hits, k);
+        std::vector<std::uint32_t> out;
+        for (const auto& h : hits) out.push_back(h.doc);
+        return out;
+    }
+
+private:
+    ak::text_analyzer analyzer_{};
+    std::unordered_map<std::string, std::vector<ak::search_hit>> postings_;
+};
+
 template <class Retriever>
 int evaluate(Retriever& r, const args_t& a, const std::unordered_map<std::string, std::string>& qtext,
              const qrels_t& test, std::size_t example_count, double build_ms) {
+    std::optional<naive_bm25> base;
+    if (a.baseline) base.emplace(r);
+    double base_recall[4] = {};
     const std::size_t ks[] = {1, 3, 5, 10};
     double recall[4] = {}, ndcg[4] = {}, comp[4] = {};
     std::vector<double> lat;
@@ -206,6 +290,15 @@ int evaluate(Retriever& r, const args_t& a, const std::unordered_map<std::string
             ndcg[ki] += idcg > 0 ? dcg / idcg : 0;
             comp[ki] += found == gold.size() ? 1 : 0;
         }
+        if (base) {
+            const auto ranked = base->search(t->second, 10);
+            for (std::size_t ki = 0; ki < 4; ++ki) {
+                std::size_t found = 0;
+                for (std::size_t r2 = 0; r2 < ranked.size() && r2 < ks[ki]; ++r2)
+                    found += gold.count(r.doc(ranked[r2]).name);
+                base_recall[ki] += static_cast<double>(found) / static_cast<double>(gold.size());
+            }
+        }
         if (run) {
             for (std::size_t r2 = 0; r2 < hits.size(); ++r2)
                 run << qid << " Q0 " << r.doc(hits[r2].doc).name << ' ' << (r2 + 1) << ' ' << hits[r2].score << ' '
@@ -234,6 +327,12 @@ int evaluate(Retriever& r, const args_t& a, const std::unordered_map<std::string
     for (double v : ndcg) std::printf(" %7.2f%%", 100 * v / n);
     std::printf("\n%-8s", "COMP");
     for (double v : comp) std::printf(" %7.2f%%", 100 * v / n);
+    if (base) {
+        std::printf("\n%-8s", "Baseline");
+        for (double v : base_recall) std::printf(" %7.2f%%", 100 * v / n);
+        std::printf(" | Recall of naive BM25 (name + description + all examples, one field); R@5 difference %+.2f",
+                    100 * (recall[2] - base_recall[2]) / n);
+    }
     std::printf("\nlatency  p50 %.1f us  p99 %.1f us  max %.1f us | build %.1f ms | index memory %zu bytes (%.0f per tool)\n",
                 pct(0.50), pct(0.99), lat.back(), build_ms, r.memory_bytes(),
                 static_cast<double>(r.memory_bytes()) / static_cast<double>(std::max<std::size_t>(r.size(), 1)));
@@ -257,6 +356,93 @@ int run_eval(Retriever r, const args_t& a, const std::unordered_map<std::string,
     const auto t1 = std::chrono::steady_clock::now();
     const double build_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
     return evaluate(r, a, qtext, read_qrels(a.qrels), example_count, build_ms);
+}
+
+// The process's peak resident memory in kB (VmHWM), 0 where /proc is not there.
+std::size_t peak_rss_kb() {
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("VmHWM:", 0) == 0) return static_cast<std::size_t>(std::strtoull(line.c_str() + 6, nullptr, 10));
+    return 0;
+}
+
+// --scale: the cost of the lexical retriever at a given catalogue and example count.
+int run_scale(const std::vector<ak::tool_doc>& base, const args_t& a,
+              const std::unordered_map<std::string, std::string>& qtext) {
+    if (base.empty()) usage("--scale needs a corpus with at least one tool");
+    const std::size_t nb = base.size();
+    std::vector<ak::tool_doc> docs;
+    docs.reserve(a.scale_tools);
+    for (std::size_t i = 0; i < a.scale_tools; ++i) {
+        ak::tool_doc d = base[i % nb];
+        if (a.scale_tools > nb) {
+            const std::string c = std::to_string(i / nb);
+            d.name += "#" + c;
+            d.description += " copy" + c;
+        }
+        docs.push_back(std::move(d));
+    }
+    ak::tool_retriever<> r(std::move(docs));
+    std::unordered_map<std::string, std::size_t> pos;
+    for (std::size_t i = 0; i < nb; ++i) pos.emplace(base[i].name, i);
+    // The training pairs whose query has a text and whose gold tools are in the corpus.
+    std::vector<std::pair<const std::string*, std::vector<std::size_t>>> pairs;
+    if (a.scale_examples > 0) {
+        const auto train = read_qrels(a.examples);
+        for (const auto& qid : train.order) {
+            auto t = qtext.find(qid);
+            if (t == qtext.end()) continue;
+            std::vector<std::size_t> gold;
+            for (const auto& [doc, sc] : train.rel.at(qid))
+                if (auto p = pos.find(doc); p != pos.end()) gold.push_back(p->second);
+            if (!gold.empty()) pairs.emplace_back(&t->second, std::move(gold));
+        }
+        if (pairs.empty()) usage("--scale: no --examples query has a text and a gold tool in the corpus");
+    }
+    const std::size_t copies = std::max<std::size_t>(1, a.scale_tools / nb);
+    std::uint64_t state = 20251125;
+    auto next = [&state] {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        return state >> 33;
+    };
+    std::size_t attached = 0;
+    for (std::size_t e = 0; e < a.scale_examples; ++e) {
+        const auto& [text, gold] = pairs[next() % pairs.size()];
+        const std::size_t copy = next() % copies;
+        const std::string tagged = *text + " ex" + std::to_string(next() % 5000);
+        for (const auto g : gold)
+            if (copy * nb + g < a.scale_tools && r.add_example(r.doc(copy * nb + g).name, tagged)) ++attached;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    r.rebuild();
+    const auto t1 = std::chrono::steady_clock::now();
+    const std::size_t peak = peak_rss_kb();
+    std::vector<double> lat;
+    for (const auto& qid : read_qrels(a.qrels).order) {
+        auto t = qtext.find(qid);
+        if (t == qtext.end()) continue;
+        const auto q0 = std::chrono::steady_clock::now();
+        static_cast<void>(r.search(t->second, a.depth));
+        const auto q1 = std::chrono::steady_clock::now();
+        lat.push_back(std::chrono::duration<double, std::micro>(q1 - q0).count());
+    }
+    if (lat.empty()) {
+        std::fprintf(stderr, "agentkit-route-eval: no test query has a text in %s\n", a.queries.c_str());
+        return 1;
+    }
+    std::sort(lat.begin(), lat.end());
+    auto pct = [&](double p) {
+        const auto i = static_cast<std::size_t>(std::ceil(p * static_cast<double>(lat.size()))) - 1;
+        return lat[std::min(i, lat.size() - 1)];
+    };
+    std::printf("scale: tools %zu | example texts %zu (%zu tool-example pairs) | build %.1f ms | index memory %zu bytes | "
+                "peak RSS %zu kB\n",
+                r.size(), r.index().distinct_examples(), attached,
+                std::chrono::duration<double, std::milli>(t1 - t0).count(), r.memory_bytes(), peak);
+    std::printf("latency  p50 %.1f us  p99 %.1f us  max %.1f us | queries %zu\n", pct(0.50), pct(0.99), lat.back(),
+                lat.size());
+    return 0;
 }
 
 }  // namespace
@@ -286,6 +472,7 @@ int main(int argc, char** argv) {
     std::unordered_map<std::string, std::string> qtext;
     for (const auto& j : read_jsonl(a.queries)) qtext[str_field(j, "_id")] = str_field(j, "text");
 
+    if (a.scale_tools > 0) return run_scale(docs, a, qtext);
     ak::retriever_options o;
     o.fusion = a.fusion == "rrf" ? ak::fusion_kind::rrf : ak::fusion_kind::weighted;
     o.dense_weight = a.dense_weight;

@@ -11988,7 +11988,8 @@ namespace agentkit::browser {
 
 inline constexpr const char* server_usage = R"(Usage: agentkit-browser-mcp [options]
 
-An MCP server (stdio) that gives a model a real browser (Chromium over CDP).
+An MCP server that gives a model a real browser (Chromium over CDP), over stdio or, with
+--port, over Streamable HTTP.
 
 Options (Playwright MCP names where the meaning is the same):
   --headless                 run the browser headless (the default)
@@ -12019,15 +12020,29 @@ Options (Playwright MCP names where the meaning is the same):
   --console-level LEVEL      browser_console_messages' default level: error, warning, info, debug
   --output-max-size BYTES    bytes of artifacts kept (as --max-artifact-bytes)
   --allow-unrestricted-file-access  allow file:// URLs (as --allow-file-access)
+  --port PORT                serve MCP over Streamable HTTP at http://HOST:PORT/mcp instead of
+                             stdio (0: any free port; the URL is printed on stderr). Point a
+                             client at it: { "url": "http://127.0.0.1:PORT/mcp" }. Every HTTP
+                             session gets a browser of its own (its pages, refs and artifacts);
+                             one client never sees another's pages
+  --host HOST                the address to bind with --port (default 127.0.0.1; another
+                             address exposes the browser to that network: add --allowed-hosts)
+  --allowed-hosts LIST       comma-separated host names accepted in the Host and Origin headers
+                             besides the bound address and the loopback names ('*': any, which
+                             turns off DNS-rebinding protection)
+  --shared-browser-context   with --port: every session shares one browser (off: one each)
+  --idle-timeout MS          with --port: a session idle this long is closed, its browser with it
+                             (default 1800000, 30 min; 0 is the default)
   Accepted with no effect here (a note on stderr says why): --codegen, --caps (vision and pdf
-  tools are not offered), --no-webmcp, --test-id-attribute, --file-paths, --shared-browser-context,
-  --allowed-hosts, --timeout-settle, --cdp-timeout, --sandbox (not as root), --idle-timeout 0,
-  --vision.
-  Refused (the server does not start rather than ignore them): --port, --host, --extension,
-  --endpoint, --proxy-server, --proxy-bypass, --storage-state, --save-session, --save-trace,
-  --save-video, --init-script, --init-page, --device, --mobile, --grant-permissions,
-  --block-service-workers, --cdp-header, --remote-header, --profile-dir-name, --snapshot-boxes,
-  --browser firefox|webkit, --idle-timeout other than 0, and unknown --config keys.
+  tools are not offered), --no-webmcp, --test-id-attribute, --file-paths, --timeout-settle,
+  --cdp-timeout, --sandbox (not as root), --vision.
+  Refused (the server does not start rather than ignore them): --extension, --endpoint,
+  --proxy-server, --proxy-bypass, --storage-state, --save-session, --save-trace, --save-video,
+  --init-script, --init-page, --device, --mobile, --grant-permissions, --block-service-workers,
+  --cdp-header, --remote-header, --profile-dir-name, --snapshot-boxes, --browser firefox|webkit,
+  --idle-timeout other than 0 without --port, --user-data-dir or --cdp-endpoint with --port
+  unless --shared-browser-context (one profile or one remote browser cannot isolate sessions),
+  and unknown --config keys.
 agentkit's switches for what is off by default:
   --allow-evaluate           enable browser_evaluate
   --allow-file-access        allow file:// URLs
@@ -12060,7 +12075,10 @@ agentkit's switches for what is off by default:
                                        best matches appear (list_changed); browser_navigate and
                                        browser_snapshot are always listed
   --inline-screenshots       return screenshots inline as well as by artifact id
+  --max-sessions N           with --port: HTTP sessions at once (default 8; more are refused, 503)
   --quiet                    no per-call metrics on stderr
+Environment: AGENTKIT_MCP_TOKEN, with --port: every request must carry
+  "Authorization: Bearer <token>".
   --version, --help
 )";
 
@@ -12082,6 +12100,14 @@ struct server_config {
     bool ignore_https_errors = false;
     bool no_sandbox = false, sandbox = false;  ///< --no-sandbox / --sandbox (chromiumSandbox false / true)
     bool policy_given = false;
+    // Streamable HTTP (--port): the transport's settings
+    std::optional<int> port;               ///< serve over HTTP on this port (0: any free one); none: stdio
+    std::optional<std::string> host;       ///< --host (127.0.0.1 when not given)
+    std::vector<std::string> allowed_hosts;
+    bool shared_browser_context = false;   ///< one browser for every HTTP session
+    std::size_t max_sessions = 8;
+    bool max_sessions_given = false;
+    std::chrono::milliseconds idle_timeout{0};  ///< 0: the transport's default
 };
 
 /// What the command line asked for beyond the options.
@@ -12098,10 +12124,7 @@ struct playwright_option {
     std::string_view why;
 };
 
-inline constexpr std::string_view kStdioOnly = "this server speaks MCP over stdio only; it has no HTTP or SSE transport";
-inline constexpr std::array<playwright_option, 29> kPlaywrightOptions{{
-    {"--port", true, true, kStdioOnly},
-    {"--host", true, true, kStdioOnly},
+inline constexpr std::array<playwright_option, 25> kPlaywrightOptions{{
     {"--extension", false, true, "the Playwright browser extension is not supported; --cdp-endpoint connects to a running browser"},
     {"--profile-dir-name", true, true, "it belongs to --extension, which is not supported"},
     {"--endpoint", true, true, "a Playwright bound-browser endpoint is not CDP; --cdp-endpoint connects to a browser over CDP"},
@@ -12123,8 +12146,6 @@ inline constexpr std::array<playwright_option, 29> kPlaywrightOptions{{
     {"--no-webmcp", false, false, "page-registered WebMCP tools are never exposed"},
     {"--test-id-attribute", true, false, "no locators are generated"},
     {"--file-paths", true, false, "artifacts are read by id (browser_artifact)"},
-    {"--shared-browser-context", false, false, "the one stdio client has the one browser context"},
-    {"--allowed-hosts", true, false, "there is no HTTP server to guard (stdio only)"},
     {"--timeout-settle", true, false, "actions settle on events (load, requests done, the DOM quiet), not a fixed time"},
     {"--codegen", true, false, "results say what changed on the page, not Playwright code"},
     {"--cdp-timeout", true, false, "the connection to --cdp-endpoint is bounded at 10 s"},
@@ -12213,7 +12234,22 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
     } else if (name == "--idle-timeout") {
         auto ms = parse_count(*v);
         if (!ms) return bad("a number of milliseconds");
-        if (*ms != 0) c.unsupported.push_back("--idle-timeout " + *v + " (the browser stays open until the server ends; 0 is accepted)");
+        c.idle_timeout = std::chrono::milliseconds(*ms);  // HTTP sessions; without --port only 0 (finish_config)
+    } else if (name == "--port") {
+        auto p = parse_count(*v);
+        if (!p || *p > 65535) return bad("a port number from 0 to 65535");
+        c.port = static_cast<int>(*p);
+    } else if (name == "--host") {
+        if (v->empty()) return bad("an address to bind");
+        c.host = *v;
+    } else if (name == "--allowed-hosts") {
+        for (auto h : policy_detail::split_list(json(*v))) {
+            h.erase(0, h.find_first_not_of(' '));
+            h.erase(h.find_last_not_of(' ') + 1);
+            if (!h.empty()) c.allowed_hosts.push_back(h);
+        }
+    } else if (name == "--shared-browser-context") {
+        c.shared_browser_context = true;
     } else if (name == "--caps") {
         std::string missing;
         for (auto cap : policy_detail::split_list(json(*v))) {
@@ -12237,9 +12273,11 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
 
 /// Whether a Playwright MCP option takes a value (options with an effect, then the table).
 inline std::optional<bool> playwright_option_takes_value(const std::string& name) {
-    if (one_of(name, {"--no-sandbox", "--sandbox", "--ignore-https-errors", "--allow-unrestricted-file-access"})) return false;
+    if (one_of(name, {"--no-sandbox", "--sandbox", "--ignore-https-errors", "--allow-unrestricted-file-access", "--shared-browser-context"}))
+        return false;
     if (one_of(name, {"--browser", "--user-agent", "--timeout-action", "--timeout-navigation", "--image-responses",
-                      "--snapshot-mode", "--output-max-size", "--console-level", "--idle-timeout", "--caps"}))
+                      "--snapshot-mode", "--output-max-size", "--console-level", "--idle-timeout", "--caps", "--port", "--host",
+                      "--allowed-hosts"}))
         return true;
     for (const auto& o : kPlaywrightOptions)
         if (o.name == name) return o.takes_value;
@@ -12526,7 +12564,13 @@ inline result<void> apply_config_file(server_config& c, const std::string& path)
                 else unknown("console." + ck);
             }
         } else if (k == "server") {
-            if (!v.is_object() || !v.empty()) option(k, "--port", json("server"));
+            if (!object(k, v)) continue;
+            for (const auto& [sk, sv] : v.items()) {
+                if (sk == "port") option("server.port", "--port", sv);
+                else if (sk == "host") option("server.host", "--host", sv);
+                else if (sk == "allowedHosts") option("server.allowedHosts", "--allowed-hosts", sv);
+                else unknown("server." + sk);
+            }
         } else if (auto f = std::find_if(kConfigKeyFlags.begin(), kConfigKeyFlags.end(),
                                          [&key = k](const auto& kf) { return kf.first == key; });  // (clang 14: no binding captures)
                    f != kConfigKeyFlags.end()) {
@@ -12645,6 +12689,13 @@ inline result<command_line_outcome> parse_command_line(int argc, const char* con
                 return fail(errc::args_invalid, a + " " + *v + ": it is already " + dir + " (from an earlier option or --policy)");
             }
             dir = *v;
+        } else if (a == "--max-sessions") {
+            auto v = value();
+            if (!v) return no_value();
+            auto n = parse_count(*v);
+            if (!n || *n == 0) return fail(errc::args_invalid, "--max-sessions takes a whole number of at least 1, not \"" + *v + "\"");
+            c.max_sessions = static_cast<std::size_t>(*n);
+            c.max_sessions_given = true;
         } else if (a == "--max-download-bytes" || a == "--max-downloads" || a == "--max-artifacts" || a == "--max-artifact-bytes") {
             auto v = value();
             if (!v) return no_value();
@@ -12696,6 +12747,23 @@ inline result<void> finish_config(server_config& c) {
             c.unsupported.push_back("--sandbox as root (Chromium runs as root only with --no-sandbox, which agentkit then passes)");
         else
             c.notes.push_back("--sandbox has no effect here: Chromium's own sandbox is on by default");
+    }
+    if (!c.port) {
+        if (c.idle_timeout.count() != 0)
+            c.unsupported.push_back("--idle-timeout " + std::to_string(c.idle_timeout.count()) +
+                                    " (without --port the browser stays open until the server ends; 0 is accepted)");
+        for (const auto& [given, flag] : {std::pair{c.host.has_value(), "--host"}, std::pair{!c.allowed_hosts.empty(), "--allowed-hosts"},
+                                          std::pair{c.shared_browser_context, "--shared-browser-context"},
+                                          std::pair{c.max_sessions_given, "--max-sessions"}})
+            if (given) c.notes.push_back(std::string(flag) + " has no effect without --port (the server speaks stdio)");
+    } else if (!c.shared_browser_context) {
+        // a browser per session: one profile directory, or one remote browser, would be shared
+        if (!c.browser.launch.user_data_dir.empty())
+            c.unsupported.push_back("--user-data-dir with --port (every HTTP session has a browser of its own; one profile cannot "
+                                    "serve them: add --shared-browser-context)");
+        if (!c.browser.cdp_endpoint.empty())
+            c.unsupported.push_back("--cdp-endpoint with --port (every HTTP session has a browser of its own; one remote browser "
+                                    "would be shared: add --shared-browser-context)");
     }
     if (c.max_download_bytes) c.browser.policy.max_download_bytes = *c.max_download_bytes;
     if (c.max_downloads) c.browser.policy.max_downloads = *c.max_downloads;
@@ -15351,8 +15419,9 @@ template <class Box, class... Parts>
 // search. Persisted history comes back through tool_info::examples or router_options::examples.
 
 // ---- begin <agentkit/visibility/retriever.hpp> ----
-// agentkit/visibility/retriever.hpp — tool retrieval: the lexical BM25F index, optionally fused
-// with dense scores from an embedder, plus learning from usage.
+// agentkit/visibility/retriever.hpp — tool retrieval: the lexical index (tool text fused with
+// what usage examples teach; see tool_index.hpp), optionally fused with dense scores from an
+// embedder, plus learning from usage.
 //
 //   agentkit::tool_retriever<> r(agentkit::tool_docs_from(box.infos()));          // lexical
 //   agentkit::tool_retriever<agentkit::hashed_ngram_embedder> h(docs, {}, {});     // hybrid
@@ -15610,18 +15679,44 @@ private:
 }  // namespace agentkit
 // ---- end <agentkit/visibility/analyzer.hpp> ----
 // ---- begin <agentkit/visibility/tool_index.hpp> ----
-// agentkit/visibility/tool_index.hpp — a BM25F index over tool descriptions.
+// agentkit/visibility/tool_index.hpp — the lexical tool index: what tools say about themselves,
+// fused with what their usage examples say.
 //
 //   auto idx = agentkit::tool_index::build(agentkit::tool_docs_from(box.infos()));
 //   for (auto& hit : idx->search("take a picture of the page", 5)) ... hit.doc, hit.score
 //
-// Fields (each with its own weight and length normalisation): the tool name split into words
-// (snake/camel, plus compound segmentation against the corpus vocabulary), the description,
-// argument names, argument descriptions, and example requests (host-declared input examples
-// and requests learned from successful calls) as a field of their own. Scoring is BM25F: the
-// per-field term frequencies are length-normalised, weighted and summed before one
-// saturation, times the term's IDF. Every posting's contribution is precomputed at build
-// time, so a query is a hash lookup per term and a sum over postings.
+// A query is scored by three rankers whose scores are each divided by their best score for that
+// query and then summed with weights:
+//
+//   S(t) = wd·D(t)/max D + wk·K(t)/max K + wc·C(t)/max C
+//
+//   D  BM25 (k1 0.9, b 0.4) over one document per tool: its name (with compound names segmented),
+//      its description and every one of its example requests appended. This is the plain "append
+//      the examples" baseline.
+//   K  the example vote. Every distinct example text is a document of its own, labelled with the
+//      tools it was attached to, analysed with stop words kept plus adjacent-word bigrams (a
+//      request's phrasing — "I am looking for", "convert this" — says much about its tool). The
+//      query's 200 best examples (BM25, k1 1.2, b 0.75) vote: K(t) is the sum of the 3 best
+//      scores among the examples labelled t.
+//   C  BM25F over the tool's own fields (name words with compound segmentation, description,
+//      argument names and argument descriptions), with no examples: what the tool says.
+//
+// The trust in the vote grows with the examples per tool ē (examples attached / tools):
+// wk = 0.3 + 0.4·min(1, ē/50), wd = 1 − wk, wc = 0.15. With no examples, K is empty and the
+// ranking is 0.7·D/max + 0.15·C/max. These settings were chosen on validation splits carved from
+// training queries (MetaTool, ToolLens, Gorilla TorchHub; bench/README.md), never on a test split.
+// Every example counts: there is no per-tool cap by recency (a cap dropped most of the evidence
+// for exactly the tools that are used most).
+//
+// An example votes only if it shares a content word with the query (alone, or in a bigram): one
+// that shares nothing but "the" and "is" is no evidence. The vote is pruned (a term-at-a-time
+// MaxScore): the query's lists are processed from the highest possible contribution down; once
+// the contributions still to come cannot lift an example that has not been seen into the best
+// 200, or once only stop-word lists are left, the remaining (frequent, low-weight) lists only
+// refine the examples already in the running, by skipping through their postings. At most
+// 4·200 examples stay in the running (the best partial scores) when a long list comes next, so
+// the cost per query is bounded; below that the best 200 are exact. Every posting's weight is
+// precomputed at build time.
 //
 // An index is immutable once built: share it (std::shared_ptr<const tool_index>) and query it
 // from any number of threads without locks. Learning builds a new index.
@@ -15629,10 +15724,13 @@ private:
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -15693,26 +15791,95 @@ inline void collect_schema_args(const json& schema, tool_doc& d, int depth) {
 enum class tool_field : std::uint8_t { name = 0, description, arg_names, arg_descriptions, examples };
 inline constexpr std::size_t tool_field_count = 5;
 
-/// BM25F parameters. The defaults are hand-set for tool catalogues (short names weigh most,
-/// descriptions next, argument text least; long example fields normalised hardest); they were
-/// not fitted to any evaluation split.
+/// How the index learns from example requests and fuses its three rankers (see the top of
+/// this header). The defaults are the ones reported in bench/README.md.
+struct example_learning_params {
+    float doc_k1 = 0.9F;   ///< D: BM25 over name + description + all examples
+    float doc_b = 0.4F;
+    float example_k1 = 1.2F;  ///< K: BM25 over single example texts
+    float example_b = 0.75F;
+    bool keep_stop_words = true;  ///< K indexes stop words ("i am looking for" is a phrasing)
+    bool bigrams = true;          ///< K indexes adjacent-word bigrams
+    std::size_t depth = 200;      ///< K: the best examples that vote
+    std::size_t votes = 3;        ///< K: a tool's score sums its best `votes` examples
+    float text_weight = 0.15F;    ///< wc, the weight of C
+    /// wk, the weight of K, grows from vote_weight_min to vote_weight_max as the examples per
+    /// tool grow to full_trust_examples; wd = 1 − wk.
+    float vote_weight_min = 0.3F;
+    float vote_weight_max = 0.7F;
+    float full_trust_examples = 50.0F;
+};
+
+/// Index parameters. k1, weight and b are those of C, the BM25F ranker over the tool's own
+/// fields (examples are not one of its fields unless weight[examples] > 0); `learning` sets D,
+/// K and the fusion.
 struct bm25f_params {
-    float k1 = 1.4F;
+    float k1 = 1.2F;
     /// Field weights: name, description, argument names, argument descriptions, examples.
-    std::array<float, tool_field_count> weight{3.0F, 1.5F, 0.8F, 0.6F, 1.0F};
+    std::array<float, tool_field_count> weight{3.0F, 1.0F, 0.5F, 0.4F, 0.0F};
     /// Length normalisation per field (0: none, 1: full).
-    std::array<float, tool_field_count> b{0.3F, 0.6F, 0.5F, 0.7F, 0.75F};
-    /// Examples are capped per tool (most recent kept) so a chatty history cannot swamp a tool.
-    std::size_t max_examples_per_tool = 512;
+    std::array<float, tool_field_count> b{0.75F, 0.75F, 0.5F, 0.7F, 0.75F};
+    /// 0: every example is indexed. Otherwise at most this many per tool, spread evenly over its
+    /// history (never only the most recent: old requests are as good evidence as new ones).
+    std::size_t max_examples_per_tool = 0;
     /// Segment separator-less compound names ("airqualityforecast") against the vocabulary.
     bool segment_names = true;
     text_analyzer analyzer{};
+    example_learning_params learning{};
 };
 
 /// One ranked result: the document's index in build order and its score.
 struct search_hit {
     std::uint32_t doc = 0;
     float score = 0;
+};
+
+class tool_index;
+
+namespace detail {
+/// One posting of a tool_index list: a document (tool or example) and its precomputed weight.
+struct index_posting {
+    std::uint32_t doc;
+    float weight;
+};
+}  // namespace detail
+
+/// Buffers for one query at a time, reused across queries (no allocation once sized). A
+/// search_scratch may serve several indexes, one query at a time; search() without one uses
+/// a per-thread scratch.
+class search_scratch {
+public:
+    search_scratch() = default;
+
+private:
+    friend class tool_index;
+    struct list_ref {
+        const detail::index_posting* begin;
+        const detail::index_posting* end;
+        float bound;
+        bool stop_only;
+    };
+    void fit(std::size_t n_tools, std::size_t n_examples) {
+        if (d.size() < n_tools) {
+            d.resize(n_tools, 0.0F);
+            k.resize(n_tools, 0.0F);
+            c.resize(n_tools, 0.0F);
+            votes.resize(n_tools, 0);
+        }
+        if (ex.size() < n_examples) {
+            ex.resize(n_examples, 0.0F);
+            in_running.resize((n_examples + 63) / 64, 0);
+        }
+    }
+    std::vector<float> d, k, c;           // per tool: the three rankers' scores
+    std::vector<std::uint8_t> votes;      // per tool: 1 + examples that voted (0: untouched)
+    std::vector<std::uint32_t> tools;     // tools touched by any ranker
+    std::vector<float> ex;                // per example: its score
+    std::vector<std::uint32_t> ex_touched, candidates;
+    std::vector<std::uint64_t> in_running;  // per example: a bit while it is a candidate
+    std::vector<search_hit> best;
+    std::vector<list_ref> lists;
+    std::vector<std::uint32_t> dc_terms, k_terms, k_bigrams;
 };
 
 class tool_index {
@@ -15725,10 +15892,17 @@ public:
     }
 
     [[nodiscard]] std::size_t size() const noexcept { return docs_.size(); }
+    /// A tool's name, description and arguments. Its examples are not kept as texts (they are
+    /// in the postings; a tool_retriever keeps the texts): doc(i).examples is empty.
     [[nodiscard]] const tool_doc& doc(std::size_t i) const { return docs_[i]; }
     [[nodiscard]] const std::vector<tool_doc>& docs() const noexcept { return docs_; }
     [[nodiscard]] const bm25f_params& params() const noexcept { return params_; }
     [[nodiscard]] std::size_t term_count() const noexcept { return terms_.size(); }
+    /// Example requests indexed (one per tool they are attached to) and distinct example texts.
+    [[nodiscard]] std::size_t example_count() const noexcept { return example_pairs_; }
+    [[nodiscard]] std::size_t distinct_examples() const noexcept { return label_offset_.size() - 1; }
+    /// The fusion weights in effect: D (tool text + examples), K (example vote), C (tool text).
+    [[nodiscard]] std::array<float, 3> fusion_weights() const noexcept { return {wd_, wk_, wc_}; }
 
     /// The doc number of a tool name, or -1.
     [[nodiscard]] std::ptrdiff_t find(std::string_view name) const {
@@ -15738,44 +15912,57 @@ public:
 
     /// The top `k` documents for `query`, best first (ties broken by doc order). Thread-safe.
     [[nodiscard]] std::vector<search_hit> search(std::string_view query, std::size_t k) const {
-        std::vector<float> acc;
-        std::vector<std::uint32_t> touched;
-        return search(query, k, acc, touched);
+        thread_local search_scratch scratch;
+        return search(query, k, scratch);
     }
 
-    /// As search(), reusing caller-owned scratch buffers (no allocation once they are sized).
-    [[nodiscard]] std::vector<search_hit> search(std::string_view query, std::size_t k, std::vector<float>& acc,
-                                                 std::vector<std::uint32_t>& touched) const {
+    /// As search(), with caller-owned buffers.
+    [[nodiscard]] std::vector<search_hit> search(std::string_view query, std::size_t k, search_scratch& s) const {
         std::vector<search_hit> out;
         if (k == 0 || docs_.empty()) return out;
-        if (acc.size() != docs_.size()) acc.assign(docs_.size(), 0.0F);
-        touched.clear();
-        score_into(query, acc, touched, 1.0F);
-        return take_top(acc, touched, k);
+        score_all(query, s, out);
+        select_top(out, k);
+        return out;
     }
 
-    /// Add `scale` × the BM25F score of every matching document to `acc` (sized size(),
-    /// zero where untouched), recording newly touched docs. For fusion with other scorers.
+    /// The fused score of every tool any ranker touched, unordered (for fusion with other
+    /// scorers). Thread-safe.
+    void score_all(std::string_view query, search_scratch& s, std::vector<search_hit>& out) const {
+        out.clear();
+        if (docs_.empty()) return;
+        s.fit(docs_.size(), distinct_examples());
+        analyze_query(query, s);
+        const float dmax = accumulate_tools(s.dc_terms, doc_table_, s, s.d);
+        const float cmax = accumulate_tools(s.dc_terms, text_table_, s, s.c);
+        const float kmax = vote(s);
+        const float wd = dmax > 0 ? wd_ / dmax : 0.0F;
+        const float wc = cmax > 0 ? wc_ / cmax : 0.0F;
+        const float wk = kmax > 0 ? wk_ / kmax : 0.0F;
+        out.reserve(s.tools.size());
+        for (const auto t : s.tools) {
+            const float f = wd * s.d[t] + wk * s.k[t] + wc * s.c[t];
+            if (f > 0) out.push_back({t, f});
+            s.d[t] = s.k[t] = s.c[t] = 0.0F;
+            s.votes[t] = 0;
+        }
+        s.tools.clear();
+    }
+
+    /// Add `scale` × the C score (BM25F over the tool's own fields) of every matching document to
+    /// `acc` (sized size(), zero where untouched), recording newly touched docs.
     void score_into(std::string_view query, std::vector<float>& acc, std::vector<std::uint32_t>& touched,
                     float scale) const {
-        // Query terms with multiplicity (a repeated word counts a little more, not linearly).
-        qterms_scratch q;
         params_.analyzer.for_each_word(query, [&](std::string_view w) {
-            auto t = params_.analyzer.term(w);
+            const auto t = params_.analyzer.term(w);
             if (t.empty()) return;
-            auto it = terms_.find(t);
+            const auto it = terms_.find(t);
             if (it == terms_.end()) return;
-            q.add(it->second);
-        });
-        for (std::size_t i = 0; i < q.n; ++i) {
-            const auto& pl = postings_[q.ids[i]];
-            const float qw = scale * (q.counts[i] == 1 ? 1.0F : 1.0F + 0.5F * std::log(static_cast<float>(q.counts[i])));
-            for (const auto& p : pl) {
+            for (const auto& p : text_table_.list(it->second)) {
                 if (acc[p.doc] == 0.0F) touched.push_back(p.doc);
-                acc[p.doc] += qw * p.weight;
+                acc[p.doc] += scale * p.weight;
                 if (acc[p.doc] == 0.0F) acc[p.doc] = 1e-30F;  // keep "touched" distinguishable from 0
             }
-        }
+        });
     }
 
     /// Select the top `k` from an accumulator filled by score_into (and reset it to zero).
@@ -15788,6 +15975,12 @@ public:
             acc[d] = 0.0F;
         }
         touched.clear();
+        select_top(hits, k);
+        return hits;
+    }
+
+    /// Keep the best `k` hits, best first (ties broken by doc order).
+    static void select_top(std::vector<search_hit>& hits, std::size_t k) {
         auto better = [](const search_hit& a, const search_hit& b) {
             return a.score != b.score ? a.score > b.score : a.doc < b.doc;
         };
@@ -15796,16 +15989,12 @@ public:
             hits.resize(k);
         }
         std::sort(hits.begin(), hits.end(), better);
-        return hits;
     }
 
-    /// Bytes held by the index (postings, term table, stored docs), an estimate from
+    /// Bytes held by the index (postings, term tables, labels, stored docs), an estimate from
     /// container capacities.
     [[nodiscard]] std::size_t memory_bytes() const {
-        std::size_t b = sizeof(*this);
-        for (const auto& pl : postings_) b += sizeof(pl) + pl.capacity() * sizeof(posting);
-        for (const auto& [t, id] : terms_) b += t.capacity() + sizeof(std::string) + sizeof(id) + 2 * sizeof(void*);
-        b += terms_.bucket_count() * sizeof(void*);
+        std::size_t b = sizeof(*this) + postings_bytes();
         for (const auto& d : docs_) b += doc_bytes(d);
         for (const auto& [t, id] : by_name_) b += t.capacity() + sizeof(std::string) + sizeof(id) + 2 * sizeof(void*);
         b += by_name_.bucket_count() * sizeof(void*);
@@ -15816,16 +16005,19 @@ public:
         return b;
     }
 
-    /// Bytes of the search structures alone (postings and term table), without stored docs.
+    /// Bytes of the search structures alone (postings, term tables, example labels), without
+    /// stored docs.
     [[nodiscard]] std::size_t postings_bytes() const {
-        std::size_t b = 0;
-        for (const auto& pl : postings_) b += sizeof(pl) + pl.capacity() * sizeof(posting);
+        std::size_t b = text_table_.bytes() + doc_table_.bytes() + example_table_.bytes() + bigram_table_.bytes();
         for (const auto& [t, id] : terms_) b += t.capacity() + sizeof(std::string) + sizeof(id) + 2 * sizeof(void*);
         b += terms_.bucket_count() * sizeof(void*);
+        b += bigram_keys_.capacity() * sizeof(std::uint64_t);
+        b += (label_offset_.capacity() + labels_.capacity()) * sizeof(std::uint32_t);
         return b;
     }
 
-    /// The terms document `i` is indexed under in one field (for tests and debugging).
+    /// The terms document `i` is indexed under in one field of C (for tests and debugging;
+    /// empty for the examples, whose texts the index does not keep).
     [[nodiscard]] std::vector<std::string> field_terms(std::size_t i, tool_field f) const {
         if (i >= docs_.size()) return {};
         if (f == tool_field::name) return name_terms_[i];
@@ -15835,30 +16027,318 @@ public:
     }
 
 private:
-    struct posting {
-        std::uint32_t doc;
-        float weight;  // idf × saturated BM25F term frequency
-    };
-    struct qterms_scratch {
-        static constexpr std::size_t cap = 64;
-        std::array<std::uint32_t, cap> ids{};
-        std::array<std::uint32_t, cap> counts{};
-        std::size_t n = 0;
-        void add(std::uint32_t id) {
-            for (std::size_t i = 0; i < n; ++i)
-                if (ids[i] == id) {
-                    ++counts[i];
-                    return;
-                }
-            if (n < cap) {
-                ids[n] = id;
-                counts[n] = 1;
-                ++n;
-            }
+    using posting = detail::index_posting;  // weight: idf × saturated term frequency
+    // Posting lists in one array, one list per id, in doc order; bound[id] is the list's
+    // largest weight.
+    struct posting_table {
+        std::vector<std::uint32_t> offset{0};
+        std::vector<posting> postings;
+        std::vector<float> bound;
+        [[nodiscard]] std::span<const posting> list(std::uint32_t id) const {
+            if (static_cast<std::size_t>(id) + 1 >= offset.size()) return {};
+            return {postings.data() + offset[id], postings.data() + offset[id + 1]};
+        }
+        [[nodiscard]] std::size_t bytes() const {
+            return offset.capacity() * sizeof(std::uint32_t) + postings.capacity() * sizeof(posting) +
+                   bound.capacity() * sizeof(float);
         }
     };
+    // One (term, doc) pair with its frequency, later its weight; collected in doc order.
+    struct occurrence {
+        std::uint32_t term;
+        std::uint32_t doc;
+        float value;
+    };
+    static constexpr std::uint32_t no_term = 0xFFFFFFFFU;
+    static constexpr std::uint32_t stop_only_bit = 0x80000000U;
 
     tool_index() = default;
+
+    static float idf(float n, float df) { return std::log(1.0F + (n - df + 0.5F) / (df + 0.5F)); }
+
+    // Counting sort of doc-ordered occurrences by term: each list stays in doc order.
+    static posting_table make_table(std::size_t ids, const std::vector<occurrence>& occ) {
+        posting_table t;
+        t.offset.assign(ids + 1, 0);
+        for (const auto& o : occ) ++t.offset[o.term + 1];
+        for (std::size_t i = 0; i < ids; ++i) t.offset[i + 1] += t.offset[i];
+        t.postings.resize(occ.size());
+        t.bound.assign(ids, 0.0F);
+        std::vector<std::uint32_t> fill(t.offset.begin(), t.offset.end() - 1);
+        for (const auto& o : occ) {
+            t.postings[fill[o.term]++] = {o.doc, o.value};
+            t.bound[o.term] = std::max(t.bound[o.term], o.value);
+        }
+        return t;
+    }
+
+    // Term frequencies of one document's term ids (sorted in place) appended as occurrences.
+    static void count_terms(std::vector<std::uint32_t>& ids, std::uint32_t doc, std::vector<occurrence>& occ) {
+        std::sort(ids.begin(), ids.end());
+        for (std::size_t i = 0; i < ids.size();) {
+            std::size_t j = i;
+            while (j < ids.size() && ids[j] == ids[i]) ++j;
+            occ.push_back({ids[i], doc, static_cast<float>(j - i)});
+            i = j;
+        }
+    }
+
+    // BM25 weights in place: value holds tf; lengths per doc.
+    static void bm25_weights(std::vector<occurrence>& occ, const std::vector<float>& length, std::size_t ids, float k1,
+                             float b) {
+        const auto n = static_cast<float>(length.size());
+        double total = 0;
+        for (float l : length) total += static_cast<double>(l);
+        const float avg = std::max(1.0F, static_cast<float>(total / std::max(1.0, static_cast<double>(n))));
+        std::vector<std::uint32_t> df(ids, 0);
+        for (const auto& o : occ) ++df[o.term];
+        for (auto& o : occ) {
+            const float tf = o.value;
+            const float norm = k1 * (1.0F - b + b * length[o.doc] / avg);
+            o.value = idf(n, static_cast<float>(df[o.term])) * tf * (k1 + 1.0F) / (tf + norm);
+        }
+    }
+
+    std::uint32_t intern(const std::string& t) {
+        return terms_.try_emplace(t, static_cast<std::uint32_t>(terms_.size())).first->second;
+    }
+    [[nodiscard]] std::uint32_t lookup(const std::string& t) const {
+        const auto it = terms_.find(t);
+        return it == terms_.end() ? no_term : it->second;
+    }
+    [[nodiscard]] std::uint32_t bigram_id(std::uint32_t a, std::uint32_t b) const {
+        const std::uint64_t key = (static_cast<std::uint64_t>(a) << 32) | b;
+        const auto it = std::lower_bound(bigram_keys_.begin(), bigram_keys_.end(), key);
+        return it == bigram_keys_.end() || *it != key ? no_term : static_cast<std::uint32_t>(it - bigram_keys_.begin());
+    }
+
+    // Visit every word of `text` as (term for D and C or "" when dropped, term for K or "", is
+    // it a stop word), from one stemming per word.
+    template <class F>
+    void for_each_term(std::string_view text, F&& visit) const {
+        const auto& a = params_.analyzer;
+        const auto& o = a.settings();
+        std::string stem;
+        const std::string none;
+        a.for_each_word(text, [&](std::string_view w) {
+            if (w.size() < o.min_length) {
+                visit(none, none, false);
+                return;
+            }
+            const bool stop = is_stop_word(w);
+            const std::string_view cut = w.substr(0, std::min(w.size(), o.max_length));
+            stem = o.stem ? light_stem(cut) : std::string(cut);
+            const bool dc = !(o.drop_stop_words && stop);
+            const bool k = dc || params_.learning.keep_stop_words;
+            visit(dc ? stem : none, k ? stem : none, stop);
+        });
+    }
+
+    void analyze_query(std::string_view query, search_scratch& s) const {
+        s.dc_terms.clear();
+        s.k_terms.clear();
+        s.k_bigrams.clear();
+        std::uint32_t prev = no_term;
+        const bool with_examples = distinct_examples() > 0;
+        bool prev_stop = false;
+        for_each_term(query, [&](const std::string& dc, const std::string& k, bool stop) {
+            if (!dc.empty()) {
+                const auto id = lookup(dc);
+                if (id != no_term) s.dc_terms.push_back(id);  // repeats count again
+            }
+            if (!with_examples) return;
+            // K ids carry stop_only_bit when made of stop words alone ("the", "i_am").
+            const auto id = k.empty() ? no_term : lookup(k);
+            if (id != no_term) s.k_terms.push_back(stop ? id | stop_only_bit : id);
+            if (params_.learning.bigrams && prev != no_term && id != no_term) {
+                const auto bi = bigram_id(prev, id);
+                if (bi != no_term) s.k_bigrams.push_back(stop && prev_stop ? bi | stop_only_bit : bi);
+            }
+            if (!k.empty()) {  // a dropped word does not break a phrase; an unknown one does
+                prev = id;
+                prev_stop = stop;
+            }
+        });
+        auto unique = [](std::vector<std::uint32_t>& v) {
+            std::sort(v.begin(), v.end());
+            v.erase(std::unique(v.begin(), v.end()), v.end());
+        };
+        unique(s.k_terms);
+        unique(s.k_bigrams);
+    }
+
+    // Term-at-a-time accumulation of one per-tool table; returns the best score.
+    static float accumulate_tools(const std::vector<std::uint32_t>& ids, const posting_table& table, search_scratch& s,
+                                  std::vector<float>& acc) {
+        float best = 0;
+        for (const auto id : ids) {
+            for (const auto& p : table.list(id)) {
+                if (s.votes[p.doc] == 0) {
+                    s.votes[p.doc] = 1;
+                    s.tools.push_back(p.doc);
+                }
+                acc[p.doc] += p.weight;
+            }
+        }
+        for (const auto t : s.tools) best = std::max(best, acc[t]);
+        return best;
+    }
+
+    // First posting at or after `target` (postings in doc order; galloping search).
+    static const posting* seek(const posting* p, const posting* end, std::uint32_t target) {
+        if (p == end || p->doc >= target) return p;
+        const auto n = static_cast<std::size_t>(end - p);
+        std::size_t lo = 0;
+        std::size_t hi = 1;
+        while (hi < n && p[hi].doc < target) {
+            lo = hi;
+            hi *= 2;
+        }
+        hi = std::min(hi, n);
+        return std::lower_bound(p + lo + 1, p + hi, target, [](const posting& x, std::uint32_t v) { return x.doc < v; });
+    }
+
+    // A lower bound of the depth-th largest partial score among `touched` (all in (0, top]):
+    // the lower edge of the histogram bucket that holds it, over the first 16·depth of them
+    // (the depth-th largest of a subset is no larger; the first touched met the strongest lists).
+    static float depth_bound(const std::vector<float>& ex, const std::vector<std::uint32_t>& touched, float top,
+                             std::size_t depth) {
+        constexpr std::size_t buckets = 128;
+        std::array<std::uint32_t, buckets> hist{};
+        const float scale = static_cast<float>(buckets) / top;
+        const std::size_t n = std::min(touched.size(), 16 * depth);
+        for (std::size_t i = 0; i < n; ++i)
+            ++hist[std::min(buckets - 1, static_cast<std::size_t>(ex[touched[i]] * scale))];
+        std::size_t above = 0;
+        for (std::size_t i = buckets; i-- > 0;) {
+            above += hist[i];
+            if (above >= depth) return static_cast<float>(i) / scale;
+        }
+        return 0.0F;
+    }
+
+    // K: score examples (pruned, exact for the best `depth`), let the best vote; returns max K.
+    float vote(search_scratch& s) const {
+        if (s.k_terms.empty() && s.k_bigrams.empty()) return 0.0F;
+        const auto& L = params_.learning;
+        const std::size_t depth = std::max<std::size_t>(L.depth, 1);
+        s.lists.clear();
+        auto add = [&](const posting_table& table, std::uint32_t tagged) {
+            const std::uint32_t id = tagged & ~stop_only_bit;
+            const auto l = table.list(id);
+            if (!l.empty()) s.lists.push_back({l.data(), l.data() + l.size(), table.bound[id], (tagged & stop_only_bit) != 0});
+        };
+        for (const auto id : s.k_terms) add(example_table_, id);
+        for (const auto id : s.k_bigrams) add(bigram_table_, id);
+        // Lists with a content word first, each part by bound, highest first: an example must
+        // share a content word with the query to be in the running ("the" alone is no evidence).
+        auto len = [](const search_scratch::list_ref& r) { return r.end - r.begin; };
+        std::sort(s.lists.begin(), s.lists.end(), [&](const auto& a, const auto& b) {
+            if (a.stop_only != b.stop_only) return b.stop_only;
+            return a.bound != b.bound ? a.bound > b.bound : len(a) < len(b);
+        });
+        if (s.lists.empty() || s.lists.front().stop_only) return 0.0F;
+        // rest[i]: the most the lists after i can still add (in double, then a hair of slack).
+        double rest_total = 0;
+        for (const auto& l : s.lists) rest_total += static_cast<double>(l.bound);
+        auto& ex = s.ex;
+        auto& touched = s.ex_touched;
+        auto& cands = s.candidates;
+        auto& bits = s.in_running;
+        touched.clear();
+        cands.clear();
+        // At most `cap` examples go on to the frequent lists; a list is long past `long_list`.
+        const std::size_t cap = 4 * depth;
+        const auto long_list = static_cast<std::ptrdiff_t>(std::max<std::size_t>(1024, distinct_examples() / 16));
+        bool refining = false;
+        float theta = 0;
+        float top = 0;
+        for (std::size_t li = 0; li < s.lists.size(); ++li) {
+            const posting* b = s.lists[li].begin;
+            const posting* e = s.lists[li].end;
+            rest_total -= static_cast<double>(s.lists[li].bound);
+            const float rest = static_cast<float>(std::max(0.0, rest_total) * (1.0 + 1e-5));
+            if (!refining) {
+                for (const auto* p = b; p != e; ++p) {
+                    float& a = ex[p->doc];
+                    if (a == 0.0F) touched.push_back(p->doc);
+                    a += p->weight;
+                    top = std::max(top, a);
+                }
+                // Can an example not seen yet still reach the best `depth`? Not once the lists
+                // left add less than the depth-th best partial score (a lower bound of its final).
+                if (touched.size() > depth && rest < top && (theta == 0 || rest < 2 * theta))
+                    theta = std::max(theta, depth_bound(ex, touched, top, depth));
+                const bool settled = theta > 0 && rest <= theta;
+                const bool last_content = li + 1 < s.lists.size() && s.lists[li + 1].stop_only;
+                const bool next_long = li + 1 < s.lists.size() && touched.size() > cap &&
+                                       len(s.lists[li + 1]) > long_list;
+                if (settled || last_content || next_long) {
+                    refining = true;
+                    for (const auto x : touched)
+                        if (ex[x] + rest >= theta) cands.push_back(x);
+                    if (cands.size() > cap) {
+                        std::nth_element(cands.begin(), cands.begin() + static_cast<std::ptrdiff_t>(cap), cands.end(),
+                                         [&](std::uint32_t x, std::uint32_t y) {
+                                             return ex[x] != ex[y] ? ex[x] > ex[y] : x < y;
+                                         });
+                        cands.resize(cap);
+                    }
+                    std::sort(cands.begin(), cands.end());
+                    for (const auto x : cands) bits[x / 64] |= std::uint64_t{1} << (x % 64);
+                }
+            } else {
+                // Only the examples still in the running take this list's weights: by skipping
+                // through a long list, or by one pass over a short one.
+                if (static_cast<std::size_t>(e - b) > 8 * cands.size()) {
+                    const posting* p = b;
+                    for (const auto x : cands) {
+                        p = seek(p, e, x);
+                        if (p == e) break;
+                        if (p->doc == x) {
+                            ex[x] += p->weight;
+                            ++p;
+                        }
+                    }
+                } else {
+                    for (const auto* p = b; p != e; ++p)
+                        if ((bits[p->doc / 64] >> (p->doc % 64)) & 1U) ex[p->doc] += p->weight;
+                }
+                // Drop those that can no longer reach theta (theta only grows: partial scores do).
+                if (cands.size() > depth) {
+                    float best_partial = 0;
+                    for (const auto x : cands) best_partial = std::max(best_partial, ex[x]);
+                    theta = std::max(theta, depth_bound(ex, cands, best_partial, depth));
+                }
+                std::size_t kept = 0;
+                for (const auto x : cands) {
+                    if (ex[x] + rest >= theta) cands[kept++] = x;
+                    else bits[x / 64] &= ~(std::uint64_t{1} << (x % 64));
+                }
+                cands.resize(kept);
+            }
+        }
+        for (const auto x : cands) bits[x / 64] = 0;
+        auto& best = s.best;
+        best.clear();
+        for (const auto x : refining ? cands : touched) best.push_back({x, ex[x]});
+        for (const auto x : touched) ex[x] = 0.0F;
+        select_top(best, depth);
+        // Each tool sums its `votes` best examples among them (best is sorted, best first).
+        const auto m = static_cast<std::uint8_t>(std::min<std::size_t>(std::max<std::size_t>(L.votes, 1), 254));
+        float kmax = 0;
+        for (const auto& h : best) {
+            for (std::uint32_t i = label_offset_[h.doc]; i < label_offset_[h.doc + 1]; ++i) {
+                const auto t = labels_[i];
+                if (s.votes[t] == 0) s.tools.push_back(t);
+                if (s.votes[t] > m) continue;
+                s.votes[t] = static_cast<std::uint8_t>(s.votes[t] == 0 ? 2 : s.votes[t] + 1);
+                s.k[t] += h.score;
+                kmax = std::max(kmax, s.k[t]);
+            }
+        }
+        return kmax;
+    }
 
     static std::size_t doc_bytes(const tool_doc& d) {
         std::size_t b = sizeof(d) + d.name.capacity() + d.description.capacity();
@@ -15866,6 +16346,18 @@ private:
         for (const auto& s : d.arg_descriptions) b += sizeof(s) + s.capacity();
         for (const auto& s : d.examples) b += sizeof(s) + s.capacity();
         return b;
+    }
+
+    // The examples of a tool that are indexed: all of them, or an evenly spread subset.
+    template <class F>
+    void for_each_example(const tool_doc& d, F&& visit) const {
+        const std::size_t n = d.examples.size();
+        const std::size_t cap = params_.max_examples_per_tool;
+        if (cap == 0 || n <= cap) {
+            for (const auto& e : d.examples) visit(e);
+            return;
+        }
+        for (std::size_t i = 0; i < cap; ++i) visit(d.examples[i * n / cap]);
     }
 
     void analyze_field(const tool_doc& d, tool_field f, std::vector<std::string>& out) const {
@@ -15886,55 +16378,124 @@ private:
             case tool_field::arg_descriptions:
                 for (const auto& s : d.arg_descriptions) a.append_terms(s, out);
                 break;
-            case tool_field::examples: {
-                const std::size_t cap = params_.max_examples_per_tool;
-                const std::size_t first = d.examples.size() > cap ? d.examples.size() - cap : 0;
-                for (std::size_t i = first; i < d.examples.size(); ++i) a.append_terms(d.examples[i], out);
-                break;
-            }
+            case tool_field::examples: for_each_example(d, [&](const std::string& e) { a.append_terms(e, out); }); break;
         }
     }
+
+    // The distinct example texts, analysed once at build time (then dropped).
+    struct example_set {
+        std::vector<const std::string*> texts;            // distinct texts
+        std::vector<std::uint32_t> tool_offset{0};        // per tool: its examples' text numbers
+        std::vector<std::uint32_t> tool_texts;
+        std::vector<std::uint32_t> dc_offset{0};          // per text: its D/C term ids
+        std::vector<std::uint32_t> dc_ids;
+        std::vector<std::uint32_t> k_offset{0};           // per text: its K word ids (no_term: dropped)
+        std::vector<std::uint32_t> k_ids;
+    };
 
     void construct(std::vector<tool_doc> docs, bm25f_params p) {
         docs_ = std::move(docs);
         params_ = std::move(p);
         const std::size_t n = docs_.size();
         for (std::size_t i = 0; i < n; ++i) by_name_.emplace(docs_[i].name, static_cast<std::uint32_t>(i));
+        example_set ex;
+        collect_examples(ex);
+        build_text_table(ex);
+        build_doc_table(ex);
+        build_example_tables(ex);
+        const auto& L = params_.learning;
+        const float per_tool = n == 0 ? 0.0F : static_cast<float>(example_pairs_) / static_cast<float>(n);
+        const float trust = L.full_trust_examples > 0 ? std::min(1.0F, per_tool / L.full_trust_examples) : 1.0F;
+        wk_ = L.vote_weight_min + (L.vote_weight_max - L.vote_weight_min) * trust;
+        wd_ = 1.0F - wk_;
+        wc_ = L.text_weight;
+        // The examples now live in the postings; the owner (a tool_retriever) keeps the texts.
+        for (auto& d : docs_) std::vector<std::string>().swap(d.examples);
+    }
 
+    // Distinct example texts, which tools each belongs to, and their terms (analysed once).
+    void collect_examples(example_set& ex) {
+        std::unordered_map<std::string_view, std::uint32_t> text_id;
+        std::vector<std::uint32_t> first_label;  // per text: the last tool it was attached to
+        label_offset_.assign(1, 0);
+        labels_.clear();
+        std::vector<std::vector<std::uint32_t>> extra;  // per text: further tools (rare)
+        example_pairs_ = 0;
+        for (std::size_t i = 0; i < docs_.size(); ++i) {
+            const auto t = static_cast<std::uint32_t>(i);
+            for_each_example(docs_[i], [&](const std::string& e) {
+                ++example_pairs_;
+                auto [it, fresh] = text_id.try_emplace(std::string_view(e), static_cast<std::uint32_t>(ex.texts.size()));
+                const std::uint32_t id = it->second;
+                if (fresh) {
+                    ex.texts.push_back(&e);
+                    first_label.push_back(t);
+                    extra.emplace_back();
+                } else if (first_label[id] != t && (extra[id].empty() || extra[id].back() != t)) {
+                    extra[id].push_back(t);
+                }
+                ex.tool_texts.push_back(id);
+            });
+            ex.tool_offset.push_back(static_cast<std::uint32_t>(ex.tool_texts.size()));
+        }
+        std::unordered_map<std::string_view, std::uint32_t>().swap(text_id);
+        const std::size_t ne = ex.texts.size();
+        label_offset_.reserve(ne + 1);
+        for (std::size_t e = 0; e < ne; ++e) {
+            labels_.push_back(first_label[e]);
+            labels_.insert(labels_.end(), extra[e].begin(), extra[e].end());
+            label_offset_.push_back(static_cast<std::uint32_t>(labels_.size()));
+        }
+        labels_.shrink_to_fit();
+        ex.dc_offset.reserve(ne + 1);
+        ex.k_offset.reserve(ne + 1);
+        for (const auto* text : ex.texts) {
+            for_each_term(*text, [&](const std::string& dc, const std::string& k, bool) {
+                // dc is either empty or the same string as k
+                const std::uint32_t id = k.empty() ? (dc.empty() ? no_term : intern(dc)) : intern(k);
+                if (!dc.empty()) ex.dc_ids.push_back(id);
+                ex.k_ids.push_back(k.empty() ? no_term : id);
+            });
+            ex.dc_offset.push_back(static_cast<std::uint32_t>(ex.dc_ids.size()));
+            ex.k_offset.push_back(static_cast<std::uint32_t>(ex.k_ids.size()));
+        }
+    }
+
+    // C: BM25F over the tool's own fields.
+    void build_text_table(const example_set& ex) {
+        const std::size_t n = docs_.size();
         // Vocabulary for compound-name segmentation: the folded words of every other field.
         if (params_.segment_names) {
+            auto add = [&](std::string_view w) {
+                if (w.size() >= 3) vocab_.emplace(w);
+            };
             for (const auto& d : docs_) {
-                auto add = [&](std::string_view w) {
-                    if (w.size() >= 3) vocab_.emplace(w);
-                };
                 params_.analyzer.for_each_word(d.description, add);
                 for (const auto& s : d.arg_names) params_.analyzer.for_each_word(s, add);
-                for (const auto& s : d.examples) params_.analyzer.for_each_word(s, add);
             }
+            for (const auto* t : ex.texts) params_.analyzer.for_each_word(*t, add);
         }
-
-        // Per-field term frequencies: (term id, doc, field) -> tf.
-        struct occ {
+        struct occ5 {
             std::uint32_t term;
             std::uint32_t doc;
             std::array<float, tool_field_count> tf;
         };
         std::vector<std::array<float, tool_field_count>> lengths(n);
         std::array<double, tool_field_count> total{};
-        std::vector<occ> occs;
+        std::vector<occ5> occs;
         std::vector<std::string> buf;
         std::unordered_map<std::uint32_t, std::size_t> doc_terms;  // term -> index into occs, per doc
+        name_terms_.reserve(n);
         for (std::size_t i = 0; i < n; ++i) {
             doc_terms.clear();
             for (std::size_t f = 0; f < tool_field_count; ++f) {
                 buf.clear();
-                analyze_field(docs_[i], static_cast<tool_field>(f), buf);
+                if (f == 0 || params_.weight[f] > 0) analyze_field(docs_[i], static_cast<tool_field>(f), buf);
                 if (f == 0) name_terms_.push_back(buf);
                 lengths[i][f] = static_cast<float>(buf.size());
                 total[f] += static_cast<double>(buf.size());
-                for (auto& t : buf) {
-                    auto [it, inserted] = terms_.try_emplace(std::move(t), static_cast<std::uint32_t>(terms_.size()));
-                    const std::uint32_t id = it->second;
+                for (const auto& t : buf) {
+                    const std::uint32_t id = intern(t);
                     auto [dt, fresh] = doc_terms.try_emplace(id, occs.size());
                     if (fresh) occs.push_back({id, static_cast<std::uint32_t>(i), {}});
                     occs[dt->second].tf[f] += 1.0F;
@@ -15942,7 +16503,7 @@ private:
             }
         }
         // Average field lengths over the documents that have the field: a sparse field (a few
-        // tools with examples) must not make its few holders look abnormally long.
+        // tools with argument descriptions) must not make its few holders look abnormally long.
         std::array<std::size_t, tool_field_count> holders{};
         for (const auto& l : lengths)
             for (std::size_t f = 0; f < tool_field_count; ++f) holders[f] += l[f] > 0 ? 1U : 0U;
@@ -15950,32 +16511,127 @@ private:
         for (std::size_t f = 0; f < tool_field_count; ++f)
             avg[f] = holders[f] == 0 ? 1.0F
                                      : std::max(1.0F, static_cast<float>(total[f] / static_cast<double>(holders[f])));
-
         std::vector<std::uint32_t> df(terms_.size(), 0);
         for (const auto& o : occs) ++df[o.term];
-        postings_.assign(terms_.size(), {});
-        for (std::size_t t = 0; t < df.size(); ++t) postings_[t].reserve(df[t]);
+        std::vector<occurrence> out;
+        out.reserve(occs.size());
         const auto N = static_cast<float>(n);
         for (const auto& o : occs) {
             float tfw = 0;
             for (std::size_t f = 0; f < tool_field_count; ++f) {
-                if (o.tf[f] == 0.0F) continue;
+                if (o.tf[f] == 0.0F || params_.weight[f] <= 0) continue;
                 const float norm = 1.0F - params_.b[f] + params_.b[f] * lengths[o.doc][f] / avg[f];
                 tfw += params_.weight[f] * o.tf[f] / std::max(norm, 1e-3F);
             }
-            const auto d = static_cast<float>(df[o.term]);
-            const float idf = std::log(1.0F + (N - d + 0.5F) / (d + 0.5F));
-            const float w = idf * tfw / (params_.k1 + tfw);
-            if (w > 0.0F) postings_[o.term].push_back({o.doc, w});
+            const float w = idf(N, static_cast<float>(df[o.term])) * tfw / (params_.k1 + tfw);
+            if (w > 0.0F) out.push_back({o.term, o.doc, w});
         }
+        text_table_ = make_table(terms_.size(), out);
         vocab_.clear();  // only needed while analysing names at build time
         vocab_.rehash(0);
+    }
+
+    // D: one BM25 document per tool, name + description + every example.
+    void build_doc_table(const example_set& ex) {
+        const std::size_t n = docs_.size();
+        std::vector<occurrence> occ;
+        std::vector<float> length(n, 0.0F);
+        std::vector<std::uint32_t> ids;
+        auto add = [&](const std::string& dc, const std::string&, bool) {
+            if (!dc.empty()) ids.push_back(intern(dc));
+        };
+        for (std::size_t i = 0; i < n; ++i) {
+            ids.clear();
+            const auto& d = docs_[i];
+            for (const auto& t : name_terms_[i]) ids.push_back(intern(t));  // with compound segments
+            for_each_term(d.description, add);
+            for (std::uint32_t j = ex.tool_offset[i]; j < ex.tool_offset[i + 1]; ++j) {
+                const auto t = ex.tool_texts[j];
+                ids.insert(ids.end(), ex.dc_ids.begin() + ex.dc_offset[t], ex.dc_ids.begin() + ex.dc_offset[t + 1]);
+            }
+            length[i] = static_cast<float>(ids.size());
+            count_terms(ids, static_cast<std::uint32_t>(i), occ);
+        }
+        bm25_weights(occ, length, terms_.size(), params_.learning.doc_k1, params_.learning.doc_b);
+        doc_table_ = make_table(terms_.size(), occ);
+    }
+
+    // K: unigram (stop words kept) and bigram postings of the distinct example texts.
+    void build_example_tables(const example_set& ex) {
+        const auto& L = params_.learning;
+        const std::size_t ne = ex.texts.size();
+        if (ne == 0) return;
+        // Bigram keys: adjacent K words (a dropped word between them does not break the pair).
+        auto for_each_bigram = [&](std::size_t e, auto&& f) {
+            std::uint32_t prev = no_term;
+            for (std::uint32_t i = ex.k_offset[e]; i < ex.k_offset[e + 1]; ++i) {
+                const auto id = ex.k_ids[i];
+                if (id == no_term) continue;
+                if (prev != no_term) f((static_cast<std::uint64_t>(prev) << 32) | id);
+                prev = id;
+            }
+        };
+        bigram_keys_.clear();
+        if (L.bigrams) {
+            for (std::size_t e = 0; e < ne; ++e) for_each_bigram(e, [&](std::uint64_t k) { bigram_keys_.push_back(k); });
+            std::sort(bigram_keys_.begin(), bigram_keys_.end());
+            bigram_keys_.erase(std::unique(bigram_keys_.begin(), bigram_keys_.end()), bigram_keys_.end());
+            bigram_keys_.shrink_to_fit();
+        }
+        std::vector<occurrence> uni;
+        std::vector<occurrence> bi;
+        std::vector<float> length(ne, 0.0F);
+        std::vector<std::uint32_t> ids;
+        for (std::size_t e = 0; e < ne; ++e) {
+            ids.clear();
+            for (std::uint32_t i = ex.k_offset[e]; i < ex.k_offset[e + 1]; ++i)
+                if (ex.k_ids[i] != no_term) ids.push_back(ex.k_ids[i]);
+            std::size_t len = ids.size();
+            count_terms(ids, static_cast<std::uint32_t>(e), uni);
+            if (L.bigrams) {
+                ids.clear();
+                for_each_bigram(e, [&](std::uint64_t k) {
+                    ids.push_back(static_cast<std::uint32_t>(
+                        std::lower_bound(bigram_keys_.begin(), bigram_keys_.end(), k) - bigram_keys_.begin()));
+                });
+                len += ids.size();
+                count_terms(ids, static_cast<std::uint32_t>(e), bi);
+            }
+            length[e] = static_cast<float>(len);
+        }
+        // One BM25 collection over unigrams and bigrams together (one length per example).
+        const auto N = static_cast<float>(ne);
+        double total = 0;
+        for (float l : length) total += static_cast<double>(l);
+        const float avg = std::max(1.0F, static_cast<float>(total / static_cast<double>(ne)));
+        auto weigh = [&](std::vector<occurrence>& occ, std::size_t ids_n) {
+            std::vector<std::uint32_t> df(ids_n, 0);
+            for (const auto& o : occ) ++df[o.term];
+            for (auto& o : occ) {
+                const float tf = o.value;
+                const float norm = L.example_k1 * (1.0F - L.example_b + L.example_b * length[o.doc] / avg);
+                o.value = idf(N, static_cast<float>(df[o.term])) * tf * (L.example_k1 + 1.0F) / (tf + norm);
+            }
+        };
+        weigh(uni, terms_.size());
+        example_table_ = make_table(terms_.size(), uni);
+        std::vector<occurrence>().swap(uni);
+        weigh(bi, bigram_keys_.size());
+        bigram_table_ = make_table(bigram_keys_.size(), bi);
     }
 
     std::vector<tool_doc> docs_;
     bm25f_params params_;
     std::unordered_map<std::string, std::uint32_t> terms_;
-    std::vector<std::vector<posting>> postings_;
+    posting_table text_table_;     // C, by term id
+    posting_table doc_table_;      // D, by term id
+    posting_table example_table_;  // K unigrams, by term id; docs are example numbers
+    posting_table bigram_table_;   // K bigrams, by bigram id (index into bigram_keys_)
+    std::vector<std::uint64_t> bigram_keys_;  // sorted (first term id << 32 | second term id)
+    std::vector<std::uint32_t> label_offset_{0};
+    std::vector<std::uint32_t> labels_;  // example -> the tools it was attached to
+    std::size_t example_pairs_ = 0;
+    float wd_ = 0.7F, wk_ = 0.3F, wc_ = 0.15F;
     std::unordered_map<std::string, std::uint32_t> by_name_;
     std::unordered_set<std::string> vocab_;
     std::vector<std::vector<std::string>> name_terms_;
@@ -16147,22 +16803,19 @@ public:
         } else {
             const std::size_t n = idx.size();
             if (n == 0 || k == 0) return {};
-            std::vector<float> acc(n, 0.0F);
-            std::vector<std::uint32_t> touched;
-            idx.score_into(query, acc, touched, 1.0F);
+            thread_local search_scratch scratch;
+            std::vector<search_hit> lex;
+            idx.score_all(query, scratch, lex);
             std::vector<float> q(s.dim, 0.0F);
             embedder_.embed(query, q);
             detail::l2_normalize(q);
             // The candidate pool: every tool when small, else the lexical top candidate_pool.
-            std::vector<search_hit> lex;
             std::vector<std::uint32_t> pool;
             if (n <= opt_.dense_full_scan_limit) {
-                lex.reserve(touched.size());
-                for (auto d : touched) lex.push_back({d, acc[d]});
                 pool.resize(n);
                 for (std::size_t i = 0; i < n; ++i) pool[i] = static_cast<std::uint32_t>(i);
             } else {
-                lex = tool_index::take_top(acc, touched, std::max(opt_.candidate_pool, k));
+                tool_index::select_top(lex, std::max(opt_.candidate_pool, k));
                 for (const auto& h : lex) pool.push_back(h.doc);
             }
             std::vector<float> lexs(n, 0.0F);
@@ -16202,7 +16855,6 @@ public:
                 for (auto d : pool)
                     if (rr[d] > 0) fused.push_back({d, rr[d]});
             }
-            for (auto d : touched) acc[d] = 0.0F;
             auto better = [](const search_hit& a, const search_hit& b) {
                 return a.score != b.score ? a.score > b.score : a.doc < b.doc;
             };
@@ -16248,10 +16900,12 @@ public:
                 detail::l2_normalize(row);
                 if (!d.examples.empty() && opt_.dense_example_weight > 0) {
                     std::vector<float> centroid(s->dim, 0.0F);
+                    // Every example (or, with a cap, an evenly spread subset, as the index does).
+                    const std::size_t ne = d.examples.size();
                     const std::size_t cap = opt_.bm25.max_examples_per_tool;
-                    const std::size_t first = d.examples.size() > cap ? d.examples.size() - cap : 0;
-                    for (std::size_t e = first; e < d.examples.size(); ++e) {
-                        embedder_.embed(d.examples[e], tmp);
+                    const std::size_t use = cap == 0 ? ne : std::min(ne, cap);
+                    for (std::size_t u = 0; u < use; ++u) {
+                        embedder_.embed(d.examples[u * ne / use], tmp);
                         detail::l2_normalize(tmp);
                         for (std::size_t j = 0; j < s->dim; ++j) centroid[j] += tmp[j];
                     }
@@ -16639,7 +17293,8 @@ frozen_scope core_scope(const Box& box) {
 
 // ---- begin <agentkit/browser/tools/actions.hpp> ----
 // agentkit/browser/tools/actions.hpp — browser tools: actions on elements: click, type, hover, drag, select, fill a form, press, upload, dialogs.
-// Each tool: its argument struct and a factory; tools.hpp registers them in browser_tools().
+// Part of browser/tools.hpp (include that): each tool, its argument struct and a factory;
+// tools.hpp registers them in browser_tools().
 
 // ---- begin <agentkit/browser/tools/support.hpp> ----
 // agentkit/browser/tools/support.hpp — what every browser tool uses: the element arguments
@@ -17271,7 +17926,8 @@ auto dialog_tool(State& st) {
 // ---- end <agentkit/browser/tools/actions.hpp> ----
 // ---- begin <agentkit/browser/tools/batch.hpp> ----
 // agentkit/browser/tools/batch.hpp — browser tools: reading several URLs at once (browser_batch).
-// Each tool: its argument struct and a factory; tools.hpp registers them in browser_tools().
+// Part of browser/tools.hpp (include that): each tool, its argument struct and a factory;
+// tools.hpp registers them in browser_tools().
 
 
 namespace agentkit::browser {
@@ -17402,7 +18058,8 @@ auto batch_tool(State& st) {
 // ---- end <agentkit/browser/tools/batch.hpp> ----
 // ---- begin <agentkit/browser/tools/interact.hpp> ----
 // agentkit/browser/tools/interact.hpp — browser tools: several steps in one call (browser_interact).
-// Each tool: its argument struct and a factory; tools.hpp registers them in browser_tools().
+// Part of browser/tools.hpp (include that): each tool, its argument struct and a factory;
+// tools.hpp registers them in browser_tools().
 
 // ---- begin <agentkit/format/compact.hpp> ----
 // agentkit/format/compact.hpp — the wordings compound tools share: a few tokens a call.
@@ -17686,7 +18343,8 @@ auto interact_tool(State& st) {
 // ---- end <agentkit/browser/tools/interact.hpp> ----
 // ---- begin <agentkit/browser/tools/logs.hpp> ----
 // agentkit/browser/tools/logs.hpp — browser tools: the tab's console and network logs.
-// Each tool: its argument struct and a factory; tools.hpp registers them in browser_tools().
+// Part of browser/tools.hpp (include that): each tool, its argument struct and a factory;
+// tools.hpp registers them in browser_tools().
 
 
 namespace agentkit::browser {
@@ -17896,7 +18554,8 @@ auto network_tool(State& st) {
 // ---- end <agentkit/browser/tools/logs.hpp> ----
 // ---- begin <agentkit/browser/tools/navigation.hpp> ----
 // agentkit/browser/tools/navigation.hpp — browser tools: navigating, tabs, the viewport and closing the browser.
-// Each tool: its argument struct and a factory; tools.hpp registers them in browser_tools().
+// Part of browser/tools.hpp (include that): each tool, its argument struct and a factory;
+// tools.hpp registers them in browser_tools().
 
 
 namespace agentkit::browser {
@@ -18033,7 +18692,8 @@ auto close_tool(State& st) {
 // ---- end <agentkit/browser/tools/navigation.hpp> ----
 // ---- begin <agentkit/browser/tools/page.hpp> ----
 // agentkit/browser/tools/page.hpp — browser tools: screenshots, evaluate, waits and structured extraction.
-// Each tool: its argument struct and a factory; tools.hpp registers them in browser_tools().
+// Part of browser/tools.hpp (include that): each tool, its argument struct and a factory;
+// tools.hpp registers them in browser_tools().
 
 
 namespace agentkit::browser {
@@ -18223,7 +18883,8 @@ auto extract_tool(State& st) {
 // ---- end <agentkit/browser/tools/page.hpp> ----
 // ---- begin <agentkit/browser/tools/recording.hpp> ----
 // agentkit/browser/tools/recording.hpp — browser tools: screen recordings.
-// Each tool: its argument struct and a factory; tools.hpp registers them in browser_tools().
+// Part of browser/tools.hpp (include that): each tool, its argument struct and a factory;
+// tools.hpp registers them in browser_tools().
 
 
 namespace agentkit::browser {
@@ -18291,7 +18952,8 @@ auto recording_stop_tool(State& st) {
 // ---- end <agentkit/browser/tools/recording.hpp> ----
 // ---- begin <agentkit/browser/tools/session.hpp> ----
 // agentkit/browser/tools/session.hpp — browser tools: the session's artifacts and call metrics.
-// Each tool: its argument struct and a factory; tools.hpp registers them in browser_tools().
+// Part of browser/tools.hpp (include that): each tool, its argument struct and a factory;
+// tools.hpp registers them in browser_tools().
 
 
 namespace agentkit::browser {
@@ -18379,7 +19041,8 @@ auto metrics_tool(State& st) {
 // ---- end <agentkit/browser/tools/session.hpp> ----
 // ---- begin <agentkit/browser/tools/snapshot.hpp> ----
 // agentkit/browser/tools/snapshot.hpp — browser tools: the page snapshot (browser_snapshot).
-// Each tool: its argument struct and a factory; tools.hpp registers them in browser_tools().
+// Part of browser/tools.hpp (include that): each tool, its argument struct and a factory;
+// tools.hpp registers them in browser_tools().
 
 
 namespace agentkit::browser {

@@ -8,6 +8,8 @@ The program runs as a subprocess on the small BEIR fixture in data/route_eval/:
                   word with any tool, a score-0 row (not relevant) and q9 without a query text
   qrels/train.tsv t1, t2 (ticker requests) -> stock_quote, t3 -> weather_forecast, a row for a
                   tool not in the corpus and one for a query without a text
+--baseline adds a line with the naive baseline's Recall@k and the difference in R@5; --scale
+prints the cost of a copied catalogue instead of the report.
 The printed metrics are recomputed here from the --run file and the qrels (an independent
 implementation of Recall@k, NDCG@k and COMP@k) and must agree to the printed precision.
 
@@ -34,15 +36,24 @@ HEADER = re.compile(r"tools (\d+) \| queries (\d+)(?: \((\d+) without text skipp
                     r"(lexical|hybrid(?: \((weighted|rrf), dense weight (\d\.\d\d), dim (\d+)\))?)")
 COLUMNS = "metric         @1       @3       @5      @10"
 ROW = re.compile(r"(Recall|NDCG|COMP) +" + r" +(\d+\.\d\d)%" * 4)
+BASELINE = re.compile(r"Baseline" + r" +(\d+\.\d\d)%" * 4 + r" \| Recall of naive BM25 \(name \+ description \+ all "
+                      r"examples, one field\); R@5 difference ([+-]\d+\.\d\d)")
+SCALE = re.compile(r"scale: tools (\d+) \| example texts (\d+) \((\d+) tool-example pairs\) \| build (\d+\.\d) ms \| "
+                   r"index memory (\d+) bytes \| peak RSS (\d+) kB")
+SCALE_LATENCY = re.compile(r"latency  p50 (\d+\.\d) us  p99 (\d+\.\d) us  max (\d+\.\d) us \| queries (\d+)")
 LATENCY = re.compile(r"latency  p50 (\d+\.\d) us  p99 (\d+\.\d) us  max (\d+\.\d) us \| build (\d+\.\d) ms \| "
                      r"index memory (\d+) bytes \((\d+) per tool\)")
 
 
-def parse_report(test, stdout):
-    """The six lines of the report, checked line by line; returns the header fields, the
-    metrics {name: [v@1, v@3, v@5, v@10]} in percent, and the latency fields."""
+def parse_report(test, stdout, baseline=False):
+    """The six lines of the report (seven with --baseline), checked line by line; returns the
+    header fields, the metrics {name: [v@1, v@3, v@5, v@10]} in percent (with --baseline also
+    "Baseline": its Recall@k and "Delta": the printed R@5 difference), and the latency fields."""
     lines = stdout.splitlines()
-    test.assertEqual(len(lines), 6, stdout)
+    test.assertEqual(len(lines), 7 if baseline else 6, stdout)
+    if baseline:
+        base = BASELINE.fullmatch(lines.pop(5))
+        test.assertIsNotNone(base, stdout)
     head = HEADER.fullmatch(lines[0])
     test.assertIsNotNone(head, lines[0])
     test.assertEqual(lines[1], COLUMNS)
@@ -54,6 +65,9 @@ def parse_report(test, stdout):
         # The columns line up under the header: the name in 8 columns, then " %7.2f%%" per k.
         test.assertEqual(line, "%-8s" % m.group(1) + "".join(" %7.2f%%" % v for v in metrics[m.group(1)]))
     test.assertEqual(list(metrics), ["Recall", "NDCG", "COMP"])
+    if baseline:
+        metrics["Baseline"] = [float(v) for v in base.groups()[:4]]
+        metrics["Delta"] = float(base.group(5))
     lat = LATENCY.fullmatch(lines[5])
     test.assertIsNotNone(lat, lines[5])
     return head, metrics, lat
@@ -154,7 +168,9 @@ class RouteEvalTest(unittest.TestCase):
         run = self.tmp / ("run%d.trec" % self.runs)
         proc = self.run_eval("--run", str(run), *args, qrels=qrels, **kw)
         self.assertEqual(proc.returncode, 0, proc.stderr)
-        head, metrics, lat = parse_report(self, proc.stdout)
+        baseline = "--baseline" in args
+        head, metrics, lat = parse_report(self, proc.stdout, baseline)
+        base = (metrics.pop("Baseline"), metrics.pop("Delta")) if baseline else None
         runs = read_run(self, run, tag)
         gold = read_qrels(qrels)
         texts = query_ids(kw.get("queries", QUERIES))
@@ -177,6 +193,13 @@ class RouteEvalTest(unittest.TestCase):
         memory, per_tool = int(lat.group(5)), int(lat.group(6))
         self.assertGreater(memory, 0)
         self.assertAlmostEqual(per_tool, memory / int(head.group(1)), delta=1)
+        if base is not None:
+            recall, delta = base
+            self.assertEqual(recall, sorted(recall))
+            self.assertTrue(all(0 <= v <= 100 for v in recall))
+            # The difference is agentkit's Recall@5 minus the baseline's (both printed rounded).
+            self.assertAlmostEqual(delta, metrics["Recall"][2] - recall[2], delta=0.011)
+            metrics["Baseline"], metrics["Delta"] = recall, delta
         return proc, head, metrics, runs
 
     def test_cold_report_and_obvious_queries(self):
@@ -228,6 +251,49 @@ class RouteEvalTest(unittest.TestCase):
         # The other queries keep their first tool.
         for qid in ("q1", "q2", "q3", "q4", "q7"):
             self.assertEqual(runs[qid][0], cold_runs[qid][0], qid)
+
+    def test_baseline_beside_cold_and_learned_runs(self):
+        qrels = self.tmp / "obvious.tsv"
+        qrels.write_text("query-id\tcorpus-id\tscore\n" + "".join(
+            "%s\t%s\t1\n" % p for p in (("q1", "weather_forecast"), ("q2", "currency_converter"),
+                                        ("q3", "pdf_to_text"), ("q4", "send_email"), ("q7", "book_flight"))))
+        _, _, metrics, _ = self.evaluate("--baseline", qrels=qrels)
+        # The baseline indexes name + description + examples only: q7, which only book_flight's
+        # argument descriptions answer, is the one it misses.
+        self.assertEqual(metrics["Recall"], [100.0] * 4)
+        self.assertEqual(metrics["Baseline"], [80.0] * 4)
+        self.assertEqual(metrics["Delta"], 20.0)
+        # Cold and with examples on the whole fixture: the examples teach the baseline q6 too.
+        _, _, cold, _ = self.evaluate("--baseline")
+        _, head, learned, _ = self.evaluate("--baseline", "--examples", str(TRAIN))
+        self.assertEqual(head.group(4), "3")
+        self.assertLess(cold["Baseline"][3], learned["Baseline"][3])
+        self.assertGreaterEqual(learned["Delta"], 0)
+        self.assertGreaterEqual(cold["Delta"], 0)
+        # Without --baseline the report has no such line (checked by parse_report's line count).
+        self.evaluate("--examples", str(TRAIN))
+        # Beside a hybrid run too.
+        proc, _, hybrid, _ = self.evaluate("--hybrid", "--baseline", "--examples", str(TRAIN))
+        self.assertEqual(hybrid["Baseline"], learned["Baseline"])
+
+    def test_scale(self):
+        proc = self.run_eval("--scale", "20,30", "--examples", str(TRAIN))
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        lines = proc.stdout.splitlines()
+        self.assertEqual(len(lines), 2, proc.stdout)
+        head, lat = SCALE.fullmatch(lines[0]), SCALE_LATENCY.fullmatch(lines[1])
+        self.assertIsNotNone(head, lines[0])
+        self.assertIsNotNone(lat, lines[1])
+        self.assertEqual(head.group(1), "20")
+        # 30 example texts drawn from t1-t3, tagged with one of 5,000 words, each on one copy of its
+        # one gold tool (copies 0-1 of seven tools fit in 20): at most 30 distinct, one pair each.
+        self.assertLessEqual(int(head.group(2)), 30)
+        self.assertGreater(int(head.group(2)), 20)
+        self.assertEqual(head.group(3), "30")
+        self.assertGreater(int(head.group(5)), 0)
+        self.assertEqual(lat.group(4), "7")  # the test queries with a text
+        p50, p99, mx = (float(v) for v in lat.groups()[:3])
+        self.assertTrue(0 <= p50 <= p99 <= mx)
 
     def test_hybrid(self):
         proc, head, _, runs = self.evaluate("--hybrid", "--fusion", "rrf", "--dim", "64", "--dense-weight", "0.5")
@@ -287,6 +353,9 @@ class RouteEvalTest(unittest.TestCase):
             (["--dim", "-1"], "--dim needs an integer from 1 to 65536, not '-1'"),
             (["--dim", "12x"], "--dim needs an integer from 1 to 65536, not '12x'"),
             (["--depth", "0"], "--depth needs an integer from 1 to 1000000, not '0'"),
+            (["--scale", "12"], "--scale needs TOOLS,EXAMPLES, not '12'"),
+            (["--scale", "0,5"], "--scale needs an integer from 1 to 10000000, not '0'"),
+            (["--scale", "10,5"], "--scale with examples needs --examples (the queries the examples are drawn from)"),
         ]
         for args, message in cases:
             proc = self.run_eval("--hybrid", *args)

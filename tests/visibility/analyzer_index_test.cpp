@@ -161,7 +161,52 @@ TEST(Retriever, LearnsFromExamplesAfterRebuild) {
     auto after = r.search(q, 1);
     ASSERT_FALSE(after.empty());
     EXPECT_EQ(r.doc(after[0].doc).name, "sendEmail");
-    EXPECT_EQ(snap->lexical->doc(2).examples.size(), 0U);
+    // The older snapshot still ranks as it did, knowing no example.
+    EXPECT_EQ(snap->lexical->example_count(), 0U);
+    EXPECT_EQ(r.index().example_count(), 1U);
+    auto old = r.search_in(*snap, q, 1);
+    EXPECT_TRUE(old.empty() || r.doc(old[0].doc).name != "sendEmail");
+    EXPECT_EQ(r.doc(2).examples.size(), 1U);  // the retriever keeps the texts
+}
+
+TEST(ToolIndex, FusionTrustsTheExampleVoteMoreWithMoreExamplesPerTool) {
+    auto docs = small_corpus();
+    auto cold = ak::tool_index::build(docs);
+    EXPECT_FLOAT_EQ(cold->fusion_weights()[0], 0.7F);  // D
+    EXPECT_FLOAT_EQ(cold->fusion_weights()[1], 0.3F);  // K (empty without examples)
+    EXPECT_FLOAT_EQ(cold->fusion_weights()[2], 0.15F);  // C
+    for (auto& d : docs)
+        for (int i = 0; i < 25; ++i) d.examples.push_back(d.name + " request " + std::to_string(i));
+    auto half = ak::tool_index::build(docs);  // 25 examples per tool: halfway to full trust
+    EXPECT_FLOAT_EQ(half->fusion_weights()[1], 0.5F);
+    EXPECT_FLOAT_EQ(half->fusion_weights()[0], 0.5F);
+    EXPECT_EQ(half->example_count(), 7U * 25U);
+    EXPECT_EQ(half->distinct_examples(), 7U * 25U);
+}
+
+TEST(ToolIndex, OneExampleTextAttachedToTwoToolsVotesForBoth) {
+    auto docs = small_corpus();
+    docs[2].examples = {"tell the team the forecast in french"};  // sendEmail
+    docs[5].examples = {"tell the team the forecast in french"};  // translate_text
+    auto idx = ak::tool_index::build(docs);
+    EXPECT_EQ(idx->example_count(), 2U);
+    EXPECT_EQ(idx->distinct_examples(), 1U);
+    auto hits = idx->search("tell the team the forecast in french", 2);
+    ASSERT_EQ(hits.size(), 2U);
+    std::vector<std::string> names{idx->doc(hits[0].doc).name, idx->doc(hits[1].doc).name};
+    std::sort(names.begin(), names.end());
+    EXPECT_EQ(names, (std::vector<std::string>{"sendEmail", "translate_text"}));
+}
+
+TEST(ToolIndex, ExampleVoteUsesPhrasingStopWordsAndBigrams) {
+    // Two tools whose examples share every content word and differ only in their phrasing, made
+    // of stop words: only the example vote (stop words kept, bigrams) can tell them apart.
+    std::vector<ak::tool_doc> docs(2);
+    docs[0] = {"alpha_tool", "First service.", {}, {}, {"what about a cheap hotel", "what about a cheap flight"}};
+    docs[1] = {"beta_tool", "Second service.", {}, {}, {"do you have a cheap hotel", "do you have a cheap flight"}};
+    auto idx = ak::tool_index::build(docs);
+    EXPECT_EQ(top(*idx, "do you have a cheap car"), "beta_tool");  // beta is second in doc order
+    EXPECT_EQ(top(*idx, "what about a cheap car"), "alpha_tool");
 }
 
 TEST(Retriever, HybridEmbedderRescuesMisspellings) {

@@ -1,5 +1,6 @@
-// agentkit/visibility/retriever.hpp — tool retrieval: the lexical BM25F index, optionally fused
-// with dense scores from an embedder, plus learning from usage.
+// agentkit/visibility/retriever.hpp — tool retrieval: the lexical index (tool text fused with
+// what usage examples teach; see tool_index.hpp), optionally fused with dense scores from an
+// embedder, plus learning from usage.
 //
 //   agentkit::tool_retriever<> r(agentkit::tool_docs_from(box.infos()));          // lexical
 //   agentkit::tool_retriever<agentkit::hashed_ngram_embedder> h(docs, {}, {});     // hybrid
@@ -179,22 +180,19 @@ public:
         } else {
             const std::size_t n = idx.size();
             if (n == 0 || k == 0) return {};
-            std::vector<float> acc(n, 0.0F);
-            std::vector<std::uint32_t> touched;
-            idx.score_into(query, acc, touched, 1.0F);
+            thread_local search_scratch scratch;
+            std::vector<search_hit> lex;
+            idx.score_all(query, scratch, lex);
             std::vector<float> q(s.dim, 0.0F);
             embedder_.embed(query, q);
             detail::l2_normalize(q);
             // The candidate pool: every tool when small, else the lexical top candidate_pool.
-            std::vector<search_hit> lex;
             std::vector<std::uint32_t> pool;
             if (n <= opt_.dense_full_scan_limit) {
-                lex.reserve(touched.size());
-                for (auto d : touched) lex.push_back({d, acc[d]});
                 pool.resize(n);
                 for (std::size_t i = 0; i < n; ++i) pool[i] = static_cast<std::uint32_t>(i);
             } else {
-                lex = tool_index::take_top(acc, touched, std::max(opt_.candidate_pool, k));
+                tool_index::select_top(lex, std::max(opt_.candidate_pool, k));
                 for (const auto& h : lex) pool.push_back(h.doc);
             }
             std::vector<float> lexs(n, 0.0F);
@@ -234,7 +232,6 @@ public:
                 for (auto d : pool)
                     if (rr[d] > 0) fused.push_back({d, rr[d]});
             }
-            for (auto d : touched) acc[d] = 0.0F;
             auto better = [](const search_hit& a, const search_hit& b) {
                 return a.score != b.score ? a.score > b.score : a.doc < b.doc;
             };
@@ -280,10 +277,12 @@ public:
                 detail::l2_normalize(row);
                 if (!d.examples.empty() && opt_.dense_example_weight > 0) {
                     std::vector<float> centroid(s->dim, 0.0F);
+                    // Every example (or, with a cap, an evenly spread subset, as the index does).
+                    const std::size_t ne = d.examples.size();
                     const std::size_t cap = opt_.bm25.max_examples_per_tool;
-                    const std::size_t first = d.examples.size() > cap ? d.examples.size() - cap : 0;
-                    for (std::size_t e = first; e < d.examples.size(); ++e) {
-                        embedder_.embed(d.examples[e], tmp);
+                    const std::size_t use = cap == 0 ? ne : std::min(ne, cap);
+                    for (std::size_t u = 0; u < use; ++u) {
+                        embedder_.embed(d.examples[u * ne / use], tmp);
                         detail::l2_normalize(tmp);
                         for (std::size_t j = 0; j < s->dim; ++j) centroid[j] += tmp[j];
                     }
