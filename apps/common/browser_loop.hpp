@@ -235,7 +235,7 @@ public:
         if (!state_) return "[browser] not started";
         char buf[200];
         std::snprintf(buf, sizeof buf, "[browser] calls=%zu result_bytes=%zu result_tokens~%zu browser_ms=%lld mode=%s",
-                      state_->calls, state_->total_bytes, state_->total_tokens, static_cast<long long>(state_->total_ms),
+                      state_->total.calls, state_->total.bytes, state_->total.tokens, static_cast<long long>(state_->total.ms),
                       std::string(session_->get_masker().current_mode()).c_str());
         return buf;
     }

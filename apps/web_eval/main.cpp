@@ -234,7 +234,7 @@ public:
         browser.close();
 
         ak::report rep = session.make_report();
-        rep.summary.push_back("browser: " + std::to_string(state.calls) + " calls, " + std::to_string(state.total_ms) + " ms");
+        rep.summary.push_back("browser: " + std::to_string(state.total.calls) + " calls, " + std::to_string(state.total.ms) + " ms");
         keep(session.session_id(), store);
         return ak::tool_output::text(ak::render_report(rep));
     }

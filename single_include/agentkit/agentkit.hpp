@@ -11912,17 +11912,24 @@ struct tool_state {
     tools_options options{};
     token_counter tokens{};
 
+    /// Sums of the calls' metrics.
     struct totals {
         std::size_t calls = 0, bytes = 0, tokens = 0;
         std::int64_t ms = 0, wait_ms = 0;
         std::uint64_t cdp_round_trips = 0;
+        void add(const call_metrics& m) {
+            ++calls;
+            bytes += m.bytes;
+            tokens += m.tokens;
+            ms += m.ms;
+            wait_ms += m.wait_ms;
+            cdp_round_trips += m.cdp_round_trips;
+        }
     };
     static constexpr std::size_t recent_capacity = 64;  ///< per-call metrics kept for browser_metrics
 
-    std::mutex mu;
-    std::size_t calls = 0, total_bytes = 0, total_tokens = 0;
-    std::int64_t total_ms = 0, total_wait_ms = 0;
-    std::uint64_t total_cdp_round_trips = 0;
+    std::mutex mu;  ///< the metrics below
+    totals total;   ///< every call of the session
     std::map<std::string, totals> per_tool;
     std::deque<call_metrics> recent;  ///< the newest calls, oldest first
 
@@ -16290,7 +16297,7 @@ private:
             } else {
                 // Only the examples still in the running take this list's weights: by skipping
                 // through a long list, or by one pass over a short one.
-                if (static_cast<std::size_t>(e - b) > 8 * cands.size()) {
+                if (static_cast<std::size_t>(e - b) > 32 * cands.size()) {
                     const posting* p = b;
                     for (const auto x : cands) {
                         p = seek(p, e, x);
@@ -17573,19 +17580,8 @@ inline result<tool_output> finish(tool_state& st, std::string_view tool, std::ch
     }
     {
         std::lock_guard lock(st.mu);
-        ++st.calls;
-        st.total_bytes += m.bytes;
-        st.total_tokens += m.tokens;
-        st.total_ms += m.ms;
-        st.total_wait_ms += m.wait_ms;
-        st.total_cdp_round_trips += m.cdp_round_trips;
-        auto& pt = st.per_tool[m.tool];
-        ++pt.calls;
-        pt.bytes += m.bytes;
-        pt.tokens += m.tokens;
-        pt.ms += m.ms;
-        pt.wait_ms += m.wait_ms;
-        pt.cdp_round_trips += m.cdp_round_trips;
+        st.total.add(m);
+        st.per_tool[m.tool].add(m);
         st.recent.push_back(m);
         if (st.recent.size() > tool_state::recent_capacity) st.recent.pop_front();
     }
@@ -19020,8 +19016,8 @@ auto metrics_tool(State& st) {
                        " bytes (~" + std::to_string(tokens) + " tokens), " + std::to_string(ms) + " ms, " +
                        std::to_string(trips) + " CDP round trips, " + std::to_string(waited) + " ms waiting\n";
             };
-            std::string out = line("total", s->calls, s->total_bytes, s->total_tokens, s->total_ms, s->total_cdp_round_trips,
-                                   s->total_wait_ms);
+            const auto& t = s->total;
+            std::string out = line("total", t.calls, t.bytes, t.tokens, t.ms, t.cdp_round_trips, t.wait_ms);
             for (const auto& [name, v] : s->per_tool)
                 out += line(name, v.calls, v.bytes, v.tokens, v.ms, v.cdp_round_trips, v.wait_ms);
             const auto want = static_cast<std::size_t>(std::max(0, a.last.value_or(10)));

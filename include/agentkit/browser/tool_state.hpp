@@ -48,17 +48,24 @@ struct tool_state {
     tools_options options{};
     token_counter tokens{};
 
+    /// Sums of the calls' metrics.
     struct totals {
         std::size_t calls = 0, bytes = 0, tokens = 0;
         std::int64_t ms = 0, wait_ms = 0;
         std::uint64_t cdp_round_trips = 0;
+        void add(const call_metrics& m) {
+            ++calls;
+            bytes += m.bytes;
+            tokens += m.tokens;
+            ms += m.ms;
+            wait_ms += m.wait_ms;
+            cdp_round_trips += m.cdp_round_trips;
+        }
     };
     static constexpr std::size_t recent_capacity = 64;  ///< per-call metrics kept for browser_metrics
 
-    std::mutex mu;
-    std::size_t calls = 0, total_bytes = 0, total_tokens = 0;
-    std::int64_t total_ms = 0, total_wait_ms = 0;
-    std::uint64_t total_cdp_round_trips = 0;
+    std::mutex mu;  ///< the metrics below
+    totals total;   ///< every call of the session
     std::map<std::string, totals> per_tool;
     std::deque<call_metrics> recent;  ///< the newest calls, oldest first
 

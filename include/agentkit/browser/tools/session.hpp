@@ -69,8 +69,8 @@ auto metrics_tool(State& st) {
                        " bytes (~" + std::to_string(tokens) + " tokens), " + std::to_string(ms) + " ms, " +
                        std::to_string(trips) + " CDP round trips, " + std::to_string(waited) + " ms waiting\n";
             };
-            std::string out = line("total", s->calls, s->total_bytes, s->total_tokens, s->total_ms, s->total_cdp_round_trips,
-                                   s->total_wait_ms);
+            const auto& t = s->total;
+            std::string out = line("total", t.calls, t.bytes, t.tokens, t.ms, t.cdp_round_trips, t.wait_ms);
             for (const auto& [name, v] : s->per_tool)
                 out += line(name, v.calls, v.bytes, v.tokens, v.ms, v.cdp_round_trips, v.wait_ms);
             const auto want = static_cast<std::size_t>(std::max(0, a.last.value_or(10)));

@@ -101,19 +101,8 @@ inline result<tool_output> finish(tool_state& st, std::string_view tool, std::ch
     }
     {
         std::lock_guard lock(st.mu);
-        ++st.calls;
-        st.total_bytes += m.bytes;
-        st.total_tokens += m.tokens;
-        st.total_ms += m.ms;
-        st.total_wait_ms += m.wait_ms;
-        st.total_cdp_round_trips += m.cdp_round_trips;
-        auto& pt = st.per_tool[m.tool];
-        ++pt.calls;
-        pt.bytes += m.bytes;
-        pt.tokens += m.tokens;
-        pt.ms += m.ms;
-        pt.wait_ms += m.wait_ms;
-        pt.cdp_round_trips += m.cdp_round_trips;
+        st.total.add(m);
+        st.per_tool[m.tool].add(m);
         st.recent.push_back(m);
         if (st.recent.size() > tool_state::recent_capacity) st.recent.pop_front();
     }
