@@ -2,16 +2,22 @@
 #
 #   agentkit_add_gtest(<name> SOURCES <files...> [LABELS <labels...>]
 #                      [LINK_LIBRARIES <libs...>] [COMPILE_DEFINITIONS <defs...>]
-#                      [TIMEOUT <seconds>] [NO_SINGLE_INCLUDE]
+#                      [TIMEOUT <seconds>] [RELEASE_TWIN]
 #                      [SERIAL_TESTS <Suite.Test...>])
 #       One GoogleTest executable per area (build/bin/<name>); every TEST() becomes its own
-#       ctest test. With AGENTKIT_TEST_SINGLE_INCLUDE, a second executable <name>_single is
-#       built from the same sources against single_include/ only (include/ is NOT on its
-#       path): its tests are named "single.<Suite>.<Test>" and labelled single_include.
-#       Tests may include <agentkit/agentkit.hpp> or any public header: in the _single build
-#       every public header path is a generated shim that includes the amalgamated header.
-#       Both executables reuse one precompiled header (nlohmann/json, tl/expected, gtest and
-#       the standard library) unless AGENTKIT_PCH=OFF.
+#       ctest test. With RELEASE_TWIN and AGENTKIT_TEST_SINGLE_INCLUDE, a second executable
+#       <name>_single is built from the same sources against single_include/ only (include/ is
+#       NOT on its path) and optimised as a Release build is (the compiler's
+#       CMAKE_CXX_FLAGS_RELEASE, -O3 -DNDEBUG with g++ and clang++): one twin checks both that
+#       the amalgamated header works and that an optimised build compiles warning-free (g++
+#       reports some warnings, -Wrestrict and -Wstringop-overflow among them, only when it
+#       inlines at -O3). Its tests are named "single.<Suite>.<Test>" and labelled
+#       single_include. Tests may include <agentkit/agentkit.hpp> or any public header: in the
+#       _single build every public header path is a generated shim that includes the
+#       amalgamated header. The unit-test areas have twins; the Chromium ones do not (their
+#       code is the same engine, and a twin costs a whole optimised compile).
+#       Each kind of executable reuses one precompiled header (nlohmann/json, tl/expected,
+#       gtest, the standard library and agentkit) unless AGENTKIT_PCH=OFF.
 #
 #   agentkit_add_compile_fail_test(<name> FILE <cpp> REGEX <regex> [LABELS <labels...>])
 #       ctest test compile_fail.<name>: compiles <cpp> with -fsyntax-only, the build's
@@ -24,6 +30,16 @@ find_package(GTest REQUIRED)
 include(GoogleTest)
 
 set(AGENTKIT_TEST_GEN_DIR "${PROJECT_BINARY_DIR}/agentkit_test_gen")
+
+# The Release twins' flags: the compiler's Release flags after the build type's own (the last
+# -O wins), and no debug info (nobody debugs a twin: a failure reproduces in <name>).
+function(_agentkit_release_twin_flags target)
+    separate_arguments(release_flags UNIX_COMMAND "${CMAKE_CXX_FLAGS_RELEASE}")
+    target_compile_options(${target} PRIVATE ${release_flags})
+    if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+        target_compile_options(${target} PRIVATE -g0)
+    endif()
+endfunction()
 
 # ---------------------------------------------------------------------------------------------
 # Precompiled header shared by every unit-test executable (REUSE_FROM): built once per build
@@ -59,9 +75,7 @@ if(AGENTKIT_PCH)
             target_link_libraries(agentkit_test_pch_single PRIVATE GTest::gmock)
         endif()
         target_compile_features(agentkit_test_pch_single PRIVATE cxx_std_20)
-        if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
-            target_compile_options(agentkit_test_pch_single PRIVATE -g0)  # as the twins
-        endif()
+        _agentkit_release_twin_flags(agentkit_test_pch_single)  # as the twins
         target_precompile_headers(agentkit_test_pch_single PRIVATE ${_agentkit_pch_headers} <agentkit/agentkit.hpp>)
     endif()
     target_link_libraries(agentkit_test_pch PRIVATE agentkit::agentkit)
@@ -142,7 +156,7 @@ function(_agentkit_gtest_executable target dev_target test_prefix labels timeout
 endfunction()
 
 function(agentkit_add_gtest name)
-    cmake_parse_arguments(PARSE_ARGV 1 ARG "NO_SINGLE_INCLUDE" "TIMEOUT"
+    cmake_parse_arguments(PARSE_ARGV 1 ARG "RELEASE_TWIN" "TIMEOUT"
         "SOURCES;LABELS;LINK_LIBRARIES;COMPILE_DEFINITIONS;SERIAL_TESTS")
     if(ARG_UNPARSED_ARGUMENTS)
         message(FATAL_ERROR "agentkit_add_gtest(${name}): unknown arguments ${ARG_UNPARSED_ARGUMENTS}")
@@ -156,17 +170,13 @@ function(agentkit_add_gtest name)
 
     set(targets ${name})
     _agentkit_gtest_executable(${name} agentkit_dev "" "${ARG_LABELS}" ${ARG_TIMEOUT} "${ARG_SERIAL_TESTS}" ${ARG_SOURCES})
-    if(AGENTKIT_TEST_SINGLE_INCLUDE AND NOT ARG_NO_SINGLE_INCLUDE)
+    if(AGENTKIT_TEST_SINGLE_INCLUDE AND ARG_RELEASE_TWIN)
         _agentkit_gtest_executable(${name}_single agentkit_dev_single "single."
             "${ARG_LABELS};single_include" ${ARG_TIMEOUT} "${ARG_SERIAL_TESTS}" ${ARG_SOURCES})
         # The target's own include directories come before those of linked targets, and the
         # shim directory has no agentkit/agentkit.hpp, so that one resolves to single_include/.
         target_include_directories(${name}_single PRIVATE "${AGENTKIT_SINGLE_SHIM_DIR}")
-        # Nobody debugs this twin (a failure reproduces in <name>): no debug info, ~25% less
-        # compile time.
-        if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
-            target_compile_options(${name}_single PRIVATE -g0)
-        endif()
+        _agentkit_release_twin_flags(${name}_single)
         list(APPEND targets ${name}_single)
     endif()
     foreach(target IN LISTS targets)

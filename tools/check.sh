@@ -7,11 +7,16 @@
 #   AGENTKIT_CHECK_PRESETS="default clang" tools/check.sh
 #
 # Presets (CMakePresets.json):
-#   default  g++, Debug: unit tests + their single-header builds, self-contained header check,
-#            consumer tests (find_package, add_subdirectory, FetchContent, single header,
-#            pkg-config), compile-error tests, amalgamation freshness, packaging consistency
-#   asan     clang++, Debug, ASan+UBSan: unit tests. This is also CI's clang++ build: a separate
-#            plain clang++ build (preset clang) would cost as much again for little extra.
+#   default  g++, Debug: everything is built (tests, apps, examples, benchmarks); runs every
+#            test but the in-process Chromium ones (label e2e): unit tests, the unit tests'
+#            Release single-header twins (-O3: the optimised-build warning check), the apps
+#            (demo, bot, the MCP servers through the official MCP client and the conformance
+#            kit), self-contained header check, consumer tests (find_package, add_subdirectory,
+#            FetchContent, single header, pkg-config), compile-error tests, amalgamation
+#            freshness, packaging consistency, the valgrind soak
+#   asan     clang++, -O1, ASan+UBSan: unit and e2e tests (real Chromium), fuzzing, compile-error
+#            tests; no apps or examples (they run in default). This is also CI's clang++
+#            build: a separate plain clang++ build (preset clang) would cost as much again.
 #   clang    clang++, Debug: unit tests, header check, compile-error tests (developers, --all)
 #
 # Ninja with -j$(nproc) for builds, ctest -j2 --output-on-failure. Prints the time of every
@@ -24,7 +29,7 @@ presets=()
 for arg in "$@"; do
     case "$arg" in
         --all) presets+=(default clang asan) ;;
-        -h|--help) sed -n '2,21p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        -h|--help) sed -n '2,26p' "${BASH_SOURCE[0]}"; exit 0 ;;
         -*) echo "check.sh: unknown option $arg" >&2; exit 2 ;;
         *) presets+=("$arg") ;;
     esac
@@ -47,11 +52,14 @@ echo "   $(clang++ --version 2>/dev/null | head -n1)"
 
 start_all=$(now)
 
-# The MCP client tests drive the servers through the official MCP TypeScript client (npm).
-if [[ -f tests/mcp_client/package-lock.json && ! -d tests/mcp_client/node_modules ]]; then
-    echo "== npm ci (tests/mcp_client)"
-    (cd tests/mcp_client && npm ci --no-audit --no-fund --loglevel=error) || echo "check.sh: npm ci failed; the mcp_client tests will fail" >&2
-fi
+# The MCP client tests drive the servers through the official MCP TypeScript client, and the
+# conformance tests run the official MCP conformance kit (npm, pinned by each folder's lock).
+for dir in tests/mcp_client tests/conformance; do
+    if [[ -f $dir/package-lock.json && ! -d $dir/node_modules ]]; then
+        echo "== npm ci ($dir)"
+        (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) || echo "check.sh: npm ci failed in $dir; its tests will fail" >&2
+    fi
+done
 total_passed=0
 total_failed=0
 overall=0

@@ -276,10 +276,12 @@ json hostile_node(const std::string& id, const std::string& role, const std::str
     return n;
 }
 std::vector<br::ax_frame> one_frame(json nodes) {
-    std::vector<br::ax_frame> frames(1);
-    frames[0].frame_id = "F";
-    frames[0].loader_id = "L";
-    frames[0].nodes = std::move(nodes);
+    br::ax_frame f;
+    f.frame_id = std::string("F");  // not = "F": g++ 12 at -O3 flags that assignment (-Wrestrict, GCC bug 105329)
+    f.loader_id = std::string("L");
+    f.nodes = std::move(nodes);
+    std::vector<br::ax_frame> frames;
+    frames.push_back(std::move(f));
     return frames;
 }
 }  // namespace
