@@ -2,7 +2,7 @@
 #
 #   agentkit_add_gtest(<name> SOURCES <files...> [LABELS <labels...>]
 #                      [LINK_LIBRARIES <libs...>] [COMPILE_DEFINITIONS <defs...>]
-#                      [TIMEOUT <seconds>] [RELEASE_TWIN]
+#                      [TIMEOUT <seconds>] [RELEASE_TWIN] [NO_PCH]
 #                      [SERIAL_TESTS <Suite.Test...>])
 #       One GoogleTest executable per area (build/bin/<name>); every TEST() becomes its own
 #       ctest test. With RELEASE_TWIN and AGENTKIT_TEST_SINGLE_INCLUDE, a second executable
@@ -17,7 +17,15 @@
 #       amalgamated header. The unit-test areas have twins; the Chromium ones do not (their
 #       code is the same engine, and a twin costs a whole optimised compile).
 #       Each kind of executable reuses one precompiled header (nlohmann/json, tl/expected,
-#       gtest, the standard library and agentkit) unless AGENTKIT_PCH=OFF.
+#       gtest, the standard library and agentkit) unless AGENTKIT_PCH=OFF or NO_PCH (for a
+#       target whose libraries add compile definitions the header was not built with, such
+#       as agentkit::net's cpp-httplib).
+#
+#   agentkit_add_doc_program(<target> DOC <file.md> [SECTION <heading>] [LINK_LIBRARIES <libs...>])
+#       The program a documentation page shows: its first ```cpp block that defines main()
+#       (the first after the line SECTION, when given), written to the build tree and compiled
+#       as <target> like the tests (warnings as errors). The page is a configure dependency, so
+#       an edited page is extracted again. The caller adds the tests that run it.
 #
 #   agentkit_add_compile_fail_test(<name> FILE <cpp> REGEX <regex> [LABELS <labels...>])
 #       ctest test compile_fail.<name>: compiles <cpp> with -fsyntax-only, the build's
@@ -101,11 +109,11 @@ if(AGENTKIT_TEST_SINGLE_INCLUDE)
     endforeach()
 endif()
 
-function(_agentkit_gtest_executable target dev_target test_prefix labels timeout serial)
+function(_agentkit_gtest_executable target dev_target test_prefix labels timeout serial pch)
     add_executable(${target} ${ARGN})
     target_link_libraries(${target} PRIVATE ${dev_target} GTest::gtest GTest::gtest_main)
     target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/tests")
-    if(AGENTKIT_PCH)
+    if(AGENTKIT_PCH AND pch)
         if(dev_target STREQUAL "agentkit_dev_single")
             target_precompile_headers(${target} REUSE_FROM agentkit_test_pch_single)
         else()
@@ -156,7 +164,7 @@ function(_agentkit_gtest_executable target dev_target test_prefix labels timeout
 endfunction()
 
 function(agentkit_add_gtest name)
-    cmake_parse_arguments(PARSE_ARGV 1 ARG "RELEASE_TWIN" "TIMEOUT"
+    cmake_parse_arguments(PARSE_ARGV 1 ARG "RELEASE_TWIN;NO_PCH" "TIMEOUT"
         "SOURCES;LABELS;LINK_LIBRARIES;COMPILE_DEFINITIONS;SERIAL_TESTS")
     if(ARG_UNPARSED_ARGUMENTS)
         message(FATAL_ERROR "agentkit_add_gtest(${name}): unknown arguments ${ARG_UNPARSED_ARGUMENTS}")
@@ -169,10 +177,15 @@ function(agentkit_add_gtest name)
     endif()
 
     set(targets ${name})
-    _agentkit_gtest_executable(${name} agentkit_dev "" "${ARG_LABELS}" ${ARG_TIMEOUT} "${ARG_SERIAL_TESTS}" ${ARG_SOURCES})
+    if(ARG_NO_PCH)
+        set(pch OFF)
+    else()
+        set(pch ON)
+    endif()
+    _agentkit_gtest_executable(${name} agentkit_dev "" "${ARG_LABELS}" ${ARG_TIMEOUT} "${ARG_SERIAL_TESTS}" ${pch} ${ARG_SOURCES})
     if(AGENTKIT_TEST_SINGLE_INCLUDE AND ARG_RELEASE_TWIN)
         _agentkit_gtest_executable(${name}_single agentkit_dev_single "single."
-            "${ARG_LABELS};single_include" ${ARG_TIMEOUT} "${ARG_SERIAL_TESTS}" ${ARG_SOURCES})
+            "${ARG_LABELS};single_include" ${ARG_TIMEOUT} "${ARG_SERIAL_TESTS}" ${pch} ${ARG_SOURCES})
         # The target's own include directories come before those of linked targets, and the
         # shim directory has no agentkit/agentkit.hpp, so that one resolves to single_include/.
         target_include_directories(${name}_single PRIVATE "${AGENTKIT_SINGLE_SHIM_DIR}")
@@ -189,6 +202,44 @@ function(agentkit_add_gtest name)
     endforeach()
     # For callers that need to adjust both executables: ${<name>_TARGETS}.
     set(${name}_TARGETS ${targets} PARENT_SCOPE)
+endfunction()
+
+# ---------------------------------------------------------------------------------------------
+# Programs shown in documentation pages.
+function(agentkit_add_doc_program target)
+    cmake_parse_arguments(PARSE_ARGV 1 ARG "" "DOC;SECTION" "LINK_LIBRARIES")
+    if(NOT ARG_DOC OR ARG_UNPARSED_ARGUMENTS)
+        message(FATAL_ERROR "usage: agentkit_add_doc_program(<target> DOC <file.md> [SECTION <heading>] [LINK_LIBRARIES ...])")
+    endif()
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${ARG_DOC}")
+    file(READ "${ARG_DOC}" text)
+    if(ARG_SECTION)
+        string(FIND "${text}" "${ARG_SECTION}\n" at)
+        if(at LESS 0)
+            message(FATAL_ERROR "${ARG_DOC} has no line '${ARG_SECTION}'")
+        endif()
+        string(SUBSTRING "${text}" ${at} -1 text)
+    endif()
+    set(code "")
+    while(code STREQUAL "")
+        string(FIND "${text}" "```cpp\n" open)
+        if(open LESS 0)
+            message(FATAL_ERROR "${ARG_DOC}: no ```cpp block with a main() (after '${ARG_SECTION}')")
+        endif()
+        math(EXPR open "${open} + 7")
+        string(SUBSTRING "${text}" ${open} -1 text)
+        string(FIND "${text}" "```" close)
+        string(SUBSTRING "${text}" 0 ${close} block)
+        string(SUBSTRING "${text}" ${close} -1 text)
+        string(FIND "${block}" "int main(" has_main)
+        if(has_main GREATER_EQUAL 0)
+            set(code "${block}")
+        endif()
+    endwhile()
+    set(source "${CMAKE_CURRENT_BINARY_DIR}/${target}.cpp")
+    file(CONFIGURE OUTPUT "${source}" CONTENT "${code}" @ONLY)  # rewritten only when it changed
+    add_executable(${target} "${source}")
+    target_link_libraries(${target} PRIVATE agentkit_dev ${ARG_LINK_LIBRARIES})
 endfunction()
 
 # ---------------------------------------------------------------------------------------------

@@ -110,6 +110,75 @@ TEST(ServerConfig, WhatCannotBeHonouredRefusesTheStartByName) {
     EXPECT_NE(g.error().message.find("contradict"), std::string::npos);
 }
 
+TEST(ServerConfig, PortServesHttpWithItsOwnOptionsAndTheyAreNotedWithoutIt) {
+    br::server_config c;
+    auto r = parse({"--port", "0", "--host", "0.0.0.0", "--allowed-hosts", "agents.internal, box.lan", "--idle-timeout", "60000",
+                    "--max-sessions", "3"},
+                   c);
+    ASSERT_TRUE(r) << r.error().to_text();
+    ASSERT_TRUE(br::finish_config(c));
+    ASSERT_TRUE(c.port.has_value());
+    EXPECT_EQ(*c.port, 0);
+    EXPECT_EQ(c.host.value_or(""), "0.0.0.0");
+    EXPECT_EQ(c.allowed_hosts, (std::vector<std::string>{"agents.internal", "box.lan"}));
+    EXPECT_EQ(c.idle_timeout.count(), 60000);
+    EXPECT_EQ(c.max_sessions, 3U);
+    EXPECT_FALSE(c.shared_browser_context);
+
+    // without --port: the HTTP options change nothing (a note each), a non-zero idle timeout refuses
+    br::server_config stdio;
+    ASSERT_TRUE(parse({"--host", "127.0.0.1", "--shared-browser-context", "--max-sessions", "2"}, stdio));
+    ASSERT_TRUE(br::finish_config(stdio));
+    std::string notes;
+    for (const auto& n : stdio.notes) notes += n + "\n";
+    for (const char* flag : {"--host", "--shared-browser-context", "--max-sessions"})
+        EXPECT_NE(notes.find(std::string(flag) + " has no effect without --port"), std::string::npos) << notes;
+    br::server_config idle;
+    ASSERT_TRUE(parse({"--idle-timeout", "5000"}, idle));
+    auto f = br::finish_config(idle);
+    ASSERT_FALSE(f);
+    EXPECT_NE(f.error().message.find("--idle-timeout 5000 (without --port"), std::string::npos) << f.error().message;
+
+    // one profile directory cannot serve a browser per session; with one shared browser it can
+    br::server_config profile;
+    ASSERT_TRUE(parse({"--port", "8931", "--user-data-dir", "/tmp/agentkit-one-profile"}, profile));
+    auto g = br::finish_config(profile);
+    ASSERT_FALSE(g);
+    EXPECT_NE(g.error().message.find("--user-data-dir with --port"), std::string::npos) << g.error().message;
+    br::server_config shared;
+    ASSERT_TRUE(parse({"--port", "8931", "--user-data-dir", "/tmp/agentkit-one-profile", "--shared-browser-context"}, shared));
+    EXPECT_TRUE(br::finish_config(shared));
+
+    for (const auto& [args, why] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+             {{"--port", "65536"}, "--port takes a port number from 0 to 65535, not \"65536\""},
+             {{"--port", "-1"}, "--port takes a port number from 0 to 65535"},
+             {{"--host", ""}, "--host takes an address to bind"},
+             {{"--max-sessions", "0"}, "--max-sessions takes a whole number of at least 1"}}) {
+        br::server_config bad;
+        auto b = parse(args, bad);
+        ASSERT_FALSE(b) << args.front();
+        EXPECT_NE(b.error().message.find(why), std::string::npos) << b.error().message;
+    }
+}
+
+TEST_F(ConfigFiles, TheServerSectionOfAConfigFileSetsTheHttpTransport) {
+    br::server_config c;
+    const auto path = file("server.json", R"({"server": {"port": 8931, "host": "127.0.0.1", "allowedHosts": ["agents.internal"]},
+                                                "sharedBrowserContext": true})");
+    ASSERT_TRUE(parse({"--config", path}, c));
+    ASSERT_TRUE(br::finish_config(c));
+    EXPECT_EQ(c.port.value_or(-1), 8931);
+    EXPECT_EQ(c.host.value_or(""), "127.0.0.1");
+    EXPECT_EQ(c.allowed_hosts, (std::vector<std::string>{"agents.internal"}));
+    EXPECT_TRUE(c.shared_browser_context);
+
+    br::server_config unknown;
+    ASSERT_TRUE(parse({"--config", file("unknown.json", R"({"server": {"port": 1, "tls": true}})")}, unknown));
+    auto f = br::finish_config(unknown);
+    ASSERT_FALSE(f);
+    EXPECT_NE(f.error().message.find("config key server.tls"), std::string::npos) << f.error().message;
+}
+
 TEST(ServerConfig, HelpAndVersionAreOutcomesNotExits) {
     br::server_config c;
     EXPECT_EQ(*parse({"--help"}, c), br::command_line_outcome::help);

@@ -281,6 +281,25 @@ TEST(McpServer, ParallelSafeCallsRunConcurrentlyOthersOneAtATime) {
     EXPECT_EQ(g_meet.max_concurrent, 1);
 }
 
+TEST(McpServer, ACallThatArrivesWhileTheOnlyWorkerIsIdleButWakingGetsAWorkerOfItsOwn) {
+    // A worker is idle after the first call. Two rendezvous calls sent back to back must both
+    // run: the old rule ("a new worker only when none is idle") counted the one idle worker for
+    // both, so the second waited behind the first, which waited for the second (10 s, "alone").
+    for (int round = 0; round < 20; ++round) {
+        {
+            std::lock_guard lock(g_meet.mu);
+            g_meet.arrived = 0;
+        }
+        client c(mcp::backend_for(box), quiet());
+        c.initialize();
+        EXPECT_EQ(c.request(1, "tools/call", {{"name", "echo"}, {"arguments", {{"text", "warm"}}}})["result"]["content"][0]["text"], "warm");
+        c.send(json{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/call"}, {"params", {{"name", "meet"}, {"arguments", {{"text", "a"}}}}}});
+        c.send(json{{"jsonrpc", "2.0"}, {"id", 3}, {"method", "tools/call"}, {"params", {{"name", "meet"}, {"arguments", {{"text", "b"}}}}}});
+        ASSERT_EQ(c.response(2)["result"]["content"][0]["text"], "met") << "round " << round;
+        ASSERT_EQ(c.response(3)["result"]["content"][0]["text"], "met") << "round " << round;
+    }
+}
+
 TEST(McpServer, DuplicateIdInFlightIsRejected) {
     client c(mcp::backend_for(box), quiet());
     c.initialize();

@@ -139,7 +139,7 @@ test("a Playwright MCP configuration file: its keys take effect", async () => {
 
 test("what cannot be honoured refuses the start, naming the option and why; stdout stays empty", () => {
   const refused = [
-    [["--port", "8931"], /--port \(this server speaks MCP over stdio only/],
+    [["--port", "8931", "--user-data-dir", path.join(os.tmpdir(), "one-profile")], /--user-data-dir with --port \(every HTTP session has a browser of its own/],
     [["--extension"], /--extension \(the Playwright browser extension is not supported/],
     [["--proxy-server", "http://proxy:3128"], /--proxy-server \(a browser proxy is not supported/],
     [["--storage-state", "state.json"], /--storage-state \(loading cookies/],
@@ -163,6 +163,8 @@ test("what cannot be honoured refuses the start, naming the option and why; stdo
     [["--no-sandbox=yes"], /--no-sandbox takes no value/],
     [["--max-artifacts", "-1"], /--max-artifacts takes a whole number, not "-1"/],
     [["--max-downloads", "5x"], /--max-downloads takes a whole number, not "5x"/],
+    [["--port", "70000"], /--port takes a port number from 0 to 65535, not "70000"/],
+    [["--port", "8931", "--max-sessions", "0"], /--max-sessions takes a whole number of at least 1, not "0"/],
   ];
   for (const [args, why] of bad) {
     const r = spawnSync(server, args, { encoding: "utf8", input: "" });
@@ -194,7 +196,7 @@ test("a configuration file's keys that cannot be honoured, or are unknown, refus
   const cases = [
     [{ browser: { launchOptions: { slowMo: 100 } } }, /config key browser\.launchOptions\.slowMo/],
     [{ browser: { contextOptions: { storageState: "s.json" } } }, /config key browser\.contextOptions\.storageState/],
-    [{ server: { port: 8931 } }, /config server \(this server speaks MCP over stdio only/],
+    [{ server: { port: 8931, tls: true } }, /config key server\.tls/],
     [{ browser: { initScript: ["a.js"] } }, /config browser\.initScript \(init scripts are not supported/],
     [{ saveSession: true }, /config saveSession \(sessions are not saved/],
     [{ somethingNew: 1 }, /config key somethingNew/],

@@ -40,7 +40,8 @@ namespace agentkit::browser {
 
 inline constexpr const char* server_usage = R"(Usage: agentkit-browser-mcp [options]
 
-An MCP server (stdio) that gives a model a real browser (Chromium over CDP).
+An MCP server that gives a model a real browser (Chromium over CDP), over stdio or, with
+--port, over Streamable HTTP.
 
 Options (Playwright MCP names where the meaning is the same):
   --headless                 run the browser headless (the default)
@@ -71,15 +72,30 @@ Options (Playwright MCP names where the meaning is the same):
   --console-level LEVEL      browser_console_messages' default level: error, warning, info, debug
   --output-max-size BYTES    bytes of artifacts kept (as --max-artifact-bytes)
   --allow-unrestricted-file-access  allow file:// URLs (as --allow-file-access)
+  --port PORT                serve MCP over Streamable HTTP at http://HOST:PORT/mcp instead of
+                             stdio (0: any free port; the URL is printed on stderr). Point a
+                             client at it: { "url": "http://127.0.0.1:PORT/mcp" }. Every HTTP
+                             session gets a browser of its own (its pages, refs and artifacts;
+                             with --cdp-endpoint a browser context of its own): one client
+                             never sees another's pages
+  --host HOST                the address to bind with --port (default 127.0.0.1; another
+                             address exposes the browser to that network: set AGENTKIT_MCP_TOKEN
+                             and --allowed-hosts)
+  --allowed-hosts LIST       comma-separated host names accepted in the Host and Origin headers
+                             besides the bound address and the loopback names ('*': any, which
+                             turns off DNS-rebinding protection)
+  --shared-browser-context   with --port: every session shares one browser (its pages and refs)
+  --idle-timeout MS          with --port: a session idle this long is closed, its browser with it
+                             (default 1800000, 30 min; 0 is the default)
   Accepted with no effect here (a note on stderr says why): --codegen, --caps (vision and pdf
-  tools are not offered), --no-webmcp, --test-id-attribute, --file-paths, --shared-browser-context,
-  --allowed-hosts, --timeout-settle, --cdp-timeout, --sandbox (not as root), --idle-timeout 0,
-  --vision.
-  Refused (the server does not start rather than ignore them): --port, --host, --extension,
-  --endpoint, --proxy-server, --proxy-bypass, --storage-state, --save-session, --save-trace,
-  --save-video, --init-script, --init-page, --device, --mobile, --grant-permissions,
-  --block-service-workers, --cdp-header, --remote-header, --profile-dir-name, --snapshot-boxes,
-  --browser firefox|webkit, --idle-timeout other than 0, and unknown --config keys.
+  tools are not offered), --no-webmcp, --test-id-attribute, --file-paths, --timeout-settle,
+  --cdp-timeout, --sandbox (not as root), --vision, and the --port options without --port.
+  Refused (the server does not start rather than ignore them): --extension, --endpoint,
+  --proxy-server, --proxy-bypass, --storage-state, --save-session, --save-trace, --save-video,
+  --init-script, --init-page, --device, --mobile, --grant-permissions, --block-service-workers,
+  --cdp-header, --remote-header, --profile-dir-name, --snapshot-boxes, --browser firefox|webkit,
+  --idle-timeout other than 0 without --port, --user-data-dir with --port unless
+  --shared-browser-context (one profile cannot serve two browsers), and unknown --config keys.
 agentkit's switches for what is off by default:
   --allow-evaluate           enable browser_evaluate
   --allow-file-access        allow file:// URLs
@@ -112,8 +128,11 @@ agentkit's switches for what is off by default:
                                        best matches appear (list_changed); browser_navigate and
                                        browser_snapshot are always listed
   --inline-screenshots       return screenshots inline as well as by artifact id
+  --max-sessions N           with --port: HTTP sessions at once (default 8; more are refused, 503)
   --quiet                    no per-call metrics on stderr
   --version, --help
+Environment: AGENTKIT_MCP_TOKEN, with --port: every request must carry
+  "Authorization: Bearer <token>" (401 otherwise).
 )";
 
 /// Which tools a client sees (--tools).
@@ -134,6 +153,14 @@ struct server_config {
     bool ignore_https_errors = false;
     bool no_sandbox = false, sandbox = false;  ///< --no-sandbox / --sandbox (chromiumSandbox false / true)
     bool policy_given = false;
+    // Streamable HTTP (--port): the transport's settings
+    std::optional<int> port;               ///< serve over HTTP on this port (0: any free one); none: stdio
+    std::optional<std::string> host;       ///< --host (127.0.0.1 when not given)
+    std::vector<std::string> allowed_hosts;
+    bool shared_browser_context = false;   ///< one browser for every HTTP session
+    std::size_t max_sessions = 8;
+    bool max_sessions_given = false;
+    std::chrono::milliseconds idle_timeout{0};  ///< 0: the transport's default
 };
 
 /// What the command line asked for beyond the options.
@@ -150,10 +177,7 @@ struct playwright_option {
     std::string_view why;
 };
 
-inline constexpr std::string_view kStdioOnly = "this server speaks MCP over stdio only; it has no HTTP or SSE transport";
-inline constexpr std::array<playwright_option, 29> kPlaywrightOptions{{
-    {"--port", true, true, kStdioOnly},
-    {"--host", true, true, kStdioOnly},
+inline constexpr std::array<playwright_option, 25> kPlaywrightOptions{{
     {"--extension", false, true, "the Playwright browser extension is not supported; --cdp-endpoint connects to a running browser"},
     {"--profile-dir-name", true, true, "it belongs to --extension, which is not supported"},
     {"--endpoint", true, true, "a Playwright bound-browser endpoint is not CDP; --cdp-endpoint connects to a browser over CDP"},
@@ -175,8 +199,6 @@ inline constexpr std::array<playwright_option, 29> kPlaywrightOptions{{
     {"--no-webmcp", false, false, "page-registered WebMCP tools are never exposed"},
     {"--test-id-attribute", true, false, "no locators are generated"},
     {"--file-paths", true, false, "artifacts are read by id (browser_artifact)"},
-    {"--shared-browser-context", false, false, "the one stdio client has the one browser context"},
-    {"--allowed-hosts", true, false, "there is no HTTP server to guard (stdio only)"},
     {"--timeout-settle", true, false, "actions settle on events (load, requests done, the DOM quiet), not a fixed time"},
     {"--codegen", true, false, "results say what changed on the page, not Playwright code"},
     {"--cdp-timeout", true, false, "the connection to --cdp-endpoint is bounded at 10 s"},
@@ -265,7 +287,22 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
     } else if (name == "--idle-timeout") {
         auto ms = parse_count(*v);
         if (!ms) return bad("a number of milliseconds");
-        if (*ms != 0) c.unsupported.push_back("--idle-timeout " + *v + " (the browser stays open until the server ends; 0 is accepted)");
+        c.idle_timeout = std::chrono::milliseconds(*ms);  // HTTP sessions; without --port only 0 (finish_config)
+    } else if (name == "--port") {
+        auto p = parse_count(*v);
+        if (!p || *p > 65535) return bad("a port number from 0 to 65535");
+        c.port = static_cast<int>(*p);
+    } else if (name == "--host") {
+        if (v->empty()) return bad("an address to bind");
+        c.host = *v;
+    } else if (name == "--allowed-hosts") {
+        for (auto h : policy_detail::split_list(json(*v))) {
+            h.erase(0, h.find_first_not_of(' '));
+            h.erase(h.find_last_not_of(' ') + 1);
+            if (!h.empty()) c.allowed_hosts.push_back(h);
+        }
+    } else if (name == "--shared-browser-context") {
+        c.shared_browser_context = true;
     } else if (name == "--caps") {
         std::string missing;
         for (auto cap : policy_detail::split_list(json(*v))) {
@@ -289,9 +326,11 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
 
 /// Whether a Playwright MCP option takes a value (options with an effect, then the table).
 inline std::optional<bool> playwright_option_takes_value(const std::string& name) {
-    if (one_of(name, {"--no-sandbox", "--sandbox", "--ignore-https-errors", "--allow-unrestricted-file-access"})) return false;
+    if (one_of(name, {"--no-sandbox", "--sandbox", "--ignore-https-errors", "--allow-unrestricted-file-access", "--shared-browser-context"}))
+        return false;
     if (one_of(name, {"--browser", "--user-agent", "--timeout-action", "--timeout-navigation", "--image-responses",
-                      "--snapshot-mode", "--output-max-size", "--console-level", "--idle-timeout", "--caps"}))
+                      "--snapshot-mode", "--output-max-size", "--console-level", "--idle-timeout", "--caps", "--port", "--host",
+                      "--allowed-hosts"}))
         return true;
     for (const auto& o : kPlaywrightOptions)
         if (o.name == name) return o.takes_value;
@@ -578,7 +617,13 @@ inline result<void> apply_config_file(server_config& c, const std::string& path)
                 else unknown("console." + ck);
             }
         } else if (k == "server") {
-            if (!v.is_object() || !v.empty()) option(k, "--port", json("server"));
+            if (!object(k, v)) continue;
+            for (const auto& [sk, sv] : v.items()) {
+                if (sk == "port") option("server.port", "--port", sv);
+                else if (sk == "host") option("server.host", "--host", sv);
+                else if (sk == "allowedHosts") option("server.allowedHosts", "--allowed-hosts", sv);
+                else unknown("server." + sk);
+            }
         } else if (auto f = std::find_if(kConfigKeyFlags.begin(), kConfigKeyFlags.end(),
                                          [&key = k](const auto& kf) { return kf.first == key; });  // (clang 14: no binding captures)
                    f != kConfigKeyFlags.end()) {
@@ -709,6 +754,13 @@ inline result<command_line_outcome> parse_command_line(int argc, const char* con
             else if (a == "--max-download-bytes") c.max_download_bytes = u;
             else if (a == "--max-artifacts") c.store.max_count = u;
             else c.store.max_bytes = u;
+        } else if (a == "--max-sessions") {
+            auto v = value();
+            if (!v) return no_value();
+            auto n = parse_count(*v);
+            if (!n || *n == 0) return fail(errc::args_invalid, "--max-sessions takes a whole number of at least 1, not \"" + *v + "\"");
+            c.max_sessions = static_cast<std::size_t>(*n);
+            c.max_sessions_given = true;
         } else if (a == "--allow-file-access") {
             c.browser.policy.allow_file_access = true;
         } else if (a == "--websockets") {
@@ -766,6 +818,20 @@ inline result<void> finish_config(server_config& c) {
     }
     if (!c.browser.viewport.user_agent.empty() && c.browser.cdp_endpoint.empty())
         c.browser.launch.extra_args.push_back("--user-agent=" + c.browser.viewport.user_agent);  // also workers and iframes
+    if (!c.port) {
+        if (c.idle_timeout.count() != 0)
+            c.unsupported.push_back("--idle-timeout " + std::to_string(c.idle_timeout.count()) +
+                                    " (without --port the browser stays open until the server ends; 0 is accepted)");
+        for (const auto& [given, flag] : {std::pair{c.host.has_value(), "--host"}, std::pair{!c.allowed_hosts.empty(), "--allowed-hosts"},
+                                          std::pair{c.shared_browser_context, "--shared-browser-context"},
+                                          std::pair{c.max_sessions_given, "--max-sessions"}})
+            if (given) c.notes.push_back(std::string(flag) + " has no effect without --port (the server speaks stdio)");
+    } else if (!c.shared_browser_context && !c.browser.launch.user_data_dir.empty()) {
+        // a browser per session, and one profile directory cannot serve two browsers (over
+        // --cdp-endpoint every session gets a browser context of its own in that browser)
+        c.unsupported.push_back("--user-data-dir with --port (every HTTP session has a browser of its own; one profile cannot "
+                                "serve them: add --shared-browser-context)");
+    }
     if (!c.unsupported.empty()) {
         // Fail closed: a safety or storage option that is not enforced must not be ignored.
         std::string list;

@@ -62,6 +62,12 @@ struct backend {
     std::function<std::optional<completion>(const json& ref, std::string_view argument, std::string_view value, const json& context)>
         complete;
 
+    // ---- lifetime (optional)
+    /// What the functions above refer to, when the backend is to keep it alive: a host that
+    /// makes a server per client (its own browser, tools and masker) hands them over here, and
+    /// they are released with the backend, after the server serving it has stopped.
+    std::shared_ptr<void> owner;
+
     [[nodiscard]] bool has_tools() const noexcept { return static_cast<bool>(list_tools); }
     [[nodiscard]] bool has_resources() const noexcept { return static_cast<bool>(read_resource); }
     [[nodiscard]] bool has_prompts() const noexcept { return static_cast<bool>(get_prompt); }

@@ -1,6 +1,12 @@
 // agentkit/mcp/server.hpp — a Model Context Protocol server over any agentkit toolbox, with
 // resources, prompts and completions when its backend has them.
 //
+// (Over 1,000 lines because it is one protocol engine: the two eras share each method's
+// handler, the session state and the in-flight bookkeeping, and splitting them apart would
+// write the dispatch twice. What is not the engine lives beside it: the wire types in
+// mcp/protocol.hpp, features in mcp/features.hpp, backends in mcp/backend.hpp, client requests
+// in mcp/request.hpp, HTTP in net/mcp_http.hpp.)
+//
 //   agentkit::toolbox tools{get_weather, search};
 //   agentkit::mcp::server srv{agentkit::mcp::backend_for(tools), {.name = "weather", .version = "1.0"}};
 //   return agentkit::mcp::run_stdio(srv);   // stdout carries protocol messages only
@@ -1125,8 +1131,10 @@ private:
         }
         std::lock_guard lock(calls_mu_);
         queue_.push_back([this, c] { run_handler(*c); });
-        // One more worker when every existing one is busy, up to max_in_flight.
-        if (idle_workers_ == 0 && workers_.size() < std::max<std::size_t>(1, o_.max_in_flight))
+        // One more worker when the queue holds more tasks than there are idle workers to take
+        // them, up to max_in_flight. (Counting only "no idle worker" let a second task wait
+        // behind a long first one: one idle worker, notified but not yet awake, counted for both.)
+        if (queue_.size() > idle_workers_ && workers_.size() < std::max<std::size_t>(1, o_.max_in_flight))
             workers_.emplace_back([this] { worker_loop(); });
         work_cv_.notify_one();
     }

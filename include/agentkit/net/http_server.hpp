@@ -312,13 +312,17 @@ public:
 
     void enqueue(std::function<void()> fn) override {
         std::lock_guard lock(mu_);
-        if (idle_ == 0 && workers_.size() >= max_threads_ && jobs_.size() >= max_queued_) {
+        // Idle workers (some notified but not awake yet) each take one job; the jobs beyond
+        // them wait. Counting only "no idle worker" let a second connection wait behind a long
+        // first one while the pool could still grow.
+        const std::size_t waiting = jobs_.size() >= idle_ ? jobs_.size() - idle_ : 0;
+        if (workers_.size() >= max_threads_ && waiting >= max_queued_) {
             shed_.push_back(std::move(fn));
             cv_.notify_all();
             return;
         }
         jobs_.push_back(std::move(fn));
-        if (idle_ == 0 && workers_.size() < max_threads_) workers_.emplace_back([this] { work(); });
+        if (jobs_.size() > idle_ && workers_.size() < max_threads_) workers_.emplace_back([this] { work(); });
         cv_.notify_all();
     }
 
@@ -474,6 +478,9 @@ public:
         srv_->set_write_timeout(opt_.write_timeout);
         srv_->set_keep_alive_timeout(static_cast<time_t>(opt_.keep_alive_timeout.count()));
         srv_->set_keep_alive_max_count(std::max<std::size_t>(1, opt_.keep_alive_max));
+        // Headers and body go out in separate writes: without TCP_NODELAY the body waits for the
+        // client's delayed ACK of the headers (~40 ms on Linux) on every keep-alive response.
+        srv_->set_tcp_nodelay(true);
         auto dispatch = [this](const httplib::Request& req, httplib::Response& res) { serve(req, res); };
         srv_->Get(".*", dispatch);
         srv_->Post(".*", dispatch);
@@ -493,12 +500,21 @@ public:
                 res.set_content("request body too large\n", "text/plain");
             }
         });
+        // httplib listens with a backlog of 5: a burst of clients connecting at once overflows it
+        // and the kernel drops their handshakes (retried after 1, 3, 7 ... s). Listen again
+        // with the system's maximum once bound (Linux takes a second listen() as a new backlog).
+        auto listening = std::make_shared<std::atomic<int>>(-1);
+        srv_->set_socket_options([listening](socket_t sock) {  // (httplib.h: socket_t at global scope)
+            httplib::default_socket_options(sock);
+            listening->store(static_cast<int>(sock));
+        });
         const int port = opt_.port == 0 ? srv_->bind_to_any_port(opt_.host) : (srv_->bind_to_port(opt_.host, opt_.port) ? opt_.port : -1);
         if (port <= 0) {
             srv_.reset();
             return fail(errc::transport_io, "cannot listen on " + opt_.host + ":" + std::to_string(opt_.port),
                         "Choose another port, or 0 for any free port.");
         }
+        if (const int fd = listening->load(); fd >= 0) (void)::listen(fd, SOMAXCONN);
         port_ = port;
         thread_ = std::thread([s = srv_.get()] { s->listen_after_bind(); });
         return {};

@@ -282,6 +282,12 @@ public:
         return sessions_.size();
     }
     [[nodiscard]] net::http_server_stats http_stats() const { return http_ ? http_->stats() : net::http_server_stats{}; }
+
+    /// Answer one HTTP request to the endpoint as the running transport does (guards, both
+    /// eras, sessions): for a host that mounts MCP in an HTTP server of its own (route its
+    /// endpoint's requests here), and for the fuzzer. A streamed answer's body is produced by
+    /// calling its `stream` with an http_stream.
+    [[nodiscard]] net::http_response handle(const net::http_request& r) { return serve(r); }
     [[nodiscard]] const http_options& options() const noexcept { return o_; }
 
 private:

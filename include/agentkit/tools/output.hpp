@@ -119,7 +119,7 @@ struct tool_output {
         return o;
     }
     tool_output& add_text(std::string t) {
-        content.push_back(content_block::make_text(std::move(t)));
+        content.emplace_back().text = std::move(t);  // (a kind::text block)
         return *this;
     }
     tool_output& add_image(std::string base64, std::string mime) {

@@ -1,0 +1,131 @@
+// The program of docs/mcp-server.md (a notes server with tools, resources, a template and a
+// prompt), driven by the official MCP TypeScript client over stdio and over Streamable HTTP.
+//
+//   AGENTKIT_DOCS_MCP_SERVER=build/bin/agentkit_docs_mcp_server node --test tests/mcp_client/docs_mcp_server.test.mjs
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+
+const program = process.env.AGENTKIT_DOCS_MCP_SERVER;
+assert.ok(program, "set AGENTKIT_DOCS_MCP_SERVER to the docs program");
+
+const textOf = (r) => r.content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
+
+/// What every transport must serve the same way.
+async function exercise(client) {
+  const tools = (await client.listTools()).tools.map((t) => t.name).sort();
+  assert.deepEqual(tools, ["read_note", "save_note"]);
+  const resources = (await client.listResources()).resources;
+  assert.deepEqual(resources.map((r) => r.uri), ["notes://index"]);
+  const templates = (await client.listResourceTemplates()).resourceTemplates;
+  assert.deepEqual(templates.map((t) => t.uriTemplate), ["notes://note/{title}"]);
+  const prompts = (await client.listPrompts()).prompts;
+  assert.equal(prompts[0].name, "summarize_note");
+  assert.deepEqual(prompts[0].arguments.map((a) => [a.name, a.required]), [["title", true]]);
+
+  const saved = await client.callTool({ name: "save_note", arguments: { title: "shopping", text: "milk, bread" } });
+  assert.equal(saved.isError, false, textOf(saved));
+  const read = await client.readResource({ uri: "notes://note/shopping" });
+  assert.equal(read.contents[0].text, "milk, bread");
+  assert.equal(read.contents[0].mimeType, "text/plain");
+  const index = await client.readResource({ uri: "notes://index" });
+  assert.match(index.contents[0].text, /^shopping$/m);
+
+  const prompt = await client.getPrompt({ name: "summarize_note", arguments: { title: "shopping" } });
+  assert.equal(prompt.messages.length, 2);
+  assert.equal(prompt.messages[0].content.type, "resource");
+  assert.equal(prompt.messages[0].content.resource.text, "milk, bread");
+  assert.match(prompt.messages[1].content.text, /one line/);
+
+  const completed = await client.complete({ ref: { type: "ref/prompt", name: "summarize_note" }, argument: { name: "title", value: "sh" } });
+  assert.deepEqual(completed.completion.values, ["shopping"]);
+  const byTemplate = await client.complete({ ref: { type: "ref/resource", uri: "notes://note/{title}" }, argument: { name: "title", value: "wel" } });
+  assert.deepEqual(byTemplate.completion.values, ["welcome"]);
+
+  // errors: a tool's error is a result, protocol errors are errors
+  const missing = await client.callTool({ name: "read_note", arguments: { title: "nothing" } });
+  assert.equal(missing.isError, true);
+  assert.match(textOf(missing), /no note "nothing"/);
+  const bad = await client.callTool({ name: "save_note", arguments: { title: "" , text: "x" } });
+  assert.equal(bad.isError, true);
+  await assert.rejects(client.readResource({ uri: "notes://note/nothing" }));
+  await assert.rejects(client.getPrompt({ name: "summarize_note", arguments: {} }));
+
+  // logs and resource updates reach the client
+  const logs = [];
+  const updates = [];
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => logs.push(n.params));
+  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => updates.push(n.params.uri));
+  await client.setLoggingLevel("info");
+  await client.subscribeResource({ uri: "notes://index" });
+  await client.callTool({ name: "save_note", arguments: { title: "todo", text: "write docs" } });
+  for (let i = 0; i < 50 && (logs.length === 0 || updates.length === 0); i++) await new Promise((r) => setTimeout(r, 20));
+  assert.ok(logs.some((l) => l.data === "saving \"todo\"" && l.logger === "notes"), JSON.stringify(logs));
+  assert.ok(updates.includes("notes://index"), JSON.stringify(updates));
+}
+
+test("over stdio: tools, resources, a template, a prompt, completions, logs and updates", async () => {
+  const transport = new StdioClientTransport({ command: program, args: [], stderr: "pipe" });
+  const client = new Client({ name: "docs-test", version: "1.0.0" });
+  await client.connect(transport);
+  try {
+    await exercise(client);
+  } finally {
+    await client.close();
+  }
+});
+
+function startHttp(env = {}) {
+  const child = spawn(program, ["--port", "0"], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
+  let stderr = "";
+  let stdout = "";
+  child.stdout.on("data", (d) => (stdout += d));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no URL: ${stderr}`)), 20000);
+    child.on("exit", (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+    child.stderr.on("data", (d) => {
+      stderr += d;
+      const m = /serving (http:\/\/\S+\/mcp)/.exec(stderr);
+      if (m) {
+        clearTimeout(timer);
+        child.removeAllListeners("exit");
+        resolve({ child, url: m[1], stdout: () => stdout });
+      }
+    });
+  });
+}
+
+function stop(child) {
+  return new Promise((resolve) => {
+    child.on("exit", (code, signal) => resolve(code ?? signal));
+    child.kill("SIGTERM");
+  });
+}
+
+test("over Streamable HTTP: the same, and a bearer token when one is set", async () => {
+  const token = "docs-token-" + process.pid;
+  const s = await startHttp({ NOTES_TOKEN: token });
+  try {
+    const anonymous = await fetch(s.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+    });
+    assert.equal(anonymous.status, 401);
+    const transport = new StreamableHTTPClientTransport(new URL(s.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+    const client = new Client({ name: "docs-test-http", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      await exercise(client);
+    } finally {
+      await client.close();
+    }
+    assert.equal(s.stdout(), "");
+  } finally {
+    assert.equal(await stop(s.child), 0);
+  }
+});
