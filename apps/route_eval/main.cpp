@@ -43,6 +43,12 @@ namespace ak = agentkit;
 
 namespace {
 
+/// The p-th percentile (nearest rank) of sorted, non-empty latencies.
+double percentile(const std::vector<double>& sorted, double p) {
+    const auto i = static_cast<std::size_t>(std::ceil(p * static_cast<double>(sorted.size()))) - 1;
+    return sorted[std::min(i, sorted.size() - 1)];
+}
+
 struct args_t {
     std::string corpus, queries, qrels, run, examples, tag = "agentkit", fusion = "weighted";
     bool hybrid = false;
@@ -310,10 +316,7 @@ int evaluate(Retriever& r, const args_t& a, const std::unordered_map<std::string
         return 1;
     }
     std::sort(lat.begin(), lat.end());
-    auto pct = [&](double p) {
-        const auto i = static_cast<std::size_t>(std::ceil(p * static_cast<double>(lat.size()))) - 1;
-        return lat[std::min(i, lat.size() - 1)];
-    };
+    auto pct = [&lat](double p) { return percentile(lat, p); };
     const double n = static_cast<double>(evaluated);
     std::printf("tools %zu | queries %zu%s | usage examples %zu | %s", r.size(), evaluated,
                 missing ? (" (" + std::to_string(missing) + " without text skipped)").c_str() : "", example_count,
@@ -432,10 +435,7 @@ int run_scale(const std::vector<ak::tool_doc>& base, const args_t& a,
         return 1;
     }
     std::sort(lat.begin(), lat.end());
-    auto pct = [&](double p) {
-        const auto i = static_cast<std::size_t>(std::ceil(p * static_cast<double>(lat.size()))) - 1;
-        return lat[std::min(i, lat.size() - 1)];
-    };
+    auto pct = [&lat](double p) { return percentile(lat, p); };
     std::printf("scale: tools %zu | example texts %zu (%zu tool-example pairs) | build %.1f ms | index memory %zu bytes | "
                 "peak RSS %zu kB\n",
                 r.size(), r.index().distinct_examples(), attached,

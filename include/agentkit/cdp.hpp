@@ -7,4 +7,5 @@
 #include <agentkit/cdp/pipe_transport.hpp>
 #include <agentkit/cdp/replay_transport.hpp>
 #include <agentkit/cdp/transport.hpp>
+#include <agentkit/cdp/webdriver.hpp>
 #include <agentkit/cdp/websocket_transport.hpp>

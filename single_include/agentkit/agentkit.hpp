@@ -1804,13 +1804,17 @@ struct dom_node_facts {
     bool pointer = false;    ///< computed cursor: pointer
     bool has_box = false;    ///< has a layout box
     bool hidden = false;     ///< visibility:hidden/collapse or display:none
+    /// Computed display is inline-level (inline, inline-block, inline-flex, ..., contents,
+    /// ruby): its text flows on its parent's lines. Blocks, list items, table cells and
+    /// flex/grid items (which the browser blockifies) start lines of their own.
+    bool inline_level = false;
     double x = 0, y = 0, w = 0, h = 0;  ///< absolute bounds (CSS px, document coordinates)
     std::string tag;                    ///< lower-case element name
     std::vector<std::pair<std::string, std::string>> attributes;
     /// Text below a clickable element (its nearest clickable ancestor's, capped): the name of a
     /// control that the accessibility tree leaves unnamed because it is aria-hidden.
     std::string text;
-    std::int64_t parent = 0;  ///< the parent node's backend id (0: none)
+    std::int64_t parent = 0;  ///< the parent node's backend id (0: none); text nodes have theirs too
 
     [[nodiscard]] std::string_view attr(std::string_view name) const noexcept {
         for (const auto& [k, v] : attributes)
@@ -1833,6 +1837,26 @@ struct dom_index {
     [[nodiscard]] const dom_node_facts* find(std::int64_t backend) const {
         auto it = nodes.find(backend);
         return it == nodes.end() ? nullptr : &it->second;
+    }
+    /// The block a node's text is laid out in: the nearest element at or above it that has a
+    /// box and is not inline-level (0 when unknown). Text of two different blocks never shares
+    /// a rendered line; text of one block flows on its lines.
+    [[nodiscard]] std::int64_t block_of(std::int64_t backend) const {
+        std::int64_t at = backend;
+        for (int steps = 0; steps < 64 && at != 0; ++steps) {
+            const dom_node_facts* f = find(at);
+            if (f == nullptr) return 0;
+            if (f->has_box && !f->inline_level && f->tag != "#text") return at;
+            at = f->parent;
+        }
+        return 0;
+    }
+    /// Whether an element sets cursor:pointer itself rather than inheriting it from its
+    /// parent (every descendant of a pointer element computes pointer too).
+    [[nodiscard]] bool own_pointer(const dom_node_facts& f) const {
+        if (!f.pointer) return false;
+        const dom_node_facts* p = f.parent != 0 ? find(f.parent) : nullptr;
+        return p == nullptr || !p->pointer;
     }
     [[nodiscard]] bool in_viewport(const dom_node_facts& f) const noexcept {
         if (viewport_w <= 0 || viewport_h <= 0) return true;
@@ -1892,10 +1916,10 @@ inline dom_index parse_dom_snapshot_unchecked(const json& capture) {
             constexpr std::size_t max_clickable_text = 120;
             for (std::size_t i = 0; i < n && i < pp->size() && i < nt->size(); ++i) {
                 const int type = (*nt)[i].is_number_integer() ? (*nt)[i].get<int>() : 0;
-                if (type == 1 && (*pp)[i].is_number_integer()) {  // an element
+                if ((type == 1 || type == 3) && (*pp)[i].is_number_integer()) {  // an element or a text node
                     const auto par = (*pp)[i].get<std::int64_t>();
                     if (par >= 0 && static_cast<std::size_t>(par) < n) {
-                        out.children[ids[static_cast<std::size_t>(par)]].push_back(ids[i]);
+                        if (type == 1) out.children[ids[static_cast<std::size_t>(par)]].push_back(ids[i]);
                         out.nodes[ids[i]].parent = ids[static_cast<std::size_t>(par)];
                     }
                 }
@@ -1947,7 +1971,11 @@ inline dom_index parse_dom_snapshot_unchecked(const json& capture) {
             if (k < styles.size() && styles[k].is_array()) {
                 const json& s = styles[k];
                 if (s.size() > 0) f.pointer = detail::snap_string(strings, s[0]) == "pointer";
-                if (s.size() > 1 && detail::snap_string(strings, s[1]) == "none") f.hidden = true;
+                if (s.size() > 1) {
+                    const auto display = detail::snap_string(strings, s[1]);
+                    if (display == "none") f.hidden = true;
+                    f.inline_level = display.rfind("inline", 0) == 0 || display == "contents" || display.rfind("ruby", 0) == 0;
+                }
                 if (s.size() > 2) {
                     const auto v = detail::snap_string(strings, s[2]);
                     if (v == "hidden" || v == "collapse") f.hidden = true;
@@ -2205,6 +2233,10 @@ struct snapshot_line {
     bool structural = false;  ///< a container line (kept when any descendant is kept)
     std::size_t parent = static_cast<std::size_t>(-1);  ///< index of the enclosing structural line
     bool text_run = false;    ///< plain page text (adjacent runs merge into one line)
+    /// The block a text line's runs are laid out in (dom_index::block_of; 0: unknown): only
+    /// runs of the same block merge. closed_block: a <br> ended the line.
+    std::int64_t block = 0;
+    static constexpr std::int64_t closed_block = -1;
 };
 
 struct snapshot {
@@ -2312,6 +2344,48 @@ inline std::string quote_text(std::string_view s) {
     return o;
 }
 
+/// A control's value exactly as the control holds it, quoted: spaces kept (leading, trailing,
+/// repeated: a model types what it reads), escaped as a JSON string is (`\"`, `\\`, `\n`,
+/// `\t`, `\u001b`; the same form the secret redaction looks for). A value over `max` bytes is
+/// cut, and the cut is said outside the quotes, so it cannot be read as part of the value.
+inline std::string quote_value(std::string_view v, std::size_t max) {
+    const std::size_t keep = v.size() > max ? utf8_safe_prefix(v, max) : v.size();
+    std::string o = json(std::string(v.substr(0, keep))).dump(-1, ' ', false, json::error_handler_t::replace);
+    if (keep < v.size()) o += "… (" + std::to_string(v.size()) + " bytes)";
+    return o;
+}
+
+/// One run of page text as it renders inside a line: newlines and tabs become spaces and runs
+/// of spaces one space, but the spaces at its edges stay: whether two runs are separated is
+/// the page's to say (`Enter "<span>Jerald</span>"` has no space around the name).
+inline std::string text_run(std::string_view s, std::size_t max) {
+    std::string out;
+    out.reserve(std::min(s.size(), max + 4));
+    bool sp = false;
+    for (char ch : s) {
+        if (ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
+        if (ch == ' ') {
+            if (!sp) out += ' ';
+            sp = true;
+        } else {
+            out += ch;
+            sp = false;
+        }
+        if (out.size() > max) break;
+    }
+    if (out.size() > max) {
+        out.resize(utf8_safe_prefix(out, max));
+        out += "…";
+    }
+    return out;
+}
+
+/// Append a run to a line of the same block: as rendered, one space where either side has one.
+inline void append_run(std::string& line, std::string_view run) {
+    if (!line.empty() && line.back() == ' ' && !run.empty() && run.front() == ' ') run.remove_prefix(1);
+    line += run;
+}
+
 inline std::string prop_value(const json& node, std::string_view name) {
     auto it = node.find("properties");
     if (it == node.end()) return {};
@@ -2414,6 +2488,8 @@ struct render_ctx {
     std::size_t too_deep = 0;                    ///< subtrees not shown: nested too deeply
     std::unordered_set<const json*> rendered;   ///< AX nodes already rendered
     std::set<std::pair<std::string, std::int64_t>> hidden_seen;  ///< DOM nodes of aria-hidden subtrees seen
+    std::set<std::pair<std::string, std::int64_t>> structure;     ///< DOM-only clickables rendered as structure
+    std::set<std::pair<std::string, std::int64_t>> pointer_items; ///< pointer elements outside the tree, listed once
     std::size_t hidden_climb = 0;  ///< steps taken up the DOM looking for aria-hidden elements
 };
 
@@ -2447,18 +2523,28 @@ inline void render_children(render_ctx& c, const frame_view& fv, const json& nod
     --c.nesting;
 }
 
-/// Concatenated static text below a node (for rows and names of clickable containers). At
-/// most `visits` nodes are looked at and `depth` levels deep (a page's tree may be cyclic).
+/// The block (dom_index::block_of) a text node's text is laid out in; 0 when unknown.
+inline std::int64_t text_block(const frame_view& fv, const json& node) {
+    auto b = node.find("backendDOMNodeId");
+    if (fv.dom == nullptr || b == node.end() || !b->is_number_integer()) return 0;
+    return fv.dom->block_of(b->get<std::int64_t>());
+}
+
+/// Concatenated static text below a node (for rows and names of clickable containers), as it
+/// renders: runs of one block joined as they are, runs of different blocks (or of unknown
+/// ones) with a space between. At most `visits` nodes are looked at and `depth` levels deep
+/// (a page's tree may be cyclic). The caller clip()s the result.
 inline void collect_text(const frame_view& fv, const json& node, std::string& out, std::size_t limit, int depth,
-                         int& visits) {
+                         int& visits, std::int64_t& block) {
     if (out.size() > limit || depth > 64 || --visits < 0) return;
     const std::string role = str_field(node, "role");
     if (role == "StaticText") {
-        auto t = str_field(node, "name");
-        if (!t.empty()) {
-            if (!out.empty() && out.back() != ' ') out += ' ';
-            out += t;
-        }
+        const std::string t = text_run(str_field(node, "name"), limit);
+        if (t.empty()) return;
+        const std::int64_t b = text_block(fv, node);
+        if (!out.empty() && out.back() != ' ' && t.front() != ' ' && (b == 0 || b != block)) out += ' ';
+        append_run(out, t);
+        block = b;
         return;
     }
     auto it = node.find("childIds");
@@ -2466,13 +2552,70 @@ inline void collect_text(const frame_view& fv, const json& node, std::string& ou
     for (const auto& cid : *it) {
         if (!cid.is_string()) continue;
         auto f = fv.by_id.find(cid.get<std::string>());
-        if (f != fv.by_id.end()) collect_text(fv, *f->second, out, limit, depth + 1, visits);
+        if (f != fv.by_id.end()) collect_text(fv, *f->second, out, limit, depth + 1, visits, block);
     }
 }
 
 inline void collect_text(const frame_view& fv, const json& node, std::string& out, std::size_t limit) {
     int visits = 2000;
-    collect_text(fv, node, out, limit, 0, visits);
+    std::int64_t block = 0;
+    collect_text(fv, node, out, limit, 0, visits, block);
+}
+
+/// What is below an element that only the DOM calls clickable (a click listener, a pointer
+/// cursor), to tell a control from structure: other controls, a heading, how much text.
+/// Looks at no more than `budget` nodes (a subtree larger than that is structure).
+struct subtree_facts {
+    bool controls = false;
+    bool heading = false;
+    bool too_big = false;
+    std::size_t text = 0;
+};
+inline void scan_subtree(const frame_view& fv, const json& node, subtree_facts& out, int& budget, int depth) {
+    auto it = node.find("childIds");
+    if (it == node.end() || !it->is_array() || depth > 64) return;
+    for (const auto& cid : *it) {
+        if (out.controls || out.too_big) return;
+        if (--budget < 0) {
+            out.too_big = true;
+            return;
+        }
+        if (!cid.is_string()) continue;
+        auto f = fv.by_id.find(cid.get<std::string>());
+        if (f == fv.by_id.end()) continue;
+        const json& ch = *f->second;
+        const std::string role = str_field(ch, "role");
+        if (is_interactive_role(role)) out.controls = true;
+        if (role == "heading") out.heading = true;
+        if (role == "StaticText") out.text += str_field(ch, "name").size();
+        if (fv.dom != nullptr && ch.contains("backendDOMNodeId") && ch["backendDOMNodeId"].is_number_integer()) {
+            if (const auto* df = fv.dom->find(ch["backendDOMNodeId"].get<std::int64_t>());
+                df != nullptr && ((df->clickable && df->tag != "label") || fv.dom->own_pointer(*df)))
+                out.controls = true;
+        }
+        scan_subtree(fv, ch, out, budget, depth + 1);
+    }
+}
+
+/// Whether an element the DOM alone calls clickable is structure rather than a control: the
+/// page's body, document or app root (event delegation: React and most frameworks listen on
+/// their root), or a container of other controls, of headings, or of more than a sentence or
+/// two of text. Such an element gets no `clickable` line and no ref; its content renders as if
+/// it had no listener. A small element with a listener (a card's caption, a span that acts as
+/// a link) stays a control.
+inline bool clickable_is_structure(const frame_view& fv, const json& node, const dom_node_facts& df) {
+    if (df.tag == "body" || df.tag == "html") return true;
+    const std::string_view id = df.attr("id");
+    if (id == "root" || id == "app" || id == "__next" || id == "__nuxt" || id == "___gatsby" || !df.attr("data-reactroot").empty())
+        return true;
+    if (fv.dom != nullptr && fv.dom->viewport_w > 0 && fv.dom->viewport_h > 0 && df.w >= 0.9 * fv.dom->viewport_w &&
+        df.h >= 0.6 * fv.dom->viewport_h)
+        return true;  // covers the page: a root, not a button
+    subtree_facts facts;
+    int budget = 400;
+    scan_subtree(fv, node, facts, budget, 0);
+    constexpr std::size_t sentence_or_two = 200;
+    return facts.controls || facts.heading || facts.too_big || facts.text > sentence_or_two;
 }
 
 /// Whether an interactive node is below `node`, looking at no more than `budget` nodes in all
@@ -2709,45 +2852,86 @@ inline void render_node(render_ctx& c, const frame_view& fv, const json& node, s
         return;
     }
 
+    if (role == "LineBreak") {  // <br>: the text after it starts a line of its own
+        if (!c.lines->empty() && c.lines->back().text_run) c.lines->back().block = snapshot_line::closed_block;
+        return;
+    }
     if (role == "StaticText") {
-        if (inside_interactive || opt.interactive_only || c.suppress_text > 0) return;
+        if (inside_interactive || c.suppress_text > 0) return;
         if (c.consumed.count(node.value("nodeId", std::string())) != 0) return;
-        std::string t = clip(str_field(node, "name"), 1U << 20U);
+        std::string t = text_run(str_field(node, "name"), 1U << 20U);
         if (t.empty()) return;
-        // Separators ("·", "|", "»") between links carry nothing a model needs.
-        if (t.size() <= 3 && std::none_of(t.begin(), t.end(), [](char ch) {
-                return std::isalnum(static_cast<unsigned char>(ch)) || (static_cast<unsigned char>(ch) & 0x80U) != 0;
-            }) && t != "·")
-            return;
-        if (t == "·" || t == "|" || t == "•" || t == "»" || t == "/") return;
-        // Merge with a preceding text line of the same parent (inline runs).
+        // Chromium leaves a plain element out of the tree even when it sets a pointer cursor of
+        // its own (a delegated list's <span> items: the listener is on an ancestor). Its text is
+        // all that is left of it: that text becomes the element's clickable line.
+        if (df != nullptr && df->parent != 0) {
+            const dom_node_facts* pe = fv.dom->find(df->parent);
+            if (pe != nullptr && pe->tag != "body" && pe->tag != "html" && pe->tag != "label" && fv.dom->own_pointer(*pe) &&
+                pe->visible() && c.structure.count(std::make_pair(fv.frame->session_id, df->parent)) == 0 &&
+                (fv.dom->viewport_w <= 0 || pe->w * pe->h <= 0.25 * fv.dom->viewport_w * fv.dom->viewport_h) &&
+                c.pointer_items.insert(std::make_pair(fv.frame->session_id, df->parent)).second) {
+                std::string item = clip(t, opt.max_text);
+                const std::string ref = c.refs->ref_for(fv.frame->session_id, fv.frame->frame_id, fv.frame->loader_id, df->parent,
+                                                        "clickable", item);
+                push_line(c, depth, "clickable " + quote_text(item) + " [ref=" + ref + "]", ref, true, false, parent, pending_prefix);
+                return;
+            }
+        }
+        if (opt.interactive_only) return;
+        // Runs of one block share its line as the page renders them (a space only where the
+        // page has one); a run of another block, or one after a <br>, starts a line. (Without
+        // DOM facts, block 0: runs of one parent join with a space, as they always did.)
+        const std::int64_t block = text_block(fv, node);
         auto& L = *c.lines;
-        if (!L.empty() && pending_prefix.empty() && L.back().text_run && L.back().depth == depth &&
-            L.back().parent == parent && (opt.max_text_line == 0 || L.back().text.size() < opt.max_text_line)) {
-            L.back().text += ' ';
-            L.back().text += t;
+        const bool joins = !L.empty() && pending_prefix.empty() && L.back().text_run && L.back().depth == depth &&
+                           L.back().parent == parent && L.back().block == block &&
+                           (opt.max_text_line == 0 || L.back().text.size() < opt.max_text_line);
+        // Separators ("·", "|", "»") between links carry nothing a model needs; blank runs only
+        // separate the runs around them.
+        const auto first = t.find_first_not_of(' ');
+        const std::string core = first == std::string::npos ? std::string() : t.substr(first, t.find_last_not_of(' ') - first + 1);
+        const bool separator = core.empty() || core == "·" || core == "|" || core == "•" || core == "»" || core == "/" ||
+                               (core.size() <= 3 && std::none_of(core.begin(), core.end(), [](char ch) {
+                                    return std::isalnum(static_cast<unsigned char>(ch)) || (static_cast<unsigned char>(ch) & 0x80U) != 0;
+                                }));
+        if (separator) {
+            if (joins && L.back().text.back() != ' ') L.back().text += ' ';
             return;
         }
-        push_line(c, depth, std::move(t), "", false, false, parent, pending_prefix);
+        if (joins) {
+            if (block == 0 && L.back().text.back() != ' ' && t.front() != ' ') L.back().text += ' ';
+            append_run(L.back().text, t);
+            return;
+        }
+        push_line(c, depth, t.substr(t.find_first_not_of(' ')), "", false, false, parent, pending_prefix);
         c.lines->back().text_run = true;
+        c.lines->back().block = block;
         return;
     }
 
     std::string name = clip(str_field(node, "name"), opt.max_text);
+    // A pointer cursor counts where it is set, not where it is inherited (every descendant of a
+    // pointer element computes pointer too).
     const bool dom_clickable = df != nullptr && ((df->clickable && df->tag != "label" && df->tag != "body" &&
                                                   df->tag != "html") ||
-                                                 (df->pointer && !inside_interactive) || df->attr("draggable") == "true");
+                                                 (fv.dom->own_pointer(*df) && !inside_interactive) || df->attr("draggable") == "true");
     const bool interactive_role = is_interactive_role(role) && !(role == "option" && inside_interactive);
-    const bool interactive = !inside_interactive && (interactive_role || (dom_clickable && !is_structural_role(role)));
+    bool structure = false;  // a DOM-only clickable that is structure (recorded: its text is not an item of its own)
+    const bool interactive = !inside_interactive &&
+                             (interactive_role || (dom_clickable && !is_structural_role(role) && role != "heading" &&
+                                                   !(structure = clickable_is_structure(fv, node, *df))));
+    if (structure) c.structure.insert(std::make_pair(fv.frame->session_id, backend));
+    const bool heading_clickable = !inside_interactive && role == "heading" && (interactive_role || dom_clickable);
 
     if (role == "heading") {
         std::string lvl = prop_value(node, "level");
         std::string text = "h" + (lvl.empty() ? std::string("") : lvl) + " " + quote_text(name);
-        if (interactive) {
+        if (heading_clickable) {
             text += " [ref=" + c.refs->ref_for(fv.frame->session_id, fv.frame->frame_id, fv.frame->loader_id, backend,
                                                 role, name) + "]";
         }
-        if (!opt.interactive_only || interactive) push_line(c, depth, std::move(text), "", interactive, false, parent, pending_prefix);
+        if (!opt.interactive_only || heading_clickable)
+            push_line(c, depth, std::move(text), "", heading_clickable, false, parent, pending_prefix);
         // links inside headings still need refs
         if (has_interactive_descendant(fv, node)) {
             std::string none;
@@ -2851,10 +3035,10 @@ inline void render_node(render_ctx& c, const frame_view& fv, const json& node, s
         } else if (!value.empty() || role == "textbox" || role == "searchbox") {
             if (role == "textbox" || role == "searchbox" || role == "combobox" || role == "spinbutton" ||
                 role == "slider" || role == "ComboBoxSelect") {
-                if (!value.empty()) text += " = " + quote_text(clip(value, opt.max_text));
+                if (!value.empty()) text += " = " + quote_value(value, opt.max_text);
                 else if (df != nullptr) {
                     auto ph = df->attr("placeholder");
-                    if (!ph.empty() && ph != name) text += " placeholder=" + quote_text(clip(std::string(ph), 60));
+                    if (!ph.empty() && ph != name) text += " placeholder=" + quote_value(ph, 60);
                 }
             }
         }
@@ -3189,6 +3373,9 @@ inline snapshot render_snapshot_unchecked(const std::vector<ax_frame>& frames, c
                                                 "", false, true, static_cast<std::size_t>(-1), prefix);
         detail::render_frame(c, i, 1, l, prefix);
     }
+    // A text line keeps its runs' spaces while runs join it; the last one's trailing space goes.
+    for (auto& l : out.lines)
+        while (l.text_run && !l.text.empty() && l.text.back() == ' ') l.text.pop_back();
     if (c.too_deep > 0)
         detail::push_line(c, 0,
                           "(" + std::to_string(c.too_deep) + " parts of the page nested more than " +
@@ -3541,6 +3728,45 @@ struct action_result {
 
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/action_result.hpp> ----
+// ---- begin <agentkit/browser/cancel.hpp> ----
+// agentkit/browser/cancel.hpp — cancelling what a browser call is doing, from another thread.
+//
+//   agentkit::browser::cancel_scope scope(ctx.stop);   // the tool call's stop token
+//   auto r = browser.wait_for(w);                      // a stop ends it within ~20 ms
+//
+// While a cancel_scope lives on a thread, a stop requested on its token ends the browser
+// operation that thread is running: CDP calls in flight are abandoned (their answers are
+// dropped when they come), waits end, and the operation fails with errc::tool_cancelled,
+// releasing the browser for the next call at once. The browser stays usable. The browser
+// tools install one from every call's tool_context, so an MCP client's notifications/cancelled
+// stops a long browser_wait_for or navigation instead of queueing the next call behind it.
+
+#include <stop_token>
+#include <utility>
+
+namespace agentkit::browser {
+
+namespace detail {
+/// The stop token of the browser operation this thread runs (none outside a cancel_scope).
+inline thread_local std::stop_token op_stop;
+}  // namespace detail
+
+class cancel_scope {
+public:
+    explicit cancel_scope(std::stop_token token) : previous_(std::exchange(detail::op_stop, std::move(token))) {}
+    ~cancel_scope() { detail::op_stop = std::move(previous_); }
+    cancel_scope(const cancel_scope&) = delete;
+    cancel_scope& operator=(const cancel_scope&) = delete;
+
+    /// Whether the operation of this thread was asked to stop.
+    [[nodiscard]] static bool requested() noexcept { return detail::op_stop.stop_requested(); }
+
+private:
+    std::stop_token previous_;
+};
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/cancel.hpp> ----
 // ---- begin <agentkit/browser/detail/json_access.hpp> ----
 // agentkit/browser/detail/json_access.hpp — tolerant reads of CDP answers: a missing or
 // mistyped field reads as the default, never throws.
@@ -3956,6 +4182,16 @@ struct page_snapshot {
         if (article_like) s += "(article-like page: the readable mode shows its main text compactly)\n";
         return s + detail::page_data("title: " + title + "\n" + snap.text, boundary);
     }
+};
+
+/// What evaluate() gives back: the value as JSON where it has a JSON form, and how a model
+/// reads it in every case (a function, a symbol or undefined is said, never shown as {}).
+struct evaluated {
+    json value;        ///< the result as JSON; null when it has no JSON form (see kind)
+    /// "json" (value holds it); "undefined", "function", "symbol", "bigint", "number" (NaN,
+    /// Infinity, -Infinity, -0), or "object" (an object JSON cannot hold: a DOM node, a cycle)
+    std::string kind = "json";
+    std::string text;  ///< as the model reads it: the JSON text, or undefined, a function's source head, Symbol(x), 12n, NaN
 };
 
 struct screenshot_result {
@@ -5088,6 +5324,495 @@ static_assert(transport<any_transport>);
 
 }  // namespace agentkit::cdp
 // ---- end <agentkit/cdp/transport.hpp> ----
+// ---- begin <agentkit/cdp/webdriver.hpp> ----
+// agentkit/cdp/webdriver.hpp — a Chromium-family browser from a W3C WebDriver endpoint
+// (Selenium Grid 4, Selenoid, a cloud grid behind a TLS-terminating proxy, Debian's
+// chromedriver), driven over CDP.
+//
+//   agentkit::cdp::webdriver_options w;
+//   w.url = "http://grid.internal:4444";                     // or http://127.0.0.1:9515 (chromedriver)
+//   auto s = agentkit::cdp::webdriver_session::create(w);    // POST /session
+//   auto t = agentkit::cdp::websocket_transport::connect(*agentkit::cdp::discover_websocket_url(s->cdp_endpoint()));
+//   ...                                                      // the session is deleted with `s` (DELETE /session/{id})
+//
+// The session asks for `browserName: chrome` with `goog:chromeOptions.args` (headless, the
+// offline flags, the host's extra args); `capabilities` are merged over that (alwaysMatch), so a
+// grid's own keys (`se:name`, `platformName`, `browserVersion`, a node's binary) pass through.
+// The CDP endpoint is the session's `se:cdp` (Selenium Grid 4: a WebSocket URL the grid
+// proxies), else `goog:chromeOptions.debuggerAddress` (or `ms:edgeOptions.debuggerAddress`),
+// a host:port on the driver's machine: "localhost" there is read as the WebDriver URL's host.
+// browser::browser_options::webdriver does all of this, and deletes the session when the browser
+// closes or restarts.
+
+// ---- begin <agentkit/cdp/detail/net.hpp> ----
+// agentkit/cdp/detail/net.hpp — URL parsing, TCP connect with a deadline, blocking-free
+// reads and writes bounded by deadlines, HTTP/1.1 response-head parsing and a minimal HTTP
+// client (a browser's WebSocket URL from /json/version; WebDriver sessions).
+
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
+namespace agentkit::cdp::detail {
+
+/// The parts of a `ws://` or `http://` URL we need.
+struct url {
+    std::string scheme;  ///< "ws" or "http" (lower case)
+    std::string host;    ///< without brackets for IPv6 literals
+    std::uint16_t port = 0;
+    std::string path = "/";  ///< path and query, always starting with '/'
+
+    /// The value of an HTTP Host header.
+    [[nodiscard]] std::string host_header() const {
+        std::string h = host.find(':') != std::string::npos ? "[" + host + "]" : host;
+        h += ':';
+        h += std::to_string(port);
+        return h;
+    }
+};
+
+using agentkit::ascii_lower;  // core/strings.hpp
+
+[[nodiscard]] inline bool iequals(std::string_view a, std::string_view b) noexcept { return iequals_ascii(a, b); }
+
+/// Parse `scheme://host[:port][/path]` for the schemes ws and http. wss/https are refused
+/// with a hint (agentkit has no TLS; put a TLS-terminating proxy in front of a remote browser).
+[[nodiscard]] inline result<url> parse_url(std::string_view text) {
+    const auto bad = [&](std::string why) {
+        return fail(errc::request_invalid, "invalid URL '" + std::string(text) + "': " + why,
+                    "Use a URL like ws://127.0.0.1:9222/devtools/browser/<id> or http://127.0.0.1:9222.");
+    };
+    if (text.find("://") == std::string_view::npos) return bad("missing scheme");
+    auto p = agentkit::parse_url(text);  // core/url.hpp: the one parser
+    if (!p) return bad("malformed host or port");
+    if (p->scheme == "wss" || p->scheme == "https")
+        return fail(errc::request_invalid, "TLS URLs (" + p->scheme + "://) are not supported",
+                    "Connect through a TLS-terminating proxy and use ws:// or http://.");
+    if (p->scheme != "ws" && p->scheme != "http") return bad("unsupported scheme '" + p->scheme + "'");
+    const std::string_view after = text.substr(text.find("://") + 3);
+    if (after.substr(0, after.find_first_of("/?#")).find('@') != std::string_view::npos)
+        return bad("credentials in URLs are not supported");
+    if (p->host.empty()) return bad("missing host");
+    if (p->explicit_port && p->port == 0) return bad("invalid port");
+    url u;
+    u.scheme = p->scheme;
+    u.host = p->host;
+    u.port = static_cast<std::uint16_t>(p->port);
+    u.path = p->path.empty() ? "/" : p->path;
+    if (p->has_query) u.path += "?" + p->query;
+    return u;
+}
+
+/// Connect a TCP socket (blocking mode after connect, close-on-exec, TCP_NODELAY).
+[[nodiscard]] inline result<unique_fd> tcp_connect(const std::string& host, std::uint16_t port,
+                                                   clock::time_point deadline) {
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICSERV;
+    addrinfo* list = nullptr;
+    const std::string service = std::to_string(port);
+    if (const int rc = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &list); rc != 0)
+        return fail(errc::transport_io, "cannot resolve '" + host + "': " + ::gai_strerror(rc),
+                    "Check the host name of the browser endpoint.");
+    std::string last = "no addresses";
+    bool timed_out = false;
+    for (addrinfo* ai = list; ai != nullptr; ai = ai->ai_next) {
+        unique_fd fd(::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol));
+        if (!fd) {
+            last = errno_message(errno);
+            continue;
+        }
+        int rc = ::connect(fd.get(), ai->ai_addr, ai->ai_addrlen);
+        if (rc != 0 && errno == EINPROGRESS) {
+            pollfd p{fd.get(), POLLOUT, 0};
+            const int pr = poll_until(&p, 1, deadline);
+            if (pr == 0) {
+                timed_out = true;
+                last = "timed out";
+                break;
+            }
+            int err = 0;
+            socklen_t len = sizeof err;
+            if (pr < 0) err = errno;
+            else if (::getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &err, &len) != 0) err = errno;
+            if (err != 0) {
+                last = errno_message(err);
+                continue;
+            }
+            rc = 0;
+        }
+        if (rc != 0) {
+            last = errno_message(errno);
+            continue;
+        }
+        set_nonblocking(fd.get(), false);
+        const int one = 1;
+        ::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        ::freeaddrinfo(list);
+        return fd;
+    }
+    ::freeaddrinfo(list);
+    const std::string where = host + ":" + std::to_string(port);
+    if (timed_out)
+        return fail(errc::timeout, "timed out connecting to " + where, "Is the browser endpoint reachable?");
+    return fail(errc::transport_io, "cannot connect to " + where + ": " + last,
+                "Is a browser listening there (--remote-debugging-port)?");
+}
+
+/// Write all of `data` to a socket before the deadline (MSG_NOSIGNAL: a dead peer is an
+/// error, never SIGPIPE). A readable `wake` descriptor (>= 0) aborts the wait with
+/// errc::transport_closed.
+[[nodiscard]] inline result<void> send_all(int fd, std::string_view data, clock::time_point deadline,
+                                           int wake = -1) {
+    while (!data.empty()) {
+        const ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n >= 0) {
+            data.remove_prefix(static_cast<std::size_t>(n));
+            continue;
+        }
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            pollfd p[2] = {{fd, POLLOUT, 0}, {wake, POLLIN, 0}};
+            const int pr = poll_until(p, wake >= 0 ? 2 : 1, deadline);
+            if (pr == 0)
+                return fail(errc::timeout, "timed out writing to the peer",
+                            "The peer stopped reading; it may be hung.");
+            if (pr < 0) return fail(errc::transport_io, "poll failed: " + errno_message(errno));
+            if (wake >= 0 && (p[1].revents & POLLIN) != 0)
+                return fail(errc::transport_closed, "the transport was closed while writing");
+            continue;
+        }
+        const int e = errno;
+        if (e == EPIPE || e == ECONNRESET)
+            return fail(errc::transport_closed, "the peer closed the connection (" + errno_message(e) + ")");
+        return fail(errc::transport_io, "write failed: " + errno_message(e));
+    }
+    return {};
+}
+
+/// A parsed HTTP/1.x response head.
+struct http_head {
+    int status = 0;
+    std::string reason;
+    std::vector<std::pair<std::string, std::string>> headers;  ///< names as received
+
+    /// First header with this name (case-insensitive).
+    [[nodiscard]] std::optional<std::string> header(std::string_view name) const {
+        for (const auto& [k, v] : headers)
+            if (iequals(k, name)) return v;
+        return std::nullopt;
+    }
+};
+
+[[nodiscard]] inline std::string_view trim(std::string_view s) noexcept {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+    return s;
+}
+
+/// Parse "HTTP/1.1 101 Switching Protocols\r\nName: value\r\n...\r\n" (without the final CRLF).
+[[nodiscard]] inline result<http_head> parse_http_head(std::string_view text) {
+    http_head h;
+    auto line_end = text.find("\r\n");
+    std::string_view status_line = text.substr(0, line_end);
+    if (status_line.substr(0, 7) != "HTTP/1." || status_line.size() < 12 || status_line[8] != ' ')
+        return fail(errc::protocol_error, "malformed HTTP status line: '" + std::string(status_line.substr(0, 80)) + "'");
+    int code = 0;
+    const auto* b = status_line.data() + 9;
+    const auto [ptr, ec] = std::from_chars(b, b + 3, code);
+    if (ec != std::errc{} || ptr != b + 3) return fail(errc::protocol_error, "malformed HTTP status code");
+    h.status = code;
+    h.reason = std::string(trim(status_line.substr(12)));
+    while (line_end != std::string_view::npos) {
+        text = text.substr(line_end + 2);
+        line_end = text.find("\r\n");
+        std::string_view line = text.substr(0, line_end);
+        if (line.empty()) break;
+        const auto colon = line.find(':');
+        if (colon == std::string_view::npos || colon == 0)
+            return fail(errc::protocol_error, "malformed HTTP header line: '" + std::string(line.substr(0, 80)) + "'");
+        h.headers.emplace_back(std::string(line.substr(0, colon)), std::string(trim(line.substr(colon + 1))));
+    }
+    return h;
+}
+
+/// A complete HTTP response.
+struct http_response {
+    http_head head;
+    std::string body;
+};
+
+/// Decode a chunked transfer-encoded body. Returns nullopt when malformed or incomplete.
+[[nodiscard]] inline std::optional<std::string> decode_chunked(std::string_view in) {
+    std::string out;
+    for (;;) {
+        const auto eol = in.find("\r\n");
+        if (eol == std::string_view::npos) return std::nullopt;
+        std::string_view size_text = in.substr(0, eol);
+        if (const auto semi = size_text.find(';'); semi != std::string_view::npos) size_text = size_text.substr(0, semi);
+        size_text = trim(size_text);
+        std::size_t size = 0;
+        const auto [ptr, ec] = std::from_chars(size_text.data(), size_text.data() + size_text.size(), size, 16);
+        if (ec != std::errc{} || ptr != size_text.data() + size_text.size()) return std::nullopt;
+        in.remove_prefix(eol + 2);
+        if (size == 0) return out;
+        if (in.size() < size + 2) return std::nullopt;
+        out.append(in.substr(0, size));
+        in.remove_prefix(size + 2);
+    }
+}
+
+/// One HTTP/1.1 request with `Connection: close` (a JSON body when `body` is set), bounded by
+/// `timeout` overall and by `max_bytes` of response. Supports Content-Length, chunked and
+/// read-to-close bodies. Any status is a response; only transport failures are errors.
+[[nodiscard]] inline result<http_response> http_request(std::string_view method, const url& u, const std::optional<std::string>& body,
+                                                        std::chrono::milliseconds timeout, std::size_t max_bytes = 16U << 20U) {
+    const auto deadline = deadline_after(timeout);
+    auto fd = tcp_connect(u.host, u.port, deadline);
+    if (!fd) return fail(fd.error());
+    std::string req = std::string(method) + " " + u.path + " HTTP/1.1\r\nHost: " + u.host_header() +
+                      "\r\nAccept: application/json\r\nConnection: close\r\n";
+    if (body) req += "Content-Type: application/json; charset=utf-8\r\nContent-Length: " + std::to_string(body->size()) + "\r\n";
+    req += "\r\n";
+    if (body) req += *body;
+    if (auto s = send_all(fd->get(), req, deadline); !s) return fail(s.error());
+    std::string buf;
+    char chunk[16384];
+    for (;;) {
+        pollfd p{fd->get(), POLLIN, 0};
+        const int pr = poll_until(&p, 1, deadline);
+        if (pr == 0) return fail(errc::timeout, "timed out reading the HTTP response from " + u.host_header());
+        if (pr < 0) return fail(errc::transport_io, "poll failed: " + errno_message(errno));
+        const ssize_t n = ::recv(fd->get(), chunk, sizeof chunk, 0);
+        if (n < 0) {
+            if (errno == EINTR || errno == EAGAIN) continue;
+            return fail(errc::transport_io, "read failed: " + errno_message(errno));
+        }
+        if (n == 0) break;
+        buf.append(chunk, static_cast<std::size_t>(n));
+        if (buf.size() > max_bytes) return fail(errc::protocol_error, "HTTP response too large");
+        // Stop early once a Content-Length body is complete (the peer may keep the socket open).
+        if (const auto end = buf.find("\r\n\r\n"); end != std::string::npos) {
+            auto head = parse_http_head(std::string_view(buf).substr(0, end + 2));
+            if (!head) return fail(head.error());
+            if (auto cl = head->header("Content-Length")) {
+                std::size_t len = 0;
+                const auto [ptr, ec] = std::from_chars(cl->data(), cl->data() + cl->size(), len);
+                if (ec == std::errc{} && buf.size() - (end + 4) >= len) break;
+            }
+        }
+    }
+    const auto end = buf.find("\r\n\r\n");
+    if (end == std::string::npos) return fail(errc::protocol_error, "incomplete HTTP response head");
+    auto head = parse_http_head(std::string_view(buf).substr(0, end + 2));
+    if (!head) return fail(head.error());
+    http_response r;
+    r.head = std::move(*head);
+    std::string_view got = std::string_view(buf).substr(end + 4);
+    if (auto te = r.head.header("Transfer-Encoding"); te && ascii_lower(*te).find("chunked") != std::string::npos) {
+        auto decoded = decode_chunked(got);
+        if (!decoded) return fail(errc::protocol_error, "malformed chunked HTTP body");
+        r.body = std::move(*decoded);
+    } else if (auto cl = r.head.header("Content-Length")) {
+        std::size_t len = 0;
+        const auto [ptr, ec] = std::from_chars(cl->data(), cl->data() + cl->size(), len);
+        if (ec != std::errc{} || got.size() < len) return fail(errc::protocol_error, "truncated HTTP body");
+        r.body = std::string(got.substr(0, len));
+    } else {
+        r.body = std::string(got);
+    }
+    return r;
+}
+
+/// GET a URL (see http_request).
+[[nodiscard]] inline result<http_response> http_get(const url& u, std::chrono::milliseconds timeout,
+                                                    std::size_t max_bytes = 16U << 20U) {
+    return http_request("GET", u, std::nullopt, timeout, max_bytes);
+}
+
+}  // namespace agentkit::cdp::detail
+// ---- end <agentkit/cdp/detail/net.hpp> ----
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace agentkit::cdp {
+
+struct webdriver_options {
+    /// The WebDriver endpoint, with any path prefix it needs (http://host:4444,
+    /// http://host:4444/wd/hub). Empty: no WebDriver.
+    std::string url;
+    /// Merged over agentkit's own capabilities (alwaysMatch).
+    json capabilities = json::object();
+    /// Bound for the session to be created (a grid may queue the request until a node is free).
+    std::chrono::milliseconds create_timeout{120000};
+    /// Bound for each other request (DELETE).
+    std::chrono::milliseconds request_timeout{10000};
+};
+
+/// One WebDriver session. Move-only; deleting it ends the session on the endpoint.
+class webdriver_session {
+public:
+    /// POST /session for a Chromium-family browser started with `launch`'s headless setting and
+    /// extra args (its executable, when set, as goog:chromeOptions.binary). Errors:
+    /// errc::browser_launch with the endpoint's own words when it refuses or has no CDP
+    /// endpoint for the session; transport errors when it cannot be reached.
+    [[nodiscard]] static result<webdriver_session> create(const webdriver_options& o, const launch_options& launch = {}) {
+        auto base = detail::parse_url(o.url);
+        if (!base || base->scheme != "http")
+            return fail(errc::browser_launch, "invalid WebDriver URL '" + o.url + "'",
+                        "Use http://host:port (with the grid's path prefix, e.g. /wd/hub, when it has one); for https, put a "
+                        "TLS-terminating proxy in front of it.");
+        json args = json::array();
+        if (launch.headless) args.push_back("--headless=new");
+        for (const char* f : {"--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"})
+            args.push_back(f);
+        for (const auto& a : launch.extra_args) args.push_back(a);
+        json chrome{{"args", std::move(args)}};
+        if (!launch.executable.empty()) chrome["binary"] = launch.executable;
+        json always{{"browserName", "chrome"}, {"goog:chromeOptions", std::move(chrome)}};
+        if (o.capabilities.is_object())
+            for (const auto& [k, v] : o.capabilities.items()) {
+                if (k == "goog:chromeOptions" && v.is_object()) {
+                    for (const auto& [ck, cv] : v.items()) {
+                        if (ck == "args" && cv.is_array())
+                            for (const auto& a : cv) always["goog:chromeOptions"]["args"].push_back(a);
+                        else
+                            always["goog:chromeOptions"][ck] = cv;
+                    }
+                } else {
+                    always[k] = v;
+                }
+            }
+        const json req{{"capabilities", {{"alwaysMatch", std::move(always)}, {"firstMatch", json::array({json::object()})}}}};
+        detail::url u = *base;
+        u.path = joined(base->path, "/session");
+        auto r = detail::http_request("POST", u, req.dump(), o.create_timeout);
+        if (!r) return fail(errc::browser_launch, "cannot reach the WebDriver endpoint " + o.url + ": " + r.error().message,
+                            "Check that the grid or driver runs and listens there.");
+        const json body = json::parse(r->body, nullptr, false);
+        const json value = body.is_object() ? body.value("value", json()) : json();
+        if (r->head.status != 200 || !value.is_object()) {
+            std::string why = value.is_object() && value.value("message", json()).is_string() ? value["message"].get<std::string>()
+                                                                                            : r->body.substr(0, 300);
+            return fail(errc::browser_launch,
+                        "the WebDriver endpoint refused the session (HTTP " + std::to_string(r->head.status) + "): " + first_line(why),
+                        "Check the browser the endpoint offers (a Chromium-family one) and the capabilities.",
+                        json{{"status", r->head.status}, {"error", value.is_object() ? value.value("error", json()) : json()}});
+        }
+        webdriver_session s;
+        s.base_ = *base;
+        s.timeout_ = o.request_timeout;
+        // W3C: {"value": {"sessionId", "capabilities"}}; the older wire: {"sessionId", "value": caps}
+        if (value.value("sessionId", json()).is_string()) {
+            s.id_ = value["sessionId"].get<std::string>();
+            s.capabilities_ = value.value("capabilities", json::object());
+        } else if (body.value("sessionId", json()).is_string()) {
+            s.id_ = body["sessionId"].get<std::string>();
+            s.capabilities_ = value;
+        }
+        if (s.id_.empty()) return fail(errc::browser_launch, "the WebDriver endpoint answered without a session id");
+        auto endpoint = s.find_cdp_endpoint();
+        if (!endpoint) {
+            auto err = endpoint.error();
+            (void)s.close();
+            return fail(err);
+        }
+        s.cdp_ = std::move(*endpoint);
+        return s;
+    }
+
+    webdriver_session(webdriver_session&& o) noexcept { *this = std::move(o); }
+    webdriver_session& operator=(webdriver_session&& o) noexcept {
+        if (this != &o) {
+            (void)close();
+            base_ = std::move(o.base_);
+            id_ = std::exchange(o.id_, std::string());
+            cdp_ = std::move(o.cdp_);
+            capabilities_ = std::move(o.capabilities_);
+            timeout_ = o.timeout_;
+        }
+        return *this;
+    }
+    webdriver_session(const webdriver_session&) = delete;
+    webdriver_session& operator=(const webdriver_session&) = delete;
+    ~webdriver_session() { (void)close(); }
+
+    /// The session id ("" once closed).
+    [[nodiscard]] const std::string& id() const noexcept { return id_; }
+    /// Where CDP is: a ws:// URL (se:cdp) or http://host:port (debuggerAddress; pass it to
+    /// discover_websocket_url()).
+    [[nodiscard]] const std::string& cdp_endpoint() const noexcept { return cdp_; }
+    /// The capabilities the endpoint granted.
+    [[nodiscard]] const json& capabilities() const noexcept { return capabilities_; }
+
+    /// DELETE /session/{id} (idempotent): the endpoint quits the browser.
+    result<void> close() {
+        if (id_.empty()) return {};
+        detail::url u = base_;
+        u.path = joined(base_.path, "/session/" + id_);
+        id_.clear();
+        auto r = detail::http_request("DELETE", u, std::nullopt, timeout_);
+        if (!r) return fail(r.error());
+        if (r->head.status != 200) return fail(errc::transport_io, "DELETE session answered HTTP " + std::to_string(r->head.status));
+        return {};
+    }
+
+private:
+    webdriver_session() = default;
+
+    static std::string joined(const std::string& prefix, std::string_view tail) {
+        std::string p = prefix;
+        while (!p.empty() && p.back() == '/') p.pop_back();
+        return p + std::string(tail);
+    }
+    static std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+    result<std::string> find_cdp_endpoint() const {
+        if (auto se = capabilities_.find("se:cdp"); se != capabilities_.end() && se->is_string() && !se->get<std::string>().empty())
+            return se->get<std::string>();
+        for (const char* key : {"goog:chromeOptions", "ms:edgeOptions"}) {
+            auto o = capabilities_.find(key);
+            if (o == capabilities_.end() || !o->is_object() || !o->value("debuggerAddress", json()).is_string()) continue;
+            std::string addr = (*o)["debuggerAddress"].get<std::string>();
+            // the address is on the driver's machine: its loopback names mean the driver's host
+            const auto colon = addr.rfind(':');
+            if (colon == std::string::npos) break;
+            std::string host = addr.substr(0, colon);
+            if (host == "localhost" || host == "127.0.0.1" || host == "[::1]")
+                host = base_.host.find(':') != std::string::npos ? "[" + base_.host + "]" : base_.host;
+            return "http://" + host + addr.substr(colon);
+        }
+        return fail(errc::browser_launch, "the WebDriver session has no CDP endpoint (se:cdp or goog:chromeOptions.debuggerAddress)",
+                    "agentkit drives Chromium-family browsers over CDP: ask the grid for chrome, chromium or edge.");
+    }
+
+    detail::url base_;
+    std::string id_;
+    std::string cdp_;
+    json capabilities_;
+    std::chrono::milliseconds timeout_{10000};
+};
+
+}  // namespace agentkit::cdp
+// ---- end <agentkit/cdp/webdriver.hpp> ----
 
 #include <chrono>
 #include <cstddef>
@@ -5137,10 +5862,17 @@ enum class websocket_enforcement {
 };
 
 struct browser_options {
-    /// How to launch a local browser (ignored when cdp_endpoint is set).
+    /// How to launch a local browser (ignored when cdp_endpoint is set; with webdriver, its
+    /// headless setting, extra args and executable go to the WebDriver session).
     cdp::launch_options launch;
     /// Connect to an existing browser instead of launching one: ws://... or http://host:port.
     std::string cdp_endpoint;
+    /// A browser from a W3C WebDriver endpoint (Selenium Grid 4, Selenoid, chromedriver): when
+    /// webdriver.url is set, each (re)start creates a session there (`launch`'s headless setting
+    /// and extra args become goog:chromeOptions), connects to its CDP endpoint (se:cdp, else
+    /// debuggerAddress), and the session is deleted when the browser closes or restarts. The
+    /// browser gets a browser context of its own there, as with cdp_endpoint.
+    cdp::webdriver_options webdriver;
     /// Launch locally but speak CDP over a WebSocket (--remote-debugging-port) instead of the pipe.
     bool launch_over_websocket = false;
     /// Supply the CDP transport yourself: a custom transport, a browser reached some other way,
@@ -5493,7 +6225,7 @@ inline void readable_block(readable_ctx& c, const json& n, int depth = 0) {
         const std::string ref = ref_of(c, n, shown, name);
         std::string text = shown + (name.empty() ? std::string() : " " + quote_text(name));
         const std::string value = str_field(n, "value");
-        if (!value.empty()) text += " = " + quote_text(clip(value, 80));
+        if (!value.empty()) text += " = " + quote_value(value, 80);
         push_readable(c, text + " [ref=" + ref + "]", ref);
         return;
     }
@@ -7237,297 +7969,6 @@ inline session connection::session_for(std::string session_id) { return session(
 //   if (!t) { /* t.error().code == errc::browser_launch, hint says what to do */ }
 //   t->version()["product"];  // "Chrome/..." from the launch handshake
 
-// ---- begin <agentkit/cdp/detail/net.hpp> ----
-// agentkit/cdp/detail/net.hpp — URL parsing, TCP connect with a deadline, blocking-free
-// reads and writes bounded by deadlines, HTTP/1.1 response-head parsing and a minimal
-// HTTP GET (used to discover a browser's WebSocket URL from /json/version).
-
-
-#include <algorithm>
-#include <cctype>
-#include <charconv>
-#include <cstdint>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
-
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sys/socket.h>
-
-namespace agentkit::cdp::detail {
-
-/// The parts of a `ws://` or `http://` URL we need.
-struct url {
-    std::string scheme;  ///< "ws" or "http" (lower case)
-    std::string host;    ///< without brackets for IPv6 literals
-    std::uint16_t port = 0;
-    std::string path = "/";  ///< path and query, always starting with '/'
-
-    /// The value of an HTTP Host header.
-    [[nodiscard]] std::string host_header() const {
-        std::string h = host.find(':') != std::string::npos ? "[" + host + "]" : host;
-        h += ':';
-        h += std::to_string(port);
-        return h;
-    }
-};
-
-using agentkit::ascii_lower;  // core/strings.hpp
-
-[[nodiscard]] inline bool iequals(std::string_view a, std::string_view b) noexcept { return iequals_ascii(a, b); }
-
-/// Parse `scheme://host[:port][/path]` for the schemes ws and http. wss/https are refused
-/// with a hint (agentkit has no TLS; put a TLS-terminating proxy in front of a remote browser).
-[[nodiscard]] inline result<url> parse_url(std::string_view text) {
-    const auto bad = [&](std::string why) {
-        return fail(errc::request_invalid, "invalid URL '" + std::string(text) + "': " + why,
-                    "Use a URL like ws://127.0.0.1:9222/devtools/browser/<id> or http://127.0.0.1:9222.");
-    };
-    if (text.find("://") == std::string_view::npos) return bad("missing scheme");
-    auto p = agentkit::parse_url(text);  // core/url.hpp: the one parser
-    if (!p) return bad("malformed host or port");
-    if (p->scheme == "wss" || p->scheme == "https")
-        return fail(errc::request_invalid, "TLS URLs (" + p->scheme + "://) are not supported",
-                    "Connect through a TLS-terminating proxy and use ws:// or http://.");
-    if (p->scheme != "ws" && p->scheme != "http") return bad("unsupported scheme '" + p->scheme + "'");
-    const std::string_view after = text.substr(text.find("://") + 3);
-    if (after.substr(0, after.find_first_of("/?#")).find('@') != std::string_view::npos)
-        return bad("credentials in URLs are not supported");
-    if (p->host.empty()) return bad("missing host");
-    if (p->explicit_port && p->port == 0) return bad("invalid port");
-    url u;
-    u.scheme = p->scheme;
-    u.host = p->host;
-    u.port = static_cast<std::uint16_t>(p->port);
-    u.path = p->path.empty() ? "/" : p->path;
-    if (p->has_query) u.path += "?" + p->query;
-    return u;
-}
-
-/// Connect a TCP socket (blocking mode after connect, close-on-exec, TCP_NODELAY).
-[[nodiscard]] inline result<unique_fd> tcp_connect(const std::string& host, std::uint16_t port,
-                                                   clock::time_point deadline) {
-    addrinfo hints{};
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_NUMERICSERV;
-    addrinfo* list = nullptr;
-    const std::string service = std::to_string(port);
-    if (const int rc = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &list); rc != 0)
-        return fail(errc::transport_io, "cannot resolve '" + host + "': " + ::gai_strerror(rc),
-                    "Check the host name of the browser endpoint.");
-    std::string last = "no addresses";
-    bool timed_out = false;
-    for (addrinfo* ai = list; ai != nullptr; ai = ai->ai_next) {
-        unique_fd fd(::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol));
-        if (!fd) {
-            last = errno_message(errno);
-            continue;
-        }
-        int rc = ::connect(fd.get(), ai->ai_addr, ai->ai_addrlen);
-        if (rc != 0 && errno == EINPROGRESS) {
-            pollfd p{fd.get(), POLLOUT, 0};
-            const int pr = poll_until(&p, 1, deadline);
-            if (pr == 0) {
-                timed_out = true;
-                last = "timed out";
-                break;
-            }
-            int err = 0;
-            socklen_t len = sizeof err;
-            if (pr < 0) err = errno;
-            else if (::getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &err, &len) != 0) err = errno;
-            if (err != 0) {
-                last = errno_message(err);
-                continue;
-            }
-            rc = 0;
-        }
-        if (rc != 0) {
-            last = errno_message(errno);
-            continue;
-        }
-        set_nonblocking(fd.get(), false);
-        const int one = 1;
-        ::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        ::freeaddrinfo(list);
-        return fd;
-    }
-    ::freeaddrinfo(list);
-    const std::string where = host + ":" + std::to_string(port);
-    if (timed_out)
-        return fail(errc::timeout, "timed out connecting to " + where, "Is the browser endpoint reachable?");
-    return fail(errc::transport_io, "cannot connect to " + where + ": " + last,
-                "Is a browser listening there (--remote-debugging-port)?");
-}
-
-/// Write all of `data` to a socket before the deadline (MSG_NOSIGNAL: a dead peer is an
-/// error, never SIGPIPE). A readable `wake` descriptor (>= 0) aborts the wait with
-/// errc::transport_closed.
-[[nodiscard]] inline result<void> send_all(int fd, std::string_view data, clock::time_point deadline,
-                                           int wake = -1) {
-    while (!data.empty()) {
-        const ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (n >= 0) {
-            data.remove_prefix(static_cast<std::size_t>(n));
-            continue;
-        }
-        if (errno == EINTR) continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK) {
-            pollfd p[2] = {{fd, POLLOUT, 0}, {wake, POLLIN, 0}};
-            const int pr = poll_until(p, wake >= 0 ? 2 : 1, deadline);
-            if (pr == 0)
-                return fail(errc::timeout, "timed out writing to the peer",
-                            "The peer stopped reading; it may be hung.");
-            if (pr < 0) return fail(errc::transport_io, "poll failed: " + errno_message(errno));
-            if (wake >= 0 && (p[1].revents & POLLIN) != 0)
-                return fail(errc::transport_closed, "the transport was closed while writing");
-            continue;
-        }
-        const int e = errno;
-        if (e == EPIPE || e == ECONNRESET)
-            return fail(errc::transport_closed, "the peer closed the connection (" + errno_message(e) + ")");
-        return fail(errc::transport_io, "write failed: " + errno_message(e));
-    }
-    return {};
-}
-
-/// A parsed HTTP/1.x response head.
-struct http_head {
-    int status = 0;
-    std::string reason;
-    std::vector<std::pair<std::string, std::string>> headers;  ///< names as received
-
-    /// First header with this name (case-insensitive).
-    [[nodiscard]] std::optional<std::string> header(std::string_view name) const {
-        for (const auto& [k, v] : headers)
-            if (iequals(k, name)) return v;
-        return std::nullopt;
-    }
-};
-
-[[nodiscard]] inline std::string_view trim(std::string_view s) noexcept {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-    return s;
-}
-
-/// Parse "HTTP/1.1 101 Switching Protocols\r\nName: value\r\n...\r\n" (without the final CRLF).
-[[nodiscard]] inline result<http_head> parse_http_head(std::string_view text) {
-    http_head h;
-    auto line_end = text.find("\r\n");
-    std::string_view status_line = text.substr(0, line_end);
-    if (status_line.substr(0, 7) != "HTTP/1." || status_line.size() < 12 || status_line[8] != ' ')
-        return fail(errc::protocol_error, "malformed HTTP status line: '" + std::string(status_line.substr(0, 80)) + "'");
-    int code = 0;
-    const auto* b = status_line.data() + 9;
-    const auto [ptr, ec] = std::from_chars(b, b + 3, code);
-    if (ec != std::errc{} || ptr != b + 3) return fail(errc::protocol_error, "malformed HTTP status code");
-    h.status = code;
-    h.reason = std::string(trim(status_line.substr(12)));
-    while (line_end != std::string_view::npos) {
-        text = text.substr(line_end + 2);
-        line_end = text.find("\r\n");
-        std::string_view line = text.substr(0, line_end);
-        if (line.empty()) break;
-        const auto colon = line.find(':');
-        if (colon == std::string_view::npos || colon == 0)
-            return fail(errc::protocol_error, "malformed HTTP header line: '" + std::string(line.substr(0, 80)) + "'");
-        h.headers.emplace_back(std::string(line.substr(0, colon)), std::string(trim(line.substr(colon + 1))));
-    }
-    return h;
-}
-
-/// A complete HTTP response.
-struct http_response {
-    http_head head;
-    std::string body;
-};
-
-/// Decode a chunked transfer-encoded body. Returns nullopt when malformed or incomplete.
-[[nodiscard]] inline std::optional<std::string> decode_chunked(std::string_view in) {
-    std::string out;
-    for (;;) {
-        const auto eol = in.find("\r\n");
-        if (eol == std::string_view::npos) return std::nullopt;
-        std::string_view size_text = in.substr(0, eol);
-        if (const auto semi = size_text.find(';'); semi != std::string_view::npos) size_text = size_text.substr(0, semi);
-        size_text = trim(size_text);
-        std::size_t size = 0;
-        const auto [ptr, ec] = std::from_chars(size_text.data(), size_text.data() + size_text.size(), size, 16);
-        if (ec != std::errc{} || ptr != size_text.data() + size_text.size()) return std::nullopt;
-        in.remove_prefix(eol + 2);
-        if (size == 0) return out;
-        if (in.size() < size + 2) return std::nullopt;
-        out.append(in.substr(0, size));
-        in.remove_prefix(size + 2);
-    }
-}
-
-/// GET a URL over HTTP/1.1 with `Connection: close`, bounded by `timeout` overall and by
-/// `max_bytes` of response. Supports Content-Length, chunked and read-to-close bodies.
-[[nodiscard]] inline result<http_response> http_get(const url& u, std::chrono::milliseconds timeout,
-                                                    std::size_t max_bytes = 16U << 20U) {
-    const auto deadline = deadline_after(timeout);
-    auto fd = tcp_connect(u.host, u.port, deadline);
-    if (!fd) return fail(fd.error());
-    const std::string req = "GET " + u.path + " HTTP/1.1\r\nHost: " + u.host_header() +
-                            "\r\nAccept: application/json\r\nConnection: close\r\n\r\n";
-    if (auto s = send_all(fd->get(), req, deadline); !s) return fail(s.error());
-    std::string buf;
-    char chunk[16384];
-    for (;;) {
-        pollfd p{fd->get(), POLLIN, 0};
-        const int pr = poll_until(&p, 1, deadline);
-        if (pr == 0) return fail(errc::timeout, "timed out reading the HTTP response from " + u.host_header());
-        if (pr < 0) return fail(errc::transport_io, "poll failed: " + errno_message(errno));
-        const ssize_t n = ::recv(fd->get(), chunk, sizeof chunk, 0);
-        if (n < 0) {
-            if (errno == EINTR || errno == EAGAIN) continue;
-            return fail(errc::transport_io, "read failed: " + errno_message(errno));
-        }
-        if (n == 0) break;
-        buf.append(chunk, static_cast<std::size_t>(n));
-        if (buf.size() > max_bytes) return fail(errc::protocol_error, "HTTP response too large");
-        // Stop early once a Content-Length body is complete (the peer may keep the socket open).
-        if (const auto end = buf.find("\r\n\r\n"); end != std::string::npos) {
-            auto head = parse_http_head(std::string_view(buf).substr(0, end + 2));
-            if (!head) return fail(head.error());
-            if (auto cl = head->header("Content-Length")) {
-                std::size_t len = 0;
-                const auto [ptr, ec] = std::from_chars(cl->data(), cl->data() + cl->size(), len);
-                if (ec == std::errc{} && buf.size() - (end + 4) >= len) break;
-            }
-        }
-    }
-    const auto end = buf.find("\r\n\r\n");
-    if (end == std::string::npos) return fail(errc::protocol_error, "incomplete HTTP response head");
-    auto head = parse_http_head(std::string_view(buf).substr(0, end + 2));
-    if (!head) return fail(head.error());
-    http_response r;
-    r.head = std::move(*head);
-    std::string_view body = std::string_view(buf).substr(end + 4);
-    if (auto te = r.head.header("Transfer-Encoding"); te && ascii_lower(*te).find("chunked") != std::string::npos) {
-        auto decoded = decode_chunked(body);
-        if (!decoded) return fail(errc::protocol_error, "malformed chunked HTTP body");
-        r.body = std::move(*decoded);
-    } else if (auto cl = r.head.header("Content-Length")) {
-        std::size_t len = 0;
-        const auto [ptr, ec] = std::from_chars(cl->data(), cl->data() + cl->size(), len);
-        if (ec != std::errc{} || body.size() < len) return fail(errc::protocol_error, "truncated HTTP body");
-        r.body = std::string(body.substr(0, len));
-    } else {
-        r.body = std::string(body);
-    }
-    return r;
-}
-
-}  // namespace agentkit::cdp::detail
-// ---- end <agentkit/cdp/detail/net.hpp> ----
 
 #include <atomic>
 #include <chrono>
@@ -8782,9 +9223,11 @@ public:
 
     result<screenshot_result> screenshot(screenshot_options o = {});
 
-    /// Evaluate JavaScript in the main frame (or, with a ref, a function `(el) => ...` on that
-    /// element). Off unless browser_options::allow_evaluate.
-    result<json> evaluate(std::string_view expression, std::string_view ref = {});
+    /// Evaluate JavaScript in the main frame, as Playwright MCP's browser_evaluate does: a
+    /// function (`() => value`) is called, with the element as its argument when a ref is
+    /// given (`(el) => value`); a plain expression is evaluated; a promise is awaited. Off
+    /// unless browser_options::allow_evaluate.
+    result<evaluated> evaluate(std::string_view expression, std::string_view ref = {});
 
     /// Console messages of the current tab (oldest first); `clear` empties the buffer. The buffer
     /// keeps the newest browser_options::console_capacity; `dropped` (if given) receives how many
@@ -8822,6 +9265,9 @@ private:
     using clock = std::chrono::steady_clock;
 
     struct engine {
+        /// The WebDriver session the browser came from (browser_options::webdriver): deleted
+        /// with the engine, after the connection (declared first: destroyed last).
+        std::optional<cdp::webdriver_session> webdriver;
         cdp::connection conn;
         std::string context_id;
         bool own_context = false;
@@ -8955,6 +9401,8 @@ private:
     // ---- CDP helpers ----------------------------------------------------------------------------
 
     error crashed_error(const error& cause) const;
+    /// errc::tool_cancelled for a CDP call abandoned because its cancel_scope was stopped.
+    static error cancelled_error(std::string_view method);
 
     result<json> call(std::string_view session, std::string_view method, json params = json::object(),
                       std::optional<std::chrono::milliseconds> timeout = std::nullopt);
@@ -9184,6 +9632,7 @@ inline auto browser::ensure() -> result<void> {
         eng_.reset();
     }
     cdp::any_transport transport;
+    std::optional<cdp::webdriver_session> webdriver;  // deleted here when the start fails before the engine owns it
     cdp::launch_options lo = opt_.launch;
     lo.extra_args.insert(lo.extra_args.begin(), "--disable-features=Translate,MediaRouter,OptimizationHints");
     if (opt_.transport_factory) {
@@ -9191,6 +9640,16 @@ inline auto browser::ensure() -> result<void> {
         if (!t) return fail(t.error());
         if (!*t) return fail(errc::browser_launch, "the transport factory returned an empty transport");
         transport = std::move(*t);
+    } else if (!opt_.webdriver.url.empty()) {
+        auto s = cdp::webdriver_session::create(opt_.webdriver, lo);
+        if (!s) return fail(s.error());
+        const std::string endpoint = s->cdp_endpoint();
+        auto url = endpoint.rfind("ws://", 0) == 0 ? result<std::string>(endpoint) : cdp::discover_websocket_url(endpoint);
+        if (!url) return fail(errc::browser_launch, "the WebDriver session's CDP endpoint " + endpoint + " cannot be reached: " + url.error().message);
+        auto t = cdp::websocket_transport::connect(*url);
+        if (!t) return fail(errc::browser_launch, "cannot connect to the WebDriver session's CDP endpoint: " + t.error().message);
+        transport = std::move(*t);
+        webdriver = std::move(*s);
     } else if (!opt_.cdp_endpoint.empty()) {
         auto url = cdp::discover_websocket_url(opt_.cdp_endpoint);
         if (!url) return fail(url.error());
@@ -9211,6 +9670,7 @@ inline auto browser::ensure() -> result<void> {
     co.sent_counter = sent_;
     co.on_call_sent = opt_.on_cdp_call;
     auto e = std::make_unique<engine>(std::move(transport), std::move(co));
+    e->webdriver = std::move(webdriver);
     auto* raw = e.get();
     e->sub = e->conn.on("*", [this, raw](const cdp::event& ev) { on_event(*raw, ev); });
     eng_ = std::move(e);
@@ -9272,9 +9732,23 @@ inline auto browser::crashed_error(const error& cause) const -> error {
 
 inline auto browser::call(std::string_view session, std::string_view method, json params, std::optional<std::chrono::milliseconds> timeout) -> result<json> {
     if (!eng_) return fail(errc::browser_crashed, "no browser is running", "Call again: the browser starts lazily.");
+    if (detail::op_stop.stop_possible()) {  // a cancel_scope: wait in slices, abandon the call on a stop
+        if (detail::op_stop.stop_requested()) return fail(cancelled_error(method));
+        auto fut = eng_->conn.call_async(method, std::move(params), session, timeout);
+        while (fut.wait_for(20ms) != std::future_status::ready)
+            if (detail::op_stop.stop_requested()) return fail(cancelled_error(method));
+        auto r = fut.get();
+        if (!r && !eng_->conn.is_open()) return fail(crashed_error(r.error()));
+        return r;
+    }
     auto r = eng_->conn.call(method, std::move(params), session, timeout);
     if (!r && !eng_->conn.is_open()) return fail(crashed_error(r.error()));
     return r;
+}
+
+inline auto browser::cancelled_error(std::string_view method) -> error {
+    return error(errc::tool_cancelled, "cancelled (" + std::string(method) + " was abandoned)",
+                 "The call was cancelled; the browser is ready for the next one.");
 }
 
 inline auto browser::call_on(const node_handle& h, const char* fn, json args, bool await_promise, std::optional<std::chrono::milliseconds> timeout) -> result<json> {
@@ -9301,7 +9775,7 @@ auto browser::wait_until(Pred pred, std::chrono::milliseconds timeout) -> bool {
         if (pred()) return true;
         const auto now = clock::now();
         if (now >= deadline) return false;
-        if (!eng_->conn.is_open()) return false;
+        if (!eng_->conn.is_open() || detail::op_stop.stop_requested()) return false;
         eng_->cv.wait_for(lock, std::min<clock::duration>(deadline - now, 20ms));
     }
 }
@@ -9337,8 +9811,9 @@ inline auto browser::use_socket_gate() const -> bool {
         case websocket_enforcement::automatic: break;
     }
     if (opt_.transport_factory) return false;
-    if (!opt_.cdp_endpoint.empty()) {
-        auto u = cdp::detail::parse_url(opt_.cdp_endpoint);
+    if (!opt_.webdriver.url.empty() || !opt_.cdp_endpoint.empty()) {
+        // a browser elsewhere reaches the gate (on this host's loopback) only when it runs here
+        auto u = cdp::detail::parse_url(!opt_.webdriver.url.empty() ? opt_.webdriver.url : opt_.cdp_endpoint);
         if (!u) return false;
         const std::string h = cdp::detail::ascii_lower(u->host);
         return h == "localhost" || h == "::1" || h.rfind("127.", 0) == 0;
@@ -11354,7 +11829,7 @@ inline auto browser::wait_condition(const tab_ptr& t, const wait_options& o) -> 
             if (r && r->contains("exceptionDetails") && eng_->conn.is_open()) {
                 // the document was replaced during the wait: wait for the next one to load
             }
-            if (!r && r.error().is(errc::browser_crashed)) return fail(r.error());
+            if (!r && (r.error().is(errc::browser_crashed) || r.error().is(errc::tool_cancelled))) return fail(r.error());
             if (remaining() <= 0) break;
             std::uint64_t mark = 0;
             {
@@ -11364,6 +11839,7 @@ inline auto browser::wait_condition(const tab_ptr& t, const wait_options& o) -> 
             wait_until([&] { return !t->main_loading || t->nav_committed > mark || t->closed; },
                        std::chrono::milliseconds(remaining()));
             if (!eng_->conn.is_open()) return fail(crashed_error(error(errc::browser_crashed, "the browser died")));
+            if (detail::op_stop.stop_requested()) return fail(cancelled_error("the wait"));
         }
         return fail(errc::timeout,
                     gone ? "\"" + needle + "\" was still on the page after " + std::to_string(o.timeout.count()) + " ms"
@@ -11384,7 +11860,7 @@ inline auto browser::wait_condition(const tab_ptr& t, const wait_options& o) -> 
         auto r = call_on(*h, detail::kWaitStateScript, json::array({json{{"value", o.state}}, json{{"value", ms}}}), true,
                          std::chrono::milliseconds(ms + 2000));
         if (!r) {
-            if (r.error().is(errc::browser_crashed)) return fail(r.error());
+            if (r.error().is(errc::browser_crashed) || r.error().is(errc::tool_cancelled)) return fail(r.error());
             if ((o.state == "gone" || o.state == "hidden") && !eng_->conn.is_open()) return fail(r.error());
             if (o.state == "gone" || o.state == "hidden") return {};  // its document went away
             return fail(r.error());
@@ -11462,7 +11938,7 @@ inline auto browser::screenshot(screenshot_options o) -> result<screenshot_resul
     return out;
 }
 
-inline auto browser::evaluate(std::string_view expression, std::string_view ref) -> result<json> {
+inline auto browser::evaluate(std::string_view expression, std::string_view ref) -> result<evaluated> {
     std::lock_guard op(op_mu_);
     if (!opt_.allow_evaluate && !opt_.policy.allow_evaluate)
         return fail(errc::policy_blocked, "JavaScript evaluation is disabled (policy rule allow_evaluate)",
@@ -11472,34 +11948,40 @@ inline auto browser::evaluate(std::string_view expression, std::string_view ref)
     if (!e) return fail(e.error());
     auto t = current_tab();
     if (!t) return fail(t.error());
+    // Every step keeps the value by reference: a function is then called, a promise awaited,
+    // and what comes out is read by value at the end (or described, when JSON cannot hold it).
+    std::string session;
+    auto release = [&](const std::string& object_id) {
+        if (!object_id.empty())
+            eng_->conn.call_async("Runtime.releaseObject", json{{"objectId", object_id}}, session, [](result<json>) {});
+    };
+    auto ok = [](const result<json>& x) { return x && !x->contains("exceptionDetails"); };
     result<json> r = json();
     if (!ref.empty()) {
         auto h = resolve(ref);
         if (!h) return fail(h.error());
-        r = call(h->session, "Runtime.callFunctionOn",
-                 json{{"functionDeclaration", "function(){ return (" + std::string(expression) + ")(this); }"},
-                      {"objectId", h->object_id}, {"returnByValue", true}, {"awaitPromise", true}, {"userGesture", true}});
+        session = h->session;
+        r = call(session, "Runtime.callFunctionOn",
+                 json{{"functionDeclaration", "function(){ const v = (" + std::string(expression) + "); return typeof v === 'function' ? v(this) : v; }"},
+                      {"objectId", h->object_id}, {"returnByValue", false}, {"awaitPromise", true}, {"userGesture", true}});
     } else {
-        // REPL mode (statements, top-level await, let redeclared) awaits the script, but an
-        // expression whose value is a promise completes with the promise itself: the value
-        // comes back by reference and a promise is awaited in a second step.
-        r = call((*t)->session, "Runtime.evaluate",
+        session = (*t)->session;
+        // REPL mode: statements, top-level await, `let` declared again
+        r = call(session, "Runtime.evaluate",
                  json{{"expression", std::string(expression)}, {"returnByValue", false}, {"awaitPromise", true},
                       {"userGesture", true}, {"replMode", true}});
-        if (r && !r->contains("exceptionDetails")) {
-            const json& res = detail::jobj(*r, "result");
-            const std::string object_id = detail::jstr(res, "objectId");
-            if (!object_id.empty()) {
-                if (detail::jstr(res, "subtype") == "promise")
-                    r = call((*t)->session, "Runtime.awaitPromise",
-                             json{{"promiseObjectId", object_id}, {"returnByValue", true}});
-                else
-                    r = call((*t)->session, "Runtime.callFunctionOn",
-                             json{{"functionDeclaration", "function(){ return this; }"}, {"objectId", object_id},
-                                  {"returnByValue", true}});
-                eng_->conn.call_async("Runtime.releaseObject", json{{"objectId", object_id}}, (*t)->session,
-                                      [](result<json>) {});
-            }
+        if (ok(r) && detail::jstr(detail::jobj(*r, "result"), "type") == "function") {  // `() => value`: call it
+            const std::string fn = detail::jstr(detail::jobj(*r, "result"), "objectId");
+            r = call(session, "Runtime.callFunctionOn",
+                     json{{"functionDeclaration", "function(){ return this(); }"}, {"objectId", fn}, {"returnByValue", false},
+                          {"awaitPromise", true}, {"userGesture", true}});
+            release(fn);
+        }
+        if (ok(r) && detail::jstr(detail::jobj(*r, "result"), "subtype") == "promise") {
+            // (an expression whose value is a promise completes with the promise in REPL mode)
+            const std::string p = detail::jstr(detail::jobj(*r, "result"), "objectId");
+            r = call(session, "Runtime.awaitPromise", json{{"promiseObjectId", p}, {"returnByValue", false}});
+            release(p);
         }
     }
     if (!r && r.error().is(errc::timeout) && stop_scripts(*t, {}, opt_.call_timeout))
@@ -11512,11 +11994,43 @@ inline auto browser::evaluate(std::string_view expression, std::string_view ref)
         if (what.empty()) what = detail::jstr(ex, "text");
         return fail(opt_.policy.redact(error(errc::tool_failed, "the script threw: " + what, "Fix the expression.", ex)));
     }
-    const json& res = detail::jobj(*r, "result");
-    if (res.contains("value")) return opt_.policy.redact(res["value"]);
-    if (res.contains("unserializableValue")) return res["unserializableValue"];
-    if (detail::jstr(res, "type") == "undefined") return json();
-    return json(opt_.policy.redact(detail::jstr(res, "description")));
+    const json res = detail::jobj(*r, "result");
+    const std::string type = detail::jstr(res, "type");
+    const std::string object_id = detail::jstr(res, "objectId");
+    evaluated out;
+    auto described = [&](std::string kind, std::string text) {
+        out.kind = std::move(kind);
+        out.text = opt_.policy.redact(std::move(text));
+        release(object_id);
+        return out;
+    };
+    auto head = [](std::string d) {  // a function's source: its first line, bounded
+        d = d.substr(0, d.find('\n'));
+        if (d.size() > 120) d = d.substr(0, utf8_safe_prefix(d, 120)) + "…";
+        return d;
+    };
+    if (type == "undefined") return described("undefined", "undefined");
+    if (type == "function") return described("function", "a function: " + head(detail::jstr(res, "description")));
+    if (type == "symbol") return described("symbol", detail::jstr(res, "description"));
+    if (res.contains("unserializableValue")) {
+        const std::string u = detail::jstr(res, "unserializableValue");
+        return described(type == "bigint" ? "bigint" : "number", u);
+    }
+    const std::string subtype = detail::jstr(res, "subtype");
+    if (!object_id.empty() && !subtype.empty() && subtype != "array" && subtype != "null" && subtype != "typedarray")
+        return described("object", detail::jstr(res, "description"));  // a node, a Date, a RegExp, a Map, an Error: {} by value
+    if (res.contains("value")) {
+        out.value = opt_.policy.redact(res["value"]);
+    } else if (!object_id.empty()) {
+        auto v = call(session, "Runtime.callFunctionOn",
+                      json{{"functionDeclaration", "function(){ return this; }"}, {"objectId", object_id}, {"returnByValue", true}});
+        if (!ok(v) || !detail::jobj(*v, "result").contains("value"))  // a DOM node, a cycle: no JSON form
+            return described("object", detail::jstr(res, "description").empty() ? std::string("an object") : detail::jstr(res, "description"));
+        out.value = opt_.policy.redact(detail::jobj(*v, "result")["value"]);
+        release(object_id);
+    }
+    out.text = out.value.dump(-1, ' ', false, json::error_handler_t::replace);
+    return out;
 }
 
 template <class F>
@@ -12006,6 +12520,11 @@ Options (Playwright MCP names where the meaning is the same):
   --user-data-dir DIR        use (and keep) this profile directory
   --viewport-size W,H        viewport in CSS pixels, e.g. 1280,720
   --cdp-endpoint URL         connect to a running browser (ws://... or http://host:port)
+  --webdriver URL            a browser from a W3C WebDriver endpoint (Selenium Grid 4, Selenoid,
+                             chromedriver: http://host:port[/wd/hub]); the session is created on
+                             the first browser call and deleted when the browser closes
+  --webdriver-capabilities JSON  capabilities merged into the session request (e.g.
+                             '{"se:name":"agent 7","platformName":"linux"}')
   --config FILE              JSON configuration (Playwright MCP's format: browser.launchOptions,
                              browser.contextOptions.viewport, browser.cdpEndpoint, ...)
   --allowed-origins LIST     semicolon-separated origins the browser may reach (enforced by
@@ -12645,6 +13164,20 @@ inline result<command_line_outcome> parse_command_line(int argc, const char* con
             auto v = value();
             if (!v) return no_value();
             c.browser.cdp_endpoint = *v;
+        } else if (a == "--webdriver") {
+            auto v = value();
+            if (!v) return no_value();
+            if (v->rfind("http://", 0) != 0)
+                return fail(errc::args_invalid, "--webdriver takes an http:// URL (e.g. http://127.0.0.1:4444), not \"" + *v + "\"",
+                            "For an https endpoint, put a TLS-terminating proxy in front of it.");
+            c.browser.webdriver.url = *v;
+        } else if (a == "--webdriver-capabilities") {
+            auto v = value();
+            if (!v) return no_value();
+            json caps = json::parse(*v, nullptr, false);
+            if (caps.is_discarded() || !caps.is_object())
+                return fail(errc::args_invalid, "--webdriver-capabilities takes a JSON object, e.g. '{\"se:name\": \"agent\"}'");
+            c.browser.webdriver.capabilities = std::move(caps);
         } else if (a == "--config") {
             auto v = value();
             if (!v) return no_value();
@@ -12773,6 +13306,14 @@ inline result<void> finish_config(server_config& c) {
     }
     if (!c.browser.viewport.user_agent.empty() && c.browser.cdp_endpoint.empty())
         c.browser.launch.extra_args.push_back("--user-agent=" + c.browser.viewport.user_agent);  // also workers and iframes
+    if (!c.browser.webdriver.url.empty()) {
+        if (!c.browser.cdp_endpoint.empty())
+            c.unsupported.push_back("--cdp-endpoint with --webdriver (one browser: the WebDriver session's or the endpoint's)");
+        if (!c.browser.launch.user_data_dir.empty())
+            c.unsupported.push_back("--user-data-dir with --webdriver (the profile would be on the grid's machine)");
+    } else if (!c.browser.webdriver.capabilities.empty()) {
+        c.notes.push_back("--webdriver-capabilities has no effect without --webdriver");
+    }
     if (!c.port) {
         if (c.idle_timeout.count() != 0)
             c.unsupported.push_back("--idle-timeout " + std::to_string(c.idle_timeout.count()) +
@@ -17605,6 +18146,28 @@ result<tool_output> timed(tool_state& st, std::string_view tool, F&& f) {
     return finish(st, tool, t0, before, f());
 }
 
+/// An action that failed where the page was at fault (an element covered or not visible, a
+/// wait or a navigation that failed) leaves a picture: a screenshot of the viewport stored as
+/// an artifact (bounded like every artifact), its id in the error's hint and details
+/// ("screenshot"). A failure to take it changes nothing else.
+inline result<tool_output> with_failure_screenshot(tool_state& st, result<tool_output> r) {
+    if (r || cancel_scope::requested()) return r;
+    error e = r.error();
+    if (!e.is(errc::element_covered) && !e.is(errc::element_not_visible) && !e.is(errc::timeout) && !e.is(errc::navigation_failed))
+        return r;
+    screenshot_options o;
+    o.format = "jpeg";
+    auto shot = st.b.screenshot(o);
+    if (!shot) return r;
+    auto ref = st.store.put({shot->mime_type, "failure screenshot", "the page when the action failed: " + e.message, shot->base64, true});
+    if (!ref) return r;
+    e.hint += std::string(e.hint.empty() ? "" : " ") + "A screenshot of the page when it failed: artifact " + ref->id + " (" +
+              std::string(artifact_tool_name) + ").";
+    if (!e.details.is_object()) e.details = e.details.is_null() ? json::object() : json{{"cause", e.details}};
+    e.details["screenshot"] = ref->id;
+    return fail(std::move(e));
+}
+
 /// Store text as an artifact, redacted of the session's secrets first.
 inline result<artifact_ref> store_text(tool_state& st, std::string name, std::string description, std::string text) {
     return st.store.put({"text/plain", std::move(name), st.b.policy().redact(std::move(description)),
@@ -17616,15 +18179,33 @@ inline result<artifact_ref> store_text(tool_state& st, std::string name, std::st
 /// A browser tool: the name is written once, here. The handler takes its argument struct (or
 /// nothing) and returns result<tool_output>; every call is timed, its text capped (the rest
 /// stored as an artifact), redacted of secrets and counted in the state's metrics.
+/// The call's cancellation reaches the browser: a cancel_scope of the call's stop token is in
+/// place while the handler runs (a cancelled call releases the browser within ~20 ms). A
+/// handler that takes the tool_context too gets it. A call that fails where the page was at
+/// fault (a covered element, a wait or a navigation that failed) leaves a screenshot artifact
+/// named in its error.
 template <fixed_string Name, class F>
 auto browser_tool(tool_state& st, std::string_view description, F handler, traits t) {
     tool_state* s = &st;
     if constexpr (agentkit::detail::handler_sig<F>::arity == 0) {
-        return tool<Name>(description, [s, handler]() { return detail::timed(*s, Name.view(), handler); }, t);
+        return tool<Name>(description, [s, handler](const no_args&, tool_context& ctx) {
+            cancel_scope scope(ctx.stop);
+            return detail::timed(*s, Name.view(), [&] {
+                auto r = handler();
+                return Name.view() == "browser_take_screenshot" ? r : detail::with_failure_screenshot(*s, std::move(r));
+            });
+        }, t);
     } else {
         using Args = agentkit::detail::handler_args_t<F>;
-        return tool<Name>(description, [s, handler](const Args& a) {
-            return detail::timed(*s, Name.view(), [&] { return handler(a); });
+        return tool<Name>(description, [s, handler](const Args& a, tool_context& ctx) {
+            cancel_scope scope(ctx.stop);
+            return detail::timed(*s, Name.view(), [&] {
+                result<tool_output> r = [&] {
+                    if constexpr (agentkit::detail::handler_sig<F>::arity == 2) return handler(a, ctx);
+                    else return handler(a);
+                }();
+                return Name.view() == "browser_take_screenshot" ? r : detail::with_failure_screenshot(*s, std::move(r));
+            });
         }, t);
     }
 }
@@ -18690,6 +19271,10 @@ auto close_tool(State& st) {
 // tools.hpp registers them in browser_tools().
 
 
+#include <condition_variable>
+#include <mutex>
+#include <stop_token>
+
 namespace agentkit::browser {
 
 struct screenshot_args {
@@ -18799,7 +19384,8 @@ auto evaluate_tool(State& st) {
     tool_state* s = &st;
     return browser_tool<"browser_evaluate">(
         st,
-        "Evaluate a JavaScript function in the page (off unless the server was started with --allow-evaluate).",
+        "Run JavaScript in the page: () => value is called ((el) => value with a ref), an expression evaluated; "
+        "the result as JSON. Needs --allow-evaluate.",
         [s](const evaluate_args& a) -> result<tool_output> {
             std::string ref;
             if (a.ref || a.target) {
@@ -18809,7 +19395,7 @@ auto evaluate_tool(State& st) {
             }
             auto r = s->b.evaluate(a.function, ref);
             if (!r) return fail(r.error());
-            return tool_output::text(r->is_string() ? r->get<std::string>() : r->dump(-1, ' ', false, json::error_handler_t::replace));
+            return tool_output::text(r->text);  // JSON text, or what the value is (undefined, a function, ...)
         },
         open_world | destructive);
 }
@@ -18820,12 +19406,17 @@ auto wait_tool(State& st) {
     return browser_tool<"browser_wait_for">(
         st,
         "Wait for text to appear or disappear, or an element (ref) to reach a state; or a number of seconds.",
-        [s](const wait_args& a) -> result<tool_output> {
+        [s](const wait_args& a, tool_context& ctx) -> result<tool_output> {
             if (!a.text && !a.textGone && !a.ref) {
                 if (!a.time) return fail(errc::args_invalid, "give text, textGone, ref or time", "e.g. {\"text\": \"Saved\"}");
                 const double secs = std::min(*a.time, s->options.max_wait_seconds);
-                // A deliberate pause the model asked for (e.g. an animation); bounded.
-                std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<std::int64_t>(secs * 1000)));
+                // A deliberate pause the model asked for (e.g. an animation); bounded, and ended
+                // at once when the call is cancelled.
+                std::mutex m;
+                std::condition_variable_any cv;
+                std::unique_lock lock(m);
+                (void)cv.wait_for(lock, ctx.stop, std::chrono::milliseconds(static_cast<std::int64_t>(secs * 1000)), [] { return false; });
+                if (ctx.cancelled()) return fail(errc::tool_cancelled, "the wait was cancelled");
                 return tool_output::text("waited " + json(secs).dump() + " s");
             }
             wait_options w;
@@ -22148,8 +22739,18 @@ private:
         };
 
         if (method == "initialize") {
-            std::string requested = params.value("protocolVersion", json()).is_string() ? params["protocolVersion"].get<std::string>()
-                                                                                        : std::string();
+            // protocolVersion and capabilities are required, and clientInfo, when sent, is an
+            // object (a missing params object is the same as an empty one): the client is told
+            // what to send, and may retry
+            const json pv = params.value("protocolVersion", json());
+            const json ci = params.value("clientInfo", json::object());
+            if (!pv.is_string() || !params.value("capabilities", json()).is_object() || !ci.is_object()) {
+                send_error(reply, id, code::invalid_params,
+                           "Invalid params: initialize needs protocolVersion (a string) and capabilities (an object, {} "
+                           "for none), and clientInfo {name, version}");
+                return;
+            }
+            std::string requested = pv.get<std::string>();
             std::string chosen = is_handshake_version(requested) ? requested : std::string(latest_handshake_version);
             {
                 std::lock_guard lock(s.mu_);

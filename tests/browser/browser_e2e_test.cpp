@@ -17,7 +17,11 @@
 #include <string>
 #include <thread>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace ak = agentkit;
@@ -979,26 +983,69 @@ TEST(BrowserEvaluate, WhenEnabledReturnsValuesAwaitsPromisesAndReportsThrows) {
     ASSERT_TRUE(nav) << nav.error().to_text();
     auto sum = b.evaluate("1 + 2");
     ASSERT_TRUE(sum) << sum.error().to_text();
-    EXPECT_EQ(*sum, 3);
+    EXPECT_EQ(sum->value, 3);
+    EXPECT_EQ(sum->text, "3");
     auto obj = b.evaluate("({title: document.title, n: [1, 2]})");
     ASSERT_TRUE(obj) << obj.error().to_text();
-    EXPECT_EQ((*obj)["title"], "Second page");
-    EXPECT_EQ((*obj)["n"][1], 2);
+    EXPECT_EQ(obj->value["title"], "Second page");
+    EXPECT_EQ(obj->value["n"][1], 2);
     auto later = b.evaluate("new Promise(r => setTimeout(() => r('resolved'), 50))");
     ASSERT_TRUE(later) << later.error().to_text();
-    EXPECT_EQ(*later, "resolved");
+    EXPECT_EQ(later->value, "resolved");
+    EXPECT_EQ(later->text, "\"resolved\"");
     const std::string link = ref_on(nav->snapshot, "link \"To form\"");
     ASSERT_FALSE(link.empty()) << nav->snapshot;
     auto on = b.evaluate("el => el.getAttribute('href')", link);
     ASSERT_TRUE(on) << on.error().to_text();
-    EXPECT_EQ(*on, "/form");
+    EXPECT_EQ(on->value, "/form");
     auto thrown = b.evaluate("(() => { throw new Error('kaboom'); })()");
     ASSERT_FALSE(thrown);
     EXPECT_NE(thrown.error().message.find("kaboom"), std::string::npos) << thrown.error().to_text();
     // the page is still usable after the throw
     auto again = b.evaluate("document.querySelector('h1').textContent");
     ASSERT_TRUE(again) << again.error().to_text();
-    EXPECT_EQ(*again, "Second");
+    EXPECT_EQ(again->value, "Second");
+
+    // a function is called, as Playwright MCP's browser_evaluate does (not returned as {})
+    auto path = b.evaluate("() => location.pathname");
+    ASSERT_TRUE(path) << path.error().to_text();
+    EXPECT_EQ(path->value, "/second");
+    auto async_fn = b.evaluate("async () => { await new Promise(r => setTimeout(r, 20)); return document.title.length; }");
+    ASSERT_TRUE(async_fn) << async_fn.error().to_text();
+    EXPECT_EQ(async_fn->value, std::string("Second page").size());
+    auto fn_on_el = b.evaluate("function (el) { return el.tagName; }", link);
+    ASSERT_TRUE(fn_on_el) << fn_on_el.error().to_text();
+    EXPECT_EQ(fn_on_el->value, "A");
+    auto expr_on_el = b.evaluate("document.title", link);  // a plain expression with a ref is evaluated
+    ASSERT_TRUE(expr_on_el) << expr_on_el.error().to_text();
+    EXPECT_EQ(expr_on_el->value, "Second page");
+    // values JSON cannot hold are said, not shown as {}
+    auto undef = b.evaluate("() => { document.title = 'changed'; }");
+    ASSERT_TRUE(undef) << undef.error().to_text();
+    EXPECT_EQ(undef->kind, "undefined");
+    EXPECT_EQ(undef->text, "undefined");
+    auto fn = b.evaluate("() => function named(a, b) { return a + b; }");
+    ASSERT_TRUE(fn) << fn.error().to_text();
+    EXPECT_EQ(fn->kind, "function");
+    EXPECT_NE(fn->text.find("function named(a, b)"), std::string::npos) << fn->text;
+    auto sym = b.evaluate("Symbol('tag')");
+    ASSERT_TRUE(sym) << sym.error().to_text();
+    EXPECT_EQ(sym->kind, "symbol");
+    EXPECT_EQ(sym->text, "Symbol(tag)");
+    auto nan = b.evaluate("0 / 0");
+    ASSERT_TRUE(nan) << nan.error().to_text();
+    EXPECT_EQ(nan->text, "NaN");
+    auto big = b.evaluate("2n ** 70n");
+    ASSERT_TRUE(big) << big.error().to_text();
+    EXPECT_EQ(big->kind, "bigint");
+    EXPECT_EQ(big->text, "1180591620717411303424n");
+    auto node = b.evaluate("document.body");
+    ASSERT_TRUE(node) << node.error().to_text();
+    EXPECT_EQ(node->kind, "object");
+    EXPECT_EQ(node->text, "body");
+    auto when = b.evaluate("new Date(0)");
+    ASSERT_TRUE(when) << when.error().to_text();
+    EXPECT_NE(when->text.find("1970"), std::string::npos) << when->text;
 }
 
 TEST(BrowserLifecycle, KilledBrowserFailsPendingAtOnceAndRelaunches) {
@@ -1053,4 +1100,288 @@ TEST(BrowserTransport, WebSocketTransportDrivesAPage) {
     auto nav2 = b2.navigate(s.server.url("/second"));
     ASSERT_TRUE(nav2) << nav2.error().to_text();
     EXPECT_EQ(nav2->http_status, 200);
+}
+
+// ---- fidelity: what the snapshot shows follows what the page renders ---------------------------
+
+namespace {
+/// The snapshot's lines, without indentation.
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+        const auto at = line.find_first_not_of(' ');
+        if (at != std::string::npos) out.push_back(line.substr(at));
+    }
+    return out;
+}
+bool has_line(const std::vector<std::string>& lines, const std::string& want) {
+    return std::find(lines.begin(), lines.end(), want) != lines.end();
+}
+/// No line holds both texts: they were rendered in separate blocks.
+void expect_apart(const std::vector<std::string>& lines, const std::string& a, const std::string& b, const std::string& all) {
+    for (const auto& l : lines)
+        EXPECT_FALSE(l.find(a) != std::string::npos && l.find(b) != std::string::npos) << "\"" << a << "\" and \"" << b
+                                                                                       << "\" share a line: " << l << "\n" << all;
+}
+}  // namespace
+
+TEST_F(BrowserE2E, TextLinesNeverJoinBlocksAndJoinInlineRunsAsRendered) {
+    s_->server.route("/text-blocks", http_response::html(page("Text blocks", R"HTML(
+<div>Click on the link "nam".</div><div>Cursus lorem ipsum dolor.</div>
+<p>Enter "<span>Jerald</span>" into the text field</p>
+<p><b>Bold</b> <i>italic</i> words</p>
+<p>sit nunc tortor. Placerat. Egestas.</p><div class="timer"><span>60</span> / 60sec</div>
+<p>first line<br>second line</p>
+<div style="display:flex;gap:4px"><span>Flex one</span><span>Flex two</span></div>
+<ul><li>Item one</li><li>Item two</li></ul><p>After the list</p>
+)HTML")));
+    auto r = b_->navigate(s_->server.url("/text-blocks"));
+    ASSERT_TRUE(r) << r.error().to_text();
+    auto snap = b_->snapshot();
+    ASSERT_TRUE(snap) << snap.error().to_text();
+    const std::string t = snap->snap.text;
+    const auto L = lines_of(t);
+    EXPECT_TRUE(has_line(L, "Click on the link \"nam\".")) << t;
+    EXPECT_TRUE(has_line(L, "Cursus lorem ipsum dolor.")) << t;
+    EXPECT_TRUE(has_line(L, "Enter \"Jerald\" into the text field")) << t;  // no space invented at the span
+    EXPECT_TRUE(has_line(L, "Bold italic words")) << t;                     // the page's own spaces kept
+    EXPECT_TRUE(has_line(L, "sit nunc tortor. Placerat. Egestas.")) << t;
+    EXPECT_TRUE(has_line(L, "60 / 60sec")) << t;
+    EXPECT_TRUE(has_line(L, "first line")) << t;
+    EXPECT_TRUE(has_line(L, "second line")) << t;
+    expect_apart(L, "Flex one", "Flex two", t);
+    expect_apart(L, "Item two", "After the list", t);
+}
+
+TEST_F(BrowserE2E, TextLinesFollowRenderingOnASecondPageShape) {
+    // written apart from the first: headings, grid items, an inline-block badge, a <label>'s
+    // neighbour text, a blockquote and a definition list
+    s_->server.route("/text-blocks-2", http_response::html(page("Text blocks 2", R"HTML(
+<section><h3>Task 7</h3><span>Type </span><em>"Ann"</em><span> here, then press Go.</span></section>
+<div role="timer">12 seconds left</div>
+<div style="display:grid;grid-template-columns:1fr 1fr"><div>Left cell text</div><div>Right cell text</div></div>
+<p>Status: <span style="display:inline-block;padding:2px;border:1px solid">active</span> since Monday</p>
+<blockquote>A quoted sentence.</blockquote><p>Plain sentence after it.</p>
+<dl><dt>Term</dt><dd>Its definition</dd></dl>
+)HTML")));
+    ASSERT_TRUE(b_->navigate(s_->server.url("/text-blocks-2")));
+    auto snap = b_->snapshot();
+    ASSERT_TRUE(snap) << snap.error().to_text();
+    const std::string t = snap->snap.text;
+    const auto L = lines_of(t);
+    EXPECT_TRUE(has_line(L, "Type \"Ann\" here, then press Go.")) << t;
+    expect_apart(L, "press Go", "12 seconds", t);
+    expect_apart(L, "Left cell text", "Right cell text", t);
+    EXPECT_TRUE(has_line(L, "Status: active since Monday")) << t;  // an inline-block flows in its line
+    expect_apart(L, "A quoted sentence.", "Plain sentence", t);
+    expect_apart(L, "Term", "Its definition", t);
+}
+
+TEST_F(BrowserE2E, PageWideClickListenersAreStructureAndSmallOnesStayClickable) {
+    // event delegation: a listener on the document and one on the app's root (as React does),
+    // a delegated list whose items are pointer spans, and a small card with its own listener
+    s_->server.route("/delegated", http_response::html(page("Click Option Task", R"HTML(
+<div id="root">
+  <h2>Choose an option</h2>
+  <p>Select Beta and click Submit.</p>
+  <label><input type="radio" name="o" value="a"> Alpha</label>
+  <label><input type="radio" name="o" value="b"> Beta</label>
+  <button id="submit">Submit</button>
+  <ul id="menu"><li><span class="item" style="cursor:pointer">Apple</span></li><li><span class="item" style="cursor:pointer">Pear</span></li></ul>
+  <div class="card" style="cursor:pointer;width:140px" onclick="document.getElementById('out').textContent='card opened'">Small card</div>
+  <p id="out">nothing yet</p>
+</div>
+<script>
+  document.addEventListener('click', () => {});
+  document.getElementById('root').addEventListener('click', e => {
+    if (e.target.matches('.item')) document.getElementById('out').textContent = 'picked ' + e.target.textContent;
+    if (e.target.id === 'submit') document.getElementById('out').textContent = 'submitted';
+  });
+</script>)HTML")));
+    ASSERT_TRUE(b_->navigate(s_->server.url("/delegated")));
+    auto snap = b_->snapshot();
+    ASSERT_TRUE(snap) << snap.error().to_text();
+    const std::string t = snap->snap.text;
+    const auto L = lines_of(t);
+    for (const auto& l : L) {
+        EXPECT_FALSE(l.rfind("clickable", 0) == 0 && (l.find("Choose") != std::string::npos || l.find("Select Beta") != std::string::npos))
+            << "the app root became a clickable: " << l << "\n" << t;
+    }
+    EXPECT_TRUE(has_line(L, "Select Beta and click Submit.")) << t;
+    EXPECT_FALSE(ref_on(t, "radio \"Beta\"").empty()) << t;
+    const auto apple = ref_on(t, "clickable \"Apple\"");
+    const auto card = ref_on(t, "clickable \"Small card\"");
+    ASSERT_FALSE(apple.empty()) << t;
+    ASSERT_FALSE(card.empty()) << t;
+    auto a = b_->click(apple);
+    ASSERT_TRUE(a) << a.error().to_text();
+    EXPECT_NE(a->changes.find("picked Apple"), std::string::npos) << a->to_text();
+    auto c = b_->click(card);
+    ASSERT_TRUE(c) << c.error().to_text();
+    EXPECT_NE(c->changes.find("card opened"), std::string::npos) << c->to_text();
+    // the items inherit the pointer cursor's look, not a ref each per nested element
+    EXPECT_EQ(t.find("clickable \"Apple\"", t.find("clickable \"Apple\"") + 1), std::string::npos) << t;
+}
+
+TEST_F(BrowserE2E, AWholePageShellWithAListenerIsNotOneClickable) {
+    // a second shape: the body listens, and a full-viewport shell div listens, with headings,
+    // paragraphs and a form inside
+    s_->server.route("/shell", http_response::html(page("Shell", R"HTML(
+<div class="shell" style="min-height:100vh" onclick="void 0">
+  <h1>Orders</h1>
+  <p>Two orders are waiting for you. Open the first one to see its items and its address.</p>
+  <p>Press Refresh when you are done.</p>
+  <span style="cursor:pointer" onclick="this.textContent='refreshed'">Refresh</span>
+</div>
+<script>document.body.addEventListener('click', () => {});</script>)HTML")));
+    ASSERT_TRUE(b_->navigate(s_->server.url("/shell")));
+    auto snap = b_->snapshot();
+    ASSERT_TRUE(snap) << snap.error().to_text();
+    const std::string t = snap->snap.text;
+    const auto L = lines_of(t);
+    for (const auto& l : L) EXPECT_FALSE(l.rfind("clickable", 0) == 0 && l.find("Orders") != std::string::npos) << t;
+    EXPECT_TRUE(has_line(L, "Press Refresh when you are done.")) << t;
+    const auto refresh = ref_on(t, "clickable \"Refresh\"");
+    ASSERT_FALSE(refresh.empty()) << t;
+    auto r = b_->click(refresh);
+    ASSERT_TRUE(r) << r.error().to_text();
+    EXPECT_NE(r->changes.find("refreshed"), std::string::npos) << r->to_text();
+}
+
+TEST_F(BrowserE2E, ValuesAreShownExactlyAsTheControlHoldsThem) {
+    s_->server.route("/values", http_response::html(page("Values", R"HTML(
+<label>Name <input id="n"></label>
+<label>Code <input id="c" value="AB  CD  EF99"></label>
+<label>Notes <textarea id="t">line one
+line two	tabbed</textarea></label>
+)HTML")));
+    ASSERT_TRUE(b_->navigate(s_->server.url("/values")));
+    auto snap = b_->snapshot();
+    ASSERT_TRUE(snap);
+    const auto name = ref_on(snap->snap.text, "textbox \"Name\"");
+    ASSERT_FALSE(name.empty()) << snap->snap.text;
+    auto typed = b_->type(name, " jerald ");
+    ASSERT_TRUE(typed) << typed.error().to_text();
+    auto after = b_->snapshot();
+    ASSERT_TRUE(after);
+    const std::string t = after->snap.text;
+    EXPECT_NE(t.find("= \" jerald \" [ref=" + name + "]"), std::string::npos) << t;  // (after its state words)
+    EXPECT_NE(t.find("textbox \"Code\" = \"AB  CD  EF99\""), std::string::npos) << t;
+    EXPECT_NE(t.find("= \"line one\\nline two\\ttabbed\""), std::string::npos) << t;
+}
+
+// ---- remote browsers: a W3C WebDriver endpoint (Debian's chromedriver on 127.0.0.1) -----------
+
+namespace {
+/// Child processes of `parent` that are browsers (not their helpers).
+std::vector<int> browser_children(int parent) {
+    std::vector<int> out;
+    for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+        const std::string name = e.path().filename();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::ifstream st(e.path() / "stat");
+        std::string stat((std::istreambuf_iterator<char>(st)), std::istreambuf_iterator<char>());
+        const auto close = stat.rfind(')');
+        if (close == std::string::npos) continue;
+        std::istringstream rest(stat.substr(close + 2));
+        std::string state;
+        int ppid = 0;
+        rest >> state >> ppid;
+        if (ppid != parent || state == "Z") continue;
+        std::ifstream cl(e.path() / "cmdline");
+        std::string cmd((std::istreambuf_iterator<char>(cl)), std::istreambuf_iterator<char>());
+        if (cmd.find("chrom") != std::string::npos && cmd.find("--type=") == std::string::npos) out.push_back(std::stoi(name));
+    }
+    return out;
+}
+
+/// chromedriver on a free port of 127.0.0.1, stopped with the object.
+struct chromedriver {
+    pid_t pid = -1;
+    int port = 0;
+    chromedriver() {
+        if (::access("/usr/bin/chromedriver", X_OK) != 0) return;
+        {  // a free port: bind 0, read it, release it
+            const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+            sockaddr_in a{};
+            a.sin_family = AF_INET;
+            a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+            socklen_t len = sizeof a;
+            if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 && ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
+                port = ntohs(a.sin_port);
+            ::close(fd);
+        }
+        pid = ::fork();
+        if (pid == 0) {
+            const std::string p = "--port=" + std::to_string(port);
+            ::execl("/usr/bin/chromedriver", "chromedriver", p.c_str(), "--allowed-ips=127.0.0.1", "--silent", static_cast<char*>(nullptr));
+            ::_exit(127);
+        }
+        // ready when /status says so (bounded)
+        const auto deadline = std::chrono::steady_clock::now() + 20s;
+        while (std::chrono::steady_clock::now() < deadline) {
+            auto u = ak::cdp::detail::parse_url("http://127.0.0.1:" + std::to_string(port) + "/status");
+            if (auto r = ak::cdp::detail::http_get(*u, 1000ms); r && r->body.find("\"ready\":true") != std::string::npos) return;
+            std::this_thread::sleep_for(50ms);
+        }
+        stop();
+    }
+    ~chromedriver() { stop(); }
+    void stop() {
+        if (pid > 0) {
+            ::kill(pid, SIGTERM);
+            ::waitpid(pid, nullptr, 0);
+            pid = -1;
+        }
+    }
+    [[nodiscard]] bool up() const { return pid > 0; }
+    [[nodiscard]] std::string url() const { return "http://127.0.0.1:" + std::to_string(port); }
+};
+}  // namespace
+
+TEST(BrowserWebDriver, ASessionFromAWebDriverEndpointIsDrivenUnderThePolicyAndDeletedOnClose) {
+    chromedriver driver;
+    if (!driver.up()) GTEST_SKIP() << "no chromedriver (Debian: chromium-driver)";
+    http_server a;
+    const std::string other = "http://localhost:" + std::to_string(a.port());  // another origin, refused
+    a.route("/", http_response::html(page("Remote", "<h1>Driven through WebDriver</h1><button>Go</button><img src=\"" + other + "/pixel.png\">")));
+    br::browser_options o;
+    o.webdriver.url = driver.url();
+    o.webdriver.capabilities = json{{"goog:chromeOptions", {{"args", geteuid() == 0 ? json::array({"--no-sandbox"}) : json::array()}}}};
+    o.policy.allowed_origins = {a.origin()};
+    {
+        br::browser b(o);
+        auto nav = b.navigate(a.url("/"));
+        ASSERT_TRUE(nav) << nav.error().to_text();
+        EXPECT_NE(nav->snapshot.find("Driven through WebDriver"), std::string::npos) << nav->snapshot;
+        const auto go = ref_on(nav->snapshot, "button \"Go\"");
+        ASSERT_FALSE(go.empty()) << nav->snapshot;
+        ASSERT_TRUE(b.click(go));
+        bool refused = false;
+        for (const auto& r : b.blocked_requests()) refused = refused || r.url.find("pixel.png") != std::string::npos;
+        EXPECT_TRUE(refused) << "the origin policy holds in a WebDriver browser too";
+        EXPECT_EQ(browser_children(driver.pid).size(), 1U);
+        b.close();
+        // closing deleted the session: the driver quit its browser
+        const auto deadline = std::chrono::steady_clock::now() + 15s;
+        while (!browser_children(driver.pid).empty() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(50ms);
+        EXPECT_TRUE(browser_children(driver.pid).empty());
+    }
+
+    // an endpoint that refuses, and one that is not there, say so
+    br::browser_options bad = o;
+    bad.webdriver.capabilities = json{{"browserName", "firefox"}};
+    br::browser refused(bad);
+    auto r = refused.navigate(a.url("/"));
+    ASSERT_FALSE(r);
+    EXPECT_TRUE(r.error().is(errc::browser_launch)) << r.error().to_text();
+    EXPECT_NE(r.error().message.find("refused the session"), std::string::npos) << r.error().to_text();
+    br::browser_options gone = o;
+    gone.webdriver.url = "http://127.0.0.1:9";
+    br::browser nobody(gone);
+    auto n = nobody.navigate(a.url("/"));
+    ASSERT_FALSE(n);
+    EXPECT_TRUE(n.error().is(errc::browser_launch)) << n.error().to_text();
+    EXPECT_NE(n.error().message.find("cannot reach the WebDriver endpoint"), std::string::npos) << n.error().to_text();
 }

@@ -161,6 +161,33 @@ TEST(ServerConfig, PortServesHttpWithItsOwnOptionsAndTheyAreNotedWithoutIt) {
     }
 }
 
+TEST(ServerConfig, WebDriverTakesAnHttpUrlAndCapabilitiesAndRefusesWhatContradictsIt) {
+    br::server_config c;
+    ASSERT_TRUE(parse({"--webdriver", "http://grid.internal:4444/wd/hub", "--webdriver-capabilities", R"({"se:name":"agent 7"})"}, c));
+    ASSERT_TRUE(br::finish_config(c));
+    EXPECT_EQ(c.browser.webdriver.url, "http://grid.internal:4444/wd/hub");
+    EXPECT_EQ(c.browser.webdriver.capabilities["se:name"], "agent 7");
+    for (const auto& [args, why] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+             {{"--webdriver", "https://cloud.example/wd/hub"}, "--webdriver takes an http:// URL"},
+             {{"--webdriver", "grid:4444"}, "--webdriver takes an http:// URL"},
+             {{"--webdriver-capabilities", "[1]"}, "--webdriver-capabilities takes a JSON object"}}) {
+        br::server_config bad;
+        auto r = parse(args, bad);
+        ASSERT_FALSE(r) << args.back();
+        EXPECT_NE(r.error().message.find(why), std::string::npos) << r.error().message;
+    }
+    br::server_config both;
+    ASSERT_TRUE(parse({"--webdriver", "http://127.0.0.1:4444", "--cdp-endpoint", "http://127.0.0.1:9222"}, both));
+    auto f = br::finish_config(both);
+    ASSERT_FALSE(f);
+    EXPECT_NE(f.error().message.find("--cdp-endpoint with --webdriver"), std::string::npos) << f.error().message;
+    br::server_config alone;
+    ASSERT_TRUE(parse({"--webdriver-capabilities", R"({"se:name":"x"})"}, alone));
+    ASSERT_TRUE(br::finish_config(alone));
+    ASSERT_FALSE(alone.notes.empty());
+    EXPECT_NE(alone.notes.back().find("no effect without --webdriver"), std::string::npos);
+}
+
 TEST_F(ConfigFiles, TheServerSectionOfAConfigFileSetsTheHttpTransport) {
     br::server_config c;
     const auto path = file("server.json", R"({"server": {"port": 8931, "host": "127.0.0.1", "allowedHosts": ["agents.internal"]},

@@ -155,6 +155,23 @@ TEST(McpServer, InitializeNegotiatesVersions) {
     EXPECT_EQ(r["result"]["protocolVersion"], "2025-11-25");
 }
 
+TEST(McpServer, InitializeWithoutItsParamsIsAnInvalidParamsErrorAndACorrectOneStillWorks) {
+    client c(mcp::backend_for(box), quiet());
+    c.send(json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"}});  // no params at all
+    auto none = c.response(1);
+    EXPECT_EQ(none["error"]["code"], mcp::code::invalid_params) << none.dump();
+    EXPECT_NE(none["error"]["message"].get<std::string>().find("protocolVersion"), std::string::npos) << none.dump();
+    int id = 10;
+    for (const json& bad : {json{{"capabilities", json::object()}}, json{{"protocolVersion", 20251125}, {"capabilities", json::object()}},
+                            json{{"protocolVersion", "2025-11-25"}}, json{{"protocolVersion", "2025-11-25"}, {"capabilities", json::object()}, {"clientInfo", "me"}}}) {
+        auto r = c.request(++id, "initialize", bad);
+        EXPECT_EQ(r["error"]["code"], mcp::code::invalid_params) << bad.dump() << " -> " << r.dump();
+    }
+    EXPECT_EQ(c.request(3, "tools/list")["error"]["code"], mcp::code::invalid_request);  // still not initialized
+    c.initialize();
+    EXPECT_TRUE(c.request(4, "tools/list").contains("result"));
+}
+
 TEST(McpServer, RequestsBeforeInitializeAreRefused) {
     client c(mcp::backend_for(box), quiet());
     auto r = c.request(1, "tools/list");

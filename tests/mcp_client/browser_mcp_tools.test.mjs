@@ -258,3 +258,65 @@ test("--websockets: a worker's socket to an origin off the list is refused in th
   assert.equal(bad.stdout, "");
   assert.match(bad.stderr, /--websockets takes auto, proxy or script/);
 });
+
+test("browser_evaluate calls a function (Playwright MCP's semantics), evaluates a plain expression, and says what JSON cannot hold", async () => {
+  const { client } = await connect(["--allow-evaluate"]);
+  try {
+    await client.callTool({ name: "browser_navigate", arguments: { url: page() } });
+    const ev = async (args) => {
+      const r = await client.callTool({ name: "browser_evaluate", arguments: args });
+      assert.equal(r.isError, false, textOf(r));
+      return textOf(r);
+    };
+    assert.equal(await ev({ function: "() => location.pathname" }), '"/page.html"');
+    assert.equal(await ev({ function: "document.title" }), '"Tools"');
+    assert.equal(await ev({ function: "async () => [1, 2].map((x) => x * 2)" }), "[2,4]");
+    assert.equal(await ev({ function: "() => { document.title = 'set'; }" }), "undefined");
+    assert.match(await ev({ function: "() => () => 1" }), /^a function: /);
+    const snap = textOf(await client.callTool({ name: "browser_snapshot", arguments: {} }));
+    const ref = /button "Press me".*\[ref=(e\d+)\]/.exec(snap)?.[1];
+    assert.ok(ref, snap);
+    assert.equal(await ev({ function: "(el) => el.textContent", ref }), '"Press me"');
+  } finally {
+    await client.close();
+  }
+});
+
+test("a cancelled browser_wait_for stops at once and the next call does not queue behind it", async () => {
+  const { client } = await connect([]);
+  try {
+    await client.callTool({ name: "browser_navigate", arguments: { url: page() } });
+    for (const args of [{ text: "never on this page", timeout: 8 }, { time: 8 }]) {
+      const abort = new AbortController();
+      const started = Date.now();
+      const waiting = client.callTool({ name: "browser_wait_for", arguments: args }, undefined, { signal: abort.signal });
+      await new Promise((r) => setTimeout(r, 500));
+      abort.abort("the test cancels");
+      await assert.rejects(waiting);
+      const next = await client.callTool({ name: "browser_snapshot", arguments: {} });
+      const took = Date.now() - started;
+      assert.equal(next.isError, false, textOf(next));
+      assert.match(textOf(next), /Press me/);
+      // the 8 s wait would still be running: the snapshot did not wait behind it
+      assert.ok(took < 6000, `the next call ended ${took} ms after the wait began (${JSON.stringify(args)})`);
+    }
+  } finally {
+    await client.close();
+  }
+});
+
+test("an action that fails on the page names a screenshot artifact in its error", async () => {
+  const { client } = await connect([]);
+  try {
+    await client.callTool({ name: "browser_navigate", arguments: { url: page() } });
+    const r = await client.callTool({ name: "browser_wait_for", arguments: { text: "never on this page", timeout: 0.3 } });
+    assert.equal(r.isError, true);
+    const id = /screenshot of the page when it failed: artifact (\S+) /i.exec(textOf(r))?.[1];
+    assert.ok(id, textOf(r));
+    const shot = await client.callTool({ name: "browser_artifact", arguments: { id } });
+    assert.equal(shot.isError, false, textOf(shot));
+    assert.ok(shot.content.some((c) => c.type === "image" || /image\/jpeg/.test(JSON.stringify(c))), JSON.stringify(shot).slice(0, 300));
+  } finally {
+    await client.close();
+  }
+});

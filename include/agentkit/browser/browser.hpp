@@ -25,6 +25,7 @@
 #pragma once
 
 #include <agentkit/browser/action_result.hpp>
+#include <agentkit/browser/cancel.hpp>
 #include <agentkit/browser/detail/json_access.hpp>
 #include <agentkit/browser/detail/page_data.hpp>
 #include <agentkit/browser/detail/scripts.hpp>
@@ -211,9 +212,11 @@ public:
 
     result<screenshot_result> screenshot(screenshot_options o = {});
 
-    /// Evaluate JavaScript in the main frame (or, with a ref, a function `(el) => ...` on that
-    /// element). Off unless browser_options::allow_evaluate.
-    result<json> evaluate(std::string_view expression, std::string_view ref = {});
+    /// Evaluate JavaScript in the main frame, as Playwright MCP's browser_evaluate does: a
+    /// function (`() => value`) is called, with the element as its argument when a ref is
+    /// given (`(el) => value`); a plain expression is evaluated; a promise is awaited. Off
+    /// unless browser_options::allow_evaluate.
+    result<evaluated> evaluate(std::string_view expression, std::string_view ref = {});
 
     /// Console messages of the current tab (oldest first); `clear` empties the buffer. The buffer
     /// keeps the newest browser_options::console_capacity; `dropped` (if given) receives how many
@@ -251,6 +254,9 @@ private:
     using clock = std::chrono::steady_clock;
 
     struct engine {
+        /// The WebDriver session the browser came from (browser_options::webdriver): deleted
+        /// with the engine, after the connection (declared first: destroyed last).
+        std::optional<cdp::webdriver_session> webdriver;
         cdp::connection conn;
         std::string context_id;
         bool own_context = false;
@@ -384,6 +390,8 @@ private:
     // ---- CDP helpers ----------------------------------------------------------------------------
 
     error crashed_error(const error& cause) const;
+    /// errc::tool_cancelled for a CDP call abandoned because its cancel_scope was stopped.
+    static error cancelled_error(std::string_view method);
 
     result<json> call(std::string_view session, std::string_view method, json params = json::object(),
                       std::optional<std::chrono::milliseconds> timeout = std::nullopt);

@@ -51,6 +51,11 @@ Options (Playwright MCP names where the meaning is the same):
   --user-data-dir DIR        use (and keep) this profile directory
   --viewport-size W,H        viewport in CSS pixels, e.g. 1280,720
   --cdp-endpoint URL         connect to a running browser (ws://... or http://host:port)
+  --webdriver URL            a browser from a W3C WebDriver endpoint (Selenium Grid 4, Selenoid,
+                             chromedriver: http://host:port[/wd/hub]); the session is created on
+                             the first browser call and deleted when the browser closes
+  --webdriver-capabilities JSON  capabilities merged into the session request (e.g.
+                             '{"se:name":"agent 7","platformName":"linux"}')
   --config FILE              JSON configuration (Playwright MCP's format: browser.launchOptions,
                              browser.contextOptions.viewport, browser.cdpEndpoint, ...)
   --allowed-origins LIST     semicolon-separated origins the browser may reach (enforced by
@@ -690,6 +695,20 @@ inline result<command_line_outcome> parse_command_line(int argc, const char* con
             auto v = value();
             if (!v) return no_value();
             c.browser.cdp_endpoint = *v;
+        } else if (a == "--webdriver") {
+            auto v = value();
+            if (!v) return no_value();
+            if (v->rfind("http://", 0) != 0)
+                return fail(errc::args_invalid, "--webdriver takes an http:// URL (e.g. http://127.0.0.1:4444), not \"" + *v + "\"",
+                            "For an https endpoint, put a TLS-terminating proxy in front of it.");
+            c.browser.webdriver.url = *v;
+        } else if (a == "--webdriver-capabilities") {
+            auto v = value();
+            if (!v) return no_value();
+            json caps = json::parse(*v, nullptr, false);
+            if (caps.is_discarded() || !caps.is_object())
+                return fail(errc::args_invalid, "--webdriver-capabilities takes a JSON object, e.g. '{\"se:name\": \"agent\"}'");
+            c.browser.webdriver.capabilities = std::move(caps);
         } else if (a == "--config") {
             auto v = value();
             if (!v) return no_value();
@@ -818,6 +837,14 @@ inline result<void> finish_config(server_config& c) {
     }
     if (!c.browser.viewport.user_agent.empty() && c.browser.cdp_endpoint.empty())
         c.browser.launch.extra_args.push_back("--user-agent=" + c.browser.viewport.user_agent);  // also workers and iframes
+    if (!c.browser.webdriver.url.empty()) {
+        if (!c.browser.cdp_endpoint.empty())
+            c.unsupported.push_back("--cdp-endpoint with --webdriver (one browser: the WebDriver session's or the endpoint's)");
+        if (!c.browser.launch.user_data_dir.empty())
+            c.unsupported.push_back("--user-data-dir with --webdriver (the profile would be on the grid's machine)");
+    } else if (!c.browser.webdriver.capabilities.empty()) {
+        c.notes.push_back("--webdriver-capabilities has no effect without --webdriver");
+    }
     if (!c.port) {
         if (c.idle_timeout.count() != 0)
             c.unsupported.push_back("--idle-timeout " + std::to_string(c.idle_timeout.count()) +

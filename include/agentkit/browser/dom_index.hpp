@@ -32,13 +32,17 @@ struct dom_node_facts {
     bool pointer = false;    ///< computed cursor: pointer
     bool has_box = false;    ///< has a layout box
     bool hidden = false;     ///< visibility:hidden/collapse or display:none
+    /// Computed display is inline-level (inline, inline-block, inline-flex, ..., contents,
+    /// ruby): its text flows on its parent's lines. Blocks, list items, table cells and
+    /// flex/grid items (which the browser blockifies) start lines of their own.
+    bool inline_level = false;
     double x = 0, y = 0, w = 0, h = 0;  ///< absolute bounds (CSS px, document coordinates)
     std::string tag;                    ///< lower-case element name
     std::vector<std::pair<std::string, std::string>> attributes;
     /// Text below a clickable element (its nearest clickable ancestor's, capped): the name of a
     /// control that the accessibility tree leaves unnamed because it is aria-hidden.
     std::string text;
-    std::int64_t parent = 0;  ///< the parent node's backend id (0: none)
+    std::int64_t parent = 0;  ///< the parent node's backend id (0: none); text nodes have theirs too
 
     [[nodiscard]] std::string_view attr(std::string_view name) const noexcept {
         for (const auto& [k, v] : attributes)
@@ -61,6 +65,26 @@ struct dom_index {
     [[nodiscard]] const dom_node_facts* find(std::int64_t backend) const {
         auto it = nodes.find(backend);
         return it == nodes.end() ? nullptr : &it->second;
+    }
+    /// The block a node's text is laid out in: the nearest element at or above it that has a
+    /// box and is not inline-level (0 when unknown). Text of two different blocks never shares
+    /// a rendered line; text of one block flows on its lines.
+    [[nodiscard]] std::int64_t block_of(std::int64_t backend) const {
+        std::int64_t at = backend;
+        for (int steps = 0; steps < 64 && at != 0; ++steps) {
+            const dom_node_facts* f = find(at);
+            if (f == nullptr) return 0;
+            if (f->has_box && !f->inline_level && f->tag != "#text") return at;
+            at = f->parent;
+        }
+        return 0;
+    }
+    /// Whether an element sets cursor:pointer itself rather than inheriting it from its
+    /// parent (every descendant of a pointer element computes pointer too).
+    [[nodiscard]] bool own_pointer(const dom_node_facts& f) const {
+        if (!f.pointer) return false;
+        const dom_node_facts* p = f.parent != 0 ? find(f.parent) : nullptr;
+        return p == nullptr || !p->pointer;
     }
     [[nodiscard]] bool in_viewport(const dom_node_facts& f) const noexcept {
         if (viewport_w <= 0 || viewport_h <= 0) return true;
@@ -120,10 +144,10 @@ inline dom_index parse_dom_snapshot_unchecked(const json& capture) {
             constexpr std::size_t max_clickable_text = 120;
             for (std::size_t i = 0; i < n && i < pp->size() && i < nt->size(); ++i) {
                 const int type = (*nt)[i].is_number_integer() ? (*nt)[i].get<int>() : 0;
-                if (type == 1 && (*pp)[i].is_number_integer()) {  // an element
+                if ((type == 1 || type == 3) && (*pp)[i].is_number_integer()) {  // an element or a text node
                     const auto par = (*pp)[i].get<std::int64_t>();
                     if (par >= 0 && static_cast<std::size_t>(par) < n) {
-                        out.children[ids[static_cast<std::size_t>(par)]].push_back(ids[i]);
+                        if (type == 1) out.children[ids[static_cast<std::size_t>(par)]].push_back(ids[i]);
                         out.nodes[ids[i]].parent = ids[static_cast<std::size_t>(par)];
                     }
                 }
@@ -175,7 +199,11 @@ inline dom_index parse_dom_snapshot_unchecked(const json& capture) {
             if (k < styles.size() && styles[k].is_array()) {
                 const json& s = styles[k];
                 if (s.size() > 0) f.pointer = detail::snap_string(strings, s[0]) == "pointer";
-                if (s.size() > 1 && detail::snap_string(strings, s[1]) == "none") f.hidden = true;
+                if (s.size() > 1) {
+                    const auto display = detail::snap_string(strings, s[1]);
+                    if (display == "none") f.hidden = true;
+                    f.inline_level = display.rfind("inline", 0) == 0 || display == "contents" || display.rfind("ruby", 0) == 0;
+                }
                 if (s.size() > 2) {
                     const auto v = detail::snap_string(strings, s[2]);
                     if (v == "hidden" || v == "collapse") f.hidden = true;

@@ -5,6 +5,7 @@
 #include <agentkit/browser/policy.hpp>
 #include <agentkit/cdp/launch.hpp>
 #include <agentkit/cdp/transport.hpp>
+#include <agentkit/cdp/webdriver.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/core/tokens.hpp>
@@ -57,10 +58,17 @@ enum class websocket_enforcement {
 };
 
 struct browser_options {
-    /// How to launch a local browser (ignored when cdp_endpoint is set).
+    /// How to launch a local browser (ignored when cdp_endpoint is set; with webdriver, its
+    /// headless setting, extra args and executable go to the WebDriver session).
     cdp::launch_options launch;
     /// Connect to an existing browser instead of launching one: ws://... or http://host:port.
     std::string cdp_endpoint;
+    /// A browser from a W3C WebDriver endpoint (Selenium Grid 4, Selenoid, chromedriver): when
+    /// webdriver.url is set, each (re)start creates a session there (`launch`'s headless setting
+    /// and extra args become goog:chromeOptions), connects to its CDP endpoint (se:cdp, else
+    /// debuggerAddress), and the session is deleted when the browser closes or restarts. The
+    /// browser gets a browser context of its own there, as with cdp_endpoint.
+    cdp::webdriver_options webdriver;
     /// Launch locally but speak CDP over a WebSocket (--remote-debugging-port) instead of the pipe.
     bool launch_over_websocket = false;
     /// Supply the CDP transport yourself: a custom transport, a browser reached some other way,

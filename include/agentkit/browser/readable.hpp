@@ -255,7 +255,7 @@ inline void readable_block(readable_ctx& c, const json& n, int depth = 0) {
         const std::string ref = ref_of(c, n, shown, name);
         std::string text = shown + (name.empty() ? std::string() : " " + quote_text(name));
         const std::string value = str_field(n, "value");
-        if (!value.empty()) text += " = " + quote_text(clip(value, 80));
+        if (!value.empty()) text += " = " + quote_value(value, 80);
         push_readable(c, text + " [ref=" + ref + "]", ref);
         return;
     }

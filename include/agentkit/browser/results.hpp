@@ -50,6 +50,16 @@ struct page_snapshot {
     }
 };
 
+/// What evaluate() gives back: the value as JSON where it has a JSON form, and how a model
+/// reads it in every case (a function, a symbol or undefined is said, never shown as {}).
+struct evaluated {
+    json value;        ///< the result as JSON; null when it has no JSON form (see kind)
+    /// "json" (value holds it); "undefined", "function", "symbol", "bigint", "number" (NaN,
+    /// Infinity, -Infinity, -0), or "object" (an object JSON cannot hold: a DOM node, a cycle)
+    std::string kind = "json";
+    std::string text;  ///< as the model reads it: the JSON text, or undefined, a function's source head, Symbol(x), 12n, NaN
+};
+
 struct screenshot_result {
     std::string mime_type;
     std::string base64;

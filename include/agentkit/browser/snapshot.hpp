@@ -85,6 +85,9 @@ inline snapshot render_snapshot_unchecked(const std::vector<ax_frame>& frames, c
                                                 "", false, true, static_cast<std::size_t>(-1), prefix);
         detail::render_frame(c, i, 1, l, prefix);
     }
+    // A text line keeps its runs' spaces while runs join it; the last one's trailing space goes.
+    for (auto& l : out.lines)
+        while (l.text_run && !l.text.empty() && l.text.back() == ' ') l.text.pop_back();
     if (c.too_deep > 0)
         detail::push_line(c, 0,
                           "(" + std::to_string(c.too_deep) + " parts of the page nested more than " +

@@ -66,6 +66,10 @@ struct snapshot_line {
     bool structural = false;  ///< a container line (kept when any descendant is kept)
     std::size_t parent = static_cast<std::size_t>(-1);  ///< index of the enclosing structural line
     bool text_run = false;    ///< plain page text (adjacent runs merge into one line)
+    /// The block a text line's runs are laid out in (dom_index::block_of; 0: unknown): only
+    /// runs of the same block merge. closed_block: a <br> ended the line.
+    std::int64_t block = 0;
+    static constexpr std::int64_t closed_block = -1;
 };
 
 struct snapshot {

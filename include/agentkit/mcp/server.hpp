@@ -754,8 +754,18 @@ private:
         };
 
         if (method == "initialize") {
-            std::string requested = params.value("protocolVersion", json()).is_string() ? params["protocolVersion"].get<std::string>()
-                                                                                        : std::string();
+            // protocolVersion and capabilities are required, and clientInfo, when sent, is an
+            // object (a missing params object is the same as an empty one): the client is told
+            // what to send, and may retry
+            const json pv = params.value("protocolVersion", json());
+            const json ci = params.value("clientInfo", json::object());
+            if (!pv.is_string() || !params.value("capabilities", json()).is_object() || !ci.is_object()) {
+                send_error(reply, id, code::invalid_params,
+                           "Invalid params: initialize needs protocolVersion (a string) and capabilities (an object, {} "
+                           "for none), and clientInfo {name, version}");
+                return;
+            }
+            std::string requested = pv.get<std::string>();
             std::string chosen = is_handshake_version(requested) ? requested : std::string(latest_handshake_version);
             {
                 std::lock_guard lock(s.mu_);

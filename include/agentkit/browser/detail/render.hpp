@@ -100,6 +100,48 @@ inline std::string quote_text(std::string_view s) {
     return o;
 }
 
+/// A control's value exactly as the control holds it, quoted: spaces kept (leading, trailing,
+/// repeated: a model types what it reads), escaped as a JSON string is (`\"`, `\\`, `\n`,
+/// `\t`, `\u001b`; the same form the secret redaction looks for). A value over `max` bytes is
+/// cut, and the cut is said outside the quotes, so it cannot be read as part of the value.
+inline std::string quote_value(std::string_view v, std::size_t max) {
+    const std::size_t keep = v.size() > max ? utf8_safe_prefix(v, max) : v.size();
+    std::string o = json(std::string(v.substr(0, keep))).dump(-1, ' ', false, json::error_handler_t::replace);
+    if (keep < v.size()) o += "… (" + std::to_string(v.size()) + " bytes)";
+    return o;
+}
+
+/// One run of page text as it renders inside a line: newlines and tabs become spaces and runs
+/// of spaces one space, but the spaces at its edges stay: whether two runs are separated is
+/// the page's to say (`Enter "<span>Jerald</span>"` has no space around the name).
+inline std::string text_run(std::string_view s, std::size_t max) {
+    std::string out;
+    out.reserve(std::min(s.size(), max + 4));
+    bool sp = false;
+    for (char ch : s) {
+        if (ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
+        if (ch == ' ') {
+            if (!sp) out += ' ';
+            sp = true;
+        } else {
+            out += ch;
+            sp = false;
+        }
+        if (out.size() > max) break;
+    }
+    if (out.size() > max) {
+        out.resize(utf8_safe_prefix(out, max));
+        out += "…";
+    }
+    return out;
+}
+
+/// Append a run to a line of the same block: as rendered, one space where either side has one.
+inline void append_run(std::string& line, std::string_view run) {
+    if (!line.empty() && line.back() == ' ' && !run.empty() && run.front() == ' ') run.remove_prefix(1);
+    line += run;
+}
+
 inline std::string prop_value(const json& node, std::string_view name) {
     auto it = node.find("properties");
     if (it == node.end()) return {};
@@ -202,6 +244,8 @@ struct render_ctx {
     std::size_t too_deep = 0;                    ///< subtrees not shown: nested too deeply
     std::unordered_set<const json*> rendered;   ///< AX nodes already rendered
     std::set<std::pair<std::string, std::int64_t>> hidden_seen;  ///< DOM nodes of aria-hidden subtrees seen
+    std::set<std::pair<std::string, std::int64_t>> structure;     ///< DOM-only clickables rendered as structure
+    std::set<std::pair<std::string, std::int64_t>> pointer_items; ///< pointer elements outside the tree, listed once
     std::size_t hidden_climb = 0;  ///< steps taken up the DOM looking for aria-hidden elements
 };
 
@@ -235,18 +279,28 @@ inline void render_children(render_ctx& c, const frame_view& fv, const json& nod
     --c.nesting;
 }
 
-/// Concatenated static text below a node (for rows and names of clickable containers). At
-/// most `visits` nodes are looked at and `depth` levels deep (a page's tree may be cyclic).
+/// The block (dom_index::block_of) a text node's text is laid out in; 0 when unknown.
+inline std::int64_t text_block(const frame_view& fv, const json& node) {
+    auto b = node.find("backendDOMNodeId");
+    if (fv.dom == nullptr || b == node.end() || !b->is_number_integer()) return 0;
+    return fv.dom->block_of(b->get<std::int64_t>());
+}
+
+/// Concatenated static text below a node (for rows and names of clickable containers), as it
+/// renders: runs of one block joined as they are, runs of different blocks (or of unknown
+/// ones) with a space between. At most `visits` nodes are looked at and `depth` levels deep
+/// (a page's tree may be cyclic). The caller clip()s the result.
 inline void collect_text(const frame_view& fv, const json& node, std::string& out, std::size_t limit, int depth,
-                         int& visits) {
+                         int& visits, std::int64_t& block) {
     if (out.size() > limit || depth > 64 || --visits < 0) return;
     const std::string role = str_field(node, "role");
     if (role == "StaticText") {
-        auto t = str_field(node, "name");
-        if (!t.empty()) {
-            if (!out.empty() && out.back() != ' ') out += ' ';
-            out += t;
-        }
+        const std::string t = text_run(str_field(node, "name"), limit);
+        if (t.empty()) return;
+        const std::int64_t b = text_block(fv, node);
+        if (!out.empty() && out.back() != ' ' && t.front() != ' ' && (b == 0 || b != block)) out += ' ';
+        append_run(out, t);
+        block = b;
         return;
     }
     auto it = node.find("childIds");
@@ -254,13 +308,70 @@ inline void collect_text(const frame_view& fv, const json& node, std::string& ou
     for (const auto& cid : *it) {
         if (!cid.is_string()) continue;
         auto f = fv.by_id.find(cid.get<std::string>());
-        if (f != fv.by_id.end()) collect_text(fv, *f->second, out, limit, depth + 1, visits);
+        if (f != fv.by_id.end()) collect_text(fv, *f->second, out, limit, depth + 1, visits, block);
     }
 }
 
 inline void collect_text(const frame_view& fv, const json& node, std::string& out, std::size_t limit) {
     int visits = 2000;
-    collect_text(fv, node, out, limit, 0, visits);
+    std::int64_t block = 0;
+    collect_text(fv, node, out, limit, 0, visits, block);
+}
+
+/// What is below an element that only the DOM calls clickable (a click listener, a pointer
+/// cursor), to tell a control from structure: other controls, a heading, how much text.
+/// Looks at no more than `budget` nodes (a subtree larger than that is structure).
+struct subtree_facts {
+    bool controls = false;
+    bool heading = false;
+    bool too_big = false;
+    std::size_t text = 0;
+};
+inline void scan_subtree(const frame_view& fv, const json& node, subtree_facts& out, int& budget, int depth) {
+    auto it = node.find("childIds");
+    if (it == node.end() || !it->is_array() || depth > 64) return;
+    for (const auto& cid : *it) {
+        if (out.controls || out.too_big) return;
+        if (--budget < 0) {
+            out.too_big = true;
+            return;
+        }
+        if (!cid.is_string()) continue;
+        auto f = fv.by_id.find(cid.get<std::string>());
+        if (f == fv.by_id.end()) continue;
+        const json& ch = *f->second;
+        const std::string role = str_field(ch, "role");
+        if (is_interactive_role(role)) out.controls = true;
+        if (role == "heading") out.heading = true;
+        if (role == "StaticText") out.text += str_field(ch, "name").size();
+        if (fv.dom != nullptr && ch.contains("backendDOMNodeId") && ch["backendDOMNodeId"].is_number_integer()) {
+            if (const auto* df = fv.dom->find(ch["backendDOMNodeId"].get<std::int64_t>());
+                df != nullptr && ((df->clickable && df->tag != "label") || fv.dom->own_pointer(*df)))
+                out.controls = true;
+        }
+        scan_subtree(fv, ch, out, budget, depth + 1);
+    }
+}
+
+/// Whether an element the DOM alone calls clickable is structure rather than a control: the
+/// page's body, document or app root (event delegation: React and most frameworks listen on
+/// their root), or a container of other controls, of headings, or of more than a sentence or
+/// two of text. Such an element gets no `clickable` line and no ref; its content renders as if
+/// it had no listener. A small element with a listener (a card's caption, a span that acts as
+/// a link) stays a control.
+inline bool clickable_is_structure(const frame_view& fv, const json& node, const dom_node_facts& df) {
+    if (df.tag == "body" || df.tag == "html") return true;
+    const std::string_view id = df.attr("id");
+    if (id == "root" || id == "app" || id == "__next" || id == "__nuxt" || id == "___gatsby" || !df.attr("data-reactroot").empty())
+        return true;
+    if (fv.dom != nullptr && fv.dom->viewport_w > 0 && fv.dom->viewport_h > 0 && df.w >= 0.9 * fv.dom->viewport_w &&
+        df.h >= 0.6 * fv.dom->viewport_h)
+        return true;  // covers the page: a root, not a button
+    subtree_facts facts;
+    int budget = 400;
+    scan_subtree(fv, node, facts, budget, 0);
+    constexpr std::size_t sentence_or_two = 200;
+    return facts.controls || facts.heading || facts.too_big || facts.text > sentence_or_two;
 }
 
 /// Whether an interactive node is below `node`, looking at no more than `budget` nodes in all
@@ -497,45 +608,86 @@ inline void render_node(render_ctx& c, const frame_view& fv, const json& node, s
         return;
     }
 
+    if (role == "LineBreak") {  // <br>: the text after it starts a line of its own
+        if (!c.lines->empty() && c.lines->back().text_run) c.lines->back().block = snapshot_line::closed_block;
+        return;
+    }
     if (role == "StaticText") {
-        if (inside_interactive || opt.interactive_only || c.suppress_text > 0) return;
+        if (inside_interactive || c.suppress_text > 0) return;
         if (c.consumed.count(node.value("nodeId", std::string())) != 0) return;
-        std::string t = clip(str_field(node, "name"), 1U << 20U);
+        std::string t = text_run(str_field(node, "name"), 1U << 20U);
         if (t.empty()) return;
-        // Separators ("·", "|", "»") between links carry nothing a model needs.
-        if (t.size() <= 3 && std::none_of(t.begin(), t.end(), [](char ch) {
-                return std::isalnum(static_cast<unsigned char>(ch)) || (static_cast<unsigned char>(ch) & 0x80U) != 0;
-            }) && t != "·")
-            return;
-        if (t == "·" || t == "|" || t == "•" || t == "»" || t == "/") return;
-        // Merge with a preceding text line of the same parent (inline runs).
+        // Chromium leaves a plain element out of the tree even when it sets a pointer cursor of
+        // its own (a delegated list's <span> items: the listener is on an ancestor). Its text is
+        // all that is left of it: that text becomes the element's clickable line.
+        if (df != nullptr && df->parent != 0) {
+            const dom_node_facts* pe = fv.dom->find(df->parent);
+            if (pe != nullptr && pe->tag != "body" && pe->tag != "html" && pe->tag != "label" && fv.dom->own_pointer(*pe) &&
+                pe->visible() && c.structure.count(std::make_pair(fv.frame->session_id, df->parent)) == 0 &&
+                (fv.dom->viewport_w <= 0 || pe->w * pe->h <= 0.25 * fv.dom->viewport_w * fv.dom->viewport_h) &&
+                c.pointer_items.insert(std::make_pair(fv.frame->session_id, df->parent)).second) {
+                std::string item = clip(t, opt.max_text);
+                const std::string ref = c.refs->ref_for(fv.frame->session_id, fv.frame->frame_id, fv.frame->loader_id, df->parent,
+                                                        "clickable", item);
+                push_line(c, depth, "clickable " + quote_text(item) + " [ref=" + ref + "]", ref, true, false, parent, pending_prefix);
+                return;
+            }
+        }
+        if (opt.interactive_only) return;
+        // Runs of one block share its line as the page renders them (a space only where the
+        // page has one); a run of another block, or one after a <br>, starts a line. (Without
+        // DOM facts, block 0: runs of one parent join with a space, as they always did.)
+        const std::int64_t block = text_block(fv, node);
         auto& L = *c.lines;
-        if (!L.empty() && pending_prefix.empty() && L.back().text_run && L.back().depth == depth &&
-            L.back().parent == parent && (opt.max_text_line == 0 || L.back().text.size() < opt.max_text_line)) {
-            L.back().text += ' ';
-            L.back().text += t;
+        const bool joins = !L.empty() && pending_prefix.empty() && L.back().text_run && L.back().depth == depth &&
+                           L.back().parent == parent && L.back().block == block &&
+                           (opt.max_text_line == 0 || L.back().text.size() < opt.max_text_line);
+        // Separators ("·", "|", "»") between links carry nothing a model needs; blank runs only
+        // separate the runs around them.
+        const auto first = t.find_first_not_of(' ');
+        const std::string core = first == std::string::npos ? std::string() : t.substr(first, t.find_last_not_of(' ') - first + 1);
+        const bool separator = core.empty() || core == "·" || core == "|" || core == "•" || core == "»" || core == "/" ||
+                               (core.size() <= 3 && std::none_of(core.begin(), core.end(), [](char ch) {
+                                    return std::isalnum(static_cast<unsigned char>(ch)) || (static_cast<unsigned char>(ch) & 0x80U) != 0;
+                                }));
+        if (separator) {
+            if (joins && L.back().text.back() != ' ') L.back().text += ' ';
             return;
         }
-        push_line(c, depth, std::move(t), "", false, false, parent, pending_prefix);
+        if (joins) {
+            if (block == 0 && L.back().text.back() != ' ' && t.front() != ' ') L.back().text += ' ';
+            append_run(L.back().text, t);
+            return;
+        }
+        push_line(c, depth, t.substr(t.find_first_not_of(' ')), "", false, false, parent, pending_prefix);
         c.lines->back().text_run = true;
+        c.lines->back().block = block;
         return;
     }
 
     std::string name = clip(str_field(node, "name"), opt.max_text);
+    // A pointer cursor counts where it is set, not where it is inherited (every descendant of a
+    // pointer element computes pointer too).
     const bool dom_clickable = df != nullptr && ((df->clickable && df->tag != "label" && df->tag != "body" &&
                                                   df->tag != "html") ||
-                                                 (df->pointer && !inside_interactive) || df->attr("draggable") == "true");
+                                                 (fv.dom->own_pointer(*df) && !inside_interactive) || df->attr("draggable") == "true");
     const bool interactive_role = is_interactive_role(role) && !(role == "option" && inside_interactive);
-    const bool interactive = !inside_interactive && (interactive_role || (dom_clickable && !is_structural_role(role)));
+    bool structure = false;  // a DOM-only clickable that is structure (recorded: its text is not an item of its own)
+    const bool interactive = !inside_interactive &&
+                             (interactive_role || (dom_clickable && !is_structural_role(role) && role != "heading" &&
+                                                   !(structure = clickable_is_structure(fv, node, *df))));
+    if (structure) c.structure.insert(std::make_pair(fv.frame->session_id, backend));
+    const bool heading_clickable = !inside_interactive && role == "heading" && (interactive_role || dom_clickable);
 
     if (role == "heading") {
         std::string lvl = prop_value(node, "level");
         std::string text = "h" + (lvl.empty() ? std::string("") : lvl) + " " + quote_text(name);
-        if (interactive) {
+        if (heading_clickable) {
             text += " [ref=" + c.refs->ref_for(fv.frame->session_id, fv.frame->frame_id, fv.frame->loader_id, backend,
                                                 role, name) + "]";
         }
-        if (!opt.interactive_only || interactive) push_line(c, depth, std::move(text), "", interactive, false, parent, pending_prefix);
+        if (!opt.interactive_only || heading_clickable)
+            push_line(c, depth, std::move(text), "", heading_clickable, false, parent, pending_prefix);
         // links inside headings still need refs
         if (has_interactive_descendant(fv, node)) {
             std::string none;
@@ -639,10 +791,10 @@ inline void render_node(render_ctx& c, const frame_view& fv, const json& node, s
         } else if (!value.empty() || role == "textbox" || role == "searchbox") {
             if (role == "textbox" || role == "searchbox" || role == "combobox" || role == "spinbutton" ||
                 role == "slider" || role == "ComboBoxSelect") {
-                if (!value.empty()) text += " = " + quote_text(clip(value, opt.max_text));
+                if (!value.empty()) text += " = " + quote_value(value, opt.max_text);
                 else if (df != nullptr) {
                     auto ph = df->attr("placeholder");
-                    if (!ph.empty() && ph != name) text += " placeholder=" + quote_text(clip(std::string(ph), 60));
+                    if (!ph.empty() && ph != name) text += " placeholder=" + quote_value(ph, 60);
                 }
             }
         }

@@ -64,6 +64,7 @@ inline auto browser::ensure() -> result<void> {
         eng_.reset();
     }
     cdp::any_transport transport;
+    std::optional<cdp::webdriver_session> webdriver;  // deleted here when the start fails before the engine owns it
     cdp::launch_options lo = opt_.launch;
     lo.extra_args.insert(lo.extra_args.begin(), "--disable-features=Translate,MediaRouter,OptimizationHints");
     if (opt_.transport_factory) {
@@ -71,6 +72,16 @@ inline auto browser::ensure() -> result<void> {
         if (!t) return fail(t.error());
         if (!*t) return fail(errc::browser_launch, "the transport factory returned an empty transport");
         transport = std::move(*t);
+    } else if (!opt_.webdriver.url.empty()) {
+        auto s = cdp::webdriver_session::create(opt_.webdriver, lo);
+        if (!s) return fail(s.error());
+        const std::string endpoint = s->cdp_endpoint();
+        auto url = endpoint.rfind("ws://", 0) == 0 ? result<std::string>(endpoint) : cdp::discover_websocket_url(endpoint);
+        if (!url) return fail(errc::browser_launch, "the WebDriver session's CDP endpoint " + endpoint + " cannot be reached: " + url.error().message);
+        auto t = cdp::websocket_transport::connect(*url);
+        if (!t) return fail(errc::browser_launch, "cannot connect to the WebDriver session's CDP endpoint: " + t.error().message);
+        transport = std::move(*t);
+        webdriver = std::move(*s);
     } else if (!opt_.cdp_endpoint.empty()) {
         auto url = cdp::discover_websocket_url(opt_.cdp_endpoint);
         if (!url) return fail(url.error());
@@ -91,6 +102,7 @@ inline auto browser::ensure() -> result<void> {
     co.sent_counter = sent_;
     co.on_call_sent = opt_.on_cdp_call;
     auto e = std::make_unique<engine>(std::move(transport), std::move(co));
+    e->webdriver = std::move(webdriver);
     auto* raw = e.get();
     e->sub = e->conn.on("*", [this, raw](const cdp::event& ev) { on_event(*raw, ev); });
     eng_ = std::move(e);
@@ -152,9 +164,23 @@ inline auto browser::crashed_error(const error& cause) const -> error {
 
 inline auto browser::call(std::string_view session, std::string_view method, json params, std::optional<std::chrono::milliseconds> timeout) -> result<json> {
     if (!eng_) return fail(errc::browser_crashed, "no browser is running", "Call again: the browser starts lazily.");
+    if (detail::op_stop.stop_possible()) {  // a cancel_scope: wait in slices, abandon the call on a stop
+        if (detail::op_stop.stop_requested()) return fail(cancelled_error(method));
+        auto fut = eng_->conn.call_async(method, std::move(params), session, timeout);
+        while (fut.wait_for(20ms) != std::future_status::ready)
+            if (detail::op_stop.stop_requested()) return fail(cancelled_error(method));
+        auto r = fut.get();
+        if (!r && !eng_->conn.is_open()) return fail(crashed_error(r.error()));
+        return r;
+    }
     auto r = eng_->conn.call(method, std::move(params), session, timeout);
     if (!r && !eng_->conn.is_open()) return fail(crashed_error(r.error()));
     return r;
+}
+
+inline auto browser::cancelled_error(std::string_view method) -> error {
+    return error(errc::tool_cancelled, "cancelled (" + std::string(method) + " was abandoned)",
+                 "The call was cancelled; the browser is ready for the next one.");
 }
 
 inline auto browser::call_on(const node_handle& h, const char* fn, json args, bool await_promise, std::optional<std::chrono::milliseconds> timeout) -> result<json> {
@@ -181,7 +207,7 @@ auto browser::wait_until(Pred pred, std::chrono::milliseconds timeout) -> bool {
         if (pred()) return true;
         const auto now = clock::now();
         if (now >= deadline) return false;
-        if (!eng_->conn.is_open()) return false;
+        if (!eng_->conn.is_open() || detail::op_stop.stop_requested()) return false;
         eng_->cv.wait_for(lock, std::min<clock::duration>(deadline - now, 20ms));
     }
 }

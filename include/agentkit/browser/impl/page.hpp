@@ -61,7 +61,7 @@ inline auto browser::screenshot(screenshot_options o) -> result<screenshot_resul
     return out;
 }
 
-inline auto browser::evaluate(std::string_view expression, std::string_view ref) -> result<json> {
+inline auto browser::evaluate(std::string_view expression, std::string_view ref) -> result<evaluated> {
     std::lock_guard op(op_mu_);
     if (!opt_.allow_evaluate && !opt_.policy.allow_evaluate)
         return fail(errc::policy_blocked, "JavaScript evaluation is disabled (policy rule allow_evaluate)",
@@ -71,34 +71,40 @@ inline auto browser::evaluate(std::string_view expression, std::string_view ref)
     if (!e) return fail(e.error());
     auto t = current_tab();
     if (!t) return fail(t.error());
+    // Every step keeps the value by reference: a function is then called, a promise awaited,
+    // and what comes out is read by value at the end (or described, when JSON cannot hold it).
+    std::string session;
+    auto release = [&](const std::string& object_id) {
+        if (!object_id.empty())
+            eng_->conn.call_async("Runtime.releaseObject", json{{"objectId", object_id}}, session, [](result<json>) {});
+    };
+    auto ok = [](const result<json>& x) { return x && !x->contains("exceptionDetails"); };
     result<json> r = json();
     if (!ref.empty()) {
         auto h = resolve(ref);
         if (!h) return fail(h.error());
-        r = call(h->session, "Runtime.callFunctionOn",
-                 json{{"functionDeclaration", "function(){ return (" + std::string(expression) + ")(this); }"},
-                      {"objectId", h->object_id}, {"returnByValue", true}, {"awaitPromise", true}, {"userGesture", true}});
+        session = h->session;
+        r = call(session, "Runtime.callFunctionOn",
+                 json{{"functionDeclaration", "function(){ const v = (" + std::string(expression) + "); return typeof v === 'function' ? v(this) : v; }"},
+                      {"objectId", h->object_id}, {"returnByValue", false}, {"awaitPromise", true}, {"userGesture", true}});
     } else {
-        // REPL mode (statements, top-level await, let redeclared) awaits the script, but an
-        // expression whose value is a promise completes with the promise itself: the value
-        // comes back by reference and a promise is awaited in a second step.
-        r = call((*t)->session, "Runtime.evaluate",
+        session = (*t)->session;
+        // REPL mode: statements, top-level await, `let` declared again
+        r = call(session, "Runtime.evaluate",
                  json{{"expression", std::string(expression)}, {"returnByValue", false}, {"awaitPromise", true},
                       {"userGesture", true}, {"replMode", true}});
-        if (r && !r->contains("exceptionDetails")) {
-            const json& res = detail::jobj(*r, "result");
-            const std::string object_id = detail::jstr(res, "objectId");
-            if (!object_id.empty()) {
-                if (detail::jstr(res, "subtype") == "promise")
-                    r = call((*t)->session, "Runtime.awaitPromise",
-                             json{{"promiseObjectId", object_id}, {"returnByValue", true}});
-                else
-                    r = call((*t)->session, "Runtime.callFunctionOn",
-                             json{{"functionDeclaration", "function(){ return this; }"}, {"objectId", object_id},
-                                  {"returnByValue", true}});
-                eng_->conn.call_async("Runtime.releaseObject", json{{"objectId", object_id}}, (*t)->session,
-                                      [](result<json>) {});
-            }
+        if (ok(r) && detail::jstr(detail::jobj(*r, "result"), "type") == "function") {  // `() => value`: call it
+            const std::string fn = detail::jstr(detail::jobj(*r, "result"), "objectId");
+            r = call(session, "Runtime.callFunctionOn",
+                     json{{"functionDeclaration", "function(){ return this(); }"}, {"objectId", fn}, {"returnByValue", false},
+                          {"awaitPromise", true}, {"userGesture", true}});
+            release(fn);
+        }
+        if (ok(r) && detail::jstr(detail::jobj(*r, "result"), "subtype") == "promise") {
+            // (an expression whose value is a promise completes with the promise in REPL mode)
+            const std::string p = detail::jstr(detail::jobj(*r, "result"), "objectId");
+            r = call(session, "Runtime.awaitPromise", json{{"promiseObjectId", p}, {"returnByValue", false}});
+            release(p);
         }
     }
     if (!r && r.error().is(errc::timeout) && stop_scripts(*t, {}, opt_.call_timeout))
@@ -111,11 +117,43 @@ inline auto browser::evaluate(std::string_view expression, std::string_view ref)
         if (what.empty()) what = detail::jstr(ex, "text");
         return fail(opt_.policy.redact(error(errc::tool_failed, "the script threw: " + what, "Fix the expression.", ex)));
     }
-    const json& res = detail::jobj(*r, "result");
-    if (res.contains("value")) return opt_.policy.redact(res["value"]);
-    if (res.contains("unserializableValue")) return res["unserializableValue"];
-    if (detail::jstr(res, "type") == "undefined") return json();
-    return json(opt_.policy.redact(detail::jstr(res, "description")));
+    const json res = detail::jobj(*r, "result");
+    const std::string type = detail::jstr(res, "type");
+    const std::string object_id = detail::jstr(res, "objectId");
+    evaluated out;
+    auto described = [&](std::string kind, std::string text) {
+        out.kind = std::move(kind);
+        out.text = opt_.policy.redact(std::move(text));
+        release(object_id);
+        return out;
+    };
+    auto head = [](std::string d) {  // a function's source: its first line, bounded
+        d = d.substr(0, d.find('\n'));
+        if (d.size() > 120) d = d.substr(0, utf8_safe_prefix(d, 120)) + "…";
+        return d;
+    };
+    if (type == "undefined") return described("undefined", "undefined");
+    if (type == "function") return described("function", "a function: " + head(detail::jstr(res, "description")));
+    if (type == "symbol") return described("symbol", detail::jstr(res, "description"));
+    if (res.contains("unserializableValue")) {
+        const std::string u = detail::jstr(res, "unserializableValue");
+        return described(type == "bigint" ? "bigint" : "number", u);
+    }
+    const std::string subtype = detail::jstr(res, "subtype");
+    if (!object_id.empty() && !subtype.empty() && subtype != "array" && subtype != "null" && subtype != "typedarray")
+        return described("object", detail::jstr(res, "description"));  // a node, a Date, a RegExp, a Map, an Error: {} by value
+    if (res.contains("value")) {
+        out.value = opt_.policy.redact(res["value"]);
+    } else if (!object_id.empty()) {
+        auto v = call(session, "Runtime.callFunctionOn",
+                      json{{"functionDeclaration", "function(){ return this; }"}, {"objectId", object_id}, {"returnByValue", true}});
+        if (!ok(v) || !detail::jobj(*v, "result").contains("value"))  // a DOM node, a cycle: no JSON form
+            return described("object", detail::jstr(res, "description").empty() ? std::string("an object") : detail::jstr(res, "description"));
+        out.value = opt_.policy.redact(detail::jobj(*v, "result")["value"]);
+        release(object_id);
+    }
+    out.text = out.value.dump(-1, ' ', false, json::error_handler_t::replace);
+    return out;
 }
 
 template <class F>

@@ -29,8 +29,9 @@ inline auto browser::use_socket_gate() const -> bool {
         case websocket_enforcement::automatic: break;
     }
     if (opt_.transport_factory) return false;
-    if (!opt_.cdp_endpoint.empty()) {
-        auto u = cdp::detail::parse_url(opt_.cdp_endpoint);
+    if (!opt_.webdriver.url.empty() || !opt_.cdp_endpoint.empty()) {
+        // a browser elsewhere reaches the gate (on this host's loopback) only when it runs here
+        auto u = cdp::detail::parse_url(!opt_.webdriver.url.empty() ? opt_.webdriver.url : opt_.cdp_endpoint);
         if (!u) return false;
         const std::string h = cdp::detail::ascii_lower(u->host);
         return h == "localhost" || h == "::1" || h.rfind("127.", 0) == 0;

@@ -36,7 +36,7 @@ inline auto browser::wait_condition(const tab_ptr& t, const wait_options& o) -> 
             if (r && r->contains("exceptionDetails") && eng_->conn.is_open()) {
                 // the document was replaced during the wait: wait for the next one to load
             }
-            if (!r && r.error().is(errc::browser_crashed)) return fail(r.error());
+            if (!r && (r.error().is(errc::browser_crashed) || r.error().is(errc::tool_cancelled))) return fail(r.error());
             if (remaining() <= 0) break;
             std::uint64_t mark = 0;
             {
@@ -46,6 +46,7 @@ inline auto browser::wait_condition(const tab_ptr& t, const wait_options& o) -> 
             wait_until([&] { return !t->main_loading || t->nav_committed > mark || t->closed; },
                        std::chrono::milliseconds(remaining()));
             if (!eng_->conn.is_open()) return fail(crashed_error(error(errc::browser_crashed, "the browser died")));
+            if (detail::op_stop.stop_requested()) return fail(cancelled_error("the wait"));
         }
         return fail(errc::timeout,
                     gone ? "\"" + needle + "\" was still on the page after " + std::to_string(o.timeout.count()) + " ms"
@@ -66,7 +67,7 @@ inline auto browser::wait_condition(const tab_ptr& t, const wait_options& o) -> 
         auto r = call_on(*h, detail::kWaitStateScript, json::array({json{{"value", o.state}}, json{{"value", ms}}}), true,
                          std::chrono::milliseconds(ms + 2000));
         if (!r) {
-            if (r.error().is(errc::browser_crashed)) return fail(r.error());
+            if (r.error().is(errc::browser_crashed) || r.error().is(errc::tool_cancelled)) return fail(r.error());
             if ((o.state == "gone" || o.state == "hidden") && !eng_->conn.is_open()) return fail(r.error());
             if (o.state == "gone" || o.state == "hidden") return {};  // its document went away
             return fail(r.error());

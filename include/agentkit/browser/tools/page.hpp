@@ -5,6 +5,10 @@
 
 #include <agentkit/browser/tools/support.hpp>
 
+#include <condition_variable>
+#include <mutex>
+#include <stop_token>
+
 namespace agentkit::browser {
 
 struct screenshot_args {
@@ -114,7 +118,8 @@ auto evaluate_tool(State& st) {
     tool_state* s = &st;
     return browser_tool<"browser_evaluate">(
         st,
-        "Evaluate a JavaScript function in the page (off unless the server was started with --allow-evaluate).",
+        "Run JavaScript in the page: () => value is called ((el) => value with a ref), an expression evaluated; "
+        "the result as JSON. Needs --allow-evaluate.",
         [s](const evaluate_args& a) -> result<tool_output> {
             std::string ref;
             if (a.ref || a.target) {
@@ -124,7 +129,7 @@ auto evaluate_tool(State& st) {
             }
             auto r = s->b.evaluate(a.function, ref);
             if (!r) return fail(r.error());
-            return tool_output::text(r->is_string() ? r->get<std::string>() : r->dump(-1, ' ', false, json::error_handler_t::replace));
+            return tool_output::text(r->text);  // JSON text, or what the value is (undefined, a function, ...)
         },
         open_world | destructive);
 }
@@ -135,12 +140,17 @@ auto wait_tool(State& st) {
     return browser_tool<"browser_wait_for">(
         st,
         "Wait for text to appear or disappear, or an element (ref) to reach a state; or a number of seconds.",
-        [s](const wait_args& a) -> result<tool_output> {
+        [s](const wait_args& a, tool_context& ctx) -> result<tool_output> {
             if (!a.text && !a.textGone && !a.ref) {
                 if (!a.time) return fail(errc::args_invalid, "give text, textGone, ref or time", "e.g. {\"text\": \"Saved\"}");
                 const double secs = std::min(*a.time, s->options.max_wait_seconds);
-                // A deliberate pause the model asked for (e.g. an animation); bounded.
-                std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<std::int64_t>(secs * 1000)));
+                // A deliberate pause the model asked for (e.g. an animation); bounded, and ended
+                // at once when the call is cancelled.
+                std::mutex m;
+                std::condition_variable_any cv;
+                std::unique_lock lock(m);
+                (void)cv.wait_for(lock, ctx.stop, std::chrono::milliseconds(static_cast<std::int64_t>(secs * 1000)), [] { return false; });
+                if (ctx.cancelled()) return fail(errc::tool_cancelled, "the wait was cancelled");
                 return tool_output::text("waited " + json(secs).dump() + " s");
             }
             wait_options w;

@@ -6,6 +6,7 @@
 #include <agentkit/browser/action_result.hpp>
 #include <agentkit/browser/artifacts.hpp>
 #include <agentkit/browser/browser.hpp>
+#include <agentkit/browser/cancel.hpp>
 #include <agentkit/browser/tool_state.hpp>
 #include <agentkit/core/describe.hpp>
 #include <agentkit/core/json.hpp>
@@ -13,6 +14,7 @@
 #include <agentkit/core/strings.hpp>
 #include <agentkit/format/artifacts.hpp>
 #include <agentkit/format/budget.hpp>
+#include <agentkit/tools/context.hpp>
 #include <agentkit/tools/output.hpp>
 #include <agentkit/tools/tool.hpp>
 
@@ -128,6 +130,28 @@ result<tool_output> timed(tool_state& st, std::string_view tool, F&& f) {
     return finish(st, tool, t0, before, f());
 }
 
+/// An action that failed where the page was at fault (an element covered or not visible, a
+/// wait or a navigation that failed) leaves a picture: a screenshot of the viewport stored as
+/// an artifact (bounded like every artifact), its id in the error's hint and details
+/// ("screenshot"). A failure to take it changes nothing else.
+inline result<tool_output> with_failure_screenshot(tool_state& st, result<tool_output> r) {
+    if (r || cancel_scope::requested()) return r;
+    error e = r.error();
+    if (!e.is(errc::element_covered) && !e.is(errc::element_not_visible) && !e.is(errc::timeout) && !e.is(errc::navigation_failed))
+        return r;
+    screenshot_options o;
+    o.format = "jpeg";
+    auto shot = st.b.screenshot(o);
+    if (!shot) return r;
+    auto ref = st.store.put({shot->mime_type, "failure screenshot", "the page when the action failed: " + e.message, shot->base64, true});
+    if (!ref) return r;
+    e.hint += std::string(e.hint.empty() ? "" : " ") + "A screenshot of the page when it failed: artifact " + ref->id + " (" +
+              std::string(artifact_tool_name) + ").";
+    if (!e.details.is_object()) e.details = e.details.is_null() ? json::object() : json{{"cause", e.details}};
+    e.details["screenshot"] = ref->id;
+    return fail(std::move(e));
+}
+
 /// Store text as an artifact, redacted of the session's secrets first.
 inline result<artifact_ref> store_text(tool_state& st, std::string name, std::string description, std::string text) {
     return st.store.put({"text/plain", std::move(name), st.b.policy().redact(std::move(description)),
@@ -139,15 +163,33 @@ inline result<artifact_ref> store_text(tool_state& st, std::string name, std::st
 /// A browser tool: the name is written once, here. The handler takes its argument struct (or
 /// nothing) and returns result<tool_output>; every call is timed, its text capped (the rest
 /// stored as an artifact), redacted of secrets and counted in the state's metrics.
+/// The call's cancellation reaches the browser: a cancel_scope of the call's stop token is in
+/// place while the handler runs (a cancelled call releases the browser within ~20 ms). A
+/// handler that takes the tool_context too gets it. A call that fails where the page was at
+/// fault (a covered element, a wait or a navigation that failed) leaves a screenshot artifact
+/// named in its error.
 template <fixed_string Name, class F>
 auto browser_tool(tool_state& st, std::string_view description, F handler, traits t) {
     tool_state* s = &st;
     if constexpr (agentkit::detail::handler_sig<F>::arity == 0) {
-        return tool<Name>(description, [s, handler]() { return detail::timed(*s, Name.view(), handler); }, t);
+        return tool<Name>(description, [s, handler](const no_args&, tool_context& ctx) {
+            cancel_scope scope(ctx.stop);
+            return detail::timed(*s, Name.view(), [&] {
+                auto r = handler();
+                return Name.view() == "browser_take_screenshot" ? r : detail::with_failure_screenshot(*s, std::move(r));
+            });
+        }, t);
     } else {
         using Args = agentkit::detail::handler_args_t<F>;
-        return tool<Name>(description, [s, handler](const Args& a) {
-            return detail::timed(*s, Name.view(), [&] { return handler(a); });
+        return tool<Name>(description, [s, handler](const Args& a, tool_context& ctx) {
+            cancel_scope scope(ctx.stop);
+            return detail::timed(*s, Name.view(), [&] {
+                result<tool_output> r = [&] {
+                    if constexpr (agentkit::detail::handler_sig<F>::arity == 2) return handler(a, ctx);
+                    else return handler(a);
+                }();
+                return Name.view() == "browser_take_screenshot" ? r : detail::with_failure_screenshot(*s, std::move(r));
+            });
         }, t);
     }
 }

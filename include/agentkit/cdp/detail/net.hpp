@@ -1,6 +1,6 @@
 // agentkit/cdp/detail/net.hpp — URL parsing, TCP connect with a deadline, blocking-free
-// reads and writes bounded by deadlines, HTTP/1.1 response-head parsing and a minimal
-// HTTP GET (used to discover a browser's WebSocket URL from /json/version).
+// reads and writes bounded by deadlines, HTTP/1.1 response-head parsing and a minimal HTTP
+// client (a browser's WebSocket URL from /json/version; WebDriver sessions).
 #pragma once
 
 #include <agentkit/cdp/detail/posix.hpp>
@@ -233,15 +233,19 @@ struct http_response {
     }
 }
 
-/// GET a URL over HTTP/1.1 with `Connection: close`, bounded by `timeout` overall and by
-/// `max_bytes` of response. Supports Content-Length, chunked and read-to-close bodies.
-[[nodiscard]] inline result<http_response> http_get(const url& u, std::chrono::milliseconds timeout,
-                                                    std::size_t max_bytes = 16U << 20U) {
+/// One HTTP/1.1 request with `Connection: close` (a JSON body when `body` is set), bounded by
+/// `timeout` overall and by `max_bytes` of response. Supports Content-Length, chunked and
+/// read-to-close bodies. Any status is a response; only transport failures are errors.
+[[nodiscard]] inline result<http_response> http_request(std::string_view method, const url& u, const std::optional<std::string>& body,
+                                                        std::chrono::milliseconds timeout, std::size_t max_bytes = 16U << 20U) {
     const auto deadline = deadline_after(timeout);
     auto fd = tcp_connect(u.host, u.port, deadline);
     if (!fd) return fail(fd.error());
-    const std::string req = "GET " + u.path + " HTTP/1.1\r\nHost: " + u.host_header() +
-                            "\r\nAccept: application/json\r\nConnection: close\r\n\r\n";
+    std::string req = std::string(method) + " " + u.path + " HTTP/1.1\r\nHost: " + u.host_header() +
+                      "\r\nAccept: application/json\r\nConnection: close\r\n";
+    if (body) req += "Content-Type: application/json; charset=utf-8\r\nContent-Length: " + std::to_string(body->size()) + "\r\n";
+    req += "\r\n";
+    if (body) req += *body;
     if (auto s = send_all(fd->get(), req, deadline); !s) return fail(s.error());
     std::string buf;
     char chunk[16384];
@@ -275,20 +279,26 @@ struct http_response {
     if (!head) return fail(head.error());
     http_response r;
     r.head = std::move(*head);
-    std::string_view body = std::string_view(buf).substr(end + 4);
+    std::string_view got = std::string_view(buf).substr(end + 4);
     if (auto te = r.head.header("Transfer-Encoding"); te && ascii_lower(*te).find("chunked") != std::string::npos) {
-        auto decoded = decode_chunked(body);
+        auto decoded = decode_chunked(got);
         if (!decoded) return fail(errc::protocol_error, "malformed chunked HTTP body");
         r.body = std::move(*decoded);
     } else if (auto cl = r.head.header("Content-Length")) {
         std::size_t len = 0;
         const auto [ptr, ec] = std::from_chars(cl->data(), cl->data() + cl->size(), len);
-        if (ec != std::errc{} || body.size() < len) return fail(errc::protocol_error, "truncated HTTP body");
-        r.body = std::string(body.substr(0, len));
+        if (ec != std::errc{} || got.size() < len) return fail(errc::protocol_error, "truncated HTTP body");
+        r.body = std::string(got.substr(0, len));
     } else {
-        r.body = std::string(body);
+        r.body = std::string(got);
     }
     return r;
+}
+
+/// GET a URL (see http_request).
+[[nodiscard]] inline result<http_response> http_get(const url& u, std::chrono::milliseconds timeout,
+                                                    std::size_t max_bytes = 16U << 20U) {
+    return http_request("GET", u, std::nullopt, timeout, max_bytes);
 }
 
 }  // namespace agentkit::cdp::detail
