@@ -296,6 +296,9 @@ public:
         return static_cast<std::size_t>(
             std::count_if(log_.begin(), log_.end(), [&](const http_request& r) { return r.path == path; }));
     }
+    /// TCP connections accepted so far, whether a request followed or not (a browser's
+    /// preconnect opens one and sends nothing).
+    [[nodiscard]] std::size_t connections() const noexcept { return connections_.load(); }
     /// Every request so far, in arrival order.
     [[nodiscard]] std::vector<http_request> requests() const {
         std::lock_guard lock(mu_);
@@ -349,6 +352,7 @@ private:
             if ((fds[1].revents & POLLIN) != 0) return;
             const int fd = ::accept4(listen_, nullptr, nullptr, SOCK_CLOEXEC);
             if (fd < 0) continue;
+            connections_.fetch_add(1);
             auto done = std::make_shared<std::atomic<bool>>(false);
             std::lock_guard lock(mu_);
             // Reap finished workers so a long test does not accumulate threads.
@@ -513,6 +517,7 @@ private:
     int wake_ = -1;
     std::uint16_t port_ = 0;
     std::atomic<bool> stopped_{false};
+    std::atomic<std::size_t> connections_{0};
     std::thread acceptor_;
     mutable std::mutex mu_;
     mutable std::condition_variable hit_cv_;

@@ -386,6 +386,8 @@ private:
     void cancel_download(engine& e, const std::string& guid);  // from the dispatcher: no wait
 
     void take_notes(action_result& r);
+    // An action begins: scripts stopped and console events paused by a flood are restored.
+    void release_flood_stops(const tab_ptr& t);
 
     // ---- CDP helpers ----------------------------------------------------------------------------
 
@@ -478,6 +480,8 @@ private:
 
     // The element operations behind type/select/set_checked and fill() (no settle, no report).
     result<void> type_ref(std::string_view ref, const std::string& text, const type_options& o);
+    // Secrets `names` may be typed into ref's frame (its security origin against each secret's origins).
+    result<void> secret_target_check(std::string_view ref, const std::vector<std::string>& names);
 
     result<void> select_ref(std::string_view ref, const std::vector<std::string>& values);
 
@@ -497,7 +501,8 @@ private:
 
     // Settle after an action that started at event sequence `mark`: a navigation it triggered has
     // committed and loaded, the requests it started are done, and the DOM has been quiet.
-    void settle(const tab_ptr& t, std::uint64_t mark, std::vector<std::string>& notes);
+    // Wait until the page is still after an action (DOM quiet, loads, requests), by `deadline`.
+    void settle(const tab_ptr& t, std::uint64_t mark, std::vector<std::string>& notes, clock::time_point deadline);
 
     // Run an action on the current tab and report what changed.
     template <class F>

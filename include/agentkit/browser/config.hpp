@@ -63,6 +63,8 @@ Options (Playwright MCP names where the meaning is the same):
   --blocked-origins LIST     semicolon-separated origins the browser may not reach
   --output-dir DIR           keep artifacts (screenshots, recordings, cut text) as files under DIR
   --secrets FILE             dotenv file of secrets: typed as {{secret:NAME}}, redacted from every output
+  --secret-origins NAME=LIST the origins (semicolon-separated) whose pages secret NAME may be typed
+                             into; elsewhere typing it is refused (repeatable)
   --browser NAME             chromium (the default), chrome, chrome-beta/-dev/-canary, msedge,
                              msedge-beta/-dev/-canary: the channel's binary when no --executable-path
   --no-sandbox               pass --no-sandbox to the browser (as root it always is)
@@ -392,6 +394,10 @@ inline result<void> load_policy(server_config& c, const std::string& path) {
             return fail(errc::args_invalid, path + ": secret " + name + " is also given by an earlier option, with another value");
         }
     }
+    for (const auto& [name, list] : before.secret_origins) {
+        auto& dst = merged.secret_origins[name];
+        dst.insert(dst.end(), list.begin(), list.end());
+    }
     for (auto [dir, given, key] : {std::tuple{&merged.downloads_dir, &before.downloads_dir, "downloadsDir"},
                                    std::tuple{&merged.uploads_dir, &before.uploads_dir, "uploadsDir"}}) {
         if (given->empty()) continue;
@@ -586,11 +592,14 @@ inline result<void> apply_config_file(server_config& c, const std::string& path)
         } else if (k == "secrets") {
             if (v.is_object()) {
                 for (auto it = v.begin(); it != v.end(); ++it) {
-                    if (!it.value().is_string()) {  // a secret that is not redacted is worse than no start
+                    if (!it.value().is_string() && !it.value().is_object()) {  // a secret that is not redacted is worse than no start
                         wrong("secrets." + it.key(), "a string");
                         continue;
                     }
-                    c.browser.policy.secrets[it.key()] = it.value().get<std::string>();
+                    if (auto one = browser_policy::read_secret(c.browser.policy, it.key(), it.value()); !one) {
+                        wrong("secrets." + it.key(), "a string or {\"value\": string, \"origins\": [origins]}");
+                        continue;
+                    }
                 }
             } else if (v.is_string()) {
                 if (auto s = load_secrets(c, v.get<std::string>()); !s) return fail(s.error());
@@ -738,6 +747,18 @@ inline result<command_line_outcome> parse_command_line(int argc, const char* con
             if (auto ok = c.browser.policy.validate(); !ok) {
                 return fail(errc::args_invalid, a + ": " + ok.error().message);
             }
+        } else if (a == "--secret-origins") {
+            auto v = value();
+            if (!v) return no_value();
+            const auto eq = v->find('=');
+            if (eq == std::string::npos || eq == 0)
+                return fail(errc::args_invalid, "--secret-origins " + *v + ": expected NAME=origin[;origin...]");
+            auto list = policy_detail::split_list(json(v->substr(eq + 1)));
+            if (list.empty()) return fail(errc::args_invalid, "--secret-origins " + *v + ": no origins after '='");
+            auto& dst = c.browser.policy.secret_origins[v->substr(0, eq)];
+            dst.insert(dst.end(), list.begin(), list.end());
+            for (const auto& o : list)
+                if (auto pat = policy_detail::parse_pattern(o); !pat) return fail(errc::args_invalid, a + ": " + pat.error().message);
         } else if (a == "--output-dir") {
             auto v = value();
             if (!v) return no_value();
@@ -822,6 +843,7 @@ inline result<void> finish_config(server_config& c) {
     }
     if (c.max_download_bytes) c.browser.policy.max_download_bytes = *c.max_download_bytes;
     if (c.max_downloads) c.browser.policy.max_downloads = *c.max_downloads;
+    if (auto p = c.browser.policy.validate(); !p) return fail(errc::args_invalid, p.error().message);  // e.g. --secret-origins of no secret
     if (!c.channel.empty() && c.browser.launch.executable.empty() && c.browser.cdp_endpoint.empty()) {
         const std::string exe = *channel_executable(c.channel);
         if (::access(exe.c_str(), X_OK) != 0) {

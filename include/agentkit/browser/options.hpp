@@ -106,6 +106,10 @@ struct browser_options {
     bool snapshot_after_navigation = true;
     std::size_t delta_budget = 600;      ///< tokens of an action's change report
     std::size_t console_capacity = 200;
+    /// Console messages over 256 KB (cdp::connection_options::max_log_event_bytes) a tab may log
+    /// in one action; beyond it the tab's console events are paused until the next action (the
+    /// browser stops serialising megabytes per message), and the result says so.
+    std::size_t max_oversized_console = 8;
     std::size_t network_capacity = 300;
     token_counter tokens;
     /// Told of every CDP call the engine sends (method, session id), on the sending thread. For

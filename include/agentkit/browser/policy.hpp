@@ -23,15 +23,20 @@
 // omitted = any port), "host" or "host:port" (any scheme), "*.example.com" (the domain and its
 // subdomains), "*" (everything).
 //
-// Secrets: name → value. The model types `{{secret:NAME}}` (or `<secret>NAME</secret>`, or
-// exactly NAME) and the value is typed; every output shows `<secret>NAME</secret>` instead of
-// the value (raw, URL-encoded and form-encoded forms).
+// Secrets: name → value, each optionally tied to origins ({"value": ..., "origins": [...]}: typed
+// only into pages of those origins). The model types `{{secret:NAME}}` (or
+// `<secret>NAME</secret>`) and the value is typed; every output shows `<secret>NAME</secret>`
+// instead of the value (raw, URL-, form- and JSON-encoded, white space collapsed as rendered).
 #pragma once
 
+#include <agentkit/browser/detail/page_data.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/core/strings.hpp>
 #include <agentkit/core/url.hpp>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include <algorithm>
 #include <cctype>
@@ -68,13 +73,173 @@ struct parsed_url {
     int port = -1;       // explicit or the scheme's default; -1 none
 };
 
-/// A URL as the policy sees it (core/url.hpp's parse, IPv6 hosts in brackets as patterns write them).
+/// RFC 3492 Punycode of one label's code points (the part after "xn--").
+inline std::string punycode(const std::vector<std::uint32_t>& cps) {
+    constexpr std::uint32_t base = 36, tmin = 1, tmax = 26, skew = 38, damp = 700;
+    auto digit = [](std::uint32_t d) { return static_cast<char>(d < 26 ? 'a' + d : '0' + (d - 26)); };
+    auto adapt = [&](std::uint32_t delta, std::uint32_t points, bool first) {
+        delta = first ? delta / damp : delta / 2;
+        delta += delta / points;
+        std::uint32_t k = 0;
+        while (delta > ((base - tmin) * tmax) / 2) {
+            delta /= base - tmin;
+            k += base;
+        }
+        return k + (base - tmin + 1) * delta / (delta + skew);
+    };
+    std::string out;
+    for (auto c : cps)
+        if (c < 0x80) out += static_cast<char>(c);
+    const auto b = static_cast<std::uint32_t>(out.size());
+    std::uint32_t h = b;
+    if (b > 0) out += '-';
+    std::uint32_t n = 0x80, delta = 0, bias = 72;
+    while (h < cps.size()) {
+        std::uint32_t m = 0xFFFFFFFF;
+        for (auto c : cps)
+            if (c >= n && c < m) m = c;
+        if ((m - n) > (0xFFFFFFFF - delta) / (h + 1)) return {};  // overflow: no encoding
+        delta += (m - n) * (h + 1);
+        n = m;
+        for (auto c : cps) {
+            if (c < n) ++delta;
+            if (c != n) continue;
+            std::uint32_t q = delta;
+            for (std::uint32_t k = base;; k += base) {
+                const std::uint32_t t = k <= bias ? tmin : k >= bias + tmax ? tmax : k - bias;
+                if (q < t) break;
+                out += digit(t + (q - t) % (base - t));
+                q = (q - t) / (base - t);
+            }
+            out += digit(q);
+            bias = adapt(delta, h + 1, h == b);
+            delta = 0;
+            ++h;
+        }
+        ++delta;
+        ++n;
+    }
+    return out;
+}
+
+/// A host in the one spelling the browser resolves, whatever way a URL or a pattern wrote it:
+/// percent-escapes decoded; full-width letters, digits and dots (and the ideographic full stops)
+/// as ASCII, as IDNA maps them; lower case; one trailing dot dropped; numeric IPv4 forms the
+/// resolver accepts ("127.1", "0x7f.0.0.1", "2130706433", "017700000001") as dotted quads;
+/// IPv4-mapped IPv6 ("[::ffff:127.0.0.1]", "[::ffff:7f00:1]") as its IPv4 address; other IPv6
+/// in brackets, in inet_ntop form; labels that stay non-ASCII as "xn--" Punycode. The WebSocket
+/// gate and the origin policy both use it.
+inline std::string canonical_address(std::string_view host) {
+    std::string h;
+    for (std::size_t i = 0; i < host.size(); ++i) {  // %xx
+        const auto hexv = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : (std::tolower(static_cast<unsigned char>(c)) - 'a' + 10); };
+        if (host[i] == '%' && i + 2 < host.size() && std::isxdigit(static_cast<unsigned char>(host[i + 1])) &&
+            std::isxdigit(static_cast<unsigned char>(host[i + 2]))) {
+            h += static_cast<char>(hexv(host[i + 1]) * 16 + hexv(host[i + 2]));
+            i += 2;
+        } else {
+            h += host[i];
+        }
+    }
+    // UTF-8 → code points, with the width mappings; invalid UTF-8 is left as it is
+    std::vector<std::uint32_t> cps;
+    bool ascii = true, valid = true;
+    for (std::size_t i = 0; i < h.size() && valid;) {
+        const auto c = static_cast<unsigned char>(h[i]);
+        std::uint32_t cp = 0;
+        std::size_t len = 1;
+        if (c < 0x80) cp = c;
+        else if ((c >> 5) == 6) { cp = c & 0x1FU; len = 2; }
+        else if ((c >> 4) == 14) { cp = c & 0x0FU; len = 3; }
+        else if ((c >> 3) == 30) { cp = c & 0x07U; len = 4; }
+        else valid = false;
+        if (!valid || i + len > h.size()) { valid = false; break; }
+        for (std::size_t k = 1; k < len; ++k) {
+            const auto cc = static_cast<unsigned char>(h[i + k]);
+            if ((cc >> 6) != 2) valid = false;
+            cp = (cp << 6U) | (cc & 0x3FU);
+        }
+        i += len;
+        if (cp >= 0xFF01 && cp <= 0xFF5E) cp -= 0xFEE0;                       // full-width ASCII
+        else if (cp == 0x3002 || cp == 0xFF0E || cp == 0xFF61) cp = '.';       // ideographic and other full stops
+        if (cp < 0x80) cp = static_cast<std::uint32_t>(std::tolower(static_cast<int>(cp)));
+        else ascii = false;
+        cps.push_back(cp);
+    }
+    if (valid) {
+        h.clear();
+        if (ascii) {
+            for (auto cp : cps) h += static_cast<char>(cp);
+        } else {  // label by label: ASCII labels as they are, the others as xn--
+            std::vector<std::uint32_t> label;
+            auto flush = [&] {
+                const bool plain = std::all_of(label.begin(), label.end(), [](std::uint32_t c) { return c < 0x80; });
+                if (plain) {
+                    for (auto c : label) h += static_cast<char>(c);
+                } else {
+                    const std::string p = punycode(label);
+                    h += p.empty() ? std::string("xn--invalid") : "xn--" + p;
+                }
+                label.clear();
+            };
+            for (auto cp : cps) {
+                if (cp == '.') {
+                    flush();
+                    h += '.';
+                } else {
+                    label.push_back(cp);
+                }
+            }
+            flush();
+        }
+    } else {
+        h = ascii_lower(h);
+    }
+    if (h.size() > 1 && h.back() == '.' && h.front() != '[') h.pop_back();
+    std::string literal = h;
+    if (literal.size() > 2 && literal.front() == '[' && literal.back() == ']') literal = literal.substr(1, literal.size() - 2);
+    char text[INET6_ADDRSTRLEN] = {};
+    in6_addr a6{};
+    if (literal.find(':') != std::string::npos && ::inet_pton(AF_INET6, literal.c_str(), &a6) == 1) {
+        if (IN6_IS_ADDR_V4MAPPED(&a6)) {
+            if (::inet_ntop(AF_INET, a6.s6_addr + 12, text, sizeof text) != nullptr) return text;
+        } else if (::inet_ntop(AF_INET6, &a6, text, sizeof text) != nullptr) {
+            return "[" + std::string(text) + "]";
+        }
+        return "[" + literal + "]";
+    }
+    in_addr a4{};
+    const bool numeric = !literal.empty() && std::all_of(literal.begin(), literal.end(), [](char ch) {
+        return std::isxdigit(static_cast<unsigned char>(ch)) || ch == '.' || ch == 'x';
+    });
+    if (numeric && ::inet_aton(literal.c_str(), &a4) != 0 && ::inet_ntop(AF_INET, &a4, text, sizeof text) != nullptr)
+        return text;
+    return h;
+}
+
+/// This machine, however it is spelled: localhost and its subdomains, 127.0.0.0/8, [::1], and
+/// the unspecified addresses 0.0.0.0 and [::] (a connection to them reaches this machine too).
+/// `h` is canonical_address()'s form.
+inline bool is_loopback(std::string_view h) {
+    if (h == "localhost" || (h.size() > 10 && h.substr(h.size() - 10) == ".localhost")) return true;
+    if (h == "[::1]" || h == "[::]" || h == "0.0.0.0") return true;
+    return h.rfind("127.", 0) == 0 && std::all_of(h.begin(), h.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; });
+}
+
+/// The host origin rules compare: canonical_address(), with every spelling of this machine as
+/// one host, "localhost" (a rule about 127.0.0.1 is a rule about localhost, [::1] and 0.0.0.0).
+inline std::string canonical_host(std::string_view host) {
+    std::string h = canonical_address(host);
+    return is_loopback(h) ? std::string("localhost") : h;
+}
+
+/// A URL as the policy sees it (core/url.hpp's parse; the host in canonical_host's spelling).
 inline std::optional<parsed_url> parse_url(std::string_view url) {
     auto p = agentkit::parse_url(url);
     if (!p) return std::nullopt;
     parsed_url u;
     u.scheme = std::move(p->scheme);
-    u.host = p->host_text();
+    u.host = p->host.empty() ? std::string() : canonical_host(p->host_text());
     u.port = p->port;
     return u;
 }
@@ -131,6 +296,8 @@ inline result<origin_pattern> parse_pattern(std::string_view s) {
     auto a = agentkit::parse_authority(hp);
     if (!a) return fail(errc::args_invalid, "origin pattern \"" + std::string(s) + "\" has a bad port");
     p.host = a->host_text();
+    if (p.host.rfind("*.", 0) == 0) p.host = "*." + canonical_address(std::string_view(p.host).substr(2));
+    else if (p.host != "*") p.host = canonical_host(p.host);
     p.port = a->explicit_port ? a->port : -1;
     if (p.host.find('*') != std::string::npos && !(p.host.size() > 2 && p.host.rfind("*.", 0) == 0 &&
                                                    p.host.find('*', 1) == std::string::npos))
@@ -170,6 +337,22 @@ inline std::vector<std::string> encoded_forms(std::string_view value) {
     }
     const std::string jv = json(std::string(value)).dump();
     if (jv.size() > 2) v.push_back(jv.substr(1, jv.size() - 2));
+    // as rendered text shows it: runs of white space as one space, none at the ends
+    std::string collapsed;
+    for (char ch : value) {
+        const bool space = std::isspace(static_cast<unsigned char>(ch)) != 0;
+        if (space && (collapsed.empty() || collapsed.back() == ' ')) continue;
+        collapsed += space ? ' ' : ch;
+    }
+    while (!collapsed.empty() && collapsed.back() == ' ') collapsed.pop_back();
+    if (collapsed != value && collapsed.size() >= 4) {
+        v.push_back(collapsed);
+        const std::string jc = json(collapsed).dump();
+        v.push_back(jc.substr(1, jc.size() - 2));
+    }
+    // inside page-data marks, where "<<" is written "< <" (whatever runs first, redaction or marks)
+    for (std::size_t i = 0, n = v.size(); i < n; ++i)
+        if (v[i].find("<<") != std::string::npos) v.push_back(detail::escape_marks(v[i]));
     std::sort(v.begin(), v.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size() || (a.size() == b.size() && a < b); });
     v.erase(std::unique(v.begin(), v.end()), v.end());
     v.erase(std::remove(v.begin(), v.end(), std::string()), v.end());
@@ -181,6 +364,37 @@ inline void replace_all(std::string& s, std::string_view from, std::string_view 
     std::size_t pos = 0;
     while ((pos = s.find(from, pos)) != std::string::npos) {
         s.replace(pos, from.size(), to);
+        pos += to.size();
+    }
+}
+
+/// Replace every place `value`'s words appear separated by any run of white space (a rendered
+/// page joins, breaks and collapses the spaces of a value: "AB  CD" shows as "AB CD" or on two
+/// lines). Only for values with white space between words.
+inline void replace_spaced(std::string& s, std::string_view value, std::string_view to) {
+    std::vector<std::string_view> words;
+    for (std::size_t i = 0; i < value.size();) {
+        while (i < value.size() && std::isspace(static_cast<unsigned char>(value[i]))) ++i;
+        const std::size_t b = i;
+        while (i < value.size() && !std::isspace(static_cast<unsigned char>(value[i]))) ++i;
+        if (i > b) words.push_back(value.substr(b, i - b));
+    }
+    if (words.size() < 2) return;
+    std::size_t pos = 0;
+    while ((pos = s.find(words[0], pos)) != std::string::npos) {
+        std::size_t at = pos + words[0].size();
+        bool ok = true;
+        for (std::size_t w = 1; w < words.size() && ok; ++w) {
+            const std::size_t gap = at;
+            while (at < s.size() && std::isspace(static_cast<unsigned char>(s[at]))) ++at;
+            ok = at > gap && s.compare(at, words[w].size(), words[w]) == 0;
+            at += words[w].size();
+        }
+        if (!ok) {
+            ++pos;
+            continue;
+        }
+        s.replace(pos, at - pos, to);
         pos += to.size();
     }
 }
@@ -228,6 +442,10 @@ struct browser_policy {
     std::string uploads_dir;
     bool allow_evaluate = false;               ///< browser::evaluate (also browser_options::allow_evaluate)
     std::map<std::string, std::string> secrets;  ///< name → value
+    /// name → the origins (patterns as in allowedOrigins) whose pages a secret may be typed into,
+    /// as a password manager ties a password to its site. A secret with no entry may be typed
+    /// into any page the origin lists allow.
+    std::map<std::string, std::vector<std::string>> secret_origins;
     bool content_boundaries = true;            ///< mark page content as untrusted data in text results
     std::size_t max_tabs = 20;                 ///< popups beyond this are closed at once
     std::size_t max_dialogs_per_action = 20;   ///< dialogs beyond this are answered but only counted
@@ -289,8 +507,7 @@ struct browser_policy {
             } else if (k == "secrets") {
                 if (!v.is_object()) return fail(errc::args_invalid, "secrets is an object of name → value");
                 for (auto s = v.begin(); s != v.end(); ++s) {
-                    if (!s.value().is_string()) return fail(errc::args_invalid, "secret " + s.key() + " must be a string");
-                    p.secrets[s.key()] = s.value().get<std::string>();
+                    if (auto one = read_secret(p, s.key(), s.value()); !one) return fail(one.error());
                 }
             } else {
                 return fail(errc::args_invalid, "unknown browser policy key \"" + k + "\"",
@@ -303,13 +520,35 @@ struct browser_policy {
         return p;
     }
 
+    /// One entry of "secrets": a value, or {"value": ..., "origins": [...]} (origins as a list
+    /// or "a;b").
+    static result<void> read_secret(browser_policy& p, const std::string& name, const json& v) {
+        if (v.is_string()) {
+            p.secrets[name] = v.get<std::string>();
+            return {};
+        }
+        if (!v.is_object() || !v.contains("value") || !v["value"].is_string())
+            return fail(errc::args_invalid, "secret " + name + " must be a string or {\"value\": string, \"origins\": [...]}");
+        for (auto it = v.begin(); it != v.end(); ++it)
+            if (it.key() != "value" && it.key() != "origins")
+                return fail(errc::args_invalid, "secret " + name + ": unknown key \"" + it.key() + "\"", "Known: value, origins.");
+        p.secrets[name] = v["value"].get<std::string>();
+        if (v.contains("origins")) {
+            auto list = policy_detail::read_origin_list(v["origins"]);
+            if (!list || list->empty())
+                return fail(errc::args_invalid, "secret " + name + ": origins is a non-empty list of origins (strings)");
+            p.secret_origins[name] = std::move(*list);
+        }
+        return {};
+    }
+
     /// The policy as JSON (secret values are not included, only their names).
     [[nodiscard]] json to_json() const {
         json names = json::array();
         for (const auto& [k, v] : secrets) names.push_back(k);
         return {{"allowedOrigins", allowed_origins}, {"blockedOrigins", blocked_origins},
                 {"allowFileAccess", allow_file_access}, {"downloadsDir", downloads_dir}, {"uploadsDir", uploads_dir},
-                {"allowEvaluate", allow_evaluate},    {"secretNames", names},
+                {"allowEvaluate", allow_evaluate},    {"secretNames", names}, {"secretOrigins", secret_origins},
                 {"contentBoundaries", content_boundaries}, {"maxTabs", max_tabs},
                 {"maxDialogsPerAction", max_dialogs_per_action}, {"maxDownloadBytes", max_download_bytes},
                 {"maxDownloads", max_downloads}};
@@ -322,6 +561,12 @@ struct browser_policy {
                 if (auto p = policy_detail::parse_pattern(s); !p) return fail(p.error());
         for (const auto& [k, v] : secrets)
             if (k.empty() || v.empty()) return fail(errc::args_invalid, "a secret needs a name and a non-empty value");
+        for (const auto& [k, list] : secret_origins) {
+            if (secrets.count(k) == 0) return fail(errc::args_invalid, "origins are given for " + k + ", which is not a secret");
+            if (list.empty()) return fail(errc::args_invalid, "secret " + k + ": an empty origin list would refuse every page");
+            for (const auto& s : list)
+                if (auto p = policy_detail::parse_pattern(s); !p) return fail(errc::args_invalid, "secret " + k + ": " + p.error().message);
+        }
         return {};
     }
 
@@ -354,8 +599,9 @@ struct browser_policy {
     }
 
     /// The rule refusing a URL given to navigate to (a tab, a batch read): check(), and a
-    /// `javascript:` URL runs script in the page, so it needs allow_evaluate like evaluate does
-    /// (`evaluate_enabled`: the host enabled evaluation another way).
+    /// `javascript:` URL runs script in the page and a `data:` URL is a document the caller wrote
+    /// (script included), so both need allow_evaluate like evaluate does (`evaluate_enabled`: the
+    /// host enabled evaluation another way). Pages may still open data: URLs themselves.
     [[nodiscard]] std::optional<policy_violation> check_navigation(std::string_view url,
                                                                    bool evaluate_enabled = false) const {
         if (!allow_evaluate && !evaluate_enabled) {
@@ -367,6 +613,11 @@ struct browser_policy {
                     scheme += static_cast<char>(std::tolower(static_cast<unsigned char>(url[i])));
             if (i < url.size() && scheme == "javascript")
                 return policy_violation{"allow_evaluate: javascript: URLs run script, and script evaluation is off",
+                                        std::string(url)};
+            // a data: document is whatever the model wrote, script included
+            if (i < url.size() && scheme == "data")
+                return policy_violation{"allow_evaluate: data: URLs are documents the caller writes, script included, "
+                                        "and script evaluation is off",
                                         std::string(url)};
         }
         return check(url);
@@ -402,10 +653,34 @@ struct browser_policy {
         return policy_violation{(port == 443 ? wss : ws)->rule, shown};
     }
 
-    /// Replace secret placeholders in text the model wants typed. Unknown names are an error.
-    [[nodiscard]] result<std::string> substitute(std::string_view text) const {
+    /// The rule refusing to type secret `name` into a page of `origin` (a frame's security
+    /// origin, "scheme://host[:port]"; "null" or empty for an opaque one): the secret's own
+    /// origins when it has some, else the origin lists.
+    [[nodiscard]] std::optional<policy_violation> check_secret_origin(const std::string& name, std::string_view origin) const {
+        auto it = secret_origins.find(name);
+        if (it == secret_origins.end()) {  // nothing declared: what the origin lists allow
+            if (origin.empty() || origin == "null")
+                return intercepts() ? std::optional<policy_violation>(policy_violation{
+                                          "secret " + name + ": an opaque origin is on no origin list", "an opaque origin"})
+                                    : std::nullopt;
+            if (auto v = check(origin)) return policy_violation{"secret " + name + ": " + v->rule, std::string(origin)};
+            return std::nullopt;
+        }
+        auto u = policy_detail::parse_url(origin);
+        if (u && !u->host.empty())
+            for (const auto& s : it->second)
+                if (auto p = policy_detail::parse_pattern(s); p && p->matches(*u)) return std::nullopt;
+        std::string list;
+        for (const auto& s : it->second) list += (list.empty() ? "" : ", ") + s;
+        return policy_violation{"secret_origins: " + name + " is only typed into pages of " + list,
+                                origin.empty() ? std::string("an opaque origin") : std::string(origin)};
+    }
+
+    /// Replace secret placeholders (`{{secret:NAME}}`, `<secret>NAME</secret>`) in text the model
+    /// wants typed; `used` gets the names substituted. Unknown names are an error. Text that is
+    /// only a name is typed as it is (a word is not a placeholder).
+    [[nodiscard]] result<std::string> substitute(std::string_view text, std::vector<std::string>* used = nullptr) const {
         std::string s(text);
-        if (auto it = secrets.find(s); it != secrets.end()) return it->second;
         for (const auto& [open, close] : {std::pair<std::string_view, std::string_view>{"{{secret:", "}}"},
                                           std::pair<std::string_view, std::string_view>{"<secret>", "</secret>"}}) {
             std::size_t pos = 0;
@@ -420,6 +695,7 @@ struct browser_policy {
                                                 : "Configured secrets: " + names());
                 s.replace(pos, end + close.size() - pos, it->second);
                 pos += it->second.size();
+                if (used != nullptr && std::find(used->begin(), used->end(), name) == used->end()) used->push_back(name);
             }
         }
         return s;
@@ -434,15 +710,24 @@ struct browser_policy {
         for (const auto& [name, value] : order) {
             const std::string mark = "<secret>" + name + "</secret>";
             for (const auto& form : policy_detail::encoded_forms(value)) policy_detail::replace_all(s, form, mark);
+            policy_detail::replace_spaced(s, value, mark);
+            policy_detail::replace_spaced(s, detail::escape_marks(value), mark);
         }
         return s;
     }
 
+    /// Every string of `j` redacted, object keys included (a page can make a secret a key: a
+    /// table header that echoes a field).
     [[nodiscard]] json redact(json j) const {
         if (secrets.empty()) return j;
         if (j.is_string()) return redact(j.get<std::string>());
-        if (j.is_array() || j.is_object())
+        if (j.is_array())
             for (auto& v : j) v = redact(std::move(v));
+        if (j.is_object()) {
+            json o = json::object();
+            for (auto it = j.begin(); it != j.end(); ++it) o[redact(it.key())] = redact(std::move(it.value()));
+            return o;
+        }
         return j;
     }
 

@@ -43,13 +43,14 @@
 // direction (a side that does not read stops the gate reading from the other). Relayed
 // connections have no idle timeout: WebSockets live long.
 //
-// Hosts reach the decision function canonically (canonical_host: numeric IPv4 spellings as dotted
-// quads, IPv4-mapped IPv6 as IPv4). A name is judged by name: where it resolves is not checked
+// Hosts reach the decision function canonically (policy_detail::canonical_address: numeric IPv4
+// spellings as dotted quads, IPv4-mapped IPv6 as IPv4, IPv6 without brackets). A name is judged by name: where it resolves is not checked
 // (as for http(s), whose Fetch interception also sees names only). The listening socket is on
 // 127.0.0.1, reachable by local processes, which could connect anywhere directly anyway.
 // POSIX (Linux: eventfd, accept4).
 #pragma once
 
+#include <agentkit/browser/policy.hpp>
 #include <agentkit/cdp/detail/posix.hpp>
 #include <agentkit/core/result.hpp>
 
@@ -213,26 +214,10 @@ private:
     /// The host the decision sees, in one spelling per address: numeric IPv4 forms the resolver
     /// would accept ("127.1", "0x7f.1", "2130706433") as dotted quads, IPv4-mapped IPv6 as its
     /// IPv4 address, other IPv6 in inet_ntop form; names lower case as sent.
-    static std::string canonical_host(std::string host) {
-        std::string literal = host;
-        if (literal.size() > 2 && literal.front() == '[' && literal.back() == ']') literal = literal.substr(1, literal.size() - 2);
-        char text[INET6_ADDRSTRLEN] = {};
-        in6_addr a6{};
-        if (::inet_pton(AF_INET6, literal.c_str(), &a6) == 1) {
-            if (IN6_IS_ADDR_V4MAPPED(&a6)) {
-                if (::inet_ntop(AF_INET, a6.s6_addr + 12, text, sizeof text) != nullptr) return text;
-            } else if (::inet_ntop(AF_INET6, &a6, text, sizeof text) != nullptr) {
-                return text;
-            }
-            return literal;
-        }
-        in_addr a4{};
-        const bool numeric = !literal.empty() && std::all_of(literal.begin(), literal.end(), [](char ch) {
-            return std::isxdigit(static_cast<unsigned char>(ch)) || ch == '.' || ch == 'x' || ch == 'X';
-        });
-        if (numeric && ::inet_aton(literal.c_str(), &a4) != 0 && ::inet_ntop(AF_INET, &a4, text, sizeof text) != nullptr)
-            return text;
-        return host;
+    static std::string canonical_host(const std::string& host) {
+        std::string h = policy_detail::canonical_address(host);
+        if (h.size() > 2 && h.front() == '[' && h.back() == ']') h = h.substr(1, h.size() - 2);  // IPv6 as inet_ntop writes it
+        return h;
     }
 
     // ---- the resolver thread ---------------------------------------------------------------

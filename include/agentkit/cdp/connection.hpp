@@ -89,9 +89,54 @@ struct connection_options {
     /// the thread that made the call (which may be the dispatcher). For tracing and tests: it
     /// must not call into the connection. Exceptions are reported and swallowed.
     std::function<void(std::string_view method, std::string_view session_id)> on_call_sent;
+    /// A console or log event (Runtime.consoleAPICalled, Runtime.exceptionThrown, Log.entryAdded)
+    /// larger than this is not parsed: it is delivered as a summary with the first 2,000 bytes
+    /// of its first string and its size. A page logging megabytes in a loop would otherwise
+    /// keep the reader parsing gigabytes while every call waits behind it.
+    std::size_t max_log_event_bytes = std::size_t{256} << 10U;
 };
 
 namespace detail {
+
+/// The summary of an oversized console or log event (see connection_options::max_log_event_bytes),
+/// read by scanning, not parsing: its method and session, the console type, and the start of its
+/// first string value. Nothing when `text` is not one of those events.
+inline std::optional<json> summarize_log_event(std::string_view text) {
+    static constexpr std::string_view kinds[] = {"Runtime.consoleAPICalled", "Runtime.exceptionThrown", "Log.entryAdded"};
+    constexpr std::string_view lead = "{\"method\":\"";
+    if (text.substr(0, lead.size()) != lead) return std::nullopt;
+    std::string_view method;
+    for (auto k : kinds)
+        if (text.substr(lead.size(), k.size() + 1) == std::string(k) + "\"") method = k;
+    if (method.empty()) return std::nullopt;
+    auto string_after = [&](std::string_view key, std::size_t from, std::size_t max) -> std::optional<std::string> {
+        const auto at = text.find(key, from);
+        if (at == std::string_view::npos) return std::nullopt;
+        std::size_t i = at + key.size(), end = i;
+        while (end < text.size() && text[end] != '"' && end - i < max) end += text[end] == '\\' ? (end + 1 < text.size() && text[end + 1] == 'u' ? 6 : 2) : 1;
+        end = std::min(end, text.size());
+        auto v = json::parse("\"" + std::string(text.substr(i, end - i)) + "\"", nullptr, false);
+        if (!v.is_string()) return std::string();
+        return v.get<std::string>();
+    };
+    json ev = {{"method", std::string(method)}};
+    if (const auto sid = text.rfind("\"sessionId\":\""); sid != std::string_view::npos && sid + 13 < text.size()) {
+        const auto e = text.find('"', sid + 13);
+        if (e != std::string_view::npos && e - sid < 200) ev["sessionId"] = std::string(text.substr(sid + 13, e - sid - 13));
+    }
+    const std::string start = string_after("\"value\":\"", 0, 2000).value_or(string_after("\"text\":\"", 0, 2000).value_or(""));
+    const std::string note = start + "… (an event of " + std::to_string(text.size()) + " bytes, cut before reading)";
+    if (method == "Runtime.consoleAPICalled") {
+        const std::string type = string_after("\"type\":\"", 0, 40).value_or("log");
+        ev["params"] = {{"type", type}, {"args", json::array({json{{"type", "string"}, {"value", note}}})},
+                        {"agentkit_oversized", text.size()}};
+    } else if (method == "Runtime.exceptionThrown") {
+        ev["params"] = {{"exceptionDetails", {{"text", note}}}};
+    } else {
+        ev["params"] = {{"entry", {{"level", "info"}, {"text", note}}}};
+    }
+    return ev;
+}
 
 using conn_clock = std::chrono::steady_clock;
 
@@ -285,7 +330,11 @@ struct connection_state {
     }
 
     void handle_message(const std::string& text) {
-        auto j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+        json j;
+        if (text.size() > options.max_log_event_bytes) {
+            if (auto summary = detail::summarize_log_event(text)) j = std::move(*summary);
+        }
+        if (j.is_null()) j = json::parse(text, nullptr, /*allow_exceptions=*/false);
         if (!j.is_object()) {
             ++malformed;
             return;

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <agentkit/cdp/detail/posix.hpp>
+#include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
 
 #include <algorithm>
@@ -72,6 +73,12 @@ struct launch_options {
     std::chrono::milliseconds send_timeout{30000};
     /// Largest message accepted from the browser.
     std::size_t max_message_size = std::size_t{256} << 20U;
+    /// Profile preferences merged (RFC 7386) into <profile>/Default/Preferences before the start,
+    /// in a host's profile too. The default turns off network prediction: speculation-rules
+    /// prefetch and prerender, preconnect and DNS prefetch (requests and bare connections the
+    /// CDP Fetch domain never sees; no command-line flag or CDP command stops them in Chromium
+    /// 156). null: the profile's preferences are left as they are.
+    json preferences = {{"net", {{"network_prediction_options", 2}}}};
 };
 
 /// The executable a launch would use (options, then $AGENTKIT_CHROMIUM, then the default).
@@ -109,6 +116,36 @@ public:
         int child_fd;
     };
 
+    /// Merge `prefs` into the profile's Default/Preferences (created when missing). A file that
+    /// is not a JSON object is an error: the settings it should carry would silently not hold.
+    [[nodiscard]] static result<void> seed_preferences(const std::filesystem::path& profile, const json& prefs) {
+        if (prefs.is_null() || (prefs.is_object() && prefs.empty())) return {};
+        if (!prefs.is_object()) return fail(errc::args_invalid, "launch_options::preferences must be a JSON object");
+        const auto dir = profile / "Default";
+        std::error_code ec;
+        std::filesystem::create_directories(dir, ec);
+        if (ec) return fail(errc::browser_launch, "cannot create " + dir.string() + ": " + ec.message());
+        const auto file = dir / "Preferences";
+        json current = json::object();
+        if (std::filesystem::exists(file, ec)) {
+            std::ifstream in(file);
+            current = json::parse(in, nullptr, /*allow_exceptions=*/false);
+            if (!current.is_object())
+                return fail(errc::browser_launch, file.string() + " is not a JSON object; its network settings cannot be set",
+                            "Repair or remove the file, or set launch_options::preferences to null.");
+        }
+        current.merge_patch(prefs);
+        const auto tmp = dir / "Preferences.agentkit-tmp";
+        {
+            std::ofstream out(tmp, std::ios::trunc);
+            out << current.dump();
+            if (!out) return fail(errc::browser_launch, "cannot write " + tmp.string());
+        }
+        std::filesystem::rename(tmp, file, ec);
+        if (ec) return fail(errc::browser_launch, "cannot write " + file.string() + ": " + ec.message());
+        return {};
+    }
+
     /// Create the temporary directory (and profile dir). Separate from spawn() so a caller
     /// can watch the profile before the browser starts (DevToolsActivePort).
     [[nodiscard]] static result<std::unique_ptr<browser_process>> prepare(const launch_options& o) {
@@ -136,6 +173,7 @@ public:
             p->profile_dir_ = o.user_data_dir;
         }
         p->log_path_ = o.log_path.empty() ? (p->temp_dir_ / "chromium.log").string() : o.log_path;
+        if (auto pr = seed_preferences(p->profile_dir_, o.preferences); !pr) return fail(pr.error());
         return p;
     }
 

@@ -94,8 +94,19 @@ namespace detail {
     return u;
 }
 
-/// Parse an absolute URL. Nothing when it has no scheme, or an authority that is malformed.
-[[nodiscard]] inline std::optional<url_parts> parse_url(std::string_view text) {
+/// Parse an absolute URL as a browser reads it (the WHATWG URL rules that decide the host): leading
+/// and trailing spaces and control characters are ignored, tabs and newlines anywhere are
+/// dropped, and for the special schemes (http, https, ws, wss, ftp, file) a backslash is a slash
+/// and any run of slashes after the scheme starts the authority ("http:\\evil\@good/" is host "evil",
+/// as Chromium reads it).
+[[nodiscard]] inline std::optional<url_parts> parse_url(std::string_view input) {
+    while (!input.empty() && static_cast<unsigned char>(input.front()) <= 0x20) input.remove_prefix(1);
+    while (!input.empty() && static_cast<unsigned char>(input.back()) <= 0x20) input.remove_suffix(1);
+    std::string buf;
+    buf.reserve(input.size());
+    for (char c : input)
+        if (c != '\t' && c != '\n' && c != '\r') buf += c;
+    std::string_view text = buf;
     const auto colon = text.find(':');
     if (colon == std::string_view::npos || colon == 0) return std::nullopt;
     url_parts u;
@@ -103,6 +114,13 @@ namespace detail {
     if (!std::isalpha(static_cast<unsigned char>(u.scheme[0]))) return std::nullopt;
     for (char c : u.scheme)
         if (!std::isalnum(static_cast<unsigned char>(c)) && c != '+' && c != '-' && c != '.') return std::nullopt;
+    const bool special = u.scheme == "http" || u.scheme == "https" || u.scheme == "ws" || u.scheme == "wss" ||
+                         u.scheme == "ftp" || u.scheme == "file";
+    if (special) {
+        for (std::size_t i = colon + 1; i < buf.size() && buf[i] != '?' && buf[i] != '#'; ++i)
+            if (buf[i] == '\\') buf[i] = '/';
+        text = buf;
+    }
     std::string_view rest = text.substr(colon + 1);
     if (const auto hash = rest.find('#'); hash != std::string_view::npos) {
         u.fragment = std::string(rest.substr(hash + 1));
@@ -114,11 +132,15 @@ namespace detail {
         u.has_query = true;
         rest = rest.substr(0, q);
     }
-    if (rest.substr(0, 2) != "//") {  // about:, data:, javascript:, mailto:, blob:...
+    if (special && u.scheme != "file") {
+        // http:evil.test, http:/evil.test and http:///evil.test all name the host evil.test
+        while (!rest.empty() && rest.front() == '/') rest.remove_prefix(1);
+    } else if (rest.substr(0, 2) != "//") {  // about:, data:, javascript:, mailto:, blob:...
         u.path = std::string(rest);
         return u;
+    } else {
+        rest.remove_prefix(2);
     }
-    rest.remove_prefix(2);
     u.has_authority = true;
     const auto slash = rest.find('/');
     std::string_view auth = rest.substr(0, slash);

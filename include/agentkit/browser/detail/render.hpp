@@ -3,6 +3,7 @@
 // by the DOM (listeners, cursor), aria-hidden subtrees, frames placed at their owners.
 #pragma once
 
+#include <agentkit/browser/detail/page_data.hpp>
 #include <agentkit/browser/dom_index.hpp>
 #include <agentkit/browser/refs.hpp>
 #include <agentkit/browser/snapshot_types.hpp>
@@ -97,17 +98,6 @@ inline std::string quote_text(std::string_view s) {
         else o += c;
     }
     o += '"';
-    return o;
-}
-
-/// A control's value exactly as the control holds it, quoted: spaces kept (leading, trailing,
-/// repeated: a model types what it reads), escaped as a JSON string is (`\"`, `\\`, `\n`,
-/// `\t`, `\u001b`; the same form the secret redaction looks for). A value over `max` bytes is
-/// cut, and the cut is said outside the quotes, so it cannot be read as part of the value.
-inline std::string quote_value(std::string_view v, std::size_t max) {
-    const std::size_t keep = v.size() > max ? utf8_safe_prefix(v, max) : v.size();
-    std::string o = json(std::string(v.substr(0, keep))).dump(-1, ' ', false, json::error_handler_t::replace);
-    if (keep < v.size()) o += "… (" + std::to_string(v.size()) + " bytes)";
     return o;
 }
 

@@ -260,10 +260,23 @@ inline constexpr const char* kExtractScript = R"JS(function(kind, schema, maxIte
 // binding. Alone it is partial: workers and the native constructor escape it.
 inline constexpr const char* kSocketGuardScript = R"JS((() => {
   const rules = __AGENTKIT_RULES__;
+  // WebRTC never passes request interception (UDP is off outside a proxy; TURN over TCP is not):
+  // under origin lists a page has no RTCPeerConnection
+  for (const k of ['RTCPeerConnection', 'webkitRTCPeerConnection']) {
+    try { Object.defineProperty(window, k, {value: undefined, writable: false, configurable: false}); } catch (e) {}
+  }
   const Native = window.WebSocket;
   if (!Native || Native.__agentkitGuarded) return;
   const report = window.__agentkitBlocked;
   const dport = (s) => (s === 'https:' || s === 'wss:') ? 443 : 80;
+  // the host spelled as policy_detail::canonical_host() spells it (URL() has already made
+  // numeric, full-width and Unicode forms canonical): every spelling of this machine is localhost
+  const canon = (h) => {
+    const m = /^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$/.exec(h);
+    if (m) { const a = parseInt(m[1], 16), b = parseInt(m[2], 16); h = [a >> 8, a & 255, b >> 8, b & 255].join('.'); }
+    if (h === 'localhost' || h.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(h) || h === '[::1]' || h === '[::]' || h === '0.0.0.0') return 'localhost';
+    return h;
+  };
   const matches = (p, u) => {
     const sch = u.protocol.slice(0, -1);
     if (p.scheme) {
@@ -273,7 +286,7 @@ inline constexpr const char* kSocketGuardScript = R"JS((() => {
     }
     const port = u.port ? Number(u.port) : dport(u.protocol);
     if (p.port >= 0 && p.port !== port) return false;
-    const h = u.hostname.toLowerCase().replace(/\.$/, '');
+    const h = canon(u.hostname.toLowerCase().replace(/\.$/, ''));
     if (p.host === '*') return true;
     if (p.host.startsWith('*.')) { const d = p.host.slice(2); return h === d || h.endsWith('.' + d); }
     return h === p.host;

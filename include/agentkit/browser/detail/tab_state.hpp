@@ -57,6 +57,12 @@ struct tab_state {
     std::vector<dialog_record> dialogs;  // not reported yet
     std::size_t dialogs_dropped = 0;     // beyond the per-action limit
     std::vector<std::string> opened;     // tab ids opened by this tab, not reported yet
+    // Floods stopped until the next action (sessions of this tab): scripts disabled after a
+    // dialog flood; console events off after a flood of oversized console messages.
+    std::set<std::string> scripts_stopped, console_paused;
+    std::size_t oversized_console = 0;  // oversized console events since the action began
+    bool leaving = false;               // a navigation away was asked for and has not committed
+    std::vector<std::string> flood_notes;  // said in the next result
     bool crashed = false;
     bool closed = false;
     std::vector<snapshot_line> last_lines;

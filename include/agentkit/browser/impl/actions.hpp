@@ -74,22 +74,60 @@ inline auto browser::drag(std::string_view from_ref, std::string_view to_ref) ->
     });
 }
 
+inline auto browser::secret_target_check(std::string_view ref, const std::vector<std::string>& names) -> result<void> {
+    if (names.empty()) return {};
+    auto h = resolve(ref);
+    if (!h) return fail(h.error());
+    // the frame's security origin as the browser knows it (an about:blank or srcdoc frame has
+    // its parent's, a sandboxed one none), never what the page's scripts say
+    auto tree = call(h->session, "Page.getFrameTree");
+    if (!tree) return fail(tree.error());
+    std::string origin;
+    bool found = false;
+    std::vector<const json*> todo{&detail::jobj(*tree, "frameTree")};
+    for (int guard = 0; !todo.empty() && !found && guard < 10000; ++guard) {
+        const json* n = todo.back();
+        todo.pop_back();
+        const json& f = detail::jobj(*n, "frame");
+        if (detail::jstr(f, "id") == h->frame) {
+            origin = detail::jstr(f, "securityOrigin");
+            found = true;
+        }
+        if (const auto c = n->find("childFrames"); c != n->end() && c->is_array())
+            for (const auto& ch : *c) todo.push_back(&ch);
+    }
+    for (const auto& name : names) {
+        auto v = opt_.policy.check_secret_origin(name, found ? origin : std::string());
+        if (v)
+            return fail(errc::policy_blocked, "secret " + name + " is not typed into " + v->url + ": " + v->rule,
+                        "Type it only on the site it belongs to; ask the host to add this origin to the secret's origins if it does.",
+                        json{{"rule", v->rule}, {"origin", v->url}, {"secret", name}});
+    }
+    return {};
+}
+
 inline auto browser::type(std::string_view ref, std::string_view typed, type_options o) -> result<action_result> {
-    auto sub = opt_.policy.substitute(typed);
+    std::vector<std::string> used;
+    auto sub = opt_.policy.substitute(typed, &used);
     if (!sub) return fail(sub.error());
     const std::string& text = *sub;
-    return act("type into " + std::string(ref), [&](const tab_ptr&) -> result<void> { return type_ref(ref, text, o); });
+    return act("type into " + std::string(ref), [&](const tab_ptr&) -> result<void> {
+        if (auto c = secret_target_check(ref, used); !c) return fail(c.error());
+        return type_ref(ref, text, o);
+    });
 }
 
 inline auto browser::fill(const std::vector<fill_field>& fields, std::string_view submit_ref) -> result<action_result> {
     std::vector<std::string> texts;
+    std::vector<std::vector<std::string>> used(fields.size());
     texts.reserve(fields.size());
-    for (const auto& f : fields) {
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+        const auto& f = fields[i];
         if (f.kind == "checkbox" || f.kind == "radio" || f.kind == "combobox") {
             texts.push_back(f.value);
             continue;
         }
-        auto sub = opt_.policy.substitute(f.value);
+        auto sub = opt_.policy.substitute(f.value, &used[i]);
         if (!sub) return fail(sub.error());
         texts.push_back(std::move(*sub));
     }
@@ -108,6 +146,7 @@ inline auto browser::fill(const std::vector<fill_field>& fields, std::string_vie
                     return check_ref(f.ref, on);
                 }
                 if (f.kind == "combobox") return select_ref(f.ref, {f.value});
+                if (auto c = secret_target_check(f.ref, used[i]); !c) return fail(c.error());
                 return type_ref(f.ref, texts[i], {});
             };
             auto r = one();
@@ -259,12 +298,12 @@ inline auto browser::select_ref(std::string_view ref, const std::vector<std::str
                     "For a custom dropdown, click it and then click the option's ref.");
     if (err == "missing")
         return fail(errc::args_invalid, "no option " + (*r)["missing"].dump() + " in ref " + std::string(ref),
-                    "Available options: " + (*r)["available"].dump(), *r);
+                    "Available options: " + detail::escape_marks_json((*r)["available"]).dump(), detail::escape_marks_json(*r));
     if (err == "single")
-        return fail(errc::args_invalid, "ref " + std::string(ref) + " accepts only one option", "Pass one value.", *r);
+        return fail(errc::args_invalid, "ref " + std::string(ref) + " accepts only one option", "Pass one value.", detail::escape_marks_json(*r));
     if (err == "disabled")
         return fail(errc::tool_failed, "the select or an option is disabled", "Pick an enabled option.",
-                    json{{"disabled", true}, {"options", (*r)["disabled"]}});
+                    json{{"disabled", true}, {"options", detail::escape_marks_json((*r)["disabled"])}});
     return {};
 }
 

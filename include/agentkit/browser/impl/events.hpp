@@ -161,6 +161,7 @@ inline auto browser::on_event(engine& e, const cdp::event& ev) -> void {
     }
     tab_ptr t;
     std::string answer_session;
+    bool stop_script = false, pause_console = false;
     json answer;
     {
         std::lock_guard lock(e.mu);
@@ -181,6 +182,7 @@ inline auto browser::on_event(engine& e, const cdp::event& ev) -> void {
                 t->main_frame = id;
                 t->url = rec.url;
                 t->nav_committed = ++e.seq;
+                t->leaving = false;
                 if (detail::jstr(p, "type") == "BackForwardCacheRestore") t->lifecycle[rec.loader].insert("load");
             }
             refs_.frame_navigated(id, rec.loader);
@@ -236,8 +238,20 @@ inline auto browser::on_event(engine& e, const cdp::event& ev) -> void {
             answer = {{"accept", d.accepted}};
             if (d.type == "prompt" && d.accepted) answer["promptText"] = d.prompt_text;
             answer_session = ev.session_id;
-            if (t->dialogs.size() < std::max<std::size_t>(1, opt_.policy.max_dialogs_per_action)) t->dialogs.push_back(std::move(d));
-            else ++t->dialogs_dropped;
+            if (t->dialogs.size() < std::max<std::size_t>(1, opt_.policy.max_dialogs_per_action)) {
+                t->dialogs.push_back(std::move(d));
+            } else {
+                // a flood: the script raising them is stopped as the dialog is answered, and the
+                // page runs no script until the next action. A loop of 100,000 alerts would hold
+                // the page, and every call waiting on it, for minutes; a timer raising one every
+                // 4 ms would keep a navigation away from ever starting.
+                ++t->dialogs_dropped;
+                if (!t->leaving && t->scripts_stopped.insert(ev.session_id).second) {
+                    stop_script = true;
+                    t->flood_notes.push_back("the page raised more than " + std::to_string(opt_.policy.max_dialogs_per_action) +
+                                             " dialogs: its scripts were stopped until the next action");
+                }
+            }
         } else if (m == "Network.requestWillBeSent") {
             const std::string key = ev.session_id + "|" + detail::jstr(p, "requestId");
             const std::string type = detail::jstr(p, "type");
@@ -286,6 +300,15 @@ inline auto browser::on_event(engine& e, const cdp::event& ev) -> void {
                     break;
                 }
         } else if (m == "Runtime.consoleAPICalled") {
+            // oversized messages (the connection summarised them) in a flood: console events off
+            // for this session until the next action, so that the browser stops serialising them
+            if (p.contains("agentkit_oversized") && ++t->oversized_console > opt_.max_oversized_console &&
+                t->console_paused.insert(ev.session_id).second) {
+                pause_console = true;
+                t->flood_notes.push_back("the page logged more than " + std::to_string(opt_.max_oversized_console) +
+                                         " console messages over 256 KB: the script logging them was stopped and console "
+                                         "messages were paused until the next action");
+            }
             console_message c;
             c.level = detail::jstr(p, "type");
             c.text = detail::clip(detail::args_text(p.contains("args") ? p["args"] : json::array()), 2000);
@@ -328,8 +351,18 @@ inline auto browser::on_event(engine& e, const cdp::event& ev) -> void {
         }
     }
     e.cv.notify_all();
-    if (!answer_session.empty())
+    if (pause_console) {
+        // the loop logging them holds the renderer: only an interrupt reaches it
+        e.conn.call_async("Runtime.terminateExecution", json::object(), ev.session_id, [](result<json>) {});
+        e.conn.call_async("Runtime.disable", json::object(), ev.session_id, [](result<json>) {});
+    }
+    if (!answer_session.empty()) {
+        if (stop_script) {
+            e.conn.call_async("Emulation.setScriptExecutionDisabled", json{{"value", true}}, answer_session, [](result<json>) {});
+            e.conn.call_async("Runtime.terminateExecution", json::object(), answer_session, [](result<json>) {});
+        }
         e.conn.call_async("Page.handleJavaScriptDialog", answer, answer_session, [](result<json>) {});
+    }
 }
 
 inline auto browser::on_target_event(engine& e, const cdp::event& ev) -> void {

@@ -67,6 +67,12 @@ inline auto browser::ensure() -> result<void> {
     std::optional<cdp::webdriver_session> webdriver;  // deleted here when the start fails before the engine owns it
     cdp::launch_options lo = opt_.launch;
     lo.extra_args.insert(lo.extra_args.begin(), "--disable-features=Translate,MediaRouter,OptimizationHints");
+    if (opt_.policy.intercepts() && !lo.preferences.is_null()) {
+        // WebRTC never passes interception: no UDP except through a proxy (and the page guard
+        // removes RTCPeerConnection, for TURN over TCP)
+        lo.extra_args.insert(lo.extra_args.begin(), "--webrtc-ip-handling-policy=disable_non_proxied_udp");
+        lo.preferences.merge_patch(json{{"webrtc", {{"ip_handling_policy", "disable_non_proxied_udp"}}}});
+    }
     if (opt_.transport_factory) {
         auto t = opt_.transport_factory();
         if (!t) return fail(t.error());
@@ -150,6 +156,21 @@ inline auto browser::ensure() -> result<void> {
     std::lock_guard lock(eng_->mu);
     eng_->current = (*t)->id;
     return {};
+}
+
+inline auto browser::release_flood_stops(const tab_ptr& t) -> void {
+    std::set<std::string> scripts, console;
+    {
+        std::lock_guard lock(eng_->mu);
+        scripts.swap(t->scripts_stopped);
+        console.swap(t->console_paused);
+        t->oversized_console = 0;
+    }
+    // each action starts with the page as it was; a page that floods again is stopped again
+    std::vector<std::future<result<json>>> wait;
+    for (const auto& sid : scripts) wait.push_back(eng_->conn.call_async("Emulation.setScriptExecutionDisabled", json{{"value", false}}, sid));
+    for (const auto& sid : console) wait.push_back(eng_->conn.call_async("Runtime.enable", json::object(), sid));
+    for (auto& f : wait) (void)f.get();
 }
 
 inline auto browser::take_notes(action_result& r) -> void {

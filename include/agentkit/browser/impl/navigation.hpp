@@ -17,6 +17,7 @@ inline auto browser::navigate(std::string url) -> result<action_result> {
 
 inline auto browser::reload() -> result<action_result> {
     return act("reload", [&](const tab_ptr& t) -> result<void> {
+        release_flood_stops(t);  // the page runs again as it did (a flood is stopped again)
         auto r = call(t->session, "Page.reload", json{{"ignoreCache", false}});
         if (!r) return fail(r.error());
         return {};
@@ -28,15 +29,29 @@ inline auto browser::navigate_locked(const std::string& url) -> result<action_re
     if (!ct) return fail(ct.error());
     std::string loader;
     auto go = [&](const tab_ptr& t) -> result<void> {
-        bool looping = false;
+        bool looping = false, stopped = false;
         {
             std::lock_guard lock(eng_->mu);
             looping = std::exchange(t->looping, false);
+            stopped = !t->scripts_stopped.empty();
         }
-        // A page navigating itself in a loop would cancel this navigation with its next one:
-        // stop it on about:blank first (it commits at once and runs no script).
-        if (looping) (void)call(t->session, "Page.navigate", json{{"url", "about:blank"}}, opt_.navigation_timeout);
+        // A page navigating itself in a loop would cancel this navigation with its next one, and
+        // a page whose dialog flood was stopped would flood again once its scripts run: leave
+        // either on about:blank first (it commits at once and runs no script).
+        if (looping || stopped) (void)call(t->session, "Page.navigate", json{{"url", "about:blank"}}, opt_.navigation_timeout);
+        release_flood_stops(t);
+        const auto start = clock::now();
+        {
+            // the page being left may flood dialogs until the new one commits: they are answered,
+            // never stopped by a terminate that would cut its unload short
+            std::lock_guard lock(eng_->mu);
+            t->leaving = true;
+        }
         auto n = call(t->session, "Page.navigate", json{{"url", url}}, opt_.navigation_timeout);
+        {
+            std::lock_guard lock(eng_->mu);
+            t->leaving = false;
+        }
         if (!n) return fail(n.error());
         const std::string err = detail::jstr(*n, "errorText");
         if (err.find("BLOCKED_BY_CLIENT") != std::string::npos) {
@@ -59,8 +74,9 @@ inline auto browser::navigate_locked(const std::string& url) -> result<action_re
         loader = detail::jstr(*n, "loaderId");
         if (!loader.empty()) {
             wait_timer timer(wait_us_);
+            const auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - start);
             const bool loaded = wait_until([&] { return t->lifecycle[loader].count("load") != 0 || t->closed || t->crashed; },
-                                           opt_.navigation_timeout);
+                                           std::max(std::chrono::milliseconds(0), opt_.navigation_timeout - spent));
             if (!loaded && !eng_->conn.is_open()) return fail(crashed_error(error(errc::browser_crashed, "the browser died")));
         }
         return {};

@@ -60,7 +60,7 @@ inline auto browser::judge_socket(engine& e, const std::string& host, std::uint1
 inline auto browser::apply_policy() -> result<void> {
     const auto& P = opt_.policy;
     if (auto v = P.validate(); !v) return fail(v.error());
-    if (P.intercepts()) {
+    {  // always: the scheme rules (file:, chrome:, ...) hold for every request, origin lists or not
         auto f = call("", "Fetch.enable", json{{"patterns", json::array({json{{"urlPattern", "*"}, {"requestStage", "Request"}}})}});
         if (!f) return fail(errc::browser_launch, "request interception could not be enabled: " + f.error().message,
                             "The policy cannot be enforced with this browser.");

@@ -18,7 +18,7 @@ inline auto browser::resolve(std::string_view ref) -> result<node_handle> {
     auto stale = [&](const std::string& why) {
         refs_.retire(ref);
         return fail(errc::ref_stale,
-                    "ref " + std::string(ref) + " (" + target->role + " \"" + target->name + "\") is stale: " + why,
+                    "ref " + std::string(ref) + " (" + target->role + " " + detail::page_quote(target->name) + ") is stale: " + why,
                     "Take a new snapshot and use the refs it shows.", json{{"ref", ref}});
     };
     {
@@ -68,7 +68,7 @@ inline auto browser::frame_offset(const tab_ptr& t, const std::string& session, 
 inline auto browser::visible_point(const node_handle& h, bool hit_test) -> result<std::pair<double, double>> {
     (void)call(h.session, "DOM.scrollIntoViewIfNeeded", json{{"backendNodeId", h.backend}});
     auto q = call(h.session, "DOM.getContentQuads", json{{"backendNodeId", h.backend}});
-    const std::string what = "ref " + h.ref + " (" + h.target.role + " \"" + h.target.name + "\")";
+    const std::string what = "ref " + h.ref + " (" + h.target.role + " " + detail::page_quote(h.target.name) + ")";
     if (!q) {
         if (q.error().is(errc::browser_crashed)) return fail(q.error());
         return fail(errc::element_not_visible, what + " is not visible (it has no layout box)",
@@ -115,7 +115,7 @@ inline auto browser::visible_point(const node_handle& h, bool hit_test) -> resul
                         node_handle hh = h;
                         hh.object_id = oid;
                         auto d = call_on(hh, detail::kDescribeScript, json::array());
-                        if (d && d->is_string()) cover = d->get<std::string>();
+                        if (d && d->is_string()) cover = detail::page_quote(d->get<std::string>());
                         if (auto cref = refs_.find(h.session, h.target.loader_id, hb)) cover += " [ref=" + *cref + "]";
                     }
                 }

@@ -27,12 +27,30 @@ inline auto browser::main_loader(const tab_ptr& t) -> std::string {
     return f == t->frames.end() ? std::string() : f->second.loader;
 }
 
-inline auto browser::settle(const tab_ptr& t, std::uint64_t mark, std::vector<std::string>& notes) -> void {
+inline auto browser::settle(const tab_ptr& t, std::uint64_t mark, std::vector<std::string>& notes, clock::time_point deadline)
+    -> void {
     wait_timer timer(wait_us_);
     constexpr int rounds = 4;
     int nav_rounds = 0;
+    // one bound for the whole action, whatever the page does in each round
+    auto left = [&](std::chrono::milliseconds want) {
+        const auto rest = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
+        return std::max(std::chrono::milliseconds(0), std::min(want, rest));
+    };
+    auto out_of_time = [&] {
+        if (clock::now() < deadline) return false;
+        notes.push_back("stopped waiting for the page: the action's bound of " + std::to_string(opt_.navigation_timeout.count()) +
+                        " ms is used up");
+        return true;
+    };
     for (int round = 0; round < rounds; ++round) {
-        auto q = dom_quiet(t);
+        if (out_of_time()) return;
+        bool stopped = false;  // a flood stopped the page's scripts: nothing can change it, and nothing measures it
+        {
+            std::lock_guard lock(eng_->mu);
+            stopped = t->scripts_stopped.count(t->session) != 0;
+        }
+        auto q = stopped ? quiet_result::quiet : dom_quiet(t);
         if (q == quiet_result::failed) return;
         // the events Chromium sent before the answer (a navigation starting or finishing,
         // requests) may not have been dispatched yet: judge the state only once they have
@@ -62,8 +80,8 @@ inline auto browser::settle(const tab_ptr& t, std::uint64_t mark, std::vector<st
                     return t->nav_committed <= mark || t->lifecycle[main_loader(t)].count("load") != 0 ||
                            t->nav_stopped > t->nav_committed;
                 },
-                opt_.navigation_timeout);
-            if (!loaded && eng_->conn.is_open())
+                left(opt_.navigation_timeout));
+            if (!loaded && eng_->conn.is_open() && !out_of_time())
                 notes.push_back("the page was still loading after " + std::to_string(opt_.navigation_timeout.count()) + " ms");
             if (!eng_->conn.is_open()) return;
             if (++nav_rounds == rounds) {  // every round saw another navigation: a page that navigates in a loop
@@ -86,7 +104,7 @@ inline auto browser::settle(const tab_ptr& t, std::uint64_t mark, std::vector<st
                         if (s > mark) return false;
                     return true;
                 },
-                opt_.network_idle_timeout);
+                left(opt_.network_idle_timeout));
             if (!idle) {
                 if (eng_->conn.is_open())
                     notes.push_back("some requests the action started were still running after " +
@@ -175,6 +193,7 @@ auto browser::act_locked(std::string what, tab_ptr t, F&& f, bool expect_navigat
         t->dialogs.clear();
         t->opened.clear();
     }
+    if (!expect_navigation) release_flood_stops(t);  // a navigation leaves the stopped page first (navigate_locked)
     action_result out;
     out.action = std::move(what);
     out.from_url = std::move(out_from);
@@ -184,7 +203,12 @@ auto browser::act_locked(std::string what, tab_ptr t, F&& f, bool expect_navigat
         if (!eng_->conn.is_open() && !r.error().is(errc::browser_crashed)) return fail(crashed_error(r.error()));
         return fail(r.error());
     }
-    settle(t, mark, out.notes);
+    settle(t, mark, out.notes, t0 + opt_.navigation_timeout);
+    {
+        std::lock_guard lock(eng_->mu);
+        out.notes.insert(out.notes.end(), t->flood_notes.begin(), t->flood_notes.end());
+        t->flood_notes.clear();
+    }
     if (!eng_->conn.is_open()) {
         auto why = eng_->conn.failure();
         return fail(crashed_error(why.value_or(error(errc::browser_crashed, "the connection ended"))));

@@ -63,7 +63,8 @@ inline result<std::string> element_of(const std::optional<std::string>& ref, con
     return s;
 }
 
-/// Finish a call: cap the text (overflow to the store), count, report.
+/// Finish a call: redact every text block and the structured output (keys included), cap the
+/// text (overflow to the store), count, report.
 inline result<tool_output> finish(tool_state& st, std::string_view tool, std::chrono::steady_clock::time_point t0,
                                   const browser::counters& before, result<tool_output> r) {
     call_metrics m;
@@ -82,7 +83,9 @@ inline result<tool_output> finish(tool_state& st, std::string_view tool, std::ch
             if (ev.size() > 10) line += " and " + std::to_string(ev.size() - 10) + " more";
             r->add_text(line);
         }
+        if (r->structured) r->structured = st.b.policy().redact(std::move(*r->structured));
         for (auto& b : r->content) {
+            if (b.type == content_block::kind::structured) b.data = st.b.policy().redact(std::move(b.data));
             if (b.type != content_block::kind::text) continue;
             b.text = st.b.policy().redact(std::move(b.text));
             if (b.text.size() > st.options.max_result_chars) {
