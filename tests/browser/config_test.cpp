@@ -273,3 +273,35 @@ TEST_F(ConfigFiles, APolicyFileJoinsTheOptionsBeforeIt) {
     ASSERT_FALSE(t);
     EXPECT_NE(t.error().message.find("--policy is given twice"), std::string::npos);
 }
+
+TEST_F(ConfigFiles, SecretsAreTiedToOriginsByTheConfigFileOrTheCommandLine) {
+    const std::string cfg = file("secrets.json", R"({
+        "secrets": {"PASS": {"value": "pw-1", "origins": ["https://login.example.com"]}, "TOKEN": "t-2"}
+    })");
+    br::server_config c;
+    auto r = parse({"--config", cfg, "--secret-origins", "TOKEN=https://api.example.com;*.example.org"}, c);
+    ASSERT_TRUE(r) << r.error().to_text();
+    EXPECT_EQ(c.browser.policy.secrets.at("PASS"), "pw-1");
+    EXPECT_EQ(c.browser.policy.secret_origins.at("PASS"), (std::vector<std::string>{"https://login.example.com"}));
+    EXPECT_EQ(c.browser.policy.secret_origins.at("TOKEN"), (std::vector<std::string>{"https://api.example.com", "*.example.org"}));
+    // origins for a name that is no secret, a malformed flag, a bad origin, a bad declaration: refused, named
+    const std::vector<std::pair<std::vector<std::string>, std::string>> bad{
+        {{"--secret-origins", "NOPE=https://x.test"}, "origins are given for NOPE, which is not a secret"},
+        {{"--secret-origins", "https://x.test"}, "expected NAME=origin"},
+        {{"--secret-origins", "A=http://x.test/path"}, "is not an origin"},
+        {{"--config", file("bad-secret.json", R"({"secrets": {"A": {"value": "x", "origins": []}}})")}, "secrets.A must be a string or"},
+    };
+    for (const auto& [args, why] : bad) {
+        br::server_config d;
+        auto e = parse(std::vector<std::string>(args), d);
+        std::string message;
+        if (e) {  // parsed: the whole configuration is judged before the start
+            auto f = br::finish_config(d);
+            ASSERT_FALSE(f) << args.back();
+            message = f.error().message;
+        } else {
+            message = e.error().message;
+        }
+        EXPECT_NE(message.find(why), std::string::npos) << message;
+    }
+}

@@ -1979,6 +1979,20 @@ TEST(SecurityE2E, SecretsAreTypedOnlyIntoPagesOfTheirOrigins) {
     EXPECT_TRUE(login.wait_for_hits("/got", 2, 5000ms));
 }
 
+namespace {
+
+// A navigation that must be answered within `bound` whatever the page does; the time is printed.
+ak::result<br::action_result> navigate_within(br::browser& b, const std::string& url, std::chrono::milliseconds bound) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto r = b.navigate(url);
+    const auto took = ms_since(t0);
+    std::printf("[ measure  ] %s: navigate answered in %lld ms (%s)\n", url.c_str(), took, r ? "ok" : r.error().message.c_str());
+    EXPECT_LT(took, bound.count()) << url;
+    return r;
+}
+
+}  // namespace
+
 TEST(SecurityE2E, DialogFloodsEndWithinTheNavigationBound) {
     http_server a;
     a.route("/", http_response::html(page("Fine", "<p>all fine</p>")));
@@ -1990,20 +2004,15 @@ TEST(SecurityE2E, DialogFloodsEndWithinTheNavigationBound) {
     br::browser b{o};
     const auto bound = o.navigation_timeout + o.call_timeout + 10000ms;
     for (const char* path : {"/alerts", "/timer"}) {
-        const auto t0 = std::chrono::steady_clock::now();
-        auto r = b.navigate(a.url(path));
-        const auto took = ms_since(t0);
-        std::printf("[ measure  ] %s: navigate answered in %lld ms (%s)\n", path, took, r ? "ok" : r.error().message.c_str());
-        if (std::getenv("AK_DEBUG") != nullptr && r) std::printf("%s\n", r->to_text().c_str());
-        EXPECT_LT(took, bound.count()) << path;
-        if (r) {
-            EXPECT_LE(r->dialogs.size(), o.policy.max_dialogs_per_action) << path;
-        }
-        const auto t1 = std::chrono::steady_clock::now();
-        auto next = b.navigate(a.url("/"));
+        auto r = navigate_within(b, a.url(path), bound);
+        ASSERT_TRUE(r.has_value()) << r.error().to_text();
+        EXPECT_LE(r->dialogs.size(), o.policy.max_dialogs_per_action) << path;
+        EXPECT_GT(r->dialogs_dropped, 0U) << path;
+        EXPECT_NE(r->to_text().find("scripts were stopped until the next action"), std::string::npos) << path;
+        // leaving the page works, within the same bound
+        auto next = navigate_within(b, a.url("/"), bound);
         ASSERT_TRUE(next.has_value()) << path << ": " << next.error().to_text();
         EXPECT_NE(next->snapshot.find("all fine"), std::string::npos) << next->to_text().substr(0, 3000);
-        EXPECT_LT(ms_since(t1), bound.count()) << path;
     }
 }
 
@@ -2012,30 +2021,27 @@ TEST(SecurityE2E, HugeConsoleMessagesAreBoundedAndTheNextCallsStayFast) {
     a.route("/", http_response::html(page("Fine", "<p>all fine</p>")));
     a.route("/big", http_response::html(page("Big", "<p>big</p><script>const s = 'x'.repeat(1 << 20);"
                                                      "for (let i = 0; i < 2000; i++) console.log(s + i);</script><p>BIG DONE</p>")));
-    // the second variant: big errors and objects from a worker-like burst after load
+    // the second variant: objects and errors of a megabyte, after load
     a.route("/objects", http_response::html(page("Objects", "<p>objects</p><script>onload = () => { const o = {k: 'y'.repeat(1 << 20)};"
                                                              "for (let i = 0; i < 1500; i++) console.error(o, 'z'.repeat(1 << 19)); };</script>")));
     auto o = fast_options();
     br::browser b{o};
     const auto bound = o.navigation_timeout + o.call_timeout + 10000ms;
     for (const char* path : {"/big", "/objects"}) {
-        const auto t0 = std::chrono::steady_clock::now();
-        auto r = b.navigate(a.url(path));
-        std::printf("[ measure  ] %s: navigate answered in %lld ms (%s)\n", path, ms_since(t0), r ? "ok" : r.error().message.c_str());
-        EXPECT_LT(ms_since(t0), bound.count()) << path;
+        auto r = navigate_within(b, a.url(path), bound);
+        ASSERT_TRUE(r.has_value()) << r.error().to_text();
         auto cons = b.console_messages(true);
         ASSERT_TRUE(cons.has_value());
         std::size_t bytes = 0;
         for (const auto& c : *cons) bytes += c.text.size();
+        ASSERT_FALSE(cons->empty()) << path;
+        EXPECT_NE(cons->back().text.find("cut before reading"), std::string::npos) << cons->back().text.substr(0, 200);
         EXPECT_LE(cons->size(), o.console_capacity);
-        EXPECT_LE(bytes, o.console_capacity * 2100) << path;  // each message is cut to ~2,000 characters
-        const auto t1 = std::chrono::steady_clock::now();
-        auto next = b.navigate(a.url("/"));
+        EXPECT_LE(bytes, o.console_capacity * 2200) << path;  // each message is cut to ~2,000 bytes
+        // the next calls are as fast as ever
+        auto next = navigate_within(b, a.url("/"), bound);
         ASSERT_TRUE(next.has_value()) << next.error().to_text();
-        auto snap = b.snapshot();
-        ASSERT_TRUE(snap.has_value());
-        std::printf("[ measure  ] after %s: navigate + snapshot %lld ms\n", path, ms_since(t1));
-        EXPECT_LT(ms_since(t1), bound.count()) << path;
+        EXPECT_NE(next->snapshot.find("all fine"), std::string::npos);
     }
 }
 

@@ -520,3 +520,29 @@ TEST(CdpConnection, MalformedErrorObjectsDoNotThrow) {
     EXPECT_NE(rb.error().message.find("just a string"), std::string::npos);
     EXPECT_TRUE(fx.conn.is_open());
 }
+
+TEST(CdpConnection, OversizedConsoleEventsAreSummarisedWithoutParsing) {
+    namespace d = agentkit::cdp::detail;
+    const std::string big(1U << 20U, 'x');
+    const std::string msg = R"({"method":"Runtime.consoleAPICalled","params":{"type":"error","args":[{"type":"string","value":"start \"q\" \u00e9 )" + big +
+                            R"("}],"executionContextId":1},"sessionId":"S1"})";
+    auto s = d::summarize_log_event(msg);
+    ASSERT_TRUE(s.has_value());
+    EXPECT_EQ((*s)["method"], "Runtime.consoleAPICalled");
+    EXPECT_EQ((*s)["sessionId"], "S1");
+    EXPECT_EQ((*s)["params"]["type"], "error");
+    const std::string v = (*s)["params"]["args"][0]["value"].get<std::string>();
+    EXPECT_EQ(v.rfind("start \"q\" \xC3\xA9 xxx", 0), 0U) << v.substr(0, 40);  // escapes decoded, whole
+    EXPECT_NE(v.find("cut before reading"), std::string::npos);
+    EXPECT_LT(v.size(), 2200U);
+    // the second variant: an exception, and an escape cut at the 2,000-byte edge
+    std::string edge(1998, 'y');
+    const std::string ex = R"({"method":"Runtime.exceptionThrown","params":{"exceptionDetails":{"text":")" + edge + R"(\u00e9\u00e9)" + big + R"("}}})";
+    auto e = d::summarize_log_event(ex);
+    ASSERT_TRUE(e.has_value());
+    EXPECT_FALSE(e->contains("sessionId"));
+    EXPECT_NE((*e)["params"]["exceptionDetails"]["text"].get<std::string>().find("cut before reading"), std::string::npos);
+    // anything else is parsed as it is (a big screenshot answer, another event)
+    EXPECT_FALSE(d::summarize_log_event(R"({"id":3,"result":{"data":")" + big + R"("}})").has_value());
+    EXPECT_FALSE(d::summarize_log_event(R"({"method":"Page.screencastFrame","params":{"data":")" + big + R"("}})").has_value());
+}

@@ -266,7 +266,10 @@ test("browser_evaluate calls a function (Playwright MCP's semantics), evaluates 
     const ev = async (args) => {
       const r = await client.callTool({ name: "browser_evaluate", arguments: args });
       assert.equal(r.isError, false, textOf(r));
-      return textOf(r);
+      // the value is the page's data: inside the marks
+      const m = /^<<page-data (\w+)>>\n([\s\S]*)\n<<end \1>>\n?$/.exec(textOf(r));
+      assert.ok(m, textOf(r));
+      return m[2];
     };
     assert.equal(await ev({ function: "() => location.pathname" }), '"/page.html"');
     assert.equal(await ev({ function: "document.title" }), '"Tools"');

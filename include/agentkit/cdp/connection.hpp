@@ -113,7 +113,11 @@ inline std::optional<json> summarize_log_event(std::string_view text) {
         const auto at = text.find(key, from);
         if (at == std::string_view::npos) return std::nullopt;
         std::size_t i = at + key.size(), end = i;
-        while (end < text.size() && text[end] != '"' && end - i < max) end += text[end] == '\\' ? (end + 1 < text.size() && text[end + 1] == 'u' ? 6 : 2) : 1;
+        while (end < text.size() && text[end] != '"' && end - i < max) {
+            std::size_t step = 1;
+            if (text[end] == '\\') step = end + 1 < text.size() && text[end + 1] == 'u' ? 6 : 2;  // an escape stays whole
+            end += step;
+        }
         end = std::min(end, text.size());
         auto v = json::parse("\"" + std::string(text.substr(i, end - i)) + "\"", nullptr, false);
         if (!v.is_string()) return std::string();

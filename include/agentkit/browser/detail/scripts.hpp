@@ -260,9 +260,9 @@ inline constexpr const char* kExtractScript = R"JS(function(kind, schema, maxIte
 // binding. Alone it is partial: workers and the native constructor escape it.
 inline constexpr const char* kSocketGuardScript = R"JS((() => {
   const rules = __AGENTKIT_RULES__;
-  // WebRTC never passes request interception (UDP is off outside a proxy; TURN over TCP is not):
-  // under origin lists a page has no RTCPeerConnection
-  for (const k of ['RTCPeerConnection', 'webkitRTCPeerConnection']) {
+  // WebRTC and WebTransport never pass request interception (WebRTC's UDP is off outside a
+  // proxy; TURN over TCP and QUIC are not): under origin lists a page has neither
+  for (const k of ['RTCPeerConnection', 'webkitRTCPeerConnection', 'WebTransport']) {
     try { Object.defineProperty(window, k, {value: undefined, writable: false, configurable: false}); } catch (e) {}
   }
   const Native = window.WebSocket;

@@ -340,10 +340,13 @@ inline auto browser::on_event(engine& e, const cdp::event& ev) -> void {
             const json rep = json::parse(detail::jstr(p, "payload"), nullptr, false);
             blocked_request b;
             b.url = detail::jstr(rep, "url");
-            b.rule = detail::jstr(rep, "rule");
             b.resource_type = "WebSocket";
             b.tab = t->id;
-            if (!b.url.empty() && opt_.policy.check(b.url)) record_blocked(e, std::move(b));  // only real refusals
+            // the page can call the binding: only a real refusal is recorded, with the policy's own rule
+            if (auto v = b.url.empty() ? std::nullopt : opt_.policy.check(b.url)) {
+                b.rule = v->rule;
+                record_blocked(e, std::move(b));
+            }
         } else if (m == "Inspector.targetCrashed") {
             if (page_session) t->crashed = true;
         } else {

@@ -129,7 +129,8 @@ auto evaluate_tool(State& st) {
             }
             auto r = s->b.evaluate(a.function, ref);
             if (!r) return fail(r.error());
-            return tool_output::text(r->text);  // JSON text, or what the value is (undefined, a function, ...)
+            // JSON text, or what the value is (undefined, a function, ...): the page's data
+            return tool_output::text(detail::page_data(r->text, s->b.boundary()));
         },
         open_world | destructive);
 }

@@ -47,9 +47,10 @@ auto artifact_tool(State& st) {
                 o.add_image(sl->text, sl->ref.mime_type);
                 return o;
             }
-            std::string text = std::move(sl->text);
+            // what the store holds came from pages (snapshots, logs, cut results): marked as page data
+            std::string text = detail::page_data(sl->text, s->b.boundary());
             if (sl->next < sl->total)
-                text += "\n[" + std::to_string(sl->total - sl->next) + " more characters: offset " + std::to_string(sl->next) + "]";
+                text += "[" + std::to_string(sl->total - sl->next) + " more characters: offset " + std::to_string(sl->next) + "]";
             return tool_output::text(std::move(text));
         },
         read_only);
