@@ -976,9 +976,55 @@ using agentkit::store_options;
 // agentkit/browser/detail/page_data.hpp — the marks that frame page-derived text as untrusted
 // data in every result ("<<page-data NONCE>>" … "<<end NONCE>>").
 
+
 #include <string>
+#include <string_view>
 
 namespace agentkit::browser::detail {
+
+/// Page text that cannot open or close a mark: every "<<" becomes "< <". The one escaping rule,
+/// for marked text, for page strings quoted in errors and for structured output.
+inline std::string escape_marks(std::string_view text) {
+    std::string s;
+    s.reserve(text.size());
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        s += text[i];
+        if (text[i] == '<' && i + 1 < text.size() && text[i + 1] == '<') s += ' ';
+    }
+    return s;
+}
+
+/// escape_marks() on every string of a JSON value, object keys included: structured output
+/// built from page content (browser_extract's rows) carries no forged mark either.
+inline json escape_marks_json(const json& j) {
+    if (j.is_string()) return escape_marks(j.get_ref<const std::string&>());
+    if (j.is_array()) {
+        json a = json::array();
+        for (const auto& v : j) a.push_back(escape_marks_json(v));
+        return a;
+    }
+    if (j.is_object()) {
+        json o = json::object();
+        for (auto it = j.begin(); it != j.end(); ++it) o[escape_marks(std::string_view(it.key()))] = escape_marks_json(it.value());
+        return o;
+    }
+    return j;
+}
+
+/// A control's value exactly as the control holds it, quoted: spaces kept (leading, trailing,
+/// repeated: a model types what it reads), escaped as a JSON string is (`\"`, `\\`, `\n`,
+/// `\t`, `\u001b`; the same form the secret redaction looks for). A value over `max` bytes is
+/// cut, and the cut is said outside the quotes, so it cannot be read as part of the value.
+inline std::string quote_value(std::string_view v, std::size_t max) {
+    const std::size_t keep = v.size() > max ? utf8_safe_prefix(v, max) : v.size();
+    std::string o = json(std::string(v.substr(0, keep))).dump(-1, ' ', false, json::error_handler_t::replace);
+    if (keep < v.size()) o += "… (" + std::to_string(v.size()) + " bytes)";
+    return o;
+}
+
+/// A page string quoted where it is not inside marks (an error naming an element, an option):
+/// quote_value() of escape_marks(): in JSON quotes it cannot leave, with no mark in it.
+inline std::string page_quote(std::string_view v, std::size_t max = 120) { return quote_value(escape_marks(v), max); }
 
 /// Wrap page-derived text in boundary lines naming it untrusted data (empty nonce: no marks).
 inline std::string page_data(const std::string& text, const std::string& nonce) {
@@ -988,11 +1034,7 @@ inline std::string page_data(const std::string& text, const std::string& nonce) 
     // "<<" inside its text becomes "< <", so no line of page text can open or close one (the
     // nonce, which the page never sees, is a second guard).
     std::string s = "<<page-data " + nonce + ">>\n";
-    s.reserve(text.size() + 40);
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        s += text[i];
-        if (text[i] == '<' && i + 1 < text.size() && text[i + 1] == '<') s += ' ';
-    }
+    s += escape_marks(text);
     if (s.back() != '\n') s += '\n';
     return s + "<<end " + nonce + ">>\n";
 }
@@ -1025,9 +1067,10 @@ inline std::string page_data(const std::string& text, const std::string& nonce) 
 // omitted = any port), "host" or "host:port" (any scheme), "*.example.com" (the domain and its
 // subdomains), "*" (everything).
 //
-// Secrets: name → value. The model types `{{secret:NAME}}` (or `<secret>NAME</secret>`, or
-// exactly NAME) and the value is typed; every output shows `<secret>NAME</secret>` instead of
-// the value (raw, URL-encoded and form-encoded forms).
+// Secrets: name → value, each optionally tied to origins ({"value": ..., "origins": [...]}: typed
+// only into pages of those origins). The model types `{{secret:NAME}}` (or
+// `<secret>NAME</secret>`) and the value is typed; every output shows `<secret>NAME</secret>`
+// instead of the value (raw, URL-, form- and JSON-encoded, white space collapsed as rendered).
 
 // ---- begin <agentkit/core/url.hpp> ----
 // agentkit/core/url.hpp — the one URL parser: an absolute URL split into its parts (RFC 3986's
@@ -1124,8 +1167,19 @@ namespace detail {
     return u;
 }
 
-/// Parse an absolute URL. Nothing when it has no scheme, or an authority that is malformed.
-[[nodiscard]] inline std::optional<url_parts> parse_url(std::string_view text) {
+/// Parse an absolute URL as a browser reads it (the WHATWG URL rules that decide the host): leading
+/// and trailing spaces and control characters are ignored, tabs and newlines anywhere are
+/// dropped, and for the special schemes (http, https, ws, wss, ftp, file) a backslash is a slash
+/// and any run of slashes after the scheme starts the authority ("http:\\evil\@good/" is host "evil",
+/// as Chromium reads it).
+[[nodiscard]] inline std::optional<url_parts> parse_url(std::string_view input) {
+    while (!input.empty() && static_cast<unsigned char>(input.front()) <= 0x20) input.remove_prefix(1);
+    while (!input.empty() && static_cast<unsigned char>(input.back()) <= 0x20) input.remove_suffix(1);
+    std::string buf;
+    buf.reserve(input.size());
+    for (char c : input)
+        if (c != '\t' && c != '\n' && c != '\r') buf += c;
+    std::string_view text = buf;
     const auto colon = text.find(':');
     if (colon == std::string_view::npos || colon == 0) return std::nullopt;
     url_parts u;
@@ -1133,6 +1187,13 @@ namespace detail {
     if (!std::isalpha(static_cast<unsigned char>(u.scheme[0]))) return std::nullopt;
     for (char c : u.scheme)
         if (!std::isalnum(static_cast<unsigned char>(c)) && c != '+' && c != '-' && c != '.') return std::nullopt;
+    const bool special = u.scheme == "http" || u.scheme == "https" || u.scheme == "ws" || u.scheme == "wss" ||
+                         u.scheme == "ftp" || u.scheme == "file";
+    if (special) {
+        for (std::size_t i = colon + 1; i < buf.size() && buf[i] != '?' && buf[i] != '#'; ++i)
+            if (buf[i] == '\\') buf[i] = '/';
+        text = buf;
+    }
     std::string_view rest = text.substr(colon + 1);
     if (const auto hash = rest.find('#'); hash != std::string_view::npos) {
         u.fragment = std::string(rest.substr(hash + 1));
@@ -1144,11 +1205,15 @@ namespace detail {
         u.has_query = true;
         rest = rest.substr(0, q);
     }
-    if (rest.substr(0, 2) != "//") {  // about:, data:, javascript:, mailto:, blob:...
+    if (special && u.scheme != "file") {
+        // http:evil.test, http:/evil.test and http:///evil.test all name the host evil.test
+        while (!rest.empty() && rest.front() == '/') rest.remove_prefix(1);
+    } else if (rest.substr(0, 2) != "//") {  // about:, data:, javascript:, mailto:, blob:...
         u.path = std::string(rest);
         return u;
+    } else {
+        rest.remove_prefix(2);
     }
-    rest.remove_prefix(2);
     u.has_authority = true;
     const auto slash = rest.find('/');
     std::string_view auth = rest.substr(0, slash);
@@ -1170,6 +1235,9 @@ namespace detail {
 
 }  // namespace agentkit
 // ---- end <agentkit/core/url.hpp> ----
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include <algorithm>
 #include <cctype>
@@ -1206,13 +1274,173 @@ struct parsed_url {
     int port = -1;       // explicit or the scheme's default; -1 none
 };
 
-/// A URL as the policy sees it (core/url.hpp's parse, IPv6 hosts in brackets as patterns write them).
+/// RFC 3492 Punycode of one label's code points (the part after "xn--").
+inline std::string punycode(const std::vector<std::uint32_t>& cps) {
+    constexpr std::uint32_t base = 36, tmin = 1, tmax = 26, skew = 38, damp = 700;
+    auto digit = [](std::uint32_t d) { return static_cast<char>(d < 26 ? 'a' + d : '0' + (d - 26)); };
+    auto adapt = [&](std::uint32_t delta, std::uint32_t points, bool first) {
+        delta = first ? delta / damp : delta / 2;
+        delta += delta / points;
+        std::uint32_t k = 0;
+        while (delta > ((base - tmin) * tmax) / 2) {
+            delta /= base - tmin;
+            k += base;
+        }
+        return k + (base - tmin + 1) * delta / (delta + skew);
+    };
+    std::string out;
+    for (auto c : cps)
+        if (c < 0x80) out += static_cast<char>(c);
+    const auto b = static_cast<std::uint32_t>(out.size());
+    std::uint32_t h = b;
+    if (b > 0) out += '-';
+    std::uint32_t n = 0x80, delta = 0, bias = 72;
+    while (h < cps.size()) {
+        std::uint32_t m = 0xFFFFFFFF;
+        for (auto c : cps)
+            if (c >= n && c < m) m = c;
+        if ((m - n) > (0xFFFFFFFF - delta) / (h + 1)) return {};  // overflow: no encoding
+        delta += (m - n) * (h + 1);
+        n = m;
+        for (auto c : cps) {
+            if (c < n) ++delta;
+            if (c != n) continue;
+            std::uint32_t q = delta;
+            for (std::uint32_t k = base;; k += base) {
+                const std::uint32_t t = k <= bias ? tmin : k >= bias + tmax ? tmax : k - bias;
+                if (q < t) break;
+                out += digit(t + (q - t) % (base - t));
+                q = (q - t) / (base - t);
+            }
+            out += digit(q);
+            bias = adapt(delta, h + 1, h == b);
+            delta = 0;
+            ++h;
+        }
+        ++delta;
+        ++n;
+    }
+    return out;
+}
+
+/// A host in the one spelling the browser resolves, whatever way a URL or a pattern wrote it:
+/// percent-escapes decoded; full-width letters, digits and dots (and the ideographic full stops)
+/// as ASCII, as IDNA maps them; lower case; one trailing dot dropped; numeric IPv4 forms the
+/// resolver accepts ("127.1", "0x7f.0.0.1", "2130706433", "017700000001") as dotted quads;
+/// IPv4-mapped IPv6 ("[::ffff:127.0.0.1]", "[::ffff:7f00:1]") as its IPv4 address; other IPv6
+/// in brackets, in inet_ntop form; labels that stay non-ASCII as "xn--" Punycode. The WebSocket
+/// gate and the origin policy both use it.
+inline std::string canonical_address(std::string_view host) {
+    std::string h;
+    for (std::size_t i = 0; i < host.size(); ++i) {  // %xx
+        const auto hexv = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : (std::tolower(static_cast<unsigned char>(c)) - 'a' + 10); };
+        if (host[i] == '%' && i + 2 < host.size() && std::isxdigit(static_cast<unsigned char>(host[i + 1])) &&
+            std::isxdigit(static_cast<unsigned char>(host[i + 2]))) {
+            h += static_cast<char>(hexv(host[i + 1]) * 16 + hexv(host[i + 2]));
+            i += 2;
+        } else {
+            h += host[i];
+        }
+    }
+    // UTF-8 → code points, with the width mappings; invalid UTF-8 is left as it is
+    std::vector<std::uint32_t> cps;
+    bool ascii = true, valid = true;
+    for (std::size_t i = 0; i < h.size() && valid;) {
+        const auto c = static_cast<unsigned char>(h[i]);
+        std::uint32_t cp = 0;
+        std::size_t len = 1;
+        if (c < 0x80) cp = c;
+        else if ((c >> 5) == 6) { cp = c & 0x1FU; len = 2; }
+        else if ((c >> 4) == 14) { cp = c & 0x0FU; len = 3; }
+        else if ((c >> 3) == 30) { cp = c & 0x07U; len = 4; }
+        else valid = false;
+        if (!valid || i + len > h.size()) { valid = false; break; }
+        for (std::size_t k = 1; k < len; ++k) {
+            const auto cc = static_cast<unsigned char>(h[i + k]);
+            if ((cc >> 6) != 2) valid = false;
+            cp = (cp << 6U) | (cc & 0x3FU);
+        }
+        i += len;
+        if (cp >= 0xFF01 && cp <= 0xFF5E) cp -= 0xFEE0;                       // full-width ASCII
+        else if (cp == 0x3002 || cp == 0xFF0E || cp == 0xFF61) cp = '.';       // ideographic and other full stops
+        if (cp < 0x80) cp = static_cast<std::uint32_t>(std::tolower(static_cast<int>(cp)));
+        else ascii = false;
+        cps.push_back(cp);
+    }
+    if (valid) {
+        h.clear();
+        if (ascii) {
+            for (auto cp : cps) h += static_cast<char>(cp);
+        } else {  // label by label: ASCII labels as they are, the others as xn--
+            std::vector<std::uint32_t> label;
+            auto flush = [&] {
+                const bool plain = std::all_of(label.begin(), label.end(), [](std::uint32_t c) { return c < 0x80; });
+                if (plain) {
+                    for (auto c : label) h += static_cast<char>(c);
+                } else {
+                    const std::string p = punycode(label);
+                    h += p.empty() ? std::string("xn--invalid") : "xn--" + p;
+                }
+                label.clear();
+            };
+            for (auto cp : cps) {
+                if (cp == '.') {
+                    flush();
+                    h += '.';
+                } else {
+                    label.push_back(cp);
+                }
+            }
+            flush();
+        }
+    } else {
+        h = ascii_lower(h);
+    }
+    if (h.size() > 1 && h.back() == '.' && h.front() != '[') h.pop_back();
+    std::string literal = h;
+    if (literal.size() > 2 && literal.front() == '[' && literal.back() == ']') literal = literal.substr(1, literal.size() - 2);
+    char text[INET6_ADDRSTRLEN] = {};
+    in6_addr a6{};
+    if (literal.find(':') != std::string::npos && ::inet_pton(AF_INET6, literal.c_str(), &a6) == 1) {
+        if (IN6_IS_ADDR_V4MAPPED(&a6)) {
+            if (::inet_ntop(AF_INET, a6.s6_addr + 12, text, sizeof text) != nullptr) return text;
+        } else if (::inet_ntop(AF_INET6, &a6, text, sizeof text) != nullptr) {
+            return "[" + std::string(text) + "]";
+        }
+        return "[" + literal + "]";
+    }
+    in_addr a4{};
+    const bool numeric = !literal.empty() && std::all_of(literal.begin(), literal.end(), [](char ch) {
+        return std::isxdigit(static_cast<unsigned char>(ch)) || ch == '.' || ch == 'x';
+    });
+    if (numeric && ::inet_aton(literal.c_str(), &a4) != 0 && ::inet_ntop(AF_INET, &a4, text, sizeof text) != nullptr)
+        return text;
+    return h;
+}
+
+/// This machine, however it is spelled: localhost and its subdomains, 127.0.0.0/8, [::1], and
+/// the unspecified addresses 0.0.0.0 and [::] (a connection to them reaches this machine too).
+/// `h` is canonical_address()'s form.
+inline bool is_loopback(std::string_view h) {
+    if (h == "localhost" || (h.size() > 10 && h.substr(h.size() - 10) == ".localhost")) return true;
+    if (h == "[::1]" || h == "[::]" || h == "0.0.0.0") return true;
+    return h.rfind("127.", 0) == 0 && std::all_of(h.begin(), h.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; });
+}
+
+/// The host origin rules compare: canonical_address(), with every spelling of this machine as
+/// one host, "localhost" (a rule about 127.0.0.1 is a rule about localhost, [::1] and 0.0.0.0).
+inline std::string canonical_host(std::string_view host) {
+    std::string h = canonical_address(host);
+    return is_loopback(h) ? std::string("localhost") : h;
+}
+
+/// A URL as the policy sees it (core/url.hpp's parse; the host in canonical_host's spelling).
 inline std::optional<parsed_url> parse_url(std::string_view url) {
     auto p = agentkit::parse_url(url);
     if (!p) return std::nullopt;
     parsed_url u;
     u.scheme = std::move(p->scheme);
-    u.host = p->host_text();
+    u.host = p->host.empty() ? std::string() : canonical_host(p->host_text());
     u.port = p->port;
     return u;
 }
@@ -1269,6 +1497,8 @@ inline result<origin_pattern> parse_pattern(std::string_view s) {
     auto a = agentkit::parse_authority(hp);
     if (!a) return fail(errc::args_invalid, "origin pattern \"" + std::string(s) + "\" has a bad port");
     p.host = a->host_text();
+    if (p.host.rfind("*.", 0) == 0) p.host = "*." + canonical_address(std::string_view(p.host).substr(2));
+    else if (p.host != "*") p.host = canonical_host(p.host);
     p.port = a->explicit_port ? a->port : -1;
     if (p.host.find('*') != std::string::npos && !(p.host.size() > 2 && p.host.rfind("*.", 0) == 0 &&
                                                    p.host.find('*', 1) == std::string::npos))
@@ -1308,6 +1538,22 @@ inline std::vector<std::string> encoded_forms(std::string_view value) {
     }
     const std::string jv = json(std::string(value)).dump();
     if (jv.size() > 2) v.push_back(jv.substr(1, jv.size() - 2));
+    // as rendered text shows it: runs of white space as one space, none at the ends
+    std::string collapsed;
+    for (char ch : value) {
+        const bool space = std::isspace(static_cast<unsigned char>(ch)) != 0;
+        if (space && (collapsed.empty() || collapsed.back() == ' ')) continue;
+        collapsed += space ? ' ' : ch;
+    }
+    while (!collapsed.empty() && collapsed.back() == ' ') collapsed.pop_back();
+    if (collapsed != value && collapsed.size() >= 4) {
+        v.push_back(collapsed);
+        const std::string jc = json(collapsed).dump();
+        v.push_back(jc.substr(1, jc.size() - 2));
+    }
+    // inside page-data marks, where "<<" is written "< <" (whatever runs first, redaction or marks)
+    for (std::size_t i = 0, n = v.size(); i < n; ++i)
+        if (v[i].find("<<") != std::string::npos) v.push_back(detail::escape_marks(v[i]));
     std::sort(v.begin(), v.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size() || (a.size() == b.size() && a < b); });
     v.erase(std::unique(v.begin(), v.end()), v.end());
     v.erase(std::remove(v.begin(), v.end(), std::string()), v.end());
@@ -1319,6 +1565,37 @@ inline void replace_all(std::string& s, std::string_view from, std::string_view 
     std::size_t pos = 0;
     while ((pos = s.find(from, pos)) != std::string::npos) {
         s.replace(pos, from.size(), to);
+        pos += to.size();
+    }
+}
+
+/// Replace every place `value`'s words appear separated by any run of white space (a rendered
+/// page joins, breaks and collapses the spaces of a value: "AB  CD" shows as "AB CD" or on two
+/// lines). Only for values with white space between words.
+inline void replace_spaced(std::string& s, std::string_view value, std::string_view to) {
+    std::vector<std::string_view> words;
+    for (std::size_t i = 0; i < value.size();) {
+        while (i < value.size() && std::isspace(static_cast<unsigned char>(value[i]))) ++i;
+        const std::size_t b = i;
+        while (i < value.size() && !std::isspace(static_cast<unsigned char>(value[i]))) ++i;
+        if (i > b) words.push_back(value.substr(b, i - b));
+    }
+    if (words.size() < 2) return;
+    std::size_t pos = 0;
+    while ((pos = s.find(words[0], pos)) != std::string::npos) {
+        std::size_t at = pos + words[0].size();
+        bool ok = true;
+        for (std::size_t w = 1; w < words.size() && ok; ++w) {
+            const std::size_t gap = at;
+            while (at < s.size() && std::isspace(static_cast<unsigned char>(s[at]))) ++at;
+            ok = at > gap && s.compare(at, words[w].size(), words[w]) == 0;
+            at += words[w].size();
+        }
+        if (!ok) {
+            ++pos;
+            continue;
+        }
+        s.replace(pos, at - pos, to);
         pos += to.size();
     }
 }
@@ -1366,6 +1643,10 @@ struct browser_policy {
     std::string uploads_dir;
     bool allow_evaluate = false;               ///< browser::evaluate (also browser_options::allow_evaluate)
     std::map<std::string, std::string> secrets;  ///< name → value
+    /// name → the origins (patterns as in allowedOrigins) whose pages a secret may be typed into,
+    /// as a password manager ties a password to its site. A secret with no entry may be typed
+    /// into any page the origin lists allow.
+    std::map<std::string, std::vector<std::string>> secret_origins;
     bool content_boundaries = true;            ///< mark page content as untrusted data in text results
     std::size_t max_tabs = 20;                 ///< popups beyond this are closed at once
     std::size_t max_dialogs_per_action = 20;   ///< dialogs beyond this are answered but only counted
@@ -1427,8 +1708,7 @@ struct browser_policy {
             } else if (k == "secrets") {
                 if (!v.is_object()) return fail(errc::args_invalid, "secrets is an object of name → value");
                 for (auto s = v.begin(); s != v.end(); ++s) {
-                    if (!s.value().is_string()) return fail(errc::args_invalid, "secret " + s.key() + " must be a string");
-                    p.secrets[s.key()] = s.value().get<std::string>();
+                    if (auto one = read_secret(p, s.key(), s.value()); !one) return fail(one.error());
                 }
             } else {
                 return fail(errc::args_invalid, "unknown browser policy key \"" + k + "\"",
@@ -1441,13 +1721,35 @@ struct browser_policy {
         return p;
     }
 
+    /// One entry of "secrets": a value, or {"value": ..., "origins": [...]} (origins as a list
+    /// or "a;b").
+    static result<void> read_secret(browser_policy& p, const std::string& name, const json& v) {
+        if (v.is_string()) {
+            p.secrets[name] = v.get<std::string>();
+            return {};
+        }
+        if (!v.is_object() || !v.contains("value") || !v["value"].is_string())
+            return fail(errc::args_invalid, "secret " + name + " must be a string or {\"value\": string, \"origins\": [...]}");
+        for (auto it = v.begin(); it != v.end(); ++it)
+            if (it.key() != "value" && it.key() != "origins")
+                return fail(errc::args_invalid, "secret " + name + ": unknown key \"" + it.key() + "\"", "Known: value, origins.");
+        p.secrets[name] = v["value"].get<std::string>();
+        if (v.contains("origins")) {
+            auto list = policy_detail::read_origin_list(v["origins"]);
+            if (!list || list->empty())
+                return fail(errc::args_invalid, "secret " + name + ": origins is a non-empty list of origins (strings)");
+            p.secret_origins[name] = std::move(*list);
+        }
+        return {};
+    }
+
     /// The policy as JSON (secret values are not included, only their names).
     [[nodiscard]] json to_json() const {
         json names = json::array();
         for (const auto& [k, v] : secrets) names.push_back(k);
         return {{"allowedOrigins", allowed_origins}, {"blockedOrigins", blocked_origins},
                 {"allowFileAccess", allow_file_access}, {"downloadsDir", downloads_dir}, {"uploadsDir", uploads_dir},
-                {"allowEvaluate", allow_evaluate},    {"secretNames", names},
+                {"allowEvaluate", allow_evaluate},    {"secretNames", names}, {"secretOrigins", secret_origins},
                 {"contentBoundaries", content_boundaries}, {"maxTabs", max_tabs},
                 {"maxDialogsPerAction", max_dialogs_per_action}, {"maxDownloadBytes", max_download_bytes},
                 {"maxDownloads", max_downloads}};
@@ -1460,6 +1762,12 @@ struct browser_policy {
                 if (auto p = policy_detail::parse_pattern(s); !p) return fail(p.error());
         for (const auto& [k, v] : secrets)
             if (k.empty() || v.empty()) return fail(errc::args_invalid, "a secret needs a name and a non-empty value");
+        for (const auto& [k, list] : secret_origins) {
+            if (secrets.count(k) == 0) return fail(errc::args_invalid, "origins are given for " + k + ", which is not a secret");
+            if (list.empty()) return fail(errc::args_invalid, "secret " + k + ": an empty origin list would refuse every page");
+            for (const auto& s : list)
+                if (auto p = policy_detail::parse_pattern(s); !p) return fail(errc::args_invalid, "secret " + k + ": " + p.error().message);
+        }
         return {};
     }
 
@@ -1492,8 +1800,9 @@ struct browser_policy {
     }
 
     /// The rule refusing a URL given to navigate to (a tab, a batch read): check(), and a
-    /// `javascript:` URL runs script in the page, so it needs allow_evaluate like evaluate does
-    /// (`evaluate_enabled`: the host enabled evaluation another way).
+    /// `javascript:` URL runs script in the page and a `data:` URL is a document the caller wrote
+    /// (script included), so both need allow_evaluate like evaluate does (`evaluate_enabled`: the
+    /// host enabled evaluation another way). Pages may still open data: URLs themselves.
     [[nodiscard]] std::optional<policy_violation> check_navigation(std::string_view url,
                                                                    bool evaluate_enabled = false) const {
         if (!allow_evaluate && !evaluate_enabled) {
@@ -1505,6 +1814,11 @@ struct browser_policy {
                     scheme += static_cast<char>(std::tolower(static_cast<unsigned char>(url[i])));
             if (i < url.size() && scheme == "javascript")
                 return policy_violation{"allow_evaluate: javascript: URLs run script, and script evaluation is off",
+                                        std::string(url)};
+            // a data: document is whatever the model wrote, script included
+            if (i < url.size() && scheme == "data")
+                return policy_violation{"allow_evaluate: data: URLs are documents the caller writes, script included, "
+                                        "and script evaluation is off",
                                         std::string(url)};
         }
         return check(url);
@@ -1540,10 +1854,34 @@ struct browser_policy {
         return policy_violation{(port == 443 ? wss : ws)->rule, shown};
     }
 
-    /// Replace secret placeholders in text the model wants typed. Unknown names are an error.
-    [[nodiscard]] result<std::string> substitute(std::string_view text) const {
+    /// The rule refusing to type secret `name` into a page of `origin` (a frame's security
+    /// origin, "scheme://host[:port]"; "null" or empty for an opaque one): the secret's own
+    /// origins when it has some, else the origin lists.
+    [[nodiscard]] std::optional<policy_violation> check_secret_origin(const std::string& name, std::string_view origin) const {
+        auto it = secret_origins.find(name);
+        if (it == secret_origins.end()) {  // nothing declared: what the origin lists allow
+            if (origin.empty() || origin == "null")
+                return intercepts() ? std::optional<policy_violation>(policy_violation{
+                                          "secret " + name + ": an opaque origin is on no origin list", "an opaque origin"})
+                                    : std::nullopt;
+            if (auto v = check(origin)) return policy_violation{"secret " + name + ": " + v->rule, std::string(origin)};
+            return std::nullopt;
+        }
+        auto u = policy_detail::parse_url(origin);
+        if (u && !u->host.empty())
+            for (const auto& s : it->second)
+                if (auto p = policy_detail::parse_pattern(s); p && p->matches(*u)) return std::nullopt;
+        std::string list;
+        for (const auto& s : it->second) list += (list.empty() ? "" : ", ") + s;
+        return policy_violation{"secret_origins: " + name + " is only typed into pages of " + list,
+                                origin.empty() ? std::string("an opaque origin") : std::string(origin)};
+    }
+
+    /// Replace secret placeholders (`{{secret:NAME}}`, `<secret>NAME</secret>`) in text the model
+    /// wants typed; `used` gets the names substituted. Unknown names are an error. Text that is
+    /// only a name is typed as it is (a word is not a placeholder).
+    [[nodiscard]] result<std::string> substitute(std::string_view text, std::vector<std::string>* used = nullptr) const {
         std::string s(text);
-        if (auto it = secrets.find(s); it != secrets.end()) return it->second;
         for (const auto& [open, close] : {std::pair<std::string_view, std::string_view>{"{{secret:", "}}"},
                                           std::pair<std::string_view, std::string_view>{"<secret>", "</secret>"}}) {
             std::size_t pos = 0;
@@ -1558,6 +1896,7 @@ struct browser_policy {
                                                 : "Configured secrets: " + names());
                 s.replace(pos, end + close.size() - pos, it->second);
                 pos += it->second.size();
+                if (used != nullptr && std::find(used->begin(), used->end(), name) == used->end()) used->push_back(name);
             }
         }
         return s;
@@ -1572,15 +1911,24 @@ struct browser_policy {
         for (const auto& [name, value] : order) {
             const std::string mark = "<secret>" + name + "</secret>";
             for (const auto& form : policy_detail::encoded_forms(value)) policy_detail::replace_all(s, form, mark);
+            policy_detail::replace_spaced(s, value, mark);
+            policy_detail::replace_spaced(s, detail::escape_marks(value), mark);
         }
         return s;
     }
 
+    /// Every string of `j` redacted, object keys included (a page can make a secret a key: a
+    /// table header that echoes a field).
     [[nodiscard]] json redact(json j) const {
         if (secrets.empty()) return j;
         if (j.is_string()) return redact(j.get<std::string>());
-        if (j.is_array() || j.is_object())
+        if (j.is_array())
             for (auto& v : j) v = redact(std::move(v));
+        if (j.is_object()) {
+            json o = json::object();
+            for (auto it = j.begin(); it != j.end(); ++it) o[redact(it.key())] = redact(std::move(it.value()));
+            return o;
+        }
         return j;
     }
 
@@ -2341,17 +2689,6 @@ inline std::string quote_text(std::string_view s) {
         else o += c;
     }
     o += '"';
-    return o;
-}
-
-/// A control's value exactly as the control holds it, quoted: spaces kept (leading, trailing,
-/// repeated: a model types what it reads), escaped as a JSON string is (`\"`, `\\`, `\n`,
-/// `\t`, `\u001b`; the same form the secret redaction looks for). A value over `max` bytes is
-/// cut, and the cut is said outside the quotes, so it cannot be read as part of the value.
-inline std::string quote_value(std::string_view v, std::size_t max) {
-    const std::size_t keep = v.size() > max ? utf8_safe_prefix(v, max) : v.size();
-    std::string o = json(std::string(v.substr(0, keep))).dump(-1, ' ', false, json::error_handler_t::replace);
-    if (keep < v.size()) o += "… (" + std::to_string(v.size()) + " bytes)";
     return o;
 }
 
@@ -4089,10 +4426,23 @@ inline constexpr const char* kExtractScript = R"JS(function(kind, schema, maxIte
 // binding. Alone it is partial: workers and the native constructor escape it.
 inline constexpr const char* kSocketGuardScript = R"JS((() => {
   const rules = __AGENTKIT_RULES__;
+  // WebRTC and WebTransport never pass request interception (WebRTC's UDP is off outside a
+  // proxy; TURN over TCP and QUIC are not): under origin lists a page has neither
+  for (const k of ['RTCPeerConnection', 'webkitRTCPeerConnection', 'WebTransport']) {
+    try { Object.defineProperty(window, k, {value: undefined, writable: false, configurable: false}); } catch (e) {}
+  }
   const Native = window.WebSocket;
   if (!Native || Native.__agentkitGuarded) return;
   const report = window.__agentkitBlocked;
   const dport = (s) => (s === 'https:' || s === 'wss:') ? 443 : 80;
+  // the host spelled as policy_detail::canonical_host() spells it (URL() has already made
+  // numeric, full-width and Unicode forms canonical): every spelling of this machine is localhost
+  const canon = (h) => {
+    const m = /^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$/.exec(h);
+    if (m) { const a = parseInt(m[1], 16), b = parseInt(m[2], 16); h = [a >> 8, a & 255, b >> 8, b & 255].join('.'); }
+    if (h === 'localhost' || h.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(h) || h === '[::1]' || h === '[::]' || h === '0.0.0.0') return 'localhost';
+    return h;
+  };
   const matches = (p, u) => {
     const sch = u.protocol.slice(0, -1);
     if (p.scheme) {
@@ -4102,7 +4452,7 @@ inline constexpr const char* kSocketGuardScript = R"JS((() => {
     }
     const port = u.port ? Number(u.port) : dport(u.protocol);
     if (p.port >= 0 && p.port !== port) return false;
-    const h = u.hostname.toLowerCase().replace(/\.$/, '');
+    const h = canon(u.hostname.toLowerCase().replace(/\.$/, ''));
     if (p.host === '*') return true;
     if (p.host.startsWith('*.')) { const d = p.host.slice(2); return h === d || h.endsWith('.' + d); }
     return h === p.host;
@@ -4280,6 +4630,12 @@ struct tab_state {
     std::vector<dialog_record> dialogs;  // not reported yet
     std::size_t dialogs_dropped = 0;     // beyond the per-action limit
     std::vector<std::string> opened;     // tab ids opened by this tab, not reported yet
+    // Floods stopped until the next action (sessions of this tab): scripts disabled after a
+    // dialog flood; console events off after a flood of oversized console messages.
+    std::set<std::string> scripts_stopped, console_paused;
+    std::size_t oversized_console = 0;  // oversized console events since the action began
+    bool leaving = false;               // a navigation away was asked for and has not committed
+    std::vector<std::string> flood_notes;  // said in the next result
     bool crashed = false;
     bool closed = false;
     std::vector<snapshot_line> last_lines;
@@ -4671,6 +5027,12 @@ struct launch_options {
     std::chrono::milliseconds send_timeout{30000};
     /// Largest message accepted from the browser.
     std::size_t max_message_size = std::size_t{256} << 20U;
+    /// Profile preferences merged (RFC 7386) into <profile>/Default/Preferences before the start,
+    /// in a host's profile too. The default turns off network prediction: speculation-rules
+    /// prefetch and prerender, preconnect and DNS prefetch (requests and bare connections the
+    /// CDP Fetch domain never sees; no command-line flag or CDP command stops them in Chromium
+    /// 156). null: the profile's preferences are left as they are.
+    json preferences = {{"net", {{"network_prediction_options", 2}}}};
 };
 
 /// The executable a launch would use (options, then $AGENTKIT_CHROMIUM, then the default).
@@ -4708,6 +5070,36 @@ public:
         int child_fd;
     };
 
+    /// Merge `prefs` into the profile's Default/Preferences (created when missing). A file that
+    /// is not a JSON object is an error: the settings it should carry would silently not hold.
+    [[nodiscard]] static result<void> seed_preferences(const std::filesystem::path& profile, const json& prefs) {
+        if (prefs.is_null() || (prefs.is_object() && prefs.empty())) return {};
+        if (!prefs.is_object()) return fail(errc::args_invalid, "launch_options::preferences must be a JSON object");
+        const auto dir = profile / "Default";
+        std::error_code ec;
+        std::filesystem::create_directories(dir, ec);
+        if (ec) return fail(errc::browser_launch, "cannot create " + dir.string() + ": " + ec.message());
+        const auto file = dir / "Preferences";
+        json current = json::object();
+        if (std::filesystem::exists(file, ec)) {
+            std::ifstream in(file);
+            current = json::parse(in, nullptr, /*allow_exceptions=*/false);
+            if (!current.is_object())
+                return fail(errc::browser_launch, file.string() + " is not a JSON object; its network settings cannot be set",
+                            "Repair or remove the file, or set launch_options::preferences to null.");
+        }
+        current.merge_patch(prefs);
+        const auto tmp = dir / "Preferences.agentkit-tmp";
+        {
+            std::ofstream out(tmp, std::ios::trunc);
+            out << current.dump();
+            if (!out) return fail(errc::browser_launch, "cannot write " + tmp.string());
+        }
+        std::filesystem::rename(tmp, file, ec);
+        if (ec) return fail(errc::browser_launch, "cannot write " + file.string() + ": " + ec.message());
+        return {};
+    }
+
     /// Create the temporary directory (and profile dir). Separate from spawn() so a caller
     /// can watch the profile before the browser starts (DevToolsActivePort).
     [[nodiscard]] static result<std::unique_ptr<browser_process>> prepare(const launch_options& o) {
@@ -4735,6 +5127,7 @@ public:
             p->profile_dir_ = o.user_data_dir;
         }
         p->log_path_ = o.log_path.empty() ? (p->temp_dir_ / "chromium.log").string() : o.log_path;
+        if (auto pr = seed_preferences(p->profile_dir_, o.preferences); !pr) return fail(pr.error());
         return p;
     }
 
@@ -5910,6 +6303,10 @@ struct browser_options {
     bool snapshot_after_navigation = true;
     std::size_t delta_budget = 600;      ///< tokens of an action's change report
     std::size_t console_capacity = 200;
+    /// Console messages over 256 KB (cdp::connection_options::max_log_event_bytes) a tab may log
+    /// in one action; beyond it the tab's console events are paused until the next action (the
+    /// browser stops serialising megabytes per message), and the result says so.
+    std::size_t max_oversized_console = 8;
     std::size_t network_capacity = 300;
     token_counter tokens;
     /// Told of every CDP call the engine sends (method, session id), on the sending thread. For
@@ -6444,8 +6841,8 @@ inline snapshot render_readable_unchecked(const std::vector<ax_frame>& frames, c
 // direction (a side that does not read stops the gate reading from the other). Relayed
 // connections have no idle timeout: WebSockets live long.
 //
-// Hosts reach the decision function canonically (canonical_host: numeric IPv4 spellings as dotted
-// quads, IPv4-mapped IPv6 as IPv4). A name is judged by name: where it resolves is not checked
+// Hosts reach the decision function canonically (policy_detail::canonical_address: numeric IPv4
+// spellings as dotted quads, IPv4-mapped IPv6 as IPv4, IPv6 without brackets). A name is judged by name: where it resolves is not checked
 // (as for http(s), whose Fetch interception also sees names only). The listening socket is on
 // 127.0.0.1, reachable by local processes, which could connect anywhere directly anyway.
 // POSIX (Linux: eventfd, accept4).
@@ -6611,26 +7008,10 @@ private:
     /// The host the decision sees, in one spelling per address: numeric IPv4 forms the resolver
     /// would accept ("127.1", "0x7f.1", "2130706433") as dotted quads, IPv4-mapped IPv6 as its
     /// IPv4 address, other IPv6 in inet_ntop form; names lower case as sent.
-    static std::string canonical_host(std::string host) {
-        std::string literal = host;
-        if (literal.size() > 2 && literal.front() == '[' && literal.back() == ']') literal = literal.substr(1, literal.size() - 2);
-        char text[INET6_ADDRSTRLEN] = {};
-        in6_addr a6{};
-        if (::inet_pton(AF_INET6, literal.c_str(), &a6) == 1) {
-            if (IN6_IS_ADDR_V4MAPPED(&a6)) {
-                if (::inet_ntop(AF_INET, a6.s6_addr + 12, text, sizeof text) != nullptr) return text;
-            } else if (::inet_ntop(AF_INET6, &a6, text, sizeof text) != nullptr) {
-                return text;
-            }
-            return literal;
-        }
-        in_addr a4{};
-        const bool numeric = !literal.empty() && std::all_of(literal.begin(), literal.end(), [](char ch) {
-            return std::isxdigit(static_cast<unsigned char>(ch)) || ch == '.' || ch == 'x' || ch == 'X';
-        });
-        if (numeric && ::inet_aton(literal.c_str(), &a4) != 0 && ::inet_ntop(AF_INET, &a4, text, sizeof text) != nullptr)
-            return text;
-        return host;
+    static std::string canonical_host(const std::string& host) {
+        std::string h = policy_detail::canonical_address(host);
+        if (h.size() > 2 && h.front() == '[' && h.back() == ']') h = h.substr(1, h.size() - 2);  // IPv6 as inet_ntop writes it
+        return h;
     }
 
     // ---- the resolver thread ---------------------------------------------------------------
@@ -7179,9 +7560,58 @@ struct connection_options {
     /// the thread that made the call (which may be the dispatcher). For tracing and tests: it
     /// must not call into the connection. Exceptions are reported and swallowed.
     std::function<void(std::string_view method, std::string_view session_id)> on_call_sent;
+    /// A console or log event (Runtime.consoleAPICalled, Runtime.exceptionThrown, Log.entryAdded)
+    /// larger than this is not parsed: it is delivered as a summary with the first 2,000 bytes
+    /// of its first string and its size. A page logging megabytes in a loop would otherwise
+    /// keep the reader parsing gigabytes while every call waits behind it.
+    std::size_t max_log_event_bytes = std::size_t{256} << 10U;
 };
 
 namespace detail {
+
+/// The summary of an oversized console or log event (see connection_options::max_log_event_bytes),
+/// read by scanning, not parsing: its method and session, the console type, and the start of its
+/// first string value. Nothing when `text` is not one of those events.
+inline std::optional<json> summarize_log_event(std::string_view text) {
+    static constexpr std::string_view kinds[] = {"Runtime.consoleAPICalled", "Runtime.exceptionThrown", "Log.entryAdded"};
+    constexpr std::string_view lead = "{\"method\":\"";
+    if (text.substr(0, lead.size()) != lead) return std::nullopt;
+    std::string_view method;
+    for (auto k : kinds)
+        if (text.substr(lead.size(), k.size() + 1) == std::string(k) + "\"") method = k;
+    if (method.empty()) return std::nullopt;
+    auto string_after = [&](std::string_view key, std::size_t from, std::size_t max) -> std::optional<std::string> {
+        const auto at = text.find(key, from);
+        if (at == std::string_view::npos) return std::nullopt;
+        std::size_t i = at + key.size(), end = i;
+        while (end < text.size() && text[end] != '"' && end - i < max) {
+            std::size_t step = 1;
+            if (text[end] == '\\') step = end + 1 < text.size() && text[end + 1] == 'u' ? 6 : 2;  // an escape stays whole
+            end += step;
+        }
+        end = std::min(end, text.size());
+        auto v = json::parse("\"" + std::string(text.substr(i, end - i)) + "\"", nullptr, false);
+        if (!v.is_string()) return std::string();
+        return v.get<std::string>();
+    };
+    json ev = {{"method", std::string(method)}};
+    if (const auto sid = text.rfind("\"sessionId\":\""); sid != std::string_view::npos && sid + 13 < text.size()) {
+        const auto e = text.find('"', sid + 13);
+        if (e != std::string_view::npos && e - sid < 200) ev["sessionId"] = std::string(text.substr(sid + 13, e - sid - 13));
+    }
+    const std::string start = string_after("\"value\":\"", 0, 2000).value_or(string_after("\"text\":\"", 0, 2000).value_or(""));
+    const std::string note = start + "… (an event of " + std::to_string(text.size()) + " bytes, cut before reading)";
+    if (method == "Runtime.consoleAPICalled") {
+        const std::string type = string_after("\"type\":\"", 0, 40).value_or("log");
+        ev["params"] = {{"type", type}, {"args", json::array({json{{"type", "string"}, {"value", note}}})},
+                        {"agentkit_oversized", text.size()}};
+    } else if (method == "Runtime.exceptionThrown") {
+        ev["params"] = {{"exceptionDetails", {{"text", note}}}};
+    } else {
+        ev["params"] = {{"entry", {{"level", "info"}, {"text", note}}}};
+    }
+    return ev;
+}
 
 using conn_clock = std::chrono::steady_clock;
 
@@ -7375,7 +7805,11 @@ struct connection_state {
     }
 
     void handle_message(const std::string& text) {
-        auto j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+        json j;
+        if (text.size() > options.max_log_event_bytes) {
+            if (auto summary = detail::summarize_log_event(text)) j = std::move(*summary);
+        }
+        if (j.is_null()) j = json::parse(text, nullptr, /*allow_exceptions=*/false);
         if (!j.is_object()) {
             ++malformed;
             return;
@@ -9397,6 +9831,8 @@ private:
     void cancel_download(engine& e, const std::string& guid);  // from the dispatcher: no wait
 
     void take_notes(action_result& r);
+    // An action begins: scripts stopped and console events paused by a flood are restored.
+    void release_flood_stops(const tab_ptr& t);
 
     // ---- CDP helpers ----------------------------------------------------------------------------
 
@@ -9489,6 +9925,8 @@ private:
 
     // The element operations behind type/select/set_checked and fill() (no settle, no report).
     result<void> type_ref(std::string_view ref, const std::string& text, const type_options& o);
+    // Secrets `names` may be typed into ref's frame (its security origin against each secret's origins).
+    result<void> secret_target_check(std::string_view ref, const std::vector<std::string>& names);
 
     result<void> select_ref(std::string_view ref, const std::vector<std::string>& values);
 
@@ -9508,7 +9946,8 @@ private:
 
     // Settle after an action that started at event sequence `mark`: a navigation it triggered has
     // committed and loaded, the requests it started are done, and the DOM has been quiet.
-    void settle(const tab_ptr& t, std::uint64_t mark, std::vector<std::string>& notes);
+    // Wait until the page is still after an action (DOM quiet, loads, requests), by `deadline`.
+    void settle(const tab_ptr& t, std::uint64_t mark, std::vector<std::string>& notes, clock::time_point deadline);
 
     // Run an action on the current tab and report what changed.
     template <class F>
@@ -9635,6 +10074,12 @@ inline auto browser::ensure() -> result<void> {
     std::optional<cdp::webdriver_session> webdriver;  // deleted here when the start fails before the engine owns it
     cdp::launch_options lo = opt_.launch;
     lo.extra_args.insert(lo.extra_args.begin(), "--disable-features=Translate,MediaRouter,OptimizationHints");
+    if (opt_.policy.intercepts() && !lo.preferences.is_null()) {
+        // WebRTC never passes interception: no UDP except through a proxy (and the page guard
+        // removes RTCPeerConnection, for TURN over TCP)
+        lo.extra_args.insert(lo.extra_args.begin(), "--webrtc-ip-handling-policy=disable_non_proxied_udp");
+        lo.preferences.merge_patch(json{{"webrtc", {{"ip_handling_policy", "disable_non_proxied_udp"}}}});
+    }
     if (opt_.transport_factory) {
         auto t = opt_.transport_factory();
         if (!t) return fail(t.error());
@@ -9718,6 +10163,21 @@ inline auto browser::ensure() -> result<void> {
     std::lock_guard lock(eng_->mu);
     eng_->current = (*t)->id;
     return {};
+}
+
+inline auto browser::release_flood_stops(const tab_ptr& t) -> void {
+    std::set<std::string> scripts, console;
+    {
+        std::lock_guard lock(eng_->mu);
+        scripts.swap(t->scripts_stopped);
+        console.swap(t->console_paused);
+        t->oversized_console = 0;
+    }
+    // each action starts with the page as it was; a page that floods again is stopped again
+    std::vector<std::future<result<json>>> wait;
+    for (const auto& sid : scripts) wait.push_back(eng_->conn.call_async("Emulation.setScriptExecutionDisabled", json{{"value", false}}, sid));
+    for (const auto& sid : console) wait.push_back(eng_->conn.call_async("Runtime.enable", json::object(), sid));
+    for (auto& f : wait) (void)f.get();
 }
 
 inline auto browser::take_notes(action_result& r) -> void {
@@ -9842,7 +10302,7 @@ inline auto browser::judge_socket(engine& e, const std::string& host, std::uint1
 inline auto browser::apply_policy() -> result<void> {
     const auto& P = opt_.policy;
     if (auto v = P.validate(); !v) return fail(v.error());
-    if (P.intercepts()) {
+    {  // always: the scheme rules (file:, chrome:, ...) hold for every request, origin lists or not
         auto f = call("", "Fetch.enable", json{{"patterns", json::array({json{{"urlPattern", "*"}, {"requestStage", "Request"}}})}});
         if (!f) return fail(errc::browser_launch, "request interception could not be enabled: " + f.error().message,
                             "The policy cannot be enforced with this browser.");
@@ -10088,6 +10548,7 @@ inline auto browser::on_event(engine& e, const cdp::event& ev) -> void {
     }
     tab_ptr t;
     std::string answer_session;
+    bool stop_script = false, pause_console = false;
     json answer;
     {
         std::lock_guard lock(e.mu);
@@ -10108,6 +10569,7 @@ inline auto browser::on_event(engine& e, const cdp::event& ev) -> void {
                 t->main_frame = id;
                 t->url = rec.url;
                 t->nav_committed = ++e.seq;
+                t->leaving = false;
                 if (detail::jstr(p, "type") == "BackForwardCacheRestore") t->lifecycle[rec.loader].insert("load");
             }
             refs_.frame_navigated(id, rec.loader);
@@ -10163,8 +10625,20 @@ inline auto browser::on_event(engine& e, const cdp::event& ev) -> void {
             answer = {{"accept", d.accepted}};
             if (d.type == "prompt" && d.accepted) answer["promptText"] = d.prompt_text;
             answer_session = ev.session_id;
-            if (t->dialogs.size() < std::max<std::size_t>(1, opt_.policy.max_dialogs_per_action)) t->dialogs.push_back(std::move(d));
-            else ++t->dialogs_dropped;
+            if (t->dialogs.size() < std::max<std::size_t>(1, opt_.policy.max_dialogs_per_action)) {
+                t->dialogs.push_back(std::move(d));
+            } else {
+                // a flood: the script raising them is stopped as the dialog is answered, and the
+                // page runs no script until the next action. A loop of 100,000 alerts would hold
+                // the page, and every call waiting on it, for minutes; a timer raising one every
+                // 4 ms would keep a navigation away from ever starting.
+                ++t->dialogs_dropped;
+                if (!t->leaving && t->scripts_stopped.insert(ev.session_id).second) {
+                    stop_script = true;
+                    t->flood_notes.push_back("the page raised more than " + std::to_string(opt_.policy.max_dialogs_per_action) +
+                                             " dialogs: its scripts were stopped until the next action");
+                }
+            }
         } else if (m == "Network.requestWillBeSent") {
             const std::string key = ev.session_id + "|" + detail::jstr(p, "requestId");
             const std::string type = detail::jstr(p, "type");
@@ -10213,6 +10687,15 @@ inline auto browser::on_event(engine& e, const cdp::event& ev) -> void {
                     break;
                 }
         } else if (m == "Runtime.consoleAPICalled") {
+            // oversized messages (the connection summarised them) in a flood: console events off
+            // for this session until the next action, so that the browser stops serialising them
+            if (p.contains("agentkit_oversized") && ++t->oversized_console > opt_.max_oversized_console &&
+                t->console_paused.insert(ev.session_id).second) {
+                pause_console = true;
+                t->flood_notes.push_back("the page logged more than " + std::to_string(opt_.max_oversized_console) +
+                                         " console messages over 256 KB: the script logging them was stopped and console "
+                                         "messages were paused until the next action");
+            }
             console_message c;
             c.level = detail::jstr(p, "type");
             c.text = detail::clip(detail::args_text(p.contains("args") ? p["args"] : json::array()), 2000);
@@ -10244,10 +10727,13 @@ inline auto browser::on_event(engine& e, const cdp::event& ev) -> void {
             const json rep = json::parse(detail::jstr(p, "payload"), nullptr, false);
             blocked_request b;
             b.url = detail::jstr(rep, "url");
-            b.rule = detail::jstr(rep, "rule");
             b.resource_type = "WebSocket";
             b.tab = t->id;
-            if (!b.url.empty() && opt_.policy.check(b.url)) record_blocked(e, std::move(b));  // only real refusals
+            // the page can call the binding: only a real refusal is recorded, with the policy's own rule
+            if (auto v = b.url.empty() ? std::nullopt : opt_.policy.check(b.url)) {
+                b.rule = v->rule;
+                record_blocked(e, std::move(b));
+            }
         } else if (m == "Inspector.targetCrashed") {
             if (page_session) t->crashed = true;
         } else {
@@ -10255,8 +10741,18 @@ inline auto browser::on_event(engine& e, const cdp::event& ev) -> void {
         }
     }
     e.cv.notify_all();
-    if (!answer_session.empty())
+    if (pause_console) {
+        // the loop logging them holds the renderer: only an interrupt reaches it
+        e.conn.call_async("Runtime.terminateExecution", json::object(), ev.session_id, [](result<json>) {});
+        e.conn.call_async("Runtime.disable", json::object(), ev.session_id, [](result<json>) {});
+    }
+    if (!answer_session.empty()) {
+        if (stop_script) {
+            e.conn.call_async("Emulation.setScriptExecutionDisabled", json{{"value", true}}, answer_session, [](result<json>) {});
+            e.conn.call_async("Runtime.terminateExecution", json::object(), answer_session, [](result<json>) {});
+        }
         e.conn.call_async("Page.handleJavaScriptDialog", answer, answer_session, [](result<json>) {});
+    }
 }
 
 inline auto browser::on_target_event(engine& e, const cdp::event& ev) -> void {
@@ -10711,6 +11207,7 @@ inline auto browser::navigate(std::string url) -> result<action_result> {
 
 inline auto browser::reload() -> result<action_result> {
     return act("reload", [&](const tab_ptr& t) -> result<void> {
+        release_flood_stops(t);  // the page runs again as it did (a flood is stopped again)
         auto r = call(t->session, "Page.reload", json{{"ignoreCache", false}});
         if (!r) return fail(r.error());
         return {};
@@ -10722,15 +11219,29 @@ inline auto browser::navigate_locked(const std::string& url) -> result<action_re
     if (!ct) return fail(ct.error());
     std::string loader;
     auto go = [&](const tab_ptr& t) -> result<void> {
-        bool looping = false;
+        bool looping = false, stopped = false;
         {
             std::lock_guard lock(eng_->mu);
             looping = std::exchange(t->looping, false);
+            stopped = !t->scripts_stopped.empty();
         }
-        // A page navigating itself in a loop would cancel this navigation with its next one:
-        // stop it on about:blank first (it commits at once and runs no script).
-        if (looping) (void)call(t->session, "Page.navigate", json{{"url", "about:blank"}}, opt_.navigation_timeout);
+        // A page navigating itself in a loop would cancel this navigation with its next one, and
+        // a page whose dialog flood was stopped would flood again once its scripts run: leave
+        // either on about:blank first (it commits at once and runs no script).
+        if (looping || stopped) (void)call(t->session, "Page.navigate", json{{"url", "about:blank"}}, opt_.navigation_timeout);
+        release_flood_stops(t);
+        const auto start = clock::now();
+        {
+            // the page being left may flood dialogs until the new one commits: they are answered,
+            // never stopped by a terminate that would cut its unload short
+            std::lock_guard lock(eng_->mu);
+            t->leaving = true;
+        }
         auto n = call(t->session, "Page.navigate", json{{"url", url}}, opt_.navigation_timeout);
+        {
+            std::lock_guard lock(eng_->mu);
+            t->leaving = false;
+        }
         if (!n) return fail(n.error());
         const std::string err = detail::jstr(*n, "errorText");
         if (err.find("BLOCKED_BY_CLIENT") != std::string::npos) {
@@ -10753,8 +11264,9 @@ inline auto browser::navigate_locked(const std::string& url) -> result<action_re
         loader = detail::jstr(*n, "loaderId");
         if (!loader.empty()) {
             wait_timer timer(wait_us_);
+            const auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - start);
             const bool loaded = wait_until([&] { return t->lifecycle[loader].count("load") != 0 || t->closed || t->crashed; },
-                                           opt_.navigation_timeout);
+                                           std::max(std::chrono::milliseconds(0), opt_.navigation_timeout - spent));
             if (!loaded && !eng_->conn.is_open()) return fail(crashed_error(error(errc::browser_crashed, "the browser died")));
         }
         return {};
@@ -11050,7 +11562,7 @@ inline auto browser::resolve(std::string_view ref) -> result<node_handle> {
     auto stale = [&](const std::string& why) {
         refs_.retire(ref);
         return fail(errc::ref_stale,
-                    "ref " + std::string(ref) + " (" + target->role + " \"" + target->name + "\") is stale: " + why,
+                    "ref " + std::string(ref) + " (" + target->role + " " + detail::page_quote(target->name) + ") is stale: " + why,
                     "Take a new snapshot and use the refs it shows.", json{{"ref", ref}});
     };
     {
@@ -11100,7 +11612,7 @@ inline auto browser::frame_offset(const tab_ptr& t, const std::string& session, 
 inline auto browser::visible_point(const node_handle& h, bool hit_test) -> result<std::pair<double, double>> {
     (void)call(h.session, "DOM.scrollIntoViewIfNeeded", json{{"backendNodeId", h.backend}});
     auto q = call(h.session, "DOM.getContentQuads", json{{"backendNodeId", h.backend}});
-    const std::string what = "ref " + h.ref + " (" + h.target.role + " \"" + h.target.name + "\")";
+    const std::string what = "ref " + h.ref + " (" + h.target.role + " " + detail::page_quote(h.target.name) + ")";
     if (!q) {
         if (q.error().is(errc::browser_crashed)) return fail(q.error());
         return fail(errc::element_not_visible, what + " is not visible (it has no layout box)",
@@ -11147,7 +11659,7 @@ inline auto browser::visible_point(const node_handle& h, bool hit_test) -> resul
                         node_handle hh = h;
                         hh.object_id = oid;
                         auto d = call_on(hh, detail::kDescribeScript, json::array());
-                        if (d && d->is_string()) cover = d->get<std::string>();
+                        if (d && d->is_string()) cover = detail::page_quote(d->get<std::string>());
                         if (auto cref = refs_.find(h.session, h.target.loader_id, hb)) cover += " [ref=" + *cref + "]";
                     }
                 }
@@ -11240,22 +11752,60 @@ inline auto browser::drag(std::string_view from_ref, std::string_view to_ref) ->
     });
 }
 
+inline auto browser::secret_target_check(std::string_view ref, const std::vector<std::string>& names) -> result<void> {
+    if (names.empty()) return {};
+    auto h = resolve(ref);
+    if (!h) return fail(h.error());
+    // the frame's security origin as the browser knows it (an about:blank or srcdoc frame has
+    // its parent's, a sandboxed one none), never what the page's scripts say
+    auto tree = call(h->session, "Page.getFrameTree");
+    if (!tree) return fail(tree.error());
+    std::string origin;
+    bool found = false;
+    std::vector<const json*> todo{&detail::jobj(*tree, "frameTree")};
+    for (int guard = 0; !todo.empty() && !found && guard < 10000; ++guard) {
+        const json* n = todo.back();
+        todo.pop_back();
+        const json& f = detail::jobj(*n, "frame");
+        if (detail::jstr(f, "id") == h->frame) {
+            origin = detail::jstr(f, "securityOrigin");
+            found = true;
+        }
+        if (const auto c = n->find("childFrames"); c != n->end() && c->is_array())
+            for (const auto& ch : *c) todo.push_back(&ch);
+    }
+    for (const auto& name : names) {
+        auto v = opt_.policy.check_secret_origin(name, found ? origin : std::string());
+        if (v)
+            return fail(errc::policy_blocked, "secret " + name + " is not typed into " + v->url + ": " + v->rule,
+                        "Type it only on the site it belongs to; ask the host to add this origin to the secret's origins if it does.",
+                        json{{"rule", v->rule}, {"origin", v->url}, {"secret", name}});
+    }
+    return {};
+}
+
 inline auto browser::type(std::string_view ref, std::string_view typed, type_options o) -> result<action_result> {
-    auto sub = opt_.policy.substitute(typed);
+    std::vector<std::string> used;
+    auto sub = opt_.policy.substitute(typed, &used);
     if (!sub) return fail(sub.error());
     const std::string& text = *sub;
-    return act("type into " + std::string(ref), [&](const tab_ptr&) -> result<void> { return type_ref(ref, text, o); });
+    return act("type into " + std::string(ref), [&](const tab_ptr&) -> result<void> {
+        if (auto c = secret_target_check(ref, used); !c) return fail(c.error());
+        return type_ref(ref, text, o);
+    });
 }
 
 inline auto browser::fill(const std::vector<fill_field>& fields, std::string_view submit_ref) -> result<action_result> {
     std::vector<std::string> texts;
+    std::vector<std::vector<std::string>> used(fields.size());
     texts.reserve(fields.size());
-    for (const auto& f : fields) {
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+        const auto& f = fields[i];
         if (f.kind == "checkbox" || f.kind == "radio" || f.kind == "combobox") {
             texts.push_back(f.value);
             continue;
         }
-        auto sub = opt_.policy.substitute(f.value);
+        auto sub = opt_.policy.substitute(f.value, &used[i]);
         if (!sub) return fail(sub.error());
         texts.push_back(std::move(*sub));
     }
@@ -11274,6 +11824,7 @@ inline auto browser::fill(const std::vector<fill_field>& fields, std::string_vie
                     return check_ref(f.ref, on);
                 }
                 if (f.kind == "combobox") return select_ref(f.ref, {f.value});
+                if (auto c = secret_target_check(f.ref, used[i]); !c) return fail(c.error());
                 return type_ref(f.ref, texts[i], {});
             };
             auto r = one();
@@ -11425,12 +11976,12 @@ inline auto browser::select_ref(std::string_view ref, const std::vector<std::str
                     "For a custom dropdown, click it and then click the option's ref.");
     if (err == "missing")
         return fail(errc::args_invalid, "no option " + (*r)["missing"].dump() + " in ref " + std::string(ref),
-                    "Available options: " + (*r)["available"].dump(), *r);
+                    "Available options: " + detail::escape_marks_json((*r)["available"]).dump(), detail::escape_marks_json(*r));
     if (err == "single")
-        return fail(errc::args_invalid, "ref " + std::string(ref) + " accepts only one option", "Pass one value.", *r);
+        return fail(errc::args_invalid, "ref " + std::string(ref) + " accepts only one option", "Pass one value.", detail::escape_marks_json(*r));
     if (err == "disabled")
         return fail(errc::tool_failed, "the select or an option is disabled", "Pick an enabled option.",
-                    json{{"disabled", true}, {"options", (*r)["disabled"]}});
+                    json{{"disabled", true}, {"options", detail::escape_marks_json((*r)["disabled"])}});
     return {};
 }
 
@@ -11551,12 +12102,30 @@ inline auto browser::main_loader(const tab_ptr& t) -> std::string {
     return f == t->frames.end() ? std::string() : f->second.loader;
 }
 
-inline auto browser::settle(const tab_ptr& t, std::uint64_t mark, std::vector<std::string>& notes) -> void {
+inline auto browser::settle(const tab_ptr& t, std::uint64_t mark, std::vector<std::string>& notes, clock::time_point deadline)
+    -> void {
     wait_timer timer(wait_us_);
     constexpr int rounds = 4;
     int nav_rounds = 0;
+    // one bound for the whole action, whatever the page does in each round
+    auto left = [&](std::chrono::milliseconds want) {
+        const auto rest = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
+        return std::max(std::chrono::milliseconds(0), std::min(want, rest));
+    };
+    auto out_of_time = [&] {
+        if (clock::now() < deadline) return false;
+        notes.push_back("stopped waiting for the page: the action's bound of " + std::to_string(opt_.navigation_timeout.count()) +
+                        " ms is used up");
+        return true;
+    };
     for (int round = 0; round < rounds; ++round) {
-        auto q = dom_quiet(t);
+        if (out_of_time()) return;
+        bool stopped = false;  // a flood stopped the page's scripts: nothing can change it, and nothing measures it
+        {
+            std::lock_guard lock(eng_->mu);
+            stopped = t->scripts_stopped.count(t->session) != 0;
+        }
+        auto q = stopped ? quiet_result::quiet : dom_quiet(t);
         if (q == quiet_result::failed) return;
         // the events Chromium sent before the answer (a navigation starting or finishing,
         // requests) may not have been dispatched yet: judge the state only once they have
@@ -11586,8 +12155,8 @@ inline auto browser::settle(const tab_ptr& t, std::uint64_t mark, std::vector<st
                     return t->nav_committed <= mark || t->lifecycle[main_loader(t)].count("load") != 0 ||
                            t->nav_stopped > t->nav_committed;
                 },
-                opt_.navigation_timeout);
-            if (!loaded && eng_->conn.is_open())
+                left(opt_.navigation_timeout));
+            if (!loaded && eng_->conn.is_open() && !out_of_time())
                 notes.push_back("the page was still loading after " + std::to_string(opt_.navigation_timeout.count()) + " ms");
             if (!eng_->conn.is_open()) return;
             if (++nav_rounds == rounds) {  // every round saw another navigation: a page that navigates in a loop
@@ -11610,7 +12179,7 @@ inline auto browser::settle(const tab_ptr& t, std::uint64_t mark, std::vector<st
                         if (s > mark) return false;
                     return true;
                 },
-                opt_.network_idle_timeout);
+                left(opt_.network_idle_timeout));
             if (!idle) {
                 if (eng_->conn.is_open())
                     notes.push_back("some requests the action started were still running after " +
@@ -11699,6 +12268,7 @@ auto browser::act_locked(std::string what, tab_ptr t, F&& f, bool expect_navigat
         t->dialogs.clear();
         t->opened.clear();
     }
+    if (!expect_navigation) release_flood_stops(t);  // a navigation leaves the stopped page first (navigate_locked)
     action_result out;
     out.action = std::move(what);
     out.from_url = std::move(out_from);
@@ -11708,7 +12278,12 @@ auto browser::act_locked(std::string what, tab_ptr t, F&& f, bool expect_navigat
         if (!eng_->conn.is_open() && !r.error().is(errc::browser_crashed)) return fail(crashed_error(r.error()));
         return fail(r.error());
     }
-    settle(t, mark, out.notes);
+    settle(t, mark, out.notes, t0 + opt_.navigation_timeout);
+    {
+        std::lock_guard lock(eng_->mu);
+        out.notes.insert(out.notes.end(), t->flood_notes.begin(), t->flood_notes.end());
+        t->flood_notes.clear();
+    }
     if (!eng_->conn.is_open()) {
         auto why = eng_->conn.failure();
         return fail(crashed_error(why.value_or(error(errc::browser_crashed, "the connection ended"))));
@@ -12532,6 +13107,8 @@ Options (Playwright MCP names where the meaning is the same):
   --blocked-origins LIST     semicolon-separated origins the browser may not reach
   --output-dir DIR           keep artifacts (screenshots, recordings, cut text) as files under DIR
   --secrets FILE             dotenv file of secrets: typed as {{secret:NAME}}, redacted from every output
+  --secret-origins NAME=LIST the origins (semicolon-separated) whose pages secret NAME may be typed
+                             into; elsewhere typing it is refused (repeatable)
   --browser NAME             chromium (the default), chrome, chrome-beta/-dev/-canary, msedge,
                              msedge-beta/-dev/-canary: the channel's binary when no --executable-path
   --no-sandbox               pass --no-sandbox to the browser (as root it always is)
@@ -12861,6 +13438,10 @@ inline result<void> load_policy(server_config& c, const std::string& path) {
             return fail(errc::args_invalid, path + ": secret " + name + " is also given by an earlier option, with another value");
         }
     }
+    for (const auto& [name, list] : before.secret_origins) {
+        auto& dst = merged.secret_origins[name];
+        dst.insert(dst.end(), list.begin(), list.end());
+    }
     for (auto [dir, given, key] : {std::tuple{&merged.downloads_dir, &before.downloads_dir, "downloadsDir"},
                                    std::tuple{&merged.uploads_dir, &before.uploads_dir, "uploadsDir"}}) {
         if (given->empty()) continue;
@@ -13055,11 +13636,14 @@ inline result<void> apply_config_file(server_config& c, const std::string& path)
         } else if (k == "secrets") {
             if (v.is_object()) {
                 for (auto it = v.begin(); it != v.end(); ++it) {
-                    if (!it.value().is_string()) {  // a secret that is not redacted is worse than no start
+                    if (!it.value().is_string() && !it.value().is_object()) {  // a secret that is not redacted is worse than no start
                         wrong("secrets." + it.key(), "a string");
                         continue;
                     }
-                    c.browser.policy.secrets[it.key()] = it.value().get<std::string>();
+                    if (auto one = browser_policy::read_secret(c.browser.policy, it.key(), it.value()); !one) {
+                        wrong("secrets." + it.key(), "a string or {\"value\": string, \"origins\": [origins]}");
+                        continue;
+                    }
                 }
             } else if (v.is_string()) {
                 if (auto s = load_secrets(c, v.get<std::string>()); !s) return fail(s.error());
@@ -13207,6 +13791,18 @@ inline result<command_line_outcome> parse_command_line(int argc, const char* con
             if (auto ok = c.browser.policy.validate(); !ok) {
                 return fail(errc::args_invalid, a + ": " + ok.error().message);
             }
+        } else if (a == "--secret-origins") {
+            auto v = value();
+            if (!v) return no_value();
+            const auto eq = v->find('=');
+            if (eq == std::string::npos || eq == 0)
+                return fail(errc::args_invalid, "--secret-origins " + *v + ": expected NAME=origin[;origin...]");
+            auto list = policy_detail::split_list(json(v->substr(eq + 1)));
+            if (list.empty()) return fail(errc::args_invalid, "--secret-origins " + *v + ": no origins after '='");
+            auto& dst = c.browser.policy.secret_origins[v->substr(0, eq)];
+            dst.insert(dst.end(), list.begin(), list.end());
+            for (const auto& o : list)
+                if (auto pat = policy_detail::parse_pattern(o); !pat) return fail(errc::args_invalid, a + ": " + pat.error().message);
         } else if (a == "--output-dir") {
             auto v = value();
             if (!v) return no_value();
@@ -13291,6 +13887,7 @@ inline result<void> finish_config(server_config& c) {
     }
     if (c.max_download_bytes) c.browser.policy.max_download_bytes = *c.max_download_bytes;
     if (c.max_downloads) c.browser.policy.max_downloads = *c.max_downloads;
+    if (auto p = c.browser.policy.validate(); !p) return fail(errc::args_invalid, p.error().message);  // e.g. --secret-origins of no secret
     if (!c.channel.empty() && c.browser.launch.executable.empty() && c.browser.cdp_endpoint.empty()) {
         const std::string exe = *channel_executable(c.channel);
         if (::access(exe.c_str(), X_OK) != 0) {
@@ -18079,7 +18676,8 @@ inline result<std::string> element_of(const std::optional<std::string>& ref, con
     return s;
 }
 
-/// Finish a call: cap the text (overflow to the store), count, report.
+/// Finish a call: redact every text block and the structured output (keys included), cap the
+/// text (overflow to the store), count, report.
 inline result<tool_output> finish(tool_state& st, std::string_view tool, std::chrono::steady_clock::time_point t0,
                                   const browser::counters& before, result<tool_output> r) {
     call_metrics m;
@@ -18098,7 +18696,9 @@ inline result<tool_output> finish(tool_state& st, std::string_view tool, std::ch
             if (ev.size() > 10) line += " and " + std::to_string(ev.size() - 10) + " more";
             r->add_text(line);
         }
+        if (r->structured) r->structured = st.b.policy().redact(std::move(*r->structured));
         for (auto& b : r->content) {
+            if (b.type == content_block::kind::structured) b.data = st.b.policy().redact(std::move(b.data));
             if (b.type != content_block::kind::text) continue;
             b.text = st.b.policy().redact(std::move(b.text));
             if (b.text.size() > st.options.max_result_chars) {
@@ -19395,7 +19995,8 @@ auto evaluate_tool(State& st) {
             }
             auto r = s->b.evaluate(a.function, ref);
             if (!r) return fail(r.error());
-            return tool_output::text(r->text);  // JSON text, or what the value is (undefined, a function, ...)
+            // JSON text, or what the value is (undefined, a function, ...): the page's data
+            return tool_output::text(detail::page_data(r->text, s->b.boundary()));
         },
         open_world | destructive);
 }
@@ -19458,7 +20059,10 @@ auto extract_tool(State& st) {
                 head = std::to_string((*r)["fields"].size() - (*r)["missing"].size()) + " of " +
                        std::to_string((*r)["fields"].size()) + " fields found";
             tool_output out = tool_output::text(detail::page_data(head + "\n" + r->dump(), s->b.boundary()));
-            out.structured = *r;
+            // structured output is page data too: no string in it can write a mark ("<<" is
+            // "< <", keys included), and "page_data": true says where it came from
+            out.structured = detail::escape_marks_json(*r);
+            (*out.structured)["page_data"] = true;
             return out;
         },
         reading_traits);
@@ -19583,9 +20187,10 @@ auto artifact_tool(State& st) {
                 o.add_image(sl->text, sl->ref.mime_type);
                 return o;
             }
-            std::string text = std::move(sl->text);
+            // what the store holds came from pages (snapshots, logs, cut results): marked as page data
+            std::string text = detail::page_data(sl->text, s->b.boundary());
             if (sl->next < sl->total)
-                text += "\n[" + std::to_string(sl->total - sl->next) + " more characters: offset " + std::to_string(sl->next) + "]";
+                text += "[" + std::to_string(sl->total - sl->next) + " more characters: offset " + std::to_string(sl->next) + "]";
             return tool_output::text(std::move(text));
         },
         read_only);
