@@ -4424,6 +4424,25 @@ inline constexpr const char* kExtractScript = R"JS(function(kind, schema, maxIte
 // stack when it is in use; this guard in every page and iframe refuses them first, with a clear
 // error in the page, by the same origin rules (patterns parsed in C++), and reports through a
 // binding. Alone it is partial: workers and the native constructor escape it.
+// Console arguments cut to 2,000 characters before the browser serialises them: a page logging
+// megabytes in a loop would otherwise hold the browser's DevTools pipe (and every call waiting
+// on it) for as long as it takes to send them all. Installed in every page and frame; a page
+// that fetches the native console from elsewhere is still bounded by the connection's summary
+// of oversized events and the stop after max_oversized_console of them.
+inline constexpr const char* kConsoleClipScript = R"JS((() => {
+  const c = globalThis.console;
+  if (!c || c.__agentkitClipped) return;
+  const max = 2000;
+  const clip = (v) => typeof v === 'string' && v.length > max ? v.slice(0, max) + '… (' + v.length + ' characters)' : v;
+  for (const k of ['log', 'info', 'warn', 'error', 'debug', 'trace', 'dir', 'dirxml', 'table', 'assert', 'group', 'groupCollapsed', 'timeLog']) {
+    const f = c[k];
+    if (typeof f !== 'function') continue;
+    const w = {[k](...a) { return f.apply(this, a.map(clip)); }}[k];
+    try { Object.defineProperty(c, k, {value: w, writable: true, configurable: true, enumerable: true}); } catch (e) {}
+  }
+  try { Object.defineProperty(c, '__agentkitClipped', {value: true}); } catch (e) {}
+})())JS";
+
 inline constexpr const char* kSocketGuardScript = R"JS((() => {
   const rules = __AGENTKIT_RULES__;
   // WebRTC and WebTransport never pass request interception (WebRTC's UDP is off outside a
@@ -9816,7 +9835,8 @@ private:
 
     std::string socket_guard_source() const;
 
-    // Per-session layers of the policy (pages and out-of-process frames): the WebSocket guard.
+    // Per-session layers (pages and out-of-process frames): the console clip always; with origin
+    // lists the WebSocket and WebRTC guard.
     void install_session_policy(engine& e, const std::string& sid, std::vector<std::future<result<json>>>* wait);
 
     void record_blocked(engine& e, blocked_request b);  // engine mutex held
@@ -10365,6 +10385,8 @@ inline auto browser::socket_guard_source() const -> std::string {
 }
 
 inline auto browser::install_session_policy(engine& e, const std::string& sid, std::vector<std::future<result<json>>>* wait) -> void {
+    auto c = e.conn.call_async("Page.addScriptToEvaluateOnNewDocument", json{{"source", detail::kConsoleClipScript}, {"runImmediately", true}}, sid);
+    if (wait) wait->push_back(std::move(c));
     if (!opt_.policy.intercepts()) return;
     auto b = e.conn.call_async("Runtime.addBinding", json{{"name", "__agentkitBlocked"}}, sid);
     auto g = e.conn.call_async("Page.addScriptToEvaluateOnNewDocument", json{{"source", socket_guard_source()}, {"runImmediately", true}}, sid);
@@ -10700,9 +10722,14 @@ inline auto browser::on_event(engine& e, const cdp::event& ev) -> void {
             c.level = detail::jstr(p, "type");
             c.text = detail::clip(detail::args_text(p.contains("args") ? p["args"] : json::array()), 2000);
             const json& st = detail::jobj(p, "stackTrace");
-            if (st.contains("callFrames") && st["callFrames"].is_array() && !st["callFrames"].empty()) {
-                c.url = detail::jstr(st["callFrames"][0], "url");
-                c.line = static_cast<int>(detail::jint(st["callFrames"][0], "lineNumber")) + 1;
+            if (st.contains("callFrames") && st["callFrames"].is_array()) {
+                // the first frame of the page's own (the console clip's frame has no URL)
+                for (const auto& fr : st["callFrames"]) {
+                    if (!fr.is_object() || detail::jstr(fr, "url").empty()) continue;
+                    c.url = detail::jstr(fr, "url");
+                    c.line = static_cast<int>(detail::jint(fr, "lineNumber")) + 1;
+                    break;
+                }
             }
             t->console.push_back(std::move(c));
             while (t->console.size() > opt_.console_capacity) {
@@ -20187,10 +20214,11 @@ auto artifact_tool(State& st) {
                 o.add_image(sl->text, sl->ref.mime_type);
                 return o;
             }
-            // what the store holds came from pages (snapshots, logs, cut results): marked as page data
-            std::string text = detail::page_data(sl->text, s->b.boundary());
+            // what the store holds came from pages (snapshots, logs, cut results): escaped, so it
+            // cannot write a mark, and otherwise exactly as stored (offsets count the stored text)
+            std::string text = detail::escape_marks(sl->text);
             if (sl->next < sl->total)
-                text += "[" + std::to_string(sl->total - sl->next) + " more characters: offset " + std::to_string(sl->next) + "]";
+                text += "\n[" + std::to_string(sl->total - sl->next) + " more characters: offset " + std::to_string(sl->next) + "]";
             return tool_output::text(std::move(text));
         },
         read_only);

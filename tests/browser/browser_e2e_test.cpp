@@ -1343,8 +1343,8 @@ struct chromedriver {
 TEST(BrowserWebDriver, ASessionFromAWebDriverEndpointIsDrivenUnderThePolicyAndDeletedOnClose) {
     chromedriver driver;
     if (!driver.up()) GTEST_SKIP() << "no chromedriver (Debian: chromium-driver)";
-    http_server a;
-    const std::string other = "http://localhost:" + std::to_string(a.port());  // another origin, refused
+    http_server a, b_server;
+    const std::string other = b_server.origin();  // another origin, refused
     a.route("/", http_response::html(page("Remote", "<h1>Driven through WebDriver</h1><button>Go</button><img src=\"" + other + "/pixel.png\">")));
     br::browser_options o;
     o.webdriver.url = driver.url();

@@ -2035,7 +2035,10 @@ TEST(SecurityE2E, HugeConsoleMessagesAreBoundedAndTheNextCallsStayFast) {
         std::size_t bytes = 0;
         for (const auto& c : *cons) bytes += c.text.size();
         ASSERT_FALSE(cons->empty()) << path;
-        EXPECT_NE(cons->back().text.find("cut before reading"), std::string::npos) << cons->back().text.substr(0, 200);
+        // cut in the page before the browser serialised it, or by the connection before parsing
+        const std::string& last = cons->back().text;
+        EXPECT_TRUE(last.find(" characters)") != std::string::npos || last.find("cut before reading") != std::string::npos)
+            << last.substr(0, 200);
         EXPECT_LE(cons->size(), o.console_capacity);
         EXPECT_LE(bytes, o.console_capacity * 2200) << path;  // each message is cut to ~2,000 bytes
         // the next calls are as fast as ever

@@ -28,9 +28,9 @@ std::string page(const std::string& title, const std::string& body) {
 
 TEST(SharedBrowser, BlockedRequestsOfOneSessionAreNotReportedToAnother) {
     if (!have_chromium()) GTEST_SKIP() << "no Chromium";
-    http_server server;
-    // another origin than the allowed one (localhost is not 127.0.0.1): refused by both policies
-    const std::string other = "http://localhost:" + std::to_string(server.port());
+    http_server server, elsewhere;
+    // another origin than the allowed one: refused by both policies
+    const std::string other = elsewhere.origin();
     server.route("/a", http_response::html(page("A", "<button onclick=\"document.body.append('clicked')\">Go</button>")));
     server.route("/b", http_response::html(page("B", "<p>b</p><img src=\"" + other + "/private-of-b.png\">")));
     auto chromium = ak::cdp::websocket_transport::launch({});
@@ -55,8 +55,9 @@ TEST(SharedBrowser, BlockedRequestsOfOneSessionAreNotReportedToAnother) {
 
 TEST(SharedBrowser, OneSessionsPolicyDoesNotGovernAnotherSessionsPages) {
     if (!have_chromium()) GTEST_SKIP() << "no Chromium";
-    http_server server;
+    http_server server, elsewhere;
     server.route("/p", http_response::html(page("Plain", "<p>plain</p>")));
+    elsewhere.route("/p", http_response::html(page("Plain", "<p>plain</p>")));
     auto chromium = ak::cdp::websocket_transport::launch({});
     ASSERT_TRUE(chromium) << chromium.error().to_text();
     const std::string endpoint = "http://127.0.0.1:" + std::to_string(chromium->port());
@@ -65,16 +66,16 @@ TEST(SharedBrowser, OneSessionsPolicyDoesNotGovernAnotherSessionsPages) {
     strict.policy.allowed_origins = {server.origin()};
     br::browser a(strict);
     ASSERT_TRUE(a.navigate(server.url("/p")));
-    // B has no origin lists: localhost (another origin than A's allowed 127.0.0.1) is B's to open
+    // B has no origin lists: another origin than A's allowed one is B's to open
     br::browser_options open;
     open.cdp_endpoint = endpoint;
     br::browser b(open);
-    auto nb = b.navigate("http://localhost:" + std::to_string(server.port()) + "/p");
+    auto nb = b.navigate(elsewhere.url("/p"));
     ASSERT_TRUE(nb) << nb.error().to_text();
     EXPECT_EQ(nb->title, "Plain") << nb->to_text();
-    for (const auto& r : a.blocked_requests()) EXPECT_EQ(r.url.find("localhost"), std::string::npos) << r.url;
+    for (const auto& r : a.blocked_requests()) EXPECT_EQ(r.url.find(elsewhere.origin()), std::string::npos) << r.url;
     // and A still enforces its own policy on its own pages
-    auto na = a.navigate("http://localhost:" + std::to_string(server.port()) + "/p");
+    auto na = a.navigate(elsewhere.url("/p"));
     ASSERT_FALSE(na);
     EXPECT_TRUE(na.error().is(ak::errc::policy_blocked)) << na.error().to_text();
 }

@@ -371,7 +371,8 @@ private:
 
     std::string socket_guard_source() const;
 
-    // Per-session layers of the policy (pages and out-of-process frames): the WebSocket guard.
+    // Per-session layers (pages and out-of-process frames): the console clip always; with origin
+    // lists the WebSocket and WebRTC guard.
     void install_session_policy(engine& e, const std::string& sid, std::vector<std::future<result<json>>>* wait);
 
     void record_blocked(engine& e, blocked_request b);  // engine mutex held

@@ -258,6 +258,25 @@ inline constexpr const char* kExtractScript = R"JS(function(kind, schema, maxIte
 // stack when it is in use; this guard in every page and iframe refuses them first, with a clear
 // error in the page, by the same origin rules (patterns parsed in C++), and reports through a
 // binding. Alone it is partial: workers and the native constructor escape it.
+// Console arguments cut to 2,000 characters before the browser serialises them: a page logging
+// megabytes in a loop would otherwise hold the browser's DevTools pipe (and every call waiting
+// on it) for as long as it takes to send them all. Installed in every page and frame; a page
+// that fetches the native console from elsewhere is still bounded by the connection's summary
+// of oversized events and the stop after max_oversized_console of them.
+inline constexpr const char* kConsoleClipScript = R"JS((() => {
+  const c = globalThis.console;
+  if (!c || c.__agentkitClipped) return;
+  const max = 2000;
+  const clip = (v) => typeof v === 'string' && v.length > max ? v.slice(0, max) + '… (' + v.length + ' characters)' : v;
+  for (const k of ['log', 'info', 'warn', 'error', 'debug', 'trace', 'dir', 'dirxml', 'table', 'assert', 'group', 'groupCollapsed', 'timeLog']) {
+    const f = c[k];
+    if (typeof f !== 'function') continue;
+    const w = {[k](...a) { return f.apply(this, a.map(clip)); }}[k];
+    try { Object.defineProperty(c, k, {value: w, writable: true, configurable: true, enumerable: true}); } catch (e) {}
+  }
+  try { Object.defineProperty(c, '__agentkitClipped', {value: true}); } catch (e) {}
+})())JS";
+
 inline constexpr const char* kSocketGuardScript = R"JS((() => {
   const rules = __AGENTKIT_RULES__;
   // WebRTC and WebTransport never pass request interception (WebRTC's UDP is off outside a

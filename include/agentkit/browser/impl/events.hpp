@@ -313,9 +313,14 @@ inline auto browser::on_event(engine& e, const cdp::event& ev) -> void {
             c.level = detail::jstr(p, "type");
             c.text = detail::clip(detail::args_text(p.contains("args") ? p["args"] : json::array()), 2000);
             const json& st = detail::jobj(p, "stackTrace");
-            if (st.contains("callFrames") && st["callFrames"].is_array() && !st["callFrames"].empty()) {
-                c.url = detail::jstr(st["callFrames"][0], "url");
-                c.line = static_cast<int>(detail::jint(st["callFrames"][0], "lineNumber")) + 1;
+            if (st.contains("callFrames") && st["callFrames"].is_array()) {
+                // the first frame of the page's own (the console clip's frame has no URL)
+                for (const auto& fr : st["callFrames"]) {
+                    if (!fr.is_object() || detail::jstr(fr, "url").empty()) continue;
+                    c.url = detail::jstr(fr, "url");
+                    c.line = static_cast<int>(detail::jint(fr, "lineNumber")) + 1;
+                    break;
+                }
             }
             t->console.push_back(std::move(c));
             while (t->console.size() > opt_.console_capacity) {

@@ -47,10 +47,11 @@ auto artifact_tool(State& st) {
                 o.add_image(sl->text, sl->ref.mime_type);
                 return o;
             }
-            // what the store holds came from pages (snapshots, logs, cut results): marked as page data
-            std::string text = detail::page_data(sl->text, s->b.boundary());
+            // what the store holds came from pages (snapshots, logs, cut results): escaped, so it
+            // cannot write a mark, and otherwise exactly as stored (offsets count the stored text)
+            std::string text = detail::escape_marks(sl->text);
             if (sl->next < sl->total)
-                text += "[" + std::to_string(sl->total - sl->next) + " more characters: offset " + std::to_string(sl->next) + "]";
+                text += "\n[" + std::to_string(sl->total - sl->next) + " more characters: offset " + std::to_string(sl->next) + "]";
             return tool_output::text(std::move(text));
         },
         read_only);
