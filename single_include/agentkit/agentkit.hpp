@@ -4424,7 +4424,8 @@ inline constexpr const char* kExtractScript = R"JS(function(kind, schema, maxIte
 // stack when it is in use; this guard in every page and iframe refuses them first, with a clear
 // error in the page, by the same origin rules (patterns parsed in C++), and reports through a
 // binding. Alone it is partial: workers and the native constructor escape it.
-// Console arguments cut to 2,000 characters before the browser serialises them: a page logging
+// Console arguments cut to 1,000 characters before the browser serialises them (the console
+// buffer keeps 2,000 per message, so the note saying the size stays): a page logging
 // megabytes in a loop would otherwise hold the browser's DevTools pipe (and every call waiting
 // on it) for as long as it takes to send them all. Installed in every page and frame; a page
 // that fetches the native console from elsewhere is still bounded by the connection's summary
@@ -4432,7 +4433,7 @@ inline constexpr const char* kExtractScript = R"JS(function(kind, schema, maxIte
 inline constexpr const char* kConsoleClipScript = R"JS((() => {
   const c = globalThis.console;
   if (!c || c.__agentkitClipped) return;
-  const max = 2000;
+  const max = 1000;
   const clip = (v) => typeof v === 'string' && v.length > max ? v.slice(0, max) + '… (' + v.length + ' characters)' : v;
   for (const k of ['log', 'info', 'warn', 'error', 'debug', 'trace', 'dir', 'dirxml', 'table', 'assert', 'group', 'groupCollapsed', 'timeLog']) {
     const f = c[k];
