@@ -195,3 +195,104 @@ TEST(Error, JsonRoundTripAndText) {
     EXPECT_EQ(e.to_text(), "error[ref.stale]: ref e12 is gone Hint: Take a new snapshot.");
     EXPECT_EQ(ak::error::from_json(json(3)).code, ak::errc::internal);
 }
+
+// ---- defaults: a default member initializer makes a field optional (core/serialize.hpp) --------
+namespace {
+enum class shade { light, dark, neon };
+struct order_args {
+    std::string item;                                  // required: no initializer
+    int quantity = 1;                                  // optional, default 1
+    std::string unit = "kg";                           // optional, default "kg"
+    bool gift_wrap = true;                             // optional, default true
+    shade tone = shade::dark;                          // optional, default "dark"
+    std::vector<std::string> tags{"new"};              // optional, default ["new"]
+    ak_test::point origin{5, 6};                       // optional, default {"x":5,"y":6}
+    int rush = 0;                                      // zero: cannot be told from none, required
+    int retries = 0;                                   // default_value applies 3
+    static constexpr auto agentkit_fields() {
+        namespace ak = agentkit;
+        return ak::fields(AGENTKIT_FIELD(order_args, item, "What to order"),
+                          AGENTKIT_FIELD(order_args, quantity, "How many", ak::range(1, 10)),
+                          AGENTKIT_FIELD(order_args, unit, "Unit"), AGENTKIT_FIELD(order_args, gift_wrap, "Wrap it"),
+                          AGENTKIT_FIELD(order_args, tone, "Tone"), AGENTKIT_FIELD(order_args, tags, "Tags"),
+                          AGENTKIT_FIELD(order_args, origin, "Origin"), AGENTKIT_FIELD(order_args, rush, "Rush level"),
+                          AGENTKIT_FIELD(order_args, retries, "Retries", ak::default_value(3)));
+    }
+};
+}  // namespace
+AGENTKIT_ENUM(shade, light, dark, neon);
+
+TEST(Defaults, InitializersMakeFieldsOptionalWithTheirDefaultInTheSchema) {
+    const json& s = ak::schema_of<order_args>();
+    EXPECT_EQ(s["required"], json::array({"item", "rush"})) << s.dump();
+    EXPECT_EQ(s["properties"]["quantity"]["default"], 1);
+    EXPECT_EQ(s["properties"]["unit"]["default"], "kg");
+    EXPECT_EQ(s["properties"]["gift_wrap"]["default"], true);
+    EXPECT_EQ(s["properties"]["tone"]["default"], "dark");
+    EXPECT_EQ(s["properties"]["tags"]["default"], json::array({"new"}));
+    EXPECT_EQ(s["properties"]["origin"]["default"], (json{{"x", 5}, {"y", 6}}));
+    EXPECT_EQ(s["properties"]["retries"]["default"], 3);
+    EXPECT_FALSE(s["properties"]["item"].contains("default"));
+    EXPECT_FALSE(s["properties"]["rush"].contains("default"));
+}
+
+TEST(Defaults, AbsentOrNullFieldsTakeTheirDefault) {
+    for (const json& j : {json{{"item", "tea"}, {"rush", 2}},
+                          json{{"item", "tea"}, {"rush", 2}, {"quantity", nullptr}, {"tone", nullptr}, {"retries", nullptr}}}) {
+        auto r = ak::parse_as<order_args>(j);
+        ASSERT_TRUE(r.has_value()) << r.error().to_text();
+        EXPECT_EQ(r->quantity, 1);
+        EXPECT_EQ(r->unit, "kg");
+        EXPECT_TRUE(r->gift_wrap);
+        EXPECT_EQ(r->tone, shade::dark);
+        EXPECT_EQ(r->tags, std::vector<std::string>{"new"});
+        EXPECT_EQ(r->origin.x, 5);
+        EXPECT_EQ(r->retries, 3);  // default_value is applied, not only shown
+        EXPECT_EQ(r->rush, 2);
+    }
+    // given values win; the required ones are still required
+    auto given = ak::parse_as<order_args>(json{{"item", "tea"}, {"rush", 0}, {"quantity", 4}, {"gift_wrap", false}});
+    ASSERT_TRUE(given.has_value());
+    EXPECT_EQ(given->quantity, 4);
+    EXPECT_FALSE(given->gift_wrap);
+    auto missing = ak::parse_as<order_args>(json{{"quantity", 2}});
+    ASSERT_FALSE(missing.has_value());
+    EXPECT_EQ(problem_paths(missing.error()), (std::vector<std::string>{"/item", "/rush"})) << missing.error().message;
+    // a default still has to pass the field's constraints when given
+    auto bad = ak::parse_as<order_args>(json{{"item", "tea"}, {"rush", 1}, {"quantity", 11}});
+    ASSERT_FALSE(bad.has_value());
+    EXPECT_EQ(problem_paths(bad.error()), std::vector<std::string>{"/quantity"});
+}
+
+TEST(Defaults, StrictExportMakesDefaultedFieldsNullableAndNullTakesTheDefault) {
+    ak::toolbox box{ak::tool<"order">("Order something.", [](const order_args& a) { return std::to_string(a.quantity); })};
+    const json tools = ak::export_tools(box.infos(), ak::dialect::openai_chat);
+    const json& params = tools[0]["function"]["parameters"];
+    EXPECT_EQ(params["required"].size(), params["properties"].size()) << params.dump();
+    EXPECT_EQ(params["properties"]["quantity"]["type"], json::array({"integer", "null"})) << params.dump();
+    auto r = box.call("order", json{{"item", "tea"}, {"rush", 0}, {"quantity", nullptr}, {"unit", nullptr},
+                                    {"gift_wrap", nullptr}, {"tone", nullptr}, {"tags", nullptr}, {"origin", nullptr},
+                                    {"retries", nullptr}});
+    ASSERT_TRUE(r.has_value()) << r.error().to_text();
+    EXPECT_EQ(r->joined_text(), "1");
+}
+
+// AGENTKIT_ENUM in the enum's own namespace (and at global scope: test_types.hpp, shade above)
+namespace shop {
+enum class size { small, medium, large };
+AGENTKIT_ENUM(size, small, medium, large);
+struct shirt_args {
+    size fit = size::medium;
+    static constexpr auto agentkit_fields() { return agentkit::fields(AGENTKIT_FIELD(shirt_args, fit, "Fit")); }
+};
+}  // namespace shop
+
+TEST(Describe, EnumNamesDeclaredInsideTheEnumsNamespace) {
+    const json& s = ak::schema_of<shop::shirt_args>();
+    EXPECT_EQ(s["properties"]["fit"]["enum"], json::array({"small", "medium", "large"}));
+    EXPECT_EQ(s["properties"]["fit"]["default"], "medium");
+    EXPECT_EQ(ak::enum_to_string(shop::size::large), "large");
+    auto r = ak::parse_as<shop::shirt_args>(json{{"fit", "small"}});
+    ASSERT_TRUE(r.has_value());
+    EXPECT_EQ(r->fit, shop::size::small);
+}

@@ -35,6 +35,10 @@
 #include <utility>
 #include <vector>
 
+/// Makes the global namespace an associated namespace of agentkit::enum_tag, so that an
+/// AGENTKIT_ENUM written at global scope is found as well as one in the enum's namespace.
+struct agentkit_enum_anchor {};
+
 namespace agentkit {
 
 // ---------------------------------------------------------------------------------------------
@@ -91,7 +95,7 @@ template <class... S>
 [[nodiscard]] constexpr constraint::one_of_t<sizeof...(S)> one_of(const S&... values) noexcept {
     return {{std::string_view(values)...}};
 }
-/// A default shown in the schema (the C++ default member initializer is what applies).
+/// The field's default: shown in the schema and applied when an argument leaves the field out.
 [[nodiscard]] constexpr constraint::default_t default_value(bool v) noexcept {
     return {constraint::default_t::kind::boolean, v, 0, 0, {}};
 }
@@ -169,11 +173,35 @@ struct describe {};
 template <class E>
 struct enum_names {};
 
+/// The argument by which AGENTKIT_ENUM's `agentkit_enum_names(enum_tag<E>)` is found (by
+/// argument-dependent lookup: in the enum's namespace or at global scope).
+template <class E, class Anchor = ::agentkit_enum_anchor>
+struct enum_tag {};
+
 template <class T>
 concept described = std::is_class_v<T> && (requires { describe<T>::fields(); } || requires { T::agentkit_fields(); });
 
+namespace detail {
+void agentkit_enum_names() = delete;  // found names are AGENTKIT_ENUM's, by argument-dependent lookup
 template <class E>
-concept named_enum = std::is_enum_v<E> && requires { enum_names<E>::values; };
+concept enum_names_by_macro = requires { agentkit_enum_names(enum_tag<E>{}); };
+template <class E>
+concept enum_names_specialised = requires { enum_names<E>::values; };
+template <class E>
+constexpr auto enum_table() {
+    if constexpr (enum_names_specialised<E>)
+        return enum_names<E>::values;
+    else
+        return agentkit_enum_names(enum_tag<E>{});
+}
+}  // namespace detail
+
+template <class E>
+concept named_enum = std::is_enum_v<E> && (detail::enum_names_specialised<E> || detail::enum_names_by_macro<E>);
+
+/// An enum's (value, JSON name) pairs, from AGENTKIT_ENUM or an enum_names specialisation.
+template <named_enum E>
+inline constexpr auto enum_values = detail::enum_table<E>();
 
 /// The fields tuple of a described type.
 template <described T>
@@ -187,7 +215,7 @@ template <described T>
 /// The JSON name of an enumerator, or empty when it has none.
 template <named_enum E>
 [[nodiscard]] constexpr std::string_view enum_to_string(E v) noexcept {
-    for (const auto& [value, name] : enum_names<E>::values)
+    for (const auto& [value, name] : enum_values<E>)
         if (value == v) return name;
     return {};
 }
@@ -195,7 +223,7 @@ template <named_enum E>
 /// The enumerator with that JSON name.
 template <named_enum E>
 [[nodiscard]] constexpr std::optional<E> enum_from_string(std::string_view s) noexcept {
-    for (const auto& [value, name] : enum_names<E>::values)
+    for (const auto& [value, name] : enum_values<E>)
         if (name == s) return value;
     return std::nullopt;
 }
@@ -236,7 +264,9 @@ constexpr bool is_supported() {
 template <class C>
 inline constexpr bool is_default_v = std::is_same_v<C, constraint::default_t>;
 
-/// A field is required unless it is std::optional or has a default_value.
+/// False when a field is optional by its declaration: std::optional, or a default_value. A
+/// field this says true of is still optional when its default member initializer gives it a
+/// value (the whole rule: core/serialize.hpp, field_defaults).
 template <class F>
 constexpr bool field_required() {
     using M = typename F::member_type;
@@ -255,8 +285,8 @@ template <class T>
 constexpr void require_describable() {
     if constexpr (std::is_enum_v<T>) {
         static_assert(named_enum<T>,
-                      "agentkit: this enum has no JSON names: use AGENTKIT_ENUM(Enum, a, b, ...) or specialise "
-                      "agentkit::enum_names<Enum>");
+                      "agentkit: this enum has no JSON names: write AGENTKIT_ENUM(Enum, a, b, ...) in the enum's "
+                      "own namespace (or at global scope), or specialise agentkit::enum_names<Enum>");
     } else if constexpr (std::is_class_v<T> && !std::is_same_v<T, std::string> && !std::is_same_v<T, json> &&
                          !detail::is_optional<T>::value && !detail::is_vector<T>::value &&
                          !detail::is_string_map<T>::value) {
@@ -318,11 +348,13 @@ constexpr void require_describable() {
 #define AGENTKIT_DETAIL_CAT2(a, b) a##b
 #define AGENTKIT_DETAIL_CAT(a, b) AGENTKIT_DETAIL_CAT2(a, b)
 
-/// Give an enum JSON names equal to its enumerators' names. Use at namespace scope (global or
-/// any namespace): `AGENTKIT_ENUM(my::color, red, green, blue);`
+/// Give an enum JSON names equal to its enumerators' names. Write it in the enum's own
+/// namespace (`namespace shop { enum class size { s, m, l }; AGENTKIT_ENUM(size, s, m, l); }`) or at
+/// global scope (`AGENTKIT_ENUM(shop::size, s, m, l);`); it declares a constexpr function found by
+/// argument-dependent lookup, so it is not usable inside a class or in an unrelated namespace.
 #define AGENTKIT_ENUM(Enum, ...)                                                                                   \
-    template <>                                                                                                    \
-    struct agentkit::enum_names<Enum> {                                                                            \
-        static constexpr std::array values{                                                                        \
+    [[maybe_unused]] constexpr auto agentkit_enum_names(::agentkit::enum_tag<Enum>) noexcept {                    \
+        return std::array{                                                                                         \
             AGENTKIT_DETAIL_EXPAND(AGENTKIT_DETAIL_CAT(AGENTKIT_DETAIL_FE_, AGENTKIT_DETAIL_NARGS(__VA_ARGS__))(Enum, __VA_ARGS__))}; \
-    }
+    }                                                                                                              \
+    static_assert(true, "AGENTKIT_ENUM")

@@ -37,6 +37,7 @@ inline constexpr std::string_view protocol_error = "protocol.error";    ///< pee
 inline constexpr std::string_view transport_closed = "transport.closed";///< the connection is gone
 inline constexpr std::string_view transport_io = "transport.io";        ///< an I/O error on the transport
 inline constexpr std::string_view timeout = "timeout";                  ///< an operation ran out of time
+inline constexpr std::string_view cancelled = "cancelled";              ///< the caller cancelled an operation (a stop token, cancel())
 inline constexpr std::string_view cdp_error = "cdp.error";              ///< the browser answered with an error
 // browser
 inline constexpr std::string_view browser_launch = "browser.launch";    ///< the browser could not be started

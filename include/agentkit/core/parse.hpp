@@ -1,10 +1,11 @@
 // agentkit/core/parse.hpp — parse and validate JSON into described types, reporting every problem
-// with its JSON Pointer path; and serialize described types back to JSON.
+// with its JSON Pointer path (writing them back: core/serialize.hpp).
 #pragma once
 
 #include <agentkit/core/describe.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
+#include <agentkit/core/serialize.hpp>
 #include <agentkit/core/strings.hpp>
 
 #include <cmath>
@@ -354,7 +355,7 @@ void check_all(const V& v, const std::tuple<Cs...>& cs, const path_seg* p, probl
     check_all(v, cs, p, ps, std::index_sequence_for<Cs...>{});
 }
 
-template <class T, class F>
+template <std::size_t I, class T, class F>
 bool read_field(const json& j, T& out, const F& f, const path_seg* p, problems& ps, std::size_t& found) {
     using M = typename F::member_type;
     path_seg seg{p, f.name, 0, false};
@@ -364,11 +365,16 @@ bool read_field(const json& j, T& out, const F& f, const path_seg* p, problems& 
         if constexpr (is_optional<M>::value) {
             (out.*(f.ptr)).reset();
             return true;
-        } else if constexpr (!field_required<F>()) {
-            return true;  // keep the C++ default member initializer
         } else {
-            ps.add(&seg, it == j.end() ? "missing required property" : "expected a value, got null");
-            return false;
+            // the field's default (core/serialize.hpp): default_value(v) applies v; a default
+            // member initializer is already in `out`
+            const json& d = field_defaults<T>()[I];
+            if (d.is_null()) {
+                ps.add(&seg, it == j.end() ? "missing required property" : "expected a value, got null");
+                return false;
+            }
+            if constexpr (!field_required<F>()) return read(d, out.*(f.ptr), &seg, ps);
+            return true;
         }
     }
     if constexpr (is_optional<M>::value) {
@@ -401,7 +407,7 @@ bool read_fields(const json& j, T& out, const Tuple& fs, const path_seg* p, prob
     (void)ps;
     (void)found;
     bool ok = true;
-    ((ok = read_field(j, out, std::get<I>(fs), p, ps, found) && ok), ...);
+    ((ok = read_field<I>(j, out, std::get<I>(fs), p, ps, found) && ok), ...);
     return ok;
 }
 
@@ -469,7 +475,7 @@ bool read(const json& j, T& out, const path_seg* p, problems& ps) {
             }
         }
         std::vector<std::string_view> names;
-        for (const auto& [value, name] : enum_names<T>::values) names.push_back(name);
+        for (const auto& [value, name] : enum_values<T>) names.push_back(name);
         ps.add(p, "must be one of: " + join(names, ", ") + "; " + got(j));
         return false;
     } else if constexpr (is_optional<T>::value) {
@@ -517,44 +523,6 @@ bool read(const json& j, T& out, const path_seg* p, problems& ps) {
     }
 }
 
-// ---- writers -------------------------------------------------------------------------------
-template <class T>
-json write(const T& v) {
-    if constexpr (std::is_same_v<T, bool> || is_integer_v<T> || std::is_floating_point_v<T> ||
-                  std::is_same_v<T, std::string> || std::is_same_v<T, json>) {
-        return json(v);
-    } else if constexpr (std::is_enum_v<T>) {
-        return json(std::string(enum_to_string(v)));
-    } else if constexpr (is_optional<T>::value) {
-        return v ? write(*v) : json(nullptr);
-    } else if constexpr (is_vector<T>::value) {
-        json a = json::array();
-        for (const auto& e : v) a.push_back(write(e));
-        return a;
-    } else if constexpr (is_string_map<T>::value) {
-        json o = json::object();
-        for (const auto& [k, e] : v) o[k] = write(e);
-        return o;
-    } else {
-        require_describable<T>();
-        json o = json::object();
-        std::apply(
-            [&](const auto&... f) {
-                (
-                    [&] {
-                        const auto& m = v.*(f.ptr);
-                        if constexpr (is_optional<std::decay_t<decltype(m)>>::value) {
-                            if (!m) return;
-                        }
-                        o[std::string(f.name)] = write(m);
-                    }(),
-                    ...);
-            },
-            fields_of<T>());
-        return o;
-    }
-}
-
 }  // namespace detail
 
 /// Parse and validate `j` as a T. On failure the error is `args.invalid` with every problem
@@ -588,12 +556,6 @@ template <class T>
         return fail(errc::args_malformed, "arguments are not valid JSON",
                     "Send the arguments as one JSON object, e.g. {\"name\": \"value\"}.");
     return parse_as<T>(j);
-}
-
-/// Serialize a described value (or any supported type) to JSON; empty optionals are omitted.
-template <class T>
-[[nodiscard]] json to_json_value(const T& v) {
-    return detail::write(v);
 }
 
 }  // namespace agentkit

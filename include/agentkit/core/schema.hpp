@@ -3,11 +3,13 @@
 
 #include <agentkit/core/describe.hpp>
 #include <agentkit/core/json.hpp>
+#include <agentkit/core/serialize.hpp>
 
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace agentkit {
 
@@ -58,6 +60,8 @@ template <class T>
 json make_object_schema() {
     json props = json::object();
     json required = json::array();
+    const std::vector<json>& defaults = field_defaults<T>();  // which fields are optional: core/serialize.hpp
+    std::size_t index = 0;
     std::apply(
         [&](const auto&... f) {
             (
@@ -67,8 +71,10 @@ json make_object_schema() {
                     json p = make_schema<V>();
                     if (!f.description.empty()) p["description"] = std::string(f.description);
                     std::apply([&](const auto&... c) { (apply_schema(p, c), ...); }, f.constraints);
+                    const json& d = defaults[index++];
+                    if (!d.is_null()) p["default"] = d;
                     props[std::string(f.name)] = std::move(p);
-                    if constexpr (field_required<std::decay_t<decltype(f)>>()) required.push_back(std::string(f.name));
+                    if (!is_optional<M>::value && d.is_null()) required.push_back(std::string(f.name));
                 }(),
                 ...);
         },
@@ -102,7 +108,7 @@ json make_schema() {
         return json::object();  // any JSON value
     } else if constexpr (std::is_enum_v<T>) {
         json e = json::array();
-        for (const auto& [value, name] : enum_names<T>::values) e.push_back(std::string(name));
+        for (const auto& [value, name] : enum_values<T>) e.push_back(std::string(name));
         return json{{"type", "string"}, {"enum", std::move(e)}};
     } else if constexpr (is_optional<T>::value) {
         return make_schema<typename is_optional<T>::value_type>();
