@@ -236,7 +236,12 @@ public:
         ak::report rep = session.make_report();
         rep.summary.push_back("browser: " + std::to_string(state.total.calls) + " calls, " + std::to_string(state.total.ms) + " ms");
         keep(session.session_id(), store);
-        return ak::tool_output::text(ak::render_report(rep));
+        // the report is read by this server's client: it names this server's tools only (the
+        // inner session's browser_artifact is not one of them)
+        rep.artifact_tool.clear();
+        ak::report_options ro;
+        ro.screenshots_tool = "get_screenshots";
+        return ak::tool_output::text(ak::render_report(rep, ro));
     }
 
     ak::result<ak::tool_output> screenshots(const screenshots_args& a) {

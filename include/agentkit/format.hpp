@@ -3,6 +3,7 @@
 #pragma once
 
 #include <agentkit/core.hpp>
+#include <agentkit/format/artifact_reader.hpp>
 #include <agentkit/format/artifacts.hpp>
 #include <agentkit/format/budget.hpp>
 #include <agentkit/format/compact.hpp>

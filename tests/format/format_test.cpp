@@ -237,13 +237,22 @@ TEST(Report, ThreeSectionsBoundedNoImages) {
     r.artifacts.push_back({"a1", "agentkit://artifacts/a1", "image/png", "step 1", 1000, "", std::nullopt, std::nullopt});
     r.artifacts.push_back({"a2", "agentkit://artifacts/a2", "text/plain", "page text", 5000, "", std::nullopt, std::nullopt});
     r.images.push_back(ak::content_block::make_image("AAAA", "image/png"));
-    const std::string s = ak::render_report(r);
+    ak::report_options ro;
+    ro.screenshots_tool = "get_screenshots";
+    r.artifact_tool = "read_artifact";
+    const std::string s = ak::render_report(r, ro);
     EXPECT_EQ(s.rfind("Result: The total is $42.10.\n  Paid by card.\nSummary:\n- bullet 0", 0), 0u) << s;
     EXPECT_NE(s.find("(+4 more)"), std::string::npos);
     EXPECT_NE(s.find("Artifacts:\n- session_id: s-1"), std::string::npos);
     EXPECT_NE(s.find("1 screenshot, 1 text (6,000 bytes)"), std::string::npos) << s;
     EXPECT_NE(s.find("get_screenshots(session_id=\"s-1\")"), std::string::npos);
-    EXPECT_NE(s.find("get_artifact(id=\"a2\")"), std::string::npos);
+    EXPECT_NE(s.find("read_artifact(id=\"a2\")"), std::string::npos);
+    // a report names only tools its reader has: without them, ids and URIs
+    r.artifact_tool.clear();
+    const std::string bare = ak::render_report(r);
+    EXPECT_EQ(bare.find("get_screenshots"), std::string::npos) << bare;
+    EXPECT_EQ(bare.find("(id="), std::string::npos) << bare;
+    EXPECT_NE(bare.find("- ids: a1 (agentkit://artifacts/a1) for step 1 · a2 (agentkit://artifacts/a2) for page text"), std::string::npos) << bare;
     EXPECT_EQ(s.find("AAAA"), std::string::npos);
     auto out = ak::report_output(r);
     ASSERT_EQ(out.content.size(), 1u);

@@ -672,7 +672,18 @@ TEST(Request, CompatServerFallsBack) {
     EXPECT_TRUE(req.contains("max_tokens"));
     EXPECT_FALSE(req.contains("prompt_cache_key"));
     EXPECT_FALSE(req.contains("tool_choice"));
-    EXPECT_EQ(req["tools"].dump().find("\"secret\""), std::string::npos);
+    // the whole catalogue (a stable prefix); what is callable now is said in the state message
+    EXPECT_NE(req["tools"].dump().find("\"secret\""), std::string::npos);
+    const std::string state = req["messages"].back()["content"].get<std::string>();
+    EXPECT_NE(state.find("Tools you may call now: "), std::string::npos) << state;
+    EXPECT_EQ(state.find("secret"), std::string::npos) << state;
+    // a masked call is still refused by the masker
+    ak::scripted_model m(provider::openai_chat, {ak::call({{"secret", json::object()}}), ak::say("ok")});
+    (void)s.run(m, "t");
+    bool refused = false;
+    for (const auto& msg : s.history())
+        for (const auto& r : msg.results) refused = refused || (r.name == "secret" && r.output.is_error);
+    EXPECT_TRUE(refused);
 }
 
 TEST(Metrics, LogLineAndTotals) {
@@ -713,6 +724,41 @@ TEST(Session, BudgetedResultsPointAtTheStore) {
     ASSERT_NE(s.store(), nullptr);
     EXPECT_GT(s.store()->get(s.artifacts()[0].id)->data.size(), 6000u);
     EXPECT_NE(ak::render_report(s.make_report()).find("1 text"), std::string::npos);
+}
+
+TEST(Session, CutNotesAndTheReportNameTheArtifactReaderTheHostHas) {
+    // with read_artifact in the toolbox, the cut note and the report name it, and it reads the
+    // stored text back where the note says the rest starts
+    ak::memory_artifacts store;
+    ak::agent_session s{ak::toolbox{big, ak::artifact_reader(store)}, ak::all_visible{}, ak::compact_formatter{}, {},
+                        ak::artifact_sink_ref(store)};
+    ak::scripted_model m(provider::anthropic, {ak::call({{"read_page", {{"key", "p"}}}})});
+    m.then([&](const json&) {
+        const std::string note = result_text(s.history()[2], 0);
+        const std::string id = s.artifacts().at(0).id;
+        const auto at = note.find("the rest: read_artifact {\"id\": \"" + id + "\", \"offset\": ");
+        EXPECT_NE(at, std::string::npos) << note;
+        const int offset = std::stoi(note.substr(note.find("\"offset\": ", at) + 10));
+        return ak::call({{"read_artifact", {{"id", id}, {"offset", offset}, {"length", 50}}}});
+    });
+    m.then(ak::say("done"));
+    (void)s.run(m, "read");
+    const std::string slice = result_text(s.history()[4], 0);
+    const std::string whole = store.get(s.artifacts().at(0).id)->data;
+    EXPECT_NE(whole.find(slice.substr(0, 50)), std::string::npos) << slice;
+    EXPECT_NE(slice.find("more characters: offset"), std::string::npos) << slice;
+    const std::string report = ak::render_report(s.make_report());
+    EXPECT_NE(report.find("read_artifact(id=\"" + s.artifacts().at(0).id + "\")"), std::string::npos) << report;
+
+    // without a reader, neither names a tool the host does not have
+    ak::agent_session bare{ak::toolbox{big}};
+    ak::scripted_model m2(provider::anthropic, {ak::call({{"read_page", {{"key", "p"}}}}), ak::say("ok")});
+    (void)bare.run(m2, "read");
+    const std::string note = result_text(bare.history()[2], 0);
+    EXPECT_EQ(note.find("read_artifact"), std::string::npos) << note;
+    const std::string bare_report = ak::render_report(bare.make_report());
+    EXPECT_EQ(bare_report.find("get_artifact"), std::string::npos) << bare_report;
+    EXPECT_NE(bare_report.find("agentkit://artifacts/"), std::string::npos) << bare_report;
 }
 
 TEST(SessionMenu, TheMenusCompleteToolFinishesTheRunWithItsSummary) {

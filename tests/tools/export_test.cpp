@@ -35,13 +35,23 @@ TEST(Export, Mcp) {
     EXPECT_EQ(j["title"], "Find shapes");
     EXPECT_EQ(j["inputSchema"]["required"], json::array({"query"}));
     EXPECT_FALSE(j.contains("outputSchema"));
-    EXPECT_EQ(j["annotations"]["readOnlyHint"], true);
-    EXPECT_EQ(j["annotations"]["destructiveHint"], false);
-    EXPECT_EQ(j["annotations"]["idempotentHint"], true);
+    // annotations say what the traits promise, nothing more (absent = the MCP spec's default)
+    EXPECT_EQ(j["annotations"], (json{{"title", "Find shapes"}, {"readOnlyHint", true}}));
     json d = ak::to_mcp(draw.info());
-    EXPECT_EQ(d["annotations"]["destructiveHint"], true);
-    EXPECT_EQ(d["annotations"]["openWorldHint"], true);
-    EXPECT_EQ(d["annotations"]["readOnlyHint"], false);
+    EXPECT_EQ(d["annotations"], (json{{"destructiveHint", true}, {"openWorldHint", true}}));
+}
+
+TEST(Export, McpAnnotationsFollowTheSpecDefaultsUnlessTraitsSayOtherwise) {
+    auto handler = [](const find_args&) { return std::string("ok"); };
+    // no traits: no promise (a client assumes destructive, open world)
+    EXPECT_FALSE(ak::to_mcp(ak::tool<"plain">("Plain.", handler).info()).contains("annotations"));
+    // promises against the defaults are stated
+    json nd = ak::to_mcp(ak::tool<"note">("Add a note.", handler, ak::non_destructive | ak::closed_world | ak::idempotent).info());
+    EXPECT_EQ(nd["annotations"], (json{{"destructiveHint", false}, {"idempotentHint", true}, {"openWorldHint", false}}));
+    // contradictions resolve toward the safe reading: destructive wins over non_destructive,
+    // open_world over closed_world
+    json both = ak::to_mcp(ak::tool<"wipe">("Wipe.", handler, ak::destructive | ak::non_destructive | ak::open_world | ak::closed_world).info());
+    EXPECT_EQ(both["annotations"], (json{{"destructiveHint", true}, {"openWorldHint", true}}));
 }
 
 TEST(Export, Anthropic) {

@@ -32,6 +32,7 @@ struct format_context {
     std::string_view tool;              ///< the tool's name
     const tool_info* info = nullptr;    ///< its description, when it is a host tool
     artifact_sink_ref artifacts{};      ///< where cut text and stored images go (may be empty)
+    std::string_view reader_tool;       ///< the host's artifact-reading tool, named in cut notes ("" = none)
 };
 
 template <class F>
@@ -102,7 +103,7 @@ public:
         const std::size_t room = cap > other ? cap - other : 0;
         std::string what = std::string(to_string(k));
         if (!c.tool.empty()) what += " of " + std::string(c.tool);
-        content_block t = content_block::make_text(cap_text(merged, room, what, c.artifacts));
+        content_block t = content_block::make_text(cap_text(merged, room, what, c.artifacts, nullptr, {}, c.reader_tool));
         if (text_pos > kept.size()) text_pos = kept.size();
         kept.insert(kept.begin() + static_cast<std::ptrdiff_t>(text_pos), std::move(t));
         o.content = std::move(kept);

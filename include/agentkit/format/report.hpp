@@ -11,7 +11,11 @@
 //   Artifacts:
 //   - session_id: s-3f2a
 //   - stored: 2 screenshots, 1 text (48,212 bytes)
-//   - fetch: get_screenshots(session_id="s-3f2a") · get_artifact(id="a3") for a3 (page text)
+//   - fetch: get_screenshots(session_id="s-3f2a") · read_artifact(id="a3") for a3 (page text)
+//
+// The fetch line names only tools the caller has: report::artifact_tool (an agent_session sets
+// it to its toolbox's artifact reader) and report_options::screenshots_tool; without them it
+// names each artifact by id and URI.
 //
 // Images are never inlined unless report_options::inline_images is set.
 #pragma once
@@ -35,6 +39,8 @@ struct report {
     std::string session_id;
     std::vector<artifact_ref> artifacts;
     std::vector<std::string> next_actions;  ///< extra retrieval guidance lines
+    /// The tool that reads artifacts back (agent_session: the toolbox's own); "" = name them by URI.
+    std::string artifact_tool;
     /// Images the run produced that a caller may inline (only with inline_images).
     std::vector<content_block> images;
 };
@@ -45,8 +51,11 @@ struct report_options {
     std::size_t max_bullet_chars = 240;
     std::size_t max_artifacts_listed = 5;
     std::size_t max_chars = 30000;           ///< the hard cap of the whole text
-    std::string screenshots_tool = "get_screenshots";
-    std::string artifact_tool = "get_artifact";
+    /// A tool the caller has that returns a session's screenshots (web_eval's get_screenshots);
+    /// "" = screenshots are listed like the other artifacts.
+    std::string screenshots_tool;
+    /// Overrides report::artifact_tool when not empty.
+    std::string artifact_tool;
     bool inline_images = false;
 };
 
@@ -103,21 +112,22 @@ namespace detail {
         part(c.other, "file", "files");
         s += " (" + group_digits(c.bytes) + " bytes)";
         std::string fetch;
-        if (c.images > 0 && !r.session_id.empty())
-            fetch += o.screenshots_tool + "(session_id=\"" + r.session_id + "\")";
+        const bool by_session = c.images > 0 && !r.session_id.empty() && !o.screenshots_tool.empty();
+        if (by_session) fetch += o.screenshots_tool + "(session_id=\"" + r.session_id + "\")";
+        const std::string& reader = o.artifact_tool.empty() ? r.artifact_tool : o.artifact_tool;
         std::size_t listed = 0;
         for (const auto& a : r.artifacts) {
-            if (a.mime_type.rfind("image/", 0) == 0 && !r.session_id.empty()) continue;
+            if (by_session && a.mime_type.rfind("image/", 0) == 0) continue;
             if (listed == o.max_artifacts_listed) {
                 fetch += " · …";
                 break;
             }
             if (!fetch.empty()) fetch += " · ";
-            fetch += o.artifact_tool + "(id=\"" + a.id + "\")";
+            fetch += reader.empty() ? a.id + (a.uri.empty() ? std::string() : " (" + a.uri + ")") : reader + "(id=\"" + a.id + "\")";
             if (!a.name.empty()) fetch += " for " + detail::one_line(a.name, 60);
             ++listed;
         }
-        if (!fetch.empty()) s += "\n- fetch: " + fetch;
+        if (!fetch.empty()) s += (reader.empty() && !by_session ? "\n- ids: " : "\n- fetch: ") + fetch;
     }
     for (const auto& n : r.next_actions) s += "\n- " + detail::one_line(n, o.max_bullet_chars);
     return cap_text(s, o.max_chars, "report");

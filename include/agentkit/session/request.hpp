@@ -15,7 +15,9 @@
 //                     {"mode":"auto","tools":[...]}}, Responses: {"type":"allowed_tools",
 //                     "mode":"auto","tools":[...]}), Anthropic `defer_loading: true` on tools that
 //                     were hidden when the session started (loaded by tool_reference blocks).
-//                     Either stable strategy maps to the one the provider supports.
+//                     Either stable strategy maps to the one the provider supports; an
+//                     OpenAI-compatible server (no allowed_tools) gets the whole catalogue
+//                     and the per-turn state message names the tools callable now.
 #pragma once
 
 #include <agentkit/core/json.hpp>
@@ -207,13 +209,27 @@ template <class MakeText, class MakeImage>
     return parts;
 }
 
+/// The per-turn state message; for an OpenAI-compatible server under a stable exposure (it has
+/// no allowed_tools) it also says which tools may be called now.
+[[nodiscard]] inline std::string openai_state_message(const request_spec& s) {
+    std::string st = s.state_message;
+    if (s.openai_compat && s.exposure != exposure::visible_only && s.visible.size() < s.tools.size()) {
+        std::string names;
+        for (const auto& t : s.tools)
+            if (contains_name(s.visible, t.name)) names += (names.empty() ? "" : ", ") + t.name;
+        st += std::string(st.empty() ? "" : "\n") + "Tools you may call now: " + (names.empty() ? "none" : names) +
+              ". Calls to the others are refused.";
+    }
+    return st;
+}
+
 [[nodiscard]] inline json openai_tools(const request_spec& s, dialect d, json& req, bool full) {
     json tools = json::array();
     for (const auto& t : s.tools) {
         if (!full && !contains_name(s.visible, t.name)) continue;
         tools.push_back(export_tool(t, d, s.export_opts));
     }
-    if (full && s.visible.size() < s.tools.size()) {
+    if (full && !s.openai_compat && s.visible.size() < s.tools.size()) {
         std::vector<std::string> allowed;
         for (const auto& t : s.tools)
             if (contains_name(s.visible, t.name)) allowed.push_back(t.name);
@@ -226,7 +242,7 @@ template <class MakeText, class MakeImage>
     json req = json::object();
     req["model"] = s.model;
     req[s.openai_compat ? "max_tokens" : "max_completion_tokens"] = s.max_tokens;
-    const bool full = s.exposure != exposure::visible_only && !s.openai_compat;
+    const bool full = s.exposure != exposure::visible_only;
     json tools = openai_tools(s, dialect::openai_chat, req, full);
     if (!tools.empty()) {
         req["tools"] = std::move(tools);
@@ -266,7 +282,7 @@ template <class MakeText, class MakeImage>
             }
         }
     }
-    if (!s.state_message.empty()) msgs.push_back(json{{"role", "user"}, {"content", s.state_message}});
+    if (const std::string st = openai_state_message(s); !st.empty()) msgs.push_back(json{{"role", "user"}, {"content", st}});
     req["messages"] = std::move(msgs);
     return req;
 }
@@ -276,7 +292,7 @@ template <class MakeText, class MakeImage>
     req["model"] = s.model;
     req["max_output_tokens"] = s.max_tokens;
     if (!s.system.empty()) req["instructions"] = s.system;
-    const bool full = s.exposure != exposure::visible_only && !s.openai_compat;
+    const bool full = s.exposure != exposure::visible_only;
     json tools = openai_tools(s, dialect::openai_responses, req, full);
     if (!tools.empty()) {
         req["tools"] = std::move(tools);
@@ -310,7 +326,7 @@ template <class MakeText, class MakeImage>
             else if (m.results.empty()) input.push_back(user_text("(continue)"));
         }
     }
-    if (!s.state_message.empty()) input.push_back(user_text(s.state_message));
+    if (const std::string st = openai_state_message(s); !st.empty()) input.push_back(user_text(st));
     req["input"] = std::move(input);
     return req;
 }

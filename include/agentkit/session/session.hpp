@@ -28,6 +28,7 @@
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/core/tokens.hpp>
+#include <agentkit/format/artifact_reader.hpp>
 #include <agentkit/format/artifacts.hpp>
 #include <agentkit/format/formatter.hpp>
 #include <agentkit/format/report.hpp>
@@ -96,7 +97,8 @@ struct session_options {
     std::string model = "claude-sonnet-4-5";
     std::size_t max_tokens = 4096;           ///< per response
     std::string system_prompt = std::string(default_system_prompt);
-    std::optional<agentkit::exposure> exposure;  ///< overrides the masker's preference
+    /// Overrides the masker's preference; unset and without one: the cache-stable exposure.
+    std::optional<agentkit::exposure> exposure;
     bool cache = true;                       ///< Anthropic breakpoints
     std::string cache_key;                   ///< OpenAI prompt_cache_key; "" = the session id
     bool openai_compat = false;              ///< an OpenAI-compatible server (see request_spec)
@@ -105,6 +107,10 @@ struct session_options {
     bool speculative = true;                 ///< run read-only calls as soon as their block is complete
     bool builtin_complete = true;            ///< add the `complete` tool unless the host or masker has one
     std::string complete_tool = "complete";
+    /// The host's tool that reads artifacts back, named in cut notes and the report. Empty: the
+    /// toolbox's `read_artifact` (format/artifact_reader.hpp) or `browser_artifact` when it has
+    /// one; with neither, artifacts are named by URI.
+    std::string artifact_tool;
     std::size_t max_nudges = 2;              ///< prose answers the masker may turn into nudges
     context_options context{};
     export_options export_opts{};
@@ -233,6 +239,12 @@ public:
                                               [&](const tool_info& t) { return t.name == opts_.complete_tool; });
         builtin_complete_ = opts_.builtin_complete && !has_complete;
         if (builtin_complete_) catalogue_.push_back(complete_info());
+        for (const std::string_view name : {std::string_view(opts_.artifact_tool), default_artifact_reader_name,
+                                            std::string_view("browser_artifact")})
+            if (!name.empty() && std::any_of(catalogue_.begin(), catalogue_.end(), [&](const tool_info& t) { return t.name == name; })) {
+                reader_tool_ = std::string(name);
+                break;
+            }
     }
 
     agent_session(const agent_session&) = delete;
@@ -265,14 +277,16 @@ public:
     }
 
     /// The exposure strategy in force for provider `p` (the session option, else the masker's
-    /// preference, else visible_only), mapped to what the provider supports.
+    /// preference, else the cache-stable one: the whole catalogue every turn), mapped to what
+    /// the provider supports (Anthropic deferred_loading, OpenAI allowed_tools; an
+    /// OpenAI-compatible server gets the catalogue and a state message naming what is callable).
     [[nodiscard]] agentkit::exposure exposure_for(provider p) const {
-        agentkit::exposure e = agentkit::exposure::visible_only;
+        agentkit::exposure e = agentkit::exposure::allowed_tools;
         if (opts_.exposure) e = *opts_.exposure;
         else if constexpr (masker_with_exposure<Masker>) e = masker_.exposure();
         if (e == agentkit::exposure::visible_only) return e;
         if (p == provider::anthropic) return agentkit::exposure::deferred_loading;
-        return opts_.openai_compat ? agentkit::exposure::visible_only : agentkit::exposure::allowed_tools;
+        return agentkit::exposure::allowed_tools;
     }
 
     /// The stable system prompt: the host's part and the masker's section.
@@ -647,6 +661,7 @@ public:
         r.summary.push_back("tokens: " + group_digits(m.usage.input_tokens) + " in (cache hit " + buf + "), " +
                             group_digits(m.usage.output_tokens) + " out");
         r.artifacts = sink_->refs();
+        r.artifact_tool = reader_tool_;
         return r;
     }
 
@@ -766,6 +781,7 @@ private:
         fc.tool = c.name;
         fc.info = info;
         fc.artifacts = *sink_;
+        fc.reader_tool = reader_tool_;
         try {
             return formatter_.format(std::move(o), fc);
         } catch (...) {
@@ -899,6 +915,7 @@ private:
     mutable std::mutex serve_mu_;  ///< serve_* calls: masker, formatter and failure counts
     std::vector<tool_info> catalogue_;
     std::set<std::string, std::less<>> meta_names_;
+    std::string reader_tool_;  ///< the toolbox's artifact-reading tool ("" = none)
     bool builtin_complete_ = false;
     std::vector<std::string> deferred_;
     bool deferred_frozen_ = false;

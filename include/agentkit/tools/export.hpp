@@ -94,13 +94,21 @@ inline result<json> strictify(const json& s, std::string_view path) {
     j["description"] = t.description;
     j["inputSchema"] = t.input_schema;
     if (t.output_schema) j["outputSchema"] = *t.output_schema;
+    // Only what the traits promise (tools/traits.hpp); an absent hint means the spec's default:
+    // readOnly false, destructive true, idempotent false, openWorld true.
     json ann = json::object();
     if (!t.title.empty()) ann["title"] = t.title;
-    ann["readOnlyHint"] = t.traits.is_read_only();
-    ann["destructiveHint"] = t.traits.is_destructive();
-    ann["idempotentHint"] = t.traits.is_idempotent();
-    ann["openWorldHint"] = t.traits.is_open_world();
-    j["annotations"] = std::move(ann);
+    const traits& tr = t.traits;
+    if (tr.is_read_only()) {
+        ann["readOnlyHint"] = true;  // destructive and idempotent mean nothing for a read-only tool
+    } else {
+        if (tr.is_destructive()) ann["destructiveHint"] = true;
+        else if (tr.is_non_destructive()) ann["destructiveHint"] = false;
+        if (tr.is_idempotent()) ann["idempotentHint"] = true;
+    }
+    if (tr.is_open_world()) ann["openWorldHint"] = true;
+    else if (tr.is_closed_world()) ann["openWorldHint"] = false;
+    if (!ann.empty()) j["annotations"] = std::move(ann);
     return j;
 }
 

@@ -1,4 +1,8 @@
 // agentkit/tools/traits.hpp — what a tool promises about its effects.
+//
+// Say only what the tool promises: a trait not given is not promised. MCP clients read the
+// absence of a promise by the specification's defaults (a tool may write, may destroy, is not
+// idempotent, reaches an open world), and tools/list says only what the traits say.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +20,10 @@ struct traits {
     [[nodiscard]] constexpr bool is_idempotent() const noexcept { return (bits & 4U) != 0 || is_read_only(); }
     [[nodiscard]] constexpr bool is_open_world() const noexcept { return (bits & 8U) != 0; }
     [[nodiscard]] constexpr bool is_parallel_safe() const noexcept { return (bits & 16U) != 0; }
+    /// Declared not destructive (only additive changes); says nothing for read-only tools.
+    [[nodiscard]] constexpr bool is_non_destructive() const noexcept { return (bits & 32U) != 0 && !is_destructive(); }
+    /// Declared to reach nothing beyond the host (a closed world).
+    [[nodiscard]] constexpr bool is_closed_world() const noexcept { return (bits & 64U) != 0 && !is_open_world(); }
 
     friend constexpr traits operator|(traits a, traits b) noexcept {
         return traits{static_cast<std::uint8_t>(a.bits | b.bits)};
@@ -33,6 +41,10 @@ inline constexpr traits idempotent{4};
 inline constexpr traits open_world{8};
 /// The tool may run concurrently with other parallel-safe tools of the same turn.
 inline constexpr traits parallel_safe{16};
+/// The tool changes its environment only additively (it deletes and overwrites nothing).
+inline constexpr traits non_destructive{32};
+/// The tool reaches nothing beyond the host (its own data, a local store).
+inline constexpr traits closed_world{64};
 /// No traits.
 inline constexpr traits no_traits{0};
 

@@ -4,21 +4,11 @@
 #pragma once
 
 #include <agentkit/browser/tools/support.hpp>
+#include <agentkit/format/artifact_reader.hpp>
 
 namespace agentkit::browser {
 
-struct artifact_args {
-    std::string id;
-    std::optional<int> offset;
-    std::optional<int> length;
-    std::optional<std::string> section;
-    static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(artifact_args, id, "Artifact id, e.g. a3", min_length(1)),
-                      AGENTKIT_FIELD(artifact_args, offset, "Start (characters) for text artifacts", minimum(0)),
-                      AGENTKIT_FIELD(artifact_args, length, "How many characters (default 20000)", range(1, 200000)),
-                      AGENTKIT_FIELD(artifact_args, section, "Start at the first line containing this text"));
-    }
-};
+using artifact_args = artifact_read_args;  // format/artifact_reader.hpp
 
 struct metrics_args {
     std::optional<int> last;
@@ -35,24 +25,9 @@ auto artifact_tool(State& st) {
         st,
         "Read an artifact (screenshot, full snapshot, cut text, log) by id; text by offset and length.",
         [s](const artifact_args& a) -> result<tool_output> {
-            read_options ro_;
-            ro_.offset = static_cast<std::size_t>(std::max(0, a.offset.value_or(0)));
-            ro_.length = static_cast<std::size_t>(std::max(1, a.length.value_or(20000)));
-            ro_.section = a.section.value_or("");
-            auto sl = s->store.read(a.id, ro_);
-            if (!sl) return fail(sl.error());
-            if (sl->binary) {
-                tool_output o;
-                o.add_text(sl->ref.name + " (" + sl->ref.mime_type + ", " + std::to_string(sl->ref.size) + " bytes)");
-                o.add_image(sl->text, sl->ref.mime_type);
-                return o;
-            }
             // what the store holds came from pages (snapshots, logs, cut results): escaped, so it
             // cannot write a mark, and otherwise exactly as stored (offsets count the stored text)
-            std::string text = detail::escape_marks(sl->text);
-            if (sl->next < sl->total)
-                text += "\n[" + std::to_string(sl->total - sl->next) + " more characters: offset " + std::to_string(sl->next) + "]";
-            return tool_output::text(std::move(text));
+            return read_artifact_output(s->store, a, [](std::string t) { return detail::escape_marks(t); });
         },
         read_only);
 }
