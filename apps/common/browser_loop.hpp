@@ -90,17 +90,17 @@ public:
     ak::scripted_reply operator()(const ak::json& request) {
         if (!entered_) {
             entered_ = true;
-            return ak::call({{"menu_enter", {{"mode", "browser"}}}});
+            return ak::script::call({{"menu_enter", {{"mode", "browser"}}}});
         }
         if (!navigated_) {
             navigated_ = true;
-            return ak::call({{"browser_navigate", {{"url", url_}}}});
+            return ak::script::call({{"browser_navigate", {{"url", url_}}}});
         }
         const std::string seen = last_tool_results(provider_, request);
         if (auto q = read_quote(seen)) {
             answer_ = "The express quote for a 2.5 kg parcel to Lisbon is " + q->total + " (quote " + q->id + ").";
             // a screenshot of the answer for the record, and complete, in one response
-            return ak::call({{"browser_take_screenshot", ak::json::object()}, {"complete", {{"summary", answer_}}}});
+            return ak::script::call({{"browser_take_screenshot", ak::json::object()}, {"complete", {{"summary", answer_}}}});
         }
         if (!submitted_) {
             auto name = find_ref(seen, "textbox", "Name");
@@ -118,14 +118,14 @@ public:
                     {{"name", "Destination"}, {"type", "combobox"}, {"ref", *dest}, {"value", "Lisbon"}},
                     {{"name", "Express delivery"}, {"type", "checkbox"}, {"ref", *express}, {"value", "true"}},
                 });
-                return ak::call({{"browser_fill_form", {{"fields", std::move(fields)}, {"submit", *button}}}});
+                return ak::script::call({{"browser_fill_form", {{"fields", std::move(fields)}, {"submit", *button}}}});
             }
         }
         if (snapshots_ < 1) {  // the result did not show what is needed: look at the whole page once
             ++snapshots_;
-            return ak::call({{"browser_snapshot", ak::json::object()}});
+            return ak::script::call({{"browser_snapshot", ak::json::object()}});
         }
-        return ak::say(submitted_ ? "I submitted the form but the page shows no quote."
+        return ak::script::say(submitted_ ? "I submitted the form but the page shows no quote."
                                   : "I could not find the form's fields on the page.");
     }
 

@@ -137,8 +137,8 @@ inline const char* task =
 /// one read, then complete.
 inline std::vector<ak::scripted_reply> script() {
     return {
-        ak::call({{"lookup_contact", {{"name", "Ada Lovelace"}}}, {"check_calendar", {{"date", "2025-12-04"}}}}),
-        ak::call({{"fill_form",
+        ak::script::call({{"lookup_contact", {{"name", "Ada Lovelace"}}}, {"check_calendar", {{"date", "2025-12-04"}}}}),
+        ak::script::call({{"fill_form",
                    {{"form", "workshop-registration"},
                     {"fields", ak::json::array({{{"label", "Name"}, {"value", "Ada Lovelace"}},
                                                 {{"label", "Email"}, {"value", "ada@analytical.engine"}},
@@ -146,7 +146,7 @@ inline std::vector<ak::scripted_reply> script() {
                                                 {{"label", "Session"}, {"value", "2025-12-04 10:00 Engines of Thought"}},
                                                 {{"label", "Dietary needs"}, {"value", "vegetarian"}}})},
                     {"submit", true}}}}),
-        ak::call({{"read_section", {{"section", "confirmation"}}}}),
+        ak::script::call({{"read_section", {{"section", "confirmation"}}}}),
     };
 }
 
@@ -162,7 +162,7 @@ inline ak::scripted_model::step_fn final_step() {
             const auto end = dump.find('.', start);
             number = dump.substr(start, end - start);
         }
-        return ak::call({{"complete",
+        return ak::script::call({{"complete",
                           {{"result", "Ada Lovelace is registered for 'Engines of Thought' (2025-12-04 10:00, room 3). "
                                       "Confirmation number: " + number + "."},
                            {"summary", {"looked up Ada's contact and the workshop in parallel",

@@ -87,11 +87,11 @@ public:
     ak::scripted_reply operator()(const ak::json& request) {
         if (!navigated_) {
             navigated_ = true;
-            return ak::call({{"browser_navigate", {{"url", url_}}}});
+            return ak::script::call({{"browser_navigate", {{"url", url_}}}});
         }
         const std::string seen = demo::last_tool_results(p_, request);
         if (seen.find("error[") != std::string::npos || seen.find("title:") == std::string::npos) {  // no page: it failed
-            return ak::call({{"complete",
+            return ak::script::call({{"complete",
                               {{"result", "The page could not be opened: " + first_line(seen)},
                                {"summary", ak::json::array({"navigation to " + url_ + " failed"})}}}});
         }
@@ -127,7 +127,7 @@ public:
         summary.push_back(best.empty() ? std::string("no text on the page matched the task")
                                        : "answer taken from the page text matching " + std::to_string(best_hits) +
                                              " of the task's " + std::to_string(words.size()) + " keywords");
-        return ak::call({{"complete", {{"result", answer}, {"summary", std::move(summary)}}}});
+        return ak::script::call({{"complete", {{"result", answer}, {"summary", std::move(summary)}}}});
     }
 
 private:

@@ -228,49 +228,49 @@ int main() {
     const auto after_tools = [] { return ak::toolbox{a_navigate, a_fill, a_interact, a_search, a_extract}; };
 
     // Fill a 5-field form: navigate, then click+type per field, then submit.
-    std::vector<ak::scripted_reply> form_before{ak::call({{"browser_navigate", {{"url", "https://example.com/contact"}}}})};
+    std::vector<ak::scripted_reply> form_before{ak::script::call({{"browser_navigate", {{"url", "https://example.com/contact"}}}})};
     for (const auto& f : fields5()) {
-        form_before.push_back(ak::call({{"browser_click", {{"ref", f["label"]}}}}));
-        form_before.push_back(ak::call({{"browser_type", {{"text", f["value"]}}}}));
+        form_before.push_back(ak::script::call({{"browser_click", {{"ref", f["label"]}}}}));
+        form_before.push_back(ak::script::call({{"browser_type", {{"text", f["value"]}}}}));
     }
-    form_before.push_back(ak::call({{"browser_click", {{"ref", "Submit"}}}}));
-    form_before.push_back(ak::say("The form was submitted; the page says Thanks."));
+    form_before.push_back(ak::script::call({{"browser_click", {{"ref", "Submit"}}}}));
+    form_before.push_back(ak::script::say("The form was submitted; the page says Thanks."));
     const std::vector<ak::scripted_reply> form_after{
-        ak::call({{"navigate", {{"url", "https://example.com/contact"}}}}),
-        ak::call({{"fill_form", {{"fields", fields5()}, {"submit", "Submit"}}}}),
-        ak::say("The form was submitted; the page says Thanks."),
+        ak::script::call({{"navigate", {{"url", "https://example.com/contact"}}}}),
+        ak::script::call({{"fill_form", {{"fields", fields5()}, {"submit", "Submit"}}}}),
+        ak::script::say("The form was submitted; the page says Thanks."),
     };
 
     // Post a message: navigate, click composer, type, click Post, verify.
     const std::vector<ak::scripted_reply> post_before{
-        ak::call({{"browser_navigate", {{"url", "https://x.com/home"}}}}),
-        ak::call({{"browser_click", {{"ref", "Post text"}}}}),
-        ak::call({{"browser_type", {{"text", "hello world from agentkit"}}}}),
-        ak::call({{"browser_click", {{"ref", "Post"}}}}),
-        ak::call({{"browser_screenshot", json::object()}}),
-        ak::say("Posted \"hello world from agentkit\"."),
+        ak::script::call({{"browser_navigate", {{"url", "https://x.com/home"}}}}),
+        ak::script::call({{"browser_click", {{"ref", "Post text"}}}}),
+        ak::script::call({{"browser_type", {{"text", "hello world from agentkit"}}}}),
+        ak::script::call({{"browser_click", {{"ref", "Post"}}}}),
+        ak::script::call({{"browser_screenshot", json::object()}}),
+        ak::script::say("Posted \"hello world from agentkit\"."),
     };
     const std::vector<ak::scripted_reply> post_after{
-        ak::call({{"interact",
+        ak::script::call({{"interact",
                    {{"url", "https://x.com/home"},
                     {"steps", json::array({{{"action", "click"}, {"ref", "Post text"}},
                                            {{"action", "type"}, {"text", "hello world from agentkit"}},
                                            {{"action", "click"}, {"ref", "Post"}},
                                            {{"action", "read"}}})}}}}),
-        ak::say("Posted \"hello world from agentkit\"."),
+        ak::script::say("Posted \"hello world from agentkit\"."),
     };
 
     // Search then extract.
     const std::vector<ak::scripted_reply> search_before{
-        ak::call({{"browser_search", {{"query", "acme pricing plans"}}}}),
-        ak::call({{"browser_navigate", {{"url", "https://site1.example.com/page"}}}}),
-        ak::call({{"browser_extract", {{"selector", "pricing table"}}}}),
-        ak::say("Plan 0 costs ... (summary of the pricing table)."),
+        ak::script::call({{"browser_search", {{"query", "acme pricing plans"}}}}),
+        ak::script::call({{"browser_navigate", {{"url", "https://site1.example.com/page"}}}}),
+        ak::script::call({{"browser_extract", {{"selector", "pricing table"}}}}),
+        ak::script::say("Plan 0 costs ... (summary of the pricing table)."),
     };
     const std::vector<ak::scripted_reply> search_after{
-        ak::call({{"search", {{"query", "acme pricing plans"}}}}),
-        ak::call({{"extract", {{"selector", "pricing table"}, {"url", "https://site1.example.com/page"}}}}),
-        ak::say("Plan 0 costs ... (summary of the pricing table)."),
+        ak::script::call({{"search", {{"query", "acme pricing plans"}}}}),
+        ak::script::call({{"extract", {{"selector", "pricing table"}, {"url", "https://site1.example.com/page"}}}}),
+        ak::script::say("Plan 0 costs ... (summary of the pricing table)."),
     };
 
     const measured fb = run(before_tools(), form_before, "Fill the contact form at https://example.com/contact for Ada Lovelace.");

@@ -160,8 +160,8 @@ class AllProviders : public ::testing::TestWithParam<provider> {};
 TEST_P(AllProviders, RunsToCompletionAndReports) {
     ak::agent_session s{make_tools(), ak::all_visible{}, ak::compact_formatter{}, quiet()};
     ak::scripted_model m(GetParam(), {
-        ak::call({{"lookup", {{"key", "alpha"}}}, {"lookup", {{"key", "beta"}}}}),
-        ak::call({{"complete", {{"result", "alpha and beta looked up"}, {"summary", {"looked up 2 keys"}}}}}),
+        ak::script::call({{"lookup", {{"key", "alpha"}}}, {"lookup", {{"key", "beta"}}}}),
+        ak::script::call({{"complete", {{"result", "alpha and beta looked up"}, {"summary", {"looked up 2 keys"}}}}}),
     });
     auto r = s.run(m, "Look up alpha and beta.");
     ASSERT_EQ(r.reason, ak::stop_reason::completed) << (r.error ? r.error->to_text() : "");
@@ -188,7 +188,7 @@ TEST_P(AllProviders, RunsToCompletionAndReports) {
 
 TEST_P(AllProviders, FinalAnswerWithoutToolsEndsTheRun) {
     ak::agent_session s{make_tools()};
-    ak::scripted_model m(GetParam(), {ak::say("It is 42.")});
+    ak::scripted_model m(GetParam(), {ak::script::say("It is 42.")});
     auto r = s.run(m, "What is the answer?");
     EXPECT_EQ(r.reason, ak::stop_reason::answered);
     EXPECT_EQ(r.final_text, "It is 42.");
@@ -200,8 +200,8 @@ TEST_P(AllProviders, MalformedArgumentsBecomeAnErrorResult) {
     ak::agent_session s{make_tools()};
     const int before = lookups.load();
     ak::scripted_model m(GetParam(), {
-        ak::call({{"lookup", json::object(), std::string("{\"key\": \"unterminated")}}),
-        ak::say("gave up"),
+        ak::script::call({{"lookup", json::object(), std::string("{\"key\": \"unterminated")}}),
+        ak::script::say("gave up"),
     });
     auto r = s.run(m, "go");
     EXPECT_EQ(r.reason, ak::stop_reason::answered);
@@ -238,8 +238,8 @@ TEST(Session, OtherCallsRunInOrder) {
         order.clear();
     }
     ak::scripted_model m(provider::anthropic, {
-        ak::call({{"write", {{"key", "one"}}}, {"lookup", {{"key", "x"}}}, {"write", {{"key", "two"}}}, {"write", {{"key", "three"}}}}),
-        ak::say("done"),
+        ak::script::call({{"write", {{"key", "one"}}}, {"lookup", {{"key", "x"}}}, {"write", {{"key", "two"}}}, {"write", {{"key", "three"}}}}),
+        ak::script::say("done"),
     });
     (void)s.run(m, "write");
     EXPECT_EQ(order, (std::vector<std::string>{"one", "two", "three"}));
@@ -255,9 +255,9 @@ test_masker quiet_masker() {
 TEST(Session, MetaToolsAndHiddenTools) {
     ak::agent_session s{make_tools(), quiet_masker(), ak::compact_formatter{}};
     ak::scripted_model m(provider::anthropic, {
-        ak::call({{"secret", {{"key", "k"}}}}),
-        ak::call({{"unlock"}, {"secret", {{"key", "k"}}}}),
-        ak::say("secret obtained"),
+        ak::script::call({{"secret", {{"key", "k"}}}}),
+        ak::script::call({{"unlock"}, {"secret", {{"key", "k"}}}}),
+        ak::script::say("secret obtained"),
     });
     auto r = s.run(m, "get the secret");
     EXPECT_EQ(r.reason, ak::stop_reason::answered);
@@ -278,7 +278,7 @@ TEST(Session, MetaToolsAndHiddenTools) {
 
 TEST(Session, ProseNudgeThenAnswer) {
     ak::agent_session s{make_tools(), test_masker{}, ak::compact_formatter{}};
-    ak::scripted_model m(provider::openai_chat, {ak::say("I cannot browse."), ak::say("Actually: 42")});
+    ak::scripted_model m(provider::openai_chat, {ak::script::say("I cannot browse."), ak::script::say("Actually: 42")});
     auto r = s.run(m, "task");
     EXPECT_EQ(r.reason, ak::stop_reason::answered);
     EXPECT_EQ(r.final_text, "Actually: 42");
@@ -290,9 +290,9 @@ TEST(Session, ProseNudgeThenAnswer) {
 TEST(Session, RetryGuidanceAfterRepeatedFailure) {
     ak::agent_session s{make_tools(), quiet_masker(), ak::compact_formatter{}};
     ak::scripted_model m(provider::anthropic, {
-        ak::call({{"broken", {{"key", "a"}}}}),
-        ak::call({{"broken", {{"key", "a"}}}}),
-        ak::say("stop"),
+        ak::script::call({{"broken", {{"key", "a"}}}}),
+        ak::script::call({{"broken", {{"key", "a"}}}}),
+        ak::script::say("stop"),
     });
     (void)s.run(m, "t");
     const std::string once = result_text(s.history()[2], 0);
@@ -339,7 +339,7 @@ TEST(Session, SpeculationStopsAtTheFirstCallWithEffects) {
 TEST(Session, StepLimitStopsWithoutAnAnswer) {
     ak::agent_session s{make_tools()};
     ak::scripted_model m(provider::anthropic, {});
-    for (int i = 0; i < 10; ++i) m.then(ak::call({{"lookup", {{"key", "k" + std::to_string(i)}}}}));
+    for (int i = 0; i < 10; ++i) m.then(ak::script::call({{"lookup", {{"key", "k" + std::to_string(i)}}}}));
     ak::run_limits lim;
     lim.max_steps = 3;
     auto r = s.run(m, "loop", lim);
@@ -353,7 +353,7 @@ TEST(Session, StepLimitStopsWithoutAnAnswer) {
 TEST(Session, TokenLimit) {
     ak::agent_session s{make_tools()};
     ak::scripted_model m(provider::openai_chat, {});
-    for (int i = 0; i < 10; ++i) m.then(ak::call({{"read_page", {{"key", "p"}}}}));
+    for (int i = 0; i < 10; ++i) m.then(ak::script::call({{"read_page", {{"key", "p"}}}}));
     ak::run_limits lim;
     lim.max_tokens = 5000;
     auto r = s.run(m, "read", lim);
@@ -365,9 +365,9 @@ TEST(Session, TokenLimit) {
 TEST(Session, RetriesRetryableErrorsThenSucceeds) {
     ak::agent_session s{make_tools()};
     ak::scripted_model m(provider::anthropic, {
-        ak::respond_raw(json::parse(fixtures::anthropic_overloaded)),
-        ak::fail_with(ak::parse_error(provider::anthropic, 429, fixtures::anthropic_rate_limit)),
-        ak::say("fine"),
+        ak::script::respond_raw(json::parse(fixtures::anthropic_overloaded)),
+        ak::script::fail_with(ak::parse_error(provider::anthropic, 429, fixtures::anthropic_rate_limit)),
+        ak::script::say("fine"),
     });
     ak::run_limits lim;
     lim.retry_backoff = std::chrono::milliseconds(0);
@@ -379,7 +379,7 @@ TEST(Session, RetriesRetryableErrorsThenSucceeds) {
 
 TEST(Session, NonRetryableModelErrorStops) {
     ak::agent_session s{make_tools()};
-    ak::scripted_model m(provider::openai_chat, {ak::fail_with(ak::parse_error(provider::openai_chat, 401, "{}")), ak::say("never")});
+    ak::scripted_model m(provider::openai_chat, {ak::script::fail_with(ak::parse_error(provider::openai_chat, 401, "{}")), ak::script::say("never")});
     auto r = s.run(m, "go");
     EXPECT_EQ(r.reason, ak::stop_reason::model_error);
     ASSERT_TRUE(r.error);
@@ -454,8 +454,8 @@ TEST(SessionTimeLimit, AToolThatOutlastsTheBudgetStopsTheRunWithTimeLimit) {
     });
     ak::agent_session s{ak::toolbox{hold}};
     ak::scripted_model m(provider::anthropic, {
-        ak::call({{"hold", {{"key", "k"}}}}),
-        ak::say("never reached: the budget is spent"),
+        ak::script::call({{"hold", {{"key", "k"}}}}),
+        ak::script::say("never reached: the budget is spent"),
     });
     ak::run_limits lim;
     lim.max_steps = 10;
@@ -492,9 +492,9 @@ TEST(SessionTimeLimit, AModelThatOutlastsTheBudgetStopsTheRunWithTimeLimit) {
     m.then([&](const json&) {
         // The run started before this call, so waiting out `budget` from here spends it.
         (void)g.wait_until(clock::now() + budget);
-        return ak::call({{"lookup", {{"key", "k"}}}});
+        return ak::script::call({{"lookup", {{"key", "k"}}}});
     });
-    m.then(ak::say("never reached"));
+    m.then(ak::script::say("never reached"));
     ak::agent_session s{make_tools()};
     ak::run_limits lim;
     lim.max_steps = 10;
@@ -510,8 +510,8 @@ TEST(SessionTimeLimit, AModelThatOutlastsTheBudgetStopsTheRunWithTimeLimit) {
 TEST(SessionTimeLimit, ARetryPauseBeyondTheBudgetStopsAtOnceWithTheProviderError) {
     ak::agent_session s{make_tools()};
     ak::scripted_model m(provider::anthropic, {
-        ak::fail_with(ak::parse_error(provider::anthropic, 429, fixtures::anthropic_rate_limit, 5.0)),
-        ak::say("never reached"),
+        ak::script::fail_with(ak::parse_error(provider::anthropic, 429, fixtures::anthropic_rate_limit, 5.0)),
+        ak::script::say("never reached"),
     });
     ak::run_limits lim;
     lim.max_time = std::chrono::milliseconds(50);
@@ -534,9 +534,9 @@ TEST(SessionTimeLimit, ARetryPauseBeyondTheBudgetStopsAtOnceWithTheProviderError
 TEST(Request, AnthropicCacheBreakpoints) {
     ak::agent_session s{make_tools()};
     ak::scripted_model m(provider::anthropic, {
-        ak::call({{"lookup", {{"key", "a"}}}}),
-        ak::call({{"screenshot", {{"key", "b"}}}, {"broken", {{"key", "c"}}}}),
-        ak::say("ok"),
+        ak::script::call({{"lookup", {{"key", "a"}}}}),
+        ak::script::call({{"screenshot", {{"key", "b"}}}, {"broken", {{"key", "c"}}}}),
+        ak::script::say("ok"),
     });
     (void)s.run(m, "go");
     const json& req = m.requests().back();
@@ -563,7 +563,7 @@ TEST(Request, OpenAiChatShapes) {
     o.model = "gpt-4.1";
     o.cache_key = "tenant-7";
     ak::agent_session s{make_tools(), ak::all_visible{}, ak::compact_formatter{}, o};
-    ak::scripted_model m(provider::openai_chat, {ak::call({{"screenshot", {{"key", "b"}}}}, "x"), ak::say("ok")});
+    ak::scripted_model m(provider::openai_chat, {ak::script::call({{"screenshot", {{"key", "b"}}}}, "x"), ak::script::say("ok")});
     (void)s.run(m, "go");
     const json& req = m.requests().back();
     EXPECT_EQ(req["prompt_cache_key"], "tenant-7");
@@ -608,7 +608,7 @@ TEST(Request, AnthropicDeferredLoadingAndToolReferences) {
     test_masker tm = quiet_masker();
     tm.preferred = ak::exposure::deferred_loading;
     ak::agent_session s{make_tools(), std::move(tm), ak::compact_formatter{}};
-    ak::scripted_model m(provider::anthropic, {ak::call({{"unlock"}}), ak::call({{"secret", {{"key", "z"}}}}), ak::say("ok")});
+    ak::scripted_model m(provider::anthropic, {ak::script::call({{"unlock"}}), ak::script::call({{"secret", {{"key", "z"}}}}), ak::script::say("ok")});
     auto r = s.run(m, "go");
     EXPECT_EQ(r.reason, ak::stop_reason::answered);
     const json& r1 = m.requests()[0];
@@ -633,7 +633,7 @@ TEST(Request, AnthropicVisibleOnlySendsNoToolReferenceBlocks) {
     test_masker tm = quiet_masker();
     tm.references = true;
     ak::agent_session s{make_tools(), std::move(tm), ak::compact_formatter{}};
-    ak::scripted_model m(provider::anthropic, {ak::call({{"unlock"}}), ak::call({{"secret", {{"key", "z"}}}}), ak::say("ok")});
+    ak::scripted_model m(provider::anthropic, {ak::script::call({{"unlock"}}), ak::script::call({{"secret", {{"key", "z"}}}}), ak::script::say("ok")});
     auto r = s.run(m, "go");
     EXPECT_EQ(r.reason, ak::stop_reason::answered);
     ASSERT_EQ(m.requests().size(), 3u);
@@ -678,7 +678,7 @@ TEST(Request, CompatServerFallsBack) {
     EXPECT_NE(state.find("Tools you may call now: "), std::string::npos) << state;
     EXPECT_EQ(state.find("secret"), std::string::npos) << state;
     // a masked call is still refused by the masker
-    ak::scripted_model m(provider::openai_chat, {ak::call({{"secret", json::object()}}), ak::say("ok")});
+    ak::scripted_model m(provider::openai_chat, {ak::script::call({{"secret", json::object()}}), ak::script::say("ok")});
     (void)s.run(m, "t");
     bool refused = false;
     for (const auto& msg : s.history())
@@ -708,14 +708,14 @@ TEST(Session, OnTurnCallbackMayThrow) {
         throw std::runtime_error("logger broke");
     };
     ak::agent_session s{make_tools(), ak::all_visible{}, ak::compact_formatter{}, o};
-    ak::scripted_model m(provider::anthropic, {ak::say("a")});
+    ak::scripted_model m(provider::anthropic, {ak::script::say("a")});
     EXPECT_EQ(s.run(m, "t").reason, ak::stop_reason::answered);
     EXPECT_EQ(calls, 1);
 }
 
 TEST(Session, BudgetedResultsPointAtTheStore) {
     ak::agent_session s{make_tools()};
-    ak::scripted_model m(provider::anthropic, {ak::call({{"read_page", {{"key", "p"}}}}), ak::say("ok")});
+    ak::scripted_model m(provider::anthropic, {ak::script::call({{"read_page", {{"key", "p"}}}}), ak::script::say("ok")});
     (void)s.run(m, "read");
     const std::string text = result_text(s.history()[2], 0);
     EXPECT_LE(text.size(), 6000u);
@@ -732,16 +732,16 @@ TEST(Session, CutNotesAndTheReportNameTheArtifactReaderTheHostHas) {
     ak::memory_artifacts store;
     ak::agent_session s{ak::toolbox{big, ak::artifact_reader(store)}, ak::all_visible{}, ak::compact_formatter{}, {},
                         ak::artifact_sink_ref(store)};
-    ak::scripted_model m(provider::anthropic, {ak::call({{"read_page", {{"key", "p"}}}})});
+    ak::scripted_model m(provider::anthropic, {ak::script::call({{"read_page", {{"key", "p"}}}})});
     m.then([&](const json&) {
         const std::string note = result_text(s.history()[2], 0);
         const std::string id = s.artifacts().at(0).id;
         const auto at = note.find("the rest: read_artifact {\"id\": \"" + id + "\", \"offset\": ");
         EXPECT_NE(at, std::string::npos) << note;
         const int offset = std::stoi(note.substr(note.find("\"offset\": ", at) + 10));
-        return ak::call({{"read_artifact", {{"id", id}, {"offset", offset}, {"length", 50}}}});
+        return ak::script::call({{"read_artifact", {{"id", id}, {"offset", offset}, {"length", 50}}}});
     });
-    m.then(ak::say("done"));
+    m.then(ak::script::say("done"));
     (void)s.run(m, "read");
     const std::string slice = result_text(s.history()[4], 0);
     const std::string whole = store.get(s.artifacts().at(0).id)->data;
@@ -752,7 +752,7 @@ TEST(Session, CutNotesAndTheReportNameTheArtifactReaderTheHostHas) {
 
     // without a reader, neither names a tool the host does not have
     ak::agent_session bare{ak::toolbox{big}};
-    ak::scripted_model m2(provider::anthropic, {ak::call({{"read_page", {{"key", "p"}}}}), ak::say("ok")});
+    ak::scripted_model m2(provider::anthropic, {ak::script::call({{"read_page", {{"key", "p"}}}}), ak::script::say("ok")});
     (void)bare.run(m2, "read");
     const std::string note = result_text(bare.history()[2], 0);
     EXPECT_EQ(note.find("read_artifact"), std::string::npos) << note;
@@ -770,10 +770,10 @@ TEST(SessionMenu, TheMenusCompleteToolFinishesTheRunWithItsSummary) {
     for (const auto& t : s.catalogue()) completes += t.name == "complete" ? 1U : 0U;
     EXPECT_EQ(completes, 1u);
     ak::scripted_model m(provider::anthropic, {
-        ak::call({{"menu_enter", {{"mode", "keys"}}}}),
-        ak::call({{"lookup", {{"key", "alpha"}}}}),
-        ak::call({{"complete", {{"summary", "alpha is value of alpha"}}}}),
-        ak::say("never reached"),
+        ak::script::call({{"menu_enter", {{"mode", "keys"}}}}),
+        ak::script::call({{"lookup", {{"key", "alpha"}}}}),
+        ak::script::call({{"complete", {{"summary", "alpha is value of alpha"}}}}),
+        ak::script::say("never reached"),
     });
     auto r = s.run(m, "Look up alpha.");
     ASSERT_EQ(r.reason, ak::stop_reason::completed) << (r.error ? r.error->to_text() : "");

@@ -161,6 +161,27 @@ TEST(Toolbox, MalformedJsonArguments) {
     EXPECT_EQ(empty.error().code, ak::errc::args_invalid);  // {} is missing "city"
 }
 
+TEST(Toolbox, JsonTextAsALiteralOrStringIsParsedNotWrapped) {
+    // a string literal or std::string of arguments is JSON text (it was ambiguous with json)
+    ak::toolbox box{get_weather, no_arg};
+    ak::tool_context ctx;
+    auto lit = box.call("get_weather", "{\"city\": \"Oslo\"}", ctx);
+    ASSERT_TRUE(lit.has_value()) << lit.error().to_text();
+    const std::string text = R"({"city": "Bergen"})";
+    auto str = box.call("get_weather", text, ctx);
+    ASSERT_TRUE(str.has_value()) << str.error().to_text();
+    EXPECT_NE(lit->joined_text(), str->joined_text());
+    auto no_ctx = box.call("get_weather", "{\"city\": \"Oslo\"}");
+    ASSERT_TRUE(no_ctx.has_value());
+    EXPECT_EQ(no_ctx->joined_text(), lit->joined_text());
+    EXPECT_EQ(box.call("get_weather", "{\"city\": ").error().code, ak::errc::args_malformed);
+    // braced JSON still builds a json object
+    auto braced = box.call("get_weather", {{"city", "Oslo"}});
+    ASSERT_TRUE(braced.has_value());
+    EXPECT_EQ(braced->joined_text(), lit->joined_text());
+    EXPECT_TRUE(box.call("ping", "").has_value());
+}
+
 TEST(Toolbox, Merge) {
     ak::toolbox a{get_weather};
     ak::toolbox b{echo, no_arg};

@@ -4,11 +4,12 @@
 // A model is anything with `complete(const json& request) -> result<json>` that answers with a
 // response body in the provider's documented format (an HTTP client, a recorded fixture, a
 // script). A model that also has `provider() -> agentkit::provider` tells the session which
-// format to speak.
+// format to speak. A `streaming_model` also hands over each tool call as soon as it is complete
+// (the session starts read-only calls early); a `cancellable_model` can be interrupted.
 //
 //   agentkit::scripted_model m(agentkit::provider::anthropic, {
-//       agentkit::call({{"get_weather", {{"city", "Oslo"}}}}),
-//       agentkit::say("It is sunny in Oslo."),
+//       agentkit::script::call({{"get_weather", {{"city", "Oslo"}}}}),
+//       agentkit::script::say("It is sunny in Oslo."),
 //   });
 //
 // The scripted model answers with realistic usage: input tokens are counted from the request,
@@ -43,6 +44,24 @@ concept model = requires(M& m, const json& request) {
 template <class M>
 concept provider_aware_model = model<M> && requires(const M& m) {
     { m.provider() } -> std::convertible_to<agentkit::provider>;
+};
+
+/// A model that streams and hands over each tool call of the response as soon as that call is
+/// complete, before the response ends: `complete(request, on_tool_call)` calls
+/// `on_tool_call(block)` with the call in the provider's block format (an Anthropic tool_use
+/// block, a Chat Completions tool_calls[] entry, a Responses function_call item) on the thread
+/// that called complete(), and returns the whole response body as complete(request) does.
+/// agent_session::run passes a callback that starts read-only calls at once (speculate).
+template <class M>
+concept streaming_model = model<M> && requires(M& m, const json& request, const std::function<void(const json&)>& on_tool_call) {
+    { m.complete(request, on_tool_call) } -> std::same_as<result<json>>;
+};
+
+/// A model whose request in flight can be cancelled from another thread: `cancel()` makes the
+/// complete() running now return promptly (with an error). agent_session::cancel() calls it.
+template <class M>
+concept cancellable_model = requires(M& m) {
+    { m.cancel() } noexcept;
 };
 
 /// Limits of one `agent_session::run`. Zero means unlimited.
@@ -176,8 +195,10 @@ struct scripted_reply {
     std::optional<usage> usage_override;   ///< instead of the simulated usage
 };
 
-/// Script helpers: `say("answer")`, `call({{"tool", {{"arg", 1}}}})`, `fail_with(error)`,
-/// `respond_raw(body)`.
+/// Script helpers, in their own namespace (short names that would clash in a host's code):
+/// `script::say("answer")`, `script::call({{"tool", {{"arg", 1}}}})`, `script::fail_with(error)`,
+/// `script::respond_raw(body)`. `using namespace agentkit::script;` in a test file is fine.
+namespace script {
 [[nodiscard]] inline scripted_reply say(std::string text) {
     scripted_reply r;
     r.text = std::move(text);
@@ -199,6 +220,7 @@ struct scripted_reply {
     r.body = std::move(body);
     return r;
 }
+}  // namespace script
 
 class scripted_model {
 public:

@@ -107,10 +107,30 @@ public:
         return dispatch_[*i](tools_, args, ctx);
     }
 
+    /// JSON text as a string literal or std::string is JSON text, not a JSON string value
+    /// (these two overloads make `call("t", "{\"city\": \"Oslo\"}", ctx)` unambiguous).
+    [[nodiscard]] result<tool_output> call(std::string_view name, const char* args_json, tool_context& ctx) const {
+        return call(name, std::string_view(args_json ? args_json : ""), ctx);
+    }
+    [[nodiscard]] result<tool_output> call(std::string_view name, const std::string& args_json, tool_context& ctx) const {
+        return call(name, std::string_view(args_json), ctx);
+    }
+
     /// Convenience: call without a context.
     [[nodiscard]] result<tool_output> call(std::string_view name, const json& args) const {
         tool_context ctx;
         return call(name, args, ctx);
+    }
+    /// Convenience: call with JSON text, without a context.
+    [[nodiscard]] result<tool_output> call(std::string_view name, std::string_view args_json) const {
+        tool_context ctx;
+        return call(name, args_json, ctx);
+    }
+    [[nodiscard]] result<tool_output> call(std::string_view name, const char* args_json) const {
+        return call(name, std::string_view(args_json ? args_json : ""));
+    }
+    [[nodiscard]] result<tool_output> call(std::string_view name, const std::string& args_json) const {
+        return call(name, std::string_view(args_json));
     }
 
     /// The error for an unknown tool name, with the closest known names.

@@ -596,11 +596,28 @@ constexpr std::size_t count_modes() {
     return (std::size_t{is_mode_def<Parts>::value ? 1U : 0U} + ... + 0U);
 }
 
-// One check per host tool, so the diagnostic names the tool ("[with Tool = ...{"bash"}]").
+// One check per host tool. The failing check's type spells the tool's name one character at a
+// time, which every compiler prints legibly: tool_in_no_mode<'b', 'a', 's', 'h'>.
+template <char... Name>
+struct tool_in_no_mode {
+    static constexpr bool value = sizeof...(Name) == 0;  // false: instantiated only for a tool in no mode
+    static_assert(value, "agentkit: a tool is in no mode: list it in a mode<...>(...) or in in_every_mode(...); "
+                         "the diagnostic spells its name in tool_in_no_mode<...>");
+};
+template <fixed_string S, class Seq>
+struct no_mode_for;
+template <fixed_string S, std::size_t... I>
+struct no_mode_for<S, std::index_sequence<I...>> {
+    using type = tool_in_no_mode<S.data[I]...>;
+};
+struct tool_in_a_mode {
+    static constexpr bool value = true;
+};
 template <fixed_string Tool, class... Parts>
 struct menu_tool_covered {
-    static constexpr bool value = (part_lists<Parts>(Tool.view()) || ...);
-    static_assert(value, "agentkit: a tool is in no mode: list it in a mode<...>(...) or in in_every_mode(...)");
+    static constexpr bool covered = (part_lists<Parts>(Tool.view()) || ...);
+    static constexpr bool value =
+        std::conditional_t<covered, tool_in_a_mode, typename no_mode_for<Tool, std::make_index_sequence<Tool.size()>>::type>::value;
 };
 template <fixed_string Tool>
 struct menu_tool_not_meta {
