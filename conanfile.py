@@ -23,11 +23,11 @@ class AgentkitConan(ConanFile):
     name = "agentkit"
     description = "Header-only C++20 SDK: a fast, token-thrifty, safe tool layer for LLM agents"
     license = "MIT"
-    homepage = "https://example.invalid/agentkit"
-    url = "https://example.invalid/agentkit"
     topics = ("llm", "agents", "tools", "mcp", "cdp", "header-only")
     package_type = "header-library"
-    # Settings only to validate C++20; the package id ignores them (header-only).
+    # Settings only to validate C++20 when the profile names a standard; the package id ignores
+    # them (header-only). A default profile (gnu17) is accepted: the consumer's own build
+    # chooses C++20 (test_package: cxx_std_20), and the headers stop with a clear #error if not.
     settings = "os", "arch", "compiler", "build_type"
     exports_sources = "include/*", "single_include/*", "LICENSE"
     no_copy_source = True
@@ -51,8 +51,15 @@ class AgentkitConan(ConanFile):
         self.info.clear()
 
     def validate(self):
-        if self.settings.get_safe("compiler.cppstd"):
+        # A profile that names a standard must name C++20 or later, except the compiler's
+        # default one (g++ 12: gnu17), which says nothing about how consumers compile.
+        cppstd = self.settings.get_safe("compiler.cppstd")
+        if cppstd and not self._is_default_cppstd(str(cppstd)):
             check_min_cppstd(self, 20)
+
+    def _is_default_cppstd(self, cppstd):
+        from conan.tools.build import default_cppstd
+        return cppstd == default_cppstd(self)
 
     def package(self):
         copy(self, "LICENSE", self.source_folder, os.path.join(self.package_folder, "licenses"))

@@ -102,6 +102,13 @@ def _load(conanfile, path, encoding="utf-8"):
         return fh.read()
 
 
+cppstd_checks: list[int] = []
+
+
+def _check_min_cppstd(conanfile, cppstd):
+    cppstd_checks.append(int(cppstd))
+
+
 def install_conan_stub() -> None:
     def module(name, **attrs):
         mod = types.ModuleType(name)
@@ -112,7 +119,8 @@ def install_conan_stub() -> None:
     module("conan", ConanFile=ConanFile)
     module("conan.errors", ConanException=ConanException)
     module("conan.tools")
-    module("conan.tools.build", check_min_cppstd=lambda conanfile, cppstd: None, can_run=lambda c: True)
+    module("conan.tools.build", check_min_cppstd=_check_min_cppstd, default_cppstd=lambda conanfile, *a: "gnu17",
+           can_run=lambda c: True)
     module("conan.tools.files", copy=_copy, load=_load)
     module("conan.tools.cmake", CMake=object, cmake_layout=lambda c: None)
 
@@ -156,7 +164,15 @@ def check_conan(source: Path, version: str, includedir: str) -> None:
         check(any(r.startswith(dep) for r in recipe.requirements_seen), f"conan: requires {dep}... missing")
     recipe.package_id()
     check(recipe.info.cleared, "conan: package_id() must clear the info (one package for all configurations)")
-    recipe.validate()
+    # validate(): a profile naming C++20 is checked; g++ 12's default profile (gnu17, the
+    # compiler's default) is accepted without a check (the consumer's build picks C++20);
+    # another explicit standard is checked (and rejected by the real check_min_cppstd)
+    for cppstd, checked in (("20", True), ("gnu17", False), ("17", True)):
+        cppstd_checks.clear()
+        recipe.settings = _Settings({"os": "Linux", "compiler.cppstd": cppstd})
+        recipe.validate()
+        check(cppstd_checks == ([20] if checked else []),
+              f"conan: validate() with compiler.cppstd={cppstd} should {'check' if checked else 'not check'} C++20")
 
     for needed in ("include/agentkit/agentkit.hpp", "single_include/agentkit/agentkit.hpp", "LICENSE"):
         check(any(fnmatch.fnmatch(needed, p) or needed == p for p in recipe.exports_sources),

@@ -1,5 +1,10 @@
-// agentkit/core/json.hpp — the JSON type agentkit speaks everywhere.
+// agentkit/core/json.hpp — the JSON type agentkit speaks everywhere. Every agentkit header
+// includes it, so it also says, first, when the compiler is not in C++20 mode.
 #pragma once
+
+#if defined(_MSVC_LANG) ? _MSVC_LANG < 202002L : __cplusplus < 202002L
+#error "agentkit needs C++20: compile with -std=c++20 (CMake: target_compile_features(<target> PRIVATE cxx_std_20); Conan: a profile with compiler.cppstd=20 or gnu20)"
+#endif
 
 #include <nlohmann/json.hpp>
 
