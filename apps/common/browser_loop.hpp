@@ -205,12 +205,11 @@ public:
         if (auto started = browser_->start(); !started) return ak::fail(started.error());
         store_ = std::make_unique<store_t>();
         state_ = std::make_unique<br::tool_state>(*browser_, *store_);
-        // menu_enter's tool_reference blocks load deferred tools (Anthropic defer_loading, a beta
-        // the request then announces). With the default exposure the tool list itself changes
-        // when a mode is entered, so the blocks add nothing, and a provider that does not know
-        // the beta would reject them: send them only when the host chose a stable exposure.
+        // menu_enter's tool_reference blocks load deferred tools (Anthropic defer_loading) under
+        // the stable exposure, the session's default; with visible_only the tool list itself
+        // changes when a mode is entered and the blocks would add nothing.
         ak::menu_options mo;
-        mo.reference_blocks = opts_.session.exposure.has_value() && *opts_.session.exposure != ak::exposure::visible_only;
+        mo.reference_blocks = !opts_.session.exposure || *opts_.session.exposure != ak::exposure::visible_only;
         session_.emplace(br::browser_tools(*state_), br::make_browser_menu<tools_t>(std::move(mo)), ak::compact_formatter{},
                          opts_.session, ak::artifact_sink_ref(*store_));
         return {};
