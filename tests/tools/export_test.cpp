@@ -37,8 +37,8 @@ TEST(Export, Mcp) {
     EXPECT_FALSE(j.contains("outputSchema"));
     // annotations say what the traits promise, nothing more (absent = the MCP spec's default)
     EXPECT_EQ(j["annotations"], (json{{"title", "Find shapes"}, {"readOnlyHint", true}}));
-    json d = ak::to_mcp(draw.info());
-    EXPECT_EQ(d["annotations"], (json{{"destructiveHint", true}, {"openWorldHint", true}}));
+    // destructive and open world are the spec's defaults: nothing to say
+    EXPECT_FALSE(ak::to_mcp(draw.info()).contains("annotations"));
 }
 
 TEST(Export, McpAnnotationsFollowTheSpecDefaultsUnlessTraitsSayOtherwise) {
@@ -51,7 +51,7 @@ TEST(Export, McpAnnotationsFollowTheSpecDefaultsUnlessTraitsSayOtherwise) {
     // contradictions resolve toward the safe reading: destructive wins over non_destructive,
     // open_world over closed_world
     json both = ak::to_mcp(ak::tool<"wipe">("Wipe.", handler, ak::destructive | ak::non_destructive | ak::open_world | ak::closed_world).info());
-    EXPECT_EQ(both["annotations"], (json{{"destructiveHint", true}, {"openWorldHint", true}}));
+    EXPECT_FALSE(both.contains("annotations")) << both.dump();
 }
 
 TEST(Export, Anthropic) {

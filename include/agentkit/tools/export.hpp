@@ -94,20 +94,19 @@ inline result<json> strictify(const json& s, std::string_view path) {
     j["description"] = t.description;
     j["inputSchema"] = t.input_schema;
     if (t.output_schema) j["outputSchema"] = *t.output_schema;
-    // Only what the traits promise (tools/traits.hpp); an absent hint means the spec's default:
-    // readOnly false, destructive true, idempotent false, openWorld true.
+    // Only what the traits promise beyond the spec's defaults (tools/traits.hpp): an absent hint
+    // means readOnly false, destructive true, idempotent false, openWorld true, so a tool that
+    // promises nothing, or only what the defaults already say, has no annotations at all.
     json ann = json::object();
     if (!t.title.empty()) ann["title"] = t.title;
     const traits& tr = t.traits;
     if (tr.is_read_only()) {
         ann["readOnlyHint"] = true;  // destructive and idempotent mean nothing for a read-only tool
     } else {
-        if (tr.is_destructive()) ann["destructiveHint"] = true;
-        else if (tr.is_non_destructive()) ann["destructiveHint"] = false;
+        if (tr.is_non_destructive() && !tr.is_destructive()) ann["destructiveHint"] = false;
         if (tr.is_idempotent()) ann["idempotentHint"] = true;
     }
-    if (tr.is_open_world()) ann["openWorldHint"] = true;
-    else if (tr.is_closed_world()) ann["openWorldHint"] = false;
+    if (tr.is_closed_world()) ann["openWorldHint"] = false;
     if (!ann.empty()) j["annotations"] = std::move(ann);
     return j;
 }
