@@ -1,7 +1,7 @@
 // Side-by-side benchmark of MCP browser servers through the official MCP TypeScript client.
 //
 //   cd bench/peers && npm ci && node browser_bench.mjs [--agentkit ../../build/bin/agentkit-browser-mcp]
-//                                                      [--no-playwright] [--chrome-devtools] [--runs N]
+//                                                      [--no-playwright] [--chrome-devtools] [--agent-browser] [--runs N]
 //                                                      [--agentkit-no-policy] [--dump-snapshots] [--dump-form]
 //
 // Playwright MCP and agentkit both run with --allowed-origins set to the page server (agentkit
@@ -12,10 +12,12 @@
 // on 127.0.0.1, in one run. For each server it reports: spawn-to-initialize ms, tools/list
 // tokens, navigate / snapshot / click / type ms and tokens per page, a 5-field form fill
 // (calls, tokens returned, the median ms of --runs fills), and the server's RSS (its own
-// process, without the browser).
+// process, without the browser). --agent-browser adds agent-browser (tools/list, navigate and
+// snapshot rows only) and a row per page comparing its default snapshot (interactive elements
+// only) with agentkit's interactive_only snapshot.
 // Tokens are real o200k tokens (gpt-tokenizer). Ratios are agentkit / peer.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import http from "node:http";
 import fs from "node:fs";
@@ -112,6 +114,27 @@ function serverSpecs(tmp, base) {
       tools: { navigate: "navigate_page", snapshot: "take_snapshot", click: "click", type: "fill", fill: "fill_form" },
       uidStyle: true,
       commonArgs: { pageId: 1 },  // 1.11 requires the page on every page tool (the first page is 1)
+    });
+  }
+  if (flag("--agent-browser")) {
+    // agent-browser's native binary ships in its npm package; it is pointed at our Chromium
+    // (its `install` command, which downloads a browser, is never run). Its snapshot lists
+    // interactive elements only by default: it is compared with agentkit's interactive_only
+    // snapshot, and it takes part in the tools/list and navigate/snapshot rows only.
+    specs.push({
+      name: "agent-browser",
+      command: path.join(here, "node_modules/agent-browser/bin/agent-browser-linux-x64"),
+      args: ["mcp"],
+      env: {
+        AGENT_BROWSER_EXECUTABLE_PATH: chromium,
+        AGENT_BROWSER_ARGS: "--no-sandbox",
+        AGENT_BROWSER_SESSION: `bench${process.pid}`,
+        AGENT_BROWSER_ALLOWED_DOMAINS: "127.0.0.1",
+      },
+      snapshotOnly: true,
+      interactiveByDefault: true,
+      closeTool: "agent_browser_close",
+      tools: { navigate: "agent_browser_open", snapshot: "agent_browser_snapshot" },
     });
   }
   const ak = opt("--agentkit", null);
@@ -254,7 +277,12 @@ async function timed(fn) {
 
 async function runServer(spec, base, pages) {
   const out = { name: spec.name, pages: {} };
-  const transport = new StdioClientTransport({ command: spec.command, args: spec.args, stderr: "ignore" });
+  const transport = new StdioClientTransport({
+    command: spec.command,
+    args: spec.args,
+    stderr: "ignore",
+    ...(spec.env ? { env: { ...getDefaultEnvironment(), ...spec.env } } : {}),
+  });
   const client = new Client({ name: "agentkit-bench", version: "1.0.0" });
   const t0 = now();
   await client.connect(transport);
@@ -278,10 +306,22 @@ async function runServer(spec, base, pages) {
       res.snapshotText = textOf(snap.r);
     }
     out.pages[p.name] = { navMs: median(res.navMs), snapMs: median(res.snapMs), navTokens: res.navTokens, snapTokens: res.snapTokens, snapshotText: res.snapshotText };
+    // the interactive-only view (issue 18): agent-browser's default snapshot, agentkit's
+    // interactive_only mode
+    if (spec.interactiveByDefault) out.pages[p.name].interactiveTokens = res.snapTokens;
+    else if (spec.name === "agentkit")
+      out.pages[p.name].interactiveTokens = tokens(textOf(await call(spec.tools.snapshot, { interactive_only: true })));
     // For the ref parity check, agentkit's whole snapshot: its default one is cut to a 6000-token
     // budget on big pages (the rest goes to an artifact), while Playwright MCP's is never cut;
     // comparing a cut snapshot would count elements as missing that agentkit does give refs to.
     if (spec.name === "agentkit") out.pages[p.name].fullSnapshotText = textOf(await call(spec.tools.snapshot, { budget: 100000 }));
+  }
+
+  if (spec.snapshotOnly) {
+    if (spec.closeTool) await call(spec.closeTool, {}).catch(() => {});
+    out.rssKbEnd = rssKb(transport.pid);
+    await client.close();
+    return out;
   }
 
   // click and type on the form page
@@ -387,9 +427,17 @@ async function main() {
   const ratio = (a, b) => (a !== undefined && b ? (a / b).toFixed(2) + "x" : "-");
   const fmt = (x) => (typeof x === "number" ? (Number.isInteger(x) ? String(x) : x.toFixed(1)) : String(x));
   const rows = [];
+  // a server that does not take part in a row (agent-browser: snapshots only) shows "-"
+  const value = (get, r) => {
+    try {
+      return get(r);
+    } catch {
+      return undefined;
+    }
+  };
   const row = (label, get) => {
-    const cells = results.map((r) => fmt(get(r)));
-    const peers = results.filter((r) => r !== ak).map((r) => (ak ? ratio(get(ak), get(r)) : "-"));
+    const cells = results.map((r) => (value(get, r) === undefined ? "-" : fmt(value(get, r))));
+    const peers = results.filter((r) => r !== ak).map((r) => (ak ? ratio(value(get, ak), value(get, r)) : "-"));
     rows.push([label, ...cells, ...peers]);
   };
   row("initialize ms", (r) => r.initializeMs);
@@ -403,6 +451,8 @@ async function main() {
     row(`${p.name}: snapshot ms`, (r) => r.pages[p.name].snapMs);
     row(`${p.name}: snapshot tokens`, (r) => r.pages[p.name].snapTokens);
   }
+  if (results.some((r) => r.name === "agent-browser"))
+    for (const p of pages) row(`${p.name}: interactive-only snapshot tokens`, (r) => r.pages[p.name].interactiveTokens);
   const pw = results.find((r) => r.name === "playwright-mcp");
   const parity = {};
   if (ak && pw) {
@@ -420,7 +470,7 @@ async function main() {
   row("form fill calls", (r) => r.form.calls);
   row("form fill tokens returned", (r) => r.form.tokens);
   row("form fill ms (median)", (r) => r.form.ms);
-  rows.push(["form fill ms (each run)", ...results.map((r) => r.form.all.map((x) => x.toFixed(0)).join(" ")), ...results.filter((r) => r !== ak).map(() => "")]);
+  rows.push(["form fill ms (each run)", ...results.map((r) => (r.form ? r.form.all.map((x) => x.toFixed(0)).join(" ") : "-")), ...results.filter((r) => r !== ak).map(() => "")]);
   const header = ["metric", ...results.map((r) => r.name), ...results.filter((r) => r !== ak).map((r) => `agentkit/${r.name}`)];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
   const line = (cells) => cells.map((c, i) => String(c).padEnd(widths[i])).join("  ");
@@ -434,7 +484,7 @@ async function main() {
     for (const r of results)
       for (const p of pages) console.log(`\n==== ${r.name} ${p.name}\n${r.pages[p.name].fullSnapshotText ?? r.pages[p.name].snapshotText}`);
   if (flag("--dump-form"))
-    for (const r of results) console.log(`\n==== ${r.name} form fill\n${r.form.texts.join("\n")}`);
+    for (const r of results) if (r.form) console.log(`\n==== ${r.name} form fill\n${r.form.texts.join("\n")}`);
 }
 
 main().catch((e) => {
