@@ -11,7 +11,7 @@ packages=(
     cmake ninja-build g++ clang libclang-rt-14-dev   # toolchains (clang's ASan/UBSan runtime)
     nlohmann-json3-dev libexpected-dev               # agentkit's dependencies
     libgtest-dev libgmock-dev libbenchmark-dev       # tests and benchmarks
-    pkg-config python3                               # pkg-config consumer test, amalgamation
+    pkg-config python3 doxygen                       # pkg-config consumer test, amalgamation, API reference
     chromium nodejs npm libcurl4-openssl-dev         # browser tests and tooling
     libcpp-httplib-dev chromium-driver               # HTTP parts (agentkit::net), remote-browser tests
 )

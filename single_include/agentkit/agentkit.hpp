@@ -87,6 +87,7 @@ namespace agentkit {
     }
     return out;
 }
+/// Encode the bytes of `s` as base64 (standard alphabet, with padding).
 [[nodiscard]] inline std::string base64_encode(std::string_view s) { return base64_encode(s.data(), s.size()); }
 
 /// Decode base64 (padding optional, line breaks ignored); nothing when a character is not base64.
@@ -133,7 +134,12 @@ namespace agentkit {
 //   details  optional structured JSON (the list of argument problems, candidate names, ...).
 
 // ---- begin <agentkit/core/json.hpp> ----
-// agentkit/core/json.hpp — the JSON type agentkit speaks everywhere.
+// agentkit/core/json.hpp — the JSON type agentkit speaks everywhere. Every agentkit header
+// includes it, so it also says, first, when the compiler is not in C++20 mode.
+
+#if defined(_MSVC_LANG) ? _MSVC_LANG < 202002L : __cplusplus < 202002L
+#error "agentkit needs C++20: compile with -std=c++20 (CMake: target_compile_features(<target> PRIVATE cxx_std_20); Conan: a profile with compiler.cppstd=20 or gnu20)"
+#endif
 
 #include <nlohmann/json.hpp>
 
@@ -172,6 +178,7 @@ inline constexpr std::string_view protocol_error = "protocol.error";    ///< pee
 inline constexpr std::string_view transport_closed = "transport.closed";///< the connection is gone
 inline constexpr std::string_view transport_io = "transport.io";        ///< an I/O error on the transport
 inline constexpr std::string_view timeout = "timeout";                  ///< an operation ran out of time
+inline constexpr std::string_view cancelled = "cancelled";              ///< the caller cancelled an operation (a stop token, cancel())
 inline constexpr std::string_view cdp_error = "cdp.error";              ///< the browser answered with an error
 // browser
 inline constexpr std::string_view browser_launch = "browser.launch";    ///< the browser could not be started
@@ -179,11 +186,11 @@ inline constexpr std::string_view browser_crashed = "browser.crashed";  ///< the
 inline constexpr std::string_view ref_stale = "ref.stale";              ///< an element ref no longer resolves
 inline constexpr std::string_view ref_unknown = "ref.unknown";          ///< an element ref was never issued
 inline constexpr std::string_view element_covered = "element.covered";  ///< another element takes the click
-inline constexpr std::string_view element_not_visible = "element.not_visible";
-inline constexpr std::string_view navigation_failed = "navigation.failed";
+inline constexpr std::string_view element_not_visible = "element.not_visible";  ///< the element has no visible box to act on
+inline constexpr std::string_view navigation_failed = "navigation.failed";  ///< a navigation failed (load error, or no page to go back or forward to)
 inline constexpr std::string_view policy_blocked = "policy.blocked";    ///< a policy rule refused the action
 inline constexpr std::string_view not_found = "not_found";              ///< a looked-up item does not exist
-inline constexpr std::string_view budget_exceeded = "budget.exceeded";
+inline constexpr std::string_view budget_exceeded = "budget.exceeded";  ///< a size limit was reached (an artifact larger than the store allows)
 // model providers (session)
 inline constexpr std::string_view provider_rate_limited = "provider.rate_limited";  ///< HTTP 429 / rate_limit_error
 inline constexpr std::string_view provider_overloaded = "provider.overloaded";      ///< HTTP 529 / overloaded_error / 503
@@ -197,12 +204,13 @@ inline constexpr std::string_view internal = "internal";                ///< a b
 
 /// A structured error. Cheap to move; compare by `code`.
 struct error {
-    std::string code;
-    std::string message;
-    std::string hint;
+    std::string code;  ///< the stable dotted code, one of errc
+    std::string message;  ///< what went wrong, in one or two sentences
+    std::string hint;  ///< what the caller should do next (empty: nothing to add)
     json details;  ///< null when there is nothing structured to add
 
     error() = default;
+    /// A new error; `details` is null when left out.
     error(std::string_view code_, std::string message_, std::string hint_ = {}, json details_ = nullptr)
         : code(code_), message(std::move(message_)), hint(std::move(hint_)), details(std::move(details_)) {}
 
@@ -425,19 +433,22 @@ struct artifact_ref {
 
 /// One block of tool output.
 struct content_block {
+    /// What a block holds.
     enum class kind { text, image, artifact, structured, tool_reference };
-    kind type = kind::text;
+    kind type = kind::text;  ///< which of the fields below hold the block's contents
     std::string text;       ///< text, base64 data for images, or the tool name of a tool_reference
     std::string mime_type;  ///< images
     artifact_ref artifact;  ///< artifacts
     json data;              ///< structured JSON
 
+    /// A text block.
     [[nodiscard]] static content_block make_text(std::string t) {
         content_block b;
         b.type = kind::text;
         b.text = std::move(t);
         return b;
     }
+    /// An image block: base64-encoded data of the given MIME type.
     [[nodiscard]] static content_block make_image(std::string base64, std::string mime) {
         content_block b;
         b.type = kind::image;
@@ -445,6 +456,7 @@ struct content_block {
         b.mime_type = std::move(mime);
         return b;
     }
+    /// A block referring to an artifact (a resource_link, or an embedded resource when `ref` has contents).
     [[nodiscard]] static content_block make_artifact(artifact_ref ref) {
         content_block b;
         b.type = kind::artifact;
@@ -483,6 +495,7 @@ struct content_block {
         b.text = std::move(tool_name);
         return b;
     }
+    /// A block of structured JSON.
     [[nodiscard]] static content_block make_structured(json j) {
         content_block b;
         b.type = kind::structured;
@@ -493,10 +506,11 @@ struct content_block {
 
 /// The result of a tool call as the model will see it.
 struct tool_output {
-    std::vector<content_block> content;
+    std::vector<content_block> content;  ///< the blocks, in order
     std::optional<json> structured;  ///< typed output (MCP structuredContent), when the tool has one
-    bool is_error = false;
+    bool is_error = false;           ///< the call failed: the blocks describe the error for the model
 
+    /// Output of one text block.
     [[nodiscard]] static tool_output text(std::string t) {
         tool_output o;
         o.content.push_back(content_block::make_text(std::move(t)));
@@ -510,14 +524,17 @@ struct tool_output {
         o.structured = json{{"error", e.to_json()}};
         return o;
     }
+    /// Append a text block; returns `*this`.
     tool_output& add_text(std::string t) {
         content.emplace_back().text = std::move(t);  // (a kind::text block)
         return *this;
     }
+    /// Append an image block (base64 data of the given MIME type); returns `*this`.
     tool_output& add_image(std::string base64, std::string mime) {
         content.push_back(content_block::make_image(std::move(base64), std::move(mime)));
         return *this;
     }
+    /// Append a block referring to an artifact; returns `*this`.
     tool_output& add_artifact(artifact_ref ref) {
         content.push_back(content_block::make_artifact(std::move(ref)));
         return *this;
@@ -595,24 +612,25 @@ concept artifact_store = artifact_sink<S> && requires(const S& cs, std::string_v
     { cs.list() } -> std::convertible_to<std::vector<artifact_ref>>;
 };
 
+/// Bounds and location of a session_store.
 struct store_options {
     std::size_t max_count = 200;                 ///< artifacts kept at once
     std::size_t max_bytes = 64U * 1024U * 1024U;  ///< bytes kept at once (payload bytes)
     std::string dir;    ///< empty: in memory; else a per-session subdirectory of this directory
     bool keep = false;  ///< keep the directory's files after the store is destroyed
-    std::string uri_prefix = "agentkit://artifacts/";
+    std::string uri_prefix = "agentkit://artifacts/";  ///< artifact URIs are this prefix and the id
 };
 
 /// An artifact that was evicted to stay within the bounds.
 struct eviction {
-    std::string id;
-    std::string name;
-    std::size_t size = 0;
+    std::string id;        ///< the evicted artifact's id
+    std::string name;      ///< its name
+    std::size_t size = 0;  ///< its size in bytes
 };
 
 /// What a read returns: a slice of a text artifact (or the whole of a binary one).
 struct artifact_slice {
-    artifact_ref ref;
+    artifact_ref ref;         ///< the artifact read
     std::string text;         ///< the slice (text artifacts)
     std::size_t offset = 0;   ///< where it starts
     std::size_t total = 0;    ///< the artifact's size
@@ -620,9 +638,10 @@ struct artifact_slice {
     bool binary = false;      ///< base64 payload in `text` (images)
 };
 
+/// Which slice of a text artifact read() returns.
 struct read_options {
-    std::size_t offset = 0;
-    std::size_t length = 20000;
+    std::size_t offset = 0;  ///< where the slice starts, in bytes of the text
+    std::size_t length = 20000;  ///< the longest slice returned
     std::string section;  ///< start at the first line containing this text (instead of offset)
 };
 
@@ -656,6 +675,7 @@ inline std::string safe_name(std::string_view n) {
 ///   auto part = store.read(ref->id, {.offset = 6000, .length = 4000});   // or {.section = "Results"}
 class session_store {
 public:
+    /// An empty store with these options (its directory is made with the first artifact).
     explicit session_store(store_options o = {}) : opt_(std::move(o)) {}
     session_store(const session_store&) = delete;
     session_store& operator=(const session_store&) = delete;
@@ -709,6 +729,7 @@ public:
         return ref;
     }
 
+    /// The artifact with this id (read back from its file when on disk); nullopt when unknown or evicted.
     [[nodiscard]] std::optional<artifact_blob> get(std::string_view id) const {
         std::lock_guard lock(mu_);
         auto it = items_.find(std::string(id));
@@ -776,14 +797,17 @@ public:
         return std::exchange(pending_evictions_, {});
     }
 
+    /// The number of artifacts held.
     [[nodiscard]] std::size_t size() const {
         std::lock_guard lock(mu_);
         return items_.size();
     }
+    /// The payload bytes held.
     [[nodiscard]] std::size_t bytes() const {
         std::lock_guard lock(mu_);
         return used_;
     }
+    /// How many artifacts have been evicted so far.
     [[nodiscard]] std::size_t evicted() const {
         std::lock_guard lock(mu_);
         return evicted_;
@@ -793,6 +817,7 @@ public:
         std::lock_guard lock(mu_);
         return dir_.string();
     }
+    /// The options it was made with.
     [[nodiscard]] const store_options& options() const noexcept { return opt_; }
 
     /// Remove every artifact (and the session directory unless kept).
@@ -868,6 +893,7 @@ static_assert(artifact_store<session_store>);
 /// The session's default store: in memory, bounded by bytes only.
 class memory_artifacts : public session_store {
 public:
+    /// An in-memory store of at most `max_bytes` payload bytes, with artifact URIs under `uri_prefix`.
     explicit memory_artifacts(std::size_t max_bytes = 64U * 1024U * 1024U, std::string uri_prefix = "agentkit://artifacts/")
         : session_store(options_for(max_bytes, std::move(uri_prefix))) {}
 
@@ -888,13 +914,16 @@ static_assert(artifact_store<memory_artifacts>);
 class artifact_sink_ref {
 public:
     artifact_sink_ref() = default;
+    /// A handle to `s` (implicit, like std::span).
     template <artifact_sink S>
         requires(!std::same_as<std::remove_cvref_t<S>, artifact_sink_ref>)
     artifact_sink_ref(S& s) noexcept  // NOLINT(google-explicit-constructor): a handle, like std::span
         : obj_(&s), put_([](void* o, artifact_blob b) -> result<artifact_ref> { return static_cast<S*>(o)->put(std::move(b)); }) {}
 
+    /// True when the handle refers to a sink.
     [[nodiscard]] explicit operator bool() const noexcept { return obj_ != nullptr; }
 
+    /// Store `b` in the sink: not_found when there is none, internal when it throws.
     [[nodiscard]] result<artifact_ref> put(artifact_blob b) const {
         if (!obj_) return fail(errc::not_found, "no artifact store is configured");
         try {
@@ -911,13 +940,15 @@ private:
 
 /// Counts of artifacts by broad kind ("screenshot"/"image", "text", "log", other mime types).
 struct artifact_counts {
-    std::size_t images = 0;
-    std::size_t texts = 0;
-    std::size_t other = 0;
-    std::size_t bytes = 0;
+    std::size_t images = 0;  ///< image artifacts (image/*)
+    std::size_t texts = 0;   ///< text artifacts (text/*, application/json)
+    std::size_t other = 0;   ///< every other kind
+    std::size_t bytes = 0;   ///< their total size in bytes
+    /// The number of artifacts counted.
     [[nodiscard]] std::size_t total() const noexcept { return images + texts + other; }
 };
 
+/// Count artifacts by broad kind, with their total size.
 [[nodiscard]] inline artifact_counts count_artifacts(const std::vector<artifact_ref>& refs) {
     artifact_counts c;
     for (const auto& r : refs) {
@@ -1101,12 +1132,12 @@ struct url_parts {
     std::string host;          ///< lower case; an IPv6 literal without its brackets; one trailing dot removed
     bool ipv6 = false;         ///< the host was a bracketed IPv6 literal
     int port = -1;             ///< the explicit port, else the scheme's default, else -1
-    bool explicit_port = false;
+    bool explicit_port = false;  ///< the URL names its port (`port` is then that port)
     std::string path;          ///< "" or starting with '/' (for URLs with an authority)
     std::string query;         ///< after '?', without it
     std::string fragment;      ///< after '#', without it
-    bool has_query = false;
-    bool has_fragment = false;
+    bool has_query = false;  ///< a '?' is present (the query may still be empty)
+    bool has_fragment = false;  ///< a '#' is present (the fragment may still be empty)
 
     /// The host as it appears in a URL: IPv6 literals in brackets.
     [[nodiscard]] std::string host_text() const { return ipv6 ? "[" + host + "]" : host; }
@@ -1254,15 +1285,15 @@ namespace agentkit::browser {
 
 /// Why a URL was refused: the rule (e.g. "blocked_origins: *.ads.test") and the URL.
 struct policy_violation {
-    std::string rule;
-    std::string url;
+    std::string rule;  ///< the rule that refused it
+    std::string url;   ///< the URL refused
 };
 
 /// A request the browser refused, as reported in results.
 struct blocked_request {
-    std::string url;
+    std::string url;  ///< the URL refused
     std::string resource_type;  ///< Document, Script, XHR, Fetch, WebSocket, Popup, Download, ...
-    std::string rule;
+    std::string rule;  ///< the rule that refused it (as in policy_violation)
     std::string tab;  ///< tab id when known
 };
 
@@ -1635,7 +1666,7 @@ inline std::optional<std::vector<std::string>> read_origin_list(const json& v) {
 /// The browser's policy. Defaults are safe; see the header comment.
 struct browser_policy {
     std::vector<std::string> allowed_origins;  ///< empty: every origin not blocked
-    std::vector<std::string> blocked_origins;
+    std::vector<std::string> blocked_origins;  ///< origins refused even when allowed_origins admits them
     bool allow_file_access = false;            ///< file:// URLs
     std::string downloads_dir;                 ///< empty: downloads refused
     /// Files the page may be given (upload) come from this directory only; empty: uploads
@@ -1903,7 +1934,7 @@ struct browser_policy {
     }
 
     /// Replace every secret value (raw, URL-, form-, encodeURIComponent- and JSON-encoded) with
-    /// <secret>NAME</secret>.
+    /// `<secret>NAME</secret>`.
     [[nodiscard]] std::string redact(std::string s) const {
         if (secrets.empty()) return s;
         std::vector<std::pair<std::string, std::string>> order(secrets.begin(), secrets.end());
@@ -1932,6 +1963,7 @@ struct browser_policy {
         return j;
     }
 
+    /// An error with its message, hint and details redacted.
     [[nodiscard]] error redact(error e) const {
         if (secrets.empty()) return e;
         e.message = redact(std::move(e.message));
@@ -1940,6 +1972,7 @@ struct browser_policy {
         return e;
     }
 
+    /// The secrets' names, comma-separated (never their values).
     [[nodiscard]] std::string names() const {
         std::string o;
         for (const auto& [k, v] : secrets) o += (o.empty() ? "" : ", ") + k;
@@ -2037,6 +2070,7 @@ concept token_estimator = requires(const T& t, std::string_view s) {
 /// The default estimator: word pieces, digit groups and punctuation, without a vocabulary.
 /// Typically within ±15% of o200k on prose, markup and JSON.
 struct heuristic_tokens {
+    /// The estimated number of tokens in `s`.
     [[nodiscard]] std::size_t count(std::string_view s) const noexcept {
         std::size_t tokens = 0;
         std::size_t i = 0;
@@ -2108,6 +2142,7 @@ struct heuristic_tokens {
 class token_counter {
 public:
     token_counter() = default;
+    /// Wraps an estimator (anything with `count(std::string_view)`).
     template <token_estimator E>
         requires(!std::same_as<std::decay_t<E>, token_counter>)
     explicit token_counter(E e) : fn_([e = std::move(e)](std::string_view s) { return static_cast<std::size_t>(e.count(s)); }) {}
@@ -2117,6 +2152,7 @@ public:
         t.fn_ = std::move(f);
         return t;
     }
+    /// The estimated number of tokens in `s`, by the wrapped estimator (heuristic_tokens if none).
     [[nodiscard]] std::size_t count(std::string_view s) const {
         return fn_ ? fn_(s) : heuristic_tokens{}.count(s);
     }
@@ -2156,32 +2192,41 @@ struct dom_node_facts {
     /// ruby): its text flows on its parent's lines. Blocks, list items, table cells and
     /// flex/grid items (which the browser blockifies) start lines of their own.
     bool inline_level = false;
-    double x = 0, y = 0, w = 0, h = 0;  ///< absolute bounds (CSS px, document coordinates)
+    ///@{
+    /// Absolute bounds (CSS px, document coordinates).
+    double x = 0, y = 0, w = 0, h = 0;
+    ///@}
     std::string tag;                    ///< lower-case element name
-    std::vector<std::pair<std::string, std::string>> attributes;
+    std::vector<std::pair<std::string, std::string>> attributes;  ///< (name, value) pairs, as in the DOM
     /// Text below a clickable element (its nearest clickable ancestor's, capped): the name of a
     /// control that the accessibility tree leaves unnamed because it is aria-hidden.
     std::string text;
     std::int64_t parent = 0;  ///< the parent node's backend id (0: none); text nodes have theirs too
 
+    /// The value of attribute `name` ("" when absent).
     [[nodiscard]] std::string_view attr(std::string_view name) const noexcept {
         for (const auto& [k, v] : attributes)
             if (k == name) return v;
         return {};
     }
+    /// True when the node has a box of non-zero size and is not hidden.
     [[nodiscard]] bool visible() const noexcept { return has_box && !hidden && w > 0 && h > 0; }
 };
 
 /// DOM facts of every document in one renderer session, keyed by backend node id.
 struct dom_index {
-    std::unordered_map<std::int64_t, dom_node_facts> nodes;
-    /// <iframe> element backend id → the frame id of its content document (same-process frames).
+    std::unordered_map<std::int64_t, dom_node_facts> nodes;  ///< backend node id → its facts
+    /// `<iframe>` element backend id → the frame id of its content document (same-process frames).
     std::unordered_map<std::int64_t, std::string> frame_owners;
     /// Element backend id → its child elements' backend ids, in document order.
     std::unordered_map<std::int64_t, std::vector<std::int64_t>> children;
+    ///@{
+    /// The viewport's scroll offset and size (CSS px), set by the caller (Page.getLayoutMetrics).
     double scroll_x = 0, scroll_y = 0;
-    double viewport_w = 0, viewport_h = 0;  ///< set by the caller (Page.getLayoutMetrics)
+    double viewport_w = 0, viewport_h = 0;
+    ///@}
 
+    /// The facts of a backend node id, or null.
     [[nodiscard]] const dom_node_facts* find(std::int64_t backend) const {
         auto it = nodes.find(backend);
         return it == nodes.end() ? nullptr : &it->second;
@@ -2206,6 +2251,7 @@ struct dom_index {
         const dom_node_facts* p = f.parent != 0 ? find(f.parent) : nullptr;
         return p == nullptr || !p->pointer;
     }
+    /// True when the node's box meets the viewport (always, when the viewport size is unknown).
     [[nodiscard]] bool in_viewport(const dom_node_facts& f) const noexcept {
         if (viewport_w <= 0 || viewport_h <= 0) return true;
         return f.x + f.w > scroll_x && f.x < scroll_x + viewport_w && f.y + f.h > scroll_y && f.y < scroll_y + viewport_h;
@@ -2374,11 +2420,11 @@ namespace agentkit::browser {
 /// What a ref stands for: one node of one document.
 struct ref_target {
     std::string session_id;  ///< the CDP session of the node's renderer (empty: the page session)
-    std::string frame_id;
+    std::string frame_id;    ///< the frame the node's document is in
     std::string loader_id;   ///< the document (a navigation makes a new loader)
-    std::int64_t backend_node_id = 0;
-    std::string role;
-    std::string name;
+    std::int64_t backend_node_id = 0;  ///< the node's DOM.BackendNodeId
+    std::string role;        ///< its accessibility role when the ref was issued
+    std::string name;        ///< its accessible name when the ref was issued
 };
 
 /// Issues refs and resolves them. A ref is never rebound: the same node of the same document
@@ -2543,15 +2589,17 @@ namespace agentkit::browser {
 /// One frame's accessibility tree, as Accessibility.getFullAXTree returned it.
 struct ax_frame {
     std::string session_id;  ///< CDP session of the frame's renderer (empty: the page session)
-    std::string frame_id;
-    std::string loader_id;
-    std::string url;
+    std::string frame_id;  ///< the frame's id
+    std::string loader_id;  ///< its document (a navigation makes a new loader)
+    std::string url;  ///< its URL
     json nodes;  ///< the `nodes` array
-    /// For an out-of-process frame: its <iframe> element in the parent (session, backend id).
+    /// For an out-of-process frame: its `<iframe>` element in the parent (session, backend id).
     std::string owner_session_id;
+    /// The `<iframe>` element's backend node id in the parent (0: not out-of-process).
     std::int64_t owner_backend_id = 0;
 };
 
+/// What a snapshot shows and how long its lines may be.
 struct snapshot_options {
     /// Token budget for the snapshot text (0: unlimited).
     std::size_t token_budget = 6000;
@@ -2574,29 +2622,32 @@ struct snapshot_options {
 
 /// One rendered line.
 struct snapshot_line {
-    std::size_t depth = 0;
+    std::size_t depth = 0;  ///< nesting level (indentation)
     std::string text;  ///< without indentation
     std::string ref;   ///< empty for structure and text
-    bool interactive = false;
+    bool interactive = false;  ///< a model can act on it (it has a ref)
     bool structural = false;  ///< a container line (kept when any descendant is kept)
     std::size_t parent = static_cast<std::size_t>(-1);  ///< index of the enclosing structural line
     bool text_run = false;    ///< plain page text (adjacent runs merge into one line)
     /// The block a text line's runs are laid out in (dom_index::block_of; 0: unknown): only
     /// runs of the same block merge. closed_block: a <br> ended the line.
     std::int64_t block = 0;
+    /// The `block` of a text line a `<br>` ended: nothing merges into it.
     static constexpr std::int64_t closed_block = -1;
 };
 
+/// A rendered snapshot: its lines, the text the model sees, and what the budget cut.
 struct snapshot {
     std::vector<snapshot_line> lines;  ///< every line, before the budget
     std::string text;                  ///< what the model sees (within budget, with the cut note)
     std::size_t tokens = 0;            ///< tokens of `text`
     std::size_t total_tokens = 0;      ///< tokens of all lines, had nothing been cut
-    std::size_t shown_lines = 0;
-    std::size_t cut_text_lines = 0;
-    std::size_t cut_controls = 0;
+    std::size_t shown_lines = 0;  ///< lines in `text`
+    std::size_t cut_text_lines = 0;  ///< lines of page text the budget left out
+    std::size_t cut_controls = 0;  ///< lines with refs the budget left out
     std::size_t shortened_lines = 0;  ///< text lines shortened to max_text_line
     std::string full_text;  ///< every line (what a budget cut can be read back from)
+    /// True when the budget left lines out.
     [[nodiscard]] bool truncated() const noexcept { return cut_text_lines + cut_controls > 0; }
 };
 
@@ -3508,10 +3559,12 @@ namespace agentkit::browser {
 /// What format_delta says when nothing changed (our text, not the page's).
 inline constexpr std::string_view no_visible_change = "no visible change";
 
+/// What changed between two snapshots: lines added, removed, and lines of the same ref with new text.
 struct snapshot_delta {
-    std::vector<std::string> added;
-    std::vector<std::string> removed;
+    std::vector<std::string> added;                            ///< lines only in the new snapshot
+    std::vector<std::string> removed;                          ///< lines only in the old snapshot
     std::vector<std::pair<std::string, std::string>> changed;  ///< same ref, new text (old, new)
+    /// True when nothing changed.
     [[nodiscard]] bool empty() const noexcept { return added.empty() && removed.empty() && changed.empty(); }
 };
 
@@ -3868,26 +3921,28 @@ inline snapshot render_snapshot_unchecked(const std::vector<ax_frame>& frames, c
 
 namespace agentkit::browser {
 
+/// A JavaScript dialog the page opened during an action, and how it was answered.
 struct dialog_record {
     std::string type;  ///< alert, confirm, prompt, beforeunload
-    std::string message;
-    std::string default_prompt;
-    std::string url;
-    bool accepted = false;
-    std::string prompt_text;
+    std::string message;  ///< the dialog's text
+    std::string default_prompt;  ///< a prompt's default value
+    std::string url;   ///< the page that opened it
+    bool accepted = false;  ///< it was accepted (OK) rather than dismissed
+    std::string prompt_text;  ///< the text entered into a prompt
 };
 
+/// One tab.
 struct tab_info {
-    std::string id;
-    std::string url;
-    std::string title;
-    bool active = false;
+    std::string id;       ///< the tab's id ("tab1", ...), as select_tab and close_tab take it
+    std::string url;      ///< its URL
+    std::string title;    ///< its title
+    bool active = false;  ///< it is the selected tab
 };
 
 /// A finished (or refused) download.
 struct download_record {
-    std::string url;
-    std::string suggested_name;
+    std::string url;    ///< what was downloaded
+    std::string suggested_name;  ///< the file name the page suggested
     std::string path;   ///< where it was saved (empty when refused or failed)
     std::string state;  ///< completed, refused, canceled
     std::string rule;   ///< the rule that refused it
@@ -3925,16 +3980,16 @@ inline std::string url_relative_to(const std::string& url, std::string_view base
 
 /// What an action did and what changed.
 struct action_result {
-    std::string action;
-    std::string url;
-    std::string title;
+    std::string action;  ///< what was done ("click", "navigate", ...)
+    std::string url;  ///< the tab's URL after the action
+    std::string title;  ///< the page title after the action
     std::string from_url;       ///< the tab's URL as last reported before the action (URLs are shown against it)
     std::string requested_url;  ///< what a navigate asked for (the result names the URL only when it differs)
     std::string form_get_url;   ///< the URL a GET form submitted to during the action (its query is the form's fields)
     bool navigated = false;  ///< a new document was loaded in the main frame
     int http_status = 0;     ///< of the main document, when navigated (0: unknown)
-    std::vector<dialog_record> dialogs;
-    std::vector<tab_info> opened_tabs;
+    std::vector<dialog_record> dialogs;  ///< dialogs opened during the action, as answered
+    std::vector<tab_info> opened_tabs;  ///< tabs the action opened
     std::string changes;   ///< snapshot delta ("+ line" / "- line" / "~ line (was …)") or "no visible change"
     std::string snapshot;  ///< the new page's snapshot, when the action loaded a new document
     std::vector<std::string> notes;  ///< waits that ran out, a restarted browser, ...
@@ -3942,8 +3997,10 @@ struct action_result {
     std::vector<download_record> downloads;  ///< downloads during the action
     std::size_t dialogs_dropped = 0;          ///< dialogs beyond the per-action limit (answered, not listed)
     std::string boundary;  ///< nonce of the untrusted-content marks (empty: unmarked)
-    std::chrono::milliseconds elapsed{0};
+    std::chrono::milliseconds elapsed{0};  ///< how long the action took
 
+    /// The result as the model reads it: notes, blocked requests, navigation, dialogs, tabs, downloads and
+    /// the changes.
     [[nodiscard]] std::string to_text() const {
         std::string s;
         for (const auto& n : notes) s += "note: " + n + "\n";
@@ -4038,6 +4095,7 @@ struct action_result {
         return s;
     }
 
+    /// The result as JSON (empty fields left out).
     [[nodiscard]] json to_json() const {
         json j = {{"action", action}, {"url", url}, {"title", title}, {"navigated", navigated}, {"changes", changes}};
         if (!from_url.empty()) j["from_url"] = from_url;
@@ -4088,8 +4146,10 @@ namespace detail {
 inline thread_local std::stop_token op_stop;
 }  // namespace detail
 
+/// Makes `token` stop the browser operation this thread runs while the scope lives (see the file comment).
 class cancel_scope {
 public:
+    /// Install `token` for this thread; the previous one comes back on destruction.
     explicit cancel_scope(std::stop_token token) : previous_(std::exchange(detail::op_stop, std::move(token))) {}
     ~cancel_scope() { detail::op_stop = std::move(previous_); }
     cancel_scope(const cancel_scope&) = delete;
@@ -4518,33 +4578,36 @@ inline constexpr const char* kSocketGuardScript = R"JS((() => {
 
 namespace agentkit::browser {
 
+/// One console message (or uncaught exception) of a tab.
 struct console_message {
     std::string level;  ///< log, info, warning, error, debug, exception
-    std::string text;
-    std::string url;
-    int line = 0;
+    std::string text;   ///< the message text
+    std::string url;    ///< the script it came from, when known
+    int line = 0;       ///< its line in that script (1-based; 0: unknown)
 };
 
+/// One network request of a tab.
 struct network_entry {
-    std::string method;
-    std::string url;
-    std::string resource_type;
-    int status = 0;
-    std::string mime_type;
-    std::string error;
-    bool finished = false;
-    double duration_ms = 0;
+    std::string method;         ///< GET, POST, ...
+    std::string url;            ///< the request URL
+    std::string resource_type;  ///< Document, Script, XHR, Fetch, Image, ... (CDP's resource type)
+    int status = 0;             ///< the HTTP status (0: no response yet)
+    std::string mime_type;      ///< the response's MIME type
+    std::string error;          ///< why it failed ("" when it did not)
+    bool finished = false;      ///< the request ended (loaded, failed or redirected)
+    double duration_ms = 0;     ///< from the request to its end, when finished
 };
 
 /// A snapshot of the current tab.
 struct page_snapshot {
-    std::string tab;
-    std::string url;
-    std::string title;
-    snapshot snap;
+    std::string tab;  ///< the tab's id
+    std::string url;  ///< the page URL
+    std::string title;  ///< the page title
+    snapshot snap;  ///< the snapshot itself
     bool article_like = false;  ///< readable() would give the main text more compactly
-    std::vector<std::string> notes;
+    std::vector<std::string> notes;  ///< what the model should know first (a restarted browser, ...)
     std::string boundary;  ///< nonce of the untrusted-content marks (empty: unmarked)
+    /// The snapshot as the model reads it: notes, URL, then title and snapshot inside the untrusted-content marks.
     [[nodiscard]] std::string to_text() const {
         std::string s;
         for (const auto& n : notes) s += "note: " + n + "\n";
@@ -4564,11 +4627,12 @@ struct evaluated {
     std::string text;  ///< as the model reads it: the JSON text, or undefined, a function's source head, Symbol(x), 12n, NaN
 };
 
+/// A screenshot: base64 image data and its size in CSS px.
 struct screenshot_result {
-    std::string mime_type;
-    std::string base64;
-    double width = 0;
-    double height = 0;
+    std::string mime_type;  ///< image/png or image/jpeg
+    std::string base64;     ///< the image, base64-encoded
+    double width = 0;       ///< CSS px
+    double height = 0;      ///< CSS px
 };
 
 /// A screencast recording: frames between start_recording and stop_recording.
@@ -4576,26 +4640,27 @@ struct recording_frame {
     double timestamp = 0;  ///< seconds (browser clock)
     std::string base64;    ///< JPEG
 };
+/// A finished recording: its frames and what was dropped.
 struct recording {
-    std::string mime_type = "image/jpeg";
-    std::vector<recording_frame> frames;
+    std::string mime_type = "image/jpeg";  ///< the frames' MIME type
+    std::vector<recording_frame> frames;  ///< the frames, oldest first
     std::size_t dropped = 0;  ///< frames beyond browser_options::recording_max_frames (oldest dropped)
     double seconds = 0;       ///< wall time between start and stop
-    std::vector<std::string> notes;
+    std::vector<std::string> notes;  ///< what the model should know (e.g. the screen did not change)
 };
 
 /// One page of a batch read.
 struct batch_page {
     std::string url;  ///< as asked
-    std::string final_url;
-    std::string title;
-    int http_status = 0;
+    std::string final_url;  ///< where the page ended up (after redirects)
+    std::string title;  ///< the page title
+    int http_status = 0;  ///< the main document's HTTP status (0: unknown)
     std::string text;       ///< compact snapshot text within its share of the budget
     std::string full_text;  ///< every line (for an artifact when `text` was cut)
-    std::size_t tokens = 0;
-    bool truncated = false;
+    std::size_t tokens = 0;  ///< estimated tokens of `text`
+    bool truncated = false;  ///< `text` was cut to fit the page's share of the budget
     std::optional<error> error_;  ///< why this page could not be read
-    std::vector<blocked_request> blocked;
+    std::vector<blocked_request> blocked;  ///< requests the policy refused while loading the page
 };
 
 }  // namespace agentkit::browser
@@ -4692,7 +4757,7 @@ struct key_def {
 
 /// A key with its modifiers held.
 struct key_chord {
-    key_def key;
+    key_def key;  ///< the key pressed
     int modifiers = 0;                  ///< CDP bit mask: Alt 1, Control 2, Meta 4, Shift 8
     std::vector<key_def> modifier_keys;  ///< pressed before `key`, released after it
 };
@@ -5047,7 +5112,7 @@ struct launch_options {
     std::chrono::milliseconds send_timeout{30000};
     /// Largest message accepted from the browser.
     std::size_t max_message_size = std::size_t{256} << 20U;
-    /// Profile preferences merged (RFC 7386) into <profile>/Default/Preferences before the start,
+    /// Profile preferences merged (RFC 7386) into `<profile>/Default/Preferences` before the start,
     /// in a host's profile too. The default turns off network prediction: speculation-rules
     /// prefetch and prerender, preconnect and DNS prefetch (requests and bare connections the
     /// CDP Fetch domain never sees; no command-line flag or CDP command stops them in Chromium
@@ -5086,8 +5151,8 @@ class browser_process {
 public:
     /// A descriptor of ours to install in the child at `child_fd`.
     struct fd_mapping {
-        int parent_fd;
-        int child_fd;
+        int parent_fd;  ///< our descriptor
+        int child_fd;   ///< the descriptor number it gets in the browser
     };
 
     /// Merge `prefs` into the profile's Default/Preferences (created when missing). A file that
@@ -5230,11 +5295,17 @@ public:
         remove_temp_dir();
     }
 
+    /// The browser's process id (its process group id too).
     [[nodiscard]] pid_t pid() const noexcept { return pid_; }
+    /// The profile directory (--user-data-dir).
     [[nodiscard]] const std::filesystem::path& profile_dir() const noexcept { return profile_dir_; }
+    /// The temporary directory of this launch (the profile unless user_data_dir was given), removed on destruction.
     [[nodiscard]] const std::filesystem::path& temp_dir() const noexcept { return temp_dir_; }
+    /// The browser executable that was started.
     [[nodiscard]] const std::string& executable() const noexcept { return executable_; }
+    /// The command-line arguments it was started with.
     [[nodiscard]] const std::vector<std::string>& args() const noexcept { return args_; }
+    /// The launch options.
     [[nodiscard]] const launch_options& options() const noexcept { return options_; }
     /// Readable (POLLIN) once the process has exited; -1 when pidfds are unavailable.
     [[nodiscard]] int pidfd() const noexcept { return pidfd_.get(); }
@@ -5470,6 +5541,7 @@ enum class direction {
     closed,    ///< the transport finished; the message is the error as JSON ("close")
 };
 
+/// The direction as written in JSONL: "send", "recv" or "close".
 [[nodiscard]] inline std::string_view to_string(direction d) noexcept {
     switch (d) {
         case direction::sent: return "send";
@@ -5482,7 +5554,7 @@ enum class direction {
 /// One message that crossed a transport.
 struct transcript_entry {
     double time_ms = 0;  ///< milliseconds since recording started
-    direction dir = direction::sent;
+    direction dir = direction::sent;  ///< which way it went
     std::string message;  ///< the JSON text (for `closed`: error::to_json() text)
 
     /// One JSONL line (without the newline): {"t":1.5,"dir":"send","msg":{...}}.
@@ -5642,6 +5714,7 @@ class any_transport {
 public:
     any_transport() = default;
 
+    /// Wrap any transport (implicit).
     template <class T>
         requires(!std::same_as<std::remove_cvref_t<T>, any_transport> && transport<std::remove_cvref_t<T>>)
     any_transport(T&& t)  // NOLINT(google-explicit-constructor): deliberate implicit erasure
@@ -5651,12 +5724,14 @@ public:
     any_transport& operator=(any_transport&&) noexcept = default;
     ~any_transport() = default;
 
+    /// Send through the wrapped transport (recorded when recording); transport_closed when empty.
     [[nodiscard]] result<void> send(std::string_view message) {
         if (!impl_) return closed_error();
         if (auto rec = impl_->recorder()) rec->record(direction::sent, message);
         return impl_->send(message);
     }
 
+    /// Receive from the wrapped transport (recorded when recording); transport_closed when empty.
     [[nodiscard]] result<std::string> receive(std::chrono::milliseconds timeout) {
         if (!impl_) return closed_error();
         auto r = impl_->receive(timeout);
@@ -5670,11 +5745,14 @@ public:
         return r;
     }
 
+    /// Close the wrapped transport.
     void close() {
         if (impl_) impl_->close();
     }
 
+    /// True when a transport is wrapped and open.
     [[nodiscard]] bool is_open() const { return impl_ && impl_->is_open(); }
+    /// True when a transport is wrapped.
     [[nodiscard]] explicit operator bool() const noexcept { return static_cast<bool>(impl_); }
 
     /// Record every message from now on (nullptr stops recording). Thread-safe.
@@ -5682,6 +5760,7 @@ public:
         if (impl_) impl_->set_recorder(std::move(recorder));
     }
 
+    ///@{
     /// The wrapped transport when it is a T (e.g. to reach pipe_transport::pid()), else null.
     template <class T>
     [[nodiscard]] T* target() noexcept {
@@ -5693,6 +5772,7 @@ public:
         const auto* m = dynamic_cast<const model<T>*>(impl_.get());
         return m != nullptr ? &m->value : nullptr;
     }
+    ///@}
 
 private:
     static unexpected_error closed_error() {
@@ -6068,6 +6148,7 @@ struct http_response {
 
 namespace agentkit::cdp {
 
+/// How to reach a browser through a WebDriver endpoint (a Selenium grid, a cloud browser service).
 struct webdriver_options {
     /// The WebDriver endpoint, with any path prefix it needs (http://host:4444,
     /// http://host:4444/wd/hub). Empty: no WebDriver.
@@ -6235,24 +6316,25 @@ private:
 
 namespace agentkit::browser {
 
+/// How a JavaScript dialog is answered: accepted (OK) or dismissed (Cancel).
 enum class dialog_action { accept, dismiss };
 
 /// How JavaScript dialogs are answered (they are never left open).
 struct dialog_policy {
-    dialog_action alert = dialog_action::accept;
-    dialog_action confirm = dialog_action::accept;
-    dialog_action prompt = dialog_action::accept;
-    dialog_action beforeunload = dialog_action::accept;
+    dialog_action alert = dialog_action::accept;  ///< window.alert()
+    dialog_action confirm = dialog_action::accept;  ///< window.confirm()
+    dialog_action prompt = dialog_action::accept;  ///< window.prompt()
+    dialog_action beforeunload = dialog_action::accept;  ///< the "leave this page?" dialog
     std::string prompt_text;  ///< typed into prompts that are accepted (empty: the prompt's default)
 };
 
 /// Viewport and device emulation.
 struct viewport_size {
-    int width = 1280;
-    int height = 720;
-    double device_scale_factor = 1;
-    bool mobile = false;
-    bool touch = false;
+    int width = 1280;        ///< CSS px
+    int height = 720;        ///< CSS px
+    double device_scale_factor = 1;  ///< device pixels per CSS px
+    bool mobile = false;     ///< emulate a mobile device (mobile layout, meta viewport)
+    bool touch = false;      ///< emulate a touch screen
     std::string user_agent;  ///< empty: unchanged
 };
 
@@ -6274,6 +6356,7 @@ enum class websocket_enforcement {
     script_only,
 };
 
+/// How a browser is launched or reached, what it enforces, and its bounds.
 struct browser_options {
     /// How to launch a local browser (ignored when cdp_endpoint is set; with webdriver, its
     /// headless setting, extra args and executable go to the WebDriver session).
@@ -6309,8 +6392,8 @@ struct browser_options {
     websocket_enforcement websockets = websocket_enforcement::automatic;
     /// Screencast frames kept by one recording (oldest dropped beyond).
     std::size_t recording_max_frames = 300;
-    dialog_policy dialogs;
-    viewport_size viewport;
+    dialog_policy dialogs;  ///< how JavaScript dialogs are answered
+    viewport_size viewport;  ///< the viewport of every tab
     std::chrono::milliseconds call_timeout{15000};        ///< one CDP call
     std::chrono::milliseconds navigation_timeout{30000};  ///< a navigation to commit and load
     std::chrono::milliseconds network_idle_timeout{3000}; ///< requests an action started
@@ -6322,24 +6405,26 @@ struct browser_options {
     /// --snapshot-mode none.
     bool snapshot_after_navigation = true;
     std::size_t delta_budget = 600;      ///< tokens of an action's change report
-    std::size_t console_capacity = 200;
+    std::size_t console_capacity = 200;  ///< console messages kept per tab (newest)
     /// Console messages over 256 KB (cdp::connection_options::max_log_event_bytes) a tab may log
     /// in one action; beyond it the tab's console events are paused until the next action (the
     /// browser stops serialising megabytes per message), and the result says so.
     std::size_t max_oversized_console = 8;
-    std::size_t network_capacity = 300;
-    token_counter tokens;
+    std::size_t network_capacity = 300;  ///< network requests kept per tab (newest)
+    token_counter tokens;                ///< counts snapshot and change-report tokens
     /// Told of every CDP call the engine sends (method, session id), on the sending thread. For
     /// tracing and fault tests; it must not call back into the browser.
     std::function<void(std::string_view method, std::string_view session_id)> on_cdp_call;
 };
 
+/// How browser::click() clicks.
 struct click_options {
     std::string button = "left";  ///< left, right, middle
-    int click_count = 1;
+    int click_count = 1;  ///< 2 for a double click
     std::string modifiers;  ///< e.g. "Shift" or "Control+Shift"
 };
 
+/// How browser::type() types.
 struct type_options {
     bool submit = false;   ///< press Enter afterwards
     bool replace = true;   ///< replace the current value (false: insert at the caret)
@@ -6347,22 +6432,24 @@ struct type_options {
 
 /// One form field for browser::fill().
 struct fill_field {
-    std::string ref;
+    std::string ref;    ///< the field's ref
     std::string kind;   ///< textbox (or any text field), checkbox, radio, combobox, slider
     std::string value;  ///< text; "true"/"false" for checkbox and radio; an option for combobox
     std::string name;   ///< for messages (empty: the ref)
 };
 
+/// What browser::screenshot() captures, and how.
 struct screenshot_options {
     std::string format = "png";  ///< png or jpeg
     int quality = 80;            ///< jpeg only
     std::string ref;             ///< an element (empty: the viewport)
-    bool full_page = false;
+    bool full_page = false;      ///< the whole page, not only the viewport
 };
 
+/// How browser::start_recording() records (Page.startScreencast).
 struct recording_options {
-    int max_width = 800;
-    int max_height = 600;
+    int max_width = 800;  ///< the largest frame width (px)
+    int max_height = 600;  ///< the largest frame height (px)
     int quality = 60;  ///< JPEG quality
 };
 
@@ -6370,18 +6457,19 @@ struct recording_options {
 /// {"price": "number"} or {"properties": {"price": {"type": "number", "label": "Cost"}}}), or
 /// "auto" (a table, else a list); within `ref`'s subtree (empty: the page).
 struct extract_options {
-    std::string kind = "auto";
-    std::string ref;
-    json schema = json::object();
-    std::size_t max_items = 200;
+    std::string kind = "auto";     ///< "table", "list", "fields" or "auto"
+    std::string ref;               ///< the subtree to extract from (empty: the page)
+    json schema = json::object();  ///< for "fields": the fields to find
+    std::size_t max_items = 200;   ///< the most rows or items returned
 };
 
+/// What browser::wait_for() waits for (one of text, text_gone, ref).
 struct wait_options {
     std::string text;       ///< wait until this text is on the page
     std::string text_gone;  ///< wait until this text is no longer on the page
     std::string ref;        ///< wait until this element is in `state`
     std::string state = "visible";  ///< visible, hidden, enabled, disabled, checked, unchecked, gone
-    std::chrono::milliseconds timeout{10000};
+    std::chrono::milliseconds timeout{10000};  ///< how long to wait at most
 };
 
 }  // namespace agentkit::browser
@@ -6408,16 +6496,18 @@ struct wait_options {
 
 namespace agentkit::browser {
 
+/// How browser::readable() renders the main content.
 struct readable_options {
     std::size_t token_budget = 4000;  ///< 0: unlimited
-    std::size_t min_paragraph_chars = 25;
+    std::size_t min_paragraph_chars = 25;  ///< shorter text blocks do not count as paragraphs
 };
 
 /// How article-like the main frame is: total paragraph characters and their share of all text.
 struct page_kind {
-    std::size_t paragraph_chars = 0;
-    std::size_t text_chars = 0;
-    std::size_t paragraphs = 0;
+    std::size_t paragraph_chars = 0;  ///< characters in paragraphs
+    std::size_t text_chars = 0;       ///< characters of all text
+    std::size_t paragraphs = 0;       ///< how many paragraphs
+    /// True for an article: at least 3 paragraphs, 800 paragraph characters, and half of all text.
     [[nodiscard]] bool article_like() const noexcept {
         return paragraphs >= 3 && paragraph_chars >= 800 && paragraph_chars * 2 >= text_chars;
     }
@@ -6900,6 +6990,7 @@ inline snapshot render_readable_unchecked(const std::vector<ax_frame>& frames, c
 
 namespace agentkit::browser {
 
+/// The bounds of a socket_gate.
 struct socket_gate_options {
     std::size_t max_connections = 256;                   ///< open client connections
     std::chrono::milliseconds handshake_timeout{15000};  ///< accept → relaying (lookup and connect included)
@@ -6915,6 +7006,7 @@ struct socket_gate_stats {
     std::size_t active = 0;      ///< client connections open now
 };
 
+/// A SOCKS5 proxy on 127.0.0.1 that lets a browser's WebSockets connect only where a decision function allows.
 class socket_gate {
 public:
     /// (host, port) → nothing to allow, or the rule refusing the connection.
@@ -6949,11 +7041,13 @@ public:
         wake_.reset();
     }
 
+    /// The port it listens on (127.0.0.1).
     [[nodiscard]] std::uint16_t port() const noexcept { return port_; }
     /// The proxyServer value: http(s) direct, WebSockets (SOCKS) through this gate.
     [[nodiscard]] std::string proxy_server() const {
         return "http=direct://;https=direct://;socks=socks5://127.0.0.1:" + std::to_string(port_);
     }
+    /// The counts since start.
     [[nodiscard]] socket_gate_stats stats() const {
         std::lock_guard lock(smu_);
         return stats_;
@@ -7555,16 +7649,19 @@ private:
 #include <variant>
 #include <vector>
 
+/// The Chrome DevTools Protocol: transports (pipe, WebSocket, replay), connections, sessions, browser launch.
 namespace agentkit::cdp {
 
 /// A CDP event.
 struct event {
-    std::string method;
-    json params = json::object();
+    std::string method;      ///< the event's method ("Page.loadEventFired")
+    json params = json::object();  ///< its parameters
     std::string session_id;  ///< empty for the browser (root) session
 };
 
+/// Receives a subscribed event (on the connection's dispatcher thread).
 using event_handler = std::function<void(const event&)>;
+/// Receives the result of a call_async() (on the dispatcher thread).
 using call_callback = std::function<void(result<json>)>;
 
 /// Options of a connection.
@@ -8034,6 +8131,7 @@ struct connection_state {
 class [[nodiscard]] subscription {
 public:
     subscription() = default;
+    /// Made by connection::on(): the connection's state and the handler's id.
     subscription(std::weak_ptr<detail::connection_state> st, std::uint64_t id) : st_(std::move(st)), id_(id) {}
     subscription(subscription&& o) noexcept : st_(std::move(o.st_)), id_(std::exchange(o.id_, 0)) {}
     subscription& operator=(subscription&& o) noexcept {
@@ -8071,7 +8169,9 @@ public:
         st_.reset();
     }
 
+    /// True while this object owns a live handler.
     [[nodiscard]] bool active() const noexcept { return id_ != 0; }
+    /// The handler's id (0 when not active).
     [[nodiscard]] std::uint64_t id() const noexcept { return id_; }
 
 private:
@@ -8084,6 +8184,7 @@ private:
 class [[nodiscard]] event_waiter {
 public:
     event_waiter() = default;
+    /// Made by connection::expect().
     explicit event_waiter(std::shared_ptr<detail::waiter_state> s, std::string what)
         : s_(std::move(s)), what_(std::move(what)) {}
 
@@ -8117,6 +8218,7 @@ class session;
 /// launched browser: Browser.close, then signals) and joins both threads.
 class connection {
 public:
+    /// Start the reader and dispatcher threads on this transport.
     explicit connection(any_transport transport, connection_options options = {})
         : st_(std::make_shared<detail::connection_state>()) {
         st_->transport = std::move(transport);
@@ -8380,22 +8482,29 @@ private:
 /// must outlive it.
 class session {
 public:
+    /// A view of the flattened session `session_id` of `conn`.
     session(connection& conn, std::string session_id) : conn_(&conn), id_(std::move(session_id)) {}
 
+    /// The CDP sessionId.
     [[nodiscard]] const std::string& id() const noexcept { return id_; }
+    /// The connection the session is on.
     [[nodiscard]] connection& conn() const noexcept { return *conn_; }
 
+    /// connection::call() in this session.
     [[nodiscard]] result<json> call(std::string_view method, json params = json::object(),
                                     std::optional<std::chrono::milliseconds> timeout = std::nullopt) const {
         return conn_->call(method, std::move(params), id_, timeout);
     }
+    /// connection::call_async() in this session.
     [[nodiscard]] std::future<result<json>> call_async(std::string_view method, json params = json::object(),
                                                        std::optional<std::chrono::milliseconds> timeout = std::nullopt) const {
         return conn_->call_async(method, std::move(params), id_, timeout);
     }
+    /// connection::on() for this session's events.
     [[nodiscard]] subscription on(std::string_view method, event_handler handler) const {
         return conn_->on(method, std::move(handler), id_);
     }
+    /// connection::expect() for this session's events.
     [[nodiscard]] event_waiter expect(std::string method, std::function<bool(const event&)> predicate = {}) const {
         return conn_->expect(std::move(method), id_, std::move(predicate));
     }
@@ -8510,17 +8619,21 @@ public:
     pipe_transport& operator=(const pipe_transport&) = delete;
     ~pipe_transport() { close(); }
 
+    /// Write one message to the browser (see the transport contract).
     [[nodiscard]] result<void> send(std::string_view message) {
         if (!s_) return fail(errc::transport_closed, "moved-from pipe_transport");
         return s_->send(message);
     }
+    /// The next message from the browser, or errc::timeout, or a terminal error (see the transport contract).
     [[nodiscard]] result<std::string> receive(std::chrono::milliseconds timeout) {
         if (!s_) return fail(errc::transport_closed, "moved-from pipe_transport");
         return s_->receive(timeout);
     }
+    /// Close the pipes and stop the browser; idempotent.
     void close() {
         if (s_) s_->close();
     }
+    /// False once closed or failed.
     [[nodiscard]] bool is_open() const noexcept { return s_ && s_->open.load(); }
 
     /// The browser's process id (its process group id too).
@@ -9200,17 +9313,21 @@ public:
     websocket_transport& operator=(const websocket_transport&) = delete;
     ~websocket_transport() { close(); }
 
+    /// Send one message as a text frame (see the transport contract).
     [[nodiscard]] result<void> send(std::string_view message) {
         if (!s_) return fail(errc::transport_closed, "moved-from websocket_transport");
         return s_->send_message(message);
     }
+    /// The next message, or errc::timeout, or a terminal error (see the transport contract).
     [[nodiscard]] result<std::string> receive(std::chrono::milliseconds timeout) {
         if (!s_) return fail(errc::transport_closed, "moved-from websocket_transport");
         return s_->receive(timeout);
     }
+    /// Close the socket (a browser we launched is stopped first); idempotent.
     void close() {
         if (s_) s_->close();
     }
+    /// False once closed or failed.
     [[nodiscard]] bool is_open() const noexcept { return s_ && s_->open.load(); }
 
     /// The ws:// URL this transport connected to.
@@ -9531,12 +9648,15 @@ static_assert(transport<websocket_transport>);
 #include <utility>
 #include <vector>
 
+/// The browser: a Chromium engine driven over CDP, its snapshots and refs, its policy, and the browser tools.
 namespace agentkit::browser {
 
 using namespace std::chrono_literals;
 
+/// A browser session: tabs, snapshots with refs, actions that settle and report what changed (see the file comment).
 class browser {
 public:
+    /// A browser with these options; nothing starts until the first call (or start()).
     explicit browser(browser_options options = {}) : opt_(std::move(options)) {
         if (opt_.policy.content_boundaries) {
             // 6 lower-case letters (24^6, ~27 bits; no l or o): as unguessable for a page that never
@@ -9571,6 +9691,7 @@ public:
     /// The pid of the launched browser (-1 when not launched by us or not started).
     [[nodiscard]] int browser_pid();
 
+    /// The registry of the refs issued so far.
     [[nodiscard]] ref_registry& refs() noexcept { return refs_; }
     /// The policy in force (set through browser_options::policy).
     [[nodiscard]] const browser_policy& policy() const noexcept { return opt_.policy; }
@@ -9593,6 +9714,7 @@ public:
     /// refused or failed; the newest 100 are kept), or `timeout` passed, or the browser is gone;
     /// then downloads(). Other calls on this browser wait meanwhile (it holds the operation lock).
     [[nodiscard]] std::vector<download_record> wait_downloads(std::size_t count, std::chrono::milliseconds timeout);
+    /// The options it was made with (dialogs as set by set_dialog_policy()).
     [[nodiscard]] const browser_options& options() const noexcept { return opt_; }
 
     /// Running totals for per-call metrics (take the difference around a call). Under concurrent
@@ -9601,10 +9723,12 @@ public:
         std::uint64_t cdp_commands = 0;  ///< CDP commands sent (round trips), every connection so far
         std::int64_t wait_ms = 0;        ///< time spent waiting for settle, loads and wait_for
     };
+    /// The running totals now.
     [[nodiscard]] counters totals() const {
         return counters{sent_->load(std::memory_order_relaxed), wait_us_.load(std::memory_order_relaxed) / 1000};
     }
 
+    /// Answer JavaScript dialogs this way from now on.
     void set_dialog_policy(dialog_policy p) {
         std::lock_guard op(op_mu_);
         std::lock_guard lock(policy_mu_);
@@ -9618,25 +9742,35 @@ public:
 
     // ---- tabs -------------------------------------------------------------------------------
 
+    /// The open tabs (URLs and titles redacted).
     result<std::vector<tab_info>> tabs();
 
+    /// Open a tab, select it, and navigate it to `url` (about:blank when empty); a URL the policy refuses opens none.
     result<action_result> new_tab(std::string url = {});
 
+    /// Select the tab `id` and bring it to the front; the result carries its snapshot.
     result<action_result> select_tab(std::string_view id);
 
+    /// Close the tab `id` (empty: the current one).
     result<action_result> close_tab(std::string_view id = {});
 
     // ---- navigation ---------------------------------------------------------------------------
 
+    /// Load `url` in the current tab (checked against the policy first) and report the new page.
     result<action_result> navigate(std::string url);
 
+    /// Go back one entry in the current tab's history.
     result<action_result> back() { return history(-1); }
+    /// Go forward one entry in the current tab's history.
     result<action_result> forward() { return history(+1); }
 
+    /// Reload the current page.
     result<action_result> reload();
 
     // ---- snapshots ----------------------------------------------------------------------------
 
+    /// The current tab's accessibility snapshot with refs; without options, within
+    /// browser_options::snapshot_budget tokens.
     result<page_snapshot> snapshot(std::optional<snapshot_options> o = std::nullopt);
 
     /// The main content of an article-like page as readable text (links/controls with refs).
@@ -9644,14 +9778,19 @@ public:
 
     // ---- actions --------------------------------------------------------------------------------
 
+    /// Click the element `ref` (real mouse events at a visible point; errc::element_covered names what covers it).
     result<action_result> click(std::string_view ref, click_options o = {});
 
+    /// Double-click the element `ref`.
     result<action_result> double_click(std::string_view ref);
 
+    /// Move the mouse over the element `ref`.
     result<action_result> hover(std::string_view ref);
 
+    /// Drag the element `from_ref` onto `to_ref` with the mouse.
     result<action_result> drag(std::string_view from_ref, std::string_view to_ref);
 
+    /// Type `typed` into the element `ref` (secret placeholders substituted, see browser_policy::substitute).
     result<action_result> type(std::string_view ref, std::string_view typed, type_options o = {});
 
     /// Fill several fields, then optionally click `submit_ref`, as ONE action: one settle and one
@@ -9662,19 +9801,20 @@ public:
     /// Press a key chord ("Enter", "Control+a"), optionally focusing `ref` first.
     result<action_result> press(std::string_view chord, std::string_view ref = {});
 
-    /// Select options of a <select> by value or label (several for a multiple select).
+    /// Select options of a `<select>` by value or label (several for a multiple select).
     result<action_result> select(std::string_view ref, std::vector<std::string> values);
 
     /// Check (true) or uncheck (false) a checkbox, radio or aria-checked element.
     result<action_result> set_checked(std::string_view ref, bool checked);
 
-    /// Set the files of an <input type=file>.
+    /// Set the files of an `<input type=file>`.
     result<action_result> upload(std::string_view ref, std::vector<std::string> files);
 
     /// Resize the viewport and optionally emulate a mobile device (touch, mobile layout).
     /// (An empty user_agent keeps the one set before, e.g. by browser_options.)
     result<action_result> resize(viewport_size v);
 
+    /// A PNG or JPEG of the viewport, the full page or one element (`o.ref`).
     result<screenshot_result> screenshot(screenshot_options o = {});
 
     /// Evaluate JavaScript in the main frame, as Playwright MCP's browser_evaluate does: a
@@ -12999,15 +13139,16 @@ namespace agentkit::browser {
 
 /// Per-call metrics of the browser tools.
 struct call_metrics {
-    std::string tool;
+    std::string tool;  ///< the tool's name
     std::size_t bytes = 0;   ///< of the text returned
     std::size_t tokens = 0;  ///< estimated
     std::int64_t ms = 0;     ///< wall time of the call
     std::uint64_t cdp_round_trips = 0;  ///< CDP commands the call sent (with the browser's own answers to paused requests)
     std::int64_t wait_ms = 0;           ///< of ms, time spent waiting for the page (settle, load, wait_for)
-    bool ok = true;
+    bool ok = true;  ///< the call succeeded
 };
 
+/// How the browser tools shape their results.
 struct tools_options {
     /// Hard cap on any result's text (characters); what is cut goes to the artifact store.
     std::size_t max_result_chars = 30000;
@@ -13024,16 +13165,23 @@ struct tools_options {
 
 /// What the tools share: the browser, the artifact store, options and totals.
 struct tool_state {
-    browser& b;
-    session_store& store;
-    tools_options options{};
-    token_counter tokens{};
+    browser& b;               ///< the browser the tools drive
+    session_store& store;     ///< where cut text and screenshots go
+    tools_options options{};  ///< the tools' options
+    token_counter tokens{};   ///< estimates the tokens of results
 
     /// Sums of the calls' metrics.
     struct totals {
+        ///@{
+        /// Calls, and the bytes and estimated tokens of their text.
         std::size_t calls = 0, bytes = 0, tokens = 0;
+        ///@}
+        ///@{
+        /// Wall time of the calls, and of it the time spent waiting for the page (ms).
         std::int64_t ms = 0, wait_ms = 0;
-        std::uint64_t cdp_round_trips = 0;
+        ///@}
+        std::uint64_t cdp_round_trips = 0;  ///< CDP commands the calls sent
+        /// Add one call's metrics.
         void add(const call_metrics& m) {
             ++calls;
             bytes += m.bytes;
@@ -13047,9 +13195,10 @@ struct tool_state {
 
     std::mutex mu;  ///< the metrics below
     totals total;   ///< every call of the session
-    std::map<std::string, totals> per_tool;
+    std::map<std::string, totals> per_tool;  ///< totals per tool name
     std::deque<call_metrics> recent;  ///< the newest calls, oldest first
 
+    /// The state of tools on browser `br` with artifact store `st`.
     tool_state(browser& br, session_store& st, tools_options o = {}) : b(br), store(st), options(std::move(o)) {}
 };
 
@@ -13061,26 +13210,32 @@ struct tool_state {
 // CMake (project VERSION), the Conan recipe and the consistency test of the vcpkg
 // manifests all read these three numbers; change them here and nowhere else.
 
+/// The major version number (MAJOR of MAJOR.MINOR.PATCH).
 #define AGENTKIT_VERSION_MAJOR 0
+/// The minor version number.
 #define AGENTKIT_VERSION_MINOR 1
+/// The patch version number.
 #define AGENTKIT_VERSION_PATCH 0
 
 /// MAJOR * 10000 + MINOR * 100 + PATCH, for `#if AGENTKIT_VERSION >= 100`.
 #define AGENTKIT_VERSION (AGENTKIT_VERSION_MAJOR * 10000 + AGENTKIT_VERSION_MINOR * 100 + AGENTKIT_VERSION_PATCH)
 
+/// agentkit: every public name is in this namespace or one nested in it (browser, cdp, mcp,
+/// net, ...); names in a nested `detail` namespace are implementation and may change.
 namespace agentkit {
 
 /// The version agentkit was built from, as numbers and as "MAJOR.MINOR.PATCH".
 struct version_info {
-    int major;
-    int minor;
-    int patch;
-    const char* string;
+    int major;           ///< AGENTKIT_VERSION_MAJOR
+    int minor;           ///< AGENTKIT_VERSION_MINOR
+    int patch;           ///< AGENTKIT_VERSION_PATCH
+    const char* string;  ///< "MAJOR.MINOR.PATCH"
 };
 
 #define AGENTKIT_DETAIL_STR2(x) #x
 #define AGENTKIT_DETAIL_STR(x) AGENTKIT_DETAIL_STR2(x)
 
+/// The version of these headers.
 inline constexpr version_info version{
     AGENTKIT_VERSION_MAJOR, AGENTKIT_VERSION_MINOR, AGENTKIT_VERSION_PATCH,
     AGENTKIT_DETAIL_STR(AGENTKIT_VERSION_MAJOR) "." AGENTKIT_DETAIL_STR(AGENTKIT_VERSION_MINOR) "." AGENTKIT_DETAIL_STR(
@@ -13110,6 +13265,7 @@ inline constexpr version_info version{
 
 namespace agentkit::browser {
 
+/// The --help text of agentkit-browser-mcp.
 inline constexpr const char* server_usage = R"(Usage: agentkit-browser-mcp [options]
 
 An MCP server that gives a model a real browser (Chromium over CDP), over stdio or, with
@@ -13219,26 +13375,30 @@ enum class tool_set { all, core, menu, router };
 
 /// Everything the command line and --config decide.
 struct server_config {
-    tool_set tools_set = tool_set::all;
-    browser_options browser;
-    tools_options tools;
-    store_options store;
-    bool quiet = false;
+    tool_set tools_set = tool_set::all;  ///< --tools: which tools a client sees
+    browser_options browser;  ///< the browser's options (launch, policy, viewport, ...)
+    tools_options tools;  ///< the browser tools' options
+    store_options store;  ///< the artifact store's options (--output-dir)
+    bool quiet = false;  ///< --quiet: no per-call metrics on stderr
     std::vector<std::string> unsupported;  ///< options whose enforcement is not available: the start is refused
     std::vector<std::string> notes;        ///< accepted options that change nothing here, and why
     std::string channel;                   ///< --browser: a browser channel to find when no executable is given
     std::optional<std::uint64_t> max_download_bytes;  ///< applied after --policy/--config (the flag wins)
-    std::optional<std::size_t> max_downloads;
-    bool ignore_https_errors = false;
-    bool no_sandbox = false, sandbox = false;  ///< --no-sandbox / --sandbox (chromiumSandbox false / true)
-    bool policy_given = false;
+    std::optional<std::size_t> max_downloads;  ///< --max-downloads, applied after --policy/--config (the flag wins)
+    bool ignore_https_errors = false;  ///< --ignore-https-errors (launched browsers only)
+    ///@{
+    /// --no-sandbox / --sandbox (chromiumSandbox false / true).
+    bool no_sandbox = false, sandbox = false;
+    ///@}
+    bool policy_given = false;  ///< --policy was given (a second one is refused)
     // Streamable HTTP (--port): the transport's settings
     std::optional<int> port;               ///< serve over HTTP on this port (0: any free one); none: stdio
     std::optional<std::string> host;       ///< --host (127.0.0.1 when not given)
+    /// --allowed-hosts: host names accepted in the Host and Origin headers (HTTP).
     std::vector<std::string> allowed_hosts;
     bool shared_browser_context = false;   ///< one browser for every HTTP session
-    std::size_t max_sessions = 8;
-    bool max_sessions_given = false;
+    std::size_t max_sessions = 8;  ///< --max-sessions: HTTP sessions at once (more are refused)
+    bool max_sessions_given = false;  ///< --max-sessions was given (a note without --port)
     std::chrono::milliseconds idle_timeout{0};  ///< 0: the transport's default
 };
 
@@ -14049,31 +14209,71 @@ inline result<void> finish_config(server_config& c) {
 #include <utility>
 #include <vector>
 
+/// Makes the global namespace an associated namespace of agentkit::enum_tag, so that an
+/// AGENTKIT_ENUM written at global scope is found as well as one in the enum's namespace.
+struct agentkit_enum_anchor {};
+
 namespace agentkit {
 
 // ---------------------------------------------------------------------------------------------
 // Constraints. Each is a small literal type that adds keywords to a schema; the validator in
 // core/parse.hpp checks the same keywords, so the schema and the checks cannot drift apart.
 // ---------------------------------------------------------------------------------------------
+/// The constraint types a field can carry (made by minimum(), pattern(), one_of(), ...; each
+/// adds its JSON Schema keywords to the field's schema and is checked by the parser).
 namespace constraint {
-struct minimum_t { double value; bool exclusive; };
-struct maximum_t { double value; bool exclusive; };
-struct min_length_t { std::size_t value; };
-struct max_length_t { std::size_t value; };
-struct pattern_t { std::string_view regex; };
-struct format_t { std::string_view name; };
-struct min_items_t { std::size_t value; };
-struct max_items_t { std::size_t value; };
-template <std::size_t N>
-struct one_of_t { std::array<std::string_view, N> values; };
-struct default_t {
-    enum class kind : std::uint8_t { boolean, integer, number, string } k;
-    bool b = false;
-    long long i = 0;
-    double d = 0;
-    std::string_view s{};
+/// `minimum` (or `exclusiveMinimum`): made by minimum(), exclusive_minimum() and range().
+struct minimum_t {
+    double value;    ///< the bound
+    bool exclusive;  ///< true: the bound itself is out (`exclusiveMinimum`)
 };
-struct example_t { std::string_view json_text; };
+/// `maximum` (or `exclusiveMaximum`): made by maximum(), exclusive_maximum() and range().
+struct maximum_t {
+    double value;    ///< the bound
+    bool exclusive;  ///< true: the bound itself is out (`exclusiveMaximum`)
+};
+/// `minLength`: made by min_length().
+struct min_length_t {
+    std::size_t value;  ///< the fewest Unicode code points
+};
+/// `maxLength`: made by max_length().
+struct max_length_t {
+    std::size_t value;  ///< the most Unicode code points
+};
+/// `pattern`: made by pattern().
+struct pattern_t {
+    std::string_view regex;  ///< an ECMAScript regular expression the string must contain a match of
+};
+/// `format`: made by format().
+struct format_t {
+    std::string_view name;  ///< the format's name ("uri", "email", "date-time", ...)
+};
+/// `minItems`: made by min_items().
+struct min_items_t {
+    std::size_t value;  ///< the fewest array items
+};
+/// `maxItems`: made by max_items().
+struct max_items_t {
+    std::size_t value;  ///< the most array items
+};
+/// `enum` of N strings: made by one_of().
+template <std::size_t N>
+struct one_of_t {
+    std::array<std::string_view, N> values;  ///< the allowed values
+};
+/// `default`: made by default_value(); one of `b`, `i`, `d`, `s` holds the value, as `k` says.
+struct default_t {
+    /// The JSON type of the default, which says the member that holds it.
+    enum class kind : std::uint8_t { boolean, integer, number, string } k;  ///< this default's type
+    bool b = false;                                                         ///< the value when `k` is boolean
+    long long i = 0;                                                        ///< the value when `k` is integer
+    double d = 0;                                                           ///< the value when `k` is number
+    std::string_view s{};                                                   ///< the value when `k` is string
+};
+/// One entry of `examples`: made by example().
+struct example_t {
+    std::string_view json_text;  ///< the example value as JSON text
+};
 }  // namespace constraint
 
 /// Inclusive lower bound for a number.
@@ -14105,7 +14305,8 @@ template <class... S>
 [[nodiscard]] constexpr constraint::one_of_t<sizeof...(S)> one_of(const S&... values) noexcept {
     return {{std::string_view(values)...}};
 }
-/// A default shown in the schema (the C++ default member initializer is what applies).
+///@{
+/// The field's default: shown in the schema and applied when an argument leaves the field out.
 [[nodiscard]] constexpr constraint::default_t default_value(bool v) noexcept {
     return {constraint::default_t::kind::boolean, v, 0, 0, {}};
 }
@@ -14121,6 +14322,7 @@ template <class... S>
 [[nodiscard]] constexpr constraint::default_t default_value(const char* v) noexcept {
     return {constraint::default_t::kind::string, false, 0, 0, std::string_view(v)};
 }
+///@}
 /// An example value, as JSON text, listed in the schema's `examples`.
 [[nodiscard]] constexpr constraint::example_t example(std::string_view json_text) noexcept { return {json_text}; }
 
@@ -14131,12 +14333,12 @@ template <class... S>
 /// One described data member: pointer to member, JSON name, description, constraints.
 template <class Class, class Member, class... Cs>
 struct field_t {
-    using class_type = Class;
-    using member_type = Member;
-    Member Class::*ptr;
-    std::string_view name;
-    std::string_view description;
-    std::tuple<Cs...> constraints;
+    using class_type = Class;       ///< the described struct
+    using member_type = Member;     ///< the data member's type
+    Member Class::*ptr;             ///< pointer to the data member
+    std::string_view name;          ///< the JSON property name
+    std::string_view description;   ///< the property's description in the schema
+    std::tuple<Cs...> constraints;  ///< the constraints (minimum(), pattern(), default_value(), ...)
 };
 
 namespace detail {
@@ -14183,11 +14385,37 @@ struct describe {};
 template <class E>
 struct enum_names {};
 
+/// The argument by which AGENTKIT_ENUM's `agentkit_enum_names(enum_tag<E>)` is found (by
+/// argument-dependent lookup: in the enum's namespace or at global scope).
+template <class E, class Anchor = ::agentkit_enum_anchor>
+struct enum_tag {};
+
+/// A struct with a description: `T::agentkit_fields()` or a `describe<T>` specialisation.
 template <class T>
 concept described = std::is_class_v<T> && (requires { describe<T>::fields(); } || requires { T::agentkit_fields(); });
 
+namespace detail {
+void agentkit_enum_names() = delete;  // found names are AGENTKIT_ENUM's, by argument-dependent lookup
 template <class E>
-concept named_enum = std::is_enum_v<E> && requires { enum_names<E>::values; };
+concept enum_names_by_macro = requires { agentkit_enum_names(enum_tag<E>{}); };
+template <class E>
+concept enum_names_specialised = requires { enum_names<E>::values; };
+template <class E>
+constexpr auto enum_table() {
+    if constexpr (enum_names_specialised<E>)
+        return enum_names<E>::values;
+    else
+        return agentkit_enum_names(enum_tag<E>{});
+}
+}  // namespace detail
+
+/// An enum with JSON names, from AGENTKIT_ENUM or an enum_names specialisation.
+template <class E>
+concept named_enum = std::is_enum_v<E> && (detail::enum_names_specialised<E> || detail::enum_names_by_macro<E>);
+
+/// An enum's (value, JSON name) pairs, from AGENTKIT_ENUM or an enum_names specialisation.
+template <named_enum E>
+inline constexpr auto enum_values = detail::enum_table<E>();
 
 /// The fields tuple of a described type.
 template <described T>
@@ -14201,7 +14429,7 @@ template <described T>
 /// The JSON name of an enumerator, or empty when it has none.
 template <named_enum E>
 [[nodiscard]] constexpr std::string_view enum_to_string(E v) noexcept {
-    for (const auto& [value, name] : enum_names<E>::values)
+    for (const auto& [value, name] : enum_values<E>)
         if (value == v) return name;
     return {};
 }
@@ -14209,7 +14437,7 @@ template <named_enum E>
 /// The enumerator with that JSON name.
 template <named_enum E>
 [[nodiscard]] constexpr std::optional<E> enum_from_string(std::string_view s) noexcept {
-    for (const auto& [value, name] : enum_names<E>::values)
+    for (const auto& [value, name] : enum_values<E>)
         if (name == s) return value;
     return std::nullopt;
 }
@@ -14250,7 +14478,9 @@ constexpr bool is_supported() {
 template <class C>
 inline constexpr bool is_default_v = std::is_same_v<C, constraint::default_t>;
 
-/// A field is required unless it is std::optional or has a default_value.
+/// False when a field is optional by its declaration: std::optional, or a default_value. A
+/// field this says true of is still optional when its default member initializer gives it a
+/// value (the whole rule: core/serialize.hpp, field_defaults).
 template <class F>
 constexpr bool field_required() {
     using M = typename F::member_type;
@@ -14269,8 +14499,8 @@ template <class T>
 constexpr void require_describable() {
     if constexpr (std::is_enum_v<T>) {
         static_assert(named_enum<T>,
-                      "agentkit: this enum has no JSON names: use AGENTKIT_ENUM(Enum, a, b, ...) or specialise "
-                      "agentkit::enum_names<Enum>");
+                      "agentkit: this enum has no JSON names: write AGENTKIT_ENUM(Enum, a, b, ...) in the enum's "
+                      "own namespace (or at global scope), or specialise agentkit::enum_names<Enum>");
     } else if constexpr (std::is_class_v<T> && !std::is_same_v<T, std::string> && !std::is_same_v<T, json> &&
                          !detail::is_optional<T>::value && !detail::is_vector<T>::value &&
                          !detail::is_string_map<T>::value) {
@@ -14332,14 +14562,16 @@ constexpr void require_describable() {
 #define AGENTKIT_DETAIL_CAT2(a, b) a##b
 #define AGENTKIT_DETAIL_CAT(a, b) AGENTKIT_DETAIL_CAT2(a, b)
 
-/// Give an enum JSON names equal to its enumerators' names. Use at namespace scope (global or
-/// any namespace): `AGENTKIT_ENUM(my::color, red, green, blue);`
+/// Give an enum JSON names equal to its enumerators' names. Write it in the enum's own
+/// namespace (`namespace shop { enum class size { s, m, l }; AGENTKIT_ENUM(size, s, m, l); }`) or at
+/// global scope (`AGENTKIT_ENUM(shop::size, s, m, l);`); it declares a constexpr function found by
+/// argument-dependent lookup, so it is not usable inside a class or in an unrelated namespace.
 #define AGENTKIT_ENUM(Enum, ...)                                                                                   \
-    template <>                                                                                                    \
-    struct agentkit::enum_names<Enum> {                                                                            \
-        static constexpr std::array values{                                                                        \
+    [[maybe_unused]] constexpr auto agentkit_enum_names(::agentkit::enum_tag<Enum>) noexcept {                    \
+        return std::array{                                                                                         \
             AGENTKIT_DETAIL_EXPAND(AGENTKIT_DETAIL_CAT(AGENTKIT_DETAIL_FE_, AGENTKIT_DETAIL_NARGS(__VA_ARGS__))(Enum, __VA_ARGS__))}; \
-    }
+    }                                                                                                              \
+    static_assert(true, "AGENTKIT_ENUM")
 // ---- end <agentkit/core/describe.hpp> ----
 // ---- begin <agentkit/core/fixed_string.hpp> ----
 // agentkit/core/fixed_string.hpp — a string usable as a template argument.
@@ -14353,13 +14585,17 @@ namespace agentkit {
 /// `agentkit::tool<"get_weather">(...)`.
 template <std::size_t N>
 struct fixed_string {
-    char data[N]{};
+    char data[N]{};  ///< the characters and the terminating NUL
 
+    /// From a string literal (implicit, so a literal can be a template argument).
     constexpr fixed_string(const char (&s)[N]) noexcept {  // NOLINT(google-explicit-constructor)
         for (std::size_t i = 0; i < N; ++i) data[i] = s[i];
     }
+    /// The length, without the terminating NUL.
     [[nodiscard]] constexpr std::size_t size() const noexcept { return N - 1; }
+    /// The characters as a string_view, without the NUL.
     [[nodiscard]] constexpr std::string_view view() const noexcept { return {data, N - 1}; }
+    /// Converts to view().
     constexpr operator std::string_view() const noexcept { return view(); }  // NOLINT
 };
 
@@ -14381,8 +14617,144 @@ fixed_string(const char (&)[N]) -> fixed_string<N>;
 // ---- end <agentkit/core/fixed_string.hpp> ----
 // ---- begin <agentkit/core/parse.hpp> ----
 // agentkit/core/parse.hpp — parse and validate JSON into described types, reporting every problem
-// with its JSON Pointer path; and serialize described types back to JSON.
+// with its JSON Pointer path (writing them back: core/serialize.hpp).
 
+// ---- begin <agentkit/core/serialize.hpp> ----
+// agentkit/core/serialize.hpp — write described values (and every supported type) as JSON, and
+// the defaults a described type's fields take when an argument leaves them out.
+//
+// Which fields are optional, and with what default (one rule, used by the schema in
+// core/schema.hpp and by the parser in core/parse.hpp):
+//   - std::optional<T>: optional, no default (an absent field is std::nullopt);
+//   - a field with `default_value(v)`: optional, the schema says `"default": v` and an absent
+//     field is set to v;
+//   - a field whose default member initializer gives it a value other than its type's zero
+//     (`int quantity = 1;`, `std::string unit = "c";`, `bool headless = true;`): optional, the
+//     schema says that value as its `default`, and an absent field keeps it;
+//   - any other field is required. An initializer equal to the zero value (`= 0`, `= false`,
+//     `= ""`, the first enumerator) cannot be told apart from none at run time: write
+//     `default_value(0)` (or use std::optional) to make such a field optional.
+
+
+#include <cstddef>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace agentkit {
+
+namespace detail {
+
+template <class T>
+json write(const T& v) {
+    if constexpr (std::is_same_v<T, bool> || is_integer_v<T> || std::is_floating_point_v<T> ||
+                  std::is_same_v<T, std::string> || std::is_same_v<T, json>) {
+        return json(v);
+    } else if constexpr (std::is_enum_v<T>) {
+        return json(std::string(enum_to_string(v)));
+    } else if constexpr (is_optional<T>::value) {
+        return v ? write(*v) : json(nullptr);
+    } else if constexpr (is_vector<T>::value) {
+        json a = json::array();
+        for (const auto& e : v) a.push_back(write(e));
+        return a;
+    } else if constexpr (is_string_map<T>::value) {
+        json o = json::object();
+        for (const auto& [k, e] : v) o[k] = write(e);
+        return o;
+    } else {
+        require_describable<T>();
+        json o = json::object();
+        std::apply(
+            [&](const auto&... f) {
+                (
+                    [&] {
+                        const auto& m = v.*(f.ptr);
+                        if constexpr (is_optional<std::decay_t<decltype(m)>>::value) {
+                            if (!m) return;
+                        }
+                        o[std::string(f.name)] = write(m);
+                    }(),
+                    ...);
+            },
+            fields_of<T>());
+        return o;
+    }
+}
+
+/// The JSON of a `default_value(...)` constraint.
+[[nodiscard]] inline json default_json(const constraint::default_t& c) {
+    switch (c.k) {
+        case constraint::default_t::kind::boolean: return json(c.b);
+        case constraint::default_t::kind::integer: return json(c.i);
+        case constraint::default_t::kind::number: return json(c.d);
+        case constraint::default_t::kind::string: return json(std::string(c.s));
+    }
+    return json(nullptr);
+}
+
+/// The `default_value(...)` among a field's constraints, as JSON; null when it has none.
+template <class F>
+[[nodiscard]] json declared_default(const F& f) {
+    json out(nullptr);
+    std::apply(
+        [&](const auto&... c) {
+            (
+                [&] {
+                    if constexpr (is_default_v<std::decay_t<decltype(c)>>) out = default_json(c);
+                }(),
+                ...);
+        },
+        f.constraints);
+    return out;
+}
+
+/// The default of each field of T, by field index (null: the field has none, see the top of
+/// this header). Computed once per type; thread-safe.
+template <class T>
+[[nodiscard]] const std::vector<json>& field_defaults() {
+    static const std::vector<json> defaults = [] {
+        std::vector<json> out;
+        const auto fs = fields_of<T>();
+        if constexpr (std::is_default_constructible_v<T>) {
+            const T probe{};
+            std::apply(
+                [&](const auto&... f) {
+                    (
+                        [&] {
+                            using M = typename std::decay_t<decltype(f)>::member_type;
+                            json d = declared_default(f);
+                            if constexpr (!is_optional<M>::value) {
+                                if (d.is_null()) {
+                                    json v = write(probe.*(f.ptr));
+                                    if (v != write(M{})) d = std::move(v);
+                                }
+                            }
+                            out.push_back(std::move(d));
+                        }(),
+                        ...);
+                },
+                fs);
+        } else {
+            std::apply([&](const auto&... f) { (out.push_back(declared_default(f)), ...); }, fs);
+        }
+        return out;
+    }();
+    return defaults;
+}
+
+}  // namespace detail
+
+/// Serialize a described value (or any supported type) to JSON; empty optionals are omitted.
+template <class T>
+[[nodiscard]] json to_json_value(const T& v) {
+    return detail::write(v);
+}
+
+}  // namespace agentkit
+// ---- end <agentkit/core/serialize.hpp> ----
 
 #include <cmath>
 #include <cstddef>
@@ -14401,8 +14773,8 @@ namespace agentkit {
 
 /// One validation problem: where (a JSON Pointer into the arguments) and what.
 struct problem {
-    std::string path;
-    std::string message;
+    std::string path;     ///< JSON Pointer to the offending value ("" for the whole arguments object)
+    std::string message;  ///< what is wrong with it, in words
 };
 
 namespace detail {
@@ -14731,7 +15103,7 @@ void check_all(const V& v, const std::tuple<Cs...>& cs, const path_seg* p, probl
     check_all(v, cs, p, ps, std::index_sequence_for<Cs...>{});
 }
 
-template <class T, class F>
+template <std::size_t I, class T, class F>
 bool read_field(const json& j, T& out, const F& f, const path_seg* p, problems& ps, std::size_t& found) {
     using M = typename F::member_type;
     path_seg seg{p, f.name, 0, false};
@@ -14741,11 +15113,16 @@ bool read_field(const json& j, T& out, const F& f, const path_seg* p, problems& 
         if constexpr (is_optional<M>::value) {
             (out.*(f.ptr)).reset();
             return true;
-        } else if constexpr (!field_required<F>()) {
-            return true;  // keep the C++ default member initializer
         } else {
-            ps.add(&seg, it == j.end() ? "missing required property" : "expected a value, got null");
-            return false;
+            // the field's default (core/serialize.hpp): default_value(v) applies v; a default
+            // member initializer is already in `out`
+            const json& d = field_defaults<T>()[I];
+            if (d.is_null()) {
+                ps.add(&seg, it == j.end() ? "missing required property" : "expected a value, got null");
+                return false;
+            }
+            if constexpr (!field_required<F>()) return read(d, out.*(f.ptr), &seg, ps);
+            return true;
         }
     }
     if constexpr (is_optional<M>::value) {
@@ -14778,7 +15155,7 @@ bool read_fields(const json& j, T& out, const Tuple& fs, const path_seg* p, prob
     (void)ps;
     (void)found;
     bool ok = true;
-    ((ok = read_field(j, out, std::get<I>(fs), p, ps, found) && ok), ...);
+    ((ok = read_field<I>(j, out, std::get<I>(fs), p, ps, found) && ok), ...);
     return ok;
 }
 
@@ -14846,7 +15223,7 @@ bool read(const json& j, T& out, const path_seg* p, problems& ps) {
             }
         }
         std::vector<std::string_view> names;
-        for (const auto& [value, name] : enum_names<T>::values) names.push_back(name);
+        for (const auto& [value, name] : enum_values<T>) names.push_back(name);
         ps.add(p, "must be one of: " + join(names, ", ") + "; " + got(j));
         return false;
     } else if constexpr (is_optional<T>::value) {
@@ -14894,44 +15271,6 @@ bool read(const json& j, T& out, const path_seg* p, problems& ps) {
     }
 }
 
-// ---- writers -------------------------------------------------------------------------------
-template <class T>
-json write(const T& v) {
-    if constexpr (std::is_same_v<T, bool> || is_integer_v<T> || std::is_floating_point_v<T> ||
-                  std::is_same_v<T, std::string> || std::is_same_v<T, json>) {
-        return json(v);
-    } else if constexpr (std::is_enum_v<T>) {
-        return json(std::string(enum_to_string(v)));
-    } else if constexpr (is_optional<T>::value) {
-        return v ? write(*v) : json(nullptr);
-    } else if constexpr (is_vector<T>::value) {
-        json a = json::array();
-        for (const auto& e : v) a.push_back(write(e));
-        return a;
-    } else if constexpr (is_string_map<T>::value) {
-        json o = json::object();
-        for (const auto& [k, e] : v) o[k] = write(e);
-        return o;
-    } else {
-        require_describable<T>();
-        json o = json::object();
-        std::apply(
-            [&](const auto&... f) {
-                (
-                    [&] {
-                        const auto& m = v.*(f.ptr);
-                        if constexpr (is_optional<std::decay_t<decltype(m)>>::value) {
-                            if (!m) return;
-                        }
-                        o[std::string(f.name)] = write(m);
-                    }(),
-                    ...);
-            },
-            fields_of<T>());
-        return o;
-    }
-}
-
 }  // namespace detail
 
 /// Parse and validate `j` as a T. On failure the error is `args.invalid` with every problem
@@ -14967,12 +15306,6 @@ template <class T>
     return parse_as<T>(j);
 }
 
-/// Serialize a described value (or any supported type) to JSON; empty optionals are omitted.
-template <class T>
-[[nodiscard]] json to_json_value(const T& v) {
-    return detail::write(v);
-}
-
 }  // namespace agentkit
 // ---- end <agentkit/core/parse.hpp> ----
 // ---- begin <agentkit/core/schema.hpp> ----
@@ -14983,6 +15316,7 @@ template <class T>
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace agentkit {
 
@@ -15033,6 +15367,8 @@ template <class T>
 json make_object_schema() {
     json props = json::object();
     json required = json::array();
+    const std::vector<json>& defaults = field_defaults<T>();  // which fields are optional: core/serialize.hpp
+    std::size_t index = 0;
     std::apply(
         [&](const auto&... f) {
             (
@@ -15042,8 +15378,10 @@ json make_object_schema() {
                     json p = make_schema<V>();
                     if (!f.description.empty()) p["description"] = std::string(f.description);
                     std::apply([&](const auto&... c) { (apply_schema(p, c), ...); }, f.constraints);
+                    const json& d = defaults[index++];
+                    if (!d.is_null()) p["default"] = d;
                     props[std::string(f.name)] = std::move(p);
-                    if constexpr (field_required<std::decay_t<decltype(f)>>()) required.push_back(std::string(f.name));
+                    if (!is_optional<M>::value && d.is_null()) required.push_back(std::string(f.name));
                 }(),
                 ...);
         },
@@ -15077,7 +15415,7 @@ json make_schema() {
         return json::object();  // any JSON value
     } else if constexpr (std::is_enum_v<T>) {
         json e = json::array();
-        for (const auto& [value, name] : enum_names<T>::values) e.push_back(std::string(name));
+        for (const auto& [value, name] : enum_values<T>) e.push_back(std::string(name));
         return json{{"type", "string"}, {"enum", std::move(e)}};
     } else if constexpr (is_optional<T>::value) {
         return make_schema<typename is_optional<T>::value_type>();
@@ -15130,8 +15468,11 @@ struct tool_context {
     /// Receives progress reports (MCP notifications/progress when the client asked for them).
     std::function<void(double progress, std::optional<double> total, std::string_view message)> on_progress{};
 
+    /// True once the call has been cancelled (`stop` was requested).
     [[nodiscard]] bool cancelled() const noexcept { return stop.stop_requested(); }
+    /// True once the deadline has passed.
     [[nodiscard]] bool expired() const noexcept { return std::chrono::steady_clock::now() >= deadline; }
+    /// Report progress (`done` of `total`, with an optional message) to on_progress, if set.
     void progress(double done, std::optional<double> total = std::nullopt, std::string_view message = {}) const {
         if (on_progress) on_progress(done, total, message);
     }
@@ -15141,6 +15482,10 @@ struct tool_context {
 // ---- end <agentkit/tools/context.hpp> ----
 // ---- begin <agentkit/tools/traits.hpp> ----
 // agentkit/tools/traits.hpp — what a tool promises about its effects.
+//
+// Say only what the tool promises: a trait not given is not promised. MCP clients read the
+// absence of a promise by the specification's defaults (a tool may write, may destroy, is not
+// idempotent, reaches an open world), and tools/list says only what the traits say.
 
 #include <cstdint>
 
@@ -15148,15 +15493,25 @@ namespace agentkit {
 
 /// A set of tool traits, combined with `|`: `agentkit::read_only | agentkit::parallel_safe`.
 struct traits {
+    /// One bit per trait (read_only 1, destructive 2, idempotent 4, open_world 8, parallel_safe 16, ...).
     std::uint8_t bits = 0;
 
+    /// True when every trait of `t` is in this set (false for an empty `t`).
     [[nodiscard]] constexpr bool has(traits t) const noexcept { return (bits & t.bits) == t.bits && t.bits != 0; }
+    /// Declared read-only.
     [[nodiscard]] constexpr bool is_read_only() const noexcept { return (bits & 1U) != 0; }
+    /// Declared destructive and not read-only.
     [[nodiscard]] constexpr bool is_destructive() const noexcept { return (bits & 2U) != 0 && !is_read_only(); }
     /// Read-only tools are idempotent by nature.
     [[nodiscard]] constexpr bool is_idempotent() const noexcept { return (bits & 4U) != 0 || is_read_only(); }
+    /// Declared to reach an open world (the web, other systems).
     [[nodiscard]] constexpr bool is_open_world() const noexcept { return (bits & 8U) != 0; }
+    /// Declared safe to run in parallel with other calls.
     [[nodiscard]] constexpr bool is_parallel_safe() const noexcept { return (bits & 16U) != 0; }
+    /// Declared not destructive (only additive changes); says nothing for read-only tools.
+    [[nodiscard]] constexpr bool is_non_destructive() const noexcept { return (bits & 32U) != 0 && !is_destructive(); }
+    /// Declared to reach nothing beyond the host (a closed world).
+    [[nodiscard]] constexpr bool is_closed_world() const noexcept { return (bits & 64U) != 0 && !is_open_world(); }
 
     friend constexpr traits operator|(traits a, traits b) noexcept {
         return traits{static_cast<std::uint8_t>(a.bits | b.bits)};
@@ -15174,6 +15529,10 @@ inline constexpr traits idempotent{4};
 inline constexpr traits open_world{8};
 /// The tool may run concurrently with other parallel-safe tools of the same turn.
 inline constexpr traits parallel_safe{16};
+/// The tool changes its environment only additively (it deletes and overwrites nothing).
+inline constexpr traits non_destructive{32};
+/// The tool reaches nothing beyond the host (its own data, a local store).
+inline constexpr traits closed_world{64};
 /// No traits.
 inline constexpr traits no_traits{0};
 
@@ -15193,17 +15552,19 @@ namespace agentkit {
 
 /// The argument type of a tool that takes none.
 struct no_args {
+    /// No fields: the schema is an empty object.
     static constexpr auto agentkit_fields() { return fields(); }
 };
 
 /// What a masker, an exporter or the MCP server needs to know about a tool at run time.
 struct tool_info {
-    std::string name;
-    std::string title;
-    std::string description;
-    json input_schema;
+    std::string name;         ///< the tool name the model calls
+    std::string title;        ///< a human-readable title (MCP `title`); empty when none
+    std::string description;  ///< what the tool does, for the model
+    json input_schema;        ///< the arguments' JSON Schema
+    /// The typed output's JSON Schema (MCP `outputSchema`), when the handler returns a described struct.
     std::optional<json> output_schema;
-    agentkit::traits traits{};
+    agentkit::traits traits{};  ///< read_only, destructive, parallel_safe, ...
     /// Example requests or argument objects; the retrieval router indexes them.
     std::vector<std::string> examples;
 };
@@ -15292,19 +15653,30 @@ using handler_args_t = std::conditional_t<handler_sig<Fn>::arity == 0, no_args, 
 template <fixed_string Name, class Args, class Fn>
 class tool_t {
 public:
+    /// The tool name (the template argument).
     static constexpr std::string_view name = Name.view();
+    /// The argument struct (no_args when the handler takes none).
     using args_type = Args;
+    /// The handler's type.
     using handler_type = Fn;
+    /// True when the handler takes a tool_context& as its second parameter.
     static constexpr bool takes_context = detail::handler_sig<Fn>::arity == 2;
+    /// What the handler returns, as declared.
     using raw_return = typename detail::handler_sig<Fn>::ret;
+    /// The handler's return type without result<> or std::future<> around it.
     using output_type = typename detail::payload<std::decay_t<raw_return>>::type;
+    /// True when output_type is a described struct (typed output with an outputSchema).
     static constexpr bool has_typed_output = detail::is_typed_output_v<output_type>;
 
+    /// A tool from its description, handler, traits and optional title (agentkit::tool<"name">() calls it).
     constexpr tool_t(std::string_view description, Fn fn, traits t, std::string_view title = {})
         : description_(description), title_(title), fn_(std::move(fn)), traits_(t) {}
 
+    /// What the tool does, for the model.
     [[nodiscard]] constexpr std::string_view description() const noexcept { return description_; }
+    /// The human-readable title; empty when none.
     [[nodiscard]] constexpr std::string_view title() const noexcept { return title_; }
+    /// The tool's traits.
     [[nodiscard]] constexpr traits tool_traits() const noexcept { return traits_; }
 
     /// A copy with a human-readable title (MCP `title`).
@@ -15432,24 +15804,34 @@ concept masker = requires(M& m, const M& cm, const std::vector<tool_info>& catal
 /// The baseline: every tool visible, no meta-tools, nothing to say.
 class all_visible {
 public:
+    /// Record the names of the host's tools.
     void bind(const std::vector<tool_info>& catalogue) {
         names_.clear();
         for (const auto& t : catalogue) names_.push_back(t.name);
     }
+    /// None: this masker adds no meta-tools.
     [[nodiscard]] std::vector<tool_info> meta_tools() const { return {}; }
+    /// True for every host tool.
     [[nodiscard]] bool is_visible(std::string_view name) const {
         for (const auto& n : names_)
             if (n == name) return true;
         return false;
     }
+    /// Every host tool, in catalogue order.
     [[nodiscard]] std::vector<std::string> visible() const { return names_; }
+    /// Empty: nothing to add to the system prompt.
     [[nodiscard]] std::string prompt_section() const { return {}; }
+    /// Empty: no per-turn state.
     [[nodiscard]] std::string state_message() const { return {}; }
+    /// Always nullopt: there are no meta-tools.
     [[nodiscard]] std::optional<result<tool_output>> handle_meta(std::string_view, const json&) { return std::nullopt; }
+    /// A tool.unknown error (a name that is not a host tool).
     [[nodiscard]] result<tool_output> answer_hidden(std::string_view name) const {
         return fail(errc::tool_unknown, "no tool named \"" + std::string(name) + "\"", "Call one of the listed tools.");
     }
+    /// Ignores the call.
     void observe_call(std::string_view, const json&, bool) {}
+    /// Always 0: the visible set never changes.
     [[nodiscard]] std::uint64_t version() const noexcept { return 0; }
 
 private:
@@ -15543,8 +15925,10 @@ constexpr bool check_masker() {
 
 namespace agentkit {
 
+/// The "visible set changed" signal: a version counter and an optional change callback.
 class visibility_signal {
 public:
+    /// Called with the new version after every change.
     using callback = std::function<void(std::uint64_t version)>;
 
     /// Install (or clear, with an empty function) the change callback.
@@ -15585,7 +15969,7 @@ namespace agentkit {
 
 /// A tool deliberately not offered, and what to use instead.
 struct deferred_tool {
-    std::string name;
+    std::string name;         ///< the tool name a caller may try
     std::string reason;       ///< why it is deferred
     std::string alternative;  ///< what covers the use case today (e.g. a CLI command)
     std::string reference;    ///< the closest competitor counterpart
@@ -15593,6 +15977,7 @@ struct deferred_tool {
     std::string description;  ///< optional: what the tool would do
 };
 
+/// How a frozen_scope reports deferred tools.
 struct frozen_scope_options {
     std::string scope;               ///< optional label reported in envelopes ("browser")
     bool deferred_is_error = false;  ///< set tool_output::is_error on the envelope
@@ -15624,12 +16009,15 @@ struct frozen_scope_options {
     return o;
 }
 
+/// A masker with a fixed visible set; calls to deferred tools get the capability.unsupported envelope.
 class frozen_scope {
 public:
+    /// Expose `exposed` (host tool names) and answer calls to `deferred` with their envelope.
     frozen_scope(std::vector<std::string> exposed, std::vector<deferred_tool> deferred = {}, frozen_scope_options o = {})
         : exposed_(std::move(exposed)), deferred_(std::move(deferred)), opt_(std::move(o)) {}
 
     // --- masker ------------------------------------------------------------------------------
+    /// Take the host's catalogue: the exposed tools that exist become visible; the rest are problems().
     void bind(const std::vector<tool_info>& catalogue) {
         catalogue_.clear();
         for (const auto& t : catalogue) catalogue_.push_back(t.name);
@@ -15644,14 +16032,18 @@ public:
             if (visible_.count(d.name)) problems_.push_back("tool \"" + d.name + "\" is both exposed and deferred");
         signal_.bump();
     }
+    /// None: this masker adds no meta-tools.
     [[nodiscard]] std::vector<tool_info> meta_tools() const { return {}; }
+    /// True for an exposed tool that is in the toolbox.
     [[nodiscard]] bool is_visible(std::string_view name) const { return visible_.count(std::string(name)) != 0; }
+    /// The exposed tools that are in the toolbox, in catalogue order.
     [[nodiscard]] std::vector<std::string> visible() const {
         std::vector<std::string> out;
         for (const auto& n : catalogue_)
             if (visible_.count(n)) out.push_back(n);
         return out;
     }
+    /// With describe_deferred_in_prompt, a list of the deferred tools and their alternatives; else empty.
     [[nodiscard]] std::string prompt_section() const {
         if (!opt_.describe_deferred_in_prompt || deferred_.empty()) return {};
         std::string s = "## Not available here\nThese tools are deliberately not offered; use the alternative:\n";
@@ -15662,9 +16054,13 @@ public:
         }
         return s;
     }
+    /// Empty: the visible set never changes.
     [[nodiscard]] std::string state_message() const { return {}; }
+    /// Always nullopt: there are no meta-tools.
     [[nodiscard]] std::optional<result<tool_output>> handle_meta(std::string_view, const json&) { return std::nullopt; }
 
+    /// The capability.unsupported envelope (a normal result) for a deferred tool, else tool.unknown with the
+    /// closest names.
     [[nodiscard]] result<tool_output> answer_hidden(std::string_view name) const {
         if (const auto* d = find_deferred(name)) return capability_unsupported(*d, opt_.scope, opt_.deferred_is_error);
         std::vector<std::string> offered = visible();
@@ -15673,18 +16069,25 @@ public:
                     close.empty() ? "Call one of: " + join(offered, ", ") + "." : "Did you mean " + join(close, ", ") + "?",
                     json{{"candidates", close}});
     }
+    /// Ignores the call.
     void observe_call(std::string_view, const json&, bool) {}
+    /// Moves only when bind() runs.
     [[nodiscard]] std::uint64_t version() const noexcept { return signal_.version(); }
+    /// Install the callback run when version() moves.
     void set_on_change(std::function<void(std::uint64_t)> cb) { signal_.set_on_change(std::move(cb)); }
 
     // --- API -----------------------------------------------------------------------------------
+    /// The deferred tool of that name, or null.
     [[nodiscard]] const deferred_tool* find_deferred(std::string_view name) const {
         for (const auto& d : deferred_)
             if (d.name == name) return &d;
         return nullptr;
     }
+    /// The deferred tools, as given.
     [[nodiscard]] const std::vector<deferred_tool>& deferred() const noexcept { return deferred_; }
+    /// The exposed tool names, as given.
     [[nodiscard]] const std::vector<std::string>& exposed() const noexcept { return exposed_; }
+    /// What bind() found wrong: exposed names missing from the toolbox, tools both exposed and deferred.
     [[nodiscard]] const std::vector<std::string>& problems() const noexcept { return problems_; }
     /// The deferred tools as JSON (a machine-readable decision record).
     [[nodiscard]] json deferred_json() const {
@@ -15780,18 +16183,23 @@ struct name_index {
 };
 }  // namespace detail
 
+/// A fixed set of tools with unique names (checked at compile time), called by name or index:
+/// `agentkit::toolbox box{get_weather, get_time};`.
 template <class... Tools>
 class toolbox {
     static_assert(detail::names_unique<Tools...>(), "agentkit: duplicate tool name: every tool in a toolbox needs a unique name");
 
 public:
+    /// The number of tools.
     static constexpr std::size_t count = sizeof...(Tools);
 
+    /// A toolbox of these tools (their names must be unique).
     explicit toolbox(Tools... tools) : tools_(std::move(tools)...) {
         infos_.reserve(count);
         std::apply([&](const auto&... t) { (infos_.push_back(t.info()), ...); }, tools_);
     }
 
+    /// The number of tools.
     [[nodiscard]] static constexpr std::size_t size() noexcept { return count; }
 
     /// The tools, in declaration order.
@@ -15809,6 +16217,7 @@ public:
         return std::nullopt;
     }
 
+    /// True when a tool has this name.
     [[nodiscard]] static constexpr bool contains(std::string_view name) noexcept { return find(name).has_value(); }
 
     /// Run-time descriptions of every tool, in declaration order.
@@ -15839,11 +16248,35 @@ public:
         return dispatch_[*i](tools_, args, ctx);
     }
 
+    ///@{
+    /// JSON text as a string literal or std::string is JSON text, not a JSON string value
+    /// (these two overloads make `call("t", "{\"city\": \"Oslo\"}", ctx)` unambiguous).
+    [[nodiscard]] result<tool_output> call(std::string_view name, const char* args_json, tool_context& ctx) const {
+        return call(name, std::string_view(args_json ? args_json : ""), ctx);
+    }
+    [[nodiscard]] result<tool_output> call(std::string_view name, const std::string& args_json, tool_context& ctx) const {
+        return call(name, std::string_view(args_json), ctx);
+    }
+    ///@}
+
     /// Convenience: call without a context.
     [[nodiscard]] result<tool_output> call(std::string_view name, const json& args) const {
         tool_context ctx;
         return call(name, args, ctx);
     }
+    ///@{
+    /// Convenience: call with JSON text, without a context.
+    [[nodiscard]] result<tool_output> call(std::string_view name, std::string_view args_json) const {
+        tool_context ctx;
+        return call(name, args_json, ctx);
+    }
+    [[nodiscard]] result<tool_output> call(std::string_view name, const char* args_json) const {
+        return call(name, std::string_view(args_json ? args_json : ""));
+    }
+    [[nodiscard]] result<tool_output> call(std::string_view name, const std::string& args_json) const {
+        return call(name, std::string_view(args_json));
+    }
+    ///@}
 
     /// The error for an unknown tool name, with the closest known names.
     [[nodiscard]] static unexpected_error unknown(std::string_view name) {
@@ -15924,8 +16357,10 @@ template <fixed_string Name>
 struct tool_ref_t {
     static_assert(is_valid_tool_name(Name.view()),
                   "agentkit: invalid tool name: a tool name must be 1-64 characters of [A-Za-z0-9_.-]");
+    /// The tool name.
     static constexpr std::string_view name = Name.view();
 };
+/// Names a tool in a mode by its name alone: `agentkit::tool_ref<"browser_click">`.
 template <fixed_string Name>
 inline constexpr tool_ref_t<Name> tool_ref{};
 
@@ -15958,7 +16393,9 @@ inline constexpr std::array<std::string_view, 6> menu_meta_tool_names{"menu_list
 /// A mode: a compile-time name and tool list, plus the host's description and intent line.
 template <fixed_string Name, fixed_string... Tools>
 struct mode_def {
+    /// The mode's name (menu_enter's argument).
     static constexpr std::string_view name = Name.view();
+    /// The names of the mode's tools, in declared order.
     static constexpr std::array<std::string_view, sizeof...(Tools)> tools{Tools.view()...};
     std::string_view description{};  ///< what the mode is for (menu_list, prompt)
     std::string_view intent{};       ///< the intent line of the prompt's intent → mode map
@@ -15991,8 +16428,10 @@ template <fixed_string Name, class... Tools>
 /// and snapshot next to the domain tools). They count as covered.
 template <fixed_string... Tools>
 struct every_mode_def {
+    /// The names of the tools visible in every mode.
     static constexpr std::array<std::string_view, sizeof...(Tools)> tools{Tools.view()...};
 };
+/// Declare tools visible in every mode: `agentkit::in_every_mode(browser_navigate)`.
 template <class... Tools>
 [[nodiscard]] constexpr auto in_every_mode(const Tools&...) {
     return every_mode_def<detail::tool_name_of<Tools>::value...>{};
@@ -16001,8 +16440,10 @@ template <class... Tools>
 /// Start in a mode instead of ROOT (saves the first menu_enter when the task is known).
 template <fixed_string Name>
 struct start_in_t {
+    /// The start mode's name.
     static constexpr std::string_view name = Name.view();
 };
+/// Start the menu in this mode: `agentkit::start_in<"swe">`.
 template <fixed_string Name>
 inline constexpr start_in_t<Name> start_in{};
 
@@ -16034,24 +16475,28 @@ struct menu_options {
 
 /// One mode at run time.
 struct menu_mode {
-    std::string name;
-    std::string description;
-    std::string intent;
+    std::string name;                ///< the mode's name
+    std::string description;         ///< what the mode is for (menu_list, prompt)
+    std::string intent;              ///< the intent line of the prompt's intent → mode map
     std::vector<std::string> tools;  ///< in declared order
 };
 
 /// The run-time part of every menu<...>: state, visibility, meta-tools, prompt and state text.
 class menu_runtime {
 public:
+    /// The name of the state outside every mode.
     static constexpr std::string_view root = "ROOT";
 
     menu_runtime() = default;
+    /// A menu over these modes, in-every-mode tools, start mode ("" for ROOT) and options.
     menu_runtime(std::vector<menu_mode> modes, std::vector<std::string> every, std::string start, menu_options o)
         : modes_(std::move(modes)), every_(std::move(every)), start_(std::move(start)), opt_(std::move(o)) {
         current_ = find_mode(start_);
     }
 
     // --- masker ------------------------------------------------------------------------------
+    /// Take the host's catalogue; tools a mode lists but the toolbox lacks, and tools in no mode, become
+    /// problems(). Returns to the start mode.
     void bind(const std::vector<tool_info>& catalogue) {
         catalogue_.clear();
         index_.clear();
@@ -16070,6 +16515,7 @@ public:
         signal_.bump();
     }
 
+    /// The six menu tools: menu_list, menu_enter, menu_exit, complete, think, message_user.
     [[nodiscard]] std::vector<tool_info> meta_tools() const {
         std::vector<tool_info> out;
         auto obj = [](json props, json required) {
@@ -16125,6 +16571,7 @@ public:
         return out;
     }
 
+    /// True for the menu tools and for the tools of the current mode (and in_every_mode tools, see menu_options).
     [[nodiscard]] bool is_visible(std::string_view name) const {
         if (detail::contains_name(menu_meta_tool_names, name)) return true;
         auto it = index_.find(std::string(name));
@@ -16132,6 +16579,7 @@ public:
         return visible_now(it->first);
     }
 
+    /// The menu tools, then the tools visible in the current mode in catalogue order.
     [[nodiscard]] std::vector<std::string> visible() const {
         std::vector<std::string> out(menu_meta_tool_names.begin(), menu_meta_tool_names.end());
         for (const auto& t : catalogue_)
@@ -16139,6 +16587,7 @@ public:
         return out;
     }
 
+    /// The menu's prompt contract: how the menu works, the intent → mode map and the first-action rule (stable).
     [[nodiscard]] std::string prompt_section() const {
         std::string s = "## Tool menu\n";
         if (!opt_.prompt_intro.empty()) {
@@ -16168,6 +16617,7 @@ public:
         return s;
     }
 
+    /// "[MENU_STATE] mode: ...": the current mode, its tools and the other modes.
     [[nodiscard]] std::string state_message() const {
         std::string s = "[MENU_STATE] mode: ";
         if (current_ < 0) {
@@ -16186,6 +16636,7 @@ public:
         return s;
     }
 
+    /// Answer a call to one of the six menu tools; nullopt for any other name.
     [[nodiscard]] std::optional<result<tool_output>> handle_meta(std::string_view name, const json& args) {
         if (name == "menu_list") return list();
         if (name == "menu_enter") return enter_from_args(args);
@@ -16209,6 +16660,7 @@ public:
         return std::nullopt;
     }
 
+    /// tool.masked naming the mode to enter for the tool, or tool.unknown with the closest names.
     [[nodiscard]] result<tool_output> answer_hidden(std::string_view name) const {
         const std::string n(name);
         if (!index_.count(n)) {
@@ -16228,11 +16680,14 @@ public:
                     json{{"tool", n}, {"modes", modes}, {"current_mode", std::string(current_mode())}});
     }
 
+    /// Ignores the call.
     void observe_call(std::string_view, const json&, bool) {}
 
+    /// Moves whenever the visible set changes (entering or leaving a mode, bind()).
     [[nodiscard]] std::uint64_t version() const noexcept { return signal_.version(); }
 
     // --- optional capabilities -----------------------------------------------------------------
+    /// Install the callback run when version() moves.
     void set_on_change(std::function<void(std::uint64_t)> cb) { signal_.set_on_change(std::move(cb)); }
 
     /// The ROOT dead-end nudge: the configured text when the model is at ROOT and the nudge
@@ -16255,10 +16710,15 @@ public:
     [[nodiscard]] std::string_view current_mode() const noexcept {
         return current_ < 0 ? root : std::string_view(modes_[static_cast<std::size_t>(current_)].name);
     }
+    /// True when no mode is entered.
     [[nodiscard]] bool at_root() const noexcept { return current_ < 0; }
+    /// The modes, in declared order.
     [[nodiscard]] const std::vector<menu_mode>& modes() const noexcept { return modes_; }
+    /// The names of the in_every_mode tools.
     [[nodiscard]] const std::vector<std::string>& every_mode_tools() const noexcept { return every_; }
+    /// The mode the menu starts in ("ROOT" when none).
     [[nodiscard]] std::string_view start_mode() const noexcept { return start_.empty() ? root : std::string_view(start_); }
+    /// The run-time options.
     [[nodiscard]] const menu_options& options() const noexcept { return opt_; }
     /// Binding problems (only possible for menus never checked against their toolbox).
     [[nodiscard]] const std::vector<std::string>& problems() const noexcept { return problems_; }
@@ -16467,11 +16927,28 @@ constexpr std::size_t count_modes() {
     return (std::size_t{is_mode_def<Parts>::value ? 1U : 0U} + ... + 0U);
 }
 
-// One check per host tool, so the diagnostic names the tool ("[with Tool = ...{"bash"}]").
+// One check per host tool. The failing check's type spells the tool's name one character at a
+// time, which every compiler prints legibly: tool_in_no_mode<'b', 'a', 's', 'h'>.
+template <char... Name>
+struct tool_in_no_mode {
+    static constexpr bool value = sizeof...(Name) == 0;  // false: instantiated only for a tool in no mode
+    static_assert(value, "agentkit: a tool is in no mode: list it in a mode<...>(...) or in in_every_mode(...); "
+                         "the diagnostic spells its name in tool_in_no_mode<...>");
+};
+template <fixed_string S, class Seq>
+struct no_mode_for;
+template <fixed_string S, std::size_t... I>
+struct no_mode_for<S, std::index_sequence<I...>> {
+    using type = tool_in_no_mode<S.data[I]...>;
+};
+struct tool_in_a_mode {
+    static constexpr bool value = true;
+};
 template <fixed_string Tool, class... Parts>
 struct menu_tool_covered {
-    static constexpr bool value = (part_lists<Parts>(Tool.view()) || ...);
-    static_assert(value, "agentkit: a tool is in no mode: list it in a mode<...>(...) or in in_every_mode(...)");
+    static constexpr bool covered = (part_lists<Parts>(Tool.view()) || ...);
+    static constexpr bool value =
+        std::conditional_t<covered, tool_in_a_mode, typename no_mode_for<Tool, std::make_index_sequence<Tool.size()>>::type>::value;
 };
 template <fixed_string Tool>
 struct menu_tool_not_meta {
@@ -16526,6 +17003,7 @@ class menu : public menu_runtime {
     static_assert(detail::start_is_declared<Parts...>(), "agentkit: start_in names a mode that is not declared");
 
 public:
+    /// A menu of these parts (modes, in_every_mode, start_in, menu_options), checked at compile time.
     explicit menu(Parts... parts) : menu_runtime(collect(parts...)) {}
 
     /// Compile-time check against the toolbox the menu is used with (see check_masker).
@@ -16715,14 +17193,16 @@ inline constexpr std::array<std::string_view, 121> stop_words = {
 /// analyzer may be used from many threads.
 class text_analyzer {
 public:
+    /// How text is turned into terms.
     struct options {
-        bool stem = true;
-        bool drop_stop_words = true;
+        bool stem = true;             ///< reduce words to their stems (light_stem)
+        bool drop_stop_words = true;  ///< drop common English words (is_stop_word)
         std::size_t min_length = 1;   ///< shorter terms are dropped (after folding)
         std::size_t max_length = 40;  ///< longer terms are cut
     };
 
     text_analyzer() = default;
+    /// An analyzer with these options.
     explicit text_analyzer(options o) : opt_(o) {}
 
     /// The words of `text`, case-folded and split at snake/camel/digit boundaries, before
@@ -16770,6 +17250,7 @@ public:
         }
     }
 
+    /// The options in use.
     [[nodiscard]] const options& settings() const noexcept { return opt_; }
 
 private:
@@ -16913,10 +17394,10 @@ namespace agentkit {
 
 /// What the retrieval index knows about one tool.
 struct tool_doc {
-    std::string name;
-    std::string description;
-    std::vector<std::string> arg_names;
-    std::vector<std::string> arg_descriptions;
+    std::string name;                   ///< the tool name
+    std::string description;            ///< "title. description", or the description when there is no title
+    std::vector<std::string> arg_names;  ///< argument names from the input schema (nested ones included)
+    std::vector<std::string> arg_descriptions;  ///< argument descriptions from the input schema
     std::vector<std::string> examples;  ///< example requests (declared or learned)
 };
 
@@ -16951,6 +17432,7 @@ inline void collect_schema_args(const json& schema, tool_doc& d, int depth) {
     return d;
 }
 
+/// tool_doc_from() of every tool, in order.
 [[nodiscard]] inline std::vector<tool_doc> tool_docs_from(const std::vector<tool_info>& tools) {
     std::vector<tool_doc> out;
     out.reserve(tools.size());
@@ -16960,15 +17442,16 @@ inline void collect_schema_args(const json& schema, tool_doc& d, int depth) {
 
 /// The fields of a tool_doc, in index order.
 enum class tool_field : std::uint8_t { name = 0, description, arg_names, arg_descriptions, examples };
+/// The number of tool_field values.
 inline constexpr std::size_t tool_field_count = 5;
 
 /// How the index learns from example requests and fuses its three rankers (see the top of
 /// this header). The defaults are the ones reported in bench/README.md.
 struct example_learning_params {
     float doc_k1 = 0.9F;   ///< D: BM25 over name + description + all examples
-    float doc_b = 0.4F;
+    float doc_b = 0.4F;  ///< D: BM25 length normalisation
     float example_k1 = 1.2F;  ///< K: BM25 over single example texts
-    float example_b = 0.75F;
+    float example_b = 0.75F;  ///< K: BM25 length normalisation
     bool keep_stop_words = true;  ///< K indexes stop words ("i am looking for" is a phrasing)
     bool bigrams = true;          ///< K indexes adjacent-word bigrams
     std::size_t depth = 200;      ///< K: the best examples that vote
@@ -16977,15 +17460,15 @@ struct example_learning_params {
     /// wk, the weight of K, grows from vote_weight_min to vote_weight_max as the examples per
     /// tool grow to full_trust_examples; wd = 1 − wk.
     float vote_weight_min = 0.3F;
-    float vote_weight_max = 0.7F;
-    float full_trust_examples = 50.0F;
+    float vote_weight_max = 0.7F;       ///< wk with full_trust_examples examples per tool or more
+    float full_trust_examples = 50.0F;  ///< examples per tool at which wk reaches vote_weight_max
 };
 
 /// Index parameters. k1, weight and b are those of C, the BM25F ranker over the tool's own
 /// fields (examples are not one of its fields unless weight[examples] > 0); `learning` sets D,
 /// K and the fusion.
 struct bm25f_params {
-    float k1 = 1.2F;
+    float k1 = 1.2F;  ///< C: BM25F term-frequency saturation
     /// Field weights: name, description, argument names, argument descriptions, examples.
     std::array<float, tool_field_count> weight{3.0F, 1.0F, 0.5F, 0.4F, 0.0F};
     /// Length normalisation per field (0: none, 1: full).
@@ -16995,14 +17478,14 @@ struct bm25f_params {
     std::size_t max_examples_per_tool = 0;
     /// Segment separator-less compound names ("airqualityforecast") against the vocabulary.
     bool segment_names = true;
-    text_analyzer analyzer{};
-    example_learning_params learning{};
+    text_analyzer analyzer{};            ///< how the tool texts and queries are split into terms
+    example_learning_params learning{};  ///< D, K and the fusion weights
 };
 
 /// One ranked result: the document's index in build order and its score.
 struct search_hit {
-    std::uint32_t doc = 0;
-    float score = 0;
+    std::uint32_t doc = 0;  ///< the document's index in build order
+    float score = 0;        ///< the fused score (higher is better)
 };
 
 class tool_index;
@@ -17053,6 +17536,7 @@ private:
     std::vector<std::uint32_t> dc_terms, k_terms, k_bigrams;
 };
 
+/// The immutable lexical index of tools and their examples (see the file comment); build() makes one.
 class tool_index {
 public:
     /// Build an index over `docs` (the order of `docs` is the doc numbering).
@@ -17062,15 +17546,20 @@ public:
         return idx;
     }
 
+    /// The number of tools.
     [[nodiscard]] std::size_t size() const noexcept { return docs_.size(); }
     /// A tool's name, description and arguments. Its examples are not kept as texts (they are
     /// in the postings; a tool_retriever keeps the texts): doc(i).examples is empty.
     [[nodiscard]] const tool_doc& doc(std::size_t i) const { return docs_[i]; }
+    /// Every tool's document, in build order (without example texts).
     [[nodiscard]] const std::vector<tool_doc>& docs() const noexcept { return docs_; }
+    /// The parameters it was built with.
     [[nodiscard]] const bm25f_params& params() const noexcept { return params_; }
+    /// The number of distinct terms indexed.
     [[nodiscard]] std::size_t term_count() const noexcept { return terms_.size(); }
     /// Example requests indexed (one per tool they are attached to) and distinct example texts.
     [[nodiscard]] std::size_t example_count() const noexcept { return example_pairs_; }
+    /// The number of distinct example texts.
     [[nodiscard]] std::size_t distinct_examples() const noexcept { return label_offset_.size() - 1; }
     /// The fusion weights in effect: D (tool text + examples), K (example vote), C (tool text).
     [[nodiscard]] std::array<float, 3> fusion_weights() const noexcept { return {wd_, wk_, wc_}; }
@@ -17844,13 +18333,17 @@ struct no_embedder {};
 class hashed_ngram_embedder {
 public:
     hashed_ngram_embedder() : hashed_ngram_embedder(256) {}
+    /// An embedder into `dim` buckets (at least 8) from n-grams of `min_n`..`max_n` letters, words weighing
+    /// `word_weight`.
     explicit hashed_ngram_embedder(std::size_t dim, std::size_t min_n = 3, std::size_t max_n = 5,
                                    float word_weight = 0.5F)
         : dim_(std::max<std::size_t>(dim, 8)), min_n_(std::max<std::size_t>(min_n, 1)), max_n_(std::max(max_n, min_n)),
           word_weight_(word_weight) {}
 
+    /// The vector size embed() fills.
     [[nodiscard]] std::size_t dimension() const noexcept { return dim_; }
 
+    /// Write the vector of `text` into `out` (all zeros when `out` is shorter than dimension()).
     void embed(std::string_view text, std::span<float> out) const {
         std::fill(out.begin(), out.end(), 0.0F);
         if (out.size() < dim_) return;
@@ -17901,15 +18394,17 @@ enum class fusion_kind {
     rrf,       ///< reciprocal rank fusion: Σ 1/(rrf_k + rank)
 };
 
+/// How a tool_retriever scores and fuses.
 struct retriever_options {
-    bm25f_params bm25{};
-    fusion_kind fusion = fusion_kind::weighted;
+    bm25f_params bm25{};          ///< the lexical index's parameters
+    fusion_kind fusion = fusion_kind::weighted;  ///< how lexical and dense rankings are combined (hybrid retrievers)
     float dense_weight = 0.35F;   ///< weighted fusion only
     float rrf_k = 60.0F;          ///< rrf only
     /// With at most this many tools, dense scores are computed for every tool (a dense hit can
     /// surface a tool with no lexical match); above it, only the lexical top candidate_pool
     /// are rescored, which keeps the query cost flat.
     std::size_t dense_full_scan_limit = 4096;
+    /// How many lexical candidates are rescored with dense scores above dense_full_scan_limit.
     std::size_t candidate_pool = 256;
     /// Weight of the example centroid in a tool's dense vector (relative to its description).
     float dense_example_weight = 1.0F;
@@ -17940,21 +18435,26 @@ inline float dot(const float* a, const float* b, std::size_t n) noexcept {
 /// The immutable state a retriever searches: the lexical index and, with an embedder, one
 /// L2-normalised vector per tool.
 struct retrieval_snapshot {
-    std::shared_ptr<const tool_index> lexical;
+    std::shared_ptr<const tool_index> lexical;  ///< the lexical index
     std::vector<float> dense;  ///< size() × dim, row-major; empty when lexical only
-    std::size_t dim = 0;
+    std::size_t dim = 0;       ///< the embedder's dimension (0 when lexical only)
 
+    /// An estimate of the memory the snapshot holds, in bytes.
     [[nodiscard]] std::size_t memory_bytes() const {
         return sizeof(*this) + (lexical ? lexical->memory_bytes() : 0) + dense.capacity() * sizeof(float);
     }
 };
 
+/// Ranks tools for a query: lexical (BM25F with learned examples), fused with an embedder's dense scores when
+/// `Embedder` is not no_embedder.
 template <class Embedder = no_embedder>
 class tool_retriever {
 public:
+    /// True when an embedder adds dense scores.
     static constexpr bool hybrid = !std::is_same_v<Embedder, no_embedder>;
     static_assert(!hybrid || embedder<Embedder>, "agentkit: the retriever's Embedder must satisfy agentkit::embedder");
 
+    /// A retriever over these tools; builds the first snapshot.
     explicit tool_retriever(std::vector<tool_doc> docs = {}, retriever_options o = {}, Embedder e = {})
         : opt_(std::move(o)), embedder_(std::move(e)), docs_(std::move(docs)) {
         rebuild();
@@ -18092,10 +18592,15 @@ public:
 
     /// The current immutable snapshot (share it with reader threads).
     [[nodiscard]] std::shared_ptr<const retrieval_snapshot> snapshot() const noexcept { return snap_; }
+    /// The current snapshot's lexical index.
     [[nodiscard]] const tool_index& index() const noexcept { return *snap_->lexical; }
+    /// The number of tools.
     [[nodiscard]] std::size_t size() const noexcept { return docs_.size(); }
+    /// The `i`-th tool's document.
     [[nodiscard]] const tool_doc& doc(std::size_t i) const { return docs_[i]; }
+    /// The options in use.
     [[nodiscard]] const retriever_options& options() const noexcept { return opt_; }
+    /// An estimate of the current snapshot's memory, in bytes.
     [[nodiscard]] std::size_t memory_bytes() const { return snap_->memory_bytes(); }
 
 private:
@@ -18125,6 +18630,7 @@ private:
 
 namespace agentkit {
 
+/// How a router searches, what it keeps visible and what it learns.
 struct router_options {
     std::size_t k = 5;             ///< tools per search unless the model asks for another k
     std::size_t max_k = 20;        ///< the most a search may return
@@ -18137,15 +18643,20 @@ struct router_options {
     bool reference_blocks = true;     ///< tool_search results carry tool_reference blocks
     /// Example requests per tool name (history persisted by the host), added at bind.
     std::map<std::string, std::vector<std::string>> examples;
-    retriever_options retrieval{};
+    retriever_options retrieval{};  ///< the retriever's scoring and fusion options
 };
 
+/// The retrieval router: a masker whose tool_search meta-tool surfaces the best-matching tools (see the file
+/// comment).
 template <class Embedder = no_embedder>
 class router {
 public:
+    /// A router with these options and embedder; it has no tools until bind().
     explicit router(router_options o = {}, Embedder e = {}) : opt_(std::move(o)), embedder_(std::move(e)) {}
 
     // --- masker ------------------------------------------------------------------------------
+    /// Index the host's catalogue (with router_options::examples) and clear the surfaced tools; unknown
+    /// pinned tools become problems().
     void bind(const std::vector<tool_info>& catalogue) {
         auto docs = tool_docs_from(catalogue);
         for (auto& d : docs)
@@ -18163,6 +18674,7 @@ public:
         signal_.bump();
     }
 
+    /// The tool_search meta-tool (arguments: query, k).
     [[nodiscard]] std::vector<tool_info> meta_tools() const {
         tool_info t;
         t.name = "tool_search";
@@ -18180,6 +18692,7 @@ public:
         return {t};
     }
 
+    /// True for tool_search, pinned tools and surfaced tools.
     [[nodiscard]] bool is_visible(std::string_view name) const {
         if (name == "tool_search") return true;
         const std::string n(name);
@@ -18187,6 +18700,7 @@ public:
         return is_pinned(n) || std::find(surfaced_.begin(), surfaced_.end(), n) != surfaced_.end();
     }
 
+    /// tool_search, then the pinned and surfaced tools in catalogue order.
     [[nodiscard]] std::vector<std::string> visible() const {
         std::vector<std::string> out{"tool_search"};
         for (const auto& n : names_)
@@ -18194,6 +18708,7 @@ public:
         return out;
     }
 
+    /// How to find tools with tool_search (stable).
     [[nodiscard]] std::string prompt_section() const {
         return "## Tool search\nThere are " + std::to_string(names_.size()) +
                " tools; only a few are loaded at a time. To find one, call tool_search with a short description of "
@@ -18201,12 +18716,14 @@ public:
                "your next step on. Search again when the task moves on instead of forcing an unsuitable tool.\n";
     }
 
+    /// "[TOOLS] loaded: ... | find more: tool_search": the tools visible now.
     [[nodiscard]] std::string state_message() const {
         auto v = visible();
         v.erase(v.begin());
         return "[TOOLS] loaded: " + (v.empty() ? std::string("none") : join(v, ", ")) + " | find more: tool_search";
     }
 
+    /// Answer a tool_search call (see search()); nullopt for any other name.
     [[nodiscard]] std::optional<result<tool_output>> handle_meta(std::string_view name, const json& args) {
         if (name != "tool_search") return std::nullopt;
         if (!args.is_object() || !args.contains("query") || !args["query"].is_string() ||
@@ -18222,6 +18739,7 @@ public:
         return search(args["query"].get<std::string>(), k);
     }
 
+    /// tool.masked naming the tool_search call that loads the tool, or tool.unknown with the closest names.
     [[nodiscard]] result<tool_output> answer_hidden(std::string_view name) const {
         const std::string n(name);
         if (!known_.count(n)) {
@@ -18237,6 +18755,7 @@ public:
                     json{{"tool", n}});
     }
 
+    /// After a successful call, keep the tool surfaced and learn the query that found it (learn_from_calls).
     void observe_call(std::string_view name, const json&, bool ok) {
         if (!retriever_) return;
         const std::string n(name);
@@ -18254,10 +18773,13 @@ public:
         }
     }
 
+    /// Moves whenever the visible set changes.
     [[nodiscard]] std::uint64_t version() const noexcept { return signal_.version(); }
 
     // --- optional capabilities -----------------------------------------------------------------
+    /// Install the callback run when version() moves.
     void set_on_change(std::function<void(std::uint64_t)> cb) { signal_.set_on_change(std::move(cb)); }
+    /// Remember the user's latest message (learned with a query when learn_from_user_messages).
     void on_user_message(std::string_view text) { last_user_message_.assign(text); }
 
     // --- API -----------------------------------------------------------------------------------
@@ -18312,9 +18834,13 @@ public:
         return out;
     }
 
+    /// The retriever over the bound catalogue; null before bind().
     [[nodiscard]] const tool_retriever<Embedder>* retriever() const noexcept { return retriever_.get(); }
+    /// The surfaced tools, most recently used first.
     [[nodiscard]] std::vector<std::string> surfaced() const { return {surfaced_.begin(), surfaced_.end()}; }
+    /// What bind() found wrong: pinned tools missing from the toolbox.
     [[nodiscard]] const std::vector<std::string>& problems() const noexcept { return problems_; }
+    /// The options in use.
     [[nodiscard]] const router_options& options() const noexcept { return opt_; }
 
 private:
@@ -18496,6 +19022,7 @@ namespace agentkit {
 /// What kind of content a result carries; each kind has its own cap.
 enum class result_kind { generic, snapshot, page_text, extraction, search, log };
 
+/// The kind's name in a cut note ("snapshot", "page text", ...; "result" for generic).
 [[nodiscard]] constexpr std::string_view to_string(result_kind k) noexcept {
     switch (k) {
         case result_kind::generic: return "result";
@@ -18511,13 +19038,14 @@ enum class result_kind { generic, snapshot, page_text, extraction, search, log }
 /// Character budgets. `total` is the hard cap for any single result; a per-kind cap applies to
 /// the text of that kind (0 = only the total applies).
 struct budgets {
-    std::size_t total = 30000;
-    std::size_t snapshot = 6000;
-    std::size_t page_text = 6000;
-    std::size_t extraction = 4000;
-    std::size_t search = 4000;
-    std::size_t log = 4000;
+    std::size_t total = 30000;      ///< the hard cap on any single result
+    std::size_t snapshot = 6000;    ///< the cap on snapshot text
+    std::size_t page_text = 6000;   ///< the cap on page text
+    std::size_t extraction = 4000;  ///< the cap on extraction results
+    std::size_t search = 4000;      ///< the cap on search results
+    std::size_t log = 4000;         ///< the cap on logs (console, network)
 
+    /// The cap for a kind: its own cap, or `total` when that is 0 or larger.
     [[nodiscard]] constexpr std::size_t cap(result_kind k) const noexcept {
         std::size_t c = 0;
         switch (k) {
@@ -18547,9 +19075,9 @@ struct budgets {
 
 /// What a cut removed (filled by cap_text when it cuts).
 struct cut_report {
-    bool cut = false;
-    std::size_t original_chars = 0;
-    std::size_t kept_chars = 0;
+    bool cut = false;                      ///< true when the text was cut
+    std::size_t original_chars = 0;        ///< the text's length before the cut
+    std::size_t kept_chars = 0;            ///< the length kept
     std::optional<artifact_ref> artifact;  ///< where the full text went, when stored
 };
 
@@ -18843,13 +19371,15 @@ auto browser_tool(tool_state& st, std::string_view description, F handler, trait
 
 namespace agentkit::browser {
 
+/// Arguments of browser_click.
 struct click_args {
-    std::optional<std::string> ref;
-    std::optional<std::string> target;
-    std::optional<std::string> element;
-    std::optional<bool> doubleClick;
-    std::optional<std::string> button;
-    std::optional<std::vector<std::string>> modifiers;
+    std::optional<std::string> ref;                     ///< element ref from the snapshot, e.g. e12
+    std::optional<std::string> target;                  ///< same as ref (Playwright MCP's name)
+    std::optional<std::string> element;                 ///< human-readable description of the element (optional)
+    std::optional<bool> doubleClick;                    ///< double click instead of a single click
+    std::optional<std::string> button;                  ///< mouse button
+    std::optional<std::vector<std::string>> modifiers;  ///< modifier keys: Alt, Control, ControlOrMeta, Meta, Shift
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_BROWSER_ELEMENT_FIELDS(click_args),
                       AGENTKIT_FIELD(click_args, doubleClick, "Double click instead of a single click"),
@@ -18858,13 +19388,15 @@ struct click_args {
     }
 };
 
+/// Arguments of browser_type.
 struct type_args {
-    std::optional<std::string> ref;
-    std::optional<std::string> target;
-    std::optional<std::string> element;
-    std::string text;
-    std::optional<bool> submit;
-    std::optional<bool> slowly;
+    std::optional<std::string> ref;      ///< element ref from the snapshot, e.g. e12
+    std::optional<std::string> target;   ///< same as ref (Playwright MCP's name)
+    std::optional<std::string> element;  ///< human-readable description of the element (optional)
+    std::string text;                    ///< text to type
+    std::optional<bool> submit;          ///< press Enter afterwards
+    std::optional<bool> slowly;          ///< accepted for compatibility; text is inserted at once
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_BROWSER_ELEMENT_FIELDS(type_args), AGENTKIT_FIELD(type_args, text, "Text to type"),
                       AGENTKIT_FIELD(type_args, submit, "Press Enter afterwards"),
@@ -18872,20 +19404,24 @@ struct type_args {
     }
 };
 
+/// Arguments of browser_hover.
 struct element_args {
-    std::optional<std::string> ref;
-    std::optional<std::string> target;
-    std::optional<std::string> element;
+    std::optional<std::string> ref;      ///< element ref from the snapshot, e.g. e12
+    std::optional<std::string> target;   ///< same as ref (Playwright MCP's name)
+    std::optional<std::string> element;  ///< human-readable description of the element (optional)
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() { return fields(AGENTKIT_BROWSER_ELEMENT_FIELDS(element_args)); }
 };
 
+/// Arguments of browser_drag.
 struct drag_args {
-    std::optional<std::string> startRef;
-    std::optional<std::string> startTarget;
-    std::optional<std::string> startElement;
-    std::optional<std::string> endRef;
-    std::optional<std::string> endTarget;
-    std::optional<std::string> endElement;
+    std::optional<std::string> startRef;      ///< ref of the element to drag
+    std::optional<std::string> startTarget;   ///< same as startRef
+    std::optional<std::string> startElement;  ///< description of the element to drag
+    std::optional<std::string> endRef;        ///< ref of the drop target
+    std::optional<std::string> endTarget;     ///< same as endRef
+    std::optional<std::string> endElement;    ///< description of the drop target
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(drag_args, startRef, "Ref of the element to drag"),
                       AGENTKIT_FIELD(drag_args, startTarget, "Same as startRef"),
@@ -18896,23 +19432,27 @@ struct drag_args {
     }
 };
 
+/// Arguments of browser_select_option.
 struct select_args {
-    std::optional<std::string> ref;
-    std::optional<std::string> target;
-    std::optional<std::string> element;
-    std::vector<std::string> values;
+    std::optional<std::string> ref;      ///< element ref from the snapshot, e.g. e12
+    std::optional<std::string> target;   ///< same as ref (Playwright MCP's name)
+    std::optional<std::string> element;  ///< human-readable description of the element (optional)
+    std::vector<std::string> values;     ///< option values or labels to select
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_BROWSER_ELEMENT_FIELDS(select_args),
                       AGENTKIT_FIELD(select_args, values, "Option values or labels to select", min_items(1)));
     }
 };
 
+/// One field of browser_fill_form.
 struct form_field {
-    std::string name;
-    std::string type;
-    std::optional<std::string> ref;
-    std::optional<std::string> target;
-    std::string value;
+    std::string name;                   ///< human-readable field name
+    std::string type;                   ///< field type
+    std::optional<std::string> ref;     ///< element ref from the snapshot
+    std::optional<std::string> target;  ///< same as ref
+    std::string value;                  ///< text; true/false for checkboxes; option text for comboboxes
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(form_field, name, "Human-readable field name"),
                       AGENTKIT_FIELD(form_field, type, "Field type", one_of("textbox", "checkbox", "radio", "combobox", "slider")),
@@ -18922,26 +19462,32 @@ struct form_field {
     }
 };
 
+/// Arguments of browser_fill_form.
 struct fill_form_args {
-    std::vector<form_field> fields_;
-    std::optional<std::string> submit;
+    std::vector<form_field> fields_;    ///< `fields`: fields to fill
+    std::optional<std::string> submit;  ///< ref of a button to click after filling (one call instead of two)
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(field(&fill_form_args::fields_, "fields", "Fields to fill", min_items(1)),
                       AGENTKIT_FIELD(fill_form_args, submit, "Ref of a button to click after filling (one call instead of two)"));
     }
 };
 
+/// Arguments of browser_press_key.
 struct press_args {
-    std::string key;
+    std::string key;  ///< key or chord, e.g. Enter, ArrowDown, Control+a
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(press_args, key, "Key or chord, e.g. Enter, ArrowDown, Control+a", min_length(1)));
     }
 };
 
+/// Arguments of browser_file_upload.
 struct upload_args {
-    std::vector<std::string> paths;
-    std::optional<std::string> ref;
-    std::optional<std::string> target;
+    std::vector<std::string> paths;     ///< absolute paths of the files to upload
+    std::optional<std::string> ref;     ///< the file input's ref
+    std::optional<std::string> target;  ///< same as ref
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(upload_args, paths, "Absolute paths of the files to upload"),
                       AGENTKIT_FIELD(upload_args, ref, "The file input's ref"),
@@ -18949,9 +19495,11 @@ struct upload_args {
     }
 };
 
+/// Arguments of browser_handle_dialog.
 struct dialog_args {
-    bool accept = true;
-    std::optional<std::string> promptText;
+    bool accept = true;                     ///< accept (true) or dismiss (false) the next dialogs
+    std::optional<std::string> promptText;  ///< text for prompt dialogs
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(dialog_args, accept, "Accept (true) or dismiss (false) the next dialogs"),
                       AGENTKIT_FIELD(dialog_args, promptText, "Text for prompt dialogs"));
@@ -18972,6 +19520,7 @@ inline std::string modifiers_of(const std::optional<std::vector<std::string>>& m
 
 }  // namespace detail
 
+/// Make the browser_click tool: click an element by ref (scrolls it into view; reports what changed).
 template <class State>
 auto click_tool(State& st) {
     tool_state* s = &st;
@@ -18990,6 +19539,7 @@ auto click_tool(State& st) {
         action_traits);
 }
 
+/// Make the browser_type tool: type text into an editable element by ref (replaces its value; submit presses Enter).
 template <class State>
 auto type_tool(State& st) {
     tool_state* s = &st;
@@ -19006,6 +19556,7 @@ auto type_tool(State& st) {
         action_traits);
 }
 
+/// Make the browser_hover tool: move the mouse over an element by ref.
 template <class State>
 auto hover_tool(State& st) {
     tool_state* s = &st;
@@ -19020,6 +19571,7 @@ auto hover_tool(State& st) {
         action_traits);
 }
 
+/// Make the browser_drag tool: drag one element onto another, both by ref.
 template <class State>
 auto drag_tool(State& st) {
     tool_state* s = &st;
@@ -19036,6 +19588,7 @@ auto drag_tool(State& st) {
         action_traits);
 }
 
+/// Make the browser_select_option tool: select one or several options of a `<select>` by ref (values or labels).
 template <class State>
 auto select_tool(State& st) {
     tool_state* s = &st;
@@ -19050,6 +19603,8 @@ auto select_tool(State& st) {
         action_traits);
 }
 
+/// Make the browser_fill_form tool: fill several fields in one call (textbox, checkbox, radio, combobox,
+/// slider); optionally click a submit button afterwards.
 template <class State>
 auto fill_tool(State& st) {
     tool_state* s = &st;
@@ -19079,6 +19634,8 @@ auto fill_tool(State& st) {
         action_traits);
 }
 
+/// Make the browser_press_key tool: press a key or chord in the focused element, e.g. Enter, Escape,
+/// ArrowDown, Control+a.
 template <class State>
 auto press_tool(State& st) {
     tool_state* s = &st;
@@ -19089,6 +19646,7 @@ auto press_tool(State& st) {
         action_traits);
 }
 
+/// Make the browser_file_upload tool: set the files of a file input by ref.
 template <class State>
 auto upload_tool(State& st) {
     tool_state* s = &st;
@@ -19103,6 +19661,8 @@ auto upload_tool(State& st) {
         action_traits);
 }
 
+/// Make the browser_handle_dialog tool: choose how the page's dialogs (alert, confirm, prompt, beforeunload)
+/// are answered from now on.
 template <class State>
 auto dialog_tool(State& st) {
     tool_state* s = &st;
@@ -19135,9 +19695,11 @@ auto dialog_tool(State& st) {
 
 namespace agentkit::browser {
 
+/// Arguments of browser_batch.
 struct batch_args {
-    std::vector<std::string> urls;
-    std::optional<int> budget;
+    std::vector<std::string> urls;  ///< the URLs to read (1-20), each in its own temporary tab
+    std::optional<int> budget;      ///< token budget shared by all pages (default 8000)
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(batch_args, urls, "The URLs to read (1-20), each in its own temporary tab"),
                       AGENTKIT_FIELD(batch_args, budget, "Token budget shared by all pages (default 8000)", range(200, 100000)));
@@ -19242,6 +19804,8 @@ inline result<tool_output> batch_output(tool_state& st, const std::vector<batch_
 
 }  // namespace detail
 
+/// Make the browser_batch tool: read several URLs at once (each in its own temporary tab, concurrently) and
+/// return each page's compact text within one shared token budget.
 template <class State>
 auto batch_tool(State& st) {
     tool_state* s = &st;
@@ -19283,6 +19847,7 @@ auto batch_tool(State& st) {
 #include <utility>
 #include <vector>
 
+/// The compact wordings compound tools share (steps, form fills, search results).
 namespace agentkit::compact {
 
 namespace detail {
@@ -19302,9 +19867,9 @@ namespace detail {
 
 /// One search hit.
 struct search_hit {
-    std::string title;
-    std::string snippet;
-    std::string url;
+    std::string title;    ///< the hit's title
+    std::string snippet;  ///< a short excerpt (shortened by search_results())
+    std::string url;      ///< the hit's address (empty: none shown)
 };
 
 /// `"query" results:` then `1. Title - snippet (url)` per hit (snippets shortened to `max_snippet`).
@@ -19331,12 +19896,13 @@ struct search_hit {
 /// The outcome of one step of a compound tool (interact, fill_form, batch).
 struct step {
     std::string action;     ///< "click", "type", "wait", "fill", ...
-    bool ok = true;
+    bool ok = true;         ///< the step succeeded
     std::string detail;     ///< on failure: the error code ("element.covered"); on success: optional
     long long ms = -1;      ///< a duration worth showing (waits), or -1
     bool skipped = false;   ///< not run (stop on error)
 
     step() = default;
+    /// A step: its action, whether it succeeded, and the optional detail, duration and skip mark.
     step(std::string action_, bool ok_ = true, std::string detail_ = {}, long long ms_ = -1, bool skipped_ = false)
         : action(std::move(action_)), ok(ok_), detail(std::move(detail_)), ms(ms_), skipped(skipped_) {}
 };
@@ -19366,14 +19932,16 @@ struct step {
 
 /// `fill:5/5 ok` or `fill:4/5 (Email: element.not_visible)` — a form fill summary.
 struct field_result {
-    std::string label;
-    bool ok = true;
-    std::string error_code;
+    std::string label;       ///< the field's label, named on failure
+    bool ok = true;          ///< the field was filled
+    std::string error_code;  ///< on failure: the error code ("element.not_visible")
 
     field_result() = default;
+    /// A field's result: its label, whether it was filled, and the error code on failure.
     field_result(std::string label_, bool ok_ = true, std::string code = {})
         : label(std::move(label_)), ok(ok_), error_code(std::move(code)) {}
 };
+/// `fill:N/M ok`, or `fill:N/M (Label: code, ...)` naming the fields that failed.
 [[nodiscard]] inline std::string filled(const std::vector<field_result>& fields) {
     std::size_t ok = 0;
     std::string failures;
@@ -19395,17 +19963,19 @@ struct field_result {
 
 namespace agentkit::browser {
 
+/// One step of browser_interact.
 struct interact_step {
-    std::string action;
-    std::optional<std::string> ref;
-    std::optional<std::string> target;
-    std::optional<std::string> text;
-    std::optional<std::string> value;
-    std::optional<std::vector<std::string>> values;
-    std::optional<std::string> url;
-    std::optional<std::string> key;
-    std::optional<std::string> state;
-    std::optional<bool> submit;
+    std::string action;                              ///< the step: navigate, click, type, select, ...
+    std::optional<std::string> ref;                  ///< element ref
+    std::optional<std::string> target;               ///< same as ref
+    std::optional<std::string> text;                 ///< type: the text; wait: text to wait for
+    std::optional<std::string> value;                ///< select: one option
+    std::optional<std::vector<std::string>> values;  ///< select: several options
+    std::optional<std::string> url;                  ///< navigate: the URL
+    std::optional<std::string> key;                  ///< press: key or chord
+    std::optional<std::string> state;                ///< wait: element state for ref
+    std::optional<bool> submit;                      ///< type: press Enter afterwards
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(
             AGENTKIT_FIELD(interact_step, action, "Step",
@@ -19420,10 +19990,12 @@ struct interact_step {
     }
 };
 
+/// Arguments of browser_interact.
 struct interact_args {
-    std::vector<interact_step> steps;
-    std::optional<std::string> expect_text;
-    std::optional<std::string> expect_url;
+    std::vector<interact_step> steps;        ///< steps run in order; the first error stops the rest
+    std::optional<std::string> expect_text;  ///< postcondition: this text is on the page at the end
+    std::optional<std::string> expect_url;   ///< postcondition: the final URL contains this
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(interact_args, steps, "Steps run in order; the first error stops the rest",
                                      min_items(1), max_items(50)),
@@ -19480,6 +20052,8 @@ inline result<action_result> run_step(browser& b, const interact_step& s) {
 
 }  // namespace detail
 
+/// Make the browser_interact tool: run several steps in one call (navigate, click, type, select, check,
+/// uncheck, press, hover, wait); stops at the first error; checks expect_text / expect_url at the end.
 template <class State>
 auto interact_tool(State& st) {
     tool_state* s = &st;
@@ -19552,10 +20126,12 @@ auto interact_tool(State& st) {
 
 namespace agentkit::browser {
 
+/// Arguments of browser_console_messages.
 struct console_args {
-    std::optional<std::string> level;
-    std::optional<int> recent;
-    std::optional<bool> clear;
+    std::optional<std::string> level;  ///< lowest level kept (default: the server's, info unless set)
+    std::optional<int> recent;  ///< how many of the newest messages to show (default 10); the whole log is an artifact
+    std::optional<bool> clear;  ///< empty the tab's console buffer after reading it
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(console_args, level, "Lowest level kept (default: the server's, info unless set)", one_of("error", "warning", "info", "debug")),
                       AGENTKIT_FIELD(console_args, recent, "How many of the newest messages to show (default 10); the whole log is an artifact", range(0, 100)),
@@ -19563,11 +20139,13 @@ struct console_args {
     }
 };
 
+/// Arguments of browser_network_requests.
 struct network_args {
-    std::optional<bool> static_;
-    std::optional<std::string> filter;
-    std::optional<int> recent;
-    std::optional<bool> clear;
+    std::optional<bool> static_;  ///< `static`: include images, fonts, scripts and styles
+    std::optional<std::string> filter;  ///< only URLs containing this text
+    std::optional<int> recent;  ///< how many of the newest requests to show (default 10); the whole log is an artifact
+    std::optional<bool> clear;  ///< empty the tab's request buffer after reading it
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(field(&network_args::static_, "static", "Include images, fonts, scripts and styles"),
                       AGENTKIT_FIELD(network_args, filter, "Only URLs containing this text"),
@@ -19638,6 +20216,8 @@ inline std::string level_filter_ok(std::string_view min, std::string_view level)
 
 }  // namespace detail
 
+/// Make the browser_console_messages tool: console messages of the current tab: counts by level and the
+/// newest few; the whole log is stored as an artifact (read it with browser_artifact by offset or section).
 template <class State>
 auto console_tool(State& st) {
     tool_state* s = &st;
@@ -19688,6 +20268,9 @@ auto console_tool(State& st) {
         reading_traits);
 }
 
+/// Make the browser_network_requests tool: network requests of the current tab (documents, XHR/fetch; static
+/// assets with static: true): counts by status class and the newest few; the whole log is stored as an
+/// artifact (read it with browser_artifact).
 template <class State>
 auto network_tool(State& st) {
     tool_state* s = &st;
@@ -19763,17 +20346,21 @@ auto network_tool(State& st) {
 
 namespace agentkit::browser {
 
+/// Arguments of browser_navigate.
 struct navigate_args {
-    std::string url;
+    std::string url;  ///< the URL to open
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(navigate_args, url, "The URL to open", min_length(1)));
     }
 };
 
+/// Arguments of browser_tabs.
 struct tabs_args {
-    std::string action;
-    std::optional<int> index;
-    std::optional<std::string> url;
+    std::string action;              ///< what to do
+    std::optional<int> index;        ///< tab index for select and close
+    std::optional<std::string> url;  ///< URL to open in a new tab
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(tabs_args, action, "What to do", one_of("list", "new", "select", "close")),
                       AGENTKIT_FIELD(tabs_args, index, "Tab index for select and close", minimum(0)),
@@ -19781,10 +20368,12 @@ struct tabs_args {
     }
 };
 
+/// Arguments of browser_resize.
 struct resize_args {
-    int width = 0;
-    int height = 0;
-    std::optional<bool> mobile;
+    int width = 0;               ///< viewport width in CSS pixels
+    int height = 0;              ///< viewport height in CSS pixels
+    std::optional<bool> mobile;  ///< emulate a touch phone
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(resize_args, width, "Viewport width in CSS pixels", range(100, 8000)),
                       AGENTKIT_FIELD(resize_args, height, "Viewport height in CSS pixels", range(100, 8000)),
@@ -19792,6 +20381,7 @@ struct resize_args {
     }
 };
 
+/// Make the browser_navigate tool: open a URL in the current tab.
 template <class State>
 auto navigate_tool(State& st) {
     tool_state* s = &st;
@@ -19803,6 +20393,7 @@ auto navigate_tool(State& st) {
         action_traits);
 }
 
+/// Make the browser_navigate_back tool: go back to the previous page.
 template <class State>
 auto back_tool(State& st) {
     tool_state* s = &st;
@@ -19813,6 +20404,7 @@ auto back_tool(State& st) {
         action_traits);
 }
 
+/// Make the browser_tabs tool: list, open, select or close tabs.
 template <class State>
 auto tabs_tool(State& st) {
     tool_state* s = &st;
@@ -19861,6 +20453,7 @@ auto tabs_tool(State& st) {
         open_world);
 }
 
+/// Make the browser_resize tool: resize the viewport (optionally emulating a phone).
 template <class State>
 auto resize_tool(State& st) {
     tool_state* s = &st;
@@ -19878,6 +20471,7 @@ auto resize_tool(State& st) {
         idempotent);
 }
 
+/// Make the browser_close tool: close the browser (the next browser tool starts a fresh one).
 template <class State>
 auto close_tool(State& st) {
     tool_state* s = &st;
@@ -19905,14 +20499,16 @@ auto close_tool(State& st) {
 
 namespace agentkit::browser {
 
+/// Arguments of browser_take_screenshot.
 struct screenshot_args {
-    std::optional<std::string> type;
-    std::optional<std::string> ref;
-    std::optional<std::string> target;
-    std::optional<std::string> element;
-    std::optional<bool> fullPage;
-    std::optional<std::string> filename;
-    std::optional<bool> inline_image;
+    std::optional<std::string> type;      ///< image format
+    std::optional<std::string> ref;       ///< element ref from the snapshot, e.g. e12
+    std::optional<std::string> target;    ///< same as ref (Playwright MCP's name)
+    std::optional<std::string> element;   ///< human-readable description of the element (optional)
+    std::optional<bool> fullPage;         ///< the whole scrollable page
+    std::optional<std::string> filename;  ///< accepted for compatibility; screenshots are stored as artifacts
+    std::optional<bool> inline_image;     ///< `inline`: return the image itself, not only its artifact id
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(screenshot_args, type, "Image format", one_of("png", "jpeg")),
                       AGENTKIT_BROWSER_ELEMENT_FIELDS(screenshot_args),
@@ -19922,24 +20518,28 @@ struct screenshot_args {
     }
 };
 
+/// Arguments of browser_evaluate.
 struct evaluate_args {
-    std::string function;
-    std::optional<std::string> ref;
-    std::optional<std::string> target;
-    std::optional<std::string> element;
+    std::string function;                ///< JavaScript: () => value, or (element) => value with a ref
+    std::optional<std::string> ref;      ///< element ref from the snapshot, e.g. e12
+    std::optional<std::string> target;   ///< same as ref (Playwright MCP's name)
+    std::optional<std::string> element;  ///< human-readable description of the element (optional)
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(evaluate_args, function, "JavaScript: () => value, or (element) => value with a ref"),
                       AGENTKIT_BROWSER_ELEMENT_FIELDS(evaluate_args));
     }
 };
 
+/// Arguments of browser_wait_for.
 struct wait_args {
-    std::optional<double> time;
-    std::optional<std::string> text;
-    std::optional<std::string> textGone;
-    std::optional<std::string> ref;
-    std::optional<std::string> state;
-    std::optional<double> timeout;
+    std::optional<double> time;           ///< seconds to wait
+    std::optional<std::string> text;      ///< wait until this text appears
+    std::optional<std::string> textGone;  ///< wait until this text is gone
+    std::optional<std::string> ref;       ///< wait until this element reaches `state`
+    std::optional<std::string> state;     ///< element state
+    std::optional<double> timeout;        ///< seconds before giving up (default 10)
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(wait_args, time, "Seconds to wait", range(0, 30)),
                       AGENTKIT_FIELD(wait_args, text, "Wait until this text appears"),
@@ -19951,12 +20551,15 @@ struct wait_args {
     }
 };
 
+/// Arguments of browser_extract.
 struct extract_args {
-    std::optional<std::string> kind;
-    std::optional<std::string> ref;
-    std::optional<std::string> target;
+    std::optional<std::string> kind;    ///< what to extract
+    std::optional<std::string> ref;     ///< only within this element's subtree (ref from the snapshot)
+    std::optional<std::string> target;  ///< same as ref
+    /// For kind fields: the fields by name and type, e.g. {"price": "number", "title": "string"}.
     std::optional<json> schema;
-    std::optional<int> max_items;
+    std::optional<int> max_items;  ///< most rows or items returned (default 200)
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(extract_args, kind, "What to extract", one_of("auto", "table", "list", "fields")),
                       AGENTKIT_FIELD(extract_args, ref, "Only within this element's subtree (ref from the snapshot)"),
@@ -19967,6 +20570,7 @@ struct extract_args {
     }
 };
 
+/// Make the browser_take_screenshot tool: screenshot of the viewport, the full page or one element.
 template <class State>
 auto screenshot_tool(State& st) {
     tool_state* s = &st;
@@ -20007,6 +20611,8 @@ auto screenshot_tool(State& st) {
         reading_traits);
 }
 
+/// Make the browser_evaluate tool: run JavaScript in the page: () => value is called ((el) => value with a
+/// ref), an expression evaluated; the result as JSON.
 template <class State>
 auto evaluate_tool(State& st) {
     tool_state* s = &st;
@@ -20029,6 +20635,8 @@ auto evaluate_tool(State& st) {
         open_world | destructive);
 }
 
+/// Make the browser_wait_for tool: wait for text to appear or disappear, or an element (ref) to reach a
+/// state; or a number of seconds.
 template <class State>
 auto wait_tool(State& st) {
     tool_state* s = &st;
@@ -20059,6 +20667,9 @@ auto wait_tool(State& st) {
         reading_traits);
 }
 
+/// Make the browser_extract tool: extract structured data without writing code: a table as rows (keyed by its
+/// headers), a list's items, or the fields of a small schema found by their labels ({"price": "number"});
+/// optionally within a ref.
 template <class State>
 auto extract_tool(State& st) {
     tool_state* s = &st;
@@ -20106,15 +20717,19 @@ auto extract_tool(State& st) {
 
 namespace agentkit::browser {
 
+/// Arguments of browser_recording_start.
 struct recording_start_args {
-    std::optional<int> width;
-    std::optional<int> height;
+    std::optional<int> width;   ///< largest frame width (default 800)
+    std::optional<int> height;  ///< largest frame height (default 600)
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(recording_start_args, width, "Largest frame width (default 800)", range(16, 4096)),
                       AGENTKIT_FIELD(recording_start_args, height, "Largest frame height (default 600)", range(16, 4096)));
     }
 };
 
+/// Make the browser_recording_start tool: start recording the current tab's screen (frames until
+/// browser_recording_stop).
 template <class State>
 auto recording_start_tool(State& st) {
     tool_state* s = &st;
@@ -20132,6 +20747,8 @@ auto recording_start_tool(State& st) {
         reading_traits);
 }
 
+/// Make the browser_recording_stop tool: stop the recording; its frames are stored as artifacts (ids
+/// returned, read with browser_artifact).
 template <class State>
 auto recording_stop_tool(State& st) {
     tool_state* s = &st;
@@ -20172,30 +20789,101 @@ auto recording_stop_tool(State& st) {
 // Part of browser/tools.hpp (include that): each tool, its argument struct and a factory;
 // tools.hpp registers them in browser_tools().
 
+// ---- begin <agentkit/format/artifact_reader.hpp> ----
+// agentkit/format/artifact_reader.hpp — the tool that reads stored artifacts back, for any host.
+//
+// Budgets park what they cut in an artifact store and name the artifact in the result; a model
+// can read it only when the host has a tool for that. Add this one to a toolbox:
+//
+//   agentkit::session_store store;
+//   agentkit::toolbox tools{my_tool, agentkit::artifact_reader(store)};   // "read_artifact"
+//   // or another name: agentkit::artifact_reader<"fetch_artifact">(store)
+//
+// An agent_session whose toolbox has it names it in cut notes' hints and in its report
+// ("read_artifact(id=\"a3\")"); without one, reports name artifacts by URI. Text comes back by
+// offset and length (or from the first line containing a section text) with a note of how much
+// is left; images come back as image blocks.
 
-namespace agentkit::browser {
 
-struct artifact_args {
-    std::string id;
-    std::optional<int> offset;
-    std::optional<int> length;
-    std::optional<std::string> section;
+#include <algorithm>
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace agentkit {
+
+/// The name agentkit looks for when it tells a model how to read an artifact.
+inline constexpr std::string_view default_artifact_reader_name = "read_artifact";
+
+/// Arguments of an artifact-reading tool.
+struct artifact_read_args {
+    std::string id;                      ///< the artifact id (e.g. a3)
+    std::optional<int> offset;           ///< where to start, in characters (text artifacts); default 0
+    std::optional<int> length;           ///< how many characters; default 20000
+    std::optional<std::string> section;  ///< start at the first line containing this text instead
+    /// The fields: id, offset, length, section.
     static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(artifact_args, id, "Artifact id, e.g. a3", min_length(1)),
-                      AGENTKIT_FIELD(artifact_args, offset, "Start (characters) for text artifacts", minimum(0)),
-                      AGENTKIT_FIELD(artifact_args, length, "How many characters (default 20000)", range(1, 200000)),
-                      AGENTKIT_FIELD(artifact_args, section, "Start at the first line containing this text"));
+        return fields(AGENTKIT_FIELD(artifact_read_args, id, "Artifact id, e.g. a3", min_length(1)),
+                      AGENTKIT_FIELD(artifact_read_args, offset, "Start (characters) for text artifacts", minimum(0)),
+                      AGENTKIT_FIELD(artifact_read_args, length, "How many characters (default 20000)", range(1, 200000)),
+                      AGENTKIT_FIELD(artifact_read_args, section, "Start at the first line containing this text"));
     }
 };
 
+/// Read one slice of an artifact as a tool result: the text (passed through `text_filter`, when
+/// given, e.g. to escape page data) with a note of what is left, or the image.
+template <class Store>
+[[nodiscard]] result<tool_output> read_artifact_output(const Store& store, const artifact_read_args& a,
+                                                       const std::function<std::string(std::string)>& text_filter = {}) {
+    read_options ro;
+    ro.offset = static_cast<std::size_t>(std::max(0, a.offset.value_or(0)));
+    ro.length = static_cast<std::size_t>(std::max(1, a.length.value_or(20000)));
+    ro.section = a.section.value_or("");
+    auto sl = store.read(a.id, ro);
+    if (!sl) return fail(sl.error());
+    if (sl->binary) {
+        tool_output o;
+        o.add_text(sl->ref.name + " (" + sl->ref.mime_type + ", " + std::to_string(sl->ref.size) + " bytes)");
+        o.add_image(sl->text, sl->ref.mime_type);
+        return o;
+    }
+    std::string text = text_filter ? text_filter(std::move(sl->text)) : std::move(sl->text);
+    if (sl->next < sl->total)
+        text += "\n[" + std::to_string(sl->total - sl->next) + " more characters: offset " + std::to_string(sl->next) + "]";
+    return tool_output::text(std::move(text));
+}
+
+/// A read-only tool named `Name` that reads `store`'s artifacts (the store must outlive it).
+template <fixed_string Name = "read_artifact", class Store>
+[[nodiscard]] auto artifact_reader(const Store& store) {
+    const Store* s = &store;
+    return tool<Name>(
+        "Read a stored artifact (cut text, a full snapshot, a log, a screenshot) by id; text by offset and length.",
+        [s](const artifact_read_args& a) { return read_artifact_output(*s, a); }, read_only | idempotent | parallel_safe);
+}
+
+}  // namespace agentkit
+// ---- end <agentkit/format/artifact_reader.hpp> ----
+
+namespace agentkit::browser {
+
+/// Arguments of browser_artifact (artifact_read_args).
+using artifact_args = artifact_read_args;  // format/artifact_reader.hpp
+
+/// Arguments of browser_metrics.
 struct metrics_args {
-    std::optional<int> last;
+    std::optional<int> last;  ///< how many of the newest calls to list (default 10)
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(metrics_args, last, "How many of the newest calls to list (default 10)",
                                      range(0, static_cast<int>(tool_state::recent_capacity))));
     }
 };
 
+/// Make the browser_artifact tool: read an artifact (screenshot, full snapshot, cut text, log) by id; text by
+/// offset and length.
 template <class State>
 auto artifact_tool(State& st) {
     tool_state* s = &st;
@@ -20203,28 +20891,14 @@ auto artifact_tool(State& st) {
         st,
         "Read an artifact (screenshot, full snapshot, cut text, log) by id; text by offset and length.",
         [s](const artifact_args& a) -> result<tool_output> {
-            read_options ro_;
-            ro_.offset = static_cast<std::size_t>(std::max(0, a.offset.value_or(0)));
-            ro_.length = static_cast<std::size_t>(std::max(1, a.length.value_or(20000)));
-            ro_.section = a.section.value_or("");
-            auto sl = s->store.read(a.id, ro_);
-            if (!sl) return fail(sl.error());
-            if (sl->binary) {
-                tool_output o;
-                o.add_text(sl->ref.name + " (" + sl->ref.mime_type + ", " + std::to_string(sl->ref.size) + " bytes)");
-                o.add_image(sl->text, sl->ref.mime_type);
-                return o;
-            }
             // what the store holds came from pages (snapshots, logs, cut results): escaped, so it
             // cannot write a mark, and otherwise exactly as stored (offsets count the stored text)
-            std::string text = detail::escape_marks(sl->text);
-            if (sl->next < sl->total)
-                text += "\n[" + std::to_string(sl->total - sl->next) + " more characters: offset " + std::to_string(sl->next) + "]";
-            return tool_output::text(std::move(text));
+            return read_artifact_output(s->store, a, [](std::string t) { return detail::escape_marks(t); });
         },
         read_only);
 }
 
+/// Make the browser_metrics tool: this session's browser tool calls, totals per tool and the last calls.
 template <class State>
 auto metrics_tool(State& st) {
     tool_state* s = &st;
@@ -20266,13 +20940,15 @@ auto metrics_tool(State& st) {
 
 namespace agentkit::browser {
 
+/// Arguments of browser_snapshot.
 struct snapshot_args {
-    std::optional<std::string> ref;
-    std::optional<std::string> target;
-    std::optional<bool> viewport_only;
-    std::optional<bool> interactive_only;
-    std::optional<bool> readable;
-    std::optional<int> budget;
+    std::optional<std::string> ref;        ///< only the subtree of this element ref
+    std::optional<std::string> target;     ///< same as ref
+    std::optional<bool> viewport_only;     ///< only what is in the viewport
+    std::optional<bool> interactive_only;  ///< only elements you can act on
+    std::optional<bool> readable;          ///< the page's main text as readable text (articles)
+    std::optional<int> budget;             ///< token budget of the snapshot
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(snapshot_args, ref, "Only the subtree of this element ref"),
                       AGENTKIT_FIELD(snapshot_args, target, "Same as ref"),
@@ -20283,6 +20959,8 @@ struct snapshot_args {
     }
 };
 
+/// Make the browser_snapshot tool: accessibility snapshot of the page: one element per line with [ref=eN] on
+/// everything you can act on.
 template <class State>
 auto snapshot_tool(State& st) {
     tool_state* s = &st;
@@ -20412,7 +21090,7 @@ struct replay_options {
     bool close_at_end = false;
     /// Compare sessionId too (on by default: a call on the wrong session is a real bug).
     bool match_session = true;
-    replay_order order = replay_order::strict;
+    replay_order order = replay_order::strict;  ///< how sends are matched against the recorded ones
     /// replay_order::windowed: how many not-yet-matched recorded sends a send may match.
     std::size_t window = 32;
     /// Names of params fields (at any depth) left out of the comparison.
@@ -20422,6 +21100,7 @@ struct replay_options {
 /// Plays back a transcript. Thread-safe per the transport contract; move-only.
 class replay_transport {
 public:
+    /// Replay these entries; the ones recorded before the first send are ready at once.
     explicit replay_transport(std::vector<transcript_entry> entries, replay_options options = {})
         : s_(std::make_shared<state>()) {
         s_->entries = std::move(entries);
@@ -20443,12 +21122,15 @@ public:
     replay_transport& operator=(const replay_transport&) = delete;
     ~replay_transport() = default;
 
+    /// Match the message against the recorded sends and release the entries that follow; errc::protocol_error
+    /// on a mismatch.
     [[nodiscard]] result<void> send(std::string_view message) {
         if (!s_) return fail(errc::transport_closed, "moved-from replay_transport");
         std::lock_guard lock(s_->mu);
         return s_->on_send(message);
     }
 
+    /// The next replayed message; errc::timeout when none is due, or the transport's end.
     [[nodiscard]] result<std::string> receive(std::chrono::milliseconds timeout) {
         if (!s_) return fail(errc::transport_closed, "moved-from replay_transport");
         std::unique_lock lock(s_->mu);
@@ -20469,6 +21151,7 @@ public:
         return fail(errc::timeout, "no replayed message within " + std::to_string(timeout.count()) + " ms");
     }
 
+    /// End the replay: receive() reports errc::transport_closed from now on.
     void close() {
         if (!s_) return;
         std::lock_guard lock(s_->mu);
@@ -20477,6 +21160,7 @@ public:
         s_->cv.notify_all();
     }
 
+    /// False once the replay ended (closed, a mismatch, a recorded close, or the end reported by receive()).
     [[nodiscard]] bool is_open() const {
         if (!s_) return false;
         std::lock_guard lock(s_->mu);
@@ -20647,8 +21331,10 @@ static_assert(transport<replay_transport>);
 
 namespace agentkit {
 
+/// The tool-definition format: MCP tools/list, Anthropic Messages, OpenAI Chat Completions or Responses.
 enum class dialect { mcp, anthropic, openai_chat, openai_responses };
 
+/// How tools are exported to the OpenAI dialects.
 struct export_options {
     /// OpenAI strict function calling (Structured Outputs). When a schema cannot be made strict
     /// (maps or untyped values), the tool is exported with `strict: false`.
@@ -20728,13 +21414,20 @@ inline result<json> strictify(const json& s, std::string_view path) {
     j["description"] = t.description;
     j["inputSchema"] = t.input_schema;
     if (t.output_schema) j["outputSchema"] = *t.output_schema;
+    // Only what the traits promise beyond the spec's defaults (tools/traits.hpp): an absent hint
+    // means readOnly false, destructive true, idempotent false, openWorld true, so a tool that
+    // promises nothing, or only what the defaults already say, has no annotations at all.
     json ann = json::object();
     if (!t.title.empty()) ann["title"] = t.title;
-    ann["readOnlyHint"] = t.traits.is_read_only();
-    ann["destructiveHint"] = t.traits.is_destructive();
-    ann["idempotentHint"] = t.traits.is_idempotent();
-    ann["openWorldHint"] = t.traits.is_open_world();
-    j["annotations"] = std::move(ann);
+    const traits& tr = t.traits;
+    if (tr.is_read_only()) {
+        ann["readOnlyHint"] = true;  // destructive and idempotent mean nothing for a read-only tool
+    } else {
+        if (tr.is_non_destructive() && !tr.is_destructive()) ann["destructiveHint"] = false;
+        if (tr.is_idempotent()) ann["idempotentHint"] = true;
+    }
+    if (tr.is_closed_world()) ann["openWorldHint"] = false;
+    if (!ann.empty()) j["annotations"] = std::move(ann);
     return j;
 }
 
@@ -20826,8 +21519,11 @@ struct format_context {
     std::string_view tool;              ///< the tool's name
     const tool_info* info = nullptr;    ///< its description, when it is a host tool
     artifact_sink_ref artifacts{};      ///< where cut text and stored images go (may be empty)
+    std::string_view reader_tool;       ///< the host's artifact-reading tool, named in cut notes ("" = none)
 };
 
+/// Anything that turns a tool's output into what the model sees:
+/// `tool_output format(tool_output, const format_context&) const`.
 template <class F>
 concept result_formatter = requires(const F& f, tool_output o, const format_context& c) {
     { f.format(std::move(o), c) } -> std::same_as<tool_output>;
@@ -20835,19 +21531,23 @@ concept result_formatter = requires(const F& f, tool_output o, const format_cont
 
 /// Passes results through unchanged.
 struct plain_formatter {
+    /// Returns `o` as it is.
     [[nodiscard]] tool_output format(tool_output o, const format_context&) const { return o; }
 };
 
+/// What compact_formatter does with images in a result.
 enum class image_policy {
     keep,   ///< images go to the model (up to max_images; the rest are stored or described)
     store,  ///< images go to the artifact store; the model sees a one-line mention with the id
     drop,   ///< images are replaced by a one-line description
 };
 
+/// The default formatter: caps each result's text by its kind (budgets), cutting with a note and storing the
+/// rest, and handles images.
 class compact_formatter {
 public:
-    budgets limits{};
-    image_policy images = image_policy::keep;
+    budgets limits{};            ///< the character caps per result kind
+    image_policy images = image_policy::keep;  ///< what happens to images
     std::size_t max_images = 2;  ///< per result, with image_policy::keep
 
     /// Classify a tool's results (overrides the name heuristics).
@@ -20869,6 +21569,8 @@ public:
         return result_kind::generic;
     }
 
+    /// Apply the image policy, then cut the text to the cap of the tool's result kind (the rest is stored
+    /// when `c.artifacts` is set).
     [[nodiscard]] tool_output format(tool_output o, const format_context& c) const {
         handle_images(o, c);
         const result_kind k = kind_of(c.tool);
@@ -20896,7 +21598,7 @@ public:
         const std::size_t room = cap > other ? cap - other : 0;
         std::string what = std::string(to_string(k));
         if (!c.tool.empty()) what += " of " + std::string(c.tool);
-        content_block t = content_block::make_text(cap_text(merged, room, what, c.artifacts));
+        content_block t = content_block::make_text(cap_text(merged, room, what, c.artifacts, nullptr, {}, c.reader_tool));
         if (text_pos > kept.size()) text_pos = kept.size();
         kept.insert(kept.begin() + static_cast<std::ptrdiff_t>(text_pos), std::move(t));
         o.content = std::move(kept);
@@ -20972,7 +21674,11 @@ static_assert(result_formatter<compact_formatter>);
 //   Artifacts:
 //   - session_id: s-3f2a
 //   - stored: 2 screenshots, 1 text (48,212 bytes)
-//   - fetch: get_screenshots(session_id="s-3f2a") · get_artifact(id="a3") for a3 (page text)
+//   - fetch: get_screenshots(session_id="s-3f2a") · read_artifact(id="a3") for a3 (page text)
+//
+// The fetch line names only tools the caller has: report::artifact_tool (an agent_session sets
+// it to its toolbox's artifact reader) and report_options::screenshots_tool; without them it
+// names each artifact by id and URI.
 //
 // Images are never inlined unless report_options::inline_images is set.
 
@@ -20984,27 +21690,34 @@ static_assert(result_formatter<compact_formatter>);
 
 namespace agentkit {
 
+/// What an agent-style tool hands back: the answer, summary bullets and the artifacts (see the file comment).
 struct report {
     std::string result;                 ///< the final answer ("" when there is none)
     bool answered = false;              ///< true when `result` is a real answer
     std::string no_answer_reason;       ///< why there is no answer (step limit, error, ...)
     std::vector<std::string> summary;   ///< bullets, most important first
-    std::string session_id;
-    std::vector<artifact_ref> artifacts;
+    std::string session_id;  ///< the session the artifacts belong to ("" = not shown)
+    std::vector<artifact_ref> artifacts;  ///< the stored artifacts, counted and listed under Artifacts
     std::vector<std::string> next_actions;  ///< extra retrieval guidance lines
+    /// The tool that reads artifacts back (agent_session: the toolbox's own); "" = name them by URI.
+    std::string artifact_tool;
     /// Images the run produced that a caller may inline (only with inline_images).
     std::vector<content_block> images;
 };
 
+/// The bounds and tool names of a report's text.
 struct report_options {
-    std::size_t max_result_chars = 4000;
-    std::size_t max_bullets = 8;
-    std::size_t max_bullet_chars = 240;
-    std::size_t max_artifacts_listed = 5;
+    std::size_t max_result_chars = 4000;     ///< the longest answer shown; the rest is cut with a note
+    std::size_t max_bullets = 8;             ///< summary bullets shown (then "(+N more)")
+    std::size_t max_bullet_chars = 240;      ///< the longest bullet (and no-answer reason, next action)
+    std::size_t max_artifacts_listed = 5;    ///< artifacts named in the fetch line (then "…")
     std::size_t max_chars = 30000;           ///< the hard cap of the whole text
-    std::string screenshots_tool = "get_screenshots";
-    std::string artifact_tool = "get_artifact";
-    bool inline_images = false;
+    /// A tool the caller has that returns a session's screenshots (web_eval's get_screenshots);
+    /// "" = screenshots are listed like the other artifacts.
+    std::string screenshots_tool;
+    /// Overrides report::artifact_tool when not empty.
+    std::string artifact_tool;
+    bool inline_images = false;  ///< the tool result carries report::images as image blocks
 };
 
 namespace detail {
@@ -21060,21 +21773,22 @@ namespace detail {
         part(c.other, "file", "files");
         s += " (" + group_digits(c.bytes) + " bytes)";
         std::string fetch;
-        if (c.images > 0 && !r.session_id.empty())
-            fetch += o.screenshots_tool + "(session_id=\"" + r.session_id + "\")";
+        const bool by_session = c.images > 0 && !r.session_id.empty() && !o.screenshots_tool.empty();
+        if (by_session) fetch += o.screenshots_tool + "(session_id=\"" + r.session_id + "\")";
+        const std::string& reader = o.artifact_tool.empty() ? r.artifact_tool : o.artifact_tool;
         std::size_t listed = 0;
         for (const auto& a : r.artifacts) {
-            if (a.mime_type.rfind("image/", 0) == 0 && !r.session_id.empty()) continue;
+            if (by_session && a.mime_type.rfind("image/", 0) == 0) continue;
             if (listed == o.max_artifacts_listed) {
                 fetch += " · …";
                 break;
             }
             if (!fetch.empty()) fetch += " · ";
-            fetch += o.artifact_tool + "(id=\"" + a.id + "\")";
+            fetch += reader.empty() ? a.id + (a.uri.empty() ? std::string() : " (" + a.uri + ")") : reader + "(id=\"" + a.id + "\")";
             if (!a.name.empty()) fetch += " for " + detail::one_line(a.name, 60);
             ++listed;
         }
-        if (!fetch.empty()) s += "\n- fetch: " + fetch;
+        if (!fetch.empty()) s += (reader.empty() && !by_session ? "\n- ids: " : "\n- fetch: ") + fetch;
     }
     for (const auto& n : r.next_actions) s += "\n- " + detail::one_line(n, o.max_bullet_chars);
     return cap_text(s, o.max_chars, "report");
@@ -21232,11 +21946,12 @@ namespace agentkit::mcp {
 
 /// The contents of a resource: UTF-8 text, or binary data as base64.
 struct resource_contents {
-    std::string uri;
-    std::string mime_type;
-    std::optional<std::string> text;
+    std::string uri;                  ///< the resource's URI
+    std::string mime_type;            ///< its MIME type ("" = not sent)
+    std::optional<std::string> text;  ///< UTF-8 text contents
     std::optional<std::string> blob;  ///< base64
 
+    /// Text contents.
     [[nodiscard]] static resource_contents of_text(std::string uri, std::string mime_type, std::string text) {
         resource_contents c;
         c.uri = std::move(uri);
@@ -21244,6 +21959,7 @@ struct resource_contents {
         c.text = std::move(text);
         return c;
     }
+    /// Binary contents, base64-encoded.
     [[nodiscard]] static resource_contents of_blob(std::string uri, std::string mime_type, std::string base64) {
         resource_contents c;
         c.uri = std::move(uri);
@@ -21251,6 +21967,7 @@ struct resource_contents {
         c.blob = std::move(base64);
         return c;
     }
+    /// The MCP contents object: {uri, mimeType, text} or {uri, mimeType, blob}.
     [[nodiscard]] json to_json() const {
         json j{{"uri", uri}};
         if (!mime_type.empty()) j["mimeType"] = mime_type;
@@ -21262,13 +21979,14 @@ struct resource_contents {
 
 /// A resource as resources/list shows it.
 struct resource_info {
-    std::string uri;
-    std::string name;
-    std::string title;
-    std::string description;
-    std::string mime_type;
-    std::optional<std::size_t> size;
+    std::string uri;                  ///< the resource's URI
+    std::string name;                 ///< its name
+    std::string title;                ///< a human-readable title ("" = not sent)
+    std::string description;          ///< what it holds ("" = not sent)
+    std::string mime_type;            ///< its MIME type ("" = not sent)
+    std::optional<std::size_t> size;  ///< its size in bytes, when known
 
+    /// The resources/list entry.
     [[nodiscard]] json to_json() const {
         json j{{"uri", uri}, {"name", name}};
         if (!title.empty()) j["title"] = title;
@@ -21281,12 +21999,13 @@ struct resource_info {
 
 /// A resource template as resources/templates/list shows it.
 struct resource_template_info {
-    std::string uri_template;
-    std::string name;
-    std::string title;
-    std::string description;
-    std::string mime_type;
+    std::string uri_template;  ///< an RFC 6570 URI template ("notes://{id}")
+    std::string name;          ///< the template's name
+    std::string title;         ///< a human-readable title ("" = not sent)
+    std::string description;   ///< what its resources hold ("" = not sent)
+    std::string mime_type;     ///< its resources' MIME type ("" = not sent)
 
+    /// The resources/templates/list entry.
     [[nodiscard]] json to_json() const {
         json j{{"uriTemplate", uri_template}, {"name", name}};
         if (!title.empty()) j["title"] = title;
@@ -21298,18 +22017,19 @@ struct resource_template_info {
 
 /// One argument of a prompt.
 struct prompt_argument_info {
-    std::string name;
-    std::string description;
-    bool required = false;
+    std::string name;         ///< the argument's name
+    std::string description;  ///< what it is for ("" = not sent)
+    bool required = false;    ///< prompts/get fails without it
 };
 
 /// A prompt as prompts/list shows it.
 struct prompt_info {
-    std::string name;
-    std::string title;
-    std::string description;
-    std::vector<prompt_argument_info> arguments;
+    std::string name;                             ///< the prompt's name
+    std::string title;                            ///< a human-readable title ("" = not sent)
+    std::string description;                      ///< what the prompt is for ("" = not sent)
+    std::vector<prompt_argument_info> arguments;  ///< its arguments
 
+    /// The prompts/list entry.
     [[nodiscard]] json to_json() const {
         json j{{"name", name}};
         if (!title.empty()) j["title"] = title;
@@ -21328,26 +22048,29 @@ struct prompt_info {
 /// One message of a prompt: a role ("user" or "assistant") and one content block (text, image,
 /// audio, an embedded resource or a resource link).
 struct prompt_message {
-    std::string role = "user";
-    content_block content;
+    std::string role = "user";  ///< "user" or "assistant"
+    content_block content;      ///< the message's content block
 
+    /// A user message with this content.
     [[nodiscard]] static prompt_message user(content_block c) { return {"user", std::move(c)}; }
+    /// An assistant message with this content.
     [[nodiscard]] static prompt_message assistant(content_block c) { return {"assistant", std::move(c)}; }
+    /// A user message of plain text.
     [[nodiscard]] static prompt_message user_text(std::string t) { return user(content_block::make_text(std::move(t))); }
 };
 
 /// What prompts/get answers.
 struct prompt_result {
-    std::string description;
-    std::vector<prompt_message> messages;
+    std::string description;               ///< what the prompt produced ("" = not sent)
+    std::vector<prompt_message> messages;  ///< the prompt's messages, in order
 };
 
 /// Completion values for an argument (at most 100 are sent; `total` and `has_more` say if
 /// there are more).
 struct completion {
-    std::vector<std::string> values;
-    std::optional<std::size_t> total;
-    bool has_more = false;
+    std::vector<std::string> values;   ///< the completions, best first
+    std::optional<std::size_t> total;  ///< how many completions there are in all, when known
+    bool has_more = false;             ///< there are more than `values` holds
 };
 
 /// Completes one argument of a prompt or one variable of a template: the argument's name, what
@@ -21626,11 +22349,15 @@ constexpr bool unique_keys(std::array<std::string_view, sizeof...(Ts)> keys) {
 template <fixed_string Uri, class Fn>
 class resource_t {
 public:
+    /// The resource's URI (the template argument).
     static constexpr std::string_view uri = Uri.view();
+    /// What must be unique in a resource_set: the URI.
     static constexpr std::string_view key = Uri.view();
+    /// False: a fixed URI.
     static constexpr bool is_template = false;
     static_assert(!Uri.view().empty(), "agentkit::mcp: a resource needs a URI");
 
+    /// A resource from its name, description, MIME type and handler (resource<"uri">() calls it).
     resource_t(std::string_view name, std::string_view description, std::string_view mime_type, Fn fn)
         : name_(name), description_(description), mime_(mime_type), fn_(std::move(fn)) {}
 
@@ -21647,6 +22374,7 @@ public:
         return r;
     }
 
+    /// The resources/list entry.
     [[nodiscard]] resource_info info() const {
         resource_info i;
         i.uri = std::string(uri);
@@ -21671,6 +22399,8 @@ private:
     Fn fn_;
 };
 
+/// Declare a resource with a fixed URI:
+/// `agentkit::mcp::resource<"docs://readme">(name, description, mime_type, handler)`.
 template <fixed_string Uri, class Fn>
 [[nodiscard]] auto resource(std::string_view name, std::string_view description, std::string_view mime_type, Fn fn) {
     return resource_t<Uri, Fn>(name, description, mime_type, std::move(fn));
@@ -21681,18 +22411,25 @@ template <fixed_string Uri, class Fn>
 template <fixed_string Template, class Args, class Fn>
 class resource_template_t {
 public:
+    /// The URI template (the template argument).
     static constexpr std::string_view uri_template = Template.view();
+    /// Empty: a template has no fixed URI.
     static constexpr std::string_view uri = {};  // no fixed URI
+    /// What must be unique in a resource_set: the URI template.
     static constexpr std::string_view key = Template.view();
+    /// True: a URI template.
     static constexpr bool is_template = true;
+    /// The handler's argument struct; its fields are the template's variables.
     using args_type = Args;
     static_assert(detail::template_is_well_formed<Template>(), "agentkit::mcp: unbalanced braces in a URI template");
     static_assert(detail::template_vars_are_fields<Template, Args>(),
                   "agentkit::mcp: every {variable} of a URI template must be a field of the handler's argument struct");
 
+    /// A template from its name, description, MIME type and handler (resource_template<"...">() calls it).
     resource_template_t(std::string_view name, std::string_view description, std::string_view mime_type, Fn fn)
         : name_(name), description_(description), mime_(mime_type), fn_(std::move(fn)) {}
 
+    /// A copy with a human-readable title.
     [[nodiscard]] resource_template_t with_title(std::string_view t) const {
         resource_template_t r = *this;
         r.title_ = std::string(t);
@@ -21705,6 +22442,7 @@ public:
         return r;
     }
 
+    /// The resources/templates/list entry.
     [[nodiscard]] resource_template_info info() const {
         resource_template_info i;
         i.uri_template = std::string(uri_template);
@@ -21732,6 +22470,7 @@ public:
         });
     }
 
+    /// Completions for variable `arg` from the completer; nullopt when there is none (empty when it throws).
     [[nodiscard]] std::optional<completion> complete(std::string_view arg, std::string_view value, const json& context) const {
         if (!complete_) return std::nullopt;
         try {
@@ -21747,6 +22486,8 @@ private:
     completer complete_;
 };
 
+/// Declare a resource template:
+/// `agentkit::mcp::resource_template<"docs://pages/{id}">(name, description, mime_type, handler)`.
 template <fixed_string Template, class Fn>
 [[nodiscard]] auto resource_template(std::string_view name, std::string_view description, std::string_view mime_type, Fn fn) {
     return resource_template_t<Template, detail::args_of<Fn>, Fn>(name, description, mime_type, std::move(fn));
@@ -21759,13 +22500,16 @@ class resource_set {
     static_assert(detail::unique_keys<Rs...>({Rs::key...}), "agentkit::mcp: duplicate resource URI in a resource_set");
 
 public:
+    /// A set of these resources and templates.
     explicit resource_set(Rs... rs) : items_(std::move(rs)...) {}
 
+    /// The fixed resources' resources/list entries, in order.
     [[nodiscard]] std::vector<resource_info> list() const {
         std::vector<resource_info> out;
         std::apply([&](const auto&... r) { (add_info(out, r), ...); }, items_);
         return out;
     }
+    /// The templates' resources/templates/list entries, in order.
     [[nodiscard]] std::vector<resource_template_info> templates() const {
         std::vector<resource_template_info> out;
         std::apply([&](const auto&... r) { (add_template(out, r), ...); }, items_);
@@ -21830,12 +22574,16 @@ private:
 template <fixed_string Name, class Args, class Fn>
 class prompt_t {
 public:
+    /// The prompt's name (the template argument).
     static constexpr std::string_view name = Name.view();
+    /// The handler's argument struct; its fields are the prompt's arguments.
     using args_type = Args;
     static_assert(is_valid_tool_name(Name.view()), "agentkit::mcp: a prompt name is 1-64 characters from [A-Za-z0-9_.-]");
 
+    /// A prompt from its description and handler (prompt<"name">() calls it).
     prompt_t(std::string_view description, Fn fn) : description_(description), fn_(std::move(fn)) {}
 
+    /// A copy with a human-readable title.
     [[nodiscard]] prompt_t with_title(std::string_view t) const {
         prompt_t p = *this;
         p.title_ = std::string(t);
@@ -21848,6 +22596,7 @@ public:
         return p;
     }
 
+    /// The prompts/list entry (arguments from args_type's fields).
     [[nodiscard]] prompt_info info() const {
         prompt_info i;
         i.name = std::string(name);
@@ -21870,6 +22619,7 @@ public:
         });
     }
 
+    /// Completions for argument `arg` from the completer; nullopt when there is none (empty when it throws).
     [[nodiscard]] std::optional<completion> complete(std::string_view arg, std::string_view value, const json& context) const {
         if (!complete_) return std::nullopt;
         try {
@@ -21885,6 +22635,7 @@ private:
     completer complete_;
 };
 
+/// Declare a prompt: `agentkit::mcp::prompt<"review">(description, handler)`.
 template <fixed_string Name, class Fn>
 [[nodiscard]] auto prompt(std::string_view description, Fn fn) {
     return prompt_t<Name, detail::args_of<Fn>, Fn>(description, std::move(fn));
@@ -21896,8 +22647,10 @@ class prompt_set {
     static_assert(detail::unique_keys<Ps...>({Ps::name...}), "agentkit::mcp: duplicate prompt name in a prompt_set");
 
 public:
+    /// A set of these prompts.
     explicit prompt_set(Ps... ps) : items_(std::move(ps)...) {}
 
+    /// Every prompt's prompts/list entry, in order.
     [[nodiscard]] std::vector<prompt_info> list() const {
         std::vector<prompt_info> out;
         std::apply([&](const auto&... p) { (out.push_back(p.info()), ...); }, items_);
@@ -21916,6 +22669,7 @@ public:
         return std::move(*out);
     }
 
+    /// Completions for argument `arg` of prompt `n`; nullopt when no prompt of that name completes.
     [[nodiscard]] std::optional<completion> complete(std::string_view n, std::string_view arg, std::string_view value,
                                                      const json& context) const {
         std::optional<completion> out;
@@ -21963,9 +22717,10 @@ namespace agentkit {
 /// Where a call goes: `answer` when it does not reach a host tool, else the tool's `index` in the
 /// toolbox. `meta` tells that the masker answered one of its meta-tools.
 struct masked_route {
+    /// The result when the call does not reach a host tool (a meta-tool, a hidden or unknown tool).
     std::optional<result<tool_output>> answer;
-    std::optional<std::size_t> index;
-    bool meta = false;
+    std::optional<std::size_t> index;  ///< the host tool's index in the toolbox when the call reaches it
+    bool meta = false;                 ///< the masker answered one of its meta-tools
 };
 
 /// Decide where a call goes (see the file comment). `is_meta(name)` says whether `name` is one of
@@ -22022,6 +22777,7 @@ void masked_observe(M& m, std::string_view name, const json& args, const result<
 #include <utility>
 #include <vector>
 
+/// The MCP server: a backend of tools, resources and prompts served over stdio or HTTP.
 namespace agentkit::mcp {
 
 /// What a server serves. Build one with backend_for(); or fill the functions yourself.
@@ -22037,12 +22793,15 @@ struct backend {
     std::function<std::uint64_t()> version;
 
     // ---- resources (optional)
+    /// The resources, for resources/list.
     std::function<std::vector<resource_info>()> list_resources;
+    /// The resource templates, for resources/templates/list.
     std::function<std::vector<resource_template_info>()> list_resource_templates;
     /// Read a resource; errc::not_found (details {"uri"}) when there is none.
     std::function<result<std::vector<resource_contents>>(std::string_view uri, tool_context& ctx)> read_resource;
 
     // ---- prompts (optional)
+    /// The prompts, for prompts/list.
     std::function<std::vector<prompt_info>()> list_prompts;
     /// Get a prompt; errc::not_found when there is none, errc::args_invalid for bad arguments.
     std::function<result<prompt_result>(std::string_view name, const json& args, tool_context& ctx)> get_prompt;
@@ -22059,9 +22818,13 @@ struct backend {
     /// they are released with the backend, after the server serving it has stopped.
     std::shared_ptr<void> owner;
 
+    /// True when tools are served (list_tools is set).
     [[nodiscard]] bool has_tools() const noexcept { return static_cast<bool>(list_tools); }
+    /// True when resources are served (read_resource is set).
     [[nodiscard]] bool has_resources() const noexcept { return static_cast<bool>(read_resource); }
+    /// True when prompts are served (get_prompt is set).
     [[nodiscard]] bool has_prompts() const noexcept { return static_cast<bool>(get_prompt); }
+    /// True when completions are served (complete is set).
     [[nodiscard]] bool has_completions() const noexcept { return static_cast<bool>(complete); }
 };
 
@@ -22228,21 +22991,21 @@ inline constexpr std::string_view latest_handshake_version = "2025-11-25";
 
 /// `_meta` keys of the stateless era.
 namespace meta_key {
-inline constexpr const char* protocol_version = "io.modelcontextprotocol/protocolVersion";
-inline constexpr const char* client_capabilities = "io.modelcontextprotocol/clientCapabilities";
-inline constexpr const char* client_info = "io.modelcontextprotocol/clientInfo";
-inline constexpr const char* log_level = "io.modelcontextprotocol/logLevel";
-inline constexpr const char* server_info = "io.modelcontextprotocol/serverInfo";
-inline constexpr const char* subscription_id = "io.modelcontextprotocol/subscriptionId";
+inline constexpr const char* protocol_version = "io.modelcontextprotocol/protocolVersion";  ///< the revision a request is made in
+inline constexpr const char* client_capabilities = "io.modelcontextprotocol/clientCapabilities";  ///< what the client can do, per request
+inline constexpr const char* client_info = "io.modelcontextprotocol/clientInfo";  ///< the client's name and version, per request
+inline constexpr const char* log_level = "io.modelcontextprotocol/logLevel";  ///< the least severe log level the client wants on this request
+inline constexpr const char* server_info = "io.modelcontextprotocol/serverInfo";  ///< the server's name and version (server/discover)
+inline constexpr const char* subscription_id = "io.modelcontextprotocol/subscriptionId";  ///< the subscription a notification or subscriptions/listen answer belongs to
 }  // namespace meta_key
 
 /// JSON-RPC and MCP error codes.
 namespace code {
-inline constexpr int parse_error = -32700;
-inline constexpr int invalid_request = -32600;
-inline constexpr int method_not_found = -32601;
-inline constexpr int invalid_params = -32602;
-inline constexpr int internal_error = -32603;
+inline constexpr int parse_error = -32700;  ///< JSON-RPC: the message could not be read (not JSON, too large, too deep)
+inline constexpr int invalid_request = -32600;            ///< JSON-RPC: not a valid request object
+inline constexpr int method_not_found = -32601;           ///< JSON-RPC: no such method
+inline constexpr int invalid_params = -32602;  ///< JSON-RPC: bad parameters (also unknown tools, prompts and resources)
+inline constexpr int internal_error = -32603;             ///< JSON-RPC: the server failed
 inline constexpr int header_mismatch = -32020;            ///< 2026-07-28 HTTP: headers disagree with the body
 inline constexpr int missing_client_capability = -32021;  ///< 2026-07-28: data.requiredCapabilities
 inline constexpr int unsupported_version = -32022;        ///< data.supported, data.requested
@@ -22495,7 +23258,7 @@ namespace agentkit::mcp {
 struct input_request {
     std::string key;     ///< unique within the request ("user_name")
     std::string method;  ///< "elicitation/create", "sampling/createMessage" or "roots/list"
-    json params = json::object();
+    json params = json::object();  ///< the request's parameters
 };
 
 /// Builders for the three kinds of input request.
@@ -22730,21 +23493,24 @@ namespace agentkit::mcp {
 /// expiring) and gives the client a random reference; agentkit/net/mcp_http.hpp has an
 /// HMAC-SHA-256 codec that keeps the server stateless.
 struct state_codec {
-    std::function<std::string(const std::string& payload)> seal;
+    std::function<std::string(const std::string& payload)> seal;  ///< payload → the opaque requestState string
+    /// The requestState string → the payload; nullopt when it was not sealed here.
     std::function<std::optional<std::string>(std::string_view sealed)> open;
+    /// A request's arguments → the condensed form kept in the payload.
     std::function<std::string(std::string_view text)> digest;
 };
 
+/// What a server says about itself, and its limits.
 struct server_options {
-    std::string name = "agentkit";
-    std::string version = "0.1.0";
-    std::string title;
-    std::string instructions;
+    std::string name = "agentkit";  ///< serverInfo.name
+    std::string version = "0.1.0";  ///< serverInfo.version
+    std::string title;              ///< serverInfo.title ("" = not sent)
+    std::string instructions;       ///< the instructions the client may give the model ("" = not sent)
     /// List page size (cursor pagination); 0 lists everything in one page.
     std::size_t page_size = 100;
     /// Cache hints for the stateless era.
     std::int64_t list_ttl_ms = 0;
-    std::string cache_scope = "private";
+    std::string cache_scope = "private";  ///< the cacheScope of list results (stateless era)
     /// Worker threads for handlers (requests beyond it queue in arrival order).
     std::size_t max_in_flight = 16;
     /// Longest accepted message (bytes).
@@ -22771,6 +23537,7 @@ class server;
 /// log level and its resource subscriptions. Created by server::open_session().
 class session : public std::enable_shared_from_this<session> {
 public:
+    /// Receives one message.
     using sink = std::function<void(const std::string& message)>;
 
     /// Where messages that belong to no request go (list changes, resource updates, logs).
@@ -22783,11 +23550,14 @@ public:
         std::lock_guard lock(mu_);
         principal_ = std::move(p);
     }
+    /// The protocol revision initialize agreed on ("" before initialize).
     [[nodiscard]] std::string negotiated_version() const {
         std::lock_guard lock(mu_);
         return version_;
     }
+    /// True once the client sent notifications/initialized.
     [[nodiscard]] bool initialized() const noexcept { return initialized_.load(); }
+    /// True once the session was closed.
     [[nodiscard]] bool closed() const noexcept { return closed_.load(); }
     /// Requests of this session being served now.
     [[nodiscard]] std::size_t in_flight() const {
@@ -22910,8 +23680,10 @@ inline std::string dump(const json& j) { return j.dump(-1, ' ', false, json::err
 /// The protocol engine, independent of the transport. Thread-safe.
 class server {
 public:
+    /// Receives one message.
     using sink = std::function<void(const std::string& line)>;
 
+    /// A server of this backend with these options.
     explicit server(backend b, server_options o = {}) : b_(std::move(b)), o_(std::move(o)) {
         default_ = open_session();
         default_reply_ = [this](const std::string& m, bool) { default_->emit(m); };
@@ -24189,9 +24961,10 @@ inline int run_stdio(server& srv, int in_fd = 0, int out_fd = 1, const std::atom
 
 /// The stdio transport as a value: `mcp::stdio_transport t{srv}; return mcp::serve(t, stop);`.
 struct stdio_transport {
-    server& srv;
-    int in_fd = 0;
-    int out_fd = 1;
+    server& srv;     ///< the server to run
+    int in_fd = 0;   ///< where messages are read (stdin)
+    int out_fd = 1;  ///< where messages are written (stdout)
+    /// Serve until stdin closes or `*stop` is set (run_stdio()); returns the exit status.
     int run(const std::atomic<bool>* stop) { return run_stdio(srv, in_fd, out_fd, stop); }
 };
 static_assert(transport<stdio_transport>);
@@ -24275,34 +25048,41 @@ namespace agentkit {
 
 /// Ready-made patterns (ECMAScript syntax) for intent classes.
 namespace intent_patterns {
+/// A URL or a bare domain name (example.com, www.example.org).
 inline constexpr const char* url = R"((https?://|www\.)\S+|\b[a-z0-9-]+\.(com|org|net|io|dev|ai|gov|edu|co)\b)";
+/// A file path (/x, ./x, ~/x, C:\\x) or a file name with a common extension.
 inline constexpr const char* file_path = R"((^|\s)(~|\.{1,2})?/[^\s]+|\b[A-Za-z]:\\|\b[\w-]+\.(txt|md|pdf|csv|json|ya?ml|docx?|xlsx?|py|js|ts|cpp|hpp|h|c|rs|go|log|sh)\b)";
+/// An e-mail address.
 inline constexpr const char* email = R"(\b[\w.+-]+@[\w-]+\.[\w.]+\b)";
+/// Code: a Markdown code fence (three backticks) or one of the words def, class, function, \#include, import.
 inline constexpr const char* code_block = R"(```|\b(def|class|function|#include|import)\b)";
 }  // namespace intent_patterns
 
+/// A keyword of an intent class and the score it adds when the message contains it.
 struct weighted_keyword {
     std::string text;  ///< a word or a phrase ("pull request"); matched as analysed terms
-    double weight = 1;
+    double weight = 1;  ///< added to the class's score when the message contains the keyword
 };
+/// A pattern of an intent class and the score it adds when the message matches it.
 struct weighted_pattern {
     std::string regex;  ///< ECMAScript, matched case-insensitively anywhere in the message
-    double weight = 1;
+    double weight = 1;  ///< added to the class's score when the message matches the pattern
 };
 
 /// A host-declared class of requests and the tools it needs.
 struct intent_class {
-    std::string name;
-    std::string description;
+    std::string name;                ///< the class name (request_tools and the state message use it)
+    std::string description;         ///< what requests the class covers (listed in the system prompt)
     std::vector<std::string> tools;  ///< the tool group (may be empty: chat-only)
-    std::vector<weighted_keyword> keywords;
-    std::vector<weighted_pattern> patterns;
+    std::vector<weighted_keyword> keywords;  ///< keywords that score for the class (keyword_classifier)
+    std::vector<weighted_pattern> patterns;  ///< patterns that score for the class (keyword_classifier)
 };
 
 /// The outcome of classifying one message: the chosen classes (by name) and, optionally,
 /// every class's score.
 struct intent_result {
-    std::vector<std::string> classes;
+    std::vector<std::string> classes;  ///< the chosen classes' names; empty: the fallback classes apply
+    /// (class name, score) for every class, when the classifier reports them.
     std::vector<std::pair<std::string, double>> scores;
 };
 
@@ -24319,13 +25099,16 @@ concept intent_classifier = requires(C& c, const C& cc, const std::vector<intent
 /// classes are both clearly present, and a weak second signal does not widen the set).
 class keyword_classifier {
 public:
+    /// When a class is chosen (see the class comment).
     struct options {
-        double threshold = 1.0;
-        double relative = 0.5;
+        double threshold = 1.0;  ///< the least score a class needs
+        double relative = 0.5;   ///< the least fraction of the best score a class needs
     };
     keyword_classifier() = default;
+    /// A classifier with these options.
     explicit keyword_classifier(options o) : opt_(o) {}
 
+    /// Analyse the classes' keywords and compile their patterns (ones that fail go to bad_patterns()).
     void prepare(const std::vector<intent_class>& classes) {
         classes_.clear();
         for (const auto& c : classes) {
@@ -24346,6 +25129,7 @@ public:
         }
     }
 
+    /// Score every class against `message`; choose those that pass the threshold and the relative bar.
     [[nodiscard]] intent_result classify(std::string_view message) const {
         intent_result r;
         const auto terms = analyzer_.terms(message);
@@ -24405,10 +25189,14 @@ static_assert(intent_classifier<keyword_classifier>);
 /// A host classifier from a function: (message) -> class names.
 class function_classifier {
 public:
+    /// The host function: a message in, the names of its classes out.
     using fn = std::function<std::vector<std::string>(std::string_view)>;
     function_classifier() = default;
+    /// A classifier that asks `f`.
     explicit function_classifier(fn f) : f_(std::move(f)) {}
+    /// Nothing to prepare: the function knows its classes.
     void prepare(const std::vector<intent_class>&) {}
+    /// The classes `f` returns for `message` (none when `f` is empty or throws).
     [[nodiscard]] intent_result classify(std::string_view message) const {
         intent_result r;
         if (!f_) return r;
@@ -24425,6 +25213,7 @@ private:
 };
 static_assert(intent_classifier<function_classifier>);
 
+/// How intent_classes chooses and widens the visible tools.
 struct intent_options {
     /// Classes used when nothing scores (and before the first message). Empty: every class.
     std::vector<std::string> fallback;
@@ -24437,9 +25226,11 @@ struct intent_options {
     bool reference_blocks = true;
 };
 
+/// A masker that shows the tools of the classes the user's latest message falls into (see the file comment).
 template <intent_classifier Classifier = keyword_classifier>
 class intent_classes {
 public:
+    /// A masker over these classes, options and classifier; until the first message the fallback classes apply.
     explicit intent_classes(std::vector<intent_class> classes, intent_options o = {}, Classifier c = {})
         : classes_(std::move(classes)), opt_(std::move(o)), classifier_(std::move(c)) {
         classifier_.prepare(classes_);
@@ -24447,6 +25238,7 @@ public:
     }
 
     // --- masker ------------------------------------------------------------------------------
+    /// Take the host's catalogue; classes or `always` tools naming unknown tools become problems().
     void bind(const std::vector<tool_info>& catalogue) {
         catalogue_.clear();
         known_.clear();
@@ -24464,6 +25256,7 @@ public:
         signal_.bump();
     }
 
+    /// The request_tools meta-tool (arguments: classes, tools, reason).
     [[nodiscard]] std::vector<tool_info> meta_tools() const {
         tool_info t;
         t.name = "request_tools";
@@ -24483,10 +25276,12 @@ public:
         return {t};
     }
 
+    /// True for request_tools and for the tools of the active classes, `always` and requested ones.
     [[nodiscard]] bool is_visible(std::string_view name) const {
         return name == "request_tools" || visible_set_.count(std::string(name)) != 0;
     }
 
+    /// request_tools, then the visible host tools in catalogue order.
     [[nodiscard]] std::vector<std::string> visible() const {
         std::vector<std::string> out{"request_tools"};
         for (const auto& t : catalogue_)
@@ -24494,6 +25289,7 @@ public:
         return out;
     }
 
+    /// The tool-loading instructions and the list of classes (stable).
     [[nodiscard]] std::string prompt_section() const {
         std::string s = "## Tool loading\nOnly the tools for the kind of request at hand are loaded. If you need a tool "
                         "that is not loaded, call request_tools with its class or its name; do not give up or guess.\n"
@@ -24506,6 +25302,7 @@ public:
         return s;
     }
 
+    /// "[TOOLS] loaded: <classes> ...": the active classes, widenings and tool count.
     [[nodiscard]] std::string state_message() const {
         std::string s = "[TOOLS] loaded: ";
         s += active_.empty() ? std::string("none") : join(active_, ", ");
@@ -24514,11 +25311,13 @@ public:
         return s;
     }
 
+    /// Answer a request_tools call (see request()); nullopt for any other name.
     [[nodiscard]] std::optional<result<tool_output>> handle_meta(std::string_view name, const json& args) {
         if (name != "request_tools") return std::nullopt;
         return request(args);
     }
 
+    /// tool.masked naming the request_tools call that loads the tool, or tool.unknown for a name not in the toolbox.
     [[nodiscard]] result<tool_output> answer_hidden(std::string_view name) const {
         const std::string n(name);
         if (!known_.count(n)) {
@@ -24537,10 +25336,13 @@ public:
                     json{{"tool", n}, {"classes", in}});
     }
 
+    /// Ignores the call.
     void observe_call(std::string_view, const json&, bool) {}
+    /// Moves whenever the visible set changes.
     [[nodiscard]] std::uint64_t version() const noexcept { return signal_.version(); }
 
     // --- optional capabilities -----------------------------------------------------------------
+    /// Install the callback run when version() moves.
     void set_on_change(std::function<void(std::uint64_t)> cb) { signal_.set_on_change(std::move(cb)); }
 
     /// Classify a new user message and load its classes' tools.
@@ -24565,10 +25367,15 @@ public:
     }
 
     // --- API -----------------------------------------------------------------------------------
+    /// The classes chosen for the latest message (or the fallback classes).
     [[nodiscard]] const std::vector<std::string>& active_classes() const noexcept { return active_; }
+    /// Every class's score for the latest message, as the classifier reported them.
     [[nodiscard]] const std::vector<std::pair<std::string, double>>& last_scores() const noexcept { return last_scores_; }
+    /// The classes, as given.
     [[nodiscard]] const std::vector<intent_class>& classes() const noexcept { return classes_; }
+    /// What bind() found wrong: unknown tool names in classes or `always`.
     [[nodiscard]] const std::vector<std::string>& problems() const noexcept { return problems_; }
+    /// The classifier in use.
     [[nodiscard]] const Classifier& classifier() const noexcept { return classifier_; }
 
     /// The request_tools meta-tool.
@@ -24716,6 +25523,7 @@ static_assert(observable_masker<intent_classes<>>);
 
 namespace agentkit {
 
+/// How a masker's tools reach the model (see the file comment): visible_only, allowed_tools or deferred_loading.
 enum class exposure { visible_only, allowed_tools, deferred_loading };
 
 /// The name of an exposure strategy ("visible_only", ...).
@@ -24792,6 +25600,7 @@ template <masker M>
 /// the start, which must stay fixed for the prefix to be stable).
 class exposure_plan {
 public:
+    /// The plan for masker `m` (already bound) with the host's tools, in dialect `d` with strategy `e`.
     template <masker M>
     exposure_plan(const M& m, std::vector<tool_info> host, dialect d, exposure e, export_options o = {})
         : host_(std::move(host)), dialect_(d), requested_(e), effective_(effective_for(e, d)), opt_(o) {
@@ -24815,8 +25624,11 @@ public:
         return exposure::visible_only;
     }
 
+    /// The strategy asked for.
     [[nodiscard]] exposure requested() const noexcept { return requested_; }
+    /// The strategy in force (effective_for(requested(), target())).
     [[nodiscard]] exposure effective() const noexcept { return effective_; }
+    /// The dialect the tools are exported in.
     [[nodiscard]] dialect target() const noexcept { return dialect_; }
     /// Every tool, meta-tools first (what the stable strategies send).
     [[nodiscard]] const std::vector<tool_info>& catalogue() const noexcept { return all_; }
@@ -24917,6 +25729,7 @@ namespace agentkit {
 /// The model APIs agentkit speaks.
 enum class provider { anthropic, openai_chat, openai_responses };
 
+/// The provider's name: "anthropic", "openai_chat" or "openai_responses".
 [[nodiscard]] constexpr std::string_view to_string(provider p) noexcept {
     switch (p) {
         case provider::anthropic: return "anthropic";
@@ -24926,12 +25739,13 @@ enum class provider { anthropic, openai_chat, openai_responses };
     return "anthropic";
 }
 
+/// Who a message is from.
 enum class role { user, assistant };
 
 /// One tool call the model made.
 struct tool_call {
     std::string id;                  ///< the provider's call id (tool_use id / call_id)
-    std::string name;
+    std::string name;                ///< the tool's name
     json arguments = json::object(); ///< parsed arguments (an object when valid)
     std::string raw_arguments;       ///< the exact argument text the model produced, when it was text
     std::optional<error> malformed;  ///< set when the arguments could not be parsed as a JSON object
@@ -24939,27 +25753,30 @@ struct tool_call {
 
 /// The result of one tool call, as the model will see it.
 struct tool_result {
-    std::string call_id;
-    std::string name;
-    tool_output output;
+    std::string call_id;  ///< the id of the call it answers
+    std::string name;     ///< the tool's name
+    tool_output output;   ///< what the tool returned (or its error)
 };
 
+/// One message of a session's history: prose, tool calls (assistant) or tool results (user).
 struct message {
-    agentkit::role role = agentkit::role::user;
+    agentkit::role role = agentkit::role::user;  ///< who it is from
     std::string text;                  ///< prose (task, nudge, final answer, narration)
     std::vector<tool_call> calls;      ///< assistant only
     std::vector<tool_result> results;  ///< user only
     /// When set, the assistant message exactly as `origin` returned it (content blocks for
     /// Anthropic, the message for Chat Completions, output items for Responses).
     std::optional<provider> origin;
-    json raw;
+    json raw;  ///< the provider's own form of the message (see `origin`)
 
+    /// A user message of plain text.
     [[nodiscard]] static message user(std::string t) {
         message m;
         m.role = agentkit::role::user;
         m.text = std::move(t);
         return m;
     }
+    /// An assistant message: its text and tool calls.
     [[nodiscard]] static message assistant(std::string t, std::vector<tool_call> c = {}) {
         message m;
         m.role = agentkit::role::assistant;
@@ -25007,22 +25824,24 @@ inline constexpr std::size_t default_image_tokens = 1600;
 
 namespace agentkit {
 
+/// How prepare_context() shortens a history (see the file comment).
 struct context_options {
     std::size_t head = 1400;          ///< chars kept from the start of an older result
     std::size_t tail = 500;           ///< chars kept from its end
     std::size_t keep_whole = 1;       ///< newest results kept whole
     bool strip_old_images = true;     ///< images in older results become a one-line description
     std::size_t token_budget = 0;     ///< 0 = no trimming
-    std::size_t image_tokens = default_image_tokens;
+    std::size_t image_tokens = default_image_tokens;  ///< tokens an image counts for in the estimate
 };
 
+/// What prepare_context() did.
 struct context_stats {
-    std::size_t tokens_before = 0;
-    std::size_t tokens_after = 0;
-    std::size_t compressed_results = 0;
-    std::size_t stripped_images = 0;
-    std::size_t dropped_messages = 0;
-    std::size_t dropped_turns = 0;
+    std::size_t tokens_before = 0;       ///< the history's estimated tokens
+    std::size_t tokens_after = 0;        ///< the prepared copy's estimated tokens
+    std::size_t compressed_results = 0;  ///< older tool results cut to head + tail
+    std::size_t stripped_images = 0;     ///< images replaced by a one-line description
+    std::size_t dropped_messages = 0;    ///< messages dropped to fit the token budget
+    std::size_t dropped_turns = 0;       ///< whole turns dropped to fit the token budget
 };
 
 /// Prepare a history for the next request (see the file comment). Never reorders messages.
@@ -25148,7 +25967,7 @@ namespace agentkit {
 /// Token usage of one response, normalised across providers.
 struct usage {
     std::size_t input_tokens = 0;        ///< every prompt token, cached or not
-    std::size_t output_tokens = 0;
+    std::size_t output_tokens = 0;       ///< tokens the model produced
     std::size_t cache_read_tokens = 0;   ///< prompt tokens served from the cache
     std::size_t cache_write_tokens = 0;  ///< prompt tokens written to the cache (Anthropic)
     std::size_t reasoning_tokens = 0;    ///< part of output_tokens (OpenAI reasoning models)
@@ -25168,6 +25987,7 @@ struct usage {
         return static_cast<double>(fresh_input()) + 0.1 * static_cast<double>(cache_read_tokens) +
                1.25 * static_cast<double>(cache_write_tokens);
     }
+    /// Add another response's usage, field by field.
     usage& operator+=(const usage& o) noexcept {
         input_tokens += o.input_tokens;
         output_tokens += o.output_tokens;
@@ -25180,14 +26000,14 @@ struct usage {
 
 /// One model response, parsed.
 struct model_turn {
-    std::string id;
-    std::string model;
+    std::string id;  ///< the provider's response id
+    std::string model;  ///< the model that answered, as the provider names it
     std::string text;                ///< all prose, joined
     std::vector<tool_call> calls;    ///< in the order the model made them
     std::string stop_reason;         ///< the provider's own value (end_turn, tool_use, stop, tool_calls, ...)
     bool truncated = false;          ///< the output hit the token limit
     bool refused = false;            ///< the model refused (refusal content / stop reason)
-    agentkit::usage usage;
+    agentkit::usage usage;  ///< the response's token usage
     json raw;                        ///< the assistant output to echo back verbatim to the same provider
     std::vector<std::string> warnings;  ///< blocks we skipped (no id, no name, ...)
 };
@@ -25535,11 +26355,11 @@ namespace agentkit {
 
 /// One tool call as it ran.
 struct tool_metric {
-    std::string name;
+    std::string name;              ///< the tool's name
     double ms = 0;                 ///< wall time of the call (0 for answers that ran nothing)
     std::size_t result_chars = 0;  ///< the formatted result's text size
     std::size_t result_tokens = 0; ///< estimated
-    bool ok = true;
+    bool ok = true;                ///< the call succeeded
     bool parallel = false;         ///< ran concurrently with other calls
     bool speculative = false;      ///< started before the response was complete
     bool meta = false;             ///< a masker meta-tool
@@ -25547,17 +26367,18 @@ struct tool_metric {
 
 /// One model round trip and the tool calls it produced.
 struct turn_metrics {
-    std::size_t turn = 0;
-    agentkit::provider provider = agentkit::provider::anthropic;
+    std::size_t turn = 0;            ///< the turn's number in the session
+    agentkit::provider provider = agentkit::provider::anthropic;  ///< the API the request went to
     agentkit::usage usage;           ///< as the provider reported it
     std::size_t estimated_input = 0; ///< the request estimated with the token counter
     std::size_t round_trips = 1;     ///< requests sent for this turn (retries included)
     double model_ms = 0;             ///< time waiting for the model
     double tools_ms = 0;             ///< wall time running the tools
-    std::vector<tool_metric> tools;
-    std::size_t speculative_used = 0;
-    std::size_t speculative_discarded = 0;
+    std::vector<tool_metric> tools;  ///< the tool calls of this turn, in order
+    std::size_t speculative_used = 0;  ///< calls started early whose results were used
+    std::size_t speculative_discarded = 0;  ///< calls started early whose results were thrown away
 
+    /// One log line: tokens, cache hits, round trips, times and every call (`*` parallel, `~` speculative).
     [[nodiscard]] std::string log_line() const {
         char buf[96];
         std::string s = "[turn " + std::to_string(turn) + " " + std::string(to_string(provider)) + "] in=" +
@@ -25590,14 +26411,15 @@ struct turn_metrics {
 
 /// Totals over a session.
 struct session_metrics {
-    std::vector<turn_metrics> turns;
-    agentkit::usage usage;
-    std::size_t round_trips = 0;
-    std::size_t tool_calls = 0;
-    std::size_t tool_errors = 0;
-    std::size_t nudges = 0;
-    std::size_t malformed_calls = 0;
+    std::vector<turn_metrics> turns;  ///< every turn, in order
+    agentkit::usage usage;            ///< token usage summed over the turns
+    std::size_t round_trips = 0;      ///< requests sent (retries included)
+    std::size_t tool_calls = 0;       ///< tool calls made
+    std::size_t tool_errors = 0;      ///< tool calls that failed
+    std::size_t nudges = 0;           ///< prose answers the masker turned into nudges
+    std::size_t malformed_calls = 0;  ///< tool calls whose arguments were not a JSON object
 
+    /// Add a turn to the totals.
     void add(const turn_metrics& t) {
         usage += t.usage;
         round_trips += t.round_trips;
@@ -25607,6 +26429,7 @@ struct session_metrics {
         turns.push_back(t);
     }
 
+    /// One log line of the totals: turns, round trips, tokens, cache hits, calls and errors.
     [[nodiscard]] std::string log_line() const {
         char buf[64];
         std::snprintf(buf, sizeof buf, "%.1f%%", usage.hit_rate() * 100.0);
@@ -25630,11 +26453,12 @@ struct session_metrics {
 // A model is anything with `complete(const json& request) -> result<json>` that answers with a
 // response body in the provider's documented format (an HTTP client, a recorded fixture, a
 // script). A model that also has `provider() -> agentkit::provider` tells the session which
-// format to speak.
+// format to speak. A `streaming_model` also hands over each tool call as soon as it is complete
+// (the session starts read-only calls early); a `cancellable_model` can be interrupted.
 //
 //   agentkit::scripted_model m(agentkit::provider::anthropic, {
-//       agentkit::call({{"get_weather", {{"city", "Oslo"}}}}),
-//       agentkit::say("It is sunny in Oslo."),
+//       agentkit::script::call({{"get_weather", {{"city", "Oslo"}}}}),
+//       agentkit::script::say("It is sunny in Oslo."),
 //   });
 //
 // The scripted model answers with realistic usage: input tokens are counted from the request,
@@ -25663,6 +26487,24 @@ concept model = requires(M& m, const json& request) {
 template <class M>
 concept provider_aware_model = model<M> && requires(const M& m) {
     { m.provider() } -> std::convertible_to<agentkit::provider>;
+};
+
+/// A model that streams and hands over each tool call of the response as soon as that call is
+/// complete, before the response ends: `complete(request, on_tool_call)` calls
+/// `on_tool_call(block)` with the call in the provider's block format (an Anthropic tool_use
+/// block, a Chat Completions tool_calls[] entry, a Responses function_call item) on the thread
+/// that called complete(), and returns the whole response body as complete(request) does.
+/// agent_session::run passes a callback that starts read-only calls at once (speculate).
+template <class M>
+concept streaming_model = model<M> && requires(M& m, const json& request, const std::function<void(const json&)>& on_tool_call) {
+    { m.complete(request, on_tool_call) } -> std::same_as<result<json>>;
+};
+
+/// A model whose request in flight can be cancelled from another thread: `cancel()` makes the
+/// complete() running now return promptly (with an error). agent_session::cancel() calls it.
+template <class M>
+concept cancellable_model = requires(M& m) {
+    { m.cancel() } noexcept;
 };
 
 /// Limits of one `agent_session::run`. Zero means unlimited.
@@ -25796,8 +26638,10 @@ struct scripted_reply {
     std::optional<usage> usage_override;   ///< instead of the simulated usage
 };
 
-/// Script helpers: `say("answer")`, `call({{"tool", {{"arg", 1}}}})`, `fail_with(error)`,
-/// `respond_raw(body)`.
+/// Script helpers, in their own namespace (short names that would clash in a host's code):
+/// `script::say("answer")`, `script::call({{"tool", {{"arg", 1}}}})`, `script::fail_with(error)`,
+/// `script::respond_raw(body)`. `using namespace agentkit::script;` in a test file is fine.
+namespace script {
 [[nodiscard]] inline scripted_reply say(std::string text) {
     scripted_reply r;
     r.text = std::move(text);
@@ -25819,6 +26663,7 @@ struct scripted_reply {
     r.body = std::move(body);
     return r;
 }
+}  // namespace script
 
 class scripted_model {
 public:
@@ -25978,7 +26823,9 @@ static_assert(provider_aware_model<scripted_model>);
 //                     {"mode":"auto","tools":[...]}}, Responses: {"type":"allowed_tools",
 //                     "mode":"auto","tools":[...]}), Anthropic `defer_loading: true` on tools that
 //                     were hidden when the session started (loaded by tool_reference blocks).
-//                     Either stable strategy maps to the one the provider supports.
+//                     Either stable strategy maps to the one the provider supports; an
+//                     OpenAI-compatible server (no allowed_tools) gets the whole catalogue
+//                     and the per-turn state message names the tools callable now.
 
 
 #include <algorithm>
@@ -25992,19 +26839,21 @@ namespace agentkit {
 
 /// Everything a request is built from besides the history.
 struct request_spec {
-    std::string model;
-    std::size_t max_tokens = 4096;
+    std::string model;                        ///< the model name sent to the provider
+    std::size_t max_tokens = 4096;  ///< the output token limit (max_tokens, max_completion_tokens or max_output_tokens)
     std::string system;                       ///< stable system prompt (already includes the masker section)
     std::vector<tool_info> tools;             ///< the catalogue, in a stable order
     std::vector<std::string> visible;         ///< names callable now
+    /// How the tools are exposed (see visibility/strategy.hpp).
     agentkit::exposure exposure = agentkit::exposure::visible_only;
     std::vector<std::string> deferred;        ///< Anthropic stable exposure: names sent with defer_loading
     std::string state_message;                ///< per-turn state, appended after everything cached
     bool cache = true;                        ///< Anthropic cache_control breakpoints
     std::string cache_key;                    ///< OpenAI prompt_cache_key ("" = none)
+    /// Allow several tool calls in one response (false: Anthropic disable_parallel_tool_use).
     bool parallel_tool_calls = true;
     bool openai_compat = false;               ///< an OpenAI-compatible server: max_tokens, no allowed_tools/cache key
-    export_options export_opts{};
+    export_options export_opts{};             ///< how tools are exported (OpenAI strict mode)
     json extra = json::object();              ///< merged into the request last (temperature, metadata, ...)
 };
 
@@ -26164,13 +27013,27 @@ template <class MakeText, class MakeImage>
     return parts;
 }
 
+/// The per-turn state message; for an OpenAI-compatible server under a stable exposure (it has
+/// no allowed_tools) it also says which tools may be called now.
+[[nodiscard]] inline std::string openai_state_message(const request_spec& s) {
+    std::string st = s.state_message;
+    if (s.openai_compat && s.exposure != exposure::visible_only && s.visible.size() < s.tools.size()) {
+        std::string names;
+        for (const auto& t : s.tools)
+            if (contains_name(s.visible, t.name)) names += (names.empty() ? "" : ", ") + t.name;
+        st += std::string(st.empty() ? "" : "\n") + "Tools you may call now: " + (names.empty() ? "none" : names) +
+              ". Calls to the others are refused.";
+    }
+    return st;
+}
+
 [[nodiscard]] inline json openai_tools(const request_spec& s, dialect d, json& req, bool full) {
     json tools = json::array();
     for (const auto& t : s.tools) {
         if (!full && !contains_name(s.visible, t.name)) continue;
         tools.push_back(export_tool(t, d, s.export_opts));
     }
-    if (full && s.visible.size() < s.tools.size()) {
+    if (full && !s.openai_compat && s.visible.size() < s.tools.size()) {
         std::vector<std::string> allowed;
         for (const auto& t : s.tools)
             if (contains_name(s.visible, t.name)) allowed.push_back(t.name);
@@ -26183,7 +27046,7 @@ template <class MakeText, class MakeImage>
     json req = json::object();
     req["model"] = s.model;
     req[s.openai_compat ? "max_tokens" : "max_completion_tokens"] = s.max_tokens;
-    const bool full = s.exposure != exposure::visible_only && !s.openai_compat;
+    const bool full = s.exposure != exposure::visible_only;
     json tools = openai_tools(s, dialect::openai_chat, req, full);
     if (!tools.empty()) {
         req["tools"] = std::move(tools);
@@ -26223,7 +27086,7 @@ template <class MakeText, class MakeImage>
             }
         }
     }
-    if (!s.state_message.empty()) msgs.push_back(json{{"role", "user"}, {"content", s.state_message}});
+    if (const std::string st = openai_state_message(s); !st.empty()) msgs.push_back(json{{"role", "user"}, {"content", st}});
     req["messages"] = std::move(msgs);
     return req;
 }
@@ -26233,7 +27096,7 @@ template <class MakeText, class MakeImage>
     req["model"] = s.model;
     req["max_output_tokens"] = s.max_tokens;
     if (!s.system.empty()) req["instructions"] = s.system;
-    const bool full = s.exposure != exposure::visible_only && !s.openai_compat;
+    const bool full = s.exposure != exposure::visible_only;
     json tools = openai_tools(s, dialect::openai_responses, req, full);
     if (!tools.empty()) {
         req["tools"] = std::move(tools);
@@ -26267,7 +27130,7 @@ template <class MakeText, class MakeImage>
             else if (m.results.empty()) input.push_back(user_text("(continue)"));
         }
     }
-    if (!s.state_message.empty()) input.push_back(user_text(s.state_message));
+    if (const std::string st = openai_state_message(s); !st.empty()) input.push_back(user_text(st));
     req["input"] = std::move(input);
     return req;
 }
@@ -26386,7 +27249,8 @@ struct session_options {
     std::string model = "claude-sonnet-4-5";
     std::size_t max_tokens = 4096;           ///< per response
     std::string system_prompt = std::string(default_system_prompt);
-    std::optional<agentkit::exposure> exposure;  ///< overrides the masker's preference
+    /// Overrides the masker's preference; unset and without one: the cache-stable exposure.
+    std::optional<agentkit::exposure> exposure;
     bool cache = true;                       ///< Anthropic breakpoints
     std::string cache_key;                   ///< OpenAI prompt_cache_key; "" = the session id
     bool openai_compat = false;              ///< an OpenAI-compatible server (see request_spec)
@@ -26395,6 +27259,10 @@ struct session_options {
     bool speculative = true;                 ///< run read-only calls as soon as their block is complete
     bool builtin_complete = true;            ///< add the `complete` tool unless the host or masker has one
     std::string complete_tool = "complete";
+    /// The host's tool that reads artifacts back, named in cut notes and the report. Empty: the
+    /// toolbox's `read_artifact` (format/artifact_reader.hpp) or `browser_artifact` when it has
+    /// one; with neither, artifacts are named by URI.
+    std::string artifact_tool;
     std::size_t max_nudges = 2;              ///< prose answers the masker may turn into nudges
     context_options context{};
     export_options export_opts{};
@@ -26523,6 +27391,12 @@ public:
                                               [&](const tool_info& t) { return t.name == opts_.complete_tool; });
         builtin_complete_ = opts_.builtin_complete && !has_complete;
         if (builtin_complete_) catalogue_.push_back(complete_info());
+        for (const std::string_view name : {std::string_view(opts_.artifact_tool), default_artifact_reader_name,
+                                            std::string_view("browser_artifact")})
+            if (!name.empty() && std::any_of(catalogue_.begin(), catalogue_.end(), [&](const tool_info& t) { return t.name == name; })) {
+                reader_tool_ = std::string(name);
+                break;
+            }
     }
 
     agent_session(const agent_session&) = delete;
@@ -26555,14 +27429,16 @@ public:
     }
 
     /// The exposure strategy in force for provider `p` (the session option, else the masker's
-    /// preference, else visible_only), mapped to what the provider supports.
+    /// preference, else the cache-stable one: the whole catalogue every turn), mapped to what
+    /// the provider supports (Anthropic deferred_loading, OpenAI allowed_tools; an
+    /// OpenAI-compatible server gets the catalogue and a state message naming what is callable).
     [[nodiscard]] agentkit::exposure exposure_for(provider p) const {
-        agentkit::exposure e = agentkit::exposure::visible_only;
+        agentkit::exposure e = agentkit::exposure::allowed_tools;
         if (opts_.exposure) e = *opts_.exposure;
         else if constexpr (masker_with_exposure<Masker>) e = masker_.exposure();
         if (e == agentkit::exposure::visible_only) return e;
         if (p == provider::anthropic) return agentkit::exposure::deferred_loading;
-        return opts_.openai_compat ? agentkit::exposure::visible_only : agentkit::exposure::allowed_tools;
+        return agentkit::exposure::allowed_tools;
     }
 
     /// The stable system prompt: the host's part and the masker's section.
@@ -26937,6 +27813,7 @@ public:
         r.summary.push_back("tokens: " + group_digits(m.usage.input_tokens) + " in (cache hit " + buf + "), " +
                             group_digits(m.usage.output_tokens) + " out");
         r.artifacts = sink_->refs();
+        r.artifact_tool = reader_tool_;
         return r;
     }
 
@@ -27056,6 +27933,7 @@ private:
         fc.tool = c.name;
         fc.info = info;
         fc.artifacts = *sink_;
+        fc.reader_tool = reader_tool_;
         try {
             return formatter_.format(std::move(o), fc);
         } catch (...) {
@@ -27189,6 +28067,7 @@ private:
     mutable std::mutex serve_mu_;  ///< serve_* calls: masker, formatter and failure counts
     std::vector<tool_info> catalogue_;
     std::set<std::string, std::less<>> meta_names_;
+    std::string reader_tool_;  ///< the toolbox's artifact-reading tool ("" = none)
     bool builtin_complete_ = false;
     std::vector<std::string> deferred_;
     bool deferred_frozen_ = false;

@@ -17,26 +17,28 @@
 
 namespace agentkit::browser {
 
+/// A JavaScript dialog the page opened during an action, and how it was answered.
 struct dialog_record {
     std::string type;  ///< alert, confirm, prompt, beforeunload
-    std::string message;
-    std::string default_prompt;
-    std::string url;
-    bool accepted = false;
-    std::string prompt_text;
+    std::string message;  ///< the dialog's text
+    std::string default_prompt;  ///< a prompt's default value
+    std::string url;   ///< the page that opened it
+    bool accepted = false;  ///< it was accepted (OK) rather than dismissed
+    std::string prompt_text;  ///< the text entered into a prompt
 };
 
+/// One tab.
 struct tab_info {
-    std::string id;
-    std::string url;
-    std::string title;
-    bool active = false;
+    std::string id;       ///< the tab's id ("tab1", ...), as select_tab and close_tab take it
+    std::string url;      ///< its URL
+    std::string title;    ///< its title
+    bool active = false;  ///< it is the selected tab
 };
 
 /// A finished (or refused) download.
 struct download_record {
-    std::string url;
-    std::string suggested_name;
+    std::string url;    ///< what was downloaded
+    std::string suggested_name;  ///< the file name the page suggested
     std::string path;   ///< where it was saved (empty when refused or failed)
     std::string state;  ///< completed, refused, canceled
     std::string rule;   ///< the rule that refused it
@@ -74,16 +76,16 @@ inline std::string url_relative_to(const std::string& url, std::string_view base
 
 /// What an action did and what changed.
 struct action_result {
-    std::string action;
-    std::string url;
-    std::string title;
+    std::string action;  ///< what was done ("click", "navigate", ...)
+    std::string url;  ///< the tab's URL after the action
+    std::string title;  ///< the page title after the action
     std::string from_url;       ///< the tab's URL as last reported before the action (URLs are shown against it)
     std::string requested_url;  ///< what a navigate asked for (the result names the URL only when it differs)
     std::string form_get_url;   ///< the URL a GET form submitted to during the action (its query is the form's fields)
     bool navigated = false;  ///< a new document was loaded in the main frame
     int http_status = 0;     ///< of the main document, when navigated (0: unknown)
-    std::vector<dialog_record> dialogs;
-    std::vector<tab_info> opened_tabs;
+    std::vector<dialog_record> dialogs;  ///< dialogs opened during the action, as answered
+    std::vector<tab_info> opened_tabs;  ///< tabs the action opened
     std::string changes;   ///< snapshot delta ("+ line" / "- line" / "~ line (was …)") or "no visible change"
     std::string snapshot;  ///< the new page's snapshot, when the action loaded a new document
     std::vector<std::string> notes;  ///< waits that ran out, a restarted browser, ...
@@ -91,8 +93,10 @@ struct action_result {
     std::vector<download_record> downloads;  ///< downloads during the action
     std::size_t dialogs_dropped = 0;          ///< dialogs beyond the per-action limit (answered, not listed)
     std::string boundary;  ///< nonce of the untrusted-content marks (empty: unmarked)
-    std::chrono::milliseconds elapsed{0};
+    std::chrono::milliseconds elapsed{0};  ///< how long the action took
 
+    /// The result as the model reads it: notes, blocked requests, navigation, dialogs, tabs, downloads and
+    /// the changes.
     [[nodiscard]] std::string to_text() const {
         std::string s;
         for (const auto& n : notes) s += "note: " + n + "\n";
@@ -187,6 +191,7 @@ struct action_result {
         return s;
     }
 
+    /// The result as JSON (empty fields left out).
     [[nodiscard]] json to_json() const {
         json j = {{"action", action}, {"url", url}, {"title", title}, {"navigated", navigated}, {"changes", changes}};
         if (!from_url.empty()) j["from_url"] = from_url;

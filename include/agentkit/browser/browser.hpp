@@ -66,12 +66,15 @@
 #include <utility>
 #include <vector>
 
+/// The browser: a Chromium engine driven over CDP, its snapshots and refs, its policy, and the browser tools.
 namespace agentkit::browser {
 
 using namespace std::chrono_literals;
 
+/// A browser session: tabs, snapshots with refs, actions that settle and report what changed (see the file comment).
 class browser {
 public:
+    /// A browser with these options; nothing starts until the first call (or start()).
     explicit browser(browser_options options = {}) : opt_(std::move(options)) {
         if (opt_.policy.content_boundaries) {
             // 6 lower-case letters (24^6, ~27 bits; no l or o): as unguessable for a page that never
@@ -106,6 +109,7 @@ public:
     /// The pid of the launched browser (-1 when not launched by us or not started).
     [[nodiscard]] int browser_pid();
 
+    /// The registry of the refs issued so far.
     [[nodiscard]] ref_registry& refs() noexcept { return refs_; }
     /// The policy in force (set through browser_options::policy).
     [[nodiscard]] const browser_policy& policy() const noexcept { return opt_.policy; }
@@ -128,6 +132,7 @@ public:
     /// refused or failed; the newest 100 are kept), or `timeout` passed, or the browser is gone;
     /// then downloads(). Other calls on this browser wait meanwhile (it holds the operation lock).
     [[nodiscard]] std::vector<download_record> wait_downloads(std::size_t count, std::chrono::milliseconds timeout);
+    /// The options it was made with (dialogs as set by set_dialog_policy()).
     [[nodiscard]] const browser_options& options() const noexcept { return opt_; }
 
     /// Running totals for per-call metrics (take the difference around a call). Under concurrent
@@ -136,10 +141,12 @@ public:
         std::uint64_t cdp_commands = 0;  ///< CDP commands sent (round trips), every connection so far
         std::int64_t wait_ms = 0;        ///< time spent waiting for settle, loads and wait_for
     };
+    /// The running totals now.
     [[nodiscard]] counters totals() const {
         return counters{sent_->load(std::memory_order_relaxed), wait_us_.load(std::memory_order_relaxed) / 1000};
     }
 
+    /// Answer JavaScript dialogs this way from now on.
     void set_dialog_policy(dialog_policy p) {
         std::lock_guard op(op_mu_);
         std::lock_guard lock(policy_mu_);
@@ -153,25 +160,35 @@ public:
 
     // ---- tabs -------------------------------------------------------------------------------
 
+    /// The open tabs (URLs and titles redacted).
     result<std::vector<tab_info>> tabs();
 
+    /// Open a tab, select it, and navigate it to `url` (about:blank when empty); a URL the policy refuses opens none.
     result<action_result> new_tab(std::string url = {});
 
+    /// Select the tab `id` and bring it to the front; the result carries its snapshot.
     result<action_result> select_tab(std::string_view id);
 
+    /// Close the tab `id` (empty: the current one).
     result<action_result> close_tab(std::string_view id = {});
 
     // ---- navigation ---------------------------------------------------------------------------
 
+    /// Load `url` in the current tab (checked against the policy first) and report the new page.
     result<action_result> navigate(std::string url);
 
+    /// Go back one entry in the current tab's history.
     result<action_result> back() { return history(-1); }
+    /// Go forward one entry in the current tab's history.
     result<action_result> forward() { return history(+1); }
 
+    /// Reload the current page.
     result<action_result> reload();
 
     // ---- snapshots ----------------------------------------------------------------------------
 
+    /// The current tab's accessibility snapshot with refs; without options, within
+    /// browser_options::snapshot_budget tokens.
     result<page_snapshot> snapshot(std::optional<snapshot_options> o = std::nullopt);
 
     /// The main content of an article-like page as readable text (links/controls with refs).
@@ -179,14 +196,19 @@ public:
 
     // ---- actions --------------------------------------------------------------------------------
 
+    /// Click the element `ref` (real mouse events at a visible point; errc::element_covered names what covers it).
     result<action_result> click(std::string_view ref, click_options o = {});
 
+    /// Double-click the element `ref`.
     result<action_result> double_click(std::string_view ref);
 
+    /// Move the mouse over the element `ref`.
     result<action_result> hover(std::string_view ref);
 
+    /// Drag the element `from_ref` onto `to_ref` with the mouse.
     result<action_result> drag(std::string_view from_ref, std::string_view to_ref);
 
+    /// Type `typed` into the element `ref` (secret placeholders substituted, see browser_policy::substitute).
     result<action_result> type(std::string_view ref, std::string_view typed, type_options o = {});
 
     /// Fill several fields, then optionally click `submit_ref`, as ONE action: one settle and one
@@ -197,19 +219,20 @@ public:
     /// Press a key chord ("Enter", "Control+a"), optionally focusing `ref` first.
     result<action_result> press(std::string_view chord, std::string_view ref = {});
 
-    /// Select options of a <select> by value or label (several for a multiple select).
+    /// Select options of a `<select>` by value or label (several for a multiple select).
     result<action_result> select(std::string_view ref, std::vector<std::string> values);
 
     /// Check (true) or uncheck (false) a checkbox, radio or aria-checked element.
     result<action_result> set_checked(std::string_view ref, bool checked);
 
-    /// Set the files of an <input type=file>.
+    /// Set the files of an `<input type=file>`.
     result<action_result> upload(std::string_view ref, std::vector<std::string> files);
 
     /// Resize the viewport and optionally emulate a mobile device (touch, mobile layout).
     /// (An empty user_agent keeps the one set before, e.g. by browser_options.)
     result<action_result> resize(viewport_size v);
 
+    /// A PNG or JPEG of the viewport, the full page or one element (`o.ref`).
     result<screenshot_result> screenshot(screenshot_options o = {});
 
     /// Evaluate JavaScript in the main frame, as Playwright MCP's browser_evaluate does: a

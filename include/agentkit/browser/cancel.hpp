@@ -21,8 +21,10 @@ namespace detail {
 inline thread_local std::stop_token op_stop;
 }  // namespace detail
 
+/// Makes `token` stop the browser operation this thread runs while the scope lives (see the file comment).
 class cancel_scope {
 public:
+    /// Install `token` for this thread; the previous one comes back on destruction.
     explicit cancel_scope(std::stop_token token) : previous_(std::exchange(detail::op_stop, std::move(token))) {}
     ~cancel_scope() { detail::op_stop = std::move(previous_); }
     cancel_scope(const cancel_scope&) = delete;

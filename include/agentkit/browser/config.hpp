@@ -38,6 +38,7 @@
 
 namespace agentkit::browser {
 
+/// The --help text of agentkit-browser-mcp.
 inline constexpr const char* server_usage = R"(Usage: agentkit-browser-mcp [options]
 
 An MCP server that gives a model a real browser (Chromium over CDP), over stdio or, with
@@ -147,26 +148,30 @@ enum class tool_set { all, core, menu, router };
 
 /// Everything the command line and --config decide.
 struct server_config {
-    tool_set tools_set = tool_set::all;
-    browser_options browser;
-    tools_options tools;
-    store_options store;
-    bool quiet = false;
+    tool_set tools_set = tool_set::all;  ///< --tools: which tools a client sees
+    browser_options browser;  ///< the browser's options (launch, policy, viewport, ...)
+    tools_options tools;  ///< the browser tools' options
+    store_options store;  ///< the artifact store's options (--output-dir)
+    bool quiet = false;  ///< --quiet: no per-call metrics on stderr
     std::vector<std::string> unsupported;  ///< options whose enforcement is not available: the start is refused
     std::vector<std::string> notes;        ///< accepted options that change nothing here, and why
     std::string channel;                   ///< --browser: a browser channel to find when no executable is given
     std::optional<std::uint64_t> max_download_bytes;  ///< applied after --policy/--config (the flag wins)
-    std::optional<std::size_t> max_downloads;
-    bool ignore_https_errors = false;
-    bool no_sandbox = false, sandbox = false;  ///< --no-sandbox / --sandbox (chromiumSandbox false / true)
-    bool policy_given = false;
+    std::optional<std::size_t> max_downloads;  ///< --max-downloads, applied after --policy/--config (the flag wins)
+    bool ignore_https_errors = false;  ///< --ignore-https-errors (launched browsers only)
+    ///@{
+    /// --no-sandbox / --sandbox (chromiumSandbox false / true).
+    bool no_sandbox = false, sandbox = false;
+    ///@}
+    bool policy_given = false;  ///< --policy was given (a second one is refused)
     // Streamable HTTP (--port): the transport's settings
     std::optional<int> port;               ///< serve over HTTP on this port (0: any free one); none: stdio
     std::optional<std::string> host;       ///< --host (127.0.0.1 when not given)
+    /// --allowed-hosts: host names accepted in the Host and Origin headers (HTTP).
     std::vector<std::string> allowed_hosts;
     bool shared_browser_context = false;   ///< one browser for every HTTP session
-    std::size_t max_sessions = 8;
-    bool max_sessions_given = false;
+    std::size_t max_sessions = 8;  ///< --max-sessions: HTTP sessions at once (more are refused)
+    bool max_sessions_given = false;  ///< --max-sessions was given (a note without --port)
     std::chrono::milliseconds idle_timeout{0};  ///< 0: the transport's default
 };
 

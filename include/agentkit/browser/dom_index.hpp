@@ -36,32 +36,41 @@ struct dom_node_facts {
     /// ruby): its text flows on its parent's lines. Blocks, list items, table cells and
     /// flex/grid items (which the browser blockifies) start lines of their own.
     bool inline_level = false;
-    double x = 0, y = 0, w = 0, h = 0;  ///< absolute bounds (CSS px, document coordinates)
+    ///@{
+    /// Absolute bounds (CSS px, document coordinates).
+    double x = 0, y = 0, w = 0, h = 0;
+    ///@}
     std::string tag;                    ///< lower-case element name
-    std::vector<std::pair<std::string, std::string>> attributes;
+    std::vector<std::pair<std::string, std::string>> attributes;  ///< (name, value) pairs, as in the DOM
     /// Text below a clickable element (its nearest clickable ancestor's, capped): the name of a
     /// control that the accessibility tree leaves unnamed because it is aria-hidden.
     std::string text;
     std::int64_t parent = 0;  ///< the parent node's backend id (0: none); text nodes have theirs too
 
+    /// The value of attribute `name` ("" when absent).
     [[nodiscard]] std::string_view attr(std::string_view name) const noexcept {
         for (const auto& [k, v] : attributes)
             if (k == name) return v;
         return {};
     }
+    /// True when the node has a box of non-zero size and is not hidden.
     [[nodiscard]] bool visible() const noexcept { return has_box && !hidden && w > 0 && h > 0; }
 };
 
 /// DOM facts of every document in one renderer session, keyed by backend node id.
 struct dom_index {
-    std::unordered_map<std::int64_t, dom_node_facts> nodes;
-    /// <iframe> element backend id → the frame id of its content document (same-process frames).
+    std::unordered_map<std::int64_t, dom_node_facts> nodes;  ///< backend node id → its facts
+    /// `<iframe>` element backend id → the frame id of its content document (same-process frames).
     std::unordered_map<std::int64_t, std::string> frame_owners;
     /// Element backend id → its child elements' backend ids, in document order.
     std::unordered_map<std::int64_t, std::vector<std::int64_t>> children;
+    ///@{
+    /// The viewport's scroll offset and size (CSS px), set by the caller (Page.getLayoutMetrics).
     double scroll_x = 0, scroll_y = 0;
-    double viewport_w = 0, viewport_h = 0;  ///< set by the caller (Page.getLayoutMetrics)
+    double viewport_w = 0, viewport_h = 0;
+    ///@}
 
+    /// The facts of a backend node id, or null.
     [[nodiscard]] const dom_node_facts* find(std::int64_t backend) const {
         auto it = nodes.find(backend);
         return it == nodes.end() ? nullptr : &it->second;
@@ -86,6 +95,7 @@ struct dom_index {
         const dom_node_facts* p = f.parent != 0 ? find(f.parent) : nullptr;
         return p == nullptr || !p->pointer;
     }
+    /// True when the node's box meets the viewport (always, when the viewport size is unknown).
     [[nodiscard]] bool in_viewport(const dom_node_facts& f) const noexcept {
         if (viewport_w <= 0 || viewport_h <= 0) return true;
         return f.x + f.w > scroll_x && f.x < scroll_x + viewport_w && f.y + f.h > scroll_y && f.y < scroll_y + viewport_h;

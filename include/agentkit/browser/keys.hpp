@@ -28,7 +28,7 @@ struct key_def {
 
 /// A key with its modifiers held.
 struct key_chord {
-    key_def key;
+    key_def key;  ///< the key pressed
     int modifiers = 0;                  ///< CDP bit mask: Alt 1, Control 2, Meta 4, Shift 8
     std::vector<key_def> modifier_keys;  ///< pressed before `key`, released after it
 };

@@ -18,24 +18,25 @@
 
 namespace agentkit::browser {
 
+/// How a JavaScript dialog is answered: accepted (OK) or dismissed (Cancel).
 enum class dialog_action { accept, dismiss };
 
 /// How JavaScript dialogs are answered (they are never left open).
 struct dialog_policy {
-    dialog_action alert = dialog_action::accept;
-    dialog_action confirm = dialog_action::accept;
-    dialog_action prompt = dialog_action::accept;
-    dialog_action beforeunload = dialog_action::accept;
+    dialog_action alert = dialog_action::accept;  ///< window.alert()
+    dialog_action confirm = dialog_action::accept;  ///< window.confirm()
+    dialog_action prompt = dialog_action::accept;  ///< window.prompt()
+    dialog_action beforeunload = dialog_action::accept;  ///< the "leave this page?" dialog
     std::string prompt_text;  ///< typed into prompts that are accepted (empty: the prompt's default)
 };
 
 /// Viewport and device emulation.
 struct viewport_size {
-    int width = 1280;
-    int height = 720;
-    double device_scale_factor = 1;
-    bool mobile = false;
-    bool touch = false;
+    int width = 1280;        ///< CSS px
+    int height = 720;        ///< CSS px
+    double device_scale_factor = 1;  ///< device pixels per CSS px
+    bool mobile = false;     ///< emulate a mobile device (mobile layout, meta viewport)
+    bool touch = false;      ///< emulate a touch screen
     std::string user_agent;  ///< empty: unchanged
 };
 
@@ -57,6 +58,7 @@ enum class websocket_enforcement {
     script_only,
 };
 
+/// How a browser is launched or reached, what it enforces, and its bounds.
 struct browser_options {
     /// How to launch a local browser (ignored when cdp_endpoint is set; with webdriver, its
     /// headless setting, extra args and executable go to the WebDriver session).
@@ -92,8 +94,8 @@ struct browser_options {
     websocket_enforcement websockets = websocket_enforcement::automatic;
     /// Screencast frames kept by one recording (oldest dropped beyond).
     std::size_t recording_max_frames = 300;
-    dialog_policy dialogs;
-    viewport_size viewport;
+    dialog_policy dialogs;  ///< how JavaScript dialogs are answered
+    viewport_size viewport;  ///< the viewport of every tab
     std::chrono::milliseconds call_timeout{15000};        ///< one CDP call
     std::chrono::milliseconds navigation_timeout{30000};  ///< a navigation to commit and load
     std::chrono::milliseconds network_idle_timeout{3000}; ///< requests an action started
@@ -105,24 +107,26 @@ struct browser_options {
     /// --snapshot-mode none.
     bool snapshot_after_navigation = true;
     std::size_t delta_budget = 600;      ///< tokens of an action's change report
-    std::size_t console_capacity = 200;
+    std::size_t console_capacity = 200;  ///< console messages kept per tab (newest)
     /// Console messages over 256 KB (cdp::connection_options::max_log_event_bytes) a tab may log
     /// in one action; beyond it the tab's console events are paused until the next action (the
     /// browser stops serialising megabytes per message), and the result says so.
     std::size_t max_oversized_console = 8;
-    std::size_t network_capacity = 300;
-    token_counter tokens;
+    std::size_t network_capacity = 300;  ///< network requests kept per tab (newest)
+    token_counter tokens;                ///< counts snapshot and change-report tokens
     /// Told of every CDP call the engine sends (method, session id), on the sending thread. For
     /// tracing and fault tests; it must not call back into the browser.
     std::function<void(std::string_view method, std::string_view session_id)> on_cdp_call;
 };
 
+/// How browser::click() clicks.
 struct click_options {
     std::string button = "left";  ///< left, right, middle
-    int click_count = 1;
+    int click_count = 1;  ///< 2 for a double click
     std::string modifiers;  ///< e.g. "Shift" or "Control+Shift"
 };
 
+/// How browser::type() types.
 struct type_options {
     bool submit = false;   ///< press Enter afterwards
     bool replace = true;   ///< replace the current value (false: insert at the caret)
@@ -130,22 +134,24 @@ struct type_options {
 
 /// One form field for browser::fill().
 struct fill_field {
-    std::string ref;
+    std::string ref;    ///< the field's ref
     std::string kind;   ///< textbox (or any text field), checkbox, radio, combobox, slider
     std::string value;  ///< text; "true"/"false" for checkbox and radio; an option for combobox
     std::string name;   ///< for messages (empty: the ref)
 };
 
+/// What browser::screenshot() captures, and how.
 struct screenshot_options {
     std::string format = "png";  ///< png or jpeg
     int quality = 80;            ///< jpeg only
     std::string ref;             ///< an element (empty: the viewport)
-    bool full_page = false;
+    bool full_page = false;      ///< the whole page, not only the viewport
 };
 
+/// How browser::start_recording() records (Page.startScreencast).
 struct recording_options {
-    int max_width = 800;
-    int max_height = 600;
+    int max_width = 800;  ///< the largest frame width (px)
+    int max_height = 600;  ///< the largest frame height (px)
     int quality = 60;  ///< JPEG quality
 };
 
@@ -153,18 +159,19 @@ struct recording_options {
 /// {"price": "number"} or {"properties": {"price": {"type": "number", "label": "Cost"}}}), or
 /// "auto" (a table, else a list); within `ref`'s subtree (empty: the page).
 struct extract_options {
-    std::string kind = "auto";
-    std::string ref;
-    json schema = json::object();
-    std::size_t max_items = 200;
+    std::string kind = "auto";     ///< "table", "list", "fields" or "auto"
+    std::string ref;               ///< the subtree to extract from (empty: the page)
+    json schema = json::object();  ///< for "fields": the fields to find
+    std::size_t max_items = 200;   ///< the most rows or items returned
 };
 
+/// What browser::wait_for() waits for (one of text, text_gone, ref).
 struct wait_options {
     std::string text;       ///< wait until this text is on the page
     std::string text_gone;  ///< wait until this text is no longer on the page
     std::string ref;        ///< wait until this element is in `state`
     std::string state = "visible";  ///< visible, hidden, enabled, disabled, checked, unchecked, gone
-    std::chrono::milliseconds timeout{10000};
+    std::chrono::milliseconds timeout{10000};  ///< how long to wait at most
 };
 
 }  // namespace agentkit::browser

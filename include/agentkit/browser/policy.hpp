@@ -53,15 +53,15 @@ namespace agentkit::browser {
 
 /// Why a URL was refused: the rule (e.g. "blocked_origins: *.ads.test") and the URL.
 struct policy_violation {
-    std::string rule;
-    std::string url;
+    std::string rule;  ///< the rule that refused it
+    std::string url;   ///< the URL refused
 };
 
 /// A request the browser refused, as reported in results.
 struct blocked_request {
-    std::string url;
+    std::string url;  ///< the URL refused
     std::string resource_type;  ///< Document, Script, XHR, Fetch, WebSocket, Popup, Download, ...
-    std::string rule;
+    std::string rule;  ///< the rule that refused it (as in policy_violation)
     std::string tab;  ///< tab id when known
 };
 
@@ -434,7 +434,7 @@ inline std::optional<std::vector<std::string>> read_origin_list(const json& v) {
 /// The browser's policy. Defaults are safe; see the header comment.
 struct browser_policy {
     std::vector<std::string> allowed_origins;  ///< empty: every origin not blocked
-    std::vector<std::string> blocked_origins;
+    std::vector<std::string> blocked_origins;  ///< origins refused even when allowed_origins admits them
     bool allow_file_access = false;            ///< file:// URLs
     std::string downloads_dir;                 ///< empty: downloads refused
     /// Files the page may be given (upload) come from this directory only; empty: uploads
@@ -702,7 +702,7 @@ struct browser_policy {
     }
 
     /// Replace every secret value (raw, URL-, form-, encodeURIComponent- and JSON-encoded) with
-    /// <secret>NAME</secret>.
+    /// `<secret>NAME</secret>`.
     [[nodiscard]] std::string redact(std::string s) const {
         if (secrets.empty()) return s;
         std::vector<std::pair<std::string, std::string>> order(secrets.begin(), secrets.end());
@@ -731,6 +731,7 @@ struct browser_policy {
         return j;
     }
 
+    /// An error with its message, hint and details redacted.
     [[nodiscard]] error redact(error e) const {
         if (secrets.empty()) return e;
         e.message = redact(std::move(e.message));
@@ -739,6 +740,7 @@ struct browser_policy {
         return e;
     }
 
+    /// The secrets' names, comma-separated (never their values).
     [[nodiscard]] std::string names() const {
         std::string o;
         for (const auto& [k, v] : secrets) o += (o.empty() ? "" : ", ") + k;

@@ -21,16 +21,18 @@
 
 namespace agentkit::browser {
 
+/// How browser::readable() renders the main content.
 struct readable_options {
     std::size_t token_budget = 4000;  ///< 0: unlimited
-    std::size_t min_paragraph_chars = 25;
+    std::size_t min_paragraph_chars = 25;  ///< shorter text blocks do not count as paragraphs
 };
 
 /// How article-like the main frame is: total paragraph characters and their share of all text.
 struct page_kind {
-    std::size_t paragraph_chars = 0;
-    std::size_t text_chars = 0;
-    std::size_t paragraphs = 0;
+    std::size_t paragraph_chars = 0;  ///< characters in paragraphs
+    std::size_t text_chars = 0;       ///< characters of all text
+    std::size_t paragraphs = 0;       ///< how many paragraphs
+    /// True for an article: at least 3 paragraphs, 800 paragraph characters, and half of all text.
     [[nodiscard]] bool article_like() const noexcept {
         return paragraphs >= 3 && paragraph_chars >= 800 && paragraph_chars * 2 >= text_chars;
     }

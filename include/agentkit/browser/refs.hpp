@@ -28,11 +28,11 @@ namespace agentkit::browser {
 /// What a ref stands for: one node of one document.
 struct ref_target {
     std::string session_id;  ///< the CDP session of the node's renderer (empty: the page session)
-    std::string frame_id;
+    std::string frame_id;    ///< the frame the node's document is in
     std::string loader_id;   ///< the document (a navigation makes a new loader)
-    std::int64_t backend_node_id = 0;
-    std::string role;
-    std::string name;
+    std::int64_t backend_node_id = 0;  ///< the node's DOM.BackendNodeId
+    std::string role;        ///< its accessibility role when the ref was issued
+    std::string name;        ///< its accessible name when the ref was issued
 };
 
 /// Issues refs and resolves them. A ref is never rebound: the same node of the same document

@@ -14,33 +14,36 @@
 
 namespace agentkit::browser {
 
+/// One console message (or uncaught exception) of a tab.
 struct console_message {
     std::string level;  ///< log, info, warning, error, debug, exception
-    std::string text;
-    std::string url;
-    int line = 0;
+    std::string text;   ///< the message text
+    std::string url;    ///< the script it came from, when known
+    int line = 0;       ///< its line in that script (1-based; 0: unknown)
 };
 
+/// One network request of a tab.
 struct network_entry {
-    std::string method;
-    std::string url;
-    std::string resource_type;
-    int status = 0;
-    std::string mime_type;
-    std::string error;
-    bool finished = false;
-    double duration_ms = 0;
+    std::string method;         ///< GET, POST, ...
+    std::string url;            ///< the request URL
+    std::string resource_type;  ///< Document, Script, XHR, Fetch, Image, ... (CDP's resource type)
+    int status = 0;             ///< the HTTP status (0: no response yet)
+    std::string mime_type;      ///< the response's MIME type
+    std::string error;          ///< why it failed ("" when it did not)
+    bool finished = false;      ///< the request ended (loaded, failed or redirected)
+    double duration_ms = 0;     ///< from the request to its end, when finished
 };
 
 /// A snapshot of the current tab.
 struct page_snapshot {
-    std::string tab;
-    std::string url;
-    std::string title;
-    snapshot snap;
+    std::string tab;  ///< the tab's id
+    std::string url;  ///< the page URL
+    std::string title;  ///< the page title
+    snapshot snap;  ///< the snapshot itself
     bool article_like = false;  ///< readable() would give the main text more compactly
-    std::vector<std::string> notes;
+    std::vector<std::string> notes;  ///< what the model should know first (a restarted browser, ...)
     std::string boundary;  ///< nonce of the untrusted-content marks (empty: unmarked)
+    /// The snapshot as the model reads it: notes, URL, then title and snapshot inside the untrusted-content marks.
     [[nodiscard]] std::string to_text() const {
         std::string s;
         for (const auto& n : notes) s += "note: " + n + "\n";
@@ -60,11 +63,12 @@ struct evaluated {
     std::string text;  ///< as the model reads it: the JSON text, or undefined, a function's source head, Symbol(x), 12n, NaN
 };
 
+/// A screenshot: base64 image data and its size in CSS px.
 struct screenshot_result {
-    std::string mime_type;
-    std::string base64;
-    double width = 0;
-    double height = 0;
+    std::string mime_type;  ///< image/png or image/jpeg
+    std::string base64;     ///< the image, base64-encoded
+    double width = 0;       ///< CSS px
+    double height = 0;      ///< CSS px
 };
 
 /// A screencast recording: frames between start_recording and stop_recording.
@@ -72,26 +76,27 @@ struct recording_frame {
     double timestamp = 0;  ///< seconds (browser clock)
     std::string base64;    ///< JPEG
 };
+/// A finished recording: its frames and what was dropped.
 struct recording {
-    std::string mime_type = "image/jpeg";
-    std::vector<recording_frame> frames;
+    std::string mime_type = "image/jpeg";  ///< the frames' MIME type
+    std::vector<recording_frame> frames;  ///< the frames, oldest first
     std::size_t dropped = 0;  ///< frames beyond browser_options::recording_max_frames (oldest dropped)
     double seconds = 0;       ///< wall time between start and stop
-    std::vector<std::string> notes;
+    std::vector<std::string> notes;  ///< what the model should know (e.g. the screen did not change)
 };
 
 /// One page of a batch read.
 struct batch_page {
     std::string url;  ///< as asked
-    std::string final_url;
-    std::string title;
-    int http_status = 0;
+    std::string final_url;  ///< where the page ended up (after redirects)
+    std::string title;  ///< the page title
+    int http_status = 0;  ///< the main document's HTTP status (0: unknown)
     std::string text;       ///< compact snapshot text within its share of the budget
     std::string full_text;  ///< every line (for an artifact when `text` was cut)
-    std::size_t tokens = 0;
-    bool truncated = false;
+    std::size_t tokens = 0;  ///< estimated tokens of `text`
+    bool truncated = false;  ///< `text` was cut to fit the page's share of the budget
     std::optional<error> error_;  ///< why this page could not be read
-    std::vector<blocked_request> blocked;
+    std::vector<blocked_request> blocked;  ///< requests the policy refused while loading the page
 };
 
 }  // namespace agentkit::browser

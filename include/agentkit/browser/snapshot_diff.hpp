@@ -29,10 +29,12 @@ namespace agentkit::browser {
 /// What format_delta says when nothing changed (our text, not the page's).
 inline constexpr std::string_view no_visible_change = "no visible change";
 
+/// What changed between two snapshots: lines added, removed, and lines of the same ref with new text.
 struct snapshot_delta {
-    std::vector<std::string> added;
-    std::vector<std::string> removed;
+    std::vector<std::string> added;                            ///< lines only in the new snapshot
+    std::vector<std::string> removed;                          ///< lines only in the old snapshot
     std::vector<std::pair<std::string, std::string>> changed;  ///< same ref, new text (old, new)
+    /// True when nothing changed.
     [[nodiscard]] bool empty() const noexcept { return added.empty() && removed.empty() && changed.empty(); }
 };
 

@@ -28,15 +28,17 @@ namespace agentkit::browser {
 /// One frame's accessibility tree, as Accessibility.getFullAXTree returned it.
 struct ax_frame {
     std::string session_id;  ///< CDP session of the frame's renderer (empty: the page session)
-    std::string frame_id;
-    std::string loader_id;
-    std::string url;
+    std::string frame_id;  ///< the frame's id
+    std::string loader_id;  ///< its document (a navigation makes a new loader)
+    std::string url;  ///< its URL
     json nodes;  ///< the `nodes` array
-    /// For an out-of-process frame: its <iframe> element in the parent (session, backend id).
+    /// For an out-of-process frame: its `<iframe>` element in the parent (session, backend id).
     std::string owner_session_id;
+    /// The `<iframe>` element's backend node id in the parent (0: not out-of-process).
     std::int64_t owner_backend_id = 0;
 };
 
+/// What a snapshot shows and how long its lines may be.
 struct snapshot_options {
     /// Token budget for the snapshot text (0: unlimited).
     std::size_t token_budget = 6000;
@@ -59,29 +61,32 @@ struct snapshot_options {
 
 /// One rendered line.
 struct snapshot_line {
-    std::size_t depth = 0;
+    std::size_t depth = 0;  ///< nesting level (indentation)
     std::string text;  ///< without indentation
     std::string ref;   ///< empty for structure and text
-    bool interactive = false;
+    bool interactive = false;  ///< a model can act on it (it has a ref)
     bool structural = false;  ///< a container line (kept when any descendant is kept)
     std::size_t parent = static_cast<std::size_t>(-1);  ///< index of the enclosing structural line
     bool text_run = false;    ///< plain page text (adjacent runs merge into one line)
     /// The block a text line's runs are laid out in (dom_index::block_of; 0: unknown): only
     /// runs of the same block merge. closed_block: a <br> ended the line.
     std::int64_t block = 0;
+    /// The `block` of a text line a `<br>` ended: nothing merges into it.
     static constexpr std::int64_t closed_block = -1;
 };
 
+/// A rendered snapshot: its lines, the text the model sees, and what the budget cut.
 struct snapshot {
     std::vector<snapshot_line> lines;  ///< every line, before the budget
     std::string text;                  ///< what the model sees (within budget, with the cut note)
     std::size_t tokens = 0;            ///< tokens of `text`
     std::size_t total_tokens = 0;      ///< tokens of all lines, had nothing been cut
-    std::size_t shown_lines = 0;
-    std::size_t cut_text_lines = 0;
-    std::size_t cut_controls = 0;
+    std::size_t shown_lines = 0;  ///< lines in `text`
+    std::size_t cut_text_lines = 0;  ///< lines of page text the budget left out
+    std::size_t cut_controls = 0;  ///< lines with refs the budget left out
     std::size_t shortened_lines = 0;  ///< text lines shortened to max_text_line
     std::string full_text;  ///< every line (what a budget cut can be read back from)
+    /// True when the budget left lines out.
     [[nodiscard]] bool truncated() const noexcept { return cut_text_lines + cut_controls > 0; }
 };
 

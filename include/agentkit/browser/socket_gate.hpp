@@ -86,6 +86,7 @@
 
 namespace agentkit::browser {
 
+/// The bounds of a socket_gate.
 struct socket_gate_options {
     std::size_t max_connections = 256;                   ///< open client connections
     std::chrono::milliseconds handshake_timeout{15000};  ///< accept → relaying (lookup and connect included)
@@ -101,6 +102,7 @@ struct socket_gate_stats {
     std::size_t active = 0;      ///< client connections open now
 };
 
+/// A SOCKS5 proxy on 127.0.0.1 that lets a browser's WebSockets connect only where a decision function allows.
 class socket_gate {
 public:
     /// (host, port) → nothing to allow, or the rule refusing the connection.
@@ -135,11 +137,13 @@ public:
         wake_.reset();
     }
 
+    /// The port it listens on (127.0.0.1).
     [[nodiscard]] std::uint16_t port() const noexcept { return port_; }
     /// The proxyServer value: http(s) direct, WebSockets (SOCKS) through this gate.
     [[nodiscard]] std::string proxy_server() const {
         return "http=direct://;https=direct://;socks=socks5://127.0.0.1:" + std::to_string(port_);
     }
+    /// The counts since start.
     [[nodiscard]] socket_gate_stats stats() const {
         std::lock_guard lock(smu_);
         return stats_;

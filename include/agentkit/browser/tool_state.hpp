@@ -18,15 +18,16 @@ namespace agentkit::browser {
 
 /// Per-call metrics of the browser tools.
 struct call_metrics {
-    std::string tool;
+    std::string tool;  ///< the tool's name
     std::size_t bytes = 0;   ///< of the text returned
     std::size_t tokens = 0;  ///< estimated
     std::int64_t ms = 0;     ///< wall time of the call
     std::uint64_t cdp_round_trips = 0;  ///< CDP commands the call sent (with the browser's own answers to paused requests)
     std::int64_t wait_ms = 0;           ///< of ms, time spent waiting for the page (settle, load, wait_for)
-    bool ok = true;
+    bool ok = true;  ///< the call succeeded
 };
 
+/// How the browser tools shape their results.
 struct tools_options {
     /// Hard cap on any result's text (characters); what is cut goes to the artifact store.
     std::size_t max_result_chars = 30000;
@@ -43,16 +44,23 @@ struct tools_options {
 
 /// What the tools share: the browser, the artifact store, options and totals.
 struct tool_state {
-    browser& b;
-    session_store& store;
-    tools_options options{};
-    token_counter tokens{};
+    browser& b;               ///< the browser the tools drive
+    session_store& store;     ///< where cut text and screenshots go
+    tools_options options{};  ///< the tools' options
+    token_counter tokens{};   ///< estimates the tokens of results
 
     /// Sums of the calls' metrics.
     struct totals {
+        ///@{
+        /// Calls, and the bytes and estimated tokens of their text.
         std::size_t calls = 0, bytes = 0, tokens = 0;
+        ///@}
+        ///@{
+        /// Wall time of the calls, and of it the time spent waiting for the page (ms).
         std::int64_t ms = 0, wait_ms = 0;
-        std::uint64_t cdp_round_trips = 0;
+        ///@}
+        std::uint64_t cdp_round_trips = 0;  ///< CDP commands the calls sent
+        /// Add one call's metrics.
         void add(const call_metrics& m) {
             ++calls;
             bytes += m.bytes;
@@ -66,9 +74,10 @@ struct tool_state {
 
     std::mutex mu;  ///< the metrics below
     totals total;   ///< every call of the session
-    std::map<std::string, totals> per_tool;
+    std::map<std::string, totals> per_tool;  ///< totals per tool name
     std::deque<call_metrics> recent;  ///< the newest calls, oldest first
 
+    /// The state of tools on browser `br` with artifact store `st`.
     tool_state(browser& br, session_store& st, tools_options o = {}) : b(br), store(st), options(std::move(o)) {}
 };
 

@@ -64,16 +64,19 @@
 #include <variant>
 #include <vector>
 
+/// The Chrome DevTools Protocol: transports (pipe, WebSocket, replay), connections, sessions, browser launch.
 namespace agentkit::cdp {
 
 /// A CDP event.
 struct event {
-    std::string method;
-    json params = json::object();
+    std::string method;      ///< the event's method ("Page.loadEventFired")
+    json params = json::object();  ///< its parameters
     std::string session_id;  ///< empty for the browser (root) session
 };
 
+/// Receives a subscribed event (on the connection's dispatcher thread).
 using event_handler = std::function<void(const event&)>;
+/// Receives the result of a call_async() (on the dispatcher thread).
 using call_callback = std::function<void(result<json>)>;
 
 /// Options of a connection.
@@ -543,6 +546,7 @@ struct connection_state {
 class [[nodiscard]] subscription {
 public:
     subscription() = default;
+    /// Made by connection::on(): the connection's state and the handler's id.
     subscription(std::weak_ptr<detail::connection_state> st, std::uint64_t id) : st_(std::move(st)), id_(id) {}
     subscription(subscription&& o) noexcept : st_(std::move(o.st_)), id_(std::exchange(o.id_, 0)) {}
     subscription& operator=(subscription&& o) noexcept {
@@ -580,7 +584,9 @@ public:
         st_.reset();
     }
 
+    /// True while this object owns a live handler.
     [[nodiscard]] bool active() const noexcept { return id_ != 0; }
+    /// The handler's id (0 when not active).
     [[nodiscard]] std::uint64_t id() const noexcept { return id_; }
 
 private:
@@ -593,6 +599,7 @@ private:
 class [[nodiscard]] event_waiter {
 public:
     event_waiter() = default;
+    /// Made by connection::expect().
     explicit event_waiter(std::shared_ptr<detail::waiter_state> s, std::string what)
         : s_(std::move(s)), what_(std::move(what)) {}
 
@@ -626,6 +633,7 @@ class session;
 /// launched browser: Browser.close, then signals) and joins both threads.
 class connection {
 public:
+    /// Start the reader and dispatcher threads on this transport.
     explicit connection(any_transport transport, connection_options options = {})
         : st_(std::make_shared<detail::connection_state>()) {
         st_->transport = std::move(transport);
@@ -889,22 +897,29 @@ private:
 /// must outlive it.
 class session {
 public:
+    /// A view of the flattened session `session_id` of `conn`.
     session(connection& conn, std::string session_id) : conn_(&conn), id_(std::move(session_id)) {}
 
+    /// The CDP sessionId.
     [[nodiscard]] const std::string& id() const noexcept { return id_; }
+    /// The connection the session is on.
     [[nodiscard]] connection& conn() const noexcept { return *conn_; }
 
+    /// connection::call() in this session.
     [[nodiscard]] result<json> call(std::string_view method, json params = json::object(),
                                     std::optional<std::chrono::milliseconds> timeout = std::nullopt) const {
         return conn_->call(method, std::move(params), id_, timeout);
     }
+    /// connection::call_async() in this session.
     [[nodiscard]] std::future<result<json>> call_async(std::string_view method, json params = json::object(),
                                                        std::optional<std::chrono::milliseconds> timeout = std::nullopt) const {
         return conn_->call_async(method, std::move(params), id_, timeout);
     }
+    /// connection::on() for this session's events.
     [[nodiscard]] subscription on(std::string_view method, event_handler handler) const {
         return conn_->on(method, std::move(handler), id_);
     }
+    /// connection::expect() for this session's events.
     [[nodiscard]] event_waiter expect(std::string method, std::function<bool(const event&)> predicate = {}) const {
         return conn_->expect(std::move(method), id_, std::move(predicate));
     }

@@ -73,7 +73,7 @@ struct launch_options {
     std::chrono::milliseconds send_timeout{30000};
     /// Largest message accepted from the browser.
     std::size_t max_message_size = std::size_t{256} << 20U;
-    /// Profile preferences merged (RFC 7386) into <profile>/Default/Preferences before the start,
+    /// Profile preferences merged (RFC 7386) into `<profile>/Default/Preferences` before the start,
     /// in a host's profile too. The default turns off network prediction: speculation-rules
     /// prefetch and prerender, preconnect and DNS prefetch (requests and bare connections the
     /// CDP Fetch domain never sees; no command-line flag or CDP command stops them in Chromium
@@ -112,8 +112,8 @@ class browser_process {
 public:
     /// A descriptor of ours to install in the child at `child_fd`.
     struct fd_mapping {
-        int parent_fd;
-        int child_fd;
+        int parent_fd;  ///< our descriptor
+        int child_fd;   ///< the descriptor number it gets in the browser
     };
 
     /// Merge `prefs` into the profile's Default/Preferences (created when missing). A file that
@@ -256,11 +256,17 @@ public:
         remove_temp_dir();
     }
 
+    /// The browser's process id (its process group id too).
     [[nodiscard]] pid_t pid() const noexcept { return pid_; }
+    /// The profile directory (--user-data-dir).
     [[nodiscard]] const std::filesystem::path& profile_dir() const noexcept { return profile_dir_; }
+    /// The temporary directory of this launch (the profile unless user_data_dir was given), removed on destruction.
     [[nodiscard]] const std::filesystem::path& temp_dir() const noexcept { return temp_dir_; }
+    /// The browser executable that was started.
     [[nodiscard]] const std::string& executable() const noexcept { return executable_; }
+    /// The command-line arguments it was started with.
     [[nodiscard]] const std::vector<std::string>& args() const noexcept { return args_; }
+    /// The launch options.
     [[nodiscard]] const launch_options& options() const noexcept { return options_; }
     /// Readable (POLLIN) once the process has exited; -1 when pidfds are unavailable.
     [[nodiscard]] int pidfd() const noexcept { return pidfd_.get(); }

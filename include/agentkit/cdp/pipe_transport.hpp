@@ -105,17 +105,21 @@ public:
     pipe_transport& operator=(const pipe_transport&) = delete;
     ~pipe_transport() { close(); }
 
+    /// Write one message to the browser (see the transport contract).
     [[nodiscard]] result<void> send(std::string_view message) {
         if (!s_) return fail(errc::transport_closed, "moved-from pipe_transport");
         return s_->send(message);
     }
+    /// The next message from the browser, or errc::timeout, or a terminal error (see the transport contract).
     [[nodiscard]] result<std::string> receive(std::chrono::milliseconds timeout) {
         if (!s_) return fail(errc::transport_closed, "moved-from pipe_transport");
         return s_->receive(timeout);
     }
+    /// Close the pipes and stop the browser; idempotent.
     void close() {
         if (s_) s_->close();
     }
+    /// False once closed or failed.
     [[nodiscard]] bool is_open() const noexcept { return s_ && s_->open.load(); }
 
     /// The browser's process id (its process group id too).

@@ -65,7 +65,7 @@ struct replay_options {
     bool close_at_end = false;
     /// Compare sessionId too (on by default: a call on the wrong session is a real bug).
     bool match_session = true;
-    replay_order order = replay_order::strict;
+    replay_order order = replay_order::strict;  ///< how sends are matched against the recorded ones
     /// replay_order::windowed: how many not-yet-matched recorded sends a send may match.
     std::size_t window = 32;
     /// Names of params fields (at any depth) left out of the comparison.
@@ -75,6 +75,7 @@ struct replay_options {
 /// Plays back a transcript. Thread-safe per the transport contract; move-only.
 class replay_transport {
 public:
+    /// Replay these entries; the ones recorded before the first send are ready at once.
     explicit replay_transport(std::vector<transcript_entry> entries, replay_options options = {})
         : s_(std::make_shared<state>()) {
         s_->entries = std::move(entries);
@@ -96,12 +97,15 @@ public:
     replay_transport& operator=(const replay_transport&) = delete;
     ~replay_transport() = default;
 
+    /// Match the message against the recorded sends and release the entries that follow; errc::protocol_error
+    /// on a mismatch.
     [[nodiscard]] result<void> send(std::string_view message) {
         if (!s_) return fail(errc::transport_closed, "moved-from replay_transport");
         std::lock_guard lock(s_->mu);
         return s_->on_send(message);
     }
 
+    /// The next replayed message; errc::timeout when none is due, or the transport's end.
     [[nodiscard]] result<std::string> receive(std::chrono::milliseconds timeout) {
         if (!s_) return fail(errc::transport_closed, "moved-from replay_transport");
         std::unique_lock lock(s_->mu);
@@ -122,6 +126,7 @@ public:
         return fail(errc::timeout, "no replayed message within " + std::to_string(timeout.count()) + " ms");
     }
 
+    /// End the replay: receive() reports errc::transport_closed from now on.
     void close() {
         if (!s_) return;
         std::lock_guard lock(s_->mu);
@@ -130,6 +135,7 @@ public:
         s_->cv.notify_all();
     }
 
+    /// False once the replay ended (closed, a mismatch, a recorded close, or the end reported by receive()).
     [[nodiscard]] bool is_open() const {
         if (!s_) return false;
         std::lock_guard lock(s_->mu);

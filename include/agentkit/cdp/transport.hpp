@@ -74,6 +74,7 @@ enum class direction {
     closed,    ///< the transport finished; the message is the error as JSON ("close")
 };
 
+/// The direction as written in JSONL: "send", "recv" or "close".
 [[nodiscard]] inline std::string_view to_string(direction d) noexcept {
     switch (d) {
         case direction::sent: return "send";
@@ -86,7 +87,7 @@ enum class direction {
 /// One message that crossed a transport.
 struct transcript_entry {
     double time_ms = 0;  ///< milliseconds since recording started
-    direction dir = direction::sent;
+    direction dir = direction::sent;  ///< which way it went
     std::string message;  ///< the JSON text (for `closed`: error::to_json() text)
 
     /// One JSONL line (without the newline): {"t":1.5,"dir":"send","msg":{...}}.
@@ -246,6 +247,7 @@ class any_transport {
 public:
     any_transport() = default;
 
+    /// Wrap any transport (implicit).
     template <class T>
         requires(!std::same_as<std::remove_cvref_t<T>, any_transport> && transport<std::remove_cvref_t<T>>)
     any_transport(T&& t)  // NOLINT(google-explicit-constructor): deliberate implicit erasure
@@ -255,12 +257,14 @@ public:
     any_transport& operator=(any_transport&&) noexcept = default;
     ~any_transport() = default;
 
+    /// Send through the wrapped transport (recorded when recording); transport_closed when empty.
     [[nodiscard]] result<void> send(std::string_view message) {
         if (!impl_) return closed_error();
         if (auto rec = impl_->recorder()) rec->record(direction::sent, message);
         return impl_->send(message);
     }
 
+    /// Receive from the wrapped transport (recorded when recording); transport_closed when empty.
     [[nodiscard]] result<std::string> receive(std::chrono::milliseconds timeout) {
         if (!impl_) return closed_error();
         auto r = impl_->receive(timeout);
@@ -274,11 +278,14 @@ public:
         return r;
     }
 
+    /// Close the wrapped transport.
     void close() {
         if (impl_) impl_->close();
     }
 
+    /// True when a transport is wrapped and open.
     [[nodiscard]] bool is_open() const { return impl_ && impl_->is_open(); }
+    /// True when a transport is wrapped.
     [[nodiscard]] explicit operator bool() const noexcept { return static_cast<bool>(impl_); }
 
     /// Record every message from now on (nullptr stops recording). Thread-safe.
@@ -286,6 +293,7 @@ public:
         if (impl_) impl_->set_recorder(std::move(recorder));
     }
 
+    ///@{
     /// The wrapped transport when it is a T (e.g. to reach pipe_transport::pid()), else null.
     template <class T>
     [[nodiscard]] T* target() noexcept {
@@ -297,6 +305,7 @@ public:
         const auto* m = dynamic_cast<const model<T>*>(impl_.get());
         return m != nullptr ? &m->value : nullptr;
     }
+    ///@}
 
 private:
     static unexpected_error closed_error() {

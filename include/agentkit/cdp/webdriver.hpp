@@ -33,6 +33,7 @@
 
 namespace agentkit::cdp {
 
+/// How to reach a browser through a WebDriver endpoint (a Selenium grid, a cloud browser service).
 struct webdriver_options {
     /// The WebDriver endpoint, with any path prefix it needs (http://host:4444,
     /// http://host:4444/wd/hub). Empty: no WebDriver.

@@ -226,17 +226,21 @@ public:
     websocket_transport& operator=(const websocket_transport&) = delete;
     ~websocket_transport() { close(); }
 
+    /// Send one message as a text frame (see the transport contract).
     [[nodiscard]] result<void> send(std::string_view message) {
         if (!s_) return fail(errc::transport_closed, "moved-from websocket_transport");
         return s_->send_message(message);
     }
+    /// The next message, or errc::timeout, or a terminal error (see the transport contract).
     [[nodiscard]] result<std::string> receive(std::chrono::milliseconds timeout) {
         if (!s_) return fail(errc::transport_closed, "moved-from websocket_transport");
         return s_->receive(timeout);
     }
+    /// Close the socket (a browser we launched is stopped first); idempotent.
     void close() {
         if (s_) s_->close();
     }
+    /// False once closed or failed.
     [[nodiscard]] bool is_open() const noexcept { return s_ && s_->open.load(); }
 
     /// The ws:// URL this transport connected to.

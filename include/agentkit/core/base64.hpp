@@ -33,6 +33,7 @@ namespace agentkit {
     }
     return out;
 }
+/// Encode the bytes of `s` as base64 (standard alphabet, with padding).
 [[nodiscard]] inline std::string base64_encode(std::string_view s) { return base64_encode(s.data(), s.size()); }
 
 /// Decode base64 (padding optional, line breaks ignored); nothing when a character is not base64.

@@ -45,25 +45,61 @@ namespace agentkit {
 // Constraints. Each is a small literal type that adds keywords to a schema; the validator in
 // core/parse.hpp checks the same keywords, so the schema and the checks cannot drift apart.
 // ---------------------------------------------------------------------------------------------
+/// The constraint types a field can carry (made by minimum(), pattern(), one_of(), ...; each
+/// adds its JSON Schema keywords to the field's schema and is checked by the parser).
 namespace constraint {
-struct minimum_t { double value; bool exclusive; };
-struct maximum_t { double value; bool exclusive; };
-struct min_length_t { std::size_t value; };
-struct max_length_t { std::size_t value; };
-struct pattern_t { std::string_view regex; };
-struct format_t { std::string_view name; };
-struct min_items_t { std::size_t value; };
-struct max_items_t { std::size_t value; };
-template <std::size_t N>
-struct one_of_t { std::array<std::string_view, N> values; };
-struct default_t {
-    enum class kind : std::uint8_t { boolean, integer, number, string } k;
-    bool b = false;
-    long long i = 0;
-    double d = 0;
-    std::string_view s{};
+/// `minimum` (or `exclusiveMinimum`): made by minimum(), exclusive_minimum() and range().
+struct minimum_t {
+    double value;    ///< the bound
+    bool exclusive;  ///< true: the bound itself is out (`exclusiveMinimum`)
 };
-struct example_t { std::string_view json_text; };
+/// `maximum` (or `exclusiveMaximum`): made by maximum(), exclusive_maximum() and range().
+struct maximum_t {
+    double value;    ///< the bound
+    bool exclusive;  ///< true: the bound itself is out (`exclusiveMaximum`)
+};
+/// `minLength`: made by min_length().
+struct min_length_t {
+    std::size_t value;  ///< the fewest Unicode code points
+};
+/// `maxLength`: made by max_length().
+struct max_length_t {
+    std::size_t value;  ///< the most Unicode code points
+};
+/// `pattern`: made by pattern().
+struct pattern_t {
+    std::string_view regex;  ///< an ECMAScript regular expression the string must contain a match of
+};
+/// `format`: made by format().
+struct format_t {
+    std::string_view name;  ///< the format's name ("uri", "email", "date-time", ...)
+};
+/// `minItems`: made by min_items().
+struct min_items_t {
+    std::size_t value;  ///< the fewest array items
+};
+/// `maxItems`: made by max_items().
+struct max_items_t {
+    std::size_t value;  ///< the most array items
+};
+/// `enum` of N strings: made by one_of().
+template <std::size_t N>
+struct one_of_t {
+    std::array<std::string_view, N> values;  ///< the allowed values
+};
+/// `default`: made by default_value(); one of `b`, `i`, `d`, `s` holds the value, as `k` says.
+struct default_t {
+    /// The JSON type of the default, which says the member that holds it.
+    enum class kind : std::uint8_t { boolean, integer, number, string } k;  ///< this default's type
+    bool b = false;                                                         ///< the value when `k` is boolean
+    long long i = 0;                                                        ///< the value when `k` is integer
+    double d = 0;                                                           ///< the value when `k` is number
+    std::string_view s{};                                                   ///< the value when `k` is string
+};
+/// One entry of `examples`: made by example().
+struct example_t {
+    std::string_view json_text;  ///< the example value as JSON text
+};
 }  // namespace constraint
 
 /// Inclusive lower bound for a number.
@@ -95,6 +131,7 @@ template <class... S>
 [[nodiscard]] constexpr constraint::one_of_t<sizeof...(S)> one_of(const S&... values) noexcept {
     return {{std::string_view(values)...}};
 }
+///@{
 /// The field's default: shown in the schema and applied when an argument leaves the field out.
 [[nodiscard]] constexpr constraint::default_t default_value(bool v) noexcept {
     return {constraint::default_t::kind::boolean, v, 0, 0, {}};
@@ -111,6 +148,7 @@ template <class... S>
 [[nodiscard]] constexpr constraint::default_t default_value(const char* v) noexcept {
     return {constraint::default_t::kind::string, false, 0, 0, std::string_view(v)};
 }
+///@}
 /// An example value, as JSON text, listed in the schema's `examples`.
 [[nodiscard]] constexpr constraint::example_t example(std::string_view json_text) noexcept { return {json_text}; }
 
@@ -121,12 +159,12 @@ template <class... S>
 /// One described data member: pointer to member, JSON name, description, constraints.
 template <class Class, class Member, class... Cs>
 struct field_t {
-    using class_type = Class;
-    using member_type = Member;
-    Member Class::*ptr;
-    std::string_view name;
-    std::string_view description;
-    std::tuple<Cs...> constraints;
+    using class_type = Class;       ///< the described struct
+    using member_type = Member;     ///< the data member's type
+    Member Class::*ptr;             ///< pointer to the data member
+    std::string_view name;          ///< the JSON property name
+    std::string_view description;   ///< the property's description in the schema
+    std::tuple<Cs...> constraints;  ///< the constraints (minimum(), pattern(), default_value(), ...)
 };
 
 namespace detail {
@@ -178,6 +216,7 @@ struct enum_names {};
 template <class E, class Anchor = ::agentkit_enum_anchor>
 struct enum_tag {};
 
+/// A struct with a description: `T::agentkit_fields()` or a `describe<T>` specialisation.
 template <class T>
 concept described = std::is_class_v<T> && (requires { describe<T>::fields(); } || requires { T::agentkit_fields(); });
 
@@ -196,6 +235,7 @@ constexpr auto enum_table() {
 }
 }  // namespace detail
 
+/// An enum with JSON names, from AGENTKIT_ENUM or an enum_names specialisation.
 template <class E>
 concept named_enum = std::is_enum_v<E> && (detail::enum_names_specialised<E> || detail::enum_names_by_macro<E>);
 

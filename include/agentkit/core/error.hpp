@@ -45,11 +45,11 @@ inline constexpr std::string_view browser_crashed = "browser.crashed";  ///< the
 inline constexpr std::string_view ref_stale = "ref.stale";              ///< an element ref no longer resolves
 inline constexpr std::string_view ref_unknown = "ref.unknown";          ///< an element ref was never issued
 inline constexpr std::string_view element_covered = "element.covered";  ///< another element takes the click
-inline constexpr std::string_view element_not_visible = "element.not_visible";
-inline constexpr std::string_view navigation_failed = "navigation.failed";
+inline constexpr std::string_view element_not_visible = "element.not_visible";  ///< the element has no visible box to act on
+inline constexpr std::string_view navigation_failed = "navigation.failed";  ///< a navigation failed (load error, or no page to go back or forward to)
 inline constexpr std::string_view policy_blocked = "policy.blocked";    ///< a policy rule refused the action
 inline constexpr std::string_view not_found = "not_found";              ///< a looked-up item does not exist
-inline constexpr std::string_view budget_exceeded = "budget.exceeded";
+inline constexpr std::string_view budget_exceeded = "budget.exceeded";  ///< a size limit was reached (an artifact larger than the store allows)
 // model providers (session)
 inline constexpr std::string_view provider_rate_limited = "provider.rate_limited";  ///< HTTP 429 / rate_limit_error
 inline constexpr std::string_view provider_overloaded = "provider.overloaded";      ///< HTTP 529 / overloaded_error / 503
@@ -63,12 +63,13 @@ inline constexpr std::string_view internal = "internal";                ///< a b
 
 /// A structured error. Cheap to move; compare by `code`.
 struct error {
-    std::string code;
-    std::string message;
-    std::string hint;
+    std::string code;  ///< the stable dotted code, one of errc
+    std::string message;  ///< what went wrong, in one or two sentences
+    std::string hint;  ///< what the caller should do next (empty: nothing to add)
     json details;  ///< null when there is nothing structured to add
 
     error() = default;
+    /// A new error; `details` is null when left out.
     error(std::string_view code_, std::string message_, std::string hint_ = {}, json details_ = nullptr)
         : code(code_), message(std::move(message_)), hint(std::move(hint_)), details(std::move(details_)) {}
 

@@ -10,13 +10,17 @@ namespace agentkit {
 /// `agentkit::tool<"get_weather">(...)`.
 template <std::size_t N>
 struct fixed_string {
-    char data[N]{};
+    char data[N]{};  ///< the characters and the terminating NUL
 
+    /// From a string literal (implicit, so a literal can be a template argument).
     constexpr fixed_string(const char (&s)[N]) noexcept {  // NOLINT(google-explicit-constructor)
         for (std::size_t i = 0; i < N; ++i) data[i] = s[i];
     }
+    /// The length, without the terminating NUL.
     [[nodiscard]] constexpr std::size_t size() const noexcept { return N - 1; }
+    /// The characters as a string_view, without the NUL.
     [[nodiscard]] constexpr std::string_view view() const noexcept { return {data, N - 1}; }
+    /// Converts to view().
     constexpr operator std::string_view() const noexcept { return view(); }  // NOLINT
 };
 

@@ -25,8 +25,8 @@ namespace agentkit {
 
 /// One validation problem: where (a JSON Pointer into the arguments) and what.
 struct problem {
-    std::string path;
-    std::string message;
+    std::string path;     ///< JSON Pointer to the offending value ("" for the whole arguments object)
+    std::string message;  ///< what is wrong with it, in words
 };
 
 namespace detail {

@@ -23,6 +23,7 @@ concept token_estimator = requires(const T& t, std::string_view s) {
 /// The default estimator: word pieces, digit groups and punctuation, without a vocabulary.
 /// Typically within ±15% of o200k on prose, markup and JSON.
 struct heuristic_tokens {
+    /// The estimated number of tokens in `s`.
     [[nodiscard]] std::size_t count(std::string_view s) const noexcept {
         std::size_t tokens = 0;
         std::size_t i = 0;
@@ -94,6 +95,7 @@ struct heuristic_tokens {
 class token_counter {
 public:
     token_counter() = default;
+    /// Wraps an estimator (anything with `count(std::string_view)`).
     template <token_estimator E>
         requires(!std::same_as<std::decay_t<E>, token_counter>)
     explicit token_counter(E e) : fn_([e = std::move(e)](std::string_view s) { return static_cast<std::size_t>(e.count(s)); }) {}
@@ -103,6 +105,7 @@ public:
         t.fn_ = std::move(f);
         return t;
     }
+    /// The estimated number of tokens in `s`, by the wrapped estimator (heuristic_tokens if none).
     [[nodiscard]] std::size_t count(std::string_view s) const {
         return fn_ ? fn_(s) : heuristic_tokens{}.count(s);
     }

@@ -28,12 +28,12 @@ struct url_parts {
     std::string host;          ///< lower case; an IPv6 literal without its brackets; one trailing dot removed
     bool ipv6 = false;         ///< the host was a bracketed IPv6 literal
     int port = -1;             ///< the explicit port, else the scheme's default, else -1
-    bool explicit_port = false;
+    bool explicit_port = false;  ///< the URL names its port (`port` is then that port)
     std::string path;          ///< "" or starting with '/' (for URLs with an authority)
     std::string query;         ///< after '?', without it
     std::string fragment;      ///< after '#', without it
-    bool has_query = false;
-    bool has_fragment = false;
+    bool has_query = false;  ///< a '?' is present (the query may still be empty)
+    bool has_fragment = false;  ///< a '#' is present (the fragment may still be empty)
 
     /// The host as it appears in a URL: IPv6 literals in brackets.
     [[nodiscard]] std::string host_text() const { return ipv6 ? "[" + host + "]" : host; }

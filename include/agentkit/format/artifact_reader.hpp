@@ -34,10 +34,11 @@ inline constexpr std::string_view default_artifact_reader_name = "read_artifact"
 
 /// Arguments of an artifact-reading tool.
 struct artifact_read_args {
-    std::string id;
-    std::optional<int> offset;
-    std::optional<int> length;
-    std::optional<std::string> section;
+    std::string id;                      ///< the artifact id (e.g. a3)
+    std::optional<int> offset;           ///< where to start, in characters (text artifacts); default 0
+    std::optional<int> length;           ///< how many characters; default 20000
+    std::optional<std::string> section;  ///< start at the first line containing this text instead
+    /// The fields: id, offset, length, section.
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(artifact_read_args, id, "Artifact id, e.g. a3", min_length(1)),
                       AGENTKIT_FIELD(artifact_read_args, offset, "Start (characters) for text artifacts", minimum(0)),

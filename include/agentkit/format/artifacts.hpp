@@ -62,24 +62,25 @@ concept artifact_store = artifact_sink<S> && requires(const S& cs, std::string_v
     { cs.list() } -> std::convertible_to<std::vector<artifact_ref>>;
 };
 
+/// Bounds and location of a session_store.
 struct store_options {
     std::size_t max_count = 200;                 ///< artifacts kept at once
     std::size_t max_bytes = 64U * 1024U * 1024U;  ///< bytes kept at once (payload bytes)
     std::string dir;    ///< empty: in memory; else a per-session subdirectory of this directory
     bool keep = false;  ///< keep the directory's files after the store is destroyed
-    std::string uri_prefix = "agentkit://artifacts/";
+    std::string uri_prefix = "agentkit://artifacts/";  ///< artifact URIs are this prefix and the id
 };
 
 /// An artifact that was evicted to stay within the bounds.
 struct eviction {
-    std::string id;
-    std::string name;
-    std::size_t size = 0;
+    std::string id;        ///< the evicted artifact's id
+    std::string name;      ///< its name
+    std::size_t size = 0;  ///< its size in bytes
 };
 
 /// What a read returns: a slice of a text artifact (or the whole of a binary one).
 struct artifact_slice {
-    artifact_ref ref;
+    artifact_ref ref;         ///< the artifact read
     std::string text;         ///< the slice (text artifacts)
     std::size_t offset = 0;   ///< where it starts
     std::size_t total = 0;    ///< the artifact's size
@@ -87,9 +88,10 @@ struct artifact_slice {
     bool binary = false;      ///< base64 payload in `text` (images)
 };
 
+/// Which slice of a text artifact read() returns.
 struct read_options {
-    std::size_t offset = 0;
-    std::size_t length = 20000;
+    std::size_t offset = 0;  ///< where the slice starts, in bytes of the text
+    std::size_t length = 20000;  ///< the longest slice returned
     std::string section;  ///< start at the first line containing this text (instead of offset)
 };
 
@@ -123,6 +125,7 @@ inline std::string safe_name(std::string_view n) {
 ///   auto part = store.read(ref->id, {.offset = 6000, .length = 4000});   // or {.section = "Results"}
 class session_store {
 public:
+    /// An empty store with these options (its directory is made with the first artifact).
     explicit session_store(store_options o = {}) : opt_(std::move(o)) {}
     session_store(const session_store&) = delete;
     session_store& operator=(const session_store&) = delete;
@@ -176,6 +179,7 @@ public:
         return ref;
     }
 
+    /// The artifact with this id (read back from its file when on disk); nullopt when unknown or evicted.
     [[nodiscard]] std::optional<artifact_blob> get(std::string_view id) const {
         std::lock_guard lock(mu_);
         auto it = items_.find(std::string(id));
@@ -243,14 +247,17 @@ public:
         return std::exchange(pending_evictions_, {});
     }
 
+    /// The number of artifacts held.
     [[nodiscard]] std::size_t size() const {
         std::lock_guard lock(mu_);
         return items_.size();
     }
+    /// The payload bytes held.
     [[nodiscard]] std::size_t bytes() const {
         std::lock_guard lock(mu_);
         return used_;
     }
+    /// How many artifacts have been evicted so far.
     [[nodiscard]] std::size_t evicted() const {
         std::lock_guard lock(mu_);
         return evicted_;
@@ -260,6 +267,7 @@ public:
         std::lock_guard lock(mu_);
         return dir_.string();
     }
+    /// The options it was made with.
     [[nodiscard]] const store_options& options() const noexcept { return opt_; }
 
     /// Remove every artifact (and the session directory unless kept).
@@ -335,6 +343,7 @@ static_assert(artifact_store<session_store>);
 /// The session's default store: in memory, bounded by bytes only.
 class memory_artifacts : public session_store {
 public:
+    /// An in-memory store of at most `max_bytes` payload bytes, with artifact URIs under `uri_prefix`.
     explicit memory_artifacts(std::size_t max_bytes = 64U * 1024U * 1024U, std::string uri_prefix = "agentkit://artifacts/")
         : session_store(options_for(max_bytes, std::move(uri_prefix))) {}
 
@@ -355,13 +364,16 @@ static_assert(artifact_store<memory_artifacts>);
 class artifact_sink_ref {
 public:
     artifact_sink_ref() = default;
+    /// A handle to `s` (implicit, like std::span).
     template <artifact_sink S>
         requires(!std::same_as<std::remove_cvref_t<S>, artifact_sink_ref>)
     artifact_sink_ref(S& s) noexcept  // NOLINT(google-explicit-constructor): a handle, like std::span
         : obj_(&s), put_([](void* o, artifact_blob b) -> result<artifact_ref> { return static_cast<S*>(o)->put(std::move(b)); }) {}
 
+    /// True when the handle refers to a sink.
     [[nodiscard]] explicit operator bool() const noexcept { return obj_ != nullptr; }
 
+    /// Store `b` in the sink: not_found when there is none, internal when it throws.
     [[nodiscard]] result<artifact_ref> put(artifact_blob b) const {
         if (!obj_) return fail(errc::not_found, "no artifact store is configured");
         try {
@@ -378,13 +390,15 @@ private:
 
 /// Counts of artifacts by broad kind ("screenshot"/"image", "text", "log", other mime types).
 struct artifact_counts {
-    std::size_t images = 0;
-    std::size_t texts = 0;
-    std::size_t other = 0;
-    std::size_t bytes = 0;
+    std::size_t images = 0;  ///< image artifacts (image/*)
+    std::size_t texts = 0;   ///< text artifacts (text/*, application/json)
+    std::size_t other = 0;   ///< every other kind
+    std::size_t bytes = 0;   ///< their total size in bytes
+    /// The number of artifacts counted.
     [[nodiscard]] std::size_t total() const noexcept { return images + texts + other; }
 };
 
+/// Count artifacts by broad kind, with their total size.
 [[nodiscard]] inline artifact_counts count_artifacts(const std::vector<artifact_ref>& refs) {
     artifact_counts c;
     for (const auto& r : refs) {

@@ -24,6 +24,7 @@ namespace agentkit {
 /// What kind of content a result carries; each kind has its own cap.
 enum class result_kind { generic, snapshot, page_text, extraction, search, log };
 
+/// The kind's name in a cut note ("snapshot", "page text", ...; "result" for generic).
 [[nodiscard]] constexpr std::string_view to_string(result_kind k) noexcept {
     switch (k) {
         case result_kind::generic: return "result";
@@ -39,13 +40,14 @@ enum class result_kind { generic, snapshot, page_text, extraction, search, log }
 /// Character budgets. `total` is the hard cap for any single result; a per-kind cap applies to
 /// the text of that kind (0 = only the total applies).
 struct budgets {
-    std::size_t total = 30000;
-    std::size_t snapshot = 6000;
-    std::size_t page_text = 6000;
-    std::size_t extraction = 4000;
-    std::size_t search = 4000;
-    std::size_t log = 4000;
+    std::size_t total = 30000;      ///< the hard cap on any single result
+    std::size_t snapshot = 6000;    ///< the cap on snapshot text
+    std::size_t page_text = 6000;   ///< the cap on page text
+    std::size_t extraction = 4000;  ///< the cap on extraction results
+    std::size_t search = 4000;      ///< the cap on search results
+    std::size_t log = 4000;         ///< the cap on logs (console, network)
 
+    /// The cap for a kind: its own cap, or `total` when that is 0 or larger.
     [[nodiscard]] constexpr std::size_t cap(result_kind k) const noexcept {
         std::size_t c = 0;
         switch (k) {
@@ -75,9 +77,9 @@ struct budgets {
 
 /// What a cut removed (filled by cap_text when it cuts).
 struct cut_report {
-    bool cut = false;
-    std::size_t original_chars = 0;
-    std::size_t kept_chars = 0;
+    bool cut = false;                      ///< true when the text was cut
+    std::size_t original_chars = 0;        ///< the text's length before the cut
+    std::size_t kept_chars = 0;            ///< the length kept
     std::optional<artifact_ref> artifact;  ///< where the full text went, when stored
 };
 

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+/// The compact wordings compound tools share (steps, form fills, search results).
 namespace agentkit::compact {
 
 namespace detail {
@@ -37,9 +38,9 @@ namespace detail {
 
 /// One search hit.
 struct search_hit {
-    std::string title;
-    std::string snippet;
-    std::string url;
+    std::string title;    ///< the hit's title
+    std::string snippet;  ///< a short excerpt (shortened by search_results())
+    std::string url;      ///< the hit's address (empty: none shown)
 };
 
 /// `"query" results:` then `1. Title - snippet (url)` per hit (snippets shortened to `max_snippet`).
@@ -66,12 +67,13 @@ struct search_hit {
 /// The outcome of one step of a compound tool (interact, fill_form, batch).
 struct step {
     std::string action;     ///< "click", "type", "wait", "fill", ...
-    bool ok = true;
+    bool ok = true;         ///< the step succeeded
     std::string detail;     ///< on failure: the error code ("element.covered"); on success: optional
     long long ms = -1;      ///< a duration worth showing (waits), or -1
     bool skipped = false;   ///< not run (stop on error)
 
     step() = default;
+    /// A step: its action, whether it succeeded, and the optional detail, duration and skip mark.
     step(std::string action_, bool ok_ = true, std::string detail_ = {}, long long ms_ = -1, bool skipped_ = false)
         : action(std::move(action_)), ok(ok_), detail(std::move(detail_)), ms(ms_), skipped(skipped_) {}
 };
@@ -101,14 +103,16 @@ struct step {
 
 /// `fill:5/5 ok` or `fill:4/5 (Email: element.not_visible)` — a form fill summary.
 struct field_result {
-    std::string label;
-    bool ok = true;
-    std::string error_code;
+    std::string label;       ///< the field's label, named on failure
+    bool ok = true;          ///< the field was filled
+    std::string error_code;  ///< on failure: the error code ("element.not_visible")
 
     field_result() = default;
+    /// A field's result: its label, whether it was filled, and the error code on failure.
     field_result(std::string label_, bool ok_ = true, std::string code = {})
         : label(std::move(label_)), ok(ok_), error_code(std::move(code)) {}
 };
+/// `fill:N/M ok`, or `fill:N/M (Label: code, ...)` naming the fields that failed.
 [[nodiscard]] inline std::string filled(const std::vector<field_result>& fields) {
     std::size_t ok = 0;
     std::string failures;

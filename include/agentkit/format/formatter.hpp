@@ -35,6 +35,8 @@ struct format_context {
     std::string_view reader_tool;       ///< the host's artifact-reading tool, named in cut notes ("" = none)
 };
 
+/// Anything that turns a tool's output into what the model sees:
+/// `tool_output format(tool_output, const format_context&) const`.
 template <class F>
 concept result_formatter = requires(const F& f, tool_output o, const format_context& c) {
     { f.format(std::move(o), c) } -> std::same_as<tool_output>;
@@ -42,19 +44,23 @@ concept result_formatter = requires(const F& f, tool_output o, const format_cont
 
 /// Passes results through unchanged.
 struct plain_formatter {
+    /// Returns `o` as it is.
     [[nodiscard]] tool_output format(tool_output o, const format_context&) const { return o; }
 };
 
+/// What compact_formatter does with images in a result.
 enum class image_policy {
     keep,   ///< images go to the model (up to max_images; the rest are stored or described)
     store,  ///< images go to the artifact store; the model sees a one-line mention with the id
     drop,   ///< images are replaced by a one-line description
 };
 
+/// The default formatter: caps each result's text by its kind (budgets), cutting with a note and storing the
+/// rest, and handles images.
 class compact_formatter {
 public:
-    budgets limits{};
-    image_policy images = image_policy::keep;
+    budgets limits{};            ///< the character caps per result kind
+    image_policy images = image_policy::keep;  ///< what happens to images
     std::size_t max_images = 2;  ///< per result, with image_policy::keep
 
     /// Classify a tool's results (overrides the name heuristics).
@@ -76,6 +82,8 @@ public:
         return result_kind::generic;
     }
 
+    /// Apply the image policy, then cut the text to the cap of the tool's result kind (the rest is stored
+    /// when `c.artifacts` is set).
     [[nodiscard]] tool_output format(tool_output o, const format_context& c) const {
         handle_images(o, c);
         const result_kind k = kind_of(c.tool);

@@ -31,13 +31,14 @@
 
 namespace agentkit {
 
+/// What an agent-style tool hands back: the answer, summary bullets and the artifacts (see the file comment).
 struct report {
     std::string result;                 ///< the final answer ("" when there is none)
     bool answered = false;              ///< true when `result` is a real answer
     std::string no_answer_reason;       ///< why there is no answer (step limit, error, ...)
     std::vector<std::string> summary;   ///< bullets, most important first
-    std::string session_id;
-    std::vector<artifact_ref> artifacts;
+    std::string session_id;  ///< the session the artifacts belong to ("" = not shown)
+    std::vector<artifact_ref> artifacts;  ///< the stored artifacts, counted and listed under Artifacts
     std::vector<std::string> next_actions;  ///< extra retrieval guidance lines
     /// The tool that reads artifacts back (agent_session: the toolbox's own); "" = name them by URI.
     std::string artifact_tool;
@@ -45,18 +46,19 @@ struct report {
     std::vector<content_block> images;
 };
 
+/// The bounds and tool names of a report's text.
 struct report_options {
-    std::size_t max_result_chars = 4000;
-    std::size_t max_bullets = 8;
-    std::size_t max_bullet_chars = 240;
-    std::size_t max_artifacts_listed = 5;
+    std::size_t max_result_chars = 4000;     ///< the longest answer shown; the rest is cut with a note
+    std::size_t max_bullets = 8;             ///< summary bullets shown (then "(+N more)")
+    std::size_t max_bullet_chars = 240;      ///< the longest bullet (and no-answer reason, next action)
+    std::size_t max_artifacts_listed = 5;    ///< artifacts named in the fetch line (then "…")
     std::size_t max_chars = 30000;           ///< the hard cap of the whole text
     /// A tool the caller has that returns a session's screenshots (web_eval's get_screenshots);
     /// "" = screenshots are listed like the other artifacts.
     std::string screenshots_tool;
     /// Overrides report::artifact_tool when not empty.
     std::string artifact_tool;
-    bool inline_images = false;
+    bool inline_images = false;  ///< the tool result carries report::images as image blocks
 };
 
 namespace detail {

@@ -31,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+/// The MCP server: a backend of tools, resources and prompts served over stdio or HTTP.
 namespace agentkit::mcp {
 
 /// What a server serves. Build one with backend_for(); or fill the functions yourself.
@@ -46,12 +47,15 @@ struct backend {
     std::function<std::uint64_t()> version;
 
     // ---- resources (optional)
+    /// The resources, for resources/list.
     std::function<std::vector<resource_info>()> list_resources;
+    /// The resource templates, for resources/templates/list.
     std::function<std::vector<resource_template_info>()> list_resource_templates;
     /// Read a resource; errc::not_found (details {"uri"}) when there is none.
     std::function<result<std::vector<resource_contents>>(std::string_view uri, tool_context& ctx)> read_resource;
 
     // ---- prompts (optional)
+    /// The prompts, for prompts/list.
     std::function<std::vector<prompt_info>()> list_prompts;
     /// Get a prompt; errc::not_found when there is none, errc::args_invalid for bad arguments.
     std::function<result<prompt_result>(std::string_view name, const json& args, tool_context& ctx)> get_prompt;
@@ -68,9 +72,13 @@ struct backend {
     /// they are released with the backend, after the server serving it has stopped.
     std::shared_ptr<void> owner;
 
+    /// True when tools are served (list_tools is set).
     [[nodiscard]] bool has_tools() const noexcept { return static_cast<bool>(list_tools); }
+    /// True when resources are served (read_resource is set).
     [[nodiscard]] bool has_resources() const noexcept { return static_cast<bool>(read_resource); }
+    /// True when prompts are served (get_prompt is set).
     [[nodiscard]] bool has_prompts() const noexcept { return static_cast<bool>(get_prompt); }
+    /// True when completions are served (complete is set).
     [[nodiscard]] bool has_completions() const noexcept { return static_cast<bool>(complete); }
 };
 

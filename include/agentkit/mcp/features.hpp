@@ -68,11 +68,12 @@ namespace agentkit::mcp {
 
 /// The contents of a resource: UTF-8 text, or binary data as base64.
 struct resource_contents {
-    std::string uri;
-    std::string mime_type;
-    std::optional<std::string> text;
+    std::string uri;                  ///< the resource's URI
+    std::string mime_type;            ///< its MIME type ("" = not sent)
+    std::optional<std::string> text;  ///< UTF-8 text contents
     std::optional<std::string> blob;  ///< base64
 
+    /// Text contents.
     [[nodiscard]] static resource_contents of_text(std::string uri, std::string mime_type, std::string text) {
         resource_contents c;
         c.uri = std::move(uri);
@@ -80,6 +81,7 @@ struct resource_contents {
         c.text = std::move(text);
         return c;
     }
+    /// Binary contents, base64-encoded.
     [[nodiscard]] static resource_contents of_blob(std::string uri, std::string mime_type, std::string base64) {
         resource_contents c;
         c.uri = std::move(uri);
@@ -87,6 +89,7 @@ struct resource_contents {
         c.blob = std::move(base64);
         return c;
     }
+    /// The MCP contents object: {uri, mimeType, text} or {uri, mimeType, blob}.
     [[nodiscard]] json to_json() const {
         json j{{"uri", uri}};
         if (!mime_type.empty()) j["mimeType"] = mime_type;
@@ -98,13 +101,14 @@ struct resource_contents {
 
 /// A resource as resources/list shows it.
 struct resource_info {
-    std::string uri;
-    std::string name;
-    std::string title;
-    std::string description;
-    std::string mime_type;
-    std::optional<std::size_t> size;
+    std::string uri;                  ///< the resource's URI
+    std::string name;                 ///< its name
+    std::string title;                ///< a human-readable title ("" = not sent)
+    std::string description;          ///< what it holds ("" = not sent)
+    std::string mime_type;            ///< its MIME type ("" = not sent)
+    std::optional<std::size_t> size;  ///< its size in bytes, when known
 
+    /// The resources/list entry.
     [[nodiscard]] json to_json() const {
         json j{{"uri", uri}, {"name", name}};
         if (!title.empty()) j["title"] = title;
@@ -117,12 +121,13 @@ struct resource_info {
 
 /// A resource template as resources/templates/list shows it.
 struct resource_template_info {
-    std::string uri_template;
-    std::string name;
-    std::string title;
-    std::string description;
-    std::string mime_type;
+    std::string uri_template;  ///< an RFC 6570 URI template ("notes://{id}")
+    std::string name;          ///< the template's name
+    std::string title;         ///< a human-readable title ("" = not sent)
+    std::string description;   ///< what its resources hold ("" = not sent)
+    std::string mime_type;     ///< its resources' MIME type ("" = not sent)
 
+    /// The resources/templates/list entry.
     [[nodiscard]] json to_json() const {
         json j{{"uriTemplate", uri_template}, {"name", name}};
         if (!title.empty()) j["title"] = title;
@@ -134,18 +139,19 @@ struct resource_template_info {
 
 /// One argument of a prompt.
 struct prompt_argument_info {
-    std::string name;
-    std::string description;
-    bool required = false;
+    std::string name;         ///< the argument's name
+    std::string description;  ///< what it is for ("" = not sent)
+    bool required = false;    ///< prompts/get fails without it
 };
 
 /// A prompt as prompts/list shows it.
 struct prompt_info {
-    std::string name;
-    std::string title;
-    std::string description;
-    std::vector<prompt_argument_info> arguments;
+    std::string name;                             ///< the prompt's name
+    std::string title;                            ///< a human-readable title ("" = not sent)
+    std::string description;                      ///< what the prompt is for ("" = not sent)
+    std::vector<prompt_argument_info> arguments;  ///< its arguments
 
+    /// The prompts/list entry.
     [[nodiscard]] json to_json() const {
         json j{{"name", name}};
         if (!title.empty()) j["title"] = title;
@@ -164,26 +170,29 @@ struct prompt_info {
 /// One message of a prompt: a role ("user" or "assistant") and one content block (text, image,
 /// audio, an embedded resource or a resource link).
 struct prompt_message {
-    std::string role = "user";
-    content_block content;
+    std::string role = "user";  ///< "user" or "assistant"
+    content_block content;      ///< the message's content block
 
+    /// A user message with this content.
     [[nodiscard]] static prompt_message user(content_block c) { return {"user", std::move(c)}; }
+    /// An assistant message with this content.
     [[nodiscard]] static prompt_message assistant(content_block c) { return {"assistant", std::move(c)}; }
+    /// A user message of plain text.
     [[nodiscard]] static prompt_message user_text(std::string t) { return user(content_block::make_text(std::move(t))); }
 };
 
 /// What prompts/get answers.
 struct prompt_result {
-    std::string description;
-    std::vector<prompt_message> messages;
+    std::string description;               ///< what the prompt produced ("" = not sent)
+    std::vector<prompt_message> messages;  ///< the prompt's messages, in order
 };
 
 /// Completion values for an argument (at most 100 are sent; `total` and `has_more` say if
 /// there are more).
 struct completion {
-    std::vector<std::string> values;
-    std::optional<std::size_t> total;
-    bool has_more = false;
+    std::vector<std::string> values;   ///< the completions, best first
+    std::optional<std::size_t> total;  ///< how many completions there are in all, when known
+    bool has_more = false;             ///< there are more than `values` holds
 };
 
 /// Completes one argument of a prompt or one variable of a template: the argument's name, what
@@ -462,11 +471,15 @@ constexpr bool unique_keys(std::array<std::string_view, sizeof...(Ts)> keys) {
 template <fixed_string Uri, class Fn>
 class resource_t {
 public:
+    /// The resource's URI (the template argument).
     static constexpr std::string_view uri = Uri.view();
+    /// What must be unique in a resource_set: the URI.
     static constexpr std::string_view key = Uri.view();
+    /// False: a fixed URI.
     static constexpr bool is_template = false;
     static_assert(!Uri.view().empty(), "agentkit::mcp: a resource needs a URI");
 
+    /// A resource from its name, description, MIME type and handler (resource<"uri">() calls it).
     resource_t(std::string_view name, std::string_view description, std::string_view mime_type, Fn fn)
         : name_(name), description_(description), mime_(mime_type), fn_(std::move(fn)) {}
 
@@ -483,6 +496,7 @@ public:
         return r;
     }
 
+    /// The resources/list entry.
     [[nodiscard]] resource_info info() const {
         resource_info i;
         i.uri = std::string(uri);
@@ -507,6 +521,8 @@ private:
     Fn fn_;
 };
 
+/// Declare a resource with a fixed URI:
+/// `agentkit::mcp::resource<"docs://readme">(name, description, mime_type, handler)`.
 template <fixed_string Uri, class Fn>
 [[nodiscard]] auto resource(std::string_view name, std::string_view description, std::string_view mime_type, Fn fn) {
     return resource_t<Uri, Fn>(name, description, mime_type, std::move(fn));
@@ -517,18 +533,25 @@ template <fixed_string Uri, class Fn>
 template <fixed_string Template, class Args, class Fn>
 class resource_template_t {
 public:
+    /// The URI template (the template argument).
     static constexpr std::string_view uri_template = Template.view();
+    /// Empty: a template has no fixed URI.
     static constexpr std::string_view uri = {};  // no fixed URI
+    /// What must be unique in a resource_set: the URI template.
     static constexpr std::string_view key = Template.view();
+    /// True: a URI template.
     static constexpr bool is_template = true;
+    /// The handler's argument struct; its fields are the template's variables.
     using args_type = Args;
     static_assert(detail::template_is_well_formed<Template>(), "agentkit::mcp: unbalanced braces in a URI template");
     static_assert(detail::template_vars_are_fields<Template, Args>(),
                   "agentkit::mcp: every {variable} of a URI template must be a field of the handler's argument struct");
 
+    /// A template from its name, description, MIME type and handler (resource_template<"...">() calls it).
     resource_template_t(std::string_view name, std::string_view description, std::string_view mime_type, Fn fn)
         : name_(name), description_(description), mime_(mime_type), fn_(std::move(fn)) {}
 
+    /// A copy with a human-readable title.
     [[nodiscard]] resource_template_t with_title(std::string_view t) const {
         resource_template_t r = *this;
         r.title_ = std::string(t);
@@ -541,6 +564,7 @@ public:
         return r;
     }
 
+    /// The resources/templates/list entry.
     [[nodiscard]] resource_template_info info() const {
         resource_template_info i;
         i.uri_template = std::string(uri_template);
@@ -568,6 +592,7 @@ public:
         });
     }
 
+    /// Completions for variable `arg` from the completer; nullopt when there is none (empty when it throws).
     [[nodiscard]] std::optional<completion> complete(std::string_view arg, std::string_view value, const json& context) const {
         if (!complete_) return std::nullopt;
         try {
@@ -583,6 +608,8 @@ private:
     completer complete_;
 };
 
+/// Declare a resource template:
+/// `agentkit::mcp::resource_template<"docs://pages/{id}">(name, description, mime_type, handler)`.
 template <fixed_string Template, class Fn>
 [[nodiscard]] auto resource_template(std::string_view name, std::string_view description, std::string_view mime_type, Fn fn) {
     return resource_template_t<Template, detail::args_of<Fn>, Fn>(name, description, mime_type, std::move(fn));
@@ -595,13 +622,16 @@ class resource_set {
     static_assert(detail::unique_keys<Rs...>({Rs::key...}), "agentkit::mcp: duplicate resource URI in a resource_set");
 
 public:
+    /// A set of these resources and templates.
     explicit resource_set(Rs... rs) : items_(std::move(rs)...) {}
 
+    /// The fixed resources' resources/list entries, in order.
     [[nodiscard]] std::vector<resource_info> list() const {
         std::vector<resource_info> out;
         std::apply([&](const auto&... r) { (add_info(out, r), ...); }, items_);
         return out;
     }
+    /// The templates' resources/templates/list entries, in order.
     [[nodiscard]] std::vector<resource_template_info> templates() const {
         std::vector<resource_template_info> out;
         std::apply([&](const auto&... r) { (add_template(out, r), ...); }, items_);
@@ -666,12 +696,16 @@ private:
 template <fixed_string Name, class Args, class Fn>
 class prompt_t {
 public:
+    /// The prompt's name (the template argument).
     static constexpr std::string_view name = Name.view();
+    /// The handler's argument struct; its fields are the prompt's arguments.
     using args_type = Args;
     static_assert(is_valid_tool_name(Name.view()), "agentkit::mcp: a prompt name is 1-64 characters from [A-Za-z0-9_.-]");
 
+    /// A prompt from its description and handler (prompt<"name">() calls it).
     prompt_t(std::string_view description, Fn fn) : description_(description), fn_(std::move(fn)) {}
 
+    /// A copy with a human-readable title.
     [[nodiscard]] prompt_t with_title(std::string_view t) const {
         prompt_t p = *this;
         p.title_ = std::string(t);
@@ -684,6 +718,7 @@ public:
         return p;
     }
 
+    /// The prompts/list entry (arguments from args_type's fields).
     [[nodiscard]] prompt_info info() const {
         prompt_info i;
         i.name = std::string(name);
@@ -706,6 +741,7 @@ public:
         });
     }
 
+    /// Completions for argument `arg` from the completer; nullopt when there is none (empty when it throws).
     [[nodiscard]] std::optional<completion> complete(std::string_view arg, std::string_view value, const json& context) const {
         if (!complete_) return std::nullopt;
         try {
@@ -721,6 +757,7 @@ private:
     completer complete_;
 };
 
+/// Declare a prompt: `agentkit::mcp::prompt<"review">(description, handler)`.
 template <fixed_string Name, class Fn>
 [[nodiscard]] auto prompt(std::string_view description, Fn fn) {
     return prompt_t<Name, detail::args_of<Fn>, Fn>(description, std::move(fn));
@@ -732,8 +769,10 @@ class prompt_set {
     static_assert(detail::unique_keys<Ps...>({Ps::name...}), "agentkit::mcp: duplicate prompt name in a prompt_set");
 
 public:
+    /// A set of these prompts.
     explicit prompt_set(Ps... ps) : items_(std::move(ps)...) {}
 
+    /// Every prompt's prompts/list entry, in order.
     [[nodiscard]] std::vector<prompt_info> list() const {
         std::vector<prompt_info> out;
         std::apply([&](const auto&... p) { (out.push_back(p.info()), ...); }, items_);
@@ -752,6 +791,7 @@ public:
         return std::move(*out);
     }
 
+    /// Completions for argument `arg` of prompt `n`; nullopt when no prompt of that name completes.
     [[nodiscard]] std::optional<completion> complete(std::string_view n, std::string_view arg, std::string_view value,
                                                      const json& context) const {
         std::optional<completion> out;

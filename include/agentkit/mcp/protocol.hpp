@@ -32,21 +32,21 @@ inline constexpr std::string_view latest_handshake_version = "2025-11-25";
 
 /// `_meta` keys of the stateless era.
 namespace meta_key {
-inline constexpr const char* protocol_version = "io.modelcontextprotocol/protocolVersion";
-inline constexpr const char* client_capabilities = "io.modelcontextprotocol/clientCapabilities";
-inline constexpr const char* client_info = "io.modelcontextprotocol/clientInfo";
-inline constexpr const char* log_level = "io.modelcontextprotocol/logLevel";
-inline constexpr const char* server_info = "io.modelcontextprotocol/serverInfo";
-inline constexpr const char* subscription_id = "io.modelcontextprotocol/subscriptionId";
+inline constexpr const char* protocol_version = "io.modelcontextprotocol/protocolVersion";  ///< the revision a request is made in
+inline constexpr const char* client_capabilities = "io.modelcontextprotocol/clientCapabilities";  ///< what the client can do, per request
+inline constexpr const char* client_info = "io.modelcontextprotocol/clientInfo";  ///< the client's name and version, per request
+inline constexpr const char* log_level = "io.modelcontextprotocol/logLevel";  ///< the least severe log level the client wants on this request
+inline constexpr const char* server_info = "io.modelcontextprotocol/serverInfo";  ///< the server's name and version (server/discover)
+inline constexpr const char* subscription_id = "io.modelcontextprotocol/subscriptionId";  ///< the subscription a notification or subscriptions/listen answer belongs to
 }  // namespace meta_key
 
 /// JSON-RPC and MCP error codes.
 namespace code {
-inline constexpr int parse_error = -32700;
-inline constexpr int invalid_request = -32600;
-inline constexpr int method_not_found = -32601;
-inline constexpr int invalid_params = -32602;
-inline constexpr int internal_error = -32603;
+inline constexpr int parse_error = -32700;  ///< JSON-RPC: the message could not be read (not JSON, too large, too deep)
+inline constexpr int invalid_request = -32600;            ///< JSON-RPC: not a valid request object
+inline constexpr int method_not_found = -32601;           ///< JSON-RPC: no such method
+inline constexpr int invalid_params = -32602;  ///< JSON-RPC: bad parameters (also unknown tools, prompts and resources)
+inline constexpr int internal_error = -32603;             ///< JSON-RPC: the server failed
 inline constexpr int header_mismatch = -32020;            ///< 2026-07-28 HTTP: headers disagree with the body
 inline constexpr int missing_client_capability = -32021;  ///< 2026-07-28: data.requiredCapabilities
 inline constexpr int unsupported_version = -32022;        ///< data.supported, data.requested

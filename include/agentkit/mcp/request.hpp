@@ -42,7 +42,7 @@ namespace agentkit::mcp {
 struct input_request {
     std::string key;     ///< unique within the request ("user_name")
     std::string method;  ///< "elicitation/create", "sampling/createMessage" or "roots/list"
-    json params = json::object();
+    json params = json::object();  ///< the request's parameters
 };
 
 /// Builders for the three kinds of input request.

@@ -111,21 +111,24 @@ namespace agentkit::mcp {
 /// expiring) and gives the client a random reference; agentkit/net/mcp_http.hpp has an
 /// HMAC-SHA-256 codec that keeps the server stateless.
 struct state_codec {
-    std::function<std::string(const std::string& payload)> seal;
+    std::function<std::string(const std::string& payload)> seal;  ///< payload → the opaque requestState string
+    /// The requestState string → the payload; nullopt when it was not sealed here.
     std::function<std::optional<std::string>(std::string_view sealed)> open;
+    /// A request's arguments → the condensed form kept in the payload.
     std::function<std::string(std::string_view text)> digest;
 };
 
+/// What a server says about itself, and its limits.
 struct server_options {
-    std::string name = "agentkit";
-    std::string version = "0.1.0";
-    std::string title;
-    std::string instructions;
+    std::string name = "agentkit";  ///< serverInfo.name
+    std::string version = "0.1.0";  ///< serverInfo.version
+    std::string title;              ///< serverInfo.title ("" = not sent)
+    std::string instructions;       ///< the instructions the client may give the model ("" = not sent)
     /// List page size (cursor pagination); 0 lists everything in one page.
     std::size_t page_size = 100;
     /// Cache hints for the stateless era.
     std::int64_t list_ttl_ms = 0;
-    std::string cache_scope = "private";
+    std::string cache_scope = "private";  ///< the cacheScope of list results (stateless era)
     /// Worker threads for handlers (requests beyond it queue in arrival order).
     std::size_t max_in_flight = 16;
     /// Longest accepted message (bytes).
@@ -152,6 +155,7 @@ class server;
 /// log level and its resource subscriptions. Created by server::open_session().
 class session : public std::enable_shared_from_this<session> {
 public:
+    /// Receives one message.
     using sink = std::function<void(const std::string& message)>;
 
     /// Where messages that belong to no request go (list changes, resource updates, logs).
@@ -164,11 +168,14 @@ public:
         std::lock_guard lock(mu_);
         principal_ = std::move(p);
     }
+    /// The protocol revision initialize agreed on ("" before initialize).
     [[nodiscard]] std::string negotiated_version() const {
         std::lock_guard lock(mu_);
         return version_;
     }
+    /// True once the client sent notifications/initialized.
     [[nodiscard]] bool initialized() const noexcept { return initialized_.load(); }
+    /// True once the session was closed.
     [[nodiscard]] bool closed() const noexcept { return closed_.load(); }
     /// Requests of this session being served now.
     [[nodiscard]] std::size_t in_flight() const {
@@ -291,8 +298,10 @@ inline std::string dump(const json& j) { return j.dump(-1, ' ', false, json::err
 /// The protocol engine, independent of the transport. Thread-safe.
 class server {
 public:
+    /// Receives one message.
     using sink = std::function<void(const std::string& line)>;
 
+    /// A server of this backend with these options.
     explicit server(backend b, server_options o = {}) : b_(std::move(b)), o_(std::move(o)) {
         default_ = open_session();
         default_reply_ = [this](const std::string& m, bool) { default_->emit(m); };
@@ -1570,9 +1579,10 @@ inline int run_stdio(server& srv, int in_fd = 0, int out_fd = 1, const std::atom
 
 /// The stdio transport as a value: `mcp::stdio_transport t{srv}; return mcp::serve(t, stop);`.
 struct stdio_transport {
-    server& srv;
-    int in_fd = 0;
-    int out_fd = 1;
+    server& srv;     ///< the server to run
+    int in_fd = 0;   ///< where messages are read (stdin)
+    int out_fd = 1;  ///< where messages are written (stdout)
+    /// Serve until stdin closes or `*stop` is set (run_stdio()); returns the exit status.
     int run(const std::atomic<bool>* stop) { return run_stdio(srv, in_fd, out_fd, stop); }
 };
 static_assert(transport<stdio_transport>);

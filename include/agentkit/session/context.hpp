@@ -23,22 +23,24 @@
 
 namespace agentkit {
 
+/// How prepare_context() shortens a history (see the file comment).
 struct context_options {
     std::size_t head = 1400;          ///< chars kept from the start of an older result
     std::size_t tail = 500;           ///< chars kept from its end
     std::size_t keep_whole = 1;       ///< newest results kept whole
     bool strip_old_images = true;     ///< images in older results become a one-line description
     std::size_t token_budget = 0;     ///< 0 = no trimming
-    std::size_t image_tokens = default_image_tokens;
+    std::size_t image_tokens = default_image_tokens;  ///< tokens an image counts for in the estimate
 };
 
+/// What prepare_context() did.
 struct context_stats {
-    std::size_t tokens_before = 0;
-    std::size_t tokens_after = 0;
-    std::size_t compressed_results = 0;
-    std::size_t stripped_images = 0;
-    std::size_t dropped_messages = 0;
-    std::size_t dropped_turns = 0;
+    std::size_t tokens_before = 0;       ///< the history's estimated tokens
+    std::size_t tokens_after = 0;        ///< the prepared copy's estimated tokens
+    std::size_t compressed_results = 0;  ///< older tool results cut to head + tail
+    std::size_t stripped_images = 0;     ///< images replaced by a one-line description
+    std::size_t dropped_messages = 0;    ///< messages dropped to fit the token budget
+    std::size_t dropped_turns = 0;       ///< whole turns dropped to fit the token budget
 };
 
 /// Prepare a history for the next request (see the file comment). Never reorders messages.

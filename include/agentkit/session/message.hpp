@@ -23,6 +23,7 @@ namespace agentkit {
 /// The model APIs agentkit speaks.
 enum class provider { anthropic, openai_chat, openai_responses };
 
+/// The provider's name: "anthropic", "openai_chat" or "openai_responses".
 [[nodiscard]] constexpr std::string_view to_string(provider p) noexcept {
     switch (p) {
         case provider::anthropic: return "anthropic";
@@ -32,12 +33,13 @@ enum class provider { anthropic, openai_chat, openai_responses };
     return "anthropic";
 }
 
+/// Who a message is from.
 enum class role { user, assistant };
 
 /// One tool call the model made.
 struct tool_call {
     std::string id;                  ///< the provider's call id (tool_use id / call_id)
-    std::string name;
+    std::string name;                ///< the tool's name
     json arguments = json::object(); ///< parsed arguments (an object when valid)
     std::string raw_arguments;       ///< the exact argument text the model produced, when it was text
     std::optional<error> malformed;  ///< set when the arguments could not be parsed as a JSON object
@@ -45,27 +47,30 @@ struct tool_call {
 
 /// The result of one tool call, as the model will see it.
 struct tool_result {
-    std::string call_id;
-    std::string name;
-    tool_output output;
+    std::string call_id;  ///< the id of the call it answers
+    std::string name;     ///< the tool's name
+    tool_output output;   ///< what the tool returned (or its error)
 };
 
+/// One message of a session's history: prose, tool calls (assistant) or tool results (user).
 struct message {
-    agentkit::role role = agentkit::role::user;
+    agentkit::role role = agentkit::role::user;  ///< who it is from
     std::string text;                  ///< prose (task, nudge, final answer, narration)
     std::vector<tool_call> calls;      ///< assistant only
     std::vector<tool_result> results;  ///< user only
     /// When set, the assistant message exactly as `origin` returned it (content blocks for
     /// Anthropic, the message for Chat Completions, output items for Responses).
     std::optional<provider> origin;
-    json raw;
+    json raw;  ///< the provider's own form of the message (see `origin`)
 
+    /// A user message of plain text.
     [[nodiscard]] static message user(std::string t) {
         message m;
         m.role = agentkit::role::user;
         m.text = std::move(t);
         return m;
     }
+    /// An assistant message: its text and tool calls.
     [[nodiscard]] static message assistant(std::string t, std::vector<tool_call> c = {}) {
         message m;
         m.role = agentkit::role::assistant;

@@ -18,11 +18,11 @@ namespace agentkit {
 
 /// One tool call as it ran.
 struct tool_metric {
-    std::string name;
+    std::string name;              ///< the tool's name
     double ms = 0;                 ///< wall time of the call (0 for answers that ran nothing)
     std::size_t result_chars = 0;  ///< the formatted result's text size
     std::size_t result_tokens = 0; ///< estimated
-    bool ok = true;
+    bool ok = true;                ///< the call succeeded
     bool parallel = false;         ///< ran concurrently with other calls
     bool speculative = false;      ///< started before the response was complete
     bool meta = false;             ///< a masker meta-tool
@@ -30,17 +30,18 @@ struct tool_metric {
 
 /// One model round trip and the tool calls it produced.
 struct turn_metrics {
-    std::size_t turn = 0;
-    agentkit::provider provider = agentkit::provider::anthropic;
+    std::size_t turn = 0;            ///< the turn's number in the session
+    agentkit::provider provider = agentkit::provider::anthropic;  ///< the API the request went to
     agentkit::usage usage;           ///< as the provider reported it
     std::size_t estimated_input = 0; ///< the request estimated with the token counter
     std::size_t round_trips = 1;     ///< requests sent for this turn (retries included)
     double model_ms = 0;             ///< time waiting for the model
     double tools_ms = 0;             ///< wall time running the tools
-    std::vector<tool_metric> tools;
-    std::size_t speculative_used = 0;
-    std::size_t speculative_discarded = 0;
+    std::vector<tool_metric> tools;  ///< the tool calls of this turn, in order
+    std::size_t speculative_used = 0;  ///< calls started early whose results were used
+    std::size_t speculative_discarded = 0;  ///< calls started early whose results were thrown away
 
+    /// One log line: tokens, cache hits, round trips, times and every call (`*` parallel, `~` speculative).
     [[nodiscard]] std::string log_line() const {
         char buf[96];
         std::string s = "[turn " + std::to_string(turn) + " " + std::string(to_string(provider)) + "] in=" +
@@ -73,14 +74,15 @@ struct turn_metrics {
 
 /// Totals over a session.
 struct session_metrics {
-    std::vector<turn_metrics> turns;
-    agentkit::usage usage;
-    std::size_t round_trips = 0;
-    std::size_t tool_calls = 0;
-    std::size_t tool_errors = 0;
-    std::size_t nudges = 0;
-    std::size_t malformed_calls = 0;
+    std::vector<turn_metrics> turns;  ///< every turn, in order
+    agentkit::usage usage;            ///< token usage summed over the turns
+    std::size_t round_trips = 0;      ///< requests sent (retries included)
+    std::size_t tool_calls = 0;       ///< tool calls made
+    std::size_t tool_errors = 0;      ///< tool calls that failed
+    std::size_t nudges = 0;           ///< prose answers the masker turned into nudges
+    std::size_t malformed_calls = 0;  ///< tool calls whose arguments were not a JSON object
 
+    /// Add a turn to the totals.
     void add(const turn_metrics& t) {
         usage += t.usage;
         round_trips += t.round_trips;
@@ -90,6 +92,7 @@ struct session_metrics {
         turns.push_back(t);
     }
 
+    /// One log line of the totals: turns, round trips, tokens, cache hits, calls and errors.
     [[nodiscard]] std::string log_line() const {
         char buf[64];
         std::snprintf(buf, sizeof buf, "%.1f%%", usage.hit_rate() * 100.0);

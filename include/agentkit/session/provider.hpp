@@ -40,7 +40,7 @@ namespace agentkit {
 /// Token usage of one response, normalised across providers.
 struct usage {
     std::size_t input_tokens = 0;        ///< every prompt token, cached or not
-    std::size_t output_tokens = 0;
+    std::size_t output_tokens = 0;       ///< tokens the model produced
     std::size_t cache_read_tokens = 0;   ///< prompt tokens served from the cache
     std::size_t cache_write_tokens = 0;  ///< prompt tokens written to the cache (Anthropic)
     std::size_t reasoning_tokens = 0;    ///< part of output_tokens (OpenAI reasoning models)
@@ -60,6 +60,7 @@ struct usage {
         return static_cast<double>(fresh_input()) + 0.1 * static_cast<double>(cache_read_tokens) +
                1.25 * static_cast<double>(cache_write_tokens);
     }
+    /// Add another response's usage, field by field.
     usage& operator+=(const usage& o) noexcept {
         input_tokens += o.input_tokens;
         output_tokens += o.output_tokens;
@@ -72,14 +73,14 @@ struct usage {
 
 /// One model response, parsed.
 struct model_turn {
-    std::string id;
-    std::string model;
+    std::string id;  ///< the provider's response id
+    std::string model;  ///< the model that answered, as the provider names it
     std::string text;                ///< all prose, joined
     std::vector<tool_call> calls;    ///< in the order the model made them
     std::string stop_reason;         ///< the provider's own value (end_turn, tool_use, stop, tool_calls, ...)
     bool truncated = false;          ///< the output hit the token limit
     bool refused = false;            ///< the model refused (refusal content / stop reason)
-    agentkit::usage usage;
+    agentkit::usage usage;  ///< the response's token usage
     json raw;                        ///< the assistant output to echo back verbatim to the same provider
     std::vector<std::string> warnings;  ///< blocks we skipped (no id, no name, ...)
 };

@@ -37,19 +37,21 @@ namespace agentkit {
 
 /// Everything a request is built from besides the history.
 struct request_spec {
-    std::string model;
-    std::size_t max_tokens = 4096;
+    std::string model;                        ///< the model name sent to the provider
+    std::size_t max_tokens = 4096;  ///< the output token limit (max_tokens, max_completion_tokens or max_output_tokens)
     std::string system;                       ///< stable system prompt (already includes the masker section)
     std::vector<tool_info> tools;             ///< the catalogue, in a stable order
     std::vector<std::string> visible;         ///< names callable now
+    /// How the tools are exposed (see visibility/strategy.hpp).
     agentkit::exposure exposure = agentkit::exposure::visible_only;
     std::vector<std::string> deferred;        ///< Anthropic stable exposure: names sent with defer_loading
     std::string state_message;                ///< per-turn state, appended after everything cached
     bool cache = true;                        ///< Anthropic cache_control breakpoints
     std::string cache_key;                    ///< OpenAI prompt_cache_key ("" = none)
+    /// Allow several tool calls in one response (false: Anthropic disable_parallel_tool_use).
     bool parallel_tool_calls = true;
     bool openai_compat = false;               ///< an OpenAI-compatible server: max_tokens, no allowed_tools/cache key
-    export_options export_opts{};
+    export_options export_opts{};             ///< how tools are exported (OpenAI strict mode)
     json extra = json::object();              ///< merged into the request last (temperature, metadata, ...)
 };
 

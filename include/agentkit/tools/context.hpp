@@ -28,8 +28,11 @@ struct tool_context {
     /// Receives progress reports (MCP notifications/progress when the client asked for them).
     std::function<void(double progress, std::optional<double> total, std::string_view message)> on_progress{};
 
+    /// True once the call has been cancelled (`stop` was requested).
     [[nodiscard]] bool cancelled() const noexcept { return stop.stop_requested(); }
+    /// True once the deadline has passed.
     [[nodiscard]] bool expired() const noexcept { return std::chrono::steady_clock::now() >= deadline; }
+    /// Report progress (`done` of `total`, with an optional message) to on_progress, if set.
     void progress(double done, std::optional<double> total = std::nullopt, std::string_view message = {}) const {
         if (on_progress) on_progress(done, total, message);
     }

@@ -13,8 +13,10 @@
 
 namespace agentkit {
 
+/// The tool-definition format: MCP tools/list, Anthropic Messages, OpenAI Chat Completions or Responses.
 enum class dialect { mcp, anthropic, openai_chat, openai_responses };
 
+/// How tools are exported to the OpenAI dialects.
 struct export_options {
     /// OpenAI strict function calling (Structured Outputs). When a schema cannot be made strict
     /// (maps or untyped values), the tool is exported with `strict: false`.

@@ -33,19 +33,22 @@ struct artifact_ref {
 
 /// One block of tool output.
 struct content_block {
+    /// What a block holds.
     enum class kind { text, image, artifact, structured, tool_reference };
-    kind type = kind::text;
+    kind type = kind::text;  ///< which of the fields below hold the block's contents
     std::string text;       ///< text, base64 data for images, or the tool name of a tool_reference
     std::string mime_type;  ///< images
     artifact_ref artifact;  ///< artifacts
     json data;              ///< structured JSON
 
+    /// A text block.
     [[nodiscard]] static content_block make_text(std::string t) {
         content_block b;
         b.type = kind::text;
         b.text = std::move(t);
         return b;
     }
+    /// An image block: base64-encoded data of the given MIME type.
     [[nodiscard]] static content_block make_image(std::string base64, std::string mime) {
         content_block b;
         b.type = kind::image;
@@ -53,6 +56,7 @@ struct content_block {
         b.mime_type = std::move(mime);
         return b;
     }
+    /// A block referring to an artifact (a resource_link, or an embedded resource when `ref` has contents).
     [[nodiscard]] static content_block make_artifact(artifact_ref ref) {
         content_block b;
         b.type = kind::artifact;
@@ -91,6 +95,7 @@ struct content_block {
         b.text = std::move(tool_name);
         return b;
     }
+    /// A block of structured JSON.
     [[nodiscard]] static content_block make_structured(json j) {
         content_block b;
         b.type = kind::structured;
@@ -101,10 +106,11 @@ struct content_block {
 
 /// The result of a tool call as the model will see it.
 struct tool_output {
-    std::vector<content_block> content;
+    std::vector<content_block> content;  ///< the blocks, in order
     std::optional<json> structured;  ///< typed output (MCP structuredContent), when the tool has one
-    bool is_error = false;
+    bool is_error = false;           ///< the call failed: the blocks describe the error for the model
 
+    /// Output of one text block.
     [[nodiscard]] static tool_output text(std::string t) {
         tool_output o;
         o.content.push_back(content_block::make_text(std::move(t)));
@@ -118,14 +124,17 @@ struct tool_output {
         o.structured = json{{"error", e.to_json()}};
         return o;
     }
+    /// Append a text block; returns `*this`.
     tool_output& add_text(std::string t) {
         content.emplace_back().text = std::move(t);  // (a kind::text block)
         return *this;
     }
+    /// Append an image block (base64 data of the given MIME type); returns `*this`.
     tool_output& add_image(std::string base64, std::string mime) {
         content.push_back(content_block::make_image(std::move(base64), std::move(mime)));
         return *this;
     }
+    /// Append a block referring to an artifact; returns `*this`.
     tool_output& add_artifact(artifact_ref ref) {
         content.push_back(content_block::make_artifact(std::move(ref)));
         return *this;

@@ -42,17 +42,19 @@ namespace agentkit {
 
 /// The argument type of a tool that takes none.
 struct no_args {
+    /// No fields: the schema is an empty object.
     static constexpr auto agentkit_fields() { return fields(); }
 };
 
 /// What a masker, an exporter or the MCP server needs to know about a tool at run time.
 struct tool_info {
-    std::string name;
-    std::string title;
-    std::string description;
-    json input_schema;
+    std::string name;         ///< the tool name the model calls
+    std::string title;        ///< a human-readable title (MCP `title`); empty when none
+    std::string description;  ///< what the tool does, for the model
+    json input_schema;        ///< the arguments' JSON Schema
+    /// The typed output's JSON Schema (MCP `outputSchema`), when the handler returns a described struct.
     std::optional<json> output_schema;
-    agentkit::traits traits{};
+    agentkit::traits traits{};  ///< read_only, destructive, parallel_safe, ...
     /// Example requests or argument objects; the retrieval router indexes them.
     std::vector<std::string> examples;
 };
@@ -141,19 +143,30 @@ using handler_args_t = std::conditional_t<handler_sig<Fn>::arity == 0, no_args, 
 template <fixed_string Name, class Args, class Fn>
 class tool_t {
 public:
+    /// The tool name (the template argument).
     static constexpr std::string_view name = Name.view();
+    /// The argument struct (no_args when the handler takes none).
     using args_type = Args;
+    /// The handler's type.
     using handler_type = Fn;
+    /// True when the handler takes a tool_context& as its second parameter.
     static constexpr bool takes_context = detail::handler_sig<Fn>::arity == 2;
+    /// What the handler returns, as declared.
     using raw_return = typename detail::handler_sig<Fn>::ret;
+    /// The handler's return type without result<> or std::future<> around it.
     using output_type = typename detail::payload<std::decay_t<raw_return>>::type;
+    /// True when output_type is a described struct (typed output with an outputSchema).
     static constexpr bool has_typed_output = detail::is_typed_output_v<output_type>;
 
+    /// A tool from its description, handler, traits and optional title (agentkit::tool<"name">() calls it).
     constexpr tool_t(std::string_view description, Fn fn, traits t, std::string_view title = {})
         : description_(description), title_(title), fn_(std::move(fn)), traits_(t) {}
 
+    /// What the tool does, for the model.
     [[nodiscard]] constexpr std::string_view description() const noexcept { return description_; }
+    /// The human-readable title; empty when none.
     [[nodiscard]] constexpr std::string_view title() const noexcept { return title_; }
+    /// The tool's traits.
     [[nodiscard]] constexpr traits tool_traits() const noexcept { return traits_; }
 
     /// A copy with a human-readable title (MCP `title`).

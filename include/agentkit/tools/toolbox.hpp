@@ -48,18 +48,23 @@ struct name_index {
 };
 }  // namespace detail
 
+/// A fixed set of tools with unique names (checked at compile time), called by name or index:
+/// `agentkit::toolbox box{get_weather, get_time};`.
 template <class... Tools>
 class toolbox {
     static_assert(detail::names_unique<Tools...>(), "agentkit: duplicate tool name: every tool in a toolbox needs a unique name");
 
 public:
+    /// The number of tools.
     static constexpr std::size_t count = sizeof...(Tools);
 
+    /// A toolbox of these tools (their names must be unique).
     explicit toolbox(Tools... tools) : tools_(std::move(tools)...) {
         infos_.reserve(count);
         std::apply([&](const auto&... t) { (infos_.push_back(t.info()), ...); }, tools_);
     }
 
+    /// The number of tools.
     [[nodiscard]] static constexpr std::size_t size() noexcept { return count; }
 
     /// The tools, in declaration order.
@@ -77,6 +82,7 @@ public:
         return std::nullopt;
     }
 
+    /// True when a tool has this name.
     [[nodiscard]] static constexpr bool contains(std::string_view name) noexcept { return find(name).has_value(); }
 
     /// Run-time descriptions of every tool, in declaration order.
@@ -107,6 +113,7 @@ public:
         return dispatch_[*i](tools_, args, ctx);
     }
 
+    ///@{
     /// JSON text as a string literal or std::string is JSON text, not a JSON string value
     /// (these two overloads make `call("t", "{\"city\": \"Oslo\"}", ctx)` unambiguous).
     [[nodiscard]] result<tool_output> call(std::string_view name, const char* args_json, tool_context& ctx) const {
@@ -115,12 +122,14 @@ public:
     [[nodiscard]] result<tool_output> call(std::string_view name, const std::string& args_json, tool_context& ctx) const {
         return call(name, std::string_view(args_json), ctx);
     }
+    ///@}
 
     /// Convenience: call without a context.
     [[nodiscard]] result<tool_output> call(std::string_view name, const json& args) const {
         tool_context ctx;
         return call(name, args, ctx);
     }
+    ///@{
     /// Convenience: call with JSON text, without a context.
     [[nodiscard]] result<tool_output> call(std::string_view name, std::string_view args_json) const {
         tool_context ctx;
@@ -132,6 +141,7 @@ public:
     [[nodiscard]] result<tool_output> call(std::string_view name, const std::string& args_json) const {
         return call(name, std::string_view(args_json));
     }
+    ///@}
 
     /// The error for an unknown tool name, with the closest known names.
     [[nodiscard]] static unexpected_error unknown(std::string_view name) {

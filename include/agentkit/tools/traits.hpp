@@ -11,14 +11,20 @@ namespace agentkit {
 
 /// A set of tool traits, combined with `|`: `agentkit::read_only | agentkit::parallel_safe`.
 struct traits {
+    /// One bit per trait (read_only 1, destructive 2, idempotent 4, open_world 8, parallel_safe 16, ...).
     std::uint8_t bits = 0;
 
+    /// True when every trait of `t` is in this set (false for an empty `t`).
     [[nodiscard]] constexpr bool has(traits t) const noexcept { return (bits & t.bits) == t.bits && t.bits != 0; }
+    /// Declared read-only.
     [[nodiscard]] constexpr bool is_read_only() const noexcept { return (bits & 1U) != 0; }
+    /// Declared destructive and not read-only.
     [[nodiscard]] constexpr bool is_destructive() const noexcept { return (bits & 2U) != 0 && !is_read_only(); }
     /// Read-only tools are idempotent by nature.
     [[nodiscard]] constexpr bool is_idempotent() const noexcept { return (bits & 4U) != 0 || is_read_only(); }
+    /// Declared to reach an open world (the web, other systems).
     [[nodiscard]] constexpr bool is_open_world() const noexcept { return (bits & 8U) != 0; }
+    /// Declared safe to run in parallel with other calls.
     [[nodiscard]] constexpr bool is_parallel_safe() const noexcept { return (bits & 16U) != 0; }
     /// Declared not destructive (only additive changes); says nothing for read-only tools.
     [[nodiscard]] constexpr bool is_non_destructive() const noexcept { return (bits & 32U) != 0 && !is_destructive(); }

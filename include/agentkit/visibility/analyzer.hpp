@@ -108,14 +108,16 @@ inline constexpr std::array<std::string_view, 121> stop_words = {
 /// analyzer may be used from many threads.
 class text_analyzer {
 public:
+    /// How text is turned into terms.
     struct options {
-        bool stem = true;
-        bool drop_stop_words = true;
+        bool stem = true;             ///< reduce words to their stems (light_stem)
+        bool drop_stop_words = true;  ///< drop common English words (is_stop_word)
         std::size_t min_length = 1;   ///< shorter terms are dropped (after folding)
         std::size_t max_length = 40;  ///< longer terms are cut
     };
 
     text_analyzer() = default;
+    /// An analyzer with these options.
     explicit text_analyzer(options o) : opt_(o) {}
 
     /// The words of `text`, case-folded and split at snake/camel/digit boundaries, before
@@ -163,6 +165,7 @@ public:
         }
     }
 
+    /// The options in use.
     [[nodiscard]] const options& settings() const noexcept { return opt_; }
 
 private:

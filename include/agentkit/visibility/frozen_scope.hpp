@@ -39,7 +39,7 @@ namespace agentkit {
 
 /// A tool deliberately not offered, and what to use instead.
 struct deferred_tool {
-    std::string name;
+    std::string name;         ///< the tool name a caller may try
     std::string reason;       ///< why it is deferred
     std::string alternative;  ///< what covers the use case today (e.g. a CLI command)
     std::string reference;    ///< the closest competitor counterpart
@@ -47,6 +47,7 @@ struct deferred_tool {
     std::string description;  ///< optional: what the tool would do
 };
 
+/// How a frozen_scope reports deferred tools.
 struct frozen_scope_options {
     std::string scope;               ///< optional label reported in envelopes ("browser")
     bool deferred_is_error = false;  ///< set tool_output::is_error on the envelope
@@ -78,12 +79,15 @@ struct frozen_scope_options {
     return o;
 }
 
+/// A masker with a fixed visible set; calls to deferred tools get the capability.unsupported envelope.
 class frozen_scope {
 public:
+    /// Expose `exposed` (host tool names) and answer calls to `deferred` with their envelope.
     frozen_scope(std::vector<std::string> exposed, std::vector<deferred_tool> deferred = {}, frozen_scope_options o = {})
         : exposed_(std::move(exposed)), deferred_(std::move(deferred)), opt_(std::move(o)) {}
 
     // --- masker ------------------------------------------------------------------------------
+    /// Take the host's catalogue: the exposed tools that exist become visible; the rest are problems().
     void bind(const std::vector<tool_info>& catalogue) {
         catalogue_.clear();
         for (const auto& t : catalogue) catalogue_.push_back(t.name);
@@ -98,14 +102,18 @@ public:
             if (visible_.count(d.name)) problems_.push_back("tool \"" + d.name + "\" is both exposed and deferred");
         signal_.bump();
     }
+    /// None: this masker adds no meta-tools.
     [[nodiscard]] std::vector<tool_info> meta_tools() const { return {}; }
+    /// True for an exposed tool that is in the toolbox.
     [[nodiscard]] bool is_visible(std::string_view name) const { return visible_.count(std::string(name)) != 0; }
+    /// The exposed tools that are in the toolbox, in catalogue order.
     [[nodiscard]] std::vector<std::string> visible() const {
         std::vector<std::string> out;
         for (const auto& n : catalogue_)
             if (visible_.count(n)) out.push_back(n);
         return out;
     }
+    /// With describe_deferred_in_prompt, a list of the deferred tools and their alternatives; else empty.
     [[nodiscard]] std::string prompt_section() const {
         if (!opt_.describe_deferred_in_prompt || deferred_.empty()) return {};
         std::string s = "## Not available here\nThese tools are deliberately not offered; use the alternative:\n";
@@ -116,9 +124,13 @@ public:
         }
         return s;
     }
+    /// Empty: the visible set never changes.
     [[nodiscard]] std::string state_message() const { return {}; }
+    /// Always nullopt: there are no meta-tools.
     [[nodiscard]] std::optional<result<tool_output>> handle_meta(std::string_view, const json&) { return std::nullopt; }
 
+    /// The capability.unsupported envelope (a normal result) for a deferred tool, else tool.unknown with the
+    /// closest names.
     [[nodiscard]] result<tool_output> answer_hidden(std::string_view name) const {
         if (const auto* d = find_deferred(name)) return capability_unsupported(*d, opt_.scope, opt_.deferred_is_error);
         std::vector<std::string> offered = visible();
@@ -127,18 +139,25 @@ public:
                     close.empty() ? "Call one of: " + join(offered, ", ") + "." : "Did you mean " + join(close, ", ") + "?",
                     json{{"candidates", close}});
     }
+    /// Ignores the call.
     void observe_call(std::string_view, const json&, bool) {}
+    /// Moves only when bind() runs.
     [[nodiscard]] std::uint64_t version() const noexcept { return signal_.version(); }
+    /// Install the callback run when version() moves.
     void set_on_change(std::function<void(std::uint64_t)> cb) { signal_.set_on_change(std::move(cb)); }
 
     // --- API -----------------------------------------------------------------------------------
+    /// The deferred tool of that name, or null.
     [[nodiscard]] const deferred_tool* find_deferred(std::string_view name) const {
         for (const auto& d : deferred_)
             if (d.name == name) return &d;
         return nullptr;
     }
+    /// The deferred tools, as given.
     [[nodiscard]] const std::vector<deferred_tool>& deferred() const noexcept { return deferred_; }
+    /// The exposed tool names, as given.
     [[nodiscard]] const std::vector<std::string>& exposed() const noexcept { return exposed_; }
+    /// What bind() found wrong: exposed names missing from the toolbox, tools both exposed and deferred.
     [[nodiscard]] const std::vector<std::string>& problems() const noexcept { return problems_; }
     /// The deferred tools as JSON (a machine-readable decision record).
     [[nodiscard]] json deferred_json() const {

@@ -53,34 +53,41 @@ namespace agentkit {
 
 /// Ready-made patterns (ECMAScript syntax) for intent classes.
 namespace intent_patterns {
+/// A URL or a bare domain name (example.com, www.example.org).
 inline constexpr const char* url = R"((https?://|www\.)\S+|\b[a-z0-9-]+\.(com|org|net|io|dev|ai|gov|edu|co)\b)";
+/// A file path (/x, ./x, ~/x, C:\\x) or a file name with a common extension.
 inline constexpr const char* file_path = R"((^|\s)(~|\.{1,2})?/[^\s]+|\b[A-Za-z]:\\|\b[\w-]+\.(txt|md|pdf|csv|json|ya?ml|docx?|xlsx?|py|js|ts|cpp|hpp|h|c|rs|go|log|sh)\b)";
+/// An e-mail address.
 inline constexpr const char* email = R"(\b[\w.+-]+@[\w-]+\.[\w.]+\b)";
+/// Code: a Markdown code fence (three backticks) or one of the words def, class, function, \#include, import.
 inline constexpr const char* code_block = R"(```|\b(def|class|function|#include|import)\b)";
 }  // namespace intent_patterns
 
+/// A keyword of an intent class and the score it adds when the message contains it.
 struct weighted_keyword {
     std::string text;  ///< a word or a phrase ("pull request"); matched as analysed terms
-    double weight = 1;
+    double weight = 1;  ///< added to the class's score when the message contains the keyword
 };
+/// A pattern of an intent class and the score it adds when the message matches it.
 struct weighted_pattern {
     std::string regex;  ///< ECMAScript, matched case-insensitively anywhere in the message
-    double weight = 1;
+    double weight = 1;  ///< added to the class's score when the message matches the pattern
 };
 
 /// A host-declared class of requests and the tools it needs.
 struct intent_class {
-    std::string name;
-    std::string description;
+    std::string name;                ///< the class name (request_tools and the state message use it)
+    std::string description;         ///< what requests the class covers (listed in the system prompt)
     std::vector<std::string> tools;  ///< the tool group (may be empty: chat-only)
-    std::vector<weighted_keyword> keywords;
-    std::vector<weighted_pattern> patterns;
+    std::vector<weighted_keyword> keywords;  ///< keywords that score for the class (keyword_classifier)
+    std::vector<weighted_pattern> patterns;  ///< patterns that score for the class (keyword_classifier)
 };
 
 /// The outcome of classifying one message: the chosen classes (by name) and, optionally,
 /// every class's score.
 struct intent_result {
-    std::vector<std::string> classes;
+    std::vector<std::string> classes;  ///< the chosen classes' names; empty: the fallback classes apply
+    /// (class name, score) for every class, when the classifier reports them.
     std::vector<std::pair<std::string, double>> scores;
 };
 
@@ -97,13 +104,16 @@ concept intent_classifier = requires(C& c, const C& cc, const std::vector<intent
 /// classes are both clearly present, and a weak second signal does not widen the set).
 class keyword_classifier {
 public:
+    /// When a class is chosen (see the class comment).
     struct options {
-        double threshold = 1.0;
-        double relative = 0.5;
+        double threshold = 1.0;  ///< the least score a class needs
+        double relative = 0.5;   ///< the least fraction of the best score a class needs
     };
     keyword_classifier() = default;
+    /// A classifier with these options.
     explicit keyword_classifier(options o) : opt_(o) {}
 
+    /// Analyse the classes' keywords and compile their patterns (ones that fail go to bad_patterns()).
     void prepare(const std::vector<intent_class>& classes) {
         classes_.clear();
         for (const auto& c : classes) {
@@ -124,6 +134,7 @@ public:
         }
     }
 
+    /// Score every class against `message`; choose those that pass the threshold and the relative bar.
     [[nodiscard]] intent_result classify(std::string_view message) const {
         intent_result r;
         const auto terms = analyzer_.terms(message);
@@ -183,10 +194,14 @@ static_assert(intent_classifier<keyword_classifier>);
 /// A host classifier from a function: (message) -> class names.
 class function_classifier {
 public:
+    /// The host function: a message in, the names of its classes out.
     using fn = std::function<std::vector<std::string>(std::string_view)>;
     function_classifier() = default;
+    /// A classifier that asks `f`.
     explicit function_classifier(fn f) : f_(std::move(f)) {}
+    /// Nothing to prepare: the function knows its classes.
     void prepare(const std::vector<intent_class>&) {}
+    /// The classes `f` returns for `message` (none when `f` is empty or throws).
     [[nodiscard]] intent_result classify(std::string_view message) const {
         intent_result r;
         if (!f_) return r;
@@ -203,6 +218,7 @@ private:
 };
 static_assert(intent_classifier<function_classifier>);
 
+/// How intent_classes chooses and widens the visible tools.
 struct intent_options {
     /// Classes used when nothing scores (and before the first message). Empty: every class.
     std::vector<std::string> fallback;
@@ -215,9 +231,11 @@ struct intent_options {
     bool reference_blocks = true;
 };
 
+/// A masker that shows the tools of the classes the user's latest message falls into (see the file comment).
 template <intent_classifier Classifier = keyword_classifier>
 class intent_classes {
 public:
+    /// A masker over these classes, options and classifier; until the first message the fallback classes apply.
     explicit intent_classes(std::vector<intent_class> classes, intent_options o = {}, Classifier c = {})
         : classes_(std::move(classes)), opt_(std::move(o)), classifier_(std::move(c)) {
         classifier_.prepare(classes_);
@@ -225,6 +243,7 @@ public:
     }
 
     // --- masker ------------------------------------------------------------------------------
+    /// Take the host's catalogue; classes or `always` tools naming unknown tools become problems().
     void bind(const std::vector<tool_info>& catalogue) {
         catalogue_.clear();
         known_.clear();
@@ -242,6 +261,7 @@ public:
         signal_.bump();
     }
 
+    /// The request_tools meta-tool (arguments: classes, tools, reason).
     [[nodiscard]] std::vector<tool_info> meta_tools() const {
         tool_info t;
         t.name = "request_tools";
@@ -261,10 +281,12 @@ public:
         return {t};
     }
 
+    /// True for request_tools and for the tools of the active classes, `always` and requested ones.
     [[nodiscard]] bool is_visible(std::string_view name) const {
         return name == "request_tools" || visible_set_.count(std::string(name)) != 0;
     }
 
+    /// request_tools, then the visible host tools in catalogue order.
     [[nodiscard]] std::vector<std::string> visible() const {
         std::vector<std::string> out{"request_tools"};
         for (const auto& t : catalogue_)
@@ -272,6 +294,7 @@ public:
         return out;
     }
 
+    /// The tool-loading instructions and the list of classes (stable).
     [[nodiscard]] std::string prompt_section() const {
         std::string s = "## Tool loading\nOnly the tools for the kind of request at hand are loaded. If you need a tool "
                         "that is not loaded, call request_tools with its class or its name; do not give up or guess.\n"
@@ -284,6 +307,7 @@ public:
         return s;
     }
 
+    /// "[TOOLS] loaded: <classes> ...": the active classes, widenings and tool count.
     [[nodiscard]] std::string state_message() const {
         std::string s = "[TOOLS] loaded: ";
         s += active_.empty() ? std::string("none") : join(active_, ", ");
@@ -292,11 +316,13 @@ public:
         return s;
     }
 
+    /// Answer a request_tools call (see request()); nullopt for any other name.
     [[nodiscard]] std::optional<result<tool_output>> handle_meta(std::string_view name, const json& args) {
         if (name != "request_tools") return std::nullopt;
         return request(args);
     }
 
+    /// tool.masked naming the request_tools call that loads the tool, or tool.unknown for a name not in the toolbox.
     [[nodiscard]] result<tool_output> answer_hidden(std::string_view name) const {
         const std::string n(name);
         if (!known_.count(n)) {
@@ -315,10 +341,13 @@ public:
                     json{{"tool", n}, {"classes", in}});
     }
 
+    /// Ignores the call.
     void observe_call(std::string_view, const json&, bool) {}
+    /// Moves whenever the visible set changes.
     [[nodiscard]] std::uint64_t version() const noexcept { return signal_.version(); }
 
     // --- optional capabilities -----------------------------------------------------------------
+    /// Install the callback run when version() moves.
     void set_on_change(std::function<void(std::uint64_t)> cb) { signal_.set_on_change(std::move(cb)); }
 
     /// Classify a new user message and load its classes' tools.
@@ -343,10 +372,15 @@ public:
     }
 
     // --- API -----------------------------------------------------------------------------------
+    /// The classes chosen for the latest message (or the fallback classes).
     [[nodiscard]] const std::vector<std::string>& active_classes() const noexcept { return active_; }
+    /// Every class's score for the latest message, as the classifier reported them.
     [[nodiscard]] const std::vector<std::pair<std::string, double>>& last_scores() const noexcept { return last_scores_; }
+    /// The classes, as given.
     [[nodiscard]] const std::vector<intent_class>& classes() const noexcept { return classes_; }
+    /// What bind() found wrong: unknown tool names in classes or `always`.
     [[nodiscard]] const std::vector<std::string>& problems() const noexcept { return problems_; }
+    /// The classifier in use.
     [[nodiscard]] const Classifier& classifier() const noexcept { return classifier_; }
 
     /// The request_tools meta-tool.

@@ -34,9 +34,10 @@ namespace agentkit {
 /// Where a call goes: `answer` when it does not reach a host tool, else the tool's `index` in the
 /// toolbox. `meta` tells that the masker answered one of its meta-tools.
 struct masked_route {
+    /// The result when the call does not reach a host tool (a meta-tool, a hidden or unknown tool).
     std::optional<result<tool_output>> answer;
-    std::optional<std::size_t> index;
-    bool meta = false;
+    std::optional<std::size_t> index;  ///< the host tool's index in the toolbox when the call reaches it
+    bool meta = false;                 ///< the masker answered one of its meta-tools
 };
 
 /// Decide where a call goes (see the file comment). `is_meta(name)` says whether `name` is one of

@@ -54,24 +54,34 @@ concept masker = requires(M& m, const M& cm, const std::vector<tool_info>& catal
 /// The baseline: every tool visible, no meta-tools, nothing to say.
 class all_visible {
 public:
+    /// Record the names of the host's tools.
     void bind(const std::vector<tool_info>& catalogue) {
         names_.clear();
         for (const auto& t : catalogue) names_.push_back(t.name);
     }
+    /// None: this masker adds no meta-tools.
     [[nodiscard]] std::vector<tool_info> meta_tools() const { return {}; }
+    /// True for every host tool.
     [[nodiscard]] bool is_visible(std::string_view name) const {
         for (const auto& n : names_)
             if (n == name) return true;
         return false;
     }
+    /// Every host tool, in catalogue order.
     [[nodiscard]] std::vector<std::string> visible() const { return names_; }
+    /// Empty: nothing to add to the system prompt.
     [[nodiscard]] std::string prompt_section() const { return {}; }
+    /// Empty: no per-turn state.
     [[nodiscard]] std::string state_message() const { return {}; }
+    /// Always nullopt: there are no meta-tools.
     [[nodiscard]] std::optional<result<tool_output>> handle_meta(std::string_view, const json&) { return std::nullopt; }
+    /// A tool.unknown error (a name that is not a host tool).
     [[nodiscard]] result<tool_output> answer_hidden(std::string_view name) const {
         return fail(errc::tool_unknown, "no tool named \"" + std::string(name) + "\"", "Call one of the listed tools.");
     }
+    /// Ignores the call.
     void observe_call(std::string_view, const json&, bool) {}
+    /// Always 0: the visible set never changes.
     [[nodiscard]] std::uint64_t version() const noexcept { return 0; }
 
 private:

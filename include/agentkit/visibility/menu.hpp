@@ -53,8 +53,10 @@ template <fixed_string Name>
 struct tool_ref_t {
     static_assert(is_valid_tool_name(Name.view()),
                   "agentkit: invalid tool name: a tool name must be 1-64 characters of [A-Za-z0-9_.-]");
+    /// The tool name.
     static constexpr std::string_view name = Name.view();
 };
+/// Names a tool in a mode by its name alone: `agentkit::tool_ref<"browser_click">`.
 template <fixed_string Name>
 inline constexpr tool_ref_t<Name> tool_ref{};
 
@@ -87,7 +89,9 @@ inline constexpr std::array<std::string_view, 6> menu_meta_tool_names{"menu_list
 /// A mode: a compile-time name and tool list, plus the host's description and intent line.
 template <fixed_string Name, fixed_string... Tools>
 struct mode_def {
+    /// The mode's name (menu_enter's argument).
     static constexpr std::string_view name = Name.view();
+    /// The names of the mode's tools, in declared order.
     static constexpr std::array<std::string_view, sizeof...(Tools)> tools{Tools.view()...};
     std::string_view description{};  ///< what the mode is for (menu_list, prompt)
     std::string_view intent{};       ///< the intent line of the prompt's intent → mode map
@@ -120,8 +124,10 @@ template <fixed_string Name, class... Tools>
 /// and snapshot next to the domain tools). They count as covered.
 template <fixed_string... Tools>
 struct every_mode_def {
+    /// The names of the tools visible in every mode.
     static constexpr std::array<std::string_view, sizeof...(Tools)> tools{Tools.view()...};
 };
+/// Declare tools visible in every mode: `agentkit::in_every_mode(browser_navigate)`.
 template <class... Tools>
 [[nodiscard]] constexpr auto in_every_mode(const Tools&...) {
     return every_mode_def<detail::tool_name_of<Tools>::value...>{};
@@ -130,8 +136,10 @@ template <class... Tools>
 /// Start in a mode instead of ROOT (saves the first menu_enter when the task is known).
 template <fixed_string Name>
 struct start_in_t {
+    /// The start mode's name.
     static constexpr std::string_view name = Name.view();
 };
+/// Start the menu in this mode: `agentkit::start_in<"swe">`.
 template <fixed_string Name>
 inline constexpr start_in_t<Name> start_in{};
 
@@ -163,24 +171,28 @@ struct menu_options {
 
 /// One mode at run time.
 struct menu_mode {
-    std::string name;
-    std::string description;
-    std::string intent;
+    std::string name;                ///< the mode's name
+    std::string description;         ///< what the mode is for (menu_list, prompt)
+    std::string intent;              ///< the intent line of the prompt's intent → mode map
     std::vector<std::string> tools;  ///< in declared order
 };
 
 /// The run-time part of every menu<...>: state, visibility, meta-tools, prompt and state text.
 class menu_runtime {
 public:
+    /// The name of the state outside every mode.
     static constexpr std::string_view root = "ROOT";
 
     menu_runtime() = default;
+    /// A menu over these modes, in-every-mode tools, start mode ("" for ROOT) and options.
     menu_runtime(std::vector<menu_mode> modes, std::vector<std::string> every, std::string start, menu_options o)
         : modes_(std::move(modes)), every_(std::move(every)), start_(std::move(start)), opt_(std::move(o)) {
         current_ = find_mode(start_);
     }
 
     // --- masker ------------------------------------------------------------------------------
+    /// Take the host's catalogue; tools a mode lists but the toolbox lacks, and tools in no mode, become
+    /// problems(). Returns to the start mode.
     void bind(const std::vector<tool_info>& catalogue) {
         catalogue_.clear();
         index_.clear();
@@ -199,6 +211,7 @@ public:
         signal_.bump();
     }
 
+    /// The six menu tools: menu_list, menu_enter, menu_exit, complete, think, message_user.
     [[nodiscard]] std::vector<tool_info> meta_tools() const {
         std::vector<tool_info> out;
         auto obj = [](json props, json required) {
@@ -254,6 +267,7 @@ public:
         return out;
     }
 
+    /// True for the menu tools and for the tools of the current mode (and in_every_mode tools, see menu_options).
     [[nodiscard]] bool is_visible(std::string_view name) const {
         if (detail::contains_name(menu_meta_tool_names, name)) return true;
         auto it = index_.find(std::string(name));
@@ -261,6 +275,7 @@ public:
         return visible_now(it->first);
     }
 
+    /// The menu tools, then the tools visible in the current mode in catalogue order.
     [[nodiscard]] std::vector<std::string> visible() const {
         std::vector<std::string> out(menu_meta_tool_names.begin(), menu_meta_tool_names.end());
         for (const auto& t : catalogue_)
@@ -268,6 +283,7 @@ public:
         return out;
     }
 
+    /// The menu's prompt contract: how the menu works, the intent → mode map and the first-action rule (stable).
     [[nodiscard]] std::string prompt_section() const {
         std::string s = "## Tool menu\n";
         if (!opt_.prompt_intro.empty()) {
@@ -297,6 +313,7 @@ public:
         return s;
     }
 
+    /// "[MENU_STATE] mode: ...": the current mode, its tools and the other modes.
     [[nodiscard]] std::string state_message() const {
         std::string s = "[MENU_STATE] mode: ";
         if (current_ < 0) {
@@ -315,6 +332,7 @@ public:
         return s;
     }
 
+    /// Answer a call to one of the six menu tools; nullopt for any other name.
     [[nodiscard]] std::optional<result<tool_output>> handle_meta(std::string_view name, const json& args) {
         if (name == "menu_list") return list();
         if (name == "menu_enter") return enter_from_args(args);
@@ -338,6 +356,7 @@ public:
         return std::nullopt;
     }
 
+    /// tool.masked naming the mode to enter for the tool, or tool.unknown with the closest names.
     [[nodiscard]] result<tool_output> answer_hidden(std::string_view name) const {
         const std::string n(name);
         if (!index_.count(n)) {
@@ -357,11 +376,14 @@ public:
                     json{{"tool", n}, {"modes", modes}, {"current_mode", std::string(current_mode())}});
     }
 
+    /// Ignores the call.
     void observe_call(std::string_view, const json&, bool) {}
 
+    /// Moves whenever the visible set changes (entering or leaving a mode, bind()).
     [[nodiscard]] std::uint64_t version() const noexcept { return signal_.version(); }
 
     // --- optional capabilities -----------------------------------------------------------------
+    /// Install the callback run when version() moves.
     void set_on_change(std::function<void(std::uint64_t)> cb) { signal_.set_on_change(std::move(cb)); }
 
     /// The ROOT dead-end nudge: the configured text when the model is at ROOT and the nudge
@@ -384,10 +406,15 @@ public:
     [[nodiscard]] std::string_view current_mode() const noexcept {
         return current_ < 0 ? root : std::string_view(modes_[static_cast<std::size_t>(current_)].name);
     }
+    /// True when no mode is entered.
     [[nodiscard]] bool at_root() const noexcept { return current_ < 0; }
+    /// The modes, in declared order.
     [[nodiscard]] const std::vector<menu_mode>& modes() const noexcept { return modes_; }
+    /// The names of the in_every_mode tools.
     [[nodiscard]] const std::vector<std::string>& every_mode_tools() const noexcept { return every_; }
+    /// The mode the menu starts in ("ROOT" when none).
     [[nodiscard]] std::string_view start_mode() const noexcept { return start_.empty() ? root : std::string_view(start_); }
+    /// The run-time options.
     [[nodiscard]] const menu_options& options() const noexcept { return opt_; }
     /// Binding problems (only possible for menus never checked against their toolbox).
     [[nodiscard]] const std::vector<std::string>& problems() const noexcept { return problems_; }
@@ -672,6 +699,7 @@ class menu : public menu_runtime {
     static_assert(detail::start_is_declared<Parts...>(), "agentkit: start_in names a mode that is not declared");
 
 public:
+    /// A menu of these parts (modes, in_every_mode, start_in, menu_options), checked at compile time.
     explicit menu(Parts... parts) : menu_runtime(collect(parts...)) {}
 
     /// Compile-time check against the toolbox the menu is used with (see check_masker).

@@ -50,13 +50,17 @@ struct no_embedder {};
 class hashed_ngram_embedder {
 public:
     hashed_ngram_embedder() : hashed_ngram_embedder(256) {}
+    /// An embedder into `dim` buckets (at least 8) from n-grams of `min_n`..`max_n` letters, words weighing
+    /// `word_weight`.
     explicit hashed_ngram_embedder(std::size_t dim, std::size_t min_n = 3, std::size_t max_n = 5,
                                    float word_weight = 0.5F)
         : dim_(std::max<std::size_t>(dim, 8)), min_n_(std::max<std::size_t>(min_n, 1)), max_n_(std::max(max_n, min_n)),
           word_weight_(word_weight) {}
 
+    /// The vector size embed() fills.
     [[nodiscard]] std::size_t dimension() const noexcept { return dim_; }
 
+    /// Write the vector of `text` into `out` (all zeros when `out` is shorter than dimension()).
     void embed(std::string_view text, std::span<float> out) const {
         std::fill(out.begin(), out.end(), 0.0F);
         if (out.size() < dim_) return;
@@ -107,15 +111,17 @@ enum class fusion_kind {
     rrf,       ///< reciprocal rank fusion: Σ 1/(rrf_k + rank)
 };
 
+/// How a tool_retriever scores and fuses.
 struct retriever_options {
-    bm25f_params bm25{};
-    fusion_kind fusion = fusion_kind::weighted;
+    bm25f_params bm25{};          ///< the lexical index's parameters
+    fusion_kind fusion = fusion_kind::weighted;  ///< how lexical and dense rankings are combined (hybrid retrievers)
     float dense_weight = 0.35F;   ///< weighted fusion only
     float rrf_k = 60.0F;          ///< rrf only
     /// With at most this many tools, dense scores are computed for every tool (a dense hit can
     /// surface a tool with no lexical match); above it, only the lexical top candidate_pool
     /// are rescored, which keeps the query cost flat.
     std::size_t dense_full_scan_limit = 4096;
+    /// How many lexical candidates are rescored with dense scores above dense_full_scan_limit.
     std::size_t candidate_pool = 256;
     /// Weight of the example centroid in a tool's dense vector (relative to its description).
     float dense_example_weight = 1.0F;
@@ -146,21 +152,26 @@ inline float dot(const float* a, const float* b, std::size_t n) noexcept {
 /// The immutable state a retriever searches: the lexical index and, with an embedder, one
 /// L2-normalised vector per tool.
 struct retrieval_snapshot {
-    std::shared_ptr<const tool_index> lexical;
+    std::shared_ptr<const tool_index> lexical;  ///< the lexical index
     std::vector<float> dense;  ///< size() × dim, row-major; empty when lexical only
-    std::size_t dim = 0;
+    std::size_t dim = 0;       ///< the embedder's dimension (0 when lexical only)
 
+    /// An estimate of the memory the snapshot holds, in bytes.
     [[nodiscard]] std::size_t memory_bytes() const {
         return sizeof(*this) + (lexical ? lexical->memory_bytes() : 0) + dense.capacity() * sizeof(float);
     }
 };
 
+/// Ranks tools for a query: lexical (BM25F with learned examples), fused with an embedder's dense scores when
+/// `Embedder` is not no_embedder.
 template <class Embedder = no_embedder>
 class tool_retriever {
 public:
+    /// True when an embedder adds dense scores.
     static constexpr bool hybrid = !std::is_same_v<Embedder, no_embedder>;
     static_assert(!hybrid || embedder<Embedder>, "agentkit: the retriever's Embedder must satisfy agentkit::embedder");
 
+    /// A retriever over these tools; builds the first snapshot.
     explicit tool_retriever(std::vector<tool_doc> docs = {}, retriever_options o = {}, Embedder e = {})
         : opt_(std::move(o)), embedder_(std::move(e)), docs_(std::move(docs)) {
         rebuild();
@@ -298,10 +309,15 @@ public:
 
     /// The current immutable snapshot (share it with reader threads).
     [[nodiscard]] std::shared_ptr<const retrieval_snapshot> snapshot() const noexcept { return snap_; }
+    /// The current snapshot's lexical index.
     [[nodiscard]] const tool_index& index() const noexcept { return *snap_->lexical; }
+    /// The number of tools.
     [[nodiscard]] std::size_t size() const noexcept { return docs_.size(); }
+    /// The `i`-th tool's document.
     [[nodiscard]] const tool_doc& doc(std::size_t i) const { return docs_[i]; }
+    /// The options in use.
     [[nodiscard]] const retriever_options& options() const noexcept { return opt_; }
+    /// An estimate of the current snapshot's memory, in bytes.
     [[nodiscard]] std::size_t memory_bytes() const { return snap_->memory_bytes(); }
 
 private:

@@ -41,6 +41,7 @@
 
 namespace agentkit {
 
+/// How a router searches, what it keeps visible and what it learns.
 struct router_options {
     std::size_t k = 5;             ///< tools per search unless the model asks for another k
     std::size_t max_k = 20;        ///< the most a search may return
@@ -53,15 +54,20 @@ struct router_options {
     bool reference_blocks = true;     ///< tool_search results carry tool_reference blocks
     /// Example requests per tool name (history persisted by the host), added at bind.
     std::map<std::string, std::vector<std::string>> examples;
-    retriever_options retrieval{};
+    retriever_options retrieval{};  ///< the retriever's scoring and fusion options
 };
 
+/// The retrieval router: a masker whose tool_search meta-tool surfaces the best-matching tools (see the file
+/// comment).
 template <class Embedder = no_embedder>
 class router {
 public:
+    /// A router with these options and embedder; it has no tools until bind().
     explicit router(router_options o = {}, Embedder e = {}) : opt_(std::move(o)), embedder_(std::move(e)) {}
 
     // --- masker ------------------------------------------------------------------------------
+    /// Index the host's catalogue (with router_options::examples) and clear the surfaced tools; unknown
+    /// pinned tools become problems().
     void bind(const std::vector<tool_info>& catalogue) {
         auto docs = tool_docs_from(catalogue);
         for (auto& d : docs)
@@ -79,6 +85,7 @@ public:
         signal_.bump();
     }
 
+    /// The tool_search meta-tool (arguments: query, k).
     [[nodiscard]] std::vector<tool_info> meta_tools() const {
         tool_info t;
         t.name = "tool_search";
@@ -96,6 +103,7 @@ public:
         return {t};
     }
 
+    /// True for tool_search, pinned tools and surfaced tools.
     [[nodiscard]] bool is_visible(std::string_view name) const {
         if (name == "tool_search") return true;
         const std::string n(name);
@@ -103,6 +111,7 @@ public:
         return is_pinned(n) || std::find(surfaced_.begin(), surfaced_.end(), n) != surfaced_.end();
     }
 
+    /// tool_search, then the pinned and surfaced tools in catalogue order.
     [[nodiscard]] std::vector<std::string> visible() const {
         std::vector<std::string> out{"tool_search"};
         for (const auto& n : names_)
@@ -110,6 +119,7 @@ public:
         return out;
     }
 
+    /// How to find tools with tool_search (stable).
     [[nodiscard]] std::string prompt_section() const {
         return "## Tool search\nThere are " + std::to_string(names_.size()) +
                " tools; only a few are loaded at a time. To find one, call tool_search with a short description of "
@@ -117,12 +127,14 @@ public:
                "your next step on. Search again when the task moves on instead of forcing an unsuitable tool.\n";
     }
 
+    /// "[TOOLS] loaded: ... | find more: tool_search": the tools visible now.
     [[nodiscard]] std::string state_message() const {
         auto v = visible();
         v.erase(v.begin());
         return "[TOOLS] loaded: " + (v.empty() ? std::string("none") : join(v, ", ")) + " | find more: tool_search";
     }
 
+    /// Answer a tool_search call (see search()); nullopt for any other name.
     [[nodiscard]] std::optional<result<tool_output>> handle_meta(std::string_view name, const json& args) {
         if (name != "tool_search") return std::nullopt;
         if (!args.is_object() || !args.contains("query") || !args["query"].is_string() ||
@@ -138,6 +150,7 @@ public:
         return search(args["query"].get<std::string>(), k);
     }
 
+    /// tool.masked naming the tool_search call that loads the tool, or tool.unknown with the closest names.
     [[nodiscard]] result<tool_output> answer_hidden(std::string_view name) const {
         const std::string n(name);
         if (!known_.count(n)) {
@@ -153,6 +166,7 @@ public:
                     json{{"tool", n}});
     }
 
+    /// After a successful call, keep the tool surfaced and learn the query that found it (learn_from_calls).
     void observe_call(std::string_view name, const json&, bool ok) {
         if (!retriever_) return;
         const std::string n(name);
@@ -170,10 +184,13 @@ public:
         }
     }
 
+    /// Moves whenever the visible set changes.
     [[nodiscard]] std::uint64_t version() const noexcept { return signal_.version(); }
 
     // --- optional capabilities -----------------------------------------------------------------
+    /// Install the callback run when version() moves.
     void set_on_change(std::function<void(std::uint64_t)> cb) { signal_.set_on_change(std::move(cb)); }
+    /// Remember the user's latest message (learned with a query when learn_from_user_messages).
     void on_user_message(std::string_view text) { last_user_message_.assign(text); }
 
     // --- API -----------------------------------------------------------------------------------
@@ -228,9 +245,13 @@ public:
         return out;
     }
 
+    /// The retriever over the bound catalogue; null before bind().
     [[nodiscard]] const tool_retriever<Embedder>* retriever() const noexcept { return retriever_.get(); }
+    /// The surfaced tools, most recently used first.
     [[nodiscard]] std::vector<std::string> surfaced() const { return {surfaced_.begin(), surfaced_.end()}; }
+    /// What bind() found wrong: pinned tools missing from the toolbox.
     [[nodiscard]] const std::vector<std::string>& problems() const noexcept { return problems_; }
+    /// The options in use.
     [[nodiscard]] const router_options& options() const noexcept { return opt_; }
 
 private:

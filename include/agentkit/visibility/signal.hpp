@@ -11,8 +11,10 @@
 
 namespace agentkit {
 
+/// The "visible set changed" signal: a version counter and an optional change callback.
 class visibility_signal {
 public:
+    /// Called with the new version after every change.
     using callback = std::function<void(std::uint64_t version)>;
 
     /// Install (or clear, with an empty function) the change callback.

@@ -37,6 +37,7 @@
 
 namespace agentkit {
 
+/// How a masker's tools reach the model (see the file comment): visible_only, allowed_tools or deferred_loading.
 enum class exposure { visible_only, allowed_tools, deferred_loading };
 
 /// The name of an exposure strategy ("visible_only", ...).
@@ -113,6 +114,7 @@ template <masker M>
 /// the start, which must stay fixed for the prefix to be stable).
 class exposure_plan {
 public:
+    /// The plan for masker `m` (already bound) with the host's tools, in dialect `d` with strategy `e`.
     template <masker M>
     exposure_plan(const M& m, std::vector<tool_info> host, dialect d, exposure e, export_options o = {})
         : host_(std::move(host)), dialect_(d), requested_(e), effective_(effective_for(e, d)), opt_(o) {
@@ -136,8 +138,11 @@ public:
         return exposure::visible_only;
     }
 
+    /// The strategy asked for.
     [[nodiscard]] exposure requested() const noexcept { return requested_; }
+    /// The strategy in force (effective_for(requested(), target())).
     [[nodiscard]] exposure effective() const noexcept { return effective_; }
+    /// The dialect the tools are exported in.
     [[nodiscard]] dialect target() const noexcept { return dialect_; }
     /// Every tool, meta-tools first (what the stable strategies send).
     [[nodiscard]] const std::vector<tool_info>& catalogue() const noexcept { return all_; }

@@ -65,10 +65,10 @@ namespace agentkit {
 
 /// What the retrieval index knows about one tool.
 struct tool_doc {
-    std::string name;
-    std::string description;
-    std::vector<std::string> arg_names;
-    std::vector<std::string> arg_descriptions;
+    std::string name;                   ///< the tool name
+    std::string description;            ///< "title. description", or the description when there is no title
+    std::vector<std::string> arg_names;  ///< argument names from the input schema (nested ones included)
+    std::vector<std::string> arg_descriptions;  ///< argument descriptions from the input schema
     std::vector<std::string> examples;  ///< example requests (declared or learned)
 };
 
@@ -103,6 +103,7 @@ inline void collect_schema_args(const json& schema, tool_doc& d, int depth) {
     return d;
 }
 
+/// tool_doc_from() of every tool, in order.
 [[nodiscard]] inline std::vector<tool_doc> tool_docs_from(const std::vector<tool_info>& tools) {
     std::vector<tool_doc> out;
     out.reserve(tools.size());
@@ -112,15 +113,16 @@ inline void collect_schema_args(const json& schema, tool_doc& d, int depth) {
 
 /// The fields of a tool_doc, in index order.
 enum class tool_field : std::uint8_t { name = 0, description, arg_names, arg_descriptions, examples };
+/// The number of tool_field values.
 inline constexpr std::size_t tool_field_count = 5;
 
 /// How the index learns from example requests and fuses its three rankers (see the top of
 /// this header). The defaults are the ones reported in bench/README.md.
 struct example_learning_params {
     float doc_k1 = 0.9F;   ///< D: BM25 over name + description + all examples
-    float doc_b = 0.4F;
+    float doc_b = 0.4F;  ///< D: BM25 length normalisation
     float example_k1 = 1.2F;  ///< K: BM25 over single example texts
-    float example_b = 0.75F;
+    float example_b = 0.75F;  ///< K: BM25 length normalisation
     bool keep_stop_words = true;  ///< K indexes stop words ("i am looking for" is a phrasing)
     bool bigrams = true;          ///< K indexes adjacent-word bigrams
     std::size_t depth = 200;      ///< K: the best examples that vote
@@ -129,15 +131,15 @@ struct example_learning_params {
     /// wk, the weight of K, grows from vote_weight_min to vote_weight_max as the examples per
     /// tool grow to full_trust_examples; wd = 1 − wk.
     float vote_weight_min = 0.3F;
-    float vote_weight_max = 0.7F;
-    float full_trust_examples = 50.0F;
+    float vote_weight_max = 0.7F;       ///< wk with full_trust_examples examples per tool or more
+    float full_trust_examples = 50.0F;  ///< examples per tool at which wk reaches vote_weight_max
 };
 
 /// Index parameters. k1, weight and b are those of C, the BM25F ranker over the tool's own
 /// fields (examples are not one of its fields unless weight[examples] > 0); `learning` sets D,
 /// K and the fusion.
 struct bm25f_params {
-    float k1 = 1.2F;
+    float k1 = 1.2F;  ///< C: BM25F term-frequency saturation
     /// Field weights: name, description, argument names, argument descriptions, examples.
     std::array<float, tool_field_count> weight{3.0F, 1.0F, 0.5F, 0.4F, 0.0F};
     /// Length normalisation per field (0: none, 1: full).
@@ -147,14 +149,14 @@ struct bm25f_params {
     std::size_t max_examples_per_tool = 0;
     /// Segment separator-less compound names ("airqualityforecast") against the vocabulary.
     bool segment_names = true;
-    text_analyzer analyzer{};
-    example_learning_params learning{};
+    text_analyzer analyzer{};            ///< how the tool texts and queries are split into terms
+    example_learning_params learning{};  ///< D, K and the fusion weights
 };
 
 /// One ranked result: the document's index in build order and its score.
 struct search_hit {
-    std::uint32_t doc = 0;
-    float score = 0;
+    std::uint32_t doc = 0;  ///< the document's index in build order
+    float score = 0;        ///< the fused score (higher is better)
 };
 
 class tool_index;
@@ -205,6 +207,7 @@ private:
     std::vector<std::uint32_t> dc_terms, k_terms, k_bigrams;
 };
 
+/// The immutable lexical index of tools and their examples (see the file comment); build() makes one.
 class tool_index {
 public:
     /// Build an index over `docs` (the order of `docs` is the doc numbering).
@@ -214,15 +217,20 @@ public:
         return idx;
     }
 
+    /// The number of tools.
     [[nodiscard]] std::size_t size() const noexcept { return docs_.size(); }
     /// A tool's name, description and arguments. Its examples are not kept as texts (they are
     /// in the postings; a tool_retriever keeps the texts): doc(i).examples is empty.
     [[nodiscard]] const tool_doc& doc(std::size_t i) const { return docs_[i]; }
+    /// Every tool's document, in build order (without example texts).
     [[nodiscard]] const std::vector<tool_doc>& docs() const noexcept { return docs_; }
+    /// The parameters it was built with.
     [[nodiscard]] const bm25f_params& params() const noexcept { return params_; }
+    /// The number of distinct terms indexed.
     [[nodiscard]] std::size_t term_count() const noexcept { return terms_.size(); }
     /// Example requests indexed (one per tool they are attached to) and distinct example texts.
     [[nodiscard]] std::size_t example_count() const noexcept { return example_pairs_; }
+    /// The number of distinct example texts.
     [[nodiscard]] std::size_t distinct_examples() const noexcept { return label_offset_.size() - 1; }
     /// The fusion weights in effect: D (tool text + examples), K (example vote), C (tool text).
     [[nodiscard]] std::array<float, 3> fusion_weights() const noexcept { return {wd_, wk_, wc_}; }

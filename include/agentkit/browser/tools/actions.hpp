@@ -7,13 +7,15 @@
 
 namespace agentkit::browser {
 
+/// Arguments of browser_click.
 struct click_args {
-    std::optional<std::string> ref;
-    std::optional<std::string> target;
-    std::optional<std::string> element;
-    std::optional<bool> doubleClick;
-    std::optional<std::string> button;
-    std::optional<std::vector<std::string>> modifiers;
+    std::optional<std::string> ref;                     ///< element ref from the snapshot, e.g. e12
+    std::optional<std::string> target;                  ///< same as ref (Playwright MCP's name)
+    std::optional<std::string> element;                 ///< human-readable description of the element (optional)
+    std::optional<bool> doubleClick;                    ///< double click instead of a single click
+    std::optional<std::string> button;                  ///< mouse button
+    std::optional<std::vector<std::string>> modifiers;  ///< modifier keys: Alt, Control, ControlOrMeta, Meta, Shift
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_BROWSER_ELEMENT_FIELDS(click_args),
                       AGENTKIT_FIELD(click_args, doubleClick, "Double click instead of a single click"),
@@ -22,13 +24,15 @@ struct click_args {
     }
 };
 
+/// Arguments of browser_type.
 struct type_args {
-    std::optional<std::string> ref;
-    std::optional<std::string> target;
-    std::optional<std::string> element;
-    std::string text;
-    std::optional<bool> submit;
-    std::optional<bool> slowly;
+    std::optional<std::string> ref;      ///< element ref from the snapshot, e.g. e12
+    std::optional<std::string> target;   ///< same as ref (Playwright MCP's name)
+    std::optional<std::string> element;  ///< human-readable description of the element (optional)
+    std::string text;                    ///< text to type
+    std::optional<bool> submit;          ///< press Enter afterwards
+    std::optional<bool> slowly;          ///< accepted for compatibility; text is inserted at once
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_BROWSER_ELEMENT_FIELDS(type_args), AGENTKIT_FIELD(type_args, text, "Text to type"),
                       AGENTKIT_FIELD(type_args, submit, "Press Enter afterwards"),
@@ -36,20 +40,24 @@ struct type_args {
     }
 };
 
+/// Arguments of browser_hover.
 struct element_args {
-    std::optional<std::string> ref;
-    std::optional<std::string> target;
-    std::optional<std::string> element;
+    std::optional<std::string> ref;      ///< element ref from the snapshot, e.g. e12
+    std::optional<std::string> target;   ///< same as ref (Playwright MCP's name)
+    std::optional<std::string> element;  ///< human-readable description of the element (optional)
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() { return fields(AGENTKIT_BROWSER_ELEMENT_FIELDS(element_args)); }
 };
 
+/// Arguments of browser_drag.
 struct drag_args {
-    std::optional<std::string> startRef;
-    std::optional<std::string> startTarget;
-    std::optional<std::string> startElement;
-    std::optional<std::string> endRef;
-    std::optional<std::string> endTarget;
-    std::optional<std::string> endElement;
+    std::optional<std::string> startRef;      ///< ref of the element to drag
+    std::optional<std::string> startTarget;   ///< same as startRef
+    std::optional<std::string> startElement;  ///< description of the element to drag
+    std::optional<std::string> endRef;        ///< ref of the drop target
+    std::optional<std::string> endTarget;     ///< same as endRef
+    std::optional<std::string> endElement;    ///< description of the drop target
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(drag_args, startRef, "Ref of the element to drag"),
                       AGENTKIT_FIELD(drag_args, startTarget, "Same as startRef"),
@@ -60,23 +68,27 @@ struct drag_args {
     }
 };
 
+/// Arguments of browser_select_option.
 struct select_args {
-    std::optional<std::string> ref;
-    std::optional<std::string> target;
-    std::optional<std::string> element;
-    std::vector<std::string> values;
+    std::optional<std::string> ref;      ///< element ref from the snapshot, e.g. e12
+    std::optional<std::string> target;   ///< same as ref (Playwright MCP's name)
+    std::optional<std::string> element;  ///< human-readable description of the element (optional)
+    std::vector<std::string> values;     ///< option values or labels to select
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_BROWSER_ELEMENT_FIELDS(select_args),
                       AGENTKIT_FIELD(select_args, values, "Option values or labels to select", min_items(1)));
     }
 };
 
+/// One field of browser_fill_form.
 struct form_field {
-    std::string name;
-    std::string type;
-    std::optional<std::string> ref;
-    std::optional<std::string> target;
-    std::string value;
+    std::string name;                   ///< human-readable field name
+    std::string type;                   ///< field type
+    std::optional<std::string> ref;     ///< element ref from the snapshot
+    std::optional<std::string> target;  ///< same as ref
+    std::string value;                  ///< text; true/false for checkboxes; option text for comboboxes
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(form_field, name, "Human-readable field name"),
                       AGENTKIT_FIELD(form_field, type, "Field type", one_of("textbox", "checkbox", "radio", "combobox", "slider")),
@@ -86,26 +98,32 @@ struct form_field {
     }
 };
 
+/// Arguments of browser_fill_form.
 struct fill_form_args {
-    std::vector<form_field> fields_;
-    std::optional<std::string> submit;
+    std::vector<form_field> fields_;    ///< `fields`: fields to fill
+    std::optional<std::string> submit;  ///< ref of a button to click after filling (one call instead of two)
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(field(&fill_form_args::fields_, "fields", "Fields to fill", min_items(1)),
                       AGENTKIT_FIELD(fill_form_args, submit, "Ref of a button to click after filling (one call instead of two)"));
     }
 };
 
+/// Arguments of browser_press_key.
 struct press_args {
-    std::string key;
+    std::string key;  ///< key or chord, e.g. Enter, ArrowDown, Control+a
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(press_args, key, "Key or chord, e.g. Enter, ArrowDown, Control+a", min_length(1)));
     }
 };
 
+/// Arguments of browser_file_upload.
 struct upload_args {
-    std::vector<std::string> paths;
-    std::optional<std::string> ref;
-    std::optional<std::string> target;
+    std::vector<std::string> paths;     ///< absolute paths of the files to upload
+    std::optional<std::string> ref;     ///< the file input's ref
+    std::optional<std::string> target;  ///< same as ref
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(upload_args, paths, "Absolute paths of the files to upload"),
                       AGENTKIT_FIELD(upload_args, ref, "The file input's ref"),
@@ -113,9 +131,11 @@ struct upload_args {
     }
 };
 
+/// Arguments of browser_handle_dialog.
 struct dialog_args {
-    bool accept = true;
-    std::optional<std::string> promptText;
+    bool accept = true;                     ///< accept (true) or dismiss (false) the next dialogs
+    std::optional<std::string> promptText;  ///< text for prompt dialogs
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(dialog_args, accept, "Accept (true) or dismiss (false) the next dialogs"),
                       AGENTKIT_FIELD(dialog_args, promptText, "Text for prompt dialogs"));
@@ -136,6 +156,7 @@ inline std::string modifiers_of(const std::optional<std::vector<std::string>>& m
 
 }  // namespace detail
 
+/// Make the browser_click tool: click an element by ref (scrolls it into view; reports what changed).
 template <class State>
 auto click_tool(State& st) {
     tool_state* s = &st;
@@ -154,6 +175,7 @@ auto click_tool(State& st) {
         action_traits);
 }
 
+/// Make the browser_type tool: type text into an editable element by ref (replaces its value; submit presses Enter).
 template <class State>
 auto type_tool(State& st) {
     tool_state* s = &st;
@@ -170,6 +192,7 @@ auto type_tool(State& st) {
         action_traits);
 }
 
+/// Make the browser_hover tool: move the mouse over an element by ref.
 template <class State>
 auto hover_tool(State& st) {
     tool_state* s = &st;
@@ -184,6 +207,7 @@ auto hover_tool(State& st) {
         action_traits);
 }
 
+/// Make the browser_drag tool: drag one element onto another, both by ref.
 template <class State>
 auto drag_tool(State& st) {
     tool_state* s = &st;
@@ -200,6 +224,7 @@ auto drag_tool(State& st) {
         action_traits);
 }
 
+/// Make the browser_select_option tool: select one or several options of a `<select>` by ref (values or labels).
 template <class State>
 auto select_tool(State& st) {
     tool_state* s = &st;
@@ -214,6 +239,8 @@ auto select_tool(State& st) {
         action_traits);
 }
 
+/// Make the browser_fill_form tool: fill several fields in one call (textbox, checkbox, radio, combobox,
+/// slider); optionally click a submit button afterwards.
 template <class State>
 auto fill_tool(State& st) {
     tool_state* s = &st;
@@ -243,6 +270,8 @@ auto fill_tool(State& st) {
         action_traits);
 }
 
+/// Make the browser_press_key tool: press a key or chord in the focused element, e.g. Enter, Escape,
+/// ArrowDown, Control+a.
 template <class State>
 auto press_tool(State& st) {
     tool_state* s = &st;
@@ -253,6 +282,7 @@ auto press_tool(State& st) {
         action_traits);
 }
 
+/// Make the browser_file_upload tool: set the files of a file input by ref.
 template <class State>
 auto upload_tool(State& st) {
     tool_state* s = &st;
@@ -267,6 +297,8 @@ auto upload_tool(State& st) {
         action_traits);
 }
 
+/// Make the browser_handle_dialog tool: choose how the page's dialogs (alert, confirm, prompt, beforeunload)
+/// are answered from now on.
 template <class State>
 auto dialog_tool(State& st) {
     tool_state* s = &st;

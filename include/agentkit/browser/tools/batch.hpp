@@ -7,9 +7,11 @@
 
 namespace agentkit::browser {
 
+/// Arguments of browser_batch.
 struct batch_args {
-    std::vector<std::string> urls;
-    std::optional<int> budget;
+    std::vector<std::string> urls;  ///< the URLs to read (1-20), each in its own temporary tab
+    std::optional<int> budget;      ///< token budget shared by all pages (default 8000)
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(batch_args, urls, "The URLs to read (1-20), each in its own temporary tab"),
                       AGENTKIT_FIELD(batch_args, budget, "Token budget shared by all pages (default 8000)", range(200, 100000)));
@@ -114,6 +116,8 @@ inline result<tool_output> batch_output(tool_state& st, const std::vector<batch_
 
 }  // namespace detail
 
+/// Make the browser_batch tool: read several URLs at once (each in its own temporary tab, concurrently) and
+/// return each page's compact text within one shared token budget.
 template <class State>
 auto batch_tool(State& st) {
     tool_state* s = &st;

@@ -8,17 +8,19 @@
 
 namespace agentkit::browser {
 
+/// One step of browser_interact.
 struct interact_step {
-    std::string action;
-    std::optional<std::string> ref;
-    std::optional<std::string> target;
-    std::optional<std::string> text;
-    std::optional<std::string> value;
-    std::optional<std::vector<std::string>> values;
-    std::optional<std::string> url;
-    std::optional<std::string> key;
-    std::optional<std::string> state;
-    std::optional<bool> submit;
+    std::string action;                              ///< the step: navigate, click, type, select, ...
+    std::optional<std::string> ref;                  ///< element ref
+    std::optional<std::string> target;               ///< same as ref
+    std::optional<std::string> text;                 ///< type: the text; wait: text to wait for
+    std::optional<std::string> value;                ///< select: one option
+    std::optional<std::vector<std::string>> values;  ///< select: several options
+    std::optional<std::string> url;                  ///< navigate: the URL
+    std::optional<std::string> key;                  ///< press: key or chord
+    std::optional<std::string> state;                ///< wait: element state for ref
+    std::optional<bool> submit;                      ///< type: press Enter afterwards
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(
             AGENTKIT_FIELD(interact_step, action, "Step",
@@ -33,10 +35,12 @@ struct interact_step {
     }
 };
 
+/// Arguments of browser_interact.
 struct interact_args {
-    std::vector<interact_step> steps;
-    std::optional<std::string> expect_text;
-    std::optional<std::string> expect_url;
+    std::vector<interact_step> steps;        ///< steps run in order; the first error stops the rest
+    std::optional<std::string> expect_text;  ///< postcondition: this text is on the page at the end
+    std::optional<std::string> expect_url;   ///< postcondition: the final URL contains this
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(interact_args, steps, "Steps run in order; the first error stops the rest",
                                      min_items(1), max_items(50)),
@@ -93,6 +97,8 @@ inline result<action_result> run_step(browser& b, const interact_step& s) {
 
 }  // namespace detail
 
+/// Make the browser_interact tool: run several steps in one call (navigate, click, type, select, check,
+/// uncheck, press, hover, wait); stops at the first error; checks expect_text / expect_url at the end.
 template <class State>
 auto interact_tool(State& st) {
     tool_state* s = &st;

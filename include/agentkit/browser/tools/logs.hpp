@@ -7,10 +7,12 @@
 
 namespace agentkit::browser {
 
+/// Arguments of browser_console_messages.
 struct console_args {
-    std::optional<std::string> level;
-    std::optional<int> recent;
-    std::optional<bool> clear;
+    std::optional<std::string> level;  ///< lowest level kept (default: the server's, info unless set)
+    std::optional<int> recent;  ///< how many of the newest messages to show (default 10); the whole log is an artifact
+    std::optional<bool> clear;  ///< empty the tab's console buffer after reading it
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(console_args, level, "Lowest level kept (default: the server's, info unless set)", one_of("error", "warning", "info", "debug")),
                       AGENTKIT_FIELD(console_args, recent, "How many of the newest messages to show (default 10); the whole log is an artifact", range(0, 100)),
@@ -18,11 +20,13 @@ struct console_args {
     }
 };
 
+/// Arguments of browser_network_requests.
 struct network_args {
-    std::optional<bool> static_;
-    std::optional<std::string> filter;
-    std::optional<int> recent;
-    std::optional<bool> clear;
+    std::optional<bool> static_;  ///< `static`: include images, fonts, scripts and styles
+    std::optional<std::string> filter;  ///< only URLs containing this text
+    std::optional<int> recent;  ///< how many of the newest requests to show (default 10); the whole log is an artifact
+    std::optional<bool> clear;  ///< empty the tab's request buffer after reading it
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(field(&network_args::static_, "static", "Include images, fonts, scripts and styles"),
                       AGENTKIT_FIELD(network_args, filter, "Only URLs containing this text"),
@@ -93,6 +97,8 @@ inline std::string level_filter_ok(std::string_view min, std::string_view level)
 
 }  // namespace detail
 
+/// Make the browser_console_messages tool: console messages of the current tab: counts by level and the
+/// newest few; the whole log is stored as an artifact (read it with browser_artifact by offset or section).
 template <class State>
 auto console_tool(State& st) {
     tool_state* s = &st;
@@ -143,6 +149,9 @@ auto console_tool(State& st) {
         reading_traits);
 }
 
+/// Make the browser_network_requests tool: network requests of the current tab (documents, XHR/fetch; static
+/// assets with static: true): counts by status class and the newest few; the whole log is stored as an
+/// artifact (read it with browser_artifact).
 template <class State>
 auto network_tool(State& st) {
     tool_state* s = &st;

@@ -7,17 +7,21 @@
 
 namespace agentkit::browser {
 
+/// Arguments of browser_navigate.
 struct navigate_args {
-    std::string url;
+    std::string url;  ///< the URL to open
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(navigate_args, url, "The URL to open", min_length(1)));
     }
 };
 
+/// Arguments of browser_tabs.
 struct tabs_args {
-    std::string action;
-    std::optional<int> index;
-    std::optional<std::string> url;
+    std::string action;              ///< what to do
+    std::optional<int> index;        ///< tab index for select and close
+    std::optional<std::string> url;  ///< URL to open in a new tab
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(tabs_args, action, "What to do", one_of("list", "new", "select", "close")),
                       AGENTKIT_FIELD(tabs_args, index, "Tab index for select and close", minimum(0)),
@@ -25,10 +29,12 @@ struct tabs_args {
     }
 };
 
+/// Arguments of browser_resize.
 struct resize_args {
-    int width = 0;
-    int height = 0;
-    std::optional<bool> mobile;
+    int width = 0;               ///< viewport width in CSS pixels
+    int height = 0;              ///< viewport height in CSS pixels
+    std::optional<bool> mobile;  ///< emulate a touch phone
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(resize_args, width, "Viewport width in CSS pixels", range(100, 8000)),
                       AGENTKIT_FIELD(resize_args, height, "Viewport height in CSS pixels", range(100, 8000)),
@@ -36,6 +42,7 @@ struct resize_args {
     }
 };
 
+/// Make the browser_navigate tool: open a URL in the current tab.
 template <class State>
 auto navigate_tool(State& st) {
     tool_state* s = &st;
@@ -47,6 +54,7 @@ auto navigate_tool(State& st) {
         action_traits);
 }
 
+/// Make the browser_navigate_back tool: go back to the previous page.
 template <class State>
 auto back_tool(State& st) {
     tool_state* s = &st;
@@ -57,6 +65,7 @@ auto back_tool(State& st) {
         action_traits);
 }
 
+/// Make the browser_tabs tool: list, open, select or close tabs.
 template <class State>
 auto tabs_tool(State& st) {
     tool_state* s = &st;
@@ -105,6 +114,7 @@ auto tabs_tool(State& st) {
         open_world);
 }
 
+/// Make the browser_resize tool: resize the viewport (optionally emulating a phone).
 template <class State>
 auto resize_tool(State& st) {
     tool_state* s = &st;
@@ -122,6 +132,7 @@ auto resize_tool(State& st) {
         idempotent);
 }
 
+/// Make the browser_close tool: close the browser (the next browser tool starts a fresh one).
 template <class State>
 auto close_tool(State& st) {
     tool_state* s = &st;

@@ -11,14 +11,16 @@
 
 namespace agentkit::browser {
 
+/// Arguments of browser_take_screenshot.
 struct screenshot_args {
-    std::optional<std::string> type;
-    std::optional<std::string> ref;
-    std::optional<std::string> target;
-    std::optional<std::string> element;
-    std::optional<bool> fullPage;
-    std::optional<std::string> filename;
-    std::optional<bool> inline_image;
+    std::optional<std::string> type;      ///< image format
+    std::optional<std::string> ref;       ///< element ref from the snapshot, e.g. e12
+    std::optional<std::string> target;    ///< same as ref (Playwright MCP's name)
+    std::optional<std::string> element;   ///< human-readable description of the element (optional)
+    std::optional<bool> fullPage;         ///< the whole scrollable page
+    std::optional<std::string> filename;  ///< accepted for compatibility; screenshots are stored as artifacts
+    std::optional<bool> inline_image;     ///< `inline`: return the image itself, not only its artifact id
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(screenshot_args, type, "Image format", one_of("png", "jpeg")),
                       AGENTKIT_BROWSER_ELEMENT_FIELDS(screenshot_args),
@@ -28,24 +30,28 @@ struct screenshot_args {
     }
 };
 
+/// Arguments of browser_evaluate.
 struct evaluate_args {
-    std::string function;
-    std::optional<std::string> ref;
-    std::optional<std::string> target;
-    std::optional<std::string> element;
+    std::string function;                ///< JavaScript: () => value, or (element) => value with a ref
+    std::optional<std::string> ref;      ///< element ref from the snapshot, e.g. e12
+    std::optional<std::string> target;   ///< same as ref (Playwright MCP's name)
+    std::optional<std::string> element;  ///< human-readable description of the element (optional)
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(evaluate_args, function, "JavaScript: () => value, or (element) => value with a ref"),
                       AGENTKIT_BROWSER_ELEMENT_FIELDS(evaluate_args));
     }
 };
 
+/// Arguments of browser_wait_for.
 struct wait_args {
-    std::optional<double> time;
-    std::optional<std::string> text;
-    std::optional<std::string> textGone;
-    std::optional<std::string> ref;
-    std::optional<std::string> state;
-    std::optional<double> timeout;
+    std::optional<double> time;           ///< seconds to wait
+    std::optional<std::string> text;      ///< wait until this text appears
+    std::optional<std::string> textGone;  ///< wait until this text is gone
+    std::optional<std::string> ref;       ///< wait until this element reaches `state`
+    std::optional<std::string> state;     ///< element state
+    std::optional<double> timeout;        ///< seconds before giving up (default 10)
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(wait_args, time, "Seconds to wait", range(0, 30)),
                       AGENTKIT_FIELD(wait_args, text, "Wait until this text appears"),
@@ -57,12 +63,15 @@ struct wait_args {
     }
 };
 
+/// Arguments of browser_extract.
 struct extract_args {
-    std::optional<std::string> kind;
-    std::optional<std::string> ref;
-    std::optional<std::string> target;
+    std::optional<std::string> kind;    ///< what to extract
+    std::optional<std::string> ref;     ///< only within this element's subtree (ref from the snapshot)
+    std::optional<std::string> target;  ///< same as ref
+    /// For kind fields: the fields by name and type, e.g. {"price": "number", "title": "string"}.
     std::optional<json> schema;
-    std::optional<int> max_items;
+    std::optional<int> max_items;  ///< most rows or items returned (default 200)
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(extract_args, kind, "What to extract", one_of("auto", "table", "list", "fields")),
                       AGENTKIT_FIELD(extract_args, ref, "Only within this element's subtree (ref from the snapshot)"),
@@ -73,6 +82,7 @@ struct extract_args {
     }
 };
 
+/// Make the browser_take_screenshot tool: screenshot of the viewport, the full page or one element.
 template <class State>
 auto screenshot_tool(State& st) {
     tool_state* s = &st;
@@ -113,6 +123,8 @@ auto screenshot_tool(State& st) {
         reading_traits);
 }
 
+/// Make the browser_evaluate tool: run JavaScript in the page: () => value is called ((el) => value with a
+/// ref), an expression evaluated; the result as JSON.
 template <class State>
 auto evaluate_tool(State& st) {
     tool_state* s = &st;
@@ -135,6 +147,8 @@ auto evaluate_tool(State& st) {
         open_world | destructive);
 }
 
+/// Make the browser_wait_for tool: wait for text to appear or disappear, or an element (ref) to reach a
+/// state; or a number of seconds.
 template <class State>
 auto wait_tool(State& st) {
     tool_state* s = &st;
@@ -165,6 +179,9 @@ auto wait_tool(State& st) {
         reading_traits);
 }
 
+/// Make the browser_extract tool: extract structured data without writing code: a table as rows (keyed by its
+/// headers), a list's items, or the fields of a small schema found by their labels ({"price": "number"});
+/// optionally within a ref.
 template <class State>
 auto extract_tool(State& st) {
     tool_state* s = &st;

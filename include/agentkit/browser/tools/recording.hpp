@@ -7,15 +7,19 @@
 
 namespace agentkit::browser {
 
+/// Arguments of browser_recording_start.
 struct recording_start_args {
-    std::optional<int> width;
-    std::optional<int> height;
+    std::optional<int> width;   ///< largest frame width (default 800)
+    std::optional<int> height;  ///< largest frame height (default 600)
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(recording_start_args, width, "Largest frame width (default 800)", range(16, 4096)),
                       AGENTKIT_FIELD(recording_start_args, height, "Largest frame height (default 600)", range(16, 4096)));
     }
 };
 
+/// Make the browser_recording_start tool: start recording the current tab's screen (frames until
+/// browser_recording_stop).
 template <class State>
 auto recording_start_tool(State& st) {
     tool_state* s = &st;
@@ -33,6 +37,8 @@ auto recording_start_tool(State& st) {
         reading_traits);
 }
 
+/// Make the browser_recording_stop tool: stop the recording; its frames are stored as artifacts (ids
+/// returned, read with browser_artifact).
 template <class State>
 auto recording_stop_tool(State& st) {
     tool_state* s = &st;

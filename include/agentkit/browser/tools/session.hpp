@@ -8,16 +8,21 @@
 
 namespace agentkit::browser {
 
+/// Arguments of browser_artifact (artifact_read_args).
 using artifact_args = artifact_read_args;  // format/artifact_reader.hpp
 
+/// Arguments of browser_metrics.
 struct metrics_args {
-    std::optional<int> last;
+    std::optional<int> last;  ///< how many of the newest calls to list (default 10)
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(metrics_args, last, "How many of the newest calls to list (default 10)",
                                      range(0, static_cast<int>(tool_state::recent_capacity))));
     }
 };
 
+/// Make the browser_artifact tool: read an artifact (screenshot, full snapshot, cut text, log) by id; text by
+/// offset and length.
 template <class State>
 auto artifact_tool(State& st) {
     tool_state* s = &st;
@@ -32,6 +37,7 @@ auto artifact_tool(State& st) {
         read_only);
 }
 
+/// Make the browser_metrics tool: this session's browser tool calls, totals per tool and the last calls.
 template <class State>
 auto metrics_tool(State& st) {
     tool_state* s = &st;

@@ -7,13 +7,15 @@
 
 namespace agentkit::browser {
 
+/// Arguments of browser_snapshot.
 struct snapshot_args {
-    std::optional<std::string> ref;
-    std::optional<std::string> target;
-    std::optional<bool> viewport_only;
-    std::optional<bool> interactive_only;
-    std::optional<bool> readable;
-    std::optional<int> budget;
+    std::optional<std::string> ref;        ///< only the subtree of this element ref
+    std::optional<std::string> target;     ///< same as ref
+    std::optional<bool> viewport_only;     ///< only what is in the viewport
+    std::optional<bool> interactive_only;  ///< only elements you can act on
+    std::optional<bool> readable;          ///< the page's main text as readable text (articles)
+    std::optional<int> budget;             ///< token budget of the snapshot
+    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(snapshot_args, ref, "Only the subtree of this element ref"),
                       AGENTKIT_FIELD(snapshot_args, target, "Same as ref"),
@@ -24,6 +26,8 @@ struct snapshot_args {
     }
 };
 
+/// Make the browser_snapshot tool: accessibility snapshot of the page: one element per line with [ref=eN] on
+/// everything you can act on.
 template <class State>
 auto snapshot_tool(State& st) {
     tool_state* s = &st;
