@@ -15,11 +15,15 @@ function(agentkit_add_header_check)
     file(GLOB_RECURSE headers CONFIGURE_DEPENDS RELATIVE "${include_root}" "${include_root}/agentkit/*.hpp")
     # impl/ headers are parts of the header that includes them at its end (browser.hpp), and
     # browser/tools/ headers the parts of browser/tools.hpp: each is checked through the header it
-    # belongs to (each would cost a whole browser compile of its own). net/ headers need the
-    # optional HTTP library and are checked with it.
+    # belongs to (each would cost a whole browser compile of its own). net/ headers need an
+    # optional library (cpp-httplib: agentkit::net; libcurl: agentkit::curl; net/sse.hpp none)
+    # and are checked with it.
     list(FILTER headers EXCLUDE REGEX "/impl/|^agentkit/browser/tools/")
     if(NOT TARGET agentkit_net)
-        list(FILTER headers EXCLUDE REGEX "^agentkit/net/")
+        list(FILTER headers EXCLUDE REGEX "^agentkit/net/(http_server|mcp_http)\\.hpp$")
+    endif()
+    if(NOT TARGET agentkit_curl)
+        list(FILTER headers EXCLUDE REGEX "^agentkit/net/(http_client|model_client)\\.hpp$")
     endif()
     list(SORT headers)
 
@@ -43,6 +47,9 @@ function(agentkit_add_header_check)
     target_link_libraries(agentkit_header_check PRIVATE agentkit_dev)
     if(TARGET agentkit_net)
         target_link_libraries(agentkit_header_check PRIVATE agentkit_net)
+    endif()
+    if(TARGET agentkit_curl)
+        target_link_libraries(agentkit_header_check PRIVATE agentkit_curl)
     endif()
     # The objects are never linked: skip debug info, it is most of the cost of these TUs.
     if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")

@@ -1,5 +1,6 @@
 // agentkit/session.hpp — the agent session: provider requests (Anthropic, OpenAI Chat and
-// Responses), the model loop with maskers and formatters, scripted models, metrics.
+// Responses), the model loop with maskers and formatters, scripted models, metrics, and the
+// assembly of streamed responses.
 #pragma once
 
 #include <agentkit/core.hpp>
@@ -12,3 +13,4 @@
 #include <agentkit/session/provider.hpp>
 #include <agentkit/session/request.hpp>
 #include <agentkit/session/session.hpp>
+#include <agentkit/session/stream.hpp>

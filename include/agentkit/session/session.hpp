@@ -517,7 +517,7 @@ public:
                 const auto t0 = std::chrono::steady_clock::now();
                 result<json> body = fail(errc::internal, "the model raised an exception");
                 try {
-                    body = m.complete(req);
+                    body = call_model(m, p, req);
                 } catch (...) {
                 }
                 model_ms += detail::ms_since(t0);
@@ -531,12 +531,13 @@ public:
                     e = std::move(o).error();
                 } else {
                     e = std::move(body).error();
+                    discard_speculation();  // calls a failed (streamed) attempt started
                 }
                 const bool retry = (is_retryable(e) || e.is(errc::provider_malformed)) && attempts <= limits.max_retries;
                 if (!retry || stop_.stop_requested()) {
                     last_error_ = e;
                     rr.error = std::move(e);
-                    return stop(stop_reason::model_error);
+                    return stop(stop_.stop_requested() ? stop_reason::cancelled : stop_reason::model_error);
                 }
                 std::chrono::milliseconds pause = limits.retry_backoff * (1L << std::min<std::size_t>(attempts - 1, 10));
                 if (e.details.is_object() && e.details.contains("retry_after_s") && e.details["retry_after_s"].is_number())
@@ -558,7 +559,8 @@ public:
         }
     }
 
-    /// Ask a running loop and its tools to stop (tools see it through tool_context::stop).
+    /// Ask a running loop and its tools to stop (tools see it through tool_context::stop); a
+    /// `cancellable_model`'s request in flight is cancelled too.
     void cancel() noexcept { stop_.request_stop(); }
 
     // ---- serving (MCP) --------------------------------------------------------------------
@@ -675,6 +677,33 @@ private:
         std::future<spec_done> result;
     };
     enum class call_kind { malformed, complete, meta, hidden, host, speculative };
+
+    /// One model call of run(): a `streaming_model` gets a callback that starts each read-only
+    /// call as soon as the stream completes it (speculate); cancel() cancels a
+    /// `cancellable_model`'s call in flight.
+    template <class Model>
+    [[nodiscard]] result<json> call_model(Model& m, provider p, const json& req) {
+        auto call = [&]() -> result<json> {
+            if constexpr (streaming_model<Model>) {
+                if (opts_.speculative) {
+                    const std::function<void(const json&)> on_tool_call = [this, p](const json& block) {
+                        try {
+                            (void)speculate(p, block);
+                        } catch (...) {
+                        }
+                    };
+                    return m.complete(req, on_tool_call);
+                }
+            }
+            return m.complete(req);
+        };
+        if constexpr (cancellable_model<Model>) {
+            std::stop_callback on_cancel(stop_.get_token(), [&m]() noexcept { m.cancel(); });
+            return call();
+        } else {
+            return call();
+        }
+    }
 
     [[nodiscard]] tool_info complete_info() const {
         tool_info t;
