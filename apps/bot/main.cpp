@@ -1,13 +1,12 @@
-// agentkit-bot — agentkit-demo's agent loop with a real model (over libcurl), or with the
-// demo's scripted agent when no API key is set. See `agentkit-bot --help`.
+// agentkit-bot — agentkit-demo's agent loop with a real model (agentkit::model_client, over
+// libcurl), or with the demo's scripted agent when no API key is set. See `agentkit-bot --help`.
 //
 // The loop is agentkit-demo's (apps/common/browser_loop.hpp): the agent starts at the tool
 // menu's ROOT, enters the browser mode and works in headless Chromium on a parcel-quote page
 // this program serves on 127.0.0.1. `--mode tools` runs the demo's non-browser tools instead.
 // The report goes to stdout, progress and errors to stderr.
 #include <agentkit/agentkit.hpp>
-
-#include <curl/curl.h>
+#include <agentkit/net/model_client.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -21,30 +20,29 @@
 
 #include "../common/browser_loop.hpp"
 #include "../common/demo_tools.hpp"
-#include "http_model.hpp"
+#include "../common/real_model.hpp"
 
 namespace ak = agentkit;
 
 namespace {
 
-constexpr const char* usage_text = R"(Usage: agentkit-bot [options] [TASK]
+constexpr const char* usage_head = R"(Usage: agentkit-bot [options] [TASK]
 
 agentkit-demo's agent loop with a real model. The agent starts at the tool menu's ROOT, enters
 the browser mode and works in headless Chromium on a parcel-quote form this program serves on
-127.0.0.1. With ANTHROPIC_API_KEY or OPENAI_API_KEY set, a real model drives it; without a key,
-the demo's scripted agent does (no network beyond 127.0.0.1).
+127.0.0.1. With ANTHROPIC_API_KEY or OPENAI_API_KEY set (or --provider openai_compatible and a
+base URL), a real model drives it (agentkit::model_client, streamed); without a key, the demo's
+scripted agent does (no network beyond 127.0.0.1). Naming a --provider whose key is not set is
+a usage error.
 
 TASK      what to ask (default: get a shipping quote on the bundled page). "{url}" in TASK is
           replaced by the bundled page's address. The browser may open only the bundled site
           unless --allow-origin adds more. The scripted agent always does the quote task.
 
 Options:
-  --provider anthropic|openai_chat|openai_responses
-                        the API to call (default: chosen from the keys set, see below); with the
-                        scripted agent, the wire format it speaks (default anthropic)
-  --model NAME          the model (default: $AGENTKIT_MODEL, else claude-sonnet-4-5, gpt-4.1, or
-                        "default" for an OpenAI-compatible server)
-  --scripted            use the scripted agent even when an API key is set
+)";
+
+constexpr const char* usage_rest = R"(  --scripted            use the scripted agent even when an API key is set
   --mode browser|tools  browser (default), or the demo's non-browser tools (no Chromium needed)
   --chromium PATH       the Chromium binary (default: $AGENTKIT_CHROMIUM, else /usr/lib/chromium/chromium)
   --allow-origin ORIGIN also let the browser open ORIGIN, e.g. https://example.org (repeatable)
@@ -53,15 +51,9 @@ Options:
   -h, --help            this text
 
 Environment:
-  ANTHROPIC_API_KEY     Anthropic Messages API at $ANTHROPIC_BASE_URL/v1/messages
-                        (ANTHROPIC_BASE_URL defaults to https://api.anthropic.com)
-  OPENAI_API_KEY        OpenAI: the Responses API at https://api.openai.com/v1/responses, or, when
-                        OPENAI_BASE_URL is set (an OpenAI-compatible server such as
-                        http://127.0.0.1:8080/v1), Chat Completions at $OPENAI_BASE_URL/chat/completions
-  AGENTKIT_OPENAI_API   chat|responses: force the OpenAI API flavour
-  AGENTKIT_MODEL        the model name (--model wins)
-  AGENTKIT_CHROMIUM     the Chromium binary (--chromium wins)
-  When both keys are set, Anthropic is used unless --provider says otherwise.
+)";
+
+constexpr const char* usage_tail = R"(  AGENTKIT_CHROMIUM     the Chromium binary (--chromium wins)
 
 Exit status: 0 the agent answered; 1 the run failed (provider error, limit reached, no answer);
 2 bad usage; 3 Chromium could not start.
@@ -70,8 +62,7 @@ Exit status: 0 the agent answered; 1 the run failed (provider error, limit reach
 enum class bot_mode { browser, tools };
 
 struct cli {
-    std::optional<ak::provider> provider;
-    std::string model;
+    demo::model_flags model;
     bool scripted = false;
     bot_mode mode = bot_mode::browser;
     std::string chromium;
@@ -82,13 +73,6 @@ struct cli {
     bool help = false;
     std::string error;  ///< non-empty: bad usage
 };
-
-std::optional<ak::provider> provider_named(std::string_view p) {
-    if (p == "anthropic") return ak::provider::anthropic;
-    if (p == "openai_chat") return ak::provider::openai_chat;
-    if (p == "openai_responses") return ak::provider::openai_responses;
-    return std::nullopt;
-}
 
 std::optional<long> positive_number(std::string_view s) {
     if (s.empty() || s.size() > 9) return std::nullopt;
@@ -114,13 +98,8 @@ cli parse(int argc, char** argv) {
             c.help = true;
         } else if (a == "--scripted") {
             c.scripted = true;
-        } else if (a == "--provider") {
-            if (!need_value(a)) break;
-            c.provider = provider_named(argv[++i]);
-            if (!c.provider) c.error = std::string("unknown provider \"") + argv[i] + "\" (anthropic, openai_chat, openai_responses)";
-        } else if (a == "--model") {
-            if (!need_value(a)) break;
-            c.model = argv[++i];
+        } else if (demo::parse_model_flag(argc, argv, i, c.model, c.error)) {
+            // --provider, --model, --base-url, --no-stream
         } else if (a == "--mode") {
             if (!need_value(a)) break;
             const std::string_view m = argv[++i];
@@ -153,83 +132,19 @@ cli parse(int argc, char** argv) {
     return c;
 }
 
-std::string env(const char* name) {
-    const char* v = std::getenv(name);
-    return v ? std::string(v) : std::string();
-}
-
-std::string without_trailing_slashes(std::string s) {
-    while (!s.empty() && s.back() == '/') s.pop_back();
-    return s;
-}
-
-/// Which model to talk to: a provider endpoint with its headers, or the scripted agent.
-struct model_choice {
-    ak::provider provider = ak::provider::anthropic;
-    bool scripted = true;
-    std::string url;
-    std::vector<std::string> headers;
-    std::string model_name;
-    bool openai_compat = false;
-    std::string why;    ///< for the banner
-    std::string error;  ///< non-empty: cannot choose (bad usage)
-};
-
-model_choice choose_model(const cli& c) {
-    model_choice m;
-    const std::string anthropic_key = env("ANTHROPIC_API_KEY");
-    const std::string openai_key = env("OPENAI_API_KEY");
-    const std::string model_env = env("AGENTKIT_MODEL");
-    const std::string wanted_model = !c.model.empty() ? c.model : model_env;
-    if (c.scripted || (anthropic_key.empty() && openai_key.empty())) {
-        m.provider = c.provider.value_or(ak::provider::anthropic);
-        m.model_name = wanted_model.empty() ? "scripted" : wanted_model;
-        m.why = c.scripted ? "--scripted" : "no ANTHROPIC_API_KEY or OPENAI_API_KEY";
+/// The model: the scripted agent with --scripted, else what the flags and keys choose.
+demo::model_choice choose_model(const cli& c) {
+    if (c.scripted) {
+        demo::model_choice m;
+        m.provider = c.model.api ? ak::provider_of(*c.model.api) : ak::provider::anthropic;
+        m.model_name = !c.model.model.empty() ? c.model.model : "scripted";
+        m.why = "--scripted";
         return m;
     }
-    m.scripted = false;
-    ak::provider p = ak::provider::anthropic;
-    const std::string base_env = env("OPENAI_BASE_URL");
-    const bool official_openai = base_env.empty();
-    if (c.provider) {
-        p = *c.provider;
-    } else if (anthropic_key.empty()) {
-        const std::string flavour = env("AGENTKIT_OPENAI_API");
-        if (!flavour.empty() && flavour != "chat" && flavour != "responses") {
-            m.error = "AGENTKIT_OPENAI_API is \"" + flavour + "\"; use chat or responses";
-            return m;
-        }
-        const bool responses = flavour.empty() ? official_openai : flavour == "responses";
-        p = responses ? ak::provider::openai_responses : ak::provider::openai_chat;
-    }
-    m.provider = p;
-    if (p == ak::provider::anthropic) {
-        if (anthropic_key.empty()) {
-            m.error = "--provider anthropic needs ANTHROPIC_API_KEY (or pass --scripted)";
-            return m;
-        }
-        std::string base = without_trailing_slashes(env("ANTHROPIC_BASE_URL"));
-        if (base.empty()) base = "https://api.anthropic.com";
-        m.url = base + "/v1/messages";
-        m.headers = {"x-api-key: " + anthropic_key};
-        m.model_name = wanted_model.empty() ? "claude-sonnet-4-5" : wanted_model;
-        m.why = "ANTHROPIC_API_KEY";
-        return m;
-    }
-    if (openai_key.empty()) {
-        m.error = "--provider " + std::string(ak::to_string(p)) + " needs OPENAI_API_KEY (or pass --scripted)";
-        return m;
-    }
-    const std::string base = official_openai ? std::string("https://api.openai.com/v1") : without_trailing_slashes(base_env);
-    m.url = base + (p == ak::provider::openai_responses ? "/responses" : "/chat/completions");
-    m.headers = {"authorization: Bearer " + openai_key};
-    m.openai_compat = !official_openai;
-    m.model_name = !wanted_model.empty() ? wanted_model : official_openai ? "gpt-4.1" : "default";
-    m.why = official_openai ? "OPENAI_API_KEY" : "OPENAI_API_KEY with OPENAI_BASE_URL (OpenAI-compatible server)";
-    return m;
+    return demo::choose_model(c.model, /*strict=*/true);
 }
 
-ak::session_options session_options_for(const model_choice& m) {
+ak::session_options session_options_for(const demo::model_choice& m) {
     ak::session_options o;
     o.provider = m.provider;
     o.model = m.model_name;
@@ -257,7 +172,7 @@ void explain_failure(const ak::run_result& r) {
 }
 
 template <class Model>
-int run_browser(const cli& c, const model_choice& choice, Model* real_model) {
+int run_browser(const cli& c, const demo::model_choice& choice, Model* real_model) {
     demo::browser_loop_options lo;
     lo.chromium = c.chromium;
     lo.extra_origins = c.origins;
@@ -278,7 +193,7 @@ int run_browser(const cli& c, const model_choice& choice, Model* real_model) {
     const std::string url = loop.url();
     const std::string task = demo::with_url(c.task.value_or(demo::quote_task), url);
     std::fprintf(stderr, "agentkit %s bot · %s · menu starts at %s · bundled page %s\ntask: %s\n", ak::version.string,
-                 choice.scripted ? "scripted agent" : ("model " + choice.model_name).c_str(),
+                 !choice.real ? "scripted agent" : ("model " + choice.model_name).c_str(),
                  std::string(loop.session().get_masker().current_mode()).c_str(), url.c_str(), task.c_str());
 
     ak::run_result r;
@@ -297,7 +212,7 @@ int run_browser(const cli& c, const model_choice& choice, Model* real_model) {
     loop.close();
     explain_failure(r);
     if (!r.ok()) return 1;
-    if (choice.scripted && scripted_answer.empty()) {
+    if (!choice.real && scripted_answer.empty()) {
         std::fprintf(stderr, "agentkit-bot: the scripted agent did not read the quote from the page\n");
         return 1;
     }
@@ -305,11 +220,11 @@ int run_browser(const cli& c, const model_choice& choice, Model* real_model) {
 }
 
 template <class Model>
-int run_tools(const cli& c, const model_choice& choice, Model* real_model) {
+int run_tools(const cli& c, const demo::model_choice& choice, Model* real_model) {
     ak::agent_session session{demo::make_toolbox(), ak::all_visible{}, ak::compact_formatter{}, session_options_for(choice)};
     const std::string task = c.task.value_or(demo::task);
     std::fprintf(stderr, "agentkit %s bot · %s · demo tools\ntask: %s\n", ak::version.string,
-                 choice.scripted ? "scripted agent" : ("model " + choice.model_name).c_str(), task.c_str());
+                 !choice.real ? "scripted agent" : ("model " + choice.model_name).c_str(), task.c_str());
     ak::run_result r;
     if (real_model != nullptr) {
         r = session.run(*real_model, task, limits_for(c));
@@ -325,7 +240,7 @@ int run_tools(const cli& c, const model_choice& choice, Model* real_model) {
 }
 
 template <class Model>
-int run_mode(const cli& c, const model_choice& choice, Model* real_model) {
+int run_mode(const cli& c, const demo::model_choice& choice, Model* real_model) {
     return c.mode == bot_mode::browser ? run_browser(c, choice, real_model) : run_tools(c, choice, real_model);
 }
 
@@ -334,32 +249,32 @@ int run_mode(const cli& c, const model_choice& choice, Model* real_model) {
 int main(int argc, char** argv) {
     const cli c = parse(argc, argv);
     if (c.help) {
-        std::fputs(usage_text, stdout);
+        std::fputs(usage_head, stdout);
+        std::fputs(demo::model_flags_help, stdout);
+        std::fputs(usage_rest, stdout);
+        std::fputs(demo::model_env_help, stdout);
+        std::fputs(usage_tail, stdout);
         return 0;
     }
     if (!c.error.empty()) {
         std::fprintf(stderr, "agentkit-bot: %s\nRun agentkit-bot --help for the options.\n", c.error.c_str());
         return 2;
     }
-    const model_choice choice = choose_model(c);
+    const demo::model_choice choice = choose_model(c);
     if (!choice.error.empty()) {
         std::fprintf(stderr, "agentkit-bot: %s\n", choice.error.c_str());
         return 2;
     }
-    if (choice.scripted) {
+    if (!choice.real) {
         std::fprintf(stderr, "agentkit-bot: %s: running the scripted agent (%s format)\n", choice.why.c_str(),
                      std::string(ak::to_string(choice.provider)).c_str());
-        return run_mode<bot::http_model>(c, choice, nullptr);
+        return run_mode<ak::model_client>(c, choice, nullptr);
     }
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-        std::fprintf(stderr, "agentkit-bot: libcurl could not be initialised\n");
-        return 1;
-    }
-    std::fprintf(stderr, "agentkit-bot: %s: %s %s at %s\n", choice.why.c_str(), std::string(ak::to_string(choice.provider)).c_str(),
-                 choice.model_name.c_str(), choice.url.c_str());
+    ak::model_client_options o = choice.options;
     // one HTTP request may take the whole run's time, never more
-    bot::http_model model(choice.provider, choice.url, choice.headers, std::chrono::seconds(std::min(c.max_time_s, 300L)));
-    const int rc = run_mode(c, choice, &model);
-    curl_global_cleanup();
-    return rc;
+    o.timeout = std::chrono::seconds(std::min(c.max_time_s, 300L));
+    ak::model_client model{std::move(o)};
+    std::fprintf(stderr, "agentkit-bot: %s: %s %s at %s%s\n", choice.why.c_str(), std::string(ak::to_string(model.api())).c_str(),
+                 choice.model_name.c_str(), ak::net::redact_url(model.endpoint()).c_str(), choice.options.stream ? " (streamed)" : "");
+    return run_mode(c, choice, &model);
 }
