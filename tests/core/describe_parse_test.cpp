@@ -296,3 +296,33 @@ TEST(Describe, EnumNamesDeclaredInsideTheEnumsNamespace) {
     ASSERT_TRUE(r.has_value());
     EXPECT_EQ(r->fit, shop::size::small);
 }
+
+// hidden(): accepted and validated, not advertised (an alias kept for compatibility)
+namespace {
+struct alias_args {
+    std::optional<std::string> ref;
+    std::optional<std::string> target;  // another server's name for ref
+    std::optional<std::string> note;
+    static constexpr auto agentkit_fields() {
+        namespace ak = agentkit;
+        return ak::fields(AGENTKIT_FIELD(alias_args, ref, "Element ref"), AGENTKIT_FIELD(alias_args, target, "", ak::hidden()),
+                          AGENTKIT_FIELD(alias_args, note, "", ak::hidden(), ak::max_length(4)));
+    }
+};
+}  // namespace
+
+TEST(Describe, HiddenFieldsAreAcceptedButNotAdvertised) {
+    const json& s = ak::schema_of<alias_args>();
+    EXPECT_EQ(s["properties"].size(), 1u) << s.dump();
+    EXPECT_TRUE(s["properties"].contains("ref"));
+    auto r = ak::parse_as<alias_args>(json{{"target", "e3"}, {"note", "ok"}});
+    ASSERT_TRUE(r.has_value()) << r.error().to_text();
+    EXPECT_EQ(r->target, "e3");
+    // still validated, and a misspelt name is still refused
+    auto bad = ak::parse_as<alias_args>(json{{"note", "too long"}});
+    ASSERT_FALSE(bad.has_value());
+    EXPECT_EQ(problem_paths(bad.error()), std::vector<std::string>{"/note"});
+    auto typo = ak::parse_as<alias_args>(json{{"targte", "e3"}});
+    ASSERT_FALSE(typo.has_value());
+    EXPECT_NE(typo.error().message.find("did you mean \"target\""), std::string::npos) << typo.error().message;
+}

@@ -57,7 +57,16 @@ TEST(Export, McpAnnotationsFollowTheSpecDefaultsUnlessTraitsSayOtherwise) {
 TEST(Export, Anthropic) {
     json j = ak::to_anthropic(find.info());
     EXPECT_EQ(j.size(), 3U);
-    EXPECT_EQ(j["input_schema"], find.input_schema());
+    // outside strict mode the schema is shown without additionalProperties: false (tokens in every
+    // tool, no effect: the parser rejects unknown properties anyway)
+    json shown = find.input_schema();
+    shown.erase("additionalProperties");
+    shown["properties"]["near"].erase("additionalProperties");  // nested objects too
+    EXPECT_EQ(j["input_schema"], shown);
+    EXPECT_EQ(ak::to_mcp(find.info())["inputSchema"], shown);
+    EXPECT_EQ(ak::to_mcp(draw.info())["inputSchema"].dump().find("\"additionalProperties\":false"), std::string::npos);
+    // a map's additionalProperties (its value schema) stays
+    EXPECT_TRUE(ak::to_mcp(draw.info())["inputSchema"]["properties"]["style"].contains("additionalProperties"));
 }
 
 TEST(Export, OpenAiStrictMakesOptionalNullableAndAllRequired) {

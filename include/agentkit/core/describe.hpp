@@ -100,6 +100,8 @@ struct default_t {
 struct example_t {
     std::string_view json_text;  ///< the example value as JSON text
 };
+/// Marks a field accepted but not advertised: made by hidden().
+struct hidden_t {};
 }  // namespace constraint
 
 /// Inclusive lower bound for a number.
@@ -151,6 +153,10 @@ template <class... S>
 ///@}
 /// An example value, as JSON text, listed in the schema's `examples`.
 [[nodiscard]] constexpr constraint::example_t example(std::string_view json_text) noexcept { return {json_text}; }
+/// The field is parsed and validated as usual but left out of the schema a model sees: an alias
+/// kept for compatibility (another server's name for an argument) that need not cost tokens.
+/// A hidden field must be optional (std::optional or with a default).
+[[nodiscard]] constexpr constraint::hidden_t hidden() noexcept { return {}; }
 
 // ---------------------------------------------------------------------------------------------
 // Fields
@@ -303,6 +309,13 @@ constexpr bool is_supported() {
 
 template <class C>
 inline constexpr bool is_default_v = std::is_same_v<C, constraint::default_t>;
+
+/// True when a field carries hidden(): parsed, not advertised in the schema.
+template <class F>
+constexpr bool field_hidden() {
+    return []<class... Cs>(std::tuple<Cs...>*) { return (std::is_same_v<Cs, constraint::hidden_t> || ...); }(
+        static_cast<decltype(F::constraints)*>(nullptr));
+}
 
 /// False when a field is optional by its declaration: std::optional, or a default_value. A
 /// field this says true of is still optional when its default member initializer gives it a

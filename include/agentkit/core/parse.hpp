@@ -290,6 +290,8 @@ void check(const V& v, const constraint::one_of_t<N>& c, const path_seg* p, prob
 template <class V>
 void check(const V&, const constraint::default_t&, const path_seg*, problems&) {}
 template <class V>
+void check(const V&, const constraint::hidden_t&, const path_seg*, problems&) {}
+template <class V>
 void check(const V&, const constraint::example_t&, const path_seg*, problems&) {}
 
 // ---- readers -------------------------------------------------------------------------------

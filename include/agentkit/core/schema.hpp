@@ -41,6 +41,7 @@ inline void apply_schema(json& s, const constraint::default_t& c) {
         case constraint::default_t::kind::string: s["default"] = std::string(c.s); break;
     }
 }
+inline void apply_schema(json&, const constraint::hidden_t&) {}
 inline void apply_schema(json& s, const constraint::example_t& c) {
     json v = json::parse(c.json_text, nullptr, false);
     if (v.is_discarded()) v = std::string(c.json_text);
@@ -73,6 +74,11 @@ json make_object_schema() {
                     std::apply([&](const auto&... c) { (apply_schema(p, c), ...); }, f.constraints);
                     const json& d = defaults[index++];
                     if (!d.is_null()) p["default"] = d;
+                    if constexpr (field_hidden<std::decay_t<decltype(f)>>()) {
+                        static_assert(!field_required<std::decay_t<decltype(f)>>() || is_optional<M>::value,
+                                      "agentkit: a hidden() field must be optional (std::optional or default_value)");
+                        return;  // accepted by the parser, not advertised
+                    }
                     props[std::string(f.name)] = std::move(p);
                     if (!is_optional<M>::value && d.is_null()) required.push_back(std::string(f.name));
                 }(),

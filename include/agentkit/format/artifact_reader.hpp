@@ -40,10 +40,10 @@ struct artifact_read_args {
     std::optional<std::string> section;  ///< start at the first line containing this text instead
     /// The fields: id, offset, length, section.
     static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(artifact_read_args, id, "Artifact id, e.g. a3", min_length(1)),
-                      AGENTKIT_FIELD(artifact_read_args, offset, "Start (characters) for text artifacts", minimum(0)),
-                      AGENTKIT_FIELD(artifact_read_args, length, "How many characters (default 20000)", range(1, 200000)),
-                      AGENTKIT_FIELD(artifact_read_args, section, "Start at the first line containing this text"));
+        return fields(AGENTKIT_FIELD(artifact_read_args, id, "e.g. a3", min_length(1)),
+                      AGENTKIT_FIELD(artifact_read_args, offset, "Start character", minimum(0)),
+                      AGENTKIT_FIELD(artifact_read_args, length, "Characters", range(1, 200000)),
+                      AGENTKIT_FIELD(artifact_read_args, section, "Start at the first line containing this"));
     }
 };
 

@@ -88,13 +88,28 @@ inline result<json> strictify(const json& s, std::string_view path) {
 /// false), every property required, optional ones nullable. Fails for maps and untyped values.
 [[nodiscard]] inline result<json> strict_schema(const json& schema) { return detail::strictify(schema, ""); }
 
+namespace detail {
+/// The schema as a model is shown it outside OpenAI's strict mode: without
+/// `additionalProperties: false`, which costs tokens in every tool and changes nothing, since
+/// the parser rejects an unknown property anyway (args.invalid, with the closest known name).
+inline json advertised_schema(json s) {
+    if (s.is_object()) {
+        if (auto a = s.find("additionalProperties"); a != s.end() && a->is_boolean() && !a->get<bool>()) s.erase(a);
+        for (auto& [k, v] : s.items()) v = advertised_schema(std::move(v));
+    } else if (s.is_array()) {
+        for (auto& v : s) v = advertised_schema(std::move(v));
+    }
+    return s;
+}
+}  // namespace detail
+
 /// An MCP tool definition (tools/list entry).
 [[nodiscard]] inline json to_mcp(const tool_info& t) {
     json j = json::object();
     j["name"] = t.name;
     if (!t.title.empty()) j["title"] = t.title;
     j["description"] = t.description;
-    j["inputSchema"] = t.input_schema;
+    j["inputSchema"] = detail::advertised_schema(t.input_schema);
     if (t.output_schema) j["outputSchema"] = *t.output_schema;
     // Only what the traits promise beyond the spec's defaults (tools/traits.hpp): an absent hint
     // means readOnly false, destructive true, idempotent false, openWorld true, so a tool that
@@ -115,7 +130,7 @@ inline result<json> strictify(const json& s, std::string_view path) {
 
 /// An Anthropic Messages API tool.
 [[nodiscard]] inline json to_anthropic(const tool_info& t) {
-    return json{{"name", t.name}, {"description", t.description}, {"input_schema", t.input_schema}};
+    return json{{"name", t.name}, {"description", t.description}, {"input_schema", detail::advertised_schema(t.input_schema)}};
 }
 
 namespace detail {

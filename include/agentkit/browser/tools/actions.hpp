@@ -18,9 +18,9 @@ struct click_args {
     /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_BROWSER_ELEMENT_FIELDS(click_args),
-                      AGENTKIT_FIELD(click_args, doubleClick, "Double click instead of a single click"),
-                      AGENTKIT_FIELD(click_args, button, "Mouse button", one_of("left", "right", "middle")),
-                      AGENTKIT_FIELD(click_args, modifiers, "Modifier keys: Alt, Control, ControlOrMeta, Meta, Shift"));
+                      AGENTKIT_FIELD(click_args, doubleClick, ""),
+                      AGENTKIT_FIELD(click_args, button, "", one_of("left", "right", "middle")),
+                      AGENTKIT_FIELD(click_args, modifiers, "Alt, Control, Meta, Shift"));
     }
 };
 
@@ -34,9 +34,9 @@ struct type_args {
     std::optional<bool> slowly;          ///< accepted for compatibility; text is inserted at once
     /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_BROWSER_ELEMENT_FIELDS(type_args), AGENTKIT_FIELD(type_args, text, "Text to type"),
-                      AGENTKIT_FIELD(type_args, submit, "Press Enter afterwards"),
-                      AGENTKIT_FIELD(type_args, slowly, "Accepted for compatibility; text is inserted at once"));
+        return fields(AGENTKIT_BROWSER_ELEMENT_FIELDS(type_args), AGENTKIT_FIELD(type_args, text, ""),
+                      AGENTKIT_FIELD(type_args, submit, "Press Enter after"),
+                      AGENTKIT_FIELD(type_args, slowly, "", hidden()));
     }
 };
 
@@ -59,12 +59,12 @@ struct drag_args {
     std::optional<std::string> endElement;    ///< description of the drop target
     /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(drag_args, startRef, "Ref of the element to drag"),
-                      AGENTKIT_FIELD(drag_args, startTarget, "Same as startRef"),
-                      AGENTKIT_FIELD(drag_args, startElement, "Description of the element to drag"),
-                      AGENTKIT_FIELD(drag_args, endRef, "Ref of the drop target"),
-                      AGENTKIT_FIELD(drag_args, endTarget, "Same as endRef"),
-                      AGENTKIT_FIELD(drag_args, endElement, "Description of the drop target"));
+        return fields(AGENTKIT_FIELD(drag_args, startRef, ""),
+                      AGENTKIT_FIELD(drag_args, startTarget, "", hidden()),
+                      AGENTKIT_FIELD(drag_args, startElement, "", hidden()),
+                      AGENTKIT_FIELD(drag_args, endRef, ""),
+                      AGENTKIT_FIELD(drag_args, endTarget, "", hidden()),
+                      AGENTKIT_FIELD(drag_args, endElement, "", hidden()));
     }
 };
 
@@ -77,7 +77,7 @@ struct select_args {
     /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_BROWSER_ELEMENT_FIELDS(select_args),
-                      AGENTKIT_FIELD(select_args, values, "Option values or labels to select", min_items(1)));
+                      AGENTKIT_FIELD(select_args, values, "Values or labels", min_items(1)));
     }
 };
 
@@ -90,11 +90,11 @@ struct form_field {
     std::string value;                  ///< text; true/false for checkboxes; option text for comboboxes
     /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(form_field, name, "Human-readable field name"),
-                      AGENTKIT_FIELD(form_field, type, "Field type", one_of("textbox", "checkbox", "radio", "combobox", "slider")),
-                      AGENTKIT_FIELD(form_field, ref, "Element ref from the snapshot"),
-                      AGENTKIT_FIELD(form_field, target, "Same as ref"),
-                      AGENTKIT_FIELD(form_field, value, "Text; true/false for checkboxes; option text for comboboxes"));
+        return fields(AGENTKIT_FIELD(form_field, name, ""),
+                      AGENTKIT_FIELD(form_field, type, "", one_of("textbox", "checkbox", "radio", "combobox", "slider")),
+                      AGENTKIT_FIELD(form_field, ref, ""),
+                      AGENTKIT_FIELD(form_field, target, "", hidden()),
+                      AGENTKIT_FIELD(form_field, value, "true/false for a checkbox"));
     }
 };
 
@@ -104,8 +104,8 @@ struct fill_form_args {
     std::optional<std::string> submit;  ///< ref of a button to click after filling (one call instead of two)
     /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
-        return fields(field(&fill_form_args::fields_, "fields", "Fields to fill", min_items(1)),
-                      AGENTKIT_FIELD(fill_form_args, submit, "Ref of a button to click after filling (one call instead of two)"));
+        return fields(field(&fill_form_args::fields_, "fields", "", min_items(1)),
+                      AGENTKIT_FIELD(fill_form_args, submit, "Ref of a button to click after"));
     }
 };
 
@@ -114,7 +114,7 @@ struct press_args {
     std::string key;  ///< key or chord, e.g. Enter, ArrowDown, Control+a
     /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(press_args, key, "Key or chord, e.g. Enter, ArrowDown, Control+a", min_length(1)));
+        return fields(AGENTKIT_FIELD(press_args, key, "e.g. Enter, Control+a", min_length(1)));
     }
 };
 
@@ -125,9 +125,9 @@ struct upload_args {
     std::optional<std::string> target;  ///< same as ref
     /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(upload_args, paths, "Absolute paths of the files to upload"),
-                      AGENTKIT_FIELD(upload_args, ref, "The file input's ref"),
-                      AGENTKIT_FIELD(upload_args, target, "Same as ref"));
+        return fields(AGENTKIT_FIELD(upload_args, paths, "Absolute paths"),
+                      AGENTKIT_FIELD(upload_args, ref, "The file input"),
+                      AGENTKIT_FIELD(upload_args, target, "", hidden()));
     }
 };
 
@@ -137,8 +137,8 @@ struct dialog_args {
     std::optional<std::string> promptText;  ///< text for prompt dialogs
     /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(dialog_args, accept, "Accept (true) or dismiss (false) the next dialogs"),
-                      AGENTKIT_FIELD(dialog_args, promptText, "Text for prompt dialogs"));
+        return fields(AGENTKIT_FIELD(dialog_args, accept, ""),
+                      AGENTKIT_FIELD(dialog_args, promptText, ""));
     }
 };
 
@@ -162,7 +162,7 @@ auto click_tool(State& st) {
     tool_state* s = &st;
     return browser_tool<"browser_click">(
         st,
-        "Click an element by ref (scrolls it into view; reports what changed).",
+        "Click an element; reports what changed.",
         [s](const click_args& a) -> result<tool_output> {
             auto el = detail::element_of(a.ref, a.target);
             if (!el) return fail(el.error());
@@ -181,7 +181,7 @@ auto type_tool(State& st) {
     tool_state* s = &st;
     return browser_tool<"browser_type">(
         st,
-        "Type text into an editable element by ref (replaces its value; submit presses Enter).",
+        "Replace an editable element's text.",
         [s](const type_args& a) -> result<tool_output> {
             auto el = detail::element_of(a.ref, a.target);
             if (!el) return fail(el.error());
@@ -198,7 +198,7 @@ auto hover_tool(State& st) {
     tool_state* s = &st;
     return browser_tool<"browser_hover">(
         st,
-        "Move the mouse over an element by ref.",
+        "Hover over an element.",
         [s](const element_args& a) -> result<tool_output> {
             auto el = detail::element_of(a.ref, a.target);
             if (!el) return fail(el.error());
@@ -213,7 +213,7 @@ auto drag_tool(State& st) {
     tool_state* s = &st;
     return browser_tool<"browser_drag">(
         st,
-        "Drag one element onto another, both by ref.",
+        "Drag an element onto another.",
         [s](const drag_args& a) -> result<tool_output> {
             auto from = detail::element_of(a.startRef, a.startTarget, "start element");
             if (!from) return fail(from.error());
@@ -230,7 +230,7 @@ auto select_tool(State& st) {
     tool_state* s = &st;
     return browser_tool<"browser_select_option">(
         st,
-        "Select one or several options of a <select> by ref (values or labels).",
+        "Select options of a <select>.",
         [s](const select_args& a) -> result<tool_output> {
             auto el = detail::element_of(a.ref, a.target);
             if (!el) return fail(el.error());
@@ -246,8 +246,7 @@ auto fill_tool(State& st) {
     tool_state* s = &st;
     return browser_tool<"browser_fill_form">(
         st,
-        "Fill several fields in one call (textbox, checkbox, radio, combobox, slider); optionally click a submit "
-        "button afterwards. Stops at the first field that fails.",
+        "Fill several fields, then optionally click submit; stops at the first failure.",
         [s](const fill_form_args& a) -> result<tool_output> {
             std::vector<fill_field> fields;
             for (const auto& f : a.fields_) {
@@ -277,7 +276,7 @@ auto press_tool(State& st) {
     tool_state* s = &st;
     return browser_tool<"browser_press_key">(
         st,
-        "Press a key or chord in the focused element, e.g. Enter, Escape, ArrowDown, Control+a.",
+        "Press a key or chord in the focused element.",
         [s](const press_args& a) { return detail::text_of(s->b.press(a.key)); },
         action_traits);
 }
@@ -288,7 +287,7 @@ auto upload_tool(State& st) {
     tool_state* s = &st;
     return browser_tool<"browser_file_upload">(
         st,
-        "Set the files of a file input by ref.",
+        "Set a file input's files.",
         [s](const upload_args& a) -> result<tool_output> {
             auto el = detail::element_of(a.ref, a.target, "file input");
             if (!el) return fail(el.error());
@@ -304,8 +303,7 @@ auto dialog_tool(State& st) {
     tool_state* s = &st;
     return browser_tool<"browser_handle_dialog">(
         st,
-        "Choose how the page's dialogs (alert, confirm, prompt, beforeunload) are answered from now on. "
-        "Dialogs never block: each is answered at once and reported in the action's result.",
+        "Accept or dismiss the page's dialogs from now on (they never block; each is reported).",
         [s](const dialog_args& a) -> result<tool_output> {
             dialog_policy p;
             const auto act_ = a.accept ? dialog_action::accept : dialog_action::dismiss;

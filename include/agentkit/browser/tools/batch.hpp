@@ -13,8 +13,8 @@ struct batch_args {
     std::optional<int> budget;      ///< token budget shared by all pages (default 8000)
     /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(batch_args, urls, "The URLs to read (1-20), each in its own temporary tab"),
-                      AGENTKIT_FIELD(batch_args, budget, "Token budget shared by all pages (default 8000)", range(200, 100000)));
+        return fields(AGENTKIT_FIELD(batch_args, urls, ""),
+                      AGENTKIT_FIELD(batch_args, budget, "Tokens shared by all pages", range(200, 100000)));
     }
 };
 
@@ -123,8 +123,7 @@ auto batch_tool(State& st) {
     tool_state* s = &st;
     return browser_tool<"browser_batch">(
         st,
-        "Read several URLs at once (each in its own temporary tab, concurrently) and return each page's compact "
-        "text within one shared token budget. Cut pages are stored whole as artifacts.",
+        "Read several URLs at once, each as compact text within one shared token budget.",
         [s](const batch_args& a) -> result<tool_output> {
             auto r = s->b.batch_read(a.urls, static_cast<std::size_t>(a.budget.value_or(8000)));
             if (!r) return fail(r.error());

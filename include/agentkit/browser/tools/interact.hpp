@@ -23,15 +23,15 @@ struct interact_step {
     /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(
-            AGENTKIT_FIELD(interact_step, action, "Step",
+            AGENTKIT_FIELD(interact_step, action, "",
                            one_of("navigate", "click", "type", "select", "check", "uncheck", "press", "hover", "wait")),
-            AGENTKIT_FIELD(interact_step, ref, "Element ref"), AGENTKIT_FIELD(interact_step, target, "Same as ref"),
-            AGENTKIT_FIELD(interact_step, text, "type: the text; wait: text to wait for"),
-            AGENTKIT_FIELD(interact_step, value, "select: one option"),
-            AGENTKIT_FIELD(interact_step, values, "select: several options"),
-            AGENTKIT_FIELD(interact_step, url, "navigate: the URL"), AGENTKIT_FIELD(interact_step, key, "press: key or chord"),
-            AGENTKIT_FIELD(interact_step, state, "wait: element state for ref"),
-            AGENTKIT_FIELD(interact_step, submit, "type: press Enter afterwards"));
+            AGENTKIT_FIELD(interact_step, ref, ""), AGENTKIT_FIELD(interact_step, target, "", hidden()),
+            AGENTKIT_FIELD(interact_step, text, "type, wait"),
+            AGENTKIT_FIELD(interact_step, value, "select"),
+            AGENTKIT_FIELD(interact_step, values, "select"),
+            AGENTKIT_FIELD(interact_step, url, "navigate"), AGENTKIT_FIELD(interact_step, key, "press"),
+            AGENTKIT_FIELD(interact_step, state, "wait"),
+            AGENTKIT_FIELD(interact_step, submit, "type"));
     }
 };
 
@@ -42,10 +42,10 @@ struct interact_args {
     std::optional<std::string> expect_url;   ///< postcondition: the final URL contains this
     /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(interact_args, steps, "Steps run in order; the first error stops the rest",
+        return fields(AGENTKIT_FIELD(interact_args, steps, "",
                                      min_items(1), max_items(50)),
-                      AGENTKIT_FIELD(interact_args, expect_text, "Postcondition: this text is on the page at the end"),
-                      AGENTKIT_FIELD(interact_args, expect_url, "Postcondition: the final URL contains this"));
+                      AGENTKIT_FIELD(interact_args, expect_text, "Text on the page at the end"),
+                      AGENTKIT_FIELD(interact_args, expect_url, "Text in the final URL"));
     }
 };
 
@@ -104,8 +104,7 @@ auto interact_tool(State& st) {
     tool_state* s = &st;
     return browser_tool<"browser_interact">(
         st,
-        "Run several steps in one call (navigate, click, type, select, check, uncheck, press, hover, wait); stops at "
-        "the first error; checks expect_text / expect_url at the end. One compact line per step.",
+        "Run several steps in one call; stops at the first error, then checks the expectations.",
         [s](const interact_args& a) -> result<tool_output> {
             // one line for the steps, in the one step wording (format/compact.hpp):
             // "type:35ms click:fail(element.covered) wait:skip"

@@ -14,9 +14,9 @@ struct console_args {
     std::optional<bool> clear;  ///< empty the tab's console buffer after reading it
     /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(console_args, level, "Lowest level kept (default: the server's, info unless set)", one_of("error", "warning", "info", "debug")),
-                      AGENTKIT_FIELD(console_args, recent, "How many of the newest messages to show (default 10); the whole log is an artifact", range(0, 100)),
-                      AGENTKIT_FIELD(console_args, clear, "Empty the tab's console buffer after reading it"));
+        return fields(AGENTKIT_FIELD(console_args, level, "Lowest level shown", one_of("error", "warning", "info", "debug")),
+                      AGENTKIT_FIELD(console_args, recent, "Newest N", range(0, 100)),
+                      AGENTKIT_FIELD(console_args, clear, ""));
     }
 };
 
@@ -28,10 +28,10 @@ struct network_args {
     std::optional<bool> clear;  ///< empty the tab's request buffer after reading it
     /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
-        return fields(field(&network_args::static_, "static", "Include images, fonts, scripts and styles"),
-                      AGENTKIT_FIELD(network_args, filter, "Only URLs containing this text"),
-                      AGENTKIT_FIELD(network_args, recent, "How many of the newest requests to show (default 10); the whole log is an artifact", range(0, 100)),
-                      AGENTKIT_FIELD(network_args, clear, "Empty the tab's request buffer after reading it"));
+        return fields(field(&network_args::static_, "static", "Also images, fonts, scripts, styles"),
+                      AGENTKIT_FIELD(network_args, filter, "Only URLs containing this"),
+                      AGENTKIT_FIELD(network_args, recent, "Newest N", range(0, 100)),
+                      AGENTKIT_FIELD(network_args, clear, ""));
     }
 };
 
@@ -104,8 +104,7 @@ auto console_tool(State& st) {
     tool_state* s = &st;
     return browser_tool<"browser_console_messages">(
         st,
-        "Console messages of the current tab: counts by level and the newest few; the whole log is stored as an "
-        "artifact (read it with browser_artifact by offset or section).",
+        "Console messages: counts by level and the newest few; the whole log is an artifact.",
         [s](const console_args& a) -> result<tool_output> {
             std::size_t dropped = 0;
             auto r = s->b.console_messages(a.clear.value_or(false), &dropped);
@@ -157,8 +156,7 @@ auto network_tool(State& st) {
     tool_state* s = &st;
     return browser_tool<"browser_network_requests">(
         st,
-        "Network requests of the current tab (documents, XHR/fetch; static assets with static: true): counts by "
-        "status class and the newest few; the whole log is stored as an artifact (read it with browser_artifact).",
+        "Network requests: counts by status and the newest few; the whole log is an artifact.",
         [s](const network_args& a) -> result<tool_output> {
             std::size_t dropped = 0;
             auto r = s->b.network_requests(a.clear.value_or(false), &dropped);

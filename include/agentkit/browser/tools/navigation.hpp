@@ -12,7 +12,7 @@ struct navigate_args {
     std::string url;  ///< the URL to open
     /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(navigate_args, url, "The URL to open", min_length(1)));
+        return fields(AGENTKIT_FIELD(navigate_args, url, "", min_length(1)));
     }
 };
 
@@ -23,9 +23,9 @@ struct tabs_args {
     std::optional<std::string> url;  ///< URL to open in a new tab
     /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(tabs_args, action, "What to do", one_of("list", "new", "select", "close")),
-                      AGENTKIT_FIELD(tabs_args, index, "Tab index for select and close", minimum(0)),
-                      AGENTKIT_FIELD(tabs_args, url, "URL to open in a new tab"));
+        return fields(AGENTKIT_FIELD(tabs_args, action, "", one_of("list", "new", "select", "close")),
+                      AGENTKIT_FIELD(tabs_args, index, "For select and close", minimum(0)),
+                      AGENTKIT_FIELD(tabs_args, url, "For new"));
     }
 };
 
@@ -36,9 +36,9 @@ struct resize_args {
     std::optional<bool> mobile;  ///< emulate a touch phone
     /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(resize_args, width, "Viewport width in CSS pixels", range(100, 8000)),
-                      AGENTKIT_FIELD(resize_args, height, "Viewport height in CSS pixels", range(100, 8000)),
-                      AGENTKIT_FIELD(resize_args, mobile, "Emulate a touch phone"));
+        return fields(AGENTKIT_FIELD(resize_args, width, "CSS pixels", range(100, 8000)),
+                      AGENTKIT_FIELD(resize_args, height, "CSS pixels", range(100, 8000)),
+                      AGENTKIT_FIELD(resize_args, mobile, "Emulate a phone"));
     }
 };
 
@@ -48,8 +48,7 @@ auto navigate_tool(State& st) {
     tool_state* s = &st;
     return browser_tool<"browser_navigate">(
         st,
-        "Open a URL in the current tab. Returns the page's title and a compact snapshot; the final URL when a "
-        "redirect changed it, the HTTP status when it is not a success.",
+        "Open a URL. Returns the title and a compact snapshot (the final URL after a redirect, the status if not OK).",
         [s](const navigate_args& a) { return detail::text_of(s->b.navigate(a.url)); },
         action_traits);
 }
@@ -60,7 +59,7 @@ auto back_tool(State& st) {
     tool_state* s = &st;
     return browser_tool<"browser_navigate_back">(
         st,
-        "Go back to the previous page.",
+        "Go back.",
         [s]() { return detail::text_of(s->b.back()); },
         action_traits);
 }
@@ -120,7 +119,7 @@ auto resize_tool(State& st) {
     tool_state* s = &st;
     return browser_tool<"browser_resize">(
         st,
-        "Resize the viewport (optionally emulating a phone).",
+        "Resize the viewport.",
         [s](const resize_args& a) -> result<tool_output> {
             viewport_size v;
             v.width = a.width;
@@ -138,7 +137,7 @@ auto close_tool(State& st) {
     tool_state* s = &st;
     return browser_tool<"browser_close">(
         st,
-        "Close the browser (the next browser tool starts a fresh one).",
+        "Close the browser; the next call starts a fresh one.",
         [s]() -> result<tool_output> {
             s->b.close();
             return tool_output::text("browser closed");

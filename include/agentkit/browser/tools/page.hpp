@@ -22,11 +22,11 @@ struct screenshot_args {
     std::optional<bool> inline_image;     ///< `inline`: return the image itself, not only its artifact id
     /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(screenshot_args, type, "Image format", one_of("png", "jpeg")),
+        return fields(AGENTKIT_FIELD(screenshot_args, type, "", one_of("png", "jpeg")),
                       AGENTKIT_BROWSER_ELEMENT_FIELDS(screenshot_args),
-                      AGENTKIT_FIELD(screenshot_args, fullPage, "The whole scrollable page"),
-                      AGENTKIT_FIELD(screenshot_args, filename, "Accepted for compatibility; screenshots are stored as artifacts"),
-                      field(&screenshot_args::inline_image, "inline", "Return the image itself, not only its artifact id"));
+                      AGENTKIT_FIELD(screenshot_args, fullPage, ""),
+                      AGENTKIT_FIELD(screenshot_args, filename, "", hidden()),
+                      field(&screenshot_args::inline_image, "inline", "Return the image too"));
     }
 };
 
@@ -38,7 +38,7 @@ struct evaluate_args {
     std::optional<std::string> element;  ///< human-readable description of the element (optional)
     /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(evaluate_args, function, "JavaScript: () => value, or (element) => value with a ref"),
+        return fields(AGENTKIT_FIELD(evaluate_args, function, "() => value, or (element) => value with a ref"),
                       AGENTKIT_BROWSER_ELEMENT_FIELDS(evaluate_args));
     }
 };
@@ -53,13 +53,13 @@ struct wait_args {
     std::optional<double> timeout;        ///< seconds before giving up (default 10)
     /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(wait_args, time, "Seconds to wait", range(0, 30)),
-                      AGENTKIT_FIELD(wait_args, text, "Wait until this text appears"),
-                      AGENTKIT_FIELD(wait_args, textGone, "Wait until this text is gone"),
-                      AGENTKIT_FIELD(wait_args, ref, "Wait until this element reaches `state`"),
-                      AGENTKIT_FIELD(wait_args, state, "Element state",
+        return fields(AGENTKIT_FIELD(wait_args, time, "Seconds", range(0, 30)),
+                      AGENTKIT_FIELD(wait_args, text, ""),
+                      AGENTKIT_FIELD(wait_args, textGone, ""),
+                      AGENTKIT_FIELD(wait_args, ref, ""),
+                      AGENTKIT_FIELD(wait_args, state, "",
                                      one_of("visible", "hidden", "enabled", "disabled", "checked", "unchecked", "gone")),
-                      AGENTKIT_FIELD(wait_args, timeout, "Seconds before giving up (default 10)", range(0, 120)));
+                      AGENTKIT_FIELD(wait_args, timeout, "Seconds before giving up", range(0, 120)));
     }
 };
 
@@ -73,12 +73,12 @@ struct extract_args {
     std::optional<int> max_items;  ///< most rows or items returned (default 200)
     /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(extract_args, kind, "What to extract", one_of("auto", "table", "list", "fields")),
-                      AGENTKIT_FIELD(extract_args, ref, "Only within this element's subtree (ref from the snapshot)"),
-                      AGENTKIT_FIELD(extract_args, target, "Same as ref"),
+        return fields(AGENTKIT_FIELD(extract_args, kind, "", one_of("auto", "table", "list", "fields")),
+                      AGENTKIT_FIELD(extract_args, ref, "Only within this element"),
+                      AGENTKIT_FIELD(extract_args, target, "", hidden()),
                       AGENTKIT_FIELD(extract_args, schema,
-                                     "For kind fields: the fields by name and type, e.g. {\"price\": \"number\", \"title\": \"string\"}"),
-                      AGENTKIT_FIELD(extract_args, max_items, "Most rows or items returned (default 200)", range(1, 5000)));
+                                     "fields: e.g. {\"price\": \"number\"}"),
+                      AGENTKIT_FIELD(extract_args, max_items, "", range(1, 5000)));
     }
 };
 
@@ -88,8 +88,7 @@ auto screenshot_tool(State& st) {
     tool_state* s = &st;
     return browser_tool<"browser_take_screenshot">(
         st,
-        "Screenshot of the viewport, the full page or one element. Stored as an artifact (its id is returned); "
-        "pass inline: true to receive the image itself.",
+        "Screenshot of the viewport, the page or an element, stored as an artifact.",
         [s](const screenshot_args& a) -> result<tool_output> {
             screenshot_options o;
             o.format = a.type.value_or("png");
@@ -130,8 +129,7 @@ auto evaluate_tool(State& st) {
     tool_state* s = &st;
     return browser_tool<"browser_evaluate">(
         st,
-        "Run JavaScript in the page: () => value is called ((el) => value with a ref), an expression evaluated; "
-        "the result as JSON. Needs --allow-evaluate.",
+        "Run JavaScript in the page; returns the result as JSON.",
         [s](const evaluate_args& a) -> result<tool_output> {
             std::string ref;
             if (a.ref || a.target) {
@@ -154,7 +152,7 @@ auto wait_tool(State& st) {
     tool_state* s = &st;
     return browser_tool<"browser_wait_for">(
         st,
-        "Wait for text to appear or disappear, or an element (ref) to reach a state; or a number of seconds.",
+        "Wait for text to appear or go, an element's state, or some seconds.",
         [s](const wait_args& a, tool_context& ctx) -> result<tool_output> {
             if (!a.text && !a.textGone && !a.ref) {
                 if (!a.time) return fail(errc::args_invalid, "give text, textGone, ref or time", "e.g. {\"text\": \"Saved\"}");
@@ -187,8 +185,7 @@ auto extract_tool(State& st) {
     tool_state* s = &st;
     return browser_tool<"browser_extract">(
         st,
-        "Extract structured data without writing code: a table as rows (keyed by its headers), a list's items, "
-        "or the fields of a small schema found by their labels ({\"price\": \"number\"}); optionally within a ref.",
+        "Extract a table's rows, a list's items or labelled fields as JSON.",
         [s](const extract_args& a) -> result<tool_output> {
             extract_options o;
             o.kind = a.kind.value_or(a.schema ? "fields" : "auto");

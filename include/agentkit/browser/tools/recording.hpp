@@ -13,8 +13,8 @@ struct recording_start_args {
     std::optional<int> height;  ///< largest frame height (default 600)
     /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(recording_start_args, width, "Largest frame width (default 800)", range(16, 4096)),
-                      AGENTKIT_FIELD(recording_start_args, height, "Largest frame height (default 600)", range(16, 4096)));
+        return fields(AGENTKIT_FIELD(recording_start_args, width, "Max frame width", range(16, 4096)),
+                      AGENTKIT_FIELD(recording_start_args, height, "Max frame height", range(16, 4096)));
     }
 };
 
@@ -25,7 +25,7 @@ auto recording_start_tool(State& st) {
     tool_state* s = &st;
     return browser_tool<"browser_recording_start">(
         st,
-        "Start recording the current tab's screen (frames until browser_recording_stop).",
+        "Record the tab's screen until browser_recording_stop.",
         [s](const recording_start_args& a) -> result<tool_output> {
             recording_options o;
             o.max_width = a.width.value_or(800);
@@ -44,7 +44,7 @@ auto recording_stop_tool(State& st) {
     tool_state* s = &st;
     return browser_tool<"browser_recording_stop">(
         st,
-        "Stop the recording; its frames are stored as artifacts (ids returned, read with browser_artifact).",
+        "Stop recording; frames are stored as artifacts.",
         [s]() -> result<tool_output> {
             auto r = s->b.stop_recording();
             if (!r) return fail(r.error());

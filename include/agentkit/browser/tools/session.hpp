@@ -16,7 +16,7 @@ struct metrics_args {
     std::optional<int> last;  ///< how many of the newest calls to list (default 10)
     /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(metrics_args, last, "How many of the newest calls to list (default 10)",
+        return fields(AGENTKIT_FIELD(metrics_args, last, "How many of the newest calls",
                                      range(0, static_cast<int>(tool_state::recent_capacity))));
     }
 };
@@ -28,7 +28,7 @@ auto artifact_tool(State& st) {
     tool_state* s = &st;
     return browser_tool<"browser_artifact">(
         st,
-        "Read an artifact (screenshot, full snapshot, cut text, log) by id; text by offset and length.",
+        "Read an artifact by id (text by offset and length).",
         [s](const artifact_args& a) -> result<tool_output> {
             // what the store holds came from pages (snapshots, logs, cut results): escaped, so it
             // cannot write a mark, and otherwise exactly as stored (offsets count the stored text)
@@ -42,8 +42,7 @@ template <class State>
 auto metrics_tool(State& st) {
     tool_state* s = &st;
     return tool<"browser_metrics">(
-        "This session's browser tool calls: totals per tool (calls, tokens returned, ms, CDP round trips, ms waiting "
-        "for the page) and the last calls one per line.",
+        "This session's browser calls: totals per tool and the newest calls.",
         [s](const metrics_args& a) {
             std::lock_guard lock(s->mu);
             auto line = [](const std::string& head, std::size_t calls, std::size_t bytes, std::size_t tokens, std::int64_t ms,

@@ -38,12 +38,12 @@ inline constexpr traits action_traits = open_world;
 /// Traits of tools that only read the page.
 inline constexpr traits reading_traits = read_only | open_world;
 
-/// The three element arguments of a tool that acts on one element: `ref`, `target` (Playwright
-/// MCP's newer name for it) and `element` (a description, accepted and ignored).
+/// The three element arguments of a tool that acts on one element: `ref`, and, accepted but not
+/// advertised (they would cost tokens in every tools/list), `target` (Playwright MCP's newer name
+/// for it) and `element` (a description, accepted and ignored).
 #define AGENTKIT_BROWSER_ELEMENT_FIELDS(T)                                                                         \
-    AGENTKIT_FIELD(T, ref, "Element ref from the snapshot, e.g. e12"),                                             \
-        AGENTKIT_FIELD(T, target, "Same as ref (Playwright MCP's name)"),                                          \
-        AGENTKIT_FIELD(T, element, "Human-readable description of the element (optional)")
+    AGENTKIT_FIELD(T, ref, ""), AGENTKIT_FIELD(T, target, "", hidden()),              \
+        AGENTKIT_FIELD(T, element, "", hidden())
 
 /// The tool that reads what the browser tools store (cut results, screenshots, logs).
 inline constexpr std::string_view artifact_tool_name = "browser_artifact";
