@@ -11,6 +11,7 @@
 #include <agentkit/core/parse.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/core/schema.hpp>
+#include <agentkit/core/serialize.hpp>
 #include <agentkit/core/strings.hpp>
 #include <agentkit/core/tokens.hpp>
 #include <agentkit/tools/context.hpp>
