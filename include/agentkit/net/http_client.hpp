@@ -63,6 +63,7 @@
 #error "agentkit/net/http_client.hpp needs libcurl 7.68 or newer (curl_multi_poll, curl_multi_wakeup)"
 #endif
 
+/// HTTP: a client over libcurl (http_client), a loopback server over cpp-httplib (http_server), a Server-Sent Events reader.
 namespace agentkit::net {
 
 /// One outgoing request.
@@ -80,7 +81,7 @@ struct client_request {
 
 /// The response: status and headers of the final response, and the body when it was collected.
 struct client_response {
-    int status = 0;
+    int status = 0;               ///< the final response's HTTP status (any status, 404 included)
     std::vector<std::pair<std::string, std::string>> headers;  ///< names in lower case, in order
     std::string body;             ///< empty when the body went to a body_sink
     std::size_t body_bytes = 0;   ///< bytes of body received (collected or streamed)

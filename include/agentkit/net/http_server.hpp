@@ -71,12 +71,12 @@ namespace agentkit::net {
 
 /// One request, as a handler sees it.
 struct http_request {
-    std::string method;
+    std::string method; ///< "GET", "POST", ... as sent
     std::string path;   ///< without the query
     std::string query;  ///< the raw query string, without '?' ("" when none)
-    std::string body;
+    std::string body;   ///< the whole request body (at most max_body_bytes)
     std::multimap<std::string, std::string> headers;  ///< names as sent
-    std::string remote_addr;
+    std::string remote_addr;  ///< the client's numeric IP address
     /// True once the client closed its connection (or the server stops): work for it can end.
     std::function<bool()> client_gone = [] { return false; };
 
@@ -112,6 +112,7 @@ public:
     /// True when the client closed the connection or the server stops.
     [[nodiscard]] bool gone() const { return gone_(); }
 
+    /// A stream over `w` (sends one chunk, false on failure) and `g` (true once the client is gone); the server makes these.
     http_stream(std::function<bool(std::string_view)> w, std::function<bool()> g) : write_(std::move(w)), gone_(std::move(g)) {}
 
 private:
@@ -122,26 +123,29 @@ private:
 
 /// One response.
 struct http_response {
-    int status = 200;
-    std::string content_type = "text/plain; charset=utf-8";
-    std::string body;
-    std::vector<std::pair<std::string, std::string>> headers;
+    int status = 200;                                          ///< the HTTP status
+    std::string content_type = "text/plain; charset=utf-8";    ///< the Content-Type header
+    std::string body;                                          ///< the body (unless `stream` is set)
+    std::vector<std::pair<std::string, std::string>> headers;  ///< more headers, sent as given
     /// When set, the body is produced by this function after the headers are sent (chunked),
     /// on the connection's thread; `body` is ignored.
     std::function<void(http_stream&)> stream;
 
+    /// A 200 response of HTML (text/html; charset=utf-8).
     [[nodiscard]] static http_response html(std::string body) {
         http_response r;
         r.content_type = "text/html; charset=utf-8";
         r.body = std::move(body);
         return r;
     }
+    /// A response of plain text (text/plain; charset=utf-8) with this status.
     [[nodiscard]] static http_response text(std::string body, int status = 200) {
         http_response r;
         r.status = status;
         r.body = std::move(body);
         return r;
     }
+    /// A response of JSON text (application/json), sent as given, with this status.
     [[nodiscard]] static http_response json_text(std::string body, int status = 200) {
         http_response r;
         r.status = status;
@@ -149,6 +153,7 @@ struct http_response {
         r.body = std::move(body);
         return r;
     }
+    /// A chunked response of this content type whose body `producer` writes to an http_stream.
     [[nodiscard]] static http_response streamed(std::string content_type, std::function<void(http_stream&)> producer, int status = 200) {
         http_response r;
         r.status = status;
@@ -158,16 +163,18 @@ struct http_response {
     }
 };
 
+/// A route's handler: the response to one request (run on a connection thread; throwing answers 500).
 using http_handler = std::function<http_response(const http_request&)>;
 
+/// How an http_server binds, and its threads, bounds and timeouts.
 struct http_server_options {
     std::string host = "127.0.0.1";    ///< the address to bind (loopback unless told otherwise)
     int port = 0;                      ///< 0: any free port
-    std::size_t max_body_bytes = 1U << 20U;
+    std::size_t max_body_bytes = 1U << 20U;  ///< a larger request body is refused with 413 before it is read
     std::size_t threads = 8;           ///< connections served at once (one thread each, started on demand)
     std::size_t max_queued = 0;        ///< connections waiting for a thread before new ones get 503 (0: as many as threads)
-    std::chrono::seconds read_timeout{10};
-    std::chrono::seconds write_timeout{10};
+    std::chrono::seconds read_timeout{10};        ///< the longest wait for one read from the client
+    std::chrono::seconds write_timeout{10};       ///< the longest wait for one write to the client
     std::chrono::seconds request_timeout{30};     ///< the whole request (line, headers, body) must arrive within
     std::chrono::seconds keep_alive_timeout{5};   ///< an idle connection is closed after
     std::size_t keep_alive_max = 1000;            ///< requests per connection
@@ -446,13 +453,16 @@ private:
 };
 }  // namespace detail
 
+/// A small HTTP/1.1 server (127.0.0.1 unless told otherwise): exact-path routes to handlers or fixed responses.
 class http_server {
 public:
+    /// A server with these options, not serving yet (start() binds).
     explicit http_server(http_server_options o = {}) : opt_(std::move(o)) {}
     http_server(const http_server&) = delete;
     http_server& operator=(const http_server&) = delete;
     ~http_server() { stop(); }
 
+    ///@{
     /// Answer `path` (any method unless `method` is given) with a handler or a fixed response.
     void route(std::string path, http_handler h, std::string method = {}) {
         std::lock_guard lock(mu_);
@@ -461,6 +471,7 @@ public:
     void route(std::string path, http_response fixed, std::string method = {}) {
         route(std::move(path), [fixed = std::move(fixed)](const http_request&) { return fixed; }, std::move(method));
     }
+    ///@}
 
     /// Bind and serve on a thread of its own. Errors: errc::transport_io when the address cannot
     /// be bound (the message names it).
@@ -537,12 +548,14 @@ public:
 
     /// True once stop() began.
     [[nodiscard]] bool stopping() const noexcept { return stopping_.load(); }
+    /// The port bound by start() (the one chosen when options().port is 0); 0 before.
     [[nodiscard]] int port() const noexcept { return port_; }
     /// "http://127.0.0.1:PORT" (IPv6 hosts in brackets).
     [[nodiscard]] std::string origin() const {
         const bool v6 = opt_.host.find(':') != std::string::npos;
         return "http://" + (v6 ? "[" + opt_.host + "]" : opt_.host) + ":" + std::to_string(port_);
     }
+    /// origin() followed by `path` ("http://127.0.0.1:PORT/quote").
     [[nodiscard]] std::string url(std::string_view path = "/") const { return origin() + std::string(path); }
     /// Requests answered for `path` so far (any method, any status).
     [[nodiscard]] std::size_t hits(std::string_view path) const {
@@ -550,7 +563,9 @@ public:
         auto it = hits_.find(std::string(path));
         return it == hits_.end() ? 0 : it->second;
     }
+    /// Connections served, refused with 503 and open now.
     [[nodiscard]] http_server_stats stats() const { return {connections_.load(), refused_.load(), open_.load()}; }
+    /// The options the server was made with.
     [[nodiscard]] const http_server_options& options() const noexcept { return opt_; }
 
 private:

@@ -163,10 +163,11 @@ inline std::string sha256_hex(std::string_view data) {
     return c;
 }
 
+/// How an http_transport binds, guards its endpoint, bounds sessions and requests, and times out.
 struct http_options {
     std::string host = "127.0.0.1";  ///< the address to bind: loopback unless told otherwise
     int port = 0;                    ///< 0: any free port
-    std::string path = "/mcp";
+    std::string path = "/mcp";       ///< the endpoint's path (the only one served)
     /// Host names accepted in Host and Origin besides the bound address (and localhost,
     /// 127.0.0.1, [::1] when bound to loopback or all interfaces); "*" accepts any (no
     /// DNS-rebinding protection: only behind a proxy that checks them).
@@ -176,13 +177,13 @@ struct http_options {
     std::vector<std::string> allowed_origins;
     /// When set, every request must carry "Authorization: Bearer <token>".
     std::string bearer_token;
-    std::size_t max_body_bytes = std::size_t{4} << 20U;
-    std::size_t max_sessions = 64;
+    std::size_t max_body_bytes = std::size_t{4} << 20U;  ///< a larger request body is answered 413
+    std::size_t max_sessions = 64;                       ///< sessions open at once; initialize beyond them is answered 503
     /// Requests being answered and streams open at once, per session.
     std::size_t max_requests_per_session = 16;
     /// subscriptions/listen streams open at once (stateless era, all clients).
     std::size_t max_listen_streams = 16;
-    std::chrono::seconds session_idle_timeout{std::chrono::minutes(30)};
+    std::chrono::seconds session_idle_timeout{std::chrono::minutes(30)};  ///< a session this long without a request or stream is closed
     /// Connections served at once (one thread each).
     std::size_t threads = 64;
     /// Serve 2026-07-28 (stateless) requests. Off: they are answered -32022 naming the
@@ -192,9 +193,9 @@ struct http_options {
     std::chrono::milliseconds stream_after{2000};
     /// Comment lines on quiet streams, to keep intermediaries and clients from timing out.
     std::chrono::seconds keep_alive_interval{15};
-    std::chrono::seconds read_timeout{10};
-    std::chrono::seconds write_timeout{10};
-    std::chrono::seconds request_timeout{30};
+    std::chrono::seconds read_timeout{10};     ///< the longest wait for one read from a client
+    std::chrono::seconds write_timeout{10};    ///< the longest wait for one write (a stream whose client stops reading is closed)
+    std::chrono::seconds request_timeout{30};  ///< a request (line, headers, body) not in within this loses its connection
     /// Running handlers get this long to finish when the transport stops.
     std::chrono::milliseconds shutdown_grace{3000};
 };
@@ -202,6 +203,7 @@ struct http_options {
 /// MCP over Streamable HTTP (see the top of this header). Models mcp::transport.
 class http_transport {
 public:
+    /// Makes the server of a new session (one server per session).
     using server_factory = std::function<std::unique_ptr<server>()>;
 
     /// Every session served by `shared`.
@@ -273,6 +275,7 @@ public:
         return 0;
     }
 
+    /// The port bound (the one chosen when options().port is 0); 0 when not serving.
     [[nodiscard]] int port() const noexcept { return http_ ? http_->port() : 0; }
     /// "http://127.0.0.1:PORT/mcp".
     [[nodiscard]] std::string url() const { return http_ ? http_->url(o_.path) : std::string(); }
@@ -281,6 +284,7 @@ public:
         std::lock_guard lock(sessions_mu_);
         return sessions_.size();
     }
+    /// The HTTP server's connection counts (all zero when not serving).
     [[nodiscard]] net::http_server_stats http_stats() const { return http_ ? http_->stats() : net::http_server_stats{}; }
 
     /// Answer one HTTP request to the endpoint as the running transport does (guards, both
@@ -288,6 +292,7 @@ public:
     /// endpoint's requests here), and for the fuzzer. A streamed answer's body is produced by
     /// calling its `stream` with an http_stream.
     [[nodiscard]] net::http_response handle(const net::http_request& r) { return serve(r); }
+    /// The options in force (stateless is off with a server_factory).
     [[nodiscard]] const http_options& options() const noexcept { return o_; }
 
 private:

@@ -139,7 +139,7 @@ enum class model_api {
 
 /// How a model_client reaches its model.
 struct model_client_options {
-    model_api api = model_api::anthropic;
+    model_api api = model_api::anthropic;  ///< the HTTP API spoken (it picks the endpoint, default key and URL)
     std::string model;             ///< sent as "model" when a request has none (or always: override_model)
     bool override_model = false;   ///< replace the request's "model" with `model`
     std::string base_url;          ///< "" = default_base_url(api); Anthropic's without /v1, OpenAI's with it
@@ -148,7 +148,7 @@ struct model_client_options {
     std::vector<std::pair<std::string, std::string>> headers;  ///< extra headers (OpenAI-Organization, ...)
     bool stream = true;            ///< ask for a streamed response ("stream": true)
     std::chrono::milliseconds timeout{std::chrono::minutes(10)};        ///< one request, whole; 0: no limit
-    std::chrono::milliseconds connect_timeout{std::chrono::seconds(10)};
+    std::chrono::milliseconds connect_timeout{std::chrono::seconds(10)};  ///< connecting (and TLS); 0: curl's default
     std::chrono::seconds stall_timeout{0};  ///< fail when no byte arrives for this long (a stream sends pings); 0: no limit
     std::size_t max_retries = 0;   ///< retries of a retryable error inside complete() (the session retries on its own)
     std::chrono::milliseconds retry_backoff{1000};  ///< the first pause; doubles each retry unless Retry-After says
@@ -161,6 +161,7 @@ struct model_client_options {
 /// the provider's response body. Thread-safe: several complete() calls may run at once.
 class model_client {
 public:
+    /// A client for these options: the endpoint from base_url (or the API's default) and the key from api_key or its variable, read now.
     explicit model_client(model_client_options o) : opts_(std::move(o)) {
         std::string base = opts_.base_url.empty() ? std::string(default_base_url(opts_.api)) : opts_.base_url;
         while (!base.empty() && base.back() == '/') base.pop_back();

@@ -36,11 +36,13 @@
 
 namespace agentkit {
 
+/// A model: `complete(request)` returns `result<json>`, the response body in the provider's documented format.
 template <class M>
 concept model = requires(M& m, const json& request) {
     { m.complete(request) } -> std::same_as<result<json>>;
 };
 
+/// A model that also says which wire format it speaks: `provider()` converts to agentkit::provider.
 template <class M>
 concept provider_aware_model = model<M> && requires(const M& m) {
     { m.provider() } -> std::convertible_to<agentkit::provider>;
@@ -71,12 +73,13 @@ struct run_limits {
     std::chrono::milliseconds max_time{0};       ///< wall time of the run
     std::size_t max_retries = 3;                 ///< per request, for retryable provider errors
     std::chrono::milliseconds retry_backoff{1000};  ///< first pause; doubles each retry, or Retry-After
-    std::chrono::milliseconds max_backoff{30000};
+    std::chrono::milliseconds max_backoff{30000};   ///< the longest pause between retries (caps Retry-After too)
 };
 
 /// The documented prompt caching of each provider, simulated over request bodies.
 class prompt_cache_sim {
 public:
+    /// An empty cache, counting tokens with `tc`.
     explicit prompt_cache_sim(token_counter tc = {}) : tc_(std::move(tc)) {}
 
     /// Usage for `request` (output tokens left 0); remembers what this request cached.
@@ -177,19 +180,22 @@ private:
 
 /// One scripted call.
 struct scripted_call {
-    std::string name;
-    json arguments = json::object();
+    std::string name;                          ///< the tool called
+    json arguments = json::object();           ///< its arguments (unless raw_arguments is set)
     std::optional<std::string> raw_arguments;  ///< sent verbatim (OpenAI: may be malformed JSON)
 
+    ///@{
+    /// A call of tool `name_` with `args` (or `raw` text sent verbatim); default: no name, no arguments.
     scripted_call() = default;
     scripted_call(std::string name_, json args = json::object(), std::optional<std::string> raw = std::nullopt)
         : name(std::move(name_)), arguments(std::move(args)), raw_arguments(std::move(raw)) {}
+    ///@}
 };
 
 /// One scripted answer: prose and/or tool calls, or a failure, or a verbatim body.
 struct scripted_reply {
-    std::string text;
-    std::vector<scripted_call> calls;
+    std::string text;                      ///< the prose answered ("" = none)
+    std::vector<scripted_call> calls;      ///< the tool calls answered, in order
     std::optional<error> failure;          ///< complete() returns this error
     std::optional<json> body;              ///< returned verbatim instead of a rendered response
     std::optional<usage> usage_override;   ///< instead of the simulated usage
@@ -199,22 +205,26 @@ struct scripted_reply {
 /// `script::say("answer")`, `script::call({{"tool", {{"arg", 1}}}})`, `script::fail_with(error)`,
 /// `script::respond_raw(body)`. `using namespace agentkit::script;` in a test file is fine.
 namespace script {
+/// A reply of prose only: the final answer `text`.
 [[nodiscard]] inline scripted_reply say(std::string text) {
     scripted_reply r;
     r.text = std::move(text);
     return r;
 }
+/// A reply that calls these tools, in order, with the prose `text` alongside ("" = none).
 [[nodiscard]] inline scripted_reply call(std::vector<scripted_call> calls, std::string text = {}) {
     scripted_reply r;
     r.calls = std::move(calls);
     r.text = std::move(text);
     return r;
 }
+/// A reply that fails: complete() returns error `e`.
 [[nodiscard]] inline scripted_reply fail_with(error e) {
     scripted_reply r;
     r.failure = std::move(e);
     return r;
 }
+/// A reply whose response body is `body`, returned verbatim (no rendering, no usage).
 [[nodiscard]] inline scripted_reply respond_raw(json body) {
     scripted_reply r;
     r.body = std::move(body);
@@ -222,15 +232,19 @@ namespace script {
 }
 }  // namespace script
 
+/// A model that answers from a script, one reply per request in order, in `provider`'s format with simulated usage.
 class scripted_model {
 public:
+    /// A script step that chooses the reply from the request.
     using step_fn = std::function<scripted_reply(const json& request)>;
 
+    /// A model speaking `p` that answers with these replies in order, counting tokens with `tc`.
     scripted_model(agentkit::provider p, std::vector<scripted_reply> script, token_counter tc = {})
         : provider_(p), tc_(tc), cache_(tc) {
         for (auto& r : script) steps_.push_back([r = std::move(r)](const json&) { return r; });
     }
 
+    ///@{
     /// Append a reply, or a function that chooses the reply from the request.
     scripted_model& then(scripted_reply r) {
         steps_.push_back([r = std::move(r)](const json&) { return r; });
@@ -240,11 +254,16 @@ public:
         steps_.push_back(std::move(f));
         return *this;
     }
+    ///@}
 
+    /// The wire format the replies are rendered in.
     [[nodiscard]] agentkit::provider provider() const noexcept { return provider_; }
+    /// Every request complete() received, in order.
     [[nodiscard]] const std::vector<json>& requests() const noexcept { return requests_; }
+    /// Script steps not used yet.
     [[nodiscard]] std::size_t remaining() const noexcept { return steps_.size() - next_; }
 
+    /// The next reply as a response body (or its failure); provider_invalid once the script is used up.
     [[nodiscard]] result<json> complete(const json& request) {
         requests_.push_back(request);
         if (next_ >= steps_.size())

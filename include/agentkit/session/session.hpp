@@ -65,10 +65,12 @@
 
 namespace agentkit {
 
+/// A masker that prefers an exposure: `exposure()`, used unless session_options::exposure is set.
 template <class M>
 concept masker_with_exposure = requires(const M& m) {
     { m.exposure() } -> std::convertible_to<agentkit::exposure>;
 };
+/// A masker with `on_prose_answer()`: a nudge, appended as a user message, when the model answers with prose.
 template <class M>
 concept masker_with_prose_hook = requires(M& m) {
     { m.on_prose_answer() } -> std::convertible_to<std::optional<std::string>>;
@@ -78,6 +80,7 @@ template <class M>
 concept masker_with_dead_end_nudge = requires(M& m) {
     { m.dead_end_nudge() } -> std::convertible_to<std::optional<std::string>>;
 };
+/// A masker with `on_tool_error(name, error)`: extra retry guidance added to a failed call's result.
 template <class M>
 concept masker_with_error_hook = requires(M& m, std::string_view name, const error& e) {
     { m.on_tool_error(name, e) } -> std::convertible_to<std::optional<std::string>>;
@@ -92,30 +95,31 @@ inline constexpr std::string_view default_system_prompt =
     "- When a tool fails, read its error and hint, then change the arguments or the approach; never repeat a "
     "failing call unchanged.";
 
+/// How an agent_session builds its requests, runs tools and manages its context.
 struct session_options {
     agentkit::provider provider = agentkit::provider::anthropic;  ///< when the model does not say
-    std::string model = "claude-sonnet-4-5";
+    std::string model = "claude-sonnet-4-5";  ///< the model name sent in every request
     std::size_t max_tokens = 4096;           ///< per response
-    std::string system_prompt = std::string(default_system_prompt);
+    std::string system_prompt = std::string(default_system_prompt);  ///< the host's part (the complete tool's line and the masker's section follow)
     /// Overrides the masker's preference; unset and without one: the cache-stable exposure.
     std::optional<agentkit::exposure> exposure;
     bool cache = true;                       ///< Anthropic breakpoints
     std::string cache_key;                   ///< OpenAI prompt_cache_key; "" = the session id
     bool openai_compat = false;              ///< an OpenAI-compatible server (see request_spec)
-    bool parallel_tool_calls = true;
+    bool parallel_tool_calls = true;         ///< let the model make several calls per response (false: asks for one)
     std::size_t max_parallel = 4;            ///< threads for parallel-safe calls of one response
     bool speculative = true;                 ///< run read-only calls as soon as their block is complete
     bool builtin_complete = true;            ///< add the `complete` tool unless the host or masker has one
-    std::string complete_tool = "complete";
+    std::string complete_tool = "complete";  ///< the name of the tool that ends the run with the final answer
     /// The host's tool that reads artifacts back, named in cut notes and the report. Empty: the
     /// toolbox's `read_artifact` (format/artifact_reader.hpp) or `browser_artifact` when it has
     /// one; with neither, artifacts are named by URI.
     std::string artifact_tool;
     std::size_t max_nudges = 2;              ///< prose answers the masker may turn into nudges
-    context_options context{};
-    export_options export_opts{};
+    context_options context{};               ///< how the history is shortened before each request
+    export_options export_opts{};            ///< how tools are exported (OpenAI strict mode)
     json extra = json::object();             ///< merged into every request
-    token_counter tokens{};
+    token_counter tokens{};                  ///< counts tokens for context trimming and result metrics
     std::string session_id;                  ///< "" = generated
     std::chrono::milliseconds tool_timeout{0};  ///< per call deadline handed to tools; 0 = none
     /// Called after every turn (logging). Exceptions are swallowed.
@@ -127,14 +131,16 @@ struct turn_outcome {
     bool done = false;              ///< the model finished (complete tool or final answer)
     bool completed = false;         ///< finished through the complete tool
     bool nudged = false;            ///< a prose answer was turned into a nudge
-    bool truncated = false;
-    std::string final_text;
-    std::size_t calls = 0;
-    std::size_t errors = 0;
+    bool truncated = false;         ///< the response hit the output token limit
+    std::string final_text;         ///< the final answer, once done ("" otherwise)
+    std::size_t calls = 0;          ///< tool calls in the response
+    std::size_t errors = 0;         ///< of them, calls whose result is an error
 };
 
+/// Why agent_session::run stopped: completed (the complete tool), answered (a response without calls), a limit, a model error, or cancel().
 enum class stop_reason { completed, answered, step_limit, token_limit, time_limit, model_error, cancelled };
 
+/// "completed", "answered", "step limit", "token limit", "time limit", "model error", "cancelled".
 [[nodiscard]] constexpr std::string_view to_string(stop_reason r) noexcept {
     switch (r) {
         case stop_reason::completed: return "completed";
@@ -148,11 +154,13 @@ enum class stop_reason { completed, answered, step_limit, token_limit, time_limi
     return "unknown";
 }
 
+/// What agent_session::run came to.
 struct run_result {
-    stop_reason reason = stop_reason::answered;
-    std::string final_text;
-    std::size_t steps = 0;
-    std::optional<agentkit::error> error;
+    stop_reason reason = stop_reason::answered;  ///< why the run stopped
+    std::string final_text;                      ///< the final answer ("" unless completed or answered)
+    std::size_t steps = 0;                       ///< model responses accepted
+    std::optional<agentkit::error> error;        ///< the model's error that ended the run, when one did
+    /// True when the model finished (completed or answered), not stopped by a limit, an error or cancel().
     [[nodiscard]] bool ok() const noexcept { return reason == stop_reason::completed || reason == stop_reason::answered; }
 };
 
@@ -216,6 +224,7 @@ private:
 };
 }  // namespace detail
 
+/// The object a host holds: the history, requests built for a provider, tool calls run through the masker and formatter, and the model loop.
 template <class Toolbox, masker Masker = all_visible, result_formatter Formatter = compact_formatter>
 class agent_session {
 public:
@@ -263,6 +272,7 @@ public:
         }
         done_ = false;
     }
+    /// Every message so far (user, assistant, tool results), in order; requests send a prepared copy.
     [[nodiscard]] const std::vector<message>& history() const noexcept { return history_; }
 
     // ---- requests ------------------------------------------------------------------------
@@ -333,6 +343,7 @@ public:
         return build_request(p, s, prepared);
     }
 
+    /// What context preparation did for the last request built (tokens before and after, results cut).
     [[nodiscard]] const context_stats& last_context_stats() const noexcept { return context_stats_; }
 
     // ---- speculative execution -----------------------------------------------------------
@@ -616,16 +627,25 @@ public:
     }
 
     // ---- results -------------------------------------------------------------------------
+    /// True once the model finished (complete tool or final answer); add_user() clears it.
     [[nodiscard]] bool done() const noexcept { return done_; }
+    /// The final answer (the complete tool's result or the last prose answer); "" before one.
     [[nodiscard]] const std::string& final_text() const noexcept { return final_text_; }
+    /// Every turn's metrics and their totals so far.
     [[nodiscard]] const session_metrics& metrics() const noexcept { return metrics_; }
+    /// The session's id (session_options::session_id, or the one generated).
     [[nodiscard]] const std::string& session_id() const noexcept { return opts_.session_id; }
+    /// The artifacts created through the session's sink or referenced by tool results, in order.
     [[nodiscard]] std::vector<artifact_ref> artifacts() const { return sink_->refs(); }
     /// The session's own store (nullptr when the host gave a sink).
     [[nodiscard]] memory_artifacts* store() noexcept { return own_store_.get(); }
+    /// The session's artifact sink: forwards to the store in use and records what is put.
     [[nodiscard]] artifact_sink_ref sink() noexcept { return *sink_; }
+    /// The masker (mutable).
     [[nodiscard]] Masker& get_masker() noexcept { return masker_; }
+    /// The toolbox.
     [[nodiscard]] const Toolbox& tools() const noexcept { return tools_; }
+    /// The options, mutable (those that shape the catalogue are read once, by the constructor).
     [[nodiscard]] session_options& options() noexcept { return opts_; }
 
     /// The Result / Summary / Artifacts report of what happened so far.

@@ -63,6 +63,7 @@ public:
     /// Called with each tool call as soon as it is complete, in the provider's block format.
     using tool_call_fn = std::function<void(const json& block)>;
 
+    /// An assembler for a stream of provider `p`, handing each complete tool call to `on_tool_call` (when set).
     explicit stream_assembler(agentkit::provider p, tool_call_fn on_tool_call = {})
         : provider_(p), on_tool_call_(std::move(on_tool_call)) {}
 
