@@ -136,7 +136,7 @@ cli parse(int argc, char** argv) {
 demo::model_choice choose_model(const cli& c) {
     if (c.scripted) {
         demo::model_choice m;
-        m.provider = c.model.api ? ak::provider_of(*c.model.api) : ak::provider::anthropic;
+        m.provider = c.model.scripted_format();
         m.model_name = !c.model.model.empty() ? c.model.model : "scripted";
         m.why = "--scripted";
         return m;

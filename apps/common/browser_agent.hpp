@@ -2,13 +2,14 @@
 // real page the way a model does — read the newest tool result out of the request it is sent
 // (in each provider's own format) and pick element refs from the snapshot text in it, never
 // from hard-coded refs — plus `any_model`, a type-erased model so a host can plug in a real
-// one (an HTTP client such as agentkit-bot's) where the scripted one is used.
+// one (agentkit::model_client) where the scripted one is used.
 #pragma once
 
 #include <agentkit/agentkit.hpp>
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -114,22 +115,50 @@ inline void append_text_parts(const ak::json& content, std::string& out) {
 }
 
 /// Any model behind one type: a function from request to response body, and the provider
-/// whose format both speak. A scripted_model, an HTTP client, a recorded fixture...
+/// whose format both speak. A scripted_model, an HTTP client (agentkit::model_client), a
+/// recorded fixture... A model that streams tool calls or can be cancelled keeps doing so
+/// behind it (any_model is a streaming_model and a cancellable_model; for a model that is
+/// neither, the tool-call callback is never called and cancel() does nothing).
 class any_model {
 public:
+    /// Refer to `m` (which must outlive this any_model).
     template <class M>
         requires ak::provider_aware_model<M>
-    explicit any_model(M& m) : provider_(m.provider()), complete_([&m](const ak::json& r) { return m.complete(r); }) {}
+    explicit any_model(M& m) : any_model(std::shared_ptr<M>(std::shared_ptr<M>{}, &m)) {}
+    /// Share ownership of `m`.
+    template <class M>
+        requires ak::provider_aware_model<M>
+    explicit any_model(std::shared_ptr<M> m) : provider_(m->provider()), complete_([m](const ak::json& r) { return m->complete(r); }) {
+        if constexpr (ak::streaming_model<M>)
+            stream_ = [m](const ak::json& r, const std::function<void(const ak::json&)>& f) { return m->complete(r, f); };
+        if constexpr (ak::cancellable_model<M>) cancel_ = [m] { m->cancel(); };
+    }
+    /// A function answering in provider `p`'s format.
     any_model(ak::provider p, std::function<ak::result<ak::json>(const ak::json&)> f)
         : provider_(p), complete_(std::move(f)) {}
 
     [[nodiscard]] ak::provider provider() const noexcept { return provider_; }
     [[nodiscard]] ak::result<ak::json> complete(const ak::json& request) { return complete_(request); }
+    /// Streamed when the model streams: `on_tool_call` gets each tool call as soon as it is complete.
+    [[nodiscard]] ak::result<ak::json> complete(const ak::json& request, const std::function<void(const ak::json&)>& on_tool_call) {
+        return stream_ ? stream_(request, on_tool_call) : complete_(request);
+    }
+    /// Cancel the model's request in flight (when it can be cancelled).
+    void cancel() noexcept {
+        if (cancel_) {
+            try {
+                cancel_();
+            } catch (...) {
+            }
+        }
+    }
 
 private:
     ak::provider provider_;
     std::function<ak::result<ak::json>(const ak::json&)> complete_;
+    std::function<ak::result<ak::json>(const ak::json&, const std::function<void(const ak::json&)>&)> stream_;
+    std::function<void()> cancel_;
 };
-static_assert(ak::provider_aware_model<any_model>);
+static_assert(ak::provider_aware_model<any_model> && ak::streaming_model<any_model> && ak::cancellable_model<any_model>);
 
 }  // namespace demo

@@ -1,7 +1,8 @@
 // Which real model an app runs, from its command line (--provider, --model, --base-url,
-// --no-stream) and the environment (the keys, base URLs, AGENTKIT_MODEL): shared by
-// agentkit-bot, agentkit-demo and agentkit-web-eval so all three read the same flags and
-// variables the same way. The model itself is agentkit::model_client (net/model_client.hpp).
+// --no-stream: model_flags.hpp) and the environment (the keys, base URLs, AGENTKIT_MODEL):
+// shared by agentkit-bot, agentkit-demo and agentkit-web-eval so all three read the same flags
+// and variables the same way. The model itself is agentkit::model_client (net/model_client.hpp,
+// libcurl).
 //
 // Keys come from the environment only (ANTHROPIC_API_KEY, OPENAI_API_KEY) and are never printed:
 // the banner names the variable, not its value. Without a key the app runs its scripted model
@@ -12,6 +13,8 @@
 #include <agentkit/agentkit.hpp>
 #include <agentkit/net/model_client.hpp>
 
+#include "model_flags.hpp"
+
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -21,69 +24,6 @@
 namespace demo {
 
 namespace ak = agentkit;
-
-/// The model flags of an app's command line.
-struct model_flags {
-    std::optional<ak::model_api> api;  ///< --provider
-    std::string model;                 ///< --model
-    std::string base_url;              ///< --base-url
-    bool stream = true;                ///< --no-stream clears it
-};
-
-/// The --help lines of the model flags (each app adds its own wording around them).
-inline constexpr const char* model_flags_help =
-    R"(  --provider anthropic|openai_chat|openai_responses|openai_compatible
-                        the API (default: chosen from the keys set, see Environment); without a
-                        key, the wire format the scripted model speaks. openai_compatible is
-                        Chat Completions at --base-url (llama.cpp server, Ollama, vLLM): no key
-                        needed, OPENAI_API_KEY sent when set
-  --model NAME          the model (default: $AGENTKIT_MODEL, else claude-sonnet-4-5, gpt-4.1, or
-                        "default" for an OpenAI-compatible server)
-  --base-url URL        the API root: Anthropic's without /v1 (default https://api.anthropic.com),
-                        OpenAI's with it (default https://api.openai.com/v1), a compatible
-                        server's, e.g. http://127.0.0.1:8080/v1 (llama.cpp), http://127.0.0.1:11434/v1 (Ollama)
-  --no-stream           ask for whole responses (default: streamed, so read-only tool calls start
-                        before the response ends)
-)";
-
-/// The --help lines of the model's environment variables.
-inline constexpr const char* model_env_help =
-    R"(  ANTHROPIC_API_KEY     a real model: Anthropic Messages at $ANTHROPIC_BASE_URL/v1/messages
-                        (ANTHROPIC_BASE_URL defaults to https://api.anthropic.com)
-  OPENAI_API_KEY        a real model: OpenAI's Responses API at https://api.openai.com/v1/responses,
-                        or, when OPENAI_BASE_URL is set (an OpenAI-compatible server such as
-                        http://127.0.0.1:8080/v1), Chat Completions at $OPENAI_BASE_URL/chat/completions
-  AGENTKIT_OPENAI_API   chat|responses: force the OpenAI API flavour
-  AGENTKIT_MODEL        the model name (--model wins)
-  Keys are read from the environment only and never printed. When both keys are set, Anthropic
-  is used unless --provider says otherwise.
-)";
-
-/// Read one model flag at argv[i] (advancing i past its value). Returns false when argv[i] is
-/// not a model flag; `error` is set for a model flag with a missing or bad value.
-inline bool parse_model_flag(int argc, char** argv, int& i, model_flags& f, std::string& error) {
-    const std::string_view a = argv[i];
-    const bool takes_value = a == "--provider" || a == "--model" || a == "--base-url";
-    if (!takes_value && a != "--no-stream") return false;
-    if (a == "--no-stream") {
-        f.stream = false;
-        return true;
-    }
-    if (i + 1 >= argc) {
-        error = std::string(a) + " needs a value";
-        return true;
-    }
-    const std::string v = argv[++i];
-    if (a == "--provider") {
-        f.api = ak::model_api_named(v);
-        if (!f.api) error = "unknown provider \"" + v + "\" (anthropic, openai_chat, openai_responses, openai_compatible)";
-    } else if (a == "--model") {
-        f.model = v;
-    } else {
-        f.base_url = v;
-    }
-    return true;
-}
 
 /// The model an app runs: a real one (options for model_client) or its scripted one.
 struct model_choice {
@@ -120,13 +60,14 @@ inline std::string env(const char* name) {
         return m;
     };
 
+    const std::optional<ak::model_api> asked = ak::model_api_named(f.provider);
     const bool no_key = anthropic_key.empty() && openai_key.empty();
-    if (no_key && f.api != ak::model_api::openai_compatible)
-        return scripted(f.api ? ak::provider_of(*f.api) : ak::provider::anthropic, "no ANTHROPIC_API_KEY or OPENAI_API_KEY");
+    if (no_key && asked != ak::model_api::openai_compatible)
+        return scripted(f.scripted_format(), "no ANTHROPIC_API_KEY or OPENAI_API_KEY");
 
     ak::model_api api = ak::model_api::anthropic;
-    if (f.api) {
-        api = *f.api;
+    if (asked) {
+        api = *asked;
     } else if (!anthropic_key.empty()) {
         api = ak::model_api::anthropic;
     } else if (!openai_key.empty()) {

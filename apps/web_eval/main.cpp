@@ -12,11 +12,13 @@
 //   get_screenshots(session_id, last_n?)
 //       The screenshots of a run, as images (the opt-in path for pixels).
 //
-// The model: `model_factory` builds one per run. This build ships the scripted "page reader"
-// (navigate, read the snapshot, answer from the text that best matches the task) so the
-// server works without a key; a host plugs a real model in by returning any
-// `demo::any_model` (anything with complete(request) -> response body and provider()), e.g.
-// agentkit-bot's libcurl client. stdout carries only MCP messages; logs go to stderr.
+// The model: `model_factory` builds one per run. With ANTHROPIC_API_KEY or OPENAI_API_KEY set
+// (or --provider openai_compatible and a base URL) it is a real model (agentkit::model_client,
+// streamed; --provider, --model, --base-url as agentkit-bot reads them); without a key it is the
+// scripted "page reader" (navigate, read the snapshot, answer from the text that best matches
+// the task), and the report's Summary says first that no model ran, so nobody takes its text
+// match for an agent's answer. stdout carries only MCP messages; logs go to stderr (the key is
+// never printed).
 #include <agentkit/agentkit.hpp>
 #include <agentkit/browser/tools.hpp>
 
@@ -39,6 +41,10 @@
 #include <vector>
 
 #include "../common/browser_agent.hpp"
+#include "../common/model_flags.hpp"
+#if AGENTKIT_APP_HAS_CURL
+#include "../common/real_model.hpp"
+#endif
 
 namespace ak = agentkit;
 namespace br = agentkit::browser;
@@ -141,8 +147,22 @@ private:
     bool navigated_ = false;
 };
 
-/// Builds the model of one run. Replace it to use a real model.
+/// Builds the model of one run.
 using model_factory = std::function<demo::any_model(const std::string& url, const std::string& task)>;
+
+/// The model every run uses, as the session and the report need to know it.
+struct model_setup {
+    model_factory factory;
+    bool real = false;           ///< false: the scripted page reader
+    std::string name;            ///< sent as the request's "model"
+    bool openai_compat = false;  ///< an OpenAI-compatible server
+    std::string summary_line;    ///< the report's first Summary bullet: which model ran, or that none did
+};
+
+/// The line the Summary starts with when no model ran.
+inline constexpr const char* no_model_line =
+    "no model ran: scripted page reader (the answer is the page text that best matches the task's words; set "
+    "ANTHROPIC_API_KEY or OPENAI_API_KEY for a real model)";
 
 model_factory scripted_factory(ak::provider p) {
     return [p](const std::string& url, const std::string& task) {
@@ -182,7 +202,7 @@ struct screenshots_args {
 
 class web_eval_service {
 public:
-    web_eval_service(br::browser_options bo, model_factory f, bool log) : bo_(std::move(bo)), factory_(std::move(f)), log_(log) {}
+    web_eval_service(br::browser_options bo, model_setup m, bool log) : bo_(std::move(bo)), model_(std::move(m)), log_(log) {}
 
     ak::result<ak::tool_output> run(const web_eval_args& a, ak::tool_context& ctx) {
         if (a.url.rfind("http://", 0) != 0 && a.url.rfind("https://", 0) != 0)
@@ -201,7 +221,8 @@ public:
         auto tools = br::browser_tools(state);
 
         ak::session_options o;
-        o.model = "scripted";
+        o.model = model_.name;
+        o.openai_compat = model_.openai_compat;
         using session_t = ak::agent_session<decltype(tools), ak::all_visible, ak::compact_formatter>;
         session_t* sp = nullptr;
         o.on_turn = [&](const ak::turn_metrics& t) {
@@ -220,7 +241,7 @@ public:
         session_t session{std::move(tools), ak::all_visible{}, ak::compact_formatter{}, o, ak::artifact_sink_ref(*store)};
         sp = &session;
 
-        demo::any_model model = factory_(a.url, a.task);
+        demo::any_model model = model_.factory(a.url, a.task);
         ak::run_limits limits;
         limits.max_steps = static_cast<std::size_t>(a.max_steps.value_or(12));
         limits.max_time = std::chrono::seconds(120);
@@ -230,10 +251,12 @@ public:
         }
         const std::string task = "Task: " + a.task + "\nStart at: " + a.url +
                                  "\nWhen you have the answer, call complete with it as `result`.";
-        (void)session.run(model, task, limits);
+        const ak::run_result run = session.run(model, task, limits);
         browser.close();
 
         ak::report rep = session.make_report();
+        rep.summary.insert(rep.summary.begin(), model_.summary_line);
+        if (model_.real && !run.ok() && run.error) rep.summary.push_back("model error: " + run.error->to_text());
         rep.summary.push_back("browser: " + std::to_string(state.total.calls) + " calls, " + std::to_string(state.total.ms) + " ms");
         keep(session.session_id(), store);
         // the report is read by this server's client: it names this server's tools only (the
@@ -282,34 +305,45 @@ private:
     }
 
     br::browser_options bo_;
-    model_factory factory_;
+    model_setup model_;
     bool log_;
     std::mutex mu_;
     std::map<std::string, std::shared_ptr<store_t>> stores_;
     std::deque<std::string> order_;
 };
 
-const char* const kUsage = R"(Usage: agentkit-web-eval [options]
+const char* const kUsageHead = R"(Usage: agentkit-web-eval [options]
 
-An MCP server (stdio) with web_eval_agent(url, task) and get_screenshots(session_id).
+An MCP server (stdio) with web_eval_agent(url, task) and get_screenshots(session_id). Each
+web_eval_agent call runs an agent in a fresh headless Chromium: a real model when ANTHROPIC_API_KEY
+or OPENAI_API_KEY is set (or --provider openai_compatible with a base URL), else the scripted page
+reader, whose report says "no model ran" first.
 
 Options:
-  --executable-path PATH   browser binary (default: $AGENTKIT_CHROMIUM or /usr/lib/chromium/chromium)
-  --provider NAME          the format the (scripted) model speaks: anthropic, openai_chat, openai_responses
-  --quiet                  no per-turn log lines on stderr
+  --executable-path PATH
+                        browser binary (default: $AGENTKIT_CHROMIUM or /usr/lib/chromium/chromium)
+  --quiet               no per-turn log lines on stderr
   --version, --help
+)";
+
+const char* const kUsageEnv = R"(
+Environment:
 )";
 
 }  // namespace
 
 int main(int argc, char** argv) {
     br::browser_options bo;
-    ak::provider provider = ak::provider::anthropic;
+    demo::model_flags flags;
     bool quiet = false;
     for (int i = 1; i < argc; ++i) {
         const std::string_view a = argv[i];
+        std::string error;
         if (a == "--help" || a == "-h") {
-            std::fputs(kUsage, stderr);
+            std::fputs(kUsageHead, stderr);
+            std::fputs(demo::model_flags_help, stderr);
+            std::fputs(kUsageEnv, stderr);
+            std::fputs(demo::model_env_help, stderr);
             return 0;
         } else if (a == "--version") {
             std::fprintf(stderr, "agentkit-web-eval %s\n", ak::version.string);
@@ -318,13 +352,9 @@ int main(int argc, char** argv) {
             quiet = true;
         } else if (a == "--executable-path" && i + 1 < argc) {
             bo.launch.executable = argv[++i];
-        } else if (a == "--provider" && i + 1 < argc) {
-            const std::string_view p = argv[++i];
-            if (p == "anthropic") provider = ak::provider::anthropic;
-            else if (p == "openai_chat") provider = ak::provider::openai_chat;
-            else if (p == "openai_responses") provider = ak::provider::openai_responses;
-            else {
-                std::fprintf(stderr, "agentkit-web-eval: unknown provider %s\n", argv[i]);
+        } else if (demo::parse_model_flag(argc, argv, i, flags, error)) {
+            if (!error.empty()) {
+                std::fprintf(stderr, "agentkit-web-eval: %s (see --help)\n", error.c_str());
                 return 2;
             }
         } else {
@@ -341,7 +371,32 @@ int main(int argc, char** argv) {
     sigaction(SIGINT, &sa, nullptr);
     std::signal(SIGPIPE, SIG_IGN);
 
-    web_eval_service svc{bo, scripted_factory(provider), !quiet};
+    model_setup setup;
+    setup.factory = scripted_factory(flags.scripted_format());
+    setup.name = "scripted";
+    setup.summary_line = no_model_line;
+#if AGENTKIT_APP_HAS_CURL
+    const demo::model_choice choice = demo::choose_model(flags, /*strict=*/false);
+    if (!choice.error.empty()) {
+        std::fprintf(stderr, "agentkit-web-eval: %s (see --help)\n", choice.error.c_str());
+        return 2;
+    }
+    if (choice.real) {
+        auto client = std::make_shared<ak::model_client>(choice.options);  // shared by every run (thread-safe)
+        setup.factory = [client](const std::string&, const std::string&) { return demo::any_model(client); };
+        setup.real = true;
+        setup.name = choice.model_name;
+        setup.openai_compat = choice.openai_compat;
+        setup.summary_line = "model: " + choice.model_name + " (" + std::string(ak::to_string(client->api())) + " at " +
+                             ak::net::redact_url(client->endpoint()) + ")";
+        std::fprintf(stderr, "agentkit-web-eval: %s: %s\n", choice.why.c_str(), setup.summary_line.c_str());
+    } else {
+        std::fprintf(stderr, "agentkit-web-eval: %s: the scripted page reader answers (no model)\n", choice.why.c_str());
+    }
+#else
+    std::fprintf(stderr, "agentkit-web-eval: built without libcurl: the scripted page reader answers (no model)\n");
+#endif
+    web_eval_service svc{bo, std::move(setup), !quiet};
     auto web_eval = ak::tool<"web_eval_agent">(
         "Delegate a web task: an agent opens `url` in a real browser, works on `task`, and returns Result (the "
         "answer), Summary (bullets) and Artifacts (session_id and how to fetch screenshots). Screenshots are not "

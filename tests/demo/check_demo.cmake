@@ -1,5 +1,5 @@
 # Runs agentkit-demo and checks its output.
-#   cmake -DDEMO=<binary> [-DPROVIDER=anthropic] [-DMODE=browser|tools|no_chromium] -P check_demo.cmake
+#   cmake -DDEMO=<binary> [-DPROVIDER=anthropic] [-DMODE=browser|tools|no_chromium|usage] -P check_demo.cmake
 if(NOT DEMO)
     message(FATAL_ERROR "pass -DDEMO=<path to agentkit-demo>")
 endif()
@@ -16,8 +16,37 @@ function(expect what pattern)
     endif()
 endfunction()
 
+if(MODE STREQUAL "usage")
+    execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=ANTHROPIC_API_KEY --unset=OPENAI_API_KEY ${DEMO} --help
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 30)
+    if(NOT rc EQUAL 0)
+        message(FATAL_ERROR "agentkit-demo --help: expected exit status 0, got '${rc}'\n${out}\n${err}")
+    endif()
+    expect("the usage line" "^Usage: agentkit-demo \\[options\\]\n")
+    foreach(word --provider openai_compatible --model --base-url --no-stream --mode --chromium ANTHROPIC_API_KEY
+                 OPENAI_API_KEY "never printed" "Exit status")
+        expect("${word} documented" "${word}")
+    endforeach()
+    execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=ANTHROPIC_API_KEY --unset=OPENAI_API_KEY ${DEMO} --provider gemini
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 30)
+    set(out "${err}")
+    if(NOT rc EQUAL 2)
+        message(FATAL_ERROR "agentkit-demo --provider gemini: expected exit status 2, got '${rc}'\n${err}")
+    endif()
+    expect("the bad value named" "unknown provider \"gemini\"")
+    execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=ANTHROPIC_API_KEY --unset=OPENAI_API_KEY --unset=OPENAI_BASE_URL
+                            ${DEMO} --provider openai_compatible
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 30)
+    set(out "${err}")
+    if(NOT rc EQUAL 2)
+        message(FATAL_ERROR "agentkit-demo --provider openai_compatible without a base URL: expected exit status 2, got '${rc}'\n${err}")
+    endif()
+    expect("the missing base URL named" "needs --base-url")
+    return()
+endif()
+
 if(MODE STREQUAL "no_chromium")
-    execute_process(COMMAND ${DEMO} --chromium /nonexistent/agentkit-no-chromium
+    execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=ANTHROPIC_API_KEY --unset=OPENAI_API_KEY ${DEMO} --chromium /nonexistent/agentkit-no-chromium
                     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
     if(NOT rc EQUAL 3)
         message(FATAL_ERROR "agentkit-demo without Chromium: expected exit status 3, got '${rc}'\n${out}\n${err}")
@@ -28,7 +57,8 @@ if(MODE STREQUAL "no_chromium")
     return()
 endif()
 
-execute_process(COMMAND ${DEMO} --mode ${MODE} --provider ${PROVIDER}
+# No key in the environment, whatever the caller's: the scripted agent runs.
+execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=ANTHROPIC_API_KEY --unset=OPENAI_API_KEY ${DEMO} --mode ${MODE} --provider ${PROVIDER}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 90)
 if(NOT rc EQUAL 0)
     message(FATAL_ERROR "agentkit-demo --mode ${MODE} --provider ${PROVIDER} exited with '${rc}'\n${out}\n--- stderr ---\n${err}")

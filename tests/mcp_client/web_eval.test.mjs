@@ -5,6 +5,9 @@
 // The page is served by this file on 127.0.0.1. Checks the Result / Summary / Artifacts contract: web_eval_agent
 // answers with Result / Summary / Artifacts as one text, never an inlined image; the
 // screenshots come back only through get_screenshots(session_id); stdout stays pure JSON-RPC.
+// Without a key the scripted page reader answers, and the Summary says first that no model ran;
+// with a model (a fake OpenAI-compatible server here, in the documented Chat Completions format)
+// the Summary names it and the answer is the model's.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
@@ -23,6 +26,13 @@ const page = `<!doctype html><title>Release notes</title><h1>Widget release note
 <p>Version 4.6 added dark mode.</p>
 <a href="/old">Older releases</a>`;
 
+// No key reaches the server under test, whatever the caller's environment holds.
+const envWithoutKeys = () => {
+  const env = { ...process.env };
+  for (const k of ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "AGENTKIT_MODEL"]) delete env[k];
+  return env;
+};
+
 let client;
 before(async () => {
   site = http.createServer((req, res) => {
@@ -32,7 +42,7 @@ before(async () => {
   });
   await new Promise((r) => site.listen(0, "127.0.0.1", r));
   client = new Client({ name: "agentkit-web-eval-test", version: "1.0.0" });
-  await client.connect(new StdioClientTransport({ command: server, args: ["--quiet"], stderr: "ignore" }));
+  await client.connect(new StdioClientTransport({ command: server, args: ["--quiet"], env: envWithoutKeys(), stderr: "ignore" }));
 });
 after(async () => {
   await client?.close();
@@ -65,6 +75,7 @@ test("web_eval_agent returns Result / Summary / Artifacts with the answer read f
   const text = r.content[0].text;
   assert.match(text, /^Result: The page "Release notes" \(main heading "Widget release notes"\) says: .*newest version is 4\.7\.1/);
   assert.match(text, /\nSummary:\n(- .*\n)+Artifacts:\n/);
+  assert.match(text, /\nSummary:\n- no model ran: scripted page reader /, "the Summary says first that no model ran");
   assert.match(text, /- completed after \d+ model turns/);
   const m = text.match(/- session_id: (\S+)/);
   assert.ok(m, text);
@@ -97,7 +108,7 @@ test("an unknown session and a bad URL are tool errors the model can act on", as
 });
 
 test("stdout holds only JSON-RPC, across a whole run", async () => {
-  const child = spawn(server, [], { stdio: ["pipe", "pipe", "ignore"] });
+  const child = spawn(server, [], { stdio: ["pipe", "pipe", "ignore"], env: envWithoutKeys() });
   let out = "";
   child.stdout.on("data", (d) => (out += d));
   const send = (o) => child.stdin.write(JSON.stringify(o) + "\n");
@@ -118,4 +129,55 @@ test("stdout holds only JSON-RPC, across a whole run", async () => {
   for (const m of msgs) assert.equal(m.jsonrpc, "2.0");
   const run = msgs.find((m) => m.id === 2);
   assert.match(run.result.content[0].text, /^Result: .*4\.7\.1/);
+});
+
+test("with a model, the model answers and the Summary names it", async () => {
+  // a fake OpenAI-compatible server: browser_navigate to the page, then complete with what it saw
+  const requests = [];
+  const fake = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (d) => (body += d));
+    req.on("end", () => {
+      const sent = JSON.parse(body);
+      requests.push({ url: req.url, auth: req.headers.authorization, body: sent });
+      const seen = JSON.stringify(sent.messages);
+      const call = requests.length === 1
+        ? { name: "browser_navigate", arguments: JSON.stringify({ url: url() }) }
+        : { name: "complete", arguments: JSON.stringify({ result: `model saw ${/4\.7\.1/.test(seen) ? "4.7.1" : "nothing"}` }) };
+      const answer = {
+        id: `chatcmpl-fake${requests.length}`, object: "chat.completion", created: 1741569952, model: "fake-model",
+        choices: [{ index: 0, finish_reason: "tool_calls", logprobs: null,
+                    message: { role: "assistant", content: null, refusal: null,
+                               tool_calls: [{ id: `call_fake_${requests.length}`, type: "function", function: call }] } }],
+        usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110, prompt_tokens_details: { cached_tokens: 0 } },
+      };
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify(answer));
+    });
+  });
+  await new Promise((r) => fake.listen(0, "127.0.0.1", r));
+  const base = `http://127.0.0.1:${fake.address().port}/v1`;
+  const withModel = new Client({ name: "agentkit-web-eval-model-test", version: "1.0.0" });
+  try {
+    await withModel.connect(new StdioClientTransport({
+      command: server,
+      args: ["--quiet", "--provider", "openai_compatible", "--base-url", base, "--model", "fake-model"],
+      env: envWithoutKeys(),
+      stderr: "ignore",
+    }));
+    const r = await withModel.callTool({ name: "web_eval_agent", arguments: { url: url(), task: "What is the newest version?" } });
+    assert.notEqual(r.isError, true, textOf(r));
+    const text = textOf(r);
+    assert.match(text, /^Result: model saw 4\.7\.1\n/, "the model's answer, from the page it was sent");
+    assert.match(text, new RegExp(`\\nSummary:\\n- model: fake-model \\(openai_compatible at ${base.replace(/[.]/g, "\\.")}/chat/completions\\)\\n`));
+    assert.doesNotMatch(text, /no model ran/);
+    assert.equal(requests.length, 2, "two model turns");
+    assert.equal(requests[0].url, "/v1/chat/completions");
+    assert.equal(requests[0].auth, undefined, "no key sent to a local server");
+    assert.equal(requests[0].body.model, "fake-model");
+    assert.ok(requests[0].body.tools.some((t) => t.function?.name === "browser_navigate"), "the browser tools offered");
+  } finally {
+    await withModel.close();
+    fake.close();
+  }
 });
