@@ -137,6 +137,13 @@ TEST(Snapshot, InteractiveOnlyAndSubtree) {
     EXPECT_EQ(s.text.find("Some paragraph"), std::string::npos);
     EXPECT_EQ(s.text.find("h1 "), std::string::npos);
     EXPECT_NE(s.text.find("[ref=e13]"), std::string::npos);
+    // terse: a named link without its URL (the full snapshot has it), states only when set
+    EXPECT_NE(s.text.find("link \"Home\" [ref="), std::string::npos) << s.text;
+    EXPECT_EQ(s.text.find("/home"), std::string::npos) << s.text;
+    EXPECT_NE(s.text.find("checkbox \"Subscribe\" checked [ref="), std::string::npos) << s.text;
+    br::ref_registry refs2;
+    auto full = br::render_snapshot(p.frames, p.dom, refs2, br::snapshot_options{});
+    EXPECT_NE(full.text.find("link \"Home\" /home [ref="), std::string::npos) << full.text;
 }
 
 TEST(Snapshot, DeltaReportsAddedRemovedChanged) {

@@ -46,7 +46,9 @@ struct snapshot_options {
     std::string root_ref;
     /// Only elements whose box intersects the viewport (and their structure).
     bool viewport_only = false;
-    /// Only elements a model can act on (and the structure around them).
+    /// Only elements a model can act on (and the structure around them), written tersely: a named
+    /// link without its URL, a checkbox or radio without "unchecked" (only "checked" is said), no
+    /// list markers.
     bool interactive_only = false;
     /// Longest accessible name or text run kept on one line (characters).
     std::size_t max_text = 160;
