@@ -535,7 +535,8 @@ TEST(HttpClient, RefusesWhatMustNotBeSent) {
 class Answers : public testing::TestWithParam<std::tuple<ak::provider, bool>> {};
 
 TEST_P(Answers, TextAndToolCallsWithUsageReadTheSameStreamedOrNot) {
-    const auto [p, stream] = GetParam();
+    const ak::provider p = std::get<0>(GetParam());  // (clang 14 cannot capture structured bindings)
+    const bool stream = std::get<1>(GetParam());
     const wire_answer& a = tool_answer(p);
     fake_provider fake([&](std::size_t, const net::http_request&) {
         return stream ? stream_response(stream_of(p, a).events) : json_response(plain_body(p, a));
@@ -602,7 +603,8 @@ TEST_P(Answers, TextAndToolCallsWithUsageReadTheSameStreamedOrNot) {
 }
 
 TEST_P(Answers, ATextAnswerAloneAndTheRequestsOwnModel) {
-    const auto [p, stream] = GetParam();
+    const ak::provider p = std::get<0>(GetParam());  // (clang 14 cannot capture structured bindings)
+    const bool stream = std::get<1>(GetParam());
     wire_answer a;
     a.text = "It is 18 degrees and clear in Oslo; take a light jacket for the evening.";
     a.cache_read = 0;
