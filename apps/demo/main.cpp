@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -50,6 +51,11 @@ Options:
 )";
 
 constexpr const char* usage_rest = R"(  --mode browser|tools  browser (default), or the demo's non-browser tools (no Chromium needed)
+  --exposure stable|visible_only
+                        how the tool list reaches the model: the whole catalogue every turn with
+                        visibility through the provider's own mechanism (stable, the default: a
+                        cacheable prefix), or only the tools callable now (visible_only). The
+                        report's "cache hit" line shows the difference
   --chromium PATH       the Chromium binary (default: $AGENTKIT_CHROMIUM, else /usr/lib/chromium/chromium)
   --requests            also print every request body sent to the scripted model
   -h, --help            this text
@@ -68,6 +74,7 @@ enum class demo_mode { browser, tools };
 struct cli {
     demo::model_flags model;
     demo_mode mode = demo_mode::browser;
+    std::optional<ak::exposure> exposure;  ///< unset: the session's default (stable)
     bool show_requests = false;
     std::string chromium;
     bool help = false;
@@ -91,6 +98,11 @@ cli parse(int argc, char** argv) {
             else c.error = "unknown mode \"" + std::string(m) + "\" (browser, tools)";
         } else if (a == "--chromium" && i + 1 < argc) {
             c.chromium = argv[++i];
+        } else if (a == "--exposure" && i + 1 < argc) {
+            const std::string_view e = argv[++i];
+            if (e == "stable") c.exposure.reset();
+            else if (e == "visible_only") c.exposure = ak::exposure::visible_only;
+            else c.error = "unknown exposure \"" + std::string(e) + "\" (stable, visible_only)";
         } else {
             c.error = "unknown option or missing value: " + std::string(a);
         }
@@ -172,6 +184,7 @@ int run_browser_mode(const cli& c, chosen& m) {
     lo.chromium = c.chromium;
     lo.session.model = m.model_name;
     lo.session.openai_compat = m.openai_compat;
+    lo.session.exposure = c.exposure;
     lo.session.on_turn = [](const ak::turn_metrics& t) { std::printf("%s\n", t.log_line().c_str()); };
     demo::browser_loop loop(std::move(lo));
     if (auto up = loop.start(); !up) {
@@ -215,6 +228,7 @@ int run_tools_mode(const cli& c, chosen& m) {
     ak::session_options o;
     o.model = m.model_name;
     o.openai_compat = m.openai_compat;
+    o.exposure = c.exposure;
     o.on_turn = [](const ak::turn_metrics& t) { std::printf("%s\n", t.log_line().c_str()); };
     ak::agent_session session{demo::make_toolbox(), ak::all_visible{}, ak::compact_formatter{}, o};
 

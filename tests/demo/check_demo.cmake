@@ -23,7 +23,7 @@ if(MODE STREQUAL "usage")
         message(FATAL_ERROR "agentkit-demo --help: expected exit status 0, got '${rc}'\n${out}\n${err}")
     endif()
     expect("the usage line" "^Usage: agentkit-demo \\[options\\]\n")
-    foreach(word --provider openai_compatible --model --base-url --no-stream --mode --chromium ANTHROPIC_API_KEY
+    foreach(word --provider openai_compatible --model --base-url --no-stream --mode --chromium --exposure ANTHROPIC_API_KEY
                  OPENAI_API_KEY "never printed" "Exit status")
         expect("${word} documented" "${word}")
     endforeach()
@@ -42,6 +42,39 @@ if(MODE STREQUAL "usage")
         message(FATAL_ERROR "agentkit-demo --provider openai_compatible without a base URL: expected exit status 2, got '${rc}'\n${err}")
     endif()
     expect("the missing base URL named" "needs --base-url")
+    return()
+endif()
+
+# The default exposure (the whole catalogue every turn, a stable prefix) against visible_only: the
+# same run, a higher cache hit rate; a bad value is a usage error.
+if(MODE STREQUAL "exposure")
+    set(rates "")
+    foreach(exposure visible_only stable)
+        execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=ANTHROPIC_API_KEY --unset=OPENAI_API_KEY ${DEMO} --provider ${PROVIDER}
+                                --exposure ${exposure}
+                        RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 90)
+        if(NOT rc EQUAL 0)
+            message(FATAL_ERROR "agentkit-demo --exposure ${exposure} exited with '${rc}'\n${out}\n${err}")
+        endif()
+        expect("the answer read from the page" "is EUR 36\\.75")
+        if(NOT out MATCHES "cache hit ([0-9]+)\\.([0-9])%")
+            message(FATAL_ERROR "agentkit-demo --exposure ${exposure}: no cache hit rate in the report\n${out}")
+        endif()
+        list(APPEND rates "${CMAKE_MATCH_1}${CMAKE_MATCH_2}")
+        message(STATUS "exposure ${exposure}: cache hit ${CMAKE_MATCH_1}.${CMAKE_MATCH_2}%")
+    endforeach()
+    list(GET rates 0 visible_only)
+    list(GET rates 1 stable)
+    if(NOT stable GREATER visible_only)
+        message(FATAL_ERROR "the stable exposure should hit the cache more often than visible_only: ${stable} vs ${visible_only} (per mille)")
+    endif()
+    execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=ANTHROPIC_API_KEY --unset=OPENAI_API_KEY ${DEMO} --exposure everything
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 30)
+    set(out "${err}")
+    if(NOT rc EQUAL 2)
+        message(FATAL_ERROR "agentkit-demo --exposure everything: expected exit status 2, got '${rc}'\n${err}")
+    endif()
+    expect("the bad value named" "unknown exposure \"everything\"")
     return()
 endif()
 
