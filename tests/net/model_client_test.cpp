@@ -925,18 +925,10 @@ TEST(ModelClient, AnOpenAICompatibleServerWithoutAKey) {
 TEST(ModelClient, NoServerIsARetryableProviderError) {
     std::string base;
     {
-        wire_answer a;
-        a.text = "still here";
-        fake_provider gone([&](std::size_t, const net::http_request&) { return json_response(plain_body(ak::provider::anthropic, a)); });
+        // started and stopped at once (http_server::stop() right after start() must not hang)
+        fake_provider gone([](std::size_t, const net::http_request&) { return json_response(json::object()); });
         ASSERT_TRUE(gone.ok());
         base = gone.base(ak::provider::anthropic);
-        // one answered request first: http_server::stop() right after start() can miss the
-        // listening thread (cpp-httplib's stop() does nothing before listen() runs)
-        ak::model_client_options o;
-        o.base_url = base;
-        o.api_key = kKey;
-        ak::model_client first{o};
-        ASSERT_TRUE(first.complete(request_for(ak::provider::anthropic)));
     }  // the port is closed now
     ak::model_client_options o;
     o.base_url = base;

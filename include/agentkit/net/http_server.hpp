@@ -527,7 +527,15 @@ public:
         }
         if (const int fd = listening->load(); fd >= 0) (void)::listen(fd, SOMAXCONN);
         port_ = port;
-        thread_ = std::thread([s = srv_.get()] { s->listen_after_bind(); });
+        auto ended = std::make_shared<std::atomic<bool>>(false);
+        thread_ = std::thread([s = srv_.get(), ended] {
+            s->listen_after_bind();
+            ended->store(true);
+        });
+        // cpp-httplib's stop() does nothing until its listening loop runs: a stop() right after
+        // start() (a program whose next step fails at once) left the thread in accept() for good
+        // and stop() waiting for it. Return once the loop runs (or has already ended).
+        while (!srv_->is_running() && !ended->load()) std::this_thread::yield();
         return {};
     }
 
