@@ -2607,7 +2607,9 @@ struct snapshot_options {
     std::string root_ref;
     /// Only elements whose box intersects the viewport (and their structure).
     bool viewport_only = false;
-    /// Only elements a model can act on (and the structure around them).
+    /// Only elements a model can act on (and the structure around them), written tersely: a named
+    /// link without its URL, a checkbox or radio without "unchecked" (only "checked" is said), no
+    /// list markers.
     bool interactive_only = false;
     /// Longest accessible name or text run kept on one line (characters).
     std::size_t max_text = 160;
@@ -3167,7 +3169,7 @@ inline void render_aria_hidden(render_ctx& c, const frame_view& fv, std::int64_t
                 if (hint.empty()) hint = "unlabeled #" + std::to_string(++c.unnamed_counter);
                 text += " [" + clip(hint, 40) + "]";
             }
-            if (shown_role == "link") {
+            if (shown_role == "link" && !(opt.interactive_only && !label.empty())) {  // interactive-only: a named link's name says enough
                 std::string url = compact_url(std::string(df->attr("href")), fv.frame->url, opt.max_url);
                 if (!url.empty()) text += " " + clip(url, 120);
             }
@@ -3358,7 +3360,7 @@ inline void render_node(render_ctx& c, const frame_view& fv, const json& node, s
     }
 
     if (role == "listitem") {
-        std::string prefix = "- ";
+        std::string prefix = opt.interactive_only ? "" : "- ";  // interactive-only lists no page structure
         std::string& pp = pending_prefix.empty() ? prefix : pending_prefix;
         render_children(c, fv, node, depth, parent, inside_interactive, pp);
         if (&pp == &prefix) prefix.clear();
@@ -3401,8 +3403,9 @@ inline void render_node(render_ctx& c, const frame_view& fv, const json& node, s
         const std::string checked = prop_value(node, "checked");
         if (checked == "true") text += " checked";
         else if (checked == "mixed") text += " mixed";
-        else if (checked == "false" && (role == "checkbox" || role == "radio" || role == "switch" ||
-                                        role == "menuitemcheckbox" || role == "menuitemradio"))
+        else if (checked == "false" && !opt.interactive_only &&  // interactive-only: no state means unchecked
+                 (role == "checkbox" || role == "radio" || role == "switch" || role == "menuitemcheckbox" ||
+                  role == "menuitemradio"))
             text += " unchecked";
         const std::string pressed = prop_value(node, "pressed");
         if (pressed == "true") text += " pressed";
@@ -3417,7 +3420,7 @@ inline void render_node(render_ctx& c, const frame_view& fv, const json& node, s
         if (prop_value(node, "invalid") == "true") text += " invalid";
         if (role == "textbox" && prop_value(node, "multiline") == "true") text += " multiline";
         std::string value = str_field(node, "value");
-        if (role == "link") {
+        if (role == "link" && !(opt.interactive_only && !name.empty())) {  // interactive-only: a named link's name says enough
             std::string url = compact_url(prop_value(node, "url"), fv.frame->url, opt.max_url);
             if (!url.empty()) text += " " + clip(url, 120);
         } else if (!value.empty() || role == "textbox" || role == "searchbox") {
