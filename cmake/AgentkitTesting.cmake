@@ -25,7 +25,9 @@
 #       The program a documentation page shows: its first ```cpp block that defines main()
 #       (the first after the line SECTION, when given), written to the build tree and compiled
 #       as <target> like the tests (warnings as errors). The page is a configure dependency, so
-#       an edited page is extracted again. The caller adds the tests that run it.
+#       an edited page is extracted again. The caller adds the tests that run it. Every doc
+#       program is also recorded (global property AGENTKIT_DOC_PROGRAMS) for the consumer test
+#       that builds them all against the installed package (tests/consumer, consumer.docs).
 #
 #   agentkit_add_compile_fail_test(<name> FILE <cpp> REGEX <regex> [LABELS <labels...>])
 #       ctest test compile_fail.<name>: compiles <cpp> with -fsyntax-only, the build's
@@ -240,6 +242,9 @@ function(agentkit_add_doc_program target)
     file(CONFIGURE OUTPUT "${source}" CONTENT "${code}" @ONLY)  # rewritten only when it changed
     add_executable(${target} "${source}")
     target_link_libraries(${target} PRIVATE agentkit_dev ${ARG_LINK_LIBRARIES})
+    # target|page|extracted source|libraries (comma-separated)
+    list(JOIN ARG_LINK_LIBRARIES "," libs)
+    set_property(GLOBAL APPEND PROPERTY AGENTKIT_DOC_PROGRAMS "${target}|${ARG_DOC}|${source}|${libs}")
 endfunction()
 
 # ---------------------------------------------------------------------------------------------

@@ -158,6 +158,31 @@ elseif(KIND STREQUAL "single_include")
     run("run" "${program}")
     message(STATUS "[single_include] ${last_output}")
 
+elseif(KIND STREQUAL "docs")
+    if(NOT EXISTS "${PREFIX}/${INSTALL_CMAKEDIR}/agentkitConfig.cmake")
+        message(FATAL_ERROR "[docs] no install in ${PREFIX}: run the consumer.install test first")
+    endif()
+    set(build_dir "${WORK_DIR}/build")
+    fresh_dir("${build_dir}")
+    run("configure" "${CMAKE_COMMAND}" -S "${CONSUMER_DIR}/docs" -B "${build_dir}" ${generator_args}
+        "-DCMAKE_CXX_COMPILER=${CXX}"
+        "-DAGENTKIT_EXPECTED_VERSION=${VERSION}"
+        "-DAGENTKIT_DOC_MANIFEST=${DOC_MANIFEST}"
+        "-DAGENTKIT_PACKAGING_PAGE=${PACKAGING_PAGE}"
+        "-DCMAKE_PREFIX_PATH=${PREFIX}"
+        -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
+    string(REGEX MATCHALL "agentkit_[a-z_]+: [^\n]*" built "${last_output}")
+    list(JOIN built "\n  " built)
+    message(STATUS "[docs] ${built}")
+    run("build" "${CMAKE_COMMAND}" --build "${build_dir}" --parallel 2)
+    # The smallest consumer (docs/packaging.md) runs: the installed headers work, not only compile.
+    file(READ "${build_dir}/packaging_program.txt" program)
+    run("run" "${program}")
+    if(NOT last_output MATCHES "^agentkit ${VERSION}: ")
+        message(FATAL_ERROR "[docs] ${program} printed '${last_output}', not 'agentkit ${VERSION}: ...'")
+    endif()
+    message(STATUS "[docs] ${last_output}")
+
 elseif(KIND STREQUAL "pkg_config")
     if(NOT PKG_CONFIG)
         # Matched by the test's SKIP_REGULAR_EXPRESSION: reported as skipped, not passed.
