@@ -127,6 +127,19 @@ TEST(Artifacts, StoreIsBoundedAndEvictsOldest) {
     EXPECT_EQ(too_big.error().code, ak::errc::budget_exceeded);
 }
 
+TEST(Artifacts, AnImagesSizeIsItsBytesNotItsBase64Text) {
+    // "iVBORw0KGgo=" is the 8-byte PNG signature; in memory and on disk alike the ref says 8
+    ak::memory_artifacts mem;
+    auto a = mem.put({"image/png", "shot", "", "iVBORw0KGgo=", true});
+    ASSERT_TRUE(a.has_value());
+    EXPECT_EQ(a->size, 8U);
+    EXPECT_EQ(ak::base64_decoded_size("iVBORw0KGgo="), ak::base64_decode("iVBORw0KGgo=")->size());
+    EXPECT_EQ(ak::base64_decoded_size("YWJj\nZA"), 4U);  // "abcd", a line break, no padding
+    auto text = mem.put({"text/plain", "t", "", "hello", false});
+    ASSERT_TRUE(text.has_value());
+    EXPECT_EQ(text->size, 5U);
+}
+
 TEST(Artifacts, ConcurrentPutsGetUniqueIds) {
     ak::memory_artifacts store;
     std::vector<std::thread> ts;

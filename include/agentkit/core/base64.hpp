@@ -36,6 +36,15 @@ namespace agentkit {
 /// Encode the bytes of `s` as base64 (standard alphabet, with padding).
 [[nodiscard]] inline std::string base64_encode(std::string_view s) { return base64_encode(s.data(), s.size()); }
 
+/// The number of bytes base64 text decodes to (padding optional, line breaks ignored), without
+/// decoding it.
+[[nodiscard]] inline std::size_t base64_decoded_size(std::string_view in) noexcept {
+    std::size_t symbols = 0;
+    for (char c : in)
+        if (c != '=' && c != '\n' && c != '\r') ++symbols;
+    return symbols * 6 / 8;
+}
+
 /// Decode base64 (padding optional, line breaks ignored); nothing when a character is not base64.
 [[nodiscard]] inline std::optional<std::string> base64_decode(std::string_view in) {
     auto val = [](char c) -> int {

@@ -427,8 +427,16 @@ bool read_object(const json& j, T& out, const path_seg* p, problems& ps) {
     if (found < j.size()) {
         for (auto it = j.begin(); it != j.end(); ++it) {
             if (is_known_field(fs, it.key(), std::make_index_sequence<n>{})) continue;
-            std::vector<std::string_view> names;
-            std::apply([&](const auto&... f) { (names.push_back(f.name), ...); }, fs);
+            std::vector<std::string_view> names;  // the advertised ones: hidden() aliases stay unmentioned
+            std::apply(
+                [&](const auto&... f) {
+                    (
+                        [&] {
+                            if constexpr (!field_hidden<std::decay_t<decltype(f)>>()) names.push_back(f.name);
+                        }(),
+                        ...);
+                },
+                fs);
             path_seg seg{p, it.key(), 0, false};
             auto close = closest_names(it.key(), names, 1);
             std::string msg = "unknown property";

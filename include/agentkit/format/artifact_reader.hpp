@@ -7,6 +7,11 @@
 //   agentkit::toolbox tools{my_tool, agentkit::artifact_reader(store)};   // "read_artifact"
 //   // or another name: agentkit::artifact_reader<"fetch_artifact">(store)
 //
+// Give the same store to the session as its artifact sink (agent_session's last constructor
+// argument), so that what the session's budgets cut is what the tool reads:
+//
+//   agentkit::agent_session session{tools, masker, formatter, options, agentkit::artifact_sink_ref(store)};
+//
 // An agent_session whose toolbox has it names it in cut notes' hints and in its report
 // ("read_artifact(id=\"a3\")"); without one, reports name artifacts by URI. Text comes back by
 // offset and length (or from the first line containing a section text) with a note of how much

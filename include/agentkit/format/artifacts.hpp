@@ -150,7 +150,7 @@ public:
         e.ref.uri = opt_.uri_prefix + e.ref.id;
         e.ref.mime_type = b.mime_type;
         e.ref.name = b.name;
-        e.ref.size = bytes;
+        e.ref.size = b.base64 && !bin ? base64_decoded_size(b.data) : bytes;  // the payload's bytes, not its base64 text's
         e.ref.description = b.description;
         e.base64 = b.base64;
         if (!opt_.dir.empty()) {

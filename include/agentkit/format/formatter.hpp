@@ -70,10 +70,13 @@ public:
     }
 
     /// The kind of a tool's results: an explicit set_kind, else a guess from the name
-    /// (snapshot, extract, search, log/console/network, read/text/content).
+    /// (snapshot, extract, search, log/console/network, read/text/content). An artifact reader
+    /// (a name with "artifact") is generic: it reads back what a cut stored, by the length asked
+    /// for, and must not be cut to a page-text cap again.
     [[nodiscard]] result_kind kind_of(std::string_view tool) const {
         if (auto it = kinds_.find(tool); it != kinds_.end()) return it->second;
         auto has = [&](std::string_view w) { return tool.find(w) != std::string_view::npos; };
+        if (has("artifact")) return result_kind::generic;
         if (has("snapshot")) return result_kind::snapshot;
         if (has("extract")) return result_kind::extraction;
         if (has("search")) return result_kind::search;
