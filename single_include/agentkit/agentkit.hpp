@@ -90,6 +90,15 @@ namespace agentkit {
 /// Encode the bytes of `s` as base64 (standard alphabet, with padding).
 [[nodiscard]] inline std::string base64_encode(std::string_view s) { return base64_encode(s.data(), s.size()); }
 
+/// The number of bytes base64 text decodes to (padding optional, line breaks ignored), without
+/// decoding it.
+[[nodiscard]] inline std::size_t base64_decoded_size(std::string_view in) noexcept {
+    std::size_t symbols = 0;
+    for (char c : in)
+        if (c != '=' && c != '\n' && c != '\r') ++symbols;
+    return symbols * 6 / 8;
+}
+
 /// Decode base64 (padding optional, line breaks ignored); nothing when a character is not base64.
 [[nodiscard]] inline std::optional<std::string> base64_decode(std::string_view in) {
     auto val = [](char c) -> int {
@@ -700,7 +709,7 @@ public:
         e.ref.uri = opt_.uri_prefix + e.ref.id;
         e.ref.mime_type = b.mime_type;
         e.ref.name = b.name;
-        e.ref.size = bytes;
+        e.ref.size = b.base64 && !bin ? base64_decoded_size(b.data) : bytes;  // the payload's bytes, not its base64 text's
         e.ref.description = b.description;
         e.base64 = b.base64;
         if (!opt_.dir.empty()) {
@@ -15191,8 +15200,16 @@ bool read_object(const json& j, T& out, const path_seg* p, problems& ps) {
     if (found < j.size()) {
         for (auto it = j.begin(); it != j.end(); ++it) {
             if (is_known_field(fs, it.key(), std::make_index_sequence<n>{})) continue;
-            std::vector<std::string_view> names;
-            std::apply([&](const auto&... f) { (names.push_back(f.name), ...); }, fs);
+            std::vector<std::string_view> names;  // the advertised ones: hidden() aliases stay unmentioned
+            std::apply(
+                [&](const auto&... f) {
+                    (
+                        [&] {
+                            if constexpr (!field_hidden<std::decay_t<decltype(f)>>()) names.push_back(f.name);
+                        }(),
+                        ...);
+                },
+                fs);
             path_seg seg{p, it.key(), 0, false};
             auto close = closest_names(it.key(), names, 1);
             std::string msg = "unknown property";
@@ -20813,6 +20830,11 @@ auto recording_stop_tool(State& st) {
 //   agentkit::toolbox tools{my_tool, agentkit::artifact_reader(store)};   // "read_artifact"
 //   // or another name: agentkit::artifact_reader<"fetch_artifact">(store)
 //
+// Give the same store to the session as its artifact sink (agent_session's last constructor
+// argument), so that what the session's budgets cut is what the tool reads:
+//
+//   agentkit::agent_session session{tools, masker, formatter, options, agentkit::artifact_sink_ref(store)};
+//
 // An agent_session whose toolbox has it names it in cut notes' hints and in its report
 // ("read_artifact(id=\"a3\")"); without one, reports name artifacts by URI. Text comes back by
 // offset and length (or from the first line containing a section text) with a note of how much
@@ -21584,10 +21606,13 @@ public:
     }
 
     /// The kind of a tool's results: an explicit set_kind, else a guess from the name
-    /// (snapshot, extract, search, log/console/network, read/text/content).
+    /// (snapshot, extract, search, log/console/network, read/text/content). An artifact reader
+    /// (a name with "artifact") is generic: it reads back what a cut stored, by the length asked
+    /// for, and must not be cut to a page-text cap again.
     [[nodiscard]] result_kind kind_of(std::string_view tool) const {
         if (auto it = kinds_.find(tool); it != kinds_.end()) return it->second;
         auto has = [&](std::string_view w) { return tool.find(w) != std::string_view::npos; };
+        if (has("artifact")) return result_kind::generic;
         if (has("snapshot")) return result_kind::snapshot;
         if (has("extract")) return result_kind::extraction;
         if (has("search")) return result_kind::search;
