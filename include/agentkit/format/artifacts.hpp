@@ -66,7 +66,7 @@ concept artifact_store = artifact_sink<S> && requires(const S& cs, std::string_v
 struct store_options {
     std::size_t max_count = 200;                 ///< artifacts kept at once
     std::size_t max_bytes = 64U * 1024U * 1024U;  ///< bytes kept at once (payload bytes)
-    std::string dir;    ///< empty: in memory; else a per-session subdirectory of this directory
+    std::string dir{};    ///< empty: in memory; else a per-session subdirectory of this directory
     bool keep = false;  ///< keep the directory's files after the store is destroyed
     std::string uri_prefix = "agentkit://artifacts/";  ///< artifact URIs are this prefix and the id
 };
@@ -92,7 +92,7 @@ struct artifact_slice {
 struct read_options {
     std::size_t offset = 0;  ///< where the slice starts, in bytes of the text
     std::size_t length = 20000;  ///< the longest slice returned
-    std::string section;  ///< start at the first line containing this text (instead of offset)
+    std::string section{};  ///< start at the first line containing this text (instead of offset)
 };
 
 namespace store_detail {

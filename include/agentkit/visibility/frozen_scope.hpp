@@ -39,11 +39,11 @@ namespace agentkit {
 
 /// A tool deliberately not offered, and what to use instead.
 struct deferred_tool {
-    std::string name;         ///< the tool name a caller may try
-    std::string reason;       ///< why it is deferred
-    std::string alternative;  ///< what covers the use case today (e.g. a CLI command)
-    std::string reference;    ///< the closest competitor counterpart
-    std::string since;        ///< optional: when it was deferred (release, phase)
+    std::string name{};         ///< the tool name a caller may try
+    std::string reason{};       ///< why it is deferred
+    std::string alternative{};  ///< what covers the use case today (e.g. a CLI command)
+    std::string reference{};    ///< the closest competitor counterpart
+    std::string since{};        ///< optional: when it was deferred (release, phase)
     std::string description;  ///< optional: what the tool would do
 };
 

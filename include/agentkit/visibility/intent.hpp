@@ -76,11 +76,11 @@ struct weighted_pattern {
 
 /// A host-declared class of requests and the tools it needs.
 struct intent_class {
-    std::string name;                ///< the class name (request_tools and the state message use it)
-    std::string description;         ///< what requests the class covers (listed in the system prompt)
-    std::vector<std::string> tools;  ///< the tool group (may be empty: chat-only)
-    std::vector<weighted_keyword> keywords;  ///< keywords that score for the class (keyword_classifier)
-    std::vector<weighted_pattern> patterns;  ///< patterns that score for the class (keyword_classifier)
+    std::string name{};                ///< the class name (request_tools and the state message use it)
+    std::string description{};         ///< what requests the class covers (listed in the system prompt)
+    std::vector<std::string> tools{};  ///< the tool group (may be empty: chat-only)
+    std::vector<weighted_keyword> keywords{};  ///< keywords that score for the class (keyword_classifier)
+    std::vector<weighted_pattern> patterns{};  ///< patterns that score for the class (keyword_classifier)
 };
 
 /// The outcome of classifying one message: the chosen classes (by name) and, optionally,

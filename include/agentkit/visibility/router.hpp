@@ -53,7 +53,7 @@ struct router_options {
     std::size_t searches_remembered = 4;  ///< how many recent searches can be credited by a call
     bool reference_blocks = true;     ///< tool_search results carry tool_reference blocks
     /// Example requests per tool name (history persisted by the host), added at bind.
-    std::map<std::string, std::vector<std::string>> examples;
+    std::map<std::string, std::vector<std::string>> examples{};
     retriever_options retrieval{};  ///< the retriever's scoring and fusion options
 };
 
