@@ -625,7 +625,7 @@ concept artifact_store = artifact_sink<S> && requires(const S& cs, std::string_v
 struct store_options {
     std::size_t max_count = 200;                 ///< artifacts kept at once
     std::size_t max_bytes = 64U * 1024U * 1024U;  ///< bytes kept at once (payload bytes)
-    std::string dir;    ///< empty: in memory; else a per-session subdirectory of this directory
+    std::string dir{};    ///< empty: in memory; else a per-session subdirectory of this directory
     bool keep = false;  ///< keep the directory's files after the store is destroyed
     std::string uri_prefix = "agentkit://artifacts/";  ///< artifact URIs are this prefix and the id
 };
@@ -651,7 +651,7 @@ struct artifact_slice {
 struct read_options {
     std::size_t offset = 0;  ///< where the slice starts, in bytes of the text
     std::size_t length = 20000;  ///< the longest slice returned
-    std::string section;  ///< start at the first line containing this text (instead of offset)
+    std::string section{};  ///< start at the first line containing this text (instead of offset)
 };
 
 namespace store_detail {
@@ -16010,11 +16010,11 @@ namespace agentkit {
 
 /// A tool deliberately not offered, and what to use instead.
 struct deferred_tool {
-    std::string name;         ///< the tool name a caller may try
-    std::string reason;       ///< why it is deferred
-    std::string alternative;  ///< what covers the use case today (e.g. a CLI command)
-    std::string reference;    ///< the closest competitor counterpart
-    std::string since;        ///< optional: when it was deferred (release, phase)
+    std::string name{};         ///< the tool name a caller may try
+    std::string reason{};       ///< why it is deferred
+    std::string alternative{};  ///< what covers the use case today (e.g. a CLI command)
+    std::string reference{};    ///< the closest competitor counterpart
+    std::string since{};        ///< optional: when it was deferred (release, phase)
     std::string description;  ///< optional: what the tool would do
 };
 
@@ -18683,7 +18683,7 @@ struct router_options {
     std::size_t searches_remembered = 4;  ///< how many recent searches can be credited by a call
     bool reference_blocks = true;     ///< tool_search results carry tool_reference blocks
     /// Example requests per tool name (history persisted by the host), added at bind.
-    std::map<std::string, std::vector<std::string>> examples;
+    std::map<std::string, std::vector<std::string>> examples{};
     retriever_options retrieval{};  ///< the retriever's scoring and fusion options
 };
 
@@ -25124,11 +25124,11 @@ struct weighted_pattern {
 
 /// A host-declared class of requests and the tools it needs.
 struct intent_class {
-    std::string name;                ///< the class name (request_tools and the state message use it)
-    std::string description;         ///< what requests the class covers (listed in the system prompt)
-    std::vector<std::string> tools;  ///< the tool group (may be empty: chat-only)
-    std::vector<weighted_keyword> keywords;  ///< keywords that score for the class (keyword_classifier)
-    std::vector<weighted_pattern> patterns;  ///< patterns that score for the class (keyword_classifier)
+    std::string name{};                ///< the class name (request_tools and the state message use it)
+    std::string description{};         ///< what requests the class covers (listed in the system prompt)
+    std::vector<std::string> tools{};  ///< the tool group (may be empty: chat-only)
+    std::vector<weighted_keyword> keywords{};  ///< keywords that score for the class (keyword_classifier)
+    std::vector<weighted_pattern> patterns{};  ///< patterns that score for the class (keyword_classifier)
 };
 
 /// The outcome of classifying one message: the chosen classes (by name) and, optionally,
