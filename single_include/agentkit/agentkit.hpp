@@ -16015,7 +16015,7 @@ struct deferred_tool {
     std::string alternative{};  ///< what covers the use case today (e.g. a CLI command)
     std::string reference{};    ///< the closest competitor counterpart
     std::string since{};        ///< optional: when it was deferred (release, phase)
-    std::string description;  ///< optional: what the tool would do
+    std::string description{};  ///< optional: what the tool would do
 };
 
 /// How a frozen_scope reports deferred tools.
