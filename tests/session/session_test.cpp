@@ -761,6 +761,32 @@ TEST(Session, CutNotesAndTheReportNameTheArtifactReaderTheHostHas) {
     EXPECT_NE(bare_report.find("agentkit://artifacts/"), std::string::npos) << bare_report;
 }
 
+TEST(SessionMenu, TheDefaultExposureIsCacheStable) {
+    // no session option, a masker without a preference: the whole catalogue every turn, the
+    // visible set through each provider's own mechanism (masked, not removed)
+    auto box = make_tools();
+    auto menu = ak::menu_for<decltype(box)>(ak::mode<"keys">(lookup, ak::tool_ref<"write">, broken, big, shot, secret).describe("Key store"));
+    ak::agent_session s{box, std::move(menu), ak::compact_formatter{}, quiet()};
+    EXPECT_EQ(s.exposure_for(provider::anthropic), ak::exposure::deferred_loading);
+    EXPECT_EQ(s.exposure_for(provider::openai_responses), ak::exposure::allowed_tools);
+    s.add_user("t");
+    const json oa = s.request(provider::openai_responses);
+    EXPECT_NE(oa["tools"].dump().find("\"lookup\""), std::string::npos);  // at ROOT, hidden but sent
+    ASSERT_TRUE(oa.contains("tool_choice"));
+    EXPECT_EQ(oa["tool_choice"]["type"], "allowed_tools");
+    const json an = s.request(provider::anthropic);
+    bool deferred_lookup = false;
+    for (const auto& t : an["tools"]) deferred_lookup = deferred_lookup || (t["name"] == "lookup" && t.value("defer_loading", false));
+    EXPECT_TRUE(deferred_lookup) << an["tools"].dump();
+    // visible_only stays available on request
+    ak::session_options o = quiet();
+    o.exposure = ak::exposure::visible_only;
+    auto menu2 = ak::menu_for<decltype(box)>(ak::mode<"keys">(lookup, ak::tool_ref<"write">, broken, big, shot, secret).describe("Key store"));
+    ak::agent_session v{box, std::move(menu2), ak::compact_formatter{}, o};
+    v.add_user("t");
+    EXPECT_EQ(v.request(provider::openai_responses)["tools"].dump().find("\"lookup\""), std::string::npos);
+}
+
 TEST(SessionMenu, TheMenusCompleteToolFinishesTheRunWithItsSummary) {
     auto box = make_tools();
     auto menu = ak::menu_for<decltype(box)>(ak::mode<"keys">(lookup, ak::tool_ref<"write">, broken, big, shot, secret).describe("Key store"));
