@@ -248,18 +248,7 @@ int run_mode(const cli& c, const demo::model_choice& choice, Model* real_model) 
 
 int main(int argc, char** argv) {
     const cli c = parse(argc, argv);
-    if (c.help) {
-        std::fputs(usage_head, stdout);
-        std::fputs(demo::model_flags_help, stdout);
-        std::fputs(usage_rest, stdout);
-        std::fputs(demo::model_env_help, stdout);
-        std::fputs(usage_tail, stdout);
-        return 0;
-    }
-    if (!c.error.empty()) {
-        std::fprintf(stderr, "agentkit-bot: %s\nRun agentkit-bot --help for the options.\n", c.error.c_str());
-        return 2;
-    }
+    if (auto exit_code = demo::answer_usage("agentkit-bot", c.help, c.error, usage_head, usage_rest, usage_tail)) return *exit_code;
     const demo::model_choice choice = choose_model(c);
     if (!choice.error.empty()) {
         std::fprintf(stderr, "agentkit-bot: %s\n", choice.error.c_str());

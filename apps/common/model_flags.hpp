@@ -6,6 +6,8 @@
 
 #include <agentkit/agentkit.hpp>
 
+#include <cstdio>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -56,6 +58,25 @@ inline constexpr const char* model_env_help =
   Keys are read from the environment only and never printed. When both keys are set, Anthropic
   is used unless --provider says otherwise.
 )";
+
+/// An app's answer to --help (its text around the model flags' and environment's lines, exit 0)
+/// or to a usage error (one line naming the app and --help, exit 2); nothing when neither.
+[[nodiscard]] inline std::optional<int> answer_usage(const char* app, bool help, const std::string& error, const char* head,
+                                                     const char* rest, const char* tail) {
+    if (help) {
+        std::fputs(head, stdout);
+        std::fputs(model_flags_help, stdout);
+        std::fputs(rest, stdout);
+        std::fputs(model_env_help, stdout);
+        std::fputs(tail, stdout);
+        return 0;
+    }
+    if (!error.empty()) {
+        std::fprintf(stderr, "%s: %s\nRun %s --help for the options.\n", app, error.c_str(), app);
+        return 2;
+    }
+    return std::nullopt;
+}
 
 /// Read one model flag at argv[i] (advancing i past its value). Returns false when argv[i] is
 /// not a model flag; `error` is set for a model flag with a missing or bad value.

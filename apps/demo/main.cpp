@@ -252,18 +252,7 @@ int run_tools_mode(const cli& c, chosen& m) {
 
 int main(int argc, char** argv) {
     const cli c = parse(argc, argv);
-    if (c.help) {
-        std::fputs(usage_head, stdout);
-        std::fputs(demo::model_flags_help, stdout);
-        std::fputs(usage_rest, stdout);
-        std::fputs(demo::model_env_help, stdout);
-        std::fputs(usage_tail, stdout);
-        return 0;
-    }
-    if (!c.error.empty()) {
-        std::fprintf(stderr, "agentkit-demo: %s\nRun agentkit-demo --help for the options.\n", c.error.c_str());
-        return 2;
-    }
+    if (auto exit_code = demo::answer_usage("agentkit-demo", c.help, c.error, usage_head, usage_rest, usage_tail)) return *exit_code;
     chosen m;
     if (!choose(c, m)) return 2;
     switch (c.mode) {
