@@ -476,8 +476,11 @@ private:
     std::optional<error> crashed_during(const tab_ptr& t, bool wait = true);
 
     // A quick probe of the page's main thread: an endless script is stopped before a capture
-    // would wait for it.
-    void unstick(const tab_ptr& t);
+    // would wait for it. An error when the page did not answer and could not be stopped.
+    result<void> unstick(const tab_ptr& t);
+
+    // A call begins on tab `t`: what the previous call learned about a stuck page is forgotten.
+    void begin_call(const tab_ptr& t);
 
     result<page_snapshot> take_snapshot(const tab_ptr& t, const snapshot_options& so);
 

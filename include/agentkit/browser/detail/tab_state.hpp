@@ -62,6 +62,10 @@ struct tab_state {
     std::set<std::string> scripts_stopped, console_paused;
     std::size_t oversized_console = 0;  // oversized console events since the action began
     bool leaving = false;               // a navigation away was asked for and has not committed
+    // This call found the page's main thread held by a dialog flood whose stop the renderer did
+    // not take: it tries no other read of the page, each would wait out its timeout. Cleared
+    // when the next call begins.
+    bool stuck = false;
     std::vector<std::string> flood_notes;  // said in the next result
     bool crashed = false;
     bool closed = false;

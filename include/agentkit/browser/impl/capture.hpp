@@ -12,6 +12,7 @@ inline auto browser::snapshot(std::optional<snapshot_options> o) -> result<page_
     if (!e) return fail(e.error());
     auto t = current_tab();
     if (!t) return fail(t.error());
+    begin_call(*t);
     snapshot_options so = o.value_or(snapshot_options{});
     if (!o) so.token_budget = opt_.snapshot_budget;
     auto s = take_snapshot(*t, so);
@@ -27,6 +28,8 @@ inline auto browser::readable(readable_options o) -> result<page_snapshot> {
     if (!e) return fail(e.error());
     auto t = current_tab();
     if (!t) return fail(t.error());
+    begin_call(*t);
+    if (auto u = unstick(*t); !u) return fail(u.error());
     auto cap = capture(*t, false);
     if (!cap && cap.error().is(errc::timeout) && stop_scripts(*t, {}, opt_.navigation_timeout)) cap = capture(*t, false);
     if (!cap) return fail(cap.error());
@@ -186,20 +189,43 @@ inline auto browser::crashed_during(const tab_ptr& t, bool wait) -> std::optiona
                  "The next call replaces it with a new blank tab; navigate again.");
 }
 
-inline auto browser::unstick(const tab_ptr& t) -> void {
+inline auto browser::unstick(const tab_ptr& t) -> result<void> {
+    auto stuck_error = [&] {
+        return error(errc::timeout,
+                     "the page did not answer within " + std::to_string(opt_.call_timeout.count()) +
+                         " ms: it keeps raising dialogs and its scripts could not be stopped",
+                     "Navigate elsewhere or close the tab; the next call tries the page again.");
+    };
+    {
+        std::lock_guard lock(eng_->mu);
+        if (t->stuck) return fail(stuck_error());  // found in this call already: each probe would wait again
+    }
     auto r = call(t->session, "Runtime.evaluate", json{{"expression", "1"}, {"returnByValue", true}}, opt_.call_timeout);
     if (!r && r.error().is(errc::timeout)) {
-        bool crashed = false;
         {
             std::lock_guard lock(eng_->mu);
-            crashed = t->crashed;
+            if (t->crashed) return {};  // the capture reports the crash
         }
-        if (!crashed) (void)stop_scripts(t, {}, opt_.call_timeout);
+        // A page flooding dialogs whose stop was lost answers nothing until the flood ends, which
+        // can be minutes; a long script that merely did not take the interrupt finishes, and the
+        // capture waits for it.
+        if (!stop_scripts(t, {}, opt_.call_timeout)) {
+            std::lock_guard lock(eng_->mu);
+            t->stuck = t->scripts_stopped.count(t->session) != 0;
+        }
     }
+    std::lock_guard lock(eng_->mu);
+    if (!t->stuck) return {};
+    return fail(stuck_error());
+}
+
+inline auto browser::begin_call(const tab_ptr& t) -> void {
+    std::lock_guard lock(eng_->mu);
+    t->stuck = false;
 }
 
 inline auto browser::take_snapshot(const tab_ptr& t, const snapshot_options& so) -> result<page_snapshot> {
-    unstick(t);
+    if (auto u = unstick(t); !u) return fail(u.error());
     {
         std::lock_guard lock(eng_->mu);
         if (t->crashed)

@@ -163,6 +163,9 @@ auto browser::on_current_tab(F&& f) -> result<std::invoke_result_t<F, detail::ta
     if (!e) return fail(e.error());
     auto t = current_tab();
     if (!t) return fail(t.error());
+    // the events that arrived before the last answer (a flood of console messages may trail the
+    // snapshot that saw the flood end) are counted before the tab's logs are read
+    (void)eng_->conn.sync_events();
     std::lock_guard lock(eng_->mu);
     return f(**t);
 }

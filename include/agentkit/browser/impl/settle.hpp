@@ -177,6 +177,7 @@ inline auto browser::finish_snapshot(result<page_snapshot> r) const -> result<pa
 template <class F>
 auto browser::act_locked(std::string what, tab_ptr t, F&& f, bool expect_navigation) -> result<action_result> {
     const auto t0 = clock::now();
+    begin_call(t);
     if (!t->has_last && !expect_navigation) {
         auto base = take_snapshot(t, snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12});
         if (!base && base.error().is(errc::browser_crashed)) return fail(base.error());

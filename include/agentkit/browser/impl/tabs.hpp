@@ -50,6 +50,7 @@ inline auto browser::select_tab(std::string_view id) -> result<action_result> {
         eng_->current = (*t)->id;
     }
     to_front(*t);
+    begin_call(*t);
     action_result r;
     r.action = "select tab " + (*t)->id;
     auto s = take_snapshot(*t, snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12});
