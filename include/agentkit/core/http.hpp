@@ -168,10 +168,11 @@ using body_sink = std::function<bool(const client_response& head, std::string_vi
     static constexpr char hex[] = "0123456789ABCDEF";
     std::string out;
     out.reserve(s.size() + s.size() / 2);
-    for (unsigned char c : s) {
+    for (char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
         if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
             c == '~') {
-            out += static_cast<char>(c);
+            out += ch;
         } else if (c == ' ') {
             out += '+';
         } else {

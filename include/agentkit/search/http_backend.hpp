@@ -116,12 +116,12 @@ private:
         rq.max_response_bytes = o_.max_response_bytes;
         for (int attempt = 0;; ++attempt) {
             const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
-            if (left.count() <= 0) return timed_out();
+            if (left.count() <= 0) return fail(timed_out());
             rq.timeout = left;
             rq.connect_timeout = std::min(rq.connect_timeout, left);
             auto resp = perform(rq, stop);
             if (!resp) {
-                if (resp.error().is(errc::timeout)) return timed_out();
+                if (resp.error().is(errc::timeout)) return fail(timed_out());
                 error e = std::move(resp.error());
                 e.message = std::string(Adapter::name) + ": " + e.message;
                 if (e.details.is_object()) e.details["backend"] = Adapter::name;

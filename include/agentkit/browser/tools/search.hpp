@@ -110,8 +110,9 @@ auto web_search_tool(State& st) {
     tool_state* s = &st;
     return browser_tool<"web_search">(
         st,
-        "Search the web (no page is opened): numbered results with title, snippet, URL and date, and an answer box when "
-        "the search engine has one. Read a result with browser_navigate, or several with browser_batch.",
+        "Search the web: look up facts, news, websites and sources online with a search engine, without opening a page. "
+        "Numbered results (title, snippet, URL, date) and the engine's answer box when it has one. Read a result with "
+        "browser_navigate, or several with browser_batch.",
         [s](const web_search_args& a, tool_context& ctx) -> result<tool_output> {
             search::query q;
             q.text = a.query;
