@@ -34,6 +34,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #if defined(__GLIBC__)
 #include <malloc.h>  // mallopt, malloc_trim
@@ -116,6 +117,15 @@ std::unique_ptr<ak::mcp::server> make_server(const br::server_config& c, std::sh
             break;
         }
     }
+    if (web == nullptr && b.list_tools) {
+        // without --search, web_search is not offered (tools/list costs what it did); a call to it
+        // still answers search.unconfigured saying how to configure a backend
+        b.list_tools = [inner = std::move(b.list_tools)] {
+            auto tools = inner();
+            std::erase_if(tools, [](const ak::tool_info& t) { return t.name == "web_search"; });
+            return tools;
+        };
+    }
     return std::make_unique<ak::mcp::server>(std::move(b), std::move(so));
 }
 
@@ -185,7 +195,7 @@ int main(int argc, char** argv) {
     if (c.port) c.unsupported.push_back("--port (this build has no HTTP transport: it was built without cpp-httplib)");
 #endif
 #if !AGENTKIT_BROWSER_MCP_SEARCH
-    if (!c.search.backend.empty()) c.unsupported.push_back("--search (this build has no HTTP client: it was built without libcurl)");
+    if (!c.web_search.backend.empty()) c.unsupported.push_back("--search (this build has no HTTP client: it was built without libcurl)");
 #endif
     auto finished = br::finish_config(c);  // refuses what cannot be honoured
     for (const auto& n : c.notes) std::fprintf(stderr, "agentkit-browser-mcp: %s\n", n.c_str());
@@ -198,14 +208,14 @@ int main(int argc, char** argv) {
     std::unique_ptr<ak::search::searcher> web;
 #if AGENTKIT_BROWSER_MCP_SEARCH
     ak::net::http_client search_http;
-    if (!c.search.backend.empty()) {
-        auto backend = ak::search::make_backend(c.search, search_http);  // the key from the environment, never printed
+    if (!c.web_search.backend.empty()) {
+        auto backend = ak::search::make_backend(c.web_search, search_http);  // the key from the environment, never printed
         if (!backend) {
-            std::fprintf(stderr, "agentkit-browser-mcp: --search %s: %s %s\n", c.search.backend.c_str(), backend.error().message.c_str(),
+            std::fprintf(stderr, "agentkit-browser-mcp: --search %s: %s %s\n", c.web_search.backend.c_str(), backend.error().message.c_str(),
                          backend.error().hint.c_str());
             return 2;
         }
-        web = std::make_unique<ak::search::searcher>(std::move(*backend), c.search.cache);
+        web = std::make_unique<ak::search::searcher>(std::move(*backend), c.web_search.cache);
     }
 #endif
 

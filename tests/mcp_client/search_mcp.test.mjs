@@ -161,6 +161,22 @@ test("--tools menu: the research mode lists web_search, browser_batch and browse
   }
 });
 
+test("without --search, web_search is not listed, and a call says how to configure a backend", async () => {
+  const { client } = await connect([]);
+  try {
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    assert.ok(!names.includes("web_search"), "not offered without a backend");
+    assert.ok(names.includes("browser_batch"));
+    assert.doesNotMatch(client.getInstructions(), /web_search/);
+    const r = await client.callTool({ name: "web_search", arguments: { query: "x" } });
+    assert.equal(r.isError, true);
+    assert.match(textOf(r), /search\.unconfigured/);
+    assert.match(textOf(r), /--search/);
+  } finally {
+    await client.close();
+  }
+});
+
 test("the start is refused for a backend without its key or URL, naming what to set", () => {
   const env = { ...process.env };
   delete env.TAVILY_API_KEY;

@@ -172,9 +172,9 @@ TEST(WebSearchConfig, CommandLineChoosesTheBackendAndBoundsItByTimeoutAction) {
     br::server_config c;
     ASSERT_TRUE(parse({"--search", "serper", "--search-url", "http://127.0.0.1:9/search", "--timeout-action", "2500"}, c));
     ASSERT_TRUE(br::finish_config(c));
-    EXPECT_EQ(c.search.backend, "serper");
-    EXPECT_EQ(c.search.url, "http://127.0.0.1:9/search");
-    EXPECT_EQ(c.search.options.timeout, std::chrono::milliseconds(2500));
+    EXPECT_EQ(c.web_search.backend, "serper");
+    EXPECT_EQ(c.web_search.url, "http://127.0.0.1:9/search");
+    EXPECT_EQ(c.web_search.options.timeout, std::chrono::milliseconds(2500));
 
     br::server_config bad;
     auto r = parse({"--search", "bing"}, bad);
