@@ -41,8 +41,8 @@ struct search_hit {
     std::string title;    ///< the hit's title
     std::string snippet;  ///< a short excerpt (shortened by search_results())
     std::string url;      ///< the hit's address (empty: none shown)
-    std::string date;     ///< when it was published (empty: none shown)
-    std::string note;     ///< a mark shown after it in brackets ("blocked by policy: ..."; empty: none)
+    std::string date{};   ///< when it was published (empty: none shown)
+    std::string note{};   ///< a mark shown after it in brackets ("blocked by policy: ..."; empty: none)
 };
 
 /// `"query" results:` then `1. Title - snippet (url, date) [note]` per hit (snippets shortened to

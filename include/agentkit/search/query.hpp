@@ -46,8 +46,8 @@ struct query {
 struct hit {
     std::string title;    ///< as the backend gives it
     std::string url;      ///< the result's address (absolute)
-    std::string date;     ///< when the page was published, when the backend knows ("" otherwise)
-    std::string snippet;  ///< the backend's excerpt (whole; the tool clips it to a budget)
+    std::string date{};     ///< when the page was published, when the backend knows ("" otherwise)
+    std::string snippet{};  ///< the backend's excerpt (whole; the tool clips it to a budget)
 };
 
 /// What a search answered.
