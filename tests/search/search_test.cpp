@@ -16,7 +16,9 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <stop_token>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -402,6 +404,34 @@ TEST(SearchFailures, ABackendThatDoesNotAnswerInTimeIsATimeoutAndTheNextSearchWo
     auto again = b.search(make_query("x"));
     ASSERT_TRUE(again) << again.error().to_text();
     EXPECT_EQ(again->hits.size(), 3U);
+}
+
+TEST(SearchFailures, AStopRequestEndsASearchInFlightAndTheNextSearchWorks) {
+    fake_service svc("/search");
+    flag arrived;
+    flag release;
+    std::atomic<bool> hold{true};
+    svc.answer = [&](const net::http_request&) {
+        if (hold.load()) {
+            arrived.raise();
+            release.wait_for(10s);
+        }
+        return net::http_response::json_text(fake::searxng_answer().dump());
+    };
+    net::http_client http;
+    auto b = backend_at<se::searxng>(http, svc.server.origin());
+    std::stop_source stop;
+    std::thread canceller([&] {
+        if (arrived.wait_for(10s)) stop.request_stop();  // once the backend has the request
+    });
+    auto r = b.search(make_query("x"), stop.get_token());  // returns while the answer is still held
+    canceller.join();
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, ak::errc::cancelled) << r.error().to_text();
+    hold = false;
+    release.raise();
+    auto again = b.search(make_query("x"));
+    ASSERT_TRUE(again) << again.error().to_text();
 }
 
 TEST(SearchFailures, MalformedTruncatedAndMisshapenAnswersAreClearErrors) {
