@@ -146,8 +146,8 @@ agentkit's switches for what is off by default:
                              A key is read from the environment only and never printed. A search
                              is bounded by --timeout-action; an identical query within 2 minutes
                              is answered from a cache of 64 queries
-  --search-url URL           the URL of the backend (searxng: the instance, e.g. http://127.0.0.1:8888;
-                             the others: their public API unless given)
+  --search-url URL           the URL of the backend (searxng: the instance, e.g.
+                             http://127.0.0.1:8888; the others: their public API unless given)
   --inline-screenshots       return screenshots inline as well as by artifact id
   --max-sessions N           with --port: HTTP sessions at once (default 8; more are refused, 503)
   --quiet                    no per-call metrics on stderr
