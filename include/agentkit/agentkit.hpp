@@ -20,6 +20,7 @@
 #include <agentkit/core.hpp>
 #include <agentkit/format.hpp>
 #include <agentkit/mcp.hpp>
+#include <agentkit/search.hpp>
 #include <agentkit/session.hpp>
 #include <agentkit/version.hpp>
 #include <agentkit/visibility.hpp>

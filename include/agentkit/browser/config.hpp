@@ -18,6 +18,7 @@
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
+#include <agentkit/search/config.hpp>
 #include <agentkit/version.hpp>
 
 #include <algorithm>
@@ -135,12 +136,25 @@ agentkit's switches for what is off by default:
                                router  tool_search finds tools by a plain-words query and makes the
                                        best matches appear (list_changed); browser_navigate and
                                        browser_snapshot are always listed
+  --search BACKEND           the backend of web_search (no browser involved; without one, web_search
+                             answers search.unconfigured):
+                               searxng  SearXNG JSON API (self-hosted, no key; --search-url
+                                        required, and json in search.formats of the instance)
+                               brave    Brave Search API, key in BRAVE_API_KEY
+                               tavily   Tavily, key in TAVILY_API_KEY
+                               serper   Google results in the Serper format, key in SERPER_API_KEY
+                             A key is read from the environment only and never printed. A search
+                             is bounded by --timeout-action; an identical query within 2 minutes
+                             is answered from a cache of 64 queries
+  --search-url URL           the URL of the backend (searxng: the instance, e.g.
+                             http://127.0.0.1:8888; the others: their public API unless given)
   --inline-screenshots       return screenshots inline as well as by artifact id
   --max-sessions N           with --port: HTTP sessions at once (default 8; more are refused, 503)
   --quiet                    no per-call metrics on stderr
   --version, --help
 Environment: AGENTKIT_MCP_TOKEN, with --port: every request must carry
-  "Authorization: Bearer <token>" (401 otherwise).
+  "Authorization: Bearer <token>" (401 otherwise). BRAVE_API_KEY, TAVILY_API_KEY,
+  SERPER_API_KEY: the key of --search brave, tavily or serper.
 )";
 
 /// Which tools a client sees (--tools).
@@ -173,6 +187,10 @@ struct server_config {
     std::size_t max_sessions = 8;  ///< --max-sessions: HTTP sessions at once (more are refused)
     bool max_sessions_given = false;  ///< --max-sessions was given (a note without --port)
     std::chrono::milliseconds idle_timeout{0};  ///< 0: the transport's default
+    /// web_search's backend, from --search and --search-url ("" backend: none); its timeout is
+    /// the bound of --timeout-action (set by finish_config).
+    search::settings web_search;
+    bool search_url_given = false;  ///< --search-url was given (a note without --search)
 };
 
 /// What the command line asked for beyond the options.
@@ -808,6 +826,25 @@ inline result<command_line_outcome> parse_command_line(int argc, const char* con
             c.max_sessions_given = true;
         } else if (a == "--allow-file-access") {
             c.browser.policy.allow_file_access = true;
+        } else if (a == "--search") {
+            auto v = value();
+            if (!v) return no_value();
+            bool known = false;
+            std::string names;
+            for (const auto& b : search::builtin_backends) {
+                known = known || b.name == *v;
+                names += (names.empty() ? "" : ", ") + std::string(b.name);
+            }
+            if (!known) return fail(errc::args_invalid, "--search takes " + names + ", not \"" + v->substr(0, 64) + "\"");
+            c.web_search.backend = *v;
+        } else if (a == "--search-url") {
+            auto v = value();
+            if (!v) return no_value();
+            const auto u = parse_url(*v);
+            if (!u || !u->has_authority || (u->scheme != "http" && u->scheme != "https") || u->host.empty())
+                return fail(errc::args_invalid, "--search-url takes an http:// or https:// URL, not " + net::redact_url(*v));
+            c.web_search.url = *v;
+            c.search_url_given = true;
         } else if (a == "--websockets") {
             auto v = value();
             if (!v) return no_value();
@@ -872,6 +909,10 @@ inline result<void> finish_config(server_config& c) {
     } else if (!c.browser.webdriver.capabilities.empty()) {
         c.notes.push_back("--webdriver-capabilities has no effect without --webdriver");
     }
+    c.web_search.options.timeout = c.browser.call_timeout;  // --timeout-action bounds a search too
+    if (c.web_search.backend.empty() && c.search_url_given) c.notes.push_back("--search-url has no effect without --search");
+    if (c.web_search.backend == search::searxng::name && c.web_search.url.empty())
+        return fail(errc::args_invalid, "--search searxng needs --search-url (the instance's URL, e.g. http://127.0.0.1:8888)");
     if (!c.port) {
         if (c.idle_timeout.count() != 0)
             c.unsupported.push_back("--idle-timeout " + std::to_string(c.idle_timeout.count()) +

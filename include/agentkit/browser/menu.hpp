@@ -1,5 +1,6 @@
-// agentkit/browser/menu.hpp — how the browser tools are exposed to a model: the menu of two
-// modes (page work in `browser`, internals in `devtools`), the fixed core set, and the router's
+// agentkit/browser/menu.hpp — how the browser tools are exposed to a model: the menu of three
+// modes (page work in `browser`, finding and reading sources in `research`, internals in
+// `devtools`), the fixed core set, and the router's
 // pinned tools. agentkit-browser-mcp's --tools all|core|menu|router, agentkit-demo and hosts
 // use the same definitions.
 //
@@ -44,7 +45,9 @@ inline const std::vector<std::string>& router_pinned_tools() {
     return pinned;
 }
 
-/// The menu over the browser toolbox: page work in `browser`, the rest in `devtools`.
+/// The menu over the browser toolbox: page work in `browser`, web search and reading what it
+/// found in `research` (web_search, browser_batch, browser_extract, browser_navigate,
+/// browser_artifact), the rest in `devtools`.
 template <class Box>
 auto make_browser_menu(menu_options options = {}) {
     return menu_for<Box>(
@@ -55,6 +58,10 @@ auto make_browser_menu(menu_options options = {}) {
                         tool_ref<"browser_take_screenshot">, tool_ref<"browser_artifact">)
             .describe("A real browser: open pages, read them, fill forms, click")
             .when("Web browsing, forms, reading pages, UI checks"),
+        mode<"research">(tool_ref<"web_search">, tool_ref<"browser_batch">, tool_ref<"browser_extract">,
+                         tool_ref<"browser_navigate">, tool_ref<"browser_artifact">)
+            .describe("Search the web and read what it finds: search, batch read, extract")
+            .when("Looking things up, finding sources, comparing several pages"),
         mode<"devtools">(tool_ref<"browser_drag">, tool_ref<"browser_file_upload">, tool_ref<"browser_handle_dialog">,
                          tool_ref<"browser_evaluate">, tool_ref<"browser_console_messages">,
                          tool_ref<"browser_network_requests">, tool_ref<"browser_tabs">, tool_ref<"browser_resize">,

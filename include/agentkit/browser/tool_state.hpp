@@ -5,6 +5,7 @@
 #include <agentkit/browser/artifacts.hpp>
 #include <agentkit/browser/browser.hpp>
 #include <agentkit/core/tokens.hpp>
+#include <agentkit/search/searcher.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -48,6 +49,9 @@ struct tool_state {
     session_store& store;     ///< where cut text and screenshots go
     tools_options options{};  ///< the tools' options
     token_counter tokens{};   ///< estimates the tokens of results
+    /// web_search's backend and cache (the host's, outliving the state; nullptr: web_search
+    /// answers `search.unconfigured`).
+    search::searcher* searcher = nullptr;
 
     /// Sums of the calls' metrics.
     struct totals {

@@ -12,7 +12,7 @@
 // the artifact store and results carry their ids (read back with browser_artifact).
 //
 // Layout: each tool is defined once, with its argument struct, in tools/<family>.hpp
-// (navigation, snapshot, actions, page, logs, interact, batch, recording, session); this header
+// (navigation, snapshot, actions, page, logs, interact, batch, recording, session, search); this header
 // registers them. Adding a tool: write `template <class State> auto x_tool(State&)` with
 // browser_tool<"browser_x">(…) in its family's header, then add `x_tool(st)` below.
 #pragma once
@@ -25,6 +25,7 @@
 #include <agentkit/browser/tools/navigation.hpp>
 #include <agentkit/browser/tools/page.hpp>
 #include <agentkit/browser/tools/recording.hpp>
+#include <agentkit/browser/tools/search.hpp>
 #include <agentkit/browser/tools/session.hpp>
 #include <agentkit/browser/tools/snapshot.hpp>
 #include <agentkit/browser/tools/support.hpp>
@@ -46,7 +47,7 @@ auto browser_tools(State& st) {
                    screenshot_tool(st), evaluate_tool(st),   wait_tool(st),       console_tool(st),
                    network_tool(st),    tabs_tool(st),       resize_tool(st),     close_tool(st),
                    interact_tool(st),   artifact_tool(st),   metrics_tool(st),    extract_tool(st),
-                   batch_tool(st),      recording_start_tool(st), recording_stop_tool(st)};
+                   batch_tool(st),      recording_start_tool(st), recording_stop_tool(st), web_search_tool(st)};
 }
 
 }  // namespace agentkit::browser

@@ -57,6 +57,12 @@ inline constexpr std::string_view provider_auth = "provider.auth";              
 inline constexpr std::string_view provider_invalid = "provider.invalid_request";    ///< HTTP 400/404/413/422
 inline constexpr std::string_view provider_error = "provider.error";                ///< HTTP 5xx, api_error, network
 inline constexpr std::string_view provider_malformed = "provider.malformed";        ///< a body we could not read
+// web search backends (search/)
+inline constexpr std::string_view search_unconfigured = "search.unconfigured";  ///< no search backend, or one without its key
+inline constexpr std::string_view search_auth = "search.auth";                  ///< HTTP 401/403 from a search backend: the key is wrong or lacks access
+inline constexpr std::string_view search_rate_limited = "search.rate_limited";  ///< HTTP 429 from a search backend, after its one bounded retry
+inline constexpr std::string_view search_failed = "search.failed";              ///< a search backend answered another error status (4xx, 5xx)
+inline constexpr std::string_view search_malformed = "search.malformed";        ///< a search backend's answer could not be read (not JSON, truncated, wrong shape)
 // general
 inline constexpr std::string_view internal = "internal";                ///< a bug in agentkit; please report
 }  // namespace errc

@@ -41,9 +41,12 @@ struct search_hit {
     std::string title;    ///< the hit's title
     std::string snippet;  ///< a short excerpt (shortened by search_results())
     std::string url;      ///< the hit's address (empty: none shown)
+    std::string date{};   ///< when it was published (empty: none shown)
+    std::string note{};   ///< a mark shown after it in brackets ("blocked by policy: ..."; empty: none)
 };
 
-/// `"query" results:` then `1. Title - snippet (url)` per hit (snippets shortened to `max_snippet`).
+/// `"query" results:` then `1. Title - snippet (url, date) [note]` per hit (snippets shortened to
+/// `max_snippet`; the date and the note only when set).
 [[nodiscard]] inline std::string search_results(std::string_view query, const std::vector<search_hit>& hits,
                                                 std::size_t max_snippet = 160) {
     std::string s = detail::quoted(query, 80) + (hits.empty() ? " no results." : " results:");
@@ -59,7 +62,12 @@ struct search_hit {
                 s += h.snippet;
             }
         }
-        if (!h.url.empty()) s += " (" + h.url + ")";
+        if (!h.url.empty() || !h.date.empty()) {
+            s += " (" + h.url;
+            if (!h.url.empty() && !h.date.empty()) s += ", ";
+            s += h.date + ")";
+        }
+        if (!h.note.empty()) s += " [" + h.note + "]";
     }
     return s;
 }

@@ -2,7 +2,9 @@
 // headers and body out, the body either collected or streamed to a callback as it arrives.
 //
 // Needs libcurl (an optional dependency: Debian's libcurl4-openssl-dev; CMake target
-// agentkit::curl). Nothing in core, tools, visibility or format includes this header. The model
+// agentkit::curl). The request and response types, the Retry-After rule and redact_url() are in
+// core/http.hpp (no libcurl): code that only speaks HTTP through a client (the search backends)
+// needs that header alone, and http_client satisfies its `http_client_like` concept. Nothing in core, tools, visibility or format includes this header. The model
 // client (net/model_client.hpp) is built on it; so can be anything else that speaks HTTP to a
 // service (an MCP client, a search backend).
 //
@@ -37,6 +39,7 @@
 #pragma once
 
 #include <agentkit/core/error.hpp>
+#include <agentkit/core/http.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/core/strings.hpp>
 #include <agentkit/core/url.hpp>
@@ -65,141 +68,6 @@
 
 /// HTTP: a client over libcurl (http_client), a loopback server over cpp-httplib (http_server), a Server-Sent Events reader.
 namespace agentkit::net {
-
-/// One outgoing request.
-struct client_request {
-    std::string method = "GET";  ///< GET, POST, PUT, DELETE, PATCH, HEAD, ...
-    std::string url;             ///< http:// or https:// only
-    std::vector<std::pair<std::string, std::string>> headers;  ///< sent as given (never logged)
-    std::string body;            ///< sent when not empty (and always with POST)
-    std::chrono::milliseconds timeout{0};              ///< the whole exchange; 0: no limit
-    std::chrono::milliseconds connect_timeout{10000};  ///< connecting (and TLS); 0: curl's default
-    std::chrono::seconds stall_timeout{0};             ///< fail when no byte arrives for this long; 0: no limit
-    std::size_t max_response_bytes = std::size_t{64} << 20U;  ///< of a collected body (not a streamed one)
-    long max_redirects = 0;      ///< redirects followed (0: a 3xx is the response)
-};
-
-/// The response: status and headers of the final response, and the body when it was collected.
-struct client_response {
-    int status = 0;               ///< the final response's HTTP status (any status, 404 included)
-    std::vector<std::pair<std::string, std::string>> headers;  ///< names in lower case, in order
-    std::string body;             ///< empty when the body went to a body_sink
-    std::size_t body_bytes = 0;   ///< bytes of body received (collected or streamed)
-
-    /// The first value of header `name` (any case), "" when absent.
-    [[nodiscard]] std::string header(std::string_view name) const {
-        for (const auto& [k, v] : headers)
-            if (iequals_ascii(k, name)) return v;
-        return {};
-    }
-    /// True for a 2xx status.
-    [[nodiscard]] bool ok() const noexcept { return status >= 200 && status < 300; }
-};
-
-/// Where a streamed body goes: called on the thread that called perform(), with the response's
-/// status and headers (`head`) and each piece of the body as it arrives. Return false to stop
-/// the transfer (perform() then fails with `cancelled`, details.by "body_sink"). Must not throw
-/// (an exception stops the transfer too, as an `internal` error).
-using body_sink = std::function<bool(const client_response& head, std::string_view piece)>;
-
-/// The seconds a Retry-After header value asks for: delay-seconds ("120", "1.5") or an HTTP
-/// date (IMF-fixdate "Sun, 06 Nov 1994 08:49:37 GMT", RFC 850, asctime) relative to `now`.
-/// A date in the past gives 0; a value that is neither gives nullopt.
-[[nodiscard]] inline std::optional<double> parse_retry_after(
-    std::string_view value, std::chrono::system_clock::time_point now = std::chrono::system_clock::now()) {
-    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
-    while (!value.empty() && (value.back() == ' ' || value.back() == '\t' || value.back() == '\r')) value.remove_suffix(1);
-    if (value.empty()) return std::nullopt;
-    if (value.front() >= '0' && value.front() <= '9') {
-        double secs = 0;
-        double scale = 0;  // 0: before the point
-        for (char c : value) {
-            if (c == '.' && scale == 0) {
-                scale = 0.1;
-            } else if (c >= '0' && c <= '9') {
-                if (scale == 0) {
-                    secs = secs * 10 + (c - '0');
-                } else {
-                    secs += (c - '0') * scale;
-                    scale /= 10;
-                }
-            } else {
-                return std::nullopt;
-            }
-            if (secs > 1e9) return std::nullopt;
-        }
-        return secs;
-    }
-    // An HTTP date: split into tokens at spaces, commas and dashes.
-    std::vector<std::string_view> tokens;
-    std::size_t start = 0;
-    for (std::size_t i = 0; i <= value.size(); ++i) {
-        if (i == value.size() || value[i] == ' ' || value[i] == ',' || value[i] == '-') {
-            if (i > start) tokens.push_back(value.substr(start, i - start));
-            start = i + 1;
-        }
-    }
-    static constexpr std::string_view months[] = {"jan", "feb", "mar", "apr", "may", "jun",
-                                                  "jul", "aug", "sep", "oct", "nov", "dec"};
-    int month = 0;
-    int hh = -1;
-    int mi = -1;
-    int ss = -1;
-    std::vector<long> numbers;  // day and year, in the order written
-    auto number = [](std::string_view t) -> std::optional<long> {
-        if (t.empty() || t.size() > 4) return std::nullopt;
-        long v = 0;
-        for (char c : t) {
-            if (c < '0' || c > '9') return std::nullopt;
-            v = v * 10 + (c - '0');
-        }
-        return v;
-    };
-    for (auto t : tokens) {
-        if (t.find(':') != std::string_view::npos) {
-            if (t.size() != 8 || t[2] != ':' || t[5] != ':') return std::nullopt;
-            auto h = number(t.substr(0, 2));
-            auto m = number(t.substr(3, 2));
-            auto s = number(t.substr(6, 2));
-            if (!h || !m || !s || *h > 23 || *m > 59 || *s > 60) return std::nullopt;
-            hh = static_cast<int>(*h);
-            mi = static_cast<int>(*m);
-            ss = static_cast<int>(*s);
-        } else if (auto n = number(t)) {
-            numbers.push_back(*n);
-        } else if (t.size() == 3 && month == 0) {
-            const std::string lower = ascii_lower(t);
-            for (int k = 0; k < 12; ++k)
-                if (lower == months[k]) month = k + 1;
-            // a weekday (Sun, Mon, ...) matches no month and is ignored
-        }
-        // "GMT", long weekday names: ignored
-    }
-    if (month == 0 || hh < 0 || numbers.size() != 2) return std::nullopt;
-    long day = numbers[0];
-    long year = numbers[1];
-    if (year < 100) year += year < 70 ? 2000 : 1900;  // RFC 850's two-digit years
-    if (day < 1 || day > 31 || year < 1970 || year > 9999) return std::nullopt;
-    using namespace std::chrono;
-    const year_month_day ymd{std::chrono::year{static_cast<int>(year)}, std::chrono::month{static_cast<unsigned>(month)},
-                             std::chrono::day{static_cast<unsigned>(day)}};
-    if (!ymd.ok()) return std::nullopt;
-    const auto when = sys_days{ymd} + hours{hh} + minutes{mi} + seconds{ss};
-    const double secs = duration<double>(when - now).count();
-    return secs > 0 ? secs : 0.0;
-}
-
-/// `url` as error messages and logs show it: scheme, host, port and path; credentials
-/// (user:password@) and the query (which may hold a key) left out ("?..." marks a query).
-[[nodiscard]] inline std::string redact_url(std::string_view url) {
-    const auto u = parse_url(url);
-    if (!u || !u->has_authority) return "(an unreadable URL)";
-    std::string out = u->scheme + "://" + u->host_text();
-    if (u->explicit_port) out += ":" + std::to_string(u->port);
-    out += u->path;
-    if (u->has_query) out += "?...";
-    return out;
-}
 
 namespace detail {
 
@@ -565,5 +433,7 @@ private:
     std::vector<handle> idle_;
     std::list<in_flight*> flights_;
 };
+
+static_assert(http_client_like<http_client>, "net::http_client is the libcurl implementation of core/http.hpp's concept");
 
 }  // namespace agentkit::net

@@ -163,6 +163,12 @@ inline result<artifact_ref> store_text(tool_state& st, std::string name, std::st
 
 }  // namespace detail
 
+/// True for the tools whose failure leaves no screenshot: browser_take_screenshot (it failed to
+/// take one) and web_search (it never touches the page).
+[[nodiscard]] constexpr bool leaves_no_picture(std::string_view tool) noexcept {
+    return tool == "browser_take_screenshot" || tool == "web_search";
+}
+
 /// A browser tool: the name is written once, here. The handler takes its argument struct (or
 /// nothing) and returns result<tool_output>; every call is timed, its text capped (the rest
 /// stored as an artifact), redacted of secrets and counted in the state's metrics.
@@ -179,7 +185,7 @@ auto browser_tool(tool_state& st, std::string_view description, F handler, trait
             cancel_scope scope(ctx.stop);
             return detail::timed(*s, Name.view(), [&] {
                 auto r = handler();
-                return Name.view() == "browser_take_screenshot" ? r : detail::with_failure_screenshot(*s, std::move(r));
+                return leaves_no_picture(Name.view()) ? r : detail::with_failure_screenshot(*s, std::move(r));
             });
         }, t);
     } else {
@@ -191,7 +197,7 @@ auto browser_tool(tool_state& st, std::string_view description, F handler, trait
                     if constexpr (agentkit::detail::handler_sig<F>::arity == 2) return handler(a, ctx);
                     else return handler(a);
                 }();
-                return Name.view() == "browser_take_screenshot" ? r : detail::with_failure_screenshot(*s, std::move(r));
+                return leaves_no_picture(Name.view()) ? r : detail::with_failure_screenshot(*s, std::move(r));
             });
         }, t);
     }
