@@ -32,6 +32,7 @@ inline constexpr std::string_view tool_name_taken = "tool.name_taken";  ///< a r
 inline constexpr std::string_view capability_unsupported = "capability.unsupported";  ///< deferred tool
 inline constexpr std::string_view request_invalid = "request.invalid";  ///< a malformed request envelope
 inline constexpr std::string_view client_capability_missing = "client.capability_missing";  ///< the caller lacks a capability the tool needs
+inline constexpr std::string_view auth_required = "auth.required";  ///< a remote server refused the credentials it got (HTTP 401/403): configure its token
 inline constexpr std::string_view input_required = "client.input_required";  ///< the call waits for the client's input (MCP 2026-07-28: an input_required result)
 // protocol and transport
 inline constexpr std::string_view protocol_error = "protocol.error";    ///< peer spoke malformed protocol

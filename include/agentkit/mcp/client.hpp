@@ -429,6 +429,13 @@ private:
         h.on_message = [this](std::string_view m) { on_message(m); };
         h.on_oversized = [this](std::string_view head, std::string_view tail, std::size_t size) { on_oversized(head, tail, size); };
         h.on_close = [this](const error& why) { on_transport_closed(why); };
+        h.on_request_failed = [this](const json& id, const error& why) {
+            if (auto p = take(id)) {
+                error e = why;
+                if (e.message.rfind(name(), 0) != 0) e.message = name() + ": " + p->method + ": " + e.message;
+                complete(p, nullptr, std::move(e));
+            }
+        };
         if (auto r = t_->start(std::move(h)); !r) {
             error e = std::move(r).error();
             if (!o_.server_name.empty()) e.message = o_.server_name + ": " + e.message;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <agentkit/core/error.hpp>
+#include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
 
 #include <functional>
@@ -20,6 +21,10 @@ struct transport_handlers {
     /// A message too large to accept: its first and last bytes (to find its id), and its size.
     /// The rest was discarded unread.
     std::function<void(std::string_view head, std::string_view tail, std::size_t size)> on_oversized;
+    /// A request could not be delivered or answered (an HTTP error status, a session the server
+    /// ended, a stream that could not be resumed): `id` is the request's JSON-RPC id. The request
+    /// fails with `why`; the connection goes on.
+    std::function<void(const json& id, const error& why)> on_request_failed;
     /// The transport is gone for good (the process exited, the session ended): called once, with
     /// why. No message follows.
     std::function<void(const error& why)> on_close;
