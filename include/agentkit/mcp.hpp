@@ -13,3 +13,4 @@
 #include <agentkit/mcp/client.hpp>
 #include <agentkit/mcp/stdio_client.hpp>
 #include <agentkit/mcp/remote_tools.hpp>
+#include <agentkit/mcp/gateway.hpp>

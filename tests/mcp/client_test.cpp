@@ -66,7 +66,7 @@ TEST(McpClient, HandshakeListsEveryPageAndCalls) {
     EXPECT_TRUE(c->server_supports("tools"));
     auto tools = c->list_tools();
     ASSERT_TRUE(tools) << tools.error().to_text();
-    ASSERT_EQ(tools->size(), 10u);  // four pages of three
+    ASSERT_EQ(tools->size(), 11u);  // four pages of three
     EXPECT_EQ(tools->front().name, "echo");
     EXPECT_TRUE(tools->front().traits.is_read_only());
     EXPECT_TRUE(tools->front().traits.is_parallel_safe());
@@ -92,7 +92,7 @@ TEST(McpClient, RemoteToolsAreCheckedAgainstTheServersSchema) {
     ASSERT_TRUE(c);
     auto box = mcp::remote_tools(c);
     ASSERT_TRUE(box) << box.error().to_text();
-    EXPECT_EQ(box->size(), 10u);
+    EXPECT_EQ(box->size(), 11u);
     ASSERT_TRUE(box->contains("weird_name_with_spaces"));  // made a valid name, called by its own
     EXPECT_EQ(text_of(box->call("weird_name_with_spaces", json::object())), "weird ok");
     // the inputSchema keeps its $ref; the check resolves it
@@ -202,7 +202,7 @@ TEST(McpClient, ListChangedReachesTheHost) {
     ASSERT_TRUE(c);
     ASSERT_TRUE(c->call_tool("change", json::object()));
     EXPECT_EQ(changed.load(), 1);  // the notification came before the answer, in order
-    EXPECT_EQ(c->list_tools()->size(), 11u);
+    EXPECT_EQ(c->list_tools()->size(), 12u);
 }
 
 // ---- bad days ---------------------------------------------------------------------------
