@@ -100,7 +100,8 @@ struct client_options {
     std::function<void(std::string_view uri)> on_resource_updated;
     /// notifications/message (params: level, logger, data).
     std::function<void(const json& params)> on_log;
-    /// The connection ended (the server exited, the session closed); called once.
+    /// The connection ended (the server exited, the session closed); called once, before the
+    /// requests still waiting fail, from the transport's thread: it must not call client::close().
     std::function<void(const error& why)> on_close;
 };
 
@@ -571,23 +572,28 @@ private:
     }
 
     void on_transport_closed(const error& why) {
+        if (close_seen_.exchange(true)) return;
+        error e = why;
+        if (!o_.server_name.empty() && e.message.rfind(o_.server_name, 0) != 0) e.message = o_.server_name + ": " + e.message;
         bool by_host = false;
         {
             std::lock_guard lock(mu_);
-            if (closed_) return;
-            closed_ = true;
             by_host = closed_by_host_;
-            if (!by_host) close_reason_ = why;
+            if (!by_host) close_reason_ = e;
         }
-        error e = why;
-        if (!o_.server_name.empty() && e.message.rfind(o_.server_name, 0) != 0) e.message = o_.server_name + ": " + e.message;
-        fail_all(e);
+        // The host hears of it before any waiting request fails (so a caller that sees a failed
+        // request can rely on its on_close having run).
         if (o_.on_close && !by_host) {
             try {
                 o_.on_close(e);
             } catch (...) {
             }
         }
+        {
+            std::lock_guard lock(mu_);
+            closed_ = true;
+        }
+        fail_all(e);
     }
 
     void on_message(std::string_view text) {
@@ -747,6 +753,7 @@ private:
     std::int64_t next_id_ = 1;
     bool closed_ = false;
     bool closed_by_host_ = false;
+    std::atomic<bool> close_seen_{false};
     std::optional<error> close_reason_;
     std::vector<std::thread> workers_;
     std::atomic<std::size_t> noise_{0};
