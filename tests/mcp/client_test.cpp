@@ -285,18 +285,18 @@ TEST(McpClientBadDays, ServerThatDiesFailsPendingCallsAndLaterOnes) {
     o.on_close = [&](const ak::error&) { ++closes; };
     auto c = connect_fake("normal", o);
     ASSERT_TRUE(c);
-    auto& t = dynamic_cast<mcp::stdio_client_transport&>(c->transport());
-    ::kill(t.pid(), SIGKILL);
-    auto r = c->call_tool("hang", json::object());  // fails when the exit is seen, or at once
+    auto r = c->call_tool("die", json::object());  // the server exits while the call waits
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().code, ak::errc::transport_closed);
     EXPECT_NE(r.error().message.find("fake"), std::string::npos);
+    EXPECT_NE(r.error().message.find("exited with status 1"), std::string::npos) << r.error().message;
+    EXPECT_NE(r.error().message.find("dying on request"), std::string::npos) << r.error().message;  // its stderr
+    EXPECT_EQ(closes.load(), 1);  // on_close ran before the waiting call failed
+    EXPECT_FALSE(c->connected());
     auto again = c->call_tool("echo", {{"message", "x"}});
     ASSERT_FALSE(again);
     EXPECT_EQ(again.error().code, ak::errc::transport_closed);
     EXPECT_FALSE(again.error().hint.empty());
-    EXPECT_EQ(closes.load(), 1);
-    EXPECT_FALSE(c->connected());
 }
 
 // ---- remote tools beside compile-time tools, under maskers and in a session ----------------

@@ -78,7 +78,9 @@ struct servers_config {
     };
     if (!j.is_object() || !j.contains("mcpServers") || !j["mcpServers"].is_object()) return bad("no \"mcpServers\" object");
     servers_config cfg;
-    for (const auto& [name, e] : j["mcpServers"].items()) {
+    for (const auto& item : j["mcpServers"].items()) {
+        const std::string name = item.key();
+        const json& e = item.value();
         if (!e.is_object()) return bad("server \"" + name + "\" is not an object");
         upstream_config u;
         u.name = name;
