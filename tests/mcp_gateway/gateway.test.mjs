@@ -40,6 +40,7 @@ function config(extra = {}) {
       noisy: { command: python, args: [fake, "noise"] },
       crashy: { command: python, args: [fake, "crash"], env: { SECRET_TOKEN: "do-not-print-me" } },
       sleepy: { command: python, args: [fake, "hang"] },
+      flooder: { command: python, args: [fake, "flood"] },
       ...extra,
     },
     frozen: ["everything_echo", "greet"],
@@ -68,7 +69,7 @@ async function gateway(mask, cfg = config()) {
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
     for (const r of changed.splice(0)) r();
   });
-  return {
+  const g = {
     client,
     errors,
     lines,
@@ -81,6 +82,11 @@ async function gateway(mask, cfg = config()) {
       }),
     close: () => client.close(),
   };
+  // the servers that work are up before the test looks (a loaded machine starts them slowly;
+  // the gateway serves meanwhile and announces them with list_changed)
+  for (const name of ["everything", "memory", "filesystem", "agentkit", "noisy", "flooder"])
+    if (cfg.mcpServers[name]) await g.stderrLines(new RegExp(`: ${name}: up`), 1);
+  return g;
 }
 
 const textOf = (r) => r.content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
@@ -93,6 +99,7 @@ test("--mask none: the union of the servers' tools, colliding names namespaced, 
     // two servers have "echo": both namespaced; unique names kept
     assert.ok(all.includes("everything_echo"), all.join(","));
     assert.ok(all.includes("noisy_echo"));
+    assert.ok(all.includes("flooder_echo"));
     assert.ok(!all.includes("echo"));
     for (const t of ["create_entities", "read_graph", "list_directory", "read_text_file", "greet", "get-sum"])
       assert.ok(all.includes(t), `${t} in ${all.join(",")}`);
@@ -108,6 +115,14 @@ test("--mask none: the union of the servers' tools, colliding names namespaced, 
     const bad = await g.client.callTool({ name: "get-sum", arguments: { a: "one", b: 2 } });
     assert.equal(bad.isError, true);
     assert.match(textOf(bad), /args\.invalid/);
+    // a 40 MB answer fails that call alone, naming the server; the gateway goes on
+    const huge = await g.client.callTool({ name: "noisy_big", arguments: { bytes: 40 * 1024 * 1024 } });
+    assert.equal(huge.isError, true);
+    assert.match(textOf(huge), /budget\.exceeded/);
+    assert.match(textOf(huge), /noisy/);
+    // a server that floods notifications still answers, and so do the others
+    assert.equal(textOf(await g.client.callTool({ name: "flooder_echo", arguments: { message: "after the flood" } })), "after the flood");
+    assert.equal(textOf(await g.client.callTool({ name: "noisy_echo", arguments: { message: "still here" } })), "still here");
     // the crashed server is named in the gateway's log, with its stderr, without its environment
     await g.stderrLines(/crashy: .*exited with status 3/, 1);
     assert.ok(g.lines.some((l) => /EXAMPLE_API_KEY is not set/.test(l)));
@@ -121,14 +136,13 @@ test("--mask none: the union of the servers' tools, colliding names namespaced, 
 test("a server that dies is restarted; meanwhile its tools say so and the others answer", async () => {
   const g = await gateway("none");
   try {
-    await g.stderrLines(/noisy: up/, 1);
-    const died = await g.client.callTool({ name: "die", arguments: {} });
+    const died = await g.client.callTool({ name: "noisy_die", arguments: {} });
     assert.equal(died.isError, true);
     assert.match(textOf(died), /noisy/);
     await g.stderrLines(/noisy: down/, 1);
     // the others are not held up
     assert.equal(textOf(await g.client.callTool({ name: "greet", arguments: { name: "Bo" } })), "Hello, Bo!");
-    await g.stderrLines(/noisy: up/, 2);  // restarted
+    await g.stderrLines(/: noisy: up/, 2);  // restarted
     assert.equal(textOf(await g.client.callTool({ name: "noisy_echo", arguments: { message: "back" } })), "back");
     assert.deepEqual(g.errors, []);
   } finally {
@@ -166,7 +180,8 @@ test("--mask router: tool_search finds a tool, which becomes callable", async ()
     assert.ok(!start.includes("create_entities"));
     const found = textOf(await g.client.callTool({ name: "tool_search", arguments: { query: "create entities in the knowledge graph" } }));
     assert.match(found, /create_entities/);
-    assert.ok((await names(g.client)).includes("create_entities"));
+    const after = await names(g.client);
+    assert.ok(after.includes("create_entities"), `${after.join(",")}\n${g.lines.join("\n")}\n${found}`);
   } finally {
     await g.close();
   }
@@ -180,5 +195,36 @@ test("--mask frozen: only the configured tools; the rest answer capability.unsup
     assert.match(textOf(r), /capability\.unsupported/);
   } finally {
     await g.close();
+  }
+});
+
+test("--port: the same gateway over Streamable HTTP", async () => {
+  const { spawn } = await import("node:child_process");
+  const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+  const cfg = { mcpServers: { agentkit: { command: agentkitServer }, memory: config().mcpServers.memory } };
+  const file = path.join(work, "config-http.json");
+  fs.writeFileSync(file, JSON.stringify(cfg));
+  const child = spawn(gatewayBin, ["--config", file, "--mask", "none", "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stdout.on("data", (d) => (out += d));
+  try {
+    const url = await new Promise((resolve, reject) => {
+      let err = "";
+      child.stderr.on("data", (d) => {
+        err += d;
+        const m = err.match(/serving (http:\/\/\S+)/);
+        if (m) resolve(m[1]);
+      });
+      child.on("exit", (code) => reject(new Error(`the gateway exited (${code}): ${err}`)));
+    });
+    const client = new Client({ name: "gateway-http-test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    const all = await names(client);
+    assert.ok(all.includes("greet") && all.includes("read_graph"), all.join(","));
+    assert.equal(textOf(await client.callTool({ name: "greet", arguments: { name: "Http" } })), "Hello, Http!");
+    await client.close();
+    assert.equal(out, "");  // nothing on stdout in HTTP mode
+  } finally {
+    child.kill("SIGTERM");
   }
 });

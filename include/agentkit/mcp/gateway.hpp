@@ -276,8 +276,8 @@ private:
         if (o_.log) o_.log(line);
     }
 
+    /// Tell the host that the union changed (version_ was bumped by rebuild_locked()).
     void changed() {
-        ++version_;
         if (o_.on_change) o_.on_change();
     }
 
@@ -413,6 +413,7 @@ private:
         box_ = std::move(box);
         if (sig == signature_) return false;
         signature_ = std::move(sig);
+        ++version_;  // before anyone hears of the change (the log line, on_change)
         return true;
     }
 
