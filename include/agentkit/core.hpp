@@ -8,6 +8,7 @@
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/fixed_string.hpp>
 #include <agentkit/core/json.hpp>
+#include <agentkit/core/json_schema.hpp>
 #include <agentkit/core/parse.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/core/schema.hpp>
@@ -16,6 +17,7 @@
 #include <agentkit/core/tokens.hpp>
 #include <agentkit/tools/context.hpp>
 #include <agentkit/tools/export.hpp>
+#include <agentkit/tools/runtime_toolbox.hpp>
 #include <agentkit/tools/output.hpp>
 #include <agentkit/tools/tool.hpp>
 #include <agentkit/tools/toolbox.hpp>

@@ -28,9 +28,11 @@ inline constexpr std::string_view tool_exception = "tool.exception";    ///< the
 inline constexpr std::string_view tool_failed = "tool.failed";          ///< the handler reported a failure
 inline constexpr std::string_view tool_timeout = "tool.timeout";        ///< the handler did not finish in time
 inline constexpr std::string_view tool_cancelled = "tool.cancelled";    ///< the call was cancelled
+inline constexpr std::string_view tool_name_taken = "tool.name_taken";  ///< a run-time toolbox already has a tool of that name
 inline constexpr std::string_view capability_unsupported = "capability.unsupported";  ///< deferred tool
 inline constexpr std::string_view request_invalid = "request.invalid";  ///< a malformed request envelope
 inline constexpr std::string_view client_capability_missing = "client.capability_missing";  ///< the caller lacks a capability the tool needs
+inline constexpr std::string_view auth_required = "auth.required";  ///< a remote server refused the credentials it got (HTTP 401/403): configure its token
 inline constexpr std::string_view input_required = "client.input_required";  ///< the call waits for the client's input (MCP 2026-07-28: an input_required result)
 // protocol and transport
 inline constexpr std::string_view protocol_error = "protocol.error";    ///< peer spoke malformed protocol
@@ -38,6 +40,7 @@ inline constexpr std::string_view transport_closed = "transport.closed";///< the
 inline constexpr std::string_view transport_io = "transport.io";        ///< an I/O error on the transport
 inline constexpr std::string_view timeout = "timeout";                  ///< an operation ran out of time
 inline constexpr std::string_view cancelled = "cancelled";              ///< the caller cancelled an operation (a stop token, cancel())
+inline constexpr std::string_view remote_error = "remote.error";        ///< a remote MCP server answered with a JSON-RPC error (details: server, code, data)
 inline constexpr std::string_view cdp_error = "cdp.error";              ///< the browser answered with an error
 // browser
 inline constexpr std::string_view browser_launch = "browser.launch";    ///< the browser could not be started

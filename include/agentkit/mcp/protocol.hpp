@@ -8,6 +8,7 @@
 #pragma once
 
 #include <agentkit/core/json.hpp>
+#include <agentkit/core/json_schema.hpp>
 #include <agentkit/tools/output.hpp>
 
 #include <algorithm>
@@ -126,100 +127,8 @@ inline json content_json(const content_block& b) {
     return json{{"type", "text"}, {"text", ""}};
 }
 
-inline const char* json_kind(const json& v) {
-    if (v.is_null()) return "null";
-    if (v.is_boolean()) return "boolean";
-    if (v.is_number_integer() || v.is_number_unsigned()) return "integer";
-    if (v.is_number()) return "number";
-    if (v.is_string()) return "string";
-    if (v.is_array()) return "array";
-    return "object";
-}
-
-inline bool type_matches(std::string_view t, const json& v) {
-    if (t == "number") return v.is_number();
-    if (t == "integer") {
-        if (v.is_number_integer() || v.is_number_unsigned()) return true;
-        if (!v.is_number_float()) return false;
-        const double d = v.get<double>();
-        return d == static_cast<double>(static_cast<std::int64_t>(d));
-    }
-    return t == json_kind(v);
-}
-
-/// Check `v` against a JSON Schema, for the keywords agentkit's generated schemas use (type,
-/// properties, required, additionalProperties, items, enum, const, bounds, lengths, anyOf,
-/// oneOf, allOf). Unknown keywords are not checked. Returns the first violation, with its
-/// JSON pointer.
-inline std::optional<std::string> schema_violation(const json& s, const json& v, const std::string& at = "",
-                                                   std::size_t depth = 0) {
-    if (!s.is_object() || depth > 64) return std::nullopt;
-    const std::string where = at.empty() ? "/" : at;
-    if (auto t = s.find("type"); t != s.end()) {
-        bool ok = false;
-        if (t->is_string()) ok = type_matches(t->get<std::string>(), v);
-        else if (t->is_array())
-            for (const auto& e : *t) ok = ok || (e.is_string() && type_matches(e.get<std::string>(), v));
-        else ok = true;
-        if (!ok) return where + ": expected " + t->dump() + ", got " + json_kind(v);
-    }
-    if (auto e = s.find("enum"); e != s.end() && e->is_array()) {
-        if (std::find(e->begin(), e->end(), v) == e->end()) return where + ": not one of " + e->dump();
-    }
-    if (auto c = s.find("const"); c != s.end() && *c != v) return where + ": must be " + c->dump();
-    if (v.is_number()) {
-        const double d = v.get<double>();
-        if (auto m = s.find("minimum"); m != s.end() && m->is_number() && d < m->get<double>()) return where + ": below minimum";
-        if (auto m = s.find("maximum"); m != s.end() && m->is_number() && d > m->get<double>()) return where + ": above maximum";
-        if (auto m = s.find("exclusiveMinimum"); m != s.end() && m->is_number() && d <= m->get<double>()) return where + ": not above exclusiveMinimum";
-        if (auto m = s.find("exclusiveMaximum"); m != s.end() && m->is_number() && d >= m->get<double>()) return where + ": not below exclusiveMaximum";
-    }
-    if (v.is_string()) {
-        const auto n = v.get_ref<const std::string&>().size();
-        if (auto m = s.find("minLength"); m != s.end() && m->is_number_unsigned() && n < m->get<std::size_t>()) return where + ": too short";
-        if (auto m = s.find("maxLength"); m != s.end() && m->is_number_unsigned() && n > m->get<std::size_t>()) return where + ": too long";
-    }
-    if (v.is_array()) {
-        if (auto m = s.find("minItems"); m != s.end() && m->is_number_unsigned() && v.size() < m->get<std::size_t>()) return where + ": too few items";
-        if (auto m = s.find("maxItems"); m != s.end() && m->is_number_unsigned() && v.size() > m->get<std::size_t>()) return where + ": too many items";
-        if (auto it = s.find("items"); it != s.end() && it->is_object())
-            for (std::size_t i = 0; i < v.size(); ++i)
-                if (auto bad = schema_violation(*it, v[i], at + "/" + std::to_string(i), depth + 1)) return bad;
-    }
-    if (v.is_object()) {
-        const json* props = nullptr;
-        if (auto p = s.find("properties"); p != s.end() && p->is_object()) props = &*p;
-        if (auto r = s.find("required"); r != s.end() && r->is_array())
-            for (const auto& name : *r)
-                if (name.is_string() && !v.contains(name.get<std::string>()))
-                    return where + ": missing required property \"" + name.get<std::string>() + "\"";
-        const auto extra = s.find("additionalProperties");
-        for (const auto& [k, val] : v.items()) {
-            const std::string child = at + "/" + k;
-            if (props != nullptr && props->contains(k)) {
-                if (auto bad = schema_violation((*props)[k], val, child, depth + 1)) return bad;
-            } else if (extra != s.end()) {
-                if (extra->is_boolean() && !extra->get<bool>()) return where + ": unexpected property \"" + k + "\"";
-                if (extra->is_object())
-                    if (auto bad = schema_violation(*extra, val, child, depth + 1)) return bad;
-            }
-        }
-    }
-    if (auto a = s.find("allOf"); a != s.end() && a->is_array())
-        for (const auto& sub : *a)
-            if (auto bad = schema_violation(sub, v, at, depth + 1)) return bad;
-    if (auto a = s.find("anyOf"); a != s.end() && a->is_array() && !a->empty()) {
-        bool any = false;
-        for (const auto& sub : *a) any = any || !schema_violation(sub, v, at, depth + 1);
-        if (!any) return where + ": matches none of anyOf";
-    }
-    if (auto a = s.find("oneOf"); a != s.end() && a->is_array() && !a->empty()) {
-        std::size_t n = 0;
-        for (const auto& sub : *a) n += schema_violation(sub, v, at, depth + 1) ? 0U : 1U;
-        if (n != 1) return where + ": must match exactly one of oneOf";
-    }
-    return std::nullopt;
-}
+/// The JSON Schema check (moved to core/json_schema.hpp; kept here under its old name).
+inline std::optional<std::string> schema_violation(const json& s, const json& v) { return agentkit::json_schema_violation(s, v); }
 
 /// A page of `total` items after `cursor` ("o<offset>"; null or absent for the first page).
 struct page {

@@ -353,7 +353,7 @@ public:
     /// the same call (id, name and arguments) and discarded otherwise. Returns true if started.
     bool speculate(const tool_call& c) {
         if (!opts_.speculative || spec_blocked_) return false;
-        const auto idx = Toolbox::find(c.name);
+        const auto idx = tools_.find(c.name);
         const bool ok = !c.malformed && idx && masker_.is_visible(c.name) && meta_names_.count(c.name) == 0 &&
                         tools_.infos()[*idx].traits.is_read_only();
         if (!ok) {
@@ -615,7 +615,7 @@ public:
 
     /// Whether a served tool may run together with other parallel-safe calls.
     [[nodiscard]] bool serve_parallel_safe(std::string_view name) const {
-        auto i = Toolbox::find(name);
+        auto i = tools_.find(name);
         return i && tools_.infos()[*i].traits.is_parallel_safe();
     }
 

@@ -1,0 +1,100 @@
+// agentkit-conformance-client: mcp::client driven by the official MCP conformance kit's client
+// scenarios (npm @modelcontextprotocol/conformance). The kit starts a scenario server, runs
+//
+//   MCP_CONFORMANCE_SCENARIO=<scenario> agentkit-conformance-client <server URL>
+//
+// and scores what reaches its server. This client does what a host would: initialize over
+// Streamable HTTP, list the tools, call each with arguments made from its inputSchema (numbers
+// 1, 2, ...; strings "x"; booleans true), answer elicitation by accepting the schema's defaults,
+// and close the session. OAuth (the auth/* scenarios) is not implemented yet. Exit status 0 when
+// every step succeeded; what happened goes to stderr.
+#include <agentkit/agentkit.hpp>
+#include <agentkit/net/mcp_client_http.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+namespace ak = agentkit;
+namespace mcp = agentkit::mcp;
+using ak::json;
+
+namespace {
+
+/// Arguments for a tool from its inputSchema: the required properties (all of them when none are
+/// required), each a simple value of its type (its default when it has one).
+json arguments_for(const json& schema) {
+    json args = json::object();
+    if (!schema.is_object() || !schema.contains("properties") || !schema["properties"].is_object()) return args;
+    int n = 0;
+    for (const auto& [name, p] : schema["properties"].items()) {
+        if (p.contains("default")) {
+            args[name] = p["default"];
+            continue;
+        }
+        const std::string type = p.is_object() && p.contains("type") && p["type"].is_string() ? p["type"].get<std::string>() : "string";
+        if (type == "number" || type == "integer") args[name] = ++n;
+        else if (type == "boolean") args[name] = true;
+        else if (type == "array") args[name] = json::array();
+        else if (type == "object") args[name] = json::object();
+        else if (p.contains("enum") && p["enum"].is_array() && !p["enum"].empty()) args[name] = p["enum"][0];
+        else args[name] = "x";
+    }
+    return args;
+}
+
+/// Accept an elicitation with the requested schema's defaults.
+ak::result<json> accept_defaults(const json& params) {
+    json content = json::object();
+    const json schema = params.value("requestedSchema", json::object());
+    if (schema.contains("properties") && schema["properties"].is_object())
+        for (const auto& [name, p] : schema["properties"].items())
+            if (p.is_object() && p.contains("default")) content[name] = p["default"];
+    return json{{"action", "accept"}, {"content", std::move(content)}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2) {
+        std::fprintf(stderr, "usage: MCP_CONFORMANCE_SCENARIO=<scenario> agentkit-conformance-client <server URL>\n");
+        return 2;
+    }
+    const char* scenario_env = std::getenv("MCP_CONFORMANCE_SCENARIO");
+    const std::string scenario = scenario_env != nullptr ? scenario_env : "";
+    mcp::http_server_endpoint ep;
+    ep.url = argv[argc - 1];
+    mcp::client_options o;
+    o.server_name = "conformance:" + scenario;
+    o.client_name = "agentkit-conformance-client";
+    o.on_elicitation = accept_defaults;
+    o.on_sampling = [](const json&) -> ak::result<json> {
+        return json{{"role", "assistant"}, {"content", {{"type", "text"}, {"text", "A sampled answer."}}}, {"model", "agentkit-conformance"}};
+    };
+    o.roots_enabled = true;
+    auto c = mcp::client::connect(std::make_unique<mcp::http_client_transport>(ep), o);
+    if (!c) {
+        std::fprintf(stderr, "%s\n", c.error().to_text().c_str());
+        return 1;
+    }
+    int failures = 0;
+    auto tools = (*c)->list_tools();
+    if (!tools) {
+        std::fprintf(stderr, "%s\n", tools.error().to_text().c_str());
+        return 1;
+    }
+    std::fprintf(stderr, "scenario %s: %zu tools\n", scenario.c_str(), tools->size());
+    if (scenario != "initialize")
+        for (const auto& t : *tools) {
+            auto r = (*c)->call_tool(t.name, arguments_for(t.input_schema));
+            if (!r) {
+                ++failures;
+                std::fprintf(stderr, "%s: %s\n", t.name.c_str(), r.error().to_text().c_str());
+            } else {
+                std::fprintf(stderr, "%s: %s%s\n", t.name.c_str(), r->is_error ? "(error) " : "", r->joined_text().substr(0, 200).c_str());
+            }
+        }
+    (*c)->close();
+    return failures == 0 ? 0 : 1;
+}

@@ -1,0 +1,213 @@
+// agentkit-mcp-gateway: many MCP servers behind one, their tools masked.
+//
+//   agentkit-mcp-gateway --config servers.json [--mask menu|router|intent|frozen|none] [--port N]
+//                        [--log-dir DIR]
+//
+// Reads the `mcpServers` configuration (command/args/env/cwd, or url/headers), starts every
+// server, and serves the union of their tools over stdio (default) or Streamable HTTP on
+// 127.0.0.1 (--port; AGENTKIT_MCP_TOKEN sets a bearer token) through the masker --mask names:
+//   menu    a mode per server: the model enters a server's mode to see its tools (default)
+//   router  tool_search: the tools found become visible
+//   intent  a class per server (its "keywords" from the configuration)
+//   frozen  the configuration's "frozen" list; calls to the rest answer capability.unsupported
+//   none    every tool
+// stdout carries protocol messages only; the gateway's own lines and every server's stderr go to
+// stderr / --log-dir (one <server>.stderr.log per server), never to stdout.
+#include <agentkit/agentkit.hpp>
+
+#if AGENTKIT_GATEWAY_HTTP
+#include <agentkit/net/mcp_http.hpp>
+#endif
+#if AGENTKIT_GATEWAY_CURL
+#include <agentkit/net/mcp_client_http.hpp>
+#endif
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ak = agentkit;
+namespace mcp = agentkit::mcp;
+
+namespace {
+
+constexpr const char* usage =
+    "usage: agentkit-mcp-gateway --config FILE [--mask menu|router|intent|frozen|none] [--port N] [--log-dir DIR] [--start-wait MS]\n"
+    "  --config FILE   servers in the mcpServers JSON format ({\"mcpServers\": {\"name\": {\"command\": ..., \"args\": [...]}}})\n"
+    "  --mask MODE     how the union of tools is shown (default: menu)\n"
+    "  --port N        serve Streamable HTTP on 127.0.0.1:N/mcp instead of stdio (AGENTKIT_MCP_TOKEN: bearer token)\n"
+    "  --log-dir DIR   keep each server's stderr in DIR/<server>.stderr.log\n"
+    "  --start-wait MS how long to wait for the servers before serving (default 10000; later ones join with list_changed)\n";
+
+struct flags {
+    std::string config;
+    std::string mask = "menu";
+    int port = -1;
+    std::string log_dir;
+    long start_wait_ms = 10000;
+};
+
+int usage_error(const std::string& what) {
+    std::fprintf(stderr, "agentkit-mcp-gateway: %s\n%s", what.c_str(), usage);
+    return 2;
+}
+
+std::mutex log_mu;
+void log_line(const std::string& s) {
+    std::lock_guard lock(log_mu);
+    std::fprintf(stderr, "agentkit-mcp-gateway: %s\n", s.c_str());
+}
+
+template <class MakeMasker>
+int serve(mcp::gateway& g, MakeMasker make, const flags& f, std::atomic<mcp::server*>& current, const std::atomic<bool>* stop) {
+    mcp::server_options so;
+    so.name = "agentkit-mcp-gateway";
+    mcp::server srv{mcp::gateway_backend(g, std::move(make)), so};
+    current.store(&srv);
+    int rc = 0;
+    if (f.port >= 0) {
+#if AGENTKIT_GATEWAY_HTTP
+        mcp::http_options ho;
+        ho.port = f.port;
+        if (const char* token = std::getenv("AGENTKIT_MCP_TOKEN"); token != nullptr) ho.bearer_token = token;
+        mcp::http_transport http{srv, ho};
+        if (auto up = http.start(); !up) {
+            log_line(up.error().message);
+            current.store(nullptr);
+            return 1;
+        }
+        log_line("serving " + http.url());
+        rc = mcp::serve(http, stop);
+#else
+        (void)stop;
+        log_line("--port needs a build with cpp-httplib (agentkit::net)");
+        rc = 2;
+#endif
+    } else {
+        rc = mcp::run_stdio(srv, 0, 1, stop);
+    }
+    current.store(nullptr);
+    return rc;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    flags f;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view a = argv[i];
+        auto value = [&](const char* name) -> const char* {
+            if (i + 1 >= argc) return nullptr;
+            (void)name;
+            return argv[++i];
+        };
+        if (a == "--help" || a == "-h") {
+            std::fputs(usage, stderr);
+            return 0;
+        }
+        const char* v = nullptr;
+        if (a == "--config" && (v = value("--config"))) f.config = v;
+        else if (a == "--mask" && (v = value("--mask"))) f.mask = v;
+        else if (a == "--log-dir" && (v = value("--log-dir"))) f.log_dir = v;
+        else if (a == "--start-wait" && (v = value("--start-wait"))) {
+            char* end = nullptr;
+            f.start_wait_ms = std::strtol(v, &end, 10);
+            if (end == v || *end != '\0' || f.start_wait_ms < 0) return usage_error("--start-wait takes milliseconds");
+        }
+        else if (a == "--port" && (v = value("--port"))) {
+            char* end = nullptr;
+            const long p = std::strtol(v, &end, 10);
+            if (end == v || *end != '\0' || p < 0 || p > 65535) return usage_error("--port takes a port number");
+            f.port = static_cast<int>(p);
+        } else return usage_error("unknown or incomplete argument \"" + std::string(a) + "\"");
+    }
+    if (f.config.empty()) return usage_error("--config FILE is required");
+    if (f.mask != "menu" && f.mask != "router" && f.mask != "intent" && f.mask != "frozen" && f.mask != "none")
+        return usage_error("--mask takes menu, router, intent, frozen or none");
+    std::ifstream in(f.config);
+    if (!in) return usage_error("cannot read " + f.config);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const ak::json j = ak::json::parse(text, nullptr, false);
+    if (j.is_discarded()) return usage_error(f.config + " is not JSON");
+    auto cfg = mcp::parse_servers_config(j);
+    if (!cfg) return usage_error(cfg.error().message);
+
+    const std::atomic<bool>* stop = mcp::stop_on_signals();
+    std::atomic<mcp::server*> current{nullptr};
+    mcp::gateway_options go;
+    go.log = log_line;
+    go.client.initialize_timeout = std::chrono::milliseconds(std::max(1000L, f.start_wait_ms));
+    go.on_change = [&current] {
+        if (auto* s = current.load()) s->check_list_changed();
+    };
+    auto stdio = mcp::stdio_transports(f.log_dir);
+    mcp::transport_factory make = [stdio](const mcp::upstream_config& u) -> ak::result<std::unique_ptr<mcp::client_transport>> {
+#if AGENTKIT_GATEWAY_CURL
+        if (!u.url.empty()) {
+            mcp::http_server_endpoint ep;
+            ep.url = u.url;
+            ep.headers = u.headers;
+            return std::unique_ptr<mcp::client_transport>(std::make_unique<mcp::http_client_transport>(std::move(ep)));
+        }
+#endif
+        return stdio(u);
+    };
+    mcp::gateway g{*cfg, make, go};
+    g.start(std::chrono::milliseconds(f.start_wait_ms));
+
+    if (f.mask == "none") return serve(g, [](const mcp::gateway&) { return ak::all_visible{}; }, f, current, stop);
+    if (f.mask == "router") return serve(g, [](const mcp::gateway&) { return ak::router<>{}; }, f, current, stop);
+    if (f.mask == "frozen")
+        return serve(g, [](const mcp::gateway& gw) {
+            std::vector<ak::deferred_tool> deferred;
+            const auto& exposed = gw.config().frozen;
+            for (const auto& t : gw.toolbox().infos())
+                if (std::find(exposed.begin(), exposed.end(), t.name) == exposed.end()) {
+                    ak::deferred_tool d;
+                    d.name = t.name;
+                    d.reason = "this gateway exposes a frozen set of tools, and this one is not in it";
+                    d.alternative = "one of the listed tools";
+                    deferred.push_back(std::move(d));
+                }
+            return ak::frozen_scope(exposed, std::move(deferred));
+        }, f, current, stop);
+    if (f.mask == "intent")
+        return serve(g, [](const mcp::gateway& gw) {
+            std::vector<ak::intent_class> classes;
+            for (auto& [server, names] : gw.tools_by_server()) {
+                if (names.empty()) continue;
+                ak::intent_class c;
+                c.name = server;
+                c.description = gw.description_of(server);
+                c.tools = names;
+                for (const auto& k : gw.config().servers)
+                    if (k.name == server)
+                        for (const auto& w : k.keywords) c.keywords.push_back({w, 1.0});
+                c.keywords.push_back({server, 1.0});
+                classes.push_back(std::move(c));
+            }
+            return ak::intent_classes<>(std::move(classes));
+        }, f, current, stop);
+    return serve(g, [](const mcp::gateway& gw) {
+        std::vector<ak::menu_mode> modes;
+        for (auto& [server, names] : gw.tools_by_server()) {
+            if (names.empty()) continue;
+            ak::menu_mode m;
+            m.name = ak::mcp::local_tool_name(server);
+            m.description = gw.description_of(server);
+            m.intent = m.description;
+            m.tools = names;
+            modes.push_back(std::move(m));
+        }
+        return ak::menu_runtime(std::move(modes), {}, "", {});
+    }, f, current, stop);
+}

@@ -1,0 +1,766 @@
+// agentkit/mcp/client.hpp — an MCP client: connects to one server over a client_transport
+// (stdio: mcp/stdio_client.hpp; Streamable HTTP: net/mcp_client_http.hpp), negotiates the
+// protocol, and makes requests.
+//
+//   auto c = agentkit::mcp::client::connect(
+//       std::make_unique<agentkit::mcp::stdio_client_transport>(agentkit::mcp::stdio_server{
+//           .command = "npx", .args = {"-y", "@modelcontextprotocol/server-everything"}}),
+//       {.server_name = "everything"});
+//   if (!c) { std::puts((*c).error().to_text().c_str()); ... }
+//   auto tools = (*c)->list_tools();                       // every page
+//   agentkit::tool_context ctx;                            // stop token, deadline, progress
+//   auto out = (*c)->call_tool("echo", {{"message", "hi"}}, ctx);
+//
+// Protocol (revision 2025-11-25 and older through initialize): the client sends initialize with
+// its capabilities (roots, sampling and elicitation when the host gave the callbacks that answer
+// them), checks the server's answer (a revision it speaks), and sends notifications/initialized.
+// Requests wait for their response up to a timeout (client_options::request_timeout, or the
+// tool_context deadline); on a timeout or a stop request the client sends notifications/cancelled
+// and answers `timeout` or `cancelled`. Progress: a request made with a progress callback carries
+// a progressToken; notifications/progress reach the callback (and, by default, push the timeout
+// back, up to max_request_time). The server's requests (ping, roots/list, sampling/createMessage,
+// elicitation/create) are answered on their own threads through the host's callbacks; a
+// request the host has no callback for is answered with -32601. list_changed notifications call
+// the host's callbacks.
+//
+// Errors name the server (client_options::server_name) and say what to do: a JSON-RPC error
+// answer is `remote.error` (details: server, method, code, data), a server that exits is
+// `transport.closed` with the end of its stderr, a response over the transport's size limit is
+// `budget.exceeded` for the request it answers; other requests are unaffected. Lines that are not
+// JSON-RPC are skipped and counted (noise()).
+//
+// Thread safety: every member may be called from any thread, concurrently.
+#pragma once
+
+#include <agentkit/core/error.hpp>
+#include <agentkit/core/json.hpp>
+#include <agentkit/core/result.hpp>
+#include <agentkit/mcp/client_transport.hpp>
+#include <agentkit/mcp/protocol.hpp>
+#include <agentkit/tools/context.hpp>
+#include <agentkit/tools/output.hpp>
+#include <agentkit/tools/tool.hpp>
+#include <agentkit/tools/traits.hpp>
+#include <agentkit/version.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace agentkit::mcp {
+
+/// A root the client offers the server (roots/list): a file:// URI and an optional name.
+struct client_root {
+    std::string uri;   ///< "file:///home/me/project"
+    std::string name;  ///< shown to users; empty: none
+};
+
+/// How a client connects and what the host answers for the server.
+struct client_options {
+    /// The server's name in every message ("memory", "github"); empty: the transport's description.
+    std::string server_name;
+    std::string client_name = "agentkit";  ///< clientInfo.name
+    std::string client_version = std::to_string(AGENTKIT_VERSION_MAJOR) + "." + std::to_string(AGENTKIT_VERSION_MINOR) + "." +
+                                 std::to_string(AGENTKIT_VERSION_PATCH);  ///< clientInfo.version
+    /// The revision asked for in initialize (the server may answer an older one it shares).
+    std::string protocol_version = std::string(latest_handshake_version);
+    std::chrono::milliseconds initialize_timeout{30000};  ///< bound for the handshake
+    std::chrono::milliseconds request_timeout{60000};     ///< bound for a request without a deadline of its own
+    /// Bound for a request whose timeout progress notifications keep pushing back.
+    std::chrono::milliseconds max_request_time{600000};
+    bool progress_resets_timeout = true;  ///< a progress notification restarts the request's timeout
+    std::size_t max_list_pages = 1000;    ///< pagination guard for a server whose cursor never ends
+
+    /// Roots offered to the server (declares the roots capability when `roots_enabled`).
+    std::vector<client_root> roots;
+    bool roots_enabled = false;  ///< declare roots (with listChanged) even with no roots yet
+    /// Answers sampling/createMessage (params → CreateMessageResult); unset: not declared.
+    std::function<result<json>(const json& params)> on_sampling;
+    /// Answers elicitation/create (params → {action, content}); unset: not declared.
+    std::function<result<json>(const json& params)> on_elicitation;
+    /// notifications/tools/list_changed.
+    std::function<void()> on_tools_changed;
+    /// notifications/resources/list_changed.
+    std::function<void()> on_resources_changed;
+    /// notifications/prompts/list_changed.
+    std::function<void()> on_prompts_changed;
+    /// notifications/resources/updated (the resource's URI).
+    std::function<void(std::string_view uri)> on_resource_updated;
+    /// notifications/message (params: level, logger, data).
+    std::function<void(const json& params)> on_log;
+    /// The connection ended (the server exited, the session closed); called once, before the
+    /// requests still waiting fail, from the transport's thread: it must not call client::close().
+    std::function<void(const error& why)> on_close;
+};
+
+/// How one request is made.
+struct request_options {
+    /// Bound for the response; unset: client_options::request_timeout.
+    std::optional<std::chrono::milliseconds> timeout;
+    /// Give up at this time (a tool_context deadline); max(): none beyond `timeout`.
+    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+    /// Cancels the request (notifications/cancelled is sent).
+    std::stop_token stop{};
+    /// Receives notifications/progress for this request (a progressToken is sent when set).
+    std::function<void(double progress, std::optional<double> total, std::string_view message)> on_progress;
+};
+
+/// An MCP client connected to one server (see the file comment).
+class client {
+public:
+    /// Start `transport`, make the initialize handshake and return the connected client. Errors:
+    /// the transport's (the program cannot start, the server exits: `transport.closed` with its
+    /// stderr), `timeout` (no initialize answer), `protocol.error` (a revision the client does not
+    /// speak, a malformed answer), `remote.error` (the server refused).
+    [[nodiscard]] static result<std::unique_ptr<client>> connect(std::unique_ptr<client_transport> transport, client_options o = {}) {
+        std::unique_ptr<client> c(new client(std::move(transport), std::move(o)));
+        if (auto r = c->start(); !r) {
+            c->close();
+            return fail(std::move(r).error());
+        }
+        return c;
+    }
+
+    client(const client&) = delete;
+    client& operator=(const client&) = delete;
+    /// Closes the connection (see close()).
+    ~client() { close(); }
+
+    /// Close the transport (the server process is stopped); requests still waiting fail with
+    /// `transport.closed`. Idempotent.
+    void close() {
+        {
+            std::lock_guard lock(mu_);
+            if (closed_by_host_) return;
+            closed_by_host_ = true;
+        }
+        t_->close();
+        fail_all(error(errc::transport_closed, name() + ": the connection was closed"));
+        std::vector<std::thread> workers;
+        {
+            std::lock_guard lock(mu_);
+            workers.swap(workers_);
+        }
+        for (auto& w : workers)
+            if (w.joinable()) w.join();
+    }
+
+    /// The server's name in messages.
+    [[nodiscard]] std::string name() const { return o_.server_name.empty() ? t_->describe() : o_.server_name; }
+    /// The revision the server answered in initialize.
+    [[nodiscard]] std::string protocol_version() const { return version_; }
+    /// The server's serverInfo ({name, version, ...}).
+    [[nodiscard]] const json& server_info() const noexcept { return server_info_; }
+    /// The server's capabilities.
+    [[nodiscard]] const json& server_capabilities() const noexcept { return server_caps_; }
+    /// The server's instructions (empty when none).
+    [[nodiscard]] const std::string& instructions() const noexcept { return instructions_; }
+    /// True when the server declared `capability` (e.g. "tools", "resources", "prompts").
+    [[nodiscard]] bool server_supports(std::string_view capability) const {
+        return server_caps_.is_object() && server_caps_.contains(std::string(capability));
+    }
+    /// True while the connection is up.
+    [[nodiscard]] bool connected() const {
+        std::lock_guard lock(mu_);
+        return !closed_ && !closed_by_host_;
+    }
+    /// Why the connection ended (nothing while it is up).
+    [[nodiscard]] std::optional<error> close_reason() const {
+        std::lock_guard lock(mu_);
+        return close_reason_;
+    }
+    /// Messages from the server that were not valid JSON-RPC (skipped).
+    [[nodiscard]] std::size_t noise() const noexcept { return noise_.load(); }
+    /// The transport (for its diagnostics).
+    [[nodiscard]] client_transport& transport() noexcept { return *t_; }
+
+    /// Make a request and wait for its result. Never throws.
+    [[nodiscard]] result<json> request(std::string_view method, json params = json::object(), request_options ro = {}) {
+        auto p = std::make_shared<pending>();
+        p->method = std::string(method);
+        p->on_progress = std::move(ro.on_progress);
+        std::int64_t id = 0;
+        {
+            std::lock_guard lock(mu_);
+            if (closed_ || closed_by_host_)
+                return fail(errc::transport_closed, name() + ": not connected" + (close_reason_ ? " (" + close_reason_->message + ")" : std::string()),
+                            "The MCP server \"" + name() + "\" is not running; it may be restarting, try again later.");
+            id = next_id_++;
+            pending_.emplace(id, p);
+        }
+        if (!params.is_object()) params = json::object();
+        if (p->on_progress) params["_meta"]["progressToken"] = id;
+        json msg{{"jsonrpc", "2.0"}, {"id", id}, {"method", std::string(method)}, {"params", std::move(params)}};
+        if (auto s = t_->send(wire(msg)); !s) {
+            forget(id);
+            error e = std::move(s).error();
+            e.message = name() + ": cannot send " + std::string(method) + ": " + e.message;
+            if (e.hint.empty()) e.hint = "The MCP server \"" + name() + "\" is not reading its input; it may be hung. Try again later.";
+            return fail(std::move(e));
+        }
+        const auto timeout = ro.timeout.value_or(o_.request_timeout);
+        const auto started = std::chrono::steady_clock::now();
+        const auto hard_end = std::min(ro.deadline, started + std::max(timeout, o_.max_request_time));
+        std::unique_lock lock(p->mu);
+        for (;;) {
+            const auto soft_end = std::min(ro.deadline, (o_.progress_resets_timeout ? p->last_activity : started) + timeout);
+            const auto end = std::min(soft_end, hard_end);
+            const bool done = p->cv.wait_until(lock, ro.stop, end, [&] { return p->done; });
+            if (done) break;
+            if (ro.stop.stop_requested()) {
+                lock.unlock();
+                abandon(id, "cancelled by the client");
+                return fail(errc::cancelled, name() + ": " + std::string(method) + " was cancelled");
+            }
+            const auto now = std::chrono::steady_clock::now();
+            const auto new_soft = std::min(ro.deadline, (o_.progress_resets_timeout ? p->last_activity : started) + timeout);
+            if (now >= std::min(new_soft, hard_end)) {
+                lock.unlock();
+                abandon(id, "timed out");
+                const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - started).count();
+                return fail(errc::timeout, name() + ": no answer to " + std::string(method) + " in " + std::to_string(ms) + " ms",
+                            "The MCP server \"" + name() + "\" is slow or hung; try again, with less work per call, or later.",
+                            json{{"server", name()}, {"method", std::string(method)}, {"elapsed_ms", ms}});
+            }
+        }
+        if (p->failure) return fail(std::move(*p->failure));
+        return std::move(p->response);
+    }
+
+    /// Send a notification. Never throws.
+    result<void> notify(std::string_view method, json params = json::object()) {
+        json msg{{"jsonrpc", "2.0"}, {"method", std::string(method)}};
+        if (params.is_object() && !params.empty()) msg["params"] = std::move(params);
+        return t_->send(wire(msg));
+    }
+
+    /// ping.
+    result<void> ping(std::chrono::milliseconds timeout = std::chrono::milliseconds(10000)) {
+        request_options ro;
+        ro.timeout = timeout;
+        auto r = request("ping", json::object(), std::move(ro));
+        if (!r) return fail(std::move(r).error());
+        return {};
+    }
+
+    /// Every tool of the server (all pages of tools/list), in the server's order. Each keeps its
+    /// inputSchema as sent; annotations become traits (readOnlyHint → read_only, destructiveHint →
+    /// destructive, idempotentHint → idempotent, openWorldHint → open_world; read-only tools are
+    /// also parallel_safe).
+    [[nodiscard]] result<std::vector<tool_info>> list_tools(request_options ro = {}) {
+        auto all = list_all("tools/list", "tools", std::move(ro));
+        if (!all) return fail(std::move(all).error());
+        std::vector<tool_info> out;
+        out.reserve(all->size());
+        for (const auto& t : *all) {
+            if (!t.is_object() || !t.contains("name") || !t["name"].is_string()) {
+                ++noise_;
+                continue;  // a tool without a name cannot be called
+            }
+            out.push_back(tool_info_of(t));
+        }
+        return out;
+    }
+
+    /// The raw tools/list entries (every page), for hosts that want fields tool_info lacks.
+    [[nodiscard]] result<std::vector<json>> list_tools_json(request_options ro = {}) { return list_all("tools/list", "tools", std::move(ro)); }
+
+    /// Call a tool: the context's stop token cancels, its deadline bounds the wait, its progress
+    /// callback receives progress. A tool's own failure (isError) is a normal result with
+    /// is_error; a failure to call is an error (`remote.error`, `timeout`, `cancelled`, ...).
+    [[nodiscard]] result<tool_output> call_tool(std::string_view tool, const json& args, tool_context& ctx) {
+        request_options ro;
+        ro.stop = ctx.stop;
+        ro.deadline = ctx.deadline;
+        if (ctx.on_progress) ro.on_progress = ctx.on_progress;
+        json params{{"name", std::string(tool)}, {"arguments", args.is_object() ? args : json::object()}};
+        auto r = request("tools/call", std::move(params), std::move(ro));
+        if (!r) {
+            error e = std::move(r).error();
+            if (e.is(errc::cancelled)) e.code = std::string(errc::tool_cancelled);
+            if (e.is(errc::timeout)) e.code = std::string(errc::tool_timeout);
+            return fail(std::move(e));
+        }
+        return output_of(*r);
+    }
+    /// Call a tool without a context.
+    [[nodiscard]] result<tool_output> call_tool(std::string_view tool, const json& args) {
+        tool_context ctx;
+        return call_tool(tool, args, ctx);
+    }
+
+    /// Every resource (all pages of resources/list), as the server sent them.
+    [[nodiscard]] result<std::vector<json>> list_resources(request_options ro = {}) { return list_all("resources/list", "resources", std::move(ro)); }
+    /// Every resource template (all pages of resources/templates/list).
+    [[nodiscard]] result<std::vector<json>> list_resource_templates(request_options ro = {}) {
+        return list_all("resources/templates/list", "resourceTemplates", std::move(ro));
+    }
+    /// resources/read: the `contents` array ({uri, mimeType, text | blob}).
+    [[nodiscard]] result<json> read_resource(std::string_view uri, request_options ro = {}) {
+        auto r = request("resources/read", json{{"uri", std::string(uri)}}, std::move(ro));
+        if (!r) return r;
+        if (!r->contains("contents") || !(*r)["contents"].is_array())
+            return fail(errc::protocol_error, name() + ": resources/read answered without a contents array");
+        return (*r)["contents"];
+    }
+    /// resources/subscribe (updates arrive at client_options::on_resource_updated).
+    result<void> subscribe(std::string_view uri) {
+        auto r = request("resources/subscribe", json{{"uri", std::string(uri)}});
+        if (!r) return fail(std::move(r).error());
+        return {};
+    }
+    /// Every prompt (all pages of prompts/list).
+    [[nodiscard]] result<std::vector<json>> list_prompts(request_options ro = {}) { return list_all("prompts/list", "prompts", std::move(ro)); }
+    /// prompts/get: {description, messages}.
+    [[nodiscard]] result<json> get_prompt(std::string_view prompt, const json& args = json::object(), request_options ro = {}) {
+        json params{{"name", std::string(prompt)}};
+        if (args.is_object() && !args.empty()) {
+            json a = json::object();
+            for (const auto& [k, v] : args.items()) a[k] = v.is_string() ? v : json(v.dump());  // prompt arguments are strings
+            params["arguments"] = std::move(a);
+        }
+        return request("prompts/get", std::move(params), std::move(ro));
+    }
+
+    /// Replace the roots offered to the server and tell it (notifications/roots/list_changed).
+    result<void> set_roots(std::vector<client_root> roots) {
+        {
+            std::lock_guard lock(mu_);
+            o_.roots = std::move(roots);
+        }
+        return notify("notifications/roots/list_changed");
+    }
+
+    /// A tools/call result as a tool output: text, image, audio, resource_link (an artifact
+    /// reference) and embedded resources (artifacts carrying their text or blob); structuredContent
+    /// kept; isError kept. Unknown block types become a line of text naming their type.
+    [[nodiscard]] static tool_output output_of(const json& r) {
+        tool_output out;
+        out.is_error = r.is_object() && r.value("isError", false);
+        if (r.is_object() && r.contains("structuredContent") && r["structuredContent"].is_object())
+            out.structured = r["structuredContent"];
+        if (!r.is_object() || !r.contains("content") || !r["content"].is_array()) return out;
+        for (const auto& b : r["content"]) {
+            if (!b.is_object()) continue;
+            const std::string type = b.value("type", "");
+            auto str = [&](const json& o, const char* k) {
+                auto it = o.find(k);
+                return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
+            };
+            if (type == "text") {
+                out.add_text(str(b, "text"));
+            } else if (type == "image" || type == "audio") {
+                out.add_image(str(b, "data"), str(b, "mimeType"));
+            } else if (type == "resource_link") {
+                artifact_ref a;
+                a.uri = str(b, "uri");
+                a.name = str(b, "name");
+                a.mime_type = str(b, "mimeType");
+                a.description = str(b, "description");
+                if (auto s = b.find("size"); s != b.end() && s->is_number_unsigned()) a.size = s->get<std::size_t>();
+                out.add_artifact(std::move(a));
+            } else if (type == "resource" && b.contains("resource") && b["resource"].is_object()) {
+                const json& res = b["resource"];
+                if (res.contains("text")) out.add_resource(str(res, "uri"), str(res, "mimeType"), str(res, "text"));
+                else out.content.push_back(content_block::make_resource_blob(str(res, "uri"), str(res, "mimeType"), str(res, "blob")));
+            } else {
+                out.add_text("[" + (type.empty() ? std::string("untyped") : type) + " content]");
+            }
+        }
+        return out;
+    }
+
+    /// A tools/list entry as a tool_info (see list_tools()).
+    [[nodiscard]] static tool_info tool_info_of(const json& t) {
+        tool_info i;
+        i.name = t.value("name", "");
+        if (auto it = t.find("title"); it != t.end() && it->is_string()) i.title = it->get<std::string>();
+        if (auto it = t.find("description"); it != t.end() && it->is_string()) i.description = it->get<std::string>();
+        if (auto it = t.find("inputSchema"); it != t.end() && it->is_object()) i.input_schema = *it;
+        else i.input_schema = json{{"type", "object"}};
+        if (auto it = t.find("outputSchema"); it != t.end() && it->is_object()) i.output_schema = *it;
+        if (auto a = t.find("annotations"); a != t.end() && a->is_object()) {
+            if (i.title.empty())
+                if (auto tt = a->find("title"); tt != a->end() && tt->is_string()) i.title = tt->get<std::string>();
+            auto hint = [&](const char* k) -> std::optional<bool> {
+                auto h = a->find(k);
+                if (h == a->end() || !h->is_boolean()) return std::nullopt;
+                return h->get<bool>();
+            };
+            traits tr = no_traits;
+            if (hint("readOnlyHint").value_or(false)) tr = tr | read_only | parallel_safe;
+            if (auto d = hint("destructiveHint")) tr = tr | (*d ? destructive : non_destructive);
+            if (hint("idempotentHint").value_or(false)) tr = tr | idempotent;
+            if (auto w = hint("openWorldHint")) tr = tr | (*w ? open_world : closed_world);
+            i.traits = tr;
+        }
+        return i;
+    }
+
+private:
+    struct pending {
+        std::mutex mu;
+        std::condition_variable_any cv;
+        bool done = false;
+        json response;
+        std::optional<error> failure;
+        std::string method;
+        std::function<void(double, std::optional<double>, std::string_view)> on_progress;
+        std::chrono::steady_clock::time_point last_activity = std::chrono::steady_clock::now();
+    };
+
+    client(std::unique_ptr<client_transport> t, client_options o) : t_(std::move(t)), o_(std::move(o)) {}
+
+    static std::string wire(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+    result<void> start() {
+        transport_handlers h;
+        h.on_message = [this](std::string_view m) { on_message(m); };
+        h.on_oversized = [this](std::string_view head, std::string_view tail, std::size_t size) { on_oversized(head, tail, size); };
+        h.on_close = [this](const error& why) { on_transport_closed(why); };
+        h.on_request_failed = [this](const json& id, const error& why) {
+            if (auto p = take(id)) {
+                error e = why;
+                if (e.message.rfind(name(), 0) != 0) e.message = name() + ": " + p->method + ": " + e.message;
+                complete(p, nullptr, std::move(e));
+            }
+        };
+        if (auto r = t_->start(std::move(h)); !r) {
+            error e = std::move(r).error();
+            if (!o_.server_name.empty()) e.message = o_.server_name + ": " + e.message;
+            return fail(std::move(e));
+        }
+        json caps = json::object();
+        if (o_.roots_enabled || !o_.roots.empty()) caps["roots"] = json{{"listChanged", true}};
+        if (o_.on_sampling) caps["sampling"] = json::object();
+        if (o_.on_elicitation) caps["elicitation"] = json{{"form", json::object()}};
+        json params{{"protocolVersion", o_.protocol_version},
+                    {"capabilities", std::move(caps)},
+                    {"clientInfo", {{"name", o_.client_name}, {"version", o_.client_version}}}};
+        request_options ro;
+        ro.timeout = o_.initialize_timeout;
+        auto r = request("initialize", std::move(params), std::move(ro));
+        if (!r) {
+            error e = std::move(r).error();
+            if (e.is(errc::timeout))
+                e.hint = "The MCP server \"" + name() + "\" did not answer initialize; check that it is an MCP stdio server and that it starts (its log: " +
+                         t_->diagnostics().substr(0, 300) + ").";
+            return fail(std::move(e));
+        }
+        if (!r->is_object() || !r->contains("protocolVersion") || !(*r)["protocolVersion"].is_string())
+            return fail(errc::protocol_error, name() + ": the initialize answer has no protocolVersion",
+                        "The server is not a working MCP server; check its command or URL.");
+        version_ = (*r)["protocolVersion"].get<std::string>();
+        if (!is_handshake_version(version_))
+            return fail(errc::protocol_error, name() + ": the server speaks protocol revision " + version_ + ", which this client does not",
+                        "Use a server version that supports one of 2025-11-25, 2025-06-18, 2025-03-26 or 2024-11-05.",
+                        json{{"server", name()}, {"protocolVersion", version_}});
+        server_caps_ = r->value("capabilities", json::object());
+        server_info_ = r->value("serverInfo", json::object());
+        if (auto it = r->find("instructions"); it != r->end() && it->is_string()) instructions_ = it->get<std::string>();
+        if (auto n = notify("notifications/initialized"); !n) return fail(std::move(n).error());
+        return {};
+    }
+
+    result<std::vector<json>> list_all(const char* method, const char* key, request_options ro) {
+        std::vector<json> out;
+        json cursor;
+        for (std::size_t page = 0; page < o_.max_list_pages; ++page) {
+            json params = json::object();
+            if (!cursor.is_null()) params["cursor"] = cursor;
+            request_options one;
+            one.timeout = ro.timeout;
+            one.deadline = ro.deadline;
+            one.stop = ro.stop;
+            auto r = request(method, std::move(params), std::move(one));
+            if (!r) return fail(std::move(r).error());
+            if (!r->is_object() || !r->contains(key) || !(*r)[key].is_array())
+                return fail(errc::protocol_error, name() + ": " + method + " answered without a \"" + key + "\" array",
+                            "The server sent a malformed list; report it to the server's authors.");
+            for (auto& e : (*r)[key]) out.push_back(std::move(e));
+            auto next = r->find("nextCursor");
+            if (next == r->end() || next->is_null()) return out;
+            if (!next->is_string() || (!cursor.is_null() && *next == cursor))
+                return fail(errc::protocol_error, name() + ": " + method + " sent a cursor that does not move on");
+            cursor = *next;
+        }
+        return fail(errc::protocol_error, name() + ": " + method + " did not end after " + std::to_string(o_.max_list_pages) + " pages");
+    }
+
+    void forget(std::int64_t id) {
+        std::lock_guard lock(mu_);
+        pending_.erase(id);
+    }
+
+    void abandon(std::int64_t id, const char* reason) {
+        forget(id);
+        (void)notify("notifications/cancelled", json{{"requestId", id}, {"reason", reason}});
+    }
+
+    void complete(const std::shared_ptr<pending>& p, json response, std::optional<error> failure) {
+        {
+            std::lock_guard lock(p->mu);
+            if (p->done) return;
+            p->done = true;
+            p->response = std::move(response);
+            p->failure = std::move(failure);
+        }
+        p->cv.notify_all();
+    }
+
+    void fail_all(const error& why) {
+        std::map<std::int64_t, std::shared_ptr<pending>> all;
+        {
+            std::lock_guard lock(mu_);
+            all.swap(pending_);
+        }
+        for (auto& [id, p] : all) complete(p, nullptr, why);
+    }
+
+    std::shared_ptr<pending> take(const json& id) {
+        if (!id.is_number_integer()) return nullptr;
+        std::lock_guard lock(mu_);
+        auto it = pending_.find(id.get<std::int64_t>());
+        if (it == pending_.end()) return nullptr;
+        auto p = it->second;
+        pending_.erase(it);
+        return p;
+    }
+
+    void on_oversized(std::string_view head, std::string_view tail, std::size_t size) {
+        // find the id in the first or last bytes: "id":<number>
+        std::optional<std::int64_t> id;
+        for (std::string_view part : {head, tail}) {
+            std::size_t at = part.rfind("\"id\"");
+            if (at == std::string_view::npos) continue;
+            at = part.find(':', at);
+            if (at == std::string_view::npos) continue;
+            ++at;
+            while (at < part.size() && part[at] == ' ') ++at;
+            std::int64_t v = 0;
+            bool any = false;
+            while (at < part.size() && part[at] >= '0' && part[at] <= '9') {
+                v = v * 10 + (part[at] - '0');
+                any = true;
+                ++at;
+            }
+            if (any) {
+                id = v;
+                break;
+            }
+        }
+        ++noise_;
+        if (!id) return;
+        auto p = take(json(*id));
+        if (!p) return;
+        complete(p, nullptr,
+                 error(errc::budget_exceeded,
+                       name() + ": the answer to " + p->method + " was " + std::to_string(size / 1024) + " KiB, over the size limit; it was dropped",
+                       "Ask for less at a time (a smaller range, a page, a filter).", json{{"server", name()}, {"bytes", size}}));
+    }
+
+    void on_transport_closed(const error& why) {
+        if (close_seen_.exchange(true)) return;
+        error e = why;
+        if (!o_.server_name.empty() && e.message.rfind(o_.server_name, 0) != 0) e.message = o_.server_name + ": " + e.message;
+        bool by_host = false;
+        {
+            std::lock_guard lock(mu_);
+            by_host = closed_by_host_;
+            if (!by_host) close_reason_ = e;
+        }
+        // The host hears of it before any waiting request fails (so a caller that sees a failed
+        // request can rely on its on_close having run).
+        if (o_.on_close && !by_host) {
+            try {
+                o_.on_close(e);
+            } catch (...) {
+            }
+        }
+        {
+            std::lock_guard lock(mu_);
+            closed_ = true;
+        }
+        fail_all(e);
+    }
+
+    void on_message(std::string_view text) {
+        json m = json::parse(text, nullptr, false);
+        if (m.is_discarded()) {
+            ++noise_;
+            return;
+        }
+        if (m.is_array()) {  // a batch (2025-03-26)
+            for (auto& one : m) handle(std::move(one));
+            return;
+        }
+        handle(std::move(m));
+    }
+
+    void handle(json m) {
+        if (!m.is_object()) {
+            ++noise_;
+            return;
+        }
+        const bool has_method = m.contains("method") && m["method"].is_string();
+        const bool has_id = m.contains("id") && !m["id"].is_null();
+        if (!has_method) {  // a response
+            auto p = has_id ? take(m["id"]) : nullptr;
+            if (!p) {
+                ++noise_;
+                return;
+            }
+            if (auto e = m.find("error"); e != m.end() && e->is_object()) {
+                const int code = e->value("code", 0);
+                const std::string msg = e->contains("message") && (*e)["message"].is_string() ? (*e)["message"].get<std::string>() : "";
+                json details{{"server", name()}, {"method", p->method}, {"code", code}};
+                if (e->contains("data")) details["data"] = (*e)["data"];
+                std::string hint = code == code::method_not_found ? "The server \"" + name() + "\" does not offer " + p->method + "."
+                                   : code == code::invalid_params ? "Check the name and arguments against the server's list and call again."
+                                                                  : "The server \"" + name() + "\" refused the request; read its message.";
+                complete(p, nullptr, error(errc::remote_error, name() + ": " + p->method + " failed: " + msg + " (" + std::to_string(code) + ")",
+                                           std::move(hint), std::move(details)));
+            } else if (m.contains("result")) {
+                complete(p, std::move(m["result"]), std::nullopt);
+            } else {
+                complete(p, nullptr, error(errc::protocol_error, name() + ": the answer to " + p->method + " has neither result nor error"));
+            }
+            return;
+        }
+        const std::string method = m["method"].get<std::string>();
+        json params = m.value("params", json::object());
+        if (!has_id) {
+            notification(method, params);
+            return;
+        }
+        server_request(m["id"], method, std::move(params));
+    }
+
+    void notification(const std::string& method, const json& params) {
+        if (method == "notifications/progress") {
+            if (!params.is_object() || !params.contains("progressToken") || !params["progressToken"].is_number_integer()) return;
+            std::shared_ptr<pending> p;
+            {
+                std::lock_guard lock(mu_);
+                auto it = pending_.find(params["progressToken"].get<std::int64_t>());
+                if (it != pending_.end()) p = it->second;
+            }
+            if (!p) return;
+            {
+                std::lock_guard lock(p->mu);
+                p->last_activity = std::chrono::steady_clock::now();
+            }
+            p->cv.notify_all();
+            if (p->on_progress) {
+                const double done = params.contains("progress") && params["progress"].is_number() ? params["progress"].get<double>() : 0.0;
+                std::optional<double> total;
+                if (params.contains("total") && params["total"].is_number()) total = params["total"].get<double>();
+                const std::string msg = params.contains("message") && params["message"].is_string() ? params["message"].get<std::string>() : "";
+                try {
+                    p->on_progress(done, total, msg);
+                } catch (...) {  // host callbacks never throw into the library
+                }
+            }
+            return;
+        }
+        try {
+            if (method == "notifications/tools/list_changed" && o_.on_tools_changed) o_.on_tools_changed();
+            else if (method == "notifications/resources/list_changed" && o_.on_resources_changed) o_.on_resources_changed();
+            else if (method == "notifications/prompts/list_changed" && o_.on_prompts_changed) o_.on_prompts_changed();
+            else if (method == "notifications/resources/updated" && o_.on_resource_updated && params.contains("uri") && params["uri"].is_string())
+                o_.on_resource_updated(params["uri"].get<std::string>());
+            else if (method == "notifications/message" && o_.on_log) o_.on_log(params);
+        } catch (...) {
+        }
+        // notifications/cancelled for a server request: its worker answers anyway; nothing to stop
+    }
+
+    void answer(const json& id, result<json> r) {
+        json msg{{"jsonrpc", "2.0"}, {"id", id}};
+        if (r) msg["result"] = std::move(*r);
+        else {
+            const error& e = r.error();
+            int c = code::internal_error;
+            if (e.is(errc::tool_unknown) || e.is(errc::not_found)) c = code::method_not_found;
+            else if (e.is(errc::args_invalid)) c = code::invalid_params;
+            else if (e.is(errc::cancelled)) c = -1;  // the user declined (as MCP clients answer a refused sampling)
+            msg["error"] = json{{"code", c}, {"message", e.message}};
+        }
+        (void)t_->send(wire(msg));
+    }
+
+    void server_request(json id, std::string method, json params) {
+        if (method == "ping") {
+            answer(id, json::object());
+            return;
+        }
+        if (method == "roots/list") {
+            std::lock_guard lock(mu_);
+            if (!o_.roots_enabled && o_.roots.empty()) {
+                json msg{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code::method_not_found}, {"message", "roots are not offered"}}}};
+                (void)t_->send(wire(msg));
+                return;
+            }
+            json roots = json::array();
+            for (const auto& r : o_.roots) {
+                json one{{"uri", r.uri}};
+                if (!r.name.empty()) one["name"] = r.name;
+                roots.push_back(std::move(one));
+            }
+            json msg{{"jsonrpc", "2.0"}, {"id", id}, {"result", {{"roots", std::move(roots)}}}};
+            (void)t_->send(wire(msg));
+            return;
+        }
+        std::function<result<json>(const json&)> handler;
+        if (method == "sampling/createMessage") handler = o_.on_sampling;
+        else if (method == "elicitation/create") handler = o_.on_elicitation;
+        if (!handler) {
+            json msg{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code::method_not_found}, {"message", "the client does not offer " + method}}}};
+            (void)t_->send(wire(msg));
+            return;
+        }
+        // The host may take long (a model call, a user's answer): off the reader thread.
+        std::lock_guard lock(mu_);
+        if (closed_by_host_) return;
+        workers_.emplace_back([this, id = std::move(id), handler = std::move(handler), params = std::move(params)] {
+            result<json> r = fail(errc::internal, "the host's callback failed");
+            try {
+                r = handler(params);
+            } catch (const std::exception& ex) {
+                r = fail(errc::internal, std::string("the host's callback failed: ") + ex.what());
+            } catch (...) {
+            }
+            answer(id, std::move(r));
+        });
+    }
+
+    std::unique_ptr<client_transport> t_;
+    client_options o_;
+    mutable std::mutex mu_;
+    std::map<std::int64_t, std::shared_ptr<pending>> pending_;
+    std::int64_t next_id_ = 1;
+    bool closed_ = false;
+    bool closed_by_host_ = false;
+    std::atomic<bool> close_seen_{false};
+    std::optional<error> close_reason_;
+    std::vector<std::thread> workers_;
+    std::atomic<std::size_t> noise_{0};
+    std::string version_;
+    json server_caps_ = json::object();
+    json server_info_ = json::object();
+    std::string instructions_;
+};
+
+}  // namespace agentkit::mcp

@@ -1,0 +1,230 @@
+// agentkit-mcp-gateway in front of real MCP servers from npm (server-everything, -memory,
+// -filesystem, pinned in package.json and package-lock.json here), agentkit's own server, and
+// servers having a bad day (one that crashes on start, one that never answers, one that writes
+// noise to stdout and dies on request), driven by the official MCP TypeScript client.
+//
+//   AGENTKIT_MCP_GATEWAY=build/bin/agentkit-mcp-gateway AGENTKIT_TEST_MCP_SERVER=build/bin/agentkit_test_mcp_server \
+//   AGENTKIT_TEST_PYTHON=python3 node --test tests/mcp_gateway/
+//
+// Every test starts its own gateway; stdout must carry nothing but protocol (the client fails
+// on anything else), the gateway's own lines are read from its stderr.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const gatewayBin = process.env.AGENTKIT_MCP_GATEWAY;
+const agentkitServer = process.env.AGENTKIT_TEST_MCP_SERVER;
+const python = process.env.AGENTKIT_TEST_PYTHON || "python3";
+assert.ok(gatewayBin, "set AGENTKIT_MCP_GATEWAY to the agentkit-mcp-gateway binary");
+assert.ok(agentkitServer, "set AGENTKIT_TEST_MCP_SERVER to the agentkit_test_mcp_server binary");
+const fake = path.join(here, "..", "mcp", "fixtures", "fake_mcp_server.py");
+const pkg = (name) => path.join(here, "node_modules", "@modelcontextprotocol", name, "dist", "index.js");
+
+const work = fs.mkdtempSync(path.join(os.tmpdir(), "agentkit-gateway-"));
+fs.writeFileSync(path.join(work, "hello.txt"), "hello from the filesystem server\n");
+
+function config(extra = {}) {
+  return {
+    mcpServers: {
+      everything: { command: process.execPath, args: [pkg("server-everything"), "stdio"], description: "Test tools of every kind" },
+      memory: { command: process.execPath, args: [pkg("server-memory")], env: { MEMORY_FILE_PATH: path.join(work, "memory.jsonl") } },
+      filesystem: { command: process.execPath, args: [pkg("server-filesystem"), work] },
+      agentkit: { command: agentkitServer },
+      noisy: { command: python, args: [fake, "noise"] },
+      crashy: { command: python, args: [fake, "crash"], env: { SECRET_TOKEN: "do-not-print-me" } },
+      sleepy: { command: python, args: [fake, "hang"] },
+      flooder: { command: python, args: [fake, "flood"] },
+      ...extra,
+    },
+    frozen: ["everything_echo", "greet"],
+  };
+}
+
+async function gateway(mask, cfg = config()) {
+  const file = path.join(work, `config-${mask}-${Date.now()}.json`);
+  fs.writeFileSync(file, JSON.stringify(cfg));
+  const transport = new StdioClientTransport({
+    command: gatewayBin,
+    args: ["--config", file, "--mask", mask, "--start-wait", "3000", "--log-dir", work],
+    stderr: "pipe",
+  });
+  const lines = [];
+  const waiters = [];
+  transport.stderr.on("data", (d) => {
+    for (const l of d.toString().split("\n")) if (l) lines.push(l);
+    for (const w of [...waiters]) if (w.check()) waiters.splice(waiters.indexOf(w), 1);
+  });
+  const client = new Client({ name: "gateway-test", version: "1.0.0" });
+  const errors = [];
+  client.onerror = (e) => errors.push(e);
+  await client.connect(transport);
+  const changed = [];
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    for (const r of changed.splice(0)) r();
+  });
+  const g = {
+    client,
+    errors,
+    lines,
+    nextListChanged: () => new Promise((r) => changed.push(r)),
+    // resolves when the gateway's stderr has `count` lines matching `re`
+    stderrLines: (re, count) =>
+      new Promise((resolve) => {
+        const w = { check: () => lines.filter((l) => re.test(l)).length >= count && (resolve(), true) };
+        if (!w.check()) waiters.push(w);
+      }),
+    close: () => client.close(),
+  };
+  // the servers that work are up before the test looks (a loaded machine starts them slowly;
+  // the gateway serves meanwhile and announces them with list_changed)
+  for (const name of ["everything", "memory", "filesystem", "agentkit", "noisy", "flooder"])
+    if (cfg.mcpServers[name]) await g.stderrLines(new RegExp(`: ${name}: up`), 1);
+  return g;
+}
+
+const textOf = (r) => r.content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
+const names = async (client) => (await client.listTools()).tools.map((t) => t.name);
+
+test("--mask none: the union of the servers' tools, colliding names namespaced, bad servers left out", async () => {
+  const g = await gateway("none");
+  try {
+    const all = await names(g.client);
+    // two servers have "echo": both namespaced; unique names kept
+    assert.ok(all.includes("everything_echo"), all.join(","));
+    assert.ok(all.includes("noisy_echo"));
+    assert.ok(all.includes("flooder_echo"));
+    assert.ok(!all.includes("echo"));
+    for (const t of ["create_entities", "read_graph", "list_directory", "read_text_file", "greet", "get-sum"])
+      assert.ok(all.includes(t), `${t} in ${all.join(",")}`);
+    assert.ok(!all.some((n) => n.startsWith("crashy")));
+    assert.equal(new Set(all).size, all.length);
+
+    assert.match(textOf(await g.client.callTool({ name: "everything_echo", arguments: { message: "via gateway" } })), /via gateway/);
+    assert.equal(textOf(await g.client.callTool({ name: "greet", arguments: { name: "Ada" } })), "Hello, Ada!");
+    await g.client.callTool({ name: "create_entities", arguments: { entities: [{ name: "Ada", entityType: "person", observations: ["wrote programs"] }] } });
+    assert.match(textOf(await g.client.callTool({ name: "read_graph", arguments: {} })), /wrote programs/);
+    assert.match(textOf(await g.client.callTool({ name: "read_text_file", arguments: { path: path.join(work, "hello.txt") } })), /hello from the filesystem server/);
+    // arguments are checked against the server's schema at the gateway
+    const bad = await g.client.callTool({ name: "get-sum", arguments: { a: "one", b: 2 } });
+    assert.equal(bad.isError, true);
+    assert.match(textOf(bad), /args\.invalid/);
+    // a 40 MB answer fails that call alone, naming the server; the gateway goes on
+    const huge = await g.client.callTool({ name: "noisy_big", arguments: { bytes: 40 * 1024 * 1024 } });
+    assert.equal(huge.isError, true);
+    assert.match(textOf(huge), /budget\.exceeded/);
+    assert.match(textOf(huge), /noisy/);
+    // a server that floods notifications still answers, and so do the others
+    assert.equal(textOf(await g.client.callTool({ name: "flooder_echo", arguments: { message: "after the flood" } })), "after the flood");
+    assert.equal(textOf(await g.client.callTool({ name: "noisy_echo", arguments: { message: "still here" } })), "still here");
+    // the crashed server is named in the gateway's log, with its stderr, without its environment
+    await g.stderrLines(/crashy: .*exited with status 3/, 1);
+    assert.ok(g.lines.some((l) => /EXAMPLE_API_KEY is not set/.test(l)));
+    assert.ok(!g.lines.some((l) => l.includes("do-not-print-me")));
+    assert.deepEqual(g.errors, []);  // nothing but protocol on stdout
+  } finally {
+    await g.close();
+  }
+});
+
+test("a server that dies is restarted; meanwhile its tools say so and the others answer", async () => {
+  const g = await gateway("none");
+  try {
+    const died = await g.client.callTool({ name: "noisy_die", arguments: {} });
+    assert.equal(died.isError, true);
+    assert.match(textOf(died), /noisy/);
+    await g.stderrLines(/noisy: down/, 1);
+    // the others are not held up
+    assert.equal(textOf(await g.client.callTool({ name: "greet", arguments: { name: "Bo" } })), "Hello, Bo!");
+    await g.stderrLines(/: noisy: up/, 2);  // restarted
+    assert.equal(textOf(await g.client.callTool({ name: "noisy_echo", arguments: { message: "back" } })), "back");
+    assert.deepEqual(g.errors, []);
+  } finally {
+    await g.close();
+  }
+});
+
+test("--mask menu: a mode per server; entering one shows its tools (list_changed)", async () => {
+  const g = await gateway("menu");
+  try {
+    const start = await names(g.client);
+    assert.ok(start.includes("menu_enter"));
+    assert.ok(!start.includes("read_graph"));
+    const listed = textOf(await g.client.callTool({ name: "menu_list", arguments: {} }));
+    for (const mode of ["everything", "memory", "filesystem", "agentkit", "noisy"]) assert.match(listed, new RegExp(mode));
+    const changed = g.nextListChanged();
+    await g.client.callTool({ name: "menu_enter", arguments: { mode: "memory" } });
+    await changed;
+    const inMemory = await names(g.client);
+    assert.ok(inMemory.includes("read_graph"));
+    assert.ok(!inMemory.includes("list_directory"));
+    const hidden = await g.client.callTool({ name: "list_directory", arguments: { path: work } });
+    assert.equal(hidden.isError, true);
+    assert.match(textOf(hidden), /filesystem/);  // names the mode to enter
+  } finally {
+    await g.close();
+  }
+});
+
+test("--mask router: tool_search finds a tool, which becomes callable", async () => {
+  const g = await gateway("router");
+  try {
+    const start = await names(g.client);
+    assert.ok(start.includes("tool_search"));
+    assert.ok(!start.includes("create_entities"));
+    const found = textOf(await g.client.callTool({ name: "tool_search", arguments: { query: "create entities in the knowledge graph" } }));
+    assert.match(found, /create_entities/);
+    const after = await names(g.client);
+    assert.ok(after.includes("create_entities"), `${after.join(",")}\n${g.lines.join("\n")}\n${found}`);
+  } finally {
+    await g.close();
+  }
+});
+
+test("--mask frozen: only the configured tools; the rest answer capability.unsupported", async () => {
+  const g = await gateway("frozen");
+  try {
+    assert.deepEqual((await names(g.client)).sort(), ["everything_echo", "greet"]);
+    const r = await g.client.callTool({ name: "read_graph", arguments: {} });
+    assert.match(textOf(r), /capability\.unsupported/);
+  } finally {
+    await g.close();
+  }
+});
+
+test("--port: the same gateway over Streamable HTTP", async () => {
+  const { spawn } = await import("node:child_process");
+  const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+  const cfg = { mcpServers: { agentkit: { command: agentkitServer }, memory: config().mcpServers.memory } };
+  const file = path.join(work, "config-http.json");
+  fs.writeFileSync(file, JSON.stringify(cfg));
+  const child = spawn(gatewayBin, ["--config", file, "--mask", "none", "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stdout.on("data", (d) => (out += d));
+  try {
+    const url = await new Promise((resolve, reject) => {
+      let err = "";
+      child.stderr.on("data", (d) => {
+        err += d;
+        const m = err.match(/serving (http:\/\/\S+)/);
+        if (m) resolve(m[1]);
+      });
+      child.on("exit", (code) => reject(new Error(`the gateway exited (${code}): ${err}`)));
+    });
+    const client = new Client({ name: "gateway-http-test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    const all = await names(client);
+    assert.ok(all.includes("greet") && all.includes("read_graph"), all.join(","));
+    assert.equal(textOf(await client.callTool({ name: "greet", arguments: { name: "Http" } })), "Hello, Http!");
+    await client.close();
+    assert.equal(out, "");  // nothing on stdout in HTTP mode
+  } finally {
+    child.kill("SIGTERM");
+  }
+});

@@ -1,0 +1,147 @@
+// mcp::client over Streamable HTTP (net/mcp_client_http.hpp): against agentkit's own HTTP MCP
+// server on 127.0.0.1 (sessions, JSON and SSE answers, progress, a bearer token), and against a
+// small Python server that breaks an SSE answer before its response (Last-Event-ID resumption)
+// and ends a session (404).
+#include <agentkit/agentkit.hpp>
+#include <agentkit/net/mcp_client_http.hpp>
+#include <agentkit/net/mcp_http.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ak = agentkit;
+namespace mcp = agentkit::mcp;
+using ak::json;
+
+namespace {
+
+struct greet_args {
+    std::string name;
+    static constexpr auto agentkit_fields() { return ak::fields(AGENTKIT_FIELD(greet_args, name, "Who", ak::min_length(1))); }
+};
+
+const auto& test_tools() {
+    static const auto tools = ak::toolbox{
+        ak::tool<"greet">("Greet someone.", [](const greet_args& a) { return "Hello, " + a.name + "!"; }, ak::read_only),
+        ak::tool<"count">("Count to three with progress.",
+                          [](const ak::no_args&, ak::tool_context& ctx) {
+                              for (int i = 1; i <= 3; ++i) ctx.progress(i, 3, "step");
+                              return std::string("counted");
+                          }),
+    };
+    return tools;
+}
+
+mcp::http_server_endpoint endpoint(std::string url) {
+    mcp::http_server_endpoint ep;
+    ep.url = std::move(url);
+    return ep;
+}
+
+mcp::client_options named(std::string name) {
+    mcp::client_options o;
+    o.server_name = std::move(name);
+    return o;
+}
+
+}  // namespace
+
+TEST(McpClientHttp, AgentkitServerSessionJsonAndSse) {
+    mcp::server srv{mcp::backend_for(test_tools())};
+    mcp::http_options ho;
+    mcp::http_transport http{srv, ho};
+    ASSERT_TRUE(http.start());
+    auto t = std::make_unique<mcp::http_client_transport>(endpoint(http.url()));
+    auto* tp = t.get();
+    auto c = mcp::client::connect(std::move(t), named("local-http"));
+    ASSERT_TRUE(c) << c.error().to_text();
+    std::shared_ptr<mcp::client> sc(std::move(*c));
+    EXPECT_EQ(sc->protocol_version(), "2025-11-25");
+    EXPECT_EQ(tp->session_id().size(), 32u);
+    EXPECT_EQ(http.sessions(), 1u);
+    auto box = mcp::remote_tools(sc);
+    ASSERT_TRUE(box) << box.error().to_text();
+    EXPECT_EQ(box->names(), (std::vector<std::string>{"greet", "count"}));
+    auto hi = box->call("greet", {{"name", "Ada"}});
+    ASSERT_TRUE(hi) << hi.error().to_text();
+    EXPECT_EQ(hi->joined_text(), "Hello, Ada!");
+    int progress = 0;
+    ak::tool_context ctx;
+    ctx.on_progress = [&](double, std::optional<double>, std::string_view) { ++progress; };
+    auto counted = box->call("count", json::object(), ctx);  // progress first: an SSE answer
+    ASSERT_TRUE(counted) << counted.error().to_text();
+    EXPECT_EQ(counted->joined_text(), "counted");
+    EXPECT_EQ(progress, 3);
+    EXPECT_TRUE(sc->ping());
+    sc->close();  // DELETE ends the session
+    EXPECT_EQ(http.sessions(), 0u);
+}
+
+TEST(McpClientHttp, BearerTokenRequiredAndNeverShown) {
+    mcp::server srv{mcp::backend_for(test_tools())};
+    mcp::http_options ho;
+    ho.bearer_token = "s3cret-token-value";
+    mcp::http_transport http{srv, ho};
+    ASSERT_TRUE(http.start());
+    auto without = mcp::client::connect(std::make_unique<mcp::http_client_transport>(endpoint(http.url())), named("guarded"));
+    ASSERT_FALSE(without);
+    EXPECT_EQ(without.error().code, ak::errc::auth_required);
+    EXPECT_NE(without.error().message.find("guarded"), std::string::npos);
+    EXPECT_NE(without.error().hint.find("headers"), std::string::npos);
+    auto ep = endpoint(http.url());
+    ep.headers = {{"Authorization", "Bearer s3cret-token-value"}};
+    auto with = mcp::client::connect(std::make_unique<mcp::http_client_transport>(ep), named("guarded"));
+    ASSERT_TRUE(with) << with.error().to_text();
+    auto r = (*with)->call_tool("nope", json::object());
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().to_json().dump().find("s3cret"), std::string::npos);
+    EXPECT_EQ((*with)->transport().describe().find("s3cret"), std::string::npos);
+}
+
+TEST(McpClientHttp, UnreachableServerNamesItself) {
+    auto c = mcp::client::connect(std::make_unique<mcp::http_client_transport>(endpoint("http://127.0.0.1:1/mcp")), named("gone"));
+    ASSERT_FALSE(c);
+    EXPECT_EQ(c.error().code, ak::errc::transport_io);
+    EXPECT_NE(c.error().message.find("gone"), std::string::npos);
+    EXPECT_FALSE(c.error().hint.empty());
+    auto bad = mcp::client::connect(std::make_unique<mcp::http_client_transport>(endpoint("ftp://example.com/x")), named("ftp"));
+    ASSERT_FALSE(bad);
+    EXPECT_EQ(bad.error().code, ak::errc::request_invalid);
+}
+
+TEST(McpClientHttp, BrokenSseStreamIsResumedWithLastEventId) {
+    const std::string cmd = std::string(AGENTKIT_TEST_PYTHON) + " " + AGENTKIT_TEST_SSE_SERVER;
+    FILE* p = ::popen(cmd.c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    char line[64] = {};
+    ASSERT_NE(std::fgets(line, sizeof line, p), nullptr);
+    const std::string url = "http://127.0.0.1:" + std::string(line).substr(0, std::string(line).find('\n')) + "/mcp";
+    {
+        auto t = std::make_unique<mcp::http_client_transport>(endpoint(url));
+        auto* tp = t.get();
+        std::atomic<int> closes{0};
+        auto o = named("resume");
+        o.on_close = [&](const ak::error&) { ++closes; };
+        auto c = mcp::client::connect(std::move(t), o);
+        ASSERT_TRUE(c) << c.error().to_text();
+        EXPECT_EQ(tp->session_id(), "a1b2c3");
+        int progress = 0;
+        ak::tool_context ctx;
+        ctx.on_progress = [&](double, std::optional<double>, std::string_view) { ++progress; };
+        auto r = (*c)->call_tool("slow", json::object(), ctx);
+        ASSERT_TRUE(r) << r.error().to_text();
+        EXPECT_EQ(r->joined_text(), "resumed; versions 2025-11-25");  // MCP-Protocol-Version sent after initialize
+        EXPECT_EQ(progress, 1);
+        EXPECT_EQ(tp->resumptions(), 1u);
+        auto gone = (*c)->call_tool("expire", json::object());
+        ASSERT_FALSE(gone);
+        EXPECT_EQ(gone.error().code, ak::errc::transport_closed);
+        EXPECT_NE(gone.error().message.find("resume"), std::string::npos);
+        EXPECT_EQ(closes.load(), 1);
+    }  // close: DELETE stops the server
+    EXPECT_EQ(::pclose(p), 0);
+}
