@@ -52,9 +52,10 @@ echo "   $(clang++ --version 2>/dev/null | head -n1)"
 
 start_all=$(now)
 
-# The MCP client tests drive the servers through the official MCP TypeScript client, and the
-# conformance tests run the official MCP conformance kit (npm, pinned by each folder's lock).
-for dir in tests/mcp_client tests/conformance; do
+# The MCP client tests drive the servers through the official MCP TypeScript client, the
+# conformance tests run the official MCP conformance kit, and the gateway tests use real MCP servers
+# from npm (each folder pinned by its lock).
+for dir in tests/mcp_client tests/conformance tests/mcp_gateway; do
     if [[ -f $dir/package-lock.json && ! -d $dir/node_modules ]]; then
         echo "== npm ci ($dir)"
         (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) || echo "check.sh: npm ci failed in $dir; its tests will fail" >&2
