@@ -178,9 +178,11 @@ inline constexpr std::string_view tool_exception = "tool.exception";    ///< the
 inline constexpr std::string_view tool_failed = "tool.failed";          ///< the handler reported a failure
 inline constexpr std::string_view tool_timeout = "tool.timeout";        ///< the handler did not finish in time
 inline constexpr std::string_view tool_cancelled = "tool.cancelled";    ///< the call was cancelled
+inline constexpr std::string_view tool_name_taken = "tool.name_taken";  ///< a run-time toolbox already has a tool of that name
 inline constexpr std::string_view capability_unsupported = "capability.unsupported";  ///< deferred tool
 inline constexpr std::string_view request_invalid = "request.invalid";  ///< a malformed request envelope
 inline constexpr std::string_view client_capability_missing = "client.capability_missing";  ///< the caller lacks a capability the tool needs
+inline constexpr std::string_view auth_required = "auth.required";  ///< a remote server refused the credentials it got (HTTP 401/403): configure its token
 inline constexpr std::string_view input_required = "client.input_required";  ///< the call waits for the client's input (MCP 2026-07-28: an input_required result)
 // protocol and transport
 inline constexpr std::string_view protocol_error = "protocol.error";    ///< peer spoke malformed protocol
@@ -188,6 +190,7 @@ inline constexpr std::string_view transport_closed = "transport.closed";///< the
 inline constexpr std::string_view transport_io = "transport.io";        ///< an I/O error on the transport
 inline constexpr std::string_view timeout = "timeout";                  ///< an operation ran out of time
 inline constexpr std::string_view cancelled = "cancelled";              ///< the caller cancelled an operation (a stop token, cancel())
+inline constexpr std::string_view remote_error = "remote.error";        ///< a remote MCP server answered with a JSON-RPC error (details: server, code, data)
 inline constexpr std::string_view cdp_error = "cdp.error";              ///< the browser answered with an error
 // browser
 inline constexpr std::string_view browser_launch = "browser.launch";    ///< the browser could not be started
@@ -207,6 +210,12 @@ inline constexpr std::string_view provider_auth = "provider.auth";              
 inline constexpr std::string_view provider_invalid = "provider.invalid_request";    ///< HTTP 400/404/413/422
 inline constexpr std::string_view provider_error = "provider.error";                ///< HTTP 5xx, api_error, network
 inline constexpr std::string_view provider_malformed = "provider.malformed";        ///< a body we could not read
+// web search backends (search/)
+inline constexpr std::string_view search_unconfigured = "search.unconfigured";  ///< no search backend, or one without its key
+inline constexpr std::string_view search_auth = "search.auth";                  ///< HTTP 401/403 from a search backend: the key is wrong or lacks access
+inline constexpr std::string_view search_rate_limited = "search.rate_limited";  ///< HTTP 429 from a search backend, after its one bounded retry
+inline constexpr std::string_view search_failed = "search.failed";              ///< a search backend answered another error status (4xx, 5xx)
+inline constexpr std::string_view search_malformed = "search.malformed";        ///< a search backend's answer could not be read (not JSON, truncated, wrong shape)
 // general
 inline constexpr std::string_view internal = "internal";                ///< a bug in agentkit; please report
 }  // namespace errc
@@ -4732,6 +4741,10 @@ struct tab_state {
     std::set<std::string> scripts_stopped, console_paused;
     std::size_t oversized_console = 0;  // oversized console events since the action began
     bool leaving = false;               // a navigation away was asked for and has not committed
+    // This call found the page's main thread held by a dialog flood whose stop the renderer did
+    // not take: it tries no other read of the page, each would wait out its timeout. Cleared
+    // when the next call begins.
+    bool stuck = false;
     std::vector<std::string> flood_notes;  // said in the next result
     bool crashed = false;
     bool closed = false;
@@ -10070,8 +10083,11 @@ private:
     std::optional<error> crashed_during(const tab_ptr& t, bool wait = true);
 
     // A quick probe of the page's main thread: an endless script is stopped before a capture
-    // would wait for it.
-    void unstick(const tab_ptr& t);
+    // would wait for it. An error when the page did not answer and could not be stopped.
+    result<void> unstick(const tab_ptr& t);
+
+    // A call begins on tab `t`: what the previous call learned about a stuck page is forgotten.
+    void begin_call(const tab_ptr& t);
 
     result<page_snapshot> take_snapshot(const tab_ptr& t, const snapshot_options& so);
 
@@ -11083,6 +11099,7 @@ inline auto browser::select_tab(std::string_view id) -> result<action_result> {
         eng_->current = (*t)->id;
     }
     to_front(*t);
+    begin_call(*t);
     action_result r;
     r.action = "select tab " + (*t)->id;
     auto s = take_snapshot(*t, snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12});
@@ -11506,6 +11523,7 @@ inline auto browser::snapshot(std::optional<snapshot_options> o) -> result<page_
     if (!e) return fail(e.error());
     auto t = current_tab();
     if (!t) return fail(t.error());
+    begin_call(*t);
     snapshot_options so = o.value_or(snapshot_options{});
     if (!o) so.token_budget = opt_.snapshot_budget;
     auto s = take_snapshot(*t, so);
@@ -11521,6 +11539,8 @@ inline auto browser::readable(readable_options o) -> result<page_snapshot> {
     if (!e) return fail(e.error());
     auto t = current_tab();
     if (!t) return fail(t.error());
+    begin_call(*t);
+    if (auto u = unstick(*t); !u) return fail(u.error());
     auto cap = capture(*t, false);
     if (!cap && cap.error().is(errc::timeout) && stop_scripts(*t, {}, opt_.navigation_timeout)) cap = capture(*t, false);
     if (!cap) return fail(cap.error());
@@ -11680,20 +11700,43 @@ inline auto browser::crashed_during(const tab_ptr& t, bool wait) -> std::optiona
                  "The next call replaces it with a new blank tab; navigate again.");
 }
 
-inline auto browser::unstick(const tab_ptr& t) -> void {
+inline auto browser::unstick(const tab_ptr& t) -> result<void> {
+    auto stuck_error = [&] {
+        return error(errc::timeout,
+                     "the page did not answer within " + std::to_string(opt_.call_timeout.count()) +
+                         " ms: it keeps raising dialogs and its scripts could not be stopped",
+                     "Navigate elsewhere or close the tab; the next call tries the page again.");
+    };
+    {
+        std::lock_guard lock(eng_->mu);
+        if (t->stuck) return fail(stuck_error());  // found in this call already: each probe would wait again
+    }
     auto r = call(t->session, "Runtime.evaluate", json{{"expression", "1"}, {"returnByValue", true}}, opt_.call_timeout);
     if (!r && r.error().is(errc::timeout)) {
-        bool crashed = false;
         {
             std::lock_guard lock(eng_->mu);
-            crashed = t->crashed;
+            if (t->crashed) return {};  // the capture reports the crash
         }
-        if (!crashed) (void)stop_scripts(t, {}, opt_.call_timeout);
+        // A page flooding dialogs whose stop was lost answers nothing until the flood ends, which
+        // can be minutes; a long script that merely did not take the interrupt finishes, and the
+        // capture waits for it.
+        if (!stop_scripts(t, {}, opt_.call_timeout)) {
+            std::lock_guard lock(eng_->mu);
+            t->stuck = t->scripts_stopped.count(t->session) != 0;
+        }
     }
+    std::lock_guard lock(eng_->mu);
+    if (!t->stuck) return {};
+    return fail(stuck_error());
+}
+
+inline auto browser::begin_call(const tab_ptr& t) -> void {
+    std::lock_guard lock(eng_->mu);
+    t->stuck = false;
 }
 
 inline auto browser::take_snapshot(const tab_ptr& t, const snapshot_options& so) -> result<page_snapshot> {
-    unstick(t);
+    if (auto u = unstick(t); !u) return fail(u.error());
     {
         std::lock_guard lock(eng_->mu);
         if (t->crashed)
@@ -12432,6 +12475,7 @@ inline auto browser::finish_snapshot(result<page_snapshot> r) const -> result<pa
 template <class F>
 auto browser::act_locked(std::string what, tab_ptr t, F&& f, bool expect_navigation) -> result<action_result> {
     const auto t0 = clock::now();
+    begin_call(t);
     if (!t->has_last && !expect_navigation) {
         auto base = take_snapshot(t, snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12});
         if (!base && base.error().is(errc::browser_crashed)) return fail(base.error());
@@ -12795,6 +12839,9 @@ auto browser::on_current_tab(F&& f) -> result<std::invoke_result_t<F, detail::ta
     if (!e) return fail(e.error());
     auto t = current_tab();
     if (!t) return fail(t.error());
+    // the events that arrived before the last answer (a flood of console messages may trail the
+    // snapshot that saw the flood end) are counted before the tab's logs are read
+    (void)eng_->conn.sync_events();
     std::lock_guard lock(eng_->mu);
     return f(**t);
 }
@@ -13138,6 +13185,387 @@ inline auto browser::stop_recording() -> result<recording> {
 // agentkit/browser/tool_state.hpp — what the browser tools share: the browser, the artifact
 // store, the tools' options and the running totals of their calls.
 
+// ---- begin <agentkit/search/searcher.hpp> ----
+// agentkit/search/searcher.hpp — what a web search tool calls: the query checked
+// (check_query), an identical recent query answered from the cache, else the backend asked and
+// its answer kept. Empty (no backend): every search answers `search.unconfigured`.
+//
+//   agentkit::search::searcher s{backend, {.max_entries = 64, .max_age = std::chrono::seconds(120)}};
+//   auto r = s.search(q);     // result<results>; r->from_cache on a repeat
+
+// ---- begin <agentkit/search/backend.hpp> ----
+// agentkit/search/backend.hpp — the one concept every search backend meets, and any_backend,
+// which holds any of them (the four built in, over HTTP: http_backend.hpp; or the host's own).
+//
+//   // a host's own backend: anything with name() and search(query, stop_token)
+//   struct intranet_search {
+//       std::string_view name() const { return "intranet"; }
+//       agentkit::result<agentkit::search::results> search(const agentkit::search::query& q, std::stop_token) { ... }
+//   };
+//   agentkit::search::any_backend b{intranet_search{}};
+//   // or from a function
+//   auto f = agentkit::search::any_backend::from_function("intranet", [](const query& q, std::stop_token) { ... });
+
+// ---- begin <agentkit/search/query.hpp> ----
+// agentkit/search/query.hpp — what a web search asks and what it answers, whatever the backend:
+// a query (words, how many results, a site, a recency, a language and region, a page) and its
+// results (numbered hits with title, URL, date and snippet, and the backend's answer box or
+// knowledge-panel text when it has one). The one rule for a query's bounds is check_query().
+//
+//   agentkit::search::query q;
+//   q.text = "chromium headless flags";
+//   q.count = 5;                 // 1..20
+//   q.site = "chromium.org";     // optional: results from this site only
+//   q.recency = "month";         // optional: day, week, month or year
+//   if (auto ok = agentkit::search::check_query(q); !ok) { ok.error() is args.invalid }
+
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+/// Web search without a browser: the query and its results, backends behind one concept
+/// (SearXNG, Brave, Tavily, a Serper-format Google API, or the host's own), the bounded cache.
+namespace agentkit::search {
+
+inline constexpr int max_count = 20;                ///< the most results one query may ask for
+inline constexpr int max_page = 10;                 ///< the deepest results page a query may ask for
+inline constexpr std::size_t max_query_chars = 400; ///< the longest query text (backends refuse longer ones)
+/// The recencies a query may ask for ("" is any time).
+inline constexpr std::array<std::string_view, 4> recencies{"day", "week", "month", "year"};
+
+/// One search: what the web_search tool's arguments become.
+struct query {
+    std::string text;      ///< the words searched for (required)
+    int count = 10;        ///< results wanted, 1..max_count
+    std::string site;      ///< results from this site only ("example.com"); "" for any
+    std::string recency;   ///< "", "day", "week", "month" or "year"
+    std::string language;  ///< results in this language ("en", "de"); "" for the backend's default
+    std::string region;    ///< results for this country ("us", "de"); "" for the backend's default
+    int page = 1;          ///< the page of results, 1..max_page (page 2 is the results after the first `count`)
+};
+
+/// One result.
+struct hit {
+    std::string title;    ///< as the backend gives it
+    std::string url;      ///< the result's address (absolute)
+    std::string date{};     ///< when the page was published, when the backend knows ("" otherwise)
+    std::string snippet{};  ///< the backend's excerpt (whole; the tool clips it to a budget)
+};
+
+/// What a search answered.
+struct results {
+    std::string backend;          ///< the backend's name ("searxng", "brave", ...)
+    std::vector<hit> hits;        ///< in the backend's order, at most the query's count
+    std::string answer;           ///< an answer box or knowledge-panel text ("" when none)
+    std::string answer_source;    ///< where the answer comes from (a title or URL; "" when unknown)
+    bool from_cache = false;      ///< served from the cache, not the backend
+    std::vector<std::string> notes;  ///< what the backend could not honour ("tavily has no language filter: ignored")
+};
+
+/// The query's bounds, checked once for every backend: text not blank and at most
+/// max_query_chars, count 1..max_count, page 1..max_page, recency one of `recencies`, a site
+/// that is a host name (no scheme, no path, no spaces), language and region codes of 2 to 8
+/// letters (a dash allowed: "en-US"). Every problem is named in one `args.invalid` error.
+[[nodiscard]] inline result<void> check_query(const query& q) {
+    std::vector<std::string> problems;
+    bool blank = true;
+    for (char c : q.text)
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\r') blank = false;
+    if (blank) problems.emplace_back("/query: must not be empty");
+    if (q.text.size() > max_query_chars)
+        problems.push_back("/query: at most " + std::to_string(max_query_chars) + " characters (got " + std::to_string(q.text.size()) + ")");
+    if (q.count < 1 || q.count > max_count) problems.push_back("/count: must be 1 to " + std::to_string(max_count));
+    if (q.page < 1 || q.page > max_page) problems.push_back("/page: must be 1 to " + std::to_string(max_page));
+    if (!q.recency.empty()) {
+        bool known = false;
+        for (auto r : recencies) known = known || q.recency == r;
+        if (!known) problems.emplace_back("/recency: must be one of: day, week, month, year");
+    }
+    if (!q.site.empty()) {
+        bool ok = q.site.size() <= 253;
+        for (char c : q.site)
+            ok = ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-');
+        if (!ok) problems.emplace_back("/site: a host name such as example.com (no scheme, path or spaces)");
+    }
+    auto code_ok = [](const std::string& s) {
+        if (s.empty()) return true;
+        if (s.size() < 2 || s.size() > 8) return false;
+        for (char c : s)
+            if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-')) return false;
+        return true;
+    };
+    if (!code_ok(q.language)) problems.emplace_back("/language: a language code such as en or de");
+    if (!code_ok(q.region)) problems.emplace_back("/region: a country code such as us or de");
+    if (problems.empty()) return {};
+    std::string msg = "web_search: " + std::to_string(problems.size()) + (problems.size() == 1 ? " problem" : " problems") +
+                      " in arguments: " + join(problems, "; ");
+    return fail(errc::args_invalid, std::move(msg), "Fix every listed argument and search again.", json{{"problems", problems}});
+}
+
+/// The words a backend without a site parameter is sent: `site:HOST words` when a site is asked
+/// for (the operator SearXNG's engines, Google and Brave read), else the words.
+[[nodiscard]] inline std::string text_with_site(const query& q) {
+    return q.site.empty() ? q.text : "site:" + q.site + " " + q.text;
+}
+
+/// The identity of a query for the cache: every field, case of the words kept.
+[[nodiscard]] inline std::string cache_key(const query& q) {
+    std::string k;
+    for (const std::string* s : {&q.text, &q.site, &q.recency, &q.language, &q.region}) {
+        k += std::to_string(s->size());
+        k += ':';
+        k += *s;
+    }
+    k += '#' + std::to_string(q.count) + '#' + std::to_string(q.page);
+    return k;
+}
+
+}  // namespace agentkit::search
+// ---- end <agentkit/search/query.hpp> ----
+
+#include <concepts>
+#include <functional>
+#include <memory>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+namespace agentkit::search {
+
+/// A search backend: a name and a search that answers results or a structured error (never
+/// throws; a requested stop token ends a search in flight with `cancelled`).
+template <class B>
+concept backend = requires(B& b, const B& cb, const query& q, std::stop_token stop) {
+    { cb.name() } -> std::convertible_to<std::string_view>;
+    { b.search(q, stop) } -> std::same_as<result<results>>;
+};
+
+/// Any backend, by value (copies share the backend). Empty when default-constructed: its
+/// search answers `search.unconfigured`.
+class any_backend {
+public:
+    any_backend() = default;
+    /// Hold backend `b` (moved in; shared by copies of this any_backend).
+    template <class B>
+        requires(backend<std::decay_t<B>> && !std::is_same_v<std::decay_t<B>, any_backend>)
+    any_backend(B&& b)  // NOLINT(google-explicit-constructor): any backend converts
+        : impl_(std::make_shared<model<std::decay_t<B>>>(std::forward<B>(b))) {}
+
+    /// A backend named `name` whose search is `f` (a host's own, in one line).
+    [[nodiscard]] static any_backend from_function(std::string name, std::function<result<results>(const query&, std::stop_token)> f) {
+        return any_backend(function_backend{std::move(name), std::move(f)});
+    }
+
+    /// True when a backend is held.
+    [[nodiscard]] explicit operator bool() const noexcept { return impl_ != nullptr; }
+    /// The held backend's name ("" when empty).
+    [[nodiscard]] std::string_view name() const noexcept { return impl_ ? impl_->name() : std::string_view{}; }
+    /// Search with the held backend; `search.unconfigured` when empty; a backend that throws
+    /// answers `internal` (nothing leaves as an exception).
+    [[nodiscard]] result<results> search(const query& q, std::stop_token stop = {}) {
+        if (!impl_)
+            return fail(errc::search_unconfigured, "web search has no backend configured",
+                        "Configure one: agentkit-browser-mcp --search searxng --search-url URL, or --search brave|tavily|serper "
+                        "with the key in BRAVE_API_KEY, TAVILY_API_KEY or SERPER_API_KEY.");
+        try {
+            return impl_->search(q, std::move(stop));
+        } catch (const std::exception& e) {
+            return fail(errc::internal, std::string(impl_->name()) + ": the search backend threw: " + e.what());
+        } catch (...) {
+            return fail(errc::internal, std::string(impl_->name()) + ": the search backend threw");
+        }
+    }
+
+private:
+    struct function_backend {
+        std::string label;
+        std::function<result<results>(const query&, std::stop_token)> f;
+        [[nodiscard]] std::string_view name() const { return label; }
+        result<results> search(const query& q, std::stop_token stop) {
+            if (!f) return fail(errc::search_unconfigured, label + ": the search function is empty");
+            return f(q, std::move(stop));
+        }
+    };
+    struct concept_t {
+        virtual ~concept_t() = default;
+        [[nodiscard]] virtual std::string_view name() const = 0;
+        virtual result<results> search(const query& q, std::stop_token stop) = 0;
+    };
+    template <class B>
+    struct model final : concept_t {
+        explicit model(B b) : held(std::move(b)) {}
+        [[nodiscard]] std::string_view name() const override { return held.name(); }
+        result<results> search(const query& q, std::stop_token stop) override { return held.search(q, std::move(stop)); }
+        B held;
+    };
+    std::shared_ptr<concept_t> impl_;
+};
+
+static_assert(backend<any_backend>);
+
+}  // namespace agentkit::search
+// ---- end <agentkit/search/backend.hpp> ----
+// ---- begin <agentkit/search/cache.hpp> ----
+// agentkit/search/cache.hpp — a small cache of recent searches: an identical query within a
+// short window is answered from it, without a request. Bounded in entries and in age (the
+// least recently used entry goes first); thread-safe.
+//
+//   agentkit::search::cache c{{.max_entries = 64, .max_age = std::chrono::seconds(120)}};
+//   if (auto hit = c.get(q)) return *hit;    // results::from_cache is true
+//   c.put(q, fresh);
+
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <list>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+namespace agentkit::search {
+
+/// The cache's bounds.
+struct cache_options {
+    std::size_t max_entries = 64;               ///< queries kept (0: no cache)
+    std::chrono::milliseconds max_age{120000};  ///< an entry older than this is not used (0: no cache)
+    /// The clock (a test moves it; default: steady_clock::now).
+    std::function<std::chrono::steady_clock::time_point()> now;
+};
+
+/// Recent results by query (search::cache_key).
+class cache {
+public:
+    /// A cache with these bounds.
+    explicit cache(cache_options o = {}) : o_(std::move(o)) {}
+
+    /// The results of an identical query stored less than max_age ago (from_cache set), or nothing.
+    [[nodiscard]] std::optional<results> get(const query& q) {
+        if (!enabled()) return std::nullopt;
+        std::lock_guard lock(mu_);
+        auto it = index_.find(cache_key(q));
+        if (it == index_.end()) return std::nullopt;
+        if (now() - it->second->stored > o_.max_age) {
+            order_.erase(it->second);
+            index_.erase(it);
+            return std::nullopt;
+        }
+        order_.splice(order_.begin(), order_, it->second);  // most recently used first
+        results r = it->second->value;
+        r.from_cache = true;
+        return r;
+    }
+
+    /// Store the results of `q` (the least recently used entry makes room).
+    void put(const query& q, results r) {
+        if (!enabled()) return;
+        std::lock_guard lock(mu_);
+        std::string key = cache_key(q);
+        if (auto it = index_.find(key); it != index_.end()) {
+            order_.erase(it->second);
+            index_.erase(it);
+        }
+        r.from_cache = false;
+        order_.push_front(entry{key, std::move(r), now()});
+        index_.emplace(std::move(key), order_.begin());
+        while (order_.size() > o_.max_entries) {
+            index_.erase(order_.back().key);
+            order_.pop_back();
+        }
+    }
+
+    /// Entries held now (expired ones included until looked up or pushed out).
+    [[nodiscard]] std::size_t size() const {
+        std::lock_guard lock(mu_);
+        return order_.size();
+    }
+
+    /// Forget every entry.
+    void clear() {
+        std::lock_guard lock(mu_);
+        order_.clear();
+        index_.clear();
+    }
+
+private:
+    struct entry {
+        std::string key;
+        results value;
+        std::chrono::steady_clock::time_point stored;
+    };
+    [[nodiscard]] bool enabled() const noexcept { return o_.max_entries > 0 && o_.max_age.count() > 0; }
+    [[nodiscard]] std::chrono::steady_clock::time_point now() const { return o_.now ? o_.now() : std::chrono::steady_clock::now(); }
+
+    cache_options o_;
+    mutable std::mutex mu_;
+    std::list<entry> order_;
+    std::unordered_map<std::string, std::list<entry>::iterator> index_;
+};
+
+}  // namespace agentkit::search
+// ---- end <agentkit/search/cache.hpp> ----
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stop_token>
+#include <string_view>
+#include <utility>
+
+namespace agentkit::search {
+
+/// A backend with its cache.
+class searcher {
+public:
+    /// No backend: searches answer `search.unconfigured`.
+    searcher() = default;
+    /// Search with `b`, caching answers within `c`'s bounds.
+    explicit searcher(any_backend b, cache_options c = {}) : backend_(std::move(b)), cache_(std::make_unique<cache>(std::move(c))) {}
+
+    /// True when a backend is configured.
+    [[nodiscard]] bool configured() const noexcept { return static_cast<bool>(backend_); }
+    /// The backend's name ("" when none).
+    [[nodiscard]] std::string_view backend_name() const noexcept { return backend_.name(); }
+
+    /// Check `q`, answer it from the cache or the backend (at most q.count hits).
+    [[nodiscard]] result<results> search(const query& q, std::stop_token stop = {}) {
+        if (auto ok = check_query(q); !ok) return fail(ok.error());
+        if (cache_)
+            if (auto hit = cache_->get(q)) {
+                cache_hits_.fetch_add(1);
+                return std::move(*hit);
+            }
+        auto r = backend_.search(q, std::move(stop));
+        if (!r) return r;
+        backend_calls_.fetch_add(1);
+        if (r->hits.size() > static_cast<std::size_t>(q.count)) r->hits.resize(static_cast<std::size_t>(q.count));
+        if (r->backend.empty()) r->backend = std::string(backend_.name());
+        if (cache_) cache_->put(q, *r);
+        return r;
+    }
+
+    /// Searches answered by the backend (successfully) so far.
+    [[nodiscard]] std::uint64_t backend_calls() const noexcept { return backend_calls_.load(); }
+    /// Searches answered from the cache so far.
+    [[nodiscard]] std::uint64_t cache_hits() const noexcept { return cache_hits_.load(); }
+
+private:
+    any_backend backend_;
+    std::unique_ptr<cache> cache_;
+    std::atomic<std::uint64_t> backend_calls_{0};
+    std::atomic<std::uint64_t> cache_hits_{0};
+};
+
+}  // namespace agentkit::search
+// ---- end <agentkit/search/searcher.hpp> ----
 
 #include <cstddef>
 #include <cstdint>
@@ -13181,6 +13609,9 @@ struct tool_state {
     session_store& store;     ///< where cut text and screenshots go
     tools_options options{};  ///< the tools' options
     token_counter tokens{};   ///< estimates the tokens of results
+    /// web_search's backend and cache (the host's, outliving the state; nullptr: web_search
+    /// answers `search.unconfigured`).
+    search::searcher* searcher = nullptr;
 
     /// Sums of the calls' metrics.
     struct totals {
@@ -13216,6 +13647,965 @@ struct tool_state {
 
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/tool_state.hpp> ----
+// ---- begin <agentkit/search/config.hpp> ----
+// agentkit/search/config.hpp — choosing a backend by configuration: a name (searxng, brave,
+// tavily, serper), an optional URL, and the key read from the backend's environment variable.
+// agentkit-browser-mcp's --search and --search-url end here; so can any host's options.
+//
+//   agentkit::search::settings s;
+//   s.backend = "brave";                       // --search
+//   agentkit::net::http_client http;           // must outlive the backend
+//   auto b = agentkit::search::make_backend(s, http);   // the key from BRAVE_API_KEY
+//   if (!b) { b.error(): an unknown name, a missing URL or key (named, never shown) }
+//   agentkit::search::searcher searcher{*b, s.cache};
+
+// ---- begin <agentkit/core/http.hpp> ----
+// agentkit/core/http.hpp — HTTP messages as plain values: one request out, one response in,
+// the Retry-After rule, a URL as messages may show it, and `http_client_like`, the concept of a
+// client that turns the one into the other. No transport here: net/http_client.hpp is the
+// libcurl client (CMake target agentkit::curl) and satisfies the concept; a test or a host can
+// plug any other (a fake, a proxy-aware client) into what is built on the concept (the search
+// backends, search/http_backend.hpp).
+//
+//   agentkit::net::client_request rq;
+//   rq.url = "https://api.example.com/v1/things?q=1";
+//   agentkit::net::redact_url(rq.url);              // "https://api.example.com/v1/things?..."
+//   agentkit::net::parse_retry_after("120");        // 120 (seconds)
+
+
+#include <chrono>
+#include <concepts>
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace agentkit::net {
+
+/// One outgoing request.
+struct client_request {
+    std::string method = "GET";  ///< GET, POST, PUT, DELETE, PATCH, HEAD, ...
+    std::string url;             ///< http:// or https:// only
+    std::vector<std::pair<std::string, std::string>> headers;  ///< sent as given (never logged)
+    std::string body;            ///< sent when not empty (and always with POST)
+    std::chrono::milliseconds timeout{0};              ///< the whole exchange; 0: no limit
+    std::chrono::milliseconds connect_timeout{10000};  ///< connecting (and TLS); 0: curl's default
+    std::chrono::seconds stall_timeout{0};             ///< fail when no byte arrives for this long; 0: no limit
+    std::size_t max_response_bytes = std::size_t{64} << 20U;  ///< of a collected body (not a streamed one)
+    long max_redirects = 0;      ///< redirects followed (0: a 3xx is the response)
+};
+
+/// The response: status and headers of the final response, and the body when it was collected.
+struct client_response {
+    int status = 0;               ///< the final response's HTTP status (any status, 404 included)
+    std::vector<std::pair<std::string, std::string>> headers;  ///< names in lower case, in order
+    std::string body;             ///< empty when the body went to a body_sink
+    std::size_t body_bytes = 0;   ///< bytes of body received (collected or streamed)
+
+    /// The first value of header `name` (any case), "" when absent.
+    [[nodiscard]] std::string header(std::string_view name) const {
+        for (const auto& [k, v] : headers)
+            if (iequals_ascii(k, name)) return v;
+        return {};
+    }
+    /// True for a 2xx status.
+    [[nodiscard]] bool ok() const noexcept { return status >= 200 && status < 300; }
+};
+
+/// Where a streamed body goes: called on the thread that called perform(), with the response's
+/// status and headers (`head`) and each piece of the body as it arrives. Return false to stop
+/// the transfer (perform() then fails with `cancelled`, details.by "body_sink"). Must not throw
+/// (an exception stops the transfer too, as an `internal` error).
+using body_sink = std::function<bool(const client_response& head, std::string_view piece)>;
+
+/// The seconds a Retry-After header value asks for: delay-seconds ("120", "1.5") or an HTTP
+/// date (IMF-fixdate "Sun, 06 Nov 1994 08:49:37 GMT", RFC 850, asctime) relative to `now`.
+/// A date in the past gives 0; a value that is neither gives nullopt.
+[[nodiscard]] inline std::optional<double> parse_retry_after(
+    std::string_view value, std::chrono::system_clock::time_point now = std::chrono::system_clock::now()) {
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+    while (!value.empty() && (value.back() == ' ' || value.back() == '\t' || value.back() == '\r')) value.remove_suffix(1);
+    if (value.empty()) return std::nullopt;
+    if (value.front() >= '0' && value.front() <= '9') {
+        double secs = 0;
+        double scale = 0;  // 0: before the point
+        for (char c : value) {
+            if (c == '.' && scale == 0) {
+                scale = 0.1;
+            } else if (c >= '0' && c <= '9') {
+                if (scale == 0) {
+                    secs = secs * 10 + (c - '0');
+                } else {
+                    secs += (c - '0') * scale;
+                    scale /= 10;
+                }
+            } else {
+                return std::nullopt;
+            }
+            if (secs > 1e9) return std::nullopt;
+        }
+        return secs;
+    }
+    // An HTTP date: split into tokens at spaces, commas and dashes.
+    std::vector<std::string_view> tokens;
+    std::size_t start = 0;
+    for (std::size_t i = 0; i <= value.size(); ++i) {
+        if (i == value.size() || value[i] == ' ' || value[i] == ',' || value[i] == '-') {
+            if (i > start) tokens.push_back(value.substr(start, i - start));
+            start = i + 1;
+        }
+    }
+    static constexpr std::string_view months[] = {"jan", "feb", "mar", "apr", "may", "jun",
+                                                  "jul", "aug", "sep", "oct", "nov", "dec"};
+    int month = 0;
+    int hh = -1;
+    int mi = -1;
+    int ss = -1;
+    std::vector<long> numbers;  // day and year, in the order written
+    auto number = [](std::string_view t) -> std::optional<long> {
+        if (t.empty() || t.size() > 4) return std::nullopt;
+        long v = 0;
+        for (char c : t) {
+            if (c < '0' || c > '9') return std::nullopt;
+            v = v * 10 + (c - '0');
+        }
+        return v;
+    };
+    for (auto t : tokens) {
+        if (t.find(':') != std::string_view::npos) {
+            if (t.size() != 8 || t[2] != ':' || t[5] != ':') return std::nullopt;
+            auto h = number(t.substr(0, 2));
+            auto m = number(t.substr(3, 2));
+            auto s = number(t.substr(6, 2));
+            if (!h || !m || !s || *h > 23 || *m > 59 || *s > 60) return std::nullopt;
+            hh = static_cast<int>(*h);
+            mi = static_cast<int>(*m);
+            ss = static_cast<int>(*s);
+        } else if (auto n = number(t)) {
+            numbers.push_back(*n);
+        } else if (t.size() == 3 && month == 0) {
+            const std::string lower = ascii_lower(t);
+            for (int k = 0; k < 12; ++k)
+                if (lower == months[k]) month = k + 1;
+            // a weekday (Sun, Mon, ...) matches no month and is ignored
+        }
+        // "GMT", long weekday names: ignored
+    }
+    if (month == 0 || hh < 0 || numbers.size() != 2) return std::nullopt;
+    long day = numbers[0];
+    long year = numbers[1];
+    if (year < 100) year += year < 70 ? 2000 : 1900;  // RFC 850's two-digit years
+    if (day < 1 || day > 31 || year < 1970 || year > 9999) return std::nullopt;
+    using namespace std::chrono;
+    const year_month_day ymd{std::chrono::year{static_cast<int>(year)}, std::chrono::month{static_cast<unsigned>(month)},
+                             std::chrono::day{static_cast<unsigned>(day)}};
+    if (!ymd.ok()) return std::nullopt;
+    const auto when = sys_days{ymd} + hours{hh} + minutes{mi} + seconds{ss};
+    const double secs = duration<double>(when - now).count();
+    return secs > 0 ? secs : 0.0;
+}
+
+/// `url` as error messages and logs show it: scheme, host, port and path; credentials
+/// (user:password@) and the query (which may hold a key) left out ("?..." marks a query).
+[[nodiscard]] inline std::string redact_url(std::string_view url) {
+    const auto u = parse_url(url);
+    if (!u || !u->has_authority) return "(an unreadable URL)";
+    std::string out = u->scheme + "://" + u->host_text();
+    if (u->explicit_port) out += ":" + std::to_string(u->port);
+    out += u->path;
+    if (u->has_query) out += "?...";
+    return out;
+}
+
+/// `s` encoded for a URL's query or a form body (application/x-www-form-urlencoded): letters,
+/// digits and `-._~` stay, a space is `+`, every other byte is `%XX`.
+[[nodiscard]] inline std::string form_encode(std::string_view s) {
+    static constexpr char hex[] = "0123456789ABCDEF";
+    std::string out;
+    out.reserve(s.size() + s.size() / 2);
+    for (char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
+            c == '~') {
+            out += ch;
+        } else if (c == ' ') {
+            out += '+';
+        } else {
+            out += '%';
+            out += hex[c >> 4U];
+            out += hex[c & 15U];
+        }
+    }
+    return out;
+}
+
+/// A client that sends one request and returns its response (any status) or a transport error
+/// (`request.invalid`, `transport.io`, `timeout`, `cancelled`), as net::http_client does.
+template <class C>
+concept http_client_like = requires(C& c, const client_request& rq) {
+    { c.perform(rq) } -> std::same_as<result<client_response>>;
+};
+
+}  // namespace agentkit::net
+// ---- end <agentkit/core/http.hpp> ----
+// ---- begin <agentkit/search/brave.hpp> ----
+// agentkit/search/brave.hpp — the Brave Search API (web search endpoint; key in BRAVE_API_KEY).
+//
+// Request: GET https://api.search.brave.com/res/v1/web/search?q=…&count=N&offset=P
+// [&freshness=pd|pw|pm|py][&search_lang=xx][&country=XX] with the headers
+// `Accept: application/json` and `X-Subscription-Token: <key>`. Brave's `offset` counts pages
+// (0..9), so page N is offset N-1. A site is asked for with the `site:` operator.
+// Answer: `web.results[]` {title, url, description, page_age or age}; the description marks the
+// query's words with <strong>, removed here. `infobox.results[0]` (title, long_desc or
+// description) is the answer when present.
+
+// ---- begin <agentkit/search/adapter.hpp> ----
+// agentkit/search/adapter.hpp — what a backend's wire format is to agentkit: an adapter that
+// writes the HTTP request for a query (build) and reads the service's answer into results
+// (parse), with its name, the environment variable of its key and its default URL. The four
+// adapters (searxng.hpp, brave.hpp, tavily.hpp, serper.hpp) are small because the rest is shared:
+// http_backend.hpp sends the request and maps statuses to errors, and the helpers here read a
+// body without ever crashing on one (a body that is not JSON, is cut short or has the wrong
+// shape is a `search.malformed` error naming the backend and what was wrong).
+//
+//   struct my_wire {
+//       static constexpr std::string_view name = "mine", key_env = "MINE_KEY", default_url = "https://...";
+//       static net::client_request build(const query& q, const endpoint& e);
+//       static result<results> parse(std::string_view body, const query& q);
+//   };
+//   static_assert(agentkit::search::wire_adapter<my_wire>);
+
+
+#include <cctype>
+#include <concepts>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace agentkit::search {
+
+/// Where a backend is and how it is authenticated.
+struct endpoint {
+    std::string url;  ///< the service's search URL (an adapter's default_url unless configured)
+    std::string key;  ///< the API key ("" for a backend without one); sent in a header, never shown
+};
+
+/// A backend's wire format: a name, the environment variable its key is read from ("" when it
+/// needs none), the URL used when none is configured ("" when it must be configured), the
+/// request for a query and the reading of an answer's body (a 2xx one; http_backend handles the
+/// other statuses).
+template <class A>
+concept wire_adapter = requires(const query& q, const endpoint& e, std::string_view body) {
+    { A::name } -> std::convertible_to<std::string_view>;
+    { A::key_env } -> std::convertible_to<std::string_view>;
+    { A::default_url } -> std::convertible_to<std::string_view>;
+    { A::build(q, e) } -> std::same_as<net::client_request>;
+    { A::parse(body, q) } -> std::same_as<result<results>>;
+};
+
+namespace detail {
+
+/// A JSON reader that only notes where the text stops being JSON (no value is built).
+struct error_position : nlohmann::json_sax<json> {
+    std::size_t byte = 0;  ///< where parsing failed (the text's size: it ended early)
+    bool null() override { return true; }
+    bool boolean(bool) override { return true; }
+    bool number_integer(number_integer_t) override { return true; }
+    bool number_unsigned(number_unsigned_t) override { return true; }
+    bool number_float(number_float_t, const string_t&) override { return true; }
+    bool string(string_t&) override { return true; }
+    bool binary(binary_t&) override { return true; }
+    bool start_object(std::size_t) override { return true; }
+    bool key(string_t&) override { return true; }
+    bool end_object() override { return true; }
+    bool start_array(std::size_t) override { return true; }
+    bool end_array() override { return true; }
+    bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception&) override {
+        byte = position;
+        return false;
+    }
+};
+
+}  // namespace detail
+
+/// The `search.malformed` error of backend `backend`: `what` was wrong with its answer.
+[[nodiscard]] inline error malformed_answer(std::string_view backend, std::string what) {
+    return error(errc::search_malformed, std::string(backend) + ": the search backend's answer could not be read: " + std::move(what),
+                 "Search again; if it keeps failing, the backend (or the --search-url) does not speak this backend's API.",
+                 json{{"backend", backend}});
+}
+
+/// The body as a JSON object, or `search.malformed`: not JSON (saying where it stops: a body cut
+/// short is named as such), or JSON that is not an object. Never throws.
+[[nodiscard]] inline result<json> read_object(std::string_view backend, std::string_view body) {
+    if (body.empty()) return fail(malformed_answer(backend, "the body is empty"));
+    json j = json::parse(body.begin(), body.end(), nullptr, false);
+    if (j.is_discarded()) {
+        // tell a truncated body (valid up to its end) from one that is not JSON at all
+        detail::error_position where;
+        (void)json::sax_parse(body.begin(), body.end(), &where, json::input_format_t::json, false);
+        const bool truncated = where.byte >= body.size();
+        return fail(malformed_answer(backend, truncated ? "the JSON ends early (a truncated answer of " + std::to_string(body.size()) + " bytes)"
+                                                        : "the body is not JSON"));
+    }
+    if (!j.is_object()) return fail(malformed_answer(backend, "the JSON is not an object"));
+    return j;
+}
+
+/// The string member `key` of object `o`, "" when absent, null or not a string (numbers are
+/// written out).
+[[nodiscard]] inline std::string text_of(const json& o, std::string_view key) {
+    if (!o.is_object()) return {};
+    auto it = o.find(std::string(key));
+    if (it == o.end()) return {};
+    if (it->is_string()) return it->get<std::string>();
+    if (it->is_number()) return it->dump();
+    return {};
+}
+
+/// `s` as plain text: HTML tags removed (some backends mark the query's words with <strong>),
+/// the common entities decoded (&amp; &lt; &gt; &quot; &#39; &#x27; &nbsp;), runs of white space
+/// made one space.
+[[nodiscard]] inline std::string plain_text(std::string_view s) {
+    static constexpr std::pair<std::string_view, std::string_view> entities[] = {
+        {"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&#39;", "'"}, {"&#x27;", "'"}, {"&nbsp;", " "}};
+    std::string out;
+    out.reserve(s.size());
+    for (std::size_t i = 0; i < s.size();) {
+        const char c = s[i];
+        if (c == '<') {
+            const std::size_t end = s.find('>', i);
+            const bool tag = end != std::string_view::npos && end > i + 1 &&
+                             (std::isalpha(static_cast<unsigned char>(s[i + 1])) != 0 || s[i + 1] == '/');
+            if (tag) {
+                i = end + 1;
+                continue;
+            }
+        } else if (c == '&') {
+            bool decoded = false;
+            for (const auto& [from, to] : entities)
+                if (s.substr(i, from.size()) == from) {
+                    out += to;
+                    i += from.size();
+                    decoded = true;
+                    break;
+                }
+            if (decoded) continue;
+        }
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+            if (!out.empty() && out.back() != ' ') out += ' ';
+            ++i;
+            continue;
+        }
+        out += c;
+        ++i;
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out;
+}
+
+/// The array member `key` of `o`: nullptr when absent or null; `search.malformed` when present
+/// but not an array (a wrong shape is said, not taken for "no results").
+[[nodiscard]] inline result<const json*> array_of(std::string_view backend, const json& o, std::string_view key) {
+    auto it = o.find(std::string(key));
+    if (it == o.end() || it->is_null()) return static_cast<const json*>(nullptr);
+    if (!it->is_array()) return fail(malformed_answer(backend, "\"" + std::string(key) + "\" is not a list"));
+    return &*it;
+}
+
+/// Append the hit read from result object `r` (its title, URL, date and snippet under the
+/// given member names) when it has an http(s) URL; entries that are not objects or have no
+/// usable URL are skipped (a backend's odd entry does not spoil the rest). Stops at the query's
+/// count.
+inline void add_hit(results& out, const query& q, const json& r, std::string_view title_key, std::string_view url_key,
+                    std::string_view date_key, std::string_view snippet_key) {
+    if (!r.is_object() || out.hits.size() >= static_cast<std::size_t>(q.count)) return;
+    hit h;
+    h.url = text_of(r, url_key);
+    if (h.url.rfind("http://", 0) != 0 && h.url.rfind("https://", 0) != 0) return;
+    h.title = plain_text(text_of(r, title_key));
+    if (h.title.empty()) h.title = h.url;
+    if (!date_key.empty()) h.date = text_of(r, date_key);
+    h.snippet = plain_text(text_of(r, snippet_key));
+    out.hits.push_back(std::move(h));
+}
+
+}  // namespace agentkit::search
+// ---- end <agentkit/search/adapter.hpp> ----
+
+#include <string>
+#include <string_view>
+
+namespace agentkit::search {
+
+/// The Brave Search API's wire format (`--search brave`, key in BRAVE_API_KEY).
+struct brave {
+    static constexpr std::string_view name = "brave";              ///< the backend's name (--search)
+    static constexpr std::string_view key_env = "BRAVE_API_KEY";   ///< where the key is read from
+    static constexpr std::string_view default_url = "https://api.search.brave.com/res/v1/web/search";  ///< the web search endpoint
+
+    /// GET …/web/search?q=…&count=…&offset=… with the key in X-Subscription-Token.
+    static net::client_request build(const query& q, const endpoint& e) {
+        static constexpr std::pair<std::string_view, std::string_view> freshness[] = {
+            {"day", "pd"}, {"week", "pw"}, {"month", "pm"}, {"year", "py"}};
+        std::string url = e.url + (e.url.find('?') == std::string::npos ? "?" : "&");
+        url += "q=" + net::form_encode(text_with_site(q)) + "&count=" + std::to_string(q.count) + "&offset=" + std::to_string(q.page - 1);
+        for (const auto& [r, f] : freshness)
+            if (q.recency == r) url += "&freshness=" + std::string(f);
+        if (!q.language.empty()) url += "&search_lang=" + net::form_encode(ascii_lower(q.language));
+        if (!q.region.empty()) url += "&country=" + net::form_encode(ascii_lower(q.region));
+        net::client_request rq;
+        rq.url = std::move(url);
+        rq.headers = {{"Accept", "application/json"}, {"X-Subscription-Token", e.key}};
+        return rq;
+    }
+
+    /// web.results[] and infobox of a 2xx answer.
+    static result<results> parse(std::string_view body, const query& q) {
+        auto j = read_object(name, body);
+        if (!j) return fail(j.error());
+        results out;
+        out.backend = std::string(name);
+        auto web = j->find("web");
+        if (web != j->end() && !web->is_null()) {
+            if (!web->is_object()) return fail(malformed_answer(name, "\"web\" is not an object"));
+            auto list = array_of(name, *web, "results");
+            if (!list) return fail(list.error());
+            if (*list != nullptr)
+                for (const auto& r : **list) {
+                    const std::size_t before = out.hits.size();
+                    add_hit(out, q, r, "title", "url", "page_age", "description");
+                    if (out.hits.size() > before && out.hits.back().date.empty()) out.hits.back().date = text_of(r, "age");
+                }
+        } else if (text_of(*j, "type") != "search") {
+            return fail(malformed_answer(name, "neither \"web\" results nor a search response"));
+        }
+        auto box = j->find("infobox");
+        if (box != j->end() && box->is_object()) {
+            auto list = array_of(name, *box, "results");
+            if (!list) return fail(list.error());
+            if (*list != nullptr && !(*list)->empty()) {
+                const json& first = (**list)[0];
+                out.answer = plain_text(text_of(first, "long_desc"));
+                if (out.answer.empty()) out.answer = plain_text(text_of(first, "description"));
+                out.answer_source = text_of(first, "title");
+            }
+        }
+        return out;
+    }
+};
+
+static_assert(wire_adapter<brave>);
+
+}  // namespace agentkit::search
+// ---- end <agentkit/search/brave.hpp> ----
+// ---- begin <agentkit/search/http_backend.hpp> ----
+// agentkit/search/http_backend.hpp — a backend over HTTP: a wire adapter (searxng, brave, tavily,
+// serper, or the host's own) and an HTTP client (net::http_client over libcurl, or any client
+// meeting net::http_client_like). What every HTTP backend does on a bad day is decided here,
+// once:
+//   401, 403      `search.auth`, naming the variable to set (SearXNG's 403: JSON output is off
+//                 in the instance's settings.yml)
+//   429           with Retry-After within max_retry_wait and the time left: one retry after
+//                 that wait; otherwise (or a second 429) `search.rate_limited` saying the wait
+//   other non-2xx `search.failed` with the status
+//   no answer     `timeout` when options::timeout (the --timeout-action bound) ran out, else
+//                 the client's `transport.io`
+//   2xx           the adapter's reading; a body it cannot read is `search.malformed`
+// The key is sent in a header only; every error is scrubbed of it as well (a backend that
+// echoes it in an error body does not leak it).
+//
+//   agentkit::net::http_client http;
+//   agentkit::search::http_backend<agentkit::search::brave, agentkit::net::http_client> b{
+//       http, {std::string(agentkit::search::brave::default_url), key}};
+//   auto r = b.search(q);
+
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace agentkit::search {
+
+/// How an HTTP backend bounds a search.
+struct backend_options {
+    /// The whole search, the retry and its wait included (agentkit-browser-mcp: --timeout-action).
+    std::chrono::milliseconds timeout{15000};
+    /// The longest Retry-After a 429 is retried after (a longer wait is an error saying it).
+    std::chrono::milliseconds max_retry_wait{5000};
+    /// A larger answer is refused (`transport.io`).
+    std::size_t max_response_bytes = std::size_t{4} << 20U;
+    /// How the retry waits (default: a wait that the stop token ends early). Tests record it.
+    std::function<void(std::chrono::milliseconds, std::stop_token)> wait;
+};
+
+namespace detail {
+
+/// Wait `d` unless `stop` is requested first.
+inline void stoppable_wait(std::chrono::milliseconds d, std::stop_token stop) {
+    std::mutex mu;
+    std::condition_variable_any cv;
+    std::unique_lock lock(mu);
+    (void)cv.wait_for(lock, stop, d, [] { return false; });
+}
+
+/// Replace every occurrence of `secret` in `s` (no-op for an empty secret).
+inline void scrub(std::string& s, const std::string& secret) {
+    if (secret.empty()) return;
+    for (std::size_t at = s.find(secret); at != std::string::npos; at = s.find(secret, at)) s.replace(at, secret.size(), "[redacted]");
+}
+
+/// `e` with `secret` scrubbed from its message, hint and details.
+inline error scrubbed(error e, const std::string& secret) {
+    if (secret.empty()) return e;
+    scrub(e.message, secret);
+    scrub(e.hint, secret);
+    if (!e.details.is_null()) {
+        std::string d = e.details.dump();
+        if (d.find(secret) != std::string::npos) {
+            scrub(d, secret);
+            e.details = json::parse(d, nullptr, false);
+            if (e.details.is_discarded()) e.details = nullptr;
+        }
+    }
+    return e;
+}
+
+}  // namespace detail
+
+/// A search backend speaking wire format `Adapter` through HTTP client `Client` (which must
+/// outlive it). Thread-safe as far as the client is.
+template <wire_adapter Adapter, net::http_client_like Client>
+class http_backend {
+public:
+    /// A backend at `where` (its URL and key), bounded by `o`.
+    http_backend(Client& client, endpoint where, backend_options o = {})
+        : client_(&client), where_(std::move(where)), o_(std::move(o)) {}
+
+    /// The adapter's name ("brave", ...).
+    [[nodiscard]] std::string_view name() const noexcept { return Adapter::name; }
+    /// The endpoint (its key included: never print it).
+    [[nodiscard]] const endpoint& where() const noexcept { return where_; }
+
+    /// One search: the request, at most one retry after a 429, the adapter's reading.
+    [[nodiscard]] result<results> search(const query& q, std::stop_token stop = {}) {
+        auto r = run(q, stop);
+        if (!r) return fail(detail::scrubbed(std::move(r.error()), where_.key));
+        return r;
+    }
+
+private:
+    using clock = std::chrono::steady_clock;
+
+    result<results> run(const query& q, const std::stop_token& stop) {
+        const auto deadline = clock::now() + o_.timeout;
+        net::client_request rq = Adapter::build(q, where_);
+        rq.max_response_bytes = o_.max_response_bytes;
+        for (int attempt = 0;; ++attempt) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
+            if (left.count() <= 0) return fail(timed_out());
+            rq.timeout = left;
+            rq.connect_timeout = std::min(rq.connect_timeout, left);
+            auto resp = perform(rq, stop);
+            if (!resp) {
+                if (resp.error().is(errc::timeout)) return fail(timed_out());
+                error e = std::move(resp.error());
+                e.message = std::string(Adapter::name) + ": " + e.message;
+                if (e.details.is_object()) e.details["backend"] = Adapter::name;
+                return fail(std::move(e));
+            }
+            const int status = resp->status;
+            if (resp->ok()) return Adapter::parse(resp->body, q);
+            if (status == 401 || status == 403) return fail(auth_error(status));
+            if (status == 429) {
+                const auto wait = net::parse_retry_after(resp->header("retry-after"));
+                const auto wait_ms = wait ? std::chrono::milliseconds(static_cast<long long>(*wait * 1000)) : std::chrono::milliseconds(-1);
+                const bool can_retry = attempt == 0 && wait && wait_ms <= o_.max_retry_wait &&
+                                       clock::now() + wait_ms < deadline;
+                if (can_retry) {
+                    if (o_.wait) o_.wait(wait_ms, stop);
+                    else detail::stoppable_wait(wait_ms, stop);
+                    if (stop.stop_requested())
+                        return fail(errc::cancelled, std::string(Adapter::name) + ": the search was cancelled while waiting to retry");
+                    continue;
+                }
+                return fail(rate_limited(wait, attempt > 0));
+            }
+            json details{{"backend", Adapter::name}, {"status", status}};
+            std::string excerpt = plain_text(resp->body.substr(0, 200));
+            return fail(errc::search_failed,
+                        std::string(Adapter::name) + ": the search backend answered HTTP " + std::to_string(status) +
+                            (excerpt.empty() ? std::string() : ": " + excerpt),
+                        status >= 500 ? "The backend has a problem; search again in a moment."
+                                      : "The backend refused the request; check --search-url and the query's filters.",
+                        std::move(details));
+        }
+    }
+
+    result<net::client_response> perform(const net::client_request& rq, const std::stop_token& stop) {
+        if constexpr (requires { client_->perform(rq, net::body_sink{}, stop); }) return client_->perform(rq, net::body_sink{}, stop);
+        else return client_->perform(rq);
+    }
+
+    [[nodiscard]] error timed_out() const {
+        return error(errc::timeout,
+                     std::string(Adapter::name) + ": the search backend did not answer within " + std::to_string(o_.timeout.count()) + " ms",
+                     "Search again later, or raise the bound (agentkit-browser-mcp: --timeout-action).",
+                     json{{"backend", Adapter::name}, {"timeout_ms", o_.timeout.count()}});
+    }
+
+    [[nodiscard]] error auth_error(int status) const {
+        json details{{"backend", Adapter::name}, {"status", status}};
+        if (Adapter::key_env.empty())
+            return error(errc::search_auth,
+                         std::string(Adapter::name) + ": the search backend refused the request (HTTP " + std::to_string(status) + ")",
+                         "Enable JSON output on the instance (settings.yml: search.formats includes json) or check --search-url.",
+                         std::move(details));
+        details["key_env"] = Adapter::key_env;
+        return error(errc::search_auth,
+                     std::string(Adapter::name) + ": the search backend refused the API key (HTTP " + std::to_string(status) + ")",
+                     "Set " + std::string(Adapter::key_env) + " to a valid key for " + std::string(Adapter::name) +
+                         " and restart; the key itself is never shown.",
+                     std::move(details));
+    }
+
+    [[nodiscard]] error rate_limited(const std::optional<double>& wait, bool after_retry) const {
+        json details{{"backend", Adapter::name}, {"status", 429}};
+        std::string msg = std::string(Adapter::name) + ": the search backend is rate limiting (HTTP 429)";
+        if (after_retry) msg += " again after one retry";
+        std::string hint = "Search again later.";
+        if (wait) {
+            const long long secs = static_cast<long long>(*wait + 0.999);
+            details["retry_after_seconds"] = secs;
+            msg += "; it asks to wait " + std::to_string(secs) + " s";
+            hint = "Wait " + std::to_string(secs) + " s before searching again.";
+        } else {
+            msg += " without saying how long to wait";
+        }
+        return error(errc::search_rate_limited, std::move(msg), std::move(hint), std::move(details));
+    }
+
+    Client* client_;
+    endpoint where_;
+    backend_options o_;
+};
+
+}  // namespace agentkit::search
+// ---- end <agentkit/search/http_backend.hpp> ----
+// ---- begin <agentkit/search/searxng.hpp> ----
+// agentkit/search/searxng.hpp — SearXNG's JSON search API (self-hosted metasearch, no key).
+//
+// Request: GET <url>/search?q=…&format=json&pageno=N[&time_range=day|week|month|year][&language=xx[-YY]]
+// (`format=json` must be enabled in the instance's settings.yml, search.formats; an instance
+// without it answers 403, reported as such). A site is asked for with the `site:` operator in
+// the words. SearXNG returns a page of its own size: the first `count` results are kept.
+// Answer: `results[]` {title, url, content, publishedDate}; the first of `answers[]` (a string,
+// or an object with `answer` and `url`) or else the first infobox's `content` is the answer.
+
+
+#include <string>
+#include <string_view>
+
+namespace agentkit::search {
+
+/// SearXNG's wire format (`--search searxng --search-url http://127.0.0.1:8888`).
+struct searxng {
+    static constexpr std::string_view name = "searxng";  ///< the backend's name (--search)
+    static constexpr std::string_view key_env = "";       ///< no key
+    static constexpr std::string_view default_url = "";   ///< self-hosted: the URL must be configured
+
+    /// GET <url>/search?q=…&format=json&pageno=… (a URL that already ends in /search is kept).
+    static net::client_request build(const query& q, const endpoint& e) {
+        std::string url = e.url;
+        while (!url.empty() && url.back() == '/') url.pop_back();
+        if (url.size() < 7 || url.substr(url.size() - 7) != "/search") url += "/search";
+        url += "?q=" + net::form_encode(text_with_site(q)) + "&format=json&pageno=" + std::to_string(q.page);
+        if (!q.recency.empty()) url += "&time_range=" + q.recency;
+        if (!q.language.empty()) url += "&language=" + net::form_encode(q.region.empty() ? q.language : q.language + "-" + ascii_upper(q.region));
+        net::client_request rq;
+        rq.url = std::move(url);
+        rq.headers = {{"Accept", "application/json"}};
+        return rq;
+    }
+
+    /// results[], answers[] and infoboxes[] of a 2xx answer.
+    static result<results> parse(std::string_view body, const query& q) {
+        auto j = read_object(name, body);
+        if (!j) return fail(j.error());
+        auto list = array_of(name, *j, "results");
+        if (!list) return fail(list.error());
+        if (*list == nullptr) return fail(malformed_answer(name, "no \"results\" list (is this a SearXNG /search URL with format=json?)"));
+        results out;
+        out.backend = std::string(name);
+        for (const auto& r : **list) add_hit(out, q, r, "title", "url", "publishedDate", "content");
+        auto answers = array_of(name, *j, "answers");
+        if (!answers) return fail(answers.error());
+        if (*answers != nullptr) {
+            for (const auto& a : **answers) {
+                if (a.is_string()) out.answer = plain_text(a.get<std::string>());
+                else if (a.is_object()) {
+                    out.answer = plain_text(text_of(a, "answer"));
+                    out.answer_source = text_of(a, "url");
+                }
+                if (!out.answer.empty()) break;
+            }
+        }
+        if (out.answer.empty()) {
+            auto boxes = array_of(name, *j, "infoboxes");
+            if (!boxes) return fail(boxes.error());
+            if (*boxes != nullptr)
+                for (const auto& b : **boxes) {
+                    out.answer = plain_text(text_of(b, "content"));
+                    out.answer_source = text_of(b, "infobox");
+                    if (!out.answer.empty()) break;
+                }
+        }
+        return out;
+    }
+
+private:
+    static std::string ascii_upper(std::string s) {
+        for (char& c : s)
+            if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+        return s;
+    }
+};
+
+static_assert(wire_adapter<searxng>);
+
+}  // namespace agentkit::search
+// ---- end <agentkit/search/searxng.hpp> ----
+// ---- begin <agentkit/search/serper.hpp> ----
+// agentkit/search/serper.hpp — Google results in Serper's format (google.serper.dev; key in
+// SERPER_API_KEY). Any service that speaks this format works with --search-url.
+//
+// Request: POST https://google.serper.dev/search with `X-API-KEY: <key>` and a JSON body
+// {"q", "num", "page"[, "gl": region][, "hl": language][, "tbs": "qdr:d|w|m|y"]}. A site is asked
+// for with the `site:` operator.
+// Answer: `organic[]` {title, link, snippet, date}; `answerBox` (answer, else snippet; title or
+// link as its source) or else `knowledgeGraph` (title: description) is the answer.
+
+
+#include <string>
+#include <string_view>
+
+namespace agentkit::search {
+
+/// Serper's Google-results wire format (`--search serper`, key in SERPER_API_KEY).
+struct serper {
+    static constexpr std::string_view name = "serper";             ///< the backend's name (--search)
+    static constexpr std::string_view key_env = "SERPER_API_KEY";  ///< where the key is read from
+    static constexpr std::string_view default_url = "https://google.serper.dev/search";  ///< the search endpoint
+
+    /// POST …/search, the key in X-API-KEY.
+    static net::client_request build(const query& q, const endpoint& e) {
+        json body{{"q", text_with_site(q)}, {"num", q.count}, {"page", q.page}};
+        if (!q.region.empty()) body["gl"] = ascii_lower(q.region);
+        if (!q.language.empty()) body["hl"] = ascii_lower(q.language);
+        if (!q.recency.empty()) body["tbs"] = "qdr:" + q.recency.substr(0, 1);
+        net::client_request rq;
+        rq.method = "POST";
+        rq.url = e.url;
+        rq.headers = {{"Content-Type", "application/json"}, {"Accept", "application/json"}, {"X-API-KEY", e.key}};
+        rq.body = body.dump();
+        return rq;
+    }
+
+    /// organic[], answerBox and knowledgeGraph of a 2xx answer.
+    static result<results> parse(std::string_view body, const query& q) {
+        auto j = read_object(name, body);
+        if (!j) return fail(j.error());
+        auto list = array_of(name, *j, "organic");
+        if (!list) return fail(list.error());
+        if (*list == nullptr && !j->contains("searchParameters"))
+            return fail(malformed_answer(name, "no \"organic\" list and no \"searchParameters\""));
+        results out;
+        out.backend = std::string(name);
+        if (*list != nullptr)
+            for (const auto& r : **list) add_hit(out, q, r, "title", "link", "date", "snippet");
+        if (auto box = j->find("answerBox"); box != j->end() && box->is_object()) {
+            out.answer = plain_text(text_of(*box, "answer"));
+            if (out.answer.empty()) out.answer = plain_text(text_of(*box, "snippet"));
+            out.answer_source = text_of(*box, "link");
+            if (out.answer_source.empty()) out.answer_source = text_of(*box, "title");
+        }
+        if (auto kg = j->find("knowledgeGraph"); out.answer.empty() && kg != j->end() && kg->is_object()) {
+            const std::string title = text_of(*kg, "title");
+            const std::string desc = plain_text(text_of(*kg, "description"));
+            if (!desc.empty()) {
+                out.answer = title.empty() ? desc : title + ": " + desc;
+                out.answer_source = text_of(*kg, "descriptionSource");
+            }
+        }
+        return out;
+    }
+};
+
+static_assert(wire_adapter<serper>);
+
+}  // namespace agentkit::search
+// ---- end <agentkit/search/serper.hpp> ----
+// ---- begin <agentkit/search/tavily.hpp> ----
+// agentkit/search/tavily.hpp — the Tavily search API (key in TAVILY_API_KEY).
+//
+// Request: POST https://api.tavily.com/search with `Authorization: Bearer <key>` and a JSON body
+// {"query", "max_results", "include_answer": true, "topic": "general"[, "time_range"]
+// [, "include_domains": [site]]}. Tavily has no pages: page N asks for N×count results (at
+// most 20) and keeps the last count; it has no language or country filter for general search,
+// and a result says so (results::notes) rather than pretending.
+// Answer: `answer` (a string or null) and `results[]` {title, url, content, published_date}.
+
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace agentkit::search {
+
+/// The Tavily API's wire format (`--search tavily`, key in TAVILY_API_KEY).
+struct tavily {
+    static constexpr std::string_view name = "tavily";             ///< the backend's name (--search)
+    static constexpr std::string_view key_env = "TAVILY_API_KEY";  ///< where the key is read from
+    static constexpr std::string_view default_url = "https://api.tavily.com/search";  ///< the search endpoint
+
+    /// POST …/search, the key as a bearer token.
+    static net::client_request build(const query& q, const endpoint& e) {
+        json body{{"query", q.text},
+                  {"max_results", std::min(max_count, q.count * q.page)},
+                  {"include_answer", true},
+                  {"topic", "general"}};
+        if (!q.recency.empty()) body["time_range"] = q.recency;
+        if (!q.site.empty()) body["include_domains"] = json::array({q.site});
+        net::client_request rq;
+        rq.method = "POST";
+        rq.url = e.url;
+        rq.headers = {{"Content-Type", "application/json"}, {"Accept", "application/json"}, {"Authorization", "Bearer " + e.key}};
+        rq.body = body.dump();
+        return rq;
+    }
+
+    /// answer and results[] of a 2xx answer; the page's slice of them.
+    static result<results> parse(std::string_view body, const query& q) {
+        auto j = read_object(name, body);
+        if (!j) return fail(j.error());
+        auto list = array_of(name, *j, "results");
+        if (!list) return fail(list.error());
+        if (*list == nullptr) return fail(malformed_answer(name, "no \"results\" list"));
+        results all;
+        query wide = q;
+        wide.count = max_count;
+        for (const auto& r : **list) add_hit(all, wide, r, "title", "url", "published_date", "content");
+        results out;
+        out.backend = std::string(name);
+        const std::size_t from = static_cast<std::size_t>(q.count) * static_cast<std::size_t>(q.page - 1);
+        for (std::size_t i = from; i < all.hits.size() && out.hits.size() < static_cast<std::size_t>(q.count); ++i)
+            out.hits.push_back(std::move(all.hits[i]));
+        out.answer = plain_text(text_of(*j, "answer"));
+        if (!out.answer.empty()) out.answer_source = "tavily";
+        if (q.count * q.page > max_count)
+            out.notes.push_back("tavily has no pages: it returns at most " + std::to_string(max_count) + " results in all");
+        if (!q.language.empty()) out.notes.push_back("tavily has no language filter: language ignored");
+        if (!q.region.empty()) out.notes.push_back("tavily has no country filter for general search: region ignored");
+        return out;
+    }
+};
+
+static_assert(wire_adapter<tavily>);
+
+}  // namespace agentkit::search
+// ---- end <agentkit/search/tavily.hpp> ----
+
+#include <array>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace agentkit::search {
+
+/// A built-in backend as configuration and --help name it.
+struct backend_info {
+    std::string_view name;         ///< the --search value
+    std::string_view key_env;      ///< the environment variable of its key ("" for none)
+    std::string_view default_url;  ///< used without --search-url ("" when it must be given)
+    std::string_view what;         ///< one line for --help
+};
+
+/// The built-in backends, in --help order.
+inline constexpr std::array<backend_info, 4> builtin_backends{{
+    {searxng::name, searxng::key_env, searxng::default_url, "SearXNG's JSON API (self-hosted, no key; --search-url required)"},
+    {brave::name, brave::key_env, brave::default_url, "Brave Search API"},
+    {tavily::name, tavily::key_env, tavily::default_url, "Tavily search API"},
+    {serper::name, serper::key_env, serper::default_url, "Google results in Serper's format (google.serper.dev)"},
+}};
+
+/// Which backend, where, and its bounds.
+struct settings {
+    std::string backend;      ///< searxng, brave, tavily or serper ("": no web search)
+    std::string url;          ///< the backend's URL ("": its default; required for searxng)
+    backend_options options;  ///< timeout, retry wait, answer size
+    cache_options cache;      ///< the cache's bounds
+};
+
+/// How a key is read: the value of environment variable `name`, or nullptr (std::getenv by
+/// default; tests pass their own).
+using env_reader = std::function<const char*(const char*)>;
+
+/// The backend `s` names over HTTP client `client` (which must outlive it), its key read
+/// through `env`. Errors: `args.invalid` for an unknown name or a URL that is not http(s);
+/// `search.unconfigured` for searxng without a URL or a backend whose key variable is unset or
+/// empty (the variable is named; no key is ever shown).
+template <net::http_client_like Client>
+[[nodiscard]] result<any_backend> make_backend(const settings& s, Client& client, const env_reader& env = {}) {
+    const env_reader read = env ? env : env_reader([](const char* n) -> const char* { return std::getenv(n); });
+    const backend_info* info = nullptr;
+    for (const auto& b : builtin_backends)
+        if (b.name == s.backend) info = &b;
+    if (info == nullptr) {
+        std::string known;
+        for (const auto& b : builtin_backends) known += (known.empty() ? "" : ", ") + std::string(b.name);
+        return fail(errc::args_invalid, "unknown search backend \"" + s.backend.substr(0, 64) + "\"", "Use one of: " + known + ".",
+                    json{{"backend", s.backend.substr(0, 64)}});
+    }
+    endpoint where;
+    where.url = s.url.empty() ? std::string(info->default_url) : s.url;
+    if (where.url.empty())
+        return fail(errc::search_unconfigured, std::string(info->name) + " needs the URL of an instance",
+                    "Pass --search-url, e.g. --search-url http://127.0.0.1:8888 for a SearXNG on this machine.");
+    const auto u = parse_url(where.url);
+    if (!u || !u->has_authority || (u->scheme != "http" && u->scheme != "https") || u->host.empty())
+        return fail(errc::args_invalid, "the search URL is not an http:// or https:// URL: " + net::redact_url(where.url),
+                    "Pass the backend's full http(s) URL to --search-url.");
+    if (!info->key_env.empty()) {
+        const std::string var(info->key_env);
+        const char* key = read(var.c_str());
+        if (key == nullptr || *key == '\0')
+            return fail(errc::search_unconfigured, std::string(info->name) + " needs an API key in the environment variable " + var,
+                        "Set " + var + " (export " + var + "=...) and start again.", json{{"backend", info->name}, {"key_env", var}});
+        where.key = key;
+    }
+    if (info->name == searxng::name) return any_backend(http_backend<searxng, Client>(client, std::move(where), s.options));
+    if (info->name == brave::name) return any_backend(http_backend<brave, Client>(client, std::move(where), s.options));
+    if (info->name == tavily::name) return any_backend(http_backend<tavily, Client>(client, std::move(where), s.options));
+    return any_backend(http_backend<serper, Client>(client, std::move(where), s.options));
+}
+
+}  // namespace agentkit::search
+// ---- end <agentkit/search/config.hpp> ----
 // ---- begin <agentkit/version.hpp> ----
 // agentkit/version.hpp — the library version, the single source of truth.
 //
@@ -13374,12 +14764,25 @@ agentkit's switches for what is off by default:
                                router  tool_search finds tools by a plain-words query and makes the
                                        best matches appear (list_changed); browser_navigate and
                                        browser_snapshot are always listed
+  --search BACKEND           the backend of web_search (no browser involved; without one, web_search
+                             answers search.unconfigured):
+                               searxng  SearXNG JSON API (self-hosted, no key; --search-url
+                                        required, and json in search.formats of the instance)
+                               brave    Brave Search API, key in BRAVE_API_KEY
+                               tavily   Tavily, key in TAVILY_API_KEY
+                               serper   Google results in the Serper format, key in SERPER_API_KEY
+                             A key is read from the environment only and never printed. A search
+                             is bounded by --timeout-action; an identical query within 2 minutes
+                             is answered from a cache of 64 queries
+  --search-url URL           the URL of the backend (searxng: the instance, e.g.
+                             http://127.0.0.1:8888; the others: their public API unless given)
   --inline-screenshots       return screenshots inline as well as by artifact id
   --max-sessions N           with --port: HTTP sessions at once (default 8; more are refused, 503)
   --quiet                    no per-call metrics on stderr
   --version, --help
 Environment: AGENTKIT_MCP_TOKEN, with --port: every request must carry
-  "Authorization: Bearer <token>" (401 otherwise).
+  "Authorization: Bearer <token>" (401 otherwise). BRAVE_API_KEY, TAVILY_API_KEY,
+  SERPER_API_KEY: the key of --search brave, tavily or serper.
 )";
 
 /// Which tools a client sees (--tools).
@@ -13412,6 +14815,10 @@ struct server_config {
     std::size_t max_sessions = 8;  ///< --max-sessions: HTTP sessions at once (more are refused)
     bool max_sessions_given = false;  ///< --max-sessions was given (a note without --port)
     std::chrono::milliseconds idle_timeout{0};  ///< 0: the transport's default
+    /// web_search's backend, from --search and --search-url ("" backend: none); its timeout is
+    /// the bound of --timeout-action (set by finish_config).
+    search::settings web_search;
+    bool search_url_given = false;  ///< --search-url was given (a note without --search)
 };
 
 /// What the command line asked for beyond the options.
@@ -14047,6 +15454,25 @@ inline result<command_line_outcome> parse_command_line(int argc, const char* con
             c.max_sessions_given = true;
         } else if (a == "--allow-file-access") {
             c.browser.policy.allow_file_access = true;
+        } else if (a == "--search") {
+            auto v = value();
+            if (!v) return no_value();
+            bool known = false;
+            std::string names;
+            for (const auto& b : search::builtin_backends) {
+                known = known || b.name == *v;
+                names += (names.empty() ? "" : ", ") + std::string(b.name);
+            }
+            if (!known) return fail(errc::args_invalid, "--search takes " + names + ", not \"" + v->substr(0, 64) + "\"");
+            c.web_search.backend = *v;
+        } else if (a == "--search-url") {
+            auto v = value();
+            if (!v) return no_value();
+            const auto u = parse_url(*v);
+            if (!u || !u->has_authority || (u->scheme != "http" && u->scheme != "https") || u->host.empty())
+                return fail(errc::args_invalid, "--search-url takes an http:// or https:// URL, not " + net::redact_url(*v));
+            c.web_search.url = *v;
+            c.search_url_given = true;
         } else if (a == "--websockets") {
             auto v = value();
             if (!v) return no_value();
@@ -14111,6 +15537,10 @@ inline result<void> finish_config(server_config& c) {
     } else if (!c.browser.webdriver.capabilities.empty()) {
         c.notes.push_back("--webdriver-capabilities has no effect without --webdriver");
     }
+    c.web_search.options.timeout = c.browser.call_timeout;  // --timeout-action bounds a search too
+    if (c.web_search.backend.empty() && c.search_url_given) c.notes.push_back("--search-url has no effect without --search");
+    if (c.web_search.backend == search::searxng::name && c.web_search.url.empty())
+        return fail(errc::args_invalid, "--search searxng needs --search-url (the instance's URL, e.g. http://127.0.0.1:8888)");
     if (!c.port) {
         if (c.idle_timeout.count() != 0)
             c.unsupported.push_back("--idle-timeout " + std::to_string(c.idle_timeout.count()) +
@@ -14137,8 +15567,9 @@ inline result<void> finish_config(server_config& c) {
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/config.hpp> ----
 // ---- begin <agentkit/browser/menu.hpp> ----
-// agentkit/browser/menu.hpp — how the browser tools are exposed to a model: the menu of two
-// modes (page work in `browser`, internals in `devtools`), the fixed core set, and the router's
+// agentkit/browser/menu.hpp — how the browser tools are exposed to a model: the menu of three
+// modes (page work in `browser`, finding and reading sources in `research`, internals in
+// `devtools`), the fixed core set, and the router's
 // pinned tools. agentkit-browser-mcp's --tools all|core|menu|router, agentkit-demo and hosts
 // use the same definitions.
 //
@@ -18966,7 +20397,9 @@ inline const std::vector<std::string>& router_pinned_tools() {
     return pinned;
 }
 
-/// The menu over the browser toolbox: page work in `browser`, the rest in `devtools`.
+/// The menu over the browser toolbox: page work in `browser`, web search and reading what it
+/// found in `research` (web_search, browser_batch, browser_extract, browser_navigate,
+/// browser_artifact), the rest in `devtools`.
 template <class Box>
 auto make_browser_menu(menu_options options = {}) {
     return menu_for<Box>(
@@ -18977,6 +20410,10 @@ auto make_browser_menu(menu_options options = {}) {
                         tool_ref<"browser_take_screenshot">, tool_ref<"browser_artifact">)
             .describe("A real browser: open pages, read them, fill forms, click")
             .when("Web browsing, forms, reading pages, UI checks"),
+        mode<"research">(tool_ref<"web_search">, tool_ref<"browser_batch">, tool_ref<"browser_extract">,
+                         tool_ref<"browser_navigate">, tool_ref<"browser_artifact">)
+            .describe("Search the web and read what it finds: search, batch read, extract")
+            .when("Looking things up, finding sources, comparing several pages"),
         mode<"devtools">(tool_ref<"browser_drag">, tool_ref<"browser_file_upload">, tool_ref<"browser_handle_dialog">,
                          tool_ref<"browser_evaluate">, tool_ref<"browser_console_messages">,
                          tool_ref<"browser_network_requests">, tool_ref<"browser_tabs">, tool_ref<"browser_resize">,
@@ -19025,7 +20462,7 @@ frozen_scope core_scope(const Box& box) {
 // the artifact store and results carry their ids (read back with browser_artifact).
 //
 // Layout: each tool is defined once, with its argument struct, in tools/<family>.hpp
-// (navigation, snapshot, actions, page, logs, interact, batch, recording, session); this header
+// (navigation, snapshot, actions, page, logs, interact, batch, recording, session, search); this header
 // registers them. Adding a tool: write `template <class State> auto x_tool(State&)` with
 // browser_tool<"browser_x">(…) in its family's header, then add `x_tool(st)` below.
 
@@ -19373,6 +20810,12 @@ inline result<artifact_ref> store_text(tool_state& st, std::string name, std::st
 
 }  // namespace detail
 
+/// True for the tools whose failure leaves no screenshot: browser_take_screenshot (it failed to
+/// take one) and web_search (it never touches the page).
+[[nodiscard]] constexpr bool leaves_no_picture(std::string_view tool) noexcept {
+    return tool == "browser_take_screenshot" || tool == "web_search";
+}
+
 /// A browser tool: the name is written once, here. The handler takes its argument struct (or
 /// nothing) and returns result<tool_output>; every call is timed, its text capped (the rest
 /// stored as an artifact), redacted of secrets and counted in the state's metrics.
@@ -19389,7 +20832,7 @@ auto browser_tool(tool_state& st, std::string_view description, F handler, trait
             cancel_scope scope(ctx.stop);
             return detail::timed(*s, Name.view(), [&] {
                 auto r = handler();
-                return Name.view() == "browser_take_screenshot" ? r : detail::with_failure_screenshot(*s, std::move(r));
+                return leaves_no_picture(Name.view()) ? r : detail::with_failure_screenshot(*s, std::move(r));
             });
         }, t);
     } else {
@@ -19401,7 +20844,7 @@ auto browser_tool(tool_state& st, std::string_view description, F handler, trait
                     if constexpr (agentkit::detail::handler_sig<F>::arity == 2) return handler(a, ctx);
                     else return handler(a);
                 }();
-                return Name.view() == "browser_take_screenshot" ? r : detail::with_failure_screenshot(*s, std::move(r));
+                return leaves_no_picture(Name.view()) ? r : detail::with_failure_screenshot(*s, std::move(r));
             });
         }, t);
     }
@@ -19908,9 +21351,12 @@ struct search_hit {
     std::string title;    ///< the hit's title
     std::string snippet;  ///< a short excerpt (shortened by search_results())
     std::string url;      ///< the hit's address (empty: none shown)
+    std::string date{};   ///< when it was published (empty: none shown)
+    std::string note{};   ///< a mark shown after it in brackets ("blocked by policy: ..."; empty: none)
 };
 
-/// `"query" results:` then `1. Title - snippet (url)` per hit (snippets shortened to `max_snippet`).
+/// `"query" results:` then `1. Title - snippet (url, date) [note]` per hit (snippets shortened to
+/// `max_snippet`; the date and the note only when set).
 [[nodiscard]] inline std::string search_results(std::string_view query, const std::vector<search_hit>& hits,
                                                 std::size_t max_snippet = 160) {
     std::string s = detail::quoted(query, 80) + (hits.empty() ? " no results." : " results:");
@@ -19926,7 +21372,12 @@ struct search_hit {
                 s += h.snippet;
             }
         }
-        if (!h.url.empty()) s += " (" + h.url + ")";
+        if (!h.url.empty() || !h.date.empty()) {
+            s += " (" + h.url;
+            if (!h.url.empty() && !h.date.empty()) s += ", ";
+            s += h.date + ")";
+        }
+        if (!h.note.empty()) s += " [" + h.note + "]";
     }
     return s;
 }
@@ -20815,6 +22266,137 @@ auto recording_stop_tool(State& st) {
 
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/tools/recording.hpp> ----
+// ---- begin <agentkit/browser/tools/search.hpp> ----
+// agentkit/browser/tools/search.hpp — web_search: search the web through the configured backend
+// (search::searcher; SearXNG, Brave, Tavily, a Serper-format API or the host's own) without the
+// browser: no page is opened, no tab is touched. Part of browser/tools.hpp (include that).
+//
+// The result is compact numbered lines — title, snippet clipped to a budget, the URL (a very
+// long one shortened as snapshot links are), the date when the backend knows it — after the
+// backend's answer box or knowledge-panel text when it has one, framed as untrusted data like
+// page text. A result whose URL the origin policy refuses is marked, not hidden: reading it with
+// browser_navigate or browser_batch would be refused. What was clipped (whole snippets, the
+// whole answer, full URLs) is stored as one artifact, named at the end.
+
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace agentkit::browser {
+
+/// Arguments of web_search.
+struct web_search_args {
+    std::string query;                    ///< what to search for
+    int count = 10;                       ///< results wanted (1-20)
+    std::optional<std::string> site;      ///< results from this site only
+    std::optional<std::string> recency;   ///< day, week, month or year
+    std::optional<std::string> language;  ///< results in this language
+    std::optional<std::string> region;    ///< results for this country
+    int page = 1;                         ///< the page of results (1-10)
+    /// The described fields (the JSON Schema and the parser are made from them).
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(web_search_args, query, "Words to search for", min_length(1), max_length(400)),
+                      AGENTKIT_FIELD(web_search_args, count, "Results (1-20)", range(1, 20)),
+                      AGENTKIT_FIELD(web_search_args, site, "Only this site, e.g. example.com"),
+                      AGENTKIT_FIELD(web_search_args, recency, "Published within", one_of("day", "week", "month", "year")),
+                      AGENTKIT_FIELD(web_search_args, language, "Language code, e.g. en"),
+                      AGENTKIT_FIELD(web_search_args, region, "Country code, e.g. us"),
+                      AGENTKIT_FIELD(web_search_args, page, "Results page (1-10)", range(1, 10)));
+    }
+};
+
+/// How web_search shapes its result (characters).
+struct web_search_budget {
+    std::size_t snippet = 200;  ///< of each snippet
+    std::size_t answer = 600;   ///< of the answer box
+    std::size_t url = 120;      ///< a longer URL loses its query and fragment (as snapshot links do)
+};
+
+namespace detail {
+
+/// The text of a search's results (and the full text to store when something was clipped).
+inline result<tool_output> search_output(tool_state& st, const search::query& q, const search::results& r,
+                                         const web_search_budget& budget = {}) {
+    bool clipped = false;
+    std::vector<compact::search_hit> hits;
+    std::string full;  // everything, unclipped, for the artifact
+    std::size_t blocked = 0;
+    for (std::size_t i = 0; i < r.hits.size(); ++i) {
+        const auto& h = r.hits[i];
+        compact::search_hit c;
+        c.title = h.title;
+        c.snippet = h.snippet;
+        c.date = h.date;
+        c.url = compact_url(h.url, "", budget.url);
+        if (h.url.rfind("https://", 0) == 0 && c.url.rfind("https://", 0) != 0) c.url = "https://" + c.url;  // a URL to read stays whole-schemed
+        if (c.url != h.url || h.snippet.size() > budget.snippet) clipped = true;
+        if (auto v = st.b.policy().check_navigation(h.url)) {
+            c.note = "blocked by policy: " + v->rule;
+            ++blocked;
+        }
+        hits.push_back(std::move(c));
+        full += std::to_string(i + 1) + ". " + h.title + "\n   " + h.url + (h.date.empty() ? "" : "  (" + h.date + ")") + "\n   " + h.snippet + "\n";
+    }
+    std::string body;
+    if (!r.answer.empty()) {
+        std::string a = r.answer;
+        if (a.size() > budget.answer) {
+            a = a.substr(0, utf8_safe_prefix(a, budget.answer)) + "…";
+            clipped = true;
+        }
+        body += "answer: " + a + (r.answer_source.empty() ? "" : " (" + r.answer_source + ")") + "\n";
+        full = "answer: " + r.answer + (r.answer_source.empty() ? "" : " (" + r.answer_source + ")") + "\n" + full;
+    }
+    body += compact::search_results(q.text, hits, budget.snippet);
+    std::string out = page_data(body, st.b.boundary());
+    std::string tail = "(" + r.backend + (r.from_cache ? ", from cache" : "") + (q.page > 1 ? ", page " + std::to_string(q.page) : "") + ")";
+    if (blocked > 0)
+        tail += " " + std::to_string(blocked) + (blocked == 1 ? " result is" : " results are") +
+                " outside the origin policy: reading them is refused.";
+    out += tail + "\n";
+    for (const auto& n : r.notes) out += "note: " + n + "\n";
+    if (clipped) {
+        auto ref = store_text(st, "web_search results", "the whole results of \"" + q.text.substr(0, 80) + "\"", full);
+        if (ref) out += "whole snippets and URLs: " + artifact_read_hint(*ref, artifact_tool_name) + "\n";
+    }
+    return tool_output::text(std::move(out));
+}
+
+}  // namespace detail
+
+/// Make the web_search tool: search the web through the state's searcher (no browser).
+template <class State>
+auto web_search_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"web_search">(
+        st,
+        "Search the web: look up facts, news, websites and sources online with a search engine, without opening a page. "
+        "Numbered results (title, snippet, URL, date) and the engine's answer box when it has one. Read a result with "
+        "browser_navigate, or several with browser_batch.",
+        [s](const web_search_args& a, tool_context& ctx) -> result<tool_output> {
+            search::query q;
+            q.text = a.query;
+            q.count = a.count;
+            q.site = a.site.value_or("");
+            q.recency = a.recency.value_or("");
+            q.language = a.language.value_or("");
+            q.region = a.region.value_or("");
+            q.page = a.page;
+            if (s->searcher == nullptr) {
+                search::searcher none;
+                return fail(none.search(q, ctx.stop).error());
+            }
+            auto r = s->searcher->search(q, ctx.stop);
+            if (!r) return fail(r.error());
+            return detail::search_output(*s, q, *r);
+        },
+        reading_traits);
+}
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/tools/search.hpp> ----
 // ---- begin <agentkit/browser/tools/session.hpp> ----
 // agentkit/browser/tools/session.hpp — browser tools: the session's artifacts and call metrics.
 // Part of browser/tools.hpp (include that): each tool, its argument struct and a factory;
@@ -21051,7 +22633,7 @@ auto browser_tools(State& st) {
                    screenshot_tool(st), evaluate_tool(st),   wait_tool(st),       console_tool(st),
                    network_tool(st),    tabs_tool(st),       resize_tool(st),     close_tool(st),
                    interact_tool(st),   artifact_tool(st),   metrics_tool(st),    extract_tool(st),
-                   batch_tool(st),      recording_start_tool(st), recording_stop_tool(st)};
+                   batch_tool(st),      recording_start_tool(st), recording_stop_tool(st), web_search_tool(st)};
 }
 
 }  // namespace agentkit::browser
@@ -21353,6 +22935,179 @@ static_assert(transport<replay_transport>);
 // JSON Schema and parser, tools, the compile-time toolbox and the provider/MCP exporters. The
 // lightest entry point: no browser, no session, no MCP server.
 
+// ---- begin <agentkit/core/json_schema.hpp> ----
+// agentkit/core/json_schema.hpp — checking a JSON value against a JSON Schema.
+//
+//   if (auto bad = agentkit::json_schema_violation(schema, args)) ... // "/city: expected "string", got integer"
+//
+// One checker for every schema agentkit meets: its own generated schemas (the MCP server checks
+// typed output against outputSchema) and schemas it is handed at run time (a remote MCP server's
+// inputSchema, checked before a call leaves the host). The keywords checked: type, properties,
+// required, additionalProperties, items, prefixItems, enum, const, minimum/maximum (and the
+// exclusive ones), minLength/maxLength, minItems/maxItems, anyOf, oneOf, allOf, not, and `$ref`
+// to a place in the same document ("#", "#/$defs/x", "#/definitions/x", any JSON pointer).
+// Other keywords (formats, patterns, remote references) are not checked: the server that owns the
+// schema still has the last word. Schemas are never expanded or rewritten: `$ref` is resolved
+// only while checking.
+
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace agentkit {
+
+namespace detail {
+
+/// The JSON Schema type name of a value ("integer" for whole numbers).
+inline const char* json_kind(const json& v) {
+    if (v.is_null()) return "null";
+    if (v.is_boolean()) return "boolean";
+    if (v.is_number_integer() || v.is_number_unsigned()) return "integer";
+    if (v.is_number()) return "number";
+    if (v.is_string()) return "string";
+    if (v.is_array()) return "array";
+    return "object";
+}
+
+/// True when `v` is of the JSON Schema type `t` (an integral float is an integer).
+inline bool type_matches(std::string_view t, const json& v) {
+    if (t == "number") return v.is_number();
+    if (t == "integer") {
+        if (v.is_number_integer() || v.is_number_unsigned()) return true;
+        if (!v.is_number_float()) return false;
+        const double d = v.get<double>();
+        return d == static_cast<double>(static_cast<std::int64_t>(d));
+    }
+    return t == json_kind(v);
+}
+
+/// The schema a same-document `$ref` ("#", "#/$defs/x") points at in `root`; nullptr otherwise.
+inline const json* resolve_schema_ref(const json& root, const std::string& ref) {
+    if (ref.empty() || ref[0] != '#') return nullptr;
+    if (ref.size() == 1) return &root;
+    if (ref[1] != '/') return nullptr;  // anchors ("#name") are not resolved
+    std::string pointer;
+    // the fragment is URI-encoded: %25 → %, the rest as is (a JSON pointer after that)
+    for (std::size_t i = 1; i < ref.size(); ++i) {
+        if (ref[i] == '%' && i + 2 < ref.size()) {
+            const std::string hex = ref.substr(i + 1, 2);
+            if (hex.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos) {
+                pointer += static_cast<char>(std::stoi(hex, nullptr, 16));
+                i += 2;
+                continue;
+            }
+        }
+        pointer += ref[i];
+    }
+    try {
+        const json::json_pointer p(pointer);
+        if (!root.contains(p)) return nullptr;
+        return &root.at(p);
+    } catch (...) {
+        return nullptr;
+    }
+}
+
+inline std::optional<std::string> schema_violation_in(const json& root, const json& s, const json& v, const std::string& at,
+                                                      std::size_t depth) {
+    if (!s.is_object() || depth > 64) {
+        if (s.is_boolean() && !s.get<bool>()) return (at.empty() ? std::string("/") : at) + ": no value is allowed here";
+        return std::nullopt;
+    }
+    const std::string where = at.empty() ? "/" : at;
+    if (auto r = s.find("$ref"); r != s.end() && r->is_string()) {
+        if (const json* target = resolve_schema_ref(root, r->get<std::string>()))
+            if (auto bad = schema_violation_in(root, *target, v, at, depth + 1)) return bad;
+    }
+    if (auto t = s.find("type"); t != s.end()) {
+        bool ok = false;
+        if (t->is_string()) ok = type_matches(t->get<std::string>(), v);
+        else if (t->is_array())
+            for (const auto& e : *t) ok = ok || (e.is_string() && type_matches(e.get<std::string>(), v));
+        else ok = true;
+        if (!ok) return where + ": expected " + t->dump() + ", got " + json_kind(v);
+    }
+    if (auto e = s.find("enum"); e != s.end() && e->is_array()) {
+        if (std::find(e->begin(), e->end(), v) == e->end()) return where + ": not one of " + e->dump();
+    }
+    if (auto c = s.find("const"); c != s.end() && *c != v) return where + ": must be " + c->dump();
+    if (v.is_number()) {
+        const double d = v.get<double>();
+        if (auto m = s.find("minimum"); m != s.end() && m->is_number() && d < m->get<double>()) return where + ": below minimum";
+        if (auto m = s.find("maximum"); m != s.end() && m->is_number() && d > m->get<double>()) return where + ": above maximum";
+        if (auto m = s.find("exclusiveMinimum"); m != s.end() && m->is_number() && d <= m->get<double>()) return where + ": not above exclusiveMinimum";
+        if (auto m = s.find("exclusiveMaximum"); m != s.end() && m->is_number() && d >= m->get<double>()) return where + ": not below exclusiveMaximum";
+    }
+    if (v.is_string()) {
+        const auto n = v.get_ref<const std::string&>().size();
+        if (auto m = s.find("minLength"); m != s.end() && m->is_number_unsigned() && n < m->get<std::size_t>()) return where + ": too short";
+        if (auto m = s.find("maxLength"); m != s.end() && m->is_number_unsigned() && n > m->get<std::size_t>()) return where + ": too long";
+    }
+    if (v.is_array()) {
+        if (auto m = s.find("minItems"); m != s.end() && m->is_number_unsigned() && v.size() < m->get<std::size_t>()) return where + ": too few items";
+        if (auto m = s.find("maxItems"); m != s.end() && m->is_number_unsigned() && v.size() > m->get<std::size_t>()) return where + ": too many items";
+        std::size_t first = 0;
+        if (auto pi = s.find("prefixItems"); pi != s.end() && pi->is_array()) {
+            for (; first < v.size() && first < pi->size(); ++first)
+                if (auto bad = schema_violation_in(root, (*pi)[first], v[first], at + "/" + std::to_string(first), depth + 1)) return bad;
+        }
+        if (auto it = s.find("items"); it != s.end() && (it->is_object() || it->is_boolean()))
+            for (std::size_t i = first; i < v.size(); ++i)
+                if (auto bad = schema_violation_in(root, *it, v[i], at + "/" + std::to_string(i), depth + 1)) return bad;
+    }
+    if (v.is_object()) {
+        const json* props = nullptr;
+        if (auto p = s.find("properties"); p != s.end() && p->is_object()) props = &*p;
+        if (auto r = s.find("required"); r != s.end() && r->is_array())
+            for (const auto& name : *r)
+                if (name.is_string() && !v.contains(name.get<std::string>()))
+                    return where + ": missing required property \"" + name.get<std::string>() + "\"";
+        const auto extra = s.find("additionalProperties");
+        for (const auto& [k, val] : v.items()) {
+            const std::string child = at + "/" + k;
+            if (props != nullptr && props->contains(k)) {
+                if (auto bad = schema_violation_in(root, (*props)[k], val, child, depth + 1)) return bad;
+            } else if (extra != s.end()) {
+                if (extra->is_boolean() && !extra->get<bool>()) return where + ": unexpected property \"" + k + "\"";
+                if (extra->is_object())
+                    if (auto bad = schema_violation_in(root, *extra, val, child, depth + 1)) return bad;
+            }
+        }
+    }
+    if (auto a = s.find("allOf"); a != s.end() && a->is_array())
+        for (const auto& sub : *a)
+            if (auto bad = schema_violation_in(root, sub, v, at, depth + 1)) return bad;
+    if (auto a = s.find("anyOf"); a != s.end() && a->is_array() && !a->empty()) {
+        bool any = false;
+        for (const auto& sub : *a) any = any || !schema_violation_in(root, sub, v, at, depth + 1);
+        if (!any) return where + ": matches none of anyOf";
+    }
+    if (auto a = s.find("oneOf"); a != s.end() && a->is_array() && !a->empty()) {
+        std::size_t n = 0;
+        for (const auto& sub : *a) n += schema_violation_in(root, sub, v, at, depth + 1) ? 0U : 1U;
+        if (n != 1) return where + ": must match exactly one of oneOf";
+    }
+    if (auto n = s.find("not"); n != s.end() && (n->is_object() || n->is_boolean()))
+        if (!schema_violation_in(root, *n, v, at, depth + 1)) return where + ": must not match the \"not\" schema";
+    return std::nullopt;
+}
+
+}  // namespace detail
+
+/// Check `value` against `schema` (the keywords listed at the top of this file; `$ref` resolved
+/// within `schema`). Returns the first violation, starting with its JSON pointer ("/" for the
+/// value itself), or nothing when the value passes. Never throws; nesting deeper than 64 is
+/// not followed.
+[[nodiscard]] inline std::optional<std::string> json_schema_violation(const json& schema, const json& value) {
+    return detail::schema_violation_in(schema, schema, value, "", 0);
+}
+
+}  // namespace agentkit
+// ---- end <agentkit/core/json_schema.hpp> ----
 // ---- begin <agentkit/tools/export.hpp> ----
 // agentkit/tools/export.hpp — tool definitions in the three dialects models and clients speak:
 // MCP (tools/list), Anthropic Messages `tools`, OpenAI function tools (Chat Completions and
@@ -21533,6 +23288,195 @@ inline void openai_parameters(json& target, const tool_info& t, const export_opt
 
 }  // namespace agentkit
 // ---- end <agentkit/tools/export.hpp> ----
+// ---- begin <agentkit/tools/runtime_toolbox.hpp> ----
+// agentkit/tools/runtime_toolbox.hpp — tools known only at run time (a remote MCP server's tools,
+// a plug-in's), in a toolbox that every masker, agent_session and the MCP server accept beside
+// compile-time tools.
+//
+//   agentkit::runtime_toolbox box;
+//   box.add_all(agentkit::toolbox{get_weather});                 // compile-time tools
+//   box.add({.info = remote_info, .handler = remote_handler});  // a run-time tool
+//   agentkit::agent_session session{box, agentkit::menu_runtime{...}};
+//
+// A run-time tool is a tool_info (name, description, inputSchema as JSON, traits) and a handler
+// taking the JSON arguments. Before the handler runs, the arguments are checked against the
+// tool's inputSchema (agentkit::json_schema_violation; `$ref` resolved in place, the schema is
+// never rewritten): invalid arguments are answered with `args.invalid` naming every problem
+// found, and the handler is not called. Exceptions from a handler become `tool.exception`.
+//
+// The toolbox is a value: copies share one immutable catalogue, and add() on a shared copy
+// copies it first, so a session's toolbox never changes under it. Names must be unique
+// (`tool.name_taken`) and valid tool names (1-64 characters of [A-Za-z0-9_.-], `args.invalid`).
+
+
+#include <algorithm>
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace agentkit {
+
+/// A tool defined at run time: its description and a handler of JSON arguments.
+struct runtime_tool {
+    /// The handler's signature: the JSON arguments (already checked) and the call's context.
+    using handler_type = std::function<result<tool_output>(const json& args, tool_context& ctx)>;
+    tool_info info;        ///< name, description, input_schema (JSON Schema), traits
+    handler_type handler;  ///< runs the tool; must not be empty
+    /// Check the arguments against info.input_schema before the handler runs (turn it off when
+    /// the handler checks them itself).
+    bool validate = true;
+};
+
+/// A set of run-time tools with unique names, called by name or index like agentkit::toolbox.
+class runtime_toolbox {
+public:
+    runtime_toolbox() : s_(std::make_shared<state>()) {}
+
+    /// Add a tool. `tool.name_taken` when a tool has its name, `args.invalid` when the name is not
+    /// a valid tool name or the handler is empty.
+    result<void> add(runtime_tool t) {
+        if (!is_valid_tool_name(t.info.name))
+            return fail(errc::args_invalid, "\"" + t.info.name + "\" is not a valid tool name",
+                        "A tool name is 1-64 characters of letters, digits, '_', '.' and '-'.");
+        if (!t.handler) return fail(errc::args_invalid, "tool \"" + t.info.name + "\" has no handler");
+        if (find(t.info.name))
+            return fail(errc::tool_name_taken, "a tool named \"" + t.info.name + "\" is already in the toolbox",
+                        "Give one of the two tools another name (a prefix naming where it comes from).",
+                        json{{"name", t.info.name}});
+        if (!t.info.input_schema.is_object()) t.info.input_schema = json{{"type", "object"}};
+        own();
+        s_->index.emplace(t.info.name, s_->tools.size());
+        s_->infos.push_back(t.info);
+        s_->tools.push_back(std::move(t));
+        return {};
+    }
+
+    /// Add every tool of a toolbox (compile-time or run-time), called through it (its own
+    /// argument checks apply). Stops at the first name that is taken.
+    template <class Box>
+    result<void> add_all(const Box& box) {
+        auto shared = std::make_shared<const Box>(box);
+        const auto& infos = shared->infos();
+        for (std::size_t i = 0; i < infos.size(); ++i) {
+            runtime_tool t;
+            t.info = infos[i];
+            t.validate = false;
+            t.handler = [shared, i](const json& args, tool_context& ctx) { return shared->call_at(i, args, ctx); };
+            if (auto r = add(std::move(t)); !r) return r;
+        }
+        return {};
+    }
+
+    /// The number of tools.
+    [[nodiscard]] std::size_t size() const noexcept { return s_->tools.size(); }
+    /// Run-time descriptions of every tool, in the order added.
+    [[nodiscard]] const std::vector<tool_info>& infos() const noexcept { return s_->infos; }
+    /// The names, in the order added.
+    [[nodiscard]] std::vector<std::string> names() const {
+        std::vector<std::string> out;
+        out.reserve(s_->infos.size());
+        for (const auto& i : s_->infos) out.push_back(i.name);
+        return out;
+    }
+    /// The index of a tool by name, or nullopt.
+    [[nodiscard]] std::optional<std::size_t> find(std::string_view name) const {
+        auto it = s_->index.find(name);
+        if (it == s_->index.end()) return std::nullopt;
+        return it->second;
+    }
+    /// True when a tool has this name.
+    [[nodiscard]] bool contains(std::string_view name) const { return find(name).has_value(); }
+
+    /// Call a tool by index: check the arguments, run the handler. Never throws.
+    [[nodiscard]] result<tool_output> call_at(std::size_t index, const json& args, tool_context& ctx) const {
+        if (index >= s_->tools.size()) return fail(errc::internal, "tool index out of range");
+        const runtime_tool& t = s_->tools[index];
+        const json& a = args.is_null() ? empty_object() : args;
+        if (!a.is_object())
+            return fail(errc::args_invalid, t.info.name + ": the arguments must be a JSON object",
+                        "Call " + t.info.name + " with an object of named arguments.",
+                        json{{"problems", json::array({json{{"path", ""}, {"message", "expected an object"}}})}});
+        if (t.validate)
+            if (auto bad = json_schema_violation(t.info.input_schema, a)) {
+                const auto cut = bad->find(": ");
+                const std::string path = cut == std::string::npos ? "" : bad->substr(0, cut);
+                return fail(errc::args_invalid, t.info.name + ": 1 problem in arguments: " + *bad,
+                            "Fix the argument and call " + t.info.name + " again.",
+                            json{{"problems", json::array({json{{"path", path == "/" ? "" : path},
+                                                                {"message", cut == std::string::npos ? *bad : bad->substr(cut + 2)}}})}});
+            }
+        try {
+            return t.handler(a, ctx);
+        } catch (const std::exception& ex) {
+            return fail(errc::tool_exception, t.info.name + " failed: " + ex.what(),
+                        "The tool raised an error; check the arguments or try a different approach.");
+        } catch (...) {
+            return fail(errc::tool_exception, t.info.name + " failed with an unknown exception", "Try a different approach.");
+        }
+    }
+
+    /// Call a tool by name with JSON arguments. Never throws.
+    [[nodiscard]] result<tool_output> call(std::string_view name, const json& args, tool_context& ctx) const {
+        auto i = find(name);
+        if (!i) return unknown(name);
+        return call_at(*i, args, ctx);
+    }
+    /// Call a tool by name with arguments as JSON text (`args.malformed` when it is not JSON).
+    [[nodiscard]] result<tool_output> call(std::string_view name, std::string_view args_json, tool_context& ctx) const {
+        auto i = find(name);
+        if (!i) return unknown(name);
+        json args = args_json.empty() ? json::object() : json::parse(args_json, nullptr, false);
+        if (args.is_discarded())
+            return fail(errc::args_malformed, std::string(name) + ": arguments are not valid JSON",
+                        "Send the arguments of " + std::string(name) + " as one JSON object.");
+        return call_at(*i, args, ctx);
+    }
+    /// Convenience: call without a context.
+    [[nodiscard]] result<tool_output> call(std::string_view name, const json& args) const {
+        tool_context ctx;
+        return call(name, args, ctx);
+    }
+
+    /// The error for an unknown tool name, with the closest known names.
+    [[nodiscard]] unexpected_error unknown(std::string_view name) const {
+        const auto all = names();
+        auto close = closest_names(name, all, 3);
+        std::string hint = "Call one of the listed tools.";
+        if (!close.empty()) {
+            hint = "Did you mean ";
+            for (std::size_t i = 0; i < close.size(); ++i)
+                hint += (i == 0 ? "" : (i + 1 == close.size() ? " or " : ", ")) + ("\"" + close[i] + "\"");
+            hint += "?";
+        }
+        return fail(errc::tool_unknown, "no tool named \"" + std::string(name) + "\"", std::move(hint),
+                    json{{"candidates", close}});
+    }
+
+private:
+    struct state {
+        std::vector<runtime_tool> tools;
+        std::vector<tool_info> infos;
+        std::map<std::string, std::size_t, std::less<>> index;
+    };
+    static const json& empty_object() {
+        static const json e = json::object();
+        return e;
+    }
+    void own() {
+        if (s_.use_count() > 1) s_ = std::make_shared<state>(*s_);
+    }
+    std::shared_ptr<state> s_;
+};
+
+}  // namespace agentkit
+// ---- end <agentkit/tools/runtime_toolbox.hpp> ----
 // ---- end <agentkit/core.hpp> ----
 // ---- begin <agentkit/format.hpp> ----
 // agentkit/format.hpp — compact results: budgets and cuts, artifacts kept out of band, formatters and
@@ -21863,9 +23807,12 @@ namespace detail {
 // ---- end <agentkit/format/report.hpp> ----
 // ---- end <agentkit/format.hpp> ----
 // ---- begin <agentkit/mcp.hpp> ----
-// agentkit/mcp.hpp — the MCP server: a toolbox, a masked toolbox or an agent session served with
-// resources, prompts and completions, both protocol eras, over stdio (here) or Streamable HTTP
-// (<agentkit/net/mcp_http.hpp>, which needs agentkit::net).
+// agentkit/mcp.hpp — MCP both ways. The server: a toolbox, a masked toolbox or an agent session
+// served with resources, prompts and completions, both protocol eras, over stdio (here) or
+// Streamable HTTP (<agentkit/net/mcp_http.hpp>, which needs agentkit::net). The client: an MCP
+// server's tools, resources and prompts over stdio (here) or Streamable HTTP
+// (<agentkit/net/mcp_client_http.hpp>, which needs agentkit::curl), its tools usable as agentkit
+// tools (mcp/remote_tools.hpp).
 
 // ---- begin <agentkit/mcp/server.hpp> ----
 // agentkit/mcp/server.hpp — a Model Context Protocol server over any agentkit toolbox, with
@@ -23137,100 +25084,8 @@ inline json content_json(const content_block& b) {
     return json{{"type", "text"}, {"text", ""}};
 }
 
-inline const char* json_kind(const json& v) {
-    if (v.is_null()) return "null";
-    if (v.is_boolean()) return "boolean";
-    if (v.is_number_integer() || v.is_number_unsigned()) return "integer";
-    if (v.is_number()) return "number";
-    if (v.is_string()) return "string";
-    if (v.is_array()) return "array";
-    return "object";
-}
-
-inline bool type_matches(std::string_view t, const json& v) {
-    if (t == "number") return v.is_number();
-    if (t == "integer") {
-        if (v.is_number_integer() || v.is_number_unsigned()) return true;
-        if (!v.is_number_float()) return false;
-        const double d = v.get<double>();
-        return d == static_cast<double>(static_cast<std::int64_t>(d));
-    }
-    return t == json_kind(v);
-}
-
-/// Check `v` against a JSON Schema, for the keywords agentkit's generated schemas use (type,
-/// properties, required, additionalProperties, items, enum, const, bounds, lengths, anyOf,
-/// oneOf, allOf). Unknown keywords are not checked. Returns the first violation, with its
-/// JSON pointer.
-inline std::optional<std::string> schema_violation(const json& s, const json& v, const std::string& at = "",
-                                                   std::size_t depth = 0) {
-    if (!s.is_object() || depth > 64) return std::nullopt;
-    const std::string where = at.empty() ? "/" : at;
-    if (auto t = s.find("type"); t != s.end()) {
-        bool ok = false;
-        if (t->is_string()) ok = type_matches(t->get<std::string>(), v);
-        else if (t->is_array())
-            for (const auto& e : *t) ok = ok || (e.is_string() && type_matches(e.get<std::string>(), v));
-        else ok = true;
-        if (!ok) return where + ": expected " + t->dump() + ", got " + json_kind(v);
-    }
-    if (auto e = s.find("enum"); e != s.end() && e->is_array()) {
-        if (std::find(e->begin(), e->end(), v) == e->end()) return where + ": not one of " + e->dump();
-    }
-    if (auto c = s.find("const"); c != s.end() && *c != v) return where + ": must be " + c->dump();
-    if (v.is_number()) {
-        const double d = v.get<double>();
-        if (auto m = s.find("minimum"); m != s.end() && m->is_number() && d < m->get<double>()) return where + ": below minimum";
-        if (auto m = s.find("maximum"); m != s.end() && m->is_number() && d > m->get<double>()) return where + ": above maximum";
-        if (auto m = s.find("exclusiveMinimum"); m != s.end() && m->is_number() && d <= m->get<double>()) return where + ": not above exclusiveMinimum";
-        if (auto m = s.find("exclusiveMaximum"); m != s.end() && m->is_number() && d >= m->get<double>()) return where + ": not below exclusiveMaximum";
-    }
-    if (v.is_string()) {
-        const auto n = v.get_ref<const std::string&>().size();
-        if (auto m = s.find("minLength"); m != s.end() && m->is_number_unsigned() && n < m->get<std::size_t>()) return where + ": too short";
-        if (auto m = s.find("maxLength"); m != s.end() && m->is_number_unsigned() && n > m->get<std::size_t>()) return where + ": too long";
-    }
-    if (v.is_array()) {
-        if (auto m = s.find("minItems"); m != s.end() && m->is_number_unsigned() && v.size() < m->get<std::size_t>()) return where + ": too few items";
-        if (auto m = s.find("maxItems"); m != s.end() && m->is_number_unsigned() && v.size() > m->get<std::size_t>()) return where + ": too many items";
-        if (auto it = s.find("items"); it != s.end() && it->is_object())
-            for (std::size_t i = 0; i < v.size(); ++i)
-                if (auto bad = schema_violation(*it, v[i], at + "/" + std::to_string(i), depth + 1)) return bad;
-    }
-    if (v.is_object()) {
-        const json* props = nullptr;
-        if (auto p = s.find("properties"); p != s.end() && p->is_object()) props = &*p;
-        if (auto r = s.find("required"); r != s.end() && r->is_array())
-            for (const auto& name : *r)
-                if (name.is_string() && !v.contains(name.get<std::string>()))
-                    return where + ": missing required property \"" + name.get<std::string>() + "\"";
-        const auto extra = s.find("additionalProperties");
-        for (const auto& [k, val] : v.items()) {
-            const std::string child = at + "/" + k;
-            if (props != nullptr && props->contains(k)) {
-                if (auto bad = schema_violation((*props)[k], val, child, depth + 1)) return bad;
-            } else if (extra != s.end()) {
-                if (extra->is_boolean() && !extra->get<bool>()) return where + ": unexpected property \"" + k + "\"";
-                if (extra->is_object())
-                    if (auto bad = schema_violation(*extra, val, child, depth + 1)) return bad;
-            }
-        }
-    }
-    if (auto a = s.find("allOf"); a != s.end() && a->is_array())
-        for (const auto& sub : *a)
-            if (auto bad = schema_violation(sub, v, at, depth + 1)) return bad;
-    if (auto a = s.find("anyOf"); a != s.end() && a->is_array() && !a->empty()) {
-        bool any = false;
-        for (const auto& sub : *a) any = any || !schema_violation(sub, v, at, depth + 1);
-        if (!any) return where + ": matches none of anyOf";
-    }
-    if (auto a = s.find("oneOf"); a != s.end() && a->is_array() && !a->empty()) {
-        std::size_t n = 0;
-        for (const auto& sub : *a) n += schema_violation(sub, v, at, depth + 1) ? 0U : 1U;
-        if (n != 1) return where + ": must match exactly one of oneOf";
-    }
-    return std::nullopt;
-}
+/// The JSON Schema check (moved to core/json_schema.hpp; kept here under its old name).
+inline std::optional<std::string> schema_violation(const json& s, const json& v) { return agentkit::json_schema_violation(s, v); }
 
 /// A page of `total` items after `cursor` ("o<offset>"; null or absent for the first page).
 struct page {
@@ -25045,7 +26900,1934 @@ inline const std::atomic<bool>* stop_on_signals() {
 
 }  // namespace agentkit::mcp
 // ---- end <agentkit/mcp/server.hpp> ----
+// ---- begin <agentkit/mcp/client_transport.hpp> ----
+// agentkit/mcp/client_transport.hpp — what carries an MCP client's messages: the interface
+// every client transport implements (stdio in mcp/stdio_client.hpp, Streamable HTTP in
+// net/mcp_client_http.hpp), so that mcp::client is one protocol engine over any of them.
+
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+namespace agentkit::mcp {
+
+/// The receiving side of a client transport, given to client_transport::start().
+struct transport_handlers {
+    /// One whole message from the server (JSON text, not yet parsed). Called from the
+    /// transport's own thread, one message at a time.
+    std::function<void(std::string_view message)> on_message;
+    /// A message too large to accept: its first and last bytes (to find its id), and its size.
+    /// The rest was discarded unread.
+    std::function<void(std::string_view head, std::string_view tail, std::size_t size)> on_oversized;
+    /// A request could not be delivered or answered (an HTTP error status, a session the server
+    /// ended, a stream that could not be resumed): `id` is the request's JSON-RPC id. The request
+    /// fails with `why`; the connection goes on.
+    std::function<void(const json& id, const error& why)> on_request_failed;
+    /// The transport is gone for good (the process exited, the session ended): called once, with
+    /// why. No message follows.
+    std::function<void(const error& why)> on_close;
+};
+
+/// A bidirectional channel of JSON-RPC messages to one MCP server.
+class client_transport {
+public:
+    client_transport() = default;
+    client_transport(const client_transport&) = delete;
+    client_transport& operator=(const client_transport&) = delete;
+    virtual ~client_transport() = default;
+
+    /// Connect (start the process, check the URL) and begin delivering messages to `h`.
+    virtual result<void> start(transport_handlers h) = 0;
+    /// Send one message (JSON text without a newline). Never throws; `transport.closed` once gone.
+    virtual result<void> send(const std::string& message) = 0;
+    /// Close the channel and release what it holds (the process is stopped). Idempotent; no
+    /// handler is called after it returns except on_close, which it may call.
+    virtual void close() = 0;
+    /// What is on the other side, for messages ("npx -y @modelcontextprotocol/server-memory", a URL
+    /// without its query). Never contains secrets (environment values, headers, tokens).
+    [[nodiscard]] virtual std::string describe() const = 0;
+    /// Recent diagnostics worth quoting in an error (the end of a server's stderr); may be empty.
+    [[nodiscard]] virtual std::string diagnostics() const { return {}; }
+};
+
+}  // namespace agentkit::mcp
+// ---- end <agentkit/mcp/client_transport.hpp> ----
+// ---- begin <agentkit/mcp/client.hpp> ----
+// agentkit/mcp/client.hpp — an MCP client: connects to one server over a client_transport
+// (stdio: mcp/stdio_client.hpp; Streamable HTTP: net/mcp_client_http.hpp), negotiates the
+// protocol, and makes requests.
+//
+//   auto c = agentkit::mcp::client::connect(
+//       std::make_unique<agentkit::mcp::stdio_client_transport>(agentkit::mcp::stdio_server{
+//           .command = "npx", .args = {"-y", "@modelcontextprotocol/server-everything"}}),
+//       {.server_name = "everything"});
+//   if (!c) { std::puts((*c).error().to_text().c_str()); ... }
+//   auto tools = (*c)->list_tools();                       // every page
+//   agentkit::tool_context ctx;                            // stop token, deadline, progress
+//   auto out = (*c)->call_tool("echo", {{"message", "hi"}}, ctx);
+//
+// Protocol (revision 2025-11-25 and older through initialize): the client sends initialize with
+// its capabilities (roots, sampling and elicitation when the host gave the callbacks that answer
+// them), checks the server's answer (a revision it speaks), and sends notifications/initialized.
+// Requests wait for their response up to a timeout (client_options::request_timeout, or the
+// tool_context deadline); on a timeout or a stop request the client sends notifications/cancelled
+// and answers `timeout` or `cancelled`. Progress: a request made with a progress callback carries
+// a progressToken; notifications/progress reach the callback (and, by default, push the timeout
+// back, up to max_request_time). The server's requests (ping, roots/list, sampling/createMessage,
+// elicitation/create) are answered on their own threads through the host's callbacks; a
+// request the host has no callback for is answered with -32601. list_changed notifications call
+// the host's callbacks.
+//
+// Errors name the server (client_options::server_name) and say what to do: a JSON-RPC error
+// answer is `remote.error` (details: server, method, code, data), a server that exits is
+// `transport.closed` with the end of its stderr, a response over the transport's size limit is
+// `budget.exceeded` for the request it answers; other requests are unaffected. Lines that are not
+// JSON-RPC are skipped and counted (noise()).
+//
+// Thread safety: every member may be called from any thread, concurrently.
+
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace agentkit::mcp {
+
+/// A root the client offers the server (roots/list): a file:// URI and an optional name.
+struct client_root {
+    std::string uri;   ///< "file:///home/me/project"
+    std::string name;  ///< shown to users; empty: none
+};
+
+/// How a client connects and what the host answers for the server.
+struct client_options {
+    /// The server's name in every message ("memory", "github"); empty: the transport's description.
+    std::string server_name;
+    std::string client_name = "agentkit";  ///< clientInfo.name
+    std::string client_version = std::to_string(AGENTKIT_VERSION_MAJOR) + "." + std::to_string(AGENTKIT_VERSION_MINOR) + "." +
+                                 std::to_string(AGENTKIT_VERSION_PATCH);  ///< clientInfo.version
+    /// The revision asked for in initialize (the server may answer an older one it shares).
+    std::string protocol_version = std::string(latest_handshake_version);
+    std::chrono::milliseconds initialize_timeout{30000};  ///< bound for the handshake
+    std::chrono::milliseconds request_timeout{60000};     ///< bound for a request without a deadline of its own
+    /// Bound for a request whose timeout progress notifications keep pushing back.
+    std::chrono::milliseconds max_request_time{600000};
+    bool progress_resets_timeout = true;  ///< a progress notification restarts the request's timeout
+    std::size_t max_list_pages = 1000;    ///< pagination guard for a server whose cursor never ends
+
+    /// Roots offered to the server (declares the roots capability when `roots_enabled`).
+    std::vector<client_root> roots;
+    bool roots_enabled = false;  ///< declare roots (with listChanged) even with no roots yet
+    /// Answers sampling/createMessage (params → CreateMessageResult); unset: not declared.
+    std::function<result<json>(const json& params)> on_sampling;
+    /// Answers elicitation/create (params → {action, content}); unset: not declared.
+    std::function<result<json>(const json& params)> on_elicitation;
+    /// notifications/tools/list_changed.
+    std::function<void()> on_tools_changed;
+    /// notifications/resources/list_changed.
+    std::function<void()> on_resources_changed;
+    /// notifications/prompts/list_changed.
+    std::function<void()> on_prompts_changed;
+    /// notifications/resources/updated (the resource's URI).
+    std::function<void(std::string_view uri)> on_resource_updated;
+    /// notifications/message (params: level, logger, data).
+    std::function<void(const json& params)> on_log;
+    /// The connection ended (the server exited, the session closed); called once, before the
+    /// requests still waiting fail, from the transport's thread: it must not call client::close().
+    std::function<void(const error& why)> on_close;
+};
+
+/// How one request is made.
+struct request_options {
+    /// Bound for the response; unset: client_options::request_timeout.
+    std::optional<std::chrono::milliseconds> timeout;
+    /// Give up at this time (a tool_context deadline); max(): none beyond `timeout`.
+    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+    /// Cancels the request (notifications/cancelled is sent).
+    std::stop_token stop{};
+    /// Receives notifications/progress for this request (a progressToken is sent when set).
+    std::function<void(double progress, std::optional<double> total, std::string_view message)> on_progress;
+};
+
+/// An MCP client connected to one server (see the file comment).
+class client {
+public:
+    /// Start `transport`, make the initialize handshake and return the connected client. Errors:
+    /// the transport's (the program cannot start, the server exits: `transport.closed` with its
+    /// stderr), `timeout` (no initialize answer), `protocol.error` (a revision the client does not
+    /// speak, a malformed answer), `remote.error` (the server refused).
+    [[nodiscard]] static result<std::unique_ptr<client>> connect(std::unique_ptr<client_transport> transport, client_options o = {}) {
+        std::unique_ptr<client> c(new client(std::move(transport), std::move(o)));
+        if (auto r = c->start(); !r) {
+            c->close();
+            return fail(std::move(r).error());
+        }
+        return c;
+    }
+
+    client(const client&) = delete;
+    client& operator=(const client&) = delete;
+    /// Closes the connection (see close()).
+    ~client() { close(); }
+
+    /// Close the transport (the server process is stopped); requests still waiting fail with
+    /// `transport.closed`. Idempotent.
+    void close() {
+        {
+            std::lock_guard lock(mu_);
+            if (closed_by_host_) return;
+            closed_by_host_ = true;
+        }
+        t_->close();
+        fail_all(error(errc::transport_closed, name() + ": the connection was closed"));
+        std::vector<std::thread> workers;
+        {
+            std::lock_guard lock(mu_);
+            workers.swap(workers_);
+        }
+        for (auto& w : workers)
+            if (w.joinable()) w.join();
+    }
+
+    /// The server's name in messages.
+    [[nodiscard]] std::string name() const { return o_.server_name.empty() ? t_->describe() : o_.server_name; }
+    /// The revision the server answered in initialize.
+    [[nodiscard]] std::string protocol_version() const { return version_; }
+    /// The server's serverInfo ({name, version, ...}).
+    [[nodiscard]] const json& server_info() const noexcept { return server_info_; }
+    /// The server's capabilities.
+    [[nodiscard]] const json& server_capabilities() const noexcept { return server_caps_; }
+    /// The server's instructions (empty when none).
+    [[nodiscard]] const std::string& instructions() const noexcept { return instructions_; }
+    /// True when the server declared `capability` (e.g. "tools", "resources", "prompts").
+    [[nodiscard]] bool server_supports(std::string_view capability) const {
+        return server_caps_.is_object() && server_caps_.contains(std::string(capability));
+    }
+    /// True while the connection is up.
+    [[nodiscard]] bool connected() const {
+        std::lock_guard lock(mu_);
+        return !closed_ && !closed_by_host_;
+    }
+    /// Why the connection ended (nothing while it is up).
+    [[nodiscard]] std::optional<error> close_reason() const {
+        std::lock_guard lock(mu_);
+        return close_reason_;
+    }
+    /// Messages from the server that were not valid JSON-RPC (skipped).
+    [[nodiscard]] std::size_t noise() const noexcept { return noise_.load(); }
+    /// The transport (for its diagnostics).
+    [[nodiscard]] client_transport& transport() noexcept { return *t_; }
+
+    /// Make a request and wait for its result. Never throws.
+    [[nodiscard]] result<json> request(std::string_view method, json params = json::object(), request_options ro = {}) {
+        auto p = std::make_shared<pending>();
+        p->method = std::string(method);
+        p->on_progress = std::move(ro.on_progress);
+        std::int64_t id = 0;
+        {
+            std::lock_guard lock(mu_);
+            if (closed_ || closed_by_host_)
+                return fail(errc::transport_closed, name() + ": not connected" + (close_reason_ ? " (" + close_reason_->message + ")" : std::string()),
+                            "The MCP server \"" + name() + "\" is not running; it may be restarting, try again later.");
+            id = next_id_++;
+            pending_.emplace(id, p);
+        }
+        if (!params.is_object()) params = json::object();
+        if (p->on_progress) params["_meta"]["progressToken"] = id;
+        json msg{{"jsonrpc", "2.0"}, {"id", id}, {"method", std::string(method)}, {"params", std::move(params)}};
+        if (auto s = t_->send(wire(msg)); !s) {
+            forget(id);
+            error e = std::move(s).error();
+            e.message = name() + ": cannot send " + std::string(method) + ": " + e.message;
+            if (e.hint.empty()) e.hint = "The MCP server \"" + name() + "\" is not reading its input; it may be hung. Try again later.";
+            return fail(std::move(e));
+        }
+        const auto timeout = ro.timeout.value_or(o_.request_timeout);
+        const auto started = std::chrono::steady_clock::now();
+        const auto hard_end = std::min(ro.deadline, started + std::max(timeout, o_.max_request_time));
+        std::unique_lock lock(p->mu);
+        for (;;) {
+            const auto soft_end = std::min(ro.deadline, (o_.progress_resets_timeout ? p->last_activity : started) + timeout);
+            const auto end = std::min(soft_end, hard_end);
+            const bool done = p->cv.wait_until(lock, ro.stop, end, [&] { return p->done; });
+            if (done) break;
+            if (ro.stop.stop_requested()) {
+                lock.unlock();
+                abandon(id, "cancelled by the client");
+                return fail(errc::cancelled, name() + ": " + std::string(method) + " was cancelled");
+            }
+            const auto now = std::chrono::steady_clock::now();
+            const auto new_soft = std::min(ro.deadline, (o_.progress_resets_timeout ? p->last_activity : started) + timeout);
+            if (now >= std::min(new_soft, hard_end)) {
+                lock.unlock();
+                abandon(id, "timed out");
+                const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - started).count();
+                return fail(errc::timeout, name() + ": no answer to " + std::string(method) + " in " + std::to_string(ms) + " ms",
+                            "The MCP server \"" + name() + "\" is slow or hung; try again, with less work per call, or later.",
+                            json{{"server", name()}, {"method", std::string(method)}, {"elapsed_ms", ms}});
+            }
+        }
+        if (p->failure) return fail(std::move(*p->failure));
+        return std::move(p->response);
+    }
+
+    /// Send a notification. Never throws.
+    result<void> notify(std::string_view method, json params = json::object()) {
+        json msg{{"jsonrpc", "2.0"}, {"method", std::string(method)}};
+        if (params.is_object() && !params.empty()) msg["params"] = std::move(params);
+        return t_->send(wire(msg));
+    }
+
+    /// ping.
+    result<void> ping(std::chrono::milliseconds timeout = std::chrono::milliseconds(10000)) {
+        request_options ro;
+        ro.timeout = timeout;
+        auto r = request("ping", json::object(), std::move(ro));
+        if (!r) return fail(std::move(r).error());
+        return {};
+    }
+
+    /// Every tool of the server (all pages of tools/list), in the server's order. Each keeps its
+    /// inputSchema as sent; annotations become traits (readOnlyHint → read_only, destructiveHint →
+    /// destructive, idempotentHint → idempotent, openWorldHint → open_world; read-only tools are
+    /// also parallel_safe).
+    [[nodiscard]] result<std::vector<tool_info>> list_tools(request_options ro = {}) {
+        auto all = list_all("tools/list", "tools", std::move(ro));
+        if (!all) return fail(std::move(all).error());
+        std::vector<tool_info> out;
+        out.reserve(all->size());
+        for (const auto& t : *all) {
+            if (!t.is_object() || !t.contains("name") || !t["name"].is_string()) {
+                ++noise_;
+                continue;  // a tool without a name cannot be called
+            }
+            out.push_back(tool_info_of(t));
+        }
+        return out;
+    }
+
+    /// The raw tools/list entries (every page), for hosts that want fields tool_info lacks.
+    [[nodiscard]] result<std::vector<json>> list_tools_json(request_options ro = {}) { return list_all("tools/list", "tools", std::move(ro)); }
+
+    /// Call a tool: the context's stop token cancels, its deadline bounds the wait, its progress
+    /// callback receives progress. A tool's own failure (isError) is a normal result with
+    /// is_error; a failure to call is an error (`remote.error`, `timeout`, `cancelled`, ...).
+    [[nodiscard]] result<tool_output> call_tool(std::string_view tool, const json& args, tool_context& ctx) {
+        request_options ro;
+        ro.stop = ctx.stop;
+        ro.deadline = ctx.deadline;
+        if (ctx.on_progress) ro.on_progress = ctx.on_progress;
+        json params{{"name", std::string(tool)}, {"arguments", args.is_object() ? args : json::object()}};
+        auto r = request("tools/call", std::move(params), std::move(ro));
+        if (!r) {
+            error e = std::move(r).error();
+            if (e.is(errc::cancelled)) e.code = std::string(errc::tool_cancelled);
+            if (e.is(errc::timeout)) e.code = std::string(errc::tool_timeout);
+            return fail(std::move(e));
+        }
+        return output_of(*r);
+    }
+    /// Call a tool without a context.
+    [[nodiscard]] result<tool_output> call_tool(std::string_view tool, const json& args) {
+        tool_context ctx;
+        return call_tool(tool, args, ctx);
+    }
+
+    /// Every resource (all pages of resources/list), as the server sent them.
+    [[nodiscard]] result<std::vector<json>> list_resources(request_options ro = {}) { return list_all("resources/list", "resources", std::move(ro)); }
+    /// Every resource template (all pages of resources/templates/list).
+    [[nodiscard]] result<std::vector<json>> list_resource_templates(request_options ro = {}) {
+        return list_all("resources/templates/list", "resourceTemplates", std::move(ro));
+    }
+    /// resources/read: the `contents` array ({uri, mimeType, text | blob}).
+    [[nodiscard]] result<json> read_resource(std::string_view uri, request_options ro = {}) {
+        auto r = request("resources/read", json{{"uri", std::string(uri)}}, std::move(ro));
+        if (!r) return r;
+        if (!r->contains("contents") || !(*r)["contents"].is_array())
+            return fail(errc::protocol_error, name() + ": resources/read answered without a contents array");
+        return (*r)["contents"];
+    }
+    /// resources/subscribe (updates arrive at client_options::on_resource_updated).
+    result<void> subscribe(std::string_view uri) {
+        auto r = request("resources/subscribe", json{{"uri", std::string(uri)}});
+        if (!r) return fail(std::move(r).error());
+        return {};
+    }
+    /// Every prompt (all pages of prompts/list).
+    [[nodiscard]] result<std::vector<json>> list_prompts(request_options ro = {}) { return list_all("prompts/list", "prompts", std::move(ro)); }
+    /// prompts/get: {description, messages}.
+    [[nodiscard]] result<json> get_prompt(std::string_view prompt, const json& args = json::object(), request_options ro = {}) {
+        json params{{"name", std::string(prompt)}};
+        if (args.is_object() && !args.empty()) {
+            json a = json::object();
+            for (const auto& [k, v] : args.items()) a[k] = v.is_string() ? v : json(v.dump());  // prompt arguments are strings
+            params["arguments"] = std::move(a);
+        }
+        return request("prompts/get", std::move(params), std::move(ro));
+    }
+
+    /// Replace the roots offered to the server and tell it (notifications/roots/list_changed).
+    result<void> set_roots(std::vector<client_root> roots) {
+        {
+            std::lock_guard lock(mu_);
+            o_.roots = std::move(roots);
+        }
+        return notify("notifications/roots/list_changed");
+    }
+
+    /// A tools/call result as a tool output: text, image, audio, resource_link (an artifact
+    /// reference) and embedded resources (artifacts carrying their text or blob); structuredContent
+    /// kept; isError kept. Unknown block types become a line of text naming their type.
+    [[nodiscard]] static tool_output output_of(const json& r) {
+        tool_output out;
+        out.is_error = r.is_object() && r.value("isError", false);
+        if (r.is_object() && r.contains("structuredContent") && r["structuredContent"].is_object())
+            out.structured = r["structuredContent"];
+        if (!r.is_object() || !r.contains("content") || !r["content"].is_array()) return out;
+        for (const auto& b : r["content"]) {
+            if (!b.is_object()) continue;
+            const std::string type = b.value("type", "");
+            auto str = [&](const json& o, const char* k) {
+                auto it = o.find(k);
+                return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
+            };
+            if (type == "text") {
+                out.add_text(str(b, "text"));
+            } else if (type == "image" || type == "audio") {
+                out.add_image(str(b, "data"), str(b, "mimeType"));
+            } else if (type == "resource_link") {
+                artifact_ref a;
+                a.uri = str(b, "uri");
+                a.name = str(b, "name");
+                a.mime_type = str(b, "mimeType");
+                a.description = str(b, "description");
+                if (auto s = b.find("size"); s != b.end() && s->is_number_unsigned()) a.size = s->get<std::size_t>();
+                out.add_artifact(std::move(a));
+            } else if (type == "resource" && b.contains("resource") && b["resource"].is_object()) {
+                const json& res = b["resource"];
+                if (res.contains("text")) out.add_resource(str(res, "uri"), str(res, "mimeType"), str(res, "text"));
+                else out.content.push_back(content_block::make_resource_blob(str(res, "uri"), str(res, "mimeType"), str(res, "blob")));
+            } else {
+                out.add_text("[" + (type.empty() ? std::string("untyped") : type) + " content]");
+            }
+        }
+        return out;
+    }
+
+    /// A tools/list entry as a tool_info (see list_tools()).
+    [[nodiscard]] static tool_info tool_info_of(const json& t) {
+        tool_info i;
+        i.name = t.value("name", "");
+        if (auto it = t.find("title"); it != t.end() && it->is_string()) i.title = it->get<std::string>();
+        if (auto it = t.find("description"); it != t.end() && it->is_string()) i.description = it->get<std::string>();
+        if (auto it = t.find("inputSchema"); it != t.end() && it->is_object()) i.input_schema = *it;
+        else i.input_schema = json{{"type", "object"}};
+        if (auto it = t.find("outputSchema"); it != t.end() && it->is_object()) i.output_schema = *it;
+        if (auto a = t.find("annotations"); a != t.end() && a->is_object()) {
+            if (i.title.empty())
+                if (auto tt = a->find("title"); tt != a->end() && tt->is_string()) i.title = tt->get<std::string>();
+            auto hint = [&](const char* k) -> std::optional<bool> {
+                auto h = a->find(k);
+                if (h == a->end() || !h->is_boolean()) return std::nullopt;
+                return h->get<bool>();
+            };
+            traits tr = no_traits;
+            if (hint("readOnlyHint").value_or(false)) tr = tr | read_only | parallel_safe;
+            if (auto d = hint("destructiveHint")) tr = tr | (*d ? destructive : non_destructive);
+            if (hint("idempotentHint").value_or(false)) tr = tr | idempotent;
+            if (auto w = hint("openWorldHint")) tr = tr | (*w ? open_world : closed_world);
+            i.traits = tr;
+        }
+        return i;
+    }
+
+private:
+    struct pending {
+        std::mutex mu;
+        std::condition_variable_any cv;
+        bool done = false;
+        json response;
+        std::optional<error> failure;
+        std::string method;
+        std::function<void(double, std::optional<double>, std::string_view)> on_progress;
+        std::chrono::steady_clock::time_point last_activity = std::chrono::steady_clock::now();
+    };
+
+    client(std::unique_ptr<client_transport> t, client_options o) : t_(std::move(t)), o_(std::move(o)) {}
+
+    static std::string wire(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+    result<void> start() {
+        transport_handlers h;
+        h.on_message = [this](std::string_view m) { on_message(m); };
+        h.on_oversized = [this](std::string_view head, std::string_view tail, std::size_t size) { on_oversized(head, tail, size); };
+        h.on_close = [this](const error& why) { on_transport_closed(why); };
+        h.on_request_failed = [this](const json& id, const error& why) {
+            if (auto p = take(id)) {
+                error e = why;
+                if (e.message.rfind(name(), 0) != 0) e.message = name() + ": " + p->method + ": " + e.message;
+                complete(p, nullptr, std::move(e));
+            }
+        };
+        if (auto r = t_->start(std::move(h)); !r) {
+            error e = std::move(r).error();
+            if (!o_.server_name.empty()) e.message = o_.server_name + ": " + e.message;
+            return fail(std::move(e));
+        }
+        json caps = json::object();
+        if (o_.roots_enabled || !o_.roots.empty()) caps["roots"] = json{{"listChanged", true}};
+        if (o_.on_sampling) caps["sampling"] = json::object();
+        if (o_.on_elicitation) caps["elicitation"] = json{{"form", json::object()}};
+        json params{{"protocolVersion", o_.protocol_version},
+                    {"capabilities", std::move(caps)},
+                    {"clientInfo", {{"name", o_.client_name}, {"version", o_.client_version}}}};
+        request_options ro;
+        ro.timeout = o_.initialize_timeout;
+        auto r = request("initialize", std::move(params), std::move(ro));
+        if (!r) {
+            error e = std::move(r).error();
+            if (e.is(errc::timeout))
+                e.hint = "The MCP server \"" + name() + "\" did not answer initialize; check that it is an MCP stdio server and that it starts (its log: " +
+                         t_->diagnostics().substr(0, 300) + ").";
+            return fail(std::move(e));
+        }
+        if (!r->is_object() || !r->contains("protocolVersion") || !(*r)["protocolVersion"].is_string())
+            return fail(errc::protocol_error, name() + ": the initialize answer has no protocolVersion",
+                        "The server is not a working MCP server; check its command or URL.");
+        version_ = (*r)["protocolVersion"].get<std::string>();
+        if (!is_handshake_version(version_))
+            return fail(errc::protocol_error, name() + ": the server speaks protocol revision " + version_ + ", which this client does not",
+                        "Use a server version that supports one of 2025-11-25, 2025-06-18, 2025-03-26 or 2024-11-05.",
+                        json{{"server", name()}, {"protocolVersion", version_}});
+        server_caps_ = r->value("capabilities", json::object());
+        server_info_ = r->value("serverInfo", json::object());
+        if (auto it = r->find("instructions"); it != r->end() && it->is_string()) instructions_ = it->get<std::string>();
+        if (auto n = notify("notifications/initialized"); !n) return fail(std::move(n).error());
+        return {};
+    }
+
+    result<std::vector<json>> list_all(const char* method, const char* key, request_options ro) {
+        std::vector<json> out;
+        json cursor;
+        for (std::size_t page = 0; page < o_.max_list_pages; ++page) {
+            json params = json::object();
+            if (!cursor.is_null()) params["cursor"] = cursor;
+            request_options one;
+            one.timeout = ro.timeout;
+            one.deadline = ro.deadline;
+            one.stop = ro.stop;
+            auto r = request(method, std::move(params), std::move(one));
+            if (!r) return fail(std::move(r).error());
+            if (!r->is_object() || !r->contains(key) || !(*r)[key].is_array())
+                return fail(errc::protocol_error, name() + ": " + method + " answered without a \"" + key + "\" array",
+                            "The server sent a malformed list; report it to the server's authors.");
+            for (auto& e : (*r)[key]) out.push_back(std::move(e));
+            auto next = r->find("nextCursor");
+            if (next == r->end() || next->is_null()) return out;
+            if (!next->is_string() || (!cursor.is_null() && *next == cursor))
+                return fail(errc::protocol_error, name() + ": " + method + " sent a cursor that does not move on");
+            cursor = *next;
+        }
+        return fail(errc::protocol_error, name() + ": " + method + " did not end after " + std::to_string(o_.max_list_pages) + " pages");
+    }
+
+    void forget(std::int64_t id) {
+        std::lock_guard lock(mu_);
+        pending_.erase(id);
+    }
+
+    void abandon(std::int64_t id, const char* reason) {
+        forget(id);
+        (void)notify("notifications/cancelled", json{{"requestId", id}, {"reason", reason}});
+    }
+
+    void complete(const std::shared_ptr<pending>& p, json response, std::optional<error> failure) {
+        {
+            std::lock_guard lock(p->mu);
+            if (p->done) return;
+            p->done = true;
+            p->response = std::move(response);
+            p->failure = std::move(failure);
+        }
+        p->cv.notify_all();
+    }
+
+    void fail_all(const error& why) {
+        std::map<std::int64_t, std::shared_ptr<pending>> all;
+        {
+            std::lock_guard lock(mu_);
+            all.swap(pending_);
+        }
+        for (auto& [id, p] : all) complete(p, nullptr, why);
+    }
+
+    std::shared_ptr<pending> take(const json& id) {
+        if (!id.is_number_integer()) return nullptr;
+        std::lock_guard lock(mu_);
+        auto it = pending_.find(id.get<std::int64_t>());
+        if (it == pending_.end()) return nullptr;
+        auto p = it->second;
+        pending_.erase(it);
+        return p;
+    }
+
+    void on_oversized(std::string_view head, std::string_view tail, std::size_t size) {
+        // find the id in the first or last bytes: "id":<number>
+        std::optional<std::int64_t> id;
+        for (std::string_view part : {head, tail}) {
+            std::size_t at = part.rfind("\"id\"");
+            if (at == std::string_view::npos) continue;
+            at = part.find(':', at);
+            if (at == std::string_view::npos) continue;
+            ++at;
+            while (at < part.size() && part[at] == ' ') ++at;
+            std::int64_t v = 0;
+            bool any = false;
+            while (at < part.size() && part[at] >= '0' && part[at] <= '9') {
+                v = v * 10 + (part[at] - '0');
+                any = true;
+                ++at;
+            }
+            if (any) {
+                id = v;
+                break;
+            }
+        }
+        ++noise_;
+        if (!id) return;
+        auto p = take(json(*id));
+        if (!p) return;
+        complete(p, nullptr,
+                 error(errc::budget_exceeded,
+                       name() + ": the answer to " + p->method + " was " + std::to_string(size / 1024) + " KiB, over the size limit; it was dropped",
+                       "Ask for less at a time (a smaller range, a page, a filter).", json{{"server", name()}, {"bytes", size}}));
+    }
+
+    void on_transport_closed(const error& why) {
+        if (close_seen_.exchange(true)) return;
+        error e = why;
+        if (!o_.server_name.empty() && e.message.rfind(o_.server_name, 0) != 0) e.message = o_.server_name + ": " + e.message;
+        bool by_host = false;
+        {
+            std::lock_guard lock(mu_);
+            by_host = closed_by_host_;
+            if (!by_host) close_reason_ = e;
+        }
+        // The host hears of it before any waiting request fails (so a caller that sees a failed
+        // request can rely on its on_close having run).
+        if (o_.on_close && !by_host) {
+            try {
+                o_.on_close(e);
+            } catch (...) {
+            }
+        }
+        {
+            std::lock_guard lock(mu_);
+            closed_ = true;
+        }
+        fail_all(e);
+    }
+
+    void on_message(std::string_view text) {
+        json m = json::parse(text, nullptr, false);
+        if (m.is_discarded()) {
+            ++noise_;
+            return;
+        }
+        if (m.is_array()) {  // a batch (2025-03-26)
+            for (auto& one : m) handle(std::move(one));
+            return;
+        }
+        handle(std::move(m));
+    }
+
+    void handle(json m) {
+        if (!m.is_object()) {
+            ++noise_;
+            return;
+        }
+        const bool has_method = m.contains("method") && m["method"].is_string();
+        const bool has_id = m.contains("id") && !m["id"].is_null();
+        if (!has_method) {  // a response
+            auto p = has_id ? take(m["id"]) : nullptr;
+            if (!p) {
+                ++noise_;
+                return;
+            }
+            if (auto e = m.find("error"); e != m.end() && e->is_object()) {
+                const int code = e->value("code", 0);
+                const std::string msg = e->contains("message") && (*e)["message"].is_string() ? (*e)["message"].get<std::string>() : "";
+                json details{{"server", name()}, {"method", p->method}, {"code", code}};
+                if (e->contains("data")) details["data"] = (*e)["data"];
+                std::string hint = code == code::method_not_found ? "The server \"" + name() + "\" does not offer " + p->method + "."
+                                   : code == code::invalid_params ? "Check the name and arguments against the server's list and call again."
+                                                                  : "The server \"" + name() + "\" refused the request; read its message.";
+                complete(p, nullptr, error(errc::remote_error, name() + ": " + p->method + " failed: " + msg + " (" + std::to_string(code) + ")",
+                                           std::move(hint), std::move(details)));
+            } else if (m.contains("result")) {
+                complete(p, std::move(m["result"]), std::nullopt);
+            } else {
+                complete(p, nullptr, error(errc::protocol_error, name() + ": the answer to " + p->method + " has neither result nor error"));
+            }
+            return;
+        }
+        const std::string method = m["method"].get<std::string>();
+        json params = m.value("params", json::object());
+        if (!has_id) {
+            notification(method, params);
+            return;
+        }
+        server_request(m["id"], method, std::move(params));
+    }
+
+    void notification(const std::string& method, const json& params) {
+        if (method == "notifications/progress") {
+            if (!params.is_object() || !params.contains("progressToken") || !params["progressToken"].is_number_integer()) return;
+            std::shared_ptr<pending> p;
+            {
+                std::lock_guard lock(mu_);
+                auto it = pending_.find(params["progressToken"].get<std::int64_t>());
+                if (it != pending_.end()) p = it->second;
+            }
+            if (!p) return;
+            {
+                std::lock_guard lock(p->mu);
+                p->last_activity = std::chrono::steady_clock::now();
+            }
+            p->cv.notify_all();
+            if (p->on_progress) {
+                const double done = params.contains("progress") && params["progress"].is_number() ? params["progress"].get<double>() : 0.0;
+                std::optional<double> total;
+                if (params.contains("total") && params["total"].is_number()) total = params["total"].get<double>();
+                const std::string msg = params.contains("message") && params["message"].is_string() ? params["message"].get<std::string>() : "";
+                try {
+                    p->on_progress(done, total, msg);
+                } catch (...) {  // host callbacks never throw into the library
+                }
+            }
+            return;
+        }
+        try {
+            if (method == "notifications/tools/list_changed" && o_.on_tools_changed) o_.on_tools_changed();
+            else if (method == "notifications/resources/list_changed" && o_.on_resources_changed) o_.on_resources_changed();
+            else if (method == "notifications/prompts/list_changed" && o_.on_prompts_changed) o_.on_prompts_changed();
+            else if (method == "notifications/resources/updated" && o_.on_resource_updated && params.contains("uri") && params["uri"].is_string())
+                o_.on_resource_updated(params["uri"].get<std::string>());
+            else if (method == "notifications/message" && o_.on_log) o_.on_log(params);
+        } catch (...) {
+        }
+        // notifications/cancelled for a server request: its worker answers anyway; nothing to stop
+    }
+
+    void answer(const json& id, result<json> r) {
+        json msg{{"jsonrpc", "2.0"}, {"id", id}};
+        if (r) msg["result"] = std::move(*r);
+        else {
+            const error& e = r.error();
+            int c = code::internal_error;
+            if (e.is(errc::tool_unknown) || e.is(errc::not_found)) c = code::method_not_found;
+            else if (e.is(errc::args_invalid)) c = code::invalid_params;
+            else if (e.is(errc::cancelled)) c = -1;  // the user declined (as MCP clients answer a refused sampling)
+            msg["error"] = json{{"code", c}, {"message", e.message}};
+        }
+        (void)t_->send(wire(msg));
+    }
+
+    void server_request(json id, std::string method, json params) {
+        if (method == "ping") {
+            answer(id, json::object());
+            return;
+        }
+        if (method == "roots/list") {
+            std::lock_guard lock(mu_);
+            if (!o_.roots_enabled && o_.roots.empty()) {
+                json msg{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code::method_not_found}, {"message", "roots are not offered"}}}};
+                (void)t_->send(wire(msg));
+                return;
+            }
+            json roots = json::array();
+            for (const auto& r : o_.roots) {
+                json one{{"uri", r.uri}};
+                if (!r.name.empty()) one["name"] = r.name;
+                roots.push_back(std::move(one));
+            }
+            json msg{{"jsonrpc", "2.0"}, {"id", id}, {"result", {{"roots", std::move(roots)}}}};
+            (void)t_->send(wire(msg));
+            return;
+        }
+        std::function<result<json>(const json&)> handler;
+        if (method == "sampling/createMessage") handler = o_.on_sampling;
+        else if (method == "elicitation/create") handler = o_.on_elicitation;
+        if (!handler) {
+            json msg{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code::method_not_found}, {"message", "the client does not offer " + method}}}};
+            (void)t_->send(wire(msg));
+            return;
+        }
+        // The host may take long (a model call, a user's answer): off the reader thread.
+        std::lock_guard lock(mu_);
+        if (closed_by_host_) return;
+        workers_.emplace_back([this, id = std::move(id), handler = std::move(handler), params = std::move(params)] {
+            result<json> r = fail(errc::internal, "the host's callback failed");
+            try {
+                r = handler(params);
+            } catch (const std::exception& ex) {
+                r = fail(errc::internal, std::string("the host's callback failed: ") + ex.what());
+            } catch (...) {
+            }
+            answer(id, std::move(r));
+        });
+    }
+
+    std::unique_ptr<client_transport> t_;
+    client_options o_;
+    mutable std::mutex mu_;
+    std::map<std::int64_t, std::shared_ptr<pending>> pending_;
+    std::int64_t next_id_ = 1;
+    bool closed_ = false;
+    bool closed_by_host_ = false;
+    std::atomic<bool> close_seen_{false};
+    std::optional<error> close_reason_;
+    std::vector<std::thread> workers_;
+    std::atomic<std::size_t> noise_{0};
+    std::string version_;
+    json server_caps_ = json::object();
+    json server_info_ = json::object();
+    std::string instructions_;
+};
+
+}  // namespace agentkit::mcp
+// ---- end <agentkit/mcp/client.hpp> ----
+// ---- begin <agentkit/mcp/stdio_client.hpp> ----
+// agentkit/mcp/stdio_client.hpp — the MCP stdio client transport: starts a server process and
+// exchanges newline-delimited JSON-RPC messages with it over its stdin and stdout.
+//
+//   auto t = std::make_unique<agentkit::mcp::stdio_client_transport>(agentkit::mcp::stdio_server{
+//       .command = "npx", .args = {"-y", "@modelcontextprotocol/server-memory"}});
+//   auto c = agentkit::mcp::client::connect(std::move(t), {.server_name = "memory"});
+//
+// The server's stderr goes to a log file (stdio_server::stderr_log, else a temporary file removed
+// on close), never into the protocol and never to the host's own stdout or stderr; its last lines
+// are quoted when the server exits or fails to start. The process gets its own process group
+// (a launcher such as npx is stopped with what it started), stdin and stdout as pipes, the host's
+// environment plus stdio_server::env, and no other descriptor of the host. Shutdown follows
+// the specification: stdin is closed, then SIGTERM after a grace period, then SIGKILL.
+//
+// Bad servers: a line that is not JSON on stdout is skipped (counted in noise_lines(), written to
+// the log); a line longer than max_message_bytes is dropped unread past the limit (its first and
+// last bytes are handed to the client, which fails the request it answers); a server that
+// stops reading its stdin makes send() fail after send_timeout instead of blocking the host.
+
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char** environ;  // NOLINT: POSIX
+
+namespace agentkit::mcp {
+
+/// How to start a stdio MCP server (the `command`/`args`/`env` of an `mcpServers` entry).
+struct stdio_server {
+    std::string command;                      ///< the program (looked up in PATH when it has no '/')
+    std::vector<std::string> args;            ///< its arguments
+    std::map<std::string, std::string> env;   ///< added to (or replacing in) the host's environment; never printed
+    std::string cwd;                          ///< its working directory; empty: the host's
+    /// Where the server's stderr goes (appended, kept). Empty: a temporary file, removed on close.
+    std::string stderr_log;
+    /// Largest message accepted from the server; a longer line is dropped past this size.
+    std::size_t max_message_bytes = std::size_t{32} << 20U;
+    /// Bound for writing one message (a server that stops reading its stdin is treated as hung).
+    std::chrono::milliseconds send_timeout{10000};
+    /// How long the server may take to exit after its stdin is closed, before SIGTERM (and as long
+    /// again before SIGKILL).
+    std::chrono::milliseconds close_grace{2000};
+};
+
+namespace detail {
+
+/// A file descriptor closed on destruction.
+class owned_fd {
+public:
+    owned_fd() = default;
+    explicit owned_fd(int fd) noexcept : fd_(fd) {}
+    owned_fd(owned_fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+    owned_fd& operator=(owned_fd&& o) noexcept {
+        if (this != &o) {
+            reset();
+            fd_ = std::exchange(o.fd_, -1);
+        }
+        return *this;
+    }
+    owned_fd(const owned_fd&) = delete;
+    owned_fd& operator=(const owned_fd&) = delete;
+    ~owned_fd() { reset(); }
+    [[nodiscard]] int get() const noexcept { return fd_; }
+    explicit operator bool() const noexcept { return fd_ >= 0; }
+    void reset(int fd = -1) noexcept {
+        if (fd_ >= 0) ::close(fd_);
+        fd_ = fd;
+    }
+
+private:
+    int fd_ = -1;
+};
+
+/// "exited with status 1", "killed by signal 9 (Killed)".
+inline std::string wait_status_text(int status) {
+    if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+    if (WIFSIGNALED(status)) {
+        const int sig = WTERMSIG(status);
+        const char* name = ::strsignal(sig);
+        return "killed by signal " + std::to_string(sig) + (name != nullptr ? std::string(" (") + name + ")" : std::string());
+    }
+    return "ended (status " + std::to_string(status) + ")";
+}
+
+/// The last `max` bytes of a file, from the start of a line, with control bytes but newlines and
+/// tabs replaced.
+inline std::string file_tail(const std::string& path, std::size_t max) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) return {};
+    f.seekg(0, std::ios::end);
+    const auto size = static_cast<std::size_t>(std::max<std::streamoff>(0, f.tellg()));
+    const std::size_t from = size > max ? size - max : 0;
+    f.seekg(static_cast<std::streamoff>(from));
+    std::string s(size - from, '\0');
+    f.read(s.data(), static_cast<std::streamsize>(s.size()));
+    s.resize(static_cast<std::size_t>(std::max<std::streamsize>(0, f.gcount())));
+    if (from > 0)
+        if (auto nl = s.find('\n'); nl != std::string::npos) s.erase(0, nl + 1);
+    while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
+    for (char& c : s)
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') c = ' ';
+    return s;
+}
+
+/// Write all of `data` to a non-blocking descriptor before `deadline`, without SIGPIPE.
+inline result<void> write_all(int fd, std::string_view data, std::chrono::steady_clock::time_point deadline) {
+    // SIGPIPE is blocked in this thread for the write, and one it raised is taken off the queue.
+    sigset_t pipe_set;
+    sigset_t old_set;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    ::pthread_sigmask(SIG_BLOCK, &pipe_set, &old_set);
+    bool got_epipe = false;
+    result<void> out;
+    std::size_t off = 0;
+    while (off < data.size()) {
+        const ssize_t n = ::write(fd, data.data() + off, data.size() - off);
+        if (n > 0) {
+            off += static_cast<std::size_t>(n);
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+            if (left.count() <= 0) {
+                out = fail(errc::timeout, "the server did not read its input in time");
+                break;
+            }
+            pollfd p{fd, POLLOUT, 0};
+            ::poll(&p, 1, static_cast<int>(std::min<std::int64_t>(left.count(), 1000)));
+            continue;
+        }
+        got_epipe = n < 0 && errno == EPIPE;
+        out = fail(errc::transport_closed, std::string("the server's input is closed: ") + std::strerror(errno));
+        break;
+    }
+    if (got_epipe) {
+        const timespec zero{0, 0};
+        while (::sigtimedwait(&pipe_set, nullptr, &zero) == SIGPIPE) {
+        }
+    }
+    ::pthread_sigmask(SIG_SETMASK, &old_set, nullptr);
+    return out;
+}
+
+}  // namespace detail
+
+/// The stdio client transport (see the file comment).
+class stdio_client_transport final : public client_transport {
+public:
+    /// A transport that will start `server` on start().
+    explicit stdio_client_transport(stdio_server server) : cfg_(std::move(server)) {}
+    ~stdio_client_transport() override { close(); }
+
+    /// Start the process and the reader thread. `transport.io` when the program cannot be started.
+    result<void> start(transport_handlers h) override {
+        std::lock_guard lock(life_mu_);
+        if (started_) return fail(errc::internal, "stdio transport started twice");
+        h_ = std::move(h);
+        if (cfg_.command.empty())
+            return fail(errc::args_invalid, "no command to start the MCP server with", "Give the server's \"command\".");
+        if (cfg_.stderr_log.empty()) {
+            std::error_code ec;
+            auto dir = std::filesystem::temp_directory_path(ec);
+            if (ec) dir = "/tmp";
+            std::string tmpl = (dir / "agentkit-mcp-stderr-XXXXXX").string();
+            const int fd = ::mkstemp(tmpl.data());
+            if (fd < 0) return fail(errc::transport_io, std::string("cannot create the server's stderr log: ") + std::strerror(errno));
+            ::close(fd);
+            log_path_ = tmpl;
+            remove_log_ = true;
+        } else {
+            log_path_ = cfg_.stderr_log;
+        }
+        int in_pipe[2];
+        int out_pipe[2];
+        int wake[2];
+        if (::pipe2(in_pipe, O_CLOEXEC) != 0) return fail(errc::transport_io, "pipe() failed");
+        detail::owned_fd in_r(in_pipe[0]);
+        detail::owned_fd in_w(in_pipe[1]);
+        if (::pipe2(out_pipe, O_CLOEXEC) != 0) return fail(errc::transport_io, "pipe() failed");
+        detail::owned_fd out_r(out_pipe[0]);
+        detail::owned_fd out_w(out_pipe[1]);
+        if (::pipe2(wake, O_CLOEXEC | O_NONBLOCK) != 0) return fail(errc::transport_io, "pipe() failed");
+        wake_r_.reset(wake[0]);
+        wake_w_.reset(wake[1]);
+
+        std::vector<std::string> argv_s;
+        argv_s.push_back(cfg_.command);
+        for (const auto& a : cfg_.args) argv_s.push_back(a);
+        std::vector<char*> argv;
+        for (auto& a : argv_s) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        std::vector<std::string> env_s;
+        for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+            std::string_view kv(*e);
+            const auto eq = kv.find('=');
+            if (eq != std::string_view::npos && cfg_.env.count(std::string(kv.substr(0, eq))) != 0) continue;
+            env_s.emplace_back(kv);
+        }
+        for (const auto& [k, v] : cfg_.env) env_s.push_back(k + "=" + v);
+        std::vector<char*> envp;
+        for (auto& e : env_s) envp.push_back(e.data());
+        envp.push_back(nullptr);
+
+        posix_spawn_file_actions_t fa;
+        posix_spawnattr_t attr;
+        if (::posix_spawn_file_actions_init(&fa) != 0) return fail(errc::transport_io, "posix_spawn init failed");
+        if (::posix_spawnattr_init(&attr) != 0) {
+            ::posix_spawn_file_actions_destroy(&fa);
+            return fail(errc::transport_io, "posix_spawn init failed");
+        }
+        int rc = 0;
+        const auto step = [&rc](int r) {
+            if (rc == 0) rc = r;
+        };
+        step(::posix_spawn_file_actions_adddup2(&fa, in_r.get(), 0));
+        step(::posix_spawn_file_actions_adddup2(&fa, out_w.get(), 1));
+        step(::posix_spawn_file_actions_addopen(&fa, 2, log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600));
+        if (!cfg_.cwd.empty()) step(::posix_spawn_file_actions_addchdir_np(&fa, cfg_.cwd.c_str()));
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+        step(::posix_spawn_file_actions_addclosefrom_np(&fa, 3));
+#endif
+        sigset_t empty;
+        sigemptyset(&empty);
+        sigset_t defaults;
+        sigemptyset(&defaults);
+        for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGUSR1, SIGUSR2, SIGALRM}) sigaddset(&defaults, s);
+        step(::posix_spawnattr_setflags(&attr, static_cast<short>(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)));
+        step(::posix_spawnattr_setpgroup(&attr, 0));
+        step(::posix_spawnattr_setsigmask(&attr, &empty));
+        step(::posix_spawnattr_setsigdefault(&attr, &defaults));
+        pid_t pid = -1;
+        if (rc == 0) rc = ::posix_spawnp(&pid, cfg_.command.c_str(), &fa, &attr, argv.data(), envp.data());
+        ::posix_spawn_file_actions_destroy(&fa);
+        ::posix_spawnattr_destroy(&attr);
+        if (rc != 0)
+            return fail(errc::transport_io, "cannot start the MCP server \"" + cfg_.command + "\": " + std::strerror(rc),
+                        "Check the server's \"command\" (is it installed and in PATH?) and its \"cwd\".",
+                        json{{"command", cfg_.command}});
+        pid_ = pid;
+        in_r.reset();
+        out_w.reset();
+        (void)::fcntl(in_w.get(), F_SETFL, ::fcntl(in_w.get(), F_GETFL) | O_NONBLOCK);
+        stdin_ = std::move(in_w);
+        stdout_ = std::move(out_r);
+        started_ = true;
+        reader_ = std::thread([this] { read_loop(); });
+        return {};
+    }
+
+    /// Send one message followed by a newline.
+    result<void> send(const std::string& message) override {
+        std::lock_guard lock(write_mu_);
+        if (!stdin_ || closed_.load()) return fail(errc::transport_closed, "the server's input is closed");
+        std::string line = message;
+        line += '\n';
+        return detail::write_all(stdin_.get(), line, std::chrono::steady_clock::now() + cfg_.send_timeout);
+    }
+
+    /// Close stdin, wait up to close_grace, SIGTERM, wait again, SIGKILL; join the reader; remove
+    /// a temporary log. Idempotent.
+    void close() override {
+        std::lock_guard lock(life_mu_);
+        if (!started_ || shut_) return;
+        shut_ = true;
+        closing_.store(true);
+        {
+            std::lock_guard w(write_mu_);
+            stdin_.reset();
+        }
+        if (!wait_exit(cfg_.close_grace)) {
+            ::kill(-pid_, SIGTERM);
+            if (!wait_exit(cfg_.close_grace)) {
+                ::kill(-pid_, SIGKILL);
+                (void)wait_exit(std::chrono::milliseconds(5000));
+            }
+        }
+        if (wake_w_) {
+            const char c = 'x';
+            (void)!::write(wake_w_.get(), &c, 1);
+        }
+        if (reader_.joinable()) reader_.join();
+        if (remove_log_) {
+            std::error_code ec;
+            std::filesystem::remove(log_path_, ec);
+        }
+    }
+
+    /// The command line without the environment ("npx -y @modelcontextprotocol/server-memory").
+    [[nodiscard]] std::string describe() const override {
+        std::string s = cfg_.command;
+        for (const auto& a : cfg_.args) s += " " + a;
+        if (s.size() > 200) s = s.substr(0, 197) + "...";
+        return s;
+    }
+
+    /// The end of the server's stderr log (up to 800 bytes).
+    [[nodiscard]] std::string diagnostics() const override { return log_path_.empty() ? std::string() : detail::file_tail(log_path_, 800); }
+
+    /// The server's process id (its process group id too); -1 before start().
+    [[nodiscard]] pid_t pid() const noexcept { return pid_; }
+    /// Where the server's stderr goes.
+    [[nodiscard]] const std::string& stderr_log() const noexcept { return log_path_; }
+    /// Lines on the server's stdout that were not JSON messages (skipped).
+    [[nodiscard]] std::size_t noise_lines() const noexcept { return noise_.load(); }
+    /// How the process ended, once it has ("exited with status 1"); empty while it runs.
+    [[nodiscard]] std::string exit_description() const {
+        std::lock_guard lock(status_mu_);
+        return status_ ? detail::wait_status_text(*status_) : std::string();
+    }
+
+private:
+    bool wait_exit(std::chrono::milliseconds timeout) {
+        const auto deadline = std::chrono::steady_clock::now() + timeout;
+        auto pause = std::chrono::microseconds(200);
+        for (;;) {
+            if (reap(false)) return true;
+            if (std::chrono::steady_clock::now() >= deadline) return false;
+            std::this_thread::sleep_for(pause);  // polling a child's exit (no pidfd wait in this header)
+            pause = std::min(pause * 2, std::chrono::microseconds(20000));
+        }
+    }
+
+    bool reap(bool block) {
+        std::lock_guard lock(status_mu_);
+        if (status_) return true;
+        int st = 0;
+        const pid_t r = ::waitpid(pid_, &st, block ? 0 : WNOHANG);
+        if (r == pid_) {
+            status_ = st;
+            return true;
+        }
+        if (r < 0 && errno == ECHILD) {
+            status_ = 0;
+            return true;
+        }
+        return false;
+    }
+
+    void log_noise(std::string_view line) {
+        ++noise_;
+        std::ofstream f(log_path_, std::ios::app | std::ios::binary);
+        if (!f) return;
+        f << "[agentkit] skipped a line on stdout that is not a JSON-RPC message (" << line.size() << " bytes): "
+          << line.substr(0, 200) << '\n';
+    }
+
+    void deliver(std::string_view line) {
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        std::size_t i = 0;
+        while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+        if (i == line.size()) return;  // an empty line
+        if (line[i] != '{' && line[i] != '[') {
+            log_noise(line);
+            return;
+        }
+        if (h_.on_message) h_.on_message(line);
+    }
+
+    void read_loop() {
+        const std::size_t limit = cfg_.max_message_bytes;
+        std::string pending;
+        std::size_t scanned = 0;
+        bool discarding = false;
+        std::string head;
+        std::string tail;
+        std::size_t dropped = 0;
+        std::array<char, 65536> chunk{};
+        for (;;) {
+            std::array<pollfd, 2> p{pollfd{stdout_.get(), POLLIN, 0}, pollfd{wake_r_.get(), POLLIN, 0}};
+            const int r = ::poll(p.data(), p.size(), -1);
+            if (r < 0) {
+                if (errno == EINTR) continue;
+                break;
+            }
+            if ((p[1].revents & POLLIN) != 0) break;  // close()
+            if ((p[0].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+            const ssize_t n = ::read(stdout_.get(), chunk.data(), chunk.size());
+            if (n < 0) {
+                if (errno == EINTR || errno == EAGAIN) continue;
+                break;
+            }
+            if (n == 0) break;  // the server closed its stdout (it exited)
+            std::string_view data(chunk.data(), static_cast<std::size_t>(n));
+            while (discarding && !data.empty()) {
+                const std::size_t nl = data.find('\n');
+                const std::string_view part = data.substr(0, nl);
+                dropped += part.size();
+                tail += part;
+                if (tail.size() > 512) tail.erase(0, tail.size() - 512);
+                if (nl == std::string_view::npos) {
+                    data = {};
+                    break;
+                }
+                data.remove_prefix(nl + 1);
+                discarding = false;
+                if (h_.on_oversized) h_.on_oversized(head, tail, dropped);
+                head.clear();
+                tail.clear();
+            }
+            pending.append(data);
+            std::size_t start = 0;
+            for (;;) {
+                const std::size_t nl = pending.find('\n', std::max(start, scanned));
+                if (nl == std::string::npos) break;
+                deliver(std::string_view(pending).substr(start, nl - start));
+                start = nl + 1;
+            }
+            pending.erase(0, start);
+            scanned = pending.size();
+            if (pending.size() > limit) {
+                head = pending.substr(0, 512);
+                tail = pending.substr(pending.size() - 512);
+                dropped = pending.size();
+                pending.clear();
+                pending.shrink_to_fit();
+                scanned = 0;
+                discarding = true;
+            }
+        }
+        if (closing_.load()) {
+            closed_.store(true);
+            if (h_.on_close)
+                h_.on_close(error(errc::transport_closed, "the connection to \"" + describe() + "\" was closed by the host"));
+            return;
+        }
+        if (!pending.empty() && !discarding) deliver(pending);
+        // The server's stdout ended: it exited or is about to; give it a moment, then stop it.
+        if (!wait_exit(std::chrono::milliseconds(1000))) {
+            ::kill(-pid_, SIGKILL);
+            (void)wait_exit(std::chrono::milliseconds(5000));
+        }
+        closed_.store(true);
+        std::string why = "the MCP server \"" + describe() + "\" " + exit_description();
+        const std::string tail_text = diagnostics();
+        json details{{"command", cfg_.command}, {"exit", exit_description()}};
+        if (!tail_text.empty()) {
+            details["stderr_tail"] = tail_text;
+            why += "; the end of its stderr: " + tail_text.substr(tail_text.size() > 300 ? tail_text.size() - 300 : 0);
+        }
+        if (h_.on_close)
+            h_.on_close(error(errc::transport_closed, std::move(why),
+                              "The server stopped; check its command, arguments and environment, and its log at " + log_path_ + ".",
+                              std::move(details)));
+    }
+
+    stdio_server cfg_;
+    transport_handlers h_;
+    std::mutex life_mu_;
+    std::mutex write_mu_;
+    mutable std::mutex status_mu_;
+    std::optional<int> status_;
+    bool started_ = false;
+    bool shut_ = false;
+    std::atomic<bool> closing_{false};
+    std::atomic<bool> closed_{false};
+    std::atomic<std::size_t> noise_{0};
+    pid_t pid_ = -1;
+    std::string log_path_;
+    bool remove_log_ = false;
+    detail::owned_fd stdin_;
+    detail::owned_fd stdout_;
+    detail::owned_fd wake_r_;
+    detail::owned_fd wake_w_;
+    std::thread reader_;
+};
+
+}  // namespace agentkit::mcp
+// ---- end <agentkit/mcp/stdio_client.hpp> ----
+// ---- begin <agentkit/mcp/remote_tools.hpp> ----
+// agentkit/mcp/remote_tools.hpp — a remote MCP server's tools as agentkit tools: run-time tools
+// (tools/runtime_toolbox.hpp) that go into a toolbox, an agent_session and every masker beside
+// compile-time tools.
+//
+//   std::shared_ptr<agentkit::mcp::client> c = std::move(*connected);
+//   agentkit::runtime_toolbox box;
+//   agentkit::mcp::add_remote_tools(box, c, {.prefix = "memory_"});
+//   agentkit::agent_session session{box, agentkit::menu_runtime{...}};
+//
+// Each tool keeps the server's description, title, inputSchema (as sent: `$ref` stays a
+// reference) and annotations (as traits). Arguments are checked against the inputSchema before a
+// call leaves the host (`args.invalid` naming the problem; the server is not called). A call goes
+// through client::call_tool with the call's tool_context: its stop token cancels the remote call,
+// its deadline bounds it, its progress callback receives the server's progress. The server's
+// result becomes the tool output (text, images, audio, resource links and embedded resources,
+// structuredContent, isError); failures to call carry the server's name.
+//
+// Names: a remote name that is not a valid agentkit tool name (1-64 characters of
+// [A-Za-z0-9_.-]) is made one (other characters become '_', cut at 64); a name already in the
+// toolbox gets the prefix `<server>_` when no prefix was given, then a number. The remote name
+// is what the server is called with, whatever the local one.
+
+
+#include <algorithm>
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace agentkit::mcp {
+
+/// How a server's tools are added to a toolbox.
+struct remote_tool_options {
+    /// Put before every local name ("memory_"); empty: the remote names, prefixed only on a collision.
+    std::string prefix;
+    /// Check arguments against the inputSchema before calling (the server checks them anyway).
+    bool validate = true;
+    /// Only these remote tools (empty: all).
+    std::vector<std::string> only;
+};
+
+/// A valid agentkit tool name made from `s` (see the file comment).
+[[nodiscard]] inline std::string local_tool_name(std::string_view s) {
+    std::string out;
+    for (char c : s) {
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
+        out += ok ? c : '_';
+        if (out.size() == 64) break;
+    }
+    if (out.empty()) out = "tool";
+    return out;
+}
+
+/// One remote tool as a run-time tool named `local_name`, calling `remote_name` on `c`.
+[[nodiscard]] inline runtime_tool remote_tool(std::shared_ptr<client> c, tool_info info, std::string local_name, bool validate = true) {
+    runtime_tool t;
+    std::string remote_name = info.name;
+    info.name = std::move(local_name);
+    t.info = std::move(info);
+    t.validate = validate;
+    t.handler = [c = std::move(c), remote_name = std::move(remote_name)](const json& args, tool_context& ctx) -> result<tool_output> {
+        return c->call_tool(remote_name, args, ctx);
+    };
+    return t;
+}
+
+/// Add the tools `c` lists now (every page of tools/list) to `box`; returns the local names
+/// added, in the server's order. Errors: the listing's (the server is down, malformed lists).
+/// The client stays alive as long as a tool refers to it.
+inline result<std::vector<std::string>> add_remote_tools(runtime_toolbox& box, const std::shared_ptr<client>& c, remote_tool_options o = {}) {
+    auto listed = c->list_tools();
+    if (!listed) return fail(std::move(listed).error());
+    std::vector<std::string> added;
+    const std::string server_prefix = local_tool_name(c->name()) + "_";
+    for (auto& info : *listed) {
+        if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), info.name) == o.only.end()) continue;
+        std::string base = local_tool_name(o.prefix + info.name);
+        std::string name = base;
+        if (box.contains(name) && o.prefix.empty()) name = base = local_tool_name(server_prefix + info.name);
+        for (int n = 2; box.contains(name); ++n) {
+            const std::string suffix = "_" + std::to_string(n);
+            name = base.substr(0, 64 - suffix.size()) + suffix;
+        }
+        if (auto r = box.add(remote_tool(c, std::move(info), name, o.validate)); !r) return fail(std::move(r).error());
+        added.push_back(std::move(name));
+    }
+    return added;
+}
+
+/// A toolbox of the tools `c` lists now (see add_remote_tools()).
+[[nodiscard]] inline result<runtime_toolbox> remote_tools(const std::shared_ptr<client>& c, remote_tool_options o = {}) {
+    runtime_toolbox box;
+    if (auto r = add_remote_tools(box, c, std::move(o)); !r) return fail(std::move(r).error());
+    return box;
+}
+
+}  // namespace agentkit::mcp
+// ---- end <agentkit/mcp/remote_tools.hpp> ----
+// ---- begin <agentkit/mcp/gateway.hpp> ----
+// agentkit/mcp/gateway.hpp — many MCP servers as one: the union of their tools, kept current
+// (list_changed, restarts), served through any masker (agentkit-mcp-gateway is built on it).
+//
+//   auto cfg = agentkit::mcp::parse_servers_config(json::parse(file));   // the mcpServers format
+//   agentkit::mcp::gateway g{*cfg, agentkit::mcp::stdio_transports()};
+//   g.start(std::chrono::seconds(20));                 // first connections, in parallel
+//   agentkit::mcp::server srv{agentkit::mcp::gateway_backend(g, [](const agentkit::mcp::gateway&) {
+//       return agentkit::all_visible{};
+//   })};
+//
+// Each upstream server has a thread of its own that connects, lists its tools (and lists them
+// again on notifications/tools/list_changed), waits while it runs, and restarts it with backoff
+// (restart_initial doubling up to restart_max) when it dies. Nothing one server does (starting
+// slowly, hanging, dying) holds a lock another server's calls need: a call holds no gateway lock
+// while it waits for its server.
+//
+// Names: a tool keeps its server's name when no other server has one like it; colliding names
+// are namespaced as `<server>_<tool>` (and made valid tool names, see local_tool_name()). The
+// tools of a server that is down stay listed with their last known description: calling one
+// answers `transport.closed` naming the server, why it is down and when it is tried again.
+// Arguments are checked against each tool's inputSchema before they leave the gateway.
+
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace agentkit::mcp {
+
+/// One entry of an `mcpServers` configuration.
+struct upstream_config {
+    std::string name;        ///< the key in mcpServers
+    stdio_server stdio;      ///< command, args, env, cwd (when `url` is empty)
+    std::string url;         ///< a Streamable HTTP endpoint instead of a command
+    std::vector<std::pair<std::string, std::string>> headers;  ///< sent to `url`; never printed
+    std::string description; ///< what the server is for (the menu's mode description); empty: its instructions
+    std::vector<std::string> keywords;  ///< words that point at this server (the intent masker)
+    bool disabled = false;   ///< listed but not started
+};
+
+/// A parsed configuration: the servers, and what the gateway's maskers need.
+struct servers_config {
+    std::vector<upstream_config> servers;  ///< in the file's order
+    std::vector<std::string> frozen;       ///< the tools `--mask frozen` exposes (gateway names)
+};
+
+/// Read the `mcpServers` JSON format: {"mcpServers": {"<name>": {"command", "args", "env",
+/// "cwd"} | {"url", "headers"}}}, plus optional "description", "keywords" and "disabled" per
+/// server and a top-level "frozen" list. `args.invalid` names the first entry that is wrong.
+[[nodiscard]] inline result<servers_config> parse_servers_config(const json& j) {
+    auto bad = [](const std::string& what) {
+        return fail(errc::args_invalid, "configuration: " + what,
+                    "Write {\"mcpServers\": {\"name\": {\"command\": \"...\", \"args\": [...]}}} or {\"url\": \"https://...\"} per server.");
+    };
+    if (!j.is_object() || !j.contains("mcpServers") || !j["mcpServers"].is_object()) return bad("no \"mcpServers\" object");
+    servers_config cfg;
+    for (const auto& item : j["mcpServers"].items()) {
+        const std::string name = item.key();
+        const json& e = item.value();
+        if (!e.is_object()) return bad("server \"" + name + "\" is not an object");
+        upstream_config u;
+        u.name = name;
+        auto str = [&](const char* k) -> std::optional<std::string> {
+            auto it = e.find(k);
+            if (it == e.end()) return std::string();
+            if (!it->is_string()) return std::nullopt;
+            return it->get<std::string>();
+        };
+        auto command = str("command");
+        auto url = str("url");
+        auto cwd = str("cwd");
+        auto description = str("description");
+        if (!command || !url || !cwd || !description) return bad("server \"" + name + "\": command, url, cwd and description are strings");
+        u.stdio.command = *command;
+        u.stdio.cwd = *cwd;
+        u.url = *url;
+        u.description = *description;
+        if (u.stdio.command.empty() == u.url.empty()) return bad("server \"" + name + "\" needs either \"command\" or \"url\"");
+        if (auto a = e.find("args"); a != e.end()) {
+            if (!a->is_array()) return bad("server \"" + name + "\": \"args\" is an array of strings");
+            for (const auto& x : *a) {
+                if (!x.is_string()) return bad("server \"" + name + "\": \"args\" is an array of strings");
+                u.stdio.args.push_back(x.get<std::string>());
+            }
+        }
+        for (const char* key : {"env", "headers"}) {
+            auto it = e.find(key);
+            if (it == e.end()) continue;
+            if (!it->is_object()) return bad("server \"" + name + "\": \"" + key + "\" maps names to strings");
+            for (const auto& [k, v] : it->items()) {
+                if (!v.is_string()) return bad("server \"" + name + "\": \"" + key + "\" maps names to strings");
+                if (std::string_view(key) == "env") u.stdio.env[k] = v.get<std::string>();
+                else u.headers.emplace_back(k, v.get<std::string>());
+            }
+        }
+        if (auto k = e.find("keywords"); k != e.end() && k->is_array())
+            for (const auto& x : *k)
+                if (x.is_string()) u.keywords.push_back(x.get<std::string>());
+        if (auto d = e.find("disabled"); d != e.end() && d->is_boolean()) u.disabled = d->get<bool>();
+        cfg.servers.push_back(std::move(u));
+    }
+    if (auto f = j.find("frozen"); f != j.end() && f->is_array())
+        for (const auto& x : *f)
+            if (x.is_string()) cfg.frozen.push_back(x.get<std::string>());
+    return cfg;
+}
+
+/// Makes the transport to one server (stdio_transports() for commands; a host adds HTTP).
+using transport_factory = std::function<result<std::unique_ptr<client_transport>>(const upstream_config&)>;
+
+/// Stdio for servers with a command; `transport.io` for URL servers (this factory has no HTTP:
+/// net/mcp_client_http.hpp's http_client_transport does it).
+[[nodiscard]] inline transport_factory stdio_transports(std::string stderr_dir = {}) {
+    return [stderr_dir](const upstream_config& u) -> result<std::unique_ptr<client_transport>> {
+        if (!u.url.empty())
+            return fail(errc::transport_io, "server \"" + u.name + "\" is an HTTP server and this gateway was built without HTTP",
+                        "Build with libcurl (agentkit::curl) or run the server over stdio.");
+        stdio_server s = u.stdio;
+        if (s.stderr_log.empty() && !stderr_dir.empty()) s.stderr_log = stderr_dir + "/" + local_tool_name(u.name) + ".stderr.log";
+        return std::unique_ptr<client_transport>(std::make_unique<stdio_client_transport>(std::move(s)));
+    };
+}
+
+/// How a gateway connects, restarts and times out.
+struct gateway_options {
+    client_options client;  ///< for every upstream (server_name, on_close and on_tools_changed are the gateway's)
+    std::chrono::milliseconds restart_initial{500};  ///< first wait before a restart
+    std::chrono::milliseconds restart_max{30000};    ///< the longest wait between restarts
+    /// Called (from an upstream's thread) when the union of tools changed.
+    std::function<void()> on_change;
+    /// Called with one line about an upstream's life ("memory: up, 9 tools"); never holds secrets.
+    std::function<void(const std::string&)> log;
+};
+
+/// The state of one upstream server, for status displays and tests.
+struct upstream_status {
+    std::string name;          ///< the server's name
+    bool up = false;           ///< connected now
+    std::size_t tools = 0;     ///< tools known (the last list, also while down)
+    std::size_t restarts = 0;  ///< connections made after the first
+    std::string last_error;    ///< why it is down (empty while up)
+};
+
+/// The gateway (see the file comment).
+class gateway {
+public:
+    /// A gateway over `cfg`'s servers (nothing starts before start()).
+    gateway(servers_config cfg, transport_factory make, gateway_options o = {})
+        : cfg_(std::move(cfg)), make_(std::move(make)), o_(std::move(o)) {
+        for (const auto& s : cfg_.servers)
+            if (!s.disabled) ups_.push_back(std::make_unique<upstream>(s));
+    }
+    gateway(const gateway&) = delete;
+    gateway& operator=(const gateway&) = delete;
+    /// Stops every upstream.
+    ~gateway() { stop(); }
+
+    /// Start every upstream in parallel and wait until each has connected or failed once, at
+    /// most `wait` (a server slower than that joins later, with list_changed).
+    void start(std::chrono::milliseconds wait = std::chrono::milliseconds(20000)) {
+        for (std::size_t i = 0; i < ups_.size(); ++i) ups_[i]->thread = std::thread([this, i] { run(i); });
+        std::unique_lock lock(mu_);
+        cv_.wait_for(lock, wait, [&] {
+            return std::all_of(ups_.begin(), ups_.end(), [](const auto& u) { return u->tried; });
+        });
+    }
+
+    /// Stop every upstream (their processes end). Idempotent.
+    void stop() {
+        {
+            std::lock_guard lock(mu_);
+            if (stopping_) return;
+            stopping_ = true;
+            for (auto& u : ups_) u->cv.notify_all();
+        }
+        cv_.notify_all();
+        for (auto& u : ups_) {
+            std::shared_ptr<client> c;
+            {
+                std::lock_guard lock(mu_);
+                c = u->c;
+            }
+            if (c) c->close();
+            if (u->thread.joinable()) u->thread.join();
+        }
+    }
+
+    /// The union of the servers' tools as they are now (see the file comment for names).
+    [[nodiscard]] runtime_toolbox toolbox() const {
+        std::lock_guard lock(mu_);
+        return box_;
+    }
+    /// Changes whenever toolbox() does.
+    [[nodiscard]] std::uint64_t version() const { return version_.load(); }
+    /// The server a gateway tool belongs to (empty for an unknown name).
+    [[nodiscard]] std::string server_of(std::string_view tool) const {
+        std::lock_guard lock(mu_);
+        auto it = owner_.find(std::string(tool));
+        return it == owner_.end() ? std::string() : it->second;
+    }
+    /// Each enabled server's state, in configuration order.
+    [[nodiscard]] std::vector<upstream_status> status() const {
+        std::lock_guard lock(mu_);
+        std::vector<upstream_status> out;
+        for (const auto& u : ups_) out.push_back({u->cfg.name, u->c != nullptr, u->tools.size(), u->restarts, u->last_error});
+        return out;
+    }
+    /// The configuration.
+    [[nodiscard]] const servers_config& config() const noexcept { return cfg_; }
+    /// Gateway tool names per server (in each server's order), for modes and intent classes.
+    [[nodiscard]] std::vector<std::pair<std::string, std::vector<std::string>>> tools_by_server() const {
+        std::lock_guard lock(mu_);
+        std::vector<std::pair<std::string, std::vector<std::string>>> out;
+        for (const auto& u : ups_) {
+            std::vector<std::string> names;
+            for (const auto& t : u->tools) names.push_back(local_names_.at(key(u->cfg.name, t.name)));
+            out.emplace_back(u->cfg.name, std::move(names));
+        }
+        return out;
+    }
+    /// What a server is for: its configured description, else its instructions, else its name.
+    [[nodiscard]] std::string description_of(const std::string& server) const {
+        std::lock_guard lock(mu_);
+        for (const auto& u : ups_)
+            if (u->cfg.name == server) {
+                if (!u->cfg.description.empty()) return u->cfg.description;
+                if (!u->instructions.empty()) return u->instructions.substr(0, 200);
+            }
+        return "The tools of the " + server + " MCP server.";
+    }
+
+private:
+    struct upstream {
+        explicit upstream(upstream_config conf) : cfg(std::move(conf)) {}
+        upstream_config cfg;
+        std::shared_ptr<client> c;
+        std::vector<tool_info> tools;  // remote names
+        std::string instructions;
+        std::string last_error;
+        std::size_t restarts = 0;
+        bool tried = false;
+        bool relist = false;
+        bool dead = false;
+        std::chrono::steady_clock::time_point retry_at{};
+        std::condition_variable cv;
+        std::thread thread;
+    };
+
+    static std::string key(const std::string& server, const std::string& tool) { return server + '\x1f' + tool; }
+
+    void say(const std::string& line) const {
+        if (o_.log) o_.log(line);
+    }
+
+    /// Tell the host that the union changed (version_ was bumped by rebuild_locked()).
+    void changed() {
+        if (o_.on_change) o_.on_change();
+    }
+
+    void run(std::size_t i) {
+        upstream& u = *ups_[i];
+        auto backoff = o_.restart_initial;
+        for (bool first = true;; first = false) {
+            {
+                std::lock_guard lock(mu_);
+                if (stopping_) return;
+            }
+            client_options co = o_.client;
+            co.server_name = u.cfg.name;
+            co.on_tools_changed = [this, &u] {
+                std::lock_guard lock(mu_);
+                u.relist = true;
+                u.cv.notify_all();
+            };
+            co.on_close = [this, &u](const error&) {
+                std::lock_guard lock(mu_);
+                u.dead = true;
+                u.cv.notify_all();
+            };
+            std::optional<error> failure;
+            std::shared_ptr<client> c;
+            auto t = make_(u.cfg);
+            if (!t) failure = t.error();
+            else if (auto r = client::connect(std::move(*t), std::move(co)); !r) failure = r.error();
+            else c = std::shared_ptr<client>(std::move(*r));
+            std::vector<tool_info> tools;
+            bool differs = false;
+            if (c) {
+                auto listed = c->list_tools();
+                if (listed) tools = std::move(*listed);
+                else failure = listed.error();
+            }
+            if (failure) {
+                if (c) c->close();
+                {
+                    std::lock_guard lock(mu_);
+                    u.last_error = failure->message;
+                    u.tried = true;
+                    u.retry_at = std::chrono::steady_clock::now() + backoff;
+                }
+                cv_.notify_all();
+                say(u.cfg.name + ": " + failure->to_text() + " (next try in " + std::to_string(backoff.count()) + " ms)");
+                std::unique_lock lock(mu_);
+                u.cv.wait_for(lock, backoff, [&] { return stopping_; });
+                backoff = std::min(backoff * 2, o_.restart_max);
+                continue;
+            }
+            {
+                std::lock_guard lock(mu_);
+                u.c = c;
+                u.tools = std::move(tools);
+                u.instructions = c->instructions();
+                u.last_error.clear();
+                u.dead = false;
+                u.tried = true;
+                if (!first) ++u.restarts;
+                differs = rebuild_locked();
+            }
+            cv_.notify_all();
+            say(u.cfg.name + ": up, " + std::to_string(u.tools.size()) + " tools");
+            if (differs) changed();
+            backoff = o_.restart_initial;
+            // while it runs: relist on list_changed; leave when it dies or the gateway stops
+            for (;;) {
+                std::unique_lock lock(mu_);
+                u.cv.wait(lock, [&] { return stopping_ || u.dead || u.relist; });
+                if (stopping_) return;
+                if (u.dead) break;
+                u.relist = false;
+                lock.unlock();
+                auto listed = c->list_tools();
+                if (!listed) continue;  // a failed relist keeps the last list; the close (if any) follows
+                {
+                    std::lock_guard l(mu_);
+                    u.tools = std::move(*listed);
+                    differs = rebuild_locked();
+                }
+                say(u.cfg.name + ": tools listed again");
+                if (differs) changed();
+            }
+            std::string why;
+            {
+                std::lock_guard lock(mu_);
+                auto reason = c->close_reason();
+                u.last_error = reason ? reason->message : "the connection ended";
+                u.c.reset();
+                u.retry_at = std::chrono::steady_clock::now() + backoff;
+                why = u.last_error;
+            }
+            c->close();
+            say(u.cfg.name + ": down (" + why + "); restarting in " + std::to_string(backoff.count()) + " ms");
+            // (the names stay: their calls now say that the server is down)
+            std::unique_lock lock(mu_);
+            u.cv.wait_for(lock, backoff, [&] { return stopping_; });
+            backoff = std::min(backoff * 2, o_.restart_max);
+        }
+    }
+
+    /// Recompute names and the toolbox (under mu_); true when the catalogue differs from before.
+    bool rebuild_locked() {
+        std::map<std::string, std::size_t> count;
+        for (const auto& u : ups_)
+            for (const auto& t : u->tools) ++count[local_tool_name(t.name)];
+        runtime_toolbox box;
+        local_names_.clear();
+        owner_.clear();
+        for (std::size_t i = 0; i < ups_.size(); ++i) {
+            upstream& u = *ups_[i];
+            for (const auto& t : u.tools) {
+                std::string base = local_tool_name(t.name);
+                if (count[base] > 1) base = local_tool_name(u.cfg.name + "_" + t.name);
+                std::string name = base;
+                for (int n = 2; box.contains(name); ++n) {
+                    const std::string suffix = "_" + std::to_string(n);
+                    name = base.substr(0, 64 - suffix.size()) + suffix;
+                }
+                runtime_tool rt;
+                rt.info = t;
+                rt.info.name = name;
+                rt.info.traits = rt.info.traits | parallel_safe;  // servers run independently of each other
+                rt.handler = [this, i, remote = t.name](const json& args, tool_context& ctx) { return call(i, remote, args, ctx); };
+                local_names_[key(u.cfg.name, t.name)] = name;
+                owner_[name] = u.cfg.name;
+                (void)box.add(std::move(rt));
+            }
+        }
+        std::string sig;
+        for (const auto& t : box.infos()) sig += t.name + '\x1f' + t.description + '\x1f' + t.input_schema.dump() + '\x1e';
+        box_ = std::move(box);
+        if (sig == signature_) return false;
+        signature_ = std::move(sig);
+        ++version_;  // before anyone hears of the change (the log line, on_change)
+        return true;
+    }
+
+    result<tool_output> call(std::size_t i, const std::string& remote, const json& args, tool_context& ctx) {
+        std::shared_ptr<client> c;
+        std::string why;
+        std::chrono::steady_clock::time_point retry_at;
+        {
+            std::lock_guard lock(mu_);
+            c = ups_[i]->c;
+            why = ups_[i]->last_error;
+            retry_at = ups_[i]->retry_at;
+        }
+        const std::string& name = ups_[i]->cfg.name;
+        if (!c) {
+            const auto in = std::chrono::duration_cast<std::chrono::seconds>(retry_at - std::chrono::steady_clock::now()).count();
+            return fail(errc::transport_closed, "the MCP server \"" + name + "\" is unavailable: " + (why.empty() ? "it is starting" : why),
+                        "It is restarted automatically" + (in > 0 ? " (next try in " + std::to_string(in) + " s)" : std::string()) +
+                            "; try again later, or use another server's tools meanwhile.",
+                        json{{"server", name}});
+        }
+        return c->call_tool(remote, args, ctx);
+    }
+
+    servers_config cfg_;
+    transport_factory make_;
+    gateway_options o_;
+    mutable std::mutex mu_;
+    std::condition_variable cv_;
+    bool stopping_ = false;
+    std::vector<std::unique_ptr<upstream>> ups_;
+    runtime_toolbox box_;
+    std::map<std::string, std::string> local_names_;
+    std::map<std::string, std::string> owner_;
+    std::string signature_;
+    std::atomic<std::uint64_t> version_{0};
+};
+
+/// A backend serving a gateway through a masker made by `make(g)` (made again, and bound to the
+/// new union, whenever the gateway's tools change: a menu gets its modes from the servers of the
+/// moment). The masker is used under a lock; calls wait for their server without it.
+template <class MakeMasker>
+[[nodiscard]] backend gateway_backend(gateway& g, MakeMasker make) {
+    using M = std::decay_t<decltype(make(g))>;
+    static_assert(masker<M>, "agentkit: gateway_backend's factory must return a masker");
+    struct shared {
+        shared(gateway* gw, MakeMasker mk) : g(gw), make(std::move(mk)) {}
+        gateway* g;
+        MakeMasker make;
+        std::mutex mu;
+        std::optional<M> m;
+        runtime_toolbox box;
+        std::set<std::string, std::less<>> meta;
+        std::uint64_t seen = ~std::uint64_t{0};
+        std::uint64_t epoch = 0;
+        void refresh() {  // under mu
+            const std::uint64_t v = g->version();
+            if (v == seen && m) return;
+            seen = v;
+            ++epoch;
+            box = g->toolbox();
+            m.emplace(make(*g));
+            m->bind(box.infos());
+            meta.clear();
+            for (const auto& t : m->meta_tools()) meta.insert(t.name);
+        }
+    };
+    auto s = std::make_shared<shared>(&g, std::move(make));
+    backend b;
+    b.list_tools = [s] {
+        std::lock_guard lock(s->mu);
+        s->refresh();
+        std::vector<tool_info> out = s->m->meta_tools();
+        for (const auto& t : s->box.infos())
+            if (s->m->is_visible(t.name)) out.push_back(t);
+        return out;
+    };
+    b.call_tool = [s](std::string_view name, const json& args, tool_context& ctx) -> result<tool_output> {
+        masked_route route;
+        runtime_toolbox box;
+        {
+            std::lock_guard lock(s->mu);
+            s->refresh();
+            route = masked_call(*s->m, s->box, [&](std::string_view n) { return s->meta.count(n) != 0; }, name, args);
+            box = s->box;
+        }
+        if (route.answer) return std::move(*route.answer);
+        auto r = box.call_at(*route.index, args, ctx);
+        std::lock_guard lock(s->mu);
+        if (s->m) masked_observe(*s->m, name, args, r);
+        return r;
+    };
+    b.parallel_safe = [](std::string_view) { return true; };
+    b.version = [s] {
+        std::lock_guard lock(s->mu);
+        s->refresh();
+        return (s->epoch << 32U) ^ static_cast<std::uint64_t>(s->m->version());
+    };
+    return b;
+}
+
+}  // namespace agentkit::mcp
+// ---- end <agentkit/mcp/gateway.hpp> ----
 // ---- end <agentkit/mcp.hpp> ----
+// ---- begin <agentkit/search.hpp> ----
+// agentkit/search.hpp — web search without a browser: the query and its results, the backend
+// concept and any_backend, the four built-in wire formats (SearXNG, Brave, Tavily, Serper), the
+// HTTP backend over any net::http_client_like client, the cache, the searcher and configuration
+// by name. No optional library: the libcurl client is <agentkit/net/http_client.hpp>
+// (agentkit::curl). The web_search tool is a browser tool (<agentkit/browser.hpp>), so that a
+// result's URL meets the browser's origin policy.
+
+// ---- end <agentkit/search.hpp> ----
 // ---- begin <agentkit/session.hpp> ----
 // agentkit/session.hpp — the agent session: provider requests (Anthropic, OpenAI Chat and
 // Responses), the model loop with maskers and formatters, scripted models, metrics, and the
@@ -27577,7 +31359,7 @@ public:
     /// the same call (id, name and arguments) and discarded otherwise. Returns true if started.
     bool speculate(const tool_call& c) {
         if (!opts_.speculative || spec_blocked_) return false;
-        const auto idx = Toolbox::find(c.name);
+        const auto idx = tools_.find(c.name);
         const bool ok = !c.malformed && idx && masker_.is_visible(c.name) && meta_names_.count(c.name) == 0 &&
                         tools_.infos()[*idx].traits.is_read_only();
         if (!ok) {
@@ -27839,7 +31621,7 @@ public:
 
     /// Whether a served tool may run together with other parallel-safe calls.
     [[nodiscard]] bool serve_parallel_safe(std::string_view name) const {
-        auto i = Toolbox::find(name);
+        auto i = tools_.find(name);
         return i && tools_.infos()[*i].traits.is_parallel_safe();
     }
 
