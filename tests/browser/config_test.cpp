@@ -305,3 +305,43 @@ TEST_F(ConfigFiles, SecretsAreTiedToOriginsByTheConfigFileOrTheCommandLine) {
         EXPECT_NE(message.find(why), std::string::npos) << message;
     }
 }
+
+TEST_F(ConfigFiles, SearchIsConfiguredInTheFileAsOnTheCommandLineAndKeysAreRefusedThere) {
+    br::server_config c;
+    ASSERT_TRUE(parse({"--config", file("search.json", R"({"search": {"backend": "searxng", "url": "http://127.0.0.1:8888"}})")}, c));
+    EXPECT_EQ(c.web_search.backend, "searxng");
+    EXPECT_EQ(c.web_search.url, "http://127.0.0.1:8888");
+    // the flag given after the file wins, as for every option
+    br::server_config d;
+    ASSERT_TRUE(parse({"--config", file("brave.json", R"({"search": {"backend": "brave"}})"), "--search", "tavily"}, d));
+    EXPECT_EQ(d.web_search.backend, "tavily");
+    // the same checks as the flags, named with the file's key
+    struct bad_case {
+        const char* text;
+        const char* says;
+    };
+    for (const auto& [text, says] : std::vector<bad_case>{
+             {R"({"search": {"backend": "bing"}})", "search.backend: --search takes searxng"},
+             {R"({"search": {"url": "ftp://x"}})", "search.url: --search-url takes an http:// or https:// URL"},
+             {R"({"search": {"backend": 3}})", "search.backend must be a string"},
+             {R"({"search": {"backend": "searxng"}})", "--search searxng needs --search-url"},
+         }) {
+        br::server_config e;
+        auto r = parse({"--config", file("bad.json", text)}, e);
+        const auto f = r ? br::finish_config(e) : agentkit::result<void>(agentkit::fail(r.error()));  // some checks come at the end
+        ASSERT_FALSE(f) << text;
+        EXPECT_NE(f.error().message.find(says), std::string::npos) << f.error().message;
+    }
+    // a key in the file is refused without being read back
+    br::server_config k;
+    auto r = parse({"--config", file("key.json", R"({"search": {"backend": "brave", "apiKey": "sk-SECRET-123"}})")}, k);
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message.find("read from the environment only"), std::string::npos) << r.error().message;
+    EXPECT_EQ(r.error().to_text().find("sk-SECRET-123"), std::string::npos);
+    // other keys under search are unknown keys, like everywhere in the file
+    br::server_config u;
+    ASSERT_TRUE(parse({"--config", file("unknown.json", R"({"search": {"backend": "brave", "region": "de"}})")}, u));
+    auto f = br::finish_config(u);
+    ASSERT_FALSE(f);
+    EXPECT_NE(f.error().message.find("config key search.region"), std::string::npos) << f.error().message;
+}

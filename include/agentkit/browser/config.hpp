@@ -147,7 +147,8 @@ agentkit's switches for what is off by default:
                              is bounded by --timeout-action; an identical query within 2 minutes
                              is answered from a cache of 64 queries
   --search-url URL           the URL of the backend (searxng: the instance, e.g.
-                             http://127.0.0.1:8888; the others: their public API unless given)
+                             http://127.0.0.1:8888; the others: their public API unless given).
+                             In --config: "search": {"backend": ..., "url": ...} (no keys)
   --inline-screenshots       return screenshots inline as well as by artifact id
   --max-sessions N           with --port: HTTP sessions at once (default 8; more are refused, 503)
   --quiet                    no per-call metrics on stderr
@@ -455,6 +456,28 @@ inline constexpr std::array<std::pair<std::string_view, std::string_view>, 10> k
 /// A Playwright MCP configuration file (its `Config` type). Every key is honoured, refused or
 /// accepted as it is on the command line; a key this server does not know is refused (it will
 /// not start rather than ignore it), so what a file asks for is never silently dropped.
+/// --search BACKEND and --search-url URL (config file: "search": {"backend", "url"}): the
+/// checks of both, in one place. A key is never an option: it is read from the environment.
+inline result<void> search_option_apply(server_config& c, const std::string& name, const std::string& v) {
+    if (name == "--search") {
+        bool known = false;
+        std::string names;
+        for (const auto& b : search::builtin_backends) {
+            known = known || b.name == v;
+            names += (names.empty() ? "" : ", ") + std::string(b.name);
+        }
+        if (!known) return fail(errc::args_invalid, name + " takes " + names + ", not \"" + v.substr(0, 64) + "\"");
+        c.web_search.backend = v;
+        return {};
+    }
+    const auto u = parse_url(v);
+    if (!u || !u->has_authority || (u->scheme != "http" && u->scheme != "https") || u->host.empty())
+        return fail(errc::args_invalid, name + " takes an http:// or https:// URL, not " + net::redact_url(v));
+    c.web_search.url = v;
+    c.search_url_given = true;
+    return {};
+}
+
 inline result<void> apply_config_file(server_config& c, const std::string& path) {
     using namespace config_detail;
     std::string err;
@@ -653,6 +676,26 @@ inline result<void> apply_config_file(server_config& c, const std::string& path)
                 if (ck == "level") option("console.level", "--console-level", cv);
                 else unknown("console." + ck);
             }
+        } else if (k == "search") {
+            if (!object(k, v)) continue;
+            for (const auto& [sk, sv] : v.items()) {
+                const std::string key = "search." + sk;
+                if (sk != "backend" && sk != "url") {
+                    // keys come from the environment only: a file with one is refused, not read
+                    if (sk.find("key") != std::string::npos || sk.find("Key") != std::string::npos) {
+                        if (ok) err = "config " + path + ": " + key + ": search keys are read from the environment only "
+                                      "(BRAVE_API_KEY, TAVILY_API_KEY, SERPER_API_KEY), never from a file";
+                        ok = false;
+                    } else {
+                        unknown(key);
+                    }
+                } else if (!sv.is_string()) {
+                    wrong(key, "a string");
+                } else if (auto r = search_option_apply(c, sk == "backend" ? "--search" : "--search-url", sv.get<std::string>()); !r) {
+                    if (ok) err = "config " + path + ": " + key + ": " + r.error().message;
+                    ok = false;
+                }
+            }
         } else if (k == "server") {
             if (!object(k, v)) continue;
             for (const auto& [sk, sv] : v.items()) {
@@ -826,25 +869,10 @@ inline result<command_line_outcome> parse_command_line(int argc, const char* con
             c.max_sessions_given = true;
         } else if (a == "--allow-file-access") {
             c.browser.policy.allow_file_access = true;
-        } else if (a == "--search") {
+        } else if (a == "--search" || a == "--search-url") {
             auto v = value();
             if (!v) return no_value();
-            bool known = false;
-            std::string names;
-            for (const auto& b : search::builtin_backends) {
-                known = known || b.name == *v;
-                names += (names.empty() ? "" : ", ") + std::string(b.name);
-            }
-            if (!known) return fail(errc::args_invalid, "--search takes " + names + ", not \"" + v->substr(0, 64) + "\"");
-            c.web_search.backend = *v;
-        } else if (a == "--search-url") {
-            auto v = value();
-            if (!v) return no_value();
-            const auto u = parse_url(*v);
-            if (!u || !u->has_authority || (u->scheme != "http" && u->scheme != "https") || u->host.empty())
-                return fail(errc::args_invalid, "--search-url takes an http:// or https:// URL, not " + net::redact_url(*v));
-            c.web_search.url = *v;
-            c.search_url_given = true;
+            if (auto r = search_option_apply(c, a, *v); !r) return fail(r.error());
         } else if (a == "--websockets") {
             auto v = value();
             if (!v) return no_value();
