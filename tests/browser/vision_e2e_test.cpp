@@ -313,3 +313,95 @@ window.addEventListener('scroll', () => say('scrolled'), {once: true});
     ASSERT_FALSE(away->blocked.empty()) << away->to_text();
     EXPECT_NE(away->blocked[0].url.find("blocked.test"), std::string::npos);
 }
+
+namespace {
+
+// A toolbar of icon-only controls, each in a way real pages do it.
+constexpr const char* kToolbarA = R"HTML(
+<svg style="display:none"><symbol id="icon-trash" viewBox="0 0 10 10"><path d="M1 1h8v8H1z"/></symbol></svg>
+<div role="toolbar">
+<button onclick="say('search')"><i class="fa-solid fa-magnifying-glass fa-fw"></i></button>
+<button onclick="say('trash')"><svg width="16" height="16"><use href="#icon-trash"></use></svg></button>
+<button onclick="say('archive')" data-tooltip="Archive"><svg width="16" height="16"><rect width="16" height="16"/></svg></button>
+<button onclick="say('gear')"><i class="bi bi-gear-fill"></i></button>
+<button onclick="say('refresh')"><img src="/i/refresh.svg" width="16" height="16"></button>
+<button onclick="say('close')" aria-label="Close"><i class="fa fa-times"></i></button>
+<button onclick="say('blank')"><svg width="16" height="16"><circle r="8" cx="8" cy="8"/></svg></button>
+</div>)HTML";
+
+// The same kinds of control, written differently (other icon sets, links, role=button, sprites
+// in files, images named by their file).
+constexpr const char* kToolbarB = R"HTML(
+<nav>
+<a href="#cart" onclick="say('cart')"><svg class="lucide lucide-shopping-cart" width="16" height="16"><path d="M0 0h16v16z"/></svg></a>
+<span role="button" tabindex="0" onclick="say('print')"><span class="glyphicon glyphicon-print"></span></span>
+<button onclick="say('bell')"><svg width="16" height="16"><use xlink:href="/static/sprite.svg#bell"></use></svg></button>
+<div role="button" tabindex="0" data-title="Share this page" onclick="say('share')"><svg width="16" height="16"><rect width="16" height="16"/></svg></div>
+<button onclick="say('delete')"><span class="mdi mdi-delete-outline"></span></button>
+<button onclick="say('settings')"><i class="ri-settings-3-line"></i></button>
+<button onclick="say('heart')"><img src="/static/icons/heart-outline.png?v=3" width="16" height="16"></button>
+<button onclick="say('menu')"><span class="octicon octicon-kebab-horizontal"></span></button>
+</nav>)HTML";
+
+std::string icon_page(const char* toolbar) {
+    return page("Icons", std::string("<style>i,span.mdi,span.glyphicon,span.octicon{display:inline-block;width:16px;height:16px;"
+                                     "background:#555}</style>") +
+                             toolbar + "<p id=\"said\">nothing</p><script>function say(w) { said.textContent = 'said ' + w; }</script>");
+}
+
+}  // namespace
+
+// Icon-only controls are named by what a person would read from them, marked as derived (never
+// as the accessible name), on two toolbars written differently; a named control keeps its name;
+// a control that says nothing gets a number. The derived names lead to the right control.
+TEST(VisionE2E, IconOnlyControlsGetDerivedNamesOnTwoToolbars) {
+    site s;
+    s.server.route("/icons-a", http_response::html(icon_page(kToolbarA)));
+    s.server.route("/icons-b", http_response::html(icon_page(kToolbarB)));
+    br::browser b(options(1));
+
+    struct want {
+        const char* line;  // what the snapshot line starts with
+        const char* said;  // what clicking it makes the page say
+    };
+    const std::vector<std::pair<std::string, std::vector<want>>> pages{
+        {"/icons-a",
+         {{"button (icon: magnifying glass)", "search"},
+          {"button (icon: trash)", "trash"},
+          {"button (label: \"Archive\")", "archive"},
+          {"button (icon: gear)", "gear"},
+          {"button (icon: refresh)", "refresh"},
+          {"button \"Close\"", "close"},
+          {"button [unlabeled #1]", "blank"}}},
+        {"/icons-b",
+         {{"link (icon: shopping cart)", "cart"},
+          {"button (icon: print)", "print"},
+          {"button (icon: bell)", "bell"},
+          {"button (label: \"Share this page\")", "share"},
+          {"button (icon: delete)", "delete"},
+          {"button (icon: settings)", "settings"},
+          {"button (icon: heart)", "heart"},
+          {"button (icon: kebab horizontal)", "menu"}}},
+    };
+    for (const auto& [path, wants] : pages) {
+        auto nav = b.navigate(s.server.url(path));
+        ASSERT_TRUE(nav) << nav.error().to_text();
+        const std::string snap = nav->snapshot;
+        for (const auto& w : wants) {
+            std::smatch m;
+            std::string pattern;
+            for (char ch : std::string(w.line)) {
+                if (std::string("()[]\\.^$|?*+{}").find(ch) != std::string::npos) pattern += '\\';
+                pattern += ch;
+            }
+            const std::regex re("(?:^|\\n) *" + pattern + "[^\\n]*\\[ref=(e\\d+)\\]");
+            ASSERT_TRUE(std::regex_search(snap, m, re)) << path << ": no line \"" << w.line << "\" in\n" << snap;
+            auto r = b.click(m[1].str());
+            ASSERT_TRUE(r) << r.error().to_text();
+            EXPECT_NE(r->changes.find(std::string("said ") + w.said), std::string::npos) << w.line << ": " << r->to_text();
+        }
+        // derived, never the accessible name: the words are not quoted as a name
+        EXPECT_EQ(snap.find("button \"magnifying glass\""), std::string::npos) << snap;
+        EXPECT_EQ(snap.find("button \"Archive\""), std::string::npos) << snap;
+    }
+}
