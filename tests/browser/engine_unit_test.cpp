@@ -231,6 +231,7 @@ TEST(IconHint, IconNamesFromClassesUrlsAndWords) {
     EXPECT_EQ(d::icon_from_url("/i/heart-outline.png?v=3"), "heart");
     EXPECT_EQ(d::icon_from_url("/assets/3f9a2b7c1d0e4f5a.svg"), "");  // a content hash is no name
     EXPECT_EQ(d::icon_from_url("data:image/svg+xml;base64,AAAA"), "");
+    EXPECT_EQ(d::icon_from_url("/uploads/Screen-Shot-2015-01-15-at-4.55.46-PM.png"), "");
     EXPECT_EQ(d::icon_words("ic_close_24px"), "ic close");  // sizes dropped; only known prefixes are
     EXPECT_EQ(d::icon_words("<b>x</b>"), "bxb");             // markup never passes through
 }

@@ -116,8 +116,24 @@ inline std::string icon_from_url(std::string_view url) {
     // a content hash or a number is no name
     const std::size_t hexish = std::string_view(name).find_first_not_of("0123456789abcdef");
     if (name.size() > 12 && hexish == std::string_view::npos) return {};
-    return icon_words(name);
+    std::string w = icon_words(name);
+    // a photo's file name ("screen shot 2015 01 15 at 4 55 pm", "13cabinet thumb standard") is
+    // no icon's: at most 4 words, none with 3 digits or more
+    std::size_t words = w.empty() ? 0 : 1, digits = 0;
+    for (const char ch : w) {
+        if (ch == ' ') {
+            ++words;
+            digits = 0;
+        } else if (ch >= '0' && ch <= '9' && ++digits >= 3) {
+            return {};
+        }
+    }
+    return words > 4 ? std::string() : w;
 }
+
+/// Whether an image is the size of an icon (at most 64 CSS px each way; true when it has no box
+/// to tell): a person reads a small image's picture as what a control does, a photo's not.
+inline bool icon_sized(const dom_node_facts& f) { return !f.has_box || (f.w <= 64 && f.h <= 64); }
 
 /// What a person would read from the unnamed control `backend` and its descendants (a few levels,
 /// a few dozen nodes): its words first (title, alt, SVG title, data-* labels), else its icon
@@ -146,7 +162,7 @@ inline derived_name derive_name(const dom_index& dom, std::int64_t backend) {
         keep(words, "title", f->attr("title"));
         if (f->tag == "img" || (f->tag == "input" && iequals_ascii(f->attr("type"), "image"))) {
             keep(words, "alt", f->attr("alt"));
-            if (icon.empty()) keep(icon, "icon", icon_from_url(f->attr("src")));
+            if (icon.empty() && icon_sized(*f)) keep(icon, "icon", icon_from_url(f->attr("src")));
         }
         for (auto a : label_attrs) keep(words, "label", f->attr(a));
         if (icon.empty()) keep(icon, "icon", icon_words(f->attr("data-icon")));
