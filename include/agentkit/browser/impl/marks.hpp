@@ -168,15 +168,33 @@ inline auto browser::mark_screenshot(const tab_ptr& t, screenshot_result& shot, 
     std::map<std::string, detail::css_rect> clips;
     std::map<std::string, std::pair<double, double>> offsets;
     json boxes = json::array();
+    // Every ref's quads asked for at once (one round trip's wait for all, not one per ref: a
+    // page has hundreds), then read in snapshot order.
+    struct pending {
+        std::string ref;
+        std::optional<ref_target> target;
+        std::future<result<json>> quads;
+    };
+    std::vector<pending> asked;
     for (const auto& ref : detail::refs_in(snap->snap.text)) {
-        auto target = refs_.resolve(ref);
-        if (!target) {
+        pending p{ref, std::nullopt, {}};
+        if (auto target = refs_.resolve(ref)) {
+            p.target = *target;
+            p.quads = eng_->conn.call_async("DOM.getContentQuads", json{{"backendNodeId", target->backend_node_id}},
+                                            target->session_id);
+        }
+        asked.push_back(std::move(p));
+    }
+    for (auto& p : asked) {
+        const std::string& ref = p.ref;
+        if (!p.target || !p.quads.valid()) {
             shot.unmarked.push_back(ref);
             continue;
         }
-        auto q = call(target->session_id, "DOM.getContentQuads", json{{"backendNodeId", target->backend_node_id}});
+        const ref_target* target = &*p.target;
+        auto q = p.quads.get();
         if (!q) {
-            if (q.error().is(errc::browser_crashed)) return fail(q.error());
+            if (!eng_->conn.is_open()) return fail(crashed_error(q.error()));
             shot.unmarked.push_back(ref);  // no box: hidden, collapsed, gone
             continue;
         }
