@@ -86,12 +86,18 @@ std::unique_ptr<ak::mcp::server> make_server(const br::server_config& c, std::sh
     ak::mcp::backend b;
     switch (c.tools_set) {
         case br::tool_set::all: {
+            if (!c.vision) {  // the coordinate tools only with --caps vision (a call says how to turn them on)
+                auto scope = std::make_unique<ak::frozen_scope>(br::all_but_vision_scope(host->tools));
+                scope->bind(host->tools.infos());
+                b = masked_backend(std::move(host), std::move(scope), so.instructions);
+                break;
+            }
             b = ak::mcp::backend_for(host->tools);
             b.owner = host;
             break;
         }
         case br::tool_set::core: {
-            auto scope = std::make_unique<ak::frozen_scope>(br::core_scope(host->tools));
+            auto scope = std::make_unique<ak::frozen_scope>(br::core_scope(host->tools, c.vision));
             scope->bind(host->tools.infos());
             if (!scope->problems().empty()) {  // a core tool missing from this build: fail closed
                 for (const auto& p : scope->problems()) std::fprintf(stderr, "agentkit-browser-mcp: --tools core: %s\n", p.c_str());

@@ -550,7 +550,7 @@ TEST_F(BrowserE2E, IconOnlyButtonsClickableSpansAndCoveredElements) {
     ASSERT_TRUE(snap);
     const std::string t = snap->snap.text;
     // icon-only buttons: each gets a ref and a label that tells them apart
-    const auto trash = ref_on(t, "button [trash]");  // from its class name
+    const auto trash = ref_on(t, "button (icon: trash)");  // from its class name, marked as derived
     EXPECT_FALSE(trash.empty()) << t;
     const auto p1 = ref_on(t, "unlabeled #1");
     const auto p2 = ref_on(t, "unlabeled #2");

@@ -344,4 +344,28 @@ TEST_F(ConfigFiles, SearchIsConfiguredInTheFileAsOnTheCommandLineAndKeysAreRefus
     auto f = br::finish_config(u);
     ASSERT_FALSE(f);
     EXPECT_NE(f.error().message.find("config key search.region"), std::string::npos) << f.error().message;
+TEST(ServerConfig, CapsVisionOffersTheCoordinateToolsAndPdfIsNoted) {
+    br::server_config none;
+    ASSERT_TRUE(parse({"--caps", "devtools"}, none));
+    EXPECT_FALSE(none.vision);
+    br::server_config c;
+    ASSERT_TRUE(parse({"--caps", "vision, pdf"}, c));
+    EXPECT_TRUE(c.vision);
+    ASSERT_EQ(c.notes.size(), 1U);
+    EXPECT_NE(c.notes[0].find("--caps: pdf tools are not offered"), std::string::npos) << c.notes[0];
+    EXPECT_EQ(c.notes[0].find("vision"), std::string::npos) << c.notes[0];
+    br::server_config old;  // Playwright MCP's older switch
+    ASSERT_TRUE(parse({"--vision"}, old));
+    EXPECT_TRUE(old.vision);
+    EXPECT_TRUE(old.notes.empty());
+}
+
+TEST(ServerConfig, CapsVisionInAConfigFile) {
+    const auto path = std::filesystem::temp_directory_path() / ("agentkit-caps-" + std::to_string(::getpid()) + ".json");
+    std::ofstream(path) << R"({"capabilities": ["core", "vision"]})";
+    br::server_config c;
+    auto r = parse({"--config", path.string()}, c);
+    std::filesystem::remove(path);
+    ASSERT_TRUE(r) << r.error().to_text();
+    EXPECT_TRUE(c.vision);
 }

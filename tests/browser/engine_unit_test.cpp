@@ -214,3 +214,24 @@ TEST(ActionResult, AnActionThatStaysOnItsDocumentNamesANewUrl) {
     r.url = r.from_url;
     EXPECT_EQ(r.to_text(), "+ item 11\n");
 }
+
+TEST(IconHint, IconNamesFromClassesUrlsAndWords) {
+    namespace d = agentkit::browser::detail;
+    EXPECT_EQ(d::icon_from_class("fa fa-solid fa-magnifying-glass fa-fw fa-2x"), "magnifying glass");
+    EXPECT_EQ(d::icon_from_class("fa-regular fa-trash-can"), "trash can");
+    EXPECT_EQ(d::icon_from_class("bi bi-gear-fill"), "gear");
+    EXPECT_EQ(d::icon_from_class("ri-settings-3-line"), "settings");
+    EXPECT_EQ(d::icon_from_class("mdi mdi-delete-outline"), "delete");
+    EXPECT_EQ(d::icon_from_class("glyphicon glyphicon-print"), "print");
+    EXPECT_EQ(d::icon_from_class("btn btn-primary"), "");          // not an icon set
+    EXPECT_EQ(d::icon_from_class("fa fa-fw fa-lg"), "");             // modifiers only
+    EXPECT_EQ(d::icon_from_class("icon-ArrowLeft"), "arrow left");   // camel humps
+    EXPECT_EQ(d::icon_from_url("#icon-trash"), "trash");
+    EXPECT_EQ(d::icon_from_url("/static/sprite.svg#bell"), "bell");
+    EXPECT_EQ(d::icon_from_url("/i/heart-outline.png?v=3"), "heart");
+    EXPECT_EQ(d::icon_from_url("/assets/3f9a2b7c1d0e4f5a.svg"), "");  // a content hash is no name
+    EXPECT_EQ(d::icon_from_url("data:image/svg+xml;base64,AAAA"), "");
+    EXPECT_EQ(d::icon_from_url("/uploads/Screen-Shot-2015-01-15-at-4.55.46-PM.png"), "");
+    EXPECT_EQ(d::icon_words("ic_close_24px"), "ic close");  // sizes dropped; only known prefixes are
+    EXPECT_EQ(d::icon_words("<b>x</b>"), "bxb");             // markup never passes through
+}

@@ -84,11 +84,32 @@ test("Playwright MCP's command line works as it is: the user agent, the console 
     assert.match(all, /an info line/);                 // a level named in the call still wins
     const shot = await client.callTool({ name: "browser_take_screenshot", arguments: {} });
     assert.equal(shot.content.some((c) => c.type === "image"), false);  // --image-responses omit
+    // --caps vision: Playwright MCP's coordinate tools are listed, with its argument names
+    const { tools } = await client.listTools();
+    const click = tools.find((t) => t.name === "browser_mouse_click_xy");
+    assert.ok(click, "browser_mouse_click_xy is listed");
+    assert.deepEqual(Object.keys(click.inputSchema.properties).sort(), ["button", "clickCount", "delay", "x", "y"]);
+    for (const name of ["browser_mouse_move_xy", "browser_mouse_drag_xy", "browser_mouse_down", "browser_mouse_up", "browser_mouse_wheel"])
+      assert.ok(tools.some((t) => t.name === name), name);
+    const clicked = await call(client, "browser_mouse_click_xy", { x: 5, y: 5 });
+    assert.match(clicked, /hit: /);
   } finally {
     await client.close();
   }
   assert.match(stderr(), /--codegen has no effect here/);
-  assert.match(stderr(), /--caps: vision tools are not offered/);
+  assert.doesNotMatch(stderr(), /vision tools are not offered/);
+});
+
+test("without --caps vision the coordinate tools are not listed, and a call says how to turn them on", async () => {
+  const { client } = await connect(["--headless", "--quiet"]);
+  try {
+    const { tools } = await client.listTools();
+    assert.equal(tools.some((t) => t.name.startsWith("browser_mouse_")), false);
+    const r = await client.callTool({ name: "browser_mouse_click_xy", arguments: { x: 1, y: 1 } });
+    assert.match(textOf(r), /capability\.unsupported: browser_mouse_click_xy is not offered here .*--caps vision/);
+  } finally {
+    await client.close();
+  }
 });
 
 test("--snapshot-mode none: a navigation's result names the page, browser_snapshot shows it", async () => {

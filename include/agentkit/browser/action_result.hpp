@@ -77,6 +77,9 @@ inline std::string url_relative_to(const std::string& url, std::string_view base
 /// What an action did and what changed.
 struct action_result {
     std::string action;  ///< what was done ("click", "navigate", ...)
+    /// A coordinate action's target: the ref (role "name") of the element at the point, or a
+    /// description of it when it has no ref ("" for other actions).
+    std::string hit;
     std::string url;  ///< the tab's URL after the action
     std::string title;  ///< the page title after the action
     std::string from_url;       ///< the tab's URL as last reported before the action (URLs are shown against it)
@@ -175,6 +178,7 @@ struct action_result {
         // The page's own words inside the marks: its title, what its dialogs said, the snapshot
         // or the change report ("no visible change" is ours, so it stays outside).
         std::string page;
+        if (!hit.empty()) page += "hit: " + hit + "\n";  // (a name is the page's text)
         if (navigated) page += "title: " + title + "\n";
         for (const auto& d : dialogs) {
             page += d.type + " dialog \"" + d.message + "\" " + (d.accepted ? "accepted" : "dismissed");
@@ -195,6 +199,7 @@ struct action_result {
     [[nodiscard]] json to_json() const {
         json j = {{"action", action}, {"url", url}, {"title", title}, {"navigated", navigated}, {"changes", changes}};
         if (!from_url.empty()) j["from_url"] = from_url;
+        if (!hit.empty()) j["hit"] = hit;
         if (http_status != 0) j["http_status"] = http_status;
         if (!snapshot.empty()) j["snapshot"] = snapshot;
         if (!notes.empty()) j["notes"] = notes;

@@ -19,13 +19,15 @@
 //
 // Layout: this header declares the class and documents its API; the definitions are in
 // browser/impl/*.hpp by concern (lifecycle, policy, events, tabs, navigation, capture, refs,
-// actions, settle, waits, page, downloads, batch, recording), included at its end. Option and
+// actions, pointer, settle, waits, page, marks, downloads, batch, recording), included at its end. Option and
 // result types are in options.hpp, action_result.hpp and results.hpp; the page scripts in
 // detail/scripts.hpp.
 #pragma once
 
 #include <agentkit/browser/action_result.hpp>
 #include <agentkit/browser/cancel.hpp>
+#include <agentkit/browser/detail/geometry.hpp>
+#include <agentkit/browser/detail/image_header.hpp>
 #include <agentkit/browser/detail/json_access.hpp>
 #include <agentkit/browser/detail/page_data.hpp>
 #include <agentkit/browser/detail/scripts.hpp>
@@ -231,6 +233,27 @@ public:
     /// Resize the viewport and optionally emulate a mobile device (touch, mobile layout).
     /// (An empty user_agent keeps the one set before, e.g. by browser_options.)
     result<action_result> resize(viewport_size v);
+
+    // ---- coordinate actions (Playwright MCP's vision capability; browser/impl/pointer.hpp) -------
+
+    /// Click at (x, y) in the current tab's viewport, in CSS pixels whatever its device scale
+    /// factor (a screenshot at scale 2 has two image pixels per CSS pixel). The result's `hit`
+    /// names the element there (its ref when the snapshot gave it one). A point outside the
+    /// viewport fails with errc::args_invalid; `hold` (at most 10 s) is the time between press
+    /// and release.
+    result<action_result> click_at(double x, double y, click_options o = {}, std::chrono::milliseconds hold = {});
+
+    /// Move the mouse to (x, y) (viewport CSS pixels); `hit` names what is there.
+    result<action_result> move_to(double x, double y);
+
+    /// Press the left button at (x0, y0), move to (x1, y1) in steps and release there.
+    result<action_result> drag_points(double x0, double y0, double x1, double y1);
+
+    /// Press (`down`) or release a mouse button ("left", "right", "middle") where the mouse is.
+    result<action_result> mouse_button(bool down, std::string_view button = "left");
+
+    /// Turn the mouse wheel by (dx, dy) CSS pixels where the mouse is.
+    result<action_result> wheel(double dx, double dy);
 
     /// A PNG or JPEG of the viewport, the full page or one element (`o.ref`).
     result<screenshot_result> screenshot(screenshot_options o = {});
@@ -505,6 +528,11 @@ private:
     result<void> mouse(const tab_ptr& t, const char* type, double x, double y, const char* button, int count, int buttons,
                        int modifiers = 0);
 
+    // A left-button drag from `from` to the point `end()` gives once the button is down (HTML5
+    // drag and drop replayed as drag events); drag() and drag_points().
+    result<void> mouse_drag(const tab_ptr& t, std::pair<double, double> from,
+                            const std::function<result<std::pair<double, double>>()>& end);
+
     // The element operations behind type/select/set_checked and fill() (no settle, no report).
     result<void> type_ref(std::string_view ref, const std::string& text, const type_options& o);
     // Secrets `names` may be typed into ref's frame (its security origin against each secret's origins).
@@ -517,6 +545,32 @@ private:
     result<void> click_ref(std::string_view ref, const click_options& o);
 
     result<void> press_keys(const tab_ptr& t, std::string_view chord_text);
+
+    // DOM.getNodeForLocation at a viewport point (CSS px) of `session`'s frame.
+    result<json> node_at(const std::string& session, double x, double y);
+    // What is at (x, y) of t's viewport (CSS px): "e12 button \"Go\"" for an element with a ref
+    // (the nearest ancestor with one), a description otherwise; into out-of-process frames.
+    result<std::string> hit_at(const tab_ptr& t, double x, double y);
+    // (x, y) is a finite point inside t's viewport, or errc::args_invalid saying the viewport.
+    result<void> check_point(const tab_ptr& t, double x, double y, std::string_view what);
+
+    // ---- marks (impl/marks.hpp) -------------------------------------------------------------------
+
+    // Call `fn` in agentkit's isolated world of t's main frame (its own globals: the page's
+    // scripts cannot reach or restyle them; made once per document), awaited, by value.
+    result<json> isolated_call(const tab_ptr& t, const char* fn, json args);
+    // Evaluate an expression there.
+    result<json> isolated_eval(const tab_ptr& t, const std::string& expression);
+
+    // The part of the main viewport (CSS px) where `frame` (in `session`) shows: its <iframe>'s
+    // content box intersected with its parents' (everything for the main frame); cached per frame.
+    detail::css_rect frame_clip(const tab_ptr& t, const std::string& session, const std::string& frame,
+                                std::map<std::string, detail::css_rect>& cache, int depth = 0);
+
+    // Take a snapshot (o.snapshot) and draw its refs' boxes and labels onto `shot` (captured with
+    // `o`; the page scrolled by page_x, page_y); fills shot.marks, unmarked and snapshot.
+    result<void> mark_screenshot(const tab_ptr& t, screenshot_result& shot, const screenshot_options& o, double page_x,
+                                 double page_y);
 
     // ---- settling -------------------------------------------------------------------------------
 
@@ -596,9 +650,11 @@ private:
 #include <agentkit/browser/impl/capture.hpp>
 #include <agentkit/browser/impl/refs.hpp>
 #include <agentkit/browser/impl/actions.hpp>
+#include <agentkit/browser/impl/pointer.hpp>
 #include <agentkit/browser/impl/settle.hpp>
 #include <agentkit/browser/impl/waits.hpp>
 #include <agentkit/browser/impl/page.hpp>
+#include <agentkit/browser/impl/marks.hpp>
 #include <agentkit/browser/impl/downloads.hpp>
 #include <agentkit/browser/impl/batch.hpp>
 #include <agentkit/browser/impl/recording.hpp>

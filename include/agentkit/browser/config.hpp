@@ -96,9 +96,13 @@ Options (Playwright MCP names where the meaning is the same):
   --shared-browser-context   with --port: every session shares one browser (its pages and refs)
   --idle-timeout MS          with --port: a session idle this long is closed, its browser with it
                              (default 1800000, 30 min; 0 is the default)
-  Accepted with no effect here (a note on stderr says why): --codegen, --caps (vision and pdf
-  tools are not offered), --no-webmcp, --test-id-attribute, --file-paths, --timeout-settle,
-  --cdp-timeout, --sandbox (not as root), --vision, and the --port options without --port.
+  --caps LIST                comma-separated capabilities: vision offers the coordinate tools
+                             (browser_mouse_click_xy, _move_xy, _drag_xy, _down, _up, _wheel;
+                             --vision too); pdf is not offered (a note says so); the others are
+                             always on
+  Accepted with no effect here (a note on stderr says why): --codegen, --no-webmcp,
+  --test-id-attribute, --file-paths, --timeout-settle, --cdp-timeout, --sandbox (not as root),
+  and the --port options without --port.
   Refused (the server does not start rather than ignore them): --extension, --endpoint,
   --proxy-server, --proxy-bypass, --storage-state, --save-session, --save-trace, --save-video,
   --init-script, --init-page, --device, --mobile, --grant-permissions, --block-service-workers,
@@ -168,6 +172,7 @@ struct server_config {
     tools_options tools;  ///< the browser tools' options
     store_options store;  ///< the artifact store's options (--output-dir)
     bool quiet = false;  ///< --quiet: no per-call metrics on stderr
+    bool vision = false;  ///< --caps vision (or --vision): the coordinate tools (browser_mouse_*_xy, ...) are offered
     std::vector<std::string> unsupported;  ///< options whose enforcement is not available: the start is refused
     std::vector<std::string> notes;        ///< accepted options that change nothing here, and why
     std::string channel;                   ///< --browser: a browser channel to find when no executable is given
@@ -208,7 +213,7 @@ struct playwright_option {
     std::string_view why;
 };
 
-inline constexpr std::array<playwright_option, 25> kPlaywrightOptions{{
+inline constexpr std::array<playwright_option, 24> kPlaywrightOptions{{
     {"--extension", false, true, "the Playwright browser extension is not supported; --cdp-endpoint connects to a running browser"},
     {"--profile-dir-name", true, true, "it belongs to --extension, which is not supported"},
     {"--endpoint", true, true, "a Playwright bound-browser endpoint is not CDP; --cdp-endpoint connects to a browser over CDP"},
@@ -233,7 +238,6 @@ inline constexpr std::array<playwright_option, 25> kPlaywrightOptions{{
     {"--timeout-settle", true, false, "actions settle on events (load, requests done, the DOM quiet), not a fixed time"},
     {"--codegen", true, false, "results say what changed on the page, not Playwright code"},
     {"--cdp-timeout", true, false, "the connection to --cdp-endpoint is bounded at 10 s"},
-    {"--vision", false, false, "coordinate-based (vision) tools are not offered"},
 }};
 
 inline bool one_of(const std::string& v, std::initializer_list<std::string_view> allowed) {
@@ -334,11 +338,17 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
         }
     } else if (name == "--shared-browser-context") {
         c.shared_browser_context = true;
+    } else if (name == "--vision") {  // Playwright MCP's older switch for --caps vision
+        c.vision = true;
     } else if (name == "--caps") {
         std::string missing;
         for (auto cap : policy_detail::split_list(json(*v))) {
             cap.erase(0, cap.find_first_not_of(' '));
             cap.erase(cap.find_last_not_of(' ') + 1);
+            if (cap == "vision") {
+                c.vision = true;
+                continue;
+            }
             if (cap.empty() || one_of(cap, {"core", "core-navigation", "core-tabs", "core-input", "network", "devtools", "config"})) continue;
             missing += (missing.empty() ? "" : ", ") + cap;
         }
@@ -357,7 +367,8 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
 
 /// Whether a Playwright MCP option takes a value (options with an effect, then the table).
 inline std::optional<bool> playwright_option_takes_value(const std::string& name) {
-    if (one_of(name, {"--no-sandbox", "--sandbox", "--ignore-https-errors", "--allow-unrestricted-file-access", "--shared-browser-context"}))
+    if (one_of(name, {"--no-sandbox", "--sandbox", "--ignore-https-errors", "--allow-unrestricted-file-access", "--shared-browser-context",
+                      "--vision"}))
         return false;
     if (one_of(name, {"--browser", "--user-agent", "--timeout-action", "--timeout-navigation", "--image-responses",
                       "--snapshot-mode", "--output-max-size", "--console-level", "--idle-timeout", "--caps", "--port", "--host",

@@ -43,7 +43,8 @@ struct dom_node_facts {
     std::string tag;                    ///< lower-case element name
     std::vector<std::pair<std::string, std::string>> attributes;  ///< (name, value) pairs, as in the DOM
     /// Text below a clickable element (its nearest clickable ancestor's, capped): the name of a
-    /// control that the accessibility tree leaves unnamed because it is aria-hidden.
+    /// control that the accessibility tree leaves unnamed because it is aria-hidden. For a
+    /// `<title>` element (an SVG's), its own text: what an icon-only control says it is.
     std::string text;
     std::int64_t parent = 0;  ///< the parent node's backend id (0: none); text nodes have theirs too
 
@@ -164,6 +165,11 @@ inline dom_index parse_dom_snapshot_unchecked(const json& capture) {
                 if (type != 3 || !values || i >= pv->size()) continue;  // text nodes from here
                 std::string t = detail::snap_string(strings, (*pv)[i]);
                 if (t.find_first_not_of(" \t\r\n") == std::string::npos) continue;
+                if (const auto par = (*pp)[i].is_number_integer() ? (*pp)[i].get<std::int64_t>() : -1;
+                    par >= 0 && static_cast<std::size_t>(par) < n) {
+                    auto& tf = out.nodes[ids[static_cast<std::size_t>(par)]];
+                    if (tf.tag == "title" && tf.text.size() < max_clickable_text) tf.text += t;
+                }
                 std::size_t at = i;
                 for (int up = 0; up < 6; ++up) {
                     if (at >= pp->size() || !(*pp)[at].is_number_integer()) break;

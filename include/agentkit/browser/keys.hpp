@@ -193,4 +193,13 @@ inline key_def printable_key(char c) {
     return out;
 }
 
+/// The CDP modifier bits (Alt 1, Control 2, Meta 4, Shift 8) of "Control+Shift" ("" is none),
+/// for a mouse event.
+[[nodiscard]] inline result<int> parse_modifiers(std::string_view mods) {
+    if (mods.empty()) return 0;
+    auto chord = parse_key_chord(std::string(mods) + "+a");  // a trailing key to parse the modifiers only
+    if (!chord) return fail(chord.error());
+    return chord->modifiers;
+}
+
 }  // namespace agentkit::browser

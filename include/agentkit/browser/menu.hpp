@@ -9,6 +9,7 @@
 //   auto scope = agentkit::browser::core_scope(tools);                         // --tools core
 #pragma once
 
+#include <agentkit/browser/tools/vision.hpp>
 #include <agentkit/visibility/frozen_scope.hpp>
 #include <agentkit/visibility/menu.hpp>
 #include <agentkit/visibility/router.hpp>
@@ -69,27 +70,59 @@ auto make_browser_menu(menu_options options = {}) {
                          tool_ref<"browser_recording_start">, tool_ref<"browser_recording_stop">)
             .describe("Browser internals: tabs, console, network, uploads, dialogs, recordings")
             .when("Debugging a page, tabs, uploads, recordings"),
+        mode<"vision">(tool_ref<"browser_mouse_click_xy">, tool_ref<"browser_mouse_move_xy">,
+                       tool_ref<"browser_mouse_drag_xy">, tool_ref<"browser_mouse_down">, tool_ref<"browser_mouse_up">,
+                       tool_ref<"browser_mouse_wheel">)
+            .describe("Mouse at screenshot coordinates: click, move, drag, buttons, wheel")
+            .when("Canvas, icons or widgets the snapshot gives no ref for"),
         std::move(options));
 }
 
 /// `--tools core`: the core tools exposed, every other tool of the box deferred.
 template <class Box>
-frozen_scope core_scope(const Box& box) {
+frozen_scope core_scope(const Box& box, bool vision = false) {
     std::vector<std::string> exposed(core_tools.begin(), core_tools.end());
+    if (vision) exposed.insert(exposed.end(), vision_tools.begin(), vision_tools.end());
     std::vector<deferred_tool> deferred;
     for (const auto& t : box.infos()) {
-        if (std::find(core_tools.begin(), core_tools.end(), t.name) != core_tools.end()) continue;
+        if (std::find(exposed.begin(), exposed.end(), t.name) != exposed.end()) continue;
         deferred_tool d;
         d.name = t.name;
         d.reason = "this server was started with --tools core, which offers the most used browser tools only";
         d.alternative = "restart agentkit-browser-mcp with --tools all, --tools menu or --tools router to reach " + t.name;
-        if (std::find(playwright_tools.begin(), playwright_tools.end(), t.name) != playwright_tools.end())
+        if (std::find(playwright_tools.begin(), playwright_tools.end(), t.name) != playwright_tools.end() ||
+            std::find(vision_tools.begin(), vision_tools.end(), t.name) != vision_tools.end())
             d.reference = "playwright-mcp:" + t.name;
         d.description = t.description;
         deferred.push_back(std::move(d));
     }
     frozen_scope_options o;
     o.scope = "browser-core";
+    return frozen_scope(std::move(exposed), std::move(deferred), std::move(o));
+}
+
+/// `--tools all` without `--caps vision`: every tool but the coordinate (vision) tools, which
+/// answer with capability.unsupported saying how to turn them on (as Playwright MCP, which
+/// lists them only under --caps vision).
+template <class Box>
+frozen_scope all_but_vision_scope(const Box& box) {
+    std::vector<std::string> exposed;
+    std::vector<deferred_tool> deferred;
+    for (const auto& t : box.infos()) {
+        if (std::find(vision_tools.begin(), vision_tools.end(), t.name) == vision_tools.end()) {
+            exposed.push_back(t.name);
+            continue;
+        }
+        deferred_tool d;
+        d.name = t.name;
+        d.reason = "coordinate (vision) tools are offered with --caps vision only";
+        d.alternative = "restart agentkit-browser-mcp with --caps vision, or act by ref (browser_click)";
+        d.reference = "playwright-mcp:" + t.name;
+        d.description = t.description;
+        deferred.push_back(std::move(d));
+    }
+    frozen_scope_options o;
+    o.scope = "browser";
     return frozen_scope(std::move(exposed), std::move(deferred), std::move(o));
 }
 

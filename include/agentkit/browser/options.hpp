@@ -3,6 +3,7 @@
 #pragma once
 
 #include <agentkit/browser/policy.hpp>
+#include <agentkit/browser/snapshot_types.hpp>
 #include <agentkit/cdp/launch.hpp>
 #include <agentkit/cdp/transport.hpp>
 #include <agentkit/cdp/webdriver.hpp>
@@ -146,6 +147,12 @@ struct screenshot_options {
     int quality = 80;            ///< jpeg only
     std::string ref;             ///< an element (empty: the viewport)
     bool full_page = false;      ///< the whole page, not only the viewport
+    /// Set-of-Marks: a box and a label on every element with a ref in a snapshot taken now (the
+    /// label is the ref), drawn on the captured image, never on the page (see impl/marks.hpp).
+    /// The viewport or the full page, not with `ref`.
+    bool marks = false;
+    /// With marks: the snapshot the marks belong to (its budget, filters), taken first.
+    snapshot_options snapshot{};
 };
 
 /// How browser::start_recording() records (Page.startScreencast).

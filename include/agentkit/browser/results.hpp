@@ -64,11 +64,29 @@ struct evaluated {
 };
 
 /// A screenshot: base64 image data and its size in CSS px.
+/// One mark of a marked screenshot: a ref and the box drawn for it.
+struct screenshot_mark {
+    std::string ref;  ///< the ref, as the snapshot shows it (the label drawn)
+    ///@{
+    /// The box drawn (the element's box clipped to its frames and the image), CSS px in the
+    /// image: viewport coordinates for a viewport screenshot (what browser::click_at takes),
+    /// page coordinates for a full page one.
+    double x = 0, y = 0, width = 0, height = 0;
+    ///@}
+};
+
+/// A screenshot: the image, its size, and with marks the boxes drawn and the snapshot they match.
 struct screenshot_result {
     std::string mime_type;  ///< image/png or image/jpeg
     std::string base64;     ///< the image, base64-encoded
     double width = 0;       ///< CSS px
     double height = 0;      ///< CSS px
+    double scale = 1;       ///< image pixels per CSS pixel (the device scale factor)
+    std::vector<screenshot_mark> marks;  ///< with marks: the refs drawn, in snapshot order
+    /// With marks: the snapshot's refs not drawn (off-screen, scrolled away in their frame,
+    /// hidden or without a box).
+    std::vector<std::string> unmarked;
+    std::optional<page_snapshot> snapshot;  ///< with marks: the snapshot whose refs are drawn
 };
 
 /// A screencast recording: frames between start_recording and stop_recording.

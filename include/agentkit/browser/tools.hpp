@@ -12,8 +12,8 @@
 // the artifact store and results carry their ids (read back with browser_artifact).
 //
 // Layout: each tool is defined once, with its argument struct, in tools/<family>.hpp
-// (navigation, snapshot, actions, page, logs, interact, batch, recording, session, search); this header
-// registers them. Adding a tool: write `template <class State> auto x_tool(State&)` with
+// (navigation, snapshot, actions, page, logs, interact, batch, recording, session, search,
+// vision); this header registers them. Adding a tool: write `template <class State> auto x_tool(State&)` with
 // browser_tool<"browser_x">(…) in its family's header, then add `x_tool(st)` below.
 #pragma once
 
@@ -29,6 +29,7 @@
 #include <agentkit/browser/tools/session.hpp>
 #include <agentkit/browser/tools/snapshot.hpp>
 #include <agentkit/browser/tools/support.hpp>
+#include <agentkit/browser/tools/vision.hpp>
 #include <agentkit/tools/toolbox.hpp>
 
 #include <type_traits>
@@ -47,7 +48,9 @@ auto browser_tools(State& st) {
                    screenshot_tool(st), evaluate_tool(st),   wait_tool(st),       console_tool(st),
                    network_tool(st),    tabs_tool(st),       resize_tool(st),     close_tool(st),
                    interact_tool(st),   artifact_tool(st),   metrics_tool(st),    extract_tool(st),
-                   batch_tool(st),      recording_start_tool(st), recording_stop_tool(st), web_search_tool(st)};
+                   batch_tool(st),      recording_start_tool(st), recording_stop_tool(st),
+                   click_xy_tool(st),   move_xy_tool(st),    drag_xy_tool(st),    mouse_down_tool(st),
+                   mouse_up_tool(st),   wheel_tool(st),      web_search_tool(st)};
 }
 
 }  // namespace agentkit::browser

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <agentkit/browser/detail/page_data.hpp>
+#include <agentkit/browser/detail/icon_hint.hpp>
 #include <agentkit/browser/dom_index.hpp>
 #include <agentkit/browser/refs.hpp>
 #include <agentkit/browser/snapshot_types.hpp>
@@ -194,26 +195,15 @@ inline std::string compact_url(std::string_view url, std::string_view page, std:
     return u;
 }
 
-/// A label for a control the page left unnamed: DOM hints first, then a positional one.
+/// A label for a control the page left unnamed and that says nothing of itself (see
+/// derive_name): an identifying attribute ("" when none).
 inline std::string fallback_label(const dom_node_facts* f) {
     if (f == nullptr) return {};
-    for (auto a : {"title", "aria-describedby", "data-testid", "data-test", "name", "id", "alt", "placeholder"}) {
+    for (auto a : {"aria-describedby", "data-testid", "data-test", "name", "id", "placeholder"}) {
         auto v = f->attr(a);
         if (!v.empty() && v.size() < 60) return std::string(v);
     }
-    auto cls = f->attr("class");
-    // class tokens that say what an icon is: icon-close, fa-search, btn-menu ...
-    std::string best;
-    std::size_t i = 0;
-    while (i < cls.size()) {
-        auto j = cls.find(' ', i);
-        auto tok = cls.substr(i, j == std::string_view::npos ? std::string_view::npos : j - i);
-        for (auto pre : {"icon-", "fa-", "bi-", "glyph-", "btn-", "ico-", "mdi-"})
-            if (tok.rfind(pre, 0) == 0 && tok.size() > std::string_view(pre).size()) best = std::string(tok.substr(std::string_view(pre).size()));
-        if (j == std::string_view::npos) break;
-        i = j + 1;
-    }
-    return best;
+    return {};
 }
 
 struct render_ctx {
@@ -247,6 +237,19 @@ struct frame_view {
     const dom_index* dom;
     std::unordered_map<std::string, const json*> by_id;
 };
+
+/// How a control without an accessible name is shown after its role: what a person would read
+/// from it, marked as derived (` (icon: search)`, ` (title: "Delete")`), else an identifying
+/// attribute (` [save-btn]`), else a number that tells it from its neighbours (` [unlabeled #2]`).
+inline std::string unnamed_label(render_ctx& c, const frame_view& fv, std::int64_t backend, const dom_node_facts* f) {
+    if (fv.dom != nullptr && backend != 0) {
+        const derived_name d = derive_name(*fv.dom, backend);
+        if (!d.empty()) return " (" + d.kind + ": " + (d.kind == "icon" ? clip(d.text, 40) : quote_text(clip(d.text, 60))) + ")";
+    }
+    std::string hint = fallback_label(f);
+    if (hint.empty()) hint = "unlabeled #" + std::to_string(++c.unnamed_counter);
+    return " [" + clip(hint, 40) + "]";
+}
 
 inline void render_node(render_ctx& c, const frame_view& fv, const json& node, std::size_t depth, std::size_t parent,
                         bool inside_interactive, std::string& pending_prefix);
@@ -521,9 +524,7 @@ inline void render_aria_hidden(render_ctx& c, const frame_view& fv, std::int64_t
             if (!label.empty()) {
                 text += " " + quote_text(label);
             } else {
-                std::string hint = fallback_label(df);
-                if (hint.empty()) hint = "unlabeled #" + std::to_string(++c.unnamed_counter);
-                text += " [" + clip(hint, 40) + "]";
+                text += unnamed_label(c, fv, id, df);
             }
             if (shown_role == "link" && !(opt.interactive_only && !label.empty())) {  // interactive-only: a named link's name says enough
                 std::string url = compact_url(std::string(df->attr("href")), fv.frame->url, opt.max_url);
@@ -750,9 +751,7 @@ inline void render_node(render_ctx& c, const frame_view& fv, const json& node, s
             text += ' ';
             text += quote_text(name);
         } else if (role != "textbox" && role != "combobox" && role != "searchbox" && role != "ComboBoxSelect") {
-            std::string hint = fallback_label(df);
-            if (hint.empty()) hint = "unlabeled #" + std::to_string(++c.unnamed_counter);
-            text += " [" + clip(hint, 40) + "]";
+            text += unnamed_label(c, fv, backend, df);
         }
     labelled:
         // state

@@ -79,6 +79,15 @@ inline constexpr const char* kDescribeScript = R"JS(function() {
   return s;
 })JS";
 
+// The element (or a text node's parent) and its ancestors across shadow roots, nearest
+// first, at most 32: what a coordinate action hit, to name it by the nearest ref.
+inline constexpr const char* kAncestorsScript = R"JS(function() {
+  const up = (x) => x.parentNode || (x instanceof ShadowRoot ? x.host : null);
+  const out = [];
+  for (let x = this; x && out.length < 32; x = up(x)) if (x.nodeType === 1) out.push(x);
+  return out;
+})JS";
+
 inline constexpr const char* kContainsScript = R"JS(function(n) {
   const up = (x) => x.parentNode || (x instanceof ShadowRoot ? x.host : null);
   for (let x = n; x; x = up(x)) if (x === this) return true;

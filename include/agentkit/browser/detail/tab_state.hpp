@@ -69,6 +69,14 @@ struct tab_state {
     std::vector<std::string> flood_notes;  // said in the next result
     bool crashed = false;
     bool closed = false;
+    // Where the mouse is (viewport CSS px) and its pressed buttons (the CDP bit mask): every
+    // mouse event goes through browser::mouse(), which keeps them.
+    double mouse_x = 0, mouse_y = 0;
+    int mouse_buttons = 0;
+    // agentkit's isolated world in the main frame (marks are drawn there; the device pixel ratio
+    // is read there) and the document it belongs to.
+    std::string world_loader;
+    std::int64_t world_context = 0;
     std::vector<snapshot_line> last_lines;
     bool has_last = false;
 };

@@ -34,44 +34,49 @@ inline auto browser::drag(std::string_view from_ref, std::string_view to_ref) ->
         if (!pa) return fail(pa.error());
         auto b = resolve(to_ref);
         if (!b) return fail(b.error());
-        const auto& t = a->tab;
-        // HTML5 drag and drop is intercepted and replayed as drag events; plain mouse drags work as is.
-        json intercepted;
-        std::mutex imu;
-        auto sub = eng_->conn.on("Input.dragIntercepted", [&](const cdp::event& ev) {
-            std::lock_guard l(imu);
-            intercepted = detail::jobj(ev.params, "data");
-        }, t->session);
-        (void)call(t->session, "Input.setInterceptDrags", json{{"enabled", true}});
-        if (auto r = mouse(t, "mouseMoved", pa->first, pa->second, "none", 0, 0); !r) return r;
-        if (auto r = mouse(t, "mousePressed", pa->first, pa->second, "left", 1, 1); !r) return r;
-        auto pb = visible_point(*b, false);
-        if (!pb) {
-            (void)mouse(t, "mouseReleased", pa->first, pa->second, "left", 1, 0);
-            (void)call(t->session, "Input.setInterceptDrags", json{{"enabled", false}});
-            return fail(pb.error());
-        }
-        for (int i = 1; i <= 5; ++i) {
-            const double x = pa->first + (pb->first - pa->first) * i / 5.0;
-            const double y = pa->second + (pb->second - pa->second) * i / 5.0;
-            if (auto r = mouse(t, "mouseMoved", x, y, "left", 0, 1); !r) return r;
-        }
-        json data;
-        {
-            std::lock_guard l(imu);
-            data = intercepted;
-        }
-        if (!data.is_null() && !data.empty()) {
-            for (const char* type : {"dragEnter", "dragOver", "drop"}) {
-                auto r = call(t->session, "Input.dispatchDragEvent",
-                              json{{"type", type}, {"x", pb->first}, {"y", pb->second}, {"data", data}});
-                if (!r) break;
-            }
-        }
-        auto r = mouse(t, "mouseReleased", pb->first, pb->second, "left", 1, 0);
-        (void)call(t->session, "Input.setInterceptDrags", json{{"enabled", false}});
-        return r;
+        // the drop point once the drag started (scrolling it into view may move the page)
+        return mouse_drag(a->tab, *pa, [&]() { return visible_point(*b, false); });
     });
+}
+
+inline auto browser::mouse_drag(const tab_ptr& t, std::pair<double, double> pa,
+                                const std::function<result<std::pair<double, double>>()>& end) -> result<void> {
+    // HTML5 drag and drop is intercepted and replayed as drag events; plain mouse drags work as is.
+    json intercepted;
+    std::mutex imu;
+    auto sub = eng_->conn.on("Input.dragIntercepted", [&](const cdp::event& ev) {
+        std::lock_guard l(imu);
+        intercepted = detail::jobj(ev.params, "data");
+    }, t->session);
+    (void)call(t->session, "Input.setInterceptDrags", json{{"enabled", true}});
+    if (auto r = mouse(t, "mouseMoved", pa.first, pa.second, "none", 0, 0); !r) return r;
+    if (auto r = mouse(t, "mousePressed", pa.first, pa.second, "left", 1, 1); !r) return r;
+    auto pb = end();
+    if (!pb) {
+        (void)mouse(t, "mouseReleased", pa.first, pa.second, "left", 1, 0);
+        (void)call(t->session, "Input.setInterceptDrags", json{{"enabled", false}});
+        return fail(pb.error());
+    }
+    for (int i = 1; i <= 5; ++i) {
+        const double x = pa.first + (pb->first - pa.first) * i / 5.0;
+        const double y = pa.second + (pb->second - pa.second) * i / 5.0;
+        if (auto r = mouse(t, "mouseMoved", x, y, "left", 0, 1); !r) return r;
+    }
+    json data;
+    {
+        std::lock_guard l(imu);
+        data = intercepted;
+    }
+    if (!data.is_null() && !data.empty()) {
+        for (const char* type : {"dragEnter", "dragOver", "drop"}) {
+            auto r = call(t->session, "Input.dispatchDragEvent",
+                          json{{"type", type}, {"x", pb->first}, {"y", pb->second}, {"data", data}});
+            if (!r) break;
+        }
+    }
+    auto r = mouse(t, "mouseReleased", pb->first, pb->second, "left", 1, 0);
+    (void)call(t->session, "Input.setInterceptDrags", json{{"enabled", false}});
+    return r;
 }
 
 inline auto browser::secret_target_check(std::string_view ref, const std::vector<std::string>& names) -> result<void> {
@@ -247,6 +252,11 @@ inline auto browser::mouse(const tab_ptr& t, const char* type, double x, double 
     to_front(t);
     auto r = call(t->session, "Input.dispatchMouseEvent", mouse_params(type, x, y, button, count, buttons, modifiers));
     if (!r) return fail(r.error());
+    if (std::string_view(type) != "mouseWheel") {  // where the mouse is and what it holds, for the coordinate actions
+        t->mouse_x = x;
+        t->mouse_y = y;
+        t->mouse_buttons = buttons;
+    }
     return {};
 }
 
@@ -331,13 +341,9 @@ inline auto browser::check_ref(std::string_view ref, bool checked) -> result<voi
 inline auto browser::click_ref(std::string_view ref, const click_options& o) -> result<void> {
     auto h = resolve(ref);
     if (!h) return fail(h.error());
-    int modifiers = 0;
-    if (!o.modifiers.empty()) {
-        auto chord = parse_key_chord(o.modifiers + "+Shift");  // a trailing key to parse modifiers only
-        if (!chord) return fail(chord.error());
-        modifiers = chord->modifiers | (o.modifiers.find("Shift") != std::string::npos ? 8 : 0);
-        if (o.modifiers.find("Shift") == std::string::npos) modifiers &= ~8;
-    }
+    auto mods = parse_modifiers(o.modifiers);
+    if (!mods) return fail(mods.error());
+    const int modifiers = *mods;
     auto p = visible_point(*h, true);
     if (!p) return fail(p.error());
     const char* button = o.button == "right" ? "right" : o.button == "middle" ? "middle" : "left";
@@ -362,6 +368,9 @@ inline auto browser::click_ref(std::string_view ref, const click_options& o) -> 
         auto r = f.get();
         if (!r && out) out = fail(eng_->conn.is_open() ? r.error() : crashed_error(r.error()));
     }
+    h->tab->mouse_x = p->first;  // (sent without mouse(): where the mouse is now)
+    h->tab->mouse_y = p->second;
+    h->tab->mouse_buttons = 0;
     return out;
 }
 

@@ -14,6 +14,9 @@ inline auto browser::screenshot(screenshot_options o) -> result<screenshot_resul
     if (!t) return fail(t.error());
     if (o.format != "png" && o.format != "jpeg")
         return fail(errc::args_invalid, "screenshot format must be png or jpeg");
+    if (o.marks && !o.ref.empty())
+        return fail(errc::args_invalid, "marks are drawn on the viewport or the full page, not on one element",
+                    "Leave out the ref (or marks).");
     json p = {{"format", o.format}};
     if (o.format == "jpeg") p["quality"] = std::clamp(o.quality, 1, 100);
     screenshot_result out;
@@ -58,6 +61,20 @@ inline auto browser::screenshot(screenshot_options o) -> result<screenshot_resul
     if (!r) return fail(r.error());
     out.base64 = detail::jstr(*r, "data");
     if (out.base64.empty()) return fail(errc::protocol_error, "Page.captureScreenshot returned no data");
+    // Image pixels per CSS pixel (the device pixel ratio, read where the page cannot restyle it);
+    // the viewport's image has the scrollbars too: its CSS size is the image's over the scale.
+    if (auto dpr = isolated_eval(*t, "devicePixelRatio"); dpr && dpr->is_number() && dpr->get<double>() > 0)
+        out.scale = dpr->get<double>();
+    if (o.ref.empty() && !o.full_page) {
+        if (const auto px = detail::image_size_of(out.base64); px.width > 0 && px.height > 0) {
+            out.width = px.width / out.scale;
+            out.height = px.height / out.scale;
+        }
+    }
+    if (o.marks) {
+        if (auto mk = mark_screenshot(*t, out, o, detail::jnum(vv, "pageX"), detail::jnum(vv, "pageY")); !mk) return fail(mk.error());
+        out.snapshot = finish_snapshot(std::move(*out.snapshot)).value_or(page_snapshot{});
+    }
     return out;
 }
 

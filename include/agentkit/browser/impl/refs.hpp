@@ -96,9 +96,7 @@ inline auto browser::visible_point(const node_handle& h, bool hit_test) -> resul
         return fail(errc::element_not_visible, what + " is not visible in the viewport (zero size or clipped)",
                     "It may be hidden, empty or inside a collapsed container.");
     if (hit_test) {
-        auto hit = call(h.session, "DOM.getNodeForLocation",
-                        json{{"x", static_cast<std::int64_t>(pt->first)}, {"y", static_cast<std::int64_t>(pt->second)},
-                             {"includeUserAgentShadowDOM", false}, {"ignorePointerEventsNone", false}});
+        auto hit = node_at(h.session, pt->first, pt->second);
         if (hit) {
             const std::int64_t hb = detail::jint(*hit, "backendNodeId");
             if (hb != 0 && hb != h.backend) {

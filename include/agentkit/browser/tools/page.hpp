@@ -20,11 +20,13 @@ struct screenshot_args {
     std::optional<bool> fullPage;         ///< the whole scrollable page
     std::optional<std::string> filename;  ///< accepted for compatibility; screenshots are stored as artifacts
     std::optional<bool> inline_image;     ///< `inline`: return the image itself, not only its artifact id
+    std::optional<bool> marks;            ///< a numbered box on every element with a ref (Set-of-Marks)
     /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(screenshot_args, type, "", one_of("png", "jpeg")),
                       AGENTKIT_BROWSER_ELEMENT_FIELDS(screenshot_args),
                       AGENTKIT_FIELD(screenshot_args, fullPage, ""),
+                      AGENTKIT_FIELD(screenshot_args, marks, "Label every ref on the image"),
                       AGENTKIT_FIELD(screenshot_args, filename, "", hidden()),
                       field(&screenshot_args::inline_image, "inline", "Return the image too"));
     }
@@ -82,17 +84,60 @@ struct extract_args {
     }
 };
 
+namespace detail {
+
+/// A screenshot as a tool result: one line (size, format, bytes, scale; with marks the refs
+/// drawn and those not), the image stored as an artifact, and inline too when `inline_image`.
+inline result<tool_output> screenshot_output(tool_state& st, const screenshot_result& shot, const std::string& format,
+                                             bool inline_image) {
+    const std::size_t bytes = shot.base64.size() / 4 * 3;
+    const std::string size = std::to_string(static_cast<int>(shot.width)) + "x" + std::to_string(static_cast<int>(shot.height));
+    auto ref = st.store.put({shot.mime_type, shot.marks.empty() && shot.unmarked.empty() ? "screenshot" : "marked screenshot",
+                             "screenshot " + size, shot.base64, true});
+    tool_output out;
+    std::string line = "screenshot " + size + " " + format + ", " + std::to_string(bytes / 1024) + " KB";
+    if (shot.scale != 1) {
+        char k[32];
+        std::snprintf(k, sizeof k, "%g", shot.scale);
+        line += ", scale " + std::string(k) + " (image px per CSS px; coordinates are CSS px)";
+    }
+    if (ref) line += ", artifact " + ref->id;
+    else line += " (not stored: " + ref.error().message + ")";
+    if (shot.snapshot) {
+        // the refs drawn and those not, at most 300 each (the snapshot lists them all)
+        auto list = [](std::string& l, const std::vector<std::string>& refs) {
+            for (std::size_t i = 0; i < refs.size() && i < 300; ++i) l += " " + refs[i];
+            if (refs.size() > 300) l += " and " + std::to_string(refs.size() - 300) + " more";
+        };
+        std::vector<std::string> drawn;
+        for (const auto& m : shot.marks) drawn.push_back(m.ref);
+        line += "\nmarked (" + std::to_string(drawn.size()) + "):";
+        list(line, drawn);
+        if (!shot.unmarked.empty()) {
+            line += "\nnot on the image (off-screen or hidden, " + std::to_string(shot.unmarked.size()) + "):";
+            list(line, shot.unmarked);
+        }
+    }
+    out.add_text(line);
+    if (ref) out.add_artifact(*ref);
+    if (inline_image || !ref) out.add_image(shot.base64, shot.mime_type);
+    return out;
+}
+
+}  // namespace detail
+
 /// Make the browser_take_screenshot tool: screenshot of the viewport, the full page or one element.
 template <class State>
 auto screenshot_tool(State& st) {
     tool_state* s = &st;
     return browser_tool<"browser_take_screenshot">(
         st,
-        "Screenshot of the viewport, the page or an element, stored as an artifact.",
+        "Screenshot of the viewport, the page or an element, stored as an artifact; marks: label every ref on it.",
         [s](const screenshot_args& a) -> result<tool_output> {
             screenshot_options o;
             o.format = a.type.value_or("png");
             o.full_page = a.fullPage.value_or(false);
+            o.marks = a.marks.value_or(false);
             if (a.ref || a.target) {
                 auto el = detail::element_of(a.ref, a.target);
                 if (!el) return fail(el.error());
@@ -100,24 +145,7 @@ auto screenshot_tool(State& st) {
             }
             auto shot = s->b.screenshot(o);
             if (!shot) return fail(shot.error());
-            const std::size_t bytes = shot->base64.size() / 4 * 3;
-            auto ref = s->store.put({shot->mime_type, "screenshot",
-                                     "screenshot " + std::to_string(static_cast<int>(shot->width)) + "x" +
-                                         std::to_string(static_cast<int>(shot->height)),
-                                     shot->base64, true});
-            tool_output out;
-            std::string line = "screenshot " + std::to_string(static_cast<int>(shot->width)) + "x" +
-                               std::to_string(static_cast<int>(shot->height)) + " " + o.format + ", " +
-                               std::to_string(bytes / 1024) + " KB";
-            if (ref) {
-                line += ", artifact " + ref->id;
-                out.add_text(line);
-                out.add_artifact(*ref);
-            } else {
-                out.add_text(line + " (not stored: " + ref.error().message + ")");
-            }
-            if (a.inline_image.value_or(s->options.inline_screenshots) || !ref) out.add_image(shot->base64, shot->mime_type);
-            return out;
+            return detail::screenshot_output(*s, *shot, o.format, a.inline_image.value_or(s->options.inline_screenshots));
         },
         reading_traits);
 }

@@ -3,6 +3,7 @@
 // tools.hpp registers them in browser_tools().
 #pragma once
 
+#include <agentkit/browser/tools/page.hpp>
 #include <agentkit/browser/tools/support.hpp>
 
 namespace agentkit::browser {
@@ -15,6 +16,7 @@ struct snapshot_args {
     std::optional<bool> interactive_only;  ///< only elements you can act on
     std::optional<bool> readable;          ///< the page's main text as readable text (articles)
     std::optional<int> budget;             ///< token budget of the snapshot
+    std::optional<bool> marks;             ///< also a screenshot with every ref labelled on it (the hybrid view)
     /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(snapshot_args, ref, "Only this element's subtree"),
@@ -22,7 +24,8 @@ struct snapshot_args {
                       AGENTKIT_FIELD(snapshot_args, viewport_only, ""),
                       AGENTKIT_FIELD(snapshot_args, interactive_only, ""),
                       AGENTKIT_FIELD(snapshot_args, readable, "Article text instead"),
-                      AGENTKIT_FIELD(snapshot_args, budget, "Max tokens", range(100, 100000)));
+                      AGENTKIT_FIELD(snapshot_args, budget, "Max tokens", range(100, 100000)),
+                      AGENTKIT_FIELD(snapshot_args, marks, "Also a screenshot labelling every ref"));
     }
 };
 
@@ -52,14 +55,29 @@ auto snapshot_tool(State& st) {
             }
             o.viewport_only = a.viewport_only.value_or(false);
             o.interactive_only = a.interactive_only.value_or(false);
+            auto as_text = [s](const page_snapshot& r) {
+                std::string text = r.to_text();
+                if (r.snap.truncated()) {
+                    auto ref = detail::store_text(*s, "snapshot", "full snapshot of " + r.url, r.snap.full_text);
+                    if (ref) text += "[" + stored_rest(*ref, artifact_tool_name) + "]\n";
+                }
+                return text;
+            };
+            if (a.marks.value_or(false)) {  // the hybrid view: the snapshot, and its refs labelled on a screenshot
+                screenshot_options so;
+                so.marks = true;
+                so.snapshot = o;
+                auto shot = s->b.screenshot(so);
+                if (!shot) return fail(shot.error());
+                auto img = detail::screenshot_output(*s, *shot, so.format, s->options.inline_screenshots);
+                if (!img) return img;
+                tool_output out = tool_output::text(as_text(shot->snapshot.value_or(page_snapshot{})));
+                for (auto& b : img->content) out.content.push_back(std::move(b));
+                return out;
+            }
             auto r = s->b.snapshot(o);
             if (!r) return fail(r.error());
-            std::string text = r->to_text();
-            if (r->snap.truncated()) {
-                auto ref = detail::store_text(*s, "snapshot", "full snapshot of " + r->url, r->snap.full_text);
-                if (ref) text += "[" + stored_rest(*ref, artifact_tool_name) + "]\n";
-            }
-            return tool_output::text(std::move(text));
+            return tool_output::text(as_text(*r));
         },
         reading_traits);
 }

@@ -1,0 +1,182 @@
+// agentkit/browser/detail/icon_hint.hpp — what a person would read from a control the page left
+// without an accessible name: a tooltip (title), an image's alt, an SVG <title>, a data-* label,
+// or the icon itself (an icon-font or sprite class, a sprite's fragment, an image file's name).
+// The snapshot shows it as derived — `button (icon: search)` — never as the accessible name.
+#pragma once
+
+#include <agentkit/browser/dom_index.hpp>
+#include <agentkit/core/strings.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace agentkit::browser::detail {
+
+/// A name derived from the DOM for an unnamed control: where it comes from and the words.
+struct derived_name {
+    std::string kind;  ///< "title" (a tooltip or SVG title), "alt", "label" (a data-* label) or "icon"
+    std::string text;  ///< the words, as a person would read them
+    /// True when nothing was found.
+    [[nodiscard]] bool empty() const noexcept { return text.empty(); }
+};
+
+/// Words of an icon name: "magnifying-glass" → "magnifying glass" ("-", "_" and camel humps
+/// become spaces), without style suffixes (-outline, -fill, -line, -solid, -o ...); "" when only
+/// a style or size is left.
+inline std::string icon_words(std::string_view name) {
+    std::string s;
+    for (std::size_t i = 0; i < name.size(); ++i) {
+        const char ch = name[i];
+        if (ch == '-' || ch == '_' || ch == '.' || ch == ' ') {
+            if (!s.empty() && s.back() != ' ') s += ' ';
+        } else if (ch >= 'A' && ch <= 'Z') {
+            if (!s.empty() && s.back() != ' ' && i > 0 && name[i - 1] >= 'a' && name[i - 1] <= 'z') s += ' ';
+            s += static_cast<char>(ch - 'A' + 'a');
+        } else if ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9')) {
+            s += ch;
+        }  // (anything else is no part of an icon's name)
+    }
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    // style and size words at the end say nothing about what the icon means
+    static constexpr std::array<std::string_view, 22> styles{
+        "outline", "outlined", "fill", "filled", "line", "solid", "regular", "light", "thin", "bold", "round", "rounded",
+        "sharp", "alt", "o", "icon", "svg", "sm", "lg", "md", "xs", "xl"};
+    for (bool cut = true; cut && !s.empty();) {
+        cut = false;
+        const auto sp = s.rfind(' ');
+        if (sp == std::string::npos) break;
+        const std::string_view last = std::string_view(s).substr(sp + 1);
+        // a size: 2x, 24px
+        const auto digits = last.find_first_not_of("0123456789");
+        bool size = digits > 0 && digits != std::string_view::npos && (last.substr(digits) == "x" || last.substr(digits) == "px");
+        for (auto st : styles) size = size || last == st;
+        if (size || last.find_first_not_of("0123456789") == std::string_view::npos) {
+            s.resize(sp);
+            cut = true;
+        }
+    }
+    bool style_only = s.empty() || s.find_first_not_of("0123456789 ") == std::string::npos;
+    for (auto st : styles) style_only = style_only || s == st;
+    return style_only ? std::string() : s;
+}
+
+/// The icon a class list names: a token of a known icon set ("fa-trash", "bi-gear",
+/// "glyphicon-search", "icon-close", "mdi-delete", "lucide-x", "ri-search-line", ...), without its
+/// set's prefix and style; "" when none.
+inline std::string icon_from_class(std::string_view cls) {
+    // icon sets whose tokens are "<prefix><name>", and the modifiers of those sets that name no icon
+    static constexpr std::array<std::string_view, 22> prefixes{
+        "fa-", "fas-", "far-", "bi-", "glyphicon-", "icon-", "icons-", "ico-", "mdi-", "lucide-", "ri-", "ti-tabler-",
+        "ti-", "codicon-", "octicon-", "feather-", "la-", "las-", "ion-", "material-icons-", "gg-", "bx-"};
+    static constexpr std::array<std::string_view, 26> modifiers{
+        "solid", "regular", "light", "thin", "duotone", "brands", "sharp", "fw", "lg", "xs", "sm", "xl", "2xs", "spin",
+        "pulse", "border", "inverse", "stack", "li", "ul", "large", "small", "inline", "button", "btn", "lines"};
+    std::string best;
+    std::size_t i = 0;
+    while (i < cls.size()) {
+        auto j = cls.find_first_of(" \t\n", i);
+        const std::string_view tok = cls.substr(i, j == std::string_view::npos ? std::string_view::npos : j - i);
+        for (auto pre : prefixes) {
+            if (tok.size() <= pre.size() || !iequals_ascii(tok.substr(0, pre.size()), pre)) continue;
+            const std::string_view rest = tok.substr(pre.size());
+            bool modifier = rest.find("stack-") == 0 || rest.find("flip-") == 0 || rest.find("rotate-") == 0 ||
+                            rest.find("pull-") == 0 || (rest.size() <= 3 && rest.back() == 'x');
+            for (auto m : modifiers) modifier = modifier || rest == m;
+            if (modifier) break;
+            if (auto w = icon_words(rest); !w.empty()) best = std::move(w);  // the last icon token wins ("fa fa-solid fa-x")
+            break;
+        }
+        if (j == std::string_view::npos) break;
+        i = j + 1;
+    }
+    return best;
+}
+
+/// The icon a URL names: a sprite's fragment ("#icon-search", "sprite.svg#search") or an image
+/// file's name ("/img/trash-can.svg" → "trash can"); "" when it names none (data: URLs, hashes).
+inline std::string icon_from_url(std::string_view url) {
+    if (url.rfind("data:", 0) == 0) return {};
+    std::string_view name;
+    if (const auto hash = url.find('#'); hash != std::string_view::npos) {
+        name = url.substr(hash + 1);
+    } else {
+        const auto q = url.find_first_of("?");
+        const std::string_view path = url.substr(0, q);
+        const auto slash = path.rfind('/');
+        name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+        if (const auto dot = name.rfind('.'); dot != std::string_view::npos) name = name.substr(0, dot);
+    }
+    for (auto pre : {"icon-", "icons-", "ico-", "ic_", "ic-", "i-", "sprite-", "svg-"})
+        if (name.size() > std::string_view(pre).size() && name.rfind(pre, 0) == 0) name = name.substr(std::string_view(pre).size());
+    // a content hash or a number is no name
+    const std::size_t hexish = std::string_view(name).find_first_not_of("0123456789abcdef");
+    if (name.size() > 12 && hexish == std::string_view::npos) return {};
+    std::string w = icon_words(name);
+    // a photo's file name ("screen shot 2015 01 15 at 4 55 pm", "13cabinet thumb standard") is
+    // no icon's: at most 4 words, none with 3 digits or more
+    std::size_t words = w.empty() ? 0 : 1, digits = 0;
+    for (const char ch : w) {
+        if (ch == ' ') {
+            ++words;
+            digits = 0;
+        } else if (ch >= '0' && ch <= '9' && ++digits >= 3) {
+            return {};
+        }
+    }
+    return words > 4 ? std::string() : w;
+}
+
+/// Whether an image is the size of an icon (at most 64 CSS px each way; true when it has no box
+/// to tell): a person reads a small image's picture as what a control does, a photo's not.
+inline bool icon_sized(const dom_node_facts& f) { return !f.has_box || (f.w <= 64 && f.h <= 64); }
+
+/// What a person would read from the unnamed control `backend` and its descendants (a few levels,
+/// a few dozen nodes): its words first (title, alt, SVG title, data-* labels), else its icon
+/// (data-icon, an icon class, a sprite, an image file name); nothing when none says anything.
+inline derived_name derive_name(const dom_index& dom, std::int64_t backend) {
+    static constexpr std::array<std::string_view, 8> label_attrs{"data-tooltip", "data-title", "data-label", "data-original-title",
+                                                                 "data-bs-original-title", "data-tip", "data-hint", "data-balloon"};
+    derived_name words, icon;
+    auto keep = [](derived_name& slot, const char* kind, std::string_view v) {
+        std::string t = std::string(v);
+        const auto a = t.find_first_not_of(" \t\r\n"), b = t.find_last_not_of(" \t\r\n");
+        if (a == std::string::npos || !slot.empty()) return;
+        t = t.substr(a, b - a + 1);
+        if (t.size() > 80) return;  // a paragraph is not a control's label
+        slot = {kind, std::move(t)};
+    };
+    std::vector<std::pair<std::int64_t, int>> todo{{backend, 0}};
+    for (std::size_t k = 0; k < todo.size() && k < 48 && words.empty(); ++k) {
+        const auto [id, level] = todo[k];
+        const dom_node_facts* f = dom.find(id);
+        if (f == nullptr) continue;
+        if (f->tag == "title") {  // an SVG's <title> (dom_index keeps its text)
+            keep(words, "title", f->text);
+            continue;
+        }
+        keep(words, "title", f->attr("title"));
+        if (f->tag == "img" || (f->tag == "input" && iequals_ascii(f->attr("type"), "image"))) {
+            keep(words, "alt", f->attr("alt"));
+            if (icon.empty() && icon_sized(*f)) keep(icon, "icon", icon_from_url(f->attr("src")));
+        }
+        for (auto a : label_attrs) keep(words, "label", f->attr(a));
+        if (icon.empty()) keep(icon, "icon", icon_words(f->attr("data-icon")));
+        if (icon.empty() && (f->tag == "use" || f->tag == "image")) {
+            std::string_view href = f->attr("href");
+            if (href.empty()) href = f->attr("xlink:href");
+            keep(icon, "icon", icon_from_url(href));
+        }
+        if (icon.empty()) keep(icon, "icon", icon_from_class(f->attr("class")));
+        if (level < 4)
+            if (auto ch = dom.children.find(id); ch != dom.children.end())
+                for (auto c : ch->second) todo.emplace_back(c, level + 1);
+    }
+    return words.empty() ? icon : words;
+}
+
+}  // namespace agentkit::browser::detail
