@@ -1013,7 +1013,7 @@ using agentkit::store_options;
 //
 // Layout: this header declares the class and documents its API; the definitions are in
 // browser/impl/*.hpp by concern (lifecycle, policy, events, tabs, navigation, capture, refs,
-// actions, settle, waits, page, downloads, batch, recording), included at its end. Option and
+// actions, pointer, settle, waits, page, marks, downloads, batch, recording), included at its end. Option and
 // result types are in options.hpp, action_result.hpp and results.hpp; the page scripts in
 // detail/scripts.hpp.
 
@@ -2058,6 +2058,12 @@ inline result<std::map<std::string, std::string>> parse_dotenv(std::string_view 
 // that are interactive, transparent or structural, names and values, link URLs, clickables found
 // by the DOM (listeners, cursor), aria-hidden subtrees, frames placed at their owners.
 
+// ---- begin <agentkit/browser/detail/icon_hint.hpp> ----
+// agentkit/browser/detail/icon_hint.hpp — what a person would read from a control the page left
+// without an accessible name: a tooltip (title), an image's alt, an SVG <title>, a data-* label,
+// or the icon itself (an icon-font or sprite class, a sprite's fragment, an image file's name).
+// The snapshot shows it as derived — `button (icon: search)` — never as the accessible name.
+
 // ---- begin <agentkit/browser/dom_index.hpp> ----
 // agentkit/browser/dom_index.hpp — what DOMSnapshot.captureSnapshot says about each node of a
 // frame (layout box, computed cursor, Chromium's own isClickable, attributes, text), indexed by
@@ -2217,7 +2223,8 @@ struct dom_node_facts {
     std::string tag;                    ///< lower-case element name
     std::vector<std::pair<std::string, std::string>> attributes;  ///< (name, value) pairs, as in the DOM
     /// Text below a clickable element (its nearest clickable ancestor's, capped): the name of a
-    /// control that the accessibility tree leaves unnamed because it is aria-hidden.
+    /// control that the accessibility tree leaves unnamed because it is aria-hidden. For a
+    /// `<title>` element (an SVG's), its own text: what an icon-only control says it is.
     std::string text;
     std::int64_t parent = 0;  ///< the parent node's backend id (0: none); text nodes have theirs too
 
@@ -2338,6 +2345,11 @@ inline dom_index parse_dom_snapshot_unchecked(const json& capture) {
                 if (type != 3 || !values || i >= pv->size()) continue;  // text nodes from here
                 std::string t = detail::snap_string(strings, (*pv)[i]);
                 if (t.find_first_not_of(" \t\r\n") == std::string::npos) continue;
+                if (const auto par = (*pp)[i].is_number_integer() ? (*pp)[i].get<std::int64_t>() : -1;
+                    par >= 0 && static_cast<std::size_t>(par) < n) {
+                    auto& tf = out.nodes[ids[static_cast<std::size_t>(par)]];
+                    if (tf.tag == "title" && tf.text.size() < max_clickable_text) tf.text += t;
+                }
                 std::size_t at = i;
                 for (int up = 0; up < 6; ++up) {
                     if (at >= pp->size() || !(*pp)[at].is_number_integer()) break;
@@ -2412,6 +2424,181 @@ inline dom_index parse_dom_snapshot_unchecked(const json& capture) {
 
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/dom_index.hpp> ----
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace agentkit::browser::detail {
+
+/// A name derived from the DOM for an unnamed control: where it comes from and the words.
+struct derived_name {
+    std::string kind;  ///< "title" (a tooltip or SVG title), "alt", "label" (a data-* label) or "icon"
+    std::string text;  ///< the words, as a person would read them
+    /// True when nothing was found.
+    [[nodiscard]] bool empty() const noexcept { return text.empty(); }
+};
+
+/// Words of an icon name: "magnifying-glass" → "magnifying glass" ("-", "_" and camel humps
+/// become spaces), without style suffixes (-outline, -fill, -line, -solid, -o ...); "" when only
+/// a style or size is left.
+inline std::string icon_words(std::string_view name) {
+    std::string s;
+    for (std::size_t i = 0; i < name.size(); ++i) {
+        const char ch = name[i];
+        if (ch == '-' || ch == '_' || ch == '.' || ch == ' ') {
+            if (!s.empty() && s.back() != ' ') s += ' ';
+        } else if (ch >= 'A' && ch <= 'Z') {
+            if (!s.empty() && s.back() != ' ' && i > 0 && name[i - 1] >= 'a' && name[i - 1] <= 'z') s += ' ';
+            s += static_cast<char>(ch - 'A' + 'a');
+        } else if ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9')) {
+            s += ch;
+        }  // (anything else is no part of an icon's name)
+    }
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    // style and size words at the end say nothing about what the icon means
+    static constexpr std::array<std::string_view, 22> styles{
+        "outline", "outlined", "fill", "filled", "line", "solid", "regular", "light", "thin", "bold", "round", "rounded",
+        "sharp", "alt", "o", "icon", "svg", "sm", "lg", "md", "xs", "xl"};
+    for (bool cut = true; cut && !s.empty();) {
+        cut = false;
+        const auto sp = s.rfind(' ');
+        if (sp == std::string::npos) break;
+        const std::string_view last = std::string_view(s).substr(sp + 1);
+        // a size: 2x, 24px
+        const auto digits = last.find_first_not_of("0123456789");
+        bool size = digits > 0 && digits != std::string_view::npos && (last.substr(digits) == "x" || last.substr(digits) == "px");
+        for (auto st : styles) size = size || last == st;
+        if (size || last.find_first_not_of("0123456789") == std::string_view::npos) {
+            s.resize(sp);
+            cut = true;
+        }
+    }
+    bool style_only = s.empty() || s.find_first_not_of("0123456789 ") == std::string::npos;
+    for (auto st : styles) style_only = style_only || s == st;
+    return style_only ? std::string() : s;
+}
+
+/// The icon a class list names: a token of a known icon set ("fa-trash", "bi-gear",
+/// "glyphicon-search", "icon-close", "mdi-delete", "lucide-x", "ri-search-line", ...), without its
+/// set's prefix and style; "" when none.
+inline std::string icon_from_class(std::string_view cls) {
+    // icon sets whose tokens are "<prefix><name>", and the modifiers of those sets that name no icon
+    static constexpr std::array<std::string_view, 22> prefixes{
+        "fa-", "fas-", "far-", "bi-", "glyphicon-", "icon-", "icons-", "ico-", "mdi-", "lucide-", "ri-", "ti-tabler-",
+        "ti-", "codicon-", "octicon-", "feather-", "la-", "las-", "ion-", "material-icons-", "gg-", "bx-"};
+    static constexpr std::array<std::string_view, 26> modifiers{
+        "solid", "regular", "light", "thin", "duotone", "brands", "sharp", "fw", "lg", "xs", "sm", "xl", "2xs", "spin",
+        "pulse", "border", "inverse", "stack", "li", "ul", "large", "small", "inline", "button", "btn", "lines"};
+    std::string best;
+    std::size_t i = 0;
+    while (i < cls.size()) {
+        auto j = cls.find_first_of(" \t\n", i);
+        const std::string_view tok = cls.substr(i, j == std::string_view::npos ? std::string_view::npos : j - i);
+        for (auto pre : prefixes) {
+            if (tok.size() <= pre.size() || !iequals_ascii(tok.substr(0, pre.size()), pre)) continue;
+            const std::string_view rest = tok.substr(pre.size());
+            bool modifier = rest.find("stack-") == 0 || rest.find("flip-") == 0 || rest.find("rotate-") == 0 ||
+                            rest.find("pull-") == 0 || (rest.size() <= 3 && rest.back() == 'x');
+            for (auto m : modifiers) modifier = modifier || rest == m;
+            if (modifier) break;
+            if (auto w = icon_words(rest); !w.empty()) best = std::move(w);  // the last icon token wins ("fa fa-solid fa-x")
+            break;
+        }
+        if (j == std::string_view::npos) break;
+        i = j + 1;
+    }
+    return best;
+}
+
+/// The icon a URL names: a sprite's fragment ("#icon-search", "sprite.svg#search") or an image
+/// file's name ("/img/trash-can.svg" → "trash can"); "" when it names none (data: URLs, hashes).
+inline std::string icon_from_url(std::string_view url) {
+    if (url.rfind("data:", 0) == 0) return {};
+    std::string_view name;
+    if (const auto hash = url.find('#'); hash != std::string_view::npos) {
+        name = url.substr(hash + 1);
+    } else {
+        const auto q = url.find_first_of("?");
+        const std::string_view path = url.substr(0, q);
+        const auto slash = path.rfind('/');
+        name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+        if (const auto dot = name.rfind('.'); dot != std::string_view::npos) name = name.substr(0, dot);
+    }
+    for (auto pre : {"icon-", "icons-", "ico-", "ic_", "ic-", "i-", "sprite-", "svg-"})
+        if (name.size() > std::string_view(pre).size() && name.rfind(pre, 0) == 0) name = name.substr(std::string_view(pre).size());
+    // a content hash or a number is no name
+    const std::size_t hexish = std::string_view(name).find_first_not_of("0123456789abcdef");
+    if (name.size() > 12 && hexish == std::string_view::npos) return {};
+    std::string w = icon_words(name);
+    // a photo's file name ("screen shot 2015 01 15 at 4 55 pm", "13cabinet thumb standard") is
+    // no icon's: at most 4 words, none with 3 digits or more
+    std::size_t words = w.empty() ? 0 : 1, digits = 0;
+    for (const char ch : w) {
+        if (ch == ' ') {
+            ++words;
+            digits = 0;
+        } else if (ch >= '0' && ch <= '9' && ++digits >= 3) {
+            return {};
+        }
+    }
+    return words > 4 ? std::string() : w;
+}
+
+/// Whether an image is the size of an icon (at most 64 CSS px each way; true when it has no box
+/// to tell): a person reads a small image's picture as what a control does, a photo's not.
+inline bool icon_sized(const dom_node_facts& f) { return !f.has_box || (f.w <= 64 && f.h <= 64); }
+
+/// What a person would read from the unnamed control `backend` and its descendants (a few levels,
+/// a few dozen nodes): its words first (title, alt, SVG title, data-* labels), else its icon
+/// (data-icon, an icon class, a sprite, an image file name); nothing when none says anything.
+inline derived_name derive_name(const dom_index& dom, std::int64_t backend) {
+    static constexpr std::array<std::string_view, 8> label_attrs{"data-tooltip", "data-title", "data-label", "data-original-title",
+                                                                 "data-bs-original-title", "data-tip", "data-hint", "data-balloon"};
+    derived_name words, icon;
+    auto keep = [](derived_name& slot, const char* kind, std::string_view v) {
+        std::string t = std::string(v);
+        const auto a = t.find_first_not_of(" \t\r\n"), b = t.find_last_not_of(" \t\r\n");
+        if (a == std::string::npos || !slot.empty()) return;
+        t = t.substr(a, b - a + 1);
+        if (t.size() > 80) return;  // a paragraph is not a control's label
+        slot = {kind, std::move(t)};
+    };
+    std::vector<std::pair<std::int64_t, int>> todo{{backend, 0}};
+    for (std::size_t k = 0; k < todo.size() && k < 48 && words.empty(); ++k) {
+        const auto [id, level] = todo[k];
+        const dom_node_facts* f = dom.find(id);
+        if (f == nullptr) continue;
+        if (f->tag == "title") {  // an SVG's <title> (dom_index keeps its text)
+            keep(words, "title", f->text);
+            continue;
+        }
+        keep(words, "title", f->attr("title"));
+        if (f->tag == "img" || (f->tag == "input" && iequals_ascii(f->attr("type"), "image"))) {
+            keep(words, "alt", f->attr("alt"));
+            if (icon.empty() && icon_sized(*f)) keep(icon, "icon", icon_from_url(f->attr("src")));
+        }
+        for (auto a : label_attrs) keep(words, "label", f->attr(a));
+        if (icon.empty()) keep(icon, "icon", icon_words(f->attr("data-icon")));
+        if (icon.empty() && (f->tag == "use" || f->tag == "image")) {
+            std::string_view href = f->attr("href");
+            if (href.empty()) href = f->attr("xlink:href");
+            keep(icon, "icon", icon_from_url(href));
+        }
+        if (icon.empty()) keep(icon, "icon", icon_from_class(f->attr("class")));
+        if (level < 4)
+            if (auto ch = dom.children.find(id); ch != dom.children.end())
+                for (auto c : ch->second) todo.emplace_back(c, level + 1);
+    }
+    return words.empty() ? icon : words;
+}
+
+}  // namespace agentkit::browser::detail
+// ---- end <agentkit/browser/detail/icon_hint.hpp> ----
 // ---- begin <agentkit/browser/refs.hpp> ----
 // agentkit/browser/refs.hpp — element refs as identities: the registry that issues "e12" for one
 // DOM node of one document, resolves it back, and retires the refs of navigated frames.
@@ -2856,26 +3043,15 @@ inline std::string compact_url(std::string_view url, std::string_view page, std:
     return u;
 }
 
-/// A label for a control the page left unnamed: DOM hints first, then a positional one.
+/// A label for a control the page left unnamed and that says nothing of itself (see
+/// derive_name): an identifying attribute ("" when none).
 inline std::string fallback_label(const dom_node_facts* f) {
     if (f == nullptr) return {};
-    for (auto a : {"title", "aria-describedby", "data-testid", "data-test", "name", "id", "alt", "placeholder"}) {
+    for (auto a : {"aria-describedby", "data-testid", "data-test", "name", "id", "placeholder"}) {
         auto v = f->attr(a);
         if (!v.empty() && v.size() < 60) return std::string(v);
     }
-    auto cls = f->attr("class");
-    // class tokens that say what an icon is: icon-close, fa-search, btn-menu ...
-    std::string best;
-    std::size_t i = 0;
-    while (i < cls.size()) {
-        auto j = cls.find(' ', i);
-        auto tok = cls.substr(i, j == std::string_view::npos ? std::string_view::npos : j - i);
-        for (auto pre : {"icon-", "fa-", "bi-", "glyph-", "btn-", "ico-", "mdi-"})
-            if (tok.rfind(pre, 0) == 0 && tok.size() > std::string_view(pre).size()) best = std::string(tok.substr(std::string_view(pre).size()));
-        if (j == std::string_view::npos) break;
-        i = j + 1;
-    }
-    return best;
+    return {};
 }
 
 struct render_ctx {
@@ -2909,6 +3085,19 @@ struct frame_view {
     const dom_index* dom;
     std::unordered_map<std::string, const json*> by_id;
 };
+
+/// How a control without an accessible name is shown after its role: what a person would read
+/// from it, marked as derived (` (icon: search)`, ` (title: "Delete")`), else an identifying
+/// attribute (` [save-btn]`), else a number that tells it from its neighbours (` [unlabeled #2]`).
+inline std::string unnamed_label(render_ctx& c, const frame_view& fv, std::int64_t backend, const dom_node_facts* f) {
+    if (fv.dom != nullptr && backend != 0) {
+        const derived_name d = derive_name(*fv.dom, backend);
+        if (!d.empty()) return " (" + d.kind + ": " + (d.kind == "icon" ? clip(d.text, 40) : quote_text(clip(d.text, 60))) + ")";
+    }
+    std::string hint = fallback_label(f);
+    if (hint.empty()) hint = "unlabeled #" + std::to_string(++c.unnamed_counter);
+    return " [" + clip(hint, 40) + "]";
+}
 
 inline void render_node(render_ctx& c, const frame_view& fv, const json& node, std::size_t depth, std::size_t parent,
                         bool inside_interactive, std::string& pending_prefix);
@@ -3183,9 +3372,7 @@ inline void render_aria_hidden(render_ctx& c, const frame_view& fv, std::int64_t
             if (!label.empty()) {
                 text += " " + quote_text(label);
             } else {
-                std::string hint = fallback_label(df);
-                if (hint.empty()) hint = "unlabeled #" + std::to_string(++c.unnamed_counter);
-                text += " [" + clip(hint, 40) + "]";
+                text += unnamed_label(c, fv, id, df);
             }
             if (shown_role == "link" && !(opt.interactive_only && !label.empty())) {  // interactive-only: a named link's name says enough
                 std::string url = compact_url(std::string(df->attr("href")), fv.frame->url, opt.max_url);
@@ -3412,9 +3599,7 @@ inline void render_node(render_ctx& c, const frame_view& fv, const json& node, s
             text += ' ';
             text += quote_text(name);
         } else if (role != "textbox" && role != "combobox" && role != "searchbox" && role != "ComboBoxSelect") {
-            std::string hint = fallback_label(df);
-            if (hint.empty()) hint = "unlabeled #" + std::to_string(++c.unnamed_counter);
-            text += " [" + clip(hint, 40) + "]";
+            text += unnamed_label(c, fv, backend, df);
         }
     labelled:
         // state
@@ -4002,6 +4187,9 @@ inline std::string url_relative_to(const std::string& url, std::string_view base
 /// What an action did and what changed.
 struct action_result {
     std::string action;  ///< what was done ("click", "navigate", ...)
+    /// A coordinate action's target: the ref (role "name") of the element at the point, or a
+    /// description of it when it has no ref ("" for other actions).
+    std::string hit;
     std::string url;  ///< the tab's URL after the action
     std::string title;  ///< the page title after the action
     std::string from_url;       ///< the tab's URL as last reported before the action (URLs are shown against it)
@@ -4100,6 +4288,7 @@ struct action_result {
         // The page's own words inside the marks: its title, what its dialogs said, the snapshot
         // or the change report ("no visible change" is ours, so it stays outside).
         std::string page;
+        if (!hit.empty()) page += "hit: " + hit + "\n";  // (a name is the page's text)
         if (navigated) page += "title: " + title + "\n";
         for (const auto& d : dialogs) {
             page += d.type + " dialog \"" + d.message + "\" " + (d.accepted ? "accepted" : "dismissed");
@@ -4120,6 +4309,7 @@ struct action_result {
     [[nodiscard]] json to_json() const {
         json j = {{"action", action}, {"url", url}, {"title", title}, {"navigated", navigated}, {"changes", changes}};
         if (!from_url.empty()) j["from_url"] = from_url;
+        if (!hit.empty()) j["hit"] = hit;
         if (http_status != 0) j["http_status"] = http_status;
         if (!snapshot.empty()) j["snapshot"] = snapshot;
         if (!notes.empty()) j["notes"] = notes;
@@ -4185,6 +4375,86 @@ private:
 
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/cancel.hpp> ----
+// ---- begin <agentkit/browser/detail/geometry.hpp> ----
+// agentkit/browser/detail/geometry.hpp — rectangles in CSS pixels and the bounds of CDP quads
+// (DOM.getContentQuads, DOM.getBoxModel), for marks and coordinate actions.
+
+
+#include <algorithm>
+#include <cstddef>
+
+namespace agentkit::browser::detail {
+
+/// A rectangle in CSS px (x0, y0) to (x1, y1); empty when x1 <= x0 or y1 <= y0.
+struct css_rect {
+    double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    /// Less than a pixel wide or high.
+    [[nodiscard]] bool empty() const { return x1 - x0 < 1 || y1 - y0 < 1; }
+    /// The part inside both.
+    [[nodiscard]] css_rect intersect(const css_rect& o) const {
+        return {std::max(x0, o.x0), std::max(y0, o.y0), std::min(x1, o.x1), std::min(y1, o.y1)};
+    }
+};
+
+/// The bounding rectangle of CDP quads (8 numbers each); empty when there are none.
+inline css_rect quads_bounds(const json& quads) {
+    css_rect r{1e18, 1e18, -1e18, -1e18};
+    if (!quads.is_array()) return {};
+    for (const auto& q : quads) {
+        if (!q.is_array() || q.size() < 8) continue;
+        for (std::size_t i = 0; i + 1 < 8; i += 2) {
+            if (!q[i].is_number() || !q[i + 1].is_number()) continue;
+            const double x = q[i].get<double>(), y = q[i + 1].get<double>();
+            r.x0 = std::min(r.x0, x), r.x1 = std::max(r.x1, x), r.y0 = std::min(r.y0, y), r.y1 = std::max(r.y1, y);
+        }
+    }
+    return r.x1 < r.x0 ? css_rect{} : r;
+}
+
+}  // namespace agentkit::browser::detail
+// ---- end <agentkit/browser/detail/geometry.hpp> ----
+// ---- begin <agentkit/browser/detail/image_header.hpp> ----
+// agentkit/browser/detail/image_header.hpp — the pixel size of a PNG or JPEG from its first
+// bytes (the PNG IHDR chunk; the JPEG start-of-frame segment), without decoding the image.
+
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace agentkit::browser::detail {
+
+/// The size of an image in pixels.
+struct image_size {
+    std::uint32_t width = 0;   ///< pixels
+    std::uint32_t height = 0;  ///< pixels
+};
+
+/// The size in pixels of a base64 PNG or JPEG (0x0 when it is neither or is cut short). A JPEG's
+/// start-of-frame segment may come after its metadata: up to the first 64 KiB are read.
+inline image_size image_size_of(std::string_view b64) {
+    auto head = base64_decode(b64.substr(0, std::min<std::size_t>(b64.size(), 87384) / 4 * 4));
+    if (!head) return {};
+    const std::string& s = *head;
+    auto byte = [&](std::size_t i) { return static_cast<std::uint32_t>(static_cast<unsigned char>(s[i])); };
+    if (s.size() >= 24 && s.compare(1, 3, "PNG") == 0)  // signature, IHDR length and type, then the width
+        return {byte(16) << 24U | byte(17) << 16U | byte(18) << 8U | byte(19),
+                byte(20) << 24U | byte(21) << 16U | byte(22) << 8U | byte(23)};
+    if (s.size() < 4 || byte(0) != 0xFF || byte(1) != 0xD8) return {};
+    for (std::size_t i = 2; i + 9 < s.size();) {  // segments: FF, marker, 2-byte length
+        if (byte(i) != 0xFF) return {};
+        const std::uint32_t marker = byte(i + 1);
+        if (marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC)
+            return {byte(i + 7) << 8U | byte(i + 8), byte(i + 5) << 8U | byte(i + 6)};  // SOFn: length, precision, height, width
+        i += 2 + (byte(i + 2) << 8U | byte(i + 3));
+    }
+    return {};
+}
+
+}  // namespace agentkit::browser::detail
+// ---- end <agentkit/browser/detail/image_header.hpp> ----
 // ---- begin <agentkit/browser/detail/json_access.hpp> ----
 // agentkit/browser/detail/json_access.hpp — tolerant reads of CDP answers: a missing or
 // mistyped field reads as the default, never throws.
@@ -4324,6 +4594,15 @@ inline constexpr const char* kDescribeScript = R"JS(function() {
   const t = (el.innerText || el.textContent || '').trim().replace(/\s+/g, ' ').slice(0, 60);
   if (t) s += ' "' + t + '"';
   return s;
+})JS";
+
+// The element (or a text node's parent) and its ancestors across shadow roots, nearest
+// first, at most 32: what a coordinate action hit, to name it by the nearest ref.
+inline constexpr const char* kAncestorsScript = R"JS(function() {
+  const up = (x) => x.parentNode || (x instanceof ShadowRoot ? x.host : null);
+  const out = [];
+  for (let x = this; x && out.length < 32; x = up(x)) if (x.nodeType === 1) out.push(x);
+  return out;
 })JS";
 
 inline constexpr const char* kContainsScript = R"JS(function(n) {
@@ -4649,11 +4928,29 @@ struct evaluated {
 };
 
 /// A screenshot: base64 image data and its size in CSS px.
+/// One mark of a marked screenshot: a ref and the box drawn for it.
+struct screenshot_mark {
+    std::string ref;  ///< the ref, as the snapshot shows it (the label drawn)
+    ///@{
+    /// The box drawn (the element's box clipped to its frames and the image), CSS px in the
+    /// image: viewport coordinates for a viewport screenshot (what browser::click_at takes),
+    /// page coordinates for a full page one.
+    double x = 0, y = 0, width = 0, height = 0;
+    ///@}
+};
+
+/// A screenshot: the image, its size, and with marks the boxes drawn and the snapshot they match.
 struct screenshot_result {
     std::string mime_type;  ///< image/png or image/jpeg
     std::string base64;     ///< the image, base64-encoded
     double width = 0;       ///< CSS px
     double height = 0;      ///< CSS px
+    double scale = 1;       ///< image pixels per CSS pixel (the device scale factor)
+    std::vector<screenshot_mark> marks;  ///< with marks: the refs drawn, in snapshot order
+    /// With marks: the snapshot's refs not drawn (off-screen, scrolled away in their frame,
+    /// hidden or without a box).
+    std::vector<std::string> unmarked;
+    std::optional<page_snapshot> snapshot;  ///< with marks: the snapshot whose refs are drawn
 };
 
 /// A screencast recording: frames between start_recording and stop_recording.
@@ -4748,6 +5045,14 @@ struct tab_state {
     std::vector<std::string> flood_notes;  // said in the next result
     bool crashed = false;
     bool closed = false;
+    // Where the mouse is (viewport CSS px) and its pressed buttons (the CDP bit mask): every
+    // mouse event goes through browser::mouse(), which keeps them.
+    double mouse_x = 0, mouse_y = 0;
+    int mouse_buttons = 0;
+    // agentkit's isolated world in the main frame (marks are drawn there; the device pixel ratio
+    // is read there) and the document it belongs to.
+    std::string world_loader;
+    std::int64_t world_context = 0;
     std::vector<snapshot_line> last_lines;
     bool has_last = false;
 };
@@ -4945,6 +5250,15 @@ inline key_def printable_key(char c) {
     }
     if ((out.modifiers & (1 | 2 | 4)) != 0 && out.key.key != "Enter") out.key.text.clear();
     return out;
+}
+
+/// The CDP modifier bits (Alt 1, Control 2, Meta 4, Shift 8) of "Control+Shift" ("" is none),
+/// for a mouse event.
+[[nodiscard]] inline result<int> parse_modifiers(std::string_view mods) {
+    if (mods.empty()) return 0;
+    auto chord = parse_key_chord(std::string(mods) + "+a");  // a trailing key to parse the modifiers only
+    if (!chord) return fail(chord.error());
+    return chord->modifiers;
 }
 
 }  // namespace agentkit::browser
@@ -6469,6 +6783,12 @@ struct screenshot_options {
     int quality = 80;            ///< jpeg only
     std::string ref;             ///< an element (empty: the viewport)
     bool full_page = false;      ///< the whole page, not only the viewport
+    /// Set-of-Marks: a box and a label on every element with a ref in a snapshot taken now (the
+    /// label is the ref), drawn on the captured image, never on the page (see impl/marks.hpp).
+    /// The viewport or the full page, not with `ref`.
+    bool marks = false;
+    /// With marks: the snapshot the marks belong to (its budget, filters), taken first.
+    snapshot_options snapshot{};
 };
 
 /// How browser::start_recording() records (Page.startScreencast).
@@ -9839,6 +10159,27 @@ public:
     /// (An empty user_agent keeps the one set before, e.g. by browser_options.)
     result<action_result> resize(viewport_size v);
 
+    // ---- coordinate actions (Playwright MCP's vision capability; browser/impl/pointer.hpp) -------
+
+    /// Click at (x, y) in the current tab's viewport, in CSS pixels whatever its device scale
+    /// factor (a screenshot at scale 2 has two image pixels per CSS pixel). The result's `hit`
+    /// names the element there (its ref when the snapshot gave it one). A point outside the
+    /// viewport fails with errc::args_invalid; `hold` (at most 10 s) is the time between press
+    /// and release.
+    result<action_result> click_at(double x, double y, click_options o = {}, std::chrono::milliseconds hold = {});
+
+    /// Move the mouse to (x, y) (viewport CSS pixels); `hit` names what is there.
+    result<action_result> move_to(double x, double y);
+
+    /// Press the left button at (x0, y0), move to (x1, y1) in steps and release there.
+    result<action_result> drag_points(double x0, double y0, double x1, double y1);
+
+    /// Press (`down`) or release a mouse button ("left", "right", "middle") where the mouse is.
+    result<action_result> mouse_button(bool down, std::string_view button = "left");
+
+    /// Turn the mouse wheel by (dx, dy) CSS pixels where the mouse is.
+    result<action_result> wheel(double dx, double dy);
+
     /// A PNG or JPEG of the viewport, the full page or one element (`o.ref`).
     result<screenshot_result> screenshot(screenshot_options o = {});
 
@@ -10112,6 +10453,11 @@ private:
     result<void> mouse(const tab_ptr& t, const char* type, double x, double y, const char* button, int count, int buttons,
                        int modifiers = 0);
 
+    // A left-button drag from `from` to the point `end()` gives once the button is down (HTML5
+    // drag and drop replayed as drag events); drag() and drag_points().
+    result<void> mouse_drag(const tab_ptr& t, std::pair<double, double> from,
+                            const std::function<result<std::pair<double, double>>()>& end);
+
     // The element operations behind type/select/set_checked and fill() (no settle, no report).
     result<void> type_ref(std::string_view ref, const std::string& text, const type_options& o);
     // Secrets `names` may be typed into ref's frame (its security origin against each secret's origins).
@@ -10124,6 +10470,32 @@ private:
     result<void> click_ref(std::string_view ref, const click_options& o);
 
     result<void> press_keys(const tab_ptr& t, std::string_view chord_text);
+
+    // DOM.getNodeForLocation at a viewport point (CSS px) of `session`'s frame.
+    result<json> node_at(const std::string& session, double x, double y);
+    // What is at (x, y) of t's viewport (CSS px): "e12 button \"Go\"" for an element with a ref
+    // (the nearest ancestor with one), a description otherwise; into out-of-process frames.
+    result<std::string> hit_at(const tab_ptr& t, double x, double y);
+    // (x, y) is a finite point inside t's viewport, or errc::args_invalid saying the viewport.
+    result<void> check_point(const tab_ptr& t, double x, double y, std::string_view what);
+
+    // ---- marks (impl/marks.hpp) -------------------------------------------------------------------
+
+    // Call `fn` in agentkit's isolated world of t's main frame (its own globals: the page's
+    // scripts cannot reach or restyle them; made once per document), awaited, by value.
+    result<json> isolated_call(const tab_ptr& t, const char* fn, json args);
+    // Evaluate an expression there.
+    result<json> isolated_eval(const tab_ptr& t, const std::string& expression);
+
+    // The part of the main viewport (CSS px) where `frame` (in `session`) shows: its <iframe>'s
+    // content box intersected with its parents' (everything for the main frame); cached per frame.
+    detail::css_rect frame_clip(const tab_ptr& t, const std::string& session, const std::string& frame,
+                                std::map<std::string, detail::css_rect>& cache, int depth = 0);
+
+    // Take a snapshot (o.snapshot) and draw its refs' boxes and labels onto `shot` (captured with
+    // `o`; the page scrolled by page_x, page_y); fills shot.marks, unmarked and snapshot.
+    result<void> mark_screenshot(const tab_ptr& t, screenshot_result& shot, const screenshot_options& o, double page_x,
+                                 double page_y);
 
     // ---- settling -------------------------------------------------------------------------------
 
@@ -11863,9 +12235,7 @@ inline auto browser::visible_point(const node_handle& h, bool hit_test) -> resul
         return fail(errc::element_not_visible, what + " is not visible in the viewport (zero size or clipped)",
                     "It may be hidden, empty or inside a collapsed container.");
     if (hit_test) {
-        auto hit = call(h.session, "DOM.getNodeForLocation",
-                        json{{"x", static_cast<std::int64_t>(pt->first)}, {"y", static_cast<std::int64_t>(pt->second)},
-                             {"includeUserAgentShadowDOM", false}, {"ignorePointerEventsNone", false}});
+        auto hit = node_at(h.session, pt->first, pt->second);
         if (hit) {
             const std::int64_t hb = detail::jint(*hit, "backendNodeId");
             if (hb != 0 && hb != h.backend) {
@@ -11935,44 +12305,49 @@ inline auto browser::drag(std::string_view from_ref, std::string_view to_ref) ->
         if (!pa) return fail(pa.error());
         auto b = resolve(to_ref);
         if (!b) return fail(b.error());
-        const auto& t = a->tab;
-        // HTML5 drag and drop is intercepted and replayed as drag events; plain mouse drags work as is.
-        json intercepted;
-        std::mutex imu;
-        auto sub = eng_->conn.on("Input.dragIntercepted", [&](const cdp::event& ev) {
-            std::lock_guard l(imu);
-            intercepted = detail::jobj(ev.params, "data");
-        }, t->session);
-        (void)call(t->session, "Input.setInterceptDrags", json{{"enabled", true}});
-        if (auto r = mouse(t, "mouseMoved", pa->first, pa->second, "none", 0, 0); !r) return r;
-        if (auto r = mouse(t, "mousePressed", pa->first, pa->second, "left", 1, 1); !r) return r;
-        auto pb = visible_point(*b, false);
-        if (!pb) {
-            (void)mouse(t, "mouseReleased", pa->first, pa->second, "left", 1, 0);
-            (void)call(t->session, "Input.setInterceptDrags", json{{"enabled", false}});
-            return fail(pb.error());
-        }
-        for (int i = 1; i <= 5; ++i) {
-            const double x = pa->first + (pb->first - pa->first) * i / 5.0;
-            const double y = pa->second + (pb->second - pa->second) * i / 5.0;
-            if (auto r = mouse(t, "mouseMoved", x, y, "left", 0, 1); !r) return r;
-        }
-        json data;
-        {
-            std::lock_guard l(imu);
-            data = intercepted;
-        }
-        if (!data.is_null() && !data.empty()) {
-            for (const char* type : {"dragEnter", "dragOver", "drop"}) {
-                auto r = call(t->session, "Input.dispatchDragEvent",
-                              json{{"type", type}, {"x", pb->first}, {"y", pb->second}, {"data", data}});
-                if (!r) break;
-            }
-        }
-        auto r = mouse(t, "mouseReleased", pb->first, pb->second, "left", 1, 0);
-        (void)call(t->session, "Input.setInterceptDrags", json{{"enabled", false}});
-        return r;
+        // the drop point once the drag started (scrolling it into view may move the page)
+        return mouse_drag(a->tab, *pa, [&]() { return visible_point(*b, false); });
     });
+}
+
+inline auto browser::mouse_drag(const tab_ptr& t, std::pair<double, double> pa,
+                                const std::function<result<std::pair<double, double>>()>& end) -> result<void> {
+    // HTML5 drag and drop is intercepted and replayed as drag events; plain mouse drags work as is.
+    json intercepted;
+    std::mutex imu;
+    auto sub = eng_->conn.on("Input.dragIntercepted", [&](const cdp::event& ev) {
+        std::lock_guard l(imu);
+        intercepted = detail::jobj(ev.params, "data");
+    }, t->session);
+    (void)call(t->session, "Input.setInterceptDrags", json{{"enabled", true}});
+    if (auto r = mouse(t, "mouseMoved", pa.first, pa.second, "none", 0, 0); !r) return r;
+    if (auto r = mouse(t, "mousePressed", pa.first, pa.second, "left", 1, 1); !r) return r;
+    auto pb = end();
+    if (!pb) {
+        (void)mouse(t, "mouseReleased", pa.first, pa.second, "left", 1, 0);
+        (void)call(t->session, "Input.setInterceptDrags", json{{"enabled", false}});
+        return fail(pb.error());
+    }
+    for (int i = 1; i <= 5; ++i) {
+        const double x = pa.first + (pb->first - pa.first) * i / 5.0;
+        const double y = pa.second + (pb->second - pa.second) * i / 5.0;
+        if (auto r = mouse(t, "mouseMoved", x, y, "left", 0, 1); !r) return r;
+    }
+    json data;
+    {
+        std::lock_guard l(imu);
+        data = intercepted;
+    }
+    if (!data.is_null() && !data.empty()) {
+        for (const char* type : {"dragEnter", "dragOver", "drop"}) {
+            auto r = call(t->session, "Input.dispatchDragEvent",
+                          json{{"type", type}, {"x", pb->first}, {"y", pb->second}, {"data", data}});
+            if (!r) break;
+        }
+    }
+    auto r = mouse(t, "mouseReleased", pb->first, pb->second, "left", 1, 0);
+    (void)call(t->session, "Input.setInterceptDrags", json{{"enabled", false}});
+    return r;
 }
 
 inline auto browser::secret_target_check(std::string_view ref, const std::vector<std::string>& names) -> result<void> {
@@ -12148,6 +12523,11 @@ inline auto browser::mouse(const tab_ptr& t, const char* type, double x, double 
     to_front(t);
     auto r = call(t->session, "Input.dispatchMouseEvent", mouse_params(type, x, y, button, count, buttons, modifiers));
     if (!r) return fail(r.error());
+    if (std::string_view(type) != "mouseWheel") {  // where the mouse is and what it holds, for the coordinate actions
+        t->mouse_x = x;
+        t->mouse_y = y;
+        t->mouse_buttons = buttons;
+    }
     return {};
 }
 
@@ -12232,13 +12612,9 @@ inline auto browser::check_ref(std::string_view ref, bool checked) -> result<voi
 inline auto browser::click_ref(std::string_view ref, const click_options& o) -> result<void> {
     auto h = resolve(ref);
     if (!h) return fail(h.error());
-    int modifiers = 0;
-    if (!o.modifiers.empty()) {
-        auto chord = parse_key_chord(o.modifiers + "+Shift");  // a trailing key to parse modifiers only
-        if (!chord) return fail(chord.error());
-        modifiers = chord->modifiers | (o.modifiers.find("Shift") != std::string::npos ? 8 : 0);
-        if (o.modifiers.find("Shift") == std::string::npos) modifiers &= ~8;
-    }
+    auto mods = parse_modifiers(o.modifiers);
+    if (!mods) return fail(mods.error());
+    const int modifiers = *mods;
     auto p = visible_point(*h, true);
     if (!p) return fail(p.error());
     const char* button = o.button == "right" ? "right" : o.button == "middle" ? "middle" : "left";
@@ -12263,6 +12639,9 @@ inline auto browser::click_ref(std::string_view ref, const click_options& o) -> 
         auto r = f.get();
         if (!r && out) out = fail(eng_->conn.is_open() ? r.error() : crashed_error(r.error()));
     }
+    h->tab->mouse_x = p->first;  // (sent without mouse(): where the mouse is now)
+    h->tab->mouse_y = p->second;
+    h->tab->mouse_buttons = 0;
     return out;
 }
 
@@ -12297,6 +12676,246 @@ inline auto browser::press_keys(const tab_ptr& t, std::string_view chord_text) -
 }
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/impl/actions.hpp> ----
+// ---- begin <agentkit/browser/impl/pointer.hpp> ----
+// agentkit/browser/impl/pointer.hpp — browser: coordinate actions (click, move, drag, button,
+// wheel at viewport points) and what is at a point.
+// Part of browser.hpp (which includes it at its end); not an entry point of its own.
+//
+// Points are viewport CSS pixels of the current tab, as Input.dispatchMouseEvent takes them: the
+// device scale factor never enters (a screenshot at scale 2 has two image pixels per CSS
+// pixel; the screenshot tool says its scale). Each is an action like the others (act()): the
+// same policy (the browser-wide request interception refuses what a click would load), settle
+// and change report; the result's `hit` names the element at the point, by its ref when the
+// snapshot gave it one.
+
+
+#include <cmath>
+#include <cstdio>
+
+namespace agentkit::browser {
+
+namespace detail {
+
+/// "(12, 340)" (CSS px, at most one decimal).
+inline std::string point_text(double x, double y) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "(%g, %g)", std::round(x * 10) / 10, std::round(y * 10) / 10);
+    return buf;
+}
+
+/// The CDP button name and its bit in `buttons`, or nothing for an unknown name.
+inline std::optional<std::pair<const char*, int>> mouse_button_of(std::string_view b) {
+    if (b == "left") return std::pair{"left", 1};
+    if (b == "right") return std::pair{"right", 2};
+    if (b == "middle") return std::pair{"middle", 4};
+    return std::nullopt;
+}
+
+}  // namespace detail
+
+inline auto browser::check_point(const tab_ptr& t, double x, double y, std::string_view what) -> result<void> {
+    if (!std::isfinite(x) || !std::isfinite(y))
+        return fail(errc::args_invalid, std::string(what) + " is not a finite point", "Give x and y in viewport CSS pixels.");
+    auto m = call(t->session, "Page.getLayoutMetrics");
+    if (!m) return fail(m.error());
+    const json& vv = detail::jobj(*m, "cssVisualViewport");
+    const double w = detail::jnum(vv, "clientWidth"), h = detail::jnum(vv, "clientHeight");
+    if (x < 0 || y < 0 || x >= w || y >= h) {
+        const std::string size = std::to_string(static_cast<int>(w)) + "x" + std::to_string(static_cast<int>(h));
+        return fail(errc::args_invalid, std::string(what) + " " + detail::point_text(x, y) + " is outside the viewport (" + size + " CSS pixels)",
+                    "Use viewport CSS pixels, 0 <= x < " + std::to_string(static_cast<int>(w)) + " and 0 <= y < " +
+                        std::to_string(static_cast<int>(h)) +
+                        " (a screenshot's scale says how many image pixels make one CSS pixel); scroll to reach the rest.",
+                    json{{"x", x}, {"y", y}, {"viewport_width", w}, {"viewport_height", h}});
+    }
+    return {};
+}
+
+inline auto browser::node_at(const std::string& session, double x, double y) -> result<json> {
+    // DOM.getNodeForLocation takes document coordinates (it maps them to the frame itself):
+    // the viewport point plus how far that renderer's frame is scrolled.
+    auto m = call(session, "Page.getLayoutMetrics");
+    if (!m) return fail(m.error());
+    const json& vv = detail::jobj(*m, "cssVisualViewport");
+    return call(session, "DOM.getNodeForLocation",
+                json{{"x", static_cast<std::int64_t>(std::floor(x + detail::jnum(vv, "pageX")))},
+                     {"y", static_cast<std::int64_t>(std::floor(y + detail::jnum(vv, "pageY")))},
+                     {"includeUserAgentShadowDOM", false}, {"ignorePointerEventsNone", false}});
+}
+
+inline auto browser::hit_at(const tab_ptr& t, double x, double y) -> result<std::string> {
+    std::string session = t->session;
+    double lx = x, ly = y;
+    for (int depth = 0; depth < 8; ++depth) {
+        auto hit = node_at(session, lx, ly);
+        if (!hit) {
+            if (hit.error().is(errc::browser_crashed)) return fail(hit.error());
+            return std::string("nothing");
+        }
+        const std::int64_t backend = detail::jint(*hit, "backendNodeId");
+        std::string frame = detail::jstr(*hit, "frameId");
+        // An out-of-process frame's <iframe>: what is under the point is in its own renderer.
+        auto d = call(session, "DOM.describeNode", json{{"backendNodeId", backend}});
+        if (!d) return std::string("nothing");
+        const std::string content_frame = detail::jstr(detail::jobj(*d, "node"), "frameId");
+        std::string child;
+        {
+            std::lock_guard lock(eng_->mu);
+            if (!content_frame.empty())
+                for (const auto& [sid, c] : t->children)
+                    if (c.frame_id == content_frame) child = sid;
+            if (frame.empty()) frame = t->main_frame;
+        }
+        if (!child.empty()) {
+            auto off = frame_offset(t, child);
+            if (!off) return fail(off.error());
+            lx = x - off->first;
+            ly = y - off->second;
+            session = child;
+            continue;
+        }
+        std::string loader;
+        {
+            std::lock_guard lock(eng_->mu);
+            if (auto f = t->frames.find(frame); f != t->frames.end()) loader = f->second.loader;
+        }
+        // The element hit and its ancestors (across shadow roots), nearest first: the first one
+        // with a ref names the hit. One object group, released at the end.
+        static constexpr const char* group = "agentkit-hit";
+        std::string out;
+        auto obj = call(session, "DOM.resolveNode", json{{"backendNodeId", backend}, {"objectGroup", group}});
+        const std::string oid = obj ? detail::jstr(detail::jobj(*obj, "object"), "objectId") : std::string();
+        if (!oid.empty()) {
+            auto arr = call(session, "Runtime.callFunctionOn",
+                            json{{"functionDeclaration", detail::kAncestorsScript}, {"objectId", oid}, {"objectGroup", group}});
+            const std::string aid = arr ? detail::jstr(detail::jobj(*arr, "result"), "objectId") : std::string();
+            auto props = aid.empty() ? result<json>(json::object())
+                                     : call(session, "Runtime.getProperties", json{{"objectId", aid}, {"ownProperties", true}});
+            if (props && props->contains("result") && (*props)["result"].is_array()) {
+                for (const auto& p : (*props)["result"]) {
+                    const std::string name = detail::jstr(p, "name");
+                    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+                    const std::string eid = detail::jstr(detail::jobj(p, "value"), "objectId");
+                    if (eid.empty()) continue;
+                    auto n = call(session, "DOM.describeNode", json{{"objectId", eid}});
+                    if (!n) continue;
+                    const std::int64_t b = detail::jint(detail::jobj(*n, "node"), "backendNodeId");
+                    if (auto ref = refs_.find(session, loader, b)) {
+                        auto target = refs_.resolve(*ref);
+                        out = *ref;
+                        if (target) {
+                            out += " (" + target->role;
+                            if (!target->name.empty()) out += " " + detail::page_quote(target->name);
+                            out += ")";
+                        }
+                        break;
+                    }
+                }
+            }
+            if (out.empty()) {
+                node_handle h;
+                h.session = session;
+                h.object_id = oid;
+                auto desc = call_on(h, detail::kDescribeScript, json::array());
+                out = (desc && desc->is_string() ? desc->get<std::string>() : std::string("an element")) + " (no ref)";
+            }
+        }
+        (void)call(session, "Runtime.releaseObjectGroup", json{{"objectGroup", group}});
+        return out.empty() ? std::string("nothing") : out;
+    }
+    return std::string("nothing (frames nested too deeply)");
+}
+
+inline auto browser::click_at(double x, double y, click_options o, std::chrono::milliseconds hold) -> result<action_result> {
+    const auto button = detail::mouse_button_of(o.button);
+    if (!button) return fail(errc::args_invalid, "unknown mouse button \"" + o.button + "\"", "Use left, right or middle.");
+    if (o.click_count < 1 || o.click_count > 3)
+        return fail(errc::args_invalid, "clickCount must be 1, 2 or 3", "Use 2 for a double click.");
+    if (hold.count() < 0 || hold > std::chrono::milliseconds(10000))
+        return fail(errc::args_invalid, "delay must be between 0 and 10000 ms");
+    auto mods = parse_modifiers(o.modifiers);
+    if (!mods) return fail(mods.error());
+    std::string hit;
+    auto r = act("click at " + detail::point_text(x, y), [&](const tab_ptr& t) -> result<void> {
+        if (auto c = check_point(t, x, y, "the click point"); !c) return c;
+        auto h = hit_at(t, x, y);
+        if (!h) return fail(h.error());
+        hit = std::move(*h);
+        if (auto m = mouse(t, "mouseMoved", x, y, "none", 0, t->mouse_buttons, *mods); !m) return m;
+        for (int i = 1; i <= o.click_count; ++i) {
+            if (auto m = mouse(t, "mousePressed", x, y, button->first, i, t->mouse_buttons | button->second, *mods); !m) return m;
+            if (hold.count() > 0) std::this_thread::sleep_for(hold);  // the caller's press duration, not a wait for the page
+            if (auto m = mouse(t, "mouseReleased", x, y, button->first, i, t->mouse_buttons & ~button->second, *mods); !m) return m;
+        }
+        return {};
+    });
+    if (r) r->hit = redact(hit);
+    return r;
+}
+
+inline auto browser::move_to(double x, double y) -> result<action_result> {
+    std::string hit;
+    auto r = act("move the mouse to " + detail::point_text(x, y), [&](const tab_ptr& t) -> result<void> {
+        if (auto c = check_point(t, x, y, "the point"); !c) return c;
+        auto h = hit_at(t, x, y);
+        if (!h) return fail(h.error());
+        hit = std::move(*h);
+        const int held = t->mouse_buttons;
+        const char* b = (held & 1) != 0 ? "left" : (held & 2) != 0 ? "right" : (held & 4) != 0 ? "middle" : "none";
+        return mouse(t, "mouseMoved", x, y, b, 0, held);
+    });
+    if (r) r->hit = redact(hit);
+    return r;
+}
+
+inline auto browser::drag_points(double x0, double y0, double x1, double y1) -> result<action_result> {
+    std::string hit;
+    auto r = act("drag from " + detail::point_text(x0, y0) + " to " + detail::point_text(x1, y1), [&](const tab_ptr& t) -> result<void> {
+        if (auto c = check_point(t, x0, y0, "the start point"); !c) return c;
+        if (auto c = check_point(t, x1, y1, "the end point"); !c) return c;
+        auto from = hit_at(t, x0, y0);
+        if (!from) return fail(from.error());
+        auto to = hit_at(t, x1, y1);
+        if (!to) return fail(to.error());
+        hit = *from + " → " + *to;
+        return mouse_drag(t, {x0, y0}, [&]() -> result<std::pair<double, double>> { return std::pair{x1, y1}; });
+    });
+    if (r) r->hit = redact(hit);
+    return r;
+}
+
+inline auto browser::mouse_button(bool down, std::string_view button) -> result<action_result> {
+    const auto b = detail::mouse_button_of(button);
+    if (!b) return fail(errc::args_invalid, "unknown mouse button \"" + std::string(button) + "\"", "Use left, right or middle.");
+    std::string hit;
+    auto r = act(std::string(down ? "press" : "release") + " the " + b->first + " mouse button",
+                 [&](const tab_ptr& t) -> result<void> {
+                     auto h = hit_at(t, t->mouse_x, t->mouse_y);
+                     if (!h) return fail(h.error());
+                     hit = std::move(*h);
+                     const int buttons = down ? (t->mouse_buttons | b->second) : (t->mouse_buttons & ~b->second);
+                     return mouse(t, down ? "mousePressed" : "mouseReleased", t->mouse_x, t->mouse_y, b->first, 1, buttons);
+                 });
+    if (r) r->hit = redact(hit);
+    return r;
+}
+
+inline auto browser::wheel(double dx, double dy) -> result<action_result> {
+    if (!std::isfinite(dx) || !std::isfinite(dy) || std::abs(dx) > 100000 || std::abs(dy) > 100000)
+        return fail(errc::args_invalid, "wheel deltas must be finite and at most 100000 CSS pixels");
+    return act("turn the mouse wheel by " + detail::point_text(dx, dy), [&](const tab_ptr& t) -> result<void> {
+        to_front(t);
+        json p = mouse_params("mouseWheel", t->mouse_x, t->mouse_y, "none", 0, t->mouse_buttons, 0);
+        p["deltaX"] = dx;
+        p["deltaY"] = dy;
+        auto r = call(t->session, "Input.dispatchMouseEvent", std::move(p));
+        if (!r) return fail(r.error());
+        return {};
+    });
+}
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/impl/pointer.hpp> ----
 // ---- begin <agentkit/browser/impl/settle.hpp> ----
 // agentkit/browser/impl/settle.hpp — browser: how an action settles (navigation, requests, DOM quiet) and what its result reports.
 // Part of browser.hpp (which includes it at its end); not an entry point of its own.
@@ -12690,6 +13309,9 @@ inline auto browser::screenshot(screenshot_options o) -> result<screenshot_resul
     if (!t) return fail(t.error());
     if (o.format != "png" && o.format != "jpeg")
         return fail(errc::args_invalid, "screenshot format must be png or jpeg");
+    if (o.marks && !o.ref.empty())
+        return fail(errc::args_invalid, "marks are drawn on the viewport or the full page, not on one element",
+                    "Leave out the ref (or marks).");
     json p = {{"format", o.format}};
     if (o.format == "jpeg") p["quality"] = std::clamp(o.quality, 1, 100);
     screenshot_result out;
@@ -12734,6 +13356,20 @@ inline auto browser::screenshot(screenshot_options o) -> result<screenshot_resul
     if (!r) return fail(r.error());
     out.base64 = detail::jstr(*r, "data");
     if (out.base64.empty()) return fail(errc::protocol_error, "Page.captureScreenshot returned no data");
+    // Image pixels per CSS pixel (the device pixel ratio, read where the page cannot restyle it);
+    // the viewport's image has the scrollbars too: its CSS size is the image's over the scale.
+    if (auto dpr = isolated_eval(*t, "devicePixelRatio"); dpr && dpr->is_number() && dpr->get<double>() > 0)
+        out.scale = dpr->get<double>();
+    if (o.ref.empty() && !o.full_page) {
+        if (const auto px = detail::image_size_of(out.base64); px.width > 0 && px.height > 0) {
+            out.width = px.width / out.scale;
+            out.height = px.height / out.scale;
+        }
+    }
+    if (o.marks) {
+        if (auto mk = mark_screenshot(*t, out, o, detail::jnum(vv, "pageX"), detail::jnum(vv, "pageY")); !mk) return fail(mk.error());
+        out.snapshot = finish_snapshot(std::move(*out.snapshot)).value_or(page_snapshot{});
+    }
     return out;
 }
 
@@ -12912,6 +13548,239 @@ inline auto browser::extract(extract_options o) -> result<json> {
 }
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/impl/page.hpp> ----
+// ---- begin <agentkit/browser/impl/marks.hpp> ----
+// agentkit/browser/impl/marks.hpp — browser: Set-of-Marks screenshots: a box and a label (the
+// ref) on every element of the current snapshot, drawn on the captured image.
+// Part of browser.hpp (which includes it at its end); not an entry point of its own.
+//
+// Why on the image and not on the page: an overlay injected into the page (even in a closed
+// shadow root with pointer-events:none) is a DOM mutation the page's MutationObservers see, can
+// be styled or hidden by the page's CSS, and must be removed after. Instead the page is captured
+// as it is, each ref's box is measured over CDP (DOM.getContentQuads, in its renderer; offsets of
+// out-of-process frames; clipped to every frame it is in and to the image) and the boxes and
+// labels are drawn onto the image in an isolated world of the page (its own globals, which the
+// page's scripts cannot reach) with an OffscreenCanvas, which is in no document: nothing is ever
+// drawn on the page, nothing there changes, and no image library is needed here.
+
+
+#include <cmath>
+#include <regex>
+
+namespace agentkit::browser {
+
+namespace detail {
+
+/// The refs of a snapshot's text, in order, each once.
+inline std::vector<std::string> refs_in(const std::string& text) {
+    std::vector<std::string> out;
+    std::set<std::string> seen;
+    static const std::regex re(R"(\[ref=(e\d+)\])");
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it)
+        if (seen.insert((*it)[1].str()).second) out.push_back((*it)[1].str());
+    return out;
+}
+
+// Draws the marks onto the image, in an isolated world (its own atob, Blob, canvas): boxes first,
+// then each label at the first place around its box where it overlaps no label placed before
+// (above-left, inside top-left, below-left, above-right, inside bottom-right, right, left; the
+// least overlapping one when none is free), kept inside the image. Returns the new image, base64.
+inline constexpr const char* kDrawMarksScript = R"JS(async function(b64, mime, quality, cssW, boxes) {
+  const bin = atob(b64);
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  const bmp = await createImageBitmap(new Blob([bytes], {type: mime}));
+  const k = cssW > 0 ? bmp.width / cssW : 1;
+  const c = new OffscreenCanvas(bmp.width, bmp.height);
+  const g = c.getContext('2d');
+  g.drawImage(bmp, 0, 0);
+  const colors = ['#d7263d', '#1b998b', '#2e5eaa', '#f46036', '#7b2cbf', '#00798c', '#8c5e00', '#c2185b'];
+  const lw = Math.max(1, Math.round(2 * k));
+  boxes.forEach((b, i) => {
+    g.lineWidth = lw;
+    g.strokeStyle = colors[i % colors.length];
+    g.strokeRect(b.x * k + lw / 2, b.y * k + lw / 2, Math.max(1, b.w * k - lw), Math.max(1, b.h * k - lw));
+  });
+  const fs = Math.round(11 * k);
+  g.font = 'bold ' + fs + 'px sans-serif';
+  g.textBaseline = 'top';
+  const placed = [];
+  const overlap = (a) => placed.reduce((n, p) =>
+      n + Math.max(0, Math.min(a.x + a.w, p.x + p.w) - Math.max(a.x, p.x)) *
+          Math.max(0, Math.min(a.y + a.h, p.y + p.h) - Math.max(a.y, p.y)), 0);
+  const fit = (r) => ({x: Math.min(Math.max(0, r.x), c.width - r.w), y: Math.min(Math.max(0, r.y), c.height - r.h), w: r.w, h: r.h});
+  boxes.forEach((b, i) => {
+    const x = b.x * k, y = b.y * k, w = b.w * k, h = b.h * k;
+    const tw = Math.ceil(g.measureText(b.ref).width + 4 * k), th = fs + Math.round(3 * k);
+    const spots = [[x, y - th], [x, y], [x, y + h], [x + w - tw, y - th], [x + w - tw, y + h - th], [x + w, y], [x - tw, y]];
+    let best = null, bestN = Infinity;
+    for (const [sx, sy] of spots) {
+      const r = fit({x: sx, y: sy, w: tw, h: th});
+      const n = overlap(r);
+      if (n < bestN) { best = r; bestN = n; }
+      if (n === 0) break;
+    }
+    placed.push(best);
+    g.fillStyle = colors[i % colors.length];
+    g.fillRect(best.x, best.y, best.w, best.h);
+    g.fillStyle = '#fff';
+    g.fillText(b.ref, best.x + 2 * k, best.y + 1.5 * k);
+  });
+  const blob = await c.convertToBlob(mime === 'image/jpeg' ? {type: mime, quality: quality / 100} : {type: mime});
+  const out = new Uint8Array(await blob.arrayBuffer());
+  let s = '';
+  for (let i = 0; i < out.length; i += 0x8000) s += String.fromCharCode.apply(null, out.subarray(i, i + 0x8000));
+  return btoa(s);
+})JS";
+
+}  // namespace detail
+
+inline auto browser::isolated_call(const tab_ptr& t, const char* fn, json args) -> result<json> {
+    std::string frame, loader;
+    std::int64_t ctx = 0;
+    {
+        std::lock_guard lock(eng_->mu);
+        frame = t->main_frame;
+        loader = main_loader(t);
+        if (t->world_loader == loader) ctx = t->world_context;
+    }
+    result<json> r = fail(errc::tool_failed, "no isolated world");
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        if (ctx == 0) {
+            auto w = call(t->session, "Page.createIsolatedWorld", json{{"frameId", frame}, {"worldName", "agentkit"}});
+            if (!w) return fail(w.error());
+            ctx = detail::jint(*w, "executionContextId");
+            std::lock_guard lock(eng_->mu);
+            t->world_loader = loader;
+            t->world_context = ctx;
+        }
+        r = call(t->session, "Runtime.callFunctionOn",
+                 json{{"functionDeclaration", fn}, {"executionContextId", ctx}, {"arguments", args}, {"awaitPromise", true},
+                      {"returnByValue", true}},
+                 opt_.navigation_timeout);
+        if (r || r.error().is(errc::browser_crashed) || r.error().is(errc::timeout)) break;
+        ctx = 0;  // the world went with its document: make a new one, once
+    }
+    if (!r) return fail(r.error());
+    if (r->contains("exceptionDetails")) {
+        const json& ex = detail::jobj(*r, "exceptionDetails");
+        const std::string what = detail::jstr(detail::jobj(ex, "exception"), "description");
+        return fail(errc::tool_failed, "script failed: " + (what.empty() ? detail::jstr(ex, "text") : what));
+    }
+    return detail::jobj(*r, "result").value("value", json());
+}
+
+inline auto browser::isolated_eval(const tab_ptr& t, const std::string& expression) -> result<json> {
+    return isolated_call(t, ("function() { return " + expression + "; }").c_str(), json::array());
+}
+
+inline auto browser::frame_clip(const tab_ptr& t, const std::string& session, const std::string& frame,
+                                std::map<std::string, detail::css_rect>& cache, int depth) -> detail::css_rect {
+    static constexpr detail::css_rect everything{-1e18, -1e18, 1e18, 1e18};
+    if (frame.empty() || depth > 8) return everything;
+    if (auto it = cache.find(frame); it != cache.end()) return it->second;
+    std::string parent_session = session, parent_frame;
+    bool main = false;
+    {
+        std::lock_guard lock(eng_->mu);
+        main = frame == t->main_frame;
+        if (auto c = t->children.find(session); c != t->children.end() && c->second.frame_id == frame)
+            parent_session = c->second.parent_session;  // the root frame of an out-of-process iframe
+        if (auto f = t->frames.find(frame); f != t->frames.end()) parent_frame = f->second.parent;
+    }
+    detail::css_rect clip = everything;
+    if (!main) {
+        clip = {};  // a frame whose <iframe> cannot be measured shows nothing
+        auto owner = call(parent_session, "DOM.getFrameOwner", json{{"frameId", frame}});
+        auto box = owner ? call(parent_session, "DOM.getBoxModel", json{{"backendNodeId", detail::jint(*owner, "backendNodeId")}})
+                         : result<json>(fail(errc::not_found, "no frame owner"));
+        if (box) {
+            const json& content = detail::jobj(*box, "model").value("content", json::array());
+            auto r = detail::quads_bounds(json::array({content}));
+            auto off = frame_offset(t, parent_session);
+            if (off && !r.empty()) {
+                r = {r.x0 + off->first, r.y0 + off->second, r.x1 + off->first, r.y1 + off->second};
+                clip = r.intersect(frame_clip(t, parent_session, parent_frame, cache, depth + 1));
+            }
+        }
+    }
+    cache[frame] = clip;
+    return clip;
+}
+
+inline auto browser::mark_screenshot(const tab_ptr& t, screenshot_result& shot, const screenshot_options& o,
+                                     double page_x, double page_y) -> result<void> {
+    auto snap = take_snapshot(t, o.snapshot);
+    if (!snap) return fail(snap.error());
+    // The image in CSS px: the viewport, or the whole page (its coordinates: the viewport's plus the scroll).
+    const detail::css_rect image{0, 0, shot.width, shot.height};
+    const double dx = o.full_page ? page_x : 0, dy = o.full_page ? page_y : 0;
+    std::map<std::string, detail::css_rect> clips;
+    std::map<std::string, std::pair<double, double>> offsets;
+    json boxes = json::array();
+    // Every ref's quads asked for at once (one round trip's wait for all, not one per ref: a
+    // page has hundreds), then read in snapshot order.
+    struct pending {
+        std::string ref;
+        std::optional<ref_target> target;
+        std::future<result<json>> quads;
+    };
+    std::vector<pending> asked;
+    for (const auto& ref : detail::refs_in(snap->snap.text)) {
+        pending p{ref, std::nullopt, {}};
+        if (auto target = refs_.resolve(ref)) {
+            p.target = *target;
+            p.quads = eng_->conn.call_async("DOM.getContentQuads", json{{"backendNodeId", target->backend_node_id}},
+                                            target->session_id);
+        }
+        asked.push_back(std::move(p));
+    }
+    for (auto& p : asked) {
+        const std::string& ref = p.ref;
+        if (!p.target || !p.quads.valid()) {
+            shot.unmarked.push_back(ref);
+            continue;
+        }
+        const ref_target* target = &*p.target;
+        auto q = p.quads.get();
+        if (!q) {
+            if (!eng_->conn.is_open()) return fail(crashed_error(q.error()));
+            shot.unmarked.push_back(ref);  // no box: hidden, collapsed, gone
+            continue;
+        }
+        auto r = detail::quads_bounds(q->value("quads", json::array()));
+        auto off = offsets.find(target->session_id);
+        if (off == offsets.end()) {
+            auto fo = frame_offset(t, target->session_id);
+            off = offsets.emplace(target->session_id, fo ? *fo : std::pair{1e18, 1e18}).first;  // an unplaceable frame: off-screen
+        }
+        r = {r.x0 + off->second.first, r.y0 + off->second.second, r.x1 + off->second.first, r.y1 + off->second.second};
+        r = r.intersect(frame_clip(t, target->session_id, target->frame_id, clips));
+        r = {r.x0 + dx, r.y0 + dy, r.x1 + dx, r.y1 + dy};
+        r = r.intersect(image);
+        if (r.empty()) {
+            shot.unmarked.push_back(ref);
+            continue;
+        }
+        shot.marks.push_back(screenshot_mark{ref, r.x0, r.y0, r.x1 - r.x0, r.y1 - r.y0});
+        boxes.push_back(json{{"ref", ref}, {"x", r.x0}, {"y", r.y0}, {"w", r.x1 - r.x0}, {"h", r.y1 - r.y0}});
+    }
+    shot.snapshot = std::move(*snap);
+    const json args = json::array({json{{"value", shot.base64}}, json{{"value", shot.mime_type}}, json{{"value", o.quality}},
+                                   json{{"value", shot.width}}, json{{"value", boxes}}});
+    auto drawn = isolated_call(t, detail::kDrawMarksScript, args);
+    if (!drawn) {
+        error e = drawn.error();
+        e.message = "drawing the marks failed: " + e.message;
+        return fail(std::move(e));
+    }
+    if (!drawn->is_string() || drawn->get<std::string>().empty())
+        return fail(errc::tool_failed, "drawing the marks returned no image");
+    shot.base64 = drawn->get<std::string>();
+    return {};
+}
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/impl/marks.hpp> ----
 // ---- begin <agentkit/browser/impl/downloads.hpp> ----
 // agentkit/browser/impl/downloads.hpp — browser: downloads: the list of this session's downloads and waiting for them.
 // Part of browser.hpp (which includes it at its end); not an entry point of its own.
@@ -14724,9 +15593,13 @@ Options (Playwright MCP names where the meaning is the same):
   --shared-browser-context   with --port: every session shares one browser (its pages and refs)
   --idle-timeout MS          with --port: a session idle this long is closed, its browser with it
                              (default 1800000, 30 min; 0 is the default)
-  Accepted with no effect here (a note on stderr says why): --codegen, --caps (vision and pdf
-  tools are not offered), --no-webmcp, --test-id-attribute, --file-paths, --timeout-settle,
-  --cdp-timeout, --sandbox (not as root), --vision, and the --port options without --port.
+  --caps LIST                comma-separated capabilities: vision offers the coordinate tools
+                             (browser_mouse_click_xy, _move_xy, _drag_xy, _down, _up, _wheel;
+                             --vision too); pdf is not offered (a note says so); the others are
+                             always on
+  Accepted with no effect here (a note on stderr says why): --codegen, --no-webmcp,
+  --test-id-attribute, --file-paths, --timeout-settle, --cdp-timeout, --sandbox (not as root),
+  and the --port options without --port.
   Refused (the server does not start rather than ignore them): --extension, --endpoint,
   --proxy-server, --proxy-bypass, --storage-state, --save-session, --save-trace, --save-video,
   --init-script, --init-page, --device, --mobile, --grant-permissions, --block-service-workers,
@@ -14775,7 +15648,8 @@ agentkit's switches for what is off by default:
                              is bounded by --timeout-action; an identical query within 2 minutes
                              is answered from a cache of 64 queries
   --search-url URL           the URL of the backend (searxng: the instance, e.g.
-                             http://127.0.0.1:8888; the others: their public API unless given)
+                             http://127.0.0.1:8888; the others: their public API unless given).
+                             In --config: "search": {"backend": ..., "url": ...} (no keys)
   --inline-screenshots       return screenshots inline as well as by artifact id
   --max-sessions N           with --port: HTTP sessions at once (default 8; more are refused, 503)
   --quiet                    no per-call metrics on stderr
@@ -14795,6 +15669,7 @@ struct server_config {
     tools_options tools;  ///< the browser tools' options
     store_options store;  ///< the artifact store's options (--output-dir)
     bool quiet = false;  ///< --quiet: no per-call metrics on stderr
+    bool vision = false;  ///< --caps vision (or --vision): the coordinate tools (browser_mouse_*_xy, ...) are offered
     std::vector<std::string> unsupported;  ///< options whose enforcement is not available: the start is refused
     std::vector<std::string> notes;        ///< accepted options that change nothing here, and why
     std::string channel;                   ///< --browser: a browser channel to find when no executable is given
@@ -14835,7 +15710,7 @@ struct playwright_option {
     std::string_view why;
 };
 
-inline constexpr std::array<playwright_option, 25> kPlaywrightOptions{{
+inline constexpr std::array<playwright_option, 24> kPlaywrightOptions{{
     {"--extension", false, true, "the Playwright browser extension is not supported; --cdp-endpoint connects to a running browser"},
     {"--profile-dir-name", true, true, "it belongs to --extension, which is not supported"},
     {"--endpoint", true, true, "a Playwright bound-browser endpoint is not CDP; --cdp-endpoint connects to a browser over CDP"},
@@ -14860,7 +15735,6 @@ inline constexpr std::array<playwright_option, 25> kPlaywrightOptions{{
     {"--timeout-settle", true, false, "actions settle on events (load, requests done, the DOM quiet), not a fixed time"},
     {"--codegen", true, false, "results say what changed on the page, not Playwright code"},
     {"--cdp-timeout", true, false, "the connection to --cdp-endpoint is bounded at 10 s"},
-    {"--vision", false, false, "coordinate-based (vision) tools are not offered"},
 }};
 
 inline bool one_of(const std::string& v, std::initializer_list<std::string_view> allowed) {
@@ -14961,11 +15835,17 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
         }
     } else if (name == "--shared-browser-context") {
         c.shared_browser_context = true;
+    } else if (name == "--vision") {  // Playwright MCP's older switch for --caps vision
+        c.vision = true;
     } else if (name == "--caps") {
         std::string missing;
         for (auto cap : policy_detail::split_list(json(*v))) {
             cap.erase(0, cap.find_first_not_of(' '));
             cap.erase(cap.find_last_not_of(' ') + 1);
+            if (cap == "vision") {
+                c.vision = true;
+                continue;
+            }
             if (cap.empty() || one_of(cap, {"core", "core-navigation", "core-tabs", "core-input", "network", "devtools", "config"})) continue;
             missing += (missing.empty() ? "" : ", ") + cap;
         }
@@ -14984,7 +15864,8 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
 
 /// Whether a Playwright MCP option takes a value (options with an effect, then the table).
 inline std::optional<bool> playwright_option_takes_value(const std::string& name) {
-    if (one_of(name, {"--no-sandbox", "--sandbox", "--ignore-https-errors", "--allow-unrestricted-file-access", "--shared-browser-context"}))
+    if (one_of(name, {"--no-sandbox", "--sandbox", "--ignore-https-errors", "--allow-unrestricted-file-access", "--shared-browser-context",
+                      "--vision"}))
         return false;
     if (one_of(name, {"--browser", "--user-agent", "--timeout-action", "--timeout-navigation", "--image-responses",
                       "--snapshot-mode", "--output-max-size", "--console-level", "--idle-timeout", "--caps", "--port", "--host",
@@ -15083,6 +15964,28 @@ inline constexpr std::array<std::pair<std::string_view, std::string_view>, 10> k
 /// A Playwright MCP configuration file (its `Config` type). Every key is honoured, refused or
 /// accepted as it is on the command line; a key this server does not know is refused (it will
 /// not start rather than ignore it), so what a file asks for is never silently dropped.
+/// --search BACKEND and --search-url URL (config file: "search": {"backend", "url"}): the
+/// checks of both, in one place. A key is never an option: it is read from the environment.
+inline result<void> search_option_apply(server_config& c, const std::string& name, const std::string& v) {
+    if (name == "--search") {
+        bool known = false;
+        std::string names;
+        for (const auto& b : search::builtin_backends) {
+            known = known || b.name == v;
+            names += (names.empty() ? "" : ", ") + std::string(b.name);
+        }
+        if (!known) return fail(errc::args_invalid, name + " takes " + names + ", not \"" + v.substr(0, 64) + "\"");
+        c.web_search.backend = v;
+        return {};
+    }
+    const auto u = parse_url(v);
+    if (!u || !u->has_authority || (u->scheme != "http" && u->scheme != "https") || u->host.empty())
+        return fail(errc::args_invalid, name + " takes an http:// or https:// URL, not " + net::redact_url(v));
+    c.web_search.url = v;
+    c.search_url_given = true;
+    return {};
+}
+
 inline result<void> apply_config_file(server_config& c, const std::string& path) {
     using namespace config_detail;
     std::string err;
@@ -15281,6 +16184,26 @@ inline result<void> apply_config_file(server_config& c, const std::string& path)
                 if (ck == "level") option("console.level", "--console-level", cv);
                 else unknown("console." + ck);
             }
+        } else if (k == "search") {
+            if (!object(k, v)) continue;
+            for (const auto& [sk, sv] : v.items()) {
+                const std::string key = "search." + sk;
+                if (sk != "backend" && sk != "url") {
+                    // keys come from the environment only: a file with one is refused, not read
+                    if (sk.find("key") != std::string::npos || sk.find("Key") != std::string::npos) {
+                        if (ok) err = "config " + path + ": " + key + ": search keys are read from the environment only "
+                                      "(BRAVE_API_KEY, TAVILY_API_KEY, SERPER_API_KEY), never from a file";
+                        ok = false;
+                    } else {
+                        unknown(key);
+                    }
+                } else if (!sv.is_string()) {
+                    wrong(key, "a string");
+                } else if (auto r = search_option_apply(c, sk == "backend" ? "--search" : "--search-url", sv.get<std::string>()); !r) {
+                    if (ok) err = "config " + path + ": " + key + ": " + r.error().message;
+                    ok = false;
+                }
+            }
         } else if (k == "server") {
             if (!object(k, v)) continue;
             for (const auto& [sk, sv] : v.items()) {
@@ -15454,25 +16377,10 @@ inline result<command_line_outcome> parse_command_line(int argc, const char* con
             c.max_sessions_given = true;
         } else if (a == "--allow-file-access") {
             c.browser.policy.allow_file_access = true;
-        } else if (a == "--search") {
+        } else if (a == "--search" || a == "--search-url") {
             auto v = value();
             if (!v) return no_value();
-            bool known = false;
-            std::string names;
-            for (const auto& b : search::builtin_backends) {
-                known = known || b.name == *v;
-                names += (names.empty() ? "" : ", ") + std::string(b.name);
-            }
-            if (!known) return fail(errc::args_invalid, "--search takes " + names + ", not \"" + v->substr(0, 64) + "\"");
-            c.web_search.backend = *v;
-        } else if (a == "--search-url") {
-            auto v = value();
-            if (!v) return no_value();
-            const auto u = parse_url(*v);
-            if (!u || !u->has_authority || (u->scheme != "http" && u->scheme != "https") || u->host.empty())
-                return fail(errc::args_invalid, "--search-url takes an http:// or https:// URL, not " + net::redact_url(*v));
-            c.web_search.url = *v;
-            c.search_url_given = true;
+            if (auto r = search_option_apply(c, a, *v); !r) return fail(r.error());
         } else if (a == "--websockets") {
             auto v = value();
             if (!v) return no_value();
@@ -15577,44 +16485,18 @@ inline result<void> finish_config(server_config& c) {
 //   auto menu = agentkit::browser::make_browser_menu<decltype(tools)>();      // --tools menu
 //   auto scope = agentkit::browser::core_scope(tools);                         // --tools core
 
-// ---- begin <agentkit/visibility/frozen_scope.hpp> ----
-// agentkit/visibility/frozen_scope.hpp — a fixed exposed surface with deferred tools that answer
-// with a structured capability.unsupported envelope instead of failing.
-//
-//   agentkit::frozen_scope scope(
-//       {"browser_snapshot", "browser_click_ref"},
-//       {{.name = "browser_navigate",
-//         .reason = "the CLI covers it; an MCP duplicate adds attack surface without parity gain",
-//         .alternative = "agbrowse navigate <url>",
-//         .reference = "playwright-mcp:browser_navigate"}},
-//       {.scope = "browser"});
-//
-// Only the exposed tools are visible, ever (the version never moves after bind). A deferred
-// tool is one the product deliberately does not offer yet; it is carried as metadata (reason,
-// alternative such as a CLI equivalent, competitor reference) and a call to it is answered
-// with the `capability.unsupported` envelope as a NORMAL tool result — structured JSON plus a
-// compact text line — so capability probers learn exactly what is missing and where to go.
+// ---- begin <agentkit/browser/tools/vision.hpp> ----
+// agentkit/browser/tools/vision.hpp — browser tools: coordinate actions, Playwright MCP's vision
+// capability (browser_mouse_click_xy, _move_xy, _drag_xy, _down, _up, _wheel) with its names
+// and arguments. Points are viewport CSS pixels; each result names what was hit (its ref when
+// it has one). agentkit-browser-mcp lists them under `--caps vision` only.
+// Part of browser/tools.hpp (include that): each tool, its argument struct and a factory;
+// tools.hpp registers them in browser_tools().
 
-// ---- begin <agentkit/tools/tool.hpp> ----
-// agentkit/tools/tool.hpp — turn a C++ callable and an argument struct into a tool.
-//
-//   struct weather_args {
-//       std::string city;
-//       std::optional<std::string> unit;
-//       static constexpr auto agentkit_fields() {
-//           return agentkit::fields(AGENTKIT_FIELD(weather_args, city, "City name", agentkit::min_length(1)),
-//                                   AGENTKIT_FIELD(weather_args, unit, "c or f", agentkit::one_of("c", "f")));
-//       }
-//   };
-//   inline constexpr auto get_weather = agentkit::tool<"get_weather">(
-//       "Current weather for a city.",
-//       [](const weather_args& a) { return "Sunny in " + a.city; },
-//       agentkit::read_only | agentkit::parallel_safe);
-//
-// A handler takes `const Args&` (and optionally `agentkit::tool_context&`) and returns any of:
-// tool_output, std::string, a described struct (typed output: MCP outputSchema and
-// structuredContent), result<...> of those, or std::future<...> of those. Exceptions thrown
-// by a handler become `tool.exception` errors; they never leave agentkit.
+// ---- begin <agentkit/browser/tools/support.hpp> ----
+// agentkit/browser/tools/support.hpp — what every browser tool uses: the element arguments
+// (`ref` or `target`), browser_tool<"name">() that times, caps, redacts and counts each call, and
+// storing text as an artifact.
 
 // ---- begin <agentkit/core/describe.hpp> ----
 // agentkit/core/describe.hpp — describe a C++ struct once; agentkit derives its JSON Schema,
@@ -16029,6 +16911,256 @@ constexpr void require_describable() {
     }                                                                                                              \
     static_assert(true, "AGENTKIT_ENUM")
 // ---- end <agentkit/core/describe.hpp> ----
+// ---- begin <agentkit/format/budget.hpp> ----
+// agentkit/format/budget.hpp — hard, self-describing size budgets.
+//
+// Every result the model sees has a ceiling. What is cut says how much was cut and how to get
+// it: an artifact id when a store is given, otherwise how to ask for less.
+//
+//   agentkit::cut_report cut;
+//   std::string s = agentkit::cap_text(page_text, 6000, "page text", store, &cut);
+//   // s.size() <= 6000, ends with
+//   // "[cut: showing 5,861 of 48,212 chars of page text; full text: artifact a3 (agentkit://artifacts/a3)]"
+//
+//   agentkit::head_tail(old_result, 1400, 500);  // history compression: head, marker, tail
+
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace agentkit {
+
+/// What kind of content a result carries; each kind has its own cap.
+enum class result_kind { generic, snapshot, page_text, extraction, search, log };
+
+/// The kind's name in a cut note ("snapshot", "page text", ...; "result" for generic).
+[[nodiscard]] constexpr std::string_view to_string(result_kind k) noexcept {
+    switch (k) {
+        case result_kind::generic: return "result";
+        case result_kind::snapshot: return "snapshot";
+        case result_kind::page_text: return "page text";
+        case result_kind::extraction: return "extraction";
+        case result_kind::search: return "search results";
+        case result_kind::log: return "log";
+    }
+    return "result";
+}
+
+/// Character budgets. `total` is the hard cap for any single result; a per-kind cap applies to
+/// the text of that kind (0 = only the total applies).
+struct budgets {
+    std::size_t total = 30000;      ///< the hard cap on any single result
+    std::size_t snapshot = 6000;    ///< the cap on snapshot text
+    std::size_t page_text = 6000;   ///< the cap on page text
+    std::size_t extraction = 4000;  ///< the cap on extraction results
+    std::size_t search = 4000;      ///< the cap on search results
+    std::size_t log = 4000;         ///< the cap on logs (console, network)
+
+    /// The cap for a kind: its own cap, or `total` when that is 0 or larger.
+    [[nodiscard]] constexpr std::size_t cap(result_kind k) const noexcept {
+        std::size_t c = 0;
+        switch (k) {
+            case result_kind::generic: c = 0; break;
+            case result_kind::snapshot: c = snapshot; break;
+            case result_kind::page_text: c = page_text; break;
+            case result_kind::extraction: c = extraction; break;
+            case result_kind::search: c = search; break;
+            case result_kind::log: c = log; break;
+        }
+        return (c == 0 || c > total) ? total : c;
+    }
+};
+
+/// `12345` → `"12,345"`.
+[[nodiscard]] inline std::string group_digits(std::size_t n) {
+    std::string d = std::to_string(n);
+    std::string out;
+    out.reserve(d.size() + d.size() / 3);
+    const std::size_t lead = d.size() % 3;
+    for (std::size_t i = 0; i < d.size(); ++i) {
+        if (i != 0 && (i % 3) == lead) out += ',';
+        out += d[i];
+    }
+    return out;
+}
+
+/// What a cut removed (filled by cap_text when it cuts).
+struct cut_report {
+    bool cut = false;                      ///< true when the text was cut
+    std::size_t original_chars = 0;        ///< the text's length before the cut
+    std::size_t kept_chars = 0;            ///< the length kept
+    std::optional<artifact_ref> artifact;  ///< where the full text went, when stored
+};
+
+namespace detail {
+/// Prefer cutting at a line break in the last 15% of the allowed prefix.
+[[nodiscard]] inline std::size_t nice_cut(std::string_view s, std::size_t max_bytes) {
+    std::size_t n = utf8_safe_prefix(s, max_bytes);
+    if (n >= s.size()) return n;
+    const std::size_t floor = n - n * 15 / 100;
+    for (std::size_t i = n; i > floor && i > 0; --i)
+        if (s[i - 1] == '\n') return i;
+    return n;
+}
+}  // namespace detail
+
+/// How to read a stored artifact: `reader_tool {"id": "a3", "offset": 5861}` when the host has a
+/// tool that reads artifacts (e.g. browser_artifact), else `artifact a3 (agentkit://artifacts/a3)`.
+[[nodiscard]] inline std::string artifact_read_hint(const artifact_ref& a, std::string_view reader_tool = {},
+                                                    std::optional<std::size_t> offset = std::nullopt) {
+    if (reader_tool.empty()) return "artifact " + a.id + (a.uri.empty() ? std::string() : " (" + a.uri + ")");
+    std::string s = std::string(reader_tool) + " {\"id\": \"" + a.id + "\"";
+    if (offset) s += ", \"offset\": " + std::to_string(*offset);
+    return s + "}";
+}
+
+/// Where the rest of a cut text is, once stored: "the rest: reader_tool {…, "offset": N}" when the
+/// host has an artifact-reading tool and what was shown is the text's beginning (`shown`: its
+/// length), else "full text: …" (the tool call without an offset, or the artifact's URI).
+[[nodiscard]] inline std::string stored_rest(const artifact_ref& a, std::string_view reader_tool,
+                                             std::optional<std::size_t> shown = std::nullopt) {
+    if (reader_tool.empty() || !shown) return "full text: " + artifact_read_hint(a, reader_tool);
+    return "the rest: " + artifact_read_hint(a, reader_tool, shown);
+}
+
+/// The one wording of a cut, for every part of agentkit: what is shown of how much, and where the
+/// rest is (`rest`, e.g. "the rest: " + artifact_read_hint(...), or advice to ask for less):
+///   "[cut: showing 5,861 of 48,212 chars of page text; the rest: browser_artifact {"id": "a3", "offset": 5861}]"
+[[nodiscard]] inline std::string cut_note(std::size_t shown, std::size_t total, std::string_view what, std::string_view rest) {
+    return "[cut: showing " + group_digits(shown) + " of " + group_digits(total) + " chars of " + std::string(what) + "; " +
+           std::string(rest) + "]";
+}
+
+/// Cap `text` at `cap` bytes (UTF-8 safe). When it is longer, the full text is stored in `sink`
+/// (if any) and the kept head is followed by a one-line note saying what was cut and how to get
+/// it. The returned string is never longer than `cap`. `what` names the content ("page text").
+/// `narrow_hint` replaces the default advice when there is no store; `reader_tool` names the
+/// host's artifact-reading tool (empty: the note names the artifact's URI).
+[[nodiscard]] inline std::string cap_text(std::string_view text, std::size_t cap, std::string_view what = "result",
+                                          artifact_sink_ref sink = {}, cut_report* report = nullptr,
+                                          std::string_view narrow_hint = {}, std::string_view reader_tool = {}) {
+    if (text.size() <= cap) return std::string(text);
+    std::optional<artifact_ref> stored;
+    if (sink) {
+        artifact_blob b;
+        b.mime_type = "text/plain";
+        b.name = std::string(what);
+        b.description = "full " + std::string(what) + " (" + group_digits(text.size()) + " chars) cut from a result";
+        b.data = std::string(text);
+        if (auto r = sink.put(std::move(b))) stored = std::move(*r);
+    }
+    auto note_for = [&](std::size_t kept) {
+        const std::string rest = stored ? stored_rest(*stored, reader_tool, kept)
+                                 : !narrow_hint.empty() ? std::string(narrow_hint)
+                                                        : std::string("narrow the request (a selector, a section or a smaller range) to see the rest");
+        return "\n" + cut_note(kept, text.size(), what, rest);
+    };
+    // The note's length depends on the kept count only through its digits; size it for the worst case.
+    const std::size_t note_len = note_for(text.size()).size();
+    std::string out;
+    if (note_len >= cap) {
+        out.assign(text.substr(0, utf8_safe_prefix(text, cap)));
+    } else {
+        const std::size_t keep = detail::nice_cut(text, cap - note_len);
+        out.assign(text.substr(0, keep));
+        out += note_for(keep);
+    }
+    if (report) {
+        report->cut = true;
+        report->original_chars = text.size();
+        report->kept_chars = out.size();
+        report->artifact = stored;
+    }
+    return out;
+}
+
+/// History compression: the first `head` and last `tail` bytes with a marker between them
+/// (UTF-8 safe). Text no longer than head + tail + the marker is returned unchanged.
+/// `how_to_get` is appended to the marker ("re-run read_page to see it again").
+[[nodiscard]] inline std::string head_tail(std::string_view text, std::size_t head = 1400, std::size_t tail = 500,
+                                           std::string_view how_to_get = {}) {
+    const std::string probe = "\n[... " + group_digits(text.size()) + " chars omitted from an older result ...]\n";
+    if (text.size() <= head + tail + probe.size() + how_to_get.size() + 2) return std::string(text);
+    const std::size_t h = detail::nice_cut(text, head);
+    const std::size_t t = utf8_safe_suffix_start(text, tail);
+    const std::size_t omitted = t > h ? t - h : 0;
+    std::string out(text.substr(0, h));
+    out += "\n[... " + group_digits(omitted) + " chars omitted from an older result";
+    if (!how_to_get.empty()) {
+        out += "; ";
+        out += how_to_get;
+    }
+    out += " ...]\n";
+    out += text.substr(t);
+    return out;
+}
+
+}  // namespace agentkit
+// ---- end <agentkit/format/budget.hpp> ----
+// ---- begin <agentkit/tools/context.hpp> ----
+// agentkit/tools/context.hpp — per-call context a handler may take as its second parameter.
+
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <string_view>
+
+namespace agentkit {
+
+/// Passed to handlers that accept it: `[](const args& a, agentkit::tool_context& ctx) { ... }`.
+struct tool_context {
+    /// Requested when the call is cancelled (MCP notifications/cancelled, a session time limit).
+    std::stop_token stop{};
+    /// The provider's or client's id for this call, when it has one.
+    std::string call_id{};
+    /// When the call should give up; max() means no deadline.
+    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+    /// What the caller declared it can do: over MCP, the client's capabilities (from this request's
+    /// `_meta` in the 2026-07-28 revision, from initialize before it); null when unknown. A tool that
+    /// needs one the client lacks fails with errc::client_capability_missing and details
+    /// {"requiredCapabilities": {...}} (the MCP server answers -32021 with them).
+    json client_capabilities{};
+    /// Receives progress reports (MCP notifications/progress when the client asked for them).
+    std::function<void(double progress, std::optional<double> total, std::string_view message)> on_progress{};
+
+    /// True once the call has been cancelled (`stop` was requested).
+    [[nodiscard]] bool cancelled() const noexcept { return stop.stop_requested(); }
+    /// True once the deadline has passed.
+    [[nodiscard]] bool expired() const noexcept { return std::chrono::steady_clock::now() >= deadline; }
+    /// Report progress (`done` of `total`, with an optional message) to on_progress, if set.
+    void progress(double done, std::optional<double> total = std::nullopt, std::string_view message = {}) const {
+        if (on_progress) on_progress(done, total, message);
+    }
+};
+
+}  // namespace agentkit
+// ---- end <agentkit/tools/context.hpp> ----
+// ---- begin <agentkit/tools/tool.hpp> ----
+// agentkit/tools/tool.hpp — turn a C++ callable and an argument struct into a tool.
+//
+//   struct weather_args {
+//       std::string city;
+//       std::optional<std::string> unit;
+//       static constexpr auto agentkit_fields() {
+//           return agentkit::fields(AGENTKIT_FIELD(weather_args, city, "City name", agentkit::min_length(1)),
+//                                   AGENTKIT_FIELD(weather_args, unit, "c or f", agentkit::one_of("c", "f")));
+//       }
+//   };
+//   inline constexpr auto get_weather = agentkit::tool<"get_weather">(
+//       "Current weather for a city.",
+//       [](const weather_args& a) { return "Sunny in " + a.city; },
+//       agentkit::read_only | agentkit::parallel_safe);
+//
+// A handler takes `const Args&` (and optionally `agentkit::tool_context&`) and returns any of:
+// tool_output, std::string, a described struct (typed output: MCP outputSchema and
+// structuredContent), result<...> of those, or std::future<...> of those. Exceptions thrown
+// by a handler become `tool.exception` errors; they never leave agentkit.
+
 // ---- begin <agentkit/core/fixed_string.hpp> ----
 // agentkit/core/fixed_string.hpp — a string usable as a template argument.
 
@@ -16911,47 +18043,6 @@ template <class T>
 
 }  // namespace agentkit
 // ---- end <agentkit/core/schema.hpp> ----
-// ---- begin <agentkit/tools/context.hpp> ----
-// agentkit/tools/context.hpp — per-call context a handler may take as its second parameter.
-
-
-#include <chrono>
-#include <functional>
-#include <optional>
-#include <stop_token>
-#include <string>
-#include <string_view>
-
-namespace agentkit {
-
-/// Passed to handlers that accept it: `[](const args& a, agentkit::tool_context& ctx) { ... }`.
-struct tool_context {
-    /// Requested when the call is cancelled (MCP notifications/cancelled, a session time limit).
-    std::stop_token stop{};
-    /// The provider's or client's id for this call, when it has one.
-    std::string call_id{};
-    /// When the call should give up; max() means no deadline.
-    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
-    /// What the caller declared it can do: over MCP, the client's capabilities (from this request's
-    /// `_meta` in the 2026-07-28 revision, from initialize before it); null when unknown. A tool that
-    /// needs one the client lacks fails with errc::client_capability_missing and details
-    /// {"requiredCapabilities": {...}} (the MCP server answers -32021 with them).
-    json client_capabilities{};
-    /// Receives progress reports (MCP notifications/progress when the client asked for them).
-    std::function<void(double progress, std::optional<double> total, std::string_view message)> on_progress{};
-
-    /// True once the call has been cancelled (`stop` was requested).
-    [[nodiscard]] bool cancelled() const noexcept { return stop.stop_requested(); }
-    /// True once the deadline has passed.
-    [[nodiscard]] bool expired() const noexcept { return std::chrono::steady_clock::now() >= deadline; }
-    /// Report progress (`done` of `total`, with an optional message) to on_progress, if set.
-    void progress(double done, std::optional<double> total = std::nullopt, std::string_view message = {}) const {
-        if (on_progress) on_progress(done, total, message);
-    }
-};
-
-}  // namespace agentkit
-// ---- end <agentkit/tools/context.hpp> ----
 // ---- begin <agentkit/tools/traits.hpp> ----
 // agentkit/tools/traits.hpp — what a tool promises about its effects.
 //
@@ -17225,6 +18316,354 @@ template <fixed_string Name, class Fn>
 
 }  // namespace agentkit
 // ---- end <agentkit/tools/tool.hpp> ----
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace agentkit::browser {
+
+/// Traits of tools that act on the page (they reach the web: open world).
+inline constexpr traits action_traits = open_world;
+/// Traits of tools that only read the page.
+inline constexpr traits reading_traits = read_only | open_world;
+
+/// The three element arguments of a tool that acts on one element: `ref`, and, accepted but not
+/// advertised (they would cost tokens in every tools/list), `target` (Playwright MCP's newer name
+/// for it) and `element` (a description, accepted and ignored).
+#define AGENTKIT_BROWSER_ELEMENT_FIELDS(T)                                                                         \
+    AGENTKIT_FIELD(T, ref, ""), AGENTKIT_FIELD(T, target, "", hidden()),              \
+        AGENTKIT_FIELD(T, element, "", hidden())
+
+/// The tool that reads what the browser tools store (cut results, screenshots, logs).
+inline constexpr std::string_view artifact_tool_name = "browser_artifact";
+
+namespace detail {
+
+/// The element of a call: `ref` or `target`, unwrapped from "[ref=…]".
+inline result<std::string> element_of(const std::optional<std::string>& ref, const std::optional<std::string>& target,
+                                      std::string_view what = "element") {
+    const std::optional<std::string>& v = ref ? ref : target;
+    if (!v || v->empty())
+        return fail(errc::args_invalid, "missing the " + std::string(what) + ": pass `ref` (or `target`) from the snapshot",
+                    "Use a ref exactly as the snapshot shows it, e.g. {\"ref\": \"e12\"}.");
+    std::string s = *v;
+    if (s.size() > 2 && s.front() == '[' && s.back() == ']') s = s.substr(1, s.size() - 2);
+    if (s.rfind("ref=", 0) == 0) s = s.substr(4);
+    return s;
+}
+
+/// Finish a call: redact every text block and the structured output (keys included), cap the
+/// text (overflow to the store), count, report.
+inline result<tool_output> finish(tool_state& st, std::string_view tool, std::chrono::steady_clock::time_point t0,
+                                  const browser::counters& before, result<tool_output> r) {
+    call_metrics m;
+    m.tool = std::string(tool);
+    const auto after = st.b.totals();
+    m.cdp_round_trips = after.cdp_commands - before.cdp_commands;
+    m.wait_ms = after.wait_ms - before.wait_ms;
+    m.ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+    m.ok = r.has_value() && !r->is_error;
+    if (!r) r = fail(st.b.policy().redact(r.error()));
+    if (r) {
+        // evictions are reported once, in the result of the call that caused them
+        if (auto ev = st.store.take_evictions(); !ev.empty()) {
+            std::string line = "note: the artifact store is full; evicted (oldest first):";
+            for (std::size_t i = 0; i < ev.size() && i < 10; ++i) line += " " + ev[i].id + " (" + ev[i].name + ")";
+            if (ev.size() > 10) line += " and " + std::to_string(ev.size() - 10) + " more";
+            r->add_text(line);
+        }
+        if (r->structured) r->structured = st.b.policy().redact(std::move(*r->structured));
+        for (auto& b : r->content) {
+            if (b.type == content_block::kind::structured) b.data = st.b.policy().redact(std::move(b.data));
+            if (b.type != content_block::kind::text) continue;
+            b.text = st.b.policy().redact(std::move(b.text));
+            if (b.text.size() > st.options.max_result_chars) {
+                const std::size_t keep = utf8_safe_prefix(b.text, st.options.max_result_chars);
+                auto ref = st.store.put({"text/plain", std::string(tool) + " result", "full text of a cut result", b.text, false});
+                const std::string note =
+                    "\n" + cut_note(keep, b.text.size(), std::string(tool) + " result",
+                                    ref ? stored_rest(*ref, artifact_tool_name, keep) : "it could not be stored: " + ref.error().message);
+                b.text.resize(keep);
+                b.text += note;
+            }
+            m.bytes += b.text.size();
+            m.tokens += st.tokens.count(b.text);
+        }
+    } else {
+        m.bytes = r.error().message.size();
+        m.tokens = st.tokens.count(r.error().to_text());
+    }
+    {
+        std::lock_guard lock(st.mu);
+        st.total.add(m);
+        st.per_tool[m.tool].add(m);
+        st.recent.push_back(m);
+        if (st.recent.size() > tool_state::recent_capacity) st.recent.pop_front();
+    }
+    if (st.options.on_call) {
+        try {
+            st.options.on_call(m);
+        } catch (...) {
+            // a host callback never throws into the tools
+        }
+    }
+    return r;
+}
+
+inline result<tool_output> text_of(result<action_result> r) {
+    if (!r) return fail(r.error());
+    return tool_output::text(r->to_text());
+}
+
+template <class F>
+result<tool_output> timed(tool_state& st, std::string_view tool, F&& f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto before = st.b.totals();
+    return finish(st, tool, t0, before, f());
+}
+
+/// An action that failed where the page was at fault (an element covered or not visible, a
+/// wait or a navigation that failed) leaves a picture: a screenshot of the viewport stored as
+/// an artifact (bounded like every artifact), its id in the error's hint and details
+/// ("screenshot"). A failure to take it changes nothing else.
+inline result<tool_output> with_failure_screenshot(tool_state& st, result<tool_output> r) {
+    if (r || cancel_scope::requested()) return r;
+    error e = r.error();
+    if (!e.is(errc::element_covered) && !e.is(errc::element_not_visible) && !e.is(errc::timeout) && !e.is(errc::navigation_failed))
+        return r;
+    screenshot_options o;
+    o.format = "jpeg";
+    auto shot = st.b.screenshot(o);
+    if (!shot) return r;
+    auto ref = st.store.put({shot->mime_type, "failure screenshot", "the page when the action failed: " + e.message, shot->base64, true});
+    if (!ref) return r;
+    e.hint += std::string(e.hint.empty() ? "" : " ") + "A screenshot of the page when it failed: artifact " + ref->id + " (" +
+              std::string(artifact_tool_name) + ").";
+    if (!e.details.is_object()) e.details = e.details.is_null() ? json::object() : json{{"cause", e.details}};
+    e.details["screenshot"] = ref->id;
+    return fail(std::move(e));
+}
+
+/// Store text as an artifact, redacted of the session's secrets first.
+inline result<artifact_ref> store_text(tool_state& st, std::string name, std::string description, std::string text) {
+    return st.store.put({"text/plain", std::move(name), st.b.policy().redact(std::move(description)),
+                         st.b.policy().redact(std::move(text)), false});
+}
+
+}  // namespace detail
+
+/// True for the tools whose failure leaves no screenshot: browser_take_screenshot (it failed to
+/// take one) and web_search (it never touches the page).
+[[nodiscard]] constexpr bool leaves_no_picture(std::string_view tool) noexcept {
+    return tool == "browser_take_screenshot" || tool == "web_search";
+}
+
+/// A browser tool: the name is written once, here. The handler takes its argument struct (or
+/// nothing) and returns result<tool_output>; every call is timed, its text capped (the rest
+/// stored as an artifact), redacted of secrets and counted in the state's metrics.
+/// The call's cancellation reaches the browser: a cancel_scope of the call's stop token is in
+/// place while the handler runs (a cancelled call releases the browser within ~20 ms). A
+/// handler that takes the tool_context too gets it. A call that fails where the page was at
+/// fault (a covered element, a wait or a navigation that failed) leaves a screenshot artifact
+/// named in its error.
+template <fixed_string Name, class F>
+auto browser_tool(tool_state& st, std::string_view description, F handler, traits t) {
+    tool_state* s = &st;
+    if constexpr (agentkit::detail::handler_sig<F>::arity == 0) {
+        return tool<Name>(description, [s, handler](const no_args&, tool_context& ctx) {
+            cancel_scope scope(ctx.stop);
+            return detail::timed(*s, Name.view(), [&] {
+                auto r = handler();
+                return leaves_no_picture(Name.view()) ? r : detail::with_failure_screenshot(*s, std::move(r));
+            });
+        }, t);
+    } else {
+        using Args = agentkit::detail::handler_args_t<F>;
+        return tool<Name>(description, [s, handler](const Args& a, tool_context& ctx) {
+            cancel_scope scope(ctx.stop);
+            return detail::timed(*s, Name.view(), [&] {
+                result<tool_output> r = [&] {
+                    if constexpr (agentkit::detail::handler_sig<F>::arity == 2) return handler(a, ctx);
+                    else return handler(a);
+                }();
+                return leaves_no_picture(Name.view()) ? r : detail::with_failure_screenshot(*s, std::move(r));
+            });
+        }, t);
+    }
+}
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/tools/support.hpp> ----
+
+#include <array>
+#include <chrono>
+#include <string_view>
+
+namespace agentkit::browser {
+
+/// The tools of Playwright MCP's vision capability (coordinate actions), as named there.
+inline constexpr std::array<std::string_view, 6> vision_tools{"browser_mouse_click_xy", "browser_mouse_move_xy",
+                                                              "browser_mouse_drag_xy",  "browser_mouse_down",
+                                                              "browser_mouse_up",       "browser_mouse_wheel"};
+
+/// Arguments of browser_mouse_click_xy.
+struct click_xy_args {
+    double x = 0;                          ///< viewport CSS pixels
+    double y = 0;                          ///< viewport CSS pixels
+    std::optional<std::string> button;     ///< left (default), right or middle
+    std::optional<int> clickCount;         ///< 1 (default), 2 for a double click
+    std::optional<int> delay;              ///< ms between press and release (default 0)
+    std::optional<std::string> element;    ///< description of what is clicked (accepted, ignored)
+    /// The described fields (the JSON Schema and the parser are made from them).
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(click_xy_args, x, "Viewport CSS px"), AGENTKIT_FIELD(click_xy_args, y, "Viewport CSS px"),
+                      AGENTKIT_FIELD(click_xy_args, button, "", one_of("left", "right", "middle")),
+                      AGENTKIT_FIELD(click_xy_args, clickCount, "", range(1, 3)),
+                      AGENTKIT_FIELD(click_xy_args, delay, "ms between press and release", range(0, 10000)),
+                      AGENTKIT_FIELD(click_xy_args, element, "", hidden()));
+    }
+};
+
+/// Arguments of browser_mouse_move_xy.
+struct move_xy_args {
+    double x = 0;                        ///< viewport CSS pixels
+    double y = 0;                        ///< viewport CSS pixels
+    std::optional<std::string> element;  ///< description (accepted, ignored)
+    /// The described fields (the JSON Schema and the parser are made from them).
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(move_xy_args, x, "Viewport CSS px"), AGENTKIT_FIELD(move_xy_args, y, "Viewport CSS px"),
+                      AGENTKIT_FIELD(move_xy_args, element, "", hidden()));
+    }
+};
+
+/// Arguments of browser_mouse_drag_xy.
+struct drag_xy_args {
+    double startX = 0;                   ///< where the left button is pressed (viewport CSS px)
+    double startY = 0;                   ///< where the left button is pressed (viewport CSS px)
+    double endX = 0;                     ///< where it is released (viewport CSS px)
+    double endY = 0;                     ///< where it is released (viewport CSS px)
+    std::optional<std::string> element;  ///< description (accepted, ignored)
+    /// The described fields (the JSON Schema and the parser are made from them).
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(drag_xy_args, startX, ""), AGENTKIT_FIELD(drag_xy_args, startY, ""),
+                      AGENTKIT_FIELD(drag_xy_args, endX, ""), AGENTKIT_FIELD(drag_xy_args, endY, ""),
+                      AGENTKIT_FIELD(drag_xy_args, element, "", hidden()));
+    }
+};
+
+/// Arguments of browser_mouse_down and browser_mouse_up.
+struct mouse_button_args {
+    std::optional<std::string> button;  ///< left (default), right or middle
+    /// The described fields (the JSON Schema and the parser are made from them).
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(mouse_button_args, button, "", one_of("left", "right", "middle")));
+    }
+};
+
+/// Arguments of browser_mouse_wheel.
+struct wheel_args {
+    double deltaX = 0;  ///< CSS px to the right (negative: left)
+    double deltaY = 0;  ///< CSS px down (negative: up)
+    /// The described fields (the JSON Schema and the parser are made from them).
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(wheel_args, deltaX, "", range(-100000, 100000)),
+                      AGENTKIT_FIELD(wheel_args, deltaY, "", range(-100000, 100000)));
+    }
+};
+
+/// Make the browser_mouse_click_xy tool: click at a viewport point; names the element hit.
+template <class State>
+auto click_xy_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_mouse_click_xy">(
+        st, "Click at viewport CSS pixels (x, y); names the element hit and reports what changed.",
+        [s](const click_xy_args& a) -> result<tool_output> {
+            click_options o;
+            o.button = a.button.value_or("left");
+            o.click_count = a.clickCount.value_or(1);
+            return detail::text_of(s->b.click_at(a.x, a.y, o, std::chrono::milliseconds(a.delay.value_or(0))));
+        },
+        action_traits);
+}
+
+/// Make the browser_mouse_move_xy tool: move the mouse to a viewport point.
+template <class State>
+auto move_xy_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_mouse_move_xy">(
+        st, "Move the mouse to viewport CSS pixels (x, y).",
+        [s](const move_xy_args& a) { return detail::text_of(s->b.move_to(a.x, a.y)); }, action_traits);
+}
+
+/// Make the browser_mouse_drag_xy tool: drag with the left button between two viewport points.
+template <class State>
+auto drag_xy_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_mouse_drag_xy">(
+        st, "Drag with the left button from (startX, startY) to (endX, endY), viewport CSS pixels.",
+        [s](const drag_xy_args& a) { return detail::text_of(s->b.drag_points(a.startX, a.startY, a.endX, a.endY)); },
+        action_traits);
+}
+
+/// Make the browser_mouse_down tool: press a mouse button where the mouse is.
+template <class State>
+auto mouse_down_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_mouse_down">(
+        st, "Press a mouse button where the mouse is.",
+        [s](const mouse_button_args& a) { return detail::text_of(s->b.mouse_button(true, a.button.value_or("left"))); },
+        action_traits);
+}
+
+/// Make the browser_mouse_up tool: release a mouse button where the mouse is.
+template <class State>
+auto mouse_up_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_mouse_up">(
+        st, "Release a mouse button where the mouse is.",
+        [s](const mouse_button_args& a) { return detail::text_of(s->b.mouse_button(false, a.button.value_or("left"))); },
+        action_traits);
+}
+
+/// Make the browser_mouse_wheel tool: turn the mouse wheel where the mouse is.
+template <class State>
+auto wheel_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_mouse_wheel">(
+        st, "Turn the mouse wheel by (deltaX, deltaY) CSS pixels where the mouse is.",
+        [s](const wheel_args& a) { return detail::text_of(s->b.wheel(a.deltaX, a.deltaY)); }, action_traits);
+}
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/tools/vision.hpp> ----
+// ---- begin <agentkit/visibility/frozen_scope.hpp> ----
+// agentkit/visibility/frozen_scope.hpp — a fixed exposed surface with deferred tools that answer
+// with a structured capability.unsupported envelope instead of failing.
+//
+//   agentkit::frozen_scope scope(
+//       {"browser_snapshot", "browser_click_ref"},
+//       {{.name = "browser_navigate",
+//         .reason = "the CLI covers it; an MCP duplicate adds attack surface without parity gain",
+//         .alternative = "agbrowse navigate <url>",
+//         .reference = "playwright-mcp:browser_navigate"}},
+//       {.scope = "browser"});
+//
+// Only the exposed tools are visible, ever (the version never moves after bind). A deferred
+// tool is one the product deliberately does not offer yet; it is carried as metadata (reason,
+// alternative such as a CLI equivalent, competitor reference) and a call to it is answered
+// with the `capability.unsupported` envelope as a NORMAL tool result — structured JSON plus a
+// compact text line — so capability probers learn exactly what is missing and where to go.
+
 // ---- begin <agentkit/visibility/masker.hpp> ----
 // agentkit/visibility/masker.hpp — the masker concept: which tools the model sees now.
 //
@@ -20421,27 +21860,59 @@ auto make_browser_menu(menu_options options = {}) {
                          tool_ref<"browser_recording_start">, tool_ref<"browser_recording_stop">)
             .describe("Browser internals: tabs, console, network, uploads, dialogs, recordings")
             .when("Debugging a page, tabs, uploads, recordings"),
+        mode<"vision">(tool_ref<"browser_mouse_click_xy">, tool_ref<"browser_mouse_move_xy">,
+                       tool_ref<"browser_mouse_drag_xy">, tool_ref<"browser_mouse_down">, tool_ref<"browser_mouse_up">,
+                       tool_ref<"browser_mouse_wheel">)
+            .describe("Mouse at screenshot coordinates: click, move, drag, buttons, wheel")
+            .when("Canvas, icons or widgets the snapshot gives no ref for"),
         std::move(options));
 }
 
 /// `--tools core`: the core tools exposed, every other tool of the box deferred.
 template <class Box>
-frozen_scope core_scope(const Box& box) {
+frozen_scope core_scope(const Box& box, bool vision = false) {
     std::vector<std::string> exposed(core_tools.begin(), core_tools.end());
+    if (vision) exposed.insert(exposed.end(), vision_tools.begin(), vision_tools.end());
     std::vector<deferred_tool> deferred;
     for (const auto& t : box.infos()) {
-        if (std::find(core_tools.begin(), core_tools.end(), t.name) != core_tools.end()) continue;
+        if (std::find(exposed.begin(), exposed.end(), t.name) != exposed.end()) continue;
         deferred_tool d;
         d.name = t.name;
         d.reason = "this server was started with --tools core, which offers the most used browser tools only";
         d.alternative = "restart agentkit-browser-mcp with --tools all, --tools menu or --tools router to reach " + t.name;
-        if (std::find(playwright_tools.begin(), playwright_tools.end(), t.name) != playwright_tools.end())
+        if (std::find(playwright_tools.begin(), playwright_tools.end(), t.name) != playwright_tools.end() ||
+            std::find(vision_tools.begin(), vision_tools.end(), t.name) != vision_tools.end())
             d.reference = "playwright-mcp:" + t.name;
         d.description = t.description;
         deferred.push_back(std::move(d));
     }
     frozen_scope_options o;
     o.scope = "browser-core";
+    return frozen_scope(std::move(exposed), std::move(deferred), std::move(o));
+}
+
+/// `--tools all` without `--caps vision`: every tool but the coordinate (vision) tools, which
+/// answer with capability.unsupported saying how to turn them on (as Playwright MCP, which
+/// lists them only under --caps vision).
+template <class Box>
+frozen_scope all_but_vision_scope(const Box& box) {
+    std::vector<std::string> exposed;
+    std::vector<deferred_tool> deferred;
+    for (const auto& t : box.infos()) {
+        if (std::find(vision_tools.begin(), vision_tools.end(), t.name) == vision_tools.end()) {
+            exposed.push_back(t.name);
+            continue;
+        }
+        deferred_tool d;
+        d.name = t.name;
+        d.reason = "coordinate (vision) tools are offered with --caps vision only";
+        d.alternative = "restart agentkit-browser-mcp with --caps vision, or act by ref (browser_click)";
+        d.reference = "playwright-mcp:" + t.name;
+        d.description = t.description;
+        deferred.push_back(std::move(d));
+    }
+    frozen_scope_options o;
+    o.scope = "browser";
     return frozen_scope(std::move(exposed), std::move(deferred), std::move(o));
 }
 
@@ -20462,8 +21933,8 @@ frozen_scope core_scope(const Box& box) {
 // the artifact store and results carry their ids (read back with browser_artifact).
 //
 // Layout: each tool is defined once, with its argument struct, in tools/<family>.hpp
-// (navigation, snapshot, actions, page, logs, interact, batch, recording, session, search); this header
-// registers them. Adding a tool: write `template <class State> auto x_tool(State&)` with
+// (navigation, snapshot, actions, page, logs, interact, batch, recording, session, search,
+// vision); this header registers them. Adding a tool: write `template <class State> auto x_tool(State&)` with
 // browser_tool<"browser_x">(…) in its family's header, then add `x_tool(st)` below.
 
 // ---- begin <agentkit/browser/tools/actions.hpp> ----
@@ -20471,387 +21942,6 @@ frozen_scope core_scope(const Box& box) {
 // Part of browser/tools.hpp (include that): each tool, its argument struct and a factory;
 // tools.hpp registers them in browser_tools().
 
-// ---- begin <agentkit/browser/tools/support.hpp> ----
-// agentkit/browser/tools/support.hpp — what every browser tool uses: the element arguments
-// (`ref` or `target`), browser_tool<"name">() that times, caps, redacts and counts each call, and
-// storing text as an artifact.
-
-// ---- begin <agentkit/format/budget.hpp> ----
-// agentkit/format/budget.hpp — hard, self-describing size budgets.
-//
-// Every result the model sees has a ceiling. What is cut says how much was cut and how to get
-// it: an artifact id when a store is given, otherwise how to ask for less.
-//
-//   agentkit::cut_report cut;
-//   std::string s = agentkit::cap_text(page_text, 6000, "page text", store, &cut);
-//   // s.size() <= 6000, ends with
-//   // "[cut: showing 5,861 of 48,212 chars of page text; full text: artifact a3 (agentkit://artifacts/a3)]"
-//
-//   agentkit::head_tail(old_result, 1400, 500);  // history compression: head, marker, tail
-
-
-#include <cstddef>
-#include <optional>
-#include <string>
-#include <string_view>
-
-namespace agentkit {
-
-/// What kind of content a result carries; each kind has its own cap.
-enum class result_kind { generic, snapshot, page_text, extraction, search, log };
-
-/// The kind's name in a cut note ("snapshot", "page text", ...; "result" for generic).
-[[nodiscard]] constexpr std::string_view to_string(result_kind k) noexcept {
-    switch (k) {
-        case result_kind::generic: return "result";
-        case result_kind::snapshot: return "snapshot";
-        case result_kind::page_text: return "page text";
-        case result_kind::extraction: return "extraction";
-        case result_kind::search: return "search results";
-        case result_kind::log: return "log";
-    }
-    return "result";
-}
-
-/// Character budgets. `total` is the hard cap for any single result; a per-kind cap applies to
-/// the text of that kind (0 = only the total applies).
-struct budgets {
-    std::size_t total = 30000;      ///< the hard cap on any single result
-    std::size_t snapshot = 6000;    ///< the cap on snapshot text
-    std::size_t page_text = 6000;   ///< the cap on page text
-    std::size_t extraction = 4000;  ///< the cap on extraction results
-    std::size_t search = 4000;      ///< the cap on search results
-    std::size_t log = 4000;         ///< the cap on logs (console, network)
-
-    /// The cap for a kind: its own cap, or `total` when that is 0 or larger.
-    [[nodiscard]] constexpr std::size_t cap(result_kind k) const noexcept {
-        std::size_t c = 0;
-        switch (k) {
-            case result_kind::generic: c = 0; break;
-            case result_kind::snapshot: c = snapshot; break;
-            case result_kind::page_text: c = page_text; break;
-            case result_kind::extraction: c = extraction; break;
-            case result_kind::search: c = search; break;
-            case result_kind::log: c = log; break;
-        }
-        return (c == 0 || c > total) ? total : c;
-    }
-};
-
-/// `12345` → `"12,345"`.
-[[nodiscard]] inline std::string group_digits(std::size_t n) {
-    std::string d = std::to_string(n);
-    std::string out;
-    out.reserve(d.size() + d.size() / 3);
-    const std::size_t lead = d.size() % 3;
-    for (std::size_t i = 0; i < d.size(); ++i) {
-        if (i != 0 && (i % 3) == lead) out += ',';
-        out += d[i];
-    }
-    return out;
-}
-
-/// What a cut removed (filled by cap_text when it cuts).
-struct cut_report {
-    bool cut = false;                      ///< true when the text was cut
-    std::size_t original_chars = 0;        ///< the text's length before the cut
-    std::size_t kept_chars = 0;            ///< the length kept
-    std::optional<artifact_ref> artifact;  ///< where the full text went, when stored
-};
-
-namespace detail {
-/// Prefer cutting at a line break in the last 15% of the allowed prefix.
-[[nodiscard]] inline std::size_t nice_cut(std::string_view s, std::size_t max_bytes) {
-    std::size_t n = utf8_safe_prefix(s, max_bytes);
-    if (n >= s.size()) return n;
-    const std::size_t floor = n - n * 15 / 100;
-    for (std::size_t i = n; i > floor && i > 0; --i)
-        if (s[i - 1] == '\n') return i;
-    return n;
-}
-}  // namespace detail
-
-/// How to read a stored artifact: `reader_tool {"id": "a3", "offset": 5861}` when the host has a
-/// tool that reads artifacts (e.g. browser_artifact), else `artifact a3 (agentkit://artifacts/a3)`.
-[[nodiscard]] inline std::string artifact_read_hint(const artifact_ref& a, std::string_view reader_tool = {},
-                                                    std::optional<std::size_t> offset = std::nullopt) {
-    if (reader_tool.empty()) return "artifact " + a.id + (a.uri.empty() ? std::string() : " (" + a.uri + ")");
-    std::string s = std::string(reader_tool) + " {\"id\": \"" + a.id + "\"";
-    if (offset) s += ", \"offset\": " + std::to_string(*offset);
-    return s + "}";
-}
-
-/// Where the rest of a cut text is, once stored: "the rest: reader_tool {…, "offset": N}" when the
-/// host has an artifact-reading tool and what was shown is the text's beginning (`shown`: its
-/// length), else "full text: …" (the tool call without an offset, or the artifact's URI).
-[[nodiscard]] inline std::string stored_rest(const artifact_ref& a, std::string_view reader_tool,
-                                             std::optional<std::size_t> shown = std::nullopt) {
-    if (reader_tool.empty() || !shown) return "full text: " + artifact_read_hint(a, reader_tool);
-    return "the rest: " + artifact_read_hint(a, reader_tool, shown);
-}
-
-/// The one wording of a cut, for every part of agentkit: what is shown of how much, and where the
-/// rest is (`rest`, e.g. "the rest: " + artifact_read_hint(...), or advice to ask for less):
-///   "[cut: showing 5,861 of 48,212 chars of page text; the rest: browser_artifact {"id": "a3", "offset": 5861}]"
-[[nodiscard]] inline std::string cut_note(std::size_t shown, std::size_t total, std::string_view what, std::string_view rest) {
-    return "[cut: showing " + group_digits(shown) + " of " + group_digits(total) + " chars of " + std::string(what) + "; " +
-           std::string(rest) + "]";
-}
-
-/// Cap `text` at `cap` bytes (UTF-8 safe). When it is longer, the full text is stored in `sink`
-/// (if any) and the kept head is followed by a one-line note saying what was cut and how to get
-/// it. The returned string is never longer than `cap`. `what` names the content ("page text").
-/// `narrow_hint` replaces the default advice when there is no store; `reader_tool` names the
-/// host's artifact-reading tool (empty: the note names the artifact's URI).
-[[nodiscard]] inline std::string cap_text(std::string_view text, std::size_t cap, std::string_view what = "result",
-                                          artifact_sink_ref sink = {}, cut_report* report = nullptr,
-                                          std::string_view narrow_hint = {}, std::string_view reader_tool = {}) {
-    if (text.size() <= cap) return std::string(text);
-    std::optional<artifact_ref> stored;
-    if (sink) {
-        artifact_blob b;
-        b.mime_type = "text/plain";
-        b.name = std::string(what);
-        b.description = "full " + std::string(what) + " (" + group_digits(text.size()) + " chars) cut from a result";
-        b.data = std::string(text);
-        if (auto r = sink.put(std::move(b))) stored = std::move(*r);
-    }
-    auto note_for = [&](std::size_t kept) {
-        const std::string rest = stored ? stored_rest(*stored, reader_tool, kept)
-                                 : !narrow_hint.empty() ? std::string(narrow_hint)
-                                                        : std::string("narrow the request (a selector, a section or a smaller range) to see the rest");
-        return "\n" + cut_note(kept, text.size(), what, rest);
-    };
-    // The note's length depends on the kept count only through its digits; size it for the worst case.
-    const std::size_t note_len = note_for(text.size()).size();
-    std::string out;
-    if (note_len >= cap) {
-        out.assign(text.substr(0, utf8_safe_prefix(text, cap)));
-    } else {
-        const std::size_t keep = detail::nice_cut(text, cap - note_len);
-        out.assign(text.substr(0, keep));
-        out += note_for(keep);
-    }
-    if (report) {
-        report->cut = true;
-        report->original_chars = text.size();
-        report->kept_chars = out.size();
-        report->artifact = stored;
-    }
-    return out;
-}
-
-/// History compression: the first `head` and last `tail` bytes with a marker between them
-/// (UTF-8 safe). Text no longer than head + tail + the marker is returned unchanged.
-/// `how_to_get` is appended to the marker ("re-run read_page to see it again").
-[[nodiscard]] inline std::string head_tail(std::string_view text, std::size_t head = 1400, std::size_t tail = 500,
-                                           std::string_view how_to_get = {}) {
-    const std::string probe = "\n[... " + group_digits(text.size()) + " chars omitted from an older result ...]\n";
-    if (text.size() <= head + tail + probe.size() + how_to_get.size() + 2) return std::string(text);
-    const std::size_t h = detail::nice_cut(text, head);
-    const std::size_t t = utf8_safe_suffix_start(text, tail);
-    const std::size_t omitted = t > h ? t - h : 0;
-    std::string out(text.substr(0, h));
-    out += "\n[... " + group_digits(omitted) + " chars omitted from an older result";
-    if (!how_to_get.empty()) {
-        out += "; ";
-        out += how_to_get;
-    }
-    out += " ...]\n";
-    out += text.substr(t);
-    return out;
-}
-
-}  // namespace agentkit
-// ---- end <agentkit/format/budget.hpp> ----
-
-#include <algorithm>
-#include <chrono>
-#include <cstddef>
-#include <cstdint>
-#include <map>
-#include <mutex>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <thread>
-#include <utility>
-#include <vector>
-
-namespace agentkit::browser {
-
-/// Traits of tools that act on the page (they reach the web: open world).
-inline constexpr traits action_traits = open_world;
-/// Traits of tools that only read the page.
-inline constexpr traits reading_traits = read_only | open_world;
-
-/// The three element arguments of a tool that acts on one element: `ref`, and, accepted but not
-/// advertised (they would cost tokens in every tools/list), `target` (Playwright MCP's newer name
-/// for it) and `element` (a description, accepted and ignored).
-#define AGENTKIT_BROWSER_ELEMENT_FIELDS(T)                                                                         \
-    AGENTKIT_FIELD(T, ref, ""), AGENTKIT_FIELD(T, target, "", hidden()),              \
-        AGENTKIT_FIELD(T, element, "", hidden())
-
-/// The tool that reads what the browser tools store (cut results, screenshots, logs).
-inline constexpr std::string_view artifact_tool_name = "browser_artifact";
-
-namespace detail {
-
-/// The element of a call: `ref` or `target`, unwrapped from "[ref=…]".
-inline result<std::string> element_of(const std::optional<std::string>& ref, const std::optional<std::string>& target,
-                                      std::string_view what = "element") {
-    const std::optional<std::string>& v = ref ? ref : target;
-    if (!v || v->empty())
-        return fail(errc::args_invalid, "missing the " + std::string(what) + ": pass `ref` (or `target`) from the snapshot",
-                    "Use a ref exactly as the snapshot shows it, e.g. {\"ref\": \"e12\"}.");
-    std::string s = *v;
-    if (s.size() > 2 && s.front() == '[' && s.back() == ']') s = s.substr(1, s.size() - 2);
-    if (s.rfind("ref=", 0) == 0) s = s.substr(4);
-    return s;
-}
-
-/// Finish a call: redact every text block and the structured output (keys included), cap the
-/// text (overflow to the store), count, report.
-inline result<tool_output> finish(tool_state& st, std::string_view tool, std::chrono::steady_clock::time_point t0,
-                                  const browser::counters& before, result<tool_output> r) {
-    call_metrics m;
-    m.tool = std::string(tool);
-    const auto after = st.b.totals();
-    m.cdp_round_trips = after.cdp_commands - before.cdp_commands;
-    m.wait_ms = after.wait_ms - before.wait_ms;
-    m.ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
-    m.ok = r.has_value() && !r->is_error;
-    if (!r) r = fail(st.b.policy().redact(r.error()));
-    if (r) {
-        // evictions are reported once, in the result of the call that caused them
-        if (auto ev = st.store.take_evictions(); !ev.empty()) {
-            std::string line = "note: the artifact store is full; evicted (oldest first):";
-            for (std::size_t i = 0; i < ev.size() && i < 10; ++i) line += " " + ev[i].id + " (" + ev[i].name + ")";
-            if (ev.size() > 10) line += " and " + std::to_string(ev.size() - 10) + " more";
-            r->add_text(line);
-        }
-        if (r->structured) r->structured = st.b.policy().redact(std::move(*r->structured));
-        for (auto& b : r->content) {
-            if (b.type == content_block::kind::structured) b.data = st.b.policy().redact(std::move(b.data));
-            if (b.type != content_block::kind::text) continue;
-            b.text = st.b.policy().redact(std::move(b.text));
-            if (b.text.size() > st.options.max_result_chars) {
-                const std::size_t keep = utf8_safe_prefix(b.text, st.options.max_result_chars);
-                auto ref = st.store.put({"text/plain", std::string(tool) + " result", "full text of a cut result", b.text, false});
-                const std::string note =
-                    "\n" + cut_note(keep, b.text.size(), std::string(tool) + " result",
-                                    ref ? stored_rest(*ref, artifact_tool_name, keep) : "it could not be stored: " + ref.error().message);
-                b.text.resize(keep);
-                b.text += note;
-            }
-            m.bytes += b.text.size();
-            m.tokens += st.tokens.count(b.text);
-        }
-    } else {
-        m.bytes = r.error().message.size();
-        m.tokens = st.tokens.count(r.error().to_text());
-    }
-    {
-        std::lock_guard lock(st.mu);
-        st.total.add(m);
-        st.per_tool[m.tool].add(m);
-        st.recent.push_back(m);
-        if (st.recent.size() > tool_state::recent_capacity) st.recent.pop_front();
-    }
-    if (st.options.on_call) {
-        try {
-            st.options.on_call(m);
-        } catch (...) {
-            // a host callback never throws into the tools
-        }
-    }
-    return r;
-}
-
-inline result<tool_output> text_of(result<action_result> r) {
-    if (!r) return fail(r.error());
-    return tool_output::text(r->to_text());
-}
-
-template <class F>
-result<tool_output> timed(tool_state& st, std::string_view tool, F&& f) {
-    const auto t0 = std::chrono::steady_clock::now();
-    const auto before = st.b.totals();
-    return finish(st, tool, t0, before, f());
-}
-
-/// An action that failed where the page was at fault (an element covered or not visible, a
-/// wait or a navigation that failed) leaves a picture: a screenshot of the viewport stored as
-/// an artifact (bounded like every artifact), its id in the error's hint and details
-/// ("screenshot"). A failure to take it changes nothing else.
-inline result<tool_output> with_failure_screenshot(tool_state& st, result<tool_output> r) {
-    if (r || cancel_scope::requested()) return r;
-    error e = r.error();
-    if (!e.is(errc::element_covered) && !e.is(errc::element_not_visible) && !e.is(errc::timeout) && !e.is(errc::navigation_failed))
-        return r;
-    screenshot_options o;
-    o.format = "jpeg";
-    auto shot = st.b.screenshot(o);
-    if (!shot) return r;
-    auto ref = st.store.put({shot->mime_type, "failure screenshot", "the page when the action failed: " + e.message, shot->base64, true});
-    if (!ref) return r;
-    e.hint += std::string(e.hint.empty() ? "" : " ") + "A screenshot of the page when it failed: artifact " + ref->id + " (" +
-              std::string(artifact_tool_name) + ").";
-    if (!e.details.is_object()) e.details = e.details.is_null() ? json::object() : json{{"cause", e.details}};
-    e.details["screenshot"] = ref->id;
-    return fail(std::move(e));
-}
-
-/// Store text as an artifact, redacted of the session's secrets first.
-inline result<artifact_ref> store_text(tool_state& st, std::string name, std::string description, std::string text) {
-    return st.store.put({"text/plain", std::move(name), st.b.policy().redact(std::move(description)),
-                         st.b.policy().redact(std::move(text)), false});
-}
-
-}  // namespace detail
-
-/// True for the tools whose failure leaves no screenshot: browser_take_screenshot (it failed to
-/// take one) and web_search (it never touches the page).
-[[nodiscard]] constexpr bool leaves_no_picture(std::string_view tool) noexcept {
-    return tool == "browser_take_screenshot" || tool == "web_search";
-}
-
-/// A browser tool: the name is written once, here. The handler takes its argument struct (or
-/// nothing) and returns result<tool_output>; every call is timed, its text capped (the rest
-/// stored as an artifact), redacted of secrets and counted in the state's metrics.
-/// The call's cancellation reaches the browser: a cancel_scope of the call's stop token is in
-/// place while the handler runs (a cancelled call releases the browser within ~20 ms). A
-/// handler that takes the tool_context too gets it. A call that fails where the page was at
-/// fault (a covered element, a wait or a navigation that failed) leaves a screenshot artifact
-/// named in its error.
-template <fixed_string Name, class F>
-auto browser_tool(tool_state& st, std::string_view description, F handler, traits t) {
-    tool_state* s = &st;
-    if constexpr (agentkit::detail::handler_sig<F>::arity == 0) {
-        return tool<Name>(description, [s, handler](const no_args&, tool_context& ctx) {
-            cancel_scope scope(ctx.stop);
-            return detail::timed(*s, Name.view(), [&] {
-                auto r = handler();
-                return leaves_no_picture(Name.view()) ? r : detail::with_failure_screenshot(*s, std::move(r));
-            });
-        }, t);
-    } else {
-        using Args = agentkit::detail::handler_args_t<F>;
-        return tool<Name>(description, [s, handler](const Args& a, tool_context& ctx) {
-            cancel_scope scope(ctx.stop);
-            return detail::timed(*s, Name.view(), [&] {
-                result<tool_output> r = [&] {
-                    if constexpr (agentkit::detail::handler_sig<F>::arity == 2) return handler(a, ctx);
-                    else return handler(a);
-                }();
-                return leaves_no_picture(Name.view()) ? r : detail::with_failure_screenshot(*s, std::move(r));
-            });
-        }, t);
-    }
-}
-
-}  // namespace agentkit::browser
-// ---- end <agentkit/browser/tools/support.hpp> ----
 
 namespace agentkit::browser {
 
@@ -21993,11 +23083,13 @@ struct screenshot_args {
     std::optional<bool> fullPage;         ///< the whole scrollable page
     std::optional<std::string> filename;  ///< accepted for compatibility; screenshots are stored as artifacts
     std::optional<bool> inline_image;     ///< `inline`: return the image itself, not only its artifact id
+    std::optional<bool> marks;            ///< a numbered box on every element with a ref (Set-of-Marks)
     /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(screenshot_args, type, "", one_of("png", "jpeg")),
                       AGENTKIT_BROWSER_ELEMENT_FIELDS(screenshot_args),
                       AGENTKIT_FIELD(screenshot_args, fullPage, ""),
+                      AGENTKIT_FIELD(screenshot_args, marks, "Label every ref on the image"),
                       AGENTKIT_FIELD(screenshot_args, filename, "", hidden()),
                       field(&screenshot_args::inline_image, "inline", "Return the image too"));
     }
@@ -22055,17 +23147,60 @@ struct extract_args {
     }
 };
 
+namespace detail {
+
+/// A screenshot as a tool result: one line (size, format, bytes, scale; with marks the refs
+/// drawn and those not), the image stored as an artifact, and inline too when `inline_image`.
+inline result<tool_output> screenshot_output(tool_state& st, const screenshot_result& shot, const std::string& format,
+                                             bool inline_image) {
+    const std::size_t bytes = shot.base64.size() / 4 * 3;
+    const std::string size = std::to_string(static_cast<int>(shot.width)) + "x" + std::to_string(static_cast<int>(shot.height));
+    auto ref = st.store.put({shot.mime_type, shot.marks.empty() && shot.unmarked.empty() ? "screenshot" : "marked screenshot",
+                             "screenshot " + size, shot.base64, true});
+    tool_output out;
+    std::string line = "screenshot " + size + " " + format + ", " + std::to_string(bytes / 1024) + " KB";
+    if (shot.scale != 1) {
+        char k[32];
+        std::snprintf(k, sizeof k, "%g", shot.scale);
+        line += ", scale " + std::string(k) + " (image px per CSS px; coordinates are CSS px)";
+    }
+    if (ref) line += ", artifact " + ref->id;
+    else line += " (not stored: " + ref.error().message + ")";
+    if (shot.snapshot) {
+        // the refs drawn and those not, at most 300 each (the snapshot lists them all)
+        auto list = [](std::string& l, const std::vector<std::string>& refs) {
+            for (std::size_t i = 0; i < refs.size() && i < 300; ++i) l += " " + refs[i];
+            if (refs.size() > 300) l += " and " + std::to_string(refs.size() - 300) + " more";
+        };
+        std::vector<std::string> drawn;
+        for (const auto& m : shot.marks) drawn.push_back(m.ref);
+        line += "\nmarked (" + std::to_string(drawn.size()) + "):";
+        list(line, drawn);
+        if (!shot.unmarked.empty()) {
+            line += "\nnot on the image (off-screen or hidden, " + std::to_string(shot.unmarked.size()) + "):";
+            list(line, shot.unmarked);
+        }
+    }
+    out.add_text(line);
+    if (ref) out.add_artifact(*ref);
+    if (inline_image || !ref) out.add_image(shot.base64, shot.mime_type);
+    return out;
+}
+
+}  // namespace detail
+
 /// Make the browser_take_screenshot tool: screenshot of the viewport, the full page or one element.
 template <class State>
 auto screenshot_tool(State& st) {
     tool_state* s = &st;
     return browser_tool<"browser_take_screenshot">(
         st,
-        "Screenshot of the viewport, the page or an element, stored as an artifact.",
+        "Screenshot of the viewport, the page or an element, stored as an artifact; marks: label every ref on it.",
         [s](const screenshot_args& a) -> result<tool_output> {
             screenshot_options o;
             o.format = a.type.value_or("png");
             o.full_page = a.fullPage.value_or(false);
+            o.marks = a.marks.value_or(false);
             if (a.ref || a.target) {
                 auto el = detail::element_of(a.ref, a.target);
                 if (!el) return fail(el.error());
@@ -22073,24 +23208,7 @@ auto screenshot_tool(State& st) {
             }
             auto shot = s->b.screenshot(o);
             if (!shot) return fail(shot.error());
-            const std::size_t bytes = shot->base64.size() / 4 * 3;
-            auto ref = s->store.put({shot->mime_type, "screenshot",
-                                     "screenshot " + std::to_string(static_cast<int>(shot->width)) + "x" +
-                                         std::to_string(static_cast<int>(shot->height)),
-                                     shot->base64, true});
-            tool_output out;
-            std::string line = "screenshot " + std::to_string(static_cast<int>(shot->width)) + "x" +
-                               std::to_string(static_cast<int>(shot->height)) + " " + o.format + ", " +
-                               std::to_string(bytes / 1024) + " KB";
-            if (ref) {
-                line += ", artifact " + ref->id;
-                out.add_text(line);
-                out.add_artifact(*ref);
-            } else {
-                out.add_text(line + " (not stored: " + ref.error().message + ")");
-            }
-            if (a.inline_image.value_or(s->options.inline_screenshots) || !ref) out.add_image(shot->base64, shot->mime_type);
-            return out;
+            return detail::screenshot_output(*s, *shot, o.format, a.inline_image.value_or(s->options.inline_screenshots));
         },
         reading_traits);
 }
@@ -22565,6 +23683,7 @@ struct snapshot_args {
     std::optional<bool> interactive_only;  ///< only elements you can act on
     std::optional<bool> readable;          ///< the page's main text as readable text (articles)
     std::optional<int> budget;             ///< token budget of the snapshot
+    std::optional<bool> marks;             ///< also a screenshot with every ref labelled on it (the hybrid view)
     /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(snapshot_args, ref, "Only this element's subtree"),
@@ -22572,7 +23691,8 @@ struct snapshot_args {
                       AGENTKIT_FIELD(snapshot_args, viewport_only, ""),
                       AGENTKIT_FIELD(snapshot_args, interactive_only, ""),
                       AGENTKIT_FIELD(snapshot_args, readable, "Article text instead"),
-                      AGENTKIT_FIELD(snapshot_args, budget, "Max tokens", range(100, 100000)));
+                      AGENTKIT_FIELD(snapshot_args, budget, "Max tokens", range(100, 100000)),
+                      AGENTKIT_FIELD(snapshot_args, marks, "Also a screenshot labelling every ref"));
     }
 };
 
@@ -22602,14 +23722,29 @@ auto snapshot_tool(State& st) {
             }
             o.viewport_only = a.viewport_only.value_or(false);
             o.interactive_only = a.interactive_only.value_or(false);
+            auto as_text = [s](const page_snapshot& r) {
+                std::string text = r.to_text();
+                if (r.snap.truncated()) {
+                    auto ref = detail::store_text(*s, "snapshot", "full snapshot of " + r.url, r.snap.full_text);
+                    if (ref) text += "[" + stored_rest(*ref, artifact_tool_name) + "]\n";
+                }
+                return text;
+            };
+            if (a.marks.value_or(false)) {  // the hybrid view: the snapshot, and its refs labelled on a screenshot
+                screenshot_options so;
+                so.marks = true;
+                so.snapshot = o;
+                auto shot = s->b.screenshot(so);
+                if (!shot) return fail(shot.error());
+                auto img = detail::screenshot_output(*s, *shot, so.format, s->options.inline_screenshots);
+                if (!img) return img;
+                tool_output out = tool_output::text(as_text(shot->snapshot.value_or(page_snapshot{})));
+                for (auto& b : img->content) out.content.push_back(std::move(b));
+                return out;
+            }
             auto r = s->b.snapshot(o);
             if (!r) return fail(r.error());
-            std::string text = r->to_text();
-            if (r->snap.truncated()) {
-                auto ref = detail::store_text(*s, "snapshot", "full snapshot of " + r->url, r->snap.full_text);
-                if (ref) text += "[" + stored_rest(*ref, artifact_tool_name) + "]\n";
-            }
-            return tool_output::text(std::move(text));
+            return tool_output::text(as_text(*r));
         },
         reading_traits);
 }
@@ -22633,7 +23768,9 @@ auto browser_tools(State& st) {
                    screenshot_tool(st), evaluate_tool(st),   wait_tool(st),       console_tool(st),
                    network_tool(st),    tabs_tool(st),       resize_tool(st),     close_tool(st),
                    interact_tool(st),   artifact_tool(st),   metrics_tool(st),    extract_tool(st),
-                   batch_tool(st),      recording_start_tool(st), recording_stop_tool(st), web_search_tool(st)};
+                   batch_tool(st),      recording_start_tool(st), recording_stop_tool(st),
+                   click_xy_tool(st),   move_xy_tool(st),    drag_xy_tool(st),    mouse_down_tool(st),
+                   mouse_up_tool(st),   wheel_tool(st),      web_search_tool(st)};
 }
 
 }  // namespace agentkit::browser
