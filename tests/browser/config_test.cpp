@@ -344,6 +344,8 @@ TEST_F(ConfigFiles, SearchIsConfiguredInTheFileAsOnTheCommandLineAndKeysAreRefus
     auto f = br::finish_config(u);
     ASSERT_FALSE(f);
     EXPECT_NE(f.error().message.find("config key search.region"), std::string::npos) << f.error().message;
+}
+
 TEST(ServerConfig, CapsVisionOffersTheCoordinateToolsAndPdfIsNoted) {
     br::server_config none;
     ASSERT_TRUE(parse({"--caps", "devtools"}, none));
