@@ -151,11 +151,9 @@ public:
     [[nodiscard]] result<tool_output> call(std::string_view name, std::string_view args_json, tool_context& ctx) const {
         auto i = find(name);
         if (!i) return unknown(name);
-        json args = args_json.empty() ? json::object() : json::parse(args_json, nullptr, false);
-        if (args.is_discarded())
-            return fail(errc::args_malformed, std::string(name) + ": arguments are not valid JSON",
-                        "Send the arguments of " + std::string(name) + " as one JSON object.");
-        return call_at(*i, args, ctx);
+        auto args = detail::arguments_from_text(name, args_json);
+        if (!args) return fail(args.error());
+        return call_at(*i, *args, ctx);
     }
     /// Convenience: call without a context.
     [[nodiscard]] result<tool_output> call(std::string_view name, const json& args) const {
