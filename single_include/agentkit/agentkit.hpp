@@ -18210,6 +18210,16 @@ struct handler_sig<R (C::*)(A...) noexcept> : handler_sig<R (*)(A...)> {};
 template <class Fn>
 using handler_args_t = std::conditional_t<handler_sig<Fn>::arity == 0, no_args, typename handler_sig<Fn>::first>;
 
+/// The arguments of a call to tool `name` given as JSON text: an empty text is no arguments;
+/// text that is not JSON is `args.malformed`. Every toolbox's call-by-text reads them here.
+[[nodiscard]] inline result<json> arguments_from_text(std::string_view name, std::string_view text) {
+    json args = text.empty() ? json::object() : json::parse(text, nullptr, false);
+    if (args.is_discarded())
+        return fail(errc::args_malformed, std::string(name) + ": arguments are not valid JSON",
+                    "Send the arguments of " + std::string(name) + " as one JSON object.");
+    return args;
+}
+
 }  // namespace detail
 
 /// A tool: compile-time name, description, handler, traits. Build with agentkit::tool<"name">(...).
@@ -19152,11 +19162,9 @@ public:
     [[nodiscard]] result<tool_output> call(std::string_view name, std::string_view args_json, tool_context& ctx) const {
         auto i = find(name);
         if (!i) return unknown(name);
-        json args = args_json.empty() ? json::object() : json::parse(args_json, nullptr, false);
-        if (args.is_discarded())
-            return fail(errc::args_malformed, std::string(name) + ": arguments are not valid JSON",
-                        "Send the arguments of " + std::string(name) + " as one JSON object.");
-        return dispatch_[*i](tools_, args, ctx);
+        auto args = detail::arguments_from_text(name, args_json);
+        if (!args) return fail(args.error());
+        return dispatch_[*i](tools_, *args, ctx);
     }
 
     ///@{
@@ -24569,11 +24577,9 @@ public:
     [[nodiscard]] result<tool_output> call(std::string_view name, std::string_view args_json, tool_context& ctx) const {
         auto i = find(name);
         if (!i) return unknown(name);
-        json args = args_json.empty() ? json::object() : json::parse(args_json, nullptr, false);
-        if (args.is_discarded())
-            return fail(errc::args_malformed, std::string(name) + ": arguments are not valid JSON",
-                        "Send the arguments of " + std::string(name) + " as one JSON object.");
-        return call_at(*i, args, ctx);
+        auto args = detail::arguments_from_text(name, args_json);
+        if (!args) return fail(args.error());
+        return call_at(*i, *args, ctx);
     }
     /// Convenience: call without a context.
     [[nodiscard]] result<tool_output> call(std::string_view name, const json& args) const {
