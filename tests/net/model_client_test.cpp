@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/flag.hpp"
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -39,30 +41,7 @@ namespace {
 constexpr const char* kKey = "sk-test-SECRET-5f0c2e9a71b84d3c";
 constexpr const char* kModel = "fake-model-1";
 
-/// A condition a test raises once (or a bounded wait for it).
-class flag {
-public:
-    void raise() {
-        {
-            std::lock_guard lock(mu_);
-            set_ = true;
-        }
-        cv_.notify_all();
-    }
-    [[nodiscard]] bool is_set() const {
-        std::lock_guard lock(mu_);
-        return set_;
-    }
-    [[nodiscard]] bool wait_for(std::chrono::milliseconds d) const {
-        std::unique_lock lock(mu_);
-        return cv_.wait_for(lock, d, [&] { return set_; });
-    }
-
-private:
-    mutable std::mutex mu_;
-    mutable std::condition_variable cv_;
-    bool set_ = false;
-};
+using agentkit::test::flag;
 
 void expect_no_key(const ak::error& e) {
     EXPECT_EQ(e.to_text().find(kKey), std::string::npos) << e.to_text();

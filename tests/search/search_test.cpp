@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/flag.hpp"
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -34,26 +36,7 @@ namespace {
 
 constexpr const char* kKey = "SECRET-search-key-7c1f0a9e4b";
 
-/// A condition a test raises once (or a bounded wait for it).
-class flag {
-public:
-    void raise() {
-        {
-            std::lock_guard lock(mu_);
-            set_ = true;
-        }
-        cv_.notify_all();
-    }
-    bool wait_for(std::chrono::milliseconds d) {
-        std::unique_lock lock(mu_);
-        return cv_.wait_for(lock, d, [&] { return set_; });
-    }
-
-private:
-    std::mutex mu_;
-    std::condition_variable cv_;
-    bool set_ = false;
-};
+using agentkit::test::flag;
 
 /// The query parameters of a request, decoded ('+' is a space).
 std::map<std::string, std::string> params(const std::string& query) {
@@ -387,7 +370,7 @@ TEST(SearchFailures, ABackendThatDoesNotAnswerInTimeIsATimeoutAndTheNextSearchWo
     flag release;
     std::atomic<bool> hold{true};
     svc.answer = [&](const net::http_request&) {
-        if (hold.load()) release.wait_for(10s);  // held until the test has seen the timeout
+        if (hold.load()) (void)release.wait_for(10s);  // held until the test has seen the timeout
         return net::http_response::json_text(fake::searxng_answer().dump());
     };
     se::backend_options o;
@@ -414,7 +397,7 @@ TEST(SearchFailures, AStopRequestEndsASearchInFlightAndTheNextSearchWorks) {
     svc.answer = [&](const net::http_request&) {
         if (hold.load()) {
             arrived.raise();
-            release.wait_for(10s);
+            (void)release.wait_for(10s);
         }
         return net::http_response::json_text(fake::searxng_answer().dump());
     };
