@@ -6,11 +6,18 @@
 // and scores what reaches its server. This client does what a host would: initialize over
 // Streamable HTTP, list the tools, call each with arguments made from its inputSchema (numbers
 // 1, 2, ...; strings "x"; booleans true), answer elicitation by accepting the schema's defaults,
-// and close the session. OAuth (the auth/* scenarios) is not implemented yet. Exit status 0 when
-// every step succeeded; what happened goes to stderr.
+// and close the session. A server that asks for authorization (the auth/* scenarios) gets MCP's
+// OAuth 2.1 flow (net/oauth.hpp) with this client's identity: pre-registered credentials from
+// MCP_CONFORMANCE_CONTEXT when the scenario gives them, else the client ID metadata document URL
+// the kit expects, else dynamic registration; the authorization page is fetched headless and its
+// redirect is followed by hand (the kit's authorization server approves at once). Exit status 0
+// when every step succeeded; what happened goes to stderr (never a token).
 #include <agentkit/agentkit.hpp>
+#include <agentkit/net/http_client.hpp>
 #include <agentkit/net/mcp_client_http.hpp>
+#include <agentkit/net/oauth.hpp>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -54,6 +61,38 @@ ak::result<json> accept_defaults(const json& params) {
     return json{{"action", "accept"}, {"content", std::move(content)}};
 }
 
+/// The user agent, headless: fetch the authorization URL without following its redirect and
+/// return where it sends the user back (the kit's authorization server approves at once).
+ak::result<std::string> follow_authorization(const std::string& url) {
+    ak::net::http_client http;
+    ak::net::client_request rq;
+    rq.url = url;
+    rq.timeout = std::chrono::seconds(10);
+    auto r = http.perform(rq);
+    if (!r) return ak::fail(std::move(r).error());
+    const std::string location = r->header("location");
+    if (r->status / 100 != 3 || location.empty())
+        return ak::fail(ak::errc::auth_required, "the authorization page answered HTTP " + std::to_string(r->status) + " without a redirect");
+    return location;
+}
+
+/// OAuth for the auth/* scenarios (see the file comment).
+std::shared_ptr<mcp::oauth_authorizer> authorizer() {
+    mcp::oauth_options oo;
+    oo.client_name = "agentkit-conformance-client";
+    oo.redirect_uri = "http://localhost:3000/callback";
+    oo.client_metadata_url = "https://conformance-test.local/client-metadata.json";
+    oo.authorize = follow_authorization;
+    if (const char* ctx = std::getenv("MCP_CONFORMANCE_CONTEXT")) {
+        const json c = json::parse(ctx, nullptr, false);
+        if (c.is_object() && c.contains("client_id") && c["client_id"].is_string()) {
+            oo.client_id = c["client_id"].get<std::string>();
+            oo.client_secret = c.value("client_secret", "");
+        }
+    }
+    return std::make_shared<mcp::oauth_authorizer>(std::move(oo));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -65,6 +104,7 @@ int main(int argc, char** argv) {
     const std::string scenario = scenario_env != nullptr ? scenario_env : "";
     mcp::http_server_endpoint ep;
     ep.url = argv[argc - 1];
+    ep.authorizer = authorizer();
     mcp::client_options o;
     o.server_name = "conformance:" + scenario;
     o.client_name = "agentkit-conformance-client";

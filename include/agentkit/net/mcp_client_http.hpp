@@ -15,8 +15,14 @@
 // belongs to no request (list changes, log messages); a server without one answers 405 and
 // the client does without. Closing sends DELETE to end the session.
 //
-// Failures of one request fail that request only: 401/403 → `client.auth_required` (what to
-// configure), other statuses → `transport.io` with the status, a stream that cannot be resumed
+// Authorization: a fixed token goes in `headers`; or `authorizer` (net/oauth.hpp's
+// oauth_authorizer, MCP's OAuth 2.1) gives the Authorization header of every request and, when
+// the server refuses one with 401 or 403, gets credentials that may pass (discovery, the
+// authorization code flow, a refresh, a scope step-up); the request is then sent again, at most
+// max_auth_retries times.
+//
+// Failures of one request fail that request only: 401/403 → `auth.required` (what to
+// configure; the authorizer's own error when it could not help), other statuses → `transport.io` with the status, a stream that cannot be resumed
 // → `transport.io`. A 404 on a request carrying a session id means the server ended the session:
 // the connection ends (`transport.closed`), and a host reconnects. Messages name the URL without
 // its query or credentials, never a header.
@@ -35,6 +41,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <list>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <stop_token>
@@ -46,6 +53,25 @@
 
 namespace agentkit::mcp {
 
+/// What answers an HTTP server's demand for credentials (net/oauth.hpp's oauth_authorizer).
+/// Called from the transport's request threads, possibly at once: implementations are thread-safe.
+class http_authorizer {
+public:
+    http_authorizer() = default;
+    http_authorizer(const http_authorizer&) = delete;
+    http_authorizer& operator=(const http_authorizer&) = delete;
+    virtual ~http_authorizer() = default;
+    /// The Authorization header value for the next request ("" for none). Never printed.
+    [[nodiscard]] virtual std::string authorization() = 0;
+    /// The server at `url` refused a request that carried `sent` (the Authorization value, "" for
+    /// none) with `status` (401 or 403) and this WWW-Authenticate header: get credentials that may
+    /// pass (the request is then sent again), or say why not and what the host can do.
+    [[nodiscard]] virtual result<void> refused(const std::string& url, int status, const std::string& www_authenticate,
+                                               const std::string& sent) = 0;
+    /// A request that carried the current credentials was not refused (ends a streak of refusals).
+    virtual void accepted() {}
+};
+
 /// Where a Streamable HTTP MCP server is (the `url`/`headers` of an `mcpServers` entry).
 struct http_server_endpoint {
     std::string url;  ///< http:// or https:// endpoint ("https://host/mcp")
@@ -55,6 +81,9 @@ struct http_server_endpoint {
     int max_resume_attempts = 5;  ///< GETs with Last-Event-ID before a broken stream fails its request
     std::chrono::milliseconds default_retry{1000};  ///< wait before resuming when the server named no `retry`
     bool listen = true;  ///< open the GET stream for messages that belong to no request
+    /// Gives the Authorization header and answers 401/403 (net/oauth.hpp); null: `headers` only.
+    std::shared_ptr<http_authorizer> authorizer;
+    int max_auth_retries = 3;  ///< times one request is sent again after its authorizer got new credentials
 };
 
 /// The Streamable HTTP client transport (see the file comment).
@@ -166,6 +195,10 @@ private:
         rq.connect_timeout = ep_.connect_timeout;
         rq.max_response_bytes = ep_.max_message_bytes;
         rq.headers = ep_.headers;
+        if (ep_.authorizer) {
+            std::string a = ep_.authorizer->authorization();
+            if (!a.empty()) rq.headers.emplace_back("Authorization", std::move(a));
+        }
         std::lock_guard lock(state_mu_);
         if (!session_.empty()) rq.headers.emplace_back("Mcp-Session-Id", session_);
         if (!version_.empty()) rq.headers.emplace_back("MCP-Protocol-Version", version_);
@@ -245,21 +278,47 @@ private:
         return r;
     }
 
+    /// The Authorization value `rq` carries ("" when none).
+    static std::string sent_authorization(const net::client_request& rq) {
+        for (const auto& [k, v] : rq.headers)
+            if (iequals_ascii(k, "authorization")) return v;
+        return {};
+    }
+
     result<void> post(const std::string& message, const json& id, const std::string& method) {
-        net::client_request rq = base_request("POST");
-        rq.headers.emplace_back("Content-Type", "application/json");
-        rq.headers.emplace_back("Accept", "application/json, text/event-stream");
-        rq.body = message;
-        const bool had_session = !session_id().empty();
-        stream_state st;
-        bool is_sse = false;
-        std::string body;
-        auto r = read_stream(rq, id, st, is_sse, body);
         const std::string what = method.empty() ? std::string("a message") : method;
         auto failed = [&](error e) -> result<void> {
             if (!id.is_null() && h_.on_request_failed && !stop_.stop_requested()) h_.on_request_failed(id, e);
             return fail(std::move(e));
         };
+        net::client_request rq;
+        bool had_session = false;
+        stream_state st;
+        bool is_sse = false;
+        std::string body;
+        result<net::client_response> r = fail(errc::internal, "not sent");
+        for (int auth_try = 0;; ++auth_try) {
+            rq = base_request("POST");
+            rq.headers.emplace_back("Content-Type", "application/json");
+            rq.headers.emplace_back("Accept", "application/json, text/event-stream");
+            rq.body = message;
+            had_session = !session_id().empty();
+            st = stream_state{};
+            is_sse = false;
+            body.clear();
+            r = read_stream(rq, id, st, is_sse, body);
+            if (r && ep_.authorizer && r->status != 401 && r->status != 403 && !sent_authorization(rq).empty()) ep_.authorizer->accepted();
+            if (!r || (r->status != 401 && r->status != 403) || !ep_.authorizer || auth_try >= ep_.max_auth_retries) break;
+            auto renewed = ep_.authorizer->refused(ep_.url, r->status, r->header("www-authenticate"), sent_authorization(rq));
+            if (!renewed) {
+                error e = std::move(renewed).error();
+                if (!e.details.is_object()) e.details = json::object();
+                e.details["status"] = r->status;
+                e.details["url"] = describe();
+                e.message = what + " to " + describe() + " was refused with HTTP " + std::to_string(r->status) + ": " + e.message;
+                return failed(std::move(e));
+            }
+        }
         if (!r) {
             if (stop_.stop_requested()) return fail(errc::transport_closed, "closed");
             error e = std::move(r).error();
