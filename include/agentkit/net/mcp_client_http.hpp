@@ -15,6 +15,12 @@
 // belongs to no request (list changes, log messages); a server without one answers 405 and
 // the client does without. Closing sends DELETE to end the session.
 //
+// The stateless era (2026-07-28, when a request's `_meta` names it): MCP-Protocol-Version is the
+// revision the message's `_meta` gives, Mcp-Method names the method, Mcp-Name the tool, prompt or
+// resource (tools/call, prompts/get: params.name; resources/read: params.uri; a value that is not
+// plain printable ASCII is sent as =?base64?…?=). An error status whose body is the JSON-RPC
+// error answering the request is that error (remote.error), not a transport failure.
+//
 // Authorization: a fixed token goes in `headers`; or `authorizer` (net/oauth.hpp's
 // oauth_authorizer, MCP's OAuth 2.1) gives the Authorization header of every request and, when
 // the server refuses one with 401 or 403, gets credentials that may pass (discovery, the
@@ -33,7 +39,9 @@
 #include <agentkit/core/result.hpp>
 #include <agentkit/core/strings.hpp>
 #include <agentkit/core/url.hpp>
+#include <agentkit/core/base64.hpp>
 #include <agentkit/mcp/client_transport.hpp>
+#include <agentkit/mcp/protocol.hpp>
 #include <agentkit/net/http_client.hpp>
 #include <agentkit/net/sse.hpp>
 
@@ -111,8 +119,9 @@ public:
         reap();
         json m = json::parse(message, nullptr, false);
         const bool is_request = m.is_object() && m.contains("method") && m.contains("id");
+        std::vector<std::pair<std::string, std::string>> extra = message_headers(m);
         if (!is_request) {
-            auto r = post(message, nullptr, m.is_object() ? m.value("method", "") : std::string());
+            auto r = post(message, nullptr, m.is_object() ? m.value("method", "") : std::string(), extra);
             if (!r) return r;
             if (m.is_object() && m.value("method", "") == "notifications/initialized" && ep_.listen) start_listener();
             return {};
@@ -120,8 +129,8 @@ public:
         std::lock_guard lock(threads_mu_);
         workers_.emplace_back();
         auto it = std::prev(workers_.end());
-        it->thread = std::thread([this, message, id = m["id"], method = m.value("method", ""), it] {
-            (void)post(message, id, method);
+        it->thread = std::thread([this, message, id = m["id"], method = m.value("method", ""), it, extra = std::move(extra)] {
+            (void)post(message, id, method, extra);
             std::lock_guard l(threads_mu_);
             it->done = true;
         });
@@ -278,6 +287,39 @@ private:
         return r;
     }
 
+    /// A header value as SEP-2243 sends it: as is when plain printable ASCII without surrounding
+    /// spaces, else =?base64?<UTF-8 bytes>?=.
+    static std::string header_value(std::string_view v) {
+        bool plain = v.empty() || (v.front() != ' ' && v.back() != ' ');
+        for (char c : v)
+            if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e) plain = false;
+        return plain ? std::string(v) : "=?base64?" + base64_encode(v) + "?=";
+    }
+
+    /// The revision a message's `_meta` names (the stateless era), noted for every later request;
+    /// initialize forgets it (its answer names the handshake's). Headers of the stateless era.
+    std::vector<std::pair<std::string, std::string>> message_headers(const json& m) {
+        std::vector<std::pair<std::string, std::string>> out;
+        if (!m.is_object() || !m.contains("method") || !m["method"].is_string()) return out;
+        const std::string method = m["method"].get<std::string>();
+        const json params = m.value("params", json::object());
+        bool stateless = false;
+        {
+            std::lock_guard lock(state_mu_);
+            if (method == "initialize") version_.clear();
+            if (params.is_object() && params.contains("_meta") && params["_meta"].is_object() && params["_meta"].contains(meta_key::protocol_version) &&
+                params["_meta"][meta_key::protocol_version].is_string())
+                version_ = params["_meta"][meta_key::protocol_version].get<std::string>();
+            stateless = version_ == stateless_version;
+        }
+        if (!stateless) return out;
+        out.emplace_back("Mcp-Method", header_value(method));
+        const char* name_field = method == "tools/call" || method == "prompts/get" ? "name" : method == "resources/read" ? "uri" : nullptr;
+        if (name_field != nullptr && params.is_object() && params.contains(name_field) && params[name_field].is_string())
+            out.emplace_back("Mcp-Name", header_value(params[name_field].get<std::string>()));
+        return out;
+    }
+
     /// The Authorization value `rq` carries ("" when none).
     static std::string sent_authorization(const net::client_request& rq) {
         for (const auto& [k, v] : rq.headers)
@@ -285,7 +327,8 @@ private:
         return {};
     }
 
-    result<void> post(const std::string& message, const json& id, const std::string& method) {
+    result<void> post(const std::string& message, const json& id, const std::string& method,
+                      const std::vector<std::pair<std::string, std::string>>& extra) {
         const std::string what = method.empty() ? std::string("a message") : method;
         auto failed = [&](error e) -> result<void> {
             if (!id.is_null() && h_.on_request_failed && !stop_.stop_requested()) h_.on_request_failed(id, e);
@@ -301,6 +344,7 @@ private:
             rq = base_request("POST");
             rq.headers.emplace_back("Content-Type", "application/json");
             rq.headers.emplace_back("Accept", "application/json, text/event-stream");
+            rq.headers.insert(rq.headers.end(), extra.begin(), extra.end());
             rq.body = message;
             had_session = !session_id().empty();
             st = stream_state{};
@@ -333,7 +377,16 @@ private:
             if (h_.on_close && !closed_reported_.exchange(true)) h_.on_close(e);
             return fail(std::move(e));
         }
-        if (status != 200) return failed(status_error(status, body, what));
+        if (status != 200) {
+            // The JSON-RPC error answering this request (the stateless era answers errors with 4xx).
+            json answer = json::parse(body, nullptr, false);
+            if (status != 401 && status != 403 && !id.is_null() && answer.is_object() && answer.contains("error") && answer.contains("id") && answer["id"] == id) {
+                bool answered = false;
+                deliver(body, id, answered);
+                return {};
+            }
+            return failed(status_error(status, body, what));
+        }
         if (!is_sse) {
             if (!body.empty()) {
                 bool answered = false;
