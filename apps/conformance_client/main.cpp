@@ -130,7 +130,19 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "scenario %s: %zu tools\n", scenario.c_str(), tools->size());
     // These scenarios' servers only list tools (json-schema-ref-no-deref: that listing never
     // fetches a $ref's URL).
-    if (scenario != "initialize" && scenario != "json-schema-ref-no-deref")
+    // The calls a scenario asks for (its context's toolCalls: name and arguments), else each tool.
+    json calls = json::array();
+    if (const char* ctx = std::getenv("MCP_CONFORMANCE_CONTEXT")) {
+        const json context = json::parse(ctx, nullptr, false);
+        if (context.is_object() && context.contains("toolCalls") && context["toolCalls"].is_array()) calls = context["toolCalls"];
+    }
+    for (const auto& call : calls) {
+        const std::string name = call.value("name", "");
+        auto r = (*c)->call_tool(name, call.value("arguments", json::object()));
+        if (!r) ++failures;
+        std::fprintf(stderr, "%s: %s\n", name.c_str(), r ? r->joined_text().substr(0, 200).c_str() : r.error().to_text().c_str());
+    }
+    if (calls.empty() && scenario != "initialize" && scenario != "json-schema-ref-no-deref")
         for (const auto& t : *tools) {
             auto r = (*c)->call_tool(t.name, arguments_for(t.input_schema));
             if (!r) {

@@ -364,7 +364,8 @@ public:
         return {};
     }
 
-    /// Every tool of the server (all pages of tools/list), in the server's order. Each keeps its
+    /// Every tool of the server (all pages of tools/list), in the server's order (in the stateless
+    /// era without the tools whose x-mcp-header annotations are invalid). Each keeps its
     /// inputSchema as sent; annotations become traits (readOnlyHint → read_only, destructiveHint →
     /// destructive, idempotentHint → idempotent, openWorldHint → open_world; read-only tools are
     /// also parallel_safe).
@@ -377,6 +378,10 @@ public:
             if (!t.is_object() || !t.contains("name") || !t["name"].is_string()) {
                 ++noise_;
                 continue;  // a tool without a name cannot be called
+            }
+            if (stateless_ && !parameter_headers(t.value("inputSchema", json::object()))) {
+                ++noise_;
+                continue;  // an invalid x-mcp-header annotation: the tool must not be used (SEP-2243)
             }
             out.push_back(tool_info_of(t));
         }

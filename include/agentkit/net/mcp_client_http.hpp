@@ -18,7 +18,9 @@
 // The stateless era (2026-07-28, when a request's `_meta` names it): MCP-Protocol-Version is the
 // revision the message's `_meta` gives, Mcp-Method names the method, Mcp-Name the tool, prompt or
 // resource (tools/call, prompts/get: params.name; resources/read: params.uri; a value that is not
-// plain printable ASCII is sent as =?base64?…?=). An error status whose body is the JSON-RPC
+// plain printable ASCII is sent as =?base64?…?=), and tools/call mirrors the arguments its tool's
+// inputSchema marks with x-mcp-header into Mcp-Param-<name> headers (the schemas are read from the
+// tools/list answers passing through; null and absent arguments are left out). An error status whose body is the JSON-RPC
 // error answering the request is that error (remote.error), not a transport failure.
 //
 // Authorization: a fixed token goes in `headers`; or `authorizer` (net/oauth.hpp's
@@ -49,6 +51,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <list>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -219,6 +222,7 @@ private:
         json m = json::parse(data, nullptr, false);
         if (m.is_object() && !m.contains("method") && m.contains("id")) {
             if (!id.is_null() && m["id"] == id) answered = true;
+            if (m.contains("result") && m["result"].is_object() && m["result"].contains("tools") && m["result"]["tools"].is_array()) note_tools(m["result"]["tools"]);
             if (m.contains("result") && m["result"].is_object() && m["result"].contains("protocolVersion") &&
                 m["result"]["protocolVersion"].is_string()) {
                 std::lock_guard lock(state_mu_);
@@ -317,7 +321,38 @@ private:
         const char* name_field = method == "tools/call" || method == "prompts/get" ? "name" : method == "resources/read" ? "uri" : nullptr;
         if (name_field != nullptr && params.is_object() && params.contains(name_field) && params[name_field].is_string())
             out.emplace_back("Mcp-Name", header_value(params[name_field].get<std::string>()));
+        if (method == "tools/call" && params.is_object() && params.contains("name") && params["name"].is_string() && params.contains("arguments") &&
+            params["arguments"].is_object()) {
+            std::vector<parameter_header> mirrored;
+            {
+                std::lock_guard lock(state_mu_);
+                auto it = param_headers_.find(params["name"].get<std::string>());
+                if (it != param_headers_.end()) mirrored = it->second;
+            }
+            const json& args = params["arguments"];
+            for (const auto& ph : mirrored) {
+                auto a = args.find(ph.property);
+                if (a == args.end() || a->is_null()) continue;
+                std::string v;
+                if (a->is_string()) v = a->get<std::string>();
+                else if (a->is_boolean()) v = a->get<bool>() ? "true" : "false";
+                else if (a->is_number()) v = a->dump();
+                else continue;
+                out.emplace_back("Mcp-Param-" + ph.header, header_value(v));
+            }
+        }
         return out;
+    }
+
+    /// Note the x-mcp-header annotations of listed tools (valid ones only).
+    void note_tools(const json& tools) {
+        std::lock_guard lock(state_mu_);
+        for (const auto& t : tools) {
+            if (!t.is_object() || !t.contains("name") || !t["name"].is_string()) continue;
+            auto ph = parameter_headers(t.value("inputSchema", json::object()));
+            if (ph && !ph->empty()) param_headers_[t["name"].get<std::string>()] = std::move(*ph);
+            else param_headers_.erase(t["name"].get<std::string>());
+        }
     }
 
     /// The Authorization value `rq` carries ("" when none).
@@ -459,6 +494,7 @@ private:
     mutable std::mutex state_mu_;
     std::string session_;
     std::string version_;
+    std::map<std::string, std::vector<parameter_header>> param_headers_;  // by tool name (x-mcp-header)
     std::mutex threads_mu_;
     std::list<worker> workers_;
     std::thread listener_;
