@@ -3,10 +3,12 @@
 //
 //   MCP_CONFORMANCE_SCENARIO=<scenario> agentkit-conformance-client <server URL>
 //
-// and scores what reaches its server. This client does what a host would: initialize over
-// Streamable HTTP, list the tools, call each with arguments made from its inputSchema (numbers
-// 1, 2, ...; strings "x"; booleans true), answer elicitation by accepting the schema's defaults,
-// and close the session. A server that asks for authorization (the auth/* scenarios) gets MCP's
+// and scores what reaches its server. This client does what a host would: connect over
+// Streamable HTTP at the revision the kit names (MCP_CONFORMANCE_PROTOCOL_VERSION; 2026-07-28 is
+// the stateless wire, else the initialize handshake), list the tools, call the ones the
+// scenario's context names (toolCalls, with their arguments) or else each with arguments made
+// from its inputSchema (numbers 1, 2, ...; strings "x"; booleans true), answer elicitation by
+// accepting the schema's defaults, and close the session. A server that asks for authorization (the auth/* scenarios) gets MCP's
 // OAuth 2.1 flow (net/oauth.hpp) with this client's identity: pre-registered credentials from
 // MCP_CONFORMANCE_CONTEXT when the scenario gives them, else the client ID metadata document URL
 // the kit expects, else dynamic registration; the authorization page is fetched headless and its
