@@ -44,6 +44,7 @@ struct fake_world {
     bool s256 = true;
     bool registration = true;
     bool iss_supported = true;
+    bool cimd = false;  // client_id_metadata_document_supported
     json auth_methods = json::array({"none"});
     std::string iss_mode = "correct";  // correct, wrong, omit
     bool wrong_state = false;
@@ -125,6 +126,7 @@ struct fake_world {
         if (s256) j["code_challenge_methods_supported"] = json::array({"S256"});
         if (registration) j["registration_endpoint"] = origin() + "/register";
         if (iss_supported) j["authorization_response_iss_parameter_supported"] = true;
+        if (cimd) j["client_id_metadata_document_supported"] = true;
         return net::http_response::json_text(j.dump());
     }
 
@@ -409,6 +411,26 @@ TEST(OAuthFlow, PreRegisteredClientAuthenticatesWithBasic) {
     EXPECT_EQ(param(w.token_requests[0], "client_secret"), "(absent)");
     EXPECT_EQ(param(w.authorizations[0], "client_id"), "pre:registered");
     (*c)->close();
+}
+
+TEST(OAuthFlow, ClientIdMetadataDocumentInPlaceOfRegistration) {
+    fake_world w;
+    w.cimd = true;
+    auto o = options_for(w);
+    o.client_metadata_url = "https://agent.example.com/client.json";
+    mcp::oauth_authorizer a(o);
+    ASSERT_TRUE(a.refused(w.endpoint(), 401, "", ""));
+    EXPECT_TRUE(w.registrations.empty());
+    EXPECT_EQ(param(w.authorizations.at(0), "client_id"), "https://agent.example.com/client.json");
+    EXPECT_EQ(param(w.token_requests.at(0), "client_id"), "https://agent.example.com/client.json");
+    // A server without such documents: dynamic registration, the document URL unused.
+    fake_world plain;
+    auto o2 = options_for(plain);
+    o2.client_metadata_url = "https://agent.example.com/client.json";
+    mcp::oauth_authorizer b(o2);
+    ASSERT_TRUE(b.refused(plain.endpoint(), 401, "", ""));
+    EXPECT_EQ(plain.registrations.size(), 1u);
+    EXPECT_EQ(param(plain.authorizations.at(0), "client_id"), "client-1");
 }
 
 TEST(OAuthFlow, PathIssuerFoundThroughOpenIdConfiguration) {
