@@ -16,6 +16,9 @@
 //   ep.url = "https://mcp.example.com/mcp";
 //   ep.authorizer = std::make_shared<agentkit::mcp::oauth_authorizer>(oo);
 //
+// refused() runs under the authorizer's lock (the host's authorize callback included), so
+// concurrent refusals lead to one flow; the others find the new token and are sent again.
+//
 // What happens when the server answers 401 (no token, or a token it no longer takes):
 //   1. Protected resource metadata (RFC 9728): the URL in WWW-Authenticate's resource_metadata,
 //      else /.well-known/oauth-protected-resource/<path of the MCP URL>, else
@@ -46,7 +49,7 @@
 // Every failure is `auth.required` with details.reason naming the step (metadata_missing,
 // resource_mismatch, issuer_mismatch, pkce_unsupported, no_client, registration_failed,
 // no_authorize_callback, authorization_denied, state_mismatch, iss_mismatch, token_failed,
-// insufficient_scope, too_many_authorizations) and a hint saying what the host can do. Tokens,
+// insufficient_scope, forbidden (a 403 that is not about scopes), too_many_authorizations) and a hint saying what the host can do. Tokens,
 // codes, verifiers and client secrets never appear in a message, a detail or a log; URLs are
 // shown through net::redact_url().
 #pragma once
