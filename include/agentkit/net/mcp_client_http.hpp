@@ -92,6 +92,10 @@ struct http_server_endpoint {
     int max_resume_attempts = 5;  ///< GETs with Last-Event-ID before a broken stream fails its request
     std::chrono::milliseconds default_retry{1000};  ///< wait before resuming when the server named no `retry`
     bool listen = true;  ///< open the GET stream for messages that belong to no request
+    /// How long the handshake waits for that GET stream to open (its headers, or its refusal)
+    /// before the first request goes out, so that the server knows the stream for what it
+    /// is: a plain listener, not the resumption of a request's stream that ended.
+    std::chrono::milliseconds listen_open_wait{2000};
     /// Gives the Authorization header and answers 401/403 (net/oauth.hpp); null: `headers` only.
     std::shared_ptr<http_authorizer> authorizer;
     int max_auth_retries = 3;  ///< times one request is sent again after its authorizer got new credentials
@@ -252,7 +256,8 @@ private:
         bool answered = false;
     };
 
-    result<net::client_response> read_stream(const net::client_request& rq, const json& id, stream_state& st, bool& is_sse, std::string& body) {
+    result<net::client_response> read_stream(const net::client_request& rq, const json& id, stream_state& st, bool& is_sse, std::string& body,
+                                             const net::head_sink& on_head = {}) {
         net::sse_reader sse(ep_.max_message_bytes);
         bool decided = false;
         is_sse = false;
@@ -282,7 +287,7 @@ private:
                 return !stop_.stop_requested();
             });
         };
-        auto r = http_.perform(rq, sink, stop_.get_token());
+        auto r = http_.perform(rq, sink, stop_.get_token(), on_head);
         if (too_big)
             return fail(errc::budget_exceeded, "an answer from " + describe() + " was over " + std::to_string(ep_.max_message_bytes >> 20U) + " MiB",
                         "Ask for less at a time (a smaller range, a page, a filter).");
@@ -461,26 +466,41 @@ private:
         return !cv_.wait_for(lock, d, [&] { return stop_.stop_requested(); });
     }
 
+    /// Start the GET listener and wait (listen_open_wait at most) until its first GET is open or
+    /// answered.
     void start_listener() {
-        std::lock_guard lock(threads_mu_);
-        if (listener_.joinable()) return;
-        listener_ = std::thread([this] {
-            stream_state st;
-            int failures = 0;
-            while (!stop_.stop_requested() && failures < ep_.max_resume_attempts) {
-                net::client_request g = base_request("GET");
-                g.headers.emplace_back("Accept", "text/event-stream");
-                if (!st.last_event_id.empty()) g.headers.emplace_back("Last-Event-ID", st.last_event_id);
-                std::string body;
-                bool is_sse = false;
-                auto r = read_stream(g, nullptr, st, is_sse, body);
-                if (stop_.stop_requested()) return;
-                if (r && (r->status == 405 || r->status == 404 || r->status == 400)) return;  // no stream offered
-                if (r && is_sse) failures = 0;
-                else ++failures;
-                if (!wait_for(std::chrono::milliseconds(st.retry_ms.value_or(ep_.default_retry.count())))) return;
-            }
-        });
+        {
+            std::lock_guard lock(threads_mu_);
+            if (listener_.joinable()) return;
+            listener_ = std::thread([this] {
+                stream_state st;
+                int failures = 0;
+                const net::head_sink opened = [this](const net::client_response&) { listener_settled(); };
+                while (!stop_.stop_requested() && failures < ep_.max_resume_attempts) {
+                    net::client_request g = base_request("GET");
+                    g.headers.emplace_back("Accept", "text/event-stream");
+                    if (!st.last_event_id.empty()) g.headers.emplace_back("Last-Event-ID", st.last_event_id);
+                    std::string body;
+                    bool is_sse = false;
+                    auto r = read_stream(g, nullptr, st, is_sse, body, opened);
+                    listener_settled();  // refused or failed: nobody waits for it any longer
+                    if (stop_.stop_requested()) return;
+                    if (r && (r->status == 405 || r->status == 404 || r->status == 400)) return;  // no stream offered
+                    if (r && is_sse) failures = 0;
+                    else ++failures;
+                    if (!wait_for(std::chrono::milliseconds(st.retry_ms.value_or(ep_.default_retry.count())))) return;
+                }
+            });
+        }
+        std::unique_lock lock(cv_mu_);
+        cv_.wait_for(lock, ep_.listen_open_wait, [&] { return listener_settled_ || stop_.stop_requested(); });
+    }
+
+    void listener_settled() {
+        std::lock_guard lock(cv_mu_);
+        if (listener_settled_) return;
+        listener_settled_ = true;
+        cv_.notify_all();
     }
 
     http_server_endpoint ep_;
@@ -498,6 +518,7 @@ private:
     std::mutex threads_mu_;
     std::list<worker> workers_;
     std::thread listener_;
+    bool listener_settled_ = false;  // the listener's first GET is open or over (under cv_mu_)
     std::mutex cv_mu_;
     std::condition_variable cv_;
 };
