@@ -111,6 +111,10 @@ std::unique_ptr<ak::mcp::server> make_server(const br::server_config& c, std::sh
         case br::tool_set::menu: {
             ak::menu_options mo;
             mo.reference_blocks = false;  // MCP clients learn of the new tools through list_changed
+            if (!c.vision) {  // the coordinate tools only with --caps vision, as in every exposure
+                mo.omitted_modes = {"vision"};
+                mo.omitted_hint = std::string(br::vision_off_reason) + ": " + std::string(br::vision_off_alternative) + ".";
+            }
             auto menu = br::make_browser_menu<browser_toolbox>(std::move(mo));
             b = masked_backend(std::move(host), std::make_unique<decltype(menu)>(std::move(menu)), so.instructions);
             break;
@@ -119,6 +123,10 @@ std::unique_ptr<ak::mcp::server> make_server(const br::server_config& c, std::sh
             ak::router_options ro;
             ro.pinned = br::router_pinned_tools();
             ro.reference_blocks = false;  // the result lists the tools; list_changed updates the client
+            if (!c.vision) {
+                ro.omitted.assign(br::vision_tools.begin(), br::vision_tools.end());
+                ro.omitted_hint = std::string(br::vision_off_reason) + ": " + std::string(br::vision_off_alternative) + ".";
+            }
             b = masked_backend(std::move(host), std::make_unique<ak::router<>>(std::move(ro)), so.instructions);
             break;
         }

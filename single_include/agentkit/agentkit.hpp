@@ -19288,6 +19288,7 @@ template <class... A, class... B>
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -19412,6 +19413,13 @@ struct menu_options {
     std::string prompt_intro;
     /// Replaces the first-action rule when not empty.
     std::string first_action_rule;
+    /// Modes left out at run time (a capability the host has not turned on): not listed, not
+    /// enterable, not in the prompt; a call to a tool that only they hold answers
+    /// capability.unsupported with `omitted_hint` (what turns them on). Unknown names are
+    /// problems() at bind.
+    std::vector<std::string> omitted_modes;
+    /// The hint of a call to a tool of an omitted mode.
+    std::string omitted_hint = "This tool is not offered by this host.";
     /// Called with the model's summary when it calls complete.
     std::function<void(std::string_view)> on_complete;
     /// Called with the text when the model calls message_user.
@@ -19436,6 +19444,18 @@ public:
     /// A menu over these modes, in-every-mode tools, start mode ("" for ROOT) and options.
     menu_runtime(std::vector<menu_mode> modes, std::vector<std::string> every, std::string start, menu_options o)
         : modes_(std::move(modes)), every_(std::move(every)), start_(std::move(start)), opt_(std::move(o)) {
+        for (const auto& name : opt_.omitted_modes) {
+            auto it = std::find_if(modes_.begin(), modes_.end(), [&](const menu_mode& m) { return m.name == name; });
+            if (it == modes_.end()) {
+                unknown_omitted_.push_back(name);
+                continue;
+            }
+            omitted_tools_.insert(it->tools.begin(), it->tools.end());
+            modes_.erase(it);
+        }
+        for (const auto& m : modes_)
+            for (const auto& t : m.tools) omitted_tools_.erase(t);  // still reachable through another mode
+        if (std::find(opt_.omitted_modes.begin(), opt_.omitted_modes.end(), start_) != opt_.omitted_modes.end()) start_.clear();
         current_ = find_mode(start_);
     }
 
@@ -19454,7 +19474,8 @@ public:
             for (const auto& t : m.tools)
                 if (!index_.count(t)) problems_.push_back("mode \"" + m.name + "\" lists unknown tool \"" + t + "\"");
         for (const auto& t : catalogue_)
-            if (modes_of(t).empty() && !is_every(t)) problems_.push_back("tool \"" + t + "\" is in no mode");
+            if (modes_of(t).empty() && !is_every(t) && !omitted_tools_.count(t)) problems_.push_back("tool \"" + t + "\" is in no mode");
+        for (const auto& m : unknown_omitted_) problems_.push_back("omitted mode \"" + m + "\" is not a mode");
         current_ = find_mode(start_);
         nudges_ = 0;
         signal_.bump();
@@ -19617,6 +19638,8 @@ public:
             return fail(errc::tool_unknown, "no tool named \"" + n + "\"", std::move(hint), json{{"candidates", close}});
         }
         const auto modes = modes_of(n);
+        if (modes.empty() && omitted_tools_.count(n))
+            return fail(errc::capability_unsupported, n + " is not offered here", opt_.omitted_hint, json{{"tool", n}});
         std::string where = modes.empty() ? std::string("no mode") : "mode " + join(modes, ", ");
         std::string msg = n + " is not available in " + std::string(current_mode()) + "; it is in " + where + ".";
         std::string hint = modes.empty() ? "This tool cannot be reached from the menu."
@@ -19684,6 +19707,10 @@ public:
                 if (iequals_ascii(modes_[i].name, mode)) idx = static_cast<int>(i);
         }
         if (idx < 0) {
+            for (const auto& m : opt_.omitted_modes)
+                if (iequals_ascii(m, mode))
+                    return fail(errc::capability_unsupported, "mode \"" + m + "\" is not offered here",
+                                opt_.omitted_hint + " Call menu_enter with one of: " + mode_names_joined() + ".");
             json names = json::array();
             for (const auto& m : modes_) names.push_back(m.name);
             std::vector<std::string> all;
@@ -19801,6 +19828,8 @@ private:
     }
 
     std::vector<menu_mode> modes_;
+    std::set<std::string> omitted_tools_;         // tools only omitted modes hold (menu_options::omitted_modes)
+    std::vector<std::string> unknown_omitted_;    // omitted_modes naming no mode (problems at bind)
     std::vector<std::string> every_;
     std::string start_;
     menu_options opt_;
@@ -21588,6 +21617,10 @@ struct router_options {
     bool reference_blocks = true;     ///< tool_search results carry tool_reference blocks
     /// Example requests per tool name (history persisted by the host), added at bind.
     std::map<std::string, std::vector<std::string>> examples{};
+    /// Host tools left out (a capability the host has not turned on): not indexed, never
+    /// surfaced; a call answers capability.unsupported with `omitted_hint`.
+    std::vector<std::string> omitted{};
+    std::string omitted_hint = "This tool is not offered by this host.";  ///< see `omitted`
     retriever_options retrieval{};  ///< the retriever's scoring and fusion options
 };
 
@@ -21602,7 +21635,10 @@ public:
     // --- masker ------------------------------------------------------------------------------
     /// Index the host's catalogue (with router_options::examples) and clear the surfaced tools; unknown
     /// pinned tools become problems().
-    void bind(const std::vector<tool_info>& catalogue) {
+    void bind(const std::vector<tool_info>& host_catalogue) {
+        std::vector<tool_info> catalogue;
+        for (const auto& t : host_catalogue)
+            if (std::find(opt_.omitted.begin(), opt_.omitted.end(), t.name) == opt_.omitted.end()) catalogue.push_back(t);
         auto docs = tool_docs_from(catalogue);
         for (auto& d : docs)
             if (auto it = opt_.examples.find(d.name); it != opt_.examples.end())
@@ -21687,6 +21723,8 @@ public:
     /// tool.masked naming the tool_search call that loads the tool, or tool.unknown with the closest names.
     [[nodiscard]] result<tool_output> answer_hidden(std::string_view name) const {
         const std::string n(name);
+        if (std::find(opt_.omitted.begin(), opt_.omitted.end(), n) != opt_.omitted.end())
+            return fail(errc::capability_unsupported, n + " is not offered here", opt_.omitted_hint, json{{"tool", n}});
         if (!known_.count(n)) {
             auto close = closest_names(name, names_, 3);
             return fail(errc::tool_unknown, "no tool named \"" + n + "\"",
@@ -21864,6 +21902,13 @@ inline constexpr std::array<std::string_view, 20> playwright_tools{
     "browser_take_screenshot", "browser_evaluate",     "browser_wait_for",         "browser_console_messages",
     "browser_network_requests", "browser_tabs",        "browser_resize",           "browser_close"};
 
+/// Why a coordinate (vision) tool answers capability.unsupported when `--caps vision` is off,
+/// and what to do instead (every exposure: all, core, menu, router).
+inline constexpr std::string_view vision_off_reason = "coordinate (vision) tools are offered with --caps vision only";
+/// See vision_off_reason.
+inline constexpr std::string_view vision_off_alternative =
+    "restart agentkit-browser-mcp with --caps vision, or act by ref (browser_click)";
+
 /// Tools the router always lists (--tools router): a page cannot be used without them.
 inline const std::vector<std::string>& router_pinned_tools() {
     static const std::vector<std::string> pinned{"browser_navigate", "browser_snapshot"};
@@ -21939,8 +21984,8 @@ frozen_scope all_but_vision_scope(const Box& box) {
         }
         deferred_tool d;
         d.name = t.name;
-        d.reason = "coordinate (vision) tools are offered with --caps vision only";
-        d.alternative = "restart agentkit-browser-mcp with --caps vision, or act by ref (browser_click)";
+        d.reason = std::string(vision_off_reason);
+        d.alternative = std::string(vision_off_alternative);
         d.reference = "playwright-mcp:" + t.name;
         d.description = t.description;
         deferred.push_back(std::move(d));

@@ -112,6 +112,55 @@ test("without --caps vision the coordinate tools are not listed, and a call says
   }
 });
 
+// The same rule under the menu and the router: without --caps vision there is no vision mode
+// and tool_search finds no coordinate tool; a call (or entering the mode) says how to turn them
+// on. With --caps vision both reach them.
+const notOffered = (tool) => new RegExp(`capability\\.unsupported\\]?: ${tool} is not offered here[\\s\\S]*--caps vision`);
+test("--tools menu: the vision mode only with --caps vision", async () => {
+  const { client } = await connect(["--headless", "--quiet", "--tools", "menu"]);
+  try {
+    const list = await call(client, "menu_list");
+    assert.match(list, /- browser/);
+    assert.doesNotMatch(list, /vision|browser_mouse_/);
+    const enter = await client.callTool({ name: "menu_enter", arguments: { mode: "vision" } });
+    assert.equal(enter.isError, true);
+    assert.match(textOf(enter), /capability\.unsupported\]?: mode "vision" is not offered here[\s\S]*--caps vision[\s\S]*menu_enter with one of: browser/);
+    const r = await client.callTool({ name: "browser_mouse_click_xy", arguments: { x: 1, y: 1 } });
+    assert.match(textOf(r), notOffered("browser_mouse_click_xy"));
+    await call(client, "menu_enter", { mode: "devtools" });  // the session goes on
+  } finally {
+    await client.close();
+  }
+  const on = await connect(["--headless", "--quiet", "--tools", "menu", "--caps", "vision"]);
+  try {
+    assert.match(await call(on.client, "menu_list"), /- vision[^\n]*browser_mouse_click_xy/);
+    await call(on.client, "menu_enter", { mode: "vision" });
+    const { tools } = await on.client.listTools();
+    assert.ok(tools.some((t) => t.name === "browser_mouse_click_xy"), tools.map((t) => t.name).join(", "));
+  } finally {
+    await on.client.close();
+  }
+});
+
+test("--tools router: tool_search finds coordinate tools only with --caps vision", async () => {
+  const query = { query: "click the mouse at x y pixel coordinates of the screenshot", k: 10 };
+  const { client } = await connect(["--headless", "--quiet", "--tools", "router"]);
+  try {
+    const found = await call(client, "tool_search", query);
+    assert.doesNotMatch(found, /browser_mouse_/);
+    const r = await client.callTool({ name: "browser_mouse_click_xy", arguments: { x: 1, y: 1 } });
+    assert.match(textOf(r), notOffered("browser_mouse_click_xy"));
+  } finally {
+    await client.close();
+  }
+  const on = await connect(["--headless", "--quiet", "--tools", "router", "--caps", "vision"]);
+  try {
+    assert.match(await call(on.client, "tool_search", query), /browser_mouse_click_xy/);
+  } finally {
+    await on.client.close();
+  }
+});
+
 test("--snapshot-mode none: a navigation's result names the page, browser_snapshot shows it", async () => {
   const { client } = await connect(["--headless", "--quiet", "--snapshot-mode", "none"]);
   try {

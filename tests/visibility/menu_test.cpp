@@ -243,3 +243,48 @@ TEST(Menu, UncheckedMenuReportsBindingProblems) {
     EXPECT_NE(m.problems()[0].find("unknown tool \"y\""), std::string::npos);
     EXPECT_NE(m.problems()[1].find("\"z\" is in no mode"), std::string::npos);
 }
+
+// A mode the host leaves out (a capability it has not turned on): not in menu_enter's schema,
+// menu_list or the prompt; entering it or calling a tool only it holds answers
+// capability.unsupported with the host's hint; a tool another mode also holds stays reachable.
+TEST(Menu, OmittedModesAreNeitherListedNorEnteredNorCalled) {
+    ak::menu_options o;
+    o.omitted_modes = {"deploy"};
+    o.omitted_hint = "Start the agent with --deploy to use it.";
+    auto m = bound_menu(o);
+    EXPECT_TRUE(m.problems().empty()) << m.problems().front();  // deploy's own tools are not "in no mode"
+    const auto meta = m.meta_tools();
+    const auto& e = meta[1].input_schema["properties"]["mode"]["enum"];
+    EXPECT_EQ(e.size(), 8U);
+    EXPECT_EQ(std::find(e.begin(), e.end(), "deploy"), e.end());
+    auto listed = m.list();
+    ASSERT_TRUE(listed.has_value());
+    EXPECT_EQ(listed->structured->at("modes").size(), 8U);
+    EXPECT_EQ(m.prompt_section().find("deploy"), std::string::npos);
+
+    auto in = m.enter("Deploy");
+    ASSERT_FALSE(in.has_value());
+    EXPECT_EQ(in.error().code, ak::errc::capability_unsupported);
+    EXPECT_NE(in.error().hint.find("--deploy"), std::string::npos);
+    EXPECT_NE(in.error().hint.find("menu_enter with one of: swe"), std::string::npos);
+    EXPECT_EQ(m.current_mode(), "ROOT");
+
+    auto call = m.answer_hidden("rollback");  // only in deploy
+    ASSERT_FALSE(call.has_value());
+    EXPECT_EQ(call.error().code, ak::errc::capability_unsupported);
+    EXPECT_EQ(call.error().hint, o.omitted_hint);
+    auto shared = m.answer_hidden("git_pr_checks");  // deploy and git
+    ASSERT_FALSE(shared.has_value());
+    EXPECT_EQ(shared.error().code, ak::errc::tool_masked);
+    EXPECT_EQ(shared.error().details["modes"], json::parse(R"(["git"])"));
+    EXPECT_TRUE(m.enter("git").has_value());
+    EXPECT_TRUE(m.is_visible("git_pr_checks"));
+    EXPECT_FALSE(m.is_visible("rollback"));
+
+    // a start mode that is omitted starts at ROOT; an unknown omitted name is a binding problem
+    ak::menu_options bad;
+    bad.omitted_modes = {"deploy", "nope"};
+    auto b = bound_menu(bad);
+    ASSERT_EQ(b.problems().size(), 1U);
+    EXPECT_EQ(b.problems()[0], "omitted mode \"nope\" is not a mode");
+}

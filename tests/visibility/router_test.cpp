@@ -365,3 +365,31 @@ TEST(Router, StaleSnapshotsKeepTheirRankingWhileTheOwnerLearns) {
     ASSERT_FALSE(again.empty());
     EXPECT_EQ(again[0].doc, before[0].doc);
 }
+
+// Tools the host leaves out are never found nor surfaced; a call to one answers
+// capability.unsupported with the host's hint (not tool.masked: no search would load it).
+TEST(Router, OmittedToolsAreNeverFoundAndSayWhatTurnsThemOn) {
+    ak::router_options o = opts(5);
+    o.omitted = {"git_create_pr", "git_pr_checks"};
+    o.omitted_hint = "Start the agent with --git to use it.";
+    ak::router<> r(o);
+    r.bind(coding_agent::box.infos());
+    EXPECT_TRUE(r.problems().empty());
+    auto out = r.handle_meta("tool_search", json{{"query", "open a pull request git_create_pr"}, {"k", 20}});
+    ASSERT_TRUE(out && out->has_value()) << out->error().to_text();
+    const auto names = found_names(**out);
+    EXPECT_FALSE(names.empty());
+    EXPECT_FALSE(has(names, "git_create_pr"));
+    EXPECT_FALSE(has(names, "git_pr_checks"));
+    EXPECT_FALSE(r.is_visible("git_create_pr"));
+    auto call = r.answer_hidden("git_create_pr");
+    ASSERT_FALSE(call.has_value());
+    EXPECT_EQ(call.error().code, ak::errc::capability_unsupported);
+    EXPECT_EQ(call.error().hint, o.omitted_hint);
+    // without the option the same search finds it
+    ak::router<> all(opts(5));
+    all.bind(coding_agent::box.infos());
+    auto found = all.handle_meta("tool_search", json{{"query", "open a pull request git_create_pr"}});
+    ASSERT_TRUE(found && found->has_value());
+    EXPECT_TRUE(has(found_names(**found), "git_create_pr"));
+}

@@ -40,6 +40,13 @@ inline constexpr std::array<std::string_view, 20> playwright_tools{
     "browser_take_screenshot", "browser_evaluate",     "browser_wait_for",         "browser_console_messages",
     "browser_network_requests", "browser_tabs",        "browser_resize",           "browser_close"};
 
+/// Why a coordinate (vision) tool answers capability.unsupported when `--caps vision` is off,
+/// and what to do instead (every exposure: all, core, menu, router).
+inline constexpr std::string_view vision_off_reason = "coordinate (vision) tools are offered with --caps vision only";
+/// See vision_off_reason.
+inline constexpr std::string_view vision_off_alternative =
+    "restart agentkit-browser-mcp with --caps vision, or act by ref (browser_click)";
+
 /// Tools the router always lists (--tools router): a page cannot be used without them.
 inline const std::vector<std::string>& router_pinned_tools() {
     static const std::vector<std::string> pinned{"browser_navigate", "browser_snapshot"};
@@ -115,8 +122,8 @@ frozen_scope all_but_vision_scope(const Box& box) {
         }
         deferred_tool d;
         d.name = t.name;
-        d.reason = "coordinate (vision) tools are offered with --caps vision only";
-        d.alternative = "restart agentkit-browser-mcp with --caps vision, or act by ref (browser_click)";
+        d.reason = std::string(vision_off_reason);
+        d.alternative = std::string(vision_off_alternative);
         d.reference = "playwright-mcp:" + t.name;
         d.description = t.description;
         deferred.push_back(std::move(d));

@@ -39,6 +39,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -163,6 +164,13 @@ struct menu_options {
     std::string prompt_intro;
     /// Replaces the first-action rule when not empty.
     std::string first_action_rule;
+    /// Modes left out at run time (a capability the host has not turned on): not listed, not
+    /// enterable, not in the prompt; a call to a tool that only they hold answers
+    /// capability.unsupported with `omitted_hint` (what turns them on). Unknown names are
+    /// problems() at bind.
+    std::vector<std::string> omitted_modes;
+    /// The hint of a call to a tool of an omitted mode.
+    std::string omitted_hint = "This tool is not offered by this host.";
     /// Called with the model's summary when it calls complete.
     std::function<void(std::string_view)> on_complete;
     /// Called with the text when the model calls message_user.
@@ -187,6 +195,18 @@ public:
     /// A menu over these modes, in-every-mode tools, start mode ("" for ROOT) and options.
     menu_runtime(std::vector<menu_mode> modes, std::vector<std::string> every, std::string start, menu_options o)
         : modes_(std::move(modes)), every_(std::move(every)), start_(std::move(start)), opt_(std::move(o)) {
+        for (const auto& name : opt_.omitted_modes) {
+            auto it = std::find_if(modes_.begin(), modes_.end(), [&](const menu_mode& m) { return m.name == name; });
+            if (it == modes_.end()) {
+                unknown_omitted_.push_back(name);
+                continue;
+            }
+            omitted_tools_.insert(it->tools.begin(), it->tools.end());
+            modes_.erase(it);
+        }
+        for (const auto& m : modes_)
+            for (const auto& t : m.tools) omitted_tools_.erase(t);  // still reachable through another mode
+        if (std::find(opt_.omitted_modes.begin(), opt_.omitted_modes.end(), start_) != opt_.omitted_modes.end()) start_.clear();
         current_ = find_mode(start_);
     }
 
@@ -205,7 +225,8 @@ public:
             for (const auto& t : m.tools)
                 if (!index_.count(t)) problems_.push_back("mode \"" + m.name + "\" lists unknown tool \"" + t + "\"");
         for (const auto& t : catalogue_)
-            if (modes_of(t).empty() && !is_every(t)) problems_.push_back("tool \"" + t + "\" is in no mode");
+            if (modes_of(t).empty() && !is_every(t) && !omitted_tools_.count(t)) problems_.push_back("tool \"" + t + "\" is in no mode");
+        for (const auto& m : unknown_omitted_) problems_.push_back("omitted mode \"" + m + "\" is not a mode");
         current_ = find_mode(start_);
         nudges_ = 0;
         signal_.bump();
@@ -368,6 +389,8 @@ public:
             return fail(errc::tool_unknown, "no tool named \"" + n + "\"", std::move(hint), json{{"candidates", close}});
         }
         const auto modes = modes_of(n);
+        if (modes.empty() && omitted_tools_.count(n))
+            return fail(errc::capability_unsupported, n + " is not offered here", opt_.omitted_hint, json{{"tool", n}});
         std::string where = modes.empty() ? std::string("no mode") : "mode " + join(modes, ", ");
         std::string msg = n + " is not available in " + std::string(current_mode()) + "; it is in " + where + ".";
         std::string hint = modes.empty() ? "This tool cannot be reached from the menu."
@@ -435,6 +458,10 @@ public:
                 if (iequals_ascii(modes_[i].name, mode)) idx = static_cast<int>(i);
         }
         if (idx < 0) {
+            for (const auto& m : opt_.omitted_modes)
+                if (iequals_ascii(m, mode))
+                    return fail(errc::capability_unsupported, "mode \"" + m + "\" is not offered here",
+                                opt_.omitted_hint + " Call menu_enter with one of: " + mode_names_joined() + ".");
             json names = json::array();
             for (const auto& m : modes_) names.push_back(m.name);
             std::vector<std::string> all;
@@ -552,6 +579,8 @@ private:
     }
 
     std::vector<menu_mode> modes_;
+    std::set<std::string> omitted_tools_;         // tools only omitted modes hold (menu_options::omitted_modes)
+    std::vector<std::string> unknown_omitted_;    // omitted_modes naming no mode (problems at bind)
     std::vector<std::string> every_;
     std::string start_;
     menu_options opt_;

@@ -54,6 +54,10 @@ struct router_options {
     bool reference_blocks = true;     ///< tool_search results carry tool_reference blocks
     /// Example requests per tool name (history persisted by the host), added at bind.
     std::map<std::string, std::vector<std::string>> examples{};
+    /// Host tools left out (a capability the host has not turned on): not indexed, never
+    /// surfaced; a call answers capability.unsupported with `omitted_hint`.
+    std::vector<std::string> omitted{};
+    std::string omitted_hint = "This tool is not offered by this host.";  ///< see `omitted`
     retriever_options retrieval{};  ///< the retriever's scoring and fusion options
 };
 
@@ -68,7 +72,10 @@ public:
     // --- masker ------------------------------------------------------------------------------
     /// Index the host's catalogue (with router_options::examples) and clear the surfaced tools; unknown
     /// pinned tools become problems().
-    void bind(const std::vector<tool_info>& catalogue) {
+    void bind(const std::vector<tool_info>& host_catalogue) {
+        std::vector<tool_info> catalogue;
+        for (const auto& t : host_catalogue)
+            if (std::find(opt_.omitted.begin(), opt_.omitted.end(), t.name) == opt_.omitted.end()) catalogue.push_back(t);
         auto docs = tool_docs_from(catalogue);
         for (auto& d : docs)
             if (auto it = opt_.examples.find(d.name); it != opt_.examples.end())
@@ -153,6 +160,8 @@ public:
     /// tool.masked naming the tool_search call that loads the tool, or tool.unknown with the closest names.
     [[nodiscard]] result<tool_output> answer_hidden(std::string_view name) const {
         const std::string n(name);
+        if (std::find(opt_.omitted.begin(), opt_.omitted.end(), n) != opt_.omitted.end())
+            return fail(errc::capability_unsupported, n + " is not offered here", opt_.omitted_hint, json{{"tool", n}});
         if (!known_.count(n)) {
             auto close = closest_names(name, names_, 3);
             return fail(errc::tool_unknown, "no tool named \"" + n + "\"",
