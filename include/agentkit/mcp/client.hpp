@@ -212,6 +212,7 @@ public:
         }
         const auto timeout = ro.timeout.value_or(o_.request_timeout);
         const auto started = std::chrono::steady_clock::now();
+        const std::size_t noise_before = noise_.load();
         const auto hard_end = std::min(ro.deadline, started + std::max(timeout, o_.max_request_time));
         std::unique_lock lock(p->mu);
         for (;;) {
@@ -230,6 +231,13 @@ public:
                 lock.unlock();
                 abandon(id, "timed out");
                 const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - started).count();
+                // lines that were not JSON-RPC meanwhile: most likely the answer, malformed
+                if (const std::size_t garbled = noise_.load() - noise_before; garbled > 0)
+                    return fail(errc::timeout, name() + ": no answer to " + std::string(method) + " in " + std::to_string(ms) + " ms; meanwhile it wrote " +
+                                    std::to_string(garbled) + " message(s) that are not valid JSON-RPC (a malformed answer?)",
+                                "The MCP server \"" + name() + "\" answers with malformed JSON; see its log, report it to its maintainers, "
+                                "or use another server's tools.",
+                                json{{"server", name()}, {"method", std::string(method)}, {"elapsed_ms", ms}, {"malformed", garbled}});
                 return fail(errc::timeout, name() + ": no answer to " + std::string(method) + " in " + std::to_string(ms) + " ms",
                             "The MCP server \"" + name() + "\" is slow or hung; try again, with less work per call, or later.",
                             json{{"server", name()}, {"method", std::string(method)}, {"elapsed_ms", ms}});
