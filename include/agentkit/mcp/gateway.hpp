@@ -515,13 +515,19 @@ template <class MakeMasker>
         }
         if (route.answer) {
             if (!*route.answer && route.answer->error().is(errc::tool_unknown)) {
-                // the tool may be one of a server that is down (and, never up, lists nothing)
+                // The tool may be one of a server that is down (never up, it lists nothing): the
+                // answer names those servers and why, as a tool error the model reads (a
+                // tool.unknown would become a bare JSON-RPC "Unknown tool" error).
                 if (const std::string down = s->g->unavailable_note(); !down.empty()) {
-                    error e = std::move(*route.answer).error();
-                    e.message += "; MCP servers not available now, whose tools are missing: " + down;
-                    e.hint += (e.hint.empty() ? "" : " ") + std::string("If the tool belongs to one of them, fix what its error says "
-                                                                         "(the gateway retries it) or use another server's tools.");
-                    return fail(std::move(e));
+                    const error& e = route.answer->error();
+                    json details = json::object();
+                    details["tool"] = std::string(name);
+                    if (e.details.is_object() && e.details.contains("candidates")) details["candidates"] = e.details["candidates"];
+                    return fail(errc::transport_closed,
+                                e.message + ", and these MCP servers are not available now (their tools are missing): " + down,
+                                "If the tool is one of theirs, it comes back when the server does (the gateway retries; fix what "
+                                "its error says). " + e.hint,
+                                std::move(details));
                 }
             }
             return std::move(*route.answer);
