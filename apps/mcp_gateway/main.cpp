@@ -7,8 +7,8 @@
 // server, and serves the union of their tools over stdio (default) or Streamable HTTP on
 // 127.0.0.1 (--port; AGENTKIT_MCP_TOKEN sets a bearer token) through the masker --mask names:
 //   menu    a mode per server: the model enters a server's mode to see its tools (default)
-//   router  tool_search: the tools found become visible (a server's description and keywords
-//           count as example requests of its tools)
+//   router  tool_search (hybrid: BM25F and character n-grams): the tools found become visible;
+//           a server's description and keywords count as example requests of its tools
 //   intent  a class per server (its "keywords" from the configuration)
 //   frozen  the configuration's "frozen" list; calls to the rest answer capability.unsupported
 //   none    every tool
@@ -176,9 +176,11 @@ int main(int argc, char** argv) {
     if (f.mask == "none") return serve(g, [](const mcp::gateway&) { return ak::all_visible{}; }, f, current, stop);
     if (f.mask == "router")
         return serve(g, [](const mcp::gateway& gw) {
-            // what a server is for (its description, else its instructions) and its keywords
-            // count as example requests of each of its tools: "remember that ..." finds the
-            // knowledge graph's tools although none of them says "remember"
+            // Hybrid retrieval (BM25F fused with hashed character n-grams), and what a server is
+            // for (its description, else its instructions, and its keywords) counts as an example
+            // request of each of its tools: "remember that ..." finds the knowledge graph's tools
+            // although none of them says "remember". Chosen on the tuning part of the gateway
+            // bench's tasks (bench/README.md).
             ak::router_options o;
             for (auto& [server, names] : gw.tools_by_server()) {
                 std::string what = gw.description_of(server);
@@ -187,7 +189,7 @@ int main(int argc, char** argv) {
                         for (const auto& w : k.keywords) what += " " + w;
                 for (const auto& n : names) o.examples[n].push_back(what);
             }
-            return ak::router<>{std::move(o)};
+            return ak::router<ak::hashed_ngram_embedder>{std::move(o), {}};
         }, f, current, stop);
     if (f.mask == "frozen")
         return serve(g, [](const mcp::gateway& gw) {
