@@ -100,7 +100,7 @@ test("a server that answers malformed JSON: its call fails saying so, the others
     const r = await g.client.callTool({ name: "echo", arguments: { message: "x" } });
     assert.equal(r.isError, true);
     assert.match(textOf(r), /garbled: no answer to tools\/call/);
-    assert.match(textOf(r), /not valid JSON-RPC/);
+    assert.match(textOf(r), /line\(s\) that are not valid JSON/);
     assert.match(textOf(r), /malformed JSON; see its log/);
     assert.equal(textOf(await g.client.callTool({ name: "greet", arguments: { name: "Ok" } })), "Hello, Ok!");
     assert.ok(g.log.lines.some((l) => /garbled/.test(l)));

@@ -212,7 +212,7 @@ public:
         }
         const auto timeout = ro.timeout.value_or(o_.request_timeout);
         const auto started = std::chrono::steady_clock::now();
-        const std::size_t noise_before = noise_.load();
+        const std::size_t malformed_before = malformed_.load();
         const auto hard_end = std::min(ro.deadline, started + std::max(timeout, o_.max_request_time));
         std::unique_lock lock(p->mu);
         for (;;) {
@@ -231,10 +231,10 @@ public:
                 lock.unlock();
                 abandon(id, "timed out");
                 const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - started).count();
-                // lines that were not JSON-RPC meanwhile: most likely the answer, malformed
-                if (const std::size_t garbled = noise_.load() - noise_before; garbled > 0)
+                // lines that were not JSON meanwhile: most likely the answer, malformed
+                if (const std::size_t garbled = malformed_.load() - malformed_before; garbled > 0)
                     return fail(errc::timeout, name() + ": no answer to " + std::string(method) + " in " + std::to_string(ms) + " ms; meanwhile it wrote " +
-                                    std::to_string(garbled) + " message(s) that are not valid JSON-RPC (a malformed answer?)",
+                                    std::to_string(garbled) + " line(s) that are not valid JSON (a malformed answer?)",
                                 "The MCP server \"" + name() + "\" answers with malformed JSON; see its log, report it to its maintainers, "
                                 "or use another server's tools.",
                                 json{{"server", name()}, {"method", std::string(method)}, {"elapsed_ms", ms}, {"malformed", garbled}});
@@ -608,6 +608,7 @@ private:
         json m = json::parse(text, nullptr, false);
         if (m.is_discarded()) {
             ++noise_;
+            ++malformed_;
             return;
         }
         if (m.is_array()) {  // a batch (2025-03-26)
@@ -765,6 +766,7 @@ private:
     std::optional<error> close_reason_;
     std::vector<std::thread> workers_;
     std::atomic<std::size_t> noise_{0};
+    std::atomic<std::size_t> malformed_{0};  // lines that were not JSON at all (a subset of noise_)
     std::string version_;
     json server_caps_ = json::object();
     json server_info_ = json::object();
