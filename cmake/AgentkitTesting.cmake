@@ -2,7 +2,7 @@
 #
 #   agentkit_add_gtest(<name> SOURCES <files...> [LABELS <labels...>]
 #                      [LINK_LIBRARIES <libs...>] [COMPILE_DEFINITIONS <defs...>]
-#                      [TIMEOUT <seconds>] [RELEASE_TWIN] [NO_PCH]
+#                      [TIMEOUT <seconds>] [RELEASE_TWIN] [NO_PCH] [BUILD_WITHOUT_E2E] [CPU_BOUND]
 #                      [SERIAL_TESTS <Suite.Test...>])
 #       One GoogleTest executable per area (build/bin/<name>); every TEST() becomes its own
 #       ctest test. With RELEASE_TWIN and AGENTKIT_TEST_SINGLE_INCLUDE, a second executable
@@ -20,6 +20,11 @@
 #       gtest, the standard library and agentkit) unless AGENTKIT_PCH=OFF or NO_PCH (for a
 #       target whose libraries add compile definitions the header was not built with, such
 #       as agentkit::net's cpp-httplib).
+#       An executable labelled e2e is not built when AGENTKIT_TEST_E2E is OFF (the default
+#       preset: it never runs them, the asan preset builds and runs them), unless
+#       BUILD_WITHOUT_E2E says another test runs it there (the soak under valgrind).
+#       CPU_BOUND: its tests are bound by agentkit's own CPU work; under the sanitizers it is
+#       compiled at -O1 (agentkit_optimise_under_sanitizers) without the -O0 precompiled header.
 #
 #   agentkit_add_doc_program(<target> DOC <file.md> [SECTION <heading>] [LINK_LIBRARIES <libs...>])
 #       The program a documentation page shows: its first ```cpp block that defines main()
@@ -166,7 +171,7 @@ function(_agentkit_gtest_executable target dev_target test_prefix labels timeout
 endfunction()
 
 function(agentkit_add_gtest name)
-    cmake_parse_arguments(PARSE_ARGV 1 ARG "RELEASE_TWIN;NO_PCH" "TIMEOUT"
+    cmake_parse_arguments(PARSE_ARGV 1 ARG "RELEASE_TWIN;NO_PCH;BUILD_WITHOUT_E2E;CPU_BOUND" "TIMEOUT"
         "SOURCES;LABELS;LINK_LIBRARIES;COMPILE_DEFINITIONS;SERIAL_TESTS")
     if(ARG_UNPARSED_ARGUMENTS)
         message(FATAL_ERROR "agentkit_add_gtest(${name}): unknown arguments ${ARG_UNPARSED_ARGUMENTS}")
@@ -177,14 +182,20 @@ function(agentkit_add_gtest name)
     if(NOT ARG_TIMEOUT)
         set(ARG_TIMEOUT 120)
     endif()
+    if("e2e" IN_LIST ARG_LABELS AND NOT AGENTKIT_TEST_E2E AND NOT ARG_BUILD_WITHOUT_E2E)
+        return()
+    endif()
 
     set(targets ${name})
-    if(ARG_NO_PCH)
+    if(ARG_NO_PCH OR (ARG_CPU_BOUND AND AGENTKIT_SANITIZE))
         set(pch OFF)
     else()
         set(pch ON)
     endif()
     _agentkit_gtest_executable(${name} agentkit_dev "" "${ARG_LABELS}" ${ARG_TIMEOUT} "${ARG_SERIAL_TESTS}" ${pch} ${ARG_SOURCES})
+    if(ARG_CPU_BOUND)
+        agentkit_optimise_under_sanitizers(${name})
+    endif()
     if(AGENTKIT_TEST_SINGLE_INCLUDE AND ARG_RELEASE_TWIN)
         _agentkit_gtest_executable(${name}_single agentkit_dev_single "single."
             "${ARG_LABELS};single_include" ${ARG_TIMEOUT} "${ARG_SERIAL_TESTS}" ${pch} ${ARG_SOURCES})

@@ -7,16 +7,17 @@
 #   AGENTKIT_CHECK_PRESETS="default clang" tools/check.sh
 #
 # Presets (CMakePresets.json):
-#   default  g++, Debug: everything is built (tests, apps, examples, benchmarks); runs every
-#            test but the in-process Chromium ones (label e2e): unit tests, the unit tests'
-#            Release single-header twins (-O3: the optimised-build warning check), the apps
-#            (demo, bot, the MCP servers through the official MCP client and the conformance
-#            kit), self-contained header check, consumer tests (find_package, add_subdirectory,
-#            FetchContent, single header, pkg-config), compile-error tests, amalgamation
-#            freshness, packaging consistency, the valgrind soak
-#   asan     clang++, -O1, ASan+UBSan: unit and e2e tests (real Chromium), fuzzing, compile-error
-#            tests; no apps or examples (they run in default). This is also CI's clang++
-#            build: a separate plain clang++ build (preset clang) would cost as much again.
+#   default  g++, Debug: everything is built (tests, apps, examples, benchmarks) but the
+#            in-process Chromium tests (label e2e: asan builds and runs them); runs the unit
+#            tests, their Release single-header twins (-O3: the optimised-build warning check),
+#            the apps (demo, bot, the MCP servers through the official MCP client and the
+#            conformance kit), self-contained header check, consumer tests (find_package,
+#            add_subdirectory, FetchContent, single header, pkg-config), compile-error tests,
+#            amalgamation freshness, packaging consistency, the valgrind soak
+#   asan     clang++, -O0 (CPU-bound tests and fuzzers -O1), ASan+UBSan: unit and e2e
+#            tests (real Chromium), fuzzing, compile-error tests; no apps or examples (they
+#            run in default). This is also CI's clang++ build: a separate plain clang++
+#            build (preset clang) would cost as much again.
 #   clang    clang++, Debug: unit tests, header check, compile-error tests (developers, --all)
 #
 # Ninja with -j$(nproc) for builds, ctest -j2 --output-on-failure. Prints the time of every
@@ -29,7 +30,7 @@ presets=()
 for arg in "$@"; do
     case "$arg" in
         --all) presets+=(default clang asan) ;;
-        -h|--help) sed -n '2,26p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        -h|--help) sed -n '2,25p' "${BASH_SOURCE[0]}"; exit 0 ;;
         -*) echo "check.sh: unknown option $arg" >&2; exit 2 ;;
         *) presets+=("$arg") ;;
     esac

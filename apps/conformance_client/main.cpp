@@ -3,14 +3,23 @@
 //
 //   MCP_CONFORMANCE_SCENARIO=<scenario> agentkit-conformance-client <server URL>
 //
-// and scores what reaches its server. This client does what a host would: initialize over
-// Streamable HTTP, list the tools, call each with arguments made from its inputSchema (numbers
-// 1, 2, ...; strings "x"; booleans true), answer elicitation by accepting the schema's defaults,
-// and close the session. OAuth (the auth/* scenarios) is not implemented yet. Exit status 0 when
-// every step succeeded; what happened goes to stderr.
+// and scores what reaches its server. This client does what a host would: connect over
+// Streamable HTTP at the revision the kit names (MCP_CONFORMANCE_PROTOCOL_VERSION; 2026-07-28 is
+// the stateless wire, else the initialize handshake), list the tools, call the ones the
+// scenario's context names (toolCalls, with their arguments) or else each with arguments made
+// from its inputSchema (numbers 1, 2, ...; strings "x"; booleans true), answer elicitation by
+// accepting the schema's defaults, and close the session. A server that asks for authorization (the auth/* scenarios) gets MCP's
+// OAuth 2.1 flow (net/oauth.hpp) with this client's identity: pre-registered credentials from
+// MCP_CONFORMANCE_CONTEXT when the scenario gives them, else the client ID metadata document URL
+// the kit expects, else dynamic registration; the authorization page is fetched headless and its
+// redirect is followed by hand (the kit's authorization server approves at once). Exit status 0
+// when every step succeeded; what happened goes to stderr (never a token).
 #include <agentkit/agentkit.hpp>
+#include <agentkit/net/http_client.hpp>
 #include <agentkit/net/mcp_client_http.hpp>
+#include <agentkit/net/oauth.hpp>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -54,6 +63,38 @@ ak::result<json> accept_defaults(const json& params) {
     return json{{"action", "accept"}, {"content", std::move(content)}};
 }
 
+/// The user agent, headless: fetch the authorization URL without following its redirect and
+/// return where it sends the user back (the kit's authorization server approves at once).
+ak::result<std::string> follow_authorization(const std::string& url) {
+    ak::net::http_client http;
+    ak::net::client_request rq;
+    rq.url = url;
+    rq.timeout = std::chrono::seconds(10);
+    auto r = http.perform(rq);
+    if (!r) return ak::fail(std::move(r).error());
+    const std::string location = r->header("location");
+    if (r->status / 100 != 3 || location.empty())
+        return ak::fail(ak::errc::auth_required, "the authorization page answered HTTP " + std::to_string(r->status) + " without a redirect");
+    return location;
+}
+
+/// OAuth for the auth/* scenarios (see the file comment).
+std::shared_ptr<mcp::oauth_authorizer> authorizer() {
+    mcp::oauth_options oo;
+    oo.client_name = "agentkit-conformance-client";
+    oo.redirect_uri = "http://localhost:3000/callback";
+    oo.client_metadata_url = "https://conformance-test.local/client-metadata.json";
+    oo.authorize = follow_authorization;
+    if (const char* ctx = std::getenv("MCP_CONFORMANCE_CONTEXT")) {
+        const json c = json::parse(ctx, nullptr, false);
+        if (c.is_object() && c.contains("client_id") && c["client_id"].is_string()) {
+            oo.client_id = c["client_id"].get<std::string>();
+            oo.client_secret = c.value("client_secret", "");
+        }
+    }
+    return std::make_shared<mcp::oauth_authorizer>(std::move(oo));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -65,6 +106,7 @@ int main(int argc, char** argv) {
     const std::string scenario = scenario_env != nullptr ? scenario_env : "";
     mcp::http_server_endpoint ep;
     ep.url = argv[argc - 1];
+    ep.authorizer = authorizer();
     mcp::client_options o;
     o.server_name = "conformance:" + scenario;
     o.client_name = "agentkit-conformance-client";
@@ -73,6 +115,9 @@ int main(int argc, char** argv) {
         return json{{"role", "assistant"}, {"content", {{"type", "text"}, {"text", "A sampled answer."}}}, {"model", "agentkit-conformance"}};
     };
     o.roots_enabled = true;
+    // The revision the kit runs the scenario at: "2026-07-28" is the stateless wire.
+    if (const char* v = std::getenv("MCP_CONFORMANCE_PROTOCOL_VERSION"); v != nullptr && std::string(v) == mcp::stateless_version)
+        o.protocol_version = v;
     auto c = mcp::client::connect(std::make_unique<mcp::http_client_transport>(ep), o);
     if (!c) {
         std::fprintf(stderr, "%s\n", c.error().to_text().c_str());
@@ -85,7 +130,21 @@ int main(int argc, char** argv) {
         return 1;
     }
     std::fprintf(stderr, "scenario %s: %zu tools\n", scenario.c_str(), tools->size());
-    if (scenario != "initialize")
+    // These scenarios' servers only list tools (json-schema-ref-no-deref: that listing never
+    // fetches a $ref's URL).
+    // The calls a scenario asks for (its context's toolCalls: name and arguments), else each tool.
+    json calls = json::array();
+    if (const char* ctx = std::getenv("MCP_CONFORMANCE_CONTEXT")) {
+        const json context = json::parse(ctx, nullptr, false);
+        if (context.is_object() && context.contains("toolCalls") && context["toolCalls"].is_array()) calls = context["toolCalls"];
+    }
+    for (const auto& call : calls) {
+        const std::string name = call.value("name", "");
+        auto r = (*c)->call_tool(name, call.value("arguments", json::object()));
+        if (!r) ++failures;
+        std::fprintf(stderr, "%s: %s\n", name.c_str(), r ? r->joined_text().substr(0, 200).c_str() : r.error().to_text().c_str());
+    }
+    if (calls.empty() && scenario != "initialize" && scenario != "json-schema-ref-no-deref")
         for (const auto& t : *tools) {
             auto r = (*c)->call_tool(t.name, arguments_for(t.input_schema));
             if (!r) {

@@ -4937,6 +4937,12 @@ struct screenshot_mark {
     /// page coordinates for a full page one.
     double x = 0, y = 0, width = 0, height = 0;
     ///@}
+    ///@{
+    /// Where its label was drawn (CSS px, the same coordinates): beside or inside the box, at the
+    /// first place that overlaps no label drawn before it (the least overlapping one when the
+    /// page leaves none free).
+    double label_x = 0, label_y = 0, label_width = 0, label_height = 0;
+    ///@}
 };
 
 /// A screenshot: the image, its size, and with marks the boxes drawn and the snapshot they match.
@@ -13583,7 +13589,8 @@ inline std::vector<std::string> refs_in(const std::string& text) {
 // Draws the marks onto the image, in an isolated world (its own atob, Blob, canvas): boxes first,
 // then each label at the first place around its box where it overlaps no label placed before
 // (above-left, inside top-left, below-left, above-right, inside bottom-right, right, left; the
-// least overlapping one when none is free), kept inside the image. Returns the new image, base64.
+// least overlapping one when none is free), kept inside the image. Returns {image: the new
+// image (base64), labels: [x, y, w, h] of each box's label in CSS px}.
 inline constexpr const char* kDrawMarksScript = R"JS(async function(b64, mime, quality, cssW, boxes) {
   const bin = atob(b64);
   const bytes = new Uint8Array(bin.length);
@@ -13603,7 +13610,7 @@ inline constexpr const char* kDrawMarksScript = R"JS(async function(b64, mime, q
   const fs = Math.round(11 * k);
   g.font = 'bold ' + fs + 'px sans-serif';
   g.textBaseline = 'top';
-  const placed = [];
+  const placed = [], labels = [];
   const overlap = (a) => placed.reduce((n, p) =>
       n + Math.max(0, Math.min(a.x + a.w, p.x + p.w) - Math.max(a.x, p.x)) *
           Math.max(0, Math.min(a.y + a.h, p.y + p.h) - Math.max(a.y, p.y)), 0);
@@ -13620,6 +13627,7 @@ inline constexpr const char* kDrawMarksScript = R"JS(async function(b64, mime, q
       if (n === 0) break;
     }
     placed.push(best);
+    labels.push([best.x / k, best.y / k, best.w / k, best.h / k]);
     g.fillStyle = colors[i % colors.length];
     g.fillRect(best.x, best.y, best.w, best.h);
     g.fillStyle = '#fff';
@@ -13629,7 +13637,7 @@ inline constexpr const char* kDrawMarksScript = R"JS(async function(b64, mime, q
   const out = new Uint8Array(await blob.arrayBuffer());
   let s = '';
   for (let i = 0; i < out.length; i += 0x8000) s += String.fromCharCode.apply(null, out.subarray(i, i + 0x8000));
-  return btoa(s);
+  return {image: btoa(s), labels};
 })JS";
 
 }  // namespace detail
@@ -13773,9 +13781,22 @@ inline auto browser::mark_screenshot(const tab_ptr& t, screenshot_result& shot, 
         e.message = "drawing the marks failed: " + e.message;
         return fail(std::move(e));
     }
-    if (!drawn->is_string() || drawn->get<std::string>().empty())
+    const std::string drawn_image = drawn->is_object() ? detail::jstr(*drawn, "image") : std::string();
+    const json labels = drawn->is_object() && drawn->contains("labels") ? drawn->at("labels") : json();
+    if (drawn_image.empty() || !labels.is_array() || labels.size() != shot.marks.size())
         return fail(errc::tool_failed, "drawing the marks returned no image");
-    shot.base64 = drawn->get<std::string>();
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+        const json& l = labels[i];
+        if (!l.is_array() || l.size() != 4 || !l[0].is_number() || !l[1].is_number() || !l[2].is_number() ||
+            !l[3].is_number())
+            return fail(errc::tool_failed, "drawing the marks returned a malformed label box");
+        auto& m = shot.marks[i];
+        m.label_x = l[0].get<double>();
+        m.label_y = l[1].get<double>();
+        m.label_width = l[2].get<double>();
+        m.label_height = l[3].get<double>();
+    }
+    shot.base64 = drawn_image;
     return {};
 }
 
@@ -14589,6 +14610,11 @@ struct client_response {
 /// the transfer (perform() then fails with `cancelled`, details.by "body_sink"). Must not throw
 /// (an exception stops the transfer too, as an `internal` error).
 using body_sink = std::function<bool(const client_response& head, std::string_view piece)>;
+
+/// Called once, on the thread that called perform(), when the final response's status and
+/// headers have arrived (after any 1xx and followed redirects), before its body: for a stream
+/// that may send nothing for long, the moment it is open. Must not throw (ignored if it does).
+using head_sink = std::function<void(const client_response& head)>;
 
 /// The seconds a Retry-After header value asks for: delay-seconds ("120", "1.5") or an HTTP
 /// date (IMF-fixdate "Sun, 06 Nov 1994 08:49:37 GMT", RFC 850, asctime) relative to `now`.
@@ -26163,6 +26189,47 @@ inline constexpr int unsupported_version = -32022;        ///< data.supported, d
     return is_supported_version(v) && v != stateless_version;
 }
 
+/// One tool parameter an HTTP client mirrors into a header (SEP-2243, the 2026-07-28 wire): the
+/// inputSchema property `property` annotated "x-mcp-header": `header` travels as Mcp-Param-<header>.
+struct parameter_header {
+    std::string property;  ///< the argument's name in inputSchema.properties
+    std::string header;    ///< the x-mcp-header value (the header is "Mcp-Param-" + header)
+};
+
+/// The x-mcp-header annotations of a tool's inputSchema, or nothing when one is invalid (then the
+/// tool must not be used): a name that is empty, not an HTTP token (space, colon, non-ASCII,
+/// control characters) or used twice ignoring case, or an annotation on a property whose type is
+/// not string, integer or boolean.
+[[nodiscard]] inline std::optional<std::vector<parameter_header>> parameter_headers(const json& input_schema) {
+    std::vector<parameter_header> out;
+    if (!input_schema.is_object() || !input_schema.contains("properties") || !input_schema["properties"].is_object()) return out;
+    for (const auto& [prop, def] : input_schema["properties"].items()) {
+        if (!def.is_object() || !def.contains("x-mcp-header")) continue;
+        const json& h = def["x-mcp-header"];
+        if (!h.is_string() || h.get_ref<const std::string&>().empty()) return std::nullopt;
+        const std::string& name = h.get_ref<const std::string&>();
+        for (char ch : name) {
+            const auto c = static_cast<unsigned char>(ch);
+            const bool token = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                               std::string_view("!#$%&'*+-.^_`|~").find(ch) != std::string_view::npos;
+            if (!token) return std::nullopt;
+        }
+        if (def.contains("type")) {
+            const json& t = def["type"];
+            if (!t.is_string() || (t != "string" && t != "integer" && t != "boolean")) return std::nullopt;
+        }
+        for (const auto& seen : out) {
+            if (seen.header.size() != name.size()) continue;
+            bool same = true;
+            for (std::size_t i = 0; i < name.size() && same; ++i)
+                same = (seen.header[i] | 0x20) == (name[i] | 0x20);
+            if (same) return std::nullopt;
+        }
+        out.push_back({prop, name});
+    }
+    return out;
+}
+
 /// Log levels of notifications/message, lowest first.
 inline constexpr std::array<std::string_view, 8> log_levels{"debug", "info",     "notice", "warning",
                                                             "error", "critical", "alert",  "emergency"};
@@ -28110,6 +28177,16 @@ public:
 //   agentkit::tool_context ctx;                            // stop token, deadline, progress
 //   auto out = (*c)->call_tool("echo", {{"message", "hi"}}, ctx);
 //
+// Protocol, stateless era (client_options::protocol_version = "2026-07-28"): no handshake and no
+// session; server/discover tells the server's versions, capabilities and serverInfo (a server
+// that does not know it gets the initialize handshake below instead). Every request carries
+// `_meta` with the revision, the client's capabilities and clientInfo; a request refused with
+// -32022 (unsupported version) is sent once more when the server lists a revision the client
+// speaks statelessly; an input_required result has its inputRequests answered through the host's
+// callbacks (elicitation, sampling, roots) and the request is sent again, with a new id, its
+// inputResponses and the server's requestState unchanged (at most max_input_rounds times). A
+// result without resultType is complete.
+//
 // Protocol (revision 2025-11-25 and older through initialize): the client sends initialize with
 // its capabilities (roots, sampling and elicitation when the host gave the callbacks that answer
 // them), checks the server's answer (a revision it speaks), and sends notifications/initialized.
@@ -28131,6 +28208,7 @@ public:
 // Thread safety: every member may be called from any thread, concurrently.
 
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -28170,6 +28248,7 @@ struct client_options {
     std::chrono::milliseconds max_request_time{600000};
     bool progress_resets_timeout = true;  ///< a progress notification restarts the request's timeout
     std::size_t max_list_pages = 1000;    ///< pagination guard for a server whose cursor never ends
+    int max_input_rounds = 8;  ///< stateless era: input_required rounds answered for one request before it fails
 
     /// Roots offered to the server (declares the roots capability when `roots_enabled`).
     std::vector<client_root> roots;
@@ -28247,8 +28326,14 @@ public:
 
     /// The server's name in messages.
     [[nodiscard]] std::string name() const { return o_.server_name.empty() ? t_->describe() : o_.server_name; }
-    /// The revision the server answered in initialize.
-    [[nodiscard]] std::string protocol_version() const { return version_; }
+    /// The revision in use: the one the server answered in initialize, or "2026-07-28" when the
+    /// connection is stateless.
+    [[nodiscard]] std::string protocol_version() const {
+        std::lock_guard lock(mu_);
+        return version_;
+    }
+    /// True when the connection speaks the stateless era (2026-07-28: no session, `_meta` per request).
+    [[nodiscard]] bool stateless() const noexcept { return stateless_.load(); }
     /// The server's serverInfo ({name, version, ...}).
     [[nodiscard]] const json& server_info() const noexcept { return server_info_; }
     /// The server's capabilities.
@@ -28274,8 +28359,98 @@ public:
     /// The transport (for its diagnostics).
     [[nodiscard]] client_transport& transport() noexcept { return *t_; }
 
-    /// Make a request and wait for its result. Never throws.
+    /// Make a request and wait for its result (in the stateless era with its `_meta`, a version
+    /// refusal retried once, input_required rounds answered). Never throws.
     [[nodiscard]] result<json> request(std::string_view method, json params = json::object(), request_options ro = {}) {
+        if (!stateless_) return request_once(method, std::move(params), std::move(ro));
+        if (!params.is_object()) params = json::object();
+        bool version_retried = false;
+        for (int round = 0;;) {
+            auto r = request_once(method, with_meta(params), ro);
+            if (!r) {
+                const error& e = r.error();
+                if (!version_retried && e.is(errc::remote_error) && e.details.value("code", 0) == code::unsupported_version && e.details.contains("data") &&
+                    e.details["data"].is_object() && e.details["data"].contains("supported") && e.details["data"]["supported"].is_array()) {
+                    const json& supported = e.details["data"]["supported"];
+                    if (std::find(supported.begin(), supported.end(), json(std::string(stateless_version))) != supported.end()) {
+                        version_retried = true;
+                        std::lock_guard lock(mu_);
+                        version_ = std::string(stateless_version);
+                        continue;
+                    }
+                }
+                return r;
+            }
+            if (!r->is_object() || !r->contains("resultType") || (*r)["resultType"] != "input_required") return r;
+            if (++round > o_.max_input_rounds)
+                return fail(errc::input_required, name() + ": " + std::string(method) + " still needs input after " + std::to_string(o_.max_input_rounds) + " rounds",
+                            "The server keeps asking; answer it differently or report it to the server's authors.",
+                            json{{"server", name()}, {"method", std::string(method)}});
+            auto answers = answer_input_requests(method, r->value("inputRequests", json::object()));
+            if (!answers) return fail(std::move(answers).error());
+            params["inputResponses"] = std::move(*answers);
+            if (r->contains("requestState")) params["requestState"] = (*r)["requestState"];
+            else params.erase("requestState");
+        }
+    }
+
+private:
+    /// `params` with the stateless era's per-request `_meta`.
+    json with_meta(json params) const {
+        std::lock_guard lock(mu_);
+        json& meta = params["_meta"];
+        if (!meta.is_object()) meta = json::object();
+        meta[meta_key::protocol_version] = version_;
+        meta[meta_key::client_capabilities] = caps_;
+        meta[meta_key::client_info] = json{{"name", o_.client_name}, {"version", o_.client_version}};
+        return params;
+    }
+
+    /// The answers to an input_required result's inputRequests, through the host's callbacks.
+    result<json> answer_input_requests(std::string_view for_method, const json& requests) {
+        json out = json::object();
+        if (!requests.is_object())
+            return fail(errc::protocol_error, name() + ": " + std::string(for_method) + " asked for input without inputRequests",
+                        "The server sent a malformed input_required result; report it to the server's authors.");
+        for (const auto& [key, rq] : requests.items()) {
+            const std::string method = rq.is_object() ? rq.value("method", "") : "";
+            const json params = rq.is_object() ? rq.value("params", json::object()) : json::object();
+            result<json> a = fail(errc::input_required, "");
+            try {
+                if (method == "elicitation/create" && o_.on_elicitation) a = o_.on_elicitation(params);
+                else if (method == "sampling/createMessage" && o_.on_sampling) a = o_.on_sampling(params);
+                else if (method == "roots/list" && (o_.roots_enabled || !o_.roots.empty())) a = json{{"roots", roots_json()}};
+                else
+                    return fail(errc::input_required, name() + ": " + std::string(for_method) + " needs " + (method.empty() ? std::string("input") : method) + ", which the host does not answer",
+                                "Give client_options the callback that answers " + (method.empty() ? std::string("it") : method) + " (on_elicitation, on_sampling, roots).",
+                                json{{"server", name()}, {"method", std::string(for_method)}, {"input", method}});
+            } catch (const std::exception& ex) {
+                a = fail(errc::internal, std::string("the host's callback failed: ") + ex.what());
+            } catch (...) {
+                a = fail(errc::internal, "the host's callback failed");
+            }
+            if (!a) {
+                error e = std::move(a).error();
+                e.message = name() + ": answering " + method + " for " + std::string(for_method) + ": " + e.message;
+                return fail(std::move(e));
+            }
+            out[key] = std::move(*a);
+        }
+        return out;
+    }
+
+    json roots_json() const {
+        json roots = json::array();
+        for (const auto& r : o_.roots) {
+            json one{{"uri", r.uri}};
+            if (!r.name.empty()) one["name"] = r.name;
+            roots.push_back(std::move(one));
+        }
+        return roots;
+    }
+
+    /// One request on the wire and the wait for its answer.
+    [[nodiscard]] result<json> request_once(std::string_view method, json params, request_options ro) {
         auto p = std::make_shared<pending>();
         p->method = std::string(method);
         p->on_progress = std::move(ro.on_progress);
@@ -28327,6 +28502,7 @@ public:
         return std::move(p->response);
     }
 
+public:
     /// Send a notification. Never throws.
     result<void> notify(std::string_view method, json params = json::object()) {
         json msg{{"jsonrpc", "2.0"}, {"method", std::string(method)}};
@@ -28343,7 +28519,8 @@ public:
         return {};
     }
 
-    /// Every tool of the server (all pages of tools/list), in the server's order. Each keeps its
+    /// Every tool of the server (all pages of tools/list), in the server's order (in the stateless
+    /// era without the tools whose x-mcp-header annotations are invalid). Each keeps its
     /// inputSchema as sent; annotations become traits (readOnlyHint → read_only, destructiveHint →
     /// destructive, idempotentHint → idempotent, openWorldHint → open_world; read-only tools are
     /// also parallel_safe).
@@ -28356,6 +28533,10 @@ public:
             if (!t.is_object() || !t.contains("name") || !t["name"].is_string()) {
                 ++noise_;
                 continue;  // a tool without a name cannot be called
+            }
+            if (stateless_ && !parameter_headers(t.value("inputSchema", json::object()))) {
+                ++noise_;
+                continue;  // an invalid x-mcp-header annotation: the tool must not be used (SEP-2243)
             }
             out.push_back(tool_info_of(t));
         }
@@ -28534,6 +28715,53 @@ private:
         if (o_.roots_enabled || !o_.roots.empty()) caps["roots"] = json{{"listChanged", true}};
         if (o_.on_sampling) caps["sampling"] = json::object();
         if (o_.on_elicitation) caps["elicitation"] = json{{"form", json::object()}};
+        caps_ = caps;
+        if (o_.protocol_version == stateless_version) {
+            auto d = discover();
+            if (!d) return fail(std::move(d).error());
+            if (*d) return {};
+            // the server does not speak the stateless era: the handshake, at the newest revision before it
+            o_.protocol_version = std::string(latest_handshake_version);
+        }
+        return handshake(std::move(caps));
+    }
+
+    /// server/discover (stateless era). True: connected statelessly; false: the server is older
+    /// (method unknown, a version refused without the stateless one, a 4xx).
+    result<bool> discover() {
+        {
+            std::lock_guard lock(mu_);
+            stateless_ = true;
+            version_ = std::string(stateless_version);
+        }
+        request_options ro;
+        ro.timeout = o_.initialize_timeout;
+        auto r = request("server/discover", json::object(), std::move(ro));
+        auto older = [&] {
+            std::lock_guard lock(mu_);
+            stateless_ = false;
+            version_.clear();
+            return false;
+        };
+        if (!r) {
+            const error& e = r.error();
+            const int status = e.details.is_object() ? e.details.value("status", 0) : 0;
+            if (e.is(errc::remote_error) || (e.is(errc::transport_io) && status >= 400 && status < 500 && status != 401 && status != 403)) return older();
+            return fail(std::move(r).error());
+        }
+        const json supported = r->is_object() ? r->value("supportedVersions", json::array()) : json::array();
+        if (supported.is_array() && !supported.empty() &&
+            std::find(supported.begin(), supported.end(), json(std::string(stateless_version))) == supported.end())
+            return older();
+        server_caps_ = r->value("capabilities", json::object());
+        const json meta = r->value("_meta", json::object());
+        server_info_ = meta.is_object() && meta.contains(meta_key::server_info) ? meta[meta_key::server_info] : r->value("serverInfo", json::object());
+        if (auto it = r->find("instructions"); it != r->end() && it->is_string()) instructions_ = it->get<std::string>();
+        return true;
+    }
+
+    /// initialize and notifications/initialized (2025-11-25 and older).
+    result<void> handshake(json caps) {
         json params{{"protocolVersion", o_.protocol_version},
                     {"capabilities", std::move(caps)},
                     {"clientInfo", {{"name", o_.client_name}, {"version", o_.client_version}}}};
@@ -28550,7 +28778,10 @@ private:
         if (!r->is_object() || !r->contains("protocolVersion") || !(*r)["protocolVersion"].is_string())
             return fail(errc::protocol_error, name() + ": the initialize answer has no protocolVersion",
                         "The server is not a working MCP server; check its command or URL.");
-        version_ = (*r)["protocolVersion"].get<std::string>();
+        {
+            std::lock_guard lock(mu_);
+            version_ = (*r)["protocolVersion"].get<std::string>();
+        }
         if (!is_handshake_version(version_))
             return fail(errc::protocol_error, name() + ": the server speaks protocol revision " + version_ + ", which this client does not",
                         "Use a server version that supports one of 2025-11-25, 2025-06-18, 2025-03-26 or 2024-11-05.",
@@ -28846,6 +29077,8 @@ private:
     std::vector<std::thread> workers_;
     std::atomic<std::size_t> noise_{0};
     std::string version_;
+    std::atomic<bool> stateless_{false};  // the 2026-07-28 wire: _meta on every request, no handshake
+    json caps_ = json::object();  // the capabilities the client declares
     json server_caps_ = json::object();
     json server_info_ = json::object();
     std::string instructions_;

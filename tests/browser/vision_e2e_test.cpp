@@ -7,11 +7,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace ak = agentkit;
@@ -212,6 +214,70 @@ TEST_P(MarksE2E, EveryMarkedBoxCentreClicksExactlyItsElementAndThePageIsUntouche
 }
 
 INSTANTIATE_TEST_SUITE_P(DeviceScale, MarksE2E, ::testing::Values(1.0, 2.0));
+
+// Labels never hide each other, stay in the image and sit against their own box, on pages whose
+// controls stand closer together than a label is wide or tall (a label is ~25 x 14 CSS px): a
+// toolbar of two touching rows of 16 px icon buttons 1 px apart, and a column of links 12 px
+// apart inside a frame beside a shadow root's row of buttons 23 px apart.
+class MarkLabelsE2E : public ::testing::TestWithParam<std::tuple<const char*, double>> {};
+
+TEST_P(MarkLabelsE2E, LabelsDoNotOverlapAndTouchTheirBox) {
+    const auto [path, scale] = GetParam();
+    http_server server;
+    std::string toolbar = "<style>body{margin:0} .bar{position:absolute;left:30px;display:flex;gap:1px} "
+                          "button{width:16px;height:16px;padding:0;border:1px solid #888;font-size:8px}</style>";
+    for (int row = 0; row < 2; ++row) {
+        toolbar += "<div class=bar style='top:" + std::to_string(40 + row * 17) + "px'>";
+        for (int i = 0; i < 14; ++i)
+            toolbar += "<button aria-label='tool " + std::to_string(row * 14 + i) + "'>&#9679;</button>";
+        toolbar += "</div>";
+    }
+    server.route("/toolbar", http_response::html(page("Toolbar", toolbar)));
+    std::string column = "<style>body{margin:0;padding:20px 60px} a{display:block;font:10px/12px sans-serif}</style>";
+    for (int i = 0; i < 20; ++i) column += "<a href='#" + std::to_string(i) + "'>entry " + std::to_string(i) + "</a>";
+    server.route("/column", http_response::html(page("Column", column)));
+    server.route("/list", http_response::html(page("List", R"HTML(
+<style>body{margin:0} iframe{position:absolute;left:200px;top:60px;width:300px;height:300px;border:0}
+#host{position:absolute;left:200px;top:380px}</style>
+<iframe src="/column"></iframe><div id="host"></div>
+<script>document.getElementById('host').attachShadow({mode: 'open'}).innerHTML =
+  [0,1,2,3,4,5,6,7].map((i) => '<button style="width:22px;height:22px;margin:0 1px 0 0;padding:0" aria-label="s' + i + '">+</button>').join('');</script>)HTML")));
+
+    br::browser b(options(scale));
+    auto nav = b.navigate(server.url(path));
+    ASSERT_TRUE(nav) << nav.error().to_text();
+    // the load event waits for the frame; the shadow root is filled by the page's own script
+    br::screenshot_options mo;
+    mo.marks = true;
+    auto shot = b.screenshot(mo);
+    ASSERT_TRUE(shot) << shot.error().to_text();
+    ASSERT_GE(shot->marks.size(), 28U) << shot->snapshot->snap.text;
+
+    const auto& marks = shot->marks;
+    for (const auto& m : marks) {
+        EXPECT_GT(m.label_width, 0) << m.ref;
+        EXPECT_GT(m.label_height, 0) << m.ref;
+        EXPECT_GE(m.label_x, -0.01) << m.ref;
+        EXPECT_GE(m.label_y, -0.01) << m.ref;
+        EXPECT_LE(m.label_x + m.label_width, 800.01) << m.ref;
+        EXPECT_LE(m.label_y + m.label_height, 600.01) << m.ref;
+        // against its own box: inside it or touching it (at most 1 px apart)
+        const double gap_x = std::max({0.0, m.x - (m.label_x + m.label_width), m.label_x - (m.x + m.width)});
+        const double gap_y = std::max({0.0, m.y - (m.label_y + m.label_height), m.label_y - (m.y + m.height)});
+        EXPECT_LE(std::max(gap_x, gap_y), 1.0) << m.ref << " label is away from its box";
+    }
+    for (std::size_t i = 0; i < marks.size(); ++i)
+        for (std::size_t j = i + 1; j < marks.size(); ++j) {
+            const auto& a = marks[i];
+            const auto& c = marks[j];
+            const double ox = std::min(a.label_x + a.label_width, c.label_x + c.label_width) - std::max(a.label_x, c.label_x);
+            const double oy = std::min(a.label_y + a.label_height, c.label_y + c.label_height) - std::max(a.label_y, c.label_y);
+            EXPECT_FALSE(ox > 0.01 && oy > 0.01) << "labels " << a.ref << " and " << c.ref << " overlap by " << ox << " x " << oy;
+        }
+}
+
+INSTANTIATE_TEST_SUITE_P(Pages, MarkLabelsE2E,
+                         ::testing::Combine(::testing::Values("/toolbar", "/list"), ::testing::Values(1.0, 2.0)));
 
 // A full-page marked screenshot marks what is below the fold, in page coordinates.
 TEST(VisionE2E, FullPageMarksUsePageCoordinates) {

@@ -145,3 +145,98 @@ TEST(McpClientHttp, BrokenSseStreamIsResumedWithLastEventId) {
     }  // close: DELETE stops the server
     EXPECT_EQ(::pclose(p), 0);
 }
+
+// The 2026-07-28 wire against agentkit's own server: no handshake and no session; a tool that
+// needs the user's input makes the server answer input_required, which the client answers
+// through on_elicitation and retries with the server's requestState.
+TEST(McpClientHttp, StatelessWireDiscoversAndAnswersInputRequired) {
+    struct ask_args {
+        std::string question;
+        static constexpr auto agentkit_fields() { return ak::fields(AGENTKIT_FIELD(ask_args, question, "What to ask")); }
+    };
+    const auto tools = ak::toolbox{
+        ak::tool<"ask_name">("Ask the user's name.",
+                             [](const ask_args& a, ak::tool_context& ctx) -> ak::result<std::string> {
+                                 auto* rq = mcp::request_of(ctx);
+                                 if (rq == nullptr) return std::string("no client");
+                                 auto answer = rq->ask(mcp::input::elicit(
+                                     "name", a.question, json{{"type", "object"}, {"properties", {{"name", {{"type", "string"}}}}}}));
+                                 if (!answer) return ak::fail(answer.error());
+                                 return "Hello, " + (*answer)["content"]["name"].get<std::string>() + "!";
+                             }),
+    };
+    mcp::server srv{mcp::backend_for(tools)};
+    mcp::http_options ho;
+    mcp::http_transport http{srv, ho};
+    ASSERT_TRUE(http.start());
+    auto t = std::make_unique<mcp::http_client_transport>(endpoint(http.url()));
+    auto* tp = t.get();
+    auto o = named("stateless");
+    o.protocol_version = "2026-07-28";
+    int asked = 0;
+    o.on_elicitation = [&](const json& params) -> ak::result<json> {
+        ++asked;
+        EXPECT_EQ(params.value("message", ""), "Your name?");
+        return json{{"action", "accept"}, {"content", {{"name", "Ada"}}}};
+    };
+    auto c = mcp::client::connect(std::move(t), o);
+    ASSERT_TRUE(c) << c.error().to_text();
+    EXPECT_TRUE((*c)->stateless());
+    EXPECT_EQ((*c)->protocol_version(), "2026-07-28");
+    EXPECT_TRUE((*c)->server_supports("tools"));
+    EXPECT_TRUE(tp->session_id().empty());
+    auto listed = (*c)->list_tools();
+    ASSERT_TRUE(listed) << listed.error().to_text();
+    ASSERT_EQ(listed->size(), 1u);
+    auto r = (*c)->call_tool("ask_name", json{{"question", "Your name?"}});
+    ASSERT_TRUE(r) << r.error().to_text();
+    EXPECT_EQ(r->joined_text(), "Hello, Ada!");
+    EXPECT_EQ(asked, 1);
+    // Without a host answer for elicitation the call fails and says what to give.
+    auto o2 = named("stateless-mute");
+    o2.protocol_version = "2026-07-28";
+    auto mute = mcp::client::connect(std::make_unique<mcp::http_client_transport>(endpoint(http.url())), o2);
+    ASSERT_TRUE(mute) << mute.error().to_text();
+    auto refused = (*mute)->call_tool("ask_name", json{{"question", "Your name?"}});
+    ASSERT_FALSE(refused);
+    EXPECT_TRUE(refused.error().code == ak::errc::input_required || refused.error().code == ak::errc::remote_error) << refused.error().to_text();
+    (*mute)->close();
+    (*c)->close();
+}
+
+TEST(McpClientHttp, StatelessClientFallsBackToTheHandshakeWithAnOlderServer) {
+    const std::string cmd = std::string(AGENTKIT_TEST_PYTHON) + " " + AGENTKIT_TEST_SSE_SERVER;
+    FILE* p = ::popen(cmd.c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    char line[64] = {};
+    ASSERT_NE(std::fgets(line, sizeof line, p), nullptr);
+    const std::string url = "http://127.0.0.1:" + std::string(line).substr(0, std::string(line).find('\n')) + "/mcp";
+    {
+        auto o = named("older");
+        o.protocol_version = "2026-07-28";
+        auto c = mcp::client::connect(std::make_unique<mcp::http_client_transport>(endpoint(url)), o);
+        ASSERT_TRUE(c) << c.error().to_text();
+        EXPECT_FALSE((*c)->stateless());
+        EXPECT_EQ((*c)->protocol_version(), "2025-11-25");
+        auto tools = (*c)->list_tools();
+        ASSERT_TRUE(tools) << tools.error().to_text();
+    }  // close: DELETE stops the server
+    EXPECT_EQ(::pclose(p), 0);
+}
+
+TEST(McpClientHttp, ParameterHeadersAreValidated) {
+    auto ok = mcp::parameter_headers(json::parse(R"({"type":"object","properties":{
+        "region":{"type":"string","x-mcp-header":"Region"},"n":{"type":"integer","x-mcp-header":"N"},"q":{"type":"string"}}})"));
+    ASSERT_TRUE(ok);
+    ASSERT_EQ(ok->size(), 2u);
+    EXPECT_EQ((*ok)[0].property, "n");  // properties in key order
+    EXPECT_EQ((*ok)[1].header, "Region");
+    for (const char* bad : {R"({"properties":{"v":{"type":"string","x-mcp-header":""}}})",
+                            R"({"properties":{"v":{"type":"object","x-mcp-header":"V"}}})",
+                            R"({"properties":{"v":{"type":"number","x-mcp-header":"V"}}})",
+                            R"({"properties":{"v":{"type":"string","x-mcp-header":"My Region"}}})",
+                            R"({"properties":{"v":{"type":"string","x-mcp-header":"A:B"}}})",
+                            R"({"properties":{"a":{"type":"string","x-mcp-header":"Same"},"b":{"type":"string","x-mcp-header":"same"}}})"})
+        EXPECT_FALSE(mcp::parameter_headers(json::parse(bad))) << bad;
+    EXPECT_TRUE(mcp::parameter_headers(json::object()));
+}

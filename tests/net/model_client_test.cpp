@@ -509,6 +509,55 @@ TEST(HttpClient, RefusesWhatMustNotBeSent) {
     expect_no_key(r.error());
 }
 
+// The head sink hears of the final response (after a followed redirect), once, before any of its
+// body: the server holds the body until the test has seen the head.
+TEST(HttpClient, HeadSinkHearsTheFinalHeadersBeforeTheBody) {
+    flag release;
+    net::http_server server;
+    server.route("/moved", [](const net::http_request&) {
+        auto r = net::http_response::text("moved", 302);
+        r.headers.emplace_back("Location", "/held");
+        return r;
+    });
+    server.route("/held", [&](const net::http_request&) {
+        auto r = net::http_response::streamed("text/event-stream", [&](net::http_stream& st) {
+            (void)release.wait_for(std::chrono::seconds(10));  // bounded: a failing test still ends
+            st.write("data: after\n\n");
+        });
+        r.headers.emplace_back("X-Stream", "held");
+        return r;
+    });
+    ASSERT_TRUE(server.start());
+    net::http_client http;
+    net::client_request rq;
+    rq.url = server.origin() + "/moved";
+    rq.max_redirects = 2;
+    std::vector<int> heads;
+    std::string stream_header, body;
+    bool body_before_head = false;
+    flag headed;
+    const net::head_sink on_head = [&](const net::client_response& h) {
+        heads.push_back(h.status);
+        stream_header = h.header("x-stream");
+        headed.raise();
+    };
+    const net::body_sink sink = [&](const net::client_response&, std::string_view piece) {
+        if (!headed.is_set()) body_before_head = true;
+        body.append(piece);
+        return true;
+    };
+    auto done = std::async(std::launch::async, [&] { return http.perform(rq, sink, {}, on_head); });
+    EXPECT_TRUE(headed.wait_for(std::chrono::seconds(10))) << "no head while the body was held";
+    release.raise();
+    auto r = done.get();
+    ASSERT_TRUE(r) << r.error().to_text();
+    EXPECT_EQ(r->status, 200);
+    EXPECT_EQ(heads, std::vector<int>{200});  // the 302 is not reported
+    EXPECT_EQ(stream_header, "held");
+    EXPECT_FALSE(body_before_head);
+    EXPECT_EQ(body, "data: after\n\n");
+}
+
 // ---- answers, streamed and not ------------------------------------------------------------------
 
 class Answers : public testing::TestWithParam<std::tuple<ak::provider, bool>> {};

@@ -73,6 +73,12 @@ struct screenshot_mark {
     /// page coordinates for a full page one.
     double x = 0, y = 0, width = 0, height = 0;
     ///@}
+    ///@{
+    /// Where its label was drawn (CSS px, the same coordinates): beside or inside the box, at the
+    /// first place that overlaps no label drawn before it (the least overlapping one when the
+    /// page leaves none free).
+    double label_x = 0, label_y = 0, label_width = 0, label_height = 0;
+    ///@}
 };
 
 /// A screenshot: the image, its size, and with marks the boxes drawn and the snapshot they match.

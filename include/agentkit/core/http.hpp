@@ -63,6 +63,11 @@ struct client_response {
 /// (an exception stops the transfer too, as an `internal` error).
 using body_sink = std::function<bool(const client_response& head, std::string_view piece)>;
 
+/// Called once, on the thread that called perform(), when the final response's status and
+/// headers have arrived (after any 1xx and followed redirects), before its body: for a stream
+/// that may send nothing for long, the moment it is open. Must not throw (ignored if it does).
+using head_sink = std::function<void(const client_response& head)>;
+
 /// The seconds a Retry-After header value asks for: delay-seconds ("120", "1.5") or an HTTP
 /// date (IMF-fixdate "Sun, 06 Nov 1994 08:49:37 GMT", RFC 850, asctime) relative to `now`.
 /// A date in the past gives 0; a value that is neither gives nullopt.

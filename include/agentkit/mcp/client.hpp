@@ -11,6 +11,16 @@
 //   agentkit::tool_context ctx;                            // stop token, deadline, progress
 //   auto out = (*c)->call_tool("echo", {{"message", "hi"}}, ctx);
 //
+// Protocol, stateless era (client_options::protocol_version = "2026-07-28"): no handshake and no
+// session; server/discover tells the server's versions, capabilities and serverInfo (a server
+// that does not know it gets the initialize handshake below instead). Every request carries
+// `_meta` with the revision, the client's capabilities and clientInfo; a request refused with
+// -32022 (unsupported version) is sent once more when the server lists a revision the client
+// speaks statelessly; an input_required result has its inputRequests answered through the host's
+// callbacks (elicitation, sampling, roots) and the request is sent again, with a new id, its
+// inputResponses and the server's requestState unchanged (at most max_input_rounds times). A
+// result without resultType is complete.
+//
 // Protocol (revision 2025-11-25 and older through initialize): the client sends initialize with
 // its capabilities (roots, sampling and elicitation when the host gave the callbacks that answer
 // them), checks the server's answer (a revision it speaks), and sends notifications/initialized.
@@ -43,6 +53,7 @@
 #include <agentkit/tools/traits.hpp>
 #include <agentkit/version.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -82,6 +93,7 @@ struct client_options {
     std::chrono::milliseconds max_request_time{600000};
     bool progress_resets_timeout = true;  ///< a progress notification restarts the request's timeout
     std::size_t max_list_pages = 1000;    ///< pagination guard for a server whose cursor never ends
+    int max_input_rounds = 8;  ///< stateless era: input_required rounds answered for one request before it fails
 
     /// Roots offered to the server (declares the roots capability when `roots_enabled`).
     std::vector<client_root> roots;
@@ -159,8 +171,14 @@ public:
 
     /// The server's name in messages.
     [[nodiscard]] std::string name() const { return o_.server_name.empty() ? t_->describe() : o_.server_name; }
-    /// The revision the server answered in initialize.
-    [[nodiscard]] std::string protocol_version() const { return version_; }
+    /// The revision in use: the one the server answered in initialize, or "2026-07-28" when the
+    /// connection is stateless.
+    [[nodiscard]] std::string protocol_version() const {
+        std::lock_guard lock(mu_);
+        return version_;
+    }
+    /// True when the connection speaks the stateless era (2026-07-28: no session, `_meta` per request).
+    [[nodiscard]] bool stateless() const noexcept { return stateless_.load(); }
     /// The server's serverInfo ({name, version, ...}).
     [[nodiscard]] const json& server_info() const noexcept { return server_info_; }
     /// The server's capabilities.
@@ -186,8 +204,98 @@ public:
     /// The transport (for its diagnostics).
     [[nodiscard]] client_transport& transport() noexcept { return *t_; }
 
-    /// Make a request and wait for its result. Never throws.
+    /// Make a request and wait for its result (in the stateless era with its `_meta`, a version
+    /// refusal retried once, input_required rounds answered). Never throws.
     [[nodiscard]] result<json> request(std::string_view method, json params = json::object(), request_options ro = {}) {
+        if (!stateless_) return request_once(method, std::move(params), std::move(ro));
+        if (!params.is_object()) params = json::object();
+        bool version_retried = false;
+        for (int round = 0;;) {
+            auto r = request_once(method, with_meta(params), ro);
+            if (!r) {
+                const error& e = r.error();
+                if (!version_retried && e.is(errc::remote_error) && e.details.value("code", 0) == code::unsupported_version && e.details.contains("data") &&
+                    e.details["data"].is_object() && e.details["data"].contains("supported") && e.details["data"]["supported"].is_array()) {
+                    const json& supported = e.details["data"]["supported"];
+                    if (std::find(supported.begin(), supported.end(), json(std::string(stateless_version))) != supported.end()) {
+                        version_retried = true;
+                        std::lock_guard lock(mu_);
+                        version_ = std::string(stateless_version);
+                        continue;
+                    }
+                }
+                return r;
+            }
+            if (!r->is_object() || !r->contains("resultType") || (*r)["resultType"] != "input_required") return r;
+            if (++round > o_.max_input_rounds)
+                return fail(errc::input_required, name() + ": " + std::string(method) + " still needs input after " + std::to_string(o_.max_input_rounds) + " rounds",
+                            "The server keeps asking; answer it differently or report it to the server's authors.",
+                            json{{"server", name()}, {"method", std::string(method)}});
+            auto answers = answer_input_requests(method, r->value("inputRequests", json::object()));
+            if (!answers) return fail(std::move(answers).error());
+            params["inputResponses"] = std::move(*answers);
+            if (r->contains("requestState")) params["requestState"] = (*r)["requestState"];
+            else params.erase("requestState");
+        }
+    }
+
+private:
+    /// `params` with the stateless era's per-request `_meta`.
+    json with_meta(json params) const {
+        std::lock_guard lock(mu_);
+        json& meta = params["_meta"];
+        if (!meta.is_object()) meta = json::object();
+        meta[meta_key::protocol_version] = version_;
+        meta[meta_key::client_capabilities] = caps_;
+        meta[meta_key::client_info] = json{{"name", o_.client_name}, {"version", o_.client_version}};
+        return params;
+    }
+
+    /// The answers to an input_required result's inputRequests, through the host's callbacks.
+    result<json> answer_input_requests(std::string_view for_method, const json& requests) {
+        json out = json::object();
+        if (!requests.is_object())
+            return fail(errc::protocol_error, name() + ": " + std::string(for_method) + " asked for input without inputRequests",
+                        "The server sent a malformed input_required result; report it to the server's authors.");
+        for (const auto& [key, rq] : requests.items()) {
+            const std::string method = rq.is_object() ? rq.value("method", "") : "";
+            const json params = rq.is_object() ? rq.value("params", json::object()) : json::object();
+            result<json> a = fail(errc::input_required, "");
+            try {
+                if (method == "elicitation/create" && o_.on_elicitation) a = o_.on_elicitation(params);
+                else if (method == "sampling/createMessage" && o_.on_sampling) a = o_.on_sampling(params);
+                else if (method == "roots/list" && (o_.roots_enabled || !o_.roots.empty())) a = json{{"roots", roots_json()}};
+                else
+                    return fail(errc::input_required, name() + ": " + std::string(for_method) + " needs " + (method.empty() ? std::string("input") : method) + ", which the host does not answer",
+                                "Give client_options the callback that answers " + (method.empty() ? std::string("it") : method) + " (on_elicitation, on_sampling, roots).",
+                                json{{"server", name()}, {"method", std::string(for_method)}, {"input", method}});
+            } catch (const std::exception& ex) {
+                a = fail(errc::internal, std::string("the host's callback failed: ") + ex.what());
+            } catch (...) {
+                a = fail(errc::internal, "the host's callback failed");
+            }
+            if (!a) {
+                error e = std::move(a).error();
+                e.message = name() + ": answering " + method + " for " + std::string(for_method) + ": " + e.message;
+                return fail(std::move(e));
+            }
+            out[key] = std::move(*a);
+        }
+        return out;
+    }
+
+    json roots_json() const {
+        json roots = json::array();
+        for (const auto& r : o_.roots) {
+            json one{{"uri", r.uri}};
+            if (!r.name.empty()) one["name"] = r.name;
+            roots.push_back(std::move(one));
+        }
+        return roots;
+    }
+
+    /// One request on the wire and the wait for its answer.
+    [[nodiscard]] result<json> request_once(std::string_view method, json params, request_options ro) {
         auto p = std::make_shared<pending>();
         p->method = std::string(method);
         p->on_progress = std::move(ro.on_progress);
@@ -247,6 +355,7 @@ public:
         return std::move(p->response);
     }
 
+public:
     /// Send a notification. Never throws.
     result<void> notify(std::string_view method, json params = json::object()) {
         json msg{{"jsonrpc", "2.0"}, {"method", std::string(method)}};
@@ -263,7 +372,8 @@ public:
         return {};
     }
 
-    /// Every tool of the server (all pages of tools/list), in the server's order. Each keeps its
+    /// Every tool of the server (all pages of tools/list), in the server's order (in the stateless
+    /// era without the tools whose x-mcp-header annotations are invalid). Each keeps its
     /// inputSchema as sent; annotations become traits (readOnlyHint → read_only, destructiveHint →
     /// destructive, idempotentHint → idempotent, openWorldHint → open_world; read-only tools are
     /// also parallel_safe).
@@ -276,6 +386,10 @@ public:
             if (!t.is_object() || !t.contains("name") || !t["name"].is_string()) {
                 ++noise_;
                 continue;  // a tool without a name cannot be called
+            }
+            if (stateless_ && !parameter_headers(t.value("inputSchema", json::object()))) {
+                ++noise_;
+                continue;  // an invalid x-mcp-header annotation: the tool must not be used (SEP-2243)
             }
             out.push_back(tool_info_of(t));
         }
@@ -454,6 +568,53 @@ private:
         if (o_.roots_enabled || !o_.roots.empty()) caps["roots"] = json{{"listChanged", true}};
         if (o_.on_sampling) caps["sampling"] = json::object();
         if (o_.on_elicitation) caps["elicitation"] = json{{"form", json::object()}};
+        caps_ = caps;
+        if (o_.protocol_version == stateless_version) {
+            auto d = discover();
+            if (!d) return fail(std::move(d).error());
+            if (*d) return {};
+            // the server does not speak the stateless era: the handshake, at the newest revision before it
+            o_.protocol_version = std::string(latest_handshake_version);
+        }
+        return handshake(std::move(caps));
+    }
+
+    /// server/discover (stateless era). True: connected statelessly; false: the server is older
+    /// (method unknown, a version refused without the stateless one, a 4xx).
+    result<bool> discover() {
+        {
+            std::lock_guard lock(mu_);
+            stateless_ = true;
+            version_ = std::string(stateless_version);
+        }
+        request_options ro;
+        ro.timeout = o_.initialize_timeout;
+        auto r = request("server/discover", json::object(), std::move(ro));
+        auto older = [&] {
+            std::lock_guard lock(mu_);
+            stateless_ = false;
+            version_.clear();
+            return false;
+        };
+        if (!r) {
+            const error& e = r.error();
+            const int status = e.details.is_object() ? e.details.value("status", 0) : 0;
+            if (e.is(errc::remote_error) || (e.is(errc::transport_io) && status >= 400 && status < 500 && status != 401 && status != 403)) return older();
+            return fail(std::move(r).error());
+        }
+        const json supported = r->is_object() ? r->value("supportedVersions", json::array()) : json::array();
+        if (supported.is_array() && !supported.empty() &&
+            std::find(supported.begin(), supported.end(), json(std::string(stateless_version))) == supported.end())
+            return older();
+        server_caps_ = r->value("capabilities", json::object());
+        const json meta = r->value("_meta", json::object());
+        server_info_ = meta.is_object() && meta.contains(meta_key::server_info) ? meta[meta_key::server_info] : r->value("serverInfo", json::object());
+        if (auto it = r->find("instructions"); it != r->end() && it->is_string()) instructions_ = it->get<std::string>();
+        return true;
+    }
+
+    /// initialize and notifications/initialized (2025-11-25 and older).
+    result<void> handshake(json caps) {
         json params{{"protocolVersion", o_.protocol_version},
                     {"capabilities", std::move(caps)},
                     {"clientInfo", {{"name", o_.client_name}, {"version", o_.client_version}}}};
@@ -470,7 +631,10 @@ private:
         if (!r->is_object() || !r->contains("protocolVersion") || !(*r)["protocolVersion"].is_string())
             return fail(errc::protocol_error, name() + ": the initialize answer has no protocolVersion",
                         "The server is not a working MCP server; check its command or URL.");
-        version_ = (*r)["protocolVersion"].get<std::string>();
+        {
+            std::lock_guard lock(mu_);
+            version_ = (*r)["protocolVersion"].get<std::string>();
+        }
         if (!is_handshake_version(version_))
             return fail(errc::protocol_error, name() + ": the server speaks protocol revision " + version_ + ", which this client does not",
                         "Use a server version that supports one of 2025-11-25, 2025-06-18, 2025-03-26 or 2024-11-05.",
@@ -768,6 +932,8 @@ private:
     std::atomic<std::size_t> noise_{0};
     std::atomic<std::size_t> malformed_{0};  // lines that were not JSON at all (a subset of noise_)
     std::string version_;
+    std::atomic<bool> stateless_{false};  // the 2026-07-28 wire: _meta on every request, no handshake
+    json caps_ = json::object();  // the capabilities the client declares
     json server_caps_ = json::object();
     json server_info_ = json::object();
     std::string instructions_;

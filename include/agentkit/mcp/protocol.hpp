@@ -63,6 +63,47 @@ inline constexpr int unsupported_version = -32022;        ///< data.supported, d
     return is_supported_version(v) && v != stateless_version;
 }
 
+/// One tool parameter an HTTP client mirrors into a header (SEP-2243, the 2026-07-28 wire): the
+/// inputSchema property `property` annotated "x-mcp-header": `header` travels as Mcp-Param-<header>.
+struct parameter_header {
+    std::string property;  ///< the argument's name in inputSchema.properties
+    std::string header;    ///< the x-mcp-header value (the header is "Mcp-Param-" + header)
+};
+
+/// The x-mcp-header annotations of a tool's inputSchema, or nothing when one is invalid (then the
+/// tool must not be used): a name that is empty, not an HTTP token (space, colon, non-ASCII,
+/// control characters) or used twice ignoring case, or an annotation on a property whose type is
+/// not string, integer or boolean.
+[[nodiscard]] inline std::optional<std::vector<parameter_header>> parameter_headers(const json& input_schema) {
+    std::vector<parameter_header> out;
+    if (!input_schema.is_object() || !input_schema.contains("properties") || !input_schema["properties"].is_object()) return out;
+    for (const auto& [prop, def] : input_schema["properties"].items()) {
+        if (!def.is_object() || !def.contains("x-mcp-header")) continue;
+        const json& h = def["x-mcp-header"];
+        if (!h.is_string() || h.get_ref<const std::string&>().empty()) return std::nullopt;
+        const std::string& name = h.get_ref<const std::string&>();
+        for (char ch : name) {
+            const auto c = static_cast<unsigned char>(ch);
+            const bool token = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                               std::string_view("!#$%&'*+-.^_`|~").find(ch) != std::string_view::npos;
+            if (!token) return std::nullopt;
+        }
+        if (def.contains("type")) {
+            const json& t = def["type"];
+            if (!t.is_string() || (t != "string" && t != "integer" && t != "boolean")) return std::nullopt;
+        }
+        for (const auto& seen : out) {
+            if (seen.header.size() != name.size()) continue;
+            bool same = true;
+            for (std::size_t i = 0; i < name.size() && same; ++i)
+                same = (seen.header[i] | 0x20) == (name[i] | 0x20);
+            if (same) return std::nullopt;
+        }
+        out.push_back({prop, name});
+    }
+    return out;
+}
+
 /// Log levels of notifications/message, lowest first.
 inline constexpr std::array<std::string_view, 8> log_levels{"debug", "info",     "notice", "warning",
                                                             "error", "critical", "alert",  "emergency"};

@@ -87,6 +87,8 @@ namespace detail {
 struct transfer {
     client_response resp;
     const body_sink* sink = nullptr;
+    const head_sink* on_head = nullptr;
+    bool follows_redirects = false;
     std::size_t max_bytes = 0;
     bool sink_stopped = false;
     bool sink_threw = false;
@@ -99,6 +101,17 @@ inline std::size_t on_curl_header(char* data, std::size_t size, std::size_t n, v
     try {
         std::string_view h(data, len);
         while (!h.empty() && (h.back() == '\r' || h.back() == '\n')) h.remove_suffix(1);
+        if (h.empty()) {  // the end of a header block: the final one when not a 1xx or a followed redirect
+            const int st = t->resp.status;
+            const bool followed = t->follows_redirects && st >= 300 && st < 400 && !t->resp.header("location").empty();
+            if (t->on_head != nullptr && *t->on_head && st >= 200 && !followed) {
+                try {
+                    (*t->on_head)(t->resp);
+                } catch (...) {  // documented: ignored
+                }
+            }
+            return len;
+        }
         if (h.substr(0, 5) == "HTTP/") {  // a new response (after a 1xx or a redirect): start over
             t->resp.headers.clear();
             t->resp.status = 0;
@@ -173,8 +186,9 @@ public:
 
     /// Send `rq` and wait for the whole response. With a `sink`, the body goes to it piece by
     /// piece instead of into client_response::body. `stop`: requesting it cancels this request.
+    /// `on_head`: told when the final response's headers have arrived.
     [[nodiscard]] result<client_response> perform(const client_request& rq, const body_sink& sink = {},
-                                                  std::stop_token stop = {}) {
+                                                  std::stop_token stop = {}, const head_sink& on_head = {}) {
         const std::string shown = redact_url(rq.url);
         const std::string what = (rq.method.empty() ? std::string("GET") : rq.method) + " " + shown;
         if (auto bad = check(rq, shown)) return fail(std::move(*bad));
@@ -190,6 +204,8 @@ public:
         }
         detail::transfer t;
         t.sink = sink ? &sink : nullptr;
+        t.on_head = on_head ? &on_head : nullptr;
+        t.follows_redirects = rq.max_redirects > 0;
         t.max_bytes = rq.max_response_bytes;
         char errbuf[CURL_ERROR_SIZE] = {0};
         curl_slist* headers = nullptr;

@@ -34,7 +34,8 @@ inline std::vector<std::string> refs_in(const std::string& text) {
 // Draws the marks onto the image, in an isolated world (its own atob, Blob, canvas): boxes first,
 // then each label at the first place around its box where it overlaps no label placed before
 // (above-left, inside top-left, below-left, above-right, inside bottom-right, right, left; the
-// least overlapping one when none is free), kept inside the image. Returns the new image, base64.
+// least overlapping one when none is free), kept inside the image. Returns {image: the new
+// image (base64), labels: [x, y, w, h] of each box's label in CSS px}.
 inline constexpr const char* kDrawMarksScript = R"JS(async function(b64, mime, quality, cssW, boxes) {
   const bin = atob(b64);
   const bytes = new Uint8Array(bin.length);
@@ -54,7 +55,7 @@ inline constexpr const char* kDrawMarksScript = R"JS(async function(b64, mime, q
   const fs = Math.round(11 * k);
   g.font = 'bold ' + fs + 'px sans-serif';
   g.textBaseline = 'top';
-  const placed = [];
+  const placed = [], labels = [];
   const overlap = (a) => placed.reduce((n, p) =>
       n + Math.max(0, Math.min(a.x + a.w, p.x + p.w) - Math.max(a.x, p.x)) *
           Math.max(0, Math.min(a.y + a.h, p.y + p.h) - Math.max(a.y, p.y)), 0);
@@ -71,6 +72,7 @@ inline constexpr const char* kDrawMarksScript = R"JS(async function(b64, mime, q
       if (n === 0) break;
     }
     placed.push(best);
+    labels.push([best.x / k, best.y / k, best.w / k, best.h / k]);
     g.fillStyle = colors[i % colors.length];
     g.fillRect(best.x, best.y, best.w, best.h);
     g.fillStyle = '#fff';
@@ -80,7 +82,7 @@ inline constexpr const char* kDrawMarksScript = R"JS(async function(b64, mime, q
   const out = new Uint8Array(await blob.arrayBuffer());
   let s = '';
   for (let i = 0; i < out.length; i += 0x8000) s += String.fromCharCode.apply(null, out.subarray(i, i + 0x8000));
-  return btoa(s);
+  return {image: btoa(s), labels};
 })JS";
 
 }  // namespace detail
@@ -224,9 +226,22 @@ inline auto browser::mark_screenshot(const tab_ptr& t, screenshot_result& shot, 
         e.message = "drawing the marks failed: " + e.message;
         return fail(std::move(e));
     }
-    if (!drawn->is_string() || drawn->get<std::string>().empty())
+    const std::string drawn_image = drawn->is_object() ? detail::jstr(*drawn, "image") : std::string();
+    const json labels = drawn->is_object() && drawn->contains("labels") ? drawn->at("labels") : json();
+    if (drawn_image.empty() || !labels.is_array() || labels.size() != shot.marks.size())
         return fail(errc::tool_failed, "drawing the marks returned no image");
-    shot.base64 = drawn->get<std::string>();
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+        const json& l = labels[i];
+        if (!l.is_array() || l.size() != 4 || !l[0].is_number() || !l[1].is_number() || !l[2].is_number() ||
+            !l[3].is_number())
+            return fail(errc::tool_failed, "drawing the marks returned a malformed label box");
+        auto& m = shot.marks[i];
+        m.label_x = l[0].get<double>();
+        m.label_y = l[1].get<double>();
+        m.label_width = l[2].get<double>();
+        m.label_height = l[3].get<double>();
+    }
+    shot.base64 = drawn_image;
     return {};
 }
 

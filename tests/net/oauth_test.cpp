@@ -1,0 +1,558 @@
+// MCP's OAuth 2.1 for mcp::client (net/oauth.hpp): PKCE, the discovery orders, WWW-Authenticate,
+// and the whole flow against a fake authorization server and MCP endpoint on 127.0.0.1
+// (registration, authorization through the host's callback, token, refresh, scope step-up), each
+// failure with its reason, and no token, code or secret in any message.
+#include <agentkit/agentkit.hpp>
+#include <agentkit/net/http_server.hpp>
+#include <agentkit/net/mcp_client_http.hpp>
+#include <agentkit/net/oauth.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace ak = agentkit;
+namespace mcp = agentkit::mcp;
+namespace net = agentkit::net;
+using ak::json;
+
+namespace {
+
+/// An authorization server and an MCP endpoint that needs its tokens, on one loopback server.
+/// Every knob is read per request, so a test sets them before the client asks.
+struct fake_world {
+    net::http_server site;
+    std::mutex mu;
+    std::vector<std::string> seen;  // "GET /path", in order
+    // protected resource metadata
+    bool prm_at_path = true;
+    bool prm_at_root = false;
+    std::string prm_resource;  // "" = the endpoint
+    json prm_scopes;           // scopes_supported (null: none)
+    std::string challenge_scope;
+    // authorization server
+    std::string issuer_path;       // "" or "/tenant"
+    bool openid_only = false;      // metadata only at <path>/.well-known/openid-configuration
+    std::string metadata_issuer;   // "" = the right one
+    bool s256 = true;
+    bool registration = true;
+    bool iss_supported = true;
+    bool cimd = false;  // client_id_metadata_document_supported
+    json auth_methods = json::array({"none"});
+    std::string iss_mode = "correct";  // correct, wrong, omit
+    bool wrong_state = false;
+    bool deny = false;
+    bool refuse_tokens = false;
+    // what it saw and issued
+    std::vector<json> registrations;
+    std::vector<std::multimap<std::string, std::string>> authorizations;  // the authorization URL's parameters
+    std::vector<std::multimap<std::string, std::string>> token_requests;
+    std::vector<std::string> token_auth_headers;
+    std::map<std::string, std::string> access;   // access token → scope
+    std::map<std::string, std::string> refresh;  // refresh token → scope
+    std::string challenge;                       // the code challenge of the pending code
+    std::string pending_scope;
+    std::string write_scope;  // tools/call needs it when set
+    bool never_enough = false;  // tools/call answers insufficient_scope whatever the token
+    int counter = 0;
+
+    fake_world() {
+        auto logged = [this](std::function<net::http_response(const net::http_request&)> h) {
+            return [this, h](const net::http_request& r) {
+                {
+                    std::lock_guard lock(mu);
+                    seen.push_back(r.method + " " + r.path);
+                }
+                return h(r);
+            };
+        };
+        site.route("/mcp", logged([this](const net::http_request& r) { return mcp_endpoint(r); }));
+        site.route("/.well-known/oauth-protected-resource/mcp", logged([this](const net::http_request&) { return prm(prm_at_path); }));
+        site.route("/.well-known/oauth-protected-resource", logged([this](const net::http_request&) { return prm(prm_at_root); }));
+        for (const char* p : {"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration",
+                              "/.well-known/oauth-authorization-server/tenant", "/.well-known/openid-configuration/tenant",
+                              "/tenant/.well-known/openid-configuration"}) {
+            const std::string path = p;
+            site.route(path, logged([this, path](const net::http_request&) { return as_metadata(path); }));
+        }
+        site.route("/register", logged([this](const net::http_request& r) {
+                       std::lock_guard lock(mu);
+                       registrations.push_back(json::parse(r.body, nullptr, false));
+                       json out{{"client_id", "client-" + std::to_string(++counter)}};
+                       if (auth_methods[0] != "none") out["client_secret"] = "s3cret-" + std::to_string(counter);
+                       out["token_endpoint_auth_method"] = auth_methods[0];
+                       return net::http_response::json_text(out.dump(), 201);
+                   }));
+        site.route("/token", logged([this](const net::http_request& r) { return token(r); }));
+        EXPECT_TRUE(site.start());
+    }
+
+    std::string origin() const { return site.url(""); }
+    std::string endpoint() const { return site.url("/mcp"); }
+    std::string issuer() { return metadata_issuer.empty() ? origin() + issuer_path : metadata_issuer; }
+
+    std::vector<std::string> requests() {
+        std::lock_guard lock(mu);
+        return seen;
+    }
+
+    net::http_response prm(bool served) {
+        std::lock_guard lock(mu);
+        if (!served) return net::http_response::json_text(R"({"error":"not_found"})", 404);
+        json j{{"resource", prm_resource.empty() ? endpoint() : prm_resource}, {"authorization_servers", json::array({origin() + issuer_path})}};
+        if (!prm_scopes.is_null()) j["scopes_supported"] = prm_scopes;
+        return net::http_response::json_text(j.dump());
+    }
+
+    net::http_response as_metadata(const std::string& path) {
+        std::lock_guard lock(mu);
+        const std::string want = issuer_path.empty() ? (openid_only ? "/.well-known/openid-configuration" : "/.well-known/oauth-authorization-server")
+                                 : openid_only      ? "/tenant/.well-known/openid-configuration"
+                                                    : "/.well-known/oauth-authorization-server/tenant";
+        if (path != want) return net::http_response::json_text("{}", 404);
+        json j{{"issuer", metadata_issuer.empty() ? origin() + issuer_path : metadata_issuer},
+               {"authorization_endpoint", origin() + "/authorize"},
+               {"token_endpoint", origin() + "/token"},
+               {"response_types_supported", json::array({"code"})},
+               {"token_endpoint_auth_methods_supported", auth_methods},
+               {"scopes_supported", json::array({"read", "write", "offline_access"})}};
+        if (s256) j["code_challenge_methods_supported"] = json::array({"S256"});
+        if (registration) j["registration_endpoint"] = origin() + "/register";
+        if (iss_supported) j["authorization_response_iss_parameter_supported"] = true;
+        if (cimd) j["client_id_metadata_document_supported"] = true;
+        return net::http_response::json_text(j.dump());
+    }
+
+    /// The user agent and the user: approve (or not) and come back to the redirect URI.
+    ak::result<std::string> authorize(const std::string& url) {
+        std::lock_guard lock(mu);
+        const auto u = ak::parse_url(url);
+        auto params = mcp::detail::query_params(u->query);
+        authorizations.push_back(params);
+        const std::string redirect = params.find("redirect_uri")->second;
+        if (deny) return redirect + "?error=access_denied&error_description=no+thanks";
+        challenge = params.find("code_challenge")->second;
+        pending_scope = params.count("scope") != 0 ? params.find("scope")->second : "";
+        std::string back = redirect + "?code=the-code-" + std::to_string(authorizations.size()) + "&state=" +
+                           (wrong_state ? std::string("forged") : net::form_encode(params.find("state")->second));
+        if (iss_mode == "correct") back += "&iss=" + net::form_encode(issuer());
+        else if (iss_mode == "wrong") back += "&iss=" + net::form_encode("https://evil.example.com");
+        return back;
+    }
+
+    net::http_response token(const net::http_request& r) {
+        std::lock_guard lock(mu);
+        auto f = mcp::detail::query_params(r.body);
+        token_requests.push_back(f);
+        token_auth_headers.push_back(r.header("Authorization"));
+        auto get = [&](const char* k) { return f.count(k) != 0 ? f.find(k)->second : std::string(); };
+        if (refuse_tokens) return net::http_response::json_text(R"({"error":"invalid_grant","error_description":"code expired"})", 400);
+        std::string scope;
+        if (get("grant_type") == "authorization_code") {
+            if (mcp::pkce_challenge(get("code_verifier")) != challenge) return net::http_response::json_text(R"({"error":"invalid_grant"})", 400);
+            scope = pending_scope;
+        } else if (get("grant_type") == "refresh_token") {
+            auto it = refresh.find(get("refresh_token"));
+            if (it == refresh.end()) return net::http_response::json_text(R"({"error":"invalid_grant"})", 400);
+            scope = it->second;
+        } else {
+            return net::http_response::json_text(R"({"error":"unsupported_grant_type"})", 400);
+        }
+        const std::string at = "access-token-" + std::to_string(++counter);
+        const std::string rt = "refresh-token-" + std::to_string(counter);
+        access[at] = scope;
+        refresh[rt] = scope;
+        return net::http_response::json_text(
+            json{{"access_token", at}, {"token_type", "Bearer"}, {"expires_in", 3600}, {"refresh_token", rt}, {"scope", scope}}.dump());
+    }
+
+    net::http_response mcp_endpoint(const net::http_request& r) {
+        if (r.method != "POST") return net::http_response::text("", 405);
+        std::string scope;
+        {
+            std::lock_guard lock(mu);
+            const std::string a = r.header("Authorization");
+            auto it = a.rfind("Bearer ", 0) == 0 ? access.find(a.substr(7)) : access.end();
+            if (it == access.end()) {
+                net::http_response out = net::http_response::json_text(R"({"error":"invalid_token"})", 401);
+                out.headers.emplace_back("WWW-Authenticate", "Bearer error=\"invalid_token\", resource_metadata=\"" + origin() +
+                                                                 "/.well-known/oauth-protected-resource/mcp\"" +
+                                                                 (challenge_scope.empty() ? "" : ", scope=\"" + challenge_scope + "\""));
+                return out;
+            }
+            scope = it->second;
+        }
+        const json m = json::parse(r.body, nullptr, false);
+        const std::string method = m.value("method", "");
+        if (!m.contains("id")) return net::http_response::text("", 202);
+        const auto granted = mcp::detail::split_scopes(scope);
+        if (method == "tools/call" && (never_enough || (!write_scope.empty() && std::find(granted.begin(), granted.end(), write_scope) == granted.end()))) {
+            net::http_response out = net::http_response::json_text(R"({"error":"insufficient_scope"})", 403);
+            out.headers.emplace_back("WWW-Authenticate", "Bearer error=\"insufficient_scope\", scope=\"" + (write_scope.empty() ? scope : write_scope) + "\"");
+            return out;
+        }
+        json result;
+        if (method == "initialize")
+            result = {{"protocolVersion", "2025-11-25"}, {"capabilities", {{"tools", json::object()}}}, {"serverInfo", {{"name", "fake"}, {"version", "1"}}}};
+        else if (method == "tools/list")
+            result = {{"tools", json::array({{{"name", "echo"}, {"inputSchema", {{"type", "object"}}}}})}};
+        else if (method == "tools/call")
+            result = {{"content", json::array({{{"type", "text"}, {"text", "ok"}}})}};
+        else
+            result = json::object();
+        return net::http_response::json_text(json{{"jsonrpc", "2.0"}, {"id", m["id"]}, {"result", result}}.dump());
+    }
+};
+
+mcp::oauth_options options_for(fake_world& w) {
+    mcp::oauth_options o;
+    o.redirect_uri = "http://127.0.0.1:9/callback";
+    o.authorize = [&w](const std::string& url) { return w.authorize(url); };
+    return o;
+}
+
+/// Connect mcp::client to the world's endpoint through `a`.
+ak::result<std::unique_ptr<mcp::client>> connect(fake_world& w, std::shared_ptr<mcp::oauth_authorizer> a) {
+    mcp::http_server_endpoint ep;
+    ep.url = w.endpoint();
+    ep.listen = false;
+    ep.authorizer = std::move(a);
+    mcp::client_options co;
+    co.server_name = "fake";
+    return mcp::client::connect(std::make_unique<mcp::http_client_transport>(ep), co);
+}
+
+std::string param(const std::multimap<std::string, std::string>& m, const char* k) {
+    auto it = m.find(k);
+    return it == m.end() ? std::string("(absent)") : it->second;
+}
+
+/// What a refusal without a token leads to, straight through the authorizer.
+ak::error refusal_error(fake_world& w, mcp::oauth_options o) {
+    mcp::oauth_authorizer a(std::move(o));
+    auto r = a.refused(w.endpoint(), 401, "Bearer", "");
+    EXPECT_FALSE(r);
+    return r ? ak::error(ak::errc::internal, "passed") : r.error();
+}
+
+}  // namespace
+
+TEST(OAuthPieces, PkceChallengeIsBase64UrlOfSha256) {
+    // base64url(SHA-256("abc")), computed independently.
+    EXPECT_EQ(mcp::pkce_challenge("abc"), "ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0");
+    EXPECT_EQ(mcp::pkce_challenge("test-verifier-0123456789-abcdefghijklmnopqrstuvwxyz"), "nw4Cig7sk_DT0QSX9Qn-3UKs33fmbbp8bRuv1b5-wXw");
+    std::set<std::string> verifiers;
+    for (int i = 0; i < 20; ++i) {
+        const std::string v = mcp::pkce_verifier();
+        ASSERT_EQ(v.size(), 43u);  // 32 random bytes
+        for (char c : v) EXPECT_TRUE(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') << v;
+        verifiers.insert(v);
+    }
+    EXPECT_EQ(verifiers.size(), 20u);
+}
+
+TEST(OAuthPieces, MetadataLocationsInTheSpecificationsOrder) {
+    EXPECT_EQ(mcp::authorization_server_metadata_urls("https://auth.example.com"),
+              (std::vector<std::string>{"https://auth.example.com/.well-known/oauth-authorization-server",
+                                        "https://auth.example.com/.well-known/openid-configuration"}));
+    EXPECT_EQ(mcp::authorization_server_metadata_urls("https://auth.example.com/tenant1/"),
+              (std::vector<std::string>{"https://auth.example.com/.well-known/oauth-authorization-server/tenant1",
+                                        "https://auth.example.com/.well-known/openid-configuration/tenant1",
+                                        "https://auth.example.com/tenant1/.well-known/openid-configuration"}));
+    EXPECT_TRUE(mcp::authorization_server_metadata_urls("ftp://x").empty());
+    EXPECT_EQ(mcp::protected_resource_metadata_urls("https://mcp.example.com:8443/public/mcp"),
+              (std::vector<std::string>{"https://mcp.example.com:8443/.well-known/oauth-protected-resource/public/mcp",
+                                        "https://mcp.example.com:8443/.well-known/oauth-protected-resource"}));
+    EXPECT_EQ(mcp::protected_resource_metadata_urls("https://mcp.example.com/", "https://mcp.example.com/custom.json"),
+              (std::vector<std::string>{"https://mcp.example.com/custom.json", "https://mcp.example.com/.well-known/oauth-protected-resource"}));
+}
+
+TEST(OAuthPieces, BearerChallengeAndResourceMatching) {
+    auto c = mcp::parse_bearer_challenge(
+        R"(Basic realm="x", Bearer error="insufficient_scope", scope="files:read files:write", resource_metadata="https://h/.well-known/oauth-protected-resource", error_description="needs \"write\"")");
+    EXPECT_EQ(c["error"], "insufficient_scope");
+    EXPECT_EQ(c["scope"], "files:read files:write");
+    EXPECT_EQ(c["resource_metadata"], "https://h/.well-known/oauth-protected-resource");
+    EXPECT_EQ(c["error_description"], "needs \"write\"");
+    EXPECT_FALSE(c.contains("realm"));  // Basic's, not Bearer's
+    EXPECT_TRUE(mcp::parse_bearer_challenge("Basic realm=\"x\"").empty());
+    EXPECT_EQ(mcp::parse_bearer_challenge("bearer scope=a").at("scope"), "a");
+
+    EXPECT_TRUE(mcp::resource_covers("https://h.example.com", "https://h.example.com/mcp"));
+    EXPECT_TRUE(mcp::resource_covers("https://h.example.com/mcp", "https://h.example.com/mcp"));
+    EXPECT_TRUE(mcp::resource_covers("https://h.example.com/api/", "https://h.example.com/api/mcp"));
+    EXPECT_FALSE(mcp::resource_covers("https://h.example.com/mc", "https://h.example.com/mcp"));
+    EXPECT_FALSE(mcp::resource_covers("https://evil.example.com/mcp", "https://h.example.com/mcp"));
+    EXPECT_FALSE(mcp::resource_covers("http://h.example.com/mcp", "https://h.example.com/mcp"));
+    EXPECT_FALSE(mcp::resource_covers("https://h.example.com:8443/mcp", "https://h.example.com/mcp"));
+}
+
+TEST(OAuthFlow, DiscoversRegistersAuthorizesAndCalls) {
+    fake_world w;
+    w.prm_scopes = json::array({"read"});
+    std::vector<mcp::oauth_tokens> saved;
+    auto o = options_for(w);
+    o.on_tokens = [&](const mcp::oauth_tokens& t) { saved.push_back(t); };
+    auto a = std::make_shared<mcp::oauth_authorizer>(o);
+    auto c = connect(w, a);
+    ASSERT_TRUE(c) << c.error().to_text();
+    auto tools = (*c)->list_tools();
+    ASSERT_TRUE(tools) << tools.error().to_text();
+    auto r = (*c)->call_tool("echo", json::object());
+    ASSERT_TRUE(r) << r.error().to_text();
+    EXPECT_EQ(r->joined_text(), "ok");
+    (*c)->close();
+
+    const auto seen = w.requests();
+    ASSERT_GE(seen.size(), 6u);
+    EXPECT_EQ(seen[0], "POST /mcp");  // refused: no token
+    EXPECT_EQ(seen[1], "GET /.well-known/oauth-protected-resource/mcp");  // from resource_metadata
+    EXPECT_EQ(seen[2], "GET /.well-known/oauth-authorization-server");
+    EXPECT_EQ(seen[3], "POST /register");
+    EXPECT_EQ(seen[4], "POST /token");
+    EXPECT_EQ(seen[5], "POST /mcp");  // initialize again, with the token
+    ASSERT_EQ(w.registrations.size(), 1u);
+    EXPECT_EQ(w.registrations[0]["application_type"], "native");
+    EXPECT_EQ(w.registrations[0]["redirect_uris"], json::array({"http://127.0.0.1:9/callback"}));
+    EXPECT_EQ(w.registrations[0]["grant_types"], json::array({"authorization_code", "refresh_token"}));
+    EXPECT_EQ(w.registrations[0]["token_endpoint_auth_method"], "none");
+    ASSERT_EQ(w.authorizations.size(), 1u);
+    const auto& q = w.authorizations[0];
+    EXPECT_EQ(param(q, "response_type"), "code");
+    EXPECT_EQ(param(q, "client_id"), "client-1");
+    EXPECT_EQ(param(q, "code_challenge_method"), "S256");
+    EXPECT_EQ(param(q, "resource"), w.endpoint());  // exactly as the metadata gives it
+    EXPECT_EQ(param(q, "scope"), "read offline_access");  // scopes_supported, and a refresh token
+    ASSERT_EQ(w.token_requests.size(), 1u);
+    EXPECT_EQ(param(w.token_requests[0], "grant_type"), "authorization_code");
+    EXPECT_EQ(param(w.token_requests[0], "resource"), w.endpoint());
+    EXPECT_EQ(param(w.token_requests[0], "redirect_uri"), "http://127.0.0.1:9/callback");
+    EXPECT_EQ(param(w.token_requests[0], "client_id"), "client-1");
+    ASSERT_EQ(saved.size(), 1u);
+    EXPECT_EQ(saved[0].issuer, w.origin());
+    EXPECT_EQ(saved[0].resource, w.endpoint());
+    EXPECT_FALSE(saved[0].refresh_token.empty());
+    EXPECT_TRUE(saved[0].expires_at.has_value());
+    EXPECT_EQ(a->authorizations(), 1);
+}
+
+TEST(OAuthFlow, RefreshesARejectedTokenWithoutAskingTheUser) {
+    fake_world w;
+    auto a = std::make_shared<mcp::oauth_authorizer>(options_for(w));
+    auto c = connect(w, a);
+    ASSERT_TRUE(c) << c.error().to_text();
+    const std::string first = a->tokens().access_token;
+    {
+        std::lock_guard lock(w.mu);
+        w.access.clear();  // the server stops taking the token (it expired)
+    }
+    auto tools = (*c)->list_tools();
+    ASSERT_TRUE(tools) << tools.error().to_text();
+    EXPECT_EQ(a->authorizations(), 1);  // the user was asked once
+    EXPECT_NE(a->tokens().access_token, first);
+    ASSERT_EQ(w.token_requests.size(), 2u);
+    EXPECT_EQ(param(w.token_requests[1], "grant_type"), "refresh_token");
+    EXPECT_EQ(param(w.token_requests[1], "resource"), w.endpoint());
+    (*c)->close();
+}
+
+TEST(OAuthFlow, StepUpAsksForTheChallengedScopeWithTheEarlierOnes) {
+    fake_world w;
+    w.challenge_scope = "read";
+    w.write_scope = "write";
+    auto a = std::make_shared<mcp::oauth_authorizer>(options_for(w));
+    auto c = connect(w, a);
+    ASSERT_TRUE(c) << c.error().to_text();
+    auto r = (*c)->call_tool("echo", json::object());
+    ASSERT_TRUE(r) << r.error().to_text();
+    ASSERT_EQ(w.authorizations.size(), 2u);
+    EXPECT_EQ(param(w.authorizations[0], "scope"), "read offline_access");
+    EXPECT_EQ(param(w.authorizations[1], "scope"), "read offline_access write");
+    (*c)->close();
+}
+
+TEST(OAuthFlow, StepUpThatCannotHelpStopsWithAReason) {
+    fake_world w;
+    w.challenge_scope = "read";
+    w.never_enough = true;  // 403 insufficient_scope for the scope the token has
+    auto a = std::make_shared<mcp::oauth_authorizer>(options_for(w));
+    auto c = connect(w, a);
+    ASSERT_TRUE(c) << c.error().to_text();
+    auto r = (*c)->call_tool("echo", json::object());
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, ak::errc::auth_required);
+    EXPECT_EQ(r.error().details.value("reason", ""), "insufficient_scope") << r.error().to_text();
+    EXPECT_EQ(r.error().details.value("status", 0), 403);
+    EXPECT_EQ(a->authorizations(), 1);  // no pointless second sign-in
+    (*c)->close();
+}
+
+TEST(OAuthFlow, PreRegisteredClientAuthenticatesWithBasic) {
+    fake_world w;
+    w.registration = false;
+    w.auth_methods = json::array({"client_secret_basic"});
+    auto o = options_for(w);
+    o.client_id = "pre:registered";
+    o.client_secret = "pre-secret";
+    auto a = std::make_shared<mcp::oauth_authorizer>(o);
+    auto c = connect(w, a);
+    ASSERT_TRUE(c) << c.error().to_text();
+    EXPECT_TRUE(w.registrations.empty());
+    ASSERT_EQ(w.token_auth_headers.size(), 1u);
+    // client_secret_basic: the form-encoded id and secret, base64 (RFC 6749 §2.3.1).
+    EXPECT_EQ(w.token_auth_headers[0], "Basic " + ak::base64_encode("pre%3Aregistered:pre-secret"));
+    EXPECT_EQ(param(w.token_requests[0], "client_secret"), "(absent)");
+    EXPECT_EQ(param(w.authorizations[0], "client_id"), "pre:registered");
+    (*c)->close();
+}
+
+TEST(OAuthFlow, ClientIdMetadataDocumentInPlaceOfRegistration) {
+    fake_world w;
+    w.cimd = true;
+    auto o = options_for(w);
+    o.client_metadata_url = "https://agent.example.com/client.json";
+    mcp::oauth_authorizer a(o);
+    ASSERT_TRUE(a.refused(w.endpoint(), 401, "", ""));
+    EXPECT_TRUE(w.registrations.empty());
+    EXPECT_EQ(param(w.authorizations.at(0), "client_id"), "https://agent.example.com/client.json");
+    EXPECT_EQ(param(w.token_requests.at(0), "client_id"), "https://agent.example.com/client.json");
+    // A server without such documents: dynamic registration, the document URL unused.
+    fake_world plain;
+    auto o2 = options_for(plain);
+    o2.client_metadata_url = "https://agent.example.com/client.json";
+    mcp::oauth_authorizer b(o2);
+    ASSERT_TRUE(b.refused(plain.endpoint(), 401, "", ""));
+    EXPECT_EQ(plain.registrations.size(), 1u);
+    EXPECT_EQ(param(plain.authorizations.at(0), "client_id"), "client-1");
+}
+
+TEST(OAuthFlow, PathIssuerFoundThroughOpenIdConfiguration) {
+    fake_world w;
+    w.prm_at_path = false;
+    w.prm_at_root = true;
+    w.prm_resource = w.origin();
+    w.issuer_path = "/tenant";
+    w.openid_only = true;
+    mcp::oauth_authorizer a(options_for(w));
+    // No resource_metadata in the challenge: the well-known locations, path first.
+    ASSERT_TRUE(a.refused(w.endpoint(), 401, "Bearer error=\"invalid_token\"", ""));
+    const auto seen = w.requests();
+    ASSERT_GE(seen.size(), 5u);
+    EXPECT_EQ(seen[0], "GET /.well-known/oauth-protected-resource/mcp");
+    EXPECT_EQ(seen[1], "GET /.well-known/oauth-protected-resource");
+    EXPECT_EQ(seen[2], "GET /.well-known/oauth-authorization-server/tenant");
+    EXPECT_EQ(seen[3], "GET /.well-known/openid-configuration/tenant");
+    EXPECT_EQ(seen[4], "GET /tenant/.well-known/openid-configuration");
+    EXPECT_EQ(param(w.authorizations.at(0), "resource"), w.origin());  // as published, no slash added
+    EXPECT_EQ(a.tokens().issuer, w.origin() + "/tenant");
+}
+
+TEST(OAuthErrors, EachFailureNamesItsReasonAndSendsNothingFurther) {
+    auto reason = [](const ak::error& e) { return e.details.value("reason", std::string("(none)")); };
+    {
+        fake_world w;
+        w.prm_at_path = false;
+        auto e = refusal_error(w, options_for(w));
+        EXPECT_EQ(reason(e), "metadata_missing") << e.to_text();
+        EXPECT_FALSE(e.hint.empty());
+    }
+    {
+        fake_world w;
+        w.prm_resource = "https://evil.example.com/mcp";
+        auto e = refusal_error(w, options_for(w));
+        EXPECT_EQ(reason(e), "resource_mismatch") << e.to_text();
+        EXPECT_TRUE(w.authorizations.empty());
+        EXPECT_EQ(w.requests().size(), 1u);  // the metadata only
+    }
+    {
+        fake_world w;
+        w.metadata_issuer = "https://attacker.example.com";
+        auto e = refusal_error(w, options_for(w));
+        EXPECT_EQ(reason(e), "issuer_mismatch") << e.to_text();
+        EXPECT_TRUE(w.registrations.empty());
+        EXPECT_TRUE(w.authorizations.empty());
+    }
+    {
+        fake_world w;
+        w.s256 = false;
+        EXPECT_EQ(reason(refusal_error(w, options_for(w))), "pkce_unsupported");
+    }
+    {
+        fake_world w;
+        w.registration = false;
+        auto e = refusal_error(w, options_for(w));
+        EXPECT_EQ(reason(e), "no_client") << e.to_text();
+        EXPECT_NE(e.hint.find("client_id"), std::string::npos);
+    }
+    {
+        fake_world w;
+        auto o = options_for(w);
+        o.authorize = nullptr;
+        EXPECT_EQ(reason(refusal_error(w, o)), "no_authorize_callback");
+    }
+    for (const std::string mode : {"wrong", "omit"}) {
+        fake_world w;
+        w.iss_mode = mode;
+        auto e = refusal_error(w, options_for(w));
+        EXPECT_EQ(reason(e), "iss_mismatch") << mode << ": " << e.to_text();
+        EXPECT_TRUE(w.token_requests.empty()) << mode;  // the code never reaches the token endpoint
+    }
+    {
+        fake_world w;
+        w.iss_supported = false;
+        w.iss_mode = "omit";  // not advertised, not sent: fine
+        mcp::oauth_authorizer a(options_for(w));
+        EXPECT_TRUE(a.refused(w.endpoint(), 401, "", ""));
+    }
+    {
+        fake_world w;
+        w.wrong_state = true;
+        EXPECT_EQ(reason(refusal_error(w, options_for(w))), "state_mismatch");
+        EXPECT_TRUE(w.token_requests.empty());
+    }
+    {
+        fake_world w;
+        w.deny = true;
+        auto e = refusal_error(w, options_for(w));
+        EXPECT_EQ(reason(e), "authorization_denied");
+        EXPECT_NE(e.message.find("access_denied"), std::string::npos);
+    }
+}
+
+TEST(OAuthErrors, TokensCodesAndSecretsNeverReachAMessage) {
+    fake_world w;
+    w.auth_methods = json::array({"client_secret_post"});
+    auto o = options_for(w);
+    auto a = std::make_shared<mcp::oauth_authorizer>(o);
+    auto c = connect(w, a);
+    ASSERT_TRUE(c) << c.error().to_text();
+    const auto t = a->tokens();
+    ASSERT_FALSE(t.access_token.empty());
+    ASSERT_EQ(param(w.token_requests.at(0), "client_secret"), "s3cret-1");  // client_secret_post
+    std::vector<std::string> secrets{t.access_token, t.refresh_token, "s3cret-1", "the-code-"};
+    std::string texts;
+    {
+        std::lock_guard lock(w.mu);
+        w.access.clear();
+        w.refuse_tokens = true;  // refresh and code exchange refused from now on
+    }
+    auto r = (*c)->list_tools();
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().details.value("reason", ""), "token_failed") << r.error().to_text();
+    texts += r.error().to_text() + r.error().to_json().dump();
+    // an authorizer whose server refuses: its error too
+    fake_world w2;
+    w2.refuse_tokens = true;
+    auto e = refusal_error(w2, options_for(w2));
+    texts += e.to_text() + e.to_json().dump();
+    EXPECT_NE(texts.find("invalid_grant"), std::string::npos);  // the server's reason is told
+    for (const auto& s : secrets) EXPECT_EQ(texts.find(s), std::string::npos) << s << " leaked: " << texts;
+    (*c)->close();
+}
