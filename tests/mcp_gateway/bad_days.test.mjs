@@ -75,7 +75,7 @@ function memoryKb(pid) {
 }
 
 test("a server that hangs on a call: tool.timeout naming it, the others answer meanwhile", async () => {
-  const g = await gateway({ slow: fake("normal"), agentkit: { command: agentkitServer } }, { up: ["slow", "agentkit"], extra: ["--call-timeout", "1500"] });
+  const g = await gateway({ slow: fake("normal"), agentkit: { command: agentkitServer } }, { up: ["slow", "agentkit"], extra: ["--call-timeout", "3000"] });
   try {
     let settled = false;
     const hung = g.client.callTool({ name: "hang", arguments: {} }).finally(() => (settled = true));
