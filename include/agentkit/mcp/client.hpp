@@ -320,6 +320,7 @@ private:
         }
         const auto timeout = ro.timeout.value_or(o_.request_timeout);
         const auto started = std::chrono::steady_clock::now();
+        const std::size_t malformed_before = malformed_.load();
         const auto hard_end = std::min(ro.deadline, started + std::max(timeout, o_.max_request_time));
         std::unique_lock lock(p->mu);
         for (;;) {
@@ -338,6 +339,13 @@ private:
                 lock.unlock();
                 abandon(id, "timed out");
                 const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - started).count();
+                // lines that were not JSON meanwhile: most likely the answer, malformed
+                if (const std::size_t garbled = malformed_.load() - malformed_before; garbled > 0)
+                    return fail(errc::timeout, name() + ": no answer to " + std::string(method) + " in " + std::to_string(ms) + " ms; meanwhile it wrote " +
+                                    std::to_string(garbled) + " line(s) that are not valid JSON (a malformed answer?)",
+                                "The MCP server \"" + name() + "\" answers with malformed JSON; see its log, report it to its maintainers, "
+                                "or use another server's tools.",
+                                json{{"server", name()}, {"method", std::string(method)}, {"elapsed_ms", ms}, {"malformed", garbled}});
                 return fail(errc::timeout, name() + ": no answer to " + std::string(method) + " in " + std::to_string(ms) + " ms",
                             "The MCP server \"" + name() + "\" is slow or hung; try again, with less work per call, or later.",
                             json{{"server", name()}, {"method", std::string(method)}, {"elapsed_ms", ms}});
@@ -764,6 +772,7 @@ private:
         json m = json::parse(text, nullptr, false);
         if (m.is_discarded()) {
             ++noise_;
+            ++malformed_;
             return;
         }
         if (m.is_array()) {  // a batch (2025-03-26)
@@ -921,6 +930,7 @@ private:
     std::optional<error> close_reason_;
     std::vector<std::thread> workers_;
     std::atomic<std::size_t> noise_{0};
+    std::atomic<std::size_t> malformed_{0};  // lines that were not JSON at all (a subset of noise_)
     std::string version_;
     std::atomic<bool> stateless_{false};  // the 2026-07-28 wire: _meta on every request, no handshake
     json caps_ = json::object();  // the capabilities the client declares

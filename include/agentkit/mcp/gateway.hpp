@@ -242,6 +242,18 @@ public:
         }
         return out;
     }
+    /// The servers that are down now, each with why ("locked (HTTP 401 ...)"), joined by "; ";
+    /// empty when every server is up. The gateway adds it to a `tool.unknown` answer, since the
+    /// tool may belong to a server that never came up and so lists nothing.
+    [[nodiscard]] std::string unavailable_note() const {
+        std::lock_guard lock(mu_);
+        std::string out;
+        for (const auto& u : ups_) {
+            if (u->c) continue;
+            out += (out.empty() ? "" : "; ") + u->cfg.name + " (" + (u->last_error.empty() ? std::string("starting") : u->last_error) + ")";
+        }
+        return out;
+    }
     /// What a server is for: its configured description, else its instructions, else its name.
     [[nodiscard]] std::string description_of(const std::string& server) const {
         std::lock_guard lock(mu_);
@@ -318,7 +330,8 @@ private:
                 if (c) c->close();
                 {
                     std::lock_guard lock(mu_);
-                    u.last_error = failure->message;
+                    // what to do travels with why: a model calling its tools reads both
+                    u.last_error = failure->hint.empty() ? failure->message : failure->message + " (" + failure->hint + ")";
                     u.tried = true;
                     u.retry_at = std::chrono::steady_clock::now() + backoff;
                 }
@@ -500,7 +513,25 @@ template <class MakeMasker>
             route = masked_call(*s->m, s->box, [&](std::string_view n) { return s->meta.count(n) != 0; }, name, args);
             box = s->box;
         }
-        if (route.answer) return std::move(*route.answer);
+        if (route.answer) {
+            if (!*route.answer && route.answer->error().is(errc::tool_unknown)) {
+                // The tool may be one of a server that is down (never up, it lists nothing): the
+                // answer names those servers and why, as a tool error the model reads (a
+                // tool.unknown would become a bare JSON-RPC "Unknown tool" error).
+                if (const std::string down = s->g->unavailable_note(); !down.empty()) {
+                    const error& e = route.answer->error();
+                    json details = json::object();
+                    details["tool"] = std::string(name);
+                    if (e.details.is_object() && e.details.contains("candidates")) details["candidates"] = e.details["candidates"];
+                    return fail(errc::transport_closed,
+                                e.message + ", and these MCP servers are not available now (their tools are missing): " + down,
+                                "If the tool is one of theirs, it comes back when the server does (the gateway retries; fix what "
+                                "its error says). " + e.hint,
+                                std::move(details));
+                }
+            }
+            return std::move(*route.answer);
+        }
         auto r = box.call_at(*route.index, args, ctx);
         std::lock_guard lock(s->mu);
         if (s->m) masked_observe(*s->m, name, args, r);
