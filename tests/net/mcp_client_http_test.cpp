@@ -48,6 +48,31 @@ mcp::client_options named(std::string name) {
     return o;
 }
 
+// The scripted 2025-11-25 SSE server (fixtures): started with popen, it prints its port and
+// exits 0 once a client ended its session with DELETE. `url` is empty when it did not start.
+struct sse_server {
+    FILE* pipe = nullptr;
+    std::string url;
+    sse_server() {
+        const std::string cmd = std::string(AGENTKIT_TEST_PYTHON) + " " + AGENTKIT_TEST_SSE_SERVER;
+        pipe = ::popen(cmd.c_str(), "r");
+        char line[64] = {};
+        if (pipe != nullptr && std::fgets(line, sizeof line, pipe) != nullptr)
+            url = "http://127.0.0.1:" + std::string(line).substr(0, std::string(line).find('\n')) + "/mcp";
+    }
+    /// Its exit status (0: the session was ended as it expects).
+    int wait() {
+        const int rc = pipe != nullptr ? ::pclose(pipe) : -1;
+        pipe = nullptr;
+        return rc;
+    }
+    ~sse_server() {
+        if (pipe != nullptr) (void)::pclose(pipe);
+    }
+    sse_server(const sse_server&) = delete;
+    sse_server& operator=(const sse_server&) = delete;
+};
+
 }  // namespace
 
 TEST(McpClientHttp, AgentkitServerSessionJsonAndSse) {
@@ -114,12 +139,9 @@ TEST(McpClientHttp, UnreachableServerNamesItself) {
 }
 
 TEST(McpClientHttp, BrokenSseStreamIsResumedWithLastEventId) {
-    const std::string cmd = std::string(AGENTKIT_TEST_PYTHON) + " " + AGENTKIT_TEST_SSE_SERVER;
-    FILE* p = ::popen(cmd.c_str(), "r");
-    ASSERT_NE(p, nullptr);
-    char line[64] = {};
-    ASSERT_NE(std::fgets(line, sizeof line, p), nullptr);
-    const std::string url = "http://127.0.0.1:" + std::string(line).substr(0, std::string(line).find('\n')) + "/mcp";
+    sse_server server;
+    ASSERT_FALSE(server.url.empty()) << "the SSE fixture server did not start";
+    const std::string& url = server.url;
     {
         auto t = std::make_unique<mcp::http_client_transport>(endpoint(url));
         auto* tp = t.get();
@@ -143,7 +165,7 @@ TEST(McpClientHttp, BrokenSseStreamIsResumedWithLastEventId) {
         EXPECT_NE(gone.error().message.find("resume"), std::string::npos);
         EXPECT_EQ(closes.load(), 1);
     }  // close: DELETE stops the server
-    EXPECT_EQ(::pclose(p), 0);
+    EXPECT_EQ(server.wait(), 0);
 }
 
 // The 2026-07-28 wire against agentkit's own server: no handshake and no session; a tool that
@@ -205,12 +227,9 @@ TEST(McpClientHttp, StatelessWireDiscoversAndAnswersInputRequired) {
 }
 
 TEST(McpClientHttp, StatelessClientFallsBackToTheHandshakeWithAnOlderServer) {
-    const std::string cmd = std::string(AGENTKIT_TEST_PYTHON) + " " + AGENTKIT_TEST_SSE_SERVER;
-    FILE* p = ::popen(cmd.c_str(), "r");
-    ASSERT_NE(p, nullptr);
-    char line[64] = {};
-    ASSERT_NE(std::fgets(line, sizeof line, p), nullptr);
-    const std::string url = "http://127.0.0.1:" + std::string(line).substr(0, std::string(line).find('\n')) + "/mcp";
+    sse_server server;
+    ASSERT_FALSE(server.url.empty()) << "the SSE fixture server did not start";
+    const std::string& url = server.url;
     {
         auto o = named("older");
         o.protocol_version = "2026-07-28";
@@ -221,7 +240,7 @@ TEST(McpClientHttp, StatelessClientFallsBackToTheHandshakeWithAnOlderServer) {
         auto tools = (*c)->list_tools();
         ASSERT_TRUE(tools) << tools.error().to_text();
     }  // close: DELETE stops the server
-    EXPECT_EQ(::pclose(p), 0);
+    EXPECT_EQ(server.wait(), 0);
 }
 
 TEST(McpClientHttp, ParameterHeadersAreValidated) {
