@@ -405,11 +405,18 @@ private:
             upstream& u = *ups_[i];
             for (const auto& t : u.tools) {
                 std::string base = local_tool_name(t.name);
-                if (count[base] > 1) base = local_tool_name(u.cfg.name + "_" + t.name);
+                if (count[base] > 1) {
+                    std::string qualified = u.cfg.name;  // appends only: g++ 12 -O3 warns falsely (-Wrestrict) on "_" + s
+                    qualified += '_';
+                    qualified += t.name;
+                    base = local_tool_name(qualified);
+                }
                 std::string name = base;
                 for (int n = 2; box.contains(name); ++n) {
-                    const std::string suffix = "_" + std::to_string(n);
-                    name = base.substr(0, 64 - suffix.size()) + suffix;
+                    std::string suffix(1, '_');
+                    suffix += std::to_string(n);
+                    name = base.substr(0, 64 - suffix.size());
+                    name += suffix;
                 }
                 runtime_tool rt;
                 rt.info = t;

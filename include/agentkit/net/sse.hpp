@@ -86,8 +86,8 @@ public:
 private:
     template <class F>
     bool line(F& on_event) {
-        std::string l = std::move(line_);
-        line_.clear();
+        std::string l;
+        l.swap(line_);  // not a move construction: g++ 12 -O3 then warns falsely (-Wmaybe-uninitialized)
         if (l.empty()) return dispatch(on_event);
         if (l.front() == ':') return true;  // a comment (servers send them as keep-alives)
         std::string_view field = l;

@@ -180,8 +180,21 @@ auto browser::on_current_tab(F&& f) -> result<std::invoke_result_t<F, detail::ta
     if (!e) return fail(e.error());
     auto t = current_tab();
     if (!t) return fail(t.error());
-    // the events that arrived before the last answer (a flood of console messages may trail the
-    // snapshot that saw the flood end) are counted before the tab's logs are read
+    // The page's events up to now are counted before the tab's logs are read: a flood of console
+    // messages may trail the snapshot that saw the flood end, part of it still on its way from
+    // the renderer under load. One round trip to the tab's own session comes back behind every
+    // event the page sent before it (a session's events and answers keep their order); then the
+    // dispatcher has handled all that arrived. Skipped for a page that cannot answer (held by a
+    // dialog flood, crashed, closed); bounded otherwise.
+    std::string session;
+    bool answers = false;
+    {
+        std::lock_guard lock(eng_->mu);
+        session = (*t)->session;
+        answers = !(*t)->stuck && !(*t)->crashed && !(*t)->closed;
+    }
+    if (answers && !session.empty())
+        (void)call(session, "Runtime.getHeapUsage", json::object(), std::chrono::milliseconds(1000));
     (void)eng_->conn.sync_events();
     std::lock_guard lock(eng_->mu);
     return f(**t);
