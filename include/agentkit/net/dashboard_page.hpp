@@ -98,6 +98,8 @@ inline constexpr std::string_view dashboard_js = R"js('use strict';
   };
   const state = { view: null, ws: null, meta: null, url: null, frames: 0, lastSeq: 0, gate: null, steps: new Map() };
   window.agentkitLive = state;  // for tests and for the curious
+  // every change is announced, so a waiting script (a test, an extension) is woken, not polling
+  const changed = () => document.dispatchEvent(new Event('agentkit:update'));
 
   function el(tag, cls, text) {
     const e = document.createElement(tag);
@@ -113,7 +115,9 @@ inline constexpr std::string_view dashboard_js = R"js('use strict';
     sel.textContent = '';
     for (const v of views) sel.appendChild(el('option', '', v.name));
     if (views.length && !state.view) connect(views[0].name);
+    state.views = views;
     renderTabs(views.find((v) => v.name === state.view));
+    changed();
   }
 
   function renderTabs(v) {
@@ -173,6 +177,7 @@ inline constexpr std::string_view dashboard_js = R"js('use strict';
         ul.appendChild(el('li', '', kind === 'console' ? '[' + i.level + '] ' + i.text
           : i.method + ' ' + i.status + ' ' + i.url + (i.error ? ' (' + i.error + ')' : '')));
     }
+    changed();
   }
 
   function send(o) { if (state.ws && state.ws.readyState === 1) state.ws.send(JSON.stringify(o)); }
@@ -199,6 +204,7 @@ inline constexpr std::string_view dashboard_js = R"js('use strict';
           state.lastSeq = meta.seq;
           $('frameinfo').textContent = 'frame ' + meta.seq + ' (' + Math.round(meta.css_width) + '×' + Math.round(meta.css_height) + ' CSS px)';
           send({ type: 'ack', seq: meta.seq });
+          changed();
         };
         img.onerror = () => send({ type: 'ack', seq: meta.seq });
         img.src = url;
@@ -209,10 +215,12 @@ inline constexpr std::string_view dashboard_js = R"js('use strict';
       else if (e.type === 'hello') { renderGate(e.view.gate); renderTabs(e.view); for (const s of e.steps) renderStep(s); loadEvents(); }
       else if (e.type === 'gate') renderGate(e.gate);
       else if (e.type === 'step') { renderStep(e.step); if (e.step.state === 'ok' || e.step.state === 'error') { loadViews(); loadEvents(); } }
-      else if (e.type === 'report') $('report').textContent = e.text;
-      else if (e.type === 'error') $('status').textContent = e.message;
+      else if (e.type === 'report') { $('report').textContent = e.text; state.report = e.text; }
+      else if (e.type === 'error') { $('status').textContent = e.message; state.lastError = e.message; }
+      changed();
     };
-    ws.onclose = () => { $('status').textContent = 'disconnected'; };
+    ws.onopen = () => { state.open = true; changed(); };
+    ws.onclose = () => { state.open = false; $('status').textContent = 'disconnected'; changed(); };
   }
 
   $('view').onchange = (e) => connect(e.target.value);
