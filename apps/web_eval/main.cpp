@@ -225,7 +225,7 @@ struct run_events_args {
                           AGENTKIT_FIELD(run_events_args, kinds, "Which events: step, console, network (default all)"),
                           AGENTKIT_FIELD(run_events_args, since, "Only events after this number (the last one read; default 0)",
                                          ak::range(0, 1000000)),
-                          AGENTKIT_FIELD(run_events_args, max_tokens, "Budget of this page (default 2000)", ak::range(200, 20000)));
+                          AGENTKIT_FIELD(run_events_args, max_tokens, "Budget of this page (default 2000)", ak::range(50, 20000)));
     }
 };
 

@@ -24,7 +24,8 @@ const page = `<!doctype html><title>Release notes</title><h1>Widget release note
 <p>Welcome to the changelog of the widget toolkit.</p>
 <p>The newest version is 4.7.1, released on 2025-11-02.</p>
 <p>Version 4.6 added dark mode.</p>
-<a href="/old">Older releases</a>`;
+<a href="/old">Older releases</a>
+<script>console.log("notes page loaded")</script>`;
 
 // No key reaches the server under test, whatever the caller's environment holds.
 const envWithoutKeys = () => {
@@ -96,6 +97,31 @@ test("get_screenshots returns the run's screenshots as images", async () => {
   const png = Buffer.from(images[0].data, "base64");
   assert.deepEqual([...png.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47], "a PNG");
   assert.match(textOf(r), /1 screenshot of session .*agent_step 1/s);
+});
+
+test("get_run_events returns the run's steps, console and network, filtered and in pages", async () => {
+  assert.ok(sessionId, "needs the first run's session");
+  const all = textOf(await client.callTool({ name: "get_run_events", arguments: { session_id: sessionId } }));
+  assert.match(all, /^\d+ of \d+ events after 0 of session /);
+  assert.match(all, /\n1 step browser_navigate \{"url":"http:\/\/127\.0\.0\.1:\d+\/"\} — ok, \d+ ms, ~\d+ tokens: /, all);
+  assert.match(all, /\n\d+ console \[(log|info)\] notes page loaded/, all);
+  assert.match(all, /\n\d+ network GET http:\/\/127\.0\.0\.1:\d+\/ 200 Document/, all);
+  const net = textOf(await client.callTool({ name: "get_run_events", arguments: { session_id: sessionId, kinds: ["network"] } }));
+  assert.doesNotMatch(net, /\n\d+ (step|console) /, "only the kinds asked for");
+  assert.match(net, /\n\d+ network /);
+  // a page after event 1, and a budget so small that one event fills it: the answer says where to go on
+  const page = textOf(await client.callTool({ name: "get_run_events", arguments: { session_id: sessionId, since: 1, max_tokens: 50 } }));
+  assert.match(page, /events after 1 of session/);
+  assert.doesNotMatch(page, /\n1 step /, "since skips what was read");
+  const total = Number(all.match(/^\d+ of (\d+)/)[1]);
+  assert.ok(total >= 4, all);
+  const more = page.match(/more: call get_run_events with since=(\d+)/);
+  assert.ok(more, page);
+  const rest = textOf(await client.callTool({ name: "get_run_events", arguments: { session_id: sessionId, since: Number(more[1]) } }));
+  assert.match(rest, new RegExp(`\\n${Number(more[1]) + 1} `), "the next page starts where the last ended");
+  const bad = await client.callTool({ name: "get_run_events", arguments: { session_id: sessionId, kinds: ["dom"] } });
+  assert.equal(bad.isError, true);
+  assert.match(textOf(bad), /unknown kind "dom"/);
 });
 
 test("an unknown session and a bad URL are tool errors the model can act on", async () => {
