@@ -157,6 +157,34 @@ test("stdout holds only JSON-RPC, across a whole run", async () => {
   assert.match(run.result.content[0].text, /^Result: .*4\.7\.1/);
 });
 
+test("--dashboard serves the live view on loopback: the URL on stderr only, the token required", async () => {
+  const child = spawn(server, ["--quiet", "--dashboard"], { stdio: ["pipe", "pipe", "pipe"], env: envWithoutKeys() });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (d) => (out += d));
+  const url = await new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error("no URL on stderr: " + err)), 20000);
+    child.stderr.on("data", (d) => {
+      err += d;
+      const m = err.match(/live view at (http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]+)/);
+      if (m) {
+        clearTimeout(t);
+        resolve(m[1]);
+      }
+    });
+  });
+  const ok = await fetch(url);
+  assert.equal(ok.status, 200);
+  assert.match(ok.headers.get("content-security-policy"), /default-src 'none'/);
+  const views = await fetch(url.replace("/?", "/api/views?"));
+  assert.deepEqual(await views.json(), [], "no run, no view");
+  assert.equal((await fetch(url.replace(/token=.*/, "token=wrong"))).status, 403);
+  assert.equal((await fetch(url.replace(/\?token=.*/, ""))).status, 403);
+  child.stdin.end();
+  assert.equal(await new Promise((resolve) => child.on("exit", resolve)), 0);
+  assert.equal(out, "", "nothing on stdout without a request");
+});
+
 test("with a model, the model answers and the Summary names it", async () => {
   // a fake OpenAI-compatible server: browser_navigate to the page, then complete with what it saw
   const requests = [];
