@@ -430,7 +430,7 @@ private:
             bool closed = false;
             ret = process_request(strm, count == 1 || stopping_.load(), closed, nullptr);
             c->deadline_ms = 0;
-            if (!ret || closed) break;
+            if (!ret || closed || c->taken.load()) break;  // an upgraded connection is over when its owner returns
             --count;
         }
         current_connection.reset();
