@@ -181,6 +181,26 @@ TEST(LiveViewE2E, WatchPauseTakeControlAndHandBackThroughTheDashboard) {
     EXPECT_NE(snap->joined_text().find("Buy now"), std::string::npos);
     EXPECT_GE(progress.load(), 1) << "a held call reports progress";
 
+    // a held call stays cancellable: cancelled over MCP (notifications/cancelled), it leaves the gate at once
+    (void)eval(viewer, "document.getElementById('pause').click()");
+    EXPECT_EQ(eval(viewer, until("s.gate.mode === 'paused'")), true);
+    std::stop_source cancel;
+    auto cancelled = std::async(std::launch::async, [&] {
+        ak::tool_context ctx;
+        ctx.stop = cancel.get_token();
+        return c.call_tool("browser_snapshot", json::object(), ctx);
+    });
+    EXPECT_EQ(eval(viewer, until("s.gate.waiting === 1")), true);
+    cancel.request_stop();
+    ASSERT_EQ(cancelled.wait_for(10s), std::future_status::ready) << "a cancelled call stayed held";
+    auto cr = cancelled.get();
+    ASSERT_FALSE(cr);
+    EXPECT_TRUE(cr.error().is(ak::errc::tool_cancelled)) << cr.error().to_text();
+    EXPECT_EQ(eval(viewer, until("s.gate.waiting === 0 && document.querySelectorAll('#steps li.error').length === 1")), true)
+        << "the server let the call go and the timeline says it failed";
+    (void)eval(viewer, "document.getElementById('resume').click()");
+    EXPECT_EQ(eval(viewer, until("s.gate.mode === 'running'")), true);
+
     // Take control: a click on the dashboard's screen reaches the agent's page
     (void)eval(viewer, "document.getElementById('take').click()");
     EXPECT_EQ(eval(viewer, until("s.gate.mode === 'controlled' && s.meta")), true);
