@@ -289,3 +289,34 @@ TEST(LiveViewE2E, TokensAreComparedWholeAndExactly) {
     EXPECT_NE(a.token(), b.token()) << "a token per start";
     EXPECT_GE(a.token().size(), 40U);
 }
+
+TEST(LiveViewE2E, TheTimelineRedactsSecretsInArgumentsAndResultsAsEverywhere) {
+    site s;
+    br::browser_options o;
+    o.policy.secrets = {{"PASSWORD", "hunter2-very-secret"}};
+    br::browser b(o);
+    br::session_store store;
+    br::tool_state st(b, store);
+    auto tools = br::browser_tools(st);
+    br::live_view live(st, "secret-agent");
+    ak::net::dashboard dash;
+    dash.add(live);
+    ASSERT_TRUE(dash.start());
+    // the model writes the secret's value itself (it should use {{secret:PASSWORD}}): the step must not show it
+    auto r = tools.call("browser_navigate", json{{"url", s.server.url("/two") + "?pw=hunter2-very-secret"}});
+    ASSERT_TRUE(r) << r.error().to_text();
+    auto steps = live.steps().since(0);
+    ASSERT_EQ(steps.size(), 1U);
+    const std::string shown = steps[0].to_json().dump();
+    EXPECT_EQ(shown.find("hunter2"), std::string::npos) << shown;
+    EXPECT_NE(shown.find("<secret>PASSWORD</secret>"), std::string::npos) << shown;
+    EXPECT_EQ(steps[0].state, "ok");
+    EXPECT_NE(steps[0].head.find("Second"), std::string::npos) << "the head of the result: " << steps[0].head;
+    // and through the dashboard's API
+    const auto api = raw_get(dash.port(), "/api/steps?view=secret-agent&token=" + dash.token(),
+                             {"Host: 127.0.0.1:" + std::to_string(dash.port())});
+    EXPECT_EQ(api.first, 200);
+    EXPECT_EQ(api.second.find("hunter2"), std::string::npos);
+    EXPECT_NE(api.second.find("browser_navigate"), std::string::npos);
+    dash.remove(live);
+}
