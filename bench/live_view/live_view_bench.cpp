@@ -1,6 +1,6 @@
 // agentkit-bench-live-view — the live view's costs in one run (see CMakeLists.txt).
 //
-//   build/bin/agentkit-bench-live-view [--seconds S] [--runs N]
+//   build/bin/agentkit-bench-live-view [--seconds S] [--runs N] [--fps F (the dashboard's cap, 0: none; default 15)]
 //
 // The agent's browser and the viewer's are both headless Chromium; the viewer opens the
 // dashboard page like a person would, and acknowledges each frame once its <img> loaded it.
@@ -72,8 +72,10 @@ double form_fill(Tools& tools, br::browser& b, const std::string& url) {
 
 int main(int argc, char** argv) {
     int seconds = 5, runs = 10;
+    double fps = 15;
     for (int i = 1; i + 1 < argc; ++i) {
-        if (std::strcmp(argv[i], "--seconds") == 0) seconds = std::atoi(argv[++i]);
+        if (std::strcmp(argv[i], "--fps") == 0) fps = std::atof(argv[++i]);
+        else if (std::strcmp(argv[i], "--seconds") == 0) seconds = std::atoi(argv[++i]);
         else if (std::strcmp(argv[i], "--runs") == 0) runs = std::atoi(argv[++i]);
     }
     ak::net::http_server site;
@@ -93,7 +95,9 @@ int main(int argc, char** argv) {
     br::tool_state state(agent, store);
     auto tools = br::browser_tools(state);
     br::live_view live(state, "bench");
-    ak::net::dashboard dash;
+    ak::net::dashboard_options dopt;
+    dopt.max_fps = fps;  // --fps 0: no cap
+    ak::net::dashboard dash(dopt);
     dash.add(live);
     if (!dash.start()) return 1;
 

@@ -63,6 +63,10 @@ struct dashboard_options {
     int port = 0;                    ///< 0: any free port
     std::size_t max_viewers = 8;     ///< WebSocket viewers at once (each holds a server thread)
     std::size_t latency_samples = 4096;  ///< frame latencies kept for stats()
+    /// The most frames per second a viewer is sent (0: as many as it acknowledges). Frames wait
+    /// in the browser meanwhile (it is acknowledged only when a viewer takes one), so a cap also
+    /// caps the browser's encoding work, which competes with the agent's page for CPU.
+    double max_fps = 15;
 };
 
 /// What a dashboard measured (for tests and the bench).
@@ -377,8 +381,15 @@ private:
                 std::lock_guard l(box->mu);
                 return box->closing;
             };
+            const auto interval = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                std::chrono::duration<double>(opt_.max_fps > 0 ? 1.0 / opt_.max_fps : 0.0));
+            auto next_frame = std::chrono::steady_clock::now();
             while (ok && !closing()) {
-                auto m = peer.receive(std::chrono::seconds(30));
+                // wait for a message, a wake, or the time the next frame may go (the frame-rate cap)
+                auto wait = std::chrono::milliseconds(30000);
+                if (const auto now = std::chrono::steady_clock::now(); next_frame > now && v->frames().idle(vid))
+                    wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_frame - now) + std::chrono::milliseconds(1);
+                auto m = peer.receive(wait);
                 if (!m) break;
                 if (*m) ok = command(*v, vid, peer, **m, sent_at);
                 std::deque<std::string> out;
@@ -389,7 +400,9 @@ private:
                 for (const auto& s : out)
                     if (ok) ok = peer.send(s);
                 if (!ok) break;
+                if (std::chrono::steady_clock::now() < next_frame) continue;
                 if (auto f = v->frames().take(vid)) {
+                    next_frame = std::chrono::steady_clock::now() + interval;
                     auto jpeg = base64_decode(f->frame->data);
                     json meta{{"type", "frame"},         {"seq", f->seq},
                               {"css_width", f->frame->css_width}, {"css_height", f->frame->css_height},
