@@ -100,23 +100,6 @@ TEST(FramePump, ASlowViewerSkipsToTheNewestFrameAndEveryFrameIsAcknowledgedExact
     EXPECT_EQ(pump.stats().acked, 4U);
 }
 
-TEST(FramePump, SupersededFramesAreAcknowledgedOnlyWhenAViewerTakesTheNewest) {
-    acks a;
-    br::frame_pump pump([&](const br::screencast_frame& f) { a(f); });
-    const auto v = pump.add_viewer([] {});
-    pump.offer(frame(1));
-    ASSERT_TRUE(pump.take(v));
-    EXPECT_EQ(a.got(), (std::vector<int>{1}));
-    // the viewer is busy: the browser's frames in flight are held, none acknowledged, so it
-    // stops rendering ahead of the viewer instead of running at full rate for nobody
-    pump.offer(frame(2));
-    pump.offer(frame(3));
-    EXPECT_EQ(a.got(), (std::vector<int>{1})) << "a superseded frame acknowledged at once lets the browser run unpaced";
-    pump.viewer_ack(v);
-    ASSERT_TRUE(pump.take(v));
-    EXPECT_EQ(a.got(), (std::vector<int>{1, 2, 3})) << "every frame is acknowledged once, when the newest is taken";
-}
-
 TEST(FramePump, AFastViewerIsNotHeldByASlowOne) {
     acks a;
     br::frame_pump pump([&](const br::screencast_frame& f) { a(f); });

@@ -1,12 +1,12 @@
 // agentkit/browser/frame_pump.hpp — flow control between a screencast and its viewers.
 //
 // The browser sends a screencast frame, then waits for its acknowledgement before it sends
-// more (Chromium keeps at most a couple of frames in flight). The pump acknowledges frames only
-// when a viewer takes one to send: the newest, and with it every frame it superseded. A viewer
-// takes a new frame only once it has acknowledged the last one it was sent. So:
-//   - the browser never queues: it stops at its in-flight limit until a viewer takes a frame,
-//     and never renders ahead of the viewers (acknowledging a superseded frame at once would let
-//     it run at full rate for nobody);
+// more. The pump acknowledges a frame when a viewer takes it to send, and a viewer takes a new
+// frame only once it has acknowledged the last one it was sent. So:
+//   - the browser never queues: at most one frame is unacknowledged to it (a frame superseded
+//     before any viewer took it is acknowledged at once: holding such acks until a viewer took
+//     the newest frame cut Chromium's screencast to 0.6 frames/s in the bench; the dashboard's
+//     max_fps caps what a viewer is sent);
 //   - each viewer has at most one frame in flight, and always gets the newest frame (frames
 //     it was too slow for are skipped, counted as superseded), never a backlog;
 //   - the frame rate follows the fastest viewer; a slow viewer skips frames and holds nobody;
@@ -38,9 +38,9 @@ namespace agentkit::browser {
 /// Counters of a frame_pump.
 struct frame_pump_stats {
     std::uint64_t offered = 0;     ///< frames from the browser
-    std::uint64_t acked = 0;       ///< acknowledgements sent to the browser (one per frame, when a viewer takes a frame)
+    std::uint64_t acked = 0;       ///< acknowledgements sent to the browser (one per frame)
     std::uint64_t sent = 0;        ///< frames taken by viewers (summed over viewers)
-    std::uint64_t superseded = 0;  ///< frames replaced by a newer one before any viewer took them (acknowledged with it)
+    std::uint64_t superseded = 0;  ///< frames replaced by a newer one before any viewer took them
     std::uint64_t unwatched = 0;   ///< frames dropped because no viewer was there
     std::uint64_t bytes_sent = 0;  ///< base64 bytes taken by viewers
     std::size_t viewers = 0;       ///< viewers now
@@ -78,10 +78,14 @@ public:
     void remove_viewer(std::uint64_t id) {
         std::unique_lock lock(mu_);
         viewers_.erase(id);
-        std::vector<std::shared_ptr<const screencast_frame>> acks;
-        if (viewers_.empty()) acks = take_owed();  // nobody will take them: let the browser go on (the screencast stops)
+        std::shared_ptr<const screencast_frame> release;
+        if (viewers_.empty() && latest_.frame && !latest_acked_) {
+            latest_acked_ = true;  // nobody will take it: let the browser go on (the screencast stops)
+            release = latest_.frame;
+            ++stats_.acked;
+        }
         lock.unlock();
-        for (const auto& a : acks) ack_(*a);
+        if (release) ack_(*release);
     }
 
     /// A frame from the browser (the CDP event thread).
@@ -89,16 +93,20 @@ public:
         std::unique_lock lock(mu_);
         ++stats_.offered;
         auto nf = std::make_shared<const screencast_frame>(std::move(f));
-        if (latest_.frame && !latest_taken_) ++stats_.superseded;  // nobody took the previous one
-        latest_ = pumped_frame{++seq_, nf, std::chrono::steady_clock::now()};
-        latest_taken_ = false;
-        owed_.push_back(nf);
         std::vector<std::shared_ptr<const screencast_frame>> acks;
+        if (latest_.frame && !latest_acked_) {  // nobody took the previous one: it is superseded
+            ++stats_.superseded;
+            ++stats_.acked;
+            acks.push_back(latest_.frame);
+        }
+        latest_ = pumped_frame{++seq_, nf, std::chrono::steady_clock::now()};
+        latest_acked_ = false;
         std::vector<std::function<void()>> wake;
         if (viewers_.empty()) {
             ++stats_.unwatched;
-            latest_taken_ = true;
-            acks = take_owed();
+            ++stats_.acked;
+            latest_acked_ = true;
+            acks.push_back(nf);
         } else {
             for (auto& [id, v] : viewers_)
                 if (!v.in_flight && v.ready) wake.push_back(v.ready);
@@ -120,10 +128,14 @@ public:
         ++stats_.sent;
         stats_.bytes_sent += latest_.frame->data.size();
         pumped_frame out = latest_;
-        latest_taken_ = true;
-        auto acks = take_owed();
+        std::shared_ptr<const screencast_frame> release;
+        if (!latest_acked_) {
+            latest_acked_ = true;
+            ++stats_.acked;
+            release = latest_.frame;
+        }
         lock.unlock();
-        for (const auto& a : acks) ack_(*a);
+        if (release) ack_(*release);
         return out;
     }
 
@@ -150,15 +162,19 @@ public:
         std::lock_guard lock(mu_);
         return viewers_.size();
     }
-    /// Forget the newest frame (the screencast moved to another tab or stopped); frames not
-    /// acknowledged yet are.
+    /// Forget the newest frame (the screencast moved to another tab or stopped); an
+    /// unacknowledged one is acknowledged.
     void reset() {
         std::unique_lock lock(mu_);
-        auto acks = take_owed();
+        std::shared_ptr<const screencast_frame> release;
+        if (latest_.frame && !latest_acked_) {
+            release = latest_.frame;
+            ++stats_.acked;
+        }
         latest_ = pumped_frame{};
-        latest_taken_ = true;
+        latest_acked_ = true;
         lock.unlock();
-        for (const auto& a : acks) ack_(*a);
+        if (release) ack_(*release);
     }
     /// The counters now.
     [[nodiscard]] frame_pump_stats stats() const {
@@ -169,12 +185,6 @@ public:
     }
 
 private:
-    /// The frames not acknowledged yet, to acknowledge now (lock held).
-    std::vector<std::shared_ptr<const screencast_frame>> take_owed() {
-        stats_.acked += owed_.size();
-        return std::exchange(owed_, {});
-    }
-
     struct viewer {
         std::function<void()> ready;
         std::uint64_t last_seq = 0;
@@ -186,8 +196,7 @@ private:
     std::map<std::uint64_t, viewer> viewers_;
     std::uint64_t next_viewer_ = 0, seq_ = 0;
     pumped_frame latest_;
-    bool latest_taken_ = true;
-    std::vector<std::shared_ptr<const screencast_frame>> owed_;  // not acknowledged to the browser yet
+    bool latest_acked_ = true;
     frame_pump_stats stats_;
 };
 
