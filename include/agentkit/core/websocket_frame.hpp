@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+/// The WebSocket frame codec (RFC 6455 §5), shared by the CDP client and the server side.
 namespace agentkit::ws {
 
 /// A frame's opcode (RFC 6455 §5.2).
