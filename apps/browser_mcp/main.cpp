@@ -21,6 +21,8 @@
 #include <agentkit/visibility/menu.hpp>
 #include <agentkit/visibility/router.hpp>
 #if AGENTKIT_BROWSER_MCP_HTTP
+#include <agentkit/browser/live_view.hpp>
+#include <agentkit/net/dashboard.hpp>
 #include <agentkit/net/mcp_http.hpp>
 #endif
 #if AGENTKIT_BROWSER_MCP_SEARCH
@@ -56,16 +58,69 @@ struct browser_unit {
 
 using browser_toolbox = decltype(br::browser_tools(std::declval<br::tool_state&>()));
 
-/// What one server serves: the tools over a browser unit, with their own metrics.
+#if AGENTKIT_BROWSER_MCP_HTTP
+/// The live view dashboard (--dashboard), shared by every session; null without it.
+ak::net::dashboard* live_dashboard = nullptr;
+std::atomic<int> live_views{0};
+#endif
+
+/// What one server serves: the tools over a browser unit, with their own metrics (and, with
+/// --dashboard, its live view).
 struct tool_host {
     std::shared_ptr<browser_unit> unit;
     br::tool_state state;
     browser_toolbox tools;
+#if AGENTKIT_BROWSER_MCP_HTTP
+    std::unique_ptr<br::live_view> live;
+#endif
     tool_host(std::shared_ptr<browser_unit> u, const br::tools_options& o, ak::search::searcher* web)
         : unit(std::move(u)), state(unit->browser, unit->store, o), tools(br::browser_tools(state)) {
         state.searcher = web;
+#if AGENTKIT_BROWSER_MCP_HTTP
+        if (live_dashboard != nullptr) {
+            const int n = ++live_views;
+            live = std::make_unique<br::live_view>(state, n == 1 ? std::string("agent") : "agent-" + std::to_string(n));
+            live_dashboard->add(*live);
+        }
+#endif
+    }
+    tool_host(const tool_host&) = delete;
+    tool_host& operator=(const tool_host&) = delete;
+    ~tool_host() {
+#if AGENTKIT_BROWSER_MCP_HTTP
+        if (live && live_dashboard != nullptr) live_dashboard->remove(*live);
+#endif
     }
 };
+
+/// browser_dashboard (with --dashboard): the live view's URL, for the person the model works for.
+ak::mcp::backend with_dashboard_tool(ak::mcp::backend b, std::string url) {
+    auto box = ak::toolbox{ak::tool<"browser_dashboard">(
+            "The URL of the live view of this browser, where a person watches the screen and the steps, pauses the agent "
+            "and takes control. Give it to the user when they ask to watch or help; do not open it yourself.",
+            [url] {
+                return "Live view: " + url +
+                       "\nOpen it in a browser on this machine. It shows the screen and every step; Pause holds the next "
+                       "browser call, Take control lets the person use the page (your calls wait, and the next result says "
+                       "what changed).";
+            },
+            ak::read_only)};
+    auto tb = std::make_shared<decltype(box)>(std::move(box));
+    const auto infos = tb->infos();
+    b.list_tools = [inner = std::move(b.list_tools), infos] {
+        auto tools = inner();
+        tools.insert(tools.end(), infos.begin(), infos.end());
+        return tools;
+    };
+    b.call_tool = [inner = std::move(b.call_tool), tb](std::string_view name, const ak::json& args, ak::tool_context& ctx) {
+        if (name == "browser_dashboard") return tb->call(name, args, ctx);
+        return inner(name, args, ctx);
+    };
+    if (b.parallel_safe)
+        b.parallel_safe = [inner = std::move(b.parallel_safe)](std::string_view name) { return name == "browser_dashboard" || inner(name); };
+    b.owner = std::make_shared<std::pair<std::shared_ptr<void>, decltype(tb)>>(std::move(b.owner), tb);
+    return b;
+}
 
 /// The tools of `host` through masker `m`: the backend keeps both alive, and the masker's
 /// prompt section joins the instructions.
@@ -140,6 +195,9 @@ std::unique_ptr<ak::mcp::server> make_server(const br::server_config& c, std::sh
             return tools;
         };
     }
+#if AGENTKIT_BROWSER_MCP_HTTP
+    if (live_dashboard != nullptr) b = with_dashboard_tool(std::move(b), live_dashboard->url());
+#endif
     return std::make_unique<ak::mcp::server>(std::move(b), std::move(so));
 }
 
@@ -265,7 +323,29 @@ int main(int argc, char** argv) {
     if (web) so.instructions += " web_search searches the web without opening a page; read a result with browser_navigate, or several with browser_batch.";
 
 #if AGENTKIT_BROWSER_MCP_HTTP
+    // --dashboard: the live view, on loopback only; its URL (with the token) on stderr, never stdout
+    std::unique_ptr<ak::net::dashboard> dash;
+    if (c.dashboard) {
+        ak::net::dashboard_options dopt;
+        dopt.host = c.dashboard_host;
+        dopt.port = *c.dashboard;
+        dash = std::make_unique<ak::net::dashboard>(dopt);
+        if (auto up = dash->start(); !up) {
+            std::fprintf(stderr, "agentkit-browser-mcp: --dashboard: %s %s\n", up.error().message.c_str(), up.error().hint.c_str());
+            return 2;
+        }
+        live_dashboard = dash.get();
+        std::fprintf(stderr, "agentkit-browser-mcp: live view at %s\n", dash->url().c_str());
+    }
+    struct dashboard_off {  // sessions (and their views) end before the dashboard goes
+        ~dashboard_off() { live_dashboard = nullptr; }
+    } off;
     if (c.port) return serve_http(c, so, stop, web.get());
+#else
+    if (c.dashboard) {
+        std::fprintf(stderr, "agentkit-browser-mcp: --dashboard needs the HTTP server (this build has no cpp-httplib)\n");
+        return 2;
+    }
 #endif
     auto srv = make_server(c, std::make_shared<browser_unit>(c.browser, c.store), std::move(so), web.get());
     if (!srv) return 2;

@@ -11,6 +11,14 @@
 //       to fetch them. Screenshots are kept out of band: one per acting step ("agent_step").
 //   get_screenshots(session_id, last_n?)
 //       The screenshots of a run, as images (the opt-in path for pixels).
+//   get_run_events(session_id, kinds?, since?, max_tokens?)
+//       The run's timeline (each browser call: arguments with secrets redacted, the head of its
+//       result, time, tokens, errors, artifacts), and the console and network events of its
+//       tab, oldest first, in pages within a token budget: `since` is the last event number
+//       read (the answer says where the next page starts).
+//
+// --dashboard[=PORT] serves the live view of every run on 127.0.0.1 (the URL, with its token,
+// on stderr): watch the agent's screen and steps, pause it, take control.
 //
 // The model: `model_factory` builds one per run. With ANTHROPIC_API_KEY or OPENAI_API_KEY set
 // (or --provider openai_compatible and a base URL) it is a real model (agentkit::model_client,
@@ -25,6 +33,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <charconv>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -39,6 +48,12 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+
+#include <agentkit/browser/timeline.hpp>
+#if AGENTKIT_APP_HAS_NET
+#include <agentkit/browser/live_view.hpp>
+#include <agentkit/net/dashboard.hpp>
+#endif
 
 #include "../common/browser_agent.hpp"
 #include "../common/model_flags.hpp"
@@ -200,9 +215,50 @@ struct screenshots_args {
     }
 };
 
+struct run_events_args {
+    std::string session_id;
+    std::optional<std::vector<std::string>> kinds;
+    std::optional<int> since;
+    std::optional<int> max_tokens;
+    static constexpr auto agentkit_fields() {
+        return ak::fields(AGENTKIT_FIELD(run_events_args, session_id, "The session_id from web_eval_agent's Artifacts", ak::min_length(1)),
+                          AGENTKIT_FIELD(run_events_args, kinds, "Which events: step, console, network (default all)"),
+                          AGENTKIT_FIELD(run_events_args, since, "Only events after this number (the last one read; default 0)",
+                                         ak::range(0, 1000000)),
+                          AGENTKIT_FIELD(run_events_args, max_tokens, "Budget of this page (default 2000)", ak::range(50, 20000)));
+    }
+};
+
+/// What a run leaves besides its report: its artifacts and its events (numbered from 1).
+struct run_record {
+    std::shared_ptr<store_t> store;
+    std::vector<std::pair<std::string, std::string>> events;  // (kind, one line)
+};
+
+/// One line of a timeline step.
+std::string step_line(const br::call_record& r) {
+    std::string line = r.tool + " " + r.args.dump() + " — " + (r.metrics.ok && r.error.empty() ? "ok" : "error") + ", " +
+                       std::to_string(r.metrics.ms) + " ms, ~" + std::to_string(r.metrics.tokens) + " tokens";
+    std::string head = r.error.empty() ? r.head : r.error;
+    for (auto& c : head)
+        if (c == '\n') c = ' ';
+    if (head.size() > 160) head = head.substr(0, ak::utf8_safe_prefix(head, 160)) + "…";
+    if (!head.empty()) line += ": " + head;
+    if (!r.artifacts.empty()) {
+        line += " [artifacts:";
+        for (const auto& a : r.artifacts) line += " " + a;
+        line += "]";
+    }
+    return line;
+}
+
 class web_eval_service {
 public:
     web_eval_service(br::browser_options bo, model_setup m, bool log) : bo_(std::move(bo)), model_(std::move(m)), log_(log) {}
+#if AGENTKIT_APP_HAS_NET
+    /// Show every run in this dashboard (--dashboard).
+    void show_in(ak::net::dashboard* d) { dashboard_ = d; }
+#endif
 
     ak::result<ak::tool_output> run(const web_eval_args& a, ak::tool_context& ctx) {
         if (a.url.rfind("http://", 0) != 0 && a.url.rfind("https://", 0) != 0)
@@ -219,6 +275,27 @@ public:
         auto store = std::make_shared<store_t>();
         br::tool_state state{browser, *store};
         auto tools = br::browser_tools(state);
+        auto record = std::make_shared<run_record>();
+        record->store = store;
+        std::mutex record_mu;
+        state.options.on_record = [&](const br::call_record& r) {
+            std::lock_guard lock(record_mu);
+            record->events.emplace_back("step", step_line(r));
+        };
+#if AGENTKIT_APP_HAS_NET
+        std::unique_ptr<br::live_view> live;
+        struct unshow {
+            ak::net::dashboard* d;
+            std::unique_ptr<br::live_view>& v;
+            ~unshow() {
+                if (d != nullptr && v) d->remove(*v);
+            }
+        } unshow_live{dashboard_, live};
+        if (dashboard_ != nullptr) {
+            live = std::make_unique<br::live_view>(state, "run-" + std::to_string(++runs_));
+            dashboard_->add(*live);
+        }
+#endif
 
         ak::session_options o;
         o.model = model_.name;
@@ -252,13 +329,27 @@ public:
         const std::string task = "Task: " + a.task + "\nStart at: " + a.url +
                                  "\nWhen you have the answer, call complete with it as `result`.";
         const ak::run_result run = session.run(model, task, limits);
+        // the tab's console and network, after the steps
+        if (auto msgs = browser.console_messages())
+            for (const auto& m : *msgs)
+                record->events.emplace_back("console", "[" + m.level + "] " + browser.redact(m.text) +
+                                                           (m.url.empty() ? "" : " (" + browser.redact(m.url) + ":" + std::to_string(m.line) + ")"));
+        if (auto reqs = browser.network_requests())
+            for (const auto& n : *reqs)
+                record->events.emplace_back("network", n.method + " " + browser.redact(n.url) + " " +
+                                                           (n.status ? std::to_string(n.status) : std::string("-")) + " " + n.resource_type +
+                                                           (n.error.empty() ? "" : " (" + n.error + ")"));
+#if AGENTKIT_APP_HAS_NET
+        if (live && dashboard_ != nullptr) dashboard_->remove(*live);
+        live.reset();
+#endif
         browser.close();
 
         ak::report rep = session.make_report();
         rep.summary.insert(rep.summary.begin(), model_.summary_line);
         if (model_.real && !run.ok() && run.error) rep.summary.push_back("model error: " + run.error->to_text());
         rep.summary.push_back("browser: " + std::to_string(state.total.calls) + " calls, " + std::to_string(state.total.ms) + " ms");
-        keep(session.session_id(), store);
+        keep(session.session_id(), record);
         // the report is read by this server's client: it names this server's tools only (the
         // inner session's browser_artifact is not one of them)
         rep.artifact_tool.clear();
@@ -271,7 +362,7 @@ public:
         std::shared_ptr<store_t> store;
         {
             std::lock_guard lock(mu_);
-            if (auto it = stores_.find(a.session_id); it != stores_.end()) store = it->second;
+            if (auto it = stores_.find(a.session_id); it != stores_.end()) store = it->second->store;
         }
         if (!store)
             return ak::fail(ak::errc::not_found, "no session \"" + a.session_id + "\"",
@@ -291,12 +382,54 @@ public:
         return out;
     }
 
+    ak::result<ak::tool_output> run_events(const run_events_args& a) {
+        std::shared_ptr<run_record> rec;
+        {
+            std::lock_guard lock(mu_);
+            if (auto it = stores_.find(a.session_id); it != stores_.end()) rec = it->second;
+        }
+        if (!rec)
+            return ak::fail(ak::errc::not_found, "no session \"" + a.session_id + "\"",
+                            "Use the session_id from web_eval_agent's Artifacts section; the newest " +
+                                std::to_string(max_sessions) + " sessions are kept.");
+        std::vector<std::string> kinds = a.kinds.value_or(std::vector<std::string>{"step", "console", "network"});
+        for (const auto& k : kinds)
+            if (k != "step" && k != "console" && k != "network")
+                return ak::fail(ak::errc::args_invalid, "unknown kind \"" + k + "\"", "Use step, console or network.");
+        const std::size_t since = static_cast<std::size_t>(a.since.value_or(0));
+        const std::size_t budget = static_cast<std::size_t>(a.max_tokens.value_or(2000));
+        ak::token_counter tokens;
+        std::string out;
+        std::size_t shown = 0, used = 0, last = since, matching = 0;
+        bool cut = false;
+        for (std::size_t i = since; i < rec->events.size(); ++i) {
+            const auto& [kind, line] = rec->events[i];
+            if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) continue;
+            ++matching;
+            if (cut) continue;
+            const std::string entry = std::to_string(i + 1) + " " + kind + " " + line + "\n";
+            const std::size_t t = tokens.count(entry);
+            if (shown > 0 && used + t > budget) {
+                cut = true;
+                continue;
+            }
+            out += entry;
+            used += t;
+            ++shown;
+            last = i + 1;
+        }
+        std::string head = std::to_string(shown) + " of " + std::to_string(matching) + " events after " + std::to_string(since) +
+                           " of session " + a.session_id + " (" + std::to_string(rec->events.size()) + " in all)\n";
+        if (cut) out += "… " + std::to_string(matching - shown) + " more: call get_run_events with since=" + std::to_string(last) + "\n";
+        return ak::tool_output::text(head + out);
+    }
+
     static constexpr std::size_t max_sessions = 8;
 
 private:
-    void keep(const std::string& id, std::shared_ptr<store_t> store) {
+    void keep(const std::string& id, std::shared_ptr<run_record> rec) {
         std::lock_guard lock(mu_);
-        stores_[id] = std::move(store);
+        stores_[id] = std::move(rec);
         order_.push_back(id);
         while (order_.size() > max_sessions) {
             stores_.erase(order_.front());
@@ -308,8 +441,12 @@ private:
     model_setup model_;
     bool log_;
     std::mutex mu_;
-    std::map<std::string, std::shared_ptr<store_t>> stores_;
+    std::map<std::string, std::shared_ptr<run_record>> stores_;
     std::deque<std::string> order_;
+#if AGENTKIT_APP_HAS_NET
+    ak::net::dashboard* dashboard_ = nullptr;
+    std::atomic<int> runs_{0};
+#endif
 };
 
 const char* const kUsageHead = R"(Usage: agentkit-web-eval [options]
@@ -323,6 +460,8 @@ Options:
   --executable-path PATH
                         browser binary (default: $AGENTKIT_CHROMIUM or /usr/lib/chromium/chromium)
   --quiet               no per-turn log lines on stderr
+  --dashboard[=PORT]    serve the live view of every run on 127.0.0.1 (0 or no PORT: any free
+                        port); the URL with its token goes to stderr, never stdout
   --version, --help
 )";
 
@@ -336,6 +475,7 @@ int main(int argc, char** argv) {
     br::browser_options bo;
     demo::model_flags flags;
     bool quiet = false;
+    std::optional<int> dashboard_port;
     for (int i = 1; i < argc; ++i) {
         const std::string_view a = argv[i];
         std::string error;
@@ -350,6 +490,14 @@ int main(int argc, char** argv) {
             return 0;
         } else if (a == "--quiet") {
             quiet = true;
+        } else if (a == "--dashboard" || a.rfind("--dashboard=", 0) == 0) {
+            const std::string_view v = a.size() > 12 ? a.substr(12) : std::string_view("0");
+            int p = -1;
+            if (std::from_chars(v.data(), v.data() + v.size(), p).ptr != v.data() + v.size() || p < 0 || p > 65535) {
+                std::fprintf(stderr, "agentkit-web-eval: --dashboard takes a port from 0 to 65535 (--dashboard=PORT)\n");
+                return 2;
+            }
+            dashboard_port = p;
         } else if (a == "--executable-path" && i + 1 < argc) {
             bo.launch.executable = argv[++i];
         } else if (demo::parse_model_flag(argc, argv, i, flags, error)) {
@@ -397,6 +545,25 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "agentkit-web-eval: built without libcurl: the scripted page reader answers (no model)\n");
 #endif
     web_eval_service svc{bo, std::move(setup), !quiet};
+#if AGENTKIT_APP_HAS_NET
+    std::unique_ptr<ak::net::dashboard> dash;
+    if (dashboard_port) {
+        ak::net::dashboard_options dopt;
+        dopt.port = *dashboard_port;
+        dash = std::make_unique<ak::net::dashboard>(dopt);
+        if (auto up = dash->start(); !up) {
+            std::fprintf(stderr, "agentkit-web-eval: --dashboard: %s\n", up.error().message.c_str());
+            return 2;
+        }
+        svc.show_in(dash.get());
+        std::fprintf(stderr, "agentkit-web-eval: live view at %s\n", dash->url().c_str());
+    }
+#else
+    if (dashboard_port) {
+        std::fprintf(stderr, "agentkit-web-eval: --dashboard needs the HTTP server (this build has no cpp-httplib)\n");
+        return 2;
+    }
+#endif
     auto web_eval = ak::tool<"web_eval_agent">(
         "Delegate a web task: an agent opens `url` in a real browser, works on `task`, and returns Result (the "
         "answer), Summary (bullets) and Artifacts (session_id and how to fetch screenshots). Screenshots are not "
@@ -405,7 +572,11 @@ int main(int argc, char** argv) {
     auto get_screenshots = ak::tool<"get_screenshots">(
         "The screenshots of a web_eval_agent session (one per acting step), as images.",
         [&svc](const screenshots_args& a) { return svc.screenshots(a); }, ak::read_only);
-    ak::toolbox tools{web_eval, get_screenshots};
+    auto get_run_events = ak::tool<"get_run_events">(
+        "The events of a web_eval_agent session, oldest first, in pages within a token budget: each browser step "
+        "(arguments, result head, time, tokens, errors, artifacts) and the console and network of its tab.",
+        [&svc](const run_events_args& a) { return svc.run_events(a); }, ak::read_only);
+    ak::toolbox tools{web_eval, get_screenshots, get_run_events};
 
     ak::mcp::server_options so;
     so.name = "agentkit-web-eval";

@@ -110,6 +110,32 @@ TEST(ServerConfig, WhatCannotBeHonouredRefusesTheStartByName) {
     EXPECT_NE(g.error().message.find("contradict"), std::string::npos);
 }
 
+TEST(ServerConfig, DashboardTakesAnOptionalPortOnlyAfterAnEqualsSign) {
+    {
+        br::server_config c;
+        EXPECT_FALSE(c.dashboard.has_value()) << "off unless asked for";
+        auto r = parse({"--dashboard", "--headless"}, c);  // a bare --dashboard takes no value: --headless stays a flag
+        ASSERT_TRUE(r) << r.error().to_text();
+        ASSERT_TRUE(c.dashboard.has_value());
+        EXPECT_EQ(*c.dashboard, 0);
+        EXPECT_TRUE(c.browser.launch.headless);
+        EXPECT_EQ(c.dashboard_host, "127.0.0.1");
+    }
+    {
+        br::server_config c;
+        auto r = parse({"--dashboard=8123", "--dashboard-host", "::1"}, c);
+        ASSERT_TRUE(r) << r.error().to_text();
+        EXPECT_EQ(c.dashboard.value_or(-1), 8123);
+        EXPECT_EQ(c.dashboard_host, "::1");
+    }
+    for (const char* bad : {"--dashboard=70000", "--dashboard=x", "--dashboard=-1"}) {
+        br::server_config c;
+        auto r = parse({bad}, c);
+        ASSERT_FALSE(r) << bad;
+        EXPECT_NE(r.error().message.find("--dashboard takes a port"), std::string::npos) << r.error().message;
+    }
+}
+
 TEST(ServerConfig, PortServesHttpWithItsOwnOptionsAndTheyAreNotedWithoutIt) {
     br::server_config c;
     auto r = parse({"--port", "0", "--host", "0.0.0.0", "--allowed-hosts", "agents.internal, box.lan", "--idle-timeout", "60000",

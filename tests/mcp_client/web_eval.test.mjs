@@ -24,7 +24,8 @@ const page = `<!doctype html><title>Release notes</title><h1>Widget release note
 <p>Welcome to the changelog of the widget toolkit.</p>
 <p>The newest version is 4.7.1, released on 2025-11-02.</p>
 <p>Version 4.6 added dark mode.</p>
-<a href="/old">Older releases</a>`;
+<a href="/old">Older releases</a>
+<script>console.log("notes page loaded")</script>`;
 
 // No key reaches the server under test, whatever the caller's environment holds.
 const envWithoutKeys = () => {
@@ -98,6 +99,31 @@ test("get_screenshots returns the run's screenshots as images", async () => {
   assert.match(textOf(r), /1 screenshot of session .*agent_step 1/s);
 });
 
+test("get_run_events returns the run's steps, console and network, filtered and in pages", async () => {
+  assert.ok(sessionId, "needs the first run's session");
+  const all = textOf(await client.callTool({ name: "get_run_events", arguments: { session_id: sessionId } }));
+  assert.match(all, /^\d+ of \d+ events after 0 of session /);
+  assert.match(all, /\n1 step browser_navigate \{"url":"http:\/\/127\.0\.0\.1:\d+\/"\} — ok, \d+ ms, ~\d+ tokens: /, all);
+  assert.match(all, /\n\d+ console \[(log|info)\] notes page loaded/, all);
+  assert.match(all, /\n\d+ network GET http:\/\/127\.0\.0\.1:\d+\/ 200 Document/, all);
+  const net = textOf(await client.callTool({ name: "get_run_events", arguments: { session_id: sessionId, kinds: ["network"] } }));
+  assert.doesNotMatch(net, /\n\d+ (step|console) /, "only the kinds asked for");
+  assert.match(net, /\n\d+ network /);
+  // a page after event 1, and a budget so small that one event fills it: the answer says where to go on
+  const page = textOf(await client.callTool({ name: "get_run_events", arguments: { session_id: sessionId, since: 1, max_tokens: 50 } }));
+  assert.match(page, /events after 1 of session/);
+  assert.doesNotMatch(page, /\n1 step /, "since skips what was read");
+  const total = Number(all.match(/^\d+ of (\d+)/)[1]);
+  assert.ok(total >= 4, all);
+  const more = page.match(/more: call get_run_events with since=(\d+)/);
+  assert.ok(more, page);
+  const rest = textOf(await client.callTool({ name: "get_run_events", arguments: { session_id: sessionId, since: Number(more[1]) } }));
+  assert.match(rest, new RegExp(`\\n${Number(more[1]) + 1} `), "the next page starts where the last ended");
+  const bad = await client.callTool({ name: "get_run_events", arguments: { session_id: sessionId, kinds: ["dom"] } });
+  assert.equal(bad.isError, true);
+  assert.match(textOf(bad), /unknown kind "dom"/);
+});
+
 test("an unknown session and a bad URL are tool errors the model can act on", async () => {
   const r = await client.callTool({ name: "get_screenshots", arguments: { session_id: "s-nope" } });
   assert.equal(r.isError, true);
@@ -129,6 +155,34 @@ test("stdout holds only JSON-RPC, across a whole run", async () => {
   for (const m of msgs) assert.equal(m.jsonrpc, "2.0");
   const run = msgs.find((m) => m.id === 2);
   assert.match(run.result.content[0].text, /^Result: .*4\.7\.1/);
+});
+
+test("--dashboard serves the live view on loopback: the URL on stderr only, the token required", async () => {
+  const child = spawn(server, ["--quiet", "--dashboard"], { stdio: ["pipe", "pipe", "pipe"], env: envWithoutKeys() });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (d) => (out += d));
+  const url = await new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error("no URL on stderr: " + err)), 20000);
+    child.stderr.on("data", (d) => {
+      err += d;
+      const m = err.match(/live view at (http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]+)/);
+      if (m) {
+        clearTimeout(t);
+        resolve(m[1]);
+      }
+    });
+  });
+  const ok = await fetch(url);
+  assert.equal(ok.status, 200);
+  assert.match(ok.headers.get("content-security-policy"), /default-src 'none'/);
+  const views = await fetch(url.replace("/?", "/api/views?"));
+  assert.deepEqual(await views.json(), [], "no run, no view");
+  assert.equal((await fetch(url.replace(/token=.*/, "token=wrong"))).status, 403);
+  assert.equal((await fetch(url.replace(/\?token=.*/, ""))).status, 403);
+  child.stdin.end();
+  assert.equal(await new Promise((resolve) => child.on("exit", resolve)), 0);
+  assert.equal(out, "", "nothing on stdout without a request");
 });
 
 test("with a model, the model answers and the Summary names it", async () => {

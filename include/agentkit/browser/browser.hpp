@@ -281,6 +281,32 @@ public:
     /// Stop the recording and hand back its frames (at least one: the screen at stop time).
     result<recording> stop_recording();
 
+    // ---- live view (net/dashboard.hpp) --------------------------------------------------------------
+
+    /// Where the frames of start_screencast() go (called on the CDP event thread: return at
+    /// once). Each frame with needs_ack must be acknowledged with ack_screencast_frame() before
+    /// the browser sends more: the receiver sets the pace. Empty: none.
+    void set_screencast_sink(std::function<void(screencast_frame)> sink);
+    /// Screencast the current tab to the sink (a running one moves to the current tab when it
+    /// changed); returns the tab's id. The browser must have started (errc::not_found otherwise).
+    result<std::string> start_screencast(screencast_options o = {});
+    /// Stop the live view's screencast (idempotent).
+    void stop_screencast();
+    /// The tab the screencast shows ("" when none runs).
+    [[nodiscard]] std::string screencast_tab();
+    /// Acknowledge a frame of the sink so the browser sends the next; safe from any thread
+    /// and at any time (an ack to a closed or restarted browser is dropped).
+    void ack_screencast_frame(const screencast_frame& f);
+    /// Send one CDP Input.* command (dispatchMouseEvent, dispatchKeyEvent, insertText) to the
+    /// current tab, as a person's input in a live view; other methods fail with errc::args_invalid.
+    result<void> dispatch_input(std::string_view method, json params);
+    /// Where the current tab is now, for changes_since().
+    [[nodiscard]] result<page_mark> mark_page();
+    /// What changed in the current tab since `m` (someone else drove it): the new page's
+    /// snapshot when another document loaded or another tab is current, else the change report
+    /// against the snapshot the model last saw, as after an action.
+    result<action_result> changes_since(const page_mark& m);
+
     // ---- extraction and batch reading -----------------------------------------------------------------
 
     /// Extract structured data from the page (or a ref's subtree): a table as rows, a list, or
@@ -631,6 +657,14 @@ private:
     std::unique_ptr<engine> eng_;
     std::vector<std::string> restart_notes_;
     std::string nonce_;
+    // The live view's screencast: guarded by live_mu_, which is also held where eng_ is
+    // replaced, so an ack from a viewer's thread never meets a half-swapped engine.
+    std::mutex live_mu_;
+    std::shared_ptr<std::function<void(screencast_frame)>> live_sink_;
+    std::string live_session_;   // the page session screencasting ("" when none)
+    std::string live_tab_;
+    screencast_options live_opt_;
+    std::uint64_t engine_gen_ = 0;  // counts engine starts
     /// Private directory (0700) inside downloads_dir that Chromium writes downloads into; a
     /// finished download is moved out of it, as a 0600 file. Set on the first start, removed
     /// with the browser object.
@@ -658,3 +692,4 @@ private:
 #include <agentkit/browser/impl/downloads.hpp>
 #include <agentkit/browser/impl/batch.hpp>
 #include <agentkit/browser/impl/recording.hpp>
+#include <agentkit/browser/impl/live.hpp>

@@ -94,6 +94,12 @@ Options (Playwright MCP names where the meaning is the same):
                              besides the bound address and the loopback names ('*': any, which
                              turns off DNS-rebinding protection)
   --shared-browser-context   with --port: every session shares one browser (its pages and refs)
+  --dashboard[=PORT]         serve the live view (the agent's screen, its steps, pause, resume,
+                             step, take control) at http://127.0.0.1:PORT/?token=... (0 or no
+                             PORT: any free port); the URL goes to stderr and to the
+                             browser_dashboard tool, never to stdout. Loopback only
+  --dashboard-host HOST      the dashboard's address: 127.0.0.1 (default), localhost or ::1;
+                             any other is refused
   --idle-timeout MS          with --port: a session idle this long is closed, its browser with it
                              (default 1800000, 30 min; 0 is the default)
   --caps LIST                comma-separated capabilities: vision offers the coordinate tools
@@ -193,6 +199,9 @@ struct server_config {
     std::size_t max_sessions = 8;  ///< --max-sessions: HTTP sessions at once (more are refused)
     bool max_sessions_given = false;  ///< --max-sessions was given (a note without --port)
     std::chrono::milliseconds idle_timeout{0};  ///< 0: the transport's default
+    /// --dashboard[=PORT]: serve the live view on this port (0: any free one); none: no dashboard.
+    std::optional<int> dashboard;
+    std::string dashboard_host = "127.0.0.1";  ///< --dashboard-host (refused at start unless loopback)
     /// web_search's backend, from --search and --search-url ("" backend: none); its timeout is
     /// the bound of --timeout-action (set by finish_config).
     search::settings web_search;
@@ -805,6 +814,19 @@ inline result<command_line_outcome> parse_command_line(int argc, const char* con
             c.tools.inline_screenshots = true;
         } else if (a == "--quiet") {
             c.quiet = true;
+        } else if (a == "--dashboard") {
+            // the port only as --dashboard=PORT: a bare --dashboard takes no value (any free port)
+            long long p = 0;
+            if (inline_value) {
+                auto n = parse_count(*inline_value);
+                if (!n || *n > 65535) return fail(errc::args_invalid, "--dashboard takes a port from 0 to 65535 (--dashboard=PORT)");
+                p = *n;
+            }
+            c.dashboard = static_cast<int>(p);
+        } else if (a == "--dashboard-host") {
+            auto v = value();
+            if (!v) return no_value();
+            c.dashboard_host = *v;
         } else if (a == "--tools") {
             auto v = value();
             if (!v) return no_value();

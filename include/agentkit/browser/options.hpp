@@ -162,6 +162,13 @@ struct recording_options {
     int quality = 60;  ///< JPEG quality
 };
 
+/// How a live view's screencast looks (browser::start_screencast).
+struct screencast_options {
+    int max_width = 1280;  ///< the largest frame width (px)
+    int max_height = 960;  ///< the largest frame height (px)
+    int quality = 60;      ///< JPEG quality
+};
+
 /// What to extract (no model-written code): "table", "list", "fields" (by a small JSON schema:
 /// {"price": "number"} or {"properties": {"price": {"type": "number", "label": "Cost"}}}), or
 /// "auto" (a table, else a list); within `ref`'s subtree (empty: the page).

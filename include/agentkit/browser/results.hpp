@@ -109,6 +109,29 @@ struct recording {
     std::vector<std::string> notes;  ///< what the model should know (e.g. the screen did not change)
 };
 
+/// A screencast frame for a live view (browser::set_screencast_sink): the receiver acknowledges
+/// it with browser::ack_screencast_frame when it wants the next one, which sets the pace.
+struct screencast_frame {
+    std::string data;        ///< base64 JPEG
+    std::string session;     ///< the page session it came from
+    int ack_id = 0;          ///< Page.screencastFrame's sessionId (what the ack names)
+    std::uint64_t engine = 0;  ///< the browser start it belongs to (an ack to an older one is ignored)
+    double timestamp = 0;    ///< the browser's timestamp (seconds since the epoch)
+    double css_width = 0;    ///< the viewport's CSS width (metadata.deviceWidth)
+    double css_height = 0;   ///< the viewport's CSS height (metadata.deviceHeight)
+    double page_scale = 1;   ///< metadata.pageScaleFactor
+    double offset_top = 0;   ///< metadata.offsetTop (CSS px above the viewport)
+    bool needs_ack = true;   ///< false when a recording on the same tab already acknowledged it
+};
+
+/// A point in a tab's history (browser::page_mark()): browser::changes_since() reports what
+/// happened after it.
+struct page_mark {
+    std::string tab;      ///< the current tab then
+    std::string loader;   ///< its main document then
+    std::uint64_t seq = 0;  ///< the engine's event counter then
+};
+
 /// One page of a batch read.
 struct batch_page {
     std::string url;  ///< as asked

@@ -4,8 +4,11 @@
 
 #include <agentkit/browser/artifacts.hpp>
 #include <agentkit/browser/browser.hpp>
+#include <agentkit/core/json.hpp>
+#include <agentkit/core/result.hpp>
 #include <agentkit/core/tokens.hpp>
 #include <agentkit/search/searcher.hpp>
+#include <agentkit/tools/context.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -14,6 +17,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace agentkit::browser {
 
@@ -26,6 +30,22 @@ struct call_metrics {
     std::uint64_t cdp_round_trips = 0;  ///< CDP commands the call sent (with the browser's own answers to paused requests)
     std::int64_t wait_ms = 0;           ///< of ms, time spent waiting for the page (settle, load, wait_for)
     bool ok = true;  ///< the call succeeded
+};
+
+/// A browser tool call about to run (tools_options::before_call).
+struct call_start {
+    std::string tool;  ///< the tool's name
+    json args;         ///< its arguments, secrets redacted
+};
+
+/// A finished browser tool call, as a timeline shows it (tools_options::on_record).
+struct call_record {
+    std::string tool;       ///< the tool's name
+    json args;              ///< its arguments, secrets redacted
+    call_metrics metrics;   ///< time, size, tokens, success
+    std::string head;       ///< the start of its text (redacted, at most ~400 characters)
+    std::string error;      ///< the error's text when it failed ("" otherwise)
+    std::vector<std::string> artifacts;  ///< ids of the artifacts it stored
 };
 
 /// How the browser tools shape their results.
@@ -41,6 +61,14 @@ struct tools_options {
     std::string console_level = "info";
     /// Receives every call's metrics (e.g. a log line on stderr).
     std::function<void(const call_metrics&)> on_call;
+    /// Runs before each call touches the browser (a live view's pause gate): it may wait, and
+    /// should end its wait when the call's stop token is requested. An error ends the call
+    /// with that error; a text starts the call's result (e.g. what changed while a person had
+    /// control). Empty: calls run at once.
+    std::function<result<std::string>(const call_start&, tool_context&)> before_call;
+    /// Receives each finished call with its redacted arguments and the head of its result (a
+    /// live view's timeline). Called on the calling thread; must not throw (ignored if it does).
+    std::function<void(const call_record&)> on_record;
 };
 
 /// What the tools share: the browser, the artifact store, options and totals.

@@ -130,6 +130,12 @@ struct http_response {
     /// When set, the body is produced by this function after the headers are sent (chunked),
     /// on the connection's thread; `body` is ignored.
     std::function<void(http_stream&)> stream;
+    /// When set, the connection is handed over once the status line and `headers` are sent
+    /// (an HTTP/1.1 upgrade: `status` is 101, see net/websocket.hpp): the function owns the
+    /// socket `fd` until it returns, on the connection's thread; the connection then closes.
+    /// `stop_fd` turns readable (poll it beside `fd`) when the server stops. `body`,
+    /// `content_type` and `stream` are ignored.
+    std::function<void(int fd, int stop_fd)> takeover;
 
     /// A 200 response of HTML (text/html; charset=utf-8).
     [[nodiscard]] static http_response html(std::string body) {
@@ -198,6 +204,7 @@ struct connection {
     std::atomic<int> fd{-1};  ///< -1 once closed
     std::atomic<std::int64_t> deadline_ms{0};  ///< 0: none; else a steady-clock ms the request must arrive by
     const std::atomic<bool>* stopping = nullptr;
+    std::atomic<bool> taken{false};  ///< handed over (an upgrade): nothing more is written as HTTP
 
     [[nodiscard]] bool peer_closed() const {
         const int f = fd.load();
@@ -247,7 +254,7 @@ public:
     }
 
     ssize_t write(const char* ptr, size_t size) override {
-        if (!wait(POLLOUT, write_ms_)) return -1;
+        if (c_->taken.load() || !wait(POLLOUT, write_ms_)) return -1;
         ssize_t n = 0;
         do n = ::send(c_->fd, ptr, size, MSG_NOSIGNAL);
         while (n < 0 && errno == EINTR);
@@ -423,7 +430,7 @@ private:
             bool closed = false;
             ret = process_request(strm, count == 1 || stopping_.load(), closed, nullptr);
             c->deadline_ms = 0;
-            if (!ret || closed) break;
+            if (!ret || closed || c->taken.load()) break;  // an upgraded connection is over when its owner returns
             --count;
         }
         current_connection.reset();
@@ -616,6 +623,11 @@ private:
                 out = http_response::text("internal error\n", 500);
             }
         }
+        if (out.takeover && conn) {
+            take_over(*conn, out);
+            res.status = out.status;
+            return;
+        }
         res.status = out.status;
         for (const auto& [k, v] : out.headers) res.set_header(k, v);
         if (!out.stream) {
@@ -633,6 +645,29 @@ private:
             sink.done();  // always: without it the library calls the provider again
             return true;
         });
+    }
+
+    /// Send the head of an upgrade response, then hand the socket to `out.takeover` until it
+    /// returns; the connection writes nothing more as HTTP and closes.
+    void take_over(detail::connection& c, const http_response& out) {
+        c.taken = true;
+        const int fd = c.fd.load();
+        std::string head = "HTTP/1.1 " + std::to_string(out.status) + (out.status == 101 ? " Switching Protocols" : " OK") + "\r\n";
+        for (const auto& [k, v] : out.headers) head += k + ": " + v + "\r\n";
+        head += "\r\n";
+        std::size_t sent = 0;
+        while (sent < head.size()) {
+            pollfd p{fd, POLLOUT, 0};
+            if (::poll(&p, 1, static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(opt_.write_timeout).count())) <= 0) return;
+            const ssize_t n = ::send(fd, head.data() + sent, head.size() - sent, MSG_NOSIGNAL);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) return;
+            sent += static_cast<std::size_t>(n);
+        }
+        try {
+            out.takeover(fd, wake_[0]);
+        } catch (...) {
+        }
     }
 
     http_server_options opt_;

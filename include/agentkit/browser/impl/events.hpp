@@ -147,8 +147,40 @@ inline auto browser::on_event(engine& e, const cdp::event& ev) -> void {
         return;
     }
     if (m == "Page.screencastFrame") {
-        e.conn.call_async("Page.screencastFrameAck", json{{"sessionId", detail::jint(ev.params, "sessionId")}}, ev.session_id,
-                          [](result<json>) {});
+        std::shared_ptr<std::function<void(screencast_frame)>> live;
+        std::uint64_t gen = 0;
+        {
+            std::lock_guard lock(live_mu_);
+            if (live_sink_ && ev.session_id == live_session_) live = live_sink_;
+            gen = engine_gen_;
+        }
+        bool recorded = false;
+        {
+            std::lock_guard lock(e.mu);
+            recorded = e.recording && ev.session_id == e.recording_session;
+        }
+        // a recording keeps its own pace (every frame); a live view alone is paced by its viewers
+        if (!live || recorded)
+            e.conn.call_async("Page.screencastFrameAck", json{{"sessionId", detail::jint(ev.params, "sessionId")}}, ev.session_id,
+                              [](result<json>) {});
+        if (live) {
+            const json& md = detail::jobj(ev.params, "metadata");
+            screencast_frame f;
+            f.data = detail::jstr(ev.params, "data");
+            f.session = ev.session_id;
+            f.ack_id = static_cast<int>(detail::jint(ev.params, "sessionId"));
+            f.engine = gen;
+            f.timestamp = detail::jnum(md, "timestamp");
+            f.css_width = detail::jnum(md, "deviceWidth");
+            f.css_height = detail::jnum(md, "deviceHeight");
+            f.page_scale = md.contains("pageScaleFactor") ? detail::jnum(md, "pageScaleFactor") : 1.0;
+            f.offset_top = detail::jnum(md, "offsetTop");
+            f.needs_ack = !recorded;
+            try {
+                (*live)(std::move(f));
+            } catch (...) {
+            }
+        }
         std::lock_guard lock(e.mu);
         if (!e.recording || ev.session_id != e.recording_session) return;
         e.frames.emplace_back(detail::jnum(detail::jobj(ev.params, "metadata"), "timestamp"), detail::jstr(ev.params, "data"));

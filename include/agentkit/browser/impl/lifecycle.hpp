@@ -49,7 +49,10 @@ inline auto browser::shutdown() -> void {
         (void)eng_->conn.call("Target.disposeBrowserContext", json{{"browserContextId", eng_->context_id}}, {}, 3000ms);
     eng_->sub.unsubscribe();
     eng_->conn.close();
+    std::lock_guard live(live_mu_);
     eng_.reset();
+    live_session_.clear();
+    live_tab_.clear();
 }
 
 inline auto browser::ensure() -> result<void> {
@@ -61,7 +64,10 @@ inline auto browser::ensure() -> result<void> {
         refs_.retire_all();
         eng_->sub.unsubscribe();
         eng_->conn.close();
+        std::lock_guard live(live_mu_);
         eng_.reset();
+        live_session_.clear();
+        live_tab_.clear();
     }
     cdp::any_transport transport;
     std::optional<cdp::webdriver_session> webdriver;  // deleted here when the start fails before the engine owns it
@@ -111,7 +117,11 @@ inline auto browser::ensure() -> result<void> {
     e->webdriver = std::move(webdriver);
     auto* raw = e.get();
     e->sub = e->conn.on("*", [this, raw](const cdp::event& ev) { on_event(*raw, ev); });
-    eng_ = std::move(e);
+    {
+        std::lock_guard live(live_mu_);
+        eng_ = std::move(e);
+        ++engine_gen_;
+    }
     json ctx_params{{"disposeOnDetach", true}};
     if (use_socket_gate()) {
         // WebSockets of this context go through the gate (the policy in the network stack);

@@ -41,7 +41,12 @@ inline auto browser::stop_recording() -> result<recording> {
         if (!eng_->recording) return fail(errc::not_found, "no recording is running", "Start one with start_recording.");
         session = eng_->recording_session;
     }
-    (void)call(session, "Page.stopScreencast");
+    bool live = false;
+    {
+        std::lock_guard lock(live_mu_);
+        live = live_session_ == session;
+    }
+    if (!live) (void)call(session, "Page.stopScreencast");  // a live view still watching keeps it
     recording out;
     {
         std::lock_guard lock(eng_->mu);

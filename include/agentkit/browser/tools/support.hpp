@@ -11,6 +11,7 @@
 #include <agentkit/core/describe.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
+#include <agentkit/core/serialize.hpp>
 #include <agentkit/core/strings.hpp>
 #include <agentkit/format/artifacts.hpp>
 #include <agentkit/format/budget.hpp>
@@ -26,6 +27,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <set>
 #include <string_view>
 #include <thread>
 #include <utility>
@@ -66,7 +68,7 @@ inline result<std::string> element_of(const std::optional<std::string>& ref, con
 /// Finish a call: redact every text block and the structured output (keys included), cap the
 /// text (overflow to the store), count, report.
 inline result<tool_output> finish(tool_state& st, std::string_view tool, std::chrono::steady_clock::time_point t0,
-                                  const browser::counters& before, result<tool_output> r) {
+                                  const browser::counters& before, result<tool_output> r, call_metrics* metrics = nullptr) {
     call_metrics m;
     m.tool = std::string(tool);
     const auto after = st.b.totals();
@@ -118,6 +120,7 @@ inline result<tool_output> finish(tool_state& st, std::string_view tool, std::ch
             // a host callback never throws into the tools
         }
     }
+    if (metrics != nullptr) *metrics = std::move(m);
     return r;
 }
 
@@ -127,10 +130,61 @@ inline result<tool_output> text_of(result<action_result> r) {
 }
 
 template <class F>
-result<tool_output> timed(tool_state& st, std::string_view tool, F&& f) {
+result<tool_output> timed(tool_state& st, std::string_view tool, F&& f, call_metrics* metrics = nullptr) {
     const auto t0 = std::chrono::steady_clock::now();
     const auto before = st.b.totals();
-    return finish(st, tool, t0, before, f());
+    return finish(st, tool, t0, before, f(), metrics);
+}
+
+/// A call through the state's hooks (tools_options::before_call and on_record, a live view's):
+/// the gate first, then the call timed as `timed` does, the gate's text leading its result,
+/// then the record. Without hooks, `timed` alone (the arguments are not even serialized).
+template <class A, class F>
+result<tool_output> hooked(tool_state& st, std::string_view tool, A&& args_of, tool_context& ctx, F&& f) {
+    const auto& o = st.options;
+    if (!o.before_call && !o.on_record) return timed(st, tool, std::forward<F>(f));
+    call_start start{std::string(tool), st.b.policy().redact(json(args_of()))};
+    std::string lead;
+    result<tool_output> gated = tool_output::text("");
+    if (o.before_call) {
+        try {
+            auto g = o.before_call(start, ctx);
+            if (g) lead = std::move(*g);
+            else gated = fail(std::move(g.error()));
+        } catch (...) {
+        }
+    }
+    std::set<std::string> known;
+    if (o.on_record)
+        for (const auto& a : st.store.list()) known.insert(a.id);
+    call_metrics m;
+    auto r = gated ? timed(st, tool, std::forward<F>(f), &m) : timed(st, tool, [&] { return gated; }, &m);
+    if (!lead.empty()) {
+        lead = st.b.policy().redact(std::move(lead));
+        if (r) r->content.insert(r->content.begin(), content_block::make_text(lead + "\n"));
+        else r.error().message = lead + "\n" + r.error().message;
+    }
+    if (o.on_record) {
+        call_record rec{std::move(start.tool), std::move(start.args), std::move(m), {}, {}, {}};
+        if (r) {
+            for (const auto& b : r->content)
+                if (b.type == content_block::kind::text) {
+                    rec.head += b.text.substr(0, 400 - std::min<std::size_t>(400, rec.head.size()));
+                    if (rec.head.size() >= 400) break;
+                }
+            rec.head.resize(utf8_safe_prefix(rec.head, 400));
+            if (r->is_error) rec.error = rec.head;
+        } else {
+            rec.error = r.error().to_text();
+        }
+        for (const auto& a : st.store.list())
+            if (known.count(a.id) == 0) rec.artifacts.push_back(a.id);
+        try {
+            o.on_record(rec);
+        } catch (...) {
+        }
+    }
+    return r;
 }
 
 /// An action that failed where the page was at fault (an element covered or not visible, a
@@ -183,7 +237,7 @@ auto browser_tool(tool_state& st, std::string_view description, F handler, trait
     if constexpr (agentkit::detail::handler_sig<F>::arity == 0) {
         return tool<Name>(description, [s, handler](const no_args&, tool_context& ctx) {
             cancel_scope scope(ctx.stop);
-            return detail::timed(*s, Name.view(), [&] {
+            return detail::hooked(*s, Name.view(), [] { return json::object(); }, ctx, [&] {
                 auto r = handler();
                 return leaves_no_picture(Name.view()) ? r : detail::with_failure_screenshot(*s, std::move(r));
             });
@@ -192,7 +246,7 @@ auto browser_tool(tool_state& st, std::string_view description, F handler, trait
         using Args = agentkit::detail::handler_args_t<F>;
         return tool<Name>(description, [s, handler](const Args& a, tool_context& ctx) {
             cancel_scope scope(ctx.stop);
-            return detail::timed(*s, Name.view(), [&] {
+            return detail::hooked(*s, Name.view(), [&a] { return to_json_value(a); }, ctx, [&] {
                 result<tool_output> r = [&] {
                     if constexpr (agentkit::detail::handler_sig<F>::arity == 2) return handler(a, ctx);
                     else return handler(a);

@@ -1,0 +1,137 @@
+// agentkit/browser/impl/live.hpp — browser: what a live view needs (net/dashboard.hpp): a
+// screencast paced by its viewers, a person's input, and the change report on hand-back.
+// Part of browser.hpp (which includes it at its end); not an entry point of its own.
+#pragma once
+
+#include <agentkit/browser/browser.hpp>
+
+namespace agentkit::browser {
+
+inline auto browser::set_screencast_sink(std::function<void(screencast_frame)> sink) -> void {
+    std::lock_guard lock(live_mu_);
+    live_sink_ = sink ? std::make_shared<std::function<void(screencast_frame)>>(std::move(sink)) : nullptr;
+}
+
+inline auto browser::start_screencast(screencast_options o) -> result<std::string> {
+    std::lock_guard op(op_mu_);
+    if (!eng_ || !eng_->conn.is_open())
+        return fail(errc::not_found, "the browser has not started", "The screencast starts with the agent's first browser call.");
+    auto t = current_tab();
+    if (!t) return fail(t.error());
+    std::string old_session;
+    {
+        std::lock_guard lock(live_mu_);
+        if (live_session_ == (*t)->session && live_opt_.max_width == o.max_width && live_opt_.max_height == o.max_height &&
+            live_opt_.quality == o.quality)
+            return live_tab_;
+        old_session = live_session_;
+        live_session_ = (*t)->session;
+        live_tab_ = (*t)->id;
+        live_opt_ = o;
+    }
+    bool recording_there = false;
+    {
+        std::lock_guard lock(eng_->mu);
+        recording_there = eng_->recording && eng_->recording_session == old_session;
+    }
+    if (!old_session.empty() && old_session != (*t)->session && !recording_there) (void)call(old_session, "Page.stopScreencast");
+    auto r = call((*t)->session, "Page.startScreencast",
+                  json{{"format", "jpeg"}, {"quality", std::clamp(o.quality, 1, 100)}, {"maxWidth", std::max(16, o.max_width)},
+                       {"maxHeight", std::max(16, o.max_height)}, {"everyNthFrame", 1}});
+    if (!r) {
+        std::lock_guard lock(live_mu_);
+        live_session_.clear();
+        live_tab_.clear();
+        return fail(r.error());
+    }
+    return (*t)->id;
+}
+
+inline auto browser::stop_screencast() -> void {
+    std::lock_guard op(op_mu_);
+    std::string session;
+    {
+        std::lock_guard lock(live_mu_);
+        session = std::exchange(live_session_, std::string());
+        live_tab_.clear();
+    }
+    if (session.empty() || !eng_ || !eng_->conn.is_open()) return;
+    {
+        std::lock_guard lock(eng_->mu);
+        if (eng_->recording && eng_->recording_session == session) return;  // the recording still needs it
+    }
+    (void)call(session, "Page.stopScreencast");
+}
+
+inline auto browser::screencast_tab() -> std::string {
+    std::lock_guard lock(live_mu_);
+    return live_tab_;
+}
+
+inline auto browser::ack_screencast_frame(const screencast_frame& f) -> void {
+    if (!f.needs_ack) return;
+    std::lock_guard lock(live_mu_);
+    if (!eng_ || f.engine != engine_gen_ || !eng_->conn.is_open()) return;
+    eng_->conn.call_async("Page.screencastFrameAck", json{{"sessionId", f.ack_id}}, f.session, [](result<json>) {});
+}
+
+inline auto browser::dispatch_input(std::string_view method, json params) -> result<void> {
+    if (method != "Input.dispatchMouseEvent" && method != "Input.dispatchKeyEvent" && method != "Input.insertText")
+        return fail(errc::args_invalid, "not an input method: " + std::string(method),
+                    "Use Input.dispatchMouseEvent, Input.dispatchKeyEvent or Input.insertText.");
+    std::lock_guard op(op_mu_);
+    if (!eng_ || !eng_->conn.is_open()) return fail(errc::not_found, "the browser has not started");
+    auto t = current_tab();
+    if (!t) return fail(t.error());
+    auto r = call((*t)->session, method, std::move(params));
+    if (!r) return fail(r.error());
+    return {};
+}
+
+inline auto browser::mark_page() -> result<page_mark> {
+    std::lock_guard op(op_mu_);
+    if (!eng_ || !eng_->conn.is_open()) return page_mark{};
+    auto t = current_tab();
+    if (!t) return page_mark{};
+    std::lock_guard lock(eng_->mu);
+    return page_mark{(*t)->id, main_loader(*t), eng_->seq};
+}
+
+inline auto browser::changes_since(const page_mark& m) -> result<action_result> {
+    std::lock_guard op(op_mu_);
+    auto e = ensure();
+    if (!e) return fail(e.error());
+    auto ct = current_tab();
+    if (!ct) return fail(ct.error());
+    const tab_ptr t = *ct;
+    begin_call(t);
+    action_result out;
+    out.action = "handed back";
+    std::vector<snapshot_line> before;
+    {
+        std::lock_guard lock(eng_->mu);
+        out.from_url = t->reported_url.empty() ? t->url : t->reported_url;
+        out.navigated = m.tab != t->id || (t->nav_committed > m.seq && main_loader(t) != m.loader);
+        for (const auto& [seq, b] : eng_->blocked)
+            if (seq > m.seq) out.blocked.push_back(b);
+        for (const auto& [seq, d] : eng_->downloads)
+            if (seq > m.seq) out.downloads.push_back(d);
+        before = t->last_lines;
+        out.dialogs = std::exchange(t->dialogs, {});
+    }
+    if (m.tab != t->id) out.notes.push_back("the current tab is now " + t->id + (m.tab.empty() ? "" : " (was " + m.tab + ")"));
+    auto snap = take_snapshot(t, snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12});
+    if (!snap) {
+        if (snap.error().is(errc::browser_crashed)) return fail(snap.error());
+        out.notes.push_back("no snapshot: " + snap.error().message);
+        fill_url_title(t, out.url, out.title);
+    } else {
+        out.url = snap->url;
+        out.title = snap->title;
+        if (out.navigated) out.snapshot = snap->snap.text;
+        else out.changes = format_delta(diff_snapshots(before, snap->snap.lines), opt_.delta_budget, opt_.tokens);
+    }
+    set_reported_url(t, out.url);
+    return finish_action(std::move(out));
+}
+}  // namespace agentkit::browser

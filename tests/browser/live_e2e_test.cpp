@@ -1,0 +1,322 @@
+// The live view end to end (label e2e): agentkit-browser-mcp started with --dashboard and
+// driven through the MCP client over stdio (the agent's browser: headless Chromium), the
+// dashboard opened in a second headless Chromium that the test drives over CDP (the
+// person). Pages are served on 127.0.0.1. Every wait is woken by an event (the dashboard
+// page announces each change with an 'agentkit:update' event) and bounded.
+#include <agentkit/net/dashboard.hpp>
+
+#include <agentkit/browser.hpp>
+#include <agentkit/mcp/client.hpp>
+#include <agentkit/mcp/stdio_client.hpp>
+#include <agentkit/net/http_server.hpp>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <sstream>
+#include <string>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace ak = agentkit;
+namespace br = agentkit::browser;
+namespace mcp = agentkit::mcp;
+using ak::json;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// One raw HTTP/1.1 request to 127.0.0.1:port with exactly these headers; the status and the
+/// whole response.
+std::pair<int, std::string> raw_get(int port, const std::string& target, const std::vector<std::string>& headers) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<std::uint16_t>(port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+        ::close(fd);
+        return {0, ""};
+    }
+    timeval tv{10, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    std::string req = "GET " + target + " HTTP/1.1\r\n";
+    for (const auto& h : headers) req += h + "\r\n";
+    req += "Connection: close\r\n\r\n";
+    (void)!::send(fd, req.data(), req.size(), MSG_NOSIGNAL);
+    std::string out;
+    char buf[8192];
+    for (;;) {
+        const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+        if (n <= 0) break;
+        out.append(buf, static_cast<std::size_t>(n));
+        if (out.find("\r\n\r\n") != std::string::npos && out.rfind("HTTP/1.1 101", 0) == 0) break;  // an upgrade stays open
+    }
+    ::close(fd);
+    int status = 0;
+    if (out.size() > 12) status = std::atoi(out.substr(9, 3).c_str());
+    return {status, out};
+}
+
+/// A promise, evaluated in the dashboard page, that resolves true as soon as `cond` holds
+/// (checked at once and on every 'agentkit:update'), false after `ms`.
+std::string until(const std::string& cond, int ms = 15000) {
+    return "new Promise((res) => { const s = window.agentkitLive; const check = () => { try { return !!(" + cond +
+           "); } catch (e) { return false; } }; if (check()) return res(true); let f; const t = setTimeout(() => { "
+           "document.removeEventListener('agentkit:update', f); res(false); }, " + std::to_string(ms) +
+           "); f = () => { if (check()) { clearTimeout(t); document.removeEventListener('agentkit:update', f); res(true); } }; "
+           "document.addEventListener('agentkit:update', f); })";
+}
+
+/// The agent's site: a big button whose text changes when clicked, and a second page.
+struct site {
+    ak::net::http_server server;
+    site() {
+        server.route("/", ak::net::http_response::html(
+                              "<!doctype html><html><head><title>Shop</title><style>body{margin:0}"
+                              "#buy{position:absolute;left:0;top:0;width:600px;height:300px;font-size:40px}</style></head>"
+                              "<body><button id=buy onclick=\"this.textContent='clicked by a person'\">Buy now</button></body></html>"));
+        server.route("/two", ak::net::http_response::html(
+                                 "<!doctype html><html><head><title>Second</title></head><body style='background:#0a0'>"
+                                 "<h1>The second page</h1></body></html>"));
+        EXPECT_TRUE(server.start());
+    }
+};
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+/// The viewer: a second headless Chromium, driven by the browser engine over CDP.
+br::browser viewer_browser() {
+    br::browser_options o;
+    o.allow_evaluate = true;
+    o.viewport.width = 1600;
+    o.viewport.height = 1000;
+    return br::browser(o);
+}
+
+json eval(br::browser& b, const std::string& js) {
+    auto r = b.evaluate(js);
+    EXPECT_TRUE(r) << (r ? "" : r.error().to_text());
+    return r ? r->value : json();
+}
+
+}  // namespace
+
+TEST(LiveViewE2E, WatchPauseTakeControlAndHandBackThroughTheDashboard) {
+    site s;
+    mcp::stdio_server prog;
+    prog.command = AGENTKIT_TEST_BROWSER_MCP;
+    prog.args = {"--headless", "--dashboard"};
+    mcp::client_options co;
+    co.server_name = "agent";
+    auto client = mcp::client::connect(std::make_unique<mcp::stdio_client_transport>(prog), co);
+    ASSERT_TRUE(client) << client.error().to_text();
+    auto& c = **client;
+
+    // browser_dashboard is offered and gives the URL that stderr names (never stdout)
+    auto tools = c.list_tools();
+    ASSERT_TRUE(tools);
+    EXPECT_TRUE(std::any_of(tools->begin(), tools->end(), [](const ak::tool_info& t) { return t.name == "browser_dashboard"; }));
+    auto dash = c.call_tool("browser_dashboard", json::object());
+    ASSERT_TRUE(dash) << dash.error().to_text();
+    const std::string text = dash->joined_text();
+    const auto at = text.find("http://127.0.0.1:");
+    ASSERT_NE(at, std::string::npos) << text;
+    const std::string url = text.substr(at, text.find_first_of(" \n", at) - at);
+    const auto& transport = dynamic_cast<mcp::stdio_client_transport&>(c.transport());
+    EXPECT_NE(slurp(transport.stderr_log()).find("live view at " + url), std::string::npos);
+    const int port = std::atoi(url.substr(std::string("http://127.0.0.1:").size()).c_str());
+    const std::string token = url.substr(url.find("token=") + 6);
+    ASSERT_GT(port, 0);
+
+    // the agent opens the shop
+    auto nav = c.call_tool("browser_navigate", json{{"url", s.server.url("/")}});
+    ASSERT_TRUE(nav) << nav.error().to_text();
+
+    // the person opens the dashboard: frames arrive, the timeline shows the call
+    auto viewer = viewer_browser();
+    ASSERT_TRUE(viewer.navigate(url));
+    EXPECT_EQ(eval(viewer, until("s.open && s.frames > 0")), true) << "no frame reached the dashboard";
+    EXPECT_EQ(eval(viewer, until("document.getElementById('steps').textContent.includes('browser_navigate')")), true);
+    EXPECT_EQ(eval(viewer, until("document.getElementById('steps').textContent.includes('" + s.server.url("/") + "')")), true);
+    EXPECT_EQ(eval(viewer, until("document.querySelector('#steps li.ok') !== null")), true);
+
+    // frames change when the agent navigates
+    const auto seq_before = eval(viewer, "window.agentkitLive.lastSeq").get<int>();
+    ASSERT_TRUE(c.call_tool("browser_navigate", json{{"url", s.server.url("/two")}}));
+    EXPECT_EQ(eval(viewer, until("s.lastSeq > " + std::to_string(seq_before))), true) << "no new frame after the navigation";
+    EXPECT_EQ(eval(viewer, until("document.getElementById('tabs').textContent.includes('Second')")), true);
+
+    // Pause: the next MCP call waits (and reports progress) until Resume
+    ASSERT_TRUE(c.call_tool("browser_navigate", json{{"url", s.server.url("/")}}));
+    (void)eval(viewer, "document.getElementById('pause').click()");
+    EXPECT_EQ(eval(viewer, until("s.gate && s.gate.mode === 'paused'")), true);
+    std::atomic<int> progress{0};
+    auto held = std::async(std::launch::async, [&] {
+        ak::tool_context ctx;
+        ctx.on_progress = [&](double, std::optional<double>, std::string_view) { ++progress; };
+        return c.call_tool("browser_snapshot", json::object(), ctx);
+    });
+    EXPECT_EQ(eval(viewer, until("document.querySelector('#steps li.waiting') !== null && s.gate.waiting === 1")), true)
+        << "the call did not reach the gate";
+    EXPECT_EQ(held.wait_for(0ms), std::future_status::timeout) << "a paused call ran";
+    (void)eval(viewer, "document.getElementById('resume').click()");
+    ASSERT_EQ(held.wait_for(30s), std::future_status::ready) << "resume did not release the call";
+    auto snap = held.get();
+    ASSERT_TRUE(snap) << snap.error().to_text();
+    EXPECT_NE(snap->joined_text().find("Buy now"), std::string::npos);
+    EXPECT_GE(progress.load(), 1) << "a held call reports progress";
+
+    // a held call stays cancellable: cancelled over MCP (notifications/cancelled), it leaves the gate at once
+    (void)eval(viewer, "document.getElementById('pause').click()");
+    EXPECT_EQ(eval(viewer, until("s.gate.mode === 'paused'")), true);
+    std::stop_source cancel;
+    auto cancelled = std::async(std::launch::async, [&] {
+        ak::tool_context ctx;
+        ctx.stop = cancel.get_token();
+        return c.call_tool("browser_snapshot", json::object(), ctx);
+    });
+    EXPECT_EQ(eval(viewer, until("s.gate.waiting === 1")), true);
+    cancel.request_stop();
+    ASSERT_EQ(cancelled.wait_for(10s), std::future_status::ready) << "a cancelled call stayed held";
+    auto cr = cancelled.get();
+    ASSERT_FALSE(cr);
+    EXPECT_TRUE(cr.error().is(ak::errc::tool_cancelled)) << cr.error().to_text();
+    EXPECT_EQ(eval(viewer, until("s.gate.waiting === 0 && document.querySelectorAll('#steps li.error').length === 1")), true)
+        << "the server let the call go and the timeline says it failed";
+    (void)eval(viewer, "document.getElementById('resume').click()");
+    EXPECT_EQ(eval(viewer, until("s.gate.mode === 'running'")), true);
+
+    // Take control: a click on the dashboard's screen reaches the agent's page
+    (void)eval(viewer, "document.getElementById('take').click()");
+    EXPECT_EQ(eval(viewer, until("s.gate.mode === 'controlled' && s.meta")), true);
+    const json rect = eval(viewer, "(() => { const r = document.getElementById('screen').getBoundingClientRect(); "
+                                   "return {x: r.left, y: r.top, w: r.width, h: r.height, cw: window.agentkitLive.meta.css_width, "
+                                   "ch: window.agentkitLive.meta.css_height}; })()");
+    ASSERT_TRUE(rect.is_object()) << rect.dump();
+    const double x = rect["x"].get<double>() + 150.0 / rect["cw"].get<double>() * rect["w"].get<double>();
+    const double y = rect["y"].get<double>() + 100.0 / rect["ch"].get<double>() * rect["h"].get<double>();
+    auto clicked = viewer.click_at(x, y);
+    ASSERT_TRUE(clicked) << clicked.error().to_text();
+    // the agent's next call waits while the person has control
+    auto waiting = std::async(std::launch::async, [&] { return c.call_tool("browser_snapshot", json::object()); });
+    EXPECT_EQ(eval(viewer, until("s.gate.waiting === 1")), true);
+    EXPECT_EQ(waiting.wait_for(0ms), std::future_status::timeout);
+    // hand back: the report reaches the page and the agent's result starts with it
+    (void)eval(viewer, "document.getElementById('handback').click()");
+    EXPECT_EQ(eval(viewer, until("s.report && s.report.includes('clicked by a person')")), true)
+        << eval(viewer, "window.agentkitLive.report || ''").dump();
+    ASSERT_EQ(waiting.wait_for(30s), std::future_status::ready);
+    auto after = waiting.get();
+    ASSERT_TRUE(after) << after.error().to_text();
+    const std::string body = after->joined_text();
+    EXPECT_EQ(body.rfind("A person had control of the browser", 0), 0U) << body;
+    EXPECT_NE(body.find("clicked by a person"), std::string::npos) << body;
+
+    // what is refused: no token, a wrong token, a foreign Origin, a foreign Host, a WebSocket without Origin
+    const std::string host = "Host: 127.0.0.1:" + std::to_string(port);
+    EXPECT_EQ(raw_get(port, "/?token=" + token, {host}).first, 200);
+    EXPECT_EQ(raw_get(port, "/", {host}).first, 403);
+    EXPECT_EQ(raw_get(port, "/?token=x" + token, {host}).first, 403);
+    EXPECT_EQ(raw_get(port, "/api/views?token=" + token.substr(1), {host}).first, 403);
+    EXPECT_EQ(raw_get(port, "/?token=" + token, {host, "Origin: http://evil.example"}).first, 403);
+    EXPECT_EQ(raw_get(port, "/?token=" + token, {"Host: evil.example:" + std::to_string(port)}).first, 403);
+    const std::vector<std::string> ws = {host, "Upgrade: websocket", "Connection: Upgrade", "Sec-WebSocket-Version: 13",
+                                         "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ=="};
+    EXPECT_EQ(raw_get(port, "/ws?token=" + token, ws).first, 403) << "a WebSocket without Origin";
+    auto with_origin = ws;
+    with_origin.push_back("Origin: http://evil.example");
+    EXPECT_EQ(raw_get(port, "/ws?token=" + token, with_origin).first, 403);
+    auto own = ws;
+    own.push_back("Origin: http://127.0.0.1:" + std::to_string(port));
+    EXPECT_EQ(raw_get(port, "/ws?token=" + token, own).first, 101) << "the control: the dashboard's own origin passes";
+    // a strict CSP, and nothing loaded from the network
+    const auto page = raw_get(port, "/?token=" + token, {host}).second;
+    EXPECT_NE(page.find("Content-Security-Policy: default-src 'none'; script-src 'self'"), std::string::npos) << page.substr(0, 600);
+    const auto body_at = page.find("\r\n\r\n");
+    EXPECT_EQ(page.find("http", body_at), std::string::npos) << "the page names no network address";
+
+    // stdout carried only protocol messages
+    viewer.close();
+    EXPECT_EQ(c.noise(), 0U) << "non-protocol output on stdout";
+}
+
+TEST(LiveViewE2E, ANonLoopbackDashboardIsRefusedWithAClearError) {
+    ak::net::dashboard_options o;
+    for (const std::string host : {"0.0.0.0", "192.168.1.10", "::"}) {
+        o.host = host;
+        ak::net::dashboard d(o);
+        auto up = d.start();
+        ASSERT_FALSE(up) << host;
+        EXPECT_TRUE(up.error().is(ak::errc::args_invalid));
+        EXPECT_NE(up.error().message.find("loopback only"), std::string::npos) << up.error().message;
+    }
+    // and the server says so on stderr and exits, stdout empty
+    const auto dir = std::filesystem::temp_directory_path() / ("agentkit-live-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const std::string cmd = std::string(AGENTKIT_TEST_BROWSER_MCP) + " --headless --dashboard=0 --dashboard-host 0.0.0.0 </dev/null >" +
+                            (dir / "out").string() + " 2>" + (dir / "err").string();
+    const int rc = std::system(cmd.c_str());
+    ASSERT_TRUE(WIFEXITED(rc));
+    EXPECT_EQ(WEXITSTATUS(rc), 2);
+    EXPECT_NE(slurp((dir / "err").string()).find("loopback only"), std::string::npos) << slurp((dir / "err").string());
+    EXPECT_EQ(slurp((dir / "out").string()), "");
+    std::filesystem::remove_all(dir);
+}
+
+TEST(LiveViewE2E, TokensAreComparedWholeAndExactly) {
+    using d = ak::net::dashboard;
+    EXPECT_TRUE(d::same_token("abc", "abc"));
+    EXPECT_FALSE(d::same_token("abc", "abd"));
+    EXPECT_FALSE(d::same_token("abc", "abcd"));
+    EXPECT_FALSE(d::same_token("", "abc"));
+    EXPECT_FALSE(d::same_token("abc", ""));
+    ak::net::dashboard a, b;
+    EXPECT_NE(a.token(), b.token()) << "a token per start";
+    EXPECT_GE(a.token().size(), 40U);
+}
+
+TEST(LiveViewE2E, TheTimelineRedactsSecretsInArgumentsAndResultsAsEverywhere) {
+    site s;
+    br::browser_options o;
+    o.policy.secrets = {{"PASSWORD", "hunter2-very-secret"}};
+    br::browser b(o);
+    br::session_store store;
+    br::tool_state st(b, store);
+    auto tools = br::browser_tools(st);
+    br::live_view live(st, "secret-agent");
+    ak::net::dashboard dash;
+    dash.add(live);
+    ASSERT_TRUE(dash.start());
+    // the model writes the secret's value itself (it should use {{secret:PASSWORD}}): the step must not show it
+    auto r = tools.call("browser_navigate", json{{"url", s.server.url("/two") + "?pw=hunter2-very-secret"}});
+    ASSERT_TRUE(r) << r.error().to_text();
+    auto steps = live.steps().since(0);
+    ASSERT_EQ(steps.size(), 1U);
+    const std::string shown = steps[0].to_json().dump();
+    EXPECT_EQ(shown.find("hunter2"), std::string::npos) << shown;
+    EXPECT_NE(shown.find("<secret>PASSWORD</secret>"), std::string::npos) << shown;
+    EXPECT_EQ(steps[0].state, "ok");
+    EXPECT_NE(steps[0].head.find("Second"), std::string::npos) << "the head of the result: " << steps[0].head;
+    // and through the dashboard's API
+    const auto api = raw_get(dash.port(), "/api/steps?view=secret-agent&token=" + dash.token(),
+                             {"Host: 127.0.0.1:" + std::to_string(dash.port())});
+    EXPECT_EQ(api.first, 200);
+    EXPECT_EQ(api.second.find("hunter2"), std::string::npos);
+    EXPECT_NE(api.second.find("browser_navigate"), std::string::npos);
+    dash.remove(live);
+}

@@ -1,0 +1,413 @@
+// The live view's parts without a browser: the frame pump's flow control and the pause
+// gate's holding, stepping, hand-back and cancellation (label unit).
+#include <agentkit/browser/frame_pump.hpp>
+#include <agentkit/browser/call_gate.hpp>
+#include <agentkit/browser/timeline.hpp>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <future>
+#include <mutex>
+#include <set>
+#include <stop_token>
+#include <thread>
+#include <vector>
+
+namespace br = agentkit::browser;
+using namespace std::chrono_literals;
+
+namespace {
+
+br::screencast_frame frame(int ack_id, std::size_t bytes = 10) {
+    br::screencast_frame f;
+    f.ack_id = ack_id;
+    f.data.assign(bytes, 'x');
+    return f;
+}
+
+/// The acknowledgements a pump sent to "the browser".
+struct acks {
+    std::mutex mu;
+    std::vector<int> ids;
+    void operator()(const br::screencast_frame& f) {
+        std::lock_guard lock(mu);
+        ids.push_back(f.ack_id);
+    }
+    std::vector<int> got() {
+        std::lock_guard lock(mu);
+        return ids;
+    }
+};
+
+}  // namespace
+
+TEST(FramePump, WithoutAViewerEveryFrameIsAcknowledgedAtOnceAndDropped) {
+    acks a;
+    br::frame_pump pump([&](const br::screencast_frame& f) { a(f); });
+    pump.offer(frame(1));
+    pump.offer(frame(2));
+    EXPECT_EQ(a.got(), (std::vector<int>{1, 2}));
+    EXPECT_EQ(pump.stats().unwatched, 2U);
+    EXPECT_EQ(pump.stats().sent, 0U);
+}
+
+TEST(FramePump, TheBrowserIsAcknowledgedOnlyWhenAViewerTakesTheFrame) {
+    acks a;
+    br::frame_pump pump([&](const br::screencast_frame& f) { a(f); });
+    int woken = 0;
+    const auto v = pump.add_viewer([&] { ++woken; });
+    pump.offer(frame(7));
+    EXPECT_TRUE(a.got().empty()) << "held until a viewer takes it: the browser sends nothing more meanwhile";
+    EXPECT_EQ(woken, 1);
+    auto f = pump.take(v);
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->frame->ack_id, 7);
+    EXPECT_EQ(a.got(), (std::vector<int>{7}));
+    // the viewer has one frame in flight: the next frame waits for its ack, the browser is acked on take
+    pump.offer(frame(8));
+    EXPECT_FALSE(pump.take(v)) << "one frame in flight per viewer";
+    EXPECT_EQ(a.got(), (std::vector<int>{7}));
+    pump.viewer_ack(v);
+    EXPECT_EQ(woken, 2) << "not woken by an offer while its frame is in flight; woken by its ack with a newer frame waiting";
+    auto g = pump.take(v);
+    ASSERT_TRUE(g);
+    EXPECT_EQ(g->frame->ack_id, 8);
+    EXPECT_EQ(a.got(), (std::vector<int>{7, 8}));
+    EXPECT_FALSE(pump.take(v)) << "nothing newer";
+}
+
+TEST(FramePump, ASlowViewerSkipsToTheNewestFrameAndEveryFrameIsAcknowledgedExactlyOnce) {
+    acks a;
+    br::frame_pump pump([&](const br::screencast_frame& f) { a(f); });
+    const auto v = pump.add_viewer([] {});
+    pump.offer(frame(1));
+    ASSERT_TRUE(pump.take(v));
+    // the browser may have more frames in flight; while the viewer is busy they supersede each other
+    pump.offer(frame(2));
+    pump.offer(frame(3));
+    pump.offer(frame(4));
+    pump.viewer_ack(v);
+    auto f = pump.take(v);
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->frame->ack_id, 4) << "the newest, never a backlog";
+    auto got = a.got();
+    EXPECT_EQ(got.size(), 4U);
+    EXPECT_EQ(std::set<int>(got.begin(), got.end()), (std::set<int>{1, 2, 3, 4}));
+    EXPECT_EQ(pump.stats().superseded, 2U);
+    EXPECT_EQ(pump.stats().acked, 4U);
+}
+
+TEST(FramePump, AFastViewerIsNotHeldByASlowOne) {
+    acks a;
+    br::frame_pump pump([&](const br::screencast_frame& f) { a(f); });
+    const auto slow = pump.add_viewer([] {});
+    const auto fast = pump.add_viewer([] {});
+    pump.offer(frame(1));
+    ASSERT_TRUE(pump.take(slow));
+    ASSERT_TRUE(pump.take(fast));
+    for (int i = 2; i <= 5; ++i) {
+        pump.viewer_ack(fast);
+        pump.offer(frame(i));
+        auto f = pump.take(fast);
+        ASSERT_TRUE(f) << i;
+        EXPECT_EQ(f->frame->ack_id, i);
+        EXPECT_FALSE(pump.take(slow)) << "slow has not acked its frame";
+    }
+    EXPECT_EQ(a.got().size(), 5U);
+    pump.viewer_ack(slow);
+    auto s = pump.take(slow);
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->frame->ack_id, 5) << "slow gets the newest frame next";
+}
+
+TEST(FramePump, TheLastViewerLeavingReleasesAFrameNobodyTook) {
+    acks a;
+    br::frame_pump pump([&](const br::screencast_frame& f) { a(f); });
+    const auto v = pump.add_viewer([] {});
+    pump.offer(frame(1));
+    EXPECT_TRUE(a.got().empty());
+    pump.remove_viewer(v);
+    EXPECT_EQ(a.got(), (std::vector<int>{1})) << "the browser must not wait for a viewer that left";
+    pump.offer(frame(2));
+    EXPECT_EQ(a.got(), (std::vector<int>{1, 2}));
+}
+
+TEST(FramePump, ANewViewerIsWokenForTheFrameAlreadyThere) {
+    br::frame_pump pump([](const br::screencast_frame&) {});
+    const auto first = pump.add_viewer([] {});
+    pump.offer(frame(1));
+    ASSERT_TRUE(pump.take(first));
+    bool woken = false;
+    const auto second = pump.add_viewer([&] { woken = true; });
+    EXPECT_TRUE(woken);
+    auto f = pump.take(second);
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->frame->ack_id, 1);
+}
+
+TEST(FramePump, ConcurrentOffersAndViewersAcknowledgeEveryFrameOnce) {
+    acks a;
+    br::frame_pump pump([&](const br::screencast_frame& f) { a(f); });
+    std::atomic<bool> done{false};
+    std::vector<std::thread> viewers;
+    for (int k = 0; k < 3; ++k)
+        viewers.emplace_back([&] {
+            std::mutex m;
+            std::condition_variable cv;
+            bool ready = false;
+            const auto id = pump.add_viewer([&] {
+                std::lock_guard l(m);
+                ready = true;
+                cv.notify_all();
+            });
+            while (!done) {
+                {
+                    std::unique_lock l(m);
+                    cv.wait_for(l, 50ms, [&] { return ready; });
+                    ready = false;
+                }
+                if (pump.take(id)) pump.viewer_ack(id);
+            }
+            pump.remove_viewer(id);
+        });
+    constexpr int n = 2000;
+    for (int i = 1; i <= n; ++i) pump.offer(frame(i));
+    done = true;
+    for (auto& t : viewers) t.join();
+    auto got = a.got();
+    EXPECT_EQ(got.size(), static_cast<std::size_t>(n)) << "each frame acknowledged once (a frame acked twice or never wedges the browser)";
+    EXPECT_EQ(std::set<int>(got.begin(), got.end()).size(), static_cast<std::size_t>(n));
+}
+
+namespace {
+agentkit::tool_context context_with(std::stop_source& s, std::vector<std::string>* progress = nullptr) {
+    agentkit::tool_context ctx;
+    ctx.stop = s.get_token();
+    if (progress != nullptr)
+        ctx.on_progress = [progress](double, std::optional<double>, std::string_view m) { progress->emplace_back(m); };
+    return ctx;
+}
+
+/// Wait (bounded) until the gate has `n` calls waiting: woken by its change callback.
+struct gate_watch {
+    std::mutex mu;
+    std::condition_variable cv;
+    br::gate_state last;
+    explicit gate_watch(br::call_gate& g) {
+        g.on_change([this](const br::gate_state& s) {
+            std::lock_guard l(mu);
+            last = s;
+            cv.notify_all();
+        });
+    }
+    bool waiting(std::size_t n) {
+        std::unique_lock l(mu);
+        return cv.wait_for(l, 5s, [&] { return last.waiting == n; });
+    }
+};
+}  // namespace
+
+TEST(CallGate, RunningLetsCallsPassAtOnce) {
+    br::call_gate g;
+    std::stop_source s;
+    auto ctx = context_with(s);
+    auto r = g.enter(ctx, "browser_click");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(*r, "");
+}
+
+TEST(CallGate, PauseHoldsTheNextCallUntilResume) {
+    br::call_gate g;
+    gate_watch w(g);
+    g.pause();
+    std::stop_source s;
+    auto call = std::async(std::launch::async, [&] {
+        auto ctx = context_with(s);
+        return g.enter(ctx, "browser_navigate");
+    });
+    ASSERT_TRUE(w.waiting(1));
+    EXPECT_EQ(g.state().waiting_tool, "browser_navigate");
+    EXPECT_EQ(call.wait_for(0ms), std::future_status::timeout) << "held";
+    g.resume();
+    ASSERT_EQ(call.wait_for(5s), std::future_status::ready);
+    EXPECT_TRUE(call.get());
+    EXPECT_EQ(g.state().waiting, 0U);
+}
+
+TEST(CallGate, StepReleasesExactlyOneCallTheOldest) {
+    br::call_gate g;
+    gate_watch w(g);
+    g.pause();
+    std::stop_source s1, s2;
+    auto first = std::async(std::launch::async, [&] {
+        auto ctx = context_with(s1);
+        return g.enter(ctx, "first");
+    });
+    ASSERT_TRUE(w.waiting(1));
+    auto second = std::async(std::launch::async, [&] {
+        auto ctx = context_with(s2);
+        return g.enter(ctx, "second");
+    });
+    ASSERT_TRUE(w.waiting(2));
+    g.step();
+    ASSERT_EQ(first.wait_for(5s), std::future_status::ready) << "the oldest goes";
+    EXPECT_TRUE(first.get());
+    ASSERT_TRUE(w.waiting(1));
+    EXPECT_EQ(second.wait_for(0ms), std::future_status::timeout) << "one step, one call";
+    EXPECT_EQ(g.state().mode, br::gate_mode::paused);
+    g.step();
+    ASSERT_EQ(second.wait_for(5s), std::future_status::ready);
+    EXPECT_TRUE(second.get());
+}
+
+TEST(CallGate, AHeldCallEndsCancelledWhenItsStopTokenIsRequested) {
+    br::call_gate g;
+    gate_watch w(g);
+    g.pause();
+    std::stop_source s;
+    auto call = std::async(std::launch::async, [&] {
+        auto ctx = context_with(s);
+        return g.enter(ctx, "browser_click");
+    });
+    ASSERT_TRUE(w.waiting(1));
+    const auto t0 = std::chrono::steady_clock::now();
+    s.request_stop();
+    ASSERT_EQ(call.wait_for(5s), std::future_status::ready);
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 1s) << "woken by the cancellation, not by the progress interval";
+    auto r = call.get();
+    ASSERT_FALSE(r);
+    EXPECT_TRUE(r.error().is(agentkit::errc::tool_cancelled)) << r.error().to_text();
+    EXPECT_EQ(g.state().waiting, 0U);
+    // the gate still works: a step goes to the next call, not to the cancelled one
+    std::stop_source s2;
+    auto next = std::async(std::launch::async, [&] {
+        auto ctx = context_with(s2);
+        return g.enter(ctx, "next");
+    });
+    ASSERT_TRUE(w.waiting(1));
+    g.step();
+    ASSERT_EQ(next.wait_for(5s), std::future_status::ready);
+    EXPECT_TRUE(next.get());
+}
+
+TEST(CallGate, ACancelledCallOutOfOrderDoesNotStealTheNextStep) {
+    br::call_gate g;
+    gate_watch w(g);
+    g.pause();
+    std::stop_source s1, s2;
+    auto first = std::async(std::launch::async, [&] {
+        auto ctx = context_with(s1);
+        return g.enter(ctx, "first");
+    });
+    ASSERT_TRUE(w.waiting(1));
+    auto second = std::async(std::launch::async, [&] {
+        auto ctx = context_with(s2);
+        return g.enter(ctx, "second");
+    });
+    ASSERT_TRUE(w.waiting(2));
+    s1.request_stop();  // the oldest leaves
+    ASSERT_EQ(first.wait_for(5s), std::future_status::ready);
+    EXPECT_FALSE(first.get());
+    ASSERT_TRUE(w.waiting(1));
+    g.step();
+    ASSERT_EQ(second.wait_for(5s), std::future_status::ready) << "the step goes to the call now oldest";
+    EXPECT_TRUE(second.get());
+}
+
+TEST(CallGate, AHeldCallReportsProgressWhileItWaits) {
+    br::call_gate g(std::chrono::milliseconds(10));
+    gate_watch w(g);
+    g.pause();
+    std::stop_source s;
+    std::vector<std::string> progress;
+    std::mutex pm;
+    std::condition_variable pcv;
+    auto call = std::async(std::launch::async, [&] {
+        agentkit::tool_context ctx;
+        ctx.stop = s.get_token();
+        ctx.on_progress = [&](double, std::optional<double>, std::string_view m) {
+            std::lock_guard l(pm);
+            progress.emplace_back(m);
+            pcv.notify_all();
+        };
+        return g.enter(ctx, "browser_click");
+    });
+    {
+        std::unique_lock l(pm);
+        ASSERT_TRUE(pcv.wait_for(l, 5s, [&] { return progress.size() >= 2; }));
+        EXPECT_NE(progress.front().find("paused"), std::string::npos) << progress.front();
+    }
+    g.resume();
+    ASSERT_EQ(call.wait_for(5s), std::future_status::ready);
+    EXPECT_TRUE(call.get());
+}
+
+TEST(CallGate, TakeControlHoldsCallsAndHandBackGivesTheReportToTheNextCallOnly) {
+    br::call_gate g;
+    gate_watch w(g);
+    EXPECT_TRUE(g.take_control());
+    EXPECT_FALSE(g.take_control()) << "one person at a time";
+    g.step();  // no effect while controlled
+    std::stop_source s;
+    auto call = std::async(std::launch::async, [&] {
+        auto ctx = context_with(s);
+        return g.enter(ctx, "browser_snapshot");
+    });
+    ASSERT_TRUE(w.waiting(1));
+    EXPECT_EQ(g.state().mode, br::gate_mode::controlled);
+    g.resume();  // resume does not take control away from the person
+    EXPECT_EQ(call.wait_for(0ms), std::future_status::timeout);
+    EXPECT_TRUE(g.hand_back("the person clicked Buy"));
+    ASSERT_EQ(call.wait_for(5s), std::future_status::ready);
+    auto r = call.get();
+    ASSERT_TRUE(r);
+    EXPECT_EQ(*r, "the person clicked Buy");
+    auto ctx = context_with(s);
+    auto again = g.enter(ctx, "next");
+    ASSERT_TRUE(again);
+    EXPECT_EQ(*again, "") << "the report is given once";
+    EXPECT_FALSE(g.hand_back("x")) << "nobody has control";
+}
+
+TEST(CallGate, CloseReleasesHeldCallsCancelled) {
+    br::call_gate g;
+    gate_watch w(g);
+    g.pause();
+    std::stop_source s;
+    auto call = std::async(std::launch::async, [&] {
+        auto ctx = context_with(s);
+        return g.enter(ctx, "x");
+    });
+    ASSERT_TRUE(w.waiting(1));
+    g.close();
+    ASSERT_EQ(call.wait_for(5s), std::future_status::ready);
+    auto r = call.get();
+    ASSERT_FALSE(r);
+    EXPECT_TRUE(r.error().is(agentkit::errc::tool_cancelled));
+}
+
+TEST(Timeline, KeepsTheNewestStepsAndReportsEachChange) {
+    br::timeline t(2);
+    std::vector<std::string> states;
+    t.on_change([&](const br::timeline_step& s) { states.push_back(s.tool + ":" + s.state); });
+    const auto a = t.begin("one", agentkit::json::object());
+    const auto b = t.begin("two", agentkit::json::object(), true);
+    t.running(b);
+    br::call_record r;
+    r.tool = "two";
+    r.metrics.ok = false;
+    r.error = "error[timeout]: x";
+    r.artifacts = {"a1"};
+    t.finish(b, r);
+    (void)t.begin("three", agentkit::json::object());
+    EXPECT_EQ(states, (std::vector<std::string>{"one:running", "two:waiting", "two:running", "two:error", "three:running"}));
+    auto kept = t.since(0);
+    ASSERT_EQ(kept.size(), 2U);
+    EXPECT_EQ(kept[0].id, b);
+    EXPECT_EQ(kept[0].artifacts, (std::vector<std::string>{"a1"}));
+    EXPECT_EQ(t.since(b).size(), 1U);
+    EXPECT_NE(a, b);
+}
