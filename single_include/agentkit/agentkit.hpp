@@ -4973,6 +4973,29 @@ struct recording {
     std::vector<std::string> notes;  ///< what the model should know (e.g. the screen did not change)
 };
 
+/// A screencast frame for a live view (browser::set_screencast_sink): the receiver acknowledges
+/// it with browser::ack_screencast_frame when it wants the next one, which sets the pace.
+struct screencast_frame {
+    std::string data;        ///< base64 JPEG
+    std::string session;     ///< the page session it came from
+    int ack_id = 0;          ///< Page.screencastFrame's sessionId (what the ack names)
+    std::uint64_t engine = 0;  ///< the browser start it belongs to (an ack to an older one is ignored)
+    double timestamp = 0;    ///< the browser's timestamp (seconds since the epoch)
+    double css_width = 0;    ///< the viewport's CSS width (metadata.deviceWidth)
+    double css_height = 0;   ///< the viewport's CSS height (metadata.deviceHeight)
+    double page_scale = 1;   ///< metadata.pageScaleFactor
+    double offset_top = 0;   ///< metadata.offsetTop (CSS px above the viewport)
+    bool needs_ack = true;   ///< false when a recording on the same tab already acknowledged it
+};
+
+/// A point in a tab's history (browser::page_mark()): browser::changes_since() reports what
+/// happened after it.
+struct page_mark {
+    std::string tab;      ///< the current tab then
+    std::string loader;   ///< its main document then
+    std::uint64_t seq = 0;  ///< the engine's event counter then
+};
+
 /// One page of a batch read.
 struct batch_page {
     std::string url;  ///< as asked
@@ -6802,6 +6825,13 @@ struct recording_options {
     int max_width = 800;  ///< the largest frame width (px)
     int max_height = 600;  ///< the largest frame height (px)
     int quality = 60;  ///< JPEG quality
+};
+
+/// How a live view's screencast looks (browser::start_screencast).
+struct screencast_options {
+    int max_width = 1280;  ///< the largest frame width (px)
+    int max_height = 960;  ///< the largest frame height (px)
+    int quality = 60;      ///< JPEG quality
 };
 
 /// What to extract (no model-written code): "table", "list", "fields" (by a small JSON schema:
@@ -9155,8 +9185,11 @@ using pipe_browser = pipe_transport;
 //   auto local = agentkit::cdp::websocket_transport::launch({});
 
 // ---- begin <agentkit/cdp/detail/sha1_base64.hpp> ----
-// agentkit/cdp/detail/sha1_base64.hpp — SHA-1 (FIPS 180-4) and base64 (RFC 4648), just
-// enough for the WebSocket opening handshake (RFC 6455 §4.2.2: Sec-WebSocket-Accept is
+// agentkit/cdp/detail/sha1_base64.hpp — SHA-1 and the WebSocket accept key under their old
+// names: they moved to core/sha1.hpp when the dashboard's server side began to share them.
+
+// ---- begin <agentkit/core/sha1.hpp> ----
+// agentkit/core/sha1.hpp — SHA-1 (FIPS 180-4), just enough for the WebSocket opening handshake (RFC 6455 §4.2.2: Sec-WebSocket-Accept is
 // base64(SHA-1(key + GUID))). SHA-1 is used here only as the protocol demands, never for
 // security decisions.
 
@@ -9168,13 +9201,15 @@ using pipe_browser = pipe_transport;
 #include <string>
 #include <string_view>
 
-namespace agentkit::cdp::detail {
+namespace agentkit {
 
-/// Incremental SHA-1.
+/// Incremental SHA-1 (only where a protocol demands it: the WebSocket handshake).
 class sha1 {
 public:
+    /// The 20-byte digest.
     using digest_type = std::array<std::uint8_t, 20>;
 
+    /// Add `n` bytes at `data`.
     void update(const void* data, std::size_t n) noexcept {
         const auto* p = static_cast<const std::uint8_t*>(data);
         total_bytes_ += n;
@@ -9190,6 +9225,7 @@ public:
             }
         }
     }
+    /// Add the bytes of `s`.
     void update(std::string_view s) noexcept { update(s.data(), s.size()); }
 
     /// Finish and return the digest; the object must not be used afterwards.
@@ -9277,8 +9313,6 @@ private:
     return s;
 }
 
-using agentkit::base64_encode;  // core/base64.hpp
-
 /// RFC 6455 §1.3: the Sec-WebSocket-Accept value for a Sec-WebSocket-Key.
 [[nodiscard]] inline std::string websocket_accept(std::string_view key) {
     sha1 h;
@@ -9288,12 +9322,26 @@ using agentkit::base64_encode;  // core/base64.hpp
     return base64_encode(d.data(), d.size());
 }
 
+}  // namespace agentkit
+// ---- end <agentkit/core/sha1.hpp> ----
+
+namespace agentkit::cdp::detail {
+using agentkit::base64_encode;
+using agentkit::sha1;
+using agentkit::sha1_digest;
+using agentkit::to_hex;
+using agentkit::websocket_accept;
 }  // namespace agentkit::cdp::detail
 // ---- end <agentkit/cdp/detail/sha1_base64.hpp> ----
 // ---- begin <agentkit/cdp/detail/websocket_frame.hpp> ----
-// agentkit/cdp/detail/websocket_frame.hpp — RFC 6455 §5 frame encoding and decoding.
-// Pure functions over byte strings, so they can be tested against hand-built frames and
-// reused by the in-test WebSocket server.
+// agentkit/cdp/detail/websocket_frame.hpp — the WebSocket frame codec under its old name: it
+// moved to core/websocket_frame.hpp (agentkit::ws) when the dashboard's server side began to
+// share it. One rule in one place; this alias keeps the client's spelling.
+
+// ---- begin <agentkit/core/websocket_frame.hpp> ----
+// agentkit/core/websocket_frame.hpp — RFC 6455 §5 frame encoding and decoding, for both ends:
+// the CDP client (cdp/websocket_transport.hpp) and the server side (net/websocket.hpp). Pure
+// functions over byte strings, so they can be tested against hand-built frames.
 
 
 #include <array>
@@ -9304,27 +9352,32 @@ using agentkit::base64_encode;  // core/base64.hpp
 #include <string>
 #include <string_view>
 
-namespace agentkit::cdp::detail::ws {
+/// The WebSocket frame codec (RFC 6455 §5), shared by the CDP client and the server side.
+namespace agentkit::ws {
 
+/// A frame's opcode (RFC 6455 §5.2).
 enum class opcode : std::uint8_t {
-    continuation = 0x0,
-    text = 0x1,
-    binary = 0x2,
-    close = 0x8,
-    ping = 0x9,
-    pong = 0xA,
+    continuation = 0x0,  ///< the next fragment of a message
+    text = 0x1,          ///< a text message (UTF-8)
+    binary = 0x2,        ///< a binary message
+    close = 0x8,         ///< the close handshake
+    ping = 0x9,          ///< a ping (answered by a pong)
+    pong = 0xA,          ///< a pong
 };
 
+/// True for close, ping and pong.
 [[nodiscard]] constexpr bool is_control(opcode op) noexcept { return (static_cast<std::uint8_t>(op) & 0x8U) != 0; }
 
 /// Close status codes we use (RFC 6455 §7.4.1).
 namespace close_code {
-inline constexpr std::uint16_t normal = 1000;
-inline constexpr std::uint16_t going_away = 1001;
-inline constexpr std::uint16_t protocol_error = 1002;
-inline constexpr std::uint16_t too_big = 1009;
+inline constexpr std::uint16_t normal = 1000;          ///< normal closure
+inline constexpr std::uint16_t going_away = 1001;      ///< the endpoint goes away
+inline constexpr std::uint16_t protocol_error = 1002;  ///< a protocol violation
+inline constexpr std::uint16_t policy = 1008;          ///< a policy violation
+inline constexpr std::uint16_t too_big = 1009;         ///< a message too large
 }  // namespace close_code
 
+/// The 4-byte masking key of a client frame.
 using mask_key = std::array<std::uint8_t, 4>;
 
 /// XOR `data` in place with the 4-byte mask, starting at mask offset `offset`.
@@ -9382,13 +9435,14 @@ inline void apply_mask(char* data, std::size_t n, const mask_key& key, std::size
 
 /// A decoded frame header; the payload is bytes [payload_offset, payload_offset+payload_size).
 struct frame_header {
-    bool fin = true;
-    opcode op = opcode::text;
-    bool masked = false;
-    mask_key mask{};
-    std::size_t payload_offset = 0;
-    std::uint64_t payload_size = 0;
+    bool fin = true;               ///< the last fragment of its message
+    opcode op = opcode::text;      ///< the opcode
+    bool masked = false;           ///< the payload is masked (client frames)
+    mask_key mask{};               ///< the masking key, when masked
+    std::size_t payload_offset = 0;  ///< where the payload starts in the buffer
+    std::uint64_t payload_size = 0;  ///< the payload's length
 
+    /// Header plus payload bytes.
     [[nodiscard]] std::size_t frame_size() const noexcept {
         return payload_offset + static_cast<std::size_t>(payload_size);
     }
@@ -9461,7 +9515,12 @@ struct frame_header {
     return {code, std::string(p.substr(2))};
 }
 
-}  // namespace agentkit::cdp::detail::ws
+}  // namespace agentkit::ws
+// ---- end <agentkit/core/websocket_frame.hpp> ----
+
+namespace agentkit::cdp::detail {
+namespace ws = agentkit::ws;
+}  // namespace agentkit::cdp::detail
 // ---- end <agentkit/cdp/detail/websocket_frame.hpp> ----
 
 #include <array>
@@ -10212,6 +10271,32 @@ public:
     /// Stop the recording and hand back its frames (at least one: the screen at stop time).
     result<recording> stop_recording();
 
+    // ---- live view (net/dashboard.hpp) --------------------------------------------------------------
+
+    /// Where the frames of start_screencast() go (called on the CDP event thread: return at
+    /// once). Each frame with needs_ack must be acknowledged with ack_screencast_frame() before
+    /// the browser sends more: the receiver sets the pace. Empty: none.
+    void set_screencast_sink(std::function<void(screencast_frame)> sink);
+    /// Screencast the current tab to the sink (a running one moves to the current tab when it
+    /// changed); returns the tab's id. The browser must have started (errc::not_found otherwise).
+    result<std::string> start_screencast(screencast_options o = {});
+    /// Stop the live view's screencast (idempotent).
+    void stop_screencast();
+    /// The tab the screencast shows ("" when none runs).
+    [[nodiscard]] std::string screencast_tab();
+    /// Acknowledge a frame of the sink so the browser sends the next; safe from any thread
+    /// and at any time (an ack to a closed or restarted browser is dropped).
+    void ack_screencast_frame(const screencast_frame& f);
+    /// Send one CDP Input.* command (dispatchMouseEvent, dispatchKeyEvent, insertText) to the
+    /// current tab, as a person's input in a live view; other methods fail with errc::args_invalid.
+    result<void> dispatch_input(std::string_view method, json params);
+    /// Where the current tab is now, for changes_since().
+    [[nodiscard]] result<page_mark> mark_page();
+    /// What changed in the current tab since `m` (someone else drove it): the new page's
+    /// snapshot when another document loaded or another tab is current, else the change report
+    /// against the snapshot the model last saw, as after an action.
+    result<action_result> changes_since(const page_mark& m);
+
     // ---- extraction and batch reading -----------------------------------------------------------------
 
     /// Extract structured data from the page (or a ref's subtree): a table as rows, a list, or
@@ -10562,6 +10647,14 @@ private:
     std::unique_ptr<engine> eng_;
     std::vector<std::string> restart_notes_;
     std::string nonce_;
+    // The live view's screencast: guarded by live_mu_, which is also held where eng_ is
+    // replaced, so an ack from a viewer's thread never meets a half-swapped engine.
+    std::mutex live_mu_;
+    std::shared_ptr<std::function<void(screencast_frame)>> live_sink_;
+    std::string live_session_;   // the page session screencasting ("" when none)
+    std::string live_tab_;
+    screencast_options live_opt_;
+    std::uint64_t engine_gen_ = 0;  // counts engine starts
     /// Private directory (0700) inside downloads_dir that Chromium writes downloads into; a
     /// finished download is moved out of it, as a 0600 file. Set on the first start, removed
     /// with the browser object.
@@ -10623,7 +10716,10 @@ inline auto browser::shutdown() -> void {
         (void)eng_->conn.call("Target.disposeBrowserContext", json{{"browserContextId", eng_->context_id}}, {}, 3000ms);
     eng_->sub.unsubscribe();
     eng_->conn.close();
+    std::lock_guard live(live_mu_);
     eng_.reset();
+    live_session_.clear();
+    live_tab_.clear();
 }
 
 inline auto browser::ensure() -> result<void> {
@@ -10635,7 +10731,10 @@ inline auto browser::ensure() -> result<void> {
         refs_.retire_all();
         eng_->sub.unsubscribe();
         eng_->conn.close();
+        std::lock_guard live(live_mu_);
         eng_.reset();
+        live_session_.clear();
+        live_tab_.clear();
     }
     cdp::any_transport transport;
     std::optional<cdp::webdriver_session> webdriver;  // deleted here when the start fails before the engine owns it
@@ -10685,7 +10784,11 @@ inline auto browser::ensure() -> result<void> {
     e->webdriver = std::move(webdriver);
     auto* raw = e.get();
     e->sub = e->conn.on("*", [this, raw](const cdp::event& ev) { on_event(*raw, ev); });
-    eng_ = std::move(e);
+    {
+        std::lock_guard live(live_mu_);
+        eng_ = std::move(e);
+        ++engine_gen_;
+    }
     json ctx_params{{"disposeOnDetach", true}};
     if (use_socket_gate()) {
         // WebSockets of this context go through the gate (the policy in the network stack);
@@ -11103,8 +11206,40 @@ inline auto browser::on_event(engine& e, const cdp::event& ev) -> void {
         return;
     }
     if (m == "Page.screencastFrame") {
-        e.conn.call_async("Page.screencastFrameAck", json{{"sessionId", detail::jint(ev.params, "sessionId")}}, ev.session_id,
-                          [](result<json>) {});
+        std::shared_ptr<std::function<void(screencast_frame)>> live;
+        std::uint64_t gen = 0;
+        {
+            std::lock_guard lock(live_mu_);
+            if (live_sink_ && ev.session_id == live_session_) live = live_sink_;
+            gen = engine_gen_;
+        }
+        bool recorded = false;
+        {
+            std::lock_guard lock(e.mu);
+            recorded = e.recording && ev.session_id == e.recording_session;
+        }
+        // a recording keeps its own pace (every frame); a live view alone is paced by its viewers
+        if (!live || recorded)
+            e.conn.call_async("Page.screencastFrameAck", json{{"sessionId", detail::jint(ev.params, "sessionId")}}, ev.session_id,
+                              [](result<json>) {});
+        if (live) {
+            const json& md = detail::jobj(ev.params, "metadata");
+            screencast_frame f;
+            f.data = detail::jstr(ev.params, "data");
+            f.session = ev.session_id;
+            f.ack_id = static_cast<int>(detail::jint(ev.params, "sessionId"));
+            f.engine = gen;
+            f.timestamp = detail::jnum(md, "timestamp");
+            f.css_width = detail::jnum(md, "deviceWidth");
+            f.css_height = detail::jnum(md, "deviceHeight");
+            f.page_scale = md.contains("pageScaleFactor") ? detail::jnum(md, "pageScaleFactor") : 1.0;
+            f.offset_top = detail::jnum(md, "offsetTop");
+            f.needs_ack = !recorded;
+            try {
+                (*live)(std::move(f));
+            } catch (...) {
+            }
+        }
         std::lock_guard lock(e.mu);
         if (!e.recording || ev.session_id != e.recording_session) return;
         e.frames.emplace_back(detail::jnum(detail::jobj(ev.params, "metadata"), "timestamp"), detail::jstr(ev.params, "data"));
@@ -13481,8 +13616,21 @@ auto browser::on_current_tab(F&& f) -> result<std::invoke_result_t<F, detail::ta
     if (!e) return fail(e.error());
     auto t = current_tab();
     if (!t) return fail(t.error());
-    // the events that arrived before the last answer (a flood of console messages may trail the
-    // snapshot that saw the flood end) are counted before the tab's logs are read
+    // The page's events up to now are counted before the tab's logs are read: a flood of console
+    // messages may trail the snapshot that saw the flood end, part of it still on its way from
+    // the renderer under load. One round trip to the tab's own session comes back behind every
+    // event the page sent before it (a session's events and answers keep their order); then the
+    // dispatcher has handled all that arrived. Skipped for a page that cannot answer (held by a
+    // dialog flood, crashed, closed); bounded otherwise.
+    std::string session;
+    bool answers = false;
+    {
+        std::lock_guard lock(eng_->mu);
+        session = (*t)->session;
+        answers = !(*t)->stuck && !(*t)->crashed && !(*t)->closed;
+    }
+    if (answers && !session.empty())
+        (void)call(session, "Runtime.getHeapUsage", json::object(), std::chrono::milliseconds(1000));
     (void)eng_->conn.sync_events();
     std::lock_guard lock(eng_->mu);
     return f(**t);
@@ -14036,7 +14184,12 @@ inline auto browser::stop_recording() -> result<recording> {
         if (!eng_->recording) return fail(errc::not_found, "no recording is running", "Start one with start_recording.");
         session = eng_->recording_session;
     }
-    (void)call(session, "Page.stopScreencast");
+    bool live = false;
+    {
+        std::lock_guard lock(live_mu_);
+        live = live_session_ == session;
+    }
+    if (!live) (void)call(session, "Page.stopScreencast");  // a live view still watching keeps it
     recording out;
     {
         std::lock_guard lock(eng_->mu);
@@ -14057,7 +14210,454 @@ inline auto browser::stop_recording() -> result<recording> {
 }
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/impl/recording.hpp> ----
+// ---- begin <agentkit/browser/impl/live.hpp> ----
+// agentkit/browser/impl/live.hpp — browser: what a live view needs (net/dashboard.hpp): a
+// screencast paced by its viewers, a person's input, and the change report on hand-back.
+// Part of browser.hpp (which includes it at its end); not an entry point of its own.
+
+
+namespace agentkit::browser {
+
+inline auto browser::set_screencast_sink(std::function<void(screencast_frame)> sink) -> void {
+    std::lock_guard lock(live_mu_);
+    live_sink_ = sink ? std::make_shared<std::function<void(screencast_frame)>>(std::move(sink)) : nullptr;
+}
+
+inline auto browser::start_screencast(screencast_options o) -> result<std::string> {
+    std::lock_guard op(op_mu_);
+    if (!eng_ || !eng_->conn.is_open())
+        return fail(errc::not_found, "the browser has not started", "The screencast starts with the agent's first browser call.");
+    auto t = current_tab();
+    if (!t) return fail(t.error());
+    std::string old_session;
+    {
+        std::lock_guard lock(live_mu_);
+        if (live_session_ == (*t)->session && live_opt_.max_width == o.max_width && live_opt_.max_height == o.max_height &&
+            live_opt_.quality == o.quality)
+            return live_tab_;
+        old_session = live_session_;
+        live_session_ = (*t)->session;
+        live_tab_ = (*t)->id;
+        live_opt_ = o;
+    }
+    bool recording_there = false;
+    {
+        std::lock_guard lock(eng_->mu);
+        recording_there = eng_->recording && eng_->recording_session == old_session;
+    }
+    if (!old_session.empty() && old_session != (*t)->session && !recording_there) (void)call(old_session, "Page.stopScreencast");
+    auto r = call((*t)->session, "Page.startScreencast",
+                  json{{"format", "jpeg"}, {"quality", std::clamp(o.quality, 1, 100)}, {"maxWidth", std::max(16, o.max_width)},
+                       {"maxHeight", std::max(16, o.max_height)}, {"everyNthFrame", 1}});
+    if (!r) {
+        std::lock_guard lock(live_mu_);
+        live_session_.clear();
+        live_tab_.clear();
+        return fail(r.error());
+    }
+    return (*t)->id;
+}
+
+inline auto browser::stop_screencast() -> void {
+    std::lock_guard op(op_mu_);
+    std::string session;
+    {
+        std::lock_guard lock(live_mu_);
+        session = std::exchange(live_session_, std::string());
+        live_tab_.clear();
+    }
+    if (session.empty() || !eng_ || !eng_->conn.is_open()) return;
+    {
+        std::lock_guard lock(eng_->mu);
+        if (eng_->recording && eng_->recording_session == session) return;  // the recording still needs it
+    }
+    (void)call(session, "Page.stopScreencast");
+}
+
+inline auto browser::screencast_tab() -> std::string {
+    std::lock_guard lock(live_mu_);
+    return live_tab_;
+}
+
+inline auto browser::ack_screencast_frame(const screencast_frame& f) -> void {
+    if (!f.needs_ack) return;
+    std::lock_guard lock(live_mu_);
+    if (!eng_ || f.engine != engine_gen_ || !eng_->conn.is_open()) return;
+    eng_->conn.call_async("Page.screencastFrameAck", json{{"sessionId", f.ack_id}}, f.session, [](result<json>) {});
+}
+
+inline auto browser::dispatch_input(std::string_view method, json params) -> result<void> {
+    if (method != "Input.dispatchMouseEvent" && method != "Input.dispatchKeyEvent" && method != "Input.insertText")
+        return fail(errc::args_invalid, "not an input method: " + std::string(method),
+                    "Use Input.dispatchMouseEvent, Input.dispatchKeyEvent or Input.insertText.");
+    std::lock_guard op(op_mu_);
+    if (!eng_ || !eng_->conn.is_open()) return fail(errc::not_found, "the browser has not started");
+    auto t = current_tab();
+    if (!t) return fail(t.error());
+    auto r = call((*t)->session, method, std::move(params));
+    if (!r) return fail(r.error());
+    return {};
+}
+
+inline auto browser::mark_page() -> result<page_mark> {
+    std::lock_guard op(op_mu_);
+    if (!eng_ || !eng_->conn.is_open()) return page_mark{};
+    auto t = current_tab();
+    if (!t) return page_mark{};
+    std::lock_guard lock(eng_->mu);
+    return page_mark{(*t)->id, main_loader(*t), eng_->seq};
+}
+
+inline auto browser::changes_since(const page_mark& m) -> result<action_result> {
+    std::lock_guard op(op_mu_);
+    auto e = ensure();
+    if (!e) return fail(e.error());
+    auto ct = current_tab();
+    if (!ct) return fail(ct.error());
+    const tab_ptr t = *ct;
+    begin_call(t);
+    action_result out;
+    out.action = "handed back";
+    std::vector<snapshot_line> before;
+    {
+        std::lock_guard lock(eng_->mu);
+        out.from_url = t->reported_url.empty() ? t->url : t->reported_url;
+        out.navigated = m.tab != t->id || (t->nav_committed > m.seq && main_loader(t) != m.loader);
+        for (const auto& [seq, b] : eng_->blocked)
+            if (seq > m.seq) out.blocked.push_back(b);
+        for (const auto& [seq, d] : eng_->downloads)
+            if (seq > m.seq) out.downloads.push_back(d);
+        before = t->last_lines;
+        out.dialogs = std::exchange(t->dialogs, {});
+    }
+    if (m.tab != t->id) out.notes.push_back("the current tab is now " + t->id + (m.tab.empty() ? "" : " (was " + m.tab + ")"));
+    auto snap = take_snapshot(t, snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12});
+    if (!snap) {
+        if (snap.error().is(errc::browser_crashed)) return fail(snap.error());
+        out.notes.push_back("no snapshot: " + snap.error().message);
+        fill_url_title(t, out.url, out.title);
+    } else {
+        out.url = snap->url;
+        out.title = snap->title;
+        if (out.navigated) out.snapshot = snap->snap.text;
+        else out.changes = format_delta(diff_snapshots(before, snap->snap.lines), opt_.delta_budget, opt_.tokens);
+    }
+    set_reported_url(t, out.url);
+    return finish_action(std::move(out));
+}
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/impl/live.hpp> ----
 // ---- end <agentkit/browser/browser.hpp> ----
+// ---- begin <agentkit/browser/call_gate.hpp> ----
+// agentkit/browser/call_gate.hpp — the gate a live view puts before every browser tool call:
+// pause, resume, step, and a person taking control and handing it back.
+//
+//   agentkit::browser::call_gate gate;
+//   gate.pause();                          // the next call waits in enter() ...
+//   auto r = gate.enter(ctx);              // ... on the agent's thread, cancellable by ctx.stop
+//   gate.step();                           // releases one waiting call, stays paused
+//   gate.resume();                         // releases every call
+//   gate.take_control();                   // calls wait as under pause
+//   gate.hand_back("what changed ...");    // released; the next call's result starts with the text
+//
+// A waiting call reports progress (tool_context::progress, MCP notifications/progress when
+// the client asked) every progress_interval, and ends with errc::tool_cancelled as soon as its
+// stop token is requested or the gate closes. Every wait is woken by an event (a state change,
+// a cancellation); the interval only paces the progress reports.
+
+// ---- begin <agentkit/tools/context.hpp> ----
+// agentkit/tools/context.hpp — per-call context a handler may take as its second parameter.
+
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <string_view>
+
+namespace agentkit {
+
+/// Passed to handlers that accept it: `[](const args& a, agentkit::tool_context& ctx) { ... }`.
+struct tool_context {
+    /// Requested when the call is cancelled (MCP notifications/cancelled, a session time limit).
+    std::stop_token stop{};
+    /// The provider's or client's id for this call, when it has one.
+    std::string call_id{};
+    /// When the call should give up; max() means no deadline.
+    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+    /// What the caller declared it can do: over MCP, the client's capabilities (from this request's
+    /// `_meta` in the 2026-07-28 revision, from initialize before it); null when unknown. A tool that
+    /// needs one the client lacks fails with errc::client_capability_missing and details
+    /// {"requiredCapabilities": {...}} (the MCP server answers -32021 with them).
+    json client_capabilities{};
+    /// Receives progress reports (MCP notifications/progress when the client asked for them).
+    std::function<void(double progress, std::optional<double> total, std::string_view message)> on_progress{};
+
+    /// True once the call has been cancelled (`stop` was requested).
+    [[nodiscard]] bool cancelled() const noexcept { return stop.stop_requested(); }
+    /// True once the deadline has passed.
+    [[nodiscard]] bool expired() const noexcept { return std::chrono::steady_clock::now() >= deadline; }
+    /// Report progress (`done` of `total`, with an optional message) to on_progress, if set.
+    void progress(double done, std::optional<double> total = std::nullopt, std::string_view message = {}) const {
+        if (on_progress) on_progress(done, total, message);
+    }
+};
+
+}  // namespace agentkit
+// ---- end <agentkit/tools/context.hpp> ----
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace agentkit::browser {
+
+/// What a call_gate does with calls now.
+enum class gate_mode {
+    running,     ///< calls pass
+    paused,      ///< calls wait (step() lets one through)
+    controlled,  ///< a person has control: calls wait until hand_back()
+};
+
+/// The name of a gate mode ("running", "paused", "controlled").
+[[nodiscard]] constexpr std::string_view to_string(gate_mode m) noexcept {
+    switch (m) {
+        case gate_mode::running: return "running";
+        case gate_mode::paused: return "paused";
+        case gate_mode::controlled: return "controlled";
+    }
+    return "running";
+}
+
+/// The state of a call_gate, as a dashboard shows it.
+struct gate_state {
+    gate_mode mode = gate_mode::running;  ///< what it does with calls
+    bool paused = false;       ///< pause is set (also while controlled: back to paused on hand-back)
+    std::size_t waiting = 0;   ///< calls waiting now
+    std::size_t steps = 0;     ///< step() releases not yet used
+    std::string waiting_tool;  ///< the tool of the oldest waiting call ("" when none)
+    std::uint64_t version = 0;  ///< changes with every state change
+};
+
+/// Holds browser tool calls while paused or while a person has control (see the header comment).
+class call_gate {
+public:
+    /// A gate that lets calls pass; `progress_interval` paces a waiting call's progress reports.
+    explicit call_gate(std::chrono::milliseconds progress_interval = std::chrono::milliseconds(1000))
+        : interval_(progress_interval) {}
+    call_gate(const call_gate&) = delete;
+    call_gate& operator=(const call_gate&) = delete;
+    /// Closes the gate (held calls end cancelled) without calling on_change.
+    ~call_gate() {
+        {
+            std::lock_guard lock(mu_);
+            on_change_ = nullptr;
+        }
+        close();
+        std::unique_lock lock(mu_);
+        cv_.wait(lock, [&] { return waiting_ == 0; });  // held calls have left enter()
+    }
+
+    /// Called on every state change (outside the gate's lock; must not throw).
+    void on_change(std::function<void(const gate_state&)> f) {
+        std::lock_guard lock(mu_);
+        on_change_ = std::move(f);
+    }
+
+    /// Hold the next calls (those running go on).
+    void pause() {
+        change([&] { paused_ = true; });
+    }
+    /// Release every waiting call and let calls pass (a person's control stays until hand_back()).
+    void resume() {
+        change([&] {
+            paused_ = false;
+            steps_ = 0;
+        });
+    }
+    /// While paused: let exactly one call through (the oldest waiting one, or the next to come).
+    void step() {
+        change([&] {
+            if (paused_ && !controlled_) ++steps_;
+        });
+    }
+    /// A person takes control: calls wait until hand_back(). False when already controlled.
+    bool take_control() {
+        bool took = false;
+        change([&] {
+            took = !controlled_;
+            controlled_ = true;
+        });
+        return took;
+    }
+    /// The person hands control back: calls pass again (unless paused) and the next call to
+    /// pass gets `report` (what changed meanwhile) to start its result. False when not controlled.
+    bool hand_back(std::string report) {
+        bool was = false;
+        change([&] {
+            was = controlled_;
+            controlled_ = false;
+            if (was && !report.empty()) report_ = report_.empty() ? std::move(report) : report_ + "\n" + report;
+        });
+        return was;
+    }
+    /// Release every waiting call with errc::tool_cancelled and let later calls pass (the live view goes away).
+    void close() {
+        change([&] {
+            closed_ = true;
+            paused_ = false;
+            controlled_ = false;
+        });
+    }
+
+    /// Wait (on the calling thread) until the gate lets this call pass. Returns the hand-back
+    /// report for this call ("" usually); errc::tool_cancelled when `ctx.stop` was requested
+    /// while waiting (or the gate closed while it waited).
+    [[nodiscard]] result<std::string> enter(tool_context& ctx, std::string_view tool = {}) {
+        std::unique_lock lock(mu_);
+        if (closed_) return std::string();
+        if (!holds()) return std::exchange(report_, std::string());
+        const std::uint64_t ticket = next_ticket_++;
+        if (waiting_ == 0) waiting_tool_ = std::string(tool);
+        ++waiting_;
+        ++version_;
+        notify(lock);
+        // Made and destroyed with the lock released: made after a stop, it runs at once on this
+        // thread; destroyed while it runs on another thread, it waits for it (and it takes the lock).
+        std::optional<std::stop_callback<std::function<void()>>> wake;
+        lock.unlock();
+        wake.emplace(ctx.stop, std::function<void()>([this] {
+            std::lock_guard l(mu_);
+            cv_.notify_all();
+        }));
+        lock.lock();
+        const auto t0 = std::chrono::steady_clock::now();
+        auto next_report = t0;
+        double reports = 0;
+        result<std::string> out = std::string();
+        for (;;) {
+            if (ctx.stop.stop_requested()) {
+                out = fail(errc::tool_cancelled, "the call was cancelled while the live view held it (" +
+                                                     std::string(controlled_ ? "a person had control" : "paused") + ")");
+                break;
+            }
+            if (closed_) {
+                out = fail(errc::tool_cancelled, "the live view closed while it held the call", "Call the tool again.");
+                break;
+            }
+            if (!holds()) {
+                out = std::exchange(report_, std::string());
+                break;
+            }
+            // step: the oldest waiting call takes the release
+            if (!controlled_ && paused_ && steps_ > 0 && ticket == served_) {
+                --steps_;
+                out = std::exchange(report_, std::string());
+                break;
+            }
+            const auto now = std::chrono::steady_clock::now();
+            if (now >= next_report) {
+                const std::string why = controlled_ ? "a person has control of the browser; the call waits for hand-back"
+                                                    : "paused by the operator; the call waits for resume or step";
+                lock.unlock();
+                ctx.progress(++reports, std::nullopt, why);
+                lock.lock();
+                next_report = now + interval_;
+                continue;
+            }
+            cv_.wait_until(lock, next_report);
+        }
+        lock.unlock();
+        wake.reset();
+        lock.lock();
+        if (ticket == served_) ++served_;
+        else skipped_.push_back(ticket);
+        while (!skipped_.empty()) {  // tickets that left (cancelled) out of order: the queue moves past them
+            auto it = std::find(skipped_.begin(), skipped_.end(), served_);
+            if (it == skipped_.end()) break;
+            skipped_.erase(it);
+            ++served_;
+        }
+        --waiting_;
+        if (waiting_ == 0) waiting_tool_.clear();
+        ++version_;
+        cv_.notify_all();
+        notify(lock);
+        return out;
+    }
+
+    /// The state now.
+    [[nodiscard]] gate_state state() const {
+        std::lock_guard lock(mu_);
+        return state_locked();
+    }
+
+private:
+    bool holds() const { return !closed_ && (controlled_ || paused_); }
+
+    gate_state state_locked() const {
+        gate_state s;
+        s.mode = controlled_ ? gate_mode::controlled : paused_ ? gate_mode::paused : gate_mode::running;
+        s.paused = paused_;
+        s.waiting = waiting_;
+        s.steps = steps_;
+        s.waiting_tool = waiting_tool_;
+        s.version = version_;
+        return s;
+    }
+
+    template <class F>
+    void change(F&& f) {
+        std::unique_lock lock(mu_);
+        f();
+        ++version_;
+        cv_.notify_all();
+        notify(lock);
+    }
+
+    /// Tell on_change (lock held on entry and exit; released around the call).
+    /// Calls are serialized (notify_mu_ is taken before mu_ is released), so an observer sees
+    /// the states in order.
+    void notify(std::unique_lock<std::mutex>& lock) {
+        if (!on_change_) return;
+        auto f = on_change_;
+        const gate_state s = state_locked();
+        std::unique_lock order(notify_mu_);
+        lock.unlock();
+        try {
+            f(s);
+        } catch (...) {
+        }
+        order.unlock();
+        lock.lock();
+    }
+
+    std::chrono::milliseconds interval_;
+    mutable std::mutex mu_;
+    std::mutex notify_mu_;  // taken after mu_, held while on_change runs
+    std::condition_variable cv_;
+    std::function<void(const gate_state&)> on_change_;
+    bool paused_ = false, controlled_ = false, closed_ = false;
+    std::size_t steps_ = 0, waiting_ = 0;
+    std::string waiting_tool_;
+    std::string report_;
+    std::uint64_t next_ticket_ = 0, served_ = 0, version_ = 0;
+    std::vector<std::uint64_t> skipped_;
+};
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/call_gate.hpp> ----
 // ---- begin <agentkit/browser/config.hpp> ----
 // agentkit/browser/config.hpp — agentkit-browser-mcp's command line and configuration file, as
 // a library: Playwright MCP's options and its `Config` JSON, read into browser, tool and store
@@ -14464,6 +15064,7 @@ private:
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace agentkit::browser {
 
@@ -14476,6 +15077,22 @@ struct call_metrics {
     std::uint64_t cdp_round_trips = 0;  ///< CDP commands the call sent (with the browser's own answers to paused requests)
     std::int64_t wait_ms = 0;           ///< of ms, time spent waiting for the page (settle, load, wait_for)
     bool ok = true;  ///< the call succeeded
+};
+
+/// A browser tool call about to run (tools_options::before_call).
+struct call_start {
+    std::string tool;  ///< the tool's name
+    json args;         ///< its arguments, secrets redacted
+};
+
+/// A finished browser tool call, as a timeline shows it (tools_options::on_record).
+struct call_record {
+    std::string tool;       ///< the tool's name
+    json args;              ///< its arguments, secrets redacted
+    call_metrics metrics;   ///< time, size, tokens, success
+    std::string head;       ///< the start of its text (redacted, at most ~400 characters)
+    std::string error;      ///< the error's text when it failed ("" otherwise)
+    std::vector<std::string> artifacts;  ///< ids of the artifacts it stored
 };
 
 /// How the browser tools shape their results.
@@ -14491,6 +15108,14 @@ struct tools_options {
     std::string console_level = "info";
     /// Receives every call's metrics (e.g. a log line on stderr).
     std::function<void(const call_metrics&)> on_call;
+    /// Runs before each call touches the browser (a live view's pause gate): it may wait, and
+    /// should end its wait when the call's stop token is requested. An error ends the call
+    /// with that error; a text starts the call's result (e.g. what changed while a person had
+    /// control). Empty: calls run at once.
+    std::function<result<std::string>(const call_start&, tool_context&)> before_call;
+    /// Receives each finished call with its redacted arguments and the head of its result (a
+    /// live view's timeline). Called on the calling thread; must not throw (ignored if it does).
+    std::function<void(const call_record&)> on_record;
 };
 
 /// What the tools share: the browser, the artifact store, options and totals.
@@ -15617,6 +16242,12 @@ Options (Playwright MCP names where the meaning is the same):
                              besides the bound address and the loopback names ('*': any, which
                              turns off DNS-rebinding protection)
   --shared-browser-context   with --port: every session shares one browser (its pages and refs)
+  --dashboard[=PORT]         serve the live view (the agent's screen, its steps, pause, resume,
+                             step, take control) at http://127.0.0.1:PORT/?token=... (0 or no
+                             PORT: any free port); the URL goes to stderr and to the
+                             browser_dashboard tool, never to stdout. Loopback only
+  --dashboard-host HOST      the dashboard's address: 127.0.0.1 (default), localhost or ::1;
+                             any other is refused
   --idle-timeout MS          with --port: a session idle this long is closed, its browser with it
                              (default 1800000, 30 min; 0 is the default)
   --caps LIST                comma-separated capabilities: vision offers the coordinate tools
@@ -15716,6 +16347,9 @@ struct server_config {
     std::size_t max_sessions = 8;  ///< --max-sessions: HTTP sessions at once (more are refused)
     bool max_sessions_given = false;  ///< --max-sessions was given (a note without --port)
     std::chrono::milliseconds idle_timeout{0};  ///< 0: the transport's default
+    /// --dashboard[=PORT]: serve the live view on this port (0: any free one); none: no dashboard.
+    std::optional<int> dashboard;
+    std::string dashboard_host = "127.0.0.1";  ///< --dashboard-host (refused at start unless loopback)
     /// web_search's backend, from --search and --search-url ("" backend: none); its timeout is
     /// the bound of --timeout-action (set by finish_config).
     search::settings web_search;
@@ -16328,6 +16962,19 @@ inline result<command_line_outcome> parse_command_line(int argc, const char* con
             c.tools.inline_screenshots = true;
         } else if (a == "--quiet") {
             c.quiet = true;
+        } else if (a == "--dashboard") {
+            // the port only as --dashboard=PORT: a bare --dashboard takes no value (any free port)
+            long long p = 0;
+            if (inline_value) {
+                auto n = parse_count(*inline_value);
+                if (!n || *n > 65535) return fail(errc::args_invalid, "--dashboard takes a port from 0 to 65535 (--dashboard=PORT)");
+                p = *n;
+            }
+            c.dashboard = static_cast<int>(p);
+        } else if (a == "--dashboard-host") {
+            auto v = value();
+            if (!v) return no_value();
+            c.dashboard_host = *v;
         } else if (a == "--tools") {
             auto v = value();
             if (!v) return no_value();
@@ -16500,6 +17147,637 @@ inline result<void> finish_config(server_config& c) {
 
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/config.hpp> ----
+// ---- begin <agentkit/browser/frame_pump.hpp> ----
+// agentkit/browser/frame_pump.hpp — flow control between a screencast and its viewers.
+//
+// The browser sends a screencast frame, then waits for its acknowledgement before it sends
+// more. The pump acknowledges a frame when a viewer takes it to send, and a viewer takes a new
+// frame only once it has acknowledged the last one it was sent. So:
+//   - the browser never queues: at most one frame is unacknowledged to it (a frame superseded
+//     before any viewer took it is acknowledged at once: holding such acks until a viewer took
+//     the newest frame cut Chromium's screencast to 0.6 frames/s in the bench; the dashboard's
+//     max_fps caps what a viewer is sent);
+//   - each viewer has at most one frame in flight, and always gets the newest frame (frames
+//     it was too slow for are skipped, counted as superseded), never a backlog;
+//   - the frame rate follows the fastest viewer; a slow viewer skips frames and holds nobody;
+//   - with no viewer a frame is acknowledged at once and dropped (the live view stops the
+//     screencast then; a frame still in flight must not wedge the browser).
+//
+//   frame_pump pump([&](const screencast_frame& f) { browser.ack_screencast_frame(f); });
+//   auto v = pump.add_viewer([&] { peer.wake(); });  // called when viewer v may take a frame
+//   pump.offer(frame);                                // the CDP event thread
+//   if (auto f = pump.take(v)) send(*f);              // the viewer's thread
+//   pump.viewer_ack(v);                               // the viewer showed it
+
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace agentkit::browser {
+
+/// Counters of a frame_pump.
+struct frame_pump_stats {
+    std::uint64_t offered = 0;     ///< frames from the browser
+    std::uint64_t acked = 0;       ///< acknowledgements sent to the browser (one per frame)
+    std::uint64_t sent = 0;        ///< frames taken by viewers (summed over viewers)
+    std::uint64_t superseded = 0;  ///< frames replaced by a newer one before any viewer took them
+    std::uint64_t unwatched = 0;   ///< frames dropped because no viewer was there
+    std::uint64_t bytes_sent = 0;  ///< base64 bytes taken by viewers
+    std::size_t viewers = 0;       ///< viewers now
+};
+
+/// A frame as the pump hands it out: shared, never copied per viewer.
+struct pumped_frame {
+    std::uint64_t seq = 0;  ///< the pump's number for it (1, 2, ...)
+    std::shared_ptr<const screencast_frame> frame;  ///< the frame
+    std::chrono::steady_clock::time_point received;  ///< when the pump got it
+};
+
+/// Flow control between one screencast and its viewers (see the header comment). Thread-safe.
+class frame_pump {
+public:
+    /// A pump that acknowledges frames to the browser with `ack` (called without the pump's lock).
+    explicit frame_pump(std::function<void(const screencast_frame&)> ack) : ack_(std::move(ack)) {}
+    frame_pump(const frame_pump&) = delete;
+    frame_pump& operator=(const frame_pump&) = delete;
+
+    /// Add a viewer; `ready` is called (from any thread, without the lock) when it may take a
+    /// frame. Returns its id. It gets the newest frame at once when there is one.
+    std::uint64_t add_viewer(std::function<void()> ready) {
+        std::unique_lock lock(mu_);
+        const std::uint64_t id = ++next_viewer_;
+        viewers_[id] = viewer{std::move(ready), 0, false};
+        auto wake = viewers_[id].ready;
+        const bool has = latest_.frame != nullptr;
+        lock.unlock();
+        if (has && wake) wake();
+        return id;
+    }
+
+    /// Remove a viewer (its frame in flight no longer counts).
+    void remove_viewer(std::uint64_t id) {
+        std::unique_lock lock(mu_);
+        viewers_.erase(id);
+        std::shared_ptr<const screencast_frame> release;
+        if (viewers_.empty() && latest_.frame && !latest_acked_) {
+            latest_acked_ = true;  // nobody will take it: let the browser go on (the screencast stops)
+            release = latest_.frame;
+            ++stats_.acked;
+        }
+        lock.unlock();
+        if (release) ack_(*release);
+    }
+
+    /// A frame from the browser (the CDP event thread).
+    void offer(screencast_frame f) {
+        std::unique_lock lock(mu_);
+        ++stats_.offered;
+        auto nf = std::make_shared<const screencast_frame>(std::move(f));
+        std::vector<std::shared_ptr<const screencast_frame>> acks;
+        if (latest_.frame && !latest_acked_) {  // nobody took the previous one: it is superseded
+            ++stats_.superseded;
+            ++stats_.acked;
+            acks.push_back(latest_.frame);
+        }
+        latest_ = pumped_frame{++seq_, nf, std::chrono::steady_clock::now()};
+        latest_acked_ = false;
+        std::vector<std::function<void()>> wake;
+        if (viewers_.empty()) {
+            ++stats_.unwatched;
+            ++stats_.acked;
+            latest_acked_ = true;
+            acks.push_back(nf);
+        } else {
+            for (auto& [id, v] : viewers_)
+                if (!v.in_flight && v.ready) wake.push_back(v.ready);
+        }
+        lock.unlock();
+        for (const auto& a : acks) ack_(*a);
+        for (const auto& w : wake) w();
+    }
+
+    /// The newest frame for viewer `id` when it may send one (it acknowledged its last, and
+    /// this frame is newer than what it has); nothing otherwise. The first viewer to take a
+    /// frame acknowledges it to the browser.
+    [[nodiscard]] std::optional<pumped_frame> take(std::uint64_t id) {
+        std::unique_lock lock(mu_);
+        auto it = viewers_.find(id);
+        if (it == viewers_.end() || it->second.in_flight || !latest_.frame || latest_.seq <= it->second.last_seq) return std::nullopt;
+        it->second.in_flight = true;
+        it->second.last_seq = latest_.seq;
+        ++stats_.sent;
+        stats_.bytes_sent += latest_.frame->data.size();
+        pumped_frame out = latest_;
+        std::shared_ptr<const screencast_frame> release;
+        if (!latest_acked_) {
+            latest_acked_ = true;
+            ++stats_.acked;
+            release = latest_.frame;
+        }
+        lock.unlock();
+        if (release) ack_(*release);
+        return out;
+    }
+
+    /// Viewer `id` showed the frame it was sent: it may take the next (now, if one is there).
+    void viewer_ack(std::uint64_t id) {
+        std::unique_lock lock(mu_);
+        auto it = viewers_.find(id);
+        if (it == viewers_.end()) return;
+        it->second.in_flight = false;
+        const bool newer = latest_.frame && latest_.seq > it->second.last_seq;
+        auto wake = it->second.ready;
+        lock.unlock();
+        if (newer && wake) wake();
+    }
+
+    /// True while viewer `id` waits for nothing from the pump (its last frame is acknowledged).
+    [[nodiscard]] bool idle(std::uint64_t id) const {
+        std::lock_guard lock(mu_);
+        auto it = viewers_.find(id);
+        return it != viewers_.end() && !it->second.in_flight;
+    }
+    /// Viewers now.
+    [[nodiscard]] std::size_t viewers() const {
+        std::lock_guard lock(mu_);
+        return viewers_.size();
+    }
+    /// Forget the newest frame (the screencast moved to another tab or stopped); an
+    /// unacknowledged one is acknowledged.
+    void reset() {
+        std::unique_lock lock(mu_);
+        std::shared_ptr<const screencast_frame> release;
+        if (latest_.frame && !latest_acked_) {
+            release = latest_.frame;
+            ++stats_.acked;
+        }
+        latest_ = pumped_frame{};
+        latest_acked_ = true;
+        lock.unlock();
+        if (release) ack_(*release);
+    }
+    /// The counters now.
+    [[nodiscard]] frame_pump_stats stats() const {
+        std::lock_guard lock(mu_);
+        auto s = stats_;
+        s.viewers = viewers_.size();
+        return s;
+    }
+
+private:
+    struct viewer {
+        std::function<void()> ready;
+        std::uint64_t last_seq = 0;
+        bool in_flight = false;
+    };
+
+    std::function<void(const screencast_frame&)> ack_;
+    mutable std::mutex mu_;
+    std::map<std::uint64_t, viewer> viewers_;
+    std::uint64_t next_viewer_ = 0, seq_ = 0;
+    pumped_frame latest_;
+    bool latest_acked_ = true;
+    frame_pump_stats stats_;
+};
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/frame_pump.hpp> ----
+// ---- begin <agentkit/browser/live_view.hpp> ----
+// agentkit/browser/live_view.hpp — what an operator watches and steers of one agent's browser:
+// the screencast (paced by its viewers), the step timeline, the pause gate, and a person's
+// control with the change report on hand-back. No network here: net/dashboard.hpp serves
+// live views to a page; a host can also drive one directly.
+//
+//   agentkit::browser::tool_state st(browser, store);
+//   agentkit::browser::live_view live(st, "agent-1");   // hooks into st's tools until destroyed
+//   live.gate().pause();                                  // the next browser call waits
+//   live.take_control();  live.input({...});  auto report = live.hand_back();
+//
+// The live view installs tools_options::before_call (the gate, and the timeline's start of a
+// step) and on_record (the timeline's end of a step; the screencast follows the current tab)
+// in the tool state, chaining to hooks already there, and restores them when destroyed. It
+// must outlive no call in flight: destroy it when the tools are idle.
+
+// ---- begin <agentkit/browser/timeline.hpp> ----
+// agentkit/browser/timeline.hpp — the step timeline of a live view: each browser tool call
+// with its arguments (secrets redacted, as everywhere), when it ran, whether it waited at the
+// gate, the head of its result, its tokens, its error and the artifacts it stored. Bounded: the
+// oldest steps go first.
+
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace agentkit::browser {
+
+/// One step of a timeline.
+struct timeline_step {
+    std::uint64_t id = 0;     ///< 1, 2, ... in call order
+    std::string tool;         ///< the tool's name
+    json args = json::object();  ///< its arguments, secrets redacted
+    std::string state = "running";  ///< "waiting" (held by the gate), "running", "ok" or "error"
+    std::int64_t started_ms = 0;   ///< when it started (ms since the Unix epoch)
+    std::int64_t ms = 0;           ///< how long it ran (once finished)
+    std::size_t tokens = 0;        ///< estimated tokens of its result
+    std::size_t bytes = 0;         ///< bytes of its result's text
+    std::string head;              ///< the start of its result (redacted)
+    std::string error;             ///< its error's text ("" unless it failed)
+    std::vector<std::string> artifacts;  ///< ids of the artifacts it stored
+
+    /// The step as JSON (what the dashboard receives).
+    [[nodiscard]] json to_json() const {
+        return json{{"id", id},       {"tool", tool},     {"args", args},   {"state", state}, {"started_ms", started_ms},
+                    {"ms", ms},       {"tokens", tokens}, {"bytes", bytes}, {"head", head},   {"error", error},
+                    {"artifacts", artifacts}};
+    }
+};
+
+/// The steps of one agent's browser tool calls, newest last (see the header comment). Thread-safe.
+class timeline {
+public:
+    /// A timeline keeping the newest `capacity` steps.
+    explicit timeline(std::size_t capacity = 1000) : capacity_(capacity == 0 ? 1 : capacity) {}
+
+    /// Called with every new or changed step (outside the lock; must not throw).
+    void on_change(std::function<void(const timeline_step&)> f) {
+        std::lock_guard lock(mu_);
+        on_change_ = std::move(f);
+    }
+
+    /// A call starts (`waiting`: the gate holds it); returns its step id.
+    std::uint64_t begin(std::string tool, json args, bool waiting = false) {
+        timeline_step s;
+        s.tool = std::move(tool);
+        s.args = std::move(args);
+        s.state = waiting ? "waiting" : "running";
+        s.started_ms =
+            std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+        std::unique_lock lock(mu_);
+        s.id = ++next_;
+        steps_.push_back(s);
+        while (steps_.size() > capacity_) steps_.pop_front();
+        publish(lock, s);
+        return s.id;
+    }
+
+    /// Step `id` left the gate and runs.
+    void running(std::uint64_t id) {
+        update(id, [](timeline_step& s) { s.state = "running"; });
+    }
+
+    /// Step `id` finished as `r` says.
+    void finish(std::uint64_t id, const call_record& r) {
+        update(id, [&](timeline_step& s) {
+            s.state = r.metrics.ok && r.error.empty() ? "ok" : "error";
+            s.ms = r.metrics.ms;
+            s.tokens = r.metrics.tokens;
+            s.bytes = r.metrics.bytes;
+            s.head = r.head;
+            s.error = r.error;
+            s.artifacts = r.artifacts;
+        });
+    }
+
+    /// The steps with an id above `after`, oldest first (every kept step for 0).
+    [[nodiscard]] std::vector<timeline_step> since(std::uint64_t after = 0) const {
+        std::lock_guard lock(mu_);
+        std::vector<timeline_step> out;
+        for (const auto& s : steps_)
+            if (s.id > after) out.push_back(s);
+        return out;
+    }
+    /// The id of the newest step (0 when none).
+    [[nodiscard]] std::uint64_t last_id() const {
+        std::lock_guard lock(mu_);
+        return next_;
+    }
+
+private:
+    template <class F>
+    void update(std::uint64_t id, F&& f) {
+        std::unique_lock lock(mu_);
+        for (auto it = steps_.rbegin(); it != steps_.rend(); ++it)
+            if (it->id == id) {
+                f(*it);
+                const timeline_step s = *it;
+                publish(lock, s);
+                return;
+            }
+    }
+    void publish(std::unique_lock<std::mutex>& lock, const timeline_step& s) {
+        auto f = on_change_;
+        lock.unlock();
+        if (f) {
+            try {
+                f(s);
+            } catch (...) {
+            }
+        }
+    }
+
+    std::size_t capacity_;
+    mutable std::mutex mu_;
+    std::deque<timeline_step> steps_;
+    std::uint64_t next_ = 0;
+    std::function<void(const timeline_step&)> on_change_;
+};
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/timeline.hpp> ----
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace agentkit::browser {
+
+/// How a live_view behaves.
+struct live_view_options {
+    screencast_options screencast{};  ///< frame size and quality
+    std::chrono::milliseconds progress_interval{1000};  ///< progress reports of a held call
+    std::size_t timeline_capacity = 1000;  ///< steps kept
+};
+
+/// The live view of one agent's browser (see the header comment).
+class live_view {
+public:
+    /// A live view of the browser tools of `st`, named `name` in a dashboard.
+    explicit live_view(tool_state& st, std::string name = "agent", live_view_options o = {})
+        : st_(st), name_(std::move(name)), opt_(o), gate_(o.progress_interval),
+          pump_([b = &st.b](const screencast_frame& f) { b->ack_screencast_frame(f); }), steps_(o.timeline_capacity) {
+        prev_before_ = st_.options.before_call;
+        prev_record_ = st_.options.on_record;
+        st_.options.before_call = [this](const call_start& s, tool_context& ctx) { return before_call(s, ctx); };
+        st_.options.on_record = [this](const call_record& r) { after_call(r); };
+        st_.b.set_screencast_sink([this](screencast_frame f) { pump_.offer(std::move(f)); });
+        gate_.on_change([this](const gate_state& g) { emit(json{{"type", "gate"}, {"view", name_}, {"gate", gate_json(g)}}); });
+        steps_.on_change([this](const timeline_step& s) { emit(json{{"type", "step"}, {"view", name_}, {"step", s.to_json()}}); });
+    }
+    live_view(const live_view&) = delete;
+    live_view& operator=(const live_view&) = delete;
+    ~live_view() {
+        gate_.close();  // held calls end (cancelled); later ones pass
+        st_.b.set_screencast_sink({});
+        if (pump_.viewers() > 0) st_.b.stop_screencast();
+        st_.options.before_call = prev_before_;
+        st_.options.on_record = prev_record_;
+        std::lock_guard lock(mu_);
+        listeners_.clear();
+    }
+
+    /// Its name in a dashboard.
+    [[nodiscard]] const std::string& name() const noexcept { return name_; }
+    /// The browser it shows.
+    [[nodiscard]] browser& page_browser() noexcept { return st_.b; }
+    /// The artifact store of its tools (what the timeline's artifact ids name).
+    [[nodiscard]] session_store& store() noexcept { return st_.store; }
+    /// The pause gate.
+    [[nodiscard]] call_gate& gate() noexcept { return gate_; }
+    /// The screencast's flow control.
+    [[nodiscard]] frame_pump& frames() noexcept { return pump_; }
+    /// The step timeline.
+    [[nodiscard]] timeline& steps() noexcept { return steps_; }
+
+    /// Listen to its events (JSON: {"type":"step",...}, {"type":"gate",...}); returns an id for
+    /// unlisten(). Called on the thread that made the change; must return at once.
+    std::uint64_t listen(std::function<void(const json&)> f) {
+        std::lock_guard lock(mu_);
+        listeners_.emplace_back(++next_listener_, std::move(f));
+        return next_listener_;
+    }
+    /// Stop listening.
+    void unlisten(std::uint64_t id) {
+        std::lock_guard lock(mu_);
+        std::erase_if(listeners_, [id](const auto& l) { return l.first == id; });
+    }
+
+    /// A viewer of the screencast arrives; `ready` is called when it may take a frame (see
+    /// frame_pump). The first viewer starts the screencast (at once when the browser runs, else
+    /// after the agent's first browser call).
+    std::uint64_t attach_viewer(std::function<void()> ready) {
+        const auto id = pump_.add_viewer(std::move(ready));
+        follow_tab();
+        return id;
+    }
+    /// A viewer leaves; the last one stops the screencast.
+    void detach_viewer(std::uint64_t id) {
+        pump_.remove_viewer(id);
+        if (pump_.viewers() == 0) {
+            st_.b.stop_screencast();
+            pump_.reset();
+            std::lock_guard lock(mu_);
+            cast_tab_.clear();
+        }
+    }
+
+    /// A person takes control: the agent's calls wait until hand_back(). errc::args_invalid
+    /// when someone has it already.
+    result<void> take_control() {
+        if (!gate_.take_control())
+            return fail(errc::args_invalid, "a person has control already", "Hand it back first.");
+        auto m = st_.b.mark_page();  // waits for a call in flight to end
+        std::lock_guard lock(mu_);
+        mark_ = m ? *m : page_mark{};
+        return {};
+    }
+
+    /// Hand control back: the agent's next call starts its result with what changed (the same
+    /// change report as after an action, or the new page), which is also returned.
+    /// errc::args_invalid when nobody has control.
+    result<std::string> hand_back() {
+        if (gate_.state().mode != gate_mode::controlled)
+            return fail(errc::args_invalid, "nobody has control", "Take control first.");
+        page_mark m;
+        {
+            std::lock_guard lock(mu_);
+            m = mark_;
+        }
+        std::string report;
+        if (st_.b.running()) {
+            auto c = st_.b.changes_since(m);
+            report = c ? c->to_text() : "(what changed could not be read: " + c.error().message + ")";
+        }
+        if (report.empty()) report = "no visible change";
+        report = st_.b.redact("A person had control of the browser and handed it back. What changed meanwhile:\n" + report);
+        gate_.hand_back(report);
+        return report;
+    }
+
+    /// A person's input while they have control: {"type":"mouse","event":"mousePressed"|
+    /// "mouseReleased"|"mouseMoved"|"mouseWheel","x","y","button","clickCount","deltaX","deltaY",
+    /// "modifiers"}, {"type":"key","event":"keyDown"|"keyUp"|"rawKeyDown"|"char","key","code",
+    /// "text","keyCode","modifiers"} or {"type":"text","text"}, coordinates in CSS pixels of the
+    /// viewport. Only the fields named are forwarded (Input.dispatchMouseEvent, dispatchKeyEvent,
+    /// insertText). errc::args_invalid when nobody has control or the event is malformed.
+    result<void> input(const json& ev) {
+        if (gate_.state().mode != gate_mode::controlled)
+            return fail(errc::args_invalid, "input is forwarded only while a person has control", "Take control first.");
+        if (!ev.is_object()) return fail(errc::args_invalid, "an input event is a JSON object");
+        const std::string type = ev.value("type", "");
+        const auto num = [&](const char* k, double lo, double hi) {
+            const auto it = ev.find(k);
+            return it != ev.end() && it->is_number() ? std::clamp(it->get<double>(), lo, hi) : 0.0;
+        };
+        const auto str = [&](const char* k, std::size_t max) {
+            const auto it = ev.find(k);
+            std::string s = it != ev.end() && it->is_string() ? it->get<std::string>() : std::string();
+            return s.size() > max ? std::string() : s;
+        };
+        const auto modifiers = static_cast<int>(num("modifiers", 0, 15));
+        if (type == "mouse") {
+            const std::string e = ev.value("event", "");
+            if (e != "mousePressed" && e != "mouseReleased" && e != "mouseMoved" && e != "mouseWheel")
+                return fail(errc::args_invalid, "unknown mouse event: " + e);
+            std::string button = str("button", 8);
+            if (button != "left" && button != "right" && button != "middle") button = "none";
+            json p{{"type", e}, {"x", num("x", 0, 100000)}, {"y", num("y", 0, 100000)}, {"modifiers", modifiers}, {"button", button}};
+            if (e == "mousePressed" || e == "mouseReleased") p["clickCount"] = static_cast<int>(num("clickCount", 0, 3));
+            if (e == "mouseWheel") {
+                p["deltaX"] = num("deltaX", -10000, 10000);
+                p["deltaY"] = num("deltaY", -10000, 10000);
+            }
+            return st_.b.dispatch_input("Input.dispatchMouseEvent", std::move(p));
+        }
+        if (type == "key") {
+            const std::string e = ev.value("event", "");
+            if (e != "keyDown" && e != "keyUp" && e != "rawKeyDown" && e != "char")
+                return fail(errc::args_invalid, "unknown key event: " + e);
+            json p{{"type", e}, {"modifiers", modifiers}, {"key", str("key", 32)}, {"code", str("code", 32)}};
+            if (const std::string t = str("text", 8); !t.empty()) p["text"] = t;
+            if (const auto k = static_cast<int>(num("keyCode", 0, 255)); k > 0) {
+                p["windowsVirtualKeyCode"] = k;
+                p["nativeVirtualKeyCode"] = k;
+            }
+            return st_.b.dispatch_input("Input.dispatchKeyEvent", std::move(p));
+        }
+        if (type == "text") {
+            const std::string t = str("text", 10000);
+            if (t.empty()) return fail(errc::args_invalid, "no text (or more than 10000 bytes)");
+            return st_.b.dispatch_input("Input.insertText", json{{"text", t}});
+        }
+        return fail(errc::args_invalid, "unknown input type: " + type, "Use mouse, key or text.");
+    }
+
+    /// The view as a dashboard lists it: name, gate, tabs (redacted), the screencast's tab and the
+    /// frame counters. Reading the tabs waits for a browser call in flight.
+    [[nodiscard]] json describe() {
+        json tabs = json::array();
+        if (st_.b.running())
+            if (auto t = st_.b.tabs())
+                for (const auto& x : *t) tabs.push_back(json{{"id", x.id}, {"url", x.url}, {"title", x.title}, {"active", x.active}});
+        const auto f = pump_.stats();
+        return json{{"name", name_},
+                    {"gate", gate_json(gate_.state())},
+                    {"tabs", std::move(tabs)},
+                    {"screencast_tab", st_.b.screencast_tab()},
+                    {"frames", json{{"offered", f.offered}, {"acked", f.acked}, {"sent", f.sent}, {"superseded", f.superseded},
+                                    {"bytes_sent", f.bytes_sent}, {"viewers", f.viewers}}},
+                    {"steps", steps_.last_id()}};
+    }
+
+    /// A gate state as JSON.
+    [[nodiscard]] static json gate_json(const gate_state& g) {
+        return json{{"mode", std::string(to_string(g.mode))}, {"paused", g.paused}, {"waiting", g.waiting},
+                    {"waiting_tool", g.waiting_tool}, {"steps", g.steps}};
+    }
+
+private:
+    result<std::string> before_call(const call_start& s, tool_context& ctx) {
+        std::string lead;
+        if (prev_before_) {
+            auto p = prev_before_(s, ctx);
+            if (!p) return p;
+            lead = std::move(*p);
+        }
+        const bool held = gate_.state().mode != gate_mode::running;
+        const auto id = steps_.begin(s.tool, s.args, held);
+        current_step() = id;
+        auto r = gate_.enter(ctx, s.tool);
+        if (held && r) steps_.running(id);
+        if (!r) return r;
+        if (!r->empty()) lead = lead.empty() ? std::move(*r) : *r + "\n" + lead;
+        return lead;
+    }
+
+    void after_call(const call_record& r) {
+        if (prev_record_) {
+            try {
+                prev_record_(r);
+            } catch (...) {
+            }
+        }
+        if (const auto id = std::exchange(current_step(), 0); id != 0) steps_.finish(id, r);
+        follow_tab();
+    }
+
+    /// While someone watches, the screencast shows the current tab.
+    void follow_tab() {
+        if (pump_.viewers() == 0 || !st_.b.running()) return;
+        auto t = st_.b.start_screencast(opt_.screencast);
+        if (!t) return;
+        std::lock_guard lock(mu_);
+        if (*t != cast_tab_) {
+            if (!cast_tab_.empty()) pump_.reset();
+            cast_tab_ = *t;
+        }
+    }
+
+    void emit(const json& e) {
+        std::vector<std::function<void(const json&)>> ls;
+        {
+            std::lock_guard lock(mu_);
+            for (const auto& [id, f] : listeners_) ls.push_back(f);
+        }
+        for (const auto& f : ls) {
+            try {
+                f(e);
+            } catch (...) {
+            }
+        }
+    }
+
+    static std::uint64_t& current_step() {
+        thread_local std::uint64_t id = 0;  // the step of the call on this thread (before_call → on_record)
+        return id;
+    }
+
+    tool_state& st_;
+    std::string name_;
+    live_view_options opt_;
+    call_gate gate_;
+    frame_pump pump_;
+    timeline steps_;
+    std::function<result<std::string>(const call_start&, tool_context&)> prev_before_;
+    std::function<void(const call_record&)> prev_record_;
+    std::mutex mu_;
+    std::vector<std::pair<std::uint64_t, std::function<void(const json&)>>> listeners_;
+    std::uint64_t next_listener_ = 0;
+    page_mark mark_;
+    std::string cast_tab_;
+};
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/live_view.hpp> ----
 // ---- begin <agentkit/browser/menu.hpp> ----
 // agentkit/browser/menu.hpp — how the browser tools are exposed to a model: the menu of three
 // modes (page work in `browser`, finding and reading sources in `research`, internals in
@@ -16937,6 +18215,142 @@ constexpr void require_describable() {
     }                                                                                                              \
     static_assert(true, "AGENTKIT_ENUM")
 // ---- end <agentkit/core/describe.hpp> ----
+// ---- begin <agentkit/core/serialize.hpp> ----
+// agentkit/core/serialize.hpp — write described values (and every supported type) as JSON, and
+// the defaults a described type's fields take when an argument leaves them out.
+//
+// Which fields are optional, and with what default (one rule, used by the schema in
+// core/schema.hpp and by the parser in core/parse.hpp):
+//   - std::optional<T>: optional, no default (an absent field is std::nullopt);
+//   - a field with `default_value(v)`: optional, the schema says `"default": v` and an absent
+//     field is set to v;
+//   - a field whose default member initializer gives it a value other than its type's zero
+//     (`int quantity = 1;`, `std::string unit = "c";`, `bool headless = true;`): optional, the
+//     schema says that value as its `default`, and an absent field keeps it;
+//   - any other field is required. An initializer equal to the zero value (`= 0`, `= false`,
+//     `= ""`, the first enumerator) cannot be told apart from none at run time: write
+//     `default_value(0)` (or use std::optional) to make such a field optional.
+
+
+#include <cstddef>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace agentkit {
+
+namespace detail {
+
+template <class T>
+json write(const T& v) {
+    if constexpr (std::is_same_v<T, bool> || is_integer_v<T> || std::is_floating_point_v<T> ||
+                  std::is_same_v<T, std::string> || std::is_same_v<T, json>) {
+        return json(v);
+    } else if constexpr (std::is_enum_v<T>) {
+        return json(std::string(enum_to_string(v)));
+    } else if constexpr (is_optional<T>::value) {
+        return v ? write(*v) : json(nullptr);
+    } else if constexpr (is_vector<T>::value) {
+        json a = json::array();
+        for (const auto& e : v) a.push_back(write(e));
+        return a;
+    } else if constexpr (is_string_map<T>::value) {
+        json o = json::object();
+        for (const auto& [k, e] : v) o[k] = write(e);
+        return o;
+    } else {
+        require_describable<T>();
+        json o = json::object();
+        std::apply(
+            [&](const auto&... f) {
+                (
+                    [&] {
+                        const auto& m = v.*(f.ptr);
+                        if constexpr (is_optional<std::decay_t<decltype(m)>>::value) {
+                            if (!m) return;
+                        }
+                        o[std::string(f.name)] = write(m);
+                    }(),
+                    ...);
+            },
+            fields_of<T>());
+        return o;
+    }
+}
+
+/// The JSON of a `default_value(...)` constraint.
+[[nodiscard]] inline json default_json(const constraint::default_t& c) {
+    switch (c.k) {
+        case constraint::default_t::kind::boolean: return json(c.b);
+        case constraint::default_t::kind::integer: return json(c.i);
+        case constraint::default_t::kind::number: return json(c.d);
+        case constraint::default_t::kind::string: return json(std::string(c.s));
+    }
+    return json(nullptr);
+}
+
+/// The `default_value(...)` among a field's constraints, as JSON; null when it has none.
+template <class F>
+[[nodiscard]] json declared_default(const F& f) {
+    json out(nullptr);
+    std::apply(
+        [&](const auto&... c) {
+            (
+                [&] {
+                    if constexpr (is_default_v<std::decay_t<decltype(c)>>) out = default_json(c);
+                }(),
+                ...);
+        },
+        f.constraints);
+    return out;
+}
+
+/// The default of each field of T, by field index (null: the field has none, see the top of
+/// this header). Computed once per type; thread-safe.
+template <class T>
+[[nodiscard]] const std::vector<json>& field_defaults() {
+    static const std::vector<json> defaults = [] {
+        std::vector<json> out;
+        const auto fs = fields_of<T>();
+        if constexpr (std::is_default_constructible_v<T>) {
+            const T probe{};
+            std::apply(
+                [&](const auto&... f) {
+                    (
+                        [&] {
+                            using M = typename std::decay_t<decltype(f)>::member_type;
+                            json d = declared_default(f);
+                            if constexpr (!is_optional<M>::value) {
+                                if (d.is_null()) {
+                                    json v = write(probe.*(f.ptr));
+                                    if (v != write(M{})) d = std::move(v);
+                                }
+                            }
+                            out.push_back(std::move(d));
+                        }(),
+                        ...);
+                },
+                fs);
+        } else {
+            std::apply([&](const auto&... f) { (out.push_back(declared_default(f)), ...); }, fs);
+        }
+        return out;
+    }();
+    return defaults;
+}
+
+}  // namespace detail
+
+/// Serialize a described value (or any supported type) to JSON; empty optionals are omitted.
+template <class T>
+[[nodiscard]] json to_json_value(const T& v) {
+    return detail::write(v);
+}
+
+}  // namespace agentkit
+// ---- end <agentkit/core/serialize.hpp> ----
 // ---- begin <agentkit/format/budget.hpp> ----
 // agentkit/format/budget.hpp — hard, self-describing size budgets.
 //
@@ -17125,47 +18539,6 @@ namespace detail {
 
 }  // namespace agentkit
 // ---- end <agentkit/format/budget.hpp> ----
-// ---- begin <agentkit/tools/context.hpp> ----
-// agentkit/tools/context.hpp — per-call context a handler may take as its second parameter.
-
-
-#include <chrono>
-#include <functional>
-#include <optional>
-#include <stop_token>
-#include <string>
-#include <string_view>
-
-namespace agentkit {
-
-/// Passed to handlers that accept it: `[](const args& a, agentkit::tool_context& ctx) { ... }`.
-struct tool_context {
-    /// Requested when the call is cancelled (MCP notifications/cancelled, a session time limit).
-    std::stop_token stop{};
-    /// The provider's or client's id for this call, when it has one.
-    std::string call_id{};
-    /// When the call should give up; max() means no deadline.
-    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
-    /// What the caller declared it can do: over MCP, the client's capabilities (from this request's
-    /// `_meta` in the 2026-07-28 revision, from initialize before it); null when unknown. A tool that
-    /// needs one the client lacks fails with errc::client_capability_missing and details
-    /// {"requiredCapabilities": {...}} (the MCP server answers -32021 with them).
-    json client_capabilities{};
-    /// Receives progress reports (MCP notifications/progress when the client asked for them).
-    std::function<void(double progress, std::optional<double> total, std::string_view message)> on_progress{};
-
-    /// True once the call has been cancelled (`stop` was requested).
-    [[nodiscard]] bool cancelled() const noexcept { return stop.stop_requested(); }
-    /// True once the deadline has passed.
-    [[nodiscard]] bool expired() const noexcept { return std::chrono::steady_clock::now() >= deadline; }
-    /// Report progress (`done` of `total`, with an optional message) to on_progress, if set.
-    void progress(double done, std::optional<double> total = std::nullopt, std::string_view message = {}) const {
-        if (on_progress) on_progress(done, total, message);
-    }
-};
-
-}  // namespace agentkit
-// ---- end <agentkit/tools/context.hpp> ----
 // ---- begin <agentkit/tools/tool.hpp> ----
 // agentkit/tools/tool.hpp — turn a C++ callable and an argument struct into a tool.
 //
@@ -17233,142 +18606,6 @@ fixed_string(const char (&)[N]) -> fixed_string<N>;
 // agentkit/core/parse.hpp — parse and validate JSON into described types, reporting every problem
 // with its JSON Pointer path (writing them back: core/serialize.hpp).
 
-// ---- begin <agentkit/core/serialize.hpp> ----
-// agentkit/core/serialize.hpp — write described values (and every supported type) as JSON, and
-// the defaults a described type's fields take when an argument leaves them out.
-//
-// Which fields are optional, and with what default (one rule, used by the schema in
-// core/schema.hpp and by the parser in core/parse.hpp):
-//   - std::optional<T>: optional, no default (an absent field is std::nullopt);
-//   - a field with `default_value(v)`: optional, the schema says `"default": v` and an absent
-//     field is set to v;
-//   - a field whose default member initializer gives it a value other than its type's zero
-//     (`int quantity = 1;`, `std::string unit = "c";`, `bool headless = true;`): optional, the
-//     schema says that value as its `default`, and an absent field keeps it;
-//   - any other field is required. An initializer equal to the zero value (`= 0`, `= false`,
-//     `= ""`, the first enumerator) cannot be told apart from none at run time: write
-//     `default_value(0)` (or use std::optional) to make such a field optional.
-
-
-#include <cstddef>
-#include <string>
-#include <tuple>
-#include <type_traits>
-#include <utility>
-#include <vector>
-
-namespace agentkit {
-
-namespace detail {
-
-template <class T>
-json write(const T& v) {
-    if constexpr (std::is_same_v<T, bool> || is_integer_v<T> || std::is_floating_point_v<T> ||
-                  std::is_same_v<T, std::string> || std::is_same_v<T, json>) {
-        return json(v);
-    } else if constexpr (std::is_enum_v<T>) {
-        return json(std::string(enum_to_string(v)));
-    } else if constexpr (is_optional<T>::value) {
-        return v ? write(*v) : json(nullptr);
-    } else if constexpr (is_vector<T>::value) {
-        json a = json::array();
-        for (const auto& e : v) a.push_back(write(e));
-        return a;
-    } else if constexpr (is_string_map<T>::value) {
-        json o = json::object();
-        for (const auto& [k, e] : v) o[k] = write(e);
-        return o;
-    } else {
-        require_describable<T>();
-        json o = json::object();
-        std::apply(
-            [&](const auto&... f) {
-                (
-                    [&] {
-                        const auto& m = v.*(f.ptr);
-                        if constexpr (is_optional<std::decay_t<decltype(m)>>::value) {
-                            if (!m) return;
-                        }
-                        o[std::string(f.name)] = write(m);
-                    }(),
-                    ...);
-            },
-            fields_of<T>());
-        return o;
-    }
-}
-
-/// The JSON of a `default_value(...)` constraint.
-[[nodiscard]] inline json default_json(const constraint::default_t& c) {
-    switch (c.k) {
-        case constraint::default_t::kind::boolean: return json(c.b);
-        case constraint::default_t::kind::integer: return json(c.i);
-        case constraint::default_t::kind::number: return json(c.d);
-        case constraint::default_t::kind::string: return json(std::string(c.s));
-    }
-    return json(nullptr);
-}
-
-/// The `default_value(...)` among a field's constraints, as JSON; null when it has none.
-template <class F>
-[[nodiscard]] json declared_default(const F& f) {
-    json out(nullptr);
-    std::apply(
-        [&](const auto&... c) {
-            (
-                [&] {
-                    if constexpr (is_default_v<std::decay_t<decltype(c)>>) out = default_json(c);
-                }(),
-                ...);
-        },
-        f.constraints);
-    return out;
-}
-
-/// The default of each field of T, by field index (null: the field has none, see the top of
-/// this header). Computed once per type; thread-safe.
-template <class T>
-[[nodiscard]] const std::vector<json>& field_defaults() {
-    static const std::vector<json> defaults = [] {
-        std::vector<json> out;
-        const auto fs = fields_of<T>();
-        if constexpr (std::is_default_constructible_v<T>) {
-            const T probe{};
-            std::apply(
-                [&](const auto&... f) {
-                    (
-                        [&] {
-                            using M = typename std::decay_t<decltype(f)>::member_type;
-                            json d = declared_default(f);
-                            if constexpr (!is_optional<M>::value) {
-                                if (d.is_null()) {
-                                    json v = write(probe.*(f.ptr));
-                                    if (v != write(M{})) d = std::move(v);
-                                }
-                            }
-                            out.push_back(std::move(d));
-                        }(),
-                        ...);
-                },
-                fs);
-        } else {
-            std::apply([&](const auto&... f) { (out.push_back(declared_default(f)), ...); }, fs);
-        }
-        return out;
-    }();
-    return defaults;
-}
-
-}  // namespace detail
-
-/// Serialize a described value (or any supported type) to JSON; empty optionals are omitted.
-template <class T>
-[[nodiscard]] json to_json_value(const T& v) {
-    return detail::write(v);
-}
-
-}  // namespace agentkit
-// ---- end <agentkit/core/serialize.hpp> ----
 
 #include <cmath>
 #include <cstddef>
@@ -18361,6 +19598,7 @@ template <fixed_string Name, class Fn>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <set>
 #include <string_view>
 #include <thread>
 #include <utility>
@@ -18401,7 +19639,7 @@ inline result<std::string> element_of(const std::optional<std::string>& ref, con
 /// Finish a call: redact every text block and the structured output (keys included), cap the
 /// text (overflow to the store), count, report.
 inline result<tool_output> finish(tool_state& st, std::string_view tool, std::chrono::steady_clock::time_point t0,
-                                  const browser::counters& before, result<tool_output> r) {
+                                  const browser::counters& before, result<tool_output> r, call_metrics* metrics = nullptr) {
     call_metrics m;
     m.tool = std::string(tool);
     const auto after = st.b.totals();
@@ -18453,6 +19691,7 @@ inline result<tool_output> finish(tool_state& st, std::string_view tool, std::ch
             // a host callback never throws into the tools
         }
     }
+    if (metrics != nullptr) *metrics = std::move(m);
     return r;
 }
 
@@ -18462,10 +19701,61 @@ inline result<tool_output> text_of(result<action_result> r) {
 }
 
 template <class F>
-result<tool_output> timed(tool_state& st, std::string_view tool, F&& f) {
+result<tool_output> timed(tool_state& st, std::string_view tool, F&& f, call_metrics* metrics = nullptr) {
     const auto t0 = std::chrono::steady_clock::now();
     const auto before = st.b.totals();
-    return finish(st, tool, t0, before, f());
+    return finish(st, tool, t0, before, f(), metrics);
+}
+
+/// A call through the state's hooks (tools_options::before_call and on_record, a live view's):
+/// the gate first, then the call timed as `timed` does, the gate's text leading its result,
+/// then the record. Without hooks, `timed` alone (the arguments are not even serialized).
+template <class A, class F>
+result<tool_output> hooked(tool_state& st, std::string_view tool, A&& args_of, tool_context& ctx, F&& f) {
+    const auto& o = st.options;
+    if (!o.before_call && !o.on_record) return timed(st, tool, std::forward<F>(f));
+    call_start start{std::string(tool), st.b.policy().redact(json(args_of()))};
+    std::string lead;
+    result<tool_output> gated = tool_output::text("");
+    if (o.before_call) {
+        try {
+            auto g = o.before_call(start, ctx);
+            if (g) lead = std::move(*g);
+            else gated = fail(std::move(g.error()));
+        } catch (...) {
+        }
+    }
+    std::set<std::string> known;
+    if (o.on_record)
+        for (const auto& a : st.store.list()) known.insert(a.id);
+    call_metrics m;
+    auto r = gated ? timed(st, tool, std::forward<F>(f), &m) : timed(st, tool, [&] { return gated; }, &m);
+    if (!lead.empty()) {
+        lead = st.b.policy().redact(std::move(lead));
+        if (r) r->content.insert(r->content.begin(), content_block::make_text(lead + "\n"));
+        else r.error().message = lead + "\n" + r.error().message;
+    }
+    if (o.on_record) {
+        call_record rec{std::move(start.tool), std::move(start.args), std::move(m), {}, {}, {}};
+        if (r) {
+            for (const auto& b : r->content)
+                if (b.type == content_block::kind::text) {
+                    rec.head += b.text.substr(0, 400 - std::min<std::size_t>(400, rec.head.size()));
+                    if (rec.head.size() >= 400) break;
+                }
+            rec.head.resize(utf8_safe_prefix(rec.head, 400));
+            if (r->is_error) rec.error = rec.head;
+        } else {
+            rec.error = r.error().to_text();
+        }
+        for (const auto& a : st.store.list())
+            if (known.count(a.id) == 0) rec.artifacts.push_back(a.id);
+        try {
+            o.on_record(rec);
+        } catch (...) {
+        }
+    }
+    return r;
 }
 
 /// An action that failed where the page was at fault (an element covered or not visible, a
@@ -18518,7 +19808,7 @@ auto browser_tool(tool_state& st, std::string_view description, F handler, trait
     if constexpr (agentkit::detail::handler_sig<F>::arity == 0) {
         return tool<Name>(description, [s, handler](const no_args&, tool_context& ctx) {
             cancel_scope scope(ctx.stop);
-            return detail::timed(*s, Name.view(), [&] {
+            return detail::hooked(*s, Name.view(), [] { return json::object(); }, ctx, [&] {
                 auto r = handler();
                 return leaves_no_picture(Name.view()) ? r : detail::with_failure_screenshot(*s, std::move(r));
             });
@@ -18527,7 +19817,7 @@ auto browser_tool(tool_state& st, std::string_view description, F handler, trait
         using Args = agentkit::detail::handler_args_t<F>;
         return tool<Name>(description, [s, handler](const Args& a, tool_context& ctx) {
             cancel_scope scope(ctx.stop);
-            return detail::timed(*s, Name.view(), [&] {
+            return detail::hooked(*s, Name.view(), [&a] { return to_json_value(a); }, ctx, [&] {
                 result<tool_output> r = [&] {
                     if constexpr (agentkit::detail::handler_sig<F>::arity == 2) return handler(a, ctx);
                     else return handler(a);
@@ -22530,8 +23820,12 @@ struct search_hit {
                                                 std::size_t max_snippet = 160) {
     std::string s = detail::quoted(query, 80) + (hits.empty() ? " no results." : " results:");
     std::size_t i = 0;
+    // appends only: g++ 12 at -O3 reports a false -Wrestrict on `"\n" + std::to_string(...)`
     for (const auto& h : hits) {
-        s += "\n" + std::to_string(++i) + ". " + h.title;
+        s += '\n';
+        s += std::to_string(++i);
+        s += ". ";
+        s += h.title;
         if (!h.snippet.empty()) {
             s += " - ";
             if (h.snippet.size() > max_snippet) {
@@ -22542,11 +23836,17 @@ struct search_hit {
             }
         }
         if (!h.url.empty() || !h.date.empty()) {
-            s += " (" + h.url;
+            s += " (";
+            s += h.url;
             if (!h.url.empty() && !h.date.empty()) s += ", ";
-            s += h.date + ")";
+            s += h.date;
+            s += ')';
         }
-        if (!h.note.empty()) s += " [" + h.note + "]";
+        if (!h.note.empty()) {
+            s += " [";
+            s += h.note;
+            s += ']';
+        }
     }
     return s;
 }
@@ -28520,6 +29820,7 @@ private:
         }
         const auto timeout = ro.timeout.value_or(o_.request_timeout);
         const auto started = std::chrono::steady_clock::now();
+        const std::size_t malformed_before = malformed_.load();
         const auto hard_end = std::min(ro.deadline, started + std::max(timeout, o_.max_request_time));
         std::unique_lock lock(p->mu);
         for (;;) {
@@ -28538,6 +29839,13 @@ private:
                 lock.unlock();
                 abandon(id, "timed out");
                 const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - started).count();
+                // lines that were not JSON meanwhile: most likely the answer, malformed
+                if (const std::size_t garbled = malformed_.load() - malformed_before; garbled > 0)
+                    return fail(errc::timeout, name() + ": no answer to " + std::string(method) + " in " + std::to_string(ms) + " ms; meanwhile it wrote " +
+                                    std::to_string(garbled) + " line(s) that are not valid JSON (a malformed answer?)",
+                                "The MCP server \"" + name() + "\" answers with malformed JSON; see its log, report it to its maintainers, "
+                                "or use another server's tools.",
+                                json{{"server", name()}, {"method", std::string(method)}, {"elapsed_ms", ms}, {"malformed", garbled}});
                 return fail(errc::timeout, name() + ": no answer to " + std::string(method) + " in " + std::to_string(ms) + " ms",
                             "The MCP server \"" + name() + "\" is slow or hung; try again, with less work per call, or later.",
                             json{{"server", name()}, {"method", std::string(method)}, {"elapsed_ms", ms}});
@@ -28964,6 +30272,7 @@ private:
         json m = json::parse(text, nullptr, false);
         if (m.is_discarded()) {
             ++noise_;
+            ++malformed_;
             return;
         }
         if (m.is_array()) {  // a batch (2025-03-26)
@@ -29121,6 +30430,7 @@ private:
     std::optional<error> close_reason_;
     std::vector<std::thread> workers_;
     std::atomic<std::size_t> noise_{0};
+    std::atomic<std::size_t> malformed_{0};  // lines that were not JSON at all (a subset of noise_)
     std::string version_;
     std::atomic<bool> stateless_{false};  // the 2026-07-28 wire: _meta on every request, no handshake
     json caps_ = json::object();  // the capabilities the client declares
@@ -29964,6 +31274,18 @@ public:
         }
         return out;
     }
+    /// The servers that are down now, each with why ("locked (HTTP 401 ...)"), joined by "; ";
+    /// empty when every server is up. The gateway adds it to a `tool.unknown` answer, since the
+    /// tool may belong to a server that never came up and so lists nothing.
+    [[nodiscard]] std::string unavailable_note() const {
+        std::lock_guard lock(mu_);
+        std::string out;
+        for (const auto& u : ups_) {
+            if (u->c) continue;
+            out += (out.empty() ? "" : "; ") + u->cfg.name + " (" + (u->last_error.empty() ? std::string("starting") : u->last_error) + ")";
+        }
+        return out;
+    }
     /// What a server is for: its configured description, else its instructions, else its name.
     [[nodiscard]] std::string description_of(const std::string& server) const {
         std::lock_guard lock(mu_);
@@ -30040,7 +31362,8 @@ private:
                 if (c) c->close();
                 {
                     std::lock_guard lock(mu_);
-                    u.last_error = failure->message;
+                    // what to do travels with why: a model calling its tools reads both
+                    u.last_error = failure->hint.empty() ? failure->message : failure->message + " (" + failure->hint + ")";
                     u.tried = true;
                     u.retry_at = std::chrono::steady_clock::now() + backoff;
                 }
@@ -30114,11 +31437,18 @@ private:
             upstream& u = *ups_[i];
             for (const auto& t : u.tools) {
                 std::string base = local_tool_name(t.name);
-                if (count[base] > 1) base = local_tool_name(u.cfg.name + "_" + t.name);
+                if (count[base] > 1) {
+                    std::string qualified = u.cfg.name;  // appends only: g++ 12 -O3 warns falsely (-Wrestrict) on "_" + s
+                    qualified += '_';
+                    qualified += t.name;
+                    base = local_tool_name(qualified);
+                }
                 std::string name = base;
                 for (int n = 2; box.contains(name); ++n) {
-                    const std::string suffix = "_" + std::to_string(n);
-                    name = base.substr(0, 64 - suffix.size()) + suffix;
+                    std::string suffix(1, '_');
+                    suffix += std::to_string(n);
+                    name = base.substr(0, 64 - suffix.size());
+                    name += suffix;
                 }
                 runtime_tool rt;
                 rt.info = t;
@@ -30222,7 +31552,25 @@ template <class MakeMasker>
             route = masked_call(*s->m, s->box, [&](std::string_view n) { return s->meta.count(n) != 0; }, name, args);
             box = s->box;
         }
-        if (route.answer) return std::move(*route.answer);
+        if (route.answer) {
+            if (!*route.answer && route.answer->error().is(errc::tool_unknown)) {
+                // The tool may be one of a server that is down (never up, it lists nothing): the
+                // answer names those servers and why, as a tool error the model reads (a
+                // tool.unknown would become a bare JSON-RPC "Unknown tool" error).
+                if (const std::string down = s->g->unavailable_note(); !down.empty()) {
+                    const error& e = route.answer->error();
+                    json details = json::object();
+                    details["tool"] = std::string(name);
+                    if (e.details.is_object() && e.details.contains("candidates")) details["candidates"] = e.details["candidates"];
+                    return fail(errc::transport_closed,
+                                e.message + ", and these MCP servers are not available now (their tools are missing): " + down,
+                                "If the tool is one of theirs, it comes back when the server does (the gateway retries; fix what "
+                                "its error says). " + e.hint,
+                                std::move(details));
+                }
+            }
+            return std::move(*route.answer);
+        }
         auto r = box.call_at(*route.index, args, ctx);
         std::lock_guard lock(s->mu);
         if (s->m) masked_observe(*s->m, name, args, r);
