@@ -1,14 +1,29 @@
-# Benchmarks (Google Benchmark, Debian libbenchmark-dev), used from bench/CMakeLists.txt:
+# Benchmarks, used from bench/CMakeLists.txt:
 #
 #   agentkit_add_benchmark(<name> SOURCES <files...> [LINK_LIBRARIES <libs...>])
+#       builds <build>/bin/<name> linked with benchmark::benchmark_main (Google Benchmark,
+#       Debian libbenchmark-dev), optimised as below.
 #
-# builds <build>/bin/<name> linked with benchmark::benchmark_main. Benchmarks are always
-# optimised as a Release build is (the compiler's CMAKE_CXX_FLAGS_RELEASE, -O3 -DNDEBUG with
-# g++ and clang++, appended so they win over a Debug build's -O0): numbers from an unoptimised
-# build mean nothing, and CI's default build thereby checks that the engine, the maskers and
-# the session compile warning-free when optimised. They are not registered with ctest; run them
-# by hand.
+#   agentkit_optimise_benchmark(<target>)
+#       for the plain benchmark programs (they print a table): optimised as below.
+#
+# Benchmarks are optimised as a Release build is (the compiler's CMAKE_CXX_FLAGS_RELEASE, -O3
+# -DNDEBUG with g++ and clang++, appended so they win over a Debug build's -O0): numbers from an
+# unoptimised build mean nothing. AGENTKIT_BENCH_OPTIMISE=OFF builds them with the build type's
+# own flags instead: the default preset does, since CI only checks that they compile and
+# optimising seven whole-engine programs cost it ~4 minutes of its 2 cores (the optimised-build
+# warning check is the unit tests' Release twins). They are never run by ctest; run them by
+# hand from an optimised build (bench/README.md).
 include_guard(GLOBAL)
+
+option(AGENTKIT_BENCH_OPTIMISE "Compile the benchmarks optimised (Release flags) whatever the build type" ON)
+
+function(agentkit_optimise_benchmark target)
+    if(AGENTKIT_BENCH_OPTIMISE)
+        separate_arguments(release_flags UNIX_COMMAND "${CMAKE_CXX_FLAGS_RELEASE}")
+        target_compile_options(${target} PRIVATE ${release_flags})
+    endif()
+endfunction()
 
 find_package(benchmark REQUIRED)
 
@@ -20,6 +35,5 @@ function(agentkit_add_benchmark name)
     add_executable(${name} ${ARG_SOURCES})
     target_link_libraries(${name} PRIVATE agentkit_dev benchmark::benchmark benchmark::benchmark_main
         ${ARG_LINK_LIBRARIES})
-    separate_arguments(release_flags UNIX_COMMAND "${CMAKE_CXX_FLAGS_RELEASE}")
-    target_compile_options(${name} PRIVATE ${release_flags})
+    agentkit_optimise_benchmark(${name})
 endfunction()

@@ -8,6 +8,7 @@
 #include <agentkit/browser/live_view.hpp>
 #include <agentkit/net/dashboard.hpp>
 #include <agentkit/net/http_server.hpp>
+#include "support/snapshot_refs.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -41,17 +42,7 @@ double percentile(std::vector<double> v, double p) {
     return v[i];
 }
 
-std::string ref_on(const std::string& text, const std::string& needle) {
-    std::istringstream in(text);
-    std::string line;
-    static const std::regex re(R"(\[ref=(e\d+)\])");
-    while (std::getline(in, line)) {
-        if (line.find(needle) == std::string::npos) continue;
-        std::smatch m;
-        if (std::regex_search(line, m, re)) return m[1].str();
-    }
-    return {};
-}
+using agentkit::test::ref_on;
 
 /// The form-fill workflow: navigate, fill five fields and submit, through the tools.
 template <class Tools>

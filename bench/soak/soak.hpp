@@ -16,6 +16,7 @@
 #include <agentkit/browser/tools.hpp>
 
 #include "support/http_server.hpp"
+#include "support/snapshot_refs.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -170,16 +171,7 @@ inline void add_routes(test::http_server& server) {
 }
 
 /// The ref on the first line of `text` containing `needle` ("" when none).
-inline std::string ref_on(const std::string& text, const std::string& needle) {
-    static const std::regex re(R"(\[ref=(e\d+)\])");
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) {
-        if (line.find(needle) == std::string::npos) continue;
-        std::smatch m;
-        if (std::regex_search(line, m, re)) return m[1].str();
-    }
-    return {};
-}
+using agentkit::test::ref_on;
 
 inline std::size_t status_kb(const std::string& path, const char* key) {
     std::ifstream in(path);

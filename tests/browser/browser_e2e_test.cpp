@@ -3,6 +3,7 @@
 #include <agentkit/agentkit.hpp>
 
 #include "support/http_server.hpp"
+#include "support/snapshot_refs.hpp"
 
 #include <gtest/gtest.h>
 
@@ -35,18 +36,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// The ref on the first line of `text` that contains `needle` ("" when none).
-std::string ref_on(const std::string& text, const std::string& needle) {
-    std::istringstream in(text);
-    std::string line;
-    static const std::regex re(R"(\[ref=(e\d+)\])");
-    while (std::getline(in, line)) {
-        if (line.find(needle) == std::string::npos) continue;
-        std::smatch m;
-        if (std::regex_search(line, m, re)) return m[1].str();
-    }
-    return {};
-}
+using agentkit::test::ref_on;
 
 br::wait_options wait_text(std::string text, std::string gone, std::chrono::milliseconds timeout) {
     br::wait_options w;

@@ -15,6 +15,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/snapshot_refs.hpp"
+
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
@@ -62,23 +64,7 @@ std::string page_url(std::string_view title, std::string_view body) {
     return out;
 }
 
-// The line of `snapshot` that contains `needle`, and the ref on it ("" when none).
-std::string ref_on(const std::string& snapshot, std::string_view needle) {
-    std::size_t pos = 0;
-    while (pos < snapshot.size()) {
-        auto nl = snapshot.find('\n', pos);
-        if (nl == std::string::npos) nl = snapshot.size();
-        const std::string_view line(snapshot.data() + pos, nl - pos);
-        if (line.find(needle) != std::string_view::npos) {
-            const auto r = line.find("[ref=");
-            if (r == std::string_view::npos) return {};
-            const auto e = line.find(']', r);
-            return std::string(line.substr(r + 5, e - r - 5));
-        }
-        pos = nl + 1;
-    }
-    return {};
-}
+using agentkit::test::ref_on;
 
 // A pipe transport that kills its browser (SIGKILL) right after sending `method`: a crash at
 // a known point of the conversation, for recording the crash transcript.

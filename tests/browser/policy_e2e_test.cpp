@@ -4,6 +4,7 @@
 #include <agentkit/browser/tools.hpp>
 
 #include "support/http_server.hpp"
+#include "support/snapshot_refs.hpp"
 
 #include <gtest/gtest.h>
 
@@ -41,17 +42,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-std::string ref_on(const std::string& text, const std::string& needle) {
-    std::istringstream in(text);
-    std::string line;
-    static const std::regex re(R"(\[ref=(e\d+)\])");
-    while (std::getline(in, line)) {
-        if (line.find(needle) == std::string::npos) continue;
-        std::smatch m;
-        if (std::regex_search(line, m, re)) return m[1].str();
-    }
-    return {};
-}
+using agentkit::test::ref_on;
 
 std::string page(const std::string& title, const std::string& body) {
     return "<!doctype html><html><head><meta charset=utf-8><title>" + title + "</title></head><body>" + body + "</body></html>";
