@@ -191,6 +191,14 @@ agentkit::tool_context context_with(std::stop_source& s, std::vector<std::string
     return ctx;
 }
 
+/// Call `name` entering the gate on a thread of its own (cancelled by `s`).
+auto enter_async(br::call_gate& g, std::stop_source& s, std::string name) {
+    return std::async(std::launch::async, [&g, &s, name = std::move(name)] {
+        auto ctx = context_with(s);
+        return g.enter(ctx, name);
+    });
+}
+
 /// Wait (bounded) until the gate has `n` calls waiting: woken by its change callback.
 struct gate_watch {
     std::mutex mu;
@@ -224,10 +232,7 @@ TEST(CallGate, PauseHoldsTheNextCallUntilResume) {
     gate_watch w(g);
     g.pause();
     std::stop_source s;
-    auto call = std::async(std::launch::async, [&] {
-        auto ctx = context_with(s);
-        return g.enter(ctx, "browser_navigate");
-    });
+    auto call = enter_async(g, s, "browser_navigate");
     ASSERT_TRUE(w.waiting(1));
     EXPECT_EQ(g.state().waiting_tool, "browser_navigate");
     EXPECT_EQ(call.wait_for(0ms), std::future_status::timeout) << "held";
@@ -242,15 +247,9 @@ TEST(CallGate, StepReleasesExactlyOneCallTheOldest) {
     gate_watch w(g);
     g.pause();
     std::stop_source s1, s2;
-    auto first = std::async(std::launch::async, [&] {
-        auto ctx = context_with(s1);
-        return g.enter(ctx, "first");
-    });
+    auto first = enter_async(g, s1, "first");
     ASSERT_TRUE(w.waiting(1));
-    auto second = std::async(std::launch::async, [&] {
-        auto ctx = context_with(s2);
-        return g.enter(ctx, "second");
-    });
+    auto second = enter_async(g, s2, "second");
     ASSERT_TRUE(w.waiting(2));
     g.step();
     ASSERT_EQ(first.wait_for(5s), std::future_status::ready) << "the oldest goes";
@@ -268,10 +267,7 @@ TEST(CallGate, AHeldCallEndsCancelledWhenItsStopTokenIsRequested) {
     gate_watch w(g);
     g.pause();
     std::stop_source s;
-    auto call = std::async(std::launch::async, [&] {
-        auto ctx = context_with(s);
-        return g.enter(ctx, "browser_click");
-    });
+    auto call = enter_async(g, s, "browser_click");
     ASSERT_TRUE(w.waiting(1));
     const auto t0 = std::chrono::steady_clock::now();
     s.request_stop();
@@ -283,10 +279,7 @@ TEST(CallGate, AHeldCallEndsCancelledWhenItsStopTokenIsRequested) {
     EXPECT_EQ(g.state().waiting, 0U);
     // the gate still works: a step goes to the next call, not to the cancelled one
     std::stop_source s2;
-    auto next = std::async(std::launch::async, [&] {
-        auto ctx = context_with(s2);
-        return g.enter(ctx, "next");
-    });
+    auto next = enter_async(g, s2, "next");
     ASSERT_TRUE(w.waiting(1));
     g.step();
     ASSERT_EQ(next.wait_for(5s), std::future_status::ready);
@@ -298,15 +291,9 @@ TEST(CallGate, ACancelledCallOutOfOrderDoesNotStealTheNextStep) {
     gate_watch w(g);
     g.pause();
     std::stop_source s1, s2;
-    auto first = std::async(std::launch::async, [&] {
-        auto ctx = context_with(s1);
-        return g.enter(ctx, "first");
-    });
+    auto first = enter_async(g, s1, "first");
     ASSERT_TRUE(w.waiting(1));
-    auto second = std::async(std::launch::async, [&] {
-        auto ctx = context_with(s2);
-        return g.enter(ctx, "second");
-    });
+    auto second = enter_async(g, s2, "second");
     ASSERT_TRUE(w.waiting(2));
     s1.request_stop();  // the oldest leaves
     ASSERT_EQ(first.wait_for(5s), std::future_status::ready);
@@ -352,10 +339,7 @@ TEST(CallGate, TakeControlHoldsCallsAndHandBackGivesTheReportToTheNextCallOnly) 
     EXPECT_FALSE(g.take_control()) << "one person at a time";
     g.step();  // no effect while controlled
     std::stop_source s;
-    auto call = std::async(std::launch::async, [&] {
-        auto ctx = context_with(s);
-        return g.enter(ctx, "browser_snapshot");
-    });
+    auto call = enter_async(g, s, "browser_snapshot");
     ASSERT_TRUE(w.waiting(1));
     EXPECT_EQ(g.state().mode, br::gate_mode::controlled);
     g.resume();  // resume does not take control away from the person
@@ -377,10 +361,7 @@ TEST(CallGate, CloseReleasesHeldCallsCancelled) {
     gate_watch w(g);
     g.pause();
     std::stop_source s;
-    auto call = std::async(std::launch::async, [&] {
-        auto ctx = context_with(s);
-        return g.enter(ctx, "x");
-    });
+    auto call = enter_async(g, s, "x");
     ASSERT_TRUE(w.waiting(1));
     g.close();
     ASSERT_EQ(call.wait_for(5s), std::future_status::ready);
