@@ -203,9 +203,10 @@ TEST(WebSocketServer, TheClientsCloseIsEchoedAndTheServerStopEndsSessionsAtOnce)
 }
 
 TEST(WebSocketServer, WakeEndsAReceiveAtOnceFromAnotherThread) {
-    net::http_server server;
+    // declared before the server: the session thread writes them until the server's stop joins it
     std::atomic<int> wakes{0};
     std::atomic<net::websocket_peer*> live{nullptr};
+    net::http_server server;
     server.route("/ws", [&](const net::http_request& r) {
         return net::websocket_upgrade(r, [&](net::websocket_peer& peer) {
             live = &peer;
@@ -235,4 +236,6 @@ TEST(WebSocketServer, WakeEndsAReceiveAtOnceFromAnotherThread) {
     EXPECT_EQ(*m, "woken");
     EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
     EXPECT_EQ(wakes.load(), 1);
+    server.stop();  // ends and joins the session before the locals it writes go
+    EXPECT_EQ(live.load(), nullptr);
 }

@@ -82,6 +82,10 @@ struct fake_service {
         });
         EXPECT_TRUE(server.start().has_value());
     }
+    // the route reads mu, seen and answer: stop (and join) the server before they go
+    ~fake_service() { server.stop(); }
+    fake_service(const fake_service&) = delete;
+    fake_service& operator=(const fake_service&) = delete;
     std::size_t count() {
         std::lock_guard lock(mu);
         return seen.size();
