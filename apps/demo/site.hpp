@@ -3,6 +3,8 @@
 // so the agent can only report it after really filling and submitting the form.
 #pragma once
 
+#include <agentkit/core/url.hpp>
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -31,23 +33,6 @@ inline constexpr std::string_view form_page = R"(<!doctype html>
 </body></html>
 )";
 
-/// Decode an application/x-www-form-urlencoded value.
-[[nodiscard]] inline std::string form_decode(std::string_view s) {
-    std::string out;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        if (s[i] == '+') {
-            out += ' ';
-        } else if (s[i] == '%' && i + 2 < s.size()) {
-            const std::string hex(s.substr(i + 1, 2));
-            out += static_cast<char>(std::strtol(hex.c_str(), nullptr, 16));
-            i += 2;
-        } else {
-            out += s[i];
-        }
-    }
-    return out;
-}
-
 [[nodiscard]] inline std::string query_param(std::string_view query, std::string_view key) {
     std::size_t pos = 0;
     while (pos <= query.size()) {
@@ -55,7 +40,7 @@ inline constexpr std::string_view form_page = R"(<!doctype html>
         if (end == std::string_view::npos) end = query.size();
         const std::string_view kv = query.substr(pos, end - pos);
         const std::size_t eq = kv.find('=');
-        if (kv.substr(0, eq) == key) return eq == std::string_view::npos ? std::string() : form_decode(kv.substr(eq + 1));
+        if (kv.substr(0, eq) == key) return eq == std::string_view::npos ? std::string() : agentkit::form_decode(kv.substr(eq + 1));
         pos = end + 1;
     }
     return {};

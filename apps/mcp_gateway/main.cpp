@@ -14,6 +14,12 @@
 //   none    every tool
 // stdout carries protocol messages only; the gateway's own lines and every server's stderr go to
 // stderr / --log-dir (one <server>.stderr.log per server), never to stdout.
+//
+// An HTTP server whose entry has "oauth" is signed in to with OAuth 2.1 (net/oauth.hpp) when it
+// answers 401: the gateway prints the sign-in URL on stderr, listens for the browser's return on
+// 127.0.0.1 (net/oauth_loopback.hpp) and keeps the tokens and the client registration in
+// --auth-dir (net/oauth_store.hpp: one 0600 <server>.oauth.json per server), so the next start
+// needs no sign-in; until then the server's tools answer that it waits for a sign-in.
 #include <agentkit/agentkit.hpp>
 
 #if AGENTKIT_GATEWAY_HTTP
@@ -22,6 +28,14 @@
 #if AGENTKIT_GATEWAY_CURL
 #include <agentkit/net/mcp_client_http.hpp>
 #endif
+#if AGENTKIT_GATEWAY_CURL && AGENTKIT_GATEWAY_HTTP
+#define AGENTKIT_GATEWAY_OAUTH 1
+#include <agentkit/net/oauth.hpp>
+#include <agentkit/net/oauth_loopback.hpp>
+#include <agentkit/net/oauth_store.hpp>
+#else
+#define AGENTKIT_GATEWAY_OAUTH 0
+#endif
 
 #include <atomic>
 #include <cstdio>
@@ -29,6 +43,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -43,12 +58,16 @@ namespace {
 
 constexpr const char* usage =
     "usage: agentkit-mcp-gateway --config FILE [--mask menu|router|intent|frozen|none] [--port N] [--log-dir DIR] [--start-wait MS]\n"
+    "                            [--call-timeout MS] [--auth-dir DIR] [--sign-in-wait MS]\n"
     "  --config FILE   servers in the mcpServers JSON format ({\"mcpServers\": {\"name\": {\"command\": ..., \"args\": [...]}}})\n"
     "  --mask MODE     how the union of tools is shown (default: menu)\n"
     "  --port N        serve Streamable HTTP on 127.0.0.1:N/mcp instead of stdio (AGENTKIT_MCP_TOKEN: bearer token)\n"
     "  --log-dir DIR   keep each server's stderr in DIR/<server>.stderr.log\n"
     "  --start-wait MS how long to wait for the servers before serving (default 10000; later ones join with list_changed)\n"
-    "  --call-timeout MS how long a server may take to answer a call or a list (default 60000; then tool.timeout naming it)\n";
+    "  --call-timeout MS how long a server may take to answer a call or a list (default 60000; then tool.timeout naming it)\n"
+    "  --auth-dir DIR  where OAuth tokens of \"oauth\" servers are kept, one 0600 file each\n"
+    "                  (default $XDG_STATE_HOME/agentkit-mcp-gateway, else ~/.local/state/agentkit-mcp-gateway)\n"
+    "  --sign-in-wait MS how long a sign-in URL printed on stderr stays valid (default 300000)\n";
 
 struct flags {
     std::string config;
@@ -57,7 +76,28 @@ struct flags {
     std::string log_dir;
     long start_wait_ms = 10000;
     long call_timeout_ms = 60000;
+    std::string auth_dir;
+    long sign_in_wait_ms = 300000;
 };
+
+#if AGENTKIT_GATEWAY_OAUTH
+/// One "oauth" server's sign-in: its token file, its redirect listener, its authorizer (made once:
+/// reconnections keep the tokens), or why it could not be set up.
+struct sign_in {
+    std::unique_ptr<mcp::oauth_file_store> store;
+    std::unique_ptr<mcp::oauth_loopback> back;
+    std::shared_ptr<mcp::oauth_authorizer> auth;
+    ak::error failure{ak::errc::internal, ""};
+    bool ok = false;
+};
+
+/// The default --auth-dir: $XDG_STATE_HOME/agentkit-mcp-gateway, else ~/.local/state/...; "" when neither is set.
+std::string default_auth_dir() {
+    if (const char* x = std::getenv("XDG_STATE_HOME"); x != nullptr && *x == '/') return std::string(x) + "/agentkit-mcp-gateway";
+    if (const char* h = std::getenv("HOME"); h != nullptr && *h == '/') return std::string(h) + "/.local/state/agentkit-mcp-gateway";
+    return {};
+}
+#endif
 
 int usage_error(const std::string& what) {
     std::fprintf(stderr, "agentkit-mcp-gateway: %s\n%s", what.c_str(), usage);
@@ -131,6 +171,12 @@ int main(int argc, char** argv) {
             f.call_timeout_ms = std::strtol(v, &end, 10);
             if (end == v || *end != '\0' || f.call_timeout_ms < 1) return usage_error("--call-timeout takes milliseconds");
         }
+        else if (a == "--auth-dir" && (v = value("--auth-dir"))) f.auth_dir = v;
+        else if (a == "--sign-in-wait" && (v = value("--sign-in-wait"))) {
+            char* end = nullptr;
+            f.sign_in_wait_ms = std::strtol(v, &end, 10);
+            if (end == v || *end != '\0' || f.sign_in_wait_ms < 1000) return usage_error("--sign-in-wait takes milliseconds (at least 1000)");
+        }
         else if (a == "--port" && (v = value("--port"))) {
             char* end = nullptr;
             const long p = std::strtol(v, &end, 10);
@@ -147,7 +193,7 @@ int main(int argc, char** argv) {
     const ak::json j = ak::json::parse(text, nullptr, false);
     if (j.is_discarded()) return usage_error(f.config + " is not JSON");
     auto cfg = mcp::parse_servers_config(j);
-    if (!cfg) return usage_error(cfg.error().message);
+    if (!cfg) return usage_error(cfg.error().message + (cfg.error().hint.empty() ? std::string() : "\n  " + cfg.error().hint));
 
     const std::atomic<bool>* stop = mcp::stop_on_signals();
     std::atomic<mcp::server*> current{nullptr};
@@ -158,19 +204,97 @@ int main(int argc, char** argv) {
     go.on_change = [&current] {
         if (auto* s = current.load()) s->check_list_changed();
     };
+    std::atomic<mcp::gateway*> gateway_ptr{nullptr};
+#if AGENTKIT_GATEWAY_OAUTH
+    std::map<std::string, sign_in> sign_ins;
+    const std::string auth_dir = f.auth_dir.empty() ? default_auth_dir() : f.auth_dir;
+    go.sign_in_wait = std::chrono::milliseconds(f.sign_in_wait_ms);
+    for (const auto& u : cfg->servers) {
+        if (!u.oauth || u.disabled) continue;
+        sign_in& si = sign_ins[u.name];
+        const auto& a = *u.oauth;
+        if (!auth_dir.empty())
+            si.store = std::make_unique<mcp::oauth_file_store>(auth_dir + "/" + mcp::local_tool_name(u.name) + ".oauth.json");
+        else
+            log_line(u.name + ": no --auth-dir and neither XDG_STATE_HOME nor HOME is set: its tokens are kept in memory only");
+        if (si.store)
+            if (auto loaded = si.store->load(); !loaded) log_line(u.name + ": " + loaded.error().message);
+        // the redirect port: configured, else the one of the last sign-in (its registration names it), else any
+        int port = a.redirect_port;
+        if (port == 0 && si.store)
+            if (auto last = ak::parse_url(si.store->redirect_uri()); last && last->explicit_port) port = last->port;
+        mcp::oauth_loopback_options lo;
+        lo.port = port;
+        lo.wait = std::chrono::milliseconds(f.sign_in_wait_ms);
+        si.back = std::make_unique<mcp::oauth_loopback>(lo);
+        if (auto up = si.back->start(); !up && a.redirect_port == 0 && port != 0) {
+            lo.port = 0;  // the last sign-in's port is taken now: any other (the client registers again)
+            si.back = std::make_unique<mcp::oauth_loopback>(lo);
+            up = si.back->start();
+        }
+        if (si.back->port() <= 0) {
+            si.failure = ak::error(ak::errc::transport_io, "cannot listen on 127.0.0.1:" + std::to_string(port) + " for the sign-in redirect of \"" + u.name + "\"",
+                                   "Free that port or set another \"redirect_port\" in the server's \"oauth\" entry (0: any).");
+            log_line(si.failure.to_text());
+            continue;
+        }
+        mcp::oauth_options oo;
+        oo.redirect_uri = si.back->redirect_uri();
+        oo.client_name = "agentkit-mcp-gateway";
+        oo.client_id = a.client_id;
+        oo.client_metadata_url = a.client_metadata_url;
+        oo.scopes = a.scopes;
+        if (!a.client_secret_env.empty()) {
+            const char* secret = std::getenv(a.client_secret_env.c_str());
+            if (secret == nullptr || *secret == '\0') {
+                si.failure = ak::error(ak::errc::auth_required, "the client secret of \"" + u.name + "\" is in " + a.client_secret_env + ", which is not set",
+                                       "Set " + a.client_secret_env + " in the gateway's environment, or remove \"client_secret_env\" for a public client.");
+                log_line(si.failure.to_text());
+                continue;
+            }
+            oo.client_secret = secret;
+        }
+        const std::string name = u.name;
+        const long wait_s = f.sign_in_wait_ms / 1000;
+        oo.authorize = si.back->authorize([name, wait_s, &gateway_ptr](const std::string& url) {
+            log_line(name + ": sign-in needed: open this URL in a browser within " + std::to_string(wait_s) + " s: " + url);
+            if (auto* gw = gateway_ptr.load())
+                gw->note(name, "waiting for a person to sign in (the gateway printed the sign-in URL on its stderr); its tools "
+                               "appear once they have");
+        });
+        if (si.store) si.store->attach(oo);
+        si.auth = std::make_shared<mcp::oauth_authorizer>(std::move(oo));
+        si.ok = true;
+    }
+    go.on_stop = [&sign_ins] {
+        for (auto& [name, si] : sign_ins)
+            if (si.back) si.back->cancel();
+    };
+#endif
     auto stdio = mcp::stdio_transports(f.log_dir);
-    mcp::transport_factory make = [stdio](const mcp::upstream_config& u) -> ak::result<std::unique_ptr<mcp::client_transport>> {
+    mcp::transport_factory make = [&](const mcp::upstream_config& u) -> ak::result<std::unique_ptr<mcp::client_transport>> {
 #if AGENTKIT_GATEWAY_CURL
         if (!u.url.empty()) {
             mcp::http_server_endpoint ep;
             ep.url = u.url;
             ep.headers = u.headers;
+            if (u.oauth) {
+#if AGENTKIT_GATEWAY_OAUTH
+                const sign_in& si = sign_ins.at(u.name);
+                if (!si.ok) return ak::fail(si.failure);
+                ep.authorizer = si.auth;
+#else
+                return ak::fail(ak::errc::capability_unsupported, "server \"" + u.name + "\" asks for OAuth and this gateway was built without it",
+                                "Build with libcurl and cpp-httplib (agentkit::curl, agentkit::net), or give a token in its \"headers\".");
+#endif
+            }
             return std::unique_ptr<mcp::client_transport>(std::make_unique<mcp::http_client_transport>(std::move(ep)));
         }
 #endif
         return stdio(u);
     };
     mcp::gateway g{*cfg, make, go};
+    gateway_ptr.store(&g);
     g.start(std::chrono::milliseconds(f.start_wait_ms));
 
     if (f.mask == "none") return serve(g, [](const mcp::gateway&) { return ak::all_visible{}; }, f, current, stop);

@@ -1132,10 +1132,12 @@ inline std::string page_data(const std::string& text, const std::string& nonce) 
 //
 // Not a validator of everything a browser accepts: hosts are taken as written (lower case, one
 // trailing dot removed); numeric and IPv6 spellings are made canonical where a decision needs it
-// (browser/policy.hpp's canonical_host).
+// (browser/policy.hpp's canonical_host). Query strings and form bodies are read with
+// query_params / form_decode below.
 
 
 #include <cctype>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -1280,6 +1282,45 @@ namespace detail {
     u.explicit_port = a->explicit_port;
     u.port = a->explicit_port ? a->port : default_port(u.scheme);
     return u;
+}
+
+/// Percent-decoding of a query component or an application/x-www-form-urlencoded value ('+' is
+/// a space; a '%' not followed by two hex digits stays as it is).
+[[nodiscard]] inline std::string form_decode(std::string_view s) {
+    auto hex = [](char c) -> int {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+        return -1;
+    };
+    std::string out;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '+') {
+            out += ' ';
+        } else if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
+            out += static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2]));
+            i += 2;
+        } else {
+            out += s[i];
+        }
+    }
+    return out;
+}
+
+/// The parameters of a query string (or a form body), each name with all its values in order.
+[[nodiscard]] inline std::multimap<std::string, std::string> query_params(std::string_view q) {
+    std::multimap<std::string, std::string> out;
+    while (!q.empty()) {
+        const std::size_t amp = q.find('&');
+        const std::string_view part = q.substr(0, amp);
+        if (!part.empty()) {
+            const std::size_t eq = part.find('=');
+            out.emplace(form_decode(part.substr(0, eq)), eq == std::string_view::npos ? std::string() : form_decode(part.substr(eq + 1)));
+        }
+        if (amp == std::string_view::npos) break;
+        q.remove_prefix(amp + 1);
+    }
+    return out;
 }
 
 }  // namespace agentkit
@@ -31083,12 +31124,23 @@ inline result<std::vector<std::string>> add_remote_tools(runtime_toolbox& box, c
 
 namespace agentkit::mcp {
 
+/// How the gateway signs in to an HTTP server that asks for OAuth ("oauth" in its entry; the
+/// flow itself is net/oauth.hpp's, the redirect listener net/oauth_loopback.hpp's).
+struct upstream_oauth {
+    std::string client_id;                ///< a pre-registered client; empty: registration or client_metadata_url
+    std::string client_secret_env;        ///< the environment variable holding its secret (never the file)
+    std::string client_metadata_url;      ///< a client ID metadata document the host publishes
+    std::vector<std::string> scopes;      ///< asked for when the server names none
+    int redirect_port = 0;                ///< the loopback redirect's port; 0: kept from the last sign-in, else any free one
+};
+
 /// One entry of an `mcpServers` configuration.
 struct upstream_config {
     std::string name;        ///< the key in mcpServers
     stdio_server stdio;      ///< command, args, env, cwd (when `url` is empty)
     std::string url;         ///< a Streamable HTTP endpoint instead of a command
     std::vector<std::pair<std::string, std::string>> headers;  ///< sent to `url`; never printed
+    std::optional<upstream_oauth> oauth;  ///< sign in with OAuth when `url` asks for it ("oauth": true or {...})
     std::string description; ///< what the server is for (the menu's mode description); empty: its instructions
     std::vector<std::string> keywords;  ///< words that point at this server (the intent masker)
     bool disabled = false;   ///< listed but not started
@@ -31101,7 +31153,7 @@ struct servers_config {
 };
 
 /// Read the `mcpServers` JSON format: {"mcpServers": {"<name>": {"command", "args", "env",
-/// "cwd"} | {"url", "headers"}}}, plus optional "description", "keywords" and "disabled" per
+/// "cwd"} | {"url", "headers", "oauth"}}}, plus optional "description", "keywords" and "disabled" per
 /// server and a top-level "frozen" list. `args.invalid` names the first entry that is wrong.
 [[nodiscard]] inline result<servers_config> parse_servers_config(const json& j) {
     auto bad = [](const std::string& what) {
@@ -31149,6 +31201,36 @@ struct servers_config {
                 else u.headers.emplace_back(k, v.get<std::string>());
             }
         }
+        if (auto o = e.find("oauth"); o != e.end() && !(o->is_boolean() && !o->get<bool>())) {
+            const std::string where = "server \"" + name + "\": \"oauth\" ";
+            if (u.url.empty()) return bad(where + "needs a \"url\" (OAuth is for HTTP servers)");
+            if (!o->is_boolean() && !o->is_object()) return bad(where + "is true or an object");
+            upstream_oauth a;
+            if (o->is_object()) {
+                if (o->contains("client_secret"))
+                    return fail(errc::args_invalid, "configuration: " + where + "holds a client_secret; secrets are not read from the file",
+                                "Put the secret in an environment variable and name it in \"client_secret_env\".");
+                for (const auto& [k, v] : o->items()) {
+                    if (k == "client_id" || k == "client_secret_env" || k == "client_metadata_url") {
+                        if (!v.is_string()) return bad(where + "\"" + k + "\" is a string");
+                        (k == "client_id" ? a.client_id : k == "client_secret_env" ? a.client_secret_env : a.client_metadata_url) = v.get<std::string>();
+                    } else if (k == "scopes") {
+                        if (!v.is_array()) return bad(where + "\"scopes\" is an array of strings");
+                        for (const auto& x : v) {
+                            if (!x.is_string()) return bad(where + "\"scopes\" is an array of strings");
+                            a.scopes.push_back(x.get<std::string>());
+                        }
+                    } else if (k == "redirect_port") {
+                        if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() > 65535)
+                            return bad(where + "\"redirect_port\" is a port number (0: any)");
+                        a.redirect_port = v.get<int>();
+                    } else {
+                        return bad(where + "has no \"" + k + "\" (client_id, client_secret_env, client_metadata_url, scopes, redirect_port)");
+                    }
+                }
+            }
+            u.oauth = std::move(a);
+        }
         if (auto k = e.find("keywords"); k != e.end() && k->is_array())
             for (const auto& x : *k)
                 if (x.is_string()) u.keywords.push_back(x.get<std::string>());
@@ -31186,6 +31268,12 @@ struct gateway_options {
     std::function<void()> on_change;
     /// Called with one line about an upstream's life ("memory: up, 9 tools"); never holds secrets.
     std::function<void(const std::string&)> log;
+    /// How long a server with "oauth" may wait for a person to sign in during its handshake
+    /// (added to client.initialize_timeout for it).
+    std::chrono::milliseconds sign_in_wait{std::chrono::minutes(5)};
+    /// Called when stop() begins, before it waits for the upstreams: end what they may be waiting
+    /// for outside the gateway (a sign-in: oauth_loopback::cancel()).
+    std::function<void()> on_stop;
 };
 
 /// The state of one upstream server, for status displays and tests.
@@ -31230,6 +31318,7 @@ public:
             for (auto& u : ups_) u->cv.notify_all();
         }
         cv_.notify_all();
+        if (o_.on_stop) o_.on_stop();
         for (auto& u : ups_) {
             std::shared_ptr<client> c;
             {
@@ -31286,6 +31375,24 @@ public:
         }
         return out;
     }
+    /// Say why `server` is not up yet while it waits for something outside the gateway ("waiting
+    /// for a sign-in: ..."): calls for it and unavailable_note() show this (with the last
+    /// attempt's failure, if any), and start() stops waiting for it. Ignored once the server is
+    /// up; its next failure replaces it.
+    void note(const std::string& server, const std::string& why) {
+        {
+            std::lock_guard lock(mu_);
+            for (auto& u : ups_)
+                if (u->cfg.name == server && !u->c) {
+                    if (!u->noted && !u->last_error.empty()) u->failed_before = u->last_error;
+                    u->last_error = u->failed_before.empty() ? why : why + "; the last attempt: " + u->failed_before;
+                    u->noted = true;
+                    u->tried = true;
+                }
+        }
+        cv_.notify_all();
+    }
+
     /// What a server is for: its configured description, else its instructions, else its name.
     [[nodiscard]] std::string description_of(const std::string& server) const {
         std::lock_guard lock(mu_);
@@ -31305,6 +31412,8 @@ private:
         std::vector<tool_info> tools;  // remote names
         std::string instructions;
         std::string last_error;
+        std::string failed_before;  // the failure a note() keeps beside itself
+        bool noted = false;         // last_error is a note(), not a failure
         std::size_t restarts = 0;
         bool tried = false;
         bool relist = false;
@@ -31335,6 +31444,7 @@ private:
             }
             client_options co = o_.client;
             co.server_name = u.cfg.name;
+            if (u.cfg.oauth) co.initialize_timeout += o_.sign_in_wait;  // the handshake may wait for a person
             co.on_tools_changed = [this, &u] {
                 std::lock_guard lock(mu_);
                 u.relist = true;
@@ -31364,6 +31474,8 @@ private:
                     std::lock_guard lock(mu_);
                     // what to do travels with why: a model calling its tools reads both
                     u.last_error = failure->hint.empty() ? failure->message : failure->message + " (" + failure->hint + ")";
+                    u.noted = false;
+                    u.failed_before.clear();
                     u.tried = true;
                     u.retry_at = std::chrono::steady_clock::now() + backoff;
                 }
@@ -31380,6 +31492,8 @@ private:
                 u.tools = std::move(tools);
                 u.instructions = c->instructions();
                 u.last_error.clear();
+                u.noted = false;
+                u.failed_before.clear();
                 u.dead = false;
                 u.tried = true;
                 if (!first) ++u.restarts;

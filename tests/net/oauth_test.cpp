@@ -1,16 +1,27 @@
 // MCP's OAuth 2.1 for mcp::client (net/oauth.hpp): PKCE, the discovery orders, WWW-Authenticate,
 // and the whole flow against a fake authorization server and MCP endpoint on 127.0.0.1
 // (registration, authorization through the host's callback, token, refresh, scope step-up), each
-// failure with its reason, and no token, code or secret in any message.
+// failure with its reason, and no token, code or secret in any message. Also what a host keeps
+// between runs (net/oauth_store.hpp), the loopback redirect (net/oauth_loopback.hpp) and the
+// gateway's "oauth" configuration entries.
 #include <agentkit/agentkit.hpp>
 #include <agentkit/net/http_server.hpp>
 #include <agentkit/net/mcp_client_http.hpp>
 #include <agentkit/net/oauth.hpp>
+#include <agentkit/net/oauth_loopback.hpp>
+#include <agentkit/net/oauth_store.hpp>
+
+#include <sys/stat.h>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -555,4 +566,232 @@ TEST(OAuthErrors, TokensCodesAndSecretsNeverReachAMessage) {
     EXPECT_NE(texts.find("invalid_grant"), std::string::npos);  // the server's reason is told
     for (const auto& s : secrets) EXPECT_EQ(texts.find(s), std::string::npos) << s << " leaked: " << texts;
     (*c)->close();
+}
+
+namespace {
+
+/// GET `url` as a browser coming back would: the status and the page.
+std::pair<int, std::string> browser_get(const std::string& url) {
+    net::http_client http;
+    net::client_request rq;
+    rq.method = "GET";
+    rq.url = url;
+    rq.timeout = std::chrono::seconds(10);
+    auto r = http.perform(rq);
+    EXPECT_TRUE(r) << r.error().to_text();
+    return r ? std::pair<int, std::string>{r->status, r->body} : std::pair<int, std::string>{0, ""};
+}
+
+std::filesystem::path fresh_dir(const std::string& name) {
+    auto d = std::filesystem::temp_directory_path() / ("agentkit-oauth-" + name + "-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(d);
+    return d;
+}
+
+}  // namespace
+
+TEST(OAuthLoopback, ReturnsTheRedirectCarryingItsStateAndRefusesAnyOther) {
+    mcp::oauth_loopback back;
+    ASSERT_TRUE(back.start());
+    ASSERT_EQ(back.redirect_uri().rfind("http://127.0.0.1:", 0), 0U) << back.redirect_uri();
+    std::promise<std::string> announced;
+    auto authorize = back.authorize([&](const std::string& url) { announced.set_value(url); });
+    auto result = std::async(std::launch::async, [&] { return authorize("https://as.example/authorize?client_id=c&state=abc123&x=1"); });
+    EXPECT_EQ(announced.get_future().get(), "https://as.example/authorize?client_id=c&state=abc123&x=1");
+    // a stale or forged link: refused, and its parameters are not shown back
+    auto [stale, stale_page] = browser_get(back.redirect_uri() + "?code=forged-code&state=other");
+    EXPECT_EQ(stale, 400);
+    EXPECT_EQ(stale_page.find("forged-code"), std::string::npos);
+    auto [ok, page] = browser_get(back.redirect_uri() + "?code=the-code&state=abc123&iss=https%3A%2F%2Fas.example");
+    EXPECT_EQ(ok, 200);
+    EXPECT_NE(page.find("Signed in"), std::string::npos);
+    EXPECT_EQ(page.find("the-code"), std::string::npos);
+    auto got = result.get();
+    ASSERT_TRUE(got) << got.error().to_text();
+    EXPECT_EQ(*got, back.redirect_uri() + "?code=the-code&state=abc123&iss=https%3A%2F%2Fas.example");
+    // the same link again: nobody waits for it any more
+    EXPECT_EQ(browser_get(back.redirect_uri() + "?code=the-code&state=abc123").first, 400);
+    // an authorization URL without a state cannot be matched: refused before anything is shown
+    bool shown = false;
+    auto no_state = back.authorize([&](const std::string&) { shown = true; })("https://as.example/authorize?client_id=c");
+    ASSERT_FALSE(no_state);
+    EXPECT_EQ(no_state.error().code, ak::errc::args_invalid);
+    EXPECT_FALSE(shown);
+}
+
+TEST(OAuthLoopback, AWaitEndsByTimeoutOrCancelAndResetTakesWaitsAgain) {
+    mcp::oauth_loopback back;
+    ASSERT_TRUE(back.start());
+    auto late = back.wait_for("s1", std::chrono::milliseconds(30));
+    ASSERT_FALSE(late);
+    EXPECT_EQ(late.error().code, ak::errc::timeout);
+    EXPECT_FALSE(late.error().hint.empty());
+    // cancel() from another thread ends a wait of ten minutes
+    std::promise<void> waiting;
+    auto authorize = back.authorize([&](const std::string&) { waiting.set_value(); });
+    auto r = std::async(std::launch::async, [&] { return authorize("https://as.example/a?state=s2"); });
+    waiting.get_future().wait();
+    back.cancel();
+    auto cancelled = r.get();
+    ASSERT_FALSE(cancelled);
+    EXPECT_EQ(cancelled.error().code, ak::errc::cancelled);
+    EXPECT_EQ(back.wait_for("s3", std::chrono::minutes(10)).error().code, ak::errc::cancelled);  // refused at once
+    back.reset();
+    EXPECT_EQ(back.wait_for("s4", std::chrono::milliseconds(10)).error().code, ak::errc::timeout);
+}
+
+TEST(OAuthStore, KeepsTokensAndRegistrationsInAPrivateFileAndIgnoresForeignOnes) {
+    const auto dir = fresh_dir("store");
+    const auto file = dir / "sub" / "remote.oauth.json";
+    {
+        mcp::oauth_file_store store(file);
+        EXPECT_FALSE(store.stored().tokens);
+        mcp::oauth_options o;
+        o.redirect_uri = "http://127.0.0.1:4711/callback";
+        int chained = 0;
+        o.on_tokens = [&](const mcp::oauth_tokens&) { ++chained; };
+        store.attach(o);
+        mcp::oauth_client_registration c;
+        c.client_id = "client-7";
+        c.client_secret = "reg-secret";
+        c.token_endpoint_auth_method = "client_secret_basic";
+        c.redirect_uri = o.redirect_uri;
+        o.on_registration("https://as.example", c);
+        mcp::oauth_tokens t;
+        t.access_token = "at-1";
+        t.refresh_token = "rt-1";
+        t.scope = "read offline_access";
+        t.issuer = "https://as.example";
+        t.resource = "https://mcp.example/mcp";
+        t.expires_at = std::chrono::system_clock::time_point(std::chrono::seconds(1900000000));
+        o.on_tokens(t);
+        EXPECT_EQ(chained, 1);  // the host's own callback still runs
+        EXPECT_EQ(store.last_save_error(), "");
+    }
+    struct stat st {};
+    ASSERT_EQ(::stat(file.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600U);
+    ASSERT_EQ(::stat(file.parent_path().c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0700U);
+    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(file.parent_path()), std::filesystem::directory_iterator{}), 1);
+
+    mcp::oauth_file_store again(file);
+    EXPECT_EQ(again.redirect_uri(), "http://127.0.0.1:4711/callback");
+    mcp::oauth_options o;
+    o.redirect_uri = again.redirect_uri();
+    again.attach(o);
+    ASSERT_TRUE(o.tokens);
+    EXPECT_EQ(o.tokens->access_token, "at-1");
+    EXPECT_EQ(o.tokens->refresh_token, "rt-1");
+    EXPECT_EQ(o.tokens->scope, "read offline_access");
+    EXPECT_EQ(o.tokens->issuer, "https://as.example");
+    EXPECT_EQ(o.tokens->resource, "https://mcp.example/mcp");
+    ASSERT_TRUE(o.tokens->expires_at);
+    EXPECT_EQ(std::chrono::duration_cast<std::chrono::seconds>(o.tokens->expires_at->time_since_epoch()).count(), 1900000000);
+    ASSERT_EQ(o.registrations.count("https://as.example"), 1U);
+    EXPECT_EQ(o.registrations["https://as.example"].client_id, "client-7");
+    EXPECT_EQ(o.registrations["https://as.example"].client_secret, "reg-secret");
+    EXPECT_EQ(o.registrations["https://as.example"].token_endpoint_auth_method, "client_secret_basic");
+
+    // a file that is not a store: ignored with a reason that shows none of its content
+    {
+        std::ofstream out(file, std::ios::trunc);
+        out << R"({"access_token": "someone-elses-token"})";
+    }
+    mcp::oauth_file_store foreign(file);
+    auto loaded = foreign.load();
+    ASSERT_FALSE(loaded);
+    EXPECT_NE(loaded.error().message.find(file.string()), std::string::npos);
+    EXPECT_EQ(loaded.error().to_text().find("someone-elses-token"), std::string::npos);
+    EXPECT_FALSE(foreign.stored().tokens);
+    ASSERT_TRUE(foreign.clear());
+    EXPECT_FALSE(std::filesystem::exists(file));
+    std::filesystem::remove_all(dir);
+}
+
+TEST(OAuthFlow, AStoredRegistrationAndRefreshTokenSignInTheNextRunWithoutTheUser) {
+    fake_world w;
+    const auto dir = fresh_dir("runs");
+    const auto file = dir / "fake.oauth.json";
+    {
+        mcp::oauth_file_store store(file);
+        auto o = options_for(w);
+        store.attach(o);
+        auto a = std::make_shared<mcp::oauth_authorizer>(o);
+        auto c = connect(w, a);
+        ASSERT_TRUE(c) << c.error().to_text();
+        (*c)->close();
+    }
+    ASSERT_EQ(w.registrations.size(), 1U);
+    ASSERT_EQ(w.authorizations.size(), 1U);
+    {
+        std::lock_guard lock(w.mu);
+        w.access.clear();  // the stored access token has expired meanwhile
+    }
+    mcp::oauth_file_store store(file);
+    auto o = options_for(w);
+    int asked = 0;
+    o.authorize = [&](const std::string& url) {
+        ++asked;
+        return w.authorize(url);
+    };
+    store.attach(o);
+    auto a = std::make_shared<mcp::oauth_authorizer>(o);
+    auto c = connect(w, a);
+    ASSERT_TRUE(c) << c.error().to_text();
+    EXPECT_EQ(asked, 0);                      // no person
+    EXPECT_EQ(w.registrations.size(), 1U);    // the client from the first run
+    EXPECT_EQ(param(w.token_requests.back(), "grant_type"), "refresh_token");
+    EXPECT_EQ(param(w.token_requests.back(), "client_id"), "client-1");
+    EXPECT_EQ(store.stored().tokens->access_token, a->tokens().access_token);  // the new token is kept
+    (*c)->close();
+
+    // a run listening elsewhere cannot use that registration: it registers again
+    mcp::oauth_file_store third(file);
+    auto o3 = options_for(w);
+    o3.redirect_uri = "http://127.0.0.1:10/callback";
+    o3.tokens.reset();
+    third.attach(o3);
+    o3.tokens.reset();  // no tokens: a sign-in is needed
+    auto a3 = std::make_shared<mcp::oauth_authorizer>(o3);
+    auto c3 = connect(w, a3);
+    ASSERT_TRUE(c3) << c3.error().to_text();
+    EXPECT_EQ(w.registrations.size(), 2U);
+    EXPECT_EQ(w.registrations[1]["redirect_uris"], json::array({"http://127.0.0.1:10/callback"}));
+    (*c3)->close();
+    std::filesystem::remove_all(dir);
+}
+
+TEST(GatewayConfig, OAuthEntriesAreReadAndMistakesNamedWithoutEchoingSecrets) {
+    auto cfg = mcp::parse_servers_config(json::parse(R"({"mcpServers": {
+        "a": {"url": "https://a.example/mcp", "oauth": true},
+        "b": {"url": "https://b.example/mcp", "oauth": {"client_id": "cid", "client_secret_env": "B_SECRET",
+              "scopes": ["read", "write"], "redirect_port": 8976, "client_metadata_url": "https://me.example/client.json"}},
+        "c": {"url": "https://c.example/mcp", "oauth": false},
+        "d": {"command": "srv"}}})"));
+    ASSERT_TRUE(cfg) << cfg.error().to_text();
+    ASSERT_EQ(cfg->servers.size(), 4U);
+    ASSERT_TRUE(cfg->servers[0].oauth);
+    EXPECT_EQ(cfg->servers[0].oauth->redirect_port, 0);
+    ASSERT_TRUE(cfg->servers[1].oauth);
+    EXPECT_EQ(cfg->servers[1].oauth->client_id, "cid");
+    EXPECT_EQ(cfg->servers[1].oauth->client_secret_env, "B_SECRET");
+    EXPECT_EQ(cfg->servers[1].oauth->scopes, (std::vector<std::string>{"read", "write"}));
+    EXPECT_EQ(cfg->servers[1].oauth->redirect_port, 8976);
+    EXPECT_EQ(cfg->servers[1].oauth->client_metadata_url, "https://me.example/client.json");
+    EXPECT_FALSE(cfg->servers[2].oauth);
+    EXPECT_FALSE(cfg->servers[3].oauth);
+
+    auto bad = [](const char* text) {
+        auto r = mcp::parse_servers_config(json::parse(text));
+        EXPECT_FALSE(r) << text;
+        return r ? std::string() : r.error().to_text();
+    };
+    EXPECT_NE(bad(R"({"mcpServers": {"s": {"command": "x", "oauth": true}}})").find("needs a \"url\""), std::string::npos);
+    EXPECT_NE(bad(R"({"mcpServers": {"s": {"url": "https://s/mcp", "oauth": "yes"}}})").find("is true or an object"), std::string::npos);
+    EXPECT_NE(bad(R"({"mcpServers": {"s": {"url": "https://s/mcp", "oauth": {"redirect_port": 70000}}}})").find("redirect_port"), std::string::npos);
+    EXPECT_NE(bad(R"({"mcpServers": {"s": {"url": "https://s/mcp", "oauth": {"scopes": "read"}}}})").find("array of strings"), std::string::npos);
+    const std::string secret = bad(R"({"mcpServers": {"s": {"url": "https://s/mcp", "oauth": {"client_secret": "p4ssw0rd"}}}})");
+    EXPECT_NE(secret.find("client_secret_env"), std::string::npos);
+    EXPECT_EQ(secret.find("p4ssw0rd"), std::string::npos);
 }

@@ -8,12 +8,14 @@
 //
 // Not a validator of everything a browser accepts: hosts are taken as written (lower case, one
 // trailing dot removed); numeric and IPv6 spellings are made canonical where a decision needs it
-// (browser/policy.hpp's canonical_host).
+// (browser/policy.hpp's canonical_host). Query strings and form bodies are read with
+// query_params / form_decode below.
 #pragma once
 
 #include <agentkit/core/strings.hpp>
 
 #include <cctype>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -158,6 +160,45 @@ namespace detail {
     u.explicit_port = a->explicit_port;
     u.port = a->explicit_port ? a->port : default_port(u.scheme);
     return u;
+}
+
+/// Percent-decoding of a query component or an application/x-www-form-urlencoded value ('+' is
+/// a space; a '%' not followed by two hex digits stays as it is).
+[[nodiscard]] inline std::string form_decode(std::string_view s) {
+    auto hex = [](char c) -> int {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+        return -1;
+    };
+    std::string out;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '+') {
+            out += ' ';
+        } else if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
+            out += static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2]));
+            i += 2;
+        } else {
+            out += s[i];
+        }
+    }
+    return out;
+}
+
+/// The parameters of a query string (or a form body), each name with all its values in order.
+[[nodiscard]] inline std::multimap<std::string, std::string> query_params(std::string_view q) {
+    std::multimap<std::string, std::string> out;
+    while (!q.empty()) {
+        const std::size_t amp = q.find('&');
+        const std::string_view part = q.substr(0, amp);
+        if (!part.empty()) {
+            const std::size_t eq = part.find('=');
+            out.emplace(form_decode(part.substr(0, eq)), eq == std::string_view::npos ? std::string() : form_decode(part.substr(eq + 1)));
+        }
+        if (amp == std::string_view::npos) break;
+        q.remove_prefix(amp + 1);
+    }
+    return out;
 }
 
 }  // namespace agentkit

@@ -99,6 +99,7 @@ struct oauth_client_registration {
     std::string client_secret;  ///< empty for a public client; never printed
     /// How the token endpoint authenticates the client: "none", "client_secret_basic" or "client_secret_post".
     std::string token_endpoint_auth_method = "none";
+    std::string redirect_uri;   ///< the redirect URI registered with it (dynamic registration)
 };
 
 /// What the host gives the OAuth flow.
@@ -128,6 +129,13 @@ struct oauth_options {
     std::optional<oauth_tokens> tokens;  ///< tokens from an earlier run (used until refused)
     /// Called (under the authorizer's lock) whenever new tokens arrive: persist them here.
     std::function<void(const oauth_tokens&)> on_tokens;
+    /// Client registrations from an earlier run, by issuer (what on_registration saw): a refresh
+    /// token stays usable across runs only with the client it was issued to. A registration whose
+    /// redirect URI differs from `redirect_uri` is not used (the server would refuse it).
+    std::map<std::string, oauth_client_registration> registrations;
+    /// Called (under the authorizer's lock) when dynamic registration gave a new client, with the
+    /// issuer: persist it beside the tokens (it may hold a client secret: never print it).
+    std::function<void(const std::string& issuer, const oauth_client_registration&)> on_registration;
 };
 
 namespace detail {
@@ -150,43 +158,9 @@ namespace detail {
     return base64url(b.data(), b.size());
 }
 
-/// Percent-decoding of a query component ('+' is a space).
-[[nodiscard]] inline std::string form_decode(std::string_view s) {
-    auto hex = [](char c) -> int {
-        if (c >= '0' && c <= '9') return c - '0';
-        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-        return -1;
-    };
-    std::string out;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        if (s[i] == '+') {
-            out += ' ';
-        } else if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
-            out += static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2]));
-            i += 2;
-        } else {
-            out += s[i];
-        }
-    }
-    return out;
-}
-
-/// The parameters of a query string, each name with all its values in order.
-[[nodiscard]] inline std::multimap<std::string, std::string> query_params(std::string_view q) {
-    std::multimap<std::string, std::string> out;
-    while (!q.empty()) {
-        const std::size_t amp = q.find('&');
-        const std::string_view part = q.substr(0, amp);
-        if (!part.empty()) {
-            const std::size_t eq = part.find('=');
-            out.emplace(form_decode(part.substr(0, eq)), eq == std::string_view::npos ? std::string() : form_decode(part.substr(eq + 1)));
-        }
-        if (amp == std::string_view::npos) break;
-        q.remove_prefix(amp + 1);
-    }
-    return out;
-}
+// query strings are read with agentkit::query_params (core/url.hpp)
+using agentkit::form_decode;
+using agentkit::query_params;
 
 /// `scope` split at spaces.
 [[nodiscard]] inline std::vector<std::string> split_scopes(std::string_view scope) {
@@ -321,6 +295,8 @@ public:
     /// An authorizer with these options (nothing is sent before the server refuses a request).
     explicit oauth_authorizer(oauth_options o) : o_(std::move(o)) {
         if (o_.tokens) tokens_ = *o_.tokens;
+        for (const auto& [issuer, c] : o_.registrations)
+            if (!c.client_id.empty() && (c.redirect_uri.empty() || c.redirect_uri == o_.redirect_uri)) clients_[issuer] = c;
     }
 
     /// "Bearer <access token>" once there is one, else "".
@@ -553,7 +529,9 @@ private:
         c.client_id = (*r)["client_id"].get<std::string>();
         c.client_secret = r->value("client_secret", "");
         c.token_endpoint_auth_method = r->value("token_endpoint_auth_method", c.client_secret.empty() ? std::string("none") : method == "none" ? secret_method(d.as) : method);
+        c.redirect_uri = o_.redirect_uri;
         clients_[d.issuer] = c;
+        if (o_.on_registration) o_.on_registration(d.issuer, c);
         return c;
     }
 
@@ -592,6 +570,7 @@ private:
         if (!r)
             return fail_auth("token_failed", what + " at " + net::redact_url(endpoint) + " failed: " + r.error().message,
                              "Check that the authorization server is reachable, then try again.");
+        last_token_error_ = r->value("error", json()).is_string() ? (*r)["error"].get<std::string>() : std::string();
         const std::string type = r->value("token_type", json()).is_string() ? (*r)["token_type"].get<std::string>() : "";
         if (status != 200 || !r->value("access_token", json()).is_string() || !iequals_ascii(type, "bearer"))
             return fail_auth("token_failed",
@@ -626,6 +605,9 @@ private:
                                                tokens_.scope, "refreshing the token");
                 if (refreshed && tokens_.access_token != sent) return {};
                 tokens_.refresh_token.clear();  // refused: fall through to a new authorization
+                // a client the server no longer knows (a registration kept from an earlier run):
+                // register again rather than authorize with it
+                if (last_token_error_ == "invalid_client" && o_.client_id.empty()) clients_.erase(d->issuer);
             }
         }
         if (streak_ >= o_.max_authorizations)
@@ -699,6 +681,7 @@ private:
     mutable std::mutex mu_;
     oauth_tokens tokens_;
     std::map<std::string, oauth_client_registration> clients_;  // by issuer
+    std::string last_token_error_;  // the OAuth `error` of the last token answer ("" when none)
     std::vector<std::string> requested_scopes_;
     int streak_ = 0;
     int authorizations_total_ = 0;
