@@ -72,6 +72,8 @@ struct fake_world {
     std::string pending_scope;
     std::string write_scope;  // tools/call needs it when set
     bool never_enough = false;  // tools/call answers insufficient_scope whatever the token
+    int expires_in = 3600;      // what the token answers say
+    int refusals = 0;           // 401s the MCP endpoint answered
     int counter = 0;
 
     fake_world() {
@@ -181,7 +183,7 @@ struct fake_world {
         access[at] = scope;
         refresh[rt] = scope;
         return net::http_response::json_text(
-            json{{"access_token", at}, {"token_type", "Bearer"}, {"expires_in", 3600}, {"refresh_token", rt}, {"scope", scope}}.dump());
+            json{{"access_token", at}, {"token_type", "Bearer"}, {"expires_in", expires_in}, {"refresh_token", rt}, {"scope", scope}}.dump());
     }
 
     net::http_response mcp_endpoint(const net::http_request& r) {
@@ -192,6 +194,7 @@ struct fake_world {
             const std::string a = r.header("Authorization");
             auto it = a.rfind("Bearer ", 0) == 0 ? access.find(a.substr(7)) : access.end();
             if (it == access.end()) {
+                ++refusals;
                 net::http_response out = net::http_response::json_text(R"({"error":"invalid_token"})", 401);
                 out.headers.emplace_back("WWW-Authenticate", "Bearer error=\"invalid_token\", resource_metadata=\"" + origin() +
                                                                  "/.well-known/oauth-protected-resource/mcp\"" +
@@ -371,6 +374,32 @@ TEST(OAuthFlow, RefreshesARejectedTokenWithoutAskingTheUser) {
     ASSERT_EQ(w.token_requests.size(), 2u);
     EXPECT_EQ(param(w.token_requests[1], "grant_type"), "refresh_token");
     EXPECT_EQ(param(w.token_requests[1], "resource"), w.endpoint());
+    (*c)->close();
+}
+
+TEST(OAuthFlow, ATokenAboutToExpireIsRefreshedBeforeTheRequestNotAfterA401) {
+    fake_world w;
+    w.expires_in = 10;  // inside refresh_ahead (30 s): every token is about to expire
+    auto a = std::make_shared<mcp::oauth_authorizer>(options_for(w));
+    auto c = connect(w, a);
+    ASSERT_TRUE(c) << c.error().to_text();
+    const int refusals_after_sign_in = w.refusals;  // the first request had no token
+    const std::string first = a->tokens().access_token;
+    auto tools = (*c)->list_tools();
+    ASSERT_TRUE(tools) << tools.error().to_text();
+    EXPECT_EQ(w.refusals, refusals_after_sign_in);  // no 401 round trip
+    EXPECT_NE(a->tokens().access_token, first);
+    EXPECT_EQ(param(w.token_requests.at(1), "grant_type"), "refresh_token");
+    EXPECT_EQ(a->authorizations(), 1);
+    // a token with time left is sent as it is
+    {
+        std::lock_guard lock(w.mu);
+        w.expires_in = 3600;
+    }
+    const auto before = w.token_requests.size();
+    ASSERT_TRUE((*c)->list_tools());  // refreshes the 10 s token once more, now to a 3600 s one
+    ASSERT_TRUE((*c)->list_tools());
+    EXPECT_EQ(w.token_requests.size(), before + 1);
     (*c)->close();
 }
 

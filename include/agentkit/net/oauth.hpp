@@ -42,7 +42,8 @@
 //   6. The token request (authorization_code, the verifier, `resource`), authenticating the client
 //      as registered: none, client_secret_basic or client_secret_post.
 // A token the server stops taking is refreshed (refresh_token grant) when a refresh token is
-// held and the authorization server is unchanged; otherwise the flow runs again. A 403 with
+// held and the authorization server is unchanged; otherwise the flow runs again. A token about to
+// expire (refresh_ahead) is refreshed before a request is sent with it. A 403 with
 // error="insufficient_scope" asks for the challenged scopes (step-up) unless they were granted
 // already; at most max_authorizations flows run for one refusal streak.
 //
@@ -125,6 +126,9 @@ struct oauth_options {
     /// On a step-up, ask for the scopes asked for before as well as the challenged ones.
     bool keep_scopes_on_step_up = true;
     int max_authorizations = 3;  ///< authorization flows per refusal streak (a request that passes ends it)
+    /// Refresh a token this long before the expiry the server gave (expires_in), before sending a
+    /// request with it, rather than waiting for a 401.
+    std::chrono::seconds refresh_ahead{30};
     std::chrono::milliseconds http_timeout{30000};  ///< each metadata, registration and token request
     std::optional<oauth_tokens> tokens;  ///< tokens from an earlier run (used until refused)
     /// Called (under the authorizer's lock) whenever new tokens arrive: persist them here.
@@ -299,9 +303,20 @@ public:
             if (!c.client_id.empty() && (c.redirect_uri.empty() || c.redirect_uri == o_.redirect_uri)) clients_[issuer] = c;
     }
 
-    /// "Bearer <access token>" once there is one, else "".
+    /// "Bearer <access token>" once there is one, else "". A token that expires within
+    /// oauth_options::refresh_ahead is refreshed first when a refresh token and the authorization
+    /// server's metadata from this run are held (one try per token: a refused refresh leaves the
+    /// server's 401 to start the full path).
     [[nodiscard]] std::string authorization() override {
         std::lock_guard lock(mu_);
+        if (tokens_.expires_at && !tokens_.refresh_token.empty() && last_ && last_->issuer == tokens_.issuer &&
+            refresh_tried_for_ != tokens_.access_token && std::chrono::system_clock::now() + o_.refresh_ahead >= *tokens_.expires_at) {
+            refresh_tried_for_ = tokens_.access_token;
+            if (auto c = client_for(*last_))
+                (void)token_request(*last_, *c,
+                                    {{"grant_type", "refresh_token"}, {"refresh_token", tokens_.refresh_token}, {"resource", last_->resource}},
+                                    tokens_.scope, "refreshing the token");
+        }
         return tokens_.access_token.empty() ? std::string() : "Bearer " + tokens_.access_token;
     }
 
@@ -596,6 +611,7 @@ private:
     result<void> authorize_flow(const std::string& url, const std::string& metadata_hint, std::vector<std::string> want, bool step_up) {
         auto d = discover(url, metadata_hint);
         if (!d) return fail(std::move(d).error());
+        last_ = *d;  // for refreshing ahead of expiry (authorization())
         // A held refresh token from the same authorization server: try it first (not on a step-up).
         if (!step_up && !tokens_.refresh_token.empty() && tokens_.issuer == d->issuer) {
             auto c = client_for(*d);
@@ -682,6 +698,8 @@ private:
     oauth_tokens tokens_;
     std::map<std::string, oauth_client_registration> clients_;  // by issuer
     std::string last_token_error_;  // the OAuth `error` of the last token answer ("" when none)
+    std::optional<discovered> last_;  // the metadata of the last flow (refresh ahead of expiry)
+    std::string refresh_tried_for_;   // the access token a refresh ahead was tried for
     std::vector<std::string> requested_scopes_;
     int streak_ = 0;
     int authorizations_total_ = 0;
