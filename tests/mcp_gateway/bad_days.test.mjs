@@ -16,6 +16,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { lineWatch } from "./line_watch.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const gatewayBin = process.env.AGENTKIT_MCP_GATEWAY;
@@ -30,24 +31,6 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), "agentkit-gateway-bad-"));
 
 const textOf = (r) => r.content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
 const names = async (client) => (await client.listTools()).tools.map((t) => t.name);
-
-// Lines of a stream, and a promise for the first that matches (bounded by the test's timeout).
-function lineWatch(stream) {
-  const lines = [];
-  const waiters = [];
-  stream.on("data", (d) => {
-    for (const l of d.toString().split("\n")) if (l) lines.push(l);
-    for (const w of [...waiters]) if (w()) waiters.splice(waiters.indexOf(w), 1);
-  });
-  return {
-    lines,
-    until: (re, count = 1) =>
-      new Promise((resolve) => {
-        const w = () => lines.filter((l) => re.test(l)).length >= count && (resolve(), true);
-        if (!w()) waiters.push(w);
-      }),
-  };
-}
 
 // A gateway over stdio with `servers`, every one of `up` announced before the test goes on.
 async function gateway(servers, { mask = "none", up = [], extra = [], env = {} } = {}) {

@@ -19,6 +19,7 @@ import os from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { lineWatch } from "./line_watch.mjs";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { oauthFront } from "./oauth_front.mjs";
 
@@ -28,27 +29,6 @@ assert.ok(gatewayBin, "set AGENTKIT_MCP_GATEWAY to the agentkit-mcp-gateway bina
 assert.ok(agentkitServer, "set AGENTKIT_TEST_MCP_SERVER to the agentkit_test_mcp_server binary");
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "agentkit-gateway-oauth-"));
 const textOf = (r) => r.content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
-
-function lineWatch(stream) {
-  const lines = [];
-  const waiters = [];
-  stream.on("data", (d) => {
-    for (const l of d.toString().split("\n")) if (l) lines.push(l);
-    for (const w of [...waiters]) if (w()) waiters.splice(waiters.indexOf(w), 1);
-  });
-  return {
-    lines,
-    // the first line matching re (the count-th), bounded by the test's timeout
-    until: (re, count = 1) =>
-      new Promise((resolve) => {
-        const w = () => {
-          const hits = lines.filter((l) => re.test(l));
-          return hits.length >= count && (resolve(hits[count - 1]), true);
-        };
-        if (!w()) waiters.push(w);
-      }),
-  };
-}
 
 // The upstream: a gateway serving Streamable HTTP with a bearer token, in front of agentkit's test server.
 async function httpUpstream(t) {
