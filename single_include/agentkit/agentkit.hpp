@@ -29571,7 +29571,10 @@ public:
 // speaks statelessly; an input_required result has its inputRequests answered through the host's
 // callbacks (elicitation, sampling, roots) and the request is sent again, with a new id, its
 // inputResponses and the server's requestState unchanged (at most max_input_rounds times). A
-// result without resultType is complete.
+// result without resultType is complete. Notifications come on a subscriptions/listen stream
+// the client keeps open (client_options::listen) for the list_changed kinds the host has
+// callbacks for and the server offers: when it ends it is opened again with backoff, and the
+// host's callbacks are called then, since changes meanwhile were not replayed.
 //
 // Protocol (revision 2025-11-25 and older through initialize): the client sends initialize with
 // its capabilities (roots, sampling and elicitation when the host gave the callbacks that answer
@@ -29653,6 +29656,12 @@ struct client_options {
     std::function<void(std::string_view uri)> on_resource_updated;
     /// notifications/message (params: level, logger, data).
     std::function<void(const json& params)> on_log;
+    /// Stateless era: keep a subscriptions/listen stream open for the list_changed notifications
+    /// the host has callbacks for (and the server's capabilities offer); false: none.
+    bool listen = true;
+    /// The first wait before a listen stream that ended is opened again (doubling up to 30 s;
+    /// back to this once the server acknowledged one).
+    std::chrono::milliseconds listen_retry{500};
     /// The connection ended (the server exited, the session closed); called once, before the
     /// requests still waiting fail, from the transport's thread: it must not call client::close().
     std::function<void(const error& why)> on_close;
@@ -29701,6 +29710,8 @@ public:
         }
         t_->close();
         fail_all(error(errc::transport_closed, name() + ": the connection was closed"));
+        listen_cv_.notify_all();
+        if (listen_thread_.joinable()) listen_thread_.join();
         std::vector<std::thread> workers;
         {
             std::lock_guard lock(mu_);
@@ -30082,6 +30093,8 @@ private:
         std::string method;
         std::function<void(double, std::optional<double>, std::string_view)> on_progress;
         std::chrono::steady_clock::time_point last_activity = std::chrono::steady_clock::now();
+        /// Called once the request is answered or failed (a request nobody waits for: the listen stream).
+        std::function<void(const std::optional<error>&)> on_done;
     };
 
     client(std::unique_ptr<client_transport> t, client_options o) : t_(std::move(t)), o_(std::move(o)) {}
@@ -30113,7 +30126,10 @@ private:
         if (o_.protocol_version == stateless_version) {
             auto d = discover();
             if (!d) return fail(std::move(d).error());
-            if (*d) return {};
+            if (*d) {
+                start_listening();
+                return {};
+            }
             // the server does not speak the stateless era: the handshake, at the newest revision before it
             o_.protocol_version = std::string(latest_handshake_version);
         }
@@ -30223,15 +30239,108 @@ private:
     }
 
     void complete(const std::shared_ptr<pending>& p, json response, std::optional<error> failure) {
+        std::function<void(const std::optional<error>&)> done;
         {
             std::lock_guard lock(p->mu);
             if (p->done) return;
             p->done = true;
             p->response = std::move(response);
             p->failure = std::move(failure);
+            done = p->on_done;
         }
         p->cv.notify_all();
+        if (done) done(p->failure);
     }
+
+    // ---- subscriptions/listen (stateless era) ---------------------------------------------------
+
+    /// The notifications the listen stream asks for: what the host has callbacks for and the
+    /// server's capabilities offer (empty: no stream).
+    [[nodiscard]] json listen_wanted() const {
+        json want = json::object();
+        auto offers = [&](const char* cap) {
+            return server_caps_.is_object() && server_caps_.contains(cap) && server_caps_[cap].is_object() &&
+                   server_caps_[cap].value("listChanged", false) == true;
+        };
+        if (o_.on_tools_changed && offers("tools")) want["toolsListChanged"] = true;
+        if (o_.on_prompts_changed && offers("prompts")) want["promptsListChanged"] = true;
+        if (o_.on_resources_changed && offers("resources")) want["resourcesListChanged"] = true;
+        return want;
+    }
+
+    /// Keep a listen stream open until the client closes (see the file comment).
+    void start_listening() {
+        const json want = listen_wanted();
+        if (!o_.listen || want.empty()) return;
+        listen_thread_ = std::thread([this, want] {
+            auto backoff = o_.listen_retry;
+            for (bool first = true;; first = false) {
+                auto p = std::make_shared<pending>();
+                p->method = "subscriptions/listen";
+                p->on_done = [this](const std::optional<error>& why) {
+                    std::lock_guard lock(mu_);
+                    listen_open_ = false;
+                    // a server that does not know the method: stop asking
+                    if (why && why->is(errc::remote_error) && why->details.is_object() && why->details.value("code", 0) == code::method_not_found)
+                        listen_unsupported_ = true;
+                    listen_cv_.notify_all();
+                };
+                std::int64_t id = 0;
+                {
+                    std::lock_guard lock(mu_);
+                    if (closed_ || closed_by_host_) return;
+                    id = next_id_++;
+                    pending_.emplace(id, p);
+                    listen_open_ = true;
+                }
+                json msg{{"jsonrpc", "2.0"}, {"id", id}, {"method", "subscriptions/listen"}, {"params", with_meta(json{{"notifications", want}})}};
+                if (auto sent = t_->send(wire(msg)); !sent) {
+                    forget(id);
+                    std::lock_guard lock(mu_);
+                    listen_open_ = false;
+                }
+                // changes while no stream was open were not replayed: the host lists again
+                if (!first) {
+                    try {
+                        if (want.contains("toolsListChanged") && o_.on_tools_changed) o_.on_tools_changed();
+                        if (want.contains("promptsListChanged") && o_.on_prompts_changed) o_.on_prompts_changed();
+                        if (want.contains("resourcesListChanged") && o_.on_resources_changed) o_.on_resources_changed();
+                    } catch (...) {  // host callbacks never throw into the library
+                    }
+                }
+                std::unique_lock lock(mu_);
+                listen_cv_.wait(lock, [&] { return closed_ || closed_by_host_ || !listen_open_; });
+                if (closed_ || closed_by_host_ || listen_unsupported_) return;
+                if (listen_acked_) backoff = o_.listen_retry;
+                listen_acked_ = false;
+                ++listen_reopened_;
+                listen_cv_.wait_for(lock, backoff, [&] { return closed_ || closed_by_host_; });
+                if (closed_ || closed_by_host_) return;
+                backoff = std::min(backoff * 2, std::chrono::milliseconds(30000));
+            }
+        });
+    }
+
+public:
+    /// Stateless era: listen streams opened again after one ended (for tests and status).
+    [[nodiscard]] std::size_t listen_reopened() const {
+        std::lock_guard lock(mu_);
+        return listen_reopened_;
+    }
+    /// Stateless era: true while a subscriptions/listen stream is open (or being opened).
+    [[nodiscard]] bool listening() const {
+        std::lock_guard lock(mu_);
+        return listen_open_;
+    }
+    /// Stateless era: wait until the server acknowledged the listen stream (from then on no
+    /// change is missed), at most `d`. False when it did not in time, or no stream is kept.
+    [[nodiscard]] bool wait_listening(std::chrono::milliseconds d) {
+        std::unique_lock lock(mu_);
+        return listen_cv_.wait_for(lock, d, [&] { return (listen_open_ && listen_acked_) || closed_ || closed_by_host_; }) && listen_open_ &&
+               listen_acked_;
+    }
+
+private:
 
     void fail_all(const error& why) {
         std::map<std::int64_t, std::shared_ptr<pending>> all;
@@ -30306,6 +30415,7 @@ private:
             std::lock_guard lock(mu_);
             closed_ = true;
         }
+        listen_cv_.notify_all();
         fail_all(e);
     }
 
@@ -30387,6 +30497,14 @@ private:
                 } catch (...) {  // host callbacks never throw into the library
                 }
             }
+            return;
+        }
+        if (method == "notifications/subscriptions/acknowledged") {
+            {
+                std::lock_guard lock(mu_);
+                listen_acked_ = true;
+            }
+            listen_cv_.notify_all();
             return;
         }
         try {
@@ -30478,6 +30596,13 @@ private:
     json server_caps_ = json::object();
     json server_info_ = json::object();
     std::string instructions_;
+    // the listen stream (stateless era), under mu_
+    std::thread listen_thread_;
+    std::condition_variable listen_cv_;
+    bool listen_open_ = false;
+    bool listen_acked_ = false;
+    bool listen_unsupported_ = false;
+    std::size_t listen_reopened_ = 0;
 };
 
 }  // namespace agentkit::mcp

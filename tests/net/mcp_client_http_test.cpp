@@ -8,6 +8,10 @@
 
 #include <gtest/gtest.h>
 
+#include "support/flag.hpp"
+
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -223,6 +227,55 @@ TEST(McpClientHttp, StatelessWireDiscoversAndAnswersInputRequired) {
     ASSERT_FALSE(refused);
     EXPECT_TRUE(refused.error().code == ak::errc::input_required || refused.error().code == ak::errc::remote_error) << refused.error().to_text();
     (*mute)->close();
+    (*c)->close();
+}
+
+TEST(McpClientHttp, StatelessClientListensForListChangedAndOpensAnEndedStreamAgain) {
+    mcp::server srv{mcp::backend_for(test_tools())};
+    mcp::http_options ho;
+    mcp::http_transport http{srv, ho};
+    ASSERT_TRUE(http.start());
+    auto o = named("listening");
+    o.protocol_version = "2026-07-28";
+    o.listen_retry = std::chrono::milliseconds(20);
+    std::atomic<int> changes{0};
+    ak::test::flag first_change;
+    ak::test::flag reopened_change;
+    o.on_tools_changed = [&] {
+        if (++changes == 1) first_change.raise();
+        else reopened_change.raise();
+    };
+    auto c = mcp::client::connect(std::make_unique<mcp::http_client_transport>(endpoint(http.url())), o);
+    ASSERT_TRUE(c) << c.error().to_text();
+    ASSERT_TRUE((*c)->stateless());
+    ASSERT_TRUE((*c)->wait_listening(std::chrono::seconds(10)));  // acknowledged: nothing is missed from here on
+    EXPECT_EQ(srv.listeners(), 1u);
+    EXPECT_EQ(changes.load(), 0);
+    srv.notify_tools_changed();
+    ASSERT_TRUE(first_change.wait_for(std::chrono::seconds(10)));
+    EXPECT_EQ((*c)->listen_reopened(), 0u);
+    // the server ends every listen stream (it shuts down): the client opens one again and, since
+    // changes meanwhile are not replayed, tells the host to list again
+    srv.shutdown(std::chrono::milliseconds(100));
+    ASSERT_TRUE(reopened_change.wait_for(std::chrono::seconds(10)));
+    EXPECT_GE((*c)->listen_reopened(), 1u);
+    (*c)->close();  // ends the listening thread at once, whatever its backoff
+    EXPECT_FALSE((*c)->listening());
+}
+
+TEST(McpClientHttp, AStatelessClientWithoutListChangedCallbacksOpensNoStream) {
+    mcp::server srv{mcp::backend_for(test_tools())};
+    mcp::http_options ho;
+    mcp::http_transport http{srv, ho};
+    ASSERT_TRUE(http.start());
+    auto o = named("quiet");
+    o.protocol_version = "2026-07-28";
+    auto c = mcp::client::connect(std::make_unique<mcp::http_client_transport>(endpoint(http.url())), o);
+    ASSERT_TRUE(c) << c.error().to_text();
+    ASSERT_TRUE((*c)->list_tools());
+    EXPECT_FALSE((*c)->listening());
+    EXPECT_FALSE((*c)->wait_listening(std::chrono::milliseconds(10)));
+    EXPECT_EQ(srv.listeners(), 0u);
     (*c)->close();
 }
 
