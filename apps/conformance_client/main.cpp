@@ -10,7 +10,9 @@
 // from its inputSchema (numbers 1, 2, ...; strings "x"; booleans true), answer elicitation by
 // accepting the schema's defaults, and close the session. A server that asks for authorization (the auth/* scenarios) gets MCP's
 // OAuth 2.1 flow (net/oauth.hpp) with this client's identity: pre-registered credentials from
-// MCP_CONFORMANCE_CONTEXT when the scenario gives them, else the client ID metadata document URL
+// MCP_CONFORMANCE_CONTEXT when the scenario gives them (a secret, or a private key for
+// private_key_jwt; an authorization server that only offers client_credentials gets that grant,
+// the client credentials extension), else the client ID metadata document URL
 // the kit expects, else dynamic registration; the authorization page is fetched headless and its
 // redirect is followed by hand (the kit's authorization server approves at once). Exit status 0
 // when every step succeeded; what happened goes to stderr (never a token).
@@ -90,6 +92,9 @@ std::shared_ptr<mcp::oauth_authorizer> authorizer() {
         if (c.is_object() && c.contains("client_id") && c["client_id"].is_string()) {
             oo.client_id = c["client_id"].get<std::string>();
             oo.client_secret = c.value("client_secret", "");
+            // the client credentials extension's private_key_jwt scenario gives a key instead
+            oo.private_key_pem = c.value("private_key_pem", "");
+            oo.signing_algorithm = c.value("signing_algorithm", "ES256");
         }
     }
     return std::make_shared<mcp::oauth_authorizer>(std::move(oo));

@@ -11,6 +11,11 @@
 #include <agentkit/net/oauth_loopback.hpp>
 #include <agentkit/net/oauth_store.hpp>
 
+#include <openssl/bn.h>
+#include <openssl/ec.h>
+#include <openssl/ecdsa.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
 #include <sys/stat.h>
 
 #include <gtest/gtest.h>
@@ -171,6 +176,8 @@ struct fake_world {
         if (get("grant_type") == "authorization_code") {
             if (mcp::pkce_challenge(get("code_verifier")) != challenge) return net::http_response::json_text(R"({"error":"invalid_grant"})", 400);
             scope = pending_scope;
+        } else if (get("grant_type") == "client_credentials") {
+            scope = get("scope");
         } else if (get("grant_type") == "refresh_token") {
             auto it = refresh.find(get("refresh_token"));
             if (it == refresh.end()) return net::http_response::json_text(R"({"error":"invalid_grant"})", 400);
@@ -823,4 +830,119 @@ TEST(GatewayConfig, OAuthEntriesAreReadAndMistakesNamedWithoutEchoingSecrets) {
     const std::string secret = bad(R"({"mcpServers": {"s": {"url": "https://s/mcp", "oauth": {"client_secret": "p4ssw0rd"}}}})");
     EXPECT_NE(secret.find("client_secret_env"), std::string::npos);
     EXPECT_EQ(secret.find("p4ssw0rd"), std::string::npos);
+}
+
+namespace {
+
+/// A fresh private key as PEM (EC P-256 or RSA 2048) and its public half.
+std::pair<std::string, std::shared_ptr<EVP_PKEY>> fresh_key(bool ec) {
+    EVP_PKEY* k = ec ? EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256") : EVP_PKEY_Q_keygen(nullptr, nullptr, "RSA", static_cast<size_t>(2048));
+    std::shared_ptr<EVP_PKEY> key(k, &EVP_PKEY_free);
+    std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new(BIO_s_mem()), &BIO_free);
+    PEM_write_bio_PrivateKey(bio.get(), key.get(), nullptr, nullptr, 0, nullptr, nullptr);
+    char* data = nullptr;
+    const long n = BIO_get_mem_data(bio.get(), &data);
+    return {std::string(data, static_cast<std::size_t>(n)), key};
+}
+
+std::string unb64url(std::string s) {
+    for (char& c : s) c = c == '-' ? '+' : c == '_' ? '/' : c;
+    while (s.size() % 4 != 0) s += '=';
+    return ak::base64_decode(s).value_or("");
+}
+
+/// Verify a compact JWS with `key` (ES256: R || S turned back into DER).
+bool verify_jws(const std::string& jws, EVP_PKEY* key, bool ec) {
+    const auto dot2 = jws.rfind('.');
+    const std::string input = jws.substr(0, dot2);
+    std::string sig = unb64url(jws.substr(dot2 + 1));
+    if (ec) {
+        if (sig.size() != 64) return false;
+        ECDSA_SIG* es = ECDSA_SIG_new();
+        ECDSA_SIG_set0(es, BN_bin2bn(reinterpret_cast<const unsigned char*>(sig.data()), 32, nullptr),
+                       BN_bin2bn(reinterpret_cast<const unsigned char*>(sig.data()) + 32, 32, nullptr));
+        unsigned char* der = nullptr;
+        const int n = i2d_ECDSA_SIG(es, &der);
+        sig.assign(reinterpret_cast<char*>(der), static_cast<std::size_t>(n));
+        OPENSSL_free(der);
+        ECDSA_SIG_free(es);
+    }
+    std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
+    return EVP_DigestVerifyInit(ctx.get(), nullptr, EVP_sha256(), nullptr, key) == 1 &&
+           EVP_DigestVerify(ctx.get(), reinterpret_cast<const unsigned char*>(sig.data()), sig.size(),
+                            reinterpret_cast<const unsigned char*>(input.data()), input.size()) == 1;
+}
+
+}  // namespace
+
+TEST(OAuthPieces, ClientAssertionsAreSignedJwtsThatVerifyAndKeysNeverShow) {
+    for (const bool ec : {true, false}) {
+        auto [pem, key] = fresh_key(ec);
+        const json claims{{"iss", "c1"}, {"sub", "c1"}, {"aud", "https://as.example"}};
+        auto jws = mcp::detail::sign_jwt(pem, ec ? "ES256" : "RS256", claims);
+        ASSERT_TRUE(jws) << jws.error().to_text();
+        EXPECT_TRUE(verify_jws(*jws, key.get(), ec)) << (ec ? "ES256" : "RS256");
+        const auto dot = jws->find('.');
+        EXPECT_EQ(json::parse(unb64url(jws->substr(0, dot))), (json{{"alg", ec ? "ES256" : "RS256"}, {"typ", "JWT"}}));
+        EXPECT_EQ(json::parse(unb64url(jws->substr(dot + 1, jws->rfind('.') - dot - 1))), claims);
+        // tampered: no longer verifies
+        std::string bad = *jws;
+        bad[dot + 2] = bad[dot + 2] == 'A' ? 'B' : 'A';
+        EXPECT_FALSE(verify_jws(bad, key.get(), ec));
+        // the key does not fit the algorithm
+        auto wrong = mcp::detail::sign_jwt(pem, ec ? "RS256" : "ES256", claims);
+        ASSERT_FALSE(wrong);
+        EXPECT_NE(wrong.error().message.find("does not fit"), std::string::npos);
+        EXPECT_EQ(wrong.error().to_text().find(pem.substr(40, 30)), std::string::npos);
+    }
+    auto garbage = mcp::detail::sign_jwt("-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----\n", "ES256", json::object());
+    ASSERT_FALSE(garbage);
+    EXPECT_EQ(garbage.error().details.value("reason", ""), "no_client");
+    EXPECT_FALSE(mcp::detail::sign_jwt("x", "HS256", json::object()));
+}
+
+TEST(OAuthFlow, ClientCredentialsGetATokenWithoutAUserWithASecretOrASignedAssertion) {
+    for (const bool with_key : {false, true}) {
+        fake_world w;
+        w.auth_methods = json::array({"client_secret_basic", "private_key_jwt"});
+        w.prm_scopes = json::array({"read"});
+        auto o = options_for(w);
+        int asked = 0;
+        o.authorize = [&](const std::string&) -> ak::result<std::string> {
+            ++asked;
+            return ak::fail(ak::errc::auth_required, "no user here");
+        };
+        o.client_credentials = true;
+        o.client_id = "machine-1";
+        auto [pem, key] = fresh_key(true);
+        if (with_key) o.private_key_pem = pem;
+        else o.client_secret = "machine-secret";
+        auto a = std::make_shared<mcp::oauth_authorizer>(o);
+        auto c = connect(w, a);
+        ASSERT_TRUE(c) << c.error().to_text();
+        EXPECT_EQ(asked, 0);
+        EXPECT_TRUE(w.registrations.empty());
+        ASSERT_EQ(w.token_requests.size(), 1U);
+        const auto& t = w.token_requests[0];
+        EXPECT_EQ(param(t, "grant_type"), "client_credentials");
+        EXPECT_EQ(param(t, "scope"), "read");
+        EXPECT_EQ(param(t, "resource"), w.endpoint());
+        if (with_key) {
+            EXPECT_EQ(param(t, "client_assertion_type"), "urn:ietf:params:oauth:client-assertion-type:jwt-bearer");
+            const std::string jws = param(t, "client_assertion");
+            EXPECT_TRUE(verify_jws(jws, key.get(), true));
+            const json claims = json::parse(unb64url(jws.substr(jws.find('.') + 1, jws.rfind('.') - jws.find('.') - 1)));
+            EXPECT_EQ(claims.value("iss", ""), "machine-1");
+            EXPECT_EQ(claims.value("sub", ""), "machine-1");
+            EXPECT_EQ(claims.value("aud", ""), w.issuer());
+            EXPECT_GT(claims.value("exp", 0), claims.value("iat", 0));
+            EXPECT_EQ(w.token_auth_headers[0], "");
+        } else {
+            EXPECT_EQ(w.token_auth_headers[0].rfind("Basic ", 0), 0U);  // client_secret_basic
+            EXPECT_EQ(param(t, "client_secret"), "(absent)");
+        }
+        auto r = (*c)->call_tool("echo", json::object());
+        ASSERT_TRUE(r) << r.error().to_text();
+        (*c)->close();
+    }
 }

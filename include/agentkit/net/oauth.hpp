@@ -41,6 +41,14 @@
 //      the server says it sends one).
 //   6. The token request (authorization_code, the verifier, `resource`), authenticating the client
 //      as registered: none, client_secret_basic or client_secret_post.
+// Machine-to-machine (the OAuth client credentials extension, io.modelcontextprotocol/
+// oauth-client-credentials): with oauth_options::client_credentials, or when the authorization
+// server offers the client_credentials grant and not authorization_code and a client_id with a
+// secret or a private key is configured, steps 5 and 6 are one token request with
+// grant_type=client_credentials (no user, no authorize callback); the client authenticates with
+// its secret, or with a JWT assertion signed with private_key_pem (RFC 7523 private_key_jwt,
+// ES256 or RS256, audience the issuer).
+//
 // A token the server stops taking is refreshed (refresh_token grant) when a refresh token is
 // held and the authorization server is unchanged; otherwise the flow runs again. A token about to
 // expire (refresh_ahead) is refreshed before a request is sent with it. A 403 with
@@ -65,7 +73,11 @@
 #include <agentkit/net/http_client.hpp>
 #include <agentkit/net/mcp_client_http.hpp>
 
+#include <openssl/bio.h>
+#include <openssl/bn.h>
+#include <openssl/ecdsa.h>
 #include <openssl/evp.h>
+#include <openssl/pem.h>
 #include <openssl/rand.h>
 
 #include <algorithm>
@@ -114,6 +126,13 @@ struct oauth_options {
     /// Pre-registered client id (and secret): used in place of any registration.
     std::string client_id;
     std::string client_secret;  ///< the pre-registered client's secret; never printed
+    /// A private key (PEM) of the pre-registered client for private_key_jwt (RFC 7523): the token
+    /// endpoint gets an assertion signed with it instead of a secret. Never printed.
+    std::string private_key_pem;
+    std::string signing_algorithm = "ES256";  ///< for private_key_pem: ES256 (an EC P-256 key) or RS256 (an RSA key)
+    /// Get tokens with the client_credentials grant (no user; see the file comment). Also chosen
+    /// when the authorization server offers client_credentials but not authorization_code.
+    bool client_credentials = false;
     /// The authorization server the pre-registered credentials belong to; empty: any.
     std::string client_issuer;
     /// An https URL where the host publishes its client ID metadata document; used as the
@@ -153,6 +172,49 @@ namespace detail {
         else if (c == '/') c = '_';
     }
     return s;
+}
+
+/// A compact JWS (RFC 7515) of `claims`, signed with the PEM private key `pem` by `alg` (ES256:
+/// an EC P-256 key, the signature as R || S; RS256: an RSA key, PKCS #1 v1.5), all through
+/// OpenSSL. The error never shows the key.
+[[nodiscard]] inline result<std::string> sign_jwt(const std::string& pem, const std::string& alg, const json& claims) {
+    auto bad = [](const std::string& what) {
+        return fail(errc::auth_required, "cannot sign the client assertion: " + what,
+                    "Give the client's private key as PEM (PKCS #8 or traditional) and ES256 for an EC P-256 key, RS256 for an RSA key.",
+                    json{{"reason", "no_client"}});
+    };
+    if (alg != "ES256" && alg != "RS256") return bad("the algorithm " + alg + " is not supported");
+    std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), &BIO_free);
+    if (!bio) return bad("out of memory");
+    std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key(PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr), &EVP_PKEY_free);
+    if (!key) return bad("the private key is not a PEM private key");
+    const int type = EVP_PKEY_base_id(key.get());
+    if ((alg == "ES256" && (type != EVP_PKEY_EC || EVP_PKEY_bits(key.get()) != 256)) || (alg == "RS256" && type != EVP_PKEY_RSA))
+        return bad("the private key does not fit " + alg);
+    const std::string header = json{{"alg", alg}, {"typ", "JWT"}}.dump();
+    const std::string body = claims.dump();
+    const std::string input = base64url(header.data(), header.size()) + "." + base64url(body.data(), body.size());
+    std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
+    std::size_t len = 0;
+    if (!ctx || EVP_DigestSignInit(ctx.get(), nullptr, EVP_sha256(), nullptr, key.get()) != 1 ||
+        EVP_DigestSign(ctx.get(), nullptr, &len, reinterpret_cast<const unsigned char*>(input.data()), input.size()) != 1)
+        return bad("OpenSSL refused to sign");
+    std::vector<unsigned char> sig(len);
+    if (EVP_DigestSign(ctx.get(), sig.data(), &len, reinterpret_cast<const unsigned char*>(input.data()), input.size()) != 1)
+        return bad("OpenSSL refused to sign");
+    sig.resize(len);
+    if (alg == "ES256") {  // DER (SEQUENCE of two INTEGERs) to the fixed-size R || S that JWS asks for
+        const unsigned char* p = sig.data();
+        std::unique_ptr<ECDSA_SIG, decltype(&ECDSA_SIG_free)> es(d2i_ECDSA_SIG(nullptr, &p, static_cast<long>(sig.size())), &ECDSA_SIG_free);
+        if (!es) return bad("OpenSSL gave an unreadable signature");
+        const BIGNUM* r = nullptr;
+        const BIGNUM* s = nullptr;
+        ECDSA_SIG_get0(es.get(), &r, &s);
+        std::vector<unsigned char> raw(64);
+        if (BN_bn2binpad(r, raw.data(), 32) != 32 || BN_bn2binpad(s, raw.data() + 32, 32) != 32) return bad("OpenSSL gave an unreadable signature");
+        sig = std::move(raw);
+    }
+    return input + "." + base64url(sig.data(), sig.size());
 }
 
 /// `n` random bytes from OpenSSL's generator, base64url-encoded; empty when it failed.
@@ -503,7 +565,7 @@ private:
             oauth_client_registration c;
             c.client_id = o_.client_id;
             c.client_secret = o_.client_secret;
-            c.token_endpoint_auth_method = o_.client_secret.empty() ? "none" : secret_method(d.as);
+            c.token_endpoint_auth_method = !o_.private_key_pem.empty() ? "private_key_jwt" : o_.client_secret.empty() ? "none" : secret_method(d.as);
             return c;
         }
         if (auto it = clients_.find(d.issuer); it != clients_.end()) return it->second;
@@ -550,6 +612,16 @@ private:
         return c;
     }
 
+    /// True when tokens come from the client_credentials grant (see the file comment).
+    [[nodiscard]] bool uses_client_credentials(const json& as) const {
+        if (o_.client_credentials) return true;
+        if (o_.client_id.empty() || (o_.client_secret.empty() && o_.private_key_pem.empty())) return false;
+        const json grants = as.value("grant_types_supported", json());
+        if (!grants.is_array()) return false;
+        auto offers = [&](const char* g) { return std::find(grants.begin(), grants.end(), json(g)) != grants.end(); };
+        return offers("client_credentials") && !offers("authorization_code");
+    }
+
     /// How to send a client secret to this authorization server: basic unless only post is offered.
     [[nodiscard]] static std::string secret_method(const json& as) {
         const json supported = as.value("token_endpoint_auth_methods_supported", json::array({"client_secret_basic"}));
@@ -571,7 +643,20 @@ private:
     result<void> token_request(const discovered& d, const oauth_client_registration& c, std::vector<std::pair<std::string, std::string>> form,
                                const std::string& asked_scope, const std::string& what) {
         std::vector<std::pair<std::string, std::string>> headers;
-        if (c.token_endpoint_auth_method == "client_secret_basic" && !c.client_secret.empty()) {
+        if (c.token_endpoint_auth_method == "private_key_jwt") {
+            const auto now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+            auto assertion = detail::sign_jwt(o_.private_key_pem, o_.signing_algorithm,
+                                              json{{"iss", c.client_id},
+                                                   {"sub", c.client_id},
+                                                   {"aud", d.issuer},
+                                                   {"jti", detail::random_base64url(16)},
+                                                   {"iat", now},
+                                                   {"exp", now + 300}});
+            if (!assertion) return fail(std::move(assertion).error());
+            form.emplace_back("client_id", c.client_id);
+            form.emplace_back("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer");
+            form.emplace_back("client_assertion", std::move(*assertion));
+        } else if (c.token_endpoint_auth_method == "client_secret_basic" && !c.client_secret.empty()) {
             headers.emplace_back("Authorization", "Basic " + base64_encode(net::form_encode(c.client_id) + ":" + net::form_encode(c.client_secret)));
         } else {
             form.emplace_back("client_id", c.client_id);
@@ -630,6 +715,20 @@ private:
             return fail_auth("too_many_authorizations",
                              "the server kept refusing after " + std::to_string(streak_) + " authorizations",
                              "Stop retrying: the account may lack access; ask the server's owner.");
+        if (uses_client_credentials(d->as)) {  // machine-to-machine: no user, one token request
+            auto c = client_for(*d);
+            if (!c) return fail(std::move(c).error());
+            if (want.empty() && d->resource_metadata.contains("scopes_supported") && d->resource_metadata["scopes_supported"].is_array())
+                for (const auto& s : d->resource_metadata["scopes_supported"])
+                    if (s.is_string()) want.push_back(s.get<std::string>());
+            if (want.empty()) want = o_.scopes;
+            const std::string scope = join(want, " ");
+            ++streak_;
+            requested_scopes_ = want;
+            std::vector<std::pair<std::string, std::string>> form{{"grant_type", "client_credentials"}, {"resource", d->resource}};
+            if (!scope.empty()) form.emplace_back("scope", scope);
+            return token_request(*d, *c, std::move(form), scope, "the client credentials token request");
+        }
         if (!o_.authorize)
             return fail_auth("no_authorize_callback", "the server at " + net::redact_url(url) + " needs an OAuth authorization and no authorize callback was given",
                              "Set oauth_options::authorize to open the authorization URL for the user, or give a token in the server's headers.");
