@@ -219,27 +219,30 @@ int main(int argc, char** argv) {
             log_line(u.name + ": no --auth-dir and neither XDG_STATE_HOME nor HOME is set: its tokens are kept in memory only");
         if (si.store)
             if (auto loaded = si.store->load(); !loaded) log_line(u.name + ": " + loaded.error().message);
-        // the redirect port: configured, else the one of the last sign-in (its registration names it), else any
+        // a sign-in (not for client credentials): the redirect port configured, else the one of
+        // the last sign-in (its registration names it), else any
         int port = a.redirect_port;
         if (port == 0 && si.store)
             if (auto last = ak::parse_url(si.store->redirect_uri()); last && last->explicit_port) port = last->port;
-        mcp::oauth_loopback_options lo;
-        lo.port = port;
-        lo.wait = std::chrono::milliseconds(f.sign_in_wait_ms);
-        si.back = std::make_unique<mcp::oauth_loopback>(lo);
-        if (auto up = si.back->start(); !up && a.redirect_port == 0 && port != 0) {
-            lo.port = 0;  // the last sign-in's port is taken now: any other (the client registers again)
+        if (!a.client_credentials) {
+            mcp::oauth_loopback_options lo;
+            lo.port = port;
+            lo.wait = std::chrono::milliseconds(f.sign_in_wait_ms);
             si.back = std::make_unique<mcp::oauth_loopback>(lo);
-            up = si.back->start();
-        }
-        if (si.back->port() <= 0) {
-            si.failure = ak::error(ak::errc::transport_io, "cannot listen on 127.0.0.1:" + std::to_string(port) + " for the sign-in redirect of \"" + u.name + "\"",
-                                   "Free that port or set another \"redirect_port\" in the server's \"oauth\" entry (0: any).");
-            log_line(si.failure.to_text());
-            continue;
+            if (auto up = si.back->start(); !up && a.redirect_port == 0 && port != 0) {
+                lo.port = 0;  // the last sign-in's port is taken now: any other (the client registers again)
+                si.back = std::make_unique<mcp::oauth_loopback>(lo);
+                up = si.back->start();
+            }
+            if (si.back->port() <= 0) {
+                si.failure = ak::error(ak::errc::transport_io, "cannot listen on 127.0.0.1:" + std::to_string(port) + " for the sign-in redirect of \"" + u.name + "\"",
+                                       "Free that port or set another \"redirect_port\" in the server's \"oauth\" entry (0: any).");
+                log_line(si.failure.to_text());
+                continue;
+            }
         }
         mcp::oauth_options oo;
-        oo.redirect_uri = si.back->redirect_uri();
+        if (si.back) oo.redirect_uri = si.back->redirect_uri();
         oo.client_name = "agentkit-mcp-gateway";
         oo.client_id = a.client_id;
         oo.client_metadata_url = a.client_metadata_url;
@@ -254,14 +257,27 @@ int main(int argc, char** argv) {
             }
             oo.client_secret = secret;
         }
+        if (!a.private_key_file.empty()) {
+            std::ifstream key(a.private_key_file);
+            oo.private_key_pem.assign(std::istreambuf_iterator<char>(key), std::istreambuf_iterator<char>());
+            if (!key || oo.private_key_pem.empty()) {
+                si.failure = ak::error(ak::errc::auth_required, "cannot read the private key of \"" + u.name + "\" from " + a.private_key_file,
+                                       "Check the path in \"private_key_file\" and that this user can read it.");
+                log_line(si.failure.to_text());
+                continue;
+            }
+            oo.signing_algorithm = a.signing_algorithm;
+        }
+        oo.client_credentials = a.client_credentials;
         const std::string name = u.name;
         const long wait_s = f.sign_in_wait_ms / 1000;
-        oo.authorize = si.back->authorize([name, wait_s, &gateway_ptr](const std::string& url) {
-            log_line(name + ": sign-in needed: open this URL in a browser within " + std::to_string(wait_s) + " s: " + url);
-            if (auto* gw = gateway_ptr.load())
-                gw->note(name, "waiting for a person to sign in (the gateway printed the sign-in URL on its stderr); its tools "
-                               "appear once they have");
-        });
+        if (si.back)
+            oo.authorize = si.back->authorize([name, wait_s, &gateway_ptr](const std::string& url) {
+                log_line(name + ": sign-in needed: open this URL in a browser within " + std::to_string(wait_s) + " s: " + url);
+                if (auto* gw = gateway_ptr.load())
+                    gw->note(name, "waiting for a person to sign in (the gateway printed the sign-in URL on its stderr); its tools "
+                                   "appear once they have");
+            });
         if (si.store) si.store->attach(oo);
         si.auth = std::make_shared<mcp::oauth_authorizer>(std::move(oo));
         si.ok = true;

@@ -7,7 +7,8 @@
 // never printed; the token file is 0600 in a 0700 directory; a restart signs in with no person
 // (the stored tokens, no new registration); a revoked access token is refreshed without a
 // person; a declined sign-in is reported and the next attempt can succeed; a gateway stopped
-// while it waits for a sign-in exits; configuration mistakes are named without echoing secrets.
+// while it waits for a sign-in exits; a machine client (client_credentials) needs no sign-in;
+// configuration mistakes are named without echoing secrets.
 //
 //   AGENTKIT_MCP_GATEWAY=build/bin/agentkit-mcp-gateway AGENTKIT_TEST_MCP_SERVER=build/bin/agentkit_test_mcp_server \
 //   node --test tests/mcp_gateway/oauth.test.mjs
@@ -209,6 +210,35 @@ test("a gateway stopped while it waits for a sign-in exits at once", async (t) =
   assert.equal(how.code, 0);
 });
 
+test("a machine client (client_credentials) needs no sign-in; its secret comes from the environment and is never printed", async (t) => {
+  const front = await frontFor(t);
+  const secret = "machine-" + Math.random().toString(36).slice(2);
+  front.state.machines.set("svc-1", secret);
+  const file = path.join(work, "config-machine.json");
+  fs.writeFileSync(file, JSON.stringify({
+    mcpServers: { remote: { url: front.url, oauth: { client_id: "svc-1", client_secret_env: "AGENTKIT_TEST_SVC_SECRET", client_credentials: true } } },
+  }));
+  const transport = new StdioClientTransport({
+    command: gatewayBin,
+    args: ["--config", file, "--mask", "none", "--start-wait", "5000", "--auth-dir", path.join(work, "auth-e")],
+    env: { ...process.env, AGENTKIT_TEST_SVC_SECRET: secret },
+    stderr: "pipe",
+  });
+  const log = lineWatch(transport.stderr);
+  const client = new Client({ name: "gateway-oauth-machine", version: "1.0.0" });
+  await client.connect(transport);
+  try {
+    await log.until(/: remote: up/);
+    assert.equal(textOf(await client.callTool({ name: "greet", arguments: { name: "Machine" } })), "Hello, Machine!");
+    assert.equal(front.state.clientCredentials, 1);
+    assert.equal(front.state.authorizations, 0);
+    assert.ok(!log.lines.some((l) => /sign-in needed/.test(l) || l.includes(secret)), log.lines.join("\n"));
+  } finally {
+    await client.close();
+  }
+  assertNothingIssuedIn(front, log.lines);
+});
+
 test("configuration mistakes are named, and a secret in the file is refused without being echoed", async () => {
   const run = (servers, env = {}) =>
     new Promise((resolve) => {
@@ -232,7 +262,10 @@ test("configuration mistakes are named, and a secret in the file is refused with
   assert.ok(!inFile.err.includes(secret) && !inFile.out.includes(secret));
   const unknownKey = await run({ s: { url: "http://127.0.0.1:9/mcp", oauth: { scope: "x" } } });
   assert.equal(unknownKey.code, 2);
-  assert.match(unknownKey.err, /has no "scope" \(client_id, client_secret_env, client_metadata_url, scopes, redirect_port\)/);
+  assert.match(unknownKey.err, /has no "scope" \(client_id, client_secret_env, client_metadata_url, scopes, redirect_port, client_credentials/);
+  const machineWithoutId = await run({ s: { url: "http://127.0.0.1:9/mcp", oauth: { client_credentials: true, client_secret_env: "X" } } });
+  assert.equal(machineWithoutId.code, 2);
+  assert.match(machineWithoutId.err, /"client_credentials" needs the "client_id"/);
 });
 
 test("a client secret named by client_secret_env that is not set: the server's calls say which variable", async (t) => {

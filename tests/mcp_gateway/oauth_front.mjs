@@ -6,7 +6,8 @@
 //   - the authorization server: RFC 9728 and RFC 8414 metadata, dynamic registration (RFC 7591),
 //     /authorize answering at once with a redirect (the "user" approves or, with deny, declines),
 //     /token for authorization_code (PKCE S256 checked against the challenge, redirect_uri and
-//     client checked) and refresh_token grants.
+//     client checked), refresh_token and client_credentials (a machine client in state.machines,
+//     client_secret_basic) grants.
 // It records what it issued (tokens, codes, client ids) so a test can check none is printed,
 // and counts registrations, authorizations and refreshes.
 import crypto from "node:crypto";
@@ -25,6 +26,8 @@ export async function oauthFront({ upstream, upstreamHeaders = {} }) {
     deny: false,
     mcpRequests: 0,
     refusals: 0,
+    machines: new Map(),  // pre-registered machine clients: client_id -> secret
+    clientCredentials: 0,
   };
   const server = http.createServer();
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -58,9 +61,9 @@ export async function oauthFront({ upstream, upstreamHeaders = {} }) {
         token_endpoint: `${origin}/token`,
         registration_endpoint: `${origin}/register`,
         response_types_supported: ["code"],
-        grant_types_supported: ["authorization_code", "refresh_token"],
+        grant_types_supported: ["authorization_code", "refresh_token", "client_credentials"],
         code_challenge_methods_supported: ["S256"],
-        token_endpoint_auth_methods_supported: ["none"],
+        token_endpoint_auth_methods_supported: ["none", "client_secret_basic"],
         scopes_supported: ["tools", "offline_access"],
       });
     if (u.pathname === "/register" && req.method === "POST") {
@@ -104,6 +107,16 @@ export async function oauthFront({ upstream, upstreamHeaders = {} }) {
         if (!c || !verifierOk || c.client_id !== f.get("client_id") || c.redirect_uri !== f.get("redirect_uri") || f.get("resource") !== resource)
           return json(res, 400, { error: "invalid_grant" });
         return issue(c.client_id);
+      }
+      if (f.get("grant_type") === "client_credentials") {
+        // a pre-registered machine client, client_secret_basic
+        const basic = (req.headers.authorization || "").match(/^Basic (.+)$/);
+        const [id, secret] = basic ? Buffer.from(basic[1], "base64").toString().split(":").map(decodeURIComponent) : [];
+        if (!state.machines.has(id) || state.machines.get(id) !== secret) return json(res, 401, { error: "invalid_client" });
+        ++state.clientCredentials;
+        const access = mint("at");
+        state.access.add(access);
+        return json(res, 200, { access_token: access, token_type: "Bearer", expires_in: 3600, scope: f.get("scope") || "" });
       }
       if (f.get("grant_type") === "refresh_token") {
         const owner = state.refresh.get(f.get("refresh_token"));

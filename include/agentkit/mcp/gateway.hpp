@@ -59,6 +59,9 @@ struct upstream_oauth {
     std::string client_metadata_url;      ///< a client ID metadata document the host publishes
     std::vector<std::string> scopes;      ///< asked for when the server names none
     int redirect_port = 0;                ///< the loopback redirect's port; 0: kept from the last sign-in, else any free one
+    bool client_credentials = false;      ///< machine-to-machine: the client_credentials grant, no sign-in
+    std::string private_key_file;         ///< a PEM private key for private_key_jwt (instead of a secret)
+    std::string signing_algorithm = "ES256";  ///< for private_key_file: ES256 or RS256
 };
 
 /// One entry of an `mcpServers` configuration.
@@ -138,9 +141,17 @@ struct servers_config {
                     return fail(errc::args_invalid, "configuration: " + where + "holds a client_secret; secrets are not read from the file",
                                 "Put the secret in an environment variable and name it in \"client_secret_env\".");
                 for (const auto& [k, v] : o->items()) {
-                    if (k == "client_id" || k == "client_secret_env" || k == "client_metadata_url") {
+                    if (k == "client_id" || k == "client_secret_env" || k == "client_metadata_url" || k == "private_key_file" ||
+                        k == "signing_algorithm") {
                         if (!v.is_string()) return bad(where + "\"" + k + "\" is a string");
-                        (k == "client_id" ? a.client_id : k == "client_secret_env" ? a.client_secret_env : a.client_metadata_url) = v.get<std::string>();
+                        (k == "client_id"             ? a.client_id
+                         : k == "client_secret_env"   ? a.client_secret_env
+                         : k == "client_metadata_url" ? a.client_metadata_url
+                         : k == "private_key_file"    ? a.private_key_file
+                                                      : a.signing_algorithm) = v.get<std::string>();
+                    } else if (k == "client_credentials") {
+                        if (!v.is_boolean()) return bad(where + "\"client_credentials\" is true or false");
+                        a.client_credentials = v.get<bool>();
                     } else if (k == "scopes") {
                         if (!v.is_array()) return bad(where + "\"scopes\" is an array of strings");
                         for (const auto& x : v) {
@@ -152,9 +163,15 @@ struct servers_config {
                             return bad(where + "\"redirect_port\" is a port number (0: any)");
                         a.redirect_port = v.get<int>();
                     } else {
-                        return bad(where + "has no \"" + k + "\" (client_id, client_secret_env, client_metadata_url, scopes, redirect_port)");
+                        return bad(where + "has no \"" + k + "\" (client_id, client_secret_env, client_metadata_url, scopes, redirect_port, "
+                                   "client_credentials, private_key_file, signing_algorithm)");
                     }
                 }
+                if (a.signing_algorithm != "ES256" && a.signing_algorithm != "RS256") return bad(where + "\"signing_algorithm\" is ES256 or RS256");
+                if (a.client_credentials && a.client_id.empty())
+                    return bad(where + "with \"client_credentials\" needs the \"client_id\" the authorization server gave this client");
+                if (a.client_credentials && a.client_secret_env.empty() && a.private_key_file.empty())
+                    return bad(where + "with \"client_credentials\" needs \"client_secret_env\" or \"private_key_file\"");
             }
             u.oauth = std::move(a);
         }
