@@ -308,9 +308,13 @@ async function runServer(spec, base, pages) {
     out.pages[p.name] = { navMs: median(res.navMs), snapMs: median(res.snapMs), navTokens: res.navTokens, snapTokens: res.snapTokens, snapshotText: res.snapshotText };
     // the interactive-only view (issue 18): agent-browser's default snapshot, agentkit's
     // interactive_only mode
-    if (spec.interactiveByDefault) out.pages[p.name].interactiveTokens = res.snapTokens;
-    else if (spec.name === "agentkit")
-      out.pages[p.name].interactiveTokens = tokens(textOf(await call(spec.tools.snapshot, { interactive_only: true })));
+    if (spec.interactiveByDefault) {
+      out.pages[p.name].interactiveTokens = res.snapTokens;
+      out.pages[p.name].interactiveText = res.snapshotText;
+    } else if (spec.name === "agentkit") {
+      out.pages[p.name].interactiveText = textOf(await call(spec.tools.snapshot, { interactive_only: true }));
+      out.pages[p.name].interactiveTokens = tokens(out.pages[p.name].interactiveText);
+    }
     // For the ref parity check, agentkit's whole snapshot: its default one is cut to a 6000-token
     // budget on big pages (the rest goes to an artifact), while Playwright MCP's is never cut;
     // comparing a cut snapshot would count elements as missing that agentkit does give refs to.
@@ -482,7 +486,11 @@ async function main() {
         q.missing.slice(0, 8).join("\n  "));
   if (flag("--dump-snapshots"))
     for (const r of results)
-      for (const p of pages) console.log(`\n==== ${r.name} ${p.name}\n${r.pages[p.name].fullSnapshotText ?? r.pages[p.name].snapshotText}`);
+      for (const p of pages) {
+        console.log(`\n==== ${r.name} ${p.name}\n${r.pages[p.name].fullSnapshotText ?? r.pages[p.name].snapshotText}`);
+        if (r.pages[p.name].fullSnapshotText !== undefined && r.pages[p.name].interactiveText !== undefined)
+          console.log(`\n==== ${r.name} ${p.name} interactive-only\n${r.pages[p.name].interactiveText}`);
+      }
   if (flag("--dump-form"))
     for (const r of results) if (r.form) console.log(`\n==== ${r.name} form fill\n${r.form.texts.join("\n")}`);
 }

@@ -46,9 +46,10 @@ struct snapshot_options {
     std::string root_ref;
     /// Only elements whose box intersects the viewport (and their structure).
     bool viewport_only = false;
-    /// Only elements a model can act on (and the structure around them), written tersely: a named
-    /// link without its URL, a checkbox or radio without "unchecked" (only "checked" is said), no
-    /// list markers.
+    /// Only elements a model can act on, with the headings they stand under as context (a heading
+    /// no control follows before the next heading is left out), written tersely: no landmarks but
+    /// dialogs and alerts, a named link without its URL, a checkbox or radio without "unchecked"
+    /// (only "checked" is said), no list markers.
     bool interactive_only = false;
     /// Longest accessible name or text run kept on one line (characters).
     std::size_t max_text = 160;
@@ -57,8 +58,9 @@ struct snapshot_options {
     /// Longest line of plain page text (characters); longer runs are shortened with "…" and
     /// the snapshot says how to read them whole (readable mode). 0: no limit.
     std::size_t max_text_line = 200;
-    /// Cross-origin link URLs longer than this lose their query string and fragment.
-    std::size_t max_url = 80;
+    /// Link URLs longer than this lose their query string and fragment, and a longer path is cut
+    /// here (characters; 0: whole URLs).
+    std::size_t max_url = 60;
 };
 
 /// One rendered line.
@@ -70,6 +72,7 @@ struct snapshot_line {
     bool structural = false;  ///< a container line (kept when any descendant is kept)
     std::size_t parent = static_cast<std::size_t>(-1);  ///< index of the enclosing structural line
     bool text_run = false;    ///< plain page text (adjacent runs merge into one line)
+    bool heading = false;     ///< a heading (h1-h6)
     /// The block a text line's runs are laid out in (dom_index::block_of; 0: unknown): only
     /// runs of the same block merge. closed_block: a <br> ended the line.
     std::int64_t block = 0;

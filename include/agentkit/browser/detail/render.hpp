@@ -184,15 +184,24 @@ inline std::string short_url(std::string_view url, std::string_view page) {
     return std::string(url);
 }
 
-/// short_url, and a long cross-origin URL loses its query and fragment ("…" marks the cut).
-inline std::string compact_url(std::string_view url, std::string_view page, std::size_t max) {
+/// short_url, shortened to what tells where a link leads: a URL longer than `max` (same-origin
+/// paths too) loses its query and fragment, and a path still longer than `path_max` (default:
+/// `max`) is cut there; "…" marks a cut. A same-page "#fragment" stays whole. (The element
+/// keeps its whole href.)
+inline std::string compact_url(std::string_view url, std::string_view page, std::size_t max,
+                               std::size_t path_max = 0) {
+    if (path_max == 0) path_max = max;
     std::string u = short_url(url, page);
     if (u.rfind("https://", 0) == 0) u.erase(0, 8);  // https is the default; other schemes stay explicit
-    if (max == 0 || u.size() <= max || u.empty() || u[0] == '/' || u[0] == '#') return u;
+    if (max == 0 || u.size() <= max || u.empty() || u[0] == '#') return u;
     const auto q = u.find_first_of("?#");
-    if (q != std::string::npos) u = u.substr(0, q) + "…";
-    if (u.size() > max + 40) u = u.substr(0, utf8_safe_prefix(u, max)) + "…";
-    return u;
+    bool cut = q != std::string::npos;
+    if (cut) u.resize(q);
+    if (u.size() > path_max) {
+        u.resize(utf8_safe_prefix(u, path_max));
+        cut = true;
+    }
+    return cut ? u + "…" : u;
 }
 
 /// A label for a control the page left unnamed and that says nothing of itself (see
@@ -677,8 +686,10 @@ inline void render_node(render_ctx& c, const frame_view& fv, const json& node, s
             text += " [ref=" + c.refs->ref_for(fv.frame->session_id, fv.frame->frame_id, fv.frame->loader_id, backend,
                                                 role, name) + "]";
         }
-        if (!opt.interactive_only || heading_clickable)
-            push_line(c, depth, std::move(text), "", heading_clickable, false, parent, pending_prefix);
+        // (interactive-only: headings are the context of the controls after them; the ones no
+        // control follows are dropped once the page is rendered)
+        push_line(c, depth, std::move(text), "", heading_clickable, false, parent, pending_prefix);
+        c.lines->back().heading = true;
         // links inside headings still need refs
         if (has_interactive_descendant(fv, node)) {
             std::string none;
@@ -836,6 +847,11 @@ inline void render_node(render_ctx& c, const frame_view& fv, const json& node, s
         return;
     }
 
+    if (is_structural_role(role) && opt.interactive_only && !role_in(role, {"dialog", "alertdialog", "alert"})) {
+        // interactive-only: headings give the context, landmarks and containers are left out
+        render_children(c, fv, node, depth, parent, inside_interactive, pending_prefix);
+        return;
+    }
     if (is_structural_role(role)) {
         std::string text = role;
         if (!name.empty() && role != "form") text += " " + quote_text(name);
