@@ -94,15 +94,19 @@ inline snapshot render_snapshot_unchecked(const std::vector<ax_frame>& frames, c
                               std::to_string(detail::max_render_nesting) + " levels deep are not shown)",
                           "", false, false, static_cast<std::size_t>(-1), prefix);
 
-    // Interactive-only: a heading stays as the context of the controls after it, up to the next
-    // heading; a heading no control follows says nothing about what can be done.
+    // Interactive-only: a heading stays as the context of the controls of its section: up to the
+    // next heading of its level or above, within the element that holds it (scope_end). A
+    // heading no control follows says nothing about what can be done.
     if (opt.interactive_only) {
         std::vector<snapshot_line> kept;
         std::vector<std::size_t> remap(out.lines.size(), static_cast<std::size_t>(-1));
         for (std::size_t i = 0; i < out.lines.size(); ++i) {
-            if (out.lines[i].heading && !out.lines[i].interactive) {
+            if (out.lines[i].heading != 0 && !out.lines[i].interactive) {
                 bool control = false;
-                for (std::size_t j = i + 1; j < out.lines.size() && !(out.lines[j].heading && !out.lines[j].interactive); ++j)
+                const std::size_t end = std::min(out.lines.size(), out.lines[i].scope_end);
+                for (std::size_t j = i + 1; j < end && !(out.lines[j].heading != 0 && out.lines[j].heading <= out.lines[i].heading &&
+                                                         !out.lines[j].interactive);
+                     ++j)
                     if (out.lines[j].interactive) {
                         control = true;
                         break;
@@ -213,7 +217,7 @@ inline snapshot render_snapshot_unchecked(const std::vector<ax_frame>& frames, c
             for (std::size_t i = 0; i < out.lines.size(); ++i) {
                 const auto& l = out.lines[i];
                 if (l.interactive || l.structural || keep[i]) continue;
-                if ((pass == 0) != l.heading) continue;
+                if ((pass == 0) != (l.heading != 0)) continue;
                 if (!take(i)) ++out.cut_text_lines;
             }
     }

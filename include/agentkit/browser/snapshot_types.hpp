@@ -47,9 +47,10 @@ struct snapshot_options {
     /// Only elements whose box intersects the viewport (and their structure).
     bool viewport_only = false;
     /// Only elements a model can act on, with the headings they stand under as context (a heading
-    /// no control follows before the next heading is left out), written tersely: no landmarks but
-    /// dialogs and alerts, a named link without its URL, a checkbox or radio without "unchecked"
-    /// (only "checked" is said), no list markers.
+    /// is left out when no control follows it within its section: up to the next heading of its
+    /// level or above, inside the element that holds the heading), written tersely: no landmarks
+    /// but dialogs and alerts, a named link without its URL, a checkbox or radio without
+    /// "unchecked" (only "checked" is said), no list markers.
     bool interactive_only = false;
     /// Longest accessible name or text run kept on one line (characters).
     std::size_t max_text = 160;
@@ -72,7 +73,9 @@ struct snapshot_line {
     bool structural = false;  ///< a container line (kept when any descendant is kept)
     std::size_t parent = static_cast<std::size_t>(-1);  ///< index of the enclosing structural line
     bool text_run = false;    ///< plain page text (adjacent runs merge into one line)
-    bool heading = false;     ///< a heading (h1-h6)
+    int heading = 0;          ///< a heading's level (1-6; 7: a heading without one); 0: not a heading
+    /// A heading's section ends before this line (interactive-only; npos: where the next heading starts).
+    std::size_t scope_end = static_cast<std::size_t>(-1);
     /// The block a text line's runs are laid out in (dom_index::block_of; 0: unknown): only
     /// runs of the same block merge. closed_block: a <br> ended the line.
     std::int64_t block = 0;
