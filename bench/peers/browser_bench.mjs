@@ -3,6 +3,7 @@
 //   cd bench/peers && npm ci && node browser_bench.mjs [--agentkit ../../build/bin/agentkit-browser-mcp]
 //                                                      [--no-playwright] [--chrome-devtools] [--agent-browser] [--runs N]
 //                                                      [--agentkit-no-policy] [--dump-snapshots] [--dump-form]
+//                                                      [--ref-session N]
 //
 // Playwright MCP and agentkit both run with --allowed-origins set to the page server (agentkit
 // enforces it by request interception, which has a cost); --agentkit-no-policy measures
@@ -14,7 +15,8 @@
 // (calls, tokens returned, the median ms of --runs fills), and the server's RSS (its own
 // process, without the browser). --agent-browser adds agent-browser (tools/list, navigate and
 // snapshot rows only) and a row per page comparing its default snapshot (interactive elements
-// only) with agentkit's interactive_only snapshot.
+// only) with agentkit's interactive_only snapshot. --ref-session N adds the o200k tokens of a ref
+// over an N-page session (each server's own ref syntax).
 // Tokens are real o200k tokens (gpt-tokenizer). Ratios are agentkit / peer.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -308,13 +310,39 @@ async function runServer(spec, base, pages) {
     out.pages[p.name] = { navMs: median(res.navMs), snapMs: median(res.snapMs), navTokens: res.navTokens, snapTokens: res.snapTokens, snapshotText: res.snapshotText };
     // the interactive-only view (issue 18): agent-browser's default snapshot, agentkit's
     // interactive_only mode
-    if (spec.interactiveByDefault) out.pages[p.name].interactiveTokens = res.snapTokens;
-    else if (spec.name === "agentkit")
-      out.pages[p.name].interactiveTokens = tokens(textOf(await call(spec.tools.snapshot, { interactive_only: true })));
+    if (spec.interactiveByDefault) {
+      out.pages[p.name].interactiveTokens = res.snapTokens;
+      out.pages[p.name].interactiveText = res.snapshotText;
+    } else if (spec.name === "agentkit") {
+      out.pages[p.name].interactiveText = textOf(await call(spec.tools.snapshot, { interactive_only: true }));
+      out.pages[p.name].interactiveTokens = tokens(out.pages[p.name].interactiveText);
+    }
     // For the ref parity check, agentkit's whole snapshot: its default one is cut to a 6000-token
     // budget on big pages (the rest goes to an artifact), while Playwright MCP's is never cut;
     // comparing a cut snapshot would count elements as missing that agentkit does give refs to.
     if (spec.name === "agentkit") out.pages[p.name].fullSnapshotText = textOf(await call(spec.tools.snapshot, { budget: 100000 }));
+  }
+
+  // Refs over a long session (issue 18): --ref-session N navigates N pages (the bench pages in
+  // turn, each visit a new document) and reads each one's snapshot; the mean o200k tokens of a
+  // ref's id as the model reads and writes it ("e938"; chrome-devtools-mcp's "12_3"), over every
+  // ref shown, and the last one.
+  const sessionPages = Number(opt("--ref-session", "0"));
+  if (sessionPages > 0) {
+    let refs = 0;
+    let refTokens = 0;
+    let last = "";
+    for (let i = 0; i < sessionPages; ++i) {
+      const p = pages[i % pages.length];
+      await call(spec.tools.navigate, { url: base + p.path, ...(spec.uidStyle ? { type: "url" } : {}) });
+      const text = textOf(await call(spec.tools.snapshot, {}));
+      for (const m of text.matchAll(spec.uidStyle ? /\buid=([A-Za-z0-9_]+)/g : /\bref=([A-Za-z0-9_]+)/g)) {
+        ++refs;
+        refTokens += tokens(m[1]);
+        last = m[1];
+      }
+    }
+    out.refSession = { refs, mean: (refTokens / refs).toFixed(2), last };
   }
 
   if (spec.snapshotOnly) {
@@ -464,6 +492,10 @@ async function main() {
       prow(`${p.name}: interactive refs missing`, () => String(q.missing.length));
     }
   }
+  if (results.some((r) => r.refSession)) {
+    row(`refs over ${opt("--ref-session", "0")} pages: tokens per ref`, (r) => r.refSession.mean);
+    rows.push([`refs over ${opt("--ref-session", "0")} pages: last ref`, ...results.map((r) => r.refSession?.last ?? "-"), ...results.filter((r) => r !== ak).map(() => "")]);
+  }
   row("click ms", (r) => r.clickMs);
   row("click result tokens", (r) => r.clickTokens);
   row("type ms", (r) => r.typeMs);
@@ -482,7 +514,11 @@ async function main() {
         q.missing.slice(0, 8).join("\n  "));
   if (flag("--dump-snapshots"))
     for (const r of results)
-      for (const p of pages) console.log(`\n==== ${r.name} ${p.name}\n${r.pages[p.name].fullSnapshotText ?? r.pages[p.name].snapshotText}`);
+      for (const p of pages) {
+        console.log(`\n==== ${r.name} ${p.name}\n${r.pages[p.name].fullSnapshotText ?? r.pages[p.name].snapshotText}`);
+        if (r.pages[p.name].fullSnapshotText !== undefined && r.pages[p.name].interactiveText !== undefined)
+          console.log(`\n==== ${r.name} ${p.name} interactive-only\n${r.pages[p.name].interactiveText}`);
+      }
   if (flag("--dump-form"))
     for (const r of results) if (r.form) console.log(`\n==== ${r.name} form fill\n${r.form.texts.join("\n")}`);
 }

@@ -1,6 +1,8 @@
 // Readable mode on the real saved pages of ../shared/data/pages/readability, through the MCP
 // server as a model would get it: o200k tokens of `browser_snapshot {readable: true}` and the
-// share of the words of each page's expected.html (its main content) that the output keeps.
+// share of the words of each page's expected.html (its main content) that the output keeps; and the
+// tokens of the full snapshot and of the interactive-only view, with the controls of the first
+// that the second lacks (0 when the view keeps every control).
 //
 //   cd bench/peers && node readability_bench.mjs --agentkit ../../build/bin/agentkit-browser-mcp [--budget N]
 //
@@ -73,6 +75,18 @@ const client = new Client({ name: "readability-bench", version: "1" });
 await client.connect(transport);
 const textOf = (r) => r.content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
 
+// The interactive-only view keeps every control of the full snapshot: each ref the full snapshot
+// gives, except on the lines of landmarks and containers (their refs are handles, not controls).
+const containers = /^(?:- )?(?:banner|navigation|main|contentinfo|complementary|form|search|region|menu|menubar|tablist|tabpanel|toolbar|tree|grid|table|radiogroup|feed)\b/;
+function missingControls(full, io) {
+  let missing = 0;
+  for (const line of full.split("\n")) {
+    const m = line.match(/\[ref=(e\d+)\]/);
+    if (m && !containers.test(line.trim()) && !io.includes(`[ref=${m[1]}]`)) ++missing;
+  }
+  return missing;
+}
+
 const rows = [];
 for (const name of fs.readdirSync(dir).sort()) {
   const src = path.join(dir, name, "source.html");
@@ -84,16 +98,22 @@ for (const name of fs.readdirSync(dir).sort()) {
   const r = await client.callTool({ name: "browser_snapshot", arguments: a }, undefined, { timeout: 120000 });
   const out = textOf(r);
   const full = textOf(await client.callTool({ name: "browser_snapshot", arguments: { budget: 100000 } }, undefined, { timeout: 120000 }));
-  rows.push({ name, tokens: encode(out).length, share: share(words(fs.readFileSync(exp, "utf8")), out), fullTokens: encode(full).length, error: r.isError });
+  const io = textOf(await client.callTool({ name: "browser_snapshot", arguments: { budget: 100000, interactive_only: true } }, undefined, { timeout: 120000 }));
+  rows.push({ name, tokens: encode(out).length, share: share(words(fs.readFileSync(exp, "utf8")), out), fullTokens: encode(full).length,
+    ioTokens: encode(io).length, ioMissing: missingControls(full, io), error: r.isError });
 }
 await client.close();
 server.close();
 
 const pad = (s, n) => String(s).padEnd(n);
-console.log(pad("page", 34), pad("readable tokens", 16), pad("main-content words kept", 24), "full snapshot tokens");
-for (const r of rows) console.log(pad(r.name, 34), pad(r.tokens, 16), pad((100 * r.share).toFixed(1) + "%", 24), r.fullTokens, r.error ? "(error)" : "");
+console.log(pad("page", 34), pad("readable tokens", 16), pad("main-content words kept", 24), pad("full snapshot tokens", 21),
+  pad("interactive-only tokens", 24), "controls missing from it");
+for (const r of rows)
+  console.log(pad(r.name, 34), pad(r.tokens, 16), pad((100 * r.share).toFixed(1) + "%", 24), pad(r.fullTokens, 21), pad(r.ioTokens, 24), r.ioMissing,
+    r.error ? "(error)" : "");
 const mean = (f) => rows.reduce((s, r) => s + f(r), 0) / rows.length;
 const sorted = [...rows].sort((x, y) => x.share - y.share);
 console.log(`\n${rows.length} pages: readable mode mean ${mean((r) => r.tokens).toFixed(0)} tokens (o200k), ` +
   `mean ${(100 * mean((r) => r.share)).toFixed(1)}% of expected.html words kept (lowest ${sorted[0].name} ${(100 * sorted[0].share).toFixed(1)}%), ` +
-  `full snapshot mean ${mean((r) => r.fullTokens).toFixed(0)} tokens`);
+  `full snapshot mean ${mean((r) => r.fullTokens).toFixed(0)} tokens, interactive-only mean ${mean((r) => r.ioTokens).toFixed(0)} tokens ` +
+  `(${rows.reduce((n, r) => n + r.ioMissing, 0)} controls of the full snapshots missing from it)`);

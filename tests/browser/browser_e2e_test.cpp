@@ -1168,6 +1168,151 @@ TEST_F(BrowserE2E, TextLinesFollowRenderingOnASecondPageShape) {
     expect_apart(L, "Term", "Its definition", t);
 }
 
+// ---- economy: the interactive-only view and link URLs (issue 18) ------------------------------
+
+namespace {
+/// The refs of a snapshot's lines in order (the ref of each line that has one).
+std::vector<std::string> refs_in(const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+        const std::string r = ref_on(line, "");
+        if (!r.empty()) out.push_back(r);
+    }
+    return out;
+}
+/// The index of the first line containing `needle` (lines.size() when none).
+std::size_t line_index(const std::vector<std::string>& lines, const std::string& needle) {
+    for (std::size_t i = 0; i < lines.size(); ++i)
+        if (lines[i].find(needle) != std::string::npos) return i;
+    return lines.size();
+}
+}  // namespace
+
+TEST_F(BrowserE2E, InteractiveOnlyShowsTheHeadingsOfItsControlsNotLandmarks) {
+    s_->server.route("/io-shop", http_response::html(page("Shop", R"HTML(
+<header><nav><a href="/io-shop#home">Home</a> <a href="/io-shop#cart">Cart</a></nav></header>
+<main>
+  <h1>Checkout</h1>
+  <h2>Shipping</h2>
+  <form><label>Street <input name="street"></label><label>City <input name="city"></label></form>
+  <h2>About our shop</h2>
+  <p>We have sold lamps since 1984. Nothing to click here.</p>
+  <h2>Payment</h2>
+  <label><input type="radio" name="pay"> Card</label><label><input type="radio" name="pay" checked> Invoice</label>
+  <button>Pay now</button>
+</main>
+<footer><h2>Follow us</h2><p>Only words.</p></footer>
+<div role="dialog" aria-label="Cookies" open><button>Accept</button></div>
+)HTML")));
+    ASSERT_TRUE(b_->navigate(s_->server.url("/io-shop")));
+    auto full = b_->snapshot();
+    ASSERT_TRUE(full) << full.error().to_text();
+    br::snapshot_options o;
+    o.interactive_only = true;
+    auto io = b_->snapshot(o);
+    ASSERT_TRUE(io) << io.error().to_text();
+    const std::string t = io->snap.text;
+    const auto L = lines_of(t);
+    // each heading stands right before the controls it introduces
+    const std::size_t shipping = line_index(L, "h2 \"Shipping\"");
+    const std::size_t payment = line_index(L, "h2 \"Payment\"");
+    ASSERT_LT(shipping, L.size()) << t;
+    ASSERT_LT(payment, L.size()) << t;
+    EXPECT_EQ(line_index(L, "textbox \"Street\""), shipping + 1) << t;
+    EXPECT_LT(line_index(L, "textbox \"City\""), payment) << t;
+    EXPECT_GT(line_index(L, "button \"Pay now\""), payment) << t;
+    EXPECT_TRUE(has_line(L, "h1 \"Checkout\"")) << t;  // a heading followed by a heading with controls
+    // a heading no control follows, landmarks and page text are left out; a dialog stays
+    EXPECT_EQ(t.find("About our shop"), std::string::npos) << t;
+    EXPECT_EQ(t.find("Follow us"), std::string::npos) << t;
+    EXPECT_EQ(t.find("lamps"), std::string::npos) << t;
+    for (const char* landmark : {"banner", "navigation", "main", "form", "contentinfo"})
+        EXPECT_EQ(line_index(L, landmark), L.size()) << landmark << "\n" << t;
+    EXPECT_LT(line_index(L, "dialog \"Cookies\""), line_index(L, "button \"Accept\"")) << t;
+    EXPECT_FALSE(ref_on(t, "radio \"Invoice\" checked").empty()) << t;
+    // the whole view, as README.md shows it inside the marks ("Fewer tokens for the model"), refs aside
+    EXPECT_EQ(std::regex_replace(t, std::regex(R"(\[ref=e\d+\])"), "[ref]"),
+              "link \"Home\" [ref]\nlink \"Cart\" [ref]\nh1 \"Checkout\"\nh2 \"Shipping\"\ntextbox \"Street\" [ref]\n"
+              "textbox \"City\" [ref]\nh2 \"Payment\"\nradio \"Card\" [ref]\nradio \"Invoice\" checked [ref]\n"
+              "button \"Pay now\" [ref]\ndialog \"Cookies\" [ref]\n button \"Accept\" [ref]\n");
+    // the same elements under the same refs as the full snapshot (refs are identities)
+    for (const char* control : {"link \"Cart\"", "textbox \"City\"", "button \"Pay now\"", "button \"Accept\""}) {
+        EXPECT_FALSE(ref_on(t, control).empty()) << control << "\n" << t;
+        EXPECT_EQ(ref_on(t, control), ref_on(full->snap.text, control)) << control;
+    }
+    // every control of the full snapshot is in the view (its landmark refs are not controls)
+    for (const auto& r : refs_in(full->snap.text)) {
+        const bool landmark = ref_on(full->snap.text, "main [ref=" + r + "]") == r || ref_on(full->snap.text, "form [ref=" + r + "]") == r;
+        if (!landmark) {
+            EXPECT_NE(t.find("[ref=" + r + "]"), std::string::npos) << r << "\n" << full->snap.text << "\n" << t;
+        }
+    }
+}
+
+TEST_F(BrowserE2E, InteractiveOnlyHeadingsOnASecondPageShape) {
+    // written apart from the first: sections and articles, a list of links, a menu, a table of
+    // buttons, a clickable heading, a heading followed only by an image, one at the very end
+    s_->server.route("/io-news", http_response::html(page("News", R"HTML(
+<section><h3>Top stories</h3><ul><li><a href="/io-news#a1">Rain expected</a></li><li><a href="/io-news#a2">Bridge opens</a></li></ul></section>
+<article><h3>Gallery</h3><img alt="A sunset" src="data:image/gif;base64,R0lGODlhAQABAAAAACw="></article>
+<div role="menu" aria-label="Tools"><div role="menuitem" tabindex="0">Print</div><div role="menuitem" tabindex="0">Share</div></div>
+<h4 onclick="this.textContent='opened'" style="cursor:pointer">Comments (3)</h4>
+<table><tr><td>Ann</td><td><button>Reply to Ann</button></td></tr></table>
+<h3>The end</h3>
+)HTML")));
+    ASSERT_TRUE(b_->navigate(s_->server.url("/io-news")));
+    br::snapshot_options o;
+    o.interactive_only = true;
+    auto io = b_->snapshot(o);
+    ASSERT_TRUE(io) << io.error().to_text();
+    const std::string t = io->snap.text;
+    const auto L = lines_of(t);
+    EXPECT_EQ(line_index(L, "link \"Rain expected\""), line_index(L, "h3 \"Top stories\"") + 1) << t;
+    EXPECT_EQ(line_index(L, "Gallery"), L.size()) << t;  // only an image after it
+    EXPECT_EQ(line_index(L, "The end"), L.size()) << t;  // nothing after it
+    EXPECT_EQ(line_index(L, "A sunset"), L.size()) << t;
+    EXPECT_EQ(line_index(L, "menu \"Tools\""), L.size()) << t;
+    EXPECT_FALSE(ref_on(t, "menuitem \"Print\"").empty()) << t;
+    EXPECT_EQ(line_index(L, "table"), L.size()) << t;
+    EXPECT_FALSE(ref_on(t, "button \"Reply to Ann\"").empty()) << t;
+    const std::string comments = ref_on(t, "h4 \"Comments (3)\"");  // a clickable heading is a control
+    ASSERT_FALSE(comments.empty()) << t;
+    auto c = b_->click(comments);
+    ASSERT_TRUE(c) << c.error().to_text();
+    EXPECT_NE(c->to_text().find("opened"), std::string::npos) << c->to_text();
+}
+
+TEST_F(BrowserE2E, LongLinkUrlsAreShortenedAndTheLinkStillGoesWhereItPoints) {
+    const std::string slug(90, 'x');
+    s_->server.route("/io-target", http_response::html(page("Target", "<p>arrived</p>")));
+    s_->server.route("/io-links", http_response::html(page("Links", R"HTML(
+<a href="/io-target?id=42&amp;campaign=spring-sale-newsletter-2026&amp;utm_source=mail&amp;utm_medium=email">Spring offer</a>
+<a href="/io-target?q=lamps">Search lamps</a>
+<a href="/io-target/)HTML" + slug + R"HTML(">Long path</a>
+<a href="/io-target#reviews-and-ratings-of-every-lamp-we-have-ever-sold-since-1984-in-full">Reviews</a>
+)HTML")));
+    ASSERT_TRUE(b_->navigate(s_->server.url("/io-links")));
+    auto s = b_->snapshot();
+    ASSERT_TRUE(s) << s.error().to_text();
+    const std::string t = s->snap.text;
+    const auto L = lines_of(t);
+    const std::string offer = ref_on(t, "link \"Spring offer\"");
+    ASSERT_FALSE(offer.empty()) << t;
+    EXPECT_TRUE(has_line(L, "link \"Spring offer\" /io-target… [ref=" + offer + "]")) << t;  // the query goes
+    EXPECT_TRUE(has_line(L, "link \"Search lamps\" /io-target?q=lamps [ref=" + ref_on(t, "Search lamps") + "]")) << t;
+    const std::string path_line = L[line_index(L, "link \"Long path\"")];
+    EXPECT_NE(path_line.find("/io-target/xxx"), std::string::npos) << t;
+    EXPECT_NE(path_line.find("…"), std::string::npos) << t;
+    EXPECT_EQ(path_line.find(slug), std::string::npos) << t;
+    EXPECT_TRUE(has_line(L, "link \"Reviews\" /io-target… [ref=" + ref_on(t, "Reviews") + "]")) << t;  // another page's fragment too
+    // the element keeps its whole URL: the click goes there
+    auto c = b_->click(offer);
+    ASSERT_TRUE(c) << c.error().to_text();
+    EXPECT_EQ(c->url, s_->server.url("/io-target?id=42&campaign=spring-sale-newsletter-2026&utm_source=mail&utm_medium=email"))
+        << c->to_text();
+}
+
 TEST_F(BrowserE2E, PageWideClickListenersAreStructureAndSmallOnesStayClickable) {
     // event delegation: a listener on the document and one on the app's root (as React does),
     // a delegated list whose items are pointer spans, and a small card with its own listener

@@ -48,7 +48,7 @@ struct page_snapshot {
         std::string s;
         for (const auto& n : notes) s += "note: " + n + "\n";
         s += "url: " + url + "\n";
-        if (article_like) s += "(article-like page: the readable mode shows its main text compactly)\n";
+        if (article_like) s += "(article-like: readable mode shows its text)\n";
         return s + detail::page_data("title: " + title + "\n" + snap.text, boundary);
     }
 };

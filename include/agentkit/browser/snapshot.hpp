@@ -94,6 +94,33 @@ inline snapshot render_snapshot_unchecked(const std::vector<ax_frame>& frames, c
                               std::to_string(detail::max_render_nesting) + " levels deep are not shown)",
                           "", false, false, static_cast<std::size_t>(-1), prefix);
 
+    // Interactive-only: a heading stays as the context of the controls of its section: up to the
+    // next heading of its level or above, within the element that holds it (scope_end). A
+    // heading no control follows says nothing about what can be done.
+    if (opt.interactive_only) {
+        std::vector<snapshot_line> kept;
+        std::vector<std::size_t> remap(out.lines.size(), static_cast<std::size_t>(-1));
+        for (std::size_t i = 0; i < out.lines.size(); ++i) {
+            if (out.lines[i].heading != 0 && !out.lines[i].interactive) {
+                bool control = false;
+                const std::size_t end = std::min(out.lines.size(), out.lines[i].scope_end);
+                for (std::size_t j = i + 1; j < end && !(out.lines[j].heading != 0 && out.lines[j].heading <= out.lines[i].heading &&
+                                                         !out.lines[j].interactive);
+                     ++j)
+                    if (out.lines[j].interactive) {
+                        control = true;
+                        break;
+                    }
+                if (!control) continue;
+            }
+            remap[i] = kept.size();
+            kept.push_back(out.lines[i]);
+        }
+        for (auto& l : kept)
+            if (l.parent != static_cast<std::size_t>(-1)) l.parent = remap[l.parent];
+        out.lines = std::move(kept);
+    }
+
     // Structural lines with nothing under them are noise.
     {
         std::vector<bool> used(out.lines.size(), false);
@@ -190,8 +217,7 @@ inline snapshot render_snapshot_unchecked(const std::vector<ax_frame>& frames, c
             for (std::size_t i = 0; i < out.lines.size(); ++i) {
                 const auto& l = out.lines[i];
                 if (l.interactive || l.structural || keep[i]) continue;
-                const bool heading = l.text.size() > 1 && l.text[0] == 'h' && l.text[1] >= '1' && l.text[1] <= '6';
-                if ((pass == 0) != heading) continue;
+                if ((pass == 0) != (l.heading != 0)) continue;
                 if (!take(i)) ++out.cut_text_lines;
             }
     }
@@ -202,7 +228,7 @@ inline snapshot render_snapshot_unchecked(const std::vector<ax_frame>& frames, c
     }
     if (shortened > 0) {
         out.shortened_lines = shortened;
-        out.text += "[" + std::to_string(shortened) + " long text lines shortened (…); the readable mode shows the text whole]\n";
+        out.text += "[" + std::to_string(shortened) + " lines shortened (…): readable mode shows them whole]\n";
     }
     if (out.truncated()) {
         std::string note = "[snapshot cut to ~" + std::to_string(opt.token_budget) + " tokens: " +

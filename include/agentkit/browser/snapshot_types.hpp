@@ -46,9 +46,11 @@ struct snapshot_options {
     std::string root_ref;
     /// Only elements whose box intersects the viewport (and their structure).
     bool viewport_only = false;
-    /// Only elements a model can act on (and the structure around them), written tersely: a named
-    /// link without its URL, a checkbox or radio without "unchecked" (only "checked" is said), no
-    /// list markers.
+    /// Only elements a model can act on, with the headings they stand under as context (a heading
+    /// is left out when no control follows it within its section: up to the next heading of its
+    /// level or above, inside the element that holds the heading), written tersely: no landmarks
+    /// but dialogs and alerts, a named link without its URL, a checkbox or radio without
+    /// "unchecked" (only "checked" is said), no list markers.
     bool interactive_only = false;
     /// Longest accessible name or text run kept on one line (characters).
     std::size_t max_text = 160;
@@ -57,8 +59,9 @@ struct snapshot_options {
     /// Longest line of plain page text (characters); longer runs are shortened with "…" and
     /// the snapshot says how to read them whole (readable mode). 0: no limit.
     std::size_t max_text_line = 200;
-    /// Cross-origin link URLs longer than this lose their query string and fragment.
-    std::size_t max_url = 80;
+    /// Link URLs longer than this lose their query string and fragment, and a longer path is cut
+    /// here (characters; 0: whole URLs).
+    std::size_t max_url = 60;
 };
 
 /// One rendered line.
@@ -70,6 +73,9 @@ struct snapshot_line {
     bool structural = false;  ///< a container line (kept when any descendant is kept)
     std::size_t parent = static_cast<std::size_t>(-1);  ///< index of the enclosing structural line
     bool text_run = false;    ///< plain page text (adjacent runs merge into one line)
+    int heading = 0;          ///< a heading's level (1-6; 7: a heading without one); 0: not a heading
+    /// A heading's section ends before this line (interactive-only; npos: where the next heading starts).
+    std::size_t scope_end = static_cast<std::size_t>(-1);
     /// The block a text line's runs are laid out in (dom_index::block_of; 0: unknown): only
     /// runs of the same block merge. closed_block: a <br> ended the line.
     std::int64_t block = 0;

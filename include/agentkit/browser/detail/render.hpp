@@ -184,15 +184,24 @@ inline std::string short_url(std::string_view url, std::string_view page) {
     return std::string(url);
 }
 
-/// short_url, and a long cross-origin URL loses its query and fragment ("…" marks the cut).
-inline std::string compact_url(std::string_view url, std::string_view page, std::size_t max) {
+/// short_url, shortened to what tells where a link leads: a URL longer than `max` (same-origin
+/// paths too) loses its query and fragment, and a path still longer than `path_max` (default:
+/// `max`) is cut there; "…" marks a cut. A same-page "#fragment" stays whole. (The element
+/// keeps its whole href.)
+inline std::string compact_url(std::string_view url, std::string_view page, std::size_t max,
+                               std::size_t path_max = 0) {
+    if (path_max == 0) path_max = max;
     std::string u = short_url(url, page);
     if (u.rfind("https://", 0) == 0) u.erase(0, 8);  // https is the default; other schemes stay explicit
-    if (max == 0 || u.size() <= max || u.empty() || u[0] == '/' || u[0] == '#') return u;
+    if (max == 0 || u.size() <= max || u.empty() || u[0] == '#') return u;
     const auto q = u.find_first_of("?#");
-    if (q != std::string::npos) u = u.substr(0, q) + "…";
-    if (u.size() > max + 40) u = u.substr(0, utf8_safe_prefix(u, max)) + "…";
-    return u;
+    bool cut = q != std::string::npos;
+    if (cut) u.resize(q);
+    if (u.size() > path_max) {
+        u.resize(utf8_safe_prefix(u, path_max));
+        cut = true;
+    }
+    return cut ? u + "…" : u;
 }
 
 /// A label for a control the page left unnamed and that says nothing of itself (see
@@ -227,6 +236,9 @@ struct render_ctx {
     std::set<std::pair<std::string, std::int64_t>> structure;     ///< DOM-only clickables rendered as structure
     std::set<std::pair<std::string, std::int64_t>> pointer_items; ///< pointer elements outside the tree, listed once
     std::size_t hidden_climb = 0;  ///< steps taken up the DOM looking for aria-hidden elements
+    /// Headings waiting for the end of their section: the AX node that holds a heading and what
+    /// follows it (see heading_scope), and the heading lines whose scope_end it sets once rendered.
+    std::unordered_map<const json*, std::vector<std::size_t>> open_scopes;
 };
 
 /// How deeply nested a node may be and still be rendered (real pages stay far below it).
@@ -541,8 +553,37 @@ inline void render_aria_hidden(render_ctx& c, const frame_view& fv, std::int64_t
     }
 }
 
+/// The section a heading stands for: its parent, or above it while the parent holds nothing but
+/// the heading (a wrapper <div> around an <h2>); null when the tree does not say.
+inline const json* heading_scope(const frame_view& fv, const json& heading) {
+    const json* at = &heading;
+    for (int steps = 0; steps < 16; ++steps) {
+        auto pid = at->find("parentId");
+        if (pid == at->end() || !pid->is_string()) return nullptr;
+        auto p = fv.by_id.find(pid->get<std::string>());
+        if (p == fv.by_id.end()) return nullptr;
+        auto kids = p->second->find("childIds");
+        if (kids == p->second->end() || !kids->is_array() || kids->size() > 1) return p->second;
+        at = p->second;
+    }
+    return nullptr;
+}
+
+inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& node, std::size_t depth, std::size_t parent,
+                              bool inside_interactive, std::string& pending_prefix);
+
 inline void render_node(render_ctx& c, const frame_view& fv, const json& node, std::size_t depth, std::size_t parent,
                         bool inside_interactive, std::string& pending_prefix) {
+    render_node_lines(c, fv, node, depth, parent, inside_interactive, pending_prefix);
+    if (c.open_scopes.empty()) return;
+    if (auto it = c.open_scopes.find(&node); it != c.open_scopes.end()) {  // the section ends here
+        for (auto h : it->second) (*c.lines)[h].scope_end = c.lines->size();
+        c.open_scopes.erase(it);
+    }
+}
+
+inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& node, std::size_t depth, std::size_t parent,
+                              bool inside_interactive, std::string& pending_prefix) {
     const snapshot_options& opt = *c.opt;
     const std::string role = str_field(node, "role");
     const bool ignored = node.value("ignored", false);
@@ -677,8 +718,12 @@ inline void render_node(render_ctx& c, const frame_view& fv, const json& node, s
             text += " [ref=" + c.refs->ref_for(fv.frame->session_id, fv.frame->frame_id, fv.frame->loader_id, backend,
                                                 role, name) + "]";
         }
-        if (!opt.interactive_only || heading_clickable)
-            push_line(c, depth, std::move(text), "", heading_clickable, false, parent, pending_prefix);
+        // (interactive-only: headings are the context of the controls after them; the ones no
+        // control follows are dropped once the page is rendered)
+        push_line(c, depth, std::move(text), "", heading_clickable, false, parent, pending_prefix);
+        c.lines->back().heading = lvl.size() == 1 && lvl[0] >= '1' && lvl[0] <= '6' ? lvl[0] - '0' : 7;
+        if (opt.interactive_only)
+            if (const json* scope = heading_scope(fv, node)) c.open_scopes[scope].push_back(c.lines->size() - 1);
         // links inside headings still need refs
         if (has_interactive_descendant(fv, node)) {
             std::string none;
@@ -836,6 +881,11 @@ inline void render_node(render_ctx& c, const frame_view& fv, const json& node, s
         return;
     }
 
+    if (is_structural_role(role) && opt.interactive_only && !role_in(role, {"dialog", "alertdialog", "alert"})) {
+        // interactive-only: headings give the context, landmarks and containers are left out
+        render_children(c, fv, node, depth, parent, inside_interactive, pending_prefix);
+        return;
+    }
     if (is_structural_role(role)) {
         std::string text = role;
         if (!name.empty() && role != "form") text += " " + quote_text(name);

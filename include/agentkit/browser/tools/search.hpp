@@ -67,7 +67,7 @@ inline result<tool_output> search_output(tool_state& st, const search::query& q,
         c.title = h.title;
         c.snippet = h.snippet;
         c.date = h.date;
-        c.url = compact_url(h.url, "", budget.url);
+        c.url = compact_url(h.url, "", budget.url, budget.url + 40);  // a path is cut only when very long
         if (h.url.rfind("https://", 0) == 0 && c.url.rfind("https://", 0) != 0) c.url = "https://" + c.url;  // a URL to read stays whole-schemed
         if (c.url != h.url || h.snippet.size() > budget.snippet) clipped = true;
         if (auto v = st.b.policy().check_navigation(h.url)) {

@@ -1,0 +1,12 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { encode } from "gpt-tokenizer/encoding/o200k_base";
+const extra = process.argv.slice(3);
+const t = new StdioClientTransport({ command: process.argv[2], args: ["--headless", ...extra], stderr: "ignore" });
+const c = new Client({ name: "x", version: "1" });
+await c.connect(t);
+const l = await c.listTools();
+const tok = (s) => encode(s).length;
+console.log("total", tok(JSON.stringify(l.tools)), "tools", l.tools.length);
+for (const x of l.tools) console.log(tok(JSON.stringify(x)), tok(x.description||""), x.name, JSON.stringify(x).slice(0, 2000));
+await c.close();
