@@ -3,7 +3,8 @@
 //
 //   cd bench/peers && npm ci
 //   node gateway_bench.mjs --gateway ../../build-rel/bin/agentkit-mcp-gateway \
-//                          --agentkit ../../build-rel/bin/agentkit-browser-mcp [--calls 1000] [--split tune|test]
+//                          --agentkit ../../build-rel/bin/agentkit-browser-mcp [--calls 1000] [--split tune|test|all]
+//                          [--tasks FILE] [--only tokens,reach,overhead,routing]
 //
 // Servers (gateway_servers.mjs): server-everything, server-filesystem, server-memory, Playwright
 // MCP, chrome-devtools-mcp and agentkit-browser-mcp, the browsers Debian's Chromium headless.
@@ -20,10 +21,13 @@
 //      server-memory's search_nodes), directly and through the gateway (--mask none), interleaved,
 //      after --warmup calls each; medians, p90, the difference and the ratio. Goal: the median
 //      difference <= 0.5 ms over stdio.
-//   4. Routing quality: the plain-language tasks of gateway_tasks.mjs, split into a tuning and a
-//      test part by a hash of the text (split()); for the part --split names (tune by default):
-//      tool_search (k = 5) through a fresh --mask router gateway, Recall@1 and Recall@5 (a hit: a
-//      right tool among the first k), and the misses. Report the test part once.
+//   4. Routing quality: the plain-language tasks of gateway_tasks.mjs (or of --tasks FILE, a
+//      module exporting `groups` and `tasks` in the same format), split into a tuning and a test
+//      part by a hash of the text (split()); for the part --split names (tune by default; `all`:
+//      every task): tool_search (k = 5) through a fresh --mask router gateway, Recall@1 and
+//      Recall@5 (a hit: a right tool among the first k), and the misses. Every search starts
+//      from the same state: the gateway learns from calls, and this part makes none. Both parts
+//      of gateway_tasks.mjs have been seen while tuning; a set nobody tuned on goes in --tasks.
 //   5. The gateway's RSS (its own process, without the servers) at the end.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -34,7 +38,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { servers } from "./gateway_servers.mjs";
-import { groups, tasks } from "./gateway_tasks.mjs";
+import { pathToFileURL } from "node:url";
 
 const args = process.argv.slice(2);
 const opt = (name, def) => {
@@ -47,6 +51,11 @@ const browserMcp = opt("--agentkit", "../../build-rel/bin/agentkit-browser-mcp")
 const calls = Number(opt("--calls", "1000"));
 const warmup = Number(opt("--warmup", "50"));
 const splitName = opt("--split", "tune");
+if (!["tune", "test", "all"].includes(splitName)) throw new Error(`--split takes tune, test or all, not ${splitName}`);
+const tasksFile = opt("--tasks", "./gateway_tasks.mjs");
+const { groups, tasks } = await import(pathToFileURL(path.resolve(tasksFile)).href);
+if (!Array.isArray(tasks) || typeof groups !== "object")
+  throw new Error(`${tasksFile} must export \`groups\` (an object) and \`tasks\` (an array of [label, text])`);
 const only = (opt("--only", "tokens,reach,overhead,routing")).split(",");
 const tokens = (s) => encode(s).length;
 const now = () => performance.now();
@@ -269,8 +278,11 @@ export function split(text) {
   return crypto.createHash("sha256").update(text).digest()[0] < 128 ? "tune" : "test";
 }
 if (only.includes("routing")) {
-  const part = tasks.filter(([, text]) => split(text) === splitName);
-  console.log(`\n## routing: tool_search on the ${splitName} part (${part.length} of ${tasks.length} tasks; tune ${tasks.filter(([, t]) => split(t) === "tune").length}, test ${tasks.filter(([, t]) => split(t) === "test").length})\n`);
+  const part = tasks.filter(([, text]) => splitName === "all" || split(text) === splitName);
+  console.log(`\n## routing: tool_search on the ${splitName} part of ${tasksFile} (${part.length} of ${tasks.length} tasks; tune ${tasks.filter(([, t]) => split(t) === "tune").length}, test ${tasks.filter(([, t]) => split(t) === "test").length})\n`);
+  const exists = (x) => serverTools[x.split("/")[0]]?.some((t) => t.name === x.split("/").slice(1).join("/"));
+  const unknown = [...new Set(part.flatMap(([label]) => groups[label] || [label]))].filter((x) => !exists(x));
+  if (unknown.length) console.log(`labels naming no tool of the servers (those tasks can only miss): ${unknown.join(", ")}\n`);
   const g = await gateway("router");
   let at1 = 0;
   let at5 = 0;
@@ -284,7 +296,7 @@ if (only.includes("routing")) {
     if (found.slice(0, 5).some((x) => right.has(x))) ++at5;
     else misses.push(`  - "${text}" [${label}] -> ${found.join(", ")}`);
     // menu mode: the right tool is in its server's mode, reached by menu_enter then the call
-    if ([...right].some((x) => serverTools[x.split("/")[0]]?.some((t) => t.name === x.split("/").slice(1).join("/")))) ++menuOk;
+    if ([...right].some(exists)) ++menuOk;
   }
   console.log(`tool_search Recall@1 ${pct(at1, part.length)} (${at1}/${part.length}), Recall@5 ${pct(at5, part.length)} (${at5}/${part.length})`);
   console.log(`menu: the right tool is in its server's mode for ${menuOk}/${part.length} tasks (menu_enter, then the call)`);
