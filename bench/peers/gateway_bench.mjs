@@ -4,7 +4,7 @@
 //   cd bench/peers && npm ci
 //   node gateway_bench.mjs --gateway ../../build-rel/bin/agentkit-mcp-gateway \
 //                          --agentkit ../../build-rel/bin/agentkit-browser-mcp [--calls 1000] [--split tune|test|all]
-//                          [--tasks FILE] [--only tokens,reach,overhead,routing]
+//                          [--tasks FILE] [--examples FILE] [--only tokens,reach,overhead,routing]
 //
 // Servers (gateway_servers.mjs): server-everything, server-filesystem, server-memory, Playwright
 // MCP, chrome-devtools-mcp and agentkit-browser-mcp, the browsers Debian's Chromium headless.
@@ -25,7 +25,9 @@
 //      module exporting `groups` and `tasks` in the same format), split into a tuning and a test
 //      part by a hash of the text (split()); for the part --split names (tune by default; `all`:
 //      every task): tool_search (k = 5) through a fresh --mask router gateway, Recall@1 and
-//      Recall@5 (a hit: a right tool among the first k), and the misses. Every search starts
+//      Recall@5 (a hit: a right tool among the first k), and the misses. --examples FILE (same
+//      format) gives that module's tasks to the gateway as configured examples of their tools
+//      (the tasks being searched are left out of them). Every search starts
 //      from the same state: the gateway learns from calls, and this part makes none. Both parts
 //      of gateway_tasks.mjs have been seen while tuning; a set nobody tuned on goes in --tasks.
 //   5. The gateway's RSS (its own process, without the servers) at the end.
@@ -53,6 +55,7 @@ const warmup = Number(opt("--warmup", "50"));
 const splitName = opt("--split", "tune");
 if (!["tune", "test", "all"].includes(splitName)) throw new Error(`--split takes tune, test or all, not ${splitName}`);
 const tasksFile = opt("--tasks", "./gateway_tasks.mjs");
+const examplesFile = opt("--examples", "");
 const { groups, tasks } = await import(pathToFileURL(path.resolve(tasksFile)).href);
 if (!Array.isArray(tasks) || typeof groups !== "object")
   throw new Error(`${tasksFile} must export \`groups\` (an object) and \`tasks\` (an array of [label, text])`);
@@ -118,10 +121,11 @@ function rssKb(pid) {
 }
 
 // One gateway over every server, its stderr kept; resolves once every server is up.
-async function gateway(mask) {
+async function gateway(mask, examples = {}) {
   const cfg = { mcpServers: {} };
   for (const s of specs)
-    cfg.mcpServers[s.name] = { command: s.command, args: s.args, ...(s.env ? { env: s.env } : {}), description: descriptions[s.name] };
+    cfg.mcpServers[s.name] = { command: s.command, args: s.args, ...(s.env ? { env: s.env } : {}), description: descriptions[s.name],
+                               ...(examples[s.name] ? { examples: examples[s.name] } : {}) };
   const file = path.join(work, `gateway-${mask}.json`);
   fs.writeFileSync(file, JSON.stringify(cfg));
   let log = "";
@@ -283,7 +287,24 @@ if (only.includes("routing")) {
   const exists = (x) => serverTools[x.split("/")[0]]?.some((t) => t.name === x.split("/").slice(1).join("/"));
   const unknown = [...new Set(part.flatMap(([label]) => groups[label] || [label]))].filter((x) => !exists(x));
   if (unknown.length) console.log(`labels naming no tool of the servers (those tasks can only miss): ${unknown.join(", ")}\n`);
-  const g = await gateway("router");
+  // --examples FILE: that module's tasks become the configured examples of their tools (as a
+  // usage history would); a task that is also being searched is left out of them.
+  const examples = {};
+  let exampleCount = 0;
+  if (examplesFile) {
+    const searched = new Set(part.map(([, t]) => t));
+    const ex = await import(pathToFileURL(path.resolve(examplesFile)).href);
+    for (const [label, text] of ex.tasks) {
+      if (searched.has(text)) continue;
+      ++exampleCount;
+      for (const x of ex.groups[label] || [label]) {
+        const [server, ...rest] = x.split("/");
+        ((examples[server] ||= {})[rest.join("/")] ||= []).push(text);
+      }
+    }
+    console.log(`examples: ${exampleCount} tasks of ${examplesFile} as configured examples of their tools\n`);
+  }
+  const g = await gateway("router", examples);
   let at1 = 0;
   let at5 = 0;
   let menuOk = 0;
@@ -301,7 +322,7 @@ if (only.includes("routing")) {
   console.log(`tool_search Recall@1 ${pct(at1, part.length)} (${at1}/${part.length}), Recall@5 ${pct(at5, part.length)} (${at5}/${part.length})`);
   console.log(`menu: the right tool is in its server's mode for ${menuOk}/${part.length} tasks (menu_enter, then the call)`);
   if (misses.length) console.log(`misses at 5:\n${misses.join("\n")}`);
-  results.routing = { split: splitName, n: part.length, at1, at5 };
+  results.routing = { split: splitName, tasks: tasksFile, examples: exampleCount, n: part.length, at1, at5 };
   await g.client.close();
 }
 if (flag("--json")) console.log(JSON.stringify(results));

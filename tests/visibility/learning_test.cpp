@@ -89,6 +89,26 @@ TEST(Lexicon, AHostsOwnWordsBridgeItsJargon) {
     EXPECT_EQ(names(*ak::tool_index::build(d, p), "bill the client", 1), std::vector<std::string>{"create_invoice"});
 }
 
+TEST(Lexicon, ARequestsValuesSayWhatKindTheyAre) {
+    EXPECT_EQ(ak::value_kinds("Go to https://example.com/a?b=1 now"), (std::vector<std::string>{"url", "page", "website"}));
+    EXPECT_EQ(ak::value_kinds("open news.example.org."), (std::vector<std::string>{"url", "page", "website"}));
+    EXPECT_EQ(ak::value_kinds("Show me notes.txt"), (std::vector<std::string>{"file", "path"}));
+    EXPECT_EQ(ak::value_kinds("load 'Holiday.JPG'"), (std::vector<std::string>{"file", "path", "image"}));
+    EXPECT_EQ(ak::value_kinds("make archive/2026"), (std::vector<std::string>{"file", "path"}));
+    EXPECT_EQ(ak::value_kinds("mail ada@example.com"), (std::vector<std::string>{"email"}));
+    EXPECT_TRUE(ak::value_kinds("what is 3.5 plus 4, e.g. now. and/or").size() <= 2U);  // "and/or" reads as a path
+    EXPECT_TRUE(ak::value_kinds("close the second tab").empty());
+    // in the index: the tool that takes a URL, for a request that only names one
+    std::vector<ak::tool_doc> d(2);
+    d[0] = {"navigate", "Go to a URL.", {"url"}, {"Where to go"}, {}};
+    d[1] = {"go_back", "Go back to where you were.", {}, {}, {}};
+    auto idx = ak::tool_index::build(d);
+    EXPECT_EQ(names(*idx, "go to news.example.com", 1), std::vector<std::string>{"navigate"});
+    ak::bm25f_params off;
+    off.related_weight = 0;
+    EXPECT_EQ(names(*ak::tool_index::build(d, off), "go to news.example.com", 2).size(), 2U);  // both "go": a tie
+}
+
 TEST(Router, LearnedExamplesAreBoundedNotRepeatedAndReported) {
     ak::router_options o;
     o.max_learned_per_tool = 2;

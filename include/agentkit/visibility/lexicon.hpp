@@ -22,8 +22,11 @@
 // its own lexicon, or extends general()'s groups (groups()).
 #pragma once
 
+#include <algorithm>
+#include <initializer_list>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -134,5 +137,64 @@ public:
 private:
     std::vector<std::vector<std::string>> groups_;
 };
+
+/// The kinds of literal values a request carries, as the words a tool's text uses for the
+/// argument that takes them: a URL or domain ("https://a.org", "news.example.com") → "url",
+/// "page", "website"; a file name with a common extension or a path ("notes.txt",
+/// "archive/2026") → "file", "path" (an image file also "image"); an e-mail address → "email".
+/// A request that names a value usually needs the tool that takes one ("open example.com").
+[[nodiscard]] inline std::vector<std::string> value_kinds(std::string_view text) {
+    static constexpr std::string_view tlds[] = {"com", "org", "net", "io", "dev", "edu", "gov", "co", "uk", "de", "fr", "app", "ai"};
+    static constexpr std::string_view images[] = {"png", "jpg", "jpeg", "gif", "svg", "webp", "bmp"};
+    static constexpr std::string_view files[] = {"txt", "md", "json", "csv", "pdf", "html", "xml", "yaml", "yml", "log", "zip",
+                                                 "gz", "tar", "mp4", "mp3", "wav", "py", "js", "ts", "cpp", "hpp", "h", "c",
+                                                 "doc", "docx", "xls", "xlsx", "toml", "ini", "sh"};
+    auto in = [](std::string_view w, const auto& list) {
+        for (const auto& x : list)
+            if (w == x) return true;
+        return false;
+    };
+    auto lower = [](std::string_view w) {
+        std::string s(w);
+        for (auto& c : s) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+        return s;
+    };
+    std::vector<std::string> out;
+    auto add = [&](std::initializer_list<std::string_view> ws) {
+        for (auto w : ws)
+            if (std::find(out.begin(), out.end(), w) == out.end()) out.emplace_back(w);
+    };
+    std::size_t i = 0;
+    while (i < text.size()) {
+        while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) ++i;
+        std::size_t j = i;
+        while (j < text.size() && text[j] != ' ' && text[j] != '\t' && text[j] != '\n' && text[j] != '\r') ++j;
+        std::string tok = lower(text.substr(i, j - i));
+        i = j;
+        while (!tok.empty() && std::string_view("?!,;:.)]}'\"`").find(tok.back()) != std::string_view::npos) tok.pop_back();
+        while (!tok.empty() && std::string_view("([{'\"`").find(tok.front()) != std::string_view::npos) tok.erase(0, 1);
+        if (tok.size() < 3) continue;
+        if (tok.find("://") != std::string::npos || tok.rfind("www.", 0) == 0) {
+            add({"url", "page", "website"});
+            continue;
+        }
+        const auto at = tok.find('@');
+        if (at != std::string::npos && at > 0 && tok.find('.', at) != std::string::npos) {
+            add({"email"});
+            continue;
+        }
+        const auto dot = tok.rfind('.');
+        if (dot != std::string::npos && dot > 0 && dot + 1 < tok.size()) {
+            const std::string_view ext = std::string_view(tok).substr(dot + 1);
+            if (in(ext, images)) add({"file", "path", "image"});
+            else if (in(ext, files)) add({"file", "path"});
+            else if (in(ext, tlds)) add({"url", "page", "website"});
+            continue;
+        }
+        const auto slash = tok.find('/');
+        if (slash != std::string::npos && tok.size() > 1) add({"file", "path"});
+    }
+    return out;
+}
 
 }  // namespace agentkit

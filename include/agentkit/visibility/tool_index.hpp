@@ -22,7 +22,8 @@
 //
 // A query word that no tool text (nor example) uses is a word gap: its related words from the
 // lexicon (lexicon.hpp; "plus" -> "sum", "forget" -> "delete") that the index has join the query
-// for D and C with weight related_weight (0.4) instead of 1.
+// for D and C with weight related_weight (0.4) instead of 1, and so do the words for what its
+// literal values are (value_kinds(): a URL → url, page, website; "notes.txt" → file, path).
 //
 // The trust in the vote grows with the examples per tool ē (examples attached / tools):
 // wk = 0.3 + 0.4·min(1, ē/50), wd = 1 − wk, wc = 0.15. With no examples, K is empty and the
@@ -468,6 +469,13 @@ private:
         unique(s.k_terms);
         unique(s.k_bigrams);
         s.dc_weights.assign(s.dc_terms.size(), 1.0F);
+        if (expand)  // what the request's values are: "notes.txt" -> file, path
+            for (const auto& w : value_kinds(query))
+                if (const auto id = lookup(params_.analyzer.term(w));
+                    id != no_term && std::find(s.dc_terms.begin(), s.dc_terms.end(), id) == s.dc_terms.end()) {
+                    s.dc_terms.push_back(id);
+                    s.dc_weights.push_back(params_.related_weight);
+                }
         for (; related_from < s.related_of.size(); ++related_from)
             for (const auto r : *s.related_of[related_from]) {
                 if (std::find(s.dc_terms.begin(), s.dc_terms.end(), r) != s.dc_terms.end()) continue;
