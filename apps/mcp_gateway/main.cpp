@@ -183,10 +183,10 @@ int main(int argc, char** argv) {
         ak::usage_log_options uo;
         uo.file = cfg->router.usage_file;
         uo.max_per_tool = cfg->router.max_learned_per_tool;
-        auto usage = std::make_shared<ak::usage_log>(uo);
-        if (auto loaded = usage->load(); !loaded) log_line(loaded.error().message + ". " + loaded.error().hint);
+        auto usage_history = std::make_shared<ak::usage_log>(uo);
+        if (auto loaded = usage_history->load(); !loaded) log_line(loaded.error().message + ". " + loaded.error().hint);
         const ak::mcp::router_settings rs = cfg->router;
-        return serve(g, [usage, rs](const mcp::gateway& gw) {
+        return serve(g, [usage_history, rs](const mcp::gateway& gw) {
             // Hybrid retrieval (BM25F fused with hashed character n-grams), and what a server is
             // for (its description, else its instructions, and its keywords) counts as an example
             // request of each of its tools: "remember that ..." finds the knowledge graph's tools
@@ -204,12 +204,12 @@ int main(int argc, char** argv) {
                 for (const auto& [tool, requests] : u.examples)
                     if (const std::string n = gw.local_name(u.name, tool); !n.empty())
                         o.examples[n].insert(o.examples[n].end(), requests.begin(), requests.end());
-            for (auto& [tool, queries] : usage->examples())
+            for (auto& [tool, queries] : usage_history->examples())
                 o.examples[tool].insert(o.examples[tool].end(), queries.begin(), queries.end());
             o.learn_from_calls = rs.learn;
             o.max_learned_per_tool = rs.max_learned_per_tool;
-            o.on_learn = [usage](const std::string& tool, const std::string& query) {
-                if (auto added = usage->add(tool, query); !added) log_line(added.error().message);
+            o.on_learn = [usage_history](const std::string& tool, const std::string& query) {
+                if (auto added = usage_history->add(tool, query); !added) log_line(added.error().message);
             };
             return ak::router<ak::hashed_ngram_embedder>{std::move(o), {}};
         }, f, current, stop);
