@@ -39,7 +39,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { servers } from "./gateway_servers.mjs";
+import { descriptions, servers } from "./gateway_servers.mjs";
 import { pathToFileURL } from "node:url";
 
 const args = process.argv.slice(2);
@@ -72,15 +72,6 @@ const pct = (a, b) => `${((100 * a) / b).toFixed(1)}%`;
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "agentkit-gateway-bench-"));
 const specs = servers({ browserMcp, work });
-// What each server is for, as a user would write it in the configuration (the menu's modes).
-const descriptions = {
-  everything: "The MCP reference test server: echo, sums, sample images, resources, annotations, logging and long-running demo operations",
-  filesystem: "Files and folders on this machine: read, write, edit, move, search, list, file information",
-  memory: "A knowledge graph that remembers entities, relations and observations between conversations",
-  playwright: "A web browser driven by Playwright: navigate, click, type, forms, screenshots, tabs, console and network",
-  "chrome-devtools": "Chrome DevTools: browse and act on pages, plus performance traces, Lighthouse audits, heap snapshots, CSS, emulation",
-  "agentkit-browser": "agentkit's browser: navigate, compact snapshots, actions, several steps or URLs in one call, extraction, artifacts",
-};
 
 // tools/list, every page (a server may paginate: the gateway's pages hold 100 tools)
 async function listAll(client) {
