@@ -16,6 +16,9 @@
 // 0.9, b 0.4) over one document per tool made of its name, its description and every one of its
 // usage examples appended (no cap), with agentkit's analyzer — and the difference in Recall@5.
 //
+// --related-weight W sets bm25f_params::related_weight (the weight of the related words a query
+// word no tool uses brings in, lexicon.hpp; 0: none).
+//
 // --scale TOOLS,EXAMPLES measures cost instead of quality: the corpus is copied until it has
 // TOOLS tools (each copy's name and text tagged with its number), EXAMPLES example texts are
 // drawn (a fixed pseudo-random sequence) from the --examples queries, each made distinct by a
