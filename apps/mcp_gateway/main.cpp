@@ -8,7 +8,10 @@
 // 127.0.0.1 (--port; AGENTKIT_MCP_TOKEN sets a bearer token) through the masker --mask names:
 //   menu    a mode per server: the model enters a server's mode to see its tools (default)
 //   router  tool_search (hybrid: BM25F and character n-grams): the tools found become visible;
-//           a server's description and keywords count as example requests of its tools
+//           a server's description and keywords count as example requests of its tools, and so
+//           do the configuration's "examples" per tool and what the router learns from usage (a
+//           tool called after a tool_search that found it learns the query; the top-level
+//           "router" object: "learn", "usage_file" to keep it across runs, "max_learned_per_tool")
 //   intent  a class per server (its "keywords" from the configuration)
 //   frozen  the configuration's "frozen" list; calls to the rest answer capability.unsupported
 //   none    every tool
@@ -314,8 +317,16 @@ int main(int argc, char** argv) {
     g.start(std::chrono::milliseconds(f.start_wait_ms));
 
     if (f.mask == "none") return serve(g, [](const mcp::gateway&) { return ak::all_visible{}; }, f, current, stop);
-    if (f.mask == "router")
-        return serve(g, [](const mcp::gateway& gw) {
+    if (f.mask == "router") {
+        // What the router learns outlives each router: the gateway makes a new one whenever the
+        // servers' tools change, and it starts from this log (and from the file, across runs).
+        ak::usage_log_options uo;
+        uo.file = cfg->router.usage_file;
+        uo.max_per_tool = cfg->router.max_learned_per_tool;
+        auto usage_history = std::make_shared<ak::usage_log>(uo);
+        if (auto loaded = usage_history->load(); !loaded) log_line(loaded.error().message + ". " + loaded.error().hint);
+        const ak::mcp::router_settings rs = cfg->router;
+        return serve(g, [usage_history, rs](const mcp::gateway& gw) {
             // Hybrid retrieval (BM25F fused with hashed character n-grams), and what a server is
             // for (its description, else its instructions, and its keywords) counts as an example
             // request of each of its tools: "remember that ..." finds the knowledge graph's tools
@@ -329,8 +340,20 @@ int main(int argc, char** argv) {
                         for (const auto& w : k.keywords) what += " " + w;
                 for (const auto& n : names) o.examples[n].push_back(what);
             }
+            for (const auto& u : gw.config().servers)
+                for (const auto& [tool, requests] : u.examples)
+                    if (const std::string n = gw.local_name(u.name, tool); !n.empty())
+                        o.examples[n].insert(o.examples[n].end(), requests.begin(), requests.end());
+            for (auto& [tool, queries] : usage_history->examples())
+                o.examples[tool].insert(o.examples[tool].end(), queries.begin(), queries.end());
+            o.learn_from_calls = rs.learn;
+            o.max_learned_per_tool = rs.max_learned_per_tool;
+            o.on_learn = [usage_history](const std::string& tool, const std::string& query) {
+                if (auto added = usage_history->add(tool, query); !added) log_line(added.error().message);
+            };
             return ak::router<ak::hashed_ngram_embedder>{std::move(o), {}};
         }, f, current, stop);
+    }
     if (f.mask == "frozen")
         return serve(g, [](const mcp::gateway& gw) {
             std::vector<ak::deferred_tool> deferred;

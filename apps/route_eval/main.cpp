@@ -3,7 +3,7 @@
 //   agentkit-route-eval --corpus corpus.jsonl --queries queries.jsonl --qrels qrels/test.tsv
 //                       [--examples qrels/train.tsv] [--run run.trec] [--hybrid]
 //                       [--fusion weighted|rrf] [--dense-weight 0.35] [--dim 256] [--tag NAME]
-//                       [--baseline] [--scale TOOLS,EXAMPLES]
+//                       [--baseline] [--scale TOOLS,EXAMPLES] [--related-weight W]
 //
 // corpus.jsonl: {"_id","title","text"} per tool (title is the tool name when present, text its
 // description). queries.jsonl: {"_id","text"}. qrels: "query-id corpus-id score" with a header
@@ -15,6 +15,9 @@
 // --baseline adds one line: the Recall@k of the naive baseline on the same queries — BM25 (k1
 // 0.9, b 0.4) over one document per tool made of its name, its description and every one of its
 // usage examples appended (no cap), with agentkit's analyzer — and the difference in Recall@5.
+//
+// --related-weight W sets bm25f_params::related_weight (the weight of the related words a query
+// word no tool uses brings in, lexicon.hpp; 0: none).
 //
 // --scale TOOLS,EXAMPLES measures cost instead of quality: the corpus is copied until it has
 // TOOLS tools (each copy's name and text tagged with its number), EXAMPLES example texts are
@@ -55,6 +58,7 @@ struct args_t {
     bool baseline = false;
     std::size_t scale_tools = 0, scale_examples = 0;
     float dense_weight = 0.35F;
+    float related_weight = ak::bm25f_params{}.related_weight;
     std::size_t dim = 256;
     std::size_t depth = 10;
 };
@@ -65,7 +69,7 @@ struct args_t {
                  "usage: agentkit-route-eval --corpus corpus.jsonl --queries queries.jsonl --qrels test.tsv\n"
                  "       [--examples train.tsv] [--run run.trec] [--hybrid] [--fusion weighted|rrf]\n"
                  "       [--dense-weight W] [--dim N] [--depth N] [--tag NAME] [--baseline]\n"
-                 "       [--scale TOOLS,EXAMPLES]\n",
+                 "       [--scale TOOLS,EXAMPLES] [--related-weight W (0: no related words)]\n",
                  why);
     std::exit(2);
 }
@@ -122,6 +126,7 @@ args_t parse_args(int argc, char** argv) {
             a.scale_examples = parse_count("--scale", v.substr(comma + 1), 0, 100000000);
         }
         else if (k == "--dense-weight") a.dense_weight = parse_weight(k, value());
+        else if (k == "--related-weight") a.related_weight = parse_weight(k, value());
         else if (k == "--dim") a.dim = parse_count(k, value(), 1, 65536);
         else if (k == "--depth") a.depth = parse_count(k, value(), 1, 1000000);
         else if (k == "-h" || k == "--help") usage("help");
@@ -476,6 +481,7 @@ int main(int argc, char** argv) {
     ak::retriever_options o;
     o.fusion = a.fusion == "rrf" ? ak::fusion_kind::rrf : ak::fusion_kind::weighted;
     o.dense_weight = a.dense_weight;
+    o.bm25.related_weight = a.related_weight;
     if (a.hybrid)
         return run_eval(ak::tool_retriever<ak::hashed_ngram_embedder>(std::move(docs), o, ak::hashed_ngram_embedder(a.dim)),
                         a, qtext);

@@ -3,7 +3,8 @@
 //
 //   cd bench/peers && npm ci
 //   node gateway_bench.mjs --gateway ../../build-rel/bin/agentkit-mcp-gateway \
-//                          --agentkit ../../build-rel/bin/agentkit-browser-mcp [--calls 1000] [--split tune|test]
+//                          --agentkit ../../build-rel/bin/agentkit-browser-mcp [--calls 1000] [--split tune|test|all]
+//                          [--tasks FILE] [--examples FILE] [--only tokens,reach,overhead,routing]
 //
 // Servers (gateway_servers.mjs): server-everything, server-filesystem, server-memory, Playwright
 // MCP, chrome-devtools-mcp and agentkit-browser-mcp, the browsers Debian's Chromium headless.
@@ -20,10 +21,15 @@
 //      server-memory's search_nodes), directly and through the gateway (--mask none), interleaved,
 //      after --warmup calls each; medians, p90, the difference and the ratio. Goal: the median
 //      difference <= 0.5 ms over stdio.
-//   4. Routing quality: the plain-language tasks of gateway_tasks.mjs, split into a tuning and a
-//      test part by a hash of the text (split()); for the part --split names (tune by default):
-//      tool_search (k = 5) through a fresh --mask router gateway, Recall@1 and Recall@5 (a hit: a
-//      right tool among the first k), and the misses. Report the test part once.
+//   4. Routing quality: the plain-language tasks of gateway_tasks.mjs (or of --tasks FILE, a
+//      module exporting `groups` and `tasks` in the same format), split into a tuning and a test
+//      part by a hash of the text (split()); for the part --split names (tune by default; `all`:
+//      every task): tool_search (k = 5) through a fresh --mask router gateway, Recall@1 and
+//      Recall@5 (a hit: a right tool among the first k), and the misses. --examples FILE (same
+//      format) gives that module's tasks to the gateway as configured examples of their tools
+//      (the tasks being searched are left out of them). Every search starts
+//      from the same state: the gateway learns from calls, and this part makes none. Both parts
+//      of gateway_tasks.mjs have been seen while tuning; a set nobody tuned on goes in --tasks.
 //   5. The gateway's RSS (its own process, without the servers) at the end.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -33,8 +39,8 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { servers } from "./gateway_servers.mjs";
-import { groups, tasks } from "./gateway_tasks.mjs";
+import { descriptions, servers } from "./gateway_servers.mjs";
+import { pathToFileURL } from "node:url";
 
 const args = process.argv.slice(2);
 const opt = (name, def) => {
@@ -47,6 +53,12 @@ const browserMcp = opt("--agentkit", "../../build-rel/bin/agentkit-browser-mcp")
 const calls = Number(opt("--calls", "1000"));
 const warmup = Number(opt("--warmup", "50"));
 const splitName = opt("--split", "tune");
+if (!["tune", "test", "all"].includes(splitName)) throw new Error(`--split takes tune, test or all, not ${splitName}`);
+const tasksFile = opt("--tasks", "./gateway_tasks.mjs");
+const examplesFile = opt("--examples", "");
+const { groups, tasks } = await import(pathToFileURL(path.resolve(tasksFile)).href);
+if (!Array.isArray(tasks) || typeof groups !== "object")
+  throw new Error(`${tasksFile} must export \`groups\` (an object) and \`tasks\` (an array of [label, text])`);
 const only = (opt("--only", "tokens,reach,overhead,routing")).split(",");
 const tokens = (s) => encode(s).length;
 const now = () => performance.now();
@@ -60,15 +72,6 @@ const pct = (a, b) => `${((100 * a) / b).toFixed(1)}%`;
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "agentkit-gateway-bench-"));
 const specs = servers({ browserMcp, work });
-// What each server is for, as a user would write it in the configuration (the menu's modes).
-const descriptions = {
-  everything: "The MCP reference test server: echo, sums, sample images, resources, annotations, logging and long-running demo operations",
-  filesystem: "Files and folders on this machine: read, write, edit, move, search, list, file information",
-  memory: "A knowledge graph that remembers entities, relations and observations between conversations",
-  playwright: "A web browser driven by Playwright: navigate, click, type, forms, screenshots, tabs, console and network",
-  "chrome-devtools": "Chrome DevTools: browse and act on pages, plus performance traces, Lighthouse audits, heap snapshots, CSS, emulation",
-  "agentkit-browser": "agentkit's browser: navigate, compact snapshots, actions, several steps or URLs in one call, extraction, artifacts",
-};
 
 // tools/list, every page (a server may paginate: the gateway's pages hold 100 tools)
 async function listAll(client) {
@@ -109,10 +112,11 @@ function rssKb(pid) {
 }
 
 // One gateway over every server, its stderr kept; resolves once every server is up.
-async function gateway(mask) {
+async function gateway(mask, examples = {}) {
   const cfg = { mcpServers: {} };
   for (const s of specs)
-    cfg.mcpServers[s.name] = { command: s.command, args: s.args, ...(s.env ? { env: s.env } : {}), description: descriptions[s.name] };
+    cfg.mcpServers[s.name] = { command: s.command, args: s.args, ...(s.env ? { env: s.env } : {}), description: descriptions[s.name],
+                               ...(examples[s.name] ? { examples: examples[s.name] } : {}) };
   const file = path.join(work, `gateway-${mask}.json`);
   fs.writeFileSync(file, JSON.stringify(cfg));
   let log = "";
@@ -269,9 +273,29 @@ export function split(text) {
   return crypto.createHash("sha256").update(text).digest()[0] < 128 ? "tune" : "test";
 }
 if (only.includes("routing")) {
-  const part = tasks.filter(([, text]) => split(text) === splitName);
-  console.log(`\n## routing: tool_search on the ${splitName} part (${part.length} of ${tasks.length} tasks; tune ${tasks.filter(([, t]) => split(t) === "tune").length}, test ${tasks.filter(([, t]) => split(t) === "test").length})\n`);
-  const g = await gateway("router");
+  const part = tasks.filter(([, text]) => splitName === "all" || split(text) === splitName);
+  console.log(`\n## routing: tool_search on the ${splitName} part of ${tasksFile} (${part.length} of ${tasks.length} tasks; tune ${tasks.filter(([, t]) => split(t) === "tune").length}, test ${tasks.filter(([, t]) => split(t) === "test").length})\n`);
+  const exists = (x) => serverTools[x.split("/")[0]]?.some((t) => t.name === x.split("/").slice(1).join("/"));
+  const unknown = [...new Set(part.flatMap(([label]) => groups[label] || [label]))].filter((x) => !exists(x));
+  if (unknown.length) console.log(`labels naming no tool of the servers (those tasks can only miss): ${unknown.join(", ")}\n`);
+  // --examples FILE: that module's tasks become the configured examples of their tools (as a
+  // usage history would); a task that is also being searched is left out of them.
+  const examples = {};
+  let exampleCount = 0;
+  if (examplesFile) {
+    const searched = new Set(part.map(([, t]) => t));
+    const ex = await import(pathToFileURL(path.resolve(examplesFile)).href);
+    for (const [label, text] of ex.tasks) {
+      if (searched.has(text)) continue;
+      ++exampleCount;
+      for (const x of ex.groups[label] || [label]) {
+        const [server, ...rest] = x.split("/");
+        ((examples[server] ||= {})[rest.join("/")] ||= []).push(text);
+      }
+    }
+    console.log(`examples: ${exampleCount} tasks of ${examplesFile} as configured examples of their tools\n`);
+  }
+  const g = await gateway("router", examples);
   let at1 = 0;
   let at5 = 0;
   let menuOk = 0;
@@ -284,12 +308,12 @@ if (only.includes("routing")) {
     if (found.slice(0, 5).some((x) => right.has(x))) ++at5;
     else misses.push(`  - "${text}" [${label}] -> ${found.join(", ")}`);
     // menu mode: the right tool is in its server's mode, reached by menu_enter then the call
-    if ([...right].some((x) => serverTools[x.split("/")[0]]?.some((t) => t.name === x.split("/").slice(1).join("/")))) ++menuOk;
+    if ([...right].some(exists)) ++menuOk;
   }
   console.log(`tool_search Recall@1 ${pct(at1, part.length)} (${at1}/${part.length}), Recall@5 ${pct(at5, part.length)} (${at5}/${part.length})`);
   console.log(`menu: the right tool is in its server's mode for ${menuOk}/${part.length} tasks (menu_enter, then the call)`);
   if (misses.length) console.log(`misses at 5:\n${misses.join("\n")}`);
-  results.routing = { split: splitName, n: part.length, at1, at5 };
+  results.routing = { split: splitName, tasks: tasksFile, examples: exampleCount, n: part.length, at1, at5 };
   await g.client.close();
 }
 if (flag("--json")) console.log(JSON.stringify(results));

@@ -47,3 +47,13 @@ export function servers({ browserMcp, work, chromium = "/usr/lib/chromium/chromi
                 args: ["--headless", "--executable-path", chromium, "--no-sandbox"] });
   return list;
 }
+
+// What each server is for, as a user would write it in the configuration (the menu's modes).
+export const descriptions = {
+  everything: "The MCP reference test server: echo, sums, sample images, resources, annotations, logging and long-running demo operations",
+  filesystem: "Files and folders on this machine: read, write, edit, move, search, list, file information",
+  memory: "A knowledge graph that remembers entities, relations and observations between conversations",
+  playwright: "A web browser driven by Playwright: navigate, click, type, forms, screenshots, tabs, console and network",
+  "chrome-devtools": "Chrome DevTools: browse and act on pages, plus performance traces, Lighthouse audits, heap snapshots, CSS, emulation",
+  "agentkit-browser": "agentkit's browser: navigate, compact snapshots, actions, several steps or URLs in one call, extraction, artifacts",
+};

@@ -6,6 +6,7 @@
 #include <agentkit/visibility/analyzer.hpp>
 #include <agentkit/visibility/frozen_scope.hpp>
 #include <agentkit/visibility/intent.hpp>
+#include <agentkit/visibility/lexicon.hpp>
 #include <agentkit/visibility/masked_call.hpp>
 #include <agentkit/visibility/masker.hpp>
 #include <agentkit/visibility/menu.hpp>
@@ -13,4 +14,6 @@
 #include <agentkit/visibility/router.hpp>
 #include <agentkit/visibility/signal.hpp>
 #include <agentkit/visibility/strategy.hpp>
+#include <agentkit/visibility/tool_doc.hpp>
 #include <agentkit/visibility/tool_index.hpp>
+#include <agentkit/visibility/usage_log.hpp>

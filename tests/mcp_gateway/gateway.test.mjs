@@ -10,6 +10,7 @@
 // on anything else), the gateway's own lines are read from its stderr.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -184,6 +185,64 @@ test("--mask router: tool_search finds a tool, which becomes callable", async ()
     assert.ok(after.includes("create_entities"), `${after.join(",")}\n${g.lines.join("\n")}\n${found}`);
   } finally {
     await g.close();
+  }
+});
+
+test("--mask router: configured examples and what it learned from calls (kept in the usage file across runs) change what tool_search finds", async () => {
+  const usageFile = path.join(work, `usage-${Date.now()}.json`);
+  const cfg = {
+    mcpServers: {
+      everything: { command: process.execPath, args: [pkg("server-everything"), "stdio"], description: "Test tools of every kind",
+                    examples: { echo: ["parrot my words back"] } },
+    },
+    router: { usage_file: usageFile, max_learned_per_tool: 5 },
+  };
+  const first = (r) => r.structuredContent?.tools?.[0]?.name;
+  const query = "zyxwv quantities";  // words no tool uses
+  let g = await gateway("router", cfg);
+  try {
+    assert.equal(first(await g.client.callTool({ name: "tool_search", arguments: { query: "parrot" } })), "echo");
+    assert.notEqual(first(await g.client.callTool({ name: "tool_search", arguments: { query } })), "get-sum");
+    // the model searched with more words, found get-sum and used it
+    const found = await g.client.callTool({ name: "tool_search", arguments: { query: `sum of two numbers, ${query}` } });
+    assert.equal(first(found), "get-sum", textOf(found));
+    const sum = await g.client.callTool({ name: "get-sum", arguments: { a: 2, b: 3 } });
+    assert.ok(!sum.isError, textOf(sum));
+    assert.deepEqual(JSON.parse(fs.readFileSync(usageFile, "utf8")).examples["get-sum"], [`sum of two numbers, ${query}`]);
+    assert.equal(first(await g.client.callTool({ name: "tool_search", arguments: { query } })), "get-sum");
+  } finally {
+    await g.close();
+  }
+  // a new gateway starts from the file
+  g = await gateway("router", cfg);
+  try {
+    assert.equal(first(await g.client.callTool({ name: "tool_search", arguments: { query } })), "get-sum");
+  } finally {
+    await g.close();
+  }
+  // a file it cannot read is reported and left as it is
+  fs.writeFileSync(usageFile, "not json");
+  g = await gateway("router", cfg);
+  try {
+    await g.stderrLines(/usage log .*not JSON/, 1);
+    await g.client.callTool({ name: "tool_search", arguments: { query: "sum of two numbers" } });
+    await g.client.callTool({ name: "get-sum", arguments: { a: 1, b: 1 } });
+    assert.equal(fs.readFileSync(usageFile, "utf8"), "not json");
+  } finally {
+    await g.close();
+  }
+});
+
+test("a wrong shape of examples or router stops the gateway with a message naming it", async () => {
+  for (const [bad, re] of [[{ examples: ["x"] }, /"examples" maps tool names/], [{ router: { learn: "yes" } }, /"router" is .*"learn"/]]) {
+    const cfg = { mcpServers: { everything: { command: process.execPath, args: [pkg("server-everything"), "stdio"], ...(bad.examples ? { examples: bad.examples } : {}) } },
+                  ...(bad.router ? { router: bad.router } : {}) };
+    const file = path.join(work, `bad-${Date.now()}.json`);
+    fs.writeFileSync(file, JSON.stringify(cfg));
+    const r = spawnSync(gatewayBin, ["--config", file, "--mask", "router"], { encoding: "utf8", input: "" });
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, re);
+    assert.equal(r.stdout, "");
   }
 });
 

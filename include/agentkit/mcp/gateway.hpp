@@ -73,18 +73,30 @@ struct upstream_config {
     std::optional<upstream_oauth> oauth;  ///< sign in with OAuth when `url` asks for it ("oauth": true or {...})
     std::string description; ///< what the server is for (the menu's mode description); empty: its instructions
     std::vector<std::string> keywords;  ///< words that point at this server (the intent masker)
+    /// Example requests per tool (the server's own tool names), for the router's tool_search.
+    std::map<std::string, std::vector<std::string>> examples;
     bool disabled = false;   ///< listed but not started
+};
+
+/// What `--mask router` learns from usage (the configuration's top-level "router" object).
+struct router_settings {
+    bool learn = true;  ///< a tool called after a tool_search that found it learns the query
+    std::string usage_file;  ///< keep what was learned in this JSON file (usage_log.hpp); "": memory only
+    std::size_t max_learned_per_tool = 100;  ///< learned queries kept per tool (the oldest go first)
 };
 
 /// A parsed configuration: the servers, and what the gateway's maskers need.
 struct servers_config {
     std::vector<upstream_config> servers;  ///< in the file's order
     std::vector<std::string> frozen;       ///< the tools `--mask frozen` exposes (gateway names)
+    router_settings router;                ///< learning from usage under `--mask router`
 };
 
 /// Read the `mcpServers` JSON format: {"mcpServers": {"<name>": {"command", "args", "env",
-/// "cwd"} | {"url", "headers", "oauth"}}}, plus optional "description", "keywords" and "disabled" per
-/// server and a top-level "frozen" list. `args.invalid` names the first entry that is wrong.
+/// "cwd"} | {"url", "headers", "oauth"}}}, plus optional "description", "keywords", "examples"
+/// ({"<tool>": ["<request>", ...]}) and "disabled" per server, a top-level "frozen" list and a
+/// top-level "router" object ({"learn": bool, "usage_file": "...", "max_learned_per_tool": n}).
+/// `args.invalid` names the first entry that is wrong.
 [[nodiscard]] inline result<servers_config> parse_servers_config(const json& j) {
     auto bad = [](const std::string& what) {
         return fail(errc::args_invalid, "configuration: " + what,
@@ -178,8 +190,31 @@ struct servers_config {
         if (auto k = e.find("keywords"); k != e.end() && k->is_array())
             for (const auto& x : *k)
                 if (x.is_string()) u.keywords.push_back(x.get<std::string>());
+        if (auto x = e.find("examples"); x != e.end()) {
+            const std::string shape = "server \"" + name + "\": \"examples\" maps tool names to arrays of requests";
+            if (!x->is_object()) return bad(shape);
+            for (const auto& [tool, list] : x->items()) {
+                if (!list.is_array()) return bad(shape);
+                for (const auto& q : list) {
+                    if (!q.is_string()) return bad(shape);
+                    u.examples[tool].push_back(q.get<std::string>());
+                }
+            }
+        }
         if (auto d = e.find("disabled"); d != e.end() && d->is_boolean()) u.disabled = d->get<bool>();
         cfg.servers.push_back(std::move(u));
+    }
+    if (auto r = j.find("router"); r != j.end()) {
+        const std::string shape =
+            "\"router\" is {\"learn\": true|false, \"usage_file\": \"path\", \"max_learned_per_tool\": a whole number >= 1}";
+        if (!r->is_object()) return bad(shape);
+        for (const auto& [k, v] : r->items()) {
+            if (k == "learn" && v.is_boolean()) cfg.router.learn = v.get<bool>();
+            else if (k == "usage_file" && v.is_string()) cfg.router.usage_file = v.get<std::string>();
+            else if (k == "max_learned_per_tool" && v.is_number_unsigned() && v.get<std::uint64_t>() >= 1)
+                cfg.router.max_learned_per_tool = static_cast<std::size_t>(v.get<std::uint64_t>());
+            else return bad(shape + " (\"" + k + "\" is not)");
+        }
     }
     if (auto f = j.find("frozen"); f != j.end() && f->is_array())
         for (const auto& x : *f)
@@ -296,6 +331,12 @@ public:
     }
     /// The configuration.
     [[nodiscard]] const servers_config& config() const noexcept { return cfg_; }
+    /// The gateway name of a server's tool (its own name), or "" when the server has no such tool now.
+    [[nodiscard]] std::string local_name(const std::string& server, const std::string& tool) const {
+        std::lock_guard lock(mu_);
+        auto it = local_names_.find(key(server, tool));
+        return it == local_names_.end() ? std::string() : it->second;
+    }
     /// Gateway tool names per server (in each server's order), for modes and intent classes.
     [[nodiscard]] std::vector<std::pair<std::string, std::vector<std::string>>> tools_by_server() const {
         std::lock_guard lock(mu_);

@@ -267,6 +267,20 @@ public:
         return true;
     }
 
+    /// Drop the oldest example of a tool with exactly this text (learning with a bound: the host
+    /// forgets what it learned first). Returns false when the tool has no such example. Takes
+    /// effect at the next rebuild().
+    bool remove_example(std::string_view tool, std::string_view text) {
+        const auto i = snap_->lexical->find(tool);
+        if (i < 0) return false;
+        auto& ex = docs_[static_cast<std::size_t>(i)].examples;
+        const auto it = std::find(ex.begin(), ex.end(), text);
+        if (it == ex.end()) return false;
+        ex.erase(it);
+        ++pending_;
+        return true;
+    }
+
     /// Examples queued since the last rebuild().
     [[nodiscard]] std::size_t pending() const noexcept { return pending_; }
 

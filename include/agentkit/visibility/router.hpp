@@ -12,7 +12,10 @@
 // reached. The router learns from usage: when a surfaced tool is then called successfully,
 // the query that found it becomes one of its examples (and so does the user's message, if
 // learn_from_user_messages), and the index is rebuilt — off the query path — before the next
-// search. Persisted history comes back through tool_info::examples or router_options::examples.
+// search. What it learns is bounded (max_learned_per_tool: the oldest learned example of a tool
+// goes first; a query it already learned for that tool is not learned twice), reported to
+// on_learn as it happens (a host persists it there), and comes back through
+// tool_info::examples or router_options::examples.
 #pragma once
 
 #include <agentkit/core/error.hpp>
@@ -51,6 +54,10 @@ struct router_options {
     bool learn_from_user_messages = false;  ///< ... and the user's last message
     std::size_t relearn_batch = 1;    ///< rebuild the index once this many examples are pending
     std::size_t searches_remembered = 4;  ///< how many recent searches can be credited by a call
+    /// Learned examples kept per tool (0: no bound); past it, the tool's oldest learned one goes.
+    std::size_t max_learned_per_tool = 100;
+    /// Called with (tool, example) for every example learned from a call (not for learn()).
+    std::function<void(const std::string&, const std::string&)> on_learn{};
     bool reference_blocks = true;     ///< tool_search results carry tool_reference blocks
     /// Example requests per tool name (history persisted by the host), added at bind.
     std::map<std::string, std::vector<std::string>> examples{};
@@ -86,6 +93,7 @@ public:
         retriever_ = std::make_unique<tool_retriever<Embedder>>(std::move(docs), opt_.retrieval, embedder_);
         surfaced_.clear();
         searches_.clear();
+        learned_.clear();
         problems_.clear();
         for (const auto& p : opt_.pinned)
             if (!known_.count(p)) problems_.push_back("pinned tool \"" + p + "\" is unknown");
@@ -185,9 +193,8 @@ public:
         for (auto it = searches_.rbegin(); it != searches_.rend(); ++it) {
             if (std::find(it->hits.begin(), it->hits.end(), n) == it->hits.end()) continue;
             if (it->credited.insert(n).second) {
-                retriever_->add_example(n, it->query);
-                if (opt_.learn_from_user_messages && !it->user_message.empty())
-                    retriever_->add_example(n, it->user_message);
+                learn_from_use(n, it->query);
+                if (opt_.learn_from_user_messages && !it->user_message.empty()) learn_from_use(n, it->user_message);
             }
             break;
         }
@@ -245,6 +252,14 @@ public:
         return retriever_ && retriever_->add_example(tool, example);
     }
 
+    /// The examples learned from calls per tool, oldest first (what on_learn was told, within
+    /// max_learned_per_tool).
+    [[nodiscard]] std::map<std::string, std::vector<std::string>> learned() const {
+        std::map<std::string, std::vector<std::string>> out;
+        for (const auto& [tool, texts] : learned_) out[tool] = {texts.begin(), texts.end()};
+        return out;
+    }
+
     /// Every example the router holds per tool (declared + learned), for persistence.
     [[nodiscard]] std::map<std::string, std::vector<std::string>> examples() const {
         std::map<std::string, std::vector<std::string>> out;
@@ -283,6 +298,19 @@ private:
         if (s.size() > 160) s = s.substr(0, utf8_safe_prefix(s, 157)) + "...";
         return s;
     }
+    // One example learned from a call: not twice for a tool, the tool's oldest learned one out
+    // past max_learned_per_tool, then on_learn.
+    void learn_from_use(const std::string& tool, const std::string& text) {
+        auto& mine = learned_[tool];
+        if (std::find(mine.begin(), mine.end(), text) != mine.end()) return;
+        if (!retriever_->add_example(tool, text)) return;
+        mine.push_back(text);
+        while (opt_.max_learned_per_tool > 0 && mine.size() > opt_.max_learned_per_tool) {
+            retriever_->remove_example(tool, mine.front());
+            mine.pop_front();
+        }
+        if (opt_.on_learn) opt_.on_learn(tool, text);
+    }
     [[nodiscard]] bool is_pinned(const std::string& n) const {
         return std::find(opt_.pinned.begin(), opt_.pinned.end(), n) != opt_.pinned.end();
     }
@@ -301,6 +329,7 @@ private:
     std::unordered_set<std::string> known_;
     std::deque<std::string> surfaced_;  // most recently used first
     std::deque<search_record> searches_;
+    std::map<std::string, std::deque<std::string>> learned_;  // per tool, oldest first
     std::string last_user_message_;
     std::vector<std::string> problems_;
     visibility_signal signal_;

@@ -20,6 +20,11 @@
 //   C  BM25F over the tool's own fields (name words with compound segmentation, description,
 //      argument names and argument descriptions), with no examples: what the tool says.
 //
+// A query word that no tool text (nor example) uses is a word gap: its related words from the
+// lexicon (lexicon.hpp; "plus" -> "sum", "forget" -> "delete") that the index has join the query
+// for D and C with weight related_weight (0.4) instead of 1, and so do the words for what its
+// literal values are (value_kinds(): a URL → url, page, website; "notes.txt" → file, path).
+//
 // The trust in the vote grows with the examples per tool ē (examples attached / tools):
 // wk = 0.3 + 0.4·min(1, ē/50), wd = 1 − wk, wc = 0.15. With no examples, K is empty and the
 // ranking is 0.7·D/max + 0.15·C/max. These settings were chosen on validation splits carved from
@@ -41,9 +46,9 @@
 // from any number of threads without locks. Learning builds a new index.
 #pragma once
 
-#include <agentkit/core/json.hpp>
-#include <agentkit/tools/tool.hpp>
 #include <agentkit/visibility/analyzer.hpp>
+#include <agentkit/visibility/lexicon.hpp>
+#include <agentkit/visibility/tool_doc.hpp>
 
 #include <algorithm>
 #include <array>
@@ -62,54 +67,6 @@
 #include <vector>
 
 namespace agentkit {
-
-/// What the retrieval index knows about one tool.
-struct tool_doc {
-    std::string name;                   ///< the tool name
-    std::string description;            ///< "title. description", or the description when there is no title
-    std::vector<std::string> arg_names;  ///< argument names from the input schema (nested ones included)
-    std::vector<std::string> arg_descriptions;  ///< argument descriptions from the input schema
-    std::vector<std::string> examples;  ///< example requests (declared or learned)
-};
-
-namespace detail {
-inline void collect_schema_args(const json& schema, tool_doc& d, int depth) {
-    if (depth > 4 || !schema.is_object()) return;
-    if (auto p = schema.find("properties"); p != schema.end() && p->is_object()) {
-        for (auto it = p->begin(); it != p->end(); ++it) {
-            d.arg_names.push_back(it.key());
-            if (it->is_object()) {
-                if (auto ds = it->find("description"); ds != it->end() && ds->is_string())
-                    d.arg_descriptions.push_back(ds->get<std::string>());
-                collect_schema_args(*it, d, depth + 1);
-            }
-        }
-    }
-    if (auto items = schema.find("items"); items != schema.end()) collect_schema_args(*items, d, depth + 1);
-    for (const char* key : {"anyOf", "oneOf", "allOf"})
-        if (auto a = schema.find(key); a != schema.end() && a->is_array())
-            for (const auto& s : *a) collect_schema_args(s, d, depth + 1);
-}
-}  // namespace detail
-
-/// A tool_doc from a tool_info: argument names and descriptions come from its input schema
-/// (nested objects and arrays included).
-[[nodiscard]] inline tool_doc tool_doc_from(const tool_info& t) {
-    tool_doc d;
-    d.name = t.name;
-    d.description = t.title.empty() ? t.description : t.title + ". " + t.description;
-    detail::collect_schema_args(t.input_schema, d, 0);
-    d.examples = t.examples;
-    return d;
-}
-
-/// tool_doc_from() of every tool, in order.
-[[nodiscard]] inline std::vector<tool_doc> tool_docs_from(const std::vector<tool_info>& tools) {
-    std::vector<tool_doc> out;
-    out.reserve(tools.size());
-    for (const auto& t : tools) out.push_back(tool_doc_from(t));
-    return out;
-}
 
 /// The fields of a tool_doc, in index order.
 enum class tool_field : std::uint8_t { name = 0, description, arg_names, arg_descriptions, examples };
@@ -150,6 +107,10 @@ struct bm25f_params {
     /// Segment separator-less compound names ("airqualityforecast") against the vocabulary.
     bool segment_names = true;
     text_analyzer analyzer{};            ///< how the tool texts and queries are split into terms
+    /// Related words (lexicon.hpp): a query word that no tool text uses brings its related terms
+    /// into the query for D and C with related_weight (0 or a null lexicon: none).
+    std::shared_ptr<const word_lexicon> lexicon = word_lexicon::general();
+    float related_weight = 0.4F;  ///< the weight of a related term against the query's own (1)
     example_learning_params learning{};  ///< D, K and the fusion weights
 };
 
@@ -205,6 +166,8 @@ private:
     std::vector<search_hit> best;
     std::vector<list_ref> lists;
     std::vector<std::uint32_t> dc_terms, k_terms, k_bigrams;
+    std::vector<float> dc_weights;  // per dc_terms entry: 1, or related_weight for a related term
+    std::vector<const std::vector<std::uint32_t>*> related_of;  // the query words' related terms
 };
 
 /// The immutable lexical index of tools and their examples (see the file comment); build() makes one.
@@ -263,8 +226,8 @@ public:
         if (docs_.empty()) return;
         s.fit(docs_.size(), distinct_examples());
         analyze_query(query, s);
-        const float dmax = accumulate_tools(s.dc_terms, doc_table_, s, s.d);
-        const float cmax = accumulate_tools(s.dc_terms, text_table_, s, s.c);
+        const float dmax = accumulate_tools(s.dc_terms, s.dc_weights, doc_table_, s, s.d);
+        const float cmax = accumulate_tools(s.dc_terms, s.dc_weights, text_table_, s, s.c);
         const float kmax = vote(s);
         const float wd = dmax > 0 ? wd_ / dmax : 0.0F;
         const float wc = cmax > 0 ? wc_ / cmax : 0.0F;
@@ -344,6 +307,8 @@ public:
         b += terms_.bucket_count() * sizeof(void*);
         b += bigram_keys_.capacity() * sizeof(std::uint64_t);
         b += (label_offset_.capacity() + labels_.capacity()) * sizeof(std::uint32_t);
+        for (const auto& [t, ids] : related_)
+            b += t.capacity() + sizeof(t) + sizeof(ids) + ids.capacity() * sizeof(std::uint32_t) + 2 * sizeof(void*);
         return b;
     }
 
@@ -472,10 +437,17 @@ private:
         std::uint32_t prev = no_term;
         const bool with_examples = distinct_examples() > 0;
         bool prev_stop = false;
+        const bool expand = !related_.empty() && params_.related_weight > 0;
+        std::size_t related_from = 0;  // s.related_of: the related-term lists of the query's words
+        s.related_of.clear();
         for_each_term(query, [&](const std::string& dc, const std::string& k, bool stop) {
             if (!dc.empty()) {
                 const auto id = lookup(dc);
                 if (id != no_term) s.dc_terms.push_back(id);  // repeats count again
+                // A word no tool uses brings in its related words that tools do use ("plus" ->
+                // "sum"); a word the catalogue has is the user's and the tools' own, and stays alone.
+                if (expand && id == no_term)
+                    if (const auto r = related_.find(dc); r != related_.end()) s.related_of.push_back(&r->second);
             }
             if (!with_examples) return;
             // K ids carry stop_only_bit when made of stop words alone ("the", "i_am").
@@ -496,19 +468,59 @@ private:
         };
         unique(s.k_terms);
         unique(s.k_bigrams);
+        s.dc_weights.assign(s.dc_terms.size(), 1.0F);
+        if (expand)  // what the request's values are: "notes.txt" -> file, path
+            for (const auto& w : value_kinds(query))
+                if (const auto id = lookup(params_.analyzer.term(w));
+                    id != no_term && std::find(s.dc_terms.begin(), s.dc_terms.end(), id) == s.dc_terms.end()) {
+                    s.dc_terms.push_back(id);
+                    s.dc_weights.push_back(params_.related_weight);
+                }
+        for (; related_from < s.related_of.size(); ++related_from)
+            for (const auto r : *s.related_of[related_from]) {
+                if (std::find(s.dc_terms.begin(), s.dc_terms.end(), r) != s.dc_terms.end()) continue;
+                s.dc_terms.push_back(r);
+                s.dc_weights.push_back(params_.related_weight);
+            }
+    }
+
+    // Per lexicon term (analysed like the texts): the ids of its related terms that the index
+    // has. A word the catalogue never uses still has its entry, so that it can lead to one it does.
+    void build_related() {
+        related_.clear();
+        if (!params_.lexicon || params_.related_weight <= 0) return;
+        std::vector<std::string> stems;
+        for (const auto& group : params_.lexicon->groups()) {
+            stems.clear();
+            for (const auto& w : group)
+                for_each_term(w, [&](const std::string& dc, const std::string&, bool) {
+                    if (!dc.empty()) stems.push_back(dc);
+                });
+            std::sort(stems.begin(), stems.end());
+            stems.erase(std::unique(stems.begin(), stems.end()), stems.end());
+            for (const auto& a : stems)
+                for (const auto& b : stems)
+                    if (a != b)
+                        if (const auto id = lookup(b); id != no_term) related_[a].push_back(id);
+        }
+        for (auto& [stem, ids] : related_) {
+            std::sort(ids.begin(), ids.end());
+            ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+        }
     }
 
     // Term-at-a-time accumulation of one per-tool table; returns the best score.
-    static float accumulate_tools(const std::vector<std::uint32_t>& ids, const posting_table& table, search_scratch& s,
-                                  std::vector<float>& acc) {
+    static float accumulate_tools(const std::vector<std::uint32_t>& ids, const std::vector<float>& weights,
+                                  const posting_table& table, search_scratch& s, std::vector<float>& acc) {
         float best = 0;
-        for (const auto id : ids) {
-            for (const auto& p : table.list(id)) {
+        for (std::size_t i = 0; i < ids.size(); ++i) {
+            const float w = weights[i];
+            for (const auto& p : table.list(ids[i])) {
                 if (s.votes[p.doc] == 0) {
                     s.votes[p.doc] = 1;
                     s.tools.push_back(p.doc);
                 }
-                acc[p.doc] += p.weight;
+                acc[p.doc] += w * p.weight;
             }
         }
         for (const auto t : s.tools) best = std::max(best, acc[t]);
@@ -734,6 +746,7 @@ private:
         build_text_table(ex);
         build_doc_table(ex);
         build_example_tables(ex);
+        build_related();
         const auto& L = params_.learning;
         const float per_tool = n == 0 ? 0.0F : static_cast<float>(example_pairs_) / static_cast<float>(n);
         const float trust = L.full_trust_examples > 0 ? std::min(1.0F, per_tool / L.full_trust_examples) : 1.0F;
@@ -961,6 +974,7 @@ private:
     std::vector<std::uint64_t> bigram_keys_;  // sorted (first term id << 32 | second term id)
     std::vector<std::uint32_t> label_offset_{0};
     std::vector<std::uint32_t> labels_;  // example -> the tools it was attached to
+    std::unordered_map<std::string, std::vector<std::uint32_t>> related_;  // lexicon term -> related term ids
     std::size_t example_pairs_ = 0;
     float wd_ = 0.7F, wk_ = 0.3F, wc_ = 0.15F;
     std::unordered_map<std::string, std::uint32_t> by_name_;

@@ -1,0 +1,94 @@
+// The routing part of gateway_bench.mjs without browsers: the six servers' tool lists, dumped
+// once, are served by stand-ins (this file with --serve) behind a real agentkit-mcp-gateway
+// --mask router, so a ranking change can be tried in seconds. The numbers of the routing choices
+// in bench/README.md were measured with it; the reported ones come from gateway_bench.mjs.
+//
+//   node gateway_routing_offline.mjs --dump tools.json --agentkit ../../build-rel/bin/agentkit-browser-mcp
+//   node gateway_routing_offline.mjs --tools tools.json [--gateway ../../build-rel/bin/agentkit-mcp-gateway]
+//        [--tasks gateway_tasks.mjs] [--examples-split tune|test|all] [--misses]
+//
+// --examples-split P gives the tasks of part P to the gateway as configured examples of their
+// tools and reports the other part (all: every task, reported on both: not held out).
+// A stand-in answers every call with "ok" (so the router learns from calls as with a real tool).
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const args = process.argv.slice(2);
+const opt = (n, d) => { const i = args.indexOf(n); return i >= 0 && i + 1 < args.length ? args[i + 1] : d; };
+const self = fileURLToPath(import.meta.url);
+
+if (args[0] === "--serve") {
+  const { Server } = await import("@modelcontextprotocol/sdk/server/index.js");
+  const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
+  const { ListToolsRequestSchema, CallToolRequestSchema } = await import("@modelcontextprotocol/sdk/types.js");
+  const tools = JSON.parse(fs.readFileSync(args[1], "utf8"))[args[2]];
+  const s = new Server({ name: args[2], version: "1" }, { capabilities: { tools: {} } });
+  s.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+  s.setRequestHandler(CallToolRequestSchema, async (r) => ({ content: [{ type: "text", text: `ok ${r.params.name}` }] }));
+  await s.connect(new StdioServerTransport());
+} else if (opt("--dump")) {
+  const { servers } = await import("./gateway_servers.mjs");
+  const specs = servers({ browserMcp: opt("--agentkit"), work: fs.mkdtempSync(path.join(os.tmpdir(), "agentkit-routing-dump-")) });
+  const out = {};
+  for (const s of specs) {
+    const c = new Client({ name: "dump", version: "1" });
+    await c.connect(new StdioClientTransport({ command: s.command, args: s.args, env: { ...process.env, ...(s.env || {}) }, stderr: "ignore" }));
+    out[s.name] = (await c.listTools()).tools;
+    await c.close();
+  }
+  fs.writeFileSync(opt("--dump"), JSON.stringify(out));
+} else {
+  const toolsFile = path.resolve(opt("--tools", "tools.json"));
+  const all = JSON.parse(fs.readFileSync(toolsFile, "utf8"));
+  const { groups, tasks } = await import(pathToFileURL(path.resolve(opt("--tasks", "./gateway_tasks.mjs"))).href);
+  const { descriptions } = await import("./gateway_servers.mjs");
+  const split = (t) => (crypto.createHash("sha256").update(t).digest()[0] < 128 ? "tune" : "test");
+  const cfg = { mcpServers: {} };
+  for (const s of Object.keys(all)) cfg.mcpServers[s] = { command: process.execPath, args: [self, "--serve", toolsFile, s], description: descriptions[s] };
+  const exSplit = opt("--examples-split");
+  for (const [label, text] of exSplit ? tasks : []) {
+    if (exSplit !== "all" && split(text) !== exSplit) continue;
+    for (const x of groups[label] || [label]) {
+      const [server, ...rest] = x.split("/");
+      ((cfg.mcpServers[server].examples ||= {})[rest.join("/")] ||= []).push(text);
+    }
+  }
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), "agentkit-routing-"));
+  fs.writeFileSync(path.join(work, "cfg.json"), JSON.stringify(cfg));
+  const c = new Client({ name: "routing", version: "1" });
+  await c.connect(new StdioClientTransport({ command: path.resolve(opt("--gateway", "../../build-rel/bin/agentkit-mcp-gateway")),
+    args: ["--config", path.join(work, "cfg.json"), "--mask", "router", "--start-wait", "30000"], env: { ...process.env }, stderr: "ignore" }));
+  const localName = (s) => s.replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 64);
+  const count = {};
+  for (const ts of Object.values(all)) for (const t of ts) count[localName(t.name)] = (count[localName(t.name)] || 0) + 1;
+  const fromGw = {};
+  for (const [s, ts] of Object.entries(all))
+    for (const t of ts) fromGw[count[localName(t.name)] > 1 ? localName(`${s}_${t.name}`) : localName(t.name)] = `${s}/${t.name}`;
+  const run = async (part) => {
+    let at1 = 0, at5 = 0;
+    const misses = [];
+    for (const [label, text] of part) {
+      const right = new Set(groups[label] || [label]);
+      const r = await c.callTool({ name: "tool_search", arguments: { query: text, k: 5 } });
+      const found = (r.structuredContent?.tools || []).map((t) => fromGw[t.name] || t.name);
+      if (found.length && right.has(found[0])) ++at1;
+      if (found.some((x) => right.has(x))) ++at5;
+      else misses.push(`  - "${text}" [${label}] -> ${found.join(", ")}`);
+    }
+    return { at1, at5, n: part.length, misses };
+  };
+  const pct = (a, n) => `${((100 * a) / n).toFixed(1)}%`;
+  const show = (name, r) => console.log(`${name}: Recall@1 ${pct(r.at1, r.n)}, Recall@5 ${pct(r.at5, r.n)} (${r.at5}/${r.n})`);
+  const parts = exSplit && exSplit !== "all" ? [exSplit === "tune" ? "test" : "tune"] : ["tune", "test"];
+  const res = {};
+  for (const p of parts) show(p, (res[p] = await run(tasks.filter(([, t]) => split(t) === p))));
+  if (parts.length === 2) show("all", { at1: res.tune.at1 + res.test.at1, at5: res.tune.at5 + res.test.at5, n: res.tune.n + res.test.n });
+  if (args.includes("--misses")) console.log(parts.flatMap((p) => res[p].misses).join("\n"));
+  await c.close();
+  fs.rmSync(work, { recursive: true, force: true });
+}
