@@ -196,6 +196,20 @@ public:
     }
 
 private:
+    /// A viewer's place in its view's frame pump while its page is visible (id 0: none).
+    struct viewer_link {
+        browser::live_view& view;
+        std::function<void()> wake;
+        std::chrono::steady_clock::duration interval;
+        std::uint64_t id = 0;
+        void attach() {
+            if (id == 0) id = view.attach_viewer(wake, interval);
+        }
+        void detach() {
+            if (id != 0) view.detach_viewer(std::exchange(id, 0));
+        }
+    };
+
     static std::string random_token() {
         std::array<unsigned char, 32> bytes{};
         std::size_t got = 0;
@@ -478,19 +492,6 @@ private:
     std::unique_ptr<http_server> server_;
     mutable std::mutex mu_;
     std::map<std::string, browser::live_view*, std::less<>> views_;
-    /// A viewer's place in its view's frame pump while its page is visible (id 0: none).
-    struct viewer_link {
-        browser::live_view& view;
-        std::function<void()> wake;
-        std::chrono::steady_clock::duration interval;
-        std::uint64_t id = 0;
-        void attach() {
-            if (id == 0) id = view.attach_viewer(wake, interval);
-        }
-        void detach() {
-            if (id != 0) view.detach_viewer(std::exchange(id, 0));
-        }
-    };
     /// A viewer's queue of events to send, and its peer while it is connected.
     struct outbox {
         std::mutex mu;
