@@ -1,11 +1,13 @@
 // agentkit-bench-live-view — the live view's costs in one run (see CMakeLists.txt).
 //
 //   build-rel/bin/agentkit-bench-live-view [--seconds S] [--runs N] [--fps F] [--viewer bare|agentkit]
+//                                           [--max-width W] [--max-height H] [--quality Q]
 //
 //   --seconds  length of each idle/busy window (5)
 //   --runs     form-fill A/B pairs (10): each pair fills the form once without a viewer and
 //              once with one, in alternating order, so load from elsewhere falls on both
 //   --fps      the dashboard's max_fps (15, its default; 0: no cap)
+//   --max-width, --max-height, --quality: the live view's screencast_options (1280, 960, 60)
 //   --viewer   who watches: a headless Chromium driven over a bare CDP connection that only
 //              opens the page and reads its counters, as a person's browser (bare, the
 //              default), or one driven by agentkit's browser engine (agentkit), whose own
@@ -198,11 +200,15 @@ int main(int argc, char** argv) {
     int seconds = 5, runs = 10;
     double fps = 15;
     std::string who = "bare";
+    br::live_view_options lo;
     for (int i = 1; i + 1 < argc; ++i) {
         if (std::strcmp(argv[i], "--fps") == 0) fps = std::atof(argv[++i]);
         else if (std::strcmp(argv[i], "--seconds") == 0) seconds = std::atoi(argv[++i]);
         else if (std::strcmp(argv[i], "--runs") == 0) runs = std::atoi(argv[++i]);
         else if (std::strcmp(argv[i], "--viewer") == 0) who = argv[++i];
+        else if (std::strcmp(argv[i], "--max-width") == 0) lo.screencast.max_width = std::atoi(argv[++i]);
+        else if (std::strcmp(argv[i], "--max-height") == 0) lo.screencast.max_height = std::atoi(argv[++i]);
+        else if (std::strcmp(argv[i], "--quality") == 0) lo.screencast.quality = std::atoi(argv[++i]);
     }
     std::printf("load average at the start: %s (%ld CPUs)\n", loadavg().c_str(), ::sysconf(_SC_NPROCESSORS_ONLN));
     ak::net::http_server site;
@@ -221,7 +227,7 @@ int main(int argc, char** argv) {
     br::session_store store;
     br::tool_state state(agent, store);
     auto tools = br::browser_tools(state);
-    br::live_view live(state, "bench");
+    br::live_view live(state, "bench", lo);
     ak::net::dashboard_options dopt;
     dopt.max_fps = fps;  // --fps 0: no cap
     ak::net::dashboard dash(dopt);

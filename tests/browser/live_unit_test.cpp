@@ -259,10 +259,32 @@ TEST(FramePump, ViewerIntervalIsKeptAndDueSaysWhenToLookAgain) {
     EXPECT_FALSE(pump.take(v)) << "a newer frame waits for the viewer's interval";
     EXPECT_TRUE(a.got().empty());
     clock.t = t0 + 100ms;
-    EXPECT_FALSE(pump.due(v));
+    ASSERT_TRUE(pump.due(v)) << "frame 2 waits: due names the time (now)";
+    EXPECT_LE(*pump.due(v), clock.t);
     auto f = pump.take(v);
     ASSERT_TRUE(f);
     EXPECT_EQ(f->frame->ack_id, 2);
+    EXPECT_FALSE(pump.due(v)) << "in flight";
+}
+
+TEST(FramePump, AnIntervalEndingBeforeTheViewerLooksIsNotSleptThrough) {
+    fake_clock clock;
+    acks a;
+    br::frame_pump pump([&](const br::screencast_frame& f) { a(f); }, clock.options());
+    const auto v = pump.add_viewer([] {}, 100ms);
+    pump.offer(frame(1));
+    ASSERT_TRUE(pump.take(v));
+    clock.t += 10ms;
+    pump.viewer_ack(v);
+    EXPECT_FALSE(pump.take(v)) << "its interval has not passed";
+    // the viewer's thread is slow to compute its wait: the interval ends meanwhile
+    clock.t += 150ms;
+    const auto due = pump.due(v);
+    ASSERT_TRUE(due) << "the browser still waits for frame 1: the viewer must look, not sleep until a wake that never comes";
+    EXPECT_LE(*due, clock.t);
+    EXPECT_FALSE(pump.take(v));
+    EXPECT_EQ(a.got(), (std::vector<int>{1}));
+    EXPECT_FALSE(pump.due(v)) << "nothing left to do: it waits for the pump's wake";
 }
 
 TEST(FramePump, ASlowViewerSkipsToTheNewestFrameAndEveryFrameIsAcknowledgedExactlyOnce) {

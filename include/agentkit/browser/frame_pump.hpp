@@ -18,7 +18,9 @@
 //   - the last frame the browser sends reaches every viewer: a viewer busy when it came takes
 //     it once it is ready.
 // Time comes from a clock the pump is given (tests use a fake one); nothing here sleeps or
-// runs a timer: a viewer's thread asks due() when to look again.
+// runs a timer: a viewer's thread asks due() when to look again (before every wait: a time
+// already past means look now, so an interval ending between take() and due() is not slept
+// through).
 //
 //   frame_pump pump([&](const screencast_frame& f) { browser.ack_screencast_frame(f); });
 //   auto v = pump.add_viewer([&] { peer.wake(); }, 66ms);  // wake: viewer v may take a frame
@@ -176,13 +178,16 @@ public:
     }
 
     /// When viewer `id` should call take() again although nobody wakes it: the end of its
-    /// interval while it is not in flight. Nothing when it is in flight, gone, or may take now
-    /// (then take() answers at once; the pump wakes it for what comes later).
+    /// interval, when take() will have work then (a frame newer than it has, or frames the
+    /// browser waits to have acknowledged); a time already past means now. Nothing when it is
+    /// in flight (its ack comes as a message), gone, or has nothing to do (the pump wakes it
+    /// when a frame comes).
     [[nodiscard]] std::optional<clock::time_point> due(std::uint64_t id) const {
         std::lock_guard lock(mu_);
         auto it = viewers_.find(id);
         if (it == viewers_.end() || it->second.in_flight) return std::nullopt;
-        if (it->second.next_at <= now_()) return std::nullopt;
+        const bool newer = latest_.frame && latest_.seq > it->second.last_seq;
+        if (!newer && owed_.empty()) return std::nullopt;
         return it->second.next_at;
     }
 
