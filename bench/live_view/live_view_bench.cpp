@@ -1,11 +1,30 @@
 // agentkit-bench-live-view — the live view's costs in one run (see CMakeLists.txt).
 //
-//   build/bin/agentkit-bench-live-view [--seconds S] [--runs N] [--fps F (the dashboard's cap, 0: none; default 15)]
+//   build-rel/bin/agentkit-bench-live-view [--seconds S] [--runs N] [--fps F] [--viewer bare|agentkit]
+//                                           [--max-width W] [--max-height H] [--quality Q]
 //
-// The agent's browser and the viewer's are both headless Chromium; the viewer opens the
-// dashboard page like a person would, and acknowledges each frame once its <img> loaded it.
+//   --seconds  length of each idle/busy window (5)
+//   --runs     form-fill A/B pairs (10): each pair fills the form once without a viewer and
+//              once with one, in alternating order, so load from elsewhere falls on both
+//   --fps      the dashboard's max_fps (15, its default; 0: no cap)
+//   --max-width, --max-height, --quality: the live view's screencast_options (1280, 960, 60)
+//   --viewer   who watches: a headless Chromium driven over a bare CDP connection that only
+//              opens the page and reads its counters, as a person's browser (bare, the
+//              default), or one driven by agentkit's browser engine (agentkit), whose own
+//              instrumentation of the viewer's page (Network, DOM, Runtime events parsed in
+//              this process) adds to what is measured
+//
+// The viewer's Chromium starts once; "with a viewer" means its page is open on the dashboard
+// (WebSocket connected, the screencast running), "without" that it is on about:blank (no
+// WebSocket, no screencast). The viewer acknowledges each frame once its <img> loaded it.
+// CPU is counted per process tree from /proc: this process (the agent's client, the
+// dashboard, the viewer's client), the agent's Chromium, the viewer's Chromium. The machine's
+// load average is printed at the start and the end: on a shared machine the A/B ratio, not the
+// absolute times, is what to read.
 #include <agentkit/browser.hpp>
 #include <agentkit/browser/live_view.hpp>
+#include <agentkit/cdp/connection.hpp>
+#include <agentkit/cdp/pipe_transport.hpp>
 #include <agentkit/net/dashboard.hpp>
 #include <agentkit/net/http_server.hpp>
 #include "support/snapshot_refs.hpp"
@@ -15,13 +34,18 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <regex>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include <dirent.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 namespace ak = agentkit;
 namespace br = agentkit::browser;
@@ -29,17 +53,63 @@ using namespace std::chrono_literals;
 
 namespace {
 
-double cpu_seconds() {
+double self_cpu() {
     rusage u{};
     ::getrusage(RUSAGE_SELF, &u);
     return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
+/// (parent pid, CPU seconds) of every process, from /proc/PID/stat.
+std::map<int, std::pair<int, double>> processes() {
+    std::map<int, std::pair<int, double>> out;
+    DIR* d = ::opendir("/proc");
+    if (d == nullptr) return out;
+    const double tick = static_cast<double>(::sysconf(_SC_CLK_TCK));
+    while (auto* e = ::readdir(d)) {
+        const int pid = std::atoi(e->d_name);
+        if (pid <= 0) continue;
+        std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+        std::string s((std::istreambuf_iterator<char>(f)), {});
+        const auto r = s.rfind(')');
+        if (r == std::string::npos || r + 2 >= s.size()) continue;
+        std::istringstream in(s.substr(r + 2));
+        std::vector<std::string> v;
+        for (std::string x; in >> x && v.size() < 13;) v.push_back(x);
+        if (v.size() < 13) continue;
+        out[pid] = {std::atoi(v[1].c_str()), (std::atof(v[11].c_str()) + std::atof(v[12].c_str())) / tick};
+    }
+    ::closedir(d);
+    return out;
+}
+
+/// CPU seconds of `root` and its descendants (0 for pid <= 0).
+double tree_cpu(int root) {
+    if (root <= 0) return 0;
+    const auto ps = processes();
+    std::set<int> in{root};
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (const auto& [pid, p] : ps)
+            if (in.count(pid) == 0 && in.count(p.first) != 0) grew = in.insert(pid).second;
+    }
+    double t = 0;
+    for (int pid : in)
+        if (auto it = ps.find(pid); it != ps.end()) t += it->second.second;
+    return t;
+}
+
+std::string loadavg() {
+    std::ifstream f("/proc/loadavg");
+    std::string a, b, c;
+    f >> a >> b >> c;
+    return a + " " + b + " " + c;
+}
+
 double percentile(std::vector<double> v, double p) {
     if (v.empty()) return 0;
     std::sort(v.begin(), v.end());
-    const auto i = static_cast<std::size_t>(p * static_cast<double>(v.size() - 1));
-    return v[i];
+    const auto i = static_cast<std::size_t>(p * static_cast<double>(v.size() - 1) + 0.5);
+    return v[std::min(i, v.size() - 1)];
 }
 
 using agentkit::test::ref_on;
@@ -59,16 +129,88 @@ double form_fill(Tools& tools, br::browser& b, const std::string& url) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+/// The person's browser: opens a page, evaluates a promise in it.
+class viewer {
+public:
+    virtual ~viewer() = default;
+    virtual bool open(const std::string& url) = 0;
+    virtual ak::json eval(const std::string& js) = 0;
+    virtual int pid() = 0;
+};
+
+/// A headless Chromium over a bare CDP connection: Page and Runtime only, nothing enabled that
+/// would send this process an event per request or DOM change.
+class bare_viewer final : public viewer {
+public:
+    bool start() {
+        auto t = ak::cdp::pipe_transport::launch({});
+        if (!t) return false;
+        pid_ = t->pid();
+        conn_ = std::make_unique<ak::cdp::connection>(std::move(*t));
+        auto target = conn_->call("Target.createTarget", ak::json{{"url", "about:blank"}});
+        if (!target) return false;
+        auto sid = conn_->attach_to_target((*target)["targetId"].get<std::string>());
+        if (!sid) return false;
+        page_ = std::make_unique<ak::cdp::session>(*conn_, *sid);
+        (void)page_->call("Emulation.setDeviceMetricsOverride",
+                          ak::json{{"width", 1600}, {"height", 1000}, {"deviceScaleFactor", 1}, {"mobile", false}});
+        return static_cast<bool>(page_->call("Page.enable"));
+    }
+    bool open(const std::string& url) override {
+        auto loaded = page_->expect("Page.loadEventFired");
+        if (!page_->call("Page.navigate", ak::json{{"url", url}})) return false;
+        return static_cast<bool>(loaded.wait(20s));
+    }
+    ak::json eval(const std::string& js) override {
+        auto r = page_->call("Runtime.evaluate", ak::json{{"expression", js}, {"awaitPromise", true}, {"returnByValue", true}}, 30s);
+        return r ? (*r)["result"].value("value", ak::json()) : ak::json();
+    }
+    int pid() override { return pid_; }
+
+private:
+    int pid_ = -1;
+    std::unique_ptr<ak::cdp::connection> conn_;
+    std::unique_ptr<ak::cdp::session> page_;
+};
+
+/// A headless Chromium driven by agentkit's browser engine.
+class agentkit_viewer final : public viewer {
+public:
+    agentkit_viewer() : b_([] {
+        br::browser_options vo;
+        vo.allow_evaluate = true;
+        vo.viewport.width = 1600;
+        vo.viewport.height = 1000;
+        return vo;
+    }()) {}
+    bool open(const std::string& url) override { return static_cast<bool>(b_.navigate(url)); }
+    ak::json eval(const std::string& js) override {
+        auto r = b_.evaluate(js);
+        return r ? r->value : ak::json();
+    }
+    int pid() override { return b_.browser_pid(); }
+
+private:
+    br::browser b_;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
     int seconds = 5, runs = 10;
     double fps = 15;
+    std::string who = "bare";
+    br::live_view_options lo;
     for (int i = 1; i + 1 < argc; ++i) {
         if (std::strcmp(argv[i], "--fps") == 0) fps = std::atof(argv[++i]);
         else if (std::strcmp(argv[i], "--seconds") == 0) seconds = std::atoi(argv[++i]);
         else if (std::strcmp(argv[i], "--runs") == 0) runs = std::atoi(argv[++i]);
+        else if (std::strcmp(argv[i], "--viewer") == 0) who = argv[++i];
+        else if (std::strcmp(argv[i], "--max-width") == 0) lo.screencast.max_width = std::atoi(argv[++i]);
+        else if (std::strcmp(argv[i], "--max-height") == 0) lo.screencast.max_height = std::atoi(argv[++i]);
+        else if (std::strcmp(argv[i], "--quality") == 0) lo.screencast.quality = std::atoi(argv[++i]);
     }
+    std::printf("load average at the start: %s (%ld CPUs)\n", loadavg().c_str(), ::sysconf(_SC_NPROCESSORS_ONLN));
     ak::net::http_server site;
     site.route("/idle", ak::net::http_response::html("<title>Idle</title><h1>Nothing moves here</h1>"));
     site.route("/busy", ak::net::http_response::html(
@@ -85,65 +227,108 @@ int main(int argc, char** argv) {
     br::session_store store;
     br::tool_state state(agent, store);
     auto tools = br::browser_tools(state);
-    br::live_view live(state, "bench");
+    br::live_view live(state, "bench", lo);
     ak::net::dashboard_options dopt;
     dopt.max_fps = fps;  // --fps 0: no cap
     ak::net::dashboard dash(dopt);
     dash.add(live);
     if (!dash.start()) return 1;
 
-    // form fill without any viewer (the live view installed, nobody watching)
-    (void)form_fill(tools, agent, site.url("/form"));  // warm-up
-    std::vector<double> without, with;
-    for (int i = 0; i < runs; ++i) without.push_back(form_fill(tools, agent, site.url("/form")));
+    std::unique_ptr<viewer> person;
+    if (who == "agentkit") {
+        person = std::make_unique<agentkit_viewer>();
+        (void)person->open("about:blank");
+    } else {
+        auto b = std::make_unique<bare_viewer>();
+        if (!b->start()) return 1;
+        person = std::move(b);
+    }
+    const std::string first_frame =
+        "new Promise((res) => { const t0 = Date.now(); const f = () => { if (window.agentkitLive && window.agentkitLive.frames > 0) res(true); "
+        "else if (Date.now() - t0 > 20000) res(false); else setTimeout(f, 10); }; f(); })";
+    const auto watch = [&] {
+        if (!person->open(dash.url())) return false;
+        return person->eval(first_frame) == true;
+    };
+    const auto leave = [&] {
+        (void)person->open("about:blank");
+        for (int i = 0; i < 2000 && live.frames().viewers() > 0; ++i) std::this_thread::sleep_for(5ms);  // the server saw it go
+    };
 
-    // CPU on the busy page without a viewer
-    (void)tools.call("browser_navigate", ak::json{{"url", site.url("/busy")}});
-    double c0 = cpu_seconds();
-    std::this_thread::sleep_for(std::chrono::seconds(seconds));
-    const double cpu_without = (cpu_seconds() - c0) / seconds;
+    (void)tools.call("browser_navigate", ak::json{{"url", site.url("/idle")}});  // the agent's browser is up
+    (void)form_fill(tools, agent, site.url("/form"));  // warm-up, both ways
+    if (!watch()) {
+        std::fprintf(stderr, "the viewer saw no frame\n");
+        return 1;
+    }
+    (void)form_fill(tools, agent, site.url("/form"));
+    leave();
 
-    // the viewer opens the dashboard
-    br::browser_options vo;
-    vo.allow_evaluate = true;
-    vo.viewport.width = 1600;
-    vo.viewport.height = 1000;
-    br::browser viewer(vo);
-    if (!viewer.navigate(dash.url())) return 1;
-    (void)viewer.evaluate("new Promise((res) => { const f = () => { if (window.agentkitLive && window.agentkitLive.frames > 0) res(true); "
-                          "else setTimeout(f, 20); }; f(); })");
-
-    auto window = [&](const std::string& page) {
+    // idle and busy windows, without and with a viewer
+    const int agent_pid = agent.browser_pid(), viewer_pid = person->pid();
+    struct window_result {
+        double fps = 0, bytes = 0, p50 = 0, p99 = 0, self = 0, agent = 0, viewer = 0;
+        std::size_t frames = 0;
+    };
+    const auto window = [&](const std::string& page, bool watched) {
         (void)tools.call("browser_navigate", ak::json{{"url", site.url(page)}});
+        if (watched && !watch()) std::fprintf(stderr, "the viewer saw no frame\n");
         std::this_thread::sleep_for(1s);  // settle
         const auto s0 = dash.stats();
-        const double cpu0 = cpu_seconds();
+        const double c0 = self_cpu(), a0 = tree_cpu(agent_pid), v0 = tree_cpu(viewer_pid);
         const auto t0 = std::chrono::steady_clock::now();
         std::this_thread::sleep_for(std::chrono::seconds(seconds));
         const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         const auto s1 = dash.stats();
-        std::vector<double> lat(s1.latency_ms.begin() + static_cast<std::ptrdiff_t>(std::min(s0.latency_ms.size(), s1.latency_ms.size())),
-                                s1.latency_ms.end());
-        std::printf("%-5s with a viewer: %6.1f frames/s shown, %9.0f bytes/s, latency p50 %6.1f ms p99 %6.1f ms (%zu frames), CPU %5.1f%%\n",
-                    page.c_str() + 1, static_cast<double>(s1.frames_shown - s0.frames_shown) / dt,
-                    static_cast<double>(s1.frame_bytes - s0.frame_bytes) / dt, percentile(lat, 0.5), percentile(lat, 0.99), lat.size(),
-                    100.0 * (cpu_seconds() - cpu0) / dt);
-        return 100.0 * (cpu_seconds() - cpu0) / dt;
+        window_result w;
+        w.self = 100 * (self_cpu() - c0) / dt;
+        w.agent = 100 * (tree_cpu(agent_pid) - a0) / dt;
+        w.viewer = 100 * (tree_cpu(viewer_pid) - v0) / dt;
+        const std::vector<double> lat(s1.latency_ms.begin() + static_cast<std::ptrdiff_t>(std::min(s0.latency_ms.size(), s1.latency_ms.size())),
+                                      s1.latency_ms.end());
+        w.fps = static_cast<double>(s1.frames_shown - s0.frames_shown) / dt;
+        w.bytes = static_cast<double>(s1.frame_bytes - s0.frame_bytes) / dt;
+        w.p50 = percentile(lat, 0.5);
+        w.p99 = percentile(lat, 0.99);
+        w.frames = lat.size();
+        if (watched) leave();
+        return w;
     };
-    (void)window("/idle");
-    const double cpu_with = window("/busy");
-    std::printf("busy  CPU of this process: %5.1f%% without a viewer, %5.1f%% with one\n", 100.0 * cpu_without, cpu_with);
+    for (const std::string page : {"/idle", "/busy"}) {
+        const auto off = window(page, false);
+        const auto on = window(page, true);
+        std::printf("%-4s with a viewer: %5.1f frames/s shown, %8.0f bytes/s, latency p50 %6.1f ms p99 %6.1f ms (%zu frames)\n", page.c_str() + 1,
+                    on.fps, on.bytes, on.p50, on.p99, on.frames);
+        std::printf("%-4s CPU without / with a viewer: this process %5.1f%% / %5.1f%%, agent's Chromium %5.1f%% / %5.1f%%, viewer's Chromium "
+                    "%5.1f%% / %5.1f%%\n",
+                    page.c_str() + 1, off.self, on.self, off.agent, on.agent, off.viewer, on.viewer);
+    }
 
-    for (int i = 0; i < runs; ++i) with.push_back(form_fill(tools, agent, site.url("/form")));
+    // the form fill in A/B pairs, the order alternating
+    std::vector<double> without, with, ratio;
+    for (int i = 0; i < runs; ++i) {
+        double a = 0, b = 0;
+        for (int k = 0; k < 2; ++k) {
+            const bool watched = (k == 0) == (i % 2 == 1);
+            if (watched && !watch()) std::fprintf(stderr, "the viewer saw no frame\n");
+            (watched ? b : a) = form_fill(tools, agent, site.url("/form"));
+            if (watched) leave();
+        }
+        without.push_back(a);
+        with.push_back(b);
+        ratio.push_back(b / a);
+    }
     const double p50_without = percentile(without, 0.5), p50_with = percentile(with, 0.5);
-    std::printf("form fill (navigate, fill 5 fields, submit), %d runs: p50 %.1f ms without a viewer, %.1f ms with one (%+.1f%%)\n", runs,
-                p50_without, p50_with, 100.0 * (p50_with - p50_without) / p50_without);
+    std::printf("form fill (navigate, fill 5 fields, submit), %d A/B pairs: p50 %.1f ms without a viewer, %.1f ms with one (%+.1f%%); "
+                "median of the pairs' ratios %.3f (min %.3f, max %.3f)\n",
+                runs, p50_without, p50_with, 100.0 * (p50_with - p50_without) / p50_without, percentile(ratio, 0.5), percentile(ratio, 0),
+                percentile(ratio, 1));
     const auto f = live.frames().stats();
-    std::printf("pump: %llu offered, %llu acked, %llu sent, %llu superseded, %llu unwatched\n",
-                static_cast<unsigned long long>(f.offered), static_cast<unsigned long long>(f.acked),
-                static_cast<unsigned long long>(f.sent), static_cast<unsigned long long>(f.superseded),
-                static_cast<unsigned long long>(f.unwatched));
-    viewer.close();
+    std::printf("pump: %llu offered, %llu acked, %llu sent, %llu superseded, %llu unwatched\n", static_cast<unsigned long long>(f.offered),
+                static_cast<unsigned long long>(f.acked), static_cast<unsigned long long>(f.sent),
+                static_cast<unsigned long long>(f.superseded), static_cast<unsigned long long>(f.unwatched));
+    std::printf("load average at the end: %s\n", loadavg().c_str());
+    person.reset();
     dash.remove(live);
     return 0;
 }

@@ -9,6 +9,7 @@
 #include <agentkit/mcp/client.hpp>
 #include <agentkit/mcp/stdio_client.hpp>
 #include <agentkit/net/http_server.hpp>
+#include "support/snapshot_refs.hpp"
 
 #include <gtest/gtest.h>
 
@@ -18,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <memory>
 #include <sstream>
 #include <string>
 
@@ -318,5 +320,155 @@ TEST(LiveViewE2E, TheTimelineRedactsSecretsInArgumentsAndResultsAsEverywhere) {
     EXPECT_EQ(api.first, 200);
     EXPECT_EQ(api.second.find("hunter2"), std::string::npos);
     EXPECT_NE(api.second.find("browser_navigate"), std::string::npos);
+    dash.remove(live);
+}
+
+namespace {
+
+/// JS: the RGBA of a point near the bottom-right corner of the frame the dashboard shows (the
+/// agent's page background there), null before the first frame.
+const std::string corner_pixel =
+    "(() => { const i = document.getElementById('screen'); if (!i || !i.complete || !i.naturalWidth) return null; "
+    "const c = document.createElement('canvas'); c.width = i.naturalWidth; c.height = i.naturalHeight; const g = c.getContext('2d'); "
+    "g.drawImage(i, 0, 0); return Array.from(g.getImageData(c.width - 12, c.height - 12, 1, 1).data); })()";
+
+/// A condition on corner_pixel: near (r, g, b), JPEG's error allowed.
+std::string corner_is(int r, int g, int b) {
+    return "((p) => p && Math.abs(p[0] - " + std::to_string(r) + ") < 70 && Math.abs(p[1] - " + std::to_string(g) +
+           ") < 70 && Math.abs(p[2] - " + std::to_string(b) + ") < 70)(" + corner_pixel + ")";
+}
+
+}  // namespace
+
+// The browser encodes only the frames a viewer is ready for (one in flight, acknowledged when the
+// viewer wants the next): a page that changes while a frame is on its way must still end on the
+// viewer's screen as it settled, not as it was when the last frame was taken.
+TEST(LiveViewE2E, TheViewerEndsOnTheScreenAsItSettled) {
+    ak::net::http_server site;
+    // a burst of colours when the agent clicks, ending green
+    site.route("/burst", ak::net::http_response::html(
+                             "<!doctype html><title>Burst</title><body style='margin:0;background:#f00'>"
+                             "<button id=go style='position:absolute;left:0;top:0;width:160px;height:50px' onclick='run()'>Go</button>"
+                             "<script>function run(){const cs=['#00f','#ff0','#f0f','#0ff','#fff','#000'];let i=0;"
+                             "const t=setInterval(()=>{document.body.style.background=cs[i%cs.length];"
+                             "if(++i===12){clearInterval(t);document.body.style.background='#0f0';}},7);}</script>"));
+    // the second variant: the page changes on its own after it loaded (no call of the agent runs),
+    // one change per animation frame, ending blue
+    site.route("/later", ak::net::http_response::html(
+                             "<!doctype html><title>Later</title><body style='margin:0;background:#f00'><h1 id=h>0</h1>"
+                             "<script>setTimeout(()=>{let n=0;const f=()=>{n++;document.getElementById('h').textContent=n;"
+                             "document.body.style.background='rgb('+(n*9%256)+','+(n*5%256)+',0)';"
+                             "if(n<25)requestAnimationFrame(f);else document.body.style.background='#00f';};requestAnimationFrame(f);},150)</script>"));
+    ASSERT_TRUE(site.start());
+    br::browser agent;
+    br::session_store store;
+    br::tool_state st(agent, store);
+    auto tools = br::browser_tools(st);
+    br::live_view live(st, "settle");
+    ak::net::dashboard dash;
+    dash.add(live);
+    ASSERT_TRUE(dash.start());
+    ASSERT_TRUE(tools.call("browser_navigate", json{{"url", site.url("/burst")}}));
+    auto viewer = viewer_browser();
+    ASSERT_TRUE(viewer.navigate(dash.url()));
+    EXPECT_EQ(eval(viewer, until("s.open && s.frames > 0 && " + corner_is(255, 0, 0))), true) << "the red page reached the viewer";
+
+    auto snap = agent.snapshot();
+    ASSERT_TRUE(snap);
+    const std::string go = ak::test::ref_on(snap->snap.text, "Go");
+    ASSERT_FALSE(go.empty()) << snap->snap.text;
+    ASSERT_TRUE(tools.call("browser_click", json{{"ref", go}, {"element", "Go"}}));
+    EXPECT_EQ(eval(viewer, until(corner_is(0, 255, 0))), true)
+        << "the viewer shows " << eval(viewer, corner_pixel).dump() << ", not the green the burst ended on";
+
+    ASSERT_TRUE(tools.call("browser_navigate", json{{"url", site.url("/later")}}));
+    EXPECT_EQ(eval(viewer, until(corner_is(0, 0, 255))), true)
+        << "the viewer shows " << eval(viewer, corner_pixel).dump() << ", not the blue the page settled on";
+    const auto f = live.frames().stats();
+    EXPECT_LE(f.max_unacked, 1U) << "the browser waited for at most one acknowledgement at a time";
+    EXPECT_LT(f.offered, 200U) << "frames are encoded at the viewer's pace";
+    viewer.close();
+    dash.remove(live);
+}
+
+// What the dashboard reads (describe(), the views, the console and network lists) never waits
+// for the agent's call: a call held in the browser (its navigation's response withheld by the
+// server, or waiting for text that a withheld request will write) does not hold them.
+TEST(LiveViewE2E, TheDashboardAnswersWhileTheAgentsCallRuns) {
+    struct held_route {
+        std::promise<void> arrived, release;
+        std::shared_future<void> released = release.get_future().share();
+        std::atomic<bool> first{true};
+    };
+    auto nav_hold = std::make_shared<held_route>();
+    auto fetch_hold = std::make_shared<held_route>();
+    ak::net::http_server site;
+    site.route("/two", ak::net::http_response::html("<!doctype html><title>Second</title><h1>The second page</h1>"));
+    const auto holding = [](std::shared_ptr<held_route> h, std::string body) {
+        return [h, body](const ak::net::http_request&) {
+            if (h->first.exchange(false)) h->arrived.set_value();
+            (void)h->released.wait_for(60s);  // bounded: a failing test must not leave the server's thread behind
+            return ak::net::http_response::html(body);
+        };
+    };
+    site.route("/held", holding(nav_hold, "<!doctype html><title>Held</title><p>released</p>"));
+    site.route("/slow-data", holding(fetch_hold, "done"));
+    site.route("/waits", ak::net::http_response::html(
+                             "<!doctype html><title>Waits</title><p id=out>waiting</p>"
+                             "<script>fetch('/slow-data').then(r=>r.text()).then(t=>{document.getElementById('out').textContent=t;})</script>"));
+    ASSERT_TRUE(site.start());
+    br::browser agent;
+    br::session_store store;
+    br::tool_state st(agent, store);
+    auto tools = br::browser_tools(st);
+    br::live_view live(st, "busy-agent");
+    ak::net::dashboard dash;
+    dash.add(live);
+    ASSERT_TRUE(dash.start());
+    ASSERT_TRUE(tools.call("browser_navigate", json{{"url", site.url("/two")}}));
+    const std::string host = "Host: 127.0.0.1:" + std::to_string(dash.port());
+
+    const auto answers_meanwhile = [&](std::future<ak::result<ak::tool_output>>& call, const std::string& what) {
+        auto d = std::async(std::launch::async, [&] { return live.describe(); });
+        ASSERT_EQ(d.wait_for(10s), std::future_status::ready) << "describe() waited for " << what;
+        const json view = d.get();
+        ASSERT_EQ(view["tabs"].size(), 1U) << view.dump();
+        EXPECT_EQ(view["tabs"][0]["title"], "Second") << view.dump();
+        const auto views = raw_get(dash.port(), "/api/views?token=" + dash.token(), {host});
+        EXPECT_EQ(views.first, 200) << what;
+        EXPECT_NE(views.second.find("busy-agent"), std::string::npos);
+        const auto net = raw_get(dash.port(), "/api/events?kind=network&token=" + dash.token(), {host});
+        EXPECT_EQ(net.first, 200) << what;
+        EXPECT_NE(net.second.find("/two"), std::string::npos) << net.second;
+        EXPECT_EQ(raw_get(dash.port(), "/api/events?kind=console&token=" + dash.token(), {host}).first, 200) << what;
+        EXPECT_EQ(call.wait_for(0ms), std::future_status::timeout) << "the call was still running meanwhile";
+    };
+
+    // a navigation whose response the server holds
+    auto nav = std::async(std::launch::async, [&] { return tools.call("browser_navigate", json{{"url", site.url("/held")}}); });
+    ASSERT_EQ(nav_hold->arrived.get_future().wait_for(20s), std::future_status::ready);
+    answers_meanwhile(nav, "a navigation in flight");
+    nav_hold->release.set_value();
+    ASSERT_EQ(nav.wait_for(30s), std::future_status::ready);
+    auto navigated = nav.get();
+    ASSERT_TRUE(navigated) << navigated.error().to_text();
+
+    // the second variant: a wait for text that a held request writes
+    ASSERT_TRUE(tools.call("browser_navigate", json{{"url", site.url("/two")}}));
+    auto waits = std::async(std::launch::async, [&] {
+        auto r = tools.call("browser_navigate", json{{"url", site.url("/waits")}});
+        if (!r) return r;
+        return tools.call("browser_wait_for", json{{"text", "done"}, {"timeout", 30}});
+    });
+    ASSERT_EQ(fetch_hold->arrived.get_future().wait_for(20s), std::future_status::ready);
+    // the navigation may still be settling or the wait running: either holds the browser
+    auto d = std::async(std::launch::async, [&] { return live.describe(); });
+    ASSERT_EQ(d.wait_for(10s), std::future_status::ready) << "describe() waited for the agent's call";
+    EXPECT_EQ(raw_get(dash.port(), "/api/views?token=" + dash.token(), {host}).first, 200);
+    EXPECT_EQ(waits.wait_for(0ms), std::future_status::timeout) << "the call was still running meanwhile";
+    fetch_hold->release.set_value();
+    ASSERT_EQ(waits.wait_for(40s), std::future_status::ready);
+    auto waited = waits.get();
+    ASSERT_TRUE(waited) << waited.error().to_text();
     dash.remove(live);
 }

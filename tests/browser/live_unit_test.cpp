@@ -10,9 +10,12 @@
 #include <chrono>
 #include <condition_variable>
 #include <future>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <stop_token>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -42,6 +45,80 @@ struct acks {
     }
 };
 
+/// A clock the test moves.
+struct fake_clock {
+    std::chrono::steady_clock::time_point t{std::chrono::seconds(1000)};
+    br::frame_pump_options options() {
+        return br::frame_pump_options{[this] { return t; }};
+    }
+};
+
+/// Chromium's screencast as the live view asks for it (maxFramesInFlight 1, sendLastFrame):
+/// a frame the page produces is encoded and sent when none is unacknowledged, else kept as
+/// the last one (replacing an older kept one) and sent when the acknowledgement comes.
+struct fake_chromium {
+    br::frame_pump* pump = nullptr;
+    int in_flight = 0, most_in_flight = 0, encoded = 0, next_id = 0;
+    std::optional<std::string> kept;
+    std::vector<std::string> sent;  // what it encoded, in order
+    void produce(const std::string& screen) {
+        if (in_flight == 0) send(screen);
+        else kept = screen;
+    }
+    void ack(const br::screencast_frame&) {
+        --in_flight;
+        if (kept) {
+            auto k = std::move(*kept);
+            kept.reset();
+            send(k);
+        }
+    }
+    void send(const std::string& screen) {
+        ++in_flight;
+        most_in_flight = std::max(most_in_flight, in_flight);
+        ++encoded;
+        sent.push_back(screen);
+        br::screencast_frame f;
+        f.ack_id = ++next_id;
+        f.data = screen;
+        pump->offer(f);
+    }
+};
+
+/// A viewer driven the way the dashboard drives one: it looks when woken or due, shows what
+/// it takes (the screen it shows is remembered) and acknowledges it after `rtt`.
+struct fake_viewer {
+    br::frame_pump& pump;
+    fake_clock& clock;
+    std::chrono::milliseconds rtt{0};
+    bool woken = false;
+    std::uint64_t id = 0;
+    std::string showing;
+    std::optional<std::chrono::steady_clock::time_point> ack_at, look_at;
+    int shown = 0;
+    fake_viewer(br::frame_pump& p, fake_clock& c, std::chrono::milliseconds interval, std::chrono::milliseconds r = 0ms)
+        : pump(p), clock(c), rtt(r) {
+        id = pump.add_viewer([this] { woken = true; }, interval);
+    }
+    /// What the viewer's thread does at the clock's time: after each look it waits for a wake,
+    /// its ack, or the time due() named.
+    void run() {
+        if (ack_at && clock.t >= *ack_at) {
+            ack_at.reset();
+            pump.viewer_ack(id);
+            woken = true;  // the ack is a message: the loop looks again after it
+        }
+        if (!woken && !(look_at && clock.t >= *look_at)) return;
+        woken = false;
+        if (auto f = pump.take(id)) {
+            showing = f->frame->data;
+            ++shown;
+            ack_at = clock.t + rtt;
+        }
+        look_at = pump.due(id);
+    }
+};
+
 }  // namespace
 
 TEST(FramePump, WithoutAViewerEveryFrameIsAcknowledgedAtOnceAndDropped) {
@@ -52,31 +129,162 @@ TEST(FramePump, WithoutAViewerEveryFrameIsAcknowledgedAtOnceAndDropped) {
     EXPECT_EQ(a.got(), (std::vector<int>{1, 2}));
     EXPECT_EQ(pump.stats().unwatched, 2U);
     EXPECT_EQ(pump.stats().sent, 0U);
+    EXPECT_EQ(pump.stats().unacked, 0U);
 }
 
-TEST(FramePump, TheBrowserIsAcknowledgedOnlyWhenAViewerTakesTheFrame) {
+TEST(FramePump, TheBrowserIsAcknowledgedOnlyOnceAViewerIsReadyForTheNextFrame) {
     acks a;
     br::frame_pump pump([&](const br::screencast_frame& f) { a(f); });
     int woken = 0;
     const auto v = pump.add_viewer([&] { ++woken; });
     pump.offer(frame(7));
-    EXPECT_TRUE(a.got().empty()) << "held until a viewer takes it: the browser sends nothing more meanwhile";
     EXPECT_EQ(woken, 1);
     auto f = pump.take(v);
     ASSERT_TRUE(f);
     EXPECT_EQ(f->frame->ack_id, 7);
-    EXPECT_EQ(a.got(), (std::vector<int>{7}));
-    // the viewer has one frame in flight: the next frame waits for its ack, the browser is acked on take
-    pump.offer(frame(8));
+    EXPECT_TRUE(a.got().empty()) << "while the viewer shows it, the browser encodes nothing more";
     EXPECT_FALSE(pump.take(v)) << "one frame in flight per viewer";
-    EXPECT_EQ(a.got(), (std::vector<int>{7}));
+    EXPECT_TRUE(a.got().empty());
     pump.viewer_ack(v);
-    EXPECT_EQ(woken, 2) << "not woken by an offer while its frame is in flight; woken by its ack with a newer frame waiting";
+    EXPECT_TRUE(a.got().empty()) << "shown, but the viewer has not asked for more yet";
+    EXPECT_FALSE(pump.take(v)) << "nothing newer";
+    EXPECT_EQ(a.got(), (std::vector<int>{7})) << "the viewer is ready for the next: the browser may send it";
+    EXPECT_EQ(pump.stats().unacked, 0U);
+    pump.offer(frame(8));
+    EXPECT_EQ(woken, 2);
     auto g = pump.take(v);
     ASSERT_TRUE(g);
     EXPECT_EQ(g->frame->ack_id, 8);
-    EXPECT_EQ(a.got(), (std::vector<int>{7, 8}));
-    EXPECT_FALSE(pump.take(v)) << "nothing newer";
+}
+
+TEST(FramePump, TheBrowserEncodesAtTheViewersRateNotThePagesRate) {
+    fake_clock clock;
+    fake_chromium chromium;
+    br::frame_pump pump([&](const br::screencast_frame& f) { chromium.ack(f); }, clock.options());
+    chromium.pump = &pump;
+    fake_viewer viewer(pump, clock, 100ms, 5ms);
+    // the page animates: a new screen every 10 ms for 2 s
+    for (int i = 1; i <= 200; ++i) {
+        clock.t += 10ms;
+        chromium.produce("screen " + std::to_string(i));
+        viewer.run();
+    }
+    EXPECT_EQ(chromium.most_in_flight, 1) << "the browser never waits for more than one acknowledgement";
+    EXPECT_GE(viewer.shown, 15) << "about one frame per 100 ms";
+    EXPECT_LE(viewer.shown, 21);
+    EXPECT_LE(chromium.encoded, viewer.shown + 1) << "the browser encodes what the viewer shows, not 200 frames";
+    EXPECT_EQ(pump.stats().superseded, 0U);
+}
+
+TEST(FramePump, TheScreenAsItSettledReachesTheViewer) {
+    fake_clock clock;
+    fake_chromium chromium;
+    br::frame_pump pump([&](const br::screencast_frame& f) { chromium.ack(f); }, clock.options());
+    chromium.pump = &pump;
+    fake_viewer viewer(pump, clock, 66ms, 20ms);
+    chromium.produce("A");
+    viewer.run();
+    EXPECT_EQ(viewer.showing, "A");
+    // while A is on its way, the page changes twice and then stays as it is
+    clock.t += 3ms;
+    chromium.produce("B");
+    clock.t += 3ms;
+    chromium.produce("C");
+    viewer.run();
+    EXPECT_EQ(chromium.encoded, 1) << "nothing encoded while A is unacknowledged";
+    // time passes; nothing else happens on the page; the viewer looks when woken or due
+    for (int i = 0; i < 100 && pump.stats().unacked + (chromium.kept ? 1U : 0U) > 0; ++i) {
+        clock.t += 1ms;
+        viewer.run();
+    }
+    EXPECT_EQ(viewer.showing, "C") << "the viewer must see the final state, not a stale frame";
+    EXPECT_EQ(chromium.sent, (std::vector<std::string>{"A", "C"})) << "B was never encoded";
+    // the last frame is acknowledged once the viewer is ready for more: nothing is left waiting
+    for (int i = 0; i < 100 && pump.stats().unacked > 0; ++i) {
+        clock.t += 1ms;
+        viewer.run();
+    }
+    EXPECT_EQ(pump.stats().unacked, 0U);
+    EXPECT_EQ(chromium.in_flight, 0);
+    EXPECT_EQ(pump.stats().offered, pump.stats().acked);
+}
+
+TEST(FramePump, EachViewerEndsOnTheFinalScreenWhateverItsPaceAndOneLeavingMidFrameHoldsNobody) {
+    fake_clock clock;
+    fake_chromium chromium;
+    br::frame_pump pump([&](const br::screencast_frame& f) { chromium.ack(f); }, clock.options());
+    chromium.pump = &pump;
+    fake_viewer fast(pump, clock, 30ms, 2ms), slow(pump, clock, 250ms, 120ms);
+    auto leaving = std::make_unique<fake_viewer>(pump, clock, 10ms, 1000ms);
+    // a burst of changes at an uneven pace, the leaving viewer goes in the middle of it
+    int n = 0;
+    for (int step : {1, 7, 2, 13, 3, 40, 1, 1, 90, 5}) {
+        clock.t += std::chrono::milliseconds(step);
+        chromium.produce("burst " + std::to_string(++n));
+        fast.run();
+        slow.run();
+        if (leaving) leaving->run();
+        if (n == 4) {
+            pump.remove_viewer(leaving->id);
+            leaving.reset();
+        }
+    }
+    for (int i = 0; i < 2000; ++i) {
+        clock.t += 1ms;
+        fast.run();
+        slow.run();
+    }
+    EXPECT_EQ(fast.showing, "burst 10");
+    EXPECT_EQ(slow.showing, "burst 10");
+    EXPECT_EQ(chromium.most_in_flight, 1);
+    EXPECT_LT(chromium.encoded, n) << "some changes were never encoded";
+    EXPECT_EQ(pump.stats().unacked, 0U);
+    EXPECT_EQ(pump.stats().viewers, 2U);
+}
+
+TEST(FramePump, ViewerIntervalIsKeptAndDueSaysWhenToLookAgain) {
+    fake_clock clock;
+    acks a;
+    br::frame_pump pump([&](const br::screencast_frame& f) { a(f); }, clock.options());
+    const auto v = pump.add_viewer([] {}, 100ms);
+    pump.offer(frame(1));
+    const auto t0 = clock.t;
+    ASSERT_TRUE(pump.take(v));
+    EXPECT_FALSE(pump.due(v)) << "in flight: its ack wakes it, not the clock";
+    clock.t += 10ms;
+    pump.viewer_ack(v);
+    ASSERT_TRUE(pump.due(v));
+    EXPECT_EQ(*pump.due(v), t0 + 100ms);
+    pump.offer(frame(2));
+    EXPECT_FALSE(pump.take(v)) << "a newer frame waits for the viewer's interval";
+    EXPECT_TRUE(a.got().empty());
+    clock.t = t0 + 100ms;
+    ASSERT_TRUE(pump.due(v)) << "frame 2 waits: due names the time (now)";
+    EXPECT_LE(*pump.due(v), clock.t);
+    auto f = pump.take(v);
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->frame->ack_id, 2);
+    EXPECT_FALSE(pump.due(v)) << "in flight";
+}
+
+TEST(FramePump, AnIntervalEndingBeforeTheViewerLooksIsNotSleptThrough) {
+    fake_clock clock;
+    acks a;
+    br::frame_pump pump([&](const br::screencast_frame& f) { a(f); }, clock.options());
+    const auto v = pump.add_viewer([] {}, 100ms);
+    pump.offer(frame(1));
+    ASSERT_TRUE(pump.take(v));
+    clock.t += 10ms;
+    pump.viewer_ack(v);
+    EXPECT_FALSE(pump.take(v)) << "its interval has not passed";
+    // the viewer's thread is slow to compute its wait: the interval ends meanwhile
+    clock.t += 150ms;
+    const auto due = pump.due(v);
+    ASSERT_TRUE(due) << "the browser still waits for frame 1: the viewer must look, not sleep until a wake that never comes";
+    EXPECT_LE(*due, clock.t);
+    EXPECT_FALSE(pump.take(v));
+    EXPECT_EQ(a.got(), (std::vector<int>{1}));
+    EXPECT_FALSE(pump.due(v)) << "nothing left to do: it waits for the pump's wake";
 }
 
 TEST(FramePump, ASlowViewerSkipsToTheNewestFrameAndEveryFrameIsAcknowledgedExactlyOnce) {
@@ -85,17 +293,20 @@ TEST(FramePump, ASlowViewerSkipsToTheNewestFrameAndEveryFrameIsAcknowledgedExact
     const auto v = pump.add_viewer([] {});
     pump.offer(frame(1));
     ASSERT_TRUE(pump.take(v));
-    // the browser may have more frames in flight; while the viewer is busy they supersede each other
+    // a browser that keeps more frames in flight (an older Chromium): they supersede each other
     pump.offer(frame(2));
     pump.offer(frame(3));
     pump.offer(frame(4));
+    EXPECT_TRUE(a.got().empty()) << "held: the browser stops at its own limit";
+    EXPECT_EQ(pump.stats().max_unacked, 4U);
     pump.viewer_ack(v);
     auto f = pump.take(v);
     ASSERT_TRUE(f);
     EXPECT_EQ(f->frame->ack_id, 4) << "the newest, never a backlog";
+    pump.viewer_ack(v);
+    EXPECT_FALSE(pump.take(v));
     auto got = a.got();
-    EXPECT_EQ(got.size(), 4U);
-    EXPECT_EQ(std::set<int>(got.begin(), got.end()), (std::set<int>{1, 2, 3, 4}));
+    EXPECT_EQ(got, (std::vector<int>{1, 2, 3, 4}));
     EXPECT_EQ(pump.stats().superseded, 2U);
     EXPECT_EQ(pump.stats().acked, 4U);
 }
@@ -110,13 +321,14 @@ TEST(FramePump, AFastViewerIsNotHeldByASlowOne) {
     ASSERT_TRUE(pump.take(fast));
     for (int i = 2; i <= 5; ++i) {
         pump.viewer_ack(fast);
+        EXPECT_FALSE(pump.take(fast)) << "ready for more: the browser is acknowledged";
+        EXPECT_EQ(a.got().size(), static_cast<std::size_t>(i - 1));
         pump.offer(frame(i));
         auto f = pump.take(fast);
         ASSERT_TRUE(f) << i;
         EXPECT_EQ(f->frame->ack_id, i);
         EXPECT_FALSE(pump.take(slow)) << "slow has not acked its frame";
     }
-    EXPECT_EQ(a.got().size(), 5U);
     pump.viewer_ack(slow);
     auto s = pump.take(slow);
     ASSERT_TRUE(s);
@@ -133,6 +345,31 @@ TEST(FramePump, TheLastViewerLeavingReleasesAFrameNobodyTook) {
     EXPECT_EQ(a.got(), (std::vector<int>{1})) << "the browser must not wait for a viewer that left";
     pump.offer(frame(2));
     EXPECT_EQ(a.got(), (std::vector<int>{1, 2}));
+}
+
+TEST(FramePump, AViewerLeavingWithAFrameInFlightReleasesIt) {
+    acks a;
+    br::frame_pump pump([&](const br::screencast_frame& f) { a(f); });
+    const auto v = pump.add_viewer([] {});
+    pump.offer(frame(1));
+    ASSERT_TRUE(pump.take(v));
+    EXPECT_TRUE(a.got().empty());
+    pump.remove_viewer(v);  // its page closed before it acknowledged
+    EXPECT_EQ(a.got(), (std::vector<int>{1}));
+    EXPECT_EQ(pump.stats().unacked, 0U);
+}
+
+TEST(FramePump, ResetReleasesWhatTheBrowserWaitsFor) {
+    acks a;
+    br::frame_pump pump([&](const br::screencast_frame& f) { a(f); });
+    const auto v = pump.add_viewer([] {});
+    pump.offer(frame(1));
+    ASSERT_TRUE(pump.take(v));
+    pump.reset();  // the screencast moved to another tab
+    EXPECT_EQ(a.got(), (std::vector<int>{1}));
+    pump.viewer_ack(v);
+    EXPECT_FALSE(pump.take(v));
+    EXPECT_EQ(a.got(), (std::vector<int>{1})) << "acknowledged once";
 }
 
 TEST(FramePump, ANewViewerIsWokenForTheFrameAlreadyThere) {
@@ -169,7 +406,10 @@ TEST(FramePump, ConcurrentOffersAndViewersAcknowledgeEveryFrameOnce) {
                     cv.wait_for(l, 50ms, [&] { return ready; });
                     ready = false;
                 }
-                if (pump.take(id)) pump.viewer_ack(id);
+                if (pump.take(id)) {
+                    pump.viewer_ack(id);
+                    (void)pump.take(id);
+                }
             }
             pump.remove_viewer(id);
         });

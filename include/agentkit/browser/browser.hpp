@@ -294,6 +294,12 @@ public:
     void stop_screencast();
     /// The tab the screencast shows ("" when none runs).
     [[nodiscard]] std::string screencast_tab();
+    /// The tabs, and when asked the current tab's newest `max_events` console messages and
+    /// requests, as the browser's events and the last call left them (a title is as the last
+    /// snapshot or tab listing read it: Chromium announces no title change): never waits for a
+    /// call in flight (no operation lock) and sends nothing to the browser. For a live view's
+    /// dashboard, which must not slow the agent it shows.
+    [[nodiscard]] live_peek peek(bool console = false, bool network = false, std::size_t max_events = 200);
     /// Acknowledge a frame of the sink so the browser sends the next; safe from any thread
     /// and at any time (an ack to a closed or restarted browser is dropped).
     void ack_screencast_frame(const screencast_frame& f);

@@ -94,11 +94,15 @@ public:
         std::erase_if(listeners_, [id](const auto& l) { return l.first == id; });
     }
 
-    /// A viewer of the screencast arrives; `ready` is called when it may take a frame (see
-    /// frame_pump). The first viewer starts the screencast (at once when the browser runs, else
-    /// after the agent's first browser call).
-    std::uint64_t attach_viewer(std::function<void()> ready) {
-        const auto id = pump_.add_viewer(std::move(ready));
+    /// A viewer of the screencast arrives, wanting a frame at most every `min_interval` (0: as
+    /// fast as it shows them); `ready` is called when it may take a frame (see frame_pump: its
+    /// thread calls frames().take() when woken and at frames().due(), and viewer_ack() once it
+    /// showed a frame). The first viewer starts the screencast (at once when the browser runs,
+    /// else after the agent's first browser call). The browser encodes only the frames the
+    /// viewers are ready for.
+    std::uint64_t attach_viewer(std::function<void()> ready,
+                                std::chrono::steady_clock::duration min_interval = std::chrono::steady_clock::duration::zero()) {
+        const auto id = pump_.add_viewer(std::move(ready), min_interval);
         follow_tab();
         return id;
     }
@@ -202,12 +206,12 @@ public:
     }
 
     /// The view as a dashboard lists it: name, gate, tabs (redacted), the screencast's tab and the
-    /// frame counters. Reading the tabs waits for a browser call in flight.
+    /// frame counters. Never waits for a browser call in flight (browser::peek()): the tabs are
+    /// as the browser's events left them.
     [[nodiscard]] json describe() {
         json tabs = json::array();
-        if (st_.b.running())
-            if (auto t = st_.b.tabs())
-                for (const auto& x : *t) tabs.push_back(json{{"id", x.id}, {"url", x.url}, {"title", x.title}, {"active", x.active}});
+        for (const auto& x : st_.b.peek().tabs)
+            tabs.push_back(json{{"id", x.id}, {"url", x.url}, {"title", x.title}, {"active", x.active}});
         const auto f = pump_.stats();
         return json{{"name", name_},
                     {"gate", gate_json(gate_.state())},

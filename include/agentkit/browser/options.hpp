@@ -167,6 +167,15 @@ struct screencast_options {
     int max_width = 1280;  ///< the largest frame width (px)
     int max_height = 960;  ///< the largest frame height (px)
     int quality = 60;      ///< JPEG quality
+    /// Frames the browser sends before it needs an acknowledgement (Chromium's maxFramesInFlight;
+    /// it encodes no frame beyond them). 1: it encodes only the frames the viewers take.
+    int max_frames_in_flight = 1;
+    /// The browser keeps the newest frame produced while it waits for an acknowledgement and
+    /// sends it at once when the acknowledgement comes (Chromium's sendLastFrame), so a viewer
+    /// always gets the screen as it settled. Without it, a change made while a frame was
+    /// unacknowledged shows only with the page's next change.
+    bool send_last_frame = true;
+    int every_nth_frame = 1;  ///< the browser offers every n-th frame it produces
 };
 
 /// What to extract (no model-written code): "table", "list", "fields" (by a small JSON schema:

@@ -2,6 +2,7 @@
 // console and network entries, screenshots, recordings and batch-read pages.
 #pragma once
 
+#include <agentkit/browser/action_result.hpp>
 #include <agentkit/browser/detail/page_data.hpp>
 #include <agentkit/browser/policy.hpp>
 #include <agentkit/browser/snapshot.hpp>
@@ -122,6 +123,16 @@ struct screencast_frame {
     double page_scale = 1;   ///< metadata.pageScaleFactor
     double offset_top = 0;   ///< metadata.offsetTop (CSS px above the viewport)
     bool needs_ack = true;   ///< false when a recording on the same tab already acknowledged it
+};
+
+/// What a live view shows of a browser, as its events left it (browser::peek()): read without
+/// waiting for a call in flight and without a round trip to the browser, so it may trail the
+/// page by the events still on their way. Text is redacted as everywhere.
+struct live_peek {
+    bool running = false;                 ///< a browser is connected
+    std::vector<tab_info> tabs;           ///< the open tabs (URL and title as last reported)
+    std::vector<console_message> console;  ///< the current tab's newest console messages (when asked for)
+    std::vector<network_entry> network;    ///< the current tab's newest requests (when asked for)
 };
 
 /// A point in a tab's history (browser::page_mark()): browser::changes_since() reports what

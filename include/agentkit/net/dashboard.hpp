@@ -24,10 +24,13 @@
 // The WebSocket (/ws?view=NAME): the server sends {"type":"hello"} (the view and its steps),
 // {"type":"step"}, {"type":"gate"}, and per frame {"type":"frame",...} followed by the JPEG as
 // a binary message; the page answers {"type":"ack","seq"} once it showed the frame (the pump
-// sends the next only then: see browser/frame_pump.hpp), and sends the controls as
+// sends the next only then, and not before 1/max_fps has passed: see browser/frame_pump.hpp),
+// {"type":"visibility","visible":false} while it is hidden (it gets no frames then, and the
+// last viewer hiding stops the screencast), and sends the controls as
 // {"type":"pause"|"resume"|"step"|"take"|"handback"} and input as {"type":"input","event":{...}}
-// (live_view::input). Frame latency (browser capture to shown in the page) and counts are in
-// stats().
+// (live_view::input). Nothing a page asks for waits for the agent's call in flight: the lists
+// are read with browser::peek(). Frame latency (browser capture to shown in the page) and
+// counts are in stats().
 #pragma once
 
 #include <agentkit/browser/live_view.hpp>
@@ -63,9 +66,9 @@ struct dashboard_options {
     int port = 0;                    ///< 0: any free port
     std::size_t max_viewers = 8;     ///< WebSocket viewers at once (each holds a server thread)
     std::size_t latency_samples = 4096;  ///< frame latencies kept for stats()
-    /// The most frames per second a viewer is sent (0: as many as it acknowledges). Frames wait
-    /// in the browser meanwhile (it is acknowledged only when a viewer takes one), so a cap also
-    /// caps the browser's encoding work, which competes with the agent's page for CPU.
+    /// The most frames per second a viewer is sent (0: as many as it shows). The browser is
+    /// acknowledged only when a viewer is ready for its next frame (browser/frame_pump.hpp), so
+    /// this also caps the browser's encoding work, which competes with the agent's page for CPU.
     double max_fps = 15;
 };
 
@@ -193,6 +196,20 @@ public:
     }
 
 private:
+    /// A viewer's place in its view's frame pump while its page is visible (id 0: none).
+    struct viewer_link {
+        browser::live_view& view;
+        std::function<void()> wake;
+        std::chrono::steady_clock::duration interval;
+        std::uint64_t id = 0;
+        void attach() {
+            if (id == 0) id = view.attach_viewer(wake, interval);
+        }
+        void detach() {
+            if (id != 0) view.detach_viewer(std::exchange(id, 0));
+        }
+    };
+
     static std::string random_token() {
         std::array<unsigned char, 32> bytes{};
         std::size_t got = 0;
@@ -315,21 +332,15 @@ private:
     http_response events_json(const http_request& r) {
         auto* v = find(r);
         if (v == nullptr) return http_response::text("no such view\n", 404);
-        auto& b = v->page_browser();
-        json out = json::array();
-        if (!b.running()) return http_response::json_text(out.dump());
         const std::string kind = query_param(r.query, "kind");
-        if (kind == "console") {
-            if (auto m = b.console_messages())
-                for (const auto& c : *m) out.push_back(json{{"level", c.level}, {"text", b.redact(c.text)}, {"url", b.redact(c.url)}, {"line", c.line}});
-        } else if (kind == "network") {
-            if (auto m = b.network_requests())
-                for (const auto& n : *m)
-                    out.push_back(json{{"method", n.method}, {"url", b.redact(n.url)}, {"type", n.resource_type}, {"status", n.status},
-                                       {"error", n.error}, {"ms", n.duration_ms}});
-        } else {
-            return http_response::text("kind is console or network\n", 400);
-        }
+        if (kind != "console" && kind != "network") return http_response::text("kind is console or network\n", 400);
+        // read as the browser's events left them: a dashboard never waits for (or delays) the agent's call
+        const auto p = v->page_browser().peek(kind == "console", kind == "network");
+        json out = json::array();
+        for (const auto& c : p.console) out.push_back(json{{"level", c.level}, {"text", c.text}, {"url", c.url}, {"line", c.line}});
+        for (const auto& n : p.network)
+            out.push_back(json{{"method", n.method}, {"url", n.url}, {"type", n.resource_type}, {"status", n.status}, {"error", n.error},
+                               {"ms", n.duration_ms}});
         return http_response::json_text(out.dump());
     }
 
@@ -369,10 +380,14 @@ private:
                 if (box->q.size() < 10000) box->q.push_back(e.dump());
                 box->peer->wake();
             });
-            const auto vid = v->attach_viewer([box] {
+            const auto interval = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                std::chrono::duration<double>(opt_.max_fps > 0 ? 1.0 / opt_.max_fps : 0.0));
+            const auto wake = [box] {
                 std::lock_guard l(box->mu);
                 if (box->peer != nullptr) box->peer->wake();
-            });
+            };
+            viewer_link link{*v, wake, interval};
+            link.attach();
             json hello{{"type", "hello"}, {"view", v->describe()}, {"steps", json::array()}};
             for (const auto& s : v->steps().since(0)) hello["steps"].push_back(s.to_json());
             bool ok = peer.send(hello.dump());
@@ -381,17 +396,18 @@ private:
                 std::lock_guard l(box->mu);
                 return box->closing;
             };
-            const auto interval = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                std::chrono::duration<double>(opt_.max_fps > 0 ? 1.0 / opt_.max_fps : 0.0));
-            auto next_frame = std::chrono::steady_clock::now();
             while (ok && !closing()) {
-                // wait for a message, a wake, or the time the next frame may go (the frame-rate cap)
+                // wait for a message, a wake (a frame came, an event), or the end of this viewer's
+                // frame interval (then take() lets the browser send the next frame)
                 auto wait = std::chrono::milliseconds(30000);
-                if (const auto now = std::chrono::steady_clock::now(); next_frame > now && v->frames().idle(vid))
-                    wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_frame - now) + std::chrono::milliseconds(1);
+                if (link.id != 0)
+                    if (const auto due = v->frames().due(link.id)) {
+                        const auto left = std::chrono::ceil<std::chrono::milliseconds>(*due - std::chrono::steady_clock::now());
+                        wait = std::clamp(left, std::chrono::milliseconds(0), wait);
+                    }
                 auto m = peer.receive(wait);
                 if (!m) break;
-                if (*m) ok = command(*v, vid, peer, **m, sent_at);
+                if (*m) ok = command(*v, link, peer, **m, sent_at);
                 std::deque<std::string> out;
                 {
                     std::lock_guard l(box->mu);
@@ -399,10 +415,8 @@ private:
                 }
                 for (const auto& s : out)
                     if (ok) ok = peer.send(s);
-                if (!ok) break;
-                if (std::chrono::steady_clock::now() < next_frame) continue;
-                if (auto f = v->frames().take(vid)) {
-                    next_frame = std::chrono::steady_clock::now() + interval;
+                if (!ok || link.id == 0) continue;
+                if (auto f = v->frames().take(link.id)) {
                     auto jpeg = base64_decode(f->frame->data);
                     json meta{{"type", "frame"},         {"seq", f->seq},
                               {"css_width", f->frame->css_width}, {"css_height", f->frame->css_height},
@@ -421,7 +435,7 @@ private:
                 box->peer = nullptr;
             }
             v->unlisten(lid);
-            v->detach_viewer(vid);
+            link.detach();
             std::lock_guard lock(mu_);
             sessions_.erase(me);
             sessions_cv_.notify_all();
@@ -429,7 +443,7 @@ private:
     }
 
     /// Handle one message of a viewer; false to end its connection.
-    bool command(browser::live_view& v, std::uint64_t vid, websocket_peer& peer, const websocket_message& m,
+    bool command(browser::live_view& v, viewer_link& link, websocket_peer& peer, const websocket_message& m,
                  std::map<std::uint64_t, double>& sent_at) {
         if (m.op != ws::opcode::text) return true;
         const json c = json::parse(m.data, nullptr, false);
@@ -447,7 +461,12 @@ private:
                 }
                 sent_at.erase(sent_at.begin(), std::next(it));
             }
-            v.frames().viewer_ack(vid);
+            if (link.id != 0) v.frames().viewer_ack(link.id);
+            return true;
+        }
+        if (type == "visibility") {  // a hidden page gets no frames: the last viewer hiding stops the screencast
+            if (c.value("visible", true)) link.attach();
+            else link.detach();
             return true;
         }
         result<void> done;

@@ -219,10 +219,12 @@ inline constexpr std::string_view dashboard_js = R"js('use strict';
       else if (e.type === 'error') { $('status').textContent = e.message; state.lastError = e.message; }
       changed();
     };
-    ws.onopen = () => { state.open = true; changed(); };
+    ws.onopen = () => { state.open = true; if (document.hidden) send({ type: 'visibility', visible: false }); changed(); };
     ws.onclose = () => { state.open = false; $('status').textContent = 'disconnected'; changed(); };
   }
 
+  // a hidden page takes no frames (the browser then encodes none for it)
+  document.addEventListener('visibilitychange', () => send({ type: 'visibility', visible: !document.hidden }));
   $('view').onchange = (e) => connect(e.target.value);
   $('pause').onclick = () => send({ type: 'pause' });
   $('resume').onclick = () => send({ type: 'resume' });

@@ -22,7 +22,8 @@ inline auto browser::start_screencast(screencast_options o) -> result<std::strin
     {
         std::lock_guard lock(live_mu_);
         if (live_session_ == (*t)->session && live_opt_.max_width == o.max_width && live_opt_.max_height == o.max_height &&
-            live_opt_.quality == o.quality)
+            live_opt_.quality == o.quality && live_opt_.max_frames_in_flight == o.max_frames_in_flight &&
+            live_opt_.send_last_frame == o.send_last_frame && live_opt_.every_nth_frame == o.every_nth_frame)
             return live_tab_;
         old_session = live_session_;
         live_session_ = (*t)->session;
@@ -34,10 +35,13 @@ inline auto browser::start_screencast(screencast_options o) -> result<std::strin
         std::lock_guard lock(eng_->mu);
         recording_there = eng_->recording && eng_->recording_session == old_session;
     }
-    if (!old_session.empty() && old_session != (*t)->session && !recording_there) (void)call(old_session, "Page.stopScreencast");
+    // a screencast moving to another tab, or restarting with other options (Chromium refuses a
+    // second start on a session that casts)
+    if (!old_session.empty() && !recording_there) (void)call(old_session, "Page.stopScreencast");
     auto r = call((*t)->session, "Page.startScreencast",
                   json{{"format", "jpeg"}, {"quality", std::clamp(o.quality, 1, 100)}, {"maxWidth", std::max(16, o.max_width)},
-                       {"maxHeight", std::max(16, o.max_height)}, {"everyNthFrame", 1}});
+                       {"maxHeight", std::max(16, o.max_height)}, {"everyNthFrame", std::max(1, o.every_nth_frame)},
+                       {"maxFramesInFlight", std::max(1, o.max_frames_in_flight)}, {"sendLastFrame", o.send_last_frame}});
     if (!r) {
         std::lock_guard lock(live_mu_);
         live_session_.clear();
@@ -66,6 +70,40 @@ inline auto browser::stop_screencast() -> void {
 inline auto browser::screencast_tab() -> std::string {
     std::lock_guard lock(live_mu_);
     return live_tab_;
+}
+
+inline auto browser::peek(bool console, bool network, std::size_t max_events) -> live_peek {
+    live_peek out;
+    std::lock_guard live(live_mu_);  // held where the engine is replaced: eng_ stays put meanwhile
+    if (!eng_ || !eng_->conn.is_open()) return out;
+    out.running = true;
+    std::lock_guard lock(eng_->mu);
+    tab_ptr current;
+    for (const auto& [id, t] : eng_->tabs) {
+        if (t->closed) continue;
+        const bool active = id == eng_->current;
+        if (active) current = t;
+        out.tabs.push_back(tab_info{id, opt_.policy.redact(t->url), opt_.policy.redact(t->title), active});
+    }
+    if (!current) return out;
+    if (console) {
+        const std::size_t skip = current->console.size() > max_events ? current->console.size() - max_events : 0;
+        for (auto it = current->console.begin() + static_cast<std::ptrdiff_t>(skip); it != current->console.end(); ++it) {
+            console_message m = *it;
+            m.text = opt_.policy.redact(std::move(m.text));
+            m.url = opt_.policy.redact(std::move(m.url));
+            out.console.push_back(std::move(m));
+        }
+    }
+    if (network) {
+        const std::size_t skip = current->network.size() > max_events ? current->network.size() - max_events : 0;
+        for (auto it = current->network.begin() + static_cast<std::ptrdiff_t>(skip); it != current->network.end(); ++it) {
+            network_entry n = it->second;
+            n.url = opt_.policy.redact(std::move(n.url));
+            out.network.push_back(std::move(n));
+        }
+    }
+    return out;
 }
 
 inline auto browser::ack_screencast_frame(const screencast_frame& f) -> void {

@@ -318,6 +318,9 @@ inline auto browser::fill_url_title(const tab_ptr& t, std::string& url, std::str
         const json& info = detail::jobj(*r, "targetInfo");
         url = detail::jstr(info, "url");
         title = detail::jstr(info, "title");
+        std::lock_guard lock(eng_->mu);
+        t->title = title;  // Chromium announces no title change (Target.targetInfoChanged comes at commit): keep
+                           // the freshest for peek()
         return;
     }
     std::lock_guard lock(eng_->mu);
