@@ -5111,6 +5111,16 @@ struct screencast_frame {
     bool needs_ack = true;   ///< false when a recording on the same tab already acknowledged it
 };
 
+/// What a live view shows of a browser, as its events left it (browser::peek()): read without
+/// waiting for a call in flight and without a round trip to the browser, so it may trail the
+/// page by the events still on their way. Text is redacted as everywhere.
+struct live_peek {
+    bool running = false;                 ///< a browser is connected
+    std::vector<tab_info> tabs;           ///< the open tabs (URL and title as last reported)
+    std::vector<console_message> console;  ///< the current tab's newest console messages (when asked for)
+    std::vector<network_entry> network;    ///< the current tab's newest requests (when asked for)
+};
+
 /// A point in a tab's history (browser::page_mark()): browser::changes_since() reports what
 /// happened after it.
 struct page_mark {
@@ -6955,6 +6965,15 @@ struct screencast_options {
     int max_width = 1280;  ///< the largest frame width (px)
     int max_height = 960;  ///< the largest frame height (px)
     int quality = 60;      ///< JPEG quality
+    /// Frames the browser sends before it needs an acknowledgement (Chromium's maxFramesInFlight;
+    /// it encodes no frame beyond them). 1: it encodes only the frames the viewers take.
+    int max_frames_in_flight = 1;
+    /// The browser keeps the newest frame produced while it waits for an acknowledgement and
+    /// sends it at once when the acknowledgement comes (Chromium's sendLastFrame), so a viewer
+    /// always gets the screen as it settled. Without it, a change made while a frame was
+    /// unacknowledged shows only with the page's next change.
+    bool send_last_frame = true;
+    int every_nth_frame = 1;  ///< the browser offers every n-th frame it produces
 };
 
 /// What to extract (no model-written code): "table", "list", "fields" (by a small JSON schema:
@@ -10407,6 +10426,12 @@ public:
     void stop_screencast();
     /// The tab the screencast shows ("" when none runs).
     [[nodiscard]] std::string screencast_tab();
+    /// The tabs, and when asked the current tab's newest `max_events` console messages and
+    /// requests, as the browser's events and the last call left them (a title is as the last
+    /// snapshot or tab listing read it: Chromium announces no title change): never waits for a
+    /// call in flight (no operation lock) and sends nothing to the browser. For a live view's
+    /// dashboard, which must not slow the agent it shows.
+    [[nodiscard]] live_peek peek(bool console = false, bool network = false, std::size_t max_events = 200);
     /// Acknowledge a frame of the sink so the browser sends the next; safe from any thread
     /// and at any time (an ack to a closed or restarted browser is dropped).
     void ack_screencast_frame(const screencast_frame& f);
@@ -12003,6 +12028,9 @@ inline auto browser::fill_url_title(const tab_ptr& t, std::string& url, std::str
         const json& info = detail::jobj(*r, "targetInfo");
         url = detail::jstr(info, "url");
         title = detail::jstr(info, "title");
+        std::lock_guard lock(eng_->mu);
+        t->title = title;  // Chromium announces no title change (Target.targetInfoChanged comes at commit): keep
+                           // the freshest for peek()
         return;
     }
     std::lock_guard lock(eng_->mu);
@@ -14356,7 +14384,8 @@ inline auto browser::start_screencast(screencast_options o) -> result<std::strin
     {
         std::lock_guard lock(live_mu_);
         if (live_session_ == (*t)->session && live_opt_.max_width == o.max_width && live_opt_.max_height == o.max_height &&
-            live_opt_.quality == o.quality)
+            live_opt_.quality == o.quality && live_opt_.max_frames_in_flight == o.max_frames_in_flight &&
+            live_opt_.send_last_frame == o.send_last_frame && live_opt_.every_nth_frame == o.every_nth_frame)
             return live_tab_;
         old_session = live_session_;
         live_session_ = (*t)->session;
@@ -14368,10 +14397,13 @@ inline auto browser::start_screencast(screencast_options o) -> result<std::strin
         std::lock_guard lock(eng_->mu);
         recording_there = eng_->recording && eng_->recording_session == old_session;
     }
-    if (!old_session.empty() && old_session != (*t)->session && !recording_there) (void)call(old_session, "Page.stopScreencast");
+    // a screencast moving to another tab, or restarting with other options (Chromium refuses a
+    // second start on a session that casts)
+    if (!old_session.empty() && !recording_there) (void)call(old_session, "Page.stopScreencast");
     auto r = call((*t)->session, "Page.startScreencast",
                   json{{"format", "jpeg"}, {"quality", std::clamp(o.quality, 1, 100)}, {"maxWidth", std::max(16, o.max_width)},
-                       {"maxHeight", std::max(16, o.max_height)}, {"everyNthFrame", 1}});
+                       {"maxHeight", std::max(16, o.max_height)}, {"everyNthFrame", std::max(1, o.every_nth_frame)},
+                       {"maxFramesInFlight", std::max(1, o.max_frames_in_flight)}, {"sendLastFrame", o.send_last_frame}});
     if (!r) {
         std::lock_guard lock(live_mu_);
         live_session_.clear();
@@ -14400,6 +14432,40 @@ inline auto browser::stop_screencast() -> void {
 inline auto browser::screencast_tab() -> std::string {
     std::lock_guard lock(live_mu_);
     return live_tab_;
+}
+
+inline auto browser::peek(bool console, bool network, std::size_t max_events) -> live_peek {
+    live_peek out;
+    std::lock_guard live(live_mu_);  // held where the engine is replaced: eng_ stays put meanwhile
+    if (!eng_ || !eng_->conn.is_open()) return out;
+    out.running = true;
+    std::lock_guard lock(eng_->mu);
+    tab_ptr current;
+    for (const auto& [id, t] : eng_->tabs) {
+        if (t->closed) continue;
+        const bool active = id == eng_->current;
+        if (active) current = t;
+        out.tabs.push_back(tab_info{id, opt_.policy.redact(t->url), opt_.policy.redact(t->title), active});
+    }
+    if (!current) return out;
+    if (console) {
+        const std::size_t skip = current->console.size() > max_events ? current->console.size() - max_events : 0;
+        for (auto it = current->console.begin() + static_cast<std::ptrdiff_t>(skip); it != current->console.end(); ++it) {
+            console_message m = *it;
+            m.text = opt_.policy.redact(std::move(m.text));
+            m.url = opt_.policy.redact(std::move(m.url));
+            out.console.push_back(std::move(m));
+        }
+    }
+    if (network) {
+        const std::size_t skip = current->network.size() > max_events ? current->network.size() - max_events : 0;
+        for (auto it = current->network.begin() + static_cast<std::ptrdiff_t>(skip); it != current->network.end(); ++it) {
+            network_entry n = it->second;
+            n.url = opt_.policy.redact(std::move(n.url));
+            out.network.push_back(std::move(n));
+        }
+    }
+    return out;
 }
 
 inline auto browser::ack_screencast_frame(const screencast_frame& f) -> void {
@@ -17274,25 +17340,36 @@ inline result<void> finish_config(server_config& c) {
 // agentkit/browser/frame_pump.hpp — flow control between a screencast and its viewers.
 //
 // The browser sends a screencast frame, then waits for its acknowledgement before it sends
-// more. The pump acknowledges a frame when a viewer takes it to send, and a viewer takes a new
-// frame only once it has acknowledged the last one it was sent. So:
-//   - the browser never queues: at most one frame is unacknowledged to it (a frame superseded
-//     before any viewer took it is acknowledged at once: holding such acks until a viewer took
-//     the newest frame cut Chromium's screencast to 0.6 frames/s in the bench; the dashboard's
-//     max_fps caps what a viewer is sent);
-//   - each viewer has at most one frame in flight, and always gets the newest frame (frames
-//     it was too slow for are skipped, counted as superseded), never a backlog;
-//   - the frame rate follows the fastest viewer; a slow viewer skips frames and holds nobody;
-//   - with no viewer a frame is acknowledged at once and dropped (the live view stops the
-//     screencast then; a frame still in flight must not wedge the browser).
+// more (the live view asks Chromium for one frame in flight: screencast_options). Encoding a
+// frame costs the browser CPU that the agent's page competes for, so the pump acknowledges a
+// frame only when a viewer is ready for the next one, and the browser encodes only what the
+// viewers show:
+//   - a viewer is ready when it showed its last frame (viewer_ack) and its interval (the
+//     frame rate it asked for, add_viewer) has passed since it took that frame;
+//   - a ready viewer takes the newest frame when it has not had it yet; when it has, it is
+//     hungry: the frames owed to the browser are acknowledged then, and the browser sends the
+//     next one (Chromium at once with the screen as it is now when send_last_frame is on);
+//   - so the frame rate follows the fastest viewer, up to its interval; a slow viewer skips
+//     frames (always the newest, never a backlog) and holds nobody;
+//   - no frame is left unacknowledged for good: it is acknowledged when a viewer is ready for
+//     the next, when the last viewer leaves, on reset(), and at once when nobody watches (the
+//     live view stops the screencast then);
+//   - the last frame the browser sends reaches every viewer: a viewer busy when it came takes
+//     it once it is ready.
+// Time comes from a clock the pump is given (tests use a fake one); nothing here sleeps or
+// runs a timer: a viewer's thread asks due() when to look again (before every wait: a time
+// already past means look now, so an interval ending between take() and due() is not slept
+// through).
 //
 //   frame_pump pump([&](const screencast_frame& f) { browser.ack_screencast_frame(f); });
-//   auto v = pump.add_viewer([&] { peer.wake(); });  // called when viewer v may take a frame
-//   pump.offer(frame);                                // the CDP event thread
-//   if (auto f = pump.take(v)) send(*f);              // the viewer's thread
-//   pump.viewer_ack(v);                               // the viewer showed it
+//   auto v = pump.add_viewer([&] { peer.wake(); }, 66ms);  // wake: viewer v may take a frame
+//   pump.offer(frame);                                       // the CDP event thread
+//   if (auto f = pump.take(v)) send(*f);                     // the viewer's thread, when woken or due
+//   pump.viewer_ack(v);                                      // the viewer showed it
+//   wait until pump.due(v) (if any) or a wake, then take() again
 
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -17314,6 +17391,8 @@ struct frame_pump_stats {
     std::uint64_t superseded = 0;  ///< frames replaced by a newer one before any viewer took them
     std::uint64_t unwatched = 0;   ///< frames dropped because no viewer was there
     std::uint64_t bytes_sent = 0;  ///< base64 bytes taken by viewers
+    std::size_t unacked = 0;       ///< frames the browser waits to have acknowledged, now
+    std::size_t max_unacked = 0;   ///< the most it ever waited for at once
     std::size_t viewers = 0;       ///< viewers now
 };
 
@@ -17321,23 +17400,37 @@ struct frame_pump_stats {
 struct pumped_frame {
     std::uint64_t seq = 0;  ///< the pump's number for it (1, 2, ...)
     std::shared_ptr<const screencast_frame> frame;  ///< the frame
-    std::chrono::steady_clock::time_point received;  ///< when the pump got it
+    std::chrono::steady_clock::time_point received;  ///< when the pump got it (its clock)
+};
+
+/// How a frame_pump tells time.
+struct frame_pump_options {
+    /// The clock (steady_clock::now when empty); tests give a fake one.
+    std::function<std::chrono::steady_clock::time_point()> now;
 };
 
 /// Flow control between one screencast and its viewers (see the header comment). Thread-safe.
 class frame_pump {
 public:
+    using clock = std::chrono::steady_clock;
+
     /// A pump that acknowledges frames to the browser with `ack` (called without the pump's lock).
-    explicit frame_pump(std::function<void(const screencast_frame&)> ack) : ack_(std::move(ack)) {}
+    explicit frame_pump(std::function<void(const screencast_frame&)> ack, frame_pump_options o = {})
+        : ack_(std::move(ack)), now_(o.now ? std::move(o.now) : [] { return clock::now(); }) {}
     frame_pump(const frame_pump&) = delete;
     frame_pump& operator=(const frame_pump&) = delete;
 
-    /// Add a viewer; `ready` is called (from any thread, without the lock) when it may take a
-    /// frame. Returns its id. It gets the newest frame at once when there is one.
-    std::uint64_t add_viewer(std::function<void()> ready) {
+    /// Add a viewer that wants a frame at most every `min_interval` (0: as fast as it shows
+    /// them); `ready` is called (from any thread, without the lock) when it may take a frame.
+    /// Returns its id. It is woken at once when a frame is there.
+    std::uint64_t add_viewer(std::function<void()> ready, clock::duration min_interval = clock::duration::zero()) {
         std::unique_lock lock(mu_);
         const std::uint64_t id = ++next_viewer_;
-        viewers_[id] = viewer{std::move(ready), 0, false};
+        viewer v;
+        v.ready = std::move(ready);
+        v.interval = std::max(clock::duration::zero(), min_interval);
+        v.next_at = now_();
+        viewers_[id] = v;
         auto wake = viewers_[id].ready;
         const bool has = latest_.frame != nullptr;
         lock.unlock();
@@ -17345,18 +17438,22 @@ public:
         return id;
     }
 
-    /// Remove a viewer (its frame in flight no longer counts).
+    /// Remove a viewer (its frame in flight no longer counts). The last one leaving
+    /// acknowledges what the browser waits for.
     void remove_viewer(std::uint64_t id) {
         std::unique_lock lock(mu_);
         viewers_.erase(id);
-        std::shared_ptr<const screencast_frame> release;
-        if (viewers_.empty() && latest_.frame && !latest_acked_) {
-            latest_acked_ = true;  // nobody will take it: let the browser go on (the screencast stops)
-            release = latest_.frame;
-            ++stats_.acked;
+        std::vector<std::shared_ptr<const screencast_frame>> release;
+        std::vector<std::function<void()>> wake;
+        if (viewers_.empty()) {
+            release = take_owed();  // nobody will take them: let the browser go on (the screencast stops)
+        } else {
+            for (auto& [vid, v] : viewers_)  // one of them may be hungry now
+                if (!v.in_flight && v.ready) wake.push_back(v.ready);
         }
         lock.unlock();
-        if (release) ack_(*release);
+        for (const auto& f : release) ack_(*f);
+        for (const auto& w : wake) w();
     }
 
     /// A frame from the browser (the CDP event thread).
@@ -17364,62 +17461,71 @@ public:
         std::unique_lock lock(mu_);
         ++stats_.offered;
         auto nf = std::make_shared<const screencast_frame>(std::move(f));
-        std::vector<std::shared_ptr<const screencast_frame>> acks;
-        if (latest_.frame && !latest_acked_) {  // nobody took the previous one: it is superseded
-            ++stats_.superseded;
-            ++stats_.acked;
-            acks.push_back(latest_.frame);
-        }
-        latest_ = pumped_frame{++seq_, nf, std::chrono::steady_clock::now()};
-        latest_acked_ = false;
+        if (latest_.frame && !latest_taken_) ++stats_.superseded;
+        latest_ = pumped_frame{++seq_, nf, now_()};
+        latest_taken_ = false;
+        owed_.push_back(nf);
+        stats_.max_unacked = std::max(stats_.max_unacked, owed_.size());
+        std::vector<std::shared_ptr<const screencast_frame>> release;
         std::vector<std::function<void()>> wake;
         if (viewers_.empty()) {
             ++stats_.unwatched;
-            ++stats_.acked;
-            latest_acked_ = true;
-            acks.push_back(nf);
+            latest_taken_ = true;
+            release = take_owed();
         } else {
             for (auto& [id, v] : viewers_)
                 if (!v.in_flight && v.ready) wake.push_back(v.ready);
         }
         lock.unlock();
-        for (const auto& a : acks) ack_(*a);
+        for (const auto& a : release) ack_(*a);
         for (const auto& w : wake) w();
     }
 
-    /// The newest frame for viewer `id` when it may send one (it acknowledged its last, and
-    /// this frame is newer than what it has); nothing otherwise. The first viewer to take a
-    /// frame acknowledges it to the browser.
+    /// What viewer `id` should send now: the newest frame when it is ready and has not had it
+    /// (it is then in flight until viewer_ack); nothing otherwise. A ready viewer that has the
+    /// newest frame acknowledges what the browser waits for, so the browser sends the next.
     [[nodiscard]] std::optional<pumped_frame> take(std::uint64_t id) {
         std::unique_lock lock(mu_);
         auto it = viewers_.find(id);
-        if (it == viewers_.end() || it->second.in_flight || !latest_.frame || latest_.seq <= it->second.last_seq) return std::nullopt;
-        it->second.in_flight = true;
-        it->second.last_seq = latest_.seq;
-        ++stats_.sent;
-        stats_.bytes_sent += latest_.frame->data.size();
-        pumped_frame out = latest_;
-        std::shared_ptr<const screencast_frame> release;
-        if (!latest_acked_) {
-            latest_acked_ = true;
-            ++stats_.acked;
-            release = latest_.frame;
+        if (it == viewers_.end() || it->second.in_flight) return std::nullopt;
+        viewer& v = it->second;
+        const auto now = now_();
+        if (now < v.next_at) return std::nullopt;  // its interval has not passed
+        if (latest_.frame && latest_.seq > v.last_seq) {
+            v.in_flight = true;
+            v.last_seq = latest_.seq;
+            v.next_at = now + v.interval;
+            latest_taken_ = true;
+            ++stats_.sent;
+            stats_.bytes_sent += latest_.frame->data.size();
+            return latest_;
         }
+        auto release = take_owed();  // hungry: the browser may send the next frame
         lock.unlock();
-        if (release) ack_(*release);
-        return out;
+        for (const auto& f : release) ack_(*f);
+        return std::nullopt;
     }
 
-    /// Viewer `id` showed the frame it was sent: it may take the next (now, if one is there).
+    /// Viewer `id` showed the frame it was sent: it is ready again once its interval passed.
     void viewer_ack(std::uint64_t id) {
         std::unique_lock lock(mu_);
         auto it = viewers_.find(id);
         if (it == viewers_.end()) return;
         it->second.in_flight = false;
+    }
+
+    /// When viewer `id` should call take() again although nobody wakes it: the end of its
+    /// interval, when take() will have work then (a frame newer than it has, or frames the
+    /// browser waits to have acknowledged); a time already past means now. Nothing when it is
+    /// in flight (its ack comes as a message), gone, or has nothing to do (the pump wakes it
+    /// when a frame comes).
+    [[nodiscard]] std::optional<clock::time_point> due(std::uint64_t id) const {
+        std::lock_guard lock(mu_);
+        auto it = viewers_.find(id);
+        if (it == viewers_.end() || it->second.in_flight) return std::nullopt;
         const bool newer = latest_.frame && latest_.seq > it->second.last_seq;
-        auto wake = it->second.ready;
-        lock.unlock();
-        if (newer && wake) wake();
+        if (!newer && owed_.empty()) return std::nullopt;
+        return it->second.next_at;
     }
 
     /// True while viewer `id` waits for nothing from the pump (its last frame is acknowledged).
@@ -17433,41 +17539,48 @@ public:
         std::lock_guard lock(mu_);
         return viewers_.size();
     }
-    /// Forget the newest frame (the screencast moved to another tab or stopped); an
-    /// unacknowledged one is acknowledged.
+    /// Forget the newest frame (the screencast moved to another tab or stopped); what the
+    /// browser waits for is acknowledged.
     void reset() {
         std::unique_lock lock(mu_);
-        std::shared_ptr<const screencast_frame> release;
-        if (latest_.frame && !latest_acked_) {
-            release = latest_.frame;
-            ++stats_.acked;
-        }
+        auto release = take_owed();
         latest_ = pumped_frame{};
-        latest_acked_ = true;
+        latest_taken_ = true;
         lock.unlock();
-        if (release) ack_(*release);
+        for (const auto& f : release) ack_(*f);
     }
     /// The counters now.
     [[nodiscard]] frame_pump_stats stats() const {
         std::lock_guard lock(mu_);
         auto s = stats_;
         s.viewers = viewers_.size();
+        s.unacked = owed_.size();
         return s;
     }
 
 private:
     struct viewer {
         std::function<void()> ready;
+        clock::duration interval{};
+        clock::time_point next_at{};  // it may take a frame from then on
         std::uint64_t last_seq = 0;
         bool in_flight = false;
     };
 
+    /// The frames the browser waits to have acknowledged, to acknowledge now (lock held).
+    std::vector<std::shared_ptr<const screencast_frame>> take_owed() {
+        stats_.acked += owed_.size();
+        return std::exchange(owed_, {});
+    }
+
     std::function<void(const screencast_frame&)> ack_;
+    std::function<clock::time_point()> now_;
     mutable std::mutex mu_;
     std::map<std::uint64_t, viewer> viewers_;
     std::uint64_t next_viewer_ = 0, seq_ = 0;
     pumped_frame latest_;
-    bool latest_acked_ = true;
+    bool latest_taken_ = true;  // a viewer took latest_ (else a newer frame supersedes it)
+    std::vector<std::shared_ptr<const screencast_frame>> owed_;  // not acknowledged to the browser yet, oldest first
     frame_pump_stats stats_;
 };
 
@@ -17694,11 +17807,15 @@ public:
         std::erase_if(listeners_, [id](const auto& l) { return l.first == id; });
     }
 
-    /// A viewer of the screencast arrives; `ready` is called when it may take a frame (see
-    /// frame_pump). The first viewer starts the screencast (at once when the browser runs, else
-    /// after the agent's first browser call).
-    std::uint64_t attach_viewer(std::function<void()> ready) {
-        const auto id = pump_.add_viewer(std::move(ready));
+    /// A viewer of the screencast arrives, wanting a frame at most every `min_interval` (0: as
+    /// fast as it shows them); `ready` is called when it may take a frame (see frame_pump: its
+    /// thread calls frames().take() when woken and at frames().due(), and viewer_ack() once it
+    /// showed a frame). The first viewer starts the screencast (at once when the browser runs,
+    /// else after the agent's first browser call). The browser encodes only the frames the
+    /// viewers are ready for.
+    std::uint64_t attach_viewer(std::function<void()> ready,
+                                std::chrono::steady_clock::duration min_interval = std::chrono::steady_clock::duration::zero()) {
+        const auto id = pump_.add_viewer(std::move(ready), min_interval);
         follow_tab();
         return id;
     }
@@ -17802,12 +17919,12 @@ public:
     }
 
     /// The view as a dashboard lists it: name, gate, tabs (redacted), the screencast's tab and the
-    /// frame counters. Reading the tabs waits for a browser call in flight.
+    /// frame counters. Never waits for a browser call in flight (browser::peek()): the tabs are
+    /// as the browser's events left them.
     [[nodiscard]] json describe() {
         json tabs = json::array();
-        if (st_.b.running())
-            if (auto t = st_.b.tabs())
-                for (const auto& x : *t) tabs.push_back(json{{"id", x.id}, {"url", x.url}, {"title", x.title}, {"active", x.active}});
+        for (const auto& x : st_.b.peek().tabs)
+            tabs.push_back(json{{"id", x.id}, {"url", x.url}, {"title", x.title}, {"active", x.active}});
         const auto f = pump_.stats();
         return json{{"name", name_},
                     {"gate", gate_json(gate_.state())},
