@@ -322,6 +322,8 @@ private:
         if (!params.is_object()) params = json::object();
         if (p->on_progress) params["_meta"]["progressToken"] = id;
         json msg{{"jsonrpc", "2.0"}, {"id", id}, {"method", std::string(method)}, {"params", std::move(params)}};
+        // counted before sending: a garbled answer can arrive before send() returns
+        const std::size_t malformed_before = malformed_.load();
         if (auto s = t_->send(wire(msg)); !s) {
             forget(id);
             error e = std::move(s).error();
@@ -331,7 +333,6 @@ private:
         }
         const auto timeout = ro.timeout.value_or(o_.request_timeout);
         const auto started = std::chrono::steady_clock::now();
-        const std::size_t malformed_before = malformed_.load();
         const auto hard_end = std::min(ro.deadline, started + std::max(timeout, o_.max_request_time));
         std::unique_lock lock(p->mu);
         for (;;) {

@@ -612,6 +612,14 @@ private:
         return c;
     }
 
+    /// Scopes: the challenge's (`want` as given), else the resource's scopes_supported, else the host's.
+    void default_scopes(const discovered& d, std::vector<std::string>& want) const {
+        if (want.empty() && d.resource_metadata.contains("scopes_supported") && d.resource_metadata["scopes_supported"].is_array())
+            for (const auto& sc : d.resource_metadata["scopes_supported"])
+                if (sc.is_string()) want.push_back(sc.get<std::string>());
+        if (want.empty()) want = o_.scopes;
+    }
+
     /// True when tokens come from the client_credentials grant (see the file comment).
     [[nodiscard]] bool uses_client_credentials(const json& as) const {
         if (o_.client_credentials) return true;
@@ -718,10 +726,7 @@ private:
         if (uses_client_credentials(d->as)) {  // machine-to-machine: no user, one token request
             auto c = client_for(*d);
             if (!c) return fail(std::move(c).error());
-            if (want.empty() && d->resource_metadata.contains("scopes_supported") && d->resource_metadata["scopes_supported"].is_array())
-                for (const auto& s : d->resource_metadata["scopes_supported"])
-                    if (s.is_string()) want.push_back(s.get<std::string>());
-            if (want.empty()) want = o_.scopes;
+            default_scopes(*d, want);
             const std::string scope = join(want, " ");
             ++streak_;
             requested_scopes_ = want;
@@ -734,11 +739,7 @@ private:
                              "Set oauth_options::authorize to open the authorization URL for the user, or give a token in the server's headers.");
         auto c = client_for(*d);
         if (!c) return fail(std::move(c).error());
-        // Scopes: the challenge's, else the resource's, else the host's.
-        if (want.empty() && d->resource_metadata.contains("scopes_supported") && d->resource_metadata["scopes_supported"].is_array())
-            for (const auto& s : d->resource_metadata["scopes_supported"])
-                if (s.is_string()) want.push_back(s.get<std::string>());
-        if (want.empty()) want = o_.scopes;
+        default_scopes(*d, want);
         const json as_scopes = d->as.value("scopes_supported", json::array());
         if (o_.offline_access && as_scopes.is_array() && std::find(as_scopes.begin(), as_scopes.end(), json("offline_access")) != as_scopes.end())
             detail::add_scopes(want, {"offline_access"});
