@@ -75,6 +75,7 @@ struct frame_pump_options {
 /// Flow control between one screencast and its viewers (see the header comment). Thread-safe.
 class frame_pump {
 public:
+    /// The clock intervals and frame times are read on.
     using clock = std::chrono::steady_clock;
 
     /// A pump that acknowledges frames to the browser with `ack` (called without the pump's lock).
