@@ -1,6 +1,10 @@
 // agentkit/mcp/client.hpp — an MCP client: connects to one server over a client_transport
 // (stdio: mcp/stdio_client.hpp; Streamable HTTP: net/mcp_client_http.hpp), negotiates the
 // protocol, and makes requests.
+// (Over 1,000 lines because it is one class around one piece of state: the table of requests in
+// flight, which the handshake, every request, the server's own requests, progress, the listen
+// stream and the transport's failures all read and complete; split, each part would reach into
+// that table from outside.)
 //
 //   auto c = agentkit::mcp::client::connect(
 //       std::make_unique<agentkit::mcp::stdio_client_transport>(agentkit::mcp::stdio_server{
