@@ -7,7 +7,8 @@
 // Streamable HTTP at the revision the kit names (MCP_CONFORMANCE_PROTOCOL_VERSION; 2026-07-28 is
 // the stateless wire, else the initialize handshake), list the tools, call the ones the
 // scenario's context names (toolCalls, with their arguments) or else each with arguments made
-// from its inputSchema (numbers 1, 2, ...; strings "x"; booleans true), answer elicitation by
+// from its inputSchema (numbers 1, 2, ...; strings "x"; booleans true; the JSON Schema
+// preservation scenario: the kept schema handed back to its echo tool), answer elicitation by
 // accepting the schema's defaults, and close the session. A server that asks for authorization (the auth/* scenarios) gets MCP's
 // OAuth 2.1 flow (net/oauth.hpp) with this client's identity: pre-registered credentials from
 // MCP_CONFORMANCE_CONTEXT when the scenario gives them (a secret, or a private key for
@@ -148,6 +149,22 @@ int main(int argc, char** argv) {
         auto r = (*c)->call_tool(name, call.value("arguments", json::object()));
         if (!r) ++failures;
         std::fprintf(stderr, "%s: %s\n", name.c_str(), r ? r->joined_text().substr(0, 200).c_str() : r.error().to_text().c_str());
+    }
+    // json-schema-2020-12-preservation: the kit's server offers a tool whose inputSchema uses the
+    // 2020-12 vocabulary and an echo tool; the client passes back the schema it kept, as a host
+    // would show it to a model (every keyword as the server sent it).
+    if (scenario == "json-schema-2020-12-preservation") {
+        const ak::tool_info* focal = nullptr;
+        for (const auto& t : *tools)
+            if (t.name != "json_schema_echo") focal = &t;
+        if (focal == nullptr) {
+            std::fprintf(stderr, "json-schema-2020-12-preservation: the server listed no tool to echo\n");
+            return 1;
+        }
+        auto r = (*c)->call_tool("json_schema_echo", json{{"schema", focal->input_schema}});
+        std::fprintf(stderr, "json_schema_echo: %s\n", r ? r->joined_text().substr(0, 200).c_str() : r.error().to_text().c_str());
+        (*c)->close();
+        return r && !r->is_error ? 0 : 1;
     }
     if (calls.empty() && scenario != "initialize" && scenario != "json-schema-ref-no-deref")
         for (const auto& t : *tools) {

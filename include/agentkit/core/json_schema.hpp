@@ -6,16 +6,23 @@
 // typed output against outputSchema) and schemas it is handed at run time (a remote MCP server's
 // inputSchema, checked before a call leaves the host). The keywords checked: type, properties,
 // required, additionalProperties, items, prefixItems, enum, const, minimum/maximum (and the
-// exclusive ones), minLength/maxLength, minItems/maxItems, anyOf, oneOf, allOf, not, and `$ref`
-// to a place in the same document ("#", "#/$defs/x", "#/definitions/x", any JSON pointer).
-// Other keywords (formats, patterns, remote references) are not checked: the server that owns the
-// schema still has the last word. Schemas are never expanded or rewritten: `$ref` is resolved
-// only while checking.
+// exclusive ones), multipleOf, minLength/maxLength, minItems/maxItems, uniqueItems, contains
+// (with minContains/maxContains), minProperties/maxProperties, dependentRequired, propertyNames
+// (its non-pattern keywords), anyOf, oneOf, allOf, not, if/then/else, and `$ref` to a place in
+// the same document ("#", "#/$defs/x", "#/definitions/x", any JSON pointer, or a plain-name
+// anchor "#name" declared with `$anchor`).
+// Never a false refusal: what is not checked is let through — formats, `pattern`, remote
+// references, unevaluatedProperties/Items, and the properties a `patternProperties` may cover
+// (additionalProperties does not refuse them, since the patterns are not run; a server's regular
+// expression is never run here). The server that owns the schema still has the last word.
+// Schemas are never expanded or rewritten: `$ref` is resolved only while checking.
 #pragma once
 
 #include <agentkit/core/json.hpp>
+#include <agentkit/core/strings.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -49,11 +56,37 @@ inline bool type_matches(std::string_view t, const json& v) {
     return t == json_kind(v);
 }
 
-/// The schema a same-document `$ref` ("#", "#/$defs/x") points at in `root`; nullptr otherwise.
+/// A schema's count keyword (maxLength, minItems, ...) as a size: a non-negative whole number,
+/// however the JSON holds it (parsed text gives unsigned, C++ literals signed); nothing otherwise.
+inline std::optional<std::size_t> count_of(const json& k) {
+    if (k.is_number_unsigned()) return k.get<std::size_t>();
+    if (k.is_number_integer() && k.get<std::int64_t>() >= 0) return static_cast<std::size_t>(k.get<std::int64_t>());
+    if (k.is_number_float() && k.get<double>() >= 0 && k.get<double>() == std::floor(k.get<double>()) && k.get<double>() < 1e18)
+        return static_cast<std::size_t>(k.get<double>());
+    return std::nullopt;
+}
+
+/// The subschema of `s` (searched depth first, at most 64 deep) that declares `$anchor: name`.
+inline const json* find_schema_anchor(const json& s, std::string_view name, std::size_t depth = 0) {
+    if (depth > 64) return nullptr;
+    if (s.is_object()) {
+        if (auto a = s.find("$anchor"); a != s.end() && a->is_string() && a->get_ref<const std::string&>() == name) return &s;
+        for (const auto& [k, v] : s.items()) {
+            if (k == "enum" || k == "const" || k == "default" || k == "examples") continue;  // values, not schemas
+            if (const json* f = find_schema_anchor(v, name, depth + 1)) return f;
+        }
+    } else if (s.is_array()) {
+        for (const auto& v : s)
+            if (const json* f = find_schema_anchor(v, name, depth + 1)) return f;
+    }
+    return nullptr;
+}
+
+/// The schema a same-document `$ref` ("#", "#/$defs/x", "#anchor") points at in `root`; nullptr otherwise.
 inline const json* resolve_schema_ref(const json& root, const std::string& ref) {
     if (ref.empty() || ref[0] != '#') return nullptr;
     if (ref.size() == 1) return &root;
-    if (ref[1] != '/') return nullptr;  // anchors ("#name") are not resolved
+    if (ref[1] != '/') return find_schema_anchor(root, std::string_view(ref).substr(1));
     std::string pointer;
     // the fragment is URI-encoded: %25 → %, the rest as is (a JSON pointer after that)
     for (std::size_t i = 1; i < ref.size(); ++i) {
@@ -105,15 +138,33 @@ inline std::optional<std::string> schema_violation_in(const json& root, const js
         if (auto m = s.find("maximum"); m != s.end() && m->is_number() && d > m->get<double>()) return where + ": above maximum";
         if (auto m = s.find("exclusiveMinimum"); m != s.end() && m->is_number() && d <= m->get<double>()) return where + ": not above exclusiveMinimum";
         if (auto m = s.find("exclusiveMaximum"); m != s.end() && m->is_number() && d >= m->get<double>()) return where + ": not below exclusiveMaximum";
+        if (auto m = s.find("multipleOf"); m != s.end() && m->is_number() && m->get<double>() > 0) {
+            const double q = d / m->get<double>();
+            if (std::isfinite(q) && std::abs(q - std::round(q)) > 1e-9 * std::max(1.0, std::abs(q)))
+                return where + ": not a multiple of " + m->dump();
+        }
     }
     if (v.is_string()) {
-        const auto n = v.get_ref<const std::string&>().size();
-        if (auto m = s.find("minLength"); m != s.end() && m->is_number_unsigned() && n < m->get<std::size_t>()) return where + ": too short";
-        if (auto m = s.find("maxLength"); m != s.end() && m->is_number_unsigned() && n > m->get<std::size_t>()) return where + ": too long";
+        const auto n = utf8_length(v.get_ref<const std::string&>());  // characters, not bytes
+        if (auto m = s.find("minLength"); m != s.end() && count_of(*m) && n < *count_of(*m)) return where + ": too short";
+        if (auto m = s.find("maxLength"); m != s.end() && count_of(*m) && n > *count_of(*m)) return where + ": too long";
     }
     if (v.is_array()) {
-        if (auto m = s.find("minItems"); m != s.end() && m->is_number_unsigned() && v.size() < m->get<std::size_t>()) return where + ": too few items";
-        if (auto m = s.find("maxItems"); m != s.end() && m->is_number_unsigned() && v.size() > m->get<std::size_t>()) return where + ": too many items";
+        if (auto m = s.find("minItems"); m != s.end() && count_of(*m) && v.size() < *count_of(*m)) return where + ": too few items";
+        if (auto m = s.find("maxItems"); m != s.end() && count_of(*m) && v.size() > *count_of(*m)) return where + ": too many items";
+        if (auto u = s.find("uniqueItems"); u != s.end() && u->is_boolean() && u->get<bool>())
+            for (std::size_t i = 0; i < v.size(); ++i)
+                for (std::size_t j = i + 1; j < v.size(); ++j)
+                    if (v[i] == v[j]) return where + ": items " + std::to_string(i) + " and " + std::to_string(j) + " are equal";
+        if (auto c = s.find("contains"); c != s.end() && (c->is_object() || c->is_boolean())) {
+            std::size_t n = 0;
+            for (const auto& e : v) n += schema_violation_in(root, *c, e, at, depth + 1) ? 0U : 1U;
+            std::size_t lo = 1;
+            if (auto m = s.find("minContains"); m != s.end() && count_of(*m)) lo = *count_of(*m);
+            if (n < lo) return where + ": too few items match \"contains\"";
+            if (auto m = s.find("maxContains"); m != s.end() && count_of(*m) && n > *count_of(*m))
+                return where + ": too many items match \"contains\"";
+        }
         std::size_t first = 0;
         if (auto pi = s.find("prefixItems"); pi != s.end() && pi->is_array()) {
             for (; first < v.size() && first < pi->size(); ++first)
@@ -130,11 +181,27 @@ inline std::optional<std::string> schema_violation_in(const json& root, const js
             for (const auto& name : *r)
                 if (name.is_string() && !v.contains(name.get<std::string>()))
                     return where + ": missing required property \"" + name.get<std::string>() + "\"";
+        if (auto m = s.find("minProperties"); m != s.end() && count_of(*m) && v.size() < *count_of(*m)) return where + ": too few properties";
+        if (auto m = s.find("maxProperties"); m != s.end() && count_of(*m) && v.size() > *count_of(*m)) return where + ": too many properties";
+        if (auto d = s.find("dependentRequired"); d != s.end() && d->is_object())
+            for (const auto& [k, needs] : d->items())
+                if (v.contains(k) && needs.is_array())
+                    for (const auto& name : needs)
+                        if (name.is_string() && !v.contains(name.get<std::string>()))
+                            return where + ": \"" + k + "\" needs property \"" + name.get<std::string>() + "\"";
+        const auto names = s.find("propertyNames");
+        // patternProperties are not run (see the top of this file): a name they may cover is not refused
+        const auto patterned = s.find("patternProperties");
+        const bool may_match_pattern = patterned != s.end() && patterned->is_object() && !patterned->empty();
         const auto extra = s.find("additionalProperties");
         for (const auto& [k, val] : v.items()) {
             const std::string child = at + "/" + k;
+            if (names != s.end() && (names->is_object() || names->is_boolean()))
+                if (auto bad = schema_violation_in(root, *names, json(k), child, depth + 1)) return where + ": property name \"" + k + "\": " + *bad;
             if (props != nullptr && props->contains(k)) {
                 if (auto bad = schema_violation_in(root, (*props)[k], val, child, depth + 1)) return bad;
+            } else if (may_match_pattern) {
+                continue;
             } else if (extra != s.end()) {
                 if (extra->is_boolean() && !extra->get<bool>()) return where + ": unexpected property \"" + k + "\"";
                 if (extra->is_object())
@@ -157,6 +224,12 @@ inline std::optional<std::string> schema_violation_in(const json& root, const js
     }
     if (auto n = s.find("not"); n != s.end() && (n->is_object() || n->is_boolean()))
         if (!schema_violation_in(root, *n, v, at, depth + 1)) return where + ": must not match the \"not\" schema";
+    if (auto c = s.find("if"); c != s.end() && (c->is_object() || c->is_boolean())) {
+        const bool holds = !schema_violation_in(root, *c, v, at, depth + 1);
+        if (auto branch = s.find(holds ? "then" : "else"); branch != s.end())
+            if (auto bad = schema_violation_in(root, *branch, v, at, depth + 1))
+                return *bad + (holds ? " (required by \"then\", as the \"if\" holds)" : " (required by \"else\", as the \"if\" does not hold)");
+    }
     return std::nullopt;
 }
 

@@ -109,13 +109,6 @@ inline std::string got(const json& j) {
     return s;
 }
 
-inline std::size_t utf8_length(std::string_view s) noexcept {
-    std::size_t n = 0;
-    for (char c : s)
-        if ((static_cast<unsigned char>(c) & 0xC0U) != 0x80U) ++n;
-    return n;
-}
-
 // ---- formats ------------------------------------------------------------------------------
 inline bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
 inline bool is_hex(char c) noexcept { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }

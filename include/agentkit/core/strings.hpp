@@ -77,6 +77,15 @@ template <class Range>
     return out;
 }
 
+/// The number of characters (Unicode code points) in the UTF-8 text `s`: what JSON Schema's
+/// minLength/maxLength count.
+[[nodiscard]] inline std::size_t utf8_length(std::string_view s) noexcept {
+    std::size_t n = 0;
+    for (char c : s)
+        if ((static_cast<unsigned char>(c) & 0xC0U) != 0x80U) ++n;
+    return n;
+}
+
 /// Length of the longest prefix of `s` (at most `max_bytes`) that does not split a UTF-8 sequence.
 [[nodiscard]] inline std::size_t utf8_safe_prefix(std::string_view s, std::size_t max_bytes) noexcept {
     if (max_bytes >= s.size()) return s.size();

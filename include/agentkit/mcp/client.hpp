@@ -528,7 +528,9 @@ public:
         if (auto it = t.find("description"); it != t.end() && it->is_string()) i.description = it->get<std::string>();
         if (auto it = t.find("inputSchema"); it != t.end() && it->is_object()) i.input_schema = *it;
         else i.input_schema = json{{"type", "object"}};
+        i.schema_as_sent = true;
         if (auto it = t.find("outputSchema"); it != t.end() && it->is_object()) i.output_schema = *it;
+        if (auto it = t.find("icons"); it != t.end() && it->is_array() && !it->empty()) i.icons = *it;
         if (auto a = t.find("annotations"); a != t.end() && a->is_object()) {
             if (i.title.empty())
                 if (auto tt = a->find("title"); tt != a->end() && tt->is_string()) i.title = tt->get<std::string>();

@@ -109,8 +109,9 @@ inline json advertised_schema(json s) {
     j["name"] = t.name;
     if (!t.title.empty()) j["title"] = t.title;
     j["description"] = t.description;
-    j["inputSchema"] = detail::advertised_schema(t.input_schema);
+    j["inputSchema"] = t.schema_as_sent ? t.input_schema : detail::advertised_schema(t.input_schema);
     if (t.output_schema) j["outputSchema"] = *t.output_schema;
+    if (t.icons.is_array() && !t.icons.empty()) j["icons"] = t.icons;
     // Only what the traits promise beyond the spec's defaults (tools/traits.hpp): an absent hint
     // means readOnly false, destructive true, idempotent false, openWorld true, so a tool that
     // promises nothing, or only what the defaults already say, has no annotations at all.
@@ -130,7 +131,8 @@ inline json advertised_schema(json s) {
 
 /// An Anthropic Messages API tool.
 [[nodiscard]] inline json to_anthropic(const tool_info& t) {
-    return json{{"name", t.name}, {"description", t.description}, {"input_schema", detail::advertised_schema(t.input_schema)}};
+    return json{{"name", t.name}, {"description", t.description},
+                {"input_schema", t.schema_as_sent ? t.input_schema : detail::advertised_schema(t.input_schema)}};
 }
 
 namespace detail {

@@ -57,6 +57,11 @@ struct tool_info {
     agentkit::traits traits{};  ///< read_only, destructive, parallel_safe, ...
     /// Example requests or argument objects; the retrieval router indexes them.
     std::vector<std::string> examples;
+    /// The tool's icons (MCP `icons`: src, mimeType, sizes, theme), passed on as given; null when none.
+    json icons;
+    /// Advertise input_schema exactly as given (a remote server's schema: every keyword kept, as
+    /// JSON Schema 2020-12 asks of a client), not trimmed like agentkit's own tools' schemas.
+    bool schema_as_sent = false;
 };
 
 namespace detail {
