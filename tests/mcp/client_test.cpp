@@ -207,6 +207,90 @@ TEST(McpClient, ListChangedReachesTheHost) {
 
 // ---- bad days ---------------------------------------------------------------------------
 
+// Tasks (2025-11-25): a tool the server marks taskSupport "required" is called as a task and
+// polled to its result; the host sees an ordinary call.
+TEST(McpClientTasks, RequiredTaskToolsArePolledToTheirResult) {
+    auto c = connect_fake("tasks");
+    ASSERT_TRUE(c);
+    EXPECT_TRUE(c->server_runs_tool_tasks());
+    auto tools = c->list_tools();
+    ASSERT_TRUE(tools) << tools.error().to_text();
+    std::vector<std::string> seen;
+    ak::tool_context ctx;
+    ctx.on_progress = [&](double done, std::optional<double>, std::string_view msg) {
+        seen.push_back(std::to_string(static_cast<int>(done)) + " " + std::string(msg));
+    };
+    auto r = c->call_tool("research", {{"topic", "moths"}}, ctx);
+    ASSERT_TRUE(r) << r.error().to_text();
+    EXPECT_FALSE(r->is_error);
+    EXPECT_EQ(r->joined_text(), "report on moths");
+    // the server's progress for the task's token reached the call after tools/call had answered
+    EXPECT_EQ(seen, (std::vector<std::string>{"1 poll 1", "2 poll 2"}));
+    // an optional tool is called directly; an ordinary tool too
+    EXPECT_EQ(text_of(c->call_tool("either", json::object())), "either, without a task");
+    EXPECT_EQ(text_of(c->call_tool("echo", {{"message", "plain"}})), "plain");
+    const json log = json::parse(c->call_tool("task_log", json::object())->joined_text());
+    EXPECT_EQ(log, json({"research as a task", "result task-1", "either called", "task_log called"}));
+}
+
+TEST(McpClientTasks, TheToolListIsReadWhenTheHostCallsFirst) {
+    auto c = connect_fake("tasks");  // the host never lists the tools
+    ASSERT_TRUE(c);
+    EXPECT_EQ(text_of(c->call_tool("research", {{"topic", "bees"}})), "report on bees");
+}
+
+TEST(McpClientTasks, InputRequiredIsAnsweredThroughTasksResult) {
+    mcp::client_options o;
+    o.on_elicitation = [](const json& params) -> ak::result<json> {
+        EXPECT_EQ(params["message"], "Which topic?");
+        EXPECT_EQ(params["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], "task-1");
+        return json{{"action", "accept"}, {"content", {{"topic", "owls"}}}};
+    };
+    auto c = connect_fake("tasks", std::move(o));
+    ASSERT_TRUE(c);
+    auto r = c->call_tool("clarify", json::object());
+    ASSERT_TRUE(r) << r.error().to_text();
+    EXPECT_EQ(r->joined_text(), "clarified: {\"topic\": \"owls\"}");
+}
+
+TEST(McpClientTasks, AFailedTaskNamesTheToolAndTheTask) {
+    auto c = connect_fake("tasks");
+    ASSERT_TRUE(c);
+    auto r = c->call_tool("doomed", json::object());
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, ak::errc::remote_error);
+    EXPECT_NE(r.error().message.find("doomed (task task-1, failed) failed"), std::string::npos) << r.error().message;
+    EXPECT_NE(r.error().message.find("the research broke"), std::string::npos) << r.error().message;
+    EXPECT_EQ(r.error().details["task"], "task-1");
+    EXPECT_TRUE(c->ping());
+}
+
+TEST(McpClientTasks, StopAndDeadlineCancelTheTask) {
+    auto c = connect_fake("tasks");
+    ASSERT_TRUE(c);
+    {
+        std::stop_source stop;
+        ak::tool_context ctx;
+        ctx.stop = stop.get_token();
+        // the first status message means the task exists on the server: stop then
+        ctx.on_progress = [&](double, std::optional<double>, std::string_view) { stop.request_stop(); };
+        auto r = c->call_tool("endless", json::object(), ctx);
+        ASSERT_FALSE(r);
+        EXPECT_EQ(r.error().code, ak::errc::tool_cancelled);
+        EXPECT_EQ(r.error().details["task"], "task-1");
+    }
+    {
+        ak::tool_context ctx;
+        ctx.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+        auto r = c->call_tool("endless", json::object(), ctx);
+        ASSERT_FALSE(r);
+        EXPECT_EQ(r.error().code, ak::errc::tool_timeout);
+        EXPECT_FALSE(r.error().hint.empty());
+    }
+    const json log = json::parse(c->call_tool("task_log", json::object())->joined_text());
+    EXPECT_EQ(log, json({"endless as a task", "cancel task-1", "endless as a task", "cancel task-2", "task_log called"}));
+}
+
 TEST(McpClientBadDays, ServerThatCrashesOnStartNamesItselfAndItsStderr) {
     auto c = mcp::client::connect(std::make_unique<mcp::stdio_client_transport>(fake("crash")), named("crashy"));
     ASSERT_FALSE(c);
@@ -427,6 +511,16 @@ TEST(McpClientAgainstServers, ServerEverythingFromNpm) {
         auto r = box->call("trigger-sampling-request", {{"prompt", "hi"}});
         ASSERT_TRUE(r) << r.error().to_text();
         EXPECT_NE(r->joined_text().find("a sampled answer"), std::string::npos) << r->joined_text();
+    }
+    if (box->contains("simulate-research-query")) {  // a task tool (execution.taskSupport "required")
+        std::vector<std::string> stages;
+        ak::tool_context ctx;
+        ctx.on_progress = [&](double, std::optional<double>, std::string_view msg) { stages.emplace_back(msg); };
+        auto r = box->call("simulate-research-query", {{"topic", "tide pools"}}, ctx);
+        ASSERT_TRUE(r) << r.error().to_text();
+        EXPECT_FALSE(r->is_error) << r->joined_text();
+        EXPECT_NE(r->joined_text().find("Research Report: tide pools"), std::string::npos) << r->joined_text();
+        EXPECT_FALSE(stages.empty());  // its status messages, as progress
     }
     auto resources = sc->list_resources();
     ASSERT_TRUE(resources) << resources.error().to_text();

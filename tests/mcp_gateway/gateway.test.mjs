@@ -112,6 +112,11 @@ test("--mask none: the union of the servers' tools, colliding names namespaced, 
     await g.client.callTool({ name: "create_entities", arguments: { entities: [{ name: "Ada", entityType: "person", observations: ["wrote programs"] }] } });
     assert.match(textOf(await g.client.callTool({ name: "read_graph", arguments: {} })), /wrote programs/);
     assert.match(textOf(await g.client.callTool({ name: "read_text_file", arguments: { path: path.join(work, "hello.txt") } })), /hello from the filesystem server/);
+    // a tool the server runs only as a task (execution.taskSupport "required") is an ordinary
+    // call through the gateway, which polls the task to its result
+    const report = await g.client.callTool({ name: "simulate-research-query", arguments: { topic: "tide pools" } });
+    assert.notEqual(report.isError, true, textOf(report));
+    assert.match(textOf(report), /Research Report: tide pools/);
     // arguments are checked against the server's schema at the gateway
     const bad = await g.client.callTool({ name: "get-sum", arguments: { a: "one", b: 2 } });
     assert.equal(bad.isError, true);

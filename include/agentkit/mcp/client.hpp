@@ -38,7 +38,10 @@
 // back, up to max_request_time). The server's requests (ping, roots/list, sampling/createMessage,
 // elicitation/create) are answered on their own threads through the host's callbacks; a
 // request the host has no callback for is answered with -32601. list_changed notifications call
-// the host's callbacks.
+// the host's callbacks. Tasks (2025-11-25): a tool the server lists with `execution.taskSupport:
+// "required"` (on a server declaring tasks.requests.tools.call) is called as a task and polled
+// to its result (call_tool_as_task()), so the host sees an ordinary call; "optional" tools are
+// called directly. The stateless era's tasks extension is not used.
 //
 // Errors name the server (client_options::server_name) and say what to do: a JSON-RPC error
 // answer is `remote.error` (details: server, method, code, data), a server that exits is
@@ -101,6 +104,13 @@ struct client_options {
     bool progress_resets_timeout = true;  ///< a progress notification restarts the request's timeout
     std::size_t max_list_pages = 1000;    ///< pagination guard for a server whose cursor never ends
     int max_input_rounds = 8;  ///< stateless era: input_required rounds answered for one request before it fails
+    /// Tasks (2025-11-25): the lifetime asked for when a tool is called as a task.
+    std::chrono::milliseconds task_ttl{300000};
+    /// Tasks: the wait between tasks/get polls when the server suggests none (its pollInterval
+    /// is followed, kept within [task_poll_min, task_poll_max]).
+    std::chrono::milliseconds task_poll{1000};
+    std::chrono::milliseconds task_poll_min{10};    ///< shortest wait between polls
+    std::chrono::milliseconds task_poll_max{5000};  ///< longest wait between polls
 
     /// Roots offered to the server (declares the roots capability when `roots_enabled`).
     std::vector<client_root> roots;
@@ -409,6 +419,16 @@ public:
             }
             out.push_back(tool_info_of(t));
         }
+        {
+            std::lock_guard lock(mu_);
+            task_support_.clear();
+            for (const auto& t : *all)
+                if (t.is_object() && t.contains("name") && t["name"].is_string())
+                    if (auto ex = t.find("execution"); ex != t.end() && ex->is_object())
+                        if (auto ts = ex->find("taskSupport"); ts != ex->end() && ts->is_string())
+                            task_support_[t["name"].get<std::string>()] = ts->get<std::string>();
+            tools_listed_ = true;
+        }
         return out;
     }
 
@@ -419,6 +439,7 @@ public:
     /// callback receives progress. A tool's own failure (isError) is a normal result with
     /// is_error; a failure to call is an error (`remote.error`, `timeout`, `cancelled`, ...).
     [[nodiscard]] result<tool_output> call_tool(std::string_view tool, const json& args, tool_context& ctx) {
+        if (task_required(tool)) return call_tool_as_task(tool, args, ctx);
         request_options ro;
         ro.stop = ctx.stop;
         ro.deadline = ctx.deadline;
@@ -437,6 +458,143 @@ public:
     [[nodiscard]] result<tool_output> call_tool(std::string_view tool, const json& args) {
         tool_context ctx;
         return call_tool(tool, args, ctx);
+    }
+
+    /// True when the server takes task-augmented tools/call (2025-11-25 tasks:
+    /// capabilities.tasks.requests.tools.call). Its tools marked `execution.taskSupport:
+    /// "required"` are then called as tasks by call_tool(), transparently (see call_tool_as_task()).
+    [[nodiscard]] bool server_runs_tool_tasks() const {
+        const json& c = server_caps_;
+        if (!c.is_object()) return false;
+        const auto t = c.find("tasks");
+        if (t == c.end() || !t->is_object()) return false;
+        const auto r = t->find("requests");
+        if (r == t->end() || !r->is_object()) return false;
+        const auto tl = r->find("tools");
+        return tl != r->end() && tl->is_object() && tl->contains("call");
+    }
+
+    /// Call a tool as a task (2025-11-25 tasks), as call_tool() does for the tools that require it:
+    /// tools/call with `task: {ttl}`; then tasks/get at the server's pollInterval (or sooner, on a
+    /// notifications/tasks/status) until the task ends or needs input, its status messages passed
+    /// to the progress callback while the server sends no progress of its own; then tasks/result,
+    /// during which the server's requests for input (elicitation, sampling) reach the host's
+    /// callbacks. The stop token and the deadline bound the whole call; either sends tasks/cancel
+    /// (when the server offers it) and answers `tool.cancelled` or `tool.timeout`. A server that
+    /// answers the call at once (no task) is taken at its word. A task that failed is
+    /// `remote.error` naming the tool and the task.
+    [[nodiscard]] result<tool_output> call_tool_as_task(std::string_view tool, const json& args, tool_context& ctx) {
+        auto watch = std::make_shared<task_watch>();
+        watch->on_progress = ctx.on_progress;
+        std::string token;
+        {
+            std::lock_guard lock(mu_);
+            token = "agentkit-task-" + std::to_string(next_task_token_++);
+            task_tokens_[token] = watch;
+        }
+        std::string task_id;
+        struct unwatch {  // the watch ends with the call, however it ends
+            client* self;
+            const std::string& token;
+            const std::string& id;
+            ~unwatch() {
+                std::lock_guard lock(self->mu_);
+                self->task_tokens_.erase(token);
+                if (!id.empty()) self->task_ids_.erase(id);
+            }
+        } forget_watch{this, token, task_id};
+
+        const auto failed = [&](error e) -> result<tool_output> {
+            if (e.is(errc::cancelled)) e.code = std::string(errc::tool_cancelled);
+            if (e.is(errc::timeout)) e.code = std::string(errc::tool_timeout);
+            return fail(std::move(e));
+        };
+        json params{{"name", std::string(tool)}, {"arguments", args.is_object() ? args : json::object()}, {"task", {{"ttl", o_.task_ttl.count()}}}};
+        if (ctx.on_progress) params["_meta"]["progressToken"] = token;
+        request_options ro;
+        ro.stop = ctx.stop;
+        ro.deadline = ctx.deadline;
+        auto created = request("tools/call", std::move(params), ro);
+        if (!created) return failed(std::move(created).error());
+        if (!created->is_object() || !created->contains("task")) return output_of(*created);  // run at once, no task
+        const json& task = (*created)["task"];
+        if (!task.is_object() || !task.contains("taskId") || !task["taskId"].is_string() || task["taskId"].get<std::string>().empty())
+            return fail(errc::protocol_error, name() + ": tools/call " + std::string(tool) + " answered with a task that has no taskId",
+                        "The MCP server "" + name() + "" broke the tasks protocol; report it to its maintainers.");
+        json status = task;
+        {
+            std::lock_guard lock(mu_);
+            task_id = task["taskId"].get<std::string>();
+            task_ids_[task_id] = watch;
+        }
+        const auto give_up = [&](std::string_view code, const std::string& why) -> result<tool_output> {
+            cancel_task(task_id);
+            const bool stopped = code == errc::tool_cancelled;
+            return fail(code, name() + ": " + std::string(tool) + " (task " + task_id + ") " + why,
+                        stopped ? std::string() : "The task ran past the call's deadline and was cancelled; try again with a longer timeout or less work.",
+                        json{{"server", name()}, {"tool", std::string(tool)}, {"task", task_id}, {"status", status.value("status", "")}});
+        };
+        std::string last_message;
+        double polls = 0;
+        for (;;) {
+            const std::string st = status.value("status", "working");
+            if (st == "completed" || st == "failed" || st == "cancelled" || st == "input_required") break;
+            if (ctx.on_progress && status.contains("statusMessage") && status["statusMessage"].is_string() &&
+                status["statusMessage"].get<std::string>() != last_message) {
+                last_message = status["statusMessage"].get<std::string>();
+                std::unique_lock lock(watch->mu);
+                const bool quiet = !watch->server_progress;  // the server's own progress, when it sends some, is what the host sees
+                lock.unlock();
+                if (quiet) {
+                    try {
+                        ctx.on_progress(++polls, std::nullopt, last_message);
+                    } catch (...) {  // host callbacks never throw into the library
+                    }
+                }
+            }
+            auto wait = o_.task_poll;
+            if (auto pi = status.find("pollInterval"); pi != status.end() && pi->is_number() && pi->get<double>() >= 0)
+                wait = std::chrono::milliseconds(static_cast<std::int64_t>(std::min(pi->get<double>(), 86400000.0)));
+            wait = std::clamp(wait, o_.task_poll_min, o_.task_poll_max);
+            {
+                std::unique_lock lock(watch->mu);
+                const auto until = std::min(ctx.deadline, std::chrono::steady_clock::now() + wait);
+                watch->cv.wait_until(lock, ctx.stop, until, [&] { return watch->changed; });
+                if (watch->changed) {
+                    watch->changed = false;
+                    status = watch->status;
+                }
+            }
+            if (ctx.stop.stop_requested()) return give_up(errc::tool_cancelled, "was cancelled");
+            if (std::chrono::steady_clock::now() >= ctx.deadline) return give_up(errc::tool_timeout, "did not end in time");
+            const std::string now_st = status.value("status", "working");
+            if (now_st != "working") continue;  // a status notification said it moved on
+            auto got = request("tasks/get", json{{"taskId", task_id}}, ro);
+            if (!got) {
+                error e = std::move(got).error();
+                if (e.is(errc::cancelled)) return give_up(errc::tool_cancelled, "was cancelled");
+                if (e.is(errc::timeout) && std::chrono::steady_clock::now() >= ctx.deadline) return give_up(errc::tool_timeout, "did not end in time");
+                e.message += " (polling task " + task_id + " of " + std::string(tool) + ")";
+                return fail(std::move(e));
+            }
+            if (got->is_object()) status = *got;
+        }
+        // tasks/result blocks until the task ends; the server's requests for input arrive meanwhile
+        request_options rr = ro;
+        rr.timeout = o_.max_request_time;
+        auto res = request("tasks/result", json{{"taskId", task_id}}, rr);
+        if (!res) {
+            error e = std::move(res).error();
+            if (e.is(errc::cancelled)) return give_up(errc::tool_cancelled, "was cancelled");
+            if (e.is(errc::timeout)) return give_up(errc::tool_timeout, "did not end in time");
+            if (e.is(errc::remote_error)) {
+                e.message = name() + ": " + std::string(tool) + " (task " + task_id + ", " + status.value("status", "?") + ") failed: " + e.message;
+                e.details["tool"] = std::string(tool);
+                e.details["task"] = task_id;
+            }
+            return fail(std::move(e));
+        }
+        return output_of(*res);
     }
 
     /// Every resource (all pages of resources/list), as the server sent them.
@@ -939,6 +1097,47 @@ private:
     }
 
     void notification(const std::string& method, const json& params) {
+        if (method == "notifications/progress" && params.is_object() && params.contains("progressToken") && params["progressToken"].is_string()) {
+            std::shared_ptr<task_watch> w;  // a task's progress (its token outlives the tools/call that sent it)
+            {
+                std::lock_guard lock(mu_);
+                auto it = task_tokens_.find(params["progressToken"].get<std::string>());
+                if (it != task_tokens_.end()) w = it->second;
+            }
+            if (!w) return;
+            {
+                std::lock_guard lock(w->mu);
+                w->server_progress = true;
+            }
+            if (w->on_progress) {
+                const double done = params.contains("progress") && params["progress"].is_number() ? params["progress"].get<double>() : 0.0;
+                std::optional<double> total;
+                if (params.contains("total") && params["total"].is_number()) total = params["total"].get<double>();
+                const std::string msg = params.contains("message") && params["message"].is_string() ? params["message"].get<std::string>() : "";
+                try {
+                    w->on_progress(done, total, msg);
+                } catch (...) {  // host callbacks never throw into the library
+                }
+            }
+            return;
+        }
+        if (method == "notifications/tasks/status") {
+            if (!params.is_object() || !params.contains("taskId") || !params["taskId"].is_string()) return;
+            std::shared_ptr<task_watch> w;
+            {
+                std::lock_guard lock(mu_);
+                auto it = task_ids_.find(params["taskId"].get<std::string>());
+                if (it != task_ids_.end()) w = it->second;
+            }
+            if (!w) return;
+            {
+                std::lock_guard lock(w->mu);
+                w->status = params;
+                w->changed = true;
+            }
+            w->cv.notify_all();
+            return;
+        }
         if (method == "notifications/progress") {
             if (!params.is_object() || !params.contains("progressToken") || !params["progressToken"].is_number_integer()) return;
             std::shared_ptr<pending> p;
@@ -1044,6 +1243,41 @@ private:
         });
     }
 
+    /// Tasks: what one task-augmented call waits on (status notifications, progress by its token).
+    struct task_watch {
+        std::mutex mu;
+        std::condition_variable_any cv;
+        json status;                  ///< the last notifications/tasks/status
+        bool changed = false;         ///< a status arrived that the call has not read
+        bool server_progress = false; ///< the server sent notifications/progress for this task
+        std::function<void(double, std::optional<double>, std::string_view)> on_progress;
+    };
+
+    /// True when `tool` must be called as a task: the server runs tool tasks and lists the tool
+    /// with taskSupport "required" (the tool list is read once when the host has not).
+    bool task_required(std::string_view tool) {
+        if (!server_runs_tool_tasks()) return false;
+        bool listed = false;
+        {
+            std::lock_guard lock(mu_);
+            listed = tools_listed_;
+        }
+        if (!listed) (void)list_tools();
+        std::lock_guard lock(mu_);
+        const auto it = task_support_.find(std::string(tool));
+        return it != task_support_.end() && it->second == "required";
+    }
+
+    /// tasks/cancel for a task the call gives up on (when the server offers it); bounded, best effort.
+    void cancel_task(const std::string& id) {
+        if (id.empty() || !server_caps_.is_object() || !server_caps_.contains("tasks") || !server_caps_["tasks"].is_object() ||
+            !server_caps_["tasks"].contains("cancel"))
+            return;
+        request_options ro;
+        ro.timeout = std::chrono::milliseconds(5000);
+        (void)request("tasks/cancel", json{{"taskId", id}}, std::move(ro));
+    }
+
     std::unique_ptr<client_transport> t_;
     client_options o_;
     mutable std::mutex mu_;
@@ -1069,6 +1303,12 @@ private:
     bool listen_acked_ = false;
     bool listen_unsupported_ = false;
     std::size_t listen_reopened_ = 0;
+    // tasks (2025-11-25), under mu_
+    std::map<std::string, std::string> task_support_;  // remote tool name -> execution.taskSupport
+    bool tools_listed_ = false;
+    std::int64_t next_task_token_ = 1;
+    std::map<std::string, std::shared_ptr<task_watch>> task_tokens_;  // by the progressToken a task call sent
+    std::map<std::string, std::shared_ptr<task_watch>> task_ids_;     // by task id
 };
 
 }  // namespace agentkit::mcp
