@@ -700,6 +700,7 @@ TEST(OAuthStore, KeepsTokensAndRegistrationsInAPrivateFileAndIgnoresForeignOnes)
         t.issuer = "https://as.example";
         t.resource = "https://mcp.example/mcp";
         t.expires_at = std::chrono::system_clock::time_point(std::chrono::seconds(1900000000));
+        t.dpop = true;
         o.on_tokens(t);
         EXPECT_EQ(chained, 1);  // the host's own callback still runs
         EXPECT_EQ(store.last_save_error(), "");
@@ -722,6 +723,7 @@ TEST(OAuthStore, KeepsTokensAndRegistrationsInAPrivateFileAndIgnoresForeignOnes)
     EXPECT_EQ(o.tokens->scope, "read offline_access");
     EXPECT_EQ(o.tokens->issuer, "https://as.example");
     EXPECT_EQ(o.tokens->resource, "https://mcp.example/mcp");
+    EXPECT_TRUE(o.tokens->dpop);  // so the next run does not present it as a Bearer token
     ASSERT_TRUE(o.tokens->expires_at);
     EXPECT_EQ(std::chrono::duration_cast<std::chrono::seconds>(o.tokens->expires_at->time_since_epoch()).count(), 1900000000);
     ASSERT_EQ(o.registrations.count("https://as.example"), 1U);
@@ -945,4 +947,73 @@ TEST(OAuthFlow, ClientCredentialsGetATokenWithoutAUserWithASecretOrASignedAssert
         ASSERT_TRUE(r) << r.error().to_text();
         (*c)->close();
     }
+}
+
+TEST(OAuthPieces, DpopProofsBindMethodUrlTokenAndNonceAndAreFreshEachTime) {
+    const auto k = mcp::detail::make_dpop_key();
+    ASSERT_TRUE(k.key);
+    EXPECT_EQ(k.jwk.value("kty", ""), "EC");
+    EXPECT_EQ(k.jwk.value("crv", ""), "P-256");
+    EXPECT_EQ(unb64url(k.jwk.value("x", "")).size(), 32u);
+    EXPECT_EQ(unb64url(k.jwk.value("y", "")).size(), 32u);
+    EXPECT_FALSE(k.jwk.contains("d"));  // never the private part
+    const std::string token = "tok-123";
+    const std::string proof = mcp::detail::dpop_proof(k, "POST", "https://mcp.example/mcp?session=1#frag", token, "n-42");
+    ASSERT_FALSE(proof.empty());
+    EXPECT_TRUE(verify_jws(proof, k.key.get(), true));
+    const auto dot = proof.find('.');
+    const json head = json::parse(unb64url(proof.substr(0, dot)));
+    const json claims = json::parse(unb64url(proof.substr(dot + 1, proof.rfind('.') - dot - 1)));
+    EXPECT_EQ(head, (json{{"alg", "ES256"}, {"typ", "dpop+jwt"}, {"jwk", k.jwk}}));
+    EXPECT_EQ(claims["htm"], "POST");
+    EXPECT_EQ(claims["htu"], "https://mcp.example/mcp");  // no query, no fragment (RFC 9449 §4.2)
+    EXPECT_EQ(claims["nonce"], "n-42");
+    EXPECT_EQ(claims["ath"], mcp::detail::base64url(
+                                 [&] {
+                                     std::array<unsigned char, EVP_MAX_MD_SIZE> md{};
+                                     unsigned int len = 0;
+                                     EVP_Digest(token.data(), token.size(), md.data(), &len, EVP_sha256(), nullptr);
+                                     return std::string(reinterpret_cast<const char*>(md.data()), len);
+                                 }()
+                                     .data(),
+                                 32));
+    const auto now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    EXPECT_LE(std::abs(claims["iat"].get<std::int64_t>() - now), 5);
+    // a token request proof has no ath and no nonce until the server gives one; every proof has its own jti
+    const std::string first = mcp::detail::dpop_proof(k, "POST", "https://as.example/token", "", "");
+    const std::string second = mcp::detail::dpop_proof(k, "POST", "https://as.example/token", "", "");
+    const auto claims_of = [](const std::string& p) {
+        const auto d = p.find('.');
+        return json::parse(unb64url(p.substr(d + 1, p.rfind('.') - d - 1)));
+    };
+    EXPECT_FALSE(claims_of(first).contains("ath"));
+    EXPECT_FALSE(claims_of(first).contains("nonce"));
+    EXPECT_NE(claims_of(first)["jti"], claims_of(second)["jti"]);
+    // another key's proof does not verify with this one
+    const auto other = mcp::detail::make_dpop_key();
+    EXPECT_FALSE(verify_jws(mcp::detail::dpop_proof(other, "GET", "https://mcp.example/mcp", token, ""), k.key.get(), true));
+    // the challenge parser reads a DPoP challenge like a Bearer one
+    const auto c = mcp::parse_bearer_challenge(R"(DPoP error="use_dpop_nonce", resource_metadata="https://mcp.example/.well-known/x")");
+    EXPECT_EQ(c.at("error"), "use_dpop_nonce");
+    EXPECT_EQ(c.at("resource_metadata"), "https://mcp.example/.well-known/x");
+}
+
+TEST(OAuthPieces, ADpopBoundTokenFromAnEarlierRunIsNotPresentedWithoutItsKey) {
+    mcp::oauth_options o;
+    mcp::oauth_tokens t;
+    t.access_token = "bound-to-a-lost-key";
+    t.refresh_token = "r1";
+    t.dpop = true;
+    o.tokens = t;
+    mcp::oauth_authorizer a(o);
+    EXPECT_EQ(a.authorization(), "");  // refreshed or signed in again at the server's first 401
+    EXPECT_TRUE(a.authorization_headers("POST", "https://mcp.example/mcp").empty());
+    EXPECT_EQ(a.tokens().refresh_token, "r1");
+    t.dpop = false;
+    o.tokens = t;
+    mcp::oauth_authorizer bearer(o);
+    EXPECT_EQ(bearer.authorization(), "Bearer bound-to-a-lost-key");
+    const auto h = bearer.authorization_headers("POST", "https://mcp.example/mcp");
+    ASSERT_EQ(h.size(), 1u);  // no proof for a Bearer token
+    EXPECT_EQ(h[0].first, "Authorization");
 }

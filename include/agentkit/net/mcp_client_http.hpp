@@ -81,6 +81,18 @@ public:
                                                const std::string& sent) = 0;
     /// A request that carried the current credentials was not refused (ends a streak of refusals).
     virtual void accepted() {}
+    /// The credential headers of one request to `url` with `method` (a DPoP proof binds both);
+    /// by default the Authorization header from authorization() alone.
+    [[nodiscard]] virtual std::vector<std::pair<std::string, std::string>> authorization_headers(std::string_view method, std::string_view url) {
+        (void)method;
+        (void)url;
+        std::string a = authorization();
+        if (a.empty()) return {};
+        return {{"Authorization", std::move(a)}};
+    }
+    /// The server sent a DPoP-Nonce header (RFC 9449 §9): the next proofs carry it. Called before
+    /// refused() for the same answer.
+    virtual void server_nonce(std::string_view nonce) { (void)nonce; }
 };
 
 /// Where a Streamable HTTP MCP server is (the `url`/`headers` of an `mcpServers` entry).
@@ -211,10 +223,8 @@ private:
         rq.connect_timeout = ep_.connect_timeout;
         rq.max_response_bytes = ep_.max_message_bytes;
         rq.headers = ep_.headers;
-        if (ep_.authorizer) {
-            std::string a = ep_.authorizer->authorization();
-            if (!a.empty()) rq.headers.emplace_back("Authorization", std::move(a));
-        }
+        if (ep_.authorizer)
+            for (auto& h : ep_.authorizer->authorization_headers(rq.method, ep_.url)) rq.headers.push_back(std::move(h));
         std::lock_guard lock(state_mu_);
         if (!session_.empty()) rq.headers.emplace_back("Mcp-Session-Id", session_);
         if (!version_.empty()) rq.headers.emplace_back("MCP-Protocol-Version", version_);
@@ -391,6 +401,8 @@ private:
             is_sse = false;
             body.clear();
             r = read_stream(rq, id, st, is_sse, body);
+            if (r && ep_.authorizer)
+                if (const std::string nonce = r->header("dpop-nonce"); !nonce.empty()) ep_.authorizer->server_nonce(nonce);
             if (r && ep_.authorizer && r->status != 401 && r->status != 403 && !sent_authorization(rq).empty()) ep_.authorizer->accepted();
             if (!r || (r->status != 401 && r->status != 403) || !ep_.authorizer || auth_try >= ep_.max_auth_retries) break;
             auto renewed = ep_.authorizer->refused(ep_.url, r->status, r->header("www-authenticate"), sent_authorization(rq));

@@ -49,6 +49,12 @@
 // its secret, or with a JWT assertion signed with private_key_pem (RFC 7523 private_key_jwt,
 // ES256 or RS256, audience the issuer).
 //
+// DPoP (RFC 9449, MCP's DPoP extension): when the authorization server offers ES256 proofs and
+// oauth_options::dpop is on (the default), tokens are bound to a P-256 key made for this
+// authorizer: token requests and MCP requests carry a fresh proof (htm, htu without query, iat,
+// jti, ath of the token, the server's nonce after a use_dpop_nonce answer, one retry), and the
+// token is presented as "DPoP <token>" (a server that still issues a Bearer token gets Bearer).
+//
 // A token the server stops taking is refreshed (refresh_token grant) when a refresh token is
 // held and the authorization server is unchanged; otherwise the flow runs again. A token about to
 // expire (refresh_ahead) is refreshed before a request is sent with it. A 403 with
@@ -75,6 +81,7 @@
 
 #include <openssl/bio.h>
 #include <openssl/bn.h>
+#include <openssl/core_names.h>
 #include <openssl/ecdsa.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
@@ -97,7 +104,11 @@ namespace agentkit::mcp {
 
 /// The tokens an authorization server issued (never printed; persist them through on_tokens).
 struct oauth_tokens {
-    std::string access_token;   ///< sent as "Bearer <access_token>"
+    std::string access_token;   ///< sent as "Bearer <access_token>" (or "DPoP <access_token>", see `dpop`)
+    /// The token is DPoP-bound (token_type DPoP, RFC 9449): it is sent with a proof made with the
+    /// authorizer's key, which lives as long as the authorizer; a later run cannot use it and
+    /// refreshes or signs in again.
+    bool dpop = false;
     std::string refresh_token;  ///< empty: none was issued
     std::string scope;          ///< the scopes granted (or asked for, when the server did not say)
     std::string issuer;         ///< the authorization server that issued them
@@ -133,6 +144,11 @@ struct oauth_options {
     /// Get tokens with the client_credentials grant (no user; see the file comment). Also chosen
     /// when the authorization server offers client_credentials but not authorization_code.
     bool client_credentials = false;
+    /// DPoP (RFC 9449; MCP's DPoP extension): when the authorization server offers ES256 proofs
+    /// (dpop_signing_alg_values_supported), bind tokens to a P-256 key made for this authorizer
+    /// and prove it on every token and MCP request, so a stolen token is useless elsewhere.
+    /// false: Bearer tokens only.
+    bool dpop = true;
     /// The authorization server the pre-registered credentials belong to; empty: any.
     std::string client_issuer;
     /// An https URL where the host publishes its client ID metadata document; used as the
@@ -174,9 +190,51 @@ namespace detail {
     return s;
 }
 
-/// A compact JWS (RFC 7515) of `claims`, signed with the PEM private key `pem` by `alg` (ES256:
-/// an EC P-256 key, the signature as R || S; RS256: an RSA key, PKCS #1 v1.5), all through
-/// OpenSSL. The error never shows the key.
+/// `n` random bytes from OpenSSL's generator, base64url-encoded; empty when it failed.
+[[nodiscard]] inline std::string random_base64url(std::size_t n) {
+    std::vector<unsigned char> b(n);
+    if (RAND_bytes(b.data(), static_cast<int>(b.size())) != 1) return {};
+    return base64url(b.data(), b.size());
+}
+
+/// An OpenSSL key, freed with it.
+using evp_key = std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)>;
+
+/// A compact JWS (RFC 7515) of `claims` with the protected `header` (its `alg` set here),
+/// signed with `key` by `alg` (ES256: an EC P-256 key, the signature as R || S; RS256: an RSA
+/// key, PKCS #1 v1.5), all through OpenSSL. Nothing when OpenSSL refused (`why` says so).
+[[nodiscard]] inline std::optional<std::string> sign_jws(EVP_PKEY* key, const std::string& alg, json header, const json& claims, std::string& why) {
+    header["alg"] = alg;
+    const std::string head = header.dump();
+    const std::string body = claims.dump();
+    const std::string input = base64url(head.data(), head.size()) + "." + base64url(body.data(), body.size());
+    std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
+    std::size_t len = 0;
+    why = "OpenSSL refused to sign";
+    if (!ctx || EVP_DigestSignInit(ctx.get(), nullptr, EVP_sha256(), nullptr, key) != 1 ||
+        EVP_DigestSign(ctx.get(), nullptr, &len, reinterpret_cast<const unsigned char*>(input.data()), input.size()) != 1)
+        return std::nullopt;
+    std::vector<unsigned char> sig(len);
+    if (EVP_DigestSign(ctx.get(), sig.data(), &len, reinterpret_cast<const unsigned char*>(input.data()), input.size()) != 1) return std::nullopt;
+    sig.resize(len);
+    if (alg == "ES256") {  // DER (SEQUENCE of two INTEGERs) to the fixed-size R || S that JWS asks for
+        why = "OpenSSL gave an unreadable signature";
+        const unsigned char* p = sig.data();
+        std::unique_ptr<ECDSA_SIG, decltype(&ECDSA_SIG_free)> es(d2i_ECDSA_SIG(nullptr, &p, static_cast<long>(sig.size())), &ECDSA_SIG_free);
+        if (!es) return std::nullopt;
+        const BIGNUM* r = nullptr;
+        const BIGNUM* s = nullptr;
+        ECDSA_SIG_get0(es.get(), &r, &s);
+        std::vector<unsigned char> raw(64);
+        if (BN_bn2binpad(r, raw.data(), 32) != 32 || BN_bn2binpad(s, raw.data() + 32, 32) != 32) return std::nullopt;
+        sig = std::move(raw);
+    }
+    why.clear();
+    return input + "." + base64url(sig.data(), sig.size());
+}
+
+/// A compact JWS (RFC 7515) of `claims`, signed with the PEM private key `pem` by `alg` (ES256
+/// or RS256, see sign_jws()). The error never shows the key.
 [[nodiscard]] inline result<std::string> sign_jwt(const std::string& pem, const std::string& alg, const json& claims) {
     auto bad = [](const std::string& what) {
         return fail(errc::auth_required, "cannot sign the client assertion: " + what,
@@ -186,42 +244,66 @@ namespace detail {
     if (alg != "ES256" && alg != "RS256") return bad("the algorithm " + alg + " is not supported");
     std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), &BIO_free);
     if (!bio) return bad("out of memory");
-    std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key(PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr), &EVP_PKEY_free);
+    evp_key key(PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr), &EVP_PKEY_free);
     if (!key) return bad("the private key is not a PEM private key");
     const int type = EVP_PKEY_base_id(key.get());
     if ((alg == "ES256" && (type != EVP_PKEY_EC || EVP_PKEY_bits(key.get()) != 256)) || (alg == "RS256" && type != EVP_PKEY_RSA))
         return bad("the private key does not fit " + alg);
-    const std::string header = json{{"alg", alg}, {"typ", "JWT"}}.dump();
-    const std::string body = claims.dump();
-    const std::string input = base64url(header.data(), header.size()) + "." + base64url(body.data(), body.size());
-    std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
-    std::size_t len = 0;
-    if (!ctx || EVP_DigestSignInit(ctx.get(), nullptr, EVP_sha256(), nullptr, key.get()) != 1 ||
-        EVP_DigestSign(ctx.get(), nullptr, &len, reinterpret_cast<const unsigned char*>(input.data()), input.size()) != 1)
-        return bad("OpenSSL refused to sign");
-    std::vector<unsigned char> sig(len);
-    if (EVP_DigestSign(ctx.get(), sig.data(), &len, reinterpret_cast<const unsigned char*>(input.data()), input.size()) != 1)
-        return bad("OpenSSL refused to sign");
-    sig.resize(len);
-    if (alg == "ES256") {  // DER (SEQUENCE of two INTEGERs) to the fixed-size R || S that JWS asks for
-        const unsigned char* p = sig.data();
-        std::unique_ptr<ECDSA_SIG, decltype(&ECDSA_SIG_free)> es(d2i_ECDSA_SIG(nullptr, &p, static_cast<long>(sig.size())), &ECDSA_SIG_free);
-        if (!es) return bad("OpenSSL gave an unreadable signature");
-        const BIGNUM* r = nullptr;
-        const BIGNUM* s = nullptr;
-        ECDSA_SIG_get0(es.get(), &r, &s);
-        std::vector<unsigned char> raw(64);
-        if (BN_bn2binpad(r, raw.data(), 32) != 32 || BN_bn2binpad(s, raw.data() + 32, 32) != 32) return bad("OpenSSL gave an unreadable signature");
-        sig = std::move(raw);
-    }
-    return input + "." + base64url(sig.data(), sig.size());
+    std::string why;
+    auto jws = sign_jws(key.get(), alg, json{{"typ", "JWT"}}, claims, why);
+    if (!jws) return bad(why);
+    return std::move(*jws);
 }
 
-/// `n` random bytes from OpenSSL's generator, base64url-encoded; empty when it failed.
-[[nodiscard]] inline std::string random_base64url(std::size_t n) {
-    std::vector<unsigned char> b(n);
-    if (RAND_bytes(b.data(), static_cast<int>(b.size())) != 1) return {};
-    return base64url(b.data(), b.size());
+/// A DPoP key (RFC 9449): a new EC P-256 key pair and its public JWK ({kty, crv, x, y}).
+struct dpop_key {
+    evp_key key{nullptr, &EVP_PKEY_free};  ///< the pair (null when OpenSSL could not make one)
+    json jwk;                               ///< the public key as a JWK
+};
+
+/// A new DPoP key; its `key` is null when OpenSSL could not make one.
+[[nodiscard]] inline dpop_key make_dpop_key() {
+    dpop_key k;
+    k.key.reset(EVP_EC_gen("P-256"));
+    if (!k.key) return k;
+    BIGNUM* x = nullptr;
+    BIGNUM* y = nullptr;
+    std::array<unsigned char, 32> bx{};
+    std::array<unsigned char, 32> by{};
+    const bool ok = EVP_PKEY_get_bn_param(k.key.get(), OSSL_PKEY_PARAM_EC_PUB_X, &x) == 1 &&
+                    EVP_PKEY_get_bn_param(k.key.get(), OSSL_PKEY_PARAM_EC_PUB_Y, &y) == 1 && BN_bn2binpad(x, bx.data(), 32) == 32 &&
+                    BN_bn2binpad(y, by.data(), 32) == 32;
+    BN_free(x);
+    BN_free(y);
+    if (!ok) {
+        k.key.reset();
+        return k;
+    }
+    k.jwk = json{{"kty", "EC"}, {"crv", "P-256"}, {"x", base64url(bx.data(), bx.size())}, {"y", base64url(by.data(), by.size())}};
+    return k;
+}
+
+/// A DPoP proof (RFC 9449 §4.2) for a request with `method` to `url` (its query and fragment
+/// left out), made with `k`; with the hash of `access_token` (ath) when one is presented and
+/// the server's `nonce` when it gave one. Empty when OpenSSL could not sign.
+[[nodiscard]] inline std::string dpop_proof(const dpop_key& k, std::string_view method, std::string_view url, const std::string& access_token,
+                                            const std::string& nonce) {
+    if (!k.key) return {};
+    std::string htu(url.substr(0, url.find_first_of("?#")));
+    json claims{{"jti", random_base64url(16)},
+                {"htm", std::string(method)},
+                {"htu", std::move(htu)},
+                {"iat", std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count()}};
+    if (!access_token.empty()) {
+        std::array<unsigned char, EVP_MAX_MD_SIZE> md{};
+        unsigned int len = 0;
+        if (EVP_Digest(access_token.data(), access_token.size(), md.data(), &len, EVP_sha256(), nullptr) != 1) return {};
+        claims["ath"] = base64url(md.data(), len);
+    }
+    if (!nonce.empty()) claims["nonce"] = nonce;
+    std::string why;
+    auto jws = sign_jws(k.key.get(), "ES256", json{{"typ", "dpop+jwt"}, {"jwk", k.jwk}}, claims, why);
+    return jws ? std::move(*jws) : std::string();
 }
 
 // query strings are read with agentkit::query_params (core/url.hpp)
@@ -255,8 +337,8 @@ inline void add_scopes(std::vector<std::string>& to, const std::vector<std::stri
 
 }  // namespace detail
 
-/// The parameters of a Bearer challenge in a WWW-Authenticate header (lower-case names:
-/// resource_metadata, scope, error, error_description, realm); empty when there is none.
+/// The parameters of a Bearer (or DPoP) challenge in a WWW-Authenticate header (lower-case
+/// names: resource_metadata, scope, error, error_description, realm); empty when there is none.
 [[nodiscard]] inline std::map<std::string, std::string> parse_bearer_challenge(std::string_view h) {
     std::map<std::string, std::string> out;
     std::size_t i = 0;
@@ -293,7 +375,7 @@ inline void add_scopes(std::vector<std::string>& to, const std::vector<std::stri
             if (in_bearer && !out.contains(token)) out[token] = value;
         } else {  // a new scheme
             if (in_bearer) break;
-            in_bearer = token == "bearer";
+            in_bearer = token == "bearer" || token == "dpop";
         }
     }
     return out;
@@ -361,6 +443,7 @@ public:
     /// An authorizer with these options (nothing is sent before the server refuses a request).
     explicit oauth_authorizer(oauth_options o) : o_(std::move(o)) {
         if (o_.tokens) tokens_ = *o_.tokens;
+        if (tokens_.dpop) tokens_.access_token.clear();  // bound to an earlier run's key: refresh or sign in again
         for (const auto& [issuer, c] : o_.registrations)
             if (!c.client_id.empty() && (c.redirect_uri.empty() || c.redirect_uri == o_.redirect_uri)) clients_[issuer] = c;
     }
@@ -379,14 +462,30 @@ public:
                                     {{"grant_type", "refresh_token"}, {"refresh_token", tokens_.refresh_token}, {"resource", last_->resource}},
                                     tokens_.scope, "refreshing the token");
         }
-        return tokens_.access_token.empty() ? std::string() : "Bearer " + tokens_.access_token;
+        return presented();
+    }
+
+    /// The Authorization header and, for a DPoP-bound token, its proof for this request.
+    [[nodiscard]] std::vector<std::pair<std::string, std::string>> authorization_headers(std::string_view method, std::string_view url) override {
+        std::string a = authorization();
+        if (a.empty()) return {};
+        std::vector<std::pair<std::string, std::string>> h{{"Authorization", std::move(a)}};
+        std::lock_guard lock(mu_);
+        if (tokens_.dpop && dpop_.key) h.emplace_back("DPoP", detail::dpop_proof(dpop_, method, url, tokens_.access_token, rs_nonce_));
+        return h;
+    }
+
+    /// The MCP server's DPoP nonce, for the next proofs (see http_authorizer::server_nonce).
+    void server_nonce(std::string_view nonce) override {
+        std::lock_guard lock(mu_);
+        rs_nonce_ = std::string(nonce.substr(0, 512));
     }
 
     /// See http_authorizer::refused and the file comment.
     [[nodiscard]] result<void> refused(const std::string& url, int status, const std::string& www_authenticate,
                                        const std::string& sent) override {
         std::lock_guard lock(mu_);
-        const std::string current = tokens_.access_token.empty() ? std::string() : "Bearer " + tokens_.access_token;
+        const std::string current = presented();
         if (current != sent && !current.empty()) return {};  // another request renewed them meanwhile
         const auto challenge = parse_bearer_challenge(www_authenticate);
         auto param = [&](const char* k) {
@@ -394,6 +493,11 @@ public:
             return it == challenge.end() ? std::string() : it->second;
         };
         const std::string error_code = param("error");
+        // the server wants its nonce in the proof (RFC 9449 §9): server_nonce() has it; send again
+        if (status == 401 && error_code == "use_dpop_nonce" && tokens_.dpop && !rs_nonce_.empty() && rs_nonce_ != nonce_retried_) {
+            nonce_retried_ = rs_nonce_;
+            return {};
+        }
         std::vector<std::string> challenged = detail::split_scopes(param("scope"));
         if (status == 403) {
             if (error_code != "insufficient_scope")
@@ -435,6 +539,12 @@ public:
     }
 
 private:
+    /// The Authorization value of the current token ("" without one). Under mu_.
+    [[nodiscard]] std::string presented() const {
+        if (tokens_.access_token.empty()) return {};
+        return (tokens_.dpop ? "DPoP " : "Bearer ") + tokens_.access_token;
+    }
+
     struct discovered {
         json resource_metadata;  // protected resource metadata
         std::string resource;    // its `resource`, exactly as given
@@ -478,7 +588,7 @@ private:
 
     /// POST a form (or JSON) and read a JSON object answer; `status` gets the HTTP status.
     result<json> post(const std::string& url, std::string body, std::string content_type,
-                      std::vector<std::pair<std::string, std::string>> headers, int& status) {
+                      std::vector<std::pair<std::string, std::string>> headers, int& status, std::string* dpop_nonce = nullptr) {
         net::client_request rq;
         rq.method = "POST";
         rq.url = url;
@@ -491,6 +601,7 @@ private:
         auto r = http_.perform(rq);
         if (!r) return fail(std::move(r).error());
         status = r->status;
+        if (dpop_nonce != nullptr) *dpop_nonce = r->header("dpop-nonce").substr(0, 512);
         json j = json::parse(r->body, nullptr, false);
         return j.is_object() ? j : json::object();
     }
@@ -650,6 +761,31 @@ private:
     /// POST to the token endpoint with the client's authentication; new tokens or an error.
     result<void> token_request(const discovered& d, const oauth_client_registration& c, std::vector<std::pair<std::string, std::string>> form,
                                const std::string& asked_scope, const std::string& what) {
+        // DPoP: a proof on the token request binds the token to this authorizer's key; the
+        // server may ask for its nonce first (RFC 9449 §8): one more try with it.
+        const bool use_dpop = o_.dpop && offers_dpop(d.as) && (dpop_.key || (dpop_ = detail::make_dpop_key()).key);
+        for (int attempt = 0;; ++attempt) {
+            std::string nonce;
+            auto r = token_request_once(d, c, form, use_dpop, nonce, what);
+            if (!r) return fail(std::move(r).error());
+            auto& [status, answer] = *r;
+            if (use_dpop && !nonce.empty()) as_nonce_ = nonce;
+            if (use_dpop && attempt == 0 && status == 400 && answer.value("error", json()) == "use_dpop_nonce" && !nonce.empty()) continue;
+            return take_tokens(d, status, answer, use_dpop, asked_scope, what);
+        }
+    }
+
+    /// True when the authorization server takes ES256 DPoP proofs.
+    [[nodiscard]] static bool offers_dpop(const json& as) {
+        const auto a = as.find("dpop_signing_alg_values_supported");
+        return a != as.end() && a->is_array() && std::find(a->begin(), a->end(), json("ES256")) != a->end();
+    }
+
+    /// One POST to the token endpoint with the client's authentication (and a DPoP proof):
+    /// the HTTP status and the JSON answer; `nonce` gets a DPoP-Nonce it sent.
+    result<std::pair<int, json>> token_request_once(const discovered& d, const oauth_client_registration& c,
+                                                    std::vector<std::pair<std::string, std::string>> form, bool use_dpop, std::string& nonce,
+                                                    const std::string& what) {
         std::vector<std::pair<std::string, std::string>> headers;
         if (c.token_endpoint_auth_method == "private_key_jwt") {
             const auto now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -673,14 +809,30 @@ private:
         std::string body;
         for (const auto& [k, v] : form) body += (body.empty() ? "" : "&") + net::form_encode(k) + "=" + net::form_encode(v);
         const std::string endpoint = d.as["token_endpoint"].get<std::string>();
+        if (use_dpop) {
+            std::string proof = detail::dpop_proof(dpop_, "POST", endpoint, "", as_nonce_);
+            if (proof.empty())
+                return fail(auth_error("token_failed", "cannot make a DPoP proof for the token request: OpenSSL refused to sign",
+                                       "Set oauth_options::dpop = false to use Bearer tokens, or check the OpenSSL installation."));
+            headers.emplace_back("DPoP", std::move(proof));
+        }
         int status = 0;
-        auto r = post(endpoint, std::move(body), "application/x-www-form-urlencoded", std::move(headers), status);
+        auto r = post(endpoint, std::move(body), "application/x-www-form-urlencoded", std::move(headers), status, &nonce);
         if (!r)
-            return fail_auth("token_failed", what + " at " + net::redact_url(endpoint) + " failed: " + r.error().message,
-                             "Check that the authorization server is reachable, then try again.");
+            return fail(auth_error("token_failed", what + " at " + net::redact_url(endpoint) + " failed: " + r.error().message,
+                                   "Check that the authorization server is reachable, then try again."));
+        return std::pair<int, json>{status, std::move(*r)};
+    }
+
+    /// Take the tokens of a token endpoint's answer, or say why there are none.
+    result<void> take_tokens(const discovered& d, int status, const json& answer, bool used_dpop, const std::string& asked_scope,
+                             const std::string& what) {
+        const json* r = &answer;
+        const std::string endpoint = d.as["token_endpoint"].get<std::string>();
         last_token_error_ = r->value("error", json()).is_string() ? (*r)["error"].get<std::string>() : std::string();
         const std::string type = r->value("token_type", json()).is_string() ? (*r)["token_type"].get<std::string>() : "";
-        if (status != 200 || !r->value("access_token", json()).is_string() || !iequals_ascii(type, "bearer"))
+        const bool dpop_bound = used_dpop && iequals_ascii(type, "dpop");
+        if (status != 200 || !r->value("access_token", json()).is_string() || !(iequals_ascii(type, "bearer") || dpop_bound))
             return fail_auth("token_failed",
                              what + " at " + net::redact_url(endpoint) + " was refused" + (status != 200 ? " with HTTP " + std::to_string(status) : "") +
                                  (oauth_error_text(*r).empty() ? (status == 200 ? ": no Bearer access_token in the answer" : "") : oauth_error_text(*r)),
@@ -688,6 +840,7 @@ private:
                              json{{"issuer", net::redact_url(d.issuer)}});
         oauth_tokens t;
         t.access_token = (*r)["access_token"].get<std::string>();
+        t.dpop = dpop_bound;
         t.refresh_token = r->value("refresh_token", json()).is_string() ? (*r)["refresh_token"].get<std::string>()
                           : tokens_.issuer == d.issuer                   ? tokens_.refresh_token
                                                                          : std::string();
@@ -800,6 +953,10 @@ private:
     std::string last_token_error_;  // the OAuth `error` of the last token answer ("" when none)
     std::optional<discovered> last_;  // the metadata of the last flow (refresh ahead of expiry)
     std::string refresh_tried_for_;   // the access token a refresh ahead was tried for
+    detail::dpop_key dpop_;           // made at the first token request to a server offering DPoP
+    std::string as_nonce_;            // the authorization server's last DPoP-Nonce
+    std::string rs_nonce_;            // the MCP server's last DPoP-Nonce
+    std::string nonce_retried_;       // the MCP server nonce a refused request was last sent again for
     std::vector<std::string> requested_scopes_;
     int streak_ = 0;
     int authorizations_total_ = 0;

@@ -79,6 +79,7 @@ public:
             k.scope = text_of(*t, "scope");
             k.issuer = text_of(*t, "issuer");
             k.resource = text_of(*t, "resource");
+            if (auto d = t->find("dpop"); d != t->end() && d->is_boolean()) k.dpop = d->get<bool>();
             if (auto e = t->find("expires_at"); e != t->end() && e->is_number_integer())
                 k.expires_at = std::chrono::system_clock::time_point(std::chrono::seconds(e->get<std::int64_t>()));
             data_.tokens = std::move(k);
@@ -171,6 +172,7 @@ private:
         if (data_.tokens) {
             const auto& t = *data_.tokens;
             json tj{{"access_token", t.access_token}, {"refresh_token", t.refresh_token}, {"scope", t.scope}, {"issuer", t.issuer}, {"resource", t.resource}};
+            if (t.dpop) tj["dpop"] = true;
             if (t.expires_at)
                 tj["expires_at"] = std::chrono::duration_cast<std::chrono::seconds>(t.expires_at->time_since_epoch()).count();
             j["tokens"] = std::move(tj);
