@@ -13,7 +13,8 @@
 // OAuth 2.1 flow (net/oauth.hpp) with this client's identity: pre-registered credentials from
 // MCP_CONFORMANCE_CONTEXT when the scenario gives them (a secret, or a private key for
 // private_key_jwt; an authorization server that only offers client_credentials gets that grant,
-// the client credentials extension), else the client ID metadata document URL
+// the client credentials extension; a workload JWT is exchanged with the jwt-bearer grant, the
+// workload identity extension), else the client ID metadata document URL
 // the kit expects, else dynamic registration; the authorization page is fetched headless and its
 // redirect is followed by hand (the kit's authorization server approves at once). Exit status 0
 // when every step succeeded; what happened goes to stderr (never a token).
@@ -96,6 +97,9 @@ std::shared_ptr<mcp::oauth_authorizer> authorizer() {
             // the client credentials extension's private_key_jwt scenario gives a key instead
             oo.private_key_pem = c.value("private_key_pem", "");
             oo.signing_algorithm = c.value("signing_algorithm", "ES256");
+            // the workload identity scenario gives the workload's JWT, as a platform would
+            if (c.contains("valid_jwt") && c["valid_jwt"].is_string())
+                oo.workload_token = [jwt = c["valid_jwt"].get<std::string>()]() -> ak::result<std::string> { return jwt; };
         }
     }
     return std::make_shared<mcp::oauth_authorizer>(std::move(oo));

@@ -272,6 +272,16 @@ int main(int argc, char** argv) {
             oo.signing_algorithm = a.signing_algorithm;
         }
         oo.client_credentials = a.client_credentials;
+        if (!a.workload_token_file.empty())  // read at each exchange: platforms rotate these files
+            oo.workload_token = [file = a.workload_token_file, name = u.name]() -> ak::result<std::string> {
+                std::ifstream token_file(file);
+                std::string jwt((std::istreambuf_iterator<char>(token_file)), std::istreambuf_iterator<char>());
+                while (!jwt.empty() && (jwt.back() == '\n' || jwt.back() == '\r' || jwt.back() == ' ')) jwt.pop_back();
+                if (!token_file && jwt.empty())
+                    return ak::fail(ak::errc::not_found, "cannot read the workload token of \"" + name + "\" from " + file,
+                                    "Check the path in \"workload_token_file\" and that this user can read it.");
+                return jwt;
+            };
         const std::string name = u.name;
         const long wait_s = f.sign_in_wait_ms / 1000;
         if (si.back)

@@ -66,6 +66,8 @@ struct fake_world {
     bool wrong_state = false;
     bool deny = false;
     bool refuse_tokens = false;
+    json grant_types;  // grant_types_supported (null: not listed)
+    std::string workload_jwt;  // the jwt-bearer assertion the token endpoint takes
     // what it saw and issued
     std::vector<json> registrations;
     std::vector<std::multimap<std::string, std::string>> authorizations;  // the authorization URL's parameters
@@ -145,6 +147,7 @@ struct fake_world {
         if (registration) j["registration_endpoint"] = origin() + "/register";
         if (iss_supported) j["authorization_response_iss_parameter_supported"] = true;
         if (cimd) j["client_id_metadata_document_supported"] = true;
+        if (!grant_types.is_null()) j["grant_types_supported"] = grant_types;
         return net::http_response::json_text(j.dump());
     }
 
@@ -177,6 +180,10 @@ struct fake_world {
             if (mcp::pkce_challenge(get("code_verifier")) != challenge) return net::http_response::json_text(R"({"error":"invalid_grant"})", 400);
             scope = pending_scope;
         } else if (get("grant_type") == "client_credentials") {
+            scope = get("scope");
+        } else if (get("grant_type") == "urn:ietf:params:oauth:grant-type:jwt-bearer") {
+            if (get("assertion") != workload_jwt)
+                return net::http_response::json_text(R"({"error":"invalid_grant","error_description":"the assertion is not trusted"})", 400);
             scope = get("scope");
         } else if (get("grant_type") == "refresh_token") {
             auto it = refresh.find(get("refresh_token"));
@@ -829,6 +836,12 @@ TEST(GatewayConfig, OAuthEntriesAreReadAndMistakesNamedWithoutEchoingSecrets) {
     EXPECT_NE(bad(R"({"mcpServers": {"s": {"url": "https://s/mcp", "oauth": "yes"}}})").find("is true or an object"), std::string::npos);
     EXPECT_NE(bad(R"({"mcpServers": {"s": {"url": "https://s/mcp", "oauth": {"redirect_port": 70000}}}})").find("redirect_port"), std::string::npos);
     EXPECT_NE(bad(R"({"mcpServers": {"s": {"url": "https://s/mcp", "oauth": {"scopes": "read"}}}})").find("array of strings"), std::string::npos);
+    auto wif = mcp::parse_servers_config(json::parse(
+        R"({"mcpServers": {"w": {"url": "https://w.example/mcp", "oauth": {"client_id": "wl", "workload_token_file": "/var/run/token"}}}})"));
+    ASSERT_TRUE(wif) << wif.error().to_text();
+    EXPECT_EQ(wif->servers[0].oauth->workload_token_file, "/var/run/token");
+    EXPECT_NE(bad(R"({"mcpServers": {"s": {"url": "https://s/mcp", "oauth": {"workload_token_file": "/t"}}}})").find("needs the \"client_id\""),
+              std::string::npos);
     const std::string secret = bad(R"({"mcpServers": {"s": {"url": "https://s/mcp", "oauth": {"client_secret": "p4ssw0rd"}}}})");
     EXPECT_NE(secret.find("client_secret_env"), std::string::npos);
     EXPECT_EQ(secret.find("p4ssw0rd"), std::string::npos);
@@ -1016,4 +1029,69 @@ TEST(OAuthPieces, ADpopBoundTokenFromAnEarlierRunIsNotPresentedWithoutItsKey) {
     const auto h = bearer.authorization_headers("POST", "https://mcp.example/mcp");
     ASSERT_EQ(h.size(), 1u);  // no proof for a Bearer token
     EXPECT_EQ(h[0].first, "Authorization");
+}
+
+TEST(OAuthFlow, AWorkloadTokenIsExchangedWithoutAUserAndARefusalIsNotRetried) {
+    fake_world w;
+    w.grant_types = json::array({"urn:ietf:params:oauth:grant-type:jwt-bearer"});
+    w.prm_scopes = json::array({"read"});
+    w.workload_jwt = "header.workload-claims.signature";
+    auto o = options_for(w);
+    int asked = 0;
+    o.authorize = [&](const std::string&) -> ak::result<std::string> {
+        ++asked;
+        return ak::fail(ak::errc::auth_required, "no user here");
+    };
+    o.client_id = "workload-1";
+    int reads = 0;
+    o.workload_token = [&]() -> ak::result<std::string> {
+        ++reads;
+        return w.workload_jwt;
+    };
+    auto c = connect(w, std::make_shared<mcp::oauth_authorizer>(o));
+    ASSERT_TRUE(c) << c.error().to_text();
+    EXPECT_EQ(asked, 0);
+    EXPECT_EQ(reads, 1);
+    ASSERT_EQ(w.token_requests.size(), 1U);
+    EXPECT_EQ(param(w.token_requests[0], "grant_type"), "urn:ietf:params:oauth:grant-type:jwt-bearer");
+    EXPECT_EQ(param(w.token_requests[0], "assertion"), w.workload_jwt);
+    EXPECT_EQ(param(w.token_requests[0], "client_id"), "workload-1");
+    EXPECT_EQ(param(w.token_requests[0], "scope"), "read");
+    EXPECT_EQ(param(w.token_requests[0], "resource"), w.endpoint());
+    ASSERT_TRUE((*c)->call_tool("echo", json::object()));
+    (*c)->close();
+
+    // an assertion the server does not trust: one exchange, reported, no retry, no other grant
+    fake_world refused;
+    refused.grant_types = json::array({"urn:ietf:params:oauth:grant-type:jwt-bearer", "authorization_code"});
+    refused.workload_jwt = "the-trusted-one";
+    auto ro = options_for(refused);
+    ro.client_id = "workload-1";
+    ro.authorize = [&](const std::string&) -> ak::result<std::string> {
+        ++asked;
+        return ak::fail(ak::errc::auth_required, "no user here");
+    };
+    ro.workload_token = []() -> ak::result<std::string> { return std::string("an-untrusted-jwt"); };
+    auto bad = connect(refused, std::make_shared<mcp::oauth_authorizer>(ro));
+    ASSERT_FALSE(bad);
+    EXPECT_EQ(bad.error().code, ak::errc::auth_required);
+    EXPECT_NE(bad.error().message.find("workload identity token exchange"), std::string::npos) << bad.error().message;
+    EXPECT_NE(bad.error().message.find("invalid_grant"), std::string::npos) << bad.error().message;
+    EXPECT_EQ(bad.error().to_text().find("an-untrusted-jwt"), std::string::npos);  // never printed
+    EXPECT_EQ(refused.token_requests.size(), 1U);
+    EXPECT_EQ(asked, 0);
+
+    // the platform's token cannot be read: said so, nothing sent
+    fake_world unreadable;
+    unreadable.grant_types = json::array({"urn:ietf:params:oauth:grant-type:jwt-bearer"});
+    auto uo = options_for(unreadable);
+    uo.client_id = "workload-1";
+    uo.workload_token = []() -> ak::result<std::string> {
+        return ak::fail(ak::errc::not_found, "/var/run/secrets/token: no such file");
+    };
+    auto none = connect(unreadable, std::make_shared<mcp::oauth_authorizer>(uo));
+    ASSERT_FALSE(none);
+    EXPECT_EQ(none.error().details.value("reason", ""), "workload_token_failed");
+    EXPECT_NE(none.error().message.find("no such file"), std::string::npos);
+    EXPECT_TRUE(unreadable.token_requests.empty());
 }

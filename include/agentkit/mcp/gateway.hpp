@@ -62,6 +62,9 @@ struct upstream_oauth {
     bool client_credentials = false;      ///< machine-to-machine: the client_credentials grant, no sign-in
     std::string private_key_file;         ///< a PEM private key for private_key_jwt (instead of a secret)
     std::string signing_algorithm = "ES256";  ///< for private_key_file: ES256 or RS256
+    /// A file holding the workload's identity JWT (workload identity federation: exchanged with
+    /// the jwt-bearer grant, no sign-in; read at each exchange, as platforms rotate it).
+    std::string workload_token_file;
 };
 
 /// One entry of an `mcpServers` configuration.
@@ -154,12 +157,13 @@ struct servers_config {
                                 "Put the secret in an environment variable and name it in \"client_secret_env\".");
                 for (const auto& [k, v] : o->items()) {
                     if (k == "client_id" || k == "client_secret_env" || k == "client_metadata_url" || k == "private_key_file" ||
-                        k == "signing_algorithm") {
+                        k == "signing_algorithm" || k == "workload_token_file") {
                         if (!v.is_string()) return bad(where + "\"" + k + "\" is a string");
                         (k == "client_id"             ? a.client_id
                          : k == "client_secret_env"   ? a.client_secret_env
                          : k == "client_metadata_url" ? a.client_metadata_url
                          : k == "private_key_file"    ? a.private_key_file
+                         : k == "workload_token_file" ? a.workload_token_file
                                                       : a.signing_algorithm) = v.get<std::string>();
                     } else if (k == "client_credentials") {
                         if (!v.is_boolean()) return bad(where + "\"client_credentials\" is true or false");
@@ -176,12 +180,14 @@ struct servers_config {
                         a.redirect_port = v.get<int>();
                     } else {
                         return bad(where + "has no \"" + k + "\" (client_id, client_secret_env, client_metadata_url, scopes, redirect_port, "
-                                   "client_credentials, private_key_file, signing_algorithm)");
+                                   "client_credentials, private_key_file, signing_algorithm, workload_token_file)");
                     }
                 }
                 if (a.signing_algorithm != "ES256" && a.signing_algorithm != "RS256") return bad(where + "\"signing_algorithm\" is ES256 or RS256");
                 if (a.client_credentials && a.client_id.empty())
                     return bad(where + "with \"client_credentials\" needs the \"client_id\" the authorization server gave this client");
+                if (!a.workload_token_file.empty() && a.client_id.empty())
+                    return bad(where + "with \"workload_token_file\" needs the \"client_id\" the authorization server knows the workload by");
                 if (a.client_credentials && a.client_secret_env.empty() && a.private_key_file.empty())
                     return bad(where + "with \"client_credentials\" needs \"client_secret_env\" or \"private_key_file\"");
             }

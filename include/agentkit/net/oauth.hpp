@@ -41,6 +41,9 @@
 //      the server says it sends one).
 //   6. The token request (authorization_code, the verifier, `resource`), authenticating the client
 //      as registered: none, client_secret_basic or client_secret_post.
+// Workload identity (io.modelcontextprotocol/auth/wif): with oauth_options::workload_token and an
+// authorization server offering the jwt-bearer grant, steps 5 and 6 are one exchange of the
+// workload's JWT (RFC 7523), reported and not retried when refused.
 // Machine-to-machine (the OAuth client credentials extension, io.modelcontextprotocol/
 // oauth-client-credentials): with oauth_options::client_credentials, or when the authorization
 // server offers the client_credentials grant and not authorization_code and a client_id with a
@@ -144,6 +147,13 @@ struct oauth_options {
     /// Get tokens with the client_credentials grant (no user; see the file comment). Also chosen
     /// when the authorization server offers client_credentials but not authorization_code.
     bool client_credentials = false;
+    /// Workload identity federation (RFC 7523 JWT-bearer grant; MCP's WIF extension): returns the
+    /// workload's JWT as its platform issued it (a mounted token file, a metadata service); when
+    /// the authorization server offers the jwt-bearer grant, that JWT is exchanged for a token
+    /// with no user (grant_type urn:ietf:params:oauth:grant-type:jwt-bearer, `assertion`), called
+    /// again for each exchange so a rotated token is read fresh. A refused exchange is reported,
+    /// not retried, and no other grant is tried. Never printed.
+    std::function<result<std::string>()> workload_token;
     /// DPoP (RFC 9449; MCP's DPoP extension): when the authorization server offers ES256 proofs
     /// (dpop_signing_alg_values_supported), bind tokens to a P-256 key made for this authorizer
     /// and prove it on every token and MCP request, so a stolen token is useless elsewhere.
@@ -731,6 +741,15 @@ private:
         if (want.empty()) want = o_.scopes;
     }
 
+    /// RFC 7523's grant type: a JWT exchanged for an access token.
+    static constexpr std::string_view jwt_bearer_grant = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+
+    /// True when the authorization server lists `grant` in grant_types_supported.
+    [[nodiscard]] static bool offers_grant(const json& as, std::string_view grant) {
+        const json grants = as.value("grant_types_supported", json());
+        return grants.is_array() && std::find(grants.begin(), grants.end(), json(std::string(grant))) != grants.end();
+    }
+
     /// True when tokens come from the client_credentials grant (see the file comment).
     [[nodiscard]] bool uses_client_credentials(const json& as) const {
         if (o_.client_credentials) return true;
@@ -876,6 +895,23 @@ private:
             return fail_auth("too_many_authorizations",
                              "the server kept refusing after " + std::to_string(streak_) + " authorizations",
                              "Stop retrying: the account may lack access; ask the server's owner.");
+        if (o_.workload_token && offers_grant(d->as, jwt_bearer_grant)) {  // a workload's identity: no user, one exchange
+            auto c = client_for(*d);
+            if (!c) return fail(std::move(c).error());
+            auto jwt = o_.workload_token();
+            if (!jwt || jwt->empty())
+                return fail_auth("workload_token_failed",
+                                 "the workload identity token could not be read" + (jwt ? std::string(": it is empty") : ": " + jwt.error().message),
+                                 "Check where the platform puts the workload's token (its file or service), then try again.");
+            default_scopes(*d, want);
+            const std::string scope = join(want, " ");
+            ++streak_;
+            requested_scopes_ = want;
+            std::vector<std::pair<std::string, std::string>> form{
+                {"grant_type", std::string(jwt_bearer_grant)}, {"assertion", std::move(*jwt)}, {"resource", d->resource}};
+            if (!scope.empty()) form.emplace_back("scope", scope);
+            return token_request(*d, *c, std::move(form), scope, "the workload identity token exchange");
+        }
         if (uses_client_credentials(d->as)) {  // machine-to-machine: no user, one token request
             auto c = client_for(*d);
             if (!c) return fail(std::move(c).error());
