@@ -13,8 +13,9 @@
 // OAuth 2.1 flow (net/oauth.hpp) with this client's identity: pre-registered credentials from
 // MCP_CONFORMANCE_CONTEXT when the scenario gives them (a secret, or a private key for
 // private_key_jwt; an authorization server that only offers client_credentials gets that grant,
-// the client credentials extension; a workload JWT is exchanged with the jwt-bearer grant, the
-// workload identity extension), else the client ID metadata document URL
+// the client credentials extension; a workload JWT, or an ID-JAG the identity provider gives
+// for the user's ID token, is exchanged with the jwt-bearer grant: the workload identity and
+// enterprise-managed authorization extensions), else the client ID metadata document URL
 // the kit expects, else dynamic registration; the authorization page is fetched headless and its
 // redirect is followed by hand (the kit's authorization server approves at once). Exit status 0
 // when every step succeeded; what happened goes to stderr (never a token).
@@ -99,7 +100,17 @@ std::shared_ptr<mcp::oauth_authorizer> authorizer() {
             oo.signing_algorithm = c.value("signing_algorithm", "ES256");
             // the workload identity scenario gives the workload's JWT, as a platform would
             if (c.contains("valid_jwt") && c["valid_jwt"].is_string())
-                oo.workload_token = [jwt = c["valid_jwt"].get<std::string>()]() -> ak::result<std::string> { return jwt; };
+                oo.jwt_assertion = [jwt = c["valid_jwt"].get<std::string>()](const mcp::jwt_bearer_context&) -> ak::result<std::string> {
+                    return jwt;
+                };
+            // the enterprise-managed scenario: the user's ID token from its identity provider
+            if (c.contains("idp_token_endpoint") && c.contains("idp_id_token") && c["idp_id_token"].is_string()) {
+                mcp::enterprise_idp idp;
+                idp.token_endpoint = c.value("idp_token_endpoint", "");
+                idp.client_id = c.value("idp_client_id", "");
+                idp.id_token = [t = c["idp_id_token"].get<std::string>()]() -> ak::result<std::string> { return t; };
+                oo.jwt_assertion = mcp::id_jag_exchange(std::move(idp));
+            }
         }
     }
     return std::make_shared<mcp::oauth_authorizer>(std::move(oo));

@@ -273,7 +273,7 @@ int main(int argc, char** argv) {
         }
         oo.client_credentials = a.client_credentials;
         if (!a.workload_token_file.empty())  // read at each exchange: platforms rotate these files
-            oo.workload_token = [file = a.workload_token_file, name = u.name]() -> ak::result<std::string> {
+            oo.jwt_assertion = [file = a.workload_token_file, name = u.name](const mcp::jwt_bearer_context&) -> ak::result<std::string> {
                 std::ifstream token_file(file);
                 std::string jwt((std::istreambuf_iterator<char>(token_file)), std::istreambuf_iterator<char>());
                 while (!jwt.empty() && (jwt.back() == '\n' || jwt.back() == '\r' || jwt.back() == ' ')) jwt.pop_back();

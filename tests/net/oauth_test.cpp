@@ -73,6 +73,7 @@ struct fake_world {
     std::vector<std::multimap<std::string, std::string>> authorizations;  // the authorization URL's parameters
     std::vector<std::multimap<std::string, std::string>> token_requests;
     std::vector<std::string> token_auth_headers;
+    std::vector<std::multimap<std::string, std::string>> idp_requests;  // token exchanges at /idp/token
     std::map<std::string, std::string> access;   // access token → scope
     std::map<std::string, std::string> refresh;  // refresh token → scope
     std::string challenge;                       // the code challenge of the pending code
@@ -111,6 +112,21 @@ struct fake_world {
                        return net::http_response::json_text(out.dump(), 201);
                    }));
         site.route("/token", logged([this](const net::http_request& r) { return token(r); }));
+        // an enterprise identity provider: the user's ID token for an ID-JAG (RFC 8693)
+        site.route("/idp/token", logged([this](const net::http_request& r) {
+                       std::lock_guard lock(mu);
+                       auto f = mcp::detail::query_params(r.body);
+                       idp_requests.push_back(f);
+                       auto get = [&](const char* k) { return f.count(k) != 0 ? f.find(k)->second : std::string(); };
+                       if (get("grant_type") != "urn:ietf:params:oauth:grant-type:token-exchange" || get("subject_token") != "id-token-of-ada" ||
+                           get("subject_token_type") != "urn:ietf:params:oauth:token-type:id_token" ||
+                           get("requested_token_type") != "urn:ietf:params:oauth:token-type:id-jag")
+                           return net::http_response::json_text(R"({"error":"invalid_grant"})", 400);
+                       return net::http_response::json_text(json{{"access_token", "id-jag:" + get("audience") + "|" + get("resource")},
+                                                                 {"issued_token_type", "urn:ietf:params:oauth:token-type:id-jag"},
+                                                                 {"token_type", "N_A"}}
+                                                                .dump());
+                   }));
         EXPECT_TRUE(site.start());
     }
 
@@ -1044,8 +1060,11 @@ TEST(OAuthFlow, AWorkloadTokenIsExchangedWithoutAUserAndARefusalIsNotRetried) {
     };
     o.client_id = "workload-1";
     int reads = 0;
-    o.workload_token = [&]() -> ak::result<std::string> {
+    o.jwt_assertion = [&](const mcp::jwt_bearer_context& cx) -> ak::result<std::string> {
         ++reads;
+        EXPECT_EQ(cx.issuer, w.issuer());
+        EXPECT_EQ(cx.resource, w.endpoint());
+        EXPECT_EQ(cx.scope, "read");
         return w.workload_jwt;
     };
     auto c = connect(w, std::make_shared<mcp::oauth_authorizer>(o));
@@ -1071,11 +1090,11 @@ TEST(OAuthFlow, AWorkloadTokenIsExchangedWithoutAUserAndARefusalIsNotRetried) {
         ++asked;
         return ak::fail(ak::errc::auth_required, "no user here");
     };
-    ro.workload_token = []() -> ak::result<std::string> { return std::string("an-untrusted-jwt"); };
+    ro.jwt_assertion = [](const mcp::jwt_bearer_context&) -> ak::result<std::string> { return std::string("an-untrusted-jwt"); };
     auto bad = connect(refused, std::make_shared<mcp::oauth_authorizer>(ro));
     ASSERT_FALSE(bad);
     EXPECT_EQ(bad.error().code, ak::errc::auth_required);
-    EXPECT_NE(bad.error().message.find("workload identity token exchange"), std::string::npos) << bad.error().message;
+    EXPECT_NE(bad.error().message.find("jwt-bearer token exchange"), std::string::npos) << bad.error().message;
     EXPECT_NE(bad.error().message.find("invalid_grant"), std::string::npos) << bad.error().message;
     EXPECT_EQ(bad.error().to_text().find("an-untrusted-jwt"), std::string::npos);  // never printed
     EXPECT_EQ(refused.token_requests.size(), 1U);
@@ -1086,12 +1105,56 @@ TEST(OAuthFlow, AWorkloadTokenIsExchangedWithoutAUserAndARefusalIsNotRetried) {
     unreadable.grant_types = json::array({"urn:ietf:params:oauth:grant-type:jwt-bearer"});
     auto uo = options_for(unreadable);
     uo.client_id = "workload-1";
-    uo.workload_token = []() -> ak::result<std::string> {
+    uo.jwt_assertion = [](const mcp::jwt_bearer_context&) -> ak::result<std::string> {
         return ak::fail(ak::errc::not_found, "/var/run/secrets/token: no such file");
     };
     auto none = connect(unreadable, std::make_shared<mcp::oauth_authorizer>(uo));
     ASSERT_FALSE(none);
-    EXPECT_EQ(none.error().details.value("reason", ""), "workload_token_failed");
+    EXPECT_EQ(none.error().details.value("reason", ""), "assertion_failed");
     EXPECT_NE(none.error().message.find("no such file"), std::string::npos);
     EXPECT_TRUE(unreadable.token_requests.empty());
+}
+
+TEST(OAuthFlow, EnterpriseManagedAuthorizationTradesTheUsersIdTokenForAnIdJagThenForAToken) {
+    fake_world w;
+    w.grant_types = json::array({"urn:ietf:params:oauth:grant-type:jwt-bearer"});
+    w.prm_scopes = json::array({"read"});
+    w.auth_methods = json::array({"client_secret_basic"});
+    w.workload_jwt = "id-jag:" + w.issuer() + "|" + w.endpoint();  // what the AS trusts: an ID-JAG for it and this server
+    auto o = options_for(w);
+    o.client_id = "xaa-client";
+    o.client_secret = "xaa-secret";
+    mcp::enterprise_idp idp;
+    idp.token_endpoint = w.origin() + "/idp/token";
+    idp.client_id = "idp-client";
+    idp.id_token = []() -> ak::result<std::string> { return std::string("id-token-of-ada"); };
+    o.jwt_assertion = mcp::id_jag_exchange(idp);
+    auto c = connect(w, std::make_shared<mcp::oauth_authorizer>(o));
+    ASSERT_TRUE(c) << c.error().to_text();
+    ASSERT_EQ(w.idp_requests.size(), 1U);
+    EXPECT_EQ(param(w.idp_requests[0], "audience"), w.issuer());
+    EXPECT_EQ(param(w.idp_requests[0], "resource"), w.endpoint());
+    EXPECT_EQ(param(w.idp_requests[0], "scope"), "read");
+    EXPECT_EQ(param(w.idp_requests[0], "client_id"), "idp-client");
+    ASSERT_EQ(w.token_requests.size(), 1U);
+    EXPECT_EQ(param(w.token_requests[0], "grant_type"), "urn:ietf:params:oauth:grant-type:jwt-bearer");
+    EXPECT_EQ(w.token_auth_headers[0].rfind("Basic ", 0), 0U);  // the client authenticates at the AS
+    ASSERT_TRUE((*c)->call_tool("echo", json::object()));
+    (*c)->close();
+
+    // the provider refuses the ID token: the reason is named, the AS is never asked
+    fake_world no;
+    no.grant_types = json::array({"urn:ietf:params:oauth:grant-type:jwt-bearer"});
+    auto bo = options_for(no);
+    bo.client_id = "xaa-client";
+    mcp::enterprise_idp stale = idp;
+    stale.token_endpoint = no.origin() + "/idp/token";
+    stale.id_token = []() -> ak::result<std::string> { return std::string("an-expired-id-token"); };
+    bo.jwt_assertion = mcp::id_jag_exchange(stale);
+    auto refused = connect(no, std::make_shared<mcp::oauth_authorizer>(bo));
+    ASSERT_FALSE(refused);
+    EXPECT_NE(refused.error().message.find("did not give an ID-JAG"), std::string::npos) << refused.error().message;
+    EXPECT_NE(refused.error().message.find("invalid_grant"), std::string::npos) << refused.error().message;
+    EXPECT_EQ(refused.error().to_text().find("an-expired-id-token"), std::string::npos);
+    EXPECT_TRUE(no.token_requests.empty());
 }

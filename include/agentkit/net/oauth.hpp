@@ -41,9 +41,12 @@
 //      the server says it sends one).
 //   6. The token request (authorization_code, the verifier, `resource`), authenticating the client
 //      as registered: none, client_secret_basic or client_secret_post.
-// Workload identity (io.modelcontextprotocol/auth/wif): with oauth_options::workload_token and an
-// authorization server offering the jwt-bearer grant, steps 5 and 6 are one exchange of the
-// workload's JWT (RFC 7523), reported and not retried when refused.
+// An identity from elsewhere (RFC 7523 jwt-bearer): with oauth_options::jwt_assertion and an
+// authorization server offering the jwt-bearer grant, steps 5 and 6 are one exchange of a JWT,
+// reported and not retried when refused: a workload's identity token (workload identity
+// federation, io.modelcontextprotocol/auth/wif) or an ID-JAG its enterprise identity provider
+// issued for the user (enterprise-managed authorization; id_jag_exchange() gets it with an
+// RFC 8693 token exchange of the user's ID token).
 // Machine-to-machine (the OAuth client credentials extension, io.modelcontextprotocol/
 // oauth-client-credentials): with oauth_options::client_credentials, or when the authorization
 // server offers the client_credentials grant and not authorization_code and a client_id with a
@@ -129,6 +132,13 @@ struct oauth_client_registration {
     std::string redirect_uri;   ///< the redirect URI registered with it (dynamic registration)
 };
 
+/// What a JWT-bearer assertion is for (oauth_options::jwt_assertion).
+struct jwt_bearer_context {
+    std::string issuer;    ///< the authorization server that will take the assertion (its audience)
+    std::string resource;  ///< the MCP server's resource (RFC 8707), as its metadata names it
+    std::string scope;     ///< the scopes asked for, space-separated ("" for none)
+};
+
 /// What the host gives the OAuth flow.
 struct oauth_options {
     /// The redirect URI registered for this client (the host's loopback listener or app URL).
@@ -147,13 +157,15 @@ struct oauth_options {
     /// Get tokens with the client_credentials grant (no user; see the file comment). Also chosen
     /// when the authorization server offers client_credentials but not authorization_code.
     bool client_credentials = false;
-    /// Workload identity federation (RFC 7523 JWT-bearer grant; MCP's WIF extension): returns the
-    /// workload's JWT as its platform issued it (a mounted token file, a metadata service); when
-    /// the authorization server offers the jwt-bearer grant, that JWT is exchanged for a token
-    /// with no user (grant_type urn:ietf:params:oauth:grant-type:jwt-bearer, `assertion`), called
-    /// again for each exchange so a rotated token is read fresh. A refused exchange is reported,
-    /// not retried, and no other grant is tried. Never printed.
-    std::function<result<std::string>()> workload_token;
+    /// The JWT-bearer grant (RFC 7523): returns the assertion to exchange for a token at the
+    /// authorization server named in the context, with no user, when that server offers the
+    /// grant (grant_type urn:ietf:params:oauth:grant-type:jwt-bearer). For workload identity
+    /// federation (MCP's WIF extension) it returns the workload's JWT as its platform issued it (a
+    /// mounted token file, a metadata service); for enterprise-managed authorization, an ID-JAG
+    /// from the enterprise's identity provider (id_jag_exchange()). Called again for each
+    /// exchange, so a rotated token is read fresh. A refused exchange is reported, not retried,
+    /// and no other grant is tried. Never printed.
+    std::function<result<std::string>(const jwt_bearer_context&)> jwt_assertion;
     /// DPoP (RFC 9449; MCP's DPoP extension): when the authorization server offers ES256 proofs
     /// (dpop_signing_alg_values_supported), bind tokens to a P-256 key made for this authorizer
     /// and prove it on every token and MCP request, so a stolen token is useless elsewhere.
@@ -895,22 +907,24 @@ private:
             return fail_auth("too_many_authorizations",
                              "the server kept refusing after " + std::to_string(streak_) + " authorizations",
                              "Stop retrying: the account may lack access; ask the server's owner.");
-        if (o_.workload_token && offers_grant(d->as, jwt_bearer_grant)) {  // a workload's identity: no user, one exchange
+        if (o_.jwt_assertion && offers_grant(d->as, jwt_bearer_grant)) {  // an identity from elsewhere: no user, one exchange
             auto c = client_for(*d);
             if (!c) return fail(std::move(c).error());
-            auto jwt = o_.workload_token();
-            if (!jwt || jwt->empty())
-                return fail_auth("workload_token_failed",
-                                 "the workload identity token could not be read" + (jwt ? std::string(": it is empty") : ": " + jwt.error().message),
-                                 "Check where the platform puts the workload's token (its file or service), then try again.");
             default_scopes(*d, want);
             const std::string scope = join(want, " ");
+            auto jwt = o_.jwt_assertion(jwt_bearer_context{d->issuer, d->resource, scope});
+            if (!jwt || jwt->empty())
+                return fail_auth("assertion_failed",
+                                 "no assertion for the jwt-bearer grant" + (jwt ? std::string(": it is empty") : ": " + jwt.error().message),
+                                 !jwt && !jwt.error().hint.empty() ? jwt.error().hint
+                                                                  : "Check where the identity comes from (the workload's token file, the "
+                                                                    "identity provider), then try again.");
             ++streak_;
             requested_scopes_ = want;
             std::vector<std::pair<std::string, std::string>> form{
                 {"grant_type", std::string(jwt_bearer_grant)}, {"assertion", std::move(*jwt)}, {"resource", d->resource}};
             if (!scope.empty()) form.emplace_back("scope", scope);
-            return token_request(*d, *c, std::move(form), scope, "the workload identity token exchange");
+            return token_request(*d, *c, std::move(form), scope, "the jwt-bearer token exchange");
         }
         if (uses_client_credentials(d->as)) {  // machine-to-machine: no user, one token request
             auto c = client_for(*d);
@@ -997,5 +1011,64 @@ private:
     int streak_ = 0;
     int authorizations_total_ = 0;
 };
+
+/// An enterprise's identity provider that issues ID-JAGs (enterprise-managed authorization:
+/// MCP's extension of the identity assertion authorization grant).
+struct enterprise_idp {
+    std::string token_endpoint;  ///< the identity provider's token endpoint
+    std::string client_id;       ///< this client at the identity provider
+    std::string client_secret;   ///< its secret there (sent with HTTP Basic); empty: none. Never printed.
+    /// The signed-in user's ID token from the provider (single sign-on); asked for at each exchange.
+    std::function<result<std::string>()> id_token;
+    std::chrono::milliseconds timeout{30000};  ///< the exchange's HTTP request
+};
+
+/// A source of JWT-bearer assertions (oauth_options::jwt_assertion) for enterprise-managed
+/// authorization: exchanges the user's ID token at the identity provider (RFC 8693 token
+/// exchange, requested_token_type urn:ietf:params:oauth:token-type:id-jag) for an ID-JAG whose
+/// audience is the MCP server's authorization server and whose resource is the MCP server; the
+/// authorization server then trades it for an access token. Errors (`auth.required`, reason
+/// token_exchange_failed) name the provider's answer, never a token.
+[[nodiscard]] inline std::function<result<std::string>(const jwt_bearer_context&)> id_jag_exchange(enterprise_idp idp) {
+    return [idp = std::move(idp)](const jwt_bearer_context& cx) -> result<std::string> {
+        auto bad = [&](const std::string& why) {
+            return fail(errc::auth_required, "the identity provider did not give an ID-JAG: " + why,
+                        "Sign in to the enterprise identity provider again, or ask its administrator to allow this client for " +
+                            net::redact_url(cx.resource) + ".",
+                        json{{"reason", "token_exchange_failed"}});
+        };
+        if (!idp.id_token) return bad("no ID token source was given (enterprise_idp::id_token)");
+        auto id_token = idp.id_token();
+        if (!id_token) return bad("the ID token could not be had: " + id_token.error().message);
+        std::vector<std::pair<std::string, std::string>> form{{"grant_type", "urn:ietf:params:oauth:grant-type:token-exchange"},
+                                                               {"requested_token_type", "urn:ietf:params:oauth:token-type:id-jag"},
+                                                               {"subject_token", *id_token},
+                                                               {"subject_token_type", "urn:ietf:params:oauth:token-type:id_token"},
+                                                               {"audience", cx.issuer},
+                                                               {"resource", cx.resource}};
+        if (!cx.scope.empty()) form.emplace_back("scope", cx.scope);
+        net::client_request rq;
+        rq.method = "POST";
+        rq.url = idp.token_endpoint;
+        rq.timeout = idp.timeout;
+        rq.max_response_bytes = std::size_t{1} << 20U;
+        if (idp.client_secret.empty()) form.emplace_back("client_id", idp.client_id);
+        else rq.headers.emplace_back("Authorization", "Basic " + base64_encode(net::form_encode(idp.client_id) + ":" + net::form_encode(idp.client_secret)));
+        for (const auto& [k, v] : form) rq.body += (rq.body.empty() ? "" : "&") + net::form_encode(k) + "=" + net::form_encode(v);
+        rq.headers.emplace_back("Content-Type", "application/x-www-form-urlencoded");
+        rq.headers.emplace_back("Accept", "application/json");
+        net::http_client http;
+        auto r = http.perform(rq);
+        if (!r) return bad("the token exchange at " + net::redact_url(idp.token_endpoint) + " failed: " + r.error().message);
+        const json j = json::parse(r->body, nullptr, false);
+        const std::string err = j.is_object() && j.value("error", json()).is_string() ? j["error"].get<std::string>() : "";
+        if (r->status != 200 || !j.is_object() || !j.value("access_token", json()).is_string())
+            return bad("the token exchange at " + net::redact_url(idp.token_endpoint) + " answered HTTP " + std::to_string(r->status) +
+                       (err.empty() ? std::string() : ": " + err));
+        if (j.value("issued_token_type", json()) != "urn:ietf:params:oauth:token-type:id-jag")
+            return bad("the token exchange answered a token that is not an ID-JAG (issued_token_type)");
+        return j["access_token"].get<std::string>();
+    };
+}
 
 }  // namespace agentkit::mcp
