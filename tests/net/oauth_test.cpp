@@ -529,7 +529,10 @@ TEST(OAuthErrors, EachFailureNamesItsReasonAndSendsNothingFurther) {
     {
         fake_world w;
         w.prm_at_path = false;
-        auto e = refusal_error(w, options_for(w));
+        w.prm_at_root = false;
+        auto o = options_for(w);
+        o.legacy_discovery = false;  // else the server's origin is taken as its authorization server (below)
+        auto e = refusal_error(w, o);
         EXPECT_EQ(reason(e), "metadata_missing") << e.to_text();
         EXPECT_FALSE(e.hint.empty());
     }
@@ -1157,4 +1160,33 @@ TEST(OAuthFlow, EnterpriseManagedAuthorizationTradesTheUsersIdTokenForAnIdJagThe
     EXPECT_NE(refused.error().message.find("invalid_grant"), std::string::npos) << refused.error().message;
     EXPECT_EQ(refused.error().to_text().find("an-expired-id-token"), std::string::npos);
     EXPECT_TRUE(no.token_requests.empty());
+}
+
+TEST(OAuthFlow, AServerWithoutResourceMetadataIsSignedInToAtItsOriginAsIn2025_03_26) {
+    {
+        fake_world w;  // its origin serves RFC 8414 metadata
+        w.prm_at_path = false;
+        w.prm_at_root = false;
+        auto c = connect(w, std::make_shared<mcp::oauth_authorizer>(options_for(w)));
+        ASSERT_TRUE(c) << c.error().to_text();
+        ASSERT_EQ(w.authorizations.size(), 1U);
+        EXPECT_EQ(param(w.authorizations[0], "resource"), "(absent)");  // that revision had no resource indicators
+        EXPECT_EQ(param(w.authorizations[0], "code_challenge_method"), "S256");
+        ASSERT_EQ(w.token_requests.size(), 1U);
+        EXPECT_EQ(param(w.token_requests[0], "resource"), "(absent)");
+        ASSERT_TRUE((*c)->call_tool("echo", json::object()));
+        (*c)->close();
+    }
+    {
+        fake_world w;  // its origin names another issuer: refused, nothing sent further
+        w.prm_at_path = false;
+        w.prm_at_root = false;
+        w.metadata_issuer = "https://attacker.example.com";
+        mcp::oauth_authorizer a(options_for(w));
+        auto r = a.refused(w.endpoint(), 401, "Bearer", "");
+        ASSERT_FALSE(r);
+        EXPECT_EQ(r.error().details.value("reason", ""), "issuer_mismatch");
+        EXPECT_TRUE(w.authorizations.empty());
+        EXPECT_TRUE(w.registrations.empty());
+    }
 }

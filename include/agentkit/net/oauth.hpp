@@ -23,7 +23,10 @@
 //   1. Protected resource metadata (RFC 9728): the URL in WWW-Authenticate's resource_metadata,
 //      else /.well-known/oauth-protected-resource/<path of the MCP URL>, else
 //      /.well-known/oauth-protected-resource at the root. Its `resource` must name this server
-//      (same origin, the endpoint's path under its path), else nothing is sent anywhere.
+//      (same origin, the endpoint's path under its path), else nothing is sent anywhere. A server
+//      with none is taken as revision 2025-03-26 had it (oauth_options::legacy_discovery): its
+//      origin is the authorization server, with metadata at its root or the default endpoints
+//      /authorize, /token and /register, and no `resource` is sent.
 //   2. Authorization server metadata, in the specification's order: for an issuer with a path
 //      /.well-known/oauth-authorization-server/<path>, /.well-known/openid-configuration/<path>,
 //      <path>/.well-known/openid-configuration; without one the first two at the root. Its
@@ -166,6 +169,10 @@ struct oauth_options {
     /// exchange, so a rotated token is read fresh. A refused exchange is reported, not retried,
     /// and no other grant is tried. Never printed.
     std::function<result<std::string>(const jwt_bearer_context&)> jwt_assertion;
+    /// A server without protected resource metadata is treated as revision 2025-03-26 said: its
+    /// own origin is the authorization server (metadata at the root, else /authorize, /token and
+    /// /register there). false: such a server fails with metadata_missing.
+    bool legacy_discovery = true;
     /// DPoP (RFC 9449; MCP's DPoP extension): when the authorization server offers ES256 proofs
     /// (dpop_signing_alg_values_supported), bind tokens to a P-256 key made for this authorizer
     /// and prove it on every token and MCP request, so a stolen token is useless elsewhere.
@@ -641,6 +648,7 @@ private:
                 break;
             }
         }
+        if (d.resource_metadata.is_null() && o_.legacy_discovery) return discover_legacy(url, tried);
         if (d.resource_metadata.is_null())
             return fail(auth_error("metadata_missing",
                                    "the server at " + net::redact_url(url) +
@@ -689,6 +697,49 @@ private:
         if (!d.as.value("authorization_endpoint", json()).is_string() || !d.as.value("token_endpoint", json()).is_string())
             return fail(auth_error("metadata_missing", "the authorization server " + net::redact_url(d.issuer) + " names no authorization or token endpoint",
                                    "Tell the server's owner: its authorization server metadata is incomplete."));
+        return d;
+    }
+
+    /// Discovery as revision 2025-03-26 had it, for a server without protected resource metadata:
+    /// the MCP server's origin is the authorization server; its RFC 8414 metadata at the root,
+    /// else the default endpoints /authorize, /token and /register there (PKCE S256 assumed, as
+    /// that revision required it). No `resource` is sent.
+    result<discovered> discover_legacy(const std::string& url, const std::string& tried) {
+        const auto u = parse_url(url);
+        if (!u)
+            return fail(auth_error("metadata_missing", "the server URL " + net::redact_url(url) + " cannot be read", "Check the server's URL."));
+        discovered d;
+        d.issuer = detail::origin_of(*u);
+        d.resource_metadata = json::object();
+        std::string why;
+        if (auto j = get_json(d.issuer + "/.well-known/oauth-authorization-server", why)) {
+            std::string got = j->value("issuer", "");
+            while (!got.empty() && got.back() == '/') got.pop_back();
+            if (got != d.issuer)
+                return fail(auth_error("issuer_mismatch",
+                                       "the authorization server metadata at " + net::redact_url(d.issuer) + " names issuer \"" + net::redact_url(got) +
+                                           "\", not the server's own origin",
+                                       "The metadata may be forged or misconfigured: do not sign in; tell the server's owner.",
+                                       json{{"issuer", net::redact_url(d.issuer)}}));
+            d.as = std::move(*j);
+            if (!d.as.contains("code_challenge_methods_supported")) d.as["code_challenge_methods_supported"] = json::array({"S256"});
+        } else {
+            d.as = json{{"issuer", d.issuer},
+                        {"authorization_endpoint", d.issuer + "/authorize"},
+                        {"token_endpoint", d.issuer + "/token"},
+                        {"registration_endpoint", d.issuer + "/register"},
+                        {"code_challenge_methods_supported", json::array({"S256"})}};
+        }
+        const json methods = d.as.value("code_challenge_methods_supported", json::array());
+        if (!methods.is_array() || std::find(methods.begin(), methods.end(), json("S256")) == methods.end())
+            return fail(auth_error("pkce_unsupported", "the authorization server " + net::redact_url(d.issuer) + " does not offer PKCE with S256",
+                                   "Authorization without PKCE is unsafe and is refused; ask the server's owner to enable S256.",
+                                   json{{"issuer", net::redact_url(d.issuer)}}));
+        if (!d.as.value("authorization_endpoint", json()).is_string() || !d.as.value("token_endpoint", json()).is_string())
+            return fail(auth_error("metadata_missing",
+                                   "the server at " + net::redact_url(url) + " publishes no protected resource metadata (tried " + tried +
+                                       ") and its origin's authorization server metadata names no authorization or token endpoint",
+                                   "Tell the server's owner: its authorization metadata is incomplete."));
         return d;
     }
 
@@ -838,7 +889,9 @@ private:
             if (c.token_endpoint_auth_method == "client_secret_post" && !c.client_secret.empty()) form.emplace_back("client_secret", c.client_secret);
         }
         std::string body;
-        for (const auto& [k, v] : form) body += (body.empty() ? "" : "&") + net::form_encode(k) + "=" + net::form_encode(v);
+        for (const auto& [k, v] : form)
+            if (k != "resource" || !v.empty())  // no resource: a server of the 2025-03-26 era (legacy discovery)
+                body += (body.empty() ? "" : "&") + net::form_encode(k) + "=" + net::form_encode(v);
         const std::string endpoint = d.as["token_endpoint"].get<std::string>();
         if (use_dpop) {
             std::string proof = detail::dpop_proof(dpop_, "POST", endpoint, "", as_nonce_);
@@ -955,7 +1008,7 @@ private:
         auth_url += auth_url.find('?') == std::string::npos ? '?' : '&';
         auth_url += "response_type=code&client_id=" + net::form_encode(c->client_id) + "&redirect_uri=" + net::form_encode(o_.redirect_uri) +
                     "&code_challenge=" + pkce_challenge(verifier) + "&code_challenge_method=S256&state=" + state +
-                    "&resource=" + net::form_encode(d->resource) + (scope.empty() ? "" : "&scope=" + net::form_encode(scope));
+                    (d->resource.empty() ? "" : "&resource=" + net::form_encode(d->resource)) + (scope.empty() ? "" : "&scope=" + net::form_encode(scope));
         ++streak_;
         ++authorizations_total_;
         requested_scopes_ = want;
