@@ -1096,6 +1096,19 @@ private:
         server_request(m["id"], method, std::move(params));
     }
 
+    /// Pass a notifications/progress's numbers and message to a host callback (when there is one).
+    static void report_progress(const std::function<void(double, std::optional<double>, std::string_view)>& cb, const json& params) {
+        if (!cb) return;
+        const double done = params.contains("progress") && params["progress"].is_number() ? params["progress"].get<double>() : 0.0;
+        std::optional<double> total;
+        if (params.contains("total") && params["total"].is_number()) total = params["total"].get<double>();
+        const std::string msg = params.contains("message") && params["message"].is_string() ? params["message"].get<std::string>() : "";
+        try {
+            cb(done, total, msg);
+        } catch (...) {  // host callbacks never throw into the library
+        }
+    }
+
     void notification(const std::string& method, const json& params) {
         if (method == "notifications/progress" && params.is_object() && params.contains("progressToken") && params["progressToken"].is_string()) {
             std::shared_ptr<task_watch> w;  // a task's progress (its token outlives the tools/call that sent it)
@@ -1109,16 +1122,7 @@ private:
                 std::lock_guard lock(w->mu);
                 w->server_progress = true;
             }
-            if (w->on_progress) {
-                const double done = params.contains("progress") && params["progress"].is_number() ? params["progress"].get<double>() : 0.0;
-                std::optional<double> total;
-                if (params.contains("total") && params["total"].is_number()) total = params["total"].get<double>();
-                const std::string msg = params.contains("message") && params["message"].is_string() ? params["message"].get<std::string>() : "";
-                try {
-                    w->on_progress(done, total, msg);
-                } catch (...) {  // host callbacks never throw into the library
-                }
-            }
+            report_progress(w->on_progress, params);
             return;
         }
         if (method == "notifications/tasks/status") {
@@ -1152,16 +1156,7 @@ private:
                 p->last_activity = std::chrono::steady_clock::now();
             }
             p->cv.notify_all();
-            if (p->on_progress) {
-                const double done = params.contains("progress") && params["progress"].is_number() ? params["progress"].get<double>() : 0.0;
-                std::optional<double> total;
-                if (params.contains("total") && params["total"].is_number()) total = params["total"].get<double>();
-                const std::string msg = params.contains("message") && params["message"].is_string() ? params["message"].get<std::string>() : "";
-                try {
-                    p->on_progress(done, total, msg);
-                } catch (...) {  // host callbacks never throw into the library
-                }
-            }
+            report_progress(p->on_progress, params);
             return;
         }
         if (method == "notifications/subscriptions/acknowledged") {
