@@ -1,6 +1,6 @@
 // agentkit-bench-live-view — the live view's costs in one run (see CMakeLists.txt).
 //
-//   build-rel/bin/agentkit-bench-live-view [--seconds S] [--runs N] [--fps F] [--viewer bare|agentkit]
+//   build-rel/bin/agentkit-bench-live-view [--seconds S] [--runs N] [--fps F] [--viewer bare|agentkit|inproc]
 //                                           [--max-width W] [--max-height H] [--quality Q]
 //
 //   --seconds  length of each idle/busy window (5)
@@ -12,7 +12,10 @@
 //              opens the page and reads its counters, as a person's browser (bare, the
 //              default), or one driven by agentkit's browser engine (agentkit), whose own
 //              instrumentation of the viewer's page (Network, DOM, Runtime events parsed in
-//              this process) adds to what is measured
+//              this process) adds to what is measured, or no browser at all (inproc): a thread
+//              of this process takes each frame from the live view's pump and acknowledges it
+//              at once, so only the agent's browser's capture and encoding is measured (the
+//              viewer's Chromium, which competes for the same cores, is not running)
 //
 // The viewer's Chromium starts once; "with a viewer" means its page is open on the dashboard
 // (WebSocket connected, the screencast running), "without" that it is on about:blank (no
@@ -30,7 +33,10 @@
 #include "support/snapshot_refs.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -194,6 +200,76 @@ private:
     br::browser b_;
 };
 
+/// A viewer in this process: takes each frame the pump offers it and shows it at once (no
+/// browser, no WebSocket), paced like a dashboard viewer.
+class inproc_viewer {
+public:
+    explicit inproc_viewer(br::live_view& v, std::chrono::steady_clock::duration interval) : v_(v), interval_(interval) {}
+    ~inproc_viewer() { leave(); }
+    /// Attach and wait for the first frame.
+    bool watch() {
+        leave();
+        stop_ = false;
+        frames_ = 0;
+        id_ = v_.attach_viewer(
+            [this] {
+                std::lock_guard l(mu_);
+                woken_ = true;
+                cv_.notify_all();
+            },
+            interval_);
+        th_ = std::thread([this] { run(); });
+        std::unique_lock l(mu_);
+        return cv_.wait_for(l, 20s, [&] { return frames_ > 0; });
+    }
+    void leave() {
+        if (!th_.joinable()) return;
+        {
+            std::lock_guard l(mu_);
+            stop_ = true;
+            cv_.notify_all();
+        }
+        th_.join();
+        v_.detach_viewer(id_);
+    }
+    std::uint64_t frames() {
+        std::lock_guard l(mu_);
+        return frames_;
+    }
+
+private:
+    void run() {
+        std::unique_lock l(mu_);
+        while (!stop_) {
+            l.unlock();
+            if (auto f = v_.frames().take(id_)) {
+                v_.frames().viewer_ack(id_);
+                l.lock();
+                ++frames_;
+                cv_.notify_all();
+                continue;
+            }
+            const auto due = v_.frames().due(id_);
+            l.lock();
+            if (stop_) break;
+            if (woken_) {
+                woken_ = false;
+                continue;
+            }
+            if (due) cv_.wait_until(l, *due);
+            else cv_.wait(l, [&] { return stop_ || woken_; });
+        }
+    }
+    br::live_view& v_;
+    std::chrono::steady_clock::duration interval_;
+    std::uint64_t id_ = 0;
+    std::thread th_;
+    std::mutex mu_;
+    std::condition_variable cv_;
+    bool stop_ = false, woken_ = false;
+    std::uint64_t frames_ = 0;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -235,7 +311,11 @@ int main(int argc, char** argv) {
     if (!dash.start()) return 1;
 
     std::unique_ptr<viewer> person;
-    if (who == "agentkit") {
+    std::unique_ptr<inproc_viewer> inproc;
+    if (who == "inproc") {
+        inproc = std::make_unique<inproc_viewer>(live, std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                           std::chrono::duration<double>(fps > 0 ? 1.0 / fps : 0.0)));
+    } else if (who == "agentkit") {
         person = std::make_unique<agentkit_viewer>();
         (void)person->open("about:blank");
     } else {
@@ -247,10 +327,12 @@ int main(int argc, char** argv) {
         "new Promise((res) => { const t0 = Date.now(); const f = () => { if (window.agentkitLive && window.agentkitLive.frames > 0) res(true); "
         "else if (Date.now() - t0 > 20000) res(false); else setTimeout(f, 10); }; f(); })";
     const auto watch = [&] {
+        if (inproc) return inproc->watch();
         if (!person->open(dash.url())) return false;
         return person->eval(first_frame) == true;
     };
     const auto leave = [&] {
+        if (inproc) return inproc->leave();
         (void)person->open("about:blank");
         for (int i = 0; i < 2000 && live.frames().viewers() > 0; ++i) std::this_thread::sleep_for(5ms);  // the server saw it go
     };
@@ -265,7 +347,7 @@ int main(int argc, char** argv) {
     leave();
 
     // idle and busy windows, without and with a viewer
-    const int agent_pid = agent.browser_pid(), viewer_pid = person->pid();
+    const int agent_pid = agent.browser_pid(), viewer_pid = person ? person->pid() : -1;
     struct window_result {
         double fps = 0, bytes = 0, p50 = 0, p99 = 0, self = 0, agent = 0, viewer = 0;
         std::size_t frames = 0;
@@ -275,18 +357,20 @@ int main(int argc, char** argv) {
         if (watched && !watch()) std::fprintf(stderr, "the viewer saw no frame\n");
         std::this_thread::sleep_for(1s);  // settle
         const auto s0 = dash.stats();
+        const std::uint64_t in0 = inproc ? inproc->frames() : 0;
         const double c0 = self_cpu(), a0 = tree_cpu(agent_pid), v0 = tree_cpu(viewer_pid);
         const auto t0 = std::chrono::steady_clock::now();
         std::this_thread::sleep_for(std::chrono::seconds(seconds));
         const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         const auto s1 = dash.stats();
+        const std::uint64_t in1 = inproc ? inproc->frames() : 0;
         window_result w;
         w.self = 100 * (self_cpu() - c0) / dt;
         w.agent = 100 * (tree_cpu(agent_pid) - a0) / dt;
         w.viewer = 100 * (tree_cpu(viewer_pid) - v0) / dt;
         const std::vector<double> lat(s1.latency_ms.begin() + static_cast<std::ptrdiff_t>(std::min(s0.latency_ms.size(), s1.latency_ms.size())),
                                       s1.latency_ms.end());
-        w.fps = static_cast<double>(s1.frames_shown - s0.frames_shown) / dt;
+        w.fps = static_cast<double>(inproc ? in1 - in0 : s1.frames_shown - s0.frames_shown) / dt;
         w.bytes = static_cast<double>(s1.frame_bytes - s0.frame_bytes) / dt;
         w.p50 = percentile(lat, 0.5);
         w.p99 = percentile(lat, 0.99);
@@ -329,6 +413,7 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(f.superseded), static_cast<unsigned long long>(f.unwatched));
     std::printf("load average at the end: %s\n", loadavg().c_str());
     person.reset();
+    inproc.reset();
     dash.remove(live);
     return 0;
 }
