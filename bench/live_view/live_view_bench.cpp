@@ -8,7 +8,7 @@
 //   --runs     form-fill A/B pairs (10): each pair fills the form once without a viewer and
 //              once with one, in alternating order, so load from elsewhere falls on both
 //   --fps      the dashboard's max_fps (15, its default; 0: no cap)
-//   --max-width, --max-height, --quality: the live view's screencast_options (1280, 960, 60)
+//   --max-width, --max-height, --quality: the live view's screencast_options (800, 600, 60)
 //   --capture  when the agent's browser captures while a viewer watches: spare-calls (the
 //              default: hardly during the agent's calls, always right after one; see
 //              browser/capture_rule.hpp) or always (the capture runs through the calls)

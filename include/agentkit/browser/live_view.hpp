@@ -11,7 +11,10 @@
 // The live view installs tools_options::before_call (the gate, and the timeline's start of a
 // step) and on_record (the timeline's end of a step; the screencast follows the current tab)
 // in the tool state, chaining to hooks already there, and restores them when destroyed. It
-// must outlive no call in flight: destroy it when the tools are idle.
+// must outlive no call in flight: destroy it when the tools are idle. The same hooks tell the
+// capture rule (browser/capture_rule.hpp) when a call runs: while one does, the agent's browser
+// hardly captures the screen; right after, it does. A thread of its own (the pacer) turns the
+// capture on when a long call's next frame is due.
 #pragma once
 
 #include <agentkit/browser/browser.hpp>
