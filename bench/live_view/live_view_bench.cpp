@@ -1,22 +1,32 @@
 // agentkit-bench-live-view — the live view's costs in one run (see CMakeLists.txt).
 //
-//   build-rel/bin/agentkit-bench-live-view [--seconds S] [--runs N] [--fps F] [--viewer bare|agentkit]
+//   build-rel/bin/agentkit-bench-live-view [--seconds S] [--runs N] [--fps F] [--viewer bare|agentkit|inproc]
 //                                           [--max-width W] [--max-height H] [--quality Q]
+//                                           [--capture spare-calls|always] [--call-interval MS] [--form plain|busy]
 //
 //   --seconds  length of each idle/busy window (5)
 //   --runs     form-fill A/B pairs (10): each pair fills the form once without a viewer and
 //              once with one, in alternating order, so load from elsewhere falls on both
 //   --fps      the dashboard's max_fps (15, its default; 0: no cap)
-//   --max-width, --max-height, --quality: the live view's screencast_options (1280, 960, 60)
+//   --max-width, --max-height, --quality: the live view's screencast_options (800, 600, 60)
+//   --capture  when the agent's browser captures while a viewer watches: spare-calls (the
+//              default: hardly during the agent's calls, always right after one; see
+//              browser/capture_rule.hpp) or always (the capture runs through the calls)
+//   --call-interval  during a call, one frame each this many ms (500; 0: none)
+//   --form     the form filled: plain (a static page but for the agent's actions, the default)
+//              or busy (the same form beside the busy page's animation and 50 ms tick)
 //   --viewer   who watches: a headless Chromium driven over a bare CDP connection that only
 //              opens the page and reads its counters, as a person's browser (bare, the
 //              default), or one driven by agentkit's browser engine (agentkit), whose own
 //              instrumentation of the viewer's page (Network, DOM, Runtime events parsed in
-//              this process) adds to what is measured
+//              this process) adds to what is measured, or no browser at all (inproc): a thread
+//              of this process takes each frame from the live view's pump and acknowledges it
+//              at once, so only the agent's browser's capture and encoding is measured (the
+//              viewer's Chromium, which competes for the same cores, is not running)
 //
 // The viewer's Chromium starts once; "with a viewer" means its page is open on the dashboard
-// (WebSocket connected, the screencast running), "without" that it is on about:blank (no
-// WebSocket, no screencast). The viewer acknowledges each frame once its <img> loaded it.
+// (WebSocket connected, the screencast running, the page settled after its load: no change
+// for 200 ms), "without" that it is on about:blank (no WebSocket, no screencast). The viewer acknowledges each frame once its <img> loaded it.
 // CPU is counted per process tree from /proc: this process (the agent's client, the
 // dashboard, the viewer's client), the agent's Chromium, the viewer's Chromium. The machine's
 // load average is printed at the start and the end: on a shared machine the A/B ratio, not the
@@ -30,7 +40,10 @@
 #include "support/snapshot_refs.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -194,21 +207,101 @@ private:
     br::browser b_;
 };
 
+/// A viewer in this process: takes each frame the pump offers it and shows it at once (no
+/// browser, no WebSocket), paced like a dashboard viewer.
+class inproc_viewer {
+public:
+    explicit inproc_viewer(br::live_view& v, std::chrono::steady_clock::duration interval) : v_(v), interval_(interval) {}
+    ~inproc_viewer() { leave(); }
+    /// Attach and wait for the first frame.
+    bool watch() {
+        leave();
+        stop_ = false;
+        frames_ = 0;
+        id_ = v_.attach_viewer(
+            [this] {
+                std::lock_guard l(mu_);
+                woken_ = true;
+                cv_.notify_all();
+            },
+            interval_);
+        th_ = std::thread([this] { run(); });
+        std::unique_lock l(mu_);
+        return cv_.wait_for(l, 20s, [&] { return frames_ > 0; });
+    }
+    void leave() {
+        if (!th_.joinable()) return;
+        {
+            std::lock_guard l(mu_);
+            stop_ = true;
+            cv_.notify_all();
+        }
+        th_.join();
+        v_.detach_viewer(id_);
+    }
+    std::uint64_t frames() {
+        std::lock_guard l(mu_);
+        return frames_;
+    }
+
+private:
+    void run() {
+        std::unique_lock l(mu_);
+        while (!stop_) {
+            l.unlock();
+            if (auto f = v_.frames().take(id_)) {
+                v_.frames().viewer_ack(id_);
+                l.lock();
+                ++frames_;
+                cv_.notify_all();
+                continue;
+            }
+            const auto due = v_.frames().due(id_);
+            l.lock();
+            if (stop_) break;
+            if (woken_) {
+                woken_ = false;
+                continue;
+            }
+            if (due) cv_.wait_until(l, *due);
+            else cv_.wait(l, [&] { return stop_ || woken_; });
+        }
+    }
+    br::live_view& v_;
+    std::chrono::steady_clock::duration interval_;
+    std::uint64_t id_ = 0;
+    std::thread th_;
+    std::mutex mu_;
+    std::condition_variable cv_;
+    bool stop_ = false, woken_ = false;
+    std::uint64_t frames_ = 0;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
     int seconds = 5, runs = 10;
     double fps = 15;
-    std::string who = "bare";
+    std::string who = "bare", form_name = "form";
     br::live_view_options lo;
+    for (int i = 1; i < argc; ++i)
+        if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+            std::printf("agentkit-bench-live-view [--seconds S] [--runs N] [--fps F] [--viewer bare|agentkit|inproc]\n"
+                        "    [--max-width W] [--max-height H] [--quality Q] [--capture spare-calls|always] [--call-interval MS] [--form plain|busy]\n"
+                        "(bench/live_view/live_view_bench.cpp says what each measures)\n");
+            return 0;
+        }
     for (int i = 1; i + 1 < argc; ++i) {
         if (std::strcmp(argv[i], "--fps") == 0) fps = std::atof(argv[++i]);
         else if (std::strcmp(argv[i], "--seconds") == 0) seconds = std::atoi(argv[++i]);
         else if (std::strcmp(argv[i], "--runs") == 0) runs = std::atoi(argv[++i]);
         else if (std::strcmp(argv[i], "--viewer") == 0) who = argv[++i];
+        else if (std::strcmp(argv[i], "--form") == 0) form_name = std::strcmp(argv[++i], "busy") == 0 ? "busyform" : "form";
         else if (std::strcmp(argv[i], "--max-width") == 0) lo.screencast.max_width = std::atoi(argv[++i]);
         else if (std::strcmp(argv[i], "--max-height") == 0) lo.screencast.max_height = std::atoi(argv[++i]);
         else if (std::strcmp(argv[i], "--quality") == 0) lo.screencast.quality = std::atoi(argv[++i]);
+        else if (std::strcmp(argv[i], "--capture") == 0) lo.capture.spare_calls = std::strcmp(argv[++i], "always") != 0;
+        else if (std::strcmp(argv[i], "--call-interval") == 0) lo.capture.call_interval = std::chrono::milliseconds(std::atoi(argv[++i]));
     }
     std::printf("load average at the start: %s (%ld CPUs)\n", loadavg().c_str(), ::sysconf(_SC_NPROCESSORS_ONLN));
     ak::net::http_server site;
@@ -217,6 +310,13 @@ int main(int argc, char** argv) {
                             "<title>Busy</title><style>#b{width:200px;height:200px;background:#c33;animation:s 1s linear infinite}"
                             "@keyframes s{from{transform:rotate(0)}to{transform:rotate(360deg)}}</style><div id=b></div>"
                             "<p id=t></p><script>let n=0;setInterval(()=>{document.getElementById('t').textContent='tick '+(++n)},50)</script>"));
+    site.route("/busyform", ak::net::http_response::html(  // the same form beside the busy page's animation and tick
+                                "<title>Form</title><style>#b{width:200px;height:200px;background:#c33;animation:s 1s linear infinite}"
+                                "@keyframes s{from{transform:rotate(0)}to{transform:rotate(360deg)}}</style><div id=b></div><p id=t></p>"
+                                "<script>let n=0;setInterval(()=>{document.getElementById('t').textContent='tick '+(++n)},50)</script>"
+                                "<form onsubmit='event.preventDefault();document.body.append(\"sent\")'>"
+                                "<label>First name <input></label><label>Last name <input></label><label>Email <input></label>"
+                                "<label>City <input></label><label>Phone <input></label><button>Send</button></form>"));
     site.route("/form", ak::net::http_response::html(
                             "<title>Form</title><form onsubmit='event.preventDefault();document.body.append(\"sent\")'>"
                             "<label>First name <input></label><label>Last name <input></label><label>Email <input></label>"
@@ -235,7 +335,11 @@ int main(int argc, char** argv) {
     if (!dash.start()) return 1;
 
     std::unique_ptr<viewer> person;
-    if (who == "agentkit") {
+    std::unique_ptr<inproc_viewer> inproc;
+    if (who == "inproc") {
+        inproc = std::make_unique<inproc_viewer>(live, std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                           std::chrono::duration<double>(fps > 0 ? 1.0 / fps : 0.0)));
+    } else if (who == "agentkit") {
         person = std::make_unique<agentkit_viewer>();
         (void)person->open("about:blank");
     } else {
@@ -246,26 +350,36 @@ int main(int argc, char** argv) {
     const std::string first_frame =
         "new Promise((res) => { const t0 = Date.now(); const f = () => { if (window.agentkitLive && window.agentkitLive.frames > 0) res(true); "
         "else if (Date.now() - t0 > 20000) res(false); else setTimeout(f, 10); }; f(); })";
+    // the dashboard page loaded and settled (no change announced for 200 ms, at most 3 s): what a
+    // person who watches pays is the page's steady state, not its load in each timed fill
+    const std::string settled =
+        "new Promise((res) => { let last = Date.now(); const t0 = last; document.addEventListener('agentkit:update', () => { last = Date.now(); });"
+        " const f = () => { const now = Date.now(); if (now - last >= 200 || now - t0 > 3000) requestIdleCallback(() => res(true), {timeout: 500});"
+        " else setTimeout(f, 20); }; f(); })";
     const auto watch = [&] {
+        if (inproc) return inproc->watch();
         if (!person->open(dash.url())) return false;
-        return person->eval(first_frame) == true;
+        if (person->eval(first_frame) != true) return false;
+        return person->eval(settled) == true;
     };
     const auto leave = [&] {
+        if (inproc) return inproc->leave();
         (void)person->open("about:blank");
         for (int i = 0; i < 2000 && live.frames().viewers() > 0; ++i) std::this_thread::sleep_for(5ms);  // the server saw it go
     };
 
     (void)tools.call("browser_navigate", ak::json{{"url", site.url("/idle")}});  // the agent's browser is up
-    (void)form_fill(tools, agent, site.url("/form"));  // warm-up, both ways
+    const std::string form_page = "/" + form_name;
+    (void)form_fill(tools, agent, site.url(form_page));  // warm-up, both ways
     if (!watch()) {
         std::fprintf(stderr, "the viewer saw no frame\n");
         return 1;
     }
-    (void)form_fill(tools, agent, site.url("/form"));
+    (void)form_fill(tools, agent, site.url(form_page));
     leave();
 
     // idle and busy windows, without and with a viewer
-    const int agent_pid = agent.browser_pid(), viewer_pid = person->pid();
+    const int agent_pid = agent.browser_pid(), viewer_pid = person ? person->pid() : -1;
     struct window_result {
         double fps = 0, bytes = 0, p50 = 0, p99 = 0, self = 0, agent = 0, viewer = 0;
         std::size_t frames = 0;
@@ -275,18 +389,20 @@ int main(int argc, char** argv) {
         if (watched && !watch()) std::fprintf(stderr, "the viewer saw no frame\n");
         std::this_thread::sleep_for(1s);  // settle
         const auto s0 = dash.stats();
+        const std::uint64_t in0 = inproc ? inproc->frames() : 0;
         const double c0 = self_cpu(), a0 = tree_cpu(agent_pid), v0 = tree_cpu(viewer_pid);
         const auto t0 = std::chrono::steady_clock::now();
         std::this_thread::sleep_for(std::chrono::seconds(seconds));
         const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         const auto s1 = dash.stats();
+        const std::uint64_t in1 = inproc ? inproc->frames() : 0;
         window_result w;
         w.self = 100 * (self_cpu() - c0) / dt;
         w.agent = 100 * (tree_cpu(agent_pid) - a0) / dt;
         w.viewer = 100 * (tree_cpu(viewer_pid) - v0) / dt;
         const std::vector<double> lat(s1.latency_ms.begin() + static_cast<std::ptrdiff_t>(std::min(s0.latency_ms.size(), s1.latency_ms.size())),
                                       s1.latency_ms.end());
-        w.fps = static_cast<double>(s1.frames_shown - s0.frames_shown) / dt;
+        w.fps = static_cast<double>(inproc ? in1 - in0 : s1.frames_shown - s0.frames_shown) / dt;
         w.bytes = static_cast<double>(s1.frame_bytes - s0.frame_bytes) / dt;
         w.p50 = percentile(lat, 0.5);
         w.p99 = percentile(lat, 0.99);
@@ -306,12 +422,17 @@ int main(int argc, char** argv) {
 
     // the form fill in A/B pairs, the order alternating
     std::vector<double> without, with, ratio;
+    double cpu_agent[2] = {0, 0}, cpu_viewer[2] = {0, 0}, cpu_self[2] = {0, 0};  // CPU s over the fills, [without, with]
     for (int i = 0; i < runs; ++i) {
         double a = 0, b = 0;
         for (int k = 0; k < 2; ++k) {
             const bool watched = (k == 0) == (i % 2 == 1);
             if (watched && !watch()) std::fprintf(stderr, "the viewer saw no frame\n");
-            (watched ? b : a) = form_fill(tools, agent, site.url("/form"));
+            const double a0 = tree_cpu(agent_pid), v0 = tree_cpu(viewer_pid), s0 = self_cpu();
+            (watched ? b : a) = form_fill(tools, agent, site.url(form_page));
+            cpu_agent[watched ? 1 : 0] += tree_cpu(agent_pid) - a0;
+            cpu_viewer[watched ? 1 : 0] += tree_cpu(viewer_pid) - v0;
+            cpu_self[watched ? 1 : 0] += self_cpu() - s0;
             if (watched) leave();
         }
         without.push_back(a);
@@ -319,16 +440,22 @@ int main(int argc, char** argv) {
         ratio.push_back(b / a);
     }
     const double p50_without = percentile(without, 0.5), p50_with = percentile(with, 0.5);
-    std::printf("form fill (navigate, fill 5 fields, submit), %d A/B pairs: p50 %.1f ms without a viewer, %.1f ms with one (%+.1f%%); "
+    std::printf("form fill (%s: navigate, fill 5 fields, submit), %d A/B pairs: p50 %.1f ms without a viewer, %.1f ms with one (%+.1f%%); "
                 "median of the pairs' ratios %.3f (min %.3f, max %.3f)\n",
-                runs, p50_without, p50_with, 100.0 * (p50_with - p50_without) / p50_without, percentile(ratio, 0.5), percentile(ratio, 0),
+                form_name.c_str(), runs, p50_without, p50_with, 100.0 * (p50_with - p50_without) / p50_without, percentile(ratio, 0.5), percentile(ratio, 0),
                 percentile(ratio, 1));
+    // CPU time is less sensitive than wall time to what else the machine runs: read it beside the ratio
+    std::printf("form fill CPU ms per fill without / with a viewer: agent's Chromium %.1f / %.1f, viewer's Chromium %.1f / %.1f, "
+                "this process %.1f / %.1f\n",
+                1000 * cpu_agent[0] / runs, 1000 * cpu_agent[1] / runs, 1000 * cpu_viewer[0] / runs, 1000 * cpu_viewer[1] / runs,
+                1000 * cpu_self[0] / runs, 1000 * cpu_self[1] / runs);
     const auto f = live.frames().stats();
     std::printf("pump: %llu offered, %llu acked, %llu sent, %llu superseded, %llu unwatched\n", static_cast<unsigned long long>(f.offered),
                 static_cast<unsigned long long>(f.acked), static_cast<unsigned long long>(f.sent),
                 static_cast<unsigned long long>(f.superseded), static_cast<unsigned long long>(f.unwatched));
     std::printf("load average at the end: %s\n", loadavg().c_str());
     person.reset();
+    inproc.reset();
     dash.remove(live);
     return 0;
 }

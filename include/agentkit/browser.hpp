@@ -6,6 +6,7 @@
 #include <agentkit/browser/artifacts.hpp>
 #include <agentkit/browser/browser.hpp>
 #include <agentkit/browser/call_gate.hpp>
+#include <agentkit/browser/capture_rule.hpp>
 #include <agentkit/browser/config.hpp>
 #include <agentkit/browser/frame_pump.hpp>
 #include <agentkit/browser/keys.hpp>

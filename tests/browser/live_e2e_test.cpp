@@ -391,6 +391,46 @@ TEST(LiveViewE2E, TheViewerEndsOnTheScreenAsItSettled) {
     dash.remove(live);
 }
 
+// While a viewer watches, Chromium captures every frame it draws as long as the screencast is on,
+// acknowledged or not: the live view turns the capture off while the agent's call runs (but for
+// one frame each call_interval, so a long call still shows) and back on right after it.
+TEST(LiveViewE2E, AnAgentsCallIsCapturedOnlyAtItsPaceAndTheScreenComesBackAfterIt) {
+    ak::net::http_server site;
+    site.route("/busy", ak::net::http_response::html(
+                            "<!doctype html><title>Busy</title><style>#b{width:200px;height:200px;background:#c33;"
+                            "animation:s 1s linear infinite}@keyframes s{from{transform:rotate(0)}to{transform:rotate(360deg)}}</style>"
+                            "<div id=b></div><p id=t></p><script>let n=0;setInterval(()=>{document.getElementById('t').textContent="
+                            "'tick '+(++n)},20)</script>"));
+    ASSERT_TRUE(site.start());
+    br::browser agent;
+    br::session_store store;
+    br::tool_state st(agent, store);
+    auto tools = br::browser_tools(st);
+    br::live_view live(st, "pace");  // call_interval 500 ms
+    ak::net::dashboard dash;  // max_fps 15: between calls the animated page streams at ~15 frames/s
+    dash.add(live);
+    ASSERT_TRUE(dash.start());
+    ASSERT_TRUE(tools.call("browser_navigate", json{{"url", site.url("/busy")}}));
+    auto viewer = viewer_browser();
+    ASSERT_TRUE(viewer.navigate(dash.url()));
+    ASSERT_EQ(eval(viewer, until("s.open && s.frames > 0")), true) << "no frame reached the dashboard";
+
+    // a 3 s call: at 500 ms a frame, at most 6, and a frame on its way at each end
+    const auto before = live.frames().stats().offered;
+    ASSERT_TRUE(tools.call("browser_wait_for", json{{"time", 3}}));
+    const auto during = live.frames().stats().offered - before;
+    EXPECT_LE(during, 8U) << "the browser captured through the agent's call (at the viewer's 15 frames/s: ~45)";
+    EXPECT_GE(during, 1U) << "a long call showed no frame";
+
+    // after the call the viewer gets frames again
+    const auto shown = eval(viewer, "window.agentkitLive.frames").get<int>();
+    EXPECT_EQ(eval(viewer, until("s.frames > " + std::to_string(shown) + " + 3")), true) << "the screencast did not come back after the call";
+    EXPECT_TRUE(agent.screencast_capturing());
+    viewer.close();
+    dash.remove(live);
+    EXPECT_FALSE(agent.screencast_capturing()) << "no viewer, no capture";
+}
+
 // What the dashboard reads (describe(), the views, the console and network lists) never waits
 // for the agent's call: a call held in the browser (its navigation's response withheld by the
 // server, or waiting for text that a withheld request will write) does not hold them.

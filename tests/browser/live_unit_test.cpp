@@ -1,7 +1,9 @@
-// The live view's parts without a browser: the frame pump's flow control and the pause
-// gate's holding, stepping, hand-back and cancellation (label unit).
+// The live view's parts without a browser: the frame pump's flow control, the rule that says
+// when the screencast captures, and the pause gate's holding, stepping, hand-back and
+// cancellation (label unit).
 #include <agentkit/browser/frame_pump.hpp>
 #include <agentkit/browser/call_gate.hpp>
+#include <agentkit/browser/capture_rule.hpp>
 #include <agentkit/browser/timeline.hpp>
 
 #include <gtest/gtest.h>
@@ -457,6 +459,122 @@ struct gate_watch {
     }
 };
 }  // namespace
+
+// ---- capture_rule: when the screencast captures ----------------------------------------------
+
+TEST(CaptureRule, NoViewerNoCaptureWhateverTheAgentDoes) {
+    br::capture_rule r;
+    const auto t = std::chrono::steady_clock::time_point{} + 1h;
+    EXPECT_FALSE(r.wanted(t));
+    r.call_started(t);
+    EXPECT_FALSE(r.wanted(t + 10s));
+    r.call_ended(t + 10s);
+    EXPECT_FALSE(r.wanted(t + 10s));  // an owed end state needs a viewer too
+    EXPECT_FALSE(r.next_change(t + 10s));
+    r.set_viewers(1);
+    EXPECT_TRUE(r.wanted(t + 10s));
+    r.set_viewers(0);
+    EXPECT_FALSE(r.wanted(t + 10s));
+}
+
+TEST(CaptureRule, CapturesBetweenCallsAndNotDuringAShortOne) {
+    br::capture_rule r({500ms});
+    const auto t = std::chrono::steady_clock::time_point{} + 1h;
+    r.set_viewers(1);
+    EXPECT_TRUE(r.wanted(t));  // the agent thinks (or is paused): the viewer sees the page live
+    r.frame(t);
+    EXPECT_TRUE(r.wanted(t + 1ms));
+    r.call_started(t + 10ms);
+    EXPECT_FALSE(r.wanted(t + 10ms));
+    EXPECT_FALSE(r.wanted(t + 509ms));
+    ASSERT_TRUE(r.next_change(t + 100ms));
+    EXPECT_EQ(*r.next_change(t + 100ms), t + 510ms);
+    r.call_ended(t + 200ms);
+    EXPECT_TRUE(r.wanted(t + 200ms));
+    EXPECT_FALSE(r.next_change(t + 200ms));
+}
+
+TEST(CaptureRule, EachCallsEndStateIsCapturedEvenWhenTheNextCallStartsAtOnce) {
+    br::capture_rule r({500ms});
+    const auto t = std::chrono::steady_clock::time_point{} + 1h;
+    r.set_viewers(1);
+    r.call_started(t);
+    r.call_ended(t + 50ms);
+    EXPECT_TRUE(r.end_state_owed());
+    r.call_started(t + 51ms);  // back to back: the capture stays on for the first call's end state
+    EXPECT_TRUE(r.wanted(t + 51ms));
+    EXPECT_TRUE(r.wanted(t + 60ms));
+    EXPECT_FALSE(r.next_change(t + 60ms));  // only the frame's arrival turns it off
+    r.frame(t + 70ms);
+    EXPECT_FALSE(r.end_state_owed());
+    EXPECT_FALSE(r.wanted(t + 70ms));  // the second call runs: off
+    r.call_ended(t + 100ms);
+    EXPECT_TRUE(r.wanted(t + 100ms));
+    r.frame(t + 120ms);
+    EXPECT_TRUE(r.wanted(t + 120ms));  // between calls: on
+}
+
+TEST(CaptureRule, ALongCallIsCapturedOncePerIntervalFromItsStartOrItsLastFrame) {
+    br::capture_rule r({500ms});
+    const auto t = std::chrono::steady_clock::time_point{} + 1h;
+    r.set_viewers(2);
+    r.frame(t - 100ms);
+    r.call_started(t);  // from its start, not from the frame before it
+    EXPECT_FALSE(r.wanted(t + 499ms));
+    EXPECT_EQ(*r.next_change(t + 499ms), t + 500ms);
+    EXPECT_TRUE(r.wanted(t + 500ms));
+    EXPECT_FALSE(r.next_change(t + 500ms));  // on until a frame comes
+    EXPECT_TRUE(r.wanted(t + 530ms));
+    r.frame(t + 530ms);
+    EXPECT_FALSE(r.end_state_owed());
+    EXPECT_FALSE(r.wanted(t + 531ms));
+    EXPECT_EQ(*r.next_change(t + 531ms), t + 1030ms);
+    EXPECT_TRUE(r.wanted(t + 1030ms));
+}
+
+TEST(CaptureRule, NoIntervalMeansNoCaptureUntilTheCallEnds) {
+    br::capture_rule r({std::chrono::steady_clock::duration::zero()});
+    const auto t = std::chrono::steady_clock::time_point{} + 1h;
+    r.set_viewers(1);
+    r.call_started(t);
+    EXPECT_FALSE(r.wanted(t + 1h));
+    EXPECT_FALSE(r.next_change(t));
+    r.call_ended(t + 1h);
+    EXPECT_TRUE(r.wanted(t + 1h));
+}
+
+TEST(CaptureRule, WithoutSparingCallsItCapturesWheneverAViewerWatches) {
+    br::capture_rule_options o;
+    o.spare_calls = false;
+    br::capture_rule r(o);
+    const auto t = std::chrono::steady_clock::time_point{} + 1h;
+    r.call_started(t);
+    EXPECT_FALSE(r.wanted(t));
+    r.set_viewers(1);
+    EXPECT_TRUE(r.wanted(t));
+    r.frame(t + 1ms);
+    EXPECT_TRUE(r.wanted(t + 1ms));
+    EXPECT_FALSE(r.next_change(t + 1ms));
+}
+
+TEST(CaptureRule, OverlappingCallsCountAndTheLaterCallsIntervalStartsOver) {
+    br::capture_rule r({500ms});
+    const auto t = std::chrono::steady_clock::time_point{} + 1h;
+    r.set_viewers(1);
+    r.call_started(t);
+    r.call_started(t + 100ms);
+    EXPECT_EQ(r.calls(), 2U);
+    r.call_ended(t + 400ms);  // one still runs
+    EXPECT_TRUE(r.wanted(t + 400ms));  // the first's end state
+    r.frame(t + 420ms);
+    EXPECT_FALSE(r.wanted(t + 420ms));
+    EXPECT_EQ(*r.next_change(t + 421ms), t + 920ms);
+    r.call_ended(t + 600ms);
+    EXPECT_EQ(r.calls(), 0U);
+    EXPECT_TRUE(r.wanted(t + 600ms));
+    r.call_ended(t + 700ms);  // an end without a start (a hook installed mid-call) counts nothing below zero
+    EXPECT_EQ(r.calls(), 0U);
+}
 
 TEST(CallGate, RunningLetsCallsPassAtOnce) {
     br::call_gate g;

@@ -292,6 +292,16 @@ public:
     result<std::string> start_screencast(screencast_options o = {});
     /// Stop the live view's screencast (idempotent).
     void stop_screencast();
+    /// Turn the capture of the live view's screencast off or back on, on the tab it shows
+    /// (browser/capture_rule.hpp decides when): Chromium captures the screen at every frame it
+    /// draws while a screencast is on, acknowledged or not, so only stopping it spares the
+    /// agent's page that work. Takes no operation lock and waits for no answer (safe while a
+    /// call runs, from any thread); nothing when no screencast was started, when it is in that
+    /// state already, or when a recording uses the same tab (it keeps its screencast on).
+    /// start_screencast() on a new tab turns capture on.
+    void set_screencast_capture(bool on);
+    /// True while the live view's screencast captures (started and not turned off).
+    [[nodiscard]] bool screencast_capturing();
     /// The tab the screencast shows ("" when none runs).
     [[nodiscard]] std::string screencast_tab();
     /// The tabs, and when asked the current tab's newest `max_events` console messages and
@@ -556,6 +566,8 @@ private:
     void to_front(const tab_ptr& t);
 
     static json mouse_params(const char* type, double x, double y, const char* button, int count, int buttons, int modifiers);
+    /// Page.startScreencast's parameters for `o`.
+    static json screencast_params(const screencast_options& o);
 
     result<void> mouse(const tab_ptr& t, const char* type, double x, double y, const char* button, int count, int buttons,
                        int modifiers = 0);
@@ -670,6 +682,7 @@ private:
     std::string live_session_;   // the page session screencasting ("" when none)
     std::string live_tab_;
     screencast_options live_opt_;
+    bool live_capture_ = false;  // Page.startScreencast was sent last on live_session_ (not stopScreencast)
     std::uint64_t engine_gen_ = 0;  // counts engine starts
     /// Private directory (0700) inside downloads_dir that Chromium writes downloads into; a
     /// finished download is moved out of it, as a 0600 file. Set on the first start, removed

@@ -11,11 +11,15 @@
 // The live view installs tools_options::before_call (the gate, and the timeline's start of a
 // step) and on_record (the timeline's end of a step; the screencast follows the current tab)
 // in the tool state, chaining to hooks already there, and restores them when destroyed. It
-// must outlive no call in flight: destroy it when the tools are idle.
+// must outlive no call in flight: destroy it when the tools are idle. The same hooks tell the
+// capture rule (browser/capture_rule.hpp) when a call runs: while one does, the agent's browser
+// hardly captures the screen; right after, it does. A thread of its own (the pacer) turns the
+// capture on when a long call's next frame is due.
 #pragma once
 
 #include <agentkit/browser/browser.hpp>
 #include <agentkit/browser/call_gate.hpp>
+#include <agentkit/browser/capture_rule.hpp>
 #include <agentkit/browser/frame_pump.hpp>
 #include <agentkit/browser/timeline.hpp>
 #include <agentkit/browser/tool_state.hpp>
@@ -25,11 +29,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 
 namespace agentkit::browser {
@@ -37,6 +43,9 @@ namespace agentkit::browser {
 /// How a live_view behaves.
 struct live_view_options {
     screencast_options screencast{};  ///< frame size and quality
+    /// When the screencast captures: never during the agent's calls but for one frame each
+    /// call_interval, and always right after one (browser/capture_rule.hpp).
+    capture_rule_options capture{};
     std::chrono::milliseconds progress_interval{1000};  ///< progress reports of a held call
     std::size_t timeline_capacity = 1000;  ///< steps kept
 };
@@ -47,12 +56,21 @@ public:
     /// A live view of the browser tools of `st`, named `name` in a dashboard.
     explicit live_view(tool_state& st, std::string name = "agent", live_view_options o = {})
         : st_(st), name_(std::move(name)), opt_(o), gate_(o.progress_interval),
-          pump_([b = &st.b](const screencast_frame& f) { b->ack_screencast_frame(f); }), steps_(o.timeline_capacity) {
+          pump_([b = &st.b](const screencast_frame& f) { b->ack_screencast_frame(f); }), steps_(o.timeline_capacity),
+          rule_(o.capture) {
         prev_before_ = st_.options.before_call;
         prev_record_ = st_.options.on_record;
         st_.options.before_call = [this](const call_start& s, tool_context& ctx) { return before_call(s, ctx); };
         st_.options.on_record = [this](const call_record& r) { after_call(r); };
-        st_.b.set_screencast_sink([this](screencast_frame f) { pump_.offer(std::move(f)); });
+        st_.b.set_screencast_sink([this](screencast_frame f) {
+            {
+                std::lock_guard lock(cap_mu_);
+                rule_.frame(std::chrono::steady_clock::now());
+            }
+            pump_.offer(std::move(f));
+            apply_capture();
+        });
+        pacer_ = std::thread([this] { pace(); });
         gate_.on_change([this](const gate_state& g) { emit(json{{"type", "gate"}, {"view", name_}, {"gate", gate_json(g)}}); });
         steps_.on_change([this](const timeline_step& s) { emit(json{{"type", "step"}, {"view", name_}, {"step", s.to_json()}}); });
     }
@@ -60,6 +78,12 @@ public:
     live_view& operator=(const live_view&) = delete;
     ~live_view() {
         gate_.close();  // held calls end (cancelled); later ones pass
+        {
+            std::lock_guard lock(cap_mu_);
+            closing_ = true;
+            cap_cv_.notify_all();
+        }
+        pacer_.join();
         st_.b.set_screencast_sink({});
         if (pump_.viewers() > 0) st_.b.stop_screencast();
         st_.options.before_call = prev_before_;
@@ -99,22 +123,33 @@ public:
     /// thread calls frames().take() when woken and at frames().due(), and viewer_ack() once it
     /// showed a frame). The first viewer starts the screencast (at once when the browser runs,
     /// else after the agent's first browser call). The browser encodes only the frames the
-    /// viewers are ready for.
+    /// viewers are ready for, and captures only as capture_rule says (hardly during the agent's
+    /// calls, always right after one).
     std::uint64_t attach_viewer(std::function<void()> ready,
                                 std::chrono::steady_clock::duration min_interval = std::chrono::steady_clock::duration::zero()) {
         const auto id = pump_.add_viewer(std::move(ready), min_interval);
+        {
+            std::lock_guard lock(cap_mu_);
+            rule_.set_viewers(pump_.viewers());
+        }
         follow_tab();
+        apply_capture();
         return id;
     }
     /// A viewer leaves; the last one stops the screencast.
     void detach_viewer(std::uint64_t id) {
         pump_.remove_viewer(id);
+        {
+            std::lock_guard lock(cap_mu_);
+            rule_.set_viewers(pump_.viewers());
+        }
         if (pump_.viewers() == 0) {
             st_.b.stop_screencast();
             pump_.reset();
             std::lock_guard lock(mu_);
             cast_tab_.clear();
         }
+        apply_capture();
     }
 
     /// A person takes control: the agent's calls wait until hand_back(). errc::args_invalid
@@ -242,6 +277,12 @@ private:
         auto r = gate_.enter(ctx, s.tool);
         if (held && r) steps_.running(id);
         if (!r) return r;
+        in_call() = true;  // it touches the browser now: capture only at the call's pace
+        {
+            std::lock_guard lock(cap_mu_);
+            rule_.call_started(std::chrono::steady_clock::now());
+        }
+        apply_capture();
         if (!r->empty()) lead = lead.empty() ? std::move(*r) : *r + "\n" + lead;
         return lead;
     }
@@ -254,7 +295,30 @@ private:
             }
         }
         if (const auto id = std::exchange(current_step(), 0); id != 0) steps_.finish(id, r);
+        if (std::exchange(in_call(), false)) {
+            std::lock_guard lock(cap_mu_);
+            rule_.call_ended(std::chrono::steady_clock::now());  // its end state is owed: capture now
+        }
         follow_tab();
+        apply_capture();
+    }
+
+    /// Turn the capture on or off as the rule says now.
+    void apply_capture() {
+        std::lock_guard lock(cap_mu_);
+        st_.b.set_screencast_capture(rule_.wanted(std::chrono::steady_clock::now()));
+        cap_cv_.notify_all();  // the rule's next change may have moved
+    }
+
+    /// The pacer thread: turns the capture on when a long call's next frame is due.
+    void pace() {
+        std::unique_lock lock(cap_mu_);
+        while (!closing_) {
+            const auto now = std::chrono::steady_clock::now();
+            st_.b.set_screencast_capture(rule_.wanted(now));
+            if (const auto next = rule_.next_change(now)) cap_cv_.wait_until(lock, *next);
+            else cap_cv_.wait(lock);
+        }
     }
 
     /// While someone watches, the screencast shows the current tab.
@@ -283,6 +347,11 @@ private:
         }
     }
 
+    static bool& in_call() {
+        thread_local bool in = false;  // this thread's call passed the gate (before_call → on_record)
+        return in;
+    }
+
     static std::uint64_t& current_step() {
         thread_local std::uint64_t id = 0;  // the step of the call on this thread (before_call → on_record)
         return id;
@@ -301,6 +370,11 @@ private:
     std::uint64_t next_listener_ = 0;
     page_mark mark_;
     std::string cast_tab_;
+    std::mutex cap_mu_;  // rule_, closing_; taken before the browser's own locks
+    std::condition_variable cap_cv_;
+    capture_rule rule_;
+    bool closing_ = false;
+    std::thread pacer_;  // last: started when everything it uses is built
 };
 
 }  // namespace agentkit::browser

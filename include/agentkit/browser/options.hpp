@@ -164,8 +164,10 @@ struct recording_options {
 
 /// How a live view's screencast looks (browser::start_screencast).
 struct screencast_options {
-    int max_width = 1280;  ///< the largest frame width (px)
-    int max_height = 960;  ///< the largest frame height (px)
+    /// The largest frame width (px). Chromium captures every frame it draws while a screencast
+    /// runs, and that capture's cost grows with the frame's pixels: smaller spares the agent.
+    int max_width = 800;
+    int max_height = 600;  ///< the largest frame height (px)
     int quality = 60;      ///< JPEG quality
     /// Frames the browser sends before it needs an acknowledgement (Chromium's maxFramesInFlight;
     /// it encodes no frame beyond them). 1: it encodes only the frames the viewers take.

@@ -180,6 +180,17 @@ inline constexpr std::string_view dashboard_js = R"js('use strict';
     changed();
   }
 
+  // The tabs, console and network lists are read again once the agent's calls pause (250 ms
+  // after the last step ended, at most 1 s after the first): a burst of calls costs the agent's
+  // machine one refresh, not three requests per call.
+  let refreshTimer = 0, refreshBy = 0;
+  function refreshSoon() {
+    const now = Date.now();
+    if (!refreshTimer) refreshBy = now + 1000;
+    clearTimeout(refreshTimer);
+    refreshTimer = setTimeout(() => { refreshTimer = 0; loadViews(); loadEvents(); }, Math.max(0, Math.min(250, refreshBy - now)));
+  }
+
   function send(o) { if (state.ws && state.ws.readyState === 1) state.ws.send(JSON.stringify(o)); }
 
   function connect(name) {
@@ -214,7 +225,7 @@ inline constexpr std::string_view dashboard_js = R"js('use strict';
       if (e.type === 'frame') state.meta = e;
       else if (e.type === 'hello') { renderGate(e.view.gate); renderTabs(e.view); for (const s of e.steps) renderStep(s); loadEvents(); }
       else if (e.type === 'gate') renderGate(e.gate);
-      else if (e.type === 'step') { renderStep(e.step); if (e.step.state === 'ok' || e.step.state === 'error') { loadViews(); loadEvents(); } }
+      else if (e.type === 'step') { renderStep(e.step); if (e.step.state === 'ok' || e.step.state === 'error') refreshSoon(); }
       else if (e.type === 'report') { $('report').textContent = e.text; state.report = e.text; }
       else if (e.type === 'error') { $('status').textContent = e.message; state.lastError = e.message; }
       changed();

@@ -53,6 +53,7 @@ inline auto browser::shutdown() -> void {
     eng_.reset();
     live_session_.clear();
     live_tab_.clear();
+    live_capture_ = false;
 }
 
 inline auto browser::ensure() -> result<void> {
@@ -68,6 +69,7 @@ inline auto browser::ensure() -> result<void> {
         eng_.reset();
         live_session_.clear();
         live_tab_.clear();
+        live_capture_ = false;
     }
     cdp::any_transport transport;
     std::optional<cdp::webdriver_session> webdriver;  // deleted here when the start fails before the engine owns it

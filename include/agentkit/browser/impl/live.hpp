@@ -29,6 +29,7 @@ inline auto browser::start_screencast(screencast_options o) -> result<std::strin
         live_session_ = (*t)->session;
         live_tab_ = (*t)->id;
         live_opt_ = o;
+        live_capture_ = true;
     }
     bool recording_there = false;
     {
@@ -38,14 +39,12 @@ inline auto browser::start_screencast(screencast_options o) -> result<std::strin
     // a screencast moving to another tab, or restarting with other options (Chromium refuses a
     // second start on a session that casts)
     if (!old_session.empty() && !recording_there) (void)call(old_session, "Page.stopScreencast");
-    auto r = call((*t)->session, "Page.startScreencast",
-                  json{{"format", "jpeg"}, {"quality", std::clamp(o.quality, 1, 100)}, {"maxWidth", std::max(16, o.max_width)},
-                       {"maxHeight", std::max(16, o.max_height)}, {"everyNthFrame", std::max(1, o.every_nth_frame)},
-                       {"maxFramesInFlight", std::max(1, o.max_frames_in_flight)}, {"sendLastFrame", o.send_last_frame}});
+    auto r = call((*t)->session, "Page.startScreencast", screencast_params(o));
     if (!r) {
         std::lock_guard lock(live_mu_);
         live_session_.clear();
         live_tab_.clear();
+        live_capture_ = false;
         return fail(r.error());
     }
     return (*t)->id;
@@ -58,6 +57,7 @@ inline auto browser::stop_screencast() -> void {
         std::lock_guard lock(live_mu_);
         session = std::exchange(live_session_, std::string());
         live_tab_.clear();
+        if (!std::exchange(live_capture_, false)) session.clear();  // turned off already
     }
     if (session.empty() || !eng_ || !eng_->conn.is_open()) return;
     {
@@ -65,6 +65,29 @@ inline auto browser::stop_screencast() -> void {
         if (eng_->recording && eng_->recording_session == session) return;  // the recording still needs it
     }
     (void)call(session, "Page.stopScreencast");
+}
+
+inline auto browser::screencast_params(const screencast_options& o) -> json {
+    return json{{"format", "jpeg"}, {"quality", std::clamp(o.quality, 1, 100)}, {"maxWidth", std::max(16, o.max_width)},
+                {"maxHeight", std::max(16, o.max_height)}, {"everyNthFrame", std::max(1, o.every_nth_frame)},
+                {"maxFramesInFlight", std::max(1, o.max_frames_in_flight)}, {"sendLastFrame", o.send_last_frame}};
+}
+
+inline auto browser::set_screencast_capture(bool on) -> void {
+    std::lock_guard lock(live_mu_);  // held while sending: the starts and stops reach the browser in order
+    if (live_session_.empty() || live_capture_ == on || !eng_ || !eng_->conn.is_open()) return;
+    {
+        std::lock_guard e(eng_->mu);
+        if (eng_->recording && eng_->recording_session == live_session_) return;  // the recording keeps it on
+    }
+    live_capture_ = on;
+    if (on) eng_->conn.call_async("Page.startScreencast", screencast_params(live_opt_), live_session_, [](result<json>) {});
+    else eng_->conn.call_async("Page.stopScreencast", json::object(), live_session_, [](result<json>) {});
+}
+
+inline auto browser::screencast_capturing() -> bool {
+    std::lock_guard lock(live_mu_);
+    return live_capture_;
 }
 
 inline auto browser::screencast_tab() -> std::string {

@@ -44,7 +44,7 @@ inline auto browser::stop_recording() -> result<recording> {
     bool live = false;
     {
         std::lock_guard lock(live_mu_);
-        live = live_session_ == session;
+        live = live_session_ == session && live_capture_;
     }
     if (!live) (void)call(session, "Page.stopScreencast");  // a live view still watching keeps it
     recording out;
