@@ -38,7 +38,7 @@ struct ref_target {
 };
 
 /// Issues refs and resolves them. A ref is a short prefix of letters naming its document and a
-/// number counted within it: `e12`, then `a7` on the next document, `b31` on the one after. A
+/// number counted within it: `e12`, then `b7` on the next document, `c31` on the one after. A
 /// ref is never rebound: the same node of the same document keeps its ref across snapshots; a
 /// node of a new document gets a new ref; refs of a navigated frame are retired and resolve to
 /// `ref.stale`. Prefixes are reused once every one has served a document, but each prefix counts
@@ -49,9 +49,9 @@ class ref_registry {
 public:
     /// The prefixes, in the order documents take them. Each is one o200k token alone, before a
     /// number and after `ref=` (a run of up to 3 digits is one token too, so a ref costs 2 tokens
-    /// while its prefix has counted fewer than 1,000). No `i`, `l` or `o` (they read as digits)
-    /// and no `h` (`h1` reads as a heading).
-    static constexpr std::string_view kPrefixes = "eabcdfgjkmnpqrstuvwxyz";
+    /// while its prefix has counted fewer than 1,000). No `i`, `l` or `o` (they read as digits),
+    /// no `h` (`h1` reads as a heading) and no `a` (artifact ids are `a3`).
+    static constexpr std::string_view kPrefixes = "ebcdfgjkmnpqrstuvwxyz";
 
     /// The ref for a node, issuing a new one when this node of this document has none.
     std::string ref_for(const std::string& session_id, const std::string& frame_id, const std::string& loader_id,
