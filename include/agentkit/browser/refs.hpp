@@ -195,7 +195,7 @@ private:
         auto d = docs_.find({session_id, loader_id});
         if (d != docs_.end()) return d->second.prefix;
         std::vector<bool> taken(kPrefixes.size(), false);
-        for (const auto& [k, rec] : docs_) taken[rec.prefix] = true;
+        for (const auto& live : docs_) taken[live.second.prefix] = true;
         std::size_t best = kPrefixes.size();
         for (int pass = 0; pass < 2 && best == kPrefixes.size(); ++pass)
             for (std::size_t p = 0; p < kPrefixes.size(); ++p)
