@@ -81,7 +81,7 @@ const containers = /^(?:- )?(?:banner|navigation|main|contentinfo|complementary|
 function missingControls(full, io) {
   let missing = 0;
   for (const line of full.split("\n")) {
-    const m = line.match(/\[ref=(e\d+)\]/);
+    const m = line.match(/\[ref=([a-z]\d+)\]/);
     if (m && !containers.test(line.trim()) && !io.includes(`[ref=${m[1]}]`)) ++missing;
   }
   return missing;

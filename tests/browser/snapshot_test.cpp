@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
 #include <sstream>
 
 namespace ak = agentkit;
@@ -104,11 +105,95 @@ TEST(Snapshot, NavigationRetiresRefsAndNeverRebindsThem) {
     form_page after("L2");
     auto s = br::render_snapshot(after.frames, after.dom, refs, {});
     EXPECT_FALSE(has_line(s.text, " textbox \"Name\" = \"Ann\" [ref=e4]")) << s.text;
+    EXPECT_TRUE(has_line(s.text, " textbox \"Name\" = \"Ann\" [ref=b4]")) << s.text;  // the next prefix, counted anew
     EXPECT_FALSE(refs.resolve("e4").has_value());
+    auto fresh = refs.resolve("b4");
+    ASSERT_TRUE(fresh.has_value()) << fresh.error().to_text();
+    EXPECT_EQ(fresh->loader_id, "L2");
     auto unknown = refs.resolve("e999");
     ASSERT_FALSE(unknown.has_value());
     EXPECT_EQ(unknown.error().code, ak::errc::ref_unknown);
     EXPECT_EQ(refs.resolve("bogus").error().code, ak::errc::ref_unknown);
+}
+
+// Refs are numbered per document (short) yet never name a node of another document: over 200
+// documents of 240 refs each, prefixes are reused many times, no ref text is issued twice, every
+// ref of a navigated document fails closed with ref.stale, and over the first 60 documents every
+// ref is a letter and at most 3 digits (2 o200k tokens).
+TEST(Refs, StayShortOverManyDocumentsAndNeverResolveAcrossThem) {
+    br::ref_registry refs;
+    constexpr int docs = 200, per_doc = 240;
+    std::set<std::string> issued;
+    std::vector<std::string> first_of_doc;
+    std::size_t reused = 0;
+    for (int d = 0; d < docs; ++d) {
+        const std::string loader = "L" + std::to_string(d);
+        std::vector<std::string> mine;
+        for (int n = 1; n <= per_doc; ++n) {
+            auto ref = refs.ref_for("S", "main", loader, n, "button", "b" + std::to_string(n));
+            EXPECT_TRUE(issued.insert(ref).second) << ref << " issued twice (document " << d << ")";
+            if (d < 60) {
+                EXPECT_LE(ref.size(), 4U) << ref << " (document " << d << ")";
+            }
+            EXPECT_EQ(refs.ref_for("S", "main", loader, n, "button", "x"), ref);  // stable within the document
+            mine.push_back(std::move(ref));
+        }
+        for (int n = 0; n < per_doc; n += 37) {
+            auto t = refs.resolve(mine[static_cast<std::size_t>(n)]);
+            ASSERT_TRUE(t.has_value()) << t.error().to_text();
+            EXPECT_EQ(t->loader_id, loader);
+            EXPECT_EQ(t->backend_node_id, n + 1);
+        }
+        if (d > 0 && mine[0][0] == first_of_doc[0][0]) ++reused;  // the first document's prefix again
+        first_of_doc.push_back(mine[0]);
+        refs.frame_navigated("main", "L" + std::to_string(d + 1));
+        EXPECT_EQ(refs.size(), 0U);
+    }
+    EXPECT_EQ(first_of_doc[0], "e1");
+    EXPECT_EQ(first_of_doc[1], "b1");
+    EXPECT_GT(reused, 3U);  // the prefix of the first document did come back
+    // every ref of every earlier document fails closed, whatever its prefix serves now
+    for (const auto& ref : issued) {
+        auto r = refs.resolve(ref);
+        ASSERT_FALSE(r.has_value()) << ref << " resolved to " << r->loader_id;
+        EXPECT_EQ(r.error().code, ak::errc::ref_stale) << ref;
+        EXPECT_NE(r.error().hint.find("new snapshot"), std::string::npos);
+    }
+    // a prefix's numbers not yet issued are unknown, not stale; letters that are no prefix too
+    EXPECT_EQ(refs.resolve("e999999").error().code, ak::errc::ref_unknown);
+    EXPECT_EQ(refs.resolve("h1").error().code, ak::errc::ref_unknown);
+    EXPECT_EQ(refs.resolve("l1").error().code, ak::errc::ref_unknown);
+    EXPECT_EQ(refs.resolve("a1").error().code, ak::errc::ref_unknown);  // an artifact id, never a ref
+    EXPECT_EQ(refs.resolve("e").error().code, ak::errc::ref_unknown);
+    EXPECT_EQ(refs.resolve("E1").error().code, ak::errc::ref_unknown);
+}
+
+// The documents of a page's frames are numbered apart: each has its own prefix, resolves to its
+// own frame, and navigating one frame retires only its refs; its next document gets a prefix of
+// its own.
+TEST(Refs, EachFrameDocumentHasItsOwnPrefixAndRetiresAlone) {
+    br::ref_registry refs;
+    const auto top = refs.ref_for("S", "main", "L1", 10, "link", "Home");
+    const auto inner = refs.ref_for("S", "inner", "L7", 10, "button", "Inner");  // same backend id, other document
+    const auto cross = refs.ref_for("C", "cross", "L8", 3, "button", "Cross");   // an out-of-process frame
+    EXPECT_EQ(top, "e1");
+    EXPECT_EQ(inner, "b1");
+    EXPECT_EQ(cross, "c1");
+    EXPECT_EQ(refs.ref_for("S", "main", "L1", 11, "link", "About"), "e2");
+    EXPECT_EQ(refs.resolve(inner)->frame_id, "inner");
+    EXPECT_EQ(refs.resolve(cross)->session_id, "C");
+    refs.frame_navigated("inner", "L9");
+    EXPECT_EQ(refs.resolve(inner).error().code, ak::errc::ref_stale);
+    EXPECT_TRUE(refs.resolve(top).has_value());
+    EXPECT_TRUE(refs.resolve(cross).has_value());
+    const auto next = refs.ref_for("S", "inner", "L9", 10, "button", "Inner");
+    EXPECT_EQ(next, "d1");  // not a live document's prefix, the least counted
+    EXPECT_EQ(refs.resolve(next)->loader_id, "L9");
+    refs.retire_frames({"cross"});
+    EXPECT_EQ(refs.resolve(cross).error().code, ak::errc::ref_stale);
+    refs.retire_all();
+    EXPECT_EQ(refs.resolve(top).error().code, ak::errc::ref_stale);
+    EXPECT_EQ(refs.resolve(next).error().code, ak::errc::ref_stale);
 }
 
 TEST(Snapshot, BudgetKeepsControlsBeforeTextAndSaysWhatItCut) {

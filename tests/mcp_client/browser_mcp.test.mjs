@@ -53,7 +53,7 @@ function serve() {
 
 const textOf = (r) => r.content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
 const refOf = (snapshot, re) => {
-  for (const line of snapshot.split("\n")) if (re.test(line)) return line.match(/\[ref=(e\d+)\]/)?.[1];
+  for (const line of snapshot.split("\n")) if (re.test(line)) return line.match(/\[ref=([a-z]\d+)\]/)?.[1];
   return undefined;
 };
 

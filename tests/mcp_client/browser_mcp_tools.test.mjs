@@ -122,7 +122,7 @@ test("--tools router: tool_search surfaces tools, sends list_changed, and the fo
     assert.equal(state.changes, before);
 
     const nav = await client.callTool({ name: "browser_navigate", arguments: { url: page() } });
-    const ref = textOf(nav).match(/button "Press me" \[ref=(e\d+)\]/)?.[1];
+    const ref = textOf(nav).match(/button "Press me" \[ref=([a-z]\d+)\]/)?.[1];
     assert.ok(ref, textOf(nav));
     const click = await client.callTool({ name: "browser_click", arguments: { ref } });
     assert.equal(click.isError, false, textOf(click));
@@ -277,7 +277,7 @@ test("browser_evaluate calls a function (Playwright MCP's semantics), evaluates 
     assert.equal(await ev({ function: "() => { document.title = 'set'; }" }), "undefined");
     assert.match(await ev({ function: "() => () => 1" }), /^a function: /);
     const snap = textOf(await client.callTool({ name: "browser_snapshot", arguments: {} }));
-    const ref = /button "Press me".*\[ref=(e\d+)\]/.exec(snap)?.[1];
+    const ref = /button "Press me".*\[ref=([a-z]\d+)\]/.exec(snap)?.[1];
     assert.ok(ref, snap);
     assert.equal(await ev({ function: "(el) => el.textContent", ref }), '"Press me"');
   } finally {

@@ -11,7 +11,7 @@ namespace agentkit::test {
 
 /// The ref on the first line of `text` that contains `needle` and carries a ref ("" when none).
 inline std::string ref_on(const std::string& text, std::string_view needle) {
-    static const std::regex re(R"(\[ref=(e\d+)\])");
+    static const std::regex re(R"(\[ref=([a-z]\d+)\])");
     std::istringstream in(text);
     for (std::string line; std::getline(in, line);) {
         if (line.find(needle) == std::string::npos) continue;

@@ -160,7 +160,7 @@ inline void flush_pending(readable_ctx& c, std::size_t depth) {
     snapshot_line l;
     l.depth = depth;
     l.text = std::move(t);
-    l.interactive = l.text.find("(ref=e") != std::string::npos;
+    l.interactive = l.text.find("](ref=") != std::string::npos;
     c.lines->push_back(std::move(l));
 }
 
@@ -169,7 +169,7 @@ inline void push_readable(readable_ctx& c, std::string text, std::string ref = {
     snapshot_line l;
     l.text = std::move(text);
     l.ref = std::move(ref);
-    l.interactive = !l.ref.empty() || l.text.find("(ref=e") != std::string::npos;
+    l.interactive = !l.ref.empty() || l.text.find("](ref=") != std::string::npos;
     c.lines->push_back(std::move(l));
 }
 

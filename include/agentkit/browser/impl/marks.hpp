@@ -25,9 +25,9 @@ namespace detail {
 inline std::vector<std::string> refs_in(const std::string& text) {
     std::vector<std::string> out;
     std::set<std::string> seen;
-    static const std::regex re(R"(\[ref=(e\d+)\])");
+    static const std::regex re(R"(\[ref=([^\]\s]{1,20})\])");  // what a ref is: ref_registry::parse
     for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it)
-        if (seen.insert((*it)[1].str()).second) out.push_back((*it)[1].str());
+        if (ref_registry::parse((*it)[1].str()) && seen.insert((*it)[1].str()).second) out.push_back((*it)[1].str());
     return out;
 }
 
