@@ -386,6 +386,15 @@ template <class Range>
     return out;
 }
 
+/// The number of characters (Unicode code points) in the UTF-8 text `s`: what JSON Schema's
+/// minLength/maxLength count.
+[[nodiscard]] inline std::size_t utf8_length(std::string_view s) noexcept {
+    std::size_t n = 0;
+    for (char c : s)
+        if ((static_cast<unsigned char>(c) & 0xC0U) != 0x80U) ++n;
+    return n;
+}
+
 /// Length of the longest prefix of `s` (at most `max_bytes`) that does not split a UTF-8 sequence.
 [[nodiscard]] inline std::size_t utf8_safe_prefix(std::string_view s, std::size_t max_bytes) noexcept {
     if (max_bytes >= s.size()) return s.size();
@@ -2641,14 +2650,16 @@ inline derived_name derive_name(const dom_index& dom, std::int64_t backend) {
 }  // namespace agentkit::browser::detail
 // ---- end <agentkit/browser/detail/icon_hint.hpp> ----
 // ---- begin <agentkit/browser/refs.hpp> ----
-// agentkit/browser/refs.hpp — element refs as identities: the registry that issues "e12" for one
-// DOM node of one document, resolves it back, and retires the refs of navigated frames.
+// agentkit/browser/refs.hpp — element refs as identities: the registry that issues "e12" (the
+// prefix names the document, the number counts within it) for one DOM node of one document,
+// resolves it back, and retires the refs of navigated frames.
 
 
 #include <algorithm>
 #include <cctype>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -2673,11 +2684,22 @@ struct ref_target {
     std::string name;        ///< its accessible name when the ref was issued
 };
 
-/// Issues refs and resolves them. A ref is never rebound: the same node of the same document
-/// keeps its ref across snapshots; a node of a new document gets a new ref; refs of a
-/// navigated frame are retired and resolve to `ref.stale`. Thread-safe.
+/// Issues refs and resolves them. A ref is a short prefix of letters naming its document and a
+/// number counted within it: `e12`, then `b7` on the next document, `c31` on the one after. A
+/// ref is never rebound: the same node of the same document keeps its ref across snapshots; a
+/// node of a new document gets a new ref; refs of a navigated frame are retired and resolve to
+/// `ref.stale`. Prefixes are reused once every one has served a document, but each prefix counts
+/// on where its last document stopped (the generation table `next_`), so no ref text is ever
+/// issued twice in a registry's life and an old ref can never resolve to a node of a later
+/// document. Thread-safe.
 class ref_registry {
 public:
+    /// The prefixes, in the order documents take them. Each is one o200k token alone, before a
+    /// number and after `ref=` (a run of up to 3 digits is one token too, so a ref costs 2 tokens
+    /// while its prefix has counted fewer than 1,000). No `i`, `l` or `o` (they read as digits),
+    /// no `h` (`h1` reads as a heading) and no `a` (artifact ids are `a3`).
+    static constexpr std::string_view kPrefixes = "ebcdfgjkmnpqrstuvwxyz";
+
     /// The ref for a node, issuing a new one when this node of this document has none.
     std::string ref_for(const std::string& session_id, const std::string& frame_id, const std::string& loader_id,
                         std::int64_t backend, std::string_view role, std::string_view name) {
@@ -2687,12 +2709,13 @@ public:
             auto& t = targets_[it->second];
             t.role = std::string(role);
             t.name = std::string(name);
-            return "e" + std::to_string(it->second);
+            return text(it->second);
         }
-        const std::uint64_t id = next_++;
+        const std::size_t prefix = prefix_for_locked(session_id, frame_id, loader_id);
+        const ref_id id{prefix, next_[prefix]++};
         by_node_.emplace(std::move(k), id);
         targets_.emplace(id, ref_target{session_id, frame_id, loader_id, backend, std::string(role), std::string(name)});
-        return "e" + std::to_string(id);
+        return text(id);
     }
 
     /// The live ref of a node, when it has one (never issues a new ref).
@@ -2701,7 +2724,7 @@ public:
         std::lock_guard lock(mu_);
         auto it = by_node_.find(key{session_id, loader_id, backend});
         if (it == by_node_.end()) return std::nullopt;
-        return "e" + std::to_string(it->second);
+        return text(it->second);
     }
 
     /// Retire every ref of a frame whose document is no longer `current_loader`.
@@ -2711,6 +2734,7 @@ public:
             if (it->second.frame_id == frame_id && it->second.loader_id != current_loader) it = retire_locked(it);
             else ++it;
         }
+        std::erase_if(docs_, [&](const auto& d) { return d.second.frame_id == frame_id && d.first.second != current_loader; });
     }
 
     /// Retire every ref of these frames (their tab was closed).
@@ -2720,12 +2744,14 @@ public:
             if (frame_ids.count(it->second.frame_id) != 0) it = retire_locked(it);
             else ++it;
         }
+        std::erase_if(docs_, [&](const auto& d) { return frame_ids.count(d.second.frame_id) != 0; });
     }
 
     /// Retire every ref (the browser was closed or replaced: none of its nodes is reachable).
     void retire_all() {
         std::lock_guard lock(mu_);
         for (auto it = targets_.begin(); it != targets_.end();) it = retire_locked(it);
+        docs_.clear();
     }
 
     /// Retire one ref (its node is gone from the document).
@@ -2740,7 +2766,7 @@ public:
     [[nodiscard]] result<ref_target> resolve(std::string_view ref) const {
         std::lock_guard lock(mu_);
         auto id = parse(ref);
-        if (!id || *id == 0 || *id >= next_)
+        if (!id || id->number == 0 || id->number >= next_[id->prefix])
             return fail(errc::ref_unknown, "no element has ref \"" + std::string(ref) + "\"",
                         "Use a ref exactly as it appears in the latest snapshot, e.g. e12; take a snapshot if you "
                         "have none.",
@@ -2770,17 +2796,28 @@ public:
     /// registry's memory in a long session: it held every ref ever retired.
     static constexpr std::size_t kMaxRemembered = 4096;
 
-    /// Parse "e12" (also "[ref=e12]" and "ref=e12") to 12.
-    [[nodiscard]] static std::optional<std::uint64_t> parse(std::string_view ref) noexcept {
+    /// A ref as numbers: which prefix (an index into kPrefixes) and the number after it.
+    struct ref_id {
+        std::size_t prefix = 0;     ///< index into kPrefixes
+        std::uint64_t number = 0;   ///< counted within the prefix, from 1
+        /// Ordered by prefix, then number.
+        bool operator<(const ref_id& o) const { return std::tie(prefix, number) < std::tie(o.prefix, o.number); }
+    };
+
+    /// Parse "e12" (also "[ref=e12]" and "ref=e12") to its prefix and number; nullopt when the
+    /// text is no ref this registry could have issued.
+    [[nodiscard]] static std::optional<ref_id> parse(std::string_view ref) noexcept {
         if (ref.size() > 2 && ref.front() == '[' && ref.back() == ']') ref = ref.substr(1, ref.size() - 2);
         if (ref.rfind("ref=", 0) == 0) ref.remove_prefix(4);
-        if (ref.size() < 2 || ref[0] != 'e' || ref.size() > 20) return std::nullopt;
+        if (ref.size() < 2 || ref.size() > 20) return std::nullopt;
+        const std::size_t prefix = kPrefixes.find(ref[0]);
+        if (prefix == std::string_view::npos) return std::nullopt;
         std::uint64_t v = 0;
         for (std::size_t i = 1; i < ref.size(); ++i) {
             if (ref[i] < '0' || ref[i] > '9') return std::nullopt;
             v = v * 10 + static_cast<std::uint64_t>(ref[i] - '0');
         }
-        return v;
+        return ref_id{prefix, v};
     }
 
 private:
@@ -2792,19 +2829,46 @@ private:
             return std::tie(session, loader, backend) < std::tie(o.session, o.loader, o.backend);
         }
     };
+    struct doc_rec {
+        std::string frame_id;
+        std::size_t prefix = 0;
+    };
+    static std::string text(const ref_id& id) { return kPrefixes[id.prefix] + std::to_string(id.number); }
+
+    // Under mu_: the prefix of a document, choosing one for a document seen for the first time:
+    // a prefix no live document has, the one that has counted least (the first in kPrefixes on
+    // a tie); when every prefix has a live document, the one that has counted least.
+    std::size_t prefix_for_locked(const std::string& session_id, const std::string& frame_id, const std::string& loader_id) {
+        auto d = docs_.find({session_id, loader_id});
+        if (d != docs_.end()) return d->second.prefix;
+        std::vector<bool> taken(kPrefixes.size(), false);
+        for (const auto& live : docs_) taken[live.second.prefix] = true;
+        std::size_t best = kPrefixes.size();
+        for (int pass = 0; pass < 2 && best == kPrefixes.size(); ++pass)
+            for (std::size_t p = 0; p < kPrefixes.size(); ++p)
+                if ((pass == 1 || !taken[p]) && (best == kPrefixes.size() || next_[p] < next_[best])) best = p;
+        docs_.emplace(std::pair{session_id, loader_id}, doc_rec{frame_id, best});
+        return best;
+    }
+
     // Under mu_: retire one live ref, remember its description (bounded); the next target.
-    std::map<std::uint64_t, ref_target>::iterator retire_locked(std::map<std::uint64_t, ref_target>::iterator it) {
-        stale_.emplace(it->first, it->second.role + " \"" + it->second.name + "\"");
-        while (stale_.size() > kMaxRemembered) stale_.erase(stale_.begin());  // the oldest ids first
+    std::map<ref_id, ref_target>::iterator retire_locked(std::map<ref_id, ref_target>::iterator it) {
+        if (stale_.emplace(it->first, it->second.role + " \"" + it->second.name + "\"").second) stale_order_.push_back(it->first);
+        while (stale_.size() > kMaxRemembered) {  // the oldest retired first
+            stale_.erase(stale_order_.front());
+            stale_order_.pop_front();
+        }
         by_node_.erase(key{it->second.session_id, it->second.loader_id, it->second.backend_node_id});
         return targets_.erase(it);
     }
 
     mutable std::mutex mu_;
-    std::map<key, std::uint64_t> by_node_;
-    std::map<std::uint64_t, ref_target> targets_;
-    std::map<std::uint64_t, std::string> stale_;
-    std::uint64_t next_ = 1;
+    std::map<key, ref_id> by_node_;
+    std::map<ref_id, ref_target> targets_;
+    std::map<ref_id, std::string> stale_;
+    std::deque<ref_id> stale_order_;
+    std::map<std::pair<std::string, std::string>, doc_rec> docs_;  // live documents: (session, loader)
+    std::vector<std::uint64_t> next_ = std::vector<std::uint64_t>(kPrefixes.size(), 1);  // the generation table
 };
 
 }  // namespace agentkit::browser
@@ -6962,8 +7026,10 @@ struct recording_options {
 
 /// How a live view's screencast looks (browser::start_screencast).
 struct screencast_options {
-    int max_width = 1280;  ///< the largest frame width (px)
-    int max_height = 960;  ///< the largest frame height (px)
+    /// The largest frame width (px). Chromium captures every frame it draws while a screencast
+    /// runs, and that capture's cost grows with the frame's pixels: smaller spares the agent.
+    int max_width = 800;
+    int max_height = 600;  ///< the largest frame height (px)
     int quality = 60;      ///< JPEG quality
     /// Frames the browser sends before it needs an acknowledgement (Chromium's maxFramesInFlight;
     /// it encodes no frame beyond them). 1: it encodes only the frames the viewers take.
@@ -7158,7 +7224,7 @@ inline void flush_pending(readable_ctx& c, std::size_t depth) {
     snapshot_line l;
     l.depth = depth;
     l.text = std::move(t);
-    l.interactive = l.text.find("(ref=e") != std::string::npos;
+    l.interactive = l.text.find("](ref=") != std::string::npos;
     c.lines->push_back(std::move(l));
 }
 
@@ -7167,7 +7233,7 @@ inline void push_readable(readable_ctx& c, std::string text, std::string ref = {
     snapshot_line l;
     l.text = std::move(text);
     l.ref = std::move(ref);
-    l.interactive = !l.ref.empty() || l.text.find("(ref=e") != std::string::npos;
+    l.interactive = !l.ref.empty() || l.text.find("](ref=") != std::string::npos;
     c.lines->push_back(std::move(l));
 }
 
@@ -10424,6 +10490,16 @@ public:
     result<std::string> start_screencast(screencast_options o = {});
     /// Stop the live view's screencast (idempotent).
     void stop_screencast();
+    /// Turn the capture of the live view's screencast off or back on, on the tab it shows
+    /// (browser/capture_rule.hpp decides when): Chromium captures the screen at every frame it
+    /// draws while a screencast is on, acknowledged or not, so only stopping it spares the
+    /// agent's page that work. Takes no operation lock and waits for no answer (safe while a
+    /// call runs, from any thread); nothing when no screencast was started, when it is in that
+    /// state already, or when a recording uses the same tab (it keeps its screencast on).
+    /// start_screencast() on a new tab turns capture on.
+    void set_screencast_capture(bool on);
+    /// True while the live view's screencast captures (started and not turned off).
+    [[nodiscard]] bool screencast_capturing();
     /// The tab the screencast shows ("" when none runs).
     [[nodiscard]] std::string screencast_tab();
     /// The tabs, and when asked the current tab's newest `max_events` console messages and
@@ -10688,6 +10764,8 @@ private:
     void to_front(const tab_ptr& t);
 
     static json mouse_params(const char* type, double x, double y, const char* button, int count, int buttons, int modifiers);
+    /// Page.startScreencast's parameters for `o`.
+    static json screencast_params(const screencast_options& o);
 
     result<void> mouse(const tab_ptr& t, const char* type, double x, double y, const char* button, int count, int buttons,
                        int modifiers = 0);
@@ -10802,6 +10880,7 @@ private:
     std::string live_session_;   // the page session screencasting ("" when none)
     std::string live_tab_;
     screencast_options live_opt_;
+    bool live_capture_ = false;  // Page.startScreencast was sent last on live_session_ (not stopScreencast)
     std::uint64_t engine_gen_ = 0;  // counts engine starts
     /// Private directory (0700) inside downloads_dir that Chromium writes downloads into; a
     /// finished download is moved out of it, as a 0600 file. Set on the first start, removed
@@ -10868,6 +10947,7 @@ inline auto browser::shutdown() -> void {
     eng_.reset();
     live_session_.clear();
     live_tab_.clear();
+    live_capture_ = false;
 }
 
 inline auto browser::ensure() -> result<void> {
@@ -10883,6 +10963,7 @@ inline auto browser::ensure() -> result<void> {
         eng_.reset();
         live_session_.clear();
         live_tab_.clear();
+        live_capture_ = false;
     }
     cdp::any_transport transport;
     std::optional<cdp::webdriver_session> webdriver;  // deleted here when the start fails before the engine owns it
@@ -13879,9 +13960,9 @@ namespace detail {
 inline std::vector<std::string> refs_in(const std::string& text) {
     std::vector<std::string> out;
     std::set<std::string> seen;
-    static const std::regex re(R"(\[ref=(e\d+)\])");
+    static const std::regex re(R"(\[ref=([^\]\s]{1,20})\])");  // what a ref is: ref_registry::parse
     for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it)
-        if (seen.insert((*it)[1].str()).second) out.push_back((*it)[1].str());
+        if (ref_registry::parse((*it)[1].str()) && seen.insert((*it)[1].str()).second) out.push_back((*it)[1].str());
     return out;
 }
 
@@ -14338,7 +14419,7 @@ inline auto browser::stop_recording() -> result<recording> {
     bool live = false;
     {
         std::lock_guard lock(live_mu_);
-        live = live_session_ == session;
+        live = live_session_ == session && live_capture_;
     }
     if (!live) (void)call(session, "Page.stopScreencast");  // a live view still watching keeps it
     recording out;
@@ -14391,6 +14472,7 @@ inline auto browser::start_screencast(screencast_options o) -> result<std::strin
         live_session_ = (*t)->session;
         live_tab_ = (*t)->id;
         live_opt_ = o;
+        live_capture_ = true;
     }
     bool recording_there = false;
     {
@@ -14400,14 +14482,12 @@ inline auto browser::start_screencast(screencast_options o) -> result<std::strin
     // a screencast moving to another tab, or restarting with other options (Chromium refuses a
     // second start on a session that casts)
     if (!old_session.empty() && !recording_there) (void)call(old_session, "Page.stopScreencast");
-    auto r = call((*t)->session, "Page.startScreencast",
-                  json{{"format", "jpeg"}, {"quality", std::clamp(o.quality, 1, 100)}, {"maxWidth", std::max(16, o.max_width)},
-                       {"maxHeight", std::max(16, o.max_height)}, {"everyNthFrame", std::max(1, o.every_nth_frame)},
-                       {"maxFramesInFlight", std::max(1, o.max_frames_in_flight)}, {"sendLastFrame", o.send_last_frame}});
+    auto r = call((*t)->session, "Page.startScreencast", screencast_params(o));
     if (!r) {
         std::lock_guard lock(live_mu_);
         live_session_.clear();
         live_tab_.clear();
+        live_capture_ = false;
         return fail(r.error());
     }
     return (*t)->id;
@@ -14420,6 +14500,7 @@ inline auto browser::stop_screencast() -> void {
         std::lock_guard lock(live_mu_);
         session = std::exchange(live_session_, std::string());
         live_tab_.clear();
+        if (!std::exchange(live_capture_, false)) session.clear();  // turned off already
     }
     if (session.empty() || !eng_ || !eng_->conn.is_open()) return;
     {
@@ -14427,6 +14508,29 @@ inline auto browser::stop_screencast() -> void {
         if (eng_->recording && eng_->recording_session == session) return;  // the recording still needs it
     }
     (void)call(session, "Page.stopScreencast");
+}
+
+inline auto browser::screencast_params(const screencast_options& o) -> json {
+    return json{{"format", "jpeg"}, {"quality", std::clamp(o.quality, 1, 100)}, {"maxWidth", std::max(16, o.max_width)},
+                {"maxHeight", std::max(16, o.max_height)}, {"everyNthFrame", std::max(1, o.every_nth_frame)},
+                {"maxFramesInFlight", std::max(1, o.max_frames_in_flight)}, {"sendLastFrame", o.send_last_frame}};
+}
+
+inline auto browser::set_screencast_capture(bool on) -> void {
+    std::lock_guard lock(live_mu_);  // held while sending: the starts and stops reach the browser in order
+    if (live_session_.empty() || live_capture_ == on || !eng_ || !eng_->conn.is_open()) return;
+    {
+        std::lock_guard e(eng_->mu);
+        if (eng_->recording && eng_->recording_session == live_session_) return;  // the recording keeps it on
+    }
+    live_capture_ = on;
+    if (on) eng_->conn.call_async("Page.startScreencast", screencast_params(live_opt_), live_session_, [](result<json>) {});
+    else eng_->conn.call_async("Page.stopScreencast", json::object(), live_session_, [](result<json>) {});
+}
+
+inline auto browser::screencast_capturing() -> bool {
+    std::lock_guard lock(live_mu_);
+    return live_capture_;
 }
 
 inline auto browser::screencast_tab() -> std::string {
@@ -14847,6 +14951,111 @@ private:
 
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/call_gate.hpp> ----
+// ---- begin <agentkit/browser/capture_rule.hpp> ----
+// agentkit/browser/capture_rule.hpp — when a live view's screencast captures: the rule that
+// keeps a viewer from slowing the agent it watches.
+//
+// While Chromium's screencast is on, the browser captures the screen at every frame it draws
+// (about half a core on an animated page) whether or not any frame is acknowledged or encoded:
+// maxFramesInFlight and everyNthFrame cut the encoding, not the capture. Only stopping the
+// screencast stops the capture. So a live view captures:
+//   - never without a viewer;
+//   - while no agent call runs (the agent waits for its model then, or is paused): as fast as
+//     the viewers take frames (browser/frame_pump.hpp paces them);
+//   - right after each call, until a frame captured after the call's end arrived, so a viewer
+//     never misses a step's end state (the capture overlaps the next call's start when the
+//     calls come back to back: one frame's worth);
+//   - during a call, one frame each `call_interval` (from the call's start or the last frame,
+//     whichever is later) so a long call (a slow page loading) still shows; a call shorter than
+//     that is not captured at all;
+// and is off otherwise. The rule is state and time only (no browser, no thread, no lock; the
+// live view holds it under its lock and applies wanted() with browser::set_screencast_capture);
+// next_change() says when wanted() flips without an event, for the thread that applies it.
+//
+//   capture_rule r({500ms});
+//   r.set_viewers(1);  r.wanted(now);          // true: nothing runs
+//   r.call_started(now);  r.wanted(now);        // false (until 500 ms of call without a frame)
+//   r.call_ended(now);  r.wanted(now);         // true until frame(now): the step's end state
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <optional>
+
+namespace agentkit::browser {
+
+/// How a capture_rule paces the capture during an agent's call.
+struct capture_rule_options {
+    /// During a call, at most one frame this often (0: none until the call ends).
+    std::chrono::steady_clock::duration call_interval = std::chrono::milliseconds(500);
+    /// False: capture whenever a viewer watches, calls or not (the agent's page then competes
+    /// with the capture; for comparison).
+    bool spare_calls = true;
+};
+
+/// When a live view's screencast should capture (see the header comment). Not thread-safe:
+/// its owner serializes the calls.
+class capture_rule {
+public:
+    /// The clock the rule's times are read on.
+    using clock = std::chrono::steady_clock;
+
+    /// A rule with these options, no viewer, no call running.
+    explicit capture_rule(capture_rule_options o = {}) : opt_(o) {}
+
+    /// The number of viewers now.
+    void set_viewers(std::size_t n) noexcept { viewers_ = n; }
+    /// An agent call starts touching the browser at `now` (after any pause let it through).
+    void call_started(clock::time_point now) noexcept {
+        if (calls_++ == 0) call_since_ = now;
+    }
+    /// An agent call ended at `now`: its end state is owed to the viewers until the next frame.
+    void call_ended(clock::time_point now) noexcept {
+        if (calls_ > 0) --calls_;
+        owed_ = true;
+        if (calls_ > 0) call_since_ = now;  // another call still runs: its interval starts over
+    }
+    /// A frame arrived at `now`. The first one after a call's end pays its end state: the
+    /// capture is off during a call, so it was captured after the end (unless it was a frame of
+    /// a long call's pace captured in the last few ms before the end, or one sent before the
+    /// browser got the stop: Chromium's frame timestamps are swap times, which a refresh frame
+    /// of an unchanged page does not renew, so they cannot tell).
+    void frame(clock::time_point now) noexcept {
+        last_frame_ = now;
+        owed_ = false;
+    }
+
+    /// Whether the screencast should capture at `now`.
+    [[nodiscard]] bool wanted(clock::time_point now) const noexcept {
+        if (viewers_ == 0) return false;
+        if (owed_ || calls_ == 0 || !opt_.spare_calls) return true;
+        return opt_.call_interval > clock::duration::zero() && now >= tick_at();
+    }
+    /// When wanted() turns true with no event (a call's next frame is due); nothing when only an
+    /// event can change it. A time already past means now.
+    [[nodiscard]] std::optional<clock::time_point> next_change(clock::time_point now) const noexcept {
+        if (viewers_ == 0 || calls_ == 0 || owed_ || !opt_.spare_calls || opt_.call_interval <= clock::duration::zero())
+            return std::nullopt;
+        const auto at = tick_at();
+        if (now >= at) return std::nullopt;  // wanted() is true already: a frame's arrival changes it
+        return at;
+    }
+    /// Calls running now.
+    [[nodiscard]] std::size_t calls() const noexcept { return calls_; }
+    /// True while a step's end state has not been captured yet.
+    [[nodiscard]] bool end_state_owed() const noexcept { return owed_; }
+
+private:
+    clock::time_point tick_at() const noexcept { return std::max(call_since_, last_frame_) + opt_.call_interval; }
+
+    capture_rule_options opt_;
+    std::size_t viewers_ = 0, calls_ = 0;
+    clock::time_point call_since_{}, last_frame_{};
+    bool owed_ = false;
+};
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/capture_rule.hpp> ----
 // ---- begin <agentkit/browser/config.hpp> ----
 // agentkit/browser/config.hpp — agentkit-browser-mcp's command line and configuration file, as
 // a library: Playwright MCP's options and its `Config` JSON, read into browser, tool and store
@@ -17601,7 +17810,10 @@ private:
 // The live view installs tools_options::before_call (the gate, and the timeline's start of a
 // step) and on_record (the timeline's end of a step; the screencast follows the current tab)
 // in the tool state, chaining to hooks already there, and restores them when destroyed. It
-// must outlive no call in flight: destroy it when the tools are idle.
+// must outlive no call in flight: destroy it when the tools are idle. The same hooks tell the
+// capture rule (browser/capture_rule.hpp) when a call runs: while one does, the agent's browser
+// hardly captures the screen; right after, it does. A thread of its own (the pacer) turns the
+// capture on when a long call's next frame is due.
 
 // ---- begin <agentkit/browser/timeline.hpp> ----
 // agentkit/browser/timeline.hpp — the step timeline of a live view: each browser tool call
@@ -17739,11 +17951,13 @@ private:
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 
 namespace agentkit::browser {
@@ -17751,6 +17965,9 @@ namespace agentkit::browser {
 /// How a live_view behaves.
 struct live_view_options {
     screencast_options screencast{};  ///< frame size and quality
+    /// When the screencast captures: never during the agent's calls but for one frame each
+    /// call_interval, and always right after one (browser/capture_rule.hpp).
+    capture_rule_options capture{};
     std::chrono::milliseconds progress_interval{1000};  ///< progress reports of a held call
     std::size_t timeline_capacity = 1000;  ///< steps kept
 };
@@ -17761,12 +17978,21 @@ public:
     /// A live view of the browser tools of `st`, named `name` in a dashboard.
     explicit live_view(tool_state& st, std::string name = "agent", live_view_options o = {})
         : st_(st), name_(std::move(name)), opt_(o), gate_(o.progress_interval),
-          pump_([b = &st.b](const screencast_frame& f) { b->ack_screencast_frame(f); }), steps_(o.timeline_capacity) {
+          pump_([b = &st.b](const screencast_frame& f) { b->ack_screencast_frame(f); }), steps_(o.timeline_capacity),
+          rule_(o.capture) {
         prev_before_ = st_.options.before_call;
         prev_record_ = st_.options.on_record;
         st_.options.before_call = [this](const call_start& s, tool_context& ctx) { return before_call(s, ctx); };
         st_.options.on_record = [this](const call_record& r) { after_call(r); };
-        st_.b.set_screencast_sink([this](screencast_frame f) { pump_.offer(std::move(f)); });
+        st_.b.set_screencast_sink([this](screencast_frame f) {
+            {
+                std::lock_guard lock(cap_mu_);
+                rule_.frame(std::chrono::steady_clock::now());
+            }
+            pump_.offer(std::move(f));
+            apply_capture();
+        });
+        pacer_ = std::thread([this] { pace(); });
         gate_.on_change([this](const gate_state& g) { emit(json{{"type", "gate"}, {"view", name_}, {"gate", gate_json(g)}}); });
         steps_.on_change([this](const timeline_step& s) { emit(json{{"type", "step"}, {"view", name_}, {"step", s.to_json()}}); });
     }
@@ -17774,6 +18000,12 @@ public:
     live_view& operator=(const live_view&) = delete;
     ~live_view() {
         gate_.close();  // held calls end (cancelled); later ones pass
+        {
+            std::lock_guard lock(cap_mu_);
+            closing_ = true;
+            cap_cv_.notify_all();
+        }
+        pacer_.join();
         st_.b.set_screencast_sink({});
         if (pump_.viewers() > 0) st_.b.stop_screencast();
         st_.options.before_call = prev_before_;
@@ -17813,22 +18045,33 @@ public:
     /// thread calls frames().take() when woken and at frames().due(), and viewer_ack() once it
     /// showed a frame). The first viewer starts the screencast (at once when the browser runs,
     /// else after the agent's first browser call). The browser encodes only the frames the
-    /// viewers are ready for.
+    /// viewers are ready for, and captures only as capture_rule says (hardly during the agent's
+    /// calls, always right after one).
     std::uint64_t attach_viewer(std::function<void()> ready,
                                 std::chrono::steady_clock::duration min_interval = std::chrono::steady_clock::duration::zero()) {
         const auto id = pump_.add_viewer(std::move(ready), min_interval);
+        {
+            std::lock_guard lock(cap_mu_);
+            rule_.set_viewers(pump_.viewers());
+        }
         follow_tab();
+        apply_capture();
         return id;
     }
     /// A viewer leaves; the last one stops the screencast.
     void detach_viewer(std::uint64_t id) {
         pump_.remove_viewer(id);
+        {
+            std::lock_guard lock(cap_mu_);
+            rule_.set_viewers(pump_.viewers());
+        }
         if (pump_.viewers() == 0) {
             st_.b.stop_screencast();
             pump_.reset();
             std::lock_guard lock(mu_);
             cast_tab_.clear();
         }
+        apply_capture();
     }
 
     /// A person takes control: the agent's calls wait until hand_back(). errc::args_invalid
@@ -17956,6 +18199,12 @@ private:
         auto r = gate_.enter(ctx, s.tool);
         if (held && r) steps_.running(id);
         if (!r) return r;
+        in_call() = true;  // it touches the browser now: capture only at the call's pace
+        {
+            std::lock_guard lock(cap_mu_);
+            rule_.call_started(std::chrono::steady_clock::now());
+        }
+        apply_capture();
         if (!r->empty()) lead = lead.empty() ? std::move(*r) : *r + "\n" + lead;
         return lead;
     }
@@ -17968,7 +18217,30 @@ private:
             }
         }
         if (const auto id = std::exchange(current_step(), 0); id != 0) steps_.finish(id, r);
+        if (std::exchange(in_call(), false)) {
+            std::lock_guard lock(cap_mu_);
+            rule_.call_ended(std::chrono::steady_clock::now());  // its end state is owed: capture now
+        }
         follow_tab();
+        apply_capture();
+    }
+
+    /// Turn the capture on or off as the rule says now.
+    void apply_capture() {
+        std::lock_guard lock(cap_mu_);
+        st_.b.set_screencast_capture(rule_.wanted(std::chrono::steady_clock::now()));
+        cap_cv_.notify_all();  // the rule's next change may have moved
+    }
+
+    /// The pacer thread: turns the capture on when a long call's next frame is due.
+    void pace() {
+        std::unique_lock lock(cap_mu_);
+        while (!closing_) {
+            const auto now = std::chrono::steady_clock::now();
+            st_.b.set_screencast_capture(rule_.wanted(now));
+            if (const auto next = rule_.next_change(now)) cap_cv_.wait_until(lock, *next);
+            else cap_cv_.wait(lock);
+        }
     }
 
     /// While someone watches, the screencast shows the current tab.
@@ -17997,6 +18269,11 @@ private:
         }
     }
 
+    static bool& in_call() {
+        thread_local bool in = false;  // this thread's call passed the gate (before_call → on_record)
+        return in;
+    }
+
     static std::uint64_t& current_step() {
         thread_local std::uint64_t id = 0;  // the step of the call on this thread (before_call → on_record)
         return id;
@@ -18015,6 +18292,11 @@ private:
     std::uint64_t next_listener_ = 0;
     page_mark mark_;
     std::string cast_tab_;
+    std::mutex cap_mu_;  // rule_, closing_; taken before the browser's own locks
+    std::condition_variable cap_cv_;
+    capture_rule rule_;
+    bool closing_ = false;
+    std::thread pacer_;  // last: started when everything it uses is built
 };
 
 }  // namespace agentkit::browser
@@ -18949,13 +19231,6 @@ inline std::string got(const json& j) {
     return s;
 }
 
-inline std::size_t utf8_length(std::string_view s) noexcept {
-    std::size_t n = 0;
-    for (char c : s)
-        if ((static_cast<unsigned char>(c) & 0xC0U) != 0x80U) ++n;
-    return n;
-}
-
 // ---- formats ------------------------------------------------------------------------------
 inline bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
 inline bool is_hex(char c) noexcept { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
@@ -19634,6 +19909,11 @@ struct tool_info {
     agentkit::traits traits{};  ///< read_only, destructive, parallel_safe, ...
     /// Example requests or argument objects; the retrieval router indexes them.
     std::vector<std::string> examples;
+    /// The tool's icons (MCP `icons`: src, mimeType, sizes, theme), passed on as given; null when none.
+    json icons;
+    /// Advertise input_schema exactly as given (a remote server's schema: every keyword kept, as
+    /// JSON Schema 2020-12 asks of a client), not trimmed like agentkit's own tools' schemas.
+    bool schema_as_sent = false;
 };
 
 namespace detail {
@@ -26021,14 +26301,20 @@ static_assert(transport<replay_transport>);
 // typed output against outputSchema) and schemas it is handed at run time (a remote MCP server's
 // inputSchema, checked before a call leaves the host). The keywords checked: type, properties,
 // required, additionalProperties, items, prefixItems, enum, const, minimum/maximum (and the
-// exclusive ones), minLength/maxLength, minItems/maxItems, anyOf, oneOf, allOf, not, and `$ref`
-// to a place in the same document ("#", "#/$defs/x", "#/definitions/x", any JSON pointer).
-// Other keywords (formats, patterns, remote references) are not checked: the server that owns the
-// schema still has the last word. Schemas are never expanded or rewritten: `$ref` is resolved
-// only while checking.
+// exclusive ones), multipleOf, minLength/maxLength, minItems/maxItems, uniqueItems, contains
+// (with minContains/maxContains), minProperties/maxProperties, dependentRequired, propertyNames
+// (its non-pattern keywords), anyOf, oneOf, allOf, not, if/then/else, and `$ref` to a place in
+// the same document ("#", "#/$defs/x", "#/definitions/x", any JSON pointer, or a plain-name
+// anchor "#name" declared with `$anchor`).
+// Never a false refusal: what is not checked is let through — formats, `pattern`, remote
+// references, unevaluatedProperties/Items, and the properties a `patternProperties` may cover
+// (additionalProperties does not refuse them, since the patterns are not run; a server's regular
+// expression is never run here). The server that owns the schema still has the last word.
+// Schemas are never expanded or rewritten: `$ref` is resolved only while checking.
 
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -26062,11 +26348,37 @@ inline bool type_matches(std::string_view t, const json& v) {
     return t == json_kind(v);
 }
 
-/// The schema a same-document `$ref` ("#", "#/$defs/x") points at in `root`; nullptr otherwise.
+/// A schema's count keyword (maxLength, minItems, ...) as a size: a non-negative whole number,
+/// however the JSON holds it (parsed text gives unsigned, C++ literals signed); nothing otherwise.
+inline std::optional<std::size_t> count_of(const json& k) {
+    if (k.is_number_unsigned()) return k.get<std::size_t>();
+    if (k.is_number_integer() && k.get<std::int64_t>() >= 0) return static_cast<std::size_t>(k.get<std::int64_t>());
+    if (k.is_number_float() && k.get<double>() >= 0 && k.get<double>() == std::floor(k.get<double>()) && k.get<double>() < 1e18)
+        return static_cast<std::size_t>(k.get<double>());
+    return std::nullopt;
+}
+
+/// The subschema of `s` (searched depth first, at most 64 deep) that declares `$anchor: name`.
+inline const json* find_schema_anchor(const json& s, std::string_view name, std::size_t depth = 0) {
+    if (depth > 64) return nullptr;
+    if (s.is_object()) {
+        if (auto a = s.find("$anchor"); a != s.end() && a->is_string() && a->get_ref<const std::string&>() == name) return &s;
+        for (const auto& [k, v] : s.items()) {
+            if (k == "enum" || k == "const" || k == "default" || k == "examples") continue;  // values, not schemas
+            if (const json* f = find_schema_anchor(v, name, depth + 1)) return f;
+        }
+    } else if (s.is_array()) {
+        for (const auto& v : s)
+            if (const json* f = find_schema_anchor(v, name, depth + 1)) return f;
+    }
+    return nullptr;
+}
+
+/// The schema a same-document `$ref` ("#", "#/$defs/x", "#anchor") points at in `root`; nullptr otherwise.
 inline const json* resolve_schema_ref(const json& root, const std::string& ref) {
     if (ref.empty() || ref[0] != '#') return nullptr;
     if (ref.size() == 1) return &root;
-    if (ref[1] != '/') return nullptr;  // anchors ("#name") are not resolved
+    if (ref[1] != '/') return find_schema_anchor(root, std::string_view(ref).substr(1));
     std::string pointer;
     // the fragment is URI-encoded: %25 → %, the rest as is (a JSON pointer after that)
     for (std::size_t i = 1; i < ref.size(); ++i) {
@@ -26118,15 +26430,33 @@ inline std::optional<std::string> schema_violation_in(const json& root, const js
         if (auto m = s.find("maximum"); m != s.end() && m->is_number() && d > m->get<double>()) return where + ": above maximum";
         if (auto m = s.find("exclusiveMinimum"); m != s.end() && m->is_number() && d <= m->get<double>()) return where + ": not above exclusiveMinimum";
         if (auto m = s.find("exclusiveMaximum"); m != s.end() && m->is_number() && d >= m->get<double>()) return where + ": not below exclusiveMaximum";
+        if (auto m = s.find("multipleOf"); m != s.end() && m->is_number() && m->get<double>() > 0) {
+            const double q = d / m->get<double>();
+            if (std::isfinite(q) && std::abs(q - std::round(q)) > 1e-9 * std::max(1.0, std::abs(q)))
+                return where + ": not a multiple of " + m->dump();
+        }
     }
     if (v.is_string()) {
-        const auto n = v.get_ref<const std::string&>().size();
-        if (auto m = s.find("minLength"); m != s.end() && m->is_number_unsigned() && n < m->get<std::size_t>()) return where + ": too short";
-        if (auto m = s.find("maxLength"); m != s.end() && m->is_number_unsigned() && n > m->get<std::size_t>()) return where + ": too long";
+        const auto n = utf8_length(v.get_ref<const std::string&>());  // characters, not bytes
+        if (auto m = s.find("minLength"); m != s.end() && count_of(*m) && n < *count_of(*m)) return where + ": too short";
+        if (auto m = s.find("maxLength"); m != s.end() && count_of(*m) && n > *count_of(*m)) return where + ": too long";
     }
     if (v.is_array()) {
-        if (auto m = s.find("minItems"); m != s.end() && m->is_number_unsigned() && v.size() < m->get<std::size_t>()) return where + ": too few items";
-        if (auto m = s.find("maxItems"); m != s.end() && m->is_number_unsigned() && v.size() > m->get<std::size_t>()) return where + ": too many items";
+        if (auto m = s.find("minItems"); m != s.end() && count_of(*m) && v.size() < *count_of(*m)) return where + ": too few items";
+        if (auto m = s.find("maxItems"); m != s.end() && count_of(*m) && v.size() > *count_of(*m)) return where + ": too many items";
+        if (auto u = s.find("uniqueItems"); u != s.end() && u->is_boolean() && u->get<bool>())
+            for (std::size_t i = 0; i < v.size(); ++i)
+                for (std::size_t j = i + 1; j < v.size(); ++j)
+                    if (v[i] == v[j]) return where + ": items " + std::to_string(i) + " and " + std::to_string(j) + " are equal";
+        if (auto c = s.find("contains"); c != s.end() && (c->is_object() || c->is_boolean())) {
+            std::size_t n = 0;
+            for (const auto& e : v) n += schema_violation_in(root, *c, e, at, depth + 1) ? 0U : 1U;
+            std::size_t lo = 1;
+            if (auto m = s.find("minContains"); m != s.end() && count_of(*m)) lo = *count_of(*m);
+            if (n < lo) return where + ": too few items match \"contains\"";
+            if (auto m = s.find("maxContains"); m != s.end() && count_of(*m) && n > *count_of(*m))
+                return where + ": too many items match \"contains\"";
+        }
         std::size_t first = 0;
         if (auto pi = s.find("prefixItems"); pi != s.end() && pi->is_array()) {
             for (; first < v.size() && first < pi->size(); ++first)
@@ -26143,11 +26473,27 @@ inline std::optional<std::string> schema_violation_in(const json& root, const js
             for (const auto& name : *r)
                 if (name.is_string() && !v.contains(name.get<std::string>()))
                     return where + ": missing required property \"" + name.get<std::string>() + "\"";
+        if (auto m = s.find("minProperties"); m != s.end() && count_of(*m) && v.size() < *count_of(*m)) return where + ": too few properties";
+        if (auto m = s.find("maxProperties"); m != s.end() && count_of(*m) && v.size() > *count_of(*m)) return where + ": too many properties";
+        if (auto d = s.find("dependentRequired"); d != s.end() && d->is_object())
+            for (const auto& [k, needs] : d->items())
+                if (v.contains(k) && needs.is_array())
+                    for (const auto& name : needs)
+                        if (name.is_string() && !v.contains(name.get<std::string>()))
+                            return where + ": \"" + k + "\" needs property \"" + name.get<std::string>() + "\"";
+        const auto names = s.find("propertyNames");
+        // patternProperties are not run (see the top of this file): a name they may cover is not refused
+        const auto patterned = s.find("patternProperties");
+        const bool may_match_pattern = patterned != s.end() && patterned->is_object() && !patterned->empty();
         const auto extra = s.find("additionalProperties");
         for (const auto& [k, val] : v.items()) {
             const std::string child = at + "/" + k;
+            if (names != s.end() && (names->is_object() || names->is_boolean()))
+                if (auto bad = schema_violation_in(root, *names, json(k), child, depth + 1)) return where + ": property name \"" + k + "\": " + *bad;
             if (props != nullptr && props->contains(k)) {
                 if (auto bad = schema_violation_in(root, (*props)[k], val, child, depth + 1)) return bad;
+            } else if (may_match_pattern) {
+                continue;
             } else if (extra != s.end()) {
                 if (extra->is_boolean() && !extra->get<bool>()) return where + ": unexpected property \"" + k + "\"";
                 if (extra->is_object())
@@ -26170,6 +26516,12 @@ inline std::optional<std::string> schema_violation_in(const json& root, const js
     }
     if (auto n = s.find("not"); n != s.end() && (n->is_object() || n->is_boolean()))
         if (!schema_violation_in(root, *n, v, at, depth + 1)) return where + ": must not match the \"not\" schema";
+    if (auto c = s.find("if"); c != s.end() && (c->is_object() || c->is_boolean())) {
+        const bool holds = !schema_violation_in(root, *c, v, at, depth + 1);
+        if (auto branch = s.find(holds ? "then" : "else"); branch != s.end())
+            if (auto bad = schema_violation_in(root, *branch, v, at, depth + 1))
+                return *bad + (holds ? " (required by \"then\", as the \"if\" holds)" : " (required by \"else\", as the \"if\" does not hold)");
+    }
     return std::nullopt;
 }
 
@@ -26293,8 +26645,9 @@ inline json advertised_schema(json s) {
     j["name"] = t.name;
     if (!t.title.empty()) j["title"] = t.title;
     j["description"] = t.description;
-    j["inputSchema"] = detail::advertised_schema(t.input_schema);
+    j["inputSchema"] = t.schema_as_sent ? t.input_schema : detail::advertised_schema(t.input_schema);
     if (t.output_schema) j["outputSchema"] = *t.output_schema;
+    if (t.icons.is_array() && !t.icons.empty()) j["icons"] = t.icons;
     // Only what the traits promise beyond the spec's defaults (tools/traits.hpp): an absent hint
     // means readOnly false, destructive true, idempotent false, openWorld true, so a tool that
     // promises nothing, or only what the defaults already say, has no annotations at all.
@@ -26314,7 +26667,8 @@ inline json advertised_schema(json s) {
 
 /// An Anthropic Messages API tool.
 [[nodiscard]] inline json to_anthropic(const tool_info& t) {
-    return json{{"name", t.name}, {"description", t.description}, {"input_schema", detail::advertised_schema(t.input_schema)}};
+    return json{{"name", t.name}, {"description", t.description},
+                {"input_schema", t.schema_as_sent ? t.input_schema : detail::advertised_schema(t.input_schema)}};
 }
 
 namespace detail {
@@ -30110,7 +30464,10 @@ public:
 // back, up to max_request_time). The server's requests (ping, roots/list, sampling/createMessage,
 // elicitation/create) are answered on their own threads through the host's callbacks; a
 // request the host has no callback for is answered with -32601. list_changed notifications call
-// the host's callbacks.
+// the host's callbacks. Tasks (2025-11-25): a tool the server lists with `execution.taskSupport:
+// "required"` (on a server declaring tasks.requests.tools.call) is called as a task and polled
+// to its result (call_tool_as_task()), so the host sees an ordinary call; "optional" tools are
+// called directly. The stateless era's tasks extension is not used.
 //
 // Errors name the server (client_options::server_name) and say what to do: a JSON-RPC error
 // answer is `remote.error` (details: server, method, code, data), a server that exits is
@@ -30162,6 +30519,13 @@ struct client_options {
     bool progress_resets_timeout = true;  ///< a progress notification restarts the request's timeout
     std::size_t max_list_pages = 1000;    ///< pagination guard for a server whose cursor never ends
     int max_input_rounds = 8;  ///< stateless era: input_required rounds answered for one request before it fails
+    /// Tasks (2025-11-25): the lifetime asked for when a tool is called as a task.
+    std::chrono::milliseconds task_ttl{300000};
+    /// Tasks: the wait between tasks/get polls when the server suggests none (its pollInterval
+    /// is followed, kept within [task_poll_min, task_poll_max]).
+    std::chrono::milliseconds task_poll{1000};
+    std::chrono::milliseconds task_poll_min{10};    ///< shortest wait between polls
+    std::chrono::milliseconds task_poll_max{5000};  ///< longest wait between polls
 
     /// Roots offered to the server (declares the roots capability when `roots_enabled`).
     std::vector<client_root> roots;
@@ -30470,6 +30834,16 @@ public:
             }
             out.push_back(tool_info_of(t));
         }
+        {
+            std::lock_guard lock(mu_);
+            task_support_.clear();
+            for (const auto& t : *all)
+                if (t.is_object() && t.contains("name") && t["name"].is_string())
+                    if (auto ex = t.find("execution"); ex != t.end() && ex->is_object())
+                        if (auto ts = ex->find("taskSupport"); ts != ex->end() && ts->is_string())
+                            task_support_[t["name"].get<std::string>()] = ts->get<std::string>();
+            tools_listed_ = true;
+        }
         return out;
     }
 
@@ -30480,6 +30854,7 @@ public:
     /// callback receives progress. A tool's own failure (isError) is a normal result with
     /// is_error; a failure to call is an error (`remote.error`, `timeout`, `cancelled`, ...).
     [[nodiscard]] result<tool_output> call_tool(std::string_view tool, const json& args, tool_context& ctx) {
+        if (task_required(tool)) return call_tool_as_task(tool, args, ctx);
         request_options ro;
         ro.stop = ctx.stop;
         ro.deadline = ctx.deadline;
@@ -30498,6 +30873,143 @@ public:
     [[nodiscard]] result<tool_output> call_tool(std::string_view tool, const json& args) {
         tool_context ctx;
         return call_tool(tool, args, ctx);
+    }
+
+    /// True when the server takes task-augmented tools/call (2025-11-25 tasks:
+    /// capabilities.tasks.requests.tools.call). Its tools marked `execution.taskSupport:
+    /// "required"` are then called as tasks by call_tool(), transparently (see call_tool_as_task()).
+    [[nodiscard]] bool server_runs_tool_tasks() const {
+        const json& c = server_caps_;
+        if (!c.is_object()) return false;
+        const auto t = c.find("tasks");
+        if (t == c.end() || !t->is_object()) return false;
+        const auto r = t->find("requests");
+        if (r == t->end() || !r->is_object()) return false;
+        const auto tl = r->find("tools");
+        return tl != r->end() && tl->is_object() && tl->contains("call");
+    }
+
+    /// Call a tool as a task (2025-11-25 tasks), as call_tool() does for the tools that require it:
+    /// tools/call with `task: {ttl}`; then tasks/get at the server's pollInterval (or sooner, on a
+    /// notifications/tasks/status) until the task ends or needs input, its status messages passed
+    /// to the progress callback while the server sends no progress of its own; then tasks/result,
+    /// during which the server's requests for input (elicitation, sampling) reach the host's
+    /// callbacks. The stop token and the deadline bound the whole call; either sends tasks/cancel
+    /// (when the server offers it) and answers `tool.cancelled` or `tool.timeout`. A server that
+    /// answers the call at once (no task) is taken at its word. A task that failed is
+    /// `remote.error` naming the tool and the task.
+    [[nodiscard]] result<tool_output> call_tool_as_task(std::string_view tool, const json& args, tool_context& ctx) {
+        auto watch = std::make_shared<task_watch>();
+        watch->on_progress = ctx.on_progress;
+        std::string token;
+        {
+            std::lock_guard lock(mu_);
+            token = "agentkit-task-" + std::to_string(next_task_token_++);
+            task_tokens_[token] = watch;
+        }
+        std::string task_id;
+        struct unwatch {  // the watch ends with the call, however it ends
+            client* self;
+            const std::string& token;
+            const std::string& id;
+            ~unwatch() {
+                std::lock_guard lock(self->mu_);
+                self->task_tokens_.erase(token);
+                if (!id.empty()) self->task_ids_.erase(id);
+            }
+        } forget_watch{this, token, task_id};
+
+        const auto failed = [&](error e) -> result<tool_output> {
+            if (e.is(errc::cancelled)) e.code = std::string(errc::tool_cancelled);
+            if (e.is(errc::timeout)) e.code = std::string(errc::tool_timeout);
+            return fail(std::move(e));
+        };
+        json params{{"name", std::string(tool)}, {"arguments", args.is_object() ? args : json::object()}, {"task", {{"ttl", o_.task_ttl.count()}}}};
+        if (ctx.on_progress) params["_meta"]["progressToken"] = token;
+        request_options ro;
+        ro.stop = ctx.stop;
+        ro.deadline = ctx.deadline;
+        auto created = request("tools/call", std::move(params), ro);
+        if (!created) return failed(std::move(created).error());
+        if (!created->is_object() || !created->contains("task")) return output_of(*created);  // run at once, no task
+        const json& task = (*created)["task"];
+        if (!task.is_object() || !task.contains("taskId") || !task["taskId"].is_string() || task["taskId"].get<std::string>().empty())
+            return fail(errc::protocol_error, name() + ": tools/call " + std::string(tool) + " answered with a task that has no taskId",
+                        "The MCP server "" + name() + "" broke the tasks protocol; report it to its maintainers.");
+        json status = task;
+        {
+            std::lock_guard lock(mu_);
+            task_id = task["taskId"].get<std::string>();
+            task_ids_[task_id] = watch;
+        }
+        const auto give_up = [&](std::string_view code, const std::string& why) -> result<tool_output> {
+            cancel_task(task_id);
+            const bool stopped = code == errc::tool_cancelled;
+            return fail(code, name() + ": " + std::string(tool) + " (task " + task_id + ") " + why,
+                        stopped ? std::string() : "The task ran past the call's deadline and was cancelled; try again with a longer timeout or less work.",
+                        json{{"server", name()}, {"tool", std::string(tool)}, {"task", task_id}, {"status", status.value("status", "")}});
+        };
+        std::string last_message;
+        double polls = 0;
+        for (;;) {
+            const std::string st = status.value("status", "working");
+            if (st == "completed" || st == "failed" || st == "cancelled" || st == "input_required") break;
+            if (ctx.on_progress && status.contains("statusMessage") && status["statusMessage"].is_string() &&
+                status["statusMessage"].get<std::string>() != last_message) {
+                last_message = status["statusMessage"].get<std::string>();
+                std::unique_lock lock(watch->mu);
+                const bool quiet = !watch->server_progress;  // the server's own progress, when it sends some, is what the host sees
+                lock.unlock();
+                if (quiet) {
+                    try {
+                        ctx.on_progress(++polls, std::nullopt, last_message);
+                    } catch (...) {  // host callbacks never throw into the library
+                    }
+                }
+            }
+            auto wait = o_.task_poll;
+            if (auto pi = status.find("pollInterval"); pi != status.end() && pi->is_number() && pi->get<double>() >= 0)
+                wait = std::chrono::milliseconds(static_cast<std::int64_t>(std::min(pi->get<double>(), 86400000.0)));
+            wait = std::clamp(wait, o_.task_poll_min, o_.task_poll_max);
+            {
+                std::unique_lock lock(watch->mu);
+                const auto until = std::min(ctx.deadline, std::chrono::steady_clock::now() + wait);
+                watch->cv.wait_until(lock, ctx.stop, until, [&] { return watch->changed; });
+                if (watch->changed) {
+                    watch->changed = false;
+                    status = watch->status;
+                }
+            }
+            if (ctx.stop.stop_requested()) return give_up(errc::tool_cancelled, "was cancelled");
+            if (std::chrono::steady_clock::now() >= ctx.deadline) return give_up(errc::tool_timeout, "did not end in time");
+            const std::string now_st = status.value("status", "working");
+            if (now_st != "working") continue;  // a status notification said it moved on
+            auto got = request("tasks/get", json{{"taskId", task_id}}, ro);
+            if (!got) {
+                error e = std::move(got).error();
+                if (e.is(errc::cancelled)) return give_up(errc::tool_cancelled, "was cancelled");
+                if (e.is(errc::timeout) && std::chrono::steady_clock::now() >= ctx.deadline) return give_up(errc::tool_timeout, "did not end in time");
+                e.message += " (polling task " + task_id + " of " + std::string(tool) + ")";
+                return fail(std::move(e));
+            }
+            if (got->is_object()) status = *got;
+        }
+        // tasks/result blocks until the task ends; the server's requests for input arrive meanwhile
+        request_options rr = ro;
+        rr.timeout = o_.max_request_time;
+        auto res = request("tasks/result", json{{"taskId", task_id}}, rr);
+        if (!res) {
+            error e = std::move(res).error();
+            if (e.is(errc::cancelled)) return give_up(errc::tool_cancelled, "was cancelled");
+            if (e.is(errc::timeout)) return give_up(errc::tool_timeout, "did not end in time");
+            if (e.is(errc::remote_error)) {
+                e.message = name() + ": " + std::string(tool) + " (task " + task_id + ", " + status.value("status", "?") + ") failed: " + e.message;
+                e.details["tool"] = std::string(tool);
+                e.details["task"] = task_id;
+            }
+            return fail(std::move(e));
+        }
+        return output_of(*res);
     }
 
     /// Every resource (all pages of resources/list), as the server sent them.
@@ -30589,7 +31101,9 @@ public:
         if (auto it = t.find("description"); it != t.end() && it->is_string()) i.description = it->get<std::string>();
         if (auto it = t.find("inputSchema"); it != t.end() && it->is_object()) i.input_schema = *it;
         else i.input_schema = json{{"type", "object"}};
+        i.schema_as_sent = true;
         if (auto it = t.find("outputSchema"); it != t.end() && it->is_object()) i.output_schema = *it;
+        if (auto it = t.find("icons"); it != t.end() && it->is_array() && !it->empty()) i.icons = *it;
         if (auto a = t.find("annotations"); a != t.end() && a->is_object()) {
             if (i.title.empty())
                 if (auto tt = a->find("title"); tt != a->end() && tt->is_string()) i.title = tt->get<std::string>();
@@ -30997,7 +31511,52 @@ private:
         server_request(m["id"], method, std::move(params));
     }
 
+    /// Pass a notifications/progress's numbers and message to a host callback (when there is one).
+    static void report_progress(const std::function<void(double, std::optional<double>, std::string_view)>& cb, const json& params) {
+        if (!cb) return;
+        const double done = params.contains("progress") && params["progress"].is_number() ? params["progress"].get<double>() : 0.0;
+        std::optional<double> total;
+        if (params.contains("total") && params["total"].is_number()) total = params["total"].get<double>();
+        const std::string msg = params.contains("message") && params["message"].is_string() ? params["message"].get<std::string>() : "";
+        try {
+            cb(done, total, msg);
+        } catch (...) {  // host callbacks never throw into the library
+        }
+    }
+
     void notification(const std::string& method, const json& params) {
+        if (method == "notifications/progress" && params.is_object() && params.contains("progressToken") && params["progressToken"].is_string()) {
+            std::shared_ptr<task_watch> w;  // a task's progress (its token outlives the tools/call that sent it)
+            {
+                std::lock_guard lock(mu_);
+                auto it = task_tokens_.find(params["progressToken"].get<std::string>());
+                if (it != task_tokens_.end()) w = it->second;
+            }
+            if (!w) return;
+            {
+                std::lock_guard lock(w->mu);
+                w->server_progress = true;
+            }
+            report_progress(w->on_progress, params);
+            return;
+        }
+        if (method == "notifications/tasks/status") {
+            if (!params.is_object() || !params.contains("taskId") || !params["taskId"].is_string()) return;
+            std::shared_ptr<task_watch> w;
+            {
+                std::lock_guard lock(mu_);
+                auto it = task_ids_.find(params["taskId"].get<std::string>());
+                if (it != task_ids_.end()) w = it->second;
+            }
+            if (!w) return;
+            {
+                std::lock_guard lock(w->mu);
+                w->status = params;
+                w->changed = true;
+            }
+            w->cv.notify_all();
+            return;
+        }
         if (method == "notifications/progress") {
             if (!params.is_object() || !params.contains("progressToken") || !params["progressToken"].is_number_integer()) return;
             std::shared_ptr<pending> p;
@@ -31012,16 +31571,7 @@ private:
                 p->last_activity = std::chrono::steady_clock::now();
             }
             p->cv.notify_all();
-            if (p->on_progress) {
-                const double done = params.contains("progress") && params["progress"].is_number() ? params["progress"].get<double>() : 0.0;
-                std::optional<double> total;
-                if (params.contains("total") && params["total"].is_number()) total = params["total"].get<double>();
-                const std::string msg = params.contains("message") && params["message"].is_string() ? params["message"].get<std::string>() : "";
-                try {
-                    p->on_progress(done, total, msg);
-                } catch (...) {  // host callbacks never throw into the library
-                }
-            }
+            report_progress(p->on_progress, params);
             return;
         }
         if (method == "notifications/subscriptions/acknowledged") {
@@ -31103,6 +31653,41 @@ private:
         });
     }
 
+    /// Tasks: what one task-augmented call waits on (status notifications, progress by its token).
+    struct task_watch {
+        std::mutex mu;
+        std::condition_variable_any cv;
+        json status;                  ///< the last notifications/tasks/status
+        bool changed = false;         ///< a status arrived that the call has not read
+        bool server_progress = false; ///< the server sent notifications/progress for this task
+        std::function<void(double, std::optional<double>, std::string_view)> on_progress;
+    };
+
+    /// True when `tool` must be called as a task: the server runs tool tasks and lists the tool
+    /// with taskSupport "required" (the tool list is read once when the host has not).
+    bool task_required(std::string_view tool) {
+        if (!server_runs_tool_tasks()) return false;
+        bool listed = false;
+        {
+            std::lock_guard lock(mu_);
+            listed = tools_listed_;
+        }
+        if (!listed) (void)list_tools();
+        std::lock_guard lock(mu_);
+        const auto it = task_support_.find(std::string(tool));
+        return it != task_support_.end() && it->second == "required";
+    }
+
+    /// tasks/cancel for a task the call gives up on (when the server offers it); bounded, best effort.
+    void cancel_task(const std::string& id) {
+        if (id.empty() || !server_caps_.is_object() || !server_caps_.contains("tasks") || !server_caps_["tasks"].is_object() ||
+            !server_caps_["tasks"].contains("cancel"))
+            return;
+        request_options ro;
+        ro.timeout = std::chrono::milliseconds(5000);
+        (void)request("tasks/cancel", json{{"taskId", id}}, std::move(ro));
+    }
+
     std::unique_ptr<client_transport> t_;
     client_options o_;
     mutable std::mutex mu_;
@@ -31128,6 +31713,12 @@ private:
     bool listen_acked_ = false;
     bool listen_unsupported_ = false;
     std::size_t listen_reopened_ = 0;
+    // tasks (2025-11-25), under mu_
+    std::map<std::string, std::string> task_support_;  // remote tool name -> execution.taskSupport
+    bool tools_listed_ = false;
+    std::int64_t next_task_token_ = 1;
+    std::map<std::string, std::shared_ptr<task_watch>> task_tokens_;  // by the progressToken a task call sent
+    std::map<std::string, std::shared_ptr<task_watch>> task_ids_;     // by task id
 };
 
 }  // namespace agentkit::mcp
@@ -31785,6 +32376,9 @@ struct upstream_oauth {
     bool client_credentials = false;      ///< machine-to-machine: the client_credentials grant, no sign-in
     std::string private_key_file;         ///< a PEM private key for private_key_jwt (instead of a secret)
     std::string signing_algorithm = "ES256";  ///< for private_key_file: ES256 or RS256
+    /// A file holding the workload's identity JWT (workload identity federation: exchanged with
+    /// the jwt-bearer grant, no sign-in; read at each exchange, as platforms rotate it).
+    std::string workload_token_file;
 };
 
 /// One entry of an `mcpServers` configuration.
@@ -31877,12 +32471,13 @@ struct servers_config {
                                 "Put the secret in an environment variable and name it in \"client_secret_env\".");
                 for (const auto& [k, v] : o->items()) {
                     if (k == "client_id" || k == "client_secret_env" || k == "client_metadata_url" || k == "private_key_file" ||
-                        k == "signing_algorithm") {
+                        k == "signing_algorithm" || k == "workload_token_file") {
                         if (!v.is_string()) return bad(where + "\"" + k + "\" is a string");
                         (k == "client_id"             ? a.client_id
                          : k == "client_secret_env"   ? a.client_secret_env
                          : k == "client_metadata_url" ? a.client_metadata_url
                          : k == "private_key_file"    ? a.private_key_file
+                         : k == "workload_token_file" ? a.workload_token_file
                                                       : a.signing_algorithm) = v.get<std::string>();
                     } else if (k == "client_credentials") {
                         if (!v.is_boolean()) return bad(where + "\"client_credentials\" is true or false");
@@ -31899,12 +32494,14 @@ struct servers_config {
                         a.redirect_port = v.get<int>();
                     } else {
                         return bad(where + "has no \"" + k + "\" (client_id, client_secret_env, client_metadata_url, scopes, redirect_port, "
-                                   "client_credentials, private_key_file, signing_algorithm)");
+                                   "client_credentials, private_key_file, signing_algorithm, workload_token_file)");
                     }
                 }
                 if (a.signing_algorithm != "ES256" && a.signing_algorithm != "RS256") return bad(where + "\"signing_algorithm\" is ES256 or RS256");
                 if (a.client_credentials && a.client_id.empty())
                     return bad(where + "with \"client_credentials\" needs the \"client_id\" the authorization server gave this client");
+                if (!a.workload_token_file.empty() && a.client_id.empty())
+                    return bad(where + "with \"workload_token_file\" needs the \"client_id\" the authorization server knows the workload by");
                 if (a.client_credentials && a.client_secret_env.empty() && a.private_key_file.empty())
                     return bad(where + "with \"client_credentials\" needs \"client_secret_env\" or \"private_key_file\"");
             }
