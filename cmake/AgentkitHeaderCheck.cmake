@@ -23,11 +23,11 @@ function(agentkit_add_header_check)
     # browser/tools/ headers the parts of browser/tools.hpp: each is checked through the header it
     # belongs to (each would cost a whole browser compile of its own). net/ headers need an
     # optional library (cpp-httplib: agentkit::net; libcurl: agentkit::curl; net/oauth.hpp and
-    # net/oauth_store.hpp both; net/sse.hpp none)
+    # net/oauth_store.hpp both; net/jose.hpp OpenSSL's libcrypto, which agentkit::net brings; net/sse.hpp none)
     # and are checked with it.
     list(FILTER headers EXCLUDE REGEX "/impl/|^agentkit/browser/tools/")
     if(NOT TARGET agentkit_net)
-        list(FILTER headers EXCLUDE REGEX "^agentkit/net/(http_server|mcp_http|oauth|oauth_loopback|oauth_store)\\.hpp$")
+        list(FILTER headers EXCLUDE REGEX "^agentkit/net/(http_server|mcp_http|oauth|oauth_loopback|oauth_store|jose)\\.hpp$")
     endif()
     if(NOT TARGET agentkit_curl)
         list(FILTER headers EXCLUDE REGEX "^agentkit/net/(http_client|model_client|oauth|oauth_store)\\.hpp$")
