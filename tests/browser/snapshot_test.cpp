@@ -127,10 +127,13 @@ TEST(Refs, StayShortOverManyDocumentsAndNeverResolveAcrossThem) {
     std::vector<std::string> first_of_doc;
     std::size_t reused = 0;
     for (int d = 0; d < docs; ++d) {
-        const std::string loader = "L" + std::to_string(d);
+        std::string loader = "L";  // appended, not "L" + to_string: g++ 12 -O3 warns falsely on that (stringop-overflow)
+        loader += std::to_string(d);
         std::vector<std::string> mine;
         for (int n = 1; n <= per_doc; ++n) {
-            auto ref = refs.ref_for("S", "main", loader, n, "button", "b" + std::to_string(n));
+            std::string name = "b";
+            name += std::to_string(n);
+            auto ref = refs.ref_for("S", "main", loader, n, "button", name);
             EXPECT_TRUE(issued.insert(ref).second) << ref << " issued twice (document " << d << ")";
             if (d < 60) {
                 EXPECT_LE(ref.size(), 4U) << ref << " (document " << d << ")";
@@ -146,7 +149,7 @@ TEST(Refs, StayShortOverManyDocumentsAndNeverResolveAcrossThem) {
         }
         if (d > 0 && mine[0][0] == first_of_doc[0][0]) ++reused;  // the first document's prefix again
         first_of_doc.push_back(mine[0]);
-        refs.frame_navigated("main", "L" + std::to_string(d + 1));
+        refs.frame_navigated("main", std::string("L").append(std::to_string(d + 1)));
         EXPECT_EQ(refs.size(), 0U);
     }
     EXPECT_EQ(first_of_doc[0], "e1");
