@@ -2565,8 +2565,43 @@ inline std::string icon_from_class(std::string_view cls) {
     return best;
 }
 
+/// Whether a file or fragment name reads as an identifier rather than words: a part (between
+/// "-", "_", ".") of 5 characters or more with a run of 4 equal characters ("XXXXX"), 3
+/// lower-to-upper humps ("xZqWvBn"), or a digit between letters in a part whose capitals are
+/// not only its first letter ("TB1upAiJ", "x9Yq2"); or a content hash (more than 12 hex
+/// digits). Such names are made by upload services and CDNs, not by a person naming an icon
+/// ("k8s", "web2print", "arrowLeft" are words).
+inline bool id_like(std::string_view name) {
+    if (name.size() > 12 && name.find_first_not_of("0123456789abcdefABCDEF") == std::string_view::npos) return true;
+    auto alpha = [](char ch) { return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z'); };
+    std::size_t i = 0;
+    while (i < name.size()) {
+        std::size_t j = name.find_first_of("-_. ", i);
+        if (j == std::string_view::npos) j = name.size();
+        const std::string_view part = name.substr(i, j - i);
+        if (part.size() >= 5) {
+            int humps = 0, run = 1;
+            bool inner_capital = false, digit_inside = false;
+            for (std::size_t k = 1; k < part.size(); ++k) {
+                run = part[k] == part[k - 1] ? run + 1 : 1;
+                if (run >= 4) return true;
+                inner_capital = inner_capital || (part[k] >= 'A' && part[k] <= 'Z');
+                if (part[k] >= 'A' && part[k] <= 'Z' && part[k - 1] >= 'a' && part[k - 1] <= 'z') ++humps;
+                if (k + 1 < part.size() && part[k] >= '0' && part[k] <= '9' && alpha(part[k - 1]) && alpha(part[k + 1]))
+                    digit_inside = true;
+            }
+            if (humps >= 3 || (digit_inside && inner_capital)) return true;
+        }
+        i = j + 1;
+    }
+    return false;
+}
+
 /// The icon a URL names: a sprite's fragment ("#icon-search", "sprite.svg#search") or an image
-/// file's name ("/img/trash-can.svg" → "trash can"); "" when it names none (data: URLs, hashes).
+/// file's name ("/img/trash-can.svg" → "trash can"); "" when it names none: data: URLs, hashes
+/// and upload ids (id_like), a photo (a JPEG file: icons are drawn as SVG, PNG, GIF, WebP, ICO),
+/// a path without an image file's extension (an image service's endpoint: "/images/dims?…"),
+/// and a photo's own file name (dates, "screen shot …", many words).
 inline std::string icon_from_url(std::string_view url) {
     if (url.rfind("data:", 0) == 0) return {};
     std::string_view name;
@@ -2577,13 +2612,19 @@ inline std::string icon_from_url(std::string_view url) {
         const std::string_view path = url.substr(0, q);
         const auto slash = path.rfind('/');
         name = slash == std::string_view::npos ? path : path.substr(slash + 1);
-        if (const auto dot = name.rfind('.'); dot != std::string_view::npos) name = name.substr(0, dot);
+        const auto dot = name.rfind('.');
+        if (dot == std::string_view::npos) return {};
+        static constexpr std::array<std::string_view, 8> icon_formats{"svg", "png", "gif", "webp", "ico", "avif", "bmp", "cur"};
+        const std::string_view ext = name.substr(dot + 1);
+        bool icon_format = false;
+        for (auto f : icon_formats) icon_format = icon_format || iequals_ascii(ext, f);
+        if (!icon_format) return {};
+        name = name.substr(0, dot);
+        if (const auto at = name.rfind('@'); at != std::string_view::npos) name = name.substr(0, at);  // "close@2x"
     }
     for (auto pre : {"icon-", "icons-", "ico-", "ic_", "ic-", "i-", "sprite-", "svg-"})
         if (name.size() > std::string_view(pre).size() && name.rfind(pre, 0) == 0) name = name.substr(std::string_view(pre).size());
-    // a content hash or a number is no name
-    const std::size_t hexish = std::string_view(name).find_first_not_of("0123456789abcdef");
-    if (name.size() > 12 && hexish == std::string_view::npos) return {};
+    if (id_like(name)) return {};
     std::string w = icon_words(name);
     // a photo's file name ("screen shot 2015 01 15 at 4 55 pm", "13cabinet thumb standard") is
     // no icon's: at most 4 words, none with 3 digits or more
@@ -2597,6 +2638,28 @@ inline std::string icon_from_url(std::string_view url) {
         }
     }
     return words > 4 ? std::string() : w;
+}
+
+/// Whether an element's inline style paints a background image: an `<img>` that has one shows
+/// that picture, and its `src` is a placeholder (a transparent spacer) whose name says nothing.
+inline bool paints_background(std::string_view style) {
+    // a declaration ("...;" separated) whose property starts with "background" and whose value has a url(
+    std::size_t i = 0;
+    while (i < style.size()) {
+        std::size_t j = style.find(';', i);
+        if (j == std::string_view::npos) j = style.size();
+        const std::string_view decl = style.substr(i, j - i);
+        const auto colon = decl.find(':');
+        if (colon != std::string_view::npos) {
+            std::string_view prop = decl.substr(0, colon);
+            while (!prop.empty() && (prop.front() == ' ' || prop.front() == '\t' || prop.front() == '\n')) prop.remove_prefix(1);
+            bool url = false;
+            for (std::size_t k = colon; k + 4 <= decl.size() && !url; ++k) url = iequals_ascii(decl.substr(k, 4), "url(");
+            if (prop.size() >= 10 && iequals_ascii(prop.substr(0, 10), "background") && url) return true;
+        }
+        i = j + 1;
+    }
+    return false;
 }
 
 /// Whether an image is the size of an icon (at most 64 CSS px each way; true when it has no box
@@ -2630,7 +2693,8 @@ inline derived_name derive_name(const dom_index& dom, std::int64_t backend) {
         keep(words, "title", f->attr("title"));
         if (f->tag == "img" || (f->tag == "input" && iequals_ascii(f->attr("type"), "image"))) {
             keep(words, "alt", f->attr("alt"));
-            if (icon.empty() && icon_sized(*f)) keep(icon, "icon", icon_from_url(f->attr("src")));
+            if (icon.empty() && icon_sized(*f) && !paints_background(f->attr("style")))
+                keep(icon, "icon", icon_from_url(f->attr("src")));
         }
         for (auto a : label_attrs) keep(words, "label", f->attr(a));
         if (icon.empty()) keep(icon, "icon", icon_words(f->attr("data-icon")));

@@ -232,6 +232,36 @@ TEST(IconHint, IconNamesFromClassesUrlsAndWords) {
     EXPECT_EQ(d::icon_from_url("/assets/3f9a2b7c1d0e4f5a.svg"), "");  // a content hash is no name
     EXPECT_EQ(d::icon_from_url("data:image/svg+xml;base64,AAAA"), "");
     EXPECT_EQ(d::icon_from_url("/uploads/Screen-Shot-2015-01-15-at-4.55.46-PM.png"), "");
+    EXPECT_EQ(d::icon_from_url("/img/close@2x.png"), "close");
+    EXPECT_EQ(d::icon_from_url("/img/Settings.SVG"), "settings");
+}
+
+// Image files that name no icon: photos (JPEG), endpoints of image services, upload ids and
+// hashes. Each written here as a kind, not copied from a page: an icon's name must still pass.
+TEST(IconHint, PhotosServicesAndUploadIdsNameNoIcon) {
+    namespace d = agentkit::browser::detail;
+    EXPECT_EQ(d::icon_from_url("/media/2019/07/harbour-sunset-small.jpg"), "");    // a photo, short name
+    EXPECT_EQ(d::icon_from_url("https://cdn.test/people/jdoe-avatar.JPEG?s=48"), "");
+    EXPECT_EQ(d::icon_from_url("https://img.test/render?w=64&src=logo.png"), "");  // an endpoint
+    EXPECT_EQ(d::icon_from_url("https://img.test/v1/crop/"), "");
+    EXPECT_EQ(d::icon_from_url("/u/7Hq2LmZp9_bigger.png"), "");                      // an upload id
+    EXPECT_EQ(d::icon_from_url("/ads/QQ9aZZZZZZb7-300-50.gif"), "");
+    EXPECT_EQ(d::icon_from_url("/s/aBcDeFgHiJ.png"), "");                            // humps, no words
+    EXPECT_EQ(d::icon_from_url("/s/9F86D081884C7D659A2FEAA0C55AD015.svg"), "");      // upper-case hash
+    EXPECT_TRUE(d::id_like("x9Yq2_normal"));
+    EXPECT_FALSE(d::id_like("arrowLeft"));
+    EXPECT_FALSE(d::id_like("k8s"));
+    EXPECT_FALSE(d::id_like("h264-video"));
+    EXPECT_FALSE(d::id_like("web2print"));  // a digit between letters, but one word a person wrote
+    // icons keep their names
+    EXPECT_EQ(d::icon_from_url("/assets/icons/shopping-cart.svg"), "shopping cart");
+    EXPECT_EQ(d::icon_from_url("/favicon.ico"), "favicon");
+    EXPECT_EQ(d::icon_from_url("/ui/chevronDown.webp"), "chevron down");
+    // an <img> painted by its style: the src is a spacer
+    EXPECT_TRUE(d::paints_background("width:40px; Background-Image : URL('/p/face.png')"));
+    EXPECT_TRUE(d::paints_background("background: #fff url(x.png) no-repeat"));
+    EXPECT_FALSE(d::paints_background("background-color: red; cursor: url(hand.cur), auto"));
+    EXPECT_FALSE(d::paints_background(""));
     EXPECT_EQ(d::icon_words("ic_close_24px"), "ic close");  // sizes dropped; only known prefixes are
     EXPECT_EQ(d::icon_words("<b>x</b>"), "bxb");             // markup never passes through
 }

@@ -471,3 +471,29 @@ TEST(VisionE2E, IconOnlyControlsGetDerivedNamesOnTwoToolbars) {
         EXPECT_EQ(snap.find("button \"Archive\""), std::string::npos) << snap;
     }
 }
+
+// Pictures are not icons: unnamed links around a photo (a JPEG, small or not), an image
+// service's endpoint, a spacer painted by its style and an upload id's file get no derived name
+// (they would read as nonsense words); an icon's file on the same page still names its link.
+TEST(VisionE2E, PicturesAndGeneratedFileNamesNameNoControl) {
+    site s;
+    s.server.route("/pictures", http_response::html(page("Pictures", R"HTML(
+<ul>
+<li><a href="/story/1"><img src="/media/2024/03/14harbor-thumbLarge.jpg" width="48" height="48"></a></li>
+<li><a href="/story/2"><img src="/media/people/rlee_small.jpeg"></a></li>
+<li><a href="/story/3"><img src="/imgsvc/fit?w=32&h=32&url=%2Fmedia%2Fcat.png" width="32" height="32"></a></li>
+<li><a href="/story/4"><img src="/static/blank.gif" style="width:40px;height:40px;background-image:url(/media/face.png)"></a></li>
+<li><a href="/story/5"><img src="/up/Kq7wZp3Rt_mini.png" width="24" height="24"></a></li>
+<li><a href="/starred"><img src="/static/icons/star-outline.svg" width="16" height="16"></a></li>
+</ul>)HTML")));
+    br::browser b(options(1));
+    auto nav = b.navigate(s.server.url("/pictures"));
+    ASSERT_TRUE(nav) << nav.error().to_text();
+    const std::string& snap = nav->snapshot;
+    EXPECT_NE(snap.find("link (icon: star) /starred"), std::string::npos) << snap;
+    std::size_t derived = 0;
+    for (std::size_t at = snap.find("(icon: "); at != std::string::npos; at = snap.find("(icon: ", at + 1)) ++derived;
+    EXPECT_EQ(derived, 1U) << snap;
+    for (const char* story : {"/story/1", "/story/2", "/story/3", "/story/4", "/story/5"})
+        EXPECT_NE(snap.find(story), std::string::npos) << story << " is not in\n" << snap;
+}
