@@ -10547,7 +10547,9 @@ public:
 
     /// Where the frames of start_screencast() go (called on the CDP event thread: return at
     /// once). Each frame with needs_ack must be acknowledged with ack_screencast_frame() before
-    /// the browser sends more: the receiver sets the pace. Empty: none.
+    /// the browser sends more: the receiver sets the pace. Empty: none. When it returns, the
+    /// previous sink is neither running nor called again (it waits for a call in progress to
+    /// return; from inside the sink itself it does not wait), so what the sink uses may go.
     void set_screencast_sink(std::function<void(screencast_frame)> sink);
     /// Screencast the current tab to the sink (a running one moves to the current tab when it
     /// changed); returns the tab's id. The browser must have started (errc::not_found otherwise).
@@ -10941,6 +10943,11 @@ private:
     // replaced, so an ack from a viewer's thread never meets a half-swapped engine.
     std::mutex live_mu_;
     std::shared_ptr<std::function<void(screencast_frame)>> live_sink_;
+    // A sink being called on the event thread (live_calls_ 0 or 1, on live_caller_): replacing
+    // the sink waits on live_cv_ until it returned, so its owner can go away after.
+    std::condition_variable live_cv_;
+    int live_calls_ = 0;
+    std::thread::id live_caller_;
     std::string live_session_;   // the page session screencasting ("" when none)
     std::string live_tab_;
     screencast_options live_opt_;
@@ -11503,7 +11510,11 @@ inline auto browser::on_event(engine& e, const cdp::event& ev) -> void {
         std::uint64_t gen = 0;
         {
             std::lock_guard lock(live_mu_);
-            if (live_sink_ && ev.session_id == live_session_) live = live_sink_;
+            if (live_sink_ && ev.session_id == live_session_) {
+                live = live_sink_;
+                ++live_calls_;  // set_screencast_sink() waits for this call (below) to return
+                live_caller_ = std::this_thread::get_id();
+            }
             gen = engine_gen_;
         }
         bool recorded = false;
@@ -11511,26 +11522,40 @@ inline auto browser::on_event(engine& e, const cdp::event& ev) -> void {
             std::lock_guard lock(e.mu);
             recorded = e.recording && ev.session_id == e.recording_session;
         }
-        // a recording keeps its own pace (every frame); a live view alone is paced by its viewers
-        if (!live || recorded)
-            e.conn.call_async("Page.screencastFrameAck", json{{"sessionId", detail::jint(ev.params, "sessionId")}}, ev.session_id,
-                              [](result<json>) {});
-        if (live) {
-            const json& md = detail::jobj(ev.params, "metadata");
-            screencast_frame f;
-            f.data = detail::jstr(ev.params, "data");
-            f.session = ev.session_id;
-            f.ack_id = static_cast<int>(detail::jint(ev.params, "sessionId"));
-            f.engine = gen;
-            f.timestamp = detail::jnum(md, "timestamp");
-            f.css_width = detail::jnum(md, "deviceWidth");
-            f.css_height = detail::jnum(md, "deviceHeight");
-            f.page_scale = md.contains("pageScaleFactor") ? detail::jnum(md, "pageScaleFactor") : 1.0;
-            f.offset_top = detail::jnum(md, "offsetTop");
-            f.needs_ack = !recorded;
-            try {
-                (*live)(std::move(f));
-            } catch (...) {
+        {
+            struct sink_call_end {  // on every way out of this block
+                browser* self;
+                bool active;
+                ~sink_call_end() {
+                    if (!active) return;
+                    {
+                        std::lock_guard lock(self->live_mu_);
+                        --self->live_calls_;
+                    }
+                    self->live_cv_.notify_all();
+                }
+            } end_of_sink_call{this, live != nullptr};
+            // a recording keeps its own pace (every frame); a live view alone is paced by its viewers
+            if (!live || recorded)
+                e.conn.call_async("Page.screencastFrameAck", json{{"sessionId", detail::jint(ev.params, "sessionId")}}, ev.session_id,
+                                  [](result<json>) {});
+            if (live) {
+                const json& md = detail::jobj(ev.params, "metadata");
+                screencast_frame f;
+                f.data = detail::jstr(ev.params, "data");
+                f.session = ev.session_id;
+                f.ack_id = static_cast<int>(detail::jint(ev.params, "sessionId"));
+                f.engine = gen;
+                f.timestamp = detail::jnum(md, "timestamp");
+                f.css_width = detail::jnum(md, "deviceWidth");
+                f.css_height = detail::jnum(md, "deviceHeight");
+                f.page_scale = md.contains("pageScaleFactor") ? detail::jnum(md, "pageScaleFactor") : 1.0;
+                f.offset_top = detail::jnum(md, "offsetTop");
+                f.needs_ack = !recorded;
+                try {
+                    (*live)(std::move(f));
+                } catch (...) {
+                }
             }
         }
         std::lock_guard lock(e.mu);
@@ -14515,8 +14540,11 @@ inline auto browser::stop_recording() -> result<recording> {
 namespace agentkit::browser {
 
 inline auto browser::set_screencast_sink(std::function<void(screencast_frame)> sink) -> void {
-    std::lock_guard lock(live_mu_);
+    std::unique_lock lock(live_mu_);
     live_sink_ = sink ? std::make_shared<std::function<void(screencast_frame)>>(std::move(sink)) : nullptr;
+    // the old sink may be running on the event thread: wait until it returned (unless this is it)
+    const auto self = std::this_thread::get_id();
+    live_cv_.wait(lock, [&] { return live_calls_ == 0 || live_caller_ == self; });
 }
 
 inline auto browser::start_screencast(screencast_options o) -> result<std::string> {
@@ -18063,6 +18091,7 @@ public:
     live_view(const live_view&) = delete;
     live_view& operator=(const live_view&) = delete;
     ~live_view() {
+        st_.b.set_screencast_sink({});  // first: returns once no frame is in our sink (it uses every member)
         gate_.close();  // held calls end (cancelled); later ones pass
         {
             std::lock_guard lock(cap_mu_);
@@ -18070,7 +18099,6 @@ public:
             cap_cv_.notify_all();
         }
         pacer_.join();
-        st_.b.set_screencast_sink({});
         if (pump_.viewers() > 0) st_.b.stop_screencast();
         st_.options.before_call = prev_before_;
         st_.options.on_record = prev_record_;

@@ -9,10 +9,12 @@
 #include <agentkit/mcp/client.hpp>
 #include <agentkit/mcp/stdio_client.hpp>
 #include <agentkit/net/http_server.hpp>
+#include "support/flag.hpp"
 #include "support/snapshot_refs.hpp"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -511,4 +513,49 @@ TEST(LiveViewE2E, TheDashboardAnswersWhileTheAgentsCallRuns) {
     auto waited = waits.get();
     ASSERT_TRUE(waited) << waited.error().to_text();
     dash.remove(live);
+}
+
+// Replacing the screencast sink returns only once the old one is not running (its owner, a
+// live view, may go right after), and the old one is never called again; a sink may replace
+// itself from inside without waiting for itself. The sink here holds the event thread until
+// the test lets it go, so the replacement is asked for while it runs.
+TEST(LiveViewE2E, ReplacingTheScreencastSinkWaitsForTheSinkThatRuns) {
+    ak::net::http_server site;
+    site.route("/spin", ak::net::http_response::html(
+                            "<!doctype html><title>Spin</title><style>#b{width:200px;height:200px;background:#36c;"
+                            "animation:s 1s linear infinite}@keyframes s{from{transform:rotate(0)}to{transform:rotate(360deg)}}</style>"
+                            "<div id=b></div>"));
+    ASSERT_TRUE(site.start());
+    br::browser b;
+    ASSERT_TRUE(b.navigate(site.url("/spin")));
+    ak::test::flag entered, release;
+    std::atomic<bool> replaced{false};
+    std::atomic<int> called_after{0};
+    b.set_screencast_sink([&](br::screencast_frame f) {
+        if (replaced) ++called_after;
+        entered.raise();
+        (void)release.wait_for(20s);  // bounded: the test raises it
+        if (f.needs_ack) b.ack_screencast_frame(f);
+    });
+    ASSERT_TRUE(b.start_screencast({}));
+    ASSERT_TRUE(entered.wait_for(20s)) << "no frame reached the sink";
+    auto setter = std::async(std::launch::async, [&] {
+        b.set_screencast_sink({});
+        replaced = true;
+    });
+    EXPECT_EQ(setter.wait_for(300ms), std::future_status::timeout) << "the sink was replaced while the old one still ran";
+    release.raise();
+    ASSERT_EQ(setter.wait_for(20s), std::future_status::ready);
+    EXPECT_EQ(called_after.load(), 0);
+
+    // a sink that replaces itself from inside (e.g. on a frame of a closed view) goes on at once
+    ak::test::flag done;
+    b.set_screencast_sink([&](br::screencast_frame f) {
+        b.set_screencast_sink({});
+        if (f.needs_ack) b.ack_screencast_frame(f);
+        done.raise();
+    });
+    ASSERT_TRUE(b.start_screencast({.max_width = 640}));  // other options: a new start, new frames
+    EXPECT_TRUE(done.wait_for(20s)) << "a sink replacing itself waited for itself";
+    b.stop_screencast();
 }

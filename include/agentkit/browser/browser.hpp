@@ -285,7 +285,9 @@ public:
 
     /// Where the frames of start_screencast() go (called on the CDP event thread: return at
     /// once). Each frame with needs_ack must be acknowledged with ack_screencast_frame() before
-    /// the browser sends more: the receiver sets the pace. Empty: none.
+    /// the browser sends more: the receiver sets the pace. Empty: none. When it returns, the
+    /// previous sink is neither running nor called again (it waits for a call in progress to
+    /// return; from inside the sink itself it does not wait), so what the sink uses may go.
     void set_screencast_sink(std::function<void(screencast_frame)> sink);
     /// Screencast the current tab to the sink (a running one moves to the current tab when it
     /// changed); returns the tab's id. The browser must have started (errc::not_found otherwise).
@@ -679,6 +681,11 @@ private:
     // replaced, so an ack from a viewer's thread never meets a half-swapped engine.
     std::mutex live_mu_;
     std::shared_ptr<std::function<void(screencast_frame)>> live_sink_;
+    // A sink being called on the event thread (live_calls_ 0 or 1, on live_caller_): replacing
+    // the sink waits on live_cv_ until it returned, so its owner can go away after.
+    std::condition_variable live_cv_;
+    int live_calls_ = 0;
+    std::thread::id live_caller_;
     std::string live_session_;   // the page session screencasting ("" when none)
     std::string live_tab_;
     screencast_options live_opt_;

@@ -77,6 +77,7 @@ public:
     live_view(const live_view&) = delete;
     live_view& operator=(const live_view&) = delete;
     ~live_view() {
+        st_.b.set_screencast_sink({});  // first: returns once no frame is in our sink (it uses every member)
         gate_.close();  // held calls end (cancelled); later ones pass
         {
             std::lock_guard lock(cap_mu_);
@@ -84,7 +85,6 @@ public:
             cap_cv_.notify_all();
         }
         pacer_.join();
-        st_.b.set_screencast_sink({});
         if (pump_.viewers() > 0) st_.b.stop_screencast();
         st_.options.before_call = prev_before_;
         st_.options.on_record = prev_record_;

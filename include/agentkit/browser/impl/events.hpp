@@ -151,7 +151,11 @@ inline auto browser::on_event(engine& e, const cdp::event& ev) -> void {
         std::uint64_t gen = 0;
         {
             std::lock_guard lock(live_mu_);
-            if (live_sink_ && ev.session_id == live_session_) live = live_sink_;
+            if (live_sink_ && ev.session_id == live_session_) {
+                live = live_sink_;
+                ++live_calls_;  // set_screencast_sink() waits for this call (below) to return
+                live_caller_ = std::this_thread::get_id();
+            }
             gen = engine_gen_;
         }
         bool recorded = false;
@@ -159,26 +163,40 @@ inline auto browser::on_event(engine& e, const cdp::event& ev) -> void {
             std::lock_guard lock(e.mu);
             recorded = e.recording && ev.session_id == e.recording_session;
         }
-        // a recording keeps its own pace (every frame); a live view alone is paced by its viewers
-        if (!live || recorded)
-            e.conn.call_async("Page.screencastFrameAck", json{{"sessionId", detail::jint(ev.params, "sessionId")}}, ev.session_id,
-                              [](result<json>) {});
-        if (live) {
-            const json& md = detail::jobj(ev.params, "metadata");
-            screencast_frame f;
-            f.data = detail::jstr(ev.params, "data");
-            f.session = ev.session_id;
-            f.ack_id = static_cast<int>(detail::jint(ev.params, "sessionId"));
-            f.engine = gen;
-            f.timestamp = detail::jnum(md, "timestamp");
-            f.css_width = detail::jnum(md, "deviceWidth");
-            f.css_height = detail::jnum(md, "deviceHeight");
-            f.page_scale = md.contains("pageScaleFactor") ? detail::jnum(md, "pageScaleFactor") : 1.0;
-            f.offset_top = detail::jnum(md, "offsetTop");
-            f.needs_ack = !recorded;
-            try {
-                (*live)(std::move(f));
-            } catch (...) {
+        {
+            struct sink_call_end {  // on every way out of this block
+                browser* self;
+                bool active;
+                ~sink_call_end() {
+                    if (!active) return;
+                    {
+                        std::lock_guard lock(self->live_mu_);
+                        --self->live_calls_;
+                    }
+                    self->live_cv_.notify_all();
+                }
+            } end_of_sink_call{this, live != nullptr};
+            // a recording keeps its own pace (every frame); a live view alone is paced by its viewers
+            if (!live || recorded)
+                e.conn.call_async("Page.screencastFrameAck", json{{"sessionId", detail::jint(ev.params, "sessionId")}}, ev.session_id,
+                                  [](result<json>) {});
+            if (live) {
+                const json& md = detail::jobj(ev.params, "metadata");
+                screencast_frame f;
+                f.data = detail::jstr(ev.params, "data");
+                f.session = ev.session_id;
+                f.ack_id = static_cast<int>(detail::jint(ev.params, "sessionId"));
+                f.engine = gen;
+                f.timestamp = detail::jnum(md, "timestamp");
+                f.css_width = detail::jnum(md, "deviceWidth");
+                f.css_height = detail::jnum(md, "deviceHeight");
+                f.page_scale = md.contains("pageScaleFactor") ? detail::jnum(md, "pageScaleFactor") : 1.0;
+                f.offset_top = detail::jnum(md, "offsetTop");
+                f.needs_ack = !recorded;
+                try {
+                    (*live)(std::move(f));
+                } catch (...) {
+                }
             }
         }
         std::lock_guard lock(e.mu);

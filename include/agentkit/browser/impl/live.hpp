@@ -8,8 +8,11 @@
 namespace agentkit::browser {
 
 inline auto browser::set_screencast_sink(std::function<void(screencast_frame)> sink) -> void {
-    std::lock_guard lock(live_mu_);
+    std::unique_lock lock(live_mu_);
     live_sink_ = sink ? std::make_shared<std::function<void(screencast_frame)>>(std::move(sink)) : nullptr;
+    // the old sink may be running on the event thread: wait until it returned (unless this is it)
+    const auto self = std::this_thread::get_id();
+    live_cv_.wait(lock, [&] { return live_calls_ == 0 || live_caller_ == self; });
 }
 
 inline auto browser::start_screencast(screencast_options o) -> result<std::string> {
