@@ -3125,6 +3125,14 @@ inline std::string quote_text(std::string_view s) {
     return o;
 }
 
+/// Page text that spells a ref mark ("[ref=e7]") is shown as `[ref\=e7]`: a line of page text
+/// could otherwise read exactly like a control's line (`button "Cancel" [ref=e7]`, e7 being some
+/// other control), and the snapshot's readers (a model, marks, tests) take `[ref=` for a ref.
+/// Controls' names and values are quoted instead (quote_text), which no ref mark is inside.
+inline void defang_ref_marks(std::string& s) {
+    for (std::size_t at = s.find("[ref="); at != std::string::npos; at = s.find("[ref=", at + 6)) s.insert(at + 4, 1, '\\');
+}
+
 /// One run of page text as it renders inside a line: newlines and tabs become spaces and runs
 /// of spaces one space, but the spaces at its edges stay: whether two runs are separated is
 /// the page's to say (`Enter "<span>Jerald</span>"` has no space around the name).
@@ -3216,6 +3224,7 @@ inline std::string compact_url(std::string_view url, std::string_view page, std:
     if (path_max == 0) path_max = max;
     std::string u = short_url(url, page);
     if (u.rfind("https://", 0) == 0) u.erase(0, 8);  // https is the default; other schemes stay explicit
+    defang_ref_marks(u);  // a URL is not quoted: "/a?x=[ref=e5]" would show a second ref
     if (max == 0 || u.size() <= max || u.empty() || u[0] == '#') return u;
     const auto q = u.find_first_of("?#");
     bool cut = q != std::string::npos;
@@ -4195,8 +4204,12 @@ inline snapshot render_snapshot_unchecked(const std::vector<ax_frame>& frames, c
         detail::render_frame(c, i, 1, l, prefix);
     }
     // A text line keeps its runs' spaces while runs join it; the last one's trailing space goes.
-    for (auto& l : out.lines)
-        while (l.text_run && !l.text.empty() && l.text.back() == ' ') l.text.pop_back();
+    // Its page text may spell a ref mark, also across runs: shown defanged (defang_ref_marks).
+    for (auto& l : out.lines) {
+        if (!l.text_run) continue;
+        while (!l.text.empty() && l.text.back() == ' ') l.text.pop_back();
+        detail::defang_ref_marks(l.text);
+    }
     if (c.too_deep > 0)
         detail::push_line(c, 0,
                           "(" + std::to_string(c.too_deep) + " parts of the page nested more than " +

@@ -86,8 +86,12 @@ inline snapshot render_snapshot_unchecked(const std::vector<ax_frame>& frames, c
         detail::render_frame(c, i, 1, l, prefix);
     }
     // A text line keeps its runs' spaces while runs join it; the last one's trailing space goes.
-    for (auto& l : out.lines)
-        while (l.text_run && !l.text.empty() && l.text.back() == ' ') l.text.pop_back();
+    // Its page text may spell a ref mark, also across runs: shown defanged (defang_ref_marks).
+    for (auto& l : out.lines) {
+        if (!l.text_run) continue;
+        while (!l.text.empty() && l.text.back() == ' ') l.text.pop_back();
+        detail::defang_ref_marks(l.text);
+    }
     if (c.too_deep > 0)
         detail::push_line(c, 0,
                           "(" + std::to_string(c.too_deep) + " parts of the page nested more than " +
