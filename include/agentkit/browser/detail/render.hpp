@@ -105,7 +105,8 @@ inline std::string quote_text(std::string_view s) {
 /// Page text that spells a ref mark ("[ref=e7]") is shown as `[ref\=e7]`: a line of page text
 /// could otherwise read exactly like a control's line (`button "Cancel" [ref=e7]`, e7 being some
 /// other control), and the snapshot's readers (a model, marks, tests) take `[ref=` for a ref.
-/// Controls' names and values are quoted instead (quote_text), which no ref mark is inside.
+/// Controls' names and values need no such care: they are quoted (quote_text), so a mark in
+/// them reads as part of the name.
 inline void defang_ref_marks(std::string& s) {
     for (std::size_t at = s.find("[ref="); at != std::string::npos; at = s.find("[ref=", at + 6)) s.insert(at + 4, 1, '\\');
 }
