@@ -2,7 +2,8 @@
 //
 //   build-rel/bin/agentkit-bench-live-view [--seconds S] [--runs N] [--fps F] [--viewer bare|agentkit|inproc]
 //                                           [--max-width W] [--max-height H] [--quality Q]
-//                                           [--capture spare-calls|always] [--call-interval MS] [--form plain|busy]
+//                                           [--capture spare-calls|always] [--call-interval MS] [--settle MS]
+//                                           [--think MS] [--form plain|busy]
 //
 //   --seconds  length of each idle/busy window (5)
 //   --runs     form-fill A/B pairs (10): each pair fills the form once without a viewer and
@@ -10,9 +11,14 @@
 //   --fps      the dashboard's max_fps (15, its default; 0: no cap)
 //   --max-width, --max-height, --quality: the live view's screencast_options (800, 600, 60)
 //   --capture  when the agent's browser captures while a viewer watches: spare-calls (the
-//              default: hardly during the agent's calls, always right after one; see
+//              default: hardly during a burst of the agent's calls, always once it is quiet; see
 //              browser/capture_rule.hpp) or always (the capture runs through the calls)
-//   --call-interval  during a call, one frame each this many ms (500; 0: none)
+//   --call-interval  during a burst of calls, one frame each this many ms (500; 0: none)
+//   --settle   a call this soon after the last one continues its burst (100 ms; 0: each call's
+//              end state is captured at once, the rule before bursts)
+//   --think    wait this many ms between the fill's calls, as a model thinks between steps
+//              (0); the waits are not counted in the fill's time, so it reads what the calls
+//              cost while the viewer is shown each step in the gaps
 //   --form     the form filled: plain (a static page but for the agent's actions, the default)
 //              or busy (the same form beside the busy page's animation and 50 ms tick)
 //   --viewer   who watches: a headless Chromium driven over a bare CDP connection that only
@@ -127,9 +133,20 @@ double percentile(std::vector<double> v, double p) {
 
 using agentkit::test::ref_on;
 
-/// The form-fill workflow: navigate, fill five fields and submit, through the tools.
+/// The model's thinking between the fill's steps (--think): not counted in its time.
+std::chrono::milliseconds think_time{0};
+
+/// The form-fill workflow: navigate, fill five fields and submit, through the tools; with
+/// --think, a wait between the steps, not counted.
 template <class Tools>
 double form_fill(Tools& tools, br::browser& b, const std::string& url) {
+    std::chrono::steady_clock::duration thought{};
+    const auto think = [&] {
+        if (think_time.count() == 0) return;
+        const auto s = std::chrono::steady_clock::now();
+        std::this_thread::sleep_for(think_time);  // stands for a model's latency, synchronises nothing
+        thought += std::chrono::steady_clock::now() - s;
+    };
     const auto t0 = std::chrono::steady_clock::now();
     (void)tools.call("browser_navigate", ak::json{{"url", url}});
     auto snap = b.snapshot();
@@ -137,9 +154,11 @@ double form_fill(Tools& tools, br::browser& b, const std::string& url) {
     ak::json fields = ak::json::array();
     for (const char* name : {"First name", "Last name", "Email", "City", "Phone"})
         fields.push_back(ak::json{{"ref", ref_on(snap->snap.text, name)}, {"name", name}, {"type", "textbox"}, {"value", std::string("x ") + name}});
+    think();
     (void)tools.call("browser_fill_form", ak::json{{"fields", fields}});
+    think();
     (void)tools.call("browser_click", ak::json{{"ref", ref_on(snap->snap.text, "Send")}, {"element", "Send"}});
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0 - thought).count();
 }
 
 /// The person's browser: opens a page, evaluates a promise in it.
@@ -287,7 +306,7 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i)
         if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
             std::printf("agentkit-bench-live-view [--seconds S] [--runs N] [--fps F] [--viewer bare|agentkit|inproc]\n"
-                        "    [--max-width W] [--max-height H] [--quality Q] [--capture spare-calls|always] [--call-interval MS] [--form plain|busy]\n"
+                        "    [--max-width W] [--max-height H] [--quality Q] [--capture spare-calls|always] [--call-interval MS] [--settle MS] [--think MS] [--form plain|busy]\n"
                         "(bench/live_view/live_view_bench.cpp says what each measures)\n");
             return 0;
         }
@@ -302,6 +321,8 @@ int main(int argc, char** argv) {
         else if (std::strcmp(argv[i], "--quality") == 0) lo.screencast.quality = std::atoi(argv[++i]);
         else if (std::strcmp(argv[i], "--capture") == 0) lo.capture.spare_calls = std::strcmp(argv[++i], "always") != 0;
         else if (std::strcmp(argv[i], "--call-interval") == 0) lo.capture.call_interval = std::chrono::milliseconds(std::atoi(argv[++i]));
+        else if (std::strcmp(argv[i], "--settle") == 0) lo.capture.settle = std::chrono::milliseconds(std::atoi(argv[++i]));
+        else if (std::strcmp(argv[i], "--think") == 0) think_time = std::chrono::milliseconds(std::atoi(argv[++i]));
     }
     std::printf("load average at the start: %s (%ld CPUs)\n", loadavg().c_str(), ::sysconf(_SC_NPROCESSORS_ONLN));
     ak::net::http_server site;
@@ -423,17 +444,30 @@ int main(int argc, char** argv) {
     // the form fill in A/B pairs, the order alternating
     std::vector<double> without, with, ratio;
     double cpu_agent[2] = {0, 0}, cpu_viewer[2] = {0, 0}, cpu_self[2] = {0, 0};  // CPU s over the fills, [without, with]
+    std::uint64_t during_fill = 0;    // frames the browser sent during the watched fills
+    std::vector<double> end_state_ms;  // fill's end to the first frame after it (polled: ±5 ms)
     for (int i = 0; i < runs; ++i) {
         double a = 0, b = 0;
         for (int k = 0; k < 2; ++k) {
             const bool watched = (k == 0) == (i % 2 == 1);
             if (watched && !watch()) std::fprintf(stderr, "the viewer saw no frame\n");
             const double a0 = tree_cpu(agent_pid), v0 = tree_cpu(viewer_pid), s0 = self_cpu();
+            const auto offered0 = live.frames().stats().offered;
             (watched ? b : a) = form_fill(tools, agent, site.url(form_page));
+            const auto fill_end = std::chrono::steady_clock::now();
+            const auto offered1 = live.frames().stats().offered;
             cpu_agent[watched ? 1 : 0] += tree_cpu(agent_pid) - a0;
             cpu_viewer[watched ? 1 : 0] += tree_cpu(viewer_pid) - v0;
             cpu_self[watched ? 1 : 0] += self_cpu() - s0;
-            if (watched) leave();
+            if (watched) {
+                during_fill += offered1 - offered0;
+                // the fill's end state reaches the viewer after it (outside the fill's time, as
+                // in a model's thinking): how long after
+                for (int w = 0; w < 600 && live.frames().stats().offered == offered1; ++w) std::this_thread::sleep_for(5ms);
+                if (live.frames().stats().offered > offered1)
+                    end_state_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - fill_end).count());
+                leave();
+            }
         }
         without.push_back(a);
         with.push_back(b);
@@ -449,6 +483,10 @@ int main(int argc, char** argv) {
                 "this process %.1f / %.1f\n",
                 1000 * cpu_agent[0] / runs, 1000 * cpu_agent[1] / runs, 1000 * cpu_viewer[0] / runs, 1000 * cpu_viewer[1] / runs,
                 1000 * cpu_self[0] / runs, 1000 * cpu_self[1] / runs);
+    std::printf("watched fills: %.1f frames per fill during the fill; the end state's frame %zu of %d times, p50 %.0f ms after the fill "
+                "(max %.0f)\n",
+                runs ? static_cast<double>(during_fill) / runs : 0.0, end_state_ms.size(), runs, percentile(end_state_ms, 0.5),
+                percentile(end_state_ms, 1));
     const auto f = live.frames().stats();
     std::printf("pump: %llu offered, %llu acked, %llu sent, %llu superseded, %llu unwatched\n", static_cast<unsigned long long>(f.offered),
                 static_cast<unsigned long long>(f.acked), static_cast<unsigned long long>(f.sent),

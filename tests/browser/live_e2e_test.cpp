@@ -24,6 +24,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -431,6 +432,54 @@ TEST(LiveViewE2E, AnAgentsCallIsCapturedOnlyAtItsPaceAndTheScreenComesBackAfterI
     viewer.close();
     dash.remove(live);
     EXPECT_FALSE(agent.screencast_capturing()) << "no viewer, no capture";
+}
+
+// Calls that follow each other at once (a host running one model turn's tool calls, a scripted
+// agent) are one burst: the screen is not captured after each of them, only at the burst's
+// pace (one frame each 500 ms) and once it is over, showing its end state.
+TEST(LiveViewE2E, ABurstOfCallsIsCapturedAtItsPaceAndShownOnceItIsOver) {
+    ak::net::http_server site;
+    site.route("/count", ak::net::http_response::html(
+                             "<!doctype html><title>Count</title><button onclick=\"document.getElementById('n').textContent="
+                             "String(Number(document.getElementById('n').textContent)+1)\">Add</button><p id=n>0</p>"));
+    ASSERT_TRUE(site.start());
+    br::browser agent;
+    br::session_store store;
+    br::tool_state st(agent, store);
+    auto tools = br::browser_tools(st);
+    br::live_view live(st, "burst");  // call_interval 500 ms, settle 100 ms
+    ak::net::dashboard dash;
+    dash.add(live);
+    ASSERT_TRUE(dash.start());
+    ASSERT_TRUE(tools.call("browser_navigate", json{{"url", site.url("/count")}}));
+    auto snap = agent.snapshot();
+    ASSERT_TRUE(snap);
+    const std::string add = ak::test::ref_on(snap->snap.text, "Add");
+    auto viewer = viewer_browser();
+    ASSERT_TRUE(viewer.navigate(dash.url()));
+    ASSERT_EQ(eval(viewer, until("s.open && s.frames > 0")), true) << "no frame reached the dashboard";
+
+    // 20 clicks back to back: each changes the page, so capturing after each would send ~20
+    // frames; the burst's pace allows one each 500 ms of it
+    const auto before = live.frames().stats().offered;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < 20; ++i) ASSERT_TRUE(tools.call("browser_click", json{{"ref", add}, {"element", "Add"}})) << i;
+    const auto burst = std::chrono::steady_clock::now() - t0;
+    const auto during = live.frames().stats().offered - before;
+    const auto paced = static_cast<std::uint64_t>(burst / 500ms);
+    EXPECT_LE(during, paced + 2) << "frames captured during a burst of 20 calls that took "
+                                 << std::chrono::duration_cast<std::chrono::milliseconds>(burst).count() << " ms";
+
+    // once the agent is quiet (100 ms after the last call), the capture comes back and sends the
+    // screen as the burst left it
+    const auto at_end = live.frames().stats().offered;
+    bool back = false;
+    for (int i = 0; i < 2000 && !back; ++i) {  // bounded wait for a condition, 5 ms steps
+        back = agent.screencast_capturing() && live.frames().stats().offered > at_end;
+        if (!back) std::this_thread::sleep_for(5ms);
+    }
+    EXPECT_TRUE(back) << "the burst's end state was never captured";
+    EXPECT_TRUE(agent.screencast_capturing());
 }
 
 // What the dashboard reads (describe(), the views, the console and network lists) never waits

@@ -469,16 +469,16 @@ TEST(CaptureRule, NoViewerNoCaptureWhateverTheAgentDoes) {
     r.call_started(t);
     EXPECT_FALSE(r.wanted(t + 10s));
     r.call_ended(t + 10s);
-    EXPECT_FALSE(r.wanted(t + 10s));  // an owed end state needs a viewer too
+    EXPECT_FALSE(r.wanted(t + 11s));  // an owed end state needs a viewer too
     EXPECT_FALSE(r.next_change(t + 10s));
     r.set_viewers(1);
-    EXPECT_TRUE(r.wanted(t + 10s));
+    EXPECT_TRUE(r.wanted(t + 11s));
     r.set_viewers(0);
-    EXPECT_FALSE(r.wanted(t + 10s));
+    EXPECT_FALSE(r.wanted(t + 11s));
 }
 
 TEST(CaptureRule, CapturesBetweenCallsAndNotDuringAShortOne) {
-    br::capture_rule r({500ms});
+    br::capture_rule r({500ms, true, 100ms});
     const auto t = std::chrono::steady_clock::time_point{} + 1h;
     r.set_viewers(1);
     EXPECT_TRUE(r.wanted(t));  // the agent thinks (or is paused): the viewer sees the page live
@@ -490,17 +490,83 @@ TEST(CaptureRule, CapturesBetweenCallsAndNotDuringAShortOne) {
     ASSERT_TRUE(r.next_change(t + 100ms));
     EXPECT_EQ(*r.next_change(t + 100ms), t + 510ms);
     r.call_ended(t + 200ms);
-    EXPECT_TRUE(r.wanted(t + 200ms));
-    EXPECT_FALSE(r.next_change(t + 200ms));
+    EXPECT_TRUE(r.end_state_owed());
+    EXPECT_FALSE(r.wanted(t + 200ms));  // another call may follow at once
+    ASSERT_TRUE(r.next_change(t + 200ms));
+    EXPECT_EQ(*r.next_change(t + 200ms), t + 300ms);  // none did: the agent is quiet then
+    EXPECT_FALSE(r.wanted(t + 299ms));
+    EXPECT_TRUE(r.wanted(t + 300ms));
+    EXPECT_FALSE(r.next_change(t + 300ms));
+    r.frame(t + 330ms);
+    EXPECT_FALSE(r.end_state_owed());
+    EXPECT_TRUE(r.wanted(t + 330ms));  // between calls: on
 }
 
-TEST(CaptureRule, EachCallsEndStateIsCapturedEvenWhenTheNextCallStartsAtOnce) {
-    br::capture_rule r({500ms});
+TEST(CaptureRule, ABurstOfCallsIsShownOnceAtItsEnd) {
+    br::capture_rule r({500ms, true, 100ms});
+    const auto t = std::chrono::steady_clock::time_point{} + 1h;
+    r.set_viewers(1);
+    r.frame(t - 1s);
+    // four calls back to back (a host running one model turn's tool calls, a scripted agent),
+    // the gaps shorter than settle: no capture between them
+    auto at = t;
+    for (int i = 0; i < 4; ++i) {
+        r.call_started(at);
+        EXPECT_FALSE(r.wanted(at + 1ms)) << i;
+        r.call_ended(at + 60ms);
+        EXPECT_FALSE(r.wanted(at + 60ms)) << i;
+        EXPECT_FALSE(r.wanted(at + 99ms)) << i;
+        at += 99ms;  // the next starts within settle of this one's end
+    }
+    // 4 x 99 ms: the burst is shorter than call_interval, so no frame of its pace either
+    const auto end = at - 99ms + 60ms;
+    EXPECT_FALSE(r.wanted(end + 99ms));
+    EXPECT_EQ(*r.next_change(end), end + 100ms);
+    EXPECT_TRUE(r.wanted(end + 100ms));  // quiet: the burst's end state
+    EXPECT_TRUE(r.end_state_owed());
+}
+
+TEST(CaptureRule, ALongBurstIsShownAtItsPaceFromItsStartNotFromEachCall) {
+    br::capture_rule r({500ms, true, 100ms});
+    const auto t = std::chrono::steady_clock::time_point{} + 1h;
+    r.set_viewers(1);
+    auto at = t;
+    int ticks = 0;
+    for (int i = 0; i < 20; ++i) {  // 20 calls of 50 ms, 10 ms apart: 1.19 s of burst
+        r.call_started(at);
+        for (auto s = at; s < at + 60ms; s += 1ms)
+            if (r.wanted(s)) {
+                ++ticks;
+                r.frame(s + 20ms);  // the frame comes while the call runs
+                s += 20ms;
+            }
+        r.call_ended(at + 50ms);
+        at += 60ms;
+    }
+    EXPECT_EQ(ticks, 2) << "one frame each 500 ms of the burst (at 500 and about 1,020 ms)";
+}
+
+TEST(CaptureRule, AStepAfterAGapLongerThanSettleIsShown) {
+    br::capture_rule r({500ms, true, 100ms});
+    const auto t = std::chrono::steady_clock::time_point{} + 1h;
+    r.set_viewers(1);
+    r.call_started(t);
+    r.call_ended(t + 50ms);
+    EXPECT_TRUE(r.wanted(t + 150ms));  // the model thinks: its last step shows
+    r.frame(t + 180ms);
+    r.call_started(t + 900ms);  // a new burst: its pace counts from here
+    EXPECT_FALSE(r.wanted(t + 900ms));
+    EXPECT_EQ(*r.next_change(t + 901ms), t + 1400ms);
+}
+
+TEST(CaptureRule, WithoutSettleEachCallsEndStateIsCapturedEvenWhenTheNextCallStartsAtOnce) {
+    br::capture_rule r({500ms, true, 0ms});
     const auto t = std::chrono::steady_clock::time_point{} + 1h;
     r.set_viewers(1);
     r.call_started(t);
     r.call_ended(t + 50ms);
     EXPECT_TRUE(r.end_state_owed());
+    EXPECT_TRUE(r.wanted(t + 50ms));
     r.call_started(t + 51ms);  // back to back: the capture stays on for the first call's end state
     EXPECT_TRUE(r.wanted(t + 51ms));
     EXPECT_TRUE(r.wanted(t + 60ms));
@@ -540,7 +606,9 @@ TEST(CaptureRule, NoIntervalMeansNoCaptureUntilTheCallEnds) {
     EXPECT_FALSE(r.wanted(t + 1h));
     EXPECT_FALSE(r.next_change(t));
     r.call_ended(t + 1h);
-    EXPECT_TRUE(r.wanted(t + 1h));
+    EXPECT_FALSE(r.wanted(t + 1h));
+    EXPECT_EQ(*r.next_change(t + 1h), t + 1h + 100ms);  // settle, then quiet
+    EXPECT_TRUE(r.wanted(t + 1h + 100ms));
 }
 
 TEST(CaptureRule, WithoutSparingCallsItCapturesWheneverAViewerWatches) {
@@ -555,10 +623,12 @@ TEST(CaptureRule, WithoutSparingCallsItCapturesWheneverAViewerWatches) {
     r.frame(t + 1ms);
     EXPECT_TRUE(r.wanted(t + 1ms));
     EXPECT_FALSE(r.next_change(t + 1ms));
+    r.call_ended(t + 2ms);
+    EXPECT_TRUE(r.wanted(t + 2ms));
 }
 
-TEST(CaptureRule, OverlappingCallsCountAndTheLaterCallsIntervalStartsOver) {
-    br::capture_rule r({500ms});
+TEST(CaptureRule, OverlappingCallsCountAndWithoutSettleTheLaterCallsIntervalStartsOver) {
+    br::capture_rule r({500ms, true, 0ms});
     const auto t = std::chrono::steady_clock::time_point{} + 1h;
     r.set_viewers(1);
     r.call_started(t);
@@ -574,6 +644,22 @@ TEST(CaptureRule, OverlappingCallsCountAndTheLaterCallsIntervalStartsOver) {
     EXPECT_TRUE(r.wanted(t + 600ms));
     r.call_ended(t + 700ms);  // an end without a start (a hook installed mid-call) counts nothing below zero
     EXPECT_EQ(r.calls(), 0U);
+}
+
+TEST(CaptureRule, OverlappingCallsWithSettleAreOneBurst) {
+    br::capture_rule r({500ms, true, 100ms});
+    const auto t = std::chrono::steady_clock::time_point{} + 1h;
+    r.set_viewers(1);
+    r.call_started(t);
+    r.call_started(t + 100ms);
+    r.call_ended(t + 400ms);  // one still runs: nothing shown yet
+    EXPECT_FALSE(r.wanted(t + 400ms));
+    EXPECT_EQ(*r.next_change(t + 401ms), t + 500ms);  // the burst's pace, from its start
+    r.frame(t + 520ms);
+    r.call_ended(t + 600ms);
+    EXPECT_EQ(r.calls(), 0U);
+    EXPECT_FALSE(r.wanted(t + 600ms));
+    EXPECT_TRUE(r.wanted(t + 700ms));
 }
 
 TEST(CallGate, RunningLetsCallsPassAtOnce) {

@@ -12,9 +12,9 @@
 // step) and on_record (the timeline's end of a step; the screencast follows the current tab)
 // in the tool state, chaining to hooks already there, and restores them when destroyed. It
 // must outlive no call in flight: destroy it when the tools are idle. The same hooks tell the
-// capture rule (browser/capture_rule.hpp) when a call runs: while one does, the agent's browser
-// hardly captures the screen; right after, it does. A thread of its own (the pacer) turns the
-// capture on when a long call's next frame is due.
+// capture rule (browser/capture_rule.hpp) when a call runs: during a burst of calls the agent's
+// browser hardly captures the screen; once the agent is quiet, it does. A thread of its own (the
+// pacer) turns the capture on when the agent turns quiet or a long burst's next frame is due.
 #pragma once
 
 #include <agentkit/browser/browser.hpp>
@@ -43,8 +43,8 @@ namespace agentkit::browser {
 /// How a live_view behaves.
 struct live_view_options {
     screencast_options screencast{};  ///< frame size and quality
-    /// When the screencast captures: never during the agent's calls but for one frame each
-    /// call_interval, and always right after one (browser/capture_rule.hpp).
+    /// When the screencast captures: never during a burst of the agent's calls but for one frame
+    /// each call_interval, and always once it is quiet (browser/capture_rule.hpp).
     capture_rule_options capture{};
     std::chrono::milliseconds progress_interval{1000};  ///< progress reports of a held call
     std::size_t timeline_capacity = 1000;  ///< steps kept
@@ -123,8 +123,8 @@ public:
     /// thread calls frames().take() when woken and at frames().due(), and viewer_ack() once it
     /// showed a frame). The first viewer starts the screencast (at once when the browser runs,
     /// else after the agent's first browser call). The browser encodes only the frames the
-    /// viewers are ready for, and captures only as capture_rule says (hardly during the agent's
-    /// calls, always right after one).
+    /// viewers are ready for, and captures only as capture_rule says (hardly during a burst of
+    /// the agent's calls, always once it is quiet).
     std::uint64_t attach_viewer(std::function<void()> ready,
                                 std::chrono::steady_clock::duration min_interval = std::chrono::steady_clock::duration::zero()) {
         const auto id = pump_.add_viewer(std::move(ready), min_interval);
@@ -297,7 +297,7 @@ private:
         if (const auto id = std::exchange(current_step(), 0); id != 0) steps_.finish(id, r);
         if (std::exchange(in_call(), false)) {
             std::lock_guard lock(cap_mu_);
-            rule_.call_ended(std::chrono::steady_clock::now());  // its end state is owed: capture now
+            rule_.call_ended(std::chrono::steady_clock::now());  // its end state is owed: captured once quiet
         }
         follow_tab();
         apply_capture();
