@@ -3,7 +3,7 @@
 //   cd bench/peers && npm ci && node browser_bench.mjs [--agentkit ../../build/bin/agentkit-browser-mcp]
 //                                                      [--no-playwright] [--chrome-devtools] [--agent-browser] [--runs N]
 //                                                      [--agentkit-no-policy] [--dump-snapshots] [--dump-form]
-//                                                      [--ref-session N]
+//                                                      [--ref-session N] [--tasks] [--dump-tasks]
 //
 // Playwright MCP and agentkit both run with --allowed-origins set to the page server (agentkit
 // enforces it by request interception, which has a cost); --agentkit-no-policy measures
@@ -16,7 +16,12 @@
 // process, without the browser). --agent-browser adds agent-browser (tools/list, navigate and
 // snapshot rows only) and a row per page comparing its default snapshot (interactive elements
 // only) with agentkit's interactive_only snapshot. --ref-session N adds the o200k tokens of a ref
-// over an N-page session (each server's own ref syntax).
+// over an N-page session (each server's own ref syntax). --tasks runs four multi-step tasks
+// (pages/tasks/: a shop, its search and help pages, a two-step sign-up; and the form fill) the
+// way a scripted model would with each server's own tools: it acts on refs it finds in the last
+// result it got, takes a snapshot when that result has not got what it needs, and reads the
+// answer from the page; the tokens of every result count. Rows: each task's tokens (or
+// "failed"), tasks solved, tokens per solved task, calls (issue 18).
 // Tokens are real o200k tokens (gpt-tokenizer). Ratios are agentkit / peer.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -64,7 +69,7 @@ function servePages() {
       res.end("not found");
       return;
     }
-    const type = file.endsWith(".html") ? "text/html; charset=utf-8" : "application/octet-stream";
+    const type = file.endsWith(".html") ? "text/html; charset=utf-8" : file.endsWith(".js") ? "text/javascript" : "application/octet-stream";
     res.writeHead(200, { "content-type": type });
     fs.createReadStream(file).pipe(res);
   });
@@ -163,11 +168,12 @@ const textOf = (r) =>
     .map((c) => (c.type === "text" ? c.text : c.type === "image" ? `[image ${c.data?.length ?? 0}b]` : JSON.stringify(c)))
     .join("\n");
 
-// Find the ref of a line matching `pattern` in a snapshot ("[ref=e12]" or chrome-devtools "uid=1_2").
+// Find the ref of a line matching `pattern` in a snapshot ("[ref=e12]", agent-browser's
+// "[expanded=false, ref=e12]" or chrome-devtools "uid=1_2").
 function findRef(snapshot, pattern) {
   for (const line of snapshot.split("\n")) {
     if (!pattern.test(line)) continue;
-    const m = line.match(/\[ref=([^\]]+)\]/) || line.match(/uid=(\S+)/);
+    const m = line.match(/\bref=([A-Za-z0-9_]+)/) || line.match(/uid=(\S+)/);  // [ref=e5], [level=1, ref=e5], uid=1_2
     if (m) return m[1];
   }
   return null;
@@ -277,6 +283,178 @@ async function timed(fn) {
   return { ms: now() - t0, r };
 }
 
+// ---- tasks: tokens per solved task (issue 18) ----------------------------------------------
+// Each step names what a model would look for in the page (a line of the snapshot), not a ref.
+// Patterns accept each server's spelling of a role ("textbox"/"searchbox", "spinbutton").
+const benchTasks = [
+  {
+    name: "shop", start: "/tasks/shop.html", check: /2 × Blue Kettle/,
+    steps: [
+      { do: "click", find: /link "Blue Kettle"/ },
+      { do: "select", find: /combobox "Quantity/, value: "2" },
+      { do: "click", find: /button "Add to cart"/ },
+      { do: "read", want: /2 × Blue Kettle/ },
+    ],
+  },
+  {
+    name: "search", start: "/tasks/shop.html", check: /KD-4542/,
+    steps: [
+      { do: "type", find: /(?:textbox|searchbox) "Search the shop/, text: "kettle", submit: true },
+      { do: "click", find: /link "Kettle descaling guide"/ },
+      { do: "read", want: /KD-4542/ },
+    ],
+  },
+  {
+    name: "sign-up", start: "/tasks/signup.html", check: /Welcome, Ada \(Pro plan\)/,
+    steps: [
+      { do: "fill", fields: [
+        { find: /textbox "Full name/, name: "Full name", type: "textbox", value: "Ada" },
+        { find: /textbox "Email/, name: "Email", type: "textbox", value: "ada@example.com" },
+      ], submit: /button "Next"/ },
+      { do: "click", find: /radio "Pro plan/ },
+      { do: "click", find: /checkbox "I accept the terms/ },
+      { do: "click", find: /button "Create account"/ },
+      { do: "read", want: /Welcome, Ada \(Pro plan\)/ },
+    ],
+  },
+  {
+    name: "form", start: "/form.html", check: /Thanks/,
+    steps: [
+      { do: "fill", fields: [
+        { find: /textbox "Full name/, name: "Full name", type: "textbox", value: "Ada Lovelace" },
+        { find: /textbox "Email/, name: "Email", type: "textbox", value: "ada@example.com" },
+        { find: /(?:spinbutton|textbox) "Age/, name: "Age", type: "textbox", value: "36" },
+        { find: /combobox "Country/, name: "Country", type: "combobox", value: "Norway" },
+        { find: /checkbox "Subscribe/, name: "Subscribe", type: "checkbox", value: "true" },
+      ], submit: /button "Send"/ },
+      { do: "read", want: /Thanks/ },
+    ],
+  },
+];
+
+// The tools each server offers for a task's actions, as a model would call them.
+function taskActions(spec) {
+  if (spec.uidStyle)  // chrome-devtools-mcp
+    return {
+      click: (ref) => ["click", { uid: ref }],
+      type: (ref, text, submit) => [["fill", { uid: ref, value: text }], ...(submit ? [["press_key", { key: "Enter" }]] : [])],
+      select: (ref, value) => ["fill", { uid: ref, value }],
+      fill: (fields) => [["fill_form", { elements: fields.map((f) => ({ uid: f.ref, value: f.value })) }]],
+    };
+  if (spec.name === "agent-browser")
+    return {
+      click: (ref) => ["agent_browser_click", { selector: "@" + ref }],
+      type: (ref, text, submit) => [["agent_browser_fill", { selector: "@" + ref, text }], ...(submit ? [["agent_browser_press", { key: "Enter" }]] : [])],
+      select: (ref, value) => ["agent_browser_select", { selector: "@" + ref, values: [value] }],
+      fill: (fields) => fields.map((f) =>
+        f.type === "checkbox" ? ["agent_browser_click", { selector: "@" + f.ref }]
+          : f.type === "combobox" ? ["agent_browser_select", { selector: "@" + f.ref, values: [f.value] }]
+            : ["agent_browser_fill", { selector: "@" + f.ref, text: f.value }]),
+      readArgs: { interactive: false, compact: true },  // its default snapshot has no page text
+    };
+  const target = (ref) => ({ target: ref, element: "target element" });  // Playwright MCP and agentkit
+  return {
+    click: (ref) => ["browser_click", target(ref)],
+    type: (ref, text, submit) => [["browser_type", { ...target(ref), text, ...(submit ? { submit: true } : {}) }]],
+    select: (ref, value) => ["browser_select_option", { ...target(ref), values: [value] }],
+    fill: (fields, submit) => [["browser_fill_form", {
+      fields: fields.map((f) => ({ name: f.name, type: f.type, target: f.ref, value: f.value })),
+      ...(submit && spec.fillSubmits ? { submit } : {}),
+    }]],
+    fillSubmits: !!spec.fillSubmits,
+  };
+}
+
+async function runTask(spec, call, base, task) {
+  const act = taskActions(spec);
+  let calls = 0;
+  let returned = 0;
+  const seen = [];  // every result of the task, oldest first: what a model has in its context
+  const log = [];
+  const t0 = now();
+  const c = async (name, a, { mayFail = false } = {}) => {
+    ++calls;
+    const r = await call(name, a);
+    const text = textOf(r);
+    returned += tokens(text);
+    log.push(`-- ${name} ${JSON.stringify(a)} (${tokens(text)} tokens)\n${text}`);
+    if (r.isError && !mayFail) throw new Error(`${name} failed: ${text.slice(0, 300)}`);
+    if (!r.isError) seen.push(text);
+    return r.isError ? null : text;
+  };
+  const last = () => seen[seen.length - 1] ?? "";
+  const snapshot = (a = {}) => c(spec.tools.snapshot, a);
+  // The ref of the line `re` finds in the newest result that has one (a model remembers what it
+  // saw), else in a fresh snapshot (twice at most: a page may still be loading). `fresh` tells
+  // whether it came from the newest result, so a ref of an older one may have gone stale.
+  const ref = async (re) => {
+    for (let i = seen.length - 1; i >= 0; --i) {
+      const r = findRef(seen[i], re);
+      if (r) return { ref: r, fresh: i === seen.length - 1 };
+    }
+    for (let k = 0; k < 2; ++k) {
+      await snapshot();
+      const r = findRef(last(), re);
+      if (r) return { ref: r, fresh: true };
+    }
+    throw new Error(`no line matches ${re}`);
+  };
+  // Run the calls of one action on a ref; when one fails on a ref an older result gave (the page
+  // changed since), look again in a fresh snapshot and retry once, as a model would.
+  const actOn = async (re, make) => {
+    let r = await ref(re);
+    for (let attempt = 0; ; ++attempt) {
+      const steps = make(r.ref);
+      let failed = false;
+      for (const st of Array.isArray(steps[0]) ? steps : [steps])
+        if ((await c(st[0], st[1], { mayFail: !r.fresh && attempt === 0 })) === null) {
+          failed = true;
+          break;
+        }
+      if (!failed) return r.ref;
+      await snapshot();
+      const again = findRef(last(), re);
+      if (!again) throw new Error(`no line matches ${re} after a stale ref`);
+      r = { ref: again, fresh: true };
+    }
+  };
+  const run = async (steps) => {
+    for (const st of Array.isArray(steps[0]) ? steps : [steps]) await c(st[0], st[1]);
+  };
+  let solved = false;
+  let error = "";
+  try {
+    await c(spec.tools.navigate, { url: base + task.start, ...(spec.uidStyle ? { type: "url" } : {}) });
+    for (const step of task.steps) {
+      if (step.do === "click") await actOn(step.find, act.click);
+      else if (step.do === "type") await actOn(step.find, (r) => act.type(r, step.text, step.submit));
+      else if (step.do === "select") await actOn(step.find, (r) => act.select(r, step.value));
+      else if (step.do === "fill") {
+        const fields = [];
+        for (const f of step.fields) fields.push({ ...f, ref: (await ref(f.find)).ref });
+        const submit = (await ref(step.submit)).ref;
+        await run(act.fill(fields, submit));
+        if (!act.fillSubmits) await run(act.click(submit));
+      } else if (step.do === "read") {
+        if (!step.want.test(last())) await snapshot();
+        if (!step.want.test(last()) && act.readArgs) await snapshot(act.readArgs);
+        if (!step.want.test(last())) throw new Error(`the answer (${step.want}) is not in what the server showed`);
+      }
+    }
+    solved = true;
+  } catch (e) {
+    error = e.message;
+  }
+  const ms = now() - t0;
+  // the bench's own check of the end state (not counted): what the page shows now
+  if (solved) {
+    let text = textOf(await call(spec.tools.snapshot, act.readArgs ?? {}));
+    solved = task.check.test(text);
+    if (!solved) error = `the page does not show ${task.check}`;
+  }
+  return { solved, calls, tokens: returned, ms, error, log };
+}
+
 async function runServer(spec, base, pages) {
   const out = { name: spec.name, pages: {} };
   const transport = new StdioClientTransport({
@@ -343,6 +521,11 @@ async function runServer(spec, base, pages) {
       }
     }
     out.refSession = { refs, mean: (refTokens / refs).toFixed(2), last };
+  }
+
+  if (flag("--tasks")) {
+    out.tasks = {};
+    for (const task of benchTasks) out.tasks[task.name] = await runTask(spec, call, base, task);
   }
 
   if (spec.snapshotOnly) {
@@ -503,6 +686,14 @@ async function main() {
   row("form fill tokens returned", (r) => r.form.tokens);
   row("form fill ms (median)", (r) => r.form.ms);
   rows.push(["form fill ms (each run)", ...results.map((r) => (r.form ? r.form.all.map((x) => x.toFixed(0)).join(" ") : "-")), ...results.filter((r) => r !== ak).map(() => "")]);
+  if (flag("--tasks")) {
+    for (const t of benchTasks) row(`task ${t.name}: tokens (solved only)`, (r) => (r.tasks[t.name].solved ? r.tasks[t.name].tokens : undefined));
+    for (const t of benchTasks) row(`task ${t.name}: calls`, (r) => r.tasks[t.name].calls);
+    const solved = (r) => Object.values(r.tasks).filter((x) => x.solved);
+    rows.push(["tasks solved", ...results.map((r) => `${solved(r).length}/${benchTasks.length}`), ...results.filter((r) => r !== ak).map(() => "")]);
+    row("tokens per solved task", (r) => (solved(r).length ? solved(r).reduce((a, x) => a + x.tokens, 0) / solved(r).length : undefined));
+    row("calls per solved task", (r) => (solved(r).length ? solved(r).reduce((a, x) => a + x.calls, 0) / solved(r).length : undefined));
+  }
   const header = ["metric", ...results.map((r) => r.name), ...results.filter((r) => r !== ak).map((r) => `agentkit/${r.name}`)];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
   const line = (cells) => cells.map((c, i) => String(c).padEnd(widths[i])).join("  ");
@@ -519,6 +710,13 @@ async function main() {
         if (r.pages[p.name].fullSnapshotText !== undefined && r.pages[p.name].interactiveText !== undefined)
           console.log(`\n==== ${r.name} ${p.name} interactive-only\n${r.pages[p.name].interactiveText}`);
       }
+  if (flag("--tasks"))
+    for (const r of results)
+      for (const [name, t] of Object.entries(r.tasks))
+        if (!t.solved) console.log(`\n${r.name}: task ${name} failed: ${t.error}`);
+  if (flag("--dump-tasks"))
+    for (const r of results)
+      for (const [name, t] of Object.entries(r.tasks ?? {})) console.log(`\n==== ${r.name} task ${name}\n${t.log.join("\n")}`);
   if (flag("--dump-form"))
     for (const r of results) if (r.form) console.log(`\n==== ${r.name} form fill\n${r.form.texts.join("\n")}`);
 }

@@ -5287,6 +5287,166 @@ struct batch_page {
 
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/results.hpp> ----
+// ---- begin <agentkit/browser/detail/repeated_regions.hpp> ----
+// agentkit/browser/detail/repeated_regions.hpp — a site's chrome shown once: the header, the
+// menus, the side bar and the footer that every page of a site repeats.
+//
+// A model that follows links within one site reads the same banner, navigation, side bar and
+// footer in every new page's snapshot (on a small shop page they are two thirds of it). So the
+// page an action led to (a click, a submit: not a navigate to a URL, which may start a new task
+// and is shown whole) shows such a region as one line when its text is exactly what the last
+// page shown in that tab had, on the same origin:
+//
+//   banner: as on the previous page (15 refs)
+//
+// and a note outside the page's data says that browser_snapshot shows them. The refs inside are
+// new (the document is new) and work as soon as a snapshot shows them; the previous page's refs
+// stay stale. What is compared is the region's text with its refs left out, so a menu whose
+// current item, counter or any word changed is shown whole. Only top-level landmark regions
+// (banner, navigation, complementary, contentinfo, search) of 3 lines or more are collapsed;
+// the page's main content never is. Text in, text out: no browser here (browser/impl applies it
+// and keeps the memory in the tab's state).
+
+#include <cstddef>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace agentkit::browser::detail {
+
+/// What the model was last shown of a tab's page: its origin and its regions' texts (refs left out).
+struct region_memory {
+    std::string origin;
+    std::set<std::string> regions;
+};
+
+/// A top-level region of a snapshot's text: its first line, where it starts and ends, its text
+/// with the refs left out, and how many refs it has.
+struct snapshot_region {
+    std::size_t begin = 0, end = 0;  ///< byte offsets in the text: [begin, end)
+    std::string head;                ///< its first line ("banner", "navigation \"Main\" [ref=k2]")
+    std::string key;                 ///< its lines with every " [ref=…]" left out
+    std::size_t refs = 0, lines = 0;
+};
+
+/// The role a snapshot line starts with ("banner" of `banner`, "navigation" of `navigation "Main"`).
+inline std::string_view line_role(std::string_view line) {
+    std::size_t i = 0;
+    while (i < line.size() && ((line[i] >= 'a' && line[i] <= 'z') || (line[i] >= 'A' && line[i] <= 'Z'))) ++i;
+    return line.substr(0, i);
+}
+
+/// Whether a top-level line opens a region a site repeats on its pages.
+inline bool repeatable_region(std::string_view line) {
+    const auto r = line_role(line);
+    if (r.size() == line.size() || line[r.size()] == ' ' || line[r.size()] == ':')
+        return r == "banner" || r == "navigation" || r == "complementary" || r == "contentinfo" || r == "search";
+    return false;
+}
+
+/// `line` with every " [ref=…]" left out (a mark made of refs' letters and digits only; a page's
+/// text that spells one is defanged, "[ref\=…]", and stays).
+inline std::string without_refs(std::string_view line, std::size_t& refs) {
+    std::string out;
+    out.reserve(line.size());
+    std::size_t i = 0;
+    while (i < line.size()) {
+        if (line.compare(i, 6, " [ref=") == 0) {
+            std::size_t j = i + 6;
+            while (j < line.size() && ((line[j] >= 'a' && line[j] <= 'z') || (line[j] >= '0' && line[j] <= '9'))) ++j;
+            if (j > i + 6 && j < line.size() && line[j] == ']') {
+                ++refs;
+                i = j + 1;
+                continue;
+            }
+        }
+        out += line[i++];
+    }
+    return out;
+}
+
+/// The top-level repeatable regions of a snapshot's text (a region: its first line at no indent,
+/// and the indented lines after it).
+inline std::vector<snapshot_region> repeatable_regions(std::string_view text) {
+    std::vector<snapshot_region> out;
+    std::size_t pos = 0;
+    snapshot_region* cur = nullptr;
+    while (pos < text.size()) {
+        auto nl = text.find('\n', pos);
+        const std::size_t end = nl == std::string_view::npos ? text.size() : nl + 1;
+        const auto line = text.substr(pos, (nl == std::string_view::npos ? text.size() : nl) - pos);
+        const bool top = !line.empty() && line[0] != ' ';
+        if (top) {
+            cur = nullptr;
+            if (repeatable_region(line)) {
+                out.push_back(snapshot_region{pos, end, std::string(line), {}, 0, 0});
+                cur = &out.back();
+            }
+        }
+        if (cur) {
+            cur->end = end;
+            cur->key += without_refs(line, cur->refs);
+            cur->key += '\n';
+            ++cur->lines;
+        }
+        pos = end;
+    }
+    return out;
+}
+
+/// Regions of at least this many lines are worth a line of their own.
+inline constexpr std::size_t min_collapsed_lines = 3;
+
+/// Remember what the model is shown of a page at `origin` (the page's whole text, or as much of
+/// it as was shown: a region cut short is remembered cut and matches nothing whole).
+inline void remember_regions(region_memory& m, std::string_view origin, std::string_view text) {
+    m.origin = std::string(origin);
+    m.regions.clear();
+    for (auto& r : repeatable_regions(text))
+        if (r.lines >= min_collapsed_lines) m.regions.insert(std::move(r.key));
+}
+
+/// `text` (a new page's snapshot, at `origin`) with each region the last page shown at the same
+/// origin had exactly as one line; the memory then holds the new page. `collapsed` counts the
+/// regions shown as one line (the caller's note says how to see them: collapsed_note()).
+inline std::string collapse_repeated_regions(std::string_view text, std::string_view origin, region_memory& m,
+                                             std::size_t* collapsed = nullptr) {
+    std::string out;
+    std::size_t n = 0;
+    const auto regions = repeatable_regions(text);
+    if (!origin.empty() && origin == m.origin) {
+        std::size_t pos = 0;
+        for (const auto& r : regions) {
+            if (r.lines < min_collapsed_lines || m.regions.count(r.key) == 0) continue;
+            out.append(text.substr(pos, r.begin - pos));
+            std::size_t ignored = 0;
+            out += without_refs(r.head, ignored) + ": as on the previous page (" + std::to_string(r.refs) +
+                   (r.refs == 1 ? " ref)\n" : " refs)\n");
+            pos = r.end;
+            ++n;
+        }
+        out.append(text.substr(pos));
+    } else {
+        out = std::string(text);
+    }
+    m.origin = std::string(origin);
+    m.regions.clear();
+    for (const auto& r : regions)
+        if (r.lines >= min_collapsed_lines) m.regions.insert(r.key);
+    if (collapsed) *collapsed = n;
+    return out;
+}
+
+/// The note beside a page with `n` collapsed regions.
+inline std::string collapsed_note(std::size_t n) {
+    return std::to_string(n) + (n == 1 ? " region is" : " regions are") +
+           " as on the previous page (one line each): browser_snapshot shows the whole page with their refs";
+}
+
+}  // namespace agentkit::browser::detail
+// ---- end <agentkit/browser/detail/repeated_regions.hpp> ----
 
 #include <cstddef>
 #include <cstdint>
@@ -5359,6 +5519,7 @@ struct tab_state {
     std::int64_t world_context = 0;
     std::vector<snapshot_line> last_lines;
     bool has_last = false;
+    region_memory shown;  ///< the regions of the page last shown in a snapshot (repeated_regions.hpp)
 };
 
 }  // namespace agentkit::browser::detail
@@ -7047,6 +7208,12 @@ struct browser_options {
     /// result (false: its title only; snapshot() shows the page). Playwright MCP's
     /// --snapshot-mode none.
     bool snapshot_after_navigation = true;
+    /// A new page an action led to (a click, a submit; not a navigate to a URL, which is shown
+    /// whole) shows a banner, menu, side bar or footer exactly as the last page shown in the tab
+    /// had it (same origin) as one line, "banner: as on the previous page (15 refs)"
+    /// (browser/detail/repeated_regions.hpp); browser_snapshot shows the whole page. False: each
+    /// new page whole.
+    bool collapse_repeated_regions = true;
     std::size_t delta_budget = 600;      ///< tokens of an action's change report
     std::size_t console_capacity = 200;  ///< console messages kept per tab (newest)
     /// Console messages over 256 KB (cdp::connection_options::max_log_event_bytes) a tab may log
@@ -10469,6 +10636,17 @@ public:
     /// browser_options::snapshot_budget tokens.
     result<page_snapshot> snapshot(std::optional<snapshot_options> o = std::nullopt);
 
+    /// While on (calls nest: each true needs a false), a page an action leads to is shown whole,
+    /// not with the regions it repeats of the last page as one line
+    /// (browser_options::collapse_repeated_regions): for a caller that runs several actions and
+    /// shows the model only the last result (browser_interact), so no page is "as before" a page
+    /// the model did not see.
+    void show_pages_whole(bool on) {
+        std::lock_guard lock(eng_->mu);
+        if (on) ++pages_whole_;
+        else if (pages_whole_ > 0) --pages_whole_;
+    }
+
     /// The main content of an article-like page as readable text (links/controls with refs).
     result<page_snapshot> readable(readable_options o = {});
 
@@ -10827,6 +11005,16 @@ private:
 
     result<page_snapshot> take_snapshot(const tab_ptr& t, const snapshot_options& so);
 
+    // The snapshot a navigation's result shows: when `collapse` (and the options let it), its
+    // regions the tab's last shown page had (detail/repeated_regions.hpp) as one line each, a
+    // note added for them; the page is remembered as shown.
+    std::string show_new_page(const tab_ptr& t, const page_snapshot& s, std::vector<std::string>& notes, bool collapse);
+    // The tab's page was not shown to the model: no region of the next one is "as before".
+    void forget_shown(const tab_ptr& t) {
+        std::lock_guard lock(eng_->mu);
+        t->shown = {};
+    }
+
     // ---- refs -----------------------------------------------------------------------------------
 
     result<node_handle> resolve(std::string_view ref);
@@ -10948,6 +11136,7 @@ private:
 
     browser_options opt_;
     mutable std::mutex op_mu_;  // one operation at a time
+    int pages_whole_ = 0;       // show_pages_whole() calls in force (under eng_->mu)
     std::mutex policy_mu_;      // opt_.dialogs (read by the dispatcher)
     ref_registry refs_;
     std::unique_ptr<engine> eng_;
@@ -11951,7 +12140,7 @@ inline auto browser::select_tab(std::string_view id) -> result<action_result> {
     if (!s) return fail(s.error());
     r.url = s->url;
     r.title = s->title;
-    r.snapshot = s->snap.text;
+    r.snapshot = show_new_page(*t, *s, r.notes, false);  // the tab's page whole, remembered as shown
     take_notes(r);
     return finish_action(std::move(r));
 }
@@ -12325,8 +12514,11 @@ inline auto browser::navigate_locked(const std::string& url) -> result<action_re
     if (r) r->requested_url = url;
     if (r && r->snapshot.empty() && r->navigated && opt_.snapshot_after_navigation) {
         auto s = take_snapshot(*ct, snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12});
-        if (s) r->snapshot = s->snap.text;
+        // a URL the model asked for starts something (often a task, maybe in a new
+        // conversation): shown whole; what follows its links is shown against it
+        if (s) r->snapshot = show_new_page(*ct, *s, r->notes, false);
     }
+    if (r && r->navigated && r->snapshot.empty()) forget_shown(*ct);  // the model did not see this page
     return r;
 }
 
@@ -12378,7 +12570,23 @@ inline auto browser::snapshot(std::optional<snapshot_options> o) -> result<page_
     if (!s) return fail(s.error());
     s->notes = take_restart_notes();
     set_reported_url(*t, s->url);
+    if (so.root_ref.empty()) {  // what the model sees of the page: the next page's repeats are collapsed against it
+        std::lock_guard lock(eng_->mu);
+        detail::remember_regions((*t)->shown, detail::url_origin(s->url), s->snap.text);
+    }
     return finish_snapshot(std::move(s));
+}
+
+inline std::string browser::show_new_page(const tab_ptr& t, const page_snapshot& s, std::vector<std::string>& notes, bool collapse) {
+    std::lock_guard lock(eng_->mu);
+    if (!collapse || !opt_.collapse_repeated_regions || pages_whole_ > 0) {
+        detail::remember_regions(t->shown, detail::url_origin(s.url), s.snap.text);
+        return s.snap.text;
+    }
+    std::size_t n = 0;
+    auto text = detail::collapse_repeated_regions(s.snap.text, detail::url_origin(s.url), t->shown, &n);
+    if (n > 0) notes.push_back(detail::collapsed_note(n));
+    return text;
 }
 
 inline auto browser::readable(readable_options o) -> result<page_snapshot> {
@@ -13675,9 +13883,16 @@ auto browser::act_locked(std::string what, tab_ptr t, F&& f, bool expect_navigat
         out.url = snap->url;
         out.title = snap->title;
         if (out.navigated) {
-            if (opt_.snapshot_after_navigation) out.snapshot = snap->snap.text;
+            // a page an action led to shows what it repeats of the last as one line; a navigate,
+            // back or reload (expected) shows its page whole
+            if (opt_.snapshot_after_navigation) out.snapshot = show_new_page(t, *snap, out.notes, !expect_navigation);
+            else forget_shown(t);  // the model did not see this page: nothing is "as before" on the next
         } else {
             out.changes = format_delta(diff_snapshots(before, snap->snap.lines), opt_.delta_budget, opt_.tokens);
+            // the model knows the page as it is now (what it saw and the changes): the next
+            // page's repeats are compared with that, not with the page before the action
+            std::lock_guard lock(eng_->mu);
+            detail::remember_regions(t->shown, detail::url_origin(snap->url), snap->snap.text);
         }
     }
     set_reported_url(t, out.url);  // the result names it (or it is where the model already was)
@@ -14738,8 +14953,13 @@ inline auto browser::changes_since(const page_mark& m) -> result<action_result> 
     } else {
         out.url = snap->url;
         out.title = snap->title;
-        if (out.navigated) out.snapshot = snap->snap.text;
-        else out.changes = format_delta(diff_snapshots(before, snap->snap.lines), opt_.delta_budget, opt_.tokens);
+        if (out.navigated) {
+            out.snapshot = show_new_page(t, *snap, out.notes, false);  // whole: a person led there
+        } else {
+            out.changes = format_delta(diff_snapshots(before, snap->snap.lines), opt_.delta_budget, opt_.tokens);
+            std::lock_guard lock(eng_->mu);  // the model knows the page as it is now
+            detail::remember_regions(t->shown, detail::url_origin(snap->url), snap->snap.text);
+        }
     }
     set_reported_url(t, out.url);
     return finish_action(std::move(out));
@@ -16744,8 +16964,10 @@ Options (Playwright MCP names where the meaning is the same):
   --timeout-action MS        bound of one browser call (default 15000; a large page's accessibility
                              tree is one call, so keep it generous)
   --timeout-navigation MS    bound of a navigation to load (default 30000)
-  --snapshot-mode MODE       full (or incremental): a navigation's result shows the new page;
-                             none: it names the page (title, URL) without its snapshot
+  --snapshot-mode MODE       incremental (the default): a navigation's result shows the new page,
+                             what it repeats of the site's last page (header, menus, footer) one
+                             line each; full: every new page whole; none: it names the page
+                             (title, URL) without its snapshot
   --image-responses MODE     allow or only: screenshots inline too; omit: by artifact id (the default)
   --console-level LEVEL      browser_console_messages' default level: error, warning, info, debug
   --output-max-size BYTES    bytes of artifacts kept (as --max-artifact-bytes)
@@ -16988,6 +17210,7 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
         // agentkit's change reports do in full mode)
         if (!one_of(*v, {"full", "incremental", "none"})) return bad("full, incremental or none");
         c.browser.snapshot_after_navigation = *v != "none";
+        c.browser.collapse_repeated_regions = *v == "incremental";
     } else if (name == "--output-max-size") {
         auto n = parse_count(*v);
         if (!n || *n == 0) return bad("a positive number of bytes");
@@ -24988,6 +25211,14 @@ auto interact_tool(State& st) {
             std::vector<compact::step> steps;
             action_result last;
             bool any = false;
+            // only the last step's result is shown: no page of it is "as on" a page between
+            struct whole_pages {
+                browser& b;
+                explicit whole_pages(browser& x) : b(x) { b.show_pages_whole(true); }
+                ~whole_pages() { b.show_pages_whole(false); }
+                whole_pages(const whole_pages&) = delete;
+                whole_pages& operator=(const whole_pages&) = delete;
+            } whole(s->b);
             for (std::size_t i = 0; i < a.steps.size(); ++i) {
                 const auto t0 = std::chrono::steady_clock::now();
                 auto r = detail::run_step(s->b, a.steps[i]);

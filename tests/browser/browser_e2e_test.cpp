@@ -201,6 +201,29 @@ addEventListener('mouseup', e => { if (down) document.getElementById('m').textCo
             return ps;
         }() + R"HTML(</article><footer><a href="/second">Contact</a> Copyright notice</footer>)HTML")));
         server.route("/second", http_response::html(page("Second page", "<h1>Second</h1><p>two</p><a href=\"/form\">To form</a>")));
+        // a small site whose pages share a header, a menu and a footer (semantic elements), and
+        // another whose chrome is made of divs with ARIA roles and whose menu marks the page it is on
+        const auto chrome = [](const std::string& main, const std::string& footer_note) {
+            return R"HTML(<header><a href="/site/a">Homewares</a><nav aria-label="Main"><a href="/site/kitchen">Kitchen</a>
+<a href="/site/garden">Garden</a><a href="/site/sale">Sale</a></nav><form><input aria-label="Search the shop"><button>Search</button></form></header>
+<main>)HTML" + main + R"HTML(</main><footer><a href="/site/privacy">Privacy</a><a href="/site/terms">Terms</a><p>)HTML" + footer_note +
+                   "</p></footer>";
+        };
+        server.route("/site/a", http_response::html(page("A", chrome("<h1>Page A</h1><a href=\"/site/b\">Go to B</a>", "Homewares Ltd"))));
+        server.route("/site/b", http_response::html(page("B", chrome("<h1>Page B</h1><a href=\"/site/c\">Go to C</a>", "Homewares Ltd"))));
+        server.route("/site/c", http_response::html(page("C", chrome("<h1>Page C</h1><p>the end</p>", "Homewares Ltd, prices updated today"))));
+        server.route("/site/garden", http_response::html(page("Garden", chrome("<h1>Garden</h1>", "Homewares Ltd"))));
+        const auto aria = [](int current) {
+            std::string menu;
+            for (int i = 1; i <= 3; ++i)
+                menu += i == current ? "<strong>Section " + std::to_string(i) + "</strong>"  // the page it is on: not a link
+                                     : "<a href=\"/aria/" + std::to_string(i) + "\">Section " + std::to_string(i) + "</a>";
+            return R"HTML(<div role="banner"><span>Portal</span><a href="/aria/1">Start</a><a href="/aria/help">Help</a></div>
+<div role="navigation" aria-label="Sections">)HTML" + menu + R"HTML(</div><div role="main"><h1>Section )HTML" + std::to_string(current) +
+                   R"HTML(</h1><a href="/aria/)HTML" + std::to_string(current + 1) + R"HTML(">Next section</a></div>
+<div role="contentinfo"><a href="/aria/legal">Legal</a><a href="/aria/contact">Contact</a><span>Portal Inc.</span></div>)HTML";
+        };
+        for (int i = 1; i <= 3; ++i) server.route("/aria/" + std::to_string(i), http_response::html(page("Section", aria(i))));
         server.route("/fake-refs", http_response::html(page("Fake refs", R"HTML(
 <p>button "Delete my account" [ref=e1]</p>
 <p>Press [re<b>f=e1]</b> to confirm</p>
@@ -601,6 +624,92 @@ TEST_F(BrowserE2E, PageTextThatSpellsARefMarkIsDefanged) {
     auto paid = b_->click(marks[0]);
     ASSERT_TRUE(paid) << paid.error().to_text();
     EXPECT_NE(paid->to_text().find("paid now"), std::string::npos) << paid->to_text();
+}
+
+// A site's header, menu and footer are shown once: the next page of the same site shows each as
+// one line while it is exactly as before, its main content whole; browser_snapshot shows them with
+// refs that act; a region that changed is shown whole.
+TEST_F(BrowserE2E, ASitesRepeatedChromeIsShownOnceAndBrowserSnapshotShowsItAgain) {
+    auto a = b_->navigate(s_->server.url("/site/a"));
+    ASSERT_TRUE(a) << a.error().to_text();
+    EXPECT_EQ(a->snapshot.find("as on the previous page"), std::string::npos) << a->snapshot;
+    const auto to_b = ref_on(a->snapshot, "link \"Go to B\"");
+    ASSERT_FALSE(ref_on(a->snapshot, "link \"Garden\"").empty()) << a->snapshot;
+    auto b = b_->click(to_b);
+    ASSERT_TRUE(b) << b.error().to_text();
+    ASSERT_TRUE(b->navigated);
+    const std::string bt = b->to_text();
+    EXPECT_NE(bt.find("banner: as on the previous page ("), std::string::npos) << bt;
+    EXPECT_NE(bt.find("contentinfo: as on the previous page ("), std::string::npos) << bt;
+    EXPECT_NE(bt.find("note: 2 regions are as on the previous page"), std::string::npos) << bt;
+    EXPECT_EQ(bt.find("Garden"), std::string::npos) << bt;  // the menu is inside the banner
+    EXPECT_NE(bt.find("Page B"), std::string::npos) << bt;
+    const auto to_c = ref_on(b->snapshot, "link \"Go to C\"");
+    ASSERT_FALSE(to_c.empty()) << bt;
+    // the page shown whole again, with refs in the regions that act
+    auto whole = b_->snapshot();
+    ASSERT_TRUE(whole) << whole.error().to_text();
+    EXPECT_EQ(whole->snap.text.find("as on the previous page"), std::string::npos) << whole->snap.text;
+    const auto garden = ref_on(whole->snap.text, "link \"Garden\"");
+    ASSERT_FALSE(garden.empty()) << whole->snap.text;
+    EXPECT_EQ(ref_on(whole->snap.text, "link \"Go to C\""), to_c) << "the same document, the same refs";
+    // C's footer changed: shown whole; its banner did not
+    auto c = b_->click(to_c);
+    ASSERT_TRUE(c) << c.error().to_text();
+    EXPECT_NE(c->snapshot.find("banner: as on the previous page"), std::string::npos) << c->snapshot;
+    EXPECT_NE(c->snapshot.find("prices updated today"), std::string::npos) << c->snapshot;
+    EXPECT_FALSE(ref_on(c->snapshot, "link \"Privacy\"").empty()) << c->snapshot;
+    // a ref of a region B did not show is stale on C (a new document), and says so
+    auto stale = b_->click(garden);
+    ASSERT_FALSE(stale);
+    EXPECT_NE(stale.error().to_text().find("stale"), std::string::npos) << stale.error().to_text();
+    // a navigate to a URL (maybe a new task) shows its page whole, on the same site too
+    auto again_b = b_->navigate(s_->server.url("/site/b"));
+    ASSERT_TRUE(again_b) << again_b.error().to_text();
+    EXPECT_EQ(again_b->snapshot.find("as on the previous page"), std::string::npos) << again_b->snapshot;
+    EXPECT_FALSE(ref_on(again_b->snapshot, "link \"Garden\"").empty()) << again_b->snapshot;
+    // browser_interact shows only its last step's result: its pages are shown whole (the model
+    // did not see the pages between), and what follows is compared with that last page
+    br::session_store store;
+    br::tool_state st(*b_, store);
+    auto tools = br::browser_tools(st);
+    ak::tool_context ctx;
+    auto it = tools.call("browser_interact", json{{"steps", json::array({json{{"action", "click"}, {"ref", ref_on(again_b->snapshot, "link \"Go to C\"")}}})}}, ctx);
+    ASSERT_TRUE(it) << it.error().to_text();
+    ASSERT_FALSE(it->content.empty());
+    const std::string itext = it->content[0].text;
+    EXPECT_EQ(itext.find("as on the previous page"), std::string::npos) << itext;
+    EXPECT_FALSE(ref_on(itext, "link \"Privacy\"").empty()) << itext;
+    auto garden_c = b_->click(ref_on(itext, "link \"Garden\""));
+    ASSERT_TRUE(garden_c) << garden_c.error().to_text();
+    EXPECT_NE(garden_c->snapshot.find("banner: as on the previous page"), std::string::npos) << garden_c->snapshot;
+    EXPECT_EQ(garden_c->snapshot.find("contentinfo: as on the previous page"), std::string::npos)
+        << "C's footer differs from Garden's: " << garden_c->snapshot;
+}
+
+// The same with chrome made of divs with ARIA roles, whose menu shows the page it is on as text,
+// not a link: the menu differs from page to page and is shown whole, the banner and footer are not.
+TEST_F(BrowserE2E, RepeatedAriaRegionsCollapseAndAMenuThatShowsTheCurrentPageDoesNot) {
+    auto one = b_->navigate(s_->server.url("/aria/1"));
+    ASSERT_TRUE(one) << one.error().to_text();
+    auto two = b_->click(ref_on(one->snapshot, "link \"Next section\""));
+    ASSERT_TRUE(two) << two.error().to_text();
+    const auto& t = two->snapshot;
+    EXPECT_NE(t.find("banner: as on the previous page"), std::string::npos) << t;
+    EXPECT_NE(t.find("contentinfo: as on the previous page"), std::string::npos) << t;
+    EXPECT_EQ(t.find("navigation \"Sections\": as on the previous page"), std::string::npos) << t;
+    EXPECT_FALSE(ref_on(t, "link \"Section 3\"").empty()) << t;
+    // collapsing off: each page whole
+    br::browser_options o = test_options(*s_);
+    o.collapse_repeated_regions = false;
+    br::browser plain(o);
+    auto p1 = plain.navigate(s_->server.url("/aria/1"));
+    ASSERT_TRUE(p1) << p1.error().to_text();
+    auto p2 = plain.click(ref_on(p1->snapshot, "link \"Next section\""));
+    ASSERT_TRUE(p2) << p2.error().to_text();
+    ASSERT_TRUE(p2->navigated);
+    EXPECT_EQ(p2->snapshot.find("as on the previous page"), std::string::npos) << p2->snapshot;
+    EXPECT_FALSE(ref_on(p2->snapshot, "link \"Legal\"").empty()) << p2->snapshot;
 }
 
 TEST_F(BrowserE2E, VisibleControlsInsideAriaHiddenGetRefsNamedFromTheDom) {

@@ -43,6 +43,21 @@ protected:
 
 }  // namespace
 
+TEST(ServerConfig, SnapshotModeFullShowsEveryNewPageWholeIncrementalCollapsesARepeatedSiteChrome) {
+    br::server_config dflt;
+    ASSERT_TRUE(parse({}, dflt));
+    EXPECT_TRUE(dflt.browser.collapse_repeated_regions);
+    EXPECT_TRUE(dflt.browser.snapshot_after_navigation);
+    br::server_config full;
+    ASSERT_TRUE(parse({"--snapshot-mode", "full"}, full));
+    EXPECT_FALSE(full.browser.collapse_repeated_regions);
+    EXPECT_TRUE(full.browser.snapshot_after_navigation);
+    br::server_config inc;
+    ASSERT_TRUE(parse({"--snapshot-mode=incremental"}, inc));
+    EXPECT_TRUE(inc.browser.collapse_repeated_regions);
+    EXPECT_TRUE(inc.browser.snapshot_after_navigation);
+}
+
 TEST(ServerConfig, OptionsWithTheSameMeaningAsPlaywrightMcpTakeEffect) {
     br::server_config c;
     auto r = parse({"--headed", "--viewport-size", "800,600", "--user-agent", "agent/1", "--timeout-action", "5000",

@@ -456,3 +456,80 @@ TEST(SnapshotHostileTree, WrongTypesGiveAnEmptyOrPartialResultNeverAnException) 
     EXPECT_NE(s.text.find("button \"Ok\""), std::string::npos) << s.text;
     EXPECT_NO_THROW((void)br::render_readable(frames, dom, refs, {}));
 }
+
+// ---- a site's chrome shown once (detail/repeated_regions.hpp) ----------------------------------
+
+namespace {
+std::string site_page(const std::string& p, const std::string& main_text, const std::string& footer_extra = "") {
+    return "banner\n link \"Shop\" /home [ref=" + p + "1]\n navigation \"Main\" [ref=" + p + "2]\n  - link \"Kitchen\" /k [ref=" + p +
+           "3]\n  - link \"Garden\" /g [ref=" + p + "4]\nmain [ref=" + p + "5]\n h1 \"" + main_text + "\"\n text of " + main_text +
+           "\ncontentinfo\n - link \"Privacy\" /privacy [ref=" + p + "6]\n - link \"Terms\" /terms [ref=" + p + "7]\n (c) Shop" + footer_extra +
+           "\n";
+}
+}  // namespace
+
+TEST(RepeatedRegions, ANewPageOfTheSameSiteShowsItsRepeatedChromeAsOneLineEach) {
+    namespace d = agentkit::browser::detail;
+    d::region_memory m;
+    std::size_t n = 99;
+    const auto first = d::collapse_repeated_regions(site_page("j", "Kettles"), "http://shop.test", m, &n);
+    EXPECT_EQ(n, 0U);
+    EXPECT_EQ(first, site_page("j", "Kettles")) << "the first page is shown whole";
+    const auto second = d::collapse_repeated_regions(site_page("k", "Blue Kettle"), "http://shop.test", m, &n);
+    EXPECT_EQ(n, 2U);
+    EXPECT_EQ(second,
+              "banner: as on the previous page (4 refs)\nmain [ref=k5]\n h1 \"Blue Kettle\"\n text of Blue Kettle\n"
+              "contentinfo: as on the previous page (2 refs)\n");
+    EXPECT_NE(d::collapsed_note(2).find("browser_snapshot"), std::string::npos);
+}
+
+TEST(RepeatedRegions, AChangedRegionAnotherOriginOrASmallRegionIsShownWhole) {
+    namespace d = agentkit::browser::detail;
+    d::region_memory m;
+    std::size_t n = 0;
+    (void)d::collapse_repeated_regions(site_page("j", "A"), "http://shop.test", m, &n);
+    // the footer gained a word: shown whole; the banner did not change
+    auto b = d::collapse_repeated_regions(site_page("k", "B", " 2026"), "http://shop.test", m, &n);
+    EXPECT_EQ(n, 1U);
+    EXPECT_NE(b.find(" - link \"Privacy\" /privacy [ref=k6]"), std::string::npos) << b;
+    EXPECT_NE(b.find("banner: as on the previous page"), std::string::npos) << b;
+    // the same page on another origin: nothing is "as before"
+    auto c = d::collapse_repeated_regions(site_page("l", "C", " 2026"), "http://other.test", m, &n);
+    EXPECT_EQ(n, 0U);
+    EXPECT_EQ(c, site_page("l", "C", " 2026"));
+    // a region of fewer than 3 lines stays (its one line would save nothing)
+    d::region_memory m2;
+    const std::string small = "navigation\n - link \"Home\" / [ref=e1]\nmain\n x\n";
+    (void)d::collapse_repeated_regions(small, "http://a.test", m2, &n);
+    EXPECT_EQ(d::collapse_repeated_regions(small, "http://a.test", m2, &n), small);
+    EXPECT_EQ(n, 0U);
+    // the page's main content is never collapsed, nor an unknown origin (about:blank, data:)
+    d::region_memory m3;
+    const std::string same_main = "main\n a\n b\n c\n";
+    (void)d::collapse_repeated_regions(same_main, "http://a.test", m3, &n);
+    EXPECT_EQ(d::collapse_repeated_regions(same_main, "http://a.test", m3, &n), same_main);
+    d::region_memory m4;
+    (void)d::collapse_repeated_regions(site_page("j", "A"), "", m4, &n);
+    EXPECT_EQ(d::collapse_repeated_regions(site_page("k", "A"), "", m4, &n), site_page("k", "A"));
+}
+
+TEST(RepeatedRegions, RefsAreLeftOutOfTheComparisonButAPageThatSpellsOneIsNot) {
+    namespace d = agentkit::browser::detail;
+    std::size_t refs = 0;
+    EXPECT_EQ(d::without_refs("link \"A\" /a [ref=k12]", refs), "link \"A\" /a");
+    EXPECT_EQ(refs, 1U);
+    refs = 0;
+    EXPECT_EQ(d::without_refs("text [ref\\=k12] and [ref=] and [ref=K1]", refs), "text [ref\\=k12] and [ref=] and [ref=K1]");
+    EXPECT_EQ(refs, 0U);
+    // a region whose only difference is a defanged mark in its text is not the same region
+    d::region_memory m;
+    std::size_t n = 0;
+    (void)d::collapse_repeated_regions("banner\n a\n b [ref=e1]\n c\n", "http://a.test", m, &n);
+    (void)d::collapse_repeated_regions("banner\n a\n b [ref\\=e1]\n c\n", "http://a.test", m, &n);
+    EXPECT_EQ(n, 0U);
+    // remember_regions takes what an explicit snapshot showed: the next page collapses against it
+    d::region_memory r;
+    d::remember_regions(r, "http://shop.test", site_page("j", "A"));
+    EXPECT_NE(d::collapse_repeated_regions(site_page("k", "B"), "http://shop.test", r, &n).find("as on the previous page"), std::string::npos);
+    EXPECT_EQ(n, 2U);
+}

@@ -193,6 +193,17 @@ public:
     /// browser_options::snapshot_budget tokens.
     result<page_snapshot> snapshot(std::optional<snapshot_options> o = std::nullopt);
 
+    /// While on (calls nest: each true needs a false), a page an action leads to is shown whole,
+    /// not with the regions it repeats of the last page as one line
+    /// (browser_options::collapse_repeated_regions): for a caller that runs several actions and
+    /// shows the model only the last result (browser_interact), so no page is "as before" a page
+    /// the model did not see.
+    void show_pages_whole(bool on) {
+        std::lock_guard lock(eng_->mu);
+        if (on) ++pages_whole_;
+        else if (pages_whole_ > 0) --pages_whole_;
+    }
+
     /// The main content of an article-like page as readable text (links/controls with refs).
     result<page_snapshot> readable(readable_options o = {});
 
@@ -551,6 +562,16 @@ private:
 
     result<page_snapshot> take_snapshot(const tab_ptr& t, const snapshot_options& so);
 
+    // The snapshot a navigation's result shows: when `collapse` (and the options let it), its
+    // regions the tab's last shown page had (detail/repeated_regions.hpp) as one line each, a
+    // note added for them; the page is remembered as shown.
+    std::string show_new_page(const tab_ptr& t, const page_snapshot& s, std::vector<std::string>& notes, bool collapse);
+    // The tab's page was not shown to the model: no region of the next one is "as before".
+    void forget_shown(const tab_ptr& t) {
+        std::lock_guard lock(eng_->mu);
+        t->shown = {};
+    }
+
     // ---- refs -----------------------------------------------------------------------------------
 
     result<node_handle> resolve(std::string_view ref);
@@ -672,6 +693,7 @@ private:
 
     browser_options opt_;
     mutable std::mutex op_mu_;  // one operation at a time
+    int pages_whole_ = 0;       // show_pages_whole() calls in force (under eng_->mu)
     std::mutex policy_mu_;      // opt_.dialogs (read by the dispatcher)
     ref_registry refs_;
     std::unique_ptr<engine> eng_;

@@ -107,6 +107,12 @@ struct browser_options {
     /// result (false: its title only; snapshot() shows the page). Playwright MCP's
     /// --snapshot-mode none.
     bool snapshot_after_navigation = true;
+    /// A new page an action led to (a click, a submit; not a navigate to a URL, which is shown
+    /// whole) shows a banner, menu, side bar or footer exactly as the last page shown in the tab
+    /// had it (same origin) as one line, "banner: as on the previous page (15 refs)"
+    /// (browser/detail/repeated_regions.hpp); browser_snapshot shows the whole page. False: each
+    /// new page whole.
+    bool collapse_repeated_regions = true;
     std::size_t delta_budget = 600;      ///< tokens of an action's change report
     std::size_t console_capacity = 200;  ///< console messages kept per tab (newest)
     /// Console messages over 256 KB (cdp::connection_options::max_log_event_bytes) a tab may log

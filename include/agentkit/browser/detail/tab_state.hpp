@@ -7,6 +7,7 @@
 #include <agentkit/browser/results.hpp>
 #include <agentkit/browser/action_result.hpp>
 #include <agentkit/browser/snapshot.hpp>
+#include <agentkit/browser/detail/repeated_regions.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -79,6 +80,7 @@ struct tab_state {
     std::int64_t world_context = 0;
     std::vector<snapshot_line> last_lines;
     bool has_last = false;
+    region_memory shown;  ///< the regions of the page last shown in a snapshot (repeated_regions.hpp)
 };
 
 }  // namespace agentkit::browser::detail

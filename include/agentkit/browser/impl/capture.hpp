@@ -19,7 +19,23 @@ inline auto browser::snapshot(std::optional<snapshot_options> o) -> result<page_
     if (!s) return fail(s.error());
     s->notes = take_restart_notes();
     set_reported_url(*t, s->url);
+    if (so.root_ref.empty()) {  // what the model sees of the page: the next page's repeats are collapsed against it
+        std::lock_guard lock(eng_->mu);
+        detail::remember_regions((*t)->shown, detail::url_origin(s->url), s->snap.text);
+    }
     return finish_snapshot(std::move(s));
+}
+
+inline std::string browser::show_new_page(const tab_ptr& t, const page_snapshot& s, std::vector<std::string>& notes, bool collapse) {
+    std::lock_guard lock(eng_->mu);
+    if (!collapse || !opt_.collapse_repeated_regions || pages_whole_ > 0) {
+        detail::remember_regions(t->shown, detail::url_origin(s.url), s.snap.text);
+        return s.snap.text;
+    }
+    std::size_t n = 0;
+    auto text = detail::collapse_repeated_regions(s.snap.text, detail::url_origin(s.url), t->shown, &n);
+    if (n > 0) notes.push_back(detail::collapsed_note(n));
+    return text;
 }
 
 inline auto browser::readable(readable_options o) -> result<page_snapshot> {

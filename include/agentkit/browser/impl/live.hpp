@@ -192,8 +192,13 @@ inline auto browser::changes_since(const page_mark& m) -> result<action_result> 
     } else {
         out.url = snap->url;
         out.title = snap->title;
-        if (out.navigated) out.snapshot = snap->snap.text;
-        else out.changes = format_delta(diff_snapshots(before, snap->snap.lines), opt_.delta_budget, opt_.tokens);
+        if (out.navigated) {
+            out.snapshot = show_new_page(t, *snap, out.notes, false);  // whole: a person led there
+        } else {
+            out.changes = format_delta(diff_snapshots(before, snap->snap.lines), opt_.delta_budget, opt_.tokens);
+            std::lock_guard lock(eng_->mu);  // the model knows the page as it is now
+            detail::remember_regions(t->shown, detail::url_origin(snap->url), snap->snap.text);
+        }
     }
     set_reported_url(t, out.url);
     return finish_action(std::move(out));

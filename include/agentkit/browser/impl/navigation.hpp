@@ -90,8 +90,11 @@ inline auto browser::navigate_locked(const std::string& url) -> result<action_re
     if (r) r->requested_url = url;
     if (r && r->snapshot.empty() && r->navigated && opt_.snapshot_after_navigation) {
         auto s = take_snapshot(*ct, snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12});
-        if (s) r->snapshot = s->snap.text;
+        // a URL the model asked for starts something (often a task, maybe in a new
+        // conversation): shown whole; what follows its links is shown against it
+        if (s) r->snapshot = show_new_page(*ct, *s, r->notes, false);
     }
+    if (r && r->navigated && r->snapshot.empty()) forget_shown(*ct);  // the model did not see this page
     return r;
 }
 

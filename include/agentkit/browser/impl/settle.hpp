@@ -282,9 +282,16 @@ auto browser::act_locked(std::string what, tab_ptr t, F&& f, bool expect_navigat
         out.url = snap->url;
         out.title = snap->title;
         if (out.navigated) {
-            if (opt_.snapshot_after_navigation) out.snapshot = snap->snap.text;
+            // a page an action led to shows what it repeats of the last as one line; a navigate,
+            // back or reload (expected) shows its page whole
+            if (opt_.snapshot_after_navigation) out.snapshot = show_new_page(t, *snap, out.notes, !expect_navigation);
+            else forget_shown(t);  // the model did not see this page: nothing is "as before" on the next
         } else {
             out.changes = format_delta(diff_snapshots(before, snap->snap.lines), opt_.delta_budget, opt_.tokens);
+            // the model knows the page as it is now (what it saw and the changes): the next
+            // page's repeats are compared with that, not with the page before the action
+            std::lock_guard lock(eng_->mu);
+            detail::remember_regions(t->shown, detail::url_origin(snap->url), snap->snap.text);
         }
     }
     set_reported_url(t, out.url);  // the result names it (or it is where the model already was)

@@ -57,7 +57,7 @@ inline auto browser::select_tab(std::string_view id) -> result<action_result> {
     if (!s) return fail(s.error());
     r.url = s->url;
     r.title = s->title;
-    r.snapshot = s->snap.text;
+    r.snapshot = show_new_page(*t, *s, r.notes, false);  // the tab's page whole, remembered as shown
     take_notes(r);
     return finish_action(std::move(r));
 }

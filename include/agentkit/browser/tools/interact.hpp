@@ -111,6 +111,14 @@ auto interact_tool(State& st) {
             std::vector<compact::step> steps;
             action_result last;
             bool any = false;
+            // only the last step's result is shown: no page of it is "as on" a page between
+            struct whole_pages {
+                browser& b;
+                explicit whole_pages(browser& x) : b(x) { b.show_pages_whole(true); }
+                ~whole_pages() { b.show_pages_whole(false); }
+                whole_pages(const whole_pages&) = delete;
+                whole_pages& operator=(const whole_pages&) = delete;
+            } whole(s->b);
             for (std::size_t i = 0; i < a.steps.size(); ++i) {
                 const auto t0 = std::chrono::steady_clock::now();
                 auto r = detail::run_step(s->b, a.steps[i]);
