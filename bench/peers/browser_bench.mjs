@@ -399,6 +399,8 @@ async function runTask(spec, call, base, task) {
     }
     throw new Error(`no line matches ${re}`);
   };
+  // an action is one call [name, args] or a list of them
+  const callsOf = (steps) => (Array.isArray(steps[0]) ? steps : [steps]);
   // Run the calls of one action on a ref; when one fails on a ref an older result gave (the page
   // changed since), look again in a fresh snapshot and retry once, as a model would.
   const actOn = async (re, make) => {
@@ -406,7 +408,7 @@ async function runTask(spec, call, base, task) {
     for (let attempt = 0; ; ++attempt) {
       const steps = make(r.ref);
       let failed = false;
-      for (const st of Array.isArray(steps[0]) ? steps : [steps])
+      for (const st of callsOf(steps))
         if ((await c(st[0], st[1], { mayFail: !r.fresh && attempt === 0 })) === null) {
           failed = true;
           break;
@@ -419,7 +421,7 @@ async function runTask(spec, call, base, task) {
     }
   };
   const run = async (steps) => {
-    for (const st of Array.isArray(steps[0]) ? steps : [steps]) await c(st[0], st[1]);
+    for (const st of callsOf(steps)) await c(st[0], st[1]);
   };
   let solved = false;
   let error = "";

@@ -5399,13 +5399,18 @@ inline std::vector<snapshot_region> repeatable_regions(std::string_view text) {
 /// Regions of at least this many lines are worth a line of their own.
 inline constexpr std::size_t min_collapsed_lines = 3;
 
+/// The memory of a page at `origin` whose regions are `regions`.
+inline void remember(region_memory& m, std::string_view origin, const std::vector<snapshot_region>& regions) {
+    m.origin = std::string(origin);
+    m.regions.clear();
+    for (const auto& r : regions)
+        if (r.lines >= min_collapsed_lines) m.regions.insert(r.key);
+}
+
 /// Remember what the model is shown of a page at `origin` (the page's whole text, or as much of
 /// it as was shown: a region cut short is remembered cut and matches nothing whole).
 inline void remember_regions(region_memory& m, std::string_view origin, std::string_view text) {
-    m.origin = std::string(origin);
-    m.regions.clear();
-    for (auto& r : repeatable_regions(text))
-        if (r.lines >= min_collapsed_lines) m.regions.insert(std::move(r.key));
+    remember(m, origin, repeatable_regions(text));
 }
 
 /// `text` (a new page's snapshot, at `origin`) with each region the last page shown at the same
@@ -5413,28 +5418,21 @@ inline void remember_regions(region_memory& m, std::string_view origin, std::str
 /// regions shown as one line (the caller's note says how to see them: collapsed_note()).
 inline std::string collapse_repeated_regions(std::string_view text, std::string_view origin, region_memory& m,
                                              std::size_t* collapsed = nullptr) {
-    std::string out;
-    std::size_t n = 0;
     const auto regions = repeatable_regions(text);
-    if (!origin.empty() && origin == m.origin) {
-        std::size_t pos = 0;
-        for (const auto& r : regions) {
-            if (r.lines < min_collapsed_lines || m.regions.count(r.key) == 0) continue;
-            out.append(text.substr(pos, r.begin - pos));
-            std::size_t ignored = 0;
-            out += without_refs(r.head, ignored) + ": as on the previous page (" + std::to_string(r.refs) +
-                   (r.refs == 1 ? " ref)\n" : " refs)\n");
-            pos = r.end;
-            ++n;
-        }
-        out.append(text.substr(pos));
-    } else {
-        out = std::string(text);
+    const bool same_site = !origin.empty() && origin == m.origin;
+    std::string out;
+    std::size_t pos = 0, n = 0;
+    for (const auto& r : regions) {
+        if (!same_site || r.lines < min_collapsed_lines || m.regions.count(r.key) == 0) continue;
+        out.append(text.substr(pos, r.begin - pos));
+        std::size_t ignored = 0;
+        out += without_refs(r.head, ignored) + ": as on the previous page (" + std::to_string(r.refs) +
+               (r.refs == 1 ? " ref)\n" : " refs)\n");
+        pos = r.end;
+        ++n;
     }
-    m.origin = std::string(origin);
-    m.regions.clear();
-    for (const auto& r : regions)
-        if (r.lines >= min_collapsed_lines) m.regions.insert(r.key);
+    out.append(text.substr(pos));
+    remember(m, origin, regions);
     if (collapsed) *collapsed = n;
     return out;
 }
@@ -16964,10 +16962,9 @@ Options (Playwright MCP names where the meaning is the same):
   --timeout-action MS        bound of one browser call (default 15000; a large page's accessibility
                              tree is one call, so keep it generous)
   --timeout-navigation MS    bound of a navigation to load (default 30000)
-  --snapshot-mode MODE       incremental (the default): a navigation's result shows the new page,
-                             what it repeats of the site's last page (header, menus, footer) one
-                             line each; full: every new page whole; none: it names the page
-                             (title, URL) without its snapshot
+  --snapshot-mode MODE       incremental (default): a navigation's result shows the new page, what
+                             it repeats of the site's last page (header, menus, footer) one line
+                             each; full: every new page whole; none: its title and URL only
   --image-responses MODE     allow or only: screenshots inline too; omit: by artifact id (the default)
   --console-level LEVEL      browser_console_messages' default level: error, warning, info, debug
   --output-max-size BYTES    bytes of artifacts kept (as --max-artifact-bytes)
@@ -17206,8 +17203,6 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
         if (!one_of(*v, {"allow", "omit", "only"})) return bad("allow, omit or only");
         c.tools.inline_screenshots = *v != "omit";
     } else if (name == "--snapshot-mode") {
-        // (incremental, an older Playwright MCP mode: results report changes, which is what
-        // agentkit's change reports do in full mode)
         if (!one_of(*v, {"full", "incremental", "none"})) return bad("full, incremental or none");
         c.browser.snapshot_after_navigation = *v != "none";
         c.browser.collapse_repeated_regions = *v == "incremental";

@@ -75,10 +75,9 @@ Options (Playwright MCP names where the meaning is the same):
   --timeout-action MS        bound of one browser call (default 15000; a large page's accessibility
                              tree is one call, so keep it generous)
   --timeout-navigation MS    bound of a navigation to load (default 30000)
-  --snapshot-mode MODE       incremental (the default): a navigation's result shows the new page,
-                             what it repeats of the site's last page (header, menus, footer) one
-                             line each; full: every new page whole; none: it names the page
-                             (title, URL) without its snapshot
+  --snapshot-mode MODE       incremental (default): a navigation's result shows the new page, what
+                             it repeats of the site's last page (header, menus, footer) one line
+                             each; full: every new page whole; none: its title and URL only
   --image-responses MODE     allow or only: screenshots inline too; omit: by artifact id (the default)
   --console-level LEVEL      browser_console_messages' default level: error, warning, info, debug
   --output-max-size BYTES    bytes of artifacts kept (as --max-artifact-bytes)
@@ -317,8 +316,6 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
         if (!one_of(*v, {"allow", "omit", "only"})) return bad("allow, omit or only");
         c.tools.inline_screenshots = *v != "omit";
     } else if (name == "--snapshot-mode") {
-        // (incremental, an older Playwright MCP mode: results report changes, which is what
-        // agentkit's change reports do in full mode)
         if (!one_of(*v, {"full", "incremental", "none"})) return bad("full, incremental or none");
         c.browser.snapshot_after_navigation = *v != "none";
         c.browser.collapse_repeated_regions = *v == "incremental";

@@ -110,13 +110,18 @@ inline std::vector<snapshot_region> repeatable_regions(std::string_view text) {
 /// Regions of at least this many lines are worth a line of their own.
 inline constexpr std::size_t min_collapsed_lines = 3;
 
+/// The memory of a page at `origin` whose regions are `regions`.
+inline void remember(region_memory& m, std::string_view origin, const std::vector<snapshot_region>& regions) {
+    m.origin = std::string(origin);
+    m.regions.clear();
+    for (const auto& r : regions)
+        if (r.lines >= min_collapsed_lines) m.regions.insert(r.key);
+}
+
 /// Remember what the model is shown of a page at `origin` (the page's whole text, or as much of
 /// it as was shown: a region cut short is remembered cut and matches nothing whole).
 inline void remember_regions(region_memory& m, std::string_view origin, std::string_view text) {
-    m.origin = std::string(origin);
-    m.regions.clear();
-    for (auto& r : repeatable_regions(text))
-        if (r.lines >= min_collapsed_lines) m.regions.insert(std::move(r.key));
+    remember(m, origin, repeatable_regions(text));
 }
 
 /// `text` (a new page's snapshot, at `origin`) with each region the last page shown at the same
@@ -124,28 +129,21 @@ inline void remember_regions(region_memory& m, std::string_view origin, std::str
 /// regions shown as one line (the caller's note says how to see them: collapsed_note()).
 inline std::string collapse_repeated_regions(std::string_view text, std::string_view origin, region_memory& m,
                                              std::size_t* collapsed = nullptr) {
-    std::string out;
-    std::size_t n = 0;
     const auto regions = repeatable_regions(text);
-    if (!origin.empty() && origin == m.origin) {
-        std::size_t pos = 0;
-        for (const auto& r : regions) {
-            if (r.lines < min_collapsed_lines || m.regions.count(r.key) == 0) continue;
-            out.append(text.substr(pos, r.begin - pos));
-            std::size_t ignored = 0;
-            out += without_refs(r.head, ignored) + ": as on the previous page (" + std::to_string(r.refs) +
-                   (r.refs == 1 ? " ref)\n" : " refs)\n");
-            pos = r.end;
-            ++n;
-        }
-        out.append(text.substr(pos));
-    } else {
-        out = std::string(text);
+    const bool same_site = !origin.empty() && origin == m.origin;
+    std::string out;
+    std::size_t pos = 0, n = 0;
+    for (const auto& r : regions) {
+        if (!same_site || r.lines < min_collapsed_lines || m.regions.count(r.key) == 0) continue;
+        out.append(text.substr(pos, r.begin - pos));
+        std::size_t ignored = 0;
+        out += without_refs(r.head, ignored) + ": as on the previous page (" + std::to_string(r.refs) +
+               (r.refs == 1 ? " ref)\n" : " refs)\n");
+        pos = r.end;
+        ++n;
     }
-    m.origin = std::string(origin);
-    m.regions.clear();
-    for (const auto& r : regions)
-        if (r.lines >= min_collapsed_lines) m.regions.insert(r.key);
+    out.append(text.substr(pos));
+    remember(m, origin, regions);
     if (collapsed) *collapsed = n;
     return out;
 }
