@@ -3,7 +3,7 @@
 //   cd bench/peers && npm ci && node browser_bench.mjs [--agentkit ../../build/bin/agentkit-browser-mcp]
 //                                                      [--no-playwright] [--chrome-devtools] [--agent-browser] [--runs N]
 //                                                      [--agentkit-no-policy] [--dump-snapshots] [--dump-form]
-//                                                      [--ref-session N] [--tasks] [--dump-tasks]
+//                                                      [--ref-session N] [--tasks] [--dump-tasks] [--pages a,b,…]
 //
 // Playwright MCP and agentkit both run with --allowed-origins set to the page server (agentkit
 // enforces it by request interception, which has a cost); --agentkit-no-policy measures
@@ -21,7 +21,8 @@
 // way a scripted model would with each server's own tools: it acts on refs it finds in the last
 // result it got, takes a snapshot when that result has not got what it needs, and reads the
 // answer from the page; the tokens of every result count. Rows: each task's tokens (or
-// "failed"), tasks solved, tokens per solved task, calls (issue 18).
+// "failed"), tasks solved, tokens per solved task, calls (issue 18). --pages names the saved pages
+// (../shared/data/pages/readability/NAME) measured after form and list, instead of the five.
 // Tokens are real o200k tokens (gpt-tokenizer). Ratios are agentkit / peer.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -225,6 +226,21 @@ function agentkitRefLines(snapshot) {
     out.push({ role: m[1], name: normName(m[2] ?? ""), label: bracket ? normName(bracket[1]) : "", url, used: false });
   }
   return out;
+}
+
+// agentkit's interactive-only view against its full snapshot: each ref of the full snapshot but
+// those of landmarks and containers (handles, not controls) must lead a line of the view.
+const containerLine = /^(?:- )?(?:banner|navigation|main|contentinfo|complementary|form|search|region|menu|menubar|tablist|tabpanel|toolbar|tree|grid|table|radiogroup|feed)\b/;
+function interactiveParity(full, io) {
+  const led = new Set(io.split("\n").map((l) => (l.match(/^\s*([a-gi-z]\d+) /) || [])[1]).filter(Boolean));
+  let total = 0, kept = 0;
+  for (const line of full.split("\n")) {
+    const m = line.match(/\[ref=([a-z]\d+)\]/);
+    if (!m || containerLine.test(line.trim())) continue;
+    ++total;
+    if (led.has(m[1])) ++kept;
+  }
+  return { total, kept };
 }
 
 const bareUrl = (u) => u.replace(/^(https?:)?\/\//, "").replace(/…$/, "");
@@ -618,8 +634,9 @@ async function main() {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "agentkit-bench-"));
   const server = await servePages();
   const base = `http://127.0.0.1:${server.address().port}`;
+  const wanted = opt("--pages")?.split(",") ?? ["wikipedia", "nytimes-2", "medium-2", "lwn-1", "cnn"];
   const readable = fs.existsSync(readabilityDir)
-    ? ["wikipedia", "nytimes-2", "medium-2", "lwn-1", "cnn"].filter((n) => fs.existsSync(path.join(readabilityDir, n, "source.html")))
+    ? wanted.filter((n) => fs.existsSync(path.join(readabilityDir, n, "source.html")))
     : [];
   const pages = [
     { name: "form", path: "/form.html" },
@@ -666,6 +683,14 @@ async function main() {
   }
   if (results.some((r) => r.name === "agent-browser"))
     for (const p of pages) row(`${p.name}: interactive-only snapshot tokens`, (r) => r.pages[p.name].interactiveTokens);
+  if (ak)  // ref parity of the interactive-only view: every control of the full snapshot leads a line of it
+    for (const p of pages) {
+      const { fullSnapshotText: full, interactiveText: io } = ak.pages[p.name];
+      if (full === undefined || io === undefined) continue;
+      const q = interactiveParity(full, io);
+      rows.push([`${p.name}: interactive-only controls kept`, ...results.map((r) => (r === ak ? `${q.kept}/${q.total}` : "-")),
+        ...results.filter((r) => r !== ak).map(() => "-")]);
+    }
   const pw = results.find((r) => r.name === "playwright-mcp");
   const parity = {};
   if (ak && pw) {

@@ -2096,6 +2096,9 @@ inline result<std::map<std::string, std::string>> parse_dotenv(std::string_view 
 //   clickable "Click me" [ref=e11]
 //   Some paragraph text that is plain.
 //
+// The interactive-only view lists controls and the headings they stand under, each control's
+// ref first: `e8 button "Send"`.
+//
 // Refs are identities (see ref_registry): one ref stands for one DOM node of one document.
 // Rendering is a pure function of its inputs, so it is unit-tested on recorded CDP output.
 
@@ -2984,8 +2987,10 @@ struct snapshot_options {
     /// Only elements a model can act on, with the headings they stand under as context (a heading
     /// is left out when no control follows it within its section: up to the next heading of its
     /// level or above, inside the element that holds the heading), written tersely: no landmarks
-    /// but dialogs and alerts, a named link without its URL, a checkbox or radio without
-    /// "unchecked" (only "checked" is said), no list markers.
+    /// but dialogs and alerts, a link without its URL (but one nothing names: no name, none
+    /// derived from an icon, title or alt, no text beside it), a checkbox or radio without
+    /// "unchecked" (only "checked" is said), no list markers, and each control's ref first on
+    /// its line (`e5 button "Send"`) instead of a ` [ref=e5]` mark at its end.
     bool interactive_only = false;
     /// Longest accessible name or text run kept on one line (characters).
     std::size_t max_text = 160;
@@ -3025,6 +3030,7 @@ struct snapshot {
     std::size_t tokens = 0;            ///< tokens of `text`
     std::size_t total_tokens = 0;      ///< tokens of all lines, had nothing been cut
     std::size_t shown_lines = 0;  ///< lines in `text`
+    std::vector<std::string> refs;  ///< the refs `text` shows, in its order
     std::size_t cut_text_lines = 0;  ///< lines of page text the budget left out
     std::size_t cut_controls = 0;  ///< lines with refs the budget left out
     std::size_t shortened_lines = 0;  ///< text lines shortened to max_text_line
@@ -3132,6 +3138,26 @@ inline std::string quote_text(std::string_view s) {
 /// them reads as part of the name.
 inline void defang_ref_marks(std::string& s) {
     for (std::size_t at = s.find("[ref="); at != std::string::npos; at = s.find("[ref=", at + 6)) s.insert(at + 4, 1, '\\');
+}
+
+/// A control's line as the interactive-only view writes it: its ref first (`e5 button "Send"`,
+/// 3 o200k tokens fewer than ` [ref=e5]` at its end). Every line of that view is a control, a
+/// heading (`h2 "…"`; no ref has the prefix h) or a dialog, so a ref can lead without a marker.
+inline void lead_with_ref(snapshot_line& l) {
+    if (l.ref.empty()) return;
+    const std::string mark = " [ref=" + l.ref + "]";
+    if (const std::size_t at = l.text.rfind(mark); at != std::string::npos)
+        l.text = l.ref + " " + l.text.erase(at, mark.size());
+}
+
+/// A name the page assembled from the same words twice (an image's alt text and its caption in
+/// one link: "Bridge opens Bridge opens") is shown once. Only halves of 20 characters or more:
+/// a short name may repeat a word on purpose ("Bye Bye").
+inline std::string_view undoubled(std::string_view name) {
+    if (name.size() < 41 || name.size() % 2 == 0) return name;
+    const std::size_t half = name.size() / 2;
+    if (name[half] != ' ' || name.substr(0, half) != name.substr(half + 1)) return name;
+    return name.substr(0, half);
 }
 
 /// One run of page text as it renders inside a line: newlines and tabs become spaces and runs
@@ -3272,7 +3298,26 @@ struct render_ctx {
     /// Headings waiting for the end of their section: the AX node that holds a heading and what
     /// follows it (see heading_scope), and the heading lines whose scope_end it sets once rendered.
     std::unordered_map<const json*, std::vector<std::size_t>> open_scopes;
+    /// Interactive-only: the last link's line, its URL and whether the page named it (see pair_same_url_links).
+    std::size_t last_link_line = static_cast<std::size_t>(-1);
+    std::string last_link_url;
+    bool last_link_named = false;
 };
+
+/// Interactive-only: of two links in a row to the same URL (a picture and its headline), the one
+/// the page gave no name to says so instead of its derived label and URL: `c17 link (same URL as
+/// c18)`. Called with each link line as it is pushed.
+inline void pair_same_url_links(render_ctx& c, std::size_t me, const std::string& url, bool named) {
+    auto& L = *c.lines;
+    if (c.last_link_line != static_cast<std::size_t>(-1) && c.last_link_line + 1 == me && !url.empty() &&
+        url == c.last_link_url && named != c.last_link_named) {
+        const std::size_t unnamed = named ? c.last_link_line : me;
+        L[unnamed].text = "link (same URL as " + L[named ? me : c.last_link_line].ref + ") [ref=" + L[unnamed].ref + "]";
+    }
+    c.last_link_line = me;
+    c.last_link_url = url;
+    c.last_link_named = named;
+}
 
 /// How deeply nested a node may be and still be rendered (real pages stay far below it).
 inline constexpr std::size_t max_render_nesting = 256;
@@ -3286,13 +3331,18 @@ struct frame_view {
 /// How a control without an accessible name is shown after its role: what a person would read
 /// from it, marked as derived (` (icon: search)`, ` (title: "Delete")`), else an identifying
 /// attribute (` [save-btn]`), else a number that tells it from its neighbours (` [unlabeled #2]`).
-inline std::string unnamed_label(render_ctx& c, const frame_view& fv, std::int64_t backend, const dom_node_facts* f) {
+inline std::string unnamed_label(render_ctx& c, const frame_view& fv, std::int64_t backend, const dom_node_facts* f,
+                                 bool* anonymous = nullptr) {
+    if (anonymous != nullptr) *anonymous = false;
     if (fv.dom != nullptr && backend != 0) {
         const derived_name d = derive_name(*fv.dom, backend);
         if (!d.empty()) return " (" + d.kind + ": " + (d.kind == "icon" ? clip(d.text, 40) : quote_text(clip(d.text, 60))) + ")";
     }
     std::string hint = fallback_label(f);
-    if (hint.empty()) hint = "unlabeled #" + std::to_string(++c.unnamed_counter);
+    if (hint.empty()) {
+        hint = "unlabeled #" + std::to_string(++c.unnamed_counter);
+        if (anonymous != nullptr) *anonymous = true;  // nothing says what it is: only its link URL would
+    }
     return " [" + clip(hint, 40) + "]";
 }
 
@@ -3566,12 +3616,13 @@ inline void render_aria_hidden(render_ctx& c, const frame_view& fv, std::int64_t
             std::string label = clip(df->text, opt.max_text);
             if (label.empty()) label = clip(std::string(df->attr("aria-label")), opt.max_text);
             std::string text = shown_role;
+            bool anonymous = false;
             if (!label.empty()) {
                 text += " " + quote_text(label);
             } else {
-                text += unnamed_label(c, fv, id, df);
+                text += unnamed_label(c, fv, id, df, &anonymous);
             }
-            if (shown_role == "link" && !(opt.interactive_only && !label.empty())) {  // interactive-only: a named link's name says enough
+            if (shown_role == "link" && !(opt.interactive_only && !anonymous)) {  // interactive-only: a link's name, derived or not, says enough
                 std::string url = compact_url(std::string(df->attr("href")), fv.frame->url, opt.max_url);
                 if (!url.empty()) text += " " + clip(url, 120);
             }
@@ -3730,7 +3781,7 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
         return;
     }
 
-    std::string name = clip(str_field(node, "name"), opt.max_text);
+    std::string name = clip(std::string(undoubled(clip(str_field(node, "name"), std::string::npos))), opt.max_text);
     // A pointer cursor counts where it is set, not where it is inherited (every descendant of a
     // pointer element computes pointer too).
     const bool dom_clickable = df != nullptr && ((df->clickable && df->tag != "label" && df->tag != "body" &&
@@ -3747,13 +3798,14 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
     if (role == "heading") {
         std::string lvl = prop_value(node, "level");
         std::string text = "h" + (lvl.empty() ? std::string("") : lvl) + " " + quote_text(name);
+        std::string ref;
         if (heading_clickable) {
-            text += " [ref=" + c.refs->ref_for(fv.frame->session_id, fv.frame->frame_id, fv.frame->loader_id, backend,
-                                                role, name) + "]";
+            ref = c.refs->ref_for(fv.frame->session_id, fv.frame->frame_id, fv.frame->loader_id, backend, role, name);
+            text += " [ref=" + ref + "]";
         }
         // (interactive-only: headings are the context of the controls after them; the ones no
         // control follows are dropped once the page is rendered)
-        push_line(c, depth, std::move(text), "", heading_clickable, false, parent, pending_prefix);
+        push_line(c, depth, std::move(text), std::move(ref), heading_clickable, false, parent, pending_prefix);
         c.lines->back().heading = lvl.size() == 1 && lvl[0] >= '1' && lvl[0] <= '6' ? lvl[0] - '0' : 7;
         if (opt.interactive_only)
             if (const json* scope = heading_scope(fv, node)) c.open_scopes[scope].push_back(c.lines->size() - 1);
@@ -3814,6 +3866,7 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
             name = clip(t, opt.max_text);
         }
         std::string text = shown_role;
+        bool anonymous = false;  // no name, none derived, no text beside it
         if (name.empty() && (role == "checkbox" || role == "radio" || role == "switch" || role == "textbox" ||
                              role == "combobox" || role == "button" || role == "link")) {
             // The page left it unnamed: the text right next to it is the best label (a list of
@@ -3829,7 +3882,7 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
             text += ' ';
             text += quote_text(name);
         } else if (role != "textbox" && role != "combobox" && role != "searchbox" && role != "ComboBoxSelect") {
-            text += unnamed_label(c, fv, backend, df);
+            text += unnamed_label(c, fv, backend, df, &anonymous);
         }
     labelled:
         // state
@@ -3853,7 +3906,7 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
         if (prop_value(node, "invalid") == "true") text += " invalid";
         if (role == "textbox" && prop_value(node, "multiline") == "true") text += " multiline";
         std::string value = str_field(node, "value");
-        if (role == "link" && !(opt.interactive_only && !name.empty())) {  // interactive-only: a named link's name says enough
+        if (role == "link" && !(opt.interactive_only && !anonymous)) {  // interactive-only: a link's name, derived or not, says enough
             std::string url = compact_url(prop_value(node, "url"), fv.frame->url, opt.max_url);
             if (!url.empty()) text += " " + clip(url, 120);
         } else if (!value.empty() || role == "textbox" || role == "searchbox") {
@@ -3906,6 +3959,7 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
                                           shown_role, name);
         text += " [ref=" + ref + "]";
         const std::size_t me = push_line(c, depth, std::move(text), ref, true, false, parent, pending_prefix);
+        if (opt.interactive_only && role == "link") pair_same_url_links(c, me, prop_value(node, "url"), !name.empty());
         // Controls inside a clickable/link/button (rare): render them below it.
         if (role != "combobox" && role != "listbox" && role != "ComboBoxSelect" && has_interactive_descendant(fv, node)) {
             std::string none;
@@ -4239,8 +4293,10 @@ inline snapshot render_snapshot_unchecked(const std::vector<ax_frame>& frames, c
             remap[i] = kept.size();
             kept.push_back(out.lines[i]);
         }
-        for (auto& l : kept)
+        for (auto& l : kept) {
             if (l.parent != static_cast<std::size_t>(-1)) l.parent = remap[l.parent];
+            detail::lead_with_ref(l);
+        }
         out.lines = std::move(kept);
     }
 
@@ -4347,6 +4403,7 @@ inline snapshot render_snapshot_unchecked(const std::vector<ax_frame>& frames, c
     for (std::size_t i = 0; i < out.lines.size(); ++i) {
         if (!keep[i]) continue;
         out.text += render_line(out.lines[i]);
+        if (!out.lines[i].ref.empty()) out.refs.push_back(out.lines[i].ref);
         ++out.shown_lines;
     }
     if (shortened > 0) {
@@ -12809,7 +12866,7 @@ inline auto browser::take_snapshot(const tab_ptr& t, const snapshot_options& so)
     ps.snap = render_snapshot(cap->frames, cap->dom, refs_, so, opt_.tokens);
     if (!so.root_ref.empty() && ps.snap.lines.empty())
         return fail(errc::ref_stale, "ref " + so.root_ref + " is not on the page any more", "Take a new snapshot.");
-    ps.article_like = classify_page(cap->frames).article_like();
+    ps.article_like = !so.interactive_only && classify_page(cap->frames).article_like();  // a hint about text
     fill_url_title(t, ps.url, ps.title);
     if (so.root_ref.empty() && !so.viewport_only && !so.interactive_only) {
         std::lock_guard lock(eng_->mu);
@@ -14266,19 +14323,17 @@ inline auto browser::extract(extract_options o) -> result<json> {
 
 
 #include <cmath>
-#include <regex>
 
 namespace agentkit::browser {
 
 namespace detail {
 
-/// The refs of a snapshot's text, in order, each once.
-inline std::vector<std::string> refs_in(const std::string& text) {
+/// The refs a snapshot shows, in order, each once.
+inline std::vector<std::string> refs_in(const snapshot& snap) {
     std::vector<std::string> out;
     std::set<std::string> seen;
-    static const std::regex re(R"(\[ref=([^\]\s]{1,20})\])");  // what a ref is: ref_registry::parse
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it)
-        if (ref_registry::parse((*it)[1].str()) && seen.insert((*it)[1].str()).second) out.push_back((*it)[1].str());
+    for (const auto& r : snap.refs)
+        if (seen.insert(r).second) out.push_back(r);
     return out;
 }
 
@@ -14429,7 +14484,7 @@ inline auto browser::mark_screenshot(const tab_ptr& t, screenshot_result& shot, 
         std::future<result<json>> quads;
     };
     std::vector<pending> asked;
-    for (const auto& ref : detail::refs_in(snap->snap.text)) {
+    for (const auto& ref : detail::refs_in(snap->snap)) {
         pending p{ref, std::nullopt, {}};
         if (auto target = refs_.resolve(ref)) {
             p.target = *target;
@@ -26258,7 +26313,7 @@ struct snapshot_args {
         return fields(AGENTKIT_FIELD(snapshot_args, ref, "Only this element's subtree"),
                       AGENTKIT_FIELD(snapshot_args, target, "", hidden()),
                       AGENTKIT_FIELD(snapshot_args, viewport_only, ""),
-                      AGENTKIT_FIELD(snapshot_args, interactive_only, ""),
+                      AGENTKIT_FIELD(snapshot_args, interactive_only, "Controls only, each line led by its ref"),
                       AGENTKIT_FIELD(snapshot_args, readable, "Article text instead"),
                       AGENTKIT_FIELD(snapshot_args, budget, "Max tokens", range(100, 100000)),
                       AGENTKIT_FIELD(snapshot_args, marks, "Also a screenshot labelling every ref"));

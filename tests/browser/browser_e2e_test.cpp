@@ -37,6 +37,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
+using agentkit::test::leading_ref_on;
 using agentkit::test::ref_on;
 
 br::wait_options wait_text(std::string text, std::string gone, std::chrono::milliseconds timeout) {
@@ -1398,22 +1399,23 @@ TEST_F(BrowserE2E, InteractiveOnlyShowsTheHeadingsOfItsControlsNotLandmarks) {
     for (const char* landmark : {"banner", "navigation", "main", "form", "contentinfo"})
         EXPECT_EQ(line_index(L, landmark), L.size()) << landmark << "\n" << t;
     EXPECT_LT(line_index(L, "dialog \"Cookies\""), line_index(L, "button \"Accept\"")) << t;
-    EXPECT_FALSE(ref_on(t, "radio \"Invoice\" checked").empty()) << t;
+    EXPECT_FALSE(leading_ref_on(t, "radio \"Invoice\" checked").empty()) << t;
     // the whole view, as README.md shows it inside the marks ("Fewer tokens for the model"), refs aside
-    EXPECT_EQ(std::regex_replace(t, std::regex(R"(\[ref=[a-z]\d+\])"), "[ref]"),
-              "link \"Home\" [ref]\nlink \"Cart\" [ref]\nh1 \"Checkout\"\nh2 \"Shipping\"\ntextbox \"Street\" [ref]\n"
-              "textbox \"City\" [ref]\nh2 \"Payment\"\nradio \"Card\" [ref]\nradio \"Invoice\" checked [ref]\n"
-              "button \"Pay now\" [ref]\ndialog \"Cookies\" [ref]\n button \"Accept\" [ref]\n");
+    EXPECT_EQ(std::regex_replace(t, std::regex(R"((^|\n)( *)[a-gi-z]\d+ )"), "$1$2ref "),
+              "ref link \"Home\"\nref link \"Cart\"\nh1 \"Checkout\"\nh2 \"Shipping\"\nref textbox \"Street\"\n"
+              "ref textbox \"City\"\nh2 \"Payment\"\nref radio \"Card\"\nref radio \"Invoice\" checked\n"
+              "ref button \"Pay now\"\nref dialog \"Cookies\"\n ref button \"Accept\"\n");
     // the same elements under the same refs as the full snapshot (refs are identities)
     for (const char* control : {"link \"Cart\"", "textbox \"City\"", "button \"Pay now\"", "button \"Accept\""}) {
-        EXPECT_FALSE(ref_on(t, control).empty()) << control << "\n" << t;
-        EXPECT_EQ(ref_on(t, control), ref_on(full->snap.text, control)) << control;
+        EXPECT_FALSE(leading_ref_on(t, control).empty()) << control << "\n" << t;
+        EXPECT_EQ(leading_ref_on(t, control), ref_on(full->snap.text, control)) << control;
     }
     // every control of the full snapshot is in the view (its landmark refs are not controls)
     for (const auto& r : refs_in(full->snap.text)) {
         const bool landmark = ref_on(full->snap.text, "main [ref=" + r + "]") == r || ref_on(full->snap.text, "form [ref=" + r + "]") == r;
         if (!landmark) {
-            EXPECT_NE(t.find("[ref=" + r + "]"), std::string::npos) << r << "\n" << full->snap.text << "\n" << t;
+            EXPECT_TRUE(std::any_of(L.begin(), L.end(), [&](const std::string& l) { return l.rfind(r + " ", 0) == 0; }))
+                << r << "\n" << full->snap.text << "\n" << t;
         }
     }
 }
@@ -1441,14 +1443,75 @@ TEST_F(BrowserE2E, InteractiveOnlyHeadingsOnASecondPageShape) {
     EXPECT_EQ(line_index(L, "The end"), L.size()) << t;  // nothing after it
     EXPECT_EQ(line_index(L, "A sunset"), L.size()) << t;
     EXPECT_EQ(line_index(L, "menu \"Tools\""), L.size()) << t;
-    EXPECT_FALSE(ref_on(t, "menuitem \"Print\"").empty()) << t;
+    EXPECT_FALSE(leading_ref_on(t, "menuitem \"Print\"").empty()) << t;
     EXPECT_EQ(line_index(L, "table"), L.size()) << t;
-    EXPECT_FALSE(ref_on(t, "button \"Reply to Ann\"").empty()) << t;
-    const std::string comments = ref_on(t, "h4 \"Comments (3)\"");  // a clickable heading is a control
+    EXPECT_FALSE(leading_ref_on(t, "button \"Reply to Ann\"").empty()) << t;
+    const std::string comments = leading_ref_on(t, "h4 \"Comments (3)\"");  // a clickable heading is a control
     ASSERT_FALSE(comments.empty()) << t;
     auto c = b_->click(comments);
     ASSERT_TRUE(c) << c.error().to_text();
     EXPECT_NE(c->to_text().find("opened"), std::string::npos) << c->to_text();
+}
+
+TEST_F(BrowserE2E, InteractiveOnlyNamesEachLinkOnceAndLeadsWithRefs) {
+    // A news list: a picture link before its headline (and one after it), a headline whose name
+    // the page doubles (the picture's alt and the caption in one link), a picture link alone, an
+    // icon link, two named links to one URL. The interactive view says each link's target once.
+    // (the picture before its headline is the pattern of saved news pages; the one after it, the
+    // icon and the doubled name were written apart from them)
+    const std::string pic = "<img src=\"data:image/gif;base64,R0lGODlhAQABAAAAACw=\" width=40 height=30>";
+    s_->server.route("/io-pairs", http_response::html(page("Pairs", R"HTML(
+<ul>
+ <li><a href="/io-pairs/bridge-opens-after-ten-years-of-work?src=front">)HTML" + pic + R"HTML(</a>
+     <a href="/io-pairs/bridge-opens-after-ten-years-of-work?src=front">Bridge opens after ten years of work</a></li>
+ <li><a href="/io-pairs/rain-all-week">Rain expected all week in the north</a>
+     <a href="/io-pairs/rain-all-week">)HTML" + pic + R"HTML(</a></li>
+ <li><a href="/io-pairs/market"><img alt="Market prices fall for a third day" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" width=40 height=30> Market prices fall for a third day</a></li>
+ <li><a href="/io-pairs/lonely-picture-story">)HTML" + pic + R"HTML(</a></li>
+ <li><a href="/io-pairs/a">Read more</a> <a href="/io-pairs/a">Also read more</a></li>
+</ul>
+<a href="/io-pairs/cart"><img src="/io-pairs/img/shopping-cart.svg" width=20 height=20></a>
+)HTML")));
+    ASSERT_TRUE(b_->navigate(s_->server.url("/io-pairs")));
+    auto full = b_->snapshot();
+    ASSERT_TRUE(full) << full.error().to_text();
+    br::snapshot_options o;
+    o.interactive_only = true;
+    auto io = b_->snapshot(o);
+    ASSERT_TRUE(io) << io.error().to_text();
+    const std::string t = io->snap.text;
+    const auto L = lines_of(t);
+    // every line is led by a ref, the refs the snapshot lists, and no line keeps a [ref=…] mark
+    ASSERT_EQ(L.size(), io->snap.refs.size()) << t;
+    for (std::size_t i = 0; i < L.size(); ++i) EXPECT_EQ(L[i].rfind(io->snap.refs[i] + " link ", 0), 0u) << L[i];
+    EXPECT_EQ(t.find("[ref="), std::string::npos) << t;
+    EXPECT_EQ(io->to_text().find("article-like"), std::string::npos);
+    // the picture before its headline, and the one after it, point at the headline's ref
+    const std::string bridge = leading_ref_on(t, "link \"Bridge opens after ten years of work\"");
+    const std::string rain = leading_ref_on(t, "link \"Rain expected all week in the north\"");
+    ASSERT_FALSE(bridge.empty()) << t;
+    ASSERT_FALSE(rain.empty()) << t;
+    EXPECT_EQ(L[0], io->snap.refs[0] + " link (same URL as " + bridge + ")") << t;
+    EXPECT_EQ(L[3], io->snap.refs[3] + " link (same URL as " + rain + ")") << t;
+    // a doubled name is shown once, in the full snapshot too
+    EXPECT_TRUE(has_line(L, io->snap.refs[4] + " link \"Market prices fall for a third day\"")) << t;
+    EXPECT_EQ(full->snap.text.find("third day Market"), std::string::npos) << full->snap.text;
+    // a picture link alone keeps its URL (nothing else says where it goes); an icon's name says enough
+    EXPECT_EQ(L[5].rfind(io->snap.refs[5] + " link [unlabeled #", 0), 0u) << t;
+    EXPECT_NE(L[5].find("] /io-pairs/lonely-picture-story"), std::string::npos) << t;
+    EXPECT_TRUE(has_line(L, io->snap.refs.back() + " link (icon: shopping cart)")) << t;
+    // two named links to one URL are both shown by name
+    EXPECT_FALSE(leading_ref_on(t, "link \"Read more\"").empty()) << t;
+    EXPECT_FALSE(leading_ref_on(t, "link \"Also read more\"").empty()) << t;
+    // the full snapshot still shows every link's URL; the refs are the same elements'
+    EXPECT_NE(full->snap.text.find("/io-pairs/bridge-opens-after-ten-years-of-work"), std::string::npos) << full->snap.text;
+    EXPECT_EQ(ref_on(full->snap.text, "link \"Bridge opens after ten years of work\""), bridge);
+    // clicking the picture's ref goes where the headline goes
+    auto c = b_->click(io->snap.refs[0]);
+    ASSERT_TRUE(c) << c.error().to_text();
+    auto after = b_->snapshot();
+    ASSERT_TRUE(after);
+    EXPECT_NE(after->url.find("/io-pairs/bridge-opens-after-ten-years-of-work"), std::string::npos) << after->url;
 }
 
 TEST_F(BrowserE2E, LongLinkUrlsAreShortenedAndTheLinkStillGoesWhereItPoints) {

@@ -227,15 +227,40 @@ TEST(Snapshot, InteractiveOnlyAndSubtree) {
     EXPECT_TRUE(has_line(s.text, "h1 \"Sign up\"")) << s.text;
     EXPECT_EQ(s.text.find("navigation"), std::string::npos) << s.text;
     EXPECT_EQ(s.text.find("form"), std::string::npos) << s.text;
-    EXPECT_TRUE(has_line(s.text, "link \"Home\" [ref=e1]")) << s.text;  // not indented under a landmark
-    EXPECT_NE(s.text.find("[ref=e13]"), std::string::npos);
+    // each control's ref leads its line, not indented under a landmark; no ref marks at line ends
+    EXPECT_TRUE(has_line(s.text, "e1 link \"Home\"")) << s.text;
+    EXPECT_EQ(s.text.find("[ref="), std::string::npos) << s.text;
+    EXPECT_NE(s.text.find("\ne13 "), std::string::npos) << s.text;
+    {  // every line is a heading or starts with the ref of its control, the refs the snapshot lists
+        std::istringstream in(s.text);
+        std::size_t next = 0;
+        for (std::string line; std::getline(in, line);) {
+            if (line.rfind("h1 ", 0) == 0) continue;
+            ASSERT_LT(next, s.refs.size()) << line;
+            EXPECT_EQ(line.rfind(s.refs[next] + " ", 0), 0u) << line;
+            ++next;
+        }
+        EXPECT_EQ(next, s.refs.size());
+    }
     // terse: a named link without its URL (the full snapshot has it), states only when set
-    EXPECT_NE(s.text.find("link \"Home\" [ref="), std::string::npos) << s.text;
     EXPECT_EQ(s.text.find("/home"), std::string::npos) << s.text;
-    EXPECT_NE(s.text.find("checkbox \"Subscribe\" checked [ref="), std::string::npos) << s.text;
+    EXPECT_NE(s.text.find(" checkbox \"Subscribe\" checked\n"), std::string::npos) << s.text;
     br::ref_registry refs2;
     auto full = br::render_snapshot(p.frames, p.dom, refs2, br::snapshot_options{});
     EXPECT_NE(full.text.find("link \"Home\" /home [ref="), std::string::npos) << full.text;
+}
+
+TEST(Snapshot, ANameThePageDoubledIsShownOnce) {
+    using agentkit::browser::detail::undoubled;
+    EXPECT_EQ(undoubled("Bridge opens after ten years of work Bridge opens after ten years of work"),
+              "Bridge opens after ten years of work");
+    EXPECT_EQ(undoubled("Bye Bye"), "Bye Bye");  // short names may repeat on purpose
+    EXPECT_EQ(undoubled("New York, New York"), "New York, New York");
+    EXPECT_EQ(undoubled("Bridge opens after ten years of work Bridge opens after ten years of wor"),
+              "Bridge opens after ten years of work Bridge opens after ten years of wor");
+    EXPECT_EQ(undoubled("Bridge opens after ten years of workXBridge opens after ten years of work"),
+              "Bridge opens after ten years of workXBridge opens after ten years of work");
+    EXPECT_EQ(undoubled(""), "");
 }
 
 TEST(Snapshot, DeltaReportsAddedRemovedChanged) {

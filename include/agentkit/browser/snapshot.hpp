@@ -17,6 +17,9 @@
 //   clickable "Click me" [ref=e11]
 //   Some paragraph text that is plain.
 //
+// The interactive-only view lists controls and the headings they stand under, each control's
+// ref first: `e8 button "Send"`.
+//
 // Refs are identities (see ref_registry): one ref stands for one DOM node of one document.
 // Rendering is a pure function of its inputs, so it is unit-tested on recorded CDP output.
 
@@ -120,8 +123,10 @@ inline snapshot render_snapshot_unchecked(const std::vector<ax_frame>& frames, c
             remap[i] = kept.size();
             kept.push_back(out.lines[i]);
         }
-        for (auto& l : kept)
+        for (auto& l : kept) {
             if (l.parent != static_cast<std::size_t>(-1)) l.parent = remap[l.parent];
+            detail::lead_with_ref(l);
+        }
         out.lines = std::move(kept);
     }
 
@@ -228,6 +233,7 @@ inline snapshot render_snapshot_unchecked(const std::vector<ax_frame>& frames, c
     for (std::size_t i = 0; i < out.lines.size(); ++i) {
         if (!keep[i]) continue;
         out.text += render_line(out.lines[i]);
+        if (!out.lines[i].ref.empty()) out.refs.push_back(out.lines[i].ref);
         ++out.shown_lines;
     }
     if (shortened > 0) {

@@ -260,7 +260,7 @@ inline auto browser::take_snapshot(const tab_ptr& t, const snapshot_options& so)
     ps.snap = render_snapshot(cap->frames, cap->dom, refs_, so, opt_.tokens);
     if (!so.root_ref.empty() && ps.snap.lines.empty())
         return fail(errc::ref_stale, "ref " + so.root_ref + " is not on the page any more", "Take a new snapshot.");
-    ps.article_like = classify_page(cap->frames).article_like();
+    ps.article_like = !so.interactive_only && classify_page(cap->frames).article_like();  // a hint about text
     fill_url_title(t, ps.url, ps.title);
     if (so.root_ref.empty() && !so.viewport_only && !so.interactive_only) {
         std::lock_guard lock(eng_->mu);

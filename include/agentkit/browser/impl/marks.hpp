@@ -15,19 +15,17 @@
 #include <agentkit/browser/browser.hpp>
 
 #include <cmath>
-#include <regex>
 
 namespace agentkit::browser {
 
 namespace detail {
 
-/// The refs of a snapshot's text, in order, each once.
-inline std::vector<std::string> refs_in(const std::string& text) {
+/// The refs a snapshot shows, in order, each once.
+inline std::vector<std::string> refs_in(const snapshot& snap) {
     std::vector<std::string> out;
     std::set<std::string> seen;
-    static const std::regex re(R"(\[ref=([^\]\s]{1,20})\])");  // what a ref is: ref_registry::parse
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it)
-        if (ref_registry::parse((*it)[1].str()) && seen.insert((*it)[1].str()).second) out.push_back((*it)[1].str());
+    for (const auto& r : snap.refs)
+        if (seen.insert(r).second) out.push_back(r);
     return out;
 }
 
@@ -178,7 +176,7 @@ inline auto browser::mark_screenshot(const tab_ptr& t, screenshot_result& shot, 
         std::future<result<json>> quads;
     };
     std::vector<pending> asked;
-    for (const auto& ref : detail::refs_in(snap->snap.text)) {
+    for (const auto& ref : detail::refs_in(snap->snap)) {
         pending p{ref, std::nullopt, {}};
         if (auto target = refs_.resolve(ref)) {
             p.target = *target;

@@ -22,7 +22,7 @@ struct snapshot_args {
         return fields(AGENTKIT_FIELD(snapshot_args, ref, "Only this element's subtree"),
                       AGENTKIT_FIELD(snapshot_args, target, "", hidden()),
                       AGENTKIT_FIELD(snapshot_args, viewport_only, ""),
-                      AGENTKIT_FIELD(snapshot_args, interactive_only, ""),
+                      AGENTKIT_FIELD(snapshot_args, interactive_only, "Controls only, each line led by its ref"),
                       AGENTKIT_FIELD(snapshot_args, readable, "Article text instead"),
                       AGENTKIT_FIELD(snapshot_args, budget, "Max tokens", range(100, 100000)),
                       AGENTKIT_FIELD(snapshot_args, marks, "Also a screenshot labelling every ref"));
