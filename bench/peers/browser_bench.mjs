@@ -230,7 +230,7 @@ function agentkitRefLines(snapshot) {
 
 // agentkit's interactive-only view against its full snapshot: each ref of the full snapshot but
 // those of landmarks and containers (handles, not controls) must lead a line of the view.
-const containerLine = /^(?:- )?(?:banner|navigation|main|contentinfo|complementary|form|search|region|menu|menubar|tablist|tabpanel|toolbar|tree|grid|table|radiogroup|feed)\b/;
+const containerLine = /^(?:- )?(?:dialog|alertdialog|alert|banner|navigation|main|contentinfo|complementary|form|search|region|menu|menubar|tablist|tabpanel|toolbar|tree|grid|table|radiogroup|feed)\b/;
 function interactiveParity(full, io) {
   const led = new Set(io.split("\n").map((l) => (l.match(/^\s*([a-gi-z]\d+) /) || [])[1]).filter(Boolean));
   let total = 0, kept = 0;

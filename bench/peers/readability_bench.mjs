@@ -5,6 +5,7 @@
 // that the second lacks (0 when the view keeps every control).
 //
 //   cd bench/peers && node readability_bench.mjs --agentkit ../../build/bin/agentkit-browser-mcp [--budget N]
+//                                                [--pages-dir DIR]   (DIR/NAME/{source,expected}.html; default the shared pages)
 //
 // Pages are served on 127.0.0.1 and every other origin is blocked (--allowed-origins), so no
 // run waits on the network.
@@ -23,7 +24,7 @@ const opt = (name, def) => {
   return i >= 0 && i + 1 < args.length ? args[i + 1] : def;
 };
 const binary = opt("--agentkit", path.resolve(here, "../../build/bin/agentkit-browser-mcp"));
-const dir = path.resolve(here, "../../../shared/data/pages/readability");
+const dir = path.resolve(opt("--pages-dir", path.resolve(here, "../../../shared/data/pages/readability")));
 const budget = opt("--budget", null);
 
 // expected.html is HTML; the tool's output is plain text, where a "<" (SQL, math, escaped marks)
@@ -78,7 +79,7 @@ const textOf = (r) => r.content.filter((c) => c.type === "text").map((c) => c.te
 // The interactive-only view keeps every control of the full snapshot: each ref the full snapshot
 // gives, except on the lines of landmarks and containers (their refs are handles, not controls),
 // leads a line of the view (`e5 button "Send"`).
-const containers = /^(?:- )?(?:banner|navigation|main|contentinfo|complementary|form|search|region|menu|menubar|tablist|tabpanel|toolbar|tree|grid|table|radiogroup|feed)\b/;
+const containers = /^(?:- )?(?:dialog|alertdialog|alert|banner|navigation|main|contentinfo|complementary|form|search|region|menu|menubar|tablist|tabpanel|toolbar|tree|grid|table|radiogroup|feed)\b/;
 function missingControls(full, io) {
   const led = new Set(io.split("\n").map((l) => (l.match(/^\s*([a-gi-z]\d+) /) || [])[1]).filter(Boolean));
   let missing = 0;

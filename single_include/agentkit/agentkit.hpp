@@ -7631,8 +7631,10 @@ inline void readable_block(readable_ctx& c, const json& n, int depth = 0) {
     flush_pending(c, 0);
 }
 
+// Each paragraph (min_chars or more) scores its parent with its length and its grandparent with
+// half of it, and adds its length to `under` of every ancestor (the paragraph text a subtree holds).
 inline void score_paragraphs(const ax_view& v, const json& n, std::map<const json*, double>& score, std::size_t min_chars,
-                             page_kind& kind, int depth = 0) {
+                             page_kind& kind, std::map<const json*, std::size_t>* under = nullptr, int depth = 0) {
     if (depth > 400) return;
     const std::string role = str_field(n, "role");
     if (role == "paragraph") {
@@ -7640,20 +7642,22 @@ inline void score_paragraphs(const ax_view& v, const json& n, std::map<const jso
         if (len >= min_chars) {
             ++kind.paragraphs;
             kind.paragraph_chars += len;
-            auto nid = str_field(n, "nodeId");
-            auto p = v.parent.find(nid);
-            if (p != v.parent.end()) {
-                if (const json* pj = v.get(p->second)) {
-                    score[pj] += static_cast<double>(len);
-                    auto g = v.parent.find(p->second);
-                    if (g != v.parent.end())
-                        if (const json* gj = v.get(g->second)) score[gj] += static_cast<double>(len) / 2;
-                }
+            auto it = n.find("nodeId");  // a plain string (not a {type, value} property)
+            std::string id = it != n.end() && it->is_string() ? it->get<std::string>() : std::string();
+            for (int up = 0; up < 400; ++up) {
+                auto p = v.parent.find(id);
+                if (p == v.parent.end()) break;
+                const json* pj = v.get(p->second);
+                if (pj == nullptr) break;
+                if (up < 2) score[pj] += static_cast<double>(len) / (up == 0 ? 1.0 : 2.0);
+                if (under == nullptr && up >= 1) break;
+                if (under != nullptr) (*under)[pj] += len;
+                id = p->second;
             }
         }
         return;
     }
-    v.children(n, [&](const json& c) { score_paragraphs(v, c, score, min_chars, kind, depth + 1); });
+    v.children(n, [&](const json& c) { score_paragraphs(v, c, score, min_chars, kind, under, depth + 1); });
 }
 
 inline void find_roles(const ax_view& v, const json& n, std::string_view role, std::vector<const json*>& out, int depth = 0) {
@@ -7689,7 +7693,8 @@ inline snapshot render_readable_unchecked(const std::vector<ax_frame>& frames, c
     if (v.root == nullptr) return out;
     page_kind kind;
     std::map<const json*, double> score;
-    detail::score_paragraphs(v, *v.root, score, opt.min_paragraph_chars, kind);
+    std::map<const json*, std::size_t> under;
+    detail::score_paragraphs(v, *v.root, score, opt.min_paragraph_chars, kind, &under);
     const std::size_t total = detail::subtree_text(v, *v.root);
 
     // choose the main content
@@ -7711,13 +7716,21 @@ inline snapshot render_readable_unchecked(const std::vector<ax_frame>& frames, c
             break;
         }
     }
-    if (main == nullptr) {
+    // No landmark holds it: the container its paragraphs score best, widened to the ancestor that
+    // holds 3/5 of all paragraph text (an article split over sibling blocks). A page whose text
+    // is mostly not in paragraphs (a list, a forum, an index) is read whole.
+    if (main == nullptr && kind.paragraph_chars * 3 >= total) {
         double best = 0;
         for (const auto& [n, s] : score)
             if (s > best) {
                 best = s;
                 main = n;
             }
+        while (main != nullptr && under[main] * 5 < kind.paragraph_chars * 3) {
+            auto it = main->find("nodeId");
+            auto p = it != main->end() && it->is_string() ? v.parent.find(it->get<std::string>()) : v.parent.end();
+            main = p == v.parent.end() ? nullptr : v.get(p->second);
+        }
     }
     if (main == nullptr) main = v.root;
 

@@ -1133,6 +1133,44 @@ TEST_F(BrowserE2E, ReadableModeGivesTheArticleWithoutTheChrome) {
     EXPECT_FALSE(form->article_like);
 }
 
+TEST_F(BrowserE2E, ReadableModeFindsAStoryNoLandmarkHoldsAndReadsAListPageWhole) {
+    // No article or main landmark: the story is in two sibling blocks of plain divs, beside a
+    // menu, a side bar with a paragraph of its own, and a footer.
+    std::string story_a, story_b;
+    for (int i = 1; i <= 3; ++i)
+        story_a += "<p>Night trains part " + std::to_string(i) +
+                   " tells how the sleeper services came back to the valley after twenty quiet years of buses.</p>";
+    for (int i = 4; i <= 5; ++i)
+        story_b += "<p>Night trains part " + std::to_string(i) +
+                   " follows the crews who keep the carriages warm and the timetables honest every single night.</p>";
+    s_->server.route("/rd-story", http_response::html(page("Night trains", R"HTML(
+<div class="top"><a href="/">Home</a> <a href="/news">News</a> <span>Menu text that is not the story</span></div>
+<div class="wrap"><div class="story-a"><h2>Night trains return</h2>)HTML" + story_a + R"HTML(</div>
+<div class="story-b">)HTML" + story_b + R"HTML(</div></div>
+<div class="side"><p>Sign up for the morning letter and get our best stories in your inbox.</p></div>
+<div class="foot">Copyright notice of the site and its many links</div>
+)HTML")));
+    ASSERT_TRUE(b_->navigate(s_->server.url("/rd-story")));
+    auto r = b_->readable();
+    ASSERT_TRUE(r) << r.error().to_text();
+    const std::string& t = r->snap.text;
+    for (int i = 1; i <= 5; ++i) EXPECT_NE(t.find("Night trains part " + std::to_string(i)), std::string::npos) << t;
+    EXPECT_NE(t.find("Night trains return"), std::string::npos) << t;
+    EXPECT_EQ(t.find("morning letter"), std::string::npos) << t;  // the side bar
+    EXPECT_EQ(t.find("Copyright notice"), std::string::npos) << t;
+    EXPECT_EQ(t.find("Menu text"), std::string::npos) << t;
+    // A page that is mostly not paragraphs (a directory of links under one line of text) is read whole.
+    std::string links;
+    for (int i = 1; i <= 30; ++i) links += "<li><a href=\"/rd-dir/" + std::to_string(i) + "\">Station number " + std::to_string(i) + "</a></li>";
+    s_->server.route("/rd-dir", http_response::html(page("Stations", "<h1>Stations</h1><p>Every station on the line, from north to south.</p><ul>" +
+                                                                          links + "</ul><div>Last updated in spring</div>")));
+    ASSERT_TRUE(b_->navigate(s_->server.url("/rd-dir")));
+    auto d = b_->readable();
+    ASSERT_TRUE(d) << d.error().to_text();
+    EXPECT_NE(d->snap.text.find("Station number 30"), std::string::npos) << d->snap.text;
+    EXPECT_NE(d->snap.text.find("Last updated in spring"), std::string::npos) << d->snap.text;
+}
+
 TEST(BrowserEvaluate, WhenEnabledReturnsValuesAwaitsPromisesAndReportsThrows) {
     site s;
     auto o = test_options(s);
