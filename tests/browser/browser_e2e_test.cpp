@@ -1388,6 +1388,12 @@ std::vector<std::string> refs_in(const std::string& text) {
     }
     return out;
 }
+/// The interactive-only view of the page the browser shows.
+auto interactive_view(br::browser& b) {
+    br::snapshot_options o;
+    o.interactive_only = true;
+    return b.snapshot(o);
+}
 /// The index of the first line containing `needle` (lines.size() when none).
 std::size_t line_index(const std::vector<std::string>& lines, const std::string& needle) {
     for (std::size_t i = 0; i < lines.size(); ++i)
@@ -1415,9 +1421,7 @@ TEST_F(BrowserE2E, InteractiveOnlyShowsTheHeadingsOfItsControlsNotLandmarks) {
     ASSERT_TRUE(b_->navigate(s_->server.url("/io-shop")));
     auto full = b_->snapshot();
     ASSERT_TRUE(full) << full.error().to_text();
-    br::snapshot_options o;
-    o.interactive_only = true;
-    auto io = b_->snapshot(o);
+    auto io = interactive_view(*b_);
     ASSERT_TRUE(io) << io.error().to_text();
     const std::string t = io->snap.text;
     const auto L = lines_of(t);
@@ -1470,9 +1474,7 @@ TEST_F(BrowserE2E, InteractiveOnlyHeadingsOnASecondPageShape) {
 <h3>The end</h3>
 )HTML")));
     ASSERT_TRUE(b_->navigate(s_->server.url("/io-news")));
-    br::snapshot_options o;
-    o.interactive_only = true;
-    auto io = b_->snapshot(o);
+    auto io = interactive_view(*b_);
     ASSERT_TRUE(io) << io.error().to_text();
     const std::string t = io->snap.text;
     const auto L = lines_of(t);
@@ -1513,9 +1515,7 @@ TEST_F(BrowserE2E, InteractiveOnlyNamesEachLinkOnceAndLeadsWithRefs) {
     ASSERT_TRUE(b_->navigate(s_->server.url("/io-pairs")));
     auto full = b_->snapshot();
     ASSERT_TRUE(full) << full.error().to_text();
-    br::snapshot_options o;
-    o.interactive_only = true;
-    auto io = b_->snapshot(o);
+    auto io = interactive_view(*b_);
     ASSERT_TRUE(io) << io.error().to_text();
     const std::string t = io->snap.text;
     const auto L = lines_of(t);
