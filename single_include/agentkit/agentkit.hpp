@@ -2111,16 +2111,14 @@ inline result<std::map<std::string, std::string>> parse_dotenv(std::string_view 
 // that are interactive, transparent or structural, names and values, link URLs, clickables found
 // by the DOM (listeners, cursor), aria-hidden subtrees, frames placed at their owners.
 
-// ---- begin <agentkit/browser/detail/icon_hint.hpp> ----
-// agentkit/browser/detail/icon_hint.hpp — what a person would read from a control the page left
-// without an accessible name: a tooltip (title), an image's alt, an SVG <title>, a data-* label,
-// or the icon itself (an icon-font or sprite class, a sprite's fragment, an image file's name).
-// The snapshot shows it as derived — `button (icon: search)` — never as the accessible name.
+// ---- begin <agentkit/browser/detail/control_lines.hpp> ----
+// agentkit/browser/detail/control_lines.hpp — how a control's line is made shorter without
+// losing what it says: a name the page doubled shown once, the interactive-only view's leading
+// ref, and a picture link beside its headline pointing at the headline's ref.
 
-// ---- begin <agentkit/browser/dom_index.hpp> ----
-// agentkit/browser/dom_index.hpp — what DOMSnapshot.captureSnapshot says about each node of a
-// frame (layout box, computed cursor, Chromium's own isClickable, attributes, text), indexed by
-// backend node id. One of the two inputs of a snapshot (the other is the accessibility tree).
+// ---- begin <agentkit/browser/snapshot_types.hpp> ----
+// agentkit/browser/snapshot_types.hpp — the inputs and outputs of snapshot rendering: one frame's
+// accessibility tree, the rendering options, a rendered line and a whole snapshot.
 
 // ---- begin <agentkit/core/tokens.hpp> ----
 // agentkit/core/tokens.hpp — token estimation behind a small interface.
@@ -2240,6 +2238,191 @@ private:
 
 }  // namespace agentkit
 // ---- end <agentkit/core/tokens.hpp> ----
+
+#include <algorithm>
+#include <cctype>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+namespace agentkit::browser {
+
+/// One frame's accessibility tree, as Accessibility.getFullAXTree returned it.
+struct ax_frame {
+    std::string session_id;  ///< CDP session of the frame's renderer (empty: the page session)
+    std::string frame_id;  ///< the frame's id
+    std::string loader_id;  ///< its document (a navigation makes a new loader)
+    std::string url;  ///< its URL
+    json nodes;  ///< the `nodes` array
+    /// For an out-of-process frame: its `<iframe>` element in the parent (session, backend id).
+    std::string owner_session_id;
+    /// The `<iframe>` element's backend node id in the parent (0: not out-of-process).
+    std::int64_t owner_backend_id = 0;
+};
+
+/// What a snapshot shows and how long its lines may be.
+struct snapshot_options {
+    /// Token budget for the snapshot text (0: unlimited).
+    std::size_t token_budget = 6000;
+    /// Render only the subtree of this ref.
+    std::string root_ref;
+    /// Only elements whose box intersects the viewport (and their structure).
+    bool viewport_only = false;
+    /// Only elements a model can act on, with the headings they stand under as context (a heading
+    /// is left out when no control follows it within its section: up to the next heading of its
+    /// level or above, inside the element that holds the heading), written tersely: no landmarks
+    /// but dialogs and alerts, a link without its URL (but one nothing names: no name, none
+    /// derived from an icon, title or alt, no text beside it; an id is no name), a picture link
+    /// beside its headline as `link (same URL as e12)`, a checkbox or radio without "unchecked"
+    /// (only "checked" is said), no list markers, and each control's ref first on its line
+    /// (`e5 button "Send"`) instead of a ` [ref=e5]` mark at its end.
+    bool interactive_only = false;
+    /// Longest accessible name or text run kept on one line (characters).
+    std::size_t max_text = 160;
+    /// Options of a select listed inline up to this many.
+    std::size_t max_inline_options = 12;
+    /// Longest line of plain page text (characters); longer runs are shortened with "…" and
+    /// the snapshot says how to read them whole (readable mode). 0: no limit.
+    std::size_t max_text_line = 200;
+    /// Link URLs longer than this lose their query string and fragment, and a longer path is cut
+    /// here (characters; 0: whole URLs).
+    std::size_t max_url = 60;
+};
+
+/// One rendered line.
+struct snapshot_line {
+    std::size_t depth = 0;  ///< nesting level (indentation)
+    std::string text;  ///< without indentation
+    std::string ref;   ///< empty for structure and text
+    bool interactive = false;  ///< a model can act on it (it has a ref)
+    bool structural = false;  ///< a container line (kept when any descendant is kept)
+    std::size_t parent = static_cast<std::size_t>(-1);  ///< index of the enclosing structural line
+    bool text_run = false;    ///< plain page text (adjacent runs merge into one line)
+    int heading = 0;          ///< a heading's level (1-6; 7: a heading without one); 0: not a heading
+    /// A heading's section ends before this line (interactive-only; npos: where the next heading starts).
+    std::size_t scope_end = static_cast<std::size_t>(-1);
+    /// The block a text line's runs are laid out in (dom_index::block_of; 0: unknown): only
+    /// runs of the same block merge. closed_block: a <br> ended the line.
+    std::int64_t block = 0;
+    /// The `block` of a text line a `<br>` ended: nothing merges into it.
+    static constexpr std::int64_t closed_block = -1;
+};
+
+/// A rendered snapshot: its lines, the text the model sees, and what the budget cut.
+struct snapshot {
+    std::vector<snapshot_line> lines;  ///< every line, before the budget
+    std::string text;                  ///< what the model sees (within budget, with the cut note)
+    std::size_t tokens = 0;            ///< tokens of `text`
+    std::size_t total_tokens = 0;      ///< tokens of all lines, had nothing been cut
+    std::size_t shown_lines = 0;  ///< lines in `text`
+    std::vector<std::string> refs;  ///< the refs `text` shows, in its order (snapshots and readable mode)
+    std::size_t cut_text_lines = 0;  ///< lines of page text the budget left out
+    std::size_t cut_controls = 0;  ///< lines with refs the budget left out
+    std::size_t shortened_lines = 0;  ///< text lines shortened to max_text_line
+    std::string full_text;  ///< every line (what a budget cut can be read back from)
+    /// True when the budget left lines out.
+    [[nodiscard]] bool truncated() const noexcept { return cut_text_lines + cut_controls > 0; }
+};
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/snapshot_types.hpp> ----
+
+#include <cstddef>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace agentkit::browser::detail {
+
+/// A name the page assembled from the same words twice (an image's alt text and its caption in
+/// one link: "Bridge opens Bridge opens") is shown once. Only halves of 20 characters or more:
+/// a short name may repeat a word on purpose ("Bye Bye").
+inline std::string_view undoubled(std::string_view name) {
+    if (name.size() < 41 || name.size() % 2 == 0) return name;
+    const std::size_t half = name.size() / 2;
+    if (name[half] != ' ' || name.substr(0, half) != name.substr(half + 1)) return name;
+    return name.substr(0, half);
+}
+
+/// A control's line as the interactive-only view writes it: its ref first (`e5 button "Send"`,
+/// 3 o200k tokens fewer than ` [ref=e5]` at its end). The view has no page text: its lines are
+/// controls, headings (`h2 "…"`; no ref has the prefix h), dialogs, iframes and notes in
+/// parentheses, none of which starts like a ref, so a ref can lead without a marker.
+inline void lead_with_ref(snapshot_line& l) {
+    if (l.ref.empty()) return;
+    const std::string mark = " [ref=" + l.ref + "]";
+    if (const std::size_t at = l.text.rfind(mark); at != std::string::npos)
+        l.text = l.ref + " " + l.text.erase(at, mark.size());
+}
+
+/// Interactive-only: of two links in a row to the same page (a picture and its headline), the one
+/// the page gave no name to says so instead of its derived label and URL, its states kept:
+/// `c17 link (same URL as c18)`. Links within the page (`#…`, `javascript:`) are not paired: they
+/// are buttons in all but name. `add` is called with each link line as it is pushed; `unpair`
+/// puts a line back as it was when its partner is not shown (cut by a budget or a subtree).
+struct link_pairs {
+    void add(std::vector<snapshot_line>& lines, std::size_t me, const std::string& url, const std::string& page, bool named,
+             std::string states) {
+        auto doc = [](std::string_view u) { return u.substr(0, u.find('#')); };
+        const bool elsewhere = !url.empty() && url.rfind("javascript:", 0) != 0 && doc(url) != doc(page);
+        if (elsewhere && last_line_ != npos && last_line_ + 1 == me && url == last_url_ && named != last_named_) {
+            const std::size_t unnamed = named ? last_line_ : me;
+            const std::string& partner = lines[named ? me : last_line_].ref;
+            paired_[lines[unnamed].ref] = {partner, lines[unnamed].text};
+            lines[unnamed].text = "link (same URL as " + partner + ")" + (named ? last_states_ : states) + " [ref=" +
+                                  lines[unnamed].ref + "]";
+        }
+        last_line_ = me;
+        last_url_ = elsewhere ? url : std::string();
+        last_named_ = named;
+        last_states_ = std::move(states);
+    }
+
+    /// The line of a paired link whose partner is not among `shown` refs, as it was (its own
+    /// label and URL, the ref leading it again when `lead`); true when it changed.
+    bool unpair(snapshot_line& l, const std::set<std::string>& shown, bool lead) const {
+        auto it = paired_.find(l.ref);
+        if (it == paired_.end() || shown.count(it->second.first) != 0) return false;
+        l.text = it->second.second;
+        if (lead) lead_with_ref(l);
+        return true;
+    }
+
+private:
+    static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+    std::size_t last_line_ = npos;
+    std::string last_url_;
+    bool last_named_ = false;
+    std::string last_states_;
+    std::map<std::string, std::pair<std::string, std::string>> paired_;  ///< ref → partner's ref, own text
+};
+
+}  // namespace agentkit::browser::detail
+// ---- end <agentkit/browser/detail/control_lines.hpp> ----
+// ---- begin <agentkit/browser/detail/icon_hint.hpp> ----
+// agentkit/browser/detail/icon_hint.hpp — what a person would read from a control the page left
+// without an accessible name: a tooltip (title), an image's alt, an SVG <title>, a data-* label,
+// or the icon itself (an icon-font or sprite class, a sprite's fragment, an image file's name).
+// The snapshot shows it as derived — `button (icon: search)` — never as the accessible name.
+
+// ---- begin <agentkit/browser/dom_index.hpp> ----
+// agentkit/browser/dom_index.hpp — what DOMSnapshot.captureSnapshot says about each node of a
+// frame (layout box, computed cursor, Chromium's own isClickable, attributes, text), indexed by
+// backend node id. One of the two inputs of a snapshot (the other is the accessibility tree).
+
 
 #include <algorithm>
 #include <cctype>
@@ -2940,107 +3123,6 @@ private:
 
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/refs.hpp> ----
-// ---- begin <agentkit/browser/snapshot_types.hpp> ----
-// agentkit/browser/snapshot_types.hpp — the inputs and outputs of snapshot rendering: one frame's
-// accessibility tree, the rendering options, a rendered line and a whole snapshot.
-
-
-#include <algorithm>
-#include <cctype>
-#include <cstddef>
-#include <cstdint>
-#include <map>
-#include <mutex>
-#include <optional>
-#include <set>
-#include <string>
-#include <string_view>
-#include <tuple>
-#include <unordered_map>
-#include <unordered_set>
-#include <utility>
-#include <vector>
-
-namespace agentkit::browser {
-
-/// One frame's accessibility tree, as Accessibility.getFullAXTree returned it.
-struct ax_frame {
-    std::string session_id;  ///< CDP session of the frame's renderer (empty: the page session)
-    std::string frame_id;  ///< the frame's id
-    std::string loader_id;  ///< its document (a navigation makes a new loader)
-    std::string url;  ///< its URL
-    json nodes;  ///< the `nodes` array
-    /// For an out-of-process frame: its `<iframe>` element in the parent (session, backend id).
-    std::string owner_session_id;
-    /// The `<iframe>` element's backend node id in the parent (0: not out-of-process).
-    std::int64_t owner_backend_id = 0;
-};
-
-/// What a snapshot shows and how long its lines may be.
-struct snapshot_options {
-    /// Token budget for the snapshot text (0: unlimited).
-    std::size_t token_budget = 6000;
-    /// Render only the subtree of this ref.
-    std::string root_ref;
-    /// Only elements whose box intersects the viewport (and their structure).
-    bool viewport_only = false;
-    /// Only elements a model can act on, with the headings they stand under as context (a heading
-    /// is left out when no control follows it within its section: up to the next heading of its
-    /// level or above, inside the element that holds the heading), written tersely: no landmarks
-    /// but dialogs and alerts, a link without its URL (but one nothing names: no name, none
-    /// derived from an icon, title or alt, no text beside it), a checkbox or radio without
-    /// "unchecked" (only "checked" is said), no list markers, and each control's ref first on
-    /// its line (`e5 button "Send"`) instead of a ` [ref=e5]` mark at its end.
-    bool interactive_only = false;
-    /// Longest accessible name or text run kept on one line (characters).
-    std::size_t max_text = 160;
-    /// Options of a select listed inline up to this many.
-    std::size_t max_inline_options = 12;
-    /// Longest line of plain page text (characters); longer runs are shortened with "…" and
-    /// the snapshot says how to read them whole (readable mode). 0: no limit.
-    std::size_t max_text_line = 200;
-    /// Link URLs longer than this lose their query string and fragment, and a longer path is cut
-    /// here (characters; 0: whole URLs).
-    std::size_t max_url = 60;
-};
-
-/// One rendered line.
-struct snapshot_line {
-    std::size_t depth = 0;  ///< nesting level (indentation)
-    std::string text;  ///< without indentation
-    std::string ref;   ///< empty for structure and text
-    bool interactive = false;  ///< a model can act on it (it has a ref)
-    bool structural = false;  ///< a container line (kept when any descendant is kept)
-    std::size_t parent = static_cast<std::size_t>(-1);  ///< index of the enclosing structural line
-    bool text_run = false;    ///< plain page text (adjacent runs merge into one line)
-    int heading = 0;          ///< a heading's level (1-6; 7: a heading without one); 0: not a heading
-    /// A heading's section ends before this line (interactive-only; npos: where the next heading starts).
-    std::size_t scope_end = static_cast<std::size_t>(-1);
-    /// The block a text line's runs are laid out in (dom_index::block_of; 0: unknown): only
-    /// runs of the same block merge. closed_block: a <br> ended the line.
-    std::int64_t block = 0;
-    /// The `block` of a text line a `<br>` ended: nothing merges into it.
-    static constexpr std::int64_t closed_block = -1;
-};
-
-/// A rendered snapshot: its lines, the text the model sees, and what the budget cut.
-struct snapshot {
-    std::vector<snapshot_line> lines;  ///< every line, before the budget
-    std::string text;                  ///< what the model sees (within budget, with the cut note)
-    std::size_t tokens = 0;            ///< tokens of `text`
-    std::size_t total_tokens = 0;      ///< tokens of all lines, had nothing been cut
-    std::size_t shown_lines = 0;  ///< lines in `text`
-    std::vector<std::string> refs;  ///< the refs `text` shows, in its order
-    std::size_t cut_text_lines = 0;  ///< lines of page text the budget left out
-    std::size_t cut_controls = 0;  ///< lines with refs the budget left out
-    std::size_t shortened_lines = 0;  ///< text lines shortened to max_text_line
-    std::string full_text;  ///< every line (what a budget cut can be read back from)
-    /// True when the budget left lines out.
-    [[nodiscard]] bool truncated() const noexcept { return cut_text_lines + cut_controls > 0; }
-};
-
-}  // namespace agentkit::browser
-// ---- end <agentkit/browser/snapshot_types.hpp> ----
 
 #include <algorithm>
 #include <cctype>
@@ -3138,26 +3220,6 @@ inline std::string quote_text(std::string_view s) {
 /// them reads as part of the name.
 inline void defang_ref_marks(std::string& s) {
     for (std::size_t at = s.find("[ref="); at != std::string::npos; at = s.find("[ref=", at + 6)) s.insert(at + 4, 1, '\\');
-}
-
-/// A control's line as the interactive-only view writes it: its ref first (`e5 button "Send"`,
-/// 3 o200k tokens fewer than ` [ref=e5]` at its end). Every line of that view is a control, a
-/// heading (`h2 "…"`; no ref has the prefix h) or a dialog, so a ref can lead without a marker.
-inline void lead_with_ref(snapshot_line& l) {
-    if (l.ref.empty()) return;
-    const std::string mark = " [ref=" + l.ref + "]";
-    if (const std::size_t at = l.text.rfind(mark); at != std::string::npos)
-        l.text = l.ref + " " + l.text.erase(at, mark.size());
-}
-
-/// A name the page assembled from the same words twice (an image's alt text and its caption in
-/// one link: "Bridge opens Bridge opens") is shown once. Only halves of 20 characters or more:
-/// a short name may repeat a word on purpose ("Bye Bye").
-inline std::string_view undoubled(std::string_view name) {
-    if (name.size() < 41 || name.size() % 2 == 0) return name;
-    const std::size_t half = name.size() / 2;
-    if (name[half] != ' ' || name.substr(0, half) != name.substr(half + 1)) return name;
-    return name.substr(0, half);
 }
 
 /// One run of page text as it renders inside a line: newlines and tabs become spaces and runs
@@ -3298,26 +3360,8 @@ struct render_ctx {
     /// Headings waiting for the end of their section: the AX node that holds a heading and what
     /// follows it (see heading_scope), and the heading lines whose scope_end it sets once rendered.
     std::unordered_map<const json*, std::vector<std::size_t>> open_scopes;
-    /// Interactive-only: the last link's line, its URL and whether the page named it (see pair_same_url_links).
-    std::size_t last_link_line = static_cast<std::size_t>(-1);
-    std::string last_link_url;
-    bool last_link_named = false;
+    link_pairs links;  ///< interactive-only: pictures beside their headlines (control_lines.hpp)
 };
-
-/// Interactive-only: of two links in a row to the same URL (a picture and its headline), the one
-/// the page gave no name to says so instead of its derived label and URL: `c17 link (same URL as
-/// c18)`. Called with each link line as it is pushed.
-inline void pair_same_url_links(render_ctx& c, std::size_t me, const std::string& url, bool named) {
-    auto& L = *c.lines;
-    if (c.last_link_line != static_cast<std::size_t>(-1) && c.last_link_line + 1 == me && !url.empty() &&
-        url == c.last_link_url && named != c.last_link_named) {
-        const std::size_t unnamed = named ? c.last_link_line : me;
-        L[unnamed].text = "link (same URL as " + L[named ? me : c.last_link_line].ref + ") [ref=" + L[unnamed].ref + "]";
-    }
-    c.last_link_line = me;
-    c.last_link_url = url;
-    c.last_link_named = named;
-}
 
 /// How deeply nested a node may be and still be rendered (real pages stay far below it).
 inline constexpr std::size_t max_render_nesting = 256;
@@ -3338,11 +3382,9 @@ inline std::string unnamed_label(render_ctx& c, const frame_view& fv, std::int64
         const derived_name d = derive_name(*fv.dom, backend);
         if (!d.empty()) return " (" + d.kind + ": " + (d.kind == "icon" ? clip(d.text, 40) : quote_text(clip(d.text, 60))) + ")";
     }
+    if (anonymous != nullptr) *anonymous = true;  // an id or a number does not say where a link goes; its URL does
     std::string hint = fallback_label(f);
-    if (hint.empty()) {
-        hint = "unlabeled #" + std::to_string(++c.unnamed_counter);
-        if (anonymous != nullptr) *anonymous = true;  // nothing says what it is: only its link URL would
-    }
+    if (hint.empty()) hint = "unlabeled #" + std::to_string(++c.unnamed_counter);
     return " [" + clip(hint, 40) + "]";
 }
 
@@ -3885,6 +3927,7 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
             text += unnamed_label(c, fv, backend, df, &anonymous);
         }
     labelled:
+        const std::size_t label_end = text.size();
         // state
         const std::string checked = prop_value(node, "checked");
         if (checked == "true") text += " checked";
@@ -3906,6 +3949,7 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
         if (prop_value(node, "invalid") == "true") text += " invalid";
         if (role == "textbox" && prop_value(node, "multiline") == "true") text += " multiline";
         std::string value = str_field(node, "value");
+        std::string states = text.substr(label_end);
         if (role == "link" && !(opt.interactive_only && !anonymous)) {  // interactive-only: a link's name, derived or not, says enough
             std::string url = compact_url(prop_value(node, "url"), fv.frame->url, opt.max_url);
             if (!url.empty()) text += " " + clip(url, 120);
@@ -3959,7 +4003,8 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
                                           shown_role, name);
         text += " [ref=" + ref + "]";
         const std::size_t me = push_line(c, depth, std::move(text), ref, true, false, parent, pending_prefix);
-        if (opt.interactive_only && role == "link") pair_same_url_links(c, me, prop_value(node, "url"), !name.empty());
+        if (opt.interactive_only && role == "link")
+            c.links.add(*c.lines, me, prop_value(node, "url"), fv.frame->url, !name.empty(), std::move(states));
         // Controls inside a clickable/link/button (rare): render them below it.
         if (role != "combobox" && role != "listbox" && role != "ComboBoxSelect" && has_interactive_descendant(fv, node)) {
             std::string none;
@@ -4399,6 +4444,13 @@ inline snapshot render_snapshot_unchecked(const std::vector<ax_frame>& frames, c
                 if ((pass == 0) != (l.heading != 0)) continue;
                 if (!take(i)) ++out.cut_text_lines;
             }
+    }
+    if (opt.interactive_only) {  // a picture link whose headline is cut or outside the subtree: as it was
+        std::set<std::string> shown;
+        for (std::size_t i = 0; i < out.lines.size(); ++i)
+            if (keep[i] && !out.lines[i].ref.empty()) shown.insert(out.lines[i].ref);
+        for (std::size_t i = 0; i < out.lines.size(); ++i)
+            if (keep[i]) c.links.unpair(out.lines[i], shown, true);
     }
     for (std::size_t i = 0; i < out.lines.size(); ++i) {
         if (!keep[i]) continue;
@@ -7776,6 +7828,7 @@ inline snapshot render_readable_unchecked(const std::vector<ax_frame>& frames, c
         }
         used += cost[i];
         out.text += out.lines[i].text + "\n";
+        if (!out.lines[i].ref.empty()) out.refs.push_back(out.lines[i].ref);
         ++out.shown_lines;
     }
     const std::size_t main_chars = detail::subtree_text(v, *main);

@@ -261,6 +261,12 @@ TEST(Snapshot, ANameThePageDoubledIsShownOnce) {
     EXPECT_EQ(undoubled("Bridge opens after ten years of workXBridge opens after ten years of work"),
               "Bridge opens after ten years of workXBridge opens after ten years of work");
     EXPECT_EQ(undoubled(""), "");
+    // odd length, a space in the middle, halves that differ
+    EXPECT_EQ(undoubled("Bridge opens after ten years of work Bridge opens after ten years of worx"),
+              "Bridge opens after ten years of work Bridge opens after ten years of worx");
+    // the shortest halves that count (20 characters) and one shorter
+    EXPECT_EQ(undoubled("abcdefghijklmnopqrst abcdefghijklmnopqrst"), "abcdefghijklmnopqrst");
+    EXPECT_EQ(undoubled("abcdefghijklmnopqrs abcdefghijklmnopqrs"), "abcdefghijklmnopqrs abcdefghijklmnopqrs");
 }
 
 TEST(Snapshot, DeltaReportsAddedRemovedChanged) {

@@ -412,6 +412,7 @@ inline snapshot render_readable_unchecked(const std::vector<ax_frame>& frames, c
         }
         used += cost[i];
         out.text += out.lines[i].text + "\n";
+        if (!out.lines[i].ref.empty()) out.refs.push_back(out.lines[i].ref);
         ++out.shown_lines;
     }
     const std::size_t main_chars = detail::subtree_text(v, *main);

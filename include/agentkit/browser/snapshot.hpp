@@ -230,6 +230,13 @@ inline snapshot render_snapshot_unchecked(const std::vector<ax_frame>& frames, c
                 if (!take(i)) ++out.cut_text_lines;
             }
     }
+    if (opt.interactive_only) {  // a picture link whose headline is cut or outside the subtree: as it was
+        std::set<std::string> shown;
+        for (std::size_t i = 0; i < out.lines.size(); ++i)
+            if (keep[i] && !out.lines[i].ref.empty()) shown.insert(out.lines[i].ref);
+        for (std::size_t i = 0; i < out.lines.size(); ++i)
+            if (keep[i]) c.links.unpair(out.lines[i], shown, true);
+    }
     for (std::size_t i = 0; i < out.lines.size(); ++i) {
         if (!keep[i]) continue;
         out.text += render_line(out.lines[i]);

@@ -50,9 +50,10 @@ struct snapshot_options {
     /// is left out when no control follows it within its section: up to the next heading of its
     /// level or above, inside the element that holds the heading), written tersely: no landmarks
     /// but dialogs and alerts, a link without its URL (but one nothing names: no name, none
-    /// derived from an icon, title or alt, no text beside it), a checkbox or radio without
-    /// "unchecked" (only "checked" is said), no list markers, and each control's ref first on
-    /// its line (`e5 button "Send"`) instead of a ` [ref=e5]` mark at its end.
+    /// derived from an icon, title or alt, no text beside it; an id is no name), a picture link
+    /// beside its headline as `link (same URL as e12)`, a checkbox or radio without "unchecked"
+    /// (only "checked" is said), no list markers, and each control's ref first on its line
+    /// (`e5 button "Send"`) instead of a ` [ref=e5]` mark at its end.
     bool interactive_only = false;
     /// Longest accessible name or text run kept on one line (characters).
     std::size_t max_text = 160;
@@ -92,7 +93,7 @@ struct snapshot {
     std::size_t tokens = 0;            ///< tokens of `text`
     std::size_t total_tokens = 0;      ///< tokens of all lines, had nothing been cut
     std::size_t shown_lines = 0;  ///< lines in `text`
-    std::vector<std::string> refs;  ///< the refs `text` shows, in its order
+    std::vector<std::string> refs;  ///< the refs `text` shows, in its order (snapshots and readable mode)
     std::size_t cut_text_lines = 0;  ///< lines of page text the budget left out
     std::size_t cut_controls = 0;  ///< lines with refs the budget left out
     std::size_t shortened_lines = 0;  ///< text lines shortened to max_text_line

@@ -3,6 +3,7 @@
 // by the DOM (listeners, cursor), aria-hidden subtrees, frames placed at their owners.
 #pragma once
 
+#include <agentkit/browser/detail/control_lines.hpp>
 #include <agentkit/browser/detail/page_data.hpp>
 #include <agentkit/browser/detail/icon_hint.hpp>
 #include <agentkit/browser/dom_index.hpp>
@@ -109,26 +110,6 @@ inline std::string quote_text(std::string_view s) {
 /// them reads as part of the name.
 inline void defang_ref_marks(std::string& s) {
     for (std::size_t at = s.find("[ref="); at != std::string::npos; at = s.find("[ref=", at + 6)) s.insert(at + 4, 1, '\\');
-}
-
-/// A control's line as the interactive-only view writes it: its ref first (`e5 button "Send"`,
-/// 3 o200k tokens fewer than ` [ref=e5]` at its end). Every line of that view is a control, a
-/// heading (`h2 "…"`; no ref has the prefix h) or a dialog, so a ref can lead without a marker.
-inline void lead_with_ref(snapshot_line& l) {
-    if (l.ref.empty()) return;
-    const std::string mark = " [ref=" + l.ref + "]";
-    if (const std::size_t at = l.text.rfind(mark); at != std::string::npos)
-        l.text = l.ref + " " + l.text.erase(at, mark.size());
-}
-
-/// A name the page assembled from the same words twice (an image's alt text and its caption in
-/// one link: "Bridge opens Bridge opens") is shown once. Only halves of 20 characters or more:
-/// a short name may repeat a word on purpose ("Bye Bye").
-inline std::string_view undoubled(std::string_view name) {
-    if (name.size() < 41 || name.size() % 2 == 0) return name;
-    const std::size_t half = name.size() / 2;
-    if (name[half] != ' ' || name.substr(0, half) != name.substr(half + 1)) return name;
-    return name.substr(0, half);
 }
 
 /// One run of page text as it renders inside a line: newlines and tabs become spaces and runs
@@ -269,26 +250,8 @@ struct render_ctx {
     /// Headings waiting for the end of their section: the AX node that holds a heading and what
     /// follows it (see heading_scope), and the heading lines whose scope_end it sets once rendered.
     std::unordered_map<const json*, std::vector<std::size_t>> open_scopes;
-    /// Interactive-only: the last link's line, its URL and whether the page named it (see pair_same_url_links).
-    std::size_t last_link_line = static_cast<std::size_t>(-1);
-    std::string last_link_url;
-    bool last_link_named = false;
+    link_pairs links;  ///< interactive-only: pictures beside their headlines (control_lines.hpp)
 };
-
-/// Interactive-only: of two links in a row to the same URL (a picture and its headline), the one
-/// the page gave no name to says so instead of its derived label and URL: `c17 link (same URL as
-/// c18)`. Called with each link line as it is pushed.
-inline void pair_same_url_links(render_ctx& c, std::size_t me, const std::string& url, bool named) {
-    auto& L = *c.lines;
-    if (c.last_link_line != static_cast<std::size_t>(-1) && c.last_link_line + 1 == me && !url.empty() &&
-        url == c.last_link_url && named != c.last_link_named) {
-        const std::size_t unnamed = named ? c.last_link_line : me;
-        L[unnamed].text = "link (same URL as " + L[named ? me : c.last_link_line].ref + ") [ref=" + L[unnamed].ref + "]";
-    }
-    c.last_link_line = me;
-    c.last_link_url = url;
-    c.last_link_named = named;
-}
 
 /// How deeply nested a node may be and still be rendered (real pages stay far below it).
 inline constexpr std::size_t max_render_nesting = 256;
@@ -309,11 +272,9 @@ inline std::string unnamed_label(render_ctx& c, const frame_view& fv, std::int64
         const derived_name d = derive_name(*fv.dom, backend);
         if (!d.empty()) return " (" + d.kind + ": " + (d.kind == "icon" ? clip(d.text, 40) : quote_text(clip(d.text, 60))) + ")";
     }
+    if (anonymous != nullptr) *anonymous = true;  // an id or a number does not say where a link goes; its URL does
     std::string hint = fallback_label(f);
-    if (hint.empty()) {
-        hint = "unlabeled #" + std::to_string(++c.unnamed_counter);
-        if (anonymous != nullptr) *anonymous = true;  // nothing says what it is: only its link URL would
-    }
+    if (hint.empty()) hint = "unlabeled #" + std::to_string(++c.unnamed_counter);
     return " [" + clip(hint, 40) + "]";
 }
 
@@ -856,6 +817,7 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
             text += unnamed_label(c, fv, backend, df, &anonymous);
         }
     labelled:
+        const std::size_t label_end = text.size();
         // state
         const std::string checked = prop_value(node, "checked");
         if (checked == "true") text += " checked";
@@ -877,6 +839,7 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
         if (prop_value(node, "invalid") == "true") text += " invalid";
         if (role == "textbox" && prop_value(node, "multiline") == "true") text += " multiline";
         std::string value = str_field(node, "value");
+        std::string states = text.substr(label_end);
         if (role == "link" && !(opt.interactive_only && !anonymous)) {  // interactive-only: a link's name, derived or not, says enough
             std::string url = compact_url(prop_value(node, "url"), fv.frame->url, opt.max_url);
             if (!url.empty()) text += " " + clip(url, 120);
@@ -930,7 +893,8 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
                                           shown_role, name);
         text += " [ref=" + ref + "]";
         const std::size_t me = push_line(c, depth, std::move(text), ref, true, false, parent, pending_prefix);
-        if (opt.interactive_only && role == "link") pair_same_url_links(c, me, prop_value(node, "url"), !name.empty());
+        if (opt.interactive_only && role == "link")
+            c.links.add(*c.lines, me, prop_value(node, "url"), fv.frame->url, !name.empty(), std::move(states));
         // Controls inside a clickable/link/button (rare): render them below it.
         if (role != "combobox" && role != "listbox" && role != "ComboBoxSelect" && has_interactive_descendant(fv, node)) {
             std::string none;
