@@ -2392,13 +2392,12 @@ struct link_pairs {
     }
 
     /// The line of a paired link whose partner is not among `shown` refs, as it was (its own
-    /// label and URL, the ref leading it again when `lead`); true when it changed.
-    bool unpair(snapshot_line& l, const std::set<std::string>& shown, bool lead) const {
+    /// label and URL, its ref leading it).
+    void unpair(snapshot_line& l, const std::set<std::string>& shown) const {
         auto it = paired_.find(l.ref);
-        if (it == paired_.end() || shown.count(it->second.first) != 0) return false;
+        if (it == paired_.end() || shown.count(it->second.first) != 0) return;
         l.text = it->second.second;
-        if (lead) lead_with_ref(l);
-        return true;
+        lead_with_ref(l);
     }
 
 private:
@@ -3949,7 +3948,7 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
         if (prop_value(node, "invalid") == "true") text += " invalid";
         if (role == "textbox" && prop_value(node, "multiline") == "true") text += " multiline";
         std::string value = str_field(node, "value");
-        std::string states = text.substr(label_end);
+        std::string states = opt.interactive_only && role == "link" ? text.substr(label_end) : std::string();  // for link_pairs
         if (role == "link" && !(opt.interactive_only && !anonymous)) {  // interactive-only: a link's name, derived or not, says enough
             std::string url = compact_url(prop_value(node, "url"), fv.frame->url, opt.max_url);
             if (!url.empty()) text += " " + clip(url, 120);
@@ -4450,7 +4449,7 @@ inline snapshot render_snapshot_unchecked(const std::vector<ax_frame>& frames, c
         for (std::size_t i = 0; i < out.lines.size(); ++i)
             if (keep[i] && !out.lines[i].ref.empty()) shown.insert(out.lines[i].ref);
         for (std::size_t i = 0; i < out.lines.size(); ++i)
-            if (keep[i]) c.links.unpair(out.lines[i], shown, true);
+            if (keep[i]) c.links.unpair(out.lines[i], shown);
     }
     for (std::size_t i = 0; i < out.lines.size(); ++i) {
         if (!keep[i]) continue;
@@ -7495,6 +7494,13 @@ struct ax_view {
         auto it = by_id.find(id);
         return it == by_id.end() ? nullptr : it->second;
     }
+    /// The node that lists `n` as a child (nullptr for the root).
+    [[nodiscard]] const json* parent_of(const json& n) const {
+        auto id = n.find("nodeId");  // a plain string (not a {type, value} property)
+        if (id == n.end() || !id->is_string()) return nullptr;
+        auto p = parent.find(id->get<std::string>());
+        return p == parent.end() ? nullptr : get(p->second);
+    }
     template <class F>
     void children(const json& n, F&& f) const {
         auto it = kids.find(&n);
@@ -7694,17 +7700,11 @@ inline void score_paragraphs(const ax_view& v, const json& n, std::map<const jso
         if (len >= min_chars) {
             ++kind.paragraphs;
             kind.paragraph_chars += len;
-            auto it = n.find("nodeId");  // a plain string (not a {type, value} property)
-            std::string id = it != n.end() && it->is_string() ? it->get<std::string>() : std::string();
-            for (int up = 0; up < 400; ++up) {
-                auto p = v.parent.find(id);
-                if (p == v.parent.end()) break;
-                const json* pj = v.get(p->second);
-                if (pj == nullptr) break;
-                if (up < 2) score[pj] += static_cast<double>(len) / (up == 0 ? 1.0 : 2.0);
-                if (under == nullptr && up >= 1) break;
-                if (under != nullptr) (*under)[pj] += len;
-                id = p->second;
+            int up = 0;
+            for (const json* p = v.parent_of(n); p != nullptr && up < 400; p = v.parent_of(*p), ++up) {
+                if (up < 2) score[p] += static_cast<double>(len) / (up == 0 ? 1.0 : 2.0);
+                if (under != nullptr) (*under)[p] += len;
+                else if (up == 1) break;
             }
         }
         return;
@@ -7778,11 +7778,7 @@ inline snapshot render_readable_unchecked(const std::vector<ax_frame>& frames, c
                 best = s;
                 main = n;
             }
-        while (main != nullptr && under[main] * 5 < kind.paragraph_chars * 3) {
-            auto it = main->find("nodeId");
-            auto p = it != main->end() && it->is_string() ? v.parent.find(it->get<std::string>()) : v.parent.end();
-            main = p == v.parent.end() ? nullptr : v.get(p->second);
-        }
+        while (main != nullptr && under[main] * 5 < kind.paragraph_chars * 3) main = v.parent_of(*main);
     }
     if (main == nullptr) main = v.root;
 

@@ -79,6 +79,13 @@ struct ax_view {
         auto it = by_id.find(id);
         return it == by_id.end() ? nullptr : it->second;
     }
+    /// The node that lists `n` as a child (nullptr for the root).
+    [[nodiscard]] const json* parent_of(const json& n) const {
+        auto id = n.find("nodeId");  // a plain string (not a {type, value} property)
+        if (id == n.end() || !id->is_string()) return nullptr;
+        auto p = parent.find(id->get<std::string>());
+        return p == parent.end() ? nullptr : get(p->second);
+    }
     template <class F>
     void children(const json& n, F&& f) const {
         auto it = kids.find(&n);
@@ -278,17 +285,11 @@ inline void score_paragraphs(const ax_view& v, const json& n, std::map<const jso
         if (len >= min_chars) {
             ++kind.paragraphs;
             kind.paragraph_chars += len;
-            auto it = n.find("nodeId");  // a plain string (not a {type, value} property)
-            std::string id = it != n.end() && it->is_string() ? it->get<std::string>() : std::string();
-            for (int up = 0; up < 400; ++up) {
-                auto p = v.parent.find(id);
-                if (p == v.parent.end()) break;
-                const json* pj = v.get(p->second);
-                if (pj == nullptr) break;
-                if (up < 2) score[pj] += static_cast<double>(len) / (up == 0 ? 1.0 : 2.0);
-                if (under == nullptr && up >= 1) break;
-                if (under != nullptr) (*under)[pj] += len;
-                id = p->second;
+            int up = 0;
+            for (const json* p = v.parent_of(n); p != nullptr && up < 400; p = v.parent_of(*p), ++up) {
+                if (up < 2) score[p] += static_cast<double>(len) / (up == 0 ? 1.0 : 2.0);
+                if (under != nullptr) (*under)[p] += len;
+                else if (up == 1) break;
             }
         }
         return;
@@ -362,11 +363,7 @@ inline snapshot render_readable_unchecked(const std::vector<ax_frame>& frames, c
                 best = s;
                 main = n;
             }
-        while (main != nullptr && under[main] * 5 < kind.paragraph_chars * 3) {
-            auto it = main->find("nodeId");
-            auto p = it != main->end() && it->is_string() ? v.parent.find(it->get<std::string>()) : v.parent.end();
-            main = p == v.parent.end() ? nullptr : v.get(p->second);
-        }
+        while (main != nullptr && under[main] * 5 < kind.paragraph_chars * 3) main = v.parent_of(*main);
     }
     if (main == nullptr) main = v.root;
 

@@ -235,7 +235,7 @@ inline snapshot render_snapshot_unchecked(const std::vector<ax_frame>& frames, c
         for (std::size_t i = 0; i < out.lines.size(); ++i)
             if (keep[i] && !out.lines[i].ref.empty()) shown.insert(out.lines[i].ref);
         for (std::size_t i = 0; i < out.lines.size(); ++i)
-            if (keep[i]) c.links.unpair(out.lines[i], shown, true);
+            if (keep[i]) c.links.unpair(out.lines[i], shown);
     }
     for (std::size_t i = 0; i < out.lines.size(); ++i) {
         if (!keep[i]) continue;

@@ -60,13 +60,12 @@ struct link_pairs {
     }
 
     /// The line of a paired link whose partner is not among `shown` refs, as it was (its own
-    /// label and URL, the ref leading it again when `lead`); true when it changed.
-    bool unpair(snapshot_line& l, const std::set<std::string>& shown, bool lead) const {
+    /// label and URL, its ref leading it).
+    void unpair(snapshot_line& l, const std::set<std::string>& shown) const {
         auto it = paired_.find(l.ref);
-        if (it == paired_.end() || shown.count(it->second.first) != 0) return false;
+        if (it == paired_.end() || shown.count(it->second.first) != 0) return;
         l.text = it->second.second;
-        if (lead) lead_with_ref(l);
-        return true;
+        lead_with_ref(l);
     }
 
 private:

@@ -839,7 +839,7 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
         if (prop_value(node, "invalid") == "true") text += " invalid";
         if (role == "textbox" && prop_value(node, "multiline") == "true") text += " multiline";
         std::string value = str_field(node, "value");
-        std::string states = text.substr(label_end);
+        std::string states = opt.interactive_only && role == "link" ? text.substr(label_end) : std::string();  // for link_pairs
         if (role == "link" && !(opt.interactive_only && !anonymous)) {  // interactive-only: a link's name, derived or not, says enough
             std::string url = compact_url(prop_value(node, "url"), fv.frame->url, opt.max_url);
             if (!url.empty()) text += " " + clip(url, 120);
