@@ -2519,6 +2519,14 @@ struct dom_index {
 };
 
 namespace detail {
+/// An index in a DOM snapshot's arrays; npos unless a non-negative integer (a float, even a huge
+/// one, is no index: converting it would be undefined).
+inline std::size_t snap_index(const json& j) {
+    if (j.is_number_unsigned()) return j.get<std::size_t>();
+    if (j.is_number_integer() && j.get<std::int64_t>() >= 0) return static_cast<std::size_t>(j.get<std::int64_t>());
+    return static_cast<std::size_t>(-1);
+}
+
 inline std::string snap_string(const json& strings, const json& idx) {
     if (!idx.is_number_integer()) return {};
     const auto i = idx.get<std::int64_t>();
@@ -2605,8 +2613,8 @@ inline dom_index parse_dom_snapshot_unchecked(const json& capture) {
             const json& idx = (*it)["index"];
             const json& val = (*it)["value"];
             for (std::size_t k = 0; k < idx.size() && k < val.size(); ++k) {
-                const auto node = idx[k].get<std::size_t>();
-                const auto dj = val[k].get<std::size_t>();
+                const auto node = detail::snap_index(idx[k]);
+                const auto dj = detail::snap_index(val[k]);
                 if (node < n && dj < docs.size())
                     out.frame_owners[ids[node]] = detail::snap_string(strings, docs[dj].value("frameId", json()));
             }
@@ -2616,7 +2624,7 @@ inline dom_index parse_dom_snapshot_unchecked(const json& capture) {
         const json styles = layout.value("styles", json::array());
         const json bounds = layout.value("bounds", json::array());
         for (std::size_t k = 0; k < li.size(); ++k) {
-            const auto ni = li[k].get<std::size_t>();
+            const auto ni = detail::snap_index(li[k]);
             if (ni >= n) continue;
             auto& f = out.nodes[ids[ni]];
             if (f.has_box) continue;  // first box wins (continuations repeat the node)
