@@ -18,6 +18,10 @@
 // stdout carries protocol messages only; the gateway's own lines and every server's stderr go to
 // stderr / --log-dir (one <server>.stderr.log per server), never to stdout.
 //
+// A server's requests for input during a call (elicitation, sampling) are passed to the client
+// whose call it is (gateway_options::relay_input; "relay_input": false in the configuration
+// turns it off).
+//
 // An HTTP server whose entry has "oauth" is signed in to with OAuth 2.1 (net/oauth.hpp) when it
 // answers 401: the gateway prints the sign-in URL on stderr, listens for the browser's return on
 // 127.0.0.1 (net/oauth_loopback.hpp) and keeps the tokens and the client registration in
@@ -202,6 +206,7 @@ int main(int argc, char** argv) {
     std::atomic<mcp::server*> current{nullptr};
     mcp::gateway_options go;
     go.log = log_line;
+    go.relay_input = cfg->relay_input;
     go.client.initialize_timeout = std::chrono::milliseconds(std::max(1000L, f.start_wait_ms));
     go.client.request_timeout = std::chrono::milliseconds(f.call_timeout_ms);
     go.on_change = [&current] {

@@ -17,7 +17,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CreateMessageRequestSchema, ElicitRequestSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const gatewayBin = process.env.AGENTKIT_MCP_GATEWAY;
@@ -48,7 +48,8 @@ function config(extra = {}) {
   };
 }
 
-async function gateway(mask, cfg = config()) {
+// client: {capabilities, setup(client)} for a client that answers the servers' requests
+async function gateway(mask, cfg = config(), client_ = {}) {
   const file = path.join(work, `config-${mask}-${Date.now()}.json`);
   fs.writeFileSync(file, JSON.stringify(cfg));
   const transport = new StdioClientTransport({
@@ -62,7 +63,8 @@ async function gateway(mask, cfg = config()) {
     for (const l of d.toString().split("\n")) if (l) lines.push(l);
     for (const w of [...waiters]) if (w.check()) waiters.splice(waiters.indexOf(w), 1);
   });
-  const client = new Client({ name: "gateway-test", version: "1.0.0" });
+  const client = new Client({ name: "gateway-test", version: "1.0.0" }, client_.capabilities ? { capabilities: client_.capabilities } : undefined);
+  client_.setup?.(client);
   const errors = [];
   client.onerror = (e) => errors.push(e);
   await client.connect(transport);
@@ -134,6 +136,121 @@ test("--mask none: the union of the servers' tools, colliding names namespaced, 
     assert.ok(g.lines.some((l) => /EXAMPLE_API_KEY is not set/.test(l)));
     assert.ok(!g.lines.some((l) => l.includes("do-not-print-me")));
     assert.deepEqual(g.errors, []);  // nothing but protocol on stdout
+  } finally {
+    await g.close();
+  }
+});
+
+test("a server's questions during a call reach the gateway's client (elicitation, sampling) and its answers go back", async () => {
+  const only = (names) => ({ mcpServers: Object.fromEntries(Object.entries(config().mcpServers).filter(([n]) => names.includes(n))) });
+  const asked = [];
+  let decline = false;
+  const g = await gateway("none", only(["everything", "memory"]), {
+    capabilities: { elicitation: {}, sampling: {} },
+    setup: (c) => {
+      c.setRequestHandler(ElicitRequestSchema, async (req) => {
+        asked.push(req.params);
+        return decline ? { action: "decline" } : { action: "accept", content: { name: "Ada Lovelace", check: true } };
+      });
+      c.setRequestHandler(CreateMessageRequestSchema, async (req) => {
+        asked.push(req.params);
+        return { model: "scripted-model", role: "assistant", content: { type: "text", text: `scripted answer to <${req.params.messages[0].content.text}>` } };
+      });
+    },
+  });
+  try {
+    const all = await names(g.client);
+    // the gateway tells the servers it can answer both, so the tools that need them are offered
+    assert.ok(all.includes("trigger-elicitation-request"), all.join(","));
+    assert.ok(all.includes("trigger-sampling-request"), all.join(","));
+
+    const e = await g.client.callTool({ name: "trigger-elicitation-request", arguments: {} });
+    assert.notEqual(e.isError, true, textOf(e));
+    assert.equal(asked.length, 1);
+    assert.equal(asked[0].message, "Please provide inputs for the following fields:");
+    assert.deepEqual(asked[0].requestedSchema.required, ["name"]);
+    assert.match(textOf(e), /Ada Lovelace/);
+
+    const s = await g.client.callTool({ name: "trigger-sampling-request", arguments: { prompt: "tide pools", maxTokens: 20 } });
+    assert.notEqual(s.isError, true, textOf(s));
+    assert.equal(asked.length, 2);
+    assert.equal(asked[1].systemPrompt, "You are a helpful test server.");
+    assert.equal(asked[1].maxTokens, 20);
+    assert.match(textOf(s), /scripted answer to <Resource trigger-sampling-request context: tide pools>/);
+    assert.match(textOf(s), /scripted-model/);
+
+    // the user's refusal is an answer too, passed back as given
+    decline = true;
+    const d = await g.client.callTool({ name: "trigger-elicitation-request", arguments: {} });
+    assert.equal(asked.length, 3);
+    assert.match(textOf(d), /decline/i);
+    assert.doesNotMatch(textOf(d), /Ada Lovelace/);
+
+    // the other server is not held up meanwhile, and stdout carried nothing but protocol
+    await g.client.callTool({ name: "create_entities", arguments: { entities: [{ name: "Relay tester", entityType: "person", observations: ["asked twice"] }] } });
+    assert.match(textOf(await g.client.callTool({ name: "read_graph", arguments: {} })), /asked twice/);
+    assert.deepEqual(g.errors, []);
+  } finally {
+    await g.close();
+  }
+
+  // a client that answers neither: the call fails, naming what is missing; the gateway goes on
+  const plain = await gateway("none", only(["everything"]));
+  try {
+    const e = await plain.client.callTool({ name: "trigger-elicitation-request", arguments: {} });
+    assert.equal(e.isError, true);
+    assert.match(textOf(e), /did not declare the elicitation capability/);
+    const s = await plain.client.callTool({ name: "trigger-sampling-request", arguments: { prompt: "x" } });
+    assert.equal(s.isError, true);
+    assert.match(textOf(s), /did not declare the sampling capability/);
+    assert.match(textOf(await plain.client.callTool({ name: "echo", arguments: { message: "still here" } })), /still here/);
+  } finally {
+    await plain.close();
+  }
+
+  // "relay_input": false: the servers are not told, so those tools are not offered
+  const off = await gateway("none", { ...only(["everything"]), relay_input: false }, { capabilities: { elicitation: {}, sampling: {} } });
+  try {
+    const all = await names(off.client);
+    assert.ok(all.includes("echo"), all.join(","));
+    assert.ok(!all.includes("trigger-elicitation-request"), all.join(","));
+    assert.ok(!all.includes("trigger-sampling-request"), all.join(","));
+  } finally {
+    await off.close();
+  }
+});
+
+test("a server's question while several of its calls run is not guessed at: it is refused, naming why", async () => {
+  const cfg = { mcpServers: { asker: { command: python, args: [fake, "normal"] } } };
+  const seen = [];
+  const g = await gateway("none", cfg, {
+    capabilities: { elicitation: {}, sampling: {} },
+    setup: (c) => {
+      c.setRequestHandler(ElicitRequestSchema, async (req) => (seen.push(req.params.message), { action: "accept", content: { name: "Ada" } }));
+      c.setRequestHandler(CreateMessageRequestSchema, async () => (seen.push("sampling"), { model: "m", role: "assistant", content: { type: "text", text: "hello" } }));
+    },
+  });
+  try {
+    await g.stderrLines(/asker: up/, 1);
+    // one call in flight: both questions reach this client; roots the gateway does not offer
+    const one = JSON.parse(textOf(await g.client.callTool({ name: "ask", arguments: {} })));
+    assert.equal(one.sampling.content.text, "hello");
+    assert.deepEqual(one.elicitation, { action: "accept", content: { name: "Ada" } });
+    assert.match(JSON.stringify(one.roots), /not offered/);
+    assert.deepEqual([...seen].sort(), ["Your name?", "sampling"]);
+    // two calls of that server in flight: a stdio server does not say which one asks
+    const stop = new AbortController();
+    let started;
+    const inFlight = new Promise((r) => (started = r));  // its first progress: the server has the call
+    const hanging = g.client.callTool({ name: "hang", arguments: {} }, undefined, { signal: stop.signal, onprogress: () => started() }).catch((e) => e);
+    await inFlight;
+    const two = JSON.parse(textOf(await g.client.callTool({ name: "ask", arguments: {} })));
+    assert.match(two.sampling.message, /while 2 of its calls run.*does not guess/);
+    assert.match(two.elicitation.message, /while 2 of its calls run/);
+    assert.deepEqual([...seen].sort(), ["Your name?", "sampling"]);
+    stop.abort();
+    await hanging;
+    assert.equal(textOf(await g.client.callTool({ name: "echo", arguments: { message: "after" } })), "after");
   } finally {
     await g.close();
   }
@@ -238,10 +355,11 @@ test("--mask router: configured examples and what it learned from calls (kept in
   }
 });
 
-test("a wrong shape of examples or router stops the gateway with a message naming it", async () => {
-  for (const [bad, re] of [[{ examples: ["x"] }, /"examples" maps tool names/], [{ router: { learn: "yes" } }, /"router" is .*"learn"/]]) {
+test("a wrong shape of examples, router or relay_input stops the gateway with a message naming it", async () => {
+  for (const [bad, re] of [[{ examples: ["x"] }, /"examples" maps tool names/], [{ router: { learn: "yes" } }, /"router" is .*"learn"/],
+                           [{ relay_input: "yes" }, /"relay_input" is true or false/]]) {
     const cfg = { mcpServers: { everything: { command: process.execPath, args: [pkg("server-everything"), "stdio"], ...(bad.examples ? { examples: bad.examples } : {}) } },
-                  ...(bad.router ? { router: bad.router } : {}) };
+                  ...(bad.router ? { router: bad.router } : {}), ...("relay_input" in bad ? { relay_input: bad.relay_input } : {}) };
     const file = path.join(work, `bad-${Date.now()}.json`);
     fs.writeFileSync(file, JSON.stringify(cfg));
     const r = spawnSync(gatewayBin, ["--config", file, "--mask", "router"], { encoding: "utf8", input: "" });
@@ -265,7 +383,7 @@ test("--mask frozen: only the configured tools; the rest answer capability.unsup
 test("--port: the same gateway over Streamable HTTP", async () => {
   const { spawn } = await import("node:child_process");
   const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
-  const cfg = { mcpServers: { agentkit: { command: agentkitServer }, memory: config().mcpServers.memory } };
+  const cfg = { mcpServers: { agentkit: { command: agentkitServer }, memory: config().mcpServers.memory, everything: config().mcpServers.everything } };
   const file = path.join(work, "config-http.json");
   fs.writeFileSync(file, JSON.stringify(cfg));
   const child = spawn(gatewayBin, ["--config", file, "--mask", "none", "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
@@ -286,6 +404,24 @@ test("--port: the same gateway over Streamable HTTP", async () => {
     const all = await names(client);
     assert.ok(all.includes("greet") && all.includes("read_graph"), all.join(","));
     assert.equal(textOf(await client.callTool({ name: "greet", arguments: { name: "Http" } })), "Hello, Http!");
+    // a server's question during a call goes to the client of that call, on that request's
+    // stream: this one answers it, and a second client that declared nothing is not asked
+    const asker = new Client({ name: "gateway-http-asker", version: "1.0.0" }, { capabilities: { elicitation: {} } });
+    let asked = 0;
+    asker.setRequestHandler(ElicitRequestSchema, async () => {
+      ++asked;
+      return { action: "accept", content: { name: "Grace Hopper" } };
+    });
+    await asker.connect(new StreamableHTTPClientTransport(new URL(url)));
+    const e = await asker.callTool({ name: "trigger-elicitation-request", arguments: {} });
+    assert.notEqual(e.isError, true, textOf(e));
+    assert.match(textOf(e), /Grace Hopper/);
+    assert.equal(asked, 1);
+    const other = await client.callTool({ name: "trigger-elicitation-request", arguments: {} });
+    assert.equal(other.isError, true);
+    assert.match(textOf(other), /did not declare the elicitation capability/);
+    assert.equal(asked, 1);
+    await asker.close();
     await client.close();
     assert.equal(out, "");  // nothing on stdout in HTTP mode
   } finally {
