@@ -1,3 +1,7 @@
+// HELD OUT. Reported once, 2026-11-27 (bench/README.md, "A second blind set"), with the ranking
+// of main at e0ce349. Whoever reads its tasks while tuning the router has tuned on it and must
+// have a new blind set written before reporting again.
+//
 // Held-out task set #2 for gateway tool retrieval ("which tool would do this?") over 120 MCP tools
 // from six servers (everything, filesystem, memory, playwright, chrome-devtools, agentkit-browser).
 //
