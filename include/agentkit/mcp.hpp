@@ -13,4 +13,5 @@
 #include <agentkit/mcp/client.hpp>
 #include <agentkit/mcp/stdio_client.hpp>
 #include <agentkit/mcp/remote_tools.hpp>
+#include <agentkit/mcp/input_relay.hpp>
 #include <agentkit/mcp/gateway.hpp>

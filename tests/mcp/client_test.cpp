@@ -8,8 +8,10 @@
 
 #include <atomic>
 #include <condition_variable>
-#include <mutex>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
 #include <memory>
 #include <set>
 #include <stop_token>
@@ -454,6 +456,82 @@ TEST(McpClientAgainstServers, AgentkitServer) {
     ctx.on_progress = [&](double, std::optional<double>, std::string_view) { ++progress; };
     EXPECT_EQ(text_of(box->call("count_steps", {{"steps", 4}}, ctx)), "counted 4");
     EXPECT_EQ(progress, 4);
+}
+
+// agentkit-mcp-gateway in front of server-everything, its client speaking the stateless protocol
+// (2026-07-28): the server's questions during a call come back as input_required rounds, the
+// client's answers go to the call parked between them.
+TEST(McpClientAgainstServers, TheGatewayPassesAServersQuestionsToAStatelessClient) {
+#ifndef AGENTKIT_TEST_GATEWAY
+    GTEST_SKIP() << "built without the apps (agentkit-mcp-gateway)";
+#else
+    const char* entry = std::getenv("AGENTKIT_SERVER_EVERYTHING");
+    if (entry == nullptr || *entry == '\0') GTEST_SKIP() << "AGENTKIT_SERVER_EVERYTHING is not set";
+    std::string dir = (std::filesystem::temp_directory_path() / "agentkit-relay-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+    const std::string file = dir + "/servers.json";
+    std::ofstream(file) << json{{"mcpServers", {{"everything", {{"command", "node"}, {"args", {entry, "stdio"}}}}}}}.dump();
+    auto connect = [&](bool answers, int& elicited, int& sampled) -> std::shared_ptr<mcp::client> {
+        mcp::client_options o = named("gateway");
+        o.protocol_version = "2026-07-28";
+        if (answers) {
+            o.on_elicitation = [&elicited](const json& p) -> ak::result<json> {
+                ++elicited;
+                EXPECT_EQ(p.value("message", ""), "Please provide inputs for the following fields:");
+                return json{{"action", "accept"}, {"content", {{"name", "Ada Lovelace"}, {"check", true}}}};
+            };
+            o.on_sampling = [&sampled](const json& p) -> ak::result<json> {
+                ++sampled;
+                const std::string asked = p["messages"][0]["content"].value("text", "");
+                return json{{"role", "assistant"}, {"content", {{"type", "text"}, {"text", "stateless answer to <" + asked + ">"}}}, {"model", "scripted"}};
+            };
+        }
+        auto c = mcp::client::connect(std::make_unique<mcp::stdio_client_transport>(program(AGENTKIT_TEST_GATEWAY, {"--config", file, "--mask", "none", "--log-dir", dir})),
+                                      std::move(o));
+        if (!c) {
+            ADD_FAILURE() << c.error().to_text();
+            return nullptr;
+        }
+        return std::shared_ptr<mcp::client>(std::move(*c));
+    };
+    int elicited = 0, sampled = 0;
+    auto c = connect(true, elicited, sampled);
+    ASSERT_TRUE(c);
+    ASSERT_TRUE(c->stateless());
+    auto tools = c->list_tools();
+    ASSERT_TRUE(tools) << tools.error().to_text();
+    std::set<std::string> names;
+    for (const auto& t : *tools) names.insert(t.name);
+    ASSERT_TRUE(names.count("trigger-elicitation-request") && names.count("trigger-sampling-request"));
+
+    auto e = c->call_tool("trigger-elicitation-request", json::object());
+    ASSERT_TRUE(e) << e.error().to_text();
+    EXPECT_FALSE(e->is_error) << e->joined_text();
+    EXPECT_NE(e->joined_text().find("Ada Lovelace"), std::string::npos) << e->joined_text();
+    EXPECT_EQ(elicited, 1);
+
+    auto s = c->call_tool("trigger-sampling-request", json{{"prompt", "tide pools"}, {"maxTokens", 20}});
+    ASSERT_TRUE(s) << s.error().to_text();
+    EXPECT_FALSE(s->is_error) << s->joined_text();
+    EXPECT_NE(s->joined_text().find("stateless answer to <Resource trigger-sampling-request context: tide pools>"), std::string::npos)
+        << s->joined_text();
+    EXPECT_EQ(sampled, 1);
+    // a call without questions is answered in one round, as before
+    EXPECT_NE(text_of(c->call_tool("echo", json{{"message", "plain"}})).find("plain"), std::string::npos);
+
+    // a stateless client that declares neither: the server is told so, and its tool says it
+    int unused1 = 0, unused2 = 0;
+    auto plain = connect(false, unused1, unused2);
+    ASSERT_TRUE(plain);
+    auto refused = plain->call_tool("trigger-elicitation-request", json::object());
+    const std::string said = refused ? refused->joined_text() : refused.error().to_text();
+    EXPECT_TRUE(!refused || refused->is_error) << said;
+    EXPECT_NE(said.find("did not declare the elicitation capability"), std::string::npos) << said;
+    EXPECT_NE(text_of(plain->call_tool("echo", json{{"message", "still here"}})).find("still here"), std::string::npos);
+    c->close();
+    plain->close();
+    std::filesystem::remove_all(dir);
+#endif
 }
 
 TEST(McpClientAgainstServers, ServerEverythingFromNpm) {

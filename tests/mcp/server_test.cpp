@@ -678,3 +678,219 @@ TEST(McpServer, ContentKindsIncludingEmbeddedResources) {
     with_blob.content.push_back(blob);
     EXPECT_EQ(mcp::call_result(with_blob)["content"][0]["resource"]["blob"], "AAAA");
 }
+
+// --- mcp::input_relay: an upstream server's questions during a call, passed to the client ---
+namespace {
+// The relay the "relayed" tool uses, and what its stand-in upstream saw: the upstream asks from a
+// thread of its own (as an upstream client's callback does) and answers with what it got.
+mcp::input_relay* g_relay = nullptr;
+struct upstream_seen {
+    std::mutex mu;
+    std::condition_variable cv;
+    int answered = 0;  // questions whose answer (or failure) came back to the upstream
+    std::string last;  // the last answer, or why there was none
+};
+upstream_seen g_up;
+
+ak::result<ak::tool_output> ask_upstream(ak::tool_context&) {
+    ak::result<json> got = ak::fail(ak::errc::internal, "not asked");
+    std::thread t([&] {
+        got = g_relay->answer("elicitation/create",
+                              json{{"message", "Name?"}, {"requestedSchema", {{"type", "object"}, {"properties", {{"name", {{"type", "string"}}}}}}}});
+    });
+    t.join();
+    std::string said = got ? "answered: " + (*got).value("content", json::object()).value("name", std::string("?")) : got.error().message;
+    {
+        std::lock_guard lock(g_up.mu);
+        ++g_up.answered;
+        g_up.last = said;
+        g_up.cv.notify_all();
+    }
+    return ak::tool_output::text(said);
+}
+
+// parallel_safe: the calls run side by side, as the gateway's do
+const auto relayed = ak::tool<"relayed">("Calls an upstream that asks a question.", [](const text_args&, ak::tool_context& ctx) -> ak::result<std::string> {
+    auto r = g_relay->run(ctx, ask_upstream);
+    if (!r) return ak::fail(r.error());
+    return r->joined_text();
+}, ak::parallel_safe);
+const ak::toolbox relay_box{echo, relayed};
+
+json stateless_meta(bool elicitation) {
+    return json{{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+                {"io.modelcontextprotocol/clientCapabilities", elicitation ? json{{"elicitation", json::object()}} : json::object()}};
+}
+std::string text_in(const json& response) {
+    if (!response.is_object() || !response.contains("result")) return "no result: " + response.dump();
+    const json& c = response["result"]["content"];
+    return c.is_array() && !c.empty() ? c[0].value("text", "") : response.dump();
+}
+// Initialize as a client that answers elicitation (2025-11-25).
+void initialize_eliciting(client& c) {
+    auto init = c.request(0, "initialize", {{"protocolVersion", "2025-11-25"}, {"capabilities", {{"elicitation", json::object()}}},
+                                            {"clientInfo", {{"name", "test"}, {"version", "1"}}}});
+    ASSERT_TRUE(init.contains("result")) << init.dump();
+    c.send(json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
+}
+// The server's elicitation/create request to the client (waits up to 10 s; null if none).
+json question_to(client& c) {
+    json question;
+    std::unique_lock lock(c.mu);
+    c.cv.wait_for(lock, 10s, [&] {
+        for (const auto& m : c.got)
+            if (m.value("method", "") == "elicitation/create") question = m;
+        return !question.is_null();
+    });
+    return question;
+}
+}  // namespace
+
+TEST(InputRelay, AStatelessClientAnswersInARoundAndTheParkedCallGoesOn) {
+    mcp::input_relay relay{"upstream"};
+    g_relay = &relay;
+    client c(mcp::backend_for(relay_box), quiet());
+    const json call{{"_meta", stateless_meta(true)}, {"name", "relayed"}, {"arguments", {{"text", "x"}}}};
+    auto first = c.request(1, "tools/call", call);
+    ASSERT_EQ(first["result"]["resultType"], "input_required") << first.dump();
+    const json& asked = first["result"]["inputRequests"]["q1"];
+    EXPECT_EQ(asked["method"], "elicitation/create");
+    EXPECT_EQ(asked["params"]["message"], "Name?");
+    EXPECT_EQ(relay.parked_calls(), 1U);  // the upstream call waits for the answer
+
+    json again = call;
+    again["inputResponses"] = {{"q1", {{"action", "accept"}, {"content", {{"name", "Ada"}}}}}};
+    again["requestState"] = first["result"]["requestState"];
+    auto second = c.request(2, "tools/call", again);
+    EXPECT_EQ(second["result"]["resultType"], "complete") << second.dump();
+    EXPECT_EQ(text_in(second), "answered: Ada");
+    EXPECT_EQ(relay.parked_calls(), 0U);
+
+    // the same round once more: the call it belonged to is over
+    auto replay = c.request(3, "tools/call", again);
+    EXPECT_EQ(replay["result"]["isError"], true) << replay.dump();
+    EXPECT_NE(text_in(replay).find("is gone"), std::string::npos) << replay.dump();
+
+    // a client that did not declare elicitation: the upstream hears so, in one round
+    auto mute = c.request(4, "tools/call", json{{"_meta", stateless_meta(false)}, {"name", "relayed"}, {"arguments", {{"text", "x"}}}});
+    EXPECT_EQ(mute["result"]["resultType"], "complete") << mute.dump();
+    EXPECT_NE(text_in(mute).find("did not declare the elicitation capability"), std::string::npos) << mute.dump();
+    g_relay = nullptr;
+}
+
+TEST(InputRelay, AParkedCallNobodyComesBackForEndsAndIsForgotten) {
+    mcp::input_relay relay{"upstream", std::chrono::milliseconds(50)};
+    g_relay = &relay;
+    client c(mcp::backend_for(relay_box), quiet());
+    int before = 0;
+    {
+        std::lock_guard lock(g_up.mu);
+        before = g_up.answered;
+    }
+    auto first = c.request(1, "tools/call", {{"_meta", stateless_meta(true)}, {"name", "relayed"}, {"arguments", {{"text", "x"}}}});
+    ASSERT_EQ(first["result"]["resultType"], "input_required") << first.dump();
+    EXPECT_EQ(relay.parked_calls(), 1U);
+    {
+        // the client never comes back: the upstream's question ends with a timeout of its own
+        std::unique_lock lock(g_up.mu);
+        ASSERT_TRUE(g_up.cv.wait_for(lock, 10s, [&] { return g_up.answered > before; }));
+        EXPECT_NE(g_up.last.find("did not come back with an answer"), std::string::npos) << g_up.last;
+    }
+    // the next call through the relay clears what nobody came back for: one parked, its own
+    auto again = c.request(3, "tools/call", {{"_meta", stateless_meta(true)}, {"name", "relayed"}, {"arguments", {{"text", "x"}}}});
+    EXPECT_EQ(again["result"]["resultType"], "input_required");
+    EXPECT_EQ(relay.parked_calls(), 1U);
+    relay.stop();  // ends the call parked by the last round (its question: cancelled)
+    EXPECT_EQ(relay.parked_calls(), 0U);
+    {
+        std::unique_lock lock(g_up.mu);
+        ASSERT_TRUE(g_up.cv.wait_for(lock, 10s, [&] { return g_up.answered > before + 1; }));
+        EXPECT_NE(g_up.last.find("cancelled"), std::string::npos) << g_up.last;
+    }
+    g_relay = nullptr;
+}
+
+TEST(InputRelay, AHandshakeClientIsAskedOnTheCallsStream) {
+    mcp::input_relay relay{"upstream"};
+    g_relay = &relay;
+    client c(mcp::backend_for(relay_box), quiet());
+    initialize_eliciting(c);
+    c.send(json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"}, {"params", {{"name", "relayed"}, {"arguments", {{"text", "x"}}}}}});
+    const json question = question_to(c);
+    ASSERT_FALSE(question.is_null());
+    EXPECT_EQ(question["params"]["message"], "Name?");
+    c.send(json{{"jsonrpc", "2.0"}, {"id", question["id"]}, {"result", {{"action", "accept"}, {"content", {{"name", "Grace"}}}}}});
+    EXPECT_EQ(text_in(c.response(1)), "answered: Grace");
+    EXPECT_EQ(relay.parked_calls(), 0U);
+    // asked while no call runs: refused, naming why
+    auto outside = relay.answer("sampling/createMessage", json::object());
+    ASSERT_FALSE(outside);
+    EXPECT_NE(outside.error().message.find("none does"), std::string::npos) << outside.error().message;
+    g_relay = nullptr;
+}
+
+namespace {
+// An upstream call that stays in flight until released, and one that asks on the calling thread
+// (as a server does within the call's own exchange).
+struct held_call {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool running = false;
+    bool release = false;
+};
+held_call g_hold;
+const auto hold = ak::tool<"hold">("Stays in flight until released.", [](const text_args&, ak::tool_context& ctx) -> ak::result<std::string> {
+    auto r = g_relay->run(ctx, [](ak::tool_context&) -> ak::result<ak::tool_output> {
+        std::unique_lock lock(g_hold.mu);
+        g_hold.running = true;
+        g_hold.cv.notify_all();
+        g_hold.cv.wait(lock, [] { return g_hold.release; });
+        return ak::tool_output::text("released");
+    });
+    if (!r) return ak::fail(r.error());
+    return r->joined_text();
+}, ak::parallel_safe);
+const auto inline_ask = ak::tool<"inline_ask">("Asks on its own thread.", [](const text_args&, ak::tool_context& ctx) -> ak::result<std::string> {
+    auto r = g_relay->run(ctx, [](ak::tool_context&) -> ak::result<ak::tool_output> {
+        auto got = g_relay->answer("elicitation/create", json{{"message", "Inline?"}, {"requestedSchema", {{"type", "object"}}}});
+        return ak::tool_output::text(got ? "inline answered" : got.error().message);
+    });
+    if (!r) return ak::fail(r.error());
+    return r->joined_text();
+}, ak::parallel_safe);
+const ak::toolbox hold_box{relayed, hold, inline_ask};
+}  // namespace
+
+TEST(InputRelay, WithTwoCallsInFlightOnlyTheCallThatAsksOnItsOwnThreadIsKnown) {
+    mcp::input_relay relay{"upstream"};
+    g_relay = &relay;
+    {
+        std::lock_guard lock(g_hold.mu);
+        g_hold.running = false;
+        g_hold.release = false;
+    }
+    client c(mcp::backend_for(hold_box), quiet());
+    initialize_eliciting(c);
+    c.send(json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"}, {"params", {{"name", "hold"}, {"arguments", {{"text", "x"}}}}}});
+    {
+        std::unique_lock lock(g_hold.mu);
+        ASSERT_TRUE(g_hold.cv.wait_for(lock, 10s, [] { return g_hold.running; }));
+    }
+    // asked from another thread (a server over stdio): two calls run, which one asks is unknown
+    auto guessed = c.request(2, "tools/call", {{"name", "relayed"}, {"arguments", {{"text", "x"}}}});
+    EXPECT_NE(text_in(guessed).find("while 2 of its calls run"), std::string::npos) << guessed.dump();
+    // asked on the call's own thread: that call's client is asked
+    c.send(json{{"jsonrpc", "2.0"}, {"id", 3}, {"method", "tools/call"}, {"params", {{"name", "inline_ask"}, {"arguments", {{"text", "x"}}}}}});
+    const json question = question_to(c);
+    ASSERT_FALSE(question.is_null());
+    EXPECT_EQ(question["params"]["message"], "Inline?");
+    c.send(json{{"jsonrpc", "2.0"}, {"id", question["id"]}, {"result", {{"action", "decline"}}}});
+    EXPECT_EQ(text_in(c.response(3)), "inline answered");
+    {
+        std::lock_guard lock(g_hold.mu);
+        g_hold.release = true;
+        g_hold.cv.notify_all();
+    }
+    EXPECT_EQ(text_in(c.response(1)), "released");
+    g_relay = nullptr;
+}

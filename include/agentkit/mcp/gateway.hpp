@@ -27,7 +27,7 @@
 #include <agentkit/mcp/backend.hpp>
 #include <agentkit/mcp/client.hpp>
 #include <agentkit/mcp/remote_tools.hpp>
-#include <agentkit/mcp/request.hpp>
+#include <agentkit/mcp/input_relay.hpp>
 #include <agentkit/mcp/stdio_client.hpp>
 #include <agentkit/tools/runtime_toolbox.hpp>
 #include <agentkit/visibility/masked_call.hpp>
@@ -267,9 +267,10 @@ struct gateway_options {
     std::function<void()> on_stop;
     /// Pass a server's requests for input made while one of its tools runs (elicitation/create:
     /// a question for the user; sampling/createMessage: a completion from the client's model) to
-    /// the MCP client whose call it is, and its answer back. The servers are told the client can
-    /// answer both (the elicitation and sampling capabilities), so tools that need them are
-    /// offered. A callback the host set in `client` wins. false: neither is declared.
+    /// the MCP client whose call it is, and its answer back (input_relay.hpp: both protocol
+    /// eras). The servers are told the client can answer both (the elicitation and sampling
+    /// capabilities), so tools that need them are offered. A callback the host set in `client`
+    /// wins. false: neither is declared.
     bool relay_input = true;
 };
 
@@ -316,6 +317,7 @@ public:
         }
         cv_.notify_all();
         if (o_.on_stop) o_.on_stop();
+        for (auto& u : ups_) u->relay.stop();  // calls parked for a client's next round end first
         for (auto& u : ups_) {
             std::shared_ptr<client> c;
             {
@@ -408,22 +410,6 @@ public:
     }
 
 private:
-    /// One call of a server's tool in flight, for relaying the server's requests for input to
-    /// the client whose call it is. The call does not end while a relay uses its request.
-    struct relay_slot {
-        request_context* rq = nullptr;  // the client's request (null: not called over MCP)
-        std::mutex m;
-        std::condition_variable cv;
-        int relaying = 0;   // relays inside rq->ask()
-        bool done = false;  // the call has returned (no new relay may start)
-    };
-    /// The call this thread runs (a server that asks within the call's own exchange, as the
-    /// stateless protocol and tasks/result do, asks on the calling thread).
-    static relay_slot*& this_threads_call() {
-        thread_local relay_slot* slot = nullptr;
-        return slot;
-    }
-
     struct upstream {
         explicit upstream(upstream_config conf) : cfg(std::move(conf)) {}
         upstream_config cfg;
@@ -440,7 +426,7 @@ private:
         std::chrono::steady_clock::time_point retry_at{};
         std::condition_variable cv;
         std::thread thread;
-        std::vector<std::shared_ptr<relay_slot>> calls;  // its calls in flight, oldest first (guarded by mu_)
+        input_relay relay{cfg.name};  // its requests for input, to the clients of its calls
     };
 
     static std::string key(const std::string& server, const std::string& tool) { return server + '\x1f' + tool; }
@@ -477,9 +463,9 @@ private:
             };
             if (o_.relay_input) {
                 if (!co.on_elicitation)
-                    co.on_elicitation = [this, &u](const json& params) { return relay(u, "elicitation/create", params); };
+                    co.on_elicitation = [&u](const json& params) { return u.relay.answer("elicitation/create", params); };
                 if (!co.on_sampling)
-                    co.on_sampling = [this, &u](const json& params) { return relay(u, "sampling/createMessage", params); };
+                    co.on_sampling = [&u](const json& params) { return u.relay.answer("sampling/createMessage", params); };
             }
             std::optional<error> failure;
             std::shared_ptr<client> c;
@@ -627,86 +613,7 @@ private:
                             "; try again later, or use another server's tools meanwhile.",
                         json{{"server", name}});
         }
-        upstream& u = *ups_[i];
-        auto slot = std::make_shared<relay_slot>();
-        slot->rq = request_of(ctx);
-        {
-            std::lock_guard lock(mu_);
-            u.calls.push_back(slot);
-        }
-        relay_slot* const outer = this_threads_call();
-        this_threads_call() = slot.get();
-        struct end_of_call {
-            gateway* g;
-            upstream& u;
-            const std::shared_ptr<relay_slot>& slot;
-            relay_slot* outer;
-            ~end_of_call() {
-                this_threads_call() = outer;
-                {
-                    std::lock_guard lock(g->mu_);
-                    u.calls.erase(std::remove(u.calls.begin(), u.calls.end(), slot), u.calls.end());
-                }
-                // a relay still asking the client uses this call's request: it ends first (the
-                // client's answer, its timeout, or the call's cancellation ends it)
-                std::unique_lock lock(slot->m);
-                slot->done = true;
-                slot->cv.wait(lock, [&] { return slot->relaying == 0; });
-            }
-        } guard{this, u, slot, outer};
-        return c->call_tool(remote, args, ctx);
-    }
-
-    /// A server's request for input (elicitation/create, sampling/createMessage), passed to the
-    /// client of the call it belongs to: the call on this thread (the server asked within the
-    /// call's own exchange), else the server's one call in flight. A server over stdio does not
-    /// say which of its calls asks: with several in flight (perhaps of different clients) the
-    /// gateway does not guess, since a question meant for one client must not reach another.
-    result<json> relay(upstream& u, const std::string& method, const json& params) {
-        const std::string& server = u.cfg.name;
-        const std::string what = method == "elicitation/create" ? "a question for the user (elicitation/create)"
-                                                                 : "a completion from the client's model (sampling/createMessage)";
-        std::shared_ptr<relay_slot> slot;
-        std::size_t in_flight = 0;
-        {
-            std::lock_guard lock(mu_);
-            for (const auto& c : u.calls) {
-                if (!c->rq) continue;
-                if (c.get() == this_threads_call()) {
-                    slot = c;
-                    in_flight = 1;
-                    break;
-                }
-                slot = c;
-                ++in_flight;
-            }
-        }
-        if (!slot)
-            return fail(errc::not_found, "the gateway passes " + server + "'s requests for input to the client only while one of its tools runs, and none does: " + what + " was not asked");
-        if (in_flight > 1)
-            return fail(errc::not_found, server + " sent " + what + " while " + std::to_string(in_flight) +
-                                             " of its calls run, without saying which one asks; the gateway does not guess (a question meant for one client must not reach another)");
-        {
-            std::lock_guard lock(slot->m);
-            if (slot->done) return fail(errc::not_found, "the call of " + server + "'s tool that " + what + " belongs to has ended");
-            ++slot->relaying;
-        }
-        struct release {
-            relay_slot& s;
-            ~release() {
-                std::lock_guard lock(s.m);
-                --s.relaying;
-                s.cv.notify_all();
-            }
-        } r{*slot};
-        if (slot->rq->stateless())
-            return fail(errc::not_found, "the client speaks the stateless protocol (2026-07-28), through which the gateway does not yet pass " +
-                                             what + " from " + server);
-        auto answer = slot->rq->ask(input_request{"relay", method, params});
-        if (!answer && answer.error().is(errc::client_capability_missing))
-            return fail(errc::not_found, "the gateway's client did not declare the " + std::string(capability_for(method)) +
-                                             " capability, so " + what + " from " + server + " cannot be answered");
-        return answer;
+        return ups_[i]->relay.run(ctx, [c, remote, args](tool_context& x) { return c->call_tool(remote, args, x); });
     }
 
     servers_config cfg_;

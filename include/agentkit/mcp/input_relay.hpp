@@ -1,0 +1,379 @@
+// agentkit/mcp/input_relay.hpp — an upstream MCP server's requests for input, made while one of
+// its tools runs for a downstream client, passed to that client and its answers back (the
+// gateway's relay of elicitation/create and sampling/createMessage; gateway.hpp has one per
+// server).
+//
+//   mcp::input_relay relay{"everything"};
+//   client_options co;
+//   co.on_elicitation = [&](const json& p) { return relay.answer("elicitation/create", p); };
+//   co.on_sampling = [&](const json& p) { return relay.answer("sampling/createMessage", p); };
+//   ...
+//   // in the tool handler that calls the server for a downstream request:
+//   return relay.run(ctx, [c, remote, args](tool_context& x) { return c->call_tool(remote, args, x); });
+//
+// Which call a request belongs to: the call running on the thread that asks (a server that
+// asks within the call's own exchange: the stateless protocol's input_required rounds, a task's
+// tasks/result), else the server's one call in flight. A server over stdio does not say which
+// of its calls asks, so with several in flight (perhaps of different clients) the relay does not
+// guess: a question meant for one client must not reach another.
+//
+// How it reaches the client depends on the client's protocol:
+// - handshake era (2025-11-25 and before): request_context::ask() sends the request on the
+//   call's own stream and waits for the answer; the call does not end while that runs.
+// - stateless era (2026-07-28): the server never sends requests; the call answers
+//   input_required instead. The upstream call is parked on a thread of its own and the
+//   downstream call returns input_required with the server's question and a requestState naming
+//   the parked call; the client's retry (with the answer) finds it, hands the answer over and
+//   waits for the next question or the result. A parked call nobody comes back for is cancelled
+//   after `parked_for` (and its question answered with a timeout).
+//
+// Answers are passed back as given (an accepted form, a refusal, a model's message). What cannot
+// be passed is answered to the server with an error naming why (it reports it in its tool's
+// result): the client did not declare the capability, no call or several calls run, the call has
+// ended. roots/list is not relayed: which directories a server may touch is the host's
+// configuration, not each client's.
+#pragma once
+
+#include <agentkit/core/error.hpp>
+#include <agentkit/core/json.hpp>
+#include <agentkit/core/result.hpp>
+#include <agentkit/mcp/request.hpp>
+#include <agentkit/mcp/server.hpp>
+#include <agentkit/tools/context.hpp>
+#include <agentkit/tools/tool.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace agentkit::mcp {
+
+/// Relays one upstream server's requests for input to the downstream clients of its calls (see
+/// the file comment). Thread-safe; stop() (or the destructor) ends the calls it parked.
+class input_relay {
+public:
+    /// A relay for the server named `server` (in its errors). A parked call (stateless clients)
+    /// waits at most `parked_for` for the client's next round.
+    explicit input_relay(std::string server, std::chrono::milliseconds parked_for = std::chrono::minutes(10))
+        : server_(std::move(server)), parked_for_(parked_for) {}
+    input_relay(const input_relay&) = delete;
+    input_relay& operator=(const input_relay&) = delete;
+    ~input_relay() { stop(); }
+
+    /// Run `call` (the upstream call) for the downstream request `ctx` belongs to, passing the
+    /// server's requests for input made meanwhile to its client. `call` must own what it uses:
+    /// for a stateless client it runs on a thread of its own and may outlive this call.
+    result<tool_output> run(tool_context& ctx, std::function<result<tool_output>(tool_context&)> call) {
+        request_context* rq = request_of(ctx);
+        if (rq && rq->stateless()) return run_parked(ctx, *rq, std::move(call));
+        auto s = std::make_shared<slot>();
+        s->rq = rq;
+        enter(s);
+        slot* const outer = this_threads_call();
+        this_threads_call() = s.get();
+        struct leave_guard {
+            input_relay& r;
+            const std::shared_ptr<slot>& s;
+            slot* outer;
+            ~leave_guard() {
+                this_threads_call() = outer;
+                r.leave(s);
+                // a relay still asking the client uses this call's request: it ends first (the
+                // client's answer, its timeout, or the call's cancellation ends it)
+                std::unique_lock lock(s->m);
+                s->done = true;
+                s->cv.wait(lock, [&] { return s->relaying == 0; });
+            }
+        } guard{*this, s, outer};
+        return call(ctx);
+    }
+
+    /// The server's request `method` ("elicitation/create" or "sampling/createMessage") with
+    /// `params`: the client's answer, or why there is none (client_options' callbacks).
+    result<json> answer(const std::string& method, const json& params) {
+        const std::string what = describe(method);
+        std::shared_ptr<slot> s;
+        std::size_t in_flight = 0;
+        {
+            std::lock_guard lock(mu_);
+            for (const auto& c : calls_) {
+                if (!c->rq && !c->held) continue;
+                if (c.get() == this_threads_call()) {
+                    s = c;
+                    in_flight = 1;
+                    break;
+                }
+                s = c;
+                ++in_flight;
+            }
+        }
+        if (!s)
+            return fail(errc::not_found, "the gateway passes " + server_ + "'s requests for input to the client only while one of its tools runs, and none does: " + what + " was not asked");
+        if (in_flight > 1)
+            return fail(errc::not_found, server_ + " sent " + what + " while " + std::to_string(in_flight) +
+                                             " of its calls run, without saying which one asks; the gateway does not guess (a question meant for one client must not reach another)");
+        if (s->held) return ask_parked(*s->held, method, params);
+        {
+            std::lock_guard lock(s->m);
+            if (s->done) return fail(errc::not_found, "the call of " + server_ + "'s tool that " + what + " belongs to has ended");
+            ++s->relaying;
+        }
+        struct release {
+            slot& s;
+            ~release() {
+                std::lock_guard lock(s.m);
+                --s.relaying;
+                s.cv.notify_all();
+            }
+        } r{*s};
+        return from_client(s->rq->ask(input_request{"relay", method, params}), method);
+    }
+
+    /// Cancel the parked calls and wait for them to end. Idempotent.
+    void stop() {
+        std::map<std::string, std::shared_ptr<parked>> all;
+        {
+            std::lock_guard lock(mu_);
+            all.swap(parked_);
+        }
+        for (auto& [token, p] : all) end_parked(*p);
+    }
+
+    /// Calls parked for a stateless client's next round (for tests and status).
+    [[nodiscard]] std::size_t parked_calls() const {
+        std::lock_guard lock(mu_);
+        return parked_.size();
+    }
+
+private:
+    struct question {
+        std::string method;
+        json params;
+        std::optional<result<json>> answer;
+    };
+    /// An upstream call of a stateless client, running on a thread of its own between rounds.
+    struct parked {
+        std::mutex m;
+        std::condition_variable_any cv;
+        std::stop_source stop;
+        std::mutex join_mu;  // one joiner at a time
+        std::thread worker;
+        bool collected = false;  // a round took the outcome (a replayed round finds nothing)
+        std::deque<question> questions;  // in the order asked (references stay valid)
+        std::optional<result<tool_output>> outcome;
+        std::chrono::steady_clock::time_point last_round;
+        /// The progress callback of the round that waits now (progress between rounds is dropped).
+        std::function<void(double, std::optional<double>, std::string_view)> progress;
+    };
+    /// One call in flight.
+    struct slot {
+        request_context* rq = nullptr;  // handshake era: the client's request (null: not over MCP)
+        std::shared_ptr<parked> held;  // stateless era: the parked call
+        std::mutex m;
+        std::condition_variable cv;
+        int relaying = 0;   // answers inside rq->ask()
+        bool done = false;  // the call has returned (no new relay may start)
+    };
+
+    static slot*& this_threads_call() {
+        thread_local slot* s = nullptr;
+        return s;
+    }
+
+    static std::string describe(const std::string& method) {
+        return method == "elicitation/create" ? "a question for the user (elicitation/create)"
+                                              : "a completion from the client's model (sampling/createMessage)";
+    }
+
+    result<json> from_client(result<json> answer, const std::string& method) const {
+        if (!answer && answer.error().is(errc::client_capability_missing))
+            return fail(errc::not_found, "the gateway's client did not declare the " + std::string(capability_for(method)) +
+                                             " capability, so " + describe(method) + " from " + server_ + " cannot be answered");
+        return answer;
+    }
+
+    void enter(const std::shared_ptr<slot>& s) {
+        std::lock_guard lock(mu_);
+        calls_.push_back(s);
+    }
+    void leave(const std::shared_ptr<slot>& s) {
+        std::lock_guard lock(mu_);
+        calls_.erase(std::remove(calls_.begin(), calls_.end(), s), calls_.end());
+    }
+
+    // The server's question to a parked call: queued for the client's next round, answered then.
+    result<json> ask_parked(parked& p, const std::string& method, const json& params) {
+        std::unique_lock lock(p.m);
+        p.questions.push_back({method, params, std::nullopt});
+        question& q = p.questions.back();
+        p.cv.notify_all();
+        const auto stop = p.stop.get_token();
+        if (!p.cv.wait_for(lock, stop, parked_for_, [&] { return q.answer.has_value(); })) {
+            if (stop.stop_requested()) return fail(errc::tool_cancelled, describe(method) + " from " + server_ + " was cancelled with its call");
+            return fail(errc::timeout, "the client did not come back with an answer to " + describe(method) + " from " + server_ + " in time");
+        }
+        return std::move(*q.answer);
+    }
+
+    result<tool_output> run_parked(tool_context& ctx, request_context& rq, std::function<result<tool_output>(tool_context&)> call) {
+        reap();
+        std::shared_ptr<parked> p;
+        std::string token;
+        if (const json st = rq.saved_state(); st.is_object() && st.contains("relay") && st["relay"].is_string()) {
+            token = st["relay"].get<std::string>();
+            std::lock_guard lock(mu_);
+            if (auto it = parked_.find(token); it != parked_.end()) p = it->second;
+            if (!p)
+                return fail(errc::not_found, "the call of " + server_ + "'s tool these answers belong to is gone (it waited too long for them, or the gateway restarted)",
+                            "Call the tool again.");
+        } else {
+            token = detail::random_hex(16);
+            p = std::make_shared<parked>();
+            p->last_round = std::chrono::steady_clock::now();
+            auto s = std::make_shared<slot>();
+            s->held = p;
+            {
+                std::lock_guard lock(mu_);
+                parked_[token] = p;
+            }
+            enter(s);
+            p->worker = std::thread([this, p, s, call = std::move(call), deadline = ctx.deadline] {
+                tool_context inner;
+                inner.stop = p->stop.get_token();
+                inner.deadline = deadline;
+                inner.on_progress = [p](double done, std::optional<double> total, std::string_view message) {
+                    std::function<void(double, std::optional<double>, std::string_view)> to;
+                    {
+                        std::lock_guard lock(p->m);
+                        to = p->progress;
+                    }
+                    if (to) to(done, total, message);
+                };
+                this_threads_call() = s.get();
+                result<tool_output> r = fail(errc::internal, "the call of " + server_ + "'s tool failed");
+                try {
+                    r = call(inner);
+                } catch (const std::exception& e) {
+                    r = fail(errc::internal, "the call of " + server_ + "'s tool failed: " + e.what());
+                } catch (...) {
+                }
+                this_threads_call() = nullptr;
+                leave(s);
+                std::lock_guard lock(p->m);
+                p->outcome = std::move(r);
+                p->cv.notify_all();
+            });
+        }
+        std::unique_lock lock(p->m);
+        p->progress = ctx.on_progress;
+        for (;;) {
+            std::vector<std::size_t> open;
+            p->cv.wait(lock, ctx.stop, [&] {
+                open.clear();
+                for (std::size_t i = 0; i < p->questions.size(); ++i)
+                    if (!p->questions[i].answer) open.push_back(i);
+                return p->outcome.has_value() || p->collected || !open.empty();
+            });
+            if (p->collected)
+                return fail(errc::not_found, "the call of " + server_ + "'s tool these answers belong to was answered in another round",
+                            "Call the tool again.");
+            if (p->outcome) {
+                auto r = std::move(*p->outcome);
+                p->outcome.reset();
+                p->collected = true;
+                p->progress = nullptr;
+                lock.unlock();
+                forget(token);
+                end_parked(*p);
+                return r;
+            }
+            if (ctx.stop.stop_requested()) {
+                p->progress = nullptr;
+                lock.unlock();
+                forget(token);
+                end_parked(*p);
+                return fail(errc::tool_cancelled, "the call of " + server_ + "'s tool was cancelled");
+            }
+            // every open question to the client at once (one input_required round); answers
+            // it sent with this round come back from ask_all
+            std::vector<input_request> asks;
+            for (const auto i : open) asks.push_back({"q" + std::to_string(i + 1), p->questions[i].method, p->questions[i].params});
+            p->progress = nullptr;  // this round may end here; the next one sets its own
+            lock.unlock();
+            auto got = rq.ask_all(asks);
+            if (!got && got.error().is(errc::input_required)) {
+                rq.save_state(json{{"relay", token}});
+                std::lock_guard l2(p->m);
+                p->last_round = std::chrono::steady_clock::now();
+                return fail(std::move(got).error());
+            }
+            lock.lock();
+            p->progress = ctx.on_progress;
+            for (std::size_t k = 0; k < open.size(); ++k) {
+                question& q = p->questions[open[k]];
+                if (got) q.answer = (*got)[asks[k].key];
+                else q.answer = from_client(fail(got.error()), q.method);
+            }
+            p->cv.notify_all();
+        }
+    }
+
+    void forget(const std::string& token) {
+        std::lock_guard lock(mu_);
+        parked_.erase(token);
+    }
+
+    static void end_parked(parked& p) {
+        p.stop.request_stop();
+        {
+            std::lock_guard lock(p.m);
+            p.cv.notify_all();
+        }
+        std::lock_guard lock(p.join_mu);
+        if (p.worker.joinable()) p.worker.join();
+    }
+
+    // Parked calls no round came back for within parked_for: cancelled.
+    void reap() {
+        std::vector<std::shared_ptr<parked>> expired;
+        const auto now = std::chrono::steady_clock::now();
+        {
+            std::lock_guard lock(mu_);
+            for (auto it = parked_.begin(); it != parked_.end();) {
+                bool old;
+                {
+                    std::lock_guard l2(it->second->m);
+                    old = now - it->second->last_round > parked_for_;
+                }
+                if (old) {
+                    expired.push_back(it->second);
+                    it = parked_.erase(it);
+                } else {
+                    ++it;
+                }
+            }
+        }
+        for (auto& p : expired) end_parked(*p);
+    }
+
+    std::string server_;
+    std::chrono::milliseconds parked_for_;
+    mutable std::mutex mu_;
+    std::vector<std::shared_ptr<slot>> calls_;  // calls in flight, oldest first
+    std::map<std::string, std::shared_ptr<parked>> parked_;  // by the token in the requestState
+};
+
+}  // namespace agentkit::mcp
