@@ -29097,6 +29097,7 @@ inline page page_of(const json& params, std::size_t total, std::size_t page_size
 #include <map>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -29183,15 +29184,19 @@ public:
     /// when the client did not declare what the method needs; errc::input_required (stateless
     /// era) when the answer is not there yet; errc::protocol_error when the client answered
     /// with an error or a malformed result; errc::tool_cancelled / errc::timeout.
-    [[nodiscard]] result<json> ask(const input_request& r) {
-        auto all = ask_all({r});
+    [[nodiscard]] result<json> ask(const input_request& r) { return ask(r, std::stop_token{}); }
+
+    /// As ask(), and in the handshake era the wait for the client's answer also ends (with
+    /// errc::tool_cancelled) when `also` is requested (a relay whose own call has ended).
+    [[nodiscard]] result<json> ask(const input_request& r, std::stop_token also) {
+        auto all = ask_all({r}, std::move(also));
         if (!all) return fail(std::move(all).error());
         return std::move((*all)[r.key]);
     }
 
     /// Ask several at once: in the stateless era they go to the client in one input_required
     /// round; in the handshake era one after the other.
-    [[nodiscard]] result<std::map<std::string, json>> ask_all(const std::vector<input_request>& rs) {
+    [[nodiscard]] result<std::map<std::string, json>> ask_all(const std::vector<input_request>& rs, std::stop_token also = {}) {
         for (const auto& r : rs) {
             const std::string_view cap = capability_for(r.method);
             if (cap.empty())
@@ -29206,7 +29211,7 @@ public:
         if (!stateless_) {
             for (const auto& r : rs) {
                 if (!ask_remote_) return fail(errc::transport_closed, "no client to ask");
-                auto got = ask_remote_(r);
+                auto got = ask_remote_(r, also);
                 if (!got) return fail(std::move(got).error());
                 if (!detail::valid_input_response(r.method, *got))
                     return fail(errc::protocol_error, "the client's answer to " + r.method + " is malformed");
@@ -29256,7 +29261,7 @@ private:
     json caps_ = json::object();
     int log_threshold_ = 100;  // above every level: nothing is sent
     std::function<void(const json&)> send_;
-    std::function<result<json>(const input_request&)> ask_remote_;
+    std::function<result<json>(const input_request&, std::stop_token also)> ask_remote_;
     mutable std::mutex mu_;
     json answers_ = json::object();
     json asked_ = json::object();
@@ -30427,7 +30432,11 @@ private:
     }
 
     /// Handshake era: send `r` to the client on the request's stream and wait for its answer.
-    result<json> ask_client(handler_call& c, const input_request& r, std::stop_token stop) {
+    result<json> ask_client(handler_call& c, const input_request& r, std::stop_token stop, std::stop_token also = {}) {
+        // either token ends the wait: the call's cancellation, or the asker's own (also)
+        std::stop_source either;
+        std::stop_callback on_stop(stop, [&either] { either.request_stop(); });
+        std::stop_callback on_also(also, [&either] { either.request_stop(); });
         auto w = std::make_shared<session::awaited>();
         std::string out_id;
         {
@@ -30438,14 +30447,14 @@ private:
         }
         send_to(c.reply, json{{"jsonrpc", "2.0"}, {"id", out_id}, {"method", r.method}, {"params", r.params}}, false);
         std::unique_lock lock(w->mu);
-        const bool answered = w->cv.wait_for(lock, stop, o_.client_request_timeout, [&] { return w->done; });
+        const bool answered = w->cv.wait_for(lock, either.get_token(), o_.client_request_timeout, [&] { return w->done; });
         if (!answered) {
             lock.unlock();
             {
                 std::lock_guard l2(c.s->mu_);
                 c.s->awaiting_.erase(json(out_id).dump());
             }
-            if (stop.stop_requested()) return fail(errc::tool_cancelled, r.method + " was cancelled");
+            if (either.get_token().stop_requested()) return fail(errc::tool_cancelled, r.method + " was cancelled");
             return fail(errc::timeout, "the client did not answer " + r.method + " in time");
         }
         if (w->response.contains("error")) {
@@ -30500,7 +30509,9 @@ private:
             rq.saved_state_ = c.saved_state;
         } else {
             rq.log_threshold_ = c.s->level_.load();
-            rq.ask_remote_ = [this, &c, stop = ctx.stop](const input_request& r) { return ask_client(c, r, stop); };
+            rq.ask_remote_ = [this, &c, stop = ctx.stop](const input_request& r, std::stop_token also) {
+                return ask_client(c, r, stop, std::move(also));
+            };
         }
         {
             const reply_fn reply = c.reply;
@@ -30936,7 +30947,8 @@ public:
 // and answers `timeout` or `cancelled`. Progress: a request made with a progress callback carries
 // a progressToken; notifications/progress reach the callback (and, by default, push the timeout
 // back, up to max_request_time). The server's requests (ping, roots/list, sampling/createMessage,
-// elicitation/create) are answered on their own threads through the host's callbacks; a
+// elicitation/create) are answered on their own threads through the host's callbacks, and the
+// time a callback takes (a person, a model) is given back to the requests waiting meanwhile; a
 // request the host has no callback for is answered with -32601. list_changed notifications call
 // the host's callbacks. Tasks (2025-11-25): a tool the server lists with `execution.taskSupport:
 // "required"` (on a server declaring tasks.requests.tools.call) is called as a task and polled
@@ -31236,21 +31248,29 @@ private:
         }
         const auto timeout = ro.timeout.value_or(o_.request_timeout);
         const auto started = std::chrono::steady_clock::now();
-        const auto hard_end = std::min(ro.deadline, started + std::max(timeout, o_.max_request_time));
+        // While the host answers a request of the server's (a person, a model), the server waits
+        // for it: that time extends both bounds (a host deadline stays as given).
+        auto hard_end = [&] { return std::min(ro.deadline, started + std::max(timeout, o_.max_request_time) + p->host_time); };
+        auto soft_end = [&] {
+            if (host_answering_.load() > 0) return hard_end();
+            return std::min(ro.deadline, (o_.progress_resets_timeout ? p->last_activity : started) + timeout + p->host_time);
+        };
         std::unique_lock lock(p->mu);
         for (;;) {
-            const auto soft_end = std::min(ro.deadline, (o_.progress_resets_timeout ? p->last_activity : started) + timeout);
-            const auto end = std::min(soft_end, hard_end);
-            const bool done = p->cv.wait_until(lock, ro.stop, end, [&] { return p->done; });
-            if (done) break;
+            const auto end = std::min(soft_end(), hard_end());
+            const bool woke = p->cv.wait_until(lock, ro.stop, end, [&] { return p->done || p->recheck; });
+            if (p->done) break;
+            if (woke) {
+                p->recheck = false;
+                continue;
+            }
             if (ro.stop.stop_requested()) {
                 lock.unlock();
                 abandon(id, "cancelled by the client");
                 return fail(errc::cancelled, name() + ": " + std::string(method) + " was cancelled");
             }
             const auto now = std::chrono::steady_clock::now();
-            const auto new_soft = std::min(ro.deadline, (o_.progress_resets_timeout ? p->last_activity : started) + timeout);
-            if (now >= std::min(new_soft, hard_end)) {
+            if (now >= std::min(soft_end(), hard_end())) {
                 lock.unlock();
                 abandon(id, "timed out");
                 const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - started).count();
@@ -31606,6 +31626,10 @@ private:
         std::string method;
         std::function<void(double, std::optional<double>, std::string_view)> on_progress;
         std::chrono::steady_clock::time_point last_activity = std::chrono::steady_clock::now();
+        /// Time the host spent answering the server's requests (elicitation, sampling) while this
+        /// one waited: the server waited for the host then, so it does not count against it.
+        std::chrono::steady_clock::duration host_time{};
+        bool recheck = false;  ///< host_time changed: the waiter computes its bounds again
         /// Called once the request is answered or failed (a request nobody waits for: the listen stream).
         std::function<void(const std::optional<error>&)> on_done;
     };
@@ -32117,6 +32141,8 @@ private:
         if (closed_by_host_) return;
         workers_.emplace_back([this, id = std::move(id), handler = std::move(handler), params = std::move(params)] {
             result<json> r = fail(errc::internal, "the host's callback failed");
+            ++host_answering_;
+            const auto began = std::chrono::steady_clock::now();
             try {
                 r = handler(params);
             } catch (const std::exception& ex) {
@@ -32124,7 +32150,25 @@ private:
             } catch (...) {
             }
             answer(id, std::move(r));
+            host_answered(std::chrono::steady_clock::now() - began);
         });
+    }
+
+    /// The host finished answering a server's request that took `took`: the requests waiting
+    /// meanwhile get that time back (see request_once).
+    void host_answered(std::chrono::steady_clock::duration took) {
+        std::vector<std::shared_ptr<pending>> waiting;
+        {
+            std::lock_guard lock(mu_);
+            for (auto& [pid, p] : pending_) waiting.push_back(p);
+            --host_answering_;
+        }
+        for (auto& p : waiting) {
+            std::lock_guard lock(p->mu);
+            p->host_time += took;
+            p->recheck = true;
+            p->cv.notify_all();
+        }
     }
 
     /// Tasks: what one task-augmented call waits on (status notifications, progress by its token).
@@ -32173,6 +32217,7 @@ private:
     std::optional<error> close_reason_;
     std::vector<std::thread> workers_;
     std::atomic<std::size_t> noise_{0};
+    std::atomic<int> host_answering_{0};  // the server's requests the host is answering now
     std::atomic<std::size_t> malformed_{0};  // lines that were not JSON at all (a subset of noise_)
     std::string version_;
     std::atomic<bool> stateless_{false};  // the 2026-07-28 wire: _meta on every request, no handshake
@@ -32810,27 +32855,32 @@ inline result<std::vector<std::string>> add_remote_tools(runtime_toolbox& box, c
 //   // in the tool handler that calls the server for a downstream request:
 //   return relay.run(ctx, [c, remote, args](tool_context& x) { return c->call_tool(remote, args, x); });
 //
-// Which call a request belongs to: the call running on the thread that asks (a server that
-// asks within the call's own exchange: the stateless protocol's input_required rounds, a task's
-// tasks/result), else the server's one call in flight. A server over stdio does not say which
-// of its calls asks, so with several in flight (perhaps of different clients) the relay does not
+// Which call a request belongs to: the call running on the thread that asks (a server on the
+// stateless protocol asks within the call's own exchange), else the server's one call in flight.
+// A server over stdio does not say which of its calls asks, so with several in flight (perhaps of
+// different clients), or one that ended without its answer a moment ago, the relay does not
 // guess: a question meant for one client must not reach another.
 //
 // How it reaches the client depends on the client's protocol:
 // - handshake era (2025-11-25 and before): request_context::ask() sends the request on the
-//   call's own stream and waits for the answer; the call does not end while that runs.
+//   call's own stream and waits for the answer; when the upstream call ends meanwhile (its
+//   server died, it timed out) the wait ends too, and the call returns after it.
 // - stateless era (2026-07-28): the server never sends requests; the call answers
 //   input_required instead. The upstream call is parked on a thread of its own and the
 //   downstream call returns input_required with the server's question and a requestState naming
 //   the parked call; the client's retry (with the answer) finds it, hands the answer over and
-//   waits for the next question or the result. A parked call nobody comes back for is cancelled
-//   after `parked_for` (and its question answered with a timeout).
+//   waits for the next question or the result. A question nobody answers within `parked_for` is
+//   answered with a timeout and its call given up (cancelled at the next stateless call or at
+//   stop()); so is a parked call no round came back for in that time.
 //
 // Answers are passed back as given (an accepted form, a refusal, a model's message). What cannot
-// be passed is answered to the server with an error naming why (it reports it in its tool's
-// result): the client did not declare the capability, no call or several calls run, the call has
-// ended. roots/list is not relayed: which directories a server may touch is the host's
-// configuration, not each client's.
+// be passed is answered to the server with an error naming why: -32601 when the client did not
+// declare the capability, -32603 when no call, several calls or a call not made over MCP run, or
+// the call has ended. roots/list is not relayed: which directories a server may touch is the
+// host's configuration, not each client's.
+//
+// The time a person or a model takes to answer does not count against the upstream call's
+// timeout (client.hpp: a request waiting while the host answers the server gets that time back).
 
 
 #include <algorithm>
@@ -32856,8 +32906,8 @@ namespace agentkit::mcp {
 /// the file comment). Thread-safe; stop() (or the destructor) ends the calls it parked.
 class input_relay {
 public:
-    /// A relay for the server named `server` (in its errors). A parked call (stateless clients)
-    /// waits at most `parked_for` for the client's next round.
+    /// A relay for the server named `server` (in its errors). A question to a stateless client
+    /// waits at most `parked_for` for the client's next round, and so does a parked call.
     explicit input_relay(std::string server, std::chrono::milliseconds parked_for = std::chrono::minutes(10))
         : server_(std::move(server)), parked_for_(parked_for) {}
     input_relay(const input_relay&) = delete;
@@ -32875,51 +32925,57 @@ public:
         enter(s);
         slot* const outer = this_threads_call();
         this_threads_call() = s.get();
+        bool answered = false;  // the server answered the call (no question of it can be left)
         struct leave_guard {
             input_relay& r;
             const std::shared_ptr<slot>& s;
             slot* outer;
+            const bool& answered;
             ~leave_guard() {
                 this_threads_call() = outer;
-                r.leave(s);
-                // a relay still asking the client uses this call's request: it ends first (the
-                // client's answer, its timeout, or the call's cancellation ends it)
+                r.leave(s, answered);
+                // a relay still asking the client uses this call's request: it is told the call
+                // ended, and ends before the call does
+                s->ended.request_stop();
                 std::unique_lock lock(s->m);
                 s->done = true;
                 s->cv.wait(lock, [&] { return s->relaying == 0; });
             }
-        } guard{*this, s, outer};
-        return call(ctx);
+        } guard{*this, s, outer, answered};
+        auto r = call(ctx);
+        answered = r || !unanswered(r.error());
+        return r;
     }
 
     /// The server's request `method` ("elicitation/create" or "sampling/createMessage") with
     /// `params`: the client's answer, or why there is none (client_options' callbacks).
     result<json> answer(const std::string& method, const json& params) {
+        if (method != "elicitation/create" && method != "sampling/createMessage")
+            return fail(errc::not_found, "the gateway does not pass " + method + " from " + server_ + " to its clients");
         const std::string what = describe(method);
         std::shared_ptr<slot> s;
         std::size_t in_flight = 0;
         {
             std::lock_guard lock(mu_);
-            for (const auto& c : calls_) {
-                if (!c->rq && !c->held) continue;
-                if (c.get() == this_threads_call()) {
-                    s = c;
-                    in_flight = 1;
-                    break;
-                }
-                s = c;
-                ++in_flight;
+            for (const auto& c : calls_)
+                if (c.get() == this_threads_call()) s = c;
+            if (!s) {
+                const auto now = std::chrono::steady_clock::now();
+                while (!recently_ended_.empty() && now - recently_ended_.front() > unanswered_grace) recently_ended_.pop_front();
+                in_flight = calls_.size() + recently_ended_.size();
+                if (!calls_.empty()) s = calls_.back();
             }
         }
-        if (!s)
-            return fail(errc::not_found, "the gateway passes " + server_ + "'s requests for input to the client only while one of its tools runs, and none does: " + what + " was not asked");
-        if (in_flight > 1)
-            return fail(errc::not_found, server_ + " sent " + what + " while " + std::to_string(in_flight) +
-                                             " of its calls run, without saying which one asks; the gateway does not guess (a question meant for one client must not reach another)");
+        if (!s && in_flight == 0)
+            return fail(errc::internal, "the gateway passes " + server_ + "'s requests for input to the client only while one of its tools runs, and none does: " + what + " was not asked");
+        if (in_flight > 1 || !s)
+            return fail(errc::internal, server_ + " sent " + what + " while " + std::to_string(in_flight) +
+                                            " of its calls run or have just ended without an answer, without saying which one asks; the gateway does not guess (a question meant for one client must not reach another)");
         if (s->held) return ask_parked(*s->held, method, params);
+        if (!s->rq) return fail(errc::internal, what + " from " + server_ + " belongs to a call not made over MCP: there is no client to ask");
         {
             std::lock_guard lock(s->m);
-            if (s->done) return fail(errc::not_found, "the call of " + server_ + "'s tool that " + what + " belongs to has ended");
+            if (s->done) return fail(errc::internal, "the call of " + server_ + "'s tool that " + what + " belongs to has ended");
             ++s->relaying;
         }
         struct release {
@@ -32930,14 +32986,18 @@ public:
                 s.cv.notify_all();
             }
         } r{*s};
-        return from_client(s->rq->ask(input_request{"relay", method, params}), method);
+        auto got = s->rq->ask(input_request{"relay", method, params}, s->ended.get_token());
+        if (!got && got.error().is(errc::tool_cancelled) && s->ended.stop_requested())
+            return fail(errc::internal, "the call of " + server_ + "'s tool that " + what + " belongs to has ended");
+        return from_client(std::move(got), method);
     }
 
-    /// Cancel the parked calls and wait for them to end. Idempotent.
+    /// Cancel the parked calls and wait for them to end; no call is parked after. Idempotent.
     void stop() {
         std::map<std::string, std::shared_ptr<parked>> all;
         {
             std::lock_guard lock(mu_);
+            stopped_ = true;
             all.swap(parked_);
         }
         for (auto& [token, p] : all) end_parked(*p);
@@ -32950,38 +33010,52 @@ public:
     }
 
 private:
+    /// How long a call that ended without the server's answer (timed out, cancelled, its server
+    /// gone) still counts as in flight: a question of it may still be on its way.
+    static constexpr std::chrono::seconds unanswered_grace{5};
+
     struct question {
         std::string method;
         json params;
-        std::optional<result<json>> answer;
+        std::optional<result<json>> answer;  // set: closed (answered, or given up)
     };
     /// An upstream call of a stateless client, running on a thread of its own between rounds.
+    /// The worker is joined by whoever takes the call out of parked_.
     struct parked {
         std::mutex m;
         std::condition_variable_any cv;
         std::stop_source stop;
-        std::mutex join_mu;  // one joiner at a time
         std::thread worker;
-        bool collected = false;  // a round took the outcome (a replayed round finds nothing)
         std::deque<question> questions;  // in the order asked (references stay valid)
         std::optional<result<tool_output>> outcome;
-        std::chrono::steady_clock::time_point last_round;
+        bool finished = false;   // the upstream call returned (outcome set, maybe taken)
+        bool collected = false;  // a round took the outcome (a replayed round finds nothing)
+        bool abandoned = false;  // a question waited parked_for: nobody is coming back
+        int attached = 0;        // rounds waiting on it now
+        std::chrono::steady_clock::time_point last_round = std::chrono::steady_clock::now();
         /// The progress callback of the round that waits now (progress between rounds is dropped).
         std::function<void(double, std::optional<double>, std::string_view)> progress;
     };
     /// One call in flight.
     struct slot {
         request_context* rq = nullptr;  // handshake era: the client's request (null: not over MCP)
-        std::shared_ptr<parked> held;  // stateless era: the parked call
+        std::shared_ptr<parked> held;   // stateless era: the parked call
         std::mutex m;
         std::condition_variable cv;
-        int relaying = 0;   // answers inside rq->ask()
-        bool done = false;  // the call has returned (no new relay may start)
+        std::stop_source ended;  // the call has returned: a relay still asking stops waiting
+        int relaying = 0;        // answers inside rq->ask()
+        bool done = false;       // the call has returned (no new relay may start)
     };
 
     static slot*& this_threads_call() {
         thread_local slot* s = nullptr;
         return s;
+    }
+
+    /// A call that ended without the server's answer: the server may still be working on it.
+    static bool unanswered(const error& e) {
+        return e.is(errc::timeout) || e.is(errc::tool_timeout) || e.is(errc::cancelled) || e.is(errc::tool_cancelled) ||
+               e.is(errc::transport_closed);
     }
 
     static std::string describe(const std::string& method) {
@@ -33000,23 +33074,30 @@ private:
         std::lock_guard lock(mu_);
         calls_.push_back(s);
     }
-    void leave(const std::shared_ptr<slot>& s) {
+    void leave(const std::shared_ptr<slot>& s, bool answered) {
         std::lock_guard lock(mu_);
         calls_.erase(std::remove(calls_.begin(), calls_.end(), s), calls_.end());
+        if (!answered) recently_ended_.push_back(std::chrono::steady_clock::now());
     }
 
     // The server's question to a parked call: queued for the client's next round, answered then.
     result<json> ask_parked(parked& p, const std::string& method, const json& params) {
         std::unique_lock lock(p.m);
+        if (p.finished) return fail(errc::internal, "the call of " + server_ + "'s tool that " + describe(method) + " belongs to has ended");
         p.questions.push_back({method, params, std::nullopt});
         question& q = p.questions.back();
         p.cv.notify_all();
         const auto stop = p.stop.get_token();
-        if (!p.cv.wait_for(lock, stop, parked_for_, [&] { return q.answer.has_value(); })) {
-            if (stop.stop_requested()) return fail(errc::tool_cancelled, describe(method) + " from " + server_ + " was cancelled with its call");
-            return fail(errc::timeout, "the client did not come back with an answer to " + describe(method) + " from " + server_ + " in time");
+        p.cv.wait_for(lock, stop, parked_for_, [&] { return q.answer.has_value() || p.finished; });
+        if (q.answer) return std::move(*q.answer);
+        // closed unanswered: a later round does not ask it again
+        if (stop.stop_requested() || p.finished)
+            q.answer = fail(errc::internal, "the call of " + server_ + "'s tool that " + describe(method) + " belongs to has ended");
+        else {
+            q.answer = fail(errc::timeout, "the client did not come back with an answer to " + describe(method) + " from " + server_ + " in time");
+            p.abandoned = true;
         }
-        return std::move(*q.answer);
+        return *q.answer;
     }
 
     result<tool_output> run_parked(tool_context& ctx, request_context& rq, std::function<result<tool_output>(tool_context&)> call) {
@@ -33033,43 +33114,35 @@ private:
         } else {
             token = detail::random_hex(16);
             p = std::make_shared<parked>();
-            p->last_round = std::chrono::steady_clock::now();
             auto s = std::make_shared<slot>();
             s->held = p;
+            enter(s);
+            try {
+                p->worker = std::thread([this, p, s, call = std::move(call), deadline = ctx.deadline] { work(*p, s, call, deadline); });
+            } catch (const std::exception& e) {
+                leave(s, true);
+                return fail(errc::internal, "cannot start the call of " + server_ + "'s tool: " + e.what());
+            }
+            bool stopped = false;
             {
                 std::lock_guard lock(mu_);
-                parked_[token] = p;
+                stopped = stopped_;
+                if (!stopped) parked_[token] = p;
             }
-            enter(s);
-            p->worker = std::thread([this, p, s, call = std::move(call), deadline = ctx.deadline] {
-                tool_context inner;
-                inner.stop = p->stop.get_token();
-                inner.deadline = deadline;
-                inner.on_progress = [p](double done, std::optional<double> total, std::string_view message) {
-                    std::function<void(double, std::optional<double>, std::string_view)> to;
-                    {
-                        std::lock_guard lock(p->m);
-                        to = p->progress;
-                    }
-                    if (to) to(done, total, message);
-                };
-                this_threads_call() = s.get();
-                result<tool_output> r = fail(errc::internal, "the call of " + server_ + "'s tool failed");
-                try {
-                    r = call(inner);
-                } catch (const std::exception& e) {
-                    r = fail(errc::internal, "the call of " + server_ + "'s tool failed: " + e.what());
-                } catch (...) {
-                }
-                this_threads_call() = nullptr;
-                leave(s);
-                std::lock_guard lock(p->m);
-                p->outcome = std::move(r);
-                p->cv.notify_all();
-            });
+            if (stopped) {
+                end_parked(*p);
+                return fail(errc::transport_closed, "the gateway is stopping: " + server_ + " was not called");
+            }
         }
         std::unique_lock lock(p->m);
+        ++p->attached;
+        p->last_round = std::chrono::steady_clock::now();
         p->progress = ctx.on_progress;
+        auto detach = [&] {  // with p->m held
+            --p->attached;
+            p->last_round = std::chrono::steady_clock::now();
+            p->progress = nullptr;
+        };
         for (;;) {
             std::vector<std::size_t> open;
             p->cv.wait(lock, ctx.stop, [&] {
@@ -33078,53 +33151,92 @@ private:
                     if (!p->questions[i].answer) open.push_back(i);
                 return p->outcome.has_value() || p->collected || !open.empty();
             });
-            if (p->collected)
+            if (p->collected || (p->finished && !p->outcome)) {
+                detach();
                 return fail(errc::not_found, "the call of " + server_ + "'s tool these answers belong to was answered in another round",
                             "Call the tool again.");
+            }
             if (p->outcome) {
                 auto r = std::move(*p->outcome);
                 p->outcome.reset();
                 p->collected = true;
-                p->progress = nullptr;
+                detach();
                 lock.unlock();
-                forget(token);
-                end_parked(*p);
+                if (forget(token)) end_parked(*p);
                 return r;
             }
             if (ctx.stop.stop_requested()) {
-                p->progress = nullptr;
+                detach();
                 lock.unlock();
-                forget(token);
-                end_parked(*p);
+                if (forget(token)) end_parked(*p);
                 return fail(errc::tool_cancelled, "the call of " + server_ + "'s tool was cancelled");
             }
-            // every open question to the client at once (one input_required round); answers
-            // it sent with this round come back from ask_all
+            // each open question: the answer this round carries, else it goes out in this round
             std::vector<input_request> asks;
             for (const auto i : open) asks.push_back({"q" + std::to_string(i + 1), p->questions[i].method, p->questions[i].params});
-            p->progress = nullptr;  // this round may end here; the next one sets its own
             lock.unlock();
-            auto got = rq.ask_all(asks);
-            if (!got && got.error().is(errc::input_required)) {
-                rq.save_state(json{{"relay", token}});
-                std::lock_guard l2(p->m);
-                p->last_round = std::chrono::steady_clock::now();
-                return fail(std::move(got).error());
+            std::vector<std::pair<std::size_t, result<json>>> got;
+            bool missing = false;
+            for (std::size_t k = 0; k < asks.size(); ++k) {
+                auto a = rq.ask(asks[k]);
+                if (!a && a.error().is(errc::input_required)) {
+                    missing = true;
+                    continue;
+                }
+                if (!a && a.error().is(errc::protocol_error)) {
+                    // a malformed answer: the server refuses this round; the call stays parked
+                    // for a corrected one
+                    lock.lock();
+                    detach();
+                    return fail(std::move(a).error());
+                }
+                got.emplace_back(open[k], from_client(std::move(a), asks[k].method));
             }
             lock.lock();
-            p->progress = ctx.on_progress;
-            for (std::size_t k = 0; k < open.size(); ++k) {
-                question& q = p->questions[open[k]];
-                if (got) q.answer = (*got)[asks[k].key];
-                else q.answer = from_client(fail(got.error()), q.method);
-            }
+            for (auto& [i, a] : got) p->questions[i].answer = std::move(a);
             p->cv.notify_all();
+            if (missing) {
+                rq.save_state(json{{"relay", token}});
+                detach();
+                return fail(errc::input_required, "waiting for the client's input", "The server answers with an input_required result.");
+            }
         }
     }
 
-    void forget(const std::string& token) {
+    // The parked call's thread: the upstream call, then its outcome for the round that waits.
+    void work(parked& p, const std::shared_ptr<slot>& s, const std::function<result<tool_output>(tool_context&)>& call,
+              std::chrono::steady_clock::time_point deadline) {
+        tool_context inner;
+        inner.stop = p.stop.get_token();
+        inner.deadline = deadline;
+        inner.on_progress = [&p](double done, std::optional<double> total, std::string_view message) {
+            std::function<void(double, std::optional<double>, std::string_view)> to;
+            {
+                std::lock_guard lock(p.m);
+                to = p.progress;
+            }
+            if (to) to(done, total, message);
+        };
+        this_threads_call() = s.get();
+        result<tool_output> r = fail(errc::internal, "the call of " + server_ + "'s tool failed");
+        try {
+            r = call(inner);
+        } catch (const std::exception& e) {
+            r = fail(errc::internal, "the call of " + server_ + "'s tool failed: " + e.what());
+        } catch (...) {
+        }
+        this_threads_call() = nullptr;
+        leave(s, r || !unanswered(r.error()));
+        std::lock_guard lock(p.m);
+        p.outcome = std::move(r);
+        p.finished = true;
+        p.cv.notify_all();
+    }
+
+    /// Take a parked call out (true: the caller ends it).
+    bool forget(const std::string& token) {
         std::lock_guard lock(mu_);
-        parked_.erase(token);
+        return parked_.erase(token) > 0;
     }
 
     static void end_parked(parked& p) {
@@ -33133,38 +33245,41 @@ private:
             std::lock_guard lock(p.m);
             p.cv.notify_all();
         }
-        std::lock_guard lock(p.join_mu);
         if (p.worker.joinable()) p.worker.join();
     }
 
-    // Parked calls no round came back for within parked_for: cancelled.
+    // Parked calls given up (a question nobody answered in time) or that no round came back for
+    // within parked_for, and no round waits on: cancelled.
     void reap() {
-        std::vector<std::shared_ptr<parked>> expired;
+        std::vector<std::shared_ptr<parked>> ended;
         const auto now = std::chrono::steady_clock::now();
         {
             std::lock_guard lock(mu_);
             for (auto it = parked_.begin(); it != parked_.end();) {
-                bool old;
+                bool drop = false;
                 {
                     std::lock_guard l2(it->second->m);
-                    old = now - it->second->last_round > parked_for_;
+                    const parked& p = *it->second;
+                    drop = p.attached == 0 && (p.abandoned || now - p.last_round > parked_for_);
                 }
-                if (old) {
-                    expired.push_back(it->second);
+                if (drop) {
+                    ended.push_back(it->second);
                     it = parked_.erase(it);
                 } else {
                     ++it;
                 }
             }
         }
-        for (auto& p : expired) end_parked(*p);
+        for (auto& p : ended) end_parked(*p);
     }
 
     std::string server_;
     std::chrono::milliseconds parked_for_;
     mutable std::mutex mu_;
     std::vector<std::shared_ptr<slot>> calls_;  // calls in flight, oldest first
+    std::deque<std::chrono::steady_clock::time_point> recently_ended_;  // calls ended without an answer
     std::map<std::string, std::shared_ptr<parked>> parked_;  // by the token in the requestState
+    bool stopped_ = false;
 };
 
 }  // namespace agentkit::mcp

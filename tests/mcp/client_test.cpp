@@ -185,6 +185,30 @@ TEST(McpClient, ServerRequestsAreAnsweredByTheHost) {
     EXPECT_EQ(answers["roots"]["roots"][0]["uri"], "file:///work/project");
 }
 
+// A person takes longer to answer than the server is given to answer a call: the time the host
+// spends answering the server's own request does not count against that call.
+TEST(McpClient, TheTimeTheHostSpendsAnsweringTheServerIsNotTheServersDelay) {
+    mcp::client_options o;
+    o.request_timeout = std::chrono::milliseconds(300);
+    o.roots = {{.uri = "file:///work/project", .name = "project"}};
+    o.on_sampling = [](const json&) -> ak::result<json> {
+        return json{{"role", "assistant"}, {"content", {{"type", "text"}, {"text", "sampled"}}}, {"model", "test-model"}};
+    };
+    o.on_elicitation = [](const json&) -> ak::result<json> {
+        std::this_thread::sleep_for(std::chrono::milliseconds(900));  // a person thinking, not a synchronisation
+        return json{{"action", "accept"}, {"content", {{"name", "Ada"}}}};
+    };
+    auto c = connect_fake("normal", std::move(o));
+    ASSERT_TRUE(c);
+    auto r = c->call_tool("ask", json::object());
+    ASSERT_TRUE(r) << r.error().to_text();
+    EXPECT_EQ(json::parse(r->joined_text())["elicitation"]["content"]["name"], "Ada");
+    // and a server that does not answer at all still times out
+    auto hung = c->call_tool("hang", json::object());
+    ASSERT_FALSE(hung);
+    EXPECT_EQ(hung.error().code, ak::errc::tool_timeout) << hung.error().to_text();
+}
+
 TEST(McpClient, UndeclaredServerRequestsAreRefused) {
     auto c = connect_fake();  // no callbacks, no roots
     ASSERT_TRUE(c);

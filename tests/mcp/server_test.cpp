@@ -80,10 +80,10 @@ const ak::toolbox box{echo, wait_cancel, progress, meet, serial};
 
 /// Collects what the server sends; waits (bounded) for messages.
 struct client {
-    mcp::server srv;
-    std::mutex mu;
+    std::mutex mu;  // before srv: its handlers' last lines are written while it is destroyed
     std::condition_variable cv;
     std::vector<json> got;
+    mcp::server srv;
 
     explicit client(mcp::backend b, mcp::server_options o = {}) : srv(std::move(b), std::move(o)) {
         o.stderr_level = "off";
@@ -681,7 +681,7 @@ TEST(McpServer, ContentKindsIncludingEmbeddedResources) {
 
 // --- mcp::input_relay: an upstream server's questions during a call, passed to the client ---
 namespace {
-// The relay the "relayed" tool uses, and what its stand-in upstream saw: the upstream asks from a
+// The relay the tools below use, and what their stand-in upstream saw: the upstream asks from a
 // thread of its own (as an upstream client's callback does) and answers with what it got.
 mcp::input_relay* g_relay = nullptr;
 struct upstream_seen {
@@ -692,35 +692,54 @@ struct upstream_seen {
 };
 upstream_seen g_up;
 
-ak::result<ak::tool_output> ask_upstream(ak::tool_context&) {
+// One question, asked from another thread; the name in the answer, or why there is none.
+std::string ask_once(const std::string& message) {
     ak::result<json> got = ak::fail(ak::errc::internal, "not asked");
     std::thread t([&] {
         got = g_relay->answer("elicitation/create",
-                              json{{"message", "Name?"}, {"requestedSchema", {{"type", "object"}, {"properties", {{"name", {{"type", "string"}}}}}}}});
+                              json{{"message", message}, {"requestedSchema", {{"type", "object"}, {"properties", {{"name", {{"type", "string"}}}}}}}});
     });
     t.join();
-    std::string said = got ? "answered: " + (*got).value("content", json::object()).value("name", std::string("?")) : got.error().message;
-    {
-        std::lock_guard lock(g_up.mu);
-        ++g_up.answered;
-        g_up.last = said;
-        g_up.cv.notify_all();
-    }
-    return ak::tool_output::text(said);
+    std::string said = got ? (*got).value("content", json::object()).value("name", std::string("?")) : got.error().message;
+    std::lock_guard lock(g_up.mu);
+    ++g_up.answered;
+    g_up.last = said;
+    g_up.cv.notify_all();
+    return said;
+}
+int upstream_answered() {
+    std::lock_guard lock(g_up.mu);
+    return g_up.answered;
+}
+// Wait until the upstream has had more than `n` answers; the last one.
+std::string upstream_after(int n) {
+    std::unique_lock lock(g_up.mu);
+    if (!g_up.cv.wait_for(lock, 10s, [&] { return g_up.answered > n; })) return "no answer reached the upstream";
+    return g_up.last;
 }
 
-// parallel_safe: the calls run side by side, as the gateway's do
-const auto relayed = ak::tool<"relayed">("Calls an upstream that asks a question.", [](const text_args&, ak::tool_context& ctx) -> ak::result<std::string> {
-    auto r = g_relay->run(ctx, ask_upstream);
+ak::result<std::string> relay_text(ak::tool_context& ctx, std::function<ak::result<ak::tool_output>(ak::tool_context&)> upstream) {
+    auto r = g_relay->run(ctx, std::move(upstream));
     if (!r) return ak::fail(r.error());
     return r->joined_text();
+}
+// parallel_safe: the calls run side by side, as the gateway's do
+const auto relayed = ak::tool<"relayed">("An upstream that asks one question.", [](const text_args&, ak::tool_context& ctx) {
+    return relay_text(ctx, [](ak::tool_context&) -> ak::result<ak::tool_output> { return ak::tool_output::text("answered: " + ask_once("Name?")); });
 }, ak::parallel_safe);
-const ak::toolbox relay_box{echo, relayed};
+const auto relayed_twice = ak::tool<"relayed_twice">("An upstream that asks two questions, one after the other.", [](const text_args&, ak::tool_context& ctx) {
+    return relay_text(ctx, [](ak::tool_context&) -> ak::result<ak::tool_output> {
+        const std::string first = ask_once("First?");
+        return ak::tool_output::text("answered: " + first + ", " + ask_once("Second?"));
+    });
+}, ak::parallel_safe);
+const ak::toolbox relay_box{echo, relayed, relayed_twice};
 
 json stateless_meta(bool elicitation) {
     return json{{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
                 {"io.modelcontextprotocol/clientCapabilities", elicitation ? json{{"elicitation", json::object()}} : json::object()}};
 }
+json stateless_call(const std::string& tool) { return json{{"_meta", stateless_meta(true)}, {"name", tool}, {"arguments", {{"text", "x"}}}}; }
 std::string text_in(const json& response) {
     if (!response.is_object() || !response.contains("result")) return "no result: " + response.dump();
     const json& c = response["result"]["content"];
@@ -750,7 +769,7 @@ TEST(InputRelay, AStatelessClientAnswersInARoundAndTheParkedCallGoesOn) {
     mcp::input_relay relay{"upstream"};
     g_relay = &relay;
     client c(mcp::backend_for(relay_box), quiet());
-    const json call{{"_meta", stateless_meta(true)}, {"name", "relayed"}, {"arguments", {{"text", "x"}}}};
+    const json call = stateless_call("relayed");
     auto first = c.request(1, "tools/call", call);
     ASSERT_EQ(first["result"]["resultType"], "input_required") << first.dump();
     const json& asked = first["result"]["inputRequests"]["q1"];
@@ -778,35 +797,60 @@ TEST(InputRelay, AStatelessClientAnswersInARoundAndTheParkedCallGoesOn) {
     g_relay = nullptr;
 }
 
-TEST(InputRelay, AParkedCallNobodyComesBackForEndsAndIsForgotten) {
+TEST(InputRelay, AQuestionAfterAnAnsweredOneIsANewRoundAndTheEarlierAnswerIsKept) {
+    mcp::input_relay relay{"upstream"};
+    g_relay = &relay;
+    client c(mcp::backend_for(relay_box), quiet());
+    json call = stateless_call("relayed_twice");
+    auto r1 = c.request(1, "tools/call", call);
+    ASSERT_EQ(r1["result"]["resultType"], "input_required") << r1.dump();
+    EXPECT_EQ(r1["result"]["inputRequests"]["q1"]["params"]["message"], "First?");
+    call["inputResponses"] = {{"q1", {{"action", "accept"}, {"content", {{"name", "Ada"}}}}}};
+    call["requestState"] = r1["result"]["requestState"];
+    auto r2 = c.request(2, "tools/call", call);
+    ASSERT_EQ(r2["result"]["resultType"], "input_required") << r2.dump();
+    EXPECT_FALSE(r2["result"]["inputRequests"].contains("q1"));
+    EXPECT_EQ(r2["result"]["inputRequests"]["q2"]["params"]["message"], "Second?");
+    call["inputResponses"] = {{"q2", {{"action", "accept"}, {"content", {{"name", "Grace"}}}}}};
+    call["requestState"] = r2["result"]["requestState"];
+    auto r3 = c.request(3, "tools/call", call);
+    EXPECT_EQ(r3["result"]["resultType"], "complete") << r3.dump();
+    EXPECT_EQ(text_in(r3), "answered: Ada, Grace");
+    EXPECT_EQ(relay.parked_calls(), 0U);
+    g_relay = nullptr;
+}
+
+TEST(InputRelay, AQuestionNobodyAnswersInTimeEndsAndItsCallIsForgotten) {
     mcp::input_relay relay{"upstream", std::chrono::milliseconds(50)};
     g_relay = &relay;
     client c(mcp::backend_for(relay_box), quiet());
-    int before = 0;
-    {
-        std::lock_guard lock(g_up.mu);
-        before = g_up.answered;
-    }
-    auto first = c.request(1, "tools/call", {{"_meta", stateless_meta(true)}, {"name", "relayed"}, {"arguments", {{"text", "x"}}}});
+    const int before = upstream_answered();
+    auto first = c.request(1, "tools/call", stateless_call("relayed"));
     ASSERT_EQ(first["result"]["resultType"], "input_required") << first.dump();
     EXPECT_EQ(relay.parked_calls(), 1U);
-    {
-        // the client never comes back: the upstream's question ends with a timeout of its own
-        std::unique_lock lock(g_up.mu);
-        ASSERT_TRUE(g_up.cv.wait_for(lock, 10s, [&] { return g_up.answered > before; }));
-        EXPECT_NE(g_up.last.find("did not come back with an answer"), std::string::npos) << g_up.last;
-    }
-    // the next call through the relay clears what nobody came back for: one parked, its own
-    auto again = c.request(3, "tools/call", {{"_meta", stateless_meta(true)}, {"name", "relayed"}, {"arguments", {{"text", "x"}}}});
+    // the client never comes back: the upstream's question ends with a timeout of its own
+    EXPECT_NE(upstream_after(before).find("did not come back with an answer"), std::string::npos);
+    // the next call through the relay clears the given-up one: one parked, its own
+    auto again = c.request(2, "tools/call", stateless_call("relayed"));
     EXPECT_EQ(again["result"]["resultType"], "input_required");
     EXPECT_EQ(relay.parked_calls(), 1U);
-    relay.stop();  // ends the call parked by the last round (its question: cancelled)
+    g_relay = nullptr;
+}
+
+TEST(InputRelay, StopEndsTheParkedCallsAndParksNoMore) {
+    mcp::input_relay relay{"upstream"};
+    g_relay = &relay;
+    client c(mcp::backend_for(relay_box), quiet());
+    const int before = upstream_answered();
+    auto first = c.request(1, "tools/call", stateless_call("relayed"));
+    ASSERT_EQ(first["result"]["resultType"], "input_required") << first.dump();
+    relay.stop();
     EXPECT_EQ(relay.parked_calls(), 0U);
-    {
-        std::unique_lock lock(g_up.mu);
-        ASSERT_TRUE(g_up.cv.wait_for(lock, 10s, [&] { return g_up.answered > before + 1; }));
-        EXPECT_NE(g_up.last.find("cancelled"), std::string::npos) << g_up.last;
-    }
+    EXPECT_NE(upstream_after(before).find("has ended"), std::string::npos);
+    auto after = c.request(2, "tools/call", stateless_call("relayed"));
+    EXPECT_EQ(after["result"]["isError"], true) << after.dump();
+    EXPECT_NE(text_in(after).find("stopping"), std::string::npos) << after.dump();
+    EXPECT_EQ(relay.parked_calls(), 0U);
     g_relay = nullptr;
 }
 
@@ -822,10 +866,26 @@ TEST(InputRelay, AHandshakeClientIsAskedOnTheCallsStream) {
     c.send(json{{"jsonrpc", "2.0"}, {"id", question["id"]}, {"result", {{"action", "accept"}, {"content", {{"name", "Grace"}}}}}});
     EXPECT_EQ(text_in(c.response(1)), "answered: Grace");
     EXPECT_EQ(relay.parked_calls(), 0U);
-    // asked while no call runs: refused, naming why
+    // asked while no call runs, or for what the gateway does not relay: refused, naming why
     auto outside = relay.answer("sampling/createMessage", json::object());
     ASSERT_FALSE(outside);
     EXPECT_NE(outside.error().message.find("none does"), std::string::npos) << outside.error().message;
+    auto roots = relay.answer("roots/list", json::object());
+    ASSERT_FALSE(roots);
+    EXPECT_NE(roots.error().message.find("does not pass roots/list"), std::string::npos) << roots.error().message;
+    g_relay = nullptr;
+}
+
+TEST(InputRelay, ACallNotMadeOverMcpHasNoClientToAsk) {
+    mcp::input_relay relay{"upstream"};
+    g_relay = &relay;
+    ak::tool_context plain;  // a host's own call (an agent session), not an MCP request
+    auto r = relay.run(plain, [&](ak::tool_context&) -> ak::result<ak::tool_output> {
+        auto got = relay.answer("elicitation/create", json{{"message", "Name?"}});
+        return ak::tool_output::text(got ? std::string("asked someone") : got.error().message);
+    });
+    ASSERT_TRUE(r) << r.error().to_text();
+    EXPECT_NE(r->joined_text().find("not made over MCP"), std::string::npos) << r->joined_text();
     g_relay = nullptr;
 }
 
@@ -839,24 +899,25 @@ struct held_call {
     bool release = false;
 };
 held_call g_hold;
-const auto hold = ak::tool<"hold">("Stays in flight until released.", [](const text_args&, ak::tool_context& ctx) -> ak::result<std::string> {
-    auto r = g_relay->run(ctx, [](ak::tool_context&) -> ak::result<ak::tool_output> {
+void release_hold() {
+    std::lock_guard lock(g_hold.mu);
+    g_hold.release = true;
+    g_hold.cv.notify_all();
+}
+const auto hold = ak::tool<"hold">("Stays in flight until released.", [](const text_args&, ak::tool_context& ctx) {
+    return relay_text(ctx, [](ak::tool_context&) -> ak::result<ak::tool_output> {
         std::unique_lock lock(g_hold.mu);
         g_hold.running = true;
         g_hold.cv.notify_all();
         g_hold.cv.wait(lock, [] { return g_hold.release; });
         return ak::tool_output::text("released");
     });
-    if (!r) return ak::fail(r.error());
-    return r->joined_text();
 }, ak::parallel_safe);
-const auto inline_ask = ak::tool<"inline_ask">("Asks on its own thread.", [](const text_args&, ak::tool_context& ctx) -> ak::result<std::string> {
-    auto r = g_relay->run(ctx, [](ak::tool_context&) -> ak::result<ak::tool_output> {
+const auto inline_ask = ak::tool<"inline_ask">("Asks on its own thread.", [](const text_args&, ak::tool_context& ctx) {
+    return relay_text(ctx, [](ak::tool_context&) -> ak::result<ak::tool_output> {
         auto got = g_relay->answer("elicitation/create", json{{"message", "Inline?"}, {"requestedSchema", {{"type", "object"}}}});
         return ak::tool_output::text(got ? "inline answered" : got.error().message);
     });
-    if (!r) return ak::fail(r.error());
-    return r->joined_text();
 }, ak::parallel_safe);
 const ak::toolbox hold_box{relayed, hold, inline_ask};
 }  // namespace
@@ -869,6 +930,9 @@ TEST(InputRelay, WithTwoCallsInFlightOnlyTheCallThatAsksOnItsOwnThreadIsKnown) {
         g_hold.running = false;
         g_hold.release = false;
     }
+    struct releaser {
+        ~releaser() { release_hold(); }  // a failed assertion must not leave the held call running
+    } const release_on_exit;
     client c(mcp::backend_for(hold_box), quiet());
     initialize_eliciting(c);
     c.send(json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"}, {"params", {{"name", "hold"}, {"arguments", {{"text", "x"}}}}}});
@@ -886,11 +950,7 @@ TEST(InputRelay, WithTwoCallsInFlightOnlyTheCallThatAsksOnItsOwnThreadIsKnown) {
     EXPECT_EQ(question["params"]["message"], "Inline?");
     c.send(json{{"jsonrpc", "2.0"}, {"id", question["id"]}, {"result", {{"action", "decline"}}}});
     EXPECT_EQ(text_in(c.response(3)), "inline answered");
-    {
-        std::lock_guard lock(g_hold.mu);
-        g_hold.release = true;
-        g_hold.cv.notify_all();
-    }
+    release_hold();
     EXPECT_EQ(text_in(c.response(1)), "released");
     g_relay = nullptr;
 }

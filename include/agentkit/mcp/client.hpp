@@ -36,7 +36,8 @@
 // and answers `timeout` or `cancelled`. Progress: a request made with a progress callback carries
 // a progressToken; notifications/progress reach the callback (and, by default, push the timeout
 // back, up to max_request_time). The server's requests (ping, roots/list, sampling/createMessage,
-// elicitation/create) are answered on their own threads through the host's callbacks; a
+// elicitation/create) are answered on their own threads through the host's callbacks, and the
+// time a callback takes (a person, a model) is given back to the requests waiting meanwhile; a
 // request the host has no callback for is answered with -32601. list_changed notifications call
 // the host's callbacks. Tasks (2025-11-25): a tool the server lists with `execution.taskSupport:
 // "required"` (on a server declaring tasks.requests.tools.call) is called as a task and polled
@@ -347,21 +348,29 @@ private:
         }
         const auto timeout = ro.timeout.value_or(o_.request_timeout);
         const auto started = std::chrono::steady_clock::now();
-        const auto hard_end = std::min(ro.deadline, started + std::max(timeout, o_.max_request_time));
+        // While the host answers a request of the server's (a person, a model), the server waits
+        // for it: that time extends both bounds (a host deadline stays as given).
+        auto hard_end = [&] { return std::min(ro.deadline, started + std::max(timeout, o_.max_request_time) + p->host_time); };
+        auto soft_end = [&] {
+            if (host_answering_.load() > 0) return hard_end();
+            return std::min(ro.deadline, (o_.progress_resets_timeout ? p->last_activity : started) + timeout + p->host_time);
+        };
         std::unique_lock lock(p->mu);
         for (;;) {
-            const auto soft_end = std::min(ro.deadline, (o_.progress_resets_timeout ? p->last_activity : started) + timeout);
-            const auto end = std::min(soft_end, hard_end);
-            const bool done = p->cv.wait_until(lock, ro.stop, end, [&] { return p->done; });
-            if (done) break;
+            const auto end = std::min(soft_end(), hard_end());
+            const bool woke = p->cv.wait_until(lock, ro.stop, end, [&] { return p->done || p->recheck; });
+            if (p->done) break;
+            if (woke) {
+                p->recheck = false;
+                continue;
+            }
             if (ro.stop.stop_requested()) {
                 lock.unlock();
                 abandon(id, "cancelled by the client");
                 return fail(errc::cancelled, name() + ": " + std::string(method) + " was cancelled");
             }
             const auto now = std::chrono::steady_clock::now();
-            const auto new_soft = std::min(ro.deadline, (o_.progress_resets_timeout ? p->last_activity : started) + timeout);
-            if (now >= std::min(new_soft, hard_end)) {
+            if (now >= std::min(soft_end(), hard_end())) {
                 lock.unlock();
                 abandon(id, "timed out");
                 const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - started).count();
@@ -717,6 +726,10 @@ private:
         std::string method;
         std::function<void(double, std::optional<double>, std::string_view)> on_progress;
         std::chrono::steady_clock::time_point last_activity = std::chrono::steady_clock::now();
+        /// Time the host spent answering the server's requests (elicitation, sampling) while this
+        /// one waited: the server waited for the host then, so it does not count against it.
+        std::chrono::steady_clock::duration host_time{};
+        bool recheck = false;  ///< host_time changed: the waiter computes its bounds again
         /// Called once the request is answered or failed (a request nobody waits for: the listen stream).
         std::function<void(const std::optional<error>&)> on_done;
     };
@@ -1228,6 +1241,8 @@ private:
         if (closed_by_host_) return;
         workers_.emplace_back([this, id = std::move(id), handler = std::move(handler), params = std::move(params)] {
             result<json> r = fail(errc::internal, "the host's callback failed");
+            ++host_answering_;
+            const auto began = std::chrono::steady_clock::now();
             try {
                 r = handler(params);
             } catch (const std::exception& ex) {
@@ -1235,7 +1250,25 @@ private:
             } catch (...) {
             }
             answer(id, std::move(r));
+            host_answered(std::chrono::steady_clock::now() - began);
         });
+    }
+
+    /// The host finished answering a server's request that took `took`: the requests waiting
+    /// meanwhile get that time back (see request_once).
+    void host_answered(std::chrono::steady_clock::duration took) {
+        std::vector<std::shared_ptr<pending>> waiting;
+        {
+            std::lock_guard lock(mu_);
+            for (auto& [pid, p] : pending_) waiting.push_back(p);
+            --host_answering_;
+        }
+        for (auto& p : waiting) {
+            std::lock_guard lock(p->mu);
+            p->host_time += took;
+            p->recheck = true;
+            p->cv.notify_all();
+        }
     }
 
     /// Tasks: what one task-augmented call waits on (status notifications, progress by its token).
@@ -1284,6 +1317,7 @@ private:
     std::optional<error> close_reason_;
     std::vector<std::thread> workers_;
     std::atomic<std::size_t> noise_{0};
+    std::atomic<int> host_answering_{0};  // the server's requests the host is answering now
     std::atomic<std::size_t> malformed_{0};  // lines that were not JSON at all (a subset of noise_)
     std::string version_;
     std::atomic<bool> stateless_{false};  // the 2026-07-28 wire: _meta on every request, no handshake

@@ -30,6 +30,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -116,15 +117,19 @@ public:
     /// when the client did not declare what the method needs; errc::input_required (stateless
     /// era) when the answer is not there yet; errc::protocol_error when the client answered
     /// with an error or a malformed result; errc::tool_cancelled / errc::timeout.
-    [[nodiscard]] result<json> ask(const input_request& r) {
-        auto all = ask_all({r});
+    [[nodiscard]] result<json> ask(const input_request& r) { return ask(r, std::stop_token{}); }
+
+    /// As ask(), and in the handshake era the wait for the client's answer also ends (with
+    /// errc::tool_cancelled) when `also` is requested (a relay whose own call has ended).
+    [[nodiscard]] result<json> ask(const input_request& r, std::stop_token also) {
+        auto all = ask_all({r}, std::move(also));
         if (!all) return fail(std::move(all).error());
         return std::move((*all)[r.key]);
     }
 
     /// Ask several at once: in the stateless era they go to the client in one input_required
     /// round; in the handshake era one after the other.
-    [[nodiscard]] result<std::map<std::string, json>> ask_all(const std::vector<input_request>& rs) {
+    [[nodiscard]] result<std::map<std::string, json>> ask_all(const std::vector<input_request>& rs, std::stop_token also = {}) {
         for (const auto& r : rs) {
             const std::string_view cap = capability_for(r.method);
             if (cap.empty())
@@ -139,7 +144,7 @@ public:
         if (!stateless_) {
             for (const auto& r : rs) {
                 if (!ask_remote_) return fail(errc::transport_closed, "no client to ask");
-                auto got = ask_remote_(r);
+                auto got = ask_remote_(r, also);
                 if (!got) return fail(std::move(got).error());
                 if (!detail::valid_input_response(r.method, *got))
                     return fail(errc::protocol_error, "the client's answer to " + r.method + " is malformed");
@@ -189,7 +194,7 @@ private:
     json caps_ = json::object();
     int log_threshold_ = 100;  // above every level: nothing is sent
     std::function<void(const json&)> send_;
-    std::function<result<json>(const input_request&)> ask_remote_;
+    std::function<result<json>(const input_request&, std::stop_token also)> ask_remote_;
     mutable std::mutex mu_;
     json answers_ = json::object();
     json asked_ = json::object();

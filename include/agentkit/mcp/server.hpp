@@ -1194,7 +1194,11 @@ private:
     }
 
     /// Handshake era: send `r` to the client on the request's stream and wait for its answer.
-    result<json> ask_client(handler_call& c, const input_request& r, std::stop_token stop) {
+    result<json> ask_client(handler_call& c, const input_request& r, std::stop_token stop, std::stop_token also = {}) {
+        // either token ends the wait: the call's cancellation, or the asker's own (also)
+        std::stop_source either;
+        std::stop_callback on_stop(stop, [&either] { either.request_stop(); });
+        std::stop_callback on_also(also, [&either] { either.request_stop(); });
         auto w = std::make_shared<session::awaited>();
         std::string out_id;
         {
@@ -1205,14 +1209,14 @@ private:
         }
         send_to(c.reply, json{{"jsonrpc", "2.0"}, {"id", out_id}, {"method", r.method}, {"params", r.params}}, false);
         std::unique_lock lock(w->mu);
-        const bool answered = w->cv.wait_for(lock, stop, o_.client_request_timeout, [&] { return w->done; });
+        const bool answered = w->cv.wait_for(lock, either.get_token(), o_.client_request_timeout, [&] { return w->done; });
         if (!answered) {
             lock.unlock();
             {
                 std::lock_guard l2(c.s->mu_);
                 c.s->awaiting_.erase(json(out_id).dump());
             }
-            if (stop.stop_requested()) return fail(errc::tool_cancelled, r.method + " was cancelled");
+            if (either.get_token().stop_requested()) return fail(errc::tool_cancelled, r.method + " was cancelled");
             return fail(errc::timeout, "the client did not answer " + r.method + " in time");
         }
         if (w->response.contains("error")) {
@@ -1267,7 +1271,9 @@ private:
             rq.saved_state_ = c.saved_state;
         } else {
             rq.log_threshold_ = c.s->level_.load();
-            rq.ask_remote_ = [this, &c, stop = ctx.stop](const input_request& r) { return ask_client(c, r, stop); };
+            rq.ask_remote_ = [this, &c, stop = ctx.stop](const input_request& r, std::stop_token also) {
+                return ask_client(c, r, stop, std::move(also));
+            };
         }
         {
             const reply_fn reply = c.reply;
