@@ -954,3 +954,25 @@ TEST(InputRelay, WithTwoCallsInFlightOnlyTheCallThatAsksOnItsOwnThreadIsKnown) {
     EXPECT_EQ(text_in(c.response(1)), "released");
     g_relay = nullptr;
 }
+
+TEST(InputRelay, AQuestionJustAfterItsCallTimedOutIsNotGivenToAnotherCall) {
+    mcp::input_relay relay{"upstream"};
+    g_relay = &relay;
+    ak::tool_context plain;
+    // the call gives up waiting for its server (a timeout): the server may still ask for it
+    auto timed_out = relay.run(plain, [](ak::tool_context&) -> ak::result<ak::tool_output> {
+        return ak::fail(ak::errc::tool_timeout, "upstream: no answer to tools/call in 60000 ms");
+    });
+    ASSERT_FALSE(timed_out);
+    auto late = relay.answer("elicitation/create", json{{"message", "Name?"}});
+    ASSERT_FALSE(late);
+    EXPECT_NE(late.error().message.find("have just ended without an answer"), std::string::npos) << late.error().message;
+    // a call the server answered leaves nothing behind
+    mcp::input_relay other{"upstream"};
+    auto answered = other.run(plain, [](ak::tool_context&) -> ak::result<ak::tool_output> { return ak::tool_output::text("done"); });
+    ASSERT_TRUE(answered);
+    auto after = other.answer("elicitation/create", json{{"message", "Name?"}});
+    ASSERT_FALSE(after);
+    EXPECT_NE(after.error().message.find("none does"), std::string::npos) << after.error().message;
+    g_relay = nullptr;
+}

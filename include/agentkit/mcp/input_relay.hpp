@@ -124,8 +124,7 @@ public:
             for (const auto& c : calls_)
                 if (c.get() == this_threads_call()) s = c;
             if (!s) {
-                const auto now = std::chrono::steady_clock::now();
-                while (!recently_ended_.empty() && now - recently_ended_.front() > unanswered_grace) recently_ended_.pop_front();
+                forget_ended_before(std::chrono::steady_clock::now() - unanswered_grace);
                 in_flight = calls_.size() + recently_ended_.size();
                 if (!calls_.empty()) s = calls_.back();
             }
@@ -241,7 +240,14 @@ private:
     void leave(const std::shared_ptr<slot>& s, bool answered) {
         std::lock_guard lock(mu_);
         calls_.erase(std::remove(calls_.begin(), calls_.end(), s), calls_.end());
-        if (!answered) recently_ended_.push_back(std::chrono::steady_clock::now());
+        if (answered) return;
+        const auto now = std::chrono::steady_clock::now();
+        forget_ended_before(now - unanswered_grace);
+        recently_ended_.push_back(now);
+    }
+    /// Drop the unanswered ends older than `t` (with mu_ held).
+    void forget_ended_before(std::chrono::steady_clock::time_point t) {
+        while (!recently_ended_.empty() && recently_ended_.front() < t) recently_ended_.pop_front();
     }
 
     // The server's question to a parked call: queued for the client's next round, answered then.
