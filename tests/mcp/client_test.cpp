@@ -11,8 +11,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <stop_token>
 #include <string>
@@ -493,6 +493,10 @@ TEST(McpClientAgainstServers, TheGatewayPassesAServersQuestionsToAStatelessClien
     if (entry == nullptr || *entry == '\0') GTEST_SKIP() << "AGENTKIT_SERVER_EVERYTHING is not set";
     std::string dir = (std::filesystem::temp_directory_path() / "agentkit-relay-XXXXXX").string();
     ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+    struct remove_dir {
+        const std::string& dir;
+        ~remove_dir() { std::filesystem::remove_all(dir); }  // also when an assertion ends the test
+    } const cleanup{dir};
     const std::string file = dir + "/servers.json";
     std::ofstream(file) << json{{"mcpServers", {{"everything", {{"command", "node"}, {"args", {entry, "stdio"}}}}}}}.dump();
     auto connect = [&](bool answers, int& elicited, int& sampled) -> std::shared_ptr<mcp::client> {
@@ -554,7 +558,6 @@ TEST(McpClientAgainstServers, TheGatewayPassesAServersQuestionsToAStatelessClien
     EXPECT_NE(text_of(plain->call_tool("echo", json{{"message", "still here"}})).find("still here"), std::string::npos);
     c->close();
     plain->close();
-    std::filesystem::remove_all(dir);
 #endif
 }
 
