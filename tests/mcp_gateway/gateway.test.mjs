@@ -17,7 +17,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { CreateMessageRequestSchema, ElicitRequestSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CreateMessageRequestSchema, ElicitationCompleteNotificationSchema, ElicitRequestSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const gatewayBin = process.env.AGENTKIT_MCP_GATEWAY;
@@ -217,6 +217,83 @@ test("a server's questions during a call reach the gateway's client (elicitation
     assert.ok(!all.includes("trigger-sampling-request"), all.join(","));
   } finally {
     await off.close();
+  }
+});
+
+test("URL-mode elicitation: a question, a -32042 error and a completion notice reach the client that declared URL mode; other clients read what to open", async () => {
+  const only = (names) => ({ mcpServers: Object.fromEntries(Object.entries(config().mcpServers).filter(([n]) => names.includes(n))) });
+  const cfg = { mcpServers: { ...only(["everything"]).mcpServers, urls: { command: python, args: [fake, "urls"] } } };
+  const asked = [];
+  const completed = [];
+  const g = await gateway("none", cfg, {
+    capabilities: { elicitation: { form: {}, url: {} } },
+    setup: (c) => {
+      c.setRequestHandler(ElicitRequestSchema, async (req) => {
+        asked.push(req.params);
+        return { action: "accept" };
+      });
+      c.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => completed.push(n.params.elicitationId));
+    },
+  });
+  await g.stderrLines(/: urls: up/, 1);
+  try {
+    // a real server that offers its URL tool only to clients that declared URL mode: offered
+    const all = await names(g.client);
+    assert.ok(all.includes("trigger-url-elicitation"), all.join(","));
+    const r = await g.client.callTool({ name: "trigger-url-elicitation", arguments: { url: "https://example.com/authorize?x=1" } });
+    assert.notEqual(r.isError, true, textOf(r));
+    assert.equal(asked.length, 1);
+    assert.equal(asked[0].mode, "url");
+    assert.equal(asked[0].url, "https://example.com/authorize?x=1");
+    assert.ok(asked[0].elicitationId);
+    assert.match(textOf(r), /completed the URL elicitation flow/);
+
+    // its error path: the client gets -32042 itself, with the elicitations as the server gave them
+    await assert.rejects(g.client.callTool({ name: "trigger-url-elicitation", arguments: { url: "https://example.com/a", errorPath: true } }), (e) => {
+      assert.equal(e.code, -32042);
+      assert.equal(e.data.elicitations.length, 1);
+      assert.equal(e.data.elicitations[0].mode, "url");
+      assert.equal(e.data.elicitations[0].url, "https://modelcontextprotocol.io");
+      return true;
+    });
+
+    // the completion notices go to the client that was asked; an id never passed on goes nowhere
+    await assert.rejects(g.client.callTool({ name: "connect", arguments: {} }), (e) => e.code === -32042 && /^el-connect-/.test(e.data.elicitations[0].elicitationId));
+    const fromError = (await g.client.callTool({ name: "connect", arguments: {} }).catch((e) => e)).data.elicitations[0].elicitationId;
+    const q = await g.client.callTool({ name: "ask_url", arguments: {} });
+    assert.match(textOf(q), /answer: \{"action": "accept"\}/);
+    const fromQuestion = asked.at(-1).elicitationId;
+    assert.match(fromQuestion, /^el-ask-/);
+    assert.match(textOf(await g.client.callTool({ name: "complete", arguments: { id: "el-never-asked" } })), /sent/);
+    assert.match(textOf(await g.client.callTool({ name: "complete", arguments: { id: fromQuestion } })), /sent/);
+    assert.match(textOf(await g.client.callTool({ name: "complete", arguments: { id: fromError } })), /sent/);
+    assert.match(textOf(await g.client.callTool({ name: "complete", arguments: { id: fromError } })), /sent/);  // once only
+    assert.deepEqual(completed, [fromQuestion, fromError]);
+    assert.deepEqual(g.errors, []);
+  } finally {
+    await g.close();
+  }
+
+  // a client of form mode only: the server hears -32602 for a URL question, and a -32042 becomes
+  // a tool error that names what to open
+  const formOnly = [];
+  const f = await gateway("none", cfg, {
+    capabilities: { elicitation: {} },
+    setup: (c) => c.setRequestHandler(ElicitRequestSchema, async (req) => (formOnly.push(req.params), { action: "accept", content: {} })),
+  });
+  await f.stderrLines(/: urls: up/, 1);
+  try {
+    const q = await f.client.callTool({ name: "ask_url", arguments: {} });
+    assert.match(textOf(q), /-32602/);
+    assert.match(textOf(q), /did not declare URL-mode elicitation/);
+    const c = await f.client.callTool({ name: "connect", arguments: {} });
+    assert.equal(c.isError, true);
+    assert.match(textOf(c), /https:\/\/auth\.example\.test\/connect\/\d+/);
+    assert.match(textOf(c), /call the tool again/);
+    assert.deepEqual(formOnly, []);
+    assert.match(textOf(await f.client.callTool({ name: "echo", arguments: { message: "still here" } })), /still here/);
+  } finally {
+    await f.close();
   }
 });
 

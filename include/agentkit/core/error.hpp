@@ -33,6 +33,7 @@ inline constexpr std::string_view capability_unsupported = "capability.unsupport
 inline constexpr std::string_view request_invalid = "request.invalid";  ///< a malformed request envelope
 inline constexpr std::string_view client_capability_missing = "client.capability_missing";  ///< the caller lacks a capability the tool needs
 inline constexpr std::string_view auth_required = "auth.required";  ///< a remote server refused the credentials it got (HTTP 401/403): configure its token
+inline constexpr std::string_view url_elicitation_required = "client.url_elicitation_required";  ///< the call can go on once the user has opened URLs (MCP 2025-11-25 -32042; details.elicitations)
 inline constexpr std::string_view input_required = "client.input_required";  ///< the call waits for the client's input (MCP 2026-07-28: an input_required result)
 // protocol and transport
 inline constexpr std::string_view protocol_error = "protocol.error";    ///< peer spoke malformed protocol

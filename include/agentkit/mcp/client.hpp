@@ -118,8 +118,16 @@ struct client_options {
     bool roots_enabled = false;  ///< declare roots (with listChanged) even with no roots yet
     /// Answers sampling/createMessage (params → CreateMessageResult); unset: not declared.
     std::function<result<json>(const json& params)> on_sampling;
-    /// Answers elicitation/create (params → {action, content}); unset: not declared.
+    /// Answers elicitation/create (params → {action, content}); unset: not declared. Form mode is
+    /// declared; with `url_elicitation` URL mode too (params.mode "url": show the user params.url
+    /// and params.message, open the URL with their consent, answer {action} without content). A
+    /// request in a mode not declared is refused (-32602) without calling it.
     std::function<result<json>(const json& params)> on_elicitation;
+    /// Declare URL-mode elicitation (2025-11-25) beside form mode; needs on_elicitation.
+    bool url_elicitation = false;
+    /// notifications/elicitation/complete (params: elicitationId): a URL-mode interaction the
+    /// server asked for has ended (the host may retry the call that needed it).
+    std::function<void(const json& params)> on_elicitation_complete;
     /// notifications/tools/list_changed.
     std::function<void()> on_tools_changed;
     /// notifications/resources/list_changed.
@@ -277,6 +285,16 @@ private:
         return params;
     }
 
+    /// An elicitation/create through the host's callback, when its mode is one the client declared.
+    result<json> elicit(const json& params) {
+        const std::string mode = elicitation_mode(params);
+        const json declared = caps_.is_object() ? caps_ : json::object();
+        if (!elicitation_mode_declared(declared, mode))
+            return fail(errc::args_invalid, "the client did not declare " + mode + "-mode elicitation",
+                        mode == "url" ? "Set client_options::url_elicitation to take URL-mode requests." : std::string());
+        return o_.on_elicitation(params);
+    }
+
     /// The answers to an input_required result's inputRequests, through the host's callbacks.
     result<json> answer_input_requests(std::string_view for_method, const json& requests) {
         json out = json::object();
@@ -288,7 +306,7 @@ private:
             const json params = rq.is_object() ? rq.value("params", json::object()) : json::object();
             result<json> a = fail(errc::input_required, "");
             try {
-                if (method == "elicitation/create" && o_.on_elicitation) a = o_.on_elicitation(params);
+                if (method == "elicitation/create" && o_.on_elicitation) a = elicit(params);
                 else if (method == "sampling/createMessage" && o_.on_sampling) a = o_.on_sampling(params);
                 else if (method == "roots/list" && (o_.roots_enabled || !o_.roots.empty())) a = json{{"roots", roots_json()}};
                 else
@@ -758,7 +776,10 @@ private:
         json caps = json::object();
         if (o_.roots_enabled || !o_.roots.empty()) caps["roots"] = json{{"listChanged", true}};
         if (o_.on_sampling) caps["sampling"] = json::object();
-        if (o_.on_elicitation) caps["elicitation"] = json{{"form", json::object()}};
+        if (o_.on_elicitation) {
+            caps["elicitation"] = json{{"form", json::object()}};
+            if (o_.url_elicitation) caps["elicitation"]["url"] = json::object();
+        }
         caps_ = caps;
         if (o_.protocol_version == stateless_version) {
             auto d = discover();
@@ -1086,7 +1107,7 @@ private:
             if (auto e = m.find("error"); e != m.end() && e->is_object()) {
                 const int code = e->value("code", 0);
                 const std::string msg = e->contains("message") && (*e)["message"].is_string() ? (*e)["message"].get<std::string>() : "";
-                json details{{"server", name()}, {"method", p->method}, {"code", code}};
+                json details{{"server", name()}, {"method", p->method}, {"code", code}, {"message", msg}};
                 if (e->contains("data")) details["data"] = (*e)["data"];
                 std::string hint = code == code::method_not_found ? "The server \"" + name() + "\" does not offer " + p->method + "."
                                    : code == code::invalid_params ? "Check the name and arguments against the server's list and call again."
@@ -1187,6 +1208,7 @@ private:
             else if (method == "notifications/resources/updated" && o_.on_resource_updated && params.contains("uri") && params["uri"].is_string())
                 o_.on_resource_updated(params["uri"].get<std::string>());
             else if (method == "notifications/message" && o_.on_log) o_.on_log(params);
+            else if (method == "notifications/elicitation/complete" && o_.on_elicitation_complete) o_.on_elicitation_complete(params);
         } catch (...) {
         }
         // notifications/cancelled for a server request: its worker answers anyway; nothing to stop
@@ -1230,7 +1252,7 @@ private:
         }
         std::function<result<json>(const json&)> handler;
         if (method == "sampling/createMessage") handler = o_.on_sampling;
-        else if (method == "elicitation/create") handler = o_.on_elicitation;
+        else if (method == "elicitation/create" && o_.on_elicitation) handler = [this](const json& p) { return elicit(p); };
         if (!handler) {
             json msg{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code::method_not_found}, {"message", "the client does not offer " + method}}}};
             (void)t_->send(wire(msg));

@@ -268,9 +268,12 @@ struct gateway_options {
     /// Pass a server's requests for input made while one of its tools runs (elicitation/create:
     /// a question for the user; sampling/createMessage: a completion from the client's model) to
     /// the MCP client whose call it is, and its answer back (input_relay.hpp: both protocol
-    /// eras). The servers are told the client can answer both (the elicitation and sampling
-    /// capabilities), so tools that need them are offered. A callback the host set in `client`
-    /// wins. false: neither is declared.
+    /// eras). The servers are told the client can answer both (the elicitation capability in
+    /// form and URL mode, and sampling), so tools that need them are offered; a URL-mode question
+    /// reaches only a client that declared URL mode (else the server hears -32602), a server's
+    /// -32042 (URL elicitations to complete first) reaches such a client as that error and any
+    /// other as a tool error naming the URLs, and notifications/elicitation/complete goes to the
+    /// client that was asked. A callback the host set in `client` wins. false: neither is declared.
     bool relay_input = true;
 };
 
@@ -462,8 +465,12 @@ private:
                 u.cv.notify_all();
             };
             if (o_.relay_input) {
-                if (!co.on_elicitation)
+                if (!co.on_elicitation) {
                     co.on_elicitation = [&u](const json& params) { return u.relay.answer("elicitation/create", params); };
+                    co.url_elicitation = true;  // passed on to a client that declared URL mode (-32602 to the server otherwise)
+                }
+                if (!co.on_elicitation_complete)
+                    co.on_elicitation_complete = [&u](const json& params) { (void)u.relay.completed(params); };
                 if (!co.on_sampling)
                     co.on_sampling = [&u](const json& params) { return u.relay.answer("sampling/createMessage", params); };
             }

@@ -108,7 +108,27 @@ public:
         } guard{*this, s, outer, answered};
         auto r = call(ctx);
         answered = r || !unanswered(r.error());
-        return r;
+        return url_required(std::move(r), rq);
+    }
+
+    /// notifications/elicitation/complete from the server: passed to the client that was asked
+    /// for that URL elicitation (by a request, or in a -32042 error), once; an id the gateway
+    /// did not pass on, or passed to a client that has gone, is dropped (false).
+    bool completed(const json& params) {
+        if (!params.is_object() || !params.contains("elicitationId") || !params["elicitationId"].is_string()) return false;
+        const std::string id = params["elicitationId"].get<std::string>();
+        std::function<bool(const json&)> to;
+        {
+            std::lock_guard lock(mu_);
+            prune_url_asks(std::chrono::steady_clock::now());
+            for (auto it = url_asks_.begin(); it != url_asks_.end(); ++it)
+                if (it->id == id) {
+                    to = std::move(it->to);
+                    url_asks_.erase(it);
+                    break;
+                }
+        }
+        return to && to(json{{"jsonrpc", "2.0"}, {"method", "notifications/elicitation/complete"}, {"params", params}});
     }
 
     /// The server's request `method` ("elicitation/create" or "sampling/createMessage") with
@@ -152,6 +172,9 @@ public:
         auto got = s->rq->ask(input_request{"relay", method, params}, s->ended.get_token());
         if (!got && got.error().is(errc::tool_cancelled) && s->ended.stop_requested())
             return fail(errc::internal, "the call of " + server_ + "'s tool that " + what + " belongs to has ended");
+        if (got && method == "elicitation/create" && elicitation_mode(params) == "url" && params.contains("elicitationId") &&
+            params["elicitationId"].is_string())
+            remember_url_ask(params["elicitationId"].get<std::string>(), s->rq->session_sender());
         return from_client(std::move(got), method);
     }
 
@@ -176,6 +199,16 @@ private:
     /// How long a call that ended without the server's answer (timed out, cancelled, its server
     /// gone) still counts as in flight: a question of it may still be on its way.
     static constexpr std::chrono::seconds unanswered_grace{5};
+    /// How long a URL elicitation's completion notice is waited for, and how many at most.
+    static constexpr std::chrono::hours url_ask_life{1};
+    static constexpr std::size_t max_url_asks = 1024;
+
+    /// A URL elicitation passed to a client: where its completion notice goes.
+    struct url_ask {
+        std::string id;
+        std::function<bool(const json&)> to;
+        std::chrono::steady_clock::time_point at;
+    };
 
     struct question {
         std::string method;
@@ -227,10 +260,60 @@ private:
     }
 
     result<json> from_client(result<json> answer, const std::string& method) const {
-        if (!answer && answer.error().is(errc::client_capability_missing))
+        if (!answer && answer.error().is(errc::client_capability_missing)) {
+            const json& d = answer.error().details;
+            // the capability is there but not the mode (URL mode): -32602, as a client answers
+            if (d.is_object() && d.contains("requiredCapabilities") && d["requiredCapabilities"].is_object() &&
+                d["requiredCapabilities"].contains("elicitation") && d["requiredCapabilities"]["elicitation"].is_object() &&
+                !d["requiredCapabilities"]["elicitation"].empty())
+                return fail(errc::args_invalid, "the gateway's client did not declare URL-mode elicitation, so " + describe(method) +
+                                                    " from " + server_ + " in URL mode cannot be answered");
             return fail(errc::not_found, "the gateway's client did not declare the " + std::string(capability_for(method)) +
                                              " capability, so " + describe(method) + " from " + server_ + " cannot be answered");
+        }
         return answer;
+    }
+
+    /// The server's -32042 (URL elicitations to complete before a retry) as
+    /// errc::url_elicitation_required: the server (server.hpp) passes it on as that error to a
+    /// client of 2025-11-25 that takes URL mode, and as a tool error naming the URLs to any other.
+    /// The elicitations' ids are remembered for their completion notices (handshake clients).
+    result<tool_output> url_required(result<tool_output> r, request_context* rq) {
+        if (r || !r.error().is(errc::remote_error)) return r;
+        const json& d = r.error().details;
+        if (!d.is_object() || d.value("code", 0) != code::url_elicitation_required) return r;
+        const json data = d.value("data", json::object());
+        const json els = data.is_object() ? data.value("elicitations", json::array()) : json::array();
+        if (!els.is_array() || els.empty()) return r;
+        std::string urls;
+        for (const auto& e : els) {
+            if (!e.is_object() || !e.contains("url") || !e["url"].is_string()) continue;
+            if (!urls.empty()) urls += ", ";
+            urls += e["url"].get<std::string>();
+            if (rq && !rq->stateless() && e.contains("elicitationId") && e["elicitationId"].is_string())
+                remember_url_ask(e["elicitationId"].get<std::string>(), rq->session_sender());
+        }
+        if (urls.empty()) return r;
+        std::string message = d.value("message", "");
+        if (message.empty()) message = "it did not say why";
+        return fail(errc::url_elicitation_required, server_ + " needs the user to open " + (els.size() > 1 ? "these pages" : "a page") + " first: " + message,
+                    "Ask the user to open " + urls + " in their browser and finish there, then call the tool again.",
+                    json{{"server", server_}, {"elicitations", els}});
+    }
+
+    /// Remember which client a URL elicitation went to, for its completion notice (with mu_ not held).
+    void remember_url_ask(std::string id, std::function<bool(const json&)> to) {
+        if (!to) return;
+        std::lock_guard lock(mu_);
+        const auto now = std::chrono::steady_clock::now();
+        prune_url_asks(now);
+        url_asks_.erase(std::remove_if(url_asks_.begin(), url_asks_.end(), [&](const url_ask& a) { return a.id == id; }), url_asks_.end());
+        if (url_asks_.size() >= max_url_asks) url_asks_.pop_front();
+        url_asks_.push_back({std::move(id), std::move(to), now});
+    }
+    /// Forget the URL elicitations asked longer ago than url_ask_life (with mu_ held).
+    void prune_url_asks(std::chrono::steady_clock::time_point now) {
+        while (!url_asks_.empty() && now - url_asks_.front().at > url_ask_life) url_asks_.pop_front();
     }
 
     void enter(const std::shared_ptr<slot>& s) {
@@ -333,7 +416,7 @@ private:
                 detach();
                 lock.unlock();
                 if (forget(token)) end_parked(*p);
-                return r;
+                return url_required(std::move(r), &rq);
             }
             if (ctx.stop.stop_requested()) {
                 detach();
@@ -448,6 +531,7 @@ private:
     mutable std::mutex mu_;
     std::vector<std::shared_ptr<slot>> calls_;  // calls in flight, oldest first
     std::deque<std::chrono::steady_clock::time_point> recently_ended_;  // calls ended without an answer
+    std::deque<url_ask> url_asks_;  // URL elicitations passed on, oldest first
     std::map<std::string, std::shared_ptr<parked>> parked_;  // by the token in the requestState
     bool stopped_ = false;
 };

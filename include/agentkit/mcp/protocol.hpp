@@ -48,10 +48,29 @@ inline constexpr int invalid_request = -32600;            ///< JSON-RPC: not a v
 inline constexpr int method_not_found = -32601;           ///< JSON-RPC: no such method
 inline constexpr int invalid_params = -32602;  ///< JSON-RPC: bad parameters (also unknown tools, prompts and resources)
 inline constexpr int internal_error = -32603;             ///< JSON-RPC: the server failed
+inline constexpr int url_elicitation_required = -32042;   ///< 2025-11-25: data.elicitations (URL mode) to complete before a retry
 inline constexpr int header_mismatch = -32020;            ///< 2026-07-28 HTTP: headers disagree with the body
 inline constexpr int missing_client_capability = -32021;  ///< 2026-07-28: data.requiredCapabilities
 inline constexpr int unsupported_version = -32022;        ///< data.supported, data.requested
 }  // namespace code
+
+/// The elicitation mode of an elicitation/create's params: "url" or "form" (the default when
+/// `mode` is absent, as before 2025-11-25); anything else is returned as given.
+[[nodiscard]] inline std::string elicitation_mode(const json& params) {
+    if (!params.is_object() || !params.contains("mode")) return "form";
+    const json& m = params["mode"];
+    return m.is_string() ? m.get<std::string>() : m.dump();
+}
+
+/// True when client capabilities `caps` declare elicitation in `mode` ("form" or "url"); an
+/// empty elicitation object means form mode only (2025-11-25, for older clients).
+[[nodiscard]] inline bool elicitation_mode_declared(const json& caps, std::string_view mode) {
+    if (!caps.is_object() || !caps.contains("elicitation")) return false;
+    const json& e = caps["elicitation"];
+    if (!e.is_object()) return false;
+    if (e.empty() || (!e.contains("form") && !e.contains("url"))) return mode == "form";
+    return e.contains(std::string(mode)) && !e[std::string(mode)].is_null();
+}
 
 /// True for a revision this server speaks.
 [[nodiscard]] inline bool is_supported_version(std::string_view v) noexcept {

@@ -139,6 +139,16 @@ public:
                             "the client did not declare the " + std::string(cap) + " capability, which " + r.method + " needs",
                             "Use a client that supports " + std::string(cap) + ".",
                             json{{"requiredCapabilities", {{std::string(cap), json::object()}}}});
+            if (r.method == "elicitation/create") {
+                const std::string mode = elicitation_mode(r.params);
+                if (mode != "form" && mode != "url")
+                    return fail(errc::internal, "ask: elicitation mode '" + mode + "' is neither form nor url");
+                if (!elicitation_mode_declared(caps_, mode))
+                    return fail(errc::client_capability_missing,
+                                "the client did not declare " + mode + "-mode elicitation, which this request needs",
+                                "Use a client that supports elicitation in " + mode + " mode.",
+                                json{{"requiredCapabilities", {{"elicitation", {{mode, json::object()}}}}}});
+            }
         }
         std::map<std::string, json> out;
         if (!stateless_) {
@@ -175,6 +185,12 @@ public:
         return out;
     }
 
+    /// Something that sends a message (a notification) to this request's client after the
+    /// request has ended, through its session's channel for messages of no request (stdio, or
+    /// the HTTP session's stream); it returns false once the session is gone. Empty in the
+    /// stateless era, whose requests have no session.
+    [[nodiscard]] std::function<bool(const json& message)> session_sender() const { return session_send_; }
+
     /// State a handler keeps between input_required rounds (stateless era): what it saved in
     /// the round before (null in the first round or in the handshake era).
     [[nodiscard]] json saved_state() const {
@@ -194,6 +210,7 @@ private:
     json caps_ = json::object();
     int log_threshold_ = 100;  // above every level: nothing is sent
     std::function<void(const json&)> send_;
+    std::function<bool(const json&)> session_send_;
     std::function<result<json>(const input_request&, std::stop_token also)> ask_remote_;
     mutable std::mutex mu_;
     json answers_ = json::object();

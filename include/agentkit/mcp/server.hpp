@@ -1274,6 +1274,12 @@ private:
             rq.ask_remote_ = [this, &c, stop = ctx.stop](const input_request& r, std::stop_token also) {
                 return ask_client(c, r, stop, std::move(also));
             };
+            rq.session_send_ = [w = std::weak_ptr<session>(c.s)](const json& j) {
+                const auto s = w.lock();
+                if (!s || s->closed_.load()) return false;
+                s->emit(detail::dump(j));
+                return true;
+            };
         }
         {
             const reply_fn reply = c.reply;
@@ -1305,6 +1311,13 @@ private:
                                 ? d["requiredCapabilities"]
                                 : json::object();
                 fail_with(code::missing_client_capability, e.message, json{{"requiredCapabilities", std::move(need)}});
+                return true;
+            }
+            // URL elicitations the user must complete first: the error itself for a client of
+            // 2025-11-25 that takes URL mode; any other client reads a tool error naming them.
+            if (e.code == errc::url_elicitation_required && !c.stateless && elicitation_mode_declared(ctx.client_capabilities, "url") &&
+                e.details.is_object() && e.details.contains("elicitations") && e.details["elicitations"].is_array()) {
+                fail_with(code::url_elicitation_required, e.message, json{{"elicitations", e.details["elicitations"]}});
                 return true;
             }
             return false;
