@@ -183,6 +183,7 @@ inline constexpr std::string_view capability_unsupported = "capability.unsupport
 inline constexpr std::string_view request_invalid = "request.invalid";  ///< a malformed request envelope
 inline constexpr std::string_view client_capability_missing = "client.capability_missing";  ///< the caller lacks a capability the tool needs
 inline constexpr std::string_view auth_required = "auth.required";  ///< a remote server refused the credentials it got (HTTP 401/403): configure its token
+inline constexpr std::string_view url_elicitation_required = "client.url_elicitation_required";  ///< the call can go on once the user has opened URLs (MCP 2025-11-25 -32042; details.elicitations)
 inline constexpr std::string_view input_required = "client.input_required";  ///< the call waits for the client's input (MCP 2026-07-28: an input_required result)
 // protocol and transport
 inline constexpr std::string_view protocol_error = "protocol.error";    ///< peer spoke malformed protocol
@@ -28908,10 +28909,29 @@ inline constexpr int invalid_request = -32600;            ///< JSON-RPC: not a v
 inline constexpr int method_not_found = -32601;           ///< JSON-RPC: no such method
 inline constexpr int invalid_params = -32602;  ///< JSON-RPC: bad parameters (also unknown tools, prompts and resources)
 inline constexpr int internal_error = -32603;             ///< JSON-RPC: the server failed
+inline constexpr int url_elicitation_required = -32042;   ///< 2025-11-25: data.elicitations (URL mode) to complete before a retry
 inline constexpr int header_mismatch = -32020;            ///< 2026-07-28 HTTP: headers disagree with the body
 inline constexpr int missing_client_capability = -32021;  ///< 2026-07-28: data.requiredCapabilities
 inline constexpr int unsupported_version = -32022;        ///< data.supported, data.requested
 }  // namespace code
+
+/// The elicitation mode of an elicitation/create's params: "url" or "form" (the default when
+/// `mode` is absent, as before 2025-11-25); anything else is returned as given.
+[[nodiscard]] inline std::string elicitation_mode(const json& params) {
+    if (!params.is_object() || !params.contains("mode")) return "form";
+    const json& m = params["mode"];
+    return m.is_string() ? m.get<std::string>() : m.dump();
+}
+
+/// True when client capabilities `caps` declare elicitation in `mode` ("form" or "url"); an
+/// empty elicitation object means form mode only (2025-11-25, for older clients).
+[[nodiscard]] inline bool elicitation_mode_declared(const json& caps, std::string_view mode) {
+    if (!caps.is_object() || !caps.contains("elicitation")) return false;
+    const json& e = caps["elicitation"];
+    if (!e.is_object()) return false;
+    if (e.empty() || (!e.contains("form") && !e.contains("url"))) return mode == "form";
+    return e.contains(std::string(mode)) && !e[std::string(mode)].is_null();
+}
 
 /// True for a revision this server speaks.
 [[nodiscard]] inline bool is_supported_version(std::string_view v) noexcept {
@@ -29206,6 +29226,16 @@ public:
                             "the client did not declare the " + std::string(cap) + " capability, which " + r.method + " needs",
                             "Use a client that supports " + std::string(cap) + ".",
                             json{{"requiredCapabilities", {{std::string(cap), json::object()}}}});
+            if (r.method == "elicitation/create") {
+                const std::string mode = elicitation_mode(r.params);
+                if (mode != "form" && mode != "url")
+                    return fail(errc::internal, "ask: elicitation mode '" + mode + "' is neither form nor url");
+                if (!elicitation_mode_declared(caps_, mode))
+                    return fail(errc::client_capability_missing,
+                                "the client did not declare " + mode + "-mode elicitation, which this request needs",
+                                "Use a client that supports elicitation in " + mode + " mode.",
+                                json{{"requiredCapabilities", {{"elicitation", {{mode, json::object()}}}}}});
+            }
         }
         std::map<std::string, json> out;
         if (!stateless_) {
@@ -29242,6 +29272,12 @@ public:
         return out;
     }
 
+    /// Something that sends a message (a notification) to this request's client after the
+    /// request has ended, through its session's channel for messages of no request (stdio, or
+    /// the HTTP session's stream); it returns false once the session is gone. Empty in the
+    /// stateless era, whose requests have no session.
+    [[nodiscard]] std::function<bool(const json& message)> session_sender() const { return session_send_; }
+
     /// State a handler keeps between input_required rounds (stateless era): what it saved in
     /// the round before (null in the first round or in the handshake era).
     [[nodiscard]] json saved_state() const {
@@ -29261,6 +29297,7 @@ private:
     json caps_ = json::object();
     int log_threshold_ = 100;  // above every level: nothing is sent
     std::function<void(const json&)> send_;
+    std::function<bool(const json&)> session_send_;
     std::function<result<json>(const input_request&, std::stop_token also)> ask_remote_;
     mutable std::mutex mu_;
     json answers_ = json::object();
@@ -30512,6 +30549,12 @@ private:
             rq.ask_remote_ = [this, &c, stop = ctx.stop](const input_request& r, std::stop_token also) {
                 return ask_client(c, r, stop, std::move(also));
             };
+            rq.session_send_ = [w = std::weak_ptr<session>(c.s)](const json& j) {
+                const auto s = w.lock();
+                if (!s || s->closed_.load()) return false;
+                s->emit(detail::dump(j));
+                return true;
+            };
         }
         {
             const reply_fn reply = c.reply;
@@ -30543,6 +30586,13 @@ private:
                                 ? d["requiredCapabilities"]
                                 : json::object();
                 fail_with(code::missing_client_capability, e.message, json{{"requiredCapabilities", std::move(need)}});
+                return true;
+            }
+            // URL elicitations the user must complete first: the error itself for a client of
+            // 2025-11-25 that takes URL mode; any other client reads a tool error naming them.
+            if (e.code == errc::url_elicitation_required && !c.stateless && elicitation_mode_declared(ctx.client_capabilities, "url") &&
+                e.details.is_object() && e.details.contains("elicitations") && e.details["elicitations"].is_array()) {
+                fail_with(code::url_elicitation_required, e.message, json{{"elicitations", e.details["elicitations"]}});
                 return true;
             }
             return false;
@@ -31018,8 +31068,16 @@ struct client_options {
     bool roots_enabled = false;  ///< declare roots (with listChanged) even with no roots yet
     /// Answers sampling/createMessage (params → CreateMessageResult); unset: not declared.
     std::function<result<json>(const json& params)> on_sampling;
-    /// Answers elicitation/create (params → {action, content}); unset: not declared.
+    /// Answers elicitation/create (params → {action, content}); unset: not declared. Form mode is
+    /// declared; with `url_elicitation` URL mode too (params.mode "url": show the user params.url
+    /// and params.message, open the URL with their consent, answer {action} without content). A
+    /// request in a mode not declared is refused (-32602) without calling it.
     std::function<result<json>(const json& params)> on_elicitation;
+    /// Declare URL-mode elicitation (2025-11-25) beside form mode; needs on_elicitation.
+    bool url_elicitation = false;
+    /// notifications/elicitation/complete (params: elicitationId): a URL-mode interaction the
+    /// server asked for has ended (the host may retry the call that needed it).
+    std::function<void(const json& params)> on_elicitation_complete;
     /// notifications/tools/list_changed.
     std::function<void()> on_tools_changed;
     /// notifications/resources/list_changed.
@@ -31177,6 +31235,16 @@ private:
         return params;
     }
 
+    /// An elicitation/create through the host's callback, when its mode is one the client declared.
+    result<json> elicit(const json& params) {
+        const std::string mode = elicitation_mode(params);
+        const json declared = caps_.is_object() ? caps_ : json::object();
+        if (!elicitation_mode_declared(declared, mode))
+            return fail(errc::args_invalid, "the client did not declare " + mode + "-mode elicitation",
+                        mode == "url" ? "Set client_options::url_elicitation to take URL-mode requests." : std::string());
+        return o_.on_elicitation(params);
+    }
+
     /// The answers to an input_required result's inputRequests, through the host's callbacks.
     result<json> answer_input_requests(std::string_view for_method, const json& requests) {
         json out = json::object();
@@ -31188,7 +31256,7 @@ private:
             const json params = rq.is_object() ? rq.value("params", json::object()) : json::object();
             result<json> a = fail(errc::input_required, "");
             try {
-                if (method == "elicitation/create" && o_.on_elicitation) a = o_.on_elicitation(params);
+                if (method == "elicitation/create" && o_.on_elicitation) a = elicit(params);
                 else if (method == "sampling/createMessage" && o_.on_sampling) a = o_.on_sampling(params);
                 else if (method == "roots/list" && (o_.roots_enabled || !o_.roots.empty())) a = json{{"roots", roots_json()}};
                 else
@@ -31658,7 +31726,10 @@ private:
         json caps = json::object();
         if (o_.roots_enabled || !o_.roots.empty()) caps["roots"] = json{{"listChanged", true}};
         if (o_.on_sampling) caps["sampling"] = json::object();
-        if (o_.on_elicitation) caps["elicitation"] = json{{"form", json::object()}};
+        if (o_.on_elicitation) {
+            caps["elicitation"] = json{{"form", json::object()}};
+            if (o_.url_elicitation) caps["elicitation"]["url"] = json::object();
+        }
         caps_ = caps;
         if (o_.protocol_version == stateless_version) {
             auto d = discover();
@@ -31986,7 +32057,7 @@ private:
             if (auto e = m.find("error"); e != m.end() && e->is_object()) {
                 const int code = e->value("code", 0);
                 const std::string msg = e->contains("message") && (*e)["message"].is_string() ? (*e)["message"].get<std::string>() : "";
-                json details{{"server", name()}, {"method", p->method}, {"code", code}};
+                json details{{"server", name()}, {"method", p->method}, {"code", code}, {"message", msg}};
                 if (e->contains("data")) details["data"] = (*e)["data"];
                 std::string hint = code == code::method_not_found ? "The server \"" + name() + "\" does not offer " + p->method + "."
                                    : code == code::invalid_params ? "Check the name and arguments against the server's list and call again."
@@ -32087,6 +32158,7 @@ private:
             else if (method == "notifications/resources/updated" && o_.on_resource_updated && params.contains("uri") && params["uri"].is_string())
                 o_.on_resource_updated(params["uri"].get<std::string>());
             else if (method == "notifications/message" && o_.on_log) o_.on_log(params);
+            else if (method == "notifications/elicitation/complete" && o_.on_elicitation_complete) o_.on_elicitation_complete(params);
         } catch (...) {
         }
         // notifications/cancelled for a server request: its worker answers anyway; nothing to stop
@@ -32130,7 +32202,7 @@ private:
         }
         std::function<result<json>(const json&)> handler;
         if (method == "sampling/createMessage") handler = o_.on_sampling;
-        else if (method == "elicitation/create") handler = o_.on_elicitation;
+        else if (method == "elicitation/create" && o_.on_elicitation) handler = [this](const json& p) { return elicit(p); };
         if (!handler) {
             json msg{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code::method_not_found}, {"message", "the client does not offer " + method}}}};
             (void)t_->send(wire(msg));
@@ -32944,7 +33016,27 @@ public:
         } guard{*this, s, outer, answered};
         auto r = call(ctx);
         answered = r || !unanswered(r.error());
-        return r;
+        return url_required(std::move(r), rq);
+    }
+
+    /// notifications/elicitation/complete from the server: passed to the client that was asked
+    /// for that URL elicitation (by a request, or in a -32042 error), once; an id the gateway
+    /// did not pass on, or passed to a client that has gone, is dropped (false).
+    bool completed(const json& params) {
+        if (!params.is_object() || !params.contains("elicitationId") || !params["elicitationId"].is_string()) return false;
+        const std::string id = params["elicitationId"].get<std::string>();
+        std::function<bool(const json&)> to;
+        {
+            std::lock_guard lock(mu_);
+            prune_url_asks(std::chrono::steady_clock::now());
+            for (auto it = url_asks_.begin(); it != url_asks_.end(); ++it)
+                if (it->id == id) {
+                    to = std::move(it->to);
+                    url_asks_.erase(it);
+                    break;
+                }
+        }
+        return to && to(json{{"jsonrpc", "2.0"}, {"method", "notifications/elicitation/complete"}, {"params", params}});
     }
 
     /// The server's request `method` ("elicitation/create" or "sampling/createMessage") with
@@ -32988,6 +33080,9 @@ public:
         auto got = s->rq->ask(input_request{"relay", method, params}, s->ended.get_token());
         if (!got && got.error().is(errc::tool_cancelled) && s->ended.stop_requested())
             return fail(errc::internal, "the call of " + server_ + "'s tool that " + what + " belongs to has ended");
+        if (got && method == "elicitation/create" && elicitation_mode(params) == "url" && params.contains("elicitationId") &&
+            params["elicitationId"].is_string())
+            remember_url_ask(params["elicitationId"].get<std::string>(), s->rq->session_sender());
         return from_client(std::move(got), method);
     }
 
@@ -33012,6 +33107,16 @@ private:
     /// How long a call that ended without the server's answer (timed out, cancelled, its server
     /// gone) still counts as in flight: a question of it may still be on its way.
     static constexpr std::chrono::seconds unanswered_grace{5};
+    /// How long a URL elicitation's completion notice is waited for, and how many at most.
+    static constexpr std::chrono::hours url_ask_life{1};
+    static constexpr std::size_t max_url_asks = 1024;
+
+    /// A URL elicitation passed to a client: where its completion notice goes.
+    struct url_ask {
+        std::string id;
+        std::function<bool(const json&)> to;
+        std::chrono::steady_clock::time_point at;
+    };
 
     struct question {
         std::string method;
@@ -33063,10 +33168,60 @@ private:
     }
 
     result<json> from_client(result<json> answer, const std::string& method) const {
-        if (!answer && answer.error().is(errc::client_capability_missing))
+        if (!answer && answer.error().is(errc::client_capability_missing)) {
+            const json& d = answer.error().details;
+            // the capability is there but not the mode (URL mode): -32602, as a client answers
+            if (d.is_object() && d.contains("requiredCapabilities") && d["requiredCapabilities"].is_object() &&
+                d["requiredCapabilities"].contains("elicitation") && d["requiredCapabilities"]["elicitation"].is_object() &&
+                !d["requiredCapabilities"]["elicitation"].empty())
+                return fail(errc::args_invalid, "the gateway's client did not declare URL-mode elicitation, so " + describe(method) +
+                                                    " from " + server_ + " in URL mode cannot be answered");
             return fail(errc::not_found, "the gateway's client did not declare the " + std::string(capability_for(method)) +
                                              " capability, so " + describe(method) + " from " + server_ + " cannot be answered");
+        }
         return answer;
+    }
+
+    /// The server's -32042 (URL elicitations to complete before a retry) as
+    /// errc::url_elicitation_required: the server (server.hpp) passes it on as that error to a
+    /// client of 2025-11-25 that takes URL mode, and as a tool error naming the URLs to any other.
+    /// The elicitations' ids are remembered for their completion notices (handshake clients).
+    result<tool_output> url_required(result<tool_output> r, request_context* rq) {
+        if (r || !r.error().is(errc::remote_error)) return r;
+        const json& d = r.error().details;
+        if (!d.is_object() || d.value("code", 0) != code::url_elicitation_required) return r;
+        const json data = d.value("data", json::object());
+        const json els = data.is_object() ? data.value("elicitations", json::array()) : json::array();
+        if (!els.is_array() || els.empty()) return r;
+        std::string urls;
+        for (const auto& e : els) {
+            if (!e.is_object() || !e.contains("url") || !e["url"].is_string()) continue;
+            if (!urls.empty()) urls += ", ";
+            urls += e["url"].get<std::string>();
+            if (rq && !rq->stateless() && e.contains("elicitationId") && e["elicitationId"].is_string())
+                remember_url_ask(e["elicitationId"].get<std::string>(), rq->session_sender());
+        }
+        if (urls.empty()) return r;
+        std::string message = d.value("message", "");
+        if (message.empty()) message = "it did not say why";
+        return fail(errc::url_elicitation_required, server_ + " needs the user to open " + (els.size() > 1 ? "these pages" : "a page") + " first: " + message,
+                    "Ask the user to open " + urls + " in their browser and finish there, then call the tool again.",
+                    json{{"server", server_}, {"elicitations", els}});
+    }
+
+    /// Remember which client a URL elicitation went to, for its completion notice (with mu_ not held).
+    void remember_url_ask(std::string id, std::function<bool(const json&)> to) {
+        if (!to) return;
+        std::lock_guard lock(mu_);
+        const auto now = std::chrono::steady_clock::now();
+        prune_url_asks(now);
+        url_asks_.erase(std::remove_if(url_asks_.begin(), url_asks_.end(), [&](const url_ask& a) { return a.id == id; }), url_asks_.end());
+        if (url_asks_.size() >= max_url_asks) url_asks_.pop_front();
+        url_asks_.push_back({std::move(id), std::move(to), now});
+    }
+    /// Forget the URL elicitations asked longer ago than url_ask_life (with mu_ held).
+    void prune_url_asks(std::chrono::steady_clock::time_point now) {
+        while (!url_asks_.empty() && now - url_asks_.front().at > url_ask_life) url_asks_.pop_front();
     }
 
     void enter(const std::shared_ptr<slot>& s) {
@@ -33169,7 +33324,7 @@ private:
                 detach();
                 lock.unlock();
                 if (forget(token)) end_parked(*p);
-                return r;
+                return url_required(std::move(r), &rq);
             }
             if (ctx.stop.stop_requested()) {
                 detach();
@@ -33284,6 +33439,7 @@ private:
     mutable std::mutex mu_;
     std::vector<std::shared_ptr<slot>> calls_;  // calls in flight, oldest first
     std::deque<std::chrono::steady_clock::time_point> recently_ended_;  // calls ended without an answer
+    std::deque<url_ask> url_asks_;  // URL elicitations passed on, oldest first
     std::map<std::string, std::shared_ptr<parked>> parked_;  // by the token in the requestState
     bool stopped_ = false;
 };
@@ -33549,9 +33705,12 @@ struct gateway_options {
     /// Pass a server's requests for input made while one of its tools runs (elicitation/create:
     /// a question for the user; sampling/createMessage: a completion from the client's model) to
     /// the MCP client whose call it is, and its answer back (input_relay.hpp: both protocol
-    /// eras). The servers are told the client can answer both (the elicitation and sampling
-    /// capabilities), so tools that need them are offered. A callback the host set in `client`
-    /// wins. false: neither is declared.
+    /// eras). The servers are told the client can answer both (the elicitation capability in
+    /// form and URL mode, and sampling), so tools that need them are offered; a URL-mode question
+    /// reaches only a client that declared URL mode (else the server hears -32602), a server's
+    /// -32042 (URL elicitations to complete first) reaches such a client as that error and any
+    /// other as a tool error naming the URLs, and notifications/elicitation/complete goes to the
+    /// client that was asked. A callback the host set in `client` wins. false: neither is declared.
     bool relay_input = true;
 };
 
@@ -33743,8 +33902,12 @@ private:
                 u.cv.notify_all();
             };
             if (o_.relay_input) {
-                if (!co.on_elicitation)
+                if (!co.on_elicitation) {
                     co.on_elicitation = [&u](const json& params) { return u.relay.answer("elicitation/create", params); };
+                    co.url_elicitation = true;  // passed on to a client that declared URL mode (-32602 to the server otherwise)
+                }
+                if (!co.on_elicitation_complete)
+                    co.on_elicitation_complete = [&u](const json& params) { (void)u.relay.completed(params); };
                 if (!co.on_sampling)
                     co.on_sampling = [&u](const json& params) { return u.relay.answer("sampling/createMessage", params); };
             }

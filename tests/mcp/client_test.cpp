@@ -185,6 +185,58 @@ TEST(McpClient, ServerRequestsAreAnsweredByTheHost) {
     EXPECT_EQ(answers["roots"]["roots"][0]["uri"], "file:///work/project");
 }
 
+// URL-mode elicitation (2025-11-25) is declared only when the host asks for it; a request in a
+// mode the client did not declare is refused with -32602 and never reaches the host.
+TEST(McpClient, UrlModeElicitationIsDeclaredOnRequestAndAModeNotDeclaredIsRefused) {
+    for (const bool url : {false, true}) {
+        SCOPED_TRACE(url ? "URL mode declared" : "form mode only");
+        auto asked = std::make_shared<std::vector<json>>();
+        mcp::client_options o;
+        o.url_elicitation = url;
+        o.on_elicitation = [asked](const json& params) -> ak::result<json> {
+            asked->push_back(params);
+            return json{{"action", "accept"}};
+        };
+        auto c = connect_fake("urls", std::move(o));
+        ASSERT_TRUE(c);
+        auto r = c->call_tool("ask_url", json::object());
+        ASSERT_TRUE(r) << r.error().to_text();
+        if (url) {
+            ASSERT_EQ(asked->size(), 1u);
+            EXPECT_EQ((*asked)[0]["mode"], "url");
+            EXPECT_EQ((*asked)[0]["url"].get<std::string>().rfind("https://auth.example.test/ask/", 0), 0u);
+            EXPECT_EQ(r->joined_text(), R"(answer: {"action": "accept"})");
+        } else {
+            EXPECT_TRUE(asked->empty());
+            EXPECT_NE(r->joined_text().find("-32602"), std::string::npos) << r->joined_text();
+            EXPECT_NE(r->joined_text().find("did not declare url-mode elicitation"), std::string::npos) << r->joined_text();
+        }
+    }
+}
+
+// A server's -32042 reaches the host as remote.error with the elicitations to complete, and its
+// notifications/elicitation/complete reach on_elicitation_complete.
+TEST(McpClient, AUrlElicitationRequiredErrorAndItsCompletionNoticeReachTheHost) {
+    auto done = std::make_shared<std::vector<std::string>>();
+    mcp::client_options o;
+    o.url_elicitation = true;
+    o.on_elicitation = [](const json&) -> ak::result<json> { return json{{"action", "accept"}}; };
+    o.on_elicitation_complete = [done](const json& params) { done->push_back(params.value("elicitationId", "")); };
+    auto c = connect_fake("urls", std::move(o));
+    ASSERT_TRUE(c);
+    auto r = c->call_tool("connect", json::object());
+    ASSERT_FALSE(r);
+    EXPECT_TRUE(r.error().is(ak::errc::remote_error)) << r.error().to_text();
+    EXPECT_EQ(r.error().details["code"], -32042);
+    EXPECT_EQ(r.error().details["message"], "This request requires more information.");
+    const json els = r.error().details["data"]["elicitations"];
+    ASSERT_EQ(els.size(), 1u);
+    const std::string id = els[0]["elicitationId"].get<std::string>();
+    // the notice comes before the answer to the call that sends it
+    ASSERT_TRUE(c->call_tool("complete", json{{"id", id}}));
+    EXPECT_EQ(*done, std::vector<std::string>{id});
+}
+
 // A person takes longer to answer than the server is given to answer a call: the time the host
 // spends answering the server's own request does not count against that call.
 TEST(McpClient, TheTimeTheHostSpendsAnsweringTheServerIsNotTheServersDelay) {
