@@ -29472,9 +29472,11 @@ private:
         json response;
     };
 
-    void emit(const std::string& m) {
+    bool emit(const std::string& m) {  // false: nowhere to send it (no sink, e.g. no HTTP stream open)
         std::lock_guard lock(out_mu_);
-        if (sink_) sink_(m);
+        if (!sink_) return false;
+        sink_(m);
+        return true;
     }
 
     mutable std::mutex mu_;
@@ -30551,9 +30553,7 @@ private:
             };
             rq.session_send_ = [w = std::weak_ptr<session>(c.s)](const json& j) {
                 const auto s = w.lock();
-                if (!s || s->closed_.load()) return false;
-                s->emit(detail::dump(j));
-                return true;
+                return s && !s->closed_.load() && s->emit(detail::dump(j));
             };
         }
         {
@@ -33029,14 +33029,13 @@ public:
         {
             std::lock_guard lock(mu_);
             prune_url_asks(std::chrono::steady_clock::now());
-            for (auto it = url_asks_.begin(); it != url_asks_.end(); ++it)
-                if (it->id == id) {
-                    to = std::move(it->to);
-                    url_asks_.erase(it);
-                    break;
-                }
+            for (const auto& a : url_asks_)
+                if (a.id == id) to = a.to;
         }
-        return to && to(json{{"jsonrpc", "2.0"}, {"method", "notifications/elicitation/complete"}, {"params", params}});
+        // sent without the lock (a client's stream may be slow); used up only once delivered
+        if (!to || !to(json{{"jsonrpc", "2.0"}, {"method", "notifications/elicitation/complete"}, {"params", params}})) return false;
+        forget_url_ask(id);
+        return true;
     }
 
     /// The server's request `method` ("elicitation/create" or "sampling/createMessage") with
@@ -33077,12 +33076,18 @@ public:
                 s.cv.notify_all();
             }
         } r{*s};
+        // a URL elicitation's completion may come before the client's answer does (the user
+        // opens the page at once): its client is known before it is asked
+        std::string url_id;
+        if (method == "elicitation/create" && elicitation_mode(params) == "url" && params.contains("elicitationId") &&
+            params["elicitationId"].is_string() && elicitation_mode_declared(s->rq->client_capabilities(), "url")) {
+            url_id = params["elicitationId"].get<std::string>();
+            remember_url_ask(url_id, s->rq->session_sender());
+        }
         auto got = s->rq->ask(input_request{"relay", method, params}, s->ended.get_token());
+        if (!url_id.empty() && (!got || !got->is_object() || got->value("action", "") != "accept")) forget_url_ask(url_id);
         if (!got && got.error().is(errc::tool_cancelled) && s->ended.stop_requested())
             return fail(errc::internal, "the call of " + server_ + "'s tool that " + what + " belongs to has ended");
-        if (got && method == "elicitation/create" && elicitation_mode(params) == "url" && params.contains("elicitationId") &&
-            params["elicitationId"].is_string())
-            remember_url_ask(params["elicitationId"].get<std::string>(), s->rq->session_sender());
         return from_client(std::move(got), method);
     }
 
@@ -33173,9 +33178,11 @@ private:
             // the capability is there but not the mode (URL mode): -32602, as a client answers
             if (d.is_object() && d.contains("requiredCapabilities") && d["requiredCapabilities"].is_object() &&
                 d["requiredCapabilities"].contains("elicitation") && d["requiredCapabilities"]["elicitation"].is_object() &&
-                !d["requiredCapabilities"]["elicitation"].empty())
-                return fail(errc::args_invalid, "the gateway's client did not declare URL-mode elicitation, so " + describe(method) +
-                                                    " from " + server_ + " in URL mode cannot be answered");
+                !d["requiredCapabilities"]["elicitation"].empty()) {
+                const std::string mode = d["requiredCapabilities"]["elicitation"].begin().key() == "url" ? "URL" : "form";
+                return fail(errc::args_invalid, "the gateway's client did not declare " + mode + "-mode elicitation, so " + describe(method) +
+                                                    " from " + server_ + " in " + mode + " mode cannot be answered");
+            }
             return fail(errc::not_found, "the gateway's client did not declare the " + std::string(capability_for(method)) +
                                              " capability, so " + describe(method) + " from " + server_ + " cannot be answered");
         }
@@ -33198,7 +33205,8 @@ private:
             if (!e.is_object() || !e.contains("url") || !e["url"].is_string()) continue;
             if (!urls.empty()) urls += ", ";
             urls += e["url"].get<std::string>();
-            if (rq && !rq->stateless() && e.contains("elicitationId") && e["elicitationId"].is_string())
+            if (rq && !rq->stateless() && elicitation_mode_declared(rq->client_capabilities(), "url") && e.contains("elicitationId") &&
+                e["elicitationId"].is_string())
                 remember_url_ask(e["elicitationId"].get<std::string>(), rq->session_sender());
         }
         if (urls.empty()) return r;
@@ -33218,6 +33226,11 @@ private:
         url_asks_.erase(std::remove_if(url_asks_.begin(), url_asks_.end(), [&](const url_ask& a) { return a.id == id; }), url_asks_.end());
         if (url_asks_.size() >= max_url_asks) url_asks_.pop_front();
         url_asks_.push_back({std::move(id), std::move(to), now});
+    }
+    /// Forget a URL elicitation (with mu_ not held).
+    void forget_url_ask(const std::string& id) {
+        std::lock_guard lock(mu_);
+        url_asks_.erase(std::remove_if(url_asks_.begin(), url_asks_.end(), [&](const url_ask& a) { return a.id == id; }), url_asks_.end());
     }
     /// Forget the URL elicitations asked longer ago than url_ask_life (with mu_ held).
     void prune_url_asks(std::chrono::steady_clock::time_point now) {

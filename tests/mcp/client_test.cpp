@@ -537,6 +537,45 @@ TEST(McpClientAgainstServers, AgentkitServer) {
 // agentkit-mcp-gateway in front of server-everything, its client speaking the stateless protocol
 // (2026-07-28): the server's questions during a call come back as input_required rounds, the
 // client's answers go to the call parked between them.
+// URL mode through the gateway for a stateless client (2026-07-28, which has no -32042): a URL
+// question comes in an input_required round; a server's -32042 becomes a tool error naming the URL.
+TEST(McpClientAgainstServers, TheGatewayPassesUrlModeToAStatelessClientAndNeverA32042) {
+#ifndef AGENTKIT_TEST_GATEWAY
+    GTEST_SKIP() << "built without the apps (agentkit-mcp-gateway)";
+#else
+    std::string dir = (std::filesystem::temp_directory_path() / "agentkit-relay-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+    struct remove_dir {
+        const std::string& dir;
+        ~remove_dir() { std::filesystem::remove_all(dir); }
+    } const cleanup{dir};
+    const std::string file = dir + "/servers.json";
+    std::ofstream(file) << json{{"mcpServers", {{"urls", {{"command", AGENTKIT_TEST_PYTHON}, {"args", {AGENTKIT_TEST_FAKE_SERVER, "urls"}}}}}}}.dump();
+    auto asked = std::make_shared<std::vector<json>>();
+    mcp::client_options o = named("gateway");
+    o.protocol_version = "2026-07-28";
+    o.url_elicitation = true;
+    o.on_elicitation = [asked](const json& p) -> ak::result<json> {
+        asked->push_back(p);
+        return json{{"action", "accept"}};
+    };
+    auto c = mcp::client::connect(
+        std::make_unique<mcp::stdio_client_transport>(program(AGENTKIT_TEST_GATEWAY, {"--config", file, "--mask", "none", "--log-dir", dir})), std::move(o));
+    ASSERT_TRUE(c) << c.error().to_text();
+    ASSERT_TRUE((*c)->stateless());
+    auto q = (*c)->call_tool("ask_url", json::object());
+    ASSERT_TRUE(q) << q.error().to_text();
+    EXPECT_EQ(q->joined_text(), R"(answer: {"action": "accept"})");
+    ASSERT_EQ(asked->size(), 1u);
+    EXPECT_EQ((*asked)[0]["mode"], "url");
+    auto r = (*c)->call_tool("connect", json::object());
+    ASSERT_TRUE(r) << r.error().to_text();  // a tool error, not a JSON-RPC error
+    EXPECT_TRUE(r->is_error);
+    EXPECT_NE(r->joined_text().find("https://auth.example.test/connect/"), std::string::npos) << r->joined_text();
+    EXPECT_NE(r->joined_text().find("call the tool again"), std::string::npos) << r->joined_text();
+#endif
+}
+
 TEST(McpClientAgainstServers, TheGatewayPassesAServersQuestionsToAStatelessClient) {
 #ifndef AGENTKIT_TEST_GATEWAY
     GTEST_SKIP() << "built without the apps (agentkit-mcp-gateway)";

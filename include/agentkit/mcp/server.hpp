@@ -197,9 +197,11 @@ private:
         json response;
     };
 
-    void emit(const std::string& m) {
+    bool emit(const std::string& m) {  // false: nowhere to send it (no sink, e.g. no HTTP stream open)
         std::lock_guard lock(out_mu_);
-        if (sink_) sink_(m);
+        if (!sink_) return false;
+        sink_(m);
+        return true;
     }
 
     mutable std::mutex mu_;
@@ -1276,9 +1278,7 @@ private:
             };
             rq.session_send_ = [w = std::weak_ptr<session>(c.s)](const json& j) {
                 const auto s = w.lock();
-                if (!s || s->closed_.load()) return false;
-                s->emit(detail::dump(j));
-                return true;
+                return s && !s->closed_.load() && s->emit(detail::dump(j));
             };
         }
         {
