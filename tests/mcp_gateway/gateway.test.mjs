@@ -460,7 +460,9 @@ test("--mask frozen: only the configured tools; the rest answer capability.unsup
 test("--port: the same gateway over Streamable HTTP", async () => {
   const { spawn } = await import("node:child_process");
   const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
-  const cfg = { mcpServers: { agentkit: { command: agentkitServer }, memory: config().mcpServers.memory, everything: config().mcpServers.everything } };
+  const cfg = {
+    mcpServers: { agentkit: { command: agentkitServer }, memory: config().mcpServers.memory, everything: config().mcpServers.everything, urls: { command: python, args: [fake, "urls"] } },
+  };
   const file = path.join(work, "config-http.json");
   fs.writeFileSync(file, JSON.stringify(cfg));
   const child = spawn(gatewayBin, ["--config", file, "--mask", "none", "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
@@ -498,6 +500,23 @@ test("--port: the same gateway over Streamable HTTP", async () => {
     assert.equal(other.isError, true);
     assert.match(textOf(other), /did not declare the elicitation capability/);
     assert.equal(asked, 1);
+
+    // a URL elicitation's completion notice reaches the client it was given to, on its session's
+    // stream, even when another client's call makes the server send it
+    const urlClient = new Client({ name: "gateway-http-url", version: "1.0.0" }, { capabilities: { elicitation: { form: {}, url: {} } } });
+    let noticed;
+    const notice = new Promise((resolve) => (noticed = resolve));
+    urlClient.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => noticed(n.params.elicitationId));
+    await urlClient.connect(new StreamableHTTPClientTransport(new URL(url)));
+    const required = await urlClient.callTool({ name: "connect", arguments: {} }).catch((err) => err);
+    assert.equal(required.code, -32042, String(required));
+    const id = required.data.elicitations[0].elicitationId;
+    assert.match(textOf(await client.callTool({ name: "complete", arguments: { id } })), /sent/);
+    let timer;
+    const late = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("no completion notice within 20 s")), 20000)));
+    assert.equal(await Promise.race([notice, late]), id);
+    clearTimeout(timer);
+    await urlClient.close();
     await asker.close();
     await client.close();
     assert.equal(out, "");  // nothing on stdout in HTTP mode
