@@ -482,15 +482,6 @@ int main(int argc, char** argv) {
     o.fusion = a.fusion == "rrf" ? ak::fusion_kind::rrf : ak::fusion_kind::weighted;
     o.dense_weight = a.dense_weight;
     o.bm25.related_weight = a.related_weight;
-    if (auto* v = std::getenv("XP_VMIN")) o.bm25.learning.vote_weight_min = std::stof(v);
-    if (auto* v = std::getenv("XP_VMAX")) o.bm25.learning.vote_weight_max = std::stof(v);
-    if (auto* v = std::getenv("XP_TW")) o.bm25.learning.text_weight = std::stof(v);
-    if (auto* v = std::getenv("XP_VOTES")) o.bm25.learning.votes = std::stoul(v);
-    if (auto* v = std::getenv("XP_DEPTH")) o.bm25.learning.depth = std::stoul(v);
-    if (auto* v = std::getenv("XP_EK1")) o.bm25.learning.example_k1 = std::stof(v);
-    if (auto* v = std::getenv("XP_EB")) o.bm25.learning.example_b = std::stof(v);
-    if (auto* v = std::getenv("XP_DK1")) o.bm25.learning.doc_k1 = std::stof(v);
-    if (auto* v = std::getenv("XP_DB")) o.bm25.learning.doc_b = std::stof(v);
     if (a.hybrid)
         return run_eval(ak::tool_retriever<ak::hashed_ngram_embedder>(std::move(docs), o, ak::hashed_ngram_embedder(a.dim)),
                         a, qtext);
