@@ -10,6 +10,7 @@
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/json_schema.hpp>
 #include <agentkit/core/parse.hpp>
+#include <agentkit/core/random.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/core/schema.hpp>
 #include <agentkit/core/serialize.hpp>

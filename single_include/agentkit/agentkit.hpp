@@ -10101,6 +10101,79 @@ namespace agentkit::cdp::detail {
 namespace ws = agentkit::ws;
 }  // namespace agentkit::cdp::detail
 // ---- end <agentkit/cdp/detail/websocket_frame.hpp> ----
+// ---- begin <agentkit/core/random.hpp> ----
+// agentkit/core/random.hpp — unpredictable bytes from the kernel: the one source of agentkit's
+// tokens, session ids, requestState references, nonces and keys.
+//
+//   std::string id = agentkit::random_hex(16);       // 32 hex digits; "" when there is no source
+//   std::array<unsigned char, 32> key{};
+//   if (!agentkit::random_bytes(key.data(), key.size())) ...  // refuse to go on
+//
+// getrandom(2), else /dev/urandom. There is no fallback to a clock or a counter: a caller that
+// gets false (or an empty string) fails closed rather than hand out something guessable.
+
+
+#include <cerrno>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <fcntl.h>
+#include <sys/random.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+namespace agentkit {
+
+/// Fill `out` with `n` bytes from the kernel's generator; false when it could not give them all.
+[[nodiscard]] inline bool random_bytes(void* out, std::size_t n) noexcept {
+    auto* p = static_cast<unsigned char*>(out);
+    std::size_t got = 0;
+    while (got < n) {
+        const ssize_t r = ::getrandom(p + got, n - got, 0);
+        if (r > 0) got += static_cast<std::size_t>(r);
+        else if (r < 0 && errno == EINTR) continue;
+        else break;
+    }
+    if (got < n) {  // a kernel without getrandom: /dev/urandom
+        const int fd = ::open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+        while (fd >= 0 && got < n) {
+            const ssize_t r = ::read(fd, p + got, n - got);
+            if (r > 0) got += static_cast<std::size_t>(r);
+            else if (r < 0 && errno == EINTR) continue;
+            else break;
+        }
+        if (fd >= 0) ::close(fd);
+    }
+    return got == n;
+}
+
+/// `n` random bytes as 2·n lower-case hex digits; "" when there is no source.
+[[nodiscard]] inline std::string random_hex(std::size_t n) {
+    std::vector<unsigned char> b(n);
+    if (!random_bytes(b.data(), n)) return {};
+    static constexpr char hex[] = "0123456789abcdef";
+    std::string out;
+    out.reserve(2 * n);
+    for (const unsigned char u : b) {
+        out += hex[u >> 4U];
+        out += hex[u & 15U];
+    }
+    return out;
+}
+
+/// `n` random bytes, base64url-encoded without padding (RFC 4648 §5); "" when there is no source.
+[[nodiscard]] inline std::string random_base64url(std::size_t n) {
+    std::vector<unsigned char> b(n);
+    if (!random_bytes(b.data(), n)) return {};
+    std::string t = base64_encode(b.data(), b.size());
+    for (char& c : t) c = c == '+' ? '-' : c == '/' ? '_' : c;
+    while (!t.empty() && t.back() == '=') t.pop_back();
+    return t;
+}
+
+}  // namespace agentkit
+// ---- end <agentkit/core/random.hpp> ----
 
 #include <array>
 #include <atomic>
@@ -10120,7 +10193,6 @@ namespace ws = agentkit::ws;
 #include <vector>
 
 #include <sys/inotify.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 
 namespace agentkit::cdp {
@@ -10140,22 +10212,16 @@ struct websocket_options {
 };
 
 namespace detail {
-inline void random_bytes(void* out, std::size_t n) noexcept {
+/// Bytes for the handshake key and the frame masks: the kernel's (core/random.hpp); with no
+/// source, clock-derived ones (masks only need to be unpredictable to intermediaries, and the
+/// key only needs to be fresh — neither guards a secret).
+inline void fresh_bytes(void* out, std::size_t n) noexcept {
+    if (agentkit::random_bytes(out, n)) return;
     auto* p = static_cast<std::uint8_t*>(out);
-    while (n > 0) {
-        const ssize_t r = ::getrandom(p, n, 0);
-        if (r > 0) {
-            p += r;
-            n -= static_cast<std::size_t>(r);
-        } else if (r < 0 && errno != EINTR) {
-            // No entropy source: fall back to a clock-derived value (masks only need to be
-            // unpredictable to intermediaries, and the key only needs to be fresh).
-            auto seed = static_cast<std::uint64_t>(clock::now().time_since_epoch().count());
-            for (; n > 0; --n, ++p) {
-                seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-                *p = static_cast<std::uint8_t>(seed >> 56);
-            }
-        }
+    auto seed = static_cast<std::uint64_t>(clock::now().time_since_epoch().count());
+    for (; n > 0; --n, ++p) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        *p = static_cast<std::uint8_t>(seed >> 56);
     }
 }
 }  // namespace detail
@@ -10177,7 +10243,7 @@ public:
         if (!fd) return fail(fd.error());
 
         std::array<std::uint8_t, 16> nonce{};
-        detail::random_bytes(nonce.data(), nonce.size());
+        detail::fresh_bytes(nonce.data(), nonce.size());
         const std::string key = detail::base64_encode(nonce.data(), nonce.size());
         std::string req = "GET " + u->path + " HTTP/1.1\r\nHost: " + u->host_header() +
                           "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: " + key +
@@ -10228,7 +10294,7 @@ public:
         t.s_->buf = buf.substr(head_end + 4);
         t.s_->options = options;
         t.s_->url = std::string(ws_url);
-        detail::random_bytes(&t.s_->rng, sizeof t.s_->rng);
+        detail::fresh_bytes(&t.s_->rng, sizeof t.s_->rng);
         t.s_->rng |= 1U;
         return t;
     }
@@ -10389,7 +10455,7 @@ private:
             return *terminal;
         }
 
-        detail::ws::mask_key next_mask() {  // xorshift64* seeded from getrandom (send_mu held)
+        detail::ws::mask_key next_mask() {  // xorshift64* seeded from the kernel's generator (send_mu held)
             rng ^= rng >> 12;
             rng ^= rng << 25;
             rng ^= rng >> 27;
@@ -29370,10 +29436,8 @@ private:
 #include <utility>
 #include <vector>
 
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 namespace agentkit::mcp {
@@ -29496,44 +29560,14 @@ private:
 
 namespace detail {
 
-/// `n` random bytes from the kernel (getrandom), as lower-case hex.
-inline std::string random_hex(std::size_t n) {
-    std::string bytes(n, '\0');
-    std::size_t got = 0;
-    while (got < n) {
-        const ssize_t r = ::getrandom(bytes.data() + got, n - got, 0);
-        if (r < 0) {
-            if (errno == EINTR) continue;
-            break;
-        }
-        got += static_cast<std::size_t>(r);
-    }
-    if (got < n) {  // no getrandom: /dev/urandom
-        const int fd = ::open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-        while (fd >= 0 && got < n) {
-            const ssize_t r = ::read(fd, bytes.data() + got, n - got);
-            if (r <= 0) break;
-            got += static_cast<std::size_t>(r);
-        }
-        if (fd >= 0) ::close(fd);
-    }
-    static constexpr char hex[] = "0123456789abcdef";
-    std::string out;
-    out.reserve(2 * n);
-    for (char c : bytes) {
-        const auto u = static_cast<unsigned char>(c);
-        out += hex[u >> 4U];
-        out += hex[u & 15U];
-    }
-    return out;
-}
-
 /// The built-in requestState codec: payloads stay in the server, the client gets a random
 /// reference (128 bits). Bounded by count and bytes; the oldest go first.
 class state_store {
 public:
     std::string seal(const std::string& payload) {
-        std::string token = "st1." + random_hex(16);
+        const std::string r = agentkit::random_hex(16);
+        if (r.empty()) return {};  // no random source: nothing is kept, and "" is never opened
+        std::string token = "st1." + r;
         std::lock_guard lock(mu_);
         bytes_ += payload.size();
         order_.push_back(token);
@@ -33286,7 +33320,8 @@ private:
                 return fail(errc::not_found, "the call of " + server_ + "'s tool these answers belong to is gone (it waited too long for them, or the gateway restarted)",
                             "Call the tool again.");
         } else {
-            token = detail::random_hex(16);
+            token = random_hex(16);
+            if (token.empty()) return fail(errc::internal, "no random source for the call's requestState: " + server_ + " was not called");
             p = std::make_shared<parked>();
             auto s = std::make_shared<slot>();
             s->held = p;

@@ -24,6 +24,7 @@
 #include <agentkit/cdp/launch.hpp>
 #include <agentkit/cdp/transport.hpp>
 #include <agentkit/core/json.hpp>
+#include <agentkit/core/random.hpp>
 #include <agentkit/core/result.hpp>
 
 #include <array>
@@ -44,7 +45,6 @@
 #include <vector>
 
 #include <sys/inotify.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 
 namespace agentkit::cdp {
@@ -64,22 +64,16 @@ struct websocket_options {
 };
 
 namespace detail {
-inline void random_bytes(void* out, std::size_t n) noexcept {
+/// Bytes for the handshake key and the frame masks: the kernel's (core/random.hpp); with no
+/// source, clock-derived ones (masks only need to be unpredictable to intermediaries, and the
+/// key only needs to be fresh — neither guards a secret).
+inline void fresh_bytes(void* out, std::size_t n) noexcept {
+    if (agentkit::random_bytes(out, n)) return;
     auto* p = static_cast<std::uint8_t*>(out);
-    while (n > 0) {
-        const ssize_t r = ::getrandom(p, n, 0);
-        if (r > 0) {
-            p += r;
-            n -= static_cast<std::size_t>(r);
-        } else if (r < 0 && errno != EINTR) {
-            // No entropy source: fall back to a clock-derived value (masks only need to be
-            // unpredictable to intermediaries, and the key only needs to be fresh).
-            auto seed = static_cast<std::uint64_t>(clock::now().time_since_epoch().count());
-            for (; n > 0; --n, ++p) {
-                seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-                *p = static_cast<std::uint8_t>(seed >> 56);
-            }
-        }
+    auto seed = static_cast<std::uint64_t>(clock::now().time_since_epoch().count());
+    for (; n > 0; --n, ++p) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        *p = static_cast<std::uint8_t>(seed >> 56);
     }
 }
 }  // namespace detail
@@ -101,7 +95,7 @@ public:
         if (!fd) return fail(fd.error());
 
         std::array<std::uint8_t, 16> nonce{};
-        detail::random_bytes(nonce.data(), nonce.size());
+        detail::fresh_bytes(nonce.data(), nonce.size());
         const std::string key = detail::base64_encode(nonce.data(), nonce.size());
         std::string req = "GET " + u->path + " HTTP/1.1\r\nHost: " + u->host_header() +
                           "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: " + key +
@@ -152,7 +146,7 @@ public:
         t.s_->buf = buf.substr(head_end + 4);
         t.s_->options = options;
         t.s_->url = std::string(ws_url);
-        detail::random_bytes(&t.s_->rng, sizeof t.s_->rng);
+        detail::fresh_bytes(&t.s_->rng, sizeof t.s_->rng);
         t.s_->rng |= 1U;
         return t;
     }
@@ -313,7 +307,7 @@ private:
             return *terminal;
         }
 
-        detail::ws::mask_key next_mask() {  // xorshift64* seeded from getrandom (send_mu held)
+        detail::ws::mask_key next_mask() {  // xorshift64* seeded from the kernel's generator (send_mu held)
             rng ^= rng >> 12;
             rng ^= rng << 25;
             rng ^= rng >> 27;

@@ -41,6 +41,7 @@
 
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>
+#include <agentkit/core/random.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/mcp/request.hpp>
 #include <agentkit/mcp/server.hpp>
@@ -378,7 +379,8 @@ private:
                 return fail(errc::not_found, "the call of " + server_ + "'s tool these answers belong to is gone (it waited too long for them, or the gateway restarted)",
                             "Call the tool again.");
         } else {
-            token = detail::random_hex(16);
+            token = random_hex(16);
+            if (token.empty()) return fail(errc::internal, "no random source for the call's requestState: " + server_ + " was not called");
             p = std::make_shared<parked>();
             auto s = std::make_shared<slot>();
             s->held = p;

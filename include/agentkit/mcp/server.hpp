@@ -60,6 +60,7 @@
 
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>
+#include <agentkit/core/random.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/core/strings.hpp>
 #include <agentkit/mcp/backend.hpp>
@@ -95,10 +96,8 @@
 #include <utility>
 #include <vector>
 
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 namespace agentkit::mcp {
@@ -221,44 +220,14 @@ private:
 
 namespace detail {
 
-/// `n` random bytes from the kernel (getrandom), as lower-case hex.
-inline std::string random_hex(std::size_t n) {
-    std::string bytes(n, '\0');
-    std::size_t got = 0;
-    while (got < n) {
-        const ssize_t r = ::getrandom(bytes.data() + got, n - got, 0);
-        if (r < 0) {
-            if (errno == EINTR) continue;
-            break;
-        }
-        got += static_cast<std::size_t>(r);
-    }
-    if (got < n) {  // no getrandom: /dev/urandom
-        const int fd = ::open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-        while (fd >= 0 && got < n) {
-            const ssize_t r = ::read(fd, bytes.data() + got, n - got);
-            if (r <= 0) break;
-            got += static_cast<std::size_t>(r);
-        }
-        if (fd >= 0) ::close(fd);
-    }
-    static constexpr char hex[] = "0123456789abcdef";
-    std::string out;
-    out.reserve(2 * n);
-    for (char c : bytes) {
-        const auto u = static_cast<unsigned char>(c);
-        out += hex[u >> 4U];
-        out += hex[u & 15U];
-    }
-    return out;
-}
-
 /// The built-in requestState codec: payloads stay in the server, the client gets a random
 /// reference (128 bits). Bounded by count and bytes; the oldest go first.
 class state_store {
 public:
     std::string seal(const std::string& payload) {
-        std::string token = "st1." + random_hex(16);
+        const std::string r = agentkit::random_hex(16);
+        if (r.empty()) return {};  // no random source: nothing is kept, and "" is never opened
+        std::string token = "st1." + r;
         std::lock_guard lock(mu_);
         bytes_ += payload.size();
         order_.push_back(token);

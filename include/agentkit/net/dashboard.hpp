@@ -37,6 +37,7 @@
 #include <agentkit/core/base64.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>
+#include <agentkit/core/random.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/net/dashboard_page.hpp>
 #include <agentkit/net/http_server.hpp>
@@ -56,7 +57,6 @@
 #include <utility>
 #include <vector>
 
-#include <sys/random.h>
 
 namespace agentkit::net {
 
@@ -85,7 +85,7 @@ struct dashboard_stats {
 class dashboard {
 public:
     /// A dashboard with these options, not serving yet; the token is drawn now.
-    explicit dashboard(dashboard_options o = {}) : opt_(std::move(o)), token_(random_token()) {}
+    explicit dashboard(dashboard_options o = {}) : opt_(std::move(o)), token_(random_base64url(32)) {}
     dashboard(const dashboard&) = delete;
     dashboard& operator=(const dashboard&) = delete;
     ~dashboard() { stop(); }
@@ -210,23 +210,6 @@ private:
         }
     };
 
-    static std::string random_token() {
-        std::array<unsigned char, 32> bytes{};
-        std::size_t got = 0;
-        while (got < bytes.size()) {
-            const ssize_t n = ::getrandom(bytes.data() + got, bytes.size() - got, 0);
-            if (n > 0) got += static_cast<std::size_t>(n);
-            else if (errno != EINTR) break;
-        }
-        if (got < bytes.size()) {  // no entropy source: refuse every request rather than guessable tokens
-            return "unavailable-" + std::to_string(reinterpret_cast<std::uintptr_t>(&got));
-        }
-        std::string t = base64_encode(bytes.data(), bytes.size());
-        for (char& c : t) c = c == '+' ? '-' : c == '/' ? '_' : c;  // URL-safe
-        std::erase(t, '=');
-        return t;
-    }
-
     /// The value of `name` in a query string, percent- and '+'-decoded ("" when absent).
     static std::string query_param(std::string_view query, std::string_view name) {
         const auto hex = [](char c) {
@@ -271,6 +254,7 @@ private:
         } else if (is_websocket_upgrade(r)) {
             return "a WebSocket needs an Origin";
         }
+        if (token_.empty()) return "no token could be drawn (no random source): every request is refused";
         if (!same_token(query_param(r.query, "token"), token_)) return "missing or wrong token";
         return {};
     }

@@ -7,6 +7,7 @@
 #include <agentkit/core/base64.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>
+#include <agentkit/core/random.hpp>
 #include <agentkit/core/result.hpp>
 
 #include <openssl/bio.h>
@@ -15,7 +16,6 @@
 #include <openssl/ecdsa.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
-#include <openssl/rand.h>
 
 #include <array>
 #include <chrono>
@@ -37,13 +37,6 @@ namespace agentkit::mcp::detail {
         else if (c == '/') c = '_';
     }
     return s;
-}
-
-/// `n` random bytes from OpenSSL's generator, base64url-encoded; empty when it failed.
-[[nodiscard]] inline std::string random_base64url(std::size_t n) {
-    std::vector<unsigned char> b(n);
-    if (RAND_bytes(b.data(), static_cast<int>(b.size())) != 1) return {};
-    return base64url(b.data(), b.size());
 }
 
 /// An OpenSSL key, freed with it.
@@ -139,7 +132,7 @@ struct dpop_key {
                                             const std::string& nonce) {
     if (!k.key) return {};
     std::string htu(url.substr(0, url.find_first_of("?#")));
-    json claims{{"jti", random_base64url(16)},
+    json claims{{"jti", agentkit::random_base64url(16)},
                 {"htm", std::string(method)},
                 {"htu", std::move(htu)},
                 {"iat", std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count()}};

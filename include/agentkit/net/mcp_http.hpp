@@ -48,6 +48,7 @@
 #include <agentkit/core/base64.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>
+#include <agentkit/core/random.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/core/strings.hpp>
 #include <agentkit/core/url.hpp>
@@ -135,11 +136,8 @@ inline std::string sha256_hex(std::string_view data) {
 /// unaltered (compared in constant time). Arguments are condensed with SHA-256.
 [[nodiscard]] inline state_codec hmac_state_codec() {
     auto key = std::make_shared<std::array<unsigned char, 32>>();
-    if (RAND_bytes(key->data(), static_cast<int>(key->size())) != 1) {
-        const std::string h = detail::random_hex(key->size());  // the kernel's generator instead
-        for (std::size_t i = 0; i < key->size(); ++i)
-            key->at(i) = static_cast<unsigned char>(std::stoi(h.substr(2 * i, 2), nullptr, 16));
-    }
+    // the kernel's generator when OpenSSL's fails; with neither, no state is ever accepted back
+    const bool keyed = RAND_bytes(key->data(), static_cast<int>(key->size())) == 1 || random_bytes(key->data(), key->size());
     auto mac = [key](std::string_view payload) {
         std::array<unsigned char, EVP_MAX_MD_SIZE> out{};
         unsigned int len = 0;
@@ -149,7 +147,8 @@ inline std::string sha256_hex(std::string_view data) {
     };
     state_codec c;
     c.seal = [mac](const std::string& payload) { return detail::base64url(payload) + "." + detail::base64url(mac(payload)); };
-    c.open = [mac](std::string_view sealed) -> std::optional<std::string> {
+    c.open = [mac, keyed](std::string_view sealed) -> std::optional<std::string> {
+        if (!keyed) return std::nullopt;
         const std::size_t dot = sealed.rfind('.');
         if (dot == std::string_view::npos) return std::nullopt;
         auto payload = detail::base64url_decode(sealed.substr(0, dot));
@@ -662,7 +661,8 @@ private:
                                                     "); end one with DELETE or retry later");
         }
         auto e = std::make_shared<entry>();
-        e->id = detail::random_hex(16);
+        e->id = random_hex(16);
+        if (e->id.empty()) return fail(errc::internal, "no random source for a session id", "Check that the kernel offers getrandom or /dev/urandom.");
         e->principal = principal_of(r);
         if (shared_ != nullptr) {
             e->srv = shared_;

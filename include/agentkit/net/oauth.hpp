@@ -2,8 +2,8 @@
 // authorization specification (revision 2025-11-25) describes it: an http_authorizer
 // (net/mcp_client_http.hpp) that finds the authorization server, identifies the client to it,
 // runs the authorization code flow with PKCE through the host, and keeps the tokens fresh.
-// Needs agentkit::curl (HTTP) and OpenSSL's libcrypto (SHA-256 and the random generator;
-// agentkit::net brings it).
+// Needs agentkit::curl (HTTP) and OpenSSL's libcrypto (SHA-256; agentkit::net brings it);
+// random values (PKCE, state, jti) come from the kernel (core/random.hpp).
 //
 //   agentkit::mcp::oauth_options oo;
 //   oo.redirect_uri = "http://127.0.0.1:8976/callback";            // where the host listens
@@ -287,7 +287,7 @@ inline void add_scopes(std::vector<std::string>& to, const std::vector<std::stri
 }
 
 /// A fresh PKCE code verifier: 32 random bytes, base64url (43 characters); empty on failure.
-[[nodiscard]] inline std::string pkce_verifier() { return detail::random_base64url(32); }
+[[nodiscard]] inline std::string pkce_verifier() { return agentkit::random_base64url(32); }
 
 /// The authorization server metadata URLs to try for `issuer`, in the specification's order
 /// (RFC 8414 first, then OpenID Connect Discovery). Empty when `issuer` is not an http(s) URL.
@@ -743,7 +743,7 @@ private:
                                               json{{"iss", c.client_id},
                                                    {"sub", c.client_id},
                                                    {"aud", d.issuer},
-                                                   {"jti", detail::random_base64url(16)},
+                                                   {"jti", agentkit::random_base64url(16)},
                                                    {"iat", now},
                                                    {"exp", now + 300}});
             if (!assertion) return fail(std::move(assertion).error());
@@ -869,7 +869,7 @@ private:
             detail::add_scopes(want, {"offline_access"});
         const std::string scope = join(want, " ");
         const std::string verifier = pkce_verifier();
-        const std::string state = detail::random_base64url(16);
+        const std::string state = agentkit::random_base64url(16);
         if (verifier.empty() || state.empty())
             return fail_auth("internal", "the random generator failed", "Check the OpenSSL installation.");
         std::string auth_url = d->as["authorization_endpoint"].get<std::string>();
