@@ -118,6 +118,50 @@ TEST(Readable, KeepsMainContentWithRefsAndDropsNavigation) {
     EXPECT_NE(small.text.find("lines hidden"), std::string::npos) << small.text;
 }
 
+// A <br> (an address, a verse) starts a line of its own in readable mode, as in a snapshot; a
+// heading or a link stays one line.
+TEST(Readable, ALineBreakStartsALineInParagraphsQuotesAndListItems) {
+    json nodes = json::array({
+        node("1", "RootWebArea", "Doc", {"2"}, 1),
+        node("2", "article", "", {"3", "6", "11", "16", "21"}, 2, "1"),
+        node("3", "heading", "", {"4", "5", "40"}, 3, "2"),
+        node("4", "StaticText", "Two", {}, 0, "3"),
+        node("40", "LineBreak", "\n", {}, 40, "3"),
+        node("5", "StaticText", "lines", {}, 0, "3"),
+        node("6", "paragraph", "", {"7", "8", "9", "10"}, 6, "2"),
+        node("7", "StaticText", "Contact us at:", {}, 0, "6"),
+        node("8", "LineBreak", "\n", {}, 8, "6"),
+        node("9", "StaticText", " 12 Main Street", {}, 0, "6"),
+        node("10", "LineBreak", "\n", {}, 10, "6"),
+        node("11", "blockquote", "", {"12", "13", "14"}, 11, "2"),
+        node("12", "StaticText", "Two roads diverged,", {}, 0, "11"),
+        node("13", "LineBreak", "\n", {}, 13, "11"),
+        node("14", "link", "and sorry", {}, 14, "11"),
+        node("16", "list", "", {"17"}, 16, "2"),
+        node("17", "listitem", "", {"18", "19", "20"}, 17, "16"),
+        node("18", "StaticText", "First line of the item", {}, 0, "17"),
+        node("19", "LineBreak", "\n", {}, 19, "17"),
+        node("20", "StaticText", "its second line", {}, 0, "17"),
+        node("21", "paragraph", "", {"22"}, 21, "2"),
+        node("22", "StaticText", "A plain paragraph stays as it was.", {}, 0, "21"),
+    });
+    nodes[2]["properties"] = json::array({{{"name", "level"}, {"value", {{"type", "integer"}, {"value", 1}}}}});
+    br::ax_frame f;
+    f.session_id = "S";
+    f.frame_id = "F";
+    f.loader_id = "L";
+    f.url = "http://x/";
+    f.nodes = nodes;
+    std::map<std::string, br::dom_index> dom;
+    br::ref_registry refs;
+    const auto r = br::render_readable({f}, dom, refs, {});
+    EXPECT_NE(r.text.find("# Two lines\n"), std::string::npos) << r.text;
+    EXPECT_NE(r.text.find("\nContact us at:\n12 Main Street\n"), std::string::npos) << r.text;
+    EXPECT_NE(r.text.find("\n> Two roads diverged,\n> [and sorry](ref=e"), std::string::npos) << r.text;
+    EXPECT_NE(r.text.find("\n- First line of the item\n  its second line\n"), std::string::npos) << r.text;
+    EXPECT_NE(r.text.find("\nA plain paragraph stays as it was."), std::string::npos) << r.text;
+}
+
 TEST(Readable, ClassifiesArticleLikePages) {
     auto frames = article_frames();
     auto k = br::classify_page(frames);
