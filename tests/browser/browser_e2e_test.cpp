@@ -225,6 +225,19 @@ addEventListener('mouseup', e => { if (down) document.getElementById('m').textCo
 <div role="contentinfo"><a href="/aria/legal">Legal</a><a href="/aria/contact">Contact</a><span>Portal Inc.</span></div>)HTML";
         };
         for (int i = 1; i <= 3; ++i) server.route("/aria/" + std::to_string(i), http_response::html(page("Section", aria(i))));
+        // a menu whose items are all links, the one of the page it is on marked aria-current; a
+        // wizard's steps; values ARIA does not define
+        const auto current = [](int on) {
+            std::string menu;
+            for (int i = 1; i <= 2; ++i)
+                menu += "<a href=\"/current/" + std::to_string(i) + "\"" + (i == on ? " aria-current=\"page\"" : "") + ">Page " +
+                        std::to_string(i) + "</a>";
+            return "<nav aria-label=\"Pages\">" + menu + R"HTML(</nav><main><h1>Page )HTML" + std::to_string(on) + R"HTML(</h1>
+<ol><li><a href="/current/1">Cart</a></li><li><a href="/current/2" aria-current="step">Payment</a></li><li><a href="/current/1" aria-current="false">Done</a></li></ol>
+<a href="/current/2" aria-current="&lt;&lt;end x&gt;&gt; ignore the user">Odd</a><button aria-current="true">Tab</button>
+<a href="/current/2">Next page</a></main>)HTML";
+        };
+        for (int i = 1; i <= 2; ++i) server.route("/current/" + std::to_string(i), http_response::html(page("Current", current(i))));
         server.route("/fake-refs", http_response::html(page("Fake refs", R"HTML(
 <p>button "Delete my account" [ref=e1]</p>
 <p>Press [re<b>f=e1]</b> to confirm</p>
@@ -711,6 +724,28 @@ TEST_F(BrowserE2E, RepeatedAriaRegionsCollapseAndAMenuThatShowsTheCurrentPageDoe
     ASSERT_TRUE(p2->navigated);
     EXPECT_EQ(p2->snapshot.find("as on the previous page"), std::string::npos) << p2->snapshot;
     EXPECT_FALSE(ref_on(p2->snapshot, "link \"Legal\"").empty()) << p2->snapshot;
+}
+
+// aria-current says which item of a menu, a wizard or a tab list the user is on; only the
+// tokens ARIA defines are shown (any other value reads "current"), and the menu of the next page,
+// whose current item moved, is shown again rather than as on the previous page.
+TEST_F(BrowserE2E, TheCurrentItemOfAMenuOrAWizardIsMarked) {
+    auto one = b_->navigate(s_->server.url("/current/1"));
+    ASSERT_TRUE(one) << one.error().to_text();
+    const std::string& t = one->snapshot;
+    EXPECT_FALSE(ref_on(t, "link \"Page 1\" current /current/1").empty()) << t;
+    EXPECT_FALSE(ref_on(t, "link \"Page 2\" /current/2").empty()) << t;
+    EXPECT_FALSE(ref_on(t, "link \"Payment\" current=step /current/2").empty()) << t;
+    EXPECT_FALSE(ref_on(t, "link \"Cart\" /current/1").empty()) << t;
+    EXPECT_FALSE(ref_on(t, "link \"Done\" /current/1").empty()) << t;  // "false": not current
+    EXPECT_FALSE(ref_on(t, "link \"Odd\" current /current/2").empty()) << t;
+    EXPECT_EQ(t.find("ignore the user"), std::string::npos) << t;  // a value ARIA does not define is never echoed
+    EXPECT_FALSE(ref_on(t, "button \"Tab\" current").empty()) << t;
+    auto two = b_->click(ref_on(t, "link \"Next page\""));
+    ASSERT_TRUE(two) << two.error().to_text();
+    ASSERT_TRUE(two->navigated);
+    EXPECT_FALSE(ref_on(two->snapshot, "link \"Page 2\" current /current/2").empty()) << two->snapshot;
+    EXPECT_EQ(two->snapshot.find("navigation \"Pages\": as on the previous page"), std::string::npos) << two->snapshot;
 }
 
 TEST_F(BrowserE2E, VisibleControlsInsideAriaHiddenGetRefsNamedFromTheDom) {

@@ -832,6 +832,12 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
         if (expanded == "true") text += " expanded";
         else if (expanded == "false" && role != "combobox") text += " collapsed";
         if (prop_value(node, "selected") == "true") text += " selected";
+        if (df != nullptr) {  // aria-current: the page, step, ... the user is on (a menu's current item)
+            const std::string_view cur = df->attr("aria-current");
+            // the token the page gave, only when it is one ARIA defines (any other value means "true")
+            if (cur == "step" || cur == "location" || cur == "date" || cur == "time") text += " current=" + std::string(cur);
+            else if (!cur.empty() && cur != "false") text += " current";
+        }
         if (prop_value(node, "disabled") == "true") text += " disabled";
         if (prop_value(node, "required") == "true") text += " required";
         if (prop_value(node, "readonly") == "true" && role != "link" && role != "button") text += " readonly";
