@@ -3950,6 +3950,12 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
         if (expanded == "true") text += " expanded";
         else if (expanded == "false" && role != "combobox") text += " collapsed";
         if (prop_value(node, "selected") == "true") text += " selected";
+        if (df != nullptr) {  // aria-current: the page, step, ... the user is on (a menu's current item)
+            const std::string_view cur = df->attr("aria-current");
+            // the token the page gave, only when it is one ARIA defines (any other value means "true")
+            if (cur == "step" || cur == "location" || cur == "date" || cur == "time") text += " current=" + std::string(cur);
+            else if (!cur.empty() && cur != "false") text += " current";
+        }
         if (prop_value(node, "disabled") == "true") text += " disabled";
         if (prop_value(node, "required") == "true") text += " required";
         if (prop_value(node, "readonly") == "true" && role != "link" && role != "button") text += " readonly";
@@ -7552,6 +7558,13 @@ inline bool readable_interactive(readable_ctx& c, const json& n, const std::stri
            f->tag != "p" && f->tag != "div" && f->tag != "article" && f->tag != "main" && f->tag != "section";
 }
 
+/// `s` with its line breaks as spaces (a heading, a table cell, a control's name are one line).
+inline std::string one_line(std::string s) {
+    for (char& ch : s)
+        if (ch == '\n') ch = ' ';
+    return s;
+}
+
 inline void inline_text(readable_ctx& c, const json& n, std::string& out, int depth = 0) {
     if (depth > 200 || n.value("ignored", false)) {
         if (depth <= 200) c.v->children(n, [&](const json& ch) { inline_text(c, ch, out, depth + 1); });
@@ -7559,10 +7572,17 @@ inline void inline_text(readable_ctx& c, const json& n, std::string& out, int de
     }
     const std::string role = str_field(n, "role");
     if (role == "InlineTextBox") return;
+    if (role == "LineBreak") {  // <br>: what follows starts a line of its own (an address, a verse)
+        while (!out.empty() && out.back() == ' ') out.pop_back();
+        if (!out.empty() && out.back() != '\n') out += '\n';
+        return;
+    }
     if (role == "StaticText") {
         std::string t = clip(str_field(n, "name"), 100000);
+        if (!out.empty() && out.back() == '\n')
+            while (!t.empty() && t.front() == ' ') t.erase(0, 1);
         if (t.empty()) return;
-        if (!out.empty() && out.back() != ' ' && out.back() != '(' && t.front() != ' ' && t.front() != ',' &&
+        if (!out.empty() && out.back() != ' ' && out.back() != '\n' && out.back() != '(' && t.front() != ' ' && t.front() != ',' &&
             t.front() != '.' && t.front() != ';' && t.front() != ':' && t.front() != ')')
             out += ' ';
         out += t;
@@ -7573,10 +7593,10 @@ inline void inline_text(readable_ctx& c, const json& n, std::string& out, int de
         if (name.empty()) {
             std::string t;
             c.v->children(n, [&](const json& ch) { inline_text(c, ch, t, depth + 1); });
-            name = clip(t, 120);
+            name = clip(one_line(std::move(t)), 120);
         }
         const std::string ref = ref_of(c, n, role == "link" ? "link" : role, name);
-        if (!out.empty() && out.back() != ' ') out += ' ';
+        if (!out.empty() && out.back() != ' ' && out.back() != '\n') out += ' ';
         if (role == "link") out += "[" + name + "](ref=" + ref + ")";
         else out += "[" + role + (name.empty() ? std::string() : " " + quote_text(name)) + "](ref=" + ref + ")";
         return;
@@ -7584,21 +7604,38 @@ inline void inline_text(readable_ctx& c, const json& n, std::string& out, int de
     c.v->children(n, [&](const json& ch) { inline_text(c, ch, out, depth + 1); });
 }
 
-inline void flush_pending(readable_ctx& c, std::size_t depth) {
+// One output line per line of `text` (its <br> breaks): the first led by `lead`, the others by
+// `more` ("- " and "  " for a list item, "> " for each line of a quotation).
+inline void push_lines(readable_ctx& c, std::string_view text, std::string_view lead, std::string_view more) {
+    bool first = true;
+    std::size_t i = 0;
+    while (i <= text.size()) {
+        const std::size_t e = std::min(text.find('\n', i), text.size());
+        std::string_view part = text.substr(i, e - i);
+        while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
+        while (!part.empty() && part.back() == ' ') part.remove_suffix(1);
+        if (!part.empty()) {
+            snapshot_line l;
+            l.text = std::string(first ? lead : more) + std::string(part);
+            l.interactive = l.text.find("](ref=") != std::string::npos;
+            c.lines->push_back(std::move(l));
+            first = false;
+        }
+        i = e + 1;
+    }
+}
+
+inline void flush_pending(readable_ctx& c, std::size_t) {
     std::string t = clip(c.pending, 100000);
     c.pending.clear();
     if (t.empty() || t == " ") return;
-    snapshot_line l;
-    l.depth = depth;
-    l.text = std::move(t);
-    l.interactive = l.text.find("](ref=") != std::string::npos;
-    c.lines->push_back(std::move(l));
+    push_lines(c, t, "", "");
 }
 
 inline void push_readable(readable_ctx& c, std::string text, std::string ref = {}) {
     flush_pending(c, 0);
     snapshot_line l;
-    l.text = std::move(text);
+    l.text = one_line(std::move(text));
     l.ref = std::move(ref);
     l.interactive = !l.ref.empty() || l.text.find("](ref=") != std::string::npos;
     c.lines->push_back(std::move(l));
@@ -7626,7 +7663,8 @@ inline void readable_block(readable_ctx& c, const json& n, int depth = 0) {
         flush_pending(c, 0);
         std::string t;
         inline_text(c, n, t);
-        if (!t.empty()) push_readable(c, role == "blockquote" ? "> " + t : t);
+        if (role == "blockquote") push_lines(c, t, "> ", "> ");
+        else push_lines(c, t, "", "");
         return;
     }
     if (role == "listitem") {
@@ -7639,20 +7677,20 @@ inline void readable_block(readable_ctx& c, const json& n, int depth = 0) {
         });
         if (!nested) {
             inline_text(c, n, t);
-            if (!t.empty()) push_readable(c, "- " + t);
+            push_lines(c, t, "- ", "  ");
             return;
         }
         c.v->children(n, [&](const json& ch) {
             if (str_field(ch, "role") == "list") {
                 flush_pending(c, 0);
-                if (!t.empty()) push_readable(c, "- " + t);
+                push_lines(c, t, "- ", "  ");
                 t.clear();
                 readable_block(c, ch, depth + 1);
             } else {
                 inline_text(c, ch, t);
             }
         });
-        if (!t.empty()) push_readable(c, "- " + t);
+        push_lines(c, t, "- ", "  ");
         return;
     }
     if (role == "row") {
