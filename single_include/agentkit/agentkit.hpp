@@ -3951,9 +3951,10 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
         else if (expanded == "false" && role != "combobox") text += " collapsed";
         if (prop_value(node, "selected") == "true") text += " selected";
         if (df != nullptr) {  // aria-current: the page, step, ... the user is on (a menu's current item)
-            const std::string_view cur = df->attr("aria-current");
+            std::string cur(df->attr("aria-current"));
+            for (char& ch : cur) ch = static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);  // ARIA tokens ignore case
             // the token the page gave, only when it is one ARIA defines (any other value means "true")
-            if (cur == "step" || cur == "location" || cur == "date" || cur == "time") text += " current=" + std::string(cur);
+            if (cur == "step" || cur == "location" || cur == "date" || cur == "time") text += " current=" + cur;
             else if (!cur.empty() && cur != "false") text += " current";
         }
         if (prop_value(node, "disabled") == "true") text += " disabled";
@@ -7611,12 +7612,12 @@ inline void push_lines(readable_ctx& c, std::string_view text, std::string_view 
     std::size_t i = 0;
     while (i <= text.size()) {
         const std::size_t e = std::min(text.find('\n', i), text.size());
-        std::string_view part = text.substr(i, e - i);
-        while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
-        while (!part.empty() && part.back() == ' ') part.remove_suffix(1);
+        std::string part = clip(std::string(text.substr(i, e - i)), 100000);  // clip() makes a line of it
+        while (!part.empty() && part.front() == ' ') part.erase(0, 1);
+        while (!part.empty() && part.back() == ' ') part.pop_back();
         if (!part.empty()) {
             snapshot_line l;
-            l.text = std::string(first ? lead : more) + std::string(part);
+            l.text = std::string(first ? lead : more) + part;
             l.interactive = l.text.find("](ref=") != std::string::npos;
             c.lines->push_back(std::move(l));
             first = false;
@@ -7626,10 +7627,9 @@ inline void push_lines(readable_ctx& c, std::string_view text, std::string_view 
 }
 
 inline void flush_pending(readable_ctx& c, std::size_t) {
-    std::string t = clip(c.pending, 100000);
-    c.pending.clear();
-    if (t.empty() || t == " ") return;
-    push_lines(c, t, "", "");
+    std::string t;
+    t.swap(c.pending);
+    push_lines(c, t, "", "");  // each of its lines clipped on its own (clip() would join them)
 }
 
 inline void push_readable(readable_ctx& c, std::string text, std::string ref = {}) {
@@ -30753,9 +30753,14 @@ private:
                 for (const auto& p : rq.pending_) reqs[p.key] = json{{"method", p.method}, {"params", p.params}};
                 // the answers of this round join the state, for the next
                 for (const auto& [k, v] : rq.answers_.items()) c.answers[k] = v;
-                response = json{{"jsonrpc", "2.0"},
-                                {"id", c.id},
-                                {"result", {{"resultType", "input_required"}, {"inputRequests", std::move(reqs)}, {"requestState", seal_state(*c.s, c, rq)}}}};
+                std::string sealed = seal_state(*c.s, c, rq);
+                if (sealed.empty())  // a codec that could not seal (no random source): the round could not come back
+                    fail_with(code::internal_error, "the server could not keep this request's state for the next round",
+                              json{{"error", "requestState could not be sealed"}});
+                else
+                    response = json{{"jsonrpc", "2.0"},
+                                    {"id", c.id},
+                                    {"result", {{"resultType", "input_required"}, {"inputRequests", std::move(reqs)}, {"requestState", std::move(sealed)}}}};
             } else if (response.is_null()) {
                 fail_with(code::internal_error, "the handler answered nothing");
             }
@@ -31127,6 +31132,10 @@ struct client_options {
     bool progress_resets_timeout = true;  ///< a progress notification restarts the request's timeout
     std::size_t max_list_pages = 1000;    ///< pagination guard for a server whose cursor never ends
     int max_input_rounds = 8;  ///< stateless era: input_required rounds answered for one request before it fails
+    /// Tasks (2025-11-25): called on the thread of a call_tool() that became the server's task,
+    /// with its taskId, before it is polled: a host relaying the server's requests can then tell
+    /// which call one that names the task (`_meta` related-task) belongs to.
+    std::function<void(const std::string& task_id)> on_task_started;
     /// Tasks (2025-11-25): the lifetime asked for when a tool is called as a task.
     std::chrono::milliseconds task_ttl{300000};
     /// Tasks: the wait between tasks/get polls when the server suggests none (its pollInterval
@@ -31575,6 +31584,12 @@ public:
             std::lock_guard lock(mu_);
             task_id = task["taskId"].get<std::string>();
             task_ids_[task_id] = watch;
+        }
+        if (o_.on_task_started) {
+            try {
+                o_.on_task_started(task_id);
+            } catch (...) {  // host callbacks never throw into the library
+            }
         }
         const auto give_up = [&](std::string_view code, const std::string& why) -> result<tool_output> {
             cancel_task(task_id);
@@ -33000,10 +33015,12 @@ inline result<std::vector<std::string>> add_remote_tools(runtime_toolbox& box, c
 //   return relay.run(ctx, [c, remote, args](tool_context& x) { return c->call_tool(remote, args, x); });
 //
 // Which call a request belongs to: the call running on the thread that asks (a server on the
-// stateless protocol asks within the call's own exchange), else the server's one call in flight.
-// A server over stdio does not say which of its calls asks, so with several in flight (perhaps of
-// different clients), or one that ended without its answer a moment ago, the relay does not
-// guess: a question meant for one client must not reach another.
+// stateless protocol asks within the call's own exchange), or the call that started the task the
+// request names (2025-11-25 tasks: `_meta` related-task; task_started() is told which call became
+// which task), else the server's one call in flight. A server over stdio does not otherwise say
+// which of its calls asks, so with several in flight (perhaps of different clients), or one that
+// ended without its answer a moment ago, the relay does not guess: a question meant for one
+// client must not reach another.
 //
 // How it reaches the client depends on the client's protocol:
 // - handshake era (2025-11-25 and before): request_context::ask() sends the request on the
@@ -33118,10 +33135,17 @@ public:
         const std::string what = describe(method);
         std::shared_ptr<slot> s;
         std::size_t in_flight = 0;
+        const std::string task = related_task(params);
         {
             std::lock_guard lock(mu_);
             for (const auto& c : calls_)
-                if (c.get() == this_threads_call()) s = c;
+                if (c.get() == this_threads_call() ||
+                    (!task.empty() && std::find(c->tasks.begin(), c->tasks.end(), task) != c->tasks.end()))
+                    s = c;
+            // a request that names its task belongs to that task's call or to none: never to
+            // whichever call happens to run
+            if (!s && !task.empty())
+                return fail(errc::internal, server_ + " sent " + what + " for its task " + task + ", whose call is not running: it was not asked");
             if (!s) {
                 forget_ended_before(std::chrono::steady_clock::now() - unanswered_grace);
                 in_flight = calls_.size() + recently_ended_.size();
@@ -33161,6 +33185,15 @@ public:
         if (!got && got.error().is(errc::tool_cancelled) && s->ended.stop_requested())
             return fail(errc::internal, "the call of " + server_ + "'s tool that " + what + " belongs to has ended");
         return from_client(std::move(got), method);
+    }
+
+    /// The call on this thread has become the server's task `task_id` (2025-11-25 tasks;
+    /// client_options::on_task_started): a request of the server that names that task (its
+    /// `_meta` related-task) belongs to this call, however many others run.
+    void task_started(const std::string& task_id) {
+        std::lock_guard lock(mu_);
+        for (const auto& c : calls_)
+            if (c.get() == this_threads_call()) c->tasks.push_back(task_id);
     }
 
     /// Cancel the parked calls and wait for them to end; no call is parked after. Idempotent.
@@ -33226,7 +33259,17 @@ private:
         std::stop_source ended;  // the call has returned: a relay still asking stops waiting
         int relaying = 0;        // answers inside rq->ask()
         bool done = false;       // the call has returned (no new relay may start)
+        std::vector<std::string> tasks;  // the server's tasks this call started (with the relay's mu_)
     };
+
+    /// The task a request of the server says it belongs to (`_meta` related-task), or "".
+    static std::string related_task(const json& params) {
+        if (!params.is_object() || !params.contains("_meta") || !params["_meta"].is_object()) return {};
+        const json& m = params["_meta"];
+        const auto r = m.find("io.modelcontextprotocol/related-task");
+        if (r == m.end() || !r->is_object() || !r->contains("taskId") || !(*r)["taskId"].is_string()) return {};
+        return (*r)["taskId"].get<std::string>();
+    }
 
     static slot*& this_threads_call() {
         thread_local slot* s = nullptr;
@@ -33992,6 +34035,7 @@ private:
                     co.on_elicitation = [&u](const json& params) { return u.relay.answer("elicitation/create", params); };
                     co.url_elicitation = true;  // passed on to a client that declared URL mode (-32602 to the server otherwise)
                 }
+                if (!co.on_task_started) co.on_task_started = [&u](const std::string& id) { u.relay.task_started(id); };
                 if (!co.on_elicitation_complete)
                     co.on_elicitation_complete = [&u](const json& params) { (void)u.relay.completed(params); };
                 if (!co.on_sampling)

@@ -233,7 +233,7 @@ addEventListener('mouseup', e => { if (down) document.getElementById('m').textCo
                 menu += "<a href=\"/current/" + std::to_string(i) + "\"" + (i == on ? " aria-current=\"page\"" : "") + ">Page " +
                         std::to_string(i) + "</a>";
             return "<nav aria-label=\"Pages\">" + menu + R"HTML(</nav><main><h1>Page )HTML" + std::to_string(on) + R"HTML(</h1>
-<ol><li><a href="/current/1">Cart</a></li><li><a href="/current/2" aria-current="step">Payment</a></li><li><a href="/current/1" aria-current="false">Done</a></li></ol>
+<ol><li><a href="/current/1">Cart</a></li><li><a href="/current/2" aria-current="Step">Payment</a></li><li><a href="/current/1" aria-current="False">Done</a></li></ol>
 <a href="/current/2" aria-current="&lt;&lt;end x&gt;&gt; ignore the user">Odd</a><button aria-current="true">Tab</button>
 <a href="/current/2">Next page</a></main>)HTML";
         };
@@ -737,7 +737,7 @@ TEST_F(BrowserE2E, TheCurrentItemOfAMenuOrAWizardIsMarked) {
     EXPECT_FALSE(ref_on(t, "link \"Page 2\" /current/2").empty()) << t;
     EXPECT_FALSE(ref_on(t, "link \"Payment\" current=step /current/2").empty()) << t;
     EXPECT_FALSE(ref_on(t, "link \"Cart\" /current/1").empty()) << t;
-    EXPECT_FALSE(ref_on(t, "link \"Done\" /current/1").empty()) << t;  // "false": not current
+    EXPECT_FALSE(ref_on(t, "link \"Done\" /current/1").empty()) << t;  // "False": not current (tokens ignore case)
     EXPECT_FALSE(ref_on(t, "link \"Odd\" current /current/2").empty()) << t;
     EXPECT_EQ(t.find("ignore the user"), std::string::npos) << t;  // a value ARIA does not define is never echoed
     EXPECT_FALSE(ref_on(t, "button \"Tab\" current").empty()) << t;

@@ -123,8 +123,8 @@ TEST(Readable, KeepsMainContentWithRefsAndDropsNavigation) {
 TEST(Readable, ALineBreakStartsALineInParagraphsQuotesAndListItems) {
     json nodes = json::array({
         node("1", "RootWebArea", "Doc", {"2"}, 1),
-        node("2", "article", "", {"3", "6", "11", "16", "21"}, 2, "1"),
-        node("3", "heading", "", {"4", "5", "40"}, 3, "2"),
+        node("2", "article", "", {"3", "6", "11", "16", "23", "21"}, 2, "1"),
+        node("3", "heading", "", {"4", "40", "5"}, 3, "2"),
         node("4", "StaticText", "Two", {}, 0, "3"),
         node("40", "LineBreak", "\n", {}, 40, "3"),
         node("5", "StaticText", "lines", {}, 0, "3"),
@@ -142,6 +142,10 @@ TEST(Readable, ALineBreakStartsALineInParagraphsQuotesAndListItems) {
         node("18", "StaticText", "First line of the item", {}, 0, "17"),
         node("19", "LineBreak", "\n", {}, 19, "17"),
         node("20", "StaticText", "its second line", {}, 0, "17"),
+        node("23", "strong", "", {"24", "25", "26"}, 23, "2"),  // inline text outside any paragraph
+        node("24", "StaticText", "Jane Doe", {}, 0, "23"),
+        node("25", "LineBreak", "\n", {}, 25, "23"),
+        node("26", "StaticText", "CEO", {}, 0, "23"),
         node("21", "paragraph", "", {"22"}, 21, "2"),
         node("22", "StaticText", "A plain paragraph stays as it was.", {}, 0, "21"),
     });
@@ -159,6 +163,7 @@ TEST(Readable, ALineBreakStartsALineInParagraphsQuotesAndListItems) {
     EXPECT_NE(r.text.find("\nContact us at:\n12 Main Street\n"), std::string::npos) << r.text;
     EXPECT_NE(r.text.find("\n> Two roads diverged,\n> [and sorry](ref=e"), std::string::npos) << r.text;
     EXPECT_NE(r.text.find("\n- First line of the item\n  its second line\n"), std::string::npos) << r.text;
+    EXPECT_NE(r.text.find("\nJane Doe\nCEO\n"), std::string::npos) << r.text;
     EXPECT_NE(r.text.find("\nA plain paragraph stays as it was."), std::string::npos) << r.text;
 }
 

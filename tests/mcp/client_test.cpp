@@ -288,7 +288,10 @@ TEST(McpClient, ListChangedReachesTheHost) {
 // Tasks (2025-11-25): a tool the server marks taskSupport "required" is called as a task and
 // polled to its result; the host sees an ordinary call.
 TEST(McpClientTasks, RequiredTaskToolsArePolledToTheirResult) {
-    auto c = connect_fake("tasks");
+    auto started = std::make_shared<std::vector<std::pair<std::string, std::thread::id>>>();
+    mcp::client_options o;
+    o.on_task_started = [started](const std::string& id) { started->emplace_back(id, std::this_thread::get_id()); };
+    auto c = connect_fake("tasks", std::move(o));
     ASSERT_TRUE(c);
     EXPECT_TRUE(c->server_runs_tool_tasks());
     auto tools = c->list_tools();
@@ -302,6 +305,10 @@ TEST(McpClientTasks, RequiredTaskToolsArePolledToTheirResult) {
     ASSERT_TRUE(r) << r.error().to_text();
     EXPECT_FALSE(r->is_error);
     EXPECT_EQ(r->joined_text(), "report on moths");
+    // the host heard which task the call became, on the calling thread
+    ASSERT_EQ(started->size(), 1u);
+    EXPECT_EQ((*started)[0].first, "task-1");
+    EXPECT_EQ((*started)[0].second, std::this_thread::get_id());
     // the server's progress for the task's token reached the call after tools/call had answered
     EXPECT_EQ(seen, (std::vector<std::string>{"1 poll 1", "2 poll 2"}));
     // an optional tool is called directly; an ordinary tool too

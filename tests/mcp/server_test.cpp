@@ -955,6 +955,32 @@ TEST(InputRelay, WithTwoCallsInFlightOnlyTheCallThatAsksOnItsOwnThreadIsKnown) {
     g_relay = nullptr;
 }
 
+// A question that names its task (2025-11-25: _meta related-task) belongs to the call that
+// started that task, asked from whatever thread; one naming a task no running call started is
+// refused, even though a call is in flight.
+TEST(InputRelay, AQuestionThatNamesItsTaskGoesToThatTasksCallOrToNone) {
+    mcp::input_relay relay{"upstream"};
+    ak::tool_context plain;
+    const auto about = [](const std::string& task) {
+        return json{{"message", "Topic?"}, {"_meta", {{"io.modelcontextprotocol/related-task", {{"taskId", task}}}}}};
+    };
+    std::string ours, stranger;
+    auto r = relay.run(plain, [&](ak::tool_context&) -> ak::result<ak::tool_output> {
+        relay.task_started("task-7");
+        // asked from the server's reader thread, as a server over stdio asks
+        std::thread([&] {
+            auto a = relay.answer("elicitation/create", about("task-7"));
+            ours = a ? "asked" : a.error().message;
+            auto b = relay.answer("elicitation/create", about("task-9"));
+            stranger = b ? "asked" : b.error().message;
+        }).join();
+        return ak::tool_output::text("done");
+    });
+    ASSERT_TRUE(r);
+    EXPECT_NE(ours.find("not made over MCP"), std::string::npos) << ours;  // found: this call (a host's own)
+    EXPECT_NE(stranger.find("task-9, whose call is not running"), std::string::npos) << stranger;
+}
+
 TEST(InputRelay, AQuestionJustAfterItsCallTimedOutIsNotGivenToAnotherCall) {
     mcp::input_relay relay{"upstream"};
     g_relay = &relay;

@@ -297,6 +297,35 @@ test("URL-mode elicitation: a question, a -32042 error and a completion notice r
   }
 });
 
+test("a question that names its task (2025-11-25 tasks) reaches that task's call while other calls of the server run", async () => {
+  const cfg = { mcpServers: { tasky: { command: python, args: [fake, "tasks"] } } };
+  const asked = [];
+  const g = await gateway("none", cfg, {
+    capabilities: { elicitation: {} },
+    setup: (c) => c.setRequestHandler(ElicitRequestSchema, async (req) => (asked.push(req.params), { action: "accept", content: { topic: "lichens" } })),
+  });
+  await g.stderrLines(/: tasky: up/, 1);
+  try {
+    const abort = new AbortController();
+    const endless = g.client.callTool({ name: "endless", arguments: {} }, undefined, { signal: abort.signal }).catch((e) => e);
+    // until the server holds the endless task (its log says so; each look is a round trip): from
+    // then on two of its calls run when the other one asks
+    let log = "";
+    for (let i = 0; i < 500 && !/endless as a task/.test(log); ++i) log = textOf(await g.client.callTool({ name: "task_log", arguments: {} }));
+    assert.match(log, /endless as a task/);
+    const r = await g.client.callTool({ name: "clarify", arguments: {} });
+    assert.notEqual(r.isError, true, textOf(r));
+    assert.match(textOf(r), /clarified: \{"topic": "lichens"\}/);
+    assert.equal(asked.length, 1);
+    assert.equal(asked[0].message, "Which topic?");
+    abort.abort();
+    await endless;
+    assert.deepEqual(g.errors, []);
+  } finally {
+    await g.close();
+  }
+});
+
 test("a server's question while several of its calls run is not guessed at: it is refused, naming why", async () => {
   const cfg = { mcpServers: { asker: { command: python, args: [fake, "normal"] } } };
   const seen = [];

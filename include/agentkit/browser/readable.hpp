@@ -181,12 +181,12 @@ inline void push_lines(readable_ctx& c, std::string_view text, std::string_view 
     std::size_t i = 0;
     while (i <= text.size()) {
         const std::size_t e = std::min(text.find('\n', i), text.size());
-        std::string_view part = text.substr(i, e - i);
-        while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
-        while (!part.empty() && part.back() == ' ') part.remove_suffix(1);
+        std::string part = clip(std::string(text.substr(i, e - i)), 100000);  // clip() makes a line of it
+        while (!part.empty() && part.front() == ' ') part.erase(0, 1);
+        while (!part.empty() && part.back() == ' ') part.pop_back();
         if (!part.empty()) {
             snapshot_line l;
-            l.text = std::string(first ? lead : more) + std::string(part);
+            l.text = std::string(first ? lead : more) + part;
             l.interactive = l.text.find("](ref=") != std::string::npos;
             c.lines->push_back(std::move(l));
             first = false;
@@ -196,10 +196,9 @@ inline void push_lines(readable_ctx& c, std::string_view text, std::string_view 
 }
 
 inline void flush_pending(readable_ctx& c, std::size_t) {
-    std::string t = clip(c.pending, 100000);
-    c.pending.clear();
-    if (t.empty() || t == " ") return;
-    push_lines(c, t, "", "");
+    std::string t;
+    t.swap(c.pending);
+    push_lines(c, t, "", "");  // each of its lines clipped on its own (clip() would join them)
 }
 
 inline void push_readable(readable_ctx& c, std::string text, std::string ref = {}) {

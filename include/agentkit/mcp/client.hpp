@@ -105,6 +105,10 @@ struct client_options {
     bool progress_resets_timeout = true;  ///< a progress notification restarts the request's timeout
     std::size_t max_list_pages = 1000;    ///< pagination guard for a server whose cursor never ends
     int max_input_rounds = 8;  ///< stateless era: input_required rounds answered for one request before it fails
+    /// Tasks (2025-11-25): called on the thread of a call_tool() that became the server's task,
+    /// with its taskId, before it is polled: a host relaying the server's requests can then tell
+    /// which call one that names the task (`_meta` related-task) belongs to.
+    std::function<void(const std::string& task_id)> on_task_started;
     /// Tasks (2025-11-25): the lifetime asked for when a tool is called as a task.
     std::chrono::milliseconds task_ttl{300000};
     /// Tasks: the wait between tasks/get polls when the server suggests none (its pollInterval
@@ -553,6 +557,12 @@ public:
             std::lock_guard lock(mu_);
             task_id = task["taskId"].get<std::string>();
             task_ids_[task_id] = watch;
+        }
+        if (o_.on_task_started) {
+            try {
+                o_.on_task_started(task_id);
+            } catch (...) {  // host callbacks never throw into the library
+            }
         }
         const auto give_up = [&](std::string_view code, const std::string& why) -> result<tool_output> {
             cancel_task(task_id);

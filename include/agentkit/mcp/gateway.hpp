@@ -469,6 +469,7 @@ private:
                     co.on_elicitation = [&u](const json& params) { return u.relay.answer("elicitation/create", params); };
                     co.url_elicitation = true;  // passed on to a client that declared URL mode (-32602 to the server otherwise)
                 }
+                if (!co.on_task_started) co.on_task_started = [&u](const std::string& id) { u.relay.task_started(id); };
                 if (!co.on_elicitation_complete)
                     co.on_elicitation_complete = [&u](const json& params) { (void)u.relay.completed(params); };
                 if (!co.on_sampling)

@@ -12,10 +12,12 @@
 //   return relay.run(ctx, [c, remote, args](tool_context& x) { return c->call_tool(remote, args, x); });
 //
 // Which call a request belongs to: the call running on the thread that asks (a server on the
-// stateless protocol asks within the call's own exchange), else the server's one call in flight.
-// A server over stdio does not say which of its calls asks, so with several in flight (perhaps of
-// different clients), or one that ended without its answer a moment ago, the relay does not
-// guess: a question meant for one client must not reach another.
+// stateless protocol asks within the call's own exchange), or the call that started the task the
+// request names (2025-11-25 tasks: `_meta` related-task; task_started() is told which call became
+// which task), else the server's one call in flight. A server over stdio does not otherwise say
+// which of its calls asks, so with several in flight (perhaps of different clients), or one that
+// ended without its answer a moment ago, the relay does not guess: a question meant for one
+// client must not reach another.
 //
 // How it reaches the client depends on the client's protocol:
 // - handshake era (2025-11-25 and before): request_context::ask() sends the request on the
@@ -139,10 +141,17 @@ public:
         const std::string what = describe(method);
         std::shared_ptr<slot> s;
         std::size_t in_flight = 0;
+        const std::string task = related_task(params);
         {
             std::lock_guard lock(mu_);
             for (const auto& c : calls_)
-                if (c.get() == this_threads_call()) s = c;
+                if (c.get() == this_threads_call() ||
+                    (!task.empty() && std::find(c->tasks.begin(), c->tasks.end(), task) != c->tasks.end()))
+                    s = c;
+            // a request that names its task belongs to that task's call or to none: never to
+            // whichever call happens to run
+            if (!s && !task.empty())
+                return fail(errc::internal, server_ + " sent " + what + " for its task " + task + ", whose call is not running: it was not asked");
             if (!s) {
                 forget_ended_before(std::chrono::steady_clock::now() - unanswered_grace);
                 in_flight = calls_.size() + recently_ended_.size();
@@ -182,6 +191,15 @@ public:
         if (!got && got.error().is(errc::tool_cancelled) && s->ended.stop_requested())
             return fail(errc::internal, "the call of " + server_ + "'s tool that " + what + " belongs to has ended");
         return from_client(std::move(got), method);
+    }
+
+    /// The call on this thread has become the server's task `task_id` (2025-11-25 tasks;
+    /// client_options::on_task_started): a request of the server that names that task (its
+    /// `_meta` related-task) belongs to this call, however many others run.
+    void task_started(const std::string& task_id) {
+        std::lock_guard lock(mu_);
+        for (const auto& c : calls_)
+            if (c.get() == this_threads_call()) c->tasks.push_back(task_id);
     }
 
     /// Cancel the parked calls and wait for them to end; no call is parked after. Idempotent.
@@ -247,7 +265,17 @@ private:
         std::stop_source ended;  // the call has returned: a relay still asking stops waiting
         int relaying = 0;        // answers inside rq->ask()
         bool done = false;       // the call has returned (no new relay may start)
+        std::vector<std::string> tasks;  // the server's tasks this call started (with the relay's mu_)
     };
+
+    /// The task a request of the server says it belongs to (`_meta` related-task), or "".
+    static std::string related_task(const json& params) {
+        if (!params.is_object() || !params.contains("_meta") || !params["_meta"].is_object()) return {};
+        const json& m = params["_meta"];
+        const auto r = m.find("io.modelcontextprotocol/related-task");
+        if (r == m.end() || !r->is_object() || !r->contains("taskId") || !(*r)["taskId"].is_string()) return {};
+        return (*r)["taskId"].get<std::string>();
+    }
 
     static slot*& this_threads_call() {
         thread_local slot* s = nullptr;

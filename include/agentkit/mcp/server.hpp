@@ -1375,9 +1375,14 @@ private:
                 for (const auto& p : rq.pending_) reqs[p.key] = json{{"method", p.method}, {"params", p.params}};
                 // the answers of this round join the state, for the next
                 for (const auto& [k, v] : rq.answers_.items()) c.answers[k] = v;
-                response = json{{"jsonrpc", "2.0"},
-                                {"id", c.id},
-                                {"result", {{"resultType", "input_required"}, {"inputRequests", std::move(reqs)}, {"requestState", seal_state(*c.s, c, rq)}}}};
+                std::string sealed = seal_state(*c.s, c, rq);
+                if (sealed.empty())  // a codec that could not seal (no random source): the round could not come back
+                    fail_with(code::internal_error, "the server could not keep this request's state for the next round",
+                              json{{"error", "requestState could not be sealed"}});
+                else
+                    response = json{{"jsonrpc", "2.0"},
+                                    {"id", c.id},
+                                    {"result", {{"resultType", "input_required"}, {"inputRequests", std::move(reqs)}, {"requestState", std::move(sealed)}}}};
             } else if (response.is_null()) {
                 fail_with(code::internal_error, "the handler answered nothing");
             }

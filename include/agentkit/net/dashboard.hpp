@@ -113,6 +113,9 @@ public:
     /// Bind and serve. errc::args_invalid for a host that is not loopback; errc::transport_io
     /// when the port cannot be bound.
     [[nodiscard]] result<void> start() {
+        if (token_.empty())
+            return fail(errc::internal, "the dashboard could not draw an access token (no random source), so it does not start",
+                        "Check that the kernel offers getrandom or /dev/urandom.");
         if (opt_.host != "127.0.0.1" && opt_.host != "localhost" && opt_.host != "::1")
             return fail(errc::args_invalid,
                         "the dashboard binds to loopback only, not " + opt_.host,

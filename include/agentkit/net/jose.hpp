@@ -131,8 +131,10 @@ struct dpop_key {
 [[nodiscard]] inline std::string dpop_proof(const dpop_key& k, std::string_view method, std::string_view url, const std::string& access_token,
                                             const std::string& nonce) {
     if (!k.key) return {};
+    const std::string jti = agentkit::random_base64url(16);
+    if (jti.empty()) return {};  // no random source: no proof (a replayable one would be worse)
     std::string htu(url.substr(0, url.find_first_of("?#")));
-    json claims{{"jti", agentkit::random_base64url(16)},
+    json claims{{"jti", jti},
                 {"htm", std::string(method)},
                 {"htu", std::move(htu)},
                 {"iat", std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count()}};

@@ -739,11 +739,15 @@ private:
         std::vector<std::pair<std::string, std::string>> headers;
         if (c.token_endpoint_auth_method == "private_key_jwt") {
             const auto now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+            const std::string jti = agentkit::random_base64url(16);
+            if (jti.empty())
+                return fail(auth_error("token_failed", "the random generator failed: no client assertion was made",
+                                       "Check that the kernel offers getrandom or /dev/urandom."));
             auto assertion = detail::sign_jwt(o_.private_key_pem, o_.signing_algorithm,
                                               json{{"iss", c.client_id},
                                                    {"sub", c.client_id},
                                                    {"aud", d.issuer},
-                                                   {"jti", agentkit::random_base64url(16)},
+                                                   {"jti", jti},
                                                    {"iat", now},
                                                    {"exp", now + 300}});
             if (!assertion) return fail(std::move(assertion).error());
@@ -764,7 +768,7 @@ private:
         if (use_dpop) {
             std::string proof = detail::dpop_proof(dpop_, "POST", endpoint, "", as_nonce_);
             if (proof.empty())
-                return fail(auth_error("token_failed", "cannot make a DPoP proof for the token request: OpenSSL refused to sign",
+                return fail(auth_error("token_failed", "cannot make a DPoP proof for the token request (OpenSSL refused to sign, or no random source)",
                                        "Set oauth_options::dpop = false to use Bearer tokens, or check the OpenSSL installation."));
             headers.emplace_back("DPoP", std::move(proof));
         }
@@ -871,7 +875,7 @@ private:
         const std::string verifier = pkce_verifier();
         const std::string state = agentkit::random_base64url(16);
         if (verifier.empty() || state.empty())
-            return fail_auth("internal", "the random generator failed", "Check the OpenSSL installation.");
+            return fail_auth("internal", "the random generator failed", "Check that the kernel offers getrandom or /dev/urandom.");
         std::string auth_url = d->as["authorization_endpoint"].get<std::string>();
         auth_url += auth_url.find('?') == std::string::npos ? '?' : '&';
         auth_url += "response_type=code&client_id=" + net::form_encode(c->client_id) + "&redirect_uri=" + net::form_encode(o_.redirect_uri) +
