@@ -58,6 +58,17 @@ json node(const std::string& id, const std::string& role, const std::string& nam
     return n;
 }
 
+// The main frame of a page whose accessibility tree is `nodes`.
+br::ax_frame frame_of(json nodes) {
+    br::ax_frame f;
+    f.session_id = "S";
+    f.frame_id = "F";
+    f.loader_id = "L";
+    f.url = "http://x/";
+    f.nodes = std::move(nodes);
+    return f;
+}
+
 std::vector<br::ax_frame> article_frames() {
     const std::string long1 = "The first paragraph explains the topic at length so that it counts as real content for the reader.";
     const std::string long2 = "A second paragraph continues with more detail and many more words about the same subject matter.";
@@ -82,13 +93,7 @@ std::vector<br::ax_frame> article_frames() {
     });
     nodes[5]["properties"] = json::array();
     nodes[5]["properties"].push_back({{"name", "level"}, {"value", {{"type", "integer"}, {"value", 1}}}});
-    br::ax_frame f;
-    f.session_id = "S";
-    f.frame_id = "F";
-    f.loader_id = "L";
-    f.url = "http://x/";
-    f.nodes = nodes;
-    return {f};
+    return {frame_of(std::move(nodes))};
 }
 
 }  // namespace
@@ -150,15 +155,9 @@ TEST(Readable, ALineBreakStartsALineInParagraphsQuotesAndListItems) {
         node("22", "StaticText", "A plain paragraph stays as it was.", {}, 0, "21"),
     });
     nodes[2]["properties"] = json::array({{{"name", "level"}, {"value", {{"type", "integer"}, {"value", 1}}}}});
-    br::ax_frame f;
-    f.session_id = "S";
-    f.frame_id = "F";
-    f.loader_id = "L";
-    f.url = "http://x/";
-    f.nodes = nodes;
     std::map<std::string, br::dom_index> dom;
     br::ref_registry refs;
-    const auto r = br::render_readable({f}, dom, refs, {});
+    const auto r = br::render_readable({frame_of(std::move(nodes))}, dom, refs, {});
     EXPECT_NE(r.text.find("# Two lines\n"), std::string::npos) << r.text;
     EXPECT_NE(r.text.find("\nContact us at:\n12 Main Street\n"), std::string::npos) << r.text;
     EXPECT_NE(r.text.find("\n> Two roads diverged,\n> [and sorry](ref=e"), std::string::npos) << r.text;
