@@ -2317,6 +2317,9 @@ struct snapshot_line {
     std::int64_t block = 0;
     /// The `block` of a text line a `<br>` ended: nothing merges into it.
     static constexpr std::int64_t closed_block = -1;
+    /// Readable mode: the line goes on the block of the line before it (the next line of a
+    /// paragraph after a `<br>`): a budget that leaves out one line of a block leaves out the rest.
+    bool continues = false;
 };
 
 /// A rendered snapshot: its lines, the text the model sees, and what the budget cut.
@@ -7619,6 +7622,7 @@ inline void push_lines(readable_ctx& c, std::string_view text, std::string_view 
             snapshot_line l;
             l.text = std::string(first ? lead : more) + part;
             l.interactive = l.text.find("](ref=") != std::string::npos;
+            l.continues = !first;
             c.lines->push_back(std::move(l));
             first = false;
         }
@@ -7863,12 +7867,16 @@ inline snapshot render_readable_unchecked(const std::vector<ax_frame>& frames, c
     std::size_t used = 0;
     const std::size_t budget = opt.token_budget == 0 ? static_cast<std::size_t>(-1) : opt.token_budget;
     const std::size_t reserve = opt.token_budget == 0 ? 0 : std::min<std::size_t>(60, opt.token_budget / 3);
+    bool cut_before = false;  // the line before was left out
     for (std::size_t i = 0; i < out.lines.size(); ++i) {
-        if (used + cost[i] + reserve > budget) {
+        // a block is shown from its start or not at all: never an address without its middle line
+        if (used + cost[i] + reserve > budget || (cut_before && out.lines[i].continues)) {
             if (out.lines[i].interactive) ++out.cut_controls;
             else ++out.cut_text_lines;
+            cut_before = true;
             continue;
         }
+        cut_before = false;
         used += cost[i];
         out.text += out.lines[i].text + "\n";
         if (!out.lines[i].ref.empty()) out.refs.push_back(out.lines[i].ref);
@@ -31068,7 +31076,8 @@ public:
 //
 // Protocol (revision 2025-11-25 and older through initialize): the client sends initialize with
 // its capabilities (roots, sampling and elicitation when the host gave the callbacks that answer
-// them), checks the server's answer (a revision it speaks), and sends notifications/initialized.
+// them; elicitation in form mode, and URL mode with client_options::url_elicitation, a request
+// in a mode not declared being refused with -32602), checks the server's answer (a revision it speaks), and sends notifications/initialized.
 // Requests wait for their response up to a timeout (client_options::request_timeout, or the
 // tool_context deadline); on a timeout or a stop request the client sends notifications/cancelled
 // and answers `timeout` or `cancelled`. Progress: a request made with a progress callback carries
@@ -33839,7 +33848,8 @@ struct gateway_options {
     /// reaches only a client that declared URL mode (else the server hears -32602), a server's
     /// -32042 (URL elicitations to complete first) reaches such a client as that error and any
     /// other as a tool error naming the URLs, and notifications/elicitation/complete goes to the
-    /// client that was asked. A callback the host set in `client` wins. false: neither is declared.
+    /// client that was asked. A callback the host set in `client` wins (on_task_started is
+    /// chained instead: the relay and the host both hear each task). false: neither is declared.
     bool relay_input = true;
 };
 
@@ -34035,7 +34045,11 @@ private:
                     co.on_elicitation = [&u](const json& params) { return u.relay.answer("elicitation/create", params); };
                     co.url_elicitation = true;  // passed on to a client that declared URL mode (-32602 to the server otherwise)
                 }
-                if (!co.on_task_started) co.on_task_started = [&u](const std::string& id) { u.relay.task_started(id); };
+                // the relay must know every task's call; a host's own callback still hears them
+                co.on_task_started = [&u, host = std::move(co.on_task_started)](const std::string& id) {
+                    u.relay.task_started(id);
+                    if (host) host(id);
+                };
                 if (!co.on_elicitation_complete)
                     co.on_elicitation_complete = [&u](const json& params) { (void)u.relay.completed(params); };
                 if (!co.on_sampling)

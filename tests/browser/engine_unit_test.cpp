@@ -166,6 +166,33 @@ TEST(Readable, ALineBreakStartsALineInParagraphsQuotesAndListItems) {
     EXPECT_NE(r.text.find("\nA plain paragraph stays as it was."), std::string::npos) << r.text;
 }
 
+// A budget that cannot show a line of a block shows none of the block's later lines: never an
+// address whose middle line is missing.
+TEST(Readable, ABudgetNeverShowsABlockWithoutItsMiddleLine) {
+    std::string long_line;
+    for (int i = 0; i < 60; ++i) long_line += "building " + std::to_string(i) + " ";
+    json nodes = json::array({
+        node("1", "RootWebArea", "Doc", {"2"}, 1),
+        node("2", "article", "", {"3", "9"}, 2, "1"),
+        node("3", "paragraph", "", {"4", "5", "6", "7", "8"}, 3, "2"),
+        node("4", "StaticText", "Contact us at:", {}, 0, "3"),
+        node("5", "LineBreak", "\n", {}, 5, "3"),
+        node("6", "StaticText", long_line, {}, 0, "3"),
+        node("7", "LineBreak", "\n", {}, 7, "3"),
+        node("8", "StaticText", "Springfield", {}, 0, "3"),
+        node("9", "paragraph", "", {"10"}, 9, "2"),
+        node("10", "StaticText", "Next block.", {}, 0, "9"),
+    });
+    std::map<std::string, br::dom_index> dom;
+    br::ref_registry refs;
+    const auto r = br::render_readable({frame_of(std::move(nodes))}, dom, refs, {.token_budget = 100, .min_paragraph_chars = 25});
+    EXPECT_NE(r.text.find("Contact us at:\n"), std::string::npos) << r.text;
+    EXPECT_EQ(r.text.find("building 0"), std::string::npos) << r.text;  // over the budget
+    EXPECT_EQ(r.text.find("Springfield"), std::string::npos) << r.text;  // would stand without its middle line
+    EXPECT_NE(r.text.find("Next block."), std::string::npos) << r.text;  // a new block fits again
+    EXPECT_EQ(r.cut_text_lines, 2u);
+}
+
 TEST(Readable, ClassifiesArticleLikePages) {
     auto frames = article_frames();
     auto k = br::classify_page(frames);

@@ -188,6 +188,7 @@ inline void push_lines(readable_ctx& c, std::string_view text, std::string_view 
             snapshot_line l;
             l.text = std::string(first ? lead : more) + part;
             l.interactive = l.text.find("](ref=") != std::string::npos;
+            l.continues = !first;
             c.lines->push_back(std::move(l));
             first = false;
         }
@@ -432,12 +433,16 @@ inline snapshot render_readable_unchecked(const std::vector<ax_frame>& frames, c
     std::size_t used = 0;
     const std::size_t budget = opt.token_budget == 0 ? static_cast<std::size_t>(-1) : opt.token_budget;
     const std::size_t reserve = opt.token_budget == 0 ? 0 : std::min<std::size_t>(60, opt.token_budget / 3);
+    bool cut_before = false;  // the line before was left out
     for (std::size_t i = 0; i < out.lines.size(); ++i) {
-        if (used + cost[i] + reserve > budget) {
+        // a block is shown from its start or not at all: never an address without its middle line
+        if (used + cost[i] + reserve > budget || (cut_before && out.lines[i].continues)) {
             if (out.lines[i].interactive) ++out.cut_controls;
             else ++out.cut_text_lines;
+            cut_before = true;
             continue;
         }
+        cut_before = false;
         used += cost[i];
         out.text += out.lines[i].text + "\n";
         if (!out.lines[i].ref.empty()) out.refs.push_back(out.lines[i].ref);

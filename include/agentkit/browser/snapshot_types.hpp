@@ -84,6 +84,9 @@ struct snapshot_line {
     std::int64_t block = 0;
     /// The `block` of a text line a `<br>` ended: nothing merges into it.
     static constexpr std::int64_t closed_block = -1;
+    /// Readable mode: the line goes on the block of the line before it (the next line of a
+    /// paragraph after a `<br>`): a budget that leaves out one line of a block leaves out the rest.
+    bool continues = false;
 };
 
 /// A rendered snapshot: its lines, the text the model sees, and what the budget cut.

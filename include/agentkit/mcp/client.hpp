@@ -30,7 +30,8 @@
 //
 // Protocol (revision 2025-11-25 and older through initialize): the client sends initialize with
 // its capabilities (roots, sampling and elicitation when the host gave the callbacks that answer
-// them), checks the server's answer (a revision it speaks), and sends notifications/initialized.
+// them; elicitation in form mode, and URL mode with client_options::url_elicitation, a request
+// in a mode not declared being refused with -32602), checks the server's answer (a revision it speaks), and sends notifications/initialized.
 // Requests wait for their response up to a timeout (client_options::request_timeout, or the
 // tool_context deadline); on a timeout or a stop request the client sends notifications/cancelled
 // and answers `timeout` or `cancelled`. Progress: a request made with a progress callback carries

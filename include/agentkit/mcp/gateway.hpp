@@ -273,7 +273,8 @@ struct gateway_options {
     /// reaches only a client that declared URL mode (else the server hears -32602), a server's
     /// -32042 (URL elicitations to complete first) reaches such a client as that error and any
     /// other as a tool error naming the URLs, and notifications/elicitation/complete goes to the
-    /// client that was asked. A callback the host set in `client` wins. false: neither is declared.
+    /// client that was asked. A callback the host set in `client` wins (on_task_started is
+    /// chained instead: the relay and the host both hear each task). false: neither is declared.
     bool relay_input = true;
 };
 
@@ -469,7 +470,11 @@ private:
                     co.on_elicitation = [&u](const json& params) { return u.relay.answer("elicitation/create", params); };
                     co.url_elicitation = true;  // passed on to a client that declared URL mode (-32602 to the server otherwise)
                 }
-                if (!co.on_task_started) co.on_task_started = [&u](const std::string& id) { u.relay.task_started(id); };
+                // the relay must know every task's call; a host's own callback still hears them
+                co.on_task_started = [&u, host = std::move(co.on_task_started)](const std::string& id) {
+                    u.relay.task_started(id);
+                    if (host) host(id);
+                };
                 if (!co.on_elicitation_complete)
                     co.on_elicitation_complete = [&u](const json& params) { (void)u.relay.completed(params); };
                 if (!co.on_sampling)
