@@ -3954,8 +3954,7 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
         else if (expanded == "false" && role != "combobox") text += " collapsed";
         if (prop_value(node, "selected") == "true") text += " selected";
         if (df != nullptr) {  // aria-current: the page, step, ... the user is on (a menu's current item)
-            std::string cur(df->attr("aria-current"));
-            for (char& ch : cur) ch = static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);  // ARIA tokens ignore case
+            const std::string cur = ascii_lower(df->attr("aria-current"));  // ARIA tokens ignore case
             // the token the page gave, only when it is one ARIA defines (any other value means "true")
             if (cur == "step" || cur == "location" || cur == "date" || cur == "time") text += " current=" + cur;
             else if (!cur.empty() && cur != "false") text += " current";
@@ -7562,13 +7561,6 @@ inline bool readable_interactive(readable_ctx& c, const json& n, const std::stri
            f->tag != "p" && f->tag != "div" && f->tag != "article" && f->tag != "main" && f->tag != "section";
 }
 
-/// `s` with its line breaks as spaces (a heading, a table cell, a control's name are one line).
-inline std::string one_line(std::string s) {
-    for (char& ch : s)
-        if (ch == '\n') ch = ' ';
-    return s;
-}
-
 inline void inline_text(readable_ctx& c, const json& n, std::string& out, int depth = 0) {
     if (depth > 200 || n.value("ignored", false)) {
         if (depth <= 200) c.v->children(n, [&](const json& ch) { inline_text(c, ch, out, depth + 1); });
@@ -7597,7 +7589,7 @@ inline void inline_text(readable_ctx& c, const json& n, std::string& out, int de
         if (name.empty()) {
             std::string t;
             c.v->children(n, [&](const json& ch) { inline_text(c, ch, t, depth + 1); });
-            name = clip(one_line(std::move(t)), 120);
+            name = clip(t, 120);  // clip() makes one line of it
         }
         const std::string ref = ref_of(c, n, role == "link" ? "link" : role, name);
         if (!out.empty() && out.back() != ' ' && out.back() != '\n') out += ' ';
@@ -7615,9 +7607,7 @@ inline void push_lines(readable_ctx& c, std::string_view text, std::string_view 
     std::size_t i = 0;
     while (i <= text.size()) {
         const std::size_t e = std::min(text.find('\n', i), text.size());
-        std::string part = clip(std::string(text.substr(i, e - i)), 100000);  // clip() makes a line of it
-        while (!part.empty() && part.front() == ' ') part.erase(0, 1);
-        while (!part.empty() && part.back() == ' ') part.pop_back();
+        const std::string part = clip(std::string(text.substr(i, e - i)), 100000);  // trimmed, one line
         if (!part.empty()) {
             snapshot_line l;
             l.text = std::string(first ? lead : more) + part;
@@ -7630,16 +7620,16 @@ inline void push_lines(readable_ctx& c, std::string_view text, std::string_view 
     }
 }
 
-inline void flush_pending(readable_ctx& c, std::size_t) {
+inline void flush_pending(readable_ctx& c) {
     std::string t;
     t.swap(c.pending);
     push_lines(c, t, "", "");  // each of its lines clipped on its own (clip() would join them)
 }
 
 inline void push_readable(readable_ctx& c, std::string text, std::string ref = {}) {
-    flush_pending(c, 0);
+    flush_pending(c);
     snapshot_line l;
-    l.text = one_line(std::move(text));
+    l.text = std::move(text);  // callers pass clipped (one-line) text
     l.ref = std::move(ref);
     l.interactive = !l.ref.empty() || l.text.find("](ref=") != std::string::npos;
     c.lines->push_back(std::move(l));
@@ -7664,7 +7654,7 @@ inline void readable_block(readable_ctx& c, const json& n, int depth = 0) {
     }
     if (role == "paragraph" || role == "blockquote" || role == "code" || role == "figcaption" || role == "caption" ||
         role == "term" || role == "definition") {
-        flush_pending(c, 0);
+        flush_pending(c);
         std::string t;
         inline_text(c, n, t);
         if (role == "blockquote") push_lines(c, t, "> ", "> ");
@@ -7672,7 +7662,7 @@ inline void readable_block(readable_ctx& c, const json& n, int depth = 0) {
         return;
     }
     if (role == "listitem") {
-        flush_pending(c, 0);
+        flush_pending(c);
         std::string t;
         bool nested = false;
         c.v->children(n, [&](const json& ch) {
@@ -7686,7 +7676,7 @@ inline void readable_block(readable_ctx& c, const json& n, int depth = 0) {
         }
         c.v->children(n, [&](const json& ch) {
             if (str_field(ch, "role") == "list") {
-                flush_pending(c, 0);
+                flush_pending(c);
                 push_lines(c, t, "- ", "  ");
                 t.clear();
                 readable_block(c, ch, depth + 1);
@@ -7698,7 +7688,7 @@ inline void readable_block(readable_ctx& c, const json& n, int depth = 0) {
         return;
     }
     if (role == "row") {
-        flush_pending(c, 0);
+        flush_pending(c);
         std::string cells;
         c.v->children(n, [&](const json& cell) {
             std::string t;
@@ -7735,9 +7725,9 @@ inline void readable_block(readable_ctx& c, const json& n, int depth = 0) {
         return;
     }
     // containers: a block boundary around their content
-    flush_pending(c, 0);
+    flush_pending(c);
     c.v->children(n, [&](const json& ch) { readable_block(c, ch, depth + 1); });
-    flush_pending(c, 0);
+    flush_pending(c);
 }
 
 // Each paragraph (min_chars or more) scores its parent with its length and its grandparent with
@@ -7855,7 +7845,7 @@ inline snapshot render_readable_unchecked(const std::vector<ax_frame>& frames, c
         }
     }
     detail::readable_block(c, *main);
-    detail::flush_pending(c, 0);
+    detail::flush_pending(c);
 
     std::vector<std::size_t> cost(out.lines.size());
     for (std::size_t i = 0; i < out.lines.size(); ++i) {
@@ -31077,7 +31067,8 @@ public:
 // Protocol (revision 2025-11-25 and older through initialize): the client sends initialize with
 // its capabilities (roots, sampling and elicitation when the host gave the callbacks that answer
 // them; elicitation in form mode, and URL mode with client_options::url_elicitation, a request
-// in a mode not declared being refused with -32602), checks the server's answer (a revision it speaks), and sends notifications/initialized.
+// in a mode not declared being refused with -32602), checks the server's answer (a revision it
+// speaks), and sends notifications/initialized.
 // Requests wait for their response up to a timeout (client_options::request_timeout, or the
 // tool_context deadline); on a timeout or a stop request the client sends notifications/cancelled
 // and answers `timeout` or `cancelled`. Progress: a request made with a progress callback carries
@@ -31328,8 +31319,7 @@ private:
     /// An elicitation/create through the host's callback, when its mode is one the client declared.
     result<json> elicit(const json& params) {
         const std::string mode = elicitation_mode(params);
-        const json declared = caps_.is_object() ? caps_ : json::object();
-        if (!elicitation_mode_declared(declared, mode))
+        if (!elicitation_mode_declared(caps_, mode))
             return fail(errc::args_invalid, "the client did not declare " + mode + "-mode elicitation",
                         mode == "url" ? "Set client_options::url_elicitation to take URL-mode requests." : std::string());
         return o_.on_elicitation(params);

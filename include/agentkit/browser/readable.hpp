@@ -128,13 +128,6 @@ inline bool readable_interactive(readable_ctx& c, const json& n, const std::stri
            f->tag != "p" && f->tag != "div" && f->tag != "article" && f->tag != "main" && f->tag != "section";
 }
 
-/// `s` with its line breaks as spaces (a heading, a table cell, a control's name are one line).
-inline std::string one_line(std::string s) {
-    for (char& ch : s)
-        if (ch == '\n') ch = ' ';
-    return s;
-}
-
 inline void inline_text(readable_ctx& c, const json& n, std::string& out, int depth = 0) {
     if (depth > 200 || n.value("ignored", false)) {
         if (depth <= 200) c.v->children(n, [&](const json& ch) { inline_text(c, ch, out, depth + 1); });
@@ -163,7 +156,7 @@ inline void inline_text(readable_ctx& c, const json& n, std::string& out, int de
         if (name.empty()) {
             std::string t;
             c.v->children(n, [&](const json& ch) { inline_text(c, ch, t, depth + 1); });
-            name = clip(one_line(std::move(t)), 120);
+            name = clip(t, 120);  // clip() makes one line of it
         }
         const std::string ref = ref_of(c, n, role == "link" ? "link" : role, name);
         if (!out.empty() && out.back() != ' ' && out.back() != '\n') out += ' ';
@@ -181,9 +174,7 @@ inline void push_lines(readable_ctx& c, std::string_view text, std::string_view 
     std::size_t i = 0;
     while (i <= text.size()) {
         const std::size_t e = std::min(text.find('\n', i), text.size());
-        std::string part = clip(std::string(text.substr(i, e - i)), 100000);  // clip() makes a line of it
-        while (!part.empty() && part.front() == ' ') part.erase(0, 1);
-        while (!part.empty() && part.back() == ' ') part.pop_back();
+        const std::string part = clip(std::string(text.substr(i, e - i)), 100000);  // trimmed, one line
         if (!part.empty()) {
             snapshot_line l;
             l.text = std::string(first ? lead : more) + part;
@@ -196,16 +187,16 @@ inline void push_lines(readable_ctx& c, std::string_view text, std::string_view 
     }
 }
 
-inline void flush_pending(readable_ctx& c, std::size_t) {
+inline void flush_pending(readable_ctx& c) {
     std::string t;
     t.swap(c.pending);
     push_lines(c, t, "", "");  // each of its lines clipped on its own (clip() would join them)
 }
 
 inline void push_readable(readable_ctx& c, std::string text, std::string ref = {}) {
-    flush_pending(c, 0);
+    flush_pending(c);
     snapshot_line l;
-    l.text = one_line(std::move(text));
+    l.text = std::move(text);  // callers pass clipped (one-line) text
     l.ref = std::move(ref);
     l.interactive = !l.ref.empty() || l.text.find("](ref=") != std::string::npos;
     c.lines->push_back(std::move(l));
@@ -230,7 +221,7 @@ inline void readable_block(readable_ctx& c, const json& n, int depth = 0) {
     }
     if (role == "paragraph" || role == "blockquote" || role == "code" || role == "figcaption" || role == "caption" ||
         role == "term" || role == "definition") {
-        flush_pending(c, 0);
+        flush_pending(c);
         std::string t;
         inline_text(c, n, t);
         if (role == "blockquote") push_lines(c, t, "> ", "> ");
@@ -238,7 +229,7 @@ inline void readable_block(readable_ctx& c, const json& n, int depth = 0) {
         return;
     }
     if (role == "listitem") {
-        flush_pending(c, 0);
+        flush_pending(c);
         std::string t;
         bool nested = false;
         c.v->children(n, [&](const json& ch) {
@@ -252,7 +243,7 @@ inline void readable_block(readable_ctx& c, const json& n, int depth = 0) {
         }
         c.v->children(n, [&](const json& ch) {
             if (str_field(ch, "role") == "list") {
-                flush_pending(c, 0);
+                flush_pending(c);
                 push_lines(c, t, "- ", "  ");
                 t.clear();
                 readable_block(c, ch, depth + 1);
@@ -264,7 +255,7 @@ inline void readable_block(readable_ctx& c, const json& n, int depth = 0) {
         return;
     }
     if (role == "row") {
-        flush_pending(c, 0);
+        flush_pending(c);
         std::string cells;
         c.v->children(n, [&](const json& cell) {
             std::string t;
@@ -301,9 +292,9 @@ inline void readable_block(readable_ctx& c, const json& n, int depth = 0) {
         return;
     }
     // containers: a block boundary around their content
-    flush_pending(c, 0);
+    flush_pending(c);
     c.v->children(n, [&](const json& ch) { readable_block(c, ch, depth + 1); });
-    flush_pending(c, 0);
+    flush_pending(c);
 }
 
 // Each paragraph (min_chars or more) scores its parent with its length and its grandparent with
@@ -421,7 +412,7 @@ inline snapshot render_readable_unchecked(const std::vector<ax_frame>& frames, c
         }
     }
     detail::readable_block(c, *main);
-    detail::flush_pending(c, 0);
+    detail::flush_pending(c);
 
     std::vector<std::size_t> cost(out.lines.size());
     for (std::size_t i = 0; i < out.lines.size(); ++i) {

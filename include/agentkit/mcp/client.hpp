@@ -31,7 +31,8 @@
 // Protocol (revision 2025-11-25 and older through initialize): the client sends initialize with
 // its capabilities (roots, sampling and elicitation when the host gave the callbacks that answer
 // them; elicitation in form mode, and URL mode with client_options::url_elicitation, a request
-// in a mode not declared being refused with -32602), checks the server's answer (a revision it speaks), and sends notifications/initialized.
+// in a mode not declared being refused with -32602), checks the server's answer (a revision it
+// speaks), and sends notifications/initialized.
 // Requests wait for their response up to a timeout (client_options::request_timeout, or the
 // tool_context deadline); on a timeout or a stop request the client sends notifications/cancelled
 // and answers `timeout` or `cancelled`. Progress: a request made with a progress callback carries
@@ -293,8 +294,7 @@ private:
     /// An elicitation/create through the host's callback, when its mode is one the client declared.
     result<json> elicit(const json& params) {
         const std::string mode = elicitation_mode(params);
-        const json declared = caps_.is_object() ? caps_ : json::object();
-        if (!elicitation_mode_declared(declared, mode))
+        if (!elicitation_mode_declared(caps_, mode))
             return fail(errc::args_invalid, "the client did not declare " + mode + "-mode elicitation",
                         mode == "url" ? "Set client_options::url_elicitation to take URL-mode requests." : std::string());
         return o_.on_elicitation(params);

@@ -57,7 +57,6 @@
 #include <utility>
 #include <vector>
 
-
 namespace agentkit::net {
 
 /// How a dashboard serves.

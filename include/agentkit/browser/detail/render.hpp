@@ -833,8 +833,7 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
         else if (expanded == "false" && role != "combobox") text += " collapsed";
         if (prop_value(node, "selected") == "true") text += " selected";
         if (df != nullptr) {  // aria-current: the page, step, ... the user is on (a menu's current item)
-            std::string cur(df->attr("aria-current"));
-            for (char& ch : cur) ch = static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);  // ARIA tokens ignore case
+            const std::string cur = ascii_lower(df->attr("aria-current"));  // ARIA tokens ignore case
             // the token the page gave, only when it is one ARIA defines (any other value means "true")
             if (cur == "step" || cur == "location" || cur == "date" || cur == "time") text += " current=" + cur;
             else if (!cur.empty() && cur != "false") text += " current";
