@@ -4300,6 +4300,92 @@ inline snapshot unreadable_tree(const json::exception& e, const token_counter& t
     return out;
 }
 
+/// A line as the model reads it: its indentation, its text, a newline.
+inline std::string rendered_line(const snapshot_line& l) {
+    std::string s(l.depth, ' ');
+    s += l.text;
+    s += '\n';
+    return s;
+}
+
+/// Compose what the model sees of `out.lines` within `opt.token_budget`: `text`, `tokens`, the
+/// refs shown, and what the budget cut (counts and a note saying how to see the rest). Over
+/// budget, controls come first (and the structure above them) as a prefix in document order,
+/// then headings, then text in document order. `links`: an interactive-only view's picture links,
+/// put back as they were when their partner is not shown (nullptr for other views). May be
+/// called again after `lines` changed (a page's repeated regions collapsed).
+inline void fit_to_budget(snapshot& out, const snapshot_options& opt, const token_counter& tokens,
+                          const link_pairs* links = nullptr) {
+    out.text.clear();
+    out.refs.clear();
+    out.total_tokens = out.shown_lines = out.cut_text_lines = out.cut_controls = 0;
+    std::vector<std::size_t> cost(out.lines.size());
+    for (std::size_t i = 0; i < out.lines.size(); ++i) {
+        cost[i] = tokens.count(rendered_line(out.lines[i]));
+        out.total_tokens += cost[i];
+    }
+
+    std::vector<bool> keep(out.lines.size(), true);
+    if (opt.token_budget > 0 && out.total_tokens > opt.token_budget) {
+        std::fill(keep.begin(), keep.end(), false);
+        std::size_t used = 0;
+        const std::size_t reserve = std::min<std::size_t>(60, opt.token_budget / 3);  // room for the cut note
+        const std::size_t budget = opt.token_budget - reserve;
+        auto take = [&](std::size_t i) -> bool {
+            std::vector<std::size_t> chain;
+            for (std::size_t p = out.lines[i].parent; p != static_cast<std::size_t>(-1) && !keep[p]; p = out.lines[p].parent)
+                chain.push_back(p);
+            std::size_t need = cost[i];
+            for (auto p : chain) need += cost[p];
+            if (used + need > budget) return false;
+            used += need;
+            keep[i] = true;
+            for (auto p : chain) keep[p] = true;
+            return true;
+        };
+        // Controls: the first ones in document order, up to the first that does not fit (a
+        // contiguous prefix is predictable: "everything after X was cut").
+        bool full = false;
+        for (std::size_t i = 0; i < out.lines.size(); ++i)
+            if (out.lines[i].interactive && (full || !take(i))) {
+                full = true;
+                ++out.cut_controls;
+            }
+        // headings next, then text in document order
+        for (int pass = 0; pass < 2; ++pass)
+            for (std::size_t i = 0; i < out.lines.size(); ++i) {
+                const auto& l = out.lines[i];
+                if (l.interactive || l.structural || keep[i]) continue;
+                if ((pass == 0) != (l.heading != 0)) continue;
+                if (!take(i)) ++out.cut_text_lines;
+            }
+    }
+    if (links != nullptr) {  // a picture link whose headline is cut or outside the subtree: as it was
+        std::set<std::string> shown;
+        for (std::size_t i = 0; i < out.lines.size(); ++i)
+            if (keep[i] && !out.lines[i].ref.empty()) shown.insert(out.lines[i].ref);
+        for (std::size_t i = 0; i < out.lines.size(); ++i)
+            if (keep[i]) links->unpair(out.lines[i], shown);
+    }
+    for (std::size_t i = 0; i < out.lines.size(); ++i) {
+        if (!keep[i]) continue;
+        out.text += rendered_line(out.lines[i]);
+        if (!out.lines[i].ref.empty()) out.refs.push_back(out.lines[i].ref);
+        ++out.shown_lines;
+    }
+    if (out.shortened_lines > 0)
+        out.text += "[" + std::to_string(out.shortened_lines) + " lines shortened (…): readable mode shows them whole]\n";
+    if (out.truncated()) {
+        std::string note = "[snapshot cut to ~" + std::to_string(opt.token_budget) + " tokens: " +
+                           std::to_string(out.cut_text_lines) + " text lines";
+        if (out.cut_controls > 0) note += " and " + std::to_string(out.cut_controls) + " controls";
+        note += " hidden of " + std::to_string(out.lines.size()) +
+                ". To see them: snapshot a subtree by ref, use viewport_only, or search the page text]\n";
+        out.text += note;
+    }
+    out.tokens = tokens.count(out.text);
+}
+
 inline snapshot render_snapshot_unchecked(const std::vector<ax_frame>& frames, const std::map<std::string, dom_index>& dom,
                                           ref_registry& refs, const snapshot_options& opt, const token_counter& tokens) {
     snapshot out;
@@ -4400,15 +4486,8 @@ inline snapshot render_snapshot_unchecked(const std::vector<ax_frame>& frames, c
         out.lines = std::move(sub);
     }
 
-    auto render_line = [](const snapshot_line& l) {
-        std::string s(l.depth, ' ');
-        s += l.text;
-        s += '\n';
-        return s;
-    };
-    for (const auto& l : out.lines) out.full_text += render_line(l);
+    for (const auto& l : out.lines) out.full_text += rendered_line(l);
     // Long runs of page text are shortened (the full text stays in full_text and readable mode).
-    std::size_t shortened = 0;
     if (opt.max_text_line > 0) {
         for (auto& l : out.lines) {
             if (!l.text_run || l.text.size() <= opt.max_text_line + 20) continue;
@@ -4417,77 +4496,10 @@ inline snapshot render_snapshot_unchecked(const std::vector<ax_frame>& frames, c
             if (sp != std::string::npos && sp > opt.max_text_line / 2) cut = sp;
             l.text.resize(cut);
             l.text += "…";
-            ++shortened;
+            ++out.shortened_lines;
         }
     }
-    std::vector<std::size_t> cost(out.lines.size());
-    for (std::size_t i = 0; i < out.lines.size(); ++i) {
-        cost[i] = tokens.count(render_line(out.lines[i]));
-        out.total_tokens += cost[i];
-    }
-
-    std::vector<bool> keep(out.lines.size(), true);
-    if (opt.token_budget > 0 && out.total_tokens > opt.token_budget) {
-        // Interactive lines (and the structure above them) first, in document order; then text.
-        std::fill(keep.begin(), keep.end(), false);
-        std::size_t used = 0;
-        const std::size_t reserve = std::min<std::size_t>(60, opt.token_budget / 3);  // room for the cut note
-        const std::size_t budget = opt.token_budget - reserve;
-        auto take = [&](std::size_t i) -> bool {
-            std::vector<std::size_t> chain;
-            for (std::size_t p = out.lines[i].parent; p != static_cast<std::size_t>(-1) && !keep[p]; p = out.lines[p].parent)
-                chain.push_back(p);
-            std::size_t need = cost[i];
-            for (auto p : chain) need += cost[p];
-            if (used + need > budget) return false;
-            used += need;
-            keep[i] = true;
-            for (auto p : chain) keep[p] = true;
-            return true;
-        };
-        // Controls: the first ones in document order, up to the first that does not fit (a
-        // contiguous prefix is predictable: "everything after X was cut").
-        bool full = false;
-        for (std::size_t i = 0; i < out.lines.size(); ++i)
-            if (out.lines[i].interactive && (full || !take(i))) {
-                full = true;
-                ++out.cut_controls;
-            }
-        // headings next, then text in document order
-        for (int pass = 0; pass < 2; ++pass)
-            for (std::size_t i = 0; i < out.lines.size(); ++i) {
-                const auto& l = out.lines[i];
-                if (l.interactive || l.structural || keep[i]) continue;
-                if ((pass == 0) != (l.heading != 0)) continue;
-                if (!take(i)) ++out.cut_text_lines;
-            }
-    }
-    if (opt.interactive_only) {  // a picture link whose headline is cut or outside the subtree: as it was
-        std::set<std::string> shown;
-        for (std::size_t i = 0; i < out.lines.size(); ++i)
-            if (keep[i] && !out.lines[i].ref.empty()) shown.insert(out.lines[i].ref);
-        for (std::size_t i = 0; i < out.lines.size(); ++i)
-            if (keep[i]) c.links.unpair(out.lines[i], shown);
-    }
-    for (std::size_t i = 0; i < out.lines.size(); ++i) {
-        if (!keep[i]) continue;
-        out.text += render_line(out.lines[i]);
-        if (!out.lines[i].ref.empty()) out.refs.push_back(out.lines[i].ref);
-        ++out.shown_lines;
-    }
-    if (shortened > 0) {
-        out.shortened_lines = shortened;
-        out.text += "[" + std::to_string(shortened) + " lines shortened (…): readable mode shows them whole]\n";
-    }
-    if (out.truncated()) {
-        std::string note = "[snapshot cut to ~" + std::to_string(opt.token_budget) + " tokens: " +
-                           std::to_string(out.cut_text_lines) + " text lines";
-        if (out.cut_controls > 0) note += " and " + std::to_string(out.cut_controls) + " controls";
-        note += " hidden of " + std::to_string(out.lines.size()) +
-                ". To see them: snapshot a subtree by ref, use viewport_only, or search the page text]\n";
-        out.text += note;
-    }
-    out.tokens = tokens.count(out.text);
+    fit_to_budget(out, opt, tokens, opt.interactive_only ? &c.links : nullptr);
     return out;
 }
 }  // namespace detail
@@ -5430,8 +5442,10 @@ struct batch_page {
 // stay stale. What is compared is the region's text with its refs left out, so a menu whose
 // current item, counter or any word changed is shown whole. Only top-level landmark regions
 // (banner, navigation, complementary, contentinfo, search) of 3 lines or more are collapsed;
-// the page's main content never is. Text in, text out: no browser here (browser/impl applies it
-// and keeps the memory in the tab's state).
+// the page's main content never is. The regions are collapsed in the snapshot's lines, before its
+// token budget is applied: on a page the budget cuts, what the regions no longer take goes to the
+// rest of the page. No browser here (browser/impl applies it and keeps the memory in the tab's state).
+
 
 #include <cstddef>
 #include <set>
@@ -5448,13 +5462,14 @@ struct region_memory {
     std::set<std::string> regions;
 };
 
-/// A top-level region of a snapshot's text: its first line, where it starts and ends, its text
-/// with the refs left out, and how many refs it has.
+/// A top-level region of a snapshot: lines [first, last), its first line, its lines with the
+/// refs left out (what is compared), and how many refs it has.
 struct snapshot_region {
-    std::size_t begin = 0, end = 0;  ///< byte offsets in the text: [begin, end)
-    std::string head;                ///< its first line ("banner", "navigation \"Main\" [ref=k2]")
-    std::string key;                 ///< its lines with every " [ref=…]" left out
-    std::size_t refs = 0, lines = 0;
+    std::size_t first = 0, last = 0;
+    std::string head;  ///< its first line ("banner", "navigation \"Main\" [ref=k2]")
+    std::string key;   ///< its lines, indented and each ending in a newline, with every " [ref=…]" left out
+    std::size_t refs = 0;
+    [[nodiscard]] std::size_t lines() const noexcept { return last - first; }
 };
 
 /// The role a snapshot line starts with ("banner" of `banner`, "navigation" of `navigation "Main"`).
@@ -5493,31 +5508,35 @@ inline std::string without_refs(std::string_view line, std::size_t& refs) {
     return out;
 }
 
-/// The top-level repeatable regions of a snapshot's text (a region: its first line at no indent,
-/// and the indented lines after it).
-inline std::vector<snapshot_region> repeatable_regions(std::string_view text) {
+/// The top-level repeatable regions of a snapshot's lines as the model reads them (indented, no
+/// newline): a region is its first line at no indent and the indented lines after it.
+inline std::vector<snapshot_region> repeatable_regions(const std::vector<std::string>& lines) {
     std::vector<snapshot_region> out;
+    bool open = false;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const std::string& line = lines[i];
+        if (!line.empty() && line[0] != ' ') {  // a top-level line ends the region before it
+            open = repeatable_region(line);
+            if (open) out.push_back(snapshot_region{i, i, line, {}, 0});
+        }
+        if (!open) continue;
+        auto& r = out.back();
+        r.last = i + 1;
+        r.key += without_refs(line, r.refs);
+        r.key += '\n';
+    }
+    return out;
+}
+
+/// A snapshot's text as its lines.
+inline std::vector<std::string> text_lines(std::string_view text) {
+    std::vector<std::string> out;
     std::size_t pos = 0;
-    snapshot_region* cur = nullptr;
     while (pos < text.size()) {
-        auto nl = text.find('\n', pos);
-        const std::size_t end = nl == std::string_view::npos ? text.size() : nl + 1;
-        const auto line = text.substr(pos, (nl == std::string_view::npos ? text.size() : nl) - pos);
-        const bool top = !line.empty() && line[0] != ' ';
-        if (top) {
-            cur = nullptr;
-            if (repeatable_region(line)) {
-                out.push_back(snapshot_region{pos, end, std::string(line), {}, 0, 0});
-                cur = &out.back();
-            }
-        }
-        if (cur) {
-            cur->end = end;
-            cur->key += without_refs(line, cur->refs);
-            cur->key += '\n';
-            ++cur->lines;
-        }
-        pos = end;
+        const auto nl = text.find('\n', pos);
+        const std::size_t end = nl == std::string_view::npos ? text.size() : nl;
+        out.emplace_back(text.substr(pos, end - pos));
+        pos = end + 1;
     }
     return out;
 }
@@ -5525,44 +5544,57 @@ inline std::vector<snapshot_region> repeatable_regions(std::string_view text) {
 /// Regions of at least this many lines are worth a line of their own.
 inline constexpr std::size_t min_collapsed_lines = 3;
 
-/// The memory of a page at `origin` whose regions are `regions`.
-inline void remember(region_memory& m, std::string_view origin, const std::vector<snapshot_region>& regions) {
+/// Remember what the model is shown of a page at `origin`: the regions `text` shows (a region cut
+/// short is remembered cut and matches nothing whole), and the `collapsed` ones (their keys: the
+/// model knows them from the page before).
+inline void remember_regions(region_memory& m, std::string_view origin, std::string_view text,
+                             const std::vector<std::string>& collapsed = {}) {
     m.origin = std::string(origin);
     m.regions.clear();
-    for (const auto& r : regions)
-        if (r.lines >= min_collapsed_lines) m.regions.insert(r.key);
+    for (const auto& r : repeatable_regions(text_lines(text)))
+        if (r.lines() >= min_collapsed_lines) m.regions.insert(r.key);
+    m.regions.insert(collapsed.begin(), collapsed.end());
 }
 
-/// Remember what the model is shown of a page at `origin` (the page's whole text, or as much of
-/// it as was shown: a region cut short is remembered cut and matches nothing whole).
-inline void remember_regions(region_memory& m, std::string_view origin, std::string_view text) {
-    remember(m, origin, repeatable_regions(text));
-}
-
-/// `text` (a new page's snapshot, at `origin`) with each region the last page shown at the same
-/// origin had exactly as one line; the memory then holds the new page. `collapsed` counts the
-/// regions shown as one line (the caller's note says how to see them: collapsed_note()).
-inline std::string collapse_repeated_regions(std::string_view text, std::string_view origin, region_memory& m,
-                                             std::size_t* collapsed = nullptr) {
-    const auto regions = repeatable_regions(text);
-    const bool same_site = !origin.empty() && origin == m.origin;
-    std::string out;
-    std::size_t pos = 0, n = 0;
-    for (const auto& r : regions) {
-        if (!same_site || r.lines < min_collapsed_lines || m.regions.count(r.key) == 0) continue;
-        out.append(text.substr(pos, r.begin - pos));
+/// In a new page's snapshot lines (at `origin`), each region the last page shown at the same
+/// origin had exactly becomes one line, "banner: as on the previous page (15 refs)"; the lines'
+/// parents follow. Returns the keys of the regions collapsed. The memory is not changed: once the
+/// page is shown (within its budget), remember_regions() records it.
+inline std::vector<std::string> collapse_repeated_regions(std::vector<snapshot_line>& lines, std::string_view origin,
+                                                          const region_memory& m) {
+    std::vector<std::string> keys;
+    if (origin.empty() || origin != m.origin) return keys;
+    std::vector<std::string> shown;
+    shown.reserve(lines.size());
+    for (const auto& l : lines) shown.push_back(std::string(l.depth, ' ') + l.text);
+    constexpr auto none = static_cast<std::size_t>(-1);
+    std::vector<snapshot_line> out;
+    std::vector<std::size_t> remap(lines.size(), none);
+    std::size_t next = 0;
+    for (const auto& r : repeatable_regions(shown)) {
+        if (r.lines() < min_collapsed_lines || m.regions.count(r.key) == 0) continue;
+        for (; next < r.first; ++next) {
+            remap[next] = out.size();
+            out.push_back(std::move(lines[next]));
+        }
         std::size_t ignored = 0;
-        out += without_refs(r.head, ignored) + ": as on the previous page (" + std::to_string(r.refs) +
-               (r.refs == 1 ? " ref)\n" : " refs)\n");
-        pos = r.end;
-        ++n;
+        snapshot_line one;
+        one.text = without_refs(r.head, ignored) + ": as on the previous page (" + std::to_string(r.refs) +
+                   (r.refs == 1 ? " ref)" : " refs)");
+        out.push_back(std::move(one));
+        keys.push_back(r.key);
+        next = r.last;
     }
-    out.append(text.substr(pos));
-    remember(m, origin, regions);
-    if (collapsed) *collapsed = n;
-    return out;
+    if (keys.empty()) return keys;
+    for (; next < lines.size(); ++next) {
+        remap[next] = out.size();
+        out.push_back(std::move(lines[next]));
+    }
+    for (auto& l : out)  // a region is a whole subtree: no line outside it has a parent inside it
+        if (l.parent != none) l.parent = remap[l.parent];
+    lines = std::move(out);
+    return keys;
 }
-
 /// The note beside a page with `n` collapsed regions.
 inline std::string collapsed_note(std::size_t n) {
     return std::to_string(n) + (n == 1 ? " region is" : " regions are") +
@@ -11232,10 +11264,14 @@ private:
     void begin_call(const tab_ptr& t);
 
     result<page_snapshot> take_snapshot(const tab_ptr& t, const snapshot_options& so);
+    // How the page an action, a navigation or a tab switch shows is rendered: the whole page
+    // within the snapshot budget.
+    [[nodiscard]] snapshot_options page_view_options() const { return snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12}; }
 
     // The snapshot a navigation's result shows: when `collapse` (and the options let it), its
-    // regions the tab's last shown page had (detail/repeated_regions.hpp) as one line each, a
-    // note added for them; the page is remembered as shown.
+    // regions the tab's last shown page had (detail/repeated_regions.hpp) as one line each, before
+    // the budget (what they took goes to the rest of the page), a note added for them; the page
+    // is remembered as shown.
     std::string show_new_page(const tab_ptr& t, const page_snapshot& s, std::vector<std::string>& notes, bool collapse);
     // The tab's page was not shown to the model: no region of the next one is "as before".
     void forget_shown(const tab_ptr& t) {
@@ -12364,7 +12400,7 @@ inline auto browser::select_tab(std::string_view id) -> result<action_result> {
     begin_call(*t);
     action_result r;
     r.action = "select tab " + (*t)->id;
-    auto s = take_snapshot(*t, snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12});
+    auto s = take_snapshot(*t, page_view_options());
     if (!s) return fail(s.error());
     r.url = s->url;
     r.title = s->title;
@@ -12741,7 +12777,7 @@ inline auto browser::navigate_locked(const std::string& url) -> result<action_re
     }
     if (r) r->requested_url = url;
     if (r && r->snapshot.empty() && r->navigated && opt_.snapshot_after_navigation) {
-        auto s = take_snapshot(*ct, snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12});
+        auto s = take_snapshot(*ct, page_view_options());
         // a URL the model asked for starts something (often a task, maybe in a new
         // conversation): shown whole; what follows its links is shown against it
         if (s) r->snapshot = show_new_page(*ct, *s, r->notes, false);
@@ -12806,15 +12842,25 @@ inline auto browser::snapshot(std::optional<snapshot_options> o) -> result<page_
 }
 
 inline std::string browser::show_new_page(const tab_ptr& t, const page_snapshot& s, std::vector<std::string>& notes, bool collapse) {
-    std::lock_guard lock(eng_->mu);
-    if (!collapse || !opt_.collapse_repeated_regions || pages_whole_ > 0) {
-        detail::remember_regions(t->shown, detail::url_origin(s.url), s.snap.text);
-        return s.snap.text;
+    const auto origin = detail::url_origin(s.url);
+    detail::region_memory shown;
+    {
+        std::lock_guard lock(eng_->mu);
+        if (!collapse || !opt_.collapse_repeated_regions || pages_whole_ > 0) {
+            detail::remember_regions(t->shown, origin, s.snap.text);
+            return s.snap.text;
+        }
+        shown = t->shown;
     }
-    std::size_t n = 0;
-    auto text = detail::collapse_repeated_regions(s.snap.text, detail::url_origin(s.url), t->shown, &n);
-    if (n > 0) notes.push_back(detail::collapsed_note(n));
-    return text;
+    agentkit::browser::snapshot view = s.snap;
+    const auto collapsed = detail::collapse_repeated_regions(view.lines, origin, shown);
+    if (!collapsed.empty()) {
+        detail::fit_to_budget(view, page_view_options(), opt_.tokens);  // the budget they took goes to the rest
+        notes.push_back(detail::collapsed_note(collapsed.size()));
+    }
+    std::lock_guard lock(eng_->mu);
+    detail::remember_regions(t->shown, origin, view.text, collapsed);
+    return view.text;
 }
 
 inline auto browser::readable(readable_options o) -> result<page_snapshot> {
@@ -14008,7 +14054,7 @@ auto browser::act_locked(std::string what, tab_ptr t, F&& f, bool expect_navigat
     const auto t0 = clock::now();
     begin_call(t);
     if (!t->has_last && !expect_navigation) {
-        auto base = take_snapshot(t, snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12});
+        auto base = take_snapshot(t, page_view_options());
         if (!base && base.error().is(errc::browser_crashed)) return fail(base.error());
     }
     std::uint64_t mark = 0;
@@ -14102,7 +14148,7 @@ auto browser::act_locked(std::string what, tab_ptr t, F&& f, bool expect_navigat
         std::lock_guard lock(eng_->mu);
         before = t->last_lines;
     }
-    auto snap = take_snapshot(t, snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12});
+    auto snap = take_snapshot(t, page_view_options());
     if (!snap) {
         if (snap.error().is(errc::browser_crashed)) return fail(snap.error());
         out.notes.push_back("no snapshot after the action: " + snap.error().message);
@@ -15171,7 +15217,7 @@ inline auto browser::changes_since(const page_mark& m) -> result<action_result> 
         out.dialogs = std::exchange(t->dialogs, {});
     }
     if (m.tab != t->id) out.notes.push_back("the current tab is now " + t->id + (m.tab.empty() ? "" : " (was " + m.tab + ")"));
-    auto snap = take_snapshot(t, snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12});
+    auto snap = take_snapshot(t, page_view_options());
     if (!snap) {
         if (snap.error().is(errc::browser_crashed)) return fail(snap.error());
         out.notes.push_back("no snapshot: " + snap.error().message);

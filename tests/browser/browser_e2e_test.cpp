@@ -225,6 +225,31 @@ addEventListener('mouseup', e => { if (down) document.getElementById('m').textCo
 <div role="contentinfo"><a href="/aria/legal">Legal</a><a href="/aria/contact">Contact</a><span>Portal Inc.</span></div>)HTML";
         };
         for (int i = 1; i <= 3; ++i) server.route("/aria/" + std::to_string(i), http_response::html(page("Section", aria(i))));
+        // big sites whose repeated chrome takes most of a small budget: a news site with a long
+        // menu before its story, and a documentation site with a side bar and a sitemap footer after it
+        const auto news = [](int n) {
+            std::string menu;
+            for (int i = 0; i < 60; ++i)
+                menu += "<a href=\"/news/topic/" + std::to_string(i) + "\">Topic number " + std::to_string(i) + "</a>";
+            std::string story;
+            for (int i = 0; i < 50; ++i)
+                story += "<p>Paragraph " + std::to_string(i) + " of story " + std::to_string(n) + ", with some more words.</p>";
+            return "<header><nav aria-label=\"Topics\">" + menu + "</nav></header><main><h1>Story " + std::to_string(n) +
+                   "</h1>" + story + "<p>The end of story " + std::to_string(n) + ".</p><a href=\"/news/" + std::to_string(n + 1) +
+                   "\">Next story</a></main>";
+        };
+        for (int i = 1; i <= 3; ++i) server.route("/news/" + std::to_string(i), http_response::html(page("News", news(i))));
+        const auto docs = [](int n) {
+            std::string side, map;
+            for (int i = 0; i < 12; ++i) side += "<li><a href=\"/docs/guide/" + std::to_string(i) + "\">Guide " + std::to_string(i) + "</a></li>";
+            for (int i = 0; i < 40; ++i) map += "<a href=\"/docs/map/" + std::to_string(i) + "\">Sitemap entry " + std::to_string(i) + "</a>";
+            std::string text;
+            for (int i = 0; i < 60; ++i) text += "<p>Step " + std::to_string(i) + " of chapter " + std::to_string(n) + " explains one setting.</p>";
+            return "<main><h1>Chapter " + std::to_string(n) + "</h1><a href=\"/docs/" + std::to_string(n + 1) + "\">Next chapter</a>" +
+                   text + "<p>Chapter " + std::to_string(n) + " ends here.</p></main><aside><ul>" + side + "</ul></aside><footer>" +
+                   map + "</footer>";
+        };
+        for (int i = 1; i <= 2; ++i) server.route("/docs/" + std::to_string(i), http_response::html(page("Docs", docs(i))));
         // a menu whose items are all links, the one of the page it is on marked aria-current; a
         // wizard's steps; values ARIA does not define
         const auto current = [](int on) {
@@ -699,6 +724,39 @@ TEST_F(BrowserE2E, ASitesRepeatedChromeIsShownOnceAndBrowserSnapshotShowsItAgain
     EXPECT_NE(garden_c->snapshot.find("banner: as on the previous page"), std::string::npos) << garden_c->snapshot;
     EXPECT_EQ(garden_c->snapshot.find("contentinfo: as on the previous page"), std::string::npos)
         << "C's footer differs from Garden's: " << garden_c->snapshot;
+}
+
+// On a page the budget cuts, the repeated chrome is collapsed first: what it took goes to the page
+// an action led to. A menu before the story, and (a second site) a side bar and a footer after it.
+TEST_F(BrowserE2E, ThePageAnActionLedToGetsTheBudgetItsRepeatedChromeNoLongerTakes) {
+    br::browser_options o = test_options(*s_);
+    o.snapshot_budget = 1500;
+    br::browser small(o);
+    auto one = small.navigate(s_->server.url("/news/1"));
+    ASSERT_TRUE(one) << one.error().to_text();
+    ASSERT_NE(one->snapshot.find("link \"Topic number 59\""), std::string::npos) << "the menu fits:\n" << one->snapshot;
+    ASSERT_EQ(one->snapshot.find("Paragraph 49 of story 1"), std::string::npos) << "the story does not:\n" << one->snapshot;
+    auto two = small.click(ref_on(one->snapshot, "link \"Next story\""));
+    ASSERT_TRUE(two) << two.error().to_text();
+    const std::string t = two->to_text();
+    EXPECT_NE(t.find("banner: as on the previous page ("), std::string::npos) << t;
+    EXPECT_EQ(t.find("Topic number"), std::string::npos) << t;
+    EXPECT_NE(t.find("Paragraph 49 of story 2"), std::string::npos) << t;
+    EXPECT_NE(t.find("The end of story 2."), std::string::npos) << t;
+    EXPECT_EQ(t.find("[snapshot cut"), std::string::npos) << t;
+    EXPECT_FALSE(ref_on(t, "link \"Next story\"").empty()) << t;
+
+    auto c1 = small.navigate(s_->server.url("/docs/1"));
+    ASSERT_TRUE(c1) << c1.error().to_text();
+    ASSERT_NE(c1->snapshot.find("Sitemap entry 39"), std::string::npos) << c1->snapshot;
+    ASSERT_EQ(c1->snapshot.find("Chapter 1 ends here."), std::string::npos) << c1->snapshot;
+    auto c2 = small.click(ref_on(c1->snapshot, "link \"Next chapter\""));
+    ASSERT_TRUE(c2) << c2.error().to_text();
+    const std::string d = c2->to_text();
+    EXPECT_NE(d.find("complementary: as on the previous page (12 refs)"), std::string::npos) << d;
+    EXPECT_NE(d.find("contentinfo: as on the previous page (40 refs)"), std::string::npos) << d;
+    EXPECT_NE(d.find("Step 59 of chapter 2"), std::string::npos) << d;
+    EXPECT_NE(d.find("Chapter 2 ends here."), std::string::npos) << d;
 }
 
 // The same with chrome made of divs with ARIA roles, whose menu shows the page it is on as text,

@@ -497,16 +497,60 @@ std::string site_page(const std::string& p, const std::string& main_text, const 
            "\ncontentinfo\n - link \"Privacy\" /privacy [ref=" + p + "6]\n - link \"Terms\" /terms [ref=" + p + "7]\n (c) Shop" + footer_extra +
            "\n";
 }
+
+// A snapshot's lines from its text: indentation is depth, a trailing " [ref=…]" makes a control,
+// a line with deeper lines after it is a container (the parent of the lines it holds).
+std::vector<br::snapshot_line> lines_of(const std::string& text) {
+    std::vector<br::snapshot_line> out;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+        br::snapshot_line l;
+        while (l.depth < line.size() && line[l.depth] == ' ') ++l.depth;
+        l.text = line.substr(l.depth);
+        if (const auto r = l.text.rfind(" [ref="); r != std::string::npos && l.text.back() == ']')
+            l.ref = l.text.substr(r + 6, l.text.size() - r - 7);
+        l.interactive = !l.ref.empty();
+        for (std::size_t p = out.size(); p-- > 0;)
+            if (out[p].depth < l.depth) {
+                l.parent = p;
+                out[p].structural = !out[p].interactive;
+                break;
+            }
+        l.text_run = !l.interactive;
+        out.push_back(std::move(l));
+    }
+    for (auto& l : out)
+        if (l.structural) l.text_run = false;
+    return out;
+}
+
+// What a browser shows of a page an action led to (browser::show_new_page, without a browser):
+// the regions the memory knows as one line each, then the budget (0: none); the page is then
+// remembered as shown. `n`: the regions collapsed.
+std::string show(const std::string& text, const std::string& origin, agentkit::browser::detail::region_memory& m,
+                 std::size_t* n, std::size_t budget = 0) {
+    namespace d = agentkit::browser::detail;
+    br::snapshot s;
+    s.lines = lines_of(text);
+    const auto keys = d::collapse_repeated_regions(s.lines, origin, m);
+    *n = keys.size();
+    br::snapshot_options o;
+    o.token_budget = budget;
+    d::fit_to_budget(s, o, ak::token_counter{});
+    d::remember_regions(m, origin, s.text, keys);
+    return s.text;
+}
 }  // namespace
 
 TEST(RepeatedRegions, ANewPageOfTheSameSiteShowsItsRepeatedChromeAsOneLineEach) {
     namespace d = agentkit::browser::detail;
     d::region_memory m;
     std::size_t n = 99;
-    const auto first = d::collapse_repeated_regions(site_page("j", "Kettles"), "http://shop.test", m, &n);
+    const auto first = show(site_page("j", "Kettles"), "http://shop.test", m, &n);
     EXPECT_EQ(n, 0U);
     EXPECT_EQ(first, site_page("j", "Kettles")) << "the first page is shown whole";
-    const auto second = d::collapse_repeated_regions(site_page("k", "Blue Kettle"), "http://shop.test", m, &n);
+    const auto second = show(site_page("k", "Blue Kettle"), "http://shop.test", m, &n);
     EXPECT_EQ(n, 2U);
     EXPECT_EQ(second,
               "banner: as on the previous page (4 refs)\nmain [ref=k5]\n h1 \"Blue Kettle\"\n text of Blue Kettle\n"
@@ -518,30 +562,89 @@ TEST(RepeatedRegions, AChangedRegionAnotherOriginOrASmallRegionIsShownWhole) {
     namespace d = agentkit::browser::detail;
     d::region_memory m;
     std::size_t n = 0;
-    (void)d::collapse_repeated_regions(site_page("j", "A"), "http://shop.test", m, &n);
+    (void)show(site_page("j", "A"), "http://shop.test", m, &n);
     // the footer gained a word: shown whole; the banner did not change
-    auto b = d::collapse_repeated_regions(site_page("k", "B", " 2026"), "http://shop.test", m, &n);
+    auto b = show(site_page("k", "B", " 2026"), "http://shop.test", m, &n);
     EXPECT_EQ(n, 1U);
     EXPECT_NE(b.find(" - link \"Privacy\" /privacy [ref=k6]"), std::string::npos) << b;
     EXPECT_NE(b.find("banner: as on the previous page"), std::string::npos) << b;
     // the same page on another origin: nothing is "as before"
-    auto c = d::collapse_repeated_regions(site_page("l", "C", " 2026"), "http://other.test", m, &n);
+    auto c = show(site_page("l", "C", " 2026"), "http://other.test", m, &n);
     EXPECT_EQ(n, 0U);
     EXPECT_EQ(c, site_page("l", "C", " 2026"));
     // a region of fewer than 3 lines stays (its one line would save nothing)
     d::region_memory m2;
     const std::string small = "navigation\n - link \"Home\" / [ref=e1]\nmain\n x\n";
-    (void)d::collapse_repeated_regions(small, "http://a.test", m2, &n);
-    EXPECT_EQ(d::collapse_repeated_regions(small, "http://a.test", m2, &n), small);
+    (void)show(small, "http://a.test", m2, &n);
+    EXPECT_EQ(show(small, "http://a.test", m2, &n), small);
     EXPECT_EQ(n, 0U);
     // the page's main content is never collapsed, nor an unknown origin (about:blank, data:)
     d::region_memory m3;
     const std::string same_main = "main\n a\n b\n c\n";
-    (void)d::collapse_repeated_regions(same_main, "http://a.test", m3, &n);
-    EXPECT_EQ(d::collapse_repeated_regions(same_main, "http://a.test", m3, &n), same_main);
+    (void)show(same_main, "http://a.test", m3, &n);
+    EXPECT_EQ(show(same_main, "http://a.test", m3, &n), same_main);
     d::region_memory m4;
-    (void)d::collapse_repeated_regions(site_page("j", "A"), "", m4, &n);
-    EXPECT_EQ(d::collapse_repeated_regions(site_page("k", "A"), "", m4, &n), site_page("k", "A"));
+    (void)show(site_page("j", "A"), "", m4, &n);
+    EXPECT_EQ(show(site_page("k", "A"), "", m4, &n), site_page("k", "A"));
+}
+
+// The regions are collapsed before the budget: on a page the budget cuts, what the site's menu
+// took goes to the page's own text. A region the budget cut is not remembered whole, so the next
+// page shows it again.
+TEST(RepeatedRegions, WhatACollapsedRegionTookOfTheBudgetGoesToTheRestOfThePage) {
+    namespace d = agentkit::browser::detail;
+    auto page = [](const std::string& p, const std::string& story) {
+        std::string t = "banner\n navigation \"Departments\"\n";
+        for (int i = 0; i < 20; ++i)
+            t += "  - link \"Department number " + std::to_string(i) + "\" /dept/" + std::to_string(i) + " [ref=" + p +
+                 std::to_string(i) + "]\n";
+        t += "main\n h1 \"" + story + "\"\n";
+        for (int i = 0; i < 20; ++i) t += " Paragraph " + std::to_string(i) + " of " + story + ", with a few more words.\n";
+        t += " The last line of " + story + ".\n";
+        return t;
+    };
+    const ak::token_counter tokens;
+    const std::size_t budget = 500;
+    ASSERT_GT(tokens.count(page("j", "Story A")), budget + 100) << "the page does not fit whole";
+    d::region_memory m;
+    std::size_t n = 0;
+    const auto a = show(page("j", "Story A"), "http://news.test", m, &n, budget);
+    EXPECT_EQ(n, 0U);
+    EXPECT_NE(a.find("link \"Department number 19\""), std::string::npos) << "the menu whole, the story cut:\n" << a;
+    EXPECT_EQ(a.find("Paragraph 19 of Story A"), std::string::npos) << a;
+    EXPECT_NE(a.find("[snapshot cut to ~500 tokens"), std::string::npos) << a;
+    const auto b = show(page("k", "Story B"), "http://news.test", m, &n, budget);
+    EXPECT_EQ(n, 1U);
+    EXPECT_NE(b.find("banner: as on the previous page (20 refs)"), std::string::npos) << b;
+    EXPECT_NE(b.find(" Paragraph 19 of Story B"), std::string::npos) << "the story fits once the menu is one line:\n" << b;
+    EXPECT_NE(b.find(" The last line of Story B.\n"), std::string::npos) << b;
+    EXPECT_EQ(b.find("[snapshot cut"), std::string::npos) << b;
+    EXPECT_LE(tokens.count(b), budget);
+    // the collapsed banner is still known: the third page collapses it too
+    const auto c = show(page("l", "Story C"), "http://news.test", m, &n, budget);
+    EXPECT_EQ(n, 1U);
+    EXPECT_NE(c.find(" Paragraph 19 of Story C"), std::string::npos) << c;
+
+    // a footer the budget cut short is not "as before": the next page shows it (as far as it fits)
+    auto footed = [](const std::string& p, const std::string& story) {
+        std::string t = "main\n h1 \"" + story + "\"\n";
+        for (int i = 0; i < 10; ++i) t += " Line " + std::to_string(i) + " of " + story + ".\n";
+        t += "contentinfo\n";
+        for (int i = 0; i < 60; ++i)
+            t += " - link \"Sitemap entry " + std::to_string(i) + "\" /map/" + std::to_string(i) + " [ref=" + p + std::to_string(i) + "]\n";
+        return t;
+    };
+    d::region_memory f;
+    (void)show(footed("j", "A"), "http://docs.test", f, &n, 400);
+    const auto fb = show(footed("k", "B"), "http://docs.test", f, &n, 400);
+    EXPECT_EQ(n, 0U) << fb;
+    EXPECT_NE(fb.find("link \"Sitemap entry 0\" /map/0 [ref=k0]"), std::string::npos) << fb;
+    // shown whole (no budget), it is remembered and the next page collapses it
+    (void)show(footed("l", "C"), "http://docs.test", f, &n);
+    const auto fd = show(footed("m", "D"), "http://docs.test", f, &n, 400);
+    EXPECT_EQ(n, 1U);
+    EXPECT_NE(fd.find("contentinfo: as on the previous page (60 refs)"), std::string::npos) << fd;
+    EXPECT_NE(fd.find(" Line 9 of D.\n"), std::string::npos) << fd;
 }
 
 TEST(RepeatedRegions, RefsAreLeftOutOfTheComparisonButAPageThatSpellsOneIsNot) {
@@ -555,12 +658,12 @@ TEST(RepeatedRegions, RefsAreLeftOutOfTheComparisonButAPageThatSpellsOneIsNot) {
     // a region whose only difference is a defanged mark in its text is not the same region
     d::region_memory m;
     std::size_t n = 0;
-    (void)d::collapse_repeated_regions("banner\n a\n b [ref=e1]\n c\n", "http://a.test", m, &n);
-    (void)d::collapse_repeated_regions("banner\n a\n b [ref\\=e1]\n c\n", "http://a.test", m, &n);
+    (void)show("banner\n a\n b [ref=e1]\n c\n", "http://a.test", m, &n);
+    (void)show("banner\n a\n b [ref\\=e1]\n c\n", "http://a.test", m, &n);
     EXPECT_EQ(n, 0U);
     // remember_regions takes what an explicit snapshot showed: the next page collapses against it
     d::region_memory r;
     d::remember_regions(r, "http://shop.test", site_page("j", "A"));
-    EXPECT_NE(d::collapse_repeated_regions(site_page("k", "B"), "http://shop.test", r, &n).find("as on the previous page"), std::string::npos);
+    EXPECT_NE(show(site_page("k", "B"), "http://shop.test", r, &n).find("as on the previous page"), std::string::npos);
     EXPECT_EQ(n, 2U);
 }

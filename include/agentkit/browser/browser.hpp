@@ -561,10 +561,14 @@ private:
     void begin_call(const tab_ptr& t);
 
     result<page_snapshot> take_snapshot(const tab_ptr& t, const snapshot_options& so);
+    // How the page an action, a navigation or a tab switch shows is rendered: the whole page
+    // within the snapshot budget.
+    [[nodiscard]] snapshot_options page_view_options() const { return snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12}; }
 
     // The snapshot a navigation's result shows: when `collapse` (and the options let it), its
-    // regions the tab's last shown page had (detail/repeated_regions.hpp) as one line each, a
-    // note added for them; the page is remembered as shown.
+    // regions the tab's last shown page had (detail/repeated_regions.hpp) as one line each, before
+    // the budget (what they took goes to the rest of the page), a note added for them; the page
+    // is remembered as shown.
     std::string show_new_page(const tab_ptr& t, const page_snapshot& s, std::vector<std::string>& notes, bool collapse);
     // The tab's page was not shown to the model: no region of the next one is "as before".
     void forget_shown(const tab_ptr& t) {

@@ -68,6 +68,92 @@ inline snapshot unreadable_tree(const json::exception& e, const token_counter& t
     return out;
 }
 
+/// A line as the model reads it: its indentation, its text, a newline.
+inline std::string rendered_line(const snapshot_line& l) {
+    std::string s(l.depth, ' ');
+    s += l.text;
+    s += '\n';
+    return s;
+}
+
+/// Compose what the model sees of `out.lines` within `opt.token_budget`: `text`, `tokens`, the
+/// refs shown, and what the budget cut (counts and a note saying how to see the rest). Over
+/// budget, controls come first (and the structure above them) as a prefix in document order,
+/// then headings, then text in document order. `links`: an interactive-only view's picture links,
+/// put back as they were when their partner is not shown (nullptr for other views). May be
+/// called again after `lines` changed (a page's repeated regions collapsed).
+inline void fit_to_budget(snapshot& out, const snapshot_options& opt, const token_counter& tokens,
+                          const link_pairs* links = nullptr) {
+    out.text.clear();
+    out.refs.clear();
+    out.total_tokens = out.shown_lines = out.cut_text_lines = out.cut_controls = 0;
+    std::vector<std::size_t> cost(out.lines.size());
+    for (std::size_t i = 0; i < out.lines.size(); ++i) {
+        cost[i] = tokens.count(rendered_line(out.lines[i]));
+        out.total_tokens += cost[i];
+    }
+
+    std::vector<bool> keep(out.lines.size(), true);
+    if (opt.token_budget > 0 && out.total_tokens > opt.token_budget) {
+        std::fill(keep.begin(), keep.end(), false);
+        std::size_t used = 0;
+        const std::size_t reserve = std::min<std::size_t>(60, opt.token_budget / 3);  // room for the cut note
+        const std::size_t budget = opt.token_budget - reserve;
+        auto take = [&](std::size_t i) -> bool {
+            std::vector<std::size_t> chain;
+            for (std::size_t p = out.lines[i].parent; p != static_cast<std::size_t>(-1) && !keep[p]; p = out.lines[p].parent)
+                chain.push_back(p);
+            std::size_t need = cost[i];
+            for (auto p : chain) need += cost[p];
+            if (used + need > budget) return false;
+            used += need;
+            keep[i] = true;
+            for (auto p : chain) keep[p] = true;
+            return true;
+        };
+        // Controls: the first ones in document order, up to the first that does not fit (a
+        // contiguous prefix is predictable: "everything after X was cut").
+        bool full = false;
+        for (std::size_t i = 0; i < out.lines.size(); ++i)
+            if (out.lines[i].interactive && (full || !take(i))) {
+                full = true;
+                ++out.cut_controls;
+            }
+        // headings next, then text in document order
+        for (int pass = 0; pass < 2; ++pass)
+            for (std::size_t i = 0; i < out.lines.size(); ++i) {
+                const auto& l = out.lines[i];
+                if (l.interactive || l.structural || keep[i]) continue;
+                if ((pass == 0) != (l.heading != 0)) continue;
+                if (!take(i)) ++out.cut_text_lines;
+            }
+    }
+    if (links != nullptr) {  // a picture link whose headline is cut or outside the subtree: as it was
+        std::set<std::string> shown;
+        for (std::size_t i = 0; i < out.lines.size(); ++i)
+            if (keep[i] && !out.lines[i].ref.empty()) shown.insert(out.lines[i].ref);
+        for (std::size_t i = 0; i < out.lines.size(); ++i)
+            if (keep[i]) links->unpair(out.lines[i], shown);
+    }
+    for (std::size_t i = 0; i < out.lines.size(); ++i) {
+        if (!keep[i]) continue;
+        out.text += rendered_line(out.lines[i]);
+        if (!out.lines[i].ref.empty()) out.refs.push_back(out.lines[i].ref);
+        ++out.shown_lines;
+    }
+    if (out.shortened_lines > 0)
+        out.text += "[" + std::to_string(out.shortened_lines) + " lines shortened (…): readable mode shows them whole]\n";
+    if (out.truncated()) {
+        std::string note = "[snapshot cut to ~" + std::to_string(opt.token_budget) + " tokens: " +
+                           std::to_string(out.cut_text_lines) + " text lines";
+        if (out.cut_controls > 0) note += " and " + std::to_string(out.cut_controls) + " controls";
+        note += " hidden of " + std::to_string(out.lines.size()) +
+                ". To see them: snapshot a subtree by ref, use viewport_only, or search the page text]\n";
+        out.text += note;
+    }
+    out.tokens = tokens.count(out.text);
+}
+
 inline snapshot render_snapshot_unchecked(const std::vector<ax_frame>& frames, const std::map<std::string, dom_index>& dom,
                                           ref_registry& refs, const snapshot_options& opt, const token_counter& tokens) {
     snapshot out;
@@ -168,15 +254,8 @@ inline snapshot render_snapshot_unchecked(const std::vector<ax_frame>& frames, c
         out.lines = std::move(sub);
     }
 
-    auto render_line = [](const snapshot_line& l) {
-        std::string s(l.depth, ' ');
-        s += l.text;
-        s += '\n';
-        return s;
-    };
-    for (const auto& l : out.lines) out.full_text += render_line(l);
+    for (const auto& l : out.lines) out.full_text += rendered_line(l);
     // Long runs of page text are shortened (the full text stays in full_text and readable mode).
-    std::size_t shortened = 0;
     if (opt.max_text_line > 0) {
         for (auto& l : out.lines) {
             if (!l.text_run || l.text.size() <= opt.max_text_line + 20) continue;
@@ -185,77 +264,10 @@ inline snapshot render_snapshot_unchecked(const std::vector<ax_frame>& frames, c
             if (sp != std::string::npos && sp > opt.max_text_line / 2) cut = sp;
             l.text.resize(cut);
             l.text += "…";
-            ++shortened;
+            ++out.shortened_lines;
         }
     }
-    std::vector<std::size_t> cost(out.lines.size());
-    for (std::size_t i = 0; i < out.lines.size(); ++i) {
-        cost[i] = tokens.count(render_line(out.lines[i]));
-        out.total_tokens += cost[i];
-    }
-
-    std::vector<bool> keep(out.lines.size(), true);
-    if (opt.token_budget > 0 && out.total_tokens > opt.token_budget) {
-        // Interactive lines (and the structure above them) first, in document order; then text.
-        std::fill(keep.begin(), keep.end(), false);
-        std::size_t used = 0;
-        const std::size_t reserve = std::min<std::size_t>(60, opt.token_budget / 3);  // room for the cut note
-        const std::size_t budget = opt.token_budget - reserve;
-        auto take = [&](std::size_t i) -> bool {
-            std::vector<std::size_t> chain;
-            for (std::size_t p = out.lines[i].parent; p != static_cast<std::size_t>(-1) && !keep[p]; p = out.lines[p].parent)
-                chain.push_back(p);
-            std::size_t need = cost[i];
-            for (auto p : chain) need += cost[p];
-            if (used + need > budget) return false;
-            used += need;
-            keep[i] = true;
-            for (auto p : chain) keep[p] = true;
-            return true;
-        };
-        // Controls: the first ones in document order, up to the first that does not fit (a
-        // contiguous prefix is predictable: "everything after X was cut").
-        bool full = false;
-        for (std::size_t i = 0; i < out.lines.size(); ++i)
-            if (out.lines[i].interactive && (full || !take(i))) {
-                full = true;
-                ++out.cut_controls;
-            }
-        // headings next, then text in document order
-        for (int pass = 0; pass < 2; ++pass)
-            for (std::size_t i = 0; i < out.lines.size(); ++i) {
-                const auto& l = out.lines[i];
-                if (l.interactive || l.structural || keep[i]) continue;
-                if ((pass == 0) != (l.heading != 0)) continue;
-                if (!take(i)) ++out.cut_text_lines;
-            }
-    }
-    if (opt.interactive_only) {  // a picture link whose headline is cut or outside the subtree: as it was
-        std::set<std::string> shown;
-        for (std::size_t i = 0; i < out.lines.size(); ++i)
-            if (keep[i] && !out.lines[i].ref.empty()) shown.insert(out.lines[i].ref);
-        for (std::size_t i = 0; i < out.lines.size(); ++i)
-            if (keep[i]) c.links.unpair(out.lines[i], shown);
-    }
-    for (std::size_t i = 0; i < out.lines.size(); ++i) {
-        if (!keep[i]) continue;
-        out.text += render_line(out.lines[i]);
-        if (!out.lines[i].ref.empty()) out.refs.push_back(out.lines[i].ref);
-        ++out.shown_lines;
-    }
-    if (shortened > 0) {
-        out.shortened_lines = shortened;
-        out.text += "[" + std::to_string(shortened) + " lines shortened (…): readable mode shows them whole]\n";
-    }
-    if (out.truncated()) {
-        std::string note = "[snapshot cut to ~" + std::to_string(opt.token_budget) + " tokens: " +
-                           std::to_string(out.cut_text_lines) + " text lines";
-        if (out.cut_controls > 0) note += " and " + std::to_string(out.cut_controls) + " controls";
-        note += " hidden of " + std::to_string(out.lines.size()) +
-                ". To see them: snapshot a subtree by ref, use viewport_only, or search the page text]\n";
-        out.text += note;
-    }
-    out.tokens = tokens.count(out.text);
+    fit_to_budget(out, opt, tokens, opt.interactive_only ? &c.links : nullptr);
     return out;
 }
 }  // namespace detail

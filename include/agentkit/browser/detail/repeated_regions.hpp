@@ -14,9 +14,12 @@
 // stay stale. What is compared is the region's text with its refs left out, so a menu whose
 // current item, counter or any word changed is shown whole. Only top-level landmark regions
 // (banner, navigation, complementary, contentinfo, search) of 3 lines or more are collapsed;
-// the page's main content never is. Text in, text out: no browser here (browser/impl applies it
-// and keeps the memory in the tab's state).
+// the page's main content never is. The regions are collapsed in the snapshot's lines, before its
+// token budget is applied: on a page the budget cuts, what the regions no longer take goes to the
+// rest of the page. No browser here (browser/impl applies it and keeps the memory in the tab's state).
 #pragma once
+
+#include <agentkit/browser/snapshot_types.hpp>
 
 #include <cstddef>
 #include <set>
@@ -33,13 +36,14 @@ struct region_memory {
     std::set<std::string> regions;
 };
 
-/// A top-level region of a snapshot's text: its first line, where it starts and ends, its text
-/// with the refs left out, and how many refs it has.
+/// A top-level region of a snapshot: lines [first, last), its first line, its lines with the
+/// refs left out (what is compared), and how many refs it has.
 struct snapshot_region {
-    std::size_t begin = 0, end = 0;  ///< byte offsets in the text: [begin, end)
-    std::string head;                ///< its first line ("banner", "navigation \"Main\" [ref=k2]")
-    std::string key;                 ///< its lines with every " [ref=…]" left out
-    std::size_t refs = 0, lines = 0;
+    std::size_t first = 0, last = 0;
+    std::string head;  ///< its first line ("banner", "navigation \"Main\" [ref=k2]")
+    std::string key;   ///< its lines, indented and each ending in a newline, with every " [ref=…]" left out
+    std::size_t refs = 0;
+    [[nodiscard]] std::size_t lines() const noexcept { return last - first; }
 };
 
 /// The role a snapshot line starts with ("banner" of `banner`, "navigation" of `navigation "Main"`).
@@ -78,31 +82,35 @@ inline std::string without_refs(std::string_view line, std::size_t& refs) {
     return out;
 }
 
-/// The top-level repeatable regions of a snapshot's text (a region: its first line at no indent,
-/// and the indented lines after it).
-inline std::vector<snapshot_region> repeatable_regions(std::string_view text) {
+/// The top-level repeatable regions of a snapshot's lines as the model reads them (indented, no
+/// newline): a region is its first line at no indent and the indented lines after it.
+inline std::vector<snapshot_region> repeatable_regions(const std::vector<std::string>& lines) {
     std::vector<snapshot_region> out;
+    bool open = false;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const std::string& line = lines[i];
+        if (!line.empty() && line[0] != ' ') {  // a top-level line ends the region before it
+            open = repeatable_region(line);
+            if (open) out.push_back(snapshot_region{i, i, line, {}, 0});
+        }
+        if (!open) continue;
+        auto& r = out.back();
+        r.last = i + 1;
+        r.key += without_refs(line, r.refs);
+        r.key += '\n';
+    }
+    return out;
+}
+
+/// A snapshot's text as its lines.
+inline std::vector<std::string> text_lines(std::string_view text) {
+    std::vector<std::string> out;
     std::size_t pos = 0;
-    snapshot_region* cur = nullptr;
     while (pos < text.size()) {
-        auto nl = text.find('\n', pos);
-        const std::size_t end = nl == std::string_view::npos ? text.size() : nl + 1;
-        const auto line = text.substr(pos, (nl == std::string_view::npos ? text.size() : nl) - pos);
-        const bool top = !line.empty() && line[0] != ' ';
-        if (top) {
-            cur = nullptr;
-            if (repeatable_region(line)) {
-                out.push_back(snapshot_region{pos, end, std::string(line), {}, 0, 0});
-                cur = &out.back();
-            }
-        }
-        if (cur) {
-            cur->end = end;
-            cur->key += without_refs(line, cur->refs);
-            cur->key += '\n';
-            ++cur->lines;
-        }
-        pos = end;
+        const auto nl = text.find('\n', pos);
+        const std::size_t end = nl == std::string_view::npos ? text.size() : nl;
+        out.emplace_back(text.substr(pos, end - pos));
+        pos = end + 1;
     }
     return out;
 }
@@ -110,44 +118,57 @@ inline std::vector<snapshot_region> repeatable_regions(std::string_view text) {
 /// Regions of at least this many lines are worth a line of their own.
 inline constexpr std::size_t min_collapsed_lines = 3;
 
-/// The memory of a page at `origin` whose regions are `regions`.
-inline void remember(region_memory& m, std::string_view origin, const std::vector<snapshot_region>& regions) {
+/// Remember what the model is shown of a page at `origin`: the regions `text` shows (a region cut
+/// short is remembered cut and matches nothing whole), and the `collapsed` ones (their keys: the
+/// model knows them from the page before).
+inline void remember_regions(region_memory& m, std::string_view origin, std::string_view text,
+                             const std::vector<std::string>& collapsed = {}) {
     m.origin = std::string(origin);
     m.regions.clear();
-    for (const auto& r : regions)
-        if (r.lines >= min_collapsed_lines) m.regions.insert(r.key);
+    for (const auto& r : repeatable_regions(text_lines(text)))
+        if (r.lines() >= min_collapsed_lines) m.regions.insert(r.key);
+    m.regions.insert(collapsed.begin(), collapsed.end());
 }
 
-/// Remember what the model is shown of a page at `origin` (the page's whole text, or as much of
-/// it as was shown: a region cut short is remembered cut and matches nothing whole).
-inline void remember_regions(region_memory& m, std::string_view origin, std::string_view text) {
-    remember(m, origin, repeatable_regions(text));
-}
-
-/// `text` (a new page's snapshot, at `origin`) with each region the last page shown at the same
-/// origin had exactly as one line; the memory then holds the new page. `collapsed` counts the
-/// regions shown as one line (the caller's note says how to see them: collapsed_note()).
-inline std::string collapse_repeated_regions(std::string_view text, std::string_view origin, region_memory& m,
-                                             std::size_t* collapsed = nullptr) {
-    const auto regions = repeatable_regions(text);
-    const bool same_site = !origin.empty() && origin == m.origin;
-    std::string out;
-    std::size_t pos = 0, n = 0;
-    for (const auto& r : regions) {
-        if (!same_site || r.lines < min_collapsed_lines || m.regions.count(r.key) == 0) continue;
-        out.append(text.substr(pos, r.begin - pos));
+/// In a new page's snapshot lines (at `origin`), each region the last page shown at the same
+/// origin had exactly becomes one line, "banner: as on the previous page (15 refs)"; the lines'
+/// parents follow. Returns the keys of the regions collapsed. The memory is not changed: once the
+/// page is shown (within its budget), remember_regions() records it.
+inline std::vector<std::string> collapse_repeated_regions(std::vector<snapshot_line>& lines, std::string_view origin,
+                                                          const region_memory& m) {
+    std::vector<std::string> keys;
+    if (origin.empty() || origin != m.origin) return keys;
+    std::vector<std::string> shown;
+    shown.reserve(lines.size());
+    for (const auto& l : lines) shown.push_back(std::string(l.depth, ' ') + l.text);
+    constexpr auto none = static_cast<std::size_t>(-1);
+    std::vector<snapshot_line> out;
+    std::vector<std::size_t> remap(lines.size(), none);
+    std::size_t next = 0;
+    for (const auto& r : repeatable_regions(shown)) {
+        if (r.lines() < min_collapsed_lines || m.regions.count(r.key) == 0) continue;
+        for (; next < r.first; ++next) {
+            remap[next] = out.size();
+            out.push_back(std::move(lines[next]));
+        }
         std::size_t ignored = 0;
-        out += without_refs(r.head, ignored) + ": as on the previous page (" + std::to_string(r.refs) +
-               (r.refs == 1 ? " ref)\n" : " refs)\n");
-        pos = r.end;
-        ++n;
+        snapshot_line one;
+        one.text = without_refs(r.head, ignored) + ": as on the previous page (" + std::to_string(r.refs) +
+                   (r.refs == 1 ? " ref)" : " refs)");
+        out.push_back(std::move(one));
+        keys.push_back(r.key);
+        next = r.last;
     }
-    out.append(text.substr(pos));
-    remember(m, origin, regions);
-    if (collapsed) *collapsed = n;
-    return out;
+    if (keys.empty()) return keys;
+    for (; next < lines.size(); ++next) {
+        remap[next] = out.size();
+        out.push_back(std::move(lines[next]));
+    }
+    for (auto& l : out)  // a region is a whole subtree: no line outside it has a parent inside it
+        if (l.parent != none) l.parent = remap[l.parent];
+    lines = std::move(out);
+    return keys;
 }
-
 /// The note beside a page with `n` collapsed regions.
 inline std::string collapsed_note(std::size_t n) {
     return std::to_string(n) + (n == 1 ? " region is" : " regions are") +

@@ -27,15 +27,25 @@ inline auto browser::snapshot(std::optional<snapshot_options> o) -> result<page_
 }
 
 inline std::string browser::show_new_page(const tab_ptr& t, const page_snapshot& s, std::vector<std::string>& notes, bool collapse) {
-    std::lock_guard lock(eng_->mu);
-    if (!collapse || !opt_.collapse_repeated_regions || pages_whole_ > 0) {
-        detail::remember_regions(t->shown, detail::url_origin(s.url), s.snap.text);
-        return s.snap.text;
+    const auto origin = detail::url_origin(s.url);
+    detail::region_memory shown;
+    {
+        std::lock_guard lock(eng_->mu);
+        if (!collapse || !opt_.collapse_repeated_regions || pages_whole_ > 0) {
+            detail::remember_regions(t->shown, origin, s.snap.text);
+            return s.snap.text;
+        }
+        shown = t->shown;
     }
-    std::size_t n = 0;
-    auto text = detail::collapse_repeated_regions(s.snap.text, detail::url_origin(s.url), t->shown, &n);
-    if (n > 0) notes.push_back(detail::collapsed_note(n));
-    return text;
+    agentkit::browser::snapshot view = s.snap;
+    const auto collapsed = detail::collapse_repeated_regions(view.lines, origin, shown);
+    if (!collapsed.empty()) {
+        detail::fit_to_budget(view, page_view_options(), opt_.tokens);  // the budget they took goes to the rest
+        notes.push_back(detail::collapsed_note(collapsed.size()));
+    }
+    std::lock_guard lock(eng_->mu);
+    detail::remember_regions(t->shown, origin, view.text, collapsed);
+    return view.text;
 }
 
 inline auto browser::readable(readable_options o) -> result<page_snapshot> {

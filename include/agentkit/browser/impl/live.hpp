@@ -184,7 +184,7 @@ inline auto browser::changes_since(const page_mark& m) -> result<action_result> 
         out.dialogs = std::exchange(t->dialogs, {});
     }
     if (m.tab != t->id) out.notes.push_back("the current tab is now " + t->id + (m.tab.empty() ? "" : " (was " + m.tab + ")"));
-    auto snap = take_snapshot(t, snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12});
+    auto snap = take_snapshot(t, page_view_options());
     if (!snap) {
         if (snap.error().is(errc::browser_crashed)) return fail(snap.error());
         out.notes.push_back("no snapshot: " + snap.error().message);

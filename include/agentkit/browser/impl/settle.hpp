@@ -179,7 +179,7 @@ auto browser::act_locked(std::string what, tab_ptr t, F&& f, bool expect_navigat
     const auto t0 = clock::now();
     begin_call(t);
     if (!t->has_last && !expect_navigation) {
-        auto base = take_snapshot(t, snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12});
+        auto base = take_snapshot(t, page_view_options());
         if (!base && base.error().is(errc::browser_crashed)) return fail(base.error());
     }
     std::uint64_t mark = 0;
@@ -273,7 +273,7 @@ auto browser::act_locked(std::string what, tab_ptr t, F&& f, bool expect_navigat
         std::lock_guard lock(eng_->mu);
         before = t->last_lines;
     }
-    auto snap = take_snapshot(t, snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12});
+    auto snap = take_snapshot(t, page_view_options());
     if (!snap) {
         if (snap.error().is(errc::browser_crashed)) return fail(snap.error());
         out.notes.push_back("no snapshot after the action: " + snap.error().message);

@@ -53,7 +53,7 @@ inline auto browser::select_tab(std::string_view id) -> result<action_result> {
     begin_call(*t);
     action_result r;
     r.action = "select tab " + (*t)->id;
-    auto s = take_snapshot(*t, snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12});
+    auto s = take_snapshot(*t, page_view_options());
     if (!s) return fail(s.error());
     r.url = s->url;
     r.title = s->title;
