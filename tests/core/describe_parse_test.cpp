@@ -46,6 +46,21 @@ TEST(Schema, ObjectWithRequiredOptionalAndConstraints) {
     EXPECT_EQ(s["properties"]["retries"]["minimum"], 0);
 }
 
+// A whole bound is written as an integer: a host that passes the schema on as it came (a Python
+// one re-serialises 1000.0 as "1000.0") shows the model "1000"; a fraction stays one.
+TEST(Schema, WholeBoundsAreIntegersAndFractionsStayNumbers) {
+    const json& s = ak::schema_of<draw_args>();
+    const auto& x = s["properties"]["points"]["items"]["properties"]["x"];
+    EXPECT_TRUE(x["maximum"].is_number_integer()) << x.dump();
+    EXPECT_NE(s.dump().find("\"maximum\":1000"), std::string::npos) << s.dump();
+    EXPECT_EQ(s.dump().find("1000.0"), std::string::npos) << s.dump();
+    EXPECT_TRUE(s["properties"]["opacity"]["maximum"].is_number_integer());  // range(0.0, 1.0)
+    EXPECT_EQ(ak::detail::schema_number(0.25), json(0.25));
+    EXPECT_TRUE(ak::detail::schema_number(0.25).is_number_float());
+    EXPECT_TRUE(ak::detail::schema_number(-3.0).is_number_integer());
+    EXPECT_TRUE(ak::detail::schema_number(1e300).is_number_float()) << "beyond what a double holds exactly";
+}
+
 TEST(Parse, GoodArgumentsRoundTrip) {
     auto r = ak::parse_as<draw_args>(good_args());
     ASSERT_TRUE(r.has_value()) << r.error().to_text();
