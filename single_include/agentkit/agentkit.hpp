@@ -152,10 +152,22 @@ namespace agentkit {
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+#include <cstdint>
+
 namespace agentkit {
 
 /// The JSON value type used across agentkit (nlohmann::json, ordered by key).
 using json = nlohmann::json;
+
+namespace detail {
+/// A number for a reader: a whole one as an integer ("100", not "100.0"), as schemas and error
+/// messages write bounds (a host that passes a schema on as it came would show "100.0").
+inline json number_json(double v) {
+    if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) <= 9007199254740992.0) return static_cast<std::int64_t>(v);
+    return v;
+}
+}  // namespace detail
 
 }  // namespace agentkit
 // ---- end <agentkit/core/json.hpp> ----
@@ -19966,14 +19978,14 @@ void check(const V& v, const constraint::minimum_t& c, const path_seg* p, proble
     static_assert(std::is_arithmetic_v<V>, "agentkit: minimum/maximum/range apply to numbers only");
     const double d = as_double(v);
     if (c.exclusive ? !(d > c.value) : !(d >= c.value))
-        ps.add(p, std::string("must be ") + (c.exclusive ? "> " : ">= ") + json(c.value).dump() + ", got " + json(v).dump());
+        ps.add(p, std::string("must be ") + (c.exclusive ? "> " : ">= ") + number_json(c.value).dump() + ", got " + json(v).dump());
 }
 template <class V>
 void check(const V& v, const constraint::maximum_t& c, const path_seg* p, problems& ps) {
     static_assert(std::is_arithmetic_v<V>, "agentkit: minimum/maximum/range apply to numbers only");
     const double d = as_double(v);
     if (c.exclusive ? !(d < c.value) : !(d <= c.value))
-        ps.add(p, std::string("must be ") + (c.exclusive ? "< " : "<= ") + json(c.value).dump() + ", got " + json(v).dump());
+        ps.add(p, std::string("must be ") + (c.exclusive ? "< " : "<= ") + number_json(c.value).dump() + ", got " + json(v).dump());
 }
 template <class V>
 void check(const V& v, const constraint::min_length_t& c, const path_seg* p, problems& ps) {
@@ -20304,7 +20316,6 @@ template <class T>
 // agentkit/core/schema.hpp — JSON Schema (draft 2020-12 subset) generated from described types.
 
 
-#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -20315,17 +20326,11 @@ namespace agentkit {
 
 namespace detail {
 
-/// A number of a schema: a whole one written as an integer ("100", not "100.0": a host that
-/// passes the schema on as it came, a Python one say, would show the model "100.0").
-inline json schema_number(double v) {
-    if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) <= 9007199254740992.0) return static_cast<std::int64_t>(v);
-    return v;
-}
 inline void apply_schema(json& s, const constraint::minimum_t& c) {
-    s[c.exclusive ? "exclusiveMinimum" : "minimum"] = schema_number(c.value);
+    s[c.exclusive ? "exclusiveMinimum" : "minimum"] = number_json(c.value);
 }
 inline void apply_schema(json& s, const constraint::maximum_t& c) {
-    s[c.exclusive ? "exclusiveMaximum" : "maximum"] = schema_number(c.value);
+    s[c.exclusive ? "exclusiveMaximum" : "maximum"] = number_json(c.value);
 }
 inline void apply_schema(json& s, const constraint::min_length_t& c) { s["minLength"] = c.value; }
 inline void apply_schema(json& s, const constraint::max_length_t& c) { s["maxLength"] = c.value; }
@@ -20343,7 +20348,7 @@ inline void apply_schema(json& s, const constraint::default_t& c) {
     switch (c.k) {
         case constraint::default_t::kind::boolean: s["default"] = c.b; break;
         case constraint::default_t::kind::integer: s["default"] = c.i; break;
-        case constraint::default_t::kind::number: s["default"] = schema_number(c.d); break;
+        case constraint::default_t::kind::number: s["default"] = number_json(c.d); break;
         case constraint::default_t::kind::string: s["default"] = std::string(c.s); break;
     }
 }

@@ -55,10 +55,10 @@ TEST(Schema, WholeBoundsAreIntegersAndFractionsStayNumbers) {
     EXPECT_NE(s.dump().find("\"maximum\":1000"), std::string::npos) << s.dump();
     EXPECT_EQ(s.dump().find("1000.0"), std::string::npos) << s.dump();
     EXPECT_TRUE(s["properties"]["opacity"]["maximum"].is_number_integer());  // range(0.0, 1.0)
-    EXPECT_EQ(ak::detail::schema_number(0.25), json(0.25));
-    EXPECT_TRUE(ak::detail::schema_number(0.25).is_number_float());
-    EXPECT_TRUE(ak::detail::schema_number(-3.0).is_number_integer());
-    EXPECT_TRUE(ak::detail::schema_number(1e300).is_number_float()) << "beyond what a double holds exactly";
+    EXPECT_EQ(ak::detail::number_json(0.25), json(0.25));
+    EXPECT_TRUE(ak::detail::number_json(0.25).is_number_float());
+    EXPECT_TRUE(ak::detail::number_json(-3.0).is_number_integer());
+    EXPECT_TRUE(ak::detail::number_json(1e300).is_number_float()) << "beyond what a double holds exactly";
 }
 
 TEST(Parse, GoodArgumentsRoundTrip) {

@@ -8,9 +8,21 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+#include <cstdint>
+
 namespace agentkit {
 
 /// The JSON value type used across agentkit (nlohmann::json, ordered by key).
 using json = nlohmann::json;
+
+namespace detail {
+/// A number for a reader: a whole one as an integer ("100", not "100.0"), as schemas and error
+/// messages write bounds (a host that passes a schema on as it came would show "100.0").
+inline json number_json(double v) {
+    if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) <= 9007199254740992.0) return static_cast<std::int64_t>(v);
+    return v;
+}
+}  // namespace detail
 
 }  // namespace agentkit

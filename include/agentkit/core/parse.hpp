@@ -229,14 +229,14 @@ void check(const V& v, const constraint::minimum_t& c, const path_seg* p, proble
     static_assert(std::is_arithmetic_v<V>, "agentkit: minimum/maximum/range apply to numbers only");
     const double d = as_double(v);
     if (c.exclusive ? !(d > c.value) : !(d >= c.value))
-        ps.add(p, std::string("must be ") + (c.exclusive ? "> " : ">= ") + json(c.value).dump() + ", got " + json(v).dump());
+        ps.add(p, std::string("must be ") + (c.exclusive ? "> " : ">= ") + number_json(c.value).dump() + ", got " + json(v).dump());
 }
 template <class V>
 void check(const V& v, const constraint::maximum_t& c, const path_seg* p, problems& ps) {
     static_assert(std::is_arithmetic_v<V>, "agentkit: minimum/maximum/range apply to numbers only");
     const double d = as_double(v);
     if (c.exclusive ? !(d < c.value) : !(d <= c.value))
-        ps.add(p, std::string("must be ") + (c.exclusive ? "< " : "<= ") + json(c.value).dump() + ", got " + json(v).dump());
+        ps.add(p, std::string("must be ") + (c.exclusive ? "< " : "<= ") + number_json(c.value).dump() + ", got " + json(v).dump());
 }
 template <class V>
 void check(const V& v, const constraint::min_length_t& c, const path_seg* p, problems& ps) {

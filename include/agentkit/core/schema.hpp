@@ -5,7 +5,6 @@
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/serialize.hpp>
 
-#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -16,17 +15,11 @@ namespace agentkit {
 
 namespace detail {
 
-/// A number of a schema: a whole one written as an integer ("100", not "100.0": a host that
-/// passes the schema on as it came, a Python one say, would show the model "100.0").
-inline json schema_number(double v) {
-    if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) <= 9007199254740992.0) return static_cast<std::int64_t>(v);
-    return v;
-}
 inline void apply_schema(json& s, const constraint::minimum_t& c) {
-    s[c.exclusive ? "exclusiveMinimum" : "minimum"] = schema_number(c.value);
+    s[c.exclusive ? "exclusiveMinimum" : "minimum"] = number_json(c.value);
 }
 inline void apply_schema(json& s, const constraint::maximum_t& c) {
-    s[c.exclusive ? "exclusiveMaximum" : "maximum"] = schema_number(c.value);
+    s[c.exclusive ? "exclusiveMaximum" : "maximum"] = number_json(c.value);
 }
 inline void apply_schema(json& s, const constraint::min_length_t& c) { s["minLength"] = c.value; }
 inline void apply_schema(json& s, const constraint::max_length_t& c) { s["maxLength"] = c.value; }
@@ -44,7 +37,7 @@ inline void apply_schema(json& s, const constraint::default_t& c) {
     switch (c.k) {
         case constraint::default_t::kind::boolean: s["default"] = c.b; break;
         case constraint::default_t::kind::integer: s["default"] = c.i; break;
-        case constraint::default_t::kind::number: s["default"] = schema_number(c.d); break;
+        case constraint::default_t::kind::number: s["default"] = number_json(c.d); break;
         case constraint::default_t::kind::string: s["default"] = std::string(c.s); break;
     }
 }
