@@ -1165,7 +1165,7 @@ private:
     }
 
     /// Handshake era: send `r` to the client on the request's stream and wait for its answer.
-    result<json> ask_client(handler_call& c, const input_request& r, std::stop_token stop, std::stop_token also = {}) {
+    result<json> ask_client(handler_call& c, const input_request& r, std::stop_token stop, std::stop_token also) {
         // either token ends the wait: the call's cancellation, or the asker's own (also)
         std::stop_source either;
         std::stop_callback on_stop(stop, [&either] { either.request_stop(); });
