@@ -39,7 +39,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { descriptions, servers } from "./gateway_servers.mjs";
+import { descriptions, gatewayNames, servers } from "./gateway_servers.mjs";
 import { pathToFileURL } from "node:url";
 
 const args = process.argv.slice(2);
@@ -166,17 +166,7 @@ const directSum = Object.values(direct).reduce((a, d) => a + d.tokens, 0);
 const directTools = Object.values(direct).reduce((a, d) => a + d.tools, 0);
 
 // gateway names: the server's own name unless two servers have it, then <server>_<name>
-const localName = (s) => s.replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 64);
-const count = {};
-for (const ts of Object.values(serverTools)) for (const t of ts) count[localName(t.name)] = (count[localName(t.name)] || 0) + 1;
-const gwName = {};  // "server/tool" -> gateway name
-const fromGw = {};  // gateway name -> "server/tool"
-for (const [s, ts] of Object.entries(serverTools))
-  for (const t of ts) {
-    const n = count[localName(t.name)] > 1 ? localName(`${s}_${t.name}`) : localName(t.name);
-    gwName[`${s}/${t.name}`] = n;
-    fromGw[n] = `${s}/${t.name}`;
-  }
+const { gwName, fromGw, localName } = gatewayNames(serverTools);
 
 const results = { direct, directSum, directTools, masks: {} };
 console.log(`agentkit-mcp-gateway bench, ${new Date().toISOString()}, ${specs.length} servers, ${directTools} tools`);

@@ -55,7 +55,7 @@ for (const [server, tools] of Object.entries(catalogue))
 const toolVectors = await embed(texts);
 
 // the gateway in front of stand-ins that serve the dumped tool lists
-const { descriptions } = await import("./gateway_servers.mjs");
+const { descriptions, gatewayNames } = await import("./gateway_servers.mjs");
 const cfg = { mcpServers: {} };
 for (const s of Object.keys(catalogue))
   cfg.mcpServers[s] = { command: process.execPath, args: [path.join(here, "gateway_routing_offline.mjs"), "--serve", toolsFile, s], description: descriptions[s] };
@@ -64,12 +64,7 @@ fs.writeFileSync(path.join(work, "cfg.json"), JSON.stringify(cfg));
 const client = new Client({ name: "routing-dense", version: "1" });
 await client.connect(new StdioClientTransport({ command: path.resolve(opt("--gateway", "../../build-rel/bin/agentkit-mcp-gateway")),
   args: ["--config", path.join(work, "cfg.json"), "--mask", "router", "--start-wait", "30000"], stderr: "ignore" }));
-const localName = (s) => s.replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 64);
-const count = {};
-for (const ts of Object.values(catalogue)) for (const t of ts) count[localName(t.name)] = (count[localName(t.name)] || 0) + 1;
-const fromGateway = {};
-for (const [s, ts] of Object.entries(catalogue))
-  for (const t of ts) fromGateway[count[localName(t.name)] > 1 ? localName(`${s}_${t.name}`) : localName(t.name)] = `${s}/${t.name}`;
+const { fromGw: fromGateway } = gatewayNames(catalogue);
 
 const weights = [0.5, 1, 2];
 for (const file of all("--tasks")) {

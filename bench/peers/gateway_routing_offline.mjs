@@ -46,7 +46,7 @@ if (args[0] === "--serve") {
   const toolsFile = path.resolve(opt("--tools", "tools.json"));
   const all = JSON.parse(fs.readFileSync(toolsFile, "utf8"));
   const { groups, tasks } = await import(pathToFileURL(path.resolve(opt("--tasks", "./gateway_tasks.mjs"))).href);
-  const { descriptions } = await import("./gateway_servers.mjs");
+  const { descriptions, gatewayNames } = await import("./gateway_servers.mjs");
   const split = (t) => (crypto.createHash("sha256").update(t).digest()[0] < 128 ? "tune" : "test");
   const cfg = { mcpServers: {} };
   for (const s of Object.keys(all)) cfg.mcpServers[s] = { command: process.execPath, args: [self, "--serve", toolsFile, s], description: descriptions[s] };
@@ -63,12 +63,7 @@ if (args[0] === "--serve") {
   const c = new Client({ name: "routing", version: "1" });
   await c.connect(new StdioClientTransport({ command: path.resolve(opt("--gateway", "../../build-rel/bin/agentkit-mcp-gateway")),
     args: ["--config", path.join(work, "cfg.json"), "--mask", "router", "--start-wait", "30000"], env: { ...process.env }, stderr: "ignore" }));
-  const localName = (s) => s.replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 64);
-  const count = {};
-  for (const ts of Object.values(all)) for (const t of ts) count[localName(t.name)] = (count[localName(t.name)] || 0) + 1;
-  const fromGw = {};
-  for (const [s, ts] of Object.entries(all))
-    for (const t of ts) fromGw[count[localName(t.name)] > 1 ? localName(`${s}_${t.name}`) : localName(t.name)] = `${s}/${t.name}`;
+  const { fromGw } = gatewayNames(all);
   const run = async (part) => {
     let at1 = 0, at5 = 0;
     const misses = [];

@@ -57,3 +57,21 @@ export const descriptions = {
   "chrome-devtools": "Chrome DevTools: browse and act on pages, plus performance traces, Lighthouse audits, heap snapshots, CSS, emulation",
   "agentkit-browser": "agentkit's browser: navigate, compact snapshots, actions, several steps or URLs in one call, extraction, artifacts",
 };
+
+// The names the gateway gives the servers' tools: a tool's own name (characters outside
+// [A-Za-z0-9_.-] as "_", at most 64) unless two servers have it, then <server>_<name>.
+// `serverTools`: { server: [tool, ...] }. Returns both directions: "server/tool" -> gateway name
+// (gwName) and gateway name -> "server/tool" (fromGw), and the rule for one name (localName).
+export function gatewayNames(serverTools) {
+  const localName = (s) => s.replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 64);
+  const count = {};
+  for (const ts of Object.values(serverTools)) for (const t of ts) count[localName(t.name)] = (count[localName(t.name)] || 0) + 1;
+  const gwName = {}, fromGw = {};
+  for (const [s, ts] of Object.entries(serverTools))
+    for (const t of ts) {
+      const n = count[localName(t.name)] > 1 ? localName(`${s}_${t.name}`) : localName(t.name);
+      gwName[`${s}/${t.name}`] = n;
+      fromGw[n] = `${s}/${t.name}`;
+    }
+  return { gwName, fromGw, localName };
+}
