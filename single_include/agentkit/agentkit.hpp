@@ -2332,6 +2332,11 @@ struct snapshot_line {
     /// Readable mode: the line goes on the block of the line before it (the next line of a
     /// paragraph after a `<br>`): a budget that leaves out one line of a block leaves out the rest.
     bool continues = false;
+    /// Its page text was cut at max_text_line ("…"): the snapshot's note counts the ones shown.
+    bool shortened = false;
+    /// It stands for lines not shown (a site's region as on the previous page): a budget keeps it
+    /// before anything else, so the model always learns the region is there.
+    bool summary = false;
 };
 
 /// A rendered snapshot: its lines, the text the model sees, and what the budget cut.
@@ -2344,7 +2349,7 @@ struct snapshot {
     std::vector<std::string> refs;  ///< the refs `text` shows, in its order (snapshots and readable mode)
     std::size_t cut_text_lines = 0;  ///< lines of page text the budget left out
     std::size_t cut_controls = 0;  ///< lines with refs the budget left out
-    std::size_t shortened_lines = 0;  ///< text lines shortened to max_text_line
+    std::size_t shortened_lines = 0;  ///< lines of `text` shortened to max_text_line
     std::string full_text;  ///< every line (what a budget cut can be read back from)
     /// True when the budget left lines out.
     [[nodiscard]] bool truncated() const noexcept { return cut_text_lines + cut_controls > 0; }
@@ -4322,15 +4327,16 @@ inline std::string rendered_line(const snapshot_line& l) {
 
 /// Compose what the model sees of `out.lines` within `opt.token_budget`: `text`, `tokens`, the
 /// refs shown, and what the budget cut (counts and a note saying how to see the rest). Over
-/// budget, controls come first (and the structure above them) as a prefix in document order,
-/// then headings, then text in document order. `links`: an interactive-only view's picture links,
-/// put back as they were when their partner is not shown (nullptr for other views). May be
-/// called again after `lines` changed (a page's repeated regions collapsed).
+/// budget, summary lines come first, then controls (and the structure above them) as a prefix in
+/// document order, then headings, then text in document order. `links`: an interactive-only
+/// view's picture links, put back as they were when their partner is not shown (it rewrites
+/// those lines; nullptr for other views). Without `links` it may be called again after `lines`
+/// changed (a page's repeated regions collapsed).
 inline void fit_to_budget(snapshot& out, const snapshot_options& opt, const token_counter& tokens,
                           const link_pairs* links = nullptr) {
     out.text.clear();
     out.refs.clear();
-    out.total_tokens = out.shown_lines = out.cut_text_lines = out.cut_controls = 0;
+    out.total_tokens = out.shown_lines = out.cut_text_lines = out.cut_controls = out.shortened_lines = 0;
     std::vector<std::size_t> cost(out.lines.size());
     for (std::size_t i = 0; i < out.lines.size(); ++i) {
         cost[i] = tokens.count(rendered_line(out.lines[i]));
@@ -4355,6 +4361,9 @@ inline void fit_to_budget(snapshot& out, const snapshot_options& opt, const toke
             for (auto p : chain) keep[p] = true;
             return true;
         };
+        // A line standing for a region the model knows (one line each, a few at most) first.
+        for (std::size_t i = 0; i < out.lines.size(); ++i)
+            if (out.lines[i].summary && !take(i)) ++out.cut_text_lines;
         // Controls: the first ones in document order, up to the first that does not fit (a
         // contiguous prefix is predictable: "everything after X was cut").
         bool full = false;
@@ -4367,7 +4376,7 @@ inline void fit_to_budget(snapshot& out, const snapshot_options& opt, const toke
         for (int pass = 0; pass < 2; ++pass)
             for (std::size_t i = 0; i < out.lines.size(); ++i) {
                 const auto& l = out.lines[i];
-                if (l.interactive || l.structural || keep[i]) continue;
+                if (l.interactive || l.structural || l.summary || keep[i]) continue;
                 if ((pass == 0) != (l.heading != 0)) continue;
                 if (!take(i)) ++out.cut_text_lines;
             }
@@ -4383,6 +4392,7 @@ inline void fit_to_budget(snapshot& out, const snapshot_options& opt, const toke
         if (!keep[i]) continue;
         out.text += rendered_line(out.lines[i]);
         if (!out.lines[i].ref.empty()) out.refs.push_back(out.lines[i].ref);
+        if (out.lines[i].shortened) ++out.shortened_lines;
         ++out.shown_lines;
     }
     if (out.shortened_lines > 0)
@@ -4508,7 +4518,7 @@ inline snapshot render_snapshot_unchecked(const std::vector<ax_frame>& frames, c
             if (sp != std::string::npos && sp > opt.max_text_line / 2) cut = sp;
             l.text.resize(cut);
             l.text += "…";
-            ++out.shortened_lines;
+            l.shortened = true;
         }
     }
     fit_to_budget(out, opt, tokens, opt.interactive_only ? &c.links : nullptr);
@@ -5593,6 +5603,7 @@ inline std::vector<std::string> collapse_repeated_regions(std::vector<snapshot_l
         snapshot_line one;
         one.text = without_refs(r.head, ignored) + ": as on the previous page (" + std::to_string(r.refs) +
                    (r.refs == 1 ? " ref)" : " refs)");
+        one.summary = true;  // a budget keeps it first: the region is there
         out.push_back(std::move(one));
         keys.push_back(r.key);
         next = r.last;
@@ -11280,10 +11291,10 @@ private:
     // within the snapshot budget.
     [[nodiscard]] snapshot_options page_view_options() const { return snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12}; }
 
-    // The snapshot a navigation's result shows: when `collapse` (and the options let it), its
-    // regions the tab's last shown page had (detail/repeated_regions.hpp) as one line each, before
-    // the budget (what they took goes to the rest of the page), a note added for them; the page
-    // is remembered as shown.
+    // The snapshot a navigation's result shows (`s` taken with page_view_options(), whose budget
+    // it applies again): when `collapse` (and the options let it), its regions the tab's last
+    // shown page had (detail/repeated_regions.hpp) as one line each, before the budget (what they
+    // took goes to the rest of the page), a note added for them; the page is remembered as shown.
     std::string show_new_page(const tab_ptr& t, const page_snapshot& s, std::vector<std::string>& notes, bool collapse);
     // The tab's page was not shown to the model: no region of the next one is "as before".
     void forget_shown(const tab_ptr& t) {

@@ -511,18 +511,38 @@ std::vector<br::snapshot_line> lines_of(const std::string& text) {
         if (const auto r = l.text.rfind(" [ref="); r != std::string::npos && l.text.back() == ']')
             l.ref = l.text.substr(r + 6, l.text.size() - r - 7);
         l.interactive = !l.ref.empty();
+        if (l.text.size() > 3 && l.text[0] == 'h' && l.text[1] >= '1' && l.text[1] <= '6' && l.text[2] == ' ')
+            l.heading = l.text[1] - '0';
         for (std::size_t p = out.size(); p-- > 0;)
             if (out[p].depth < l.depth) {
                 l.parent = p;
-                out[p].structural = !out[p].interactive;
+                out[p].structural = true;  // a container (a landmark may have a ref: it is no control)
+                out[p].interactive = false;
                 break;
             }
-        l.text_run = !l.interactive;
         out.push_back(std::move(l));
     }
-    for (auto& l : out)
-        if (l.structural) l.text_run = false;
+    for (auto& l : out) l.text_run = !l.interactive && !l.structural && l.heading == 0;
     return out;
+}
+
+// Every indented line of a snapshot's text stands under the line that holds it: the nearest line
+// before it with less indentation has exactly one level less.
+bool containers_kept(const std::string& text) {
+    std::vector<std::size_t> depths;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+        std::size_t d = 0;
+        while (d < line.size() && line[d] == ' ') ++d;
+        if (d > 0) {
+            std::size_t p = depths.size();
+            while (p > 0 && depths[p - 1] >= d) --p;
+            if (p == 0 || depths[p - 1] != d - 1) return false;
+        }
+        depths.push_back(d);
+    }
+    return true;
 }
 
 // What a browser shows of a page an action led to (browser::show_new_page, without a browser):
@@ -645,6 +665,28 @@ TEST(RepeatedRegions, WhatACollapsedRegionTookOfTheBudgetGoesToTheRestOfThePage)
     EXPECT_EQ(n, 1U);
     EXPECT_NE(fd.find("contentinfo: as on the previous page (60 refs)"), std::string::npos) << fd;
     EXPECT_NE(fd.find(" Line 9 of D.\n"), std::string::npos) << fd;
+
+    // still over budget once collapsed: the region's line first, the page cut under its containers
+    auto busy = [](const std::string& p) {
+        std::string t = "banner\n navigation \"Departments\"\n";
+        for (int i = 0; i < 20; ++i) t += "  - link \"Department " + std::to_string(i) + "\" /d/" + std::to_string(i) + " [ref=" + p + "d" + std::to_string(i) + "]\n";
+        t += "main [ref=" + p + "m]\n h1 \"Offers\"\n region \"Today\"\n";
+        for (int i = 0; i < 40; ++i)
+            t += "  - link \"Offer number " + std::to_string(i) + "\" /o/" + std::to_string(i) + " [ref=" + p + "o" + std::to_string(i) + "]\n";
+        for (int i = 0; i < 20; ++i) t += "  Small print " + std::to_string(i) + ".\n";
+        return t;
+    };
+    d::region_memory g;
+    (void)show(busy("j"), "http://shop.test", g, &n);
+    const auto over = show(busy("k"), "http://shop.test", g, &n, 200);
+    EXPECT_EQ(n, 1U);
+    EXPECT_EQ(over.rfind("banner: as on the previous page (20 refs)\nmain [ref=km]\n", 0), 0U)
+        << "the region's line kept first, though the offers alone fill the budget:\n" << over;
+    EXPECT_NE(over.find(" region \"Today\"\n  - link \"Offer number 0\" /o/0 [ref=ko0]\n"), std::string::npos) << over;
+    EXPECT_NE(over.find("[snapshot cut to ~200 tokens"), std::string::npos) << over;
+    EXPECT_EQ(over.find("Department"), std::string::npos) << over;
+    EXPECT_TRUE(containers_kept(over)) << over;
+    EXPECT_LE(ak::token_counter{}.count(over), 200U);
 }
 
 TEST(RepeatedRegions, RefsAreLeftOutOfTheComparisonButAPageThatSpellsOneIsNot) {

@@ -565,10 +565,10 @@ private:
     // within the snapshot budget.
     [[nodiscard]] snapshot_options page_view_options() const { return snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12}; }
 
-    // The snapshot a navigation's result shows: when `collapse` (and the options let it), its
-    // regions the tab's last shown page had (detail/repeated_regions.hpp) as one line each, before
-    // the budget (what they took goes to the rest of the page), a note added for them; the page
-    // is remembered as shown.
+    // The snapshot a navigation's result shows (`s` taken with page_view_options(), whose budget
+    // it applies again): when `collapse` (and the options let it), its regions the tab's last
+    // shown page had (detail/repeated_regions.hpp) as one line each, before the budget (what they
+    // took goes to the rest of the page), a note added for them; the page is remembered as shown.
     std::string show_new_page(const tab_ptr& t, const page_snapshot& s, std::vector<std::string>& notes, bool collapse);
     // The tab's page was not shown to the model: no region of the next one is "as before".
     void forget_shown(const tab_ptr& t) {

@@ -78,15 +78,16 @@ inline std::string rendered_line(const snapshot_line& l) {
 
 /// Compose what the model sees of `out.lines` within `opt.token_budget`: `text`, `tokens`, the
 /// refs shown, and what the budget cut (counts and a note saying how to see the rest). Over
-/// budget, controls come first (and the structure above them) as a prefix in document order,
-/// then headings, then text in document order. `links`: an interactive-only view's picture links,
-/// put back as they were when their partner is not shown (nullptr for other views). May be
-/// called again after `lines` changed (a page's repeated regions collapsed).
+/// budget, summary lines come first, then controls (and the structure above them) as a prefix in
+/// document order, then headings, then text in document order. `links`: an interactive-only
+/// view's picture links, put back as they were when their partner is not shown (it rewrites
+/// those lines; nullptr for other views). Without `links` it may be called again after `lines`
+/// changed (a page's repeated regions collapsed).
 inline void fit_to_budget(snapshot& out, const snapshot_options& opt, const token_counter& tokens,
                           const link_pairs* links = nullptr) {
     out.text.clear();
     out.refs.clear();
-    out.total_tokens = out.shown_lines = out.cut_text_lines = out.cut_controls = 0;
+    out.total_tokens = out.shown_lines = out.cut_text_lines = out.cut_controls = out.shortened_lines = 0;
     std::vector<std::size_t> cost(out.lines.size());
     for (std::size_t i = 0; i < out.lines.size(); ++i) {
         cost[i] = tokens.count(rendered_line(out.lines[i]));
@@ -111,6 +112,9 @@ inline void fit_to_budget(snapshot& out, const snapshot_options& opt, const toke
             for (auto p : chain) keep[p] = true;
             return true;
         };
+        // A line standing for a region the model knows (one line each, a few at most) first.
+        for (std::size_t i = 0; i < out.lines.size(); ++i)
+            if (out.lines[i].summary && !take(i)) ++out.cut_text_lines;
         // Controls: the first ones in document order, up to the first that does not fit (a
         // contiguous prefix is predictable: "everything after X was cut").
         bool full = false;
@@ -123,7 +127,7 @@ inline void fit_to_budget(snapshot& out, const snapshot_options& opt, const toke
         for (int pass = 0; pass < 2; ++pass)
             for (std::size_t i = 0; i < out.lines.size(); ++i) {
                 const auto& l = out.lines[i];
-                if (l.interactive || l.structural || keep[i]) continue;
+                if (l.interactive || l.structural || l.summary || keep[i]) continue;
                 if ((pass == 0) != (l.heading != 0)) continue;
                 if (!take(i)) ++out.cut_text_lines;
             }
@@ -139,6 +143,7 @@ inline void fit_to_budget(snapshot& out, const snapshot_options& opt, const toke
         if (!keep[i]) continue;
         out.text += rendered_line(out.lines[i]);
         if (!out.lines[i].ref.empty()) out.refs.push_back(out.lines[i].ref);
+        if (out.lines[i].shortened) ++out.shortened_lines;
         ++out.shown_lines;
     }
     if (out.shortened_lines > 0)
@@ -264,7 +269,7 @@ inline snapshot render_snapshot_unchecked(const std::vector<ax_frame>& frames, c
             if (sp != std::string::npos && sp > opt.max_text_line / 2) cut = sp;
             l.text.resize(cut);
             l.text += "…";
-            ++out.shortened_lines;
+            l.shortened = true;
         }
     }
     fit_to_budget(out, opt, tokens, opt.interactive_only ? &c.links : nullptr);

@@ -87,6 +87,11 @@ struct snapshot_line {
     /// Readable mode: the line goes on the block of the line before it (the next line of a
     /// paragraph after a `<br>`): a budget that leaves out one line of a block leaves out the rest.
     bool continues = false;
+    /// Its page text was cut at max_text_line ("…"): the snapshot's note counts the ones shown.
+    bool shortened = false;
+    /// It stands for lines not shown (a site's region as on the previous page): a budget keeps it
+    /// before anything else, so the model always learns the region is there.
+    bool summary = false;
 };
 
 /// A rendered snapshot: its lines, the text the model sees, and what the budget cut.
@@ -99,7 +104,7 @@ struct snapshot {
     std::vector<std::string> refs;  ///< the refs `text` shows, in its order (snapshots and readable mode)
     std::size_t cut_text_lines = 0;  ///< lines of page text the budget left out
     std::size_t cut_controls = 0;  ///< lines with refs the budget left out
-    std::size_t shortened_lines = 0;  ///< text lines shortened to max_text_line
+    std::size_t shortened_lines = 0;  ///< lines of `text` shortened to max_text_line
     std::string full_text;  ///< every line (what a budget cut can be read back from)
     /// True when the budget left lines out.
     [[nodiscard]] bool truncated() const noexcept { return cut_text_lines + cut_controls > 0; }

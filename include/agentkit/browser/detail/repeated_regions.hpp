@@ -155,6 +155,7 @@ inline std::vector<std::string> collapse_repeated_regions(std::vector<snapshot_l
         snapshot_line one;
         one.text = without_refs(r.head, ignored) + ": as on the previous page (" + std::to_string(r.refs) +
                    (r.refs == 1 ? " ref)" : " refs)");
+        one.summary = true;  // a budget keeps it first: the region is there
         out.push_back(std::move(one));
         keys.push_back(r.key);
         next = r.last;
