@@ -553,8 +553,10 @@ std::string show(const std::string& text, const std::string& origin, agentkit::b
     namespace d = agentkit::browser::detail;
     br::snapshot s;
     s.lines = lines_of(text);
-    const auto keys = d::collapse_repeated_regions(s.lines, origin, m);
+    auto collapsed = d::collapse_repeated_regions(s.lines, origin, m);
+    const auto keys = std::move(collapsed.keys);
     *n = keys.size();
+    if (!keys.empty()) s.lines = std::move(collapsed.lines);
     br::snapshot_options o;
     o.token_budget = budget;
     d::fit_to_budget(s, o, ak::token_counter{});

@@ -130,26 +130,33 @@ inline void remember_regions(region_memory& m, std::string_view origin, std::str
     m.regions.insert(collapsed.begin(), collapsed.end());
 }
 
-/// In a new page's snapshot lines (at `origin`), each region the last page shown at the same
-/// origin had exactly becomes one line, "banner: as on the previous page (15 refs)"; the lines'
-/// parents follow. Returns the keys of the regions collapsed. The memory is not changed: once the
-/// page is shown (within its budget), remember_regions() records it.
-inline std::vector<std::string> collapse_repeated_regions(std::vector<snapshot_line>& lines, std::string_view origin,
-                                                          const region_memory& m) {
+/// A new page's lines with the regions the model already knows as one line each, and the keys
+/// of those regions (both empty when none is collapsed).
+struct collapsed_page {
+    std::vector<snapshot_line> lines;
     std::vector<std::string> keys;
-    if (origin.empty() || origin != m.origin) return keys;
+};
+
+/// A new page's snapshot lines (at `origin`) with each region the last page shown at the same
+/// origin had exactly as one line, "banner: as on the previous page (15 refs)"; the lines'
+/// parents follow. The lines are copied only when a region is collapsed. The memory is not
+/// changed: once the page is shown (within its budget), remember_regions() records it.
+inline collapsed_page collapse_repeated_regions(const std::vector<snapshot_line>& lines, std::string_view origin,
+                                                const region_memory& m) {
+    collapsed_page page;
+    if (origin.empty() || origin != m.origin) return page;
     std::vector<std::string> shown;
     shown.reserve(lines.size());
     for (const auto& l : lines) shown.push_back(std::string(l.depth, ' ') + l.text);
     constexpr auto none = static_cast<std::size_t>(-1);
-    std::vector<snapshot_line> out;
+    auto& out = page.lines;
     std::vector<std::size_t> remap(lines.size(), none);
     std::size_t next = 0;
     for (const auto& r : repeatable_regions(shown)) {
         if (r.lines() < min_collapsed_lines || m.regions.count(r.key) == 0) continue;
         for (; next < r.first; ++next) {
             remap[next] = out.size();
-            out.push_back(std::move(lines[next]));
+            out.push_back(lines[next]);
         }
         std::size_t ignored = 0;
         snapshot_line one;
@@ -157,19 +164,19 @@ inline std::vector<std::string> collapse_repeated_regions(std::vector<snapshot_l
                    (r.refs == 1 ? " ref)" : " refs)");
         one.summary = true;  // a budget keeps it first: the region is there
         out.push_back(std::move(one));
-        keys.push_back(r.key);
+        page.keys.push_back(r.key);
         next = r.last;
     }
-    if (keys.empty()) return keys;
+    if (page.keys.empty()) return page;
     for (; next < lines.size(); ++next) {
         remap[next] = out.size();
-        out.push_back(std::move(lines[next]));
+        out.push_back(lines[next]);
     }
     for (auto& l : out)  // a region is a whole subtree: no line outside it has a parent inside it
         if (l.parent != none) l.parent = remap[l.parent];
-    lines = std::move(out);
-    return keys;
+    return page;
 }
+
 /// The note beside a page with `n` collapsed regions.
 inline std::string collapsed_note(std::size_t n) {
     return std::to_string(n) + (n == 1 ? " region is" : " regions are") +

@@ -37,14 +37,18 @@ inline std::string browser::show_new_page(const tab_ptr& t, const page_snapshot&
         }
         shown = t->shown;
     }
-    agentkit::browser::snapshot view = s.snap;
-    const auto collapsed = detail::collapse_repeated_regions(view.lines, origin, shown);
-    if (!collapsed.empty()) {
-        detail::fit_to_budget(view, page_view_options(), opt_.tokens);  // the budget they took goes to the rest
-        notes.push_back(detail::collapsed_note(collapsed.size()));
+    auto collapsed = detail::collapse_repeated_regions(s.snap.lines, origin, shown);
+    if (collapsed.keys.empty()) {
+        std::lock_guard lock(eng_->mu);
+        detail::remember_regions(t->shown, origin, s.snap.text);
+        return s.snap.text;
     }
+    agentkit::browser::snapshot view;
+    view.lines = std::move(collapsed.lines);
+    detail::fit_to_budget(view, page_view_options(), opt_.tokens);  // the budget they took goes to the rest
+    notes.push_back(detail::collapsed_note(collapsed.keys.size()));
     std::lock_guard lock(eng_->mu);
-    detail::remember_regions(t->shown, origin, view.text, collapsed);
+    detail::remember_regions(t->shown, origin, view.text, collapsed.keys);
     return view.text;
 }
 
