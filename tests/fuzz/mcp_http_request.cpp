@@ -1,14 +1,16 @@
 // libFuzzer target: MCP's Streamable HTTP request path (agentkit/net/mcp_http.hpp) above the
 // HTTP parser. The input is one request: a first line "METHOD", then "Name: value" header lines,
 // an empty line and the body. The answer must be a valid HTTP status; every body that is JSON
-// must be a JSON-RPC message; a streamed body is produced to its end. Sessions persist across
-// inputs (one transport per process, bounded at 64 sessions), so sequences of requests meet
-// sessions that earlier inputs opened. Nothing may crash, hang or leak.
+// must be a JSON-RPC message; a POST's streamed body is produced to its end (a GET's client
+// leaves after 300 ms). Sessions persist across inputs (one transport per process, bounded at
+// 64 sessions), so sequences of requests meet sessions that earlier inputs opened. Nothing may
+// crash, hang or leak.
 #include <agentkit/agentkit.hpp>
 #include <agentkit/net/mcp_http.hpp>
 
 #include "fuzz/fuzz_tools.hpp"
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -73,11 +75,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     net::http_response out = transport().handle(r);
     if (out.status < 200 || out.status > 599) __builtin_trap();
     if (out.stream) {
+        // A POST's stream must end by itself (its response is due). A GET stream stays open until
+        // its client leaves, and libFuzzer learns live session ids from the lookup's comparisons:
+        // that client reads for 300 ms, then goes (one that never left hung the target).
         std::string streamed;
+        const auto begun = std::chrono::steady_clock::now();
         net::http_stream st([&streamed](std::string_view d) {
             streamed.append(d);
             return streamed.size() < (1U << 22U);
-        }, [] { return false; });
+        }, [begun, get = r.method == "GET"] {
+            return get && std::chrono::steady_clock::now() - begun > std::chrono::milliseconds(300);
+        });
         out.stream(st);
         // SSE: every data line is one JSON-RPC message
         std::size_t at = 0;
