@@ -457,6 +457,30 @@ TEST(SnapshotHostileTree, CyclesAndSelfChildrenRenderEachNodeOnce) {
     EXPECT_FALSE(br::classify_page(frames).article_like());
 }
 
+TEST(SnapshotHostileTree, AListboxOrALabelThatIsItsOwnChildStillRendersOnce) {
+    // The walks beside the renderer's own met the same loops: the list box 2 is its own child (its
+    // options were walked forever: a fuzz finding, corpus listbox-own-child.json), and so is 5, the
+    // text after the unnamed checkbox 4 (the walk that marks a label's text as used has its guard).
+    json nodes = json::array({hostile_node("1", "RootWebArea", "T", {"2", "6"}), hostile_node("2", "listbox", "Size", {"2", "3"}),
+                              hostile_node("3", "option", "Large", {}), hostile_node("6", "generic", "", {"4", "5"}),
+                              hostile_node("4", "checkbox", "", {}), hostile_node("5", "StaticText", "Agree", {"5"})});
+    for (auto& n : nodes) n["backendDOMNodeId"] = std::stoi(n["nodeId"].get<std::string>());
+    for (const auto& [child, parent] : std::map<std::size_t, std::string>{{1, "1"}, {2, "2"}, {3, "1"}, {4, "6"}, {5, "6"}})
+        nodes[child]["parentId"] = parent;
+    auto frames = one_frame(std::move(nodes));
+    br::ref_registry refs;
+    auto s = br::render_snapshot(frames, {}, refs, {});
+    EXPECT_NE(s.text.find("listbox \"Size\""), std::string::npos) << s.text;
+    EXPECT_NE(s.text.find("options: Large"), std::string::npos) << s.text;
+    EXPECT_EQ(s.text.find("Agree"), s.text.rfind("Agree")) << s.text;  // once (a loop below a label reads as "maybe a control")
+    EXPECT_NE(s.text.find("Agree"), std::string::npos) << s.text;
+    br::snapshot_options io;
+    io.interactive_only = true;
+    auto i = br::render_snapshot(frames, {}, refs, io);
+    EXPECT_NE(i.text.find("Large"), std::string::npos) << i.text;
+    (void)br::render_readable(frames, {}, refs, {});
+}
+
 TEST(SnapshotHostileTree, DeepNestingIsCutWithANoteInsteadOfOverflowingTheStack) {
     json nodes = json::array();
     constexpr int depth = 20000;  // a page of 20,000 nested elements

@@ -455,7 +455,7 @@ inline std::string nearby_text(render_ctx& c, const frame_view& fv, const json& 
         while (!stack.empty()) {
             const json* n = stack.back();
             stack.pop_back();
-            c.consumed.insert(n->value("nodeId", std::string()));
+            if (!c.consumed.insert(n->value("nodeId", std::string())).second) continue;  // once (a broken tree can loop)
             if (auto ch = n->find("childIds"); ch != n->end() && ch->is_array())
                 for (const auto& id : *ch)
                     if (id.is_string())
@@ -860,18 +860,20 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
             }
         }
         if (role == "combobox" || role == "listbox" || role == "ComboBoxSelect") {
-            // list the options inline
+            // list the options inline (each node once: a broken tree can name a node as its own child)
             std::vector<std::string> opts;
             std::size_t total = 0;
             std::vector<const json*> stack{&node};
+            std::unordered_set<const json*> seen{&node};
             while (!stack.empty()) {
                 const json* n = stack.back();
                 stack.pop_back();
                 auto it = n->find("childIds");
-                if (it == n->end()) continue;
+                if (it == n->end() || !it->is_array()) continue;
                 for (auto ci = it->rbegin(); ci != it->rend(); ++ci) {
+                    if (!ci->is_string()) continue;
                     auto f = fv.by_id.find(ci->get<std::string>());
-                    if (f == fv.by_id.end()) continue;
+                    if (f == fv.by_id.end() || !seen.insert(f->second).second) continue;
                     if (str_field(*f->second, "role") == "option") {
                         ++total;
                         opts.push_back(clip(str_field(*f->second, "name"), 40));
