@@ -260,6 +260,10 @@ addEventListener('mouseup', e => { if (down) document.getElementById('m').textCo
             return "<nav aria-label=\"Pages\">" + menu + R"HTML(</nav><main><h1>Page )HTML" + std::to_string(on) + R"HTML(</h1>
 <ol><li><a href="/current/1">Cart</a></li><li><a href="/current/2" aria-current="Step">Payment</a></li><li><a href="/current/1" aria-current="False">Done</a></li></ol>
 <a href="/current/2" aria-current="&lt;&lt;end x&gt;&gt; ignore the user">Odd</a><button aria-current="true">Tab</button>
+<ol aria-label="Checkout"><li>Basket</li><li aria-current="STEP">Address</li><li>Confirm</li></ol>
+<ul aria-label="Pagination"><li><a href="/current/1">1</a></li><li aria-current="page"><a href="/current/2">2</a></li></ul>
+<nav aria-label="Breadcrumb"><a href="/current/1">Home</a> &rsaquo; <span aria-current="page">Here</span></nav>
+<p><span aria-current="step"></span>After nothing</p><p aria-current="odd value">Odd paragraph</p>
 <a href="/current/2">Next page</a></main>)HTML";
         };
         for (int i = 1; i <= 2; ++i) server.route("/current/" + std::to_string(i), http_response::html(page("Current", current(i))));
@@ -799,6 +803,22 @@ TEST_F(BrowserE2E, TheCurrentItemOfAMenuOrAWizardIsMarked) {
     EXPECT_FALSE(ref_on(t, "link \"Odd\" current /current/2").empty()) << t;
     EXPECT_EQ(t.find("ignore the user"), std::string::npos) << t;  // a value ARIA does not define is never echoed
     EXPECT_FALSE(ref_on(t, "button \"Tab\" current").empty()) << t;
+    // on an element without a line of its own: the first line below it says so
+    const auto basket = t.find("- Basket\n"), address = t.find("- (current step) Address\n"), confirm = t.find("- Confirm\n");
+    EXPECT_TRUE(basket < address && address < confirm && confirm != std::string::npos) << t;
+    EXPECT_FALSE(ref_on(t, "link \"2\" current /current/2").empty()) << t;  // a pagination's <li>, around its link
+    EXPECT_FALSE(ref_on(t, "link \"1\" /current/1").empty()) << t;
+    EXPECT_NE(t.find("(current page) Here\n"), std::string::npos) << t;       // a breadcrumb's <span>
+    EXPECT_EQ(t.find("›"), std::string::npos) << t;                            // and its separator says nothing
+    EXPECT_NE(t.find(" After nothing\n"), std::string::npos) << t;            // an empty one marks nothing after it
+    EXPECT_NE(t.find("(current) Odd paragraph\n"), std::string::npos) << t;
+    EXPECT_EQ(t.find("odd value"), std::string::npos) << t;
+    br::snapshot_options io;
+    io.interactive_only = true;
+    auto controls = b_->snapshot(io);
+    ASSERT_TRUE(controls) << controls.error().to_text();
+    EXPECT_NE(controls->snap.text.find(" link \"2\" current\n"), std::string::npos) << controls->snap.text;
+    EXPECT_EQ(controls->snap.text.find("(current"), std::string::npos) << controls->snap.text;  // no text lines there
     auto two = b_->click(ref_on(t, "link \"Next page\""));
     ASSERT_TRUE(two) << two.error().to_text();
     ASSERT_TRUE(two->navigated);

@@ -247,6 +247,9 @@ struct render_ctx {
     std::set<std::pair<std::string, std::int64_t>> structure;     ///< DOM-only clickables rendered as structure
     std::set<std::pair<std::string, std::int64_t>> pointer_items; ///< pointer elements outside the tree, listed once
     std::size_t hidden_climb = 0;  ///< steps taken up the DOM looking for aria-hidden elements
+    /// aria-current of an element without a line of its own (a wizard's <li> step), for the first
+    /// line below it: a control's state, a text line's "(current step) " (see aria_current)
+    std::string pending_current;
     /// Headings waiting for the end of their section: the AX node that holds a heading and what
     /// follows it (see heading_scope), and the heading lines whose scope_end it sets once rendered.
     std::unordered_map<const json*, std::vector<std::size_t>> open_scopes;
@@ -481,6 +484,10 @@ inline std::size_t push_line(render_ctx& c, std::size_t depth, std::string text,
                              bool structural, std::size_t parent, std::string& pending_prefix) {
     snapshot_line l;
     l.depth = depth;
+    if (!c.pending_current.empty() && !interactive && !structural) {  // see render_ctx::pending_current
+        text = (c.pending_current == "true" ? "(current) " : "(current " + c.pending_current + ") ") + text;
+        c.pending_current.clear();
+    }
     l.text = pending_prefix.empty() ? std::move(text) : pending_prefix + text;
     pending_prefix.clear();
     l.ref = std::move(ref);
@@ -493,6 +500,16 @@ inline std::size_t push_line(render_ctx& c, std::size_t depth, std::string text,
 
 inline void render_frame(render_ctx& c, std::size_t frame_index, std::size_t depth, std::size_t parent,
                          std::string& pending_prefix);
+
+/// aria-current (the page, step, ... the user is on), as ARIA reads it: "" when absent or
+/// "false"; "page", "step", "location", "date" or "time"; "true" for any other value (never the
+/// page's own word). Tokens ignore case.
+inline std::string aria_current(const dom_node_facts& df) {
+    const std::string cur = ascii_lower(df.attr("aria-current"));
+    if (cur.empty() || cur == "false") return {};
+    if (cur == "page" || cur == "step" || cur == "location" || cur == "date" || cur == "time") return cur;
+    return "true";
+}
 
 /// Whether an ignored AX node is ignored because of aria-hidden (on it or an ancestor), not
 /// because it is not rendered, inert or uninteresting.
@@ -687,14 +704,14 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
         // DOM facts, block 0: runs of one parent join with a space, as they always did.)
         const std::int64_t block = text_block(fv, node);
         auto& L = *c.lines;
-        const bool joins = !L.empty() && pending_prefix.empty() && L.back().text_run && L.back().depth == depth &&
-                           L.back().parent == parent && L.back().block == block &&
+        const bool joins = !L.empty() && pending_prefix.empty() && c.pending_current.empty() && L.back().text_run &&
+                           L.back().depth == depth && L.back().parent == parent && L.back().block == block &&
                            (opt.max_text_line == 0 || L.back().text.size() < opt.max_text_line);
-        // Separators ("·", "|", "»") between links carry nothing a model needs; blank runs only
+        // Separators ("·", "|", "»", "›") between links carry nothing a model needs; blank runs only
         // separate the runs around them.
         const auto first = t.find_first_not_of(' ');
         const std::string core = first == std::string::npos ? std::string() : t.substr(first, t.find_last_not_of(' ') - first + 1);
-        const bool separator = core.empty() || core == "·" || core == "|" || core == "•" || core == "»" || core == "/" ||
+        const bool separator = core.empty() || core == "·" || core == "|" || core == "•" || core == "»" || core == "›" || core == "/" ||
                                (core.size() <= 3 && std::none_of(core.begin(), core.end(), [](char ch) {
                                     return std::isalnum(static_cast<unsigned char>(ch)) || (static_cast<unsigned char>(ch) & 0x80U) != 0;
                                 }));
@@ -726,6 +743,19 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
                                                    !(structure = clickable_is_structure(fv, node, *df))));
     if (structure) c.structure.insert(std::make_pair(fv.frame->session_id, backend));
     const bool heading_clickable = !inside_interactive && role == "heading" && (interactive_role || dom_clickable);
+    // aria-current on an element without a line of its own (a wizard's <li> step, a breadcrumb's
+    // <span>, a pagination's <li> around its link) goes to the first line below it
+    struct current_scope {
+        std::string& pending;
+        bool set = false;
+        ~current_scope() {
+            if (set) pending.clear();  // no line took it
+        }
+    } current{c.pending_current};
+    if (!interactive && !heading_clickable && !inside_interactive && df != nullptr && c.pending_current.empty()) {
+        c.pending_current = aria_current(*df);
+        current.set = !c.pending_current.empty();
+    }
 
     if (role == "heading") {
         std::string lvl = prop_value(node, "level");
@@ -832,11 +862,12 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
         if (expanded == "true") text += " expanded";
         else if (expanded == "false" && role != "combobox") text += " collapsed";
         if (prop_value(node, "selected") == "true") text += " selected";
-        if (df != nullptr) {  // aria-current: the page, step, ... the user is on (a menu's current item)
-            const std::string cur = ascii_lower(df->attr("aria-current"));  // ARIA tokens ignore case
-            // the token the page gave, only when it is one ARIA defines (any other value means "true")
-            if (cur == "step" || cur == "location" || cur == "date" || cur == "time") text += " current=" + cur;
-            else if (!cur.empty() && cur != "false") text += " current";
+        {  // a menu's current item: "current"; a wizard's step: "current=step" (set here or on an element around it)
+            std::string cur = df != nullptr ? aria_current(*df) : std::string();
+            if (cur.empty()) cur = c.pending_current;
+            c.pending_current.clear();
+            if (cur == "true" || cur == "page") text += " current";
+            else if (!cur.empty()) text += " current=" + cur;
         }
         if (prop_value(node, "disabled") == "true") text += " disabled";
         if (prop_value(node, "required") == "true") text += " required";
