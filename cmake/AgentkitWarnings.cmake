@@ -1,6 +1,6 @@
 # Internal targets for agentkit's own tests, examples and benchmarks (never installed):
 #
-#   agentkit_warnings     warning flags (errors unless AGENTKIT_WERROR=OFF) and, with
+#   agentkit_warnings     warning flags (errors with AGENTKIT_WERROR=ON, as the CI presets set it) and, with
 #                         AGENTKIT_SANITIZE, the ASan+UBSan compile and link flags
 #   agentkit_dev          agentkit_warnings + agentkit::agentkit        (include/)
 #   agentkit_dev_single   agentkit_warnings + agentkit::single_header   (single_include/ only)

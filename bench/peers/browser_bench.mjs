@@ -32,6 +32,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { serverSpecs } from "./browser_servers.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -78,91 +79,14 @@ function servePages() {
 }
 
 // ---- servers -------------------------------------------------------------------------------
-function serverSpecs(tmp, base) {
-  const specs = [];
-  if (!flag("--no-playwright")) {
-    const config = path.join(tmp, "playwright-mcp.json");
-    fs.writeFileSync(
-      config,
-      JSON.stringify({
-        browser: {
-          browserName: "chromium",
-          isolated: true,
-          launchOptions: { executablePath: chromium, headless: true, chromiumSandbox: false },
-        },
-      }),
-    );
-    specs.push({
-      name: "playwright-mcp",
-      command: process.execPath,
-      args: [path.join(here, "node_modules/@playwright/mcp/cli.js"), "--headless", "--isolated", "--config", config, "--allowed-origins", base],
-      tools: {
-        navigate: "browser_navigate",
-        snapshot: "browser_snapshot",
-        click: "browser_click",
-        type: "browser_type",
-        fill: "browser_fill_form",
-      },
-    });
-  }
-  if (flag("--chrome-devtools")) {
-    specs.push({
-      name: "chrome-devtools-mcp",
-      command: process.execPath,
-      args: [
-        path.join(here, "node_modules/chrome-devtools-mcp/build/src/bin/chrome-devtools-mcp.js"),
-        "--headless",
-        "--no-usage-statistics",
-        "--no-performance-crux",
-        "--isolated",
-        "--executablePath",
-        chromium,
-        "--chromeArg=--no-sandbox",
-      ],
-      tools: { navigate: "navigate_page", snapshot: "take_snapshot", click: "click", type: "fill", fill: "fill_form" },
-      uidStyle: true,
-      commonArgs: { pageId: 1 },  // 1.11 requires the page on every page tool (the first page is 1)
-    });
-  }
-  if (flag("--agent-browser")) {
-    // agent-browser's native binary ships in its npm package; it is pointed at our Chromium
-    // (its `install` command, which downloads a browser, is never run). Its snapshot lists
-    // interactive elements only by default: it is compared with agentkit's interactive_only
-    // snapshot, and it takes part in the tools/list and navigate/snapshot rows only.
-    specs.push({
-      name: "agent-browser",
-      command: path.join(here, "node_modules/agent-browser/bin/agent-browser-linux-x64"),
-      args: ["mcp"],
-      env: {
-        AGENT_BROWSER_EXECUTABLE_PATH: chromium,
-        AGENT_BROWSER_ARGS: "--no-sandbox",
-        AGENT_BROWSER_SESSION: `bench${process.pid}`,
-        AGENT_BROWSER_ALLOWED_DOMAINS: "127.0.0.1",
-      },
-      snapshotOnly: true,
-      interactiveByDefault: true,
-      closeTool: "agent_browser_close",
-      tools: { navigate: "agent_browser_open", snapshot: "agent_browser_snapshot" },
-    });
-  }
-  const ak = opt("--agentkit", null);
-  if (ak) {
-    specs.push({
-      name: "agentkit",
-      command: path.resolve(ak),
-      args: ["--headless", "--executable-path", chromium, ...(flag("--agentkit-no-policy") ? [] : ["--allowed-origins", base])],
-      fillSubmits: true,
-      tools: {
-        navigate: "browser_navigate",
-        snapshot: "browser_snapshot",
-        click: "browser_click",
-        type: "browser_type",
-        fill: "browser_fill_form",
-      },
-    });
-  }
-  return specs;
-}
+const serverOptions = () => ({
+  chromium,
+  playwright: !flag("--no-playwright"),
+  chromeDevtools: flag("--chrome-devtools"),
+  agentBrowser: flag("--agent-browser"),
+  agentkit: opt("--agentkit", null),
+  agentkitNoPolicy: flag("--agentkit-no-policy"),
+});
 
 const textOf = (r) =>
   (r.content || [])
@@ -645,7 +569,7 @@ async function main() {
   ];
   const results = [];
   try {
-    for (const spec of serverSpecs(tmp, base)) {
+    for (const spec of serverSpecs(tmp, base, serverOptions())) {
       process.stderr.write(`running ${spec.name}...\n`);
       results.push(await runServer(spec, base, pages));
     }
