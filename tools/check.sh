@@ -4,6 +4,8 @@
 #   tools/check.sh                 the CI set: default (g++) and asan (clang++ + ASan/UBSan)
 #   tools/check.sh --all           default, clang and asan
 #   tools/check.sh clang asan      just these presets (names from CMakePresets.json)
+#   tools/check.sh --quick [--base REV]   the fast loop: the unit tests of the parts a change
+#                                  touches, built in the dev preset (tools/quick.sh)
 #   AGENTKIT_CHECK_PRESETS="default clang" tools/check.sh
 #
 # Presets (CMakePresets.json):
@@ -27,10 +29,13 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 presets=()
+for arg in "$@"; do  # the fast loop is its own script
+    [[ $arg == --quick ]] && exec tools/quick.sh "$@"
+done
 for arg in "$@"; do
     case "$arg" in
         --all) presets+=(default clang asan) ;;
-        -h|--help) sed -n '2,25p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        -h|--help) sed -n '2,27p' "${BASH_SOURCE[0]}"; exit 0 ;;
         -*) echo "check.sh: unknown option $arg" >&2; exit 2 ;;
         *) presets+=("$arg") ;;
     esac
