@@ -32,23 +32,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { serverSpecs } from "./browser_servers.mjs";
+import { cli, findRef, median, serverSpecs, textOf } from "./browser_servers.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const args = process.argv.slice(2);
-const flag = (name) => args.includes(name);
-const opt = (name, def) => {
-  const i = args.indexOf(name);
-  return i >= 0 && i + 1 < args.length ? args[i + 1] : def;
-};
-const chromium = opt("--chromium", process.env.AGENTKIT_CHROMIUM || "/usr/lib/chromium/chromium");
+const { flag, opt, chromium } = cli(process.argv.slice(2));
 const runs = Number(opt("--runs", "3"));
 const tokens = (s) => encode(s).length;
 const now = () => performance.now();
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.floor((s.length - 1) / 2)] : NaN;
-};
 
 // ---- pages ---------------------------------------------------------------------------------
 const pagesDir = path.join(here, "pages");
@@ -87,22 +77,6 @@ const serverOptions = () => ({
   agentkit: opt("--agentkit", null),
   agentkitNoPolicy: flag("--agentkit-no-policy"),
 });
-
-const textOf = (r) =>
-  (r.content || [])
-    .map((c) => (c.type === "text" ? c.text : c.type === "image" ? `[image ${c.data?.length ?? 0}b]` : JSON.stringify(c)))
-    .join("\n");
-
-// Find the ref of a line matching `pattern` in a snapshot ("[ref=e12]", agent-browser's
-// "[expanded=false, ref=e12]" or chrome-devtools "uid=1_2").
-function findRef(snapshot, pattern) {
-  for (const line of snapshot.split("\n")) {
-    if (!pattern.test(line)) continue;
-    const m = line.match(/\bref=([A-Za-z0-9_]+)/) || line.match(/uid=(\S+)/);  // [ref=e5], [level=1, ref=e5], uid=1_2
-    if (m) return m[1];
-  }
-  return null;
-}
 
 // ---- ref parity ----------------------------------------------------------------------------
 // The issue's target: agentkit's snapshot is at most half of Playwright MCP's tokens "with every

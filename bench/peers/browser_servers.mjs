@@ -1,7 +1,10 @@
-// The MCP browser servers the peers benches run side by side, as each is started for them: one
-// place for their command lines, tool names and ref styles (browser_bench.mjs, snapshot_scaling.mjs).
+// What the browser benches (browser_bench.mjs, snapshot_scaling.mjs) share: the MCP browser
+// servers they run side by side, as each is started for them (command lines, tool names, ref
+// styles), the command line's flags, and reading results (text, refs, medians).
 //
 //   serverSpecs(tmp, base, { chromium, playwright, chromeDevtools, agentBrowser, agentkit, agentkitNoPolicy })
+//   const { flag, opt, chromium } = cli(process.argv.slice(2))
+//   textOf(callToolResult), findRef(snapshotText, /pattern/), median(numbers)
 //
 // tmp: a folder for config files; base: the page server's origin (the origin lists name it);
 // agentkit: the path of agentkit-browser-mcp, or null to leave it out.
@@ -10,6 +13,38 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
+
+/// The command line: flag("--x") is true when given, opt("--x", def) the word after it (else def);
+/// chromium: --chromium, else $AGENTKIT_CHROMIUM, else Debian's binary.
+export function cli(args) {
+  const flag = (name) => args.includes(name);
+  const opt = (name, def) => {
+    const i = args.indexOf(name);
+    return i >= 0 && i + 1 < args.length ? args[i + 1] : def;
+  };
+  return { flag, opt, chromium: opt("--chromium", process.env.AGENTKIT_CHROMIUM || "/usr/lib/chromium/chromium") };
+}
+
+export const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.floor((s.length - 1) / 2)] : NaN;
+};
+
+export const textOf = (r) =>
+  (r.content || [])
+    .map((c) => (c.type === "text" ? c.text : c.type === "image" ? `[image ${c.data?.length ?? 0}b]` : JSON.stringify(c)))
+    .join("\n");
+
+// Find the ref of a line matching `pattern` in a snapshot ("[ref=e12]", agent-browser's
+// "[expanded=false, ref=e12]" or chrome-devtools "uid=1_2").
+export function findRef(snapshot, pattern) {
+  for (const line of snapshot.split("\n")) {
+    if (!pattern.test(line)) continue;
+    const m = line.match(/\bref=([A-Za-z0-9_]+)/) || line.match(/uid=(\S+)/);  // [ref=e5], [level=1, ref=e5], uid=1_2
+    if (m) return m[1];
+  }
+  return null;
+}
 
 export function serverSpecs(tmp, base, o) {
   const specs = [];

@@ -24,25 +24,15 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { serverSpecs } from "./browser_servers.mjs";
+import { cli, findRef, median, serverSpecs, textOf } from "./browser_servers.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const args = process.argv.slice(2);
-const flag = (name) => args.includes(name);
-const opt = (name, def) => {
-  const i = args.indexOf(name);
-  return i >= 0 && i + 1 < args.length ? args[i + 1] : def;
-};
-const chromium = opt("--chromium", process.env.AGENTKIT_CHROMIUM || "/usr/lib/chromium/chromium");
+const { flag, opt, chromium } = cli(process.argv.slice(2));
 const runs = Number(opt("--runs", "1"));
 const sizes = opt("--sizes", "1000,2000,4000,8000,16000,32000").split(",").map(Number);
 const shapes = new Set(opt("--shapes", "blocks,flat,table,tree,frames,saved").split(","));
 const tokens = (s) => encode(s).length;
 const now = () => performance.now();
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.floor((s.length - 1) / 2)] : NaN;
-};
 const savedPage = path.resolve(here, "../../../shared/data/pages/readability/wikipedia-2/source.html");
 
 // ---- pages ---------------------------------------------------------------------------------
@@ -124,16 +114,6 @@ function buildPages() {
 }
 
 // ---- servers -------------------------------------------------------------------------------
-const textOf = (r) => (r.content || []).map((c) => (c.type === "text" ? c.text : "")).join("\n");
-function findRef(snapshot, pattern) {
-  for (const line of snapshot.split("\n")) {
-    if (!pattern.test(line)) continue;
-    const m = line.match(/\bref=([A-Za-z0-9_]+)/) || line.match(/uid=(\S+)/);
-    if (m) return m[1];
-  }
-  return null;
-}
-
 async function runServer(spec, base, pages) {
   const transport = new StdioClientTransport({
     command: spec.command,
