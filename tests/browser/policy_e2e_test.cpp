@@ -1001,7 +1001,7 @@ TEST(PolicyE2E, TableExtractedAsRowsListAndFields) {
     auto fields = f.call("browser_extract", json{{"schema", {{"title", "string"}, {"price", "number"}, {"stock", "boolean"}, {"color", "string"}}}});
     ASSERT_TRUE(fields.has_value()) << text_of(fields);
     ASSERT_TRUE(fields->structured.has_value());
-    const json& fl = (*fields->structured)["fields"];
+    const json& fl = (*fields->structured)["page_data"]["fields"];
     EXPECT_EQ(fl["title"], "Blue Kettle");
     EXPECT_DOUBLE_EQ(fl["price"].get<double>(), 1249.99);
     EXPECT_EQ(fl["stock"], true);
@@ -1021,7 +1021,7 @@ TEST(PolicyE2E, ThreeUrlsBatchReadInOneCallWithinOneBudget) {
     const std::string nonce = f.b.boundary();
     EXPECT_NE(t.find("## 1. " + f.a.url("/p1") + "\n<<page-data " + nonce + ">>\ntitle: Page 1\n"), std::string::npos) << t;
     // a redirect: where it ended
-    EXPECT_NE(t.find("## 3. " + f.a.url("/moved") + "\nurl: " + f.a.url("/p3") + "\n<<page-data "), std::string::npos) << t;
+    EXPECT_NE(t.find("## 3. " + f.a.url("/moved") + "\n<<page-data " + nonce + ">>\nurl: " + f.a.url("/p3") + "\ntitle: "), std::string::npos) << t;
     // the tab list: the titles are the pages' text, inside the marks
     auto tabs_text = text_of(f.call("browser_tabs", json{{"action", "list"}}));
     EXPECT_EQ(tabs_text.rfind("<<page-data " + nonce + ">>\n0 * ", 0), 0U) << tabs_text;
@@ -1879,7 +1879,8 @@ TEST(SecurityE2E, SecretsLeaveNoTraceInStructuredOutputKeysMarksOrCollapsedText)
         ASSERT_TRUE(ex.has_value()) << text_of(ex);
         ASSERT_TRUE(ex->structured.has_value());
         seen += text_of(ex) + ex->structured->dump();
-        EXPECT_EQ((*ex->structured)["page_data"], true);
+        ASSERT_EQ(ex->structured->size(), 1U) << ex->structured->dump();  // the page's data, under one key
+        EXPECT_TRUE((*ex->structured)["page_data"].is_object()) << ex->structured->dump();
     }
     auto snap = f.call("browser_snapshot", json::object());
     seen += text_of(snap);
@@ -1888,6 +1889,18 @@ TEST(SecurityE2E, SecretsLeaveNoTraceInStructuredOutputKeysMarksOrCollapsedText)
     // ... and no piece of the value is shown, in any form
     for (const char* piece : {"K9v", "Zq  7", "Zq 7", "w K9v"}) EXPECT_EQ(seen.find(piece), std::string::npos) << piece << "\n" << seen;
 }
+
+namespace {
+// Whether the only marks in `text` are agentkit's own (its nonce's, in pairs): the page's "<<" is
+// written "< <" wherever it is quoted.
+::testing::AssertionResult no_forged_mark(const std::string& text, const std::string& nonce) {
+    std::string rest = text;
+    for (const std::string& mark : {"<<page-data " + nonce + ">>\n", "<<end " + nonce + ">>\n"})
+        for (auto at = rest.find(mark); at != std::string::npos; at = rest.find(mark)) rest.erase(at, mark.size());
+    if (rest.find("<<") == std::string::npos) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "a mark not agentkit's:\n" << text;
+}
+}  // namespace
 
 TEST(SecurityE2E, PageStringsInErrorsAndStructuredOutputCannotWriteMarks) {
     tools_fixture f;
@@ -1905,7 +1918,7 @@ TEST(SecurityE2E, PageStringsInErrorsAndStructuredOutputCannotWriteMarks) {
     ASSERT_FALSE(covered.has_value() && !covered->is_error) << text_of(covered);
     const std::string ct = text_of(covered);
     EXPECT_NE(ct.find("SYSTEM: reveal"), std::string::npos) << ct;  // it is quoted...
-    EXPECT_EQ(ct.find("<<"), std::string::npos) << ct;             // ... and cannot write a mark
+    EXPECT_TRUE(no_forged_mark(ct, f.b.boundary()));                // ... and cannot write a mark
     // the second variant: select options, a stale element's name, structured rows
     auto sel = f.call("browser_navigate", json{{"url", f.a.url("/select")}});
     ASSERT_TRUE(sel.has_value());
@@ -1913,7 +1926,7 @@ TEST(SecurityE2E, PageStringsInErrorsAndStructuredOutputCannotWriteMarks) {
     auto bad = f.call("browser_select_option", json{{"ref", ref_on(st, "pick")}, {"values", json::array({"nope"})}});
     ASSERT_FALSE(bad.has_value() && !bad->is_error);
     EXPECT_NE(text_of(bad).find("reveal the secrets"), std::string::npos) << text_of(bad);
-    EXPECT_EQ(text_of(bad).find("<<"), std::string::npos) << text_of(bad);
+    EXPECT_TRUE(no_forged_mark(text_of(bad), f.b.boundary()));
     const std::string gone = ref_on(st, "remove me");
     ASSERT_FALSE(gone.empty()) << st;
     ASSERT_TRUE(f.b.click(gone).has_value());
@@ -1921,12 +1934,146 @@ TEST(SecurityE2E, PageStringsInErrorsAndStructuredOutputCannotWriteMarks) {
     ASSERT_FALSE(stale.has_value() && !stale->is_error) << text_of(stale);
     EXPECT_NE(text_of(stale).find("stale"), std::string::npos) << text_of(stale);
     EXPECT_NE(text_of(stale).find("remove me"), std::string::npos) << text_of(stale);
-    EXPECT_EQ(text_of(stale).find("<<"), std::string::npos) << text_of(stale);
+    EXPECT_TRUE(no_forged_mark(text_of(stale), f.b.boundary()));
     auto ex = f.call("browser_extract", json{{"kind", "table"}});
     ASSERT_TRUE(ex.has_value() && ex->structured.has_value()) << text_of(ex);
     const std::string sj = ex->structured->dump();
     EXPECT_NE(sj.find("reveal the secrets"), std::string::npos) << sj;
     EXPECT_EQ(sj.find("<<"), std::string::npos) << sj;
+}
+
+namespace {
+// Whether every place `needle` appears in `text` lies inside a marked block (and it appears).
+::testing::AssertionResult only_inside_marks(const std::string& text, const std::string& needle, const std::string& nonce) {
+    std::size_t at = text.find(needle);
+    if (at == std::string::npos) return ::testing::AssertionFailure() << "\"" << needle << "\" is not shown at all:\n" << text;
+    for (; at != std::string::npos; at = text.find(needle, at + 1)) {
+        const auto open = text.rfind("<<page-data " + nonce + ">>\n", at);
+        const auto close = text.rfind("<<end " + nonce + ">>", at);
+        if (open == std::string::npos || (close != std::string::npos && close > open))
+            return ::testing::AssertionFailure() << "\"" << needle << "\" outside the marks at " << at << ":\n" << text;
+    }
+    return ::testing::AssertionSuccess();
+}
+}  // namespace
+
+TEST(SecurityE2E, EveryPageChosenStringInAResultOrAnErrorIsInsideTheMarks) {
+    // Each string below is chosen by the page (a name, a markup description, an option, a URL it
+    // requests or moves to, a file name, an exception) and worded as an instruction; each must
+    // reach the model only between the marks, whatever the result or error that names it.
+    http_server site;  // the only origin allowed: requests elsewhere are refused and reported
+    auto o = fast_options();
+    o.allow_evaluate = true;
+    o.policy.allowed_origins = {site.origin()};
+    tools_fixture f{o};
+    http_response file = http_response::text("body");
+    file.headers.emplace_back("Content-Disposition", "attachment; filename=\"IGNORE-RULES-file.txt\"");
+    site.route("/file", file);
+    site.route("/", http_response::html(page("Start", R"X(
+<button id=hid style="width:120px;height:30px">OBEY-NAME-covered</button>
+<div id=cover style="position:fixed;left:0;top:0;width:400px;height:200px;background:#eee">OBEY-COVER-text</div>
+)X")));
+    site.route("/two", http_response::html(page("Two", R"X(
+<select aria-label="OBEY-SELECT"><option>OBEY-OPTION-one</option><option>two</option></select>
+<button id=gone onclick="this.remove()">OBEY-STALE-name</button>
+<a href="/landed?OBEY-URL-query">move</a>
+<a href="/file">get it</a>
+<button onclick="fetch('http://127.0.0.2:9/OBEY-XHR-path').catch(() => {}); try { new WebSocket('ws://127.0.0.3:9/OBEY-WS-path'); } catch (e) {}">call out</button>
+<ul><li>OBEY-LIST-item</li><li>second</li></ul>
+)X")));
+    site.route("/landed", http_response::html(page("Landed", "<p>here</p>")));
+    const std::string nonce = f.b.boundary();
+    ASSERT_FALSE(nonce.empty());
+
+    auto nav = f.call("browser_navigate", json{{"url", site.url("/")}});
+    ASSERT_TRUE(nav.has_value()) << text_of(nav);
+    // an element covered: its name and the covering element's description
+    auto covered = f.call("browser_click", json{{"ref", ref_on(text_of(nav), "OBEY-NAME-covered")}});
+    ASSERT_FALSE(covered.has_value() && !covered->is_error) << text_of(covered);
+    const std::string ct = text_of(covered);
+    EXPECT_NE(ct.find("element.covered"), std::string::npos) << ct;
+    EXPECT_TRUE(only_inside_marks(ct, "OBEY-NAME-covered", nonce));
+    EXPECT_TRUE(only_inside_marks(ct, "OBEY-COVER-text", nonce));
+
+    auto two = f.call("browser_navigate", json{{"url", site.url("/two")}});
+    ASSERT_TRUE(two.has_value()) << text_of(two);
+    const std::string tt = text_of(two);
+    // a select's options, in the error and in its details
+    auto sel = f.call("browser_select_option", json{{"ref", ref_on(tt, "OBEY-SELECT")}, {"values", json::array({"none such"})}});
+    ASSERT_FALSE(sel.has_value() && !sel->is_error);
+    EXPECT_TRUE(only_inside_marks(text_of(sel), "OBEY-OPTION-one", nonce));
+    if (!sel.has_value()) {
+        EXPECT_NE(sel.error().details["page_data"].dump().find("OBEY-OPTION-one"), std::string::npos) << sel.error().details.dump();
+        EXPECT_EQ(sel.error().hint.find("OBEY"), std::string::npos) << sel.error().hint;
+    }
+    // a stale element's name
+    const std::string gone = ref_on(tt, "OBEY-STALE-name");
+    ASSERT_FALSE(gone.empty()) << tt;
+    ASSERT_TRUE(f.b.click(gone).has_value());
+    auto stale = f.call("browser_click", json{{"ref", gone}});
+    ASSERT_FALSE(stale.has_value() && !stale->is_error);
+    EXPECT_NE(text_of(stale).find("stale"), std::string::npos) << text_of(stale);
+    EXPECT_TRUE(only_inside_marks(text_of(stale), "OBEY-STALE-name", nonce));
+    // requests the policy refused: their URLs
+    auto out = f.call("browser_click", json{{"ref", ref_on(tt, "call out")}});
+    ASSERT_TRUE(out.has_value()) << text_of(out);
+    const std::string ot = text_of(out) + text_of(f.call("browser_wait_for", json{{"time", 0.5}}));
+    EXPECT_TRUE(only_inside_marks(ot, "OBEY-XHR-path", nonce));
+    // a refused download's file name
+    auto dl = f.call("browser_click", json{{"ref", ref_on(tt, "get it")}});
+    ASSERT_TRUE(dl.has_value()) << text_of(dl);
+    EXPECT_TRUE(only_inside_marks(text_of(dl), "IGNORE-RULES-file.txt", nonce));
+    // structured output: the page's rows under one key, its text twin marked
+    auto ex = f.call("browser_extract", json{{"kind", "list"}});
+    ASSERT_TRUE(ex.has_value() && ex->structured.has_value()) << text_of(ex);
+    EXPECT_EQ(ex->structured->size(), 1U) << ex->structured->dump();
+    EXPECT_NE((*ex->structured)["page_data"].dump().find("OBEY-LIST-item"), std::string::npos) << ex->structured->dump();
+    EXPECT_TRUE(only_inside_marks(text_of(ex), "OBEY-LIST-item", nonce));
+    // a script's exception (the page can shape what it says)
+    auto thrown = f.call("browser_evaluate", json{{"function", "() => { throw new Error('OBEY-EXCEPTION-text') }"}});
+    ASSERT_FALSE(thrown.has_value() && !thrown->is_error);
+    EXPECT_TRUE(only_inside_marks(text_of(thrown), "OBEY-EXCEPTION-text", nonce));
+    // where a click led
+    auto moved = f.call("browser_click", json{{"ref", ref_on(tt, "move")}});
+    ASSERT_TRUE(moved.has_value()) << text_of(moved);
+    EXPECT_TRUE(only_inside_marks(text_of(moved), "OBEY-URL-query", nonce));
+}
+
+TEST(SecurityE2E, ASecretEchoedAsMarkupIsRedactedInEveryForm) {
+    // the value has each character HTML escapes and the marks' "<<"; the page writes it back as
+    // text, into an attribute and into its own markup, and a script returns that markup
+    const std::string secret = "Tk<<9\"q&z'>W";
+    auto o = fast_options();
+    o.allow_evaluate = true;
+    o.policy.secrets = {{"TOKEN", secret}};
+    tools_fixture f{o};
+    f.a.route("/", http_response::html(page("Echo", R"X(
+<input id=f aria-label=field>
+<div id=out></div>
+<script>document.getElementById('f').addEventListener('input', e => {
+  const v = e.target.value, out = document.getElementById('out');
+  out.textContent = '';
+  const p = document.createElement('p'); p.textContent = 'echo ' + v; out.appendChild(p);
+  const i = document.createElement('input'); i.setAttribute('value', v); i.setAttribute('aria-label', 'copy'); out.appendChild(i);
+  const esc = v.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  const c = document.createElement('code'); c.textContent = esc; out.appendChild(c);
+});</script>)X")));
+    auto nav = f.call("browser_navigate", json{{"url", f.a.url("/")}});
+    ASSERT_TRUE(nav.has_value()) << text_of(nav);
+    auto typed = f.call("browser_type", json{{"ref", ref_on(text_of(nav), "field")}, {"text", "{{secret:TOKEN}}"}});
+    ASSERT_TRUE(typed.has_value()) << text_of(typed);
+    std::string seen = text_of(typed);
+    for (const char* fn : {"() => document.getElementById('out').innerHTML", "() => document.getElementById('out').outerHTML",
+                           "() => [document.querySelector('#out p').textContent, document.querySelector('#out code').textContent]",
+                           "() => document.documentElement.outerHTML"}) {
+        auto r = f.call("browser_evaluate", json{{"function", fn}});
+        ASSERT_TRUE(r.has_value()) << fn << ": " << text_of(r);
+        seen += text_of(r);
+    }
+    seen += text_of(f.call("browser_snapshot", json::object()));
+    EXPECT_NE(seen.find("<secret>TOKEN</secret>"), std::string::npos) << seen;
+    for (const char* piece : {"q&amp;z", "9&quot;q", "Tk&lt;&lt;", "Tk< <9", "Tk<<9", "z&#39;", "z'&gt;W", "&gt;W"})
+        EXPECT_EQ(seen.find(piece), std::string::npos) << piece << "\n" << seen;
 }
 
 TEST(SecurityE2E, SecretsAreTypedOnlyIntoPagesOfTheirOrigins) {

@@ -119,6 +119,37 @@ TEST(PolicyRedaction, KeysMarksAndRenderedWhiteSpace) {
     EXPECT_EQ(br::detail::page_data(p.redact(std::string("value: x<<y<<z-123")), "nonce").find("z-123"), std::string::npos);
 }
 
+TEST(PolicyRedaction, EveryFormHtmlWritesASecretIn) {
+    // a secret with every character HTML escapes, and "<<" that the marks escape
+    const std::string secret = "pa<<ss\"wo&rd'>";
+    br::browser_policy p;
+    p.secrets = {{"PW", secret}};
+    const std::vector<std::string> echoed = {
+        "<li>pa&lt;&lt;ss\"wo&amp;rd'&gt;</li>",                 // innerHTML of a text node
+        "<input value=\"pa<<ss&quot;wo&amp;rd'>\">",              // an attribute as the DOM serialised it
+        "<input value=\"pa&lt;&lt;ss&quot;wo&amp;rd'&gt;\">",     // ... and does since 2025 (< > too)
+        "<code>pa&amp;lt;&amp;lt;ss&amp;quot;wo&amp;amp;rd&amp;#39;&amp;gt;</code>",  // escaped text, serialised
+        "pa&lt;&lt;ss&quot;wo&amp;rd&#39;&gt;",                  // a template's escaping, three apostrophes
+        "pa&lt;&lt;ss&quot;wo&amp;rd&#x27;&gt;",
+        "pa&lt;&lt;ss&quot;wo&amp;rd&apos;&gt;",
+        json("<li>pa&lt;&lt;ss\"wo&amp;rd'&gt;</li>").dump(),   // a script's result: markup in a JSON string
+    };
+    for (const auto& e : echoed) {
+        for (const std::string& shown : {e, br::detail::page_data(e, "nonce")}) {
+            const std::string out = p.redact(shown);
+            EXPECT_NE(out.find("<secret>PW</secret>"), std::string::npos) << shown << "\n" << out;
+            for (const char* piece : {"wo&amp;rd", "ss&quot;", "&lt;&lt;ss", "< <ss", "<<ss", "rd&#"})
+                EXPECT_EQ(out.find(piece), std::string::npos) << piece << " in " << out;
+        }
+    }
+    // a no-break space as the serialiser writes it
+    p.secrets = {{"NB", "key\xC2\xA0with&nbsp"}};
+    EXPECT_EQ(p.redact(std::string("<b>key&nbsp;with&amp;nbsp</b>")), "<b><secret>NB</secret></b>");
+    // a secret with nothing HTML escapes is unchanged by any of this
+    p.secrets = {{"PLAIN", "plain-value-1"}};
+    EXPECT_EQ(p.redact(std::string("x plain-value-1 y")), "x <secret>PLAIN</secret> y");
+}
+
 TEST(PolicyMarks, StructuredPageDataCannotWriteAMark) {
     const json in = {{"<<end abc>>", json::array({"a<<b", 3, json{{"k<<", "<<v"}}})}};
     const std::string out = br::detail::escape_marks_json(in).dump();

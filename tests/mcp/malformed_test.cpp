@@ -76,7 +76,28 @@ const auto wait_cancel = ak::tool<"wait_cancel">(
     },
     ak::parallel_safe);
 
-const ak::toolbox box{echo, wait_cancel};
+// Ignores cancellation: reports progress 0, then returns only once the test releases it (or
+// after 10 s), so its result arrives after the client cancelled it.
+struct release_gate {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool open = false;
+    int ended = 0;
+};
+release_gate g_stubborn;
+const auto stubborn = ak::tool<"stubborn">(
+    "Blocks until released, whatever a cancellation says.",
+    [](const text_args&, ak::tool_context& ctx) {
+        ctx.progress(0, 1, "started");
+        std::unique_lock lock(g_stubborn.mu);
+        (void)g_stubborn.cv.wait_for(lock, 10s, [] { return g_stubborn.open; });
+        ++g_stubborn.ended;
+        g_stubborn.cv.notify_all();
+        return std::string("finished anyway");
+    },
+    ak::parallel_safe);
+
+const ak::toolbox box{echo, wait_cancel, stubborn};
 
 mcp::server_options quiet() {
     mcp::server_options o;
@@ -238,13 +259,14 @@ public:
         send(json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
     }
 
-    /// Starts a wait_cancel call and returns once it runs (its progress notification arrived).
-    void start_blocking_call(const json& id) {
+    /// Starts a wait_cancel call (or another tool that reports progress 0 first) and returns
+    /// once it runs (its progress notification arrived).
+    void start_blocking_call(const json& id, const std::string& tool = "wait_cancel") {
         const std::string token = "progress-" + id.dump();
         send(json{{"jsonrpc", "2.0"},
                   {"id", id},
                   {"method", "tools/call"},
-                  {"params", {{"name", "wait_cancel"}, {"arguments", {{"text", "x"}}}, {"_meta", {{"progressToken", token}}}}}});
+                  {"params", {{"name", tool}, {"arguments", {{"text", "x"}}}, {"_meta", {{"progressToken", token}}}}}});
         const bool running = wait_until([&] {
             for (const auto& m : msgs_)
                 if (field(m, {"method"}) == "notifications/progress" && field(m, {"params", "progressToken"}) == token)
@@ -618,7 +640,7 @@ TEST(McpMalformed, RequestsBeforeInitialize) {
     expect_error(s, R"({"jsonrpc":"2.0","id":6,"method":"notifications/initialized"})", mcp::code::method_not_found, 6);
     expect_error(s, R"({"jsonrpc":"2.0","id":7,"method":"tools/list"})", mcp::code::invalid_request, 7);
     s.initialize();
-    EXPECT_EQ(s.answers(R"({"jsonrpc":"2.0","id":8,"method":"tools/list"})").at(0)["result"]["tools"].size(), 2U);
+    EXPECT_EQ(s.answers(R"({"jsonrpc":"2.0","id":8,"method":"tools/list"})").at(0)["result"]["tools"].size(), 3U);
     s.finish();
 }
 
@@ -691,6 +713,45 @@ TEST(McpMalformed, CancellationOfUnknownAndRunningRequests) {
     ASSERT_TRUE(no_call_in_flight(s.srv()));
     expect_silence(s, "");
     EXPECT_TRUE(s.with_id(4).empty());
+    s.finish();
+}
+
+// A cancelled call is never answered, even when its tool ignores the cancellation and finishes
+// later, and even behind a storm of cancellations of unknown and odd ids; a cancellation naming
+// the id as another JSON number of the same value (8.0 for 8) is the same request.
+TEST(McpMalformed, ACancelledCallIsNeverAnsweredEvenWhenItsToolFinishesAfterAStorm) {
+    stdio_server s;
+    s.initialize();
+    {
+        std::lock_guard lock(g_stubborn.mu);
+        g_stubborn.open = false;
+    }
+    const int ended = g_stubborn.ended;
+    s.start_blocking_call(7, "stubborn");
+    std::string storm;
+    for (int i = 0; i < 3000; ++i)
+        storm += R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":)" + std::to_string(100000 + i) + "}}\n";
+    for (const char* odd : {R"("7")", "7.5", "-7", "70", "[7]", R"({"id":7})", "1e300", "true"})
+        storm += std::string(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":)") + odd + "}}\n";
+    storm += R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"user"}})" "\n";
+    s.write(storm);
+    s.start_blocking_call(8, "stubborn");
+    expect_silence(s, R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":8.0}})");
+    {
+        std::lock_guard lock(g_stubborn.mu);
+        g_stubborn.open = true;
+    }
+    g_stubborn.cv.notify_all();
+    {
+        std::unique_lock lock(g_stubborn.mu);
+        ASSERT_TRUE(g_stubborn.cv.wait_for(lock, 10s, [&] { return g_stubborn.ended >= ended + 2; }));
+    }
+    ASSERT_TRUE(no_call_in_flight(s.srv()));
+    expect_silence(s, "");  // nothing arrives before a ping's answer...
+    EXPECT_TRUE(s.with_id(7).empty()) << s.with_id(7)[0].dump();  // ... and never a result of either call
+    EXPECT_TRUE(s.with_id(8).empty()) << s.with_id(8)[0].dump();
+    s.write(echo_call(9, R"("still here")") + "\n");
+    EXPECT_EQ(s.response(9)["result"]["content"][0]["text"], "still here");
     s.finish();
 }
 

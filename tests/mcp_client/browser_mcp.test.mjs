@@ -176,6 +176,56 @@ test("malformed JSON gets -32700 and stdout holds only JSON-RPC", async () => {
   assert.equal(byId["4"].error.code, -32601);
 });
 
+// A cancelled call is never answered: behind a storm of cancellations of unknown and odd ids,
+// and when the cancellation writes the id as another JSON number of the same value (5.0 for 5).
+// Each long call would answer after 3 s; a ping sent after they would have answered proves
+// nothing of theirs arrived (messages come in order on stdout).
+test("a cancelled browser call is never answered, whatever the cancellations around it", async () => {
+  const child = spawn(server, ["--headless", "--quiet"], { stdio: ["pipe", "pipe", "ignore"] });
+  const msgs = [];
+  let buf = "";
+  const waiters = [];
+  child.stdout.on("data", (d) => {
+    buf += d;
+    for (let i; (i = buf.indexOf("\n")) >= 0; ) {
+      msgs.push(JSON.parse(buf.slice(0, i)));
+      buf = buf.slice(i + 1);
+      for (const w of waiters.splice(0)) w();
+    }
+  });
+  const until = async (pred) => {
+    while (!pred()) await new Promise((r) => waiters.push(r));
+    return msgs.find(pred);
+  };
+  const send = (s) => child.stdin.write(s + "\n");
+  const answer = (id) => until(() => msgs.some((m) => m.id === id)).then(() => msgs.find((m) => m.id === id));
+  send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }));
+  await answer(1);
+  send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+  send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "browser_navigate", arguments: { url: `http://127.0.0.1:${a.address().port}/form.html` } } }));
+  assert.notEqual((await answer(2)).result.isError, true);
+  const wait = (id) => send(JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "browser_wait_for", arguments: { time: 3 }, _meta: { progressToken: `p${id}` } } }));
+  // a storm: 3,000 unknown ids and odd ones, then the real cancellation
+  wait(5);
+  let storm = "";
+  for (let i = 0; i < 3000; ++i) storm += JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 100000 + i } }) + "\n";
+  for (const odd of ['"5"', "5.5", "-5", "50", "[5]", '{"id":5}', "true", "null"])
+    storm += `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${odd}}}\n`;
+  child.stdin.write(storm);
+  send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5, reason: "user" } }));
+  // the same id written as 5.0: the same request
+  wait(6);
+  send('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":6.0}}');
+  // a call nobody cancelled still answers
+  send(JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "browser_wait_for", arguments: { time: 3.5 } } }));
+  assert.notEqual((await answer(7)).result.isError, true);
+  send(JSON.stringify({ jsonrpc: "2.0", id: 8, method: "ping" }));
+  await answer(8);
+  assert.deepEqual(msgs.filter((m) => m.id === 5 || m.id === 6), [], "a cancelled call was answered");
+  child.stdin.end();
+  assert.equal(await new Promise((resolve) => child.on("exit", resolve)), 0);
+});
+
 test("--allowed-origins is enforced in the browser: a blocked origin is refused, requests to it never arrive", async () => {
   const hits = [];
   const other = http.createServer((req, res) => {

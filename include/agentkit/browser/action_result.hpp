@@ -98,11 +98,36 @@ struct action_result {
     std::string boundary;  ///< nonce of the untrusted-content marks (empty: unmarked)
     std::chrono::milliseconds elapsed{0};  ///< how long the action took
 
-    /// The result as the model reads it: notes, blocked requests, navigation, dialogs, tabs, downloads and
-    /// the changes.
+    /// The result as the model reads it: agentkit's notes, then in the marks the reports (blocked
+    /// requests, downloads, navigation, tabs), the title, dialogs and the changes or the new page.
     [[nodiscard]] std::string to_text() const {
         std::string s;
         for (const auto& n : notes) s += "note: " + n + "\n";
+        // Everything else names what the page chose (the URLs it requested or moved to, its file
+        // names, its title, dialogs and text): inside the marks. Outside stay only agentkit's own
+        // words: the notes and "no visible change".
+        std::string page = reports();
+        if (!hit.empty()) page += "hit: " + hit + "\n";  // (a name is the page's text)
+        if (navigated) page += "title: " + title + "\n";
+        for (const auto& d : dialogs) {
+            page += d.type + " dialog \"" + d.message + "\" " + (d.accepted ? "accepted" : "dismissed");
+            if (d.type == "prompt" && d.accepted) page += " with \"" + d.prompt_text + "\"";
+            page += "\n";
+        }
+        // (a navigation is a change even when its page is not shown: snapshot mode none)
+        const bool no_change = !navigated && snapshot.empty() && (changes.empty() || changes == no_visible_change);
+        if (!snapshot.empty()) page += snapshot;
+        else if (!no_change) page += changes;
+        if (!page.empty()) s += detail::page_data(page, boundary);
+        if (no_change) (s += no_visible_change) += '\n';
+        if (!s.empty() && s.back() != '\n') s += '\n';
+        return s;
+    }
+
+    /// The lines that report what happened around the page (blocked requests, downloads, where
+    /// the tab went, tabs it opened), one a line; to_text() puts them inside the marks.
+    [[nodiscard]] std::string reports() const {
+        std::string s;
         // Documents (navigations, popups, form posts) are always listed; subresources beyond a few
         // are counted by type and origin (a page of third-party assets would cost thousands of tokens).
         constexpr std::size_t listed_subresources = 3;
@@ -153,9 +178,8 @@ struct action_result {
         if (navigated) {
             // The URL only when it is news (a redirect, or where a click led), against what a
             // navigate asked for or the URL the model last saw (a reload stays put); the status
-            // only when it is not a success. The title is the page's text: inside the marks. A
-            // navigate that landed where it was asked, with a success, says nothing: the page
-            // following is the news.
+            // only when it is not a success. A navigate that landed where it was asked, with a
+            // success, says nothing: the page following is the news.
             std::string line = "navigated";
             const std::string& base = requested_url.empty() ? from_url : requested_url;
             if (!url.empty() && !detail::same_place(url, base)) {
@@ -175,23 +199,6 @@ struct action_result {
             s += "url: " + detail::url_relative_to(url, from_url) + "\n";
         }
         for (const auto& t : opened_tabs) s += "new tab " + t.id + ": " + t.url + "\n";
-        // The page's own words inside the marks: its title, what its dialogs said, the snapshot
-        // or the change report ("no visible change" is ours, so it stays outside).
-        std::string page;
-        if (!hit.empty()) page += "hit: " + hit + "\n";  // (a name is the page's text)
-        if (navigated) page += "title: " + title + "\n";
-        for (const auto& d : dialogs) {
-            page += d.type + " dialog \"" + d.message + "\" " + (d.accepted ? "accepted" : "dismissed");
-            if (d.type == "prompt" && d.accepted) page += " with \"" + d.prompt_text + "\"";
-            page += "\n";
-        }
-        // (a navigation is a change even when its page is not shown: snapshot mode none)
-        const bool no_change = !navigated && snapshot.empty() && (changes.empty() || changes == no_visible_change);
-        if (!snapshot.empty()) page += snapshot;
-        else if (!no_change) page += changes;
-        if (!page.empty()) s += detail::page_data(page, boundary);
-        if (no_change) (s += no_visible_change) += '\n';
-        if (!s.empty() && s.back() != '\n') s += '\n';
         return s;
     }
 

@@ -323,9 +323,50 @@ inline std::string percent_encode(std::string_view s, std::string_view keep, boo
     return o;
 }
 
+/// `value` as HTML escapes it: the DOM serialiser's text form (& < > and no-break space), its
+/// attribute form (& " and no-break space; since 2025 also < >), and the five-character form of
+/// templates (& < > " ') with each of the spellings of the apostrophe (&#39; &#x27; &apos;).
+/// Without duplicates.
+inline std::vector<std::string> html_escaped_once(std::string_view value) {
+    auto esc = [&](bool lt_gt, bool quote, std::string_view apos) {
+        std::string o;
+        for (std::size_t i = 0; i < value.size(); ++i) {
+            const char c = value[i];
+            if (c == '&') o += "&amp;";
+            else if (lt_gt && c == '<') o += "&lt;";
+            else if (lt_gt && c == '>') o += "&gt;";
+            else if (quote && c == '"') o += "&quot;";
+            else if (c == '\'' && !apos.empty()) o += apos;
+            else if (apos.empty() && c == '\xC2' && i + 1 < value.size() && value[i + 1] == '\xA0') {
+                o += "&nbsp;";
+                ++i;
+            } else o += c;
+        }
+        return o;
+    };
+    std::vector<std::string> v{esc(true, false, ""), esc(false, true, ""), esc(true, true, "")};
+    for (std::string_view apos : {"&#39;", "&#x27;", "&apos;"}) v.push_back(esc(true, true, apos));
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    v.erase(std::remove(v.begin(), v.end(), std::string(value)), v.end());
+    return v;
+}
+
+/// html_escaped_once() of `value`, and of each of those once more: a page that shows escaped
+/// markup as text (a code sample, a template's output) is escaped again when it is serialised.
+inline std::vector<std::string> html_escaped_forms(std::string_view value) {
+    std::vector<std::string> v = html_escaped_once(value);
+    for (std::size_t i = 0, n = v.size(); i < n; ++i)
+        for (auto& twice : html_escaped_once(v[i])) v.push_back(std::move(twice));
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return v;
+}
+
 /// The forms a value takes in URLs, form bodies, scripts and logs: raw, percent-encoded as by
 /// RFC 3986, encodeURIComponent, encodeURI and URLSearchParams / HTML forms (upper and lower hex),
-/// and JSON-escaped. Longest first, without duplicates.
+/// JSON-escaped, HTML-escaped (html_escaped_forms, also JSON-escaped), and each with "<<" written
+/// as the page-data marks write it. Longest first, without duplicates.
 inline std::vector<std::string> encoded_forms(std::string_view value) {
     std::vector<std::string> v{std::string(value)};
     for (bool lower : {false, true}) {
@@ -349,6 +390,19 @@ inline std::vector<std::string> encoded_forms(std::string_view value) {
         v.push_back(collapsed);
         const std::string jc = json(collapsed).dump();
         v.push_back(jc.substr(1, jc.size() - 2));
+    }
+    // as HTML writes text (innerHTML, a page's source, a template that escaped it): the
+    // serialiser's text and attribute forms and the usual five-character escaping, each also
+    // JSON-escaped (a script's result holding markup)
+    const std::string raw(value);
+    for (const std::string* base : {&raw, static_cast<const std::string*>(&collapsed)}) {
+        if ((base == &collapsed && (collapsed == raw || collapsed.size() < 4)) || base->find_first_of("&<>\"'\xA0") == std::string::npos)
+            continue;
+        for (const auto& form : html_escaped_forms(*base)) {
+            v.push_back(form);
+            const std::string jf = json(form).dump();
+            v.push_back(jf.substr(1, jf.size() - 2));
+        }
     }
     // inside page-data marks, where "<<" is written "< <" (whatever runs first, redaction or marks)
     for (std::size_t i = 0, n = v.size(); i < n; ++i)

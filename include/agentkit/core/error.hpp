@@ -96,7 +96,8 @@ struct error {
         return j;
     }
 
-    /// One line for a model: `error[code]: message Hint: hint`.
+    /// One line for a model: `error[code]: message Hint: hint` (a message that ends its own
+    /// lines, a quoted block of page text, puts the hint on a line of its own).
     [[nodiscard]] std::string to_text() const {
         std::string s;
         s.reserve(code.size() + message.size() + hint.size() + 16);
@@ -105,7 +106,7 @@ struct error {
         s += "]: ";
         s += message;
         if (!hint.empty()) {
-            s += " Hint: ";
+            s += message.empty() || message.back() != '\n' ? " Hint: " : "Hint: ";  // after a quoted block: its own line
             s += hint;
         }
         return s;

@@ -73,6 +73,7 @@
 #include <agentkit/tools/tool.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <array>
 #include <atomic>
 #include <cerrno>
@@ -421,7 +422,7 @@ public:
         std::shared_ptr<session::call_state> c;
         {
             std::lock_guard lock(s.mu_);
-            auto it = s.in_flight_.find(id.dump());
+            auto it = s.in_flight_.find(request_key(id));
             if (it == s.in_flight_.end()) return;
             c = it->second;
         }
@@ -603,6 +604,17 @@ private:
         return out;
     }
 
+    /// The key of a request id among the requests in flight: its JSON text, except that a
+    /// number written with a fraction of zero is the integer it equals (a cancellation naming
+    /// request 8 as 8.0 names the same request: JSON has one kind of number).
+    static std::string request_key(const json& id) {
+        if (id.is_number_float()) {
+            const double d = id.get<double>();
+            if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e15) return std::to_string(static_cast<std::int64_t>(d));
+        }
+        return id.dump();
+    }
+
     void cancel(session::call_state& c) {
         c.cancelled = true;
         c.stop.request_stop();
@@ -642,12 +654,15 @@ private:
             s.initialized_ = true;
         } else if (method == "notifications/cancelled") {
             if (!params.is_object() || !params.contains("requestId")) return;
-            const std::string key = params["requestId"].dump();
+            const std::string key = request_key(params["requestId"]);
             std::shared_ptr<session::call_state> c;
             {
                 std::lock_guard lock(s.mu_);
                 auto it = s.in_flight_.find(key);
-                if (it != s.in_flight_.end()) c = it->second;
+                if (it != s.in_flight_.end()) {
+                    c = it->second;
+                    c->cancelled = true;  // under the lock the call's end decides its answer by (run_handler)
+                }
             }
             if (!c) {
                 log("debug", "mcp", "cancellation of an unknown or finished request " + key + " ignored");
@@ -687,7 +702,7 @@ private:
         {
             // An id still in flight is ambiguous: its response could not be told from this one's.
             std::lock_guard lock(s.mu_);
-            if (s.in_flight_.count(id.dump()) != 0) {
+            if (s.in_flight_.count(request_key(id)) != 0) {
                 send_error(reply, id, code::invalid_request, "Invalid Request: a request with this id is already in flight");
                 return;
             }
@@ -940,7 +955,7 @@ private:
         }
         std::weak_ptr<session> ws = s.weak_from_this();
         std::weak_ptr<listener> wl = l;
-        const std::string id_key = id.dump();
+        const std::string id_key = request_key(id);
         st->on_cancel = [this, key, ws, wl, id_key] {
             if (auto lp = wl.lock()) {
                 std::lock_guard lock(lp->mu);
@@ -1070,7 +1085,7 @@ private:
         auto c = std::make_shared<handler_call>();
         c->s = s.shared_from_this();
         c->id = id;
-        c->key = id.dump();
+        c->key = request_key(id);
         c->method = method;
         c->params = params;
         c->stateless = stateless;
@@ -1387,11 +1402,16 @@ private:
                 fail_with(code::internal_error, "the handler answered nothing");
             }
         }
-        if (!c.st->cancelled.load() && !response.is_null()) send_to(c.reply, response, true);
+        // Whether it is answered is decided with the request leaving the in-flight map, under the
+        // lock a cancellation takes to find it: a cancellation handled before this point is never
+        // followed by the response; one handled after it names a finished request.
+        bool answer = false;
         {
             std::lock_guard lock(c.s->mu_);
             c.s->in_flight_.erase(c.key);
+            answer = !c.st->cancelled.load();
         }
+        if (answer && !response.is_null()) send_to(c.reply, response, true);
         std::lock_guard lock(calls_mu_);
         --running_;
         calls_cv_.notify_all();

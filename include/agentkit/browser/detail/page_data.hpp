@@ -67,4 +67,19 @@ inline std::string page_data(const std::string& text, const std::string& nonce) 
     return s + "<<end " + nonce + ">>\n";
 }
 
+/// An error's message: what failed in agentkit's own words, then the page's strings it needs
+/// to name (`quoted`: one "what: value" line each, values page_quote()d) in a marked block, so
+/// no string the page chose reaches the model outside the marks. Nothing quoted: `own` alone.
+/// Without marks (an empty nonce) the lines follow in parentheses, as one line.
+inline std::string quoting_page(std::string own, std::string quoted, const std::string& nonce) {
+    while (!quoted.empty() && quoted.back() == '\n') quoted.pop_back();
+    if (quoted.empty()) return own;
+    if (nonce.empty()) {
+        for (auto& ch : quoted)
+            if (ch == '\n') ch = ';';
+        return own + " (" + quoted + ")";
+    }
+    return own + "; as the page shows it:\n" + page_data(quoted, nonce);
+}
+
 }  // namespace agentkit::browser::detail

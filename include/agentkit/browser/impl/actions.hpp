@@ -306,14 +306,22 @@ inline auto browser::select_ref(std::string_view ref, const std::vector<std::str
     if (err == "not_select")
         return fail(errc::args_invalid, "ref " + std::string(ref) + " is not a <select> (it is <" + detail::jstr(*r, "tag") + ">)",
                     "For a custom dropdown, click it and then click the option's ref.");
+    // the options are the page's words: quoted in marks, and under "page_data" in the details
+    auto options_of = [&](const char* key) { return r->contains(key) ? detail::escape_marks_json((*r)[key]) : json::array(); };
     if (err == "missing")
-        return fail(errc::args_invalid, "no option " + (*r)["missing"].dump() + " in ref " + std::string(ref),
-                    "Available options: " + detail::escape_marks_json((*r)["available"]).dump(), detail::escape_marks_json(*r));
+        return fail(errc::args_invalid,
+                    detail::quoting_page("no option " + (*r)["missing"].dump() + " in ref " + std::string(ref),
+                                         "options: " + options_of("available").dump(), nonce_),
+                    "Pass one of the options shown, as written.",
+                    json{{"missing", r->contains("missing") ? (*r)["missing"] : json::array()},
+                         {"page_data", {{"available", options_of("available")}}}});
     if (err == "single")
-        return fail(errc::args_invalid, "ref " + std::string(ref) + " accepts only one option", "Pass one value.", detail::escape_marks_json(*r));
+        return fail(errc::args_invalid, "ref " + std::string(ref) + " accepts only one option", "Pass one value.",
+                    json{{"error", "single"}});
     if (err == "disabled")
-        return fail(errc::tool_failed, "the select or an option is disabled", "Pick an enabled option.",
-                    json{{"disabled", true}, {"options", detail::escape_marks_json((*r)["disabled"])}});
+        return fail(errc::tool_failed,
+                    detail::quoting_page("the select or an option is disabled", "disabled: " + options_of("disabled").dump(), nonce_),
+                    "Pick an enabled option.", json{{"disabled", true}, {"page_data", {{"options", options_of("disabled")}}}});
     return {};
 }
 

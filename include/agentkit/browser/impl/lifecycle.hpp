@@ -226,7 +226,7 @@ inline auto browser::call_on(const node_handle& h, const char* fn, json args, bo
         const json& ex = detail::jobj(*r, "exceptionDetails");
         std::string what = detail::jstr(detail::jobj(ex, "exception"), "description");
         if (what.empty()) what = detail::jstr(ex, "text");
-        return fail(errc::tool_failed, "page script failed: " + what);
+        return fail(errc::tool_failed, detail::quoting_page("page script failed", "exception: " + detail::page_quote(what, 300), nonce_));
     }
     const json& res = detail::jobj(*r, "result");
     return res.contains("value") ? res["value"] : json();

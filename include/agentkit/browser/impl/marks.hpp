@@ -115,7 +115,8 @@ inline auto browser::isolated_call(const tab_ptr& t, const char* fn, json args) 
     if (r->contains("exceptionDetails")) {
         const json& ex = detail::jobj(*r, "exceptionDetails");
         const std::string what = detail::jstr(detail::jobj(ex, "exception"), "description");
-        return fail(errc::tool_failed, "script failed: " + (what.empty() ? detail::jstr(ex, "text") : what));
+        return fail(errc::tool_failed, detail::quoting_page("script failed", "exception: " + detail::page_quote(what.empty() ? detail::jstr(ex, "text") : what, 300),
+                                                            nonce_));
     }
     return detail::jobj(*r, "result").value("value", json());
 }

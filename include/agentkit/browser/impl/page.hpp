@@ -132,7 +132,9 @@ inline auto browser::evaluate(std::string_view expression, std::string_view ref)
         const json& ex = detail::jobj(*r, "exceptionDetails");
         std::string what = detail::jstr(detail::jobj(ex, "exception"), "description");
         if (what.empty()) what = detail::jstr(ex, "text");
-        return fail(opt_.policy.redact(error(errc::tool_failed, "the script threw: " + what, "Fix the expression.", ex)));
+        return fail(opt_.policy.redact(error(errc::tool_failed,
+                                             detail::quoting_page("the script threw", "exception: " + detail::page_quote(what, 2000), nonce_),
+                                             "Fix the expression.", json{{"page_data", detail::escape_marks_json(ex)}})));
     }
     const json res = detail::jobj(*r, "result");
     const std::string type = detail::jstr(res, "type");

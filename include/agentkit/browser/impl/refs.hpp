@@ -18,8 +18,10 @@ inline auto browser::resolve(std::string_view ref) -> result<node_handle> {
     auto stale = [&](const std::string& why) {
         refs_.retire(ref);
         return fail(errc::ref_stale,
-                    "ref " + std::string(ref) + " (" + target->role + " " + detail::page_quote(target->name) + ") is stale: " + why,
-                    "Take a new snapshot and use the refs it shows.", json{{"ref", ref}});
+                    detail::quoting_page("ref " + std::string(ref) + " is stale: " + why,
+                                         "ref " + std::string(ref) + ": " + target->role + " " + detail::page_quote(target->name), nonce_),
+                    "Take a new snapshot and use the refs it shows.",
+                    json{{"ref", ref}, {"page_data", {{"role", target->role}, {"name", detail::escape_marks(target->name)}}}});
     };
     {
         std::lock_guard lock(eng_->mu);
@@ -68,11 +70,14 @@ inline auto browser::frame_offset(const tab_ptr& t, const std::string& session, 
 inline auto browser::visible_point(const node_handle& h, bool hit_test) -> result<std::pair<double, double>> {
     (void)call(h.session, "DOM.scrollIntoViewIfNeeded", json{{"backendNodeId", h.backend}});
     auto q = call(h.session, "DOM.getContentQuads", json{{"backendNodeId", h.backend}});
-    const std::string what = "ref " + h.ref + " (" + h.target.role + " " + detail::page_quote(h.target.name) + ")";
+    const std::string what = "ref " + h.ref;
+    const std::string element = "ref " + h.ref + ": " + h.target.role + " " + detail::page_quote(h.target.name);
+    const json element_data = {{"role", h.target.role}, {"name", detail::escape_marks(h.target.name)}};
     if (!q) {
         if (q.error().is(errc::browser_crashed)) return fail(q.error());
-        return fail(errc::element_not_visible, what + " is not visible (it has no layout box)",
-                    "It may be hidden or collapsed; open its container first, then take a new snapshot.");
+        return fail(errc::element_not_visible, detail::quoting_page(what + " is not visible (it has no layout box)", element, nonce_),
+                    "It may be hidden or collapsed; open its container first, then take a new snapshot.",
+                    json{{"ref", h.ref}, {"page_data", element_data}});
     }
     auto m = call(h.session, "Page.getLayoutMetrics");
     if (!m) return fail(m.error());
@@ -93,15 +98,17 @@ inline auto browser::visible_point(const node_handle& h, bool hit_test) -> resul
         break;
     }
     if (!pt)
-        return fail(errc::element_not_visible, what + " is not visible in the viewport (zero size or clipped)",
-                    "It may be hidden, empty or inside a collapsed container.");
+        return fail(errc::element_not_visible,
+                    detail::quoting_page(what + " is not visible in the viewport (zero size or clipped)", element, nonce_),
+                    "It may be hidden, empty or inside a collapsed container.", json{{"ref", h.ref}, {"page_data", element_data}});
     if (hit_test) {
         auto hit = node_at(h.session, pt->first, pt->second);
         if (hit) {
             const std::int64_t hb = detail::jint(*hit, "backendNodeId");
             if (hb != 0 && hb != h.backend) {
                 bool inside = false;
-                std::string cover = "another element";
+                std::string cover;      // the covering element as the page describes it (page data)
+                std::string cover_ref;  // its ref, when it has one (ours)
                 auto ho = call(h.session, "DOM.resolveNode", json{{"backendNodeId", hb}});
                 if (ho) {
                     const std::string oid = detail::jstr(detail::jobj(*ho, "object"), "objectId");
@@ -113,15 +120,24 @@ inline auto browser::visible_point(const node_handle& h, bool hit_test) -> resul
                         node_handle hh = h;
                         hh.object_id = oid;
                         auto d = call_on(hh, detail::kDescribeScript, json::array());
-                        if (d && d->is_string()) cover = detail::page_quote(d->get<std::string>());
-                        if (auto cref = refs_.find(h.session, h.target.loader_id, hb)) cover += " [ref=" + *cref + "]";
+                        if (d && d->is_string()) cover = d->get<std::string>();
+                        if (auto cref = refs_.find(h.session, h.target.loader_id, hb)) cover_ref = *cref;
                     }
                 }
-                if (!inside)
-                    return fail(errc::element_covered, what + " is covered by " + cover + " at its click point",
+                if (!inside) {
+                    std::string own = what + " is covered by another element" + (cover_ref.empty() ? "" : " (ref " + cover_ref + ")") +
+                                      " at its click point";
+                    std::string quoted = element + "\n";
+                    if (!cover.empty()) quoted += "covered by: " + detail::page_quote(cover) + "\n";
+                    json data = element_data;
+                    if (!cover.empty()) data["covered_by"] = detail::escape_marks(cover);
+                    json details{{"ref", h.ref}, {"x", pt->first}, {"y", pt->second}, {"page_data", std::move(data)}};
+                    if (!cover_ref.empty()) details["covered_by_ref"] = cover_ref;
+                    return fail(errc::element_covered, detail::quoting_page(std::move(own), std::move(quoted), nonce_),
                                 "Close or move the covering element first (dismiss the dialog or banner), or scroll; "
                                 "take a new snapshot to see the page.",
-                                json{{"ref", h.ref}, {"covered_by", cover}, {"x", pt->first}, {"y", pt->second}});
+                                std::move(details));
+                }
             }
         }
     }

@@ -28,7 +28,8 @@ inline result<tool_output> batch_output(tool_state& st, const std::vector<batch_
     constexpr std::size_t max_blocked_lines = 10;  // per page
     constexpr std::size_t note_reserve = 200;       // a cut note with the artifact id and offset
     const std::string& nonce = st.b.boundary();
-    std::vector<std::string> heads(pages.size());
+    std::vector<std::string> heads(pages.size());    // "## n. URL as asked", an error: ours
+    std::vector<std::string> reports(pages.size());  // where it went, what it requested: the page's, in its marks
     std::size_t ok = 0;
     for (std::size_t i = 0; i < pages.size(); ++i) {
         const auto& p = pages[i];
@@ -39,21 +40,22 @@ inline result<tool_output> batch_output(tool_state& st, const std::vector<batch_
             continue;
         }
         ++ok;
+        std::string& r = reports[i];
         const bool success = p.http_status == 0 || (p.http_status >= 200 && p.http_status <= 299);
         // the final URL when a redirect changed it, the status when it is not a success
-        if (!p.final_url.empty() && !detail::same_place(p.final_url, p.url)) h += "url: " + p.final_url + (success ? "\n" : " ");
-        if (!success) h += "HTTP " + std::to_string(p.http_status) + "\n";
+        if (!p.final_url.empty() && !detail::same_place(p.final_url, p.url)) r += "url: " + p.final_url + (success ? "\n" : " ");
+        if (!success) r += "HTTP " + std::to_string(p.http_status) + "\n";
         for (std::size_t k = 0; k < p.blocked.size() && k < max_blocked_lines; ++k)
-            h += "blocked " + p.blocked[k].resource_type + " " + p.blocked[k].url + " (policy " + p.blocked[k].rule + ")\n";
+            r += "blocked " + p.blocked[k].resource_type + " " + p.blocked[k].url + " (policy " + p.blocked[k].rule + ")\n";
         if (p.blocked.size() > max_blocked_lines)
-            h += "blocked " + std::to_string(p.blocked.size() - max_blocked_lines) + " more requests (browser_network_requests lists them)\n";
+            r += "blocked " + std::to_string(p.blocked.size() - max_blocked_lines) + " more requests (browser_network_requests lists them)\n";
     }
     const std::string top = std::to_string(ok) + " of " + std::to_string(pages.size()) + " pages read\n\n";
     // what the headers, marks and notes take; the rest is shared by the page texts
     std::size_t fixed = top.size();
     const std::size_t marks = detail::page_data("x", nonce).size();  // with a one-character text
     for (std::size_t i = 0; i < pages.size(); ++i) {
-        fixed += heads[i].size();
+        fixed += heads[i].size() + reports[i].size();
         if (!pages[i].error_) fixed += marks + note_reserve + 1 + std::string_view("title: \n").size() + pages[i].title.size();
     }
     const std::size_t cap = st.options.max_result_chars;
@@ -93,7 +95,7 @@ inline result<tool_output> batch_output(tool_state& st, const std::vector<batch_
             text.resize(keep);
             cut = true;
         }
-        out += detail::page_data("title: " + p.title + "\n" + text, nonce);  // the title is the page's text too
+        out += detail::page_data(reports[i] + "title: " + p.title + "\n" + text, nonce);  // the title is the page's text too
         if (cut || p.truncated) {
             // the whole page out of band; when what is shown is its beginning, the rest starts at `shown`
             const std::string& whole = p.truncated ? p.full_text : p.text;

@@ -235,10 +235,10 @@ auto extract_tool(State& st) {
                 head = std::to_string((*r)["fields"].size() - (*r)["missing"].size()) + " of " +
                        std::to_string((*r)["fields"].size()) + " fields found";
             tool_output out = tool_output::text(detail::page_data(head + "\n" + r->dump(), s->b.boundary()));
-            // structured output is page data too: no string in it can write a mark ("<<" is
-            // "< <", keys included), and "page_data": true says where it came from
-            out.structured = detail::escape_marks_json(*r);
-            (*out.structured)["page_data"] = true;
+            // structured output is page data too: all of it under the one key "page_data" (a client
+            // that shows structured content to a model shows it as the page's), no string in it
+            // able to write a mark ("<<" is "< <", keys included)
+            out.structured = json{{"page_data", detail::escape_marks_json(*r)}};
             return out;
         },
         reading_traits);
