@@ -258,7 +258,8 @@ struct error {
         return j;
     }
 
-    /// One line for a model: `error[code]: message Hint: hint`.
+    /// One line for a model: `error[code]: message Hint: hint` (a message that ends its own
+    /// lines, a quoted block of page text, puts the hint on a line of its own).
     [[nodiscard]] std::string to_text() const {
         std::string s;
         s.reserve(code.size() + message.size() + hint.size() + 16);
@@ -267,7 +268,7 @@ struct error {
         s += "]: ";
         s += message;
         if (!hint.empty()) {
-            s += " Hint: ";
+            s += message.empty() || message.back() != '\n' ? " Hint: " : "Hint: ";  // after a quoted block: its own line
             s += hint;
         }
         return s;
@@ -1110,6 +1111,21 @@ inline std::string page_data(const std::string& text, const std::string& nonce) 
     return s + "<<end " + nonce + ">>\n";
 }
 
+/// An error's message: what failed in agentkit's own words, then the page's strings it needs
+/// to name (`quoted`: one "what: value" line each, values page_quote()d) in a marked block, so
+/// no string the page chose reaches the model outside the marks. Nothing quoted: `own` alone.
+/// Without marks (an empty nonce) the lines follow in parentheses, as one line.
+inline std::string quoting_page(std::string own, std::string quoted, const std::string& nonce) {
+    while (!quoted.empty() && quoted.back() == '\n') quoted.pop_back();
+    if (quoted.empty()) return own;
+    if (nonce.empty()) {
+        for (auto& ch : quoted)
+            if (ch == '\n') ch = ';';
+        return own + " (" + quoted + ")";
+    }
+    return own + "; as the page shows it:\n" + page_data(quoted, nonce);
+}
+
 }  // namespace agentkit::browser::detail
 // ---- end <agentkit/browser/detail/page_data.hpp> ----
 // ---- begin <agentkit/browser/policy.hpp> ----
@@ -1636,9 +1652,50 @@ inline std::string percent_encode(std::string_view s, std::string_view keep, boo
     return o;
 }
 
+/// `value` as HTML escapes it: the DOM serialiser's text form (& < > and no-break space), its
+/// attribute form (& " and no-break space; since 2025 also < >), and the five-character form of
+/// templates (& < > " ') with each of the spellings of the apostrophe (&#39; &#x27; &apos;).
+/// Without duplicates.
+inline std::vector<std::string> html_escaped_once(std::string_view value) {
+    auto esc = [&](bool lt_gt, bool quote, std::string_view apos) {
+        std::string o;
+        for (std::size_t i = 0; i < value.size(); ++i) {
+            const char c = value[i];
+            if (c == '&') o += "&amp;";
+            else if (lt_gt && c == '<') o += "&lt;";
+            else if (lt_gt && c == '>') o += "&gt;";
+            else if (quote && c == '"') o += "&quot;";
+            else if (c == '\'' && !apos.empty()) o += apos;
+            else if (apos.empty() && c == '\xC2' && i + 1 < value.size() && value[i + 1] == '\xA0') {
+                o += "&nbsp;";
+                ++i;
+            } else o += c;
+        }
+        return o;
+    };
+    std::vector<std::string> v{esc(true, false, ""), esc(false, true, ""), esc(true, true, "")};
+    for (std::string_view apos : {"&#39;", "&#x27;", "&apos;"}) v.push_back(esc(true, true, apos));
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    v.erase(std::remove(v.begin(), v.end(), std::string(value)), v.end());
+    return v;
+}
+
+/// html_escaped_once() of `value`, and of each of those once more: a page that shows escaped
+/// markup as text (a code sample, a template's output) is escaped again when it is serialised.
+inline std::vector<std::string> html_escaped_forms(std::string_view value) {
+    std::vector<std::string> v = html_escaped_once(value);
+    for (std::size_t i = 0, n = v.size(); i < n; ++i)
+        for (auto& twice : html_escaped_once(v[i])) v.push_back(std::move(twice));
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return v;
+}
+
 /// The forms a value takes in URLs, form bodies, scripts and logs: raw, percent-encoded as by
 /// RFC 3986, encodeURIComponent, encodeURI and URLSearchParams / HTML forms (upper and lower hex),
-/// and JSON-escaped. Longest first, without duplicates.
+/// JSON-escaped, HTML-escaped (html_escaped_forms, also JSON-escaped), and each with "<<" written
+/// as the page-data marks write it. Longest first, without duplicates.
 inline std::vector<std::string> encoded_forms(std::string_view value) {
     std::vector<std::string> v{std::string(value)};
     for (bool lower : {false, true}) {
@@ -1662,6 +1719,19 @@ inline std::vector<std::string> encoded_forms(std::string_view value) {
         v.push_back(collapsed);
         const std::string jc = json(collapsed).dump();
         v.push_back(jc.substr(1, jc.size() - 2));
+    }
+    // as HTML writes text (innerHTML, a page's source, a template that escaped it): the
+    // serialiser's text and attribute forms and the usual five-character escaping, each also
+    // JSON-escaped (a script's result holding markup)
+    const std::string raw(value);
+    for (const std::string* base : {&raw, static_cast<const std::string*>(&collapsed)}) {
+        if ((base == &collapsed && (collapsed == raw || collapsed.size() < 4)) || base->find_first_of("&<>\"'\xA0") == std::string::npos)
+            continue;
+        for (const auto& form : html_escaped_forms(*base)) {
+            v.push_back(form);
+            const std::string jf = json(form).dump();
+            v.push_back(jf.substr(1, jf.size() - 2));
+        }
     }
     // inside page-data marks, where "<<" is written "< <" (whatever runs first, redaction or marks)
     for (std::size_t i = 0, n = v.size(); i < n; ++i)
@@ -4677,11 +4747,36 @@ struct action_result {
     std::string boundary;  ///< nonce of the untrusted-content marks (empty: unmarked)
     std::chrono::milliseconds elapsed{0};  ///< how long the action took
 
-    /// The result as the model reads it: notes, blocked requests, navigation, dialogs, tabs, downloads and
-    /// the changes.
+    /// The result as the model reads it: agentkit's notes, then in the marks the reports (blocked
+    /// requests, downloads, navigation, tabs), the title, dialogs and the changes or the new page.
     [[nodiscard]] std::string to_text() const {
         std::string s;
         for (const auto& n : notes) s += "note: " + n + "\n";
+        // Everything else names what the page chose (the URLs it requested or moved to, its file
+        // names, its title, dialogs and text): inside the marks. Outside stay only agentkit's own
+        // words: the notes and "no visible change".
+        std::string page = reports();
+        if (!hit.empty()) page += "hit: " + hit + "\n";  // (a name is the page's text)
+        if (navigated) page += "title: " + title + "\n";
+        for (const auto& d : dialogs) {
+            page += d.type + " dialog \"" + d.message + "\" " + (d.accepted ? "accepted" : "dismissed");
+            if (d.type == "prompt" && d.accepted) page += " with \"" + d.prompt_text + "\"";
+            page += "\n";
+        }
+        // (a navigation is a change even when its page is not shown: snapshot mode none)
+        const bool no_change = !navigated && snapshot.empty() && (changes.empty() || changes == no_visible_change);
+        if (!snapshot.empty()) page += snapshot;
+        else if (!no_change) page += changes;
+        if (!page.empty()) s += detail::page_data(page, boundary);
+        if (no_change) (s += no_visible_change) += '\n';
+        if (!s.empty() && s.back() != '\n') s += '\n';
+        return s;
+    }
+
+    /// The lines that report what happened around the page (blocked requests, downloads, where
+    /// the tab went, tabs it opened), one a line; to_text() puts them inside the marks.
+    [[nodiscard]] std::string reports() const {
+        std::string s;
         // Documents (navigations, popups, form posts) are always listed; subresources beyond a few
         // are counted by type and origin (a page of third-party assets would cost thousands of tokens).
         constexpr std::size_t listed_subresources = 3;
@@ -4732,9 +4827,8 @@ struct action_result {
         if (navigated) {
             // The URL only when it is news (a redirect, or where a click led), against what a
             // navigate asked for or the URL the model last saw (a reload stays put); the status
-            // only when it is not a success. The title is the page's text: inside the marks. A
-            // navigate that landed where it was asked, with a success, says nothing: the page
-            // following is the news.
+            // only when it is not a success. A navigate that landed where it was asked, with a
+            // success, says nothing: the page following is the news.
             std::string line = "navigated";
             const std::string& base = requested_url.empty() ? from_url : requested_url;
             if (!url.empty() && !detail::same_place(url, base)) {
@@ -4754,23 +4848,6 @@ struct action_result {
             s += "url: " + detail::url_relative_to(url, from_url) + "\n";
         }
         for (const auto& t : opened_tabs) s += "new tab " + t.id + ": " + t.url + "\n";
-        // The page's own words inside the marks: its title, what its dialogs said, the snapshot
-        // or the change report ("no visible change" is ours, so it stays outside).
-        std::string page;
-        if (!hit.empty()) page += "hit: " + hit + "\n";  // (a name is the page's text)
-        if (navigated) page += "title: " + title + "\n";
-        for (const auto& d : dialogs) {
-            page += d.type + " dialog \"" + d.message + "\" " + (d.accepted ? "accepted" : "dismissed");
-            if (d.type == "prompt" && d.accepted) page += " with \"" + d.prompt_text + "\"";
-            page += "\n";
-        }
-        // (a navigation is a change even when its page is not shown: snapshot mode none)
-        const bool no_change = !navigated && snapshot.empty() && (changes.empty() || changes == no_visible_change);
-        if (!snapshot.empty()) page += snapshot;
-        else if (!no_change) page += changes;
-        if (!page.empty()) s += detail::page_data(page, boundary);
-        if (no_change) (s += no_visible_change) += '\n';
-        if (!s.empty() && s.back() != '\n') s += '\n';
         return s;
     }
 
@@ -11732,7 +11809,7 @@ inline auto browser::call_on(const node_handle& h, const char* fn, json args, bo
         const json& ex = detail::jobj(*r, "exceptionDetails");
         std::string what = detail::jstr(detail::jobj(ex, "exception"), "description");
         if (what.empty()) what = detail::jstr(ex, "text");
-        return fail(errc::tool_failed, "page script failed: " + what);
+        return fail(errc::tool_failed, detail::quoting_page("page script failed", "exception: " + detail::page_quote(what, 300), nonce_));
     }
     const json& res = detail::jobj(*r, "result");
     return res.contains("value") ? res["value"] : json();
@@ -13193,8 +13270,10 @@ inline auto browser::resolve(std::string_view ref) -> result<node_handle> {
     auto stale = [&](const std::string& why) {
         refs_.retire(ref);
         return fail(errc::ref_stale,
-                    "ref " + std::string(ref) + " (" + target->role + " " + detail::page_quote(target->name) + ") is stale: " + why,
-                    "Take a new snapshot and use the refs it shows.", json{{"ref", ref}});
+                    detail::quoting_page("ref " + std::string(ref) + " is stale: " + why,
+                                         "ref " + std::string(ref) + ": " + target->role + " " + detail::page_quote(target->name), nonce_),
+                    "Take a new snapshot and use the refs it shows.",
+                    json{{"ref", ref}, {"page_data", {{"role", target->role}, {"name", detail::escape_marks(target->name)}}}});
     };
     {
         std::lock_guard lock(eng_->mu);
@@ -13243,11 +13322,14 @@ inline auto browser::frame_offset(const tab_ptr& t, const std::string& session, 
 inline auto browser::visible_point(const node_handle& h, bool hit_test) -> result<std::pair<double, double>> {
     (void)call(h.session, "DOM.scrollIntoViewIfNeeded", json{{"backendNodeId", h.backend}});
     auto q = call(h.session, "DOM.getContentQuads", json{{"backendNodeId", h.backend}});
-    const std::string what = "ref " + h.ref + " (" + h.target.role + " " + detail::page_quote(h.target.name) + ")";
+    const std::string what = "ref " + h.ref;
+    const std::string element = "ref " + h.ref + ": " + h.target.role + " " + detail::page_quote(h.target.name);
+    const json element_data = {{"role", h.target.role}, {"name", detail::escape_marks(h.target.name)}};
     if (!q) {
         if (q.error().is(errc::browser_crashed)) return fail(q.error());
-        return fail(errc::element_not_visible, what + " is not visible (it has no layout box)",
-                    "It may be hidden or collapsed; open its container first, then take a new snapshot.");
+        return fail(errc::element_not_visible, detail::quoting_page(what + " is not visible (it has no layout box)", element, nonce_),
+                    "It may be hidden or collapsed; open its container first, then take a new snapshot.",
+                    json{{"ref", h.ref}, {"page_data", element_data}});
     }
     auto m = call(h.session, "Page.getLayoutMetrics");
     if (!m) return fail(m.error());
@@ -13268,15 +13350,17 @@ inline auto browser::visible_point(const node_handle& h, bool hit_test) -> resul
         break;
     }
     if (!pt)
-        return fail(errc::element_not_visible, what + " is not visible in the viewport (zero size or clipped)",
-                    "It may be hidden, empty or inside a collapsed container.");
+        return fail(errc::element_not_visible,
+                    detail::quoting_page(what + " is not visible in the viewport (zero size or clipped)", element, nonce_),
+                    "It may be hidden, empty or inside a collapsed container.", json{{"ref", h.ref}, {"page_data", element_data}});
     if (hit_test) {
         auto hit = node_at(h.session, pt->first, pt->second);
         if (hit) {
             const std::int64_t hb = detail::jint(*hit, "backendNodeId");
             if (hb != 0 && hb != h.backend) {
                 bool inside = false;
-                std::string cover = "another element";
+                std::string cover;      // the covering element as the page describes it (page data)
+                std::string cover_ref;  // its ref, when it has one (ours)
                 auto ho = call(h.session, "DOM.resolveNode", json{{"backendNodeId", hb}});
                 if (ho) {
                     const std::string oid = detail::jstr(detail::jobj(*ho, "object"), "objectId");
@@ -13288,15 +13372,24 @@ inline auto browser::visible_point(const node_handle& h, bool hit_test) -> resul
                         node_handle hh = h;
                         hh.object_id = oid;
                         auto d = call_on(hh, detail::kDescribeScript, json::array());
-                        if (d && d->is_string()) cover = detail::page_quote(d->get<std::string>());
-                        if (auto cref = refs_.find(h.session, h.target.loader_id, hb)) cover += " [ref=" + *cref + "]";
+                        if (d && d->is_string()) cover = d->get<std::string>();
+                        if (auto cref = refs_.find(h.session, h.target.loader_id, hb)) cover_ref = *cref;
                     }
                 }
-                if (!inside)
-                    return fail(errc::element_covered, what + " is covered by " + cover + " at its click point",
+                if (!inside) {
+                    std::string own = what + " is covered by another element" + (cover_ref.empty() ? "" : " (ref " + cover_ref + ")") +
+                                      " at its click point";
+                    std::string quoted = element + "\n";
+                    if (!cover.empty()) quoted += "covered by: " + detail::page_quote(cover) + "\n";
+                    json data = element_data;
+                    if (!cover.empty()) data["covered_by"] = detail::escape_marks(cover);
+                    json details{{"ref", h.ref}, {"x", pt->first}, {"y", pt->second}, {"page_data", std::move(data)}};
+                    if (!cover_ref.empty()) details["covered_by_ref"] = cover_ref;
+                    return fail(errc::element_covered, detail::quoting_page(std::move(own), std::move(quoted), nonce_),
                                 "Close or move the covering element first (dismiss the dialog or banner), or scroll; "
                                 "take a new snapshot to see the page.",
-                                json{{"ref", h.ref}, {"covered_by", cover}, {"x", pt->first}, {"y", pt->second}});
+                                std::move(details));
+                }
             }
         }
     }
@@ -13613,14 +13706,22 @@ inline auto browser::select_ref(std::string_view ref, const std::vector<std::str
     if (err == "not_select")
         return fail(errc::args_invalid, "ref " + std::string(ref) + " is not a <select> (it is <" + detail::jstr(*r, "tag") + ">)",
                     "For a custom dropdown, click it and then click the option's ref.");
+    // the options are the page's words: quoted in marks, and under "page_data" in the details
+    auto options_of = [&](const char* key) { return r->contains(key) ? detail::escape_marks_json((*r)[key]) : json::array(); };
     if (err == "missing")
-        return fail(errc::args_invalid, "no option " + (*r)["missing"].dump() + " in ref " + std::string(ref),
-                    "Available options: " + detail::escape_marks_json((*r)["available"]).dump(), detail::escape_marks_json(*r));
+        return fail(errc::args_invalid,
+                    detail::quoting_page("no option " + (*r)["missing"].dump() + " in ref " + std::string(ref),
+                                         "options: " + options_of("available").dump(), nonce_),
+                    "Pass one of the options shown, as written.",
+                    json{{"missing", r->contains("missing") ? (*r)["missing"] : json::array()},
+                         {"page_data", {{"available", options_of("available")}}}});
     if (err == "single")
-        return fail(errc::args_invalid, "ref " + std::string(ref) + " accepts only one option", "Pass one value.", detail::escape_marks_json(*r));
+        return fail(errc::args_invalid, "ref " + std::string(ref) + " accepts only one option", "Pass one value.",
+                    json{{"error", "single"}});
     if (err == "disabled")
-        return fail(errc::tool_failed, "the select or an option is disabled", "Pick an enabled option.",
-                    json{{"disabled", true}, {"options", detail::escape_marks_json((*r)["disabled"])}});
+        return fail(errc::tool_failed,
+                    detail::quoting_page("the select or an option is disabled", "disabled: " + options_of("disabled").dump(), nonce_),
+                    "Pick an enabled option.", json{{"disabled", true}, {"page_data", {{"options", options_of("disabled")}}}});
     return {};
 }
 
@@ -14470,7 +14571,9 @@ inline auto browser::evaluate(std::string_view expression, std::string_view ref)
         const json& ex = detail::jobj(*r, "exceptionDetails");
         std::string what = detail::jstr(detail::jobj(ex, "exception"), "description");
         if (what.empty()) what = detail::jstr(ex, "text");
-        return fail(opt_.policy.redact(error(errc::tool_failed, "the script threw: " + what, "Fix the expression.", ex)));
+        return fail(opt_.policy.redact(error(errc::tool_failed,
+                                             detail::quoting_page("the script threw", "exception: " + detail::page_quote(what, 2000), nonce_),
+                                             "Fix the expression.", json{{"page_data", detail::escape_marks_json(ex)}})));
     }
     const json res = detail::jobj(*r, "result");
     const std::string type = detail::jstr(res, "type");
@@ -14720,7 +14823,8 @@ inline auto browser::isolated_call(const tab_ptr& t, const char* fn, json args) 
     if (r->contains("exceptionDetails")) {
         const json& ex = detail::jobj(*r, "exceptionDetails");
         const std::string what = detail::jstr(detail::jobj(ex, "exception"), "description");
-        return fail(errc::tool_failed, "script failed: " + (what.empty() ? detail::jstr(ex, "text") : what));
+        return fail(errc::tool_failed, detail::quoting_page("script failed", "exception: " + detail::page_quote(what.empty() ? detail::jstr(ex, "text") : what, 300),
+                                                            nonce_));
     }
     return detail::jobj(*r, "result").value("value", json());
 }
@@ -25191,7 +25295,8 @@ inline result<tool_output> batch_output(tool_state& st, const std::vector<batch_
     constexpr std::size_t max_blocked_lines = 10;  // per page
     constexpr std::size_t note_reserve = 200;       // a cut note with the artifact id and offset
     const std::string& nonce = st.b.boundary();
-    std::vector<std::string> heads(pages.size());
+    std::vector<std::string> heads(pages.size());    // "## n. URL as asked", an error: ours
+    std::vector<std::string> reports(pages.size());  // where it went, what it requested: the page's, in its marks
     std::size_t ok = 0;
     for (std::size_t i = 0; i < pages.size(); ++i) {
         const auto& p = pages[i];
@@ -25202,21 +25307,22 @@ inline result<tool_output> batch_output(tool_state& st, const std::vector<batch_
             continue;
         }
         ++ok;
+        std::string& r = reports[i];
         const bool success = p.http_status == 0 || (p.http_status >= 200 && p.http_status <= 299);
         // the final URL when a redirect changed it, the status when it is not a success
-        if (!p.final_url.empty() && !detail::same_place(p.final_url, p.url)) h += "url: " + p.final_url + (success ? "\n" : " ");
-        if (!success) h += "HTTP " + std::to_string(p.http_status) + "\n";
+        if (!p.final_url.empty() && !detail::same_place(p.final_url, p.url)) r += "url: " + p.final_url + (success ? "\n" : " ");
+        if (!success) r += "HTTP " + std::to_string(p.http_status) + "\n";
         for (std::size_t k = 0; k < p.blocked.size() && k < max_blocked_lines; ++k)
-            h += "blocked " + p.blocked[k].resource_type + " " + p.blocked[k].url + " (policy " + p.blocked[k].rule + ")\n";
+            r += "blocked " + p.blocked[k].resource_type + " " + p.blocked[k].url + " (policy " + p.blocked[k].rule + ")\n";
         if (p.blocked.size() > max_blocked_lines)
-            h += "blocked " + std::to_string(p.blocked.size() - max_blocked_lines) + " more requests (browser_network_requests lists them)\n";
+            r += "blocked " + std::to_string(p.blocked.size() - max_blocked_lines) + " more requests (browser_network_requests lists them)\n";
     }
     const std::string top = std::to_string(ok) + " of " + std::to_string(pages.size()) + " pages read\n\n";
     // what the headers, marks and notes take; the rest is shared by the page texts
     std::size_t fixed = top.size();
     const std::size_t marks = detail::page_data("x", nonce).size();  // with a one-character text
     for (std::size_t i = 0; i < pages.size(); ++i) {
-        fixed += heads[i].size();
+        fixed += heads[i].size() + reports[i].size();
         if (!pages[i].error_) fixed += marks + note_reserve + 1 + std::string_view("title: \n").size() + pages[i].title.size();
     }
     const std::size_t cap = st.options.max_result_chars;
@@ -25256,7 +25362,7 @@ inline result<tool_output> batch_output(tool_state& st, const std::vector<batch_
             text.resize(keep);
             cut = true;
         }
-        out += detail::page_data("title: " + p.title + "\n" + text, nonce);  // the title is the page's text too
+        out += detail::page_data(reports[i] + "title: " + p.title + "\n" + text, nonce);  // the title is the page's text too
         if (cut || p.truncated) {
             // the whole page out of band; when what is shown is its beginning, the rest starts at `shown`
             const std::string& whole = p.truncated ? p.full_text : p.text;
@@ -26219,10 +26325,10 @@ auto extract_tool(State& st) {
                 head = std::to_string((*r)["fields"].size() - (*r)["missing"].size()) + " of " +
                        std::to_string((*r)["fields"].size()) + " fields found";
             tool_output out = tool_output::text(detail::page_data(head + "\n" + r->dump(), s->b.boundary()));
-            // structured output is page data too: no string in it can write a mark ("<<" is
-            // "< <", keys included), and "page_data": true says where it came from
-            out.structured = detail::escape_marks_json(*r);
-            (*out.structured)["page_data"] = true;
+            // structured output is page data too: all of it under the one key "page_data" (a client
+            // that shows structured content to a model shows it as the page's), no string in it
+            // able to write a mark ("<<" is "< <", keys included)
+            out.structured = json{{"page_data", detail::escape_marks_json(*r)}};
             return out;
         },
         reading_traits);
@@ -29573,6 +29679,7 @@ private:
 // ---- end <agentkit/mcp/request.hpp> ----
 
 #include <algorithm>
+#include <cmath>
 #include <array>
 #include <atomic>
 #include <cerrno>
@@ -29921,7 +30028,7 @@ public:
         std::shared_ptr<session::call_state> c;
         {
             std::lock_guard lock(s.mu_);
-            auto it = s.in_flight_.find(id.dump());
+            auto it = s.in_flight_.find(request_key(id));
             if (it == s.in_flight_.end()) return;
             c = it->second;
         }
@@ -30103,6 +30210,17 @@ private:
         return out;
     }
 
+    /// The key of a request id among the requests in flight: its JSON text, except that a
+    /// number written with a fraction of zero is the integer it equals (a cancellation naming
+    /// request 8 as 8.0 names the same request: JSON has one kind of number).
+    static std::string request_key(const json& id) {
+        if (id.is_number_float()) {
+            const double d = id.get<double>();
+            if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e15) return std::to_string(static_cast<std::int64_t>(d));
+        }
+        return id.dump();
+    }
+
     void cancel(session::call_state& c) {
         c.cancelled = true;
         c.stop.request_stop();
@@ -30142,12 +30260,15 @@ private:
             s.initialized_ = true;
         } else if (method == "notifications/cancelled") {
             if (!params.is_object() || !params.contains("requestId")) return;
-            const std::string key = params["requestId"].dump();
+            const std::string key = request_key(params["requestId"]);
             std::shared_ptr<session::call_state> c;
             {
                 std::lock_guard lock(s.mu_);
                 auto it = s.in_flight_.find(key);
-                if (it != s.in_flight_.end()) c = it->second;
+                if (it != s.in_flight_.end()) {
+                    c = it->second;
+                    c->cancelled = true;  // under the lock the call's end decides its answer by (run_handler)
+                }
             }
             if (!c) {
                 log("debug", "mcp", "cancellation of an unknown or finished request " + key + " ignored");
@@ -30187,7 +30308,7 @@ private:
         {
             // An id still in flight is ambiguous: its response could not be told from this one's.
             std::lock_guard lock(s.mu_);
-            if (s.in_flight_.count(id.dump()) != 0) {
+            if (s.in_flight_.count(request_key(id)) != 0) {
                 send_error(reply, id, code::invalid_request, "Invalid Request: a request with this id is already in flight");
                 return;
             }
@@ -30440,7 +30561,7 @@ private:
         }
         std::weak_ptr<session> ws = s.weak_from_this();
         std::weak_ptr<listener> wl = l;
-        const std::string id_key = id.dump();
+        const std::string id_key = request_key(id);
         st->on_cancel = [this, key, ws, wl, id_key] {
             if (auto lp = wl.lock()) {
                 std::lock_guard lock(lp->mu);
@@ -30570,7 +30691,7 @@ private:
         auto c = std::make_shared<handler_call>();
         c->s = s.shared_from_this();
         c->id = id;
-        c->key = id.dump();
+        c->key = request_key(id);
         c->method = method;
         c->params = params;
         c->stateless = stateless;
@@ -30887,11 +31008,16 @@ private:
                 fail_with(code::internal_error, "the handler answered nothing");
             }
         }
-        if (!c.st->cancelled.load() && !response.is_null()) send_to(c.reply, response, true);
+        // Whether it is answered is decided with the request leaving the in-flight map, under the
+        // lock a cancellation takes to find it: a cancellation handled before this point is never
+        // followed by the response; one handled after it names a finished request.
+        bool answer = false;
         {
             std::lock_guard lock(c.s->mu_);
             c.s->in_flight_.erase(c.key);
+            answer = !c.st->cancelled.load();
         }
+        if (answer && !response.is_null()) send_to(c.reply, response, true);
         std::lock_guard lock(calls_mu_);
         --running_;
         calls_cv_.notify_all();

@@ -171,7 +171,7 @@ test("--snapshot-mode none: a navigation's result names the page, browser_snapsh
     const ref = snap.match(/link "Onwards".*\[ref=([a-z]\d+)\]/)?.[1];
     assert.ok(ref, snap);
     const click = await call(client, "browser_click", { target: ref, element: "Onwards" });
-    assert.match(click, /^navigated to \/next\n/);
+    assert.match(click, /^<<page-data [a-z]{6}>>\nnavigated to \/next\n/);  // where the page led: inside the marks
     assert.match(click, /title: Next page/);
     assert.doesNotMatch(click, /Arrived|\[ref=|no visible change/);
   } finally {
