@@ -23216,6 +23216,24 @@ inline void collect_schema_args(const json& schema, tool_doc& d, int depth) {
     return d;
 }
 
+/// What a tool does, on one line, as a list of tools shows it: its title, then the first
+/// sentence of its description ("Get Sum Tool — Adds two numbers."); without a title (or with
+/// the name as its title), the first sentence alone. White space (line breaks too) is one space;
+/// at most `max` bytes, cut on a character boundary with "...".
+[[nodiscard]] inline std::string tool_summary(const tool_info& t, std::size_t max = 160) {
+    std::string flat;
+    for (char ch : t.description) {
+        const bool space = ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t';
+        if (space && (flat.empty() || flat.back() == ' ')) continue;
+        flat += space ? ' ' : ch;
+    }
+    while (!flat.empty() && flat.back() == ' ') flat.pop_back();
+    if (const auto end = flat.find(". "); end != std::string::npos) flat.resize(end + 1);
+    std::string s = t.title.empty() || t.title == t.name ? flat : flat.empty() ? t.title : t.title + " — " + flat;
+    if (s.size() > max) s = s.substr(0, utf8_safe_prefix(s, max - 3)) + "...";
+    return s;
+}
+
 /// tool_doc_from() of every tool, in order.
 [[nodiscard]] inline std::vector<tool_doc> tool_docs_from(const std::vector<tool_info>& tools) {
     std::vector<tool_doc> out;
@@ -24500,6 +24518,7 @@ private:
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -24550,7 +24569,11 @@ public:
             if (auto it = opt_.examples.find(d.name); it != opt_.examples.end())
                 d.examples.insert(d.examples.end(), it->second.begin(), it->second.end());
         names_.clear();
-        for (const auto& t : catalogue) names_.push_back(t.name);
+        summaries_.clear();
+        for (const auto& t : catalogue) {
+            names_.push_back(t.name);
+            summaries_[t.name] = {t.title, tool_summary(t)};
+        }
         known_ = std::unordered_set<std::string>(names_.begin(), names_.end());
         retriever_ = std::make_unique<tool_retriever<Embedder>>(std::move(docs), opt_.retrieval, embedder_);
         surfaced_.clear();
@@ -24699,8 +24722,11 @@ public:
         for (const auto& name : found) {
             const auto i = retriever_->index().find(name);
             const std::string& desc = retriever_->doc(static_cast<std::size_t>(i)).description;
-            text += "\n- " + name + ": " + first_sentence(desc);
-            tools.push_back(json{{"name", name}, {"description", desc}});
+            const auto& [title, summary] = summaries_[name];
+            text += "\n- " + name + ": " + summary;
+            json t{{"name", name}, {"description", desc}};
+            if (!title.empty()) t["title"] = title;
+            tools.push_back(std::move(t));
         }
         tool_output o = tool_output::text(std::move(text));
         if (opt_.reference_blocks)
@@ -24754,12 +24780,6 @@ private:
         const auto e = s.find_last_not_of(" \t\r\n\"'`");
         return s.substr(b, e - b + 1);
     }
-    static std::string first_sentence(const std::string& d) {
-        std::size_t end = d.find(". ");
-        std::string s = end == std::string::npos ? d : d.substr(0, end + 1);
-        if (s.size() > 160) s = s.substr(0, utf8_safe_prefix(s, 157)) + "...";
-        return s;
-    }
     // One example learned from a call: not twice for a tool, the tool's oldest learned one out
     // past max_learned_per_tool, then on_learn.
     void learn_from_use(const std::string& tool, const std::string& text) {
@@ -24787,6 +24807,8 @@ private:
     router_options opt_;
     Embedder embedder_;
     std::unique_ptr<tool_retriever<Embedder>> retriever_;
+    /// Per tool of the catalogue: its title and the line tool_search shows (tool_summary).
+    std::unordered_map<std::string, std::pair<std::string, std::string>> summaries_;
     std::vector<std::string> names_;
     std::unordered_set<std::string> known_;
     std::deque<std::string> surfaced_;  // most recently used first

@@ -57,6 +57,41 @@ TEST(Router, SearchSurfacesToolsForTheFollowingTurns) {
     EXPECT_NE(r.state_message().find("git_create_pr"), std::string::npos);
 }
 
+TEST(Router, ToolSearchSaysWhatATitledToolDoesNotItsTitleAlone) {
+    struct sum_args {
+        double a = 0, b = 0;
+        static constexpr auto agentkit_fields() { return ak::fields(AGENTKIT_FIELD(sum_args, a, "first"), AGENTKIT_FIELD(sum_args, b, "second")); }
+    };
+    const auto sum = ak::tool<"get-sum">("Adds two numbers.\nReturns their sum as a number.", [](const sum_args& x) { return x.a + x.b; })
+                         .with_title("Get Sum Tool");
+    const auto echo = ak::tool<"echo">("Echoes the text it is given. Useful for tests.", [](const sum_args&) { return std::string("x"); });
+    const auto same = ak::tool<"ping">("Checks that the server answers.", [](const sum_args&) { return std::string("pong"); }).with_title("ping");
+    const ak::toolbox box{sum, echo, same};
+    ak::router<> r(opts(3));
+    r.bind(box.infos());
+    auto out = r.handle_meta("tool_search", json{{"query", "add two numbers sum"}});
+    ASSERT_TRUE(out && out->has_value()) << out->error().to_text();
+    const std::string text = (*out)->content.at(0).text;
+    // the title and the first sentence of the description, on one line
+    EXPECT_NE((text + "\n").find("\n- get-sum: Get Sum Tool — Adds two numbers.\n"), std::string::npos) << text;
+    EXPECT_EQ(text.find("Returns their sum"), std::string::npos) << text;
+    EXPECT_EQ((*out)->structured->at("tools").at(0).at("title"), "Get Sum Tool");
+    // without a title (or a title that is the name): the first sentence alone
+    auto all = r.handle_meta("tool_search", json{{"query", "echo text ping server answers"}});
+    ASSERT_TRUE(all && all->has_value());
+    const std::string t2 = (*all)->content.at(0).text;
+    EXPECT_NE(t2.find("- echo: Echoes the text it is given."), std::string::npos) << t2;
+    EXPECT_NE(t2.find("- ping: Checks that the server answers."), std::string::npos) << t2;
+    // the summary alone: cut on a character boundary
+    ak::tool_info d;
+    d.name = "x";
+    d.title = "Überschrift";
+    d.description = std::string(300, 'e');
+    const std::string cut = ak::tool_summary(d, 40);
+    EXPECT_LE(cut.size(), 40U);
+    EXPECT_EQ(cut.substr(cut.size() - 3), "...");
+}
+
 TEST(Router, FindsSeedToolsFromNaturalRequests) {
     ak::router<> r;
     r.bind(coding_agent::box.infos());

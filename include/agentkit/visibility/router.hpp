@@ -38,6 +38,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -88,7 +89,11 @@ public:
             if (auto it = opt_.examples.find(d.name); it != opt_.examples.end())
                 d.examples.insert(d.examples.end(), it->second.begin(), it->second.end());
         names_.clear();
-        for (const auto& t : catalogue) names_.push_back(t.name);
+        summaries_.clear();
+        for (const auto& t : catalogue) {
+            names_.push_back(t.name);
+            summaries_[t.name] = {t.title, tool_summary(t)};
+        }
         known_ = std::unordered_set<std::string>(names_.begin(), names_.end());
         retriever_ = std::make_unique<tool_retriever<Embedder>>(std::move(docs), opt_.retrieval, embedder_);
         surfaced_.clear();
@@ -237,8 +242,11 @@ public:
         for (const auto& name : found) {
             const auto i = retriever_->index().find(name);
             const std::string& desc = retriever_->doc(static_cast<std::size_t>(i)).description;
-            text += "\n- " + name + ": " + first_sentence(desc);
-            tools.push_back(json{{"name", name}, {"description", desc}});
+            const auto& [title, summary] = summaries_[name];
+            text += "\n- " + name + ": " + summary;
+            json t{{"name", name}, {"description", desc}};
+            if (!title.empty()) t["title"] = title;
+            tools.push_back(std::move(t));
         }
         tool_output o = tool_output::text(std::move(text));
         if (opt_.reference_blocks)
@@ -292,12 +300,6 @@ private:
         const auto e = s.find_last_not_of(" \t\r\n\"'`");
         return s.substr(b, e - b + 1);
     }
-    static std::string first_sentence(const std::string& d) {
-        std::size_t end = d.find(". ");
-        std::string s = end == std::string::npos ? d : d.substr(0, end + 1);
-        if (s.size() > 160) s = s.substr(0, utf8_safe_prefix(s, 157)) + "...";
-        return s;
-    }
     // One example learned from a call: not twice for a tool, the tool's oldest learned one out
     // past max_learned_per_tool, then on_learn.
     void learn_from_use(const std::string& tool, const std::string& text) {
@@ -325,6 +327,8 @@ private:
     router_options opt_;
     Embedder embedder_;
     std::unique_ptr<tool_retriever<Embedder>> retriever_;
+    /// Per tool of the catalogue: its title and the line tool_search shows (tool_summary).
+    std::unordered_map<std::string, std::pair<std::string, std::string>> summaries_;
     std::vector<std::string> names_;
     std::unordered_set<std::string> known_;
     std::deque<std::string> surfaced_;  // most recently used first

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <agentkit/core/json.hpp>
+#include <agentkit/core/strings.hpp>
 #include <agentkit/tools/tool.hpp>
 
 #include <string>
@@ -50,6 +51,24 @@ inline void collect_schema_args(const json& schema, tool_doc& d, int depth) {
     detail::collect_schema_args(t.input_schema, d, 0);
     d.examples = t.examples;
     return d;
+}
+
+/// What a tool does, on one line, as a list of tools shows it: its title, then the first
+/// sentence of its description ("Get Sum Tool — Adds two numbers."); without a title (or with
+/// the name as its title), the first sentence alone. White space (line breaks too) is one space;
+/// at most `max` bytes, cut on a character boundary with "...".
+[[nodiscard]] inline std::string tool_summary(const tool_info& t, std::size_t max = 160) {
+    std::string flat;
+    for (char ch : t.description) {
+        const bool space = ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t';
+        if (space && (flat.empty() || flat.back() == ' ')) continue;
+        flat += space ? ' ' : ch;
+    }
+    while (!flat.empty() && flat.back() == ' ') flat.pop_back();
+    if (const auto end = flat.find(". "); end != std::string::npos) flat.resize(end + 1);
+    std::string s = t.title.empty() || t.title == t.name ? flat : flat.empty() ? t.title : t.title + " — " + flat;
+    if (s.size() > max) s = s.substr(0, utf8_safe_prefix(s, max - 3)) + "...";
+    return s;
 }
 
 /// tool_doc_from() of every tool, in order.
