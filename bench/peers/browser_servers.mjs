@@ -46,6 +46,15 @@ export function findRef(snapshot, pattern) {
   return null;
 }
 
+// Playwright MCP's tool names, which agentkit-browser-mcp keeps (a drop-in).
+const playwrightToolNames = {
+  navigate: "browser_navigate",
+  snapshot: "browser_snapshot",
+  click: "browser_click",
+  type: "browser_type",
+  fill: "browser_fill_form",
+};
+
 export function serverSpecs(tmp, base, o) {
   const specs = [];
   if (o.playwright) {
@@ -64,13 +73,7 @@ export function serverSpecs(tmp, base, o) {
       name: "playwright-mcp",
       command: process.execPath,
       args: [path.join(here, "node_modules/@playwright/mcp/cli.js"), "--headless", "--isolated", "--config", config, "--allowed-origins", base],
-      tools: {
-        navigate: "browser_navigate",
-        snapshot: "browser_snapshot",
-        click: "browser_click",
-        type: "browser_type",
-        fill: "browser_fill_form",
-      },
+      tools: playwrightToolNames,
     });
   }
   if (o.chromeDevtools) {
@@ -120,13 +123,7 @@ export function serverSpecs(tmp, base, o) {
       command: path.resolve(ak),
       args: ["--headless", "--executable-path", o.chromium, ...(o.agentkitNoPolicy ? [] : ["--allowed-origins", base])],
       fillSubmits: true,
-      tools: {
-        navigate: "browser_navigate",
-        snapshot: "browser_snapshot",
-        click: "browser_click",
-        type: "browser_type",
-        fill: "browser_fill_form",
-      },
+      tools: playwrightToolNames,
     });
   }
   return specs;
