@@ -25,7 +25,9 @@ function(agentkit_add_header_check)
     # optional library (cpp-httplib: agentkit::net; libcurl: agentkit::curl; net/oauth.hpp and
     # net/oauth_store.hpp both; net/jose.hpp OpenSSL's libcrypto, which agentkit::net brings; net/sse.hpp none)
     # and are checked with it.
-    list(FILTER headers EXCLUDE REGEX "/impl/|^agentkit/browser/tools/")
+    # agentkit/src.hpp is the compile-once definitions (AGENTKIT_SEPARATE_COMPILATION only): checked
+    # as agentkit::compiled's source, below.
+    list(FILTER headers EXCLUDE REGEX "/impl/|^agentkit/browser/tools/|^agentkit/src\\.hpp$")
     if(NOT TARGET agentkit_net)
         list(FILTER headers EXCLUDE REGEX "^agentkit/net/(http_server|mcp_http|oauth|oauth_loopback|oauth_store|jose)\\.hpp$")
     endif()
@@ -78,6 +80,17 @@ function(agentkit_add_header_check)
     # The objects are never linked: skip debug info, it is most of the cost of these TUs.
     if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
         target_compile_options(agentkit_header_check PRIVATE -g0)
+    endif()
+    # The compile-once definitions must compile as agentkit::compiled compiles them; with
+    # AGENTKIT_SEPARATE_COMPILATION the tests link that library and it is built anyway.
+    if(NOT AGENTKIT_SEPARATE_COMPILATION)
+        get_target_property(compiled_sources agentkit_compiled SOURCES)
+        add_library(agentkit_src_check OBJECT ${compiled_sources})
+        target_link_libraries(agentkit_src_check PRIVATE agentkit_dev)
+        target_compile_definitions(agentkit_src_check PRIVATE AGENTKIT_SEPARATE_COMPILATION)
+        if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+            target_compile_options(agentkit_src_check PRIVATE -g0)
+        endif()
     endif()
     list(LENGTH sources count)
     list(LENGTH umbrellas umbrella_count)

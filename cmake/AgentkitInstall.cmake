@@ -2,7 +2,7 @@
 #
 #   <prefix>/include/agentkit/...                       the multi-header library
 #   <prefix>/include/agentkit_single/agentkit/agentkit.hpp   the amalgamated header
-#   <prefix>/share/cmake/agentkit/agentkit{Config,ConfigVersion,Targets}.cmake
+#   <prefix>/share/cmake/agentkit/agentkit{Config,ConfigVersion,Targets}.cmake, AgentkitCompiled.cmake
 #   <prefix>/share/pkgconfig/agentkit.pc
 #   <prefix>/share/doc/agentkit/LICENSE
 #
@@ -40,6 +40,7 @@ write_basic_package_version_file(
 install(FILES
     "${PROJECT_BINARY_DIR}/agentkitConfig.cmake"
     "${PROJECT_BINARY_DIR}/agentkitConfigVersion.cmake"
+    "${PROJECT_SOURCE_DIR}/cmake/AgentkitCompiled.cmake"
     DESTINATION "${AGENTKIT_INSTALL_CMAKEDIR}")
 
 # pkg-config: relocatable (prefix computed from the .pc file's own location) when the

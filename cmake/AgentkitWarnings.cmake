@@ -2,7 +2,9 @@
 #
 #   agentkit_warnings     warning flags (errors with AGENTKIT_WERROR=ON, as the CI presets set it) and, with
 #                         AGENTKIT_SANITIZE, the ASan+UBSan compile and link flags
-#   agentkit_dev          agentkit_warnings + agentkit::agentkit        (include/)
+#   agentkit_dev          agentkit_warnings + agentkit::agentkit        (include/); with
+#                         AGENTKIT_SEPARATE_COMPILATION also agentkit::compiled (the definitions
+#                         compiled once, cmake/AgentkitCompiled.cmake)
 #   agentkit_dev_single   agentkit_warnings + agentkit::single_header   (single_include/ only)
 #
 #   agentkit_optimise_under_sanitizers(<target>)
@@ -42,6 +44,13 @@ endfunction()
 
 add_library(agentkit_dev INTERFACE)
 target_link_libraries(agentkit_dev INTERFACE agentkit_warnings agentkit::agentkit)
+if(AGENTKIT_SEPARATE_COMPILATION)
+    # The library compiled once: with our warnings (and sanitizers), and at -O1 under the
+    # sanitizers, since every e2e test runs the engine's code from it.
+    target_link_libraries(agentkit_compiled PRIVATE agentkit_warnings)
+    agentkit_optimise_under_sanitizers(agentkit_compiled)
+    target_link_libraries(agentkit_dev INTERFACE agentkit_compiled)
+endif()
 
 add_library(agentkit_dev_single INTERFACE)
 target_link_libraries(agentkit_dev_single INTERFACE agentkit_warnings agentkit::single_header)

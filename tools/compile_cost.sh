@@ -12,13 +12,21 @@
 # time); peak memory is the largest resident set of the compiler (from /usr/bin/time -v, else by
 # sampling /proc while it runs, and then no CPU time). Include paths: include/ of
 # this tree, then the system's (nlohmann/json, tl/expected, cpp-httplib).
+# Both ways of building (docs/packaging.md, "Compile once"): header-only, and with AGENTKIT_SEPARATE_COMPILATION
+# ("compiled once"), where the file compiles declarations only and <agentkit/src.hpp>, compiled
+# once per program, holds the definitions (its own row). MODES=header-only or MODES=separate
+# measures one way only.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cxx="${CXX:-g++}"
 runs="${RUNS:-3}"
+modes="${MODES:-header-only separate}"
+for mode in $modes; do
+    [[ $mode == header-only || $mode == separate ]] || { echo "compile_cost.sh: MODES takes header-only and/or separate, not $mode" >&2; exit 2; }
+done
 if [[ $# -eq 0 ]]; then
-    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
 fi
 
@@ -34,10 +42,10 @@ extract() {
     ' "$1"
 }
 
-# one compilation: "WALL CPU MB" (seconds, seconds, peak megabytes)
+# one compilation: "WALL CPU MB" (seconds, seconds, peak megabytes); $2.. are extra flags
 measure_once() {
     local src="$1" out="$work/out.o"
-    local cmd=("$cxx" -std=c++20 -O0 -c -I"$root/include" "$src" -o "$out")
+    local cmd=("$cxx" -std=c++20 -O0 -c "${@:2}" -I"$root/include" "$src" -o "$out")
     if [[ -x /usr/bin/time ]]; then
         local log="$work/time.log"
         local t0 t1
@@ -70,7 +78,7 @@ measure_once() {
 measure() {
     local best="" cpu="" mb=0 s c m
     for ((i = 0; i < runs; ++i)); do
-        read -r s c m < <(measure_once "$1")
+        read -r s c m < <(measure_once "$@")
         if [[ -z "$best" ]] || awk -v a="$s" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$s; fi
         if [[ -z "$cpu" || "$c" == "-" ]] || awk -v a="$c" -v b="$cpu" 'BEGIN { exit !(a < b) }'; then cpu=$c; fi
         ((m > mb)) && mb=$m
@@ -90,6 +98,7 @@ read -r base_s base_c base_mb < <(measure "$work/baseline.cpp")
 echo "compiler: $("$cxx" --version | head -n1); $cxx -std=c++20 -O0 -c; best of $runs runs; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-30s %8s %8s %8s %8s\n' "file" "wall s" "x base" "CPU s" "peak MB"
 printf '%-30s %8s %8s %8s %8s\n' "baseline (nlohmann/json)" "$base_s" "1.0" "$base_c" "$base_mb"
+sep_flag=-DAGENTKIT_SEPARATE_COMPILATION
 for f in "$@"; do
     src="$f"
     if [[ "$f" == *.md ]]; then
@@ -97,6 +106,16 @@ for f in "$@"; do
         extract "$f" >"$src"
         [[ -s "$src" ]] || { echo "$f: no \`\`\`cpp block with main()" >&2; exit 1; }
     fi
-    read -r s c mb < <(measure "$src")
-    printf '%-30s %8s %8s %8s %8s\n' "$(basename "$f")" "$s" "$(ratio "$s" "$base_s")" "$c" "$mb"
+    for mode in $modes; do
+        label="$(basename "$f")"
+        flags=()
+        if [[ $mode == separate ]]; then label="$label (compiled once)"; flags=("$sep_flag"); fi
+        read -r s c mb < <(measure "$src" "${flags[@]}")
+        printf '%-30s %8s %8s %8s %8s\n' "$label" "$s" "$(ratio "$s" "$base_s")" "$c" "$mb"
+    done
 done
+if [[ " $modes " == *" separate "* ]]; then
+    echo '#include <agentkit/src.hpp>' >"$work/agentkit_src.cpp"
+    read -r s c mb < <(measure "$work/agentkit_src.cpp" "$sep_flag")
+    printf '%-30s %8s %8s %8s %8s\n' "<agentkit/src.hpp> (once)" "$s" "$(ratio "$s" "$base_s")" "$c" "$mb"
+fi

@@ -8954,6 +8954,7 @@ struct connection_state {
     bool stop = false;
     std::atomic<bool> closing{false};
     std::atomic<std::uint64_t> malformed{0};
+    std::atomic<std::uint64_t> received{0};  // messages read by the reader, malformed or not
 
     std::thread reader;
     std::thread dispatcher;
@@ -9101,6 +9102,7 @@ struct connection_state {
     }
 
     void handle_message(const std::string& text) {
+        received.fetch_add(1, std::memory_order_relaxed);
         json j;
         if (text.size() > options.max_log_event_bytes) {
             if (auto summary = detail::summarize_log_event(text)) j = std::move(*summary);
@@ -9615,6 +9617,9 @@ public:
 
     /// Messages from the browser that were not valid CDP (ignored).
     [[nodiscard]] std::uint64_t malformed_messages() const { return st_ ? st_->malformed.load() : 0; }
+    /// Messages read from the transport so far (answers and events, malformed ones too): a
+    /// caller waiting behind a flood of events can tell a busy connection from a silent one.
+    [[nodiscard]] std::uint64_t received_messages() const { return st_ ? st_->received.load(std::memory_order_relaxed) : 0; }
 
     /// The transport, when it is a T (e.g. pipe_transport for pid()); null otherwise.
     /// Only const-safe members may be used: the reader thread owns receive().
@@ -10900,6 +10905,27 @@ static_assert(transport<websocket_transport>);
 
 }  // namespace agentkit::cdp
 // ---- end <agentkit/cdp/websocket_transport.hpp> ----
+// ---- begin <agentkit/core/linkage.hpp> ----
+// agentkit/core/linkage.hpp — AGENTKIT_DECL: how a definition that can be compiled once is declared.
+//
+// agentkit is header-only by default: every definition is `inline` and a program needs nothing
+// but the headers. A program that defines AGENTKIT_SEPARATE_COMPILATION (in every translation
+// unit, e.g. with CMake's agentkit::compiled) compiles those definitions once instead, in the
+// one .cpp that includes <agentkit/src.hpp>; the other translation units see declarations only.
+// docs/packaging.md, "Compile once" says when that pays and how to set it up.
+
+#if defined(AGENTKIT_SEPARATE_COMPILATION)
+/// Declares a definition compiled once (in the translation unit that includes <agentkit/src.hpp>).
+#  define AGENTKIT_DECL
+#else
+/// Declares a definition of the header-only build: inline, in every translation unit that uses it.
+#  define AGENTKIT_DECL inline
+#endif
+
+#if defined(AGENTKIT_SEPARATE_COMPILATION) && defined(AGENTKIT_SINGLE_HEADER)
+#  error "the single header (single_include/) is header-only; AGENTKIT_SEPARATE_COMPILATION needs the headers of include/ and <agentkit/src.hpp> (docs/packaging.md, section Compile once)"
+#endif
+// ---- end <agentkit/core/linkage.hpp> ----
 
 #include <atomic>
 #include <chrono>
@@ -11582,6 +11608,12 @@ private:
 };
 
 }  // namespace agentkit::browser
+#if !defined(AGENTKIT_SEPARATE_COMPILATION)
+// ---- begin <agentkit/browser/impl/all.hpp> ----
+// agentkit/browser/impl/all.hpp — the browser engine's definitions (the member functions
+// browser.hpp declares). Header-only builds get them at the end of browser.hpp; with
+// AGENTKIT_SEPARATE_COMPILATION only <agentkit/src.hpp> includes them.
+
 // ---- begin <agentkit/browser/impl/lifecycle.hpp> ----
 // agentkit/browser/impl/lifecycle.hpp — browser: starting, restarting and closing the browser; the CDP call helpers every operation uses.
 // Part of browser.hpp (which includes it at its end); not an entry point of its own.
@@ -11589,19 +11621,19 @@ private:
 
 namespace agentkit::browser {
 
-inline auto browser::start() -> result<void> {
+AGENTKIT_DECL auto browser::start() -> result<void> {
     std::lock_guard op(op_mu_);
     auto e = ensure();
     if (!e) return fail(e.error());
     return {};
 }
 
-inline auto browser::close() -> void {
+AGENTKIT_DECL auto browser::close() -> void {
     std::lock_guard op(op_mu_);
     shutdown();
 }
 
-inline auto browser::browser_pid() -> int {
+AGENTKIT_DECL auto browser::browser_pid() -> int {
     std::lock_guard op(op_mu_);
     if (!eng_) return -1;
     if (auto* p = eng_->conn.transport_as<cdp::pipe_transport>()) return p->pid();
@@ -11609,7 +11641,7 @@ inline auto browser::browser_pid() -> int {
     return -1;
 }
 
-inline auto browser::cdp_call(std::string_view method, json params) -> result<json> {
+AGENTKIT_DECL auto browser::cdp_call(std::string_view method, json params) -> result<json> {
     std::lock_guard op(op_mu_);
     auto e = ensure();
     if (!e) return fail(e.error());
@@ -11618,14 +11650,14 @@ inline auto browser::cdp_call(std::string_view method, json params) -> result<js
     return call((*t)->session, method, std::move(params));
 }
 
-inline auto browser::cdp_browser_call(std::string_view method, json params) -> result<json> {
+AGENTKIT_DECL auto browser::cdp_browser_call(std::string_view method, json params) -> result<json> {
     std::lock_guard op(op_mu_);
     auto e = ensure();
     if (!e) return fail(e.error());
     return call("", method, std::move(params));
 }
 
-inline auto browser::shutdown() -> void {
+AGENTKIT_DECL auto browser::shutdown() -> void {
     refs_.retire_all();  // a closed browser's nodes are gone (refs would be kept for the session's life)
     if (!eng_) return;
     if (eng_->conn.is_open() && eng_->own_context && !eng_->context_id.empty())
@@ -11639,7 +11671,7 @@ inline auto browser::shutdown() -> void {
     live_capture_ = false;
 }
 
-inline auto browser::ensure() -> result<void> {
+AGENTKIT_DECL auto browser::ensure() -> result<void> {
     if (eng_ && eng_->conn.is_open()) return {};
     if (eng_) {
         auto why = eng_->conn.failure();
@@ -11753,7 +11785,7 @@ inline auto browser::ensure() -> result<void> {
     return {};
 }
 
-inline auto browser::release_flood_stops(const tab_ptr& t) -> void {
+AGENTKIT_DECL auto browser::release_flood_stops(const tab_ptr& t) -> void {
     std::set<std::string> scripts, console;
     {
         std::lock_guard lock(eng_->mu);
@@ -11768,17 +11800,17 @@ inline auto browser::release_flood_stops(const tab_ptr& t) -> void {
     for (auto& f : wait) (void)f.get();
 }
 
-inline auto browser::take_notes(action_result& r) -> void {
+AGENTKIT_DECL auto browser::take_notes(action_result& r) -> void {
     auto n = take_restart_notes();
     r.notes.insert(r.notes.begin(), n.begin(), n.end());
 }
 
-inline auto browser::crashed_error(const error& cause) const -> error {
+AGENTKIT_DECL auto browser::crashed_error(const error& cause) const -> error {
     return error(errc::browser_crashed, "the browser is gone: " + cause.message,
                  "The next browser call starts a new browser; then take a new snapshot.", cause.details);
 }
 
-inline auto browser::call(std::string_view session, std::string_view method, json params, std::optional<std::chrono::milliseconds> timeout) -> result<json> {
+AGENTKIT_DECL auto browser::call(std::string_view session, std::string_view method, json params, std::optional<std::chrono::milliseconds> timeout) -> result<json> {
     if (!eng_) return fail(errc::browser_crashed, "no browser is running", "Call again: the browser starts lazily.");
     if (detail::op_stop.stop_possible()) {  // a cancel_scope: wait in slices, abandon the call on a stop
         if (detail::op_stop.stop_requested()) return fail(cancelled_error(method));
@@ -11794,12 +11826,12 @@ inline auto browser::call(std::string_view session, std::string_view method, jso
     return r;
 }
 
-inline auto browser::cancelled_error(std::string_view method) -> error {
+AGENTKIT_DECL auto browser::cancelled_error(std::string_view method) -> error {
     return error(errc::tool_cancelled, "cancelled (" + std::string(method) + " was abandoned)",
                  "The call was cancelled; the browser is ready for the next one.");
 }
 
-inline auto browser::call_on(const node_handle& h, const char* fn, json args, bool await_promise, std::optional<std::chrono::milliseconds> timeout) -> result<json> {
+AGENTKIT_DECL auto browser::call_on(const node_handle& h, const char* fn, json args, bool await_promise, std::optional<std::chrono::milliseconds> timeout) -> result<json> {
     auto r = call(h.session, "Runtime.callFunctionOn",
                   json{{"functionDeclaration", fn}, {"objectId", h.object_id}, {"arguments", std::move(args)},
                        {"returnByValue", true}, {"awaitPromise", await_promise}},
@@ -11836,7 +11868,7 @@ auto browser::wait_until(Pred pred, std::chrono::milliseconds timeout) -> bool {
 
 namespace agentkit::browser {
 
-inline auto browser::blocked_requests() -> std::vector<blocked_request> {
+AGENTKIT_DECL auto browser::blocked_requests() -> std::vector<blocked_request> {
     std::lock_guard op(op_mu_);
     std::vector<blocked_request> out;
     if (!eng_) return out;
@@ -11845,13 +11877,13 @@ inline auto browser::blocked_requests() -> std::vector<blocked_request> {
     return out;
 }
 
-inline auto browser::websocket_gate_stats() -> std::optional<socket_gate_stats> {
+AGENTKIT_DECL auto browser::websocket_gate_stats() -> std::optional<socket_gate_stats> {
     std::lock_guard op(op_mu_);
     if (!eng_ || !eng_->gate) return std::nullopt;
     return eng_->gate->stats();
 }
 
-inline auto browser::use_socket_gate() const -> bool {
+AGENTKIT_DECL auto browser::use_socket_gate() const -> bool {
     if (!opt_.policy.intercepts()) return false;  // nothing to enforce: the CDP conversation stays as it was
     switch (opt_.websockets) {
         case websocket_enforcement::proxy: return true;
@@ -11872,7 +11904,7 @@ inline auto browser::use_socket_gate() const -> bool {
     return true;
 }
 
-inline auto browser::judge_socket(engine& e, const std::string& host, std::uint16_t port) -> std::optional<std::string> {
+AGENTKIT_DECL auto browser::judge_socket(engine& e, const std::string& host, std::uint16_t port) -> std::optional<std::string> {
     auto v = opt_.policy.check_socket(host, port);
     if (!v) return std::nullopt;
     {
@@ -11887,7 +11919,7 @@ inline auto browser::judge_socket(engine& e, const std::string& host, std::uint1
     return v->rule;
 }
 
-inline auto browser::apply_policy() -> result<void> {
+AGENTKIT_DECL auto browser::apply_policy() -> result<void> {
     const auto& P = opt_.policy;
     if (auto v = P.validate(); !v) return fail(v.error());
     {  // always: the scheme rules (file:, chrome:, ...) hold for every request, origin lists or not
@@ -11937,7 +11969,7 @@ inline auto browser::apply_policy() -> result<void> {
     return {};
 }
 
-inline auto browser::socket_guard_source() const -> std::string {
+AGENTKIT_DECL auto browser::socket_guard_source() const -> std::string {
     json rules = {{"allowed", json::array()}, {"blocked", json::array()}};
     auto add = [&](const std::vector<std::string>& list, const char* key) {
         for (const auto& s : list)
@@ -11952,7 +11984,7 @@ inline auto browser::socket_guard_source() const -> std::string {
     return src;
 }
 
-inline auto browser::install_session_policy(engine& e, const std::string& sid, std::vector<std::future<result<json>>>* wait) -> void {
+AGENTKIT_DECL auto browser::install_session_policy(engine& e, const std::string& sid, std::vector<std::future<result<json>>>* wait) -> void {
     auto c = e.conn.call_async("Page.addScriptToEvaluateOnNewDocument", json{{"source", detail::kConsoleClipScript}, {"runImmediately", true}}, sid);
     if (wait) wait->push_back(std::move(c));
     if (!opt_.policy.intercepts()) return;
@@ -11964,12 +11996,12 @@ inline auto browser::install_session_policy(engine& e, const std::string& sid, s
     }
 }
 
-inline auto browser::record_blocked(engine& e, blocked_request b) -> void {
+AGENTKIT_DECL auto browser::record_blocked(engine& e, blocked_request b) -> void {
     e.blocked.emplace_back(++e.seq, std::move(b));
     while (e.blocked.size() > 200) e.blocked.pop_front();
 }
 
-inline auto browser::policy_error(const policy_violation& v, std::string_view what) const -> error {
+AGENTKIT_DECL auto browser::policy_error(const policy_violation& v, std::string_view what) const -> error {
     return error(errc::policy_blocked, std::string(what) + " to " + v.url + " blocked by policy rule " + v.rule,
                  "The browser's policy does not allow this URL; pick another page or ask the host to change the policy.",
                  json{{"rule", v.rule}, {"url", v.url}});
@@ -11983,13 +12015,13 @@ inline auto browser::policy_error(const policy_violation& v, std::string_view wh
 
 namespace agentkit::browser {
 
-inline auto browser::tab_of_frame(engine& e, const std::string& frame) -> std::string {
+AGENTKIT_DECL auto browser::tab_of_frame(engine& e, const std::string& frame) -> std::string {
     for (const auto& [id, t] : e.tabs)
         if (t->frames.count(frame) != 0 || t->target_id == frame) return id;
     return {};
 }
 
-inline auto browser::on_browser_event(engine& e, const cdp::event& ev) -> bool {
+AGENTKIT_DECL auto browser::on_browser_event(engine& e, const cdp::event& ev) -> bool {
     const std::string& m = ev.method;
     const json& p = ev.params;
     if (m == "Fetch.requestPaused") {
@@ -12113,7 +12145,7 @@ inline auto browser::on_browser_event(engine& e, const cdp::event& ev) -> bool {
     return false;
 }
 
-inline auto browser::on_event(engine& e, const cdp::event& ev) -> void {
+AGENTKIT_DECL auto browser::on_event(engine& e, const cdp::event& ev) -> void {
     const std::string& m = ev.method;
     if (m.rfind("Target.", 0) == 0) {
         on_target_event(e, ev);
@@ -12400,7 +12432,7 @@ inline auto browser::on_event(engine& e, const cdp::event& ev) -> void {
     }
 }
 
-inline auto browser::on_target_event(engine& e, const cdp::event& ev) -> void {
+AGENTKIT_DECL auto browser::on_target_event(engine& e, const cdp::event& ev) -> void {
     const std::string& m = ev.method;
     const json& p = ev.params;
     if (m == "Target.attachedToTarget" && !ev.session_id.empty()) {
@@ -12504,14 +12536,14 @@ inline auto browser::on_target_event(engine& e, const cdp::event& ev) -> void {
 
 namespace agentkit::browser {
 
-inline auto browser::tabs() -> result<std::vector<tab_info>> {
+AGENTKIT_DECL auto browser::tabs() -> result<std::vector<tab_info>> {
     std::lock_guard op(op_mu_);
     auto e = ensure();
     if (!e) return fail(e.error());
     return list_tabs();
 }
 
-inline auto browser::new_tab(std::string url) -> result<action_result> {
+AGENTKIT_DECL auto browser::new_tab(std::string url) -> result<action_result> {
     std::lock_guard op(op_mu_);
     // a refused URL opens no tab (and leaves the current one selected)
     if (!url.empty())
@@ -12537,7 +12569,7 @@ inline auto browser::new_tab(std::string url) -> result<action_result> {
     return finish_action(navigate_locked(url));
 }
 
-inline auto browser::select_tab(std::string_view id) -> result<action_result> {
+AGENTKIT_DECL auto browser::select_tab(std::string_view id) -> result<action_result> {
     std::lock_guard op(op_mu_);
     auto e = ensure();
     if (!e) return fail(e.error());
@@ -12560,7 +12592,7 @@ inline auto browser::select_tab(std::string_view id) -> result<action_result> {
     return finish_action(std::move(r));
 }
 
-inline auto browser::close_tab(std::string_view id) -> result<action_result> {
+AGENTKIT_DECL auto browser::close_tab(std::string_view id) -> result<action_result> {
     std::lock_guard op(op_mu_);
     auto e = ensure();
     if (!e) return fail(e.error());
@@ -12590,7 +12622,7 @@ inline auto browser::close_tab(std::string_view id) -> result<action_result> {
     return finish_action(std::move(r));
 }
 
-inline auto browser::resize(viewport_size v) -> result<action_result> {
+AGENTKIT_DECL auto browser::resize(viewport_size v) -> result<action_result> {
     return act("resize", [&](const tab_ptr& t) -> result<void> {
         {
             std::lock_guard pl(policy_mu_);
@@ -12601,7 +12633,7 @@ inline auto browser::resize(viewport_size v) -> result<action_result> {
     });
 }
 
-inline auto browser::create_tab() -> result<tab_ptr> {
+AGENTKIT_DECL auto browser::create_tab() -> result<tab_ptr> {
     auto r = call("", "Target.createTarget", json{{"url", "about:blank"}, {"browserContextId", eng_->context_id}});
     if (!r) return fail(r.error());
     const std::string id = detail::jstr(*r, "targetId");
@@ -12611,7 +12643,7 @@ inline auto browser::create_tab() -> result<tab_ptr> {
     return t;
 }
 
-inline auto browser::apply_viewport(const std::string& session) -> result<void> {
+AGENTKIT_DECL auto browser::apply_viewport(const std::string& session) -> result<void> {
     viewport_size v;
     {
         std::lock_guard pl(policy_mu_);
@@ -12631,7 +12663,7 @@ inline auto browser::apply_viewport(const std::string& session) -> result<void> 
     return {};
 }
 
-inline auto browser::adopt(engine& e, const std::string& target_id, const std::string& opener, bool premarked) -> result<tab_ptr> {
+AGENTKIT_DECL auto browser::adopt(engine& e, const std::string& target_id, const std::string& opener, bool premarked) -> result<tab_ptr> {
     if (!premarked) {
         std::unique_lock lock(e.mu);
         if (auto it = e.by_target.find(target_id); it != e.by_target.end()) return it->second;
@@ -12722,7 +12754,7 @@ inline auto browser::adopt(engine& e, const std::string& target_id, const std::s
     return t;
 }
 
-inline auto browser::current_tab(bool proceed) -> result<tab_ptr> {
+AGENTKIT_DECL auto browser::current_tab(bool proceed) -> result<tab_ptr> {
     tab_ptr dead;
     {
         std::lock_guard lock(eng_->mu);
@@ -12742,7 +12774,7 @@ inline auto browser::current_tab(bool proceed) -> result<tab_ptr> {
     return fail(errc::browser_crashed, what, "Navigate again; refs of the crashed page are gone.", json{{"new_tab", (*nt)->id}});
 }
 
-inline auto browser::replace_tab(const tab_ptr& dead) -> result<tab_ptr> {
+AGENTKIT_DECL auto browser::replace_tab(const tab_ptr& dead) -> result<tab_ptr> {
     auto nt = create_tab();
     if (!nt && eng_->conn.is_open()) nt = create_tab();
     if (!nt) return fail(nt.error());
@@ -12753,7 +12785,7 @@ inline auto browser::replace_tab(const tab_ptr& dead) -> result<tab_ptr> {
     return *nt;
 }
 
-inline auto browser::stop_scripts(const tab_ptr& t, const std::string& session, std::chrono::milliseconds waited) -> bool {
+AGENTKIT_DECL auto browser::stop_scripts(const tab_ptr& t, const std::string& session, std::chrono::milliseconds waited) -> bool {
     if (!eng_ || !eng_->conn.is_open()) return false;
     auto r = call(session.empty() ? t->session : session, "Runtime.terminateExecution", json::object(), 3000ms);
     if (!r) return false;
@@ -12762,7 +12794,7 @@ inline auto browser::stop_scripts(const tab_ptr& t, const std::string& session, 
     return true;
 }
 
-inline auto browser::find_tab(std::string_view id) -> result<tab_ptr> {
+AGENTKIT_DECL auto browser::find_tab(std::string_view id) -> result<tab_ptr> {
     std::lock_guard lock(eng_->mu);
     auto it = eng_->tabs.find(std::string(id));
     if (it == eng_->tabs.end() || it->second->closed) {
@@ -12774,7 +12806,7 @@ inline auto browser::find_tab(std::string_view id) -> result<tab_ptr> {
     return it->second;
 }
 
-inline auto browser::forget_tab(const tab_ptr& t) -> void {
+AGENTKIT_DECL auto browser::forget_tab(const tab_ptr& t) -> void {
     std::lock_guard lock(eng_->mu);
     // its refs can never resolve again: retire them (they were kept for the session's life)
     std::set<std::string> frames = {t->main_frame, t->target_id};
@@ -12788,7 +12820,7 @@ inline auto browser::forget_tab(const tab_ptr& t) -> void {
     if (eng_->current == t->id) eng_->current = eng_->tabs.empty() ? std::string() : eng_->tabs.rbegin()->first;
 }
 
-inline auto browser::list_tabs() -> std::vector<tab_info> {
+AGENTKIT_DECL auto browser::list_tabs() -> std::vector<tab_info> {
     std::vector<tab_ptr> ts;
     std::string cur;
     {
@@ -12810,7 +12842,7 @@ inline auto browser::list_tabs() -> std::vector<tab_info> {
     return out;
 }
 
-inline auto browser::fill_url_title(const tab_ptr& t, std::string& url, std::string& title) -> void {
+AGENTKIT_DECL auto browser::fill_url_title(const tab_ptr& t, std::string& url, std::string& title) -> void {
     auto r = call("", "Target.getTargetInfo", json{{"targetId", t->target_id}}, 5000ms);
     if (r) {
         const json& info = detail::jobj(*r, "targetInfo");
@@ -12826,7 +12858,7 @@ inline auto browser::fill_url_title(const tab_ptr& t, std::string& url, std::str
     title = t->title;
 }
 
-inline auto browser::to_front(const tab_ptr& t) -> void {
+AGENTKIT_DECL auto browser::to_front(const tab_ptr& t) -> void {
     {
         std::lock_guard lock(eng_->mu);
         if (eng_->front_tab == t->id) return;
@@ -12845,7 +12877,7 @@ inline auto browser::to_front(const tab_ptr& t) -> void {
 
 namespace agentkit::browser {
 
-inline auto browser::navigate(std::string url) -> result<action_result> {
+AGENTKIT_DECL auto browser::navigate(std::string url) -> result<action_result> {
     std::lock_guard op(op_mu_);
     if (auto v = opt_.policy.check_navigation(url, opt_.allow_evaluate))
         return fail(opt_.policy.redact(policy_error(*v, "navigation")));
@@ -12854,7 +12886,7 @@ inline auto browser::navigate(std::string url) -> result<action_result> {
     return finish_action(navigate_locked(url));
 }
 
-inline auto browser::reload() -> result<action_result> {
+AGENTKIT_DECL auto browser::reload() -> result<action_result> {
     return act("reload", [&](const tab_ptr& t) -> result<void> {
         release_flood_stops(t);  // the page runs again as it did (a flood is stopped again)
         auto r = call(t->session, "Page.reload", json{{"ignoreCache", false}});
@@ -12863,7 +12895,7 @@ inline auto browser::reload() -> result<action_result> {
     }, /*expect_navigation=*/true);
 }
 
-inline auto browser::navigate_locked(const std::string& url) -> result<action_result> {
+AGENTKIT_DECL auto browser::navigate_locked(const std::string& url) -> result<action_result> {
     auto ct = current_tab(/*proceed=*/true);
     if (!ct) return fail(ct.error());
     std::string loader;
@@ -12937,7 +12969,7 @@ inline auto browser::navigate_locked(const std::string& url) -> result<action_re
     return r;
 }
 
-inline auto browser::history(int delta) -> result<action_result> {
+AGENTKIT_DECL auto browser::history(int delta) -> result<action_result> {
     return act(delta < 0 ? "back" : "forward", [&](const tab_ptr& t) -> result<void> {
         auto h = call(t->session, "Page.getNavigationHistory");
         if (!h) return fail(h.error());
@@ -12972,7 +13004,7 @@ inline auto browser::history(int delta) -> result<action_result> {
 
 namespace agentkit::browser {
 
-inline auto browser::snapshot(std::optional<snapshot_options> o) -> result<page_snapshot> {
+AGENTKIT_DECL auto browser::snapshot(std::optional<snapshot_options> o) -> result<page_snapshot> {
     std::lock_guard op(op_mu_);
     auto e = ensure();
     if (!e) return fail(e.error());
@@ -12992,7 +13024,7 @@ inline auto browser::snapshot(std::optional<snapshot_options> o) -> result<page_
     return finish_snapshot(std::move(s));
 }
 
-inline std::string browser::show_new_page(const tab_ptr& t, const page_snapshot& s, std::vector<std::string>& notes, bool collapse) {
+AGENTKIT_DECL std::string browser::show_new_page(const tab_ptr& t, const page_snapshot& s, std::vector<std::string>& notes, bool collapse) {
     const auto origin = detail::url_origin(s.url);
     detail::region_memory shown;
     {
@@ -13018,7 +13050,7 @@ inline std::string browser::show_new_page(const tab_ptr& t, const page_snapshot&
     return view.text;
 }
 
-inline auto browser::readable(readable_options o) -> result<page_snapshot> {
+AGENTKIT_DECL auto browser::readable(readable_options o) -> result<page_snapshot> {
     std::lock_guard op(op_mu_);
     auto e = ensure();
     if (!e) return fail(e.error());
@@ -13039,7 +13071,7 @@ inline auto browser::readable(readable_options o) -> result<page_snapshot> {
     return finish_snapshot(std::move(ps));
 }
 
-inline auto browser::capture(const tab_ptr& t, bool want_viewport) -> result<capture_result> {
+AGENTKIT_DECL auto browser::capture(const tab_ptr& t, bool want_viewport) -> result<capture_result> {
     // sessions of this tab: the page and its OOPIFs
     std::vector<std::string> sessions{t->session};
     std::map<std::string, detail::child_rec> children;
@@ -13178,14 +13210,14 @@ inline auto browser::capture(const tab_ptr& t, bool want_viewport) -> result<cap
     return out;
 }
 
-inline auto browser::crashed_during(const tab_ptr& t, bool wait) -> std::optional<error> {
+AGENTKIT_DECL auto browser::crashed_during(const tab_ptr& t, bool wait) -> std::optional<error> {
     const auto bound = wait ? std::min<std::chrono::milliseconds>(opt_.call_timeout, 2000ms) : std::chrono::milliseconds(0);
     if (!wait_until([&] { return t->crashed; }, bound)) return std::nullopt;
     return error(errc::browser_crashed, "the page in " + t->id + " crashed (its renderer died) while it was being read",
                  "The next call replaces it with a new blank tab; navigate again.");
 }
 
-inline auto browser::unstick(const tab_ptr& t) -> result<void> {
+AGENTKIT_DECL auto browser::unstick(const tab_ptr& t) -> result<void> {
     auto stuck_error = [&] {
         return error(errc::timeout,
                      "the page did not answer within " + std::to_string(opt_.call_timeout.count()) +
@@ -13215,12 +13247,12 @@ inline auto browser::unstick(const tab_ptr& t) -> result<void> {
     return fail(stuck_error());
 }
 
-inline auto browser::begin_call(const tab_ptr& t) -> void {
+AGENTKIT_DECL auto browser::begin_call(const tab_ptr& t) -> void {
     std::lock_guard lock(eng_->mu);
     t->stuck = false;
 }
 
-inline auto browser::take_snapshot(const tab_ptr& t, const snapshot_options& so) -> result<page_snapshot> {
+AGENTKIT_DECL auto browser::take_snapshot(const tab_ptr& t, const snapshot_options& so) -> result<page_snapshot> {
     if (auto u = unstick(t); !u) return fail(u.error());
     {
         std::lock_guard lock(eng_->mu);
@@ -13258,7 +13290,7 @@ inline auto browser::take_snapshot(const tab_ptr& t, const snapshot_options& so)
 
 namespace agentkit::browser {
 
-inline auto browser::resolve(std::string_view ref) -> result<node_handle> {
+AGENTKIT_DECL auto browser::resolve(std::string_view ref) -> result<node_handle> {
     auto target = refs_.resolve(ref);
     if (!target) return fail(target.error());
     node_handle h;
@@ -13299,7 +13331,7 @@ inline auto browser::resolve(std::string_view ref) -> result<node_handle> {
     return h;
 }
 
-inline auto browser::frame_offset(const tab_ptr& t, const std::string& session, int depth) -> result<std::pair<double, double>> {
+AGENTKIT_DECL auto browser::frame_offset(const tab_ptr& t, const std::string& session, int depth) -> result<std::pair<double, double>> {
     if (session == t->session || depth > 8) return std::pair{0.0, 0.0};
     detail::child_rec c;
     {
@@ -13319,7 +13351,7 @@ inline auto browser::frame_offset(const tab_ptr& t, const std::string& session, 
     return std::pair{content[0].get<double>() + up->first, content[1].get<double>() + up->second};
 }
 
-inline auto browser::visible_point(const node_handle& h, bool hit_test) -> result<std::pair<double, double>> {
+AGENTKIT_DECL auto browser::visible_point(const node_handle& h, bool hit_test) -> result<std::pair<double, double>> {
     (void)call(h.session, "DOM.scrollIntoViewIfNeeded", json{{"backendNodeId", h.backend}});
     auto q = call(h.session, "DOM.getContentQuads", json{{"backendNodeId", h.backend}});
     const std::string what = "ref " + h.ref;
@@ -13406,17 +13438,17 @@ inline auto browser::visible_point(const node_handle& h, bool hit_test) -> resul
 
 namespace agentkit::browser {
 
-inline auto browser::click(std::string_view ref, click_options o) -> result<action_result> {
+AGENTKIT_DECL auto browser::click(std::string_view ref, click_options o) -> result<action_result> {
     return act("click " + std::string(ref), [&](const tab_ptr&) -> result<void> { return click_ref(ref, o); });
 }
 
-inline auto browser::double_click(std::string_view ref) -> result<action_result> {
+AGENTKIT_DECL auto browser::double_click(std::string_view ref) -> result<action_result> {
     click_options o;
     o.click_count = 2;
     return act("double click " + std::string(ref), [&](const tab_ptr&) -> result<void> { return click_ref(ref, o); });
 }
 
-inline auto browser::hover(std::string_view ref) -> result<action_result> {
+AGENTKIT_DECL auto browser::hover(std::string_view ref) -> result<action_result> {
     return act("hover " + std::string(ref), [&](const tab_ptr&) -> result<void> {
         auto h = resolve(ref);
         if (!h) return fail(h.error());
@@ -13426,7 +13458,7 @@ inline auto browser::hover(std::string_view ref) -> result<action_result> {
     });
 }
 
-inline auto browser::drag(std::string_view from_ref, std::string_view to_ref) -> result<action_result> {
+AGENTKIT_DECL auto browser::drag(std::string_view from_ref, std::string_view to_ref) -> result<action_result> {
     return act("drag " + std::string(from_ref) + " to " + std::string(to_ref), [&](const tab_ptr&) -> result<void> {
         auto a = resolve(from_ref);
         if (!a) return fail(a.error());
@@ -13439,7 +13471,7 @@ inline auto browser::drag(std::string_view from_ref, std::string_view to_ref) ->
     });
 }
 
-inline auto browser::mouse_drag(const tab_ptr& t, std::pair<double, double> pa,
+AGENTKIT_DECL auto browser::mouse_drag(const tab_ptr& t, std::pair<double, double> pa,
                                 const std::function<result<std::pair<double, double>>()>& end) -> result<void> {
     // HTML5 drag and drop is intercepted and replayed as drag events; plain mouse drags work as is.
     json intercepted;
@@ -13479,7 +13511,7 @@ inline auto browser::mouse_drag(const tab_ptr& t, std::pair<double, double> pa,
     return r;
 }
 
-inline auto browser::secret_target_check(std::string_view ref, const std::vector<std::string>& names) -> result<void> {
+AGENTKIT_DECL auto browser::secret_target_check(std::string_view ref, const std::vector<std::string>& names) -> result<void> {
     if (names.empty()) return {};
     auto h = resolve(ref);
     if (!h) return fail(h.error());
@@ -13511,7 +13543,7 @@ inline auto browser::secret_target_check(std::string_view ref, const std::vector
     return {};
 }
 
-inline auto browser::type(std::string_view ref, std::string_view typed, type_options o) -> result<action_result> {
+AGENTKIT_DECL auto browser::type(std::string_view ref, std::string_view typed, type_options o) -> result<action_result> {
     std::vector<std::string> used;
     auto sub = opt_.policy.substitute(typed, &used);
     if (!sub) return fail(sub.error());
@@ -13522,7 +13554,7 @@ inline auto browser::type(std::string_view ref, std::string_view typed, type_opt
     });
 }
 
-inline auto browser::fill(const std::vector<fill_field>& fields, std::string_view submit_ref) -> result<action_result> {
+AGENTKIT_DECL auto browser::fill(const std::vector<fill_field>& fields, std::string_view submit_ref) -> result<action_result> {
     std::vector<std::string> texts;
     std::vector<std::vector<std::string>> used(fields.size());
     texts.reserve(fields.size());
@@ -13578,7 +13610,7 @@ inline auto browser::fill(const std::vector<fill_field>& fields, std::string_vie
     });
 }
 
-inline auto browser::press(std::string_view chord, std::string_view ref) -> result<action_result> {
+AGENTKIT_DECL auto browser::press(std::string_view chord, std::string_view ref) -> result<action_result> {
     return act("press " + std::string(chord), [&](const tab_ptr& t) -> result<void> {
         auto parsed = parse_key_chord(chord);
         if (!parsed) return fail(parsed.error());
@@ -13593,16 +13625,16 @@ inline auto browser::press(std::string_view chord, std::string_view ref) -> resu
     });
 }
 
-inline auto browser::select(std::string_view ref, std::vector<std::string> values) -> result<action_result> {
+AGENTKIT_DECL auto browser::select(std::string_view ref, std::vector<std::string> values) -> result<action_result> {
     return act("select in " + std::string(ref), [&](const tab_ptr&) -> result<void> { return select_ref(ref, values); });
 }
 
-inline auto browser::set_checked(std::string_view ref, bool checked) -> result<action_result> {
+AGENTKIT_DECL auto browser::set_checked(std::string_view ref, bool checked) -> result<action_result> {
     return act(std::string(checked ? "check " : "uncheck ") + std::string(ref),
                [&](const tab_ptr&) -> result<void> { return check_ref(ref, checked); });
 }
 
-inline auto browser::upload(std::string_view ref, std::vector<std::string> files) -> result<action_result> {
+AGENTKIT_DECL auto browser::upload(std::string_view ref, std::vector<std::string> files) -> result<action_result> {
     return act("upload to " + std::string(ref), [&](const tab_ptr&) -> result<void> {
         auto h = resolve(ref);
         if (!h) return fail(h.error());
@@ -13643,12 +13675,12 @@ inline auto browser::upload(std::string_view ref, std::vector<std::string> files
     });
 }
 
-inline auto browser::mouse_params(const char* type, double x, double y, const char* button, int count, int buttons, int modifiers) -> json {
+AGENTKIT_DECL auto browser::mouse_params(const char* type, double x, double y, const char* button, int count, int buttons, int modifiers) -> json {
     return json{{"type", type}, {"x", x}, {"y", y}, {"button", button}, {"clickCount", count},
                 {"buttons", buttons}, {"modifiers", modifiers}};
 }
 
-inline auto browser::mouse(const tab_ptr& t, const char* type, double x, double y, const char* button, int count, int buttons, int modifiers) -> result<void> {
+AGENTKIT_DECL auto browser::mouse(const tab_ptr& t, const char* type, double x, double y, const char* button, int count, int buttons, int modifiers) -> result<void> {
     to_front(t);
     auto r = call(t->session, "Input.dispatchMouseEvent", mouse_params(type, x, y, button, count, buttons, modifiers));
     if (!r) return fail(r.error());
@@ -13660,7 +13692,7 @@ inline auto browser::mouse(const tab_ptr& t, const char* type, double x, double 
     return {};
 }
 
-inline auto browser::type_ref(std::string_view ref, const std::string& text, const type_options& o) -> result<void> {
+AGENTKIT_DECL auto browser::type_ref(std::string_view ref, const std::string& text, const type_options& o) -> result<void> {
     auto h = resolve(ref);
     if (!h) return fail(h.error());
     auto info = element_info(*h);
@@ -13695,7 +13727,7 @@ inline auto browser::type_ref(std::string_view ref, const std::string& text, con
     return {};
 }
 
-inline auto browser::select_ref(std::string_view ref, const std::vector<std::string>& values) -> result<void> {
+AGENTKIT_DECL auto browser::select_ref(std::string_view ref, const std::vector<std::string>& values) -> result<void> {
     auto h = resolve(ref);
     if (!h) return fail(h.error());
     json wanted = json::array();
@@ -13725,7 +13757,7 @@ inline auto browser::select_ref(std::string_view ref, const std::vector<std::str
     return {};
 }
 
-inline auto browser::check_ref(std::string_view ref, bool checked) -> result<void> {
+AGENTKIT_DECL auto browser::check_ref(std::string_view ref, bool checked) -> result<void> {
     auto h = resolve(ref);
     if (!h) return fail(h.error());
     auto info = element_info(*h);
@@ -13746,7 +13778,7 @@ inline auto browser::check_ref(std::string_view ref, bool checked) -> result<voi
     return {};
 }
 
-inline auto browser::click_ref(std::string_view ref, const click_options& o) -> result<void> {
+AGENTKIT_DECL auto browser::click_ref(std::string_view ref, const click_options& o) -> result<void> {
     auto h = resolve(ref);
     if (!h) return fail(h.error());
     auto mods = parse_modifiers(o.modifiers);
@@ -13782,7 +13814,7 @@ inline auto browser::click_ref(std::string_view ref, const click_options& o) -> 
     return out;
 }
 
-inline auto browser::press_keys(const tab_ptr& t, std::string_view chord_text) -> result<void> {
+AGENTKIT_DECL auto browser::press_keys(const tab_ptr& t, std::string_view chord_text) -> result<void> {
     auto chord = parse_key_chord(chord_text);
     if (!chord) return fail(chord.error());
     to_front(t);
@@ -13850,7 +13882,7 @@ inline std::optional<std::pair<const char*, int>> mouse_button_of(std::string_vi
 
 }  // namespace detail
 
-inline auto browser::check_point(const tab_ptr& t, double x, double y, std::string_view what) -> result<void> {
+AGENTKIT_DECL auto browser::check_point(const tab_ptr& t, double x, double y, std::string_view what) -> result<void> {
     if (!std::isfinite(x) || !std::isfinite(y))
         return fail(errc::args_invalid, std::string(what) + " is not a finite point", "Give x and y in viewport CSS pixels.");
     auto m = call(t->session, "Page.getLayoutMetrics");
@@ -13868,7 +13900,7 @@ inline auto browser::check_point(const tab_ptr& t, double x, double y, std::stri
     return {};
 }
 
-inline auto browser::node_at(const std::string& session, double x, double y) -> result<json> {
+AGENTKIT_DECL auto browser::node_at(const std::string& session, double x, double y) -> result<json> {
     // DOM.getNodeForLocation takes document coordinates (it maps them to the frame itself):
     // the viewport point plus how far that renderer's frame is scrolled.
     auto m = call(session, "Page.getLayoutMetrics");
@@ -13880,7 +13912,7 @@ inline auto browser::node_at(const std::string& session, double x, double y) -> 
                      {"includeUserAgentShadowDOM", false}, {"ignorePointerEventsNone", false}});
 }
 
-inline auto browser::hit_at(const tab_ptr& t, double x, double y) -> result<std::string> {
+AGENTKIT_DECL auto browser::hit_at(const tab_ptr& t, double x, double y) -> result<std::string> {
     std::string session = t->session;
     double lx = x, ly = y;
     for (int depth = 0; depth < 8; ++depth) {
@@ -13963,7 +13995,7 @@ inline auto browser::hit_at(const tab_ptr& t, double x, double y) -> result<std:
     return std::string("nothing (frames nested too deeply)");
 }
 
-inline auto browser::click_at(double x, double y, click_options o, std::chrono::milliseconds hold) -> result<action_result> {
+AGENTKIT_DECL auto browser::click_at(double x, double y, click_options o, std::chrono::milliseconds hold) -> result<action_result> {
     const auto button = detail::mouse_button_of(o.button);
     if (!button) return fail(errc::args_invalid, "unknown mouse button \"" + o.button + "\"", "Use left, right or middle.");
     if (o.click_count < 1 || o.click_count > 3)
@@ -13990,7 +14022,7 @@ inline auto browser::click_at(double x, double y, click_options o, std::chrono::
     return r;
 }
 
-inline auto browser::move_to(double x, double y) -> result<action_result> {
+AGENTKIT_DECL auto browser::move_to(double x, double y) -> result<action_result> {
     std::string hit;
     auto r = act("move the mouse to " + detail::point_text(x, y), [&](const tab_ptr& t) -> result<void> {
         if (auto c = check_point(t, x, y, "the point"); !c) return c;
@@ -14005,7 +14037,7 @@ inline auto browser::move_to(double x, double y) -> result<action_result> {
     return r;
 }
 
-inline auto browser::drag_points(double x0, double y0, double x1, double y1) -> result<action_result> {
+AGENTKIT_DECL auto browser::drag_points(double x0, double y0, double x1, double y1) -> result<action_result> {
     std::string hit;
     auto r = act("drag from " + detail::point_text(x0, y0) + " to " + detail::point_text(x1, y1), [&](const tab_ptr& t) -> result<void> {
         if (auto c = check_point(t, x0, y0, "the start point"); !c) return c;
@@ -14021,7 +14053,7 @@ inline auto browser::drag_points(double x0, double y0, double x1, double y1) -> 
     return r;
 }
 
-inline auto browser::mouse_button(bool down, std::string_view button) -> result<action_result> {
+AGENTKIT_DECL auto browser::mouse_button(bool down, std::string_view button) -> result<action_result> {
     const auto b = detail::mouse_button_of(button);
     if (!b) return fail(errc::args_invalid, "unknown mouse button \"" + std::string(button) + "\"", "Use left, right or middle.");
     std::string hit;
@@ -14037,7 +14069,7 @@ inline auto browser::mouse_button(bool down, std::string_view button) -> result<
     return r;
 }
 
-inline auto browser::wheel(double dx, double dy) -> result<action_result> {
+AGENTKIT_DECL auto browser::wheel(double dx, double dy) -> result<action_result> {
     if (!std::isfinite(dx) || !std::isfinite(dy) || std::abs(dx) > 100000 || std::abs(dy) > 100000)
         return fail(errc::args_invalid, "wheel deltas must be finite and at most 100000 CSS pixels");
     return act("turn the mouse wheel by " + detail::point_text(dx, dy), [&](const tab_ptr& t) -> result<void> {
@@ -14060,7 +14092,7 @@ inline auto browser::wheel(double dx, double dy) -> result<action_result> {
 
 namespace agentkit::browser {
 
-inline auto browser::dom_quiet(const tab_ptr& t) -> quiet_result {
+AGENTKIT_DECL auto browser::dom_quiet(const tab_ptr& t) -> quiet_result {
     const auto q = opt_.dom_quiet.count();
     const auto mx = opt_.dom_quiet_timeout.count();
     auto r = call(t->session, "Runtime.evaluate",
@@ -14076,12 +14108,12 @@ inline auto browser::dom_quiet(const tab_ptr& t) -> quiet_result {
     return detail::jstr(detail::jobj(*r, "result"), "value") == "busy" ? quiet_result::busy : quiet_result::quiet;
 }
 
-inline auto browser::main_loader(const tab_ptr& t) -> std::string {
+AGENTKIT_DECL auto browser::main_loader(const tab_ptr& t) -> std::string {
     auto f = t->frames.find(t->main_frame);
     return f == t->frames.end() ? std::string() : f->second.loader;
 }
 
-inline auto browser::settle(const tab_ptr& t, std::uint64_t mark, std::vector<std::string>& notes, clock::time_point deadline)
+AGENTKIT_DECL auto browser::settle(const tab_ptr& t, std::uint64_t mark, std::vector<std::string>& notes, clock::time_point deadline)
     -> void {
     wait_timer timer(wait_us_);
     constexpr int rounds = 4;
@@ -14183,12 +14215,12 @@ auto browser::act(std::string what, F&& f, bool expect_navigation) -> result<act
     return finish_action(act_locked(std::move(what), *ct, std::forward<F>(f), expect_navigation));
 }
 
-inline auto browser::set_reported_url(const tab_ptr& t, const std::string& url) -> void {
+AGENTKIT_DECL auto browser::set_reported_url(const tab_ptr& t, const std::string& url) -> void {
     std::lock_guard lock(eng_->mu);
     t->reported_url = url;
 }
 
-inline auto browser::finish_action(result<action_result> r) const -> result<action_result> {
+AGENTKIT_DECL auto browser::finish_action(result<action_result> r) const -> result<action_result> {
     const auto& P = opt_.policy;
     if (!r) return fail(P.redact(r.error()));
     auto& a = *r;
@@ -14216,7 +14248,7 @@ inline auto browser::finish_action(result<action_result> r) const -> result<acti
     return r;
 }
 
-inline auto browser::finish_snapshot(result<page_snapshot> r) const -> result<page_snapshot> {
+AGENTKIT_DECL auto browser::finish_snapshot(result<page_snapshot> r) const -> result<page_snapshot> {
     const auto& P = opt_.policy;
     if (!r) return fail(P.redact(r.error()));
     r->url = P.redact(std::move(r->url));
@@ -14361,14 +14393,14 @@ auto browser::act_locked(std::string what, tab_ptr t, F&& f, bool expect_navigat
 
 namespace agentkit::browser {
 
-inline auto browser::wait_for(wait_options o) -> result<action_result> {
+AGENTKIT_DECL auto browser::wait_for(wait_options o) -> result<action_result> {
     std::string what = !o.text.empty() ? "wait for \"" + o.text + "\""
                       : !o.text_gone.empty() ? "wait for \"" + o.text_gone + "\" to disappear"
                                              : "wait for " + o.ref + " " + o.state;
     return act(what, [&](const tab_ptr& t) -> result<void> { return wait_condition(t, o); });
 }
 
-inline auto browser::wait_condition(const tab_ptr& t, const wait_options& o) -> result<void> {
+AGENTKIT_DECL auto browser::wait_condition(const tab_ptr& t, const wait_options& o) -> result<void> {
     wait_timer timer(wait_us_);
     const auto deadline = clock::now() + o.timeout;
     auto remaining = [&] {
@@ -14445,7 +14477,7 @@ inline auto browser::wait_condition(const tab_ptr& t, const wait_options& o) -> 
 
 namespace agentkit::browser {
 
-inline auto browser::screenshot(screenshot_options o) -> result<screenshot_result> {
+AGENTKIT_DECL auto browser::screenshot(screenshot_options o) -> result<screenshot_result> {
     std::lock_guard op(op_mu_);
     auto e = ensure();
     if (!e) return fail(e.error());
@@ -14517,7 +14549,7 @@ inline auto browser::screenshot(screenshot_options o) -> result<screenshot_resul
     return out;
 }
 
-inline auto browser::evaluate(std::string_view expression, std::string_view ref) -> result<evaluated> {
+AGENTKIT_DECL auto browser::evaluate(std::string_view expression, std::string_view ref) -> result<evaluated> {
     std::lock_guard op(op_mu_);
     if (!opt_.allow_evaluate && !opt_.policy.allow_evaluate)
         return fail(errc::policy_blocked, "JavaScript evaluation is disabled (policy rule allow_evaluate)",
@@ -14626,7 +14658,9 @@ auto browser::on_current_tab(F&& f) -> result<std::invoke_result_t<F, detail::ta
     // the renderer under load. One round trip to the tab's own session comes back behind every
     // event the page sent before it (a session's events and answers keep their order); then the
     // dispatcher has handled all that arrived. Skipped for a page that cannot answer (held by a
-    // dialog flood, crashed, closed); bounded otherwise.
+    // dialog flood, crashed, closed). Bounded: the round trip is waited for while messages keep
+    // arriving (a flood still being read, which takes seconds under load), for at most
+    // call_timeout, and given up after a second in which nothing arrived.
     std::string session;
     bool answers = false;
     {
@@ -14634,14 +14668,22 @@ auto browser::on_current_tab(F&& f) -> result<std::invoke_result_t<F, detail::ta
         session = (*t)->session;
         answers = !(*t)->stuck && !(*t)->crashed && !(*t)->closed;
     }
-    if (answers && !session.empty())
-        (void)call(session, "Runtime.getHeapUsage", json::object(), std::chrono::milliseconds(1000));
-    (void)eng_->conn.sync_events();
+    if (answers && !session.empty()) {
+        auto answered = eng_->conn.call_async("Runtime.getHeapUsage", json::object(), session, opt_.call_timeout);
+        const auto deadline = clock::now() + opt_.call_timeout;
+        auto seen = eng_->conn.received_messages();
+        while (answered.wait_for(std::chrono::milliseconds(1000)) != std::future_status::ready) {
+            const auto now_seen = eng_->conn.received_messages();
+            if (now_seen == seen || clock::now() >= deadline) break;
+            seen = now_seen;
+        }
+    }
+    (void)eng_->conn.sync_events(opt_.call_timeout);
     std::lock_guard lock(eng_->mu);
     return f(**t);
 }
 
-inline auto browser::console_messages(bool clear, std::size_t* dropped) -> result<std::vector<console_message>> {
+AGENTKIT_DECL auto browser::console_messages(bool clear, std::size_t* dropped) -> result<std::vector<console_message>> {
     return on_current_tab([&](detail::tab_state& t) {
         std::vector<console_message> out(t.console.begin(), t.console.end());
         if (dropped) *dropped = t.console_dropped;
@@ -14657,7 +14699,7 @@ inline auto browser::console_messages(bool clear, std::size_t* dropped) -> resul
     });
 }
 
-inline auto browser::network_requests(bool clear, std::size_t* dropped) -> result<std::vector<network_entry>> {
+AGENTKIT_DECL auto browser::network_requests(bool clear, std::size_t* dropped) -> result<std::vector<network_entry>> {
     return on_current_tab([&](detail::tab_state& t) {
         std::vector<network_entry> out;
         for (const auto& [k, v] : t.network) out.push_back(v);
@@ -14671,7 +14713,7 @@ inline auto browser::network_requests(bool clear, std::size_t* dropped) -> resul
     });
 }
 
-inline auto browser::extract(extract_options o) -> result<json> {
+AGENTKIT_DECL auto browser::extract(extract_options o) -> result<json> {
     std::lock_guard op(op_mu_);
     if (o.kind != "auto" && o.kind != "table" && o.kind != "list" && o.kind != "fields")
         return fail(errc::args_invalid, "extract kind must be auto, table, list or fields");
@@ -14793,7 +14835,7 @@ inline constexpr const char* kDrawMarksScript = R"JS(async function(b64, mime, q
 
 }  // namespace detail
 
-inline auto browser::isolated_call(const tab_ptr& t, const char* fn, json args) -> result<json> {
+AGENTKIT_DECL auto browser::isolated_call(const tab_ptr& t, const char* fn, json args) -> result<json> {
     std::string frame, loader;
     std::int64_t ctx = 0;
     {
@@ -14829,11 +14871,11 @@ inline auto browser::isolated_call(const tab_ptr& t, const char* fn, json args) 
     return detail::jobj(*r, "result").value("value", json());
 }
 
-inline auto browser::isolated_eval(const tab_ptr& t, const std::string& expression) -> result<json> {
+AGENTKIT_DECL auto browser::isolated_eval(const tab_ptr& t, const std::string& expression) -> result<json> {
     return isolated_call(t, ("function() { return " + expression + "; }").c_str(), json::array());
 }
 
-inline auto browser::frame_clip(const tab_ptr& t, const std::string& session, const std::string& frame,
+AGENTKIT_DECL auto browser::frame_clip(const tab_ptr& t, const std::string& session, const std::string& frame,
                                 std::map<std::string, detail::css_rect>& cache, int depth) -> detail::css_rect {
     static constexpr detail::css_rect everything{-1e18, -1e18, 1e18, 1e18};
     if (frame.empty() || depth > 8) return everything;
@@ -14867,7 +14909,7 @@ inline auto browser::frame_clip(const tab_ptr& t, const std::string& session, co
     return clip;
 }
 
-inline auto browser::mark_screenshot(const tab_ptr& t, screenshot_result& shot, const screenshot_options& o,
+AGENTKIT_DECL auto browser::mark_screenshot(const tab_ptr& t, screenshot_result& shot, const screenshot_options& o,
                                      double page_x, double page_y) -> result<void> {
     auto snap = take_snapshot(t, o.snapshot);
     if (!snap) return fail(snap.error());
@@ -14961,7 +15003,7 @@ inline auto browser::mark_screenshot(const tab_ptr& t, screenshot_result& shot, 
 
 namespace agentkit::browser {
 
-inline auto browser::downloads() -> std::vector<download_record> {
+AGENTKIT_DECL auto browser::downloads() -> std::vector<download_record> {
     std::lock_guard op(op_mu_);
     std::vector<download_record> out;
     if (!eng_) return out;
@@ -14970,7 +15012,7 @@ inline auto browser::downloads() -> std::vector<download_record> {
     return out;
 }
 
-inline auto browser::wait_downloads(std::size_t count, std::chrono::milliseconds timeout) -> std::vector<download_record> {
+AGENTKIT_DECL auto browser::wait_downloads(std::size_t count, std::chrono::milliseconds timeout) -> std::vector<download_record> {
     {
         std::lock_guard op(op_mu_);
         if (!eng_) return {};
@@ -14980,7 +15022,7 @@ inline auto browser::wait_downloads(std::size_t count, std::chrono::milliseconds
     return downloads();
 }
 
-inline auto browser::sanitize_filename(std::string n) -> std::string {
+AGENTKIT_DECL auto browser::sanitize_filename(std::string n) -> std::string {
     std::string o;
     for (char c : n) {
         const auto u = static_cast<unsigned char>(c);
@@ -14992,7 +15034,7 @@ inline auto browser::sanitize_filename(std::string n) -> std::string {
     return o.empty() ? std::string("download") : o;
 }
 
-inline auto browser::cancel_download(engine& e, const std::string& guid) -> void {
+AGENTKIT_DECL auto browser::cancel_download(engine& e, const std::string& guid) -> void {
     e.conn.call_async("Browser.cancelDownload", json{{"guid", guid}, {"browserContextId", e.context_id}}, {}, [](result<json>) {});
 }
 }  // namespace agentkit::browser
@@ -15004,7 +15046,7 @@ inline auto browser::cancel_download(engine& e, const std::string& guid) -> void
 
 namespace agentkit::browser {
 
-inline auto browser::batch_read(const std::vector<std::string>& urls, std::size_t budget) -> result<std::vector<batch_page>> {
+AGENTKIT_DECL auto browser::batch_read(const std::vector<std::string>& urls, std::size_t budget) -> result<std::vector<batch_page>> {
     std::lock_guard op(op_mu_);
     if (urls.empty()) return fail(errc::args_invalid, "no URLs to read");
     if (urls.size() > 20) return fail(errc::args_invalid, "at most 20 URLs per batch");
@@ -15153,7 +15195,7 @@ inline auto browser::batch_read(const std::vector<std::string>& urls, std::size_
 
 namespace agentkit::browser {
 
-inline auto browser::start_recording(recording_options o) -> result<void> {
+AGENTKIT_DECL auto browser::start_recording(recording_options o) -> result<void> {
     std::lock_guard op(op_mu_);
     auto e = ensure();
     if (!e) return fail(e.error());
@@ -15179,7 +15221,7 @@ inline auto browser::start_recording(recording_options o) -> result<void> {
     return {};
 }
 
-inline auto browser::stop_recording() -> result<recording> {
+AGENTKIT_DECL auto browser::stop_recording() -> result<recording> {
     std::lock_guard op(op_mu_);
     if (!eng_) return fail(errc::not_found, "no recording is running", "Start one with start_recording.");
     std::string session;
@@ -15222,7 +15264,7 @@ inline auto browser::stop_recording() -> result<recording> {
 
 namespace agentkit::browser {
 
-inline auto browser::set_screencast_sink(std::function<void(screencast_frame)> sink) -> void {
+AGENTKIT_DECL auto browser::set_screencast_sink(std::function<void(screencast_frame)> sink) -> void {
     std::unique_lock lock(live_mu_);
     live_sink_ = sink ? std::make_shared<std::function<void(screencast_frame)>>(std::move(sink)) : nullptr;
     // the old sink may be running on the event thread: wait until it returned (unless this is it)
@@ -15230,7 +15272,7 @@ inline auto browser::set_screencast_sink(std::function<void(screencast_frame)> s
     live_cv_.wait(lock, [&] { return live_calls_ == 0 || live_caller_ == self; });
 }
 
-inline auto browser::start_screencast(screencast_options o) -> result<std::string> {
+AGENTKIT_DECL auto browser::start_screencast(screencast_options o) -> result<std::string> {
     std::lock_guard op(op_mu_);
     if (!eng_ || !eng_->conn.is_open())
         return fail(errc::not_found, "the browser has not started", "The screencast starts with the agent's first browser call.");
@@ -15268,7 +15310,7 @@ inline auto browser::start_screencast(screencast_options o) -> result<std::strin
     return (*t)->id;
 }
 
-inline auto browser::stop_screencast() -> void {
+AGENTKIT_DECL auto browser::stop_screencast() -> void {
     std::lock_guard op(op_mu_);
     std::string session;
     {
@@ -15285,13 +15327,13 @@ inline auto browser::stop_screencast() -> void {
     (void)call(session, "Page.stopScreencast");
 }
 
-inline auto browser::screencast_params(const screencast_options& o) -> json {
+AGENTKIT_DECL auto browser::screencast_params(const screencast_options& o) -> json {
     return json{{"format", "jpeg"}, {"quality", std::clamp(o.quality, 1, 100)}, {"maxWidth", std::max(16, o.max_width)},
                 {"maxHeight", std::max(16, o.max_height)}, {"everyNthFrame", std::max(1, o.every_nth_frame)},
                 {"maxFramesInFlight", std::max(1, o.max_frames_in_flight)}, {"sendLastFrame", o.send_last_frame}};
 }
 
-inline auto browser::set_screencast_capture(bool on) -> void {
+AGENTKIT_DECL auto browser::set_screencast_capture(bool on) -> void {
     std::lock_guard lock(live_mu_);  // held while sending: the starts and stops reach the browser in order
     if (live_session_.empty() || live_capture_ == on || !eng_ || !eng_->conn.is_open()) return;
     {
@@ -15303,17 +15345,17 @@ inline auto browser::set_screencast_capture(bool on) -> void {
     else eng_->conn.call_async("Page.stopScreencast", json::object(), live_session_, [](result<json>) {});
 }
 
-inline auto browser::screencast_capturing() -> bool {
+AGENTKIT_DECL auto browser::screencast_capturing() -> bool {
     std::lock_guard lock(live_mu_);
     return live_capture_;
 }
 
-inline auto browser::screencast_tab() -> std::string {
+AGENTKIT_DECL auto browser::screencast_tab() -> std::string {
     std::lock_guard lock(live_mu_);
     return live_tab_;
 }
 
-inline auto browser::peek(bool console, bool network, std::size_t max_events) -> live_peek {
+AGENTKIT_DECL auto browser::peek(bool console, bool network, std::size_t max_events) -> live_peek {
     live_peek out;
     std::lock_guard live(live_mu_);  // held where the engine is replaced: eng_ stays put meanwhile
     if (!eng_ || !eng_->conn.is_open()) return out;
@@ -15347,14 +15389,14 @@ inline auto browser::peek(bool console, bool network, std::size_t max_events) ->
     return out;
 }
 
-inline auto browser::ack_screencast_frame(const screencast_frame& f) -> void {
+AGENTKIT_DECL auto browser::ack_screencast_frame(const screencast_frame& f) -> void {
     if (!f.needs_ack) return;
     std::lock_guard lock(live_mu_);
     if (!eng_ || f.engine != engine_gen_ || !eng_->conn.is_open()) return;
     eng_->conn.call_async("Page.screencastFrameAck", json{{"sessionId", f.ack_id}}, f.session, [](result<json>) {});
 }
 
-inline auto browser::dispatch_input(std::string_view method, json params) -> result<void> {
+AGENTKIT_DECL auto browser::dispatch_input(std::string_view method, json params) -> result<void> {
     if (method != "Input.dispatchMouseEvent" && method != "Input.dispatchKeyEvent" && method != "Input.insertText")
         return fail(errc::args_invalid, "not an input method: " + std::string(method),
                     "Use Input.dispatchMouseEvent, Input.dispatchKeyEvent or Input.insertText.");
@@ -15367,7 +15409,7 @@ inline auto browser::dispatch_input(std::string_view method, json params) -> res
     return {};
 }
 
-inline auto browser::mark_page() -> result<page_mark> {
+AGENTKIT_DECL auto browser::mark_page() -> result<page_mark> {
     std::lock_guard op(op_mu_);
     if (!eng_ || !eng_->conn.is_open()) return page_mark{};
     auto t = current_tab();
@@ -15376,7 +15418,7 @@ inline auto browser::mark_page() -> result<page_mark> {
     return page_mark{(*t)->id, main_loader(*t), eng_->seq};
 }
 
-inline auto browser::changes_since(const page_mark& m) -> result<action_result> {
+AGENTKIT_DECL auto browser::changes_since(const page_mark& m) -> result<action_result> {
     std::lock_guard op(op_mu_);
     auto e = ensure();
     if (!e) return fail(e.error());
@@ -15420,6 +15462,8 @@ inline auto browser::changes_since(const page_mark& m) -> result<action_result> 
 }
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/impl/live.hpp> ----
+// ---- end <agentkit/browser/impl/all.hpp> ----
+#endif
 // ---- end <agentkit/browser/browser.hpp> ----
 // ---- begin <agentkit/browser/call_gate.hpp> ----
 // agentkit/browser/call_gate.hpp — the gate a live view puts before every browser tool call:

@@ -433,6 +433,26 @@ TEST(CdpConnection, MalformedMessagesAreCountedAndSkipped) {
     ASSERT_TRUE(ready(f));
     EXPECT_TRUE(f.get());
     EXPECT_EQ(fx.conn.malformed_messages(), 3U);
+    // every message read counts as received: the three malformed ones and the answer
+    EXPECT_EQ(fx.conn.received_messages(), 4U);
+}
+
+TEST(CdpConnection, ReceivedMessagesCountEventsAndAnswersAsTheyAreRead) {
+    fixture fx;
+    EXPECT_EQ(fx.conn.received_messages(), 0U);
+    std::promise<void> done;
+    auto s = fx.conn.on("Test.sentinel", [&](const cdp::event&) { done.set_value(); });
+    for (int i = 0; i < 5; ++i) fx.browser->push(json{{"method", "Test.flood"}, {"params", {{"i", i}}}});
+    fx.browser->push(json{{"method", "Test.sentinel"}});
+    auto sentinel = done.get_future();
+    ASSERT_TRUE(ready(sentinel));
+    EXPECT_EQ(fx.conn.received_messages(), 6U);  // events nobody subscribed to count too
+    auto f = fx.conn.call_async("Browser.getVersion");
+    auto m = fx.browser->next_sent();
+    ASSERT_TRUE(m);
+    fx.browser->reply(*m, {{"ok", 1}});
+    ASSERT_TRUE(ready(f));
+    EXPECT_EQ(fx.conn.received_messages(), 7U);
 }
 
 TEST(CdpConnection, EventWaiterSeesEventsAfterItsCreationOnly) {

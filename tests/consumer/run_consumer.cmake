@@ -69,6 +69,7 @@ if(KIND STREQUAL "install")
         "${INSTALL_CMAKEDIR}/agentkitConfig.cmake"
         "${INSTALL_CMAKEDIR}/agentkitConfigVersion.cmake"
         "${INSTALL_CMAKEDIR}/agentkitTargets.cmake"
+        "${INSTALL_CMAKEDIR}/AgentkitCompiled.cmake"
         "${INSTALL_PKGCONFIGDIR}/agentkit.pc"
         "${INSTALL_DOCDIR}/LICENSE")
     foreach(file IN LISTS expected)

@@ -44,6 +44,7 @@
 #include <agentkit/cdp/pipe_transport.hpp>
 #include <agentkit/cdp/websocket_transport.hpp>
 #include <agentkit/core/json.hpp>
+#include <agentkit/core/linkage.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/core/tokens.hpp>
 
@@ -728,20 +729,6 @@ private:
 };
 
 }  // namespace agentkit::browser
-#include <agentkit/browser/impl/lifecycle.hpp>
-#include <agentkit/browser/impl/policy.hpp>
-#include <agentkit/browser/impl/events.hpp>
-#include <agentkit/browser/impl/tabs.hpp>
-#include <agentkit/browser/impl/navigation.hpp>
-#include <agentkit/browser/impl/capture.hpp>
-#include <agentkit/browser/impl/refs.hpp>
-#include <agentkit/browser/impl/actions.hpp>
-#include <agentkit/browser/impl/pointer.hpp>
-#include <agentkit/browser/impl/settle.hpp>
-#include <agentkit/browser/impl/waits.hpp>
-#include <agentkit/browser/impl/page.hpp>
-#include <agentkit/browser/impl/marks.hpp>
-#include <agentkit/browser/impl/downloads.hpp>
-#include <agentkit/browser/impl/batch.hpp>
-#include <agentkit/browser/impl/recording.hpp>
-#include <agentkit/browser/impl/live.hpp>
+#if !defined(AGENTKIT_SEPARATE_COMPILATION)
+#include <agentkit/browser/impl/all.hpp>
+#endif

@@ -190,6 +190,7 @@ struct connection_state {
     bool stop = false;
     std::atomic<bool> closing{false};
     std::atomic<std::uint64_t> malformed{0};
+    std::atomic<std::uint64_t> received{0};  // messages read by the reader, malformed or not
 
     std::thread reader;
     std::thread dispatcher;
@@ -337,6 +338,7 @@ struct connection_state {
     }
 
     void handle_message(const std::string& text) {
+        received.fetch_add(1, std::memory_order_relaxed);
         json j;
         if (text.size() > options.max_log_event_bytes) {
             if (auto summary = detail::summarize_log_event(text)) j = std::move(*summary);
@@ -851,6 +853,9 @@ public:
 
     /// Messages from the browser that were not valid CDP (ignored).
     [[nodiscard]] std::uint64_t malformed_messages() const { return st_ ? st_->malformed.load() : 0; }
+    /// Messages read from the transport so far (answers and events, malformed ones too): a
+    /// caller waiting behind a flood of events can tell a busy connection from a silent one.
+    [[nodiscard]] std::uint64_t received_messages() const { return st_ ? st_->received.load(std::memory_order_relaxed) : 0; }
 
     /// The transport, when it is a T (e.g. pipe_transport for pid()); null otherwise.
     /// Only const-safe members may be used: the reader thread owns receive().

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 #ifndef AGENTKIT_CONSUMER_KIND
 #define AGENTKIT_CONSUMER_KIND "unknown"
@@ -24,7 +25,19 @@ int main() {
         return 4;
     }
 #endif
-    std::printf("agentkit %s via %s: ok (%s)\n", agentkit::version.string, AGENTKIT_CONSUMER_KIND,
-                bad.error().to_text().c_str());
+    std::string how = "header-only";
+#if defined(AGENTKIT_SEPARATE_COMPILATION)
+    // agentkit::compiled: the browser engine's definitions are in that library, not in this
+    // translation unit, so taking a member's address links only when the library is linked.
+    const auto click = &agentkit::browser::browser::click;
+    unsigned char bytes[sizeof click];
+    std::memcpy(bytes, &click, sizeof click);
+    unsigned sum = 0;
+    for (const unsigned char b : bytes) sum += b;
+    if (sum == 0) return 5;
+    how = "compiled once";
+#endif
+    std::printf("agentkit %s via %s (%s): ok (%s)\n", agentkit::version.string, AGENTKIT_CONSUMER_KIND,
+                how.c_str(), bad.error().to_text().c_str());
     return 0;
 }

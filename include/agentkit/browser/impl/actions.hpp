@@ -6,17 +6,17 @@
 
 namespace agentkit::browser {
 
-inline auto browser::click(std::string_view ref, click_options o) -> result<action_result> {
+AGENTKIT_DECL auto browser::click(std::string_view ref, click_options o) -> result<action_result> {
     return act("click " + std::string(ref), [&](const tab_ptr&) -> result<void> { return click_ref(ref, o); });
 }
 
-inline auto browser::double_click(std::string_view ref) -> result<action_result> {
+AGENTKIT_DECL auto browser::double_click(std::string_view ref) -> result<action_result> {
     click_options o;
     o.click_count = 2;
     return act("double click " + std::string(ref), [&](const tab_ptr&) -> result<void> { return click_ref(ref, o); });
 }
 
-inline auto browser::hover(std::string_view ref) -> result<action_result> {
+AGENTKIT_DECL auto browser::hover(std::string_view ref) -> result<action_result> {
     return act("hover " + std::string(ref), [&](const tab_ptr&) -> result<void> {
         auto h = resolve(ref);
         if (!h) return fail(h.error());
@@ -26,7 +26,7 @@ inline auto browser::hover(std::string_view ref) -> result<action_result> {
     });
 }
 
-inline auto browser::drag(std::string_view from_ref, std::string_view to_ref) -> result<action_result> {
+AGENTKIT_DECL auto browser::drag(std::string_view from_ref, std::string_view to_ref) -> result<action_result> {
     return act("drag " + std::string(from_ref) + " to " + std::string(to_ref), [&](const tab_ptr&) -> result<void> {
         auto a = resolve(from_ref);
         if (!a) return fail(a.error());
@@ -39,7 +39,7 @@ inline auto browser::drag(std::string_view from_ref, std::string_view to_ref) ->
     });
 }
 
-inline auto browser::mouse_drag(const tab_ptr& t, std::pair<double, double> pa,
+AGENTKIT_DECL auto browser::mouse_drag(const tab_ptr& t, std::pair<double, double> pa,
                                 const std::function<result<std::pair<double, double>>()>& end) -> result<void> {
     // HTML5 drag and drop is intercepted and replayed as drag events; plain mouse drags work as is.
     json intercepted;
@@ -79,7 +79,7 @@ inline auto browser::mouse_drag(const tab_ptr& t, std::pair<double, double> pa,
     return r;
 }
 
-inline auto browser::secret_target_check(std::string_view ref, const std::vector<std::string>& names) -> result<void> {
+AGENTKIT_DECL auto browser::secret_target_check(std::string_view ref, const std::vector<std::string>& names) -> result<void> {
     if (names.empty()) return {};
     auto h = resolve(ref);
     if (!h) return fail(h.error());
@@ -111,7 +111,7 @@ inline auto browser::secret_target_check(std::string_view ref, const std::vector
     return {};
 }
 
-inline auto browser::type(std::string_view ref, std::string_view typed, type_options o) -> result<action_result> {
+AGENTKIT_DECL auto browser::type(std::string_view ref, std::string_view typed, type_options o) -> result<action_result> {
     std::vector<std::string> used;
     auto sub = opt_.policy.substitute(typed, &used);
     if (!sub) return fail(sub.error());
@@ -122,7 +122,7 @@ inline auto browser::type(std::string_view ref, std::string_view typed, type_opt
     });
 }
 
-inline auto browser::fill(const std::vector<fill_field>& fields, std::string_view submit_ref) -> result<action_result> {
+AGENTKIT_DECL auto browser::fill(const std::vector<fill_field>& fields, std::string_view submit_ref) -> result<action_result> {
     std::vector<std::string> texts;
     std::vector<std::vector<std::string>> used(fields.size());
     texts.reserve(fields.size());
@@ -178,7 +178,7 @@ inline auto browser::fill(const std::vector<fill_field>& fields, std::string_vie
     });
 }
 
-inline auto browser::press(std::string_view chord, std::string_view ref) -> result<action_result> {
+AGENTKIT_DECL auto browser::press(std::string_view chord, std::string_view ref) -> result<action_result> {
     return act("press " + std::string(chord), [&](const tab_ptr& t) -> result<void> {
         auto parsed = parse_key_chord(chord);
         if (!parsed) return fail(parsed.error());
@@ -193,16 +193,16 @@ inline auto browser::press(std::string_view chord, std::string_view ref) -> resu
     });
 }
 
-inline auto browser::select(std::string_view ref, std::vector<std::string> values) -> result<action_result> {
+AGENTKIT_DECL auto browser::select(std::string_view ref, std::vector<std::string> values) -> result<action_result> {
     return act("select in " + std::string(ref), [&](const tab_ptr&) -> result<void> { return select_ref(ref, values); });
 }
 
-inline auto browser::set_checked(std::string_view ref, bool checked) -> result<action_result> {
+AGENTKIT_DECL auto browser::set_checked(std::string_view ref, bool checked) -> result<action_result> {
     return act(std::string(checked ? "check " : "uncheck ") + std::string(ref),
                [&](const tab_ptr&) -> result<void> { return check_ref(ref, checked); });
 }
 
-inline auto browser::upload(std::string_view ref, std::vector<std::string> files) -> result<action_result> {
+AGENTKIT_DECL auto browser::upload(std::string_view ref, std::vector<std::string> files) -> result<action_result> {
     return act("upload to " + std::string(ref), [&](const tab_ptr&) -> result<void> {
         auto h = resolve(ref);
         if (!h) return fail(h.error());
@@ -243,12 +243,12 @@ inline auto browser::upload(std::string_view ref, std::vector<std::string> files
     });
 }
 
-inline auto browser::mouse_params(const char* type, double x, double y, const char* button, int count, int buttons, int modifiers) -> json {
+AGENTKIT_DECL auto browser::mouse_params(const char* type, double x, double y, const char* button, int count, int buttons, int modifiers) -> json {
     return json{{"type", type}, {"x", x}, {"y", y}, {"button", button}, {"clickCount", count},
                 {"buttons", buttons}, {"modifiers", modifiers}};
 }
 
-inline auto browser::mouse(const tab_ptr& t, const char* type, double x, double y, const char* button, int count, int buttons, int modifiers) -> result<void> {
+AGENTKIT_DECL auto browser::mouse(const tab_ptr& t, const char* type, double x, double y, const char* button, int count, int buttons, int modifiers) -> result<void> {
     to_front(t);
     auto r = call(t->session, "Input.dispatchMouseEvent", mouse_params(type, x, y, button, count, buttons, modifiers));
     if (!r) return fail(r.error());
@@ -260,7 +260,7 @@ inline auto browser::mouse(const tab_ptr& t, const char* type, double x, double 
     return {};
 }
 
-inline auto browser::type_ref(std::string_view ref, const std::string& text, const type_options& o) -> result<void> {
+AGENTKIT_DECL auto browser::type_ref(std::string_view ref, const std::string& text, const type_options& o) -> result<void> {
     auto h = resolve(ref);
     if (!h) return fail(h.error());
     auto info = element_info(*h);
@@ -295,7 +295,7 @@ inline auto browser::type_ref(std::string_view ref, const std::string& text, con
     return {};
 }
 
-inline auto browser::select_ref(std::string_view ref, const std::vector<std::string>& values) -> result<void> {
+AGENTKIT_DECL auto browser::select_ref(std::string_view ref, const std::vector<std::string>& values) -> result<void> {
     auto h = resolve(ref);
     if (!h) return fail(h.error());
     json wanted = json::array();
@@ -325,7 +325,7 @@ inline auto browser::select_ref(std::string_view ref, const std::vector<std::str
     return {};
 }
 
-inline auto browser::check_ref(std::string_view ref, bool checked) -> result<void> {
+AGENTKIT_DECL auto browser::check_ref(std::string_view ref, bool checked) -> result<void> {
     auto h = resolve(ref);
     if (!h) return fail(h.error());
     auto info = element_info(*h);
@@ -346,7 +346,7 @@ inline auto browser::check_ref(std::string_view ref, bool checked) -> result<voi
     return {};
 }
 
-inline auto browser::click_ref(std::string_view ref, const click_options& o) -> result<void> {
+AGENTKIT_DECL auto browser::click_ref(std::string_view ref, const click_options& o) -> result<void> {
     auto h = resolve(ref);
     if (!h) return fail(h.error());
     auto mods = parse_modifiers(o.modifiers);
@@ -382,7 +382,7 @@ inline auto browser::click_ref(std::string_view ref, const click_options& o) -> 
     return out;
 }
 
-inline auto browser::press_keys(const tab_ptr& t, std::string_view chord_text) -> result<void> {
+AGENTKIT_DECL auto browser::press_keys(const tab_ptr& t, std::string_view chord_text) -> result<void> {
     auto chord = parse_key_chord(chord_text);
     if (!chord) return fail(chord.error());
     to_front(t);

@@ -6,7 +6,7 @@
 
 namespace agentkit::browser {
 
-inline auto browser::batch_read(const std::vector<std::string>& urls, std::size_t budget) -> result<std::vector<batch_page>> {
+AGENTKIT_DECL auto browser::batch_read(const std::vector<std::string>& urls, std::size_t budget) -> result<std::vector<batch_page>> {
     std::lock_guard op(op_mu_);
     if (urls.empty()) return fail(errc::args_invalid, "no URLs to read");
     if (urls.size() > 20) return fail(errc::args_invalid, "at most 20 URLs per batch");

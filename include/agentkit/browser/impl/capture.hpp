@@ -6,7 +6,7 @@
 
 namespace agentkit::browser {
 
-inline auto browser::snapshot(std::optional<snapshot_options> o) -> result<page_snapshot> {
+AGENTKIT_DECL auto browser::snapshot(std::optional<snapshot_options> o) -> result<page_snapshot> {
     std::lock_guard op(op_mu_);
     auto e = ensure();
     if (!e) return fail(e.error());
@@ -26,7 +26,7 @@ inline auto browser::snapshot(std::optional<snapshot_options> o) -> result<page_
     return finish_snapshot(std::move(s));
 }
 
-inline std::string browser::show_new_page(const tab_ptr& t, const page_snapshot& s, std::vector<std::string>& notes, bool collapse) {
+AGENTKIT_DECL std::string browser::show_new_page(const tab_ptr& t, const page_snapshot& s, std::vector<std::string>& notes, bool collapse) {
     const auto origin = detail::url_origin(s.url);
     detail::region_memory shown;
     {
@@ -52,7 +52,7 @@ inline std::string browser::show_new_page(const tab_ptr& t, const page_snapshot&
     return view.text;
 }
 
-inline auto browser::readable(readable_options o) -> result<page_snapshot> {
+AGENTKIT_DECL auto browser::readable(readable_options o) -> result<page_snapshot> {
     std::lock_guard op(op_mu_);
     auto e = ensure();
     if (!e) return fail(e.error());
@@ -73,7 +73,7 @@ inline auto browser::readable(readable_options o) -> result<page_snapshot> {
     return finish_snapshot(std::move(ps));
 }
 
-inline auto browser::capture(const tab_ptr& t, bool want_viewport) -> result<capture_result> {
+AGENTKIT_DECL auto browser::capture(const tab_ptr& t, bool want_viewport) -> result<capture_result> {
     // sessions of this tab: the page and its OOPIFs
     std::vector<std::string> sessions{t->session};
     std::map<std::string, detail::child_rec> children;
@@ -212,14 +212,14 @@ inline auto browser::capture(const tab_ptr& t, bool want_viewport) -> result<cap
     return out;
 }
 
-inline auto browser::crashed_during(const tab_ptr& t, bool wait) -> std::optional<error> {
+AGENTKIT_DECL auto browser::crashed_during(const tab_ptr& t, bool wait) -> std::optional<error> {
     const auto bound = wait ? std::min<std::chrono::milliseconds>(opt_.call_timeout, 2000ms) : std::chrono::milliseconds(0);
     if (!wait_until([&] { return t->crashed; }, bound)) return std::nullopt;
     return error(errc::browser_crashed, "the page in " + t->id + " crashed (its renderer died) while it was being read",
                  "The next call replaces it with a new blank tab; navigate again.");
 }
 
-inline auto browser::unstick(const tab_ptr& t) -> result<void> {
+AGENTKIT_DECL auto browser::unstick(const tab_ptr& t) -> result<void> {
     auto stuck_error = [&] {
         return error(errc::timeout,
                      "the page did not answer within " + std::to_string(opt_.call_timeout.count()) +
@@ -249,12 +249,12 @@ inline auto browser::unstick(const tab_ptr& t) -> result<void> {
     return fail(stuck_error());
 }
 
-inline auto browser::begin_call(const tab_ptr& t) -> void {
+AGENTKIT_DECL auto browser::begin_call(const tab_ptr& t) -> void {
     std::lock_guard lock(eng_->mu);
     t->stuck = false;
 }
 
-inline auto browser::take_snapshot(const tab_ptr& t, const snapshot_options& so) -> result<page_snapshot> {
+AGENTKIT_DECL auto browser::take_snapshot(const tab_ptr& t, const snapshot_options& so) -> result<page_snapshot> {
     if (auto u = unstick(t); !u) return fail(u.error());
     {
         std::lock_guard lock(eng_->mu);

@@ -6,7 +6,7 @@
 
 namespace agentkit::browser {
 
-inline auto browser::downloads() -> std::vector<download_record> {
+AGENTKIT_DECL auto browser::downloads() -> std::vector<download_record> {
     std::lock_guard op(op_mu_);
     std::vector<download_record> out;
     if (!eng_) return out;
@@ -15,7 +15,7 @@ inline auto browser::downloads() -> std::vector<download_record> {
     return out;
 }
 
-inline auto browser::wait_downloads(std::size_t count, std::chrono::milliseconds timeout) -> std::vector<download_record> {
+AGENTKIT_DECL auto browser::wait_downloads(std::size_t count, std::chrono::milliseconds timeout) -> std::vector<download_record> {
     {
         std::lock_guard op(op_mu_);
         if (!eng_) return {};
@@ -25,7 +25,7 @@ inline auto browser::wait_downloads(std::size_t count, std::chrono::milliseconds
     return downloads();
 }
 
-inline auto browser::sanitize_filename(std::string n) -> std::string {
+AGENTKIT_DECL auto browser::sanitize_filename(std::string n) -> std::string {
     std::string o;
     for (char c : n) {
         const auto u = static_cast<unsigned char>(c);
@@ -37,7 +37,7 @@ inline auto browser::sanitize_filename(std::string n) -> std::string {
     return o.empty() ? std::string("download") : o;
 }
 
-inline auto browser::cancel_download(engine& e, const std::string& guid) -> void {
+AGENTKIT_DECL auto browser::cancel_download(engine& e, const std::string& guid) -> void {
     e.conn.call_async("Browser.cancelDownload", json{{"guid", guid}, {"browserContextId", e.context_id}}, {}, [](result<json>) {});
 }
 }  // namespace agentkit::browser

@@ -6,13 +6,13 @@
 
 namespace agentkit::browser {
 
-inline auto browser::tab_of_frame(engine& e, const std::string& frame) -> std::string {
+AGENTKIT_DECL auto browser::tab_of_frame(engine& e, const std::string& frame) -> std::string {
     for (const auto& [id, t] : e.tabs)
         if (t->frames.count(frame) != 0 || t->target_id == frame) return id;
     return {};
 }
 
-inline auto browser::on_browser_event(engine& e, const cdp::event& ev) -> bool {
+AGENTKIT_DECL auto browser::on_browser_event(engine& e, const cdp::event& ev) -> bool {
     const std::string& m = ev.method;
     const json& p = ev.params;
     if (m == "Fetch.requestPaused") {
@@ -136,7 +136,7 @@ inline auto browser::on_browser_event(engine& e, const cdp::event& ev) -> bool {
     return false;
 }
 
-inline auto browser::on_event(engine& e, const cdp::event& ev) -> void {
+AGENTKIT_DECL auto browser::on_event(engine& e, const cdp::event& ev) -> void {
     const std::string& m = ev.method;
     if (m.rfind("Target.", 0) == 0) {
         on_target_event(e, ev);
@@ -423,7 +423,7 @@ inline auto browser::on_event(engine& e, const cdp::event& ev) -> void {
     }
 }
 
-inline auto browser::on_target_event(engine& e, const cdp::event& ev) -> void {
+AGENTKIT_DECL auto browser::on_target_event(engine& e, const cdp::event& ev) -> void {
     const std::string& m = ev.method;
     const json& p = ev.params;
     if (m == "Target.attachedToTarget" && !ev.session_id.empty()) {

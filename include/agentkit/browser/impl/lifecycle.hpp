@@ -6,19 +6,19 @@
 
 namespace agentkit::browser {
 
-inline auto browser::start() -> result<void> {
+AGENTKIT_DECL auto browser::start() -> result<void> {
     std::lock_guard op(op_mu_);
     auto e = ensure();
     if (!e) return fail(e.error());
     return {};
 }
 
-inline auto browser::close() -> void {
+AGENTKIT_DECL auto browser::close() -> void {
     std::lock_guard op(op_mu_);
     shutdown();
 }
 
-inline auto browser::browser_pid() -> int {
+AGENTKIT_DECL auto browser::browser_pid() -> int {
     std::lock_guard op(op_mu_);
     if (!eng_) return -1;
     if (auto* p = eng_->conn.transport_as<cdp::pipe_transport>()) return p->pid();
@@ -26,7 +26,7 @@ inline auto browser::browser_pid() -> int {
     return -1;
 }
 
-inline auto browser::cdp_call(std::string_view method, json params) -> result<json> {
+AGENTKIT_DECL auto browser::cdp_call(std::string_view method, json params) -> result<json> {
     std::lock_guard op(op_mu_);
     auto e = ensure();
     if (!e) return fail(e.error());
@@ -35,14 +35,14 @@ inline auto browser::cdp_call(std::string_view method, json params) -> result<js
     return call((*t)->session, method, std::move(params));
 }
 
-inline auto browser::cdp_browser_call(std::string_view method, json params) -> result<json> {
+AGENTKIT_DECL auto browser::cdp_browser_call(std::string_view method, json params) -> result<json> {
     std::lock_guard op(op_mu_);
     auto e = ensure();
     if (!e) return fail(e.error());
     return call("", method, std::move(params));
 }
 
-inline auto browser::shutdown() -> void {
+AGENTKIT_DECL auto browser::shutdown() -> void {
     refs_.retire_all();  // a closed browser's nodes are gone (refs would be kept for the session's life)
     if (!eng_) return;
     if (eng_->conn.is_open() && eng_->own_context && !eng_->context_id.empty())
@@ -56,7 +56,7 @@ inline auto browser::shutdown() -> void {
     live_capture_ = false;
 }
 
-inline auto browser::ensure() -> result<void> {
+AGENTKIT_DECL auto browser::ensure() -> result<void> {
     if (eng_ && eng_->conn.is_open()) return {};
     if (eng_) {
         auto why = eng_->conn.failure();
@@ -170,7 +170,7 @@ inline auto browser::ensure() -> result<void> {
     return {};
 }
 
-inline auto browser::release_flood_stops(const tab_ptr& t) -> void {
+AGENTKIT_DECL auto browser::release_flood_stops(const tab_ptr& t) -> void {
     std::set<std::string> scripts, console;
     {
         std::lock_guard lock(eng_->mu);
@@ -185,17 +185,17 @@ inline auto browser::release_flood_stops(const tab_ptr& t) -> void {
     for (auto& f : wait) (void)f.get();
 }
 
-inline auto browser::take_notes(action_result& r) -> void {
+AGENTKIT_DECL auto browser::take_notes(action_result& r) -> void {
     auto n = take_restart_notes();
     r.notes.insert(r.notes.begin(), n.begin(), n.end());
 }
 
-inline auto browser::crashed_error(const error& cause) const -> error {
+AGENTKIT_DECL auto browser::crashed_error(const error& cause) const -> error {
     return error(errc::browser_crashed, "the browser is gone: " + cause.message,
                  "The next browser call starts a new browser; then take a new snapshot.", cause.details);
 }
 
-inline auto browser::call(std::string_view session, std::string_view method, json params, std::optional<std::chrono::milliseconds> timeout) -> result<json> {
+AGENTKIT_DECL auto browser::call(std::string_view session, std::string_view method, json params, std::optional<std::chrono::milliseconds> timeout) -> result<json> {
     if (!eng_) return fail(errc::browser_crashed, "no browser is running", "Call again: the browser starts lazily.");
     if (detail::op_stop.stop_possible()) {  // a cancel_scope: wait in slices, abandon the call on a stop
         if (detail::op_stop.stop_requested()) return fail(cancelled_error(method));
@@ -211,12 +211,12 @@ inline auto browser::call(std::string_view session, std::string_view method, jso
     return r;
 }
 
-inline auto browser::cancelled_error(std::string_view method) -> error {
+AGENTKIT_DECL auto browser::cancelled_error(std::string_view method) -> error {
     return error(errc::tool_cancelled, "cancelled (" + std::string(method) + " was abandoned)",
                  "The call was cancelled; the browser is ready for the next one.");
 }
 
-inline auto browser::call_on(const node_handle& h, const char* fn, json args, bool await_promise, std::optional<std::chrono::milliseconds> timeout) -> result<json> {
+AGENTKIT_DECL auto browser::call_on(const node_handle& h, const char* fn, json args, bool await_promise, std::optional<std::chrono::milliseconds> timeout) -> result<json> {
     auto r = call(h.session, "Runtime.callFunctionOn",
                   json{{"functionDeclaration", fn}, {"objectId", h.object_id}, {"arguments", std::move(args)},
                        {"returnByValue", true}, {"awaitPromise", await_promise}},

@@ -7,7 +7,7 @@
 
 namespace agentkit::browser {
 
-inline auto browser::set_screencast_sink(std::function<void(screencast_frame)> sink) -> void {
+AGENTKIT_DECL auto browser::set_screencast_sink(std::function<void(screencast_frame)> sink) -> void {
     std::unique_lock lock(live_mu_);
     live_sink_ = sink ? std::make_shared<std::function<void(screencast_frame)>>(std::move(sink)) : nullptr;
     // the old sink may be running on the event thread: wait until it returned (unless this is it)
@@ -15,7 +15,7 @@ inline auto browser::set_screencast_sink(std::function<void(screencast_frame)> s
     live_cv_.wait(lock, [&] { return live_calls_ == 0 || live_caller_ == self; });
 }
 
-inline auto browser::start_screencast(screencast_options o) -> result<std::string> {
+AGENTKIT_DECL auto browser::start_screencast(screencast_options o) -> result<std::string> {
     std::lock_guard op(op_mu_);
     if (!eng_ || !eng_->conn.is_open())
         return fail(errc::not_found, "the browser has not started", "The screencast starts with the agent's first browser call.");
@@ -53,7 +53,7 @@ inline auto browser::start_screencast(screencast_options o) -> result<std::strin
     return (*t)->id;
 }
 
-inline auto browser::stop_screencast() -> void {
+AGENTKIT_DECL auto browser::stop_screencast() -> void {
     std::lock_guard op(op_mu_);
     std::string session;
     {
@@ -70,13 +70,13 @@ inline auto browser::stop_screencast() -> void {
     (void)call(session, "Page.stopScreencast");
 }
 
-inline auto browser::screencast_params(const screencast_options& o) -> json {
+AGENTKIT_DECL auto browser::screencast_params(const screencast_options& o) -> json {
     return json{{"format", "jpeg"}, {"quality", std::clamp(o.quality, 1, 100)}, {"maxWidth", std::max(16, o.max_width)},
                 {"maxHeight", std::max(16, o.max_height)}, {"everyNthFrame", std::max(1, o.every_nth_frame)},
                 {"maxFramesInFlight", std::max(1, o.max_frames_in_flight)}, {"sendLastFrame", o.send_last_frame}};
 }
 
-inline auto browser::set_screencast_capture(bool on) -> void {
+AGENTKIT_DECL auto browser::set_screencast_capture(bool on) -> void {
     std::lock_guard lock(live_mu_);  // held while sending: the starts and stops reach the browser in order
     if (live_session_.empty() || live_capture_ == on || !eng_ || !eng_->conn.is_open()) return;
     {
@@ -88,17 +88,17 @@ inline auto browser::set_screencast_capture(bool on) -> void {
     else eng_->conn.call_async("Page.stopScreencast", json::object(), live_session_, [](result<json>) {});
 }
 
-inline auto browser::screencast_capturing() -> bool {
+AGENTKIT_DECL auto browser::screencast_capturing() -> bool {
     std::lock_guard lock(live_mu_);
     return live_capture_;
 }
 
-inline auto browser::screencast_tab() -> std::string {
+AGENTKIT_DECL auto browser::screencast_tab() -> std::string {
     std::lock_guard lock(live_mu_);
     return live_tab_;
 }
 
-inline auto browser::peek(bool console, bool network, std::size_t max_events) -> live_peek {
+AGENTKIT_DECL auto browser::peek(bool console, bool network, std::size_t max_events) -> live_peek {
     live_peek out;
     std::lock_guard live(live_mu_);  // held where the engine is replaced: eng_ stays put meanwhile
     if (!eng_ || !eng_->conn.is_open()) return out;
@@ -132,14 +132,14 @@ inline auto browser::peek(bool console, bool network, std::size_t max_events) ->
     return out;
 }
 
-inline auto browser::ack_screencast_frame(const screencast_frame& f) -> void {
+AGENTKIT_DECL auto browser::ack_screencast_frame(const screencast_frame& f) -> void {
     if (!f.needs_ack) return;
     std::lock_guard lock(live_mu_);
     if (!eng_ || f.engine != engine_gen_ || !eng_->conn.is_open()) return;
     eng_->conn.call_async("Page.screencastFrameAck", json{{"sessionId", f.ack_id}}, f.session, [](result<json>) {});
 }
 
-inline auto browser::dispatch_input(std::string_view method, json params) -> result<void> {
+AGENTKIT_DECL auto browser::dispatch_input(std::string_view method, json params) -> result<void> {
     if (method != "Input.dispatchMouseEvent" && method != "Input.dispatchKeyEvent" && method != "Input.insertText")
         return fail(errc::args_invalid, "not an input method: " + std::string(method),
                     "Use Input.dispatchMouseEvent, Input.dispatchKeyEvent or Input.insertText.");
@@ -152,7 +152,7 @@ inline auto browser::dispatch_input(std::string_view method, json params) -> res
     return {};
 }
 
-inline auto browser::mark_page() -> result<page_mark> {
+AGENTKIT_DECL auto browser::mark_page() -> result<page_mark> {
     std::lock_guard op(op_mu_);
     if (!eng_ || !eng_->conn.is_open()) return page_mark{};
     auto t = current_tab();
@@ -161,7 +161,7 @@ inline auto browser::mark_page() -> result<page_mark> {
     return page_mark{(*t)->id, main_loader(*t), eng_->seq};
 }
 
-inline auto browser::changes_since(const page_mark& m) -> result<action_result> {
+AGENTKIT_DECL auto browser::changes_since(const page_mark& m) -> result<action_result> {
     std::lock_guard op(op_mu_);
     auto e = ensure();
     if (!e) return fail(e.error());

@@ -85,7 +85,7 @@ inline constexpr const char* kDrawMarksScript = R"JS(async function(b64, mime, q
 
 }  // namespace detail
 
-inline auto browser::isolated_call(const tab_ptr& t, const char* fn, json args) -> result<json> {
+AGENTKIT_DECL auto browser::isolated_call(const tab_ptr& t, const char* fn, json args) -> result<json> {
     std::string frame, loader;
     std::int64_t ctx = 0;
     {
@@ -121,11 +121,11 @@ inline auto browser::isolated_call(const tab_ptr& t, const char* fn, json args) 
     return detail::jobj(*r, "result").value("value", json());
 }
 
-inline auto browser::isolated_eval(const tab_ptr& t, const std::string& expression) -> result<json> {
+AGENTKIT_DECL auto browser::isolated_eval(const tab_ptr& t, const std::string& expression) -> result<json> {
     return isolated_call(t, ("function() { return " + expression + "; }").c_str(), json::array());
 }
 
-inline auto browser::frame_clip(const tab_ptr& t, const std::string& session, const std::string& frame,
+AGENTKIT_DECL auto browser::frame_clip(const tab_ptr& t, const std::string& session, const std::string& frame,
                                 std::map<std::string, detail::css_rect>& cache, int depth) -> detail::css_rect {
     static constexpr detail::css_rect everything{-1e18, -1e18, 1e18, 1e18};
     if (frame.empty() || depth > 8) return everything;
@@ -159,7 +159,7 @@ inline auto browser::frame_clip(const tab_ptr& t, const std::string& session, co
     return clip;
 }
 
-inline auto browser::mark_screenshot(const tab_ptr& t, screenshot_result& shot, const screenshot_options& o,
+AGENTKIT_DECL auto browser::mark_screenshot(const tab_ptr& t, screenshot_result& shot, const screenshot_options& o,
                                      double page_x, double page_y) -> result<void> {
     auto snap = take_snapshot(t, o.snapshot);
     if (!snap) return fail(snap.error());

@@ -6,7 +6,7 @@
 
 namespace agentkit::browser {
 
-inline auto browser::navigate(std::string url) -> result<action_result> {
+AGENTKIT_DECL auto browser::navigate(std::string url) -> result<action_result> {
     std::lock_guard op(op_mu_);
     if (auto v = opt_.policy.check_navigation(url, opt_.allow_evaluate))
         return fail(opt_.policy.redact(policy_error(*v, "navigation")));
@@ -15,7 +15,7 @@ inline auto browser::navigate(std::string url) -> result<action_result> {
     return finish_action(navigate_locked(url));
 }
 
-inline auto browser::reload() -> result<action_result> {
+AGENTKIT_DECL auto browser::reload() -> result<action_result> {
     return act("reload", [&](const tab_ptr& t) -> result<void> {
         release_flood_stops(t);  // the page runs again as it did (a flood is stopped again)
         auto r = call(t->session, "Page.reload", json{{"ignoreCache", false}});
@@ -24,7 +24,7 @@ inline auto browser::reload() -> result<action_result> {
     }, /*expect_navigation=*/true);
 }
 
-inline auto browser::navigate_locked(const std::string& url) -> result<action_result> {
+AGENTKIT_DECL auto browser::navigate_locked(const std::string& url) -> result<action_result> {
     auto ct = current_tab(/*proceed=*/true);
     if (!ct) return fail(ct.error());
     std::string loader;
@@ -98,7 +98,7 @@ inline auto browser::navigate_locked(const std::string& url) -> result<action_re
     return r;
 }
 
-inline auto browser::history(int delta) -> result<action_result> {
+AGENTKIT_DECL auto browser::history(int delta) -> result<action_result> {
     return act(delta < 0 ? "back" : "forward", [&](const tab_ptr& t) -> result<void> {
         auto h = call(t->session, "Page.getNavigationHistory");
         if (!h) return fail(h.error());

@@ -6,7 +6,7 @@
 
 namespace agentkit::browser {
 
-inline auto browser::screenshot(screenshot_options o) -> result<screenshot_result> {
+AGENTKIT_DECL auto browser::screenshot(screenshot_options o) -> result<screenshot_result> {
     std::lock_guard op(op_mu_);
     auto e = ensure();
     if (!e) return fail(e.error());
@@ -78,7 +78,7 @@ inline auto browser::screenshot(screenshot_options o) -> result<screenshot_resul
     return out;
 }
 
-inline auto browser::evaluate(std::string_view expression, std::string_view ref) -> result<evaluated> {
+AGENTKIT_DECL auto browser::evaluate(std::string_view expression, std::string_view ref) -> result<evaluated> {
     std::lock_guard op(op_mu_);
     if (!opt_.allow_evaluate && !opt_.policy.allow_evaluate)
         return fail(errc::policy_blocked, "JavaScript evaluation is disabled (policy rule allow_evaluate)",
@@ -187,7 +187,9 @@ auto browser::on_current_tab(F&& f) -> result<std::invoke_result_t<F, detail::ta
     // the renderer under load. One round trip to the tab's own session comes back behind every
     // event the page sent before it (a session's events and answers keep their order); then the
     // dispatcher has handled all that arrived. Skipped for a page that cannot answer (held by a
-    // dialog flood, crashed, closed); bounded otherwise.
+    // dialog flood, crashed, closed). Bounded: the round trip is waited for while messages keep
+    // arriving (a flood still being read, which takes seconds under load), for at most
+    // call_timeout, and given up after a second in which nothing arrived.
     std::string session;
     bool answers = false;
     {
@@ -195,14 +197,22 @@ auto browser::on_current_tab(F&& f) -> result<std::invoke_result_t<F, detail::ta
         session = (*t)->session;
         answers = !(*t)->stuck && !(*t)->crashed && !(*t)->closed;
     }
-    if (answers && !session.empty())
-        (void)call(session, "Runtime.getHeapUsage", json::object(), std::chrono::milliseconds(1000));
-    (void)eng_->conn.sync_events();
+    if (answers && !session.empty()) {
+        auto answered = eng_->conn.call_async("Runtime.getHeapUsage", json::object(), session, opt_.call_timeout);
+        const auto deadline = clock::now() + opt_.call_timeout;
+        auto seen = eng_->conn.received_messages();
+        while (answered.wait_for(std::chrono::milliseconds(1000)) != std::future_status::ready) {
+            const auto now_seen = eng_->conn.received_messages();
+            if (now_seen == seen || clock::now() >= deadline) break;
+            seen = now_seen;
+        }
+    }
+    (void)eng_->conn.sync_events(opt_.call_timeout);
     std::lock_guard lock(eng_->mu);
     return f(**t);
 }
 
-inline auto browser::console_messages(bool clear, std::size_t* dropped) -> result<std::vector<console_message>> {
+AGENTKIT_DECL auto browser::console_messages(bool clear, std::size_t* dropped) -> result<std::vector<console_message>> {
     return on_current_tab([&](detail::tab_state& t) {
         std::vector<console_message> out(t.console.begin(), t.console.end());
         if (dropped) *dropped = t.console_dropped;
@@ -218,7 +228,7 @@ inline auto browser::console_messages(bool clear, std::size_t* dropped) -> resul
     });
 }
 
-inline auto browser::network_requests(bool clear, std::size_t* dropped) -> result<std::vector<network_entry>> {
+AGENTKIT_DECL auto browser::network_requests(bool clear, std::size_t* dropped) -> result<std::vector<network_entry>> {
     return on_current_tab([&](detail::tab_state& t) {
         std::vector<network_entry> out;
         for (const auto& [k, v] : t.network) out.push_back(v);
@@ -232,7 +242,7 @@ inline auto browser::network_requests(bool clear, std::size_t* dropped) -> resul
     });
 }
 
-inline auto browser::extract(extract_options o) -> result<json> {
+AGENTKIT_DECL auto browser::extract(extract_options o) -> result<json> {
     std::lock_guard op(op_mu_);
     if (o.kind != "auto" && o.kind != "table" && o.kind != "list" && o.kind != "fields")
         return fail(errc::args_invalid, "extract kind must be auto, table, list or fields");

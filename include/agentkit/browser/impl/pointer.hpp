@@ -36,7 +36,7 @@ inline std::optional<std::pair<const char*, int>> mouse_button_of(std::string_vi
 
 }  // namespace detail
 
-inline auto browser::check_point(const tab_ptr& t, double x, double y, std::string_view what) -> result<void> {
+AGENTKIT_DECL auto browser::check_point(const tab_ptr& t, double x, double y, std::string_view what) -> result<void> {
     if (!std::isfinite(x) || !std::isfinite(y))
         return fail(errc::args_invalid, std::string(what) + " is not a finite point", "Give x and y in viewport CSS pixels.");
     auto m = call(t->session, "Page.getLayoutMetrics");
@@ -54,7 +54,7 @@ inline auto browser::check_point(const tab_ptr& t, double x, double y, std::stri
     return {};
 }
 
-inline auto browser::node_at(const std::string& session, double x, double y) -> result<json> {
+AGENTKIT_DECL auto browser::node_at(const std::string& session, double x, double y) -> result<json> {
     // DOM.getNodeForLocation takes document coordinates (it maps them to the frame itself):
     // the viewport point plus how far that renderer's frame is scrolled.
     auto m = call(session, "Page.getLayoutMetrics");
@@ -66,7 +66,7 @@ inline auto browser::node_at(const std::string& session, double x, double y) -> 
                      {"includeUserAgentShadowDOM", false}, {"ignorePointerEventsNone", false}});
 }
 
-inline auto browser::hit_at(const tab_ptr& t, double x, double y) -> result<std::string> {
+AGENTKIT_DECL auto browser::hit_at(const tab_ptr& t, double x, double y) -> result<std::string> {
     std::string session = t->session;
     double lx = x, ly = y;
     for (int depth = 0; depth < 8; ++depth) {
@@ -149,7 +149,7 @@ inline auto browser::hit_at(const tab_ptr& t, double x, double y) -> result<std:
     return std::string("nothing (frames nested too deeply)");
 }
 
-inline auto browser::click_at(double x, double y, click_options o, std::chrono::milliseconds hold) -> result<action_result> {
+AGENTKIT_DECL auto browser::click_at(double x, double y, click_options o, std::chrono::milliseconds hold) -> result<action_result> {
     const auto button = detail::mouse_button_of(o.button);
     if (!button) return fail(errc::args_invalid, "unknown mouse button \"" + o.button + "\"", "Use left, right or middle.");
     if (o.click_count < 1 || o.click_count > 3)
@@ -176,7 +176,7 @@ inline auto browser::click_at(double x, double y, click_options o, std::chrono::
     return r;
 }
 
-inline auto browser::move_to(double x, double y) -> result<action_result> {
+AGENTKIT_DECL auto browser::move_to(double x, double y) -> result<action_result> {
     std::string hit;
     auto r = act("move the mouse to " + detail::point_text(x, y), [&](const tab_ptr& t) -> result<void> {
         if (auto c = check_point(t, x, y, "the point"); !c) return c;
@@ -191,7 +191,7 @@ inline auto browser::move_to(double x, double y) -> result<action_result> {
     return r;
 }
 
-inline auto browser::drag_points(double x0, double y0, double x1, double y1) -> result<action_result> {
+AGENTKIT_DECL auto browser::drag_points(double x0, double y0, double x1, double y1) -> result<action_result> {
     std::string hit;
     auto r = act("drag from " + detail::point_text(x0, y0) + " to " + detail::point_text(x1, y1), [&](const tab_ptr& t) -> result<void> {
         if (auto c = check_point(t, x0, y0, "the start point"); !c) return c;
@@ -207,7 +207,7 @@ inline auto browser::drag_points(double x0, double y0, double x1, double y1) -> 
     return r;
 }
 
-inline auto browser::mouse_button(bool down, std::string_view button) -> result<action_result> {
+AGENTKIT_DECL auto browser::mouse_button(bool down, std::string_view button) -> result<action_result> {
     const auto b = detail::mouse_button_of(button);
     if (!b) return fail(errc::args_invalid, "unknown mouse button \"" + std::string(button) + "\"", "Use left, right or middle.");
     std::string hit;
@@ -223,7 +223,7 @@ inline auto browser::mouse_button(bool down, std::string_view button) -> result<
     return r;
 }
 
-inline auto browser::wheel(double dx, double dy) -> result<action_result> {
+AGENTKIT_DECL auto browser::wheel(double dx, double dy) -> result<action_result> {
     if (!std::isfinite(dx) || !std::isfinite(dy) || std::abs(dx) > 100000 || std::abs(dy) > 100000)
         return fail(errc::args_invalid, "wheel deltas must be finite and at most 100000 CSS pixels");
     return act("turn the mouse wheel by " + detail::point_text(dx, dy), [&](const tab_ptr& t) -> result<void> {

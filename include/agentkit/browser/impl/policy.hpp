@@ -6,7 +6,7 @@
 
 namespace agentkit::browser {
 
-inline auto browser::blocked_requests() -> std::vector<blocked_request> {
+AGENTKIT_DECL auto browser::blocked_requests() -> std::vector<blocked_request> {
     std::lock_guard op(op_mu_);
     std::vector<blocked_request> out;
     if (!eng_) return out;
@@ -15,13 +15,13 @@ inline auto browser::blocked_requests() -> std::vector<blocked_request> {
     return out;
 }
 
-inline auto browser::websocket_gate_stats() -> std::optional<socket_gate_stats> {
+AGENTKIT_DECL auto browser::websocket_gate_stats() -> std::optional<socket_gate_stats> {
     std::lock_guard op(op_mu_);
     if (!eng_ || !eng_->gate) return std::nullopt;
     return eng_->gate->stats();
 }
 
-inline auto browser::use_socket_gate() const -> bool {
+AGENTKIT_DECL auto browser::use_socket_gate() const -> bool {
     if (!opt_.policy.intercepts()) return false;  // nothing to enforce: the CDP conversation stays as it was
     switch (opt_.websockets) {
         case websocket_enforcement::proxy: return true;
@@ -42,7 +42,7 @@ inline auto browser::use_socket_gate() const -> bool {
     return true;
 }
 
-inline auto browser::judge_socket(engine& e, const std::string& host, std::uint16_t port) -> std::optional<std::string> {
+AGENTKIT_DECL auto browser::judge_socket(engine& e, const std::string& host, std::uint16_t port) -> std::optional<std::string> {
     auto v = opt_.policy.check_socket(host, port);
     if (!v) return std::nullopt;
     {
@@ -57,7 +57,7 @@ inline auto browser::judge_socket(engine& e, const std::string& host, std::uint1
     return v->rule;
 }
 
-inline auto browser::apply_policy() -> result<void> {
+AGENTKIT_DECL auto browser::apply_policy() -> result<void> {
     const auto& P = opt_.policy;
     if (auto v = P.validate(); !v) return fail(v.error());
     {  // always: the scheme rules (file:, chrome:, ...) hold for every request, origin lists or not
@@ -107,7 +107,7 @@ inline auto browser::apply_policy() -> result<void> {
     return {};
 }
 
-inline auto browser::socket_guard_source() const -> std::string {
+AGENTKIT_DECL auto browser::socket_guard_source() const -> std::string {
     json rules = {{"allowed", json::array()}, {"blocked", json::array()}};
     auto add = [&](const std::vector<std::string>& list, const char* key) {
         for (const auto& s : list)
@@ -122,7 +122,7 @@ inline auto browser::socket_guard_source() const -> std::string {
     return src;
 }
 
-inline auto browser::install_session_policy(engine& e, const std::string& sid, std::vector<std::future<result<json>>>* wait) -> void {
+AGENTKIT_DECL auto browser::install_session_policy(engine& e, const std::string& sid, std::vector<std::future<result<json>>>* wait) -> void {
     auto c = e.conn.call_async("Page.addScriptToEvaluateOnNewDocument", json{{"source", detail::kConsoleClipScript}, {"runImmediately", true}}, sid);
     if (wait) wait->push_back(std::move(c));
     if (!opt_.policy.intercepts()) return;
@@ -134,12 +134,12 @@ inline auto browser::install_session_policy(engine& e, const std::string& sid, s
     }
 }
 
-inline auto browser::record_blocked(engine& e, blocked_request b) -> void {
+AGENTKIT_DECL auto browser::record_blocked(engine& e, blocked_request b) -> void {
     e.blocked.emplace_back(++e.seq, std::move(b));
     while (e.blocked.size() > 200) e.blocked.pop_front();
 }
 
-inline auto browser::policy_error(const policy_violation& v, std::string_view what) const -> error {
+AGENTKIT_DECL auto browser::policy_error(const policy_violation& v, std::string_view what) const -> error {
     return error(errc::policy_blocked, std::string(what) + " to " + v.url + " blocked by policy rule " + v.rule,
                  "The browser's policy does not allow this URL; pick another page or ask the host to change the policy.",
                  json{{"rule", v.rule}, {"url", v.url}});

@@ -6,7 +6,7 @@
 
 namespace agentkit::browser {
 
-inline auto browser::start_recording(recording_options o) -> result<void> {
+AGENTKIT_DECL auto browser::start_recording(recording_options o) -> result<void> {
     std::lock_guard op(op_mu_);
     auto e = ensure();
     if (!e) return fail(e.error());
@@ -32,7 +32,7 @@ inline auto browser::start_recording(recording_options o) -> result<void> {
     return {};
 }
 
-inline auto browser::stop_recording() -> result<recording> {
+AGENTKIT_DECL auto browser::stop_recording() -> result<recording> {
     std::lock_guard op(op_mu_);
     if (!eng_) return fail(errc::not_found, "no recording is running", "Start one with start_recording.");
     std::string session;

@@ -6,7 +6,7 @@
 
 namespace agentkit::browser {
 
-inline auto browser::resolve(std::string_view ref) -> result<node_handle> {
+AGENTKIT_DECL auto browser::resolve(std::string_view ref) -> result<node_handle> {
     auto target = refs_.resolve(ref);
     if (!target) return fail(target.error());
     node_handle h;
@@ -47,7 +47,7 @@ inline auto browser::resolve(std::string_view ref) -> result<node_handle> {
     return h;
 }
 
-inline auto browser::frame_offset(const tab_ptr& t, const std::string& session, int depth) -> result<std::pair<double, double>> {
+AGENTKIT_DECL auto browser::frame_offset(const tab_ptr& t, const std::string& session, int depth) -> result<std::pair<double, double>> {
     if (session == t->session || depth > 8) return std::pair{0.0, 0.0};
     detail::child_rec c;
     {
@@ -67,7 +67,7 @@ inline auto browser::frame_offset(const tab_ptr& t, const std::string& session, 
     return std::pair{content[0].get<double>() + up->first, content[1].get<double>() + up->second};
 }
 
-inline auto browser::visible_point(const node_handle& h, bool hit_test) -> result<std::pair<double, double>> {
+AGENTKIT_DECL auto browser::visible_point(const node_handle& h, bool hit_test) -> result<std::pair<double, double>> {
     (void)call(h.session, "DOM.scrollIntoViewIfNeeded", json{{"backendNodeId", h.backend}});
     auto q = call(h.session, "DOM.getContentQuads", json{{"backendNodeId", h.backend}});
     const std::string what = "ref " + h.ref;

@@ -6,7 +6,7 @@
 
 namespace agentkit::browser {
 
-inline auto browser::dom_quiet(const tab_ptr& t) -> quiet_result {
+AGENTKIT_DECL auto browser::dom_quiet(const tab_ptr& t) -> quiet_result {
     const auto q = opt_.dom_quiet.count();
     const auto mx = opt_.dom_quiet_timeout.count();
     auto r = call(t->session, "Runtime.evaluate",
@@ -22,12 +22,12 @@ inline auto browser::dom_quiet(const tab_ptr& t) -> quiet_result {
     return detail::jstr(detail::jobj(*r, "result"), "value") == "busy" ? quiet_result::busy : quiet_result::quiet;
 }
 
-inline auto browser::main_loader(const tab_ptr& t) -> std::string {
+AGENTKIT_DECL auto browser::main_loader(const tab_ptr& t) -> std::string {
     auto f = t->frames.find(t->main_frame);
     return f == t->frames.end() ? std::string() : f->second.loader;
 }
 
-inline auto browser::settle(const tab_ptr& t, std::uint64_t mark, std::vector<std::string>& notes, clock::time_point deadline)
+AGENTKIT_DECL auto browser::settle(const tab_ptr& t, std::uint64_t mark, std::vector<std::string>& notes, clock::time_point deadline)
     -> void {
     wait_timer timer(wait_us_);
     constexpr int rounds = 4;
@@ -129,12 +129,12 @@ auto browser::act(std::string what, F&& f, bool expect_navigation) -> result<act
     return finish_action(act_locked(std::move(what), *ct, std::forward<F>(f), expect_navigation));
 }
 
-inline auto browser::set_reported_url(const tab_ptr& t, const std::string& url) -> void {
+AGENTKIT_DECL auto browser::set_reported_url(const tab_ptr& t, const std::string& url) -> void {
     std::lock_guard lock(eng_->mu);
     t->reported_url = url;
 }
 
-inline auto browser::finish_action(result<action_result> r) const -> result<action_result> {
+AGENTKIT_DECL auto browser::finish_action(result<action_result> r) const -> result<action_result> {
     const auto& P = opt_.policy;
     if (!r) return fail(P.redact(r.error()));
     auto& a = *r;
@@ -162,7 +162,7 @@ inline auto browser::finish_action(result<action_result> r) const -> result<acti
     return r;
 }
 
-inline auto browser::finish_snapshot(result<page_snapshot> r) const -> result<page_snapshot> {
+AGENTKIT_DECL auto browser::finish_snapshot(result<page_snapshot> r) const -> result<page_snapshot> {
     const auto& P = opt_.policy;
     if (!r) return fail(P.redact(r.error()));
     r->url = P.redact(std::move(r->url));

@@ -6,14 +6,14 @@
 
 namespace agentkit::browser {
 
-inline auto browser::tabs() -> result<std::vector<tab_info>> {
+AGENTKIT_DECL auto browser::tabs() -> result<std::vector<tab_info>> {
     std::lock_guard op(op_mu_);
     auto e = ensure();
     if (!e) return fail(e.error());
     return list_tabs();
 }
 
-inline auto browser::new_tab(std::string url) -> result<action_result> {
+AGENTKIT_DECL auto browser::new_tab(std::string url) -> result<action_result> {
     std::lock_guard op(op_mu_);
     // a refused URL opens no tab (and leaves the current one selected)
     if (!url.empty())
@@ -39,7 +39,7 @@ inline auto browser::new_tab(std::string url) -> result<action_result> {
     return finish_action(navigate_locked(url));
 }
 
-inline auto browser::select_tab(std::string_view id) -> result<action_result> {
+AGENTKIT_DECL auto browser::select_tab(std::string_view id) -> result<action_result> {
     std::lock_guard op(op_mu_);
     auto e = ensure();
     if (!e) return fail(e.error());
@@ -62,7 +62,7 @@ inline auto browser::select_tab(std::string_view id) -> result<action_result> {
     return finish_action(std::move(r));
 }
 
-inline auto browser::close_tab(std::string_view id) -> result<action_result> {
+AGENTKIT_DECL auto browser::close_tab(std::string_view id) -> result<action_result> {
     std::lock_guard op(op_mu_);
     auto e = ensure();
     if (!e) return fail(e.error());
@@ -92,7 +92,7 @@ inline auto browser::close_tab(std::string_view id) -> result<action_result> {
     return finish_action(std::move(r));
 }
 
-inline auto browser::resize(viewport_size v) -> result<action_result> {
+AGENTKIT_DECL auto browser::resize(viewport_size v) -> result<action_result> {
     return act("resize", [&](const tab_ptr& t) -> result<void> {
         {
             std::lock_guard pl(policy_mu_);
@@ -103,7 +103,7 @@ inline auto browser::resize(viewport_size v) -> result<action_result> {
     });
 }
 
-inline auto browser::create_tab() -> result<tab_ptr> {
+AGENTKIT_DECL auto browser::create_tab() -> result<tab_ptr> {
     auto r = call("", "Target.createTarget", json{{"url", "about:blank"}, {"browserContextId", eng_->context_id}});
     if (!r) return fail(r.error());
     const std::string id = detail::jstr(*r, "targetId");
@@ -113,7 +113,7 @@ inline auto browser::create_tab() -> result<tab_ptr> {
     return t;
 }
 
-inline auto browser::apply_viewport(const std::string& session) -> result<void> {
+AGENTKIT_DECL auto browser::apply_viewport(const std::string& session) -> result<void> {
     viewport_size v;
     {
         std::lock_guard pl(policy_mu_);
@@ -133,7 +133,7 @@ inline auto browser::apply_viewport(const std::string& session) -> result<void> 
     return {};
 }
 
-inline auto browser::adopt(engine& e, const std::string& target_id, const std::string& opener, bool premarked) -> result<tab_ptr> {
+AGENTKIT_DECL auto browser::adopt(engine& e, const std::string& target_id, const std::string& opener, bool premarked) -> result<tab_ptr> {
     if (!premarked) {
         std::unique_lock lock(e.mu);
         if (auto it = e.by_target.find(target_id); it != e.by_target.end()) return it->second;
@@ -224,7 +224,7 @@ inline auto browser::adopt(engine& e, const std::string& target_id, const std::s
     return t;
 }
 
-inline auto browser::current_tab(bool proceed) -> result<tab_ptr> {
+AGENTKIT_DECL auto browser::current_tab(bool proceed) -> result<tab_ptr> {
     tab_ptr dead;
     {
         std::lock_guard lock(eng_->mu);
@@ -244,7 +244,7 @@ inline auto browser::current_tab(bool proceed) -> result<tab_ptr> {
     return fail(errc::browser_crashed, what, "Navigate again; refs of the crashed page are gone.", json{{"new_tab", (*nt)->id}});
 }
 
-inline auto browser::replace_tab(const tab_ptr& dead) -> result<tab_ptr> {
+AGENTKIT_DECL auto browser::replace_tab(const tab_ptr& dead) -> result<tab_ptr> {
     auto nt = create_tab();
     if (!nt && eng_->conn.is_open()) nt = create_tab();
     if (!nt) return fail(nt.error());
@@ -255,7 +255,7 @@ inline auto browser::replace_tab(const tab_ptr& dead) -> result<tab_ptr> {
     return *nt;
 }
 
-inline auto browser::stop_scripts(const tab_ptr& t, const std::string& session, std::chrono::milliseconds waited) -> bool {
+AGENTKIT_DECL auto browser::stop_scripts(const tab_ptr& t, const std::string& session, std::chrono::milliseconds waited) -> bool {
     if (!eng_ || !eng_->conn.is_open()) return false;
     auto r = call(session.empty() ? t->session : session, "Runtime.terminateExecution", json::object(), 3000ms);
     if (!r) return false;
@@ -264,7 +264,7 @@ inline auto browser::stop_scripts(const tab_ptr& t, const std::string& session, 
     return true;
 }
 
-inline auto browser::find_tab(std::string_view id) -> result<tab_ptr> {
+AGENTKIT_DECL auto browser::find_tab(std::string_view id) -> result<tab_ptr> {
     std::lock_guard lock(eng_->mu);
     auto it = eng_->tabs.find(std::string(id));
     if (it == eng_->tabs.end() || it->second->closed) {
@@ -276,7 +276,7 @@ inline auto browser::find_tab(std::string_view id) -> result<tab_ptr> {
     return it->second;
 }
 
-inline auto browser::forget_tab(const tab_ptr& t) -> void {
+AGENTKIT_DECL auto browser::forget_tab(const tab_ptr& t) -> void {
     std::lock_guard lock(eng_->mu);
     // its refs can never resolve again: retire them (they were kept for the session's life)
     std::set<std::string> frames = {t->main_frame, t->target_id};
@@ -290,7 +290,7 @@ inline auto browser::forget_tab(const tab_ptr& t) -> void {
     if (eng_->current == t->id) eng_->current = eng_->tabs.empty() ? std::string() : eng_->tabs.rbegin()->first;
 }
 
-inline auto browser::list_tabs() -> std::vector<tab_info> {
+AGENTKIT_DECL auto browser::list_tabs() -> std::vector<tab_info> {
     std::vector<tab_ptr> ts;
     std::string cur;
     {
@@ -312,7 +312,7 @@ inline auto browser::list_tabs() -> std::vector<tab_info> {
     return out;
 }
 
-inline auto browser::fill_url_title(const tab_ptr& t, std::string& url, std::string& title) -> void {
+AGENTKIT_DECL auto browser::fill_url_title(const tab_ptr& t, std::string& url, std::string& title) -> void {
     auto r = call("", "Target.getTargetInfo", json{{"targetId", t->target_id}}, 5000ms);
     if (r) {
         const json& info = detail::jobj(*r, "targetInfo");
@@ -328,7 +328,7 @@ inline auto browser::fill_url_title(const tab_ptr& t, std::string& url, std::str
     title = t->title;
 }
 
-inline auto browser::to_front(const tab_ptr& t) -> void {
+AGENTKIT_DECL auto browser::to_front(const tab_ptr& t) -> void {
     {
         std::lock_guard lock(eng_->mu);
         if (eng_->front_tab == t->id) return;

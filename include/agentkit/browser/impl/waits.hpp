@@ -6,14 +6,14 @@
 
 namespace agentkit::browser {
 
-inline auto browser::wait_for(wait_options o) -> result<action_result> {
+AGENTKIT_DECL auto browser::wait_for(wait_options o) -> result<action_result> {
     std::string what = !o.text.empty() ? "wait for \"" + o.text + "\""
                       : !o.text_gone.empty() ? "wait for \"" + o.text_gone + "\" to disappear"
                                              : "wait for " + o.ref + " " + o.state;
     return act(what, [&](const tab_ptr& t) -> result<void> { return wait_condition(t, o); });
 }
 
-inline auto browser::wait_condition(const tab_ptr& t, const wait_options& o) -> result<void> {
+AGENTKIT_DECL auto browser::wait_condition(const tab_ptr& t, const wait_options& o) -> result<void> {
     wait_timer timer(wait_us_);
     const auto deadline = clock::now() + o.timeout;
     auto remaining = [&] {
