@@ -1891,7 +1891,10 @@ TEST(BrowserWebDriver, ASessionFromAWebDriverEndpointIsDrivenUnderThePolicyAndDe
     if (!driver.up()) GTEST_SKIP() << "no chromedriver (Debian: chromium-driver)";
     http_server a, b_server;
     const std::string other = b_server.origin();  // another origin, refused
-    a.route("/", http_response::html(page("Remote", "<h1>Driven through WebDriver</h1><button>Go</button><img src=\"" + other + "/pixel.png\">")));
+    // chromedriver starts Chromium with --enable-automation: the page still reads navigator.webdriver as false
+    a.route("/", http_response::html(page("Remote", "<h1>Driven through WebDriver</h1><button>Go</button><img src=\"" + other +
+                                                        "/pixel.png\"><p id=wd></p><script>document.getElementById('wd').textContent = "
+                                                        "'webdriver says ' + navigator.webdriver;</script>")));
     br::browser_options o;
     o.webdriver.url = driver.url();
     o.webdriver.capabilities = json{{"goog:chromeOptions", {{"args", geteuid() == 0 ? json::array({"--no-sandbox"}) : json::array()}}}};
@@ -1901,6 +1904,7 @@ TEST(BrowserWebDriver, ASessionFromAWebDriverEndpointIsDrivenUnderThePolicyAndDe
         auto nav = b.navigate(a.url("/"));
         ASSERT_TRUE(nav) << nav.error().to_text();
         EXPECT_NE(nav->snapshot.find("Driven through WebDriver"), std::string::npos) << nav->snapshot;
+        EXPECT_NE(nav->snapshot.find("webdriver says false"), std::string::npos) << nav->snapshot;
         const auto go = ref_on(nav->snapshot, "button \"Go\"");
         ASSERT_FALSE(go.empty()) << nav->snapshot;
         ASSERT_TRUE(b.click(go));

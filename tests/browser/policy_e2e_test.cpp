@@ -1338,15 +1338,40 @@ TEST(FaultsE2E, ConsoleFloodIsBoundedAndReportsWhatWasDropped) {
     const std::size_t cap = f.b.options().console_capacity;
     ASSERT_EQ(cap, 200U);
     EXPECT_NE(ct.find("console: 200 messages (log 200)"), std::string::npos) << ct;
-    EXPECT_NE(ct.find("the tab keeps the newest 200; 99800 older were dropped"), std::string::npos) << ct;
-    EXPECT_NE(ct.find("[log] flood 99999"), std::string::npos) << ct;
     EXPECT_LT(ct.size(), 4500U) << ct;  // a bounded result
+    // How many of the 100,000 reach the client is Chromium's: on a loaded machine (or under the
+    // sanitizers) only the first 40-70% came, contiguous from flood 0, the rest never (checked
+    // 30 s on; a CDP round trip's answer came behind the last that did). What the engine owes is
+    // the accounting of what arrived: the newest kept in order, the rest counted, the whole kept
+    // log in the artifact.
+    const std::string said = "the tab keeps the newest 200; ";
+    const auto at = ct.find(said);
+    ASSERT_NE(at, std::string::npos) << ct;
+    const std::size_t dropped = std::stoul(ct.substr(at + said.size()));
+    EXPECT_NE(ct.find(said + std::to_string(dropped) + " older were dropped"), std::string::npos) << ct;
+    EXPECT_GE(dropped, 1U);
+    EXPECT_LE(dropped, 99800U);
     const std::string id = artifact_id(ct, "artifact");
     ASSERT_FALSE(id.empty()) << ct;
     auto whole = f.store.get(id);
     ASSERT_TRUE(whole.has_value());
     EXPECT_EQ(count_lines(whole->data), 200U);
-    EXPECT_EQ(whole->data.rfind("[log] flood 99800 ", 0), 0U) << whole->data.substr(0, 200);
+    // the kept lines: "[log] flood K", K rising, the first at least `dropped` (as many came before it)
+    std::vector<long> ks;
+    std::istringstream lines(whole->data);
+    for (std::string line; std::getline(lines, line);) {
+        ASSERT_EQ(line.rfind("[log] flood ", 0), 0U) << line;
+        ks.push_back(std::stol(line.substr(12)));
+    }
+    ASSERT_EQ(ks.size(), 200U);
+    EXPECT_GE(ks.front(), static_cast<long>(dropped));
+    EXPECT_TRUE(std::is_sorted(ks.begin(), ks.end())) << whole->data.substr(0, 400);
+    EXPECT_EQ(std::adjacent_find(ks.begin(), ks.end()), ks.end()) << "a message kept twice";
+    EXPECT_LE(ks.back(), 99999);
+    // the newest shown are the newest kept
+    EXPECT_NE(ct.find("[log] flood " + std::to_string(ks.back()) + " "), std::string::npos) << ct;
+    std::printf("[ measure  ] console flood: %zu of 100,000 messages reached the client, the newest kept flood %ld\n",
+                dropped + ks.size(), ks.back());
     std::printf("[ measure  ] 100,000-line console flood: navigate + console_messages %lld ms, result %zu chars\n",
                 static_cast<long long>(ms), ct.size());
     EXPECT_LT(ms, 60000);  // bounded; the real time is printed
@@ -1357,9 +1382,9 @@ TEST(FaultsE2E, ConsoleFloodIsBoundedAndReportsWhatWasDropped) {
     auto after = f.b.console_messages(true);
     ASSERT_TRUE(after.has_value());
     EXPECT_EQ(after->size(), 200U);
-    std::size_t dropped = 1;
-    ASSERT_TRUE(f.b.console_messages(false, &dropped).has_value());
-    EXPECT_EQ(dropped, 0U);  // cleared with the buffer
+    std::size_t dropped_after = 1;
+    ASSERT_TRUE(f.b.console_messages(false, &dropped_after).has_value());
+    EXPECT_EQ(dropped_after, 0U);  // cleared with the buffer
 }
 
 TEST(FaultsE2E, PageNavigatingInALoopReturnsSayingSoAndTheNextCallWorks) {

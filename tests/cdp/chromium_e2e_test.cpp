@@ -57,8 +57,9 @@ struct site {
     }
 };
 
-// Create a tab, attach (flatten), navigate, wait for load, read document.title.
-agentkit::result<std::string> navigate_and_read_title(cdp::connection& conn, const std::string& url) {
+// Create a tab, attach (flatten), navigate, wait for load, evaluate `expression` in the page.
+agentkit::result<agentkit::json> navigate_and_evaluate(cdp::connection& conn, const std::string& url,
+                                                       const std::string& expression) {
     auto target = conn.call("Target.createTarget", {{"url", "about:blank"}});
     if (!target) return agentkit::fail(target.error());
     auto sid = conn.attach_to_target((*target)["targetId"].get<std::string>());
@@ -70,9 +71,17 @@ agentkit::result<std::string> navigate_and_read_title(cdp::connection& conn, con
     if (!nav) return agentkit::fail(nav.error());
     if (nav->contains("errorText")) return agentkit::fail(errc::navigation_failed, (*nav)["errorText"].get<std::string>());
     if (auto e = loaded.wait(kBound); !e) return agentkit::fail(e.error());
-    auto title = page.call("Runtime.evaluate", {{"expression", "document.title"}, {"returnByValue", true}});
+    auto value = page.call("Runtime.evaluate", {{"expression", expression}, {"returnByValue", true}});
+    if (!value) return agentkit::fail(value.error());
+    return (*value)["result"].value("value", agentkit::json());
+}
+
+// The same, reading document.title.
+agentkit::result<std::string> navigate_and_read_title(cdp::connection& conn, const std::string& url) {
+    auto title = navigate_and_evaluate(conn, url, "document.title");
     if (!title) return agentkit::fail(title.error());
-    return (*title)["result"]["value"].get<std::string>();
+    if (!title->is_string()) return agentkit::fail(errc::tool_failed, "document.title is not a string: " + title->dump());
+    return title->get<std::string>();
 }
 
 }  // namespace
@@ -308,6 +317,29 @@ TEST(CdpE2E, WebSocketCloseLeavesNoProcessOrProfile) {
     EXPECT_FALSE(fs::exists(temp)) << temp;
     EXPECT_NE(::kill(pid, 0), 0);
     EXPECT_TRUE(live_group_members(pid).empty());
+}
+
+// navigator.webdriver: pages that refuse automated browsers read it. agentkit's browsers hide it
+// (as Playwright's do), over the pipe and over a WebSocket, also when the host passes its own
+// --disable-blink-features; a host that wants it visible says so.
+TEST(CdpE2E, PagesSeeNavigatorWebdriverOnlyWhenTheHostAsks) {
+    site s;
+    // the page's own script reads it while loading, before any CDP evaluation
+    s.server.route("/wd", http_response::html("<!doctype html><title>x</title><script>document.title = 'webdriver=' + navigator.webdriver;</script>"));
+    const auto page_sees = [&](auto launched) -> std::string {
+        if (!launched) return "launch failed: " + launched.error().to_text();
+        cdp::connection conn{std::move(*launched)};
+        auto v = navigate_and_evaluate(conn, s.server.url("/wd"), "document.title + ' ' + navigator.webdriver");
+        return v ? v->dump() : v.error().to_text();
+    };
+    EXPECT_EQ(page_sees(cdp::pipe_transport::launch()), "\"webdriver=false false\"");
+    EXPECT_EQ(page_sees(cdp::websocket_transport::launch()), "\"webdriver=false false\"");
+    cdp::launch_options own;
+    own.extra_args = {"--disable-blink-features=AcceleratedSmallCanvases"};
+    EXPECT_EQ(page_sees(cdp::pipe_transport::launch(own)), "\"webdriver=false false\"");
+    cdp::launch_options visible;
+    visible.automation_visible = true;
+    EXPECT_EQ(page_sees(cdp::pipe_transport::launch(visible)), "\"webdriver=true true\"");
 }
 
 TEST(CdpE2E, ExtraFlagsReachTheBrowser) {

@@ -138,6 +138,26 @@ TEST(CdpLaunch, SilentBrowserTimesOut) {
     EXPECT_TRUE(fs::is_empty(tp.dir / "tmp"));
 }
 
+TEST(CdpLaunch, AutomationIsHiddenByMergingIntoTheHostsBlinkFeatureFlags) {
+    using V = std::vector<std::string>;
+    const auto hidden = [](V args) {
+        cdp::detail::hide_automation(args);
+        return args;
+    };
+    EXPECT_EQ(hidden({"--headless=new"}), (V{"--headless=new", "--disable-blink-features=AutomationControlled"}));
+    // the host's own list keeps its features; Chromium reads the last one, so that one is extended
+    EXPECT_EQ(hidden({"--disable-blink-features=A", "--disable-blink-features=B,C"}),
+              (V{"--disable-blink-features=A", "--disable-blink-features=B,C,AutomationControlled"}));
+    EXPECT_EQ(hidden({"--disable-blink-features="}), (V{"--disable-blink-features=AutomationControlled"}));
+    // already there: nothing added; a longer name is not the feature
+    EXPECT_EQ(hidden({"--disable-blink-features=X,AutomationControlled"}), (V{"--disable-blink-features=X,AutomationControlled"}));
+    EXPECT_EQ(hidden({"--disable-blink-features=AutomationControlledX"}),
+              (V{"--disable-blink-features=AutomationControlledX,AutomationControlled"}));
+    // a host that enables it keeps it
+    EXPECT_EQ(hidden({"--enable-blink-features=Foo,AutomationControlled"}), (V{"--enable-blink-features=Foo,AutomationControlled"}));
+    EXPECT_EQ(hidden({"--enable-blink-features=Foo"}), (V{"--enable-blink-features=Foo", "--disable-blink-features=AutomationControlled"}));
+}
+
 TEST(CdpLaunch, DescribesWaitStatuses) {
     EXPECT_EQ(cdp::describe_wait_status(3 << 8), "exited with status 3");
     const std::string killed = cdp::describe_wait_status(SIGKILL);

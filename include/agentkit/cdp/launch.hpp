@@ -27,6 +27,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <utility>
 #include <vector>
@@ -48,6 +49,43 @@ extern char** environ;  // NOLINT: POSIX
 
 namespace agentkit::cdp {
 
+namespace detail {
+
+/// Whether a comma-separated Blink feature list (the value of --disable-blink-features=) names `feature`.
+inline bool names_blink_feature(std::string_view list, std::string_view feature) {
+    while (!list.empty()) {
+        const auto comma = list.find(',');
+        if (list.substr(0, comma) == feature) return true;
+        if (comma == std::string_view::npos) break;
+        list.remove_prefix(comma + 1);
+    }
+    return false;
+}
+
+/// Disables the Blink feature AutomationControlled (navigator.webdriver) in a browser command
+/// line: added to the last --disable-blink-features= (Chromium reads the last one given), or as
+/// one of its own; nothing when an --enable-blink-features= asks for the feature.
+inline void hide_automation(std::vector<std::string>& args) {
+    constexpr std::string_view disable = "--disable-blink-features=";
+    constexpr std::string_view enable = "--enable-blink-features=";
+    constexpr std::string_view feature = "AutomationControlled";
+    for (const auto& a : args)
+        if (std::string_view(a).substr(0, enable.size()) == enable &&
+            names_blink_feature(std::string_view(a).substr(enable.size()), feature))
+            return;
+    for (auto it = args.rbegin(); it != args.rend(); ++it) {
+        if (std::string_view(*it).substr(0, disable.size()) != disable) continue;
+        if (!names_blink_feature(std::string_view(*it).substr(disable.size()), feature)) {
+            if (it->size() > disable.size()) it->push_back(',');
+            it->append(feature);
+        }
+        return;
+    }
+    args.push_back(std::string(disable) + std::string(feature));
+}
+
+}  // namespace detail
+
 /// How to start a local Chromium.
 struct launch_options {
     /// Browser binary. Empty: $AGENTKIT_CHROMIUM if set, else AGENTKIT_CHROMIUM_DEFAULT_PATH.
@@ -56,6 +94,12 @@ struct launch_options {
     std::vector<std::string> extra_args;
     /// --headless=new (false shows a window; needs a display).
     bool headless = true;
+    /// Whether pages see `navigator.webdriver == true`, as Chromium sets it for a browser under
+    /// remote control. false (the default, as Playwright's browsers): the Blink feature
+    /// AutomationControlled is disabled, merged into a `--disable-blink-features=` of
+    /// extra_args when there is one; an `--enable-blink-features=` naming it in extra_args also
+    /// keeps it on.
+    bool automation_visible = false;
     /// Profile directory. Empty: a fresh one inside the temporary directory (removed on close).
     /// A host-provided profile is kept.
     std::string user_data_dir;
@@ -192,6 +236,7 @@ public:
         if (::geteuid() == 0) args.emplace_back("--no-sandbox");  // Chromium refuses to run as root otherwise
         for (const auto& a : mode_args) args.push_back(a);
         for (const auto& a : options_.extra_args) args.push_back(a);
+        if (!options_.automation_visible) detail::hide_automation(args);
         args.emplace_back("about:blank");
         args_ = args;
 

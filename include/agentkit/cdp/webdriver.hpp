@@ -80,6 +80,19 @@ public:
                     always[k] = v;
                 }
             }
+        if (!launch.automation_visible) {  // navigator.webdriver, as for a local launch (launch_options)
+            json& all = always["goog:chromeOptions"]["args"];
+            std::vector<std::string> flags;
+            std::vector<std::size_t> at;  // where each string arg is in `all`
+            for (std::size_t i = 0; i < all.size(); ++i)
+                if (all[i].is_string()) {
+                    flags.push_back(all[i].get<std::string>());
+                    at.push_back(i);
+                }
+            detail::hide_automation(flags);
+            for (std::size_t i = 0; i < at.size(); ++i) all[at[i]] = flags[i];
+            for (std::size_t i = at.size(); i < flags.size(); ++i) all.push_back(flags[i]);
+        }
         const json req{{"capabilities", {{"alwaysMatch", std::move(always)}, {"firstMatch", json::array({json::object()})}}}};
         detail::url u = *base;
         u.path = joined(base->path, "/session");
