@@ -195,9 +195,16 @@ function(agentkit_add_gtest name)
     else()
         set(pch ON)
     endif()
-    _agentkit_gtest_executable(${name} agentkit_dev "" "${ARG_LABELS}" ${ARG_TIMEOUT} "${ARG_SERIAL_TESTS}" ${pch} ${ARG_SOURCES})
-    if(ARG_CPU_BOUND)
-        agentkit_optimise_under_sanitizers(${name})
+    # Twinned areas in the default preset (AGENTKIT_TEST_TWINNED_DEBUG off): only the twin. Its
+    # g++ -O3 build reports every warning the -O0 one would (g++'s front end warns the same at any
+    # level) and runs the same tests; the asan preset builds and runs the multi-header one.
+    if(ARG_RELEASE_TWIN AND AGENTKIT_TEST_SINGLE_INCLUDE AND NOT AGENTKIT_TEST_TWINNED_DEBUG)
+        set(targets "")
+    else()
+        _agentkit_gtest_executable(${name} agentkit_dev "" "${ARG_LABELS}" ${ARG_TIMEOUT} "${ARG_SERIAL_TESTS}" ${pch} ${ARG_SOURCES})
+        if(ARG_CPU_BOUND)
+            agentkit_optimise_under_sanitizers(${name})
+        endif()
     endif()
     if(AGENTKIT_TEST_SINGLE_INCLUDE AND ARG_RELEASE_TWIN)
         _agentkit_gtest_executable(${name}_single agentkit_dev_single "single."

@@ -9,9 +9,10 @@
 #   AGENTKIT_CHECK_PRESETS="default clang" tools/check.sh
 #
 # Presets (CMakePresets.json):
-#   default  g++, Debug: everything is built (tests, apps, examples, benchmarks) but the
-#            in-process Chromium tests (label e2e: asan builds and runs them); runs the unit
-#            tests, their Release single-header twins (-O3: the optimised-build warning check),
+#   default  g++, Debug, against agentkit::compiled (the library compiled once): everything is
+#            built (tests, apps, examples, benchmarks) but the in-process Chromium tests (label
+#            e2e: asan builds and runs them); runs the unit tests (an area with a Release
+#            single-header twin, -O3, the optimised-build warning check, as that twin only),
 #            the apps (demo, bot, the MCP servers through the official MCP client and the
 #            conformance kit), self-contained header check, consumer tests (find_package,
 #            add_subdirectory, FetchContent, single header, pkg-config), compile-error tests,
@@ -35,7 +36,7 @@ done
 for arg in "$@"; do
     case "$arg" in
         --all) presets+=(default clang asan) ;;
-        -h|--help) sed -n '2,27p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        -h|--help) sed -n '2,28p' "${BASH_SOURCE[0]}"; exit 0 ;;
         -*) echo "check.sh: unknown option $arg" >&2; exit 2 ;;
         *) presets+=("$arg") ;;
     esac
