@@ -4,7 +4,8 @@
 # Linking it defines AGENTKIT_SEPARATE_COMPILATION for the target that links it (a PUBLIC
 # definition), so that target's translation units compile declarations only and the definitions
 # are compiled once, here. Every translation unit of a program must agree: link agentkit::compiled
-# from every target that includes agentkit, or from none (docs/packaging.md, "Compile once").
+# from every target that includes agentkit, or from none (docs/packaging.md, "Compile once"), and
+# PRIVATE: it is built in your build and is in no export set of yours.
 #
 # Used by agentkit's own CMakeLists.txt (option AGENTKIT_SEPARATE_COMPILATION) and by the installed
 # agentkitConfig.cmake, so add_subdirectory, FetchContent and find_package users all get the
@@ -26,4 +27,6 @@ function(agentkit_add_compiled_library)
     target_link_libraries(agentkit_compiled PUBLIC agentkit::agentkit)
     target_compile_definitions(agentkit_compiled PUBLIC AGENTKIT_SEPARATE_COMPILATION)
     target_compile_features(agentkit_compiled PUBLIC cxx_std_20)
+    # Linkable into a shared library or a module too.
+    set_target_properties(agentkit_compiled PROPERTIES POSITION_INDEPENDENT_CODE ON)
 endfunction()

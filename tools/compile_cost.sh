@@ -26,7 +26,7 @@ for mode in $modes; do
     [[ $mode == header-only || $mode == separate ]] || { echo "compile_cost.sh: MODES takes header-only and/or separate, not $mode" >&2; exit 2; }
 done
 if [[ $# -eq 0 ]]; then
-    sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
 fi
 

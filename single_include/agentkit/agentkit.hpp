@@ -6214,15 +6214,16 @@ inline bool names_blink_feature(std::string_view list, std::string_view feature)
 
 /// Disables the Blink feature AutomationControlled (navigator.webdriver) in a browser command
 /// line: added to the last --disable-blink-features= (Chromium reads the last one given), or as
-/// one of its own; nothing when an --enable-blink-features= asks for the feature.
+/// one of its own; nothing when the last --enable-blink-features= asks for the feature.
 inline void hide_automation(std::vector<std::string>& args) {
     constexpr std::string_view disable = "--disable-blink-features=";
     constexpr std::string_view enable = "--enable-blink-features=";
     constexpr std::string_view feature = "AutomationControlled";
-    for (const auto& a : args)
-        if (std::string_view(a).substr(0, enable.size()) == enable &&
-            names_blink_feature(std::string_view(a).substr(enable.size()), feature))
-            return;
+    for (auto it = args.rbegin(); it != args.rend(); ++it)  // the last one given counts
+        if (std::string_view(*it).substr(0, enable.size()) == enable) {
+            if (names_blink_feature(std::string_view(*it).substr(enable.size()), feature)) return;
+            break;
+        }
     for (auto it = args.rbegin(); it != args.rend(); ++it) {
         if (std::string_view(*it).substr(0, disable.size()) != disable) continue;
         if (!names_blink_feature(std::string_view(*it).substr(disable.size()), feature)) {
@@ -7351,8 +7352,10 @@ public:
                     always[k] = v;
                 }
             }
-        if (!launch.automation_visible) {  // navigator.webdriver, as for a local launch (launch_options)
-            json& all = always["goog:chromeOptions"]["args"];
+        json& chrome_opts = always["goog:chromeOptions"];
+        if (!launch.automation_visible && chrome_opts.is_object() &&
+            (!chrome_opts.contains("args") || chrome_opts["args"].is_array())) {  // navigator.webdriver, as for a local launch
+            json& all = chrome_opts["args"];
             std::vector<std::string> flags;
             std::vector<std::size_t> at;  // where each string arg is in `all`
             for (std::size_t i = 0; i < all.size(); ++i)
@@ -14726,17 +14729,20 @@ auto browser::on_current_tab(F&& f) -> result<std::invoke_result_t<F, detail::ta
         session = (*t)->session;
         answers = !(*t)->stuck && !(*t)->crashed && !(*t)->closed;
     }
+    // A cancelled call stops waiting at the next slice.
+    const auto deadline = clock::now() + opt_.call_timeout;
     if (answers && !session.empty()) {
         auto answered = eng_->conn.call_async("Runtime.getHeapUsage", json::object(), session, opt_.call_timeout);
-        const auto deadline = clock::now() + opt_.call_timeout;
         auto seen = eng_->conn.received_messages();
         while (answered.wait_for(std::chrono::milliseconds(1000)) != std::future_status::ready) {
             const auto now_seen = eng_->conn.received_messages();
-            if (now_seen == seen || clock::now() >= deadline) break;
+            if (now_seen == seen || clock::now() >= deadline || detail::op_stop.stop_requested()) break;
             seen = now_seen;
         }
     }
-    (void)eng_->conn.sync_events(opt_.call_timeout);
+    while (!eng_->conn.sync_events(std::chrono::milliseconds(1000)) && eng_->conn.is_open() && clock::now() < deadline &&
+           !detail::op_stop.stop_requested()) {
+    }
     std::lock_guard lock(eng_->mu);
     return f(**t);
 }
@@ -26220,6 +26226,7 @@ auto close_tool(State& st) {
 
 
 #include <condition_variable>
+#include <cstdio>
 #include <mutex>
 #include <stop_token>
 

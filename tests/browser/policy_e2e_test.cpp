@@ -1323,7 +1323,12 @@ TEST(FaultsE2E, FiftyThousandNodePageGivesAResultOrAClearErrorAndTheNextCallWork
 }
 
 TEST(FaultsE2E, ConsoleFloodIsBoundedAndReportsWhatWasDropped) {
-    tools_fixture f;
+    // Time for the whole flood: with fast_options() a slow machine (or the sanitizers) made the
+    // loop outlast the navigation, and the engine stopped the script part-way, by design.
+    auto o = fast_options();
+    o.call_timeout = 60000ms;
+    o.navigation_timeout = 120000ms;
+    tools_fixture f{o};
     f.a.route("/", http_response::html(page("Fine", "<p>all fine</p>")));
     f.a.route("/flood", http_response::html(page("Flood", "<p>flooding</p><script>for (let i = 0; i < 100000; i++) console.log('flood ' + i);</script><p>FLOOD DONE</p>")));
     const auto t0 = std::chrono::steady_clock::now();
@@ -1339,24 +1344,17 @@ TEST(FaultsE2E, ConsoleFloodIsBoundedAndReportsWhatWasDropped) {
     ASSERT_EQ(cap, 200U);
     EXPECT_NE(ct.find("console: 200 messages (log 200)"), std::string::npos) << ct;
     EXPECT_LT(ct.size(), 4500U) << ct;  // a bounded result
-    // How many of the 100,000 reach the client is Chromium's: on a loaded machine (or under the
-    // sanitizers) only the first 40-70% came, contiguous from flood 0, the rest never (checked
-    // 30 s on; a CDP round trip's answer came behind the last that did). What the engine owes is
-    // the accounting of what arrived: the newest kept in order, the rest counted, the whole kept
-    // log in the artifact.
     const std::string said = "the tab keeps the newest 200; ";
     const auto at = ct.find(said);
     ASSERT_NE(at, std::string::npos) << ct;
     const std::size_t dropped = std::stoul(ct.substr(at + said.size()));
     EXPECT_NE(ct.find(said + std::to_string(dropped) + " older were dropped"), std::string::npos) << ct;
-    EXPECT_GE(dropped, 1U);
-    EXPECT_LE(dropped, 99800U);
     const std::string id = artifact_id(ct, "artifact");
     ASSERT_FALSE(id.empty()) << ct;
     auto whole = f.store.get(id);
     ASSERT_TRUE(whole.has_value());
     EXPECT_EQ(count_lines(whole->data), 200U);
-    // the kept lines: "[log] flood K", K rising, the first at least `dropped` (as many came before it)
+    // the kept lines: the 200 after the dropped ones, "[log] flood K" for K = dropped .. dropped + 199
     std::vector<long> ks;
     std::istringstream lines(whole->data);
     for (std::string line; std::getline(lines, line);) {
@@ -1364,17 +1362,17 @@ TEST(FaultsE2E, ConsoleFloodIsBoundedAndReportsWhatWasDropped) {
         ks.push_back(std::stol(line.substr(12)));
     }
     ASSERT_EQ(ks.size(), 200U);
-    EXPECT_GE(ks.front(), static_cast<long>(dropped));
-    EXPECT_TRUE(std::is_sorted(ks.begin(), ks.end())) << whole->data.substr(0, 400);
-    EXPECT_EQ(std::adjacent_find(ks.begin(), ks.end()), ks.end()) << "a message kept twice";
-    EXPECT_LE(ks.back(), 99999);
-    // the newest shown are the newest kept
-    EXPECT_NE(ct.find("[log] flood " + std::to_string(ks.back()) + " "), std::string::npos) << ct;
-    std::printf("[ measure  ] console flood: %zu of 100,000 messages reached the client, the newest kept flood %ld\n",
-                dropped + ks.size(), ks.back());
-    std::printf("[ measure  ] 100,000-line console flood: navigate + console_messages %lld ms, result %zu chars\n",
-                static_cast<long long>(ms), ct.size());
-    EXPECT_LT(ms, 60000);  // bounded; the real time is printed
+    for (std::size_t i = 0; i < ks.size(); ++i) ASSERT_EQ(ks[i], static_cast<long>(dropped + i)) << whole->data.substr(0, 400);
+    EXPECT_NE(ct.find("[log] flood " + std::to_string(ks.back()) + " "), std::string::npos) << ct;  // the newest shown
+    // All of it, unless a machine too slow for even these bounds made the engine stop the script
+    // (then it says so, and what was logged before is accounted the same way).
+    const bool stopped = (text_of(nav) + ct).find("it was stopped") != std::string::npos;
+    if (!stopped) {
+        EXPECT_EQ(dropped, 99800U) << ct;
+        EXPECT_EQ(ks.back(), 99999) << ct;
+    }
+    std::printf("[ measure  ] 100,000-line console flood: navigate + console_messages %lld ms, result %zu chars, %zu messages%s\n",
+                static_cast<long long>(ms), ct.size(), dropped + ks.size(), stopped ? " (the script was stopped)" : "");
     // the next calls work
     auto next = f.call("browser_navigate", json{{"url", f.a.url("/")}});
     ASSERT_TRUE(next.has_value()) << text_of(next);

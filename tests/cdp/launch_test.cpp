@@ -156,6 +156,10 @@ TEST(CdpLaunch, AutomationIsHiddenByMergingIntoTheHostsBlinkFeatureFlags) {
     // a host that enables it keeps it
     EXPECT_EQ(hidden({"--enable-blink-features=Foo,AutomationControlled"}), (V{"--enable-blink-features=Foo,AutomationControlled"}));
     EXPECT_EQ(hidden({"--enable-blink-features=Foo"}), (V{"--enable-blink-features=Foo", "--disable-blink-features=AutomationControlled"}));
+    // only the last --enable-blink-features= counts, as in Chromium
+    EXPECT_EQ(hidden({"--enable-blink-features=AutomationControlled", "--enable-blink-features=Foo"}),
+              (V{"--enable-blink-features=AutomationControlled", "--enable-blink-features=Foo",
+                 "--disable-blink-features=AutomationControlled"}));
 }
 
 TEST(CdpLaunch, DescribesWaitStatuses) {

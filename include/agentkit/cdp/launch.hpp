@@ -64,15 +64,16 @@ inline bool names_blink_feature(std::string_view list, std::string_view feature)
 
 /// Disables the Blink feature AutomationControlled (navigator.webdriver) in a browser command
 /// line: added to the last --disable-blink-features= (Chromium reads the last one given), or as
-/// one of its own; nothing when an --enable-blink-features= asks for the feature.
+/// one of its own; nothing when the last --enable-blink-features= asks for the feature.
 inline void hide_automation(std::vector<std::string>& args) {
     constexpr std::string_view disable = "--disable-blink-features=";
     constexpr std::string_view enable = "--enable-blink-features=";
     constexpr std::string_view feature = "AutomationControlled";
-    for (const auto& a : args)
-        if (std::string_view(a).substr(0, enable.size()) == enable &&
-            names_blink_feature(std::string_view(a).substr(enable.size()), feature))
-            return;
+    for (auto it = args.rbegin(); it != args.rend(); ++it)  // the last one given counts
+        if (std::string_view(*it).substr(0, enable.size()) == enable) {
+            if (names_blink_feature(std::string_view(*it).substr(enable.size()), feature)) return;
+            break;
+        }
     for (auto it = args.rbegin(); it != args.rend(); ++it) {
         if (std::string_view(*it).substr(0, disable.size()) != disable) continue;
         if (!names_blink_feature(std::string_view(*it).substr(disable.size()), feature)) {

@@ -80,8 +80,10 @@ public:
                     always[k] = v;
                 }
             }
-        if (!launch.automation_visible) {  // navigator.webdriver, as for a local launch (launch_options)
-            json& all = always["goog:chromeOptions"]["args"];
+        json& chrome_opts = always["goog:chromeOptions"];
+        if (!launch.automation_visible && chrome_opts.is_object() &&
+            (!chrome_opts.contains("args") || chrome_opts["args"].is_array())) {  // navigator.webdriver, as for a local launch
+            json& all = chrome_opts["args"];
             std::vector<std::string> flags;
             std::vector<std::size_t> at;  // where each string arg is in `all`
             for (std::size_t i = 0; i < all.size(); ++i)

@@ -197,17 +197,20 @@ auto browser::on_current_tab(F&& f) -> result<std::invoke_result_t<F, detail::ta
         session = (*t)->session;
         answers = !(*t)->stuck && !(*t)->crashed && !(*t)->closed;
     }
+    // A cancelled call stops waiting at the next slice.
+    const auto deadline = clock::now() + opt_.call_timeout;
     if (answers && !session.empty()) {
         auto answered = eng_->conn.call_async("Runtime.getHeapUsage", json::object(), session, opt_.call_timeout);
-        const auto deadline = clock::now() + opt_.call_timeout;
         auto seen = eng_->conn.received_messages();
         while (answered.wait_for(std::chrono::milliseconds(1000)) != std::future_status::ready) {
             const auto now_seen = eng_->conn.received_messages();
-            if (now_seen == seen || clock::now() >= deadline) break;
+            if (now_seen == seen || clock::now() >= deadline || detail::op_stop.stop_requested()) break;
             seen = now_seen;
         }
     }
-    (void)eng_->conn.sync_events(opt_.call_timeout);
+    while (!eng_->conn.sync_events(std::chrono::milliseconds(1000)) && eng_->conn.is_open() && clock::now() < deadline &&
+           !detail::op_stop.stop_requested()) {
+    }
     std::lock_guard lock(eng_->mu);
     return f(**t);
 }

@@ -6,6 +6,7 @@
 #include <agentkit/browser/tools/support.hpp>
 
 #include <condition_variable>
+#include <cstdio>
 #include <mutex>
 #include <stop_token>
 
