@@ -12,8 +12,9 @@
 #                         builds at -O0: three times cheaper to compile than -O1 (a browser test
 #                         TU 49 s instead of 154 s of CPU), which is most of that build. Targets
 #                         whose tests are bound by agentkit's own CPU work (the 20,000- and
-#                         50,000-node pages, the event floods) or count executions (the fuzzers)
-#                         take -O1 (at -O0 the 50,000-node page took 103 s instead of 25 s).
+#                         50,000-node pages, the event floods) and agentkit::compiled (the engine
+#                         every e2e test runs) take -O1 (at -O0 the 50,000-node page took 103 s
+#                         instead of 25 s). The fuzzers stay at -O0 (tests/fuzz/CMakeLists.txt).
 #
 # Third-party headers (nlohmann, tl, gtest, benchmark) come through imported targets or the
 # compiler's default search path, so they are system headers and their warnings never fail us.

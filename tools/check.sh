@@ -10,18 +10,19 @@
 #
 # Presets (CMakePresets.json):
 #   default  g++, Debug, against agentkit::compiled (the library compiled once): everything is
-#            built (tests, apps, examples, benchmarks) but the in-process Chromium tests (label
-#            e2e: asan builds and runs them); runs the unit tests (an area with a Release
+#            built but the benchmarks (preset clang compiles them) and the in-process Chromium
+#            tests (label e2e: asan builds and runs them); runs the unit tests (an area with a Release
 #            single-header twin, -O3, the optimised-build warning check, as that twin only),
 #            the apps (demo, bot, the MCP servers through the official MCP client and the
 #            conformance kit), self-contained header check, consumer tests (find_package,
 #            add_subdirectory, FetchContent, single header, pkg-config), compile-error tests,
 #            amalgamation freshness, packaging consistency, the valgrind soak
-#   asan     clang++, -O0 (CPU-bound tests and fuzzers -O1), ASan+UBSan: unit and e2e
+#   asan     clang++, -O0 (CPU-bound tests and agentkit::compiled -O1), ASan+UBSan: unit and e2e
 #            tests (real Chromium), fuzzing, compile-error tests; no apps or examples (they
 #            run in default). This is also CI's clang++ build: a separate plain clang++
 #            build (preset clang) would cost as much again.
-#   clang    clang++, Debug: unit tests, header check, compile-error tests (developers, --all)
+#   clang    clang++, Debug: unit tests, header check, compile-error tests, the benchmarks
+#            compiled (developers, --all)
 #
 # Ninja with -j$(nproc) for builds, ctest -j2 --output-on-failure. Prints the time of every
 # stage, every ctest summary, and a final "check: N passed, M failed" line; exits non-zero
@@ -36,7 +37,7 @@ done
 for arg in "$@"; do
     case "$arg" in
         --all) presets+=(default clang asan) ;;
-        -h|--help) sed -n '2,28p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        -h|--help) sed -n '2,29p' "${BASH_SOURCE[0]}"; exit 0 ;;
         -*) echo "check.sh: unknown option $arg" >&2; exit 2 ;;
         *) presets+=("$arg") ;;
     esac
