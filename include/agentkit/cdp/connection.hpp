@@ -122,7 +122,13 @@ inline std::optional<json> summarize_log_event(std::string_view text) {
             end += step;
         }
         end = std::min(end, text.size());
-        auto v = json::parse("\"" + std::string(text.substr(i, end - i)) + "\"", nullptr, false);
+        // Built by append: g++ 12 at -O3 reports a false -Wrestrict for "\"" + std::string(...).
+        std::string quoted;
+        quoted.reserve(end - i + 2);
+        quoted.push_back('"');
+        quoted.append(text.substr(i, end - i));
+        quoted.push_back('"');
+        auto v = json::parse(quoted, nullptr, false);
         if (!v.is_string()) return std::string();
         return v.get<std::string>();
     };
