@@ -2352,6 +2352,9 @@ struct ax_frame {
     std::string owner_session_id;
     /// The `<iframe>` element's backend node id in the parent (0: not out-of-process).
     std::int64_t owner_backend_id = 0;
+    /// A large page's main frame read in part (detail/page_part.hpp): the DOM nodes of its
+    /// document and those the part covers (both 0: read whole).
+    std::size_t dom_nodes = 0, dom_nodes_read = 0;
 };
 
 /// What a snapshot shows and how long its lines may be.
@@ -2422,6 +2425,12 @@ struct snapshot {
     std::size_t cut_controls = 0;  ///< lines with refs the budget left out
     std::size_t shortened_lines = 0;  ///< lines of `text` shortened to max_text_line
     std::string full_text;  ///< every line (what a budget cut can be read back from)
+    /// A large page read in part: its main document's DOM nodes and those read (both 0: the
+    /// page was read whole). `lines` and `full_text` hold the part.
+    std::size_t page_nodes = 0, page_nodes_read = 0;
+    std::size_t ax_nodes = 0;  ///< accessibility nodes the snapshot was rendered from (every frame)
+    /// True when the page was read in part.
+    [[nodiscard]] bool partial() const noexcept { return page_nodes_read < page_nodes; }
     /// True when the budget left lines out.
     [[nodiscard]] bool truncated() const noexcept { return cut_text_lines + cut_controls > 0; }
 };
@@ -2565,6 +2574,22 @@ struct dom_node_facts {
     [[nodiscard]] bool visible() const noexcept { return has_box && !hidden && w > 0 && h > 0; }
 };
 
+/// The first document of a DOM snapshot in document order, every node type (elements, text,
+/// comments, shadow roots, pseudo-elements): what a snapshot of a large page reads a part of
+/// (detail/page_part.hpp). Parallel arrays, one entry per node.
+struct dom_order {
+    static constexpr std::uint32_t no_parent = 0xffffffffu;
+    std::vector<std::int64_t> id;       ///< backend node id
+    std::vector<std::uint32_t> parent;  ///< the parent's position in this order (no_parent: the document)
+    std::vector<std::uint8_t> type;     ///< DOM nodeType (1 element, 3 text, 8 comment, 9 document, 11 shadow root, ...)
+    /// A text node of white space only, or an element named "::..." (a pseudo-element).
+    std::vector<bool> minor;
+    /// A hash of the node's name, value and attributes (one process's std::hash: compared only
+    /// between snapshots taken by this process).
+    std::vector<std::uint64_t> hash;
+    [[nodiscard]] std::size_t size() const noexcept { return id.size(); }
+};
+
 /// DOM facts of every document in one renderer session, keyed by backend node id.
 struct dom_index {
     std::unordered_map<std::int64_t, dom_node_facts> nodes;  ///< backend node id → its facts
@@ -2572,6 +2597,7 @@ struct dom_index {
     std::unordered_map<std::int64_t, std::string> frame_owners;
     /// Element backend id → its child elements' backend ids, in document order.
     std::unordered_map<std::int64_t, std::vector<std::int64_t>> children;
+    dom_order order;  ///< the first document's nodes in document order
     ///@{
     /// The viewport's scroll offset and size (CSS px), set by the caller (Page.getLayoutMetrics).
     double scroll_x = 0, scroll_y = 0;
@@ -2629,6 +2655,49 @@ inline std::string snap_string(const json& strings, const json& idx) {
 }  // namespace detail
 
 namespace detail {
+/// Fill `o` from one document of a DOM snapshot (`ids`: its nodes' backend ids).
+inline void fill_dom_order(dom_order& o, const std::vector<std::int64_t>& ids, const json& strings, const json& nodes) {
+    const std::size_t n = ids.size();
+    const json empty = json::array();
+    auto array = [&](const char* key) -> const json& {
+        auto it = nodes.find(key);
+        return it != nodes.end() && it->is_array() ? *it : empty;
+    };
+    const json& parents = array("parentIndex");
+    const json& types = array("nodeType");
+    const json& names = array("nodeName");
+    const json& values = array("nodeValue");
+    const json& attrs = array("attributes");
+    o.id = ids;
+    o.parent.assign(n, dom_order::no_parent);
+    o.type.assign(n, 0);
+    o.minor.assign(n, false);
+    o.hash.assign(n, 0);
+    const std::hash<std::string_view> h;
+    auto text_of = [&](const json& idx) -> std::string_view {
+        if (!idx.is_number_integer()) return {};
+        const auto i = idx.get<std::int64_t>();
+        if (i < 0 || static_cast<std::size_t>(i) >= strings.size() || !strings[static_cast<std::size_t>(i)].is_string()) return {};
+        return strings[static_cast<std::size_t>(i)].get_ref<const std::string&>();
+    };
+    for (std::size_t i = 0; i < n; ++i) {
+        // Pre-order: a parent comes before its children; anything else is no parent.
+        if (i < parents.size() && parents[i].is_number_integer()) {
+            const auto p = parents[i].get<std::int64_t>();
+            if (p >= 0 && static_cast<std::size_t>(p) < i) o.parent[i] = static_cast<std::uint32_t>(p);
+        }
+        if (i < types.size() && types[i].is_number_integer()) o.type[i] = static_cast<std::uint8_t>(types[i].get<int>() & 0xff);
+        const std::string_view name = i < names.size() ? text_of(names[i]) : std::string_view();
+        const std::string_view value = i < values.size() ? text_of(values[i]) : std::string_view();
+        std::uint64_t x = h(name) * 0x9e3779b97f4a7c15ull ^ h(value);
+        if (i < attrs.size() && attrs[i].is_array())
+            for (const auto& a : attrs[i]) x = (x * 0x100000001b3ull) ^ h(text_of(a));
+        o.hash[i] = x;
+        o.minor[i] = (o.type[i] == 3 && value.find_first_not_of(" \t\r\n") == std::string_view::npos) ||
+                     (o.type[i] == 1 && name.rfind("::", 0) == 0);
+    }
+}
+
 // computedStyles ["cursor", "display", "visibility"], in that order.
 inline dom_index parse_dom_snapshot_unchecked(const json& capture) {
     dom_index out;
@@ -2701,6 +2770,7 @@ inline dom_index parse_dom_snapshot_unchecked(const json& capture) {
                 }
             }
         }
+        if (d == 0) detail::fill_dom_order(out.order, ids, strings, nodes);
         if (auto it = nodes.find("contentDocumentIndex"); it != nodes.end() && it->contains("index")) {
             const json& idx = (*it)["index"];
             const json& val = (*it)["value"];
@@ -4515,8 +4585,11 @@ inline void fit_to_budget(snapshot& out, const snapshot_options& opt, const toke
         std::string note = "[snapshot cut to ~" + std::to_string(opt.token_budget) + " tokens: " +
                            std::to_string(out.cut_text_lines) + " text lines";
         if (out.cut_controls > 0) note += " and " + std::to_string(out.cut_controls) + " controls";
-        note += " hidden of " + std::to_string(out.lines.size()) +
-                ". To see them: snapshot a subtree by ref, use viewport_only, or search the page text]\n";
+        note += " hidden of " + std::to_string(out.lines.size());
+        if (out.partial())  // a large page: only its first part was read
+            note += " in the first " + std::to_string(std::max<std::size_t>(1, out.page_nodes_read * 100 / out.page_nodes)) +
+                    "% of this large page (the rest was not read)";
+        note += ". To see them: snapshot a subtree by ref, use viewport_only, or search the page text]\n";
         out.text += note;
     }
     out.tokens = tokens.count(out.text);
@@ -4526,6 +4599,9 @@ inline snapshot render_snapshot_unchecked(const std::vector<ax_frame>& frames, c
                                           ref_registry& refs, const snapshot_options& opt, const token_counter& tokens) {
     snapshot out;
     if (frames.empty()) return out;
+    out.page_nodes = frames[0].dom_nodes;
+    out.page_nodes_read = frames[0].dom_nodes_read;
+    for (const auto& f : frames) out.ax_nodes += f.nodes.size();
     detail::render_ctx c;
     c.frames = &frames;
     c.dom = &dom;
@@ -5061,6 +5137,126 @@ inline std::string args_text(const json& args) {
 
 }  // namespace agentkit::browser::detail
 // ---- end <agentkit/browser/detail/json_access.hpp> ----
+// ---- begin <agentkit/browser/detail/page_part.hpp> ----
+// agentkit/browser/detail/page_part.hpp — which part of a large page a snapshot reads: the
+// first nodes in document order, as whole subtrees to ask the accessibility tree for and the
+// elements above them to read alone.
+//
+// A snapshot shows the page within a token budget, controls first in document order up to the
+// first that does not fit. On a page many times its budget, everything after that control is
+// cut whatever it is, so the engine reads the page's first part only (Accessibility.queryAXTree
+// per subtree instead of Accessibility.getFullAXTree, whose cost is the whole page) and checks
+// that the budget did cut a control within it: the refs shown are then exactly those of a full
+// read. browser/impl/capture.hpp drives it; this header is the plan, a pure function of the DOM
+// snapshot's document order.
+
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace agentkit::browser::detail {
+
+/// The part of a document a snapshot reads.
+struct page_part {
+    /// Elements read alone (their own accessibility node), from the document down: the ones the
+    /// part's end falls inside.
+    std::vector<std::int64_t> ancestors;
+    /// Subtrees read whole, in document order.
+    std::vector<std::int64_t> units;
+    std::size_t nodes = 0;  ///< DOM nodes the part covers
+    std::size_t total = 0;  ///< DOM nodes of the document
+    /// The first node (document order) the part does not cover; 0 when it covers the document.
+    std::int64_t boundary = 0;
+    std::size_t boundary_pos = 0;  ///< its position in document order (total when 0)
+    /// A digest of every node from the boundary on: two reads of the same part tell whether the
+    /// page changed beyond it.
+    std::uint64_t tail_digest = 0;
+    [[nodiscard]] bool whole() const noexcept { return boundary == 0; }
+};
+
+/// Subtree sizes (nodes, itself included) of every position of `o`.
+inline std::vector<std::uint32_t> subtree_sizes(const dom_order& o) {
+    std::vector<std::uint32_t> size(o.size(), 1);
+    for (std::size_t i = o.size(); i-- > 0;)
+        if (o.parent[i] != dom_order::no_parent) size[o.parent[i]] += size[i];
+    return size;
+}
+
+/// Whether an element can be read alone with its children read one by one: its children are
+/// all elements, text or comments (a shadow root's or a pseudo-element's content is only read
+/// through its host's subtree).
+inline bool splittable(const dom_order& o, const std::vector<std::uint32_t>& size, std::size_t at) {
+    if (o.type[at] != 1 && o.type[at] != 9) return false;
+    for (std::size_t c = at + 1; c < at + size[at]; c += size[c]) {
+        const auto t = o.type[c];
+        if ((t != 1 && t != 3 && t != 8 && t != 10) || (t == 1 && o.minor[c])) return false;
+    }
+    return true;
+}
+
+/// Plan the part of `o` to read: about `want` nodes from the start (never splitting a subtree of
+/// at most `atom` nodes, nor an element that cannot be split), or when `until` names a node of
+/// `o`, exactly the nodes before it (the same part as a read that ended there). The whole
+/// document when the part would cover it, or when `o` is empty or not one tree.
+inline page_part plan_page_part(const dom_order& o, std::size_t want, std::size_t atom = 256, std::int64_t until = 0) {
+    page_part part;
+    part.total = o.size();
+    part.boundary_pos = o.size();
+    part.nodes = o.size();
+    if (o.size() == 0 || o.parent[0] != dom_order::no_parent) return part;
+    const auto size = subtree_sizes(o);
+    if (size[0] != o.size()) return part;  // not one tree: read it whole
+    std::size_t end = o.size();  // the part is [0, end)
+    if (until != 0) {
+        for (std::size_t i = 0; i < o.size(); ++i)
+            if (o.id[i] == until) {
+                end = i;
+                break;
+            }
+        if (end == o.size()) return part;  // the node is gone: the whole document
+    } else if (want < o.size()) {
+        end = want;
+    }
+    if (end == 0) end = 1;
+    // Move the end out of any subtree it splits that is small or cannot be split: the
+    // shallowest such ancestor of the end's node is read whole.
+    if (end < o.size()) {
+        std::vector<std::size_t> chain;  // ancestors of `end`, innermost first
+        for (auto p = o.parent[end]; p != dom_order::no_parent; p = o.parent[p]) chain.push_back(p);
+        for (std::size_t k = chain.size(); k-- > 0;) {
+            const std::size_t a = chain[k];
+            if (a == 0) continue;
+            if (size[a] <= atom || !splittable(o, size, a)) {
+                end = a + size[a];
+                break;
+            }
+        }
+        if (!splittable(o, size, 0)) end = o.size();
+    }
+    if (end >= o.size()) return part;
+    part.boundary = o.id[end];
+    part.boundary_pos = end;
+    part.nodes = end;
+    for (std::size_t i = end; i < o.size(); ++i) part.tail_digest = part.tail_digest * 0x100000001b3ull + o.hash[i];
+    // The end's ancestors are read alone; every child of one of them that lies before the end is
+    // a whole subtree (a pre-order range that ends before `end`).
+    std::vector<std::size_t> chain;
+    for (auto p = o.parent[end]; p != dom_order::no_parent; p = o.parent[p]) chain.push_back(p);
+    for (std::size_t k = chain.size(); k-- > 0;) {
+        const std::size_t a = chain[k];
+        part.ancestors.push_back(o.id[a]);
+        const std::size_t next = k > 0 ? chain[k - 1] : end;  // the child on the way to the end
+        for (std::size_t c = a + 1; c < next; c += size[c]) {
+            if (o.type[c] == 8 || o.type[c] == 10 || (o.type[c] == 3 && o.minor[c])) continue;  // nothing to read
+            part.units.push_back(o.id[c]);
+        }
+    }
+    return part;
+}
+
+}  // namespace agentkit::browser::detail
+// ---- end <agentkit/browser/detail/page_part.hpp> ----
 // ---- begin <agentkit/browser/detail/scripts.hpp> ----
 // agentkit/browser/detail/scripts.hpp — the JavaScript the engine runs in pages: waits (DOM
 // quiet, text, element state), element facts and edits, structured extraction and the
@@ -5453,6 +5649,10 @@ struct page_snapshot {
     bool article_like = false;  ///< readable() would give the main text more compactly
     std::vector<std::string> notes;  ///< what the model should know first (a restarted browser, ...)
     std::string boundary;  ///< nonce of the untrusted-content marks (empty: unmarked)
+    /// A large page read in part (snap.partial()): the first DOM node (backend id) it did not
+    /// read, and a digest of the nodes from there on (both 0: read whole).
+    std::int64_t part_boundary = 0;
+    std::uint64_t part_tail_digest = 0;
     /// The snapshot as the model reads it: notes, URL, then title and snapshot inside the untrusted-content marks.
     [[nodiscard]] std::string to_text() const {
         std::string s;
@@ -5826,6 +6026,10 @@ struct tab_state {
     std::int64_t world_context = 0;
     std::vector<snapshot_line> last_lines;
     bool has_last = false;
+    // last_lines came from a large page's first part (detail/page_part.hpp): the first node it
+    // did not read (0: read whole) and the digest of the nodes from there on.
+    std::int64_t last_boundary = 0;
+    std::uint64_t last_tail = 0;
     region_memory shown;  ///< the regions of the page last shown in a snapshot (repeated_regions.hpp)
 };
 
@@ -7572,6 +7776,12 @@ struct browser_options {
     std::chrono::milliseconds dom_quiet{30};              ///< DOM quiet window after an action (about two frames)
     std::chrono::milliseconds dom_quiet_timeout{1500};    ///< bound for the DOM to become quiet
     std::size_t snapshot_budget = 6000;  ///< tokens of a snapshot
+    /// A page with at least this many elements is read in part for a snapshot, a navigation's
+    /// or a tab's view and an action's change report: its first part in document order, grown
+    /// until the budget cuts a control in it, so the refs shown are those of a whole read
+    /// (browser/detail/page_part.hpp). A snapshot of a subtree or of the viewport reads the
+    /// page whole. 0: every page whole.
+    std::size_t large_page_elements = 3000;
     /// A navigate, or an action that loads a new document, shows the new page's snapshot in its
     /// result (false: its title only; snapshot() shows the page). Playwright MCP's
     /// --snapshot-mode none.
@@ -10994,6 +11204,7 @@ static_assert(transport<websocket_transport>);
 #endif
 // ---- end <agentkit/core/linkage.hpp> ----
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -11010,6 +11221,8 @@ static_assert(transport<websocket_transport>);
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <thread>
 #include <type_traits>
 #include <utility>
@@ -11397,7 +11610,23 @@ private:
     struct capture_result {
         std::vector<ax_frame> frames;
         std::map<std::string, dom_index> dom;
+        /// Set when the main frame was read in part (detail/page_part.hpp): the part read.
+        std::optional<detail::page_part> part;
     };
+    // How much of a large page a capture reads.
+    struct part_request {
+        enum class mode {
+            whole,      // every node (Accessibility.getFullAXTree)
+            automatic,  // a large page's first part, grown until `enough` says it is
+            until,      // the nodes before `boundary` (the part a previous read ended with)
+        } how = mode::whole;
+        std::int64_t boundary = 0;
+        // Told each part read (automatic); true when it is enough for what the caller shows.
+        std::function<bool(const capture_result&)> enough;
+    };
+    // How take_snapshot reads the page: whole, the first part a large page's snapshot needs, or
+    // the same part as the tab's last snapshot (an action's change report compares like with like).
+    enum class page_read { whole, part, same_part };
 
     // ---- lifecycle ----------------------------------------------------------------------------
 
@@ -11493,7 +11722,12 @@ private:
 
     // ---- snapshot capture -----------------------------------------------------------------------
 
-    result<capture_result> capture(const tab_ptr& t, bool want_viewport);
+    result<capture_result> capture(const tab_ptr& t, bool want_viewport, const part_request& part);
+    result<capture_result> capture(const tab_ptr& t, bool want_viewport) { return capture(t, want_viewport, part_request{}); }
+    // The accessibility nodes of the main frame's part `plan` (queryAXTree per subtree, the
+    // ancestors alone): an error when the browser failed; an empty array when the part's nodes
+    // do not join into one tree (the caller reads the page whole).
+    result<json> read_part(const tab_ptr& t, const detail::page_part& plan);
 
     // After a failed call to a tab's page: did its renderer crash meanwhile? The crash event may
     // trail the failed answer (events go through the dispatcher), so where the capture fails
@@ -11507,7 +11741,7 @@ private:
     // A call begins on tab `t`: what the previous call learned about a stuck page is forgotten.
     void begin_call(const tab_ptr& t);
 
-    result<page_snapshot> take_snapshot(const tab_ptr& t, const snapshot_options& so);
+    result<page_snapshot> take_snapshot(const tab_ptr& t, const snapshot_options& so, page_read how = page_read::whole);
     // How the page an action, a navigation or a tab switch shows is rendered: the whole page
     // within the snapshot budget.
     [[nodiscard]] snapshot_options page_view_options() const { return snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12}; }
@@ -12650,7 +12884,7 @@ AGENTKIT_DECL auto browser::select_tab(std::string_view id) -> result<action_res
     begin_call(*t);
     action_result r;
     r.action = "select tab " + (*t)->id;
-    auto s = take_snapshot(*t, page_view_options());
+    auto s = take_snapshot(*t, page_view_options(), page_read::part);
     if (!s) return fail(s.error());
     r.url = s->url;
     r.title = s->title;
@@ -13027,7 +13261,7 @@ AGENTKIT_DECL auto browser::navigate_locked(const std::string& url) -> result<ac
     }
     if (r) r->requested_url = url;
     if (r && r->snapshot.empty() && r->navigated && opt_.snapshot_after_navigation) {
-        auto s = take_snapshot(*ct, page_view_options());
+        auto s = take_snapshot(*ct, page_view_options(), page_read::part);
         // a URL the model asked for starts something (often a task, maybe in a new
         // conversation): shown whole; what follows its links is shown against it
         if (s) r->snapshot = show_new_page(*ct, *s, r->notes, false);
@@ -13080,7 +13314,7 @@ AGENTKIT_DECL auto browser::snapshot(std::optional<snapshot_options> o) -> resul
     begin_call(*t);
     snapshot_options so = o.value_or(snapshot_options{});
     if (!o) so.token_budget = opt_.snapshot_budget;
-    auto s = take_snapshot(*t, so);
+    auto s = take_snapshot(*t, so, page_read::part);
     if (!s) return fail(s.error());
     s->notes = take_restart_notes();
     set_reported_url(*t, s->url);
@@ -13110,6 +13344,9 @@ AGENTKIT_DECL std::string browser::show_new_page(const tab_ptr& t, const page_sn
     }
     agentkit::browser::snapshot view;
     view.lines = std::move(collapsed.lines);
+    view.page_nodes = s.snap.page_nodes;
+    view.page_nodes_read = s.snap.page_nodes_read;
+    view.ax_nodes = s.snap.ax_nodes;
     detail::fit_to_budget(view, page_view_options(), opt_.tokens);  // the budget they took goes to the rest
     notes.push_back(detail::collapsed_note(collapsed.keys.size()));
     std::lock_guard lock(eng_->mu);
@@ -13138,7 +13375,7 @@ AGENTKIT_DECL auto browser::readable(readable_options o) -> result<page_snapshot
     return finish_snapshot(std::move(ps));
 }
 
-AGENTKIT_DECL auto browser::capture(const tab_ptr& t, bool want_viewport) -> result<capture_result> {
+AGENTKIT_DECL auto browser::capture(const tab_ptr& t, bool want_viewport, const part_request& part) -> result<capture_result> {
     // sessions of this tab: the page and its OOPIFs
     std::vector<std::string> sessions{t->session};
     std::map<std::string, detail::child_rec> children;
@@ -13166,8 +13403,15 @@ AGENTKIT_DECL auto browser::capture(const tab_ptr& t, bool want_viewport) -> res
     struct pending_ax {
         ax_frame frame;
         std::future<result<json>> f;
+        std::string parent_frame;  // the frame whose document holds this frame's <iframe> (same session)
     };
     std::vector<pending_ax> axs;
+    // A large page may be read in part: then no tree is asked for before its DOM is known.
+    const bool maybe_part = part.how != part_request::mode::whole && opt_.large_page_elements > 0;
+    auto ask_whole = [&](pending_ax& p) {
+        p.f = eng_->conn.call_async("Accessibility.getFullAXTree", json{{"frameId", p.frame.frame_id}}, p.frame.session_id,
+                                    opt_.navigation_timeout);
+    };
     // The accessibility trees are asked for as soon as the frame trees are known, before the
     // DOM snapshots are read: the renderer computes them while this thread reads the DOM.
     // A failed read is the capture's failure when the browser died or the session is the
@@ -13188,10 +13432,13 @@ AGENTKIT_DECL auto browser::capture(const tab_ptr& t, bool want_viewport) -> res
         }
         // walk the frame tree
         std::vector<const json*> stack{&detail::jobj(*tree, "frameTree")};
+        std::vector<std::string> parent_ids{std::string()};  // beside `stack`: each node's parent frame
         bool root = true;
         while (!stack.empty()) {
             const json* node = stack.back();
             stack.pop_back();
+            const std::string parent_frame = std::move(parent_ids.back());
+            parent_ids.pop_back();
             const json& fr = detail::jobj(*node, "frame");
             const std::string id = detail::jstr(fr, "id");
             const bool skip = !root && oopif_frames.count(id) != 0;  // rendered from its own session
@@ -13209,13 +13456,15 @@ AGENTKIT_DECL auto browser::capture(const tab_ptr& t, bool want_viewport) -> res
                     rec.url = a.url;
                     rec.session = sessions[i];
                 }
-                auto f = eng_->conn.call_async("Accessibility.getFullAXTree", json{{"frameId", id}}, sessions[i],
-                                               opt_.navigation_timeout);
-                axs.push_back(pending_ax{std::move(a), std::move(f)});
+                axs.push_back(pending_ax{std::move(a), {}, parent_frame});
+                if (!maybe_part) ask_whole(axs.back());
             }
             root = false;
             if (auto ch = node->find("childFrames"); ch != node->end() && ch->is_array())
-                for (auto it = ch->rbegin(); it != ch->rend(); ++it) stack.push_back(&*it);
+                for (auto it = ch->rbegin(); it != ch->rend(); ++it) {
+                    stack.push_back(&*it);
+                    parent_ids.push_back(id);
+                }
         }
     }
     for (std::size_t i = 0; i < sessions.size(); ++i) {
@@ -13245,6 +13494,121 @@ AGENTKIT_DECL auto browser::capture(const tab_ptr& t, bool want_viewport) -> res
         d.scroll_x = detail::jnum(vv, "pageX", d.scroll_x);
         d.scroll_y = detail::jnum(vv, "pageY", d.scroll_y);
     }
+    // A large page's first part (detail/page_part.hpp), grown until it is enough; the frames
+    // whose <iframe> lies in it are read whole. Whole instead when the page is small, when the
+    // part would be most of it, or when its nodes do not join into one tree.
+    auto read_in_part = [&]() -> result<bool> {
+        auto d = out.dom.find(t->session);
+        if (d == out.dom.end()) return false;
+        const dom_order& order = d->second.order;
+        if (part.how == part_request::mode::automatic &&
+            static_cast<std::size_t>(std::count(order.type.begin(), order.type.end(), std::uint8_t{1})) < opt_.large_page_elements)
+            return false;
+        std::unordered_map<std::int64_t, std::size_t> pos;  // main document: backend id → position
+        pos.reserve(order.size());
+        for (std::size_t i = 0; i < order.size(); ++i) pos.emplace(order.id[i], i);
+        std::unordered_map<std::string, std::int64_t> owner_in_session;  // same-session frame id → its <iframe>
+        for (const auto& [el, fid] : d->second.frame_owners) owner_in_session.emplace(fid, el);
+        std::unordered_map<std::string, std::size_t> index_of;  // "session|frame" → index in axs
+        for (std::size_t k = 0; k < axs.size(); ++k) index_of.emplace(axs[k].frame.session_id + "|" + axs[k].frame.frame_id, k);
+        // Whether frame k is placed within the part ending at `end` (a position in `order`).
+        auto covered = [&](std::size_t k, std::size_t end) {
+            for (int hops = 0; hops < 64; ++hops) {
+                const auto& p = axs[k];
+                if (p.frame.session_id == t->session && p.frame.frame_id == axs[0].frame.frame_id) return true;
+                if (!p.parent_frame.empty()) {  // a frame inside another frame of its session
+                    if (p.frame.session_id == t->session && p.parent_frame == axs[0].frame.frame_id) {
+                        auto o = owner_in_session.find(p.frame.frame_id);
+                        auto at = o == owner_in_session.end() ? pos.end() : pos.find(o->second);
+                        return at != pos.end() && at->second < end;
+                    }
+                    auto up = index_of.find(p.frame.session_id + "|" + p.parent_frame);
+                    if (up == index_of.end()) return false;
+                    k = up->second;
+                    continue;
+                }
+                // the root frame of an out-of-process frame's session: its <iframe> in the parent session
+                auto o = owner_of.find(p.frame.frame_id);
+                if (o == owner_of.end()) return false;
+                if (o->second.first == t->session) {
+                    auto at = pos.find(o->second.second);
+                    return at != pos.end() && at->second < end;
+                }
+                auto c = children.find(o->second.first);  // the parent session's own frame
+                if (c == children.end()) return false;
+                auto up = index_of.find(o->second.first + "|" + c->second.frame_id);
+                if (up == index_of.end()) return false;
+                k = up->second;
+            }
+            return false;
+        };
+        std::vector<std::optional<json>> frame_nodes(axs.size());
+        // The first part ends where the page's clickable elements (DOMSnapshot's isClickable:
+        // links, buttons, form controls, click listeners) are enough to fill twice the budget at
+        // about 8 tokens a control line; a page without that many in its first half is read
+        // whole (a long text, a page of plain spans), and so is a part that would take more
+        // subtree reads than a whole read is worth. Each further round doubles the part.
+        const std::size_t controls_wanted = std::max<std::size_t>(1, opt_.snapshot_budget / 4);
+        std::size_t want = order.size();
+        for (std::size_t i = 0, seen = 0; i < order.size(); ++i) {
+            const dom_node_facts* f = d->second.find(order.id[i]);
+            if (f != nullptr && f->clickable && ++seen >= controls_wanted) {
+                want = std::max<std::size_t>(i + 1, opt_.large_page_elements);
+                break;
+            }
+        }
+        constexpr std::size_t max_units = 4000;
+        for (int round = 0; round < 3; ++round) {
+            const auto plan = detail::plan_page_part(order, want, 256, part.how == part_request::mode::until ? part.boundary : 0);
+            if (plan.whole() ||
+                (part.how == part_request::mode::automatic && (2 * plan.nodes >= plan.total || plan.units.size() > max_units)))
+                return false;
+            auto nodes = read_part(t, plan);
+            if (!nodes) return fail(nodes.error());
+            if (nodes->empty()) return false;
+            std::vector<std::size_t> placed;
+            for (std::size_t k = 1; k < axs.size(); ++k)
+                if (out.dom.count(axs[k].frame.session_id) != 0 && covered(k, plan.boundary_pos)) placed.push_back(k);
+            std::vector<std::pair<std::size_t, std::future<result<json>>>> asked;
+            for (auto k : placed)
+                if (!frame_nodes[k])
+                    asked.emplace_back(k, eng_->conn.call_async("Accessibility.getFullAXTree", json{{"frameId", axs[k].frame.frame_id}},
+                                                                axs[k].frame.session_id, opt_.navigation_timeout));
+            for (auto& [k, f] : asked) {
+                auto r = f.get();
+                if (!r && !eng_->conn.is_open()) return fail(crashed_error(r.error()));
+                frame_nodes[k] = r && r->contains("nodes") ? std::move((*r)["nodes"]) : json::array();  // a frame gone meanwhile: left out
+            }
+            out.frames.clear();
+            ax_frame main = axs[0].frame;
+            main.nodes = std::move(*nodes);
+            main.dom_nodes = plan.total;
+            main.dom_nodes_read = plan.nodes;
+            out.frames.push_back(std::move(main));
+            for (auto k : placed) {
+                ax_frame f = axs[k].frame;
+                f.nodes = *frame_nodes[k];
+                if (auto o = owner_of.find(f.frame_id); o != owner_of.end()) {
+                    f.owner_session_id = o->second.first;
+                    f.owner_backend_id = o->second.second;
+                }
+                out.frames.push_back(std::move(f));
+            }
+            out.part = plan;
+            if (part.how == part_request::mode::until || !part.enough || part.enough(out)) return true;
+            want = plan.nodes * 2;
+        }
+        return false;
+    };
+    if (maybe_part && !axs.empty() && axs[0].frame.session_id == t->session) {
+        auto done = read_in_part();
+        if (!done) return fail(done.error());
+        if (*done) return out;
+        out.frames.clear();
+        out.part.reset();
+    }
+    for (auto& p : axs)
+        if (!p.f.valid()) ask_whole(p);
     for (auto& p : axs) {
         auto r = p.f.get();
         if (out.dom.count(p.frame.session_id) == 0) continue;  // its session's DOM snapshot failed
@@ -13275,6 +13639,50 @@ AGENTKIT_DECL auto browser::capture(const tab_ptr& t, bool want_viewport) -> res
         return fail(errc::tool_failed, "the page has no accessibility tree yet", "Retry once the page has loaded.");
     }
     return out;
+}
+
+AGENTKIT_DECL auto browser::read_part(const tab_ptr& t, const detail::page_part& plan) -> result<json> {
+    std::vector<std::future<result<json>>> ancestors, units;
+    ancestors.reserve(plan.ancestors.size());
+    units.reserve(plan.units.size());
+    for (auto id : plan.ancestors)
+        ancestors.push_back(eng_->conn.call_async("Accessibility.getPartialAXTree", json{{"backendNodeId", id}, {"fetchRelatives", false}},
+                                                  t->session, opt_.navigation_timeout));
+    for (auto id : plan.units)
+        units.push_back(eng_->conn.call_async("Accessibility.queryAXTree", json{{"backendNodeId", id}}, t->session, opt_.navigation_timeout));
+    json nodes = json::array();
+    std::unordered_set<std::string> ids;
+    std::optional<error> failed;
+    bool joined = true;
+    auto take = [&](std::future<result<json>>& f, bool required) {
+        auto r = f.get();
+        if (failed) return;
+        if (!r) {
+            // the browser or the page went away, or the page did not answer: the capture fails;
+            // a node that is not in the accessibility tree (display:none, a <head>) has nothing to add
+            if (!eng_->conn.is_open() || r.error().is(errc::timeout) || r.error().is(errc::browser_crashed)) failed = r.error();
+            else if (required) joined = false;
+            return;
+        }
+        auto it = r->find("nodes");
+        if (it == r->end() || !it->is_array()) return;
+        for (auto& n : *it) {
+            const std::string id = n.is_object() ? n.value("nodeId", std::string()) : std::string();
+            if (id.empty() || !ids.insert(id).second) continue;
+            nodes.push_back(std::move(n));
+        }
+    };
+    for (auto& f : ancestors) take(f, true);
+    for (auto& f : units) take(f, false);
+    if (failed) {
+        if (!eng_->conn.is_open()) return fail(crashed_error(*failed));
+        return fail(*failed);
+    }
+    // One tree: the root (no parent) first, every other node's parent read too.
+    if (!joined || nodes.empty() || nodes[0].contains("parentId")) return json::array();
+    for (const auto& n : nodes)
+        if (auto p = n.find("parentId"); p != n.end() && (!p->is_string() || ids.count(p->get<std::string>()) == 0)) return json::array();
+    return nodes;
 }
 
 AGENTKIT_DECL auto browser::crashed_during(const tab_ptr& t, bool wait) -> std::optional<error> {
@@ -13319,7 +13727,7 @@ AGENTKIT_DECL auto browser::begin_call(const tab_ptr& t) -> void {
     t->stuck = false;
 }
 
-AGENTKIT_DECL auto browser::take_snapshot(const tab_ptr& t, const snapshot_options& so) -> result<page_snapshot> {
+AGENTKIT_DECL auto browser::take_snapshot(const tab_ptr& t, const snapshot_options& so, page_read how) -> result<page_snapshot> {
     if (auto u = unstick(t); !u) return fail(u.error());
     {
         std::lock_guard lock(eng_->mu);
@@ -13327,11 +13735,32 @@ AGENTKIT_DECL auto browser::take_snapshot(const tab_ptr& t, const snapshot_optio
             return fail(errc::browser_crashed, "the page in " + t->id + " crashed (its renderer died)",
                         "The next call replaces it with a new blank tab; navigate again.");
     }
-    auto cap = capture(t, true);
-    if (!cap && cap.error().is(errc::timeout) && stop_scripts(t, {}, opt_.navigation_timeout)) cap = capture(t, true);
+    part_request pr;
+    if (how == page_read::part && so.root_ref.empty() && !so.viewport_only) {
+        // The first part is enough when the budget cut a control in it (every later control is
+        // cut too: the refs shown are those of a whole read) and the part holds at least twice
+        // the budget (a navigation's view collapses repeated regions and so shows more).
+        pr.how = part_request::mode::automatic;
+        pr.enough = [&](const capture_result& c) {
+            const auto probe = render_snapshot(c.frames, c.dom, refs_, so, opt_.tokens);
+            return probe.cut_controls > 0 && (so.token_budget == 0 || probe.total_tokens >= 2 * so.token_budget);
+        };
+    } else if (how == page_read::same_part) {
+        std::lock_guard lock(eng_->mu);
+        if (t->last_boundary != 0) {
+            pr.how = part_request::mode::until;
+            pr.boundary = t->last_boundary;
+        }
+    }
+    auto cap = capture(t, true, pr);
+    if (!cap && cap.error().is(errc::timeout) && stop_scripts(t, {}, opt_.navigation_timeout)) cap = capture(t, true, pr);
     if (!cap) return fail(cap.error());
     page_snapshot ps;
     ps.tab = t->id;
+    if (cap->part) {
+        ps.part_boundary = cap->part->boundary;
+        ps.part_tail_digest = cap->part->tail_digest;
+    }
     if (!so.root_ref.empty()) {
         auto rr = refs_.resolve(so.root_ref);
         if (!rr) return fail(rr.error());
@@ -13345,6 +13774,8 @@ AGENTKIT_DECL auto browser::take_snapshot(const tab_ptr& t, const snapshot_optio
         std::lock_guard lock(eng_->mu);
         t->last_lines = ps.snap.lines;
         t->has_last = true;
+        t->last_boundary = ps.part_boundary;
+        t->last_tail = ps.part_tail_digest;
     }
     return ps;
 }
@@ -14332,7 +14763,7 @@ auto browser::act_locked(std::string what, tab_ptr t, F&& f, bool expect_navigat
     const auto t0 = clock::now();
     begin_call(t);
     if (!t->has_last && !expect_navigation) {
-        auto base = take_snapshot(t, page_view_options());
+        auto base = take_snapshot(t, page_view_options(), page_read::part);
         if (!base && base.error().is(errc::browser_crashed)) return fail(base.error());
     }
     std::uint64_t mark = 0;
@@ -14422,11 +14853,17 @@ auto browser::act_locked(std::string what, tab_ptr t, F&& f, bool expect_navigat
         return out;
     }
     std::vector<snapshot_line> before;
+    std::int64_t before_boundary = 0;
+    std::uint64_t before_tail = 0;
     {
         std::lock_guard lock(eng_->mu);
         before = t->last_lines;
+        before_boundary = t->last_boundary;
+        before_tail = t->last_tail;
     }
-    auto snap = take_snapshot(t, page_view_options());
+    // A large page read in part before is read to the same node again: the change report
+    // compares like with like, and says when the page changed beyond it.
+    auto snap = take_snapshot(t, page_view_options(), out.navigated ? page_read::part : page_read::same_part);
     if (!snap) {
         if (snap.error().is(errc::browser_crashed)) return fail(snap.error());
         out.notes.push_back("no snapshot after the action: " + snap.error().message);
@@ -14441,6 +14878,11 @@ auto browser::act_locked(std::string what, tab_ptr t, F&& f, bool expect_navigat
             else forget_shown(t);  // the model did not see this page: nothing is "as before" on the next
         } else {
             out.changes = format_delta(diff_snapshots(before, snap->snap.lines), opt_.delta_budget, opt_.tokens);
+            if (before_boundary != 0 && snap->part_boundary == before_boundary && snap->part_tail_digest != before_tail)
+                out.notes.push_back(
+                    "the page also changed beyond the part of this large page a snapshot reads (" +
+                    std::to_string(snap->snap.page_nodes_read * 100 / std::max<std::size_t>(1, snap->snap.page_nodes)) +
+                    "% from its top): snapshot a subtree by ref, use viewport_only, or search the page text to see it");
             // the model knows the page as it is now (what it saw and the changes): the next
             // page's repeats are compared with that, not with the page before the action
             std::lock_guard lock(eng_->mu);
@@ -26889,7 +27331,9 @@ auto snapshot_tool(State& st) {
             auto as_text = [s](const page_snapshot& r) {
                 std::string text = r.to_text();
                 if (r.snap.truncated()) {
-                    auto ref = detail::store_text(*s, "snapshot", "full snapshot of " + r.url, r.snap.full_text);
+                    auto ref = detail::store_text(*s, "snapshot",
+                                                  (r.snap.partial() ? "the first part (all of it that was read) of " : "full snapshot of ") + r.url,
+                                                  r.snap.full_text);
                     if (ref) text += "[" + stored_rest(*ref, artifact_tool_name) + "]\n";
                 }
                 return text;

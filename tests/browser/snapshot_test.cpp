@@ -735,3 +735,119 @@ TEST(RepeatedRegions, RefsAreLeftOutOfTheComparisonButAPageThatSpellsOneIsNot) {
     EXPECT_NE(show(site_page("k", "B"), "http://shop.test", r, &n).find("as on the previous page"), std::string::npos);
     EXPECT_EQ(n, 2U);
 }
+
+// ---- the part of a large page a snapshot reads (browser/detail/page_part.hpp) ------------------
+namespace {
+// A document in DOM-snapshot order: #document, a doctype, <html>, <head>, <body>, then under the
+// body `blocks` divs each holding a <p> with text and a whitespace text node between blocks.
+// Backend ids are 1000 + position.
+struct order_builder {
+    br::dom_order o;
+    std::size_t add(std::uint32_t parent, std::uint8_t type, bool minor = false, std::uint64_t hash = 0) {
+        o.id.push_back(1000 + static_cast<std::int64_t>(o.id.size()));
+        o.parent.push_back(parent);
+        o.type.push_back(type);
+        o.minor.push_back(minor);
+        o.hash.push_back(hash == 0 ? o.id.size() * 7919 : hash);
+        return o.id.size() - 1;
+    }
+};
+br::dom_order blocks_order(std::size_t blocks, std::size_t* body_at = nullptr) {
+    order_builder b;
+    const auto doc = b.add(br::dom_order::no_parent, 9);
+    b.add(static_cast<std::uint32_t>(doc), 10);
+    const auto html = b.add(static_cast<std::uint32_t>(doc), 1);
+    b.add(static_cast<std::uint32_t>(html), 1);  // head
+    const auto body = b.add(static_cast<std::uint32_t>(html), 1);
+    if (body_at != nullptr) *body_at = body;
+    for (std::size_t i = 0; i < blocks; ++i) {
+        const auto div = b.add(static_cast<std::uint32_t>(body), 1);
+        const auto p = b.add(static_cast<std::uint32_t>(div), 1);
+        b.add(static_cast<std::uint32_t>(p), 3);
+        b.add(static_cast<std::uint32_t>(body), 3, true);  // "\n" between blocks
+        b.add(static_cast<std::uint32_t>(body), 8);  // a comment
+    }
+    return b.o;
+}
+}  // namespace
+
+TEST(PagePart, ReadsTheFirstNodesAsWholeSubtreesUnderTheAncestorsOfWhereItEnds) {
+    std::size_t body = 0;
+    const auto o = blocks_order(100, &body);
+    ASSERT_EQ(o.size(), 5u + 100 * 5);
+    // a part that would cover the page is the page
+    EXPECT_TRUE(br::detail::plan_page_part(o, o.size()).whole());
+    EXPECT_TRUE(br::detail::plan_page_part(o, 10000).whole());
+
+    // position 52 is block 9's text: the end moves out of the smallest subtree around it that
+    // the atom allows, block 9's div; blocks 0..9 and the head are read whole, the document,
+    // <html> and <body> alone
+    const auto p2 = br::detail::plan_page_part(o, 52);
+    ASSERT_FALSE(p2.whole());
+    EXPECT_EQ(p2.ancestors, (std::vector<std::int64_t>{o.id[0], o.id[2], o.id[body]}));
+    std::vector<std::int64_t> units{o.id[3]};  // the head
+    for (std::size_t i = 0; i < 10; ++i) units.push_back(o.id[5 + 5 * i]);  // divs, no text or comment
+    EXPECT_EQ(p2.units, units);
+    EXPECT_EQ(p2.boundary_pos, 53u) << "block 9's whitespace follows its div";
+    EXPECT_EQ(p2.nodes, p2.boundary_pos);
+    EXPECT_EQ(p2.total, o.size());
+    EXPECT_EQ(p2.boundary, o.id[53]);
+    // an atom as large as <html>: nothing is split, the page is read whole
+    EXPECT_TRUE(br::detail::plan_page_part(o, 52, 1000).whole());
+    // an end on a block's own element splits nothing: blocks before it are read
+    const auto at_div = br::detail::plan_page_part(o, 10);
+    EXPECT_EQ(at_div.boundary_pos, 10u);
+    EXPECT_EQ(at_div.units, (std::vector<std::int64_t>{o.id[3], o.id[5]}));
+
+    // read to the same node again: the same part
+    const auto again = br::detail::plan_page_part(o, 1, 256, p2.boundary);
+    EXPECT_EQ(again.units, p2.units);
+    EXPECT_EQ(again.ancestors, p2.ancestors);
+    EXPECT_EQ(again.tail_digest, p2.tail_digest);
+    // a node that is gone: the whole page
+    EXPECT_TRUE(br::detail::plan_page_part(o, 1, 256, 999999).whole());
+}
+
+TEST(PagePart, TheTailDigestSeesChangesBeyondThePartOnly) {
+    auto o = blocks_order(100);
+    const auto before = br::detail::plan_page_part(o, 60);
+    ASSERT_FALSE(before.whole());
+    auto inside = o;
+    inside.hash[6] ^= 1;  // a node within the part
+    EXPECT_EQ(br::detail::plan_page_part(inside, 1, 256, before.boundary).tail_digest, before.tail_digest);
+    auto beyond = o;
+    beyond.hash[o.size() - 2] ^= 1;  // a node near the end
+    EXPECT_NE(br::detail::plan_page_part(beyond, 1, 256, before.boundary).tail_digest, before.tail_digest);
+}
+
+TEST(PagePart, AnElementWithAShadowRootOrPseudoElementsIsReadWholeAndBrokenOrdersAreReadWhole) {
+    order_builder b;
+    const auto doc = b.add(br::dom_order::no_parent, 9);
+    const auto html = b.add(static_cast<std::uint32_t>(doc), 1);
+    const auto body = b.add(static_cast<std::uint32_t>(html), 1);
+    const auto host = b.add(static_cast<std::uint32_t>(body), 1);
+    const auto shadow = b.add(static_cast<std::uint32_t>(host), 11);
+    for (int i = 0; i < 400; ++i) b.add(static_cast<std::uint32_t>(shadow), 1);
+    for (int i = 0; i < 400; ++i) b.add(static_cast<std::uint32_t>(body), 1);
+    // the end falls inside the host's shadow tree: the host is read whole (its shadow content
+    // only comes through it)
+    const auto part = br::detail::plan_page_part(b.o, 100);
+    ASSERT_FALSE(part.whole());
+    EXPECT_EQ(part.units, std::vector<std::int64_t>{b.o.id[host]});
+    EXPECT_EQ(part.boundary_pos, host + 1 + 1 + 400);
+
+    // a pseudo-element child makes its parent unsplittable too
+    order_builder c;
+    const auto d2 = c.add(br::dom_order::no_parent, 9);
+    const auto h2 = c.add(static_cast<std::uint32_t>(d2), 1);
+    const auto list = c.add(static_cast<std::uint32_t>(h2), 1);
+    c.add(static_cast<std::uint32_t>(list), 1, true);  // ::before
+    for (int i = 0; i < 1000; ++i) c.add(static_cast<std::uint32_t>(list), 1);
+    EXPECT_TRUE(br::detail::plan_page_part(c.o, 100).whole()) << "the list is the page: read whole";
+
+    // not one tree (a second root): read whole
+    auto broken = blocks_order(100);
+    broken.parent[7] = br::dom_order::no_parent;
+    EXPECT_TRUE(br::detail::plan_page_part(broken, 50).whole());
+    EXPECT_TRUE(br::detail::plan_page_part(br::dom_order{}, 50).whole());
+}

@@ -29,6 +29,7 @@
 #include <agentkit/browser/detail/geometry.hpp>
 #include <agentkit/browser/detail/image_header.hpp>
 #include <agentkit/browser/detail/json_access.hpp>
+#include <agentkit/browser/detail/page_part.hpp>
 #include <agentkit/browser/detail/page_data.hpp>
 #include <agentkit/browser/detail/scripts.hpp>
 #include <agentkit/browser/detail/tab_state.hpp>
@@ -48,6 +49,7 @@
 #include <agentkit/core/result.hpp>
 #include <agentkit/core/tokens.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -64,6 +66,8 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <thread>
 #include <type_traits>
 #include <utility>
@@ -451,7 +455,23 @@ private:
     struct capture_result {
         std::vector<ax_frame> frames;
         std::map<std::string, dom_index> dom;
+        /// Set when the main frame was read in part (detail/page_part.hpp): the part read.
+        std::optional<detail::page_part> part;
     };
+    // How much of a large page a capture reads.
+    struct part_request {
+        enum class mode {
+            whole,      // every node (Accessibility.getFullAXTree)
+            automatic,  // a large page's first part, grown until `enough` says it is
+            until,      // the nodes before `boundary` (the part a previous read ended with)
+        } how = mode::whole;
+        std::int64_t boundary = 0;
+        // Told each part read (automatic); true when it is enough for what the caller shows.
+        std::function<bool(const capture_result&)> enough;
+    };
+    // How take_snapshot reads the page: whole, the first part a large page's snapshot needs, or
+    // the same part as the tab's last snapshot (an action's change report compares like with like).
+    enum class page_read { whole, part, same_part };
 
     // ---- lifecycle ----------------------------------------------------------------------------
 
@@ -547,7 +567,12 @@ private:
 
     // ---- snapshot capture -----------------------------------------------------------------------
 
-    result<capture_result> capture(const tab_ptr& t, bool want_viewport);
+    result<capture_result> capture(const tab_ptr& t, bool want_viewport, const part_request& part);
+    result<capture_result> capture(const tab_ptr& t, bool want_viewport) { return capture(t, want_viewport, part_request{}); }
+    // The accessibility nodes of the main frame's part `plan` (queryAXTree per subtree, the
+    // ancestors alone): an error when the browser failed; an empty array when the part's nodes
+    // do not join into one tree (the caller reads the page whole).
+    result<json> read_part(const tab_ptr& t, const detail::page_part& plan);
 
     // After a failed call to a tab's page: did its renderer crash meanwhile? The crash event may
     // trail the failed answer (events go through the dispatcher), so where the capture fails
@@ -561,7 +586,7 @@ private:
     // A call begins on tab `t`: what the previous call learned about a stuck page is forgotten.
     void begin_call(const tab_ptr& t);
 
-    result<page_snapshot> take_snapshot(const tab_ptr& t, const snapshot_options& so);
+    result<page_snapshot> take_snapshot(const tab_ptr& t, const snapshot_options& so, page_read how = page_read::whole);
     // How the page an action, a navigation or a tab switch shows is rendered: the whole page
     // within the snapshot budget.
     [[nodiscard]] snapshot_options page_view_options() const { return snapshot_options{opt_.snapshot_budget, "", false, false, 160, 12}; }

@@ -58,6 +58,22 @@ struct dom_node_facts {
     [[nodiscard]] bool visible() const noexcept { return has_box && !hidden && w > 0 && h > 0; }
 };
 
+/// The first document of a DOM snapshot in document order, every node type (elements, text,
+/// comments, shadow roots, pseudo-elements): what a snapshot of a large page reads a part of
+/// (detail/page_part.hpp). Parallel arrays, one entry per node.
+struct dom_order {
+    static constexpr std::uint32_t no_parent = 0xffffffffu;
+    std::vector<std::int64_t> id;       ///< backend node id
+    std::vector<std::uint32_t> parent;  ///< the parent's position in this order (no_parent: the document)
+    std::vector<std::uint8_t> type;     ///< DOM nodeType (1 element, 3 text, 8 comment, 9 document, 11 shadow root, ...)
+    /// A text node of white space only, or an element named "::..." (a pseudo-element).
+    std::vector<bool> minor;
+    /// A hash of the node's name, value and attributes (one process's std::hash: compared only
+    /// between snapshots taken by this process).
+    std::vector<std::uint64_t> hash;
+    [[nodiscard]] std::size_t size() const noexcept { return id.size(); }
+};
+
 /// DOM facts of every document in one renderer session, keyed by backend node id.
 struct dom_index {
     std::unordered_map<std::int64_t, dom_node_facts> nodes;  ///< backend node id → its facts
@@ -65,6 +81,7 @@ struct dom_index {
     std::unordered_map<std::int64_t, std::string> frame_owners;
     /// Element backend id → its child elements' backend ids, in document order.
     std::unordered_map<std::int64_t, std::vector<std::int64_t>> children;
+    dom_order order;  ///< the first document's nodes in document order
     ///@{
     /// The viewport's scroll offset and size (CSS px), set by the caller (Page.getLayoutMetrics).
     double scroll_x = 0, scroll_y = 0;
@@ -122,6 +139,49 @@ inline std::string snap_string(const json& strings, const json& idx) {
 }  // namespace detail
 
 namespace detail {
+/// Fill `o` from one document of a DOM snapshot (`ids`: its nodes' backend ids).
+inline void fill_dom_order(dom_order& o, const std::vector<std::int64_t>& ids, const json& strings, const json& nodes) {
+    const std::size_t n = ids.size();
+    const json empty = json::array();
+    auto array = [&](const char* key) -> const json& {
+        auto it = nodes.find(key);
+        return it != nodes.end() && it->is_array() ? *it : empty;
+    };
+    const json& parents = array("parentIndex");
+    const json& types = array("nodeType");
+    const json& names = array("nodeName");
+    const json& values = array("nodeValue");
+    const json& attrs = array("attributes");
+    o.id = ids;
+    o.parent.assign(n, dom_order::no_parent);
+    o.type.assign(n, 0);
+    o.minor.assign(n, false);
+    o.hash.assign(n, 0);
+    const std::hash<std::string_view> h;
+    auto text_of = [&](const json& idx) -> std::string_view {
+        if (!idx.is_number_integer()) return {};
+        const auto i = idx.get<std::int64_t>();
+        if (i < 0 || static_cast<std::size_t>(i) >= strings.size() || !strings[static_cast<std::size_t>(i)].is_string()) return {};
+        return strings[static_cast<std::size_t>(i)].get_ref<const std::string&>();
+    };
+    for (std::size_t i = 0; i < n; ++i) {
+        // Pre-order: a parent comes before its children; anything else is no parent.
+        if (i < parents.size() && parents[i].is_number_integer()) {
+            const auto p = parents[i].get<std::int64_t>();
+            if (p >= 0 && static_cast<std::size_t>(p) < i) o.parent[i] = static_cast<std::uint32_t>(p);
+        }
+        if (i < types.size() && types[i].is_number_integer()) o.type[i] = static_cast<std::uint8_t>(types[i].get<int>() & 0xff);
+        const std::string_view name = i < names.size() ? text_of(names[i]) : std::string_view();
+        const std::string_view value = i < values.size() ? text_of(values[i]) : std::string_view();
+        std::uint64_t x = h(name) * 0x9e3779b97f4a7c15ull ^ h(value);
+        if (i < attrs.size() && attrs[i].is_array())
+            for (const auto& a : attrs[i]) x = (x * 0x100000001b3ull) ^ h(text_of(a));
+        o.hash[i] = x;
+        o.minor[i] = (o.type[i] == 3 && value.find_first_not_of(" \t\r\n") == std::string_view::npos) ||
+                     (o.type[i] == 1 && name.rfind("::", 0) == 0);
+    }
+}
+
 // computedStyles ["cursor", "display", "visibility"], in that order.
 inline dom_index parse_dom_snapshot_unchecked(const json& capture) {
     dom_index out;
@@ -194,6 +254,7 @@ inline dom_index parse_dom_snapshot_unchecked(const json& capture) {
                 }
             }
         }
+        if (d == 0) detail::fill_dom_order(out.order, ids, strings, nodes);
         if (auto it = nodes.find("contentDocumentIndex"); it != nodes.end() && it->contains("index")) {
             const json& idx = (*it)["index"];
             const json& val = (*it)["value"];

@@ -103,6 +103,12 @@ struct browser_options {
     std::chrono::milliseconds dom_quiet{30};              ///< DOM quiet window after an action (about two frames)
     std::chrono::milliseconds dom_quiet_timeout{1500};    ///< bound for the DOM to become quiet
     std::size_t snapshot_budget = 6000;  ///< tokens of a snapshot
+    /// A page with at least this many elements is read in part for a snapshot, a navigation's
+    /// or a tab's view and an action's change report: its first part in document order, grown
+    /// until the budget cuts a control in it, so the refs shown are those of a whole read
+    /// (browser/detail/page_part.hpp). A snapshot of a subtree or of the viewport reads the
+    /// page whole. 0: every page whole.
+    std::size_t large_page_elements = 3000;
     /// A navigate, or an action that loads a new document, shows the new page's snapshot in its
     /// result (false: its title only; snapshot() shows the page). Playwright MCP's
     /// --snapshot-mode none.

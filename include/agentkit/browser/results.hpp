@@ -44,6 +44,10 @@ struct page_snapshot {
     bool article_like = false;  ///< readable() would give the main text more compactly
     std::vector<std::string> notes;  ///< what the model should know first (a restarted browser, ...)
     std::string boundary;  ///< nonce of the untrusted-content marks (empty: unmarked)
+    /// A large page read in part (snap.partial()): the first DOM node (backend id) it did not
+    /// read, and a digest of the nodes from there on (both 0: read whole).
+    std::int64_t part_boundary = 0;
+    std::uint64_t part_tail_digest = 0;
     /// The snapshot as the model reads it: notes, URL, then title and snapshot inside the untrusted-content marks.
     [[nodiscard]] std::string to_text() const {
         std::string s;

@@ -152,8 +152,11 @@ inline void fit_to_budget(snapshot& out, const snapshot_options& opt, const toke
         std::string note = "[snapshot cut to ~" + std::to_string(opt.token_budget) + " tokens: " +
                            std::to_string(out.cut_text_lines) + " text lines";
         if (out.cut_controls > 0) note += " and " + std::to_string(out.cut_controls) + " controls";
-        note += " hidden of " + std::to_string(out.lines.size()) +
-                ". To see them: snapshot a subtree by ref, use viewport_only, or search the page text]\n";
+        note += " hidden of " + std::to_string(out.lines.size());
+        if (out.partial())  // a large page: only its first part was read
+            note += " in the first " + std::to_string(std::max<std::size_t>(1, out.page_nodes_read * 100 / out.page_nodes)) +
+                    "% of this large page (the rest was not read)";
+        note += ". To see them: snapshot a subtree by ref, use viewport_only, or search the page text]\n";
         out.text += note;
     }
     out.tokens = tokens.count(out.text);
@@ -163,6 +166,9 @@ inline snapshot render_snapshot_unchecked(const std::vector<ax_frame>& frames, c
                                           ref_registry& refs, const snapshot_options& opt, const token_counter& tokens) {
     snapshot out;
     if (frames.empty()) return out;
+    out.page_nodes = frames[0].dom_nodes;
+    out.page_nodes_read = frames[0].dom_nodes_read;
+    for (const auto& f : frames) out.ax_nodes += f.nodes.size();
     detail::render_ctx c;
     c.frames = &frames;
     c.dom = &dom;

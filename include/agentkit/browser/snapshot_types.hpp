@@ -36,6 +36,9 @@ struct ax_frame {
     std::string owner_session_id;
     /// The `<iframe>` element's backend node id in the parent (0: not out-of-process).
     std::int64_t owner_backend_id = 0;
+    /// A large page's main frame read in part (detail/page_part.hpp): the DOM nodes of its
+    /// document and those the part covers (both 0: read whole).
+    std::size_t dom_nodes = 0, dom_nodes_read = 0;
 };
 
 /// What a snapshot shows and how long its lines may be.
@@ -106,6 +109,12 @@ struct snapshot {
     std::size_t cut_controls = 0;  ///< lines with refs the budget left out
     std::size_t shortened_lines = 0;  ///< lines of `text` shortened to max_text_line
     std::string full_text;  ///< every line (what a budget cut can be read back from)
+    /// A large page read in part: its main document's DOM nodes and those read (both 0: the
+    /// page was read whole). `lines` and `full_text` hold the part.
+    std::size_t page_nodes = 0, page_nodes_read = 0;
+    std::size_t ax_nodes = 0;  ///< accessibility nodes the snapshot was rendered from (every frame)
+    /// True when the page was read in part.
+    [[nodiscard]] bool partial() const noexcept { return page_nodes_read < page_nodes; }
     /// True when the budget left lines out.
     [[nodiscard]] bool truncated() const noexcept { return cut_text_lines + cut_controls > 0; }
 };

@@ -80,6 +80,10 @@ struct tab_state {
     std::int64_t world_context = 0;
     std::vector<snapshot_line> last_lines;
     bool has_last = false;
+    // last_lines came from a large page's first part (detail/page_part.hpp): the first node it
+    // did not read (0: read whole) and the digest of the nodes from there on.
+    std::int64_t last_boundary = 0;
+    std::uint64_t last_tail = 0;
     region_memory shown;  ///< the regions of the page last shown in a snapshot (repeated_regions.hpp)
 };
 

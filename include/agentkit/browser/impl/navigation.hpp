@@ -89,7 +89,7 @@ AGENTKIT_DECL auto browser::navigate_locked(const std::string& url) -> result<ac
     }
     if (r) r->requested_url = url;
     if (r && r->snapshot.empty() && r->navigated && opt_.snapshot_after_navigation) {
-        auto s = take_snapshot(*ct, page_view_options());
+        auto s = take_snapshot(*ct, page_view_options(), page_read::part);
         // a URL the model asked for starts something (often a task, maybe in a new
         // conversation): shown whole; what follows its links is shown against it
         if (s) r->snapshot = show_new_page(*ct, *s, r->notes, false);

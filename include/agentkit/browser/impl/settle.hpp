@@ -179,7 +179,7 @@ auto browser::act_locked(std::string what, tab_ptr t, F&& f, bool expect_navigat
     const auto t0 = clock::now();
     begin_call(t);
     if (!t->has_last && !expect_navigation) {
-        auto base = take_snapshot(t, page_view_options());
+        auto base = take_snapshot(t, page_view_options(), page_read::part);
         if (!base && base.error().is(errc::browser_crashed)) return fail(base.error());
     }
     std::uint64_t mark = 0;
@@ -269,11 +269,17 @@ auto browser::act_locked(std::string what, tab_ptr t, F&& f, bool expect_navigat
         return out;
     }
     std::vector<snapshot_line> before;
+    std::int64_t before_boundary = 0;
+    std::uint64_t before_tail = 0;
     {
         std::lock_guard lock(eng_->mu);
         before = t->last_lines;
+        before_boundary = t->last_boundary;
+        before_tail = t->last_tail;
     }
-    auto snap = take_snapshot(t, page_view_options());
+    // A large page read in part before is read to the same node again: the change report
+    // compares like with like, and says when the page changed beyond it.
+    auto snap = take_snapshot(t, page_view_options(), out.navigated ? page_read::part : page_read::same_part);
     if (!snap) {
         if (snap.error().is(errc::browser_crashed)) return fail(snap.error());
         out.notes.push_back("no snapshot after the action: " + snap.error().message);
@@ -288,6 +294,11 @@ auto browser::act_locked(std::string what, tab_ptr t, F&& f, bool expect_navigat
             else forget_shown(t);  // the model did not see this page: nothing is "as before" on the next
         } else {
             out.changes = format_delta(diff_snapshots(before, snap->snap.lines), opt_.delta_budget, opt_.tokens);
+            if (before_boundary != 0 && snap->part_boundary == before_boundary && snap->part_tail_digest != before_tail)
+                out.notes.push_back(
+                    "the page also changed beyond the part of this large page a snapshot reads (" +
+                    std::to_string(snap->snap.page_nodes_read * 100 / std::max<std::size_t>(1, snap->snap.page_nodes)) +
+                    "% from its top): snapshot a subtree by ref, use viewport_only, or search the page text to see it");
             // the model knows the page as it is now (what it saw and the changes): the next
             // page's repeats are compared with that, not with the page before the action
             std::lock_guard lock(eng_->mu);

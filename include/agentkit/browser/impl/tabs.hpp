@@ -53,7 +53,7 @@ AGENTKIT_DECL auto browser::select_tab(std::string_view id) -> result<action_res
     begin_call(*t);
     action_result r;
     r.action = "select tab " + (*t)->id;
-    auto s = take_snapshot(*t, page_view_options());
+    auto s = take_snapshot(*t, page_view_options(), page_read::part);
     if (!s) return fail(s.error());
     r.url = s->url;
     r.title = s->title;

@@ -58,7 +58,9 @@ auto snapshot_tool(State& st) {
             auto as_text = [s](const page_snapshot& r) {
                 std::string text = r.to_text();
                 if (r.snap.truncated()) {
-                    auto ref = detail::store_text(*s, "snapshot", "full snapshot of " + r.url, r.snap.full_text);
+                    auto ref = detail::store_text(*s, "snapshot",
+                                                  (r.snap.partial() ? "the first part (all of it that was read) of " : "full snapshot of ") + r.url,
+                                                  r.snap.full_text);
                     if (ref) text += "[" + stored_rest(*ref, artifact_tool_name) + "]\n";
                 }
                 return text;
