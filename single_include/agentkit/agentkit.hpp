@@ -2523,6 +2523,72 @@ private:
 // frame (layout box, computed cursor, Chromium's own isClickable, attributes, text), indexed by
 // backend node id. One of the two inputs of a snapshot (the other is the accessibility tree).
 
+// ---- begin <agentkit/browser/detail/json_access.hpp> ----
+// agentkit/browser/detail/json_access.hpp — tolerant reads of CDP answers: a missing or
+// mistyped field reads as the default, never throws.
+
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace agentkit::browser::detail {
+
+inline std::string jstr(const json& j, std::string_view key) {
+    if (!j.is_object()) return {};
+    auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+inline double jnum(const json& j, std::string_view key, double dflt = 0) {
+    if (!j.is_object()) return dflt;
+    auto it = j.find(key);
+    return it != j.end() && it->is_number() ? it->get<double>() : dflt;
+}
+inline std::int64_t jint(const json& j, std::string_view key, std::int64_t dflt = 0) {
+    if (!j.is_object()) return dflt;
+    auto it = j.find(key);
+    return it != j.end() && it->is_number() ? static_cast<std::int64_t>(it->get<double>()) : dflt;
+}
+inline const json& jobj(const json& j, std::string_view key) {
+    static const json empty = json::object();
+    if (!j.is_object()) return empty;
+    auto it = j.find(key);
+    return it != j.end() && it->is_object() ? *it : empty;
+}
+inline const json& jarr(const json& j, std::string_view key) {
+    static const json empty = json::array();
+    if (!j.is_object()) return empty;
+    auto it = j.find(key);
+    return it != j.end() && it->is_array() ? *it : empty;
+}
+inline bool jbool(const json& j, std::string_view key, bool dflt = false) {
+    if (!j.is_object()) return dflt;
+    auto it = j.find(key);
+    return it != j.end() && it->is_boolean() ? it->get<bool>() : dflt;
+}
+
+/// The text of a console call's arguments (Runtime.consoleAPICalled "args": RemoteObjects).
+inline std::string args_text(const json& args) {
+    std::string s;
+    if (!args.is_array()) return s;
+    for (const auto& a : args) {
+        if (!s.empty()) s += ' ';
+        if (a.contains("value")) {
+            const json& v = a["value"];
+            s += v.is_string() ? v.get<std::string>() : v.dump(-1, ' ', false, json::error_handler_t::replace);
+        } else if (a.contains("description")) {
+            s += jstr(a, "description");
+        } else if (a.contains("unserializableValue")) {
+            s += jstr(a, "unserializableValue");
+        } else {
+            s += jstr(a, "type");
+        }
+    }
+    return s;
+}
+
+}  // namespace agentkit::browser::detail
+// ---- end <agentkit/browser/detail/json_access.hpp> ----
 
 #include <algorithm>
 #include <cctype>
@@ -2658,16 +2724,11 @@ namespace detail {
 /// Fill `o` from one document of a DOM snapshot (`ids`: its nodes' backend ids).
 inline void fill_dom_order(dom_order& o, const std::vector<std::int64_t>& ids, const json& strings, const json& nodes) {
     const std::size_t n = ids.size();
-    const json empty = json::array();
-    auto array = [&](const char* key) -> const json& {
-        auto it = nodes.find(key);
-        return it != nodes.end() && it->is_array() ? *it : empty;
-    };
-    const json& parents = array("parentIndex");
-    const json& types = array("nodeType");
-    const json& names = array("nodeName");
-    const json& values = array("nodeValue");
-    const json& attrs = array("attributes");
+    const json& parents = jarr(nodes, "parentIndex");
+    const json& types = jarr(nodes, "nodeType");
+    const json& names = jarr(nodes, "nodeName");
+    const json& values = jarr(nodes, "nodeValue");
+    const json& attrs = jarr(nodes, "attributes");
     o.id = ids;
     o.parent.assign(n, dom_order::no_parent);
     o.type.assign(n, 0);
@@ -2711,10 +2772,11 @@ inline dom_index parse_dom_snapshot_unchecked(const json& capture) {
             out.scroll_x = doc.value("scrollOffsetX", 0.0);
             out.scroll_y = doc.value("scrollOffsetY", 0.0);
         }
-        const json& nodes = doc.value("nodes", json::object());
-        const json backend = nodes.value("backendNodeId", json::array());
-        const json names = nodes.value("nodeName", json::array());
-        const json attrs = nodes.value("attributes", json::array());
+        // references into the answer (json::value would copy each array)
+        const json& nodes = jobj(doc, "nodes");
+        const json& backend = jarr(nodes, "backendNodeId");
+        const json& names = jarr(nodes, "nodeName");
+        const json& attrs = jarr(nodes, "attributes");
         const std::size_t n = backend.size();
         std::vector<std::int64_t> ids(n, 0);
         for (std::size_t i = 0; i < n; ++i) {
@@ -2781,10 +2843,10 @@ inline dom_index parse_dom_snapshot_unchecked(const json& capture) {
                     out.frame_owners[ids[node]] = detail::snap_string(strings, docs[dj].value("frameId", json()));
             }
         }
-        const json& layout = doc.value("layout", json::object());
-        const json li = layout.value("nodeIndex", json::array());
-        const json styles = layout.value("styles", json::array());
-        const json bounds = layout.value("bounds", json::array());
+        const json& layout = jobj(doc, "layout");
+        const json& li = jarr(layout, "nodeIndex");
+        const json& styles = jarr(layout, "styles");
+        const json& bounds = jarr(layout, "bounds");
         for (std::size_t k = 0; k < li.size(); ++k) {
             const auto ni = detail::snap_index(li[k]);
             if (ni >= n) continue;
@@ -5077,66 +5139,6 @@ inline image_size image_size_of(std::string_view b64) {
 
 }  // namespace agentkit::browser::detail
 // ---- end <agentkit/browser/detail/image_header.hpp> ----
-// ---- begin <agentkit/browser/detail/json_access.hpp> ----
-// agentkit/browser/detail/json_access.hpp — tolerant reads of CDP answers: a missing or
-// mistyped field reads as the default, never throws.
-
-
-#include <cstdint>
-#include <string>
-#include <string_view>
-
-namespace agentkit::browser::detail {
-
-inline std::string jstr(const json& j, std::string_view key) {
-    if (!j.is_object()) return {};
-    auto it = j.find(key);
-    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-inline double jnum(const json& j, std::string_view key, double dflt = 0) {
-    if (!j.is_object()) return dflt;
-    auto it = j.find(key);
-    return it != j.end() && it->is_number() ? it->get<double>() : dflt;
-}
-inline std::int64_t jint(const json& j, std::string_view key, std::int64_t dflt = 0) {
-    if (!j.is_object()) return dflt;
-    auto it = j.find(key);
-    return it != j.end() && it->is_number() ? static_cast<std::int64_t>(it->get<double>()) : dflt;
-}
-inline const json& jobj(const json& j, std::string_view key) {
-    static const json empty = json::object();
-    if (!j.is_object()) return empty;
-    auto it = j.find(key);
-    return it != j.end() && it->is_object() ? *it : empty;
-}
-inline bool jbool(const json& j, std::string_view key, bool dflt = false) {
-    if (!j.is_object()) return dflt;
-    auto it = j.find(key);
-    return it != j.end() && it->is_boolean() ? it->get<bool>() : dflt;
-}
-
-/// The text of a console call's arguments (Runtime.consoleAPICalled "args": RemoteObjects).
-inline std::string args_text(const json& args) {
-    std::string s;
-    if (!args.is_array()) return s;
-    for (const auto& a : args) {
-        if (!s.empty()) s += ' ';
-        if (a.contains("value")) {
-            const json& v = a["value"];
-            s += v.is_string() ? v.get<std::string>() : v.dump(-1, ' ', false, json::error_handler_t::replace);
-        } else if (a.contains("description")) {
-            s += jstr(a, "description");
-        } else if (a.contains("unserializableValue")) {
-            s += jstr(a, "unserializableValue");
-        } else {
-            s += jstr(a, "type");
-        }
-    }
-    return s;
-}
-
-}  // namespace agentkit::browser::detail
-// ---- end <agentkit/browser/detail/json_access.hpp> ----
 // ---- begin <agentkit/browser/detail/page_part.hpp> ----
 // agentkit/browser/detail/page_part.hpp — which part of a large page a snapshot reads: the
 // first nodes in document order, as whole subtrees to ask the accessibility tree for and the

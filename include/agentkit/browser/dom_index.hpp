@@ -3,6 +3,7 @@
 // backend node id. One of the two inputs of a snapshot (the other is the accessibility tree).
 #pragma once
 
+#include <agentkit/browser/detail/json_access.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/core/strings.hpp>
@@ -142,16 +143,11 @@ namespace detail {
 /// Fill `o` from one document of a DOM snapshot (`ids`: its nodes' backend ids).
 inline void fill_dom_order(dom_order& o, const std::vector<std::int64_t>& ids, const json& strings, const json& nodes) {
     const std::size_t n = ids.size();
-    const json empty = json::array();
-    auto array = [&](const char* key) -> const json& {
-        auto it = nodes.find(key);
-        return it != nodes.end() && it->is_array() ? *it : empty;
-    };
-    const json& parents = array("parentIndex");
-    const json& types = array("nodeType");
-    const json& names = array("nodeName");
-    const json& values = array("nodeValue");
-    const json& attrs = array("attributes");
+    const json& parents = jarr(nodes, "parentIndex");
+    const json& types = jarr(nodes, "nodeType");
+    const json& names = jarr(nodes, "nodeName");
+    const json& values = jarr(nodes, "nodeValue");
+    const json& attrs = jarr(nodes, "attributes");
     o.id = ids;
     o.parent.assign(n, dom_order::no_parent);
     o.type.assign(n, 0);
@@ -195,10 +191,11 @@ inline dom_index parse_dom_snapshot_unchecked(const json& capture) {
             out.scroll_x = doc.value("scrollOffsetX", 0.0);
             out.scroll_y = doc.value("scrollOffsetY", 0.0);
         }
-        const json& nodes = doc.value("nodes", json::object());
-        const json backend = nodes.value("backendNodeId", json::array());
-        const json names = nodes.value("nodeName", json::array());
-        const json attrs = nodes.value("attributes", json::array());
+        // references into the answer (json::value would copy each array)
+        const json& nodes = jobj(doc, "nodes");
+        const json& backend = jarr(nodes, "backendNodeId");
+        const json& names = jarr(nodes, "nodeName");
+        const json& attrs = jarr(nodes, "attributes");
         const std::size_t n = backend.size();
         std::vector<std::int64_t> ids(n, 0);
         for (std::size_t i = 0; i < n; ++i) {
@@ -265,10 +262,10 @@ inline dom_index parse_dom_snapshot_unchecked(const json& capture) {
                     out.frame_owners[ids[node]] = detail::snap_string(strings, docs[dj].value("frameId", json()));
             }
         }
-        const json& layout = doc.value("layout", json::object());
-        const json li = layout.value("nodeIndex", json::array());
-        const json styles = layout.value("styles", json::array());
-        const json bounds = layout.value("bounds", json::array());
+        const json& layout = jobj(doc, "layout");
+        const json& li = jarr(layout, "nodeIndex");
+        const json& styles = jarr(layout, "styles");
+        const json& bounds = jarr(layout, "bounds");
         for (std::size_t k = 0; k < li.size(); ++k) {
             const auto ni = detail::snap_index(li[k]);
             if (ni >= n) continue;

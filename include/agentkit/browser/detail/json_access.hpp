@@ -31,6 +31,12 @@ inline const json& jobj(const json& j, std::string_view key) {
     auto it = j.find(key);
     return it != j.end() && it->is_object() ? *it : empty;
 }
+inline const json& jarr(const json& j, std::string_view key) {
+    static const json empty = json::array();
+    if (!j.is_object()) return empty;
+    auto it = j.find(key);
+    return it != j.end() && it->is_array() ? *it : empty;
+}
 inline bool jbool(const json& j, std::string_view key, bool dflt = false) {
     if (!j.is_object()) return dflt;
     auto it = j.find(key);
