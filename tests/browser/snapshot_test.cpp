@@ -820,7 +820,7 @@ TEST(PagePart, TheTailDigestSeesChangesBeyondThePartOnly) {
     EXPECT_NE(br::detail::plan_page_part(beyond, 1, 256, before.boundary).tail_digest, before.tail_digest);
 }
 
-TEST(PagePart, AnElementWithAShadowRootOrPseudoElementsIsReadWholeAndBrokenOrdersAreReadWhole) {
+TEST(PagePart, AShadowHostIsReadWholeAPseudoElementIsASubtreeAndBrokenOrdersAreReadWhole) {
     order_builder b;
     const auto doc = b.add(br::dom_order::no_parent, 9);
     const auto html = b.add(static_cast<std::uint32_t>(doc), 1);
@@ -836,14 +836,19 @@ TEST(PagePart, AnElementWithAShadowRootOrPseudoElementsIsReadWholeAndBrokenOrder
     EXPECT_EQ(part.units, std::vector<std::int64_t>{b.o.id[host]});
     EXPECT_EQ(part.boundary_pos, host + 1 + 1 + 400);
 
-    // a pseudo-element child makes its parent unsplittable too
+    // a pseudo-element (a list item's ::marker) is read as a subtree of its own: its parent splits
     order_builder c;
     const auto d2 = c.add(br::dom_order::no_parent, 9);
     const auto h2 = c.add(static_cast<std::uint32_t>(d2), 1);
     const auto list = c.add(static_cast<std::uint32_t>(h2), 1);
-    c.add(static_cast<std::uint32_t>(list), 1, true);  // ::before
+    const auto marker = c.add(static_cast<std::uint32_t>(list), 1, true);
     for (int i = 0; i < 1000; ++i) c.add(static_cast<std::uint32_t>(list), 1);
-    EXPECT_TRUE(br::detail::plan_page_part(c.o, 100).whole()) << "the list is the page: read whole";
+    const auto in_list = br::detail::plan_page_part(c.o, 100);
+    ASSERT_FALSE(in_list.whole());
+    EXPECT_EQ(in_list.ancestors, (std::vector<std::int64_t>{c.o.id[d2], c.o.id[h2], c.o.id[list]}));
+    ASSERT_FALSE(in_list.units.empty());
+    EXPECT_EQ(in_list.units.front(), c.o.id[marker]);
+    EXPECT_EQ(in_list.units.size(), 100u - 3u);
 
     // not one tree (a second root): read whole
     auto broken = blocks_order(100);

@@ -46,19 +46,19 @@ inline std::vector<std::uint32_t> subtree_sizes(const dom_order& o) {
 }
 
 /// Whether an element can be read alone with its children read one by one: its children are
-/// all elements, text or comments (a shadow root's or a pseudo-element's content is only read
-/// through its host's subtree).
+/// all elements (pseudo-elements too: a list item's ::marker is read as its own subtree), text
+/// or comments. A shadow root's content is only read through its host's subtree.
 inline bool splittable(const dom_order& o, const std::vector<std::uint32_t>& size, std::size_t at) {
     if (o.type[at] != 1 && o.type[at] != 9) return false;
     for (std::size_t c = at + 1; c < at + size[at]; c += size[c]) {
         const auto t = o.type[c];
-        if ((t != 1 && t != 3 && t != 8 && t != 10) || (t == 1 && o.minor[c])) return false;
+        if (t != 1 && t != 3 && t != 8 && t != 10) return false;
     }
     return true;
 }
 
 /// Plan the part of `o` to read: about `want` nodes from the start (never splitting a subtree of
-/// at most `atom` nodes, nor an element that cannot be split), or when `until` names a node of
+/// at most `atom` nodes, nor a shadow host), or when `until` names a node of
 /// `o`, exactly the nodes before it (the same part as a read that ended there). The whole
 /// document when the part would cover it, or when `o` is empty or not one tree.
 inline page_part plan_page_part(const dom_order& o, std::size_t want, std::size_t atom = 256, std::int64_t until = 0) {
