@@ -841,7 +841,7 @@ TEST(PagePart, AShadowHostIsReadWholeAPseudoElementIsASubtreeAndBrokenOrdersAreR
     const auto d2 = c.add(br::dom_order::no_parent, 9);
     const auto h2 = c.add(static_cast<std::uint32_t>(d2), 1);
     const auto list = c.add(static_cast<std::uint32_t>(h2), 1);
-    const auto marker = c.add(static_cast<std::uint32_t>(list), 1, true);
+    const auto marker = c.add(static_cast<std::uint32_t>(list), 1);  // ::marker
     for (int i = 0; i < 1000; ++i) c.add(static_cast<std::uint32_t>(list), 1);
     const auto in_list = br::detail::plan_page_part(c.o, 100);
     ASSERT_FALSE(in_list.whole());

@@ -67,7 +67,7 @@ struct dom_order {
     std::vector<std::int64_t> id;       ///< backend node id
     std::vector<std::uint32_t> parent;  ///< the parent's position in this order (no_parent: the document)
     std::vector<std::uint8_t> type;     ///< DOM nodeType (1 element, 3 text, 8 comment, 9 document, 11 shadow root, ...)
-    /// A text node of white space only, or an element named "::..." (a pseudo-element).
+    /// A text node of white space only (nothing to read in it).
     std::vector<bool> minor;
     /// A hash of the node's name, value and attributes (one process's std::hash: compared only
     /// between snapshots taken by this process).
@@ -173,8 +173,7 @@ inline void fill_dom_order(dom_order& o, const std::vector<std::int64_t>& ids, c
         if (i < attrs.size() && attrs[i].is_array())
             for (const auto& a : attrs[i]) x = (x * 0x100000001b3ull) ^ h(text_of(a));
         o.hash[i] = x;
-        o.minor[i] = (o.type[i] == 3 && value.find_first_not_of(" \t\r\n") == std::string_view::npos) ||
-                     (o.type[i] == 1 && name.rfind("::", 0) == 0);
+        o.minor[i] = o.type[i] == 3 && value.find_first_not_of(" \t\r\n") == std::string_view::npos;
     }
 }
 
