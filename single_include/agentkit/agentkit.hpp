@@ -2431,6 +2431,10 @@ struct snapshot {
     std::size_t ax_nodes = 0;  ///< accessibility nodes the snapshot was rendered from (every frame)
     /// True when the page was read in part.
     [[nodiscard]] bool partial() const noexcept { return page_nodes_read < page_nodes; }
+    /// How much of the page was read, in percent of its DOM nodes (at least 1; 100 when whole).
+    [[nodiscard]] std::size_t percent_read() const noexcept {
+        return partial() ? std::max<std::size_t>(1, page_nodes_read * 100 / page_nodes) : 100;
+    }
     /// True when the budget left lines out.
     [[nodiscard]] bool truncated() const noexcept { return cut_text_lines + cut_controls > 0; }
 };
@@ -4648,7 +4652,7 @@ inline void fit_to_budget(snapshot& out, const snapshot_options& opt, const toke
         if (out.cut_controls > 0) note += " and " + std::to_string(out.cut_controls) + " controls";
         note += " hidden of " + std::to_string(out.lines.size());
         if (out.partial())  // a large page: only its first part was read
-            note += " in the first " + std::to_string(std::max<std::size_t>(1, out.page_nodes_read * 100 / out.page_nodes)) +
+            note += " in the first " + std::to_string(out.percent_read()) +
                     "% of this large page (the rest was not read)";
         note += ". To see them: snapshot a subtree by ref, use viewport_only, or search the page text]\n";
         out.text += note;
@@ -13505,9 +13509,11 @@ AGENTKIT_DECL auto browser::capture(const tab_ptr& t, bool want_viewport, const 
         if (part.how == part_request::mode::automatic &&
             static_cast<std::size_t>(std::count(order.type.begin(), order.type.end(), std::uint8_t{1})) < opt_.large_page_elements)
             return false;
-        std::unordered_map<std::int64_t, std::size_t> pos;  // main document: backend id → position
-        pos.reserve(order.size());
-        for (std::size_t i = 0; i < order.size(); ++i) pos.emplace(order.id[i], i);
+        std::unordered_map<std::int64_t, std::size_t> pos;  // main document: backend id → position (pages with frames)
+        if (axs.size() > 1) {
+            pos.reserve(order.size());
+            for (std::size_t i = 0; i < order.size(); ++i) pos.emplace(order.id[i], i);
+        }
         std::unordered_map<std::string, std::int64_t> owner_in_session;  // same-session frame id → its <iframe>
         for (const auto& [el, fid] : d->second.frame_owners) owner_in_session.emplace(fid, el);
         std::unordered_map<std::string, std::size_t> index_of;  // "session|frame" → index in axs
@@ -14882,7 +14888,7 @@ auto browser::act_locked(std::string what, tab_ptr t, F&& f, bool expect_navigat
             if (before_boundary != 0 && snap->part_boundary == before_boundary && snap->part_tail_digest != before_tail)
                 out.notes.push_back(
                     "the page also changed beyond the part of this large page a snapshot reads (" +
-                    std::to_string(snap->snap.page_nodes_read * 100 / std::max<std::size_t>(1, snap->snap.page_nodes)) +
+                    std::to_string(snap->snap.percent_read()) +
                     "% from its top): snapshot a subtree by ref, use viewport_only, or search the page text to see it");
             // the model knows the page as it is now (what it saw and the changes): the next
             // page's repeats are compared with that, not with the page before the action

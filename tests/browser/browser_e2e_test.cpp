@@ -48,10 +48,7 @@ br::wait_options wait_text(std::string text, std::string gone, std::chrono::mill
     return w;
 }
 
-std::string page(const std::string& title, const std::string& body) {
-    return "<!doctype html><html><head><meta charset=utf-8><title>" + title + "</title></head><body>" + body +
-           "</body></html>";
-}
+using agentkit::test::page;
 
 std::string url_decode(std::string s) {
     std::string out;

@@ -27,10 +27,7 @@ using agentkit::test::http_server;
 
 namespace {
 
-std::string page(const std::string& title, const std::string& body) {
-    return "<!doctype html><html><head><meta charset=utf-8><title>" + title + "</title></head><body>" + body +
-           "</body></html>";
-}
+using agentkit::test::page;
 
 std::size_t count_of(const http_request& r, std::size_t fallback) {
     const auto at = r.query.find("n=");

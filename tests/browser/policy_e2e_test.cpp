@@ -44,9 +44,7 @@ namespace {
 
 using agentkit::test::ref_on;
 
-std::string page(const std::string& title, const std::string& body) {
-    return "<!doctype html><html><head><meta charset=utf-8><title>" + title + "</title></head><body>" + body + "</body></html>";
-}
+using agentkit::test::page;
 
 br::browser_options fast_options() {
     br::browser_options o;

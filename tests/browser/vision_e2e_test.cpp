@@ -25,10 +25,7 @@ using agentkit::test::http_server;
 
 namespace {
 
-std::string page(const std::string& title, const std::string& body) {
-    return "<!doctype html><html><head><meta charset=utf-8><title>" + title + "</title></head><body>" + body +
-           "</body></html>";
-}
+using agentkit::test::page;
 
 // Every button records its own name (data-rec) in its frame's log line ("main got: a b"),
 // whoever dispatched the click: composedPath() sees into open shadow roots; a same-origin

@@ -20,9 +20,7 @@ namespace {
 
 bool have_chromium() { return ::access(ak::cdp::resolve_executable({}).c_str(), X_OK) == 0; }
 
-std::string page(const std::string& title, const std::string& body) {
-    return "<!doctype html><html><head><meta charset=utf-8><title>" + title + "</title></head><body>" + body + "</body></html>";
-}
+using agentkit::test::page;
 
 }  // namespace
 

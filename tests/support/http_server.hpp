@@ -125,6 +125,11 @@ private:
     std::size_t arrivals_ = 0;
 };
 
+/// A whole HTML document with `title` and `body` (UTF-8), as the browser tests serve them.
+inline std::string page(const std::string& title, const std::string& body) {
+    return "<!doctype html><html><head><meta charset=utf-8><title>" + title + "</title></head><body>" + body + "</body></html>";
+}
+
 /// A response to send.
 struct http_response {
     int status = 200;

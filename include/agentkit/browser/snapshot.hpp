@@ -154,7 +154,7 @@ inline void fit_to_budget(snapshot& out, const snapshot_options& opt, const toke
         if (out.cut_controls > 0) note += " and " + std::to_string(out.cut_controls) + " controls";
         note += " hidden of " + std::to_string(out.lines.size());
         if (out.partial())  // a large page: only its first part was read
-            note += " in the first " + std::to_string(std::max<std::size_t>(1, out.page_nodes_read * 100 / out.page_nodes)) +
+            note += " in the first " + std::to_string(out.percent_read()) +
                     "% of this large page (the rest was not read)";
         note += ". To see them: snapshot a subtree by ref, use viewport_only, or search the page text]\n";
         out.text += note;

@@ -115,6 +115,10 @@ struct snapshot {
     std::size_t ax_nodes = 0;  ///< accessibility nodes the snapshot was rendered from (every frame)
     /// True when the page was read in part.
     [[nodiscard]] bool partial() const noexcept { return page_nodes_read < page_nodes; }
+    /// How much of the page was read, in percent of its DOM nodes (at least 1; 100 when whole).
+    [[nodiscard]] std::size_t percent_read() const noexcept {
+        return partial() ? std::max<std::size_t>(1, page_nodes_read * 100 / page_nodes) : 100;
+    }
     /// True when the budget left lines out.
     [[nodiscard]] bool truncated() const noexcept { return cut_text_lines + cut_controls > 0; }
 };

@@ -205,9 +205,11 @@ AGENTKIT_DECL auto browser::capture(const tab_ptr& t, bool want_viewport, const 
         if (part.how == part_request::mode::automatic &&
             static_cast<std::size_t>(std::count(order.type.begin(), order.type.end(), std::uint8_t{1})) < opt_.large_page_elements)
             return false;
-        std::unordered_map<std::int64_t, std::size_t> pos;  // main document: backend id → position
-        pos.reserve(order.size());
-        for (std::size_t i = 0; i < order.size(); ++i) pos.emplace(order.id[i], i);
+        std::unordered_map<std::int64_t, std::size_t> pos;  // main document: backend id → position (pages with frames)
+        if (axs.size() > 1) {
+            pos.reserve(order.size());
+            for (std::size_t i = 0; i < order.size(); ++i) pos.emplace(order.id[i], i);
+        }
         std::unordered_map<std::string, std::int64_t> owner_in_session;  // same-session frame id → its <iframe>
         for (const auto& [el, fid] : d->second.frame_owners) owner_in_session.emplace(fid, el);
         std::unordered_map<std::string, std::size_t> index_of;  // "session|frame" → index in axs

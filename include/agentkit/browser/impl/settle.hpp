@@ -297,7 +297,7 @@ auto browser::act_locked(std::string what, tab_ptr t, F&& f, bool expect_navigat
             if (before_boundary != 0 && snap->part_boundary == before_boundary && snap->part_tail_digest != before_tail)
                 out.notes.push_back(
                     "the page also changed beyond the part of this large page a snapshot reads (" +
-                    std::to_string(snap->snap.page_nodes_read * 100 / std::max<std::size_t>(1, snap->snap.page_nodes)) +
+                    std::to_string(snap->snap.percent_read()) +
                     "% from its top): snapshot a subtree by ref, use viewport_only, or search the page text to see it");
             // the model knows the page as it is now (what it saw and the changes): the next
             // page's repeats are compared with that, not with the page before the action
