@@ -2354,7 +2354,8 @@ struct ax_frame {
     std::int64_t owner_backend_id = 0;
     /// A large page's main frame read in part (detail/page_part.hpp): the DOM nodes of its
     /// document and those the part covers (both 0: read whole).
-    std::size_t dom_nodes = 0, dom_nodes_read = 0;
+    std::size_t dom_nodes = 0;
+    std::size_t dom_nodes_read = 0;  ///< of dom_nodes, those the part covers
 };
 
 /// What a snapshot shows and how long its lines may be.
@@ -2427,7 +2428,8 @@ struct snapshot {
     std::string full_text;  ///< every line (what a budget cut can be read back from)
     /// A large page read in part: its main document's DOM nodes and those read (both 0: the
     /// page was read whole). `lines` and `full_text` hold the part.
-    std::size_t page_nodes = 0, page_nodes_read = 0;
+    std::size_t page_nodes = 0;
+    std::size_t page_nodes_read = 0;  ///< of page_nodes, those read
     std::size_t ax_nodes = 0;  ///< accessibility nodes the snapshot was rendered from (every frame)
     /// True when the page was read in part.
     [[nodiscard]] bool partial() const noexcept { return page_nodes_read < page_nodes; }
@@ -2648,6 +2650,7 @@ struct dom_node_facts {
 /// comments, shadow roots, pseudo-elements): what a snapshot of a large page reads a part of
 /// (detail/page_part.hpp). Parallel arrays, one entry per node.
 struct dom_order {
+    /// The parent of a node whose parent is the document itself.
     static constexpr std::uint32_t no_parent = 0xffffffffu;
     std::vector<std::int64_t> id;       ///< backend node id
     std::vector<std::uint32_t> parent;  ///< the parent's position in this order (no_parent: the document)
@@ -2657,6 +2660,7 @@ struct dom_order {
     /// A hash of the node's name, value and attributes (one process's std::hash: compared only
     /// between snapshots taken by this process).
     std::vector<std::uint64_t> hash;
+    /// How many nodes the order holds.
     [[nodiscard]] std::size_t size() const noexcept { return id.size(); }
 };
 
@@ -5657,7 +5661,7 @@ struct page_snapshot {
     /// A large page read in part (snap.partial()): the first DOM node (backend id) it did not
     /// read, and a digest of the nodes from there on (both 0: read whole).
     std::int64_t part_boundary = 0;
-    std::uint64_t part_tail_digest = 0;
+    std::uint64_t part_tail_digest = 0;  ///< digest of the nodes from part_boundary on
     /// The snapshot as the model reads it: notes, URL, then title and snapshot inside the untrusted-content marks.
     [[nodiscard]] std::string to_text() const {
         std::string s;

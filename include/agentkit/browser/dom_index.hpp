@@ -63,6 +63,7 @@ struct dom_node_facts {
 /// comments, shadow roots, pseudo-elements): what a snapshot of a large page reads a part of
 /// (detail/page_part.hpp). Parallel arrays, one entry per node.
 struct dom_order {
+    /// The parent of a node whose parent is the document itself.
     static constexpr std::uint32_t no_parent = 0xffffffffu;
     std::vector<std::int64_t> id;       ///< backend node id
     std::vector<std::uint32_t> parent;  ///< the parent's position in this order (no_parent: the document)
@@ -72,6 +73,7 @@ struct dom_order {
     /// A hash of the node's name, value and attributes (one process's std::hash: compared only
     /// between snapshots taken by this process).
     std::vector<std::uint64_t> hash;
+    /// How many nodes the order holds.
     [[nodiscard]] std::size_t size() const noexcept { return id.size(); }
 };
 

@@ -47,7 +47,7 @@ struct page_snapshot {
     /// A large page read in part (snap.partial()): the first DOM node (backend id) it did not
     /// read, and a digest of the nodes from there on (both 0: read whole).
     std::int64_t part_boundary = 0;
-    std::uint64_t part_tail_digest = 0;
+    std::uint64_t part_tail_digest = 0;  ///< digest of the nodes from part_boundary on
     /// The snapshot as the model reads it: notes, URL, then title and snapshot inside the untrusted-content marks.
     [[nodiscard]] std::string to_text() const {
         std::string s;

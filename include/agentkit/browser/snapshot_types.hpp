@@ -38,7 +38,8 @@ struct ax_frame {
     std::int64_t owner_backend_id = 0;
     /// A large page's main frame read in part (detail/page_part.hpp): the DOM nodes of its
     /// document and those the part covers (both 0: read whole).
-    std::size_t dom_nodes = 0, dom_nodes_read = 0;
+    std::size_t dom_nodes = 0;
+    std::size_t dom_nodes_read = 0;  ///< of dom_nodes, those the part covers
 };
 
 /// What a snapshot shows and how long its lines may be.
@@ -111,7 +112,8 @@ struct snapshot {
     std::string full_text;  ///< every line (what a budget cut can be read back from)
     /// A large page read in part: its main document's DOM nodes and those read (both 0: the
     /// page was read whole). `lines` and `full_text` hold the part.
-    std::size_t page_nodes = 0, page_nodes_read = 0;
+    std::size_t page_nodes = 0;
+    std::size_t page_nodes_read = 0;  ///< of page_nodes, those read
     std::size_t ax_nodes = 0;  ///< accessibility nodes the snapshot was rendered from (every frame)
     /// True when the page was read in part.
     [[nodiscard]] bool partial() const noexcept { return page_nodes_read < page_nodes; }
