@@ -1040,6 +1040,1299 @@ using agentkit::store_options;
 // result types are in options.hpp, action_result.hpp and results.hpp; the page scripts in
 // detail/scripts.hpp.
 
+// ---- begin <agentkit/cdp/connection.hpp> ----
+// agentkit/cdp/connection.hpp — a CDP connection over any transport: request ids,
+// per-request timeouts, results as result<json>, event subscriptions, flattened sessions,
+// and a clean end when the browser dies.
+//
+// Threading contract
+// ------------------
+// A connection runs exactly two threads:
+//  * the reader — the only thread that calls transport.receive(). It parses each message,
+//    completes the future of a synchronous or future-based call directly, and queues
+//    everything else (events, callbacks of call_async) for the dispatcher. It never runs
+//    user code, so no handler can stall responses.
+//  * the dispatcher — runs event handlers and call_async callbacks one at a time, in the
+//    order the messages arrived, and fails calls whose deadline passed.
+// Consequences for handlers and callbacks:
+//  * they may call anything on the connection, including the blocking call(): its response
+//    is completed by the reader, not by the dispatcher they occupy. (The typical case:
+//    on Target.attachedToTarget, enable domains and Runtime.runIfWaitingForDebugger.)
+//  * while one runs, later events wait; keep them short, or hand long work elsewhere.
+//  * they must not throw; if one does, the exception is swallowed and reported to
+//    connection_options::on_handler_exception.
+//  * a blocking call() may return before the dispatcher has delivered events that arrived
+//    before its response. Subscribe (or create an event_waiter) before issuing the call
+//    whose events you want, then wait on it.
+//  * subscription::unsubscribe() (and its destructor) guarantees the handler is not running
+//    and will not run again once it returns (except when called from that handler itself).
+//  * do not destroy the connection from a handler or callback (close() from one is safe).
+// When the transport ends (browser killed, socket lost), every pending call fails at once
+// with the transport's error (errc::browser_crashed with the exit status, or
+// errc::transport_closed), and later calls fail immediately with the same error.
+//
+// Example:
+//   auto t = agentkit::cdp::pipe_transport::launch({});
+//   agentkit::cdp::connection conn{std::move(*t)};
+//   auto target = conn.call("Target.createTarget", {{"url", "about:blank"}});
+//   auto sid = conn.attach_to_target((*target)["targetId"].get<std::string>());
+//   agentkit::cdp::session page{conn, *sid};
+//   auto loaded = page.expect("Page.loadEventFired");
+//   page.call("Page.enable");
+//   page.call("Page.navigate", {{"url", "http://127.0.0.1:8080/"}});
+//   loaded.wait(std::chrono::seconds(10));
+
+// ---- begin <agentkit/cdp/transport.hpp> ----
+// agentkit/cdp/transport.hpp — the transport concept, its type-erased wrapper, and CDP
+// transcripts (record what crossed a transport; replay_transport.hpp plays them back).
+//
+// A transport moves whole CDP messages (one JSON text each) between agentkit and a browser.
+// Implementations: pipe_transport (launches Chromium with --remote-debugging-pipe),
+// websocket_transport (ws:// endpoint), replay_transport (a recorded transcript).
+//
+// Example:
+//   auto t = agentkit::cdp::pipe_transport::launch({});          // result<pipe_transport>
+//   if (!t) return agentkit::fail(t.error());
+//   agentkit::cdp::any_transport any{std::move(*t)};
+//   auto rec = std::make_shared<agentkit::cdp::transcript_recorder>();
+//   any.record_to(rec);                                          // optional
+//   agentkit::cdp::connection conn{std::move(any)};
+
+
+#include <chrono>
+#include <concepts>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace agentkit::cdp {
+
+/// A CDP transport.
+///
+/// Contract (all implementations in agentkit follow it; custom ones must too):
+/// - `send(message)` writes one complete JSON text message. Safe to call from several
+///   threads and concurrently with `receive`.
+/// - `receive(timeout)` returns the next complete message. It is called by one thread at a
+///   time. On timeout it returns errc::timeout and the transport stays usable. Once the
+///   transport is finished it returns a terminal error — errc::transport_closed (closed by
+///   us or by the peer), errc::browser_crashed (the browser process died), errc::transport_io
+///   or errc::protocol_error — and keeps returning it.
+/// - `close()` may be called from any thread, is idempotent, and makes a blocked `receive`
+///   return errc::transport_closed promptly.
+/// - `is_open()` is false once closed or failed.
+/// Nothing throws on I/O errors.
+// The member requirements come first: a type without them (e.g. result<any_transport>) is
+// rejected before move_constructible would ask any_transport's converting constructor about it
+// again (clang reports that recursion as an error).
+template <class T>
+concept transport = requires(T& t, const T& ct, std::string_view message, std::chrono::milliseconds timeout) {
+                        { t.send(message) } -> std::same_as<result<void>>;
+                        { t.receive(timeout) } -> std::same_as<result<std::string>>;
+                        { t.close() } -> std::same_as<void>;
+                        { ct.is_open() } -> std::convertible_to<bool>;
+                    } && std::move_constructible<T>;
+
+/// True for the error codes after which a transport is finished.
+[[nodiscard]] inline bool is_terminal_transport_error(const error& e) noexcept {
+    return !e.is(errc::timeout);
+}
+
+// ---------------------------------------------------------------------------------------
+// Transcripts
+// ---------------------------------------------------------------------------------------
+
+/// Which way a transcript entry went.
+enum class direction {
+    sent,      ///< agentkit → browser ("send" in JSONL)
+    received,  ///< browser → agentkit ("recv")
+    closed,    ///< the transport finished; the message is the error as JSON ("close")
+};
+
+/// The direction as written in JSONL: "send", "recv" or "close".
+[[nodiscard]] inline std::string_view to_string(direction d) noexcept {
+    switch (d) {
+        case direction::sent: return "send";
+        case direction::received: return "recv";
+        case direction::closed: return "close";
+    }
+    return "?";
+}
+
+/// One message that crossed a transport.
+struct transcript_entry {
+    double time_ms = 0;  ///< milliseconds since recording started
+    direction dir = direction::sent;  ///< which way it went
+    std::string message;  ///< the JSON text (for `closed`: error::to_json() text)
+
+    /// One JSONL line (without the newline): {"t":1.5,"dir":"send","msg":{...}}.
+    /// A message that is not valid JSON is kept verbatim as {"raw":"..."}.
+    [[nodiscard]] std::string to_jsonl() const {
+        json line = json::object();
+        line["t"] = time_ms;
+        line["dir"] = std::string(to_string(dir));
+        std::string out = line.dump();  // {"dir":"send","t":1.5}
+        out.pop_back();
+        auto parsed = json::parse(message, nullptr, /*allow_exceptions=*/false);
+        if (!parsed.is_discarded()) {
+            out += ",\"msg\":";
+            out += parsed.dump(-1, ' ', false, json::error_handler_t::replace);
+        } else {
+            out += ",\"raw\":";
+            out += json(message).dump(-1, ' ', false, json::error_handler_t::replace);
+        }
+        out += '}';
+        return out;
+    }
+
+    /// Parse one JSONL line.
+    [[nodiscard]] static result<transcript_entry> from_jsonl(std::string_view line) {
+        auto j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+        if (j.is_discarded() || !j.is_object())
+            return fail(errc::protocol_error, "transcript line is not a JSON object",
+                        "Each line of a transcript is {\"t\":ms,\"dir\":\"send|recv|close\",\"msg\":{...}}.");
+        transcript_entry e;
+        if (auto t = j.find("t"); t != j.end() && t->is_number()) e.time_ms = t->get<double>();
+        const auto d = j.find("dir");
+        if (d == j.end() || !d->is_string())
+            return fail(errc::protocol_error, "transcript line has no \"dir\"");
+        const auto ds = d->get<std::string>();
+        if (ds == "send") e.dir = direction::sent;
+        else if (ds == "recv") e.dir = direction::received;
+        else if (ds == "close") e.dir = direction::closed;
+        else return fail(errc::protocol_error, "transcript line has unknown dir '" + ds + "'");
+        if (auto m = j.find("msg"); m != j.end()) e.message = m->dump();
+        else if (auto r = j.find("raw"); r != j.end() && r->is_string()) e.message = r->get<std::string>();
+        else return fail(errc::protocol_error, "transcript line has neither \"msg\" nor \"raw\"");
+        return e;
+    }
+};
+
+/// A whole transcript as JSONL text.
+[[nodiscard]] inline std::string to_jsonl(const std::vector<transcript_entry>& entries) {
+    std::string out;
+    for (const auto& e : entries) {
+        out += e.to_jsonl();
+        out += '\n';
+    }
+    return out;
+}
+
+/// Parse JSONL text (blank lines ignored). Errors name the line number.
+[[nodiscard]] inline result<std::vector<transcript_entry>> parse_transcript(std::string_view jsonl) {
+    std::vector<transcript_entry> out;
+    std::size_t line_no = 0;
+    while (!jsonl.empty()) {
+        ++line_no;
+        const auto nl = jsonl.find('\n');
+        std::string_view line = jsonl.substr(0, nl);
+        jsonl = nl == std::string_view::npos ? std::string_view{} : jsonl.substr(nl + 1);
+        if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+        auto e = transcript_entry::from_jsonl(line);
+        if (!e) {
+            auto err = e.error();
+            err.message = "transcript line " + std::to_string(line_no) + ": " + err.message;
+            return fail(std::move(err));
+        }
+        out.push_back(std::move(*e));
+    }
+    return out;
+}
+
+/// Load a JSONL transcript file.
+[[nodiscard]] inline result<std::vector<transcript_entry>> load_transcript(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return fail(errc::not_found, "cannot open transcript " + path.string());
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return parse_transcript(ss.str());
+}
+
+/// Records transport traffic, in memory and/or appended line by line (flushed) to a JSONL
+/// file, so a transcript survives a crash of the recording process. Thread-safe.
+class transcript_recorder {
+public:
+    /// In memory only.
+    transcript_recorder() = default;
+
+    /// Append to a JSONL file (truncated first); keep entries in memory too when asked.
+    [[nodiscard]] static result<std::shared_ptr<transcript_recorder>> open_file(const std::filesystem::path& path,
+                                                                                bool keep_in_memory = false) {
+        std::FILE* f = std::fopen(path.c_str(), "we");
+        if (f == nullptr) return fail(errc::transport_io, "cannot open transcript file " + path.string());
+        auto r = std::make_shared<transcript_recorder>();
+        r->file_ = f;
+        r->keep_ = keep_in_memory;
+        return r;
+    }
+
+    transcript_recorder(const transcript_recorder&) = delete;
+    transcript_recorder& operator=(const transcript_recorder&) = delete;
+    ~transcript_recorder() {
+        if (file_ != nullptr) std::fclose(file_);
+    }
+
+    /// Record one message (time is relative to the recorder's creation).
+    void record(direction d, std::string_view message) {
+        transcript_entry e;
+        e.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
+        e.dir = d;
+        e.message = std::string(message);
+        std::lock_guard lock(mu_);
+        if (file_ != nullptr) {
+            const std::string line = e.to_jsonl() + "\n";
+            std::fwrite(line.data(), 1, line.size(), file_);
+            std::fflush(file_);
+        }
+        if (keep_) entries_.push_back(std::move(e));
+    }
+
+    /// A copy of the entries recorded so far (empty for a file-only recorder).
+    [[nodiscard]] std::vector<transcript_entry> entries() const {
+        std::lock_guard lock(mu_);
+        return entries_;
+    }
+
+    /// Write the in-memory entries as a JSONL file.
+    [[nodiscard]] result<void> save(const std::filesystem::path& path) const {
+        const std::string text = to_jsonl(entries());
+        std::ofstream out(path, std::ios::binary | std::ios::trunc);
+        if (!out) return fail(errc::transport_io, "cannot write transcript " + path.string());
+        out.write(text.data(), static_cast<std::streamsize>(text.size()));
+        if (!out) return fail(errc::transport_io, "cannot write transcript " + path.string());
+        return {};
+    }
+
+private:
+    mutable std::mutex mu_;
+    std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+    std::vector<transcript_entry> entries_;
+    std::FILE* file_ = nullptr;
+    bool keep_ = true;
+};
+
+// ---------------------------------------------------------------------------------------
+// any_transport
+// ---------------------------------------------------------------------------------------
+
+/// A type-erased transport (one virtual call per message), so that `connection` and the
+/// layers above it are not templates. Optionally records a transcript of everything that
+/// passes through it. Itself satisfies `transport`. An empty any_transport is closed.
+class any_transport {
+public:
+    any_transport() = default;
+
+    /// Wrap any transport (implicit).
+    template <class T>
+        requires(!std::same_as<std::remove_cvref_t<T>, any_transport> && transport<std::remove_cvref_t<T>>)
+    any_transport(T&& t)  // NOLINT(google-explicit-constructor): deliberate implicit erasure
+        : impl_(std::make_unique<model<std::remove_cvref_t<T>>>(std::forward<T>(t))) {}
+
+    any_transport(any_transport&&) noexcept = default;
+    any_transport& operator=(any_transport&&) noexcept = default;
+    ~any_transport() = default;
+
+    /// Send through the wrapped transport (recorded when recording); transport_closed when empty.
+    [[nodiscard]] result<void> send(std::string_view message) {
+        if (!impl_) return closed_error();
+        if (auto rec = impl_->recorder()) rec->record(direction::sent, message);
+        return impl_->send(message);
+    }
+
+    /// Receive from the wrapped transport (recorded when recording); transport_closed when empty.
+    [[nodiscard]] result<std::string> receive(std::chrono::milliseconds timeout) {
+        if (!impl_) return closed_error();
+        auto r = impl_->receive(timeout);
+        if (auto rec = impl_->recorder()) {
+            if (r) rec->record(direction::received, *r);
+            else if (is_terminal_transport_error(r.error()) && !impl_->close_recorded) {
+                impl_->close_recorded = true;
+                rec->record(direction::closed, r.error().to_json().dump());
+            }
+        }
+        return r;
+    }
+
+    /// Close the wrapped transport.
+    void close() {
+        if (impl_) impl_->close();
+    }
+
+    /// True when a transport is wrapped and open.
+    [[nodiscard]] bool is_open() const { return impl_ && impl_->is_open(); }
+    /// True when a transport is wrapped.
+    [[nodiscard]] explicit operator bool() const noexcept { return static_cast<bool>(impl_); }
+
+    /// Record every message from now on (nullptr stops recording). Thread-safe.
+    void record_to(std::shared_ptr<transcript_recorder> recorder) {
+        if (impl_) impl_->set_recorder(std::move(recorder));
+    }
+
+    ///@{
+    /// The wrapped transport when it is a T (e.g. to reach pipe_transport::pid()), else null.
+    template <class T>
+    [[nodiscard]] T* target() noexcept {
+        auto* m = dynamic_cast<model<T>*>(impl_.get());
+        return m != nullptr ? &m->value : nullptr;
+    }
+    template <class T>
+    [[nodiscard]] const T* target() const noexcept {
+        const auto* m = dynamic_cast<const model<T>*>(impl_.get());
+        return m != nullptr ? &m->value : nullptr;
+    }
+    ///@}
+
+private:
+    static unexpected_error closed_error() {
+        return fail(errc::transport_closed, "no transport", "Construct the any_transport from a real transport.");
+    }
+
+    struct concept_t {
+        virtual ~concept_t() = default;
+        virtual result<void> send(std::string_view) = 0;
+        virtual result<std::string> receive(std::chrono::milliseconds) = 0;
+        virtual void close() = 0;
+        [[nodiscard]] virtual bool is_open() const = 0;
+
+        std::shared_ptr<transcript_recorder> recorder() {
+            std::lock_guard lock(rec_mu);
+            return rec;
+        }
+        void set_recorder(std::shared_ptr<transcript_recorder> r) {
+            std::lock_guard lock(rec_mu);
+            rec = std::move(r);
+        }
+        std::mutex rec_mu;
+        std::shared_ptr<transcript_recorder> rec;
+        bool close_recorded = false;  // touched only by the (single) receiving thread
+    };
+
+    template <class T>
+    struct model final : concept_t {
+        explicit model(T&& t) : value(std::move(t)) {}
+        explicit model(const T& t) : value(t) {}
+        result<void> send(std::string_view m) override { return value.send(m); }
+        result<std::string> receive(std::chrono::milliseconds t) override { return value.receive(t); }
+        void close() override { value.close(); }
+        [[nodiscard]] bool is_open() const override { return static_cast<bool>(value.is_open()); }
+        T value;
+    };
+
+    std::unique_ptr<concept_t> impl_;
+};
+
+static_assert(transport<any_transport>);
+
+}  // namespace agentkit::cdp
+// ---- end <agentkit/cdp/transport.hpp> ----
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <variant>
+#include <vector>
+
+/// The Chrome DevTools Protocol: transports (pipe, WebSocket, replay), connections, sessions, browser launch.
+namespace agentkit::cdp {
+
+/// A CDP event.
+struct event {
+    std::string method;      ///< the event's method ("Page.loadEventFired")
+    json params = json::object();  ///< its parameters
+    std::string session_id;  ///< empty for the browser (root) session
+};
+
+/// Receives a subscribed event (on the connection's dispatcher thread).
+using event_handler = std::function<void(const event&)>;
+/// Receives the result of a call_async() (on the dispatcher thread).
+using call_callback = std::function<void(result<json>)>;
+
+/// Options of a connection.
+struct connection_options {
+    /// Timeout of calls that do not give one.
+    std::chrono::milliseconds default_timeout{30000};
+    /// Told when an event handler or a callback throws (the exception is swallowed).
+    std::function<void(std::string_view what)> on_handler_exception;
+    /// Counts every command sent (a CDP round trip); shared so that a host can sum it over
+    /// connections (e.g. across browser relaunches). Optional.
+    std::shared_ptr<std::atomic<std::uint64_t>> sent_counter;
+    /// Told of every call once it is sent (method, session id; "" = the browser session), on
+    /// the thread that made the call (which may be the dispatcher). For tracing and tests: it
+    /// must not call into the connection. Exceptions are reported and swallowed.
+    std::function<void(std::string_view method, std::string_view session_id)> on_call_sent;
+    /// A console or log event (Runtime.consoleAPICalled, Runtime.exceptionThrown, Log.entryAdded)
+    /// larger than this is not parsed: it is delivered as a summary with the first 2,000 bytes
+    /// of its first string and its size. A page logging megabytes in a loop would otherwise
+    /// keep the reader parsing gigabytes while every call waits behind it.
+    std::size_t max_log_event_bytes = std::size_t{256} << 10U;
+};
+
+namespace detail {
+
+/// The summary of an oversized console or log event (see connection_options::max_log_event_bytes),
+/// read by scanning, not parsing: its method and session, the console type, and the start of its
+/// first string value. Nothing when `text` is not one of those events.
+inline std::optional<json> summarize_log_event(std::string_view text) {
+    static constexpr std::string_view kinds[] = {"Runtime.consoleAPICalled", "Runtime.exceptionThrown", "Log.entryAdded"};
+    constexpr std::string_view lead = "{\"method\":\"";
+    if (text.substr(0, lead.size()) != lead) return std::nullopt;
+    std::string_view method;
+    for (auto k : kinds)
+        if (text.substr(lead.size(), k.size() + 1) == std::string(k) + "\"") method = k;
+    if (method.empty()) return std::nullopt;
+    auto string_after = [&](std::string_view key, std::size_t from, std::size_t max) -> std::optional<std::string> {
+        const auto at = text.find(key, from);
+        if (at == std::string_view::npos) return std::nullopt;
+        std::size_t i = at + key.size(), end = i;
+        while (end < text.size() && text[end] != '"' && end - i < max) {
+            std::size_t step = 1;
+            if (text[end] == '\\') step = end + 1 < text.size() && text[end + 1] == 'u' ? 6 : 2;  // an escape stays whole
+            end += step;
+        }
+        end = std::min(end, text.size());
+        // Built by append: g++ 12 at -O3 reports a false -Wrestrict for "\"" + std::string(...).
+        std::string quoted;
+        quoted.reserve(end - i + 2);
+        quoted.push_back('"');
+        quoted.append(text.substr(i, end - i));
+        quoted.push_back('"');
+        auto v = json::parse(quoted, nullptr, false);
+        if (!v.is_string()) return std::string();
+        return v.get<std::string>();
+    };
+    json ev = {{"method", std::string(method)}};
+    if (const auto sid = text.rfind("\"sessionId\":\""); sid != std::string_view::npos && sid + 13 < text.size()) {
+        const auto e = text.find('"', sid + 13);
+        if (e != std::string_view::npos && e - sid < 200) ev["sessionId"] = std::string(text.substr(sid + 13, e - sid - 13));
+    }
+    const std::string start = string_after("\"value\":\"", 0, 2000).value_or(string_after("\"text\":\"", 0, 2000).value_or(""));
+    const std::string note = start + "… (an event of " + std::to_string(text.size()) + " bytes, cut before reading)";
+    if (method == "Runtime.consoleAPICalled") {
+        const std::string type = string_after("\"type\":\"", 0, 40).value_or("log");
+        ev["params"] = {{"type", type}, {"args", json::array({json{{"type", "string"}, {"value", note}}})},
+                        {"agentkit_oversized", text.size()}};
+    } else if (method == "Runtime.exceptionThrown") {
+        ev["params"] = {{"exceptionDetails", {{"text", note}}}};
+    } else {
+        ev["params"] = {{"entry", {{"level", "info"}, {"text", note}}}};
+    }
+    return ev;
+}
+
+using conn_clock = std::chrono::steady_clock;
+
+struct pending_call {
+    std::string method;
+    std::string session_id;
+    conn_clock::time_point deadline;
+    std::chrono::milliseconds timeout{0};
+    std::variant<std::promise<result<json>>, call_callback> done;
+};
+
+struct subscriber {
+    std::uint64_t id = 0;
+    std::string method;                     // empty: every event
+    std::optional<std::string> session_id;  // nullopt: any session
+    event_handler handler;
+    bool active = true;  // guarded by connection_state::mu
+};
+
+struct waiter_state {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::optional<event> got;
+    std::optional<error> failure;
+    std::function<bool(const event&)> predicate;
+};
+
+struct connection_state {
+    any_transport transport;
+    connection_options options;
+
+    mutable std::mutex mu;  // everything below except the threads
+    std::condition_variable cv;       // dispatcher wake-up
+    std::condition_variable idle_cv;  // a handler finished
+    std::map<std::int64_t, pending_call> pending;
+    std::set<std::pair<conn_clock::time_point, std::int64_t>> deadlines;
+    std::int64_t next_id = 1;
+    std::optional<error> failure;
+    std::map<std::uint64_t, std::shared_ptr<subscriber>> subs;
+    std::uint64_t next_sub = 1;
+    std::uint64_t running_sub = 0;
+    std::deque<std::function<void()>> tasks;
+    std::vector<std::weak_ptr<waiter_state>> waiters;
+    bool stop = false;
+    std::atomic<bool> closing{false};
+    std::atomic<std::uint64_t> malformed{0};
+    std::atomic<std::uint64_t> received{0};  // messages read by the reader, malformed or not
+
+    std::thread reader;
+    std::thread dispatcher;
+    std::thread::id reader_id;
+    std::thread::id dispatcher_id;
+    std::mutex close_mu;
+    bool closed = false;  // guarded by close_mu
+
+    void report_exception(std::string_view what) noexcept {
+        if (!options.on_handler_exception) return;
+        try {
+            options.on_handler_exception(what);
+        } catch (...) {  // NOLINT(bugprone-empty-catch): a reporter that throws is ignored
+        }
+    }
+
+    void run_guarded(const std::function<void()>& f, std::string_view what) noexcept {
+        try {
+            f();
+        } catch (const std::exception& e) {
+            report_exception(std::string(what) + " threw: " + e.what());
+        } catch (...) {
+            report_exception(std::string(what) + " threw a non-standard exception");
+        }
+    }
+
+    static error call_error(std::string_view method, const error& e) {
+        error out = e;
+        out.message = std::string(method) + ": " + e.message;
+        return out;
+    }
+
+    // Complete one call outside `mu`. Futures are set here; callbacks go to the dispatcher
+    // unless we are the dispatcher.
+    void complete(pending_call&& p, result<json> r) {
+        if (auto* prom = std::get_if<std::promise<result<json>>>(&p.done)) {
+            prom->set_value(std::move(r));
+            return;
+        }
+        auto cb = std::move(std::get<call_callback>(p.done));
+        if (!cb) return;
+        if (std::this_thread::get_id() == dispatcher_id) {
+            run_guarded([&] { cb(std::move(r)); }, "a call_async callback");
+            return;
+        }
+        auto task = [this, cb = std::move(cb), r = std::move(r)]() mutable {
+            run_guarded([&] { cb(std::move(r)); }, "a call_async callback");
+        };
+        std::lock_guard lock(mu);
+        tasks.emplace_back(std::move(task));
+        cv.notify_all();
+    }
+
+    // Remove a pending call (mu held); nullopt when it was already completed.
+    std::optional<pending_call> take_locked(std::int64_t id) {
+        auto it = pending.find(id);
+        if (it == pending.end()) return std::nullopt;
+        pending_call p = std::move(it->second);
+        pending.erase(it);
+        deadlines.erase({p.deadline, id});
+        return p;
+    }
+
+    static error timeout_error(const pending_call& p) {
+        return error(errc::timeout,
+                     p.method + ": no answer from the browser within " + std::to_string(p.timeout.count()) + " ms",
+                     "The page may be busy or blocked (a dialog, a paused debugger); retry with a longer timeout.",
+                     json{{"method", p.method}, {"timeout_ms", p.timeout.count()},
+                          {"session_id", p.session_id}});
+    }
+
+    // The transport ended: fail everything pending, now, with its error.
+    void fail_all(const error& why) {
+        std::map<std::int64_t, pending_call> taken;
+        std::vector<std::shared_ptr<waiter_state>> ws;
+        {
+            std::lock_guard lock(mu);
+            if (!failure) {
+                if (closing)
+                    failure = error(errc::transport_closed, "the CDP connection was closed",
+                                    "The host closed this connection; open a new one to continue.");
+                else
+                    failure = why;
+            }
+            taken.swap(pending);
+            deadlines.clear();
+            for (auto& w : waiters)
+                if (auto s = w.lock()) ws.push_back(std::move(s));
+            waiters.clear();
+        }
+        const error f = *failure;  // immutable once set
+        for (auto& [id, p] : taken) {
+            const std::string method = p.method;
+            complete(std::move(p), fail(call_error(method, f)));
+        }
+        for (auto& w : ws) {
+            std::lock_guard lock(w->mu);
+            if (!w->failure) w->failure = f;
+            w->cv.notify_all();
+        }
+    }
+
+    // Fail the pending calls of one session (detached target, crashed renderer).
+    void fail_session(const std::string& session, const error& why) {
+        std::vector<pending_call> taken;
+        {
+            std::lock_guard lock(mu);
+            for (auto it = pending.begin(); it != pending.end();) {
+                if (it->second.session_id == session) {
+                    deadlines.erase({it->second.deadline, it->first});
+                    taken.push_back(std::move(it->second));
+                    it = pending.erase(it);
+                } else {
+                    ++it;
+                }
+            }
+        }
+        for (auto& p : taken) {
+            const std::string method = p.method;
+            complete(std::move(p), fail(call_error(method, why)));
+        }
+    }
+
+    void dispatch_event(const event& ev) {
+        std::vector<std::shared_ptr<subscriber>> matching;
+        {
+            std::lock_guard lock(mu);
+            for (auto& [id, s] : subs)
+                if ((s->method.empty() || s->method == ev.method) && (!s->session_id || *s->session_id == ev.session_id))
+                    matching.push_back(s);
+        }
+        for (auto& s : matching) {
+            {
+                std::lock_guard lock(mu);
+                if (!s->active) continue;
+                running_sub = s->id;
+            }
+            run_guarded([&] { s->handler(ev); }, "the handler of " + ev.method);
+            {
+                std::lock_guard lock(mu);
+                running_sub = 0;
+            }
+            idle_cv.notify_all();
+        }
+    }
+
+    void handle_message(const std::string& text) {
+        received.fetch_add(1, std::memory_order_relaxed);
+        json j;
+        if (text.size() > options.max_log_event_bytes) {
+            if (auto summary = detail::summarize_log_event(text)) j = std::move(*summary);
+        }
+        if (j.is_null()) j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+        if (!j.is_object()) {
+            ++malformed;
+            return;
+        }
+        if (auto id = j.find("id"); id != j.end()) {
+            if (!id->is_number_integer()) {
+                ++malformed;
+                return;
+            }
+            std::optional<pending_call> p;
+            {
+                std::lock_guard lock(mu);
+                p = take_locked(id->get<std::int64_t>());
+            }
+            if (!p) return;  // our own internal ids (< 0), or a call that already timed out
+            if (auto err = j.find("error"); err != j.end()) {
+                // Defensive reads: a malformed error object must not throw out of the reader.
+                long long code = 0;
+                std::string msg = "unknown error";
+                if (err->is_object()) {
+                    if (auto c = err->find("code"); c != err->end() && c->is_number_integer()) code = c->get<long long>();
+                    if (auto m = err->find("message"); m != err->end() && m->is_string()) msg = m->get<std::string>();
+                } else {
+                    msg = err->dump(-1, ' ', false, json::error_handler_t::replace);
+                }
+                json details = {{"method", p->method}, {"code", code}, {"message", msg}};
+                if (err->is_object() && err->contains("data")) details["data"] = (*err)["data"];
+                if (!p->session_id.empty()) details["session_id"] = p->session_id;
+                const std::string method = p->method;
+                complete(std::move(*p),
+                         fail(errc::cdp_error, method + ": " + msg + " (CDP error " + std::to_string(code) + ")",
+                              "The browser refused the command; check its parameters and the target's state.",
+                              std::move(details)));
+            } else {
+                auto r = j.find("result");
+                complete(std::move(*p), r != j.end() ? std::move(*r) : json::object());
+            }
+            return;
+        }
+        auto m = j.find("method");
+        if (m == j.end() || !m->is_string()) {
+            ++malformed;
+            return;
+        }
+        event ev;
+        ev.method = m->get<std::string>();
+        if (auto p = j.find("params"); p != j.end()) ev.params = std::move(*p);
+        if (auto s = j.find("sessionId"); s != j.end() && s->is_string()) ev.session_id = s->get<std::string>();
+
+        if (ev.method == "Target.detachedFromTarget" && ev.params.contains("sessionId") &&
+            ev.params["sessionId"].is_string()) {
+            const auto sid = ev.params["sessionId"].get<std::string>();
+            fail_session(sid, error(errc::transport_closed, "the CDP session " + sid + " was detached (its target closed or crashed)",
+                                    "Take a new snapshot or open a new tab; the old one is gone.",
+                                    json{{"session_id", sid}}));
+        } else if (ev.method == "Inspector.targetCrashed" && !ev.session_id.empty()) {
+            fail_session(ev.session_id,
+                         error(errc::browser_crashed, "the renderer of session " + ev.session_id + " crashed",
+                               "Reload the page or open a new tab.", json{{"session_id", ev.session_id}}));
+        }
+
+        std::vector<std::shared_ptr<waiter_state>> ws;
+        {
+            std::lock_guard lock(mu);
+            for (auto it = waiters.begin(); it != waiters.end();) {
+                if (auto s = it->lock()) {
+                    ws.push_back(std::move(s));
+                    ++it;
+                } else {
+                    it = waiters.erase(it);
+                }
+            }
+        }
+        // Waiters are resolved by the reader (they only record the event), so a thread that
+        // waits for an event is not delayed behind a slow handler. Their predicates therefore
+        // run on the reader thread: keep them pure and quick.
+        for (auto& w : ws) {
+            std::lock_guard lock(w->mu);
+            if (w->got || w->failure) continue;
+            bool match = false;
+            try {
+                match = !w->predicate || w->predicate(ev);
+            } catch (...) {
+                report_exception("an event_waiter predicate threw");
+            }
+            if (match) {
+                w->got = ev;
+                w->cv.notify_all();
+            }
+        }
+
+        auto task = [this, ev = std::move(ev)] { dispatch_event(ev); };
+        std::lock_guard lock(mu);
+        tasks.emplace_back(std::move(task));
+        cv.notify_all();
+    }
+
+    void reader_loop() {
+        for (;;) {
+            auto m = transport.receive(std::chrono::milliseconds(60000));
+            if (!m) {
+                if (!is_terminal_transport_error(m.error())) continue;
+                fail_all(m.error());
+                return;
+            }
+            handle_message(*m);
+        }
+    }
+
+    void dispatcher_loop() {
+        std::unique_lock lock(mu);
+        for (;;) {
+            const auto now = conn_clock::now();
+            std::vector<pending_call> expired;
+            while (!deadlines.empty() && deadlines.begin()->first <= now) {
+                const auto id = deadlines.begin()->second;
+                if (auto p = take_locked(id)) expired.push_back(std::move(*p));
+                else deadlines.erase(deadlines.begin());
+            }
+            if (!expired.empty()) {
+                lock.unlock();
+                for (auto& p : expired) {
+                    auto e = timeout_error(p);
+                    complete(std::move(p), fail(std::move(e)));
+                }
+                lock.lock();
+                continue;
+            }
+            if (!tasks.empty()) {
+                auto task = std::move(tasks.front());
+                tasks.pop_front();
+                lock.unlock();
+                task();
+                lock.lock();
+                continue;
+            }
+            if (stop) return;
+            if (deadlines.empty()) {
+                cv.wait(lock);
+            } else {
+                const auto next = deadlines.begin()->first;  // a copy: the node may go while we wait
+                cv.wait_until(lock, next);
+            }
+        }
+    }
+
+    // Register and send a call. Returns the id, or an error when the call never started.
+    result<std::int64_t> start_call(std::string_view method, json params, std::string_view session_id,
+                                    std::optional<std::chrono::milliseconds> timeout,
+                                    std::variant<std::promise<result<json>>, call_callback> done,
+                                    conn_clock::time_point* deadline_out = nullptr) {
+        if (std::this_thread::get_id() == reader_id)
+            return fail(errc::internal, "a CDP call was issued from the connection's reader thread");
+        const auto t = timeout.value_or(options.default_timeout);
+        std::int64_t id = 0;
+        {
+            std::lock_guard lock(mu);
+            if (failure) return fail(call_error(method, *failure));
+            id = next_id++;
+            pending_call p;
+            p.method = std::string(method);
+            p.session_id = std::string(session_id);
+            p.timeout = t;
+            p.deadline = conn_clock::now() + t;
+            p.done = std::move(done);
+            if (deadline_out != nullptr) *deadline_out = p.deadline;
+            deadlines.emplace(p.deadline, id);
+            pending.emplace(id, std::move(p));
+            cv.notify_all();  // the dispatcher may need an earlier wake-up
+        }
+        json msg = json::object();
+        msg["id"] = id;
+        msg["method"] = method;
+        msg["params"] = params.is_null() ? json::object() : std::move(params);
+        if (!session_id.empty()) msg["sessionId"] = session_id;
+        if (options.sent_counter) options.sent_counter->fetch_add(1, std::memory_order_relaxed);
+        auto sent = transport.send(msg.dump(-1, ' ', false, json::error_handler_t::replace));
+        if (!sent) {
+            std::optional<pending_call> p;
+            {
+                std::lock_guard lock(mu);
+                p = take_locked(id);
+            }
+            // If the reader already failed it, its completion has been delivered.
+            if (p) {
+                if (std::holds_alternative<call_callback>(p->done)) {
+                    complete(std::move(*p), fail(call_error(method, sent.error())));
+                    return id;
+                }
+                return fail(call_error(method, sent.error()));
+            }
+        }
+        if (sent && options.on_call_sent)
+            run_guarded([&] { options.on_call_sent(method, session_id); }, "the on_call_sent observer");
+        return id;
+    }
+};
+
+}  // namespace detail
+
+/// RAII event subscription: unsubscribes on destruction (see the threading contract).
+class [[nodiscard]] subscription {
+public:
+    subscription() = default;
+    /// Made by connection::on(): the connection's state and the handler's id.
+    subscription(std::weak_ptr<detail::connection_state> st, std::uint64_t id) : st_(std::move(st)), id_(id) {}
+    subscription(subscription&& o) noexcept : st_(std::move(o.st_)), id_(std::exchange(o.id_, 0)) {}
+    subscription& operator=(subscription&& o) noexcept {
+        if (this != &o) {
+            unsubscribe();
+            st_ = std::move(o.st_);
+            id_ = std::exchange(o.id_, 0);
+        }
+        return *this;
+    }
+    subscription(const subscription&) = delete;
+    subscription& operator=(const subscription&) = delete;
+    ~subscription() { unsubscribe(); }
+
+    /// Stop delivery. When this returns, the handler is not running (unless this is called
+    /// from the handler itself) and will not be called again.
+    void unsubscribe() {
+        if (id_ == 0) return;
+        const auto id = std::exchange(id_, 0);
+        auto st = st_.lock();
+        st_.reset();
+        if (!st) return;
+        std::unique_lock lock(st->mu);
+        if (auto it = st->subs.find(id); it != st->subs.end()) {
+            it->second->active = false;
+            st->subs.erase(it);
+        }
+        if (std::this_thread::get_id() != st->dispatcher_id)
+            st->idle_cv.wait(lock, [&] { return st->running_sub != id; });
+    }
+
+    /// Keep the handler for the connection's lifetime; this object no longer owns it.
+    void release() noexcept {
+        id_ = 0;
+        st_.reset();
+    }
+
+    /// True while this object owns a live handler.
+    [[nodiscard]] bool active() const noexcept { return id_ != 0; }
+    /// The handler's id (0 when not active).
+    [[nodiscard]] std::uint64_t id() const noexcept { return id_; }
+
+private:
+    std::weak_ptr<detail::connection_state> st_;
+    std::uint64_t id_ = 0;
+};
+
+/// Waits for one event that was subscribed to before the action that causes it.
+/// Created by connection::expect(); the subscription is live from creation.
+class [[nodiscard]] event_waiter {
+public:
+    event_waiter() = default;
+    /// Made by connection::expect().
+    explicit event_waiter(std::shared_ptr<detail::waiter_state> s, std::string what)
+        : s_(std::move(s)), what_(std::move(what)) {}
+
+    /// The first matching event since creation; errc::timeout after `timeout`, or the
+    /// connection's error if it ends first.
+    [[nodiscard]] result<event> wait(std::chrono::milliseconds timeout) {
+        if (!s_) return fail(errc::internal, "an empty event_waiter was waited on");
+        std::unique_lock lock(s_->mu);
+        s_->cv.wait_for(lock, timeout, [&] { return s_->got.has_value() || s_->failure.has_value(); });
+        if (s_->got) return *s_->got;
+        if (s_->failure) return fail(*s_->failure);
+        return fail(errc::timeout, "no " + what_ + " event within " + std::to_string(timeout.count()) + " ms",
+                    "The expected page activity did not happen; check the page state.");
+    }
+
+    /// True once the event arrived (does not block).
+    [[nodiscard]] bool ready() const {
+        if (!s_) return false;
+        std::lock_guard lock(s_->mu);
+        return s_->got.has_value();
+    }
+
+private:
+    std::shared_ptr<detail::waiter_state> s_;
+    std::string what_;
+};
+
+class session;
+
+/// A CDP connection. Non-copyable, movable. Destruction closes the transport (for a
+/// launched browser: Browser.close, then signals) and joins both threads.
+class connection {
+public:
+    /// Start the reader and dispatcher threads on this transport.
+    explicit connection(any_transport transport, connection_options options = {})
+        : st_(std::make_shared<detail::connection_state>()) {
+        st_->transport = std::move(transport);
+        st_->options = std::move(options);
+        auto* s = st_.get();
+        // The threads share ownership of the state, so a handler that closes the
+        // connection can never leave them with a dangling pointer.
+        st_->dispatcher = std::thread([keep = st_, s] { s->dispatcher_loop(); });
+        {
+            std::lock_guard lock(st_->mu);
+            st_->dispatcher_id = st_->dispatcher.get_id();
+        }
+        st_->reader = std::thread([keep = st_, s] { s->reader_loop(); });
+        std::lock_guard lock(st_->mu);
+        st_->reader_id = st_->reader.get_id();
+    }
+
+    connection(connection&&) noexcept = default;
+    connection& operator=(connection&& o) noexcept {
+        if (this != &o) {
+            close();
+            st_ = std::move(o.st_);
+        }
+        return *this;
+    }
+    connection(const connection&) = delete;
+    connection& operator=(const connection&) = delete;
+    ~connection() { close(); }
+
+    /// Call a CDP method and wait for its result (bounded by `timeout`, default from the
+    /// options). CDP errors are errc::cdp_error with {method, code, message, data} details.
+    [[nodiscard]] result<json> call(std::string_view method, json params = json::object(),
+                                    std::string_view session_id = {},
+                                    std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
+        if (!st_) return fail(errc::transport_closed, method_str(method) + ": moved-from connection");
+        std::promise<result<json>> prom;
+        auto fut = prom.get_future();
+        detail::conn_clock::time_point deadline{};
+        auto id = st_->start_call(method, std::move(params), session_id, timeout, std::move(prom), &deadline);
+        if (!id) return fail(id.error());
+        if (fut.wait_until(deadline) != std::future_status::ready) {
+            std::optional<detail::pending_call> p;
+            {
+                std::lock_guard lock(st_->mu);
+                p = st_->take_locked(*id);
+            }
+            if (p) return fail(detail::connection_state::timeout_error(*p));
+        }
+        return fut.get();
+    }
+
+    /// Call without blocking; the future is completed by the reader thread (or with
+    /// errc::timeout by the dispatcher at the deadline).
+    [[nodiscard]] std::future<result<json>> call_async(std::string_view method, json params = json::object(),
+                                                       std::string_view session_id = {},
+                                                       std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
+        std::promise<result<json>> prom;
+        auto fut = prom.get_future();
+        if (!st_) {
+            prom.set_value(fail(errc::transport_closed, method_str(method) + ": moved-from connection"));
+            return fut;
+        }
+        auto id = st_->start_call(method, std::move(params), session_id, timeout, std::move(prom));
+        if (!id) {
+            std::promise<result<json>> failed;
+            auto f2 = failed.get_future();
+            failed.set_value(fail(id.error()));
+            return f2;
+        }
+        return fut;
+    }
+
+    /// Call without blocking; `callback` runs on the dispatcher thread with the result.
+    void call_async(std::string_view method, json params, std::string_view session_id, call_callback callback,
+                    std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
+        if (!st_) {
+            if (callback) callback(fail(errc::transport_closed, method_str(method) + ": moved-from connection"));
+            return;
+        }
+        auto shared_cb = std::make_shared<call_callback>(std::move(callback));
+        auto id = st_->start_call(method, std::move(params), session_id, timeout,
+                                  call_callback([shared_cb](result<json> r) {
+                                      if (*shared_cb) (*shared_cb)(std::move(r));
+                                  }));
+        if (!id) {  // never started: report through the dispatcher like any completion
+            detail::pending_call p;
+            p.done = call_callback([shared_cb](result<json> r) {
+                if (*shared_cb) (*shared_cb)(std::move(r));
+            });
+            st_->complete(std::move(p), fail(id.error()));
+        }
+    }
+
+    /// Subscribe to an event (`method` empty or "*" = every event), optionally only from one
+    /// session ("" = the browser session). Handlers run on the dispatcher thread.
+    [[nodiscard]] subscription on(std::string_view method, event_handler handler,
+                                  std::optional<std::string> session_id = std::nullopt) {
+        if (!st_) return {};
+        auto s = std::make_shared<detail::subscriber>();
+        s->method = method == "*" ? std::string() : std::string(method);
+        s->session_id = std::move(session_id);
+        s->handler = std::move(handler);
+        std::lock_guard lock(st_->mu);
+        s->id = st_->next_sub++;
+        st_->subs.emplace(s->id, s);
+        return subscription(st_, s->id);
+    }
+
+    /// Start waiting for an event now; collect it later with event_waiter::wait().
+    [[nodiscard]] event_waiter expect(std::string method, std::optional<std::string> session_id = std::nullopt,
+                                      std::function<bool(const event&)> predicate = {}) {
+        auto w = std::make_shared<detail::waiter_state>();
+        const std::string what = method;
+        w->predicate = [method = std::move(method), session_id = std::move(session_id),
+                        pred = std::move(predicate)](const event& ev) {
+            if (ev.method != method) return false;
+            if (session_id && *session_id != ev.session_id) return false;
+            return !pred || pred(ev);
+        };
+        if (!st_) {
+            w->failure = error(errc::transport_closed, "moved-from connection");
+            return event_waiter(std::move(w), what);
+        }
+        std::lock_guard lock(st_->mu);
+        if (st_->failure) w->failure = *st_->failure;
+        else st_->waiters.push_back(w);
+        return event_waiter(std::move(w), what);
+    }
+
+    /// Target.attachToTarget with flatten:true; returns the new sessionId.
+    [[nodiscard]] result<std::string> attach_to_target(std::string_view target_id,
+                                                       std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
+        auto r = call("Target.attachToTarget", json{{"targetId", target_id}, {"flatten", true}}, {}, timeout);
+        if (!r) return fail(r.error());
+        if (!r->contains("sessionId") || !(*r)["sessionId"].is_string())
+            return fail(errc::protocol_error, "Target.attachToTarget returned no sessionId");
+        return (*r)["sessionId"].get<std::string>();
+    }
+
+    /// Target.setAutoAttach {autoAttach, waitForDebuggerOnStart, flatten:true} on the browser
+    /// session or on `session_id`. New targets then announce themselves with
+    /// Target.attachedToTarget carrying their sessionId; when waiting for the debugger, resume
+    /// them with Runtime.runIfWaitingForDebugger on that session.
+    [[nodiscard]] result<void> set_auto_attach(bool auto_attach, bool wait_for_debugger_on_start,
+                                               std::string_view session_id = {},
+                                               std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
+        auto r = call("Target.setAutoAttach",
+                      json{{"autoAttach", auto_attach}, {"waitForDebuggerOnStart", wait_for_debugger_on_start},
+                           {"flatten", true}},
+                      session_id, timeout);
+        if (!r) return fail(r.error());
+        return {};
+    }
+
+    /// Target.detachFromTarget for a flattened session.
+    [[nodiscard]] result<void> detach_from_target(std::string_view session_id,
+                                                  std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
+        auto r = call("Target.detachFromTarget", json{{"sessionId", session_id}}, {}, timeout);
+        if (!r) return fail(r.error());
+        return {};
+    }
+
+    /// A handle for calls on one flattened session.
+    [[nodiscard]] session session_for(std::string session_id);
+
+    /// False once the transport ended or the connection was closed.
+    [[nodiscard]] bool is_open() const {
+        if (!st_) return false;
+        std::lock_guard lock(st_->mu);
+        return !st_->failure.has_value();
+    }
+
+    /// Why the connection ended (nullopt while open).
+    [[nodiscard]] std::optional<error> failure() const {
+        if (!st_) return error(errc::transport_closed, "moved-from connection");
+        std::lock_guard lock(st_->mu);
+        return st_->failure;
+    }
+
+    /// Wait (bounded) until the dispatcher has run the handlers and callbacks of every message
+    /// received so far. A blocking call() may return before the events that arrived ahead of
+    /// its answer were dispatched; after sync_events() the state those handlers keep reflects
+    /// everything the browser sent before that answer. True when done (at once when called
+    /// from the dispatcher itself); false on timeout or when the connection has ended.
+    bool sync_events(std::chrono::milliseconds timeout = std::chrono::milliseconds(2000)) {
+        if (!st_) return false;
+        auto* st = st_.get();
+        if (std::this_thread::get_id() == st->dispatcher_id) return true;
+        struct flag {
+            std::mutex mu;
+            std::condition_variable cv;
+            bool done = false;
+        };
+        auto f = std::make_shared<flag>();
+        {
+            std::lock_guard lock(st->mu);
+            if (st->failure || st->stop) return false;
+            st->tasks.emplace_back([f] {
+                std::lock_guard l(f->mu);
+                f->done = true;
+                f->cv.notify_all();
+            });
+            st->cv.notify_all();
+        }
+        std::unique_lock l(f->mu);
+        return f->cv.wait_for(l, timeout, [&] { return f->done; });
+    }
+
+    /// Calls awaiting an answer.
+    [[nodiscard]] std::size_t pending_count() const {
+        if (!st_) return 0;
+        std::lock_guard lock(st_->mu);
+        return st_->pending.size();
+    }
+
+    /// Messages from the browser that were not valid CDP (ignored).
+    [[nodiscard]] std::uint64_t malformed_messages() const { return st_ ? st_->malformed.load() : 0; }
+    /// Messages read from the transport so far (answers and events, malformed ones too): a
+    /// caller waiting behind a flood of events can tell a busy connection from a silent one.
+    [[nodiscard]] std::uint64_t received_messages() const { return st_ ? st_->received.load(std::memory_order_relaxed) : 0; }
+
+    /// The transport, when it is a T (e.g. pipe_transport for pid()); null otherwise.
+    /// Only const-safe members may be used: the reader thread owns receive().
+    template <class T>
+    [[nodiscard]] T* transport_as() noexcept {
+        return st_ ? st_->transport.template target<T>() : nullptr;
+    }
+
+    /// Close the transport (stopping a launched browser), fail pending calls with
+    /// errc::transport_closed, deliver queued events and callbacks, join the threads.
+    /// Idempotent; safe from a handler (the dispatcher then finishes on its own).
+    void close() {
+        if (!st_) return;
+        auto st = st_;
+        std::unique_lock close_lock(st->close_mu, std::defer_lock);
+        if (std::this_thread::get_id() == st->dispatcher_id) {
+            if (!close_lock.try_lock()) return;  // another thread is closing and will finish
+        } else {
+            close_lock.lock();
+        }
+        if (st->closed) return;
+        st->closing = true;
+        st->transport.close();
+        if (st->reader.joinable()) st->reader.join();  // the reader never runs user code
+        {
+            std::lock_guard lock(st->mu);
+            st->stop = true;
+            st->cv.notify_all();
+        }
+        if (st->dispatcher.joinable()) {
+            if (std::this_thread::get_id() == st->dispatcher.get_id()) st->dispatcher.detach();
+            else st->dispatcher.join();
+        }
+        st->closed = true;
+    }
+
+private:
+    static std::string method_str(std::string_view m) { return std::string(m); }
+
+    std::shared_ptr<detail::connection_state> st_;
+};
+
+/// Calls and subscriptions bound to one flattened session. A cheap view: the connection
+/// must outlive it.
+class session {
+public:
+    /// A view of the flattened session `session_id` of `conn`.
+    session(connection& conn, std::string session_id) : conn_(&conn), id_(std::move(session_id)) {}
+
+    /// The CDP sessionId.
+    [[nodiscard]] const std::string& id() const noexcept { return id_; }
+    /// The connection the session is on.
+    [[nodiscard]] connection& conn() const noexcept { return *conn_; }
+
+    /// connection::call() in this session.
+    [[nodiscard]] result<json> call(std::string_view method, json params = json::object(),
+                                    std::optional<std::chrono::milliseconds> timeout = std::nullopt) const {
+        return conn_->call(method, std::move(params), id_, timeout);
+    }
+    /// connection::call_async() in this session.
+    [[nodiscard]] std::future<result<json>> call_async(std::string_view method, json params = json::object(),
+                                                       std::optional<std::chrono::milliseconds> timeout = std::nullopt) const {
+        return conn_->call_async(method, std::move(params), id_, timeout);
+    }
+    /// connection::on() for this session's events.
+    [[nodiscard]] subscription on(std::string_view method, event_handler handler) const {
+        return conn_->on(method, std::move(handler), id_);
+    }
+    /// connection::expect() for this session's events.
+    [[nodiscard]] event_waiter expect(std::string method, std::function<bool(const event&)> predicate = {}) const {
+        return conn_->expect(std::move(method), id_, std::move(predicate));
+    }
+
+private:
+    connection* conn_;
+    std::string id_;
+};
+
+inline session connection::session_for(std::string session_id) { return session(*this, std::move(session_id)); }
+
+}  // namespace agentkit::cdp
+// ---- end <agentkit/cdp/connection.hpp> ----
 // ---- begin <agentkit/browser/action_result.hpp> ----
 // agentkit/browser/action_result.hpp — what an action did and what changed, and how a result
 // words it for a model (to_text) or a program (to_json).
@@ -2189,20 +3482,9 @@ inline result<std::map<std::string, std::string>> parse_dotenv(std::string_view 
 // Layout: dom_index.hpp (DOM facts), refs.hpp (the ref registry), snapshot_types.hpp (inputs and
 // outputs), detail/render.hpp (node → lines), snapshot_diff.hpp (deltas); this header renders.
 
-// ---- begin <agentkit/browser/detail/render.hpp> ----
-// agentkit/browser/detail/render.hpp — how one accessibility node becomes snapshot lines: roles
-// that are interactive, transparent or structural, names and values, link URLs, clickables found
-// by the DOM (listeners, cursor), aria-hidden subtrees, frames placed at their owners. The words
-// of a line (role classes, clipping, quoting, URLs) are in line_text.hpp.
-
-// ---- begin <agentkit/browser/detail/control_lines.hpp> ----
-// agentkit/browser/detail/control_lines.hpp — how a control's line is made shorter without
-// losing what it says: a name the page doubled shown once, the interactive-only view's leading
-// ref, and a picture link beside its headline pointing at the headline's ref.
-
-// ---- begin <agentkit/browser/snapshot_types.hpp> ----
-// agentkit/browser/snapshot_types.hpp — the inputs and outputs of snapshot rendering: one frame's
-// accessibility tree, the rendering options, a rendered line and a whole snapshot.
+// ---- begin <agentkit/browser/snapshot_diff.hpp> ----
+// agentkit/browser/snapshot_diff.hpp — what changed between two snapshots of one page: lines
+// added, removed and changed (same ref, new text), worded within a token budget.
 
 // ---- begin <agentkit/core/tokens.hpp> ----
 // agentkit/core/tokens.hpp — token estimation behind a small interface.
@@ -2322,6 +3604,10 @@ private:
 
 }  // namespace agentkit
 // ---- end <agentkit/core/tokens.hpp> ----
+// ---- begin <agentkit/browser/snapshot_types.hpp> ----
+// agentkit/browser/snapshot_types.hpp — the inputs and outputs of snapshot rendering: one frame's
+// accessibility tree, the rendering options, a rendered line and a whole snapshot.
+
 
 #include <algorithm>
 #include <cctype>
@@ -2443,6 +3729,416 @@ struct snapshot {
 
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/snapshot_types.hpp> ----
+
+#include <algorithm>
+#include <cctype>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+namespace agentkit::browser {
+
+/// What format_delta says when nothing changed (our text, not the page's).
+inline constexpr std::string_view no_visible_change = "no visible change";
+
+/// What changed between two snapshots: lines added, removed, and lines of the same ref with new text.
+struct snapshot_delta {
+    std::vector<std::string> added;                            ///< lines only in the new snapshot
+    std::vector<std::string> removed;                          ///< lines only in the old snapshot
+    std::vector<std::pair<std::string, std::string>> changed;  ///< same ref, new text (old, new)
+    /// True when nothing changed.
+    [[nodiscard]] bool empty() const noexcept { return added.empty() && removed.empty() && changed.empty(); }
+};
+
+namespace detail {
+/// The units of a snapshot line as [begin, end) offsets: space-separated words, where a quoted
+/// run ("Full name *", placeholder="a b") stays inside its word.
+inline std::vector<std::pair<std::size_t, std::size_t>> line_units(std::string_view s) {
+    std::vector<std::pair<std::size_t, std::size_t>> u;
+    std::size_t i = 0;
+    while (i < s.size()) {
+        if (s[i] == ' ') {
+            ++i;
+            continue;
+        }
+        const std::size_t b = i;
+        bool quoted = false;
+        for (; i < s.size(); ++i) {
+            const char c = s[i];
+            if (quoted) {
+                if (c == '\\' && i + 1 < s.size()) ++i;
+                else if (c == '"') quoted = false;
+            } else if (c == '"') {
+                quoted = true;
+            } else if (c == '[' && i == b) {  // a bracketed label ([nearby text]) is one unit
+                const auto close = s.find(']', i);
+                if (close == std::string_view::npos) continue;
+                i = close;
+            } else if (c == ' ') {
+                break;
+            }
+        }
+        u.emplace_back(b, i);
+    }
+    return u;
+}
+
+inline std::vector<std::string_view> line_words(std::string_view s) {
+    std::vector<std::string_view> w;
+    for (const auto& [b, e] : line_units(s)) w.push_back(s.substr(b, e - b));
+    return w;
+}
+
+/// True when `after` is `before` less its focus. Focus leaving the element the model acted on
+/// before is not news when the snapshot shows where it went (diff_snapshots checks that).
+inline bool only_lost_focus(std::string_view before, std::string_view after) {
+    auto a = line_words(before);
+    const auto n = a.size();
+    a.erase(std::remove(a.begin(), a.end(), std::string_view("focused")), a.end());
+    return a.size() < n && a == line_words(after);
+}
+
+/// A changed line as "~ NEW (was OLD-PART)": the element as it is now, and only the words of the
+/// old line that differ (the role, name and ref are not repeated).
+inline std::string describe_change(std::string_view before, std::string_view after) {
+    const auto ua = line_units(before);
+    const auto ub = line_units(after);
+    auto word = [](std::string_view s, const std::pair<std::size_t, std::size_t>& p) { return s.substr(p.first, p.second - p.first); };
+    std::size_t p = 0;
+    while (p < ua.size() && p < ub.size() && word(before, ua[p]) == word(after, ub[p])) ++p;
+    std::size_t q = 0;
+    while (q < ua.size() - p && q < ub.size() - p && word(before, ua[ua.size() - 1 - q]) == word(after, ub[ub.size() - 1 - q])) ++q;
+    std::string out = "~ " + std::string(after);
+    if (p + q < ua.size()) {
+        const std::size_t from = ua[p].first;
+        const std::size_t to = ua[ua.size() - 1 - q].second;
+        out += " (was " + std::string(before.substr(from, to - from)) + ")";
+    }
+    return out;
+}
+}  // namespace detail
+
+/// What changed between two snapshots of the same page: lines matched by ref where they have
+/// one, by text otherwise (a multiset difference, so repeated lines are counted). A line that
+/// only lost its focus is not a change.
+[[nodiscard]] inline snapshot_delta diff_snapshots(const std::vector<snapshot_line>& before,
+                                                   const std::vector<snapshot_line>& after) {
+    snapshot_delta d;
+    std::map<std::string, const snapshot_line*> before_ref;
+    std::map<std::string, int> before_text;
+    for (const auto& l : before) {
+        if (!l.ref.empty()) before_ref[l.ref] = &l;
+        else if (!l.structural) ++before_text[l.text];
+    }
+    // Focus that left a line is news only when the snapshot does not show where it went; that
+    // is looked up once, and only when some line did lose only its focus.
+    std::optional<bool> focus_shown;
+    auto shows_focus = [&] {
+        if (!focus_shown) {
+            focus_shown = std::any_of(after.begin(), after.end(), [](const snapshot_line& l) {
+                if (l.ref.empty() || l.text.find("focused") == std::string::npos) return false;
+                const auto w = detail::line_words(l.text);
+                return std::find(w.begin(), w.end(), std::string_view("focused")) != w.end();
+            });
+        }
+        return *focus_shown;
+    };
+    std::set<std::string> seen_refs;
+    for (const auto& l : after) {
+        if (!l.ref.empty()) {
+            seen_refs.insert(l.ref);
+            auto it = before_ref.find(l.ref);
+            if (it == before_ref.end()) d.added.push_back(l.text);
+            else if (it->second->text != l.text && !(detail::only_lost_focus(it->second->text, l.text) && shows_focus()))
+                d.changed.emplace_back(it->second->text, l.text);
+        } else if (!l.structural) {
+            auto it = before_text.find(l.text);
+            if (it != before_text.end() && it->second > 0) --it->second;
+            else d.added.push_back(l.text);
+        }
+    }
+    for (const auto& l : before) {
+        if (!l.ref.empty()) {
+            if (seen_refs.count(l.ref) == 0) d.removed.push_back(l.text);
+        }
+    }
+    for (const auto& [text, n] : before_text)
+        for (int i = 0; i < n; ++i) d.removed.push_back(text);
+    return d;
+}
+
+/// The delta as compact text within a token budget: "+ line", "- line", and "~ line (was …)"
+/// with the line as it is now and the words of the old one that differ.
+[[nodiscard]] inline std::string format_delta(const snapshot_delta& d, std::size_t token_budget = 800,
+                                              const token_counter& tokens = {}) {
+    if (d.empty()) return std::string(no_visible_change);
+    std::string out;
+    std::size_t used = 0;
+    std::size_t dropped = 0;
+    auto add = [&](std::string line) {
+        const std::size_t t = tokens.count(line);
+        if (token_budget > 0 && used + t > token_budget) {
+            ++dropped;
+            return;
+        }
+        used += t;
+        out += line;
+    };
+    for (const auto& [a, b] : d.changed) add(detail::describe_change(a, b) + "\n");
+    for (const auto& a : d.added) add("+ " + a + "\n");
+    for (const auto& r : d.removed) add("- " + r + "\n");
+    if (dropped > 0) out += "(" + std::to_string(dropped) + " more changes; take a snapshot to see the page)\n";
+    return out;
+}
+
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/snapshot_diff.hpp> ----
+// ---- begin <agentkit/browser/detail/render.hpp> ----
+// agentkit/browser/detail/render.hpp — how one accessibility node becomes snapshot lines: roles
+// that are interactive, transparent or structural, names and values, link URLs, clickables found
+// by the DOM (listeners, cursor), aria-hidden subtrees, frames placed at their owners. The words
+// of a line (role classes, clipping, quoting, URLs) are in line_text.hpp.
+
+// ---- begin <agentkit/browser/refs.hpp> ----
+// agentkit/browser/refs.hpp — element refs as identities: the registry that issues "e12" (the
+// prefix names the document, the number counts within it) for one DOM node of one document,
+// resolves it back, and retires the refs of navigated frames.
+
+
+#include <algorithm>
+#include <cctype>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+namespace agentkit::browser {
+
+/// What a ref stands for: one node of one document.
+struct ref_target {
+    std::string session_id;  ///< the CDP session of the node's renderer (empty: the page session)
+    std::string frame_id;    ///< the frame the node's document is in
+    std::string loader_id;   ///< the document (a navigation makes a new loader)
+    std::int64_t backend_node_id = 0;  ///< the node's DOM.BackendNodeId
+    std::string role;        ///< its accessibility role when the ref was issued
+    std::string name;        ///< its accessible name when the ref was issued
+};
+
+/// Issues refs and resolves them. A ref is a short prefix of letters naming its document and a
+/// number counted within it: `e12`, then `b7` on the next document, `c31` on the one after. A
+/// ref is never rebound: the same node of the same document keeps its ref across snapshots; a
+/// node of a new document gets a new ref; refs of a navigated frame are retired and resolve to
+/// `ref.stale`. Prefixes are reused once every one has served a document, but each prefix counts
+/// on where its last document stopped (the generation table `next_`), so no ref text is ever
+/// issued twice in a registry's life and an old ref can never resolve to a node of a later
+/// document. Thread-safe.
+class ref_registry {
+public:
+    /// The prefixes, in the order documents take them. Each is one o200k token alone, before a
+    /// number and after `ref=` (a run of up to 3 digits is one token too, so a ref costs 2 tokens
+    /// while its prefix has counted fewer than 1,000). No `i`, `l` or `o` (they read as digits),
+    /// no `h` (`h1` reads as a heading) and no `a` (artifact ids are `a3`).
+    static constexpr std::string_view kPrefixes = "ebcdfgjkmnpqrstuvwxyz";
+
+    /// The ref for a node, issuing a new one when this node of this document has none.
+    std::string ref_for(const std::string& session_id, const std::string& frame_id, const std::string& loader_id,
+                        std::int64_t backend, std::string_view role, std::string_view name) {
+        std::lock_guard lock(mu_);
+        key k{session_id, loader_id, backend};
+        if (auto it = by_node_.find(k); it != by_node_.end()) {
+            auto& t = targets_[it->second];
+            t.role = std::string(role);
+            t.name = std::string(name);
+            return text(it->second);
+        }
+        const std::size_t prefix = prefix_for_locked(session_id, frame_id, loader_id);
+        const ref_id id{prefix, next_[prefix]++};
+        by_node_.emplace(std::move(k), id);
+        targets_.emplace(id, ref_target{session_id, frame_id, loader_id, backend, std::string(role), std::string(name)});
+        return text(id);
+    }
+
+    /// The live ref of a node, when it has one (never issues a new ref).
+    [[nodiscard]] std::optional<std::string> find(const std::string& session_id, const std::string& loader_id,
+                                                  std::int64_t backend) const {
+        std::lock_guard lock(mu_);
+        auto it = by_node_.find(key{session_id, loader_id, backend});
+        if (it == by_node_.end()) return std::nullopt;
+        return text(it->second);
+    }
+
+    /// Retire every ref of a frame whose document is no longer `current_loader`.
+    void frame_navigated(const std::string& frame_id, const std::string& current_loader) {
+        std::lock_guard lock(mu_);
+        for (auto it = targets_.begin(); it != targets_.end();) {
+            if (it->second.frame_id == frame_id && it->second.loader_id != current_loader) it = retire_locked(it);
+            else ++it;
+        }
+        std::erase_if(docs_, [&](const auto& d) { return d.second.frame_id == frame_id && d.first.second != current_loader; });
+    }
+
+    /// Retire every ref of these frames (their tab was closed).
+    void retire_frames(const std::set<std::string>& frame_ids) {
+        std::lock_guard lock(mu_);
+        for (auto it = targets_.begin(); it != targets_.end();) {
+            if (frame_ids.count(it->second.frame_id) != 0) it = retire_locked(it);
+            else ++it;
+        }
+        std::erase_if(docs_, [&](const auto& d) { return frame_ids.count(d.second.frame_id) != 0; });
+    }
+
+    /// Retire every ref (the browser was closed or replaced: none of its nodes is reachable).
+    void retire_all() {
+        std::lock_guard lock(mu_);
+        for (auto it = targets_.begin(); it != targets_.end();) it = retire_locked(it);
+        docs_.clear();
+    }
+
+    /// Retire one ref (its node is gone from the document).
+    void retire(std::string_view ref) {
+        std::lock_guard lock(mu_);
+        auto id = parse(ref);
+        if (!id) return;
+        if (auto it = targets_.find(*id); it != targets_.end()) retire_locked(it);
+    }
+
+    /// Resolve a ref: `ref.unknown` when never issued (or malformed), `ref.stale` when retired.
+    [[nodiscard]] result<ref_target> resolve(std::string_view ref) const {
+        std::lock_guard lock(mu_);
+        auto id = parse(ref);
+        if (!id || id->number == 0 || id->number >= next_[id->prefix])
+            return fail(errc::ref_unknown, "no element has ref \"" + std::string(ref) + "\"",
+                        "Use a ref exactly as it appears in the latest snapshot, e.g. e12; take a snapshot if you "
+                        "have none.",
+                        json{{"ref", ref}});
+        if (auto it = targets_.find(*id); it != targets_.end()) return it->second;
+        std::string what = "the element";
+        if (auto s = stale_.find(*id); s != stale_.end()) what = s->second;
+        return fail(errc::ref_stale,
+                    "ref " + std::string(ref) + " (" + what + ") is stale: its element is gone or the page navigated",
+                    "Take a new snapshot and use the refs it shows.", json{{"ref", ref}});
+    }
+
+    /// Number of live refs.
+    [[nodiscard]] std::size_t size() const {
+        std::lock_guard lock(mu_);
+        return targets_.size();
+    }
+
+    /// Number of retired refs whose description is remembered (bounded by kMaxRemembered).
+    [[nodiscard]] std::size_t remembered_stale() const {
+        std::lock_guard lock(mu_);
+        return stale_.size();
+    }
+
+    /// Descriptions of retired refs kept for their `ref.stale` message (the newest; older
+    /// retired refs still resolve to `ref.stale`, described as "the element"). Bounds the
+    /// registry's memory in a long session: it held every ref ever retired.
+    static constexpr std::size_t kMaxRemembered = 4096;
+
+    /// A ref as numbers: which prefix (an index into kPrefixes) and the number after it.
+    struct ref_id {
+        std::size_t prefix = 0;     ///< index into kPrefixes
+        std::uint64_t number = 0;   ///< counted within the prefix, from 1
+        /// Ordered by prefix, then number.
+        bool operator<(const ref_id& o) const { return std::tie(prefix, number) < std::tie(o.prefix, o.number); }
+    };
+
+    /// Parse "e12" (also "[ref=e12]" and "ref=e12") to its prefix and number; nullopt when the
+    /// text is no ref this registry could have issued.
+    [[nodiscard]] static std::optional<ref_id> parse(std::string_view ref) noexcept {
+        if (ref.size() > 2 && ref.front() == '[' && ref.back() == ']') ref = ref.substr(1, ref.size() - 2);
+        if (ref.rfind("ref=", 0) == 0) ref.remove_prefix(4);
+        if (ref.size() < 2 || ref.size() > 20) return std::nullopt;
+        const std::size_t prefix = kPrefixes.find(ref[0]);
+        if (prefix == std::string_view::npos) return std::nullopt;
+        std::uint64_t v = 0;
+        for (std::size_t i = 1; i < ref.size(); ++i) {
+            if (ref[i] < '0' || ref[i] > '9') return std::nullopt;
+            v = v * 10 + static_cast<std::uint64_t>(ref[i] - '0');
+        }
+        return ref_id{prefix, v};
+    }
+
+private:
+    struct key {
+        std::string session;
+        std::string loader;
+        std::int64_t backend;
+        bool operator<(const key& o) const {
+            return std::tie(session, loader, backend) < std::tie(o.session, o.loader, o.backend);
+        }
+    };
+    struct doc_rec {
+        std::string frame_id;
+        std::size_t prefix = 0;
+    };
+    static std::string text(const ref_id& id) { return kPrefixes[id.prefix] + std::to_string(id.number); }
+
+    // Under mu_: the prefix of a document, choosing one for a document seen for the first time:
+    // a prefix no live document has, the one that has counted least (the first in kPrefixes on
+    // a tie); when every prefix has a live document, the one that has counted least.
+    std::size_t prefix_for_locked(const std::string& session_id, const std::string& frame_id, const std::string& loader_id) {
+        auto d = docs_.find({session_id, loader_id});
+        if (d != docs_.end()) return d->second.prefix;
+        std::vector<bool> taken(kPrefixes.size(), false);
+        for (const auto& live : docs_) taken[live.second.prefix] = true;
+        std::size_t best = kPrefixes.size();
+        for (int pass = 0; pass < 2 && best == kPrefixes.size(); ++pass)
+            for (std::size_t p = 0; p < kPrefixes.size(); ++p)
+                if ((pass == 1 || !taken[p]) && (best == kPrefixes.size() || next_[p] < next_[best])) best = p;
+        docs_.emplace(std::pair{session_id, loader_id}, doc_rec{frame_id, best});
+        return best;
+    }
+
+    // Under mu_: retire one live ref, remember its description (bounded); the next target.
+    std::map<ref_id, ref_target>::iterator retire_locked(std::map<ref_id, ref_target>::iterator it) {
+        if (stale_.emplace(it->first, it->second.role + " \"" + it->second.name + "\"").second) stale_order_.push_back(it->first);
+        while (stale_.size() > kMaxRemembered) {  // the oldest retired first
+            stale_.erase(stale_order_.front());
+            stale_order_.pop_front();
+        }
+        by_node_.erase(key{it->second.session_id, it->second.loader_id, it->second.backend_node_id});
+        return targets_.erase(it);
+    }
+
+    mutable std::mutex mu_;
+    std::map<key, ref_id> by_node_;
+    std::map<ref_id, ref_target> targets_;
+    std::map<ref_id, std::string> stale_;
+    std::deque<ref_id> stale_order_;
+    std::map<std::pair<std::string, std::string>, doc_rec> docs_;  // live documents: (session, loader)
+    std::vector<std::uint64_t> next_ = std::vector<std::uint64_t>(kPrefixes.size(), 1);  // the generation table
+};
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/refs.hpp> ----
+// ---- begin <agentkit/browser/detail/control_lines.hpp> ----
+// agentkit/browser/detail/control_lines.hpp — how a control's line is made shorter without
+// losing what it says: a name the page doubled shown once, the interactive-only view's leading
+// ref, and a picture link beside its headline pointing at the headline's ref.
+
 
 #include <cstddef>
 #include <map>
@@ -3336,230 +5032,6 @@ inline std::string compact_url(std::string_view url, std::string_view page, std:
 
 }  // namespace agentkit::browser::detail
 // ---- end <agentkit/browser/detail/line_text.hpp> ----
-// ---- begin <agentkit/browser/refs.hpp> ----
-// agentkit/browser/refs.hpp — element refs as identities: the registry that issues "e12" (the
-// prefix names the document, the number counts within it) for one DOM node of one document,
-// resolves it back, and retires the refs of navigated frames.
-
-
-#include <algorithm>
-#include <cctype>
-#include <cstddef>
-#include <cstdint>
-#include <deque>
-#include <map>
-#include <mutex>
-#include <optional>
-#include <set>
-#include <string>
-#include <string_view>
-#include <tuple>
-#include <unordered_map>
-#include <unordered_set>
-#include <utility>
-#include <vector>
-
-namespace agentkit::browser {
-
-/// What a ref stands for: one node of one document.
-struct ref_target {
-    std::string session_id;  ///< the CDP session of the node's renderer (empty: the page session)
-    std::string frame_id;    ///< the frame the node's document is in
-    std::string loader_id;   ///< the document (a navigation makes a new loader)
-    std::int64_t backend_node_id = 0;  ///< the node's DOM.BackendNodeId
-    std::string role;        ///< its accessibility role when the ref was issued
-    std::string name;        ///< its accessible name when the ref was issued
-};
-
-/// Issues refs and resolves them. A ref is a short prefix of letters naming its document and a
-/// number counted within it: `e12`, then `b7` on the next document, `c31` on the one after. A
-/// ref is never rebound: the same node of the same document keeps its ref across snapshots; a
-/// node of a new document gets a new ref; refs of a navigated frame are retired and resolve to
-/// `ref.stale`. Prefixes are reused once every one has served a document, but each prefix counts
-/// on where its last document stopped (the generation table `next_`), so no ref text is ever
-/// issued twice in a registry's life and an old ref can never resolve to a node of a later
-/// document. Thread-safe.
-class ref_registry {
-public:
-    /// The prefixes, in the order documents take them. Each is one o200k token alone, before a
-    /// number and after `ref=` (a run of up to 3 digits is one token too, so a ref costs 2 tokens
-    /// while its prefix has counted fewer than 1,000). No `i`, `l` or `o` (they read as digits),
-    /// no `h` (`h1` reads as a heading) and no `a` (artifact ids are `a3`).
-    static constexpr std::string_view kPrefixes = "ebcdfgjkmnpqrstuvwxyz";
-
-    /// The ref for a node, issuing a new one when this node of this document has none.
-    std::string ref_for(const std::string& session_id, const std::string& frame_id, const std::string& loader_id,
-                        std::int64_t backend, std::string_view role, std::string_view name) {
-        std::lock_guard lock(mu_);
-        key k{session_id, loader_id, backend};
-        if (auto it = by_node_.find(k); it != by_node_.end()) {
-            auto& t = targets_[it->second];
-            t.role = std::string(role);
-            t.name = std::string(name);
-            return text(it->second);
-        }
-        const std::size_t prefix = prefix_for_locked(session_id, frame_id, loader_id);
-        const ref_id id{prefix, next_[prefix]++};
-        by_node_.emplace(std::move(k), id);
-        targets_.emplace(id, ref_target{session_id, frame_id, loader_id, backend, std::string(role), std::string(name)});
-        return text(id);
-    }
-
-    /// The live ref of a node, when it has one (never issues a new ref).
-    [[nodiscard]] std::optional<std::string> find(const std::string& session_id, const std::string& loader_id,
-                                                  std::int64_t backend) const {
-        std::lock_guard lock(mu_);
-        auto it = by_node_.find(key{session_id, loader_id, backend});
-        if (it == by_node_.end()) return std::nullopt;
-        return text(it->second);
-    }
-
-    /// Retire every ref of a frame whose document is no longer `current_loader`.
-    void frame_navigated(const std::string& frame_id, const std::string& current_loader) {
-        std::lock_guard lock(mu_);
-        for (auto it = targets_.begin(); it != targets_.end();) {
-            if (it->second.frame_id == frame_id && it->second.loader_id != current_loader) it = retire_locked(it);
-            else ++it;
-        }
-        std::erase_if(docs_, [&](const auto& d) { return d.second.frame_id == frame_id && d.first.second != current_loader; });
-    }
-
-    /// Retire every ref of these frames (their tab was closed).
-    void retire_frames(const std::set<std::string>& frame_ids) {
-        std::lock_guard lock(mu_);
-        for (auto it = targets_.begin(); it != targets_.end();) {
-            if (frame_ids.count(it->second.frame_id) != 0) it = retire_locked(it);
-            else ++it;
-        }
-        std::erase_if(docs_, [&](const auto& d) { return frame_ids.count(d.second.frame_id) != 0; });
-    }
-
-    /// Retire every ref (the browser was closed or replaced: none of its nodes is reachable).
-    void retire_all() {
-        std::lock_guard lock(mu_);
-        for (auto it = targets_.begin(); it != targets_.end();) it = retire_locked(it);
-        docs_.clear();
-    }
-
-    /// Retire one ref (its node is gone from the document).
-    void retire(std::string_view ref) {
-        std::lock_guard lock(mu_);
-        auto id = parse(ref);
-        if (!id) return;
-        if (auto it = targets_.find(*id); it != targets_.end()) retire_locked(it);
-    }
-
-    /// Resolve a ref: `ref.unknown` when never issued (or malformed), `ref.stale` when retired.
-    [[nodiscard]] result<ref_target> resolve(std::string_view ref) const {
-        std::lock_guard lock(mu_);
-        auto id = parse(ref);
-        if (!id || id->number == 0 || id->number >= next_[id->prefix])
-            return fail(errc::ref_unknown, "no element has ref \"" + std::string(ref) + "\"",
-                        "Use a ref exactly as it appears in the latest snapshot, e.g. e12; take a snapshot if you "
-                        "have none.",
-                        json{{"ref", ref}});
-        if (auto it = targets_.find(*id); it != targets_.end()) return it->second;
-        std::string what = "the element";
-        if (auto s = stale_.find(*id); s != stale_.end()) what = s->second;
-        return fail(errc::ref_stale,
-                    "ref " + std::string(ref) + " (" + what + ") is stale: its element is gone or the page navigated",
-                    "Take a new snapshot and use the refs it shows.", json{{"ref", ref}});
-    }
-
-    /// Number of live refs.
-    [[nodiscard]] std::size_t size() const {
-        std::lock_guard lock(mu_);
-        return targets_.size();
-    }
-
-    /// Number of retired refs whose description is remembered (bounded by kMaxRemembered).
-    [[nodiscard]] std::size_t remembered_stale() const {
-        std::lock_guard lock(mu_);
-        return stale_.size();
-    }
-
-    /// Descriptions of retired refs kept for their `ref.stale` message (the newest; older
-    /// retired refs still resolve to `ref.stale`, described as "the element"). Bounds the
-    /// registry's memory in a long session: it held every ref ever retired.
-    static constexpr std::size_t kMaxRemembered = 4096;
-
-    /// A ref as numbers: which prefix (an index into kPrefixes) and the number after it.
-    struct ref_id {
-        std::size_t prefix = 0;     ///< index into kPrefixes
-        std::uint64_t number = 0;   ///< counted within the prefix, from 1
-        /// Ordered by prefix, then number.
-        bool operator<(const ref_id& o) const { return std::tie(prefix, number) < std::tie(o.prefix, o.number); }
-    };
-
-    /// Parse "e12" (also "[ref=e12]" and "ref=e12") to its prefix and number; nullopt when the
-    /// text is no ref this registry could have issued.
-    [[nodiscard]] static std::optional<ref_id> parse(std::string_view ref) noexcept {
-        if (ref.size() > 2 && ref.front() == '[' && ref.back() == ']') ref = ref.substr(1, ref.size() - 2);
-        if (ref.rfind("ref=", 0) == 0) ref.remove_prefix(4);
-        if (ref.size() < 2 || ref.size() > 20) return std::nullopt;
-        const std::size_t prefix = kPrefixes.find(ref[0]);
-        if (prefix == std::string_view::npos) return std::nullopt;
-        std::uint64_t v = 0;
-        for (std::size_t i = 1; i < ref.size(); ++i) {
-            if (ref[i] < '0' || ref[i] > '9') return std::nullopt;
-            v = v * 10 + static_cast<std::uint64_t>(ref[i] - '0');
-        }
-        return ref_id{prefix, v};
-    }
-
-private:
-    struct key {
-        std::string session;
-        std::string loader;
-        std::int64_t backend;
-        bool operator<(const key& o) const {
-            return std::tie(session, loader, backend) < std::tie(o.session, o.loader, o.backend);
-        }
-    };
-    struct doc_rec {
-        std::string frame_id;
-        std::size_t prefix = 0;
-    };
-    static std::string text(const ref_id& id) { return kPrefixes[id.prefix] + std::to_string(id.number); }
-
-    // Under mu_: the prefix of a document, choosing one for a document seen for the first time:
-    // a prefix no live document has, the one that has counted least (the first in kPrefixes on
-    // a tie); when every prefix has a live document, the one that has counted least.
-    std::size_t prefix_for_locked(const std::string& session_id, const std::string& frame_id, const std::string& loader_id) {
-        auto d = docs_.find({session_id, loader_id});
-        if (d != docs_.end()) return d->second.prefix;
-        std::vector<bool> taken(kPrefixes.size(), false);
-        for (const auto& live : docs_) taken[live.second.prefix] = true;
-        std::size_t best = kPrefixes.size();
-        for (int pass = 0; pass < 2 && best == kPrefixes.size(); ++pass)
-            for (std::size_t p = 0; p < kPrefixes.size(); ++p)
-                if ((pass == 1 || !taken[p]) && (best == kPrefixes.size() || next_[p] < next_[best])) best = p;
-        docs_.emplace(std::pair{session_id, loader_id}, doc_rec{frame_id, best});
-        return best;
-    }
-
-    // Under mu_: retire one live ref, remember its description (bounded); the next target.
-    std::map<ref_id, ref_target>::iterator retire_locked(std::map<ref_id, ref_target>::iterator it) {
-        if (stale_.emplace(it->first, it->second.role + " \"" + it->second.name + "\"").second) stale_order_.push_back(it->first);
-        while (stale_.size() > kMaxRemembered) {  // the oldest retired first
-            stale_.erase(stale_order_.front());
-            stale_order_.pop_front();
-        }
-        by_node_.erase(key{it->second.session_id, it->second.loader_id, it->second.backend_node_id});
-        return targets_.erase(it);
-    }
-
-    mutable std::mutex mu_;
-    std::map<key, ref_id> by_node_;
-    std::map<ref_id, ref_target> targets_;
-    std::map<ref_id, std::string> stale_;
-    std::deque<ref_id> stale_order_;
-    std::map<std::pair<std::string, std::string>, doc_rec> docs_;  // live documents: (session, loader)
-    std::vector<std::uint64_t> next_ = std::vector<std::uint64_t>(kPrefixes.size(), 1);  // the generation table
-};
-
-}  // namespace agentkit::browser
-// ---- end <agentkit/browser/refs.hpp> ----
 
 #include <algorithm>
 #include <cctype>
@@ -4360,185 +5832,6 @@ inline void render_frame(render_ctx& c, std::size_t frame_index, std::size_t dep
 
 }  // namespace agentkit::browser::detail
 // ---- end <agentkit/browser/detail/render.hpp> ----
-// ---- begin <agentkit/browser/snapshot_diff.hpp> ----
-// agentkit/browser/snapshot_diff.hpp — what changed between two snapshots of one page: lines
-// added, removed and changed (same ref, new text), worded within a token budget.
-
-
-#include <algorithm>
-#include <cctype>
-#include <cstddef>
-#include <cstdint>
-#include <map>
-#include <mutex>
-#include <optional>
-#include <set>
-#include <string>
-#include <string_view>
-#include <tuple>
-#include <unordered_map>
-#include <unordered_set>
-#include <utility>
-#include <vector>
-
-namespace agentkit::browser {
-
-/// What format_delta says when nothing changed (our text, not the page's).
-inline constexpr std::string_view no_visible_change = "no visible change";
-
-/// What changed between two snapshots: lines added, removed, and lines of the same ref with new text.
-struct snapshot_delta {
-    std::vector<std::string> added;                            ///< lines only in the new snapshot
-    std::vector<std::string> removed;                          ///< lines only in the old snapshot
-    std::vector<std::pair<std::string, std::string>> changed;  ///< same ref, new text (old, new)
-    /// True when nothing changed.
-    [[nodiscard]] bool empty() const noexcept { return added.empty() && removed.empty() && changed.empty(); }
-};
-
-namespace detail {
-/// The units of a snapshot line as [begin, end) offsets: space-separated words, where a quoted
-/// run ("Full name *", placeholder="a b") stays inside its word.
-inline std::vector<std::pair<std::size_t, std::size_t>> line_units(std::string_view s) {
-    std::vector<std::pair<std::size_t, std::size_t>> u;
-    std::size_t i = 0;
-    while (i < s.size()) {
-        if (s[i] == ' ') {
-            ++i;
-            continue;
-        }
-        const std::size_t b = i;
-        bool quoted = false;
-        for (; i < s.size(); ++i) {
-            const char c = s[i];
-            if (quoted) {
-                if (c == '\\' && i + 1 < s.size()) ++i;
-                else if (c == '"') quoted = false;
-            } else if (c == '"') {
-                quoted = true;
-            } else if (c == '[' && i == b) {  // a bracketed label ([nearby text]) is one unit
-                const auto close = s.find(']', i);
-                if (close == std::string_view::npos) continue;
-                i = close;
-            } else if (c == ' ') {
-                break;
-            }
-        }
-        u.emplace_back(b, i);
-    }
-    return u;
-}
-
-inline std::vector<std::string_view> line_words(std::string_view s) {
-    std::vector<std::string_view> w;
-    for (const auto& [b, e] : line_units(s)) w.push_back(s.substr(b, e - b));
-    return w;
-}
-
-/// True when `after` is `before` less its focus. Focus leaving the element the model acted on
-/// before is not news when the snapshot shows where it went (diff_snapshots checks that).
-inline bool only_lost_focus(std::string_view before, std::string_view after) {
-    auto a = line_words(before);
-    const auto n = a.size();
-    a.erase(std::remove(a.begin(), a.end(), std::string_view("focused")), a.end());
-    return a.size() < n && a == line_words(after);
-}
-
-/// A changed line as "~ NEW (was OLD-PART)": the element as it is now, and only the words of the
-/// old line that differ (the role, name and ref are not repeated).
-inline std::string describe_change(std::string_view before, std::string_view after) {
-    const auto ua = line_units(before);
-    const auto ub = line_units(after);
-    auto word = [](std::string_view s, const std::pair<std::size_t, std::size_t>& p) { return s.substr(p.first, p.second - p.first); };
-    std::size_t p = 0;
-    while (p < ua.size() && p < ub.size() && word(before, ua[p]) == word(after, ub[p])) ++p;
-    std::size_t q = 0;
-    while (q < ua.size() - p && q < ub.size() - p && word(before, ua[ua.size() - 1 - q]) == word(after, ub[ub.size() - 1 - q])) ++q;
-    std::string out = "~ " + std::string(after);
-    if (p + q < ua.size()) {
-        const std::size_t from = ua[p].first;
-        const std::size_t to = ua[ua.size() - 1 - q].second;
-        out += " (was " + std::string(before.substr(from, to - from)) + ")";
-    }
-    return out;
-}
-}  // namespace detail
-
-/// What changed between two snapshots of the same page: lines matched by ref where they have
-/// one, by text otherwise (a multiset difference, so repeated lines are counted). A line that
-/// only lost its focus is not a change.
-[[nodiscard]] inline snapshot_delta diff_snapshots(const std::vector<snapshot_line>& before,
-                                                   const std::vector<snapshot_line>& after) {
-    snapshot_delta d;
-    std::map<std::string, const snapshot_line*> before_ref;
-    std::map<std::string, int> before_text;
-    for (const auto& l : before) {
-        if (!l.ref.empty()) before_ref[l.ref] = &l;
-        else if (!l.structural) ++before_text[l.text];
-    }
-    // Focus that left a line is news only when the snapshot does not show where it went; that
-    // is looked up once, and only when some line did lose only its focus.
-    std::optional<bool> focus_shown;
-    auto shows_focus = [&] {
-        if (!focus_shown) {
-            focus_shown = std::any_of(after.begin(), after.end(), [](const snapshot_line& l) {
-                if (l.ref.empty() || l.text.find("focused") == std::string::npos) return false;
-                const auto w = detail::line_words(l.text);
-                return std::find(w.begin(), w.end(), std::string_view("focused")) != w.end();
-            });
-        }
-        return *focus_shown;
-    };
-    std::set<std::string> seen_refs;
-    for (const auto& l : after) {
-        if (!l.ref.empty()) {
-            seen_refs.insert(l.ref);
-            auto it = before_ref.find(l.ref);
-            if (it == before_ref.end()) d.added.push_back(l.text);
-            else if (it->second->text != l.text && !(detail::only_lost_focus(it->second->text, l.text) && shows_focus()))
-                d.changed.emplace_back(it->second->text, l.text);
-        } else if (!l.structural) {
-            auto it = before_text.find(l.text);
-            if (it != before_text.end() && it->second > 0) --it->second;
-            else d.added.push_back(l.text);
-        }
-    }
-    for (const auto& l : before) {
-        if (!l.ref.empty()) {
-            if (seen_refs.count(l.ref) == 0) d.removed.push_back(l.text);
-        }
-    }
-    for (const auto& [text, n] : before_text)
-        for (int i = 0; i < n; ++i) d.removed.push_back(text);
-    return d;
-}
-
-/// The delta as compact text within a token budget: "+ line", "- line", and "~ line (was …)"
-/// with the line as it is now and the words of the old one that differ.
-[[nodiscard]] inline std::string format_delta(const snapshot_delta& d, std::size_t token_budget = 800,
-                                              const token_counter& tokens = {}) {
-    if (d.empty()) return std::string(no_visible_change);
-    std::string out;
-    std::size_t used = 0;
-    std::size_t dropped = 0;
-    auto add = [&](std::string line) {
-        const std::size_t t = tokens.count(line);
-        if (token_budget > 0 && used + t > token_budget) {
-            ++dropped;
-            return;
-        }
-        used += t;
-        out += line;
-    };
-    for (const auto& [a, b] : d.changed) add(detail::describe_change(a, b) + "\n");
-    for (const auto& a : d.added) add("+ " + a + "\n");
-    for (const auto& r : d.removed) add("- " + r + "\n");
-    if (dropped > 0) out += "(" + std::to_string(dropped) + " more changes; take a snapshot to see the page)\n";
-    return out;
-}
-
-
-}  // namespace agentkit::browser
-// ---- end <agentkit/browser/snapshot_diff.hpp> ----
 
 #include <algorithm>
 #include <cctype>
@@ -5617,166 +6910,6 @@ inline constexpr const char* kSocketGuardScript = R"JS((() => {
 // dialogs and the lines of its last snapshot. Written by the CDP event dispatcher under the
 // engine mutex; read by operations under the same mutex.
 
-// ---- begin <agentkit/browser/results.hpp> ----
-// agentkit/browser/results.hpp — what the browser's read operations return: page snapshots,
-// console and network entries, screenshots, recordings and batch-read pages.
-
-
-#include <cstddef>
-#include <optional>
-#include <string>
-#include <vector>
-
-namespace agentkit::browser {
-
-/// One console message (or uncaught exception) of a tab.
-struct console_message {
-    std::string level;  ///< log, info, warning, error, debug, exception
-    std::string text;   ///< the message text
-    std::string url;    ///< the script it came from, when known
-    int line = 0;       ///< its line in that script (1-based; 0: unknown)
-};
-
-/// One network request of a tab.
-struct network_entry {
-    std::string method;         ///< GET, POST, ...
-    std::string url;            ///< the request URL
-    std::string resource_type;  ///< Document, Script, XHR, Fetch, Image, ... (CDP's resource type)
-    int status = 0;             ///< the HTTP status (0: no response yet)
-    std::string mime_type;      ///< the response's MIME type
-    std::string error;          ///< why it failed ("" when it did not)
-    bool finished = false;      ///< the request ended (loaded, failed or redirected)
-    double duration_ms = 0;     ///< from the request to its end, when finished
-};
-
-/// A snapshot of the current tab.
-struct page_snapshot {
-    std::string tab;  ///< the tab's id
-    std::string url;  ///< the page URL
-    std::string title;  ///< the page title
-    snapshot snap;  ///< the snapshot itself
-    bool article_like = false;  ///< readable() would give the main text more compactly
-    std::vector<std::string> notes;  ///< what the model should know first (a restarted browser, ...)
-    std::string boundary;  ///< nonce of the untrusted-content marks (empty: unmarked)
-    /// A large page read in part (snap.partial()): the first DOM node (backend id) it did not
-    /// read, and a digest of the nodes from there on (both 0: read whole).
-    std::int64_t part_boundary = 0;
-    std::uint64_t part_tail_digest = 0;  ///< digest of the nodes from part_boundary on
-    /// The snapshot as the model reads it: notes, URL, then title and snapshot inside the untrusted-content marks.
-    [[nodiscard]] std::string to_text() const {
-        std::string s;
-        for (const auto& n : notes) s += "note: " + n + "\n";
-        s += "url: " + url + "\n";
-        if (article_like) s += "(article-like: readable mode shows its text)\n";
-        return s + detail::page_data("title: " + title + "\n" + snap.text, boundary);
-    }
-};
-
-/// What evaluate() gives back: the value as JSON where it has a JSON form, and how a model
-/// reads it in every case (a function, a symbol or undefined is said, never shown as {}).
-struct evaluated {
-    json value;        ///< the result as JSON; null when it has no JSON form (see kind)
-    /// "json" (value holds it); "undefined", "function", "symbol", "bigint", "number" (NaN,
-    /// Infinity, -Infinity, -0), or "object" (an object JSON cannot hold: a DOM node, a cycle)
-    std::string kind = "json";
-    std::string text;  ///< as the model reads it: the JSON text, or undefined, a function's source head, Symbol(x), 12n, NaN
-};
-
-/// A screenshot: base64 image data and its size in CSS px.
-/// One mark of a marked screenshot: a ref and the box drawn for it.
-struct screenshot_mark {
-    std::string ref;  ///< the ref, as the snapshot shows it (the label drawn)
-    ///@{
-    /// The box drawn (the element's box clipped to its frames and the image), CSS px in the
-    /// image: viewport coordinates for a viewport screenshot (what browser::click_at takes),
-    /// page coordinates for a full page one.
-    double x = 0, y = 0, width = 0, height = 0;
-    ///@}
-    ///@{
-    /// Where its label was drawn (CSS px, the same coordinates): beside or inside the box, at the
-    /// first place that overlaps no label drawn before it (the least overlapping one when the
-    /// page leaves none free).
-    double label_x = 0, label_y = 0, label_width = 0, label_height = 0;
-    ///@}
-};
-
-/// A screenshot: the image, its size, and with marks the boxes drawn and the snapshot they match.
-struct screenshot_result {
-    std::string mime_type;  ///< image/png or image/jpeg
-    std::string base64;     ///< the image, base64-encoded
-    double width = 0;       ///< CSS px
-    double height = 0;      ///< CSS px
-    double scale = 1;       ///< image pixels per CSS pixel (the device scale factor)
-    std::vector<screenshot_mark> marks;  ///< with marks: the refs drawn, in snapshot order
-    /// With marks: the snapshot's refs not drawn (off-screen, scrolled away in their frame,
-    /// hidden or without a box).
-    std::vector<std::string> unmarked;
-    std::optional<page_snapshot> snapshot;  ///< with marks: the snapshot whose refs are drawn
-};
-
-/// A screencast recording: frames between start_recording and stop_recording.
-struct recording_frame {
-    double timestamp = 0;  ///< seconds (browser clock)
-    std::string base64;    ///< JPEG
-};
-/// A finished recording: its frames and what was dropped.
-struct recording {
-    std::string mime_type = "image/jpeg";  ///< the frames' MIME type
-    std::vector<recording_frame> frames;  ///< the frames, oldest first
-    std::size_t dropped = 0;  ///< frames beyond browser_options::recording_max_frames (oldest dropped)
-    double seconds = 0;       ///< wall time between start and stop
-    std::vector<std::string> notes;  ///< what the model should know (e.g. the screen did not change)
-};
-
-/// A screencast frame for a live view (browser::set_screencast_sink): the receiver acknowledges
-/// it with browser::ack_screencast_frame when it wants the next one, which sets the pace.
-struct screencast_frame {
-    std::string data;        ///< base64 JPEG
-    std::string session;     ///< the page session it came from
-    int ack_id = 0;          ///< Page.screencastFrame's sessionId (what the ack names)
-    std::uint64_t engine = 0;  ///< the browser start it belongs to (an ack to an older one is ignored)
-    double timestamp = 0;    ///< the browser's timestamp (seconds since the epoch)
-    double css_width = 0;    ///< the viewport's CSS width (metadata.deviceWidth)
-    double css_height = 0;   ///< the viewport's CSS height (metadata.deviceHeight)
-    double page_scale = 1;   ///< metadata.pageScaleFactor
-    double offset_top = 0;   ///< metadata.offsetTop (CSS px above the viewport)
-    bool needs_ack = true;   ///< false when a recording on the same tab already acknowledged it
-};
-
-/// What a live view shows of a browser, as its events left it (browser::peek()): read without
-/// waiting for a call in flight and without a round trip to the browser, so it may trail the
-/// page by the events still on their way. Text is redacted as everywhere.
-struct live_peek {
-    bool running = false;                 ///< a browser is connected
-    std::vector<tab_info> tabs;           ///< the open tabs (URL and title as last reported)
-    std::vector<console_message> console;  ///< the current tab's newest console messages (when asked for)
-    std::vector<network_entry> network;    ///< the current tab's newest requests (when asked for)
-};
-
-/// A point in a tab's history (browser::page_mark()): browser::changes_since() reports what
-/// happened after it.
-struct page_mark {
-    std::string tab;      ///< the current tab then
-    std::string loader;   ///< its main document then
-    std::uint64_t seq = 0;  ///< the engine's event counter then
-};
-
-/// One page of a batch read.
-struct batch_page {
-    std::string url;  ///< as asked
-    std::string final_url;  ///< where the page ended up (after redirects)
-    std::string title;  ///< the page title
-    int http_status = 0;  ///< the main document's HTTP status (0: unknown)
-    std::string text;       ///< compact snapshot text within its share of the budget
-    std::string full_text;  ///< every line (for an artifact when `text` was cut)
-    std::size_t tokens = 0;  ///< estimated tokens of `text`
-    bool truncated = false;  ///< `text` was cut to fit the page's share of the budget
-    std::optional<error> error_;  ///< why this page could not be read
-    std::vector<blocked_request> blocked;  ///< requests the policy refused while loading the page
-};
-
-}  // namespace agentkit::browser
-// ---- end <agentkit/browser/results.hpp> ----
 // ---- begin <agentkit/browser/detail/repeated_regions.hpp> ----
 // agentkit/browser/detail/repeated_regions.hpp — a site's chrome shown once: the header, the
 // menus, the side bar and the footer that every page of a site repeats.
@@ -5963,6 +7096,166 @@ inline std::string collapsed_note(std::size_t n) {
 
 }  // namespace agentkit::browser::detail
 // ---- end <agentkit/browser/detail/repeated_regions.hpp> ----
+// ---- begin <agentkit/browser/results.hpp> ----
+// agentkit/browser/results.hpp — what the browser's read operations return: page snapshots,
+// console and network entries, screenshots, recordings and batch-read pages.
+
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace agentkit::browser {
+
+/// One console message (or uncaught exception) of a tab.
+struct console_message {
+    std::string level;  ///< log, info, warning, error, debug, exception
+    std::string text;   ///< the message text
+    std::string url;    ///< the script it came from, when known
+    int line = 0;       ///< its line in that script (1-based; 0: unknown)
+};
+
+/// One network request of a tab.
+struct network_entry {
+    std::string method;         ///< GET, POST, ...
+    std::string url;            ///< the request URL
+    std::string resource_type;  ///< Document, Script, XHR, Fetch, Image, ... (CDP's resource type)
+    int status = 0;             ///< the HTTP status (0: no response yet)
+    std::string mime_type;      ///< the response's MIME type
+    std::string error;          ///< why it failed ("" when it did not)
+    bool finished = false;      ///< the request ended (loaded, failed or redirected)
+    double duration_ms = 0;     ///< from the request to its end, when finished
+};
+
+/// A snapshot of the current tab.
+struct page_snapshot {
+    std::string tab;  ///< the tab's id
+    std::string url;  ///< the page URL
+    std::string title;  ///< the page title
+    snapshot snap;  ///< the snapshot itself
+    bool article_like = false;  ///< readable() would give the main text more compactly
+    std::vector<std::string> notes;  ///< what the model should know first (a restarted browser, ...)
+    std::string boundary;  ///< nonce of the untrusted-content marks (empty: unmarked)
+    /// A large page read in part (snap.partial()): the first DOM node (backend id) it did not
+    /// read, and a digest of the nodes from there on (both 0: read whole).
+    std::int64_t part_boundary = 0;
+    std::uint64_t part_tail_digest = 0;  ///< digest of the nodes from part_boundary on
+    /// The snapshot as the model reads it: notes, URL, then title and snapshot inside the untrusted-content marks.
+    [[nodiscard]] std::string to_text() const {
+        std::string s;
+        for (const auto& n : notes) s += "note: " + n + "\n";
+        s += "url: " + url + "\n";
+        if (article_like) s += "(article-like: readable mode shows its text)\n";
+        return s + detail::page_data("title: " + title + "\n" + snap.text, boundary);
+    }
+};
+
+/// What evaluate() gives back: the value as JSON where it has a JSON form, and how a model
+/// reads it in every case (a function, a symbol or undefined is said, never shown as {}).
+struct evaluated {
+    json value;        ///< the result as JSON; null when it has no JSON form (see kind)
+    /// "json" (value holds it); "undefined", "function", "symbol", "bigint", "number" (NaN,
+    /// Infinity, -Infinity, -0), or "object" (an object JSON cannot hold: a DOM node, a cycle)
+    std::string kind = "json";
+    std::string text;  ///< as the model reads it: the JSON text, or undefined, a function's source head, Symbol(x), 12n, NaN
+};
+
+/// A screenshot: base64 image data and its size in CSS px.
+/// One mark of a marked screenshot: a ref and the box drawn for it.
+struct screenshot_mark {
+    std::string ref;  ///< the ref, as the snapshot shows it (the label drawn)
+    ///@{
+    /// The box drawn (the element's box clipped to its frames and the image), CSS px in the
+    /// image: viewport coordinates for a viewport screenshot (what browser::click_at takes),
+    /// page coordinates for a full page one.
+    double x = 0, y = 0, width = 0, height = 0;
+    ///@}
+    ///@{
+    /// Where its label was drawn (CSS px, the same coordinates): beside or inside the box, at the
+    /// first place that overlaps no label drawn before it (the least overlapping one when the
+    /// page leaves none free).
+    double label_x = 0, label_y = 0, label_width = 0, label_height = 0;
+    ///@}
+};
+
+/// A screenshot: the image, its size, and with marks the boxes drawn and the snapshot they match.
+struct screenshot_result {
+    std::string mime_type;  ///< image/png or image/jpeg
+    std::string base64;     ///< the image, base64-encoded
+    double width = 0;       ///< CSS px
+    double height = 0;      ///< CSS px
+    double scale = 1;       ///< image pixels per CSS pixel (the device scale factor)
+    std::vector<screenshot_mark> marks;  ///< with marks: the refs drawn, in snapshot order
+    /// With marks: the snapshot's refs not drawn (off-screen, scrolled away in their frame,
+    /// hidden or without a box).
+    std::vector<std::string> unmarked;
+    std::optional<page_snapshot> snapshot;  ///< with marks: the snapshot whose refs are drawn
+};
+
+/// A screencast recording: frames between start_recording and stop_recording.
+struct recording_frame {
+    double timestamp = 0;  ///< seconds (browser clock)
+    std::string base64;    ///< JPEG
+};
+/// A finished recording: its frames and what was dropped.
+struct recording {
+    std::string mime_type = "image/jpeg";  ///< the frames' MIME type
+    std::vector<recording_frame> frames;  ///< the frames, oldest first
+    std::size_t dropped = 0;  ///< frames beyond browser_options::recording_max_frames (oldest dropped)
+    double seconds = 0;       ///< wall time between start and stop
+    std::vector<std::string> notes;  ///< what the model should know (e.g. the screen did not change)
+};
+
+/// A screencast frame for a live view (browser::set_screencast_sink): the receiver acknowledges
+/// it with browser::ack_screencast_frame when it wants the next one, which sets the pace.
+struct screencast_frame {
+    std::string data;        ///< base64 JPEG
+    std::string session;     ///< the page session it came from
+    int ack_id = 0;          ///< Page.screencastFrame's sessionId (what the ack names)
+    std::uint64_t engine = 0;  ///< the browser start it belongs to (an ack to an older one is ignored)
+    double timestamp = 0;    ///< the browser's timestamp (seconds since the epoch)
+    double css_width = 0;    ///< the viewport's CSS width (metadata.deviceWidth)
+    double css_height = 0;   ///< the viewport's CSS height (metadata.deviceHeight)
+    double page_scale = 1;   ///< metadata.pageScaleFactor
+    double offset_top = 0;   ///< metadata.offsetTop (CSS px above the viewport)
+    bool needs_ack = true;   ///< false when a recording on the same tab already acknowledged it
+};
+
+/// What a live view shows of a browser, as its events left it (browser::peek()): read without
+/// waiting for a call in flight and without a round trip to the browser, so it may trail the
+/// page by the events still on their way. Text is redacted as everywhere.
+struct live_peek {
+    bool running = false;                 ///< a browser is connected
+    std::vector<tab_info> tabs;           ///< the open tabs (URL and title as last reported)
+    std::vector<console_message> console;  ///< the current tab's newest console messages (when asked for)
+    std::vector<network_entry> network;    ///< the current tab's newest requests (when asked for)
+};
+
+/// A point in a tab's history (browser::page_mark()): browser::changes_since() reports what
+/// happened after it.
+struct page_mark {
+    std::string tab;      ///< the current tab then
+    std::string loader;   ///< its main document then
+    std::uint64_t seq = 0;  ///< the engine's event counter then
+};
+
+/// One page of a batch read.
+struct batch_page {
+    std::string url;  ///< as asked
+    std::string final_url;  ///< where the page ended up (after redirects)
+    std::string title;  ///< the page title
+    int http_status = 0;  ///< the main document's HTTP status (0: unknown)
+    std::string text;       ///< compact snapshot text within its share of the budget
+    std::string full_text;  ///< every line (for an artifact when `text` was cut)
+    std::size_t tokens = 0;  ///< estimated tokens of `text`
+    bool truncated = false;  ///< `text` was cut to fit the page's share of the budget
+    std::optional<error> error_;  ///< why this page could not be read
+    std::vector<blocked_request> blocked;  ///< requests the policy refused while loading the page
+};
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/results.hpp> ----
 
 #include <cstddef>
 #include <cstdint>
@@ -6251,6 +7544,26 @@ inline key_def printable_key(char c) {
 // ---- begin <agentkit/browser/options.hpp> ----
 // agentkit/browser/options.hpp — how a browser is launched and behaves (browser_options) and the
 // options of its single operations (clicks, typing, screenshots, recordings, extraction, waits).
+
+// ---- begin <agentkit/cdp/webdriver.hpp> ----
+// agentkit/cdp/webdriver.hpp — a Chromium-family browser from a W3C WebDriver endpoint
+// (Selenium Grid 4, Selenoid, a cloud grid behind a TLS-terminating proxy, Debian's
+// chromedriver), driven over CDP.
+//
+//   agentkit::cdp::webdriver_options w;
+//   w.url = "http://grid.internal:4444";                     // or http://127.0.0.1:9515 (chromedriver)
+//   auto s = agentkit::cdp::webdriver_session::create(w);    // POST /session
+//   auto t = agentkit::cdp::websocket_transport::connect(*agentkit::cdp::discover_websocket_url(s->cdp_endpoint()));
+//   ...                                                      // the session is deleted with `s` (DELETE /session/{id})
+//
+// The session asks for `browserName: chrome` with `goog:chromeOptions.args` (headless, the
+// offline flags, the host's extra args); `capabilities` are merged over that (alwaysMatch), so a
+// grid's own keys (`se:name`, `platformName`, `browserVersion`, a node's binary) pass through.
+// The CDP endpoint is the session's `se:cdp` (Selenium Grid 4: a WebSocket URL the grid
+// proxies), else `goog:chromeOptions.debuggerAddress` (or `ms:edgeOptions.debuggerAddress`),
+// a host:port on the driver's machine: "localhost" there is read as the WebDriver URL's host.
+// browser::browser_options::webdriver does all of this, and deletes the session when the browser
+// closes or restarts.
 
 // ---- begin <agentkit/cdp/launch.hpp> ----
 // agentkit/cdp/launch.hpp — starting and stopping a local Chromium process.
@@ -6837,376 +8150,6 @@ private:
 
 }  // namespace agentkit::cdp
 // ---- end <agentkit/cdp/launch.hpp> ----
-// ---- begin <agentkit/cdp/transport.hpp> ----
-// agentkit/cdp/transport.hpp — the transport concept, its type-erased wrapper, and CDP
-// transcripts (record what crossed a transport; replay_transport.hpp plays them back).
-//
-// A transport moves whole CDP messages (one JSON text each) between agentkit and a browser.
-// Implementations: pipe_transport (launches Chromium with --remote-debugging-pipe),
-// websocket_transport (ws:// endpoint), replay_transport (a recorded transcript).
-//
-// Example:
-//   auto t = agentkit::cdp::pipe_transport::launch({});          // result<pipe_transport>
-//   if (!t) return agentkit::fail(t.error());
-//   agentkit::cdp::any_transport any{std::move(*t)};
-//   auto rec = std::make_shared<agentkit::cdp::transcript_recorder>();
-//   any.record_to(rec);                                          // optional
-//   agentkit::cdp::connection conn{std::move(any)};
-
-
-#include <chrono>
-#include <concepts>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <memory>
-#include <mutex>
-#include <sstream>
-#include <string>
-#include <string_view>
-#include <type_traits>
-#include <utility>
-#include <vector>
-
-namespace agentkit::cdp {
-
-/// A CDP transport.
-///
-/// Contract (all implementations in agentkit follow it; custom ones must too):
-/// - `send(message)` writes one complete JSON text message. Safe to call from several
-///   threads and concurrently with `receive`.
-/// - `receive(timeout)` returns the next complete message. It is called by one thread at a
-///   time. On timeout it returns errc::timeout and the transport stays usable. Once the
-///   transport is finished it returns a terminal error — errc::transport_closed (closed by
-///   us or by the peer), errc::browser_crashed (the browser process died), errc::transport_io
-///   or errc::protocol_error — and keeps returning it.
-/// - `close()` may be called from any thread, is idempotent, and makes a blocked `receive`
-///   return errc::transport_closed promptly.
-/// - `is_open()` is false once closed or failed.
-/// Nothing throws on I/O errors.
-// The member requirements come first: a type without them (e.g. result<any_transport>) is
-// rejected before move_constructible would ask any_transport's converting constructor about it
-// again (clang reports that recursion as an error).
-template <class T>
-concept transport = requires(T& t, const T& ct, std::string_view message, std::chrono::milliseconds timeout) {
-                        { t.send(message) } -> std::same_as<result<void>>;
-                        { t.receive(timeout) } -> std::same_as<result<std::string>>;
-                        { t.close() } -> std::same_as<void>;
-                        { ct.is_open() } -> std::convertible_to<bool>;
-                    } && std::move_constructible<T>;
-
-/// True for the error codes after which a transport is finished.
-[[nodiscard]] inline bool is_terminal_transport_error(const error& e) noexcept {
-    return !e.is(errc::timeout);
-}
-
-// ---------------------------------------------------------------------------------------
-// Transcripts
-// ---------------------------------------------------------------------------------------
-
-/// Which way a transcript entry went.
-enum class direction {
-    sent,      ///< agentkit → browser ("send" in JSONL)
-    received,  ///< browser → agentkit ("recv")
-    closed,    ///< the transport finished; the message is the error as JSON ("close")
-};
-
-/// The direction as written in JSONL: "send", "recv" or "close".
-[[nodiscard]] inline std::string_view to_string(direction d) noexcept {
-    switch (d) {
-        case direction::sent: return "send";
-        case direction::received: return "recv";
-        case direction::closed: return "close";
-    }
-    return "?";
-}
-
-/// One message that crossed a transport.
-struct transcript_entry {
-    double time_ms = 0;  ///< milliseconds since recording started
-    direction dir = direction::sent;  ///< which way it went
-    std::string message;  ///< the JSON text (for `closed`: error::to_json() text)
-
-    /// One JSONL line (without the newline): {"t":1.5,"dir":"send","msg":{...}}.
-    /// A message that is not valid JSON is kept verbatim as {"raw":"..."}.
-    [[nodiscard]] std::string to_jsonl() const {
-        json line = json::object();
-        line["t"] = time_ms;
-        line["dir"] = std::string(to_string(dir));
-        std::string out = line.dump();  // {"dir":"send","t":1.5}
-        out.pop_back();
-        auto parsed = json::parse(message, nullptr, /*allow_exceptions=*/false);
-        if (!parsed.is_discarded()) {
-            out += ",\"msg\":";
-            out += parsed.dump(-1, ' ', false, json::error_handler_t::replace);
-        } else {
-            out += ",\"raw\":";
-            out += json(message).dump(-1, ' ', false, json::error_handler_t::replace);
-        }
-        out += '}';
-        return out;
-    }
-
-    /// Parse one JSONL line.
-    [[nodiscard]] static result<transcript_entry> from_jsonl(std::string_view line) {
-        auto j = json::parse(line, nullptr, /*allow_exceptions=*/false);
-        if (j.is_discarded() || !j.is_object())
-            return fail(errc::protocol_error, "transcript line is not a JSON object",
-                        "Each line of a transcript is {\"t\":ms,\"dir\":\"send|recv|close\",\"msg\":{...}}.");
-        transcript_entry e;
-        if (auto t = j.find("t"); t != j.end() && t->is_number()) e.time_ms = t->get<double>();
-        const auto d = j.find("dir");
-        if (d == j.end() || !d->is_string())
-            return fail(errc::protocol_error, "transcript line has no \"dir\"");
-        const auto ds = d->get<std::string>();
-        if (ds == "send") e.dir = direction::sent;
-        else if (ds == "recv") e.dir = direction::received;
-        else if (ds == "close") e.dir = direction::closed;
-        else return fail(errc::protocol_error, "transcript line has unknown dir '" + ds + "'");
-        if (auto m = j.find("msg"); m != j.end()) e.message = m->dump();
-        else if (auto r = j.find("raw"); r != j.end() && r->is_string()) e.message = r->get<std::string>();
-        else return fail(errc::protocol_error, "transcript line has neither \"msg\" nor \"raw\"");
-        return e;
-    }
-};
-
-/// A whole transcript as JSONL text.
-[[nodiscard]] inline std::string to_jsonl(const std::vector<transcript_entry>& entries) {
-    std::string out;
-    for (const auto& e : entries) {
-        out += e.to_jsonl();
-        out += '\n';
-    }
-    return out;
-}
-
-/// Parse JSONL text (blank lines ignored). Errors name the line number.
-[[nodiscard]] inline result<std::vector<transcript_entry>> parse_transcript(std::string_view jsonl) {
-    std::vector<transcript_entry> out;
-    std::size_t line_no = 0;
-    while (!jsonl.empty()) {
-        ++line_no;
-        const auto nl = jsonl.find('\n');
-        std::string_view line = jsonl.substr(0, nl);
-        jsonl = nl == std::string_view::npos ? std::string_view{} : jsonl.substr(nl + 1);
-        if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-        auto e = transcript_entry::from_jsonl(line);
-        if (!e) {
-            auto err = e.error();
-            err.message = "transcript line " + std::to_string(line_no) + ": " + err.message;
-            return fail(std::move(err));
-        }
-        out.push_back(std::move(*e));
-    }
-    return out;
-}
-
-/// Load a JSONL transcript file.
-[[nodiscard]] inline result<std::vector<transcript_entry>> load_transcript(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return fail(errc::not_found, "cannot open transcript " + path.string());
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return parse_transcript(ss.str());
-}
-
-/// Records transport traffic, in memory and/or appended line by line (flushed) to a JSONL
-/// file, so a transcript survives a crash of the recording process. Thread-safe.
-class transcript_recorder {
-public:
-    /// In memory only.
-    transcript_recorder() = default;
-
-    /// Append to a JSONL file (truncated first); keep entries in memory too when asked.
-    [[nodiscard]] static result<std::shared_ptr<transcript_recorder>> open_file(const std::filesystem::path& path,
-                                                                                bool keep_in_memory = false) {
-        std::FILE* f = std::fopen(path.c_str(), "we");
-        if (f == nullptr) return fail(errc::transport_io, "cannot open transcript file " + path.string());
-        auto r = std::make_shared<transcript_recorder>();
-        r->file_ = f;
-        r->keep_ = keep_in_memory;
-        return r;
-    }
-
-    transcript_recorder(const transcript_recorder&) = delete;
-    transcript_recorder& operator=(const transcript_recorder&) = delete;
-    ~transcript_recorder() {
-        if (file_ != nullptr) std::fclose(file_);
-    }
-
-    /// Record one message (time is relative to the recorder's creation).
-    void record(direction d, std::string_view message) {
-        transcript_entry e;
-        e.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
-        e.dir = d;
-        e.message = std::string(message);
-        std::lock_guard lock(mu_);
-        if (file_ != nullptr) {
-            const std::string line = e.to_jsonl() + "\n";
-            std::fwrite(line.data(), 1, line.size(), file_);
-            std::fflush(file_);
-        }
-        if (keep_) entries_.push_back(std::move(e));
-    }
-
-    /// A copy of the entries recorded so far (empty for a file-only recorder).
-    [[nodiscard]] std::vector<transcript_entry> entries() const {
-        std::lock_guard lock(mu_);
-        return entries_;
-    }
-
-    /// Write the in-memory entries as a JSONL file.
-    [[nodiscard]] result<void> save(const std::filesystem::path& path) const {
-        const std::string text = to_jsonl(entries());
-        std::ofstream out(path, std::ios::binary | std::ios::trunc);
-        if (!out) return fail(errc::transport_io, "cannot write transcript " + path.string());
-        out.write(text.data(), static_cast<std::streamsize>(text.size()));
-        if (!out) return fail(errc::transport_io, "cannot write transcript " + path.string());
-        return {};
-    }
-
-private:
-    mutable std::mutex mu_;
-    std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-    std::vector<transcript_entry> entries_;
-    std::FILE* file_ = nullptr;
-    bool keep_ = true;
-};
-
-// ---------------------------------------------------------------------------------------
-// any_transport
-// ---------------------------------------------------------------------------------------
-
-/// A type-erased transport (one virtual call per message), so that `connection` and the
-/// layers above it are not templates. Optionally records a transcript of everything that
-/// passes through it. Itself satisfies `transport`. An empty any_transport is closed.
-class any_transport {
-public:
-    any_transport() = default;
-
-    /// Wrap any transport (implicit).
-    template <class T>
-        requires(!std::same_as<std::remove_cvref_t<T>, any_transport> && transport<std::remove_cvref_t<T>>)
-    any_transport(T&& t)  // NOLINT(google-explicit-constructor): deliberate implicit erasure
-        : impl_(std::make_unique<model<std::remove_cvref_t<T>>>(std::forward<T>(t))) {}
-
-    any_transport(any_transport&&) noexcept = default;
-    any_transport& operator=(any_transport&&) noexcept = default;
-    ~any_transport() = default;
-
-    /// Send through the wrapped transport (recorded when recording); transport_closed when empty.
-    [[nodiscard]] result<void> send(std::string_view message) {
-        if (!impl_) return closed_error();
-        if (auto rec = impl_->recorder()) rec->record(direction::sent, message);
-        return impl_->send(message);
-    }
-
-    /// Receive from the wrapped transport (recorded when recording); transport_closed when empty.
-    [[nodiscard]] result<std::string> receive(std::chrono::milliseconds timeout) {
-        if (!impl_) return closed_error();
-        auto r = impl_->receive(timeout);
-        if (auto rec = impl_->recorder()) {
-            if (r) rec->record(direction::received, *r);
-            else if (is_terminal_transport_error(r.error()) && !impl_->close_recorded) {
-                impl_->close_recorded = true;
-                rec->record(direction::closed, r.error().to_json().dump());
-            }
-        }
-        return r;
-    }
-
-    /// Close the wrapped transport.
-    void close() {
-        if (impl_) impl_->close();
-    }
-
-    /// True when a transport is wrapped and open.
-    [[nodiscard]] bool is_open() const { return impl_ && impl_->is_open(); }
-    /// True when a transport is wrapped.
-    [[nodiscard]] explicit operator bool() const noexcept { return static_cast<bool>(impl_); }
-
-    /// Record every message from now on (nullptr stops recording). Thread-safe.
-    void record_to(std::shared_ptr<transcript_recorder> recorder) {
-        if (impl_) impl_->set_recorder(std::move(recorder));
-    }
-
-    ///@{
-    /// The wrapped transport when it is a T (e.g. to reach pipe_transport::pid()), else null.
-    template <class T>
-    [[nodiscard]] T* target() noexcept {
-        auto* m = dynamic_cast<model<T>*>(impl_.get());
-        return m != nullptr ? &m->value : nullptr;
-    }
-    template <class T>
-    [[nodiscard]] const T* target() const noexcept {
-        const auto* m = dynamic_cast<const model<T>*>(impl_.get());
-        return m != nullptr ? &m->value : nullptr;
-    }
-    ///@}
-
-private:
-    static unexpected_error closed_error() {
-        return fail(errc::transport_closed, "no transport", "Construct the any_transport from a real transport.");
-    }
-
-    struct concept_t {
-        virtual ~concept_t() = default;
-        virtual result<void> send(std::string_view) = 0;
-        virtual result<std::string> receive(std::chrono::milliseconds) = 0;
-        virtual void close() = 0;
-        [[nodiscard]] virtual bool is_open() const = 0;
-
-        std::shared_ptr<transcript_recorder> recorder() {
-            std::lock_guard lock(rec_mu);
-            return rec;
-        }
-        void set_recorder(std::shared_ptr<transcript_recorder> r) {
-            std::lock_guard lock(rec_mu);
-            rec = std::move(r);
-        }
-        std::mutex rec_mu;
-        std::shared_ptr<transcript_recorder> rec;
-        bool close_recorded = false;  // touched only by the (single) receiving thread
-    };
-
-    template <class T>
-    struct model final : concept_t {
-        explicit model(T&& t) : value(std::move(t)) {}
-        explicit model(const T& t) : value(t) {}
-        result<void> send(std::string_view m) override { return value.send(m); }
-        result<std::string> receive(std::chrono::milliseconds t) override { return value.receive(t); }
-        void close() override { value.close(); }
-        [[nodiscard]] bool is_open() const override { return static_cast<bool>(value.is_open()); }
-        T value;
-    };
-
-    std::unique_ptr<concept_t> impl_;
-};
-
-static_assert(transport<any_transport>);
-
-}  // namespace agentkit::cdp
-// ---- end <agentkit/cdp/transport.hpp> ----
-// ---- begin <agentkit/cdp/webdriver.hpp> ----
-// agentkit/cdp/webdriver.hpp — a Chromium-family browser from a W3C WebDriver endpoint
-// (Selenium Grid 4, Selenoid, a cloud grid behind a TLS-terminating proxy, Debian's
-// chromedriver), driven over CDP.
-//
-//   agentkit::cdp::webdriver_options w;
-//   w.url = "http://grid.internal:4444";                     // or http://127.0.0.1:9515 (chromedriver)
-//   auto s = agentkit::cdp::webdriver_session::create(w);    // POST /session
-//   auto t = agentkit::cdp::websocket_transport::connect(*agentkit::cdp::discover_websocket_url(s->cdp_endpoint()));
-//   ...                                                      // the session is deleted with `s` (DELETE /session/{id})
-//
-// The session asks for `browserName: chrome` with `goog:chromeOptions.args` (headless, the
-// offline flags, the host's extra args); `capabilities` are merged over that (alwaysMatch), so a
-// grid's own keys (`se:name`, `platformName`, `browserVersion`, a node's binary) pass through.
-// The CDP endpoint is the session's `se:cdp` (Selenium Grid 4: a WebSocket URL the grid
-// proxies), else `goog:chromeOptions.debuggerAddress` (or `ms:edgeOptions.debuggerAddress`),
-// a host:port on the driver's machine: "localhost" there is read as the WebDriver URL's host.
-// browser::browser_options::webdriver does all of this, and deletes the session when the browser
-// closes or restarts.
-
 // ---- begin <agentkit/cdp/detail/net.hpp> ----
 // agentkit/cdp/detail/net.hpp — URL parsing, TCP connect with a deadline, blocking-free
 // reads and writes bounded by deadlines, HTTP/1.1 response-head parsing and a minimal HTTP
@@ -9045,949 +9988,6 @@ private:
 
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/socket_gate.hpp> ----
-// ---- begin <agentkit/cdp/connection.hpp> ----
-// agentkit/cdp/connection.hpp — a CDP connection over any transport: request ids,
-// per-request timeouts, results as result<json>, event subscriptions, flattened sessions,
-// and a clean end when the browser dies.
-//
-// Threading contract
-// ------------------
-// A connection runs exactly two threads:
-//  * the reader — the only thread that calls transport.receive(). It parses each message,
-//    completes the future of a synchronous or future-based call directly, and queues
-//    everything else (events, callbacks of call_async) for the dispatcher. It never runs
-//    user code, so no handler can stall responses.
-//  * the dispatcher — runs event handlers and call_async callbacks one at a time, in the
-//    order the messages arrived, and fails calls whose deadline passed.
-// Consequences for handlers and callbacks:
-//  * they may call anything on the connection, including the blocking call(): its response
-//    is completed by the reader, not by the dispatcher they occupy. (The typical case:
-//    on Target.attachedToTarget, enable domains and Runtime.runIfWaitingForDebugger.)
-//  * while one runs, later events wait; keep them short, or hand long work elsewhere.
-//  * they must not throw; if one does, the exception is swallowed and reported to
-//    connection_options::on_handler_exception.
-//  * a blocking call() may return before the dispatcher has delivered events that arrived
-//    before its response. Subscribe (or create an event_waiter) before issuing the call
-//    whose events you want, then wait on it.
-//  * subscription::unsubscribe() (and its destructor) guarantees the handler is not running
-//    and will not run again once it returns (except when called from that handler itself).
-//  * do not destroy the connection from a handler or callback (close() from one is safe).
-// When the transport ends (browser killed, socket lost), every pending call fails at once
-// with the transport's error (errc::browser_crashed with the exit status, or
-// errc::transport_closed), and later calls fail immediately with the same error.
-//
-// Example:
-//   auto t = agentkit::cdp::pipe_transport::launch({});
-//   agentkit::cdp::connection conn{std::move(*t)};
-//   auto target = conn.call("Target.createTarget", {{"url", "about:blank"}});
-//   auto sid = conn.attach_to_target((*target)["targetId"].get<std::string>());
-//   agentkit::cdp::session page{conn, *sid};
-//   auto loaded = page.expect("Page.loadEventFired");
-//   page.call("Page.enable");
-//   page.call("Page.navigate", {{"url", "http://127.0.0.1:8080/"}});
-//   loaded.wait(std::chrono::seconds(10));
-
-
-#include <atomic>
-#include <chrono>
-#include <condition_variable>
-#include <cstdint>
-#include <deque>
-#include <exception>
-#include <functional>
-#include <future>
-#include <map>
-#include <memory>
-#include <mutex>
-#include <optional>
-#include <set>
-#include <string>
-#include <string_view>
-#include <thread>
-#include <utility>
-#include <variant>
-#include <vector>
-
-/// The Chrome DevTools Protocol: transports (pipe, WebSocket, replay), connections, sessions, browser launch.
-namespace agentkit::cdp {
-
-/// A CDP event.
-struct event {
-    std::string method;      ///< the event's method ("Page.loadEventFired")
-    json params = json::object();  ///< its parameters
-    std::string session_id;  ///< empty for the browser (root) session
-};
-
-/// Receives a subscribed event (on the connection's dispatcher thread).
-using event_handler = std::function<void(const event&)>;
-/// Receives the result of a call_async() (on the dispatcher thread).
-using call_callback = std::function<void(result<json>)>;
-
-/// Options of a connection.
-struct connection_options {
-    /// Timeout of calls that do not give one.
-    std::chrono::milliseconds default_timeout{30000};
-    /// Told when an event handler or a callback throws (the exception is swallowed).
-    std::function<void(std::string_view what)> on_handler_exception;
-    /// Counts every command sent (a CDP round trip); shared so that a host can sum it over
-    /// connections (e.g. across browser relaunches). Optional.
-    std::shared_ptr<std::atomic<std::uint64_t>> sent_counter;
-    /// Told of every call once it is sent (method, session id; "" = the browser session), on
-    /// the thread that made the call (which may be the dispatcher). For tracing and tests: it
-    /// must not call into the connection. Exceptions are reported and swallowed.
-    std::function<void(std::string_view method, std::string_view session_id)> on_call_sent;
-    /// A console or log event (Runtime.consoleAPICalled, Runtime.exceptionThrown, Log.entryAdded)
-    /// larger than this is not parsed: it is delivered as a summary with the first 2,000 bytes
-    /// of its first string and its size. A page logging megabytes in a loop would otherwise
-    /// keep the reader parsing gigabytes while every call waits behind it.
-    std::size_t max_log_event_bytes = std::size_t{256} << 10U;
-};
-
-namespace detail {
-
-/// The summary of an oversized console or log event (see connection_options::max_log_event_bytes),
-/// read by scanning, not parsing: its method and session, the console type, and the start of its
-/// first string value. Nothing when `text` is not one of those events.
-inline std::optional<json> summarize_log_event(std::string_view text) {
-    static constexpr std::string_view kinds[] = {"Runtime.consoleAPICalled", "Runtime.exceptionThrown", "Log.entryAdded"};
-    constexpr std::string_view lead = "{\"method\":\"";
-    if (text.substr(0, lead.size()) != lead) return std::nullopt;
-    std::string_view method;
-    for (auto k : kinds)
-        if (text.substr(lead.size(), k.size() + 1) == std::string(k) + "\"") method = k;
-    if (method.empty()) return std::nullopt;
-    auto string_after = [&](std::string_view key, std::size_t from, std::size_t max) -> std::optional<std::string> {
-        const auto at = text.find(key, from);
-        if (at == std::string_view::npos) return std::nullopt;
-        std::size_t i = at + key.size(), end = i;
-        while (end < text.size() && text[end] != '"' && end - i < max) {
-            std::size_t step = 1;
-            if (text[end] == '\\') step = end + 1 < text.size() && text[end + 1] == 'u' ? 6 : 2;  // an escape stays whole
-            end += step;
-        }
-        end = std::min(end, text.size());
-        // Built by append: g++ 12 at -O3 reports a false -Wrestrict for "\"" + std::string(...).
-        std::string quoted;
-        quoted.reserve(end - i + 2);
-        quoted.push_back('"');
-        quoted.append(text.substr(i, end - i));
-        quoted.push_back('"');
-        auto v = json::parse(quoted, nullptr, false);
-        if (!v.is_string()) return std::string();
-        return v.get<std::string>();
-    };
-    json ev = {{"method", std::string(method)}};
-    if (const auto sid = text.rfind("\"sessionId\":\""); sid != std::string_view::npos && sid + 13 < text.size()) {
-        const auto e = text.find('"', sid + 13);
-        if (e != std::string_view::npos && e - sid < 200) ev["sessionId"] = std::string(text.substr(sid + 13, e - sid - 13));
-    }
-    const std::string start = string_after("\"value\":\"", 0, 2000).value_or(string_after("\"text\":\"", 0, 2000).value_or(""));
-    const std::string note = start + "… (an event of " + std::to_string(text.size()) + " bytes, cut before reading)";
-    if (method == "Runtime.consoleAPICalled") {
-        const std::string type = string_after("\"type\":\"", 0, 40).value_or("log");
-        ev["params"] = {{"type", type}, {"args", json::array({json{{"type", "string"}, {"value", note}}})},
-                        {"agentkit_oversized", text.size()}};
-    } else if (method == "Runtime.exceptionThrown") {
-        ev["params"] = {{"exceptionDetails", {{"text", note}}}};
-    } else {
-        ev["params"] = {{"entry", {{"level", "info"}, {"text", note}}}};
-    }
-    return ev;
-}
-
-using conn_clock = std::chrono::steady_clock;
-
-struct pending_call {
-    std::string method;
-    std::string session_id;
-    conn_clock::time_point deadline;
-    std::chrono::milliseconds timeout{0};
-    std::variant<std::promise<result<json>>, call_callback> done;
-};
-
-struct subscriber {
-    std::uint64_t id = 0;
-    std::string method;                     // empty: every event
-    std::optional<std::string> session_id;  // nullopt: any session
-    event_handler handler;
-    bool active = true;  // guarded by connection_state::mu
-};
-
-struct waiter_state {
-    std::mutex mu;
-    std::condition_variable cv;
-    std::optional<event> got;
-    std::optional<error> failure;
-    std::function<bool(const event&)> predicate;
-};
-
-struct connection_state {
-    any_transport transport;
-    connection_options options;
-
-    mutable std::mutex mu;  // everything below except the threads
-    std::condition_variable cv;       // dispatcher wake-up
-    std::condition_variable idle_cv;  // a handler finished
-    std::map<std::int64_t, pending_call> pending;
-    std::set<std::pair<conn_clock::time_point, std::int64_t>> deadlines;
-    std::int64_t next_id = 1;
-    std::optional<error> failure;
-    std::map<std::uint64_t, std::shared_ptr<subscriber>> subs;
-    std::uint64_t next_sub = 1;
-    std::uint64_t running_sub = 0;
-    std::deque<std::function<void()>> tasks;
-    std::vector<std::weak_ptr<waiter_state>> waiters;
-    bool stop = false;
-    std::atomic<bool> closing{false};
-    std::atomic<std::uint64_t> malformed{0};
-    std::atomic<std::uint64_t> received{0};  // messages read by the reader, malformed or not
-
-    std::thread reader;
-    std::thread dispatcher;
-    std::thread::id reader_id;
-    std::thread::id dispatcher_id;
-    std::mutex close_mu;
-    bool closed = false;  // guarded by close_mu
-
-    void report_exception(std::string_view what) noexcept {
-        if (!options.on_handler_exception) return;
-        try {
-            options.on_handler_exception(what);
-        } catch (...) {  // NOLINT(bugprone-empty-catch): a reporter that throws is ignored
-        }
-    }
-
-    void run_guarded(const std::function<void()>& f, std::string_view what) noexcept {
-        try {
-            f();
-        } catch (const std::exception& e) {
-            report_exception(std::string(what) + " threw: " + e.what());
-        } catch (...) {
-            report_exception(std::string(what) + " threw a non-standard exception");
-        }
-    }
-
-    static error call_error(std::string_view method, const error& e) {
-        error out = e;
-        out.message = std::string(method) + ": " + e.message;
-        return out;
-    }
-
-    // Complete one call outside `mu`. Futures are set here; callbacks go to the dispatcher
-    // unless we are the dispatcher.
-    void complete(pending_call&& p, result<json> r) {
-        if (auto* prom = std::get_if<std::promise<result<json>>>(&p.done)) {
-            prom->set_value(std::move(r));
-            return;
-        }
-        auto cb = std::move(std::get<call_callback>(p.done));
-        if (!cb) return;
-        if (std::this_thread::get_id() == dispatcher_id) {
-            run_guarded([&] { cb(std::move(r)); }, "a call_async callback");
-            return;
-        }
-        auto task = [this, cb = std::move(cb), r = std::move(r)]() mutable {
-            run_guarded([&] { cb(std::move(r)); }, "a call_async callback");
-        };
-        std::lock_guard lock(mu);
-        tasks.emplace_back(std::move(task));
-        cv.notify_all();
-    }
-
-    // Remove a pending call (mu held); nullopt when it was already completed.
-    std::optional<pending_call> take_locked(std::int64_t id) {
-        auto it = pending.find(id);
-        if (it == pending.end()) return std::nullopt;
-        pending_call p = std::move(it->second);
-        pending.erase(it);
-        deadlines.erase({p.deadline, id});
-        return p;
-    }
-
-    static error timeout_error(const pending_call& p) {
-        return error(errc::timeout,
-                     p.method + ": no answer from the browser within " + std::to_string(p.timeout.count()) + " ms",
-                     "The page may be busy or blocked (a dialog, a paused debugger); retry with a longer timeout.",
-                     json{{"method", p.method}, {"timeout_ms", p.timeout.count()},
-                          {"session_id", p.session_id}});
-    }
-
-    // The transport ended: fail everything pending, now, with its error.
-    void fail_all(const error& why) {
-        std::map<std::int64_t, pending_call> taken;
-        std::vector<std::shared_ptr<waiter_state>> ws;
-        {
-            std::lock_guard lock(mu);
-            if (!failure) {
-                if (closing)
-                    failure = error(errc::transport_closed, "the CDP connection was closed",
-                                    "The host closed this connection; open a new one to continue.");
-                else
-                    failure = why;
-            }
-            taken.swap(pending);
-            deadlines.clear();
-            for (auto& w : waiters)
-                if (auto s = w.lock()) ws.push_back(std::move(s));
-            waiters.clear();
-        }
-        const error f = *failure;  // immutable once set
-        for (auto& [id, p] : taken) {
-            const std::string method = p.method;
-            complete(std::move(p), fail(call_error(method, f)));
-        }
-        for (auto& w : ws) {
-            std::lock_guard lock(w->mu);
-            if (!w->failure) w->failure = f;
-            w->cv.notify_all();
-        }
-    }
-
-    // Fail the pending calls of one session (detached target, crashed renderer).
-    void fail_session(const std::string& session, const error& why) {
-        std::vector<pending_call> taken;
-        {
-            std::lock_guard lock(mu);
-            for (auto it = pending.begin(); it != pending.end();) {
-                if (it->second.session_id == session) {
-                    deadlines.erase({it->second.deadline, it->first});
-                    taken.push_back(std::move(it->second));
-                    it = pending.erase(it);
-                } else {
-                    ++it;
-                }
-            }
-        }
-        for (auto& p : taken) {
-            const std::string method = p.method;
-            complete(std::move(p), fail(call_error(method, why)));
-        }
-    }
-
-    void dispatch_event(const event& ev) {
-        std::vector<std::shared_ptr<subscriber>> matching;
-        {
-            std::lock_guard lock(mu);
-            for (auto& [id, s] : subs)
-                if ((s->method.empty() || s->method == ev.method) && (!s->session_id || *s->session_id == ev.session_id))
-                    matching.push_back(s);
-        }
-        for (auto& s : matching) {
-            {
-                std::lock_guard lock(mu);
-                if (!s->active) continue;
-                running_sub = s->id;
-            }
-            run_guarded([&] { s->handler(ev); }, "the handler of " + ev.method);
-            {
-                std::lock_guard lock(mu);
-                running_sub = 0;
-            }
-            idle_cv.notify_all();
-        }
-    }
-
-    void handle_message(const std::string& text) {
-        received.fetch_add(1, std::memory_order_relaxed);
-        json j;
-        if (text.size() > options.max_log_event_bytes) {
-            if (auto summary = detail::summarize_log_event(text)) j = std::move(*summary);
-        }
-        if (j.is_null()) j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-        if (!j.is_object()) {
-            ++malformed;
-            return;
-        }
-        if (auto id = j.find("id"); id != j.end()) {
-            if (!id->is_number_integer()) {
-                ++malformed;
-                return;
-            }
-            std::optional<pending_call> p;
-            {
-                std::lock_guard lock(mu);
-                p = take_locked(id->get<std::int64_t>());
-            }
-            if (!p) return;  // our own internal ids (< 0), or a call that already timed out
-            if (auto err = j.find("error"); err != j.end()) {
-                // Defensive reads: a malformed error object must not throw out of the reader.
-                long long code = 0;
-                std::string msg = "unknown error";
-                if (err->is_object()) {
-                    if (auto c = err->find("code"); c != err->end() && c->is_number_integer()) code = c->get<long long>();
-                    if (auto m = err->find("message"); m != err->end() && m->is_string()) msg = m->get<std::string>();
-                } else {
-                    msg = err->dump(-1, ' ', false, json::error_handler_t::replace);
-                }
-                json details = {{"method", p->method}, {"code", code}, {"message", msg}};
-                if (err->is_object() && err->contains("data")) details["data"] = (*err)["data"];
-                if (!p->session_id.empty()) details["session_id"] = p->session_id;
-                const std::string method = p->method;
-                complete(std::move(*p),
-                         fail(errc::cdp_error, method + ": " + msg + " (CDP error " + std::to_string(code) + ")",
-                              "The browser refused the command; check its parameters and the target's state.",
-                              std::move(details)));
-            } else {
-                auto r = j.find("result");
-                complete(std::move(*p), r != j.end() ? std::move(*r) : json::object());
-            }
-            return;
-        }
-        auto m = j.find("method");
-        if (m == j.end() || !m->is_string()) {
-            ++malformed;
-            return;
-        }
-        event ev;
-        ev.method = m->get<std::string>();
-        if (auto p = j.find("params"); p != j.end()) ev.params = std::move(*p);
-        if (auto s = j.find("sessionId"); s != j.end() && s->is_string()) ev.session_id = s->get<std::string>();
-
-        if (ev.method == "Target.detachedFromTarget" && ev.params.contains("sessionId") &&
-            ev.params["sessionId"].is_string()) {
-            const auto sid = ev.params["sessionId"].get<std::string>();
-            fail_session(sid, error(errc::transport_closed, "the CDP session " + sid + " was detached (its target closed or crashed)",
-                                    "Take a new snapshot or open a new tab; the old one is gone.",
-                                    json{{"session_id", sid}}));
-        } else if (ev.method == "Inspector.targetCrashed" && !ev.session_id.empty()) {
-            fail_session(ev.session_id,
-                         error(errc::browser_crashed, "the renderer of session " + ev.session_id + " crashed",
-                               "Reload the page or open a new tab.", json{{"session_id", ev.session_id}}));
-        }
-
-        std::vector<std::shared_ptr<waiter_state>> ws;
-        {
-            std::lock_guard lock(mu);
-            for (auto it = waiters.begin(); it != waiters.end();) {
-                if (auto s = it->lock()) {
-                    ws.push_back(std::move(s));
-                    ++it;
-                } else {
-                    it = waiters.erase(it);
-                }
-            }
-        }
-        // Waiters are resolved by the reader (they only record the event), so a thread that
-        // waits for an event is not delayed behind a slow handler. Their predicates therefore
-        // run on the reader thread: keep them pure and quick.
-        for (auto& w : ws) {
-            std::lock_guard lock(w->mu);
-            if (w->got || w->failure) continue;
-            bool match = false;
-            try {
-                match = !w->predicate || w->predicate(ev);
-            } catch (...) {
-                report_exception("an event_waiter predicate threw");
-            }
-            if (match) {
-                w->got = ev;
-                w->cv.notify_all();
-            }
-        }
-
-        auto task = [this, ev = std::move(ev)] { dispatch_event(ev); };
-        std::lock_guard lock(mu);
-        tasks.emplace_back(std::move(task));
-        cv.notify_all();
-    }
-
-    void reader_loop() {
-        for (;;) {
-            auto m = transport.receive(std::chrono::milliseconds(60000));
-            if (!m) {
-                if (!is_terminal_transport_error(m.error())) continue;
-                fail_all(m.error());
-                return;
-            }
-            handle_message(*m);
-        }
-    }
-
-    void dispatcher_loop() {
-        std::unique_lock lock(mu);
-        for (;;) {
-            const auto now = conn_clock::now();
-            std::vector<pending_call> expired;
-            while (!deadlines.empty() && deadlines.begin()->first <= now) {
-                const auto id = deadlines.begin()->second;
-                if (auto p = take_locked(id)) expired.push_back(std::move(*p));
-                else deadlines.erase(deadlines.begin());
-            }
-            if (!expired.empty()) {
-                lock.unlock();
-                for (auto& p : expired) {
-                    auto e = timeout_error(p);
-                    complete(std::move(p), fail(std::move(e)));
-                }
-                lock.lock();
-                continue;
-            }
-            if (!tasks.empty()) {
-                auto task = std::move(tasks.front());
-                tasks.pop_front();
-                lock.unlock();
-                task();
-                lock.lock();
-                continue;
-            }
-            if (stop) return;
-            if (deadlines.empty()) {
-                cv.wait(lock);
-            } else {
-                const auto next = deadlines.begin()->first;  // a copy: the node may go while we wait
-                cv.wait_until(lock, next);
-            }
-        }
-    }
-
-    // Register and send a call. Returns the id, or an error when the call never started.
-    result<std::int64_t> start_call(std::string_view method, json params, std::string_view session_id,
-                                    std::optional<std::chrono::milliseconds> timeout,
-                                    std::variant<std::promise<result<json>>, call_callback> done,
-                                    conn_clock::time_point* deadline_out = nullptr) {
-        if (std::this_thread::get_id() == reader_id)
-            return fail(errc::internal, "a CDP call was issued from the connection's reader thread");
-        const auto t = timeout.value_or(options.default_timeout);
-        std::int64_t id = 0;
-        {
-            std::lock_guard lock(mu);
-            if (failure) return fail(call_error(method, *failure));
-            id = next_id++;
-            pending_call p;
-            p.method = std::string(method);
-            p.session_id = std::string(session_id);
-            p.timeout = t;
-            p.deadline = conn_clock::now() + t;
-            p.done = std::move(done);
-            if (deadline_out != nullptr) *deadline_out = p.deadline;
-            deadlines.emplace(p.deadline, id);
-            pending.emplace(id, std::move(p));
-            cv.notify_all();  // the dispatcher may need an earlier wake-up
-        }
-        json msg = json::object();
-        msg["id"] = id;
-        msg["method"] = method;
-        msg["params"] = params.is_null() ? json::object() : std::move(params);
-        if (!session_id.empty()) msg["sessionId"] = session_id;
-        if (options.sent_counter) options.sent_counter->fetch_add(1, std::memory_order_relaxed);
-        auto sent = transport.send(msg.dump(-1, ' ', false, json::error_handler_t::replace));
-        if (!sent) {
-            std::optional<pending_call> p;
-            {
-                std::lock_guard lock(mu);
-                p = take_locked(id);
-            }
-            // If the reader already failed it, its completion has been delivered.
-            if (p) {
-                if (std::holds_alternative<call_callback>(p->done)) {
-                    complete(std::move(*p), fail(call_error(method, sent.error())));
-                    return id;
-                }
-                return fail(call_error(method, sent.error()));
-            }
-        }
-        if (sent && options.on_call_sent)
-            run_guarded([&] { options.on_call_sent(method, session_id); }, "the on_call_sent observer");
-        return id;
-    }
-};
-
-}  // namespace detail
-
-/// RAII event subscription: unsubscribes on destruction (see the threading contract).
-class [[nodiscard]] subscription {
-public:
-    subscription() = default;
-    /// Made by connection::on(): the connection's state and the handler's id.
-    subscription(std::weak_ptr<detail::connection_state> st, std::uint64_t id) : st_(std::move(st)), id_(id) {}
-    subscription(subscription&& o) noexcept : st_(std::move(o.st_)), id_(std::exchange(o.id_, 0)) {}
-    subscription& operator=(subscription&& o) noexcept {
-        if (this != &o) {
-            unsubscribe();
-            st_ = std::move(o.st_);
-            id_ = std::exchange(o.id_, 0);
-        }
-        return *this;
-    }
-    subscription(const subscription&) = delete;
-    subscription& operator=(const subscription&) = delete;
-    ~subscription() { unsubscribe(); }
-
-    /// Stop delivery. When this returns, the handler is not running (unless this is called
-    /// from the handler itself) and will not be called again.
-    void unsubscribe() {
-        if (id_ == 0) return;
-        const auto id = std::exchange(id_, 0);
-        auto st = st_.lock();
-        st_.reset();
-        if (!st) return;
-        std::unique_lock lock(st->mu);
-        if (auto it = st->subs.find(id); it != st->subs.end()) {
-            it->second->active = false;
-            st->subs.erase(it);
-        }
-        if (std::this_thread::get_id() != st->dispatcher_id)
-            st->idle_cv.wait(lock, [&] { return st->running_sub != id; });
-    }
-
-    /// Keep the handler for the connection's lifetime; this object no longer owns it.
-    void release() noexcept {
-        id_ = 0;
-        st_.reset();
-    }
-
-    /// True while this object owns a live handler.
-    [[nodiscard]] bool active() const noexcept { return id_ != 0; }
-    /// The handler's id (0 when not active).
-    [[nodiscard]] std::uint64_t id() const noexcept { return id_; }
-
-private:
-    std::weak_ptr<detail::connection_state> st_;
-    std::uint64_t id_ = 0;
-};
-
-/// Waits for one event that was subscribed to before the action that causes it.
-/// Created by connection::expect(); the subscription is live from creation.
-class [[nodiscard]] event_waiter {
-public:
-    event_waiter() = default;
-    /// Made by connection::expect().
-    explicit event_waiter(std::shared_ptr<detail::waiter_state> s, std::string what)
-        : s_(std::move(s)), what_(std::move(what)) {}
-
-    /// The first matching event since creation; errc::timeout after `timeout`, or the
-    /// connection's error if it ends first.
-    [[nodiscard]] result<event> wait(std::chrono::milliseconds timeout) {
-        if (!s_) return fail(errc::internal, "an empty event_waiter was waited on");
-        std::unique_lock lock(s_->mu);
-        s_->cv.wait_for(lock, timeout, [&] { return s_->got.has_value() || s_->failure.has_value(); });
-        if (s_->got) return *s_->got;
-        if (s_->failure) return fail(*s_->failure);
-        return fail(errc::timeout, "no " + what_ + " event within " + std::to_string(timeout.count()) + " ms",
-                    "The expected page activity did not happen; check the page state.");
-    }
-
-    /// True once the event arrived (does not block).
-    [[nodiscard]] bool ready() const {
-        if (!s_) return false;
-        std::lock_guard lock(s_->mu);
-        return s_->got.has_value();
-    }
-
-private:
-    std::shared_ptr<detail::waiter_state> s_;
-    std::string what_;
-};
-
-class session;
-
-/// A CDP connection. Non-copyable, movable. Destruction closes the transport (for a
-/// launched browser: Browser.close, then signals) and joins both threads.
-class connection {
-public:
-    /// Start the reader and dispatcher threads on this transport.
-    explicit connection(any_transport transport, connection_options options = {})
-        : st_(std::make_shared<detail::connection_state>()) {
-        st_->transport = std::move(transport);
-        st_->options = std::move(options);
-        auto* s = st_.get();
-        // The threads share ownership of the state, so a handler that closes the
-        // connection can never leave them with a dangling pointer.
-        st_->dispatcher = std::thread([keep = st_, s] { s->dispatcher_loop(); });
-        {
-            std::lock_guard lock(st_->mu);
-            st_->dispatcher_id = st_->dispatcher.get_id();
-        }
-        st_->reader = std::thread([keep = st_, s] { s->reader_loop(); });
-        std::lock_guard lock(st_->mu);
-        st_->reader_id = st_->reader.get_id();
-    }
-
-    connection(connection&&) noexcept = default;
-    connection& operator=(connection&& o) noexcept {
-        if (this != &o) {
-            close();
-            st_ = std::move(o.st_);
-        }
-        return *this;
-    }
-    connection(const connection&) = delete;
-    connection& operator=(const connection&) = delete;
-    ~connection() { close(); }
-
-    /// Call a CDP method and wait for its result (bounded by `timeout`, default from the
-    /// options). CDP errors are errc::cdp_error with {method, code, message, data} details.
-    [[nodiscard]] result<json> call(std::string_view method, json params = json::object(),
-                                    std::string_view session_id = {},
-                                    std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
-        if (!st_) return fail(errc::transport_closed, method_str(method) + ": moved-from connection");
-        std::promise<result<json>> prom;
-        auto fut = prom.get_future();
-        detail::conn_clock::time_point deadline{};
-        auto id = st_->start_call(method, std::move(params), session_id, timeout, std::move(prom), &deadline);
-        if (!id) return fail(id.error());
-        if (fut.wait_until(deadline) != std::future_status::ready) {
-            std::optional<detail::pending_call> p;
-            {
-                std::lock_guard lock(st_->mu);
-                p = st_->take_locked(*id);
-            }
-            if (p) return fail(detail::connection_state::timeout_error(*p));
-        }
-        return fut.get();
-    }
-
-    /// Call without blocking; the future is completed by the reader thread (or with
-    /// errc::timeout by the dispatcher at the deadline).
-    [[nodiscard]] std::future<result<json>> call_async(std::string_view method, json params = json::object(),
-                                                       std::string_view session_id = {},
-                                                       std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
-        std::promise<result<json>> prom;
-        auto fut = prom.get_future();
-        if (!st_) {
-            prom.set_value(fail(errc::transport_closed, method_str(method) + ": moved-from connection"));
-            return fut;
-        }
-        auto id = st_->start_call(method, std::move(params), session_id, timeout, std::move(prom));
-        if (!id) {
-            std::promise<result<json>> failed;
-            auto f2 = failed.get_future();
-            failed.set_value(fail(id.error()));
-            return f2;
-        }
-        return fut;
-    }
-
-    /// Call without blocking; `callback` runs on the dispatcher thread with the result.
-    void call_async(std::string_view method, json params, std::string_view session_id, call_callback callback,
-                    std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
-        if (!st_) {
-            if (callback) callback(fail(errc::transport_closed, method_str(method) + ": moved-from connection"));
-            return;
-        }
-        auto shared_cb = std::make_shared<call_callback>(std::move(callback));
-        auto id = st_->start_call(method, std::move(params), session_id, timeout,
-                                  call_callback([shared_cb](result<json> r) {
-                                      if (*shared_cb) (*shared_cb)(std::move(r));
-                                  }));
-        if (!id) {  // never started: report through the dispatcher like any completion
-            detail::pending_call p;
-            p.done = call_callback([shared_cb](result<json> r) {
-                if (*shared_cb) (*shared_cb)(std::move(r));
-            });
-            st_->complete(std::move(p), fail(id.error()));
-        }
-    }
-
-    /// Subscribe to an event (`method` empty or "*" = every event), optionally only from one
-    /// session ("" = the browser session). Handlers run on the dispatcher thread.
-    [[nodiscard]] subscription on(std::string_view method, event_handler handler,
-                                  std::optional<std::string> session_id = std::nullopt) {
-        if (!st_) return {};
-        auto s = std::make_shared<detail::subscriber>();
-        s->method = method == "*" ? std::string() : std::string(method);
-        s->session_id = std::move(session_id);
-        s->handler = std::move(handler);
-        std::lock_guard lock(st_->mu);
-        s->id = st_->next_sub++;
-        st_->subs.emplace(s->id, s);
-        return subscription(st_, s->id);
-    }
-
-    /// Start waiting for an event now; collect it later with event_waiter::wait().
-    [[nodiscard]] event_waiter expect(std::string method, std::optional<std::string> session_id = std::nullopt,
-                                      std::function<bool(const event&)> predicate = {}) {
-        auto w = std::make_shared<detail::waiter_state>();
-        const std::string what = method;
-        w->predicate = [method = std::move(method), session_id = std::move(session_id),
-                        pred = std::move(predicate)](const event& ev) {
-            if (ev.method != method) return false;
-            if (session_id && *session_id != ev.session_id) return false;
-            return !pred || pred(ev);
-        };
-        if (!st_) {
-            w->failure = error(errc::transport_closed, "moved-from connection");
-            return event_waiter(std::move(w), what);
-        }
-        std::lock_guard lock(st_->mu);
-        if (st_->failure) w->failure = *st_->failure;
-        else st_->waiters.push_back(w);
-        return event_waiter(std::move(w), what);
-    }
-
-    /// Target.attachToTarget with flatten:true; returns the new sessionId.
-    [[nodiscard]] result<std::string> attach_to_target(std::string_view target_id,
-                                                       std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
-        auto r = call("Target.attachToTarget", json{{"targetId", target_id}, {"flatten", true}}, {}, timeout);
-        if (!r) return fail(r.error());
-        if (!r->contains("sessionId") || !(*r)["sessionId"].is_string())
-            return fail(errc::protocol_error, "Target.attachToTarget returned no sessionId");
-        return (*r)["sessionId"].get<std::string>();
-    }
-
-    /// Target.setAutoAttach {autoAttach, waitForDebuggerOnStart, flatten:true} on the browser
-    /// session or on `session_id`. New targets then announce themselves with
-    /// Target.attachedToTarget carrying their sessionId; when waiting for the debugger, resume
-    /// them with Runtime.runIfWaitingForDebugger on that session.
-    [[nodiscard]] result<void> set_auto_attach(bool auto_attach, bool wait_for_debugger_on_start,
-                                               std::string_view session_id = {},
-                                               std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
-        auto r = call("Target.setAutoAttach",
-                      json{{"autoAttach", auto_attach}, {"waitForDebuggerOnStart", wait_for_debugger_on_start},
-                           {"flatten", true}},
-                      session_id, timeout);
-        if (!r) return fail(r.error());
-        return {};
-    }
-
-    /// Target.detachFromTarget for a flattened session.
-    [[nodiscard]] result<void> detach_from_target(std::string_view session_id,
-                                                  std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
-        auto r = call("Target.detachFromTarget", json{{"sessionId", session_id}}, {}, timeout);
-        if (!r) return fail(r.error());
-        return {};
-    }
-
-    /// A handle for calls on one flattened session.
-    [[nodiscard]] session session_for(std::string session_id);
-
-    /// False once the transport ended or the connection was closed.
-    [[nodiscard]] bool is_open() const {
-        if (!st_) return false;
-        std::lock_guard lock(st_->mu);
-        return !st_->failure.has_value();
-    }
-
-    /// Why the connection ended (nullopt while open).
-    [[nodiscard]] std::optional<error> failure() const {
-        if (!st_) return error(errc::transport_closed, "moved-from connection");
-        std::lock_guard lock(st_->mu);
-        return st_->failure;
-    }
-
-    /// Wait (bounded) until the dispatcher has run the handlers and callbacks of every message
-    /// received so far. A blocking call() may return before the events that arrived ahead of
-    /// its answer were dispatched; after sync_events() the state those handlers keep reflects
-    /// everything the browser sent before that answer. True when done (at once when called
-    /// from the dispatcher itself); false on timeout or when the connection has ended.
-    bool sync_events(std::chrono::milliseconds timeout = std::chrono::milliseconds(2000)) {
-        if (!st_) return false;
-        auto* st = st_.get();
-        if (std::this_thread::get_id() == st->dispatcher_id) return true;
-        struct flag {
-            std::mutex mu;
-            std::condition_variable cv;
-            bool done = false;
-        };
-        auto f = std::make_shared<flag>();
-        {
-            std::lock_guard lock(st->mu);
-            if (st->failure || st->stop) return false;
-            st->tasks.emplace_back([f] {
-                std::lock_guard l(f->mu);
-                f->done = true;
-                f->cv.notify_all();
-            });
-            st->cv.notify_all();
-        }
-        std::unique_lock l(f->mu);
-        return f->cv.wait_for(l, timeout, [&] { return f->done; });
-    }
-
-    /// Calls awaiting an answer.
-    [[nodiscard]] std::size_t pending_count() const {
-        if (!st_) return 0;
-        std::lock_guard lock(st_->mu);
-        return st_->pending.size();
-    }
-
-    /// Messages from the browser that were not valid CDP (ignored).
-    [[nodiscard]] std::uint64_t malformed_messages() const { return st_ ? st_->malformed.load() : 0; }
-    /// Messages read from the transport so far (answers and events, malformed ones too): a
-    /// caller waiting behind a flood of events can tell a busy connection from a silent one.
-    [[nodiscard]] std::uint64_t received_messages() const { return st_ ? st_->received.load(std::memory_order_relaxed) : 0; }
-
-    /// The transport, when it is a T (e.g. pipe_transport for pid()); null otherwise.
-    /// Only const-safe members may be used: the reader thread owns receive().
-    template <class T>
-    [[nodiscard]] T* transport_as() noexcept {
-        return st_ ? st_->transport.template target<T>() : nullptr;
-    }
-
-    /// Close the transport (stopping a launched browser), fail pending calls with
-    /// errc::transport_closed, deliver queued events and callbacks, join the threads.
-    /// Idempotent; safe from a handler (the dispatcher then finishes on its own).
-    void close() {
-        if (!st_) return;
-        auto st = st_;
-        std::unique_lock close_lock(st->close_mu, std::defer_lock);
-        if (std::this_thread::get_id() == st->dispatcher_id) {
-            if (!close_lock.try_lock()) return;  // another thread is closing and will finish
-        } else {
-            close_lock.lock();
-        }
-        if (st->closed) return;
-        st->closing = true;
-        st->transport.close();
-        if (st->reader.joinable()) st->reader.join();  // the reader never runs user code
-        {
-            std::lock_guard lock(st->mu);
-            st->stop = true;
-            st->cv.notify_all();
-        }
-        if (st->dispatcher.joinable()) {
-            if (std::this_thread::get_id() == st->dispatcher.get_id()) st->dispatcher.detach();
-            else st->dispatcher.join();
-        }
-        st->closed = true;
-    }
-
-private:
-    static std::string method_str(std::string_view m) { return std::string(m); }
-
-    std::shared_ptr<detail::connection_state> st_;
-};
-
-/// Calls and subscriptions bound to one flattened session. A cheap view: the connection
-/// must outlive it.
-class session {
-public:
-    /// A view of the flattened session `session_id` of `conn`.
-    session(connection& conn, std::string session_id) : conn_(&conn), id_(std::move(session_id)) {}
-
-    /// The CDP sessionId.
-    [[nodiscard]] const std::string& id() const noexcept { return id_; }
-    /// The connection the session is on.
-    [[nodiscard]] connection& conn() const noexcept { return *conn_; }
-
-    /// connection::call() in this session.
-    [[nodiscard]] result<json> call(std::string_view method, json params = json::object(),
-                                    std::optional<std::chrono::milliseconds> timeout = std::nullopt) const {
-        return conn_->call(method, std::move(params), id_, timeout);
-    }
-    /// connection::call_async() in this session.
-    [[nodiscard]] std::future<result<json>> call_async(std::string_view method, json params = json::object(),
-                                                       std::optional<std::chrono::milliseconds> timeout = std::nullopt) const {
-        return conn_->call_async(method, std::move(params), id_, timeout);
-    }
-    /// connection::on() for this session's events.
-    [[nodiscard]] subscription on(std::string_view method, event_handler handler) const {
-        return conn_->on(method, std::move(handler), id_);
-    }
-    /// connection::expect() for this session's events.
-    [[nodiscard]] event_waiter expect(std::string method, std::function<bool(const event&)> predicate = {}) const {
-        return conn_->expect(std::move(method), id_, std::move(predicate));
-    }
-
-private:
-    connection* conn_;
-    std::string id_;
-};
-
-inline session connection::session_for(std::string session_id) { return session(*this, std::move(session_id)); }
-
-}  // namespace agentkit::cdp
-// ---- end <agentkit/cdp/connection.hpp> ----
 // ---- begin <agentkit/cdp/pipe_transport.hpp> ----
 // agentkit/cdp/pipe_transport.hpp — Chromium over --remote-debugging-pipe.
 //
@@ -10273,155 +10273,6 @@ using pipe_browser = pipe_transport;
 //   // or start a private local browser and connect to it:
 //   auto local = agentkit::cdp::websocket_transport::launch({});
 
-// ---- begin <agentkit/cdp/detail/sha1_base64.hpp> ----
-// agentkit/cdp/detail/sha1_base64.hpp — SHA-1 and the WebSocket accept key under their old
-// names: they moved to core/sha1.hpp when the dashboard's server side began to share them.
-
-// ---- begin <agentkit/core/sha1.hpp> ----
-// agentkit/core/sha1.hpp — SHA-1 (FIPS 180-4), just enough for the WebSocket opening handshake (RFC 6455 §4.2.2: Sec-WebSocket-Accept is
-// base64(SHA-1(key + GUID))). SHA-1 is used here only as the protocol demands, never for
-// security decisions.
-
-
-#include <array>
-#include <cstddef>
-#include <cstdint>
-#include <cstring>
-#include <string>
-#include <string_view>
-
-namespace agentkit {
-
-/// Incremental SHA-1 (only where a protocol demands it: the WebSocket handshake).
-class sha1 {
-public:
-    /// The 20-byte digest.
-    using digest_type = std::array<std::uint8_t, 20>;
-
-    /// Add `n` bytes at `data`.
-    void update(const void* data, std::size_t n) noexcept {
-        const auto* p = static_cast<const std::uint8_t*>(data);
-        total_bytes_ += n;
-        while (n > 0) {
-            const std::size_t take = (n < 64 - fill_) ? n : 64 - fill_;
-            std::memcpy(block_.data() + fill_, p, take);
-            fill_ += take;
-            p += take;
-            n -= take;
-            if (fill_ == 64) {
-                compress();
-                fill_ = 0;
-            }
-        }
-    }
-    /// Add the bytes of `s`.
-    void update(std::string_view s) noexcept { update(s.data(), s.size()); }
-
-    /// Finish and return the digest; the object must not be used afterwards.
-    [[nodiscard]] digest_type finish() noexcept {
-        const std::uint64_t bits = total_bytes_ * 8U;
-        block_[fill_++] = 0x80;
-        if (fill_ > 56) {
-            while (fill_ < 64) block_[fill_++] = 0;
-            compress();
-            fill_ = 0;
-        }
-        while (fill_ < 56) block_[fill_++] = 0;
-        for (int i = 7; i >= 0; --i) block_[fill_++] = static_cast<std::uint8_t>(bits >> (8 * i));
-        compress();
-        digest_type out{};
-        for (std::size_t i = 0; i < 5; ++i)
-            for (std::size_t b = 0; b < 4; ++b)
-                out[i * 4 + b] = static_cast<std::uint8_t>(h_[i] >> (24 - 8 * b));
-        return out;
-    }
-
-private:
-    static constexpr std::uint32_t rol(std::uint32_t x, int n) noexcept {
-        return static_cast<std::uint32_t>((x << n) | (x >> (32 - n)));
-    }
-
-    void compress() noexcept {
-        std::array<std::uint32_t, 80> w{};
-        for (std::size_t i = 0; i < 16; ++i)
-            w[i] = (std::uint32_t{block_[i * 4]} << 24) | (std::uint32_t{block_[i * 4 + 1]} << 16) |
-                   (std::uint32_t{block_[i * 4 + 2]} << 8) | std::uint32_t{block_[i * 4 + 3]};
-        for (std::size_t i = 16; i < 80; ++i) w[i] = rol(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
-        std::uint32_t a = h_[0], b = h_[1], c = h_[2], d = h_[3], e = h_[4];
-        for (std::size_t i = 0; i < 80; ++i) {
-            std::uint32_t f = 0, k = 0;
-            if (i < 20) {
-                f = (b & c) | (~b & d);
-                k = 0x5A827999U;
-            } else if (i < 40) {
-                f = b ^ c ^ d;
-                k = 0x6ED9EBA1U;
-            } else if (i < 60) {
-                f = (b & c) | (b & d) | (c & d);
-                k = 0x8F1BBCDCU;
-            } else {
-                f = b ^ c ^ d;
-                k = 0xCA62C1D6U;
-            }
-            const std::uint32_t t = rol(a, 5) + f + e + k + w[i];
-            e = d;
-            d = c;
-            c = rol(b, 30);
-            b = a;
-            a = t;
-        }
-        h_[0] += a;
-        h_[1] += b;
-        h_[2] += c;
-        h_[3] += d;
-        h_[4] += e;
-    }
-
-    std::array<std::uint32_t, 5> h_{0x67452301U, 0xEFCDAB89U, 0x98BADCFEU, 0x10325476U, 0xC3D2E1F0U};
-    std::array<std::uint8_t, 64> block_{};
-    std::size_t fill_ = 0;
-    std::uint64_t total_bytes_ = 0;
-};
-
-/// SHA-1 of a byte string.
-[[nodiscard]] inline sha1::digest_type sha1_digest(std::string_view s) noexcept {
-    sha1 h;
-    h.update(s);
-    return h.finish();
-}
-
-/// Lower-case hex of bytes (tests and diagnostics).
-[[nodiscard]] inline std::string to_hex(const std::uint8_t* p, std::size_t n) {
-    static constexpr char digits[] = "0123456789abcdef";
-    std::string s;
-    s.reserve(n * 2);
-    for (std::size_t i = 0; i < n; ++i) {
-        s += digits[p[i] >> 4];
-        s += digits[p[i] & 0xF];
-    }
-    return s;
-}
-
-/// RFC 6455 §1.3: the Sec-WebSocket-Accept value for a Sec-WebSocket-Key.
-[[nodiscard]] inline std::string websocket_accept(std::string_view key) {
-    sha1 h;
-    h.update(key);
-    h.update(std::string_view("258EAFA5-E914-47DA-95CA-C5AB0DC85B11"));
-    const auto d = h.finish();
-    return base64_encode(d.data(), d.size());
-}
-
-}  // namespace agentkit
-// ---- end <agentkit/core/sha1.hpp> ----
-
-namespace agentkit::cdp::detail {
-using agentkit::base64_encode;
-using agentkit::sha1;
-using agentkit::sha1_digest;
-using agentkit::to_hex;
-using agentkit::websocket_accept;
-}  // namespace agentkit::cdp::detail
-// ---- end <agentkit/cdp/detail/sha1_base64.hpp> ----
 // ---- begin <agentkit/cdp/detail/websocket_frame.hpp> ----
 // agentkit/cdp/detail/websocket_frame.hpp — the WebSocket frame codec under its old name: it
 // moved to core/websocket_frame.hpp (agentkit::ws) when the dashboard's server side began to
@@ -10611,6 +10462,155 @@ namespace agentkit::cdp::detail {
 namespace ws = agentkit::ws;
 }  // namespace agentkit::cdp::detail
 // ---- end <agentkit/cdp/detail/websocket_frame.hpp> ----
+// ---- begin <agentkit/cdp/detail/sha1_base64.hpp> ----
+// agentkit/cdp/detail/sha1_base64.hpp — SHA-1 and the WebSocket accept key under their old
+// names: they moved to core/sha1.hpp when the dashboard's server side began to share them.
+
+// ---- begin <agentkit/core/sha1.hpp> ----
+// agentkit/core/sha1.hpp — SHA-1 (FIPS 180-4), just enough for the WebSocket opening handshake (RFC 6455 §4.2.2: Sec-WebSocket-Accept is
+// base64(SHA-1(key + GUID))). SHA-1 is used here only as the protocol demands, never for
+// security decisions.
+
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+namespace agentkit {
+
+/// Incremental SHA-1 (only where a protocol demands it: the WebSocket handshake).
+class sha1 {
+public:
+    /// The 20-byte digest.
+    using digest_type = std::array<std::uint8_t, 20>;
+
+    /// Add `n` bytes at `data`.
+    void update(const void* data, std::size_t n) noexcept {
+        const auto* p = static_cast<const std::uint8_t*>(data);
+        total_bytes_ += n;
+        while (n > 0) {
+            const std::size_t take = (n < 64 - fill_) ? n : 64 - fill_;
+            std::memcpy(block_.data() + fill_, p, take);
+            fill_ += take;
+            p += take;
+            n -= take;
+            if (fill_ == 64) {
+                compress();
+                fill_ = 0;
+            }
+        }
+    }
+    /// Add the bytes of `s`.
+    void update(std::string_view s) noexcept { update(s.data(), s.size()); }
+
+    /// Finish and return the digest; the object must not be used afterwards.
+    [[nodiscard]] digest_type finish() noexcept {
+        const std::uint64_t bits = total_bytes_ * 8U;
+        block_[fill_++] = 0x80;
+        if (fill_ > 56) {
+            while (fill_ < 64) block_[fill_++] = 0;
+            compress();
+            fill_ = 0;
+        }
+        while (fill_ < 56) block_[fill_++] = 0;
+        for (int i = 7; i >= 0; --i) block_[fill_++] = static_cast<std::uint8_t>(bits >> (8 * i));
+        compress();
+        digest_type out{};
+        for (std::size_t i = 0; i < 5; ++i)
+            for (std::size_t b = 0; b < 4; ++b)
+                out[i * 4 + b] = static_cast<std::uint8_t>(h_[i] >> (24 - 8 * b));
+        return out;
+    }
+
+private:
+    static constexpr std::uint32_t rol(std::uint32_t x, int n) noexcept {
+        return static_cast<std::uint32_t>((x << n) | (x >> (32 - n)));
+    }
+
+    void compress() noexcept {
+        std::array<std::uint32_t, 80> w{};
+        for (std::size_t i = 0; i < 16; ++i)
+            w[i] = (std::uint32_t{block_[i * 4]} << 24) | (std::uint32_t{block_[i * 4 + 1]} << 16) |
+                   (std::uint32_t{block_[i * 4 + 2]} << 8) | std::uint32_t{block_[i * 4 + 3]};
+        for (std::size_t i = 16; i < 80; ++i) w[i] = rol(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
+        std::uint32_t a = h_[0], b = h_[1], c = h_[2], d = h_[3], e = h_[4];
+        for (std::size_t i = 0; i < 80; ++i) {
+            std::uint32_t f = 0, k = 0;
+            if (i < 20) {
+                f = (b & c) | (~b & d);
+                k = 0x5A827999U;
+            } else if (i < 40) {
+                f = b ^ c ^ d;
+                k = 0x6ED9EBA1U;
+            } else if (i < 60) {
+                f = (b & c) | (b & d) | (c & d);
+                k = 0x8F1BBCDCU;
+            } else {
+                f = b ^ c ^ d;
+                k = 0xCA62C1D6U;
+            }
+            const std::uint32_t t = rol(a, 5) + f + e + k + w[i];
+            e = d;
+            d = c;
+            c = rol(b, 30);
+            b = a;
+            a = t;
+        }
+        h_[0] += a;
+        h_[1] += b;
+        h_[2] += c;
+        h_[3] += d;
+        h_[4] += e;
+    }
+
+    std::array<std::uint32_t, 5> h_{0x67452301U, 0xEFCDAB89U, 0x98BADCFEU, 0x10325476U, 0xC3D2E1F0U};
+    std::array<std::uint8_t, 64> block_{};
+    std::size_t fill_ = 0;
+    std::uint64_t total_bytes_ = 0;
+};
+
+/// SHA-1 of a byte string.
+[[nodiscard]] inline sha1::digest_type sha1_digest(std::string_view s) noexcept {
+    sha1 h;
+    h.update(s);
+    return h.finish();
+}
+
+/// Lower-case hex of bytes (tests and diagnostics).
+[[nodiscard]] inline std::string to_hex(const std::uint8_t* p, std::size_t n) {
+    static constexpr char digits[] = "0123456789abcdef";
+    std::string s;
+    s.reserve(n * 2);
+    for (std::size_t i = 0; i < n; ++i) {
+        s += digits[p[i] >> 4];
+        s += digits[p[i] & 0xF];
+    }
+    return s;
+}
+
+/// RFC 6455 §1.3: the Sec-WebSocket-Accept value for a Sec-WebSocket-Key.
+[[nodiscard]] inline std::string websocket_accept(std::string_view key) {
+    sha1 h;
+    h.update(key);
+    h.update(std::string_view("258EAFA5-E914-47DA-95CA-C5AB0DC85B11"));
+    const auto d = h.finish();
+    return base64_encode(d.data(), d.size());
+}
+
+}  // namespace agentkit
+// ---- end <agentkit/core/sha1.hpp> ----
+
+namespace agentkit::cdp::detail {
+using agentkit::base64_encode;
+using agentkit::sha1;
+using agentkit::sha1_digest;
+using agentkit::to_hex;
+using agentkit::websocket_accept;
+}  // namespace agentkit::cdp::detail
+// ---- end <agentkit/cdp/detail/sha1_base64.hpp> ----
 // ---- begin <agentkit/core/random.hpp> ----
 // agentkit/core/random.hpp — unpredictable bytes from the kernel: the one source of agentkit's
 // tokens, session ids, requestState references, nonces and keys.
@@ -16433,497 +16433,6 @@ private:
 //   if (auto f = agentkit::browser::finish_config(c); !f) { ... }     // refused options, channels
 //   for (auto& n : c.notes) print n;                                  // accepted, no effect here
 
-// ---- begin <agentkit/browser/tool_state.hpp> ----
-// agentkit/browser/tool_state.hpp — what the browser tools share: the browser, the artifact
-// store, the tools' options and the running totals of their calls.
-
-// ---- begin <agentkit/search/searcher.hpp> ----
-// agentkit/search/searcher.hpp — what a web search tool calls: the query checked
-// (check_query), an identical recent query answered from the cache, else the backend asked and
-// its answer kept. Empty (no backend): every search answers `search.unconfigured`.
-//
-//   agentkit::search::searcher s{backend, {.max_entries = 64, .max_age = std::chrono::seconds(120)}};
-//   auto r = s.search(q);     // result<results>; r->from_cache on a repeat
-
-// ---- begin <agentkit/search/backend.hpp> ----
-// agentkit/search/backend.hpp — the one concept every search backend meets, and any_backend,
-// which holds any of them (the four built in, over HTTP: http_backend.hpp; or the host's own).
-//
-//   // a host's own backend: anything with name() and search(query, stop_token)
-//   struct intranet_search {
-//       std::string_view name() const { return "intranet"; }
-//       agentkit::result<agentkit::search::results> search(const agentkit::search::query& q, std::stop_token) { ... }
-//   };
-//   agentkit::search::any_backend b{intranet_search{}};
-//   // or from a function
-//   auto f = agentkit::search::any_backend::from_function("intranet", [](const query& q, std::stop_token) { ... });
-
-// ---- begin <agentkit/search/query.hpp> ----
-// agentkit/search/query.hpp — what a web search asks and what it answers, whatever the backend:
-// a query (words, how many results, a site, a recency, a language and region, a page) and its
-// results (numbered hits with title, URL, date and snippet, and the backend's answer box or
-// knowledge-panel text when it has one). The one rule for a query's bounds is check_query().
-//
-//   agentkit::search::query q;
-//   q.text = "chromium headless flags";
-//   q.count = 5;                 // 1..20
-//   q.site = "chromium.org";     // optional: results from this site only
-//   q.recency = "month";         // optional: day, week, month or year
-//   if (auto ok = agentkit::search::check_query(q); !ok) { ok.error() is args.invalid }
-
-
-#include <array>
-#include <cstddef>
-#include <string>
-#include <string_view>
-#include <vector>
-
-/// Web search without a browser: the query and its results, backends behind one concept
-/// (SearXNG, Brave, Tavily, a Serper-format Google API, or the host's own), the bounded cache.
-namespace agentkit::search {
-
-inline constexpr int max_count = 20;                ///< the most results one query may ask for
-inline constexpr int max_page = 10;                 ///< the deepest results page a query may ask for
-inline constexpr std::size_t max_query_chars = 400; ///< the longest query text (backends refuse longer ones)
-/// The recencies a query may ask for ("" is any time).
-inline constexpr std::array<std::string_view, 4> recencies{"day", "week", "month", "year"};
-
-/// One search: what the web_search tool's arguments become.
-struct query {
-    std::string text;      ///< the words searched for (required)
-    int count = 10;        ///< results wanted, 1..max_count
-    std::string site;      ///< results from this site only ("example.com"); "" for any
-    std::string recency;   ///< "", "day", "week", "month" or "year"
-    std::string language;  ///< results in this language ("en", "de"); "" for the backend's default
-    std::string region;    ///< results for this country ("us", "de"); "" for the backend's default
-    int page = 1;          ///< the page of results, 1..max_page (page 2 is the results after the first `count`)
-};
-
-/// One result.
-struct hit {
-    std::string title;    ///< as the backend gives it
-    std::string url;      ///< the result's address (absolute)
-    std::string date{};     ///< when the page was published, when the backend knows ("" otherwise)
-    std::string snippet{};  ///< the backend's excerpt (whole; the tool clips it to a budget)
-};
-
-/// What a search answered.
-struct results {
-    std::string backend;          ///< the backend's name ("searxng", "brave", ...)
-    std::vector<hit> hits;        ///< in the backend's order, at most the query's count
-    std::string answer;           ///< an answer box or knowledge-panel text ("" when none)
-    std::string answer_source;    ///< where the answer comes from (a title or URL; "" when unknown)
-    bool from_cache = false;      ///< served from the cache, not the backend
-    std::vector<std::string> notes;  ///< what the backend could not honour ("tavily has no language filter: ignored")
-};
-
-/// The query's bounds, checked once for every backend: text not blank and at most
-/// max_query_chars, count 1..max_count, page 1..max_page, recency one of `recencies`, a site
-/// that is a host name (no scheme, no path, no spaces), language and region codes of 2 to 8
-/// letters (a dash allowed: "en-US"). Every problem is named in one `args.invalid` error.
-[[nodiscard]] inline result<void> check_query(const query& q) {
-    std::vector<std::string> problems;
-    bool blank = true;
-    for (char c : q.text)
-        if (c != ' ' && c != '\t' && c != '\n' && c != '\r') blank = false;
-    if (blank) problems.emplace_back("/query: must not be empty");
-    if (q.text.size() > max_query_chars)
-        problems.push_back("/query: at most " + std::to_string(max_query_chars) + " characters (got " + std::to_string(q.text.size()) + ")");
-    if (q.count < 1 || q.count > max_count) problems.push_back("/count: must be 1 to " + std::to_string(max_count));
-    if (q.page < 1 || q.page > max_page) problems.push_back("/page: must be 1 to " + std::to_string(max_page));
-    if (!q.recency.empty()) {
-        bool known = false;
-        for (auto r : recencies) known = known || q.recency == r;
-        if (!known) problems.emplace_back("/recency: must be one of: day, week, month, year");
-    }
-    if (!q.site.empty()) {
-        bool ok = q.site.size() <= 253;
-        for (char c : q.site)
-            ok = ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-');
-        if (!ok) problems.emplace_back("/site: a host name such as example.com (no scheme, path or spaces)");
-    }
-    auto code_ok = [](const std::string& s) {
-        if (s.empty()) return true;
-        if (s.size() < 2 || s.size() > 8) return false;
-        for (char c : s)
-            if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-')) return false;
-        return true;
-    };
-    if (!code_ok(q.language)) problems.emplace_back("/language: a language code such as en or de");
-    if (!code_ok(q.region)) problems.emplace_back("/region: a country code such as us or de");
-    if (problems.empty()) return {};
-    std::string msg = "web_search: " + std::to_string(problems.size()) + (problems.size() == 1 ? " problem" : " problems") +
-                      " in arguments: " + join(problems, "; ");
-    return fail(errc::args_invalid, std::move(msg), "Fix every listed argument and search again.", json{{"problems", problems}});
-}
-
-/// The words a backend without a site parameter is sent: `site:HOST words` when a site is asked
-/// for (the operator SearXNG's engines, Google and Brave read), else the words.
-[[nodiscard]] inline std::string text_with_site(const query& q) {
-    return q.site.empty() ? q.text : "site:" + q.site + " " + q.text;
-}
-
-/// The identity of a query for the cache: every field, case of the words kept.
-[[nodiscard]] inline std::string cache_key(const query& q) {
-    std::string k;
-    for (const std::string* s : {&q.text, &q.site, &q.recency, &q.language, &q.region}) {
-        k += std::to_string(s->size());
-        k += ':';
-        k += *s;
-    }
-    k += '#' + std::to_string(q.count) + '#' + std::to_string(q.page);
-    return k;
-}
-
-}  // namespace agentkit::search
-// ---- end <agentkit/search/query.hpp> ----
-
-#include <concepts>
-#include <functional>
-#include <memory>
-#include <stop_token>
-#include <string>
-#include <string_view>
-#include <type_traits>
-#include <utility>
-
-namespace agentkit::search {
-
-/// A search backend: a name and a search that answers results or a structured error (never
-/// throws; a requested stop token ends a search in flight with `cancelled`).
-template <class B>
-concept backend = requires(B& b, const B& cb, const query& q, std::stop_token stop) {
-    { cb.name() } -> std::convertible_to<std::string_view>;
-    { b.search(q, stop) } -> std::same_as<result<results>>;
-};
-
-/// Any backend, by value (copies share the backend). Empty when default-constructed: its
-/// search answers `search.unconfigured`.
-class any_backend {
-public:
-    any_backend() = default;
-    /// Hold backend `b` (moved in; shared by copies of this any_backend).
-    template <class B>
-        requires(backend<std::decay_t<B>> && !std::is_same_v<std::decay_t<B>, any_backend>)
-    any_backend(B&& b)  // NOLINT(google-explicit-constructor): any backend converts
-        : impl_(std::make_shared<model<std::decay_t<B>>>(std::forward<B>(b))) {}
-
-    /// A backend named `name` whose search is `f` (a host's own, in one line).
-    [[nodiscard]] static any_backend from_function(std::string name, std::function<result<results>(const query&, std::stop_token)> f) {
-        return any_backend(function_backend{std::move(name), std::move(f)});
-    }
-
-    /// True when a backend is held.
-    [[nodiscard]] explicit operator bool() const noexcept { return impl_ != nullptr; }
-    /// The held backend's name ("" when empty).
-    [[nodiscard]] std::string_view name() const noexcept { return impl_ ? impl_->name() : std::string_view{}; }
-    /// Search with the held backend; `search.unconfigured` when empty; a backend that throws
-    /// answers `internal` (nothing leaves as an exception).
-    [[nodiscard]] result<results> search(const query& q, std::stop_token stop = {}) {
-        if (!impl_)
-            return fail(errc::search_unconfigured, "web search has no backend configured",
-                        "Configure one: agentkit-browser-mcp --search searxng --search-url URL, or --search brave|tavily|serper "
-                        "with the key in BRAVE_API_KEY, TAVILY_API_KEY or SERPER_API_KEY.");
-        try {
-            return impl_->search(q, std::move(stop));
-        } catch (const std::exception& e) {
-            return fail(errc::internal, std::string(impl_->name()) + ": the search backend threw: " + e.what());
-        } catch (...) {
-            return fail(errc::internal, std::string(impl_->name()) + ": the search backend threw");
-        }
-    }
-
-private:
-    struct function_backend {
-        std::string label;
-        std::function<result<results>(const query&, std::stop_token)> f;
-        [[nodiscard]] std::string_view name() const { return label; }
-        result<results> search(const query& q, std::stop_token stop) {
-            if (!f) return fail(errc::search_unconfigured, label + ": the search function is empty");
-            return f(q, std::move(stop));
-        }
-    };
-    struct concept_t {
-        virtual ~concept_t() = default;
-        [[nodiscard]] virtual std::string_view name() const = 0;
-        virtual result<results> search(const query& q, std::stop_token stop) = 0;
-    };
-    template <class B>
-    struct model final : concept_t {
-        explicit model(B b) : held(std::move(b)) {}
-        [[nodiscard]] std::string_view name() const override { return held.name(); }
-        result<results> search(const query& q, std::stop_token stop) override { return held.search(q, std::move(stop)); }
-        B held;
-    };
-    std::shared_ptr<concept_t> impl_;
-};
-
-static_assert(backend<any_backend>);
-
-}  // namespace agentkit::search
-// ---- end <agentkit/search/backend.hpp> ----
-// ---- begin <agentkit/search/cache.hpp> ----
-// agentkit/search/cache.hpp — a small cache of recent searches: an identical query within a
-// short window is answered from it, without a request. Bounded in entries and in age (the
-// least recently used entry goes first); thread-safe.
-//
-//   agentkit::search::cache c{{.max_entries = 64, .max_age = std::chrono::seconds(120)}};
-//   if (auto hit = c.get(q)) return *hit;    // results::from_cache is true
-//   c.put(q, fresh);
-
-
-#include <chrono>
-#include <cstddef>
-#include <functional>
-#include <list>
-#include <mutex>
-#include <optional>
-#include <string>
-#include <unordered_map>
-#include <utility>
-
-namespace agentkit::search {
-
-/// The cache's bounds.
-struct cache_options {
-    std::size_t max_entries = 64;               ///< queries kept (0: no cache)
-    std::chrono::milliseconds max_age{120000};  ///< an entry older than this is not used (0: no cache)
-    /// The clock (a test moves it; default: steady_clock::now).
-    std::function<std::chrono::steady_clock::time_point()> now;
-};
-
-/// Recent results by query (search::cache_key).
-class cache {
-public:
-    /// A cache with these bounds.
-    explicit cache(cache_options o = {}) : o_(std::move(o)) {}
-
-    /// The results of an identical query stored less than max_age ago (from_cache set), or nothing.
-    [[nodiscard]] std::optional<results> get(const query& q) {
-        if (!enabled()) return std::nullopt;
-        std::lock_guard lock(mu_);
-        auto it = index_.find(cache_key(q));
-        if (it == index_.end()) return std::nullopt;
-        if (now() - it->second->stored > o_.max_age) {
-            order_.erase(it->second);
-            index_.erase(it);
-            return std::nullopt;
-        }
-        order_.splice(order_.begin(), order_, it->second);  // most recently used first
-        results r = it->second->value;
-        r.from_cache = true;
-        return r;
-    }
-
-    /// Store the results of `q` (the least recently used entry makes room).
-    void put(const query& q, results r) {
-        if (!enabled()) return;
-        std::lock_guard lock(mu_);
-        std::string key = cache_key(q);
-        if (auto it = index_.find(key); it != index_.end()) {
-            order_.erase(it->second);
-            index_.erase(it);
-        }
-        r.from_cache = false;
-        order_.push_front(entry{key, std::move(r), now()});
-        index_.emplace(std::move(key), order_.begin());
-        while (order_.size() > o_.max_entries) {
-            index_.erase(order_.back().key);
-            order_.pop_back();
-        }
-    }
-
-    /// Entries held now (expired ones included until looked up or pushed out).
-    [[nodiscard]] std::size_t size() const {
-        std::lock_guard lock(mu_);
-        return order_.size();
-    }
-
-    /// Forget every entry.
-    void clear() {
-        std::lock_guard lock(mu_);
-        order_.clear();
-        index_.clear();
-    }
-
-private:
-    struct entry {
-        std::string key;
-        results value;
-        std::chrono::steady_clock::time_point stored;
-    };
-    [[nodiscard]] bool enabled() const noexcept { return o_.max_entries > 0 && o_.max_age.count() > 0; }
-    [[nodiscard]] std::chrono::steady_clock::time_point now() const { return o_.now ? o_.now() : std::chrono::steady_clock::now(); }
-
-    cache_options o_;
-    mutable std::mutex mu_;
-    std::list<entry> order_;
-    std::unordered_map<std::string, std::list<entry>::iterator> index_;
-};
-
-}  // namespace agentkit::search
-// ---- end <agentkit/search/cache.hpp> ----
-
-#include <atomic>
-#include <cstddef>
-#include <cstdint>
-#include <memory>
-#include <stop_token>
-#include <string_view>
-#include <utility>
-
-namespace agentkit::search {
-
-/// A backend with its cache.
-class searcher {
-public:
-    /// No backend: searches answer `search.unconfigured`.
-    searcher() = default;
-    /// Search with `b`, caching answers within `c`'s bounds.
-    explicit searcher(any_backend b, cache_options c = {}) : backend_(std::move(b)), cache_(std::make_unique<cache>(std::move(c))) {}
-
-    /// True when a backend is configured.
-    [[nodiscard]] bool configured() const noexcept { return static_cast<bool>(backend_); }
-    /// The backend's name ("" when none).
-    [[nodiscard]] std::string_view backend_name() const noexcept { return backend_.name(); }
-
-    /// Check `q`, answer it from the cache or the backend (at most q.count hits).
-    [[nodiscard]] result<results> search(const query& q, std::stop_token stop = {}) {
-        if (auto ok = check_query(q); !ok) return fail(ok.error());
-        if (cache_)
-            if (auto hit = cache_->get(q)) {
-                cache_hits_.fetch_add(1);
-                return std::move(*hit);
-            }
-        auto r = backend_.search(q, std::move(stop));
-        if (!r) return r;
-        backend_calls_.fetch_add(1);
-        if (r->hits.size() > static_cast<std::size_t>(q.count)) r->hits.resize(static_cast<std::size_t>(q.count));
-        if (r->backend.empty()) r->backend = std::string(backend_.name());
-        if (cache_) cache_->put(q, *r);
-        return r;
-    }
-
-    /// Searches answered by the backend (successfully) so far.
-    [[nodiscard]] std::uint64_t backend_calls() const noexcept { return backend_calls_.load(); }
-    /// Searches answered from the cache so far.
-    [[nodiscard]] std::uint64_t cache_hits() const noexcept { return cache_hits_.load(); }
-
-private:
-    any_backend backend_;
-    std::unique_ptr<cache> cache_;
-    std::atomic<std::uint64_t> backend_calls_{0};
-    std::atomic<std::uint64_t> cache_hits_{0};
-};
-
-}  // namespace agentkit::search
-// ---- end <agentkit/search/searcher.hpp> ----
-
-#include <cstddef>
-#include <cstdint>
-#include <deque>
-#include <functional>
-#include <map>
-#include <mutex>
-#include <string>
-#include <vector>
-
-namespace agentkit::browser {
-
-/// Per-call metrics of the browser tools.
-struct call_metrics {
-    std::string tool;  ///< the tool's name
-    std::size_t bytes = 0;   ///< of the text returned
-    std::size_t tokens = 0;  ///< estimated
-    std::int64_t ms = 0;     ///< wall time of the call
-    std::uint64_t cdp_round_trips = 0;  ///< CDP commands the call sent (with the browser's own answers to paused requests)
-    std::int64_t wait_ms = 0;           ///< of ms, time spent waiting for the page (settle, load, wait_for)
-    bool ok = true;  ///< the call succeeded
-};
-
-/// A browser tool call about to run (tools_options::before_call).
-struct call_start {
-    std::string tool;  ///< the tool's name
-    json args;         ///< its arguments, secrets redacted
-};
-
-/// A finished browser tool call, as a timeline shows it (tools_options::on_record).
-struct call_record {
-    std::string tool;       ///< the tool's name
-    json args;              ///< its arguments, secrets redacted
-    call_metrics metrics;   ///< time, size, tokens, success
-    std::string head;       ///< the start of its text (redacted, at most ~400 characters)
-    std::string error;      ///< the error's text when it failed ("" otherwise)
-    std::vector<std::string> artifacts;  ///< ids of the artifacts it stored
-};
-
-/// How the browser tools shape their results.
-struct tools_options {
-    /// Hard cap on any result's text (characters); what is cut goes to the artifact store.
-    std::size_t max_result_chars = 30000;
-    /// Return screenshots as inline images (default: stored as artifacts, id returned).
-    bool inline_screenshots = false;
-    /// Longest browser_wait_for {time} (seconds).
-    double max_wait_seconds = 30;
-    /// browser_console_messages' lowest level kept when the call names none: error, warning,
-    /// info or debug (Playwright MCP's --console-level).
-    std::string console_level = "info";
-    /// Receives every call's metrics (e.g. a log line on stderr).
-    std::function<void(const call_metrics&)> on_call;
-    /// Runs before each call touches the browser (a live view's pause gate): it may wait, and
-    /// should end its wait when the call's stop token is requested. An error ends the call
-    /// with that error; a text starts the call's result (e.g. what changed while a person had
-    /// control). Empty: calls run at once.
-    std::function<result<std::string>(const call_start&, tool_context&)> before_call;
-    /// Receives each finished call with its redacted arguments and the head of its result (a
-    /// live view's timeline). Called on the calling thread; must not throw (ignored if it does).
-    std::function<void(const call_record&)> on_record;
-};
-
-/// What the tools share: the browser, the artifact store, options and totals.
-struct tool_state {
-    browser& b;               ///< the browser the tools drive
-    session_store& store;     ///< where cut text and screenshots go
-    tools_options options{};  ///< the tools' options
-    token_counter tokens{};   ///< estimates the tokens of results
-    /// web_search's backend and cache (the host's, outliving the state; nullptr: web_search
-    /// answers `search.unconfigured`).
-    search::searcher* searcher = nullptr;
-
-    /// Sums of the calls' metrics.
-    struct totals {
-        ///@{
-        /// Calls, and the bytes and estimated tokens of their text.
-        std::size_t calls = 0, bytes = 0, tokens = 0;
-        ///@}
-        ///@{
-        /// Wall time of the calls, and of it the time spent waiting for the page (ms).
-        std::int64_t ms = 0, wait_ms = 0;
-        ///@}
-        std::uint64_t cdp_round_trips = 0;  ///< CDP commands the calls sent
-        /// Add one call's metrics.
-        void add(const call_metrics& m) {
-            ++calls;
-            bytes += m.bytes;
-            tokens += m.tokens;
-            ms += m.ms;
-            wait_ms += m.wait_ms;
-            cdp_round_trips += m.cdp_round_trips;
-        }
-    };
-    static constexpr std::size_t recent_capacity = 64;  ///< per-call metrics kept for browser_metrics
-
-    std::mutex mu;  ///< the metrics below
-    totals total;   ///< every call of the session
-    std::map<std::string, totals> per_tool;  ///< totals per tool name
-    std::deque<call_metrics> recent;  ///< the newest calls, oldest first
-
-    /// The state of tools on browser `br` with artifact store `st`.
-    tool_state(browser& br, session_store& st, tools_options o = {}) : b(br), store(st), options(std::move(o)) {}
-};
-
-}  // namespace agentkit::browser
-// ---- end <agentkit/browser/tool_state.hpp> ----
 // ---- begin <agentkit/search/config.hpp> ----
 // agentkit/search/config.hpp — choosing a backend by configuration: a name (searxng, brave,
 // tavily, serper), an optional URL, and the key read from the backend's environment variable.
@@ -16935,6 +16444,32 @@ struct tool_state {
 //   auto b = agentkit::search::make_backend(s, http);   // the key from BRAVE_API_KEY
 //   if (!b) { b.error(): an unknown name, a missing URL or key (named, never shown) }
 //   agentkit::search::searcher searcher{*b, s.cache};
+
+// ---- begin <agentkit/search/serper.hpp> ----
+// agentkit/search/serper.hpp — Google results in Serper's format (google.serper.dev; key in
+// SERPER_API_KEY). Any service that speaks this format works with --search-url.
+//
+// Request: POST https://google.serper.dev/search with `X-API-KEY: <key>` and a JSON body
+// {"q", "num", "page"[, "gl": region][, "hl": language][, "tbs": "qdr:d|w|m|y"]}. A site is asked
+// for with the `site:` operator.
+// Answer: `organic[]` {title, link, snippet, date}; `answerBox` (answer, else snippet; title or
+// link as its source) or else `knowledgeGraph` (title: description) is the answer.
+
+// ---- begin <agentkit/search/adapter.hpp> ----
+// agentkit/search/adapter.hpp — what a backend's wire format is to agentkit: an adapter that
+// writes the HTTP request for a query (build) and reads the service's answer into results
+// (parse), with its name, the environment variable of its key and its default URL. The four
+// adapters (searxng.hpp, brave.hpp, tavily.hpp, serper.hpp) are small because the rest is shared:
+// http_backend.hpp sends the request and maps statuses to errors, and the helpers here read a
+// body without ever crashing on one (a body that is not JSON, is cut short or has the wrong
+// shape is a `search.malformed` error naming the backend and what was wrong).
+//
+//   struct my_wire {
+//       static constexpr std::string_view name = "mine", key_env = "MINE_KEY", default_url = "https://...";
+//       static net::client_request build(const query& q, const endpoint& e);
+//       static result<results> parse(std::string_view body, const query& q);
+//   };
+//   static_assert(agentkit::search::wire_adapter<my_wire>);
 
 // ---- begin <agentkit/core/http.hpp> ----
 // agentkit/core/http.hpp — HTTP messages as plain values: one request out, one response in,
@@ -17133,33 +16668,125 @@ concept http_client_like = requires(C& c, const client_request& rq) {
 
 }  // namespace agentkit::net
 // ---- end <agentkit/core/http.hpp> ----
-// ---- begin <agentkit/search/brave.hpp> ----
-// agentkit/search/brave.hpp — the Brave Search API (web search endpoint; key in BRAVE_API_KEY).
+// ---- begin <agentkit/search/query.hpp> ----
+// agentkit/search/query.hpp — what a web search asks and what it answers, whatever the backend:
+// a query (words, how many results, a site, a recency, a language and region, a page) and its
+// results (numbered hits with title, URL, date and snippet, and the backend's answer box or
+// knowledge-panel text when it has one). The one rule for a query's bounds is check_query().
 //
-// Request: GET https://api.search.brave.com/res/v1/web/search?q=…&count=N&offset=P
-// [&freshness=pd|pw|pm|py][&search_lang=xx][&country=XX] with the headers
-// `Accept: application/json` and `X-Subscription-Token: <key>`. Brave's `offset` counts pages
-// (0..9), so page N is offset N-1. A site is asked for with the `site:` operator.
-// Answer: `web.results[]` {title, url, description, page_age or age}; the description marks the
-// query's words with <strong>, removed here. `infobox.results[0]` (title, long_desc or
-// description) is the answer when present.
+//   agentkit::search::query q;
+//   q.text = "chromium headless flags";
+//   q.count = 5;                 // 1..20
+//   q.site = "chromium.org";     // optional: results from this site only
+//   q.recency = "month";         // optional: day, week, month or year
+//   if (auto ok = agentkit::search::check_query(q); !ok) { ok.error() is args.invalid }
 
-// ---- begin <agentkit/search/adapter.hpp> ----
-// agentkit/search/adapter.hpp — what a backend's wire format is to agentkit: an adapter that
-// writes the HTTP request for a query (build) and reads the service's answer into results
-// (parse), with its name, the environment variable of its key and its default URL. The four
-// adapters (searxng.hpp, brave.hpp, tavily.hpp, serper.hpp) are small because the rest is shared:
-// http_backend.hpp sends the request and maps statuses to errors, and the helpers here read a
-// body without ever crashing on one (a body that is not JSON, is cut short or has the wrong
-// shape is a `search.malformed` error naming the backend and what was wrong).
-//
-//   struct my_wire {
-//       static constexpr std::string_view name = "mine", key_env = "MINE_KEY", default_url = "https://...";
-//       static net::client_request build(const query& q, const endpoint& e);
-//       static result<results> parse(std::string_view body, const query& q);
-//   };
-//   static_assert(agentkit::search::wire_adapter<my_wire>);
 
+#include <array>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+/// Web search without a browser: the query and its results, backends behind one concept
+/// (SearXNG, Brave, Tavily, a Serper-format Google API, or the host's own), the bounded cache.
+namespace agentkit::search {
+
+inline constexpr int max_count = 20;                ///< the most results one query may ask for
+inline constexpr int max_page = 10;                 ///< the deepest results page a query may ask for
+inline constexpr std::size_t max_query_chars = 400; ///< the longest query text (backends refuse longer ones)
+/// The recencies a query may ask for ("" is any time).
+inline constexpr std::array<std::string_view, 4> recencies{"day", "week", "month", "year"};
+
+/// One search: what the web_search tool's arguments become.
+struct query {
+    std::string text;      ///< the words searched for (required)
+    int count = 10;        ///< results wanted, 1..max_count
+    std::string site;      ///< results from this site only ("example.com"); "" for any
+    std::string recency;   ///< "", "day", "week", "month" or "year"
+    std::string language;  ///< results in this language ("en", "de"); "" for the backend's default
+    std::string region;    ///< results for this country ("us", "de"); "" for the backend's default
+    int page = 1;          ///< the page of results, 1..max_page (page 2 is the results after the first `count`)
+};
+
+/// One result.
+struct hit {
+    std::string title;    ///< as the backend gives it
+    std::string url;      ///< the result's address (absolute)
+    std::string date{};     ///< when the page was published, when the backend knows ("" otherwise)
+    std::string snippet{};  ///< the backend's excerpt (whole; the tool clips it to a budget)
+};
+
+/// What a search answered.
+struct results {
+    std::string backend;          ///< the backend's name ("searxng", "brave", ...)
+    std::vector<hit> hits;        ///< in the backend's order, at most the query's count
+    std::string answer;           ///< an answer box or knowledge-panel text ("" when none)
+    std::string answer_source;    ///< where the answer comes from (a title or URL; "" when unknown)
+    bool from_cache = false;      ///< served from the cache, not the backend
+    std::vector<std::string> notes;  ///< what the backend could not honour ("tavily has no language filter: ignored")
+};
+
+/// The query's bounds, checked once for every backend: text not blank and at most
+/// max_query_chars, count 1..max_count, page 1..max_page, recency one of `recencies`, a site
+/// that is a host name (no scheme, no path, no spaces), language and region codes of 2 to 8
+/// letters (a dash allowed: "en-US"). Every problem is named in one `args.invalid` error.
+[[nodiscard]] inline result<void> check_query(const query& q) {
+    std::vector<std::string> problems;
+    bool blank = true;
+    for (char c : q.text)
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\r') blank = false;
+    if (blank) problems.emplace_back("/query: must not be empty");
+    if (q.text.size() > max_query_chars)
+        problems.push_back("/query: at most " + std::to_string(max_query_chars) + " characters (got " + std::to_string(q.text.size()) + ")");
+    if (q.count < 1 || q.count > max_count) problems.push_back("/count: must be 1 to " + std::to_string(max_count));
+    if (q.page < 1 || q.page > max_page) problems.push_back("/page: must be 1 to " + std::to_string(max_page));
+    if (!q.recency.empty()) {
+        bool known = false;
+        for (auto r : recencies) known = known || q.recency == r;
+        if (!known) problems.emplace_back("/recency: must be one of: day, week, month, year");
+    }
+    if (!q.site.empty()) {
+        bool ok = q.site.size() <= 253;
+        for (char c : q.site)
+            ok = ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-');
+        if (!ok) problems.emplace_back("/site: a host name such as example.com (no scheme, path or spaces)");
+    }
+    auto code_ok = [](const std::string& s) {
+        if (s.empty()) return true;
+        if (s.size() < 2 || s.size() > 8) return false;
+        for (char c : s)
+            if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-')) return false;
+        return true;
+    };
+    if (!code_ok(q.language)) problems.emplace_back("/language: a language code such as en or de");
+    if (!code_ok(q.region)) problems.emplace_back("/region: a country code such as us or de");
+    if (problems.empty()) return {};
+    std::string msg = "web_search: " + std::to_string(problems.size()) + (problems.size() == 1 ? " problem" : " problems") +
+                      " in arguments: " + join(problems, "; ");
+    return fail(errc::args_invalid, std::move(msg), "Fix every listed argument and search again.", json{{"problems", problems}});
+}
+
+/// The words a backend without a site parameter is sent: `site:HOST words` when a site is asked
+/// for (the operator SearXNG's engines, Google and Brave read), else the words.
+[[nodiscard]] inline std::string text_with_site(const query& q) {
+    return q.site.empty() ? q.text : "site:" + q.site + " " + q.text;
+}
+
+/// The identity of a query for the cache: every field, case of the words kept.
+[[nodiscard]] inline std::string cache_key(const query& q) {
+    std::string k;
+    for (const std::string* s : {&q.text, &q.site, &q.recency, &q.language, &q.region}) {
+        k += std::to_string(s->size());
+        k += ':';
+        k += *s;
+    }
+    k += '#' + std::to_string(q.count) + '#' + std::to_string(q.page);
+    return k;
+}
+
+}  // namespace agentkit::search
+// ---- end <agentkit/search/query.hpp> ----
 
 #include <cctype>
 #include <concepts>
@@ -17324,6 +16951,175 @@ inline void add_hit(results& out, const query& q, const json& r, std::string_vie
 
 namespace agentkit::search {
 
+/// Serper's Google-results wire format (`--search serper`, key in SERPER_API_KEY).
+struct serper {
+    static constexpr std::string_view name = "serper";             ///< the backend's name (--search)
+    static constexpr std::string_view key_env = "SERPER_API_KEY";  ///< where the key is read from
+    static constexpr std::string_view default_url = "https://google.serper.dev/search";  ///< the search endpoint
+
+    /// POST …/search, the key in X-API-KEY.
+    static net::client_request build(const query& q, const endpoint& e) {
+        json body{{"q", text_with_site(q)}, {"num", q.count}, {"page", q.page}};
+        if (!q.region.empty()) body["gl"] = ascii_lower(q.region);
+        if (!q.language.empty()) body["hl"] = ascii_lower(q.language);
+        if (!q.recency.empty()) body["tbs"] = "qdr:" + q.recency.substr(0, 1);
+        net::client_request rq;
+        rq.method = "POST";
+        rq.url = e.url;
+        rq.headers = {{"Content-Type", "application/json"}, {"Accept", "application/json"}, {"X-API-KEY", e.key}};
+        rq.body = body.dump();
+        return rq;
+    }
+
+    /// organic[], answerBox and knowledgeGraph of a 2xx answer.
+    static result<results> parse(std::string_view body, const query& q) {
+        auto j = read_object(name, body);
+        if (!j) return fail(j.error());
+        auto list = array_of(name, *j, "organic");
+        if (!list) return fail(list.error());
+        if (*list == nullptr && !j->contains("searchParameters"))
+            return fail(malformed_answer(name, "no \"organic\" list and no \"searchParameters\""));
+        results out;
+        out.backend = std::string(name);
+        if (*list != nullptr)
+            for (const auto& r : **list) add_hit(out, q, r, "title", "link", "date", "snippet");
+        if (auto box = j->find("answerBox"); box != j->end() && box->is_object()) {
+            out.answer = plain_text(text_of(*box, "answer"));
+            if (out.answer.empty()) out.answer = plain_text(text_of(*box, "snippet"));
+            out.answer_source = text_of(*box, "link");
+            if (out.answer_source.empty()) out.answer_source = text_of(*box, "title");
+        }
+        if (auto kg = j->find("knowledgeGraph"); out.answer.empty() && kg != j->end() && kg->is_object()) {
+            const std::string title = text_of(*kg, "title");
+            const std::string desc = plain_text(text_of(*kg, "description"));
+            if (!desc.empty()) {
+                out.answer = title.empty() ? desc : title + ": " + desc;
+                out.answer_source = text_of(*kg, "descriptionSource");
+            }
+        }
+        return out;
+    }
+};
+
+static_assert(wire_adapter<serper>);
+
+}  // namespace agentkit::search
+// ---- end <agentkit/search/serper.hpp> ----
+// ---- begin <agentkit/search/backend.hpp> ----
+// agentkit/search/backend.hpp — the one concept every search backend meets, and any_backend,
+// which holds any of them (the four built in, over HTTP: http_backend.hpp; or the host's own).
+//
+//   // a host's own backend: anything with name() and search(query, stop_token)
+//   struct intranet_search {
+//       std::string_view name() const { return "intranet"; }
+//       agentkit::result<agentkit::search::results> search(const agentkit::search::query& q, std::stop_token) { ... }
+//   };
+//   agentkit::search::any_backend b{intranet_search{}};
+//   // or from a function
+//   auto f = agentkit::search::any_backend::from_function("intranet", [](const query& q, std::stop_token) { ... });
+
+
+#include <concepts>
+#include <functional>
+#include <memory>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+namespace agentkit::search {
+
+/// A search backend: a name and a search that answers results or a structured error (never
+/// throws; a requested stop token ends a search in flight with `cancelled`).
+template <class B>
+concept backend = requires(B& b, const B& cb, const query& q, std::stop_token stop) {
+    { cb.name() } -> std::convertible_to<std::string_view>;
+    { b.search(q, stop) } -> std::same_as<result<results>>;
+};
+
+/// Any backend, by value (copies share the backend). Empty when default-constructed: its
+/// search answers `search.unconfigured`.
+class any_backend {
+public:
+    any_backend() = default;
+    /// Hold backend `b` (moved in; shared by copies of this any_backend).
+    template <class B>
+        requires(backend<std::decay_t<B>> && !std::is_same_v<std::decay_t<B>, any_backend>)
+    any_backend(B&& b)  // NOLINT(google-explicit-constructor): any backend converts
+        : impl_(std::make_shared<model<std::decay_t<B>>>(std::forward<B>(b))) {}
+
+    /// A backend named `name` whose search is `f` (a host's own, in one line).
+    [[nodiscard]] static any_backend from_function(std::string name, std::function<result<results>(const query&, std::stop_token)> f) {
+        return any_backend(function_backend{std::move(name), std::move(f)});
+    }
+
+    /// True when a backend is held.
+    [[nodiscard]] explicit operator bool() const noexcept { return impl_ != nullptr; }
+    /// The held backend's name ("" when empty).
+    [[nodiscard]] std::string_view name() const noexcept { return impl_ ? impl_->name() : std::string_view{}; }
+    /// Search with the held backend; `search.unconfigured` when empty; a backend that throws
+    /// answers `internal` (nothing leaves as an exception).
+    [[nodiscard]] result<results> search(const query& q, std::stop_token stop = {}) {
+        if (!impl_)
+            return fail(errc::search_unconfigured, "web search has no backend configured",
+                        "Configure one: agentkit-browser-mcp --search searxng --search-url URL, or --search brave|tavily|serper "
+                        "with the key in BRAVE_API_KEY, TAVILY_API_KEY or SERPER_API_KEY.");
+        try {
+            return impl_->search(q, std::move(stop));
+        } catch (const std::exception& e) {
+            return fail(errc::internal, std::string(impl_->name()) + ": the search backend threw: " + e.what());
+        } catch (...) {
+            return fail(errc::internal, std::string(impl_->name()) + ": the search backend threw");
+        }
+    }
+
+private:
+    struct function_backend {
+        std::string label;
+        std::function<result<results>(const query&, std::stop_token)> f;
+        [[nodiscard]] std::string_view name() const { return label; }
+        result<results> search(const query& q, std::stop_token stop) {
+            if (!f) return fail(errc::search_unconfigured, label + ": the search function is empty");
+            return f(q, std::move(stop));
+        }
+    };
+    struct concept_t {
+        virtual ~concept_t() = default;
+        [[nodiscard]] virtual std::string_view name() const = 0;
+        virtual result<results> search(const query& q, std::stop_token stop) = 0;
+    };
+    template <class B>
+    struct model final : concept_t {
+        explicit model(B b) : held(std::move(b)) {}
+        [[nodiscard]] std::string_view name() const override { return held.name(); }
+        result<results> search(const query& q, std::stop_token stop) override { return held.search(q, std::move(stop)); }
+        B held;
+    };
+    std::shared_ptr<concept_t> impl_;
+};
+
+static_assert(backend<any_backend>);
+
+}  // namespace agentkit::search
+// ---- end <agentkit/search/backend.hpp> ----
+// ---- begin <agentkit/search/brave.hpp> ----
+// agentkit/search/brave.hpp — the Brave Search API (web search endpoint; key in BRAVE_API_KEY).
+//
+// Request: GET https://api.search.brave.com/res/v1/web/search?q=…&count=N&offset=P
+// [&freshness=pd|pw|pm|py][&search_lang=xx][&country=XX] with the headers
+// `Accept: application/json` and `X-Subscription-Token: <key>`. Brave's `offset` counts pages
+// (0..9), so page N is offset N-1. A site is asked for with the `site:` operator.
+// Answer: `web.results[]` {title, url, description, page_age or age}; the description marks the
+// query's words with <strong>, removed here. `infobox.results[0]` (title, long_desc or
+// description) is the answer when present.
+
+
+#include <string>
+#include <string_view>
+
+namespace agentkit::search {
+
 /// The Brave Search API's wire format (`--search brave`, key in BRAVE_API_KEY).
 struct brave {
     static constexpr std::string_view name = "brave";              ///< the backend's name (--search)
@@ -17385,6 +17181,107 @@ static_assert(wire_adapter<brave>);
 
 }  // namespace agentkit::search
 // ---- end <agentkit/search/brave.hpp> ----
+// ---- begin <agentkit/search/cache.hpp> ----
+// agentkit/search/cache.hpp — a small cache of recent searches: an identical query within a
+// short window is answered from it, without a request. Bounded in entries and in age (the
+// least recently used entry goes first); thread-safe.
+//
+//   agentkit::search::cache c{{.max_entries = 64, .max_age = std::chrono::seconds(120)}};
+//   if (auto hit = c.get(q)) return *hit;    // results::from_cache is true
+//   c.put(q, fresh);
+
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <list>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+namespace agentkit::search {
+
+/// The cache's bounds.
+struct cache_options {
+    std::size_t max_entries = 64;               ///< queries kept (0: no cache)
+    std::chrono::milliseconds max_age{120000};  ///< an entry older than this is not used (0: no cache)
+    /// The clock (a test moves it; default: steady_clock::now).
+    std::function<std::chrono::steady_clock::time_point()> now;
+};
+
+/// Recent results by query (search::cache_key).
+class cache {
+public:
+    /// A cache with these bounds.
+    explicit cache(cache_options o = {}) : o_(std::move(o)) {}
+
+    /// The results of an identical query stored less than max_age ago (from_cache set), or nothing.
+    [[nodiscard]] std::optional<results> get(const query& q) {
+        if (!enabled()) return std::nullopt;
+        std::lock_guard lock(mu_);
+        auto it = index_.find(cache_key(q));
+        if (it == index_.end()) return std::nullopt;
+        if (now() - it->second->stored > o_.max_age) {
+            order_.erase(it->second);
+            index_.erase(it);
+            return std::nullopt;
+        }
+        order_.splice(order_.begin(), order_, it->second);  // most recently used first
+        results r = it->second->value;
+        r.from_cache = true;
+        return r;
+    }
+
+    /// Store the results of `q` (the least recently used entry makes room).
+    void put(const query& q, results r) {
+        if (!enabled()) return;
+        std::lock_guard lock(mu_);
+        std::string key = cache_key(q);
+        if (auto it = index_.find(key); it != index_.end()) {
+            order_.erase(it->second);
+            index_.erase(it);
+        }
+        r.from_cache = false;
+        order_.push_front(entry{key, std::move(r), now()});
+        index_.emplace(std::move(key), order_.begin());
+        while (order_.size() > o_.max_entries) {
+            index_.erase(order_.back().key);
+            order_.pop_back();
+        }
+    }
+
+    /// Entries held now (expired ones included until looked up or pushed out).
+    [[nodiscard]] std::size_t size() const {
+        std::lock_guard lock(mu_);
+        return order_.size();
+    }
+
+    /// Forget every entry.
+    void clear() {
+        std::lock_guard lock(mu_);
+        order_.clear();
+        index_.clear();
+    }
+
+private:
+    struct entry {
+        std::string key;
+        results value;
+        std::chrono::steady_clock::time_point stored;
+    };
+    [[nodiscard]] bool enabled() const noexcept { return o_.max_entries > 0 && o_.max_age.count() > 0; }
+    [[nodiscard]] std::chrono::steady_clock::time_point now() const { return o_.now ? o_.now() : std::chrono::steady_clock::now(); }
+
+    cache_options o_;
+    mutable std::mutex mu_;
+    std::list<entry> order_;
+    std::unordered_map<std::string, std::list<entry>::iterator> index_;
+};
+
+}  // namespace agentkit::search
+// ---- end <agentkit/search/cache.hpp> ----
 // ---- begin <agentkit/search/http_backend.hpp> ----
 // agentkit/search/http_backend.hpp — a backend over HTTP: a wire adapter (searxng, brave, tavily,
 // serper, or the host's own) and an HTTP client (net::http_client over libcurl, or any client
@@ -17669,76 +17566,6 @@ static_assert(wire_adapter<searxng>);
 
 }  // namespace agentkit::search
 // ---- end <agentkit/search/searxng.hpp> ----
-// ---- begin <agentkit/search/serper.hpp> ----
-// agentkit/search/serper.hpp — Google results in Serper's format (google.serper.dev; key in
-// SERPER_API_KEY). Any service that speaks this format works with --search-url.
-//
-// Request: POST https://google.serper.dev/search with `X-API-KEY: <key>` and a JSON body
-// {"q", "num", "page"[, "gl": region][, "hl": language][, "tbs": "qdr:d|w|m|y"]}. A site is asked
-// for with the `site:` operator.
-// Answer: `organic[]` {title, link, snippet, date}; `answerBox` (answer, else snippet; title or
-// link as its source) or else `knowledgeGraph` (title: description) is the answer.
-
-
-#include <string>
-#include <string_view>
-
-namespace agentkit::search {
-
-/// Serper's Google-results wire format (`--search serper`, key in SERPER_API_KEY).
-struct serper {
-    static constexpr std::string_view name = "serper";             ///< the backend's name (--search)
-    static constexpr std::string_view key_env = "SERPER_API_KEY";  ///< where the key is read from
-    static constexpr std::string_view default_url = "https://google.serper.dev/search";  ///< the search endpoint
-
-    /// POST …/search, the key in X-API-KEY.
-    static net::client_request build(const query& q, const endpoint& e) {
-        json body{{"q", text_with_site(q)}, {"num", q.count}, {"page", q.page}};
-        if (!q.region.empty()) body["gl"] = ascii_lower(q.region);
-        if (!q.language.empty()) body["hl"] = ascii_lower(q.language);
-        if (!q.recency.empty()) body["tbs"] = "qdr:" + q.recency.substr(0, 1);
-        net::client_request rq;
-        rq.method = "POST";
-        rq.url = e.url;
-        rq.headers = {{"Content-Type", "application/json"}, {"Accept", "application/json"}, {"X-API-KEY", e.key}};
-        rq.body = body.dump();
-        return rq;
-    }
-
-    /// organic[], answerBox and knowledgeGraph of a 2xx answer.
-    static result<results> parse(std::string_view body, const query& q) {
-        auto j = read_object(name, body);
-        if (!j) return fail(j.error());
-        auto list = array_of(name, *j, "organic");
-        if (!list) return fail(list.error());
-        if (*list == nullptr && !j->contains("searchParameters"))
-            return fail(malformed_answer(name, "no \"organic\" list and no \"searchParameters\""));
-        results out;
-        out.backend = std::string(name);
-        if (*list != nullptr)
-            for (const auto& r : **list) add_hit(out, q, r, "title", "link", "date", "snippet");
-        if (auto box = j->find("answerBox"); box != j->end() && box->is_object()) {
-            out.answer = plain_text(text_of(*box, "answer"));
-            if (out.answer.empty()) out.answer = plain_text(text_of(*box, "snippet"));
-            out.answer_source = text_of(*box, "link");
-            if (out.answer_source.empty()) out.answer_source = text_of(*box, "title");
-        }
-        if (auto kg = j->find("knowledgeGraph"); out.answer.empty() && kg != j->end() && kg->is_object()) {
-            const std::string title = text_of(*kg, "title");
-            const std::string desc = plain_text(text_of(*kg, "description"));
-            if (!desc.empty()) {
-                out.answer = title.empty() ? desc : title + ": " + desc;
-                out.answer_source = text_of(*kg, "descriptionSource");
-            }
-        }
-        return out;
-    }
-};
-
-static_assert(wire_adapter<serper>);
-
-}  // namespace agentkit::search
-// ---- end <agentkit/search/serper.hpp> ----
 // ---- begin <agentkit/search/tavily.hpp> ----
 // agentkit/search/tavily.hpp — the Tavily search API (key in TAVILY_API_KEY).
 //
@@ -17888,6 +17715,179 @@ template <net::http_client_like Client>
 
 }  // namespace agentkit::search
 // ---- end <agentkit/search/config.hpp> ----
+// ---- begin <agentkit/browser/tool_state.hpp> ----
+// agentkit/browser/tool_state.hpp — what the browser tools share: the browser, the artifact
+// store, the tools' options and the running totals of their calls.
+
+// ---- begin <agentkit/search/searcher.hpp> ----
+// agentkit/search/searcher.hpp — what a web search tool calls: the query checked
+// (check_query), an identical recent query answered from the cache, else the backend asked and
+// its answer kept. Empty (no backend): every search answers `search.unconfigured`.
+//
+//   agentkit::search::searcher s{backend, {.max_entries = 64, .max_age = std::chrono::seconds(120)}};
+//   auto r = s.search(q);     // result<results>; r->from_cache on a repeat
+
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stop_token>
+#include <string_view>
+#include <utility>
+
+namespace agentkit::search {
+
+/// A backend with its cache.
+class searcher {
+public:
+    /// No backend: searches answer `search.unconfigured`.
+    searcher() = default;
+    /// Search with `b`, caching answers within `c`'s bounds.
+    explicit searcher(any_backend b, cache_options c = {}) : backend_(std::move(b)), cache_(std::make_unique<cache>(std::move(c))) {}
+
+    /// True when a backend is configured.
+    [[nodiscard]] bool configured() const noexcept { return static_cast<bool>(backend_); }
+    /// The backend's name ("" when none).
+    [[nodiscard]] std::string_view backend_name() const noexcept { return backend_.name(); }
+
+    /// Check `q`, answer it from the cache or the backend (at most q.count hits).
+    [[nodiscard]] result<results> search(const query& q, std::stop_token stop = {}) {
+        if (auto ok = check_query(q); !ok) return fail(ok.error());
+        if (cache_)
+            if (auto hit = cache_->get(q)) {
+                cache_hits_.fetch_add(1);
+                return std::move(*hit);
+            }
+        auto r = backend_.search(q, std::move(stop));
+        if (!r) return r;
+        backend_calls_.fetch_add(1);
+        if (r->hits.size() > static_cast<std::size_t>(q.count)) r->hits.resize(static_cast<std::size_t>(q.count));
+        if (r->backend.empty()) r->backend = std::string(backend_.name());
+        if (cache_) cache_->put(q, *r);
+        return r;
+    }
+
+    /// Searches answered by the backend (successfully) so far.
+    [[nodiscard]] std::uint64_t backend_calls() const noexcept { return backend_calls_.load(); }
+    /// Searches answered from the cache so far.
+    [[nodiscard]] std::uint64_t cache_hits() const noexcept { return cache_hits_.load(); }
+
+private:
+    any_backend backend_;
+    std::unique_ptr<cache> cache_;
+    std::atomic<std::uint64_t> backend_calls_{0};
+    std::atomic<std::uint64_t> cache_hits_{0};
+};
+
+}  // namespace agentkit::search
+// ---- end <agentkit/search/searcher.hpp> ----
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace agentkit::browser {
+
+/// Per-call metrics of the browser tools.
+struct call_metrics {
+    std::string tool;  ///< the tool's name
+    std::size_t bytes = 0;   ///< of the text returned
+    std::size_t tokens = 0;  ///< estimated
+    std::int64_t ms = 0;     ///< wall time of the call
+    std::uint64_t cdp_round_trips = 0;  ///< CDP commands the call sent (with the browser's own answers to paused requests)
+    std::int64_t wait_ms = 0;           ///< of ms, time spent waiting for the page (settle, load, wait_for)
+    bool ok = true;  ///< the call succeeded
+};
+
+/// A browser tool call about to run (tools_options::before_call).
+struct call_start {
+    std::string tool;  ///< the tool's name
+    json args;         ///< its arguments, secrets redacted
+};
+
+/// A finished browser tool call, as a timeline shows it (tools_options::on_record).
+struct call_record {
+    std::string tool;       ///< the tool's name
+    json args;              ///< its arguments, secrets redacted
+    call_metrics metrics;   ///< time, size, tokens, success
+    std::string head;       ///< the start of its text (redacted, at most ~400 characters)
+    std::string error;      ///< the error's text when it failed ("" otherwise)
+    std::vector<std::string> artifacts;  ///< ids of the artifacts it stored
+};
+
+/// How the browser tools shape their results.
+struct tools_options {
+    /// Hard cap on any result's text (characters); what is cut goes to the artifact store.
+    std::size_t max_result_chars = 30000;
+    /// Return screenshots as inline images (default: stored as artifacts, id returned).
+    bool inline_screenshots = false;
+    /// Longest browser_wait_for {time} (seconds).
+    double max_wait_seconds = 30;
+    /// browser_console_messages' lowest level kept when the call names none: error, warning,
+    /// info or debug (Playwright MCP's --console-level).
+    std::string console_level = "info";
+    /// Receives every call's metrics (e.g. a log line on stderr).
+    std::function<void(const call_metrics&)> on_call;
+    /// Runs before each call touches the browser (a live view's pause gate): it may wait, and
+    /// should end its wait when the call's stop token is requested. An error ends the call
+    /// with that error; a text starts the call's result (e.g. what changed while a person had
+    /// control). Empty: calls run at once.
+    std::function<result<std::string>(const call_start&, tool_context&)> before_call;
+    /// Receives each finished call with its redacted arguments and the head of its result (a
+    /// live view's timeline). Called on the calling thread; must not throw (ignored if it does).
+    std::function<void(const call_record&)> on_record;
+};
+
+/// What the tools share: the browser, the artifact store, options and totals.
+struct tool_state {
+    browser& b;               ///< the browser the tools drive
+    session_store& store;     ///< where cut text and screenshots go
+    tools_options options{};  ///< the tools' options
+    token_counter tokens{};   ///< estimates the tokens of results
+    /// web_search's backend and cache (the host's, outliving the state; nullptr: web_search
+    /// answers `search.unconfigured`).
+    search::searcher* searcher = nullptr;
+
+    /// Sums of the calls' metrics.
+    struct totals {
+        ///@{
+        /// Calls, and the bytes and estimated tokens of their text.
+        std::size_t calls = 0, bytes = 0, tokens = 0;
+        ///@}
+        ///@{
+        /// Wall time of the calls, and of it the time spent waiting for the page (ms).
+        std::int64_t ms = 0, wait_ms = 0;
+        ///@}
+        std::uint64_t cdp_round_trips = 0;  ///< CDP commands the calls sent
+        /// Add one call's metrics.
+        void add(const call_metrics& m) {
+            ++calls;
+            bytes += m.bytes;
+            tokens += m.tokens;
+            ms += m.ms;
+            wait_ms += m.wait_ms;
+            cdp_round_trips += m.cdp_round_trips;
+        }
+    };
+    static constexpr std::size_t recent_capacity = 64;  ///< per-call metrics kept for browser_metrics
+
+    std::mutex mu;  ///< the metrics below
+    totals total;   ///< every call of the session
+    std::map<std::string, totals> per_tool;  ///< totals per tool name
+    std::deque<call_metrics> recent;  ///< the newest calls, oldest first
+
+    /// The state of tools on browser `br` with artifact store `st`.
+    tool_state(browser& br, session_store& st, tools_options o = {}) : b(br), store(st), options(std::move(o)) {}
+};
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/tool_state.hpp> ----
 // ---- begin <agentkit/version.hpp> ----
 // agentkit/version.hpp — the library version, the single source of truth.
 //
@@ -19676,18 +19676,119 @@ private:
 //   auto menu = agentkit::browser::make_browser_menu<decltype(tools)>();      // --tools menu
 //   auto scope = agentkit::browser::core_scope(tools);                         // --tools core
 
-// ---- begin <agentkit/browser/tools/vision.hpp> ----
-// agentkit/browser/tools/vision.hpp — browser tools: coordinate actions, Playwright MCP's vision
-// capability (browser_mouse_click_xy, _move_xy, _drag_xy, _down, _up, _wheel) with its names
-// and arguments. Points are viewport CSS pixels; each result names what was hit (its ref when
-// it has one). agentkit-browser-mcp lists them under `--caps vision` only.
-// Part of browser/tools.hpp (include that): each tool, its argument struct and a factory;
-// tools.hpp registers them in browser_tools().
+// ---- begin <agentkit/visibility/router.hpp> ----
+// agentkit/visibility/router.hpp — the retrieval router: a model searches the catalogue by
+// plain words (tool_search) and the best matches become visible (as in AnyTool and RAG-MCP).
+//
+//   agentkit::router<> r({.k = 5, .pinned = {"think"}});                  // lexical BM25F
+//   agentkit::router<agentkit::hashed_ngram_embedder> h({}, {});          // hybrid
+//
+// The model sees the `tool_search` meta-tool, the pinned tools, and the tools its recent
+// searches surfaced (as tool_reference blocks for Anthropic's defer_loading). A search is a
+// natural-language query against the BM25F index of every tool (names split into words,
+// descriptions, argument names and descriptions, example requests); surfaced tools stay
+// visible for the following turns, least recently used first out once `max_visible` is
+// reached. The router learns from usage: when a surfaced tool is then called successfully,
+// the query that found it becomes one of its examples (and so does the user's message, if
+// learn_from_user_messages), and the index is rebuilt — off the query path — before the next
+// search. What it learns is bounded (max_learned_per_tool: the oldest learned example of a tool
+// goes first; a query it already learned for that tool is not learned twice), reported to
+// on_learn as it happens (a host persists it there), and comes back through
+// tool_info::examples or router_options::examples.
 
-// ---- begin <agentkit/browser/tools/support.hpp> ----
-// agentkit/browser/tools/support.hpp — what every browser tool uses: the element arguments
-// (`ref` or `target`), browser_tool<"name">() that times, caps, redacts and counts each call, and
-// storing text as an artifact.
+// ---- begin <agentkit/visibility/retriever.hpp> ----
+// agentkit/visibility/retriever.hpp — tool retrieval: the lexical index (tool text fused with
+// what usage examples teach; see tool_index.hpp), optionally fused with dense scores from an
+// embedder, plus learning from usage.
+//
+//   agentkit::tool_retriever<> r(agentkit::tool_docs_from(box.infos()));          // lexical
+//   agentkit::tool_retriever<agentkit::hashed_ngram_embedder> h(docs, {}, {});     // hybrid
+//   auto hits = r.search("convert this pdf to text", 5);                          // best first
+//   r.add_example("pdf_to_text", "extract the words from a scanned document");    // learn
+//   r.rebuild();                                                                   // apply
+//
+// A retriever's current state is an immutable snapshot (index + dense matrix) held by a
+// shared_ptr: search() on a const retriever is lock-free and thread-safe; add_example() and
+// rebuild() are for the single owner (a session), and never disturb searches already running
+// on an older snapshot (snapshot() hands one out to share across threads).
+
+// ---- begin <agentkit/visibility/tool_index.hpp> ----
+// agentkit/visibility/tool_index.hpp — the lexical tool index: what tools say about themselves,
+// fused with what their usage examples say.
+//
+//   auto idx = agentkit::tool_index::build(agentkit::tool_docs_from(box.infos()));
+//   for (auto& hit : idx->search("take a picture of the page", 5)) ... hit.doc, hit.score
+//
+// A query is scored by three rankers whose scores are each divided by their best score for that
+// query and then summed with weights:
+//
+//   S(t) = wd·D(t)/max D + wk·K(t)/max K + wc·C(t)/max C
+//
+//   D  BM25 (k1 0.9, b 0.4) over one document per tool: its name (with compound names segmented),
+//      its description and every one of its example requests appended. This is the plain "append
+//      the examples" baseline.
+//   K  the example vote. Every distinct example text is a document of its own, labelled with the
+//      tools it was attached to, analysed with stop words kept plus adjacent-word bigrams (a
+//      request's phrasing — "I am looking for", "convert this" — says much about its tool). The
+//      query's 200 best examples (BM25, k1 1.2, b 0.75) vote: K(t) is the sum of the 3 best
+//      scores among the examples labelled t.
+//   C  BM25F over the tool's own fields (name words with compound segmentation, description,
+//      argument names and argument descriptions), with no examples: what the tool says.
+//
+// A query word that no tool text (nor example) uses is a word gap: its related words from the
+// lexicon (lexicon.hpp; "plus" -> "sum", "forget" -> "delete") that the index has join the query
+// for D and C with weight related_weight (0.4) instead of 1, and so do the words for what its
+// literal values are (value_kinds(): a URL → url, page, website; "notes.txt" → file, path).
+//
+// The trust in the vote grows with the examples per tool ē (examples attached / tools):
+// wk = 0.3 + 0.4·min(1, ē/50), wd = 1 − wk, wc = 0.15. With no examples, K is empty and the
+// ranking is 0.7·D/max + 0.15·C/max. These settings were chosen on validation splits carved from
+// training queries (MetaTool, ToolLens, Gorilla TorchHub; bench/README.md), never on a test split.
+// Every example counts: there is no per-tool cap by recency (a cap dropped most of the evidence
+// for exactly the tools that are used most).
+//
+// An example votes only if it shares a content word with the query (alone, or in a bigram): one
+// that shares nothing but "the" and "is" is no evidence. The vote is pruned (a term-at-a-time
+// MaxScore): the query's lists are processed from the highest possible contribution down; once
+// the contributions still to come cannot lift an example that has not been seen into the best
+// 200, or once only stop-word lists are left, the remaining (frequent, low-weight) lists only
+// refine the examples already in the running, by skipping through their postings. At most
+// 4·200 examples stay in the running (the best partial scores) when a long list comes next, so
+// the cost per query is bounded; below that the best 200 are exact. Every posting's weight is
+// precomputed at build time.
+//
+// An index is immutable once built: share it (std::shared_ptr<const tool_index>) and query it
+// from any number of threads without locks. Learning builds a new index.
+
+// ---- begin <agentkit/visibility/tool_doc.hpp> ----
+// agentkit/visibility/tool_doc.hpp — what the retrieval index knows about one tool: its name,
+// description, argument names and descriptions (from its input schema) and example requests.
+//
+//   auto docs = agentkit::tool_docs_from(box.infos());   // then tool_index::build(docs)
+
+// ---- begin <agentkit/tools/tool.hpp> ----
+// agentkit/tools/tool.hpp — turn a C++ callable and an argument struct into a tool.
+//
+//   struct weather_args {
+//       std::string city;
+//       std::optional<std::string> unit;
+//       static constexpr auto agentkit_fields() {
+//           return agentkit::fields(AGENTKIT_FIELD(weather_args, city, "City name", agentkit::min_length(1)),
+//                                   AGENTKIT_FIELD(weather_args, unit, "c or f", agentkit::one_of("c", "f")));
+//       }
+//   };
+//   inline constexpr auto get_weather = agentkit::tool<"get_weather">(
+//       "Current weather for a city.",
+//       [](const weather_args& a) { return "Sunny in " + a.city; },
+//       agentkit::read_only | agentkit::parallel_safe);
+//
+// A handler takes `const Args&` (and optionally `agentkit::tool_context&`) and returns any of:
+// tool_output, std::string, a described struct (typed output: MCP outputSchema and
+// structuredContent), result<...> of those, or std::future<...> of those. Exceptions thrown
+// by a handler become `tool.exception` errors; they never leave agentkit.
+
+// ---- begin <agentkit/core/schema.hpp> ----
+// agentkit/core/schema.hpp — JSON Schema (draft 2020-12 subset) generated from described types.
 
 // ---- begin <agentkit/core/describe.hpp> ----
 // agentkit/core/describe.hpp — describe a C++ struct once; agentkit derives its JSON Schema,
@@ -20238,215 +20339,140 @@ template <class T>
 
 }  // namespace agentkit
 // ---- end <agentkit/core/serialize.hpp> ----
-// ---- begin <agentkit/format/budget.hpp> ----
-// agentkit/format/budget.hpp — hard, self-describing size budgets.
-//
-// Every result the model sees has a ceiling. What is cut says how much was cut and how to get
-// it: an artifact id when a store is given, otherwise how to ask for less.
-//
-//   agentkit::cut_report cut;
-//   std::string s = agentkit::cap_text(page_text, 6000, "page text", store, &cut);
-//   // s.size() <= 6000, ends with
-//   // "[cut: showing 5,861 of 48,212 chars of page text; full text: artifact a3 (agentkit://artifacts/a3)]"
-//
-//   agentkit::head_tail(old_result, 1400, 500);  // history compression: head, marker, tail
 
-
-#include <cstddef>
-#include <optional>
+#include <cstdint>
+#include <limits>
 #include <string>
-#include <string_view>
+#include <type_traits>
+#include <vector>
 
 namespace agentkit {
 
-/// What kind of content a result carries; each kind has its own cap.
-enum class result_kind { generic, snapshot, page_text, extraction, search, log };
-
-/// The kind's name in a cut note ("snapshot", "page text", ...; "result" for generic).
-[[nodiscard]] constexpr std::string_view to_string(result_kind k) noexcept {
-    switch (k) {
-        case result_kind::generic: return "result";
-        case result_kind::snapshot: return "snapshot";
-        case result_kind::page_text: return "page text";
-        case result_kind::extraction: return "extraction";
-        case result_kind::search: return "search results";
-        case result_kind::log: return "log";
-    }
-    return "result";
-}
-
-/// Character budgets. `total` is the hard cap for any single result; a per-kind cap applies to
-/// the text of that kind (0 = only the total applies).
-struct budgets {
-    std::size_t total = 30000;      ///< the hard cap on any single result
-    std::size_t snapshot = 6000;    ///< the cap on snapshot text
-    std::size_t page_text = 6000;   ///< the cap on page text
-    std::size_t extraction = 4000;  ///< the cap on extraction results
-    std::size_t search = 4000;      ///< the cap on search results
-    std::size_t log = 4000;         ///< the cap on logs (console, network)
-
-    /// The cap for a kind: its own cap, or `total` when that is 0 or larger.
-    [[nodiscard]] constexpr std::size_t cap(result_kind k) const noexcept {
-        std::size_t c = 0;
-        switch (k) {
-            case result_kind::generic: c = 0; break;
-            case result_kind::snapshot: c = snapshot; break;
-            case result_kind::page_text: c = page_text; break;
-            case result_kind::extraction: c = extraction; break;
-            case result_kind::search: c = search; break;
-            case result_kind::log: c = log; break;
-        }
-        return (c == 0 || c > total) ? total : c;
-    }
-};
-
-/// `12345` → `"12,345"`.
-[[nodiscard]] inline std::string group_digits(std::size_t n) {
-    std::string d = std::to_string(n);
-    std::string out;
-    out.reserve(d.size() + d.size() / 3);
-    const std::size_t lead = d.size() % 3;
-    for (std::size_t i = 0; i < d.size(); ++i) {
-        if (i != 0 && (i % 3) == lead) out += ',';
-        out += d[i];
-    }
-    return out;
-}
-
-/// What a cut removed (filled by cap_text when it cuts).
-struct cut_report {
-    bool cut = false;                      ///< true when the text was cut
-    std::size_t original_chars = 0;        ///< the text's length before the cut
-    std::size_t kept_chars = 0;            ///< the length kept
-    std::optional<artifact_ref> artifact;  ///< where the full text went, when stored
-};
-
 namespace detail {
-/// Prefer cutting at a line break in the last 15% of the allowed prefix.
-[[nodiscard]] inline std::size_t nice_cut(std::string_view s, std::size_t max_bytes) {
-    std::size_t n = utf8_safe_prefix(s, max_bytes);
-    if (n >= s.size()) return n;
-    const std::size_t floor = n - n * 15 / 100;
-    for (std::size_t i = n; i > floor && i > 0; --i)
-        if (s[i - 1] == '\n') return i;
-    return n;
+
+inline void apply_schema(json& s, const constraint::minimum_t& c) {
+    s[c.exclusive ? "exclusiveMinimum" : "minimum"] = number_json(c.value);
 }
+inline void apply_schema(json& s, const constraint::maximum_t& c) {
+    s[c.exclusive ? "exclusiveMaximum" : "maximum"] = number_json(c.value);
+}
+inline void apply_schema(json& s, const constraint::min_length_t& c) { s["minLength"] = c.value; }
+inline void apply_schema(json& s, const constraint::max_length_t& c) { s["maxLength"] = c.value; }
+inline void apply_schema(json& s, const constraint::pattern_t& c) { s["pattern"] = std::string(c.regex); }
+inline void apply_schema(json& s, const constraint::format_t& c) { s["format"] = std::string(c.name); }
+inline void apply_schema(json& s, const constraint::min_items_t& c) { s["minItems"] = c.value; }
+inline void apply_schema(json& s, const constraint::max_items_t& c) { s["maxItems"] = c.value; }
+template <std::size_t N>
+void apply_schema(json& s, const constraint::one_of_t<N>& c) {
+    json e = json::array();
+    for (auto v : c.values) e.push_back(std::string(v));
+    s["enum"] = std::move(e);
+}
+inline void apply_schema(json& s, const constraint::default_t& c) {
+    switch (c.k) {
+        case constraint::default_t::kind::boolean: s["default"] = c.b; break;
+        case constraint::default_t::kind::integer: s["default"] = c.i; break;
+        case constraint::default_t::kind::number: s["default"] = number_json(c.d); break;
+        case constraint::default_t::kind::string: s["default"] = std::string(c.s); break;
+    }
+}
+inline void apply_schema(json&, const constraint::hidden_t&) {}
+inline void apply_schema(json& s, const constraint::example_t& c) {
+    json v = json::parse(c.json_text, nullptr, false);
+    if (v.is_discarded()) v = std::string(c.json_text);
+    s["examples"].push_back(std::move(v));
+}
+
+/// Unwrap std::optional<T> to T for the schema of a property.
+template <class T>
+struct strip_optional { using type = T; };
+template <class T>
+struct strip_optional<std::optional<T>> { using type = T; };
+
+template <class T>
+json make_schema();
+
+template <class T>
+json make_object_schema() {
+    json props = json::object();
+    json required = json::array();
+    const std::vector<json>& defaults = field_defaults<T>();  // which fields are optional: core/serialize.hpp
+    std::size_t index = 0;
+    std::apply(
+        [&](const auto&... f) {
+            (
+                [&] {
+                    using M = typename std::decay_t<decltype(f)>::member_type;
+                    using V = typename strip_optional<M>::type;
+                    json p = make_schema<V>();
+                    if (!f.description.empty()) p["description"] = std::string(f.description);
+                    std::apply([&](const auto&... c) { (apply_schema(p, c), ...); }, f.constraints);
+                    const json& d = defaults[index++];
+                    if (!d.is_null()) p["default"] = d;
+                    if constexpr (field_hidden<std::decay_t<decltype(f)>>()) {
+                        static_assert(!field_required<std::decay_t<decltype(f)>>() || is_optional<M>::value,
+                                      "agentkit: a hidden() field must be optional (std::optional or default_value)");
+                        return;  // accepted by the parser, not advertised
+                    }
+                    props[std::string(f.name)] = std::move(p);
+                    if (!is_optional<M>::value && d.is_null()) required.push_back(std::string(f.name));
+                }(),
+                ...);
+        },
+        fields_of<T>());
+    json s = json::object();
+    s["type"] = "object";
+    if constexpr (requires { describe<T>::description; })
+        s["description"] = std::string(describe<T>::description);
+    else if constexpr (requires { T::agentkit_description; })
+        s["description"] = std::string(T::agentkit_description);
+    s["properties"] = std::move(props);
+    if (!required.empty()) s["required"] = std::move(required);
+    s["additionalProperties"] = false;
+    return s;
+}
+
+template <class T>
+json make_schema() {
+    require_describable<T>();
+    if constexpr (std::is_same_v<T, bool>) {
+        return json{{"type", "boolean"}};
+    } else if constexpr (is_integer_v<T>) {
+        json s{{"type", "integer"}};
+        if constexpr (std::is_unsigned_v<T>) s["minimum"] = 0;
+        return s;
+    } else if constexpr (std::is_floating_point_v<T>) {
+        return json{{"type", "number"}};
+    } else if constexpr (std::is_same_v<T, std::string>) {
+        return json{{"type", "string"}};
+    } else if constexpr (std::is_same_v<T, json>) {
+        return json::object();  // any JSON value
+    } else if constexpr (std::is_enum_v<T>) {
+        json e = json::array();
+        for (const auto& [value, name] : enum_values<T>) e.push_back(std::string(name));
+        return json{{"type", "string"}, {"enum", std::move(e)}};
+    } else if constexpr (is_optional<T>::value) {
+        return make_schema<typename is_optional<T>::value_type>();
+    } else if constexpr (is_vector<T>::value) {
+        return json{{"type", "array"}, {"items", make_schema<typename is_vector<T>::value_type>()}};
+    } else if constexpr (is_string_map<T>::value) {
+        return json{{"type", "object"}, {"additionalProperties", make_schema<typename is_string_map<T>::mapped_type>()}};
+    } else {
+        return make_object_schema<T>();
+    }
+}
+
 }  // namespace detail
 
-/// How to read a stored artifact: `reader_tool {"id": "a3", "offset": 5861}` when the host has a
-/// tool that reads artifacts (e.g. browser_artifact), else `artifact a3 (agentkit://artifacts/a3)`.
-[[nodiscard]] inline std::string artifact_read_hint(const artifact_ref& a, std::string_view reader_tool = {},
-                                                    std::optional<std::size_t> offset = std::nullopt) {
-    if (reader_tool.empty()) return "artifact " + a.id + (a.uri.empty() ? std::string() : " (" + a.uri + ")");
-    std::string s = std::string(reader_tool) + " {\"id\": \"" + a.id + "\"";
-    if (offset) s += ", \"offset\": " + std::to_string(*offset);
-    return s + "}";
-}
-
-/// Where the rest of a cut text is, once stored: "the rest: reader_tool {…, "offset": N}" when the
-/// host has an artifact-reading tool and what was shown is the text's beginning (`shown`: its
-/// length), else "full text: …" (the tool call without an offset, or the artifact's URI).
-[[nodiscard]] inline std::string stored_rest(const artifact_ref& a, std::string_view reader_tool,
-                                             std::optional<std::size_t> shown = std::nullopt) {
-    if (reader_tool.empty() || !shown) return "full text: " + artifact_read_hint(a, reader_tool);
-    return "the rest: " + artifact_read_hint(a, reader_tool, shown);
-}
-
-/// The one wording of a cut, for every part of agentkit: what is shown of how much, and where the
-/// rest is (`rest`, e.g. "the rest: " + artifact_read_hint(...), or advice to ask for less):
-///   "[cut: showing 5,861 of 48,212 chars of page text; the rest: browser_artifact {"id": "a3", "offset": 5861}]"
-[[nodiscard]] inline std::string cut_note(std::size_t shown, std::size_t total, std::string_view what, std::string_view rest) {
-    return "[cut: showing " + group_digits(shown) + " of " + group_digits(total) + " chars of " + std::string(what) + "; " +
-           std::string(rest) + "]";
-}
-
-/// Cap `text` at `cap` bytes (UTF-8 safe). When it is longer, the full text is stored in `sink`
-/// (if any) and the kept head is followed by a one-line note saying what was cut and how to get
-/// it. The returned string is never longer than `cap`. `what` names the content ("page text").
-/// `narrow_hint` replaces the default advice when there is no store; `reader_tool` names the
-/// host's artifact-reading tool (empty: the note names the artifact's URI).
-[[nodiscard]] inline std::string cap_text(std::string_view text, std::size_t cap, std::string_view what = "result",
-                                          artifact_sink_ref sink = {}, cut_report* report = nullptr,
-                                          std::string_view narrow_hint = {}, std::string_view reader_tool = {}) {
-    if (text.size() <= cap) return std::string(text);
-    std::optional<artifact_ref> stored;
-    if (sink) {
-        artifact_blob b;
-        b.mime_type = "text/plain";
-        b.name = std::string(what);
-        b.description = "full " + std::string(what) + " (" + group_digits(text.size()) + " chars) cut from a result";
-        b.data = std::string(text);
-        if (auto r = sink.put(std::move(b))) stored = std::move(*r);
-    }
-    auto note_for = [&](std::size_t kept) {
-        const std::string rest = stored ? stored_rest(*stored, reader_tool, kept)
-                                 : !narrow_hint.empty() ? std::string(narrow_hint)
-                                                        : std::string("narrow the request (a selector, a section or a smaller range) to see the rest");
-        return "\n" + cut_note(kept, text.size(), what, rest);
-    };
-    // The note's length depends on the kept count only through its digits; size it for the worst case.
-    const std::size_t note_len = note_for(text.size()).size();
-    std::string out;
-    if (note_len >= cap) {
-        out.assign(text.substr(0, utf8_safe_prefix(text, cap)));
-    } else {
-        const std::size_t keep = detail::nice_cut(text, cap - note_len);
-        out.assign(text.substr(0, keep));
-        out += note_for(keep);
-    }
-    if (report) {
-        report->cut = true;
-        report->original_chars = text.size();
-        report->kept_chars = out.size();
-        report->artifact = stored;
-    }
-    return out;
-}
-
-/// History compression: the first `head` and last `tail` bytes with a marker between them
-/// (UTF-8 safe). Text no longer than head + tail + the marker is returned unchanged.
-/// `how_to_get` is appended to the marker ("re-run read_page to see it again").
-[[nodiscard]] inline std::string head_tail(std::string_view text, std::size_t head = 1400, std::size_t tail = 500,
-                                           std::string_view how_to_get = {}) {
-    const std::string probe = "\n[... " + group_digits(text.size()) + " chars omitted from an older result ...]\n";
-    if (text.size() <= head + tail + probe.size() + how_to_get.size() + 2) return std::string(text);
-    const std::size_t h = detail::nice_cut(text, head);
-    const std::size_t t = utf8_safe_suffix_start(text, tail);
-    const std::size_t omitted = t > h ? t - h : 0;
-    std::string out(text.substr(0, h));
-    out += "\n[... " + group_digits(omitted) + " chars omitted from an older result";
-    if (!how_to_get.empty()) {
-        out += "; ";
-        out += how_to_get;
-    }
-    out += " ...]\n";
-    out += text.substr(t);
-    return out;
+/// The JSON Schema of T, generated once and cached. Thread-safe.
+template <class T>
+[[nodiscard]] const json& schema_of() {
+    static const json s = detail::make_schema<T>();
+    return s;
 }
 
 }  // namespace agentkit
-// ---- end <agentkit/format/budget.hpp> ----
-// ---- begin <agentkit/tools/tool.hpp> ----
-// agentkit/tools/tool.hpp — turn a C++ callable and an argument struct into a tool.
-//
-//   struct weather_args {
-//       std::string city;
-//       std::optional<std::string> unit;
-//       static constexpr auto agentkit_fields() {
-//           return agentkit::fields(AGENTKIT_FIELD(weather_args, city, "City name", agentkit::min_length(1)),
-//                                   AGENTKIT_FIELD(weather_args, unit, "c or f", agentkit::one_of("c", "f")));
-//       }
-//   };
-//   inline constexpr auto get_weather = agentkit::tool<"get_weather">(
-//       "Current weather for a city.",
-//       [](const weather_args& a) { return "Sunny in " + a.city; },
-//       agentkit::read_only | agentkit::parallel_safe);
-//
-// A handler takes `const Args&` (and optionally `agentkit::tool_context&`) and returns any of:
-// tool_output, std::string, a described struct (typed output: MCP outputSchema and
-// structuredContent), result<...> of those, or std::future<...> of those. Exceptions thrown
-// by a handler become `tool.exception` errors; they never leave agentkit.
-
+// ---- end <agentkit/core/schema.hpp> ----
 // ---- begin <agentkit/core/fixed_string.hpp> ----
 // agentkit/core/fixed_string.hpp — a string usable as a template argument.
 
@@ -21049,143 +21075,6 @@ template <class T>
 
 }  // namespace agentkit
 // ---- end <agentkit/core/parse.hpp> ----
-// ---- begin <agentkit/core/schema.hpp> ----
-// agentkit/core/schema.hpp — JSON Schema (draft 2020-12 subset) generated from described types.
-
-
-#include <cstdint>
-#include <limits>
-#include <string>
-#include <type_traits>
-#include <vector>
-
-namespace agentkit {
-
-namespace detail {
-
-inline void apply_schema(json& s, const constraint::minimum_t& c) {
-    s[c.exclusive ? "exclusiveMinimum" : "minimum"] = number_json(c.value);
-}
-inline void apply_schema(json& s, const constraint::maximum_t& c) {
-    s[c.exclusive ? "exclusiveMaximum" : "maximum"] = number_json(c.value);
-}
-inline void apply_schema(json& s, const constraint::min_length_t& c) { s["minLength"] = c.value; }
-inline void apply_schema(json& s, const constraint::max_length_t& c) { s["maxLength"] = c.value; }
-inline void apply_schema(json& s, const constraint::pattern_t& c) { s["pattern"] = std::string(c.regex); }
-inline void apply_schema(json& s, const constraint::format_t& c) { s["format"] = std::string(c.name); }
-inline void apply_schema(json& s, const constraint::min_items_t& c) { s["minItems"] = c.value; }
-inline void apply_schema(json& s, const constraint::max_items_t& c) { s["maxItems"] = c.value; }
-template <std::size_t N>
-void apply_schema(json& s, const constraint::one_of_t<N>& c) {
-    json e = json::array();
-    for (auto v : c.values) e.push_back(std::string(v));
-    s["enum"] = std::move(e);
-}
-inline void apply_schema(json& s, const constraint::default_t& c) {
-    switch (c.k) {
-        case constraint::default_t::kind::boolean: s["default"] = c.b; break;
-        case constraint::default_t::kind::integer: s["default"] = c.i; break;
-        case constraint::default_t::kind::number: s["default"] = number_json(c.d); break;
-        case constraint::default_t::kind::string: s["default"] = std::string(c.s); break;
-    }
-}
-inline void apply_schema(json&, const constraint::hidden_t&) {}
-inline void apply_schema(json& s, const constraint::example_t& c) {
-    json v = json::parse(c.json_text, nullptr, false);
-    if (v.is_discarded()) v = std::string(c.json_text);
-    s["examples"].push_back(std::move(v));
-}
-
-/// Unwrap std::optional<T> to T for the schema of a property.
-template <class T>
-struct strip_optional { using type = T; };
-template <class T>
-struct strip_optional<std::optional<T>> { using type = T; };
-
-template <class T>
-json make_schema();
-
-template <class T>
-json make_object_schema() {
-    json props = json::object();
-    json required = json::array();
-    const std::vector<json>& defaults = field_defaults<T>();  // which fields are optional: core/serialize.hpp
-    std::size_t index = 0;
-    std::apply(
-        [&](const auto&... f) {
-            (
-                [&] {
-                    using M = typename std::decay_t<decltype(f)>::member_type;
-                    using V = typename strip_optional<M>::type;
-                    json p = make_schema<V>();
-                    if (!f.description.empty()) p["description"] = std::string(f.description);
-                    std::apply([&](const auto&... c) { (apply_schema(p, c), ...); }, f.constraints);
-                    const json& d = defaults[index++];
-                    if (!d.is_null()) p["default"] = d;
-                    if constexpr (field_hidden<std::decay_t<decltype(f)>>()) {
-                        static_assert(!field_required<std::decay_t<decltype(f)>>() || is_optional<M>::value,
-                                      "agentkit: a hidden() field must be optional (std::optional or default_value)");
-                        return;  // accepted by the parser, not advertised
-                    }
-                    props[std::string(f.name)] = std::move(p);
-                    if (!is_optional<M>::value && d.is_null()) required.push_back(std::string(f.name));
-                }(),
-                ...);
-        },
-        fields_of<T>());
-    json s = json::object();
-    s["type"] = "object";
-    if constexpr (requires { describe<T>::description; })
-        s["description"] = std::string(describe<T>::description);
-    else if constexpr (requires { T::agentkit_description; })
-        s["description"] = std::string(T::agentkit_description);
-    s["properties"] = std::move(props);
-    if (!required.empty()) s["required"] = std::move(required);
-    s["additionalProperties"] = false;
-    return s;
-}
-
-template <class T>
-json make_schema() {
-    require_describable<T>();
-    if constexpr (std::is_same_v<T, bool>) {
-        return json{{"type", "boolean"}};
-    } else if constexpr (is_integer_v<T>) {
-        json s{{"type", "integer"}};
-        if constexpr (std::is_unsigned_v<T>) s["minimum"] = 0;
-        return s;
-    } else if constexpr (std::is_floating_point_v<T>) {
-        return json{{"type", "number"}};
-    } else if constexpr (std::is_same_v<T, std::string>) {
-        return json{{"type", "string"}};
-    } else if constexpr (std::is_same_v<T, json>) {
-        return json::object();  // any JSON value
-    } else if constexpr (std::is_enum_v<T>) {
-        json e = json::array();
-        for (const auto& [value, name] : enum_values<T>) e.push_back(std::string(name));
-        return json{{"type", "string"}, {"enum", std::move(e)}};
-    } else if constexpr (is_optional<T>::value) {
-        return make_schema<typename is_optional<T>::value_type>();
-    } else if constexpr (is_vector<T>::value) {
-        return json{{"type", "array"}, {"items", make_schema<typename is_vector<T>::value_type>()}};
-    } else if constexpr (is_string_map<T>::value) {
-        return json{{"type", "object"}, {"additionalProperties", make_schema<typename is_string_map<T>::mapped_type>()}};
-    } else {
-        return make_object_schema<T>();
-    }
-}
-
-}  // namespace detail
-
-/// The JSON Schema of T, generated once and cached. Thread-safe.
-template <class T>
-[[nodiscard]] const json& schema_of() {
-    static const json s = detail::make_schema<T>();
-    return s;
-}
-
-}  // namespace agentkit
-// ---- end <agentkit/core/schema.hpp> ----
 // ---- begin <agentkit/tools/traits.hpp> ----
 // agentkit/tools/traits.hpp — what a tool promises about its effects.
 //
@@ -21475,1766 +21364,79 @@ template <fixed_string Name, class Fn>
 }  // namespace agentkit
 // ---- end <agentkit/tools/tool.hpp> ----
 
-#include <algorithm>
-#include <chrono>
-#include <cstddef>
-#include <cstdint>
-#include <map>
-#include <mutex>
-#include <optional>
 #include <string>
-#include <set>
-#include <string_view>
-#include <thread>
-#include <utility>
 #include <vector>
 
-namespace agentkit::browser {
+namespace agentkit {
 
-/// Traits of tools that act on the page (they reach the web: open world).
-inline constexpr traits action_traits = open_world;
-/// Traits of tools that only read the page.
-inline constexpr traits reading_traits = read_only | open_world;
-
-/// The three element arguments of a tool that acts on one element: `ref`, and, accepted but not
-/// advertised (they would cost tokens in every tools/list), `target` (Playwright MCP's newer name
-/// for it) and `element` (a description, accepted and ignored).
-#define AGENTKIT_BROWSER_ELEMENT_FIELDS(T)                                                                         \
-    AGENTKIT_FIELD(T, ref, ""), AGENTKIT_FIELD(T, target, "", hidden()),              \
-        AGENTKIT_FIELD(T, element, "", hidden())
-
-/// The tool that reads what the browser tools store (cut results, screenshots, logs).
-inline constexpr std::string_view artifact_tool_name = "browser_artifact";
+/// What the retrieval index knows about one tool.
+struct tool_doc {
+    std::string name;                   ///< the tool name
+    std::string description;            ///< "title. description", or the description when there is no title
+    std::vector<std::string> arg_names;  ///< argument names from the input schema (nested ones included)
+    std::vector<std::string> arg_descriptions;  ///< argument descriptions from the input schema
+    std::vector<std::string> examples;  ///< example requests (declared or learned)
+};
 
 namespace detail {
+inline void collect_schema_args(const json& schema, tool_doc& d, int depth) {
+    if (depth > 4 || !schema.is_object()) return;
+    if (auto p = schema.find("properties"); p != schema.end() && p->is_object()) {
+        for (auto it = p->begin(); it != p->end(); ++it) {
+            d.arg_names.push_back(it.key());
+            if (it->is_object()) {
+                if (auto ds = it->find("description"); ds != it->end() && ds->is_string())
+                    d.arg_descriptions.push_back(ds->get<std::string>());
+                collect_schema_args(*it, d, depth + 1);
+            }
+        }
+    }
+    if (auto items = schema.find("items"); items != schema.end()) collect_schema_args(*items, d, depth + 1);
+    for (const char* key : {"anyOf", "oneOf", "allOf"})
+        if (auto a = schema.find(key); a != schema.end() && a->is_array())
+            for (const auto& s : *a) collect_schema_args(s, d, depth + 1);
+}
+}  // namespace detail
 
-/// The element of a call: `ref` or `target`, unwrapped from "[ref=…]".
-inline result<std::string> element_of(const std::optional<std::string>& ref, const std::optional<std::string>& target,
-                                      std::string_view what = "element") {
-    const std::optional<std::string>& v = ref ? ref : target;
-    if (!v || v->empty())
-        return fail(errc::args_invalid, "missing the " + std::string(what) + ": pass `ref` (or `target`) from the snapshot",
-                    "Use a ref exactly as the snapshot shows it, e.g. {\"ref\": \"e12\"}.");
-    std::string s = *v;
-    if (s.size() > 2 && s.front() == '[' && s.back() == ']') s = s.substr(1, s.size() - 2);
-    if (s.rfind("ref=", 0) == 0) s = s.substr(4);
+/// A tool_doc from a tool_info: argument names and descriptions come from its input schema
+/// (nested objects and arrays included).
+[[nodiscard]] inline tool_doc tool_doc_from(const tool_info& t) {
+    tool_doc d;
+    d.name = t.name;
+    d.description = t.title.empty() ? t.description : t.title + ". " + t.description;
+    detail::collect_schema_args(t.input_schema, d, 0);
+    d.examples = t.examples;
+    return d;
+}
+
+/// What a tool does, on one line, as a list of tools shows it: its title, then the first
+/// sentence of its description ("Get Sum Tool — Adds two numbers."); without a title (or with
+/// the name as its title), the first sentence alone. White space (line breaks too) is one space;
+/// at most `max` bytes, cut on a character boundary with "...".
+[[nodiscard]] inline std::string tool_summary(const tool_info& t, std::size_t max = 160) {
+    std::string flat;
+    for (char ch : t.description) {
+        const bool space = ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t';
+        if (space && (flat.empty() || flat.back() == ' ')) continue;
+        flat += space ? ' ' : ch;
+    }
+    while (!flat.empty() && flat.back() == ' ') flat.pop_back();
+    if (const auto end = flat.find(". "); end != std::string::npos) flat.resize(end + 1);
+    std::string s = t.title.empty() || t.title == t.name ? flat : flat.empty() ? t.title : t.title + " — " + flat;
+    if (s.size() > max) s = s.substr(0, utf8_safe_prefix(s, max - 3)) + "...";
     return s;
 }
 
-/// Finish a call: redact every text block and the structured output (keys included), cap the
-/// text (overflow to the store), count, report.
-inline result<tool_output> finish(tool_state& st, std::string_view tool, std::chrono::steady_clock::time_point t0,
-                                  const browser::counters& before, result<tool_output> r, call_metrics* metrics = nullptr) {
-    call_metrics m;
-    m.tool = std::string(tool);
-    const auto after = st.b.totals();
-    m.cdp_round_trips = after.cdp_commands - before.cdp_commands;
-    m.wait_ms = after.wait_ms - before.wait_ms;
-    m.ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
-    m.ok = r.has_value() && !r->is_error;
-    if (!r) r = fail(st.b.policy().redact(r.error()));
-    if (r) {
-        // evictions are reported once, in the result of the call that caused them
-        if (auto ev = st.store.take_evictions(); !ev.empty()) {
-            std::string line = "note: the artifact store is full; evicted (oldest first):";
-            for (std::size_t i = 0; i < ev.size() && i < 10; ++i) line += " " + ev[i].id + " (" + ev[i].name + ")";
-            if (ev.size() > 10) line += " and " + std::to_string(ev.size() - 10) + " more";
-            r->add_text(line);
-        }
-        if (r->structured) r->structured = st.b.policy().redact(std::move(*r->structured));
-        for (auto& b : r->content) {
-            if (b.type == content_block::kind::structured) b.data = st.b.policy().redact(std::move(b.data));
-            if (b.type != content_block::kind::text) continue;
-            b.text = st.b.policy().redact(std::move(b.text));
-            if (b.text.size() > st.options.max_result_chars) {
-                const std::size_t keep = utf8_safe_prefix(b.text, st.options.max_result_chars);
-                auto ref = st.store.put({"text/plain", std::string(tool) + " result", "full text of a cut result", b.text, false});
-                const std::string note =
-                    "\n" + cut_note(keep, b.text.size(), std::string(tool) + " result",
-                                    ref ? stored_rest(*ref, artifact_tool_name, keep) : "it could not be stored: " + ref.error().message);
-                b.text.resize(keep);
-                b.text += note;
-            }
-            m.bytes += b.text.size();
-            m.tokens += st.tokens.count(b.text);
-        }
-    } else {
-        m.bytes = r.error().message.size();
-        m.tokens = st.tokens.count(r.error().to_text());
-    }
-    {
-        std::lock_guard lock(st.mu);
-        st.total.add(m);
-        st.per_tool[m.tool].add(m);
-        st.recent.push_back(m);
-        if (st.recent.size() > tool_state::recent_capacity) st.recent.pop_front();
-    }
-    if (st.options.on_call) {
-        try {
-            st.options.on_call(m);
-        } catch (...) {
-            // a host callback never throws into the tools
-        }
-    }
-    if (metrics != nullptr) *metrics = std::move(m);
-    return r;
-}
-
-inline result<tool_output> text_of(result<action_result> r) {
-    if (!r) return fail(r.error());
-    return tool_output::text(r->to_text());
-}
-
-template <class F>
-result<tool_output> timed(tool_state& st, std::string_view tool, F&& f, call_metrics* metrics = nullptr) {
-    const auto t0 = std::chrono::steady_clock::now();
-    const auto before = st.b.totals();
-    return finish(st, tool, t0, before, f(), metrics);
-}
-
-/// A call through the state's hooks (tools_options::before_call and on_record, a live view's):
-/// the gate first, then the call timed as `timed` does, the gate's text leading its result,
-/// then the record. Without hooks, `timed` alone (the arguments are not even serialized).
-template <class A, class F>
-result<tool_output> hooked(tool_state& st, std::string_view tool, A&& args_of, tool_context& ctx, F&& f) {
-    const auto& o = st.options;
-    if (!o.before_call && !o.on_record) return timed(st, tool, std::forward<F>(f));
-    call_start start{std::string(tool), st.b.policy().redact(json(args_of()))};
-    std::string lead;
-    result<tool_output> gated = tool_output::text("");
-    if (o.before_call) {
-        try {
-            auto g = o.before_call(start, ctx);
-            if (g) lead = std::move(*g);
-            else gated = fail(std::move(g.error()));
-        } catch (...) {
-        }
-    }
-    std::set<std::string> known;
-    if (o.on_record)
-        for (const auto& a : st.store.list()) known.insert(a.id);
-    call_metrics m;
-    auto r = gated ? timed(st, tool, std::forward<F>(f), &m) : timed(st, tool, [&] { return gated; }, &m);
-    if (!lead.empty()) {
-        lead = st.b.policy().redact(std::move(lead));
-        if (r) r->content.insert(r->content.begin(), content_block::make_text(lead + "\n"));
-        else r.error().message = lead + "\n" + r.error().message;
-    }
-    if (o.on_record) {
-        call_record rec{std::move(start.tool), std::move(start.args), std::move(m), {}, {}, {}};
-        if (r) {
-            for (const auto& b : r->content)
-                if (b.type == content_block::kind::text) {
-                    rec.head += b.text.substr(0, 400 - std::min<std::size_t>(400, rec.head.size()));
-                    if (rec.head.size() >= 400) break;
-                }
-            rec.head.resize(utf8_safe_prefix(rec.head, 400));
-            if (r->is_error) rec.error = rec.head;
-        } else {
-            rec.error = r.error().to_text();
-        }
-        for (const auto& a : st.store.list())
-            if (known.count(a.id) == 0) rec.artifacts.push_back(a.id);
-        try {
-            o.on_record(rec);
-        } catch (...) {
-        }
-    }
-    return r;
-}
-
-/// An action that failed where the page was at fault (an element covered or not visible, a
-/// wait or a navigation that failed) leaves a picture: a screenshot of the viewport stored as
-/// an artifact (bounded like every artifact), its id in the error's hint and details
-/// ("screenshot"). A failure to take it changes nothing else.
-inline result<tool_output> with_failure_screenshot(tool_state& st, result<tool_output> r) {
-    if (r || cancel_scope::requested()) return r;
-    error e = r.error();
-    if (!e.is(errc::element_covered) && !e.is(errc::element_not_visible) && !e.is(errc::timeout) && !e.is(errc::navigation_failed))
-        return r;
-    screenshot_options o;
-    o.format = "jpeg";
-    auto shot = st.b.screenshot(o);
-    if (!shot) return r;
-    auto ref = st.store.put({shot->mime_type, "failure screenshot", "the page when the action failed: " + e.message, shot->base64, true});
-    if (!ref) return r;
-    e.hint += std::string(e.hint.empty() ? "" : " ") + "A screenshot of the page when it failed: artifact " + ref->id + " (" +
-              std::string(artifact_tool_name) + ").";
-    if (!e.details.is_object()) e.details = e.details.is_null() ? json::object() : json{{"cause", e.details}};
-    e.details["screenshot"] = ref->id;
-    return fail(std::move(e));
-}
-
-/// Store text as an artifact, redacted of the session's secrets first.
-inline result<artifact_ref> store_text(tool_state& st, std::string name, std::string description, std::string text) {
-    return st.store.put({"text/plain", std::move(name), st.b.policy().redact(std::move(description)),
-                         st.b.policy().redact(std::move(text)), false});
-}
-
-}  // namespace detail
-
-/// True for the tools whose failure leaves no screenshot: browser_take_screenshot (it failed to
-/// take one) and web_search (it never touches the page).
-[[nodiscard]] constexpr bool leaves_no_picture(std::string_view tool) noexcept {
-    return tool == "browser_take_screenshot" || tool == "web_search";
-}
-
-/// A browser tool: the name is written once, here. The handler takes its argument struct (or
-/// nothing) and returns result<tool_output>; every call is timed, its text capped (the rest
-/// stored as an artifact), redacted of secrets and counted in the state's metrics.
-/// The call's cancellation reaches the browser: a cancel_scope of the call's stop token is in
-/// place while the handler runs (a cancelled call releases the browser within ~20 ms). A
-/// handler that takes the tool_context too gets it. A call that fails where the page was at
-/// fault (a covered element, a wait or a navigation that failed) leaves a screenshot artifact
-/// named in its error.
-template <fixed_string Name, class F>
-auto browser_tool(tool_state& st, std::string_view description, F handler, traits t) {
-    tool_state* s = &st;
-    if constexpr (agentkit::detail::handler_sig<F>::arity == 0) {
-        return tool<Name>(description, [s, handler](const no_args&, tool_context& ctx) {
-            cancel_scope scope(ctx.stop);
-            return detail::hooked(*s, Name.view(), [] { return json::object(); }, ctx, [&] {
-                auto r = handler();
-                return leaves_no_picture(Name.view()) ? r : detail::with_failure_screenshot(*s, std::move(r));
-            });
-        }, t);
-    } else {
-        using Args = agentkit::detail::handler_args_t<F>;
-        return tool<Name>(description, [s, handler](const Args& a, tool_context& ctx) {
-            cancel_scope scope(ctx.stop);
-            return detail::hooked(*s, Name.view(), [&a] { return to_json_value(a); }, ctx, [&] {
-                result<tool_output> r = [&] {
-                    if constexpr (agentkit::detail::handler_sig<F>::arity == 2) return handler(a, ctx);
-                    else return handler(a);
-                }();
-                return leaves_no_picture(Name.view()) ? r : detail::with_failure_screenshot(*s, std::move(r));
-            });
-        }, t);
-    }
-}
-
-}  // namespace agentkit::browser
-// ---- end <agentkit/browser/tools/support.hpp> ----
-
-#include <array>
-#include <chrono>
-#include <string_view>
-
-namespace agentkit::browser {
-
-/// The tools of Playwright MCP's vision capability (coordinate actions), as named there.
-inline constexpr std::array<std::string_view, 6> vision_tools{"browser_mouse_click_xy", "browser_mouse_move_xy",
-                                                              "browser_mouse_drag_xy",  "browser_mouse_down",
-                                                              "browser_mouse_up",       "browser_mouse_wheel"};
-
-/// Arguments of browser_mouse_click_xy.
-struct click_xy_args {
-    double x = 0;                          ///< viewport CSS pixels
-    double y = 0;                          ///< viewport CSS pixels
-    std::optional<std::string> button;     ///< left (default), right or middle
-    std::optional<int> clickCount;         ///< 1 (default), 2 for a double click
-    std::optional<int> delay;              ///< ms between press and release (default 0)
-    std::optional<std::string> element;    ///< description of what is clicked (accepted, ignored)
-    /// The described fields (the JSON Schema and the parser are made from them).
-    static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(click_xy_args, x, "Viewport CSS px"), AGENTKIT_FIELD(click_xy_args, y, "Viewport CSS px"),
-                      AGENTKIT_FIELD(click_xy_args, button, "", one_of("left", "right", "middle")),
-                      AGENTKIT_FIELD(click_xy_args, clickCount, "", range(1, 3)),
-                      AGENTKIT_FIELD(click_xy_args, delay, "ms between press and release", range(0, 10000)),
-                      AGENTKIT_FIELD(click_xy_args, element, "", hidden()));
-    }
-};
-
-/// Arguments of browser_mouse_move_xy.
-struct move_xy_args {
-    double x = 0;                        ///< viewport CSS pixels
-    double y = 0;                        ///< viewport CSS pixels
-    std::optional<std::string> element;  ///< description (accepted, ignored)
-    /// The described fields (the JSON Schema and the parser are made from them).
-    static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(move_xy_args, x, "Viewport CSS px"), AGENTKIT_FIELD(move_xy_args, y, "Viewport CSS px"),
-                      AGENTKIT_FIELD(move_xy_args, element, "", hidden()));
-    }
-};
-
-/// Arguments of browser_mouse_drag_xy.
-struct drag_xy_args {
-    double startX = 0;                   ///< where the left button is pressed (viewport CSS px)
-    double startY = 0;                   ///< where the left button is pressed (viewport CSS px)
-    double endX = 0;                     ///< where it is released (viewport CSS px)
-    double endY = 0;                     ///< where it is released (viewport CSS px)
-    std::optional<std::string> element;  ///< description (accepted, ignored)
-    /// The described fields (the JSON Schema and the parser are made from them).
-    static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(drag_xy_args, startX, ""), AGENTKIT_FIELD(drag_xy_args, startY, ""),
-                      AGENTKIT_FIELD(drag_xy_args, endX, ""), AGENTKIT_FIELD(drag_xy_args, endY, ""),
-                      AGENTKIT_FIELD(drag_xy_args, element, "", hidden()));
-    }
-};
-
-/// Arguments of browser_mouse_down and browser_mouse_up.
-struct mouse_button_args {
-    std::optional<std::string> button;  ///< left (default), right or middle
-    /// The described fields (the JSON Schema and the parser are made from them).
-    static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(mouse_button_args, button, "", one_of("left", "right", "middle")));
-    }
-};
-
-/// Arguments of browser_mouse_wheel.
-struct wheel_args {
-    double deltaX = 0;  ///< CSS px to the right (negative: left)
-    double deltaY = 0;  ///< CSS px down (negative: up)
-    /// The described fields (the JSON Schema and the parser are made from them).
-    static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(wheel_args, deltaX, "", range(-100000, 100000)),
-                      AGENTKIT_FIELD(wheel_args, deltaY, "", range(-100000, 100000)));
-    }
-};
-
-/// Make the browser_mouse_click_xy tool: click at a viewport point; names the element hit.
-template <class State>
-auto click_xy_tool(State& st) {
-    tool_state* s = &st;
-    return browser_tool<"browser_mouse_click_xy">(
-        st, "Click at viewport CSS pixels (x, y); names the element hit and reports what changed.",
-        [s](const click_xy_args& a) -> result<tool_output> {
-            click_options o;
-            o.button = a.button.value_or("left");
-            o.click_count = a.clickCount.value_or(1);
-            return detail::text_of(s->b.click_at(a.x, a.y, o, std::chrono::milliseconds(a.delay.value_or(0))));
-        },
-        action_traits);
-}
-
-/// Make the browser_mouse_move_xy tool: move the mouse to a viewport point.
-template <class State>
-auto move_xy_tool(State& st) {
-    tool_state* s = &st;
-    return browser_tool<"browser_mouse_move_xy">(
-        st, "Move the mouse to viewport CSS pixels (x, y).",
-        [s](const move_xy_args& a) { return detail::text_of(s->b.move_to(a.x, a.y)); }, action_traits);
-}
-
-/// Make the browser_mouse_drag_xy tool: drag with the left button between two viewport points.
-template <class State>
-auto drag_xy_tool(State& st) {
-    tool_state* s = &st;
-    return browser_tool<"browser_mouse_drag_xy">(
-        st, "Drag with the left button from (startX, startY) to (endX, endY), viewport CSS pixels.",
-        [s](const drag_xy_args& a) { return detail::text_of(s->b.drag_points(a.startX, a.startY, a.endX, a.endY)); },
-        action_traits);
-}
-
-/// Make the browser_mouse_down tool: press a mouse button where the mouse is.
-template <class State>
-auto mouse_down_tool(State& st) {
-    tool_state* s = &st;
-    return browser_tool<"browser_mouse_down">(
-        st, "Press a mouse button where the mouse is.",
-        [s](const mouse_button_args& a) { return detail::text_of(s->b.mouse_button(true, a.button.value_or("left"))); },
-        action_traits);
-}
-
-/// Make the browser_mouse_up tool: release a mouse button where the mouse is.
-template <class State>
-auto mouse_up_tool(State& st) {
-    tool_state* s = &st;
-    return browser_tool<"browser_mouse_up">(
-        st, "Release a mouse button where the mouse is.",
-        [s](const mouse_button_args& a) { return detail::text_of(s->b.mouse_button(false, a.button.value_or("left"))); },
-        action_traits);
-}
-
-/// Make the browser_mouse_wheel tool: turn the mouse wheel where the mouse is.
-template <class State>
-auto wheel_tool(State& st) {
-    tool_state* s = &st;
-    return browser_tool<"browser_mouse_wheel">(
-        st, "Turn the mouse wheel by (deltaX, deltaY) CSS pixels where the mouse is.",
-        [s](const wheel_args& a) { return detail::text_of(s->b.wheel(a.deltaX, a.deltaY)); }, action_traits);
-}
-
-}  // namespace agentkit::browser
-// ---- end <agentkit/browser/tools/vision.hpp> ----
-// ---- begin <agentkit/visibility/frozen_scope.hpp> ----
-// agentkit/visibility/frozen_scope.hpp — a fixed exposed surface with deferred tools that answer
-// with a structured capability.unsupported envelope instead of failing.
-//
-//   agentkit::frozen_scope scope(
-//       {"browser_snapshot", "browser_click_ref"},
-//       {{.name = "browser_navigate",
-//         .reason = "the CLI covers it; an MCP duplicate adds attack surface without parity gain",
-//         .alternative = "agbrowse navigate <url>",
-//         .reference = "playwright-mcp:browser_navigate"}},
-//       {.scope = "browser"});
-//
-// Only the exposed tools are visible, ever (the version never moves after bind). A deferred
-// tool is one the product deliberately does not offer yet; it is carried as metadata (reason,
-// alternative such as a CLI equivalent, competitor reference) and a call to it is answered
-// with the `capability.unsupported` envelope as a NORMAL tool result — structured JSON plus a
-// compact text line — so capability probers learn exactly what is missing and where to go.
-
-// ---- begin <agentkit/visibility/masker.hpp> ----
-// agentkit/visibility/masker.hpp — the masker concept: which tools the model sees now.
-//
-// A masker is a policy an agent_session is composed with at compile time. It never removes a
-// tool from the catalogue; it decides what is visible, adds its meta-tools (menu_enter,
-// tool_search, request_tools, ...), contributes a stable system-prompt section and a per-turn
-// state message, and answers calls to hidden tools with an instructive error (or, for
-// deferred tools, a normal `capability.unsupported` result).
-
-
-#include <concepts>
-#include <cstdint>
-#include <functional>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <vector>
-
-namespace agentkit {
-
-/// Requirements on a visibility policy. `catalogue` is every host tool's tool_info, in
-/// toolbox order; it is handed over once, before any other call.
-template <class M>
-concept masker = requires(M& m, const M& cm, const std::vector<tool_info>& catalogue, std::string_view name,
-                          const json& args, bool ok) {
-    /// Receive the host's tool catalogue (once, at session construction).
-    { m.bind(catalogue) } -> std::same_as<void>;
-    /// The meta-tools this masker adds, always in the catalogue (may be empty).
-    { cm.meta_tools() } -> std::convertible_to<std::vector<tool_info>>;
-    /// True when `name` (a host tool or a meta-tool) may be called now.
-    { cm.is_visible(name) } -> std::same_as<bool>;
-    /// Names visible now: meta-tools first, then host tools in catalogue order.
-    { cm.visible() } -> std::convertible_to<std::vector<std::string>>;
-    /// The masker's section of the stable system prompt (identical on every turn).
-    { cm.prompt_section() } -> std::convertible_to<std::string>;
-    /// The per-turn state message (e.g. "[MENU_STATE] ..."), or empty.
-    { cm.state_message() } -> std::convertible_to<std::string>;
-    /// Handle a call to one of this masker's meta-tools; nullopt when `name` is not one.
-    { m.handle_meta(name, args) } -> std::same_as<std::optional<result<tool_output>>>;
-    /// Answer a call to a tool that is not visible now: an error naming how to reach it, or a
-    /// normal result (deferred tools' capability.unsupported envelope).
-    { cm.answer_hidden(name) } -> std::same_as<result<tool_output>>;
-    /// Observe a host tool call that ran (routers learn from successful calls).
-    { m.observe_call(name, args, ok) } -> std::same_as<void>;
-    /// A counter that changes whenever the visible set changes (MCP list_changed).
-    { cm.version() } -> std::convertible_to<std::uint64_t>;
-};
-
-/// The baseline: every tool visible, no meta-tools, nothing to say.
-class all_visible {
-public:
-    /// Record the names of the host's tools.
-    void bind(const std::vector<tool_info>& catalogue) {
-        names_.clear();
-        for (const auto& t : catalogue) names_.push_back(t.name);
-    }
-    /// None: this masker adds no meta-tools.
-    [[nodiscard]] std::vector<tool_info> meta_tools() const { return {}; }
-    /// True for every host tool.
-    [[nodiscard]] bool is_visible(std::string_view name) const {
-        for (const auto& n : names_)
-            if (n == name) return true;
-        return false;
-    }
-    /// Every host tool, in catalogue order.
-    [[nodiscard]] std::vector<std::string> visible() const { return names_; }
-    /// Empty: nothing to add to the system prompt.
-    [[nodiscard]] std::string prompt_section() const { return {}; }
-    /// Empty: no per-turn state.
-    [[nodiscard]] std::string state_message() const { return {}; }
-    /// Always nullopt: there are no meta-tools.
-    [[nodiscard]] std::optional<result<tool_output>> handle_meta(std::string_view, const json&) { return std::nullopt; }
-    /// A tool.unknown error (a name that is not a host tool).
-    [[nodiscard]] result<tool_output> answer_hidden(std::string_view name) const {
-        return fail(errc::tool_unknown, "no tool named \"" + std::string(name) + "\"", "Call one of the listed tools.");
-    }
-    /// Ignores the call.
-    void observe_call(std::string_view, const json&, bool) {}
-    /// Always 0: the visible set never changes.
-    [[nodiscard]] std::uint64_t version() const noexcept { return 0; }
-
-private:
-    std::vector<std::string> names_;
-};
-
-static_assert(masker<all_visible>);
-
-// ---------------------------------------------------------------------------------------------
-// Optional capabilities. A masker may offer any of these on top of the `masker` concept; a
-// session uses the free functions below, which do the right thing (usually nothing) for
-// maskers that lack them, so `all_visible` and host maskers stay valid unchanged.
-
-/// The masker reports visible-set changes through a callback (MCP list_changed).
-template <class M>
-concept observable_masker = masker<M> && requires(M& m, std::function<void(std::uint64_t)> cb) {
-    { m.set_on_change(std::move(cb)) } -> std::same_as<void>;
-};
-
-/// The masker wants each new user message (intent classes classify it).
-template <class M>
-concept message_aware_masker = masker<M> && requires(M& m, std::string_view text) {
-    { m.on_user_message(text) } -> std::same_as<void>;
-};
-
-/// The masker can nudge a model that answered in prose where it should have acted (the
-/// menu's ROOT dead end). The session calls it when a model turn ends without a tool call;
-/// a returned text is injected as the next user-side message.
-template <class M>
-concept nudging_masker = masker<M> && requires(M& m) {
-    { m.dead_end_nudge() } -> std::same_as<std::optional<std::string>>;
-};
-
-/// Install a change callback when the masker supports one; returns whether it does.
-template <masker M>
-bool on_visibility_change(M& m, std::function<void(std::uint64_t)> cb) {
-    if constexpr (observable_masker<M>) {
-        m.set_on_change(std::move(cb));
-        return true;
-    } else {
-        (void)m;
-        (void)cb;
-        return false;
-    }
-}
-
-/// Hand a new user message to the masker (no-op for maskers that do not want it).
-template <masker M>
-void notify_user_message(M& m, std::string_view text) {
-    if constexpr (message_aware_masker<M>) m.on_user_message(text);
-    else {
-        (void)m;
-        (void)text;
-    }
-}
-
-/// The masker's nudge after a prose-only model turn, if it has one now.
-template <masker M>
-std::optional<std::string> dead_end_nudge(M& m) {
-    if constexpr (nudging_masker<M>) return m.dead_end_nudge();
-    else {
-        (void)m;
-        return std::nullopt;
-    }
-}
-
-/// Compile-time check of a masker against the toolbox it will be composed with: a masker
-/// type may declare `template <class Box> static constexpr bool agentkit_check_toolbox()`,
-/// whose static_asserts reject misuse (e.g. a menu with a tool in no mode). A session calls
-/// this in its constructor: `agentkit::check_masker<Box, M>();`.
-template <class Box, class M>
-constexpr bool check_masker() {
-    if constexpr (requires { M::template agentkit_check_toolbox<Box>(); })
-        return M::template agentkit_check_toolbox<Box>();
-    else
-        return true;
+/// tool_doc_from() of every tool, in order.
+[[nodiscard]] inline std::vector<tool_doc> tool_docs_from(const std::vector<tool_info>& tools) {
+    std::vector<tool_doc> out;
+    out.reserve(tools.size());
+    for (const auto& t : tools) out.push_back(tool_doc_from(t));
+    return out;
 }
 
 }  // namespace agentkit
-// ---- end <agentkit/visibility/masker.hpp> ----
-// ---- begin <agentkit/visibility/signal.hpp> ----
-// agentkit/visibility/signal.hpp — the "visible set changed" signal every masker carries.
-//
-// A version counter that moves whenever the set of visible tools changes, plus an optional
-// callback (an MCP server sends notifications/tools/list_changed from it). The callback runs
-// synchronously on the thread that changed the set; anything it throws is swallowed.
-
-#include <cstdint>
-#include <functional>
-#include <utility>
-
-namespace agentkit {
-
-/// The "visible set changed" signal: a version counter and an optional change callback.
-class visibility_signal {
-public:
-    /// Called with the new version after every change.
-    using callback = std::function<void(std::uint64_t version)>;
-
-    /// Install (or clear, with an empty function) the change callback.
-    void set_on_change(callback cb) { cb_ = std::move(cb); }
-
-    /// The current version: 0 until the first change, then +1 per change.
-    [[nodiscard]] std::uint64_t version() const noexcept { return version_; }
-
-    /// Record a change and notify.
-    void bump() noexcept {
-        ++version_;
-        if (!cb_) return;
-        try {
-            cb_(version_);
-        } catch (...) {  // a user callback never throws into the library
-        }
-    }
-
-private:
-    std::uint64_t version_ = 0;
-    callback cb_;
-};
-
-}  // namespace agentkit
-// ---- end <agentkit/visibility/signal.hpp> ----
-
-#include <algorithm>
-#include <cstdint>
-#include <functional>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <unordered_set>
-#include <utility>
-#include <vector>
-
-namespace agentkit {
-
-/// A tool deliberately not offered, and what to use instead.
-struct deferred_tool {
-    std::string name{};         ///< the tool name a caller may try
-    std::string reason{};       ///< why it is deferred
-    std::string alternative{};  ///< what covers the use case today (e.g. a CLI command)
-    std::string reference{};    ///< the closest competitor counterpart
-    std::string since{};        ///< optional: when it was deferred (release, phase)
-    std::string description{};  ///< optional: what the tool would do
-};
-
-/// How a frozen_scope reports deferred tools.
-struct frozen_scope_options {
-    std::string scope;               ///< optional label reported in envelopes ("browser")
-    bool deferred_is_error = false;  ///< set tool_output::is_error on the envelope
-    bool describe_deferred_in_prompt = false;  ///< list deferred tools and alternatives in the prompt
-};
-
-/// The `capability.unsupported` envelope for a deferred tool, as a normal tool result.
-[[nodiscard]] inline tool_output capability_unsupported(const deferred_tool& d, std::string_view scope = {},
-                                                        bool is_error = false) {
-    json j = json::object();
-    j["ok"] = false;
-    j["error"] = std::string(errc::capability_unsupported);
-    j["tool"] = d.name;
-    j["reason"] = d.reason;
-    j["alternative"] = d.alternative;
-    j["reference"] = d.reference;
-    if (!d.since.empty()) j["since"] = d.since;
-    if (!scope.empty()) j["scope"] = std::string(scope);
-    std::string line = std::string(errc::capability_unsupported) + ": " + d.name + " is not offered here";
-    if (!d.reason.empty()) line += " (" + d.reason + ")";
-    line += ".";
-    if (!d.alternative.empty()) line += " Use instead: " + d.alternative + ".";
-    if (!d.reference.empty()) line += " Reference: " + d.reference + ".";
-    tool_output o;
-    o.content.push_back(content_block::make_text(std::move(line)));
-    o.content.push_back(content_block::make_structured(j));
-    o.structured = std::move(j);
-    o.is_error = is_error;
-    return o;
-}
-
-/// A masker with a fixed visible set; calls to deferred tools get the capability.unsupported envelope.
-class frozen_scope {
-public:
-    /// Expose `exposed` (host tool names) and answer calls to `deferred` with their envelope.
-    frozen_scope(std::vector<std::string> exposed, std::vector<deferred_tool> deferred = {}, frozen_scope_options o = {})
-        : exposed_(std::move(exposed)), deferred_(std::move(deferred)), opt_(std::move(o)) {}
-
-    // --- masker ------------------------------------------------------------------------------
-    /// Take the host's catalogue: the exposed tools that exist become visible; the rest are problems().
-    void bind(const std::vector<tool_info>& catalogue) {
-        catalogue_.clear();
-        for (const auto& t : catalogue) catalogue_.push_back(t.name);
-        const std::unordered_set<std::string> known(catalogue_.begin(), catalogue_.end());
-        visible_.clear();
-        problems_.clear();
-        for (const auto& e : exposed_) {
-            if (known.count(e)) visible_.insert(e);
-            else problems_.push_back("exposed tool \"" + e + "\" is not in the toolbox");
-        }
-        for (const auto& d : deferred_)
-            if (visible_.count(d.name)) problems_.push_back("tool \"" + d.name + "\" is both exposed and deferred");
-        signal_.bump();
-    }
-    /// None: this masker adds no meta-tools.
-    [[nodiscard]] std::vector<tool_info> meta_tools() const { return {}; }
-    /// True for an exposed tool that is in the toolbox.
-    [[nodiscard]] bool is_visible(std::string_view name) const { return visible_.count(std::string(name)) != 0; }
-    /// The exposed tools that are in the toolbox, in catalogue order.
-    [[nodiscard]] std::vector<std::string> visible() const {
-        std::vector<std::string> out;
-        for (const auto& n : catalogue_)
-            if (visible_.count(n)) out.push_back(n);
-        return out;
-    }
-    /// With describe_deferred_in_prompt, a list of the deferred tools and their alternatives; else empty.
-    [[nodiscard]] std::string prompt_section() const {
-        if (!opt_.describe_deferred_in_prompt || deferred_.empty()) return {};
-        std::string s = "## Not available here\nThese tools are deliberately not offered; use the alternative:\n";
-        for (const auto& d : deferred_) {
-            s += "- " + d.name;
-            if (!d.alternative.empty()) s += ": " + d.alternative;
-            s += "\n";
-        }
-        return s;
-    }
-    /// Empty: the visible set never changes.
-    [[nodiscard]] std::string state_message() const { return {}; }
-    /// Always nullopt: there are no meta-tools.
-    [[nodiscard]] std::optional<result<tool_output>> handle_meta(std::string_view, const json&) { return std::nullopt; }
-
-    /// The capability.unsupported envelope (a normal result) for a deferred tool, else tool.unknown with the
-    /// closest names.
-    [[nodiscard]] result<tool_output> answer_hidden(std::string_view name) const {
-        if (const auto* d = find_deferred(name)) return capability_unsupported(*d, opt_.scope, opt_.deferred_is_error);
-        std::vector<std::string> offered = visible();
-        auto close = closest_names(name, offered, 3);
-        return fail(errc::tool_unknown, "no tool named \"" + std::string(name) + "\"",
-                    close.empty() ? "Call one of: " + join(offered, ", ") + "." : "Did you mean " + join(close, ", ") + "?",
-                    json{{"candidates", close}});
-    }
-    /// Ignores the call.
-    void observe_call(std::string_view, const json&, bool) {}
-    /// Moves only when bind() runs.
-    [[nodiscard]] std::uint64_t version() const noexcept { return signal_.version(); }
-    /// Install the callback run when version() moves.
-    void set_on_change(std::function<void(std::uint64_t)> cb) { signal_.set_on_change(std::move(cb)); }
-
-    // --- API -----------------------------------------------------------------------------------
-    /// The deferred tool of that name, or null.
-    [[nodiscard]] const deferred_tool* find_deferred(std::string_view name) const {
-        for (const auto& d : deferred_)
-            if (d.name == name) return &d;
-        return nullptr;
-    }
-    /// The deferred tools, as given.
-    [[nodiscard]] const std::vector<deferred_tool>& deferred() const noexcept { return deferred_; }
-    /// The exposed tool names, as given.
-    [[nodiscard]] const std::vector<std::string>& exposed() const noexcept { return exposed_; }
-    /// What bind() found wrong: exposed names missing from the toolbox, tools both exposed and deferred.
-    [[nodiscard]] const std::vector<std::string>& problems() const noexcept { return problems_; }
-    /// The deferred tools as JSON (a machine-readable decision record).
-    [[nodiscard]] json deferred_json() const {
-        json a = json::array();
-        for (const auto& d : deferred_) {
-            json j{{"tool", d.name}, {"reason", d.reason}, {"alternative", d.alternative}, {"reference", d.reference}};
-            if (!d.since.empty()) j["since"] = d.since;
-            if (!d.description.empty()) j["description"] = d.description;
-            a.push_back(std::move(j));
-        }
-        return a;
-    }
-
-private:
-    std::vector<std::string> exposed_;
-    std::vector<deferred_tool> deferred_;
-    frozen_scope_options opt_;
-    std::vector<std::string> catalogue_;
-    std::unordered_set<std::string> visible_;
-    std::vector<std::string> problems_;
-    visibility_signal signal_;
-};
-
-static_assert(masker<frozen_scope>);
-
-}  // namespace agentkit
-// ---- end <agentkit/visibility/frozen_scope.hpp> ----
-// ---- begin <agentkit/visibility/menu.hpp> ----
-// agentkit/visibility/menu.hpp — the two-level tool menu: ROOT lists modes, entering a
-// mode shows its tools; taught by a prompt contract and a per-turn state line.
-//
-//   inline const auto box = agentkit::toolbox{browser_navigate, browser_click, web_search, bash};
-//   auto menu = agentkit::menu_for<decltype(box)>(
-//       agentkit::mode<"browser">(browser_navigate, browser_click)
-//           .describe("Browser automation")
-//           .when("Web browsing, clicking, forms, UI testing"),
-//       agentkit::mode<"search">(web_search, browser_navigate).when("Web research, documentation lookup"),
-//       agentkit::mode<"swe">(bash).when("Code changes, debugging, testing"),
-//       agentkit::in_every_mode(browser_navigate),          // cross-cutting, read-only
-//       agentkit::start_in<"swe">,                           // optional: start in a mode
-//       agentkit::menu_options{.root_nudge = "..."});        // optional: wording and hooks
-//
-// The model starts at ROOT with six meta-tools (menu_list, menu_enter, menu_exit, complete,
-// think, message_user) and reaches domain tools by entering a mode. Modes are listed in the
-// order declared. Modes name their tools by the tool objects themselves (or by
-// `agentkit::tool_ref<"name">`), so everything is checked at compile time against the
-// toolbox: a tool in no mode, a mode naming a tool the toolbox lacks, two modes with one
-// name, a start mode that is not declared, or a host tool named like a meta-tool is a
-// compile error with a readable message. `agentkit::menu{...}` without a toolbox is checked
-// when a session composes it with one (agentkit::check_masker<Box, M>()).
-
-// ---- begin <agentkit/tools/toolbox.hpp> ----
-// agentkit/tools/toolbox.hpp — a compile-time set of tools with name dispatch.
-//
-//   agentkit::toolbox tools{get_weather, search, send_mail};
-//   agentkit::tool_context ctx;
-//   auto out = tools.call("get_weather", agentkit::json{{"city", "Oslo"}}, ctx);
-//
-// Two tools with one name are a compile error. Unknown names are answered with the closest
-// names. Dispatch is a binary search over a name table sorted at compile time.
-
-
-#include <algorithm>
-#include <array>
-#include <cstddef>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <tuple>
-#include <utility>
-#include <vector>
-
-namespace agentkit {
-
-namespace detail {
-template <class... Tools>
-constexpr bool names_unique() {
-    constexpr std::size_t n = sizeof...(Tools);
-    if constexpr (n < 2) {
-        return true;
-    } else {
-        std::array<std::string_view, n> names{Tools::name...};
-        std::sort(names.begin(), names.end());
-        for (std::size_t i = 1; i < n; ++i)
-            if (names[i] == names[i - 1]) return false;
-        return true;
-    }
-}
-
-struct name_index {
-    std::string_view name;
-    std::size_t index;
-};
-}  // namespace detail
-
-/// A fixed set of tools with unique names (checked at compile time), called by name or index:
-/// `agentkit::toolbox box{get_weather, get_time};`.
-template <class... Tools>
-class toolbox {
-    static_assert(detail::names_unique<Tools...>(), "agentkit: duplicate tool name: every tool in a toolbox needs a unique name");
-
-public:
-    /// The number of tools.
-    static constexpr std::size_t count = sizeof...(Tools);
-
-    /// A toolbox of these tools (their names must be unique).
-    explicit toolbox(Tools... tools) : tools_(std::move(tools)...) {
-        infos_.reserve(count);
-        std::apply([&](const auto&... t) { (infos_.push_back(t.info()), ...); }, tools_);
-    }
-
-    /// The number of tools.
-    [[nodiscard]] static constexpr std::size_t size() noexcept { return count; }
-
-    /// The tools, in declaration order.
-    [[nodiscard]] constexpr const std::tuple<Tools...>& tools() const noexcept { return tools_; }
-
-    /// The names, in declaration order.
-    [[nodiscard]] static constexpr std::array<std::string_view, count> names() noexcept { return {Tools::name...}; }
-
-    /// The index of a tool by name, or nullopt.
-    [[nodiscard]] static constexpr std::optional<std::size_t> find(std::string_view name) noexcept {
-        constexpr auto& table = sorted_;
-        auto it = std::lower_bound(table.begin(), table.end(), name,
-                                   [](const detail::name_index& e, std::string_view n) { return e.name < n; });
-        if (it != table.end() && it->name == name) return it->index;
-        return std::nullopt;
-    }
-
-    /// True when a tool has this name.
-    [[nodiscard]] static constexpr bool contains(std::string_view name) noexcept { return find(name).has_value(); }
-
-    /// Run-time descriptions of every tool, in declaration order.
-    [[nodiscard]] const std::vector<tool_info>& infos() const noexcept { return infos_; }
-
-    /// Call a tool by index with JSON arguments. Never throws.
-    [[nodiscard]] result<tool_output> call_at(std::size_t index, const json& args, tool_context& ctx) const {
-        if (index >= count) return fail(errc::internal, "tool index out of range");
-        return dispatch_[index](tools_, args, ctx);
-    }
-
-    /// Call a tool by name with JSON arguments. Never throws.
-    [[nodiscard]] result<tool_output> call(std::string_view name, const json& args, tool_context& ctx) const {
-        auto i = find(name);
-        if (!i) return unknown(name);
-        return dispatch_[*i](tools_, args, ctx);
-    }
-
-    /// Call a tool by name with arguments as JSON text (`args.malformed` when it is not JSON;
-    /// an empty string means no arguments).
-    [[nodiscard]] result<tool_output> call(std::string_view name, std::string_view args_json, tool_context& ctx) const {
-        auto i = find(name);
-        if (!i) return unknown(name);
-        auto args = detail::arguments_from_text(name, args_json);
-        if (!args) return fail(args.error());
-        return dispatch_[*i](tools_, *args, ctx);
-    }
-
-    ///@{
-    /// JSON text as a string literal or std::string is JSON text, not a JSON string value
-    /// (these two overloads make `call("t", "{\"city\": \"Oslo\"}", ctx)` unambiguous).
-    [[nodiscard]] result<tool_output> call(std::string_view name, const char* args_json, tool_context& ctx) const {
-        return call(name, std::string_view(args_json ? args_json : ""), ctx);
-    }
-    [[nodiscard]] result<tool_output> call(std::string_view name, const std::string& args_json, tool_context& ctx) const {
-        return call(name, std::string_view(args_json), ctx);
-    }
-    ///@}
-
-    /// Convenience: call without a context.
-    [[nodiscard]] result<tool_output> call(std::string_view name, const json& args) const {
-        tool_context ctx;
-        return call(name, args, ctx);
-    }
-    ///@{
-    /// Convenience: call with JSON text, without a context.
-    [[nodiscard]] result<tool_output> call(std::string_view name, std::string_view args_json) const {
-        tool_context ctx;
-        return call(name, args_json, ctx);
-    }
-    [[nodiscard]] result<tool_output> call(std::string_view name, const char* args_json) const {
-        return call(name, std::string_view(args_json ? args_json : ""));
-    }
-    [[nodiscard]] result<tool_output> call(std::string_view name, const std::string& args_json) const {
-        return call(name, std::string_view(args_json));
-    }
-    ///@}
-
-    /// The error for an unknown tool name, with the closest known names.
-    [[nodiscard]] static unexpected_error unknown(std::string_view name) {
-        const auto all = names();
-        auto close = closest_names(name, all, 3);
-        std::string hint = close.empty() ? "Call one of the listed tools." : "Did you mean " + join_quoted(close) + "?";
-        return fail(errc::tool_unknown, "no tool named \"" + std::string(name) + "\"", std::move(hint),
-                    json{{"candidates", close}});
-    }
-
-private:
-    using thunk = result<tool_output> (*)(const std::tuple<Tools...>&, const json&, tool_context&);
-
-    template <std::size_t I>
-    static result<tool_output> invoke_at(const std::tuple<Tools...>& ts, const json& args, tool_context& ctx) {
-        return std::get<I>(ts).invoke(args, ctx);
-    }
-    template <std::size_t... I>
-    static constexpr std::array<thunk, count> make_dispatch(std::index_sequence<I...>) {
-        return {&invoke_at<I>...};
-    }
-    static constexpr std::array<detail::name_index, count> make_sorted() {
-        std::array<detail::name_index, count> t{};
-        constexpr std::array<std::string_view, count> n{Tools::name...};
-        for (std::size_t i = 0; i < count; ++i) t[i] = {n[i], i};
-        std::sort(t.begin(), t.end(), [](const detail::name_index& a, const detail::name_index& b) { return a.name < b.name; });
-        return t;
-    }
-    static std::string join_quoted(const std::vector<std::string>& v) {
-        std::string s;
-        for (std::size_t i = 0; i < v.size(); ++i) {
-            if (i > 0) s += i + 1 == v.size() ? " or " : ", ";
-            s += "\"" + v[i] + "\"";
-        }
-        return s;
-    }
-
-    static constexpr std::array<thunk, count> dispatch_ = make_dispatch(std::index_sequence_for<Tools...>{});
-    static constexpr std::array<detail::name_index, count> sorted_ = make_sorted();
-
-    std::tuple<Tools...> tools_;
-    std::vector<tool_info> infos_;
-};
-
-template <class... Tools>
-toolbox(Tools...) -> toolbox<Tools...>;
-
-/// One toolbox holding the tools of several (a compile error if a name repeats).
-template <class... A, class... B>
-[[nodiscard]] auto merge(const toolbox<A...>& a, const toolbox<B...>& b) {
-    return std::apply(
-        [&](const auto&... ta) {
-            return std::apply([&](const auto&... tb) { return toolbox<A..., B...>(ta..., tb...); }, b.tools());
-        },
-        a.tools());
-}
-
-}  // namespace agentkit
-// ---- end <agentkit/tools/toolbox.hpp> ----
-
-#include <algorithm>
-#include <array>
-#include <cstddef>
-#include <cstdint>
-#include <functional>
-#include <optional>
-#include <set>
-#include <string>
-#include <string_view>
-#include <type_traits>
-#include <unordered_map>
-#include <utility>
-#include <vector>
-
-namespace agentkit {
-
-/// A tool named by its name alone, for modes declared away from the tool objects.
-template <fixed_string Name>
-struct tool_ref_t {
-    static_assert(is_valid_tool_name(Name.view()),
-                  "agentkit: invalid tool name: a tool name must be 1-64 characters of [A-Za-z0-9_.-]");
-    /// The tool name.
-    static constexpr std::string_view name = Name.view();
-};
-/// Names a tool in a mode by its name alone: `agentkit::tool_ref<"browser_click">`.
-template <fixed_string Name>
-inline constexpr tool_ref_t<Name> tool_ref{};
-
-namespace detail {
-template <class T>
-struct tool_name_of {
-    static_assert(sizeof(T) == 0, "agentkit: a mode lists tools: pass tool objects or agentkit::tool_ref<\"name\">");
-};
-template <fixed_string N, class A, class F>
-struct tool_name_of<tool_t<N, A, F>> {
-    static constexpr auto value = N;
-};
-template <fixed_string N>
-struct tool_name_of<tool_ref_t<N>> {
-    static constexpr auto value = N;
-};
-
-template <std::size_t N>
-[[nodiscard]] constexpr bool contains_name(const std::array<std::string_view, N>& a, std::string_view n) noexcept {
-    for (auto x : a)
-        if (x == n) return true;
-    return false;
-}
-}  // namespace detail
-
-/// The names of the menu's meta-tools, always visible.
-inline constexpr std::array<std::string_view, 6> menu_meta_tool_names{"menu_list", "menu_enter", "menu_exit",
-                                                                      "complete",  "think",      "message_user"};
-
-/// A mode: a compile-time name and tool list, plus the host's description and intent line.
-template <fixed_string Name, fixed_string... Tools>
-struct mode_def {
-    /// The mode's name (menu_enter's argument).
-    static constexpr std::string_view name = Name.view();
-    /// The names of the mode's tools, in declared order.
-    static constexpr std::array<std::string_view, sizeof...(Tools)> tools{Tools.view()...};
-    std::string_view description{};  ///< what the mode is for (menu_list, prompt)
-    std::string_view intent{};       ///< the intent line of the prompt's intent → mode map
-
-    /// A copy with a description.
-    [[nodiscard]] constexpr mode_def describe(std::string_view d) const {
-        mode_def m = *this;
-        m.description = d;
-        return m;
-    }
-    /// A copy with the intent line ("Web browsing, clicking, forms, UI testing").
-    [[nodiscard]] constexpr mode_def when(std::string_view i) const {
-        mode_def m = *this;
-        m.intent = i;
-        return m;
-    }
-};
-
-/// Declare a mode: `agentkit::mode<"browser">(browser_navigate, browser_click)`.
-template <fixed_string Name, class... Tools>
-[[nodiscard]] constexpr auto mode(const Tools&...) {
-    static_assert(is_valid_tool_name(Name.view()),
-                  "agentkit: invalid mode name: a mode name must be 1-64 characters of [A-Za-z0-9_.-]");
-    static_assert(!iequals_ascii(Name.view(), "ROOT"), "agentkit: \"ROOT\" is reserved and cannot name a mode");
-    static_assert(sizeof...(Tools) > 0, "agentkit: a mode needs at least one tool");
-    return mode_def<Name, detail::tool_name_of<Tools>::value...>{};
-}
-
-/// Tools visible in every mode (read-only tools a model needs everywhere, such as navigate
-/// and snapshot next to the domain tools). They count as covered.
-template <fixed_string... Tools>
-struct every_mode_def {
-    /// The names of the tools visible in every mode.
-    static constexpr std::array<std::string_view, sizeof...(Tools)> tools{Tools.view()...};
-};
-/// Declare tools visible in every mode: `agentkit::in_every_mode(browser_navigate)`.
-template <class... Tools>
-[[nodiscard]] constexpr auto in_every_mode(const Tools&...) {
-    return every_mode_def<detail::tool_name_of<Tools>::value...>{};
-}
-
-/// Start in a mode instead of ROOT (saves the first menu_enter when the task is known).
-template <fixed_string Name>
-struct start_in_t {
-    /// The start mode's name.
-    static constexpr std::string_view name = Name.view();
-};
-/// Start the menu in this mode: `agentkit::start_in<"swe">`.
-template <fixed_string Name>
-inline constexpr start_in_t<Name> start_in{};
-
-/// Run-time options of a menu (wording and hooks).
-struct menu_options {
-    /// The ROOT dead-end nudge (a model that answers in prose at ROOT is told how to act). "{modes}" is replaced by the mode list.
-    std::string root_nudge =
-        "You are at ROOT, where only the menu tools exist, and you answered without acting. If the task needs "
-        "tools, call menu_enter with one of: {modes}. If it is finished, call complete.";
-    /// How many nudges per stay at ROOT (entering a mode resets the count); 0 disables them.
-    std::size_t max_nudges = 2;
-    /// Also show the in_every_mode tools at ROOT.
-    bool every_mode_tools_at_root = false;
-    /// menu_enter results carry tool_reference blocks for the mode's tools (Anthropic
-    /// defer_loading); strategy::adapt_output() drops them for the other strategies.
-    bool reference_blocks = true;
-    /// List the current mode's tool names in [MENU_STATE] (useful when the full tool list
-    /// stays in the prompt and only allowed_tools restricts it).
-    bool state_lists_tools = true;
-    /// Replaces the prompt's opening paragraph when not empty.
-    std::string prompt_intro;
-    /// Replaces the first-action rule when not empty.
-    std::string first_action_rule;
-    /// Modes left out at run time (a capability the host has not turned on): not listed, not
-    /// enterable, not in the prompt; a call to a tool that only they hold answers
-    /// capability.unsupported with `omitted_hint` (what turns them on). Unknown names are
-    /// problems() at bind.
-    std::vector<std::string> omitted_modes;
-    /// The hint of a call to a tool of an omitted mode.
-    std::string omitted_hint = "This tool is not offered by this host.";
-    /// Called with the model's summary when it calls complete.
-    std::function<void(std::string_view)> on_complete;
-    /// Called with the text when the model calls message_user.
-    std::function<void(std::string_view)> on_message_user;
-};
-
-/// One mode at run time.
-struct menu_mode {
-    std::string name;                ///< the mode's name
-    std::string description;         ///< what the mode is for (menu_list, prompt)
-    std::string intent;              ///< the intent line of the prompt's intent → mode map
-    std::vector<std::string> tools;  ///< in declared order
-};
-
-/// The run-time part of every menu<...>: state, visibility, meta-tools, prompt and state text.
-class menu_runtime {
-public:
-    /// The name of the state outside every mode.
-    static constexpr std::string_view root = "ROOT";
-
-    menu_runtime() = default;
-    /// A menu over these modes, in-every-mode tools, start mode ("" for ROOT) and options.
-    menu_runtime(std::vector<menu_mode> modes, std::vector<std::string> every, std::string start, menu_options o)
-        : modes_(std::move(modes)), every_(std::move(every)), start_(std::move(start)), opt_(std::move(o)) {
-        for (const auto& name : opt_.omitted_modes) {
-            auto it = std::find_if(modes_.begin(), modes_.end(), [&](const menu_mode& m) { return m.name == name; });
-            if (it == modes_.end()) {
-                unknown_omitted_.push_back(name);
-                continue;
-            }
-            omitted_tools_.insert(it->tools.begin(), it->tools.end());
-            modes_.erase(it);
-        }
-        for (const auto& m : modes_)
-            for (const auto& t : m.tools) omitted_tools_.erase(t);  // still reachable through another mode
-        if (std::find(opt_.omitted_modes.begin(), opt_.omitted_modes.end(), start_) != opt_.omitted_modes.end()) start_.clear();
-        current_ = find_mode(start_);
-    }
-
-    // --- masker ------------------------------------------------------------------------------
-    /// Take the host's catalogue; tools a mode lists but the toolbox lacks, and tools in no mode, become
-    /// problems(). Returns to the start mode.
-    void bind(const std::vector<tool_info>& catalogue) {
-        catalogue_.clear();
-        index_.clear();
-        for (const auto& t : catalogue) {
-            index_.emplace(t.name, catalogue_.size());
-            catalogue_.push_back(t.name);
-        }
-        problems_.clear();
-        for (const auto& m : modes_)
-            for (const auto& t : m.tools)
-                if (!index_.count(t)) problems_.push_back("mode \"" + m.name + "\" lists unknown tool \"" + t + "\"");
-        for (const auto& t : catalogue_)
-            if (modes_of(t).empty() && !is_every(t) && !omitted_tools_.count(t)) problems_.push_back("tool \"" + t + "\" is in no mode");
-        for (const auto& m : unknown_omitted_) problems_.push_back("omitted mode \"" + m + "\" is not a mode");
-        current_ = find_mode(start_);
-        nudges_ = 0;
-        signal_.bump();
-    }
-
-    /// The six menu tools: menu_list, menu_enter, menu_exit, complete, think, message_user.
-    [[nodiscard]] std::vector<tool_info> meta_tools() const {
-        std::vector<tool_info> out;
-        auto obj = [](json props, json required) {
-            return json{{"type", "object"}, {"properties", std::move(props)}, {"required", std::move(required)},
-                        {"additionalProperties", false}};
-        };
-        json mode_enum = json::array();
-        for (const auto& m : modes_) mode_enum.push_back(m.name);
-        std::string mode_list;
-        for (const auto& m : modes_) mode_list += (mode_list.empty() ? "" : ", ") + m.name;
-
-        tool_info list;
-        list.name = "menu_list";
-        list.description = "Show the current mode, the modes of the tool menu with what each is for, and their tools.";
-        list.input_schema = obj(json::object(), json::array());
-        list.traits = read_only;
-        out.push_back(std::move(list));
-
-        tool_info enter;
-        enter.name = "menu_enter";
-        enter.description = "Enter a mode of the tool menu to make its tools available. Modes: " + mode_list + ".";
-        enter.input_schema = obj(json{{"mode", {{"type", "string"}, {"description", "The mode to enter"}, {"enum", mode_enum}}}},
-                                 json::array({"mode"}));
-        out.push_back(std::move(enter));
-
-        tool_info exit_;
-        exit_.name = "menu_exit";
-        exit_.description = "Leave the current mode and return to ROOT.";
-        exit_.input_schema = obj(json::object(), json::array());
-        out.push_back(std::move(exit_));
-
-        tool_info complete;
-        complete.name = "complete";
-        complete.description = "Signal that the task is finished, with a short summary of the outcome.";
-        complete.input_schema = obj(json{{"summary", {{"type", "string"}, {"description", "What was done"}}}},
-                                    json::array({"summary"}));
-        out.push_back(std::move(complete));
-
-        tool_info think;
-        think.name = "think";
-        think.description = "Think step by step before acting; the thought is recorded, nothing else happens.";
-        think.input_schema = obj(json{{"thought", {{"type", "string"}, {"description", "Your reasoning"}}}},
-                                 json::array({"thought"}));
-        think.traits = read_only;
-        out.push_back(std::move(think));
-
-        tool_info msg;
-        msg.name = "message_user";
-        msg.description = "Send a message to the user (progress, a question, or the answer).";
-        msg.input_schema = obj(json{{"message", {{"type", "string"}, {"description", "The message"}}}},
-                               json::array({"message"}));
-        out.push_back(std::move(msg));
-        return out;
-    }
-
-    /// True for the menu tools and for the tools of the current mode (and in_every_mode tools, see menu_options).
-    [[nodiscard]] bool is_visible(std::string_view name) const {
-        if (detail::contains_name(menu_meta_tool_names, name)) return true;
-        auto it = index_.find(std::string(name));
-        if (it == index_.end()) return false;
-        return visible_now(it->first);
-    }
-
-    /// The menu tools, then the tools visible in the current mode in catalogue order.
-    [[nodiscard]] std::vector<std::string> visible() const {
-        std::vector<std::string> out(menu_meta_tool_names.begin(), menu_meta_tool_names.end());
-        for (const auto& t : catalogue_)
-            if (visible_now(t)) out.push_back(t);
-        return out;
-    }
-
-    /// The menu's prompt contract: how the menu works, the intent → mode map and the first-action rule (stable).
-    [[nodiscard]] std::string prompt_section() const {
-        std::string s = "## Tool menu\n";
-        if (!opt_.prompt_intro.empty()) {
-            s += opt_.prompt_intro;
-        } else {
-            s += "Your tools are organised in a menu of modes. At ROOT only the menu tools are available (menu_list, "
-                 "menu_enter, menu_exit, complete, think, message_user); a mode's tools become available once you "
-                 "enter it with menu_enter, and menu_exit returns to ROOT. Every tool is reachable: if a tool you need "
-                 "is not available, enter the mode that has it.";
-        }
-        if (!start_.empty()) s += " You start in mode " + start_ + ".";
-        s += "\n\nIntent -> mode:\n";
-        for (const auto& m : modes_) {
-            s += "- " + m.name + ": ";
-            s += !m.intent.empty() ? m.intent : (!m.description.empty() ? m.description : "tools: " + join(m.tools, ", "));
-            s += "\n";
-        }
-        s += "\nFirst action rule: ";
-        if (!opt_.first_action_rule.empty()) {
-            s += opt_.first_action_rule;
-        } else {
-            s += "unless the request needs no tools at all, your first action is menu_enter with the mode that fits "
-                 "it (call menu_list if unsure). Switch modes when the task moves on; do not answer in prose that "
-                 "you cannot do something before checking the menu.";
-        }
-        s += "\nEach turn a [MENU_STATE] message tells you the current mode.\n";
-        return s;
-    }
-
-    /// "[MENU_STATE] mode: ...": the current mode, its tools and the other modes.
-    [[nodiscard]] std::string state_message() const {
-        std::string s = "[MENU_STATE] mode: ";
-        if (current_ < 0) {
-            s += "ROOT (menu tools only";
-            if (opt_.every_mode_tools_at_root && !every_.empty()) s += " + " + join(every_, ", ");
-            s += ") | modes: ";
-            s += modes_summary(-1);
-            s += " | call menu_enter to use a mode's tools";
-        } else {
-            const auto& m = modes_[static_cast<std::size_t>(current_)];
-            const auto tools = mode_tools(current_);
-            s += m.name + " (" + std::to_string(tools.size()) + " tools";
-            if (opt_.state_lists_tools) s += ": " + join(tools, ", ");
-            s += ") | other modes: " + modes_summary(current_) + " | menu_exit returns to ROOT";
-        }
-        return s;
-    }
-
-    /// Answer a call to one of the six menu tools; nullopt for any other name.
-    [[nodiscard]] std::optional<result<tool_output>> handle_meta(std::string_view name, const json& args) {
-        if (name == "menu_list") return list();
-        if (name == "menu_enter") return enter_from_args(args);
-        if (name == "menu_exit") return exit();
-        if (name == "complete") {
-            const std::string summary = string_arg(args, "summary");
-            call_hook(opt_.on_complete, summary);
-            tool_output o = tool_output::text("Task marked complete.");
-            o.structured = json{{"complete", true}, {"summary", summary}};
-            return o;
-        }
-        if (name == "think") return tool_output::text("Thought recorded.");
-        if (name == "message_user") {
-            const std::string message = string_arg(args, "message");
-            if (message.empty())
-                return result<tool_output>(fail(errc::args_invalid, "message_user: \"message\" is required and must be a non-empty string",
-                                                "Call message_user with {\"message\": \"...\"}."));
-            call_hook(opt_.on_message_user, message);
-            return tool_output::text("Message delivered to the user.");
-        }
-        return std::nullopt;
-    }
-
-    /// tool.masked naming the mode to enter for the tool, or tool.unknown with the closest names.
-    [[nodiscard]] result<tool_output> answer_hidden(std::string_view name) const {
-        const std::string n(name);
-        if (!index_.count(n)) {
-            std::vector<std::string> all(menu_meta_tool_names.begin(), menu_meta_tool_names.end());
-            all.insert(all.end(), catalogue_.begin(), catalogue_.end());
-            auto close = closest_names(name, all, 3);
-            std::string hint = close.empty() ? "Call menu_list to see the modes and their tools."
-                                             : "Did you mean " + join(close, ", ") + "? Call menu_list to see every tool.";
-            return fail(errc::tool_unknown, "no tool named \"" + n + "\"", std::move(hint), json{{"candidates", close}});
-        }
-        const auto modes = modes_of(n);
-        if (modes.empty() && omitted_tools_.count(n))
-            return fail(errc::capability_unsupported, n + " is not offered here", opt_.omitted_hint, json{{"tool", n}});
-        std::string where = modes.empty() ? std::string("no mode") : "mode " + join(modes, ", ");
-        std::string msg = n + " is not available in " + std::string(current_mode()) + "; it is in " + where + ".";
-        std::string hint = modes.empty() ? "This tool cannot be reached from the menu."
-                                         : "Call menu_enter with {\"mode\": \"" + modes.front() + "\"}, then call " + n + " again.";
-        return fail(errc::tool_masked, std::move(msg), std::move(hint),
-                    json{{"tool", n}, {"modes", modes}, {"current_mode", std::string(current_mode())}});
-    }
-
-    /// Ignores the call.
-    void observe_call(std::string_view, const json&, bool) {}
-
-    /// Moves whenever the visible set changes (entering or leaving a mode, bind()).
-    [[nodiscard]] std::uint64_t version() const noexcept { return signal_.version(); }
-
-    // --- optional capabilities -----------------------------------------------------------------
-    /// Install the callback run when version() moves.
-    void set_on_change(std::function<void(std::uint64_t)> cb) { signal_.set_on_change(std::move(cb)); }
-
-    /// The ROOT dead-end nudge: the configured text when the model is at ROOT and the nudge
-    /// budget is not spent, else nullopt. Call it when a model turn ended in prose.
-    [[nodiscard]] std::optional<std::string> dead_end_nudge() {
-        if (current_ >= 0 || nudges_ >= opt_.max_nudges || opt_.root_nudge.empty()) return std::nullopt;
-        ++nudges_;
-        std::string s = opt_.root_nudge;
-        const std::string names = mode_names_joined();
-        for (std::size_t p = s.find("{modes}"); p != std::string::npos; p = s.find("{modes}", p + names.size()))
-            s.replace(p, 7, names);
-        return s;
-    }
-
-    /// The same nudge under the name agent_session looks for.
-    [[nodiscard]] std::optional<std::string> on_prose_answer() { return dead_end_nudge(); }
-
-    // --- menu API ------------------------------------------------------------------------------
-    /// "ROOT" or the current mode's name.
-    [[nodiscard]] std::string_view current_mode() const noexcept {
-        return current_ < 0 ? root : std::string_view(modes_[static_cast<std::size_t>(current_)].name);
-    }
-    /// True when no mode is entered.
-    [[nodiscard]] bool at_root() const noexcept { return current_ < 0; }
-    /// The modes, in declared order.
-    [[nodiscard]] const std::vector<menu_mode>& modes() const noexcept { return modes_; }
-    /// The names of the in_every_mode tools.
-    [[nodiscard]] const std::vector<std::string>& every_mode_tools() const noexcept { return every_; }
-    /// The mode the menu starts in ("ROOT" when none).
-    [[nodiscard]] std::string_view start_mode() const noexcept { return start_.empty() ? root : std::string_view(start_); }
-    /// The run-time options.
-    [[nodiscard]] const menu_options& options() const noexcept { return opt_; }
-    /// Binding problems (only possible for menus never checked against their toolbox).
-    [[nodiscard]] const std::vector<std::string>& problems() const noexcept { return problems_; }
-
-    /// The modes a tool is in, in declared order.
-    [[nodiscard]] std::vector<std::string> modes_of(std::string_view tool) const {
-        std::vector<std::string> out;
-        for (const auto& m : modes_)
-            if (std::find(m.tools.begin(), m.tools.end(), tool) != m.tools.end()) out.push_back(m.name);
-        return out;
-    }
-
-    /// Enter a mode (the menu_enter meta-tool). Unknown modes fail with the list of modes.
-    [[nodiscard]] result<tool_output> enter(std::string_view mode) {
-        int idx = find_mode(mode);
-        if (idx < 0) {
-            for (std::size_t i = 0; i < modes_.size(); ++i)
-                if (iequals_ascii(modes_[i].name, mode)) idx = static_cast<int>(i);
-        }
-        if (idx < 0) {
-            for (const auto& m : opt_.omitted_modes)
-                if (iequals_ascii(m, mode))
-                    return fail(errc::capability_unsupported, "mode \"" + m + "\" is not offered here",
-                                opt_.omitted_hint + " Call menu_enter with one of: " + mode_names_joined() + ".");
-            json names = json::array();
-            for (const auto& m : modes_) names.push_back(m.name);
-            std::vector<std::string> all;
-            for (const auto& m : modes_) all.push_back(m.name);
-            auto close = closest_names(mode, all, 1);
-            std::string hint = "Call menu_enter with one of: " + mode_names_joined() + ".";
-            if (!close.empty()) hint = "Did you mean \"" + close.front() + "\"? " + hint;
-            return fail(errc::args_invalid, "no mode named \"" + std::string(mode) + "\"", std::move(hint),
-                        json{{"modes", std::move(names)}});
-        }
-        const bool changed = idx != current_;
-        current_ = idx;
-        nudges_ = 0;
-        if (changed) signal_.bump();
-        const auto& m = modes_[static_cast<std::size_t>(idx)];
-        const auto tools = mode_tools(idx);
-        tool_output o = tool_output::text((changed ? "Entered mode " : "Already in mode ") + m.name + ". " +
-                                          std::to_string(tools.size()) + " tools available: " + join(tools, ", ") + ".");
-        if (opt_.reference_blocks)
-            for (const auto& t : tools) o.content.push_back(content_block::make_tool_reference(t));
-        o.structured = json{{"mode", m.name}, {"tools", tools}};
-        return o;
-    }
-
-    /// Return to ROOT (the menu_exit meta-tool).
-    [[nodiscard]] result<tool_output> exit() {
-        if (current_ < 0) return tool_output::text("Already at ROOT. Modes: " + mode_names_joined() + ".");
-        const std::string left = modes_[static_cast<std::size_t>(current_)].name;
-        current_ = -1;
-        nudges_ = 0;
-        signal_.bump();
-        return tool_output::text("Left mode " + left + "; now at ROOT. Modes: " + mode_names_joined() + ".");
-    }
-
-    /// The menu_list meta-tool.
-    [[nodiscard]] result<tool_output> list() const {
-        std::string s = "Current mode: " + std::string(current_mode()) + "\nModes:";
-        json modes = json::array();
-        for (std::size_t i = 0; i < modes_.size(); ++i) {
-            const auto& m = modes_[i];
-            const auto tools = mode_tools(static_cast<int>(i));
-            s += "\n- " + m.name;
-            if (!m.description.empty()) s += " — " + m.description;
-            if (!m.intent.empty()) s += " (use for: " + m.intent + ")";
-            s += ": " + join(tools, ", ");
-            modes.push_back(json{{"name", m.name}, {"description", m.description}, {"intent", m.intent}, {"tools", tools}});
-        }
-        if (!every_.empty()) s += "\nIn every mode: " + join(every_, ", ");
-        tool_output o = tool_output::text(std::move(s));
-        o.structured = json{{"current_mode", std::string(current_mode())}, {"modes", std::move(modes)}};
-        return o;
-    }
-
-    /// Host tools visible in mode `idx` (-1: ROOT): the mode's own tools in declared order,
-    /// then the every-mode tools it does not already list.
-    [[nodiscard]] std::vector<std::string> mode_tools(int idx) const {
-        std::vector<std::string> out;
-        if (idx >= 0) out = modes_[static_cast<std::size_t>(idx)].tools;
-        if (idx >= 0 || opt_.every_mode_tools_at_root)
-            for (const auto& t : every_)
-                if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
-        return out;
-    }
-
-private:
-    static std::string string_arg(const json& args, const char* key) {
-        if (!args.is_object()) return {};
-        auto it = args.find(key);
-        return it != args.end() && it->is_string() ? it->get<std::string>() : std::string();
-    }
-    static void call_hook(const std::function<void(std::string_view)>& f, std::string_view s) noexcept {
-        if (!f) return;
-        try {
-            f(s);
-        } catch (...) {  // user callbacks never throw into the library
-        }
-    }
-    result<tool_output> enter_from_args(const json& args) {
-        if (!args.is_object() || !args.contains("mode") || !args["mode"].is_string()) {
-            json names = json::array();
-            for (const auto& m : modes_) names.push_back(m.name);
-            return fail(errc::args_invalid, "menu_enter: \"mode\" is required and must be a string",
-                        "Call menu_enter with {\"mode\": one of " + mode_names_joined() + "}.",
-                        json{{"modes", std::move(names)}});
-        }
-        return enter(args["mode"].get<std::string>());
-    }
-    [[nodiscard]] int find_mode(std::string_view name) const {
-        for (std::size_t i = 0; i < modes_.size(); ++i)
-            if (modes_[i].name == name) return static_cast<int>(i);
-        return -1;
-    }
-    [[nodiscard]] bool is_every(std::string_view t) const {
-        return std::find(every_.begin(), every_.end(), t) != every_.end();
-    }
-    [[nodiscard]] bool visible_now(std::string_view t) const {
-        if (is_every(t) && (current_ >= 0 || opt_.every_mode_tools_at_root)) return true;
-        if (current_ < 0) return false;
-        const auto& m = modes_[static_cast<std::size_t>(current_)].tools;
-        return std::find(m.begin(), m.end(), t) != m.end();
-    }
-    [[nodiscard]] std::string mode_names_joined() const {
-        std::string s;
-        for (const auto& m : modes_) s += (s.empty() ? "" : ", ") + m.name;
-        return s;
-    }
-    [[nodiscard]] std::string modes_summary(int except) const {
-        std::string s;
-        for (std::size_t i = 0; i < modes_.size(); ++i) {
-            if (static_cast<int>(i) == except) continue;
-            if (!s.empty()) s += ", ";
-            s += modes_[i].name + " (" + std::to_string(mode_tools(static_cast<int>(i)).size()) + ")";
-        }
-        return s;
-    }
-
-    std::vector<menu_mode> modes_;
-    std::set<std::string> omitted_tools_;         // tools only omitted modes hold (menu_options::omitted_modes)
-    std::vector<std::string> unknown_omitted_;    // omitted_modes naming no mode (problems at bind)
-    std::vector<std::string> every_;
-    std::string start_;
-    menu_options opt_;
-    std::vector<std::string> catalogue_;
-    std::unordered_map<std::string, std::size_t> index_;
-    std::vector<std::string> problems_;
-    int current_ = -1;
-    std::size_t nudges_ = 0;
-    visibility_signal signal_;
-};
-
-namespace detail {
-template <class T> struct is_mode_def : std::false_type {};
-template <fixed_string N, fixed_string... T> struct is_mode_def<mode_def<N, T...>> : std::true_type {};
-template <class T> struct is_every_def : std::false_type {};
-template <fixed_string... T> struct is_every_def<every_mode_def<T...>> : std::true_type {};
-template <class T> struct is_start_def : std::false_type {};
-template <fixed_string N> struct is_start_def<start_in_t<N>> : std::true_type {};
-
-template <class P>
-inline constexpr bool is_menu_part_v = is_mode_def<P>::value || is_every_def<P>::value || is_start_def<P>::value ||
-                                       std::is_same_v<P, menu_options>;
-
-template <class P>
-constexpr bool part_lists(std::string_view tool) {
-    if constexpr (is_mode_def<P>::value || is_every_def<P>::value) return contains_name(P::tools, tool);
-    else return false;
-}
-
-template <class P>
-constexpr std::string_view mode_name_or_empty() {
-    if constexpr (is_mode_def<P>::value) return P::name;
-    else return {};
-}
-
-template <class... Parts>
-constexpr bool mode_names_unique() {
-    constexpr std::array<std::string_view, sizeof...(Parts)> names{mode_name_or_empty<Parts>()...};
-    for (std::size_t i = 0; i < names.size(); ++i)
-        for (std::size_t j = i + 1; j < names.size(); ++j)
-            if (!names[i].empty() && names[i] == names[j]) return false;
-    return true;
-}
-
-template <class... Parts>
-struct part_list {};
-
-template <class S, class List>
-struct start_declared_one : std::true_type {};
-template <fixed_string N, class... Parts>
-struct start_declared_one<start_in_t<N>, part_list<Parts...>>
-    : std::bool_constant<((mode_name_or_empty<Parts>() == N.view()) || ...)> {};
-
-template <class... Parts>
-constexpr bool start_is_declared() {
-    return (start_declared_one<Parts, part_list<Parts...>>::value && ...);
-}
-
-template <class... Parts>
-constexpr std::size_t count_starts() {
-    return (std::size_t{is_start_def<Parts>::value ? 1U : 0U} + ... + 0U);
-}
-template <class... Parts>
-constexpr std::size_t count_options() {
-    return (std::size_t{std::is_same_v<Parts, menu_options> ? 1U : 0U} + ... + 0U);
-}
-template <class... Parts>
-constexpr std::size_t count_modes() {
-    return (std::size_t{is_mode_def<Parts>::value ? 1U : 0U} + ... + 0U);
-}
-
-// One check per host tool. The failing check's type spells the tool's name one character at a
-// time, which every compiler prints legibly: tool_in_no_mode<'b', 'a', 's', 'h'>.
-template <char... Name>
-struct tool_in_no_mode {
-    static constexpr bool value = sizeof...(Name) == 0;  // false: instantiated only for a tool in no mode
-    static_assert(value, "agentkit: a tool is in no mode: list it in a mode<...>(...) or in in_every_mode(...); "
-                         "the diagnostic spells its name in tool_in_no_mode<...>");
-};
-template <fixed_string S, class Seq>
-struct no_mode_for;
-template <fixed_string S, std::size_t... I>
-struct no_mode_for<S, std::index_sequence<I...>> {
-    using type = tool_in_no_mode<S.data[I]...>;
-};
-struct tool_in_a_mode {
-    static constexpr bool value = true;
-};
-template <fixed_string Tool, class... Parts>
-struct menu_tool_covered {
-    static constexpr bool covered = (part_lists<Parts>(Tool.view()) || ...);
-    static constexpr bool value =
-        std::conditional_t<covered, tool_in_a_mode, typename no_mode_for<Tool, std::make_index_sequence<Tool.size()>>::type>::value;
-};
-template <fixed_string Tool>
-struct menu_tool_not_meta {
-    static constexpr bool value = !contains_name(menu_meta_tool_names, Tool.view());
-    static_assert(value, "agentkit: a host tool uses the name of a menu meta-tool (menu_list, menu_enter, menu_exit, "
-                         "complete, think, message_user)");
-};
-template <class Box, fixed_string Tool>
-struct menu_listed_tool_exists {
-    static constexpr bool value = Box::contains(Tool.view());
-    static_assert(value, "agentkit: a mode lists a tool that is not in the toolbox");
-};
-
-template <class Box, class P>
-struct check_listed : std::true_type {};
-template <class Box, fixed_string N, fixed_string... T>
-struct check_listed<Box, mode_def<N, T...>> : std::bool_constant<(menu_listed_tool_exists<Box, T>::value && ...)> {};
-template <class Box, fixed_string... T>
-struct check_listed<Box, every_mode_def<T...>> : std::bool_constant<(menu_listed_tool_exists<Box, T>::value && ...)> {};
-
-template <class Box, class... Parts>
-struct menu_box_check {
-    static_assert(sizeof(Box) == 0, "agentkit: a menu is checked against an agentkit::toolbox<...>");
-};
-template <class... Tools, class... Parts>
-struct menu_box_check<toolbox<Tools...>, Parts...> {
-    static constexpr bool covered = (menu_tool_covered<tool_name_of<Tools>::value, Parts...>::value && ...);
-    static constexpr bool no_meta = (menu_tool_not_meta<tool_name_of<Tools>::value>::value && ...);
-    static constexpr bool listed = (check_listed<toolbox<Tools...>, Parts>::value && ...);
-    static constexpr bool value = covered && no_meta && listed;
-};
-
-template <std::size_t N>
-std::vector<std::string> to_strings(const std::array<std::string_view, N>& a) {
-    std::vector<std::string> v;
-    v.reserve(N);
-    for (auto s : a) v.emplace_back(s);
-    return v;
-}
-}  // namespace detail
-
-/// A menu over modes declared at compile time. Parts: mode<...>(...), in_every_mode(...),
-/// start_in<...>, menu_options{...}, in any order; modes keep their declared order.
-template <class... Parts>
-class menu : public menu_runtime {
-    static_assert((detail::is_menu_part_v<Parts> && ...),
-                  "agentkit: a menu takes mode<...>(...), in_every_mode(...), start_in<...> and menu_options");
-    static_assert(detail::count_modes<Parts...>() > 0, "agentkit: a menu needs at least one mode");
-    static_assert(detail::mode_names_unique<Parts...>(), "agentkit: duplicate mode name: every mode needs a unique name");
-    static_assert(detail::count_starts<Parts...>() <= 1, "agentkit: a menu has at most one start_in<...>");
-    static_assert(detail::count_options<Parts...>() <= 1, "agentkit: a menu has at most one menu_options");
-    static_assert(detail::start_is_declared<Parts...>(), "agentkit: start_in names a mode that is not declared");
-
-public:
-    /// A menu of these parts (modes, in_every_mode, start_in, menu_options), checked at compile time.
-    explicit menu(Parts... parts) : menu_runtime(collect(parts...)) {}
-
-    /// Compile-time check against the toolbox the menu is used with (see check_masker).
-    template <class Box>
-    static constexpr bool agentkit_check_toolbox() {
-        return detail::menu_box_check<std::remove_cvref_t<Box>, Parts...>::value;
-    }
-
-private:
-    static menu_runtime collect(const Parts&... parts) {
-        std::vector<menu_mode> modes;
-        std::vector<std::string> every;
-        std::string start;
-        menu_options opt;
-        auto take = [&]<class P>(const P& p) {
-            if constexpr (detail::is_mode_def<P>::value) {
-                modes.push_back(menu_mode{std::string(P::name), std::string(p.description), std::string(p.intent),
-                                          detail::to_strings(P::tools)});
-            } else if constexpr (detail::is_every_def<P>::value) {
-                for (auto t : P::tools)
-                    if (std::find(every.begin(), every.end(), t) == every.end()) every.emplace_back(t);
-            } else if constexpr (detail::is_start_def<P>::value) {
-                start = std::string(P::name);
-            } else {
-                opt = p;
-            }
-        };
-        (take(parts), ...);
-        return menu_runtime(std::move(modes), std::move(every), std::move(start), std::move(opt));
-    }
-};
-
-template <class... Parts>
-menu(Parts...) -> menu<Parts...>;
-
-/// A menu checked at compile time against the toolbox type `Box`: every tool of `Box` is in
-/// some mode (or in_every_mode), every listed tool exists in `Box`, and no host tool is named
-/// like a meta-tool.
-template <class Box, class... Parts>
-[[nodiscard]] auto menu_for(Parts... parts) {
-    static_assert(menu<Parts...>::template agentkit_check_toolbox<Box>(), "agentkit: the menu does not fit the toolbox");
-    return menu<Parts...>(std::move(parts)...);
-}
-
-}  // namespace agentkit
-// ---- end <agentkit/visibility/menu.hpp> ----
-// ---- begin <agentkit/visibility/router.hpp> ----
-// agentkit/visibility/router.hpp — the retrieval router: a model searches the catalogue by
-// plain words (tool_search) and the best matches become visible (as in AnyTool and RAG-MCP).
-//
-//   agentkit::router<> r({.k = 5, .pinned = {"think"}});                  // lexical BM25F
-//   agentkit::router<agentkit::hashed_ngram_embedder> h({}, {});          // hybrid
-//
-// The model sees the `tool_search` meta-tool, the pinned tools, and the tools its recent
-// searches surfaced (as tool_reference blocks for Anthropic's defer_loading). A search is a
-// natural-language query against the BM25F index of every tool (names split into words,
-// descriptions, argument names and descriptions, example requests); surfaced tools stay
-// visible for the following turns, least recently used first out once `max_visible` is
-// reached. The router learns from usage: when a surfaced tool is then called successfully,
-// the query that found it becomes one of its examples (and so does the user's message, if
-// learn_from_user_messages), and the index is rebuilt — off the query path — before the next
-// search. What it learns is bounded (max_learned_per_tool: the oldest learned example of a tool
-// goes first; a query it already learned for that tool is not learned twice), reported to
-// on_learn as it happens (a host persists it there), and comes back through
-// tool_info::examples or router_options::examples.
-
-// ---- begin <agentkit/visibility/retriever.hpp> ----
-// agentkit/visibility/retriever.hpp — tool retrieval: the lexical index (tool text fused with
-// what usage examples teach; see tool_index.hpp), optionally fused with dense scores from an
-// embedder, plus learning from usage.
-//
-//   agentkit::tool_retriever<> r(agentkit::tool_docs_from(box.infos()));          // lexical
-//   agentkit::tool_retriever<agentkit::hashed_ngram_embedder> h(docs, {}, {});     // hybrid
-//   auto hits = r.search("convert this pdf to text", 5);                          // best first
-//   r.add_example("pdf_to_text", "extract the words from a scanned document");    // learn
-//   r.rebuild();                                                                   // apply
-//
-// A retriever's current state is an immutable snapshot (index + dense matrix) held by a
-// shared_ptr: search() on a const retriever is lock-free and thread-safe; add_example() and
-// rebuild() are for the single owner (a session), and never disturb searches already running
-// on an older snapshot (snapshot() hands one out to share across threads).
-
+// ---- end <agentkit/visibility/tool_doc.hpp> ----
 // ---- begin <agentkit/visibility/analyzer.hpp> ----
 // agentkit/visibility/analyzer.hpp — text analysis for tool retrieval and intent scoring.
 //
@@ -23482,54 +21684,6 @@ private:
 
 }  // namespace agentkit
 // ---- end <agentkit/visibility/analyzer.hpp> ----
-// ---- begin <agentkit/visibility/tool_index.hpp> ----
-// agentkit/visibility/tool_index.hpp — the lexical tool index: what tools say about themselves,
-// fused with what their usage examples say.
-//
-//   auto idx = agentkit::tool_index::build(agentkit::tool_docs_from(box.infos()));
-//   for (auto& hit : idx->search("take a picture of the page", 5)) ... hit.doc, hit.score
-//
-// A query is scored by three rankers whose scores are each divided by their best score for that
-// query and then summed with weights:
-//
-//   S(t) = wd·D(t)/max D + wk·K(t)/max K + wc·C(t)/max C
-//
-//   D  BM25 (k1 0.9, b 0.4) over one document per tool: its name (with compound names segmented),
-//      its description and every one of its example requests appended. This is the plain "append
-//      the examples" baseline.
-//   K  the example vote. Every distinct example text is a document of its own, labelled with the
-//      tools it was attached to, analysed with stop words kept plus adjacent-word bigrams (a
-//      request's phrasing — "I am looking for", "convert this" — says much about its tool). The
-//      query's 200 best examples (BM25, k1 1.2, b 0.75) vote: K(t) is the sum of the 3 best
-//      scores among the examples labelled t.
-//   C  BM25F over the tool's own fields (name words with compound segmentation, description,
-//      argument names and argument descriptions), with no examples: what the tool says.
-//
-// A query word that no tool text (nor example) uses is a word gap: its related words from the
-// lexicon (lexicon.hpp; "plus" -> "sum", "forget" -> "delete") that the index has join the query
-// for D and C with weight related_weight (0.4) instead of 1, and so do the words for what its
-// literal values are (value_kinds(): a URL → url, page, website; "notes.txt" → file, path).
-//
-// The trust in the vote grows with the examples per tool ē (examples attached / tools):
-// wk = 0.3 + 0.4·min(1, ē/50), wd = 1 − wk, wc = 0.15. With no examples, K is empty and the
-// ranking is 0.7·D/max + 0.15·C/max. These settings were chosen on validation splits carved from
-// training queries (MetaTool, ToolLens, Gorilla TorchHub; bench/README.md), never on a test split.
-// Every example counts: there is no per-tool cap by recency (a cap dropped most of the evidence
-// for exactly the tools that are used most).
-//
-// An example votes only if it shares a content word with the query (alone, or in a bigram): one
-// that shares nothing but "the" and "is" is no evidence. The vote is pruned (a term-at-a-time
-// MaxScore): the query's lists are processed from the highest possible contribution down; once
-// the contributions still to come cannot lift an example that has not been seen into the best
-// 200, or once only stop-word lists are left, the remaining (frequent, low-weight) lists only
-// refine the examples already in the running, by skipping through their postings. At most
-// 4·200 examples stay in the running (the best partial scores) when a long list comes next, so
-// the cost per query is bounded; below that the best 200 are exact. Every posting's weight is
-// precomputed at build time.
-//
-// An index is immutable once built: share it (std::shared_ptr<const tool_index>) and query it
-// from any number of threads without locks. Learning builds a new index.
-
 // ---- begin <agentkit/visibility/lexicon.hpp> ----
 // agentkit/visibility/lexicon.hpp — groups of words that ask for the same action or name the
 // same thing in requests to tools, for bridging the words a user writes and the words a tool's
@@ -23731,86 +21885,6 @@ private:
 
 }  // namespace agentkit
 // ---- end <agentkit/visibility/lexicon.hpp> ----
-// ---- begin <agentkit/visibility/tool_doc.hpp> ----
-// agentkit/visibility/tool_doc.hpp — what the retrieval index knows about one tool: its name,
-// description, argument names and descriptions (from its input schema) and example requests.
-//
-//   auto docs = agentkit::tool_docs_from(box.infos());   // then tool_index::build(docs)
-
-
-#include <string>
-#include <vector>
-
-namespace agentkit {
-
-/// What the retrieval index knows about one tool.
-struct tool_doc {
-    std::string name;                   ///< the tool name
-    std::string description;            ///< "title. description", or the description when there is no title
-    std::vector<std::string> arg_names;  ///< argument names from the input schema (nested ones included)
-    std::vector<std::string> arg_descriptions;  ///< argument descriptions from the input schema
-    std::vector<std::string> examples;  ///< example requests (declared or learned)
-};
-
-namespace detail {
-inline void collect_schema_args(const json& schema, tool_doc& d, int depth) {
-    if (depth > 4 || !schema.is_object()) return;
-    if (auto p = schema.find("properties"); p != schema.end() && p->is_object()) {
-        for (auto it = p->begin(); it != p->end(); ++it) {
-            d.arg_names.push_back(it.key());
-            if (it->is_object()) {
-                if (auto ds = it->find("description"); ds != it->end() && ds->is_string())
-                    d.arg_descriptions.push_back(ds->get<std::string>());
-                collect_schema_args(*it, d, depth + 1);
-            }
-        }
-    }
-    if (auto items = schema.find("items"); items != schema.end()) collect_schema_args(*items, d, depth + 1);
-    for (const char* key : {"anyOf", "oneOf", "allOf"})
-        if (auto a = schema.find(key); a != schema.end() && a->is_array())
-            for (const auto& s : *a) collect_schema_args(s, d, depth + 1);
-}
-}  // namespace detail
-
-/// A tool_doc from a tool_info: argument names and descriptions come from its input schema
-/// (nested objects and arrays included).
-[[nodiscard]] inline tool_doc tool_doc_from(const tool_info& t) {
-    tool_doc d;
-    d.name = t.name;
-    d.description = t.title.empty() ? t.description : t.title + ". " + t.description;
-    detail::collect_schema_args(t.input_schema, d, 0);
-    d.examples = t.examples;
-    return d;
-}
-
-/// What a tool does, on one line, as a list of tools shows it: its title, then the first
-/// sentence of its description ("Get Sum Tool — Adds two numbers."); without a title (or with
-/// the name as its title), the first sentence alone. White space (line breaks too) is one space;
-/// at most `max` bytes, cut on a character boundary with "...".
-[[nodiscard]] inline std::string tool_summary(const tool_info& t, std::size_t max = 160) {
-    std::string flat;
-    for (char ch : t.description) {
-        const bool space = ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t';
-        if (space && (flat.empty() || flat.back() == ' ')) continue;
-        flat += space ? ' ' : ch;
-    }
-    while (!flat.empty() && flat.back() == ' ') flat.pop_back();
-    if (const auto end = flat.find(". "); end != std::string::npos) flat.resize(end + 1);
-    std::string s = t.title.empty() || t.title == t.name ? flat : flat.empty() ? t.title : t.title + " — " + flat;
-    if (s.size() > max) s = s.substr(0, utf8_safe_prefix(s, max - 3)) + "...";
-    return s;
-}
-
-/// tool_doc_from() of every tool, in order.
-[[nodiscard]] inline std::vector<tool_doc> tool_docs_from(const std::vector<tool_info>& tools) {
-    std::vector<tool_doc> out;
-    out.reserve(tools.size());
-    for (const auto& t : tools) out.push_back(tool_doc_from(t));
-    return out;
-}
-
-}  // namespace agentkit
-// ---- end <agentkit/visibility/tool_doc.hpp> ----
 
 #include <algorithm>
 #include <array>
@@ -25074,6 +23148,207 @@ private:
 
 }  // namespace agentkit
 // ---- end <agentkit/visibility/retriever.hpp> ----
+// ---- begin <agentkit/visibility/masker.hpp> ----
+// agentkit/visibility/masker.hpp — the masker concept: which tools the model sees now.
+//
+// A masker is a policy an agent_session is composed with at compile time. It never removes a
+// tool from the catalogue; it decides what is visible, adds its meta-tools (menu_enter,
+// tool_search, request_tools, ...), contributes a stable system-prompt section and a per-turn
+// state message, and answers calls to hidden tools with an instructive error (or, for
+// deferred tools, a normal `capability.unsupported` result).
+
+
+#include <concepts>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace agentkit {
+
+/// Requirements on a visibility policy. `catalogue` is every host tool's tool_info, in
+/// toolbox order; it is handed over once, before any other call.
+template <class M>
+concept masker = requires(M& m, const M& cm, const std::vector<tool_info>& catalogue, std::string_view name,
+                          const json& args, bool ok) {
+    /// Receive the host's tool catalogue (once, at session construction).
+    { m.bind(catalogue) } -> std::same_as<void>;
+    /// The meta-tools this masker adds, always in the catalogue (may be empty).
+    { cm.meta_tools() } -> std::convertible_to<std::vector<tool_info>>;
+    /// True when `name` (a host tool or a meta-tool) may be called now.
+    { cm.is_visible(name) } -> std::same_as<bool>;
+    /// Names visible now: meta-tools first, then host tools in catalogue order.
+    { cm.visible() } -> std::convertible_to<std::vector<std::string>>;
+    /// The masker's section of the stable system prompt (identical on every turn).
+    { cm.prompt_section() } -> std::convertible_to<std::string>;
+    /// The per-turn state message (e.g. "[MENU_STATE] ..."), or empty.
+    { cm.state_message() } -> std::convertible_to<std::string>;
+    /// Handle a call to one of this masker's meta-tools; nullopt when `name` is not one.
+    { m.handle_meta(name, args) } -> std::same_as<std::optional<result<tool_output>>>;
+    /// Answer a call to a tool that is not visible now: an error naming how to reach it, or a
+    /// normal result (deferred tools' capability.unsupported envelope).
+    { cm.answer_hidden(name) } -> std::same_as<result<tool_output>>;
+    /// Observe a host tool call that ran (routers learn from successful calls).
+    { m.observe_call(name, args, ok) } -> std::same_as<void>;
+    /// A counter that changes whenever the visible set changes (MCP list_changed).
+    { cm.version() } -> std::convertible_to<std::uint64_t>;
+};
+
+/// The baseline: every tool visible, no meta-tools, nothing to say.
+class all_visible {
+public:
+    /// Record the names of the host's tools.
+    void bind(const std::vector<tool_info>& catalogue) {
+        names_.clear();
+        for (const auto& t : catalogue) names_.push_back(t.name);
+    }
+    /// None: this masker adds no meta-tools.
+    [[nodiscard]] std::vector<tool_info> meta_tools() const { return {}; }
+    /// True for every host tool.
+    [[nodiscard]] bool is_visible(std::string_view name) const {
+        for (const auto& n : names_)
+            if (n == name) return true;
+        return false;
+    }
+    /// Every host tool, in catalogue order.
+    [[nodiscard]] std::vector<std::string> visible() const { return names_; }
+    /// Empty: nothing to add to the system prompt.
+    [[nodiscard]] std::string prompt_section() const { return {}; }
+    /// Empty: no per-turn state.
+    [[nodiscard]] std::string state_message() const { return {}; }
+    /// Always nullopt: there are no meta-tools.
+    [[nodiscard]] std::optional<result<tool_output>> handle_meta(std::string_view, const json&) { return std::nullopt; }
+    /// A tool.unknown error (a name that is not a host tool).
+    [[nodiscard]] result<tool_output> answer_hidden(std::string_view name) const {
+        return fail(errc::tool_unknown, "no tool named \"" + std::string(name) + "\"", "Call one of the listed tools.");
+    }
+    /// Ignores the call.
+    void observe_call(std::string_view, const json&, bool) {}
+    /// Always 0: the visible set never changes.
+    [[nodiscard]] std::uint64_t version() const noexcept { return 0; }
+
+private:
+    std::vector<std::string> names_;
+};
+
+static_assert(masker<all_visible>);
+
+// ---------------------------------------------------------------------------------------------
+// Optional capabilities. A masker may offer any of these on top of the `masker` concept; a
+// session uses the free functions below, which do the right thing (usually nothing) for
+// maskers that lack them, so `all_visible` and host maskers stay valid unchanged.
+
+/// The masker reports visible-set changes through a callback (MCP list_changed).
+template <class M>
+concept observable_masker = masker<M> && requires(M& m, std::function<void(std::uint64_t)> cb) {
+    { m.set_on_change(std::move(cb)) } -> std::same_as<void>;
+};
+
+/// The masker wants each new user message (intent classes classify it).
+template <class M>
+concept message_aware_masker = masker<M> && requires(M& m, std::string_view text) {
+    { m.on_user_message(text) } -> std::same_as<void>;
+};
+
+/// The masker can nudge a model that answered in prose where it should have acted (the
+/// menu's ROOT dead end). The session calls it when a model turn ends without a tool call;
+/// a returned text is injected as the next user-side message.
+template <class M>
+concept nudging_masker = masker<M> && requires(M& m) {
+    { m.dead_end_nudge() } -> std::same_as<std::optional<std::string>>;
+};
+
+/// Install a change callback when the masker supports one; returns whether it does.
+template <masker M>
+bool on_visibility_change(M& m, std::function<void(std::uint64_t)> cb) {
+    if constexpr (observable_masker<M>) {
+        m.set_on_change(std::move(cb));
+        return true;
+    } else {
+        (void)m;
+        (void)cb;
+        return false;
+    }
+}
+
+/// Hand a new user message to the masker (no-op for maskers that do not want it).
+template <masker M>
+void notify_user_message(M& m, std::string_view text) {
+    if constexpr (message_aware_masker<M>) m.on_user_message(text);
+    else {
+        (void)m;
+        (void)text;
+    }
+}
+
+/// The masker's nudge after a prose-only model turn, if it has one now.
+template <masker M>
+std::optional<std::string> dead_end_nudge(M& m) {
+    if constexpr (nudging_masker<M>) return m.dead_end_nudge();
+    else {
+        (void)m;
+        return std::nullopt;
+    }
+}
+
+/// Compile-time check of a masker against the toolbox it will be composed with: a masker
+/// type may declare `template <class Box> static constexpr bool agentkit_check_toolbox()`,
+/// whose static_asserts reject misuse (e.g. a menu with a tool in no mode). A session calls
+/// this in its constructor: `agentkit::check_masker<Box, M>();`.
+template <class Box, class M>
+constexpr bool check_masker() {
+    if constexpr (requires { M::template agentkit_check_toolbox<Box>(); })
+        return M::template agentkit_check_toolbox<Box>();
+    else
+        return true;
+}
+
+}  // namespace agentkit
+// ---- end <agentkit/visibility/masker.hpp> ----
+// ---- begin <agentkit/visibility/signal.hpp> ----
+// agentkit/visibility/signal.hpp — the "visible set changed" signal every masker carries.
+//
+// A version counter that moves whenever the set of visible tools changes, plus an optional
+// callback (an MCP server sends notifications/tools/list_changed from it). The callback runs
+// synchronously on the thread that changed the set; anything it throws is swallowed.
+
+#include <cstdint>
+#include <functional>
+#include <utility>
+
+namespace agentkit {
+
+/// The "visible set changed" signal: a version counter and an optional change callback.
+class visibility_signal {
+public:
+    /// Called with the new version after every change.
+    using callback = std::function<void(std::uint64_t version)>;
+
+    /// Install (or clear, with an empty function) the change callback.
+    void set_on_change(callback cb) { cb_ = std::move(cb); }
+
+    /// The current version: 0 until the first change, then +1 per change.
+    [[nodiscard]] std::uint64_t version() const noexcept { return version_; }
+
+    /// Record a change and notify.
+    void bump() noexcept {
+        ++version_;
+        if (!cb_) return;
+        try {
+            cb_(version_);
+        } catch (...) {  // a user callback never throws into the library
+        }
+    }
+
+private:
+    std::uint64_t version_ = 0;
+    callback cb_;
+};
+
+}  // namespace agentkit
+// ---- end <agentkit/visibility/signal.hpp> ----
 
 #include <algorithm>
 #include <cstddef>
@@ -25392,6 +23667,1731 @@ static_assert(message_aware_masker<router<>>);
 
 }  // namespace agentkit
 // ---- end <agentkit/visibility/router.hpp> ----
+// ---- begin <agentkit/browser/tools/vision.hpp> ----
+// agentkit/browser/tools/vision.hpp — browser tools: coordinate actions, Playwright MCP's vision
+// capability (browser_mouse_click_xy, _move_xy, _drag_xy, _down, _up, _wheel) with its names
+// and arguments. Points are viewport CSS pixels; each result names what was hit (its ref when
+// it has one). agentkit-browser-mcp lists them under `--caps vision` only.
+// Part of browser/tools.hpp (include that): each tool, its argument struct and a factory;
+// tools.hpp registers them in browser_tools().
+
+// ---- begin <agentkit/browser/tools/support.hpp> ----
+// agentkit/browser/tools/support.hpp — what every browser tool uses: the element arguments
+// (`ref` or `target`), browser_tool<"name">() that times, caps, redacts and counts each call, and
+// storing text as an artifact.
+
+// ---- begin <agentkit/format/budget.hpp> ----
+// agentkit/format/budget.hpp — hard, self-describing size budgets.
+//
+// Every result the model sees has a ceiling. What is cut says how much was cut and how to get
+// it: an artifact id when a store is given, otherwise how to ask for less.
+//
+//   agentkit::cut_report cut;
+//   std::string s = agentkit::cap_text(page_text, 6000, "page text", store, &cut);
+//   // s.size() <= 6000, ends with
+//   // "[cut: showing 5,861 of 48,212 chars of page text; full text: artifact a3 (agentkit://artifacts/a3)]"
+//
+//   agentkit::head_tail(old_result, 1400, 500);  // history compression: head, marker, tail
+
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace agentkit {
+
+/// What kind of content a result carries; each kind has its own cap.
+enum class result_kind { generic, snapshot, page_text, extraction, search, log };
+
+/// The kind's name in a cut note ("snapshot", "page text", ...; "result" for generic).
+[[nodiscard]] constexpr std::string_view to_string(result_kind k) noexcept {
+    switch (k) {
+        case result_kind::generic: return "result";
+        case result_kind::snapshot: return "snapshot";
+        case result_kind::page_text: return "page text";
+        case result_kind::extraction: return "extraction";
+        case result_kind::search: return "search results";
+        case result_kind::log: return "log";
+    }
+    return "result";
+}
+
+/// Character budgets. `total` is the hard cap for any single result; a per-kind cap applies to
+/// the text of that kind (0 = only the total applies).
+struct budgets {
+    std::size_t total = 30000;      ///< the hard cap on any single result
+    std::size_t snapshot = 6000;    ///< the cap on snapshot text
+    std::size_t page_text = 6000;   ///< the cap on page text
+    std::size_t extraction = 4000;  ///< the cap on extraction results
+    std::size_t search = 4000;      ///< the cap on search results
+    std::size_t log = 4000;         ///< the cap on logs (console, network)
+
+    /// The cap for a kind: its own cap, or `total` when that is 0 or larger.
+    [[nodiscard]] constexpr std::size_t cap(result_kind k) const noexcept {
+        std::size_t c = 0;
+        switch (k) {
+            case result_kind::generic: c = 0; break;
+            case result_kind::snapshot: c = snapshot; break;
+            case result_kind::page_text: c = page_text; break;
+            case result_kind::extraction: c = extraction; break;
+            case result_kind::search: c = search; break;
+            case result_kind::log: c = log; break;
+        }
+        return (c == 0 || c > total) ? total : c;
+    }
+};
+
+/// `12345` → `"12,345"`.
+[[nodiscard]] inline std::string group_digits(std::size_t n) {
+    std::string d = std::to_string(n);
+    std::string out;
+    out.reserve(d.size() + d.size() / 3);
+    const std::size_t lead = d.size() % 3;
+    for (std::size_t i = 0; i < d.size(); ++i) {
+        if (i != 0 && (i % 3) == lead) out += ',';
+        out += d[i];
+    }
+    return out;
+}
+
+/// What a cut removed (filled by cap_text when it cuts).
+struct cut_report {
+    bool cut = false;                      ///< true when the text was cut
+    std::size_t original_chars = 0;        ///< the text's length before the cut
+    std::size_t kept_chars = 0;            ///< the length kept
+    std::optional<artifact_ref> artifact;  ///< where the full text went, when stored
+};
+
+namespace detail {
+/// Prefer cutting at a line break in the last 15% of the allowed prefix.
+[[nodiscard]] inline std::size_t nice_cut(std::string_view s, std::size_t max_bytes) {
+    std::size_t n = utf8_safe_prefix(s, max_bytes);
+    if (n >= s.size()) return n;
+    const std::size_t floor = n - n * 15 / 100;
+    for (std::size_t i = n; i > floor && i > 0; --i)
+        if (s[i - 1] == '\n') return i;
+    return n;
+}
+}  // namespace detail
+
+/// How to read a stored artifact: `reader_tool {"id": "a3", "offset": 5861}` when the host has a
+/// tool that reads artifacts (e.g. browser_artifact), else `artifact a3 (agentkit://artifacts/a3)`.
+[[nodiscard]] inline std::string artifact_read_hint(const artifact_ref& a, std::string_view reader_tool = {},
+                                                    std::optional<std::size_t> offset = std::nullopt) {
+    if (reader_tool.empty()) return "artifact " + a.id + (a.uri.empty() ? std::string() : " (" + a.uri + ")");
+    std::string s = std::string(reader_tool) + " {\"id\": \"" + a.id + "\"";
+    if (offset) s += ", \"offset\": " + std::to_string(*offset);
+    return s + "}";
+}
+
+/// Where the rest of a cut text is, once stored: "the rest: reader_tool {…, "offset": N}" when the
+/// host has an artifact-reading tool and what was shown is the text's beginning (`shown`: its
+/// length), else "full text: …" (the tool call without an offset, or the artifact's URI).
+[[nodiscard]] inline std::string stored_rest(const artifact_ref& a, std::string_view reader_tool,
+                                             std::optional<std::size_t> shown = std::nullopt) {
+    if (reader_tool.empty() || !shown) return "full text: " + artifact_read_hint(a, reader_tool);
+    return "the rest: " + artifact_read_hint(a, reader_tool, shown);
+}
+
+/// The one wording of a cut, for every part of agentkit: what is shown of how much, and where the
+/// rest is (`rest`, e.g. "the rest: " + artifact_read_hint(...), or advice to ask for less):
+///   "[cut: showing 5,861 of 48,212 chars of page text; the rest: browser_artifact {"id": "a3", "offset": 5861}]"
+[[nodiscard]] inline std::string cut_note(std::size_t shown, std::size_t total, std::string_view what, std::string_view rest) {
+    return "[cut: showing " + group_digits(shown) + " of " + group_digits(total) + " chars of " + std::string(what) + "; " +
+           std::string(rest) + "]";
+}
+
+/// Cap `text` at `cap` bytes (UTF-8 safe). When it is longer, the full text is stored in `sink`
+/// (if any) and the kept head is followed by a one-line note saying what was cut and how to get
+/// it. The returned string is never longer than `cap`. `what` names the content ("page text").
+/// `narrow_hint` replaces the default advice when there is no store; `reader_tool` names the
+/// host's artifact-reading tool (empty: the note names the artifact's URI).
+[[nodiscard]] inline std::string cap_text(std::string_view text, std::size_t cap, std::string_view what = "result",
+                                          artifact_sink_ref sink = {}, cut_report* report = nullptr,
+                                          std::string_view narrow_hint = {}, std::string_view reader_tool = {}) {
+    if (text.size() <= cap) return std::string(text);
+    std::optional<artifact_ref> stored;
+    if (sink) {
+        artifact_blob b;
+        b.mime_type = "text/plain";
+        b.name = std::string(what);
+        b.description = "full " + std::string(what) + " (" + group_digits(text.size()) + " chars) cut from a result";
+        b.data = std::string(text);
+        if (auto r = sink.put(std::move(b))) stored = std::move(*r);
+    }
+    auto note_for = [&](std::size_t kept) {
+        const std::string rest = stored ? stored_rest(*stored, reader_tool, kept)
+                                 : !narrow_hint.empty() ? std::string(narrow_hint)
+                                                        : std::string("narrow the request (a selector, a section or a smaller range) to see the rest");
+        return "\n" + cut_note(kept, text.size(), what, rest);
+    };
+    // The note's length depends on the kept count only through its digits; size it for the worst case.
+    const std::size_t note_len = note_for(text.size()).size();
+    std::string out;
+    if (note_len >= cap) {
+        out.assign(text.substr(0, utf8_safe_prefix(text, cap)));
+    } else {
+        const std::size_t keep = detail::nice_cut(text, cap - note_len);
+        out.assign(text.substr(0, keep));
+        out += note_for(keep);
+    }
+    if (report) {
+        report->cut = true;
+        report->original_chars = text.size();
+        report->kept_chars = out.size();
+        report->artifact = stored;
+    }
+    return out;
+}
+
+/// History compression: the first `head` and last `tail` bytes with a marker between them
+/// (UTF-8 safe). Text no longer than head + tail + the marker is returned unchanged.
+/// `how_to_get` is appended to the marker ("re-run read_page to see it again").
+[[nodiscard]] inline std::string head_tail(std::string_view text, std::size_t head = 1400, std::size_t tail = 500,
+                                           std::string_view how_to_get = {}) {
+    const std::string probe = "\n[... " + group_digits(text.size()) + " chars omitted from an older result ...]\n";
+    if (text.size() <= head + tail + probe.size() + how_to_get.size() + 2) return std::string(text);
+    const std::size_t h = detail::nice_cut(text, head);
+    const std::size_t t = utf8_safe_suffix_start(text, tail);
+    const std::size_t omitted = t > h ? t - h : 0;
+    std::string out(text.substr(0, h));
+    out += "\n[... " + group_digits(omitted) + " chars omitted from an older result";
+    if (!how_to_get.empty()) {
+        out += "; ";
+        out += how_to_get;
+    }
+    out += " ...]\n";
+    out += text.substr(t);
+    return out;
+}
+
+}  // namespace agentkit
+// ---- end <agentkit/format/budget.hpp> ----
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <set>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace agentkit::browser {
+
+/// Traits of tools that act on the page (they reach the web: open world).
+inline constexpr traits action_traits = open_world;
+/// Traits of tools that only read the page.
+inline constexpr traits reading_traits = read_only | open_world;
+
+/// The three element arguments of a tool that acts on one element: `ref`, and, accepted but not
+/// advertised (they would cost tokens in every tools/list), `target` (Playwright MCP's newer name
+/// for it) and `element` (a description, accepted and ignored).
+#define AGENTKIT_BROWSER_ELEMENT_FIELDS(T)                                                                         \
+    AGENTKIT_FIELD(T, ref, ""), AGENTKIT_FIELD(T, target, "", hidden()),              \
+        AGENTKIT_FIELD(T, element, "", hidden())
+
+/// The tool that reads what the browser tools store (cut results, screenshots, logs).
+inline constexpr std::string_view artifact_tool_name = "browser_artifact";
+
+namespace detail {
+
+/// The element of a call: `ref` or `target`, unwrapped from "[ref=…]".
+inline result<std::string> element_of(const std::optional<std::string>& ref, const std::optional<std::string>& target,
+                                      std::string_view what = "element") {
+    const std::optional<std::string>& v = ref ? ref : target;
+    if (!v || v->empty())
+        return fail(errc::args_invalid, "missing the " + std::string(what) + ": pass `ref` (or `target`) from the snapshot",
+                    "Use a ref exactly as the snapshot shows it, e.g. {\"ref\": \"e12\"}.");
+    std::string s = *v;
+    if (s.size() > 2 && s.front() == '[' && s.back() == ']') s = s.substr(1, s.size() - 2);
+    if (s.rfind("ref=", 0) == 0) s = s.substr(4);
+    return s;
+}
+
+/// Finish a call: redact every text block and the structured output (keys included), cap the
+/// text (overflow to the store), count, report.
+inline result<tool_output> finish(tool_state& st, std::string_view tool, std::chrono::steady_clock::time_point t0,
+                                  const browser::counters& before, result<tool_output> r, call_metrics* metrics = nullptr) {
+    call_metrics m;
+    m.tool = std::string(tool);
+    const auto after = st.b.totals();
+    m.cdp_round_trips = after.cdp_commands - before.cdp_commands;
+    m.wait_ms = after.wait_ms - before.wait_ms;
+    m.ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+    m.ok = r.has_value() && !r->is_error;
+    if (!r) r = fail(st.b.policy().redact(r.error()));
+    if (r) {
+        // evictions are reported once, in the result of the call that caused them
+        if (auto ev = st.store.take_evictions(); !ev.empty()) {
+            std::string line = "note: the artifact store is full; evicted (oldest first):";
+            for (std::size_t i = 0; i < ev.size() && i < 10; ++i) line += " " + ev[i].id + " (" + ev[i].name + ")";
+            if (ev.size() > 10) line += " and " + std::to_string(ev.size() - 10) + " more";
+            r->add_text(line);
+        }
+        if (r->structured) r->structured = st.b.policy().redact(std::move(*r->structured));
+        for (auto& b : r->content) {
+            if (b.type == content_block::kind::structured) b.data = st.b.policy().redact(std::move(b.data));
+            if (b.type != content_block::kind::text) continue;
+            b.text = st.b.policy().redact(std::move(b.text));
+            if (b.text.size() > st.options.max_result_chars) {
+                const std::size_t keep = utf8_safe_prefix(b.text, st.options.max_result_chars);
+                auto ref = st.store.put({"text/plain", std::string(tool) + " result", "full text of a cut result", b.text, false});
+                const std::string note =
+                    "\n" + cut_note(keep, b.text.size(), std::string(tool) + " result",
+                                    ref ? stored_rest(*ref, artifact_tool_name, keep) : "it could not be stored: " + ref.error().message);
+                b.text.resize(keep);
+                b.text += note;
+            }
+            m.bytes += b.text.size();
+            m.tokens += st.tokens.count(b.text);
+        }
+    } else {
+        m.bytes = r.error().message.size();
+        m.tokens = st.tokens.count(r.error().to_text());
+    }
+    {
+        std::lock_guard lock(st.mu);
+        st.total.add(m);
+        st.per_tool[m.tool].add(m);
+        st.recent.push_back(m);
+        if (st.recent.size() > tool_state::recent_capacity) st.recent.pop_front();
+    }
+    if (st.options.on_call) {
+        try {
+            st.options.on_call(m);
+        } catch (...) {
+            // a host callback never throws into the tools
+        }
+    }
+    if (metrics != nullptr) *metrics = std::move(m);
+    return r;
+}
+
+inline result<tool_output> text_of(result<action_result> r) {
+    if (!r) return fail(r.error());
+    return tool_output::text(r->to_text());
+}
+
+template <class F>
+result<tool_output> timed(tool_state& st, std::string_view tool, F&& f, call_metrics* metrics = nullptr) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto before = st.b.totals();
+    return finish(st, tool, t0, before, f(), metrics);
+}
+
+/// A call through the state's hooks (tools_options::before_call and on_record, a live view's):
+/// the gate first, then the call timed as `timed` does, the gate's text leading its result,
+/// then the record. Without hooks, `timed` alone (the arguments are not even serialized).
+template <class A, class F>
+result<tool_output> hooked(tool_state& st, std::string_view tool, A&& args_of, tool_context& ctx, F&& f) {
+    const auto& o = st.options;
+    if (!o.before_call && !o.on_record) return timed(st, tool, std::forward<F>(f));
+    call_start start{std::string(tool), st.b.policy().redact(json(args_of()))};
+    std::string lead;
+    result<tool_output> gated = tool_output::text("");
+    if (o.before_call) {
+        try {
+            auto g = o.before_call(start, ctx);
+            if (g) lead = std::move(*g);
+            else gated = fail(std::move(g.error()));
+        } catch (...) {
+        }
+    }
+    std::set<std::string> known;
+    if (o.on_record)
+        for (const auto& a : st.store.list()) known.insert(a.id);
+    call_metrics m;
+    auto r = gated ? timed(st, tool, std::forward<F>(f), &m) : timed(st, tool, [&] { return gated; }, &m);
+    if (!lead.empty()) {
+        lead = st.b.policy().redact(std::move(lead));
+        if (r) r->content.insert(r->content.begin(), content_block::make_text(lead + "\n"));
+        else r.error().message = lead + "\n" + r.error().message;
+    }
+    if (o.on_record) {
+        call_record rec{std::move(start.tool), std::move(start.args), std::move(m), {}, {}, {}};
+        if (r) {
+            for (const auto& b : r->content)
+                if (b.type == content_block::kind::text) {
+                    rec.head += b.text.substr(0, 400 - std::min<std::size_t>(400, rec.head.size()));
+                    if (rec.head.size() >= 400) break;
+                }
+            rec.head.resize(utf8_safe_prefix(rec.head, 400));
+            if (r->is_error) rec.error = rec.head;
+        } else {
+            rec.error = r.error().to_text();
+        }
+        for (const auto& a : st.store.list())
+            if (known.count(a.id) == 0) rec.artifacts.push_back(a.id);
+        try {
+            o.on_record(rec);
+        } catch (...) {
+        }
+    }
+    return r;
+}
+
+/// An action that failed where the page was at fault (an element covered or not visible, a
+/// wait or a navigation that failed) leaves a picture: a screenshot of the viewport stored as
+/// an artifact (bounded like every artifact), its id in the error's hint and details
+/// ("screenshot"). A failure to take it changes nothing else.
+inline result<tool_output> with_failure_screenshot(tool_state& st, result<tool_output> r) {
+    if (r || cancel_scope::requested()) return r;
+    error e = r.error();
+    if (!e.is(errc::element_covered) && !e.is(errc::element_not_visible) && !e.is(errc::timeout) && !e.is(errc::navigation_failed))
+        return r;
+    screenshot_options o;
+    o.format = "jpeg";
+    auto shot = st.b.screenshot(o);
+    if (!shot) return r;
+    auto ref = st.store.put({shot->mime_type, "failure screenshot", "the page when the action failed: " + e.message, shot->base64, true});
+    if (!ref) return r;
+    e.hint += std::string(e.hint.empty() ? "" : " ") + "A screenshot of the page when it failed: artifact " + ref->id + " (" +
+              std::string(artifact_tool_name) + ").";
+    if (!e.details.is_object()) e.details = e.details.is_null() ? json::object() : json{{"cause", e.details}};
+    e.details["screenshot"] = ref->id;
+    return fail(std::move(e));
+}
+
+/// Store text as an artifact, redacted of the session's secrets first.
+inline result<artifact_ref> store_text(tool_state& st, std::string name, std::string description, std::string text) {
+    return st.store.put({"text/plain", std::move(name), st.b.policy().redact(std::move(description)),
+                         st.b.policy().redact(std::move(text)), false});
+}
+
+}  // namespace detail
+
+/// True for the tools whose failure leaves no screenshot: browser_take_screenshot (it failed to
+/// take one) and web_search (it never touches the page).
+[[nodiscard]] constexpr bool leaves_no_picture(std::string_view tool) noexcept {
+    return tool == "browser_take_screenshot" || tool == "web_search";
+}
+
+/// A browser tool: the name is written once, here. The handler takes its argument struct (or
+/// nothing) and returns result<tool_output>; every call is timed, its text capped (the rest
+/// stored as an artifact), redacted of secrets and counted in the state's metrics.
+/// The call's cancellation reaches the browser: a cancel_scope of the call's stop token is in
+/// place while the handler runs (a cancelled call releases the browser within ~20 ms). A
+/// handler that takes the tool_context too gets it. A call that fails where the page was at
+/// fault (a covered element, a wait or a navigation that failed) leaves a screenshot artifact
+/// named in its error.
+template <fixed_string Name, class F>
+auto browser_tool(tool_state& st, std::string_view description, F handler, traits t) {
+    tool_state* s = &st;
+    if constexpr (agentkit::detail::handler_sig<F>::arity == 0) {
+        return tool<Name>(description, [s, handler](const no_args&, tool_context& ctx) {
+            cancel_scope scope(ctx.stop);
+            return detail::hooked(*s, Name.view(), [] { return json::object(); }, ctx, [&] {
+                auto r = handler();
+                return leaves_no_picture(Name.view()) ? r : detail::with_failure_screenshot(*s, std::move(r));
+            });
+        }, t);
+    } else {
+        using Args = agentkit::detail::handler_args_t<F>;
+        return tool<Name>(description, [s, handler](const Args& a, tool_context& ctx) {
+            cancel_scope scope(ctx.stop);
+            return detail::hooked(*s, Name.view(), [&a] { return to_json_value(a); }, ctx, [&] {
+                result<tool_output> r = [&] {
+                    if constexpr (agentkit::detail::handler_sig<F>::arity == 2) return handler(a, ctx);
+                    else return handler(a);
+                }();
+                return leaves_no_picture(Name.view()) ? r : detail::with_failure_screenshot(*s, std::move(r));
+            });
+        }, t);
+    }
+}
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/tools/support.hpp> ----
+
+#include <array>
+#include <chrono>
+#include <string_view>
+
+namespace agentkit::browser {
+
+/// The tools of Playwright MCP's vision capability (coordinate actions), as named there.
+inline constexpr std::array<std::string_view, 6> vision_tools{"browser_mouse_click_xy", "browser_mouse_move_xy",
+                                                              "browser_mouse_drag_xy",  "browser_mouse_down",
+                                                              "browser_mouse_up",       "browser_mouse_wheel"};
+
+/// Arguments of browser_mouse_click_xy.
+struct click_xy_args {
+    double x = 0;                          ///< viewport CSS pixels
+    double y = 0;                          ///< viewport CSS pixels
+    std::optional<std::string> button;     ///< left (default), right or middle
+    std::optional<int> clickCount;         ///< 1 (default), 2 for a double click
+    std::optional<int> delay;              ///< ms between press and release (default 0)
+    std::optional<std::string> element;    ///< description of what is clicked (accepted, ignored)
+    /// The described fields (the JSON Schema and the parser are made from them).
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(click_xy_args, x, "Viewport CSS px"), AGENTKIT_FIELD(click_xy_args, y, "Viewport CSS px"),
+                      AGENTKIT_FIELD(click_xy_args, button, "", one_of("left", "right", "middle")),
+                      AGENTKIT_FIELD(click_xy_args, clickCount, "", range(1, 3)),
+                      AGENTKIT_FIELD(click_xy_args, delay, "ms between press and release", range(0, 10000)),
+                      AGENTKIT_FIELD(click_xy_args, element, "", hidden()));
+    }
+};
+
+/// Arguments of browser_mouse_move_xy.
+struct move_xy_args {
+    double x = 0;                        ///< viewport CSS pixels
+    double y = 0;                        ///< viewport CSS pixels
+    std::optional<std::string> element;  ///< description (accepted, ignored)
+    /// The described fields (the JSON Schema and the parser are made from them).
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(move_xy_args, x, "Viewport CSS px"), AGENTKIT_FIELD(move_xy_args, y, "Viewport CSS px"),
+                      AGENTKIT_FIELD(move_xy_args, element, "", hidden()));
+    }
+};
+
+/// Arguments of browser_mouse_drag_xy.
+struct drag_xy_args {
+    double startX = 0;                   ///< where the left button is pressed (viewport CSS px)
+    double startY = 0;                   ///< where the left button is pressed (viewport CSS px)
+    double endX = 0;                     ///< where it is released (viewport CSS px)
+    double endY = 0;                     ///< where it is released (viewport CSS px)
+    std::optional<std::string> element;  ///< description (accepted, ignored)
+    /// The described fields (the JSON Schema and the parser are made from them).
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(drag_xy_args, startX, ""), AGENTKIT_FIELD(drag_xy_args, startY, ""),
+                      AGENTKIT_FIELD(drag_xy_args, endX, ""), AGENTKIT_FIELD(drag_xy_args, endY, ""),
+                      AGENTKIT_FIELD(drag_xy_args, element, "", hidden()));
+    }
+};
+
+/// Arguments of browser_mouse_down and browser_mouse_up.
+struct mouse_button_args {
+    std::optional<std::string> button;  ///< left (default), right or middle
+    /// The described fields (the JSON Schema and the parser are made from them).
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(mouse_button_args, button, "", one_of("left", "right", "middle")));
+    }
+};
+
+/// Arguments of browser_mouse_wheel.
+struct wheel_args {
+    double deltaX = 0;  ///< CSS px to the right (negative: left)
+    double deltaY = 0;  ///< CSS px down (negative: up)
+    /// The described fields (the JSON Schema and the parser are made from them).
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(wheel_args, deltaX, "", range(-100000, 100000)),
+                      AGENTKIT_FIELD(wheel_args, deltaY, "", range(-100000, 100000)));
+    }
+};
+
+/// Make the browser_mouse_click_xy tool: click at a viewport point; names the element hit.
+template <class State>
+auto click_xy_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_mouse_click_xy">(
+        st, "Click at viewport CSS pixels (x, y); names the element hit and reports what changed.",
+        [s](const click_xy_args& a) -> result<tool_output> {
+            click_options o;
+            o.button = a.button.value_or("left");
+            o.click_count = a.clickCount.value_or(1);
+            return detail::text_of(s->b.click_at(a.x, a.y, o, std::chrono::milliseconds(a.delay.value_or(0))));
+        },
+        action_traits);
+}
+
+/// Make the browser_mouse_move_xy tool: move the mouse to a viewport point.
+template <class State>
+auto move_xy_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_mouse_move_xy">(
+        st, "Move the mouse to viewport CSS pixels (x, y).",
+        [s](const move_xy_args& a) { return detail::text_of(s->b.move_to(a.x, a.y)); }, action_traits);
+}
+
+/// Make the browser_mouse_drag_xy tool: drag with the left button between two viewport points.
+template <class State>
+auto drag_xy_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_mouse_drag_xy">(
+        st, "Drag with the left button from (startX, startY) to (endX, endY), viewport CSS pixels.",
+        [s](const drag_xy_args& a) { return detail::text_of(s->b.drag_points(a.startX, a.startY, a.endX, a.endY)); },
+        action_traits);
+}
+
+/// Make the browser_mouse_down tool: press a mouse button where the mouse is.
+template <class State>
+auto mouse_down_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_mouse_down">(
+        st, "Press a mouse button where the mouse is.",
+        [s](const mouse_button_args& a) { return detail::text_of(s->b.mouse_button(true, a.button.value_or("left"))); },
+        action_traits);
+}
+
+/// Make the browser_mouse_up tool: release a mouse button where the mouse is.
+template <class State>
+auto mouse_up_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_mouse_up">(
+        st, "Release a mouse button where the mouse is.",
+        [s](const mouse_button_args& a) { return detail::text_of(s->b.mouse_button(false, a.button.value_or("left"))); },
+        action_traits);
+}
+
+/// Make the browser_mouse_wheel tool: turn the mouse wheel where the mouse is.
+template <class State>
+auto wheel_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_mouse_wheel">(
+        st, "Turn the mouse wheel by (deltaX, deltaY) CSS pixels where the mouse is.",
+        [s](const wheel_args& a) { return detail::text_of(s->b.wheel(a.deltaX, a.deltaY)); }, action_traits);
+}
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/tools/vision.hpp> ----
+// ---- begin <agentkit/visibility/frozen_scope.hpp> ----
+// agentkit/visibility/frozen_scope.hpp — a fixed exposed surface with deferred tools that answer
+// with a structured capability.unsupported envelope instead of failing.
+//
+//   agentkit::frozen_scope scope(
+//       {"browser_snapshot", "browser_click_ref"},
+//       {{.name = "browser_navigate",
+//         .reason = "the CLI covers it; an MCP duplicate adds attack surface without parity gain",
+//         .alternative = "agbrowse navigate <url>",
+//         .reference = "playwright-mcp:browser_navigate"}},
+//       {.scope = "browser"});
+//
+// Only the exposed tools are visible, ever (the version never moves after bind). A deferred
+// tool is one the product deliberately does not offer yet; it is carried as metadata (reason,
+// alternative such as a CLI equivalent, competitor reference) and a call to it is answered
+// with the `capability.unsupported` envelope as a NORMAL tool result — structured JSON plus a
+// compact text line — so capability probers learn exactly what is missing and where to go.
+
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+namespace agentkit {
+
+/// A tool deliberately not offered, and what to use instead.
+struct deferred_tool {
+    std::string name{};         ///< the tool name a caller may try
+    std::string reason{};       ///< why it is deferred
+    std::string alternative{};  ///< what covers the use case today (e.g. a CLI command)
+    std::string reference{};    ///< the closest competitor counterpart
+    std::string since{};        ///< optional: when it was deferred (release, phase)
+    std::string description{};  ///< optional: what the tool would do
+};
+
+/// How a frozen_scope reports deferred tools.
+struct frozen_scope_options {
+    std::string scope;               ///< optional label reported in envelopes ("browser")
+    bool deferred_is_error = false;  ///< set tool_output::is_error on the envelope
+    bool describe_deferred_in_prompt = false;  ///< list deferred tools and alternatives in the prompt
+};
+
+/// The `capability.unsupported` envelope for a deferred tool, as a normal tool result.
+[[nodiscard]] inline tool_output capability_unsupported(const deferred_tool& d, std::string_view scope = {},
+                                                        bool is_error = false) {
+    json j = json::object();
+    j["ok"] = false;
+    j["error"] = std::string(errc::capability_unsupported);
+    j["tool"] = d.name;
+    j["reason"] = d.reason;
+    j["alternative"] = d.alternative;
+    j["reference"] = d.reference;
+    if (!d.since.empty()) j["since"] = d.since;
+    if (!scope.empty()) j["scope"] = std::string(scope);
+    std::string line = std::string(errc::capability_unsupported) + ": " + d.name + " is not offered here";
+    if (!d.reason.empty()) line += " (" + d.reason + ")";
+    line += ".";
+    if (!d.alternative.empty()) line += " Use instead: " + d.alternative + ".";
+    if (!d.reference.empty()) line += " Reference: " + d.reference + ".";
+    tool_output o;
+    o.content.push_back(content_block::make_text(std::move(line)));
+    o.content.push_back(content_block::make_structured(j));
+    o.structured = std::move(j);
+    o.is_error = is_error;
+    return o;
+}
+
+/// A masker with a fixed visible set; calls to deferred tools get the capability.unsupported envelope.
+class frozen_scope {
+public:
+    /// Expose `exposed` (host tool names) and answer calls to `deferred` with their envelope.
+    frozen_scope(std::vector<std::string> exposed, std::vector<deferred_tool> deferred = {}, frozen_scope_options o = {})
+        : exposed_(std::move(exposed)), deferred_(std::move(deferred)), opt_(std::move(o)) {}
+
+    // --- masker ------------------------------------------------------------------------------
+    /// Take the host's catalogue: the exposed tools that exist become visible; the rest are problems().
+    void bind(const std::vector<tool_info>& catalogue) {
+        catalogue_.clear();
+        for (const auto& t : catalogue) catalogue_.push_back(t.name);
+        const std::unordered_set<std::string> known(catalogue_.begin(), catalogue_.end());
+        visible_.clear();
+        problems_.clear();
+        for (const auto& e : exposed_) {
+            if (known.count(e)) visible_.insert(e);
+            else problems_.push_back("exposed tool \"" + e + "\" is not in the toolbox");
+        }
+        for (const auto& d : deferred_)
+            if (visible_.count(d.name)) problems_.push_back("tool \"" + d.name + "\" is both exposed and deferred");
+        signal_.bump();
+    }
+    /// None: this masker adds no meta-tools.
+    [[nodiscard]] std::vector<tool_info> meta_tools() const { return {}; }
+    /// True for an exposed tool that is in the toolbox.
+    [[nodiscard]] bool is_visible(std::string_view name) const { return visible_.count(std::string(name)) != 0; }
+    /// The exposed tools that are in the toolbox, in catalogue order.
+    [[nodiscard]] std::vector<std::string> visible() const {
+        std::vector<std::string> out;
+        for (const auto& n : catalogue_)
+            if (visible_.count(n)) out.push_back(n);
+        return out;
+    }
+    /// With describe_deferred_in_prompt, a list of the deferred tools and their alternatives; else empty.
+    [[nodiscard]] std::string prompt_section() const {
+        if (!opt_.describe_deferred_in_prompt || deferred_.empty()) return {};
+        std::string s = "## Not available here\nThese tools are deliberately not offered; use the alternative:\n";
+        for (const auto& d : deferred_) {
+            s += "- " + d.name;
+            if (!d.alternative.empty()) s += ": " + d.alternative;
+            s += "\n";
+        }
+        return s;
+    }
+    /// Empty: the visible set never changes.
+    [[nodiscard]] std::string state_message() const { return {}; }
+    /// Always nullopt: there are no meta-tools.
+    [[nodiscard]] std::optional<result<tool_output>> handle_meta(std::string_view, const json&) { return std::nullopt; }
+
+    /// The capability.unsupported envelope (a normal result) for a deferred tool, else tool.unknown with the
+    /// closest names.
+    [[nodiscard]] result<tool_output> answer_hidden(std::string_view name) const {
+        if (const auto* d = find_deferred(name)) return capability_unsupported(*d, opt_.scope, opt_.deferred_is_error);
+        std::vector<std::string> offered = visible();
+        auto close = closest_names(name, offered, 3);
+        return fail(errc::tool_unknown, "no tool named \"" + std::string(name) + "\"",
+                    close.empty() ? "Call one of: " + join(offered, ", ") + "." : "Did you mean " + join(close, ", ") + "?",
+                    json{{"candidates", close}});
+    }
+    /// Ignores the call.
+    void observe_call(std::string_view, const json&, bool) {}
+    /// Moves only when bind() runs.
+    [[nodiscard]] std::uint64_t version() const noexcept { return signal_.version(); }
+    /// Install the callback run when version() moves.
+    void set_on_change(std::function<void(std::uint64_t)> cb) { signal_.set_on_change(std::move(cb)); }
+
+    // --- API -----------------------------------------------------------------------------------
+    /// The deferred tool of that name, or null.
+    [[nodiscard]] const deferred_tool* find_deferred(std::string_view name) const {
+        for (const auto& d : deferred_)
+            if (d.name == name) return &d;
+        return nullptr;
+    }
+    /// The deferred tools, as given.
+    [[nodiscard]] const std::vector<deferred_tool>& deferred() const noexcept { return deferred_; }
+    /// The exposed tool names, as given.
+    [[nodiscard]] const std::vector<std::string>& exposed() const noexcept { return exposed_; }
+    /// What bind() found wrong: exposed names missing from the toolbox, tools both exposed and deferred.
+    [[nodiscard]] const std::vector<std::string>& problems() const noexcept { return problems_; }
+    /// The deferred tools as JSON (a machine-readable decision record).
+    [[nodiscard]] json deferred_json() const {
+        json a = json::array();
+        for (const auto& d : deferred_) {
+            json j{{"tool", d.name}, {"reason", d.reason}, {"alternative", d.alternative}, {"reference", d.reference}};
+            if (!d.since.empty()) j["since"] = d.since;
+            if (!d.description.empty()) j["description"] = d.description;
+            a.push_back(std::move(j));
+        }
+        return a;
+    }
+
+private:
+    std::vector<std::string> exposed_;
+    std::vector<deferred_tool> deferred_;
+    frozen_scope_options opt_;
+    std::vector<std::string> catalogue_;
+    std::unordered_set<std::string> visible_;
+    std::vector<std::string> problems_;
+    visibility_signal signal_;
+};
+
+static_assert(masker<frozen_scope>);
+
+}  // namespace agentkit
+// ---- end <agentkit/visibility/frozen_scope.hpp> ----
+// ---- begin <agentkit/visibility/menu.hpp> ----
+// agentkit/visibility/menu.hpp — the two-level tool menu: ROOT lists modes, entering a
+// mode shows its tools; taught by a prompt contract and a per-turn state line.
+//
+//   inline const auto box = agentkit::toolbox{browser_navigate, browser_click, web_search, bash};
+//   auto menu = agentkit::menu_for<decltype(box)>(
+//       agentkit::mode<"browser">(browser_navigate, browser_click)
+//           .describe("Browser automation")
+//           .when("Web browsing, clicking, forms, UI testing"),
+//       agentkit::mode<"search">(web_search, browser_navigate).when("Web research, documentation lookup"),
+//       agentkit::mode<"swe">(bash).when("Code changes, debugging, testing"),
+//       agentkit::in_every_mode(browser_navigate),          // cross-cutting, read-only
+//       agentkit::start_in<"swe">,                           // optional: start in a mode
+//       agentkit::menu_options{.root_nudge = "..."});        // optional: wording and hooks
+//
+// The model starts at ROOT with six meta-tools (menu_list, menu_enter, menu_exit, complete,
+// think, message_user) and reaches domain tools by entering a mode. Modes are listed in the
+// order declared. Modes name their tools by the tool objects themselves (or by
+// `agentkit::tool_ref<"name">`), so everything is checked at compile time against the
+// toolbox: a tool in no mode, a mode naming a tool the toolbox lacks, two modes with one
+// name, a start mode that is not declared, or a host tool named like a meta-tool is a
+// compile error with a readable message. `agentkit::menu{...}` without a toolbox is checked
+// when a session composes it with one (agentkit::check_masker<Box, M>()).
+
+// ---- begin <agentkit/tools/toolbox.hpp> ----
+// agentkit/tools/toolbox.hpp — a compile-time set of tools with name dispatch.
+//
+//   agentkit::toolbox tools{get_weather, search, send_mail};
+//   agentkit::tool_context ctx;
+//   auto out = tools.call("get_weather", agentkit::json{{"city", "Oslo"}}, ctx);
+//
+// Two tools with one name are a compile error. Unknown names are answered with the closest
+// names. Dispatch is a binary search over a name table sorted at compile time.
+
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace agentkit {
+
+namespace detail {
+template <class... Tools>
+constexpr bool names_unique() {
+    constexpr std::size_t n = sizeof...(Tools);
+    if constexpr (n < 2) {
+        return true;
+    } else {
+        std::array<std::string_view, n> names{Tools::name...};
+        std::sort(names.begin(), names.end());
+        for (std::size_t i = 1; i < n; ++i)
+            if (names[i] == names[i - 1]) return false;
+        return true;
+    }
+}
+
+struct name_index {
+    std::string_view name;
+    std::size_t index;
+};
+}  // namespace detail
+
+/// A fixed set of tools with unique names (checked at compile time), called by name or index:
+/// `agentkit::toolbox box{get_weather, get_time};`.
+template <class... Tools>
+class toolbox {
+    static_assert(detail::names_unique<Tools...>(), "agentkit: duplicate tool name: every tool in a toolbox needs a unique name");
+
+public:
+    /// The number of tools.
+    static constexpr std::size_t count = sizeof...(Tools);
+
+    /// A toolbox of these tools (their names must be unique).
+    explicit toolbox(Tools... tools) : tools_(std::move(tools)...) {
+        infos_.reserve(count);
+        std::apply([&](const auto&... t) { (infos_.push_back(t.info()), ...); }, tools_);
+    }
+
+    /// The number of tools.
+    [[nodiscard]] static constexpr std::size_t size() noexcept { return count; }
+
+    /// The tools, in declaration order.
+    [[nodiscard]] constexpr const std::tuple<Tools...>& tools() const noexcept { return tools_; }
+
+    /// The names, in declaration order.
+    [[nodiscard]] static constexpr std::array<std::string_view, count> names() noexcept { return {Tools::name...}; }
+
+    /// The index of a tool by name, or nullopt.
+    [[nodiscard]] static constexpr std::optional<std::size_t> find(std::string_view name) noexcept {
+        constexpr auto& table = sorted_;
+        auto it = std::lower_bound(table.begin(), table.end(), name,
+                                   [](const detail::name_index& e, std::string_view n) { return e.name < n; });
+        if (it != table.end() && it->name == name) return it->index;
+        return std::nullopt;
+    }
+
+    /// True when a tool has this name.
+    [[nodiscard]] static constexpr bool contains(std::string_view name) noexcept { return find(name).has_value(); }
+
+    /// Run-time descriptions of every tool, in declaration order.
+    [[nodiscard]] const std::vector<tool_info>& infos() const noexcept { return infos_; }
+
+    /// Call a tool by index with JSON arguments. Never throws.
+    [[nodiscard]] result<tool_output> call_at(std::size_t index, const json& args, tool_context& ctx) const {
+        if (index >= count) return fail(errc::internal, "tool index out of range");
+        return dispatch_[index](tools_, args, ctx);
+    }
+
+    /// Call a tool by name with JSON arguments. Never throws.
+    [[nodiscard]] result<tool_output> call(std::string_view name, const json& args, tool_context& ctx) const {
+        auto i = find(name);
+        if (!i) return unknown(name);
+        return dispatch_[*i](tools_, args, ctx);
+    }
+
+    /// Call a tool by name with arguments as JSON text (`args.malformed` when it is not JSON;
+    /// an empty string means no arguments).
+    [[nodiscard]] result<tool_output> call(std::string_view name, std::string_view args_json, tool_context& ctx) const {
+        auto i = find(name);
+        if (!i) return unknown(name);
+        auto args = detail::arguments_from_text(name, args_json);
+        if (!args) return fail(args.error());
+        return dispatch_[*i](tools_, *args, ctx);
+    }
+
+    ///@{
+    /// JSON text as a string literal or std::string is JSON text, not a JSON string value
+    /// (these two overloads make `call("t", "{\"city\": \"Oslo\"}", ctx)` unambiguous).
+    [[nodiscard]] result<tool_output> call(std::string_view name, const char* args_json, tool_context& ctx) const {
+        return call(name, std::string_view(args_json ? args_json : ""), ctx);
+    }
+    [[nodiscard]] result<tool_output> call(std::string_view name, const std::string& args_json, tool_context& ctx) const {
+        return call(name, std::string_view(args_json), ctx);
+    }
+    ///@}
+
+    /// Convenience: call without a context.
+    [[nodiscard]] result<tool_output> call(std::string_view name, const json& args) const {
+        tool_context ctx;
+        return call(name, args, ctx);
+    }
+    ///@{
+    /// Convenience: call with JSON text, without a context.
+    [[nodiscard]] result<tool_output> call(std::string_view name, std::string_view args_json) const {
+        tool_context ctx;
+        return call(name, args_json, ctx);
+    }
+    [[nodiscard]] result<tool_output> call(std::string_view name, const char* args_json) const {
+        return call(name, std::string_view(args_json ? args_json : ""));
+    }
+    [[nodiscard]] result<tool_output> call(std::string_view name, const std::string& args_json) const {
+        return call(name, std::string_view(args_json));
+    }
+    ///@}
+
+    /// The error for an unknown tool name, with the closest known names.
+    [[nodiscard]] static unexpected_error unknown(std::string_view name) {
+        const auto all = names();
+        auto close = closest_names(name, all, 3);
+        std::string hint = close.empty() ? "Call one of the listed tools." : "Did you mean " + join_quoted(close) + "?";
+        return fail(errc::tool_unknown, "no tool named \"" + std::string(name) + "\"", std::move(hint),
+                    json{{"candidates", close}});
+    }
+
+private:
+    using thunk = result<tool_output> (*)(const std::tuple<Tools...>&, const json&, tool_context&);
+
+    template <std::size_t I>
+    static result<tool_output> invoke_at(const std::tuple<Tools...>& ts, const json& args, tool_context& ctx) {
+        return std::get<I>(ts).invoke(args, ctx);
+    }
+    template <std::size_t... I>
+    static constexpr std::array<thunk, count> make_dispatch(std::index_sequence<I...>) {
+        return {&invoke_at<I>...};
+    }
+    static constexpr std::array<detail::name_index, count> make_sorted() {
+        std::array<detail::name_index, count> t{};
+        constexpr std::array<std::string_view, count> n{Tools::name...};
+        for (std::size_t i = 0; i < count; ++i) t[i] = {n[i], i};
+        std::sort(t.begin(), t.end(), [](const detail::name_index& a, const detail::name_index& b) { return a.name < b.name; });
+        return t;
+    }
+    static std::string join_quoted(const std::vector<std::string>& v) {
+        std::string s;
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            if (i > 0) s += i + 1 == v.size() ? " or " : ", ";
+            s += "\"" + v[i] + "\"";
+        }
+        return s;
+    }
+
+    static constexpr std::array<thunk, count> dispatch_ = make_dispatch(std::index_sequence_for<Tools...>{});
+    static constexpr std::array<detail::name_index, count> sorted_ = make_sorted();
+
+    std::tuple<Tools...> tools_;
+    std::vector<tool_info> infos_;
+};
+
+template <class... Tools>
+toolbox(Tools...) -> toolbox<Tools...>;
+
+/// One toolbox holding the tools of several (a compile error if a name repeats).
+template <class... A, class... B>
+[[nodiscard]] auto merge(const toolbox<A...>& a, const toolbox<B...>& b) {
+    return std::apply(
+        [&](const auto&... ta) {
+            return std::apply([&](const auto&... tb) { return toolbox<A..., B...>(ta..., tb...); }, b.tools());
+        },
+        a.tools());
+}
+
+}  // namespace agentkit
+// ---- end <agentkit/tools/toolbox.hpp> ----
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace agentkit {
+
+/// A tool named by its name alone, for modes declared away from the tool objects.
+template <fixed_string Name>
+struct tool_ref_t {
+    static_assert(is_valid_tool_name(Name.view()),
+                  "agentkit: invalid tool name: a tool name must be 1-64 characters of [A-Za-z0-9_.-]");
+    /// The tool name.
+    static constexpr std::string_view name = Name.view();
+};
+/// Names a tool in a mode by its name alone: `agentkit::tool_ref<"browser_click">`.
+template <fixed_string Name>
+inline constexpr tool_ref_t<Name> tool_ref{};
+
+namespace detail {
+template <class T>
+struct tool_name_of {
+    static_assert(sizeof(T) == 0, "agentkit: a mode lists tools: pass tool objects or agentkit::tool_ref<\"name\">");
+};
+template <fixed_string N, class A, class F>
+struct tool_name_of<tool_t<N, A, F>> {
+    static constexpr auto value = N;
+};
+template <fixed_string N>
+struct tool_name_of<tool_ref_t<N>> {
+    static constexpr auto value = N;
+};
+
+template <std::size_t N>
+[[nodiscard]] constexpr bool contains_name(const std::array<std::string_view, N>& a, std::string_view n) noexcept {
+    for (auto x : a)
+        if (x == n) return true;
+    return false;
+}
+}  // namespace detail
+
+/// The names of the menu's meta-tools, always visible.
+inline constexpr std::array<std::string_view, 6> menu_meta_tool_names{"menu_list", "menu_enter", "menu_exit",
+                                                                      "complete",  "think",      "message_user"};
+
+/// A mode: a compile-time name and tool list, plus the host's description and intent line.
+template <fixed_string Name, fixed_string... Tools>
+struct mode_def {
+    /// The mode's name (menu_enter's argument).
+    static constexpr std::string_view name = Name.view();
+    /// The names of the mode's tools, in declared order.
+    static constexpr std::array<std::string_view, sizeof...(Tools)> tools{Tools.view()...};
+    std::string_view description{};  ///< what the mode is for (menu_list, prompt)
+    std::string_view intent{};       ///< the intent line of the prompt's intent → mode map
+
+    /// A copy with a description.
+    [[nodiscard]] constexpr mode_def describe(std::string_view d) const {
+        mode_def m = *this;
+        m.description = d;
+        return m;
+    }
+    /// A copy with the intent line ("Web browsing, clicking, forms, UI testing").
+    [[nodiscard]] constexpr mode_def when(std::string_view i) const {
+        mode_def m = *this;
+        m.intent = i;
+        return m;
+    }
+};
+
+/// Declare a mode: `agentkit::mode<"browser">(browser_navigate, browser_click)`.
+template <fixed_string Name, class... Tools>
+[[nodiscard]] constexpr auto mode(const Tools&...) {
+    static_assert(is_valid_tool_name(Name.view()),
+                  "agentkit: invalid mode name: a mode name must be 1-64 characters of [A-Za-z0-9_.-]");
+    static_assert(!iequals_ascii(Name.view(), "ROOT"), "agentkit: \"ROOT\" is reserved and cannot name a mode");
+    static_assert(sizeof...(Tools) > 0, "agentkit: a mode needs at least one tool");
+    return mode_def<Name, detail::tool_name_of<Tools>::value...>{};
+}
+
+/// Tools visible in every mode (read-only tools a model needs everywhere, such as navigate
+/// and snapshot next to the domain tools). They count as covered.
+template <fixed_string... Tools>
+struct every_mode_def {
+    /// The names of the tools visible in every mode.
+    static constexpr std::array<std::string_view, sizeof...(Tools)> tools{Tools.view()...};
+};
+/// Declare tools visible in every mode: `agentkit::in_every_mode(browser_navigate)`.
+template <class... Tools>
+[[nodiscard]] constexpr auto in_every_mode(const Tools&...) {
+    return every_mode_def<detail::tool_name_of<Tools>::value...>{};
+}
+
+/// Start in a mode instead of ROOT (saves the first menu_enter when the task is known).
+template <fixed_string Name>
+struct start_in_t {
+    /// The start mode's name.
+    static constexpr std::string_view name = Name.view();
+};
+/// Start the menu in this mode: `agentkit::start_in<"swe">`.
+template <fixed_string Name>
+inline constexpr start_in_t<Name> start_in{};
+
+/// Run-time options of a menu (wording and hooks).
+struct menu_options {
+    /// The ROOT dead-end nudge (a model that answers in prose at ROOT is told how to act). "{modes}" is replaced by the mode list.
+    std::string root_nudge =
+        "You are at ROOT, where only the menu tools exist, and you answered without acting. If the task needs "
+        "tools, call menu_enter with one of: {modes}. If it is finished, call complete.";
+    /// How many nudges per stay at ROOT (entering a mode resets the count); 0 disables them.
+    std::size_t max_nudges = 2;
+    /// Also show the in_every_mode tools at ROOT.
+    bool every_mode_tools_at_root = false;
+    /// menu_enter results carry tool_reference blocks for the mode's tools (Anthropic
+    /// defer_loading); strategy::adapt_output() drops them for the other strategies.
+    bool reference_blocks = true;
+    /// List the current mode's tool names in [MENU_STATE] (useful when the full tool list
+    /// stays in the prompt and only allowed_tools restricts it).
+    bool state_lists_tools = true;
+    /// Replaces the prompt's opening paragraph when not empty.
+    std::string prompt_intro;
+    /// Replaces the first-action rule when not empty.
+    std::string first_action_rule;
+    /// Modes left out at run time (a capability the host has not turned on): not listed, not
+    /// enterable, not in the prompt; a call to a tool that only they hold answers
+    /// capability.unsupported with `omitted_hint` (what turns them on). Unknown names are
+    /// problems() at bind.
+    std::vector<std::string> omitted_modes;
+    /// The hint of a call to a tool of an omitted mode.
+    std::string omitted_hint = "This tool is not offered by this host.";
+    /// Called with the model's summary when it calls complete.
+    std::function<void(std::string_view)> on_complete;
+    /// Called with the text when the model calls message_user.
+    std::function<void(std::string_view)> on_message_user;
+};
+
+/// One mode at run time.
+struct menu_mode {
+    std::string name;                ///< the mode's name
+    std::string description;         ///< what the mode is for (menu_list, prompt)
+    std::string intent;              ///< the intent line of the prompt's intent → mode map
+    std::vector<std::string> tools;  ///< in declared order
+};
+
+/// The run-time part of every menu<...>: state, visibility, meta-tools, prompt and state text.
+class menu_runtime {
+public:
+    /// The name of the state outside every mode.
+    static constexpr std::string_view root = "ROOT";
+
+    menu_runtime() = default;
+    /// A menu over these modes, in-every-mode tools, start mode ("" for ROOT) and options.
+    menu_runtime(std::vector<menu_mode> modes, std::vector<std::string> every, std::string start, menu_options o)
+        : modes_(std::move(modes)), every_(std::move(every)), start_(std::move(start)), opt_(std::move(o)) {
+        for (const auto& name : opt_.omitted_modes) {
+            auto it = std::find_if(modes_.begin(), modes_.end(), [&](const menu_mode& m) { return m.name == name; });
+            if (it == modes_.end()) {
+                unknown_omitted_.push_back(name);
+                continue;
+            }
+            omitted_tools_.insert(it->tools.begin(), it->tools.end());
+            modes_.erase(it);
+        }
+        for (const auto& m : modes_)
+            for (const auto& t : m.tools) omitted_tools_.erase(t);  // still reachable through another mode
+        if (std::find(opt_.omitted_modes.begin(), opt_.omitted_modes.end(), start_) != opt_.omitted_modes.end()) start_.clear();
+        current_ = find_mode(start_);
+    }
+
+    // --- masker ------------------------------------------------------------------------------
+    /// Take the host's catalogue; tools a mode lists but the toolbox lacks, and tools in no mode, become
+    /// problems(). Returns to the start mode.
+    void bind(const std::vector<tool_info>& catalogue) {
+        catalogue_.clear();
+        index_.clear();
+        for (const auto& t : catalogue) {
+            index_.emplace(t.name, catalogue_.size());
+            catalogue_.push_back(t.name);
+        }
+        problems_.clear();
+        for (const auto& m : modes_)
+            for (const auto& t : m.tools)
+                if (!index_.count(t)) problems_.push_back("mode \"" + m.name + "\" lists unknown tool \"" + t + "\"");
+        for (const auto& t : catalogue_)
+            if (modes_of(t).empty() && !is_every(t) && !omitted_tools_.count(t)) problems_.push_back("tool \"" + t + "\" is in no mode");
+        for (const auto& m : unknown_omitted_) problems_.push_back("omitted mode \"" + m + "\" is not a mode");
+        current_ = find_mode(start_);
+        nudges_ = 0;
+        signal_.bump();
+    }
+
+    /// The six menu tools: menu_list, menu_enter, menu_exit, complete, think, message_user.
+    [[nodiscard]] std::vector<tool_info> meta_tools() const {
+        std::vector<tool_info> out;
+        auto obj = [](json props, json required) {
+            return json{{"type", "object"}, {"properties", std::move(props)}, {"required", std::move(required)},
+                        {"additionalProperties", false}};
+        };
+        json mode_enum = json::array();
+        for (const auto& m : modes_) mode_enum.push_back(m.name);
+        std::string mode_list;
+        for (const auto& m : modes_) mode_list += (mode_list.empty() ? "" : ", ") + m.name;
+
+        tool_info list;
+        list.name = "menu_list";
+        list.description = "Show the current mode, the modes of the tool menu with what each is for, and their tools.";
+        list.input_schema = obj(json::object(), json::array());
+        list.traits = read_only;
+        out.push_back(std::move(list));
+
+        tool_info enter;
+        enter.name = "menu_enter";
+        enter.description = "Enter a mode of the tool menu to make its tools available. Modes: " + mode_list + ".";
+        enter.input_schema = obj(json{{"mode", {{"type", "string"}, {"description", "The mode to enter"}, {"enum", mode_enum}}}},
+                                 json::array({"mode"}));
+        out.push_back(std::move(enter));
+
+        tool_info exit_;
+        exit_.name = "menu_exit";
+        exit_.description = "Leave the current mode and return to ROOT.";
+        exit_.input_schema = obj(json::object(), json::array());
+        out.push_back(std::move(exit_));
+
+        tool_info complete;
+        complete.name = "complete";
+        complete.description = "Signal that the task is finished, with a short summary of the outcome.";
+        complete.input_schema = obj(json{{"summary", {{"type", "string"}, {"description", "What was done"}}}},
+                                    json::array({"summary"}));
+        out.push_back(std::move(complete));
+
+        tool_info think;
+        think.name = "think";
+        think.description = "Think step by step before acting; the thought is recorded, nothing else happens.";
+        think.input_schema = obj(json{{"thought", {{"type", "string"}, {"description", "Your reasoning"}}}},
+                                 json::array({"thought"}));
+        think.traits = read_only;
+        out.push_back(std::move(think));
+
+        tool_info msg;
+        msg.name = "message_user";
+        msg.description = "Send a message to the user (progress, a question, or the answer).";
+        msg.input_schema = obj(json{{"message", {{"type", "string"}, {"description", "The message"}}}},
+                               json::array({"message"}));
+        out.push_back(std::move(msg));
+        return out;
+    }
+
+    /// True for the menu tools and for the tools of the current mode (and in_every_mode tools, see menu_options).
+    [[nodiscard]] bool is_visible(std::string_view name) const {
+        if (detail::contains_name(menu_meta_tool_names, name)) return true;
+        auto it = index_.find(std::string(name));
+        if (it == index_.end()) return false;
+        return visible_now(it->first);
+    }
+
+    /// The menu tools, then the tools visible in the current mode in catalogue order.
+    [[nodiscard]] std::vector<std::string> visible() const {
+        std::vector<std::string> out(menu_meta_tool_names.begin(), menu_meta_tool_names.end());
+        for (const auto& t : catalogue_)
+            if (visible_now(t)) out.push_back(t);
+        return out;
+    }
+
+    /// The menu's prompt contract: how the menu works, the intent → mode map and the first-action rule (stable).
+    [[nodiscard]] std::string prompt_section() const {
+        std::string s = "## Tool menu\n";
+        if (!opt_.prompt_intro.empty()) {
+            s += opt_.prompt_intro;
+        } else {
+            s += "Your tools are organised in a menu of modes. At ROOT only the menu tools are available (menu_list, "
+                 "menu_enter, menu_exit, complete, think, message_user); a mode's tools become available once you "
+                 "enter it with menu_enter, and menu_exit returns to ROOT. Every tool is reachable: if a tool you need "
+                 "is not available, enter the mode that has it.";
+        }
+        if (!start_.empty()) s += " You start in mode " + start_ + ".";
+        s += "\n\nIntent -> mode:\n";
+        for (const auto& m : modes_) {
+            s += "- " + m.name + ": ";
+            s += !m.intent.empty() ? m.intent : (!m.description.empty() ? m.description : "tools: " + join(m.tools, ", "));
+            s += "\n";
+        }
+        s += "\nFirst action rule: ";
+        if (!opt_.first_action_rule.empty()) {
+            s += opt_.first_action_rule;
+        } else {
+            s += "unless the request needs no tools at all, your first action is menu_enter with the mode that fits "
+                 "it (call menu_list if unsure). Switch modes when the task moves on; do not answer in prose that "
+                 "you cannot do something before checking the menu.";
+        }
+        s += "\nEach turn a [MENU_STATE] message tells you the current mode.\n";
+        return s;
+    }
+
+    /// "[MENU_STATE] mode: ...": the current mode, its tools and the other modes.
+    [[nodiscard]] std::string state_message() const {
+        std::string s = "[MENU_STATE] mode: ";
+        if (current_ < 0) {
+            s += "ROOT (menu tools only";
+            if (opt_.every_mode_tools_at_root && !every_.empty()) s += " + " + join(every_, ", ");
+            s += ") | modes: ";
+            s += modes_summary(-1);
+            s += " | call menu_enter to use a mode's tools";
+        } else {
+            const auto& m = modes_[static_cast<std::size_t>(current_)];
+            const auto tools = mode_tools(current_);
+            s += m.name + " (" + std::to_string(tools.size()) + " tools";
+            if (opt_.state_lists_tools) s += ": " + join(tools, ", ");
+            s += ") | other modes: " + modes_summary(current_) + " | menu_exit returns to ROOT";
+        }
+        return s;
+    }
+
+    /// Answer a call to one of the six menu tools; nullopt for any other name.
+    [[nodiscard]] std::optional<result<tool_output>> handle_meta(std::string_view name, const json& args) {
+        if (name == "menu_list") return list();
+        if (name == "menu_enter") return enter_from_args(args);
+        if (name == "menu_exit") return exit();
+        if (name == "complete") {
+            const std::string summary = string_arg(args, "summary");
+            call_hook(opt_.on_complete, summary);
+            tool_output o = tool_output::text("Task marked complete.");
+            o.structured = json{{"complete", true}, {"summary", summary}};
+            return o;
+        }
+        if (name == "think") return tool_output::text("Thought recorded.");
+        if (name == "message_user") {
+            const std::string message = string_arg(args, "message");
+            if (message.empty())
+                return result<tool_output>(fail(errc::args_invalid, "message_user: \"message\" is required and must be a non-empty string",
+                                                "Call message_user with {\"message\": \"...\"}."));
+            call_hook(opt_.on_message_user, message);
+            return tool_output::text("Message delivered to the user.");
+        }
+        return std::nullopt;
+    }
+
+    /// tool.masked naming the mode to enter for the tool, or tool.unknown with the closest names.
+    [[nodiscard]] result<tool_output> answer_hidden(std::string_view name) const {
+        const std::string n(name);
+        if (!index_.count(n)) {
+            std::vector<std::string> all(menu_meta_tool_names.begin(), menu_meta_tool_names.end());
+            all.insert(all.end(), catalogue_.begin(), catalogue_.end());
+            auto close = closest_names(name, all, 3);
+            std::string hint = close.empty() ? "Call menu_list to see the modes and their tools."
+                                             : "Did you mean " + join(close, ", ") + "? Call menu_list to see every tool.";
+            return fail(errc::tool_unknown, "no tool named \"" + n + "\"", std::move(hint), json{{"candidates", close}});
+        }
+        const auto modes = modes_of(n);
+        if (modes.empty() && omitted_tools_.count(n))
+            return fail(errc::capability_unsupported, n + " is not offered here", opt_.omitted_hint, json{{"tool", n}});
+        std::string where = modes.empty() ? std::string("no mode") : "mode " + join(modes, ", ");
+        std::string msg = n + " is not available in " + std::string(current_mode()) + "; it is in " + where + ".";
+        std::string hint = modes.empty() ? "This tool cannot be reached from the menu."
+                                         : "Call menu_enter with {\"mode\": \"" + modes.front() + "\"}, then call " + n + " again.";
+        return fail(errc::tool_masked, std::move(msg), std::move(hint),
+                    json{{"tool", n}, {"modes", modes}, {"current_mode", std::string(current_mode())}});
+    }
+
+    /// Ignores the call.
+    void observe_call(std::string_view, const json&, bool) {}
+
+    /// Moves whenever the visible set changes (entering or leaving a mode, bind()).
+    [[nodiscard]] std::uint64_t version() const noexcept { return signal_.version(); }
+
+    // --- optional capabilities -----------------------------------------------------------------
+    /// Install the callback run when version() moves.
+    void set_on_change(std::function<void(std::uint64_t)> cb) { signal_.set_on_change(std::move(cb)); }
+
+    /// The ROOT dead-end nudge: the configured text when the model is at ROOT and the nudge
+    /// budget is not spent, else nullopt. Call it when a model turn ended in prose.
+    [[nodiscard]] std::optional<std::string> dead_end_nudge() {
+        if (current_ >= 0 || nudges_ >= opt_.max_nudges || opt_.root_nudge.empty()) return std::nullopt;
+        ++nudges_;
+        std::string s = opt_.root_nudge;
+        const std::string names = mode_names_joined();
+        for (std::size_t p = s.find("{modes}"); p != std::string::npos; p = s.find("{modes}", p + names.size()))
+            s.replace(p, 7, names);
+        return s;
+    }
+
+    /// The same nudge under the name agent_session looks for.
+    [[nodiscard]] std::optional<std::string> on_prose_answer() { return dead_end_nudge(); }
+
+    // --- menu API ------------------------------------------------------------------------------
+    /// "ROOT" or the current mode's name.
+    [[nodiscard]] std::string_view current_mode() const noexcept {
+        return current_ < 0 ? root : std::string_view(modes_[static_cast<std::size_t>(current_)].name);
+    }
+    /// True when no mode is entered.
+    [[nodiscard]] bool at_root() const noexcept { return current_ < 0; }
+    /// The modes, in declared order.
+    [[nodiscard]] const std::vector<menu_mode>& modes() const noexcept { return modes_; }
+    /// The names of the in_every_mode tools.
+    [[nodiscard]] const std::vector<std::string>& every_mode_tools() const noexcept { return every_; }
+    /// The mode the menu starts in ("ROOT" when none).
+    [[nodiscard]] std::string_view start_mode() const noexcept { return start_.empty() ? root : std::string_view(start_); }
+    /// The run-time options.
+    [[nodiscard]] const menu_options& options() const noexcept { return opt_; }
+    /// Binding problems (only possible for menus never checked against their toolbox).
+    [[nodiscard]] const std::vector<std::string>& problems() const noexcept { return problems_; }
+
+    /// The modes a tool is in, in declared order.
+    [[nodiscard]] std::vector<std::string> modes_of(std::string_view tool) const {
+        std::vector<std::string> out;
+        for (const auto& m : modes_)
+            if (std::find(m.tools.begin(), m.tools.end(), tool) != m.tools.end()) out.push_back(m.name);
+        return out;
+    }
+
+    /// Enter a mode (the menu_enter meta-tool). Unknown modes fail with the list of modes.
+    [[nodiscard]] result<tool_output> enter(std::string_view mode) {
+        int idx = find_mode(mode);
+        if (idx < 0) {
+            for (std::size_t i = 0; i < modes_.size(); ++i)
+                if (iequals_ascii(modes_[i].name, mode)) idx = static_cast<int>(i);
+        }
+        if (idx < 0) {
+            for (const auto& m : opt_.omitted_modes)
+                if (iequals_ascii(m, mode))
+                    return fail(errc::capability_unsupported, "mode \"" + m + "\" is not offered here",
+                                opt_.omitted_hint + " Call menu_enter with one of: " + mode_names_joined() + ".");
+            json names = json::array();
+            for (const auto& m : modes_) names.push_back(m.name);
+            std::vector<std::string> all;
+            for (const auto& m : modes_) all.push_back(m.name);
+            auto close = closest_names(mode, all, 1);
+            std::string hint = "Call menu_enter with one of: " + mode_names_joined() + ".";
+            if (!close.empty()) hint = "Did you mean \"" + close.front() + "\"? " + hint;
+            return fail(errc::args_invalid, "no mode named \"" + std::string(mode) + "\"", std::move(hint),
+                        json{{"modes", std::move(names)}});
+        }
+        const bool changed = idx != current_;
+        current_ = idx;
+        nudges_ = 0;
+        if (changed) signal_.bump();
+        const auto& m = modes_[static_cast<std::size_t>(idx)];
+        const auto tools = mode_tools(idx);
+        tool_output o = tool_output::text((changed ? "Entered mode " : "Already in mode ") + m.name + ". " +
+                                          std::to_string(tools.size()) + " tools available: " + join(tools, ", ") + ".");
+        if (opt_.reference_blocks)
+            for (const auto& t : tools) o.content.push_back(content_block::make_tool_reference(t));
+        o.structured = json{{"mode", m.name}, {"tools", tools}};
+        return o;
+    }
+
+    /// Return to ROOT (the menu_exit meta-tool).
+    [[nodiscard]] result<tool_output> exit() {
+        if (current_ < 0) return tool_output::text("Already at ROOT. Modes: " + mode_names_joined() + ".");
+        const std::string left = modes_[static_cast<std::size_t>(current_)].name;
+        current_ = -1;
+        nudges_ = 0;
+        signal_.bump();
+        return tool_output::text("Left mode " + left + "; now at ROOT. Modes: " + mode_names_joined() + ".");
+    }
+
+    /// The menu_list meta-tool.
+    [[nodiscard]] result<tool_output> list() const {
+        std::string s = "Current mode: " + std::string(current_mode()) + "\nModes:";
+        json modes = json::array();
+        for (std::size_t i = 0; i < modes_.size(); ++i) {
+            const auto& m = modes_[i];
+            const auto tools = mode_tools(static_cast<int>(i));
+            s += "\n- " + m.name;
+            if (!m.description.empty()) s += " — " + m.description;
+            if (!m.intent.empty()) s += " (use for: " + m.intent + ")";
+            s += ": " + join(tools, ", ");
+            modes.push_back(json{{"name", m.name}, {"description", m.description}, {"intent", m.intent}, {"tools", tools}});
+        }
+        if (!every_.empty()) s += "\nIn every mode: " + join(every_, ", ");
+        tool_output o = tool_output::text(std::move(s));
+        o.structured = json{{"current_mode", std::string(current_mode())}, {"modes", std::move(modes)}};
+        return o;
+    }
+
+    /// Host tools visible in mode `idx` (-1: ROOT): the mode's own tools in declared order,
+    /// then the every-mode tools it does not already list.
+    [[nodiscard]] std::vector<std::string> mode_tools(int idx) const {
+        std::vector<std::string> out;
+        if (idx >= 0) out = modes_[static_cast<std::size_t>(idx)].tools;
+        if (idx >= 0 || opt_.every_mode_tools_at_root)
+            for (const auto& t : every_)
+                if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+        return out;
+    }
+
+private:
+    static std::string string_arg(const json& args, const char* key) {
+        if (!args.is_object()) return {};
+        auto it = args.find(key);
+        return it != args.end() && it->is_string() ? it->get<std::string>() : std::string();
+    }
+    static void call_hook(const std::function<void(std::string_view)>& f, std::string_view s) noexcept {
+        if (!f) return;
+        try {
+            f(s);
+        } catch (...) {  // user callbacks never throw into the library
+        }
+    }
+    result<tool_output> enter_from_args(const json& args) {
+        if (!args.is_object() || !args.contains("mode") || !args["mode"].is_string()) {
+            json names = json::array();
+            for (const auto& m : modes_) names.push_back(m.name);
+            return fail(errc::args_invalid, "menu_enter: \"mode\" is required and must be a string",
+                        "Call menu_enter with {\"mode\": one of " + mode_names_joined() + "}.",
+                        json{{"modes", std::move(names)}});
+        }
+        return enter(args["mode"].get<std::string>());
+    }
+    [[nodiscard]] int find_mode(std::string_view name) const {
+        for (std::size_t i = 0; i < modes_.size(); ++i)
+            if (modes_[i].name == name) return static_cast<int>(i);
+        return -1;
+    }
+    [[nodiscard]] bool is_every(std::string_view t) const {
+        return std::find(every_.begin(), every_.end(), t) != every_.end();
+    }
+    [[nodiscard]] bool visible_now(std::string_view t) const {
+        if (is_every(t) && (current_ >= 0 || opt_.every_mode_tools_at_root)) return true;
+        if (current_ < 0) return false;
+        const auto& m = modes_[static_cast<std::size_t>(current_)].tools;
+        return std::find(m.begin(), m.end(), t) != m.end();
+    }
+    [[nodiscard]] std::string mode_names_joined() const {
+        std::string s;
+        for (const auto& m : modes_) s += (s.empty() ? "" : ", ") + m.name;
+        return s;
+    }
+    [[nodiscard]] std::string modes_summary(int except) const {
+        std::string s;
+        for (std::size_t i = 0; i < modes_.size(); ++i) {
+            if (static_cast<int>(i) == except) continue;
+            if (!s.empty()) s += ", ";
+            s += modes_[i].name + " (" + std::to_string(mode_tools(static_cast<int>(i)).size()) + ")";
+        }
+        return s;
+    }
+
+    std::vector<menu_mode> modes_;
+    std::set<std::string> omitted_tools_;         // tools only omitted modes hold (menu_options::omitted_modes)
+    std::vector<std::string> unknown_omitted_;    // omitted_modes naming no mode (problems at bind)
+    std::vector<std::string> every_;
+    std::string start_;
+    menu_options opt_;
+    std::vector<std::string> catalogue_;
+    std::unordered_map<std::string, std::size_t> index_;
+    std::vector<std::string> problems_;
+    int current_ = -1;
+    std::size_t nudges_ = 0;
+    visibility_signal signal_;
+};
+
+namespace detail {
+template <class T> struct is_mode_def : std::false_type {};
+template <fixed_string N, fixed_string... T> struct is_mode_def<mode_def<N, T...>> : std::true_type {};
+template <class T> struct is_every_def : std::false_type {};
+template <fixed_string... T> struct is_every_def<every_mode_def<T...>> : std::true_type {};
+template <class T> struct is_start_def : std::false_type {};
+template <fixed_string N> struct is_start_def<start_in_t<N>> : std::true_type {};
+
+template <class P>
+inline constexpr bool is_menu_part_v = is_mode_def<P>::value || is_every_def<P>::value || is_start_def<P>::value ||
+                                       std::is_same_v<P, menu_options>;
+
+template <class P>
+constexpr bool part_lists(std::string_view tool) {
+    if constexpr (is_mode_def<P>::value || is_every_def<P>::value) return contains_name(P::tools, tool);
+    else return false;
+}
+
+template <class P>
+constexpr std::string_view mode_name_or_empty() {
+    if constexpr (is_mode_def<P>::value) return P::name;
+    else return {};
+}
+
+template <class... Parts>
+constexpr bool mode_names_unique() {
+    constexpr std::array<std::string_view, sizeof...(Parts)> names{mode_name_or_empty<Parts>()...};
+    for (std::size_t i = 0; i < names.size(); ++i)
+        for (std::size_t j = i + 1; j < names.size(); ++j)
+            if (!names[i].empty() && names[i] == names[j]) return false;
+    return true;
+}
+
+template <class... Parts>
+struct part_list {};
+
+template <class S, class List>
+struct start_declared_one : std::true_type {};
+template <fixed_string N, class... Parts>
+struct start_declared_one<start_in_t<N>, part_list<Parts...>>
+    : std::bool_constant<((mode_name_or_empty<Parts>() == N.view()) || ...)> {};
+
+template <class... Parts>
+constexpr bool start_is_declared() {
+    return (start_declared_one<Parts, part_list<Parts...>>::value && ...);
+}
+
+template <class... Parts>
+constexpr std::size_t count_starts() {
+    return (std::size_t{is_start_def<Parts>::value ? 1U : 0U} + ... + 0U);
+}
+template <class... Parts>
+constexpr std::size_t count_options() {
+    return (std::size_t{std::is_same_v<Parts, menu_options> ? 1U : 0U} + ... + 0U);
+}
+template <class... Parts>
+constexpr std::size_t count_modes() {
+    return (std::size_t{is_mode_def<Parts>::value ? 1U : 0U} + ... + 0U);
+}
+
+// One check per host tool. The failing check's type spells the tool's name one character at a
+// time, which every compiler prints legibly: tool_in_no_mode<'b', 'a', 's', 'h'>.
+template <char... Name>
+struct tool_in_no_mode {
+    static constexpr bool value = sizeof...(Name) == 0;  // false: instantiated only for a tool in no mode
+    static_assert(value, "agentkit: a tool is in no mode: list it in a mode<...>(...) or in in_every_mode(...); "
+                         "the diagnostic spells its name in tool_in_no_mode<...>");
+};
+template <fixed_string S, class Seq>
+struct no_mode_for;
+template <fixed_string S, std::size_t... I>
+struct no_mode_for<S, std::index_sequence<I...>> {
+    using type = tool_in_no_mode<S.data[I]...>;
+};
+struct tool_in_a_mode {
+    static constexpr bool value = true;
+};
+template <fixed_string Tool, class... Parts>
+struct menu_tool_covered {
+    static constexpr bool covered = (part_lists<Parts>(Tool.view()) || ...);
+    static constexpr bool value =
+        std::conditional_t<covered, tool_in_a_mode, typename no_mode_for<Tool, std::make_index_sequence<Tool.size()>>::type>::value;
+};
+template <fixed_string Tool>
+struct menu_tool_not_meta {
+    static constexpr bool value = !contains_name(menu_meta_tool_names, Tool.view());
+    static_assert(value, "agentkit: a host tool uses the name of a menu meta-tool (menu_list, menu_enter, menu_exit, "
+                         "complete, think, message_user)");
+};
+template <class Box, fixed_string Tool>
+struct menu_listed_tool_exists {
+    static constexpr bool value = Box::contains(Tool.view());
+    static_assert(value, "agentkit: a mode lists a tool that is not in the toolbox");
+};
+
+template <class Box, class P>
+struct check_listed : std::true_type {};
+template <class Box, fixed_string N, fixed_string... T>
+struct check_listed<Box, mode_def<N, T...>> : std::bool_constant<(menu_listed_tool_exists<Box, T>::value && ...)> {};
+template <class Box, fixed_string... T>
+struct check_listed<Box, every_mode_def<T...>> : std::bool_constant<(menu_listed_tool_exists<Box, T>::value && ...)> {};
+
+template <class Box, class... Parts>
+struct menu_box_check {
+    static_assert(sizeof(Box) == 0, "agentkit: a menu is checked against an agentkit::toolbox<...>");
+};
+template <class... Tools, class... Parts>
+struct menu_box_check<toolbox<Tools...>, Parts...> {
+    static constexpr bool covered = (menu_tool_covered<tool_name_of<Tools>::value, Parts...>::value && ...);
+    static constexpr bool no_meta = (menu_tool_not_meta<tool_name_of<Tools>::value>::value && ...);
+    static constexpr bool listed = (check_listed<toolbox<Tools...>, Parts>::value && ...);
+    static constexpr bool value = covered && no_meta && listed;
+};
+
+template <std::size_t N>
+std::vector<std::string> to_strings(const std::array<std::string_view, N>& a) {
+    std::vector<std::string> v;
+    v.reserve(N);
+    for (auto s : a) v.emplace_back(s);
+    return v;
+}
+}  // namespace detail
+
+/// A menu over modes declared at compile time. Parts: mode<...>(...), in_every_mode(...),
+/// start_in<...>, menu_options{...}, in any order; modes keep their declared order.
+template <class... Parts>
+class menu : public menu_runtime {
+    static_assert((detail::is_menu_part_v<Parts> && ...),
+                  "agentkit: a menu takes mode<...>(...), in_every_mode(...), start_in<...> and menu_options");
+    static_assert(detail::count_modes<Parts...>() > 0, "agentkit: a menu needs at least one mode");
+    static_assert(detail::mode_names_unique<Parts...>(), "agentkit: duplicate mode name: every mode needs a unique name");
+    static_assert(detail::count_starts<Parts...>() <= 1, "agentkit: a menu has at most one start_in<...>");
+    static_assert(detail::count_options<Parts...>() <= 1, "agentkit: a menu has at most one menu_options");
+    static_assert(detail::start_is_declared<Parts...>(), "agentkit: start_in names a mode that is not declared");
+
+public:
+    /// A menu of these parts (modes, in_every_mode, start_in, menu_options), checked at compile time.
+    explicit menu(Parts... parts) : menu_runtime(collect(parts...)) {}
+
+    /// Compile-time check against the toolbox the menu is used with (see check_masker).
+    template <class Box>
+    static constexpr bool agentkit_check_toolbox() {
+        return detail::menu_box_check<std::remove_cvref_t<Box>, Parts...>::value;
+    }
+
+private:
+    static menu_runtime collect(const Parts&... parts) {
+        std::vector<menu_mode> modes;
+        std::vector<std::string> every;
+        std::string start;
+        menu_options opt;
+        auto take = [&]<class P>(const P& p) {
+            if constexpr (detail::is_mode_def<P>::value) {
+                modes.push_back(menu_mode{std::string(P::name), std::string(p.description), std::string(p.intent),
+                                          detail::to_strings(P::tools)});
+            } else if constexpr (detail::is_every_def<P>::value) {
+                for (auto t : P::tools)
+                    if (std::find(every.begin(), every.end(), t) == every.end()) every.emplace_back(t);
+            } else if constexpr (detail::is_start_def<P>::value) {
+                start = std::string(P::name);
+            } else {
+                opt = p;
+            }
+        };
+        (take(parts), ...);
+        return menu_runtime(std::move(modes), std::move(every), std::move(start), std::move(opt));
+    }
+};
+
+template <class... Parts>
+menu(Parts...) -> menu<Parts...>;
+
+/// A menu checked at compile time against the toolbox type `Box`: every tool of `Box` is in
+/// some mode (or in_every_mode), every listed tool exists in `Box`, and no host tool is named
+/// like a meta-tool.
+template <class Box, class... Parts>
+[[nodiscard]] auto menu_for(Parts... parts) {
+    static_assert(menu<Parts...>::template agentkit_check_toolbox<Box>(), "agentkit: the menu does not fit the toolbox");
+    return menu<Parts...>(std::move(parts)...);
+}
+
+}  // namespace agentkit
+// ---- end <agentkit/visibility/menu.hpp> ----
 
 #include <algorithm>
 #include <array>

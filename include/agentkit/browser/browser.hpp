@@ -24,6 +24,7 @@
 // detail/scripts.hpp.
 #pragma once
 
+#include <agentkit/cdp/connection.hpp>
 #include <agentkit/browser/action_result.hpp>
 #include <agentkit/browser/cancel.hpp>
 #include <agentkit/browser/detail/geometry.hpp>
@@ -40,7 +41,6 @@
 #include <agentkit/browser/results.hpp>
 #include <agentkit/browser/snapshot.hpp>
 #include <agentkit/browser/socket_gate.hpp>
-#include <agentkit/cdp/connection.hpp>
 #include <agentkit/cdp/launch.hpp>
 #include <agentkit/cdp/pipe_transport.hpp>
 #include <agentkit/cdp/websocket_transport.hpp>

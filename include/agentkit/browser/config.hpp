@@ -11,6 +11,7 @@
 //   for (auto& n : c.notes) print n;                                  // accepted, no effect here
 #pragma once
 
+#include <agentkit/search/config.hpp>
 #include <agentkit/browser/artifacts.hpp>
 #include <agentkit/browser/options.hpp>
 #include <agentkit/browser/policy.hpp>
@@ -18,7 +19,6 @@
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
-#include <agentkit/search/config.hpp>
 #include <agentkit/version.hpp>
 
 #include <algorithm>

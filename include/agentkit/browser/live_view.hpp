@@ -17,11 +17,11 @@
 // pacer) turns the capture on when the agent turns quiet or a long burst's next frame is due.
 #pragma once
 
+#include <agentkit/browser/timeline.hpp>
 #include <agentkit/browser/browser.hpp>
 #include <agentkit/browser/call_gate.hpp>
 #include <agentkit/browser/capture_rule.hpp>
 #include <agentkit/browser/frame_pump.hpp>
-#include <agentkit/browser/timeline.hpp>
 #include <agentkit/browser/tool_state.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>

@@ -9,10 +9,10 @@
 //   auto scope = agentkit::browser::core_scope(tools);                         // --tools core
 #pragma once
 
+#include <agentkit/visibility/router.hpp>
 #include <agentkit/browser/tools/vision.hpp>
 #include <agentkit/visibility/frozen_scope.hpp>
 #include <agentkit/visibility/menu.hpp>
-#include <agentkit/visibility/router.hpp>
 
 #include <algorithm>
 #include <array>

@@ -2,11 +2,11 @@
 // options of its single operations (clicks, typing, screenshots, recordings, extraction, waits).
 #pragma once
 
+#include <agentkit/cdp/webdriver.hpp>
 #include <agentkit/browser/policy.hpp>
 #include <agentkit/browser/snapshot_types.hpp>
 #include <agentkit/cdp/launch.hpp>
 #include <agentkit/cdp/transport.hpp>
-#include <agentkit/cdp/webdriver.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/core/tokens.hpp>

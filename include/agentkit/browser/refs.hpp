@@ -3,9 +3,9 @@
 // resolves it back, and retires the refs of navigated frames.
 #pragma once
 
+#include <agentkit/core/strings.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
-#include <agentkit/core/strings.hpp>
 #include <agentkit/core/tokens.hpp>
 
 #include <algorithm>

@@ -28,10 +28,10 @@
 // outputs), detail/render.hpp (node → lines), snapshot_diff.hpp (deltas); this header renders.
 #pragma once
 
+#include <agentkit/browser/snapshot_diff.hpp>
 #include <agentkit/browser/detail/render.hpp>
 #include <agentkit/browser/dom_index.hpp>
 #include <agentkit/browser/refs.hpp>
-#include <agentkit/browser/snapshot_diff.hpp>
 #include <agentkit/browser/snapshot_types.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>

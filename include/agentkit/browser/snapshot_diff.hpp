@@ -2,11 +2,11 @@
 // added, removed and changed (same ref, new text), worded within a token budget.
 #pragma once
 
+#include <agentkit/core/tokens.hpp>
 #include <agentkit/browser/snapshot_types.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/core/strings.hpp>
-#include <agentkit/core/tokens.hpp>
 
 #include <algorithm>
 #include <cctype>

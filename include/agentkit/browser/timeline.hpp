@@ -4,8 +4,8 @@
 // oldest steps go first.
 #pragma once
 
-#include <agentkit/browser/tool_state.hpp>
 #include <agentkit/core/json.hpp>
+#include <agentkit/browser/tool_state.hpp>
 
 #include <chrono>
 #include <cstddef>

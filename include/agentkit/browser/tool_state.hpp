@@ -2,8 +2,8 @@
 // store, the tools' options and the running totals of their calls.
 #pragma once
 
-#include <agentkit/browser/artifacts.hpp>
 #include <agentkit/browser/browser.hpp>
+#include <agentkit/browser/artifacts.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/core/tokens.hpp>

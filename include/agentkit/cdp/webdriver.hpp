@@ -18,8 +18,8 @@
 // closes or restarts.
 #pragma once
 
-#include <agentkit/cdp/detail/net.hpp>
 #include <agentkit/cdp/launch.hpp>
+#include <agentkit/cdp/detail/net.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>

@@ -17,10 +17,10 @@
 //   auto local = agentkit::cdp::websocket_transport::launch({});
 #pragma once
 
+#include <agentkit/cdp/detail/websocket_frame.hpp>
 #include <agentkit/cdp/detail/net.hpp>
 #include <agentkit/cdp/detail/posix.hpp>
 #include <agentkit/cdp/detail/sha1_base64.hpp>
-#include <agentkit/cdp/detail/websocket_frame.hpp>
 #include <agentkit/cdp/launch.hpp>
 #include <agentkit/cdp/transport.hpp>
 #include <agentkit/core/json.hpp>

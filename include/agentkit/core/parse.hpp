@@ -2,10 +2,10 @@
 // with its JSON Pointer path (writing them back: core/serialize.hpp).
 #pragma once
 
+#include <agentkit/core/serialize.hpp>
 #include <agentkit/core/describe.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
-#include <agentkit/core/serialize.hpp>
 #include <agentkit/core/strings.hpp>
 
 #include <cmath>

@@ -12,10 +12,10 @@
 //   f.set_kind("read_page", agentkit::result_kind::page_text);
 #pragma once
 
+#include <agentkit/tools/tool.hpp>
 #include <agentkit/format/artifacts.hpp>
 #include <agentkit/format/budget.hpp>
 #include <agentkit/tools/output.hpp>
-#include <agentkit/tools/tool.hpp>
 
 #include <concepts>
 #include <cstddef>

@@ -20,9 +20,9 @@
 // Images are never inlined unless report_options::inline_images is set.
 #pragma once
 
+#include <agentkit/tools/output.hpp>
 #include <agentkit/format/artifacts.hpp>
 #include <agentkit/format/budget.hpp>
-#include <agentkit/tools/output.hpp>
 
 #include <cstddef>
 #include <string>

@@ -9,10 +9,10 @@
 // declares in its capabilities) only what its backend has.
 #pragma once
 
+#include <agentkit/mcp/features.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
-#include <agentkit/mcp/features.hpp>
 #include <agentkit/tools/context.hpp>
 #include <agentkit/tools/output.hpp>
 #include <agentkit/tools/tool.hpp>

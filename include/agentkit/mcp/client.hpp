@@ -55,6 +55,7 @@
 // Thread safety: every member may be called from any thread, concurrently.
 #pragma once
 
+#include <agentkit/tools/traits.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
@@ -63,7 +64,6 @@
 #include <agentkit/tools/context.hpp>
 #include <agentkit/tools/output.hpp>
 #include <agentkit/tools/tool.hpp>
-#include <agentkit/tools/traits.hpp>
 #include <agentkit/version.hpp>
 
 #include <algorithm>

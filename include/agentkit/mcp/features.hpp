@@ -40,11 +40,11 @@
 // exception becomes an error answer. Reads of unknown URIs fail with errc::not_found.
 #pragma once
 
+#include <agentkit/core/parse.hpp>
 #include <agentkit/core/describe.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/fixed_string.hpp>
 #include <agentkit/core/json.hpp>
-#include <agentkit/core/parse.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/core/schema.hpp>
 #include <agentkit/tools/context.hpp>

@@ -21,13 +21,13 @@
 // Arguments are checked against each tool's inputSchema before they leave the gateway.
 #pragma once
 
+#include <agentkit/mcp/input_relay.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/mcp/backend.hpp>
 #include <agentkit/mcp/client.hpp>
 #include <agentkit/mcp/remote_tools.hpp>
-#include <agentkit/mcp/input_relay.hpp>
 #include <agentkit/mcp/stdio_client.hpp>
 #include <agentkit/tools/runtime_toolbox.hpp>
 #include <agentkit/visibility/masked_call.hpp>

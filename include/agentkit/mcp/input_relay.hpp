@@ -41,11 +41,11 @@
 // timeout (client.hpp: a request waiting while the host answers the server gets that time back).
 #pragma once
 
+#include <agentkit/mcp/request.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/random.hpp>
 #include <agentkit/core/result.hpp>
-#include <agentkit/mcp/request.hpp>
 #include <agentkit/mcp/server.hpp>
 #include <agentkit/tools/context.hpp>
 #include <agentkit/tools/tool.hpp>

@@ -21,11 +21,11 @@
 // is what the server is called with, whatever the local one.
 #pragma once
 
+#include <agentkit/mcp/client.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/fixed_string.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
-#include <agentkit/mcp/client.hpp>
 #include <agentkit/tools/context.hpp>
 #include <agentkit/tools/runtime_toolbox.hpp>
 #include <agentkit/tools/tool.hpp>

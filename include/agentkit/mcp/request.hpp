@@ -20,10 +20,10 @@
 // a requestState the client cannot alter. The same handler code serves both.
 #pragma once
 
+#include <agentkit/mcp/protocol.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
-#include <agentkit/mcp/protocol.hpp>
 #include <agentkit/tools/context.hpp>
 
 #include <functional>

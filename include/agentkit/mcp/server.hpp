@@ -58,12 +58,12 @@
 // tool_context::progress into notifications/progress.
 #pragma once
 
+#include <agentkit/mcp/backend.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/random.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/core/strings.hpp>
-#include <agentkit/mcp/backend.hpp>
 #include <agentkit/mcp/features.hpp>
 #include <agentkit/mcp/protocol.hpp>
 #include <agentkit/mcp/request.hpp>

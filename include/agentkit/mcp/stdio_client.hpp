@@ -18,10 +18,10 @@
 // stops reading its stdin makes send() fail after send_timeout instead of blocking the host.
 #pragma once
 
+#include <agentkit/mcp/client_transport.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
-#include <agentkit/mcp/client_transport.hpp>
 
 #include <algorithm>
 #include <array>

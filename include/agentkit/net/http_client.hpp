@@ -38,12 +38,12 @@
 // process, on first use (curl_global_init, thread-safe through a function-local static).
 #pragma once
 
+#include <agentkit/version.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/http.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/core/strings.hpp>
 #include <agentkit/core/url.hpp>
-#include <agentkit/version.hpp>
 
 #include <curl/curl.h>
 

@@ -34,8 +34,8 @@
 // `threads` caps concurrent connections — size it for the number of clients.
 #pragma once
 
-#include <agentkit/core/error.hpp>
 #include <agentkit/core/result.hpp>
+#include <agentkit/core/error.hpp>
 
 #include <httplib.h>
 

@@ -4,10 +4,10 @@
 // tokens to a key of the client's own. Used by net/oauth.hpp.
 #pragma once
 
+#include <agentkit/core/random.hpp>
 #include <agentkit/core/base64.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>
-#include <agentkit/core/random.hpp>
 #include <agentkit/core/result.hpp>
 
 #include <openssl/bio.h>

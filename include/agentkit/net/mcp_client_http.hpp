@@ -36,6 +36,7 @@
 // its query or credentials, never a header.
 #pragma once
 
+#include <agentkit/net/http_client.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
@@ -44,7 +45,6 @@
 #include <agentkit/core/base64.hpp>
 #include <agentkit/mcp/client_transport.hpp>
 #include <agentkit/mcp/protocol.hpp>
-#include <agentkit/net/http_client.hpp>
 #include <agentkit/net/sse.hpp>
 
 #include <atomic>

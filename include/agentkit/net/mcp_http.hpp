@@ -45,6 +45,7 @@
 // response, sessions and streams end, connections close.
 #pragma once
 
+#include <agentkit/mcp/server.hpp>
 #include <agentkit/core/base64.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>
@@ -52,7 +53,6 @@
 #include <agentkit/core/result.hpp>
 #include <agentkit/core/strings.hpp>
 #include <agentkit/core/url.hpp>
-#include <agentkit/mcp/server.hpp>
 #include <agentkit/net/http_server.hpp>
 
 #include <openssl/crypto.h>

@@ -48,6 +48,7 @@
 // cancel() calls cancel() for the request in flight.
 #pragma once
 
+#include <agentkit/session/request.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
@@ -56,7 +57,6 @@
 #include <agentkit/session/message.hpp>
 #include <agentkit/session/model.hpp>
 #include <agentkit/session/provider.hpp>
-#include <agentkit/session/request.hpp>
 #include <agentkit/session/stream.hpp>
 
 #include <algorithm>

@@ -78,6 +78,7 @@
 // shown through net::redact_url().
 #pragma once
 
+#include <agentkit/net/mcp_client_http.hpp>
 #include <agentkit/core/base64.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/http.hpp>
@@ -87,7 +88,6 @@
 #include <agentkit/core/url.hpp>
 #include <agentkit/net/http_client.hpp>
 #include <agentkit/net/jose.hpp>
-#include <agentkit/net/mcp_client_http.hpp>
 
 #include <openssl/evp.h>
 

@@ -16,9 +16,9 @@
 // wait at once (a host that stops), and later ones until reset().
 #pragma once
 
+#include <agentkit/core/url.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/result.hpp>
-#include <agentkit/core/url.hpp>
 #include <agentkit/net/http_server.hpp>
 
 #include <chrono>

@@ -15,10 +15,10 @@
 // or a secret; an error names the file, never its content.
 #pragma once
 
+#include <agentkit/net/oauth.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
-#include <agentkit/net/oauth.hpp>
 
 #include <fcntl.h>
 #include <sys/stat.h>

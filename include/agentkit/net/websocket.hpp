@@ -17,11 +17,11 @@
 // server stop ends receive() at once. No extensions (permessage-deflate is never accepted).
 #pragma once
 
+#include <agentkit/net/http_server.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/core/sha1.hpp>
 #include <agentkit/core/websocket_frame.hpp>
-#include <agentkit/net/http_server.hpp>
 
 #include <array>
 #include <atomic>

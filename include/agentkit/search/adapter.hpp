@@ -14,8 +14,8 @@
 //   static_assert(agentkit::search::wire_adapter<my_wire>);
 #pragma once
 
-#include <agentkit/core/error.hpp>
 #include <agentkit/core/http.hpp>
+#include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/search/query.hpp>

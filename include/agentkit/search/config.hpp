@@ -10,6 +10,7 @@
 //   agentkit::search::searcher searcher{*b, s.cache};
 #pragma once
 
+#include <agentkit/search/serper.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/http.hpp>
 #include <agentkit/core/result.hpp>
@@ -19,7 +20,6 @@
 #include <agentkit/search/cache.hpp>
 #include <agentkit/search/http_backend.hpp>
 #include <agentkit/search/searxng.hpp>
-#include <agentkit/search/serper.hpp>
 #include <agentkit/search/tavily.hpp>
 
 #include <array>

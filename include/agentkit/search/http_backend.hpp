@@ -19,12 +19,12 @@
 //   auto r = b.search(q);
 #pragma once
 
+#include <agentkit/search/query.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/http.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/search/adapter.hpp>
-#include <agentkit/search/query.hpp>
 
 #include <algorithm>
 #include <chrono>

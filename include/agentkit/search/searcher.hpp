@@ -6,9 +6,9 @@
 //   auto r = s.search(q);     // result<results>; r->from_cache on a repeat
 #pragma once
 
+#include <agentkit/search/cache.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/search/backend.hpp>
-#include <agentkit/search/cache.hpp>
 #include <agentkit/search/query.hpp>
 
 #include <atomic>

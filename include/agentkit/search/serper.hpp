@@ -8,10 +8,10 @@
 // link as its source) or else `knowledgeGraph` (title: description) is the answer.
 #pragma once
 
+#include <agentkit/search/adapter.hpp>
 #include <agentkit/core/http.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
-#include <agentkit/search/adapter.hpp>
 #include <agentkit/search/query.hpp>
 
 #include <string>

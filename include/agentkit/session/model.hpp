@@ -18,11 +18,11 @@
 // automatic longest-prefix caching in 128-token steps from 1,024 tokens).
 #pragma once
 
+#include <agentkit/session/provider.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/core/tokens.hpp>
 #include <agentkit/session/message.hpp>
-#include <agentkit/session/provider.hpp>
 
 #include <chrono>
 #include <concepts>

@@ -20,11 +20,11 @@
 //                     and the per-turn state message names the tools callable now.
 #pragma once
 
+#include <agentkit/visibility/strategy.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/session/message.hpp>
 #include <agentkit/tools/export.hpp>
 #include <agentkit/tools/tool.hpp>
-#include <agentkit/visibility/strategy.hpp>
 
 #include <algorithm>
 #include <cstddef>

@@ -25,10 +25,10 @@
 //                                                   extra retry guidance after a failed call
 #pragma once
 
+#include <agentkit/format/artifact_reader.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/core/tokens.hpp>
-#include <agentkit/format/artifact_reader.hpp>
 #include <agentkit/format/artifacts.hpp>
 #include <agentkit/format/formatter.hpp>
 #include <agentkit/format/report.hpp>

@@ -39,10 +39,10 @@
 // an exception from it is swallowed.
 #pragma once
 
+#include <agentkit/session/message.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
-#include <agentkit/session/message.hpp>
 #include <agentkit/session/provider.hpp>
 
 #include <cstddef>

@@ -18,10 +18,10 @@
 // (`tool.name_taken`) and valid tool names (1-64 characters of [A-Za-z0-9_.-], `args.invalid`).
 #pragma once
 
+#include <agentkit/core/json_schema.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/fixed_string.hpp>
 #include <agentkit/core/json.hpp>
-#include <agentkit/core/json_schema.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/core/strings.hpp>
 #include <agentkit/tools/context.hpp>

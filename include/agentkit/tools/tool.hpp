@@ -19,12 +19,12 @@
 // by a handler become `tool.exception` errors; they never leave agentkit.
 #pragma once
 
+#include <agentkit/core/schema.hpp>
 #include <agentkit/core/describe.hpp>
 #include <agentkit/core/fixed_string.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/parse.hpp>
 #include <agentkit/core/result.hpp>
-#include <agentkit/core/schema.hpp>
 #include <agentkit/tools/context.hpp>
 #include <agentkit/tools/output.hpp>
 #include <agentkit/tools/traits.hpp>

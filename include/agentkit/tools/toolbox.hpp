@@ -8,10 +8,10 @@
 // names. Dispatch is a binary search over a name table sorted at compile time.
 #pragma once
 
+#include <agentkit/tools/context.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/core/strings.hpp>
-#include <agentkit/tools/context.hpp>
 #include <agentkit/tools/output.hpp>
 #include <agentkit/tools/tool.hpp>
 

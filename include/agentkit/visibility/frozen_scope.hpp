@@ -16,6 +16,7 @@
 // compact text line — so capability probers learn exactly what is missing and where to go.
 #pragma once
 
+#include <agentkit/visibility/signal.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
@@ -23,7 +24,6 @@
 #include <agentkit/tools/output.hpp>
 #include <agentkit/tools/tool.hpp>
 #include <agentkit/visibility/masker.hpp>
-#include <agentkit/visibility/signal.hpp>
 
 #include <algorithm>
 #include <cstdint>

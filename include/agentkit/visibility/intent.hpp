@@ -25,13 +25,13 @@
 // A host classifier plugs in through the intent_classifier concept.
 #pragma once
 
+#include <agentkit/visibility/analyzer.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/core/strings.hpp>
 #include <agentkit/tools/output.hpp>
 #include <agentkit/tools/tool.hpp>
-#include <agentkit/visibility/analyzer.hpp>
 #include <agentkit/visibility/masker.hpp>
 #include <agentkit/visibility/signal.hpp>
 

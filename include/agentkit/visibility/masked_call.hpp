@@ -18,11 +18,11 @@
 //   agentkit::masked_observe(masker, name, args, r);
 #pragma once
 
+#include <agentkit/visibility/masker.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/tools/output.hpp>
-#include <agentkit/visibility/masker.hpp>
 
 #include <cstddef>
 #include <optional>

@@ -22,6 +22,7 @@
 // when a session composes it with one (agentkit::check_masker<Box, M>()).
 #pragma once
 
+#include <agentkit/tools/toolbox.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/fixed_string.hpp>
 #include <agentkit/core/json.hpp>
@@ -29,7 +30,6 @@
 #include <agentkit/core/strings.hpp>
 #include <agentkit/tools/output.hpp>
 #include <agentkit/tools/tool.hpp>
-#include <agentkit/tools/toolbox.hpp>
 #include <agentkit/visibility/masker.hpp>
 #include <agentkit/visibility/signal.hpp>
 

@@ -14,8 +14,8 @@
 // on an older snapshot (snapshot() hands one out to share across threads).
 #pragma once
 
-#include <agentkit/visibility/analyzer.hpp>
 #include <agentkit/visibility/tool_index.hpp>
+#include <agentkit/visibility/analyzer.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -18,6 +18,7 @@
 // tool_info::examples or router_options::examples.
 #pragma once
 
+#include <agentkit/visibility/retriever.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
@@ -25,7 +26,6 @@
 #include <agentkit/tools/output.hpp>
 #include <agentkit/tools/tool.hpp>
 #include <agentkit/visibility/masker.hpp>
-#include <agentkit/visibility/retriever.hpp>
 #include <agentkit/visibility/signal.hpp>
 
 #include <algorithm>

@@ -22,8 +22,8 @@
 //   ex.adapt(output);                                     // per tool result
 #pragma once
 
-#include <agentkit/core/json.hpp>
 #include <agentkit/tools/export.hpp>
+#include <agentkit/core/json.hpp>
 #include <agentkit/tools/output.hpp>
 #include <agentkit/tools/tool.hpp>
 #include <agentkit/visibility/masker.hpp>

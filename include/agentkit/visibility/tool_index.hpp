@@ -46,9 +46,9 @@
 // from any number of threads without locks. Learning builds a new index.
 #pragma once
 
+#include <agentkit/visibility/tool_doc.hpp>
 #include <agentkit/visibility/analyzer.hpp>
 #include <agentkit/visibility/lexicon.hpp>
-#include <agentkit/visibility/tool_doc.hpp>
 
 #include <algorithm>
 #include <array>

@@ -4,12 +4,12 @@
 // of a line (role classes, clipping, quoting, URLs) are in line_text.hpp.
 #pragma once
 
+#include <agentkit/browser/refs.hpp>
 #include <agentkit/browser/detail/control_lines.hpp>
 #include <agentkit/browser/detail/page_data.hpp>
 #include <agentkit/browser/detail/icon_hint.hpp>
 #include <agentkit/browser/detail/line_text.hpp>
 #include <agentkit/browser/dom_index.hpp>
-#include <agentkit/browser/refs.hpp>
 #include <agentkit/browser/snapshot_types.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>

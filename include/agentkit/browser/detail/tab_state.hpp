@@ -4,10 +4,10 @@
 // engine mutex; read by operations under the same mutex.
 #pragma once
 
+#include <agentkit/browser/detail/repeated_regions.hpp>
 #include <agentkit/browser/results.hpp>
 #include <agentkit/browser/action_result.hpp>
 #include <agentkit/browser/snapshot.hpp>
-#include <agentkit/browser/detail/repeated_regions.hpp>
 
 #include <cstddef>
 #include <cstdint>

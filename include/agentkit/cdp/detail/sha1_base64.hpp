@@ -2,8 +2,8 @@
 // names: they moved to core/sha1.hpp when the dashboard's server side began to share them.
 #pragma once
 
-#include <agentkit/core/base64.hpp>
 #include <agentkit/core/sha1.hpp>
+#include <agentkit/core/base64.hpp>
 
 namespace agentkit::cdp::detail {
 using agentkit::base64_encode;
