@@ -6,7 +6,7 @@
 // this program serves on 127.0.0.1. `--mode tools` runs the demo's non-browser tools instead.
 // The report goes to stdout, progress and errors to stderr.
 #include <agentkit/agentkit.hpp>
-#include <agentkit/net/model_client.hpp>
+#include <agentkit/session/model_client.hpp>
 
 #include <algorithm>
 #include <chrono>

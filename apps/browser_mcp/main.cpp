@@ -15,15 +15,15 @@
 #include <agentkit/browser/config.hpp>
 #include <agentkit/browser/menu.hpp>
 #include <agentkit/browser/tools.hpp>
-#include <agentkit/mcp/server.hpp>
+#include <agentkit/mcp/server/server.hpp>
 #include <agentkit/version.hpp>
 #include <agentkit/visibility/frozen_scope.hpp>
 #include <agentkit/visibility/menu.hpp>
 #include <agentkit/visibility/router.hpp>
 #if AGENTKIT_BROWSER_MCP_HTTP
-#include <agentkit/browser/live_view.hpp>
-#include <agentkit/net/dashboard.hpp>
-#include <agentkit/net/mcp_http.hpp>
+#include <agentkit/browser/live/live_view.hpp>
+#include <agentkit/browser/live/dashboard.hpp>
+#include <agentkit/mcp/http/server.hpp>
 #endif
 #if AGENTKIT_BROWSER_MCP_SEARCH
 #include <agentkit/net/http_client.hpp>
@@ -60,7 +60,7 @@ using browser_toolbox = decltype(br::browser_tools(std::declval<br::tool_state&>
 
 #if AGENTKIT_BROWSER_MCP_HTTP
 /// The live view dashboard (--dashboard), shared by every session; null without it.
-ak::net::dashboard* live_dashboard = nullptr;
+ak::browser::dashboard* live_dashboard = nullptr;
 std::atomic<int> live_views{0};
 #endif
 
@@ -211,7 +211,7 @@ int serve_http(const br::server_config& c, const ak::mcp::server_options& so, co
     if (c.idle_timeout.count() > 0)  // (whole seconds, rounded up)
         ho.session_idle_timeout = std::chrono::ceil<std::chrono::seconds>(c.idle_timeout);
     if (const char* token = std::getenv("AGENTKIT_MCP_TOKEN"); token != nullptr) ho.bearer_token = token;
-    const bool exposed = ho.host != "127.0.0.1" && ho.host != "localhost" && ho.host != "::1";
+    const bool exposed = !ak::is_loopback_host(ho.host);
     if (exposed && ho.bearer_token.empty())
         std::fprintf(stderr, "agentkit-browser-mcp: --host %s serves a browser to that network without AGENTKIT_MCP_TOKEN: "
                              "anyone who reaches it drives the browser\n", ho.host.c_str());
@@ -324,12 +324,12 @@ int main(int argc, char** argv) {
 
 #if AGENTKIT_BROWSER_MCP_HTTP
     // --dashboard: the live view, on loopback only; its URL (with the token) on stderr, never stdout
-    std::unique_ptr<ak::net::dashboard> dash;
+    std::unique_ptr<ak::browser::dashboard> dash;
     if (c.dashboard) {
-        ak::net::dashboard_options dopt;
+        ak::browser::dashboard_options dopt;
         dopt.host = c.dashboard_host;
         dopt.port = *c.dashboard;
-        dash = std::make_unique<ak::net::dashboard>(dopt);
+        dash = std::make_unique<ak::browser::dashboard>(dopt);
         if (auto up = dash->start(); !up) {
             std::fprintf(stderr, "agentkit-browser-mcp: --dashboard: %s %s\n", up.error().message.c_str(), up.error().hint.c_str());
             return 2;

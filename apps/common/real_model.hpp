@@ -1,7 +1,7 @@
 // Which real model an app runs, from its command line (--provider, --model, --base-url,
 // --no-stream: model_flags.hpp) and the environment (the keys, base URLs, AGENTKIT_MODEL):
 // shared by agentkit-bot, agentkit-demo and agentkit-web-eval so all three read the same flags
-// and variables the same way. The model itself is agentkit::model_client (net/model_client.hpp,
+// and variables the same way. The model itself is agentkit::model_client (session/model_client.hpp,
 // libcurl).
 //
 // Keys come from the environment only (ANTHROPIC_API_KEY, OPENAI_API_KEY) and are never printed:
@@ -11,7 +11,7 @@
 #pragma once
 
 #include <agentkit/agentkit.hpp>
-#include <agentkit/net/model_client.hpp>
+#include <agentkit/session/model_client.hpp>
 
 #include "model_flags.hpp"
 

@@ -10,7 +10,7 @@
 // from its inputSchema (numbers 1, 2, ...; strings "x"; booleans true; the JSON Schema
 // preservation scenario: the kept schema handed back to its echo tool), answer elicitation by
 // accepting the schema's defaults, and close the session. A server that asks for authorization (the auth/* scenarios) gets MCP's
-// OAuth 2.1 flow (net/oauth.hpp) with this client's identity: pre-registered credentials from
+// OAuth 2.1 flow (mcp/http/oauth.hpp) with this client's identity: pre-registered credentials from
 // MCP_CONFORMANCE_CONTEXT when the scenario gives them (a secret, or a private key for
 // private_key_jwt; an authorization server that only offers client_credentials gets that grant,
 // the client credentials extension; a workload JWT, or an ID-JAG the identity provider gives
@@ -21,8 +21,8 @@
 // when every step succeeded; what happened goes to stderr (never a token).
 #include <agentkit/agentkit.hpp>
 #include <agentkit/net/http_client.hpp>
-#include <agentkit/net/mcp_client_http.hpp>
-#include <agentkit/net/oauth.hpp>
+#include <agentkit/mcp/http/client.hpp>
+#include <agentkit/mcp/http/oauth.hpp>
 
 #include <chrono>
 #include <cstdio>

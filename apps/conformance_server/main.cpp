@@ -12,7 +12,7 @@
 // notifications. Both protocol eras on one endpoint.
 #include <agentkit/core.hpp>
 #include <agentkit/mcp.hpp>
-#include <agentkit/net/mcp_http.hpp>
+#include <agentkit/mcp/http/server.hpp>
 #include <agentkit/version.hpp>
 
 #include <atomic>

@@ -22,24 +22,24 @@
 // whose call it is (gateway_options::relay_input; "relay_input": false in the configuration
 // turns it off).
 //
-// An HTTP server whose entry has "oauth" is signed in to with OAuth 2.1 (net/oauth.hpp) when it
+// An HTTP server whose entry has "oauth" is signed in to with OAuth 2.1 (mcp/http/oauth.hpp) when it
 // answers 401: the gateway prints the sign-in URL on stderr, listens for the browser's return on
-// 127.0.0.1 (net/oauth_loopback.hpp) and keeps the tokens and the client registration in
-// --auth-dir (net/oauth_store.hpp: one 0600 <server>.oauth.json per server), so the next start
+// 127.0.0.1 (mcp/http/oauth_loopback.hpp) and keeps the tokens and the client registration in
+// --auth-dir (mcp/http/oauth_store.hpp: one 0600 <server>.oauth.json per server), so the next start
 // needs no sign-in; until then the server's tools answer that it waits for a sign-in.
 #include <agentkit/agentkit.hpp>
 
 #if AGENTKIT_GATEWAY_HTTP
-#include <agentkit/net/mcp_http.hpp>
+#include <agentkit/mcp/http/server.hpp>
 #endif
 #if AGENTKIT_GATEWAY_CURL
-#include <agentkit/net/mcp_client_http.hpp>
+#include <agentkit/mcp/http/client.hpp>
 #endif
 #if AGENTKIT_GATEWAY_CURL && AGENTKIT_GATEWAY_HTTP
 #define AGENTKIT_GATEWAY_OAUTH 1
-#include <agentkit/net/oauth.hpp>
-#include <agentkit/net/oauth_loopback.hpp>
-#include <agentkit/net/oauth_store.hpp>
+#include <agentkit/mcp/http/oauth.hpp>
+#include <agentkit/mcp/http/oauth_loopback.hpp>
+#include <agentkit/mcp/http/oauth_store.hpp>
 #else
 #define AGENTKIT_GATEWAY_OAUTH 0
 #endif

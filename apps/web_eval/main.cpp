@@ -49,10 +49,10 @@
 #include <utility>
 #include <vector>
 
-#include <agentkit/browser/timeline.hpp>
+#include <agentkit/browser/live/timeline.hpp>
 #if AGENTKIT_APP_HAS_NET
-#include <agentkit/browser/live_view.hpp>
-#include <agentkit/net/dashboard.hpp>
+#include <agentkit/browser/live/live_view.hpp>
+#include <agentkit/browser/live/dashboard.hpp>
 #endif
 
 #include "../common/browser_agent.hpp"
@@ -257,7 +257,7 @@ public:
     web_eval_service(br::browser_options bo, model_setup m, bool log) : bo_(std::move(bo)), model_(std::move(m)), log_(log) {}
 #if AGENTKIT_APP_HAS_NET
     /// Show every run in this dashboard (--dashboard).
-    void show_in(ak::net::dashboard* d) { dashboard_ = d; }
+    void show_in(ak::browser::dashboard* d) { dashboard_ = d; }
 #endif
 
     ak::result<ak::tool_output> run(const web_eval_args& a, ak::tool_context& ctx) {
@@ -285,7 +285,7 @@ public:
 #if AGENTKIT_APP_HAS_NET
         std::unique_ptr<br::live_view> live;
         struct unshow {
-            ak::net::dashboard* d;
+            ak::browser::dashboard* d;
             std::unique_ptr<br::live_view>& v;
             ~unshow() {
                 if (d != nullptr && v) d->remove(*v);
@@ -444,7 +444,7 @@ private:
     std::map<std::string, std::shared_ptr<run_record>> stores_;
     std::deque<std::string> order_;
 #if AGENTKIT_APP_HAS_NET
-    ak::net::dashboard* dashboard_ = nullptr;
+    ak::browser::dashboard* dashboard_ = nullptr;
     std::atomic<int> runs_{0};
 #endif
 };
@@ -546,11 +546,11 @@ int main(int argc, char** argv) {
 #endif
     web_eval_service svc{bo, std::move(setup), !quiet};
 #if AGENTKIT_APP_HAS_NET
-    std::unique_ptr<ak::net::dashboard> dash;
+    std::unique_ptr<ak::browser::dashboard> dash;
     if (dashboard_port) {
-        ak::net::dashboard_options dopt;
+        ak::browser::dashboard_options dopt;
         dopt.port = *dashboard_port;
-        dash = std::make_unique<ak::net::dashboard>(dopt);
+        dash = std::make_unique<ak::browser::dashboard>(dopt);
         if (auto up = dash->start(); !up) {
             std::fprintf(stderr, "agentkit-web-eval: --dashboard: %s\n", up.error().message.c_str());
             return 2;

@@ -38,10 +38,10 @@
 // load average is printed at the start and the end: on a shared machine the A/B ratio, not the
 // absolute times, is what to read.
 #include <agentkit/browser.hpp>
-#include <agentkit/browser/live_view.hpp>
+#include <agentkit/browser/live/live_view.hpp>
 #include <agentkit/cdp/connection.hpp>
 #include <agentkit/cdp/pipe_transport.hpp>
-#include <agentkit/net/dashboard.hpp>
+#include <agentkit/browser/live/dashboard.hpp>
 #include <agentkit/net/http_server.hpp>
 #include "support/snapshot_refs.hpp"
 
@@ -349,9 +349,9 @@ int main(int argc, char** argv) {
     br::tool_state state(agent, store);
     auto tools = br::browser_tools(state);
     br::live_view live(state, "bench", lo);
-    ak::net::dashboard_options dopt;
+    ak::browser::dashboard_options dopt;
     dopt.max_fps = fps;  // --fps 0: no cap
-    ak::net::dashboard dash(dopt);
+    ak::browser::dashboard dash(dopt);
     dash.add(live);
     if (!dash.start()) return 1;
 

@@ -5,17 +5,17 @@
 
 #include <agentkit/browser/artifacts.hpp>
 #include <agentkit/browser/browser.hpp>
-#include <agentkit/browser/call_gate.hpp>
+#include <agentkit/browser/live/call_gate.hpp>
 #include <agentkit/browser/capture_rule.hpp>
 #include <agentkit/browser/config.hpp>
-#include <agentkit/browser/frame_pump.hpp>
+#include <agentkit/browser/live/frame_pump.hpp>
 #include <agentkit/browser/keys.hpp>
-#include <agentkit/browser/live_view.hpp>
+#include <agentkit/browser/live/live_view.hpp>
 #include <agentkit/browser/menu.hpp>
 #include <agentkit/browser/policy.hpp>
 #include <agentkit/browser/readable.hpp>
 #include <agentkit/browser/snapshot.hpp>
 #include <agentkit/browser/socket_gate.hpp>
-#include <agentkit/browser/timeline.hpp>
+#include <agentkit/browser/live/timeline.hpp>
 #include <agentkit/browser/tools.hpp>
 #include <agentkit/cdp.hpp>

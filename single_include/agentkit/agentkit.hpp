@@ -2464,8 +2464,11 @@ inline std::string quoting_page(std::string own, std::string quoted, const std::
 // Not a validator of everything a browser accepts: hosts are taken as written (lower case, one
 // trailing dot removed); numeric and IPv6 spellings are made canonical where a decision needs it
 // (browser/policy.hpp's canonical_host). Query strings and form bodies are read with
-// query_params / form_decode below.
+// query_params / form_decode below; is_loopback_host is the one loopback rule.
 
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include <cctype>
 #include <map>
@@ -2654,6 +2657,36 @@ namespace detail {
     return out;
 }
 
+/// Whether `host` names this machine's loopback interface and nothing else: "localhost" and the
+/// names under it (RFC 6761), 127.0.0.0/8 in dotted-quad form, ::1, and ::ffff:127.x.y.z (an IPv4
+/// loopback peer as an IPv6 socket reports it). Case, IPv6 brackets and one trailing dot are
+/// ignored. Not loopback: the unspecified addresses 0.0.0.0 and :: (bound, they listen on every
+/// interface; browser/policy.hpp counts them as this machine for the origin rules), and other
+/// numeric spellings of 127.0.0.1 (the policy makes them canonical first). Names are not resolved:
+/// a server told to bind a loopback name binds 127.0.0.1. The one rule: servers' binds and peers,
+/// the origin policy, OAuth's native redirects and the WebDriver gate all ask it.
+[[nodiscard]] inline bool is_loopback_host(std::string_view host) {
+    std::string h = ascii_lower(host);
+    if (h.size() >= 2 && h.front() == '[' && h.back() == ']') h = h.substr(1, h.size() - 2);
+    if (!h.empty() && h.back() == '.') h.pop_back();
+    if (h == "localhost" || (h.size() > 10 && h.compare(h.size() - 10, 10, ".localhost") == 0)) return true;
+    in_addr a4{};
+    if (h.find(':') == std::string::npos) {
+        if (::inet_pton(AF_INET, h.c_str(), &a4) != 1) return false;
+        return (ntohl(a4.s_addr) >> 24) == 127;
+    }
+    in6_addr a6{};
+    if (::inet_pton(AF_INET6, h.c_str(), &a6) != 1) return false;
+    static constexpr unsigned char one[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+    bool is_one = true, mapped = true;
+    for (int i = 0; i < 16; ++i) {
+        if (a6.s6_addr[i] != one[i]) is_one = false;
+        if (i < 10 && a6.s6_addr[i] != 0) mapped = false;
+    }
+    mapped = mapped && a6.s6_addr[10] == 0xff && a6.s6_addr[11] == 0xff && a6.s6_addr[12] == 127;
+    return is_one || mapped;
+}
+
 }  // namespace agentkit
 // ---- end <agentkit/core/url.hpp> ----
 
@@ -2839,13 +2872,11 @@ inline std::string canonical_address(std::string_view host) {
     return h;
 }
 
-/// This machine, however it is spelled: localhost and its subdomains, 127.0.0.0/8, [::1], and
-/// the unspecified addresses 0.0.0.0 and [::] (a connection to them reaches this machine too).
-/// `h` is canonical_address()'s form.
+/// This machine, however it is spelled: core/url.hpp's loopback rule (localhost and its
+/// subdomains, 127.0.0.0/8, [::1]) and the unspecified addresses 0.0.0.0 and [::] (a connection to
+/// them reaches this machine too). `h` is canonical_address()'s form.
 inline bool is_loopback(std::string_view h) {
-    if (h == "localhost" || (h.size() > 10 && h.substr(h.size() - 10) == ".localhost")) return true;
-    if (h == "[::1]" || h == "[::]" || h == "0.0.0.0") return true;
-    return h.rfind("127.", 0) == 0 && std::all_of(h.begin(), h.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; });
+    return h == "[::]" || h == "0.0.0.0" || agentkit::is_loopback_host(h);
 }
 
 /// The host origin rules compare: canonical_address(), with every spelling of this machine as
@@ -8618,7 +8649,7 @@ private:
             const auto colon = addr.rfind(':');
             if (colon == std::string::npos) break;
             std::string host = addr.substr(0, colon);
-            if (host == "localhost" || host == "127.0.0.1" || host == "[::1]")
+            if (agentkit::is_loopback_host(host))
                 host = base_.host.find(':') != std::string::npos ? "[" + base_.host + "]" : base_.host;
             return "http://" + host + addr.substr(colon);
         }
@@ -11461,7 +11492,7 @@ public:
     /// Stop the recording and hand back its frames (at least one: the screen at stop time).
     result<recording> stop_recording();
 
-    // ---- live view (net/dashboard.hpp) --------------------------------------------------------------
+    // ---- live view (browser/live/dashboard.hpp) --------------------------------------------------------------
 
     /// Where the frames of start_screencast() go (called on the CDP event thread: return at
     /// once). Each frame with needs_ack must be acknowledged with ack_screencast_frame() before
@@ -12205,8 +12236,7 @@ AGENTKIT_DECL auto browser::use_socket_gate() const -> bool {
         // a browser elsewhere reaches the gate (on this host's loopback) only when it runs here
         auto u = cdp::detail::parse_url(!opt_.webdriver.url.empty() ? opt_.webdriver.url : opt_.cdp_endpoint);
         if (!u) return false;
-        const std::string h = cdp::detail::ascii_lower(u->host);
-        return h == "localhost" || h == "::1" || h.rfind("127.", 0) == 0;
+        return agentkit::is_loopback_host(u->host);
     }
     for (const auto& a : opt_.launch.extra_args)
         for (const char* flag : {"--proxy-server", "--proxy-pac-url", "--proxy-auto-detect"})
@@ -15780,7 +15810,7 @@ AGENTKIT_DECL auto browser::stop_recording() -> result<recording> {
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/impl/recording.hpp> ----
 // ---- begin <agentkit/browser/impl/live.hpp> ----
-// agentkit/browser/impl/live.hpp — browser: what a live view needs (net/dashboard.hpp): a
+// agentkit/browser/impl/live.hpp — browser: what a live view needs (browser/live/dashboard.hpp): a
 // screencast paced by its viewers, a person's input, and the change report on hand-back.
 // Part of browser.hpp (which includes it at its end); not an entry point of its own.
 
@@ -15988,8 +16018,8 @@ AGENTKIT_DECL auto browser::changes_since(const page_mark& m) -> result<action_r
 // ---- end <agentkit/browser/impl/all.hpp> ----
 #endif
 // ---- end <agentkit/browser/browser.hpp> ----
-// ---- begin <agentkit/browser/call_gate.hpp> ----
-// agentkit/browser/call_gate.hpp — the gate a live view puts before every browser tool call:
+// ---- begin <agentkit/browser/live/call_gate.hpp> ----
+// agentkit/browser/live/call_gate.hpp — the gate a live view puts before every browser tool call:
 // pause, resume, step, and a person taking control and handing it back.
 //
 //   agentkit::browser::call_gate gate;
@@ -16297,7 +16327,7 @@ private:
 };
 
 }  // namespace agentkit::browser
-// ---- end <agentkit/browser/call_gate.hpp> ----
+// ---- end <agentkit/browser/live/call_gate.hpp> ----
 // ---- begin <agentkit/browser/capture_rule.hpp> ----
 // agentkit/browser/capture_rule.hpp — when a live view's screencast captures: the rule that
 // keeps a viewer from slowing the agent it watches.
@@ -16308,7 +16338,7 @@ private:
 // screencast stops the capture. So a live view captures:
 //   - never without a viewer;
 //   - while the agent is quiet (no call runs and none ended in the last `settle`: it waits for
-//     its model then, or is paused): as fast as the viewers take frames (browser/frame_pump.hpp
+//     its model then, or is paused): as fast as the viewers take frames (browser/live/frame_pump.hpp
 //     paces them). The first frame then shows the end state of the agent's last step;
 //   - during a burst of calls (calls that run, or follow each other within `settle`: a host
 //     running a model's several tool calls of one turn, a scripted agent), one frame each
@@ -18909,8 +18939,8 @@ inline result<void> finish_config(server_config& c) {
 
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/config.hpp> ----
-// ---- begin <agentkit/browser/frame_pump.hpp> ----
-// agentkit/browser/frame_pump.hpp — flow control between a screencast and its viewers.
+// ---- begin <agentkit/browser/live/frame_pump.hpp> ----
+// agentkit/browser/live/frame_pump.hpp — flow control between a screencast and its viewers.
 //
 // The browser sends a screencast frame, then waits for its acknowledgement before it sends
 // more (the live view asks Chromium for one frame in flight: screencast_options). Encoding a
@@ -19159,11 +19189,11 @@ private:
 };
 
 }  // namespace agentkit::browser
-// ---- end <agentkit/browser/frame_pump.hpp> ----
-// ---- begin <agentkit/browser/live_view.hpp> ----
-// agentkit/browser/live_view.hpp — what an operator watches and steers of one agent's browser:
+// ---- end <agentkit/browser/live/frame_pump.hpp> ----
+// ---- begin <agentkit/browser/live/live_view.hpp> ----
+// agentkit/browser/live/live_view.hpp — what an operator watches and steers of one agent's browser:
 // the screencast (paced by its viewers), the step timeline, the pause gate, and a person's
-// control with the change report on hand-back. No network here: net/dashboard.hpp serves
+// control with the change report on hand-back. No network here: browser/live/dashboard.hpp serves
 // live views to a page; a host can also drive one directly.
 //
 //   agentkit::browser::tool_state st(browser, store);
@@ -19179,8 +19209,8 @@ private:
 // browser hardly captures the screen; once the agent is quiet, it does. A thread of its own (the
 // pacer) turns the capture on when the agent turns quiet or a long burst's next frame is due.
 
-// ---- begin <agentkit/browser/timeline.hpp> ----
-// agentkit/browser/timeline.hpp — the step timeline of a live view: each browser tool call
+// ---- begin <agentkit/browser/live/timeline.hpp> ----
+// agentkit/browser/live/timeline.hpp — the step timeline of a live view: each browser tool call
 // with its arguments (secrets redacted, as everywhere), when it ran, whether it waited at the
 // gate, the head of its result, its tokens, its error and the artifacts it stored. Bounded: the
 // oldest steps go first.
@@ -19311,7 +19341,7 @@ private:
 };
 
 }  // namespace agentkit::browser
-// ---- end <agentkit/browser/timeline.hpp> ----
+// ---- end <agentkit/browser/live/timeline.hpp> ----
 
 #include <algorithm>
 #include <chrono>
@@ -19664,7 +19694,7 @@ private:
 };
 
 }  // namespace agentkit::browser
-// ---- end <agentkit/browser/live_view.hpp> ----
+// ---- end <agentkit/browser/live/live_view.hpp> ----
 // ---- begin <agentkit/browser/menu.hpp> ----
 // agentkit/browser/menu.hpp — how the browser tools are exposed to a model: the menu of three
 // modes (page work in `browser`, finding and reading sources in `research`, internals in
@@ -28637,20 +28667,20 @@ namespace detail {
 // ---- begin <agentkit/mcp.hpp> ----
 // agentkit/mcp.hpp — MCP both ways. The server: a toolbox, a masked toolbox or an agent session
 // served with resources, prompts and completions, both protocol eras, over stdio (here) or
-// Streamable HTTP (<agentkit/net/mcp_http.hpp>, which needs agentkit::net). The client: an MCP
+// Streamable HTTP (<agentkit/mcp/http/server.hpp>, which needs agentkit::net). The client: an MCP
 // server's tools, resources and prompts over stdio (here) or Streamable HTTP
-// (<agentkit/net/mcp_client_http.hpp>, which needs agentkit::curl), its tools usable as agentkit
-// tools (mcp/remote_tools.hpp).
+// (<agentkit/mcp/http/client.hpp>, which needs agentkit::curl), its tools usable as agentkit
+// tools (mcp/client/remote_tools.hpp).
 
-// ---- begin <agentkit/mcp/server.hpp> ----
-// agentkit/mcp/server.hpp — a Model Context Protocol server over any agentkit toolbox, with
+// ---- begin <agentkit/mcp/server/server.hpp> ----
+// agentkit/mcp/server/server.hpp — a Model Context Protocol server over any agentkit toolbox, with
 // resources, prompts and completions when its backend has them.
 //
 // (Over 1,000 lines because it is one protocol engine: the two eras share each method's
 // handler, the session state and the in-flight bookkeeping, and splitting them apart would
 // write the dispatch twice. What is not the engine lives beside it: the wire types in
-// mcp/protocol.hpp, features in mcp/features.hpp, backends in mcp/backend.hpp, client requests
-// in mcp/request.hpp, HTTP in net/mcp_http.hpp.)
+// mcp/protocol.hpp, features in mcp/server/features.hpp, backends in mcp/server/backend.hpp, client requests
+// in mcp/server/request.hpp, HTTP in mcp/http/server.hpp.)
 //
 //   agentkit::toolbox tools{get_weather, search};
 //   agentkit::mcp::server srv{agentkit::mcp::backend_for(tools), {.name = "weather", .version = "1.0"}};
@@ -28658,10 +28688,10 @@ namespace detail {
 //
 // backend_for(tools, masker) serves a toolbox through a visibility masker; backend_for(session)
 // serves an agent_session: its masker's tools, its formatter's budgets, its artifact store.
-// add_resources() and add_prompts() (mcp/backend.hpp) add resources, templates and prompts.
+// add_resources() and add_prompts() (mcp/server/backend.hpp) add resources, templates and prompts.
 //
 // Transports: the server is the protocol engine; a transport feeds it messages and carries its
-// answers. stdio_transport (here) and http_transport (agentkit/net/mcp_http.hpp, Streamable
+// answers. stdio_transport (here) and http_transport (agentkit/mcp/http/server.hpp, Streamable
 // HTTP, needs agentkit::net) both model mcp::transport; `serve(transport, stop)` runs one.
 // A transport opens a session per client (open_session()): the handshake era keeps the
 // negotiated version, the client's capabilities, its log level and its subscriptions there.
@@ -28681,7 +28711,7 @@ namespace detail {
 // -32022; methods the revision removed — initialize, ping, logging/setLevel,
 // resources/subscribe, resources/unsubscribe — with -32601; subscriptions/listen opens a
 // notification stream; handlers needing client input answer input_required, see
-// mcp/request.hpp). Clients of either era work with one server.
+// mcp/server/request.hpp). Clients of either era work with one server.
 //
 // Behaviour on bad input: malformed JSON (a raw NUL byte, invalid UTF-8, an over-long line,
 // nesting deeper than max_depth included) → -32700 with id null; a message that is not a valid
@@ -28702,8 +28732,8 @@ namespace detail {
 // call's tool_context and suppresses its response; progress tokens turn
 // tool_context::progress into notifications/progress.
 
-// ---- begin <agentkit/mcp/backend.hpp> ----
-// agentkit/mcp/backend.hpp — what an MCP server serves: tools (a toolbox, a masked toolbox or
+// ---- begin <agentkit/mcp/server/backend.hpp> ----
+// agentkit/mcp/server/backend.hpp — what an MCP server serves: tools (a toolbox, a masked toolbox or
 // an agent session), and optionally resources, resource templates, prompts and completions.
 //
 //   auto b = agentkit::mcp::backend_for(tools);     // tools
@@ -28713,8 +28743,8 @@ namespace detail {
 // Every member is a function: fill them yourself for dynamic catalogues. A server offers (and
 // declares in its capabilities) only what its backend has.
 
-// ---- begin <agentkit/mcp/features.hpp> ----
-// agentkit/mcp/features.hpp — resources, resource templates and prompts, declared like tools:
+// ---- begin <agentkit/mcp/server/features.hpp> ----
+// agentkit/mcp/server/features.hpp — resources, resource templates and prompts, declared like tools:
 // a compile-time name (a URI, a URI template, a prompt name), a description, a handler; argument
 // structs described once yield the prompt's arguments and the template's variables.
 //
@@ -28745,7 +28775,7 @@ namespace detail {
 //   agentkit::mcp::resource_set resources{readme, page};
 //   agentkit::mcp::prompt_set prompts{review};
 //
-// Serve them with add_resources() / add_prompts() (mcp/backend.hpp). A resource handler takes
+// Serve them with add_resources() / add_prompts() (mcp/server/backend.hpp). A resource handler takes
 // nothing or a tool_context&; a template's handler and a prompt's take their argument struct
 // (and optionally a tool_context&). Resource handlers return std::string (text of the declared
 // MIME type), resource_contents, a vector of them, or result<> of those; prompt handlers return
@@ -29512,7 +29542,7 @@ private:
 };
 
 }  // namespace agentkit::mcp
-// ---- end <agentkit/mcp/features.hpp> ----
+// ---- end <agentkit/mcp/server/features.hpp> ----
 // ---- begin <agentkit/visibility/masked_call.hpp> ----
 // agentkit/visibility/masked_call.hpp — the one rule for a call that meets a masker.
 //
@@ -29785,7 +29815,7 @@ void add_prompts(backend& b, prompt_set<Ps...> set) {
 }
 
 }  // namespace agentkit::mcp
-// ---- end <agentkit/mcp/backend.hpp> ----
+// ---- end <agentkit/mcp/server/backend.hpp> ----
 // ---- begin <agentkit/mcp/protocol.hpp> ----
 // agentkit/mcp/protocol.hpp — MCP wire vocabulary: protocol revisions, error codes, log levels,
 // and the JSON shapes of content blocks and tool results.
@@ -30014,8 +30044,8 @@ inline page page_of(const json& params, std::size_t total, std::size_t page_size
 
 }  // namespace agentkit::mcp
 // ---- end <agentkit/mcp/protocol.hpp> ----
-// ---- begin <agentkit/mcp/request.hpp> ----
-// agentkit/mcp/request.hpp — what a handler (a tool, a prompt, a resource read) can do with the
+// ---- begin <agentkit/mcp/server/request.hpp> ----
+// agentkit/mcp/server/request.hpp — what a handler (a tool, a prompt, a resource read) can do with the
 // MCP client while it serves one request: log to it, and ask it for input (elicitation,
 // sampling, roots), written once for both protocol eras.
 //
@@ -30268,7 +30298,7 @@ private:
 }
 
 }  // namespace agentkit::mcp
-// ---- end <agentkit/mcp/request.hpp> ----
+// ---- end <agentkit/mcp/server/request.hpp> ----
 
 #include <algorithm>
 #include <cmath>
@@ -30306,7 +30336,7 @@ namespace agentkit::mcp {
 /// when the string was not sealed here (forged, altered or forgotten); `digest` condenses a
 /// request's arguments into the payload (collision-resistant where the payload leaves the
 /// server). Leave empty for the built-in codec, which keeps payloads in the server (bounded,
-/// expiring) and gives the client a random reference; agentkit/net/mcp_http.hpp has an
+/// expiring) and gives the client a random reference; agentkit/mcp/http/server.hpp has an
 /// HMAC-SHA-256 codec that keeps the server stateless.
 struct state_codec {
     std::function<std::string(const std::string& payload)> seal;  ///< payload → the opaque requestState string
@@ -31821,11 +31851,11 @@ inline const std::atomic<bool>* stop_on_signals() {
 }
 
 }  // namespace agentkit::mcp
-// ---- end <agentkit/mcp/server.hpp> ----
-// ---- begin <agentkit/mcp/client_transport.hpp> ----
-// agentkit/mcp/client_transport.hpp — what carries an MCP client's messages: the interface
-// every client transport implements (stdio in mcp/stdio_client.hpp, Streamable HTTP in
-// net/mcp_client_http.hpp), so that mcp::client is one protocol engine over any of them.
+// ---- end <agentkit/mcp/server/server.hpp> ----
+// ---- begin <agentkit/mcp/client/transport.hpp> ----
+// agentkit/mcp/client/transport.hpp — what carries an MCP client's messages: the interface
+// every client transport implements (stdio in mcp/client/stdio.hpp, Streamable HTTP in
+// mcp/http/client.hpp), so that mcp::client is one protocol engine over any of them.
 
 
 #include <functional>
@@ -31874,10 +31904,10 @@ public:
 };
 
 }  // namespace agentkit::mcp
-// ---- end <agentkit/mcp/client_transport.hpp> ----
-// ---- begin <agentkit/mcp/client.hpp> ----
-// agentkit/mcp/client.hpp — an MCP client: connects to one server over a client_transport
-// (stdio: mcp/stdio_client.hpp; Streamable HTTP: net/mcp_client_http.hpp), negotiates the
+// ---- end <agentkit/mcp/client/transport.hpp> ----
+// ---- begin <agentkit/mcp/client/client.hpp> ----
+// agentkit/mcp/client/client.hpp — an MCP client: connects to one server over a client_transport
+// (stdio: mcp/client/stdio.hpp; Streamable HTTP: mcp/http/client.hpp), negotiates the
 // protocol, and makes requests.
 // (Over 1,000 lines because it is one class around one piece of state: the table of requests in
 // flight, which the handshake, every request, the server's own requests, progress, the listen
@@ -33241,9 +33271,9 @@ private:
 };
 
 }  // namespace agentkit::mcp
-// ---- end <agentkit/mcp/client.hpp> ----
-// ---- begin <agentkit/mcp/stdio_client.hpp> ----
-// agentkit/mcp/stdio_client.hpp — the MCP stdio client transport: starts a server process and
+// ---- end <agentkit/mcp/client/client.hpp> ----
+// ---- begin <agentkit/mcp/client/stdio.hpp> ----
+// agentkit/mcp/client/stdio.hpp — the MCP stdio client transport: starts a server process and
 // exchanges newline-delimited JSON-RPC messages with it over its stdin and stdout.
 //
 //   auto t = std::make_unique<agentkit::mcp::stdio_client_transport>(agentkit::mcp::stdio_server{
@@ -33738,9 +33768,9 @@ private:
 };
 
 }  // namespace agentkit::mcp
-// ---- end <agentkit/mcp/stdio_client.hpp> ----
-// ---- begin <agentkit/mcp/remote_tools.hpp> ----
-// agentkit/mcp/remote_tools.hpp — a remote MCP server's tools as agentkit tools: run-time tools
+// ---- end <agentkit/mcp/client/stdio.hpp> ----
+// ---- begin <agentkit/mcp/client/remote_tools.hpp> ----
+// agentkit/mcp/client/remote_tools.hpp — a remote MCP server's tools as agentkit tools: run-time tools
 // (tools/runtime_toolbox.hpp) that go into a toolbox, an agent_session and every masker beside
 // compile-time tools.
 //
@@ -33840,9 +33870,9 @@ inline result<std::vector<std::string>> add_remote_tools(runtime_toolbox& box, c
 }
 
 }  // namespace agentkit::mcp
-// ---- end <agentkit/mcp/remote_tools.hpp> ----
-// ---- begin <agentkit/mcp/input_relay.hpp> ----
-// agentkit/mcp/input_relay.hpp — an upstream MCP server's requests for input, made while one of
+// ---- end <agentkit/mcp/client/remote_tools.hpp> ----
+// ---- begin <agentkit/mcp/gateway/input_relay.hpp> ----
+// agentkit/mcp/gateway/input_relay.hpp — an upstream MCP server's requests for input, made while one of
 // its tools runs for a downstream client, passed to that client and its answers back (the
 // gateway's relay of elicitation/create and sampling/createMessage; gateway.hpp has one per
 // server).
@@ -34415,9 +34445,9 @@ private:
 };
 
 }  // namespace agentkit::mcp
-// ---- end <agentkit/mcp/input_relay.hpp> ----
-// ---- begin <agentkit/mcp/gateway.hpp> ----
-// agentkit/mcp/gateway.hpp — many MCP servers as one: the union of their tools, kept current
+// ---- end <agentkit/mcp/gateway/input_relay.hpp> ----
+// ---- begin <agentkit/mcp/gateway/gateway.hpp> ----
+// agentkit/mcp/gateway/gateway.hpp — many MCP servers as one: the union of their tools, kept current
 // (list_changed, restarts), served through any masker (agentkit-mcp-gateway is built on it).
 //
 //   auto cfg = agentkit::mcp::parse_servers_config(json::parse(file));   // the mcpServers format
@@ -34460,7 +34490,7 @@ private:
 namespace agentkit::mcp {
 
 /// How the gateway signs in to an HTTP server that asks for OAuth ("oauth" in its entry; the
-/// flow itself is net/oauth.hpp's, the redirect listener net/oauth_loopback.hpp's).
+/// flow itself is mcp/http/oauth.hpp's, the redirect listener mcp/http/oauth_loopback.hpp's).
 struct upstream_oauth {
     std::string client_id;                ///< a pre-registered client; empty: registration or client_metadata_url
     std::string client_secret_env;        ///< the environment variable holding its secret (never the file)
@@ -34645,7 +34675,7 @@ struct servers_config {
 using transport_factory = std::function<result<std::unique_ptr<client_transport>>(const upstream_config&)>;
 
 /// Stdio for servers with a command; `transport.io` for URL servers (this factory has no HTTP:
-/// net/mcp_client_http.hpp's http_client_transport does it).
+/// mcp/http/client.hpp's http_client_transport does it).
 [[nodiscard]] inline transport_factory stdio_transports(std::string stderr_dir = {}) {
     return [stderr_dir](const upstream_config& u) -> result<std::unique_ptr<client_transport>> {
         if (!u.url.empty())
@@ -35132,7 +35162,7 @@ template <class MakeMasker>
 }
 
 }  // namespace agentkit::mcp
-// ---- end <agentkit/mcp/gateway.hpp> ----
+// ---- end <agentkit/mcp/gateway/gateway.hpp> ----
 // ---- end <agentkit/mcp.hpp> ----
 // ---- begin <agentkit/search.hpp> ----
 // agentkit/search.hpp — web search without a browser: the query and its results, the backend

@@ -3,11 +3,11 @@
 // dashboard opened in a second headless Chromium that the test drives over CDP (the
 // person). Pages are served on 127.0.0.1. Every wait is woken by an event (the dashboard
 // page announces each change with an 'agentkit:update' event) and bounded.
-#include <agentkit/net/dashboard.hpp>
+#include <agentkit/browser/live/dashboard.hpp>
 
 #include <agentkit/browser.hpp>
-#include <agentkit/mcp/client.hpp>
-#include <agentkit/mcp/stdio_client.hpp>
+#include <agentkit/mcp/client/client.hpp>
+#include <agentkit/mcp/client/stdio.hpp>
 #include <agentkit/net/http_server.hpp>
 #include "support/flag.hpp"
 #include "support/snapshot_refs.hpp"
@@ -261,14 +261,22 @@ TEST(LiveViewE2E, WatchPauseTakeControlAndHandBackThroughTheDashboard) {
 }
 
 TEST(LiveViewE2E, ANonLoopbackDashboardIsRefusedWithAClearError) {
-    ak::net::dashboard_options o;
+    ak::browser::dashboard_options o;
     for (const std::string host : {"0.0.0.0", "192.168.1.10", "::"}) {
         o.host = host;
-        ak::net::dashboard d(o);
+        ak::browser::dashboard d(o);
         auto up = d.start();
         ASSERT_FALSE(up) << host;
         EXPECT_TRUE(up.error().is(ak::errc::args_invalid));
         EXPECT_NE(up.error().message.find("loopback only"), std::string::npos) << up.error().message;
+    }
+    // a loopback name is not resolved: it binds 127.0.0.1 (core/url.hpp's rule)
+    for (const std::string host : {"LOCALHOST", "dash.localhost."}) {
+        o.host = host;
+        ak::browser::dashboard d(o);
+        auto up = d.start();
+        ASSERT_TRUE(up) << host << ": " << up.error().message;
+        EXPECT_EQ(d.origin().rfind("http://127.0.0.1:", 0), 0U) << host << " -> " << d.origin();
     }
     // and the server says so on stderr and exits, stdout empty
     const auto dir = std::filesystem::temp_directory_path() / ("agentkit-live-" + std::to_string(::getpid()));
@@ -284,13 +292,13 @@ TEST(LiveViewE2E, ANonLoopbackDashboardIsRefusedWithAClearError) {
 }
 
 TEST(LiveViewE2E, TokensAreComparedWholeAndExactly) {
-    using d = ak::net::dashboard;
+    using d = ak::browser::dashboard;
     EXPECT_TRUE(d::same_token("abc", "abc"));
     EXPECT_FALSE(d::same_token("abc", "abd"));
     EXPECT_FALSE(d::same_token("abc", "abcd"));
     EXPECT_FALSE(d::same_token("", "abc"));
     EXPECT_FALSE(d::same_token("abc", ""));
-    ak::net::dashboard a, b;
+    ak::browser::dashboard a, b;
     EXPECT_NE(a.token(), b.token()) << "a token per start";
     EXPECT_GE(a.token().size(), 40U);
 }
@@ -304,7 +312,7 @@ TEST(LiveViewE2E, TheTimelineRedactsSecretsInArgumentsAndResultsAsEverywhere) {
     br::tool_state st(b, store);
     auto tools = br::browser_tools(st);
     br::live_view live(st, "secret-agent");
-    ak::net::dashboard dash;
+    ak::browser::dashboard dash;
     dash.add(live);
     ASSERT_TRUE(dash.start());
     // the model writes the secret's value itself (it should use {{secret:PASSWORD}}): the step must not show it
@@ -368,7 +376,7 @@ TEST(LiveViewE2E, TheViewerEndsOnTheScreenAsItSettled) {
     br::tool_state st(agent, store);
     auto tools = br::browser_tools(st);
     br::live_view live(st, "settle");
-    ak::net::dashboard dash;
+    ak::browser::dashboard dash;
     dash.add(live);
     ASSERT_TRUE(dash.start());
     ASSERT_TRUE(tools.call("browser_navigate", json{{"url", site.url("/burst")}}));
@@ -410,7 +418,7 @@ TEST(LiveViewE2E, AnAgentsCallIsCapturedOnlyAtItsPaceAndTheScreenComesBackAfterI
     br::tool_state st(agent, store);
     auto tools = br::browser_tools(st);
     br::live_view live(st, "pace");  // call_interval 500 ms
-    ak::net::dashboard dash;  // max_fps 15: between calls the animated page streams at ~15 frames/s
+    ak::browser::dashboard dash;  // max_fps 15: between calls the animated page streams at ~15 frames/s
     dash.add(live);
     ASSERT_TRUE(dash.start());
     ASSERT_TRUE(tools.call("browser_navigate", json{{"url", site.url("/busy")}}));
@@ -448,7 +456,7 @@ TEST(LiveViewE2E, ABurstOfCallsIsCapturedAtItsPaceAndShownOnceItIsOver) {
     br::tool_state st(agent, store);
     auto tools = br::browser_tools(st);
     br::live_view live(st, "burst");  // call_interval 500 ms, settle 100 ms
-    ak::net::dashboard dash;
+    ak::browser::dashboard dash;
     dash.add(live);
     ASSERT_TRUE(dash.start());
     ASSERT_TRUE(tools.call("browser_navigate", json{{"url", site.url("/count")}}));
@@ -513,7 +521,7 @@ TEST(LiveViewE2E, TheDashboardAnswersWhileTheAgentsCallRuns) {
     br::tool_state st(agent, store);
     auto tools = br::browser_tools(st);
     br::live_view live(st, "busy-agent");
-    ak::net::dashboard dash;
+    ak::browser::dashboard dash;
     dash.add(live);
     ASSERT_TRUE(dash.start());
     ASSERT_TRUE(tools.call("browser_navigate", json{{"url", site.url("/two")}}));

@@ -1,10 +1,10 @@
 // The live view's parts without a browser: the frame pump's flow control, the rule that says
 // when the screencast captures, and the pause gate's holding, stepping, hand-back and
 // cancellation (label unit).
-#include <agentkit/browser/frame_pump.hpp>
-#include <agentkit/browser/call_gate.hpp>
+#include <agentkit/browser/live/frame_pump.hpp>
+#include <agentkit/browser/live/call_gate.hpp>
 #include <agentkit/browser/capture_rule.hpp>
-#include <agentkit/browser/timeline.hpp>
+#include <agentkit/browser/live/timeline.hpp>
 
 #include <gtest/gtest.h>
 

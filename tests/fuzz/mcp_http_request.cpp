@@ -1,4 +1,4 @@
-// libFuzzer target: MCP's Streamable HTTP request path (agentkit/net/mcp_http.hpp) above the
+// libFuzzer target: MCP's Streamable HTTP request path (agentkit/mcp/http/server.hpp) above the
 // HTTP parser. The input is one request: a first line "METHOD", then "Name: value" header lines,
 // an empty line and the body. The answer must be a valid HTTP status; every body that is JSON
 // must be a JSON-RPC message; a POST's streamed body is produced to its end (a GET's client
@@ -6,7 +6,7 @@
 // 64 sessions), so sequences of requests meet sessions that earlier inputs opened. Nothing may
 // crash, hang or leak.
 #include <agentkit/agentkit.hpp>
-#include <agentkit/net/mcp_http.hpp>
+#include <agentkit/mcp/http/server.hpp>
 
 #include "fuzz/fuzz_tools.hpp"
 

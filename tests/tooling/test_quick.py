@@ -20,8 +20,8 @@ HEADERS = {
     "core/json.hpp": "",
     "tools/tool.hpp": "#include <agentkit/core/json.hpp>\n",
     "browser/browser.hpp": "#include <agentkit/tools/tool.hpp>\n",
-    "mcp/server.hpp": "#include <agentkit/tools/tool.hpp>\n",
-    "net/http.hpp": "#include <agentkit/mcp/server.hpp>\n",
+    "mcp/server/server.hpp": "#include <agentkit/tools/tool.hpp>\n",
+    "net/http.hpp": "#include <agentkit/mcp/server/server.hpp>\n",
     "agentkit.hpp": "#include <agentkit/browser/browser.hpp>\n",
 }
 TESTS = {
@@ -81,7 +81,7 @@ class QuickPick(unittest.TestCase):
         self.assertEqual(self.pick("include/agentkit/tools/tool.hpp"),
                          ["agentkit_tests_browser", "agentkit_tests_browser_engine", "agentkit_tests_mcp", "agentkit_tests_net",
                           "agentkit_tests_tools"])
-        self.assertEqual(self.pick("include/agentkit/mcp/server.hpp"), ["agentkit_tests_mcp", "agentkit_tests_net"])
+        self.assertEqual(self.pick("include/agentkit/mcp/server/server.hpp"), ["agentkit_tests_mcp", "agentkit_tests_net"])
         self.assertEqual(self.pick("include/agentkit/net/http.hpp"), ["agentkit_tests_net"])
 
     def test_core_and_the_umbrella_pick_every_unit_test_and_never_an_e2e_one(self):

@@ -297,7 +297,7 @@ public:
     /// Stop the recording and hand back its frames (at least one: the screen at stop time).
     result<recording> stop_recording();
 
-    // ---- live view (net/dashboard.hpp) --------------------------------------------------------------
+    // ---- live view (browser/live/dashboard.hpp) --------------------------------------------------------------
 
     /// Where the frames of start_screencast() go (called on the CDP event thread: return at
     /// once). Each frame with needs_ack must be acknowledged with ack_screencast_frame() before

@@ -7,7 +7,7 @@
 // screencast stops the capture. So a live view captures:
 //   - never without a viewer;
 //   - while the agent is quiet (no call runs and none ended in the last `settle`: it waits for
-//     its model then, or is paused): as fast as the viewers take frames (browser/frame_pump.hpp
+//     its model then, or is paused): as fast as the viewers take frames (browser/live/frame_pump.hpp
 //     paces them). The first frame then shows the end state of the agent's last step;
 //   - during a burst of calls (calls that run, or follow each other within `settle`: a host
 //     running a model's several tool calls of one turn, a scripted agent), one frame each

@@ -217,13 +217,11 @@ inline std::string canonical_address(std::string_view host) {
     return h;
 }
 
-/// This machine, however it is spelled: localhost and its subdomains, 127.0.0.0/8, [::1], and
-/// the unspecified addresses 0.0.0.0 and [::] (a connection to them reaches this machine too).
-/// `h` is canonical_address()'s form.
+/// This machine, however it is spelled: core/url.hpp's loopback rule (localhost and its
+/// subdomains, 127.0.0.0/8, [::1]) and the unspecified addresses 0.0.0.0 and [::] (a connection to
+/// them reaches this machine too). `h` is canonical_address()'s form.
 inline bool is_loopback(std::string_view h) {
-    if (h == "localhost" || (h.size() > 10 && h.substr(h.size() - 10) == ".localhost")) return true;
-    if (h == "[::1]" || h == "[::]" || h == "0.0.0.0") return true;
-    return h.rfind("127.", 0) == 0 && std::all_of(h.begin(), h.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; });
+    return h == "[::]" || h == "0.0.0.0" || agentkit::is_loopback_host(h);
 }
 
 /// The host origin rules compare: canonical_address(), with every spelling of this machine as

@@ -23,6 +23,7 @@
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
+#include <agentkit/core/url.hpp>
 
 #include <chrono>
 #include <optional>
@@ -190,7 +191,7 @@ private:
             const auto colon = addr.rfind(':');
             if (colon == std::string::npos) break;
             std::string host = addr.substr(0, colon);
-            if (host == "localhost" || host == "127.0.0.1" || host == "[::1]")
+            if (agentkit::is_loopback_host(host))
                 host = base_.host.find(':') != std::string::npos ? "[" + base_.host + "]" : base_.host;
             return "http://" + host + addr.substr(colon);
         }

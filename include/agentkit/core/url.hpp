@@ -9,10 +9,13 @@
 // Not a validator of everything a browser accepts: hosts are taken as written (lower case, one
 // trailing dot removed); numeric and IPv6 spellings are made canonical where a decision needs it
 // (browser/policy.hpp's canonical_host). Query strings and form bodies are read with
-// query_params / form_decode below.
+// query_params / form_decode below; is_loopback_host is the one loopback rule.
 #pragma once
 
 #include <agentkit/core/strings.hpp>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include <cctype>
 #include <map>
@@ -199,6 +202,36 @@ namespace detail {
         q.remove_prefix(amp + 1);
     }
     return out;
+}
+
+/// Whether `host` names this machine's loopback interface and nothing else: "localhost" and the
+/// names under it (RFC 6761), 127.0.0.0/8 in dotted-quad form, ::1, and ::ffff:127.x.y.z (an IPv4
+/// loopback peer as an IPv6 socket reports it). Case, IPv6 brackets and one trailing dot are
+/// ignored. Not loopback: the unspecified addresses 0.0.0.0 and :: (bound, they listen on every
+/// interface; browser/policy.hpp counts them as this machine for the origin rules), and other
+/// numeric spellings of 127.0.0.1 (the policy makes them canonical first). Names are not resolved:
+/// a server told to bind a loopback name binds 127.0.0.1. The one rule: servers' binds and peers,
+/// the origin policy, OAuth's native redirects and the WebDriver gate all ask it.
+[[nodiscard]] inline bool is_loopback_host(std::string_view host) {
+    std::string h = ascii_lower(host);
+    if (h.size() >= 2 && h.front() == '[' && h.back() == ']') h = h.substr(1, h.size() - 2);
+    if (!h.empty() && h.back() == '.') h.pop_back();
+    if (h == "localhost" || (h.size() > 10 && h.compare(h.size() - 10, 10, ".localhost") == 0)) return true;
+    in_addr a4{};
+    if (h.find(':') == std::string::npos) {
+        if (::inet_pton(AF_INET, h.c_str(), &a4) != 1) return false;
+        return (ntohl(a4.s_addr) >> 24) == 127;
+    }
+    in6_addr a6{};
+    if (::inet_pton(AF_INET6, h.c_str(), &a6) != 1) return false;
+    static constexpr unsigned char one[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+    bool is_one = true, mapped = true;
+    for (int i = 0; i < 16; ++i) {
+        if (a6.s6_addr[i] != one[i]) is_one = false;
+        if (i < 10 && a6.s6_addr[i] != 0) mapped = false;
+    }
+    mapped = mapped && a6.s6_addr[10] == 0xff && a6.s6_addr[11] == 0xff && a6.s6_addr[12] == 127;
+    return is_one || mapped;
 }
 
 }  // namespace agentkit

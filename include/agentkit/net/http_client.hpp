@@ -5,7 +5,7 @@
 // agentkit::curl). The request and response types, the Retry-After rule and redact_url() are in
 // core/http.hpp (no libcurl): code that only speaks HTTP through a client (the search backends)
 // needs that header alone, and http_client satisfies its `http_client_like` concept. Nothing in core, tools, visibility or format includes this header. The model
-// client (net/model_client.hpp) is built on it; so can be anything else that speaks HTTP to a
+// client (session/model_client.hpp) is built on it; so can be anything else that speaks HTTP to a
 // service (an MCP client, a search backend).
 //
 //   agentkit::net::http_client http;

@@ -13,7 +13,7 @@
 //       return true;                       // false stops reading (feed returns false)
 //   });
 //
-// Standard library only: no HTTP library needed (the model client, net/model_client.hpp,
+// Standard library only: no HTTP library needed (the model client, session/model_client.hpp,
 // reads provider streams with it). One event may hold at most `max_event_bytes`; a longer one
 // makes feed() fail (a stream that never ends a line cannot grow the reader without bound).
 #pragma once

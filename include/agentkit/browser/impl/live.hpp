@@ -1,4 +1,4 @@
-// agentkit/browser/impl/live.hpp — browser: what a live view needs (net/dashboard.hpp): a
+// agentkit/browser/impl/live.hpp — browser: what a live view needs (browser/live/dashboard.hpp): a
 // screencast paced by its viewers, a person's input, and the change report on hand-back.
 // Part of browser.hpp (which includes it at its end); not an entry point of its own.
 #pragma once

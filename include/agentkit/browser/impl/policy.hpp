@@ -33,8 +33,7 @@ AGENTKIT_DECL auto browser::use_socket_gate() const -> bool {
         // a browser elsewhere reaches the gate (on this host's loopback) only when it runs here
         auto u = cdp::detail::parse_url(!opt_.webdriver.url.empty() ? opt_.webdriver.url : opt_.cdp_endpoint);
         if (!u) return false;
-        const std::string h = cdp::detail::ascii_lower(u->host);
-        return h == "localhost" || h == "::1" || h.rfind("127.", 0) == 0;
+        return agentkit::is_loopback_host(u->host);
     }
     for (const auto& a : opt_.launch.extra_args)
         for (const char* flag : {"--proxy-server", "--proxy-pac-url", "--proxy-auto-detect"})

@@ -1,15 +1,15 @@
-// MCP's OAuth 2.1 for mcp::client (net/oauth.hpp): PKCE, the discovery orders, WWW-Authenticate,
+// MCP's OAuth 2.1 for mcp::client (mcp/http/oauth.hpp): PKCE, the discovery orders, WWW-Authenticate,
 // and the whole flow against a fake authorization server and MCP endpoint on 127.0.0.1
 // (registration, authorization through the host's callback, token, refresh, scope step-up), each
 // failure with its reason, and no token, code or secret in any message. Also what a host keeps
-// between runs (net/oauth_store.hpp), the loopback redirect (net/oauth_loopback.hpp) and the
+// between runs (mcp/http/oauth_store.hpp), the loopback redirect (mcp/http/oauth_loopback.hpp) and the
 // gateway's "oauth" configuration entries.
 #include <agentkit/agentkit.hpp>
 #include <agentkit/net/http_server.hpp>
-#include <agentkit/net/mcp_client_http.hpp>
-#include <agentkit/net/oauth.hpp>
-#include <agentkit/net/oauth_loopback.hpp>
-#include <agentkit/net/oauth_store.hpp>
+#include <agentkit/mcp/http/client.hpp>
+#include <agentkit/mcp/http/oauth.hpp>
+#include <agentkit/mcp/http/oauth_loopback.hpp>
+#include <agentkit/mcp/http/oauth_store.hpp>
 
 #include <openssl/bn.h>
 #include <openssl/ec.h>

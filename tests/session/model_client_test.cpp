@@ -1,4 +1,4 @@
-// The model client (agentkit/net/model_client.hpp) and what it is built on (net/http_client.hpp,
+// The model client (agentkit/session/model_client.hpp) and what it is built on (net/http_client.hpp,
 // net/sse.hpp, session/stream.hpp), against a fake provider on 127.0.0.1 (agentkit::net's HTTP
 // server) that answers in each provider's documented wire format, streamed and not: text,
 // several tool calls with their arguments split across many deltas, usage with cache counts,
@@ -8,7 +8,7 @@
 // conditions the test (or the client's tool) raises.
 #include <agentkit/agentkit.hpp>
 #include <agentkit/net/http_server.hpp>
-#include <agentkit/net/model_client.hpp>
+#include <agentkit/session/model_client.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,10 +1,10 @@
-// MCP over Streamable HTTP (agentkit/net/mcp_http.hpp), in-process, over real sockets on
+// MCP over Streamable HTTP (agentkit/mcp/http/server.hpp), in-process, over real sockets on
 // 127.0.0.1: every kind of bad input gets its HTTP status and a JSON-RPC error, every resource
 // is bounded, and what one client does (a flood, a stream it never reads, a slow body) leaves
 // the other sessions working. The official clients and the conformance kit test the happy paths
 // (tests/mcp_client, tests/conformance).
 #include <agentkit/agentkit.hpp>
-#include <agentkit/net/mcp_http.hpp>
+#include <agentkit/mcp/http/server.hpp>
 
 #include <gtest/gtest.h>
 

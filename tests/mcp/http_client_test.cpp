@@ -1,10 +1,10 @@
-// mcp::client over Streamable HTTP (net/mcp_client_http.hpp): against agentkit's own HTTP MCP
+// mcp::client over Streamable HTTP (mcp/http/client.hpp): against agentkit's own HTTP MCP
 // server on 127.0.0.1 (sessions, JSON and SSE answers, progress, a bearer token), and against a
 // small Python server that breaks an SSE answer before its response (Last-Event-ID resumption)
 // and ends a session (404).
 #include <agentkit/agentkit.hpp>
-#include <agentkit/net/mcp_client_http.hpp>
-#include <agentkit/net/mcp_http.hpp>
+#include <agentkit/mcp/http/client.hpp>
+#include <agentkit/mcp/http/server.hpp>
 
 #include <gtest/gtest.h>
 
