@@ -51,7 +51,7 @@ namespace {
 /// every session (--shared-browser-context, and stdio's one client).
 struct browser_unit {
     br::browser browser;
-    br::session_store store;
+    br::bounded_artifacts store;
     browser_unit(const br::browser_options& b, const br::store_options& s) : browser(b), store(s) {}
     ~browser_unit() { browser.close(); }
 };

@@ -69,7 +69,7 @@ double median(std::vector<double> v) {
 
 struct session {
     br::browser b;
-    br::session_store store;
+    br::bounded_artifacts store;
     br::tool_state state;
     decltype(br::browser_tools(std::declval<br::tool_state&>())) tools;
     session(br::browser_options o, br::store_options so)

@@ -345,7 +345,7 @@ int main(int argc, char** argv) {
     if (!site.start()) return 1;
 
     br::browser agent;
-    br::session_store store;
+    br::bounded_artifacts store;
     br::tool_state state(agent, store);
     auto tools = br::browser_tools(state);
     br::live_view live(state, "bench", lo);

@@ -440,7 +440,7 @@ private:
 
     int id_;
     browser::browser b_;
-    browser::session_store store_;
+    browser::bounded_artifacts store_;
     browser::tool_state state_;
     decltype(browser::browser_tools(std::declval<browser::tool_state&>())) tools_;
     test::http_server& server_;

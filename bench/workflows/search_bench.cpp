@@ -150,7 +150,7 @@ int main() {
 
     br::browser_options bo;
     br::browser b(bo);
-    br::session_store store;
+    br::bounded_artifacts store;
     br::tool_state state(b, store);
     net::http_client http;
     se::settings ss;

@@ -42,7 +42,7 @@
 // artifact sink and the cut result names the artifact id. Screenshots and logs live there too
 // (large things out of band: results carry ids and counts, never the bytes).
 //
-//   agentkit::session_store store;                     // thread-safe, bounded; memory or a directory
+//   agentkit::bounded_artifacts store;                 // thread-safe, bounded; memory or a directory
 //   auto ref = store.put({"text/plain", "page text", "full text of https://...", big_string});
 //   // ref->id == "a1", ref->uri == "agentkit://artifacts/a1"
 //   auto blob = store.get("a1");                        // std::optional<artifact_blob>
@@ -550,6 +550,10 @@ struct tool_output {
     std::vector<content_block> content;  ///< the blocks, in order
     std::optional<json> structured;  ///< typed output (MCP structuredContent), when the tool has one
     bool is_error = false;           ///< the call failed: the blocks describe the error for the model
+    /// The tool already fitted its text to its own budget (cut in its own priority order, the
+    /// rest stored, e.g. every browser tool): a result formatter leaves the text as it is and
+    /// handles only the images. Not sent anywhere; false for a tool that leaves fitting to the host.
+    bool fitted = false;
 
     /// Output of one text block.
     [[nodiscard]] static tool_output text(std::string t) {
@@ -653,7 +657,7 @@ concept artifact_store = artifact_sink<S> && requires(const S& cs, std::string_v
     { cs.list() } -> std::convertible_to<std::vector<artifact_ref>>;
 };
 
-/// Bounds and location of a session_store.
+/// Bounds and location of a bounded_artifacts.
 struct store_options {
     std::size_t max_count = 200;                 ///< artifacts kept at once
     std::size_t max_bytes = 64U * 1024U * 1024U;  ///< bytes kept at once (payload bytes)
@@ -711,16 +715,16 @@ inline std::string safe_name(std::string_view n) {
 /// subdirectory (0700) of it (images decoded to binary files), removed with the store unless
 /// `keep`. Thread-safe.
 ///
-///   agentkit::session_store store{{.max_count = 100, .max_bytes = 32 << 20}};
+///   agentkit::bounded_artifacts store{{.max_count = 100, .max_bytes = 32 << 20}};
 ///   auto ref = store.put({"text/plain", "snapshot", "full snapshot", text, false});
 ///   auto part = store.read(ref->id, {.offset = 6000, .length = 4000});   // or {.section = "Results"}
-class session_store {
+class bounded_artifacts {
 public:
     /// An empty store with these options (its directory is made with the first artifact).
-    explicit session_store(store_options o = {}) : opt_(std::move(o)) {}
-    session_store(const session_store&) = delete;
-    session_store& operator=(const session_store&) = delete;
-    ~session_store() { clear(); }
+    explicit bounded_artifacts(store_options o = {}) : opt_(std::move(o)) {}
+    bounded_artifacts(const bounded_artifacts&) = delete;
+    bounded_artifacts& operator=(const bounded_artifacts&) = delete;
+    ~bounded_artifacts() { clear(); }
 
     /// Store an artifact (evicting the oldest to stay within the bounds).
     [[nodiscard]] result<artifact_ref> put(artifact_blob b) {
@@ -929,14 +933,17 @@ private:
     std::size_t used_ = 0, next_ = 0, evicted_ = 0;
 };
 
-static_assert(artifact_store<session_store>);
+static_assert(artifact_store<bounded_artifacts>);
+
+/// Deprecated (removed in 0.2): the artifact store's old name; it held artifacts, not a session.
+using session_store [[deprecated("agentkit::bounded_artifacts")]] = bounded_artifacts;
 
 /// The session's default store: in memory, bounded by bytes only.
-class memory_artifacts : public session_store {
+class memory_artifacts : public bounded_artifacts {
 public:
     /// An in-memory store of at most `max_bytes` payload bytes, with artifact URIs under `uri_prefix`.
     explicit memory_artifacts(std::size_t max_bytes = 64U * 1024U * 1024U, std::string uri_prefix = "agentkit://artifacts/")
-        : session_store(options_for(max_bytes, std::move(uri_prefix))) {}
+        : bounded_artifacts(options_for(max_bytes, std::move(uri_prefix))) {}
 
 private:
     static store_options options_for(std::size_t max_bytes, std::string uri_prefix) {
@@ -1009,8 +1016,10 @@ namespace agentkit::browser {
 using agentkit::artifact_slice;
 using agentkit::eviction;
 using agentkit::read_options;
-using agentkit::session_store;
+using agentkit::bounded_artifacts;
 using agentkit::store_options;
+/// Deprecated (removed in 0.2): the artifact store's old name.
+using session_store [[deprecated("agentkit::bounded_artifacts")]] = agentkit::bounded_artifacts;
 
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/artifacts.hpp> ----
@@ -17877,7 +17886,7 @@ struct tools_options {
 /// What the tools share: the browser, the artifact store, options and totals.
 struct tool_state {
     browser& b;               ///< the browser the tools drive
-    session_store& store;     ///< where cut text and screenshots go
+    bounded_artifacts& store;     ///< where cut text and screenshots go
     tools_options options{};  ///< the tools' options
     token_counter tokens{};   ///< estimates the tokens of results
     /// web_search's backend and cache (the host's, outliving the state; nullptr: web_search
@@ -17913,7 +17922,7 @@ struct tool_state {
     std::deque<call_metrics> recent;  ///< the newest calls, oldest first
 
     /// The state of tools on browser `br` with artifact store `st`.
-    tool_state(browser& br, session_store& st, tools_options o = {}) : b(br), store(st), options(std::move(o)) {}
+    tool_state(browser& br, bounded_artifacts& st, tools_options o = {}) : b(br), store(st), options(std::move(o)) {}
 };
 
 }  // namespace agentkit::browser
@@ -19413,7 +19422,7 @@ public:
     /// The browser it shows.
     [[nodiscard]] browser& page_browser() noexcept { return st_.b; }
     /// The artifact store of its tools (what the timeline's artifact ids name).
-    [[nodiscard]] session_store& store() noexcept { return st_.store; }
+    [[nodiscard]] bounded_artifacts& store() noexcept { return st_.store; }
     /// The pause gate.
     [[nodiscard]] call_gate& gate() noexcept { return gate_; }
     /// The screencast's flow control.
@@ -23946,7 +23955,8 @@ inline result<std::string> element_of(const std::optional<std::string>& ref, con
 }
 
 /// Finish a call: redact every text block and the structured output (keys included), cap the
-/// text (overflow to the store), count, report.
+/// text (overflow to the store), count, report. The result is marked fitted: a result formatter
+/// (an agent_session's) does not cut it again by another budget.
 inline result<tool_output> finish(tool_state& st, std::string_view tool, std::chrono::steady_clock::time_point t0,
                                   const browser::counters& before, result<tool_output> r, call_metrics* metrics = nullptr) {
     call_metrics m;
@@ -23982,6 +23992,7 @@ inline result<tool_output> finish(tool_state& st, std::string_view tool, std::ch
             m.bytes += b.text.size();
             m.tokens += st.tokens.count(b.text);
         }
+        r->fitted = true;
     } else {
         m.bytes = r.error().message.size();
         m.tokens = st.tokens.count(r.error().to_text());
@@ -25549,7 +25560,7 @@ frozen_scope all_but_vision_scope(const Box& box) {
 // Playwright MCP's tool and argument names, plus agentkit's own compound tools.
 //
 //   agentkit::browser::browser b{opts};
-//   agentkit::browser::session_store store;                  // bounded, per session
+//   agentkit::browser::bounded_artifacts store;              // bounded, per session
 //   agentkit::browser::tool_state state{b, store};
 //   auto tools = agentkit::browser::browser_tools(state);      // an agentkit::toolbox
 //
@@ -27173,7 +27184,7 @@ auto web_search_tool(State& st) {
 // Budgets park what they cut in an artifact store and name the artifact in the result; a model
 // can read it only when the host has a tool for that. Add this one to a toolbox:
 //
-//   agentkit::session_store store;
+//   agentkit::bounded_artifacts store;
 //   agentkit::toolbox tools{my_tool, agentkit::artifact_reader(store)};   // "read_artifact"
 //   // or another name: agentkit::artifact_reader<"fetch_artifact">(store)
 //
@@ -28424,9 +28435,11 @@ public:
     }
 
     /// Apply the image policy, then cut the text to the cap of the tool's result kind (the rest is stored
-    /// when `c.artifacts` is set).
+    /// when `c.artifacts` is set); the text of a result its tool already fitted (tool_output::fitted)
+    /// is left as it is.
     [[nodiscard]] tool_output format(tool_output o, const format_context& c) const {
         handle_images(o, c);
+        if (o.fitted) return o;  // the tool's own budget already cut it, in its own order
         const result_kind k = kind_of(c.tool);
         const std::size_t cap = limits.cap(k);
         std::size_t text_size = 0;

@@ -712,7 +712,7 @@ TEST_F(BrowserE2E, ASitesRepeatedChromeIsShownOnceAndBrowserSnapshotShowsItAgain
     EXPECT_FALSE(ref_on(again_b->snapshot, "link \"Garden\"").empty()) << again_b->snapshot;
     // browser_interact shows only its last step's result: its pages are shown whole (the model
     // did not see the pages between), and what follows is compared with that last page
-    br::session_store store;
+    br::bounded_artifacts store;
     br::tool_state st(*b_, store);
     auto tools = br::browser_tools(st);
     ak::tool_context ctx;

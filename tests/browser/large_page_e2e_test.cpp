@@ -225,3 +225,36 @@ TEST_F(LargePageE2E, AnActionsChangeReportComparesTheSamePartAndSaysWhenThePageC
     ASSERT_TRUE(last);
     EXPECT_EQ((*last)["result"]["value"], "the last block changed");
 }
+
+// In an agent_session the session's formatter (a 6,000-character cap for snapshots) leaves a
+// browser result as the engine fitted it: the controls the engine kept, in its priority order up
+// to its own budget, all reach the model. (Before, a prefix cut by characters dropped the last.)
+TEST_F(LargePageE2E, ASnapshotInAnAgentSessionKeepsEveryControlTheEngineKept) {
+    br::bounded_artifacts store;
+    br::tool_state st(*part_, store);
+    agentkit::agent_session session{br::browser_tools(st), agentkit::all_visible{}, agentkit::compact_formatter{}};
+    agentkit::tool_context ctx;
+    auto nav = session.serve_call("browser_navigate", agentkit::json{{"url", s_->server.url("/blocks?n=1200")}}, ctx);
+    ASSERT_TRUE(nav) << nav.error().to_text();
+    ASSERT_FALSE(nav->is_error) << nav->joined_text();
+    // a snapshot of 6,000 tokens: well over the formatter's 6,000 characters
+    const agentkit::json args{{"budget", 6000}};
+    auto served = session.serve_call("browser_snapshot", args, ctx);
+    ASSERT_TRUE(served) << served.error().to_text();
+    const std::string text = served->joined_text();
+    auto marks = [](const std::string& t) {
+        std::size_t n = 0;
+        for (auto at = t.find("[ref="); at != std::string::npos; at = t.find("[ref=", at + 1)) ++n;
+        return n;
+    };
+    EXPECT_GT(text.size(), agentkit::budgets{}.snapshot) << text;
+    EXPECT_NE(text.find("[snapshot cut to ~6000 tokens"), std::string::npos) << text;
+    EXPECT_EQ(text.find("snapshot of browser_snapshot"), std::string::npos) << "cut again by the formatter:\n" << text;
+    EXPECT_TRUE(session.artifacts().empty());
+    // every control the tool shows outside a session is there, the last ones included
+    auto tools = br::browser_tools(st);
+    auto direct = tools.call("browser_snapshot", args, ctx);
+    ASSERT_TRUE(direct) << direct.error().to_text();
+    EXPECT_LT(marks(text.substr(0, agentkit::budgets{}.snapshot)), marks(text) * 3 / 4) << "what a prefix cut kept";
+    EXPECT_EQ(marks(text), marks(direct->joined_text()));
+}

@@ -308,7 +308,7 @@ TEST(LiveViewE2E, TheTimelineRedactsSecretsInArgumentsAndResultsAsEverywhere) {
     br::browser_options o;
     o.policy.secrets = {{"PASSWORD", "hunter2-very-secret"}};
     br::browser b(o);
-    br::session_store store;
+    br::bounded_artifacts store;
     br::tool_state st(b, store);
     auto tools = br::browser_tools(st);
     br::live_view live(st, "secret-agent");
@@ -372,7 +372,7 @@ TEST(LiveViewE2E, TheViewerEndsOnTheScreenAsItSettled) {
                              "if(n<25)requestAnimationFrame(f);else document.body.style.background='#00f';};requestAnimationFrame(f);},150)</script>"));
     ASSERT_TRUE(site.start());
     br::browser agent;
-    br::session_store store;
+    br::bounded_artifacts store;
     br::tool_state st(agent, store);
     auto tools = br::browser_tools(st);
     br::live_view live(st, "settle");
@@ -414,7 +414,7 @@ TEST(LiveViewE2E, AnAgentsCallIsCapturedOnlyAtItsPaceAndTheScreenComesBackAfterI
                             "'tick '+(++n)},20)</script>"));
     ASSERT_TRUE(site.start());
     br::browser agent;
-    br::session_store store;
+    br::bounded_artifacts store;
     br::tool_state st(agent, store);
     auto tools = br::browser_tools(st);
     br::live_view live(st, "pace");  // call_interval 500 ms
@@ -452,7 +452,7 @@ TEST(LiveViewE2E, ABurstOfCallsIsCapturedAtItsPaceAndShownOnceItIsOver) {
                              "String(Number(document.getElementById('n').textContent)+1)\">Add</button><p id=n>0</p>"));
     ASSERT_TRUE(site.start());
     br::browser agent;
-    br::session_store store;
+    br::bounded_artifacts store;
     br::tool_state st(agent, store);
     auto tools = br::browser_tools(st);
     br::live_view live(st, "burst");  // call_interval 500 ms, settle 100 ms
@@ -517,7 +517,7 @@ TEST(LiveViewE2E, TheDashboardAnswersWhileTheAgentsCallRuns) {
                              "<script>fetch('/slow-data').then(r=>r.text()).then(t=>{document.getElementById('out').textContent=t;})</script>"));
     ASSERT_TRUE(site.start());
     br::browser agent;
-    br::session_store store;
+    br::bounded_artifacts store;
     br::tool_state st(agent, store);
     auto tools = br::browser_tools(st);
     br::live_view live(st, "busy-agent");

@@ -738,7 +738,7 @@ std::string artifact_id(const std::string& text, const std::string& after) {
 }  // namespace
 
 TEST(ArtifactStore, BoundedByCountAndBytesOldestEvictedAndReported) {
-    br::session_store st{{3, 1000, "", false, "agentkit://artifacts/"}};
+    br::bounded_artifacts st{{3, 1000, "", false, "agentkit://artifacts/"}};
     for (int i = 0; i < 5; ++i) ASSERT_TRUE(st.put({"text/plain", "t" + std::to_string(i), "", std::string(100, 'x'), false}).has_value());
     EXPECT_EQ(st.size(), 3U);
     auto ev = st.take_evictions();
@@ -759,7 +759,7 @@ TEST(ArtifactStore, DirectoryStoreReadsBySectionAndOffsetAndIsRemovedUnlessKept)
     const auto root = std::filesystem::temp_directory_path() / ("agentkit_store_" + std::to_string(::getpid()));
     std::string dir;
     {
-        br::session_store st{{10, 1 << 20, root.string(), false, "agentkit://artifacts/"}};
+        br::bounded_artifacts st{{10, 1 << 20, root.string(), false, "agentkit://artifacts/"}};
         auto t = st.put({"text/plain", "page text", "", "intro\n## Results\nrow 1\nrow 2\n", false});
         ASSERT_TRUE(t.has_value());
         auto img = st.put({"image/png", "shot", "", "iVBORw0KGgo=", true});
@@ -794,7 +794,7 @@ TEST(ArtifactStore, DirectoryStoreReadsBySectionAndOffsetAndIsRemovedUnlessKept)
 struct tools_fixture {
     http_server a;
     br::browser b;
-    br::session_store store;
+    br::bounded_artifacts store;
     br::tool_state state;
     decltype(br::browser_tools(std::declval<br::tool_state&>())) tools;
     explicit tools_fixture(br::browser_options o = fast_options())

@@ -191,6 +191,33 @@ TEST(Formatter, SnapshotCapAppliesAndStoresFullText) {
     EXPECT_EQ(store.get(store.list()[0].id)->data, snap);
 }
 
+TEST(Formatter, AResultItsToolFittedKeepsItsTextButItsImagesFollowThePolicy) {
+    // A browser tool fits its snapshot to its own budget in its own priority order; a second,
+    // prefix cut by the formatter's character cap would drop what the tool kept (the last lines).
+    ak::compact_formatter f;
+    f.images = ak::image_policy::drop;
+    ak::memory_artifacts store;
+    ak::format_context c;
+    c.tool = "browser_snapshot";
+    c.artifacts = store;
+    const std::string snap = lines(1000, "- text") + "- button \"Last\" [ref=e999]";
+    ASSERT_GT(snap.size(), f.limits.snapshot);
+    ak::tool_output fitted = ak::tool_output::text(snap);
+    fitted.add_image(std::string(400, 'A'), "image/png");
+    fitted.fitted = true;
+    auto kept = f.format(fitted, c);
+    ASSERT_EQ(kept.content.size(), 2u);
+    EXPECT_EQ(kept.content[0].text, snap);
+    EXPECT_NE(kept.content[1].type, ak::content_block::kind::image);
+    EXPECT_TRUE(kept.fitted);
+    EXPECT_EQ(store.size(), 0u);
+    // the same text from a tool that leaves fitting to the host is cut, its rest stored
+    auto cut = f.format(ak::tool_output::text(snap), c);
+    EXPECT_LE(cut.content[0].text.size(), f.limits.snapshot);
+    EXPECT_EQ(cut.content[0].text.find("[ref=e999]"), std::string::npos);
+    EXPECT_EQ(store.size(), 1u);
+}
+
 TEST(Formatter, TotalCapCoversAllBlocks) {
     ak::compact_formatter f;
     f.limits.total = 3000;

@@ -52,7 +52,7 @@ TEST(SearchE2E, SearchThenReadTwoResultsThroughTheScriptedModel) {
     o.navigation_timeout = 15000ms;
     o.policy.allowed_origins = {site.origin()};
     br::browser b(o);
-    br::session_store store;
+    br::bounded_artifacts store;
     br::tool_state state(b, store);
     net::http_client http;
     se::settings ss;

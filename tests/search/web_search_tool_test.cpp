@@ -33,7 +33,7 @@ se::results sample(const se::query& q) {
 
 struct harness {
     br::browser b;
-    br::session_store store;
+    br::bounded_artifacts store;
     br::tool_state state;
     decltype(br::browser_tools(std::declval<br::tool_state&>())) tools;
     int backend_calls = 0;
@@ -128,7 +128,7 @@ TEST(WebSearchTool, BadArgumentsAndBackendErrorsAreStructuredAndTheSessionGoesOn
 
 TEST(WebSearchTool, WithoutABackendItSaysHowToConfigureOne) {
     br::browser b;
-    br::session_store store;
+    br::bounded_artifacts store;
     br::tool_state state(b, store);
     auto tools = br::browser_tools(state);
     auto r = tools.call("web_search", json{{"query", "x"}});

@@ -726,6 +726,30 @@ TEST(Session, BudgetedResultsPointAtTheStore) {
     EXPECT_NE(ak::render_report(s.make_report()).find("1 text"), std::string::npos);
 }
 
+TEST(Session, AResultItsToolAlreadyFittedReachesTheModelWhole) {
+    // A browser snapshot is fitted by the engine, its controls kept first; the session's
+    // character cap for snapshots must not cut it again by prefix (it dropped the last controls).
+    const auto fitted_snapshot = ak::tool<"page_snapshot">("A fitted snapshot.", [](const key_args& a) {
+        std::string s;
+        for (int i = 0; i < 400; ++i) s += "- paragraph " + std::to_string(i) + " of the page\n";
+        s += "- button \"Buy\" [ref=e401]";
+        ak::tool_output o = ak::tool_output::text(std::move(s));
+        o.fitted = a.key == "fitted";
+        return o;
+    }, ak::read_only);
+    ak::agent_session s{ak::toolbox{fitted_snapshot}, ak::all_visible{}, ak::compact_formatter{}, quiet()};
+    ak::scripted_model m(provider::anthropic, {ak::script::call({{"page_snapshot", {{"key", "fitted"}}}}),
+                                               ak::script::call({{"page_snapshot", {{"key", "plain"}}}}), ak::script::say("ok")});
+    (void)s.run(m, "look");
+    const std::string whole = result_text(s.history()[2], 0);
+    EXPECT_GT(whole.size(), ak::budgets{}.snapshot);
+    EXPECT_NE(whole.find("button \"Buy\" [ref=e401]"), std::string::npos);
+    const std::string cut = result_text(s.history()[4], 0);
+    EXPECT_LE(cut.size(), ak::budgets{}.snapshot);
+    EXPECT_EQ(cut.find("[ref=e401]"), std::string::npos);
+    EXPECT_EQ(s.artifacts().size(), 1u);  // only the plain result's rest was stored
+}
+
 TEST(Session, CutNotesAndTheReportNameTheArtifactReaderTheHostHas) {
     // with read_artifact in the toolbox, the cut note and the report name it, and it reads the
     // stored text back where the note says the rest starts

@@ -9,7 +9,9 @@ namespace agentkit::browser {
 using agentkit::artifact_slice;
 using agentkit::eviction;
 using agentkit::read_options;
-using agentkit::session_store;
+using agentkit::bounded_artifacts;
 using agentkit::store_options;
+/// Deprecated (removed in 0.2): the artifact store's old name.
+using session_store [[deprecated("agentkit::bounded_artifacts")]] = agentkit::bounded_artifacts;
 
 }  // namespace agentkit::browser

@@ -74,7 +74,7 @@ struct tools_options {
 /// What the tools share: the browser, the artifact store, options and totals.
 struct tool_state {
     browser& b;               ///< the browser the tools drive
-    session_store& store;     ///< where cut text and screenshots go
+    bounded_artifacts& store;     ///< where cut text and screenshots go
     tools_options options{};  ///< the tools' options
     token_counter tokens{};   ///< estimates the tokens of results
     /// web_search's backend and cache (the host's, outliving the state; nullptr: web_search
@@ -110,7 +110,7 @@ struct tool_state {
     std::deque<call_metrics> recent;  ///< the newest calls, oldest first
 
     /// The state of tools on browser `br` with artifact store `st`.
-    tool_state(browser& br, session_store& st, tools_options o = {}) : b(br), store(st), options(std::move(o)) {}
+    tool_state(browser& br, bounded_artifacts& st, tools_options o = {}) : b(br), store(st), options(std::move(o)) {}
 };
 
 }  // namespace agentkit::browser

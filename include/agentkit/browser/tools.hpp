@@ -2,7 +2,7 @@
 // Playwright MCP's tool and argument names, plus agentkit's own compound tools.
 //
 //   agentkit::browser::browser b{opts};
-//   agentkit::browser::session_store store;                  // bounded, per session
+//   agentkit::browser::bounded_artifacts store;              // bounded, per session
 //   agentkit::browser::tool_state state{b, store};
 //   auto tools = agentkit::browser::browser_tools(state);      // an agentkit::toolbox
 //

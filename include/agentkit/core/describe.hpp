@@ -223,6 +223,9 @@ template <class E, class Anchor = ::agentkit_enum_anchor>
 struct enum_tag {};
 
 /// A struct with a description: `T::agentkit_fields()` or a `describe<T>` specialisation.
+/// `static constexpr auto agentkit_fields()` returns the described fields (`fields(AGENTKIT_FIELD(...), ...)`):
+/// the JSON Schema and the parser are made from them. (Every argument struct defines it; the API
+/// reference documents it here once: docs/Doxyfile's EXCLUDE_SYMBOLS.)
 template <class T>
 concept described = std::is_class_v<T> && (requires { describe<T>::fields(); } || requires { T::agentkit_fields(); });
 

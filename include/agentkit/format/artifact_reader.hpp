@@ -3,7 +3,7 @@
 // Budgets park what they cut in an artifact store and name the artifact in the result; a model
 // can read it only when the host has a tool for that. Add this one to a toolbox:
 //
-//   agentkit::session_store store;
+//   agentkit::bounded_artifacts store;
 //   agentkit::toolbox tools{my_tool, agentkit::artifact_reader(store)};   // "read_artifact"
 //   // or another name: agentkit::artifact_reader<"fetch_artifact">(store)
 //

@@ -5,7 +5,7 @@
 // artifact sink and the cut result names the artifact id. Screenshots and logs live there too
 // (large things out of band: results carry ids and counts, never the bytes).
 //
-//   agentkit::session_store store;                     // thread-safe, bounded; memory or a directory
+//   agentkit::bounded_artifacts store;                 // thread-safe, bounded; memory or a directory
 //   auto ref = store.put({"text/plain", "page text", "full text of https://...", big_string});
 //   // ref->id == "a1", ref->uri == "agentkit://artifacts/a1"
 //   auto blob = store.get("a1");                        // std::optional<artifact_blob>
@@ -62,7 +62,7 @@ concept artifact_store = artifact_sink<S> && requires(const S& cs, std::string_v
     { cs.list() } -> std::convertible_to<std::vector<artifact_ref>>;
 };
 
-/// Bounds and location of a session_store.
+/// Bounds and location of a bounded_artifacts.
 struct store_options {
     std::size_t max_count = 200;                 ///< artifacts kept at once
     std::size_t max_bytes = 64U * 1024U * 1024U;  ///< bytes kept at once (payload bytes)
@@ -120,16 +120,16 @@ inline std::string safe_name(std::string_view n) {
 /// subdirectory (0700) of it (images decoded to binary files), removed with the store unless
 /// `keep`. Thread-safe.
 ///
-///   agentkit::session_store store{{.max_count = 100, .max_bytes = 32 << 20}};
+///   agentkit::bounded_artifacts store{{.max_count = 100, .max_bytes = 32 << 20}};
 ///   auto ref = store.put({"text/plain", "snapshot", "full snapshot", text, false});
 ///   auto part = store.read(ref->id, {.offset = 6000, .length = 4000});   // or {.section = "Results"}
-class session_store {
+class bounded_artifacts {
 public:
     /// An empty store with these options (its directory is made with the first artifact).
-    explicit session_store(store_options o = {}) : opt_(std::move(o)) {}
-    session_store(const session_store&) = delete;
-    session_store& operator=(const session_store&) = delete;
-    ~session_store() { clear(); }
+    explicit bounded_artifacts(store_options o = {}) : opt_(std::move(o)) {}
+    bounded_artifacts(const bounded_artifacts&) = delete;
+    bounded_artifacts& operator=(const bounded_artifacts&) = delete;
+    ~bounded_artifacts() { clear(); }
 
     /// Store an artifact (evicting the oldest to stay within the bounds).
     [[nodiscard]] result<artifact_ref> put(artifact_blob b) {
@@ -338,14 +338,17 @@ private:
     std::size_t used_ = 0, next_ = 0, evicted_ = 0;
 };
 
-static_assert(artifact_store<session_store>);
+static_assert(artifact_store<bounded_artifacts>);
+
+/// Deprecated (removed in 0.2): the artifact store's old name; it held artifacts, not a session.
+using session_store [[deprecated("agentkit::bounded_artifacts")]] = bounded_artifacts;
 
 /// The session's default store: in memory, bounded by bytes only.
-class memory_artifacts : public session_store {
+class memory_artifacts : public bounded_artifacts {
 public:
     /// An in-memory store of at most `max_bytes` payload bytes, with artifact URIs under `uri_prefix`.
     explicit memory_artifacts(std::size_t max_bytes = 64U * 1024U * 1024U, std::string uri_prefix = "agentkit://artifacts/")
-        : session_store(options_for(max_bytes, std::move(uri_prefix))) {}
+        : bounded_artifacts(options_for(max_bytes, std::move(uri_prefix))) {}
 
 private:
     static store_options options_for(std::size_t max_bytes, std::string uri_prefix) {

@@ -86,9 +86,11 @@ public:
     }
 
     /// Apply the image policy, then cut the text to the cap of the tool's result kind (the rest is stored
-    /// when `c.artifacts` is set).
+    /// when `c.artifacts` is set); the text of a result its tool already fitted (tool_output::fitted)
+    /// is left as it is.
     [[nodiscard]] tool_output format(tool_output o, const format_context& c) const {
         handle_images(o, c);
+        if (o.fitted) return o;  // the tool's own budget already cut it, in its own order
         const result_kind k = kind_of(c.tool);
         const std::size_t cap = limits.cap(k);
         std::size_t text_size = 0;

@@ -109,6 +109,10 @@ struct tool_output {
     std::vector<content_block> content;  ///< the blocks, in order
     std::optional<json> structured;  ///< typed output (MCP structuredContent), when the tool has one
     bool is_error = false;           ///< the call failed: the blocks describe the error for the model
+    /// The tool already fitted its text to its own budget (cut in its own priority order, the
+    /// rest stored, e.g. every browser tool): a result formatter leaves the text as it is and
+    /// handles only the images. Not sent anywhere; false for a tool that leaves fitting to the host.
+    bool fitted = false;
 
     /// Output of one text block.
     [[nodiscard]] static tool_output text(std::string t) {

@@ -97,7 +97,7 @@ public:
     /// The browser it shows.
     [[nodiscard]] browser& page_browser() noexcept { return st_.b; }
     /// The artifact store of its tools (what the timeline's artifact ids name).
-    [[nodiscard]] session_store& store() noexcept { return st_.store; }
+    [[nodiscard]] bounded_artifacts& store() noexcept { return st_.store; }
     /// The pause gate.
     [[nodiscard]] call_gate& gate() noexcept { return gate_; }
     /// The screencast's flow control.

@@ -15,7 +15,6 @@ struct click_args {
     std::optional<bool> doubleClick;                    ///< double click instead of a single click
     std::optional<std::string> button;                  ///< mouse button
     std::optional<std::vector<std::string>> modifiers;  ///< modifier keys: Alt, Control, ControlOrMeta, Meta, Shift
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_BROWSER_ELEMENT_FIELDS(click_args),
                       AGENTKIT_FIELD(click_args, doubleClick, ""),
@@ -32,7 +31,6 @@ struct type_args {
     std::string text;                    ///< text to type
     std::optional<bool> submit;          ///< press Enter afterwards
     std::optional<bool> slowly;          ///< accepted for compatibility; text is inserted at once
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_BROWSER_ELEMENT_FIELDS(type_args), AGENTKIT_FIELD(type_args, text, ""),
                       AGENTKIT_FIELD(type_args, submit, "Press Enter after"),
@@ -45,7 +43,6 @@ struct element_args {
     std::optional<std::string> ref;      ///< element ref from the snapshot, e.g. e12
     std::optional<std::string> target;   ///< same as ref (Playwright MCP's name)
     std::optional<std::string> element;  ///< human-readable description of the element (optional)
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() { return fields(AGENTKIT_BROWSER_ELEMENT_FIELDS(element_args)); }
 };
 
@@ -57,7 +54,6 @@ struct drag_args {
     std::optional<std::string> endRef;        ///< ref of the drop target
     std::optional<std::string> endTarget;     ///< same as endRef
     std::optional<std::string> endElement;    ///< description of the drop target
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(drag_args, startRef, ""),
                       AGENTKIT_FIELD(drag_args, startTarget, "", hidden()),
@@ -74,7 +70,6 @@ struct select_args {
     std::optional<std::string> target;   ///< same as ref (Playwright MCP's name)
     std::optional<std::string> element;  ///< human-readable description of the element (optional)
     std::vector<std::string> values;     ///< option values or labels to select
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_BROWSER_ELEMENT_FIELDS(select_args),
                       AGENTKIT_FIELD(select_args, values, "Values or labels", min_items(1)));
@@ -88,7 +83,6 @@ struct form_field {
     std::optional<std::string> ref;     ///< element ref from the snapshot
     std::optional<std::string> target;  ///< same as ref
     std::string value;                  ///< text; true/false for checkboxes; option text for comboboxes
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(form_field, name, ""),
                       AGENTKIT_FIELD(form_field, type, "", one_of("textbox", "checkbox", "radio", "combobox", "slider")),
@@ -102,7 +96,6 @@ struct form_field {
 struct fill_form_args {
     std::vector<form_field> fields_;    ///< `fields`: fields to fill
     std::optional<std::string> submit;  ///< ref of a button to click after filling (one call instead of two)
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(field(&fill_form_args::fields_, "fields", "", min_items(1)),
                       AGENTKIT_FIELD(fill_form_args, submit, "Ref of a button to click after"));
@@ -112,7 +105,6 @@ struct fill_form_args {
 /// Arguments of browser_press_key.
 struct press_args {
     std::string key;  ///< key or chord, e.g. Enter, ArrowDown, Control+a
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(press_args, key, "e.g. Enter, Control+a", min_length(1)));
     }
@@ -123,7 +115,6 @@ struct upload_args {
     std::vector<std::string> paths;     ///< absolute paths of the files to upload
     std::optional<std::string> ref;     ///< the file input's ref
     std::optional<std::string> target;  ///< same as ref
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(upload_args, paths, "Absolute paths"),
                       AGENTKIT_FIELD(upload_args, ref, "The file input"),
@@ -135,7 +126,6 @@ struct upload_args {
 struct dialog_args {
     bool accept = true;                     ///< accept (true) or dismiss (false) the next dialogs
     std::optional<std::string> promptText;  ///< text for prompt dialogs
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(dialog_args, accept, ""),
                       AGENTKIT_FIELD(dialog_args, promptText, ""));

@@ -11,7 +11,6 @@ namespace agentkit::browser {
 struct batch_args {
     std::vector<std::string> urls;  ///< the URLs to read (1-20), each in its own temporary tab
     std::optional<int> budget;      ///< token budget shared by all pages (default 8000)
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(batch_args, urls, ""),
                       AGENTKIT_FIELD(batch_args, budget, "Tokens shared by all pages", range(200, 100000)));

@@ -20,7 +20,6 @@ struct interact_step {
     std::optional<std::string> key;                  ///< press: key or chord
     std::optional<std::string> state;                ///< wait: element state for ref
     std::optional<bool> submit;                      ///< type: press Enter afterwards
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(
             AGENTKIT_FIELD(interact_step, action, "",
@@ -40,7 +39,6 @@ struct interact_args {
     std::vector<interact_step> steps;        ///< steps run in order; the first error stops the rest
     std::optional<std::string> expect_text;  ///< postcondition: this text is on the page at the end
     std::optional<std::string> expect_url;   ///< postcondition: the final URL contains this
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(interact_args, steps, "",
                                      min_items(1), max_items(50)),

@@ -12,7 +12,6 @@ struct console_args {
     std::optional<std::string> level;  ///< lowest level kept (default: the server's, info unless set)
     std::optional<int> recent;  ///< how many of the newest messages to show (default 10); the whole log is an artifact
     std::optional<bool> clear;  ///< empty the tab's console buffer after reading it
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(console_args, level, "Lowest level shown", one_of("error", "warning", "info", "debug")),
                       AGENTKIT_FIELD(console_args, recent, "Newest N", range(0, 100)),
@@ -26,7 +25,6 @@ struct network_args {
     std::optional<std::string> filter;  ///< only URLs containing this text
     std::optional<int> recent;  ///< how many of the newest requests to show (default 10); the whole log is an artifact
     std::optional<bool> clear;  ///< empty the tab's request buffer after reading it
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(field(&network_args::static_, "static", "Also images, fonts, scripts, styles"),
                       AGENTKIT_FIELD(network_args, filter, "Only URLs containing this"),

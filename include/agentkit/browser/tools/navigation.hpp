@@ -10,7 +10,6 @@ namespace agentkit::browser {
 /// Arguments of browser_navigate.
 struct navigate_args {
     std::string url;  ///< the URL to open
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(navigate_args, url, "", min_length(1)));
     }
@@ -21,7 +20,6 @@ struct tabs_args {
     std::string action;              ///< what to do
     std::optional<int> index;        ///< tab index for select and close
     std::optional<std::string> url;  ///< URL to open in a new tab
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(tabs_args, action, "", one_of("list", "new", "select", "close")),
                       AGENTKIT_FIELD(tabs_args, index, "For select and close", minimum(0)),
@@ -34,7 +32,6 @@ struct resize_args {
     int width = 0;               ///< viewport width in CSS pixels
     int height = 0;              ///< viewport height in CSS pixels
     std::optional<bool> mobile;  ///< emulate a touch phone
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(resize_args, width, "CSS pixels", range(100, 8000)),
                       AGENTKIT_FIELD(resize_args, height, "CSS pixels", range(100, 8000)),

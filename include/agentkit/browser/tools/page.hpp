@@ -22,7 +22,6 @@ struct screenshot_args {
     std::optional<std::string> filename;  ///< accepted for compatibility; screenshots are stored as artifacts
     std::optional<bool> inline_image;     ///< `inline`: return the image itself, not only its artifact id
     std::optional<bool> marks;            ///< a numbered box on every element with a ref (Set-of-Marks)
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(screenshot_args, type, "", one_of("png", "jpeg")),
                       AGENTKIT_BROWSER_ELEMENT_FIELDS(screenshot_args),
@@ -39,7 +38,6 @@ struct evaluate_args {
     std::optional<std::string> ref;      ///< element ref from the snapshot, e.g. e12
     std::optional<std::string> target;   ///< same as ref (Playwright MCP's name)
     std::optional<std::string> element;  ///< human-readable description of the element (optional)
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(evaluate_args, function, "() => value, or (element) => value with a ref"),
                       AGENTKIT_BROWSER_ELEMENT_FIELDS(evaluate_args));
@@ -54,7 +52,6 @@ struct wait_args {
     std::optional<std::string> ref;       ///< wait until this element reaches `state`
     std::optional<std::string> state;     ///< element state
     std::optional<double> timeout;        ///< seconds before giving up (default 10)
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(wait_args, time, "Seconds", range(0, 30)),
                       AGENTKIT_FIELD(wait_args, text, ""),
@@ -74,7 +71,6 @@ struct extract_args {
     /// For kind fields: the fields by name and type, e.g. {"price": "number", "title": "string"}.
     std::optional<json> schema;
     std::optional<int> max_items;  ///< most rows or items returned (default 200)
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(extract_args, kind, "", one_of("auto", "table", "list", "fields")),
                       AGENTKIT_FIELD(extract_args, ref, "Only within this element"),

@@ -11,7 +11,6 @@ namespace agentkit::browser {
 struct recording_start_args {
     std::optional<int> width;   ///< largest frame width (default 800)
     std::optional<int> height;  ///< largest frame height (default 600)
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(recording_start_args, width, "Max frame width", range(16, 4096)),
                       AGENTKIT_FIELD(recording_start_args, height, "Max frame height", range(16, 4096)));

@@ -33,7 +33,6 @@ struct web_search_args {
     std::optional<std::string> language;  ///< results in this language
     std::optional<std::string> region;    ///< results for this country
     int page = 1;                         ///< the page of results (1-10)
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(web_search_args, query, "Words to search for", min_length(1), max_length(400)),
                       AGENTKIT_FIELD(web_search_args, count, "Results (1-20)", range(1, 20)),

@@ -14,7 +14,6 @@ using artifact_args = artifact_read_args;  // format/artifact_reader.hpp
 /// Arguments of browser_metrics.
 struct metrics_args {
     std::optional<int> last;  ///< how many of the newest calls to list (default 10)
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(metrics_args, last, "How many of the newest calls",
                                      range(0, static_cast<int>(tool_state::recent_capacity))));

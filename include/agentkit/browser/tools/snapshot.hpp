@@ -17,7 +17,6 @@ struct snapshot_args {
     std::optional<bool> readable;          ///< the page's main text as readable text (articles)
     std::optional<int> budget;             ///< token budget of the snapshot
     std::optional<bool> marks;             ///< also a screenshot with every ref labelled on it (the hybrid view)
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(snapshot_args, ref, "Only this element's subtree"),
                       AGENTKIT_FIELD(snapshot_args, target, "", hidden()),

@@ -66,7 +66,8 @@ inline result<std::string> element_of(const std::optional<std::string>& ref, con
 }
 
 /// Finish a call: redact every text block and the structured output (keys included), cap the
-/// text (overflow to the store), count, report.
+/// text (overflow to the store), count, report. The result is marked fitted: a result formatter
+/// (an agent_session's) does not cut it again by another budget.
 inline result<tool_output> finish(tool_state& st, std::string_view tool, std::chrono::steady_clock::time_point t0,
                                   const browser::counters& before, result<tool_output> r, call_metrics* metrics = nullptr) {
     call_metrics m;
@@ -102,6 +103,7 @@ inline result<tool_output> finish(tool_state& st, std::string_view tool, std::ch
             m.bytes += b.text.size();
             m.tokens += st.tokens.count(b.text);
         }
+        r->fitted = true;
     } else {
         m.bytes = r.error().message.size();
         m.tokens = st.tokens.count(r.error().to_text());

@@ -27,7 +27,6 @@ struct click_xy_args {
     std::optional<int> clickCount;         ///< 1 (default), 2 for a double click
     std::optional<int> delay;              ///< ms between press and release (default 0)
     std::optional<std::string> element;    ///< description of what is clicked (accepted, ignored)
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(click_xy_args, x, "Viewport CSS px"), AGENTKIT_FIELD(click_xy_args, y, "Viewport CSS px"),
                       AGENTKIT_FIELD(click_xy_args, button, "", one_of("left", "right", "middle")),
@@ -42,7 +41,6 @@ struct move_xy_args {
     double x = 0;                        ///< viewport CSS pixels
     double y = 0;                        ///< viewport CSS pixels
     std::optional<std::string> element;  ///< description (accepted, ignored)
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(move_xy_args, x, "Viewport CSS px"), AGENTKIT_FIELD(move_xy_args, y, "Viewport CSS px"),
                       AGENTKIT_FIELD(move_xy_args, element, "", hidden()));
@@ -56,7 +54,6 @@ struct drag_xy_args {
     double endX = 0;                     ///< where it is released (viewport CSS px)
     double endY = 0;                     ///< where it is released (viewport CSS px)
     std::optional<std::string> element;  ///< description (accepted, ignored)
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(drag_xy_args, startX, ""), AGENTKIT_FIELD(drag_xy_args, startY, ""),
                       AGENTKIT_FIELD(drag_xy_args, endX, ""), AGENTKIT_FIELD(drag_xy_args, endY, ""),
@@ -67,7 +64,6 @@ struct drag_xy_args {
 /// Arguments of browser_mouse_down and browser_mouse_up.
 struct mouse_button_args {
     std::optional<std::string> button;  ///< left (default), right or middle
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(mouse_button_args, button, "", one_of("left", "right", "middle")));
     }
@@ -77,7 +73,6 @@ struct mouse_button_args {
 struct wheel_args {
     double deltaX = 0;  ///< CSS px to the right (negative: left)
     double deltaY = 0;  ///< CSS px down (negative: up)
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(wheel_args, deltaX, "", range(-100000, 100000)),
                       AGENTKIT_FIELD(wheel_args, deltaY, "", range(-100000, 100000)));
