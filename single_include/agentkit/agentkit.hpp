@@ -20053,6 +20053,9 @@ template <class E, class Anchor = ::agentkit_enum_anchor>
 struct enum_tag {};
 
 /// A struct with a description: `T::agentkit_fields()` or a `describe<T>` specialisation.
+/// `static constexpr auto agentkit_fields()` returns the described fields (`fields(AGENTKIT_FIELD(...), ...)`):
+/// the JSON Schema and the parser are made from them. (Every argument struct defines it; the API
+/// reference documents it here once: docs/Doxyfile's EXCLUDE_SYMBOLS.)
 template <class T>
 concept described = std::is_class_v<T> && (requires { describe<T>::fields(); } || requires { T::agentkit_fields(); });
 
@@ -24170,7 +24173,6 @@ struct click_xy_args {
     std::optional<int> clickCount;         ///< 1 (default), 2 for a double click
     std::optional<int> delay;              ///< ms between press and release (default 0)
     std::optional<std::string> element;    ///< description of what is clicked (accepted, ignored)
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(click_xy_args, x, "Viewport CSS px"), AGENTKIT_FIELD(click_xy_args, y, "Viewport CSS px"),
                       AGENTKIT_FIELD(click_xy_args, button, "", one_of("left", "right", "middle")),
@@ -24185,7 +24187,6 @@ struct move_xy_args {
     double x = 0;                        ///< viewport CSS pixels
     double y = 0;                        ///< viewport CSS pixels
     std::optional<std::string> element;  ///< description (accepted, ignored)
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(move_xy_args, x, "Viewport CSS px"), AGENTKIT_FIELD(move_xy_args, y, "Viewport CSS px"),
                       AGENTKIT_FIELD(move_xy_args, element, "", hidden()));
@@ -24199,7 +24200,6 @@ struct drag_xy_args {
     double endX = 0;                     ///< where it is released (viewport CSS px)
     double endY = 0;                     ///< where it is released (viewport CSS px)
     std::optional<std::string> element;  ///< description (accepted, ignored)
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(drag_xy_args, startX, ""), AGENTKIT_FIELD(drag_xy_args, startY, ""),
                       AGENTKIT_FIELD(drag_xy_args, endX, ""), AGENTKIT_FIELD(drag_xy_args, endY, ""),
@@ -24210,7 +24210,6 @@ struct drag_xy_args {
 /// Arguments of browser_mouse_down and browser_mouse_up.
 struct mouse_button_args {
     std::optional<std::string> button;  ///< left (default), right or middle
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(mouse_button_args, button, "", one_of("left", "right", "middle")));
     }
@@ -24220,7 +24219,6 @@ struct mouse_button_args {
 struct wheel_args {
     double deltaX = 0;  ///< CSS px to the right (negative: left)
     double deltaY = 0;  ///< CSS px down (negative: up)
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(wheel_args, deltaX, "", range(-100000, 100000)),
                       AGENTKIT_FIELD(wheel_args, deltaY, "", range(-100000, 100000)));
@@ -25590,7 +25588,6 @@ struct click_args {
     std::optional<bool> doubleClick;                    ///< double click instead of a single click
     std::optional<std::string> button;                  ///< mouse button
     std::optional<std::vector<std::string>> modifiers;  ///< modifier keys: Alt, Control, ControlOrMeta, Meta, Shift
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_BROWSER_ELEMENT_FIELDS(click_args),
                       AGENTKIT_FIELD(click_args, doubleClick, ""),
@@ -25607,7 +25604,6 @@ struct type_args {
     std::string text;                    ///< text to type
     std::optional<bool> submit;          ///< press Enter afterwards
     std::optional<bool> slowly;          ///< accepted for compatibility; text is inserted at once
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_BROWSER_ELEMENT_FIELDS(type_args), AGENTKIT_FIELD(type_args, text, ""),
                       AGENTKIT_FIELD(type_args, submit, "Press Enter after"),
@@ -25620,7 +25616,6 @@ struct element_args {
     std::optional<std::string> ref;      ///< element ref from the snapshot, e.g. e12
     std::optional<std::string> target;   ///< same as ref (Playwright MCP's name)
     std::optional<std::string> element;  ///< human-readable description of the element (optional)
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() { return fields(AGENTKIT_BROWSER_ELEMENT_FIELDS(element_args)); }
 };
 
@@ -25632,7 +25627,6 @@ struct drag_args {
     std::optional<std::string> endRef;        ///< ref of the drop target
     std::optional<std::string> endTarget;     ///< same as endRef
     std::optional<std::string> endElement;    ///< description of the drop target
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(drag_args, startRef, ""),
                       AGENTKIT_FIELD(drag_args, startTarget, "", hidden()),
@@ -25649,7 +25643,6 @@ struct select_args {
     std::optional<std::string> target;   ///< same as ref (Playwright MCP's name)
     std::optional<std::string> element;  ///< human-readable description of the element (optional)
     std::vector<std::string> values;     ///< option values or labels to select
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_BROWSER_ELEMENT_FIELDS(select_args),
                       AGENTKIT_FIELD(select_args, values, "Values or labels", min_items(1)));
@@ -25663,7 +25656,6 @@ struct form_field {
     std::optional<std::string> ref;     ///< element ref from the snapshot
     std::optional<std::string> target;  ///< same as ref
     std::string value;                  ///< text; true/false for checkboxes; option text for comboboxes
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(form_field, name, ""),
                       AGENTKIT_FIELD(form_field, type, "", one_of("textbox", "checkbox", "radio", "combobox", "slider")),
@@ -25677,7 +25669,6 @@ struct form_field {
 struct fill_form_args {
     std::vector<form_field> fields_;    ///< `fields`: fields to fill
     std::optional<std::string> submit;  ///< ref of a button to click after filling (one call instead of two)
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(field(&fill_form_args::fields_, "fields", "", min_items(1)),
                       AGENTKIT_FIELD(fill_form_args, submit, "Ref of a button to click after"));
@@ -25687,7 +25678,6 @@ struct fill_form_args {
 /// Arguments of browser_press_key.
 struct press_args {
     std::string key;  ///< key or chord, e.g. Enter, ArrowDown, Control+a
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(press_args, key, "e.g. Enter, Control+a", min_length(1)));
     }
@@ -25698,7 +25688,6 @@ struct upload_args {
     std::vector<std::string> paths;     ///< absolute paths of the files to upload
     std::optional<std::string> ref;     ///< the file input's ref
     std::optional<std::string> target;  ///< same as ref
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(upload_args, paths, "Absolute paths"),
                       AGENTKIT_FIELD(upload_args, ref, "The file input"),
@@ -25710,7 +25699,6 @@ struct upload_args {
 struct dialog_args {
     bool accept = true;                     ///< accept (true) or dismiss (false) the next dialogs
     std::optional<std::string> promptText;  ///< text for prompt dialogs
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(dialog_args, accept, ""),
                       AGENTKIT_FIELD(dialog_args, promptText, ""));
@@ -25908,7 +25896,6 @@ namespace agentkit::browser {
 struct batch_args {
     std::vector<std::string> urls;  ///< the URLs to read (1-20), each in its own temporary tab
     std::optional<int> budget;      ///< token budget shared by all pages (default 8000)
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(batch_args, urls, ""),
                       AGENTKIT_FIELD(batch_args, budget, "Tokens shared by all pages", range(200, 100000)));
@@ -26203,7 +26190,6 @@ struct interact_step {
     std::optional<std::string> key;                  ///< press: key or chord
     std::optional<std::string> state;                ///< wait: element state for ref
     std::optional<bool> submit;                      ///< type: press Enter afterwards
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(
             AGENTKIT_FIELD(interact_step, action, "",
@@ -26223,7 +26209,6 @@ struct interact_args {
     std::vector<interact_step> steps;        ///< steps run in order; the first error stops the rest
     std::optional<std::string> expect_text;  ///< postcondition: this text is on the page at the end
     std::optional<std::string> expect_url;   ///< postcondition: the final URL contains this
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(interact_args, steps, "",
                                      min_items(1), max_items(50)),
@@ -26366,7 +26351,6 @@ struct console_args {
     std::optional<std::string> level;  ///< lowest level kept (default: the server's, info unless set)
     std::optional<int> recent;  ///< how many of the newest messages to show (default 10); the whole log is an artifact
     std::optional<bool> clear;  ///< empty the tab's console buffer after reading it
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(console_args, level, "Lowest level shown", one_of("error", "warning", "info", "debug")),
                       AGENTKIT_FIELD(console_args, recent, "Newest N", range(0, 100)),
@@ -26380,7 +26364,6 @@ struct network_args {
     std::optional<std::string> filter;  ///< only URLs containing this text
     std::optional<int> recent;  ///< how many of the newest requests to show (default 10); the whole log is an artifact
     std::optional<bool> clear;  ///< empty the tab's request buffer after reading it
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(field(&network_args::static_, "static", "Also images, fonts, scripts, styles"),
                       AGENTKIT_FIELD(network_args, filter, "Only URLs containing this"),
@@ -26582,7 +26565,6 @@ namespace agentkit::browser {
 /// Arguments of browser_navigate.
 struct navigate_args {
     std::string url;  ///< the URL to open
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(navigate_args, url, "", min_length(1)));
     }
@@ -26593,7 +26575,6 @@ struct tabs_args {
     std::string action;              ///< what to do
     std::optional<int> index;        ///< tab index for select and close
     std::optional<std::string> url;  ///< URL to open in a new tab
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(tabs_args, action, "", one_of("list", "new", "select", "close")),
                       AGENTKIT_FIELD(tabs_args, index, "For select and close", minimum(0)),
@@ -26606,7 +26587,6 @@ struct resize_args {
     int width = 0;               ///< viewport width in CSS pixels
     int height = 0;              ///< viewport height in CSS pixels
     std::optional<bool> mobile;  ///< emulate a touch phone
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(resize_args, width, "CSS pixels", range(100, 8000)),
                       AGENTKIT_FIELD(resize_args, height, "CSS pixels", range(100, 8000)),
@@ -26742,7 +26722,6 @@ struct screenshot_args {
     std::optional<std::string> filename;  ///< accepted for compatibility; screenshots are stored as artifacts
     std::optional<bool> inline_image;     ///< `inline`: return the image itself, not only its artifact id
     std::optional<bool> marks;            ///< a numbered box on every element with a ref (Set-of-Marks)
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(screenshot_args, type, "", one_of("png", "jpeg")),
                       AGENTKIT_BROWSER_ELEMENT_FIELDS(screenshot_args),
@@ -26759,7 +26738,6 @@ struct evaluate_args {
     std::optional<std::string> ref;      ///< element ref from the snapshot, e.g. e12
     std::optional<std::string> target;   ///< same as ref (Playwright MCP's name)
     std::optional<std::string> element;  ///< human-readable description of the element (optional)
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(evaluate_args, function, "() => value, or (element) => value with a ref"),
                       AGENTKIT_BROWSER_ELEMENT_FIELDS(evaluate_args));
@@ -26774,7 +26752,6 @@ struct wait_args {
     std::optional<std::string> ref;       ///< wait until this element reaches `state`
     std::optional<std::string> state;     ///< element state
     std::optional<double> timeout;        ///< seconds before giving up (default 10)
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(wait_args, time, "Seconds", range(0, 30)),
                       AGENTKIT_FIELD(wait_args, text, ""),
@@ -26794,7 +26771,6 @@ struct extract_args {
     /// For kind fields: the fields by name and type, e.g. {"price": "number", "title": "string"}.
     std::optional<json> schema;
     std::optional<int> max_items;  ///< most rows or items returned (default 200)
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(extract_args, kind, "", one_of("auto", "table", "list", "fields")),
                       AGENTKIT_FIELD(extract_args, ref, "Only within this element"),
@@ -26979,7 +26955,6 @@ namespace agentkit::browser {
 struct recording_start_args {
     std::optional<int> width;   ///< largest frame width (default 800)
     std::optional<int> height;  ///< largest frame height (default 600)
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(recording_start_args, width, "Max frame width", range(16, 4096)),
                       AGENTKIT_FIELD(recording_start_args, height, "Max frame height", range(16, 4096)));
@@ -27071,7 +27046,6 @@ struct web_search_args {
     std::optional<std::string> language;  ///< results in this language
     std::optional<std::string> region;    ///< results for this country
     int page = 1;                         ///< the page of results (1-10)
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(web_search_args, query, "Words to search for", min_length(1), max_length(400)),
                       AGENTKIT_FIELD(web_search_args, count, "Results (1-20)", range(1, 20)),
@@ -27269,7 +27243,6 @@ using artifact_args = artifact_read_args;  // format/artifact_reader.hpp
 /// Arguments of browser_metrics.
 struct metrics_args {
     std::optional<int> last;  ///< how many of the newest calls to list (default 10)
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(metrics_args, last, "How many of the newest calls",
                                      range(0, static_cast<int>(tool_state::recent_capacity))));
@@ -27342,7 +27315,6 @@ struct snapshot_args {
     std::optional<bool> readable;          ///< the page's main text as readable text (articles)
     std::optional<int> budget;             ///< token budget of the snapshot
     std::optional<bool> marks;             ///< also a screenshot with every ref labelled on it (the hybrid view)
-    /// The described fields (the JSON Schema and the parser are made from them).
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(snapshot_args, ref, "Only this element's subtree"),
                       AGENTKIT_FIELD(snapshot_args, target, "", hidden()),
