@@ -7297,6 +7297,7 @@ struct batch_page {
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/results.hpp> ----
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -7333,6 +7334,7 @@ struct tab_state {
     std::map<std::string, frame_rec> frames;
     std::map<std::string, child_rec> children;                 // OOPIF session → record
     std::map<std::string, std::set<std::string>> lifecycle;    // loader → lifecycle event names
+    std::map<std::string, std::chrono::steady_clock::time_point> dom_ready_at;  // loader → its DOMContentLoaded
     std::map<std::string, int> doc_status;                     // loader → HTTP status
     bool main_loading = false;
     std::uint64_t nav_requested = 0, nav_started = 0, nav_committed = 0, nav_stopped = 0, same_doc = 0;
@@ -8114,6 +8116,32 @@ public:
         return s;
     }
 
+    /// The browser's last words for an error message: the last (at most three) non-empty lines
+    /// of its log, joined by " | ", at most `max_bytes` (the end kept); empty when it said nothing.
+    [[nodiscard]] std::string last_words(std::size_t max_bytes = 400) const {
+        const std::string tail = log_tail(4000);
+        std::vector<std::string> lines;
+        std::size_t end = tail.size();
+        while (end > 0 && lines.size() < 3) {
+            std::size_t start = tail.rfind('\n', end - 1);
+            start = start == std::string::npos ? 0 : start + 1;
+            std::string line = tail.substr(start, end - start);
+            while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.pop_back();
+            std::size_t lead = 0;
+            while (lead < line.size() && (line[lead] == ' ' || line[lead] == '\t')) ++lead;
+            if (lead < line.size()) lines.insert(lines.begin(), line.substr(lead));
+            end = start == 0 ? 0 : start - 1;
+        }
+        std::string out;
+        for (const auto& l : lines) out += (out.empty() ? "" : " | ") + l;
+        if (out.size() > max_bytes) {
+            std::size_t cut = out.size() - max_bytes;
+            while (cut < out.size() && (static_cast<unsigned char>(out[cut]) & 0xC0U) == 0x80U) ++cut;  // a whole UTF-8 character
+            out = "…" + out.substr(cut);
+        }
+        return out;
+    }
+
     /// Remove the temporary directory now (the process should be gone).
     void remove_temp_dir() noexcept {
         if (temp_dir_.empty()) return;
@@ -8764,6 +8792,10 @@ struct browser_options {
     viewport_size viewport;  ///< the viewport of every tab
     std::chrono::milliseconds call_timeout{15000};        ///< one CDP call
     std::chrono::milliseconds navigation_timeout{30000};  ///< a navigation to commit and load
+    /// After a new document's DOM is ready (DOMContentLoaded), how long an action still waits
+    /// for its load event; an image, a frame or a request that never ends holds that event back,
+    /// and the page is then shown as it is, with a note. 0: up to navigation_timeout.
+    std::chrono::milliseconds load_event_timeout{5000};
     std::chrono::milliseconds network_idle_timeout{3000}; ///< requests an action started
     std::chrono::milliseconds dom_quiet{30};              ///< DOM quiet window after an action (about two frames)
     std::chrono::milliseconds dom_quiet_timeout{1500};    ///< bound for the DOM to become quiet
@@ -8873,7 +8905,9 @@ struct wait_options {
     std::string text_gone;  ///< wait until this text is no longer on the page
     std::string ref;        ///< wait until this element is in `state`
     std::string state = "visible";  ///< visible, hidden, enabled, disabled, checked, unchecked, gone
-    std::chrono::milliseconds timeout{10000};  ///< how long to wait at most
+    /// How long to wait at most (0: browser_options::call_timeout, agentkit-browser-mcp's
+    /// --timeout-action).
+    std::chrono::milliseconds timeout{0};
 };
 
 }  // namespace agentkit::browser
@@ -10090,11 +10124,14 @@ public:
         auto failed = [&](const error& why) {
             auto& p = *t.s_->proc;
             const std::string tail = p.log_tail();  // before close() removes the log
+            const std::string said = p.last_words();
             t.close();                              // stops and reaps a browser that hangs
             const std::string status = p.exit_description();
             json details = {{"executable", p.executable()}, {"status", status}, {"cause", why.to_json()}};
             if (!tail.empty()) details["log_tail"] = tail;
-            return fail(errc::browser_launch, "the browser did not start: " + why.message + " (" + status + ")",
+            return fail(errc::browser_launch,
+                        "the browser did not start: " + why.message + " (" + status + ")" +
+                            (said.empty() ? std::string() : "; it said: " + said),
                         "Check the browser log tail in details; pass flags through launch_options::extra_args.",
                         std::move(details));
         };
@@ -10197,7 +10234,10 @@ private:
             const std::string status = proc->exit_description();
             json details = {{"pid", proc->pid()}, {"status", status}};
             if (auto tail = proc->log_tail(); !tail.empty()) details["log_tail"] = tail;
-            return set_terminal(error(errc::browser_crashed, "the browser process died unexpectedly (" + status + ")",
+            const std::string said = proc->last_words();
+            return set_terminal(error(errc::browser_crashed,
+                                      "the browser process died unexpectedly (" + status + ")" +
+                                          (said.empty() ? std::string() : "; it said: " + said),
                                       "Everything in flight was lost; launch a new browser to continue.",
                                       std::move(details)));
         }
@@ -10872,7 +10912,9 @@ public:
             const std::string status = p.exit_description();
             json details = {{"executable", p.executable()}, {"status", status}};
             if (auto tail = p.log_tail(); !tail.empty()) details["log_tail"] = tail;
-            return fail(errc::browser_launch, "the browser did not start: " + why + " (" + status + ")",
+            const std::string said = p.last_words();
+            return fail(errc::browser_launch,
+                        "the browser did not start: " + why + " (" + status + ")" + (said.empty() ? std::string() : "; it said: " + said),
                         "Check the browser log tail in details; pass flags through launch_options::extra_args.",
                         std::move(details));
         };
@@ -11037,7 +11079,10 @@ private:
                 const std::string status = proc->exit_description();
                 json details = {{"pid", proc->pid()}, {"status", status}};
                 if (auto tail = proc->log_tail(); !tail.empty()) details["log_tail"] = tail;
-                return set_terminal(error(errc::browser_crashed, "the browser process died unexpectedly (" + status + ")",
+                const std::string said = proc->last_words();
+                return set_terminal(error(errc::browser_crashed,
+                                          "the browser process died unexpectedly (" + status + ")" +
+                                              (said.empty() ? std::string() : "; it said: " + said),
                                           "Everything in flight was lost; launch a new browser to continue.",
                                           std::move(details)));
             }
@@ -11880,6 +11925,12 @@ private:
     quiet_result dom_quiet(const tab_ptr& t);
 
     std::string main_loader(const tab_ptr& t);  // engine mutex held
+    // The current document's load event is held back (by an image, a frame or a request that
+    // never ends) longer than load_event_timeout after its DOM was ready, and no newer navigation
+    // has started: it counts as loaded. Engine mutex held.
+    bool load_held_back(const tab_ptr& t);
+    // The document of `loader` fired its load event, or it is the current one and load_held_back.
+    bool load_done(const tab_ptr& t, const std::string& loader);  // engine mutex held
 
     // Settle after an action that started at event sequence `mark`: a navigation it triggered has
     // committed and loaded, the requests it started are done, and the DOM has been quiet.
@@ -12623,7 +12674,9 @@ AGENTKIT_DECL auto browser::on_event(engine& e, const cdp::event& ev) -> void {
                 t->nav_stopped = ++e.seq;
             }
         } else if (m == "Page.lifecycleEvent") {
-            t->lifecycle[detail::jstr(p, "loaderId")].insert(detail::jstr(p, "name"));
+            const std::string name = detail::jstr(p, "name");
+            t->lifecycle[detail::jstr(p, "loaderId")].insert(name);
+            if (name == "DOMContentLoaded") t->dom_ready_at.emplace(detail::jstr(p, "loaderId"), clock::now());
         } else if (m == "Page.loadEventFired") {
             if (page_session) {
                 t->main_loaded = ++e.seq;
@@ -13295,7 +13348,7 @@ AGENTKIT_DECL auto browser::navigate_locked(const std::string& url) -> result<ac
         if (!loader.empty()) {
             wait_timer timer(wait_us_);
             const auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - start);
-            const bool loaded = wait_until([&] { return t->lifecycle[loader].count("load") != 0 || t->closed || t->crashed; },
+            const bool loaded = wait_until([&] { return load_done(t, loader) || t->closed || t->crashed; },
                                            std::max(std::chrono::milliseconds(0), opt_.navigation_timeout - spent));
             if (!loaded && !eng_->conn.is_open()) return fail(crashed_error(error(errc::browser_crashed, "the browser died")));
         }
@@ -14661,6 +14714,18 @@ AGENTKIT_DECL auto browser::main_loader(const tab_ptr& t) -> std::string {
     return f == t->frames.end() ? std::string() : f->second.loader;
 }
 
+AGENTKIT_DECL auto browser::load_held_back(const tab_ptr& t) -> bool {
+    if (opt_.load_event_timeout.count() <= 0 || t->nav_started > t->nav_committed) return false;
+    const std::string ld = main_loader(t);
+    if (ld.empty() || t->lifecycle[ld].count("load") != 0) return false;
+    const auto ready = t->dom_ready_at.find(ld);
+    return ready != t->dom_ready_at.end() && clock::now() - ready->second >= opt_.load_event_timeout;
+}
+
+AGENTKIT_DECL auto browser::load_done(const tab_ptr& t, const std::string& loader) -> bool {
+    return t->lifecycle[loader].count("load") != 0 || (loader == main_loader(t) && load_held_back(t));
+}
+
 AGENTKIT_DECL auto browser::settle(const tab_ptr& t, std::uint64_t mark, std::vector<std::string>& notes, clock::time_point deadline)
     -> void {
     wait_timer timer(wait_us_);
@@ -14692,8 +14757,12 @@ AGENTKIT_DECL auto browser::settle(const tab_ptr& t, std::uint64_t mark, std::ve
         bool nav_pending = false;
         {
             std::lock_guard lock(eng_->mu);
-            nav_pending = t->main_loading || (t->nav_requested > mark && t->nav_requested > t->nav_stopped) ||
-                          (t->nav_committed > mark && t->lifecycle[main_loader(t)].count("load") == 0);
+            // (a document whose load event is held back never stops loading: its requested
+            // navigation is done once it committed)
+            const bool held = load_held_back(t);
+            nav_pending = (t->main_loading && !held) ||
+                          (t->nav_requested > mark && t->nav_requested > t->nav_stopped && !(held && t->nav_committed > t->nav_requested)) ||
+                          (t->nav_committed > mark && !load_done(t, main_loader(t)));
         }
         if (nav_pending || q == quiet_result::navigated) {
             std::uint64_t wait_mark = 0;
@@ -14710,9 +14779,8 @@ AGENTKIT_DECL auto browser::settle(const tab_ptr& t, std::uint64_t mark, std::ve
                     const bool req_open = t->nav_requested > mark && t->nav_requested > t->nav_stopped &&
                                           t->nav_requested > t->nav_started;
                     if (req_open) return false;
-                    if (t->main_loading) return false;
-                    return t->nav_committed <= mark || t->lifecycle[main_loader(t)].count("load") != 0 ||
-                           t->nav_stopped > t->nav_committed;
+                    if (t->main_loading && !load_held_back(t)) return false;
+                    return t->nav_committed <= mark || load_done(t, main_loader(t)) || t->nav_stopped > t->nav_committed;
                 },
                 left(opt_.navigation_timeout));
             if (!loaded && eng_->conn.is_open() && !out_of_time())
@@ -14843,6 +14911,10 @@ auto browser::act_locked(std::string what, tab_ptr t, F&& f, bool expect_navigat
         std::lock_guard lock(eng_->mu);
         out.notes.insert(out.notes.end(), t->flood_notes.begin(), t->flood_notes.end());
         t->flood_notes.clear();
+        if (main_loader(t) != loader_before && load_held_back(t))
+            out.notes.push_back("the page's load event had not fired " + std::to_string(opt_.load_event_timeout.count()) +
+                                " ms after its document was ready (an image, frame or request it waits for is still "
+                                "pending): shown as it is");
     }
     if (!eng_->conn.is_open()) {
         auto why = eng_->conn.failure();
@@ -14953,6 +15025,7 @@ auto browser::act_locked(std::string what, tab_ptr t, F&& f, bool expect_navigat
 namespace agentkit::browser {
 
 AGENTKIT_DECL auto browser::wait_for(wait_options o) -> result<action_result> {
+    if (o.timeout.count() <= 0) o.timeout = opt_.call_timeout;
     std::string what = !o.text.empty() ? "wait for \"" + o.text + "\""
                       : !o.text_gone.empty() ? "wait for \"" + o.text_gone + "\" to disappear"
                                              : "wait for " + o.ref + " " + o.state;
@@ -15664,7 +15737,7 @@ AGENTKIT_DECL auto browser::batch_read(const std::vector<std::string>& urls, std
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
         const auto& t = tabs[i];
         const auto& ld = loaders[i];
-        if (!wait_until([&] { return t->lifecycle[ld].count("load") != 0 || t->closed || t->crashed; },
+        if (!wait_until([&] { return load_done(t, ld) || t->closed || t->crashed; },
                         std::max(left, std::chrono::milliseconds(1))))
             out[i].error_ = error(errc::timeout, urls[i] + " did not finish loading within " +
                                                      std::to_string(opt_.navigation_timeout.count()) + " ms");
@@ -18021,8 +18094,9 @@ Options (Playwright MCP names where the meaning is the same):
   --no-sandbox               pass --no-sandbox to the browser (as root it always is)
   --user-agent UA            the user agent of every tab (header and navigator.userAgent)
   --ignore-https-errors      accept invalid certificates (only in a browser this server launches)
-  --timeout-action MS        bound of one browser call (default 15000; a large page's accessibility
-                             tree is one call, so keep it generous)
+  --timeout-action MS        bound of one browser call and of browser_wait_for without a timeout
+                             (default 15000; a large page's accessibility tree is one call, so keep
+                             it generous)
   --timeout-navigation MS    bound of a navigation to load (default 30000)
   --snapshot-mode MODE       incremental (default): a navigation's result shows the new page, what
                              it repeats of the site's last page (header, menus, footer) one line
@@ -26751,7 +26825,7 @@ struct wait_args {
     std::optional<std::string> textGone;  ///< wait until this text is gone
     std::optional<std::string> ref;       ///< wait until this element reaches `state`
     std::optional<std::string> state;     ///< element state
-    std::optional<double> timeout;        ///< seconds before giving up (default 10)
+    std::optional<double> timeout;        ///< seconds before giving up (default: the action timeout, --timeout-action)
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(wait_args, time, "Seconds", range(0, 30)),
                       AGENTKIT_FIELD(wait_args, text, ""),
@@ -26759,7 +26833,7 @@ struct wait_args {
                       AGENTKIT_FIELD(wait_args, ref, ""),
                       AGENTKIT_FIELD(wait_args, state, "",
                                      one_of("visible", "hidden", "enabled", "disabled", "checked", "unchecked", "gone")),
-                      AGENTKIT_FIELD(wait_args, timeout, "Seconds before giving up", range(0, 120)));
+                      AGENTKIT_FIELD(wait_args, timeout, "Seconds before giving up (default: the action timeout)", range(0, 120)));
     }
 };
 

@@ -1932,3 +1932,78 @@ TEST(BrowserWebDriver, ASessionFromAWebDriverEndpointIsDrivenUnderThePolicyAndDe
     EXPECT_TRUE(n.error().is(errc::browser_launch)) << n.error().to_text();
     EXPECT_NE(n.error().message.find("cannot reach the WebDriver endpoint"), std::string::npos) << n.error().to_text();
 }
+
+// A page whose load event never fires (an image the server never sends): an action waits
+// load_event_timeout after the DOM is ready, then shows the page as it is with a note; going
+// back to it and acting on it do the same. With the grace off (0), the old bound applies: the
+// navigation_timeout, named in the note. The bounds used are read from the notes, not timed.
+TEST(BrowserLoadE2E, APageWhoseLoadNeverFiresIsShownAfterTheGraceWithANote) {
+    http_server server;
+    auto never = server.make_gate();  // opened only when the server stops
+    server.route("/held", http_response::html(page("Held", "<h1>Held page</h1><img src=/never.png alt=pending>"
+                                                           "<button onclick=\"this.textContent='Pressed'\">Press</button>"
+                                                           "<a href=/plain>Plain</a>")));
+    server.route("/never.png", http_response::text("never").held_by(never));
+    server.route("/plain", http_response::html(page("Plain", "<h1>Plain page</h1>")));
+    br::browser_options o;
+    o.load_event_timeout = std::chrono::milliseconds(800);
+    o.navigation_timeout = std::chrono::milliseconds(60000);
+    br::browser b(o);
+    const std::string grace_note = "load event had not fired 800 ms after its document was ready";
+    auto joined = [](const br::action_result& r) {
+        std::string n;
+        for (const auto& s : r.notes) n += s + "\n";
+        return n;
+    };
+    auto nav = b.navigate(server.url("/held"));
+    ASSERT_TRUE(nav) << nav.error().to_text();
+    EXPECT_NE(nav->snapshot.find("Held page"), std::string::npos) << nav->snapshot;
+    EXPECT_NE(joined(*nav).find(grace_note), std::string::npos) << joined(*nav);
+    EXPECT_EQ(joined(*nav).find("still loading"), std::string::npos) << joined(*nav);
+    // an action on the page does not wait for its load again, nor says so again
+    auto press = b.click(ref_on(nav->snapshot, "button \"Press\""));
+    ASSERT_TRUE(press) << press.error().to_text();
+    EXPECT_EQ(joined(*press).find("load event"), std::string::npos) << joined(*press);
+    EXPECT_EQ(joined(*press).find("still loading"), std::string::npos) << joined(*press);
+    EXPECT_EQ(joined(*press).find("kept navigating"), std::string::npos) << joined(*press);
+    // a link away (a page that loads) and back to it
+    auto away = b.click(ref_on(press->snapshot.empty() ? nav->snapshot : press->snapshot, "link \"Plain\""));
+    ASSERT_TRUE(away) << away.error().to_text();
+    EXPECT_TRUE(away->navigated);
+    EXPECT_EQ(joined(*away).find("load event"), std::string::npos) << joined(*away);
+    auto back = b.back();
+    ASSERT_TRUE(back) << back.error().to_text();
+    EXPECT_NE(back->to_text().find("Held page"), std::string::npos) << back->to_text();
+    EXPECT_EQ(joined(*back).find("still loading"), std::string::npos) << joined(*back);
+    EXPECT_EQ(joined(*back).find("kept navigating"), std::string::npos) << joined(*back);
+    // the old rule: wait for the load event up to the navigation bound
+    br::browser_options strict = o;
+    strict.load_event_timeout = std::chrono::milliseconds(0);
+    strict.navigation_timeout = std::chrono::milliseconds(1500);
+    br::browser s(strict);
+    auto slow = s.navigate(server.url("/held"));
+    ASSERT_TRUE(slow) << slow.error().to_text();
+    EXPECT_NE(joined(*slow).find("1500 ms"), std::string::npos) << joined(*slow);  // "still loading" or "bound used up"
+    EXPECT_EQ(joined(*slow).find("load event had not fired"), std::string::npos) << joined(*slow);
+}
+
+// browser_wait_for without a timeout waits as long as one browser call may (call_timeout, the
+// server's --timeout-action), not a 10 s of its own.
+TEST(BrowserLoadE2E, WaitForWithoutATimeoutUsesTheActionTimeout) {
+    http_server server;
+    server.route("/", http_response::html(page("Quiet", "<h1>Nothing will appear</h1>")));
+    br::browser_options o;
+    o.call_timeout = std::chrono::milliseconds(1200);
+    br::browser b(o);
+    ASSERT_TRUE(b.navigate(server.url("/")));
+    br::wait_options w;
+    w.text = "never there";
+    auto r = b.wait_for(w);
+    ASSERT_FALSE(r);
+    EXPECT_TRUE(r.error().is(agentkit::errc::timeout));
+    EXPECT_NE(r.error().message.find("did not appear within 1200 ms"), std::string::npos) << r.error().message;
+    w.timeout = std::chrono::milliseconds(300);  // an explicit timeout still wins
+    auto e = b.wait_for(w);
+    ASSERT_FALSE(e);
+    EXPECT_NE(e.error().message.find("within 300 ms"), std::string::npos) << e.error().message;
+}

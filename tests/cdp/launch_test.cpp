@@ -99,7 +99,35 @@ TEST(CdpLaunch, BrowserThatExitsAtOnceReportsStatusAndLog) {
     EXPECT_EQ(t.error().code, errc::browser_launch);
     EXPECT_NE(t.error().message.find("exited with status 3"), std::string::npos) << t.error().message;
     EXPECT_NE(t.error().details.value("log_tail", "").find("libfoo"), std::string::npos) << t.error().details.dump();
+    // what the browser said is in the message a user or a model reads, not only in details
+    EXPECT_NE(t.error().message.find("it said: fatal: cannot open libfoo.so"), std::string::npos) << t.error().message;
     EXPECT_TRUE(fs::is_empty(tp.dir / "tmp"));
+}
+
+TEST(CdpLaunch, TheBrowsersLastWordsAreItsLastLinesShortenedFromTheFront) {
+    temp_parent tp;
+    ASSERT_FALSE(tp.dir.empty());
+    fs::create_directory(tp.dir / "tmp");
+    // many lines, blank ones between: the last three that say something, in order
+    const auto script = write_script(tp.dir, "i=0; while [ $i -lt 50 ]; do echo \"line $i\" >&2; i=$((i+1)); done\n"
+                                             "echo '' >&2; echo '   [ERROR:zygote] no usable sandbox  ' >&2; echo '' >&2\nexit 1");
+    cdp::launch_options o;
+    o.executable = script.string();
+    o.temp_parent = (tp.dir / "tmp").string();
+    o.launch_timeout = std::chrono::milliseconds(60000);
+    const std::string said = "it said: line 48 | line 49 | [ERROR:zygote] no usable sandbox";
+    auto pipe = cdp::pipe_transport::launch(o);
+    ASSERT_FALSE(pipe);
+    EXPECT_NE(pipe.error().message.find(said), std::string::npos) << pipe.error().message;
+    auto ws = cdp::websocket_transport::launch(o);
+    ASSERT_FALSE(ws);
+    EXPECT_NE(ws.error().message.find(said), std::string::npos) << ws.error().message;
+    // a browser that says nothing adds nothing
+    const auto quiet = write_script(tp.dir, "exit 2");
+    o.executable = quiet.string();
+    auto q = cdp::pipe_transport::launch(o);
+    ASSERT_FALSE(q);
+    EXPECT_EQ(q.error().message.find("it said"), std::string::npos) << q.error().message;
 }
 
 TEST(CdpLaunch, WebSocketLaunchNoticesAnEarlyExit) {

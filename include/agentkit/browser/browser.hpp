@@ -676,6 +676,12 @@ private:
     quiet_result dom_quiet(const tab_ptr& t);
 
     std::string main_loader(const tab_ptr& t);  // engine mutex held
+    // The current document's load event is held back (by an image, a frame or a request that
+    // never ends) longer than load_event_timeout after its DOM was ready, and no newer navigation
+    // has started: it counts as loaded. Engine mutex held.
+    bool load_held_back(const tab_ptr& t);
+    // The document of `loader` fired its load event, or it is the current one and load_held_back.
+    bool load_done(const tab_ptr& t, const std::string& loader);  // engine mutex held
 
     // Settle after an action that started at event sequence `mark`: a navigation it triggered has
     // committed and loaded, the requests it started are done, and the DOM has been quiet.

@@ -72,8 +72,9 @@ Options (Playwright MCP names where the meaning is the same):
   --no-sandbox               pass --no-sandbox to the browser (as root it always is)
   --user-agent UA            the user agent of every tab (header and navigator.userAgent)
   --ignore-https-errors      accept invalid certificates (only in a browser this server launches)
-  --timeout-action MS        bound of one browser call (default 15000; a large page's accessibility
-                             tree is one call, so keep it generous)
+  --timeout-action MS        bound of one browser call and of browser_wait_for without a timeout
+                             (default 15000; a large page's accessibility tree is one call, so keep
+                             it generous)
   --timeout-navigation MS    bound of a navigation to load (default 30000)
   --snapshot-mode MODE       incremental (default): a navigation's result shows the new page, what
                              it repeats of the site's last page (header, menus, footer) one line

@@ -99,6 +99,10 @@ struct browser_options {
     viewport_size viewport;  ///< the viewport of every tab
     std::chrono::milliseconds call_timeout{15000};        ///< one CDP call
     std::chrono::milliseconds navigation_timeout{30000};  ///< a navigation to commit and load
+    /// After a new document's DOM is ready (DOMContentLoaded), how long an action still waits
+    /// for its load event; an image, a frame or a request that never ends holds that event back,
+    /// and the page is then shown as it is, with a note. 0: up to navigation_timeout.
+    std::chrono::milliseconds load_event_timeout{5000};
     std::chrono::milliseconds network_idle_timeout{3000}; ///< requests an action started
     std::chrono::milliseconds dom_quiet{30};              ///< DOM quiet window after an action (about two frames)
     std::chrono::milliseconds dom_quiet_timeout{1500};    ///< bound for the DOM to become quiet
@@ -208,7 +212,9 @@ struct wait_options {
     std::string text_gone;  ///< wait until this text is no longer on the page
     std::string ref;        ///< wait until this element is in `state`
     std::string state = "visible";  ///< visible, hidden, enabled, disabled, checked, unchecked, gone
-    std::chrono::milliseconds timeout{10000};  ///< how long to wait at most
+    /// How long to wait at most (0: browser_options::call_timeout, agentkit-browser-mcp's
+    /// --timeout-action).
+    std::chrono::milliseconds timeout{0};
 };
 
 }  // namespace agentkit::browser

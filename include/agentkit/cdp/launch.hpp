@@ -398,6 +398,32 @@ public:
         return s;
     }
 
+    /// The browser's last words for an error message: the last (at most three) non-empty lines
+    /// of its log, joined by " | ", at most `max_bytes` (the end kept); empty when it said nothing.
+    [[nodiscard]] std::string last_words(std::size_t max_bytes = 400) const {
+        const std::string tail = log_tail(4000);
+        std::vector<std::string> lines;
+        std::size_t end = tail.size();
+        while (end > 0 && lines.size() < 3) {
+            std::size_t start = tail.rfind('\n', end - 1);
+            start = start == std::string::npos ? 0 : start + 1;
+            std::string line = tail.substr(start, end - start);
+            while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.pop_back();
+            std::size_t lead = 0;
+            while (lead < line.size() && (line[lead] == ' ' || line[lead] == '\t')) ++lead;
+            if (lead < line.size()) lines.insert(lines.begin(), line.substr(lead));
+            end = start == 0 ? 0 : start - 1;
+        }
+        std::string out;
+        for (const auto& l : lines) out += (out.empty() ? "" : " | ") + l;
+        if (out.size() > max_bytes) {
+            std::size_t cut = out.size() - max_bytes;
+            while (cut < out.size() && (static_cast<unsigned char>(out[cut]) & 0xC0U) == 0x80U) ++cut;  // a whole UTF-8 character
+            out = "…" + out.substr(cut);
+        }
+        return out;
+    }
+
     /// Remove the temporary directory now (the process should be gone).
     void remove_temp_dir() noexcept {
         if (temp_dir_.empty()) return;

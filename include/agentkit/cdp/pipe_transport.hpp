@@ -66,11 +66,14 @@ public:
         auto failed = [&](const error& why) {
             auto& p = *t.s_->proc;
             const std::string tail = p.log_tail();  // before close() removes the log
+            const std::string said = p.last_words();
             t.close();                              // stops and reaps a browser that hangs
             const std::string status = p.exit_description();
             json details = {{"executable", p.executable()}, {"status", status}, {"cause", why.to_json()}};
             if (!tail.empty()) details["log_tail"] = tail;
-            return fail(errc::browser_launch, "the browser did not start: " + why.message + " (" + status + ")",
+            return fail(errc::browser_launch,
+                        "the browser did not start: " + why.message + " (" + status + ")" +
+                            (said.empty() ? std::string() : "; it said: " + said),
                         "Check the browser log tail in details; pass flags through launch_options::extra_args.",
                         std::move(details));
         };
@@ -173,7 +176,10 @@ private:
             const std::string status = proc->exit_description();
             json details = {{"pid", proc->pid()}, {"status", status}};
             if (auto tail = proc->log_tail(); !tail.empty()) details["log_tail"] = tail;
-            return set_terminal(error(errc::browser_crashed, "the browser process died unexpectedly (" + status + ")",
+            const std::string said = proc->last_words();
+            return set_terminal(error(errc::browser_crashed,
+                                      "the browser process died unexpectedly (" + status + ")" +
+                                          (said.empty() ? std::string() : "; it said: " + said),
                                       "Everything in flight was lost; launch a new browser to continue.",
                                       std::move(details)));
         }

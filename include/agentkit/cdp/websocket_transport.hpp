@@ -174,7 +174,9 @@ public:
             const std::string status = p.exit_description();
             json details = {{"executable", p.executable()}, {"status", status}};
             if (auto tail = p.log_tail(); !tail.empty()) details["log_tail"] = tail;
-            return fail(errc::browser_launch, "the browser did not start: " + why + " (" + status + ")",
+            const std::string said = p.last_words();
+            return fail(errc::browser_launch,
+                        "the browser did not start: " + why + " (" + status + ")" + (said.empty() ? std::string() : "; it said: " + said),
                         "Check the browser log tail in details; pass flags through launch_options::extra_args.",
                         std::move(details));
         };
@@ -339,7 +341,10 @@ private:
                 const std::string status = proc->exit_description();
                 json details = {{"pid", proc->pid()}, {"status", status}};
                 if (auto tail = proc->log_tail(); !tail.empty()) details["log_tail"] = tail;
-                return set_terminal(error(errc::browser_crashed, "the browser process died unexpectedly (" + status + ")",
+                const std::string said = proc->last_words();
+                return set_terminal(error(errc::browser_crashed,
+                                          "the browser process died unexpectedly (" + status + ")" +
+                                              (said.empty() ? std::string() : "; it said: " + said),
                                           "Everything in flight was lost; launch a new browser to continue.",
                                           std::move(details)));
             }

@@ -9,6 +9,7 @@
 #include <agentkit/browser/action_result.hpp>
 #include <agentkit/browser/snapshot.hpp>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -45,6 +46,7 @@ struct tab_state {
     std::map<std::string, frame_rec> frames;
     std::map<std::string, child_rec> children;                 // OOPIF session → record
     std::map<std::string, std::set<std::string>> lifecycle;    // loader → lifecycle event names
+    std::map<std::string, std::chrono::steady_clock::time_point> dom_ready_at;  // loader → its DOMContentLoaded
     std::map<std::string, int> doc_status;                     // loader → HTTP status
     bool main_loading = false;
     std::uint64_t nav_requested = 0, nav_started = 0, nav_committed = 0, nav_stopped = 0, same_doc = 0;

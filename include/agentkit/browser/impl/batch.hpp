@@ -62,7 +62,7 @@ AGENTKIT_DECL auto browser::batch_read(const std::vector<std::string>& urls, std
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
         const auto& t = tabs[i];
         const auto& ld = loaders[i];
-        if (!wait_until([&] { return t->lifecycle[ld].count("load") != 0 || t->closed || t->crashed; },
+        if (!wait_until([&] { return load_done(t, ld) || t->closed || t->crashed; },
                         std::max(left, std::chrono::milliseconds(1))))
             out[i].error_ = error(errc::timeout, urls[i] + " did not finish loading within " +
                                                      std::to_string(opt_.navigation_timeout.count()) + " ms");

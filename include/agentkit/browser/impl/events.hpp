@@ -265,7 +265,9 @@ AGENTKIT_DECL auto browser::on_event(engine& e, const cdp::event& ev) -> void {
                 t->nav_stopped = ++e.seq;
             }
         } else if (m == "Page.lifecycleEvent") {
-            t->lifecycle[detail::jstr(p, "loaderId")].insert(detail::jstr(p, "name"));
+            const std::string name = detail::jstr(p, "name");
+            t->lifecycle[detail::jstr(p, "loaderId")].insert(name);
+            if (name == "DOMContentLoaded") t->dom_ready_at.emplace(detail::jstr(p, "loaderId"), clock::now());
         } else if (m == "Page.loadEventFired") {
             if (page_session) {
                 t->main_loaded = ++e.seq;

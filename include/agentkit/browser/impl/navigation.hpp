@@ -75,7 +75,7 @@ AGENTKIT_DECL auto browser::navigate_locked(const std::string& url) -> result<ac
         if (!loader.empty()) {
             wait_timer timer(wait_us_);
             const auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - start);
-            const bool loaded = wait_until([&] { return t->lifecycle[loader].count("load") != 0 || t->closed || t->crashed; },
+            const bool loaded = wait_until([&] { return load_done(t, loader) || t->closed || t->crashed; },
                                            std::max(std::chrono::milliseconds(0), opt_.navigation_timeout - spent));
             if (!loaded && !eng_->conn.is_open()) return fail(crashed_error(error(errc::browser_crashed, "the browser died")));
         }

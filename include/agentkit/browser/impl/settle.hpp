@@ -27,6 +27,18 @@ AGENTKIT_DECL auto browser::main_loader(const tab_ptr& t) -> std::string {
     return f == t->frames.end() ? std::string() : f->second.loader;
 }
 
+AGENTKIT_DECL auto browser::load_held_back(const tab_ptr& t) -> bool {
+    if (opt_.load_event_timeout.count() <= 0 || t->nav_started > t->nav_committed) return false;
+    const std::string ld = main_loader(t);
+    if (ld.empty() || t->lifecycle[ld].count("load") != 0) return false;
+    const auto ready = t->dom_ready_at.find(ld);
+    return ready != t->dom_ready_at.end() && clock::now() - ready->second >= opt_.load_event_timeout;
+}
+
+AGENTKIT_DECL auto browser::load_done(const tab_ptr& t, const std::string& loader) -> bool {
+    return t->lifecycle[loader].count("load") != 0 || (loader == main_loader(t) && load_held_back(t));
+}
+
 AGENTKIT_DECL auto browser::settle(const tab_ptr& t, std::uint64_t mark, std::vector<std::string>& notes, clock::time_point deadline)
     -> void {
     wait_timer timer(wait_us_);
@@ -58,8 +70,12 @@ AGENTKIT_DECL auto browser::settle(const tab_ptr& t, std::uint64_t mark, std::ve
         bool nav_pending = false;
         {
             std::lock_guard lock(eng_->mu);
-            nav_pending = t->main_loading || (t->nav_requested > mark && t->nav_requested > t->nav_stopped) ||
-                          (t->nav_committed > mark && t->lifecycle[main_loader(t)].count("load") == 0);
+            // (a document whose load event is held back never stops loading: its requested
+            // navigation is done once it committed)
+            const bool held = load_held_back(t);
+            nav_pending = (t->main_loading && !held) ||
+                          (t->nav_requested > mark && t->nav_requested > t->nav_stopped && !(held && t->nav_committed > t->nav_requested)) ||
+                          (t->nav_committed > mark && !load_done(t, main_loader(t)));
         }
         if (nav_pending || q == quiet_result::navigated) {
             std::uint64_t wait_mark = 0;
@@ -76,9 +92,8 @@ AGENTKIT_DECL auto browser::settle(const tab_ptr& t, std::uint64_t mark, std::ve
                     const bool req_open = t->nav_requested > mark && t->nav_requested > t->nav_stopped &&
                                           t->nav_requested > t->nav_started;
                     if (req_open) return false;
-                    if (t->main_loading) return false;
-                    return t->nav_committed <= mark || t->lifecycle[main_loader(t)].count("load") != 0 ||
-                           t->nav_stopped > t->nav_committed;
+                    if (t->main_loading && !load_held_back(t)) return false;
+                    return t->nav_committed <= mark || load_done(t, main_loader(t)) || t->nav_stopped > t->nav_committed;
                 },
                 left(opt_.navigation_timeout));
             if (!loaded && eng_->conn.is_open() && !out_of_time())
@@ -209,6 +224,10 @@ auto browser::act_locked(std::string what, tab_ptr t, F&& f, bool expect_navigat
         std::lock_guard lock(eng_->mu);
         out.notes.insert(out.notes.end(), t->flood_notes.begin(), t->flood_notes.end());
         t->flood_notes.clear();
+        if (main_loader(t) != loader_before && load_held_back(t))
+            out.notes.push_back("the page's load event had not fired " + std::to_string(opt_.load_event_timeout.count()) +
+                                " ms after its document was ready (an image, frame or request it waits for is still "
+                                "pending): shown as it is");
     }
     if (!eng_->conn.is_open()) {
         auto why = eng_->conn.failure();

@@ -7,6 +7,7 @@
 namespace agentkit::browser {
 
 AGENTKIT_DECL auto browser::wait_for(wait_options o) -> result<action_result> {
+    if (o.timeout.count() <= 0) o.timeout = opt_.call_timeout;
     std::string what = !o.text.empty() ? "wait for \"" + o.text + "\""
                       : !o.text_gone.empty() ? "wait for \"" + o.text_gone + "\" to disappear"
                                              : "wait for " + o.ref + " " + o.state;

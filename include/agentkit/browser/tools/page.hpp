@@ -51,7 +51,7 @@ struct wait_args {
     std::optional<std::string> textGone;  ///< wait until this text is gone
     std::optional<std::string> ref;       ///< wait until this element reaches `state`
     std::optional<std::string> state;     ///< element state
-    std::optional<double> timeout;        ///< seconds before giving up (default 10)
+    std::optional<double> timeout;        ///< seconds before giving up (default: the action timeout, --timeout-action)
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(wait_args, time, "Seconds", range(0, 30)),
                       AGENTKIT_FIELD(wait_args, text, ""),
@@ -59,7 +59,7 @@ struct wait_args {
                       AGENTKIT_FIELD(wait_args, ref, ""),
                       AGENTKIT_FIELD(wait_args, state, "",
                                      one_of("visible", "hidden", "enabled", "disabled", "checked", "unchecked", "gone")),
-                      AGENTKIT_FIELD(wait_args, timeout, "Seconds before giving up", range(0, 120)));
+                      AGENTKIT_FIELD(wait_args, timeout, "Seconds before giving up (default: the action timeout)", range(0, 120)));
     }
 };
 
