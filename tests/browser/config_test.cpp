@@ -315,6 +315,25 @@ TEST_F(ConfigFiles, APolicyFileJoinsTheOptionsBeforeIt) {
     EXPECT_NE(t.error().message.find("--policy is given twice"), std::string::npos);
 }
 
+TEST_F(ConfigFiles, ASecretWithAnEmptyValueIsIgnoredWithANoteNotARefusedStart) {
+    // a dotenv line NAME= (a variable not set here) and an empty value in a config file: nothing
+    // to type or redact; the start goes on with the other secrets, and a note says which
+    const std::string env = file("secrets.env", "TOKEN=t-1\nEMPTY=\nALSO_EMPTY=\"\"\n");
+    const std::string cfg = file("empty.json", R"({"secrets": {"BLANK": ""}})");
+    br::server_config c;
+    auto r = parse({"--secrets", env, "--config", cfg, "--secret-origins", "EMPTY=https://x.test"}, c);
+    ASSERT_TRUE(r) << r.error().to_text();
+    auto f = br::finish_config(c);
+    ASSERT_TRUE(f) << f.error().to_text();
+    EXPECT_EQ(c.browser.policy.secrets.size(), 1u);
+    EXPECT_EQ(c.browser.policy.secrets.at("TOKEN"), "t-1");
+    EXPECT_EQ(c.browser.policy.secret_origins.count("EMPTY"), 0u);
+    std::string notes;
+    for (const auto& n : c.notes) notes += n + "\n";
+    for (const char* name : {"EMPTY", "ALSO_EMPTY", "BLANK"})
+        EXPECT_NE(notes.find("secret " + std::string(name) + " has an empty value: ignored"), std::string::npos) << notes;
+}
+
 TEST_F(ConfigFiles, SecretsAreTiedToOriginsByTheConfigFileOrTheCommandLine) {
     const std::string cfg = file("secrets.json", R"({
         "secrets": {"PASS": {"value": "pw-1", "origins": ["https://login.example.com"]}, "TOKEN": "t-2"}

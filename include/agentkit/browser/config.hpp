@@ -29,6 +29,7 @@
 #include <initializer_list>
 #include <optional>
 #include <sstream>
+#include <set>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -65,6 +66,7 @@ Options (Playwright MCP names where the meaning is the same):
   --blocked-origins LIST     semicolon-separated origins the browser may not reach
   --output-dir DIR           keep artifacts (screenshots, recordings, cut text) as files under DIR
   --secrets FILE             dotenv file of secrets: typed as {{secret:NAME}}, redacted from every output
+                             (an empty value is ignored, with a note)
   --secret-origins NAME=LIST the origins (semicolon-separated) whose pages secret NAME may be typed
                              into; elsewhere typing it is refused (repeatable)
   --browser NAME             chromium (the default), chrome, chrome-beta/-dev/-canary, msedge,
@@ -183,6 +185,7 @@ struct server_config {
     bool vision = false;  ///< --caps vision (or --vision): the coordinate tools (browser_mouse_*_xy, ...) are offered
     std::vector<std::string> unsupported;  ///< options whose enforcement is not available: the start is refused
     std::vector<std::string> notes;        ///< accepted options that change nothing here, and why
+    std::set<std::string> empty_secrets;   ///< secrets given with an empty value: ignored (drop_empty_secrets)
     std::string channel;                   ///< --browser: a browser channel to find when no executable is given
     std::optional<std::uint64_t> max_download_bytes;  ///< applied after --policy/--config (the flag wins)
     std::optional<std::size_t> max_downloads;  ///< --max-downloads, applied after --policy/--config (the flag wins)
@@ -399,6 +402,25 @@ inline std::optional<std::pair<int, int>> parse_size(const std::string& s) {
     }
 }
 
+/// A secret with an empty value (a dotenv line `NAME=`, a variable not set here) has nothing to
+/// type or redact: the server ignores it, as Playwright MCP does, with a note, and the origins
+/// given for it with it. (browser_policy::validate() refuses one: a program that sets an empty
+/// secret is told so.) Called where secrets are read, before anything validates them.
+inline void drop_empty_secrets(server_config& c) {
+    for (auto it = c.browser.policy.secrets.begin(); it != c.browser.policy.secrets.end();) {
+        if (!it->second.empty() || it->first.empty()) {
+            ++it;
+            continue;
+        }
+        if (c.empty_secrets.insert(it->first).second)
+            c.notes.push_back("secret " + it->first + " has an empty value: ignored ({{secret:" + it->first + "}} is not typed)");
+        it = c.browser.policy.secrets.erase(it);
+    }
+    // origins given for an ignored secret (before or after it) go with it
+    for (const auto& name : c.empty_secrets)
+        if (c.browser.policy.secrets.count(name) == 0) c.browser.policy.secret_origins.erase(name);
+}
+
 inline result<void> load_secrets(server_config& c, const std::string& path) {
     std::ifstream in(path);
     if (!in) {
@@ -411,6 +433,7 @@ inline result<void> load_secrets(server_config& c, const std::string& path) {
         return fail(errc::args_invalid, path + ": " + parsed.error().message);
     }
     for (auto& [k, v] : *parsed) c.browser.policy.secrets[k] = v;
+    drop_empty_secrets(c);
     return {};
 }
 
@@ -668,6 +691,7 @@ inline result<void> apply_config_file(server_config& c, const std::string& path)
                         continue;
                     }
                 }
+                drop_empty_secrets(c);
             } else if (v.is_string()) {
                 if (auto s = load_secrets(c, v.get<std::string>()); !s) return fail(s.error());
             } else {
@@ -947,6 +971,7 @@ inline result<void> finish_config(server_config& c) {
     }
     if (c.max_download_bytes) c.browser.policy.max_download_bytes = *c.max_download_bytes;
     if (c.max_downloads) c.browser.policy.max_downloads = *c.max_downloads;
+    drop_empty_secrets(c);
     if (auto p = c.browser.policy.validate(); !p) return fail(errc::args_invalid, p.error().message);  // e.g. --secret-origins of no secret
     if (!c.channel.empty() && c.browser.launch.executable.empty() && c.browser.cdp_endpoint.empty()) {
         const std::string exe = *channel_executable(c.channel);
