@@ -29,6 +29,8 @@ namespace mcp = agentkit::mcp;
 using ak::json;
 using namespace std::chrono_literals;
 
+// The file's own names (its twin builds its test files as one TU: cmake/AgentkitTesting.cmake).
+namespace malformed_test {
 namespace {
 
 struct text_args {
@@ -899,3 +901,5 @@ TEST(McpMalformed, SigtermEndsTheLoopCleanly) { expect_clean_sigterm(sigterm_whi
 // Regression: the loop relied on SIGTERM interrupting its blocked read(), which only happens
 // when the signal is delivered to the loop's own thread.
 TEST(McpMalformed, SigtermDeliveredToAnotherThreadStillStopsTheLoop) { expect_clean_sigterm(sigterm_while_calling(true)); }
+
+}  // namespace malformed_test

@@ -29,8 +29,10 @@ ak::message turn_results(const std::string& id, std::string text, bool image = f
 std::vector<ak::message> history(std::size_t turns, std::size_t chars, bool images = false) {
     std::vector<ak::message> h{ak::message::user("the task")};
     for (std::size_t i = 0; i < turns; ++i) {
-        h.push_back(turn_calls("c" + std::to_string(i)));
-        h.push_back(turn_results("c" + std::to_string(i), std::string(chars, static_cast<char>('a' + i % 26)), images));
+        std::string id = "c";  // appends only: g++ 12 at -O3 reports a false -Wstringop-overflow on "c" + ...
+        id += std::to_string(i);
+        h.push_back(turn_calls(id));
+        h.push_back(turn_results(id, std::string(chars, static_cast<char>('a' + i % 26)), images));
     }
     return h;
 }
