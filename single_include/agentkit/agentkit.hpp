@@ -26858,7 +26858,7 @@ struct wait_args {
                       AGENTKIT_FIELD(wait_args, ref, ""),
                       AGENTKIT_FIELD(wait_args, state, "",
                                      one_of("visible", "hidden", "enabled", "disabled", "checked", "unchecked", "gone")),
-                      AGENTKIT_FIELD(wait_args, timeout, "Seconds before giving up (default: the action timeout)", range(0, 120)));
+                      AGENTKIT_FIELD(wait_args, timeout, "Seconds before giving up", range(0, 120)));
     }
 };
 
