@@ -344,6 +344,20 @@ namespace detail {
     return o;
 }
 
+/// `s` as rendered text shows it: every run of ASCII white space (space, tab, line breaks,
+/// vertical tab, form feed) one space, none at either end.
+[[nodiscard]] inline std::string collapse_whitespace(std::string_view s) {
+    std::string o;
+    o.reserve(s.size());
+    for (char ch : s) {
+        const bool space = ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\v' || ch == '\f';
+        if (space && (o.empty() || o.back() == ' ')) continue;
+        o += space ? ' ' : ch;
+    }
+    while (!o.empty() && o.back() == ' ') o.pop_back();
+    return o;
+}
+
 /// Equal but for the case of ASCII letters.
 [[nodiscard]] constexpr bool iequals_ascii(std::string_view a, std::string_view b) noexcept {
     if (a.size() != b.size()) return false;
@@ -3041,13 +3055,7 @@ inline std::vector<std::string> encoded_forms(std::string_view value) {
     const std::string jv = json(std::string(value)).dump();
     if (jv.size() > 2) v.push_back(jv.substr(1, jv.size() - 2));
     // as rendered text shows it: runs of white space as one space, none at the ends
-    std::string collapsed;
-    for (char ch : value) {
-        const bool space = std::isspace(static_cast<unsigned char>(ch)) != 0;
-        if (space && (collapsed.empty() || collapsed.back() == ' ')) continue;
-        collapsed += space ? ' ' : ch;
-    }
-    while (!collapsed.empty() && collapsed.back() == ' ') collapsed.pop_back();
+    const std::string collapsed = agentkit::collapse_whitespace(value);
     if (collapsed != value && collapsed.size() >= 4) {
         v.push_back(collapsed);
         const std::string jc = json(collapsed).dump();
@@ -21555,13 +21563,7 @@ inline void collect_schema_args(const json& schema, tool_doc& d, int depth) {
 /// the name as its title), the first sentence alone. White space (line breaks too) is one space;
 /// at most `max` bytes, cut on a character boundary with "...".
 [[nodiscard]] inline std::string tool_summary(const tool_info& t, std::size_t max = 160) {
-    std::string flat;
-    for (char ch : t.description) {
-        const bool space = ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t';
-        if (space && (flat.empty() || flat.back() == ' ')) continue;
-        flat += space ? ' ' : ch;
-    }
-    while (!flat.empty() && flat.back() == ' ') flat.pop_back();
+    std::string flat = collapse_whitespace(t.description);
     if (const auto end = flat.find(". "); end != std::string::npos) flat.resize(end + 1);
     std::string s = t.title.empty() || t.title == t.name ? flat : flat.empty() ? t.title : t.title + " — " + flat;
     if (s.size() > max) s = s.substr(0, utf8_safe_prefix(s, max - 3)) + "...";

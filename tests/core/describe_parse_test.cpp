@@ -197,6 +197,13 @@ TEST(Strings, ClosestNames) {
     EXPECT_EQ(ak::closest_names("navigate", names, 1), std::vector<std::string>{"browser_navigate"});
 }
 
+TEST(Strings, CollapsedWhitespaceIsOneSpaceNoneAtTheEnds) {
+    EXPECT_EQ(ak::collapse_whitespace("  a \t\n b\r\n\v\fc  "), "a b c");
+    EXPECT_EQ(ak::collapse_whitespace(" \n\t "), "");
+    EXPECT_EQ(ak::collapse_whitespace(""), "");
+    EXPECT_EQ(ak::collapse_whitespace("caf\xc3\xa9  au\xc2\xa0lait"), "caf\xc3\xa9 au\xc2\xa0lait");  // UTF-8 untouched, NBSP kept
+}
+
 TEST(Strings, Utf8SafeCuts) {
     std::string s = "aé";  // 'a' + 2-byte é
     EXPECT_EQ(ak::utf8_safe_prefix(s, 2), 1U);

@@ -377,13 +377,7 @@ inline std::vector<std::string> encoded_forms(std::string_view value) {
     const std::string jv = json(std::string(value)).dump();
     if (jv.size() > 2) v.push_back(jv.substr(1, jv.size() - 2));
     // as rendered text shows it: runs of white space as one space, none at the ends
-    std::string collapsed;
-    for (char ch : value) {
-        const bool space = std::isspace(static_cast<unsigned char>(ch)) != 0;
-        if (space && (collapsed.empty() || collapsed.back() == ' ')) continue;
-        collapsed += space ? ' ' : ch;
-    }
-    while (!collapsed.empty() && collapsed.back() == ' ') collapsed.pop_back();
+    const std::string collapsed = agentkit::collapse_whitespace(value);
     if (collapsed != value && collapsed.size() >= 4) {
         v.push_back(collapsed);
         const std::string jc = json(collapsed).dump();

@@ -21,6 +21,20 @@ namespace detail {
     return o;
 }
 
+/// `s` as rendered text shows it: every run of ASCII white space (space, tab, line breaks,
+/// vertical tab, form feed) one space, none at either end.
+[[nodiscard]] inline std::string collapse_whitespace(std::string_view s) {
+    std::string o;
+    o.reserve(s.size());
+    for (char ch : s) {
+        const bool space = ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\v' || ch == '\f';
+        if (space && (o.empty() || o.back() == ' ')) continue;
+        o += space ? ' ' : ch;
+    }
+    while (!o.empty() && o.back() == ' ') o.pop_back();
+    return o;
+}
+
 /// Equal but for the case of ASCII letters.
 [[nodiscard]] constexpr bool iequals_ascii(std::string_view a, std::string_view b) noexcept {
     if (a.size() != b.size()) return false;

@@ -58,13 +58,7 @@ inline void collect_schema_args(const json& schema, tool_doc& d, int depth) {
 /// the name as its title), the first sentence alone. White space (line breaks too) is one space;
 /// at most `max` bytes, cut on a character boundary with "...".
 [[nodiscard]] inline std::string tool_summary(const tool_info& t, std::size_t max = 160) {
-    std::string flat;
-    for (char ch : t.description) {
-        const bool space = ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t';
-        if (space && (flat.empty() || flat.back() == ' ')) continue;
-        flat += space ? ' ' : ch;
-    }
-    while (!flat.empty() && flat.back() == ' ') flat.pop_back();
+    std::string flat = collapse_whitespace(t.description);
     if (const auto end = flat.find(". "); end != std::string::npos) flat.resize(end + 1);
     std::string s = t.title.empty() || t.title == t.name ? flat : flat.empty() ? t.title : t.title + " — " + flat;
     if (s.size() > max) s = s.substr(0, utf8_safe_prefix(s, max - 3)) + "...";
