@@ -17835,6 +17835,146 @@ template <net::http_client_like Client>
 
 }  // namespace agentkit::search
 // ---- end <agentkit/search/config.hpp> ----
+// ---- begin <agentkit/browser/config_usage.hpp> ----
+// agentkit/browser/config_usage.hpp — agentkit-browser-mcp's --help text: every option the
+// command line (browser/config.hpp) reads, what it does and its default, in one string.
+
+namespace agentkit::browser {
+
+/// The --help text of agentkit-browser-mcp.
+inline constexpr const char* server_usage = R"(Usage: agentkit-browser-mcp [options]
+
+An MCP server that gives a model a real browser (Chromium over CDP), over stdio or, with
+--port, over Streamable HTTP.
+
+Options (Playwright MCP names where the meaning is the same):
+  --headless                 run the browser headless (the default)
+  --headed                   show the browser window (needs a display)
+  --executable-path PATH     browser binary (default: /usr/lib/chromium/chromium or $AGENTKIT_CHROMIUM)
+  --isolated                 keep the profile in memory / a temporary directory (the default)
+  --user-data-dir DIR        use (and keep) this profile directory
+  --viewport-size W,H        viewport in CSS pixels, e.g. 1280,720
+  --cdp-endpoint URL         connect to a running browser (ws://... or http://host:port)
+  --webdriver URL            a browser from a W3C WebDriver endpoint (Selenium Grid 4, Selenoid,
+                             chromedriver: http://host:port[/wd/hub]); the session is created on
+                             the first browser call and deleted when the browser closes
+  --webdriver-capabilities JSON  capabilities merged into the session request (e.g.
+                             '{"se:name":"agent 7","platformName":"linux"}')
+  --config FILE              JSON configuration (Playwright MCP's format: browser.launchOptions,
+                             browser.contextOptions.viewport, browser.cdpEndpoint, ...)
+  --allowed-origins LIST     semicolon-separated origins the browser may reach (enforced by
+                             request interception in the browser: every request, popup, redirect)
+  --blocked-origins LIST     semicolon-separated origins the browser may not reach
+  --output-dir DIR           keep artifacts (screenshots, recordings, cut text) as files under DIR
+  --secrets FILE             dotenv file of secrets: typed as {{secret:NAME}}, redacted from every output
+                             (an empty value is ignored, with a note)
+  --secret-origins NAME=LIST the origins (semicolon-separated) whose pages secret NAME may be typed
+                             into; elsewhere typing it is refused (repeatable)
+  --browser NAME             chromium (the default), chrome, chrome-beta/-dev/-canary, msedge,
+                             msedge-beta/-dev/-canary: the channel's binary when no --executable-path
+  --no-sandbox               pass --no-sandbox to the browser (as root it always is)
+  --user-agent UA            the user agent of every tab (header and navigator.userAgent)
+  --ignore-https-errors      accept invalid certificates (only in a browser this server launches)
+  --timeout-action MS        bound of one browser call and of browser_wait_for without a timeout
+                             (default 15000; a large page's accessibility tree is one call, so keep
+                             it generous)
+  --timeout-navigation MS    bound of a navigation to load (default 30000)
+  --snapshot-mode MODE       incremental (default): a navigation's result shows the new page, what
+                             it repeats of the site's last page (header, menus, footer) one line
+                             each; full: every new page whole; none: its title and URL only
+  --image-responses MODE     allow or only: screenshots inline too; omit: by artifact id (the default)
+  --console-level LEVEL      browser_console_messages' default level: error, warning, info, debug
+  --output-max-size BYTES    bytes of artifacts kept (as --max-artifact-bytes)
+  --allow-unrestricted-file-access  allow file:// URLs (as --allow-file-access)
+  --port PORT                serve MCP over Streamable HTTP at http://HOST:PORT/mcp instead of
+                             stdio (0: any free port; the URL is printed on stderr). Point a
+                             client at it: { "url": "http://127.0.0.1:PORT/mcp" }. Every HTTP
+                             session gets a browser of its own (its pages, refs and artifacts;
+                             with --cdp-endpoint a browser context of its own): one client
+                             never sees another's pages
+  --host HOST                the address to bind with --port (default 127.0.0.1; another
+                             address exposes the browser to that network: set AGENTKIT_MCP_TOKEN
+                             and --allowed-hosts)
+  --allowed-hosts LIST       comma-separated host names accepted in the Host and Origin headers
+                             besides the bound address and the loopback names ('*': any, which
+                             turns off DNS-rebinding protection)
+  --shared-browser-context   with --port: every session shares one browser (its pages and refs)
+  --dashboard[=PORT]         serve the live view (the agent's screen, its steps, pause, resume,
+                             step, take control) at http://127.0.0.1:PORT/?token=... (0 or no
+                             PORT: any free port); the URL goes to stderr and to the
+                             browser_dashboard tool, never to stdout. Loopback only
+  --dashboard-host HOST      the dashboard's address: 127.0.0.1 (default), localhost or ::1;
+                             any other is refused
+  --idle-timeout MS          with --port: a session idle this long is closed, its browser with it
+                             (default 1800000, 30 min; 0 is the default)
+  --caps LIST                comma-separated capabilities: vision offers the coordinate tools
+                             (browser_mouse_click_xy, _move_xy, _drag_xy, _down, _up, _wheel;
+                             --vision too); pdf is not offered (a note says so); the others are
+                             always on
+  Accepted with no effect here (a note on stderr says why): --codegen, --no-webmcp,
+  --test-id-attribute, --file-paths, --timeout-settle, --cdp-timeout, --sandbox (not as root),
+  and the --port options without --port.
+  Refused (the server does not start rather than ignore them): --extension, --endpoint,
+  --proxy-server, --proxy-bypass, --storage-state, --save-session, --save-trace, --save-video,
+  --init-script, --init-page, --device, --mobile, --grant-permissions, --block-service-workers,
+  --cdp-header, --remote-header, --profile-dir-name, --snapshot-boxes, --browser firefox|webkit,
+  --idle-timeout other than 0 without --port, --user-data-dir with --port unless
+  --shared-browser-context (one profile cannot serve two browsers), and unknown --config keys.
+agentkit's switches for what is off by default:
+  --allow-evaluate           enable browser_evaluate
+  --allow-file-access        allow file:// URLs
+  --downloads-dir DIR        allow downloads, saved under DIR with sanitized names
+  --max-download-bytes N     cancel a download larger than N bytes (default 256 MiB; 0: no bound)
+  --max-downloads N          downloads a session may start (default 50; 0: no bound)
+  --uploads-dir DIR          allow browser_file_upload of files inside DIR (else uploads are off)
+  --websockets MODE          how WebSockets meet the origin lists: auto (the default: through
+                             agentkit's SOCKS5 gate, in the browser's network stack, when the
+                             browser is local), proxy (always through the gate) or script (only
+                             the page-script guard; for a browser that cannot reach 127.0.0.1)
+  --policy FILE              browser policy as JSON (allowedOrigins, blockedOrigins, secrets, ...);
+                             it joins the options given before it (lists add up)
+  --max-artifacts N          artifacts kept per session (default 200; oldest evicted first)
+  --max-artifact-bytes N     bytes kept per session (default 64 MiB)
+  --tools SET                which tools the client sees (tools/list), one of:
+                               all     every browser tool (the default)
+                               core    a fixed set of the most used tools: browser_navigate,
+                                       browser_navigate_back, browser_snapshot, browser_click,
+                                       browser_type, browser_fill_form, browser_select_option,
+                                       browser_press_key, browser_wait_for, browser_take_screenshot,
+                                       browser_tabs, browser_interact, browser_artifact. The others
+                                       are deferred: a call answers with a capability.unsupported
+                                       result naming the reason and the alternative
+                               menu    a menu: menu_list/menu_enter/menu_exit (and complete, think,
+                                       message_user); menu_enter "browser" (page work) or
+                                       "devtools" (tabs, console, network, uploads, recordings)
+                                       makes that mode's tools appear (notifications/tools/list_changed)
+                               router  tool_search finds tools by a plain-words query and makes the
+                                       best matches appear (list_changed); browser_navigate and
+                                       browser_snapshot are always listed
+  --search BACKEND           the backend of web_search (no browser involved; without one, web_search
+                             answers search.unconfigured):
+                               searxng  SearXNG JSON API (self-hosted, no key; --search-url
+                                        required, and json in search.formats of the instance)
+                               brave    Brave Search API, key in BRAVE_API_KEY
+                               tavily   Tavily, key in TAVILY_API_KEY
+                               serper   Google results in the Serper format, key in SERPER_API_KEY
+                             A key is read from the environment only and never printed. A search
+                             is bounded by --timeout-action; an identical query within 2 minutes
+                             is answered from a cache of 64 queries
+  --search-url URL           the URL of the backend (searxng: the instance, e.g.
+                             http://127.0.0.1:8888; the others: their public API unless given).
+                             In --config: "search": {"backend": ..., "url": ...} (no keys)
+  --inline-screenshots       return screenshots inline as well as by artifact id
+  --max-sessions N           with --port: HTTP sessions at once (default 8; more are refused, 503)
+  --quiet                    no per-call metrics on stderr
+  --version, --help
+Environment: AGENTKIT_MCP_TOKEN, with --port: every request must carry
+  "Authorization: Bearer <token>" (401 otherwise). BRAVE_API_KEY, TAVILY_API_KEY,
+  SERPER_API_KEY: the key of --search brave, tavily or serper.
+)";
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/config_usage.hpp> ----
 // ---- begin <agentkit/browser/tool_state.hpp> ----
 // agentkit/browser/tool_state.hpp — what the browser tools share: the browser, the artifact
 // store, the tools' options and the running totals of their calls.
@@ -18069,138 +18209,6 @@ inline constexpr version_info version{
 #include <unistd.h>  // access, geteuid
 
 namespace agentkit::browser {
-
-/// The --help text of agentkit-browser-mcp.
-inline constexpr const char* server_usage = R"(Usage: agentkit-browser-mcp [options]
-
-An MCP server that gives a model a real browser (Chromium over CDP), over stdio or, with
---port, over Streamable HTTP.
-
-Options (Playwright MCP names where the meaning is the same):
-  --headless                 run the browser headless (the default)
-  --headed                   show the browser window (needs a display)
-  --executable-path PATH     browser binary (default: /usr/lib/chromium/chromium or $AGENTKIT_CHROMIUM)
-  --isolated                 keep the profile in memory / a temporary directory (the default)
-  --user-data-dir DIR        use (and keep) this profile directory
-  --viewport-size W,H        viewport in CSS pixels, e.g. 1280,720
-  --cdp-endpoint URL         connect to a running browser (ws://... or http://host:port)
-  --webdriver URL            a browser from a W3C WebDriver endpoint (Selenium Grid 4, Selenoid,
-                             chromedriver: http://host:port[/wd/hub]); the session is created on
-                             the first browser call and deleted when the browser closes
-  --webdriver-capabilities JSON  capabilities merged into the session request (e.g.
-                             '{"se:name":"agent 7","platformName":"linux"}')
-  --config FILE              JSON configuration (Playwright MCP's format: browser.launchOptions,
-                             browser.contextOptions.viewport, browser.cdpEndpoint, ...)
-  --allowed-origins LIST     semicolon-separated origins the browser may reach (enforced by
-                             request interception in the browser: every request, popup, redirect)
-  --blocked-origins LIST     semicolon-separated origins the browser may not reach
-  --output-dir DIR           keep artifacts (screenshots, recordings, cut text) as files under DIR
-  --secrets FILE             dotenv file of secrets: typed as {{secret:NAME}}, redacted from every output
-                             (an empty value is ignored, with a note)
-  --secret-origins NAME=LIST the origins (semicolon-separated) whose pages secret NAME may be typed
-                             into; elsewhere typing it is refused (repeatable)
-  --browser NAME             chromium (the default), chrome, chrome-beta/-dev/-canary, msedge,
-                             msedge-beta/-dev/-canary: the channel's binary when no --executable-path
-  --no-sandbox               pass --no-sandbox to the browser (as root it always is)
-  --user-agent UA            the user agent of every tab (header and navigator.userAgent)
-  --ignore-https-errors      accept invalid certificates (only in a browser this server launches)
-  --timeout-action MS        bound of one browser call and of browser_wait_for without a timeout
-                             (default 15000; a large page's accessibility tree is one call, so keep
-                             it generous)
-  --timeout-navigation MS    bound of a navigation to load (default 30000)
-  --snapshot-mode MODE       incremental (default): a navigation's result shows the new page, what
-                             it repeats of the site's last page (header, menus, footer) one line
-                             each; full: every new page whole; none: its title and URL only
-  --image-responses MODE     allow or only: screenshots inline too; omit: by artifact id (the default)
-  --console-level LEVEL      browser_console_messages' default level: error, warning, info, debug
-  --output-max-size BYTES    bytes of artifacts kept (as --max-artifact-bytes)
-  --allow-unrestricted-file-access  allow file:// URLs (as --allow-file-access)
-  --port PORT                serve MCP over Streamable HTTP at http://HOST:PORT/mcp instead of
-                             stdio (0: any free port; the URL is printed on stderr). Point a
-                             client at it: { "url": "http://127.0.0.1:PORT/mcp" }. Every HTTP
-                             session gets a browser of its own (its pages, refs and artifacts;
-                             with --cdp-endpoint a browser context of its own): one client
-                             never sees another's pages
-  --host HOST                the address to bind with --port (default 127.0.0.1; another
-                             address exposes the browser to that network: set AGENTKIT_MCP_TOKEN
-                             and --allowed-hosts)
-  --allowed-hosts LIST       comma-separated host names accepted in the Host and Origin headers
-                             besides the bound address and the loopback names ('*': any, which
-                             turns off DNS-rebinding protection)
-  --shared-browser-context   with --port: every session shares one browser (its pages and refs)
-  --dashboard[=PORT]         serve the live view (the agent's screen, its steps, pause, resume,
-                             step, take control) at http://127.0.0.1:PORT/?token=... (0 or no
-                             PORT: any free port); the URL goes to stderr and to the
-                             browser_dashboard tool, never to stdout. Loopback only
-  --dashboard-host HOST      the dashboard's address: 127.0.0.1 (default), localhost or ::1;
-                             any other is refused
-  --idle-timeout MS          with --port: a session idle this long is closed, its browser with it
-                             (default 1800000, 30 min; 0 is the default)
-  --caps LIST                comma-separated capabilities: vision offers the coordinate tools
-                             (browser_mouse_click_xy, _move_xy, _drag_xy, _down, _up, _wheel;
-                             --vision too); pdf is not offered (a note says so); the others are
-                             always on
-  Accepted with no effect here (a note on stderr says why): --codegen, --no-webmcp,
-  --test-id-attribute, --file-paths, --timeout-settle, --cdp-timeout, --sandbox (not as root),
-  and the --port options without --port.
-  Refused (the server does not start rather than ignore them): --extension, --endpoint,
-  --proxy-server, --proxy-bypass, --storage-state, --save-session, --save-trace, --save-video,
-  --init-script, --init-page, --device, --mobile, --grant-permissions, --block-service-workers,
-  --cdp-header, --remote-header, --profile-dir-name, --snapshot-boxes, --browser firefox|webkit,
-  --idle-timeout other than 0 without --port, --user-data-dir with --port unless
-  --shared-browser-context (one profile cannot serve two browsers), and unknown --config keys.
-agentkit's switches for what is off by default:
-  --allow-evaluate           enable browser_evaluate
-  --allow-file-access        allow file:// URLs
-  --downloads-dir DIR        allow downloads, saved under DIR with sanitized names
-  --max-download-bytes N     cancel a download larger than N bytes (default 256 MiB; 0: no bound)
-  --max-downloads N          downloads a session may start (default 50; 0: no bound)
-  --uploads-dir DIR          allow browser_file_upload of files inside DIR (else uploads are off)
-  --websockets MODE          how WebSockets meet the origin lists: auto (the default: through
-                             agentkit's SOCKS5 gate, in the browser's network stack, when the
-                             browser is local), proxy (always through the gate) or script (only
-                             the page-script guard; for a browser that cannot reach 127.0.0.1)
-  --policy FILE              browser policy as JSON (allowedOrigins, blockedOrigins, secrets, ...);
-                             it joins the options given before it (lists add up)
-  --max-artifacts N          artifacts kept per session (default 200; oldest evicted first)
-  --max-artifact-bytes N     bytes kept per session (default 64 MiB)
-  --tools SET                which tools the client sees (tools/list), one of:
-                               all     every browser tool (the default)
-                               core    a fixed set of the most used tools: browser_navigate,
-                                       browser_navigate_back, browser_snapshot, browser_click,
-                                       browser_type, browser_fill_form, browser_select_option,
-                                       browser_press_key, browser_wait_for, browser_take_screenshot,
-                                       browser_tabs, browser_interact, browser_artifact. The others
-                                       are deferred: a call answers with a capability.unsupported
-                                       result naming the reason and the alternative
-                               menu    a menu: menu_list/menu_enter/menu_exit (and complete, think,
-                                       message_user); menu_enter "browser" (page work) or
-                                       "devtools" (tabs, console, network, uploads, recordings)
-                                       makes that mode's tools appear (notifications/tools/list_changed)
-                               router  tool_search finds tools by a plain-words query and makes the
-                                       best matches appear (list_changed); browser_navigate and
-                                       browser_snapshot are always listed
-  --search BACKEND           the backend of web_search (no browser involved; without one, web_search
-                             answers search.unconfigured):
-                               searxng  SearXNG JSON API (self-hosted, no key; --search-url
-                                        required, and json in search.formats of the instance)
-                               brave    Brave Search API, key in BRAVE_API_KEY
-                               tavily   Tavily, key in TAVILY_API_KEY
-                               serper   Google results in the Serper format, key in SERPER_API_KEY
-                             A key is read from the environment only and never printed. A search
-                             is bounded by --timeout-action; an identical query within 2 minutes
-                             is answered from a cache of 64 queries
-  --search-url URL           the URL of the backend (searxng: the instance, e.g.
-                             http://127.0.0.1:8888; the others: their public API unless given).
-                             In --config: "search": {"backend": ..., "url": ...} (no keys)
-  --inline-screenshots       return screenshots inline as well as by artifact id
-  --max-sessions N           with --port: HTTP sessions at once (default 8; more are refused, 503)
-  --quiet                    no per-call metrics on stderr
-  --version, --help
-Environment: AGENTKIT_MCP_TOKEN, with --port: every request must carry
-  "Authorization: Bearer <token>" (401 otherwise). BRAVE_API_KEY, TAVILY_API_KEY,
-  SERPER_API_KEY: the key of --search brave, tavily or serper.
-)";
 
 /// Which tools a client sees (--tools).
 enum class tool_set { all, core, menu, router };
@@ -18552,6 +18560,8 @@ inline result<void> search_option_apply(server_config& c, const std::string& nam
     return {};
 }
 
+/// Read a --config file (JSON, Playwright MCP's layout) into `c`: every key through the command
+/// line's own handling (the same values, checks and notes); errc::args_invalid names the key.
 inline result<void> apply_config_file(server_config& c, const std::string& path) {
     using namespace config_detail;
     std::string err;
@@ -18795,6 +18805,8 @@ inline result<void> apply_config_file(server_config& c, const std::string& path)
     return {};
 }
 
+/// Read agentkit-browser-mcp's command line into `c` (--config and --policy files where they
+/// appear); `help` or `version` when one was asked for. Then finish_config() judges the whole.
 inline result<command_line_outcome> parse_command_line(int argc, const char* const* argv, server_config& c) {
     using namespace config_detail;
     std::string missing;  // the option whose value is missing
@@ -28765,8 +28777,8 @@ namespace detail {
 // (Over 1,000 lines because it is one protocol engine: the two eras share each method's
 // handler, the session state and the in-flight bookkeeping, and splitting them apart would
 // write the dispatch twice. What is not the engine lives beside it: the wire types in
-// mcp/protocol.hpp, features in mcp/server/features.hpp, backends in mcp/server/backend.hpp, client requests
-// in mcp/server/request.hpp, HTTP in mcp/http/server.hpp.)
+// mcp/protocol.hpp, features in mcp/server/features.hpp, backends in mcp/server/backend.hpp,
+// client requests in mcp/server/request.hpp, HTTP in mcp/http/server.hpp.)
 //
 //   agentkit::toolbox tools{get_weather, search};
 //   agentkit::mcp::server srv{agentkit::mcp::backend_for(tools), {.name = "weather", .version = "1.0"}};
