@@ -107,11 +107,32 @@ TEST(ServerConfig, BadValuesAreNamedWithWhatTheOptionTakes) {
     }
 }
 
+TEST(ServerConfig, OutputModePlaywrightTakesItsCodegenAndRefs) {
+    br::server_config c;
+    ASSERT_TRUE(parse({"--output-mode", "playwright", "--codegen", "python", "--test-id-attribute", "data-tid"}, c));
+    EXPECT_EQ(c.tools.output, br::output_mode::playwright);
+    EXPECT_TRUE(c.browser.aria_refs);  // actions take Playwright's refs
+    EXPECT_EQ(c.tools.codegen, br::codegen_language::python);
+    EXPECT_EQ(c.tools.test_id_attribute, "data-tid");
+    EXPECT_TRUE(c.notes.empty());
+    br::server_config d;
+    ASSERT_TRUE(parse({}, d));
+    EXPECT_EQ(d.tools.output, br::output_mode::agentkit);  // the default stays agentkit's
+    EXPECT_FALSE(d.browser.aria_refs);
+    br::server_config bad;
+    auto r = parse({"--output-mode", "yaml"}, bad);
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message.find("agentkit or playwright"), std::string::npos) << r.error().message;
+    auto r2 = parse({"--codegen", "rust"}, bad);
+    ASSERT_FALSE(r2);
+    EXPECT_NE(r2.error().message.find("typescript, python, java, csharp or none"), std::string::npos) << r2.error().message;
+}
+
 TEST(ServerConfig, WhatCannotBeHonouredRefusesTheStartByName) {
     br::server_config c;
     ASSERT_TRUE(parse({"--proxy-server", "http://proxy:3128", "--codegen", "none", "--browser", "webkit"}, c));
     EXPECT_FALSE(c.notes.empty());  // --codegen: accepted, with a note
-    EXPECT_NE(c.notes.front().find("--codegen has no effect here"), std::string::npos);
+    EXPECT_NE(c.notes.front().find("--codegen shows code only with --output-mode playwright"), std::string::npos);
     auto f = br::finish_config(c);
     ASSERT_FALSE(f);
     EXPECT_NE(f.error().message.find("--proxy-server (a browser proxy is not supported"), std::string::npos);

@@ -96,7 +96,7 @@ test("Playwright MCP's command line works as it is: the user agent, the console 
   } finally {
     await client.close();
   }
-  assert.match(stderr(), /--codegen has no effect here/);
+  assert.match(stderr(), /--codegen shows code only with --output-mode playwright/);
   assert.doesNotMatch(stderr(), /vision tools are not offered/);
 });
 

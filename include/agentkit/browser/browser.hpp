@@ -209,6 +209,16 @@ public:
         else if (pages_whole_ > 0) --pages_whole_;
     }
 
+    /// The current tab as Playwright MCP's aria snapshot (YAML, its "ai" mode) writes it, with
+    /// its refs (e1, f1e2 in a frame): browser_options::aria_refs makes actions take those refs.
+    /// Same-origin frames are nested under their `- iframe` line; a cross-origin frame's content
+    /// is not read (the line stays a leaf). `root_ref`: only that element's subtree.
+    result<std::string> aria_snapshot(const aria_snapshot_options& o = {});
+
+    /// How Playwright code names the element of an aria ref (browser_options::aria_refs): JSON
+    /// {frames: [...], target: {...}} (browser/playwright_output.hpp renders it).
+    result<json> aria_locator(std::string_view ref);
+
     /// The main content of an article-like page as readable text (links/controls with refs).
     result<page_snapshot> readable(readable_options o = {});
 
@@ -605,6 +615,8 @@ private:
     // ---- refs -----------------------------------------------------------------------------------
 
     result<node_handle> resolve(std::string_view ref);
+    // An aria ref (e1, f1e2) of the last aria snapshot, when browser_options::aria_refs is set.
+    result<node_handle> resolve_aria(std::string_view ref);
 
     result<json> element_info(const node_handle& h) { return call_on(h, detail::kInfoScript, json::array()); }
 
@@ -655,7 +667,8 @@ private:
 
     // Call `fn` in agentkit's isolated world of t's main frame (its own globals: the page's
     // scripts cannot reach or restyle them; made once per document), awaited, by value.
-    result<json> isolated_call(const tab_ptr& t, const char* fn, json args);
+    // by_value false: the result's RemoteObject (its objectId), not its value.
+    result<json> isolated_call(const tab_ptr& t, const char* fn, json args, bool by_value = true);
     // Evaluate an expression there.
     result<json> isolated_eval(const tab_ptr& t, const std::string& expression);
 

@@ -116,10 +116,8 @@ inline constexpr std::array<playwright_option, 24> kPlaywrightOptions{{
     {"--remote-header", true, true, "headers on the remote connection are not supported"},
     {"--snapshot-boxes", false, true, "bounding boxes in snapshots are not supported"},
     {"--no-webmcp", false, false, "page-registered WebMCP tools are never exposed"},
-    {"--test-id-attribute", true, false, "no locators are generated"},
     {"--file-paths", true, false, "artifacts are read by id (browser_artifact)"},
     {"--timeout-settle", true, false, "actions settle on events (load, requests done, the DOM quiet), not a fixed time"},
-    {"--codegen", true, false, "results say what changed on the page, not Playwright code"},
     {"--cdp-timeout", true, false, "the connection to --cdp-endpoint is bounded at 10 s"},
 }};
 
@@ -198,6 +196,17 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
         c.store.max_bytes = static_cast<std::size_t>(*n);
     } else if (name == "--allow-unrestricted-file-access") {
         c.browser.policy.allow_file_access = true;
+    } else if (name == "--output-mode") {
+        if (!one_of(*v, {"agentkit", "playwright"})) return bad("agentkit or playwright");
+        c.tools.output = *v == "playwright" ? output_mode::playwright : output_mode::agentkit;
+        c.browser.aria_refs = c.tools.output == output_mode::playwright;
+    } else if (name == "--codegen") {
+        if (!parse_codegen(*v, c.tools.codegen)) return bad("typescript, python, java, csharp or none");
+        if (c.tools.output != output_mode::playwright)
+            c.notes.push_back("--codegen shows code only with --output-mode playwright (agentkit's results say what changed instead)");
+    } else if (name == "--test-id-attribute") {
+        if (v->empty()) return bad("an attribute name");
+        c.tools.test_id_attribute = *v;
     } else if (name == "--console-level") {
         if (!one_of(*v, {"error", "warning", "info", "debug"})) return bad("error, warning, info or debug");
         c.tools.console_level = *v;
@@ -240,8 +249,6 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
         if (it == kPlaywrightOptions.end()) return false;
         if (it->refused) c.unsupported.push_back(name + " (" + std::string(it->why) + ")");
         else c.notes.push_back(name + " has no effect here: " + std::string(it->why));
-        if (name == "--codegen" && !one_of(*v, {"typescript", "python", "java", "csharp", "none"}))
-            return bad("typescript, python, java, csharp or none");
         if (name == "--file-paths" && !one_of(*v, {"relative", "absolute"})) return bad("relative or absolute");
     }
     return true;
@@ -254,6 +261,7 @@ inline std::optional<bool> playwright_option_takes_value(const std::string& name
         return false;
     if (one_of(name, {"--browser", "--user-agent", "--timeout-action", "--timeout-navigation", "--image-responses",
                       "--snapshot-mode", "--output-max-size", "--console-level", "--idle-timeout", "--caps", "--port", "--host",
+                      "--output-mode", "--codegen", "--test-id-attribute",
                       "--allowed-hosts"}))
         return true;
     for (const auto& o : kPlaywrightOptions)
@@ -351,7 +359,8 @@ inline result<void> load_policy(server_config& c, const std::string& path) {
 }
 
 /// Top-level keys of a Playwright MCP configuration file that are its command-line options.
-inline constexpr std::array<std::pair<std::string_view, std::string_view>, 10> kConfigKeyFlags{{
+inline constexpr std::array<std::pair<std::string_view, std::string_view>, 11> kConfigKeyFlags{{
+    {"outputMode", "--output-mode"},
     {"capabilities", "--caps"},
     {"imageResponses", "--image-responses"},
     {"outputMaxSize", "--output-max-size"},

@@ -47,6 +47,10 @@ Options (Playwright MCP names where the meaning is the same):
                              each; full: every new page whole; none: its title and URL only
   --image-responses MODE     allow or only: screenshots inline too; omit: by artifact id (the default)
   --console-level LEVEL      browser_console_messages' default level: error, warning, info, debug
+  --output-mode MODE         agentkit (terse results, the default) or playwright (Playwright MCP's
+                             layout: sections, its aria snapshot and refs, generated code)
+  --codegen LANG             with --output-mode playwright: typescript, python, java, csharp, none
+  --test-id-attribute NAME   with --output-mode playwright: the attribute getByTestId() reads
   --output-max-size BYTES    bytes of artifacts kept (as --max-artifact-bytes)
   --allow-unrestricted-file-access  allow file:// URLs (as --allow-file-access)
   --port PORT                serve MCP over Streamable HTTP at http://HOST:PORT/mcp instead of
@@ -75,7 +79,7 @@ Options (Playwright MCP names where the meaning is the same):
                              --vision too); pdf is not offered (a note says so); the others are
                              always on
   Accepted with no effect here (a note on stderr says why): --codegen, --no-webmcp,
-  --test-id-attribute, --file-paths, --timeout-settle, --cdp-timeout, --sandbox (not as root),
+  --file-paths, --timeout-settle, --cdp-timeout, --sandbox (not as root),
   and the --port options without --port.
   Refused (the server does not start rather than ignore them): --extension, --endpoint,
   --proxy-server, --proxy-bypass, --storage-state, --save-session, --save-trace, --save-video,

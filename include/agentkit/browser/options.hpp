@@ -123,6 +123,10 @@ struct browser_options {
     /// (browser/detail/repeated_regions.hpp); browser_snapshot shows the whole page. False: each
     /// new page whole.
     bool collapse_repeated_regions = true;
+    /// Element refs are Playwright MCP's aria refs (e1, f1e2) of the last aria_snapshot(), as
+    /// Playwright MCP's own tools take them (its compatible output mode); agentkit's own refs
+    /// are not taken then.
+    bool aria_refs = false;
     std::size_t delta_budget = 600;      ///< tokens of an action's change report
     std::size_t console_capacity = 200;  ///< console messages kept per tab (newest)
     /// Console messages over 256 KB (cdp::connection_options::max_log_event_bytes) a tab may log

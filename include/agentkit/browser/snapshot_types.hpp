@@ -71,6 +71,14 @@ struct snapshot_options {
     std::size_t max_url = 60;
 };
 
+/// What browser::aria_snapshot() (Playwright MCP's snapshot) shows.
+struct aria_snapshot_options {
+    std::string root_ref;  ///< only this aria ref's subtree (empty: the page)
+    int depth = 0;         ///< levels shown (0: all)
+    bool boxes = false;    ///< each element's box ([box=x,y,w,h], viewport CSS px)
+    std::string test_id_attribute = "data-testid";  ///< the attribute getByTestId() locators read
+};
+
 /// One rendered line.
 struct snapshot_line {
     std::size_t depth = 0;  ///< nesting level (indentation)

@@ -4,6 +4,7 @@
 
 #include <agentkit/browser/browser.hpp>
 #include <agentkit/browser/artifacts.hpp>
+#include <agentkit/browser/playwright_output.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/core/tokens.hpp>
@@ -69,6 +70,17 @@ struct tools_options {
     /// Receives each finished call with its redacted arguments and the head of its result (a
     /// live view's timeline). Called on the calling thread; must not throw (ignored if it does).
     std::function<void(const call_record&)> on_record;
+    /// How results are written: agentkit's terse text, or Playwright MCP's layout with its aria
+    /// snapshot, refs and generated code (then set browser_options::aria_refs too).
+    output_mode output = output_mode::agentkit;
+    /// The generated code's language in Playwright's layout (--codegen).
+    codegen_language codegen = codegen_language::typescript;
+    /// Where Playwright's layout writes snapshot files ("": <workspace>/.playwright-mcp).
+    std::string output_dir;
+    /// What file paths in Playwright's layout are relative to ("": the working directory).
+    std::string workspace;
+    /// The attribute getByTestId() locators read in Playwright's layout (--test-id-attribute).
+    std::string test_id_attribute = "data-testid";
 };
 
 /// What the tools share: the browser, the artifact store, options and totals.
@@ -108,6 +120,8 @@ struct tool_state {
     totals total;   ///< every call of the session
     std::map<std::string, totals> per_tool;  ///< totals per tool name
     std::deque<call_metrics> recent;  ///< the newest calls, oldest first
+    /// Playwright's layout: the last `### Page` lines shown (a page whose header changed is shown again).
+    std::string pw_last_page;
 
     /// The state of tools on browser `br` with artifact store `st`.
     tool_state(browser& br, bounded_artifacts& st, tools_options o = {}) : b(br), store(st), options(std::move(o)) {}

@@ -24,6 +24,7 @@
 #include <agentkit/browser/tools/logs.hpp>
 #include <agentkit/browser/tools/navigation.hpp>
 #include <agentkit/browser/tools/page.hpp>
+#include <agentkit/browser/tools/playwright.hpp>
 #include <agentkit/browser/tools/recording.hpp>
 #include <agentkit/browser/tools/search.hpp>
 #include <agentkit/browser/tools/session.hpp>

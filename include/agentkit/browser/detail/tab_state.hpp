@@ -80,6 +80,13 @@ struct tab_state {
     // is read there) and the document it belongs to.
     std::string world_loader;
     std::int64_t world_context = 0;
+    // Playwright-style frame numbers of the aria snapshot (browser/impl/aria.hpp): the main
+    // frame's (0 until a document replaces a non-blank one), the next to give, and the main
+    // document they were counted for.
+    int aria_main_seq = 0;
+    int aria_next_seq = 1;
+    std::string aria_loader;
+    std::string aria_url;
     std::vector<snapshot_line> last_lines;
     bool has_last = false;
     // last_lines came from a large page's first part (detail/page_part.hpp): the first node it

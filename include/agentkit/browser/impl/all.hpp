@@ -9,6 +9,7 @@
 #include <agentkit/browser/impl/tabs.hpp>
 #include <agentkit/browser/impl/navigation.hpp>
 #include <agentkit/browser/impl/capture.hpp>
+#include <agentkit/browser/impl/aria.hpp>
 #include <agentkit/browser/impl/refs.hpp>
 #include <agentkit/browser/impl/actions.hpp>
 #include <agentkit/browser/impl/pointer.hpp>

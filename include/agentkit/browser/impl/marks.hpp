@@ -85,7 +85,7 @@ inline constexpr const char* kDrawMarksScript = R"JS(async function(b64, mime, q
 
 }  // namespace detail
 
-AGENTKIT_DECL auto browser::isolated_call(const tab_ptr& t, const char* fn, json args) -> result<json> {
+AGENTKIT_DECL auto browser::isolated_call(const tab_ptr& t, const char* fn, json args, bool by_value) -> result<json> {
     std::string frame, loader;
     std::int64_t ctx = 0;
     {
@@ -106,7 +106,7 @@ AGENTKIT_DECL auto browser::isolated_call(const tab_ptr& t, const char* fn, json
         }
         r = call(t->session, "Runtime.callFunctionOn",
                  json{{"functionDeclaration", fn}, {"executionContextId", ctx}, {"arguments", args}, {"awaitPromise", true},
-                      {"returnByValue", true}},
+                      {"returnByValue", by_value}},
                  opt_.navigation_timeout);
         if (r || r.error().is(errc::browser_crashed) || r.error().is(errc::timeout)) break;
         ctx = 0;  // the world went with its document: make a new one, once
@@ -118,6 +118,7 @@ AGENTKIT_DECL auto browser::isolated_call(const tab_ptr& t, const char* fn, json
         return fail(errc::tool_failed, detail::quoting_page("script failed", "exception: " + detail::page_quote(what.empty() ? detail::jstr(ex, "text") : what, 300),
                                                             nonce_));
     }
+    if (!by_value) return detail::jobj(*r, "result");
     return detail::jobj(*r, "result").value("value", json());
 }
 

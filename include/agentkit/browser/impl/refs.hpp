@@ -7,6 +7,7 @@
 namespace agentkit::browser {
 
 AGENTKIT_DECL auto browser::resolve(std::string_view ref) -> result<node_handle> {
+    if (opt_.aria_refs) return resolve_aria(ref);  // an aria ref, or a CSS selector
     auto target = refs_.resolve(ref);
     if (!target) return fail(target.error());
     node_handle h;

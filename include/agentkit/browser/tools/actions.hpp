@@ -3,6 +3,7 @@
 // tools.hpp registers them in browser_tools().
 #pragma once
 
+#include <agentkit/browser/tools/playwright.hpp>
 #include <agentkit/browser/tools/support.hpp>
 
 namespace agentkit::browser {
@@ -144,6 +145,28 @@ inline std::string modifiers_of(const std::optional<std::vector<std::string>>& m
     return s;
 }
 
+/// Playwright's code for a click's options: `{\n  button: 'right',\n  modifiers: ['Alt', 'Shift']\n}` ("" when none).
+inline std::string pw_click_options(const click_args& a) {
+    std::vector<std::string> keys;
+    if (a.button && *a.button != "left") keys.push_back("  button: " + pw::js_quote(*a.button));
+    if (a.modifiers && !a.modifiers->empty()) {
+        bool alt = false, ctrl = false, shift = false;
+        for (const auto& m : *a.modifiers) {
+            alt = alt || m == "Alt";
+            ctrl = ctrl || m == "Control" || m == "ControlOrMeta" || m == "Meta";
+            shift = shift || m == "Shift";
+        }
+        std::string list;
+        for (auto [on, name] : {std::pair{alt, "'Alt'"}, std::pair{ctrl, "'ControlOrMeta'"}, std::pair{shift, "'Shift'"}})
+            if (on) list += (list.empty() ? "" : ", ") + std::string(name);
+        keys.push_back("  modifiers: [" + list + "]");
+    }
+    if (keys.empty()) return {};
+    std::string out = "{\n";
+    for (std::size_t i = 0; i < keys.size(); ++i) out += keys[i] + (i + 1 < keys.size() ? ",\n" : "\n");
+    return out + "}";
+}
+
 }  // namespace detail
 
 /// Make the browser_click tool: click an element by ref (scrolls it into view; reports what changed).
@@ -160,6 +183,14 @@ auto click_tool(State& st) {
             o.button = a.button.value_or("left");
             o.click_count = a.doubleClick.value_or(false) ? 2 : 1;
             o.modifiers = detail::modifiers_of(a.modifiers);
+            if (detail::pw_mode(*s)) {
+                auto loc = s->b.aria_locator(*el);
+                if (!loc) return fail(loc.error());
+                const auto lang = s->options.codegen;
+                std::string args = lang == codegen_language::typescript ? detail::pw_click_options(a) : std::string();
+                auto code = pw::element_action(*loc, a.doubleClick.value_or(false) ? "dblclick" : "click", args, lang);
+                return detail::pw_action(*s, s->b.click(*el, o), {std::move(code)}, true);
+            }
             return detail::text_of(s->b.click(*el, o));
         },
         action_traits);
@@ -177,6 +208,15 @@ auto type_tool(State& st) {
             if (!el) return fail(el.error());
             type_options o;
             o.submit = a.submit.value_or(false);
+            if (detail::pw_mode(*s)) {
+                auto loc = s->b.aria_locator(*el);
+                if (!loc) return fail(loc.error());
+                const auto lang = s->options.codegen;
+                const bool slowly = a.slowly.value_or(false);
+                std::vector<std::string> code{pw::element_action(*loc, slowly ? "pressSequentially" : "fill", pw::quote(a.text, lang), lang)};
+                if (o.submit) code.push_back(pw::element_action(*loc, "press", pw::quote("Enter", lang), lang));
+                return detail::pw_action(*s, s->b.type(*el, a.text, o), std::move(code), o.submit || slowly);
+            }
             return detail::text_of(s->b.type(*el, a.text, o));
         },
         action_traits);
@@ -192,6 +232,11 @@ auto hover_tool(State& st) {
         [s](const element_args& a) -> result<tool_output> {
             auto el = detail::element_of(a.ref, a.target);
             if (!el) return fail(el.error());
+            if (detail::pw_mode(*s)) {
+                auto loc = s->b.aria_locator(*el);
+                if (!loc) return fail(loc.error());
+                return detail::pw_action(*s, s->b.hover(*el), {pw::element_action(*loc, "hover", "", s->options.codegen)}, true);
+            }
             return detail::text_of(s->b.hover(*el));
         },
         action_traits);
@@ -209,6 +254,15 @@ auto drag_tool(State& st) {
             if (!from) return fail(from.error());
             auto to = detail::element_of(a.endRef, a.endTarget, "end element");
             if (!to) return fail(to.error());
+            if (detail::pw_mode(*s)) {
+                auto l1 = s->b.aria_locator(*from);
+                if (!l1) return fail(l1.error());
+                auto l2 = s->b.aria_locator(*to);
+                if (!l2) return fail(l2.error());
+                const auto lang = s->options.codegen;
+                return detail::pw_action(*s, s->b.drag(*from, *to),
+                                         {pw::element_action(*l1, "dragTo", "page." + pw::locator(*l2, lang), lang)}, true);
+            }
             return detail::text_of(s->b.drag(*from, *to));
         },
         action_traits);
@@ -224,6 +278,19 @@ auto select_tool(State& st) {
         [s](const select_args& a) -> result<tool_output> {
             auto el = detail::element_of(a.ref, a.target);
             if (!el) return fail(el.error());
+            if (detail::pw_mode(*s)) {
+                auto loc = s->b.aria_locator(*el);
+                if (!loc) return fail(loc.error());
+                const auto lang = s->options.codegen;
+                std::string v;
+                if (a.values.size() == 1) {
+                    v = pw::quote(a.values[0], lang);
+                } else {
+                    for (const auto& x : a.values) v += (v.empty() ? "" : ", ") + pw::quote(x, lang);
+                    v = "[" + v + "]";
+                }
+                return detail::pw_action(*s, s->b.select(*el, a.values), {pw::element_action(*loc, "selectOption", v, lang)}, true);
+            }
             return detail::text_of(s->b.select(*el, a.values));
         },
         action_traits);
@@ -250,8 +317,23 @@ auto fill_tool(State& st) {
                 if (!el) return fail(el.error());
                 submit = *el;
             }
+            std::vector<std::string> code;
+            if (detail::pw_mode(*s)) {
+                const auto lang = s->options.codegen;
+                for (const auto& f : fields) {
+                    auto loc = s->b.aria_locator(f.ref);
+                    if (!loc) return fail(loc.error());
+                    if (f.kind == "checkbox" || f.kind == "radio")
+                        code.push_back(pw::element_action(*loc, f.value == "true" ? "check" : "uncheck", "", lang));
+                    else if (f.kind == "combobox")
+                        code.push_back(pw::element_action(*loc, "selectOption", pw::quote(f.value, lang), lang));
+                    else
+                        code.push_back(pw::element_action(*loc, "fill", pw::quote(f.value, lang), lang));
+                }
+            }
             auto r = s->b.fill(fields, submit);
             if (!r) return fail(r.error());
+            if (detail::pw_mode(*s)) return detail::pw_action(*s, std::move(r), std::move(code), !submit.empty());
             std::string out = "filled " + std::to_string(fields.size()) + " fields";
             if (!submit.empty()) out += "; clicked " + submit;
             return tool_output::text(out + "\n" + r->to_text());
@@ -267,7 +349,13 @@ auto press_tool(State& st) {
     return browser_tool<"browser_press_key">(
         st,
         "Press a key or chord in the focused element.",
-        [s](const press_args& a) { return detail::text_of(s->b.press(a.key)); },
+        [s](const press_args& a) -> result<tool_output> {
+            if (!detail::pw_mode(*s)) return detail::text_of(s->b.press(a.key));
+            const auto lang = s->options.codegen;
+            return detail::pw_action(*s, s->b.press(a.key),
+                                     {"// Press " + a.key, pw::statement("keyboard." + pw::call("press", pw::quote(a.key, lang), lang), lang)},
+                                     a.key == "Enter");
+        },
         action_traits);
 }
 

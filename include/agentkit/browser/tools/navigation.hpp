@@ -3,6 +3,7 @@
 // tools.hpp registers them in browser_tools().
 #pragma once
 
+#include <agentkit/browser/tools/playwright.hpp>
 #include <agentkit/browser/tools/support.hpp>
 
 namespace agentkit::browser {
@@ -46,7 +47,14 @@ auto navigate_tool(State& st) {
     return browser_tool<"browser_navigate">(
         st,
         "Open a URL. Returns the title and a compact snapshot (the final URL after a redirect, the status if not OK).",
-        [s](const navigate_args& a) { return detail::text_of(s->b.navigate(a.url)); },
+        [s](const navigate_args& a) -> result<tool_output> {
+            if (!detail::pw_mode(*s)) return detail::text_of(s->b.navigate(a.url));
+            auto r = s->b.navigate(a.url);
+            if (!r && r.error().is(errc::policy_blocked) && a.url.rfind("file:", 0) == 0)  // Playwright's words for it
+                return fail(errc::policy_blocked, "Access to \"file:\" protocol is blocked. Attempted URL: \"" + a.url + "\"",
+                            "Start the server with --allow-unrestricted-file-access to open local files.");
+            return detail::pw_action(*s, std::move(r), {pw::goto_url(a.url, s->options.codegen)}, true);
+        },
         action_traits);
 }
 
@@ -57,7 +65,10 @@ auto back_tool(State& st) {
     return browser_tool<"browser_navigate_back">(
         st,
         "Go back.",
-        [s]() { return detail::text_of(s->b.back()); },
+        [s]() -> result<tool_output> {
+            if (!detail::pw_mode(*s)) return detail::text_of(s->b.back());
+            return detail::pw_action(*s, s->b.back(), {pw::statement(pw::call("goBack", "", s->options.codegen), s->options.codegen)}, true);
+        },
         action_traits);
 }
 
@@ -103,6 +114,18 @@ auto tabs_tool(State& st) {
                 auto r = s->b.close_tab(*id);
                 if (!r) return fail(r.error());
             }
+            if (detail::pw_mode(*s)) {
+                auto l = s->b.tabs();
+                if (!l) return fail(l.error());
+                pw::response resp;
+                resp.results = detail::pw_tab_lines(*l);
+                detail::pw_page_view v;
+                if (a.action == "new" && a.url && !a.url->empty()) {
+                    resp.code.push_back(pw::goto_url(*a.url, s->options.codegen));
+                    v.snapshot = true;
+                }
+                return detail::pw_finish(*s, std::move(resp), v);
+            }
             auto l = list_text();
             if (!l) return fail(l.error());
             return tool_output::text(*l);
@@ -123,6 +146,12 @@ auto resize_tool(State& st) {
             v.height = a.height;
             v.mobile = a.mobile.value_or(false);
             v.touch = v.mobile;
+            if (detail::pw_mode(*s))
+                return detail::pw_action(*s, s->b.resize(v),
+                                         {pw::statement("setViewportSize({ width: " + std::to_string(a.width) + ", height: " +
+                                                            std::to_string(a.height) + " })",
+                                                        s->options.codegen)},
+                                         false);
             return detail::text_of(s->b.resize(v));
         },
         idempotent);
@@ -137,6 +166,17 @@ auto close_tool(State& st) {
         "Close the browser; the next call starts a fresh one.",
         [s]() -> result<tool_output> {
             s->b.close();
+            if (detail::pw_mode(*s)) {
+                pw::response resp;
+                resp.language = s->options.codegen;
+                resp.results.emplace_back("No open tabs. Navigate to a URL to create one.");
+                resp.code.emplace_back("await page.close()");
+                {
+                    std::lock_guard lock(s->mu);
+                    s->pw_last_page.clear();
+                }
+                return tool_output::text(resp.text());
+            }
             return tool_output::text("browser closed");
         },
         idempotent);

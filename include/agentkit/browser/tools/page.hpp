@@ -3,6 +3,7 @@
 // tools.hpp registers them in browser_tools().
 #pragma once
 
+#include <agentkit/browser/tools/playwright.hpp>
 #include <agentkit/browser/tools/support.hpp>
 
 #include <condition_variable>
@@ -162,8 +163,28 @@ auto evaluate_tool(State& st) {
                 if (!el) return fail(el.error());
                 ref = *el;
             }
+            json loc;
+            if (detail::pw_mode(*s) && !ref.empty()) {
+                auto l = s->b.aria_locator(ref);
+                if (!l) return fail(l.error());
+                loc = std::move(*l);
+            }
             auto r = s->b.evaluate(a.function, ref);
             if (!r) return fail(r.error());
+            if (detail::pw_mode(*s)) {
+                // Playwright's code shows the function as given, or an expression as () => (expr)
+                std::string fn = a.function;
+                const auto start = fn.find_first_not_of(" \t\n");
+                const bool is_fn = start != std::string::npos && (fn.compare(start, 8, "function") == 0 || fn.compare(start, 5, "async") == 0 ||
+                                                                  fn.find("=>") != std::string::npos);
+                if (!is_fn) fn = "() => (" + fn + ")";
+                const auto lang = s->options.codegen;
+                pw::response resp;
+                resp.results.push_back(r->kind == "json" ? r->value.dump(2) : r->text);
+                resp.code.push_back(loc.is_null() ? pw::statement(pw::call("evaluate", pw::quote(fn, lang), lang), lang)
+                                                  : pw::element_action(loc, "evaluate", pw::quote(fn, lang), lang));
+                return detail::pw_finish(*s, std::move(resp), {});
+            }
             // JSON text, or what the value is (undefined, a function, ...): the page's data
             return tool_output::text(detail::page_data(r->text, s->b.boundary()));
         },
@@ -189,6 +210,17 @@ auto wait_tool(State& st) {
                 std::unique_lock lock(m);
                 (void)cv.wait_for(lock, ctx.stop, std::chrono::milliseconds(static_cast<std::int64_t>(secs * 1000)), [] { return false; });
                 if (ctx.cancelled()) return fail(errc::tool_cancelled, "the wait was cancelled");
+                if (detail::pw_mode(*s)) {
+                    pw::response resp;
+                    const std::string t = json(*a.time).dump();
+                    resp.code.push_back("await new Promise(f => setTimeout(f, " + t + " * 1000));");
+                    resp.results.push_back(*a.time > secs ? "Waited for " + json(secs).dump() + " seconds (requested " + t +
+                                                                ", maximum is " + json(secs).dump() + ")"
+                                                          : "Waited for " + t + " seconds");
+                    detail::pw_page_view v;
+                    v.snapshot = true;
+                    return detail::pw_finish(*s, std::move(resp), v);
+                }
                 return tool_output::text("waited " + json(secs).dump() + " s");
             }
             wait_options w;
@@ -197,6 +229,13 @@ auto wait_tool(State& st) {
             if (a.ref) w.ref = *a.ref;
             if (a.state) w.state = *a.state;
             if (a.timeout) w.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(*a.timeout * 1000));
+            if (detail::pw_mode(*s) && !a.ref) {
+                std::vector<std::string> code;
+                if (a.textGone) code.push_back("await page.getByText(" + pw::dq_quote(*a.textGone) + ").first().waitFor({ state: 'hidden' });");
+                if (a.text) code.push_back("await page.getByText(" + pw::dq_quote(*a.text) + ").first().waitFor({ state: 'visible' });");
+                return detail::pw_action(*s, s->b.wait_for(w), std::move(code), true,
+                                         {"Waited for " + (a.text ? *a.text : a.textGone.value_or(""))});
+            }
             return detail::text_of(s->b.wait_for(w));
         },
         reading_traits);

@@ -78,6 +78,13 @@ inline result<tool_output> finish(tool_state& st, std::string_view tool, std::ch
     m.ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
     m.ok = r.has_value() && !r->is_error;
     if (!r) r = fail(st.b.policy().redact(r.error()));
+    if (!r && st.options.output == output_mode::playwright) {  // Playwright's form: ### Error, then the message
+        pw::response resp;
+        resp.errors.push_back(pw::error_line(r.error().message));
+        tool_output o = tool_output::text(resp.text());
+        o.is_error = true;
+        r = std::move(o);
+    }
     if (r) {
         // evictions are reported once, in the result of the call that caused them
         if (auto ev = st.store.take_evictions(); !ev.empty()) {

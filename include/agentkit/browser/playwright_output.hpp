@@ -1,0 +1,259 @@
+// agentkit/browser/playwright_output.hpp — results in Playwright MCP's layout (the compatible
+// output mode, --output-mode playwright): its sections (### Result, ### Ran Playwright code,
+// ### Page, ### Snapshot, ...), its Playwright code per action in four languages, and the
+// locators that code names elements by. The engine decides what a result holds; this header
+// only writes it (the default mode's writer is action_result::to_text()).
+#pragma once
+
+#include <agentkit/core/json.hpp>
+
+#include <cstdio>
+#include <optional>
+#include <utility>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace agentkit::browser {
+
+/// How the browser tools write their results.
+enum class output_mode {
+    agentkit,    ///< agentkit's terse results (the default)
+    playwright,  ///< Playwright MCP's sections, aria snapshot and refs, and generated code
+};
+
+/// The language of the code a result in Playwright's layout shows (--codegen).
+enum class codegen_language { typescript, python, java, csharp, none };
+
+/// Parse --codegen's value; false when it is none of typescript, python, java, csharp, none.
+[[nodiscard]] inline bool parse_codegen(std::string_view v, codegen_language& out) {
+    if (v == "typescript") out = codegen_language::typescript;
+    else if (v == "python") out = codegen_language::python;
+    else if (v == "java") out = codegen_language::java;
+    else if (v == "csharp") out = codegen_language::csharp;
+    else if (v == "none") out = codegen_language::none;
+    else return false;
+    return true;
+}
+
+/// Playwright MCP's layout: its sections, its code and its locators.
+namespace pw {
+
+/// `s` as a JavaScript string in single quotes ('Bob\'s'; double quotes stay as they are).
+[[nodiscard]] inline std::string js_quote(std::string_view s) {
+    std::string out = "'";
+    for (const char c : s) {
+        switch (c) {
+            case '\\': out += "\\\\"; break;
+            case '\'': out += "\\'"; break;
+            case '\n': out += "\\n"; break;
+            case '\r': out += "\\r"; break;
+            case '\t': out += "\\t"; break;
+            case '\b': out += "\\b"; break;
+            case '\f': out += "\\f"; break;
+            default:
+                if (static_cast<unsigned char>(c) < 0x20) {
+                    char buf[8];
+                    std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+                    out += buf;
+                } else {
+                    out += c;
+                }
+        }
+    }
+    return out + "'";
+}
+
+/// `s` as a string in double quotes (Python, Java, C#).
+[[nodiscard]] inline std::string dq_quote(std::string_view s) { return json(std::string(s)).dump(); }
+
+/// A string literal in `lang`.
+[[nodiscard]] inline std::string quote(std::string_view s, codegen_language lang) {
+    return lang == codegen_language::typescript ? js_quote(s) : dq_quote(s);
+}
+
+namespace detail {
+inline std::string camel_to_snake(std::string_view s) {
+    std::string out;
+    for (const char c : s) {
+        if (c >= 'A' && c <= 'Z') (out += '_') += static_cast<char>(c - 'A' + 'a');
+        else out += c;
+    }
+    return out;
+}
+inline std::string pascal(std::string_view s) {
+    std::string out(s);
+    if (!out.empty() && out[0] >= 'a' && out[0] <= 'z') out[0] = static_cast<char>(out[0] - 'a' + 'A');
+    return out;
+}
+inline std::string upper(std::string_view s) {
+    std::string out(s);
+    for (auto& c : out)
+        if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+    return out;
+}
+// getByRole(...) and the text-like getters in `lang`.
+inline std::string getter(const json& part, codegen_language lang) {
+    const std::string kind = part.value("kind", "css");
+    const bool exact = part.value("exact", false);
+    if (kind == "role") {
+        const std::string role = part.value("role", "");
+        const bool named = part.contains("name");
+        const std::string name = part.value("name", "");
+        switch (lang) {
+            case codegen_language::python:
+                return "get_by_role(" + dq_quote(role) + (named ? ", name=" + dq_quote(name) : "") + (exact ? ", exact=True" : "") + ")";
+            case codegen_language::java:
+                return "getByRole(AriaRole." + upper(role) +
+                       (named ? ", new Page.GetByRoleOptions().setName(" + dq_quote(name) + ")" + (exact ? ".setExact(true)" : "") : "") + ")";
+            case codegen_language::csharp:
+                return "GetByRole(AriaRole." + pascal(role) +
+                       (named ? ", new() { Name = " + dq_quote(name) + (exact ? ", Exact = true" : "") + " }" : "") + ")";
+            default:
+                return "getByRole(" + js_quote(role) + (named ? ", { name: " + js_quote(name) + (exact ? ", exact: true" : "") + " }" : "") +
+                       ")";
+        }
+    }
+    if (kind == "css") {
+        const std::string v = part.value("value", "");
+        if (lang == codegen_language::csharp) return "Locator(" + dq_quote(v) + ")";
+        return "locator(" + quote(v, lang) + ")";
+    }
+    // testid, placeholder, label, alt, text, title
+    static constexpr std::pair<std::string_view, std::string_view> names[] = {
+        {"testid", "TestId"}, {"placeholder", "Placeholder"}, {"label", "Label"}, {"alt", "AltText"}, {"text", "Text"}, {"title", "Title"}};
+    std::string what = "Text";
+    for (const auto& [k, n] : names)
+        if (kind == k) what = std::string(n);
+    const std::string v = part.value("value", "");
+    switch (lang) {
+        case codegen_language::python:
+            return "get_by" + camel_to_snake(what == "TestId" ? std::string("TestId") : what) + "(" + dq_quote(v) + (exact ? ", exact=True" : "") + ")";
+        case codegen_language::java:
+            return "getBy" + what + "(" + dq_quote(v) + (exact ? ", new Page.GetBy" + what + "Options().setExact(true)" : "") + ")";
+        case codegen_language::csharp:
+            return "GetBy" + what + "(" + dq_quote(v) + (exact ? ", new() { Exact = true }" : "") + ")";
+        default:
+            return "getBy" + what + "(" + js_quote(v) + (exact ? ", { exact: true }" : "") + ")";
+    }
+}
+inline std::string nth(const json& part, codegen_language lang) {
+    if (!part.contains("nth") || !part["nth"].is_number_integer()) return {};
+    const auto n = part["nth"].get<long long>();
+    const bool cs = lang == codegen_language::csharp;
+    if (n == 0) return cs ? ".First" : lang == codegen_language::python ? ".first" : ".first()";
+    if (n == -1) return cs ? ".Last" : lang == codegen_language::python ? ".last" : ".last()";
+    return (cs ? ".Nth(" : ".nth(") + std::to_string(n) + ")";
+}
+}  // namespace detail
+
+/// A locator (browser::aria_locator()'s JSON) as code after `page.`: frames first
+/// (`locator('iframe').contentFrame().`), then the element's getter and its .first()/.nth(i).
+[[nodiscard]] inline std::string locator(const json& loc, codegen_language lang) {
+    std::string out;
+    const bool cs = lang == codegen_language::csharp;
+    if (loc.contains("frames") && loc["frames"].is_array())
+        for (const auto& f : loc["frames"])
+            out += detail::getter(f, lang) + detail::nth(f, lang) + (cs ? ".ContentFrame." : lang == codegen_language::python ? ".content_frame." : ".contentFrame().");
+    const json& t = loc.contains("target") ? loc["target"] : loc;
+    return out + detail::getter(t, lang) + detail::nth(t, lang);
+}
+
+/// One statement in `lang`: `await page.<what>;` (TypeScript), `page.<what>` (Python),
+/// `page.<what>;` (Java), `await page.<What>;` (C#). `what` is already in the language.
+[[nodiscard]] inline std::string statement(std::string_view what, codegen_language lang) {
+    switch (lang) {
+        case codegen_language::python: return "page." + std::string(what);
+        case codegen_language::java: return "page." + std::string(what) + ";";
+        case codegen_language::csharp: return "await page." + std::string(what) + ";";
+        default: return "await page." + std::string(what) + ";";
+    }
+}
+
+/// A method call in `lang`: click → click() / click() / click() / ClickAsync(). `args` is
+/// already in the language.
+[[nodiscard]] inline std::string call(std::string_view method, std::string_view args, codegen_language lang) {
+    switch (lang) {
+        case codegen_language::python: return detail::camel_to_snake(method) + "(" + std::string(args) + ")";
+        case codegen_language::csharp: return detail::pascal(method) + "Async(" + std::string(args) + ")";
+        default: return std::string(method) + "(" + std::string(args) + ")";
+    }
+}
+
+/// An action on an element: `await page.getByRole('button', { name: 'Go' }).click();`.
+[[nodiscard]] inline std::string element_action(const json& loc, std::string_view method, std::string_view args, codegen_language lang) {
+    return statement(locator(loc, lang) + "." + call(method, args, lang), lang);
+}
+
+/// `page.goto(url)` in `lang` (Java: navigate).
+[[nodiscard]] inline std::string goto_url(std::string_view url, codegen_language lang) {
+    if (lang == codegen_language::java) return statement("navigate(" + dq_quote(url) + ")", lang);
+    if (lang == codegen_language::csharp) return statement("GotoAsync(" + dq_quote(url) + ")", lang);
+    return statement("goto(" + quote(url, lang) + ")", lang);
+}
+
+/// The reason phrase of an HTTP status ("402 Payment Required"; the number alone when unknown).
+[[nodiscard]] inline std::string http_status_line(int status) {
+    static constexpr std::pair<int, std::string_view> phrases[] = {
+        {100, "Continue"}, {101, "Switching Protocols"}, {200, "OK"}, {201, "Created"}, {202, "Accepted"}, {204, "No Content"},
+        {206, "Partial Content"}, {300, "Multiple Choices"}, {301, "Moved Permanently"}, {302, "Found"}, {303, "See Other"},
+        {304, "Not Modified"}, {307, "Temporary Redirect"}, {308, "Permanent Redirect"}, {400, "Bad Request"}, {401, "Unauthorized"},
+        {402, "Payment Required"}, {403, "Forbidden"}, {404, "Not Found"}, {405, "Method Not Allowed"}, {406, "Not Acceptable"},
+        {408, "Request Timeout"}, {409, "Conflict"}, {410, "Gone"}, {413, "Payload Too Large"}, {415, "Unsupported Media Type"},
+        {418, "I'm a Teapot"}, {422, "Unprocessable Entity"}, {429, "Too Many Requests"}, {500, "Internal Server Error"},
+        {501, "Not Implemented"}, {502, "Bad Gateway"}, {503, "Service Unavailable"}, {504, "Gateway Timeout"}};
+    for (const auto& [code, phrase] : phrases)
+        if (code == status) return std::to_string(status) + " " + std::string(phrase);
+    return std::to_string(status);
+}
+
+/// An error as Playwright MCP's results word it: "Error: <message>".
+[[nodiscard]] inline std::string error_line(std::string_view message) {
+    return message.rfind("Error:", 0) == 0 ? std::string(message) : "Error: " + std::string(message);
+}
+
+/// A result in Playwright MCP's layout: each section its lines, written in its order; empty
+/// sections are left out, a section is `### Title` and its lines (code and inline snapshots
+/// fenced), joined by single newlines.
+struct response {
+    std::vector<std::string> errors;   ///< ### Error
+    std::vector<std::string> results;  ///< ### Result
+    std::vector<std::string> code;     ///< ### Ran Playwright code (statements in `language`)
+    codegen_language language = codegen_language::typescript;  ///< the code's language (none: no code section)
+    std::vector<std::string> tabs;     ///< ### Open tabs (shown only with the page, when tabs != 1)
+    std::vector<std::string> page;     ///< ### Page
+    std::vector<std::string> modal;    ///< ### Modal state
+    std::vector<std::string> snapshot;       ///< ### Snapshot as lines (a file link)
+    std::optional<std::string> inline_yaml;  ///< ### Snapshot as a yaml block (browser_snapshot)
+    std::vector<std::string> events;   ///< ### Events
+
+    /// The text.
+    [[nodiscard]] std::string text() const {
+        std::vector<std::string> out;
+        auto section = [&](std::string_view title, const std::vector<std::string>& lines, std::string_view fence = {}) {
+            if (lines.empty()) return;
+            out.push_back("### " + std::string(title));
+            if (!fence.empty()) out.push_back("```" + std::string(fence));
+            out.insert(out.end(), lines.begin(), lines.end());
+            if (!fence.empty()) out.emplace_back("```");
+        };
+        section("Error", errors);
+        section("Result", results);
+        if (language != codegen_language::none) {
+            static constexpr std::string_view fences[] = {"js", "python", "java", "csharp", ""};
+            section("Ran Playwright code", code, fences[static_cast<int>(language)]);
+        }
+        if (!page.empty()) section("Open tabs", tabs);
+        section("Page", page);
+        section("Modal state", modal);
+        if (inline_yaml) section("Snapshot", {*inline_yaml}, "yaml");
+        else section("Snapshot", snapshot);
+        section("Events", events);
+        std::string s;
+        for (std::size_t i = 0; i < out.size(); ++i) (s += i ? "\n" : "") += out[i];
+        return s;
+    }
+};
+
+}  // namespace pw
+}  // namespace agentkit::browser

@@ -1,0 +1,194 @@
+// End-to-end tests of Playwright's layout (--output-mode playwright) against real headless
+// Chromium on pages served on 127.0.0.1: the aria snapshot Playwright MCP writes (its lines and
+// refs), actions through its refs and through CSS selectors, the locators its code names
+// elements by, and the tools' results in its sections. The expected snapshots are what
+// Playwright's own ariaSnapshot({mode: 'ai'}) gives for the same pages (checked with
+// playwright-core 1.64 against the same Chromium).
+#include <agentkit/agentkit.hpp>
+
+#include "support/http_server.hpp"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+namespace ak = agentkit;
+namespace br = agentkit::browser;
+namespace errc = agentkit::errc;
+using ak::json;
+using agentkit::test::http_response;
+using agentkit::test::http_server;
+using agentkit::test::page;
+
+namespace {
+
+br::browser_options aria_options() {
+    br::browser_options o;
+    o.aria_refs = true;
+    return o;
+}
+
+std::string snap(br::browser& b, const br::aria_snapshot_options& o = {}) {
+    auto s = b.aria_snapshot(o);
+    EXPECT_TRUE(s) << (s ? "" : s.error().to_text());
+    return s ? *s : std::string();
+}
+
+std::string text_of(const ak::result<ak::tool_output>& r) {
+    std::string s;
+    if (!r) return "error: " + r.error().to_text();
+    for (const auto& c : r->content)
+        if (c.type == ak::content_block::kind::text) s += c.text;
+    return s;
+}
+
+}  // namespace
+
+TEST(AriaE2E, SnapshotsReadAsPlaywrightWritesThem) {
+    http_server server;
+    server.route("/hello", http_response::html("<title>Title</title><body>Hello, world!</body>"));
+    server.route("/button", http_response::html("<button>Submit</button>"));
+    server.route("/link", http_response::html("<a href='/x'>Link</a><p>Para text</p>"));
+    server.route("/form", http_response::html("<label for=i>First</label><input id=i placeholder='ph'>"
+                                              "<ul><li>One</li><li>Two <a href='#'>link</a></li></ul>"));
+    server.route("/table", http_response::html(
+                               "<table><caption>Cap</caption><tr><th>H1</th><th>H2</th></tr><tr><td>a</td><td>b</td></tr></table>"));
+    br::browser b(aria_options());
+    ASSERT_TRUE(b.navigate(server.url("/hello")));
+    EXPECT_EQ(snap(b), "- generic [active] [ref=e1]: Hello, world!");
+    // a new document after a non-blank one: the main frame takes the next frame number
+    ASSERT_TRUE(b.navigate(server.url("/button")));
+    EXPECT_EQ(snap(b), "- button \"Submit\" [ref=f1e2]");
+    ASSERT_TRUE(b.navigate(server.url("/link")));
+    EXPECT_EQ(snap(b), "- generic [active] [ref=f2e1]:\n"
+                       "  - link \"Link\" [ref=f2e2] [cursor=pointer]:\n"
+                       "    - /url: /x\n"
+                       "  - paragraph [ref=f2e3]: Para text");
+    ASSERT_TRUE(b.navigate(server.url("/form")));
+    EXPECT_EQ(snap(b), "- generic [active] [ref=f3e1]:\n"
+                       "  - text: First\n"
+                       "  - textbox \"First\" [ref=f3e2]:\n"
+                       "    - /placeholder: ph\n"
+                       "  - list [ref=f3e3]:\n"
+                       "    - listitem [ref=f3e4]: One\n"
+                       "    - listitem [ref=f3e5]:\n"
+                       "      - text: Two\n"
+                       "      - link \"link\" [ref=f3e6] [cursor=pointer]:\n"
+                       "        - /url: \"#\"");
+    ASSERT_TRUE(b.navigate(server.url("/table")));
+    const std::string table = snap(b);
+    EXPECT_NE(table.find("- table [ref=f4e2]:\n  - caption [ref=f4e3]: Cap\n"), std::string::npos) << table;
+    EXPECT_NE(table.find("- columnheader \"H1\" [ref=f4e6]"), std::string::npos) << table;
+    EXPECT_NE(table.find("- cell \"b\" [ref=f4e10]"), std::string::npos) << table;
+    // depth: the list's items without their children
+    br::aria_snapshot_options o;
+    o.depth = 2;
+    ASSERT_TRUE(b.navigate(server.url("/form")));
+    const std::string shallow = snap(b, o);
+    EXPECT_NE(shallow.find("    - listitem [ref=f5e5]"), std::string::npos) << shallow;
+    EXPECT_EQ(shallow.find("- text: Two"), std::string::npos) << shallow;
+}
+
+TEST(AriaE2E, RefsAndSelectorsActAndNameTheirLocators) {
+    http_server server;
+    server.route("/", http_response::html(page("Form", R"HTML(
+<input aria-label="Name" id="n">
+<button onclick="document.getElementById('out').textContent = 'saved ' + document.getElementById('n').value">Save</button>
+<button>Same</button><button>Same</button>
+<button data-testid="go" onclick="this.textContent = 'went'">Go</button>
+<p id="out">nothing yet</p>)HTML")));
+    br::browser b(aria_options());
+    ASSERT_TRUE(b.navigate(server.url("/")));
+    const std::string s = snap(b);
+    ASSERT_NE(s.find("- textbox \"Name\" [ref=e2]"), std::string::npos) << s;
+    ASSERT_NE(s.find("- button \"Save\" [ref=e3]"), std::string::npos) << s;
+    ASSERT_TRUE(b.type("e2", "Ann"));
+    ASSERT_TRUE(b.click("e3"));
+    EXPECT_NE(snap(b).find("paragraph [ref=e7]: saved Ann"), std::string::npos);
+    // locators: unique role and name; a repeated one's first; a test id; a CSS selector as given
+    auto save = b.aria_locator("e3");
+    ASSERT_TRUE(save);
+    EXPECT_EQ(br::pw::locator(*save, br::codegen_language::typescript), "getByRole('button', { name: 'Save' })");
+    EXPECT_EQ(br::pw::locator(*save, br::codegen_language::python), "get_by_role(\"button\", name=\"Save\")");
+    EXPECT_EQ(br::pw::locator(*save, br::codegen_language::csharp), "GetByRole(AriaRole.Button, new() { Name = \"Save\" })");
+    auto same = b.aria_locator("e4");
+    ASSERT_TRUE(same);
+    EXPECT_EQ(br::pw::locator(*same, br::codegen_language::typescript), "getByRole('button', { name: 'Same' }).first()");
+    auto second = b.aria_locator("e5");
+    ASSERT_TRUE(second);
+    EXPECT_EQ(br::pw::locator(*second, br::codegen_language::typescript), "getByRole('button', { name: 'Same' }).nth(1)");
+    auto go = b.aria_locator("e6");
+    ASSERT_TRUE(go);
+    EXPECT_EQ(br::pw::locator(*go, br::codegen_language::typescript), "getByTestId('go')");
+    ASSERT_TRUE(b.click("#out"));
+    auto css = b.aria_locator("[data-testid=go]");
+    ASSERT_TRUE(css);
+    EXPECT_EQ(br::pw::locator(*css, br::codegen_language::typescript), "locator('[data-testid=go]')");
+    ASSERT_TRUE(b.click("[data-testid=go]"));
+    EXPECT_NE(snap(b).find("button \"went\""), std::string::npos);
+    // a ref no snapshot gave, and a selector nothing matches: Playwright's words, and the session goes on
+    auto missing = b.click("e99");
+    ASSERT_FALSE(missing);
+    EXPECT_EQ(missing.error().message, "Ref e99 not found in the current page snapshot. Try capturing new snapshot.");
+    auto nothing = b.click("#nonexistent");
+    ASSERT_FALSE(nothing);
+    EXPECT_EQ(nothing.error().message, "\"#nonexistent\" does not match any elements.");
+    EXPECT_FALSE(snap(b).empty());
+}
+
+TEST(AriaE2E, ToolsAnswerInPlaywrightsSections) {
+    http_server server;
+    server.route("/", http_response::html(page("Start", "<button onclick=\"document.title='Clicked'\">Press me</button>")));
+    auto locked_page = http_response::html("<title>Payment Required</title><p>Pay up</p>");
+    locked_page.status = 402;
+    server.route("/locked", locked_page);
+    const auto dir = std::filesystem::temp_directory_path() / ("agentkit_aria_e2e_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    br::browser b(aria_options());
+    br::bounded_artifacts store;
+    br::tool_state st(b, store);
+    st.options.output = br::output_mode::playwright;
+    st.options.workspace = dir.string();
+    auto tools = br::browser_tools(st);
+    ak::tool_context ctx;
+    auto call = [&](std::string_view name, const json& args) { return tools.call(name, args, ctx); };
+
+    const std::string nav = text_of(call("browser_navigate", {{"url", server.url("/")}}));
+    EXPECT_NE(nav.find("### Ran Playwright code\n```js\nawait page.goto('" + server.url("/") + "');\n```\n### Page\n- Page URL: " +
+                       server.url("/") + "\n- Page Title: Start\n### Snapshot\n- [Snapshot](.playwright-mcp/page-"),
+              std::string::npos)
+        << nav;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(nav, m, std::regex(R"(\[Snapshot\]\((\.playwright-mcp/page-[0-9T-]+Z\.yml)\))")));
+    std::ifstream file(dir / m[1].str());
+    std::stringstream yaml;
+    yaml << file.rdbuf();
+    EXPECT_EQ(yaml.str(), "- button \"Press me\" [ref=e2]");
+
+    const std::string click = text_of(call("browser_click", {{"target", "e2"}, {"element", "the button"}}));
+    EXPECT_NE(click.find("await page.getByRole('button', { name: 'Press me' }).click();"), std::string::npos) << click;
+    EXPECT_NE(click.find("- Page Title: Clicked"), std::string::npos) << click;
+
+    const std::string snapshot = text_of(call("browser_snapshot", json::object()));
+    EXPECT_NE(snapshot.find("### Snapshot\n```yaml\n- button \"Press me\" [active] [ref=e2]\n```"), std::string::npos) << snapshot;
+
+    auto bad = call("browser_click", {{"target", "e42"}});
+    ASSERT_TRUE(bad);
+    EXPECT_TRUE(bad->is_error);
+    EXPECT_EQ(text_of(bad), "### Error\nError: Ref e42 not found in the current page snapshot. Try capturing new snapshot.");
+
+    const std::string locked = text_of(call("browser_navigate", {{"url", server.url("/locked")}}));
+    EXPECT_NE(locked.find("- HTTP status: 402 Payment Required"), std::string::npos) << locked;
+
+    auto file_url = call("browser_navigate", {{"url", "file:///etc/passwd"}});
+    ASSERT_TRUE(file_url);
+    EXPECT_NE(text_of(file_url).find("Error: Access to \"file:\" protocol is blocked. Attempted URL: \"file:///etc/passwd\""),
+              std::string::npos);
+    std::filesystem::remove_all(dir);
+}
