@@ -8879,8 +8879,8 @@ struct fill_field {
 
 /// What browser::screenshot() captures, and how.
 struct screenshot_options {
-    std::string format = "png";  ///< png or jpeg
-    int quality = 80;            ///< jpeg only
+    std::string format = "png";  ///< png, jpeg or webp
+    int quality = 80;            ///< jpeg and webp only
     std::string ref;             ///< an element (empty: the viewport)
     bool full_page = false;      ///< the whole page, not only the viewport
     /// Set-of-Marks: a box and a label on every element with a ref in a snapshot taken now (the
@@ -11490,6 +11490,10 @@ public:
     /// Same-origin frames are nested under their `- iframe` line; a cross-origin frame's content
     /// is not read (the line stays a leaf). `root_ref`: only that element's subtree.
     result<std::string> aria_snapshot(const aria_snapshot_options& o = {});
+
+    /// The current tab's document.title ("" for a page without a title; tabs() shows Chromium's
+    /// stand-in for it, the URL or host, instead).
+    result<std::string> document_title();
 
     /// How Playwright code names the element of an aria ref (browser_options::aria_refs): JSON
     /// {frames: [...], target: {...}} (browser/playwright_output.hpp renders it).
@@ -14324,28 +14328,28 @@ inline constexpr const char* kAriaSnapshotScript = R"JS(function(opts) {
       }
       if (t === 'INPUT' && (el.type || '').toLowerCase() === 'file') {
         const ls = labelsOf(el);
-        if (ls.length && !ctx.inLabel) return ls.map(l => textAlt(l, { inLabel: true, fromContent: true, embedded: true }, contributors)).join(' ');
+        if (ls.length && !ctx.inLabel) return ls.map(l => textAlt(l, { inLabel: true, fromContent: true, embedded: true, labelOf: el }, contributors)).join(' ');
         contributors.add(el);
         return 'Choose File';
       }
       if (t === 'INPUT' && (el.type || '').toLowerCase() === 'image') {
         const ls = labelsOf(el);
-        if (ls.length && !ctx.inLabel) return ls.map(l => textAlt(l, { inLabel: true, fromContent: true, embedded: true }, contributors)).join(' ');
+        if (ls.length && !ctx.inLabel) return ls.map(l => textAlt(l, { inLabel: true, fromContent: true, embedded: true, labelOf: el }, contributors)).join(' ');
         contributors.add(el);
         return attr(el, 'alt') || attr(el, 'title') || 'Submit';
       }
       if (t === 'BUTTON' && !ctx.inLabel) {
         const ls = labelsOf(el);
-        if (ls.length) return ls.map(l => textAlt(l, { inLabel: true, fromContent: true, embedded: true }, contributors)).join(' ');
+        if (ls.length) return ls.map(l => textAlt(l, { inLabel: true, fromContent: true, embedded: true, labelOf: el }, contributors)).join(' ');
       }
       if (t === 'OUTPUT' && !ctx.inLabel) {
         const ls = labelsOf(el);
-        if (ls.length) return ls.map(l => textAlt(l, { inLabel: true, fromContent: true, embedded: true }, contributors)).join(' ');
+        if (ls.length) return ls.map(l => textAlt(l, { inLabel: true, fromContent: true, embedded: true, labelOf: el }, contributors)).join(' ');
         if (attr(el, 'title')) { contributors.add(el); return attr(el, 'title'); }
       }
       if (['TEXTAREA', 'SELECT', 'INPUT', 'METER', 'PROGRESS'].includes(t) && !ctx.inLabel) {
         const ls = labelsOf(el);
-        if (ls.length) return ls.map(l => textAlt(l, { inLabel: true, fromContent: true, embedded: true }, contributors)).join(' ');
+        if (ls.length) return ls.map(l => textAlt(l, { inLabel: true, fromContent: true, embedded: true, labelOf: el }, contributors)).join(' ');
         const title = attr(el, 'title');
         if (title && title.trim()) { contributors.add(el); return title; }
         const type = (el.type || '').toLowerCase();
@@ -14393,7 +14397,8 @@ inline constexpr const char* kAriaSnapshotScript = R"JS(function(opts) {
         if (c.nodeType !== 1) continue;
         const cs = style(c);
         const block = (cs && cs.display !== 'inline') || tag(c) === 'BR';
-        const sub = textAlt(c, { fromContent: !!(ctx.inLabel || ctx.inLabelledBy), embedded: true, inLabel: ctx.inLabel, inLabelledBy: ctx.inLabelledBy, hiddenRoot: ctx.hiddenRoot }, contributors);
+        if (c === ctx.labelOf) continue;  // a control's own label names it without its value
+        const sub = textAlt(c, { fromContent: !!(ctx.inLabel || ctx.inLabelledBy), embedded: true, inLabel: ctx.inLabel, inLabelledBy: ctx.inLabelledBy, hiddenRoot: ctx.hiddenRoot, labelOf: ctx.labelOf }, contributors);
         out += block ? ' ' + sub + ' ' : sub;
       }
       out += pseudoText(el, '::after');
@@ -14999,6 +15004,17 @@ AGENTKIT_DECL auto browser::resolve_aria(std::string_view ref) -> result<node_ha
     h.target.frame_id = h.frame;
     h.target.backend_node_id = h.backend;
     return h;
+}
+
+AGENTKIT_DECL auto browser::document_title() -> result<std::string> {
+    std::lock_guard op(op_mu_);
+    auto e = ensure();
+    if (!e) return fail(e.error());
+    auto t = current_tab();
+    if (!t) return fail(t.error());
+    auto r = isolated_eval(*t, "document.title");
+    if (!r) return fail(r.error());
+    return r->is_string() ? r->get<std::string>() : std::string();
 }
 
 AGENTKIT_DECL auto browser::aria_locator(std::string_view ref) -> result<json> {
@@ -16247,13 +16263,13 @@ AGENTKIT_DECL auto browser::screenshot(screenshot_options o) -> result<screensho
     if (!e) return fail(e.error());
     auto t = current_tab();
     if (!t) return fail(t.error());
-    if (o.format != "png" && o.format != "jpeg")
-        return fail(errc::args_invalid, "screenshot format must be png or jpeg");
+    if (o.format != "png" && o.format != "jpeg" && o.format != "webp")
+        return fail(errc::args_invalid, "screenshot format must be png, jpeg or webp");
     if (o.marks && !o.ref.empty())
         return fail(errc::args_invalid, "marks are drawn on the viewport or the full page, not on one element",
                     "Leave out the ref (or marks).");
     json p = {{"format", o.format}};
-    if (o.format == "jpeg") p["quality"] = std::clamp(o.quality, 1, 100);
+    if (o.format != "png") p["quality"] = std::clamp(o.quality, 1, 100);
     screenshot_result out;
     out.mime_type = "image/" + o.format;
     auto m = call((*t)->session, "Page.getLayoutMetrics");
@@ -19013,6 +19029,7 @@ Options (Playwright MCP names where the meaning is the same):
                              layout: sections, its aria snapshot and refs, generated code)
   --codegen LANG             with --output-mode playwright: typescript, python, java, csharp, none
   --test-id-attribute NAME   with --output-mode playwright: the attribute getByTestId() reads
+  --snapshot-boxes           with --output-mode playwright: each element's box in snapshots
   --output-max-size BYTES    bytes of artifacts kept (as --max-artifact-bytes)
   --allow-unrestricted-file-access  allow file:// URLs (as --allow-file-access)
   --port PORT                serve MCP over Streamable HTTP at http://HOST:PORT/mcp instead of
@@ -19040,13 +19057,13 @@ Options (Playwright MCP names where the meaning is the same):
                              (browser_mouse_click_xy, _move_xy, _drag_xy, _down, _up, _wheel;
                              --vision too); pdf is not offered (a note says so); the others are
                              always on
-  Accepted with no effect here (a note on stderr says why): --codegen, --no-webmcp,
+  Accepted with no effect here (a note on stderr says why): --no-webmcp,
   --file-paths, --timeout-settle, --cdp-timeout, --sandbox (not as root),
   and the --port options without --port.
   Refused (the server does not start rather than ignore them): --extension, --endpoint,
   --proxy-server, --proxy-bypass, --storage-state, --save-session, --save-trace, --save-video,
   --init-script, --init-page, --device, --mobile, --grant-permissions, --block-service-workers,
-  --cdp-header, --remote-header, --profile-dir-name, --snapshot-boxes, --browser firefox|webkit,
+  --cdp-header, --remote-header, --profile-dir-name, --browser firefox|webkit,
   --idle-timeout other than 0 without --port, --user-data-dir with --port unless
   --shared-browser-context (one profile cannot serve two browsers), and unknown --config keys.
 agentkit's switches for what is off by default:
@@ -19431,6 +19448,7 @@ private:
 }  // namespace agentkit::search
 // ---- end <agentkit/search/searcher.hpp> ----
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -19501,6 +19519,11 @@ struct tools_options {
     std::string workspace;
     /// The attribute getByTestId() locators read in Playwright's layout (--test-id-attribute).
     std::string test_id_attribute = "data-testid";
+    /// Playwright's layout: every snapshot shows each element's box (--snapshot-boxes).
+    bool snapshot_boxes = false;
+    /// Playwright's layout: files a model names (snapshot and screenshot filenames) may lie
+    /// anywhere, not only in the workspace or the output directory (--allow-unrestricted-file-access).
+    bool unrestricted_files = false;
 };
 
 /// What the tools share: the browser, the artifact store, options and totals.
@@ -19542,6 +19565,14 @@ struct tool_state {
     std::deque<call_metrics> recent;  ///< the newest calls, oldest first
     /// Playwright's layout: the last `### Page` lines shown (a page whose header changed is shown again).
     std::string pw_last_page;
+    /// Playwright's layout: the console log file the results link to (`### Events`), its lines
+    /// so far, when it started, and how many of the tab's messages it has seen.
+    struct pw_console_log {
+        std::string file;   ///< its name in the output directory ("": none yet for this document)
+        std::size_t lines = 0;  ///< lines written to it
+        std::chrono::steady_clock::time_point started{};  ///< when its first line was written
+        std::size_t seen = 0;   ///< the tab's messages seen so far (its dropped ones included)
+    } pw_console;  ///< the current tab's console log file (Playwright's layout)
 
     /// The state of tools on browser `br` with artifact store `st`.
     tool_state(browser& br, bounded_artifacts& st, tools_options o = {}) : b(br), store(st), options(std::move(o)) {}
@@ -19626,6 +19657,7 @@ struct server_config {
     std::vector<std::string> notes;        ///< accepted options that change nothing here, and why
     std::set<std::string> empty_secrets;   ///< secrets given with an empty value: ignored (drop_empty_secrets)
     std::string channel;                   ///< --browser: a browser channel to find when no executable is given
+    bool image_responses_given = false;    ///< --image-responses was given (else Playwright's layout shows images, as Playwright MCP does)
     std::optional<std::uint64_t> max_download_bytes;  ///< applied after --policy/--config (the flag wins)
     std::optional<std::size_t> max_downloads;  ///< --max-downloads, applied after --policy/--config (the flag wins)
     bool ignore_https_errors = false;  ///< --ignore-https-errors (launched browsers only)
@@ -19684,7 +19716,6 @@ inline constexpr std::array<playwright_option, 24> kPlaywrightOptions{{
     {"--block-service-workers", false, true, "blocking service workers is not supported"},
     {"--cdp-header", true, true, "headers on the CDP connection are not supported"},
     {"--remote-header", true, true, "headers on the remote connection are not supported"},
-    {"--snapshot-boxes", false, true, "bounding boxes in snapshots are not supported"},
     {"--no-webmcp", false, false, "page-registered WebMCP tools are never exposed"},
     {"--file-paths", true, false, "artifacts are read by id (browser_artifact)"},
     {"--timeout-settle", true, false, "actions settle on events (load, requests done, the DOM quiet), not a fixed time"},
@@ -19756,6 +19787,7 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
     } else if (name == "--image-responses") {
         if (!one_of(*v, {"allow", "omit", "only"})) return bad("allow, omit or only");
         c.tools.inline_screenshots = *v != "omit";
+        c.image_responses_given = true;
     } else if (name == "--snapshot-mode") {
         if (!one_of(*v, {"full", "incremental", "none"})) return bad("full, incremental or none");
         c.browser.snapshot_after_navigation = *v != "none";
@@ -19766,6 +19798,9 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
         c.store.max_bytes = static_cast<std::size_t>(*n);
     } else if (name == "--allow-unrestricted-file-access") {
         c.browser.policy.allow_file_access = true;
+        c.tools.unrestricted_files = true;
+    } else if (name == "--snapshot-boxes") {
+        c.tools.snapshot_boxes = true;
     } else if (name == "--output-mode") {
         if (!one_of(*v, {"agentkit", "playwright"})) return bad("agentkit or playwright");
         c.tools.output = *v == "playwright" ? output_mode::playwright : output_mode::agentkit;
@@ -19827,7 +19862,7 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
 /// Whether a Playwright MCP option takes a value (options with an effect, then the table).
 inline std::optional<bool> playwright_option_takes_value(const std::string& name) {
     if (one_of(name, {"--no-sandbox", "--sandbox", "--ignore-https-errors", "--allow-unrestricted-file-access", "--shared-browser-context",
-                      "--vision"}))
+                      "--vision", "--snapshot-boxes"}))
         return false;
     if (one_of(name, {"--browser", "--user-agent", "--timeout-action", "--timeout-navigation", "--image-responses",
                       "--snapshot-mode", "--output-max-size", "--console-level", "--idle-timeout", "--caps", "--port", "--host",
@@ -20411,6 +20446,8 @@ inline result<command_line_outcome> parse_command_line(int argc, const char* con
 /// What the options decide together, once all are read: the channel's executable, HTTPS errors.
 inline result<void> finish_config(server_config& c) {
     using namespace config_detail;
+    if (c.tools.output_dir.empty()) c.tools.output_dir = c.store.dir;  // Playwright's layout writes its files there too
+    if (c.tools.output == output_mode::playwright && !c.image_responses_given) c.tools.inline_screenshots = true;
     if (c.sandbox && c.no_sandbox) {
         return fail(errc::args_invalid, "--sandbox and --no-sandbox (or chromiumSandbox) contradict each other");
     }
@@ -25240,6 +25277,12 @@ static_assert(message_aware_masker<router<>>);
 // Part of browser/tools.hpp (include that): each tool, its argument struct and a factory;
 // tools.hpp registers them in browser_tools().
 
+// ---- begin <agentkit/browser/tools/playwright.hpp> ----
+// agentkit/browser/tools/playwright.hpp — browser tools: writing a result in Playwright MCP's
+// layout (tools_options::output == output_mode::playwright): the page header, the aria snapshot
+// in a file of the output directory, the generated code and Playwright's error form.
+// Part of browser/tools.hpp (include that).
+
 // ---- begin <agentkit/browser/tools/support.hpp> ----
 // agentkit/browser/tools/support.hpp — what every browser tool uses: the element arguments
 // (`ref` or `target`), browser_tool<"name">() that times, caps, redacts and counts each call, and
@@ -25684,6 +25727,275 @@ auto browser_tool(tool_state& st, std::string_view description, F handler, trait
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/tools/support.hpp> ----
 
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+
+namespace agentkit::browser::detail {
+
+/// Whether the tools write Playwright MCP's layout.
+[[nodiscard]] inline bool pw_mode(const tool_state& st) { return st.options.output == output_mode::playwright; }
+
+/// The locator of an element ref, for the code an action shows (taken before the action: the
+/// element may be gone after it).
+inline result<json> pw_locator(tool_state& st, const std::optional<std::string>& ref, const std::optional<std::string>& target) {
+    auto el = element_of(ref, target);
+    if (!el) return fail(el.error());
+    return st.b.aria_locator(*el);
+}
+
+/// A number as Playwright's code writes it: 1, not 1.0; 1.5 as 1.5.
+inline std::string pw_number(double v) {
+    if (v == static_cast<double>(static_cast<long long>(v))) return std::to_string(static_cast<long long>(v));
+    return json(v).dump();
+}
+
+/// "page-2026-11-30T01-02-03-456Z" (UTC, as Playwright names its files).
+inline std::string pw_file_stamp(std::string_view prefix) {
+    const auto now = std::chrono::system_clock::now();
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+    const std::time_t t = std::chrono::system_clock::to_time_t(now);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*s-%04d-%02d-%02dT%02d-%02d-%02d-%03dZ", static_cast<int>(prefix.size()), prefix.data(),
+                  tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
+    return buf;
+}
+
+/// The workspace (what printed paths are relative to) and the output directory.
+inline std::pair<std::filesystem::path, std::filesystem::path> pw_dirs(const tool_state& st) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path workspace = st.options.workspace.empty() ? fs::current_path(ec) : fs::path(st.options.workspace);
+    const fs::path dir = st.options.output_dir.empty() ? workspace / ".playwright-mcp" : fs::path(st.options.output_dir);
+    return {workspace, dir};
+}
+
+/// A path as results print it: relative to the workspace ("./x" beside it, ".playwright-mcp/x"
+/// below it).
+inline std::string pw_printable(const tool_state& st, const std::filesystem::path& file) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    auto rel = fs::relative(file, pw_dirs(st).first, ec);
+    if (ec || rel.empty()) return file.string();
+    std::string r = rel.generic_string();
+    if (rel.parent_path().empty() && r.rfind('.', 0) != 0) r = "./" + r;
+    return r;
+}
+
+/// Where a file name a model gave goes: resolved against the workspace, and inside the workspace
+/// or the output directory unless unrestricted (Playwright's rule and words).
+inline result<std::filesystem::path> pw_model_file(const tool_state& st, const std::string& name) {
+    namespace fs = std::filesystem;
+    auto [workspace, dir] = pw_dirs(st);
+    std::error_code ec;
+    const fs::path resolved = fs::weakly_canonical(fs::path(name).is_absolute() ? fs::path(name) : workspace / name, ec);
+    if (st.options.unrestricted_files) return resolved;
+    auto inside = [&](const fs::path& root) {
+        const fs::path r = fs::weakly_canonical(root, ec);
+        auto rel = resolved.lexically_relative(r);
+        return !rel.empty() && rel.native().rfind("..", 0) != 0;
+    };
+    if (inside(dir) || inside(workspace)) return resolved;
+    return fail(errc::args_invalid,
+                "File access denied: " + resolved.string() + " is outside allowed roots. Allowed roots: " + dir.string() + ", " +
+                    workspace.string(),
+                "Name a file inside the workspace or the output directory.");
+}
+
+/// Write `text` (redacted of the session's secrets) to `file` (appended to when `append`); the
+/// path as results print it.
+inline result<std::string> pw_write(tool_state& st, const std::filesystem::path& file, const std::string& text, bool append = false) {
+    std::error_code ec;
+    std::filesystem::create_directories(file.parent_path(), ec);
+    if (ec) return fail(errc::tool_failed, "cannot create the directory " + file.parent_path().string() + ": " + ec.message());
+    std::ofstream out(file, append ? std::ios::binary | std::ios::app : std::ios::binary);
+    out << st.b.policy().redact(text);
+    if (!out) return fail(errc::tool_failed, "cannot write " + file.string());
+    return pw_printable(st, file);
+}
+
+/// Write `text` to a new file of the output directory.
+inline result<std::string> pw_write_file(tool_state& st, const std::string& name, const std::string& text) {
+    return pw_write(st, pw_dirs(st).second / name, text);
+}
+
+/// A console message as Playwright's logs write it: `[LOG] text @ url:line` (its line counted
+/// from 0); an uncaught exception as its stack.
+inline std::string pw_console_entry(const console_message& m) {
+    if (m.level == "exception") return m.text;
+    std::string level = m.level;
+    for (auto& c : level)
+        if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+    return "[" + level + "] " + m.text + " @ " + m.url + ":" + std::to_string(m.line > 0 ? m.line - 1 : 0);
+}
+
+/// Whether a console message is at `min` level or above (error < warning < info < debug).
+inline bool pw_console_level_ok(std::string_view min, std::string_view level) {
+    auto rank = [](std::string_view l) {
+        if (l == "error" || l == "exception" || l == "assert") return 0;
+        if (l == "warning") return 1;
+        if (l == "debug" || l == "trace") return 3;
+        return 2;  // log, info and the rest
+    };
+    return rank(level) <= rank(min);
+}
+
+/// The tab's new console messages appended to its log file; the `### Events` line linking
+/// them ("" when there are none).
+inline std::string pw_console_events(tool_state& st, bool new_document) {
+    std::size_t dropped = 0;
+    auto msgs = st.b.console_messages(false, &dropped);
+    if (!msgs) return {};
+    std::lock_guard lock(st.mu);
+    auto& log = st.pw_console;
+    const std::size_t seen = dropped + msgs->size();
+    if (new_document) log.file.clear();
+    if (seen < log.seen) log.seen = 0;  // the tab (or browser) is a new one
+    std::size_t fresh = std::min(seen - log.seen, msgs->size());
+    log.seen = seen;
+    std::string text;
+    std::size_t lines = 0;
+    const auto now = std::chrono::steady_clock::now();
+    for (std::size_t i = msgs->size() - fresh; i < msgs->size(); ++i) {
+        const auto& m = (*msgs)[i];
+        if (!pw_console_level_ok(st.options.console_level, m.level)) continue;
+        if (log.file.empty()) {
+            log.file = pw_file_stamp("console") + ".log";
+            log.lines = 0;
+            log.started = now;
+        }
+        char stamp[32];
+        std::snprintf(stamp, sizeof stamp, "[%8lldms] ",
+                      static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(now - log.started).count()));
+        const std::string entry = pw_console_entry(m);
+        text += stamp + entry + "\n";
+        lines += 1 + static_cast<std::size_t>(std::count(entry.begin(), entry.end(), '\n'));
+    }
+    if (lines == 0) return {};
+    auto path = pw_write(st, pw_dirs(st).second / log.file, text, true);
+    if (!path) return {};
+    const std::size_t from = log.lines + 1, to = log.lines + lines;
+    log.lines = to;
+    return "- New console entries: " + *path + "#L" + std::to_string(from) + (to == from ? std::string() : "-L" + std::to_string(to));
+}
+
+/// The `### Page` lines of the current tab.
+inline std::vector<std::string> pw_page_lines(const std::string& url, const std::string& title, int http_status) {
+    std::vector<std::string> lines{"- Page URL: " + url};
+    if (!title.empty()) lines.push_back("- Page Title: " + title);
+    if (http_status != 0 && (http_status < 200 || http_status > 299)) lines.push_back("- HTTP status: " + pw::http_status_line(http_status));
+    return lines;
+}
+
+/// A tab's title as Playwright shows it: Chromium names a page without a title by its URL or
+/// host; Playwright shows an empty title then.
+inline std::string pw_tab_title(const std::string& title, const std::string& url) {
+    if (title == url) return {};
+    const auto scheme = url.find("://");
+    if (scheme != std::string::npos) {
+        const std::string rest = url.substr(scheme + 3);
+        if (rest == title || rest == title + "/" || rest.rfind(title + "/", 0) == 0) return {};
+    }
+    return title;
+}
+
+/// The tab list as Playwright writes it: `- 0: (current) [title](url)`; the current tab's
+/// title is its document's (`current_title`), the others' as Chromium reports them.
+inline std::vector<std::string> pw_tab_lines(const std::vector<tab_info>& tabs, const std::string& current_url = {},
+                                             const std::optional<std::string>& current_title = std::nullopt) {
+    if (tabs.empty()) return {"No open tabs. Navigate to a URL to create one."};
+    std::vector<std::string> lines;
+    for (std::size_t i = 0; i < tabs.size(); ++i) {
+        const bool cur = tabs[i].active;
+        const std::string title = cur && current_title && tabs[i].url == current_url ? *current_title : pw_tab_title(tabs[i].title, tabs[i].url);
+        lines.push_back("- " + std::to_string(i) + ":" + (cur ? " (current)" : "") + " [" + title + "](" + tabs[i].url + ")");
+    }
+    return lines;
+}
+
+/// What a result in Playwright's layout adds after the tool's own sections: the page header
+/// (always with a snapshot, else when it changed), the tabs when there are several, and the
+/// snapshot (a file, or inline for browser_snapshot).
+struct pw_page_view {
+    bool snapshot = false;      ///< the snapshot, in a file
+    bool inline_snapshot = false;  ///< the snapshot inline (browser_snapshot)
+    aria_snapshot_options aria;    ///< its options
+    int http_status = 0;           ///< of the document an action loaded
+    bool new_document = false;     ///< the action loaded a new document (a new console log)
+    std::string filename;          ///< the snapshot to this file the model named (browser_snapshot)
+};
+
+inline result<tool_output> pw_finish(tool_state& st, pw::response resp, pw_page_view v) {
+    resp.language = st.options.codegen;
+    v.aria.test_id_attribute = st.options.test_id_attribute;
+    v.aria.boxes = v.aria.boxes || st.options.snapshot_boxes;
+    if (!st.b.options().snapshot_after_navigation) v.snapshot = false;  // --snapshot-mode none: the page header only
+    auto tabs = st.b.tabs();
+    std::string url, title;
+    if (tabs)
+        for (const auto& t : *tabs)
+            if (t.active) url = t.url;
+    if (tabs && !tabs->empty()) {
+        if (auto dt = st.b.document_title()) title = *dt;
+        auto lines = pw_page_lines(url, title, v.http_status);
+        std::string joined;
+        for (const auto& l : lines) joined += l + "\n";
+        bool changed = false;
+        {
+            std::lock_guard lock(st.mu);
+            changed = joined != st.pw_last_page;
+            st.pw_last_page = joined;
+        }
+        if (v.snapshot || v.inline_snapshot || changed) {
+            resp.page = std::move(lines);
+            if (tabs->size() != 1) resp.tabs = pw_tab_lines(*tabs, url, title);
+        }
+        if (v.snapshot || v.inline_snapshot) {
+            auto yaml = st.b.aria_snapshot(v.aria);
+            if (!yaml) return fail(yaml.error());
+            if (!v.filename.empty()) {
+                auto file = pw_model_file(st, v.filename);
+                if (!file) return fail(file.error());
+                auto path = pw_write(st, *file, *yaml);
+                if (!path) return fail(path.error());
+                resp.snapshot.push_back("- [Snapshot](" + *path + ")");
+            } else if (v.inline_snapshot) {
+                resp.inline_yaml = *yaml;
+            } else {
+                auto path = pw_write_file(st, pw_file_stamp("page") + ".yml", *yaml);
+                if (!path) return fail(path.error());
+                resp.snapshot.push_back("- [Snapshot](" + *path + ")");
+            }
+        }
+        if (auto ev = pw_console_events(st, v.new_document); !ev.empty()) resp.events.push_back(std::move(ev));
+    }
+    return tool_output::text(resp.text());
+}
+
+/// An action's result in Playwright's layout: its code, then the page (and its snapshot).
+inline result<tool_output> pw_action(tool_state& st, result<action_result> r, std::vector<std::string> code, bool snapshot,
+                                     std::vector<std::string> results = {}) {
+    if (!r) return fail(r.error());
+    pw::response resp;
+    resp.code = std::move(code);
+    resp.results = std::move(results);
+    pw_page_view v;
+    v.snapshot = snapshot;
+    if (r->navigated) {
+        v.http_status = r->http_status;
+        v.new_document = true;
+    }
+    return pw_finish(st, std::move(resp), v);
+}
+
+}  // namespace agentkit::browser::detail
+// ---- end <agentkit/browser/tools/playwright.hpp> ----
+
 #include <array>
 #include <chrono>
 #include <string_view>
@@ -25765,7 +26077,19 @@ auto click_xy_tool(State& st) {
             click_options o;
             o.button = a.button.value_or("left");
             o.click_count = a.clickCount.value_or(1);
-            return detail::text_of(s->b.click_at(a.x, a.y, o, std::chrono::milliseconds(a.delay.value_or(0))));
+            auto r = s->b.click_at(a.x, a.y, o, std::chrono::milliseconds(a.delay.value_or(0)));
+            if (!detail::pw_mode(*s)) return detail::text_of(std::move(r));
+            std::vector<std::string> keys;  // Playwright's options, sorted
+            if (a.button && *a.button != "left") keys.push_back("  button: " + pw::js_quote(*a.button));
+            if (a.clickCount && *a.clickCount != 1) keys.push_back("  clickCount: " + std::to_string(*a.clickCount));
+            if (a.delay && *a.delay > 0) keys.push_back("  delay: " + std::to_string(*a.delay));
+            std::string opts;
+            for (std::size_t i = 0; i < keys.size(); ++i) opts += keys[i] + (i + 1 < keys.size() ? ",\n" : "\n");
+            const std::string xy = detail::pw_number(a.x) + ", " + detail::pw_number(a.y);
+            return detail::pw_action(*s, std::move(r),
+                                     {"// Click mouse at coordinates (" + xy + ")",
+                                      "await page.mouse.click(" + xy + (opts.empty() ? std::string() : ", {\n" + opts + "}") + ");"},
+                                     true);
         },
         action_traits);
 }
@@ -25776,7 +26100,12 @@ auto move_xy_tool(State& st) {
     tool_state* s = &st;
     return browser_tool<"browser_mouse_move_xy">(
         st, "Move the mouse to viewport CSS pixels (x, y).",
-        [s](const move_xy_args& a) { return detail::text_of(s->b.move_to(a.x, a.y)); }, action_traits);
+        [s](const move_xy_args& a) -> result<tool_output> {
+            if (!detail::pw_mode(*s)) return detail::text_of(s->b.move_to(a.x, a.y));
+            const std::string xy = detail::pw_number(a.x) + ", " + detail::pw_number(a.y);
+            return detail::pw_action(*s, s->b.move_to(a.x, a.y), {"// Move mouse to (" + xy + ")", "await page.mouse.move(" + xy + ");"}, false);
+        },
+        action_traits);
 }
 
 /// Make the browser_mouse_drag_xy tool: drag with the left button between two viewport points.
@@ -25785,7 +26114,15 @@ auto drag_xy_tool(State& st) {
     tool_state* s = &st;
     return browser_tool<"browser_mouse_drag_xy">(
         st, "Drag with the left button from (startX, startY) to (endX, endY), viewport CSS pixels.",
-        [s](const drag_xy_args& a) { return detail::text_of(s->b.drag_points(a.startX, a.startY, a.endX, a.endY)); },
+        [s](const drag_xy_args& a) -> result<tool_output> {
+            if (!detail::pw_mode(*s)) return detail::text_of(s->b.drag_points(a.startX, a.startY, a.endX, a.endY));
+            const std::string from = detail::pw_number(a.startX) + ", " + detail::pw_number(a.startY);
+            const std::string to = detail::pw_number(a.endX) + ", " + detail::pw_number(a.endY);
+            return detail::pw_action(*s, s->b.drag_points(a.startX, a.startY, a.endX, a.endY),
+                                     {"// Drag mouse from (" + from + ") to (" + to + ")", "await page.mouse.move(" + from + ");",
+                                      "await page.mouse.down();", "await page.mouse.move(" + to + ");", "await page.mouse.up();"},
+                                     true);
+        },
         action_traits);
 }
 
@@ -27107,144 +27444,6 @@ frozen_scope all_but_vision_scope(const Box& box) {
 // Part of browser/tools.hpp (include that): each tool, its argument struct and a factory;
 // tools.hpp registers them in browser_tools().
 
-// ---- begin <agentkit/browser/tools/playwright.hpp> ----
-// agentkit/browser/tools/playwright.hpp — browser tools: writing a result in Playwright MCP's
-// layout (tools_options::output == output_mode::playwright): the page header, the aria snapshot
-// in a file of the output directory, the generated code and Playwright's error form.
-// Part of browser/tools.hpp (include that).
-
-
-#include <chrono>
-#include <ctime>
-#include <filesystem>
-#include <fstream>
-#include <system_error>
-
-namespace agentkit::browser::detail {
-
-/// Whether the tools write Playwright MCP's layout.
-[[nodiscard]] inline bool pw_mode(const tool_state& st) { return st.options.output == output_mode::playwright; }
-
-/// The locator of an element ref, for the code an action shows (taken before the action: the
-/// element may be gone after it).
-inline result<json> pw_locator(tool_state& st, const std::optional<std::string>& ref, const std::optional<std::string>& target) {
-    auto el = element_of(ref, target);
-    if (!el) return fail(el.error());
-    return st.b.aria_locator(*el);
-}
-
-/// "page-2026-11-30T01-02-03-456Z" (UTC, as Playwright names its files).
-inline std::string pw_file_stamp(std::string_view prefix) {
-    const auto now = std::chrono::system_clock::now();
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-    const std::time_t t = std::chrono::system_clock::to_time_t(now);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*s-%04d-%02d-%02dT%02d-%02d-%02d-%03dZ", static_cast<int>(prefix.size()), prefix.data(),
-                  tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
-    return buf;
-}
-
-/// Write `text` to a new file of the output directory; the path as results print it (relative
-/// to the workspace: "./x" beside it, ".playwright-mcp/x" below it).
-inline result<std::string> pw_write_file(tool_state& st, const std::string& name, const std::string& text) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    const fs::path workspace = st.options.workspace.empty() ? fs::current_path(ec) : fs::path(st.options.workspace);
-    const fs::path dir = st.options.output_dir.empty() ? workspace / ".playwright-mcp" : fs::path(st.options.output_dir);
-    fs::create_directories(dir, ec);
-    if (ec) return fail(errc::tool_failed, "cannot create the output directory " + dir.string() + ": " + ec.message());
-    const fs::path file = dir / name;
-    std::ofstream out(file, std::ios::binary);
-    out << st.b.policy().redact(text);
-    if (!out) return fail(errc::tool_failed, "cannot write " + file.string());
-    auto rel = fs::relative(file, workspace, ec);
-    if (ec || rel.empty()) return file.string();
-    std::string r = rel.generic_string();
-    if (rel.parent_path().empty() && r.rfind('.', 0) != 0) r = "./" + r;
-    return r;
-}
-
-/// The `### Page` lines of the current tab.
-inline std::vector<std::string> pw_page_lines(const std::string& url, const std::string& title, int http_status) {
-    std::vector<std::string> lines{"- Page URL: " + url};
-    if (!title.empty() && title != url) lines.push_back("- Page Title: " + title);  // (a page without a title shows its URL as one)
-    if (http_status != 0 && (http_status < 200 || http_status > 299)) lines.push_back("- HTTP status: " + pw::http_status_line(http_status));
-    return lines;
-}
-
-/// The tab list as Playwright writes it: `- 0: (current) [title](url)`.
-inline std::vector<std::string> pw_tab_lines(const std::vector<tab_info>& tabs) {
-    if (tabs.empty()) return {"No open tabs. Navigate to a URL to create one."};
-    std::vector<std::string> lines;
-    for (std::size_t i = 0; i < tabs.size(); ++i)
-        lines.push_back("- " + std::to_string(i) + ":" + (tabs[i].active ? " (current)" : "") + " [" + tabs[i].title + "](" + tabs[i].url + ")");
-    return lines;
-}
-
-/// What a result in Playwright's layout adds after the tool's own sections: the page header
-/// (always with a snapshot, else when it changed), the tabs when there are several, and the
-/// snapshot (a file, or inline for browser_snapshot).
-struct pw_page_view {
-    bool snapshot = false;      ///< the snapshot, in a file
-    bool inline_snapshot = false;  ///< the snapshot inline (browser_snapshot)
-    aria_snapshot_options aria;    ///< its options
-    int http_status = 0;           ///< of the document an action loaded
-};
-
-inline result<tool_output> pw_finish(tool_state& st, pw::response resp, pw_page_view v) {
-    resp.language = st.options.codegen;
-    v.aria.test_id_attribute = st.options.test_id_attribute;
-    auto tabs = st.b.tabs();
-    std::string url, title;
-    if (tabs)
-        for (const auto& t : *tabs)
-            if (t.active) url = t.url, title = t.title;
-    if (tabs && !tabs->empty()) {
-        auto lines = pw_page_lines(url, title, v.http_status);
-        std::string joined;
-        for (const auto& l : lines) joined += l + "\n";
-        bool changed = false;
-        {
-            std::lock_guard lock(st.mu);
-            changed = joined != st.pw_last_page;
-            st.pw_last_page = joined;
-        }
-        if (v.snapshot || v.inline_snapshot || changed) {
-            resp.page = std::move(lines);
-            if (tabs->size() != 1) resp.tabs = pw_tab_lines(*tabs);
-        }
-        if (v.snapshot || v.inline_snapshot) {
-            auto yaml = st.b.aria_snapshot(v.aria);
-            if (!yaml) return fail(yaml.error());
-            if (v.inline_snapshot) {
-                resp.inline_yaml = *yaml;
-            } else {
-                auto path = pw_write_file(st, pw_file_stamp("page") + ".yml", *yaml);
-                if (!path) return fail(path.error());
-                resp.snapshot.push_back("- [Snapshot](" + *path + ")");
-            }
-        }
-    }
-    return tool_output::text(resp.text());
-}
-
-/// An action's result in Playwright's layout: its code, then the page (and its snapshot).
-inline result<tool_output> pw_action(tool_state& st, result<action_result> r, std::vector<std::string> code, bool snapshot,
-                                     std::vector<std::string> results = {}) {
-    if (!r) return fail(r.error());
-    pw::response resp;
-    resp.code = std::move(code);
-    resp.results = std::move(results);
-    pw_page_view v;
-    v.snapshot = snapshot;
-    if (r->navigated) v.http_status = r->http_status;
-    return pw_finish(st, std::move(resp), v);
-}
-
-}  // namespace agentkit::browser::detail
-// ---- end <agentkit/browser/tools/playwright.hpp> ----
 
 namespace agentkit::browser {
 
@@ -28099,6 +28298,8 @@ auto interact_tool(State& st) {
 // tools.hpp registers them in browser_tools().
 
 
+#include <regex>
+
 namespace agentkit::browser {
 
 /// Arguments of browser_console_messages.
@@ -28106,10 +28307,14 @@ struct console_args {
     std::optional<std::string> level;  ///< lowest level kept (default: the server's, info unless set)
     std::optional<int> recent;  ///< how many of the newest messages to show (default 10); the whole log is an artifact
     std::optional<bool> clear;  ///< empty the tab's console buffer after reading it
+    std::optional<bool> all;    ///< Playwright's layout: accepted (the tab keeps its newest messages either way)
+    std::optional<std::string> filename;  ///< Playwright's layout: the messages to this file (workspace-relative)
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(console_args, level, "Lowest level shown", one_of("error", "warning", "info", "debug")),
                       AGENTKIT_FIELD(console_args, recent, "Newest N", range(0, 100)),
-                      AGENTKIT_FIELD(console_args, clear, ""));
+                      AGENTKIT_FIELD(console_args, clear, ""),
+                      AGENTKIT_FIELD(console_args, all, "", hidden()),
+                      AGENTKIT_FIELD(console_args, filename, "", hidden()));
     }
 };
 
@@ -28119,11 +28324,13 @@ struct network_args {
     std::optional<std::string> filter;  ///< only URLs containing this text
     std::optional<int> recent;  ///< how many of the newest requests to show (default 10); the whole log is an artifact
     std::optional<bool> clear;  ///< empty the tab's request buffer after reading it
+    std::optional<std::string> filename;  ///< Playwright's layout: the list to this file (workspace-relative)
     static constexpr auto agentkit_fields() {
         return fields(field(&network_args::static_, "static", "Also images, fonts, scripts, styles"),
                       AGENTKIT_FIELD(network_args, filter, "Only URLs containing this"),
                       AGENTKIT_FIELD(network_args, recent, "Newest N", range(0, 100)),
-                      AGENTKIT_FIELD(network_args, clear, ""));
+                      AGENTKIT_FIELD(network_args, clear, ""),
+                      AGENTKIT_FIELD(network_args, filename, "", hidden()));
     }
 };
 
@@ -28189,6 +28396,62 @@ inline std::string level_filter_ok(std::string_view min, std::string_view level)
 
 }  // namespace detail
 
+namespace detail {
+
+/// browser_network_requests in Playwright's layout: `<n>. [GET] url => [200] OK`, numbered by
+/// position in the tab's log; unless `static`, requests that are neither fetch nor XHR and
+/// succeeded are left out and counted in a note. `filter` is a regular expression on the URL.
+inline result<tool_output> pw_network(tool_state& st, const network_args& a, const std::vector<network_entry>& entries, std::size_t dropped) {
+    std::optional<std::regex> re;
+    if (a.filter) {
+        try {
+            re.emplace(*a.filter);
+        } catch (const std::regex_error&) {
+            return fail(errc::args_invalid, "Invalid regular expression: " + *a.filter, "Give `filter` as a regular expression.");
+        }
+    }
+    std::vector<std::string> lines;
+    std::size_t hidden = 0;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const auto& e = entries[i];
+        const bool api = e.resource_type == "Fetch" || e.resource_type == "XHR";
+        const bool ok = e.error.empty() && e.status < 400;
+        if (!a.static_.value_or(false) && !api && ok) {
+            ++hidden;
+            continue;
+        }
+        if (re && !std::regex_search(e.url, *re)) continue;
+        std::string url = e.url;
+        if (url.rfind("data:", 0) == 0)
+            if (const auto c = url.find(','); c != std::string::npos) url = url.substr(0, c + 1) + "…";
+        std::string line = std::to_string(dropped + i + 1) + ". [" + e.method + "] " + url;
+        if (!e.error.empty()) line += " => [FAILED] " + e.error;
+        else if (e.status > 0) {
+            const std::string status = pw::http_status_line(e.status);
+            line += " => [" + std::to_string(e.status) + "]" + (status.size() > 3 ? status.substr(3) : std::string());
+        }
+        lines.push_back(std::move(line));
+    }
+    std::string text;
+    for (const auto& l : lines) text += (text.empty() ? "" : "\n") + l;
+    if (hidden > 0)
+        text += std::string(text.empty() ? "" : "\n\n") + "Note: " + std::to_string(hidden) + " static request" + (hidden == 1 ? "" : "s") +
+                " not shown, run with \"static\" option to see " + (hidden == 1 ? "it" : "them") + ".";
+    pw::response resp;
+    if (a.filename) {
+        auto file = pw_model_file(st, *a.filename);
+        if (!file) return fail(file.error());
+        auto path = pw_write(st, *file, text);
+        if (!path) return fail(path.error());
+        resp.results.push_back("- [Network](" + *path + ")");
+    } else if (!text.empty()) {
+        resp.results.push_back(std::move(text));
+    }
+    return pw_finish(st, std::move(resp), {});
+}
+
+}  // namespace detail
+
 /// Make the browser_console_messages tool: console messages of the current tab: counts by level and the
 /// newest few; the whole log is stored as an artifact (read it with browser_artifact by offset or section).
 template <class State>
@@ -28201,6 +28464,37 @@ auto console_tool(State& st) {
             std::size_t dropped = 0;
             auto r = s->b.console_messages(a.clear.value_or(false), &dropped);
             if (!r) return fail(r.error());
+            if (detail::pw_mode(*s)) {
+                // Playwright's form: the totals, how many of them the level keeps, then each
+                // message (uncaught exceptions last, as their stacks)
+                const std::string min = a.level.value_or("info");
+                std::size_t errors = 0, warnings = 0;
+                std::vector<std::string> kept, thrown;
+                for (const auto& m : *r) {
+                    errors += m.level == "error" || m.level == "exception";
+                    warnings += m.level == "warning";
+                    if (!detail::pw_console_level_ok(min, m.level)) continue;
+                    (m.level == "exception" ? thrown : kept).push_back(detail::pw_console_entry(m));
+                }
+                kept.insert(kept.end(), thrown.begin(), thrown.end());
+                std::string text = "Total messages: " + std::to_string(r->size()) + " (Errors: " + std::to_string(errors) +
+                                   ", Warnings: " + std::to_string(warnings) + ")";
+                if (kept.size() != r->size())
+                    text += "\nReturning " + std::to_string(kept.size()) + " messages for level \"" + min + "\"";
+                if (!kept.empty()) text += "\n";
+                for (const auto& k : kept) text += "\n" + k;
+                pw::response resp;
+                if (a.filename) {
+                    auto file = detail::pw_model_file(*s, *a.filename);
+                    if (!file) return fail(file.error());
+                    auto path = detail::pw_write(*s, *file, text);
+                    if (!path) return fail(path.error());
+                    resp.results.push_back("- [Console](" + *path + ")");
+                } else {
+                    resp.results.push_back(std::move(text));
+                }
+                return detail::pw_finish(*s, std::move(resp), {});
+            }
             const std::string min = a.level.value_or(s->options.console_level);
             std::vector<std::string> lines;
             std::map<std::string, std::size_t> by_level;
@@ -28253,6 +28547,7 @@ auto network_tool(State& st) {
             std::size_t dropped = 0;
             auto r = s->b.network_requests(a.clear.value_or(false), &dropped);
             if (!r) return fail(r.error());
+            if (detail::pw_mode(*s)) return detail::pw_network(*s, a, *r, dropped);
             std::vector<std::string> lines;
             std::size_t by_class[5] = {0, 0, 0, 0, 0};  // 1xx-2xx, 3xx, 4xx, 5xx (index: class - 1)
             std::size_t failed = 0, pending = 0, static_skipped = 0, filter_skipped = 0;
@@ -28427,7 +28722,11 @@ auto tabs_tool(State& st) {
                 auto l = s->b.tabs();
                 if (!l) return fail(l.error());
                 pw::response resp;
-                resp.results = detail::pw_tab_lines(*l);
+                std::string current;
+                for (const auto& t : *l)
+                    if (t.active) current = t.url;
+                auto title = s->b.document_title();
+                resp.results = detail::pw_tab_lines(*l, current, title ? std::optional<std::string>(*title) : std::nullopt);
                 detail::pw_page_view v;
                 if (a.action == "new" && a.url && !a.url->empty()) {
                     resp.code.push_back(pw::goto_url(*a.url, s->options.codegen));
@@ -28517,7 +28816,7 @@ struct screenshot_args {
     std::optional<bool> inline_image;     ///< `inline`: return the image itself, not only its artifact id
     std::optional<bool> marks;            ///< a numbered box on every element with a ref (Set-of-Marks)
     static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(screenshot_args, type, "", one_of("png", "jpeg")),
+        return fields(AGENTKIT_FIELD(screenshot_args, type, "", one_of("png", "jpeg", "webp")),
                       AGENTKIT_BROWSER_ELEMENT_FIELDS(screenshot_args),
                       AGENTKIT_FIELD(screenshot_args, fullPage, ""),
                       AGENTKIT_FIELD(screenshot_args, marks, "Label every ref on the image"),
@@ -28617,6 +28916,66 @@ inline result<tool_output> screenshot_output(tool_state& st, const screenshot_re
 
 }  // namespace detail
 
+namespace detail {
+
+/// browser_take_screenshot in Playwright's layout: the image in a file of the output directory
+/// (or the file the model named), its link, the code that would take it, and the image itself
+/// unless a file was named.
+inline result<tool_output> pw_screenshot(tool_state& st, const screenshot_args& a) {
+    const bool element = a.ref || a.target;
+    if (element && a.fullPage.value_or(false)) return fail(errc::args_invalid, "fullPage cannot be used with element screenshots.");
+    screenshot_options o;
+    std::string type = a.type.value_or("");
+    if (type.empty() && a.filename) {
+        const auto dot = a.filename->rfind('.');
+        const std::string ext = dot == std::string::npos ? std::string() : a.filename->substr(dot + 1);
+        type = ext == "jpg" || ext == "jpeg" ? "jpeg" : ext == "webp" ? "webp" : "png";
+    }
+    if (type.empty()) type = "png";
+    o.format = type;
+    o.quality = 90;
+    o.full_page = a.fullPage.value_or(false);
+    json loc;
+    if (element) {
+        auto el = element_of(a.ref, a.target);
+        if (!el) return fail(el.error());
+        o.ref = *el;
+        auto l = st.b.aria_locator(*el);
+        if (!l) return fail(l.error());
+        loc = std::move(*l);
+    }
+    auto shot = st.b.screenshot(o);
+    if (!shot) return fail(shot.error());
+    auto bytes = base64_decode(shot->base64);
+    if (!bytes) return fail(errc::tool_failed, "the screenshot's image data is not base64");
+    result<std::string> path = fail(errc::tool_failed, "unset");
+    if (a.filename) {
+        auto file = pw_model_file(st, *a.filename);
+        if (!file) return fail(file.error());
+        path = pw_write(st, *file, *bytes);
+    } else {
+        path = pw_write_file(st, pw_file_stamp(element ? "element" : "page") + "." + type, *bytes);
+    }
+    if (!path) return fail(path.error());
+    const std::string label = element ? a.element.value_or("element") : o.full_page ? "full page" : "viewport";
+    pw::response resp;
+    resp.results.push_back("- [Screenshot of " + label + "](" + *path + ")");
+    std::string opts = "{\n";
+    if (o.full_page) opts += "  fullPage: true,\n";
+    opts += "  path: " + pw::js_quote(*path) + ",\n";
+    if (type == "jpeg") opts += "  quality: 90,\n";
+    opts += "  scale: 'css',\n  type: " + pw::js_quote(type) + "\n}";
+    resp.code.push_back("// Screenshot " + label + " and save it as " + *path);
+    resp.code.push_back(loc.is_null() ? "await page.screenshot(" + opts + ");"
+                                      : "await page." + pw::locator(loc, codegen_language::typescript) + ".screenshot(" + opts + ");");
+    auto out = pw_finish(st, std::move(resp), {});
+    if (!out) return out;
+    if (!a.filename && st.options.inline_screenshots) out->add_image(shot->base64, shot->mime_type);
+    return out;
+}
+
+}  // namespace detail
+
 /// Make the browser_take_screenshot tool: screenshot of the viewport, the full page or one element.
 template <class State>
 auto screenshot_tool(State& st) {
@@ -28625,6 +28984,7 @@ auto screenshot_tool(State& st) {
         st,
         "Screenshot of the viewport, the page or an element, stored as an artifact; marks: label every ref on it.",
         [s](const screenshot_args& a) -> result<tool_output> {
+            if (detail::pw_mode(*s)) return detail::pw_screenshot(*s, a);
             screenshot_options o;
             o.format = a.type.value_or("png");
             o.full_page = a.fullPage.value_or(false);
@@ -28705,10 +29065,10 @@ auto wait_tool(State& st) {
                 if (ctx.cancelled()) return fail(errc::tool_cancelled, "the wait was cancelled");
                 if (detail::pw_mode(*s)) {
                     pw::response resp;
-                    const std::string t = json(*a.time).dump();
+                    const std::string t = detail::pw_number(*a.time);
                     resp.code.push_back("await new Promise(f => setTimeout(f, " + t + " * 1000));");
-                    resp.results.push_back(*a.time > secs ? "Waited for " + json(secs).dump() + " seconds (requested " + t +
-                                                                ", maximum is " + json(secs).dump() + ")"
+                    resp.results.push_back(*a.time > secs ? "Waited for " + detail::pw_number(secs) + " seconds (requested " + t +
+                                                                ", maximum is " + detail::pw_number(secs) + ")"
                                                           : "Waited for " + t + " seconds");
                     detail::pw_page_view v;
                     v.snapshot = true;
@@ -29149,6 +29509,7 @@ struct snapshot_args {
     std::optional<bool> marks;             ///< also a screenshot with every ref labelled on it (the hybrid view)
     std::optional<int> depth;              ///< Playwright's layout: levels shown (0: all)
     std::optional<bool> boxes;             ///< Playwright's layout: each element's box
+    std::optional<std::string> filename;   ///< Playwright's layout: the snapshot to this file (workspace-relative)
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(snapshot_args, ref, "Only this element's subtree"),
                       AGENTKIT_FIELD(snapshot_args, target, "", hidden()),
@@ -29158,7 +29519,8 @@ struct snapshot_args {
                       AGENTKIT_FIELD(snapshot_args, budget, "Max tokens", range(100, 100000)),
                       AGENTKIT_FIELD(snapshot_args, marks, "Also a screenshot labelling every ref"),
                       AGENTKIT_FIELD(snapshot_args, depth, "", hidden(), minimum(0)),
-                      AGENTKIT_FIELD(snapshot_args, boxes, "", hidden()));
+                      AGENTKIT_FIELD(snapshot_args, boxes, "", hidden()),
+                      AGENTKIT_FIELD(snapshot_args, filename, "", hidden()));
     }
 };
 
@@ -29182,6 +29544,7 @@ auto snapshot_tool(State& st) {
                 }
                 if (a.depth) v.aria.depth = *a.depth;
                 if (a.boxes) v.aria.boxes = *a.boxes;
+                if (a.filename) v.filename = *a.filename;
                 return detail::pw_finish(*s, {}, v);
             }
             if (a.readable.value_or(false)) {

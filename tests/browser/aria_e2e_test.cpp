@@ -192,3 +192,69 @@ TEST(AriaE2E, ToolsAnswerInPlaywrightsSections) {
               std::string::npos);
     std::filesystem::remove_all(dir);
 }
+
+TEST(AriaE2E, LogsAndScreenshotsInPlaywrightsForms) {
+    http_server server;
+    server.route("/api", http_response::json(R"({"ok":true})"));
+    server.route("/", http_response::html(page("Logs", R"HTML(<p>Logs</p>
+<script>console.log("hello log"); console.warn("careful"); fetch('/api').then(() => { console.error("after fetch"); document.body.insertAdjacentHTML('beforeend', '<p>fetched</p>'); });</script>)HTML")));
+    const auto dir = std::filesystem::temp_directory_path() / ("agentkit_aria_logs_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    br::browser b(aria_options());
+    br::bounded_artifacts store;
+    br::tool_state st(b, store);
+    st.options.output = br::output_mode::playwright;
+    st.options.workspace = dir.string();
+    st.options.inline_screenshots = true;
+    auto tools = br::browser_tools(st);
+    ak::tool_context ctx;
+    auto call = [&](std::string_view name, const json& args) { return tools.call(name, args, ctx); };
+
+    const std::string nav = text_of(call("browser_navigate", {{"url", server.url("/")}}));
+    br::wait_options fetched;
+    fetched.text = "fetched";  // the page says so after its fetch and its last message
+    ASSERT_TRUE(b.wait_for(fetched));
+    // the console log file the results link to (each result: the lines new since the last one)
+    // holds what the page logged
+    const std::string snap = text_of(call("browser_snapshot", json::object()));
+    const std::regex entries(R"(New console entries: (\.playwright-mcp/console-[0-9T-]+Z\.log)#L\d+(-L\d+)?)");
+    std::smatch link;
+    ASSERT_TRUE(std::regex_search(nav, link, entries) || std::regex_search(snap, link, entries)) << nav << "\n" << snap;
+    std::ifstream log(dir / link[1].str());
+    std::stringstream logged;
+    logged << log.rdbuf();
+    const std::string events = logged.str();
+    EXPECT_NE(events.find("[LOG] hello log @ " + server.url("/") + ":"), std::string::npos) << events;
+    EXPECT_NE(events.find("[ERROR] after fetch"), std::string::npos) << events;
+
+    const std::string console = text_of(call("browser_console_messages", json::object()));
+    EXPECT_NE(console.find("### Result\nTotal messages: 3 (Errors: 1, Warnings: 1)\n\n[LOG] hello log @ "), std::string::npos) << console;
+    const std::string errors = text_of(call("browser_console_messages", {{"level", "error"}}));
+    EXPECT_NE(errors.find("Returning 1 messages for level \"error\""), std::string::npos) << errors;
+    EXPECT_EQ(errors.find("hello log"), std::string::npos) << errors;
+
+    const std::string network = text_of(call("browser_network_requests", json::object()));
+    EXPECT_NE(network.find(". [GET] " + server.url("/api") + " => [200] OK"), std::string::npos) << network;
+    EXPECT_EQ(network.find("[GET] " + server.url("/") + " =>"), std::string::npos) << "the document is static: " << network;
+    EXPECT_NE(network.find("static request"), std::string::npos) << network;
+    const std::string all = text_of(call("browser_network_requests", {{"static", true}}));
+    EXPECT_NE(all.find("1. [GET] " + server.url("/") + " => [200] OK"), std::string::npos) << all;
+
+    auto shot = call("browser_take_screenshot", {{"type", "jpeg"}});
+    ASSERT_TRUE(shot);
+    const std::string text = text_of(shot);
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(text, m, std::regex(R"(- \[Screenshot of viewport\]\((\.playwright-mcp/page-[0-9T-]+Z\.jpeg)\))"))) << text;
+    EXPECT_GT(std::filesystem::file_size(dir / m[1].str()), 1000u);
+    EXPECT_NE(text.find("await page.screenshot({\n  path: '" + m[1].str() + "',\n  quality: 90,\n  scale: 'css',\n  type: 'jpeg'\n});"),
+              std::string::npos)
+        << text;
+    bool image = false;
+    for (const auto& c : shot->content) image = image || c.type == ak::content_block::kind::image;
+    EXPECT_TRUE(image);
+    auto outside = call("browser_take_screenshot", {{"filename", "/etc/shot.png"}});
+    ASSERT_TRUE(outside);
+    EXPECT_TRUE(outside->is_error);
+    EXPECT_NE(text_of(outside).find("File access denied: /etc/shot.png is outside allowed roots."), std::string::npos) << text_of(outside);
+    std::filesystem::remove_all(dir);
+}

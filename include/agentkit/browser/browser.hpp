@@ -215,6 +215,10 @@ public:
     /// is not read (the line stays a leaf). `root_ref`: only that element's subtree.
     result<std::string> aria_snapshot(const aria_snapshot_options& o = {});
 
+    /// The current tab's document.title ("" for a page without a title; tabs() shows Chromium's
+    /// stand-in for it, the URL or host, instead).
+    result<std::string> document_title();
+
     /// How Playwright code names the element of an aria ref (browser_options::aria_refs): JSON
     /// {frames: [...], target: {...}} (browser/playwright_output.hpp renders it).
     result<json> aria_locator(std::string_view ref);

@@ -56,6 +56,7 @@ struct server_config {
     std::vector<std::string> notes;        ///< accepted options that change nothing here, and why
     std::set<std::string> empty_secrets;   ///< secrets given with an empty value: ignored (drop_empty_secrets)
     std::string channel;                   ///< --browser: a browser channel to find when no executable is given
+    bool image_responses_given = false;    ///< --image-responses was given (else Playwright's layout shows images, as Playwright MCP does)
     std::optional<std::uint64_t> max_download_bytes;  ///< applied after --policy/--config (the flag wins)
     std::optional<std::size_t> max_downloads;  ///< --max-downloads, applied after --policy/--config (the flag wins)
     bool ignore_https_errors = false;  ///< --ignore-https-errors (launched browsers only)
@@ -114,7 +115,6 @@ inline constexpr std::array<playwright_option, 24> kPlaywrightOptions{{
     {"--block-service-workers", false, true, "blocking service workers is not supported"},
     {"--cdp-header", true, true, "headers on the CDP connection are not supported"},
     {"--remote-header", true, true, "headers on the remote connection are not supported"},
-    {"--snapshot-boxes", false, true, "bounding boxes in snapshots are not supported"},
     {"--no-webmcp", false, false, "page-registered WebMCP tools are never exposed"},
     {"--file-paths", true, false, "artifacts are read by id (browser_artifact)"},
     {"--timeout-settle", true, false, "actions settle on events (load, requests done, the DOM quiet), not a fixed time"},
@@ -186,6 +186,7 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
     } else if (name == "--image-responses") {
         if (!one_of(*v, {"allow", "omit", "only"})) return bad("allow, omit or only");
         c.tools.inline_screenshots = *v != "omit";
+        c.image_responses_given = true;
     } else if (name == "--snapshot-mode") {
         if (!one_of(*v, {"full", "incremental", "none"})) return bad("full, incremental or none");
         c.browser.snapshot_after_navigation = *v != "none";
@@ -196,6 +197,9 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
         c.store.max_bytes = static_cast<std::size_t>(*n);
     } else if (name == "--allow-unrestricted-file-access") {
         c.browser.policy.allow_file_access = true;
+        c.tools.unrestricted_files = true;
+    } else if (name == "--snapshot-boxes") {
+        c.tools.snapshot_boxes = true;
     } else if (name == "--output-mode") {
         if (!one_of(*v, {"agentkit", "playwright"})) return bad("agentkit or playwright");
         c.tools.output = *v == "playwright" ? output_mode::playwright : output_mode::agentkit;
@@ -257,7 +261,7 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
 /// Whether a Playwright MCP option takes a value (options with an effect, then the table).
 inline std::optional<bool> playwright_option_takes_value(const std::string& name) {
     if (one_of(name, {"--no-sandbox", "--sandbox", "--ignore-https-errors", "--allow-unrestricted-file-access", "--shared-browser-context",
-                      "--vision"}))
+                      "--vision", "--snapshot-boxes"}))
         return false;
     if (one_of(name, {"--browser", "--user-agent", "--timeout-action", "--timeout-navigation", "--image-responses",
                       "--snapshot-mode", "--output-max-size", "--console-level", "--idle-timeout", "--caps", "--port", "--host",
@@ -841,6 +845,8 @@ inline result<command_line_outcome> parse_command_line(int argc, const char* con
 /// What the options decide together, once all are read: the channel's executable, HTTPS errors.
 inline result<void> finish_config(server_config& c) {
     using namespace config_detail;
+    if (c.tools.output_dir.empty()) c.tools.output_dir = c.store.dir;  // Playwright's layout writes its files there too
+    if (c.tools.output == output_mode::playwright && !c.image_responses_given) c.tools.inline_screenshots = true;
     if (c.sandbox && c.no_sandbox) {
         return fail(errc::args_invalid, "--sandbox and --no-sandbox (or chromiumSandbox) contradict each other");
     }

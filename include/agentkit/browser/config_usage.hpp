@@ -51,6 +51,7 @@ Options (Playwright MCP names where the meaning is the same):
                              layout: sections, its aria snapshot and refs, generated code)
   --codegen LANG             with --output-mode playwright: typescript, python, java, csharp, none
   --test-id-attribute NAME   with --output-mode playwright: the attribute getByTestId() reads
+  --snapshot-boxes           with --output-mode playwright: each element's box in snapshots
   --output-max-size BYTES    bytes of artifacts kept (as --max-artifact-bytes)
   --allow-unrestricted-file-access  allow file:// URLs (as --allow-file-access)
   --port PORT                serve MCP over Streamable HTTP at http://HOST:PORT/mcp instead of
@@ -78,13 +79,13 @@ Options (Playwright MCP names where the meaning is the same):
                              (browser_mouse_click_xy, _move_xy, _drag_xy, _down, _up, _wheel;
                              --vision too); pdf is not offered (a note says so); the others are
                              always on
-  Accepted with no effect here (a note on stderr says why): --codegen, --no-webmcp,
+  Accepted with no effect here (a note on stderr says why): --no-webmcp,
   --file-paths, --timeout-settle, --cdp-timeout, --sandbox (not as root),
   and the --port options without --port.
   Refused (the server does not start rather than ignore them): --extension, --endpoint,
   --proxy-server, --proxy-bypass, --storage-state, --save-session, --save-trace, --save-video,
   --init-script, --init-page, --device, --mobile, --grant-permissions, --block-service-workers,
-  --cdp-header, --remote-header, --profile-dir-name, --snapshot-boxes, --browser firefox|webkit,
+  --cdp-header, --remote-header, --profile-dir-name, --browser firefox|webkit,
   --idle-timeout other than 0 without --port, --user-data-dir with --port unless
   --shared-browser-context (one profile cannot serve two browsers), and unknown --config keys.
 agentkit's switches for what is off by default:

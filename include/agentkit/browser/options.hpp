@@ -163,8 +163,8 @@ struct fill_field {
 
 /// What browser::screenshot() captures, and how.
 struct screenshot_options {
-    std::string format = "png";  ///< png or jpeg
-    int quality = 80;            ///< jpeg only
+    std::string format = "png";  ///< png, jpeg or webp
+    int quality = 80;            ///< jpeg and webp only
     std::string ref;             ///< an element (empty: the viewport)
     bool full_page = false;      ///< the whole page, not only the viewport
     /// Set-of-Marks: a box and a label on every element with a ref in a snapshot taken now (the

@@ -11,6 +11,7 @@
 #include <agentkit/search/searcher.hpp>
 #include <agentkit/tools/context.hpp>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -81,6 +82,11 @@ struct tools_options {
     std::string workspace;
     /// The attribute getByTestId() locators read in Playwright's layout (--test-id-attribute).
     std::string test_id_attribute = "data-testid";
+    /// Playwright's layout: every snapshot shows each element's box (--snapshot-boxes).
+    bool snapshot_boxes = false;
+    /// Playwright's layout: files a model names (snapshot and screenshot filenames) may lie
+    /// anywhere, not only in the workspace or the output directory (--allow-unrestricted-file-access).
+    bool unrestricted_files = false;
 };
 
 /// What the tools share: the browser, the artifact store, options and totals.
@@ -122,6 +128,14 @@ struct tool_state {
     std::deque<call_metrics> recent;  ///< the newest calls, oldest first
     /// Playwright's layout: the last `### Page` lines shown (a page whose header changed is shown again).
     std::string pw_last_page;
+    /// Playwright's layout: the console log file the results link to (`### Events`), its lines
+    /// so far, when it started, and how many of the tab's messages it has seen.
+    struct pw_console_log {
+        std::string file;   ///< its name in the output directory ("": none yet for this document)
+        std::size_t lines = 0;  ///< lines written to it
+        std::chrono::steady_clock::time_point started{};  ///< when its first line was written
+        std::size_t seen = 0;   ///< the tab's messages seen so far (its dropped ones included)
+    } pw_console;  ///< the current tab's console log file (Playwright's layout)
 
     /// The state of tools on browser `br` with artifact store `st`.
     tool_state(browser& br, bounded_artifacts& st, tools_options o = {}) : b(br), store(st), options(std::move(o)) {}

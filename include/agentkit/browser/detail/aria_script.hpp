@@ -393,28 +393,28 @@ inline constexpr const char* kAriaSnapshotScript = R"JS(function(opts) {
       }
       if (t === 'INPUT' && (el.type || '').toLowerCase() === 'file') {
         const ls = labelsOf(el);
-        if (ls.length && !ctx.inLabel) return ls.map(l => textAlt(l, { inLabel: true, fromContent: true, embedded: true }, contributors)).join(' ');
+        if (ls.length && !ctx.inLabel) return ls.map(l => textAlt(l, { inLabel: true, fromContent: true, embedded: true, labelOf: el }, contributors)).join(' ');
         contributors.add(el);
         return 'Choose File';
       }
       if (t === 'INPUT' && (el.type || '').toLowerCase() === 'image') {
         const ls = labelsOf(el);
-        if (ls.length && !ctx.inLabel) return ls.map(l => textAlt(l, { inLabel: true, fromContent: true, embedded: true }, contributors)).join(' ');
+        if (ls.length && !ctx.inLabel) return ls.map(l => textAlt(l, { inLabel: true, fromContent: true, embedded: true, labelOf: el }, contributors)).join(' ');
         contributors.add(el);
         return attr(el, 'alt') || attr(el, 'title') || 'Submit';
       }
       if (t === 'BUTTON' && !ctx.inLabel) {
         const ls = labelsOf(el);
-        if (ls.length) return ls.map(l => textAlt(l, { inLabel: true, fromContent: true, embedded: true }, contributors)).join(' ');
+        if (ls.length) return ls.map(l => textAlt(l, { inLabel: true, fromContent: true, embedded: true, labelOf: el }, contributors)).join(' ');
       }
       if (t === 'OUTPUT' && !ctx.inLabel) {
         const ls = labelsOf(el);
-        if (ls.length) return ls.map(l => textAlt(l, { inLabel: true, fromContent: true, embedded: true }, contributors)).join(' ');
+        if (ls.length) return ls.map(l => textAlt(l, { inLabel: true, fromContent: true, embedded: true, labelOf: el }, contributors)).join(' ');
         if (attr(el, 'title')) { contributors.add(el); return attr(el, 'title'); }
       }
       if (['TEXTAREA', 'SELECT', 'INPUT', 'METER', 'PROGRESS'].includes(t) && !ctx.inLabel) {
         const ls = labelsOf(el);
-        if (ls.length) return ls.map(l => textAlt(l, { inLabel: true, fromContent: true, embedded: true }, contributors)).join(' ');
+        if (ls.length) return ls.map(l => textAlt(l, { inLabel: true, fromContent: true, embedded: true, labelOf: el }, contributors)).join(' ');
         const title = attr(el, 'title');
         if (title && title.trim()) { contributors.add(el); return title; }
         const type = (el.type || '').toLowerCase();
@@ -462,7 +462,8 @@ inline constexpr const char* kAriaSnapshotScript = R"JS(function(opts) {
         if (c.nodeType !== 1) continue;
         const cs = style(c);
         const block = (cs && cs.display !== 'inline') || tag(c) === 'BR';
-        const sub = textAlt(c, { fromContent: !!(ctx.inLabel || ctx.inLabelledBy), embedded: true, inLabel: ctx.inLabel, inLabelledBy: ctx.inLabelledBy, hiddenRoot: ctx.hiddenRoot }, contributors);
+        if (c === ctx.labelOf) continue;  // a control's own label names it without its value
+        const sub = textAlt(c, { fromContent: !!(ctx.inLabel || ctx.inLabelledBy), embedded: true, inLabel: ctx.inLabel, inLabelledBy: ctx.inLabelledBy, hiddenRoot: ctx.hiddenRoot, labelOf: ctx.labelOf }, contributors);
         out += block ? ' ' + sub + ' ' : sub;
       }
       out += pseudoText(el, '::after');

@@ -112,6 +112,17 @@ AGENTKIT_DECL auto browser::resolve_aria(std::string_view ref) -> result<node_ha
     return h;
 }
 
+AGENTKIT_DECL auto browser::document_title() -> result<std::string> {
+    std::lock_guard op(op_mu_);
+    auto e = ensure();
+    if (!e) return fail(e.error());
+    auto t = current_tab();
+    if (!t) return fail(t.error());
+    auto r = isolated_eval(*t, "document.title");
+    if (!r) return fail(r.error());
+    return r->is_string() ? r->get<std::string>() : std::string();
+}
+
 AGENTKIT_DECL auto browser::aria_locator(std::string_view ref) -> result<json> {
     std::lock_guard op(op_mu_);
     auto e = ensure();

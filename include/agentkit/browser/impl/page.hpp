@@ -12,13 +12,13 @@ AGENTKIT_DECL auto browser::screenshot(screenshot_options o) -> result<screensho
     if (!e) return fail(e.error());
     auto t = current_tab();
     if (!t) return fail(t.error());
-    if (o.format != "png" && o.format != "jpeg")
-        return fail(errc::args_invalid, "screenshot format must be png or jpeg");
+    if (o.format != "png" && o.format != "jpeg" && o.format != "webp")
+        return fail(errc::args_invalid, "screenshot format must be png, jpeg or webp");
     if (o.marks && !o.ref.empty())
         return fail(errc::args_invalid, "marks are drawn on the viewport or the full page, not on one element",
                     "Leave out the ref (or marks).");
     json p = {{"format", o.format}};
-    if (o.format == "jpeg") p["quality"] = std::clamp(o.quality, 1, 100);
+    if (o.format != "png") p["quality"] = std::clamp(o.quality, 1, 100);
     screenshot_result out;
     out.mime_type = "image/" + o.format;
     auto m = call((*t)->session, "Page.getLayoutMetrics");

@@ -3,7 +3,10 @@
 // tools.hpp registers them in browser_tools().
 #pragma once
 
+#include <agentkit/browser/tools/playwright.hpp>
 #include <agentkit/browser/tools/support.hpp>
+
+#include <regex>
 
 namespace agentkit::browser {
 
@@ -12,10 +15,14 @@ struct console_args {
     std::optional<std::string> level;  ///< lowest level kept (default: the server's, info unless set)
     std::optional<int> recent;  ///< how many of the newest messages to show (default 10); the whole log is an artifact
     std::optional<bool> clear;  ///< empty the tab's console buffer after reading it
+    std::optional<bool> all;    ///< Playwright's layout: accepted (the tab keeps its newest messages either way)
+    std::optional<std::string> filename;  ///< Playwright's layout: the messages to this file (workspace-relative)
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(console_args, level, "Lowest level shown", one_of("error", "warning", "info", "debug")),
                       AGENTKIT_FIELD(console_args, recent, "Newest N", range(0, 100)),
-                      AGENTKIT_FIELD(console_args, clear, ""));
+                      AGENTKIT_FIELD(console_args, clear, ""),
+                      AGENTKIT_FIELD(console_args, all, "", hidden()),
+                      AGENTKIT_FIELD(console_args, filename, "", hidden()));
     }
 };
 
@@ -25,11 +32,13 @@ struct network_args {
     std::optional<std::string> filter;  ///< only URLs containing this text
     std::optional<int> recent;  ///< how many of the newest requests to show (default 10); the whole log is an artifact
     std::optional<bool> clear;  ///< empty the tab's request buffer after reading it
+    std::optional<std::string> filename;  ///< Playwright's layout: the list to this file (workspace-relative)
     static constexpr auto agentkit_fields() {
         return fields(field(&network_args::static_, "static", "Also images, fonts, scripts, styles"),
                       AGENTKIT_FIELD(network_args, filter, "Only URLs containing this"),
                       AGENTKIT_FIELD(network_args, recent, "Newest N", range(0, 100)),
-                      AGENTKIT_FIELD(network_args, clear, ""));
+                      AGENTKIT_FIELD(network_args, clear, ""),
+                      AGENTKIT_FIELD(network_args, filename, "", hidden()));
     }
 };
 
@@ -95,6 +104,62 @@ inline std::string level_filter_ok(std::string_view min, std::string_view level)
 
 }  // namespace detail
 
+namespace detail {
+
+/// browser_network_requests in Playwright's layout: `<n>. [GET] url => [200] OK`, numbered by
+/// position in the tab's log; unless `static`, requests that are neither fetch nor XHR and
+/// succeeded are left out and counted in a note. `filter` is a regular expression on the URL.
+inline result<tool_output> pw_network(tool_state& st, const network_args& a, const std::vector<network_entry>& entries, std::size_t dropped) {
+    std::optional<std::regex> re;
+    if (a.filter) {
+        try {
+            re.emplace(*a.filter);
+        } catch (const std::regex_error&) {
+            return fail(errc::args_invalid, "Invalid regular expression: " + *a.filter, "Give `filter` as a regular expression.");
+        }
+    }
+    std::vector<std::string> lines;
+    std::size_t hidden = 0;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const auto& e = entries[i];
+        const bool api = e.resource_type == "Fetch" || e.resource_type == "XHR";
+        const bool ok = e.error.empty() && e.status < 400;
+        if (!a.static_.value_or(false) && !api && ok) {
+            ++hidden;
+            continue;
+        }
+        if (re && !std::regex_search(e.url, *re)) continue;
+        std::string url = e.url;
+        if (url.rfind("data:", 0) == 0)
+            if (const auto c = url.find(','); c != std::string::npos) url = url.substr(0, c + 1) + "…";
+        std::string line = std::to_string(dropped + i + 1) + ". [" + e.method + "] " + url;
+        if (!e.error.empty()) line += " => [FAILED] " + e.error;
+        else if (e.status > 0) {
+            const std::string status = pw::http_status_line(e.status);
+            line += " => [" + std::to_string(e.status) + "]" + (status.size() > 3 ? status.substr(3) : std::string());
+        }
+        lines.push_back(std::move(line));
+    }
+    std::string text;
+    for (const auto& l : lines) text += (text.empty() ? "" : "\n") + l;
+    if (hidden > 0)
+        text += std::string(text.empty() ? "" : "\n\n") + "Note: " + std::to_string(hidden) + " static request" + (hidden == 1 ? "" : "s") +
+                " not shown, run with \"static\" option to see " + (hidden == 1 ? "it" : "them") + ".";
+    pw::response resp;
+    if (a.filename) {
+        auto file = pw_model_file(st, *a.filename);
+        if (!file) return fail(file.error());
+        auto path = pw_write(st, *file, text);
+        if (!path) return fail(path.error());
+        resp.results.push_back("- [Network](" + *path + ")");
+    } else if (!text.empty()) {
+        resp.results.push_back(std::move(text));
+    }
+    return pw_finish(st, std::move(resp), {});
+}
+
+}  // namespace detail
+
 /// Make the browser_console_messages tool: console messages of the current tab: counts by level and the
 /// newest few; the whole log is stored as an artifact (read it with browser_artifact by offset or section).
 template <class State>
@@ -107,6 +172,37 @@ auto console_tool(State& st) {
             std::size_t dropped = 0;
             auto r = s->b.console_messages(a.clear.value_or(false), &dropped);
             if (!r) return fail(r.error());
+            if (detail::pw_mode(*s)) {
+                // Playwright's form: the totals, how many of them the level keeps, then each
+                // message (uncaught exceptions last, as their stacks)
+                const std::string min = a.level.value_or("info");
+                std::size_t errors = 0, warnings = 0;
+                std::vector<std::string> kept, thrown;
+                for (const auto& m : *r) {
+                    errors += m.level == "error" || m.level == "exception";
+                    warnings += m.level == "warning";
+                    if (!detail::pw_console_level_ok(min, m.level)) continue;
+                    (m.level == "exception" ? thrown : kept).push_back(detail::pw_console_entry(m));
+                }
+                kept.insert(kept.end(), thrown.begin(), thrown.end());
+                std::string text = "Total messages: " + std::to_string(r->size()) + " (Errors: " + std::to_string(errors) +
+                                   ", Warnings: " + std::to_string(warnings) + ")";
+                if (kept.size() != r->size())
+                    text += "\nReturning " + std::to_string(kept.size()) + " messages for level \"" + min + "\"";
+                if (!kept.empty()) text += "\n";
+                for (const auto& k : kept) text += "\n" + k;
+                pw::response resp;
+                if (a.filename) {
+                    auto file = detail::pw_model_file(*s, *a.filename);
+                    if (!file) return fail(file.error());
+                    auto path = detail::pw_write(*s, *file, text);
+                    if (!path) return fail(path.error());
+                    resp.results.push_back("- [Console](" + *path + ")");
+                } else {
+                    resp.results.push_back(std::move(text));
+                }
+                return detail::pw_finish(*s, std::move(resp), {});
+            }
             const std::string min = a.level.value_or(s->options.console_level);
             std::vector<std::string> lines;
             std::map<std::string, std::size_t> by_level;
@@ -159,6 +255,7 @@ auto network_tool(State& st) {
             std::size_t dropped = 0;
             auto r = s->b.network_requests(a.clear.value_or(false), &dropped);
             if (!r) return fail(r.error());
+            if (detail::pw_mode(*s)) return detail::pw_network(*s, a, *r, dropped);
             std::vector<std::string> lines;
             std::size_t by_class[5] = {0, 0, 0, 0, 0};  // 1xx-2xx, 3xx, 4xx, 5xx (index: class - 1)
             std::size_t failed = 0, pending = 0, static_skipped = 0, filter_skipped = 0;

@@ -118,7 +118,11 @@ auto tabs_tool(State& st) {
                 auto l = s->b.tabs();
                 if (!l) return fail(l.error());
                 pw::response resp;
-                resp.results = detail::pw_tab_lines(*l);
+                std::string current;
+                for (const auto& t : *l)
+                    if (t.active) current = t.url;
+                auto title = s->b.document_title();
+                resp.results = detail::pw_tab_lines(*l, current, title ? std::optional<std::string>(*title) : std::nullopt);
                 detail::pw_page_view v;
                 if (a.action == "new" && a.url && !a.url->empty()) {
                     resp.code.push_back(pw::goto_url(*a.url, s->options.codegen));

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <agentkit/browser/tools/playwright.hpp>
+#include <agentkit/core/base64.hpp>
 #include <agentkit/browser/tools/support.hpp>
 
 #include <condition_variable>
@@ -24,7 +25,7 @@ struct screenshot_args {
     std::optional<bool> inline_image;     ///< `inline`: return the image itself, not only its artifact id
     std::optional<bool> marks;            ///< a numbered box on every element with a ref (Set-of-Marks)
     static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(screenshot_args, type, "", one_of("png", "jpeg")),
+        return fields(AGENTKIT_FIELD(screenshot_args, type, "", one_of("png", "jpeg", "webp")),
                       AGENTKIT_BROWSER_ELEMENT_FIELDS(screenshot_args),
                       AGENTKIT_FIELD(screenshot_args, fullPage, ""),
                       AGENTKIT_FIELD(screenshot_args, marks, "Label every ref on the image"),
@@ -124,6 +125,66 @@ inline result<tool_output> screenshot_output(tool_state& st, const screenshot_re
 
 }  // namespace detail
 
+namespace detail {
+
+/// browser_take_screenshot in Playwright's layout: the image in a file of the output directory
+/// (or the file the model named), its link, the code that would take it, and the image itself
+/// unless a file was named.
+inline result<tool_output> pw_screenshot(tool_state& st, const screenshot_args& a) {
+    const bool element = a.ref || a.target;
+    if (element && a.fullPage.value_or(false)) return fail(errc::args_invalid, "fullPage cannot be used with element screenshots.");
+    screenshot_options o;
+    std::string type = a.type.value_or("");
+    if (type.empty() && a.filename) {
+        const auto dot = a.filename->rfind('.');
+        const std::string ext = dot == std::string::npos ? std::string() : a.filename->substr(dot + 1);
+        type = ext == "jpg" || ext == "jpeg" ? "jpeg" : ext == "webp" ? "webp" : "png";
+    }
+    if (type.empty()) type = "png";
+    o.format = type;
+    o.quality = 90;
+    o.full_page = a.fullPage.value_or(false);
+    json loc;
+    if (element) {
+        auto el = element_of(a.ref, a.target);
+        if (!el) return fail(el.error());
+        o.ref = *el;
+        auto l = st.b.aria_locator(*el);
+        if (!l) return fail(l.error());
+        loc = std::move(*l);
+    }
+    auto shot = st.b.screenshot(o);
+    if (!shot) return fail(shot.error());
+    auto bytes = base64_decode(shot->base64);
+    if (!bytes) return fail(errc::tool_failed, "the screenshot's image data is not base64");
+    result<std::string> path = fail(errc::tool_failed, "unset");
+    if (a.filename) {
+        auto file = pw_model_file(st, *a.filename);
+        if (!file) return fail(file.error());
+        path = pw_write(st, *file, *bytes);
+    } else {
+        path = pw_write_file(st, pw_file_stamp(element ? "element" : "page") + "." + type, *bytes);
+    }
+    if (!path) return fail(path.error());
+    const std::string label = element ? a.element.value_or("element") : o.full_page ? "full page" : "viewport";
+    pw::response resp;
+    resp.results.push_back("- [Screenshot of " + label + "](" + *path + ")");
+    std::string opts = "{\n";
+    if (o.full_page) opts += "  fullPage: true,\n";
+    opts += "  path: " + pw::js_quote(*path) + ",\n";
+    if (type == "jpeg") opts += "  quality: 90,\n";
+    opts += "  scale: 'css',\n  type: " + pw::js_quote(type) + "\n}";
+    resp.code.push_back("// Screenshot " + label + " and save it as " + *path);
+    resp.code.push_back(loc.is_null() ? "await page.screenshot(" + opts + ");"
+                                      : "await page." + pw::locator(loc, codegen_language::typescript) + ".screenshot(" + opts + ");");
+    auto out = pw_finish(st, std::move(resp), {});
+    if (!out) return out;
+    if (!a.filename && st.options.inline_screenshots) out->add_image(shot->base64, shot->mime_type);
+    return out;
+}
+
+}  // namespace detail
+
 /// Make the browser_take_screenshot tool: screenshot of the viewport, the full page or one element.
 template <class State>
 auto screenshot_tool(State& st) {
@@ -132,6 +193,7 @@ auto screenshot_tool(State& st) {
         st,
         "Screenshot of the viewport, the page or an element, stored as an artifact; marks: label every ref on it.",
         [s](const screenshot_args& a) -> result<tool_output> {
+            if (detail::pw_mode(*s)) return detail::pw_screenshot(*s, a);
             screenshot_options o;
             o.format = a.type.value_or("png");
             o.full_page = a.fullPage.value_or(false);
@@ -212,10 +274,10 @@ auto wait_tool(State& st) {
                 if (ctx.cancelled()) return fail(errc::tool_cancelled, "the wait was cancelled");
                 if (detail::pw_mode(*s)) {
                     pw::response resp;
-                    const std::string t = json(*a.time).dump();
+                    const std::string t = detail::pw_number(*a.time);
                     resp.code.push_back("await new Promise(f => setTimeout(f, " + t + " * 1000));");
-                    resp.results.push_back(*a.time > secs ? "Waited for " + json(secs).dump() + " seconds (requested " + t +
-                                                                ", maximum is " + json(secs).dump() + ")"
+                    resp.results.push_back(*a.time > secs ? "Waited for " + detail::pw_number(secs) + " seconds (requested " + t +
+                                                                ", maximum is " + detail::pw_number(secs) + ")"
                                                           : "Waited for " + t + " seconds");
                     detail::pw_page_view v;
                     v.snapshot = true;

@@ -7,6 +7,7 @@
 #include <agentkit/browser/playwright_output.hpp>
 #include <agentkit/browser/tools/support.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
@@ -26,6 +27,12 @@ inline result<json> pw_locator(tool_state& st, const std::optional<std::string>&
     return st.b.aria_locator(*el);
 }
 
+/// A number as Playwright's code writes it: 1, not 1.0; 1.5 as 1.5.
+inline std::string pw_number(double v) {
+    if (v == static_cast<double>(static_cast<long long>(v))) return std::to_string(static_cast<long long>(v));
+    return json(v).dump();
+}
+
 /// "page-2026-11-30T01-02-03-456Z" (UTC, as Playwright names its files).
 inline std::string pw_file_stamp(std::string_view prefix) {
     const auto now = std::chrono::system_clock::now();
@@ -39,40 +46,155 @@ inline std::string pw_file_stamp(std::string_view prefix) {
     return buf;
 }
 
-/// Write `text` to a new file of the output directory; the path as results print it (relative
-/// to the workspace: "./x" beside it, ".playwright-mcp/x" below it).
-inline result<std::string> pw_write_file(tool_state& st, const std::string& name, const std::string& text) {
+/// The workspace (what printed paths are relative to) and the output directory.
+inline std::pair<std::filesystem::path, std::filesystem::path> pw_dirs(const tool_state& st) {
     namespace fs = std::filesystem;
     std::error_code ec;
     const fs::path workspace = st.options.workspace.empty() ? fs::current_path(ec) : fs::path(st.options.workspace);
     const fs::path dir = st.options.output_dir.empty() ? workspace / ".playwright-mcp" : fs::path(st.options.output_dir);
-    fs::create_directories(dir, ec);
-    if (ec) return fail(errc::tool_failed, "cannot create the output directory " + dir.string() + ": " + ec.message());
-    const fs::path file = dir / name;
-    std::ofstream out(file, std::ios::binary);
-    out << st.b.policy().redact(text);
-    if (!out) return fail(errc::tool_failed, "cannot write " + file.string());
-    auto rel = fs::relative(file, workspace, ec);
+    return {workspace, dir};
+}
+
+/// A path as results print it: relative to the workspace ("./x" beside it, ".playwright-mcp/x"
+/// below it).
+inline std::string pw_printable(const tool_state& st, const std::filesystem::path& file) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    auto rel = fs::relative(file, pw_dirs(st).first, ec);
     if (ec || rel.empty()) return file.string();
     std::string r = rel.generic_string();
     if (rel.parent_path().empty() && r.rfind('.', 0) != 0) r = "./" + r;
     return r;
 }
 
+/// Where a file name a model gave goes: resolved against the workspace, and inside the workspace
+/// or the output directory unless unrestricted (Playwright's rule and words).
+inline result<std::filesystem::path> pw_model_file(const tool_state& st, const std::string& name) {
+    namespace fs = std::filesystem;
+    auto [workspace, dir] = pw_dirs(st);
+    std::error_code ec;
+    const fs::path resolved = fs::weakly_canonical(fs::path(name).is_absolute() ? fs::path(name) : workspace / name, ec);
+    if (st.options.unrestricted_files) return resolved;
+    auto inside = [&](const fs::path& root) {
+        const fs::path r = fs::weakly_canonical(root, ec);
+        auto rel = resolved.lexically_relative(r);
+        return !rel.empty() && rel.native().rfind("..", 0) != 0;
+    };
+    if (inside(dir) || inside(workspace)) return resolved;
+    return fail(errc::args_invalid,
+                "File access denied: " + resolved.string() + " is outside allowed roots. Allowed roots: " + dir.string() + ", " +
+                    workspace.string(),
+                "Name a file inside the workspace or the output directory.");
+}
+
+/// Write `text` (redacted of the session's secrets) to `file` (appended to when `append`); the
+/// path as results print it.
+inline result<std::string> pw_write(tool_state& st, const std::filesystem::path& file, const std::string& text, bool append = false) {
+    std::error_code ec;
+    std::filesystem::create_directories(file.parent_path(), ec);
+    if (ec) return fail(errc::tool_failed, "cannot create the directory " + file.parent_path().string() + ": " + ec.message());
+    std::ofstream out(file, append ? std::ios::binary | std::ios::app : std::ios::binary);
+    out << st.b.policy().redact(text);
+    if (!out) return fail(errc::tool_failed, "cannot write " + file.string());
+    return pw_printable(st, file);
+}
+
+/// Write `text` to a new file of the output directory.
+inline result<std::string> pw_write_file(tool_state& st, const std::string& name, const std::string& text) {
+    return pw_write(st, pw_dirs(st).second / name, text);
+}
+
+/// A console message as Playwright's logs write it: `[LOG] text @ url:line` (its line counted
+/// from 0); an uncaught exception as its stack.
+inline std::string pw_console_entry(const console_message& m) {
+    if (m.level == "exception") return m.text;
+    std::string level = m.level;
+    for (auto& c : level)
+        if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+    return "[" + level + "] " + m.text + " @ " + m.url + ":" + std::to_string(m.line > 0 ? m.line - 1 : 0);
+}
+
+/// Whether a console message is at `min` level or above (error < warning < info < debug).
+inline bool pw_console_level_ok(std::string_view min, std::string_view level) {
+    auto rank = [](std::string_view l) {
+        if (l == "error" || l == "exception" || l == "assert") return 0;
+        if (l == "warning") return 1;
+        if (l == "debug" || l == "trace") return 3;
+        return 2;  // log, info and the rest
+    };
+    return rank(level) <= rank(min);
+}
+
+/// The tab's new console messages appended to its log file; the `### Events` line linking
+/// them ("" when there are none).
+inline std::string pw_console_events(tool_state& st, bool new_document) {
+    std::size_t dropped = 0;
+    auto msgs = st.b.console_messages(false, &dropped);
+    if (!msgs) return {};
+    std::lock_guard lock(st.mu);
+    auto& log = st.pw_console;
+    const std::size_t seen = dropped + msgs->size();
+    if (new_document) log.file.clear();
+    if (seen < log.seen) log.seen = 0;  // the tab (or browser) is a new one
+    std::size_t fresh = std::min(seen - log.seen, msgs->size());
+    log.seen = seen;
+    std::string text;
+    std::size_t lines = 0;
+    const auto now = std::chrono::steady_clock::now();
+    for (std::size_t i = msgs->size() - fresh; i < msgs->size(); ++i) {
+        const auto& m = (*msgs)[i];
+        if (!pw_console_level_ok(st.options.console_level, m.level)) continue;
+        if (log.file.empty()) {
+            log.file = pw_file_stamp("console") + ".log";
+            log.lines = 0;
+            log.started = now;
+        }
+        char stamp[32];
+        std::snprintf(stamp, sizeof stamp, "[%8lldms] ",
+                      static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(now - log.started).count()));
+        const std::string entry = pw_console_entry(m);
+        text += stamp + entry + "\n";
+        lines += 1 + static_cast<std::size_t>(std::count(entry.begin(), entry.end(), '\n'));
+    }
+    if (lines == 0) return {};
+    auto path = pw_write(st, pw_dirs(st).second / log.file, text, true);
+    if (!path) return {};
+    const std::size_t from = log.lines + 1, to = log.lines + lines;
+    log.lines = to;
+    return "- New console entries: " + *path + "#L" + std::to_string(from) + (to == from ? std::string() : "-L" + std::to_string(to));
+}
+
 /// The `### Page` lines of the current tab.
 inline std::vector<std::string> pw_page_lines(const std::string& url, const std::string& title, int http_status) {
     std::vector<std::string> lines{"- Page URL: " + url};
-    if (!title.empty() && title != url) lines.push_back("- Page Title: " + title);  // (a page without a title shows its URL as one)
+    if (!title.empty()) lines.push_back("- Page Title: " + title);
     if (http_status != 0 && (http_status < 200 || http_status > 299)) lines.push_back("- HTTP status: " + pw::http_status_line(http_status));
     return lines;
 }
 
-/// The tab list as Playwright writes it: `- 0: (current) [title](url)`.
-inline std::vector<std::string> pw_tab_lines(const std::vector<tab_info>& tabs) {
+/// A tab's title as Playwright shows it: Chromium names a page without a title by its URL or
+/// host; Playwright shows an empty title then.
+inline std::string pw_tab_title(const std::string& title, const std::string& url) {
+    if (title == url) return {};
+    const auto scheme = url.find("://");
+    if (scheme != std::string::npos) {
+        const std::string rest = url.substr(scheme + 3);
+        if (rest == title || rest == title + "/" || rest.rfind(title + "/", 0) == 0) return {};
+    }
+    return title;
+}
+
+/// The tab list as Playwright writes it: `- 0: (current) [title](url)`; the current tab's
+/// title is its document's (`current_title`), the others' as Chromium reports them.
+inline std::vector<std::string> pw_tab_lines(const std::vector<tab_info>& tabs, const std::string& current_url = {},
+                                             const std::optional<std::string>& current_title = std::nullopt) {
     if (tabs.empty()) return {"No open tabs. Navigate to a URL to create one."};
     std::vector<std::string> lines;
-    for (std::size_t i = 0; i < tabs.size(); ++i)
-        lines.push_back("- " + std::to_string(i) + ":" + (tabs[i].active ? " (current)" : "") + " [" + tabs[i].title + "](" + tabs[i].url + ")");
+    for (std::size_t i = 0; i < tabs.size(); ++i) {
+        const bool cur = tabs[i].active;
+        const std::string title = cur && current_title && tabs[i].url == current_url ? *current_title : pw_tab_title(tabs[i].title, tabs[i].url);
+        lines.push_back("- " + std::to_string(i) + ":" + (cur ? " (current)" : "") + " [" + title + "](" + tabs[i].url + ")");
+    }
     return lines;
 }
 
@@ -84,17 +206,22 @@ struct pw_page_view {
     bool inline_snapshot = false;  ///< the snapshot inline (browser_snapshot)
     aria_snapshot_options aria;    ///< its options
     int http_status = 0;           ///< of the document an action loaded
+    bool new_document = false;     ///< the action loaded a new document (a new console log)
+    std::string filename;          ///< the snapshot to this file the model named (browser_snapshot)
 };
 
 inline result<tool_output> pw_finish(tool_state& st, pw::response resp, pw_page_view v) {
     resp.language = st.options.codegen;
     v.aria.test_id_attribute = st.options.test_id_attribute;
+    v.aria.boxes = v.aria.boxes || st.options.snapshot_boxes;
+    if (!st.b.options().snapshot_after_navigation) v.snapshot = false;  // --snapshot-mode none: the page header only
     auto tabs = st.b.tabs();
     std::string url, title;
     if (tabs)
         for (const auto& t : *tabs)
-            if (t.active) url = t.url, title = t.title;
+            if (t.active) url = t.url;
     if (tabs && !tabs->empty()) {
+        if (auto dt = st.b.document_title()) title = *dt;
         auto lines = pw_page_lines(url, title, v.http_status);
         std::string joined;
         for (const auto& l : lines) joined += l + "\n";
@@ -106,12 +233,18 @@ inline result<tool_output> pw_finish(tool_state& st, pw::response resp, pw_page_
         }
         if (v.snapshot || v.inline_snapshot || changed) {
             resp.page = std::move(lines);
-            if (tabs->size() != 1) resp.tabs = pw_tab_lines(*tabs);
+            if (tabs->size() != 1) resp.tabs = pw_tab_lines(*tabs, url, title);
         }
         if (v.snapshot || v.inline_snapshot) {
             auto yaml = st.b.aria_snapshot(v.aria);
             if (!yaml) return fail(yaml.error());
-            if (v.inline_snapshot) {
+            if (!v.filename.empty()) {
+                auto file = pw_model_file(st, v.filename);
+                if (!file) return fail(file.error());
+                auto path = pw_write(st, *file, *yaml);
+                if (!path) return fail(path.error());
+                resp.snapshot.push_back("- [Snapshot](" + *path + ")");
+            } else if (v.inline_snapshot) {
                 resp.inline_yaml = *yaml;
             } else {
                 auto path = pw_write_file(st, pw_file_stamp("page") + ".yml", *yaml);
@@ -119,6 +252,7 @@ inline result<tool_output> pw_finish(tool_state& st, pw::response resp, pw_page_
                 resp.snapshot.push_back("- [Snapshot](" + *path + ")");
             }
         }
+        if (auto ev = pw_console_events(st, v.new_document); !ev.empty()) resp.events.push_back(std::move(ev));
     }
     return tool_output::text(resp.text());
 }
@@ -132,7 +266,10 @@ inline result<tool_output> pw_action(tool_state& st, result<action_result> r, st
     resp.results = std::move(results);
     pw_page_view v;
     v.snapshot = snapshot;
-    if (r->navigated) v.http_status = r->http_status;
+    if (r->navigated) {
+        v.http_status = r->http_status;
+        v.new_document = true;
+    }
     return pw_finish(st, std::move(resp), v);
 }
 

@@ -20,6 +20,7 @@ struct snapshot_args {
     std::optional<bool> marks;             ///< also a screenshot with every ref labelled on it (the hybrid view)
     std::optional<int> depth;              ///< Playwright's layout: levels shown (0: all)
     std::optional<bool> boxes;             ///< Playwright's layout: each element's box
+    std::optional<std::string> filename;   ///< Playwright's layout: the snapshot to this file (workspace-relative)
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(snapshot_args, ref, "Only this element's subtree"),
                       AGENTKIT_FIELD(snapshot_args, target, "", hidden()),
@@ -29,7 +30,8 @@ struct snapshot_args {
                       AGENTKIT_FIELD(snapshot_args, budget, "Max tokens", range(100, 100000)),
                       AGENTKIT_FIELD(snapshot_args, marks, "Also a screenshot labelling every ref"),
                       AGENTKIT_FIELD(snapshot_args, depth, "", hidden(), minimum(0)),
-                      AGENTKIT_FIELD(snapshot_args, boxes, "", hidden()));
+                      AGENTKIT_FIELD(snapshot_args, boxes, "", hidden()),
+                      AGENTKIT_FIELD(snapshot_args, filename, "", hidden()));
     }
 };
 
@@ -53,6 +55,7 @@ auto snapshot_tool(State& st) {
                 }
                 if (a.depth) v.aria.depth = *a.depth;
                 if (a.boxes) v.aria.boxes = *a.boxes;
+                if (a.filename) v.filename = *a.filename;
                 return detail::pw_finish(*s, {}, v);
             }
             if (a.readable.value_or(false)) {

@@ -6,6 +6,7 @@
 // tools.hpp registers them in browser_tools().
 #pragma once
 
+#include <agentkit/browser/tools/playwright.hpp>
 #include <agentkit/browser/tools/support.hpp>
 
 #include <array>
@@ -89,7 +90,19 @@ auto click_xy_tool(State& st) {
             click_options o;
             o.button = a.button.value_or("left");
             o.click_count = a.clickCount.value_or(1);
-            return detail::text_of(s->b.click_at(a.x, a.y, o, std::chrono::milliseconds(a.delay.value_or(0))));
+            auto r = s->b.click_at(a.x, a.y, o, std::chrono::milliseconds(a.delay.value_or(0)));
+            if (!detail::pw_mode(*s)) return detail::text_of(std::move(r));
+            std::vector<std::string> keys;  // Playwright's options, sorted
+            if (a.button && *a.button != "left") keys.push_back("  button: " + pw::js_quote(*a.button));
+            if (a.clickCount && *a.clickCount != 1) keys.push_back("  clickCount: " + std::to_string(*a.clickCount));
+            if (a.delay && *a.delay > 0) keys.push_back("  delay: " + std::to_string(*a.delay));
+            std::string opts;
+            for (std::size_t i = 0; i < keys.size(); ++i) opts += keys[i] + (i + 1 < keys.size() ? ",\n" : "\n");
+            const std::string xy = detail::pw_number(a.x) + ", " + detail::pw_number(a.y);
+            return detail::pw_action(*s, std::move(r),
+                                     {"// Click mouse at coordinates (" + xy + ")",
+                                      "await page.mouse.click(" + xy + (opts.empty() ? std::string() : ", {\n" + opts + "}") + ");"},
+                                     true);
         },
         action_traits);
 }
@@ -100,7 +113,12 @@ auto move_xy_tool(State& st) {
     tool_state* s = &st;
     return browser_tool<"browser_mouse_move_xy">(
         st, "Move the mouse to viewport CSS pixels (x, y).",
-        [s](const move_xy_args& a) { return detail::text_of(s->b.move_to(a.x, a.y)); }, action_traits);
+        [s](const move_xy_args& a) -> result<tool_output> {
+            if (!detail::pw_mode(*s)) return detail::text_of(s->b.move_to(a.x, a.y));
+            const std::string xy = detail::pw_number(a.x) + ", " + detail::pw_number(a.y);
+            return detail::pw_action(*s, s->b.move_to(a.x, a.y), {"// Move mouse to (" + xy + ")", "await page.mouse.move(" + xy + ");"}, false);
+        },
+        action_traits);
 }
 
 /// Make the browser_mouse_drag_xy tool: drag with the left button between two viewport points.
@@ -109,7 +127,15 @@ auto drag_xy_tool(State& st) {
     tool_state* s = &st;
     return browser_tool<"browser_mouse_drag_xy">(
         st, "Drag with the left button from (startX, startY) to (endX, endY), viewport CSS pixels.",
-        [s](const drag_xy_args& a) { return detail::text_of(s->b.drag_points(a.startX, a.startY, a.endX, a.endY)); },
+        [s](const drag_xy_args& a) -> result<tool_output> {
+            if (!detail::pw_mode(*s)) return detail::text_of(s->b.drag_points(a.startX, a.startY, a.endX, a.endY));
+            const std::string from = detail::pw_number(a.startX) + ", " + detail::pw_number(a.startY);
+            const std::string to = detail::pw_number(a.endX) + ", " + detail::pw_number(a.endY);
+            return detail::pw_action(*s, s->b.drag_points(a.startX, a.startY, a.endX, a.endY),
+                                     {"// Drag mouse from (" + from + ") to (" + to + ")", "await page.mouse.move(" + from + ");",
+                                      "await page.mouse.down();", "await page.mouse.move(" + to + ");", "await page.mouse.up();"},
+                                     true);
+        },
         action_traits);
 }
 
