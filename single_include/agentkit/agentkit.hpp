@@ -335,12 +335,20 @@ namespace agentkit {
 
 namespace detail {
 [[nodiscard]] constexpr char ascii_lower(char c) noexcept { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+[[nodiscard]] constexpr char ascii_upper(char c) noexcept { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c; }
 }  // namespace detail
 
 /// `s` with ASCII letters in lower case (other bytes, UTF-8 included, unchanged).
 [[nodiscard]] inline std::string ascii_lower(std::string_view s) {
     std::string o(s);
     for (auto& c : o) c = detail::ascii_lower(c);
+    return o;
+}
+
+/// `s` with ASCII letters in upper case (other bytes, UTF-8 included, unchanged).
+[[nodiscard]] inline std::string ascii_upper(std::string_view s) {
+    std::string o(s);
+    for (auto& c : o) c = detail::ascii_upper(c);
     return o;
 }
 
@@ -14900,7 +14908,6 @@ inline constexpr const char* kAriaLocatorScript = R"JS(function(ref) {
 }  // namespace agentkit::browser::detail
 // ---- end <agentkit/browser/detail/aria_script.hpp> ----
 
-
 namespace agentkit::browser {
 
 namespace detail {
@@ -14989,17 +14996,14 @@ AGENTKIT_DECL auto browser::resolve_aria(std::string_view ref) -> result<node_ha
         h.frame = (*t)->main_frame;
         h.target.loader_id = main_loader(*t);
     }
-    // An element of a same-origin frame: its frame is its document's owner's content frame.
-    auto owner = call_on(h, "function(){ const f = this.ownerDocument.defaultView && this.ownerDocument.defaultView.frameElement; return !!f; }",
-                         json::array());
-    if (owner && owner->is_boolean() && owner->get<bool>()) {
-        auto fo = call(h.session, "Runtime.callFunctionOn",
-                       json{{"functionDeclaration", "function(){ return this.ownerDocument.defaultView.frameElement; }"}, {"objectId", object_id}});
-        const std::string fid = fo ? detail::jstr(detail::jobj(*fo, "result"), "objectId") : std::string();
-        if (!fid.empty())
-            if (auto fd = call(h.session, "DOM.describeNode", json{{"objectId", fid}}); fd)
-                if (auto f = detail::jstr(detail::jobj(*fd, "node"), "frameId"); !f.empty()) h.frame = f;
-    }
+    // An element of a same-origin frame: its frame is its document's owner's content frame
+    // (null for the main document's elements: no objectId, nothing more to ask).
+    auto fo = call(h.session, "Runtime.callFunctionOn",
+                   json{{"functionDeclaration", "function(){ return this.ownerDocument.defaultView && this.ownerDocument.defaultView.frameElement; }"},
+                        {"objectId", object_id}});
+    if (const std::string fid = fo ? detail::jstr(detail::jobj(*fo, "result"), "objectId") : std::string(); !fid.empty())
+        if (auto fd = call(h.session, "DOM.describeNode", json{{"objectId", fid}}); fd)
+            if (auto f = detail::jstr(detail::jobj(*fd, "node"), "frameId"); !f.empty()) h.frame = f;
     h.target.session_id = h.session;
     h.target.frame_id = h.frame;
     h.target.backend_node_id = h.backend;
@@ -19212,12 +19216,6 @@ inline std::string pascal(std::string_view s) {
     if (!out.empty() && out[0] >= 'a' && out[0] <= 'z') out[0] = static_cast<char>(out[0] - 'a' + 'A');
     return out;
 }
-inline std::string upper(std::string_view s) {
-    std::string out(s);
-    for (auto& c : out)
-        if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
-    return out;
-}
 // getByRole(...) and the text-like getters in `lang`.
 inline std::string getter(const json& part, codegen_language lang) {
     const std::string kind = part.value("kind", "css");
@@ -19230,7 +19228,7 @@ inline std::string getter(const json& part, codegen_language lang) {
             case codegen_language::python:
                 return "get_by_role(" + dq_quote(role) + (named ? ", name=" + dq_quote(name) : "") + (exact ? ", exact=True" : "") + ")";
             case codegen_language::java:
-                return "getByRole(AriaRole." + upper(role) +
+                return "getByRole(AriaRole." + ascii_upper(role) +
                        (named ? ", new Page.GetByRoleOptions().setName(" + dq_quote(name) + ")" + (exact ? ".setExact(true)" : "") : "") + ")";
             case codegen_language::csharp:
                 return "GetByRole(AriaRole." + pascal(role) +
@@ -25676,6 +25674,22 @@ inline result<tool_output> with_failure_screenshot(tool_state& st, result<tool_o
     return fail(std::move(e));
 }
 
+/// Whether a console message of CDP type `level` is at `min` (error, warning, info or debug) or
+/// above: error and assert (and uncaught exceptions) are errors; warning; clear, debug, the group
+/// markers, profile and trace are debug; every other type (log, info, dir, table, count, time, ...)
+/// is info. The one rule of browser_console_messages' level, in both layouts.
+[[nodiscard]] inline bool console_level_ok(std::string_view min, std::string_view level) {
+    auto rank = [](std::string_view l) {
+        if (l == "error" || l == "exception" || l == "assert") return 0;
+        if (l == "warning") return 1;
+        if (l == "debug" || l == "trace" || l == "clear" || l == "startGroup" || l == "startGroupCollapsed" || l == "endGroup" ||
+            l == "profile" || l == "profileEnd")
+            return 3;
+        return 2;
+    };
+    return rank(level) <= rank(min);
+}
+
 /// Store text as an artifact, redacted of the session's secrets first.
 inline result<artifact_ref> store_text(tool_state& st, std::string name, std::string description, std::string text) {
     return st.store.put({"text/plain", std::move(name), st.b.policy().redact(std::move(description)),
@@ -25738,14 +25752,6 @@ namespace agentkit::browser::detail {
 
 /// Whether the tools write Playwright MCP's layout.
 [[nodiscard]] inline bool pw_mode(const tool_state& st) { return st.options.output == output_mode::playwright; }
-
-/// The locator of an element ref, for the code an action shows (taken before the action: the
-/// element may be gone after it).
-inline result<json> pw_locator(tool_state& st, const std::optional<std::string>& ref, const std::optional<std::string>& target) {
-    auto el = element_of(ref, target);
-    if (!el) return fail(el.error());
-    return st.b.aria_locator(*el);
-}
 
 /// A number as Playwright's code writes it: 1, not 1.0; 1.5 as 1.5.
 inline std::string pw_number(double v) {
@@ -25828,21 +25834,7 @@ inline result<std::string> pw_write_file(tool_state& st, const std::string& name
 /// from 0); an uncaught exception as its stack.
 inline std::string pw_console_entry(const console_message& m) {
     if (m.level == "exception") return m.text;
-    std::string level = m.level;
-    for (auto& c : level)
-        if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
-    return "[" + level + "] " + m.text + " @ " + m.url + ":" + std::to_string(m.line > 0 ? m.line - 1 : 0);
-}
-
-/// Whether a console message is at `min` level or above (error < warning < info < debug).
-inline bool pw_console_level_ok(std::string_view min, std::string_view level) {
-    auto rank = [](std::string_view l) {
-        if (l == "error" || l == "exception" || l == "assert") return 0;
-        if (l == "warning") return 1;
-        if (l == "debug" || l == "trace") return 3;
-        return 2;  // log, info and the rest
-    };
-    return rank(level) <= rank(min);
+    return "[" + ascii_upper(m.level) + "] " + m.text + " @ " + m.url + ":" + std::to_string(m.line > 0 ? m.line - 1 : 0);
 }
 
 /// The tab's new console messages appended to its log file; the `### Events` line linking
@@ -25863,7 +25855,7 @@ inline std::string pw_console_events(tool_state& st, bool new_document) {
     const auto now = std::chrono::steady_clock::now();
     for (std::size_t i = msgs->size() - fresh; i < msgs->size(); ++i) {
         const auto& m = (*msgs)[i];
-        if (!pw_console_level_ok(st.options.console_level, m.level)) continue;
+        if (!console_level_ok(st.options.console_level, m.level)) continue;
         if (log.file.empty()) {
             log.file = pw_file_stamp("console") + ".log";
             log.lines = 0;
@@ -28384,16 +28376,6 @@ inline result<tool_output> log_result(tool_state& st, std::string_view what, con
     return out;
 }
 
-inline std::string level_filter_ok(std::string_view min, std::string_view level) {
-    auto rank = [](std::string_view l) {
-        if (l == "error" || l == "exception") return 3;
-        if (l == "warning") return 2;
-        if (l == "info" || l == "log") return 1;
-        return 0;
-    };
-    return rank(level) >= rank(min) ? "y" : "";
-}
-
 }  // namespace detail
 
 namespace detail {
@@ -28473,7 +28455,7 @@ auto console_tool(State& st) {
                 for (const auto& m : *r) {
                     errors += m.level == "error" || m.level == "exception";
                     warnings += m.level == "warning";
-                    if (!detail::pw_console_level_ok(min, m.level)) continue;
+                    if (!detail::console_level_ok(min, m.level)) continue;
                     (m.level == "exception" ? thrown : kept).push_back(detail::pw_console_entry(m));
                 }
                 kept.insert(kept.end(), thrown.begin(), thrown.end());
@@ -28500,7 +28482,7 @@ auto console_tool(State& st) {
             std::map<std::string, std::size_t> by_level;
             std::size_t hidden = 0;
             for (const auto& m : *r) {
-                if (detail::level_filter_ok(min, m.level).empty()) {
+                if (!detail::console_level_ok(min, m.level)) {
                     ++hidden;
                     continue;
                 }

@@ -17,6 +17,8 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <system_error>
+#include <utility>
 
 namespace ak = agentkit;
 namespace br = agentkit::browser;
@@ -47,6 +49,31 @@ std::string text_of(const ak::result<ak::tool_output>& r) {
         if (c.type == ak::content_block::kind::text) s += c.text;
     return s;
 }
+
+// A browser whose tools answer in Playwright's layout, writing their files under a workspace of
+// their own (removed at the end, also when an assertion ends the test early).
+struct pw_session {
+    std::filesystem::path dir;
+    br::browser b{aria_options()};
+    br::bounded_artifacts store;
+    br::tool_state st{b, store};
+    decltype(br::browser_tools(std::declval<br::tool_state&>())) tools;
+    ak::tool_context ctx;
+
+    explicit pw_session(const std::string& name)
+        : dir(std::filesystem::temp_directory_path() / (name + "_" + std::to_string(::getpid()))), tools(br::browser_tools(st)) {
+        std::filesystem::create_directories(dir);
+        st.options.output = br::output_mode::playwright;
+        st.options.workspace = dir.string();
+    }
+    ~pw_session() {
+        std::error_code ec;
+        std::filesystem::remove_all(dir, ec);
+    }
+    pw_session(const pw_session&) = delete;
+    pw_session& operator=(const pw_session&) = delete;
+    ak::result<ak::tool_output> call(std::string_view name, const json& args) { return tools.call(name, args, ctx); }
+};
 
 }  // namespace
 
@@ -148,16 +175,9 @@ TEST(AriaE2E, ToolsAnswerInPlaywrightsSections) {
     auto locked_page = http_response::html("<title>Payment Required</title><p>Pay up</p>");
     locked_page.status = 402;
     server.route("/locked", locked_page);
-    const auto dir = std::filesystem::temp_directory_path() / ("agentkit_aria_e2e_" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    br::browser b(aria_options());
-    br::bounded_artifacts store;
-    br::tool_state st(b, store);
-    st.options.output = br::output_mode::playwright;
-    st.options.workspace = dir.string();
-    auto tools = br::browser_tools(st);
-    ak::tool_context ctx;
-    auto call = [&](std::string_view name, const json& args) { return tools.call(name, args, ctx); };
+    pw_session session("agentkit_aria_e2e");
+    const auto& dir = session.dir;
+    auto call = [&](std::string_view name, const json& args) { return session.call(name, args); };
 
     const std::string nav = text_of(call("browser_navigate", {{"url", server.url("/")}}));
     EXPECT_NE(nav.find("### Ran Playwright code\n```js\nawait page.goto('" + server.url("/") + "');\n```\n### Page\n- Page URL: " +
@@ -190,7 +210,6 @@ TEST(AriaE2E, ToolsAnswerInPlaywrightsSections) {
     ASSERT_TRUE(file_url);
     EXPECT_NE(text_of(file_url).find("Error: Access to \"file:\" protocol is blocked. Attempted URL: \"file:///etc/passwd\""),
               std::string::npos);
-    std::filesystem::remove_all(dir);
 }
 
 TEST(AriaE2E, LogsAndScreenshotsInPlaywrightsForms) {
@@ -198,17 +217,11 @@ TEST(AriaE2E, LogsAndScreenshotsInPlaywrightsForms) {
     server.route("/api", http_response::json(R"({"ok":true})"));
     server.route("/", http_response::html(page("Logs", R"HTML(<p>Logs</p>
 <script>console.log("hello log"); console.warn("careful"); fetch('/api').then(() => { console.error("after fetch"); document.body.insertAdjacentHTML('beforeend', '<p>fetched</p>'); });</script>)HTML")));
-    const auto dir = std::filesystem::temp_directory_path() / ("agentkit_aria_logs_" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    br::browser b(aria_options());
-    br::bounded_artifacts store;
-    br::tool_state st(b, store);
-    st.options.output = br::output_mode::playwright;
-    st.options.workspace = dir.string();
-    st.options.inline_screenshots = true;
-    auto tools = br::browser_tools(st);
-    ak::tool_context ctx;
-    auto call = [&](std::string_view name, const json& args) { return tools.call(name, args, ctx); };
+    pw_session session("agentkit_aria_logs");
+    session.st.options.inline_screenshots = true;
+    const auto& dir = session.dir;
+    auto& b = session.b;
+    auto call = [&](std::string_view name, const json& args) { return session.call(name, args); };
 
     const std::string nav = text_of(call("browser_navigate", {{"url", server.url("/")}}));
     br::wait_options fetched;
@@ -256,5 +269,4 @@ TEST(AriaE2E, LogsAndScreenshotsInPlaywrightsForms) {
     ASSERT_TRUE(outside);
     EXPECT_TRUE(outside->is_error);
     EXPECT_NE(text_of(outside).find("File access denied: /etc/shot.png is outside allowed roots."), std::string::npos) << text_of(outside);
-    std::filesystem::remove_all(dir);
 }

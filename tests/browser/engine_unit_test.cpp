@@ -371,3 +371,18 @@ TEST(IconHint, PhotosServicesAndUploadIdsNameNoIcon) {
     EXPECT_EQ(d::icon_words("ic_close_24px"), "ic close");  // sizes dropped; only known prefixes are
     EXPECT_EQ(d::icon_words("<b>x</b>"), "bxb");             // markup never passes through
 }
+
+// browser_console_messages' level, one rule for both layouts: CDP's message types ranked as
+// Playwright MCP's --console-level ranks them.
+TEST(ConsoleLevel, CdpTypesRankAsErrorWarningInfoOrDebug) {
+    using agentkit::browser::detail::console_level_ok;
+    for (const char* t : {"error", "assert", "exception"}) EXPECT_TRUE(console_level_ok("error", t)) << t;
+    for (const char* t : {"warning", "log", "info", "table", "debug"}) EXPECT_FALSE(console_level_ok("error", t)) << t;
+    EXPECT_TRUE(console_level_ok("warning", "warning"));
+    EXPECT_FALSE(console_level_ok("warning", "log"));
+    for (const char* t : {"log", "info", "dir", "table", "count", "timeEnd"}) EXPECT_TRUE(console_level_ok("info", t)) << t;
+    for (const char* t : {"debug", "trace", "startGroup", "endGroup", "clear", "profile"}) {
+        EXPECT_FALSE(console_level_ok("info", t)) << t;
+        EXPECT_TRUE(console_level_ok("debug", t)) << t;
+    }
+}

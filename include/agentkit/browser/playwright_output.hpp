@@ -6,6 +6,7 @@
 #pragma once
 
 #include <agentkit/core/json.hpp>
+#include <agentkit/core/strings.hpp>
 
 #include <cstdio>
 #include <optional>
@@ -86,12 +87,6 @@ inline std::string pascal(std::string_view s) {
     if (!out.empty() && out[0] >= 'a' && out[0] <= 'z') out[0] = static_cast<char>(out[0] - 'a' + 'A');
     return out;
 }
-inline std::string upper(std::string_view s) {
-    std::string out(s);
-    for (auto& c : out)
-        if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
-    return out;
-}
 // getByRole(...) and the text-like getters in `lang`.
 inline std::string getter(const json& part, codegen_language lang) {
     const std::string kind = part.value("kind", "css");
@@ -104,7 +99,7 @@ inline std::string getter(const json& part, codegen_language lang) {
             case codegen_language::python:
                 return "get_by_role(" + dq_quote(role) + (named ? ", name=" + dq_quote(name) : "") + (exact ? ", exact=True" : "") + ")";
             case codegen_language::java:
-                return "getByRole(AriaRole." + upper(role) +
+                return "getByRole(AriaRole." + ascii_upper(role) +
                        (named ? ", new Page.GetByRoleOptions().setName(" + dq_quote(name) + ")" + (exact ? ".setExact(true)" : "") : "") + ")";
             case codegen_language::csharp:
                 return "GetByRole(AriaRole." + pascal(role) +

@@ -12,12 +12,20 @@ namespace agentkit {
 
 namespace detail {
 [[nodiscard]] constexpr char ascii_lower(char c) noexcept { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+[[nodiscard]] constexpr char ascii_upper(char c) noexcept { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c; }
 }  // namespace detail
 
 /// `s` with ASCII letters in lower case (other bytes, UTF-8 included, unchanged).
 [[nodiscard]] inline std::string ascii_lower(std::string_view s) {
     std::string o(s);
     for (auto& c : o) c = detail::ascii_lower(c);
+    return o;
+}
+
+/// `s` with ASCII letters in upper case (other bytes, UTF-8 included, unchanged).
+[[nodiscard]] inline std::string ascii_upper(std::string_view s) {
+    std::string o(s);
+    for (auto& c : o) c = detail::ascii_upper(c);
     return o;
 }
 

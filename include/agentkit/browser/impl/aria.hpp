@@ -6,7 +6,6 @@
 #include <agentkit/browser/browser.hpp>
 #include <agentkit/browser/detail/aria_script.hpp>
 
-
 namespace agentkit::browser {
 
 namespace detail {
@@ -95,17 +94,14 @@ AGENTKIT_DECL auto browser::resolve_aria(std::string_view ref) -> result<node_ha
         h.frame = (*t)->main_frame;
         h.target.loader_id = main_loader(*t);
     }
-    // An element of a same-origin frame: its frame is its document's owner's content frame.
-    auto owner = call_on(h, "function(){ const f = this.ownerDocument.defaultView && this.ownerDocument.defaultView.frameElement; return !!f; }",
-                         json::array());
-    if (owner && owner->is_boolean() && owner->get<bool>()) {
-        auto fo = call(h.session, "Runtime.callFunctionOn",
-                       json{{"functionDeclaration", "function(){ return this.ownerDocument.defaultView.frameElement; }"}, {"objectId", object_id}});
-        const std::string fid = fo ? detail::jstr(detail::jobj(*fo, "result"), "objectId") : std::string();
-        if (!fid.empty())
-            if (auto fd = call(h.session, "DOM.describeNode", json{{"objectId", fid}}); fd)
-                if (auto f = detail::jstr(detail::jobj(*fd, "node"), "frameId"); !f.empty()) h.frame = f;
-    }
+    // An element of a same-origin frame: its frame is its document's owner's content frame
+    // (null for the main document's elements: no objectId, nothing more to ask).
+    auto fo = call(h.session, "Runtime.callFunctionOn",
+                   json{{"functionDeclaration", "function(){ return this.ownerDocument.defaultView && this.ownerDocument.defaultView.frameElement; }"},
+                        {"objectId", object_id}});
+    if (const std::string fid = fo ? detail::jstr(detail::jobj(*fo, "result"), "objectId") : std::string(); !fid.empty())
+        if (auto fd = call(h.session, "DOM.describeNode", json{{"objectId", fid}}); fd)
+            if (auto f = detail::jstr(detail::jobj(*fd, "node"), "frameId"); !f.empty()) h.frame = f;
     h.target.session_id = h.session;
     h.target.frame_id = h.frame;
     h.target.backend_node_id = h.backend;

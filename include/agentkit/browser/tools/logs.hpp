@@ -92,16 +92,6 @@ inline result<tool_output> log_result(tool_state& st, std::string_view what, con
     return out;
 }
 
-inline std::string level_filter_ok(std::string_view min, std::string_view level) {
-    auto rank = [](std::string_view l) {
-        if (l == "error" || l == "exception") return 3;
-        if (l == "warning") return 2;
-        if (l == "info" || l == "log") return 1;
-        return 0;
-    };
-    return rank(level) >= rank(min) ? "y" : "";
-}
-
 }  // namespace detail
 
 namespace detail {
@@ -181,7 +171,7 @@ auto console_tool(State& st) {
                 for (const auto& m : *r) {
                     errors += m.level == "error" || m.level == "exception";
                     warnings += m.level == "warning";
-                    if (!detail::pw_console_level_ok(min, m.level)) continue;
+                    if (!detail::console_level_ok(min, m.level)) continue;
                     (m.level == "exception" ? thrown : kept).push_back(detail::pw_console_entry(m));
                 }
                 kept.insert(kept.end(), thrown.begin(), thrown.end());
@@ -208,7 +198,7 @@ auto console_tool(State& st) {
             std::map<std::string, std::size_t> by_level;
             std::size_t hidden = 0;
             for (const auto& m : *r) {
-                if (detail::level_filter_ok(min, m.level).empty()) {
+                if (!detail::console_level_ok(min, m.level)) {
                     ++hidden;
                     continue;
                 }

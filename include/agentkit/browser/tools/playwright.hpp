@@ -19,14 +19,6 @@ namespace agentkit::browser::detail {
 /// Whether the tools write Playwright MCP's layout.
 [[nodiscard]] inline bool pw_mode(const tool_state& st) { return st.options.output == output_mode::playwright; }
 
-/// The locator of an element ref, for the code an action shows (taken before the action: the
-/// element may be gone after it).
-inline result<json> pw_locator(tool_state& st, const std::optional<std::string>& ref, const std::optional<std::string>& target) {
-    auto el = element_of(ref, target);
-    if (!el) return fail(el.error());
-    return st.b.aria_locator(*el);
-}
-
 /// A number as Playwright's code writes it: 1, not 1.0; 1.5 as 1.5.
 inline std::string pw_number(double v) {
     if (v == static_cast<double>(static_cast<long long>(v))) return std::to_string(static_cast<long long>(v));
@@ -108,21 +100,7 @@ inline result<std::string> pw_write_file(tool_state& st, const std::string& name
 /// from 0); an uncaught exception as its stack.
 inline std::string pw_console_entry(const console_message& m) {
     if (m.level == "exception") return m.text;
-    std::string level = m.level;
-    for (auto& c : level)
-        if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
-    return "[" + level + "] " + m.text + " @ " + m.url + ":" + std::to_string(m.line > 0 ? m.line - 1 : 0);
-}
-
-/// Whether a console message is at `min` level or above (error < warning < info < debug).
-inline bool pw_console_level_ok(std::string_view min, std::string_view level) {
-    auto rank = [](std::string_view l) {
-        if (l == "error" || l == "exception" || l == "assert") return 0;
-        if (l == "warning") return 1;
-        if (l == "debug" || l == "trace") return 3;
-        return 2;  // log, info and the rest
-    };
-    return rank(level) <= rank(min);
+    return "[" + ascii_upper(m.level) + "] " + m.text + " @ " + m.url + ":" + std::to_string(m.line > 0 ? m.line - 1 : 0);
 }
 
 /// The tab's new console messages appended to its log file; the `### Events` line linking
@@ -143,7 +121,7 @@ inline std::string pw_console_events(tool_state& st, bool new_document) {
     const auto now = std::chrono::steady_clock::now();
     for (std::size_t i = msgs->size() - fresh; i < msgs->size(); ++i) {
         const auto& m = (*msgs)[i];
-        if (!pw_console_level_ok(st.options.console_level, m.level)) continue;
+        if (!console_level_ok(st.options.console_level, m.level)) continue;
         if (log.file.empty()) {
             log.file = pw_file_stamp("console") + ".log";
             log.lines = 0;

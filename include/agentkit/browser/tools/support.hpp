@@ -218,6 +218,22 @@ inline result<tool_output> with_failure_screenshot(tool_state& st, result<tool_o
     return fail(std::move(e));
 }
 
+/// Whether a console message of CDP type `level` is at `min` (error, warning, info or debug) or
+/// above: error and assert (and uncaught exceptions) are errors; warning; clear, debug, the group
+/// markers, profile and trace are debug; every other type (log, info, dir, table, count, time, ...)
+/// is info. The one rule of browser_console_messages' level, in both layouts.
+[[nodiscard]] inline bool console_level_ok(std::string_view min, std::string_view level) {
+    auto rank = [](std::string_view l) {
+        if (l == "error" || l == "exception" || l == "assert") return 0;
+        if (l == "warning") return 1;
+        if (l == "debug" || l == "trace" || l == "clear" || l == "startGroup" || l == "startGroupCollapsed" || l == "endGroup" ||
+            l == "profile" || l == "profileEnd")
+            return 3;
+        return 2;
+    };
+    return rank(level) <= rank(min);
+}
+
 /// Store text as an artifact, redacted of the session's secrets first.
 inline result<artifact_ref> store_text(tool_state& st, std::string name, std::string description, std::string text) {
     return st.store.put({"text/plain", std::move(name), st.b.policy().redact(std::move(description)),
