@@ -141,8 +141,8 @@ std::unique_ptr<ak::mcp::server> make_server(const br::server_config& c, std::sh
     ak::mcp::backend b;
     switch (c.tools_set) {
         case br::tool_set::all: {
-            if (!c.vision) {  // the coordinate tools only with --caps vision (a call says how to turn them on)
-                auto scope = std::make_unique<ak::frozen_scope>(br::all_but_vision_scope(host->tools));
+            if (!br::capability_tools_off(c.caps).empty()) {  // an optional capability's tools only with its --caps (a call says how to turn it on)
+                auto scope = std::make_unique<ak::frozen_scope>(br::capability_scope(host->tools, c.caps));
                 scope->bind(host->tools.infos());
                 b = masked_backend(std::move(host), std::move(scope), so.instructions);
                 break;
@@ -152,7 +152,7 @@ std::unique_ptr<ak::mcp::server> make_server(const br::server_config& c, std::sh
             break;
         }
         case br::tool_set::core: {
-            auto scope = std::make_unique<ak::frozen_scope>(br::core_scope(host->tools, c.vision));
+            auto scope = std::make_unique<ak::frozen_scope>(br::core_scope(host->tools, c.caps));
             scope->bind(host->tools.infos());
             if (!scope->problems().empty()) {  // a core tool missing from this build: fail closed
                 for (const auto& p : scope->problems()) std::fprintf(stderr, "agentkit-browser-mcp: --tools core: %s\n", p.c_str());
@@ -166,10 +166,9 @@ std::unique_ptr<ak::mcp::server> make_server(const br::server_config& c, std::sh
         case br::tool_set::menu: {
             ak::menu_options mo;
             mo.reference_blocks = false;  // MCP clients learn of the new tools through list_changed
-            if (!c.vision) {  // the coordinate tools only with --caps vision, as in every exposure
-                mo.omitted_modes = {"vision"};
-                mo.omitted_hint = std::string(br::vision_off_reason) + ": " + std::string(br::vision_off_alternative) + ".";
-            }
+            for (const auto& cap : br::optional_capabilities)  // their modes only with their --caps, as in every exposure
+                if (!c.has_cap(cap.name)) mo.omitted_modes.emplace_back(cap.name);
+            mo.omitted_hint = br::capability_off_hint(c.caps);
             auto menu = br::make_browser_menu<browser_toolbox>(std::move(mo));
             b = masked_backend(std::move(host), std::make_unique<decltype(menu)>(std::move(menu)), so.instructions);
             break;
@@ -178,10 +177,8 @@ std::unique_ptr<ak::mcp::server> make_server(const br::server_config& c, std::sh
             ak::router_options ro;
             ro.pinned = br::router_pinned_tools();
             ro.reference_blocks = false;  // the result lists the tools; list_changed updates the client
-            if (!c.vision) {
-                ro.omitted.assign(br::vision_tools.begin(), br::vision_tools.end());
-                ro.omitted_hint = std::string(br::vision_off_reason) + ": " + std::string(br::vision_off_alternative) + ".";
-            }
+            ro.omitted = br::capability_tools_off(c.caps);
+            ro.omitted_hint = br::capability_off_hint(c.caps);
             b = masked_backend(std::move(host), std::make_unique<ak::router<>>(std::move(ro)), so.instructions);
             break;
         }

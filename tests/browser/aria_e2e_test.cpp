@@ -54,16 +54,19 @@ std::string text_of(const ak::result<ak::tool_output>& r) {
 // their own (removed at the end, also when an assertion ends the test early).
 struct pw_session {
     std::filesystem::path dir;
-    br::browser b{aria_options()};
+    br::browser b;
     br::bounded_artifacts store;
     br::tool_state st{b, store};
     decltype(br::browser_tools(std::declval<br::tool_state&>())) tools;
     ak::tool_context ctx;
 
-    explicit pw_session(const std::string& name)
-        : dir(std::filesystem::temp_directory_path() / (name + "_" + std::to_string(::getpid()))), tools(br::browser_tools(st)) {
+    // `playwright`: Playwright's layout and aria refs; else agentkit's layout and refs
+    explicit pw_session(const std::string& name, bool playwright = true)
+        : dir(std::filesystem::temp_directory_path() / (name + "_" + std::to_string(::getpid()))),
+          b(playwright ? aria_options() : br::browser_options{}),
+          tools(br::browser_tools(st)) {
         std::filesystem::create_directories(dir);
-        st.options.output = br::output_mode::playwright;
+        if (playwright) st.options.output = br::output_mode::playwright;
         st.options.workspace = dir.string();
     }
     ~pw_session() {
@@ -269,4 +272,157 @@ TEST(AriaE2E, LogsAndScreenshotsInPlaywrightsForms) {
     ASSERT_TRUE(outside);
     EXPECT_TRUE(outside->is_error);
     EXPECT_NE(text_of(outside).find("File access denied: /etc/shot.png is outside allowed roots."), std::string::npos) << text_of(outside);
+}
+
+// browser_find and the testing tools on a page of their own patterns: nested landmarks, a form of
+// every kind of value, a list, text with quotes, a same-origin frame, hidden text.
+namespace {
+const char* kSettingsPage = R"HTML(
+<header><nav aria-label="Top"><a href="/a">Account</a> <a href="/b">Billing</a></nav></header>
+<main>
+  <section aria-label="Profile">
+    <h2>Profile</h2>
+    <label>Nickname <input value="zed"></label>
+    <label><input type="checkbox" checked> Newsletter</label>
+    <div role="checkbox" aria-checked="false" tabindex="0">Dark mode</div>
+    <select aria-label="Plan"><option value="f">Free</option><option value="p" selected>Pro</option></select>
+    <textarea aria-label="Bio">hello there</textarea>
+  </section>
+  <ol aria-label="Steps"><li>Sign up</li><li>Confirm email</li><li>Pick a plan</li></ol>
+  <p>Quote: it's "fine"</p>
+  <iframe srcdoc="<button>Inner action</button>"></iframe>
+  <div hidden>Secret hidden words</div>
+</main>)HTML";
+
+// The ref on the first line of `text` that holds `what`.
+std::string ref_on_line(const std::string& text, const std::string& what) {
+    std::istringstream in(text);
+    std::smatch m;
+    static const std::regex ref(R"(\[ref=([a-z0-9]+)\])");
+    for (std::string line; std::getline(in, line);)
+        if (line.find(what) != std::string::npos && std::regex_search(line, m, ref)) return m[1].str();
+    return {};
+}
+
+// How many lines of `text` hold `what`, case-insensitively (ASCII).
+std::size_t lines_holding(const std::string& text, const std::string& what) {
+    std::istringstream in(text);
+    std::size_t n = 0;
+    for (std::string line; std::getline(in, line);) n += ak::ascii_lower(line).find(ak::ascii_lower(what)) != std::string::npos;
+    return n;
+}
+}  // namespace
+
+TEST(AriaE2E, FindSearchesTheSnapshotInBothLayouts) {
+    http_server server;
+    server.route("/", http_response::html(page("Settings", kSettingsPage)));
+    for (const bool playwright : {true, false}) {
+        SCOPED_TRACE(playwright ? "Playwright's layout" : "agentkit's layout");
+        pw_session ses(playwright ? "find_pw" : "find_ak", playwright);
+        ASSERT_TRUE(ses.call("browser_navigate", {{"url", server.url("/")}}));
+        const std::string snapshot = text_of(ses.call("browser_snapshot", json::object()));
+        // text: case-insensitive, one match per line holding it, its neighbours around it
+        const std::string found = text_of(ses.call("browser_find", {{"text", "CONFIRM"}}));
+        EXPECT_NE(found.find("Found 1 match for \"CONFIRM\":"), std::string::npos) << found;
+        EXPECT_NE(found.find("Sign up"), std::string::npos) << found;
+        EXPECT_NE(found.find("Pick a plan"), std::string::npos) << found;
+        EXPECT_EQ(found.find("Billing"), std::string::npos) << "far from the match: " << found;
+        // a regex: case-sensitive unless /i; as many matches as lines of the snapshot hold it
+        const std::size_t plans = lines_holding(snapshot, "plan");
+        ASSERT_GE(plans, 2U) << snapshot;
+        const std::string re = text_of(ses.call("browser_find", {{"regex", "/PLAN/i"}}));
+        EXPECT_NE(re.find("Found " + std::to_string(plans) + " matches for /PLAN/i:"), std::string::npos) << re << "\n" << snapshot;
+        EXPECT_NE(text_of(ses.call("browser_find", {{"regex", "PLAN"}})).find("No matches found for /PLAN/."), std::string::npos);
+        // what the page hides is not in the snapshot, so not found
+        EXPECT_NE(text_of(ses.call("browser_find", {{"text", "secret hidden"}})).find("No matches found"), std::string::npos);
+        // refused: nothing to search for, both, a pattern JavaScript refuses; the session goes on
+        for (const json& bad : {json::object(), json{{"text", "a"}, {"regex", "a"}}, json{{"regex", "(unclosed"}}}) {
+            auto r = ses.call("browser_find", bad);
+            const std::string t = text_of(r);
+            EXPECT_TRUE(!r || r->is_error) << bad.dump() << ": " << t;
+        }
+        EXPECT_NE(text_of(ses.call("browser_find", {{"regex", "(unclosed"}})).find("Invalid regular expression"), std::string::npos);
+        const std::size_t news = lines_holding(snapshot, "newsletter");
+        EXPECT_NE(text_of(ses.call("browser_find", {{"text", "newsletter"}})).find("Found " + std::to_string(news) + " match"), std::string::npos);
+        if (!playwright) {  // agentkit's layout: the snippets are page data, inside the marks
+            EXPECT_NE(found.find("<<page-data"), std::string::npos) << found;
+            EXPECT_LT(found.find("Found 1 match"), found.find("<<page-data")) << found;
+        }
+    }
+}
+
+TEST(AriaE2E, TestingToolsAssertWhatThePageShowsInBothLayouts) {
+    http_server server;
+    server.route("/", http_response::html(page("Settings", kSettingsPage)));
+    for (const bool playwright : {true, false}) {
+        SCOPED_TRACE(playwright ? "Playwright's layout" : "agentkit's layout");
+        pw_session ses(playwright ? "verify_pw" : "verify_ak", playwright);
+        ASSERT_TRUE(ses.call("browser_navigate", {{"url", server.url("/")}}));
+        const std::string snapshot = text_of(ses.call("browser_snapshot", json::object()));
+        auto ok = [&](std::string_view tool, const json& args) {
+            auto r = ses.call(tool, args);
+            EXPECT_TRUE(r && !r->is_error) << tool << " " << args.dump() << ": " << text_of(r);
+            return text_of(r);
+        };
+        auto refused = [&](std::string_view tool, const json& args) {
+            auto r = ses.call(tool, args);
+            EXPECT_TRUE(!r || r->is_error) << tool << " " << args.dump() << ": " << text_of(r);
+            return text_of(r);
+        };
+        // an element by role and a part of its name, case-insensitive, also inside a frame
+        const std::string inner = ok("browser_verify_element_visible", {{"role", "button"}, {"accessibleName", "inner ACTION"}});
+        const std::string heading = ok("browser_verify_element_visible", {{"role", "heading"}, {"accessibleName", "Profile"}});
+        EXPECT_NE(refused("browser_verify_element_visible", {{"role", "link"}, {"accessibleName", "Profile"}})
+                      .find("Element with role \"link\" and accessible name \"Profile\" not found"),
+                  std::string::npos);
+        // text: visible text only
+        const std::string quote = ok("browser_verify_text_visible", {{"text", "it's \"fine\""}});
+        EXPECT_NE(refused("browser_verify_text_visible", {{"text", "Secret hidden words"}}).find("Text not found"), std::string::npos);
+        // values: an input, a select (its value, not its label), a textarea, a checkbox, an aria checkbox
+        const std::string nick = ref_on_line(snapshot, "Nickname"), plan = ref_on_line(snapshot, "Plan"), bio = ref_on_line(snapshot, "Bio");
+        const std::string news = ref_on_line(snapshot, "Newsletter"), dark = ref_on_line(snapshot, "Dark mode");
+        const std::string steps = ref_on_line(snapshot, "Steps");  // agentkit's snapshot gives a plain list no ref
+        ASSERT_TRUE(!nick.empty() && !plan.empty() && !bio.empty() && !news.empty() && !dark.empty() && (!steps.empty() || !playwright))
+            << snapshot;
+        const std::string nick_ok = ok("browser_verify_value", {{"type", "textbox"}, {"ref", nick}, {"value", "zed"}});
+        ok("browser_verify_value", {{"type", "combobox"}, {"target", plan}, {"value", "p"}});
+        ok("browser_verify_value", {{"type", "textbox"}, {"ref", bio}, {"value", "hello there"}});
+        ok("browser_verify_value", {{"type", "checkbox"}, {"ref", news}, {"value", "true"}});
+        const std::string dark_off = ok("browser_verify_value", {{"type", "checkbox"}, {"ref", dark}, {"value", "false"}});
+        EXPECT_NE(refused("browser_verify_value", {{"type", "textbox"}, {"ref", nick}, {"value", "zoe"}}).find("Expected value \"zoe\", but got"),
+                  std::string::npos);
+        EXPECT_NE(refused("browser_verify_value", {{"type", "checkbox"}, {"ref", nick}, {"value", "true"}}).find("Not a checkbox or radio button"),
+                  std::string::npos);
+        // a list: each item's text, in the list only
+        auto in_list = [&](std::vector<std::string> items) {  // no ref: the whole page
+            json args = {{"items", std::move(items)}};
+            if (!steps.empty()) args["ref"] = steps;
+            return args;
+        };
+        const std::string list = ok("browser_verify_list_visible", in_list({"sign up", "Pick a plan"}));
+        EXPECT_NE(refused("browser_verify_list_visible", in_list({"Sign up", "Cancel"})).find("Item \"Cancel\" not found"), std::string::npos);
+        if (!steps.empty()) {  // in the list only: the page has "Billing" outside it
+            EXPECT_NE(refused("browser_verify_list_visible", {{"ref", steps}, {"items", {"Billing"}}}).find("Item \"Billing\" not found"),
+                      std::string::npos);
+        }
+        const std::string locator = ok("browser_generate_locator", {{"ref", nick}});
+        EXPECT_NE(locator.find("getByRole('textbox', { name: 'Nickname' })"), std::string::npos) << locator;
+        if (playwright) {  // Playwright's layout: "Done" and the test code of each assertion
+            EXPECT_NE(inner.find("### Result\nDone"), std::string::npos) << inner;
+            EXPECT_NE(inner.find("await expect(page.locator('iframe').contentFrame().getByRole('button', { name: 'Inner action' })).toBeVisible();"),
+                      std::string::npos) << inner;
+            EXPECT_NE(heading.find("await expect(page.getByRole('heading', { name: 'Profile' })).toBeVisible();"), std::string::npos) << heading;
+            EXPECT_NE(quote.find("await expect(page.getByText('Quote: it\\'s \"fine\"')).toBeVisible();"), std::string::npos) << quote;
+            EXPECT_NE(nick_ok.find("await expect(page.getByRole('textbox', { name: 'Nickname' })).toHaveValue('zed');"), std::string::npos) << nick_ok;
+            EXPECT_NE(dark_off.find(").not.toBeChecked();"), std::string::npos) << dark_off;
+            EXPECT_NE(list.find("toMatchAriaSnapshot(`\n  - list:\n    - listitem: \"Sign up\"\n    - listitem: \"Pick a plan\"\n  `);"),
+                      std::string::npos) << list;
+            const std::string wrong = refused("browser_verify_value", {{"type", "textbox"}, {"ref", nick}, {"value", "zoe"}});
+            EXPECT_NE(wrong.find("### Error\nExpected value \"zoe\", but got \"zed\""), std::string::npos) << wrong;
+        } else {  // agentkit's: a line saying what held; the page's words quoted as page data
+            EXPECT_NE(inner.find("verified: "), std::string::npos) << inner;
+            EXPECT_EQ(inner.find("await expect"), std::string::npos) << inner;
+            EXPECT_NE(locator.find("<<page-data"), std::string::npos) << locator;
+        }
+    }
 }

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -430,17 +431,36 @@ TEST_F(ConfigFiles, SearchIsConfiguredInTheFileAsOnTheCommandLineAndKeysAreRefus
 TEST(ServerConfig, CapsVisionOffersTheCoordinateToolsAndPdfIsNoted) {
     br::server_config none;
     ASSERT_TRUE(parse({"--caps", "devtools"}, none));
-    EXPECT_FALSE(none.vision);
+    EXPECT_FALSE(none.has_cap("vision"));
     br::server_config c;
     ASSERT_TRUE(parse({"--caps", "vision, pdf"}, c));
-    EXPECT_TRUE(c.vision);
+    EXPECT_TRUE(c.has_cap("vision"));
     ASSERT_EQ(c.notes.size(), 1U);
     EXPECT_NE(c.notes[0].find("--caps: pdf tools are not offered"), std::string::npos) << c.notes[0];
     EXPECT_EQ(c.notes[0].find("vision"), std::string::npos) << c.notes[0];
     br::server_config old;  // Playwright MCP's older switch
     ASSERT_TRUE(parse({"--vision"}, old));
-    EXPECT_TRUE(old.vision);
+    EXPECT_TRUE(old.has_cap("vision"));
     EXPECT_TRUE(old.notes.empty());
+}
+
+TEST(ServerConfig, CapsTestingOffersTheAssertionToolsAndEachCapabilityLeavesOnlyItsToolsOff) {
+    br::server_config c;
+    ASSERT_TRUE(parse({"--caps", "testing"}, c));
+    EXPECT_TRUE(c.has_cap("testing"));
+    EXPECT_FALSE(c.has_cap("vision"));
+    EXPECT_TRUE(c.notes.empty());
+    // the one rule: the tools of a capability that is off, and the words a call to one hears
+    const auto off = br::capability_tools_off(c.caps);
+    EXPECT_NE(std::find(off.begin(), off.end(), "browser_mouse_click_xy"), off.end());
+    EXPECT_EQ(std::find(off.begin(), off.end(), "browser_verify_value"), off.end());
+    ASSERT_NE(br::capability_of("browser_verify_value"), nullptr);
+    EXPECT_EQ(br::capability_of("browser_verify_value")->name, "testing");
+    EXPECT_EQ(br::capability_of("browser_find"), nullptr);  // core: always offered
+    const std::string hint = br::capability_off_hint(c.caps);
+    EXPECT_NE(hint.find("--caps vision"), std::string::npos) << hint;
+    EXPECT_EQ(hint.find("--caps testing"), std::string::npos) << hint;
+    EXPECT_TRUE(br::capability_off_hint({"vision", "testing"}).empty());
 }
 
 TEST(ServerConfig, CapsVisionInAConfigFile) {
@@ -450,5 +470,5 @@ TEST(ServerConfig, CapsVisionInAConfigFile) {
     auto r = parse({"--config", path.string()}, c);
     std::filesystem::remove(path);
     ASSERT_TRUE(r) << r.error().to_text();
-    EXPECT_TRUE(c.vision);
+    EXPECT_TRUE(c.has_cap("vision"));
 }

@@ -386,3 +386,43 @@ TEST(ConsoleLevel, CdpTypesRankAsErrorWarningInfoOrDebug) {
         EXPECT_TRUE(console_level_ok("debug", t)) << t;
     }
 }
+
+// browser_find's snippets: each match with three lines around it, under the lines it is
+// nested in; windows that touch merge; a jump between lines off the path to a match is marked.
+TEST(FindSnippets, AMatchUnderItsPathWithItsNeighboursAndMarkedGaps) {
+    using agentkit::browser::detail::find_snippets;
+    const std::vector<std::string> lines = {
+        "- banner:",                     // 0
+        "  - link \"Home\" [ref=e2]",     // 1
+        "- main:",                       // 2
+        "  - form \"Search\":",           // 3
+        "    - textbox \"Query\" [ref=e3]",  // 4
+        "    - button \"A\" [ref=e4]",     // 5
+        "    - button \"B\" [ref=e5]",     // 6
+        "    - button \"C\" [ref=e6]",     // 7
+        "  - list:",                     // 8
+        "    - listitem: one",           // 9
+        "    - listitem: two",           // 10
+        "    - listitem: three",         // 11
+        "    - listitem: four",          // 12
+        "    - listitem: five",          // 13
+    };
+    // "five" (13): its window starts at 10; the path (main, list) comes first, unmarked
+    EXPECT_EQ(find_snippets(lines, {13}),
+              "- main:\n  - list:\n    - listitem: two\n    - listitem: three\n    - listitem: four\n    - listitem: five");
+    // "C" (7): the window 4..10 runs on into the list; its path (main, form) leads straight
+    // into it, so nothing is skipped and nothing marked
+    EXPECT_EQ(find_snippets(lines, {7}),
+              "- main:\n  - form \"Search\":\n    - textbox \"Query\" [ref=e3]\n    - button \"A\" [ref=e4]\n"
+              "    - button \"B\" [ref=e5]\n    - button \"C\" [ref=e6]\n  - list:\n    - listitem: one\n    - listitem: two");
+    // "two" (10): the window 7..13 starts inside the form, which is off the path: its skipped
+    // lines are marked at their own depth
+    EXPECT_EQ(find_snippets(lines, {10}),
+              "- main:\n  - form \"Search\":\n    ...\n    - button \"C\" [ref=e6]\n  - list:\n    - listitem: one\n"
+              "    - listitem: two\n    - listitem: three\n    - listitem: four\n    - listitem: five");
+    // two matches far apart: two snippets; two close together: one
+    const std::string two = find_snippets(lines, {1, 13});
+    EXPECT_NE(two.find("\n\n----\n\n"), std::string::npos) << two;
+    EXPECT_EQ(two.rfind("- banner:", 0), 0U) << two;
+    EXPECT_EQ(find_snippets(lines, {9, 11}).find("----"), std::string::npos);
+}

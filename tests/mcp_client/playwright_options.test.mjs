@@ -112,6 +112,34 @@ test("without --caps vision the coordinate tools are not listed, and a call says
   }
 });
 
+test("--caps testing lists the assertion tools, and without it a call says how to turn them on", async () => {
+  const testing = ["browser_verify_element_visible", "browser_verify_text_visible", "browser_verify_list_visible",
+    "browser_verify_value", "browser_generate_locator"];
+  const { client } = await connect(["--headless", "--quiet"]);
+  try {
+    const { tools } = await client.listTools();
+    assert.equal(tools.some((t) => testing.includes(t.name)), false);
+    assert.ok(tools.some((t) => t.name === "browser_find"), "browser_find is a core tool");
+    const r = await client.callTool({ name: "browser_verify_text_visible", arguments: { text: "Onwards" } });
+    assert.match(textOf(r), /capability\.unsupported: browser_verify_text_visible is not offered here .*--caps testing/);
+  } finally {
+    await client.close();
+  }
+  const on = await connect(["--headless", "--quiet", "--caps", "testing"]);
+  try {
+    const { tools } = await on.client.listTools();
+    for (const name of testing) assert.ok(tools.some((t) => t.name === name), name);
+    assert.equal(tools.some((t) => t.name.startsWith("browser_mouse_")), false);  // vision stays off
+    await call(on.client, "browser_navigate", { url: url("/") });
+    assert.match(await call(on.client, "browser_verify_text_visible", { text: "onwards" }), /verified: /);
+    const missing = await on.client.callTool({ name: "browser_verify_text_visible", arguments: { text: "no such words" } });
+    assert.equal(missing.isError, true);
+    assert.match(textOf(missing), /Text not found/);
+  } finally {
+    await on.client.close();
+  }
+});
+
 // The same rule under the menu and the router: without --caps vision there is no vision mode
 // and tool_search finds no coordinate tool; a call (or entering the mode) says how to turn them
 // on. With --caps vision both reach them.

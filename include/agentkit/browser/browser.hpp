@@ -219,9 +219,33 @@ public:
     /// stand-in for it, the URL or host, instead).
     result<std::string> document_title();
 
-    /// How Playwright code names the element of an aria ref (browser_options::aria_refs): JSON
-    /// {frames: [...], target: {...}} (browser/playwright_output.hpp renders it).
+    /// How Playwright code names the element `ref` (an aria ref or CSS selector with
+    /// browser_options::aria_refs, else one of agentkit's refs): JSON {frames: [...],
+    /// target: {...}} (browser/playwright_output.hpp renders it).
     result<json> aria_locator(std::string_view ref);
+
+    /// The first element `q` finds in the current tab and its same-origin frames (main document
+    /// first), named by its locator as aria_locator() gives it; null when nothing matches. Works
+    /// in both ref modes (the testing tools: browser_verify_element_visible, _text_visible).
+    result<json> find_element(const element_query& q);
+
+    /// What the element `ref` holds, for assertions: {value: its value (null unless an input,
+    /// textarea or select), checked: true/false (null unless a checkbox, a radio or a role with
+    /// aria-checked), tag, role}.
+    result<json> element_value(std::string_view ref);
+
+    /// For each of `items`, the text of the first element below `ref` (empty: in the page's main
+    /// document) whose text holds it (as getByText matches): {texts: [...]}, or {missing: item}
+    /// for the first item nothing holds.
+    result<json> element_items(std::string_view ref, const std::vector<std::string>& items);
+
+    /// browser_find's matching, done by the page's JavaScript engine (its case folding, its
+    /// RegExp) in agentkit's isolated world: the indices of `lines` that hold `text`
+    /// (case-insensitive), or, when `regex` is set, that match it ("/re/flags" or a bare
+    /// pattern; case-sensitive unless flag i; g ignored). `query` (if given) receives the regex as
+    /// JavaScript writes it (/re/flags). errc::args_invalid for a pattern JavaScript refuses.
+    result<std::vector<std::size_t>> match_lines(const std::vector<std::string>& lines, std::string_view text,
+                                                 const std::optional<std::string>& regex, std::string* query = nullptr);
 
     /// The main content of an article-like page as readable text (links/controls with refs).
     result<page_snapshot> readable(readable_options o = {});

@@ -51,7 +51,11 @@ struct server_config {
     tools_options tools;  ///< the browser tools' options
     store_options store;  ///< the artifact store's options (--output-dir)
     bool quiet = false;  ///< --quiet: no per-call metrics on stderr
-    bool vision = false;  ///< --caps vision (or --vision): the coordinate tools (browser_mouse_*_xy, ...) are offered
+    /// The optional capabilities turned on (--caps; --vision): "vision" offers the coordinate
+    /// tools, "testing" the assertion tools (browser/menu.hpp's optional_capabilities).
+    std::set<std::string> caps;
+    /// Whether `--caps` turned on `cap`.
+    [[nodiscard]] bool has_cap(std::string_view cap) const { return caps.count(std::string(cap)) > 0; }
     std::vector<std::string> unsupported;  ///< options whose enforcement is not available: the start is refused
     std::vector<std::string> notes;        ///< accepted options that change nothing here, and why
     std::set<std::string> empty_secrets;   ///< secrets given with an empty value: ignored (drop_empty_secrets)
@@ -234,14 +238,14 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
     } else if (name == "--shared-browser-context") {
         c.shared_browser_context = true;
     } else if (name == "--vision") {  // Playwright MCP's older switch for --caps vision
-        c.vision = true;
+        c.caps.insert("vision");
     } else if (name == "--caps") {
         std::string missing;
         for (auto cap : policy_detail::split_list(json(*v))) {
             cap.erase(0, cap.find_first_not_of(' '));
             cap.erase(cap.find_last_not_of(' ') + 1);
-            if (cap == "vision") {
-                c.vision = true;
+            if (cap == "vision" || cap == "testing") {
+                c.caps.insert(cap);
                 continue;
             }
             if (cap.empty() || one_of(cap, {"core", "core-navigation", "core-tabs", "core-input", "network", "devtools", "config"})) continue;

@@ -77,8 +77,9 @@ Options (Playwright MCP names where the meaning is the same):
                              (default 1800000, 30 min; 0 is the default)
   --caps LIST                comma-separated capabilities: vision offers the coordinate tools
                              (browser_mouse_click_xy, _move_xy, _drag_xy, _down, _up, _wheel;
-                             --vision too); pdf is not offered (a note says so); the others are
-                             always on
+                             --vision too), testing the assertion tools (browser_verify_*,
+                             browser_generate_locator); pdf is not offered (a note says so); the
+                             others are always on
   Accepted with no effect here (a note on stderr says why): --no-webmcp,
   --file-paths, --timeout-settle, --cdp-timeout, --sandbox (not as root),
   and the --port options without --port.

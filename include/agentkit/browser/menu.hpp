@@ -1,21 +1,26 @@
-// agentkit/browser/menu.hpp — how the browser tools are exposed to a model: the menu of three
-// modes (page work in `browser`, finding and reading sources in `research`, internals in
-// `devtools`), the fixed core set, and the router's
-// pinned tools. agentkit-browser-mcp's --tools all|core|menu|router, agentkit-demo and hosts
-// use the same definitions.
+// agentkit/browser/menu.hpp — how the browser tools are exposed to a model: the menu (page work
+// in `browser`, finding and reading sources in `research`, internals in `devtools`; the
+// optional capabilities' tools in `vision` and `testing`), the fixed core set, the router's
+// pinned tools, and the one rule of the optional capabilities (--caps): their tools are left out
+// of every exposure unless turned on. agentkit-browser-mcp's --tools all|core|menu|router,
+// agentkit-demo and hosts use the same definitions.
 //
 //   auto tools = agentkit::browser::browser_tools(state);
 //   auto menu = agentkit::browser::make_browser_menu<decltype(tools)>();      // --tools menu
 //   auto scope = agentkit::browser::core_scope(tools);                         // --tools core
+//   auto all = agentkit::browser::capability_scope(tools, {"vision"});         // --tools all --caps vision
 #pragma once
 
 #include <agentkit/visibility/router.hpp>
+#include <agentkit/browser/tools/verify.hpp>
 #include <agentkit/browser/tools/vision.hpp>
 #include <agentkit/visibility/frozen_scope.hpp>
 #include <agentkit/visibility/menu.hpp>
 
 #include <algorithm>
 #include <array>
+#include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -40,12 +45,54 @@ inline constexpr std::array<std::string_view, 20> playwright_tools{
     "browser_take_screenshot", "browser_evaluate",     "browser_wait_for",         "browser_console_messages",
     "browser_network_requests", "browser_tabs",        "browser_resize",           "browser_close"};
 
-/// Why a coordinate (vision) tool answers capability.unsupported when `--caps vision` is off,
-/// and what to do instead (every exposure: all, core, menu, router).
-inline constexpr std::string_view vision_off_reason = "coordinate (vision) tools are offered with --caps vision only";
-/// See vision_off_reason.
-inline constexpr std::string_view vision_off_alternative =
-    "restart agentkit-browser-mcp with --caps vision, or act by ref (browser_click)";
+/// A capability a server turns on with `--caps` (Playwright MCP's grouping): the tools only it
+/// offers, and the words a call to one of them answers with while it is off.
+struct optional_capability {
+    std::string_view name;                    ///< as --caps names it
+    std::span<const std::string_view> tools;  ///< the tools it offers
+    std::string_view what;                    ///< "coordinate (vision) tools"
+    std::string_view instead;                 ///< what to do without it
+};
+
+/// The optional capabilities: every exposure (all, core, menu, router) leaves their tools out
+/// unless --caps turns them on, and a call to one says how to turn it on.
+inline constexpr std::array<optional_capability, 2> optional_capabilities{{
+    {"vision", vision_tools, "coordinate (vision) tools", "or act by ref (browser_click)"},
+    {"testing", testing_tools, "assertion (testing) tools", "or read the page (browser_snapshot, browser_find)"},
+}};
+
+/// The optional capability that offers `tool` (nullptr: always offered).
+[[nodiscard]] inline const optional_capability* capability_of(std::string_view tool) {
+    for (const auto& c : optional_capabilities)
+        if (std::find(c.tools.begin(), c.tools.end(), tool) != c.tools.end()) return &c;
+    return nullptr;
+}
+
+/// Why a tool of `c` answers capability.unsupported while it is off.
+[[nodiscard]] inline std::string capability_off_reason(const optional_capability& c) {
+    return std::string(c.what) + " are offered with --caps " + std::string(c.name) + " only";
+}
+
+/// What to do about it.
+[[nodiscard]] inline std::string capability_off_alternative(const optional_capability& c) {
+    return "restart agentkit-browser-mcp with --caps " + std::string(c.name) + ", " + std::string(c.instead);
+}
+
+/// The tools of the capabilities `on` leaves off.
+[[nodiscard]] inline std::vector<std::string> capability_tools_off(const std::set<std::string>& on) {
+    std::vector<std::string> off;
+    for (const auto& c : optional_capabilities)
+        if (!on.count(std::string(c.name))) off.insert(off.end(), c.tools.begin(), c.tools.end());
+    return off;
+}
+
+/// One line saying which capabilities are off and how to turn them on (empty: none is off).
+[[nodiscard]] inline std::string capability_off_hint(const std::set<std::string>& on) {
+    std::string hint;
+    for (const auto& c : optional_capabilities)
+        if (!on.count(std::string(c.name))) hint += (hint.empty() ? "" : " ") + capability_off_reason(c) + ": " + capability_off_alternative(c) + ".";
+    return hint;
+}
 
 /// Tools the router always lists (--tools router): a page cannot be used without them.
 inline const std::vector<std::string>& router_pinned_tools() {
@@ -63,7 +110,7 @@ auto make_browser_menu(menu_options options = {}) {
                         tool_ref<"browser_click">, tool_ref<"browser_type">, tool_ref<"browser_fill_form">,
                         tool_ref<"browser_select_option">, tool_ref<"browser_press_key">, tool_ref<"browser_hover">,
                         tool_ref<"browser_wait_for">, tool_ref<"browser_interact">, tool_ref<"browser_extract">,
-                        tool_ref<"browser_take_screenshot">, tool_ref<"browser_artifact">)
+                        tool_ref<"browser_take_screenshot">, tool_ref<"browser_artifact">, tool_ref<"browser_find">)
             .describe("A real browser: open pages, read them, fill forms, click")
             .when("Web browsing, forms, reading pages, UI checks"),
         mode<"research">(tool_ref<"web_search">, tool_ref<"browser_batch">, tool_ref<"browser_extract">,
@@ -82,23 +129,34 @@ auto make_browser_menu(menu_options options = {}) {
                        tool_ref<"browser_mouse_wheel">)
             .describe("Mouse at screenshot coordinates: click, move, drag, buttons, wheel")
             .when("Canvas, icons or widgets the snapshot gives no ref for"),
+        mode<"testing">(tool_ref<"browser_verify_element_visible">, tool_ref<"browser_verify_text_visible">,
+                        tool_ref<"browser_verify_list_visible">, tool_ref<"browser_verify_value">,
+                        tool_ref<"browser_generate_locator">)
+            .describe("Assertions and locators for test code: verify elements, texts, lists, values")
+            .when("Writing or checking a test of a page"),
         std::move(options));
 }
 
-/// `--tools core`: the core tools exposed, every other tool of the box deferred.
+/// `--tools core`: the core tools exposed (with those of the capabilities `caps` turns on), every
+/// other tool of the box deferred.
 template <class Box>
-frozen_scope core_scope(const Box& box, bool vision = false) {
+frozen_scope core_scope(const Box& box, const std::set<std::string>& caps = {}) {
     std::vector<std::string> exposed(core_tools.begin(), core_tools.end());
-    if (vision) exposed.insert(exposed.end(), vision_tools.begin(), vision_tools.end());
+    for (const auto& c : optional_capabilities)
+        if (caps.count(std::string(c.name))) exposed.insert(exposed.end(), c.tools.begin(), c.tools.end());
     std::vector<deferred_tool> deferred;
     for (const auto& t : box.infos()) {
         if (std::find(exposed.begin(), exposed.end(), t.name) != exposed.end()) continue;
         deferred_tool d;
         d.name = t.name;
-        d.reason = "this server was started with --tools core, which offers the most used browser tools only";
-        d.alternative = "restart agentkit-browser-mcp with --tools all, --tools menu or --tools router to reach " + t.name;
-        if (std::find(playwright_tools.begin(), playwright_tools.end(), t.name) != playwright_tools.end() ||
-            std::find(vision_tools.begin(), vision_tools.end(), t.name) != vision_tools.end())
+        if (const auto* c = capability_of(t.name); c != nullptr && !caps.count(std::string(c->name))) {
+            d.reason = capability_off_reason(*c);
+            d.alternative = capability_off_alternative(*c);
+        } else {
+            d.reason = "this server was started with --tools core, which offers the most used browser tools only";
+            d.alternative = "restart agentkit-browser-mcp with --tools all, --tools menu or --tools router to reach " + t.name;
+        }
+        if (std::find(playwright_tools.begin(), playwright_tools.end(), t.name) != playwright_tools.end() || capability_of(t.name) != nullptr)
             d.reference = "playwright-mcp:" + t.name;
         d.description = t.description;
         deferred.push_back(std::move(d));
@@ -108,22 +166,23 @@ frozen_scope core_scope(const Box& box, bool vision = false) {
     return frozen_scope(std::move(exposed), std::move(deferred), std::move(o));
 }
 
-/// `--tools all` without `--caps vision`: every tool but the coordinate (vision) tools, which
+/// `--tools all`: every tool but those of the optional capabilities `caps` leaves off, which
 /// answer with capability.unsupported saying how to turn them on (as Playwright MCP, which
-/// lists them only under --caps vision).
+/// lists them only under their --caps).
 template <class Box>
-frozen_scope all_but_vision_scope(const Box& box) {
+frozen_scope capability_scope(const Box& box, const std::set<std::string>& caps) {
     std::vector<std::string> exposed;
     std::vector<deferred_tool> deferred;
     for (const auto& t : box.infos()) {
-        if (std::find(vision_tools.begin(), vision_tools.end(), t.name) == vision_tools.end()) {
+        const auto* c = capability_of(t.name);
+        if (c == nullptr || caps.count(std::string(c->name))) {
             exposed.push_back(t.name);
             continue;
         }
         deferred_tool d;
         d.name = t.name;
-        d.reason = std::string(vision_off_reason);
-        d.alternative = std::string(vision_off_alternative);
+        d.reason = capability_off_reason(*c);
+        d.alternative = capability_off_alternative(*c);
         d.reference = "playwright-mcp:" + t.name;
         d.description = t.description;
         deferred.push_back(std::move(d));

@@ -180,6 +180,48 @@ inline std::string nth(const json& part, codegen_language lang) {
     return statement(locator(loc, lang) + "." + call(method, args, lang), lang);
 }
 
+/// An assertion on an element in `lang`: `await expect(page.getByText('Hi')).toBeVisible();`
+/// (TypeScript), `expect(page.get_by_text("Hi")).to_be_visible()` (Python),
+/// `assertThat(page.getByText("Hi")).isVisible();` (Java),
+/// `await Expect(page.GetByText("Hi")).ToBeVisibleAsync();` (C#). `matcher` is TypeScript's name
+/// (toBeVisible, toBeChecked, toHaveValue, toMatchAriaSnapshot); `negate` asserts the opposite
+/// (.not); `args` are already in the language.
+[[nodiscard]] inline std::string assertion(const json& loc, std::string_view matcher, std::string_view args, bool negate, codegen_language lang) {
+    const std::string target = "page." + locator(loc, lang);
+    const std::string m(matcher);
+    switch (lang) {
+        case codegen_language::python:
+            return "expect(" + target + ")." + (negate ? "not_" : "") + detail::camel_to_snake(m) + "(" + std::string(args) + ")";
+        case codegen_language::java: {
+            // toBeX → isX, toHaveX → hasX, toMatchX → matchesX
+            std::string j = m;
+            if (m.rfind("toBe", 0) == 0) j = "is" + m.substr(4);
+            else if (m.rfind("toHave", 0) == 0) j = "has" + m.substr(6);
+            else if (m.rfind("toMatch", 0) == 0) j = "matches" + m.substr(7);
+            return "assertThat(" + target + ")." + (negate ? "not()." : "") + j + "(" + std::string(args) + ");";
+        }
+        case codegen_language::csharp:
+            return "await Expect(" + target + ")." + (negate ? "Not." : "") + detail::pascal(m) + "Async(" + std::string(args) + ");";
+        default:
+            return "await expect(" + target + ")." + (negate ? "not." : "") + m + "(" + std::string(args) + ");";
+    }
+}
+
+/// A multi-line text (an aria snapshot template) as a literal in `lang`: TypeScript's template
+/// literal, its lines indented by two and the closing backtick on its own indented line; a
+/// string in double quotes, its line breaks escaped, in the others.
+[[nodiscard]] inline std::string block_literal(std::string_view text, codegen_language lang) {
+    if (lang != codegen_language::typescript) return dq_quote(text);
+    std::string out = "`\n  ";
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c == '`' || c == '\\' || (c == '$' && i + 1 < text.size() && text[i + 1] == '{')) out += '\\';
+        out += c;
+        if (c == '\n') out += "  ";
+    }
+    return out + "\n  `";
+}
+
 /// `page.goto(url)` in `lang` (Java: navigate).
 [[nodiscard]] inline std::string goto_url(std::string_view url, codegen_language lang) {
     if (lang == codegen_language::java) return statement("navigate(" + dq_quote(url) + ")", lang);

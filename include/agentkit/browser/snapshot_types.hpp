@@ -79,6 +79,14 @@ struct aria_snapshot_options {
     std::string test_id_attribute = "data-testid";  ///< the attribute getByTestId() locators read
 };
 
+/// What browser::find_element() looks for, as Playwright's getByRole and getByText find it.
+struct element_query {
+    std::string role;  ///< an element of this role (explicit or implicit; hidden ones not)...
+    std::string name;  ///< ...whose accessible name holds this (case-insensitive; empty: any name)
+    std::string text;  ///< with no role: the smallest visible element whose text holds this (case-insensitive)
+    std::string test_id_attribute = "data-testid";  ///< the attribute getByTestId() locators read
+};
+
 /// One rendered line.
 struct snapshot_line {
     std::size_t depth = 0;  ///< nesting level (indentation)

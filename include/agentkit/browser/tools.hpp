@@ -13,7 +13,7 @@
 //
 // Layout: each tool is defined once, with its argument struct, in tools/<family>.hpp
 // (navigation, snapshot, actions, page, logs, interact, batch, recording, session, search,
-// vision); this header registers them. Adding a tool: write `template <class State> auto x_tool(State&)` with
+// vision, verify); this header registers them. Adding a tool: write `template <class State> auto x_tool(State&)` with
 // browser_tool<"browser_x">(…) in its family's header, then add `x_tool(st)` below.
 #pragma once
 
@@ -30,6 +30,7 @@
 #include <agentkit/browser/tools/session.hpp>
 #include <agentkit/browser/tools/snapshot.hpp>
 #include <agentkit/browser/tools/support.hpp>
+#include <agentkit/browser/tools/verify.hpp>
 #include <agentkit/browser/tools/vision.hpp>
 #include <agentkit/tools/toolbox.hpp>
 
@@ -51,7 +52,9 @@ auto browser_tools(State& st) {
                    interact_tool(st),   artifact_tool(st),   metrics_tool(st),    extract_tool(st),
                    batch_tool(st),      recording_start_tool(st), recording_stop_tool(st),
                    click_xy_tool(st),   move_xy_tool(st),    drag_xy_tool(st),    mouse_down_tool(st),
-                   mouse_up_tool(st),   wheel_tool(st),      web_search_tool(st)};
+                   mouse_up_tool(st),   wheel_tool(st),      web_search_tool(st), find_tool(st),
+                   verify_element_tool(st), verify_text_tool(st), verify_list_tool(st), verify_value_tool(st),
+                   generate_locator_tool(st)};
 }
 
 }  // namespace agentkit::browser

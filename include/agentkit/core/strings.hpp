@@ -29,6 +29,19 @@ namespace detail {
     return o;
 }
 
+/// The lines of `text` (split at '\n'; a final '\n' ends the last line, it adds no empty one).
+[[nodiscard]] inline std::vector<std::string> split_lines(std::string_view text) {
+    std::vector<std::string> lines;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        const std::size_t nl = text.find('\n', at);
+        lines.emplace_back(text.substr(at, nl == std::string_view::npos ? std::string_view::npos : nl - at));
+        if (nl == std::string_view::npos) break;
+        at = nl + 1;
+    }
+    return lines;
+}
+
 /// `s` as rendered text shows it: every run of ASCII white space (space, tab, line breaks,
 /// vertical tab, form feed) one space, none at either end.
 [[nodiscard]] inline std::string collapse_whitespace(std::string_view s) {

@@ -12,15 +12,25 @@ namespace agentkit::browser::detail {
 /// `function(opts)` → {yaml, nextSeq}, or {error: "ref"} when opts.rootRef names no element.
 /// opts: mainSeq (the main frame's number, 0: no prefix), nextSeq (the next frame number),
 /// depth (0: all), boxes, rootRef, testIdAttribute. Keeps the snapshot's refs for kAriaElementScript.
+/// opts.query instead: the testing tools' questions, answered with the same roles, names and text
+/// rules: {kind: 'role', role, name} or {kind: 'text', text} → {locator} (null: nothing found) of
+/// the first match in the page and its same-origin frames; with opts.stateless, called on an
+/// element (`this`, in any world, leaving nothing behind): {kind: 'items', items} →
+/// {texts} or {missing} (without an element: in the whole page), {kind: 'value'} → {value, checked}, {kind: 'locator'} → {locator}.
+/// {kind: 'lines', lines, text | regex}
+/// → {matched: [line indices], query} or {error}: JavaScript's own case folding and RegExp
+/// ("/re/flags" or a bare pattern) for browser_find.
 inline constexpr const char* kAriaSnapshotScript = R"JS(function(opts) {
   // agentkit: the page as Playwright MCP's aria snapshot ("ai" mode) writes it, with its refs.
   // Runs in agentkit's isolated world; its state (refs of the last snapshot, each element's
   // cached ref, per-document counters, frame numbers) lives there, invisible to the page.
   opts = opts || {};
-  const S = window.__akAria || (window.__akAria = {
+  const scopeEl = opts.stateless ? this : null;
+  const fresh = () => ({
     refs: new Map(), cache: new WeakMap(), counters: new WeakMap(), seqOf: new WeakMap(), nextSeq: 1,
     lastList: [],
   });
+  const S = opts.stateless ? fresh() : (window.__akAria || (window.__akAria = fresh()));
   if (typeof opts.nextSeq === 'number' && opts.nextSeq > S.nextSeq) S.nextSeq = opts.nextSeq;
 
   const kRoles = new Set(('alert alertdialog application article banner blockquote button caption cell checkbox code ' +
@@ -924,6 +934,85 @@ inline constexpr const char* kAriaSnapshotScript = R"JS(function(opts) {
     return { frames, target: chosen };
   }
   S.locatorFor = locatorFor;
+
+  // ---- queries (the testing tools): elements as Playwright's getByRole and getByText find them
+  // The smallest elements below `root` whose text holds `needle` (case-insensitive, spaces
+  // collapsed): an element whose element children hold it too gives way to them.
+  function textMatches(root, needle) {
+    const want = norm(flatten(needle)).toLowerCase();
+    const textOf = x => (tag(x) === 'INPUT' && ['button', 'submit', 'reset'].includes(x.type)) ? x.value : (x.textContent || '');
+    const holds = x => !['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'TITLE'].includes(tag(x)) &&
+      norm(flatten(textOf(x))).toLowerCase().includes(want);
+    const out = [];
+    const walk = x => {
+      let inner = false;
+      for (const c of x.children) if (holds(c)) { inner = true; walk(c); }
+      if (!inner) out.push(x);
+    };
+    for (const c of root.children) if (holds(c)) walk(c);
+    return out;
+  }
+  function runQuery(q) {
+    if (q.kind === 'lines') {  // browser_find: which lines hold q.text (case-insensitive) or match q.regex
+      if (typeof q.regex === 'string') {
+        const lit = /^\/(.*)\/([a-z]*)$/s.exec(q.regex);
+        let re;
+        try { re = lit ? new RegExp(lit[1], lit[2].replace(/g/g, '')) : new RegExp(q.regex); } catch (e) { return { error: String(e.message || e) }; }
+        const test = line => { re.lastIndex = 0; return re.test(line); };
+        return { matched: (q.lines || []).map((l, i) => test(l) ? i : -1).filter(i => i >= 0), query: String(re) };
+      }
+      const needle = String(q.text || '').toLowerCase();
+      return { matched: (q.lines || []).map((l, i) => l.toLowerCase().includes(needle) ? i : -1).filter(i => i >= 0) };
+    }
+    styleCache.clear(); hiddenCache.clear(); ancestryCache.clear(); roleCache.clear();
+    if (q.kind === 'items') {
+      const texts = [];
+      for (const item of q.items || []) {
+        const m = textMatches(scopeEl || document.body || document.documentElement, String(item));
+        if (!m.length) return { missing: String(item) };
+        texts.push(m[0].textContent || '');
+      }
+      return { texts };
+    }
+    if (q.kind === 'locator') return { locator: locatorFor(scopeEl) };
+    if (q.kind === 'value') {
+      const t = tag(scopeEl), r = role(scopeEl) || '';
+      const value = ['INPUT', 'TEXTAREA', 'SELECT'].includes(t) ? scopeEl.value : null;
+      let checked = null;
+      if (t === 'INPUT' && (scopeEl.type === 'checkbox' || scopeEl.type === 'radio')) checked = !!scopeEl.checked;
+      else if (kChecked.has(r)) checked = checkedState(scopeEl, r) === true;
+      return { value, checked, tag: t.toLowerCase(), role: r };
+    }
+    const docs = [];
+    const addDoc = d => {
+      docs.push(d);
+      for (const f of d.querySelectorAll('iframe, frame')) {
+        let c = null;
+        try { c = f.contentDocument; } catch (e) { c = null; }
+        if (c) addDoc(c);
+      }
+    };
+    addDoc(document);
+    const want = norm(flatten(String(q.name || ''))).toLowerCase();
+    for (const d of docs) {
+      const root = d.body || d.documentElement;
+      if (!root) continue;
+      let found = null;
+      if (q.kind === 'role') {
+        for (const x of [root, ...root.querySelectorAll('*')]) {
+          if ((role(x) || '') !== q.role || hiddenForAria(x)) continue;
+          if (want && !accessibleName(x, q.role).name.toLowerCase().includes(want)) continue;
+          found = x;
+          break;
+        }
+      } else {
+        found = textMatches(root, String(q.text || '')).find(x => box(x).visible) || null;
+      }
+      if (found) return { locator: locatorFor(found) };
+    }
+    return { locator: null };
+  }
+  if (opts.query) return runQuery(opts.query);
 
   if (opts.locatorOnly) return null;
   S.refs = new Map();

@@ -34,6 +34,12 @@ inline error aria_ref_missing(std::string_view ref) {
     return error{errc::ref_unknown, "Ref " + std::string(ref) + " not found in the current page snapshot. Try capturing new snapshot.",
                  "Take a new snapshot (browser_snapshot) and use the refs it shows.", json{{"ref", ref}}};
 }
+
+/// The arguments of a question to the aria script about one element: call_on() runs it on the
+/// element, in the element's own world, keeping nothing there (opts.stateless).
+inline json aria_element_query(json query) {
+    return json::array({json{{"value", json{{"query", std::move(query)}, {"stateless", true}}}}});
+}
 }  // namespace detail
 
 AGENTKIT_DECL auto browser::aria_snapshot(const aria_snapshot_options& o) -> result<std::string> {
@@ -123,12 +129,93 @@ AGENTKIT_DECL auto browser::aria_locator(std::string_view ref) -> result<json> {
     std::lock_guard op(op_mu_);
     auto e = ensure();
     if (!e) return fail(e.error());
+    if (!opt_.aria_refs) {  // agentkit's refs: the element, asked in its own world
+        auto h = resolve(ref);
+        if (!h) return fail(h.error());
+        auto r = call_on(*h, detail::kAriaSnapshotScript, detail::aria_element_query(json{{"kind", "locator"}}));
+        if (!r) return fail(r.error());
+        if (!r->is_object() || !r->contains("locator") || !(*r)["locator"].is_object())
+            return fail(errc::tool_failed, "no locator for ref " + std::string(ref));
+        return (*r)["locator"];
+    }
     auto t = current_tab();
     if (!t) return fail(t.error());
     auto r = isolated_call(*t, detail::kAriaLocatorScript, json::array({json{{"value", ref}}}));
     if (!r) return fail(r.error());
     if (!r->is_object()) return fail(detail::aria_ref_missing(ref));
     return *r;
+}
+
+AGENTKIT_DECL auto browser::find_element(const element_query& q) -> result<json> {
+    std::lock_guard op(op_mu_);
+    auto e = ensure();
+    if (!e) return fail(e.error());
+    auto t = current_tab();
+    if (!t) return fail(t.error());
+    begin_call(*t);
+    if (auto u = unstick(*t); !u) return fail(u.error());
+    json query = q.role.empty() ? json{{"kind", "text"}, {"text", q.text}} : json{{"kind", "role"}, {"role", q.role}, {"name", q.name}};
+    auto r = isolated_call(*t, detail::kAriaSnapshotScript,
+                           json::array({json{{"value", json{{"query", std::move(query)}, {"testIdAttribute", q.test_id_attribute}}}}}));
+    if (!r) return fail(r.error());
+    if (!r->is_object()) return fail(errc::tool_failed, "the element query returned nothing");
+    return r->value("locator", json());
+}
+
+AGENTKIT_DECL auto browser::element_value(std::string_view ref) -> result<json> {
+    std::lock_guard op(op_mu_);
+    auto e = ensure();
+    if (!e) return fail(e.error());
+    auto h = resolve(ref);
+    if (!h) return fail(h.error());
+    auto r = call_on(*h, detail::kAriaSnapshotScript, detail::aria_element_query(json{{"kind", "value"}}));
+    if (!r) return fail(r.error());
+    if (!r->is_object()) return fail(errc::tool_failed, "the element query returned nothing");
+    return *r;
+}
+
+AGENTKIT_DECL auto browser::element_items(std::string_view ref, const std::vector<std::string>& items) -> result<json> {
+    std::lock_guard op(op_mu_);
+    auto e = ensure();
+    if (!e) return fail(e.error());
+    const json query = {{"kind", "items"}, {"items", items}};
+    result<json> r = json();
+    if (ref.empty()) {  // the whole page (its main document)
+        auto t = current_tab();
+        if (!t) return fail(t.error());
+        r = isolated_call(*t, detail::kAriaSnapshotScript, json::array({json{{"value", json{{"query", query}}}}}));
+    } else {
+        auto h = resolve(ref);
+        if (!h) return fail(h.error());
+        r = call_on(*h, detail::kAriaSnapshotScript, detail::aria_element_query(query));
+    }
+    if (!r) return fail(r.error());
+    if (!r->is_object()) return fail(errc::tool_failed, "the element query returned nothing");
+    return *r;
+}
+
+AGENTKIT_DECL auto browser::match_lines(const std::vector<std::string>& lines, std::string_view text,
+                                        const std::optional<std::string>& regex, std::string* query)
+    -> result<std::vector<std::size_t>> {
+    std::lock_guard op(op_mu_);
+    auto e = ensure();
+    if (!e) return fail(e.error());
+    auto t = current_tab();
+    if (!t) return fail(t.error());
+    json q = {{"kind", "lines"}, {"lines", lines}};
+    if (regex) q["regex"] = *regex;
+    else q["text"] = std::string(text);
+    auto r = isolated_call(*t, detail::kAriaSnapshotScript, json::array({json{{"value", json{{"query", std::move(q)}}}}}));
+    if (!r) return fail(r.error());
+    if (!r->is_object()) return fail(errc::tool_failed, "the line search returned nothing");
+    if (r->contains("error"))
+        return fail(errc::args_invalid, r->value("error", std::string("Invalid regular expression")),  // JavaScript's words
+                    "Give `regex` as a JavaScript regular expression: a pattern, or /pattern/flags.");
+    if (query) *query = r->value("query", std::string());
+    std::vector<std::size_t> out;
+    for (const auto& i : r->value("matched", json::array()))
+        if (i.is_number_unsigned() && i.get<std::size_t>() < lines.size()) out.push_back(i.get<std::size_t>());
+    return out;
 }
 
 }  // namespace agentkit::browser

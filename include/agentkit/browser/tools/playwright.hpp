@@ -235,6 +235,18 @@ inline result<tool_output> pw_finish(tool_state& st, pw::response resp, pw_page_
     return tool_output::text(resp.text());
 }
 
+/// A failure a tool reports itself (an assertion that does not hold, arguments it refuses): in
+/// Playwright's layout its message alone under ### Error (a thrown error's message has
+/// "Error: " before it, finish() writes those); in agentkit's the error as it is.
+inline result<tool_output> pw_reported(tool_state& st, error e) {
+    if (!pw_mode(st)) return fail(std::move(e));
+    pw::response resp;
+    resp.errors.push_back(std::move(e.message));
+    tool_output o = tool_output::text(resp.text());
+    o.is_error = true;
+    return o;
+}
+
 /// An action's result in Playwright's layout: its code, then the page (and its snapshot).
 inline result<tool_output> pw_action(tool_state& st, result<action_result> r, std::vector<std::string> code, bool snapshot,
                                      std::vector<std::string> results = {}) {

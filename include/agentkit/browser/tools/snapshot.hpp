@@ -7,6 +7,13 @@
 #include <agentkit/browser/tools/playwright.hpp>
 #include <agentkit/browser/tools/support.hpp>
 
+#include <algorithm>
+#include <limits>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
 namespace agentkit::browser {
 
 /// Arguments of browser_snapshot.
@@ -34,6 +41,117 @@ struct snapshot_args {
                       AGENTKIT_FIELD(snapshot_args, filename, "", hidden()));
     }
 };
+
+/// Arguments of browser_find.
+struct find_args {
+    std::optional<std::string> text;   ///< plain text (case-insensitive)
+    std::optional<std::string> regex;  ///< a JavaScript regular expression (case-sensitive; "/re/i" for flags)
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(find_args, text, "Text to find (case-insensitive)"),
+                      AGENTKIT_FIELD(find_args, regex, "Or a regex; /re/i for flags"));
+    }
+};
+
+namespace detail {
+
+/// browser_find's snippets: each match with `context` lines around it (overlapping windows
+/// merged), under the path from the root of the tree (the lines it is nested in, by
+/// indentation); a jump between lines off that path is marked `...` at the lower line's
+/// indentation. Snippets are separated by a `----` line.
+inline std::string find_snippets(const std::vector<std::string>& lines, const std::vector<std::size_t>& matched, std::size_t context = 3) {
+    auto indent = [&](std::size_t i) { return lines[i].find_first_not_of(' ') == std::string::npos ? lines[i].size() : lines[i].find_first_not_of(' '); };
+    auto ancestors = [&](std::size_t i) {  // the lines `i` is nested in, root first
+        std::vector<std::size_t> up;
+        std::size_t level = indent(i);
+        for (std::size_t k = i; k-- > 0 && level > 0;) {
+            if (lines[k].find_first_not_of(' ') == std::string::npos) continue;
+            if (indent(k) < level) {
+                up.push_back(k);
+                level = indent(k);
+            }
+        }
+        std::reverse(up.begin(), up.end());
+        return up;
+    };
+    std::vector<std::pair<std::size_t, std::size_t>> windows;
+    std::set<std::size_t> path;
+    for (std::size_t m : matched) {
+        const std::size_t from = m > context ? m - context : 0, to = std::min(lines.size() - 1, m + context);
+        if (!windows.empty() && from <= windows.back().second + 1) windows.back().second = std::max(windows.back().second, to);
+        else windows.emplace_back(from, to);
+        path.insert(m);
+        for (std::size_t a : ancestors(m)) path.insert(a);
+    }
+    std::string out;
+    for (const auto& [from, to] : windows) {
+        std::vector<std::size_t> shown = ancestors(from);
+        for (std::size_t i = from; i <= to; ++i) shown.push_back(i);
+        if (!out.empty()) out += "\n\n----\n\n";
+        for (std::size_t k = 0; k < shown.size(); ++k) {
+            if (k > 0 && shown[k] > shown[k - 1] + 1 && !path.count(shown[k]) && !path.count(shown[k - 1]))
+                out += std::string(indent(shown[k]), ' ') + "...\n";
+            out += lines[shown[k]];
+            if (k + 1 < shown.size()) out += "\n";
+        }
+    }
+    return out;
+}
+
+}  // namespace detail
+
+/// Make the browser_find tool: search the page's snapshot for text or a regular expression; each
+/// match with a few lines around it under its path from the root (cheaper than the whole
+/// snapshot when only one element and its ref are wanted).
+template <class State>
+auto find_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_find">(
+        st,
+        "Search the page snapshot; each match with 3 lines around it under its path, with refs.",
+        [s](const find_args& a) -> result<tool_output> {
+            if (!a.text && !a.regex)
+                return detail::pw_reported(*s, error{errc::args_invalid, "Provide either \"text\" or \"regex\" to search for.",
+                                                     "Pass text (plain, case-insensitive) or regex."});
+            if (a.text && a.regex)
+                return detail::pw_reported(*s, error{errc::args_invalid, "Provide only one of \"text\" or \"regex\", not both.", "Pass text or regex."});
+            std::vector<std::string> lines;
+            std::string boundary, head;
+            if (detail::pw_mode(*s)) {
+                auto yaml = s->b.aria_snapshot();
+                if (!yaml) return fail(yaml.error());
+                lines = split_lines(*yaml);
+            } else {
+                snapshot_options o;
+                o.token_budget = std::numeric_limits<std::size_t>::max() / 4;  // every line: the search reads them all
+                auto r = s->b.snapshot(o);
+                if (!r) return fail(r.error());
+                lines = split_lines(r->snap.full_text);
+                boundary = r->boundary;
+                head = "url: " + r->url + "\n";
+                if (r->snap.partial())
+                    head += "note: a large page, read in part (" + std::to_string(r->snap.percent_read()) + "% of it): matches further down are not searched\n";
+            }
+            std::string query;
+            auto matched = s->b.match_lines(lines, a.text.value_or(""), a.regex, &query);
+            if (!matched) return fail(matched.error());
+            if (!a.regex) query = "\"" + *a.text + "\"";
+            std::string text;
+            if (matched->empty()) {
+                text = "No matches found for " + query + ".";
+            } else {
+                const std::string found = "Found " + std::to_string(matched->size()) + (matched->size() == 1 ? " match" : " matches") + " for " + query + ":";
+                const std::string snippets = detail::find_snippets(lines, *matched);
+                text = detail::pw_mode(*s) ? found + "\n\n" + snippets : found + "\n" + detail::page_data(snippets, boundary);
+            }
+            if (detail::pw_mode(*s)) {
+                pw::response resp;
+                resp.results.push_back(std::move(text));
+                return detail::pw_finish(*s, std::move(resp), {});
+            }
+            return tool_output::text(head + text);
+        },
+        reading_traits);
+}
 
 /// Make the browser_snapshot tool: accessibility snapshot of the page: one element per line with [ref=eN] on
 /// everything you can act on.
