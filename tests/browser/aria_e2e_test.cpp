@@ -12,6 +12,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -30,9 +31,13 @@ using agentkit::test::page;
 
 namespace {
 
-br::browser_options aria_options() {
+// As --output-mode playwright sets them: aria refs, dialogs held until browser_handle_dialog
+// (and `settle`: the least time an action waits, 500 ms there; 0 here unless a test needs it).
+br::browser_options aria_options(std::chrono::milliseconds settle = std::chrono::milliseconds(0)) {
     br::browser_options o;
     o.aria_refs = true;
+    o.dialogs.hold = true;
+    o.min_settle = settle;
     return o;
 }
 
@@ -61,9 +66,9 @@ struct pw_session {
     ak::tool_context ctx;
 
     // `playwright`: Playwright's layout and aria refs; else agentkit's layout and refs
-    explicit pw_session(const std::string& name, bool playwright = true)
+    explicit pw_session(const std::string& name, bool playwright = true, std::chrono::milliseconds settle = std::chrono::milliseconds(0))
         : dir(std::filesystem::temp_directory_path() / (name + "_" + std::to_string(::getpid()))),
-          b(playwright ? aria_options() : br::browser_options{}),
+          b(playwright ? aria_options(settle) : br::browser_options{}),
           tools(br::browser_tools(st)) {
         std::filesystem::create_directories(dir);
         if (playwright) st.options.output = br::output_mode::playwright;
@@ -425,4 +430,74 @@ TEST(AriaE2E, TestingToolsAssertWhatThePageShowsInBothLayouts) {
             EXPECT_NE(locator.find("<<page-data"), std::string::npos) << locator;
         }
     }
+}
+
+// Dialogs held open (dialog_policy::hold, as --output-mode playwright holds them): the action
+// that raised one ends at it and lists it as open, the page waits for its answer (a call to it
+// answers at once instead of hanging), and browser_handle_dialog answers it, then the next.
+TEST(AriaE2E, DialogsHeldOpenUntilAnsweredAndCallsDoNotHangMeanwhile) {
+    http_server server;
+    server.route("/", http_response::html(page("Dialogs", R"HTML(
+<button id="ask" onclick="document.getElementById('out').textContent = 'answer: ' + confirm('Delete all?')">Ask</button>
+<button id="name" onclick="document.getElementById('out').textContent = 'name: ' + prompt('Your name?', 'anon')">Name</button>
+<button id="later" onclick="setTimeout(() => { alert('Later one'); document.getElementById('out').textContent = 'after later'; }, 200)">Later</button>
+<button id="two" onclick="alert('First'); alert('Second'); document.getElementById('out').textContent = 'both seen'">Two</button>
+<p id="out">nothing</p>)HTML")));
+    // the engine: an action ends at the dialog; calls meanwhile answer at once
+    {
+        br::browser b(aria_options());
+        ASSERT_TRUE(b.navigate(server.url("/")));
+        ASSERT_FALSE(snap(b).empty());
+        auto clicked = b.click("#ask");
+        ASSERT_TRUE(clicked) << clicked.error().to_text();
+        ASSERT_EQ(clicked->dialogs.size(), 1U);
+        EXPECT_TRUE(clicked->dialogs[0].open);
+        EXPECT_EQ(clicked->dialogs[0].type, "confirm");
+        EXPECT_EQ(clicked->dialogs[0].message, "Delete all?");
+        ASSERT_EQ(b.open_dialogs().size(), 1U);
+        auto held = b.aria_snapshot();
+        ASSERT_FALSE(held);
+        EXPECT_TRUE(held.error().is(errc::dialog_open)) << held.error().to_text();
+        auto answered = b.answer_dialog(false);
+        ASSERT_TRUE(answered) << answered.error().to_text();
+        EXPECT_TRUE(b.open_dialogs().empty());
+        EXPECT_NE(snap(b).find("answer: false"), std::string::npos);
+        auto none = b.answer_dialog(true);
+        ASSERT_FALSE(none);
+        EXPECT_TRUE(none.error().is(errc::not_found));
+    }
+    // the tools in Playwright's layout
+    pw_session ses("dialogs_pw", true, std::chrono::milliseconds(500));
+    ASSERT_TRUE(ses.call("browser_navigate", {{"url", server.url("/")}}));
+    const std::string name_click = text_of(ses.call("browser_click", {{"target", "#name"}}));
+    EXPECT_NE(name_click.find("### Modal state\n- [\"prompt\" dialog with message \"Your name?\"]: can be handled by browser_handle_dialog"),
+              std::string::npos)
+        << name_click;
+    EXPECT_EQ(name_click.find("### Snapshot"), std::string::npos) << name_click;
+    auto refused = ses.call("browser_snapshot", json::object());
+    ASSERT_TRUE(refused);
+    EXPECT_TRUE(refused->is_error);
+    EXPECT_NE(text_of(refused).find("Error: Tool \"browser_snapshot\" does not handle the modal state."), std::string::npos) << text_of(refused);
+    EXPECT_NE(text_of(refused).find("### Modal state"), std::string::npos) << text_of(refused);
+    const std::string answered = text_of(ses.call("browser_handle_dialog", {{"accept", true}, {"promptText", "Ada"}}));
+    EXPECT_EQ(answered.find("### Modal state"), std::string::npos) << answered;
+    EXPECT_NE(text_of(ses.call("browser_snapshot", json::object())).find("name: Ada"), std::string::npos);
+    // a dialog a timer raises 200 ms after the click is in the click's result (the settle wait)
+    const std::string later = text_of(ses.call("browser_click", {{"target", "#later"}}));
+    EXPECT_NE(later.find("\"alert\" dialog with message \"Later one\""), std::string::npos) << later;
+    ASSERT_TRUE(ses.call("browser_handle_dialog", {{"accept", true}}));
+    // one after the other: answering the first shows the second
+    const std::string first = text_of(ses.call("browser_click", {{"target", "#two"}}));
+    EXPECT_NE(first.find("message \"First\""), std::string::npos) << first;
+    const std::string second = text_of(ses.call("browser_handle_dialog", {{"accept", true}}));
+    EXPECT_NE(second.find("message \"Second\""), std::string::npos) << second;
+    const std::string done = text_of(ses.call("browser_handle_dialog", {{"accept", true}}));
+    EXPECT_EQ(done.find("### Modal state"), std::string::npos) << done;
+    EXPECT_NE(text_of(ses.call("browser_snapshot", json::object())).find("both seen"), std::string::npos);
+    // nothing open: the words Playwright's tool uses, and the session goes on
+    auto nothing = ses.call("browser_handle_dialog", {{"accept", true}});
+    ASSERT_TRUE(nothing);
+    EXPECT_TRUE(nothing->is_error);
+    EXPECT_NE(text_of(nothing).find("can only be used when there is related modal state present"), std::string::npos) << text_of(nothing);
+    EXPECT_NE(text_of(ses.call("browser_snapshot", json::object())).find("button \"Ask\""), std::string::npos);
 }

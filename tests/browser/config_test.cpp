@@ -463,6 +463,32 @@ TEST(ServerConfig, CapsTestingOffersTheAssertionToolsAndEachCapabilityLeavesOnly
     EXPECT_TRUE(br::capability_off_hint({"vision", "testing"}).empty());
 }
 
+TEST(ServerConfig, TimeoutSettleIsTheLeastWaitOfAnActionAndPlaywrightsLayoutWaitsAsItDoes) {
+    br::server_config plain;
+    ASSERT_TRUE(parse({}, plain));
+    ASSERT_TRUE(br::finish_config(plain));
+    EXPECT_EQ(plain.browser.min_settle.count(), 0);  // agentkit's layout: actions settle on events only
+    EXPECT_FALSE(plain.browser.dialogs.hold);
+    br::server_config set;
+    ASSERT_TRUE(parse({"--timeout-settle", "250"}, set));
+    ASSERT_TRUE(br::finish_config(set));
+    EXPECT_EQ(set.browser.min_settle.count(), 250);
+    EXPECT_TRUE(set.notes.empty());
+    br::server_config pw;  // Playwright's layout: 500 ms and dialogs held as its modal state
+    ASSERT_TRUE(parse({"--output-mode", "playwright"}, pw));
+    ASSERT_TRUE(br::finish_config(pw));
+    EXPECT_EQ(pw.browser.min_settle.count(), 500);
+    EXPECT_TRUE(pw.browser.dialogs.hold);
+    br::server_config pw0;  // the flag wins, whatever its place
+    ASSERT_TRUE(parse({"--timeout-settle", "0", "--output-mode", "playwright"}, pw0));
+    ASSERT_TRUE(br::finish_config(pw0));
+    EXPECT_EQ(pw0.browser.min_settle.count(), 0);
+    br::server_config bad;
+    auto r = parse({"--timeout-settle", "soon"}, bad);
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message.find("--timeout-settle"), std::string::npos) << r.error().message;
+}
+
 TEST(ServerConfig, CapsVisionInAConfigFile) {
     const auto path = std::filesystem::temp_directory_path() / ("agentkit-caps-" + std::to_string(::getpid()) + ".json");
     std::ofstream(path) << R"({"capabilities": ["core", "vision"]})";

@@ -25,6 +25,7 @@ struct dialog_record {
     std::string url;   ///< the page that opened it
     bool accepted = false;  ///< it was accepted (OK) rather than dismissed
     std::string prompt_text;  ///< the text entered into a prompt
+    bool open = false;  ///< still open, waiting for browser::answer_dialog() (dialog_policy::hold)
 };
 
 /// One tab.

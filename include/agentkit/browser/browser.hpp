@@ -160,6 +160,16 @@ public:
         opt_.dialogs = std::move(p);
     }
 
+    /// The dialogs the current tab holds open (dialog_policy::hold), oldest first; their texts
+    /// redacted. Empty when none is open (or the browser has not started).
+    [[nodiscard]] std::vector<dialog_record> open_dialogs();
+
+    /// Answer the oldest dialog the current tab holds open: accept (OK; a prompt gets
+    /// `prompt_text`, its default when not given) or dismiss (Cancel). The result is what the page
+    /// did then, like an action's (another dialog it raised is listed open). errc::not_found when
+    /// no dialog is open.
+    result<action_result> answer_dialog(bool accept, std::optional<std::string> prompt_text = std::nullopt);
+
     /// Raw CDP access to the current tab's page session (for extensions and tests).
     result<json> cdp_call(std::string_view method, json params = json::object());
     /// CDP on the browser session.
@@ -558,6 +568,15 @@ private:
 
     result<json> call(std::string_view session, std::string_view method, json params = json::object(),
                       std::optional<std::chrono::milliseconds> timeout = std::nullopt);
+    /// The answer of a call sent with call_async, awaited as call() awaits one: abandoned on a
+    /// cancel_scope's stop, or when a dialog held open (dialog_policy::hold) holds its page.
+    result<json> await_answer(std::string_view session, std::string_view method, std::future<result<json>> fut);
+    /// Dialogs are held open (dialog_policy::hold).
+    bool holding_dialogs() const;
+    /// A dialog held open holds the page `session` belongs to (a call of `method` there would
+    /// wait for its answer; never for the call that answers it).
+    bool dialog_holds(std::string_view session, std::string_view method) const;
+    static error dialog_open_error(std::string_view method);
 
     result<json> call_on(const node_handle& h, const char* fn, json args, bool await_promise = false,
                          std::optional<std::chrono::milliseconds> timeout = std::nullopt);
@@ -771,7 +790,7 @@ private:
     browser_options opt_;
     mutable std::mutex op_mu_;  // one operation at a time
     int pages_whole_ = 0;       // show_pages_whole() calls in force (under eng_->mu)
-    std::mutex policy_mu_;      // opt_.dialogs (read by the dispatcher)
+    mutable std::mutex policy_mu_;  // opt_.dialogs (read by the dispatcher)
     ref_registry refs_;
     std::unique_ptr<engine> eng_;
     std::vector<std::string> restart_notes_;

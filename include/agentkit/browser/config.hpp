@@ -62,6 +62,8 @@ struct server_config {
     std::string channel;                   ///< --browser: a browser channel to find when no executable is given
     bool image_responses_given = false;    ///< --image-responses was given (else Playwright's layout shows images, as Playwright MCP does)
     std::optional<std::uint64_t> max_download_bytes;  ///< applied after --policy/--config (the flag wins)
+    /// --timeout-settle: browser_options::min_settle (unset: 500 ms in Playwright's layout, as there; else 0)
+    std::optional<std::chrono::milliseconds> settle;
     std::optional<std::size_t> max_downloads;  ///< --max-downloads, applied after --policy/--config (the flag wins)
     bool ignore_https_errors = false;  ///< --ignore-https-errors (launched browsers only)
     ///@{
@@ -121,7 +123,6 @@ inline constexpr std::array<playwright_option, 24> kPlaywrightOptions{{
     {"--remote-header", true, true, "headers on the remote connection are not supported"},
     {"--no-webmcp", false, false, "page-registered WebMCP tools are never exposed"},
     {"--file-paths", true, false, "artifacts are read by id (browser_artifact)"},
-    {"--timeout-settle", true, false, "actions settle on events (load, requests done, the DOM quiet), not a fixed time"},
     {"--cdp-timeout", true, false, "the connection to --cdp-endpoint is bounded at 10 s"},
 }};
 
@@ -187,6 +188,10 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
         auto ms = parse_count(*v);
         if (!ms || *ms == 0) return bad("a positive number of milliseconds");
         (name == "--timeout-action" ? c.browser.call_timeout : c.browser.navigation_timeout) = std::chrono::milliseconds(*ms);
+    } else if (name == "--timeout-settle") {
+        auto ms = parse_count(*v);
+        if (!ms) return bad("a number of milliseconds");
+        c.settle = std::chrono::milliseconds(*ms);
     } else if (name == "--image-responses") {
         if (!one_of(*v, {"allow", "omit", "only"})) return bad("allow, omit or only");
         c.tools.inline_screenshots = *v != "omit";
@@ -208,6 +213,7 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
         if (!one_of(*v, {"agentkit", "playwright"})) return bad("agentkit or playwright");
         c.tools.output = *v == "playwright" ? output_mode::playwright : output_mode::agentkit;
         c.browser.aria_refs = c.tools.output == output_mode::playwright;
+        c.browser.dialogs.hold = c.tools.output == output_mode::playwright;  // dialogs as its modal state
     } else if (name == "--codegen") {
         if (!parse_codegen(*v, c.tools.codegen)) return bad("typescript, python, java, csharp or none");
         if (c.tools.output != output_mode::playwright)
@@ -267,7 +273,7 @@ inline std::optional<bool> playwright_option_takes_value(const std::string& name
     if (one_of(name, {"--no-sandbox", "--sandbox", "--ignore-https-errors", "--allow-unrestricted-file-access", "--shared-browser-context",
                       "--vision", "--snapshot-boxes"}))
         return false;
-    if (one_of(name, {"--browser", "--user-agent", "--timeout-action", "--timeout-navigation", "--image-responses",
+    if (one_of(name, {"--browser", "--user-agent", "--timeout-action", "--timeout-navigation", "--timeout-settle", "--image-responses",
                       "--snapshot-mode", "--output-max-size", "--console-level", "--idle-timeout", "--caps", "--port", "--host",
                       "--output-mode", "--codegen", "--test-id-attribute",
                       "--allowed-hosts"}))
@@ -851,6 +857,7 @@ inline result<void> finish_config(server_config& c) {
     using namespace config_detail;
     if (c.tools.output_dir.empty()) c.tools.output_dir = c.store.dir;  // Playwright's layout writes its files there too
     if (c.tools.output == output_mode::playwright && !c.image_responses_given) c.tools.inline_screenshots = true;
+    c.browser.min_settle = c.settle ? *c.settle : c.tools.output == output_mode::playwright ? std::chrono::milliseconds(500) : std::chrono::milliseconds(0);
     if (c.sandbox && c.no_sandbox) {
         return fail(errc::args_invalid, "--sandbox and --no-sandbox (or chromiumSandbox) contradict each other");
     }

@@ -42,6 +42,9 @@ Options (Playwright MCP names where the meaning is the same):
                              (default 15000; a large page's accessibility tree is one call, so keep
                              it generous)
   --timeout-navigation MS    bound of a navigation to load (default 30000)
+  --timeout-settle MS        an action is reported no sooner than this after its input (default 0;
+                             500 with --output-mode playwright, as Playwright MCP waits); a dialog
+                             it raises ends the wait
   --snapshot-mode MODE       incremental (default): a navigation's result shows the new page, what
                              it repeats of the site's last page (header, menus, footer) one line
                              each; full: every new page whole; none: its title and URL only
@@ -81,7 +84,7 @@ Options (Playwright MCP names where the meaning is the same):
                              browser_generate_locator); pdf is not offered (a note says so); the
                              others are always on
   Accepted with no effect here (a note on stderr says why): --no-webmcp,
-  --file-paths, --timeout-settle, --cdp-timeout, --sandbox (not as root),
+  --file-paths, --cdp-timeout, --sandbox (not as root),
   and the --port options without --port.
   Refused (the server does not start rather than ignore them): --extension, --endpoint,
   --proxy-server, --proxy-bypass, --storage-state, --save-session, --save-trace, --save-video,

@@ -22,13 +22,18 @@ namespace agentkit::browser {
 /// How a JavaScript dialog is answered: accepted (OK) or dismissed (Cancel).
 enum class dialog_action { accept, dismiss };
 
-/// How JavaScript dialogs are answered (they are never left open).
+/// How JavaScript dialogs are answered (left open only with `hold`).
 struct dialog_policy {
     dialog_action alert = dialog_action::accept;  ///< window.alert()
     dialog_action confirm = dialog_action::accept;  ///< window.confirm()
     dialog_action prompt = dialog_action::accept;  ///< window.prompt()
     dialog_action beforeunload = dialog_action::accept;  ///< the "leave this page?" dialog
     std::string prompt_text;  ///< typed into prompts that are accepted (empty: the prompt's default)
+    /// Leave each dialog open until browser::answer_dialog() (Playwright MCP's modal state)
+    /// instead of answering it as above. The page's scripts wait meanwhile: a CDP call that would
+    /// wait for them answers at once with errc::tool_failed (details.dialog_open), an action
+    /// ends at the dialog and its result lists it as open.
+    bool hold = false;
 };
 
 /// Viewport and device emulation.
@@ -106,6 +111,11 @@ struct browser_options {
     std::chrono::milliseconds network_idle_timeout{3000}; ///< requests an action started
     std::chrono::milliseconds dom_quiet{30};              ///< DOM quiet window after an action (about two frames)
     std::chrono::milliseconds dom_quiet_timeout{1500};    ///< bound for the DOM to become quiet
+    /// An action is reported no sooner than this after its input (Playwright MCP's
+    /// --timeout-settle; its layout waits 500 ms): a timer the action set off (an alert 100 ms
+    /// later) is seen in its result. A dialog held open (dialog_policy::hold) ends the wait.
+    /// 0: only the events above.
+    std::chrono::milliseconds min_settle{0};
     std::size_t snapshot_budget = 6000;  ///< tokens of a snapshot
     /// A page with at least this many elements is read in part for a snapshot, a navigation's
     /// or a tab's view and an action's change report: its first part in document order, grown

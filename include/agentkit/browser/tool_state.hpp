@@ -72,7 +72,8 @@ struct tools_options {
     /// live view's timeline). Called on the calling thread; must not throw (ignored if it does).
     std::function<void(const call_record&)> on_record;
     /// How results are written: agentkit's terse text, or Playwright MCP's layout with its aria
-    /// snapshot, refs and generated code (then set browser_options::aria_refs too).
+    /// snapshot, refs and generated code (then set browser_options::aria_refs too, and
+    /// dialog_policy::hold for its modal state: dialogs left open until browser_handle_dialog).
     output_mode output = output_mode::agentkit;
     /// The generated code's language in Playwright's layout (--codegen).
     codegen_language codegen = codegen_language::typescript;

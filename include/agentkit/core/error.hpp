@@ -50,6 +50,7 @@ inline constexpr std::string_view ref_stale = "ref.stale";              ///< an 
 inline constexpr std::string_view ref_unknown = "ref.unknown";          ///< an element ref was never issued
 inline constexpr std::string_view element_covered = "element.covered";  ///< another element takes the click
 inline constexpr std::string_view element_not_visible = "element.not_visible";  ///< the element has no visible box to act on
+inline constexpr std::string_view dialog_open = "browser.dialog_open";  ///< a dialog left open (dialog_policy::hold) holds the page until it is answered
 inline constexpr std::string_view navigation_failed = "navigation.failed";  ///< a navigation failed (load error, or no page to go back or forward to)
 inline constexpr std::string_view policy_blocked = "policy.blocked";    ///< a policy rule refused the action
 inline constexpr std::string_view not_found = "not_found";              ///< a looked-up item does not exist

@@ -59,6 +59,8 @@ struct tab_state {
     std::map<std::string, double> request_start;                 // session|requestId → timestamp
     std::vector<dialog_record> dialogs;  // not reported yet
     std::size_t dialogs_dropped = 0;     // beyond the per-action limit
+    // dialogs left open (dialog_policy::hold), oldest first, with the session that raised each
+    std::deque<std::pair<dialog_record, std::string>> held_dialogs;
     std::vector<std::string> opened;     // tab ids opened by this tab, not reported yet
     // Floods stopped until the next action (sessions of this tab): scripts disabled after a
     // dialog flood; console events off after a flood of oversized console messages.

@@ -373,8 +373,9 @@ AGENTKIT_DECL auto browser::click_ref(std::string_view ref, const click_options&
     }
     result<void> out;
     for (auto& f : sent) {
-        auto r = f.get();
-        if (!r && out) out = fail(eng_->conn.is_open() ? r.error() : crashed_error(r.error()));
+        auto r = await_answer(h->tab->session, "Input.dispatchMouseEvent", std::move(f));
+        if (!r && out) out = fail(r.error());
+        if (!r && r.error().is(errc::dialog_open)) break;  // the page waits for a dialog: the rest of the click waits too
     }
     h->tab->mouse_x = p->first;  // (sent without mouse(): where the mouse is now)
     h->tab->mouse_y = p->second;
@@ -411,4 +412,42 @@ AGENTKIT_DECL auto browser::press_keys(const tab_ptr& t, std::string_view chord_
         if (auto r = key_event("keyUp", *it, 0); !r) return r;
     return {};
 }
+
+AGENTKIT_DECL auto browser::open_dialogs() -> std::vector<dialog_record> {
+    std::vector<dialog_record> out;
+    if (!eng_) return out;
+    auto t = current_tab();
+    if (!t) return out;
+    {
+        std::lock_guard lock(eng_->mu);
+        for (const auto& [d, session] : (*t)->held_dialogs) out.push_back(d);
+    }
+    for (auto& d : out) {
+        d.message = opt_.policy.redact(std::move(d.message));
+        d.default_prompt = opt_.policy.redact(std::move(d.default_prompt));
+        d.url = opt_.policy.redact(std::move(d.url));
+    }
+    return out;
+}
+
+AGENTKIT_DECL auto browser::answer_dialog(bool accept, std::optional<std::string> prompt_text) -> result<action_result> {
+    return act(accept ? "accept the dialog" : "dismiss the dialog", [&](const tab_ptr& t) -> result<void> {
+        dialog_record d;
+        std::string session;
+        {
+            std::lock_guard lock(eng_->mu);
+            if (t->held_dialogs.empty())
+                return fail(errc::not_found, "no dialog is open on the page", "Answer a dialog only while the last result lists one open.");
+            d = t->held_dialogs.front().first;
+            session = t->held_dialogs.front().second;
+            t->held_dialogs.pop_front();  // before its close event: a dialog raised next is the next one held
+        }
+        json answer = {{"accept", accept}};
+        if (accept && d.type == "prompt") answer["promptText"] = prompt_text ? *prompt_text : d.default_prompt;
+        auto r = call(session, "Page.handleJavaScriptDialog", std::move(answer));
+        if (!r) return fail(r.error());
+        return {};
+    });
+}
+
 }  // namespace agentkit::browser

@@ -280,30 +280,45 @@ AGENTKIT_DECL auto browser::on_event(engine& e, const cdp::event& ev) -> void {
             d.default_prompt = detail::jstr(p, "defaultPrompt");
             d.url = detail::jstr(p, "url");
             dialog_action a = dialog_action::accept;
+            bool hold = false;
             {
                 std::lock_guard pl(policy_mu_);
                 const auto& pol = opt_.dialogs;
                 a = d.type == "alert" ? pol.alert : d.type == "confirm" ? pol.confirm : d.type == "prompt" ? pol.prompt : pol.beforeunload;
                 d.prompt_text = pol.prompt_text.empty() ? d.default_prompt : pol.prompt_text;
+                hold = pol.hold;
             }
-            d.accepted = a == dialog_action::accept;
-            answer = {{"accept", d.accepted}};
-            if (d.type == "prompt" && d.accepted) answer["promptText"] = d.prompt_text;
-            answer_session = ev.session_id;
-            if (t->dialogs.size() < std::max<std::size_t>(1, opt_.policy.max_dialogs_per_action)) {
+            if (hold) {  // left open until answer_dialog(); the action that raised it reports it open
+                d.open = true;
+                d.prompt_text.clear();
+                t->held_dialogs.emplace_back(d, ev.session_id);
                 t->dialogs.push_back(std::move(d));
             } else {
-                // a flood: the script raising them is stopped as the dialog is answered, and the
-                // page runs no script until the next action. A loop of 100,000 alerts would hold
-                // the page, and every call waiting on it, for minutes; a timer raising one every
-                // 4 ms would keep a navigation away from ever starting.
-                ++t->dialogs_dropped;
-                if (!t->leaving && t->scripts_stopped.insert(ev.session_id).second) {
-                    stop_script = true;
-                    t->flood_notes.push_back("the page raised more than " + std::to_string(opt_.policy.max_dialogs_per_action) +
-                                             " dialogs: its scripts were stopped until the next action");
+                d.accepted = a == dialog_action::accept;
+                answer = {{"accept", d.accepted}};
+                if (d.type == "prompt" && d.accepted) answer["promptText"] = d.prompt_text;
+                answer_session = ev.session_id;
+                if (t->dialogs.size() < std::max<std::size_t>(1, opt_.policy.max_dialogs_per_action)) {
+                    t->dialogs.push_back(std::move(d));
+                } else {
+                    // a flood: the script raising them is stopped as the dialog is answered, and the
+                    // page runs no script until the next action. A loop of 100,000 alerts would hold
+                    // the page, and every call waiting on it, for minutes; a timer raising one every
+                    // 4 ms would keep a navigation away from ever starting.
+                    ++t->dialogs_dropped;
+                    if (!t->leaving && t->scripts_stopped.insert(ev.session_id).second) {
+                        stop_script = true;
+                        t->flood_notes.push_back("the page raised more than " + std::to_string(opt_.policy.max_dialogs_per_action) +
+                                                 " dialogs: its scripts were stopped until the next action");
+                    }
                 }
             }
+        } else if (m == "Page.javascriptDialogClosed") {  // answered (by answer_dialog() or out of band)
+            for (auto it2 = t->held_dialogs.begin(); it2 != t->held_dialogs.end(); ++it2)
+                if (it2->second == ev.session_id) {
+                    t->held_dialogs.erase(it2);
+                    break;
+                }
         } else if (m == "Network.requestWillBeSent") {
             const std::string key = ev.session_id + "|" + detail::jstr(p, "requestId");
             const std::string type = detail::jstr(p, "type");

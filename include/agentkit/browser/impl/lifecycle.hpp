@@ -197,18 +197,42 @@ AGENTKIT_DECL auto browser::crashed_error(const error& cause) const -> error {
 
 AGENTKIT_DECL auto browser::call(std::string_view session, std::string_view method, json params, std::optional<std::chrono::milliseconds> timeout) -> result<json> {
     if (!eng_) return fail(errc::browser_crashed, "no browser is running", "Call again: the browser starts lazily.");
-    if (detail::op_stop.stop_possible()) {  // a cancel_scope: wait in slices, abandon the call on a stop
+    if (detail::op_stop.stop_possible() || holding_dialogs()) {  // wait in slices: abandon the call on a stop or an open dialog
         if (detail::op_stop.stop_requested()) return fail(cancelled_error(method));
-        auto fut = eng_->conn.call_async(method, std::move(params), session, timeout);
-        while (fut.wait_for(20ms) != std::future_status::ready)
-            if (detail::op_stop.stop_requested()) return fail(cancelled_error(method));
-        auto r = fut.get();
-        if (!r && !eng_->conn.is_open()) return fail(crashed_error(r.error()));
-        return r;
+        if (dialog_holds(session, method)) return fail(dialog_open_error(method));
+        return await_answer(session, method, eng_->conn.call_async(method, std::move(params), session, timeout));
     }
     auto r = eng_->conn.call(method, std::move(params), session, timeout);
     if (!r && !eng_->conn.is_open()) return fail(crashed_error(r.error()));
     return r;
+}
+
+AGENTKIT_DECL auto browser::await_answer(std::string_view session, std::string_view method, std::future<result<json>> fut) -> result<json> {
+    const bool slices = detail::op_stop.stop_possible() || holding_dialogs();
+    while (slices && fut.wait_for(20ms) != std::future_status::ready) {
+        if (detail::op_stop.stop_requested()) return fail(cancelled_error(method));
+        if (dialog_holds(session, method)) return fail(dialog_open_error(method));
+    }
+    auto r = fut.get();
+    if (!r && !eng_->conn.is_open()) return fail(crashed_error(r.error()));
+    return r;
+}
+
+AGENTKIT_DECL auto browser::holding_dialogs() const -> bool {
+    std::lock_guard pl(policy_mu_);
+    return opt_.dialogs.hold;
+}
+
+AGENTKIT_DECL auto browser::dialog_holds(std::string_view session, std::string_view method) const -> bool {
+    if (method == "Page.handleJavaScriptDialog" || session.empty() || !holding_dialogs()) return false;
+    std::lock_guard lock(eng_->mu);
+    auto it = eng_->by_session.find(std::string(session));
+    return it != eng_->by_session.end() && !it->second->held_dialogs.empty();
+}
+
+AGENTKIT_DECL auto browser::dialog_open_error(std::string_view method) -> error {
+    return error(errc::dialog_open, "a dialog is open on the page (" + std::string(method) + " was not waited for)",
+                 "Answer it first (browser_handle_dialog).");
 }
 
 AGENTKIT_DECL auto browser::cancelled_error(std::string_view method) -> error {

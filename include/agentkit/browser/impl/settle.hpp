@@ -215,11 +215,16 @@ auto browser::act_locked(std::string what, tab_ptr t, F&& f, bool expect_navigat
     out.from_url = std::move(out_from);
     take_notes(out);
     auto r = f(t);
-    if (!r) {
+    // a dialog left open (dialog_policy::hold) ends the action: it is what the action led to
+    if (!r && !r.error().is(errc::dialog_open)) {
         if (!eng_->conn.is_open() && !r.error().is(errc::browser_crashed)) return fail(crashed_error(r.error()));
         return fail(r.error());
     }
-    settle(t, mark, out.notes, t0 + opt_.navigation_timeout);
+    if (r) settle(t, mark, out.notes, t0 + opt_.navigation_timeout);
+    if (r && opt_.min_settle.count() > 0) {  // no sooner than min_settle: a timer the action set off is seen
+        const auto rest = std::chrono::duration_cast<std::chrono::milliseconds>(t0 + opt_.min_settle - clock::now());
+        if (rest.count() > 0) (void)wait_until([&] { return t->closed || t->crashed || !t->held_dialogs.empty(); }, rest);
+    }
     {
         std::lock_guard lock(eng_->mu);
         out.notes.insert(out.notes.end(), t->flood_notes.begin(), t->flood_notes.end());
@@ -284,6 +289,17 @@ auto browser::act_locked(std::string what, tab_ptr t, F&& f, bool expect_navigat
     }
     if (t->closed) {
         out.changes = "the tab closed";
+        out.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - t0);
+        return out;
+    }
+    bool dialog_open = false;
+    {
+        std::lock_guard lock(eng_->mu);
+        dialog_open = !t->held_dialogs.empty();
+    }
+    if (dialog_open) {  // the page waits for the dialog's answer: no snapshot until then
+        out.changes = "a dialog is open: answer it (answer_dialog) to go on";
+        fill_url_title(t, out.url, out.title);
         out.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - t0);
         return out;
     }

@@ -383,6 +383,17 @@ auto dialog_tool(State& st) {
         st,
         "Accept or dismiss the page's dialogs from now on (they never block; each is reported).",
         [s](const dialog_args& a) -> result<tool_output> {
+            // a dialog held open (dialog_policy::hold, Playwright's layout): this answers it
+            const bool holding = s->b.options().dialogs.hold;
+            if (holding || !s->b.open_dialogs().empty()) {
+                if (s->b.open_dialogs().empty())
+                    return detail::pw_reported(*s, error{errc::not_found,
+                                                         "Error: The tool \"browser_handle_dialog\" can only be used when there is related modal state present.",
+                                                         "No dialog is open: go on with the page."});
+                auto r = s->b.answer_dialog(a.accept, a.promptText);
+                if (detail::pw_mode(*s)) return detail::pw_action(*s, std::move(r), {}, true);
+                return detail::text_of(std::move(r));
+            }
             dialog_policy p;
             const auto act_ = a.accept ? dialog_action::accept : dialog_action::dismiss;
             p.alert = dialog_action::accept;

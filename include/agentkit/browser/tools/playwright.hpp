@@ -197,9 +197,19 @@ inline result<tool_output> pw_finish(tool_state& st, pw::response resp, pw_page_
     std::string url, title;
     if (tabs)
         for (const auto& t : *tabs)
-            if (t.active) url = t.url;
+            if (t.active) {
+                url = t.url;
+                title = pw_tab_title(t.title, t.url);
+            }
+    // a dialog held open holds the page's scripts: no snapshot (nor the document's title) until answered
+    const auto open = st.b.open_dialogs();
+    if (!open.empty()) {
+        v.snapshot = v.inline_snapshot = false;
+        resp.modal = modal_lines(open);
+    }
     if (tabs && !tabs->empty()) {
-        if (auto dt = st.b.document_title()) title = *dt;
+        if (open.empty())
+            if (auto dt = st.b.document_title()) title = *dt;
         auto lines = pw_page_lines(url, title, v.http_status);
         std::string joined;
         for (const auto& l : lines) joined += l + "\n";

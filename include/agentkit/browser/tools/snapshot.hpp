@@ -47,8 +47,7 @@ struct find_args {
     std::optional<std::string> text;   ///< plain text (case-insensitive)
     std::optional<std::string> regex;  ///< a JavaScript regular expression (case-sensitive; "/re/i" for flags)
     static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(find_args, text, "Text to find (case-insensitive)"),
-                      AGENTKIT_FIELD(find_args, regex, "Or a regex; /re/i for flags"));
+        return fields(AGENTKIT_FIELD(find_args, text, ""), AGENTKIT_FIELD(find_args, regex, "Or this; /re/i for flags"));
     }
 };
 
@@ -107,7 +106,7 @@ auto find_tool(State& st) {
     tool_state* s = &st;
     return browser_tool<"browser_find">(
         st,
-        "Search the page snapshot; each match with 3 lines around it under its path, with refs.",
+        "Search the snapshot: each match in context, with refs.",
         [s](const find_args& a) -> result<tool_output> {
             if (!a.text && !a.regex)
                 return detail::pw_reported(*s, error{errc::args_invalid, "Provide either \"text\" or \"regex\" to search for.",

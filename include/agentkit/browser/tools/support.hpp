@@ -234,6 +234,36 @@ inline result<tool_output> with_failure_screenshot(tool_state& st, result<tool_o
     return rank(level) <= rank(min);
 }
 
+/// The dialogs held open (dialog_policy::hold) as Playwright's "Modal state" section lists them.
+inline std::vector<std::string> modal_lines(const std::vector<dialog_record>& open) {
+    std::vector<std::string> lines;
+    for (const auto& d : open)
+        lines.push_back("- [\"" + d.type + "\" dialog with message \"" + d.message + "\"]: can be handled by browser_handle_dialog");
+    return lines;
+}
+
+/// While the page holds a dialog open, only the tools that answer it or do not touch the page
+/// run (as Playwright MCP's tab tools refuse): the others answer with what is open and how to
+/// go on. Nothing when no dialog is open.
+inline std::optional<result<tool_output>> modal_gate(tool_state& st, std::string_view tool) {
+    static constexpr std::string_view free_tools[] = {"browser_handle_dialog", "browser_navigate", "browser_tabs", "browser_close",
+                                                      "browser_wait_for",      "browser_artifact", "browser_metrics", "web_search"};
+    if (std::find(std::begin(free_tools), std::end(free_tools), tool) != std::end(free_tools)) return std::nullopt;
+    const auto open = st.b.open_dialogs();
+    if (open.empty()) return std::nullopt;
+    if (st.options.output == output_mode::playwright) {
+        pw::response resp;
+        resp.errors.push_back("Error: Tool \"" + std::string(tool) + "\" does not handle the modal state.");
+        resp.modal = modal_lines(open);
+        tool_output o = tool_output::text(resp.text());
+        o.is_error = true;
+        return o;
+    }
+    return fail(errc::dialog_open,
+                "a " + open.front().type + " dialog is open on the page: " + std::string(tool) + " waits for its answer",
+                "Answer it first with browser_handle_dialog (accept true or false).", json{{"dialogs", open.size()}});
+}
+
 /// Store text as an artifact, redacted of the session's secrets first.
 inline result<artifact_ref> store_text(tool_state& st, std::string name, std::string description, std::string text) {
     return st.store.put({"text/plain", std::move(name), st.b.policy().redact(std::move(description)),
@@ -263,6 +293,7 @@ auto browser_tool(tool_state& st, std::string_view description, F handler, trait
         return tool<Name>(description, [s, handler](const no_args&, tool_context& ctx) {
             cancel_scope scope(ctx.stop);
             return detail::hooked(*s, Name.view(), [] { return json::object(); }, ctx, [&] {
+                if (auto refused = detail::modal_gate(*s, Name.view())) return std::move(*refused);
                 auto r = handler();
                 return leaves_no_picture(Name.view()) ? r : detail::with_failure_screenshot(*s, std::move(r));
             });
@@ -272,6 +303,7 @@ auto browser_tool(tool_state& st, std::string_view description, F handler, trait
         return tool<Name>(description, [s, handler](const Args& a, tool_context& ctx) {
             cancel_scope scope(ctx.stop);
             return detail::hooked(*s, Name.view(), [&a] { return to_json_value(a); }, ctx, [&] {
+                if (auto refused = detail::modal_gate(*s, Name.view())) return std::move(*refused);
                 result<tool_output> r = [&] {
                     if constexpr (agentkit::detail::handler_sig<F>::arity == 2) return handler(a, ctx);
                     else return handler(a);
