@@ -311,6 +311,7 @@ int main(int argc, char** argv) {
 
     ak::mcp::server_options so;
     so.name = "agentkit-browser";
+    so.omit_false_is_error = c.tools.output == br::output_mode::playwright;  // its results, as the peer writes them
     so.title = "agentkit browser";
     so.version = ak::version.string;
     so.instructions =

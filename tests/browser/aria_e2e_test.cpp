@@ -15,6 +15,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -500,4 +501,64 @@ TEST(AriaE2E, DialogsHeldOpenUntilAnsweredAndCallsDoNotHangMeanwhile) {
     EXPECT_TRUE(nothing->is_error);
     EXPECT_NE(text_of(nothing).find("can only be used when there is related modal state present"), std::string::npos) << text_of(nothing);
     EXPECT_NE(text_of(ses.call("browser_snapshot", json::object())).find("button \"Ask\""), std::string::npos);
+}
+
+// Screenshots in Playwright's layout: CSS pixels unless scale is device; the model's copy shrunk
+// to what a model takes whole (1568 px a side, 1.15 MP), the file whole.
+TEST(AriaE2E, ScreenshotsInCssOrDevicePixelsAndTheModelsCopyWithinItsBounds) {
+    http_server server;
+    server.route("/", http_response::html(page("Wide", "<body style='margin:0;width:2600px;height:300px;background:#36c'>wide</body>")));
+    br::browser_options o = aria_options();
+    o.viewport.width = 500;
+    o.viewport.height = 300;
+    o.viewport.device_scale_factor = 2;
+    pw_session ses("shots_pw");
+    ses.st.options.inline_screenshots = true;  // as --output-mode playwright without --image-responses
+    auto image_of = [](const ak::result<ak::tool_output>& r) {
+        br::detail::image_size px;
+        if (r)
+            for (const auto& c : r->content)
+                if (c.type == ak::content_block::kind::image) px = br::detail::image_size_of(c.text);
+        return px;
+    };
+    // the engine: device pixels by default, CSS pixels when asked, shrunk to bounds when asked
+    br::browser b(o);
+    ASSERT_TRUE(b.navigate(server.url("/")));
+    auto device = b.screenshot();
+    ASSERT_TRUE(device) << device.error().to_text();
+    EXPECT_EQ(br::detail::image_size_of(device->base64).width, 1000U);
+    EXPECT_DOUBLE_EQ(device->scale, 2);
+    br::screenshot_options css;
+    css.css_pixels = true;
+    auto in_css = b.screenshot(css);
+    ASSERT_TRUE(in_css);
+    EXPECT_EQ(br::detail::image_size_of(in_css->base64).width, 500U);
+    EXPECT_DOUBLE_EQ(in_css->scale, 1);
+    br::screenshot_options capped;
+    capped.full_page = true;
+    capped.css_pixels = true;
+    capped.max_side = 1000;
+    auto small = b.screenshot(capped);
+    ASSERT_TRUE(small);
+    const auto sp = br::detail::image_size_of(small->base64);
+    EXPECT_EQ(sp.width, 1000U);  // 2600 x 300 CSS px, shrunk to 1000 on its long side
+    EXPECT_NEAR(sp.height, 300.0 * 1000 / 2600, 1.5);
+    // the tool: the full page file keeps its 2600 px; the model's copy is within 1568 px
+    ASSERT_TRUE(ses.call("browser_navigate", {{"url", server.url("/")}}));
+    auto shot = ses.call("browser_take_screenshot", {{"fullPage", true}});
+    ASSERT_TRUE(shot && !shot->is_error) << text_of(shot);
+    EXPECT_LE(image_of(shot).width, 1568U);
+    EXPECT_GT(image_of(shot).width, 1000U);
+    std::smatch m;
+    const std::string text = text_of(shot);
+    ASSERT_TRUE(std::regex_search(text, m, std::regex(R"(\]\((\.playwright-mcp/page-[0-9T-]+Z\.png)\))"))) << text;
+    std::ifstream file(ses.dir / m[1].str(), std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(br::detail::image_size_of(ak::base64_encode(bytes)).width, 2600U);
+    // an empty file name is no name: the file gets the automatic one, the image comes back
+    auto unnamed = ses.call("browser_take_screenshot", {{"filename", ""}});
+    ASSERT_TRUE(unnamed && !unnamed->is_error) << text_of(unnamed);
+    EXPECT_GT(image_of(unnamed).width, 0U);
+    EXPECT_NE(text_of(unnamed).find("scale: 'css'"), std::string::npos) << text_of(unnamed);
+    EXPECT_NE(text_of(ses.call("browser_take_screenshot", {{"scale", "device"}})).find("scale: 'device'"), std::string::npos);
 }

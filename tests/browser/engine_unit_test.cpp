@@ -426,3 +426,31 @@ TEST(FindSnippets, AMatchUnderItsPathWithItsNeighboursAndMarkedGaps) {
     EXPECT_EQ(two.rfind("- banner:", 0), 0U) << two;
     EXPECT_EQ(find_snippets(lines, {9, 11}).find("----"), std::string::npos);
 }
+
+// The pixel size of an image from its first bytes: WebP's three kinds of first chunk (built
+// here by hand from the format's layout), beside PNG and JPEG's.
+TEST(ImageHeader, WebpLossyLosslessAndExtendedSizes) {
+    using agentkit::browser::detail::image_size_of;
+    auto riff = [](const std::string& fourcc, std::string data) {
+        std::string s = "RIFF" + std::string(4, '\0') + "WEBP" + fourcc + std::string(4, '\0') + std::move(data);
+        s.resize(std::max<std::size_t>(s.size(), 40), '\0');
+        return agentkit::base64_encode(s);
+    };
+    // lossy: frame tag (3 bytes), start code 9d 01 2a, then 14-bit width and height (little-endian)
+    const std::string vp8 = riff("VP8 ", std::string("\x00\x00\x00\x9d\x01\x2a", 6) + "\x20\x03" + "\x58\x02");  // 800 x 600
+    EXPECT_EQ(image_size_of(vp8).width, 800U);
+    EXPECT_EQ(image_size_of(vp8).height, 600U);
+    // lossless: signature 0x2f, then width-1 (14 bits) and height-1 (14 bits)
+    const std::uint32_t bits = (1567U) | (563U << 14U);  // 1568 x 564
+    std::string l(1, '\x2f');
+    for (int i = 0; i < 4; ++i) l += static_cast<char>((bits >> (8 * i)) & 0xFFU);
+    const auto lossless = image_size_of(riff("VP8L", l));
+    EXPECT_EQ(lossless.width, 1568U);
+    EXPECT_EQ(lossless.height, 564U);
+    // extended: flags and reserved (4 bytes), then canvas width-1 and height-1 (24 bits each)
+    const auto ext = image_size_of(riff("VP8X", std::string(4, '\0') + std::string("\x0f\x27\x00", 3) + std::string("\x01\x00\x00", 3)));
+    EXPECT_EQ(ext.width, 10000U);
+    EXPECT_EQ(ext.height, 2U);
+    EXPECT_EQ(image_size_of(riff("ALPH", std::string(10, 'x'))).width, 0U);  // no image chunk: unknown
+    EXPECT_EQ(image_size_of(agentkit::base64_encode("RIFF....WEBPVP8")).width, 0U);  // cut short
+}

@@ -679,6 +679,18 @@ TEST(McpServer, ContentKindsIncludingEmbeddedResources) {
     EXPECT_EQ(mcp::call_result(with_blob)["content"][0]["resource"]["blob"], "AAAA");
 }
 
+// isError is sent always by default, and only when true with server_options::omit_false_is_error
+// (as Playwright MCP writes its results; the schema's default is false).
+TEST(McpServer, IsErrorLeftOutOfSuccessfulResultsOnlyWhenAsked) {
+    const auto ok = ak::tool_output::text("fine");
+    auto bad = ak::tool_output::text("broken");
+    bad.is_error = true;
+    EXPECT_EQ(mcp::call_result(ok)["isError"], false);
+    EXPECT_FALSE(mcp::call_result(ok, true).contains("isError"));
+    EXPECT_EQ(mcp::call_result(bad, true)["isError"], true);
+    EXPECT_EQ(mcp::call_result(bad)["isError"], true);
+}
+
 // --- mcp::input_relay: an upstream server's questions during a call, passed to the client ---
 namespace {
 // The relay the tools below use, and what their stand-in upstream saw: the upstream asks from a

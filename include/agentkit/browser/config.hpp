@@ -543,6 +543,18 @@ inline result<void> apply_config_file(server_config& c, const std::string& path)
                             }
                             c.browser.viewport.width = cv["width"].get<int>();
                             c.browser.viewport.height = cv["height"].get<int>();
+                        } else if (ck == "deviceScaleFactor") {
+                            if (!cv.is_number() || cv.get<double>() <= 0 || cv.get<double>() > 10) {
+                                wrong(ckey, "a number of device pixels per CSS pixel, above 0 and at most 10");
+                                continue;
+                            }
+                            c.browser.viewport.device_scale_factor = cv.get<double>();
+                        } else if (ck == "isMobile" || ck == "hasTouch") {
+                            if (!cv.is_boolean()) {
+                                wrong(ckey, "true or false");
+                                continue;
+                            }
+                            (ck == "isMobile" ? c.browser.viewport.mobile : c.browser.viewport.touch) = cv.get<bool>();
                         } else if (ck == "userAgent") {
                             option(ckey, "--user-agent", cv);
                         } else if (ck == "ignoreHTTPSErrors") {

@@ -183,6 +183,13 @@ struct screenshot_options {
     bool marks = false;
     /// With marks: the snapshot the marks belong to (its budget, filters), taken first.
     snapshot_options snapshot{};
+    /// One image pixel per CSS pixel whatever the device scale factor (false: device pixels).
+    bool css_pixels = false;
+    /// Shrink the image to at most this many pixels on its longer side (0: no bound)...
+    int max_side = 0;
+    /// ...and this many pixels in all (0: no bound), keeping its proportions: what a model's
+    /// image input takes whole (1568 and 1.15 MP for Claude; larger is resized by the model).
+    double max_pixels = 0;
 };
 
 /// How browser::start_recording() records (Page.startScreencast).

@@ -218,11 +218,13 @@ inline page page_of(const json& params, std::size_t total, std::size_t page_size
 
 }  // namespace detail
 
-/// The tools/call result for a tool output (content, structuredContent, isError).
-[[nodiscard]] inline json call_result(const tool_output& out) {
+/// The tools/call result for a tool output (content, structuredContent, isError;
+/// `omit_false_is_error`: isError only when true).
+[[nodiscard]] inline json call_result(const tool_output& out, bool omit_false_is_error = false) {
     json content = json::array();
     for (const auto& b : out.content) content.push_back(detail::content_json(b));
-    json r{{"content", std::move(content)}, {"isError", out.is_error}};
+    json r{{"content", std::move(content)}};
+    if (out.is_error || !omit_false_is_error) r["isError"] = out.is_error;
     if (out.structured && !out.is_error) r["structuredContent"] = *out.structured;
     return r;
 }

@@ -57,18 +57,48 @@ AGENTKIT_DECL auto browser::screenshot(screenshot_options o) -> result<screensho
         p["clip"] = {{"x", 0}, {"y", 0}, {"width", out.width}, {"height", out.height}, {"scale", 1}};
         p["captureBeyondViewport"] = true;
     }
-    auto r = call((*t)->session, "Page.captureScreenshot", std::move(p), opt_.navigation_timeout);
-    if (!r) return fail(r.error());
-    out.base64 = detail::jstr(*r, "data");
-    if (out.base64.empty()) return fail(errc::protocol_error, "Page.captureScreenshot returned no data");
-    // Image pixels per CSS pixel (the device pixel ratio, read where the page cannot restyle it);
-    // the viewport's image has the scrollbars too: its CSS size is the image's over the scale.
-    if (auto dpr = isolated_eval(*t, "devicePixelRatio"); dpr && dpr->is_number() && dpr->get<double>() > 0)
-        out.scale = dpr->get<double>();
+    // Image pixels per CSS pixel (the device pixel ratio, read where the page cannot restyle it).
+    double dpr = 1;
+    if (auto d = isolated_eval(*t, "devicePixelRatio"); d && d->is_number() && d->get<double>() > 0) dpr = d->get<double>();
+    // The image's pixels per device pixel: CSS pixels asked for, then shrunk to the bounds.
+    auto shrink_for = [&](double css_w, double css_h) {
+        double k = o.css_pixels ? 1 / dpr : 1;
+        const double w = css_w * dpr * k, h = css_h * dpr * k;
+        double s = 1;
+        if (o.max_side > 0 && std::max(w, h) > o.max_side) s = o.max_side / std::max(w, h);
+        if (o.max_pixels > 0 && w * h * s * s > o.max_pixels) s = std::sqrt(o.max_pixels / (w * h));
+        return k * s;
+    };
+    double k = 1;
+    if (p.contains("clip")) {  // an element or the full page: scaled as it is captured
+        k = shrink_for(out.width, out.height);
+        p["clip"]["scale"] = k;
+    }
+    auto capture = [&](json params) -> result<std::string> {
+        auto r = call((*t)->session, "Page.captureScreenshot", std::move(params), opt_.navigation_timeout);
+        if (!r) return fail(r.error());
+        std::string data = detail::jstr(*r, "data");
+        if (data.empty()) return fail(errc::protocol_error, "Page.captureScreenshot returned no data");
+        return data;
+    };
+    auto first = capture(p);
+    if (!first) return fail(first.error());
+    out.base64 = std::move(*first);
+    out.scale = dpr * k;
     if (o.ref.empty() && !o.full_page) {
+        // the viewport's image has the scrollbars too: its CSS size is the image's over the scale
         if (const auto px = detail::image_size_of(out.base64); px.width > 0 && px.height > 0) {
-            out.width = px.width / out.scale;
-            out.height = px.height / out.scale;
+            out.width = px.width / dpr;
+            out.height = px.height / dpr;
+            if (const double kv = shrink_for(out.width, out.height); kv < 1) {  // the same view again, scaled
+                json again = p;
+                again["clip"] = {{"x", detail::jnum(vv, "pageX")}, {"y", detail::jnum(vv, "pageY")}, {"width", out.width},
+                                 {"height", out.height}, {"scale", kv}};
+                auto scaled = capture(std::move(again));
+                if (!scaled) return fail(scaled.error());
+                out.base64 = std::move(*scaled);
+                out.scale = dpr * kv;
+            }
         }
     }
     if (o.marks) {

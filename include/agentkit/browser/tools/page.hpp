@@ -3,9 +3,10 @@
 // tools.hpp registers them in browser_tools().
 #pragma once
 
+#include <agentkit/browser/detail/image_header.hpp>
 #include <agentkit/browser/tools/playwright.hpp>
-#include <agentkit/core/base64.hpp>
 #include <agentkit/browser/tools/support.hpp>
+#include <agentkit/core/base64.hpp>
 
 #include <condition_variable>
 #include <cstdio>
@@ -24,12 +25,14 @@ struct screenshot_args {
     std::optional<std::string> filename;  ///< accepted for compatibility; screenshots are stored as artifacts
     std::optional<bool> inline_image;     ///< `inline`: return the image itself, not only its artifact id
     std::optional<bool> marks;            ///< a numbered box on every element with a ref (Set-of-Marks)
+    std::optional<std::string> scale;     ///< Playwright's layout: css (default) or device pixels
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(screenshot_args, type, "", one_of("png", "jpeg", "webp")),
                       AGENTKIT_BROWSER_ELEMENT_FIELDS(screenshot_args),
                       AGENTKIT_FIELD(screenshot_args, fullPage, ""),
                       AGENTKIT_FIELD(screenshot_args, marks, "Label every ref on the image"),
                       AGENTKIT_FIELD(screenshot_args, filename, "", hidden()),
+                      AGENTKIT_FIELD(screenshot_args, scale, "", hidden(), one_of("css", "device")),
                       field(&screenshot_args::inline_image, "inline", "Return the image too"));
     }
 };
@@ -134,8 +137,9 @@ inline result<tool_output> pw_screenshot(tool_state& st, const screenshot_args& 
     const bool element = a.ref || a.target;
     if (element && a.fullPage.value_or(false)) return fail(errc::args_invalid, "fullPage cannot be used with element screenshots.");
     screenshot_options o;
+    const bool named = a.filename && !a.filename->empty();  // "" is no name: an automatic one
     std::string type = a.type.value_or("");
-    if (type.empty() && a.filename) {
+    if (type.empty() && named) {
         const auto dot = a.filename->rfind('.');
         const std::string ext = dot == std::string::npos ? std::string() : a.filename->substr(dot + 1);
         type = ext == "jpg" || ext == "jpeg" ? "jpeg" : ext == "webp" ? "webp" : "png";
@@ -144,6 +148,8 @@ inline result<tool_output> pw_screenshot(tool_state& st, const screenshot_args& 
     o.format = type;
     o.quality = 90;
     o.full_page = a.fullPage.value_or(false);
+    const std::string scale = a.scale.value_or("css");
+    o.css_pixels = scale != "device";
     json loc;
     if (element) {
         auto el = element_of(a.ref, a.target);
@@ -158,7 +164,7 @@ inline result<tool_output> pw_screenshot(tool_state& st, const screenshot_args& 
     auto bytes = base64_decode(shot->base64);
     if (!bytes) return fail(errc::tool_failed, "the screenshot's image data is not base64");
     result<std::string> path = fail(errc::tool_failed, "unset");
-    if (a.filename) {
+    if (named) {
         auto file = pw_model_file(st, *a.filename);
         if (!file) return fail(file.error());
         path = pw_write(st, *file, *bytes);
@@ -173,13 +179,25 @@ inline result<tool_output> pw_screenshot(tool_state& st, const screenshot_args& 
     if (o.full_page) opts += "  fullPage: true,\n";
     opts += "  path: " + pw::js_quote(*path) + ",\n";
     if (type == "jpeg") opts += "  quality: 90,\n";
-    opts += "  scale: 'css',\n  type: " + pw::js_quote(type) + "\n}";
+    opts += "  scale: " + pw::js_quote(scale) + ",\n  type: " + pw::js_quote(type) + "\n}";
     resp.code.push_back("// Screenshot " + label + " and save it as " + *path);
     resp.code.push_back(loc.is_null() ? "await page.screenshot(" + opts + ");"
                                       : "await page." + pw::locator(loc, codegen_language::typescript) + ".screenshot(" + opts + ");");
     auto out = pw_finish(st, std::move(resp), {});
     if (!out) return out;
-    if (!a.filename && st.options.inline_screenshots) out->add_image(shot->base64, shot->mime_type);
+    if (!named && st.options.inline_screenshots) {
+        // the model's copy fits what a model takes whole (1568 px a side, 1.15 MP); the file keeps every pixel
+        const auto px = image_size_of(shot->base64);
+        const double cap = 1.15 * 1024 * 1024;
+        if (std::max(px.width, px.height) > 1568 || double(px.width) * double(px.height) > cap) {
+            o.max_side = 1568;
+            o.max_pixels = cap;
+            auto small = st.b.screenshot(o);
+            if (!small) return fail(small.error());
+            shot = std::move(small);
+        }
+        out->add_image(shot->base64, shot->mime_type);
+    }
     return out;
 }
 

@@ -143,6 +143,9 @@ struct server_options {
     std::chrono::seconds request_state_ttl{std::chrono::minutes(10)};
     /// requestState protection (empty: the built-in server-side store).
     state_codec request_state;
+    /// A successful tools/call result leaves isError out (the schema's default is false), as
+    /// some servers write theirs (Playwright MCP); false: always sent.
+    bool omit_false_is_error = false;
 };
 
 /// Where the messages about one incoming message go: its response (`last` = true: the request
@@ -1339,7 +1342,7 @@ private:
                             }
                         }
                     }
-                    ok(call_result(out));
+                    ok(call_result(out, o_.omit_false_is_error));
                 }
             } else if (m == "prompts/get") {
                 result<prompt_result> r = fail(errc::internal, "no prompts");
