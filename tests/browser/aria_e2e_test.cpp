@@ -562,3 +562,65 @@ TEST(AriaE2E, ScreenshotsInCssOrDevicePixelsAndTheModelsCopyWithinItsBounds) {
     EXPECT_NE(text_of(unnamed).find("scale: 'css'"), std::string::npos) << text_of(unnamed);
     EXPECT_NE(text_of(ses.call("browser_take_screenshot", {{"scale", "device"}})).find("scale: 'device'"), std::string::npos);
 }
+
+// browser_network_request: one request of the list in full or one part, in both layouts; the
+// browser's own favicon fetch is no request of the page; credentials in headers are hidden.
+TEST(AriaE2E, NetworkRequestShowsOneRequestInFullOrOnePartInBothLayouts) {
+    http_server server;
+    server.route("/", http_response::html(page("Net", R"HTML(<p id="s">start</p>
+<script>
+  fetch('/data.json').then(r => r.json()).then(() =>
+    fetch('/submit', { method: 'POST', headers: { 'X-Trace': 'abc', 'Authorization': 'Bearer tok123' }, body: 'a=1&b=two' }))
+  .then(() => fetch('/pic.gif')).then(r => r.arrayBuffer()).then(() => { document.getElementById('s').textContent = 'all fetched'; });
+</script>)HTML")));
+    server.route("/data.json", http_response::json(R"({"items":[1,2]})"));
+    server.route("/submit", http_response::text("thanks"));
+    http_response gif;
+    gif.content_type = "image/gif";
+    gif.body = std::string("GIF89a\x01\x00\x01\x00\x00\x00\x00;", 14);
+    gif.headers.emplace_back("X-Served-By", "test");
+    server.route("/pic.gif", gif);
+    for (const bool playwright : {true, false}) {
+        SCOPED_TRACE(playwright ? "Playwright's layout" : "agentkit's layout");
+        pw_session ses(playwright ? "netreq_pw" : "netreq_ak", playwright);
+        ASSERT_TRUE(ses.call("browser_navigate", {{"url", server.url("/")}}));
+        br::wait_options fetched;
+        fetched.text = "all fetched";
+        ASSERT_TRUE(ses.b.wait_for(fetched));
+        const std::string list = text_of(ses.call("browser_network_requests", {{"static", true}}));
+        EXPECT_EQ(list.find("favicon.ico"), std::string::npos) << list;
+        auto number_of = [&](const std::string& path) {
+            std::smatch m;
+            const std::regex line("(\\d+)\\. \\[?[A-Z]+\\]? " + server.url(path));
+            return std::regex_search(list, m, line) ? std::stoi(m[1].str()) : 0;
+        };
+        const int submit = number_of("/submit"), data = number_of("/data.json"), pic = number_of("/pic.gif");
+        ASSERT_TRUE(submit > 0 && data > 0 && pic > 0) << list;
+        const std::string full = text_of(ses.call("browser_network_request", {{"index", submit}}));
+        EXPECT_NE(full.find("#" + std::to_string(submit) + " [POST] " + server.url("/submit")), std::string::npos) << full;
+        EXPECT_NE(full.find("status:    [200] OK"), std::string::npos) << full;
+        EXPECT_NE(full.find("x-trace: abc"), std::string::npos) << full;
+        EXPECT_NE(full.find("authorization: (hidden: 13 characters)"), std::string::npos) << full;
+        EXPECT_EQ(full.find("tok123"), std::string::npos) << full;
+        EXPECT_NE(full.find("part=\"request-body\""), std::string::npos) << full;
+        EXPECT_EQ(full.find("a=1&b=two"), std::string::npos) << "bodies only by part: " << full;
+        EXPECT_NE(text_of(ses.call("browser_network_request", {{"index", submit}, {"part", "request-body"}})).find("a=1&b=two"), std::string::npos);
+        EXPECT_NE(text_of(ses.call("browser_network_request", {{"index", data}, {"part", "response-body"}})).find(R"({"items":[1,2]})"),
+                  std::string::npos);
+        EXPECT_NE(text_of(ses.call("browser_network_request", {{"index", pic}, {"part", "response-headers"}})).find("x-served-by: test"),
+                  std::string::npos);
+        const std::string bytes = text_of(ses.call("browser_network_request", {{"index", pic}, {"part", "response-body"}}));
+        if (playwright) {  // bytes go to a file in the output directory, the result is its path
+            std::smatch m;
+            ASSERT_TRUE(std::regex_search(bytes, m, std::regex(R"((\.playwright-mcp/response-[0-9T-]+Z\.gif))"))) << bytes;
+            std::ifstream in(ses.dir / m[1].str(), std::ios::binary);
+            const std::string got((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            EXPECT_EQ(got, gif.body);
+        } else {  // to an artifact
+            EXPECT_NE(bytes.find("14 bytes of image/gif: artifact "), std::string::npos) << bytes;
+        }
+        auto missing = ses.call("browser_network_request", {{"index", 999}});
+        EXPECT_TRUE(!missing || missing->is_error);
+        EXPECT_NE(text_of(missing).find("Request #999 not found"), std::string::npos) << text_of(missing);
+    }
+}

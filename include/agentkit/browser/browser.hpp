@@ -33,6 +33,7 @@
 #include <agentkit/browser/detail/page_part.hpp>
 #include <agentkit/browser/detail/page_data.hpp>
 #include <agentkit/browser/detail/scripts.hpp>
+#include <agentkit/browser/detail/network_log.hpp>
 #include <agentkit/browser/detail/tab_state.hpp>
 #include <agentkit/browser/keys.hpp>
 #include <agentkit/browser/options.hpp>
@@ -44,6 +45,7 @@
 #include <agentkit/cdp/launch.hpp>
 #include <agentkit/cdp/pipe_transport.hpp>
 #include <agentkit/cdp/websocket_transport.hpp>
+#include <agentkit/core/base64.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/linkage.hpp>
 #include <agentkit/core/result.hpp>
@@ -337,6 +339,11 @@ public:
     /// Network requests of the current tab (oldest first); `clear` empties the buffer. The buffer
     /// keeps the newest browser_options::network_capacity; `dropped` as for console_messages.
     result<std::vector<network_entry>> network_requests(bool clear = false, std::size_t* dropped = nullptr);
+
+    /// The response body of the request at `position` of network_requests() (0 is the oldest
+    /// kept), as the browser still holds it: the bytes (decoded when it sent them as base64).
+    /// errc::not_found when there is no such request, or its body is gone or was never read.
+    result<std::string> response_body(std::size_t position);
 
     // ---- recordings (screencast) ------------------------------------------------------------------
 

@@ -119,7 +119,8 @@ auto make_browser_menu(menu_options options = {}) {
             .when("Looking things up, finding sources, comparing several pages"),
         mode<"devtools">(tool_ref<"browser_drag">, tool_ref<"browser_file_upload">, tool_ref<"browser_handle_dialog">,
                          tool_ref<"browser_evaluate">, tool_ref<"browser_console_messages">,
-                         tool_ref<"browser_network_requests">, tool_ref<"browser_tabs">, tool_ref<"browser_resize">,
+                         tool_ref<"browser_network_requests">, tool_ref<"browser_network_request">, tool_ref<"browser_tabs">,
+                         tool_ref<"browser_resize">,
                          tool_ref<"browser_close">, tool_ref<"browser_metrics">, tool_ref<"browser_batch">,
                          tool_ref<"browser_recording_start">, tool_ref<"browser_recording_stop">)
             .describe("Browser internals: tabs, console, network, uploads, dialogs, recordings")

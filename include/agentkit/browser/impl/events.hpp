@@ -329,6 +329,9 @@ AGENTKIT_DECL auto browser::on_event(engine& e, const cdp::event& ev) -> void {
             n.method = detail::jstr(req, "method");
             n.url = detail::jstr(req, "url");
             n.resource_type = type;
+            n.request_headers = detail::logged_headers(detail::jobj(req, "headers"));
+            if (req.contains("postData") && req["postData"].is_string())
+                n.post_data = detail::bounded_body(req["postData"].get<std::string>(), 64 * 1024);
             t->request_start[key] = detail::jnum(p, "timestamp");
             if (auto r = detail::jobj(p, "redirectResponse"); !r.empty()) {
                 for (auto it2 = t->network.rbegin(); it2 != t->network.rend(); ++it2)
@@ -338,7 +341,8 @@ AGENTKIT_DECL auto browser::on_event(engine& e, const cdp::event& ev) -> void {
                         break;
                     }
             }
-            t->network.emplace_back(key, std::move(n));
+            // the browser's own favicon fetch is no request of the page (Playwright leaves it out too)
+            if (!detail::is_favicon_url(n.url)) t->network.emplace_back(key, std::move(n));
             while (t->network.size() > opt_.network_capacity) {
                 t->network.pop_front();
                 ++t->network_dropped;
@@ -352,6 +356,8 @@ AGENTKIT_DECL auto browser::on_event(engine& e, const cdp::event& ev) -> void {
                 if (it2->first == key) {
                     it2->second.status = static_cast<int>(detail::jint(r, "status"));
                     it2->second.mime_type = detail::jstr(r, "mimeType");
+                    it2->second.status_text = detail::jstr(r, "statusText");
+                    it2->second.response_headers = detail::logged_headers(detail::jobj(r, "headers"));
                     break;
                 }
         } else if (m == "Network.loadingFinished" || m == "Network.loadingFailed") {

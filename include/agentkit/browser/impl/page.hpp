@@ -270,9 +270,53 @@ AGENTKIT_DECL auto browser::network_requests(bool clear, std::size_t* dropped) -
             t.network.clear();
             t.network_dropped = 0;
         }
-        for (auto& n : out) n.url = opt_.policy.redact(std::move(n.url));
+        for (auto& n : out) {  // a secret typed into a form is in the request that sends it
+            n.url = opt_.policy.redact(std::move(n.url));
+            for (auto* hs : {&n.request_headers, &n.response_headers})
+                for (auto& h : *hs) h.second = opt_.policy.redact(std::move(h.second));
+            if (n.post_data) n.post_data = opt_.policy.redact(std::move(*n.post_data));
+        }
         return out;
     });
+}
+
+AGENTKIT_DECL auto browser::response_body(std::size_t position) -> result<std::string> {
+    std::lock_guard op(op_mu_);
+    auto e = ensure();
+    if (!e) return fail(e.error());
+    auto t = current_tab();
+    if (!t) return fail(t.error());
+    std::string key;
+    {
+        std::lock_guard lock(eng_->mu);
+        if (position >= (*t)->network.size()) return fail(errc::not_found, "no such request in the tab's network log");
+        key = (*t)->network[position].first;
+    }
+    // a body still arriving is not there yet: wait (a little) for the request to end. (A fetch
+    // whose body the page never reads may not end: the browser holds no body to give then.)
+    const bool ended = wait_until(
+        [&] {
+            for (const auto& [k, entry] : (*t)->network)
+                if (k == key) return entry.finished;
+            return true;  // gone from the log: ask anyway
+        },
+        std::min<std::chrono::milliseconds>(opt_.call_timeout, std::chrono::milliseconds(3000)));
+    const auto bar = key.find('|');
+    auto r = call(key.substr(0, bar), "Network.getResponseBody", json{{"requestId", key.substr(bar + 1)}});
+    if (!r) {
+        if (r.error().is(errc::browser_crashed)) return fail(r.error());
+        return fail(errc::not_found,
+                    ended ? "the browser does not hold this response's body (" + r.error().message + ")"
+                          : "this response's body has not arrived (the page may not have read it)",
+                    "Load the page again to read it.");
+    }
+    std::string body = detail::jstr(*r, "body");
+    if (detail::jbool(*r, "base64Encoded")) {
+        auto bytes = base64_decode(body);
+        if (!bytes) return fail(errc::protocol_error, "the response body is not valid base64");
+        body = std::move(*bytes);
+    }
+    return opt_.policy.redact(std::move(body));
 }
 
 AGENTKIT_DECL auto browser::extract(extract_options o) -> result<json> {

@@ -94,7 +94,53 @@ inline result<tool_output> log_result(tool_state& st, std::string_view what, con
 
 }  // namespace detail
 
+/// Arguments of browser_network_request.
+struct network_request_args {
+    int index = 0;                        ///< 1-based, as browser_network_requests numbers the requests
+    std::optional<std::string> part;      ///< only this part: request-headers, request-body, response-headers, response-body
+    std::optional<std::string> filename;  ///< Playwright's layout: the result to this file (workspace-relative)
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(network_request_args, index, "As numbered in the list", minimum(1)),
+                      AGENTKIT_FIELD(network_request_args, part, "",
+                                     one_of("request-headers", "request-body", "response-headers", "response-body")),
+                      AGENTKIT_FIELD(network_request_args, filename, "", hidden()));
+    }
+};
+
 namespace detail {
+
+/// Whether a body of this MIME type is text (shown as it is) rather than bytes (kept in a file
+/// or an artifact).
+inline bool textual_mime(std::string_view mime) {
+    const std::string m = ascii_lower(mime.substr(0, mime.find(';')));
+    return m.rfind("text/", 0) == 0 || m == "application/json" || m == "application/javascript" || m == "application/xml" ||
+           m == "application/x-www-form-urlencoded" || m == "image/svg+xml" || m.ends_with("+json") || m.ends_with("+xml");
+}
+
+/// One request in full (browser_network_request without a part): its line, general facts,
+/// headers, and how to read its bodies. `n` is its number in the list.
+inline std::string request_details(std::size_t n, const network_entry& e) {
+    std::string out = "#" + std::to_string(n) + " [" + e.method + "] " + e.url + "\n\n  General\n";
+    if (!e.error.empty()) out += "    status:    [FAILED] " + e.error + "\n";
+    else if (e.status > 0) out += "    status:    [" + std::to_string(e.status) + "] " + e.status_text + "\n";
+    if (e.finished && e.duration_ms > 0) out += "    duration:  " + std::to_string(static_cast<long long>(e.duration_ms + 0.5)) + "ms\n";
+    out += "    type:      " + ascii_lower(e.resource_type) + "\n";
+    if (!e.mime_type.empty()) out += "    mimeType:  " + e.mime_type + "\n";
+    auto section = [&](const char* title, const std::vector<std::pair<std::string, std::string>>& hs) {
+        if (hs.empty()) return;
+        out += std::string("\n  ") + title + "\n";
+        for (const auto& [k, v] : hs) out += "    " + k + ": " + v + "\n";
+    };
+    section("Request headers", e.request_headers);
+    section("Response headers", e.response_headers);
+    std::string hints;
+    if (e.post_data) hints += "Call browser_network_request with part=\"request-body\" to read the request body.\n";
+    if (e.status > 0 && e.status != 204 && e.status != 304 && e.status >= 200)
+        hints += "Call browser_network_request with part=\"response-body\" to read the response body.\n";
+    if (!hints.empty()) out += "\n" + hints;
+    while (!out.empty() && out.back() == '\n') out.pop_back();
+    return out;
+}
 
 /// browser_network_requests in Playwright's layout: `<n>. [GET] url => [200] OK`, numbered by
 /// position in the tab's log; unless `static`, requests that are neither fetch nor XHR and
@@ -249,7 +295,9 @@ auto network_tool(State& st) {
             std::vector<std::string> lines;
             std::size_t by_class[5] = {0, 0, 0, 0, 0};  // 1xx-2xx, 3xx, 4xx, 5xx (index: class - 1)
             std::size_t failed = 0, pending = 0, static_skipped = 0, filter_skipped = 0;
+            std::size_t idx = 0;  // each line numbered as browser_network_request takes it
             for (const auto& e : *r) {
+                ++idx;
                 const bool is_static = e.resource_type == "Image" || e.resource_type == "Font" ||
                                        e.resource_type == "Stylesheet" || e.resource_type == "Script" ||
                                        e.resource_type == "Media";
@@ -261,7 +309,7 @@ auto network_tool(State& st) {
                     ++filter_skipped;
                     continue;
                 }
-                std::string line = e.method + " " + e.url + " → ";
+                std::string line = std::to_string(dropped + idx) + ". " + e.method + " " + e.url + " → ";
                 if (!e.error.empty()) {
                     ++failed;
                     line += "failed " + e.error;
@@ -296,6 +344,74 @@ auto network_tool(State& st) {
             if (a.clear.value_or(false)) counts += "; buffer cleared";
             return detail::log_result(*s, "network", lines, counts, dropped, s->b.options().network_capacity,
                                       static_cast<std::size_t>(a.recent.value_or(10)), "→ 404");
+        },
+        reading_traits);
+}
+
+/// Make the browser_network_request tool: one request of browser_network_requests in full, or one
+/// part of it (headers, or a body: text shown, bytes kept in a file or an artifact).
+template <class State>
+auto network_request_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_network_request">(
+        st, "One listed request in full: headers; bodies by part.",
+        [s](const network_request_args& a) -> result<tool_output> {
+            std::size_t dropped = 0;
+            auto r = s->b.network_requests(false, &dropped);
+            if (!r) return fail(r.error());
+            const auto n = static_cast<std::size_t>(std::max(a.index, 0));
+            if (n <= dropped || n > dropped + r->size())
+                return detail::pw_reported(*s, error{errc::not_found,
+                                                     "Request #" + std::to_string(a.index) +
+                                                         " not found. Use browser_network_requests to see available indexes.",
+                                                     "Number it as browser_network_requests does."});
+            const std::size_t position = n - dropped - 1;
+            const network_entry& e = (*r)[position];
+            const std::string part = a.part.value_or("");
+            const bool pw = detail::pw_mode(*s);
+            auto headers = [](const std::vector<std::pair<std::string, std::string>>& hs) {
+                std::string t;
+                for (const auto& [k, v] : hs) t += (t.empty() ? "" : "\n") + k + ": " + v;
+                return t;
+            };
+            std::string text;
+            if (part.empty()) text = detail::request_details(n, e);
+            else if (part == "request-headers") text = headers(e.request_headers);
+            else if (part == "response-headers") text = headers(e.response_headers);
+            else if (part == "request-body") text = e.post_data.value_or("");
+            else {  // response-body: text as it is; bytes to a file (Playwright's layout) or an artifact
+                auto body = s->b.response_body(position);
+                if (!body) return fail(body.error());
+                if (detail::textual_mime(e.mime_type)) {
+                    text = std::move(*body);
+                } else if (pw) {
+                    std::string ext = e.mime_type.substr(e.mime_type.find('/') + 1);
+                    ext = ext.substr(0, ext.find_first_of(";+ "));
+                    auto path = detail::pw_write_file(*s, detail::pw_file_stamp("response") + "." + (ext.empty() ? "bin" : ext), *body);
+                    if (!path) return fail(path.error());
+                    text = *path;
+                } else {
+                    auto ref = s->store.put({e.mime_type.empty() ? "application/octet-stream" : e.mime_type, "response body",
+                                             "the body of " + e.method + " " + e.url, base64_encode(*body), true});
+                    if (!ref) return fail(ref.error());
+                    return tool_output::text(std::to_string(body->size()) + " bytes of " + e.mime_type + ": artifact " + ref->id + " (" +
+                                             std::string(artifact_tool_name) + ")");
+                }
+            }
+            if (pw) {
+                pw::response resp;
+                if (a.filename && !a.filename->empty()) {
+                    auto file = detail::pw_model_file(*s, *a.filename);
+                    if (!file) return fail(file.error());
+                    auto path = detail::pw_write(*s, *file, text);
+                    if (!path) return fail(path.error());
+                    text = "- [" + std::string(part.empty() ? "Request" : "Request part") + "](" + *path + ")";
+                }
+                if (!text.empty()) resp.results.push_back(std::move(text));
+                return detail::pw_finish(*s, std::move(resp), {});
+            }
+            if (text.empty()) return tool_output::text(part.empty() ? "no details" : "no " + part);
+            return tool_output::text(detail::page_data(text, s->b.boundary()));  // the page's requests and the server's answers
         },
         reading_traits);
 }
