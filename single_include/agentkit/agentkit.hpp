@@ -212,6 +212,7 @@ inline constexpr std::string_view ref_stale = "ref.stale";              ///< an 
 inline constexpr std::string_view ref_unknown = "ref.unknown";          ///< an element ref was never issued
 inline constexpr std::string_view element_covered = "element.covered";  ///< another element takes the click
 inline constexpr std::string_view element_not_visible = "element.not_visible";  ///< the element has no visible box to act on
+inline constexpr std::string_view dialog_open = "browser.dialog_open";  ///< a dialog left open (dialog_policy::hold) holds the page until it is answered
 inline constexpr std::string_view navigation_failed = "navigation.failed";  ///< a navigation failed (load error, or no page to go back or forward to)
 inline constexpr std::string_view policy_blocked = "policy.blocked";    ///< a policy rule refused the action
 inline constexpr std::string_view not_found = "not_found";              ///< a looked-up item does not exist
@@ -350,6 +351,19 @@ namespace detail {
     std::string o(s);
     for (auto& c : o) c = detail::ascii_upper(c);
     return o;
+}
+
+/// The lines of `text` (split at '\n'; a final '\n' ends the last line, it adds no empty one).
+[[nodiscard]] inline std::vector<std::string> split_lines(std::string_view text) {
+    std::vector<std::string> lines;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        const std::size_t nl = text.find('\n', at);
+        lines.emplace_back(text.substr(at, nl == std::string_view::npos ? std::string_view::npos : nl - at));
+        if (nl == std::string_view::npos) break;
+        at = nl + 1;
+    }
+    return lines;
 }
 
 /// `s` as rendered text shows it: every run of ASCII white space (space, tab, line breaks,
@@ -3737,6 +3751,14 @@ struct aria_snapshot_options {
     std::string test_id_attribute = "data-testid";  ///< the attribute getByTestId() locators read
 };
 
+/// What browser::find_element() looks for, as Playwright's getByRole and getByText find it.
+struct element_query {
+    std::string role;  ///< an element of this role (explicit or implicit; hidden ones not)...
+    std::string name;  ///< ...whose accessible name holds this (case-insensitive; empty: any name)
+    std::string text;  ///< with no role: the smallest visible element whose text holds this (case-insensitive)
+    std::string test_id_attribute = "data-testid";  ///< the attribute getByTestId() locators read
+};
+
 /// One rendered line.
 struct snapshot_line {
     std::size_t depth = 0;  ///< nesting level (indentation)
@@ -6176,6 +6198,7 @@ struct dialog_record {
     std::string url;   ///< the page that opened it
     bool accepted = false;  ///< it was accepted (OK) rather than dismissed
     std::string prompt_text;  ///< the text entered into a prompt
+    bool open = false;  ///< still open, waiting for browser::answer_dialog() (dialog_policy::hold)
 };
 
 /// One tab.
@@ -6462,8 +6485,9 @@ inline css_rect quads_bounds(const json& quads) {
 }  // namespace agentkit::browser::detail
 // ---- end <agentkit/browser/detail/geometry.hpp> ----
 // ---- begin <agentkit/browser/detail/image_header.hpp> ----
-// agentkit/browser/detail/image_header.hpp — the pixel size of a PNG or JPEG from its first
-// bytes (the PNG IHDR chunk; the JPEG start-of-frame segment), without decoding the image.
+// agentkit/browser/detail/image_header.hpp — the pixel size of a PNG, JPEG or WebP from its first
+// bytes (the PNG IHDR chunk; the JPEG start-of-frame segment; the WebP VP8, VP8L or VP8X chunk),
+// without decoding the image.
 
 
 #include <algorithm>
@@ -6480,8 +6504,9 @@ struct image_size {
     std::uint32_t height = 0;  ///< pixels
 };
 
-/// The size in pixels of a base64 PNG or JPEG (0x0 when it is neither or is cut short). A JPEG's
-/// start-of-frame segment may come after its metadata: up to the first 64 KiB are read.
+/// The size in pixels of a base64 PNG, JPEG or WebP (0x0 when it is none of them or is cut
+/// short). A JPEG's start-of-frame segment may come after its metadata: up to the first 64 KiB
+/// are read.
 inline image_size image_size_of(std::string_view b64) {
     auto head = base64_decode(b64.substr(0, std::min<std::size_t>(b64.size(), 87384) / 4 * 4));
     if (!head) return {};
@@ -6490,6 +6515,17 @@ inline image_size image_size_of(std::string_view b64) {
     if (s.size() >= 24 && s.compare(1, 3, "PNG") == 0)  // signature, IHDR length and type, then the width
         return {byte(16) << 24U | byte(17) << 16U | byte(18) << 8U | byte(19),
                 byte(20) << 24U | byte(21) << 16U | byte(22) << 8U | byte(23)};
+    if (s.size() >= 30 && s.compare(0, 4, "RIFF") == 0 && s.compare(8, 4, "WEBP") == 0) {  // chunk data from byte 20
+        if (s.compare(12, 4, "VP8 ") == 0)  // lossy: frame tag, start code, 14-bit width and height
+            return {(byte(26) | byte(27) << 8U) & 0x3FFFU, (byte(28) | byte(29) << 8U) & 0x3FFFU};
+        if (s.compare(12, 4, "VP8L") == 0) {  // lossless: signature, then width-1 and height-1 in 14 bits each
+            const std::uint32_t b = byte(21) | byte(22) << 8U | byte(23) << 16U | byte(24) << 24U;
+            return {(b & 0x3FFFU) + 1, ((b >> 14U) & 0x3FFFU) + 1};
+        }
+        if (s.compare(12, 4, "VP8X") == 0)  // extended: the canvas, width-1 and height-1 in 24 bits each
+            return {(byte(24) | byte(25) << 8U | byte(26) << 16U) + 1, (byte(27) | byte(28) << 8U | byte(29) << 16U) + 1};
+        return {};
+    }
     if (s.size() < 4 || byte(0) != 0xFF || byte(1) != 0xD8) return {};
     for (std::size_t i = 2; i + 9 < s.size();) {  // segments: FF, marker, 2-byte length
         if (byte(i) != 0xFF) return {};
@@ -6968,6 +7004,50 @@ inline constexpr const char* kSocketGuardScript = R"JS((() => {
 
 }  // namespace agentkit::browser::detail
 // ---- end <agentkit/browser/detail/scripts.hpp> ----
+// ---- begin <agentkit/browser/detail/network_log.hpp> ----
+// agentkit/browser/detail/network_log.hpp — what a tab's network log keeps of a request: its
+// headers (names in lower case, credentials hidden), and which requests are the page's at all
+// (the browser's own favicon fetch is not).
+
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace agentkit::browser::detail {
+
+/// Headers as the log keeps them: names in lower case (HTTP's are case-insensitive; HTTP/2
+/// sends them so), values as given, except the credentials a header can carry (cookie,
+/// set-cookie, authorization, proxy-authorization): only their length is said.
+inline std::vector<std::pair<std::string, std::string>> logged_headers(const json& headers) {
+    std::vector<std::pair<std::string, std::string>> out;
+    if (!headers.is_object()) return out;
+    for (auto it = headers.begin(); it != headers.end(); ++it) {
+        std::string name = ascii_lower(it.key());
+        std::string value = it.value().is_string() ? it.value().get<std::string>() : it.value().dump();
+        if (name == "cookie" || name == "set-cookie" || name == "authorization" || name == "proxy-authorization")
+            value = "(hidden: " + std::to_string(value.size()) + " characters)";
+        out.emplace_back(std::move(name), std::move(value));
+    }
+    return out;
+}
+
+/// Whether `url` is a favicon's (its path ends in /favicon.ico): the browser fetches it for
+/// its tab strip, the page never asked for it.
+inline bool is_favicon_url(std::string_view url) {
+    const auto end = std::min(url.find_first_of("?#"), url.size());
+    constexpr std::string_view tail = "/favicon.ico";
+    return end >= tail.size() && url.substr(end - tail.size(), tail.size()) == tail;
+}
+
+/// A request body as the log keeps it: its first `max` bytes (at a UTF-8 boundary).
+inline std::string bounded_body(const std::string& body, std::size_t max) {
+    return body.size() <= max ? body : body.substr(0, utf8_safe_prefix(body, max));
+}
+
+}  // namespace agentkit::browser::detail
+// ---- end <agentkit/browser/detail/network_log.hpp> ----
 // ---- begin <agentkit/browser/detail/tab_state.hpp> ----
 // agentkit/browser/detail/tab_state.hpp — what the engine knows about one tab: its frames and
 // out-of-process iframes, navigation counters, in-flight requests, console and network logs,
@@ -7190,6 +7270,12 @@ struct network_entry {
     std::string error;          ///< why it failed ("" when it did not)
     bool finished = false;      ///< the request ended (loaded, failed or redirected)
     double duration_ms = 0;     ///< from the request to its end, when finished
+    std::string status_text;    ///< the response's status text ("OK"; "" when none came)
+    /// The headers as sent, names in lower case; the values of cookie, set-cookie,
+    /// authorization and proxy-authorization are hidden (only their length is said).
+    std::vector<std::pair<std::string, std::string>> request_headers;
+    std::vector<std::pair<std::string, std::string>> response_headers;  ///< as received, the same way
+    std::optional<std::string> post_data;  ///< the request body (its first 64 KiB; nullopt: none)
 };
 
 /// A snapshot of the current tab.
@@ -7371,6 +7457,8 @@ struct tab_state {
     std::map<std::string, double> request_start;                 // session|requestId → timestamp
     std::vector<dialog_record> dialogs;  // not reported yet
     std::size_t dialogs_dropped = 0;     // beyond the per-action limit
+    // dialogs left open (dialog_policy::hold), oldest first, with the session that raised each
+    std::deque<std::pair<dialog_record, std::string>> held_dialogs;
     std::vector<std::string> opened;     // tab ids opened by this tab, not reported yet
     // Floods stopped until the next action (sessions of this tab): scripts disabled after a
     // dialog flood; console events off after a flood of oversized console messages.
@@ -8746,13 +8834,18 @@ namespace agentkit::browser {
 /// How a JavaScript dialog is answered: accepted (OK) or dismissed (Cancel).
 enum class dialog_action { accept, dismiss };
 
-/// How JavaScript dialogs are answered (they are never left open).
+/// How JavaScript dialogs are answered (left open only with `hold`).
 struct dialog_policy {
     dialog_action alert = dialog_action::accept;  ///< window.alert()
     dialog_action confirm = dialog_action::accept;  ///< window.confirm()
     dialog_action prompt = dialog_action::accept;  ///< window.prompt()
     dialog_action beforeunload = dialog_action::accept;  ///< the "leave this page?" dialog
     std::string prompt_text;  ///< typed into prompts that are accepted (empty: the prompt's default)
+    /// Leave each dialog open until browser::answer_dialog() (Playwright MCP's modal state)
+    /// instead of answering it as above. The page's scripts wait meanwhile: a CDP call that would
+    /// wait for them answers at once with errc::tool_failed (details.dialog_open), an action
+    /// ends at the dialog and its result lists it as open.
+    bool hold = false;
 };
 
 /// Viewport and device emulation.
@@ -8830,6 +8923,11 @@ struct browser_options {
     std::chrono::milliseconds network_idle_timeout{3000}; ///< requests an action started
     std::chrono::milliseconds dom_quiet{30};              ///< DOM quiet window after an action (about two frames)
     std::chrono::milliseconds dom_quiet_timeout{1500};    ///< bound for the DOM to become quiet
+    /// An action is reported no sooner than this after its input (Playwright MCP's
+    /// --timeout-settle; its layout waits 500 ms): a timer the action set off (an alert 100 ms
+    /// later) is seen in its result. A dialog held open (dialog_policy::hold) ends the wait.
+    /// 0: only the events above.
+    std::chrono::milliseconds min_settle{0};
     std::size_t snapshot_budget = 6000;  ///< tokens of a snapshot
     /// A page with at least this many elements is read in part for a snapshot, a navigation's
     /// or a tab's view and an action's change report: its first part in document order, grown
@@ -8897,6 +8995,13 @@ struct screenshot_options {
     bool marks = false;
     /// With marks: the snapshot the marks belong to (its budget, filters), taken first.
     snapshot_options snapshot{};
+    /// One image pixel per CSS pixel whatever the device scale factor (false: device pixels).
+    bool css_pixels = false;
+    /// Shrink the image to at most this many pixels on its longer side (0: no bound)...
+    int max_side = 0;
+    /// ...and this many pixels in all (0: no bound), keeping its proportions: what a model's
+    /// image input takes whole (1568 and 1.15 MP for Claude; larger is resized by the model).
+    double max_pixels = 0;
 };
 
 /// How browser::start_recording() records (Page.startScreencast).
@@ -11336,6 +11441,7 @@ static_assert(transport<websocket_transport>);
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -11444,6 +11550,16 @@ public:
         opt_.dialogs = std::move(p);
     }
 
+    /// The dialogs the current tab holds open (dialog_policy::hold), oldest first; their texts
+    /// redacted. Empty when none is open (or the browser has not started).
+    [[nodiscard]] std::vector<dialog_record> open_dialogs();
+
+    /// Answer the oldest dialog the current tab holds open: accept (OK; a prompt gets
+    /// `prompt_text`, its default when not given) or dismiss (Cancel). The result is what the page
+    /// did then, like an action's (another dialog it raised is listed open). errc::not_found when
+    /// no dialog is open.
+    result<action_result> answer_dialog(bool accept, std::optional<std::string> prompt_text = std::nullopt);
+
     /// Raw CDP access to the current tab's page session (for extensions and tests).
     result<json> cdp_call(std::string_view method, json params = json::object());
     /// CDP on the browser session.
@@ -11503,9 +11619,33 @@ public:
     /// stand-in for it, the URL or host, instead).
     result<std::string> document_title();
 
-    /// How Playwright code names the element of an aria ref (browser_options::aria_refs): JSON
-    /// {frames: [...], target: {...}} (browser/playwright_output.hpp renders it).
+    /// How Playwright code names the element `ref` (an aria ref or CSS selector with
+    /// browser_options::aria_refs, else one of agentkit's refs): JSON {frames: [...],
+    /// target: {...}} (browser/playwright_output.hpp renders it).
     result<json> aria_locator(std::string_view ref);
+
+    /// The first element `q` finds in the current tab and its same-origin frames (main document
+    /// first), named by its locator as aria_locator() gives it; null when nothing matches. Works
+    /// in both ref modes (the testing tools: browser_verify_element_visible, _text_visible).
+    result<json> find_element(const element_query& q);
+
+    /// What the element `ref` holds, for assertions: {value: its value (null unless an input,
+    /// textarea or select), checked: true/false (null unless a checkbox, a radio or a role with
+    /// aria-checked), tag, role}.
+    result<json> element_value(std::string_view ref);
+
+    /// For each of `items`, the text of the first element below `ref` (empty: in the page's main
+    /// document) whose text holds it (as getByText matches): {texts: [...]}, or {missing: item}
+    /// for the first item nothing holds.
+    result<json> element_items(std::string_view ref, const std::vector<std::string>& items);
+
+    /// browser_find's matching, done by the page's JavaScript engine (its case folding, its
+    /// RegExp) in agentkit's isolated world: the indices of `lines` that hold `text`
+    /// (case-insensitive), or, when `regex` is set, that match it ("/re/flags" or a bare
+    /// pattern; case-sensitive unless flag i; g ignored). `query` (if given) receives the regex as
+    /// JavaScript writes it (/re/flags). errc::args_invalid for a pattern JavaScript refuses.
+    result<std::vector<std::size_t>> match_lines(const std::vector<std::string>& lines, std::string_view text,
+                                                 const std::optional<std::string>& regex, std::string* query = nullptr);
 
     /// The main content of an article-like page as readable text (links/controls with refs).
     result<page_snapshot> readable(readable_options o = {});
@@ -11586,6 +11726,11 @@ public:
     /// Network requests of the current tab (oldest first); `clear` empties the buffer. The buffer
     /// keeps the newest browser_options::network_capacity; `dropped` as for console_messages.
     result<std::vector<network_entry>> network_requests(bool clear = false, std::size_t* dropped = nullptr);
+
+    /// The response body of the request at `position` of network_requests() (0 is the oldest
+    /// kept), as the browser still holds it: the bytes (decoded when it sent them as base64).
+    /// errc::not_found when there is no such request, or its body is gone or was never read.
+    result<std::string> response_body(std::size_t position);
 
     // ---- recordings (screencast) ------------------------------------------------------------------
 
@@ -11818,6 +11963,15 @@ private:
 
     result<json> call(std::string_view session, std::string_view method, json params = json::object(),
                       std::optional<std::chrono::milliseconds> timeout = std::nullopt);
+    /// The answer of a call sent with call_async, awaited as call() awaits one: abandoned on a
+    /// cancel_scope's stop, or when a dialog held open (dialog_policy::hold) holds its page.
+    result<json> await_answer(std::string_view session, std::string_view method, std::future<result<json>> fut);
+    /// Dialogs are held open (dialog_policy::hold).
+    bool holding_dialogs() const;
+    /// A dialog held open holds the page `session` belongs to (a call of `method` there would
+    /// wait for its answer; never for the call that answers it).
+    bool dialog_holds(std::string_view session, std::string_view method) const;
+    static error dialog_open_error(std::string_view method);
 
     result<json> call_on(const node_handle& h, const char* fn, json args, bool await_promise = false,
                          std::optional<std::chrono::milliseconds> timeout = std::nullopt);
@@ -12031,7 +12185,7 @@ private:
     browser_options opt_;
     mutable std::mutex op_mu_;  // one operation at a time
     int pages_whole_ = 0;       // show_pages_whole() calls in force (under eng_->mu)
-    std::mutex policy_mu_;      // opt_.dialogs (read by the dispatcher)
+    mutable std::mutex policy_mu_;  // opt_.dialogs (read by the dispatcher)
     ref_registry refs_;
     std::unique_ptr<engine> eng_;
     std::vector<std::string> restart_notes_;
@@ -12265,18 +12419,42 @@ AGENTKIT_DECL auto browser::crashed_error(const error& cause) const -> error {
 
 AGENTKIT_DECL auto browser::call(std::string_view session, std::string_view method, json params, std::optional<std::chrono::milliseconds> timeout) -> result<json> {
     if (!eng_) return fail(errc::browser_crashed, "no browser is running", "Call again: the browser starts lazily.");
-    if (detail::op_stop.stop_possible()) {  // a cancel_scope: wait in slices, abandon the call on a stop
+    if (detail::op_stop.stop_possible() || holding_dialogs()) {  // wait in slices: abandon the call on a stop or an open dialog
         if (detail::op_stop.stop_requested()) return fail(cancelled_error(method));
-        auto fut = eng_->conn.call_async(method, std::move(params), session, timeout);
-        while (fut.wait_for(20ms) != std::future_status::ready)
-            if (detail::op_stop.stop_requested()) return fail(cancelled_error(method));
-        auto r = fut.get();
-        if (!r && !eng_->conn.is_open()) return fail(crashed_error(r.error()));
-        return r;
+        if (dialog_holds(session, method)) return fail(dialog_open_error(method));
+        return await_answer(session, method, eng_->conn.call_async(method, std::move(params), session, timeout));
     }
     auto r = eng_->conn.call(method, std::move(params), session, timeout);
     if (!r && !eng_->conn.is_open()) return fail(crashed_error(r.error()));
     return r;
+}
+
+AGENTKIT_DECL auto browser::await_answer(std::string_view session, std::string_view method, std::future<result<json>> fut) -> result<json> {
+    const bool slices = detail::op_stop.stop_possible() || holding_dialogs();
+    while (slices && fut.wait_for(20ms) != std::future_status::ready) {
+        if (detail::op_stop.stop_requested()) return fail(cancelled_error(method));
+        if (dialog_holds(session, method)) return fail(dialog_open_error(method));
+    }
+    auto r = fut.get();
+    if (!r && !eng_->conn.is_open()) return fail(crashed_error(r.error()));
+    return r;
+}
+
+AGENTKIT_DECL auto browser::holding_dialogs() const -> bool {
+    std::lock_guard pl(policy_mu_);
+    return opt_.dialogs.hold;
+}
+
+AGENTKIT_DECL auto browser::dialog_holds(std::string_view session, std::string_view method) const -> bool {
+    if (method == "Page.handleJavaScriptDialog" || session.empty() || !holding_dialogs()) return false;
+    std::lock_guard lock(eng_->mu);
+    auto it = eng_->by_session.find(std::string(session));
+    return it != eng_->by_session.end() && !it->second->held_dialogs.empty();
+}
+
+AGENTKIT_DECL auto browser::dialog_open_error(std::string_view method) -> error {
+    return error(errc::dialog_open, "a dialog is open on the page (" + std::string(method) + " was not waited for)",
+                 "Answer it first (browser_handle_dialog).");
 }
 
 AGENTKIT_DECL auto browser::cancelled_error(std::string_view method) -> error {
@@ -12741,30 +12919,45 @@ AGENTKIT_DECL auto browser::on_event(engine& e, const cdp::event& ev) -> void {
             d.default_prompt = detail::jstr(p, "defaultPrompt");
             d.url = detail::jstr(p, "url");
             dialog_action a = dialog_action::accept;
+            bool hold = false;
             {
                 std::lock_guard pl(policy_mu_);
                 const auto& pol = opt_.dialogs;
                 a = d.type == "alert" ? pol.alert : d.type == "confirm" ? pol.confirm : d.type == "prompt" ? pol.prompt : pol.beforeunload;
                 d.prompt_text = pol.prompt_text.empty() ? d.default_prompt : pol.prompt_text;
+                hold = pol.hold;
             }
-            d.accepted = a == dialog_action::accept;
-            answer = {{"accept", d.accepted}};
-            if (d.type == "prompt" && d.accepted) answer["promptText"] = d.prompt_text;
-            answer_session = ev.session_id;
-            if (t->dialogs.size() < std::max<std::size_t>(1, opt_.policy.max_dialogs_per_action)) {
+            if (hold) {  // left open until answer_dialog(); the action that raised it reports it open
+                d.open = true;
+                d.prompt_text.clear();
+                t->held_dialogs.emplace_back(d, ev.session_id);
                 t->dialogs.push_back(std::move(d));
             } else {
-                // a flood: the script raising them is stopped as the dialog is answered, and the
-                // page runs no script until the next action. A loop of 100,000 alerts would hold
-                // the page, and every call waiting on it, for minutes; a timer raising one every
-                // 4 ms would keep a navigation away from ever starting.
-                ++t->dialogs_dropped;
-                if (!t->leaving && t->scripts_stopped.insert(ev.session_id).second) {
-                    stop_script = true;
-                    t->flood_notes.push_back("the page raised more than " + std::to_string(opt_.policy.max_dialogs_per_action) +
-                                             " dialogs: its scripts were stopped until the next action");
+                d.accepted = a == dialog_action::accept;
+                answer = {{"accept", d.accepted}};
+                if (d.type == "prompt" && d.accepted) answer["promptText"] = d.prompt_text;
+                answer_session = ev.session_id;
+                if (t->dialogs.size() < std::max<std::size_t>(1, opt_.policy.max_dialogs_per_action)) {
+                    t->dialogs.push_back(std::move(d));
+                } else {
+                    // a flood: the script raising them is stopped as the dialog is answered, and the
+                    // page runs no script until the next action. A loop of 100,000 alerts would hold
+                    // the page, and every call waiting on it, for minutes; a timer raising one every
+                    // 4 ms would keep a navigation away from ever starting.
+                    ++t->dialogs_dropped;
+                    if (!t->leaving && t->scripts_stopped.insert(ev.session_id).second) {
+                        stop_script = true;
+                        t->flood_notes.push_back("the page raised more than " + std::to_string(opt_.policy.max_dialogs_per_action) +
+                                                 " dialogs: its scripts were stopped until the next action");
+                    }
                 }
             }
+        } else if (m == "Page.javascriptDialogClosed") {  // answered (by answer_dialog() or out of band)
+            for (auto it2 = t->held_dialogs.begin(); it2 != t->held_dialogs.end(); ++it2)
+                if (it2->second == ev.session_id) {
+                    t->held_dialogs.erase(it2);
+                    break;
+                }
         } else if (m == "Network.requestWillBeSent") {
             const std::string key = ev.session_id + "|" + detail::jstr(p, "requestId");
             const std::string type = detail::jstr(p, "type");
@@ -12775,6 +12968,9 @@ AGENTKIT_DECL auto browser::on_event(engine& e, const cdp::event& ev) -> void {
             n.method = detail::jstr(req, "method");
             n.url = detail::jstr(req, "url");
             n.resource_type = type;
+            n.request_headers = detail::logged_headers(detail::jobj(req, "headers"));
+            if (req.contains("postData") && req["postData"].is_string())
+                n.post_data = detail::bounded_body(req["postData"].get<std::string>(), 64 * 1024);
             t->request_start[key] = detail::jnum(p, "timestamp");
             if (auto r = detail::jobj(p, "redirectResponse"); !r.empty()) {
                 for (auto it2 = t->network.rbegin(); it2 != t->network.rend(); ++it2)
@@ -12784,7 +12980,8 @@ AGENTKIT_DECL auto browser::on_event(engine& e, const cdp::event& ev) -> void {
                         break;
                     }
             }
-            t->network.emplace_back(key, std::move(n));
+            // the browser's own favicon fetch is no request of the page (Playwright leaves it out too)
+            if (!detail::is_favicon_url(n.url)) t->network.emplace_back(key, std::move(n));
             while (t->network.size() > opt_.network_capacity) {
                 t->network.pop_front();
                 ++t->network_dropped;
@@ -12798,6 +12995,8 @@ AGENTKIT_DECL auto browser::on_event(engine& e, const cdp::event& ev) -> void {
                 if (it2->first == key) {
                     it2->second.status = static_cast<int>(detail::jint(r, "status"));
                     it2->second.mime_type = detail::jstr(r, "mimeType");
+                    it2->second.status_text = detail::jstr(r, "statusText");
+                    it2->second.response_headers = detail::logged_headers(detail::jobj(r, "headers"));
                     break;
                 }
         } else if (m == "Network.loadingFinished" || m == "Network.loadingFailed") {
@@ -13955,15 +14154,25 @@ namespace agentkit::browser::detail {
 /// `function(opts)` → {yaml, nextSeq}, or {error: "ref"} when opts.rootRef names no element.
 /// opts: mainSeq (the main frame's number, 0: no prefix), nextSeq (the next frame number),
 /// depth (0: all), boxes, rootRef, testIdAttribute. Keeps the snapshot's refs for kAriaElementScript.
+/// opts.query instead: the testing tools' questions, answered with the same roles, names and text
+/// rules: {kind: 'role', role, name} or {kind: 'text', text} → {locator} (null: nothing found) of
+/// the first match in the page and its same-origin frames; with opts.stateless, called on an
+/// element (`this`, in any world, leaving nothing behind): {kind: 'items', items} →
+/// {texts} or {missing} (without an element: in the whole page), {kind: 'value'} → {value, checked}, {kind: 'locator'} → {locator}.
+/// {kind: 'lines', lines, text | regex}
+/// → {matched: [line indices], query} or {error}: JavaScript's own case folding and RegExp
+/// ("/re/flags" or a bare pattern) for browser_find.
 inline constexpr const char* kAriaSnapshotScript = R"JS(function(opts) {
   // agentkit: the page as Playwright MCP's aria snapshot ("ai" mode) writes it, with its refs.
   // Runs in agentkit's isolated world; its state (refs of the last snapshot, each element's
   // cached ref, per-document counters, frame numbers) lives there, invisible to the page.
   opts = opts || {};
-  const S = window.__akAria || (window.__akAria = {
+  const scopeEl = opts.stateless ? this : null;
+  const fresh = () => ({
     refs: new Map(), cache: new WeakMap(), counters: new WeakMap(), seqOf: new WeakMap(), nextSeq: 1,
     lastList: [],
   });
+  const S = opts.stateless ? fresh() : (window.__akAria || (window.__akAria = fresh()));
   if (typeof opts.nextSeq === 'number' && opts.nextSeq > S.nextSeq) S.nextSeq = opts.nextSeq;
 
   const kRoles = new Set(('alert alertdialog application article banner blockquote button caption cell checkbox code ' +
@@ -14868,6 +15077,85 @@ inline constexpr const char* kAriaSnapshotScript = R"JS(function(opts) {
   }
   S.locatorFor = locatorFor;
 
+  // ---- queries (the testing tools): elements as Playwright's getByRole and getByText find them
+  // The smallest elements below `root` whose text holds `needle` (case-insensitive, spaces
+  // collapsed): an element whose element children hold it too gives way to them.
+  function textMatches(root, needle) {
+    const want = norm(flatten(needle)).toLowerCase();
+    const textOf = x => (tag(x) === 'INPUT' && ['button', 'submit', 'reset'].includes(x.type)) ? x.value : (x.textContent || '');
+    const holds = x => !['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'TITLE'].includes(tag(x)) &&
+      norm(flatten(textOf(x))).toLowerCase().includes(want);
+    const out = [];
+    const walk = x => {
+      let inner = false;
+      for (const c of x.children) if (holds(c)) { inner = true; walk(c); }
+      if (!inner) out.push(x);
+    };
+    for (const c of root.children) if (holds(c)) walk(c);
+    return out;
+  }
+  function runQuery(q) {
+    if (q.kind === 'lines') {  // browser_find: which lines hold q.text (case-insensitive) or match q.regex
+      if (typeof q.regex === 'string') {
+        const lit = /^\/(.*)\/([a-z]*)$/s.exec(q.regex);
+        let re;
+        try { re = lit ? new RegExp(lit[1], lit[2].replace(/g/g, '')) : new RegExp(q.regex); } catch (e) { return { error: String(e.message || e) }; }
+        const test = line => { re.lastIndex = 0; return re.test(line); };
+        return { matched: (q.lines || []).map((l, i) => test(l) ? i : -1).filter(i => i >= 0), query: String(re) };
+      }
+      const needle = String(q.text || '').toLowerCase();
+      return { matched: (q.lines || []).map((l, i) => l.toLowerCase().includes(needle) ? i : -1).filter(i => i >= 0) };
+    }
+    styleCache.clear(); hiddenCache.clear(); ancestryCache.clear(); roleCache.clear();
+    if (q.kind === 'items') {
+      const texts = [];
+      for (const item of q.items || []) {
+        const m = textMatches(scopeEl || document.body || document.documentElement, String(item));
+        if (!m.length) return { missing: String(item) };
+        texts.push(m[0].textContent || '');
+      }
+      return { texts };
+    }
+    if (q.kind === 'locator') return { locator: locatorFor(scopeEl) };
+    if (q.kind === 'value') {
+      const t = tag(scopeEl), r = role(scopeEl) || '';
+      const value = ['INPUT', 'TEXTAREA', 'SELECT'].includes(t) ? scopeEl.value : null;
+      let checked = null;
+      if (t === 'INPUT' && (scopeEl.type === 'checkbox' || scopeEl.type === 'radio')) checked = !!scopeEl.checked;
+      else if (kChecked.has(r)) checked = checkedState(scopeEl, r) === true;
+      return { value, checked, tag: t.toLowerCase(), role: r };
+    }
+    const docs = [];
+    const addDoc = d => {
+      docs.push(d);
+      for (const f of d.querySelectorAll('iframe, frame')) {
+        let c = null;
+        try { c = f.contentDocument; } catch (e) { c = null; }
+        if (c) addDoc(c);
+      }
+    };
+    addDoc(document);
+    const want = norm(flatten(String(q.name || ''))).toLowerCase();
+    for (const d of docs) {
+      const root = d.body || d.documentElement;
+      if (!root) continue;
+      let found = null;
+      if (q.kind === 'role') {
+        for (const x of [root, ...root.querySelectorAll('*')]) {
+          if ((role(x) || '') !== q.role || hiddenForAria(x)) continue;
+          if (want && !accessibleName(x, q.role).name.toLowerCase().includes(want)) continue;
+          found = x;
+          break;
+        }
+      } else {
+        found = textMatches(root, String(q.text || '')).find(x => box(x).visible) || null;
+      }
+      if (found) return { locator: locatorFor(found) };
+    }
+    return { locator: null };
+  }
+  if (opts.query) return runQuery(opts.query);
+
   if (opts.locatorOnly) return null;
   S.refs = new Map();
   const mainPrefix = opts.mainSeq ? 'f' + opts.mainSeq : '';
@@ -14935,6 +15223,12 @@ inline error aria_ref_missing(std::string_view ref) {
                      "Use a ref from the latest snapshot, or a CSS selector that matches an element.", json{{"target", ref}}};
     return error{errc::ref_unknown, "Ref " + std::string(ref) + " not found in the current page snapshot. Try capturing new snapshot.",
                  "Take a new snapshot (browser_snapshot) and use the refs it shows.", json{{"ref", ref}}};
+}
+
+/// The arguments of a question to the aria script about one element: call_on() runs it on the
+/// element, in the element's own world, keeping nothing there (opts.stateless).
+inline json aria_element_query(json query) {
+    return json::array({json{{"value", json{{"query", std::move(query)}, {"stateless", true}}}}});
 }
 }  // namespace detail
 
@@ -15025,12 +15319,93 @@ AGENTKIT_DECL auto browser::aria_locator(std::string_view ref) -> result<json> {
     std::lock_guard op(op_mu_);
     auto e = ensure();
     if (!e) return fail(e.error());
+    if (!opt_.aria_refs) {  // agentkit's refs: the element, asked in its own world
+        auto h = resolve(ref);
+        if (!h) return fail(h.error());
+        auto r = call_on(*h, detail::kAriaSnapshotScript, detail::aria_element_query(json{{"kind", "locator"}}));
+        if (!r) return fail(r.error());
+        if (!r->is_object() || !r->contains("locator") || !(*r)["locator"].is_object())
+            return fail(errc::tool_failed, "no locator for ref " + std::string(ref));
+        return (*r)["locator"];
+    }
     auto t = current_tab();
     if (!t) return fail(t.error());
     auto r = isolated_call(*t, detail::kAriaLocatorScript, json::array({json{{"value", ref}}}));
     if (!r) return fail(r.error());
     if (!r->is_object()) return fail(detail::aria_ref_missing(ref));
     return *r;
+}
+
+AGENTKIT_DECL auto browser::find_element(const element_query& q) -> result<json> {
+    std::lock_guard op(op_mu_);
+    auto e = ensure();
+    if (!e) return fail(e.error());
+    auto t = current_tab();
+    if (!t) return fail(t.error());
+    begin_call(*t);
+    if (auto u = unstick(*t); !u) return fail(u.error());
+    json query = q.role.empty() ? json{{"kind", "text"}, {"text", q.text}} : json{{"kind", "role"}, {"role", q.role}, {"name", q.name}};
+    auto r = isolated_call(*t, detail::kAriaSnapshotScript,
+                           json::array({json{{"value", json{{"query", std::move(query)}, {"testIdAttribute", q.test_id_attribute}}}}}));
+    if (!r) return fail(r.error());
+    if (!r->is_object()) return fail(errc::tool_failed, "the element query returned nothing");
+    return r->value("locator", json());
+}
+
+AGENTKIT_DECL auto browser::element_value(std::string_view ref) -> result<json> {
+    std::lock_guard op(op_mu_);
+    auto e = ensure();
+    if (!e) return fail(e.error());
+    auto h = resolve(ref);
+    if (!h) return fail(h.error());
+    auto r = call_on(*h, detail::kAriaSnapshotScript, detail::aria_element_query(json{{"kind", "value"}}));
+    if (!r) return fail(r.error());
+    if (!r->is_object()) return fail(errc::tool_failed, "the element query returned nothing");
+    return *r;
+}
+
+AGENTKIT_DECL auto browser::element_items(std::string_view ref, const std::vector<std::string>& items) -> result<json> {
+    std::lock_guard op(op_mu_);
+    auto e = ensure();
+    if (!e) return fail(e.error());
+    const json query = {{"kind", "items"}, {"items", items}};
+    result<json> r = json();
+    if (ref.empty()) {  // the whole page (its main document)
+        auto t = current_tab();
+        if (!t) return fail(t.error());
+        r = isolated_call(*t, detail::kAriaSnapshotScript, json::array({json{{"value", json{{"query", query}}}}}));
+    } else {
+        auto h = resolve(ref);
+        if (!h) return fail(h.error());
+        r = call_on(*h, detail::kAriaSnapshotScript, detail::aria_element_query(query));
+    }
+    if (!r) return fail(r.error());
+    if (!r->is_object()) return fail(errc::tool_failed, "the element query returned nothing");
+    return *r;
+}
+
+AGENTKIT_DECL auto browser::match_lines(const std::vector<std::string>& lines, std::string_view text,
+                                        const std::optional<std::string>& regex, std::string* query)
+    -> result<std::vector<std::size_t>> {
+    std::lock_guard op(op_mu_);
+    auto e = ensure();
+    if (!e) return fail(e.error());
+    auto t = current_tab();
+    if (!t) return fail(t.error());
+    json q = {{"kind", "lines"}, {"lines", lines}};
+    if (regex) q["regex"] = *regex;
+    else q["text"] = std::string(text);
+    auto r = isolated_call(*t, detail::kAriaSnapshotScript, json::array({json{{"value", json{{"query", std::move(q)}}}}}));
+    if (!r) return fail(r.error());
+    if (!r->is_object()) return fail(errc::tool_failed, "the line search returned nothing");
+    if (r->contains("error"))
+        return fail(errc::args_invalid, r->value("error", std::string("Invalid regular expression")),  // JavaScript's words
+                    "Give `regex` as a JavaScript regular expression: a pattern, or /pattern/flags.");
+    if (query) *query = r->value("query", std::string());
+    std::vector<std::size_t> out;
+    for (const auto& i : r->value("matched", json::array()))
+        if (i.is_number_unsigned() && i.get<std::size_t>() < lines.size()) out.push_back(i.get<std::size_t>());
+    return out;
 }
 
 }  // namespace agentkit::browser
@@ -15558,8 +15933,9 @@ AGENTKIT_DECL auto browser::click_ref(std::string_view ref, const click_options&
     }
     result<void> out;
     for (auto& f : sent) {
-        auto r = f.get();
-        if (!r && out) out = fail(eng_->conn.is_open() ? r.error() : crashed_error(r.error()));
+        auto r = await_answer(h->tab->session, "Input.dispatchMouseEvent", std::move(f));
+        if (!r && out) out = fail(r.error());
+        if (!r && r.error().is(errc::dialog_open)) break;  // the page waits for a dialog: the rest of the click waits too
     }
     h->tab->mouse_x = p->first;  // (sent without mouse(): where the mouse is now)
     h->tab->mouse_y = p->second;
@@ -15596,6 +15972,44 @@ AGENTKIT_DECL auto browser::press_keys(const tab_ptr& t, std::string_view chord_
         if (auto r = key_event("keyUp", *it, 0); !r) return r;
     return {};
 }
+
+AGENTKIT_DECL auto browser::open_dialogs() -> std::vector<dialog_record> {
+    std::vector<dialog_record> out;
+    if (!eng_) return out;
+    auto t = current_tab();
+    if (!t) return out;
+    {
+        std::lock_guard lock(eng_->mu);
+        for (const auto& [d, session] : (*t)->held_dialogs) out.push_back(d);
+    }
+    for (auto& d : out) {
+        d.message = opt_.policy.redact(std::move(d.message));
+        d.default_prompt = opt_.policy.redact(std::move(d.default_prompt));
+        d.url = opt_.policy.redact(std::move(d.url));
+    }
+    return out;
+}
+
+AGENTKIT_DECL auto browser::answer_dialog(bool accept, std::optional<std::string> prompt_text) -> result<action_result> {
+    return act(accept ? "accept the dialog" : "dismiss the dialog", [&](const tab_ptr& t) -> result<void> {
+        dialog_record d;
+        std::string session;
+        {
+            std::lock_guard lock(eng_->mu);
+            if (t->held_dialogs.empty())
+                return fail(errc::not_found, "no dialog is open on the page", "Answer a dialog only while the last result lists one open.");
+            d = t->held_dialogs.front().first;
+            session = t->held_dialogs.front().second;
+            t->held_dialogs.pop_front();  // before its close event: a dialog raised next is the next one held
+        }
+        json answer = {{"accept", accept}};
+        if (accept && d.type == "prompt") answer["promptText"] = prompt_text ? *prompt_text : d.default_prompt;
+        auto r = call(session, "Page.handleJavaScriptDialog", std::move(answer));
+        if (!r) return fail(r.error());
+        return {};
+    });
+}
+
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/impl/actions.hpp> ----
 // ---- begin <agentkit/browser/impl/pointer.hpp> ----
@@ -16054,11 +16468,16 @@ auto browser::act_locked(std::string what, tab_ptr t, F&& f, bool expect_navigat
     out.from_url = std::move(out_from);
     take_notes(out);
     auto r = f(t);
-    if (!r) {
+    // a dialog left open (dialog_policy::hold) ends the action: it is what the action led to
+    if (!r && !r.error().is(errc::dialog_open)) {
         if (!eng_->conn.is_open() && !r.error().is(errc::browser_crashed)) return fail(crashed_error(r.error()));
         return fail(r.error());
     }
-    settle(t, mark, out.notes, t0 + opt_.navigation_timeout);
+    if (r) settle(t, mark, out.notes, t0 + opt_.navigation_timeout);
+    if (r && opt_.min_settle.count() > 0) {  // no sooner than min_settle: a timer the action set off is seen
+        const auto rest = std::chrono::duration_cast<std::chrono::milliseconds>(t0 + opt_.min_settle - clock::now());
+        if (rest.count() > 0) (void)wait_until([&] { return t->closed || t->crashed || !t->held_dialogs.empty(); }, rest);
+    }
     {
         std::lock_guard lock(eng_->mu);
         out.notes.insert(out.notes.end(), t->flood_notes.begin(), t->flood_notes.end());
@@ -16123,6 +16542,17 @@ auto browser::act_locked(std::string what, tab_ptr t, F&& f, bool expect_navigat
     }
     if (t->closed) {
         out.changes = "the tab closed";
+        out.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - t0);
+        return out;
+    }
+    bool dialog_open = false;
+    {
+        std::lock_guard lock(eng_->mu);
+        dialog_open = !t->held_dialogs.empty();
+    }
+    if (dialog_open) {  // the page waits for the dialog's answer: no snapshot until then
+        out.changes = "a dialog is open: answer it (answer_dialog) to go on";
+        fill_url_title(t, out.url, out.title);
         out.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - t0);
         return out;
     }
@@ -16312,18 +16742,48 @@ AGENTKIT_DECL auto browser::screenshot(screenshot_options o) -> result<screensho
         p["clip"] = {{"x", 0}, {"y", 0}, {"width", out.width}, {"height", out.height}, {"scale", 1}};
         p["captureBeyondViewport"] = true;
     }
-    auto r = call((*t)->session, "Page.captureScreenshot", std::move(p), opt_.navigation_timeout);
-    if (!r) return fail(r.error());
-    out.base64 = detail::jstr(*r, "data");
-    if (out.base64.empty()) return fail(errc::protocol_error, "Page.captureScreenshot returned no data");
-    // Image pixels per CSS pixel (the device pixel ratio, read where the page cannot restyle it);
-    // the viewport's image has the scrollbars too: its CSS size is the image's over the scale.
-    if (auto dpr = isolated_eval(*t, "devicePixelRatio"); dpr && dpr->is_number() && dpr->get<double>() > 0)
-        out.scale = dpr->get<double>();
+    // Image pixels per CSS pixel (the device pixel ratio, read where the page cannot restyle it).
+    double dpr = 1;
+    if (auto d = isolated_eval(*t, "devicePixelRatio"); d && d->is_number() && d->get<double>() > 0) dpr = d->get<double>();
+    // The image's pixels per device pixel: CSS pixels asked for, then shrunk to the bounds.
+    auto shrink_for = [&](double css_w, double css_h) {
+        double k = o.css_pixels ? 1 / dpr : 1;
+        const double w = css_w * dpr * k, h = css_h * dpr * k;
+        double s = 1;
+        if (o.max_side > 0 && std::max(w, h) > o.max_side) s = o.max_side / std::max(w, h);
+        if (o.max_pixels > 0 && w * h * s * s > o.max_pixels) s = std::sqrt(o.max_pixels / (w * h));
+        return k * s;
+    };
+    double k = 1;
+    if (p.contains("clip")) {  // an element or the full page: scaled as it is captured
+        k = shrink_for(out.width, out.height);
+        p["clip"]["scale"] = k;
+    }
+    auto capture = [&](json params) -> result<std::string> {
+        auto r = call((*t)->session, "Page.captureScreenshot", std::move(params), opt_.navigation_timeout);
+        if (!r) return fail(r.error());
+        std::string data = detail::jstr(*r, "data");
+        if (data.empty()) return fail(errc::protocol_error, "Page.captureScreenshot returned no data");
+        return data;
+    };
+    auto first = capture(p);
+    if (!first) return fail(first.error());
+    out.base64 = std::move(*first);
+    out.scale = dpr * k;
     if (o.ref.empty() && !o.full_page) {
+        // the viewport's image has the scrollbars too: its CSS size is the image's over the scale
         if (const auto px = detail::image_size_of(out.base64); px.width > 0 && px.height > 0) {
-            out.width = px.width / out.scale;
-            out.height = px.height / out.scale;
+            out.width = px.width / dpr;
+            out.height = px.height / dpr;
+            if (const double kv = shrink_for(out.width, out.height); kv < 1) {  // the same view again, scaled
+                json again = p;
+                again["clip"] = {{"x", detail::jnum(vv, "pageX")}, {"y", detail::jnum(vv, "pageY")}, {"width", out.width},
+                                 {"height", out.height}, {"scale", kv}};
+                auto scaled = capture(std::move(again));
+                if (!scaled) return fail(scaled.error());
+                out.base64 = std::move(*scaled);
+                out.scale = dpr * kv;
+            }
         }
     }
     if (o.marks) {
@@ -16495,9 +16955,53 @@ AGENTKIT_DECL auto browser::network_requests(bool clear, std::size_t* dropped) -
             t.network.clear();
             t.network_dropped = 0;
         }
-        for (auto& n : out) n.url = opt_.policy.redact(std::move(n.url));
+        for (auto& n : out) {  // a secret typed into a form is in the request that sends it
+            n.url = opt_.policy.redact(std::move(n.url));
+            for (auto* hs : {&n.request_headers, &n.response_headers})
+                for (auto& h : *hs) h.second = opt_.policy.redact(std::move(h.second));
+            if (n.post_data) n.post_data = opt_.policy.redact(std::move(*n.post_data));
+        }
         return out;
     });
+}
+
+AGENTKIT_DECL auto browser::response_body(std::size_t position) -> result<std::string> {
+    std::lock_guard op(op_mu_);
+    auto e = ensure();
+    if (!e) return fail(e.error());
+    auto t = current_tab();
+    if (!t) return fail(t.error());
+    std::string key;
+    {
+        std::lock_guard lock(eng_->mu);
+        if (position >= (*t)->network.size()) return fail(errc::not_found, "no such request in the tab's network log");
+        key = (*t)->network[position].first;
+    }
+    // a body still arriving is not there yet: wait (a little) for the request to end. (A fetch
+    // whose body the page never reads may not end: the browser holds no body to give then.)
+    const bool ended = wait_until(
+        [&] {
+            for (const auto& [k, entry] : (*t)->network)
+                if (k == key) return entry.finished;
+            return true;  // gone from the log: ask anyway
+        },
+        std::min<std::chrono::milliseconds>(opt_.call_timeout, std::chrono::milliseconds(3000)));
+    const auto bar = key.find('|');
+    auto r = call(key.substr(0, bar), "Network.getResponseBody", json{{"requestId", key.substr(bar + 1)}});
+    if (!r) {
+        if (r.error().is(errc::browser_crashed)) return fail(r.error());
+        return fail(errc::not_found,
+                    ended ? "the browser does not hold this response's body (" + r.error().message + ")"
+                          : "this response's body has not arrived (the page may not have read it)",
+                    "Load the page again to read it.");
+    }
+    std::string body = detail::jstr(*r, "body");
+    if (detail::jbool(*r, "base64Encoded")) {
+        auto bytes = base64_decode(body);
+        if (!bytes) return fail(errc::protocol_error, "the response body is not valid base64");
+        body = std::move(*bytes);
+    }
+    return opt_.policy.redact(std::move(body));
 }
 
 AGENTKIT_DECL auto browser::extract(extract_options o) -> result<json> {
@@ -19024,6 +19528,9 @@ Options (Playwright MCP names where the meaning is the same):
                              (default 15000; a large page's accessibility tree is one call, so keep
                              it generous)
   --timeout-navigation MS    bound of a navigation to load (default 30000)
+  --timeout-settle MS        an action is reported no sooner than this after its input (default 0;
+                             500 with --output-mode playwright, as Playwright MCP waits); a dialog
+                             it raises ends the wait
   --snapshot-mode MODE       incremental (default): a navigation's result shows the new page, what
                              it repeats of the site's last page (header, menus, footer) one line
                              each; full: every new page whole; none: its title and URL only
@@ -19059,10 +19566,11 @@ Options (Playwright MCP names where the meaning is the same):
                              (default 1800000, 30 min; 0 is the default)
   --caps LIST                comma-separated capabilities: vision offers the coordinate tools
                              (browser_mouse_click_xy, _move_xy, _drag_xy, _down, _up, _wheel;
-                             --vision too); pdf is not offered (a note says so); the others are
-                             always on
+                             --vision too), testing the assertion tools (browser_verify_*,
+                             browser_generate_locator); pdf is not offered (a note says so); the
+                             others are always on
   Accepted with no effect here (a note on stderr says why): --no-webmcp,
-  --file-paths, --timeout-settle, --cdp-timeout, --sandbox (not as root),
+  --file-paths, --cdp-timeout, --sandbox (not as root),
   and the --port options without --port.
   Refused (the server does not start rather than ignore them): --extension, --endpoint,
   --proxy-server, --proxy-bypass, --storage-state, --save-session, --save-trace, --save-video,
@@ -19309,6 +19817,48 @@ inline std::string nth(const json& part, codegen_language lang) {
     return statement(locator(loc, lang) + "." + call(method, args, lang), lang);
 }
 
+/// An assertion on an element in `lang`: `await expect(page.getByText('Hi')).toBeVisible();`
+/// (TypeScript), `expect(page.get_by_text("Hi")).to_be_visible()` (Python),
+/// `assertThat(page.getByText("Hi")).isVisible();` (Java),
+/// `await Expect(page.GetByText("Hi")).ToBeVisibleAsync();` (C#). `matcher` is TypeScript's name
+/// (toBeVisible, toBeChecked, toHaveValue, toMatchAriaSnapshot); `negate` asserts the opposite
+/// (.not); `args` are already in the language.
+[[nodiscard]] inline std::string assertion(const json& loc, std::string_view matcher, std::string_view args, bool negate, codegen_language lang) {
+    const std::string target = "page." + locator(loc, lang);
+    const std::string m(matcher);
+    switch (lang) {
+        case codegen_language::python:
+            return "expect(" + target + ")." + (negate ? "not_" : "") + detail::camel_to_snake(m) + "(" + std::string(args) + ")";
+        case codegen_language::java: {
+            // toBeX → isX, toHaveX → hasX, toMatchX → matchesX
+            std::string j = m;
+            if (m.rfind("toBe", 0) == 0) j = "is" + m.substr(4);
+            else if (m.rfind("toHave", 0) == 0) j = "has" + m.substr(6);
+            else if (m.rfind("toMatch", 0) == 0) j = "matches" + m.substr(7);
+            return "assertThat(" + target + ")." + (negate ? "not()." : "") + j + "(" + std::string(args) + ");";
+        }
+        case codegen_language::csharp:
+            return "await Expect(" + target + ")." + (negate ? "Not." : "") + detail::pascal(m) + "Async(" + std::string(args) + ");";
+        default:
+            return "await expect(" + target + ")." + (negate ? "not." : "") + m + "(" + std::string(args) + ");";
+    }
+}
+
+/// A multi-line text (an aria snapshot template) as a literal in `lang`: TypeScript's template
+/// literal, its lines indented by two and the closing backtick on its own indented line; a
+/// string in double quotes, its line breaks escaped, in the others.
+[[nodiscard]] inline std::string block_literal(std::string_view text, codegen_language lang) {
+    if (lang != codegen_language::typescript) return dq_quote(text);
+    std::string out = "`\n  ";
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c == '`' || c == '\\' || (c == '$' && i + 1 < text.size() && text[i + 1] == '{')) out += '\\';
+        out += c;
+        if (c == '\n') out += "  ";
+    }
+    return out + "\n  `";
+}
+
 /// `page.goto(url)` in `lang` (Java: navigate).
 [[nodiscard]] inline std::string goto_url(std::string_view url, codegen_language lang) {
     if (lang == codegen_language::java) return statement("navigate(" + dq_quote(url) + ")", lang);
@@ -19507,7 +20057,8 @@ struct tools_options {
     /// live view's timeline). Called on the calling thread; must not throw (ignored if it does).
     std::function<void(const call_record&)> on_record;
     /// How results are written: agentkit's terse text, or Playwright MCP's layout with its aria
-    /// snapshot, refs and generated code (then set browser_options::aria_refs too).
+    /// snapshot, refs and generated code (then set browser_options::aria_refs too, and
+    /// dialog_policy::hold for its modal state: dialogs left open until browser_handle_dialog).
     output_mode output = output_mode::agentkit;
     /// The generated code's language in Playwright's layout (--codegen).
     codegen_language codegen = codegen_language::typescript;
@@ -19650,13 +20201,19 @@ struct server_config {
     tools_options tools;  ///< the browser tools' options
     store_options store;  ///< the artifact store's options (--output-dir)
     bool quiet = false;  ///< --quiet: no per-call metrics on stderr
-    bool vision = false;  ///< --caps vision (or --vision): the coordinate tools (browser_mouse_*_xy, ...) are offered
+    /// The optional capabilities turned on (--caps; --vision): "vision" offers the coordinate
+    /// tools, "testing" the assertion tools (browser/menu.hpp's optional_capabilities).
+    std::set<std::string> caps;
+    /// Whether `--caps` turned on `cap`.
+    [[nodiscard]] bool has_cap(std::string_view cap) const { return caps.count(std::string(cap)) > 0; }
     std::vector<std::string> unsupported;  ///< options whose enforcement is not available: the start is refused
     std::vector<std::string> notes;        ///< accepted options that change nothing here, and why
     std::set<std::string> empty_secrets;   ///< secrets given with an empty value: ignored (drop_empty_secrets)
     std::string channel;                   ///< --browser: a browser channel to find when no executable is given
     bool image_responses_given = false;    ///< --image-responses was given (else Playwright's layout shows images, as Playwright MCP does)
     std::optional<std::uint64_t> max_download_bytes;  ///< applied after --policy/--config (the flag wins)
+    /// --timeout-settle: browser_options::min_settle (unset: 500 ms in Playwright's layout, as there; else 0)
+    std::optional<std::chrono::milliseconds> settle;
     std::optional<std::size_t> max_downloads;  ///< --max-downloads, applied after --policy/--config (the flag wins)
     bool ignore_https_errors = false;  ///< --ignore-https-errors (launched browsers only)
     ///@{
@@ -19716,7 +20273,6 @@ inline constexpr std::array<playwright_option, 24> kPlaywrightOptions{{
     {"--remote-header", true, true, "headers on the remote connection are not supported"},
     {"--no-webmcp", false, false, "page-registered WebMCP tools are never exposed"},
     {"--file-paths", true, false, "artifacts are read by id (browser_artifact)"},
-    {"--timeout-settle", true, false, "actions settle on events (load, requests done, the DOM quiet), not a fixed time"},
     {"--cdp-timeout", true, false, "the connection to --cdp-endpoint is bounded at 10 s"},
 }};
 
@@ -19782,6 +20338,10 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
         auto ms = parse_count(*v);
         if (!ms || *ms == 0) return bad("a positive number of milliseconds");
         (name == "--timeout-action" ? c.browser.call_timeout : c.browser.navigation_timeout) = std::chrono::milliseconds(*ms);
+    } else if (name == "--timeout-settle") {
+        auto ms = parse_count(*v);
+        if (!ms) return bad("a number of milliseconds");
+        c.settle = std::chrono::milliseconds(*ms);
     } else if (name == "--image-responses") {
         if (!one_of(*v, {"allow", "omit", "only"})) return bad("allow, omit or only");
         c.tools.inline_screenshots = *v != "omit";
@@ -19803,6 +20363,7 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
         if (!one_of(*v, {"agentkit", "playwright"})) return bad("agentkit or playwright");
         c.tools.output = *v == "playwright" ? output_mode::playwright : output_mode::agentkit;
         c.browser.aria_refs = c.tools.output == output_mode::playwright;
+        c.browser.dialogs.hold = c.tools.output == output_mode::playwright;  // dialogs as its modal state
     } else if (name == "--codegen") {
         if (!parse_codegen(*v, c.tools.codegen)) return bad("typescript, python, java, csharp or none");
         if (c.tools.output != output_mode::playwright)
@@ -19833,14 +20394,14 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
     } else if (name == "--shared-browser-context") {
         c.shared_browser_context = true;
     } else if (name == "--vision") {  // Playwright MCP's older switch for --caps vision
-        c.vision = true;
+        c.caps.insert("vision");
     } else if (name == "--caps") {
         std::string missing;
         for (auto cap : policy_detail::split_list(json(*v))) {
             cap.erase(0, cap.find_first_not_of(' '));
             cap.erase(cap.find_last_not_of(' ') + 1);
-            if (cap == "vision") {
-                c.vision = true;
+            if (cap == "vision" || cap == "testing") {
+                c.caps.insert(cap);
                 continue;
             }
             if (cap.empty() || one_of(cap, {"core", "core-navigation", "core-tabs", "core-input", "network", "devtools", "config"})) continue;
@@ -19862,7 +20423,7 @@ inline std::optional<bool> playwright_option_takes_value(const std::string& name
     if (one_of(name, {"--no-sandbox", "--sandbox", "--ignore-https-errors", "--allow-unrestricted-file-access", "--shared-browser-context",
                       "--vision", "--snapshot-boxes"}))
         return false;
-    if (one_of(name, {"--browser", "--user-agent", "--timeout-action", "--timeout-navigation", "--image-responses",
+    if (one_of(name, {"--browser", "--user-agent", "--timeout-action", "--timeout-navigation", "--timeout-settle", "--image-responses",
                       "--snapshot-mode", "--output-max-size", "--console-level", "--idle-timeout", "--caps", "--port", "--host",
                       "--output-mode", "--codegen", "--test-id-attribute",
                       "--allowed-hosts"}))
@@ -20132,6 +20693,18 @@ inline result<void> apply_config_file(server_config& c, const std::string& path)
                             }
                             c.browser.viewport.width = cv["width"].get<int>();
                             c.browser.viewport.height = cv["height"].get<int>();
+                        } else if (ck == "deviceScaleFactor") {
+                            if (!cv.is_number() || cv.get<double>() <= 0 || cv.get<double>() > 10) {
+                                wrong(ckey, "a number of device pixels per CSS pixel, above 0 and at most 10");
+                                continue;
+                            }
+                            c.browser.viewport.device_scale_factor = cv.get<double>();
+                        } else if (ck == "isMobile" || ck == "hasTouch") {
+                            if (!cv.is_boolean()) {
+                                wrong(ckey, "true or false");
+                                continue;
+                            }
+                            (ck == "isMobile" ? c.browser.viewport.mobile : c.browser.viewport.touch) = cv.get<bool>();
                         } else if (ck == "userAgent") {
                             option(ckey, "--user-agent", cv);
                         } else if (ck == "ignoreHTTPSErrors") {
@@ -20446,6 +21019,7 @@ inline result<void> finish_config(server_config& c) {
     using namespace config_detail;
     if (c.tools.output_dir.empty()) c.tools.output_dir = c.store.dir;  // Playwright's layout writes its files there too
     if (c.tools.output == output_mode::playwright && !c.image_responses_given) c.tools.inline_screenshots = true;
+    c.browser.min_settle = c.settle ? *c.settle : c.tools.output == output_mode::playwright ? std::chrono::milliseconds(500) : std::chrono::milliseconds(0);
     if (c.sandbox && c.no_sandbox) {
         return fail(errc::args_invalid, "--sandbox and --no-sandbox (or chromiumSandbox) contradict each other");
     }
@@ -21269,15 +21843,17 @@ private:
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/live/live_view.hpp> ----
 // ---- begin <agentkit/browser/menu.hpp> ----
-// agentkit/browser/menu.hpp — how the browser tools are exposed to a model: the menu of three
-// modes (page work in `browser`, finding and reading sources in `research`, internals in
-// `devtools`), the fixed core set, and the router's
-// pinned tools. agentkit-browser-mcp's --tools all|core|menu|router, agentkit-demo and hosts
-// use the same definitions.
+// agentkit/browser/menu.hpp — how the browser tools are exposed to a model: the menu (page work
+// in `browser`, finding and reading sources in `research`, internals in `devtools`; the
+// optional capabilities' tools in `vision` and `testing`), the fixed core set, the router's
+// pinned tools, and the one rule of the optional capabilities (--caps): their tools are left out
+// of every exposure unless turned on. agentkit-browser-mcp's --tools all|core|menu|router,
+// agentkit-demo and hosts use the same definitions.
 //
 //   auto tools = agentkit::browser::browser_tools(state);
 //   auto menu = agentkit::browser::make_browser_menu<decltype(tools)>();      // --tools menu
 //   auto scope = agentkit::browser::core_scope(tools);                         // --tools core
+//   auto all = agentkit::browser::capability_scope(tools, {"vision"});         // --tools all --caps vision
 
 // ---- begin <agentkit/visibility/router.hpp> ----
 // agentkit/visibility/router.hpp — the retrieval router: a model searches the catalogue by
@@ -25267,11 +25843,15 @@ static_assert(message_aware_masker<router<>>);
 
 }  // namespace agentkit
 // ---- end <agentkit/visibility/router.hpp> ----
-// ---- begin <agentkit/browser/tools/vision.hpp> ----
-// agentkit/browser/tools/vision.hpp — browser tools: coordinate actions, Playwright MCP's vision
-// capability (browser_mouse_click_xy, _move_xy, _drag_xy, _down, _up, _wheel) with its names
-// and arguments. Points are viewport CSS pixels; each result names what was hit (its ref when
-// it has one). agentkit-browser-mcp lists them under `--caps vision` only.
+// ---- begin <agentkit/browser/tools/verify.hpp> ----
+// agentkit/browser/tools/verify.hpp — browser tools: assertions for writing tests (Playwright
+// MCP's testing capability, offered with --caps testing): an element, a text, a list or a value
+// is on the page as expected, and the locator test code names an element by.
+// Part of browser/tools.hpp (include that): each tool, its argument struct and a factory;
+// tools.hpp registers them in browser_tools().
+
+// ---- begin <agentkit/browser/tools/actions.hpp> ----
+// agentkit/browser/tools/actions.hpp — browser tools: actions on elements: click, type, hover, drag, select, fill a form, press, upload, dialogs.
 // Part of browser/tools.hpp (include that): each tool, its argument struct and a factory;
 // tools.hpp registers them in browser_tools().
 
@@ -25690,6 +26270,36 @@ inline result<tool_output> with_failure_screenshot(tool_state& st, result<tool_o
     return rank(level) <= rank(min);
 }
 
+/// The dialogs held open (dialog_policy::hold) as Playwright's "Modal state" section lists them.
+inline std::vector<std::string> modal_lines(const std::vector<dialog_record>& open) {
+    std::vector<std::string> lines;
+    for (const auto& d : open)
+        lines.push_back("- [\"" + d.type + "\" dialog with message \"" + d.message + "\"]: can be handled by browser_handle_dialog");
+    return lines;
+}
+
+/// While the page holds a dialog open, only the tools that answer it or do not touch the page
+/// run (as Playwright MCP's tab tools refuse): the others answer with what is open and how to
+/// go on. Nothing when no dialog is open.
+inline std::optional<result<tool_output>> modal_gate(tool_state& st, std::string_view tool) {
+    static constexpr std::string_view free_tools[] = {"browser_handle_dialog", "browser_navigate", "browser_tabs", "browser_close",
+                                                      "browser_wait_for",      "browser_artifact", "browser_metrics", "web_search"};
+    if (std::find(std::begin(free_tools), std::end(free_tools), tool) != std::end(free_tools)) return std::nullopt;
+    const auto open = st.b.open_dialogs();
+    if (open.empty()) return std::nullopt;
+    if (st.options.output == output_mode::playwright) {
+        pw::response resp;
+        resp.errors.push_back("Error: Tool \"" + std::string(tool) + "\" does not handle the modal state.");
+        resp.modal = modal_lines(open);
+        tool_output o = tool_output::text(resp.text());
+        o.is_error = true;
+        return o;
+    }
+    return fail(errc::dialog_open,
+                "a " + open.front().type + " dialog is open on the page: " + std::string(tool) + " waits for its answer",
+                "Answer it first with browser_handle_dialog (accept true or false).", json{{"dialogs", open.size()}});
+}
+
 /// Store text as an artifact, redacted of the session's secrets first.
 inline result<artifact_ref> store_text(tool_state& st, std::string name, std::string description, std::string text) {
     return st.store.put({"text/plain", std::move(name), st.b.policy().redact(std::move(description)),
@@ -25719,6 +26329,7 @@ auto browser_tool(tool_state& st, std::string_view description, F handler, trait
         return tool<Name>(description, [s, handler](const no_args&, tool_context& ctx) {
             cancel_scope scope(ctx.stop);
             return detail::hooked(*s, Name.view(), [] { return json::object(); }, ctx, [&] {
+                if (auto refused = detail::modal_gate(*s, Name.view())) return std::move(*refused);
                 auto r = handler();
                 return leaves_no_picture(Name.view()) ? r : detail::with_failure_screenshot(*s, std::move(r));
             });
@@ -25728,6 +26339,7 @@ auto browser_tool(tool_state& st, std::string_view description, F handler, trait
         return tool<Name>(description, [s, handler](const Args& a, tool_context& ctx) {
             cancel_scope scope(ctx.stop);
             return detail::hooked(*s, Name.view(), [&a] { return to_json_value(a); }, ctx, [&] {
+                if (auto refused = detail::modal_gate(*s, Name.view())) return std::move(*refused);
                 result<tool_output> r = [&] {
                     if constexpr (agentkit::detail::handler_sig<F>::arity == 2) return handler(a, ctx);
                     else return handler(a);
@@ -25931,9 +26543,19 @@ inline result<tool_output> pw_finish(tool_state& st, pw::response resp, pw_page_
     std::string url, title;
     if (tabs)
         for (const auto& t : *tabs)
-            if (t.active) url = t.url;
+            if (t.active) {
+                url = t.url;
+                title = pw_tab_title(t.title, t.url);
+            }
+    // a dialog held open holds the page's scripts: no snapshot (nor the document's title) until answered
+    const auto open = st.b.open_dialogs();
+    if (!open.empty()) {
+        v.snapshot = v.inline_snapshot = false;
+        resp.modal = modal_lines(open);
+    }
     if (tabs && !tabs->empty()) {
-        if (auto dt = st.b.document_title()) title = *dt;
+        if (open.empty())
+            if (auto dt = st.b.document_title()) title = *dt;
         auto lines = pw_page_lines(url, title, v.http_status);
         std::string joined;
         for (const auto& l : lines) joined += l + "\n";
@@ -25969,6 +26591,18 @@ inline result<tool_output> pw_finish(tool_state& st, pw::response resp, pw_page_
     return tool_output::text(resp.text());
 }
 
+/// A failure a tool reports itself (an assertion that does not hold, arguments it refuses): in
+/// Playwright's layout its message alone under ### Error (a thrown error's message has
+/// "Error: " before it, finish() writes those); in agentkit's the error as it is.
+inline result<tool_output> pw_reported(tool_state& st, error e) {
+    if (!pw_mode(st)) return fail(std::move(e));
+    pw::response resp;
+    resp.errors.push_back(std::move(e.message));
+    tool_output o = tool_output::text(resp.text());
+    o.is_error = true;
+    return o;
+}
+
 /// An action's result in Playwright's layout: its code, then the page (and its snapshot).
 inline result<tool_output> pw_action(tool_state& st, result<action_result> r, std::vector<std::string> code, bool snapshot,
                                      std::vector<std::string> results = {}) {
@@ -25987,6 +26621,643 @@ inline result<tool_output> pw_action(tool_state& st, result<action_result> r, st
 
 }  // namespace agentkit::browser::detail
 // ---- end <agentkit/browser/tools/playwright.hpp> ----
+
+namespace agentkit::browser {
+
+/// Arguments of browser_click.
+struct click_args {
+    std::optional<std::string> ref;                     ///< element ref from the snapshot, e.g. e12
+    std::optional<std::string> target;                  ///< same as ref (Playwright MCP's name)
+    std::optional<std::string> element;                 ///< human-readable description of the element (optional)
+    std::optional<bool> doubleClick;                    ///< double click instead of a single click
+    std::optional<std::string> button;                  ///< mouse button
+    std::optional<std::vector<std::string>> modifiers;  ///< modifier keys: Alt, Control, ControlOrMeta, Meta, Shift
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_BROWSER_ELEMENT_FIELDS(click_args),
+                      AGENTKIT_FIELD(click_args, doubleClick, ""),
+                      AGENTKIT_FIELD(click_args, button, "", one_of("left", "right", "middle")),
+                      AGENTKIT_FIELD(click_args, modifiers, "Alt, Control, Meta, Shift"));
+    }
+};
+
+/// Arguments of browser_type.
+struct type_args {
+    std::optional<std::string> ref;      ///< element ref from the snapshot, e.g. e12
+    std::optional<std::string> target;   ///< same as ref (Playwright MCP's name)
+    std::optional<std::string> element;  ///< human-readable description of the element (optional)
+    std::string text;                    ///< text to type
+    std::optional<bool> submit;          ///< press Enter afterwards
+    std::optional<bool> slowly;          ///< accepted for compatibility; text is inserted at once
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_BROWSER_ELEMENT_FIELDS(type_args), AGENTKIT_FIELD(type_args, text, ""),
+                      AGENTKIT_FIELD(type_args, submit, "Press Enter after"),
+                      AGENTKIT_FIELD(type_args, slowly, "", hidden()));
+    }
+};
+
+/// Arguments of browser_hover.
+struct element_args {
+    std::optional<std::string> ref;      ///< element ref from the snapshot, e.g. e12
+    std::optional<std::string> target;   ///< same as ref (Playwright MCP's name)
+    std::optional<std::string> element;  ///< human-readable description of the element (optional)
+    static constexpr auto agentkit_fields() { return fields(AGENTKIT_BROWSER_ELEMENT_FIELDS(element_args)); }
+};
+
+/// Arguments of browser_drag.
+struct drag_args {
+    std::optional<std::string> startRef;      ///< ref of the element to drag
+    std::optional<std::string> startTarget;   ///< same as startRef
+    std::optional<std::string> startElement;  ///< description of the element to drag
+    std::optional<std::string> endRef;        ///< ref of the drop target
+    std::optional<std::string> endTarget;     ///< same as endRef
+    std::optional<std::string> endElement;    ///< description of the drop target
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(drag_args, startRef, ""),
+                      AGENTKIT_FIELD(drag_args, startTarget, "", hidden()),
+                      AGENTKIT_FIELD(drag_args, startElement, "", hidden()),
+                      AGENTKIT_FIELD(drag_args, endRef, ""),
+                      AGENTKIT_FIELD(drag_args, endTarget, "", hidden()),
+                      AGENTKIT_FIELD(drag_args, endElement, "", hidden()));
+    }
+};
+
+/// Arguments of browser_select_option.
+struct select_args {
+    std::optional<std::string> ref;      ///< element ref from the snapshot, e.g. e12
+    std::optional<std::string> target;   ///< same as ref (Playwright MCP's name)
+    std::optional<std::string> element;  ///< human-readable description of the element (optional)
+    std::vector<std::string> values;     ///< option values or labels to select
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_BROWSER_ELEMENT_FIELDS(select_args),
+                      AGENTKIT_FIELD(select_args, values, "Values or labels", min_items(1)));
+    }
+};
+
+/// One field of browser_fill_form.
+struct form_field {
+    std::string name;                   ///< human-readable field name
+    std::string type;                   ///< field type
+    std::optional<std::string> ref;     ///< element ref from the snapshot
+    std::optional<std::string> target;  ///< same as ref
+    std::string value;                  ///< text; true/false for checkboxes; option text for comboboxes
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(form_field, name, ""),
+                      AGENTKIT_FIELD(form_field, type, "", one_of("textbox", "checkbox", "radio", "combobox", "slider")),
+                      AGENTKIT_FIELD(form_field, ref, ""),
+                      AGENTKIT_FIELD(form_field, target, "", hidden()),
+                      AGENTKIT_FIELD(form_field, value, "true/false for a checkbox"));
+    }
+};
+
+/// Arguments of browser_fill_form.
+struct fill_form_args {
+    std::vector<form_field> fields_;    ///< `fields`: fields to fill
+    std::optional<std::string> submit;  ///< ref of a button to click after filling (one call instead of two)
+    static constexpr auto agentkit_fields() {
+        return fields(field(&fill_form_args::fields_, "fields", "", min_items(1)),
+                      AGENTKIT_FIELD(fill_form_args, submit, "Ref of a button to click after"));
+    }
+};
+
+/// Arguments of browser_press_key.
+struct press_args {
+    std::string key;  ///< key or chord, e.g. Enter, ArrowDown, Control+a
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(press_args, key, "e.g. Enter, Control+a", min_length(1)));
+    }
+};
+
+/// Arguments of browser_file_upload.
+struct upload_args {
+    std::vector<std::string> paths;     ///< absolute paths of the files to upload
+    std::optional<std::string> ref;     ///< the file input's ref
+    std::optional<std::string> target;  ///< same as ref
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(upload_args, paths, "Absolute paths"),
+                      AGENTKIT_FIELD(upload_args, ref, "The file input"),
+                      AGENTKIT_FIELD(upload_args, target, "", hidden()));
+    }
+};
+
+/// Arguments of browser_handle_dialog.
+struct dialog_args {
+    bool accept = true;                     ///< accept (true) or dismiss (false) the next dialogs
+    std::optional<std::string> promptText;  ///< text for prompt dialogs
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(dialog_args, accept, ""),
+                      AGENTKIT_FIELD(dialog_args, promptText, ""));
+    }
+};
+
+namespace detail {
+
+inline std::string modifiers_of(const std::optional<std::vector<std::string>>& m) {
+    if (!m) return {};
+    std::string s;
+    for (const auto& k : *m) {
+        if (!s.empty()) s += '+';
+        s += k == "ControlOrMeta" ? std::string("Control") : k;
+    }
+    return s;
+}
+
+/// Playwright's code for a click's options: `{\n  button: 'right',\n  modifiers: ['Alt', 'Shift']\n}` ("" when none).
+inline std::string pw_click_options(const click_args& a) {
+    std::vector<std::string> keys;
+    if (a.button && *a.button != "left") keys.push_back("  button: " + pw::js_quote(*a.button));
+    if (a.modifiers && !a.modifiers->empty()) {
+        bool alt = false, ctrl = false, shift = false;
+        for (const auto& m : *a.modifiers) {
+            alt = alt || m == "Alt";
+            ctrl = ctrl || m == "Control" || m == "ControlOrMeta" || m == "Meta";
+            shift = shift || m == "Shift";
+        }
+        std::string list;
+        for (auto [on, name] : {std::pair{alt, "'Alt'"}, std::pair{ctrl, "'ControlOrMeta'"}, std::pair{shift, "'Shift'"}})
+            if (on) list += (list.empty() ? "" : ", ") + std::string(name);
+        keys.push_back("  modifiers: [" + list + "]");
+    }
+    if (keys.empty()) return {};
+    std::string out = "{\n";
+    for (std::size_t i = 0; i < keys.size(); ++i) out += keys[i] + (i + 1 < keys.size() ? ",\n" : "\n");
+    return out + "}";
+}
+
+}  // namespace detail
+
+/// Make the browser_click tool: click an element by ref (scrolls it into view; reports what changed).
+template <class State>
+auto click_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_click">(
+        st,
+        "Click an element; reports what changed.",
+        [s](const click_args& a) -> result<tool_output> {
+            auto el = detail::element_of(a.ref, a.target);
+            if (!el) return fail(el.error());
+            click_options o;
+            o.button = a.button.value_or("left");
+            o.click_count = a.doubleClick.value_or(false) ? 2 : 1;
+            o.modifiers = detail::modifiers_of(a.modifiers);
+            if (detail::pw_mode(*s)) {
+                auto loc = s->b.aria_locator(*el);
+                if (!loc) return fail(loc.error());
+                const auto lang = s->options.codegen;
+                std::string args = lang == codegen_language::typescript ? detail::pw_click_options(a) : std::string();
+                auto code = pw::element_action(*loc, a.doubleClick.value_or(false) ? "dblclick" : "click", args, lang);
+                return detail::pw_action(*s, s->b.click(*el, o), {std::move(code)}, true);
+            }
+            return detail::text_of(s->b.click(*el, o));
+        },
+        action_traits);
+}
+
+/// Make the browser_type tool: type text into an editable element by ref (replaces its value; submit presses Enter).
+template <class State>
+auto type_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_type">(
+        st,
+        "Replace an editable element's text.",
+        [s](const type_args& a) -> result<tool_output> {
+            auto el = detail::element_of(a.ref, a.target);
+            if (!el) return fail(el.error());
+            type_options o;
+            o.submit = a.submit.value_or(false);
+            if (detail::pw_mode(*s)) {
+                auto loc = s->b.aria_locator(*el);
+                if (!loc) return fail(loc.error());
+                const auto lang = s->options.codegen;
+                const bool slowly = a.slowly.value_or(false);
+                std::vector<std::string> code{pw::element_action(*loc, slowly ? "pressSequentially" : "fill", pw::quote(a.text, lang), lang)};
+                if (o.submit) code.push_back(pw::element_action(*loc, "press", pw::quote("Enter", lang), lang));
+                return detail::pw_action(*s, s->b.type(*el, a.text, o), std::move(code), o.submit || slowly);
+            }
+            return detail::text_of(s->b.type(*el, a.text, o));
+        },
+        action_traits);
+}
+
+/// Make the browser_hover tool: move the mouse over an element by ref.
+template <class State>
+auto hover_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_hover">(
+        st,
+        "Hover over an element.",
+        [s](const element_args& a) -> result<tool_output> {
+            auto el = detail::element_of(a.ref, a.target);
+            if (!el) return fail(el.error());
+            if (detail::pw_mode(*s)) {
+                auto loc = s->b.aria_locator(*el);
+                if (!loc) return fail(loc.error());
+                return detail::pw_action(*s, s->b.hover(*el), {pw::element_action(*loc, "hover", "", s->options.codegen)}, true);
+            }
+            return detail::text_of(s->b.hover(*el));
+        },
+        action_traits);
+}
+
+/// Make the browser_drag tool: drag one element onto another, both by ref.
+template <class State>
+auto drag_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_drag">(
+        st,
+        "Drag an element onto another.",
+        [s](const drag_args& a) -> result<tool_output> {
+            auto from = detail::element_of(a.startRef, a.startTarget, "start element");
+            if (!from) return fail(from.error());
+            auto to = detail::element_of(a.endRef, a.endTarget, "end element");
+            if (!to) return fail(to.error());
+            if (detail::pw_mode(*s)) {
+                auto l1 = s->b.aria_locator(*from);
+                if (!l1) return fail(l1.error());
+                auto l2 = s->b.aria_locator(*to);
+                if (!l2) return fail(l2.error());
+                const auto lang = s->options.codegen;
+                return detail::pw_action(*s, s->b.drag(*from, *to),
+                                         {pw::element_action(*l1, "dragTo", "page." + pw::locator(*l2, lang), lang)}, true);
+            }
+            return detail::text_of(s->b.drag(*from, *to));
+        },
+        action_traits);
+}
+
+/// Make the browser_select_option tool: select one or several options of a `<select>` by ref (values or labels).
+template <class State>
+auto select_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_select_option">(
+        st,
+        "Select options of a <select>.",
+        [s](const select_args& a) -> result<tool_output> {
+            auto el = detail::element_of(a.ref, a.target);
+            if (!el) return fail(el.error());
+            if (detail::pw_mode(*s)) {
+                auto loc = s->b.aria_locator(*el);
+                if (!loc) return fail(loc.error());
+                const auto lang = s->options.codegen;
+                std::string v;
+                if (a.values.size() == 1) {
+                    v = pw::quote(a.values[0], lang);
+                } else {
+                    for (const auto& x : a.values) v += (v.empty() ? "" : ", ") + pw::quote(x, lang);
+                    v = "[" + v + "]";
+                }
+                return detail::pw_action(*s, s->b.select(*el, a.values), {pw::element_action(*loc, "selectOption", v, lang)}, true);
+            }
+            return detail::text_of(s->b.select(*el, a.values));
+        },
+        action_traits);
+}
+
+/// Make the browser_fill_form tool: fill several fields in one call (textbox, checkbox, radio, combobox,
+/// slider); optionally click a submit button afterwards.
+template <class State>
+auto fill_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_fill_form">(
+        st,
+        "Fill several fields, then optionally click submit; stops at the first failure.",
+        [s](const fill_form_args& a) -> result<tool_output> {
+            std::vector<fill_field> fields;
+            for (const auto& f : a.fields_) {
+                auto el = detail::element_of(f.ref, f.target, "field " + f.name);
+                if (!el) return fail(el.error());
+                fields.push_back(fill_field{*el, f.type, f.value, f.name});
+            }
+            std::string submit;
+            if (a.submit) {
+                auto el = detail::element_of(a.submit, std::nullopt, "submit button");
+                if (!el) return fail(el.error());
+                submit = *el;
+            }
+            std::vector<std::string> code;
+            if (detail::pw_mode(*s)) {
+                const auto lang = s->options.codegen;
+                for (const auto& f : fields) {
+                    auto loc = s->b.aria_locator(f.ref);
+                    if (!loc) return fail(loc.error());
+                    if (f.kind == "checkbox" || f.kind == "radio")
+                        code.push_back(pw::element_action(*loc, f.value == "true" ? "check" : "uncheck", "", lang));
+                    else if (f.kind == "combobox")
+                        code.push_back(pw::element_action(*loc, "selectOption", pw::quote(f.value, lang), lang));
+                    else
+                        code.push_back(pw::element_action(*loc, "fill", pw::quote(f.value, lang), lang));
+                }
+            }
+            auto r = s->b.fill(fields, submit);
+            if (!r) return fail(r.error());
+            if (detail::pw_mode(*s)) return detail::pw_action(*s, std::move(r), std::move(code), !submit.empty());
+            std::string out = "filled " + std::to_string(fields.size()) + " fields";
+            if (!submit.empty()) out += "; clicked " + submit;
+            return tool_output::text(out + "\n" + r->to_text());
+        },
+        action_traits);
+}
+
+/// Make the browser_press_key tool: press a key or chord in the focused element, e.g. Enter, Escape,
+/// ArrowDown, Control+a.
+template <class State>
+auto press_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_press_key">(
+        st,
+        "Press a key or chord in the focused element.",
+        [s](const press_args& a) -> result<tool_output> {
+            if (!detail::pw_mode(*s)) return detail::text_of(s->b.press(a.key));
+            const auto lang = s->options.codegen;
+            return detail::pw_action(*s, s->b.press(a.key),
+                                     {"// Press " + a.key, pw::statement("keyboard." + pw::call("press", pw::quote(a.key, lang), lang), lang)},
+                                     a.key == "Enter");
+        },
+        action_traits);
+}
+
+/// Make the browser_file_upload tool: set the files of a file input by ref.
+template <class State>
+auto upload_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_file_upload">(
+        st,
+        "Set a file input's files.",
+        [s](const upload_args& a) -> result<tool_output> {
+            auto el = detail::element_of(a.ref, a.target, "file input");
+            if (!el) return fail(el.error());
+            return detail::text_of(s->b.upload(*el, a.paths));
+        },
+        action_traits);
+}
+
+/// Make the browser_handle_dialog tool: choose how the page's dialogs (alert, confirm, prompt, beforeunload)
+/// are answered from now on.
+template <class State>
+auto dialog_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_handle_dialog">(
+        st,
+        "Accept or dismiss the page's dialogs from now on (they never block; each is reported).",
+        [s](const dialog_args& a) -> result<tool_output> {
+            // a dialog held open (dialog_policy::hold, Playwright's layout): this answers it
+            const bool holding = s->b.options().dialogs.hold;
+            if (holding || !s->b.open_dialogs().empty()) {
+                if (s->b.open_dialogs().empty())
+                    return detail::pw_reported(*s, error{errc::not_found,
+                                                         "Error: The tool \"browser_handle_dialog\" can only be used when there is related modal state present.",
+                                                         "No dialog is open: go on with the page."});
+                auto r = s->b.answer_dialog(a.accept, a.promptText);
+                if (detail::pw_mode(*s)) return detail::pw_action(*s, std::move(r), {}, true);
+                return detail::text_of(std::move(r));
+            }
+            dialog_policy p;
+            const auto act_ = a.accept ? dialog_action::accept : dialog_action::dismiss;
+            p.alert = dialog_action::accept;
+            p.confirm = act_;
+            p.prompt = act_;
+            p.beforeunload = act_;
+            if (a.promptText) p.prompt_text = *a.promptText;
+            s->b.set_dialog_policy(p);
+            return tool_output::text(std::string("dialogs will be ") + (a.accept ? "accepted" : "dismissed") +
+                                     (a.promptText ? " (prompt text \"" + *a.promptText + "\")" : std::string()));
+        },
+        no_traits);
+}
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/tools/actions.hpp> ----
+
+#include <array>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace agentkit::browser {
+
+/// The testing capability's tools (`--caps testing`): assertions and locators for test code.
+inline constexpr std::array<std::string_view, 5> testing_tools{"browser_verify_element_visible", "browser_verify_text_visible",
+                                                               "browser_verify_list_visible", "browser_verify_value",
+                                                               "browser_generate_locator"};
+
+/// Arguments of browser_verify_element_visible.
+struct verify_element_args {
+    std::string role;            ///< the element's role, as the snapshot shows it (`- button "Submit"`)
+    std::string accessibleName;  ///< its accessible name (a case-insensitive part of it matches)
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(verify_element_args, role, "Role as in the snapshot: - {ROLE} \"Name\""),
+                      AGENTKIT_FIELD(verify_element_args, accessibleName, "Name as in the snapshot: - role \"{NAME}\""));
+    }
+};
+
+/// Arguments of browser_verify_text_visible.
+struct verify_text_args {
+    std::string text;  ///< text that must be visible (a case-insensitive part of an element's text)
+    static constexpr auto agentkit_fields() { return fields(AGENTKIT_FIELD(verify_text_args, text, "Text that must be visible")); }
+};
+
+/// Arguments of browser_verify_list_visible.
+struct verify_list_args {
+    std::optional<std::string> ref;      ///< the list's ref (none: anywhere in the page)
+    std::optional<std::string> target;   ///< same as ref (Playwright MCP's name)
+    std::optional<std::string> element;  ///< human-readable description of the list
+    std::vector<std::string> items;      ///< texts each of which an item of the list must hold
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(verify_list_args, ref, "The list (none: the page)"), AGENTKIT_FIELD(verify_list_args, target, "", hidden()),
+                      AGENTKIT_FIELD(verify_list_args, element, "", hidden()), AGENTKIT_FIELD(verify_list_args, items, "Texts of its items"));
+    }
+};
+
+/// Arguments of browser_verify_value.
+struct verify_value_args {
+    std::string type;                    ///< textbox, checkbox, radio, combobox or slider
+    std::optional<std::string> ref;      ///< the element's ref
+    std::optional<std::string> target;   ///< same as ref (Playwright MCP's name)
+    std::optional<std::string> element;  ///< human-readable description of the element
+    std::string value;                   ///< expected value ("true"/"false" for a checkbox or radio)
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(verify_value_args, type, "", one_of("textbox", "checkbox", "radio", "combobox", "slider")),
+                      AGENTKIT_BROWSER_ELEMENT_FIELDS(verify_value_args),
+                      AGENTKIT_FIELD(verify_value_args, value, "Expected; \"true\"/\"false\" for checkbox, radio"));
+    }
+};
+
+namespace detail {
+
+/// An assertion's result: "Done" and its code in Playwright's layout; a line saying what held in
+/// agentkit's.
+inline result<tool_output> verified(tool_state& st, std::string what, std::vector<std::string> code) {
+    if (pw_mode(st)) {
+        pw::response resp;
+        resp.results.emplace_back("Done");
+        resp.code = std::move(code);
+        return pw_finish(st, std::move(resp), {});
+    }
+    return tool_output::text("verified: " + what);
+}
+
+/// A page's text as an aria snapshot template quotes it ("…", with \ " and line breaks escaped).
+inline std::string aria_template_quote(std::string_view s) {
+    std::string out = "\"";
+    for (const char c : s) {
+        if (c == '"' || c == '\\') out += '\\';
+        if (c == '\n') out += "\\n";
+        else if (c == '\r') out += "\\r";
+        else out += c;
+    }
+    return out + "\"";
+}
+
+}  // namespace detail
+
+/// Make the browser_verify_element_visible tool: an element of this role and name is on the page.
+template <class State>
+auto verify_element_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_verify_element_visible">(
+        st, "Verify an element (role and accessible name) is on the page.",
+        [s](const verify_element_args& a) -> result<tool_output> {
+            element_query q;
+            q.role = a.role;
+            q.name = a.accessibleName;
+            q.test_id_attribute = s->options.test_id_attribute;
+            auto loc = s->b.find_element(q);
+            if (!loc) return fail(loc.error());
+            if (loc->is_null())
+                return detail::pw_reported(*s, error{errc::not_found,
+                            "Element with role \"" + a.role + "\" and accessible name \"" + a.accessibleName + "\" not found",
+                            "Take a snapshot (browser_snapshot) to see the roles and names the page has."});
+            return detail::verified(*s, a.role + " \"" + a.accessibleName + "\" is on the page",
+                                    {pw::assertion(*loc, "toBeVisible", "", false, s->options.codegen)});
+        },
+        reading_traits);
+}
+
+/// Make the browser_verify_text_visible tool: a visible element's text holds this text.
+template <class State>
+auto verify_text_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_verify_text_visible">(
+        st, "Verify a text is visible on the page. Prefer browser_verify_element_visible.",
+        [s](const verify_text_args& a) -> result<tool_output> {
+            element_query q;
+            q.text = a.text;
+            q.test_id_attribute = s->options.test_id_attribute;
+            auto loc = s->b.find_element(q);
+            if (!loc) return fail(loc.error());
+            if (loc->is_null())
+                return detail::pw_reported(*s, error{errc::not_found, "Text not found", "Take a snapshot (browser_snapshot) to see the page's text.",
+                                                     json{{"text", a.text}}});
+            return detail::verified(*s, "the text is visible", {pw::assertion(*loc, "toBeVisible", "", false, s->options.codegen)});
+        },
+        reading_traits);
+}
+
+/// Make the browser_verify_list_visible tool: each item's text is in the list `ref`.
+template <class State>
+auto verify_list_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_verify_list_visible">(
+        st, "Verify a list shows these items.",
+        [s](const verify_list_args& a) -> result<tool_output> {
+            // without a ref the whole page (agentkit's snapshot gives a plain list no ref)
+            std::string el;
+            if ((a.ref && !a.ref->empty()) || (a.target && !a.target->empty())) {
+                auto given = detail::element_of(a.ref, a.target, "list");
+                if (!given) return fail(given.error());
+                el = *given;
+            }
+            auto r = s->b.element_items(el, a.items);
+            if (!r) return fail(r.error());
+            if (r->contains("missing"))
+                return detail::pw_reported(*s, error{errc::not_found, "Item \"" + r->value("missing", std::string()) + "\" not found",
+                                                     "Take a snapshot (browser_snapshot) of the list to see its items."});
+            std::string tmpl = "- list:";
+            for (const auto& t : r->value("texts", json::array()))
+                tmpl += "\n  - listitem: " + detail::aria_template_quote(t.is_string() ? t.get<std::string>() : std::string());
+            const json body = {{"frames", json::array()}, {"target", {{"kind", "css"}, {"value", "body"}}}};
+            return detail::verified(*s, std::to_string(a.items.size()) + " item(s) found in " + (el.empty() ? std::string("the page") : el),
+                                    {pw::assertion(body, "toMatchAriaSnapshot", pw::block_literal(tmpl, s->options.codegen), false,
+                                                   s->options.codegen)});
+        },
+        reading_traits);
+}
+
+/// Make the browser_verify_value tool: a field's value, or whether a checkbox or radio is checked.
+template <class State>
+auto verify_value_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_verify_value">(
+        st, "Verify an element's value (checkbox, radio: \"true\" or \"false\").",
+        [s](const verify_value_args& a) -> result<tool_output> {
+            auto el = detail::element_of(a.ref, a.target);
+            if (!el) return fail(el.error());
+            auto r = s->b.element_value(*el);
+            if (!r) return fail(r.error());
+            const bool check = a.type == "checkbox" || a.type == "radio";
+            std::string actual;
+            if (check) {
+                if (!(*r)["checked"].is_boolean())
+                    return fail(errc::args_invalid, "Not a checkbox or radio button: " + *el + " is <" + r->value("tag", std::string()) + ">",
+                                "Pass type textbox, combobox or slider for a field with a value.");
+                actual = (*r)["checked"].get<bool>() ? "true" : "false";
+            } else {
+                if (!(*r)["value"].is_string())
+                    return fail(errc::args_invalid,
+                                "Not an input, textarea or select element: " + *el + " is <" + r->value("tag", std::string()) + ">",
+                                "Pass type checkbox or radio for a checked state, or the ref of a field.");
+                actual = (*r)["value"].get<std::string>();
+            }
+            if (actual != a.value) {
+                // Playwright's words; agentkit's quote the page's value as page data
+                const std::string got = detail::pw_mode(*s) ? "\"" + actual + "\"" : detail::page_quote(actual);
+                return detail::pw_reported(*s, error{errc::tool_failed, "Expected value \"" + a.value + "\", but got " + got,
+                                                     "The page holds another value: check the ref, or the step that should have set it.",
+                                                     json{{"expected", a.value}, {"page_data", {{"actual", detail::escape_marks(actual)}}}}});
+            }
+            std::vector<std::string> code;
+            if (detail::pw_mode(*s)) {
+                auto loc = s->b.aria_locator(*el);
+                if (!loc) return fail(loc.error());
+                code.push_back(check ? pw::assertion(*loc, "toBeChecked", "", actual == "false", s->options.codegen)
+                                     : pw::assertion(*loc, "toHaveValue", pw::quote(a.value, s->options.codegen), false, s->options.codegen));
+            }
+            return detail::verified(*s, *el + " has the value", std::move(code));
+        },
+        reading_traits);
+}
+
+/// Make the browser_generate_locator tool: the locator test code names an element by.
+template <class State>
+auto generate_locator_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_generate_locator">(
+        st, "The Playwright locator of an element, for test code.",
+        [s](const element_args& a) -> result<tool_output> {
+            auto el = detail::element_of(a.ref, a.target);
+            if (!el) return fail(el.error());
+            auto loc = s->b.aria_locator(*el);
+            if (!loc) return fail(loc.error());
+            std::string text = pw::locator(*loc, codegen_language::typescript);
+            if (detail::pw_mode(*s)) {
+                pw::response resp;
+                resp.results.push_back(std::move(text));
+                return detail::pw_finish(*s, std::move(resp), {});
+            }
+            return tool_output::text(detail::page_data(text, s->b.boundary()));  // names and texts are the page's
+        },
+        reading_traits);
+}
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/tools/verify.hpp> ----
+// ---- begin <agentkit/browser/tools/vision.hpp> ----
+// agentkit/browser/tools/vision.hpp — browser tools: coordinate actions, Playwright MCP's vision
+// capability (browser_mouse_click_xy, _move_xy, _drag_xy, _down, _up, _wheel) with its names
+// and arguments. Points are viewport CSS pixels; each result names what was hit (its ref when
+// it has one). agentkit-browser-mcp lists them under `--caps vision` only.
+// Part of browser/tools.hpp (include that): each tool, its argument struct and a factory;
+// tools.hpp registers them in browser_tools().
+
 
 #include <array>
 #include <chrono>
@@ -27293,6 +28564,8 @@ template <class Box, class... Parts>
 
 #include <algorithm>
 #include <array>
+#include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -27317,12 +28590,54 @@ inline constexpr std::array<std::string_view, 20> playwright_tools{
     "browser_take_screenshot", "browser_evaluate",     "browser_wait_for",         "browser_console_messages",
     "browser_network_requests", "browser_tabs",        "browser_resize",           "browser_close"};
 
-/// Why a coordinate (vision) tool answers capability.unsupported when `--caps vision` is off,
-/// and what to do instead (every exposure: all, core, menu, router).
-inline constexpr std::string_view vision_off_reason = "coordinate (vision) tools are offered with --caps vision only";
-/// See vision_off_reason.
-inline constexpr std::string_view vision_off_alternative =
-    "restart agentkit-browser-mcp with --caps vision, or act by ref (browser_click)";
+/// A capability a server turns on with `--caps` (Playwright MCP's grouping): the tools only it
+/// offers, and the words a call to one of them answers with while it is off.
+struct optional_capability {
+    std::string_view name;                    ///< as --caps names it
+    std::span<const std::string_view> tools;  ///< the tools it offers
+    std::string_view what;                    ///< "coordinate (vision) tools"
+    std::string_view instead;                 ///< what to do without it
+};
+
+/// The optional capabilities: every exposure (all, core, menu, router) leaves their tools out
+/// unless --caps turns them on, and a call to one says how to turn it on.
+inline constexpr std::array<optional_capability, 2> optional_capabilities{{
+    {"vision", vision_tools, "coordinate (vision) tools", "or act by ref (browser_click)"},
+    {"testing", testing_tools, "assertion (testing) tools", "or read the page (browser_snapshot, browser_find)"},
+}};
+
+/// The optional capability that offers `tool` (nullptr: always offered).
+[[nodiscard]] inline const optional_capability* capability_of(std::string_view tool) {
+    for (const auto& c : optional_capabilities)
+        if (std::find(c.tools.begin(), c.tools.end(), tool) != c.tools.end()) return &c;
+    return nullptr;
+}
+
+/// Why a tool of `c` answers capability.unsupported while it is off.
+[[nodiscard]] inline std::string capability_off_reason(const optional_capability& c) {
+    return std::string(c.what) + " are offered with --caps " + std::string(c.name) + " only";
+}
+
+/// What to do about it.
+[[nodiscard]] inline std::string capability_off_alternative(const optional_capability& c) {
+    return "restart agentkit-browser-mcp with --caps " + std::string(c.name) + ", " + std::string(c.instead);
+}
+
+/// The tools of the capabilities `on` leaves off.
+[[nodiscard]] inline std::vector<std::string> capability_tools_off(const std::set<std::string>& on) {
+    std::vector<std::string> off;
+    for (const auto& c : optional_capabilities)
+        if (!on.count(std::string(c.name))) off.insert(off.end(), c.tools.begin(), c.tools.end());
+    return off;
+}
+
+/// One line saying which capabilities are off and how to turn them on (empty: none is off).
+[[nodiscard]] inline std::string capability_off_hint(const std::set<std::string>& on) {
+    std::string hint;
+    for (const auto& c : optional_capabilities)
+        if (!on.count(std::string(c.name))) hint += (hint.empty() ? "" : " ") + capability_off_reason(c) + ": " + capability_off_alternative(c) + ".";
+    return hint;
+}
 
 /// Tools the router always lists (--tools router): a page cannot be used without them.
 inline const std::vector<std::string>& router_pinned_tools() {
@@ -27340,7 +28655,7 @@ auto make_browser_menu(menu_options options = {}) {
                         tool_ref<"browser_click">, tool_ref<"browser_type">, tool_ref<"browser_fill_form">,
                         tool_ref<"browser_select_option">, tool_ref<"browser_press_key">, tool_ref<"browser_hover">,
                         tool_ref<"browser_wait_for">, tool_ref<"browser_interact">, tool_ref<"browser_extract">,
-                        tool_ref<"browser_take_screenshot">, tool_ref<"browser_artifact">)
+                        tool_ref<"browser_take_screenshot">, tool_ref<"browser_artifact">, tool_ref<"browser_find">)
             .describe("A real browser: open pages, read them, fill forms, click")
             .when("Web browsing, forms, reading pages, UI checks"),
         mode<"research">(tool_ref<"web_search">, tool_ref<"browser_batch">, tool_ref<"browser_extract">,
@@ -27349,7 +28664,8 @@ auto make_browser_menu(menu_options options = {}) {
             .when("Looking things up, finding sources, comparing several pages"),
         mode<"devtools">(tool_ref<"browser_drag">, tool_ref<"browser_file_upload">, tool_ref<"browser_handle_dialog">,
                          tool_ref<"browser_evaluate">, tool_ref<"browser_console_messages">,
-                         tool_ref<"browser_network_requests">, tool_ref<"browser_tabs">, tool_ref<"browser_resize">,
+                         tool_ref<"browser_network_requests">, tool_ref<"browser_network_request">, tool_ref<"browser_tabs">,
+                         tool_ref<"browser_resize">,
                          tool_ref<"browser_close">, tool_ref<"browser_metrics">, tool_ref<"browser_batch">,
                          tool_ref<"browser_recording_start">, tool_ref<"browser_recording_stop">)
             .describe("Browser internals: tabs, console, network, uploads, dialogs, recordings")
@@ -27359,23 +28675,34 @@ auto make_browser_menu(menu_options options = {}) {
                        tool_ref<"browser_mouse_wheel">)
             .describe("Mouse at screenshot coordinates: click, move, drag, buttons, wheel")
             .when("Canvas, icons or widgets the snapshot gives no ref for"),
+        mode<"testing">(tool_ref<"browser_verify_element_visible">, tool_ref<"browser_verify_text_visible">,
+                        tool_ref<"browser_verify_list_visible">, tool_ref<"browser_verify_value">,
+                        tool_ref<"browser_generate_locator">)
+            .describe("Assertions and locators for test code: verify elements, texts, lists, values")
+            .when("Writing or checking a test of a page"),
         std::move(options));
 }
 
-/// `--tools core`: the core tools exposed, every other tool of the box deferred.
+/// `--tools core`: the core tools exposed (with those of the capabilities `caps` turns on), every
+/// other tool of the box deferred.
 template <class Box>
-frozen_scope core_scope(const Box& box, bool vision = false) {
+frozen_scope core_scope(const Box& box, const std::set<std::string>& caps = {}) {
     std::vector<std::string> exposed(core_tools.begin(), core_tools.end());
-    if (vision) exposed.insert(exposed.end(), vision_tools.begin(), vision_tools.end());
+    for (const auto& c : optional_capabilities)
+        if (caps.count(std::string(c.name))) exposed.insert(exposed.end(), c.tools.begin(), c.tools.end());
     std::vector<deferred_tool> deferred;
     for (const auto& t : box.infos()) {
         if (std::find(exposed.begin(), exposed.end(), t.name) != exposed.end()) continue;
         deferred_tool d;
         d.name = t.name;
-        d.reason = "this server was started with --tools core, which offers the most used browser tools only";
-        d.alternative = "restart agentkit-browser-mcp with --tools all, --tools menu or --tools router to reach " + t.name;
-        if (std::find(playwright_tools.begin(), playwright_tools.end(), t.name) != playwright_tools.end() ||
-            std::find(vision_tools.begin(), vision_tools.end(), t.name) != vision_tools.end())
+        if (const auto* c = capability_of(t.name); c != nullptr && !caps.count(std::string(c->name))) {
+            d.reason = capability_off_reason(*c);
+            d.alternative = capability_off_alternative(*c);
+        } else {
+            d.reason = "this server was started with --tools core, which offers the most used browser tools only";
+            d.alternative = "restart agentkit-browser-mcp with --tools all, --tools menu or --tools router to reach " + t.name;
+        }
+        if (std::find(playwright_tools.begin(), playwright_tools.end(), t.name) != playwright_tools.end() || capability_of(t.name) != nullptr)
             d.reference = "playwright-mcp:" + t.name;
         d.description = t.description;
         deferred.push_back(std::move(d));
@@ -27385,22 +28712,23 @@ frozen_scope core_scope(const Box& box, bool vision = false) {
     return frozen_scope(std::move(exposed), std::move(deferred), std::move(o));
 }
 
-/// `--tools all` without `--caps vision`: every tool but the coordinate (vision) tools, which
+/// `--tools all`: every tool but those of the optional capabilities `caps` leaves off, which
 /// answer with capability.unsupported saying how to turn them on (as Playwright MCP, which
-/// lists them only under --caps vision).
+/// lists them only under their --caps).
 template <class Box>
-frozen_scope all_but_vision_scope(const Box& box) {
+frozen_scope capability_scope(const Box& box, const std::set<std::string>& caps) {
     std::vector<std::string> exposed;
     std::vector<deferred_tool> deferred;
     for (const auto& t : box.infos()) {
-        if (std::find(vision_tools.begin(), vision_tools.end(), t.name) == vision_tools.end()) {
+        const auto* c = capability_of(t.name);
+        if (c == nullptr || caps.count(std::string(c->name))) {
             exposed.push_back(t.name);
             continue;
         }
         deferred_tool d;
         d.name = t.name;
-        d.reason = std::string(vision_off_reason);
-        d.alternative = std::string(vision_off_alternative);
+        d.reason = capability_off_reason(*c);
+        d.alternative = capability_off_alternative(*c);
         d.reference = "playwright-mcp:" + t.name;
         d.description = t.description;
         deferred.push_back(std::move(d));
@@ -27428,408 +28756,9 @@ frozen_scope all_but_vision_scope(const Box& box) {
 //
 // Layout: each tool is defined once, with its argument struct, in tools/<family>.hpp
 // (navigation, snapshot, actions, page, logs, interact, batch, recording, session, search,
-// vision); this header registers them. Adding a tool: write `template <class State> auto x_tool(State&)` with
+// vision, verify); this header registers them. Adding a tool: write `template <class State> auto x_tool(State&)` with
 // browser_tool<"browser_x">(…) in its family's header, then add `x_tool(st)` below.
 
-// ---- begin <agentkit/browser/tools/actions.hpp> ----
-// agentkit/browser/tools/actions.hpp — browser tools: actions on elements: click, type, hover, drag, select, fill a form, press, upload, dialogs.
-// Part of browser/tools.hpp (include that): each tool, its argument struct and a factory;
-// tools.hpp registers them in browser_tools().
-
-
-namespace agentkit::browser {
-
-/// Arguments of browser_click.
-struct click_args {
-    std::optional<std::string> ref;                     ///< element ref from the snapshot, e.g. e12
-    std::optional<std::string> target;                  ///< same as ref (Playwright MCP's name)
-    std::optional<std::string> element;                 ///< human-readable description of the element (optional)
-    std::optional<bool> doubleClick;                    ///< double click instead of a single click
-    std::optional<std::string> button;                  ///< mouse button
-    std::optional<std::vector<std::string>> modifiers;  ///< modifier keys: Alt, Control, ControlOrMeta, Meta, Shift
-    static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_BROWSER_ELEMENT_FIELDS(click_args),
-                      AGENTKIT_FIELD(click_args, doubleClick, ""),
-                      AGENTKIT_FIELD(click_args, button, "", one_of("left", "right", "middle")),
-                      AGENTKIT_FIELD(click_args, modifiers, "Alt, Control, Meta, Shift"));
-    }
-};
-
-/// Arguments of browser_type.
-struct type_args {
-    std::optional<std::string> ref;      ///< element ref from the snapshot, e.g. e12
-    std::optional<std::string> target;   ///< same as ref (Playwright MCP's name)
-    std::optional<std::string> element;  ///< human-readable description of the element (optional)
-    std::string text;                    ///< text to type
-    std::optional<bool> submit;          ///< press Enter afterwards
-    std::optional<bool> slowly;          ///< accepted for compatibility; text is inserted at once
-    static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_BROWSER_ELEMENT_FIELDS(type_args), AGENTKIT_FIELD(type_args, text, ""),
-                      AGENTKIT_FIELD(type_args, submit, "Press Enter after"),
-                      AGENTKIT_FIELD(type_args, slowly, "", hidden()));
-    }
-};
-
-/// Arguments of browser_hover.
-struct element_args {
-    std::optional<std::string> ref;      ///< element ref from the snapshot, e.g. e12
-    std::optional<std::string> target;   ///< same as ref (Playwright MCP's name)
-    std::optional<std::string> element;  ///< human-readable description of the element (optional)
-    static constexpr auto agentkit_fields() { return fields(AGENTKIT_BROWSER_ELEMENT_FIELDS(element_args)); }
-};
-
-/// Arguments of browser_drag.
-struct drag_args {
-    std::optional<std::string> startRef;      ///< ref of the element to drag
-    std::optional<std::string> startTarget;   ///< same as startRef
-    std::optional<std::string> startElement;  ///< description of the element to drag
-    std::optional<std::string> endRef;        ///< ref of the drop target
-    std::optional<std::string> endTarget;     ///< same as endRef
-    std::optional<std::string> endElement;    ///< description of the drop target
-    static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(drag_args, startRef, ""),
-                      AGENTKIT_FIELD(drag_args, startTarget, "", hidden()),
-                      AGENTKIT_FIELD(drag_args, startElement, "", hidden()),
-                      AGENTKIT_FIELD(drag_args, endRef, ""),
-                      AGENTKIT_FIELD(drag_args, endTarget, "", hidden()),
-                      AGENTKIT_FIELD(drag_args, endElement, "", hidden()));
-    }
-};
-
-/// Arguments of browser_select_option.
-struct select_args {
-    std::optional<std::string> ref;      ///< element ref from the snapshot, e.g. e12
-    std::optional<std::string> target;   ///< same as ref (Playwright MCP's name)
-    std::optional<std::string> element;  ///< human-readable description of the element (optional)
-    std::vector<std::string> values;     ///< option values or labels to select
-    static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_BROWSER_ELEMENT_FIELDS(select_args),
-                      AGENTKIT_FIELD(select_args, values, "Values or labels", min_items(1)));
-    }
-};
-
-/// One field of browser_fill_form.
-struct form_field {
-    std::string name;                   ///< human-readable field name
-    std::string type;                   ///< field type
-    std::optional<std::string> ref;     ///< element ref from the snapshot
-    std::optional<std::string> target;  ///< same as ref
-    std::string value;                  ///< text; true/false for checkboxes; option text for comboboxes
-    static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(form_field, name, ""),
-                      AGENTKIT_FIELD(form_field, type, "", one_of("textbox", "checkbox", "radio", "combobox", "slider")),
-                      AGENTKIT_FIELD(form_field, ref, ""),
-                      AGENTKIT_FIELD(form_field, target, "", hidden()),
-                      AGENTKIT_FIELD(form_field, value, "true/false for a checkbox"));
-    }
-};
-
-/// Arguments of browser_fill_form.
-struct fill_form_args {
-    std::vector<form_field> fields_;    ///< `fields`: fields to fill
-    std::optional<std::string> submit;  ///< ref of a button to click after filling (one call instead of two)
-    static constexpr auto agentkit_fields() {
-        return fields(field(&fill_form_args::fields_, "fields", "", min_items(1)),
-                      AGENTKIT_FIELD(fill_form_args, submit, "Ref of a button to click after"));
-    }
-};
-
-/// Arguments of browser_press_key.
-struct press_args {
-    std::string key;  ///< key or chord, e.g. Enter, ArrowDown, Control+a
-    static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(press_args, key, "e.g. Enter, Control+a", min_length(1)));
-    }
-};
-
-/// Arguments of browser_file_upload.
-struct upload_args {
-    std::vector<std::string> paths;     ///< absolute paths of the files to upload
-    std::optional<std::string> ref;     ///< the file input's ref
-    std::optional<std::string> target;  ///< same as ref
-    static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(upload_args, paths, "Absolute paths"),
-                      AGENTKIT_FIELD(upload_args, ref, "The file input"),
-                      AGENTKIT_FIELD(upload_args, target, "", hidden()));
-    }
-};
-
-/// Arguments of browser_handle_dialog.
-struct dialog_args {
-    bool accept = true;                     ///< accept (true) or dismiss (false) the next dialogs
-    std::optional<std::string> promptText;  ///< text for prompt dialogs
-    static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(dialog_args, accept, ""),
-                      AGENTKIT_FIELD(dialog_args, promptText, ""));
-    }
-};
-
-namespace detail {
-
-inline std::string modifiers_of(const std::optional<std::vector<std::string>>& m) {
-    if (!m) return {};
-    std::string s;
-    for (const auto& k : *m) {
-        if (!s.empty()) s += '+';
-        s += k == "ControlOrMeta" ? std::string("Control") : k;
-    }
-    return s;
-}
-
-/// Playwright's code for a click's options: `{\n  button: 'right',\n  modifiers: ['Alt', 'Shift']\n}` ("" when none).
-inline std::string pw_click_options(const click_args& a) {
-    std::vector<std::string> keys;
-    if (a.button && *a.button != "left") keys.push_back("  button: " + pw::js_quote(*a.button));
-    if (a.modifiers && !a.modifiers->empty()) {
-        bool alt = false, ctrl = false, shift = false;
-        for (const auto& m : *a.modifiers) {
-            alt = alt || m == "Alt";
-            ctrl = ctrl || m == "Control" || m == "ControlOrMeta" || m == "Meta";
-            shift = shift || m == "Shift";
-        }
-        std::string list;
-        for (auto [on, name] : {std::pair{alt, "'Alt'"}, std::pair{ctrl, "'ControlOrMeta'"}, std::pair{shift, "'Shift'"}})
-            if (on) list += (list.empty() ? "" : ", ") + std::string(name);
-        keys.push_back("  modifiers: [" + list + "]");
-    }
-    if (keys.empty()) return {};
-    std::string out = "{\n";
-    for (std::size_t i = 0; i < keys.size(); ++i) out += keys[i] + (i + 1 < keys.size() ? ",\n" : "\n");
-    return out + "}";
-}
-
-}  // namespace detail
-
-/// Make the browser_click tool: click an element by ref (scrolls it into view; reports what changed).
-template <class State>
-auto click_tool(State& st) {
-    tool_state* s = &st;
-    return browser_tool<"browser_click">(
-        st,
-        "Click an element; reports what changed.",
-        [s](const click_args& a) -> result<tool_output> {
-            auto el = detail::element_of(a.ref, a.target);
-            if (!el) return fail(el.error());
-            click_options o;
-            o.button = a.button.value_or("left");
-            o.click_count = a.doubleClick.value_or(false) ? 2 : 1;
-            o.modifiers = detail::modifiers_of(a.modifiers);
-            if (detail::pw_mode(*s)) {
-                auto loc = s->b.aria_locator(*el);
-                if (!loc) return fail(loc.error());
-                const auto lang = s->options.codegen;
-                std::string args = lang == codegen_language::typescript ? detail::pw_click_options(a) : std::string();
-                auto code = pw::element_action(*loc, a.doubleClick.value_or(false) ? "dblclick" : "click", args, lang);
-                return detail::pw_action(*s, s->b.click(*el, o), {std::move(code)}, true);
-            }
-            return detail::text_of(s->b.click(*el, o));
-        },
-        action_traits);
-}
-
-/// Make the browser_type tool: type text into an editable element by ref (replaces its value; submit presses Enter).
-template <class State>
-auto type_tool(State& st) {
-    tool_state* s = &st;
-    return browser_tool<"browser_type">(
-        st,
-        "Replace an editable element's text.",
-        [s](const type_args& a) -> result<tool_output> {
-            auto el = detail::element_of(a.ref, a.target);
-            if (!el) return fail(el.error());
-            type_options o;
-            o.submit = a.submit.value_or(false);
-            if (detail::pw_mode(*s)) {
-                auto loc = s->b.aria_locator(*el);
-                if (!loc) return fail(loc.error());
-                const auto lang = s->options.codegen;
-                const bool slowly = a.slowly.value_or(false);
-                std::vector<std::string> code{pw::element_action(*loc, slowly ? "pressSequentially" : "fill", pw::quote(a.text, lang), lang)};
-                if (o.submit) code.push_back(pw::element_action(*loc, "press", pw::quote("Enter", lang), lang));
-                return detail::pw_action(*s, s->b.type(*el, a.text, o), std::move(code), o.submit || slowly);
-            }
-            return detail::text_of(s->b.type(*el, a.text, o));
-        },
-        action_traits);
-}
-
-/// Make the browser_hover tool: move the mouse over an element by ref.
-template <class State>
-auto hover_tool(State& st) {
-    tool_state* s = &st;
-    return browser_tool<"browser_hover">(
-        st,
-        "Hover over an element.",
-        [s](const element_args& a) -> result<tool_output> {
-            auto el = detail::element_of(a.ref, a.target);
-            if (!el) return fail(el.error());
-            if (detail::pw_mode(*s)) {
-                auto loc = s->b.aria_locator(*el);
-                if (!loc) return fail(loc.error());
-                return detail::pw_action(*s, s->b.hover(*el), {pw::element_action(*loc, "hover", "", s->options.codegen)}, true);
-            }
-            return detail::text_of(s->b.hover(*el));
-        },
-        action_traits);
-}
-
-/// Make the browser_drag tool: drag one element onto another, both by ref.
-template <class State>
-auto drag_tool(State& st) {
-    tool_state* s = &st;
-    return browser_tool<"browser_drag">(
-        st,
-        "Drag an element onto another.",
-        [s](const drag_args& a) -> result<tool_output> {
-            auto from = detail::element_of(a.startRef, a.startTarget, "start element");
-            if (!from) return fail(from.error());
-            auto to = detail::element_of(a.endRef, a.endTarget, "end element");
-            if (!to) return fail(to.error());
-            if (detail::pw_mode(*s)) {
-                auto l1 = s->b.aria_locator(*from);
-                if (!l1) return fail(l1.error());
-                auto l2 = s->b.aria_locator(*to);
-                if (!l2) return fail(l2.error());
-                const auto lang = s->options.codegen;
-                return detail::pw_action(*s, s->b.drag(*from, *to),
-                                         {pw::element_action(*l1, "dragTo", "page." + pw::locator(*l2, lang), lang)}, true);
-            }
-            return detail::text_of(s->b.drag(*from, *to));
-        },
-        action_traits);
-}
-
-/// Make the browser_select_option tool: select one or several options of a `<select>` by ref (values or labels).
-template <class State>
-auto select_tool(State& st) {
-    tool_state* s = &st;
-    return browser_tool<"browser_select_option">(
-        st,
-        "Select options of a <select>.",
-        [s](const select_args& a) -> result<tool_output> {
-            auto el = detail::element_of(a.ref, a.target);
-            if (!el) return fail(el.error());
-            if (detail::pw_mode(*s)) {
-                auto loc = s->b.aria_locator(*el);
-                if (!loc) return fail(loc.error());
-                const auto lang = s->options.codegen;
-                std::string v;
-                if (a.values.size() == 1) {
-                    v = pw::quote(a.values[0], lang);
-                } else {
-                    for (const auto& x : a.values) v += (v.empty() ? "" : ", ") + pw::quote(x, lang);
-                    v = "[" + v + "]";
-                }
-                return detail::pw_action(*s, s->b.select(*el, a.values), {pw::element_action(*loc, "selectOption", v, lang)}, true);
-            }
-            return detail::text_of(s->b.select(*el, a.values));
-        },
-        action_traits);
-}
-
-/// Make the browser_fill_form tool: fill several fields in one call (textbox, checkbox, radio, combobox,
-/// slider); optionally click a submit button afterwards.
-template <class State>
-auto fill_tool(State& st) {
-    tool_state* s = &st;
-    return browser_tool<"browser_fill_form">(
-        st,
-        "Fill several fields, then optionally click submit; stops at the first failure.",
-        [s](const fill_form_args& a) -> result<tool_output> {
-            std::vector<fill_field> fields;
-            for (const auto& f : a.fields_) {
-                auto el = detail::element_of(f.ref, f.target, "field " + f.name);
-                if (!el) return fail(el.error());
-                fields.push_back(fill_field{*el, f.type, f.value, f.name});
-            }
-            std::string submit;
-            if (a.submit) {
-                auto el = detail::element_of(a.submit, std::nullopt, "submit button");
-                if (!el) return fail(el.error());
-                submit = *el;
-            }
-            std::vector<std::string> code;
-            if (detail::pw_mode(*s)) {
-                const auto lang = s->options.codegen;
-                for (const auto& f : fields) {
-                    auto loc = s->b.aria_locator(f.ref);
-                    if (!loc) return fail(loc.error());
-                    if (f.kind == "checkbox" || f.kind == "radio")
-                        code.push_back(pw::element_action(*loc, f.value == "true" ? "check" : "uncheck", "", lang));
-                    else if (f.kind == "combobox")
-                        code.push_back(pw::element_action(*loc, "selectOption", pw::quote(f.value, lang), lang));
-                    else
-                        code.push_back(pw::element_action(*loc, "fill", pw::quote(f.value, lang), lang));
-                }
-            }
-            auto r = s->b.fill(fields, submit);
-            if (!r) return fail(r.error());
-            if (detail::pw_mode(*s)) return detail::pw_action(*s, std::move(r), std::move(code), !submit.empty());
-            std::string out = "filled " + std::to_string(fields.size()) + " fields";
-            if (!submit.empty()) out += "; clicked " + submit;
-            return tool_output::text(out + "\n" + r->to_text());
-        },
-        action_traits);
-}
-
-/// Make the browser_press_key tool: press a key or chord in the focused element, e.g. Enter, Escape,
-/// ArrowDown, Control+a.
-template <class State>
-auto press_tool(State& st) {
-    tool_state* s = &st;
-    return browser_tool<"browser_press_key">(
-        st,
-        "Press a key or chord in the focused element.",
-        [s](const press_args& a) -> result<tool_output> {
-            if (!detail::pw_mode(*s)) return detail::text_of(s->b.press(a.key));
-            const auto lang = s->options.codegen;
-            return detail::pw_action(*s, s->b.press(a.key),
-                                     {"// Press " + a.key, pw::statement("keyboard." + pw::call("press", pw::quote(a.key, lang), lang), lang)},
-                                     a.key == "Enter");
-        },
-        action_traits);
-}
-
-/// Make the browser_file_upload tool: set the files of a file input by ref.
-template <class State>
-auto upload_tool(State& st) {
-    tool_state* s = &st;
-    return browser_tool<"browser_file_upload">(
-        st,
-        "Set a file input's files.",
-        [s](const upload_args& a) -> result<tool_output> {
-            auto el = detail::element_of(a.ref, a.target, "file input");
-            if (!el) return fail(el.error());
-            return detail::text_of(s->b.upload(*el, a.paths));
-        },
-        action_traits);
-}
-
-/// Make the browser_handle_dialog tool: choose how the page's dialogs (alert, confirm, prompt, beforeunload)
-/// are answered from now on.
-template <class State>
-auto dialog_tool(State& st) {
-    tool_state* s = &st;
-    return browser_tool<"browser_handle_dialog">(
-        st,
-        "Accept or dismiss the page's dialogs from now on (they never block; each is reported).",
-        [s](const dialog_args& a) -> result<tool_output> {
-            dialog_policy p;
-            const auto act_ = a.accept ? dialog_action::accept : dialog_action::dismiss;
-            p.alert = dialog_action::accept;
-            p.confirm = act_;
-            p.prompt = act_;
-            p.beforeunload = act_;
-            if (a.promptText) p.prompt_text = *a.promptText;
-            s->b.set_dialog_policy(p);
-            return tool_output::text(std::string("dialogs will be ") + (a.accept ? "accepted" : "dismissed") +
-                                     (a.promptText ? " (prompt text \"" + *a.promptText + "\")" : std::string()));
-        },
-        no_traits);
-}
-
-}  // namespace agentkit::browser
-// ---- end <agentkit/browser/tools/actions.hpp> ----
 // ---- begin <agentkit/browser/tools/batch.hpp> ----
 // agentkit/browser/tools/batch.hpp — browser tools: reading several URLs at once (browser_batch).
 // Part of browser/tools.hpp (include that): each tool, its argument struct and a factory;
@@ -28378,7 +29307,53 @@ inline result<tool_output> log_result(tool_state& st, std::string_view what, con
 
 }  // namespace detail
 
+/// Arguments of browser_network_request.
+struct network_request_args {
+    int index = 0;                        ///< 1-based, as browser_network_requests numbers the requests
+    std::optional<std::string> part;      ///< only this part: request-headers, request-body, response-headers, response-body
+    std::optional<std::string> filename;  ///< Playwright's layout: the result to this file (workspace-relative)
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(network_request_args, index, "As numbered in the list", minimum(1)),
+                      AGENTKIT_FIELD(network_request_args, part, "",
+                                     one_of("request-headers", "request-body", "response-headers", "response-body")),
+                      AGENTKIT_FIELD(network_request_args, filename, "", hidden()));
+    }
+};
+
 namespace detail {
+
+/// Whether a body of this MIME type is text (shown as it is) rather than bytes (kept in a file
+/// or an artifact).
+inline bool textual_mime(std::string_view mime) {
+    const std::string m = ascii_lower(mime.substr(0, mime.find(';')));
+    return m.rfind("text/", 0) == 0 || m == "application/json" || m == "application/javascript" || m == "application/xml" ||
+           m == "application/x-www-form-urlencoded" || m == "image/svg+xml" || m.ends_with("+json") || m.ends_with("+xml");
+}
+
+/// One request in full (browser_network_request without a part): its line, general facts,
+/// headers, and how to read its bodies. `n` is its number in the list.
+inline std::string request_details(std::size_t n, const network_entry& e) {
+    std::string out = "#" + std::to_string(n) + " [" + e.method + "] " + e.url + "\n\n  General\n";
+    if (!e.error.empty()) out += "    status:    [FAILED] " + e.error + "\n";
+    else if (e.status > 0) out += "    status:    [" + std::to_string(e.status) + "] " + e.status_text + "\n";
+    if (e.finished && e.duration_ms > 0) out += "    duration:  " + std::to_string(static_cast<long long>(e.duration_ms + 0.5)) + "ms\n";
+    out += "    type:      " + ascii_lower(e.resource_type) + "\n";
+    if (!e.mime_type.empty()) out += "    mimeType:  " + e.mime_type + "\n";
+    auto section = [&](const char* title, const std::vector<std::pair<std::string, std::string>>& hs) {
+        if (hs.empty()) return;
+        out += std::string("\n  ") + title + "\n";
+        for (const auto& [k, v] : hs) out += "    " + k + ": " + v + "\n";
+    };
+    section("Request headers", e.request_headers);
+    section("Response headers", e.response_headers);
+    std::string hints;
+    if (e.post_data) hints += "Call browser_network_request with part=\"request-body\" to read the request body.\n";
+    if (e.status > 0 && e.status != 204 && e.status != 304 && e.status >= 200)
+        hints += "Call browser_network_request with part=\"response-body\" to read the response body.\n";
+    if (!hints.empty()) out += "\n" + hints;
+    while (!out.empty() && out.back() == '\n') out.pop_back();
+    return out;
+}
 
 /// browser_network_requests in Playwright's layout: `<n>. [GET] url => [200] OK`, numbered by
 /// position in the tab's log; unless `static`, requests that are neither fetch nor XHR and
@@ -28533,7 +29508,9 @@ auto network_tool(State& st) {
             std::vector<std::string> lines;
             std::size_t by_class[5] = {0, 0, 0, 0, 0};  // 1xx-2xx, 3xx, 4xx, 5xx (index: class - 1)
             std::size_t failed = 0, pending = 0, static_skipped = 0, filter_skipped = 0;
+            std::size_t idx = 0;  // each line numbered as browser_network_request takes it
             for (const auto& e : *r) {
+                ++idx;
                 const bool is_static = e.resource_type == "Image" || e.resource_type == "Font" ||
                                        e.resource_type == "Stylesheet" || e.resource_type == "Script" ||
                                        e.resource_type == "Media";
@@ -28545,7 +29522,7 @@ auto network_tool(State& st) {
                     ++filter_skipped;
                     continue;
                 }
-                std::string line = e.method + " " + e.url + " → ";
+                std::string line = std::to_string(dropped + idx) + ". " + e.method + " " + e.url + " → ";
                 if (!e.error.empty()) {
                     ++failed;
                     line += "failed " + e.error;
@@ -28580,6 +29557,74 @@ auto network_tool(State& st) {
             if (a.clear.value_or(false)) counts += "; buffer cleared";
             return detail::log_result(*s, "network", lines, counts, dropped, s->b.options().network_capacity,
                                       static_cast<std::size_t>(a.recent.value_or(10)), "→ 404");
+        },
+        reading_traits);
+}
+
+/// Make the browser_network_request tool: one request of browser_network_requests in full, or one
+/// part of it (headers, or a body: text shown, bytes kept in a file or an artifact).
+template <class State>
+auto network_request_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_network_request">(
+        st, "One listed request in full: headers; bodies by part.",
+        [s](const network_request_args& a) -> result<tool_output> {
+            std::size_t dropped = 0;
+            auto r = s->b.network_requests(false, &dropped);
+            if (!r) return fail(r.error());
+            const auto n = static_cast<std::size_t>(std::max(a.index, 0));
+            if (n <= dropped || n > dropped + r->size())
+                return detail::pw_reported(*s, error{errc::not_found,
+                                                     "Request #" + std::to_string(a.index) +
+                                                         " not found. Use browser_network_requests to see available indexes.",
+                                                     "Number it as browser_network_requests does."});
+            const std::size_t position = n - dropped - 1;
+            const network_entry& e = (*r)[position];
+            const std::string part = a.part.value_or("");
+            const bool pw = detail::pw_mode(*s);
+            auto headers = [](const std::vector<std::pair<std::string, std::string>>& hs) {
+                std::string t;
+                for (const auto& [k, v] : hs) t += (t.empty() ? "" : "\n") + k + ": " + v;
+                return t;
+            };
+            std::string text;
+            if (part.empty()) text = detail::request_details(n, e);
+            else if (part == "request-headers") text = headers(e.request_headers);
+            else if (part == "response-headers") text = headers(e.response_headers);
+            else if (part == "request-body") text = e.post_data.value_or("");
+            else {  // response-body: text as it is; bytes to a file (Playwright's layout) or an artifact
+                auto body = s->b.response_body(position);
+                if (!body) return fail(body.error());
+                if (detail::textual_mime(e.mime_type)) {
+                    text = std::move(*body);
+                } else if (pw) {
+                    std::string ext = e.mime_type.substr(e.mime_type.find('/') + 1);
+                    ext = ext.substr(0, ext.find_first_of(";+ "));
+                    auto path = detail::pw_write_file(*s, detail::pw_file_stamp("response") + "." + (ext.empty() ? "bin" : ext), *body);
+                    if (!path) return fail(path.error());
+                    text = *path;
+                } else {
+                    auto ref = s->store.put({e.mime_type.empty() ? "application/octet-stream" : e.mime_type, "response body",
+                                             "the body of " + e.method + " " + e.url, base64_encode(*body), true});
+                    if (!ref) return fail(ref.error());
+                    return tool_output::text(std::to_string(body->size()) + " bytes of " + e.mime_type + ": artifact " + ref->id + " (" +
+                                             std::string(artifact_tool_name) + ")");
+                }
+            }
+            if (pw) {
+                pw::response resp;
+                if (a.filename && !a.filename->empty()) {
+                    auto file = detail::pw_model_file(*s, *a.filename);
+                    if (!file) return fail(file.error());
+                    auto path = detail::pw_write(*s, *file, text);
+                    if (!path) return fail(path.error());
+                    text = "- [" + std::string(part.empty() ? "Request" : "Request part") + "](" + *path + ")";
+                }
+                if (!text.empty()) resp.results.push_back(std::move(text));
+                return detail::pw_finish(*s, std::move(resp), {});
+            }
+            if (text.empty()) return tool_output::text(part.empty() ? "no details" : "no " + part);
+            return tool_output::text(detail::page_data(text, s->b.boundary()));  // the page's requests and the server's answers
         },
         reading_traits);
 }
@@ -28797,12 +29842,14 @@ struct screenshot_args {
     std::optional<std::string> filename;  ///< accepted for compatibility; screenshots are stored as artifacts
     std::optional<bool> inline_image;     ///< `inline`: return the image itself, not only its artifact id
     std::optional<bool> marks;            ///< a numbered box on every element with a ref (Set-of-Marks)
+    std::optional<std::string> scale;     ///< Playwright's layout: css (default) or device pixels
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(screenshot_args, type, "", one_of("png", "jpeg", "webp")),
                       AGENTKIT_BROWSER_ELEMENT_FIELDS(screenshot_args),
                       AGENTKIT_FIELD(screenshot_args, fullPage, ""),
                       AGENTKIT_FIELD(screenshot_args, marks, "Label every ref on the image"),
                       AGENTKIT_FIELD(screenshot_args, filename, "", hidden()),
+                      AGENTKIT_FIELD(screenshot_args, scale, "", hidden(), one_of("css", "device")),
                       field(&screenshot_args::inline_image, "inline", "Return the image too"));
     }
 };
@@ -28907,8 +29954,9 @@ inline result<tool_output> pw_screenshot(tool_state& st, const screenshot_args& 
     const bool element = a.ref || a.target;
     if (element && a.fullPage.value_or(false)) return fail(errc::args_invalid, "fullPage cannot be used with element screenshots.");
     screenshot_options o;
+    const bool named = a.filename && !a.filename->empty();  // "" is no name: an automatic one
     std::string type = a.type.value_or("");
-    if (type.empty() && a.filename) {
+    if (type.empty() && named) {
         const auto dot = a.filename->rfind('.');
         const std::string ext = dot == std::string::npos ? std::string() : a.filename->substr(dot + 1);
         type = ext == "jpg" || ext == "jpeg" ? "jpeg" : ext == "webp" ? "webp" : "png";
@@ -28917,6 +29965,8 @@ inline result<tool_output> pw_screenshot(tool_state& st, const screenshot_args& 
     o.format = type;
     o.quality = 90;
     o.full_page = a.fullPage.value_or(false);
+    const std::string scale = a.scale.value_or("css");
+    o.css_pixels = scale != "device";
     json loc;
     if (element) {
         auto el = element_of(a.ref, a.target);
@@ -28931,7 +29981,7 @@ inline result<tool_output> pw_screenshot(tool_state& st, const screenshot_args& 
     auto bytes = base64_decode(shot->base64);
     if (!bytes) return fail(errc::tool_failed, "the screenshot's image data is not base64");
     result<std::string> path = fail(errc::tool_failed, "unset");
-    if (a.filename) {
+    if (named) {
         auto file = pw_model_file(st, *a.filename);
         if (!file) return fail(file.error());
         path = pw_write(st, *file, *bytes);
@@ -28946,13 +29996,25 @@ inline result<tool_output> pw_screenshot(tool_state& st, const screenshot_args& 
     if (o.full_page) opts += "  fullPage: true,\n";
     opts += "  path: " + pw::js_quote(*path) + ",\n";
     if (type == "jpeg") opts += "  quality: 90,\n";
-    opts += "  scale: 'css',\n  type: " + pw::js_quote(type) + "\n}";
+    opts += "  scale: " + pw::js_quote(scale) + ",\n  type: " + pw::js_quote(type) + "\n}";
     resp.code.push_back("// Screenshot " + label + " and save it as " + *path);
     resp.code.push_back(loc.is_null() ? "await page.screenshot(" + opts + ");"
                                       : "await page." + pw::locator(loc, codegen_language::typescript) + ".screenshot(" + opts + ");");
     auto out = pw_finish(st, std::move(resp), {});
     if (!out) return out;
-    if (!a.filename && st.options.inline_screenshots) out->add_image(shot->base64, shot->mime_type);
+    if (!named && st.options.inline_screenshots) {
+        // the model's copy fits what a model takes whole (1568 px a side, 1.15 MP); the file keeps every pixel
+        const auto px = image_size_of(shot->base64);
+        const double cap = 1.15 * 1024 * 1024;
+        if (std::max(px.width, px.height) > 1568 || double(px.width) * double(px.height) > cap) {
+            o.max_side = 1568;
+            o.max_pixels = cap;
+            auto small = st.b.screenshot(o);
+            if (!small) return fail(small.error());
+            shot = std::move(small);
+        }
+        out->add_image(shot->base64, shot->mime_type);
+    }
     return out;
 }
 
@@ -29478,6 +30540,13 @@ auto metrics_tool(State& st) {
 // tools.hpp registers them in browser_tools().
 
 
+#include <algorithm>
+#include <limits>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
 namespace agentkit::browser {
 
 /// Arguments of browser_snapshot.
@@ -29505,6 +30574,116 @@ struct snapshot_args {
                       AGENTKIT_FIELD(snapshot_args, filename, "", hidden()));
     }
 };
+
+/// Arguments of browser_find.
+struct find_args {
+    std::optional<std::string> text;   ///< plain text (case-insensitive)
+    std::optional<std::string> regex;  ///< a JavaScript regular expression (case-sensitive; "/re/i" for flags)
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(find_args, text, ""), AGENTKIT_FIELD(find_args, regex, "Or this; /re/i for flags"));
+    }
+};
+
+namespace detail {
+
+/// browser_find's snippets: each match with `context` lines around it (overlapping windows
+/// merged), under the path from the root of the tree (the lines it is nested in, by
+/// indentation); a jump between lines off that path is marked `...` at the lower line's
+/// indentation. Snippets are separated by a `----` line.
+inline std::string find_snippets(const std::vector<std::string>& lines, const std::vector<std::size_t>& matched, std::size_t context = 3) {
+    auto indent = [&](std::size_t i) { return lines[i].find_first_not_of(' ') == std::string::npos ? lines[i].size() : lines[i].find_first_not_of(' '); };
+    auto ancestors = [&](std::size_t i) {  // the lines `i` is nested in, root first
+        std::vector<std::size_t> up;
+        std::size_t level = indent(i);
+        for (std::size_t k = i; k-- > 0 && level > 0;) {
+            if (lines[k].find_first_not_of(' ') == std::string::npos) continue;
+            if (indent(k) < level) {
+                up.push_back(k);
+                level = indent(k);
+            }
+        }
+        std::reverse(up.begin(), up.end());
+        return up;
+    };
+    std::vector<std::pair<std::size_t, std::size_t>> windows;
+    std::set<std::size_t> path;
+    for (std::size_t m : matched) {
+        const std::size_t from = m > context ? m - context : 0, to = std::min(lines.size() - 1, m + context);
+        if (!windows.empty() && from <= windows.back().second + 1) windows.back().second = std::max(windows.back().second, to);
+        else windows.emplace_back(from, to);
+        path.insert(m);
+        for (std::size_t a : ancestors(m)) path.insert(a);
+    }
+    std::string out;
+    for (const auto& [from, to] : windows) {
+        std::vector<std::size_t> shown = ancestors(from);
+        for (std::size_t i = from; i <= to; ++i) shown.push_back(i);
+        if (!out.empty()) out += "\n\n----\n\n";
+        for (std::size_t k = 0; k < shown.size(); ++k) {
+            if (k > 0 && shown[k] > shown[k - 1] + 1 && !path.count(shown[k]) && !path.count(shown[k - 1]))
+                out += std::string(indent(shown[k]), ' ') + "...\n";
+            out += lines[shown[k]];
+            if (k + 1 < shown.size()) out += "\n";
+        }
+    }
+    return out;
+}
+
+}  // namespace detail
+
+/// Make the browser_find tool: search the page's snapshot for text or a regular expression; each
+/// match with a few lines around it under its path from the root (cheaper than the whole
+/// snapshot when only one element and its ref are wanted).
+template <class State>
+auto find_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_find">(
+        st,
+        "Search the snapshot: each match in context, with refs.",
+        [s](const find_args& a) -> result<tool_output> {
+            if (!a.text && !a.regex)
+                return detail::pw_reported(*s, error{errc::args_invalid, "Provide either \"text\" or \"regex\" to search for.",
+                                                     "Pass text (plain, case-insensitive) or regex."});
+            if (a.text && a.regex)
+                return detail::pw_reported(*s, error{errc::args_invalid, "Provide only one of \"text\" or \"regex\", not both.", "Pass text or regex."});
+            std::vector<std::string> lines;
+            std::string boundary, head;
+            if (detail::pw_mode(*s)) {
+                auto yaml = s->b.aria_snapshot();
+                if (!yaml) return fail(yaml.error());
+                lines = split_lines(*yaml);
+            } else {
+                snapshot_options o;
+                o.token_budget = std::numeric_limits<std::size_t>::max() / 4;  // every line: the search reads them all
+                auto r = s->b.snapshot(o);
+                if (!r) return fail(r.error());
+                lines = split_lines(r->snap.full_text);
+                boundary = r->boundary;
+                head = "url: " + r->url + "\n";
+                if (r->snap.partial())
+                    head += "note: a large page, read in part (" + std::to_string(r->snap.percent_read()) + "% of it): matches further down are not searched\n";
+            }
+            std::string query;
+            auto matched = s->b.match_lines(lines, a.text.value_or(""), a.regex, &query);
+            if (!matched) return fail(matched.error());
+            if (!a.regex) query = "\"" + *a.text + "\"";
+            std::string text;
+            if (matched->empty()) {
+                text = "No matches found for " + query + ".";
+            } else {
+                const std::string found = "Found " + std::to_string(matched->size()) + (matched->size() == 1 ? " match" : " matches") + " for " + query + ":";
+                const std::string snippets = detail::find_snippets(lines, *matched);
+                text = detail::pw_mode(*s) ? found + "\n\n" + snippets : found + "\n" + detail::page_data(snippets, boundary);
+            }
+            if (detail::pw_mode(*s)) {
+                pw::response resp;
+                resp.results.push_back(std::move(text));
+                return detail::pw_finish(*s, std::move(resp), {});
+            }
+            return tool_output::text(head + text);
+        },
+        reading_traits);
+}
 
 /// Make the browser_snapshot tool: accessibility snapshot of the page: one element per line with [ref=eN] on
 /// everything you can act on.
@@ -29595,7 +30774,9 @@ auto browser_tools(State& st) {
                    interact_tool(st),   artifact_tool(st),   metrics_tool(st),    extract_tool(st),
                    batch_tool(st),      recording_start_tool(st), recording_stop_tool(st),
                    click_xy_tool(st),   move_xy_tool(st),    drag_xy_tool(st),    mouse_down_tool(st),
-                   mouse_up_tool(st),   wheel_tool(st),      web_search_tool(st)};
+                   mouse_up_tool(st),   wheel_tool(st),      web_search_tool(st), find_tool(st),
+                   verify_element_tool(st), verify_text_tool(st), verify_list_tool(st), verify_value_tool(st),
+                   generate_locator_tool(st), network_request_tool(st)};
 }
 
 }  // namespace agentkit::browser
@@ -32211,11 +33392,13 @@ inline page page_of(const json& params, std::size_t total, std::size_t page_size
 
 }  // namespace detail
 
-/// The tools/call result for a tool output (content, structuredContent, isError).
-[[nodiscard]] inline json call_result(const tool_output& out) {
+/// The tools/call result for a tool output (content, structuredContent, isError;
+/// `omit_false_is_error`: isError only when true).
+[[nodiscard]] inline json call_result(const tool_output& out, bool omit_false_is_error = false) {
     json content = json::array();
     for (const auto& b : out.content) content.push_back(detail::content_json(b));
-    json r{{"content", std::move(content)}, {"isError", out.is_error}};
+    json r{{"content", std::move(content)}};
+    if (out.is_error || !omit_false_is_error) r["isError"] = out.is_error;
     if (out.structured && !out.is_error) r["structuredContent"] = *out.structured;
     return r;
 }
@@ -32549,6 +33732,9 @@ struct server_options {
     std::chrono::seconds request_state_ttl{std::chrono::minutes(10)};
     /// requestState protection (empty: the built-in server-side store).
     state_codec request_state;
+    /// A successful tools/call result leaves isError out (the schema's default is false), as
+    /// some servers write theirs (Playwright MCP); false: always sent.
+    bool omit_false_is_error = false;
 };
 
 /// Where the messages about one incoming message go: its response (`last` = true: the request
@@ -33745,7 +34931,7 @@ private:
                             }
                         }
                     }
-                    ok(call_result(out));
+                    ok(call_result(out, o_.omit_false_is_error));
                 }
             } else if (m == "prompts/get") {
                 result<prompt_result> r = fail(errc::internal, "no prompts");

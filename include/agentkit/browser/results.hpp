@@ -34,9 +34,10 @@ struct network_entry {
     bool finished = false;      ///< the request ended (loaded, failed or redirected)
     double duration_ms = 0;     ///< from the request to its end, when finished
     std::string status_text;    ///< the response's status text ("OK"; "" when none came)
-    /// The headers as sent and as received, names in lower case; the values of cookie,
-    /// set-cookie, authorization and proxy-authorization are hidden (only their length is said).
-    std::vector<std::pair<std::string, std::string>> request_headers, response_headers;
+    /// The headers as sent, names in lower case; the values of cookie, set-cookie,
+    /// authorization and proxy-authorization are hidden (only their length is said).
+    std::vector<std::pair<std::string, std::string>> request_headers;
+    std::vector<std::pair<std::string, std::string>> response_headers;  ///< as received, the same way
     std::optional<std::string> post_data;  ///< the request body (its first 64 KiB; nullopt: none)
 };
 
