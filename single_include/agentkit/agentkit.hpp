@@ -7010,6 +7010,7 @@ inline constexpr const char* kSocketGuardScript = R"JS((() => {
 // (the browser's own favicon fetch is not).
 
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <utility>

@@ -6,6 +6,7 @@
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/strings.hpp>
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <utility>
