@@ -14147,8 +14147,9 @@ AGENTKIT_DECL auto browser::take_snapshot(const tab_ptr& t, const snapshot_optio
 // pass, then the YAML; and the locator Playwright code names an element by. Runs in agentkit's
 // isolated world (its state is invisible to the page). Written from the rules Playwright's
 // output follows (checked line by line against Playwright's own snapshots of the same pages).
-// Over 400 lines: it is one script, shipped whole to the page; splitting it would split one
-// algorithm across strings.
+// Over 1,000 lines because it is one script, shipped whole to the page: the snapshot, the
+// locators and the testing tools' queries share its role, name, visibility and text rules, and
+// splitting it would split those rules across strings (or ship them twice).
 
 namespace agentkit::browser::detail {
 
@@ -27001,9 +27002,9 @@ auto dialog_tool(State& st) {
         "Accept or dismiss the page's dialogs from now on (they never block; each is reported).",
         [s](const dialog_args& a) -> result<tool_output> {
             // a dialog held open (dialog_policy::hold, Playwright's layout): this answers it
-            const bool holding = s->b.options().dialogs.hold;
-            if (holding || !s->b.open_dialogs().empty()) {
-                if (s->b.open_dialogs().empty())
+            const bool open = !s->b.open_dialogs().empty();
+            if (s->b.options().dialogs.hold || open) {
+                if (!open)
                     return detail::pw_reported(*s, error{errc::not_found,
                                                          "Error: The tool \"browser_handle_dialog\" can only be used when there is related modal state present.",
                                                          "No dialog is open: go on with the page."});

@@ -3,8 +3,9 @@
 // pass, then the YAML; and the locator Playwright code names an element by. Runs in agentkit's
 // isolated world (its state is invisible to the page). Written from the rules Playwright's
 // output follows (checked line by line against Playwright's own snapshots of the same pages).
-// Over 400 lines: it is one script, shipped whole to the page; splitting it would split one
-// algorithm across strings.
+// Over 1,000 lines because it is one script, shipped whole to the page: the snapshot, the
+// locators and the testing tools' queries share its role, name, visibility and text rules, and
+// splitting it would split those rules across strings (or ship them twice).
 #pragma once
 
 namespace agentkit::browser::detail {

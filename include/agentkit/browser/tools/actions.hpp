@@ -384,9 +384,9 @@ auto dialog_tool(State& st) {
         "Accept or dismiss the page's dialogs from now on (they never block; each is reported).",
         [s](const dialog_args& a) -> result<tool_output> {
             // a dialog held open (dialog_policy::hold, Playwright's layout): this answers it
-            const bool holding = s->b.options().dialogs.hold;
-            if (holding || !s->b.open_dialogs().empty()) {
-                if (s->b.open_dialogs().empty())
+            const bool open = !s->b.open_dialogs().empty();
+            if (s->b.options().dialogs.hold || open) {
+                if (!open)
                     return detail::pw_reported(*s, error{errc::not_found,
                                                          "Error: The tool \"browser_handle_dialog\" can only be used when there is related modal state present.",
                                                          "No dialog is open: go on with the page."});
