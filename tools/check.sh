@@ -18,9 +18,10 @@
 #            add_subdirectory, FetchContent, single header, pkg-config), compile-error tests,
 #            amalgamation freshness, packaging consistency, the valgrind soak
 #   asan     clang++, -O0 (CPU-bound tests and agentkit::compiled -O1), ASan+UBSan: unit and e2e
-#            tests (real Chromium), fuzzing, compile-error tests; no apps or examples (they
-#            run in default). This is also CI's clang++ build: a separate plain clang++
-#            build (preset clang) would cost as much again.
+#            tests (real Chromium), fuzzing (10 s a target); no apps, examples or compile-error
+#            tests (they run in default; preset clang runs the compile-error tests under clang++).
+#            This is also CI's clang++ build: a separate plain clang++ build (preset clang)
+#            would cost as much again.
 #   clang    clang++, Debug: unit tests, header check, compile-error tests, the benchmarks
 #            compiled (developers, --all)
 #
@@ -37,7 +38,7 @@ done
 for arg in "$@"; do
     case "$arg" in
         --all) presets+=(default clang asan) ;;
-        -h|--help) sed -n '2,29p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        -h|--help) sed -n '2,30p' "${BASH_SOURCE[0]}"; exit 0 ;;
         -*) echo "check.sh: unknown option $arg" >&2; exit 2 ;;
         *) presets+=("$arg") ;;
     esac

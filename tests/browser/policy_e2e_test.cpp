@@ -1183,8 +1183,15 @@ Promise.all(['/api/ok?1', '/api/ok?2', '/api/ok?3', '/api/missing', '/api/boom',
     auto nlog = f.store.get(nid);
     ASSERT_TRUE(nlog.has_value());
     EXPECT_EQ(count_lines(nlog->data), 7U) << nlog->data;
+    // each line numbered as browser_network_request takes it: "<n>. GET url → 404 Fetch ..."
     auto missing = f.call("browser_artifact", json{{"id", nid}, {"section", "→ 404"}});
-    EXPECT_EQ(text_of(missing).rfind("GET " + f.a.url("/api/missing") + " → 404 Fetch", 0), 0U) << text_of(missing);
+    const std::string mt = text_of(missing);
+    const std::size_t dot = mt.find(". ");
+    ASSERT_NE(dot, std::string::npos) << mt;
+    EXPECT_GT(dot, 0U) << mt;
+    EXPECT_EQ(mt.find_first_not_of("0123456789"), dot) << mt;
+    const std::string want = "GET " + f.a.url("/api/missing") + " → 404 Fetch";
+    EXPECT_EQ(mt.substr(dot + 2, want.size()), want) << mt;
     auto boom = f.call("browser_artifact", json{{"id", nid}, {"section", "/api/boom"}});
     EXPECT_NE(text_of(boom).find("→ 500"), std::string::npos) << text_of(boom);
 

@@ -25,7 +25,7 @@ const page = `<!doctype html><title>Release notes</title><h1>Widget release note
 <p>The newest version is 4.7.1, released on 2025-11-02.</p>
 <p>Version 4.6 added dark mode.</p>
 <a href="/old">Older releases</a>
-<script>console.log("notes page loaded")</script>`;
+<script>console.log("notes page loaded"); fetch("/api/latest")</script>`;
 
 // No key reaches the server under test, whatever the caller's environment holds.
 const envWithoutKeys = () => {
@@ -114,7 +114,7 @@ test("get_run_events returns the run's steps, console and network, filtered and 
   assert.match(page, /events after 1 of session/);
   assert.doesNotMatch(page, /\n1 step /, "since skips what was read");
   const total = Number(all.match(/^\d+ of (\d+)/)[1]);
-  assert.ok(total >= 4, all);
+  assert.ok(total >= 4, all);  // navigate, the console line, the document and the page's fetch
   const more = page.match(/more: call get_run_events with since=(\d+)/);
   assert.ok(more, page);
   const rest = textOf(await client.callTool({ name: "get_run_events", arguments: { session_id: sessionId, since: Number(more[1]) } }));
