@@ -309,6 +309,26 @@ int main(int argc, char** argv) {
         std::fputs(line.c_str(), stderr);
     };
 
+    // The workspace's roots (browser_file_upload with --allow-uploads): what the client's
+    // roots/list names, when it declared roots; else the working directory.
+    c.tools.workspace_roots = [](ak::tool_context& ctx) -> ak::result<std::vector<std::string>> {
+        std::vector<std::string> out;
+        auto* rq = ak::mcp::request_of(ctx);
+        if (!rq || !rq->client_supports("roots")) return out;
+        auto r = rq->ask(ak::mcp::input::list_roots("roots"));
+        if (!r) {
+            // the stateless era asks in an input_required round; a client that fails roots/list
+            // leaves the working directory
+            if (r.error().is(ak::errc::input_required) || r.error().is(ak::errc::tool_cancelled)) return ak::fail(r.error());
+            return out;
+        }
+        if (r->contains("roots") && (*r)["roots"].is_array())
+            for (const auto& root : (*r)["roots"])
+                if (root.is_object() && root.contains("uri") && root["uri"].is_string())
+                    if (auto path = ak::file_uri_path(root["uri"].get<std::string>())) out.push_back(*path);
+        return out;
+    };
+
     ak::mcp::server_options so;
     so.name = "agentkit-browser";
     so.omit_false_is_error = c.tools.output == br::output_mode::playwright;  // its results, as the peer writes them

@@ -2515,6 +2515,7 @@ inline std::string quoting_page(std::string own, std::string quoted, const std::
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <optional>
@@ -2663,9 +2664,8 @@ namespace detail {
     return u;
 }
 
-/// Percent-decoding of a query component or an application/x-www-form-urlencoded value ('+' is
-/// a space; a '%' not followed by two hex digits stays as it is).
-[[nodiscard]] inline std::string form_decode(std::string_view s) {
+namespace detail {
+inline std::string percent_decoded(std::string_view s, bool plus_is_space) {
     auto hex = [](char c) -> int {
         if (c >= '0' && c <= '9') return c - '0';
         if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -2674,7 +2674,7 @@ namespace detail {
     };
     std::string out;
     for (std::size_t i = 0; i < s.size(); ++i) {
-        if (s[i] == '+') {
+        if (s[i] == '+' && plus_is_space) {
             out += ' ';
         } else if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
             out += static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2]));
@@ -2684,6 +2684,29 @@ namespace detail {
         }
     }
     return out;
+}
+}  // namespace detail
+
+/// Percent-decoding of a query component or an application/x-www-form-urlencoded value ('+' is
+/// a space; a '%' not followed by two hex digits stays as it is).
+[[nodiscard]] inline std::string form_decode(std::string_view s) { return detail::percent_decoded(s, true); }
+
+/// The local path a `file:` URI names (`file:///home/a%20b` → `/home/a b`; the host empty or
+/// localhost); nothing for another scheme or a remote host.
+[[nodiscard]] inline std::optional<std::string> file_uri_path(std::string_view uri) {
+    constexpr std::string_view scheme = "file://";
+    if (uri.size() < scheme.size() || !std::equal(scheme.begin(), scheme.end(), uri.begin(), [](char a, char b) {
+            return a == static_cast<char>(std::tolower(static_cast<unsigned char>(b)));
+        }))
+        return std::nullopt;
+    std::string_view rest = uri.substr(scheme.size());
+    const std::size_t slash = rest.find('/');
+    if (slash == std::string_view::npos) return std::nullopt;
+    const std::string_view host = rest.substr(0, slash);
+    if (!host.empty() && host != "localhost") return std::nullopt;
+    std::string_view path = rest.substr(slash);
+    path = path.substr(0, path.find_first_of("?#"));
+    return detail::percent_decoded(path, false);
 }
 
 /// The parameters of a query string (or a form body), each name with all its values in order.
@@ -3186,6 +3209,10 @@ struct browser_policy {
     /// Files the page may be given (upload) come from this directory only; empty: uploads
     /// refused, unless allow_file_access (then any readable file).
     std::string uploads_dir;
+    /// Further directories files may be uploaded from, as uploads_dir: a workspace's roots (an
+    /// MCP client's roots/list), set at run time with browser::set_upload_roots(); not read from
+    /// JSON.
+    std::vector<std::string> upload_roots;
     bool allow_evaluate = false;               ///< browser::evaluate (also browser_options::allow_evaluate)
     std::map<std::string, std::string> secrets;  ///< name → value
     /// name → the origins (patterns as in allowedOrigins) whose pages a secret may be typed into,
@@ -3294,7 +3321,7 @@ struct browser_policy {
         for (const auto& [k, v] : secrets) names.push_back(k);
         return {{"allowedOrigins", allowed_origins}, {"blockedOrigins", blocked_origins},
                 {"allowFileAccess", allow_file_access}, {"downloadsDir", downloads_dir}, {"uploadsDir", uploads_dir},
-                {"allowEvaluate", allow_evaluate},    {"secretNames", names}, {"secretOrigins", secret_origins},
+                {"uploadRoots", upload_roots}, {"allowEvaluate", allow_evaluate},    {"secretNames", names}, {"secretOrigins", secret_origins},
                 {"contentBoundaries", content_boundaries}, {"maxTabs", max_tabs},
                 {"maxDialogsPerAction", max_dialogs_per_action}, {"maxDownloadBytes", max_download_bytes},
                 {"maxDownloads", max_downloads}};
@@ -6201,6 +6228,13 @@ struct dialog_record {
     bool open = false;  ///< still open, waiting for browser::answer_dialog() (dialog_policy::hold)
 };
 
+/// A file chooser open on the page (browser::file_chooser()): the page opened it (a click on an
+/// `<input type=file>`, or its showPicker()) and waits for browser::upload() without a ref.
+struct file_chooser_info {
+    bool multiple = false;  ///< it takes several files
+    bool from_input = true;  ///< a file input owns it (false: showOpenFilePicker, which cannot be answered)
+};
+
 /// One tab.
 struct tab_info {
     std::string id;       ///< the tab's id ("tab1", ...), as select_tab and close_tab take it
@@ -7413,6 +7447,7 @@ struct batch_page {
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -7426,6 +7461,22 @@ struct frame_rec {
     std::string url;
     std::string session;
 };
+
+// A file chooser the page opened (Page.fileChooserOpened, the dialog intercepted): answered by
+// browser::upload() without a ref, or cancelled; gone with the document.
+struct file_chooser_rec {
+    std::int64_t backend = 0;  // the <input type=file>'s backend node; 0: not an input's (showOpenFilePicker)
+    bool multiple = false;     // it takes several files
+    std::string session;       // the session (page or frame) that raised it
+};
+
+// What an action's result says of a file chooser it opened (not held as a modal state).
+inline std::string file_chooser_note(const file_chooser_rec& c) {
+    if (c.backend == 0)
+        return "the page opened a file chooser no file input owns (showOpenFilePicker): it cannot be given files here";
+    return std::string("a file chooser opened (") + (c.multiple ? "several files" : "one file") +
+           "): browser_file_upload with the files' paths and no ref answers it (no paths: cancels it)";
+}
 
 struct child_rec {  // an out-of-process iframe target attached to a tab
     std::string frame_id;
@@ -7470,7 +7521,8 @@ struct tab_state {
     // not take: it tries no other read of the page, each would wait out its timeout. Cleared
     // when the next call begins.
     bool stuck = false;
-    std::vector<std::string> flood_notes;  // said in the next result
+    std::vector<std::string> action_notes;  // said in the next result (floods stopped, a file chooser opened)
+    std::optional<file_chooser_rec> chooser;  // the file chooser open on the page
     bool crashed = false;
     bool closed = false;
     // Where the mouse is (viewport CSS px) and its pressed buttons (the CDP bit mask): every
@@ -11682,8 +11734,24 @@ public:
     /// Check (true) or uncheck (false) a checkbox, radio or aria-checked element.
     result<action_result> set_checked(std::string_view ref, bool checked);
 
-    /// Set the files of an `<input type=file>`.
+    /// Set the files of an `<input type=file>` by its ref. With an empty ref, answer the file
+    /// chooser the page opened (file_chooser()): with `files`, or, when there are none, cancel it
+    /// (errc::not_found when none is open). Files come from the policy's uploads_dir or
+    /// upload_roots (anywhere with allow_file_access); uploads are off when it names none.
     result<action_result> upload(std::string_view ref, std::vector<std::string> files);
+
+    /// The file chooser open on the current tab: the page opened it (a click on a file input, or
+    /// its showPicker()) and waits for upload() without a ref. Gone when answered, cancelled or
+    /// when the tab loads another document.
+    [[nodiscard]] std::optional<file_chooser_info> file_chooser();
+
+    /// Replace the policy's upload_roots (a workspace's roots, e.g. what an MCP client's
+    /// roots/list names).
+    void set_upload_roots(std::vector<std::string> roots) {
+        std::lock_guard op(op_mu_);
+        std::lock_guard lock(policy_mu_);
+        opt_.policy.upload_roots = std::move(roots);
+    }
 
     /// Resize the viewport and optionally emulate a mobile device (touch, mobile layout).
     /// (An empty user_agent keeps the one set before, e.g. by browser_options.)
@@ -12091,6 +12159,10 @@ private:
     result<void> secret_target_check(std::string_view ref, const std::vector<std::string>& names);
 
     result<void> select_ref(std::string_view ref, const std::vector<std::string>& values);
+
+    // The real paths of files the policy lets the page be given (uploads_dir, upload_roots),
+    // as DOM.setFileInputFiles takes them; the first file refused is the error.
+    result<json> upload_paths(const std::vector<std::string>& files);
 
     result<void> check_ref(std::string_view ref, bool checked);
 
@@ -12873,6 +12945,7 @@ AGENTKIT_DECL auto browser::on_event(engine& e, const cdp::event& ev) -> void {
                 t->url = rec.url;
                 t->nav_committed = ++e.seq;
                 t->leaving = false;
+                t->chooser.reset();  // the document that opened it is gone
                 if (detail::jstr(p, "type") == "BackForwardCacheRestore") t->lifecycle[rec.loader].insert("load");
             }
             refs_.frame_navigated(id, rec.loader);
@@ -12948,11 +13021,24 @@ AGENTKIT_DECL auto browser::on_event(engine& e, const cdp::event& ev) -> void {
                     ++t->dialogs_dropped;
                     if (!t->leaving && t->scripts_stopped.insert(ev.session_id).second) {
                         stop_script = true;
-                        t->flood_notes.push_back("the page raised more than " + std::to_string(opt_.policy.max_dialogs_per_action) +
+                        t->action_notes.push_back("the page raised more than " + std::to_string(opt_.policy.max_dialogs_per_action) +
                                                  " dialogs: its scripts were stopped until the next action");
                     }
                 }
             }
+        } else if (m == "Page.fileChooserOpened") {  // intercepted: the page waits for upload() or nothing
+            detail::file_chooser_rec c;
+            if (auto b = p.find("backendNodeId"); b != p.end() && b->is_number_integer()) c.backend = b->get<std::int64_t>();
+            c.multiple = detail::jstr(p, "mode") == "selectMultiple";
+            c.session = ev.session_id;
+            bool hold = false;
+            {
+                std::lock_guard pl(policy_mu_);
+                hold = opt_.dialogs.hold;
+            }
+            if (!hold)  // held (Playwright's modal state): the result lists it open instead
+                t->action_notes.push_back(detail::file_chooser_note(c));
+            t->chooser = c;
         } else if (m == "Page.javascriptDialogClosed") {  // answered (by answer_dialog() or out of band)
             for (auto it2 = t->held_dialogs.begin(); it2 != t->held_dialogs.end(); ++it2)
                 if (it2->second == ev.session_id) {
@@ -13018,7 +13104,7 @@ AGENTKIT_DECL auto browser::on_event(engine& e, const cdp::event& ev) -> void {
             if (p.contains("agentkit_oversized") && ++t->oversized_console > opt_.max_oversized_console &&
                 t->console_paused.insert(ev.session_id).second) {
                 pause_console = true;
-                t->flood_notes.push_back("the page logged more than " + std::to_string(opt_.max_oversized_console) +
+                t->action_notes.push_back("the page logged more than " + std::to_string(opt_.max_oversized_console) +
                                          " console messages over 256 KB: the script logging them was stopped and console "
                                          "messages were paused until the next action");
             }
@@ -13106,6 +13192,7 @@ AGENTKIT_DECL auto browser::on_target_event(engine& e, const cdp::event& ev) -> 
                 e.conn.call_async(method, json::object(), sid, [](result<json>) {});
             install_session_policy(e, sid, nullptr);
             e.conn.call_async("Page.setLifecycleEventsEnabled", json{{"enabled", true}}, sid, [](result<json>) {});
+            e.conn.call_async("Page.setInterceptFileChooserDialog", json{{"enabled", true}}, sid, [](result<json>) {});
             e.conn.call_async("Target.setAutoAttach",
                               json{{"autoAttach", true}, {"waitForDebuggerOnStart", true}, {"flatten", true}}, sid,
                               [](result<json>) {});
@@ -13357,6 +13444,9 @@ AGENTKIT_DECL auto browser::adopt(engine& e, const std::string& target_id, const
     for (const char* method : {"Page.enable", "Runtime.enable", "Network.enable", "DOM.enable", "Inspector.enable"})
         fs.push_back(e.conn.call_async(method, json::object(), *sid));
     fs.push_back(e.conn.call_async("Page.setLifecycleEventsEnabled", json{{"enabled", true}}, *sid));
+    // file choosers come to upload() (Page.fileChooserOpened), never as a native dialog; a browser
+    // without it still works (choosers then open nowhere, as headless ones do)
+    e.conn.call_async("Page.setInterceptFileChooserDialog", json{{"enabled", true}}, *sid, [](result<json>) {});
     install_session_policy(e, *sid, &fs);
     fs.push_back(e.conn.call_async("Target.setAutoAttach",
                                    json{{"autoAttach", true}, {"waitForDebuggerOnStart", true}, {"flatten", true}}, *sid));
@@ -15765,44 +15855,118 @@ AGENTKIT_DECL auto browser::set_checked(std::string_view ref, bool checked) -> r
 }
 
 AGENTKIT_DECL auto browser::upload(std::string_view ref, std::vector<std::string> files) -> result<action_result> {
-    return act("upload to " + std::string(ref), [&](const tab_ptr&) -> result<void> {
-        auto h = resolve(ref);
-        if (!h) return fail(h.error());
-        auto info = element_info(*h);
-        if (!info) return fail(info.error());
-        if (detail::jstr(*info, "tag") != "input" || detail::jstr(*info, "type") != "file")
-            return fail(errc::args_invalid, "ref " + std::string(ref) + " is not a file input",
-                        "Use the ref of an <input type=file> (a button that opens a chooser usually wraps one).");
-        if (files.size() > 1 && !detail::jbool(*info, "multiple"))
-            return fail(errc::args_invalid, "this file input takes one file", "Pass a single path.");
-        const browser_policy& pol = opt_.policy;
-        if (!pol.allow_file_access && pol.uploads_dir.empty())
+    const bool chooser = ref.empty();
+    return act(chooser ? (files.empty() ? std::string("cancel the file chooser") : std::string("answer the file chooser"))
+                       : "upload to " + std::string(ref),
+               [&](const tab_ptr& t) -> result<void> {
+        std::string session;
+        std::int64_t backend = 0;
+        bool multiple = false;
+        if (chooser) {
+            std::optional<detail::file_chooser_rec> c;
+            {
+                std::lock_guard lock(eng_->mu);
+                c = t->chooser;
+            }
+            if (!c)
+                return fail(errc::not_found, "no file chooser is open on the page",
+                            "Click the control that opens one first, or pass the file input's ref.");
+            if (files.empty()) {  // cancelled: the page hears nothing, as when a person closes the chooser
+                std::lock_guard lock(eng_->mu);
+                t->chooser.reset();
+                return {};
+            }
+            if (c->backend == 0)
+                return fail(errc::tool_failed, "this file chooser was opened by showOpenFilePicker, not by a file input",
+                            "It cannot be given files here; look for a file input on the page.");
+            session = c->session;
+            backend = c->backend;
+            multiple = c->multiple;
+        } else {
+            auto h = resolve(ref);
+            if (!h) return fail(h.error());
+            auto info = element_info(*h);
+            if (!info) return fail(info.error());
+            if (detail::jstr(*info, "tag") != "input" || detail::jstr(*info, "type") != "file")
+                return fail(errc::args_invalid, "ref " + std::string(ref) + " is not a file input",
+                            "Use the ref of an <input type=file> (a button that opens a chooser usually wraps one).");
+            session = h->session;
+            backend = h->backend;
+            multiple = detail::jbool(*info, "multiple");
+        }
+        if (files.size() > 1 && !multiple)
+            return fail(errc::args_invalid, std::string("this ") + (chooser ? "file chooser" : "file input") + " takes one file",
+                        "Pass a single path.");
+        auto paths = upload_paths(files);
+        if (!paths) return fail(paths.error());
+        auto r = call(session, "DOM.setFileInputFiles", json{{"files", *paths}, {"backendNodeId", backend}});
+        if (!r) return fail(r.error());
+        if (chooser) {
+            std::lock_guard lock(eng_->mu);
+            t->chooser.reset();
+        }
+        return {};
+    });
+}
+
+AGENTKIT_DECL auto browser::upload_paths(const std::vector<std::string>& files) -> result<json> {
+    browser_policy pol;
+    {
+        std::lock_guard lock(policy_mu_);
+        pol = opt_.policy;
+    }
+    // the directories files may come from: the uploads directory and the workspace's roots, real
+    // paths (symlinks and ".." resolved), so the rule cannot be escaped
+    std::vector<std::filesystem::path> dirs;
+    std::vector<std::string> names;
+    if (!pol.allow_file_access) {
+        std::vector<std::string> all = pol.upload_roots;
+        if (!pol.uploads_dir.empty()) all.insert(all.begin(), pol.uploads_dir);
+        if (all.empty())
             return fail(errc::policy_blocked, "uploads are off (policy rule uploads_dir: no uploads directory is configured)",
                         "The host must configure an uploads directory (policy uploadsDir, --uploads-dir) and put "
                         "the files there, or enable file access.",
                         json{{"rule", "uploads_dir"}});
-        std::error_code dir_ec;
-        const auto dir = pol.allow_file_access ? std::filesystem::path() : std::filesystem::canonical(pol.uploads_dir, dir_ec);
-        json paths = json::array();
-        for (const auto& f : files) {
+        for (const auto& d : all) {
             std::error_code ec;
-            // the real file: symlinks and ".." resolved, so the directory rule cannot be escaped
-            auto real = std::filesystem::canonical(f, ec);
-            if (ec || !std::filesystem::is_regular_file(real, ec))
-                return fail(errc::not_found, "no such file: " + f, "Pass paths of existing files.", json{{"path", f}});
-            if (!pol.allow_file_access) {
-                auto [d, r] = std::mismatch(dir.begin(), dir.end(), real.begin(), real.end());
-                if (dir_ec || d != dir.end())
-                    return fail(errc::policy_blocked,
-                                "upload of " + f + " refused (policy rule uploads_dir: only files inside the uploads directory)",
-                                "Use a file inside " + pol.uploads_dir + ".", json{{"rule", "uploads_dir"}, {"path", f}});
-            }
-            paths.push_back(real.string());
+            auto real = std::filesystem::canonical(d, ec);
+            if (!ec) dirs.push_back(std::move(real));
+            names.push_back(d);
         }
-        auto r = call(h->session, "DOM.setFileInputFiles", json{{"files", paths}, {"backendNodeId", h->backend}});
-        if (!r) return fail(r.error());
-        return {};
-    });
+    }
+    json paths = json::array();
+    for (const auto& f : files) {
+        std::error_code ec;
+        auto real = std::filesystem::canonical(f, ec);
+        if (ec || !std::filesystem::is_regular_file(real, ec))
+            return fail(errc::not_found, "no such file: " + f, "Pass paths of existing files.", json{{"path", f}});
+        if (!pol.allow_file_access) {
+            const bool inside = std::any_of(dirs.begin(), dirs.end(), [&](const std::filesystem::path& dir) {
+                auto [d, r] = std::mismatch(dir.begin(), dir.end(), real.begin(), real.end());
+                return d == dir.end();
+            });
+            if (!inside) {
+                std::string list;
+                for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+                return fail(errc::policy_blocked,
+                            "upload of " + f + " refused (policy rule uploads_dir: only files inside " + list + ")",
+                            "Use a file inside " + list + ".",
+                            json{{"rule", "uploads_dir"}, {"path", real.string()}, {"allowed", names}});
+            }
+        }
+        paths.push_back(real.string());
+    }
+    return paths;
+}
+
+AGENTKIT_DECL auto browser::file_chooser() -> std::optional<file_chooser_info> {
+    if (!eng_) return std::nullopt;
+    auto t = current_tab();
+    if (!t) return std::nullopt;
+    std::lock_guard lock(eng_->mu);
+    const auto& c = (*t)->chooser;
+    if (!c) return std::nullopt;
+    return file_chooser_info{c->multiple, c->backend != 0};
 }
 
 AGENTKIT_DECL auto browser::mouse_params(const char* type, double x, double y, const char* button, int count, int buttons, int modifiers) -> json {
@@ -16482,8 +16646,8 @@ auto browser::act_locked(std::string what, tab_ptr t, F&& f, bool expect_navigat
     }
     {
         std::lock_guard lock(eng_->mu);
-        out.notes.insert(out.notes.end(), t->flood_notes.begin(), t->flood_notes.end());
-        t->flood_notes.clear();
+        out.notes.insert(out.notes.end(), t->action_notes.begin(), t->action_notes.end());
+        t->action_notes.clear();
         if (main_loader(t) != loader_before && load_held_back(t))
             out.notes.push_back("the page's load event had not fired " + std::to_string(opt_.load_event_timeout.count()) +
                                 " ms after its document was ready (an image, frame or request it waits for is still "
@@ -19587,6 +19751,8 @@ agentkit's switches for what is off by default:
   --max-download-bytes N     cancel a download larger than N bytes (default 256 MiB; 0: no bound)
   --max-downloads N          downloads a session may start (default 50; 0: no bound)
   --uploads-dir DIR          allow browser_file_upload of files inside DIR (else uploads are off)
+  --allow-uploads            allow browser_file_upload of files inside the MCP client's roots (the
+                             working directory when it names none), as Playwright MCP does
   --websockets MODE          how WebSockets meet the origin lists: auto (the default: through
                              agentkit's SOCKS5 gate, in the browser's network stack, when the
                              browser is local), proxy (always through the gate) or script (only
@@ -20075,6 +20241,13 @@ struct tools_options {
     /// Playwright's layout: files a model names (snapshot and screenshot filenames) may lie
     /// anywhere, not only in the workspace or the output directory (--allow-unrestricted-file-access).
     bool unrestricted_files = false;
+    /// browser_file_upload may give the page files inside the workspace's roots (what
+    /// workspace_roots answers, else the workspace), besides the policy's uploads directory
+    /// (--allow-uploads; Playwright MCP's rule, where uploads are on by default).
+    bool uploads_from_workspace = false;
+    /// The workspace's roots for one call, as local paths (an MCP server asks its client's
+    /// roots/list); an empty list, or no function: the workspace alone.
+    std::function<result<std::vector<std::string>>(tool_context&)> workspace_roots;
 };
 
 /// What the tools share: the browser, the artifact store, options and totals.
@@ -20895,6 +21068,8 @@ inline result<command_line_outcome> parse_command_line(int argc, const char* con
             if (auto r = apply_config_file(c, *v); !r) return fail(r.error());
         } else if (a == "--allow-evaluate") {
             c.browser.allow_evaluate = true;
+        } else if (a == "--allow-uploads") {
+            c.tools.uploads_from_workspace = true;
         } else if (a == "--inline-screenshots") {
             c.tools.inline_screenshots = true;
         } else if (a == "--quiet") {
@@ -26061,10 +26236,12 @@ namespace detail {
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <set>
 #include <string_view>
 #include <thread>
@@ -26272,22 +26449,54 @@ inline result<tool_output> with_failure_screenshot(tool_state& st, result<tool_o
     return rank(level) <= rank(min);
 }
 
-/// The dialogs held open (dialog_policy::hold) as Playwright's "Modal state" section lists them.
-inline std::vector<std::string> modal_lines(const std::vector<dialog_record>& open) {
+/// The directories uploads may come from besides the policy's uploads directory
+/// (tools_options::uploads_from_workspace): the workspace's roots, else the workspace.
+inline result<std::vector<std::string>> upload_roots(tool_state& st, tool_context& ctx) {
+    std::vector<std::string> roots;
+    if (st.options.workspace_roots) {
+        auto r = st.options.workspace_roots(ctx);
+        if (!r) return fail(r.error());
+        roots = std::move(*r);
+    }
+    if (roots.empty()) {
+        std::error_code ec;
+        roots.push_back(st.options.workspace.empty() ? std::filesystem::current_path(ec).string() : st.options.workspace);
+    }
+    return roots;
+}
+
+/// The page's modal states: the dialogs held open (dialog_policy::hold), and with hold the file
+/// chooser the page opened (it waits for browser_file_upload).
+struct modal_states {
+    std::vector<dialog_record> dialogs;      ///< oldest first
+    std::optional<file_chooser_info> chooser;  ///< held only with dialog_policy::hold
+    [[nodiscard]] bool empty() const noexcept { return dialogs.empty() && !chooser; }
+};
+
+inline modal_states modal_of(tool_state& st) {
+    modal_states m{st.b.open_dialogs(), std::nullopt};
+    if (st.b.options().dialogs.hold) m.chooser = st.b.file_chooser();
+    return m;
+}
+
+/// The modal states as Playwright's "Modal state" section lists them.
+inline std::vector<std::string> modal_lines(const modal_states& m) {
     std::vector<std::string> lines;
-    for (const auto& d : open)
+    for (const auto& d : m.dialogs)
         lines.push_back("- [\"" + d.type + "\" dialog with message \"" + d.message + "\"]: can be handled by browser_handle_dialog");
+    if (m.chooser) lines.emplace_back("- [File chooser]: can be handled by browser_file_upload");
     return lines;
 }
 
-/// While the page holds a dialog open, only the tools that answer it or do not touch the page
-/// run (as Playwright MCP's tab tools refuse): the others answer with what is open and how to
-/// go on. Nothing when no dialog is open.
+/// While the page holds a modal state (a dialog, a file chooser), only the tools that answer it
+/// (they check that theirs is open) or do not touch the page run, as Playwright MCP's tab tools
+/// refuse: the others answer with what is open and how to go on. Nothing when none is open.
 inline std::optional<result<tool_output>> modal_gate(tool_state& st, std::string_view tool) {
-    static constexpr std::string_view free_tools[] = {"browser_handle_dialog", "browser_navigate", "browser_tabs", "browser_close",
-                                                      "browser_wait_for",      "browser_artifact", "browser_metrics", "web_search"};
+    static constexpr std::string_view free_tools[] = {"browser_handle_dialog", "browser_file_upload", "browser_navigate",
+                                                      "browser_tabs",          "browser_close",       "browser_wait_for",
+                                                      "browser_artifact",      "browser_metrics",     "web_search"};
     if (std::find(std::begin(free_tools), std::end(free_tools), tool) != std::end(free_tools)) return std::nullopt;
-    const auto open = st.b.open_dialogs();
+    const auto open = modal_of(st);
     if (open.empty()) return std::nullopt;
     if (st.options.output == output_mode::playwright) {
         pw::response resp;
@@ -26297,9 +26506,12 @@ inline std::optional<result<tool_output>> modal_gate(tool_state& st, std::string
         o.is_error = true;
         return o;
     }
+    if (open.dialogs.empty())
+        return fail(errc::dialog_open, "a file chooser is open on the page: " + std::string(tool) + " waits for its answer",
+                    "Answer it first with browser_file_upload (the files' paths; none cancels it).", json{{"file_chooser", true}});
     return fail(errc::dialog_open,
-                "a " + open.front().type + " dialog is open on the page: " + std::string(tool) + " waits for its answer",
-                "Answer it first with browser_handle_dialog (accept true or false).", json{{"dialogs", open.size()}});
+                "a " + open.dialogs.front().type + " dialog is open on the page: " + std::string(tool) + " waits for its answer",
+                "Answer it first with browser_handle_dialog (accept true or false).", json{{"dialogs", open.dialogs.size()}});
 }
 
 /// Store text as an artifact, redacted of the session's secrets first.
@@ -26550,7 +26762,7 @@ inline result<tool_output> pw_finish(tool_state& st, pw::response resp, pw_page_
                 title = pw_tab_title(t.title, t.url);
             }
     // a dialog held open holds the page's scripts: no snapshot (nor the document's title) until answered
-    const auto open = st.b.open_dialogs();
+    const auto open = modal_of(st);
     if (!open.empty()) {
         v.snapshot = v.inline_snapshot = false;
         resp.modal = modal_lines(open);
@@ -26731,12 +26943,12 @@ struct press_args {
 
 /// Arguments of browser_file_upload.
 struct upload_args {
-    std::vector<std::string> paths;     ///< absolute paths of the files to upload
-    std::optional<std::string> ref;     ///< the file input's ref
+    std::optional<std::vector<std::string>> paths;  ///< absolute paths of the files; none: cancel the open file chooser
+    std::optional<std::string> ref;     ///< the file input's ref; none: the file chooser the page opened
     std::optional<std::string> target;  ///< same as ref
     static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(upload_args, paths, "Absolute paths"),
-                      AGENTKIT_FIELD(upload_args, ref, "The file input"),
+        return fields(AGENTKIT_FIELD(upload_args, paths, "Absolute paths; none cancels an open file chooser"),
+                      AGENTKIT_FIELD(upload_args, ref, "The file input; none: the open file chooser"),
                       AGENTKIT_FIELD(upload_args, target, "", hidden()));
     }
 };
@@ -26977,17 +27189,63 @@ auto press_tool(State& st) {
         action_traits);
 }
 
-/// Make the browser_file_upload tool: set the files of a file input by ref.
+/// Make the browser_file_upload tool: set the files of a file input by ref, or answer (or, with no
+/// paths, cancel) the file chooser the page opened. With tools_options::uploads_from_workspace the
+/// files may come from the workspace's roots too.
 template <class State>
 auto upload_tool(State& st) {
     tool_state* s = &st;
     return browser_tool<"browser_file_upload">(
         st,
-        "Set a file input's files.",
-        [s](const upload_args& a) -> result<tool_output> {
-            auto el = detail::element_of(a.ref, a.target, "file input");
-            if (!el) return fail(el.error());
-            return detail::text_of(s->b.upload(*el, a.paths));
+        "Set a file input's files, or answer the file chooser the page opened.",
+        [s](const upload_args& a, tool_context& ctx) -> result<tool_output> {
+            const bool chooser = !a.ref && !a.target;
+            const bool pw = detail::pw_mode(*s);
+            if (chooser && !s->b.file_chooser() && pw)
+                return detail::pw_reported(*s, error{errc::not_found,
+                                                     "Error: The tool \"browser_file_upload\" can only be used when there is related modal state present.",
+                                                     "No file chooser is open: click the control that opens one first."});
+            std::string ref;
+            if (!chooser) {
+                auto el = detail::element_of(a.ref, a.target, "file input");
+                if (!el) return fail(el.error());
+                ref = *el;
+            }
+            if (s->options.uploads_from_workspace) {
+                auto roots = detail::upload_roots(*s, ctx);
+                if (!roots) return fail(roots.error());
+                s->b.set_upload_roots(std::move(*roots));
+            }
+            const std::vector<std::string> paths = a.paths.value_or(std::vector<std::string>{});
+            auto r = s->b.upload(ref, paths);
+            if (!pw) return detail::text_of(std::move(r));
+            if (!r) {
+                const error& e = r.error();
+                if (e.is(errc::policy_blocked) && e.details.is_object() && e.details.contains("allowed") && e.details.contains("path")) {
+                    std::string allowed;
+                    for (const auto& d : e.details["allowed"]) allowed += (allowed.empty() ? "" : ", ") + d.get<std::string>();
+                    return detail::pw_reported(*s, error{errc::policy_blocked,
+                                                         "File access denied: " + e.details["path"].get<std::string>() +
+                                                             " is outside allowed roots. Allowed roots: " + allowed,
+                                                         e.hint});
+                }
+                return fail(e);
+            }
+            if (!chooser) return detail::pw_action(*s, std::move(r), {}, true);
+            // Playwright's code for the chooser: fileChooser.setFiles(paths)
+            const codegen_language lang = s->options.codegen;
+            std::string list;
+            for (const auto& p : paths)
+                list += (list.empty() ? "" : ", ") +
+                        (lang == codegen_language::java ? "Paths.get(" + pw::quote(p, lang) + ")" : pw::quote(p, lang));
+            std::string code;
+            switch (lang) {
+                case codegen_language::python: code = "file_chooser.set_files([" + list + "])"; break;
+                case codegen_language::java: code = "fileChooser.setFiles(new Path[] {" + list + "});"; break;
+                case codegen_language::csharp: code = "await fileChooser.SetFilesAsync(new[] {" + list + "});"; break;
+                default: code = "await fileChooser.setFiles([" + list + "]);"; break;
+            }
+            return detail::pw_action(*s, std::move(r), {"// Select files for upload", code}, true);
         },
         action_traits);
 }

@@ -2334,3 +2334,97 @@ TEST(SecurityE2E, WebRtcReachesNoAddressUnderOriginLists) {
     ASSERT_TRUE(free.navigate(a.url("/")).has_value());
     EXPECT_TRUE(a.wait_for_hits("/made", 1, 5000ms));
 }
+
+// A file chooser the page opens (a button that clicks a hidden input, or the input itself) is
+// answered without a ref, or cancelled; it is gone once answered and with its document. Files come
+// from the uploads directory or the workspace's roots only.
+TEST(PolicyE2E, AFileChooserThePageOpensIsAnsweredWithoutARefOrCancelledAndGoesWithTheDocument) {
+    namespace fs = std::filesystem;
+    const fs::path base = fs::temp_directory_path() / ("agentkit_chooser_" + std::to_string(::getpid()));
+    const fs::path dir = base / "uploads", roots = base / "workspace";
+    fs::create_directories(dir);
+    fs::create_directories(roots);
+    std::ofstream(dir / "a.txt") << "alpha";
+    std::ofstream(dir / "b.txt") << "beta";
+    std::ofstream(roots / "r.txt") << "root";
+    std::ofstream(base / "outside.txt") << "outside";
+    auto o = fast_options();
+    o.policy.uploads_dir = dir.string();
+    tools_fixture f{o};
+    f.a.route("/", http_response::html(page("Attach", R"html(<input type=file id=f multiple style="display:none">
+<button onclick="document.getElementById('f').click()">Attach</button>
+<label>Photo <input type=file id=g></label>
+<p id=out>none</p>
+<script>
+for (const id of ['f', 'g']) document.getElementById(id).addEventListener('change', e => {
+  document.getElementById('out').textContent = id + ': ' + ([...e.target.files].map(x => x.name).join(',') || 'empty');
+});
+</script>)html")));
+    f.a.route("/next", http_response::html(page("Next", "<p>next page</p>")));
+    auto nav = f.call("browser_navigate", json{{"url", f.a.url("/")}});
+    ASSERT_TRUE(nav.has_value()) << text_of(nav);
+    const std::string t = text_of(nav);
+    const std::string attach = ref_on(t, "button \"Attach\""), photo = ref_on(t, "\"Photo\"");
+    ASSERT_FALSE(attach.empty() || photo.empty()) << t;
+
+    // no chooser yet: a call without a ref says what to do
+    auto none = f.call("browser_file_upload", json{{"paths", {(dir / "a.txt").string()}}});
+    ASSERT_FALSE(none.has_value());
+    EXPECT_TRUE(none.error().is(ak::errc::not_found)) << none.error().to_text();
+    EXPECT_NE(none.error().to_text().find("no file chooser is open"), std::string::npos) << none.error().to_text();
+
+    // the button opens the hidden input's chooser: the click's result says so, and the engine sees it
+    auto click = f.call("browser_click", json{{"ref", attach}});
+    ASSERT_TRUE(click.has_value()) << text_of(click);
+    EXPECT_NE(text_of(click).find("a file chooser opened (several files)"), std::string::npos) << text_of(click);
+    auto open = f.b.file_chooser();
+    ASSERT_TRUE(open.has_value());
+    EXPECT_TRUE(open->multiple);
+    EXPECT_TRUE(open->from_input);
+    // not a modal state outside Playwright's layout: other tools go on
+    ASSERT_TRUE(f.call("browser_snapshot", json::object()).has_value());
+
+    // a file outside the uploads directory is refused and leaves the chooser open
+    auto outside = f.call("browser_file_upload", json{{"paths", {(base / "outside.txt").string()}}});
+    ASSERT_FALSE(outside.has_value());
+    EXPECT_TRUE(outside.error().is(ak::errc::policy_blocked)) << outside.error().to_text();
+    EXPECT_TRUE(f.b.file_chooser().has_value());
+
+    auto up = f.call("browser_file_upload", json{{"paths", {(dir / "a.txt").string(), (dir / "b.txt").string()}}});
+    ASSERT_TRUE(up.has_value()) << text_of(up);
+    EXPECT_FALSE(f.b.file_chooser().has_value());
+    ASSERT_TRUE(f.call("browser_wait_for", json{{"text", "f: a.txt,b.txt"}}).has_value());
+
+    // the single input, clicked itself: two files are one too many; cancelling sets nothing
+    ASSERT_TRUE(f.call("browser_click", json{{"ref", photo}}).has_value());
+    open = f.b.file_chooser();
+    ASSERT_TRUE(open.has_value());
+    EXPECT_FALSE(open->multiple);
+    auto two = f.call("browser_file_upload", json{{"paths", {(dir / "a.txt").string(), (dir / "b.txt").string()}}});
+    ASSERT_FALSE(two.has_value());
+    EXPECT_TRUE(two.error().is(ak::errc::args_invalid)) << two.error().to_text();
+    auto cancel = f.call("browser_file_upload", json::object());
+    ASSERT_TRUE(cancel.has_value()) << text_of(cancel);
+    EXPECT_FALSE(f.b.file_chooser().has_value());
+    EXPECT_NE(text_of(f.call("browser_snapshot", json::object())).find("f: a.txt,b.txt"), std::string::npos);
+
+    // the workspace's roots admit their files as well, as the engine's rule
+    f.b.set_upload_roots({roots.string()});
+    ASSERT_TRUE(f.call("browser_click", json{{"ref", photo}}).has_value());
+    auto from_root = f.call("browser_file_upload", json{{"paths", {(roots / "r.txt").string()}}});
+    ASSERT_TRUE(from_root.has_value()) << text_of(from_root);
+    ASSERT_TRUE(f.call("browser_wait_for", json{{"text", "g: r.txt"}}).has_value());
+    ASSERT_TRUE(f.call("browser_click", json{{"ref", photo}}).has_value());
+    auto refused = f.call("browser_file_upload", json{{"paths", {(base / "outside.txt").string()}}});
+    ASSERT_FALSE(refused.has_value());
+    EXPECT_EQ(refused.error().details["allowed"], json::array({dir.string(), roots.string()})) << refused.error().to_text();
+
+    // the chooser goes with its document
+    ASSERT_TRUE(f.b.file_chooser().has_value());
+    ASSERT_TRUE(f.call("browser_navigate", json{{"url", f.a.url("/next")}}).has_value());
+    EXPECT_FALSE(f.b.file_chooser().has_value());
+    auto gone = f.call("browser_file_upload", json{{"paths", {(dir / "a.txt").string()}}});
+    EXPECT_FALSE(gone.has_value());
+    std::error_code ec;
+    fs::remove_all(base, ec);
+}

@@ -13,6 +13,7 @@ import path from "node:path";
 import { spawnSync } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const server = process.env.AGENTKIT_BROWSER_MCP;
 assert.ok(server, "set AGENTKIT_BROWSER_MCP to the agentkit-browser-mcp binary");
@@ -27,6 +28,12 @@ before(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), "agentkit-pw-options-"));
   site = http.createServer((req, res) => {
     res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+    if (req.url === "/upload") {
+      res.end(`<!doctype html><title>Upload</title><input type=file id=f style="display:none">
+        <button onclick="document.getElementById('f').click()">Attach</button><button>Other</button><p id=out>none</p>
+        <script>f.onchange = () => { out.textContent = "chosen: " + ([...f.files].map((x) => x.name).join(",") || "none"); };</script>`);
+      return;
+    }
     if (req.url === "/next") {
       res.end(`<!doctype html><title>Next page</title><h1>Arrived</h1><button>Stay</button>`);
       return;
@@ -48,12 +55,13 @@ after(() => {
 });
 
 /// A client on the server started with `args` (no --headless/--quiet added: the options are the
-/// test's); stderr is collected.
-async function connect(args) {
+/// test's); stderr is collected. With `roots`, the client declares roots and lists them.
+async function connect(args, roots) {
   const transport = new StdioClientTransport({ command: server, args, stderr: "pipe" });
   let stderr = "";
   transport.stderr.on("data", (d) => (stderr += d));
-  const client = new Client({ name: "agentkit-pw-options-test", version: "1.0.0" });
+  const client = new Client({ name: "agentkit-pw-options-test", version: "1.0.0" }, roots ? { capabilities: { roots: {} } } : {});
+  if (roots) client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots }));
   await client.connect(transport);
   return { client, stderr: () => stderr };
 }
@@ -356,4 +364,48 @@ test("--policy joins the options given before it: an origin list set earlier sti
   const twice = spawnSync(server, ["--policy", policy, "--downloads-dir", path.join(tmp, "elsewhere")], { encoding: "utf8", input: "" });
   assert.equal(twice.status, 2);
   assert.match(twice.stderr, /--downloads-dir .*elsewhere: it is already .*dl/);
+});
+
+test("--output-mode playwright --allow-uploads: a file chooser is a modal state, answered from the client's roots", async () => {
+  const root = fs.mkdtempSync(path.join(tmp, "root-"));
+  const inside = path.join(root, "inside.txt");
+  const outside = path.join(tmp, "outside.txt");
+  fs.writeFileSync(inside, "inside");
+  fs.writeFileSync(outside, "outside");
+  const { client } = await connect(["--headless", "--quiet", "--output-mode", "playwright", "--allow-uploads", "--output-dir", tmp],
+    [{ name: "workspace", uri: `file://${root}` }]);
+  // Playwright's layout leaves isError out when it is false
+  const ok = async (name, args = {}) => {
+    const r = await client.callTool({ name, arguments: args });
+    assert.notEqual(r.isError, true, `${name}: ${textOf(r)}`);
+    return textOf(r);
+  };
+  try {
+    await ok("browser_navigate", { url: url("/upload") });
+    const nav = await ok("browser_snapshot");
+    const ref = (name) => nav.match(new RegExp(`button "${name}" \\[ref=(e\\d+)\\]`))?.[1];
+    assert.ok(ref("Attach") && ref("Other"), nav);
+    // nothing to answer yet
+    const early = await client.callTool({ name: "browser_file_upload", arguments: { paths: [inside] } });
+    assert.equal(early.isError, true);
+    assert.match(textOf(early), /can only be used when there is related modal state present/);
+    // the click opens the chooser: the modal state, and other page tools refused until it is answered
+    const click = await ok("browser_click", { element: "Attach", ref: ref("Attach") });
+    assert.match(click, /### Modal state\n- \[File chooser\]: can be handled by browser_file_upload/, click);
+    const other = await client.callTool({ name: "browser_click", arguments: { element: "Other", ref: ref("Other") } });
+    assert.equal(other.isError, true);
+    assert.match(textOf(other), /Error: Tool "browser_click" does not handle the modal state\./);
+    assert.match(textOf(other), /- \[File chooser\]/);
+    // a file outside the client's roots is refused in Playwright's words; the chooser stays open
+    const refused = await client.callTool({ name: "browser_file_upload", arguments: { paths: [outside] } });
+    assert.equal(refused.isError, true);
+    assert.match(textOf(refused), new RegExp(`File access denied: .*outside\\.txt is outside allowed roots\\. Allowed roots: ${root}`));
+    const up = await ok("browser_file_upload", { paths: [inside] });
+    assert.match(up, /await fileChooser\.setFiles\(\['.*inside\.txt'\]\);/, up);
+    assert.doesNotMatch(up, /### Modal state/);
+    const snap = await ok("browser_snapshot");
+    assert.match(snap, /chosen: inside\.txt/, snap);
+  } finally {
+    await client.close();
+  }
 });

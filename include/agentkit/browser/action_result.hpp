@@ -28,6 +28,13 @@ struct dialog_record {
     bool open = false;  ///< still open, waiting for browser::answer_dialog() (dialog_policy::hold)
 };
 
+/// A file chooser open on the page (browser::file_chooser()): the page opened it (a click on an
+/// `<input type=file>`, or its showPicker()) and waits for browser::upload() without a ref.
+struct file_chooser_info {
+    bool multiple = false;  ///< it takes several files
+    bool from_input = true;  ///< a file input owns it (false: showOpenFilePicker, which cannot be answered)
+};
+
 /// One tab.
 struct tab_info {
     std::string id;       ///< the tab's id ("tab1", ...), as select_tab and close_tab take it

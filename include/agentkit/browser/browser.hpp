@@ -294,8 +294,24 @@ public:
     /// Check (true) or uncheck (false) a checkbox, radio or aria-checked element.
     result<action_result> set_checked(std::string_view ref, bool checked);
 
-    /// Set the files of an `<input type=file>`.
+    /// Set the files of an `<input type=file>` by its ref. With an empty ref, answer the file
+    /// chooser the page opened (file_chooser()): with `files`, or, when there are none, cancel it
+    /// (errc::not_found when none is open). Files come from the policy's uploads_dir or
+    /// upload_roots (anywhere with allow_file_access); uploads are off when it names none.
     result<action_result> upload(std::string_view ref, std::vector<std::string> files);
+
+    /// The file chooser open on the current tab: the page opened it (a click on a file input, or
+    /// its showPicker()) and waits for upload() without a ref. Gone when answered, cancelled or
+    /// when the tab loads another document.
+    [[nodiscard]] std::optional<file_chooser_info> file_chooser();
+
+    /// Replace the policy's upload_roots (a workspace's roots, e.g. what an MCP client's
+    /// roots/list names).
+    void set_upload_roots(std::vector<std::string> roots) {
+        std::lock_guard op(op_mu_);
+        std::lock_guard lock(policy_mu_);
+        opt_.policy.upload_roots = std::move(roots);
+    }
 
     /// Resize the viewport and optionally emulate a mobile device (touch, mobile layout).
     /// (An empty user_agent keeps the one set before, e.g. by browser_options.)
@@ -703,6 +719,10 @@ private:
     result<void> secret_target_check(std::string_view ref, const std::vector<std::string>& names);
 
     result<void> select_ref(std::string_view ref, const std::vector<std::string>& values);
+
+    // The real paths of files the policy lets the page be given (uploads_dir, upload_roots),
+    // as DOM.setFileInputFiles takes them; the first file refused is the error.
+    result<json> upload_paths(const std::vector<std::string>& files);
 
     result<void> check_ref(std::string_view ref, bool checked);
 

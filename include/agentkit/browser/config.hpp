@@ -743,6 +743,8 @@ inline result<command_line_outcome> parse_command_line(int argc, const char* con
             if (auto r = apply_config_file(c, *v); !r) return fail(r.error());
         } else if (a == "--allow-evaluate") {
             c.browser.allow_evaluate = true;
+        } else if (a == "--allow-uploads") {
+            c.tools.uploads_from_workspace = true;
         } else if (a == "--inline-screenshots") {
             c.tools.inline_screenshots = true;
         } else if (a == "--quiet") {

@@ -99,6 +99,8 @@ agentkit's switches for what is off by default:
   --max-download-bytes N     cancel a download larger than N bytes (default 256 MiB; 0: no bound)
   --max-downloads N          downloads a session may start (default 50; 0: no bound)
   --uploads-dir DIR          allow browser_file_upload of files inside DIR (else uploads are off)
+  --allow-uploads            allow browser_file_upload of files inside the MCP client's roots (the
+                             working directory when it names none), as Playwright MCP does
   --websockets MODE          how WebSockets meet the origin lists: auto (the default: through
                              agentkit's SOCKS5 gate, in the browser's network stack, when the
                              browser is local), proxy (always through the gate) or script (only

@@ -486,6 +486,10 @@ struct browser_policy {
     /// Files the page may be given (upload) come from this directory only; empty: uploads
     /// refused, unless allow_file_access (then any readable file).
     std::string uploads_dir;
+    /// Further directories files may be uploaded from, as uploads_dir: a workspace's roots (an
+    /// MCP client's roots/list), set at run time with browser::set_upload_roots(); not read from
+    /// JSON.
+    std::vector<std::string> upload_roots;
     bool allow_evaluate = false;               ///< browser::evaluate (also browser_options::allow_evaluate)
     std::map<std::string, std::string> secrets;  ///< name → value
     /// name → the origins (patterns as in allowedOrigins) whose pages a secret may be typed into,
@@ -594,7 +598,7 @@ struct browser_policy {
         for (const auto& [k, v] : secrets) names.push_back(k);
         return {{"allowedOrigins", allowed_origins}, {"blockedOrigins", blocked_origins},
                 {"allowFileAccess", allow_file_access}, {"downloadsDir", downloads_dir}, {"uploadsDir", uploads_dir},
-                {"allowEvaluate", allow_evaluate},    {"secretNames", names}, {"secretOrigins", secret_origins},
+                {"uploadRoots", upload_roots}, {"allowEvaluate", allow_evaluate},    {"secretNames", names}, {"secretOrigins", secret_origins},
                 {"contentBoundaries", content_boundaries}, {"maxTabs", max_tabs},
                 {"maxDialogsPerAction", max_dialogs_per_action}, {"maxDownloadBytes", max_download_bytes},
                 {"maxDownloads", max_downloads}};

@@ -88,6 +88,13 @@ struct tools_options {
     /// Playwright's layout: files a model names (snapshot and screenshot filenames) may lie
     /// anywhere, not only in the workspace or the output directory (--allow-unrestricted-file-access).
     bool unrestricted_files = false;
+    /// browser_file_upload may give the page files inside the workspace's roots (what
+    /// workspace_roots answers, else the workspace), besides the policy's uploads directory
+    /// (--allow-uploads; Playwright MCP's rule, where uploads are on by default).
+    bool uploads_from_workspace = false;
+    /// The workspace's roots for one call, as local paths (an MCP server asks its client's
+    /// roots/list); an empty list, or no function: the workspace alone.
+    std::function<result<std::vector<std::string>>(tool_context&)> workspace_roots;
 };
 
 /// What the tools share: the browser, the artifact store, options and totals.

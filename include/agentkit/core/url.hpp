@@ -17,6 +17,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <optional>
@@ -165,9 +166,8 @@ namespace detail {
     return u;
 }
 
-/// Percent-decoding of a query component or an application/x-www-form-urlencoded value ('+' is
-/// a space; a '%' not followed by two hex digits stays as it is).
-[[nodiscard]] inline std::string form_decode(std::string_view s) {
+namespace detail {
+inline std::string percent_decoded(std::string_view s, bool plus_is_space) {
     auto hex = [](char c) -> int {
         if (c >= '0' && c <= '9') return c - '0';
         if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -176,7 +176,7 @@ namespace detail {
     };
     std::string out;
     for (std::size_t i = 0; i < s.size(); ++i) {
-        if (s[i] == '+') {
+        if (s[i] == '+' && plus_is_space) {
             out += ' ';
         } else if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
             out += static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2]));
@@ -186,6 +186,29 @@ namespace detail {
         }
     }
     return out;
+}
+}  // namespace detail
+
+/// Percent-decoding of a query component or an application/x-www-form-urlencoded value ('+' is
+/// a space; a '%' not followed by two hex digits stays as it is).
+[[nodiscard]] inline std::string form_decode(std::string_view s) { return detail::percent_decoded(s, true); }
+
+/// The local path a `file:` URI names (`file:///home/a%20b` → `/home/a b`; the host empty or
+/// localhost); nothing for another scheme or a remote host.
+[[nodiscard]] inline std::optional<std::string> file_uri_path(std::string_view uri) {
+    constexpr std::string_view scheme = "file://";
+    if (uri.size() < scheme.size() || !std::equal(scheme.begin(), scheme.end(), uri.begin(), [](char a, char b) {
+            return a == static_cast<char>(std::tolower(static_cast<unsigned char>(b)));
+        }))
+        return std::nullopt;
+    std::string_view rest = uri.substr(scheme.size());
+    const std::size_t slash = rest.find('/');
+    if (slash == std::string_view::npos) return std::nullopt;
+    const std::string_view host = rest.substr(0, slash);
+    if (!host.empty() && host != "localhost") return std::nullopt;
+    std::string_view path = rest.substr(slash);
+    path = path.substr(0, path.find_first_of("?#"));
+    return detail::percent_decoded(path, false);
 }
 
 /// The parameters of a query string (or a form body), each name with all its values in order.

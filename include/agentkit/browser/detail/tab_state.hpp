@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -27,6 +28,22 @@ struct frame_rec {
     std::string url;
     std::string session;
 };
+
+// A file chooser the page opened (Page.fileChooserOpened, the dialog intercepted): answered by
+// browser::upload() without a ref, or cancelled; gone with the document.
+struct file_chooser_rec {
+    std::int64_t backend = 0;  // the <input type=file>'s backend node; 0: not an input's (showOpenFilePicker)
+    bool multiple = false;     // it takes several files
+    std::string session;       // the session (page or frame) that raised it
+};
+
+// What an action's result says of a file chooser it opened (not held as a modal state).
+inline std::string file_chooser_note(const file_chooser_rec& c) {
+    if (c.backend == 0)
+        return "the page opened a file chooser no file input owns (showOpenFilePicker): it cannot be given files here";
+    return std::string("a file chooser opened (") + (c.multiple ? "several files" : "one file") +
+           "): browser_file_upload with the files' paths and no ref answers it (no paths: cancels it)";
+}
 
 struct child_rec {  // an out-of-process iframe target attached to a tab
     std::string frame_id;
@@ -71,7 +88,8 @@ struct tab_state {
     // not take: it tries no other read of the page, each would wait out its timeout. Cleared
     // when the next call begins.
     bool stuck = false;
-    std::vector<std::string> flood_notes;  // said in the next result
+    std::vector<std::string> action_notes;  // said in the next result (floods stopped, a file chooser opened)
+    std::optional<file_chooser_rec> chooser;  // the file chooser open on the page
     bool crashed = false;
     bool closed = false;
     // Where the mouse is (viewport CSS px) and its pressed buttons (the CDP bit mask): every

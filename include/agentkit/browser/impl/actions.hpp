@@ -203,44 +203,118 @@ AGENTKIT_DECL auto browser::set_checked(std::string_view ref, bool checked) -> r
 }
 
 AGENTKIT_DECL auto browser::upload(std::string_view ref, std::vector<std::string> files) -> result<action_result> {
-    return act("upload to " + std::string(ref), [&](const tab_ptr&) -> result<void> {
-        auto h = resolve(ref);
-        if (!h) return fail(h.error());
-        auto info = element_info(*h);
-        if (!info) return fail(info.error());
-        if (detail::jstr(*info, "tag") != "input" || detail::jstr(*info, "type") != "file")
-            return fail(errc::args_invalid, "ref " + std::string(ref) + " is not a file input",
-                        "Use the ref of an <input type=file> (a button that opens a chooser usually wraps one).");
-        if (files.size() > 1 && !detail::jbool(*info, "multiple"))
-            return fail(errc::args_invalid, "this file input takes one file", "Pass a single path.");
-        const browser_policy& pol = opt_.policy;
-        if (!pol.allow_file_access && pol.uploads_dir.empty())
+    const bool chooser = ref.empty();
+    return act(chooser ? (files.empty() ? std::string("cancel the file chooser") : std::string("answer the file chooser"))
+                       : "upload to " + std::string(ref),
+               [&](const tab_ptr& t) -> result<void> {
+        std::string session;
+        std::int64_t backend = 0;
+        bool multiple = false;
+        if (chooser) {
+            std::optional<detail::file_chooser_rec> c;
+            {
+                std::lock_guard lock(eng_->mu);
+                c = t->chooser;
+            }
+            if (!c)
+                return fail(errc::not_found, "no file chooser is open on the page",
+                            "Click the control that opens one first, or pass the file input's ref.");
+            if (files.empty()) {  // cancelled: the page hears nothing, as when a person closes the chooser
+                std::lock_guard lock(eng_->mu);
+                t->chooser.reset();
+                return {};
+            }
+            if (c->backend == 0)
+                return fail(errc::tool_failed, "this file chooser was opened by showOpenFilePicker, not by a file input",
+                            "It cannot be given files here; look for a file input on the page.");
+            session = c->session;
+            backend = c->backend;
+            multiple = c->multiple;
+        } else {
+            auto h = resolve(ref);
+            if (!h) return fail(h.error());
+            auto info = element_info(*h);
+            if (!info) return fail(info.error());
+            if (detail::jstr(*info, "tag") != "input" || detail::jstr(*info, "type") != "file")
+                return fail(errc::args_invalid, "ref " + std::string(ref) + " is not a file input",
+                            "Use the ref of an <input type=file> (a button that opens a chooser usually wraps one).");
+            session = h->session;
+            backend = h->backend;
+            multiple = detail::jbool(*info, "multiple");
+        }
+        if (files.size() > 1 && !multiple)
+            return fail(errc::args_invalid, std::string("this ") + (chooser ? "file chooser" : "file input") + " takes one file",
+                        "Pass a single path.");
+        auto paths = upload_paths(files);
+        if (!paths) return fail(paths.error());
+        auto r = call(session, "DOM.setFileInputFiles", json{{"files", *paths}, {"backendNodeId", backend}});
+        if (!r) return fail(r.error());
+        if (chooser) {
+            std::lock_guard lock(eng_->mu);
+            t->chooser.reset();
+        }
+        return {};
+    });
+}
+
+AGENTKIT_DECL auto browser::upload_paths(const std::vector<std::string>& files) -> result<json> {
+    browser_policy pol;
+    {
+        std::lock_guard lock(policy_mu_);
+        pol = opt_.policy;
+    }
+    // the directories files may come from: the uploads directory and the workspace's roots, real
+    // paths (symlinks and ".." resolved), so the rule cannot be escaped
+    std::vector<std::filesystem::path> dirs;
+    std::vector<std::string> names;
+    if (!pol.allow_file_access) {
+        std::vector<std::string> all = pol.upload_roots;
+        if (!pol.uploads_dir.empty()) all.insert(all.begin(), pol.uploads_dir);
+        if (all.empty())
             return fail(errc::policy_blocked, "uploads are off (policy rule uploads_dir: no uploads directory is configured)",
                         "The host must configure an uploads directory (policy uploadsDir, --uploads-dir) and put "
                         "the files there, or enable file access.",
                         json{{"rule", "uploads_dir"}});
-        std::error_code dir_ec;
-        const auto dir = pol.allow_file_access ? std::filesystem::path() : std::filesystem::canonical(pol.uploads_dir, dir_ec);
-        json paths = json::array();
-        for (const auto& f : files) {
+        for (const auto& d : all) {
             std::error_code ec;
-            // the real file: symlinks and ".." resolved, so the directory rule cannot be escaped
-            auto real = std::filesystem::canonical(f, ec);
-            if (ec || !std::filesystem::is_regular_file(real, ec))
-                return fail(errc::not_found, "no such file: " + f, "Pass paths of existing files.", json{{"path", f}});
-            if (!pol.allow_file_access) {
-                auto [d, r] = std::mismatch(dir.begin(), dir.end(), real.begin(), real.end());
-                if (dir_ec || d != dir.end())
-                    return fail(errc::policy_blocked,
-                                "upload of " + f + " refused (policy rule uploads_dir: only files inside the uploads directory)",
-                                "Use a file inside " + pol.uploads_dir + ".", json{{"rule", "uploads_dir"}, {"path", f}});
-            }
-            paths.push_back(real.string());
+            auto real = std::filesystem::canonical(d, ec);
+            if (!ec) dirs.push_back(std::move(real));
+            names.push_back(d);
         }
-        auto r = call(h->session, "DOM.setFileInputFiles", json{{"files", paths}, {"backendNodeId", h->backend}});
-        if (!r) return fail(r.error());
-        return {};
-    });
+    }
+    json paths = json::array();
+    for (const auto& f : files) {
+        std::error_code ec;
+        auto real = std::filesystem::canonical(f, ec);
+        if (ec || !std::filesystem::is_regular_file(real, ec))
+            return fail(errc::not_found, "no such file: " + f, "Pass paths of existing files.", json{{"path", f}});
+        if (!pol.allow_file_access) {
+            const bool inside = std::any_of(dirs.begin(), dirs.end(), [&](const std::filesystem::path& dir) {
+                auto [d, r] = std::mismatch(dir.begin(), dir.end(), real.begin(), real.end());
+                return d == dir.end();
+            });
+            if (!inside) {
+                std::string list;
+                for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+                return fail(errc::policy_blocked,
+                            "upload of " + f + " refused (policy rule uploads_dir: only files inside " + list + ")",
+                            "Use a file inside " + list + ".",
+                            json{{"rule", "uploads_dir"}, {"path", real.string()}, {"allowed", names}});
+            }
+        }
+        paths.push_back(real.string());
+    }
+    return paths;
+}
+
+AGENTKIT_DECL auto browser::file_chooser() -> std::optional<file_chooser_info> {
+    if (!eng_) return std::nullopt;
+    auto t = current_tab();
+    if (!t) return std::nullopt;
+    std::lock_guard lock(eng_->mu);
+    const auto& c = (*t)->chooser;
+    if (!c) return std::nullopt;
+    return file_chooser_info{c->multiple, c->backend != 0};
 }
 
 AGENTKIT_DECL auto browser::mouse_params(const char* type, double x, double y, const char* button, int count, int buttons, int modifiers) -> json {

@@ -233,6 +233,7 @@ AGENTKIT_DECL auto browser::on_event(engine& e, const cdp::event& ev) -> void {
                 t->url = rec.url;
                 t->nav_committed = ++e.seq;
                 t->leaving = false;
+                t->chooser.reset();  // the document that opened it is gone
                 if (detail::jstr(p, "type") == "BackForwardCacheRestore") t->lifecycle[rec.loader].insert("load");
             }
             refs_.frame_navigated(id, rec.loader);
@@ -308,11 +309,24 @@ AGENTKIT_DECL auto browser::on_event(engine& e, const cdp::event& ev) -> void {
                     ++t->dialogs_dropped;
                     if (!t->leaving && t->scripts_stopped.insert(ev.session_id).second) {
                         stop_script = true;
-                        t->flood_notes.push_back("the page raised more than " + std::to_string(opt_.policy.max_dialogs_per_action) +
+                        t->action_notes.push_back("the page raised more than " + std::to_string(opt_.policy.max_dialogs_per_action) +
                                                  " dialogs: its scripts were stopped until the next action");
                     }
                 }
             }
+        } else if (m == "Page.fileChooserOpened") {  // intercepted: the page waits for upload() or nothing
+            detail::file_chooser_rec c;
+            if (auto b = p.find("backendNodeId"); b != p.end() && b->is_number_integer()) c.backend = b->get<std::int64_t>();
+            c.multiple = detail::jstr(p, "mode") == "selectMultiple";
+            c.session = ev.session_id;
+            bool hold = false;
+            {
+                std::lock_guard pl(policy_mu_);
+                hold = opt_.dialogs.hold;
+            }
+            if (!hold)  // held (Playwright's modal state): the result lists it open instead
+                t->action_notes.push_back(detail::file_chooser_note(c));
+            t->chooser = c;
         } else if (m == "Page.javascriptDialogClosed") {  // answered (by answer_dialog() or out of band)
             for (auto it2 = t->held_dialogs.begin(); it2 != t->held_dialogs.end(); ++it2)
                 if (it2->second == ev.session_id) {
@@ -378,7 +392,7 @@ AGENTKIT_DECL auto browser::on_event(engine& e, const cdp::event& ev) -> void {
             if (p.contains("agentkit_oversized") && ++t->oversized_console > opt_.max_oversized_console &&
                 t->console_paused.insert(ev.session_id).second) {
                 pause_console = true;
-                t->flood_notes.push_back("the page logged more than " + std::to_string(opt_.max_oversized_console) +
+                t->action_notes.push_back("the page logged more than " + std::to_string(opt_.max_oversized_console) +
                                          " console messages over 256 KB: the script logging them was stopped and console "
                                          "messages were paused until the next action");
             }
@@ -466,6 +480,7 @@ AGENTKIT_DECL auto browser::on_target_event(engine& e, const cdp::event& ev) -> 
                 e.conn.call_async(method, json::object(), sid, [](result<json>) {});
             install_session_policy(e, sid, nullptr);
             e.conn.call_async("Page.setLifecycleEventsEnabled", json{{"enabled", true}}, sid, [](result<json>) {});
+            e.conn.call_async("Page.setInterceptFileChooserDialog", json{{"enabled", true}}, sid, [](result<json>) {});
             e.conn.call_async("Target.setAutoAttach",
                               json{{"autoAttach", true}, {"waitForDebuggerOnStart", true}, {"flatten", true}}, sid,
                               [](result<json>) {});

@@ -227,8 +227,8 @@ auto browser::act_locked(std::string what, tab_ptr t, F&& f, bool expect_navigat
     }
     {
         std::lock_guard lock(eng_->mu);
-        out.notes.insert(out.notes.end(), t->flood_notes.begin(), t->flood_notes.end());
-        t->flood_notes.clear();
+        out.notes.insert(out.notes.end(), t->action_notes.begin(), t->action_notes.end());
+        t->action_notes.clear();
         if (main_loader(t) != loader_before && load_held_back(t))
             out.notes.push_back("the page's load event had not fired " + std::to_string(opt_.load_event_timeout.count()) +
                                 " ms after its document was ready (an image, frame or request it waits for is still "

@@ -173,6 +173,9 @@ AGENTKIT_DECL auto browser::adopt(engine& e, const std::string& target_id, const
     for (const char* method : {"Page.enable", "Runtime.enable", "Network.enable", "DOM.enable", "Inspector.enable"})
         fs.push_back(e.conn.call_async(method, json::object(), *sid));
     fs.push_back(e.conn.call_async("Page.setLifecycleEventsEnabled", json{{"enabled", true}}, *sid));
+    // file choosers come to upload() (Page.fileChooserOpened), never as a native dialog; a browser
+    // without it still works (choosers then open nowhere, as headless ones do)
+    e.conn.call_async("Page.setInterceptFileChooserDialog", json{{"enabled", true}}, *sid, [](result<json>) {});
     install_session_policy(e, *sid, &fs);
     fs.push_back(e.conn.call_async("Target.setAutoAttach",
                                    json{{"autoAttach", true}, {"waitForDebuggerOnStart", true}, {"flatten", true}}, *sid));

@@ -113,12 +113,12 @@ struct press_args {
 
 /// Arguments of browser_file_upload.
 struct upload_args {
-    std::vector<std::string> paths;     ///< absolute paths of the files to upload
-    std::optional<std::string> ref;     ///< the file input's ref
+    std::optional<std::vector<std::string>> paths;  ///< absolute paths of the files; none: cancel the open file chooser
+    std::optional<std::string> ref;     ///< the file input's ref; none: the file chooser the page opened
     std::optional<std::string> target;  ///< same as ref
     static constexpr auto agentkit_fields() {
-        return fields(AGENTKIT_FIELD(upload_args, paths, "Absolute paths"),
-                      AGENTKIT_FIELD(upload_args, ref, "The file input"),
+        return fields(AGENTKIT_FIELD(upload_args, paths, "Absolute paths; none cancels an open file chooser"),
+                      AGENTKIT_FIELD(upload_args, ref, "The file input; none: the open file chooser"),
                       AGENTKIT_FIELD(upload_args, target, "", hidden()));
     }
 };
@@ -359,17 +359,63 @@ auto press_tool(State& st) {
         action_traits);
 }
 
-/// Make the browser_file_upload tool: set the files of a file input by ref.
+/// Make the browser_file_upload tool: set the files of a file input by ref, or answer (or, with no
+/// paths, cancel) the file chooser the page opened. With tools_options::uploads_from_workspace the
+/// files may come from the workspace's roots too.
 template <class State>
 auto upload_tool(State& st) {
     tool_state* s = &st;
     return browser_tool<"browser_file_upload">(
         st,
-        "Set a file input's files.",
-        [s](const upload_args& a) -> result<tool_output> {
-            auto el = detail::element_of(a.ref, a.target, "file input");
-            if (!el) return fail(el.error());
-            return detail::text_of(s->b.upload(*el, a.paths));
+        "Set a file input's files, or answer the file chooser the page opened.",
+        [s](const upload_args& a, tool_context& ctx) -> result<tool_output> {
+            const bool chooser = !a.ref && !a.target;
+            const bool pw = detail::pw_mode(*s);
+            if (chooser && !s->b.file_chooser() && pw)
+                return detail::pw_reported(*s, error{errc::not_found,
+                                                     "Error: The tool \"browser_file_upload\" can only be used when there is related modal state present.",
+                                                     "No file chooser is open: click the control that opens one first."});
+            std::string ref;
+            if (!chooser) {
+                auto el = detail::element_of(a.ref, a.target, "file input");
+                if (!el) return fail(el.error());
+                ref = *el;
+            }
+            if (s->options.uploads_from_workspace) {
+                auto roots = detail::upload_roots(*s, ctx);
+                if (!roots) return fail(roots.error());
+                s->b.set_upload_roots(std::move(*roots));
+            }
+            const std::vector<std::string> paths = a.paths.value_or(std::vector<std::string>{});
+            auto r = s->b.upload(ref, paths);
+            if (!pw) return detail::text_of(std::move(r));
+            if (!r) {
+                const error& e = r.error();
+                if (e.is(errc::policy_blocked) && e.details.is_object() && e.details.contains("allowed") && e.details.contains("path")) {
+                    std::string allowed;
+                    for (const auto& d : e.details["allowed"]) allowed += (allowed.empty() ? "" : ", ") + d.get<std::string>();
+                    return detail::pw_reported(*s, error{errc::policy_blocked,
+                                                         "File access denied: " + e.details["path"].get<std::string>() +
+                                                             " is outside allowed roots. Allowed roots: " + allowed,
+                                                         e.hint});
+                }
+                return fail(e);
+            }
+            if (!chooser) return detail::pw_action(*s, std::move(r), {}, true);
+            // Playwright's code for the chooser: fileChooser.setFiles(paths)
+            const codegen_language lang = s->options.codegen;
+            std::string list;
+            for (const auto& p : paths)
+                list += (list.empty() ? "" : ", ") +
+                        (lang == codegen_language::java ? "Paths.get(" + pw::quote(p, lang) + ")" : pw::quote(p, lang));
+            std::string code;
+            switch (lang) {
+                case codegen_language::python: code = "file_chooser.set_files([" + list + "])"; break;
+                case codegen_language::java: code = "fileChooser.setFiles(new Path[] {" + list + "});"; break;
+                case codegen_language::csharp: code = "await fileChooser.SetFilesAsync(new[] {" + list + "});"; break;
+                default: code = "await fileChooser.setFiles([" + list + "]);"; break;
+            }
+            return detail::pw_action(*s, std::move(r), {"// Select files for upload", code}, true);
         },
         action_traits);
 }

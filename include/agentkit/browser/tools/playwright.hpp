@@ -202,7 +202,7 @@ inline result<tool_output> pw_finish(tool_state& st, pw::response resp, pw_page_
                 title = pw_tab_title(t.title, t.url);
             }
     // a dialog held open holds the page's scripts: no snapshot (nor the document's title) until answered
-    const auto open = st.b.open_dialogs();
+    const auto open = modal_of(st);
     if (!open.empty()) {
         v.snapshot = v.inline_snapshot = false;
         resp.modal = modal_lines(open);

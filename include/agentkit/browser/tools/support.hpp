@@ -23,10 +23,12 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <set>
 #include <string_view>
 #include <thread>
@@ -234,22 +236,54 @@ inline result<tool_output> with_failure_screenshot(tool_state& st, result<tool_o
     return rank(level) <= rank(min);
 }
 
-/// The dialogs held open (dialog_policy::hold) as Playwright's "Modal state" section lists them.
-inline std::vector<std::string> modal_lines(const std::vector<dialog_record>& open) {
+/// The directories uploads may come from besides the policy's uploads directory
+/// (tools_options::uploads_from_workspace): the workspace's roots, else the workspace.
+inline result<std::vector<std::string>> upload_roots(tool_state& st, tool_context& ctx) {
+    std::vector<std::string> roots;
+    if (st.options.workspace_roots) {
+        auto r = st.options.workspace_roots(ctx);
+        if (!r) return fail(r.error());
+        roots = std::move(*r);
+    }
+    if (roots.empty()) {
+        std::error_code ec;
+        roots.push_back(st.options.workspace.empty() ? std::filesystem::current_path(ec).string() : st.options.workspace);
+    }
+    return roots;
+}
+
+/// The page's modal states: the dialogs held open (dialog_policy::hold), and with hold the file
+/// chooser the page opened (it waits for browser_file_upload).
+struct modal_states {
+    std::vector<dialog_record> dialogs;      ///< oldest first
+    std::optional<file_chooser_info> chooser;  ///< held only with dialog_policy::hold
+    [[nodiscard]] bool empty() const noexcept { return dialogs.empty() && !chooser; }
+};
+
+inline modal_states modal_of(tool_state& st) {
+    modal_states m{st.b.open_dialogs(), std::nullopt};
+    if (st.b.options().dialogs.hold) m.chooser = st.b.file_chooser();
+    return m;
+}
+
+/// The modal states as Playwright's "Modal state" section lists them.
+inline std::vector<std::string> modal_lines(const modal_states& m) {
     std::vector<std::string> lines;
-    for (const auto& d : open)
+    for (const auto& d : m.dialogs)
         lines.push_back("- [\"" + d.type + "\" dialog with message \"" + d.message + "\"]: can be handled by browser_handle_dialog");
+    if (m.chooser) lines.emplace_back("- [File chooser]: can be handled by browser_file_upload");
     return lines;
 }
 
-/// While the page holds a dialog open, only the tools that answer it or do not touch the page
-/// run (as Playwright MCP's tab tools refuse): the others answer with what is open and how to
-/// go on. Nothing when no dialog is open.
+/// While the page holds a modal state (a dialog, a file chooser), only the tools that answer it
+/// (they check that theirs is open) or do not touch the page run, as Playwright MCP's tab tools
+/// refuse: the others answer with what is open and how to go on. Nothing when none is open.
 inline std::optional<result<tool_output>> modal_gate(tool_state& st, std::string_view tool) {
-    static constexpr std::string_view free_tools[] = {"browser_handle_dialog", "browser_navigate", "browser_tabs", "browser_close",
-                                                      "browser_wait_for",      "browser_artifact", "browser_metrics", "web_search"};
+    static constexpr std::string_view free_tools[] = {"browser_handle_dialog", "browser_file_upload", "browser_navigate",
+                                                      "browser_tabs",          "browser_close",       "browser_wait_for",
+                                                      "browser_artifact",      "browser_metrics",     "web_search"};
     if (std::find(std::begin(free_tools), std::end(free_tools), tool) != std::end(free_tools)) return std::nullopt;
-    const auto open = st.b.open_dialogs();
+    const auto open = modal_of(st);
     if (open.empty()) return std::nullopt;
     if (st.options.output == output_mode::playwright) {
         pw::response resp;
@@ -259,9 +293,12 @@ inline std::optional<result<tool_output>> modal_gate(tool_state& st, std::string
         o.is_error = true;
         return o;
     }
+    if (open.dialogs.empty())
+        return fail(errc::dialog_open, "a file chooser is open on the page: " + std::string(tool) + " waits for its answer",
+                    "Answer it first with browser_file_upload (the files' paths; none cancels it).", json{{"file_chooser", true}});
     return fail(errc::dialog_open,
-                "a " + open.front().type + " dialog is open on the page: " + std::string(tool) + " waits for its answer",
-                "Answer it first with browser_handle_dialog (accept true or false).", json{{"dialogs", open.size()}});
+                "a " + open.dialogs.front().type + " dialog is open on the page: " + std::string(tool) + " waits for its answer",
+                "Answer it first with browser_handle_dialog (accept true or false).", json{{"dialogs", open.dialogs.size()}});
 }
 
 /// Store text as an artifact, redacted of the session's secrets first.
