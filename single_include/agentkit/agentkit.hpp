@@ -6243,12 +6243,13 @@ struct tab_info {
     bool active = false;  ///< it is the selected tab
 };
 
-/// A finished (or refused) download.
+/// A download: finished, refused, or (browser::downloads(true)) under way.
 struct download_record {
+    std::string id;     ///< the browser's id of it (unique in the session)
     std::string url;    ///< what was downloaded
     std::string suggested_name;  ///< the file name the page suggested
     std::string path;   ///< where it was saved (empty when refused or failed)
-    std::string state;  ///< completed, refused, canceled
+    std::string state;  ///< completed, refused, canceled, failed: <why>, or "in progress"
     std::string rule;   ///< the rule that refused it
 };
 
@@ -11576,8 +11577,9 @@ public:
     /// not started).
     [[nodiscard]] std::optional<socket_gate_stats> websocket_gate_stats();
 
-    /// Every download of this browser session.
-    [[nodiscard]] std::vector<download_record> downloads();
+    /// Every download of this browser session that has ended (the newest 100); with
+    /// `in_progress`, those still under way after them (state "in progress").
+    [[nodiscard]] std::vector<download_record> downloads(bool in_progress = false);
     /// Wait until at least `count` downloads of this session have ended (completed, canceled,
     /// refused or failed; the newest 100 are kept), or `timeout` passed, or the browser is gone;
     /// then downloads(). Other calls on this browser wait meanwhile (it holds the operation lock).
@@ -11716,6 +11718,13 @@ public:
 
     /// Drag the element `from_ref` onto `to_ref` with the mouse.
     result<action_result> drag(std::string_view from_ref, std::string_view to_ref);
+
+    /// Drop files and data (MIME type → text) onto the element `ref`, as if dragged in from
+    /// outside the page: dragenter, dragover and drop at its visible point. The files follow
+    /// upload()'s rule (the policy's uploads_dir and upload_roots); errc::args_invalid when
+    /// there is nothing to drop.
+    result<action_result> drop(std::string_view ref, const std::vector<std::string>& files,
+                               const std::map<std::string, std::string>& data);
 
     /// Type `typed` into the element `ref` (secret placeholders substituted, see browser_policy::substitute).
     result<action_result> type(std::string_view ref, std::string_view typed, type_options o = {});
@@ -11893,6 +11902,7 @@ private:
         std::deque<std::pair<std::uint64_t, blocked_request>> blocked;   // (seq, record), bounded
         std::deque<std::pair<std::uint64_t, download_record>> downloads;  // (seq, record), bounded
         std::map<std::string, download_record> pending_downloads;         // guid → record
+        std::uint64_t downloads_begun = 0;  // every download the browser began (refused ones too)
         bool recording = false;
         std::string recording_session;
         std::deque<std::pair<double, std::string>> frames;  // (timestamp, base64 jpeg)
@@ -12770,6 +12780,8 @@ AGENTKIT_DECL auto browser::on_browser_event(engine& e, const cdp::event& ev) ->
         d.suggested_name = sanitize_filename(detail::jstr(p, "suggestedFilename"));
         std::lock_guard lock(e.mu);
         const std::string guid = detail::jstr(p, "guid");
+        d.id = guid;
+        ++e.downloads_begun;
         if (opt_.policy.downloads_dir.empty()) {
             d.state = "refused";
             d.rule = "downloads: no downloads directory is configured";
@@ -13656,11 +13668,13 @@ AGENTKIT_DECL auto browser::navigate_locked(const std::string& url) -> result<ac
         if (looping || stopped) (void)call(t->session, "Page.navigate", json{{"url", "about:blank"}}, opt_.navigation_timeout);
         release_flood_stops(t);
         const auto start = clock::now();
+        std::uint64_t downloads_before = 0;
         {
             // the page being left may flood dialogs until the new one commits: they are answered,
             // never stopped by a terminate that would cut its unload short
             std::lock_guard lock(eng_->mu);
             t->leaving = true;
+            downloads_before = eng_->downloads_begun;
         }
         auto n = call(t->session, "Page.navigate", json{{"url", url}}, opt_.navigation_timeout);
         {
@@ -13682,6 +13696,14 @@ AGENTKIT_DECL auto browser::navigate_locked(const std::string& url) -> result<ac
             if (b)
                 return fail(policy_error(policy_violation{b->rule, b->url},
                                          b->url == url ? std::string("navigation") : "navigation to " + url + " redirected; the request"));
+        }
+        // a URL that answers with a download (Content-Disposition: attachment) aborts the
+        // navigation: the page stays, and the download is the result
+        if (err == "net::ERR_ABORTED") {
+            bool began = false;  // (read under the engine's lock, in the wait)
+            (void)wait_until([&] { return (began = eng_->downloads_begun > downloads_before) || t->closed || t->crashed; },
+                             std::chrono::seconds(2));
+            if (began) return {};
         }
         if (!err.empty())
             return fail(errc::navigation_failed, "navigation to " + url + " failed: " + err,
@@ -15691,6 +15713,31 @@ AGENTKIT_DECL auto browser::drag(std::string_view from_ref, std::string_view to_
     });
 }
 
+AGENTKIT_DECL auto browser::drop(std::string_view ref, const std::vector<std::string>& files,
+                                  const std::map<std::string, std::string>& data) -> result<action_result> {
+    if (files.empty() && data.empty())
+        return fail(errc::args_invalid, "nothing to drop", "Pass the files' paths, data (MIME type to text), or both.");
+    return act("drop onto " + std::string(ref), [&](const tab_ptr&) -> result<void> {
+        json drag{{"items", json::array()}, {"dragOperationsMask", 1 | 2 | 16}};  // copy, link, move
+        for (const auto& [mime, text] : data) drag["items"].push_back(json{{"mimeType", mime}, {"data", text}});
+        if (!files.empty()) {
+            auto paths = upload_paths(files);
+            if (!paths) return fail(paths.error());
+            drag["files"] = std::move(*paths);
+        }
+        auto h = resolve(ref);
+        if (!h) return fail(h.error());
+        auto p = visible_point(*h, true);
+        if (!p) return fail(p.error());
+        to_front(h->tab);
+        for (const char* type : {"dragEnter", "dragOver", "drop"}) {
+            auto r = call(h->tab->session, "Input.dispatchDragEvent", json{{"type", type}, {"x", p->first}, {"y", p->second}, {"data", drag}});
+            if (!r) return fail(r.error());
+        }
+        return {};
+    });
+}
+
 AGENTKIT_DECL auto browser::mouse_drag(const tab_ptr& t, std::pair<double, double> pa,
                                 const std::function<result<std::pair<double, double>>()>& end) -> result<void> {
     // HTML5 drag and drop is intercepted and replayed as drag events; plain mouse drags work as is.
@@ -17461,12 +17508,17 @@ AGENTKIT_DECL auto browser::mark_screenshot(const tab_ptr& t, screenshot_result&
 
 namespace agentkit::browser {
 
-AGENTKIT_DECL auto browser::downloads() -> std::vector<download_record> {
+AGENTKIT_DECL auto browser::downloads(bool in_progress) -> std::vector<download_record> {
     std::lock_guard op(op_mu_);
     std::vector<download_record> out;
     if (!eng_) return out;
     std::lock_guard lock(eng_->mu);
     for (const auto& [seq, d] : eng_->downloads) out.push_back(d);
+    if (in_progress)
+        for (const auto& [guid, d] : eng_->pending_downloads) {
+            out.push_back(d);
+            out.back().state = "in progress";
+        }
     return out;
 }
 
@@ -19753,6 +19805,8 @@ agentkit's switches for what is off by default:
   --uploads-dir DIR          allow browser_file_upload of files inside DIR (else uploads are off)
   --allow-uploads            allow browser_file_upload of files inside the MCP client's roots (the
                              working directory when it names none), as Playwright MCP does
+  --allow-downloads          allow downloads, saved in the output directory (--output-dir; else
+                             .playwright-mcp in the working directory), as Playwright MCP does
   --websockets MODE          how WebSockets meet the origin lists: auto (the default: through
                              agentkit's SOCKS5 gate, in the browser's network stack, when the
                              browser is local), proxy (always through the gate) or script (only
@@ -20171,6 +20225,7 @@ private:
 #include <functional>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -20297,6 +20352,8 @@ struct tool_state {
         std::chrono::steady_clock::time_point started{};  ///< when its first line was written
         std::size_t seen = 0;   ///< the tab's messages seen so far (its dropped ones included)
     } pw_console;  ///< the current tab's console log file (Playwright's layout)
+    /// Playwright's layout: the downloads whose start, and whose end, `### Events` has said (ids).
+    std::set<std::string> pw_downloads_begun, pw_downloads_ended;
 
     /// The state of tools on browser `br` with artifact store `st`.
     tool_state(browser& br, bounded_artifacts& st, tools_options o = {}) : b(br), store(st), options(std::move(o)) {}
@@ -20351,6 +20408,7 @@ inline constexpr version_info version{
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <initializer_list>
 #include <optional>
@@ -20358,6 +20416,7 @@ inline constexpr version_info version{
 #include <set>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -20391,6 +20450,9 @@ struct server_config {
     std::optional<std::chrono::milliseconds> settle;
     std::optional<std::size_t> max_downloads;  ///< --max-downloads, applied after --policy/--config (the flag wins)
     bool ignore_https_errors = false;  ///< --ignore-https-errors (launched browsers only)
+    /// --allow-downloads: downloads saved in the output directory, as Playwright MCP saves them
+    /// (unless --downloads-dir or the policy names another directory).
+    bool allow_downloads = false;
     ///@{
     /// --no-sandbox / --sandbox (chromiumSandbox false / true).
     bool no_sandbox = false, sandbox = false;
@@ -21070,6 +21132,8 @@ inline result<command_line_outcome> parse_command_line(int argc, const char* con
             c.browser.allow_evaluate = true;
         } else if (a == "--allow-uploads") {
             c.tools.uploads_from_workspace = true;
+        } else if (a == "--allow-downloads") {
+            c.allow_downloads = true;
         } else if (a == "--inline-screenshots") {
             c.tools.inline_screenshots = true;
         } else if (a == "--quiet") {
@@ -21195,6 +21259,11 @@ inline result<command_line_outcome> parse_command_line(int argc, const char* con
 inline result<void> finish_config(server_config& c) {
     using namespace config_detail;
     if (c.tools.output_dir.empty()) c.tools.output_dir = c.store.dir;  // Playwright's layout writes its files there too
+    if (c.allow_downloads && c.browser.policy.downloads_dir.empty()) {
+        std::error_code ec;
+        const std::filesystem::path ws = c.tools.workspace.empty() ? std::filesystem::current_path(ec) : std::filesystem::path(c.tools.workspace);
+        c.browser.policy.downloads_dir = (c.tools.output_dir.empty() ? ws / ".playwright-mcp" : std::filesystem::path(c.tools.output_dir)).string();
+    }
     if (c.tools.output == output_mode::playwright && !c.image_responses_given) c.tools.inline_screenshots = true;
     c.browser.min_settle = c.settle ? *c.settle : c.tools.output == output_mode::playwright ? std::chrono::milliseconds(500) : std::chrono::milliseconds(0);
     if (c.sandbox && c.no_sandbox) {
@@ -26028,7 +26097,7 @@ static_assert(message_aware_masker<router<>>);
 // tools.hpp registers them in browser_tools().
 
 // ---- begin <agentkit/browser/tools/actions.hpp> ----
-// agentkit/browser/tools/actions.hpp — browser tools: actions on elements: click, type, hover, drag, select, fill a form, press, upload, dialogs.
+// agentkit/browser/tools/actions.hpp — browser tools: actions on elements: click, type, hover, drag, drop, select, fill a form, press, upload, dialogs.
 // Part of browser/tools.hpp (include that): each tool, its argument struct and a factory;
 // tools.hpp registers them in browser_tools().
 
@@ -26748,6 +26817,26 @@ struct pw_page_view {
     std::string filename;          ///< the snapshot to this file the model named (browser_snapshot)
 };
 
+/// The downloads that began or ended since the last result, as Playwright's `### Events` says
+/// them: "- Downloading file x.txt ...", then "- Downloaded file x.txt to "<path>"" (a download
+/// refused or cut short says so, with the rule).
+inline std::vector<std::string> pw_download_events(tool_state& st) {
+    std::vector<std::string> lines;
+    const auto all = st.b.downloads(true);
+    std::lock_guard lock(st.mu);
+    for (const auto& d : all) {
+        if (d.id.empty()) continue;
+        if (d.state != "refused" && st.pw_downloads_begun.insert(d.id).second)
+            lines.push_back("- Downloading file " + d.suggested_name + " ...");
+        if (d.state == "in progress" || !st.pw_downloads_ended.insert(d.id).second) continue;
+        if (d.state == "completed")
+            lines.push_back("- Downloaded file " + d.suggested_name + " to \"" + pw_printable(st, d.path) + "\"");
+        else
+            lines.push_back("- Download of " + d.suggested_name + " " + d.state + (d.rule.empty() ? std::string() : " (policy " + d.rule + ")"));
+    }
+    return lines;
+}
+
 inline result<tool_output> pw_finish(tool_state& st, pw::response resp, pw_page_view v) {
     resp.language = st.options.codegen;
     v.aria.test_id_attribute = st.options.test_id_attribute;
@@ -26802,6 +26891,7 @@ inline result<tool_output> pw_finish(tool_state& st, pw::response resp, pw_page_
         }
         if (auto ev = pw_console_events(st, v.new_document); !ev.empty()) resp.events.push_back(std::move(ev));
     }
+    for (auto& line : pw_download_events(st)) resp.events.push_back(std::move(line));
     return tool_output::text(resp.text());
 }
 
@@ -26835,6 +26925,10 @@ inline result<tool_output> pw_action(tool_state& st, result<action_result> r, st
 
 }  // namespace agentkit::browser::detail
 // ---- end <agentkit/browser/tools/playwright.hpp> ----
+
+#include <map>
+#include <string>
+#include <vector>
 
 namespace agentkit::browser {
 
@@ -26938,6 +27032,19 @@ struct press_args {
     std::string key;  ///< key or chord, e.g. Enter, ArrowDown, Control+a
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(press_args, key, "e.g. Enter, Control+a", min_length(1)));
+    }
+};
+
+/// Arguments of browser_drop.
+struct drop_args {
+    std::optional<std::string> ref;      ///< the element to drop onto
+    std::optional<std::string> target;   ///< same as ref
+    std::optional<std::string> element;  ///< its description (ignored)
+    std::optional<std::vector<std::string>> paths;            ///< absolute paths of files to drop
+    std::optional<std::map<std::string, std::string>> data;   ///< MIME type → text to drop
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_BROWSER_ELEMENT_FIELDS(drop_args), AGENTKIT_FIELD(drop_args, paths, "Absolute paths of files"),
+                      AGENTKIT_FIELD(drop_args, data, "MIME type to text, e.g. {\"text/plain\": \"hi\"}"));
     }
 };
 
@@ -27185,6 +27292,48 @@ auto press_tool(State& st) {
             return detail::pw_action(*s, s->b.press(a.key),
                                      {"// Press " + a.key, pw::statement("keyboard." + pw::call("press", pw::quote(a.key, lang), lang), lang)},
                                      a.key == "Enter");
+        },
+        action_traits);
+}
+
+/// Make the browser_drop tool: drop files or MIME-typed data onto an element, as if dragged in
+/// from outside the page (files as browser_file_upload takes them).
+template <class State>
+auto drop_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_drop">(
+        st,
+        "Drop files or data onto an element, as if dragged in from outside the page.",
+        [s](const drop_args& a, tool_context& ctx) -> result<tool_output> {
+            const std::vector<std::string> paths = a.paths.value_or(std::vector<std::string>{});
+            const std::map<std::string, std::string> data = a.data.value_or(std::map<std::string, std::string>{});
+            if (paths.empty() && data.empty())
+                return detail::pw_reported(*s, error{errc::args_invalid, "At least one of \"paths\" or \"data\" must be provided.",
+                                                     "Pass the files' paths, data (MIME type to text), or both."});
+            auto el = detail::element_of(a.ref, a.target, "element");
+            if (!el) return fail(el.error());
+            if (s->options.uploads_from_workspace && !paths.empty()) {
+                auto roots = detail::upload_roots(*s, ctx);
+                if (!roots) return fail(roots.error());
+                s->b.set_upload_roots(std::move(*roots));
+            }
+            if (!detail::pw_mode(*s)) return detail::text_of(s->b.drop(*el, paths, data));
+            auto loc = s->b.aria_locator(*el);
+            if (!loc) return fail(loc.error());
+            const auto lang = s->options.codegen;
+            // Playwright's code: locator.drop({ files, data })
+            std::string payload;
+            if (!paths.empty()) {
+                std::string list;
+                for (const auto& p : paths) list += (list.empty() ? "" : ", ") + pw::quote(p, lang);
+                payload += "files: " + (paths.size() == 1 ? list : "[" + list + "]");
+            }
+            if (!data.empty()) {
+                std::string fields;
+                for (const auto& [mime, text] : data) fields += (fields.empty() ? "" : ", ") + pw::quote(mime, lang) + ": " + pw::quote(text, lang);
+                payload += (payload.empty() ? "" : ", ") + std::string("data: { ") + fields + " }";
+            }
+            return detail::pw_action(*s, s->b.drop(*el, paths, data), {pw::element_action(*loc, "drop", "{ " + payload + " }", lang)}, true);
         },
         action_traits);
 }
@@ -28922,7 +29071,7 @@ auto make_browser_menu(menu_options options = {}) {
                          tool_ref<"browser_navigate">, tool_ref<"browser_artifact">)
             .describe("Search the web and read what it finds: search, batch read, extract")
             .when("Looking things up, finding sources, comparing several pages"),
-        mode<"devtools">(tool_ref<"browser_drag">, tool_ref<"browser_file_upload">, tool_ref<"browser_handle_dialog">,
+        mode<"devtools">(tool_ref<"browser_drag">, tool_ref<"browser_drop">, tool_ref<"browser_file_upload">, tool_ref<"browser_handle_dialog">,
                          tool_ref<"browser_evaluate">, tool_ref<"browser_console_messages">,
                          tool_ref<"browser_network_requests">, tool_ref<"browser_network_request">, tool_ref<"browser_tabs">,
                          tool_ref<"browser_resize">,
@@ -31036,7 +31185,7 @@ auto browser_tools(State& st) {
                    click_xy_tool(st),   move_xy_tool(st),    drag_xy_tool(st),    mouse_down_tool(st),
                    mouse_up_tool(st),   wheel_tool(st),      web_search_tool(st), find_tool(st),
                    verify_element_tool(st), verify_text_tool(st), verify_list_tool(st), verify_value_tool(st),
-                   generate_locator_tool(st), network_request_tool(st)};
+                   generate_locator_tool(st), network_request_tool(st), drop_tool(st)};
 }
 
 }  // namespace agentkit::browser

@@ -2428,3 +2428,62 @@ for (const id of ['f', 'g']) document.getElementById(id).addEventListener('chang
     std::error_code ec;
     fs::remove_all(base, ec);
 }
+
+// browser_drop: files and MIME-typed data dropped onto an element reach its drop handler as a
+// drag from outside the page would bring them; files follow the upload rule.
+TEST(PolicyE2E, DroppedFilesAndDataReachThePagesDropHandlerAndFilesFollowTheUploadRule) {
+    namespace fs = std::filesystem;
+    const fs::path base = fs::temp_directory_path() / ("agentkit_drop_" + std::to_string(::getpid()));
+    const fs::path dir = base / "uploads";
+    fs::create_directories(dir);
+    std::ofstream(dir / "notes.md") << "# notes";
+    std::ofstream(base / "outside.txt") << "outside";
+    auto o = fast_options();
+    o.policy.uploads_dir = dir.string();
+    o.allow_evaluate = true;
+    tools_fixture f{o};
+    // a list that takes links dropped on it (text/uri-list), and an attachment area for files
+    f.a.route("/", http_response::html(page("Drop", R"html(<section id=links aria-label="Links"><ul><li>none yet</li></ul></section>
+<div id=files role=region aria-label="Attachments" style="width:200px;height:100px;border:1px solid">drop files</div>
+<p id=out></p>
+<script>
+for (const id of ['links', 'files']) {
+  const el = document.getElementById(id);
+  el.addEventListener('dragover', e => e.preventDefault());
+  el.addEventListener('drop', async e => {
+    e.preventDefault();
+    const names = [];
+    for (const file of e.dataTransfer.files) names.push(file.name + '=' + (await file.text()));
+    document.getElementById('out').textContent = id + ' got [' + names.join(';') + '] uri ' +
+      (e.dataTransfer.getData('text/uri-list') || '-') + ' text ' + (e.dataTransfer.getData('text/plain') || '-');
+  });
+}
+</script>)html")));
+    auto nav = f.call("browser_navigate", json{{"url", f.a.url("/")}});
+    ASSERT_TRUE(nav.has_value()) << text_of(nav);
+    const std::string t = text_of(nav);
+    const std::string links = ref_on(t, "region \"Links\""), files = ref_on(t, "region \"Attachments\"");
+    ASSERT_FALSE(links.empty() || files.empty()) << t;
+
+    auto nothing = f.call("browser_drop", json{{"ref", files}});
+    ASSERT_FALSE(nothing.has_value());
+    EXPECT_TRUE(nothing.error().is(ak::errc::args_invalid)) << nothing.error().to_text();
+
+    auto link = f.call("browser_drop", json{{"ref", links}, {"data", {{"text/uri-list", "https://example.com/a"}, {"text/plain", "a link"}}}});
+    ASSERT_TRUE(link.has_value()) << text_of(link);
+    ASSERT_TRUE(f.call("browser_wait_for", json{{"text", "links got [] uri https://example.com/a text a link"}}).has_value())
+        << text_of(f.call("browser_snapshot", json::object()));
+
+    auto file = f.call("browser_drop", json{{"ref", files}, {"paths", {(dir / "notes.md").string()}}});
+    ASSERT_TRUE(file.has_value()) << text_of(file);
+    ASSERT_TRUE(f.call("browser_wait_for", json{{"text", "files got [notes.md=# notes] uri - text -"}}).has_value())
+        << text_of(f.call("browser_snapshot", json::object()));
+
+    // a file outside the uploads directory is refused before anything reaches the page
+    auto outside = f.call("browser_drop", json{{"ref", files}, {"paths", {(base / "outside.txt").string()}}});
+    ASSERT_FALSE(outside.has_value());
+    EXPECT_TRUE(outside.error().is(ak::errc::policy_blocked)) << outside.error().to_text();
+    EXPECT_NE(text_of(f.call("browser_snapshot", json::object())).find("files got [notes.md=# notes]"), std::string::npos);
+    std::error_code ec;
+    fs::remove_all(base, ec);
+}

@@ -27,7 +27,21 @@ const esc = (s) => String(s).replace(/[<&"]/g, (c) => ({ "<": "&lt;", "&": "&amp
 before(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), "agentkit-pw-options-"));
   site = http.createServer((req, res) => {
+    if (req.url === "/report.csv") {  // an attachment: a navigation to it downloads it
+      res.writeHead(200, { "content-type": "text/csv", "content-disposition": "attachment; filename=report.csv" });
+      res.end("a,b\n1,2\n");
+      return;
+    }
+    if (req.url === "/notes") {
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.end("some notes");
+      return;
+    }
     res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+    if (req.url === "/downloads") {
+      res.end(`<!doctype html><title>Downloads</title><a href="/notes" download="notes.txt">Get notes</a>`);
+      return;
+    }
     if (req.url === "/upload") {
       res.end(`<!doctype html><title>Upload</title><input type=file id=f style="display:none">
         <button onclick="document.getElementById('f').click()">Attach</button><button>Other</button><p id=out>none</p>
@@ -407,5 +421,48 @@ test("--output-mode playwright --allow-uploads: a file chooser is a modal state,
     assert.match(snap, /chosen: inside\.txt/, snap);
   } finally {
     await client.close();
+  }
+});
+
+test("--allow-downloads: a download's start and end are events, the file in the output directory; without it, refused", async () => {
+  const out = fs.mkdtempSync(path.join(tmp, "out-"));
+  const { client } = await connect(["--headless", "--quiet", "--output-mode", "playwright", "--allow-downloads", "--output-dir", out]);
+  const ok = async (name, args = {}) => {
+    const r = await client.callTool({ name, arguments: args });
+    assert.notEqual(r.isError, true, `${name}: ${textOf(r)}`);
+    return textOf(r);
+  };
+  try {
+    await ok("browser_navigate", { url: url("/downloads") });
+    const ref = (await ok("browser_snapshot")).match(/link "Get notes" \[ref=(e\d+)\]/)?.[1];
+    assert.ok(ref);
+    // the events of one result and the next ones, until the download has ended
+    let events = await ok("browser_click", { element: "Get notes", ref });
+    for (let i = 0; i < 50 && !/Downloaded file notes\.txt/.test(events); ++i) events += "\n" + (await ok("browser_snapshot"));
+    const saved = path.join(out, "notes.txt");
+    assert.match(events, new RegExp(`- Downloading file notes\\.txt \\.\\.\\.\\n- Downloaded file notes\\.txt to "[^"]*notes\\.txt"`), events);
+    assert.equal(fs.readFileSync(saved, "utf8"), "some notes");
+    // each is said once
+    assert.doesNotMatch(await ok("browser_snapshot"), /Download(ing|ed) file/);
+    // a URL that answers with an attachment: not a failed navigation, the page stays
+    let nav = await ok("browser_navigate", { url: url("/report.csv") });
+    for (let i = 0; i < 50 && !/Downloaded file report\.csv/.test(nav); ++i) nav += "\n" + (await ok("browser_snapshot"));
+    assert.match(nav, /- Downloaded file report\.csv to/, nav);
+    assert.equal(fs.readFileSync(path.join(out, "report.csv"), "utf8"), "a,b\n1,2\n");
+    assert.match(await ok("browser_snapshot"), /Page URL: .*\/downloads/);
+  } finally {
+    await client.close();
+  }
+  // downloads are off unless enabled: the result says it was refused, and nothing is written
+  const off = await connect(["--headless", "--quiet", "--output-mode", "playwright", "--output-dir", out]);
+  try {
+    const r = await off.client.callTool({ name: "browser_navigate", arguments: { url: url("/report.csv") } });
+    let text = textOf(r);
+    for (let i = 0; i < 20 && !/Download of report\.csv/.test(text); ++i)
+      text += "\n" + textOf(await off.client.callTool({ name: "browser_snapshot", arguments: {} }));
+    assert.match(text, /- Download of report\.csv refused \(policy downloads: no downloads directory is configured\)/, text);
+    assert.doesNotMatch(text, /Downloading file/);
+  } finally {
+    await off.client.close();
   }
 });

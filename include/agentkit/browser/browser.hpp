@@ -136,8 +136,9 @@ public:
     /// not started).
     [[nodiscard]] std::optional<socket_gate_stats> websocket_gate_stats();
 
-    /// Every download of this browser session.
-    [[nodiscard]] std::vector<download_record> downloads();
+    /// Every download of this browser session that has ended (the newest 100); with
+    /// `in_progress`, those still under way after them (state "in progress").
+    [[nodiscard]] std::vector<download_record> downloads(bool in_progress = false);
     /// Wait until at least `count` downloads of this session have ended (completed, canceled,
     /// refused or failed; the newest 100 are kept), or `timeout` passed, or the browser is gone;
     /// then downloads(). Other calls on this browser wait meanwhile (it holds the operation lock).
@@ -276,6 +277,13 @@ public:
 
     /// Drag the element `from_ref` onto `to_ref` with the mouse.
     result<action_result> drag(std::string_view from_ref, std::string_view to_ref);
+
+    /// Drop files and data (MIME type → text) onto the element `ref`, as if dragged in from
+    /// outside the page: dragenter, dragover and drop at its visible point. The files follow
+    /// upload()'s rule (the policy's uploads_dir and upload_roots); errc::args_invalid when
+    /// there is nothing to drop.
+    result<action_result> drop(std::string_view ref, const std::vector<std::string>& files,
+                               const std::map<std::string, std::string>& data);
 
     /// Type `typed` into the element `ref` (secret placeholders substituted, see browser_policy::substitute).
     result<action_result> type(std::string_view ref, std::string_view typed, type_options o = {});
@@ -453,6 +461,7 @@ private:
         std::deque<std::pair<std::uint64_t, blocked_request>> blocked;   // (seq, record), bounded
         std::deque<std::pair<std::uint64_t, download_record>> downloads;  // (seq, record), bounded
         std::map<std::string, download_record> pending_downloads;         // guid → record
+        std::uint64_t downloads_begun = 0;  // every download the browser began (refused ones too)
         bool recording = false;
         std::string recording_session;
         std::deque<std::pair<double, std::string>> frames;  // (timestamp, base64 jpeg)

@@ -26,6 +26,7 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <initializer_list>
 #include <optional>
@@ -33,6 +34,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -66,6 +68,9 @@ struct server_config {
     std::optional<std::chrono::milliseconds> settle;
     std::optional<std::size_t> max_downloads;  ///< --max-downloads, applied after --policy/--config (the flag wins)
     bool ignore_https_errors = false;  ///< --ignore-https-errors (launched browsers only)
+    /// --allow-downloads: downloads saved in the output directory, as Playwright MCP saves them
+    /// (unless --downloads-dir or the policy names another directory).
+    bool allow_downloads = false;
     ///@{
     /// --no-sandbox / --sandbox (chromiumSandbox false / true).
     bool no_sandbox = false, sandbox = false;
@@ -745,6 +750,8 @@ inline result<command_line_outcome> parse_command_line(int argc, const char* con
             c.browser.allow_evaluate = true;
         } else if (a == "--allow-uploads") {
             c.tools.uploads_from_workspace = true;
+        } else if (a == "--allow-downloads") {
+            c.allow_downloads = true;
         } else if (a == "--inline-screenshots") {
             c.tools.inline_screenshots = true;
         } else if (a == "--quiet") {
@@ -870,6 +877,11 @@ inline result<command_line_outcome> parse_command_line(int argc, const char* con
 inline result<void> finish_config(server_config& c) {
     using namespace config_detail;
     if (c.tools.output_dir.empty()) c.tools.output_dir = c.store.dir;  // Playwright's layout writes its files there too
+    if (c.allow_downloads && c.browser.policy.downloads_dir.empty()) {
+        std::error_code ec;
+        const std::filesystem::path ws = c.tools.workspace.empty() ? std::filesystem::current_path(ec) : std::filesystem::path(c.tools.workspace);
+        c.browser.policy.downloads_dir = (c.tools.output_dir.empty() ? ws / ".playwright-mcp" : std::filesystem::path(c.tools.output_dir)).string();
+    }
     if (c.tools.output == output_mode::playwright && !c.image_responses_given) c.tools.inline_screenshots = true;
     c.browser.min_settle = c.settle ? *c.settle : c.tools.output == output_mode::playwright ? std::chrono::milliseconds(500) : std::chrono::milliseconds(0);
     if (c.sandbox && c.no_sandbox) {

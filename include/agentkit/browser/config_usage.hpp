@@ -101,6 +101,8 @@ agentkit's switches for what is off by default:
   --uploads-dir DIR          allow browser_file_upload of files inside DIR (else uploads are off)
   --allow-uploads            allow browser_file_upload of files inside the MCP client's roots (the
                              working directory when it names none), as Playwright MCP does
+  --allow-downloads          allow downloads, saved in the output directory (--output-dir; else
+                             .playwright-mcp in the working directory), as Playwright MCP does
   --websockets MODE          how WebSockets meet the origin lists: auto (the default: through
                              agentkit's SOCKS5 gate, in the browser's network stack, when the
                              browser is local), proxy (always through the gate) or script (only

@@ -117,7 +117,7 @@ auto make_browser_menu(menu_options options = {}) {
                          tool_ref<"browser_navigate">, tool_ref<"browser_artifact">)
             .describe("Search the web and read what it finds: search, batch read, extract")
             .when("Looking things up, finding sources, comparing several pages"),
-        mode<"devtools">(tool_ref<"browser_drag">, tool_ref<"browser_file_upload">, tool_ref<"browser_handle_dialog">,
+        mode<"devtools">(tool_ref<"browser_drag">, tool_ref<"browser_drop">, tool_ref<"browser_file_upload">, tool_ref<"browser_handle_dialog">,
                          tool_ref<"browser_evaluate">, tool_ref<"browser_console_messages">,
                          tool_ref<"browser_network_requests">, tool_ref<"browser_network_request">, tool_ref<"browser_tabs">,
                          tool_ref<"browser_resize">,

@@ -54,7 +54,7 @@ auto browser_tools(State& st) {
                    click_xy_tool(st),   move_xy_tool(st),    drag_xy_tool(st),    mouse_down_tool(st),
                    mouse_up_tool(st),   wheel_tool(st),      web_search_tool(st), find_tool(st),
                    verify_element_tool(st), verify_text_tool(st), verify_list_tool(st), verify_value_tool(st),
-                   generate_locator_tool(st), network_request_tool(st)};
+                   generate_locator_tool(st), network_request_tool(st), drop_tool(st)};
 }
 
 }  // namespace agentkit::browser

@@ -39,6 +39,31 @@ AGENTKIT_DECL auto browser::drag(std::string_view from_ref, std::string_view to_
     });
 }
 
+AGENTKIT_DECL auto browser::drop(std::string_view ref, const std::vector<std::string>& files,
+                                  const std::map<std::string, std::string>& data) -> result<action_result> {
+    if (files.empty() && data.empty())
+        return fail(errc::args_invalid, "nothing to drop", "Pass the files' paths, data (MIME type to text), or both.");
+    return act("drop onto " + std::string(ref), [&](const tab_ptr&) -> result<void> {
+        json drag{{"items", json::array()}, {"dragOperationsMask", 1 | 2 | 16}};  // copy, link, move
+        for (const auto& [mime, text] : data) drag["items"].push_back(json{{"mimeType", mime}, {"data", text}});
+        if (!files.empty()) {
+            auto paths = upload_paths(files);
+            if (!paths) return fail(paths.error());
+            drag["files"] = std::move(*paths);
+        }
+        auto h = resolve(ref);
+        if (!h) return fail(h.error());
+        auto p = visible_point(*h, true);
+        if (!p) return fail(p.error());
+        to_front(h->tab);
+        for (const char* type : {"dragEnter", "dragOver", "drop"}) {
+            auto r = call(h->tab->session, "Input.dispatchDragEvent", json{{"type", type}, {"x", p->first}, {"y", p->second}, {"data", drag}});
+            if (!r) return fail(r.error());
+        }
+        return {};
+    });
+}
+
 AGENTKIT_DECL auto browser::mouse_drag(const tab_ptr& t, std::pair<double, double> pa,
                                 const std::function<result<std::pair<double, double>>()>& end) -> result<void> {
     // HTML5 drag and drop is intercepted and replayed as drag events; plain mouse drags work as is.

@@ -6,12 +6,17 @@
 
 namespace agentkit::browser {
 
-AGENTKIT_DECL auto browser::downloads() -> std::vector<download_record> {
+AGENTKIT_DECL auto browser::downloads(bool in_progress) -> std::vector<download_record> {
     std::lock_guard op(op_mu_);
     std::vector<download_record> out;
     if (!eng_) return out;
     std::lock_guard lock(eng_->mu);
     for (const auto& [seq, d] : eng_->downloads) out.push_back(d);
+    if (in_progress)
+        for (const auto& [guid, d] : eng_->pending_downloads) {
+            out.push_back(d);
+            out.back().state = "in progress";
+        }
     return out;
 }
 

@@ -58,6 +58,8 @@ AGENTKIT_DECL auto browser::on_browser_event(engine& e, const cdp::event& ev) ->
         d.suggested_name = sanitize_filename(detail::jstr(p, "suggestedFilename"));
         std::lock_guard lock(e.mu);
         const std::string guid = detail::jstr(p, "guid");
+        d.id = guid;
+        ++e.downloads_begun;
         if (opt_.policy.downloads_dir.empty()) {
             d.state = "refused";
             d.rule = "downloads: no downloads directory is configured";

@@ -41,11 +41,13 @@ AGENTKIT_DECL auto browser::navigate_locked(const std::string& url) -> result<ac
         if (looping || stopped) (void)call(t->session, "Page.navigate", json{{"url", "about:blank"}}, opt_.navigation_timeout);
         release_flood_stops(t);
         const auto start = clock::now();
+        std::uint64_t downloads_before = 0;
         {
             // the page being left may flood dialogs until the new one commits: they are answered,
             // never stopped by a terminate that would cut its unload short
             std::lock_guard lock(eng_->mu);
             t->leaving = true;
+            downloads_before = eng_->downloads_begun;
         }
         auto n = call(t->session, "Page.navigate", json{{"url", url}}, opt_.navigation_timeout);
         {
@@ -67,6 +69,14 @@ AGENTKIT_DECL auto browser::navigate_locked(const std::string& url) -> result<ac
             if (b)
                 return fail(policy_error(policy_violation{b->rule, b->url},
                                          b->url == url ? std::string("navigation") : "navigation to " + url + " redirected; the request"));
+        }
+        // a URL that answers with a download (Content-Disposition: attachment) aborts the
+        // navigation: the page stays, and the download is the result
+        if (err == "net::ERR_ABORTED") {
+            bool began = false;  // (read under the engine's lock, in the wait)
+            (void)wait_until([&] { return (began = eng_->downloads_begun > downloads_before) || t->closed || t->crashed; },
+                             std::chrono::seconds(2));
+            if (began) return {};
         }
         if (!err.empty())
             return fail(errc::navigation_failed, "navigation to " + url + " failed: " + err,

@@ -1,10 +1,14 @@
-// agentkit/browser/tools/actions.hpp — browser tools: actions on elements: click, type, hover, drag, select, fill a form, press, upload, dialogs.
+// agentkit/browser/tools/actions.hpp — browser tools: actions on elements: click, type, hover, drag, drop, select, fill a form, press, upload, dialogs.
 // Part of browser/tools.hpp (include that): each tool, its argument struct and a factory;
 // tools.hpp registers them in browser_tools().
 #pragma once
 
 #include <agentkit/browser/tools/playwright.hpp>
 #include <agentkit/browser/tools/support.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
 
 namespace agentkit::browser {
 
@@ -108,6 +112,19 @@ struct press_args {
     std::string key;  ///< key or chord, e.g. Enter, ArrowDown, Control+a
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(press_args, key, "e.g. Enter, Control+a", min_length(1)));
+    }
+};
+
+/// Arguments of browser_drop.
+struct drop_args {
+    std::optional<std::string> ref;      ///< the element to drop onto
+    std::optional<std::string> target;   ///< same as ref
+    std::optional<std::string> element;  ///< its description (ignored)
+    std::optional<std::vector<std::string>> paths;            ///< absolute paths of files to drop
+    std::optional<std::map<std::string, std::string>> data;   ///< MIME type → text to drop
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_BROWSER_ELEMENT_FIELDS(drop_args), AGENTKIT_FIELD(drop_args, paths, "Absolute paths of files"),
+                      AGENTKIT_FIELD(drop_args, data, "MIME type to text, e.g. {\"text/plain\": \"hi\"}"));
     }
 };
 
@@ -355,6 +372,48 @@ auto press_tool(State& st) {
             return detail::pw_action(*s, s->b.press(a.key),
                                      {"// Press " + a.key, pw::statement("keyboard." + pw::call("press", pw::quote(a.key, lang), lang), lang)},
                                      a.key == "Enter");
+        },
+        action_traits);
+}
+
+/// Make the browser_drop tool: drop files or MIME-typed data onto an element, as if dragged in
+/// from outside the page (files as browser_file_upload takes them).
+template <class State>
+auto drop_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_drop">(
+        st,
+        "Drop files or data onto an element, as if dragged in from outside the page.",
+        [s](const drop_args& a, tool_context& ctx) -> result<tool_output> {
+            const std::vector<std::string> paths = a.paths.value_or(std::vector<std::string>{});
+            const std::map<std::string, std::string> data = a.data.value_or(std::map<std::string, std::string>{});
+            if (paths.empty() && data.empty())
+                return detail::pw_reported(*s, error{errc::args_invalid, "At least one of \"paths\" or \"data\" must be provided.",
+                                                     "Pass the files' paths, data (MIME type to text), or both."});
+            auto el = detail::element_of(a.ref, a.target, "element");
+            if (!el) return fail(el.error());
+            if (s->options.uploads_from_workspace && !paths.empty()) {
+                auto roots = detail::upload_roots(*s, ctx);
+                if (!roots) return fail(roots.error());
+                s->b.set_upload_roots(std::move(*roots));
+            }
+            if (!detail::pw_mode(*s)) return detail::text_of(s->b.drop(*el, paths, data));
+            auto loc = s->b.aria_locator(*el);
+            if (!loc) return fail(loc.error());
+            const auto lang = s->options.codegen;
+            // Playwright's code: locator.drop({ files, data })
+            std::string payload;
+            if (!paths.empty()) {
+                std::string list;
+                for (const auto& p : paths) list += (list.empty() ? "" : ", ") + pw::quote(p, lang);
+                payload += "files: " + (paths.size() == 1 ? list : "[" + list + "]");
+            }
+            if (!data.empty()) {
+                std::string fields;
+                for (const auto& [mime, text] : data) fields += (fields.empty() ? "" : ", ") + pw::quote(mime, lang) + ": " + pw::quote(text, lang);
+                payload += (payload.empty() ? "" : ", ") + std::string("data: { ") + fields + " }";
+            }
+            return detail::pw_action(*s, s->b.drop(*el, paths, data), {pw::element_action(*loc, "drop", "{ " + payload + " }", lang)}, true);
         },
         action_traits);
 }

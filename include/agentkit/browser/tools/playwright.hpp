@@ -188,6 +188,26 @@ struct pw_page_view {
     std::string filename;          ///< the snapshot to this file the model named (browser_snapshot)
 };
 
+/// The downloads that began or ended since the last result, as Playwright's `### Events` says
+/// them: "- Downloading file x.txt ...", then "- Downloaded file x.txt to "<path>"" (a download
+/// refused or cut short says so, with the rule).
+inline std::vector<std::string> pw_download_events(tool_state& st) {
+    std::vector<std::string> lines;
+    const auto all = st.b.downloads(true);
+    std::lock_guard lock(st.mu);
+    for (const auto& d : all) {
+        if (d.id.empty()) continue;
+        if (d.state != "refused" && st.pw_downloads_begun.insert(d.id).second)
+            lines.push_back("- Downloading file " + d.suggested_name + " ...");
+        if (d.state == "in progress" || !st.pw_downloads_ended.insert(d.id).second) continue;
+        if (d.state == "completed")
+            lines.push_back("- Downloaded file " + d.suggested_name + " to \"" + pw_printable(st, d.path) + "\"");
+        else
+            lines.push_back("- Download of " + d.suggested_name + " " + d.state + (d.rule.empty() ? std::string() : " (policy " + d.rule + ")"));
+    }
+    return lines;
+}
+
 inline result<tool_output> pw_finish(tool_state& st, pw::response resp, pw_page_view v) {
     resp.language = st.options.codegen;
     v.aria.test_id_attribute = st.options.test_id_attribute;
@@ -242,6 +262,7 @@ inline result<tool_output> pw_finish(tool_state& st, pw::response resp, pw_page_
         }
         if (auto ev = pw_console_events(st, v.new_document); !ev.empty()) resp.events.push_back(std::move(ev));
     }
+    for (auto& line : pw_download_events(st)) resp.events.push_back(std::move(line));
     return tool_output::text(resp.text());
 }
 
