@@ -6245,12 +6245,12 @@ struct tab_info {
 
 /// A download: finished, refused, or (browser::downloads(true)) under way.
 struct download_record {
-    std::string id;     ///< the browser's id of it (unique in the session)
     std::string url;    ///< what was downloaded
     std::string suggested_name;  ///< the file name the page suggested
     std::string path;   ///< where it was saved (empty when refused or failed)
     std::string state;  ///< completed, refused, canceled, failed: <why>, or "in progress"
     std::string rule;   ///< the rule that refused it
+    std::string id{};   ///< the browser's id of it (unique in the session; last, with an initializer, so positional initializers stay valid)
 };
 
 namespace detail {
@@ -7507,6 +7507,7 @@ struct tab_state {
     std::deque<console_message> console;
     std::deque<std::pair<std::string, network_entry>> network;  // (session|requestId, entry)
     std::size_t console_dropped = 0, network_dropped = 0;        // oldest entries dropped beyond capacity
+    std::size_t console_document = 0;  // console_dropped + console.size() when the current document began
     std::map<std::string, double> request_start;                 // session|requestId → timestamp
     std::vector<dialog_record> dialogs;  // not reported yet
     std::size_t dialogs_dropped = 0;     // beyond the per-action limit
@@ -9027,6 +9028,9 @@ struct click_options {
 struct type_options {
     bool submit = false;   ///< press Enter afterwards
     bool replace = true;   ///< replace the current value (false: insert at the caret)
+    /// Press a key per character (keydown, keypress, input, keyup each), as a person types,
+    /// for pages that act on key events; else the text is inserted at once.
+    bool slowly = false;
 };
 
 /// One form field for browser::fill().
@@ -11798,8 +11802,9 @@ public:
 
     /// Console messages of the current tab (oldest first); `clear` empties the buffer. The buffer
     /// keeps the newest browser_options::console_capacity; `dropped` (if given) receives how many
-    /// older ones were dropped since the tab opened or was last cleared.
-    result<std::vector<console_message>> console_messages(bool clear = false, std::size_t* dropped = nullptr);
+    /// older ones were dropped since the tab opened or was last cleared. `this_document`: only
+    /// those of the document the tab shows now (`dropped` then counts the earlier ones too).
+    result<std::vector<console_message>> console_messages(bool clear = false, std::size_t* dropped = nullptr, bool this_document = false);
 
     /// Network requests of the current tab (oldest first); `clear` empties the buffer. The buffer
     /// keeps the newest browser_options::network_capacity; `dropped` as for console_messages.
@@ -12177,6 +12182,10 @@ private:
     result<void> check_ref(std::string_view ref, bool checked);
 
     result<void> click_ref(std::string_view ref, const click_options& o);
+
+    // Type `text` a key per character (browser::type with type_options::slowly).
+
+    result<void> type_keys(const tab_ptr& t, std::string_view text);
 
     result<void> press_keys(const tab_ptr& t, std::string_view chord_text);
 
@@ -12958,6 +12967,7 @@ AGENTKIT_DECL auto browser::on_event(engine& e, const cdp::event& ev) -> void {
                 t->nav_committed = ++e.seq;
                 t->leaving = false;
                 t->chooser.reset();  // the document that opened it is gone
+                t->console_document = t->console_dropped + t->console.size();
                 if (detail::jstr(p, "type") == "BackForwardCacheRestore") t->lifecycle[rec.loader].insert("load");
             }
             refs_.frame_navigated(id, rec.loader);
@@ -16058,6 +16068,9 @@ AGENTKIT_DECL auto browser::type_ref(std::string_view ref, const std::string& te
         if (o.replace) (void)call_on(*h, detail::kSelectAllScript, json::array());
         if (text.empty() && o.replace) {
             if (auto k = press_keys(h->tab, "Delete"); !k) return k;
+        } else if (o.slowly) {
+            to_front(h->tab);
+            if (auto r = type_keys(h->tab, text); !r) return r;
         } else {
             to_front(h->tab);
             auto r = call(h->tab->session, "Input.insertText", json{{"text", std::string(text)}});
@@ -16154,6 +16167,39 @@ AGENTKIT_DECL auto browser::click_ref(std::string_view ref, const click_options&
     h->tab->mouse_y = p->second;
     h->tab->mouse_buttons = 0;
     return out;
+}
+
+AGENTKIT_DECL auto browser::type_keys(const tab_ptr& t, std::string_view text) -> result<void> {
+    for (std::size_t i = 0; i < text.size();) {
+        // one character (a UTF-8 sequence): its key down with its text, then up
+        std::size_t n = 1;
+        const auto lead = static_cast<unsigned char>(text[i]);
+        if (lead >= 0xF0) n = 4;
+        else if (lead >= 0xE0) n = 3;
+        else if (lead >= 0xC0) n = 2;
+        const std::string ch(text.substr(i, n));
+        i += n;
+        if (ch == "\n" || ch == "\r") {  // a new line is the Enter key
+            if (auto r = press_keys(t, "Enter"); !r) return r;
+            continue;
+        }
+        json down{{"type", "keyDown"}, {"key", ch}, {"text", ch}, {"unmodifiedText", ch}};
+        json up{{"type", "keyUp"}, {"key", ch}};
+        if (ch.size() == 1 && std::isalnum(static_cast<unsigned char>(ch[0]))) {
+            const char c = ch[0];
+            const bool digit = c >= '0' && c <= '9';
+            const int code = digit ? c : std::toupper(static_cast<unsigned char>(c));
+            const std::string key_code = digit ? std::string("Digit") + c : std::string("Key") + static_cast<char>(code);
+            for (json* e : {&down, &up}) {
+                (*e)["code"] = key_code;
+                (*e)["windowsVirtualKeyCode"] = code;
+                (*e)["nativeVirtualKeyCode"] = code;
+            }
+        }
+        if (auto r = call(t->session, "Input.dispatchKeyEvent", std::move(down)); !r) return fail(r.error());
+        if (auto r = call(t->session, "Input.dispatchKeyEvent", std::move(up)); !r) return fail(r.error());
+    }
+    return {};
 }
 
 AGENTKIT_DECL auto browser::press_keys(const tab_ptr& t, std::string_view chord_text) -> result<void> {
@@ -17034,9 +17080,15 @@ AGENTKIT_DECL auto browser::evaluate(std::string_view expression, std::string_vi
                       {"objectId", h->object_id}, {"returnByValue", false}, {"awaitPromise", true}, {"userGesture", true}});
     } else {
         session = (*t)->session;
-        // REPL mode: statements, top-level await, `let` declared again
+        // REPL mode: statements, top-level await, `let` declared again; an anonymous
+        // `function () {…}` is an expression there only in parentheses (a statement needs a name)
+        std::string source(expression);
+        const auto first = source.find_first_not_of(" \t\r\n");
+        if (first != std::string::npos && (source.compare(first, 9, "function ") == 0 || source.compare(first, 9, "function(") == 0 ||
+                                           source.compare(first, 15, "async function ") == 0 || source.compare(first, 15, "async function(") == 0))
+            source = "(" + source + ")";
         r = call(session, "Runtime.evaluate",
-                 json{{"expression", std::string(expression)}, {"returnByValue", false}, {"awaitPromise", true},
+                 json{{"expression", source}, {"returnByValue", false}, {"awaitPromise", true},
                       {"userGesture", true}, {"replMode", true}});
         if (ok(r) && detail::jstr(detail::jobj(*r, "result"), "type") == "function") {  // `() => value`: call it
             const std::string fn = detail::jstr(detail::jobj(*r, "result"), "objectId");
@@ -17143,13 +17195,16 @@ auto browser::on_current_tab(F&& f) -> result<std::invoke_result_t<F, detail::ta
     return f(**t);
 }
 
-AGENTKIT_DECL auto browser::console_messages(bool clear, std::size_t* dropped) -> result<std::vector<console_message>> {
+AGENTKIT_DECL auto browser::console_messages(bool clear, std::size_t* dropped, bool this_document) -> result<std::vector<console_message>> {
     return on_current_tab([&](detail::tab_state& t) {
-        std::vector<console_message> out(t.console.begin(), t.console.end());
-        if (dropped) *dropped = t.console_dropped;
+        std::size_t from = 0;  // the first message of the current document, when only those are asked for
+        if (this_document && t.console_document > t.console_dropped) from = std::min(t.console_document - t.console_dropped, t.console.size());
+        std::vector<console_message> out(t.console.begin() + static_cast<std::ptrdiff_t>(from), t.console.end());
+        if (dropped) *dropped = t.console_dropped + from;
         if (clear) {
             t.console.clear();
             t.console_dropped = 0;
+            t.console_document = 0;
         }
         for (auto& m : out) {
             m.text = opt_.policy.redact(std::move(m.text));
@@ -20352,8 +20407,8 @@ struct tool_state {
         std::chrono::steady_clock::time_point started{};  ///< when its first line was written
         std::size_t seen = 0;   ///< the tab's messages seen so far (its dropped ones included)
     } pw_console;  ///< the current tab's console log file (Playwright's layout)
-    /// Playwright's layout: the downloads whose start, and whose end, `### Events` has said (ids).
-    std::set<std::string> pw_downloads_begun, pw_downloads_ended;
+    std::set<std::string> pw_downloads_begun;  ///< Playwright's layout: downloads whose start `### Events` has said (ids)
+    std::set<std::string> pw_downloads_ended;  ///< and those whose end it has said
 
     /// The state of tools on browser `br` with artifact store `st`.
     tool_state(browser& br, bounded_artifacts& st, tools_options o = {}) : b(br), store(st), options(std::move(o)) {}
@@ -26542,6 +26597,7 @@ struct modal_states {
     [[nodiscard]] bool empty() const noexcept { return dialogs.empty() && !chooser; }
 };
 
+/// The modal states open on the current tab.
 inline modal_states modal_of(tool_state& st) {
     modal_states m{st.b.open_dialogs(), std::nullopt};
     if (st.b.options().dialogs.hold) m.chooser = st.b.file_chooser();
@@ -26955,7 +27011,7 @@ struct type_args {
     std::optional<std::string> element;  ///< human-readable description of the element (optional)
     std::string text;                    ///< text to type
     std::optional<bool> submit;          ///< press Enter afterwards
-    std::optional<bool> slowly;          ///< accepted for compatibility; text is inserted at once
+    std::optional<bool> slowly;          ///< a key per character, for pages that act on key events
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_BROWSER_ELEMENT_FIELDS(type_args), AGENTKIT_FIELD(type_args, text, ""),
                       AGENTKIT_FIELD(type_args, submit, "Press Enter after"),
@@ -27145,6 +27201,7 @@ auto type_tool(State& st) {
             if (!el) return fail(el.error());
             type_options o;
             o.submit = a.submit.value_or(false);
+            o.slowly = a.slowly.value_or(false);
             if (detail::pw_mode(*s)) {
                 auto loc = s->b.aria_locator(*el);
                 if (!loc) return fail(loc.error());
@@ -29637,7 +29694,7 @@ struct console_args {
     std::optional<std::string> level;  ///< lowest level kept (default: the server's, info unless set)
     std::optional<int> recent;  ///< how many of the newest messages to show (default 10); the whole log is an artifact
     std::optional<bool> clear;  ///< empty the tab's console buffer after reading it
-    std::optional<bool> all;    ///< Playwright's layout: accepted (the tab keeps its newest messages either way)
+    std::optional<bool> all;    ///< Playwright's layout: every page's messages, not only the current one's (agentkit's lists all)
     std::optional<std::string> filename;  ///< Playwright's layout: the messages to this file (workspace-relative)
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(console_args, level, "Lowest level shown", one_of("error", "warning", "info", "debug")),
@@ -29828,7 +29885,8 @@ auto console_tool(State& st) {
         "Console messages: counts by level and the newest few; the whole log is an artifact.",
         [s](const console_args& a) -> result<tool_output> {
             std::size_t dropped = 0;
-            auto r = s->b.console_messages(a.clear.value_or(false), &dropped);
+            // Playwright's layout lists the current page's messages unless asked for all
+            auto r = s->b.console_messages(a.clear.value_or(false), &dropped, detail::pw_mode(*s) && !a.all.value_or(false));
             if (!r) return fail(r.error());
             if (detail::pw_mode(*s)) {
                 // Playwright's form: the totals, how many of them the level keeps, then each
@@ -30234,10 +30292,12 @@ auto close_tool(State& st) {
 // tools.hpp registers them in browser_tools().
 
 
+#include <cctype>
 #include <condition_variable>
 #include <cstdio>
 #include <mutex>
 #include <stop_token>
+#include <string_view>
 
 namespace agentkit::browser {
 
@@ -30454,6 +30514,37 @@ auto screenshot_tool(State& st) {
         reading_traits);
 }
 
+namespace detail {
+/// Whether JavaScript source is a function expression by its start: `function`, `async`, or an
+/// arrow's parameters (`x =>`, `(a, {b}) =>`) with nothing before them. `[1,2].map(x => x*2)`
+/// is an expression (its arrow is inside).
+inline bool looks_like_function(std::string_view src) {
+    auto at = src.find_first_not_of(" \t\r\n");
+    if (at == std::string_view::npos) return false;
+    src.remove_prefix(at);
+    auto word = [&](std::string_view w) {
+        return src.substr(0, w.size()) == w && (src.size() == w.size() || !(std::isalnum(static_cast<unsigned char>(src[w.size()])) || src[w.size()] == '_' || src[w.size()] == '$'));
+    };
+    if (word("function") || word("async")) return true;
+    std::size_t i = 0;
+    if (src[0] == '(') {  // the parameter list, balanced (strings in default values are rare; not parsed)
+        int depth = 0;
+        for (; i < src.size(); ++i) {
+            if (src[i] == '(' || src[i] == '[' || src[i] == '{') ++depth;
+            if (src[i] == ')' || src[i] == ']' || src[i] == '}') --depth;
+            if (depth == 0) break;
+        }
+        if (i == src.size()) return false;
+        ++i;
+    } else {  // one identifier
+        while (i < src.size() && (std::isalnum(static_cast<unsigned char>(src[i])) || src[i] == '_' || src[i] == '$')) ++i;
+        if (i == 0) return false;
+    }
+    while (i < src.size() && (src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '\r')) ++i;
+    return src.substr(i, 2) == "=>";
+}
+}  // namespace detail
+
 /// Make the browser_evaluate tool: run JavaScript in the page: () => value is called ((el) => value with a
 /// ref), an expression evaluated; the result as JSON.
 template <class State>
@@ -30480,10 +30571,7 @@ auto evaluate_tool(State& st) {
             if (detail::pw_mode(*s)) {
                 // Playwright's code shows the function as given, or an expression as () => (expr)
                 std::string fn = a.function;
-                const auto start = fn.find_first_not_of(" \t\n");
-                const bool is_fn = start != std::string::npos && (fn.compare(start, 8, "function") == 0 || fn.compare(start, 5, "async") == 0 ||
-                                                                  fn.find("=>") != std::string::npos);
-                if (!is_fn) fn = "() => (" + fn + ")";
+                if (!detail::looks_like_function(fn)) fn = "() => (" + fn + ")";
                 const auto lang = s->options.codegen;
                 pw::response resp;
                 resp.results.push_back(r->kind == "json" ? r->value.dump(2) : r->text);

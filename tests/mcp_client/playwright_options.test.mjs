@@ -38,6 +38,19 @@ before(async () => {
       return;
     }
     res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+    if (req.url === "/keys") {  // a field that acts on each key, as live searches do
+      res.end(`<!doctype html><title>Keys</title><label>Search <input id=q
+        onkeydown="console.log('down ' + event.key + ' after [' + this.value + ']')"
+        onkeyup="document.getElementById('n').textContent = 'keyups: ' + (++window.ups)"></label><p id=n>keyups: 0</p>
+        <script>window.ups = 0;</script>`);
+      return;
+    }
+    if (req.url === "/log1" || req.url === "/log2") {
+      const name = req.url.slice(1);
+      res.end(`<!doctype html><title>${name}</title><button onclick="history.pushState({}, '', '#later'); console.log('${name} after pushState')">Later</button>
+        <script>console.log("${name} loaded")</script>`);
+      return;
+    }
     if (req.url === "/downloads") {
       res.end(`<!doctype html><title>Downloads</title><a href="/notes" download="notes.txt">Get notes</a>`);
       return;
@@ -464,5 +477,80 @@ test("--allow-downloads: a download's start and end are events, the file in the 
     assert.doesNotMatch(text, /Downloading file/);
   } finally {
     await off.client.close();
+  }
+});
+
+test("browser_type slowly presses a key per character, in both layouts; the default inserts the text at once", async () => {
+  for (const layout of ["playwright", "agentkit"]) {
+    const { client } = await connect(["--headless", "--quiet", "--output-mode", layout, "--output-dir", tmp]);
+    const run = async (name, args = {}) => {
+      const r = await client.callTool({ name, arguments: args });
+      assert.notEqual(r.isError, true, `${layout} ${name}: ${textOf(r)}`);
+      return textOf(r);
+    };
+    try {
+      await run("browser_navigate", { url: url("/keys") });
+      const snap = await run("browser_snapshot");
+      const ref = snap.match(/textbox "Search"[^\n]*\[ref=(e\d+)\]/)?.[1];
+      assert.ok(ref, snap);
+      const typed = await run("browser_type", { element: "Search", ref, text: "Hé!", slowly: true });
+      if (layout === "playwright") assert.match(typed, /await page\.getByRole\('textbox', \{ name: 'Search' \}\)\.pressSequentially\('Hé!'\);/, typed);
+      const log = await run("browser_console_messages", layout === "playwright" ? {} : { recent: 20 });
+      for (const line of ["down H after []", "down é after [H]", "down ! after [Hé]"]) assert.ok(log.includes(line), `${layout}: ${line} in\n${log}`);
+      assert.match(await run("browser_snapshot"), /keyups: 3/);
+      // without slowly the text arrives at once: no key events
+      await run("browser_type", { element: "Search", ref, text: "abc" });
+      assert.match(await run("browser_snapshot"), /keyups: 3/);
+    } finally {
+      await client.close();
+    }
+  }
+});
+
+test("Playwright's layout: browser_console_messages lists the current page's messages, all: true every page's", async () => {
+  const { client } = await connect(["--headless", "--quiet", "--output-mode", "playwright", "--output-dir", tmp]);
+  const run = async (name, args = {}) => {
+    const r = await client.callTool({ name, arguments: args });
+    assert.notEqual(r.isError, true, `${name}: ${textOf(r)}`);
+    return textOf(r);
+  };
+  try {
+    await run("browser_navigate", { url: url("/log1") });
+    await run("browser_navigate", { url: url("/log2") });
+    // a same-document navigation keeps the page: its messages stay listed
+    // (a second document's refs carry a frame number, as Playwright's do: f1e2)
+    const ref = (await run("browser_snapshot")).match(/button "Later" \[ref=((?:f\d+)?e\d+)\]/)?.[1];
+    assert.ok(ref);
+    await run("browser_click", { element: "Later", ref });
+    const current = await run("browser_console_messages");
+    assert.match(current, /log2 loaded/);
+    assert.match(current, /log2 after pushState/);
+    assert.doesNotMatch(current, /log1/);
+    const all = await run("browser_console_messages", { all: true });
+    assert.match(all, /log1 loaded[\s\S]*log2 loaded[\s\S]*log2 after pushState/);
+  } finally {
+    await client.close();
+  }
+});
+
+test("Playwright's layout: browser_evaluate's code shows a function as given and an expression as () => (expression)", async () => {
+  const { client } = await connect(["--headless", "--quiet", "--output-mode", "playwright", "--allow-evaluate", "--output-dir", tmp]);
+  try {
+    await client.callTool({ name: "browser_navigate", arguments: { url: url("/log1") } });
+    const cases = [
+      ["[1,2,3].map(x => x*2)", "() => ([1,2,3].map(x => x*2))", /2,\s*4,\s*6/],
+      ["document.title", "() => (document.title)", /"log1"/],
+      ["() => document.title", "() => document.title", /"log1"/],
+      ["async () => 6 * 7", "async () => 6 * 7", /42/],
+      ["function () { return [1].length; }", "function () { return [1].length; }", /1/],
+      ["(({a}) => a)({a: 5})", "() => ((({a}) => a)({a: 5}))", /5/],
+    ];
+    for (const [fn, code, result] of cases) {
+      const text = textOf(await client.callTool({ name: "browser_evaluate", arguments: { function: fn } }));
+      assert.ok(text.includes(`await page.evaluate('${code.replace(/'/g, "\\'")}');`), `${fn}:\n${text}`);
+      assert.match(text, result, text);
+    }
+  } finally {
+    await client.close();
   }
 });

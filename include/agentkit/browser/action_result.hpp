@@ -45,12 +45,12 @@ struct tab_info {
 
 /// A download: finished, refused, or (browser::downloads(true)) under way.
 struct download_record {
-    std::string id;     ///< the browser's id of it (unique in the session)
     std::string url;    ///< what was downloaded
     std::string suggested_name;  ///< the file name the page suggested
     std::string path;   ///< where it was saved (empty when refused or failed)
     std::string state;  ///< completed, refused, canceled, failed: <why>, or "in progress"
     std::string rule;   ///< the rule that refused it
+    std::string id{};   ///< the browser's id of it (unique in the session; last, with an initializer, so positional initializers stay valid)
 };
 
 namespace detail {

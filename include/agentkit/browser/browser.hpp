@@ -357,8 +357,9 @@ public:
 
     /// Console messages of the current tab (oldest first); `clear` empties the buffer. The buffer
     /// keeps the newest browser_options::console_capacity; `dropped` (if given) receives how many
-    /// older ones were dropped since the tab opened or was last cleared.
-    result<std::vector<console_message>> console_messages(bool clear = false, std::size_t* dropped = nullptr);
+    /// older ones were dropped since the tab opened or was last cleared. `this_document`: only
+    /// those of the document the tab shows now (`dropped` then counts the earlier ones too).
+    result<std::vector<console_message>> console_messages(bool clear = false, std::size_t* dropped = nullptr, bool this_document = false);
 
     /// Network requests of the current tab (oldest first); `clear` empties the buffer. The buffer
     /// keeps the newest browser_options::network_capacity; `dropped` as for console_messages.
@@ -736,6 +737,10 @@ private:
     result<void> check_ref(std::string_view ref, bool checked);
 
     result<void> click_ref(std::string_view ref, const click_options& o);
+
+    // Type `text` a key per character (browser::type with type_options::slowly).
+
+    result<void> type_keys(const tab_ptr& t, std::string_view text);
 
     result<void> press_keys(const tab_ptr& t, std::string_view chord_text);
 

@@ -161,6 +161,9 @@ struct click_options {
 struct type_options {
     bool submit = false;   ///< press Enter afterwards
     bool replace = true;   ///< replace the current value (false: insert at the caret)
+    /// Press a key per character (keydown, keypress, input, keyup each), as a person types,
+    /// for pages that act on key events; else the text is inserted at once.
+    bool slowly = false;
 };
 
 /// One form field for browser::fill().

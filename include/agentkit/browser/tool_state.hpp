@@ -145,8 +145,8 @@ struct tool_state {
         std::chrono::steady_clock::time_point started{};  ///< when its first line was written
         std::size_t seen = 0;   ///< the tab's messages seen so far (its dropped ones included)
     } pw_console;  ///< the current tab's console log file (Playwright's layout)
-    /// Playwright's layout: the downloads whose start, and whose end, `### Events` has said (ids).
-    std::set<std::string> pw_downloads_begun, pw_downloads_ended;
+    std::set<std::string> pw_downloads_begun;  ///< Playwright's layout: downloads whose start `### Events` has said (ids)
+    std::set<std::string> pw_downloads_ended;  ///< and those whose end it has said
 
     /// The state of tools on browser `br` with artifact store `st`.
     tool_state(browser& br, bounded_artifacts& st, tools_options o = {}) : b(br), store(st), options(std::move(o)) {}

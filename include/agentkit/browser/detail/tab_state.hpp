@@ -73,6 +73,7 @@ struct tab_state {
     std::deque<console_message> console;
     std::deque<std::pair<std::string, network_entry>> network;  // (session|requestId, entry)
     std::size_t console_dropped = 0, network_dropped = 0;        // oldest entries dropped beyond capacity
+    std::size_t console_document = 0;  // console_dropped + console.size() when the current document began
     std::map<std::string, double> request_start;                 // session|requestId → timestamp
     std::vector<dialog_record> dialogs;  // not reported yet
     std::size_t dialogs_dropped = 0;     // beyond the per-action limit

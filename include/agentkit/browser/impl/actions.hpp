@@ -384,6 +384,9 @@ AGENTKIT_DECL auto browser::type_ref(std::string_view ref, const std::string& te
         if (o.replace) (void)call_on(*h, detail::kSelectAllScript, json::array());
         if (text.empty() && o.replace) {
             if (auto k = press_keys(h->tab, "Delete"); !k) return k;
+        } else if (o.slowly) {
+            to_front(h->tab);
+            if (auto r = type_keys(h->tab, text); !r) return r;
         } else {
             to_front(h->tab);
             auto r = call(h->tab->session, "Input.insertText", json{{"text", std::string(text)}});
@@ -480,6 +483,39 @@ AGENTKIT_DECL auto browser::click_ref(std::string_view ref, const click_options&
     h->tab->mouse_y = p->second;
     h->tab->mouse_buttons = 0;
     return out;
+}
+
+AGENTKIT_DECL auto browser::type_keys(const tab_ptr& t, std::string_view text) -> result<void> {
+    for (std::size_t i = 0; i < text.size();) {
+        // one character (a UTF-8 sequence): its key down with its text, then up
+        std::size_t n = 1;
+        const auto lead = static_cast<unsigned char>(text[i]);
+        if (lead >= 0xF0) n = 4;
+        else if (lead >= 0xE0) n = 3;
+        else if (lead >= 0xC0) n = 2;
+        const std::string ch(text.substr(i, n));
+        i += n;
+        if (ch == "\n" || ch == "\r") {  // a new line is the Enter key
+            if (auto r = press_keys(t, "Enter"); !r) return r;
+            continue;
+        }
+        json down{{"type", "keyDown"}, {"key", ch}, {"text", ch}, {"unmodifiedText", ch}};
+        json up{{"type", "keyUp"}, {"key", ch}};
+        if (ch.size() == 1 && std::isalnum(static_cast<unsigned char>(ch[0]))) {
+            const char c = ch[0];
+            const bool digit = c >= '0' && c <= '9';
+            const int code = digit ? c : std::toupper(static_cast<unsigned char>(c));
+            const std::string key_code = digit ? std::string("Digit") + c : std::string("Key") + static_cast<char>(code);
+            for (json* e : {&down, &up}) {
+                (*e)["code"] = key_code;
+                (*e)["windowsVirtualKeyCode"] = code;
+                (*e)["nativeVirtualKeyCode"] = code;
+            }
+        }
+        if (auto r = call(t->session, "Input.dispatchKeyEvent", std::move(down)); !r) return fail(r.error());
+        if (auto r = call(t->session, "Input.dispatchKeyEvent", std::move(up)); !r) return fail(r.error());
+    }
+    return {};
 }
 
 AGENTKIT_DECL auto browser::press_keys(const tab_ptr& t, std::string_view chord_text) -> result<void> {

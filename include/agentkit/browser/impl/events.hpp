@@ -236,6 +236,7 @@ AGENTKIT_DECL auto browser::on_event(engine& e, const cdp::event& ev) -> void {
                 t->nav_committed = ++e.seq;
                 t->leaving = false;
                 t->chooser.reset();  // the document that opened it is gone
+                t->console_document = t->console_dropped + t->console.size();
                 if (detail::jstr(p, "type") == "BackForwardCacheRestore") t->lifecycle[rec.loader].insert("load");
             }
             refs_.frame_navigated(id, rec.loader);

@@ -136,9 +136,15 @@ AGENTKIT_DECL auto browser::evaluate(std::string_view expression, std::string_vi
                       {"objectId", h->object_id}, {"returnByValue", false}, {"awaitPromise", true}, {"userGesture", true}});
     } else {
         session = (*t)->session;
-        // REPL mode: statements, top-level await, `let` declared again
+        // REPL mode: statements, top-level await, `let` declared again; an anonymous
+        // `function () {…}` is an expression there only in parentheses (a statement needs a name)
+        std::string source(expression);
+        const auto first = source.find_first_not_of(" \t\r\n");
+        if (first != std::string::npos && (source.compare(first, 9, "function ") == 0 || source.compare(first, 9, "function(") == 0 ||
+                                           source.compare(first, 15, "async function ") == 0 || source.compare(first, 15, "async function(") == 0))
+            source = "(" + source + ")";
         r = call(session, "Runtime.evaluate",
-                 json{{"expression", std::string(expression)}, {"returnByValue", false}, {"awaitPromise", true},
+                 json{{"expression", source}, {"returnByValue", false}, {"awaitPromise", true},
                       {"userGesture", true}, {"replMode", true}});
         if (ok(r) && detail::jstr(detail::jobj(*r, "result"), "type") == "function") {  // `() => value`: call it
             const std::string fn = detail::jstr(detail::jobj(*r, "result"), "objectId");
@@ -245,13 +251,16 @@ auto browser::on_current_tab(F&& f) -> result<std::invoke_result_t<F, detail::ta
     return f(**t);
 }
 
-AGENTKIT_DECL auto browser::console_messages(bool clear, std::size_t* dropped) -> result<std::vector<console_message>> {
+AGENTKIT_DECL auto browser::console_messages(bool clear, std::size_t* dropped, bool this_document) -> result<std::vector<console_message>> {
     return on_current_tab([&](detail::tab_state& t) {
-        std::vector<console_message> out(t.console.begin(), t.console.end());
-        if (dropped) *dropped = t.console_dropped;
+        std::size_t from = 0;  // the first message of the current document, when only those are asked for
+        if (this_document && t.console_document > t.console_dropped) from = std::min(t.console_document - t.console_dropped, t.console.size());
+        std::vector<console_message> out(t.console.begin() + static_cast<std::ptrdiff_t>(from), t.console.end());
+        if (dropped) *dropped = t.console_dropped + from;
         if (clear) {
             t.console.clear();
             t.console_dropped = 0;
+            t.console_document = 0;
         }
         for (auto& m : out) {
             m.text = opt_.policy.redact(std::move(m.text));

@@ -35,7 +35,7 @@ struct type_args {
     std::optional<std::string> element;  ///< human-readable description of the element (optional)
     std::string text;                    ///< text to type
     std::optional<bool> submit;          ///< press Enter afterwards
-    std::optional<bool> slowly;          ///< accepted for compatibility; text is inserted at once
+    std::optional<bool> slowly;          ///< a key per character, for pages that act on key events
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_BROWSER_ELEMENT_FIELDS(type_args), AGENTKIT_FIELD(type_args, text, ""),
                       AGENTKIT_FIELD(type_args, submit, "Press Enter after"),
@@ -225,6 +225,7 @@ auto type_tool(State& st) {
             if (!el) return fail(el.error());
             type_options o;
             o.submit = a.submit.value_or(false);
+            o.slowly = a.slowly.value_or(false);
             if (detail::pw_mode(*s)) {
                 auto loc = s->b.aria_locator(*el);
                 if (!loc) return fail(loc.error());

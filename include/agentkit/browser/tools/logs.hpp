@@ -15,7 +15,7 @@ struct console_args {
     std::optional<std::string> level;  ///< lowest level kept (default: the server's, info unless set)
     std::optional<int> recent;  ///< how many of the newest messages to show (default 10); the whole log is an artifact
     std::optional<bool> clear;  ///< empty the tab's console buffer after reading it
-    std::optional<bool> all;    ///< Playwright's layout: accepted (the tab keeps its newest messages either way)
+    std::optional<bool> all;    ///< Playwright's layout: every page's messages, not only the current one's (agentkit's lists all)
     std::optional<std::string> filename;  ///< Playwright's layout: the messages to this file (workspace-relative)
     static constexpr auto agentkit_fields() {
         return fields(AGENTKIT_FIELD(console_args, level, "Lowest level shown", one_of("error", "warning", "info", "debug")),
@@ -206,7 +206,8 @@ auto console_tool(State& st) {
         "Console messages: counts by level and the newest few; the whole log is an artifact.",
         [s](const console_args& a) -> result<tool_output> {
             std::size_t dropped = 0;
-            auto r = s->b.console_messages(a.clear.value_or(false), &dropped);
+            // Playwright's layout lists the current page's messages unless asked for all
+            auto r = s->b.console_messages(a.clear.value_or(false), &dropped, detail::pw_mode(*s) && !a.all.value_or(false));
             if (!r) return fail(r.error());
             if (detail::pw_mode(*s)) {
                 // Playwright's form: the totals, how many of them the level keeps, then each

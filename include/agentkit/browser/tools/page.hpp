@@ -8,10 +8,12 @@
 #include <agentkit/browser/tools/support.hpp>
 #include <agentkit/core/base64.hpp>
 
+#include <cctype>
 #include <condition_variable>
 #include <cstdio>
 #include <mutex>
 #include <stop_token>
+#include <string_view>
 
 namespace agentkit::browser {
 
@@ -228,6 +230,37 @@ auto screenshot_tool(State& st) {
         reading_traits);
 }
 
+namespace detail {
+/// Whether JavaScript source is a function expression by its start: `function`, `async`, or an
+/// arrow's parameters (`x =>`, `(a, {b}) =>`) with nothing before them. `[1,2].map(x => x*2)`
+/// is an expression (its arrow is inside).
+inline bool looks_like_function(std::string_view src) {
+    auto at = src.find_first_not_of(" \t\r\n");
+    if (at == std::string_view::npos) return false;
+    src.remove_prefix(at);
+    auto word = [&](std::string_view w) {
+        return src.substr(0, w.size()) == w && (src.size() == w.size() || !(std::isalnum(static_cast<unsigned char>(src[w.size()])) || src[w.size()] == '_' || src[w.size()] == '$'));
+    };
+    if (word("function") || word("async")) return true;
+    std::size_t i = 0;
+    if (src[0] == '(') {  // the parameter list, balanced (strings in default values are rare; not parsed)
+        int depth = 0;
+        for (; i < src.size(); ++i) {
+            if (src[i] == '(' || src[i] == '[' || src[i] == '{') ++depth;
+            if (src[i] == ')' || src[i] == ']' || src[i] == '}') --depth;
+            if (depth == 0) break;
+        }
+        if (i == src.size()) return false;
+        ++i;
+    } else {  // one identifier
+        while (i < src.size() && (std::isalnum(static_cast<unsigned char>(src[i])) || src[i] == '_' || src[i] == '$')) ++i;
+        if (i == 0) return false;
+    }
+    while (i < src.size() && (src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '\r')) ++i;
+    return src.substr(i, 2) == "=>";
+}
+}  // namespace detail
+
 /// Make the browser_evaluate tool: run JavaScript in the page: () => value is called ((el) => value with a
 /// ref), an expression evaluated; the result as JSON.
 template <class State>
@@ -254,10 +287,7 @@ auto evaluate_tool(State& st) {
             if (detail::pw_mode(*s)) {
                 // Playwright's code shows the function as given, or an expression as () => (expr)
                 std::string fn = a.function;
-                const auto start = fn.find_first_not_of(" \t\n");
-                const bool is_fn = start != std::string::npos && (fn.compare(start, 8, "function") == 0 || fn.compare(start, 5, "async") == 0 ||
-                                                                  fn.find("=>") != std::string::npos);
-                if (!is_fn) fn = "() => (" + fn + ")";
+                if (!detail::looks_like_function(fn)) fn = "() => (" + fn + ")";
                 const auto lang = s->options.codegen;
                 pw::response resp;
                 resp.results.push_back(r->kind == "json" ? r->value.dump(2) : r->text);

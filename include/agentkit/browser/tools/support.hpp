@@ -260,6 +260,7 @@ struct modal_states {
     [[nodiscard]] bool empty() const noexcept { return dialogs.empty() && !chooser; }
 };
 
+/// The modal states open on the current tab.
 inline modal_states modal_of(tool_state& st) {
     modal_states m{st.b.open_dialogs(), std::nullopt};
     if (st.b.options().dialogs.hold) m.chooser = st.b.file_chooser();
