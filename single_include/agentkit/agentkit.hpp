@@ -26573,9 +26573,11 @@ inline result<tool_output> with_failure_screenshot(tool_state& st, result<tool_o
     return rank(level) <= rank(min);
 }
 
-/// The directories uploads may come from besides the policy's uploads directory
-/// (tools_options::uploads_from_workspace): the workspace's roots, else the workspace.
-inline result<std::vector<std::string>> upload_roots(tool_state& st, tool_context& ctx) {
+/// With tools_options::uploads_from_workspace, let the browser take files from the workspace's
+/// roots for this call (else the workspace) besides the policy's uploads directory; nothing
+/// without it. An error only when asking for the roots failed (a stateless client's round).
+inline result<void> admit_workspace_roots(tool_state& st, tool_context& ctx) {
+    if (!st.options.uploads_from_workspace) return {};
     std::vector<std::string> roots;
     if (st.options.workspace_roots) {
         auto r = st.options.workspace_roots(ctx);
@@ -26586,7 +26588,8 @@ inline result<std::vector<std::string>> upload_roots(tool_state& st, tool_contex
         std::error_code ec;
         roots.push_back(st.options.workspace.empty() ? std::filesystem::current_path(ec).string() : st.options.workspace);
     }
-    return roots;
+    st.b.set_upload_roots(std::move(roots));
+    return {};
 }
 
 /// The page's modal states: the dialogs held open (dialog_policy::hold), and with hold the file
@@ -27369,11 +27372,8 @@ auto drop_tool(State& st) {
                                                      "Pass the files' paths, data (MIME type to text), or both."});
             auto el = detail::element_of(a.ref, a.target, "element");
             if (!el) return fail(el.error());
-            if (s->options.uploads_from_workspace && !paths.empty()) {
-                auto roots = detail::upload_roots(*s, ctx);
-                if (!roots) return fail(roots.error());
-                s->b.set_upload_roots(std::move(*roots));
-            }
+            if (!paths.empty())
+                if (auto roots = detail::admit_workspace_roots(*s, ctx); !roots) return fail(roots.error());
             if (!detail::pw_mode(*s)) return detail::text_of(s->b.drop(*el, paths, data));
             auto loc = s->b.aria_locator(*el);
             if (!loc) return fail(loc.error());
@@ -27417,11 +27417,7 @@ auto upload_tool(State& st) {
                 if (!el) return fail(el.error());
                 ref = *el;
             }
-            if (s->options.uploads_from_workspace) {
-                auto roots = detail::upload_roots(*s, ctx);
-                if (!roots) return fail(roots.error());
-                s->b.set_upload_roots(std::move(*roots));
-            }
+            if (auto roots = detail::admit_workspace_roots(*s, ctx); !roots) return fail(roots.error());
             const std::vector<std::string> paths = a.paths.value_or(std::vector<std::string>{});
             auto r = s->b.upload(ref, paths);
             if (!pw) return detail::text_of(std::move(r));

@@ -393,11 +393,8 @@ auto drop_tool(State& st) {
                                                      "Pass the files' paths, data (MIME type to text), or both."});
             auto el = detail::element_of(a.ref, a.target, "element");
             if (!el) return fail(el.error());
-            if (s->options.uploads_from_workspace && !paths.empty()) {
-                auto roots = detail::upload_roots(*s, ctx);
-                if (!roots) return fail(roots.error());
-                s->b.set_upload_roots(std::move(*roots));
-            }
+            if (!paths.empty())
+                if (auto roots = detail::admit_workspace_roots(*s, ctx); !roots) return fail(roots.error());
             if (!detail::pw_mode(*s)) return detail::text_of(s->b.drop(*el, paths, data));
             auto loc = s->b.aria_locator(*el);
             if (!loc) return fail(loc.error());
@@ -441,11 +438,7 @@ auto upload_tool(State& st) {
                 if (!el) return fail(el.error());
                 ref = *el;
             }
-            if (s->options.uploads_from_workspace) {
-                auto roots = detail::upload_roots(*s, ctx);
-                if (!roots) return fail(roots.error());
-                s->b.set_upload_roots(std::move(*roots));
-            }
+            if (auto roots = detail::admit_workspace_roots(*s, ctx); !roots) return fail(roots.error());
             const std::vector<std::string> paths = a.paths.value_or(std::vector<std::string>{});
             auto r = s->b.upload(ref, paths);
             if (!pw) return detail::text_of(std::move(r));

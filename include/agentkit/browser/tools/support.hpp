@@ -236,9 +236,11 @@ inline result<tool_output> with_failure_screenshot(tool_state& st, result<tool_o
     return rank(level) <= rank(min);
 }
 
-/// The directories uploads may come from besides the policy's uploads directory
-/// (tools_options::uploads_from_workspace): the workspace's roots, else the workspace.
-inline result<std::vector<std::string>> upload_roots(tool_state& st, tool_context& ctx) {
+/// With tools_options::uploads_from_workspace, let the browser take files from the workspace's
+/// roots for this call (else the workspace) besides the policy's uploads directory; nothing
+/// without it. An error only when asking for the roots failed (a stateless client's round).
+inline result<void> admit_workspace_roots(tool_state& st, tool_context& ctx) {
+    if (!st.options.uploads_from_workspace) return {};
     std::vector<std::string> roots;
     if (st.options.workspace_roots) {
         auto r = st.options.workspace_roots(ctx);
@@ -249,7 +251,8 @@ inline result<std::vector<std::string>> upload_roots(tool_state& st, tool_contex
         std::error_code ec;
         roots.push_back(st.options.workspace.empty() ? std::filesystem::current_path(ec).string() : st.options.workspace);
     }
-    return roots;
+    st.b.set_upload_roots(std::move(roots));
+    return {};
 }
 
 /// The page's modal states: the dialogs held open (dialog_policy::hold), and with hold the file
