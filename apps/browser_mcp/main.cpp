@@ -183,6 +183,15 @@ std::unique_ptr<ak::mcp::server> make_server(const br::server_config& c, std::sh
             break;
         }
     }
+    if (c.tools.output == br::output_mode::playwright && b.call_tool) {
+        // Playwright's words for a tool its capability leaves off (its tests and clients match them)
+        b.call_tool = [inner = std::move(b.call_tool), caps = c.caps](std::string_view name, const ak::json& args,
+                                                                      ak::tool_context& ctx) -> ak::result<ak::tool_output> {
+            if (const auto* cap = br::capability_of(name); cap != nullptr && caps.count(std::string(cap->name)) == 0)
+                return br::pw_capability_off(name, *cap);
+            return inner(name, args, ctx);
+        };
+    }
     if (web == nullptr && b.list_tools) {
         // without --search, web_search is not offered (tools/list costs what it did); a call to it
         // still answers search.unconfigured saying how to configure a backend

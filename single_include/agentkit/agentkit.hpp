@@ -353,6 +353,13 @@ namespace detail {
     return o;
 }
 
+/// `s` without the ASCII spaces, tabs and line breaks at its ends.
+[[nodiscard]] constexpr std::string_view trim_ascii(std::string_view s) noexcept {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r')) s.remove_suffix(1);
+    return s;
+}
+
 /// The lines of `text` (split at '\n'; a final '\n' ends the last line, it adds no empty one).
 [[nodiscard]] inline std::vector<std::string> split_lines(std::string_view text) {
     std::vector<std::string> lines;
@@ -1081,7 +1088,7 @@ using session_store [[deprecated("agentkit::bounded_artifacts")]] = agentkit::bo
 //
 // Layout: this header declares the class and documents its API; the definitions are in
 // browser/impl/*.hpp by concern (lifecycle, policy, events, tabs, navigation, capture, refs,
-// actions, pointer, settle, waits, page, marks, downloads, batch, recording), included at its end. Option and
+// actions, pointer, settle, waits, page, marks, downloads, batch, recording, storage, routes), included at its end. Option and
 // result types are in options.hpp, action_result.hpp and results.hpp; the page scripts in
 // detail/scripts.hpp.
 
@@ -3011,6 +3018,8 @@ inline result<origin_pattern> parse_pattern(std::string_view s) {
         hp = s.substr(sep + 3);
     }
     while (!hp.empty() && hp.back() == '/') hp.remove_suffix(1);
+    // "host:*" (any port) is "host" (a pattern without a port matches every port)
+    if (hp.size() > 2 && hp.substr(hp.size() - 2) == ":*") hp.remove_suffix(2);
     if (hp.find_first_of("/?#@") != std::string_view::npos || hp.empty())
         return fail(errc::args_invalid, "origin pattern \"" + std::string(s) + "\" is not an origin",
                     "Use scheme://host[:port], host[:port] or *.domain.");
@@ -3369,6 +3378,34 @@ struct browser_policy {
         for (const auto& s : allowed_origins)
             if (auto p = policy_detail::parse_pattern(s); p && p->matches(*u)) return std::nullopt;
         return policy_violation{"allowed_origins: not in the allowed list", std::string(url)};
+    }
+
+    /// The rule refusing every request to `host` (any scheme, any port; "example.com" or
+    /// ".example.com", a cookie's domain): a blocked pattern for the host on every port and
+    /// scheme, or, with an allowed list, no allowed pattern naming the host. What a cookie for
+    /// the host may do is decided here; where it is sent, check() decides per request.
+    [[nodiscard]] std::optional<policy_violation> check_host(std::string_view host) const {
+        while (!host.empty() && host.front() == '.') host.remove_prefix(1);
+        policy_detail::parsed_url u;
+        u.host = policy_detail::canonical_host(host);
+        const std::string shown = "http://" + u.host + "/";
+        if (u.host.empty()) return policy_violation{"scheme: no host", shown};
+        auto names = [&](const policy_detail::origin_pattern& p, bool every_port) {
+            for (const char* scheme : {"http", "https"}) {
+                u.scheme = scheme;
+                u.port = p.port >= 0 ? p.port : (u.scheme == "http" ? 80 : 443);
+                const bool m = p.matches(u);
+                if (every_port && !(m && p.port < 0 && p.scheme.empty())) return false;
+                if (!every_port && m) return true;
+            }
+            return every_port;
+        };
+        for (const auto& s : blocked_origins)
+            if (auto p = policy_detail::parse_pattern(s); p && names(*p, true)) return policy_violation{"blocked_origins: " + p->text, shown};
+        if (allowed_origins.empty()) return std::nullopt;
+        for (const auto& s : allowed_origins)
+            if (auto p = policy_detail::parse_pattern(s); p && names(*p, false)) return std::nullopt;
+        return policy_violation{"allowed_origins: not in the allowed list", shown};
     }
 
     /// The rule refusing a URL given to navigate to (a tab, a batch read): check(), and a
@@ -8877,6 +8914,171 @@ private:
 
 }  // namespace agentkit::cdp
 // ---- end <agentkit/cdp/webdriver.hpp> ----
+// ---- begin <agentkit/browser/storage.hpp> ----
+// agentkit/browser/storage.hpp — what a browser keeps for the sites it visits: cookies, web
+// storage (localStorage, sessionStorage) and a storage state, the whole of it in one JSON file
+// (Playwright's format: `{"cookies": [...], "origins": [{"origin", "localStorage": [...]}]}`),
+// so a state saved by either tool loads in the other.
+//
+//   auto state = b.save_storage();                      // cookies + every visited origin's localStorage
+//   std::ofstream("state.json") << to_json(*state).dump(2);
+//   auto back = agentkit::browser::parse_storage_state(json::parse(text));
+//   auto report = b.restore_storage(*back);            // what the origin policy left out, said
+
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace agentkit::browser {
+
+/// A cookie of the browser's context.
+struct cookie {
+    std::string name;        ///< its name
+    std::string value;       ///< its value
+    std::string domain;      ///< "example.com" (host-only) or ".example.com" (the domain and its subdomains)
+    std::string path = "/";  ///< the path it is sent for
+    double expires = -1;     ///< Unix time in seconds; -1: a session cookie
+    bool http_only = false;  ///< hidden from the page's scripts
+    bool secure = false;     ///< sent over HTTPS only
+    std::string same_site;   ///< "Strict", "Lax", "None" or "" (the browser's default)
+};
+
+/// Which of a page's web storage areas.
+enum class storage_area {
+    local,    ///< localStorage: per origin, kept across sessions
+    session,  ///< sessionStorage: per origin and tab
+};
+
+/// "localStorage" / "sessionStorage".
+[[nodiscard]] inline std::string_view storage_area_name(storage_area a) {
+    return a == storage_area::local ? "localStorage" : "sessionStorage";
+}
+
+/// One item of a web storage area.
+struct storage_item {
+    std::string name;   ///< its key
+    std::string value;  ///< its value
+};
+
+/// One origin's localStorage in a storage state.
+struct origin_storage {
+    std::string origin;                       ///< "https://example.com" (scheme, host, port)
+    std::vector<storage_item> local_storage;  ///< its items
+};
+
+/// Everything a browser context keeps for its sites that a later session may reuse.
+struct storage_state {
+    std::vector<cookie> cookies;         ///< every cookie of the context
+    std::vector<origin_storage> origins;  ///< the localStorage of every origin that has items
+};
+
+/// What restore_storage restored, and what it left out.
+struct storage_restore {
+    std::size_t cookies = 0;            ///< cookies set
+    std::size_t origins = 0;            ///< origins whose localStorage was written
+    std::vector<std::string> left_out;  ///< "cookie sid for evil.test: <rule>", one line each
+};
+
+/// A cookie as Playwright's storage state writes it.
+[[nodiscard]] inline json to_json(const cookie& c) {
+    return json{{"name", c.name},          {"value", c.value},   {"domain", c.domain},     {"path", c.path},
+                {"expires", c.expires},    {"httpOnly", c.http_only}, {"secure", c.secure},
+                {"sameSite", c.same_site.empty() ? std::string("Lax") : c.same_site}};
+}
+
+/// The state as a file holds it.
+[[nodiscard]] inline json to_json(const storage_state& s) {
+    json j = {{"cookies", json::array()}, {"origins", json::array()}};
+    for (const auto& c : s.cookies) j["cookies"].push_back(to_json(c));
+    for (const auto& o : s.origins) {
+        json items = json::array();
+        for (const auto& i : o.local_storage) items.push_back({{"name", i.name}, {"value", i.value}});
+        j["origins"].push_back({{"origin", o.origin}, {"localStorage", std::move(items)}});
+    }
+    return j;
+}
+
+namespace detail {
+inline result<std::string> state_string(const json& o, const char* key, const std::string& where, bool required) {
+    auto it = o.find(key);
+    if (it == o.end() || it->is_null()) {
+        if (required) return fail(errc::args_invalid, where + " has no \"" + key + "\"", "Each entry needs \"" + std::string(key) + "\" (a string).");
+        return std::string();
+    }
+    if (!it->is_string()) return fail(errc::args_invalid, where + "'s \"" + key + "\" is not a string");
+    return it->get<std::string>();
+}
+}  // namespace detail
+
+/// A storage state read from its JSON form (Playwright's format; unknown keys are ignored). An
+/// entry without its name, a value of the wrong type or a sameSite other than Strict, Lax or
+/// None is an error naming the entry.
+[[nodiscard]] inline result<storage_state> parse_storage_state(const json& j) {
+    if (!j.is_object()) return fail(errc::args_invalid, "a storage state is a JSON object with \"cookies\" and \"origins\"");
+    storage_state s;
+    if (auto it = j.find("cookies"); it != j.end() && !it->is_null()) {
+        if (!it->is_array()) return fail(errc::args_invalid, "the storage state's \"cookies\" is not an array");
+        for (std::size_t i = 0; i < it->size(); ++i) {
+            const json& e = (*it)[i];
+            const std::string where = "cookie " + std::to_string(i + 1);
+            if (!e.is_object()) return fail(errc::args_invalid, where + " is not an object");
+            cookie c;
+            for (auto [key, field, required] : {std::tuple{"name", &c.name, true}, std::tuple{"value", &c.value, true},
+                                                std::tuple{"domain", &c.domain, true}, std::tuple{"path", &c.path, false},
+                                                std::tuple{"sameSite", &c.same_site, false}}) {
+                auto v = detail::state_string(e, key, where, required);
+                if (!v) return fail(v.error());
+                if (!v->empty() || required) *field = std::move(*v);
+            }
+            if (c.path.empty()) c.path = "/";
+            if (!c.same_site.empty() && c.same_site != "Strict" && c.same_site != "Lax" && c.same_site != "None")
+                return fail(errc::args_invalid, where + "'s sameSite is \"" + c.same_site + "\"", "sameSite is Strict, Lax or None.");
+            if (auto x = e.find("expires"); x != e.end() && !x->is_null()) {
+                if (!x->is_number()) return fail(errc::args_invalid, where + "'s \"expires\" is not a number");
+                c.expires = x->get<double>();
+            }
+            for (auto [key, flag] : {std::pair{"httpOnly", &c.http_only}, std::pair{"secure", &c.secure}})
+                if (auto x = e.find(key); x != e.end() && !x->is_null()) {
+                    if (!x->is_boolean()) return fail(errc::args_invalid, where + "'s \"" + key + "\" is not true or false");
+                    *flag = x->get<bool>();
+                }
+            s.cookies.push_back(std::move(c));
+        }
+    }
+    if (auto it = j.find("origins"); it != j.end() && !it->is_null()) {
+        if (!it->is_array()) return fail(errc::args_invalid, "the storage state's \"origins\" is not an array");
+        for (std::size_t i = 0; i < it->size(); ++i) {
+            const json& e = (*it)[i];
+            const std::string where = "origin " + std::to_string(i + 1);
+            if (!e.is_object()) return fail(errc::args_invalid, where + " is not an object");
+            origin_storage o;
+            auto name = detail::state_string(e, "origin", where, true);
+            if (!name) return fail(name.error());
+            o.origin = std::move(*name);
+            if (auto ls = e.find("localStorage"); ls != e.end() && !ls->is_null()) {
+                if (!ls->is_array()) return fail(errc::args_invalid, where + "'s \"localStorage\" is not an array");
+                for (std::size_t k = 0; k < ls->size(); ++k) {
+                    const std::string item_where = where + "'s item " + std::to_string(k + 1);
+                    if (!(*ls)[k].is_object()) return fail(errc::args_invalid, item_where + " is not an object");
+                    auto n = detail::state_string((*ls)[k], "name", item_where, true);
+                    if (!n) return fail(n.error());
+                    auto v = detail::state_string((*ls)[k], "value", item_where, true);
+                    if (!v) return fail(v.error());
+                    o.local_storage.push_back({std::move(*n), std::move(*v)});
+                }
+            }
+            s.origins.push_back(std::move(o));
+        }
+    }
+    return s;
+}
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/storage.hpp> ----
 
 #include <chrono>
 #include <cstddef>
@@ -8969,6 +9171,9 @@ struct browser_options {
     std::size_t recording_max_frames = 300;
     dialog_policy dialogs;  ///< how JavaScript dialogs are answered
     viewport_size viewport;  ///< the viewport of every tab
+    /// Cookies and localStorage restored into every browser this object starts (browser::
+    /// restore_storage; --storage-state). What the policy refuses is left out, said in a note.
+    std::optional<storage_state> initial_storage;
     std::chrono::milliseconds call_timeout{15000};        ///< one CDP call
     std::chrono::milliseconds navigation_timeout{30000};  ///< a navigation to commit and load
     /// After a new document's DOM is ready (DOMContentLoaded), how long an action still waits
@@ -9579,6 +9784,118 @@ inline snapshot render_readable_unchecked(const std::vector<ax_frame>& frames, c
 
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/readable.hpp> ----
+// ---- begin <agentkit/browser/routes.hpp> ----
+// agentkit/browser/routes.hpp — routes: requests a browser answers itself (a mocked response) or
+// sends on with headers changed, chosen by a URL glob (Playwright's glob: `*` any characters
+// but `/`, `**` any characters, `{a,b}` either, `?` itself, `\` escapes the next character).
+// The origin policy decides first: a route never lets a refused request through.
+//
+//   agentkit::browser::route_rule r;
+//   r.pattern = "**/api/users";
+//   r.status = 200;
+//   r.body = R"([{"id":1}])";
+//   r.content_type = "application/json";
+//   b.add_route(r);                       // every tab, until removed
+//   agentkit::browser::url_glob_match("**/*.{png,jpg}", "http://x.test/a/b.png");   // true
+
+#include <algorithm>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace agentkit::browser {
+
+/// A route: what the browser does with a request whose URL matches `pattern`.
+struct route_rule {
+    std::string pattern;             ///< a URL glob ("**/api/*", "http://127.0.0.1:*/x")
+    std::optional<int> status;       ///< answer with this status (with `body`, 200 when only `body` is set)
+    std::optional<std::string> body;  ///< answer with this body
+    std::string content_type;        ///< the answer's Content-Type
+    /// Send the request on with these headers set (when neither status nor body is set).
+    std::vector<std::pair<std::string, std::string>> add_headers;
+    std::vector<std::string> remove_headers;  ///< ... and these removed (names, any case)
+
+    /// Whether the route answers itself (else it sends the request on, changed).
+    [[nodiscard]] bool fulfills() const { return status.has_value() || body.has_value(); }
+};
+
+namespace detail {
+// The end of the {...} group that opens at p[open] (npos: unclosed) and its top-level commas.
+inline std::size_t glob_group_end(std::string_view p, std::size_t open, std::vector<std::size_t>& commas) {
+    int depth = 0;
+    for (std::size_t i = open + 1; i < p.size(); ++i) {
+        if (p[i] == '\\') {
+            ++i;
+            continue;
+        }
+        if (p[i] == '{') ++depth;
+        else if (p[i] == '}' && depth-- == 0) return i;
+        else if (p[i] == ',' && depth == 0) commas.push_back(i);
+    }
+    return std::string_view::npos;
+}
+
+// `p` with its {a,b} groups expanded (at most `limit` patterns; false when there would be more).
+inline bool glob_expand(const std::string& p, std::vector<std::string>& out, std::size_t limit) {
+    for (std::size_t i = 0; i < p.size(); ++i) {
+        if (p[i] == '\\') {
+            ++i;
+            continue;
+        }
+        if (p[i] != '{') continue;
+        std::vector<std::size_t> commas;
+        const std::size_t close = glob_group_end(p, i, commas);
+        if (close == std::string::npos) return out.size() < limit ? (out.push_back(p), true) : false;  // a lone '{' is itself
+        commas.push_back(close);
+        std::size_t from = i + 1;
+        for (std::size_t end : commas) {
+            if (!glob_expand(p.substr(0, i) + p.substr(from, end - from) + p.substr(close + 1), out, limit)) return false;
+            from = end + 1;
+        }
+        return true;
+    }
+    if (out.size() >= limit) return false;
+    out.push_back(p);
+    return true;
+}
+
+// One brace-free glob against `s` in O(|p|·|s|): `*` any run without '/', `**` any run.
+inline bool glob_match_plain(std::string_view p, std::string_view s) {
+    std::vector<char> cur(s.size() + 1, 0), next(s.size() + 1, 0);
+    cur[0] = 1;
+    for (std::size_t i = 0; i < p.size(); ++i) {
+        std::fill(next.begin(), next.end(), 0);
+        if (p[i] == '*') {
+            const bool any = i + 1 < p.size() && p[i + 1] == '*';
+            while (i + 1 < p.size() && p[i + 1] == '*') ++i;  // ** and *** alike
+            for (std::size_t j = 0; j <= s.size(); ++j)
+                next[j] = static_cast<char>(cur[j] || (j > 0 && next[j - 1] && (any || s[j - 1] != '/')));
+        } else {
+            char c = p[i];
+            if (c == '\\' && i + 1 < p.size()) c = p[++i];
+            for (std::size_t j = 0; j < s.size(); ++j) next[j + 1] = static_cast<char>(cur[j] && s[j] == c);
+        }
+        std::swap(cur, next);
+    }
+    return cur[s.size()] != 0;
+}
+}  // namespace detail
+
+/// Whether `url` matches the glob `pattern` (Playwright's URL glob; see the file comment).
+/// A pattern whose {a,b} groups make more than 256 patterns matches nothing.
+[[nodiscard]] inline bool url_glob_match(std::string_view pattern, std::string_view url) {
+    std::vector<std::string> plain;
+    if (!detail::glob_expand(std::string(pattern), plain, 256)) return false;
+    for (const auto& p : plain)
+        if (detail::glob_match_plain(p, url)) return true;
+    return false;
+}
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/routes.hpp> ----
 // ---- begin <agentkit/browser/socket_gate.hpp> ----
 // agentkit/browser/socket_gate.hpp — a SOCKS5 proxy on 127.0.0.1 that judges every connection
 // the browser sends through it, relaying the allowed ones and refusing the rest. The browser
@@ -11815,6 +12132,60 @@ public:
     /// errc::not_found when there is no such request, or its body is gone or was never read.
     result<std::string> response_body(std::size_t position);
 
+    // ---- what the browser keeps for sites, routes, network state (impl/storage.hpp, impl/routes.hpp)
+
+    /// The cookies of this browser's context (every site's; the page's httpOnly ones too).
+    result<std::vector<cookie>> cookies();
+
+    /// Set a cookie (an empty domain: the current page's host; an empty path: "/"); the cookie as
+    /// set. A domain the origin policy refuses every request to is refused
+    /// (browser_policy::check_host).
+    result<cookie> set_cookie(cookie c);
+
+    /// Delete the cookies named `name` (every cookie when empty); how many went.
+    result<std::size_t> delete_cookies(std::string_view name = {});
+
+    /// The items of the current page's localStorage or sessionStorage (its main frame's origin).
+    /// errc::tool_failed for a page with an opaque origin (about:blank, data:), saying so.
+    result<std::vector<storage_item>> storage_items(storage_area area);
+
+    /// One item (nullopt: no such key).
+    result<std::optional<std::string>> storage_value(storage_area area, std::string_view key);
+
+    /// Set an item (errc::tool_failed when the page's quota is full).
+    result<void> set_storage_item(storage_area area, std::string_view key, std::string_view value);
+
+    /// Remove an item (`key`), or every item of the area (nullopt); how many went.
+    result<std::size_t> remove_storage_items(storage_area area, std::optional<std::string_view> key);
+
+    /// Everything a later session may reuse: the context's cookies and the localStorage of every
+    /// origin this browser loaded a document from (read in a temporary tab when no tab shows it).
+    result<storage_state> save_storage();
+
+    /// Replace the context's cookies and localStorage with `s`'s (Playwright's setStorageState):
+    /// cookies cleared and set, the origins' localStorage cleared and written (the open tabs'
+    /// origins cleared too). Cookies and origins the origin policy refuses are left out and
+    /// said in the report; an origin no tab shows is written in a temporary tab that the browser
+    /// answers itself (nothing is fetched).
+    result<storage_restore> restore_storage(const storage_state& s);
+
+    /// Answer (or change) the requests matching `r.pattern`, in every tab, from now on; a later
+    /// route for the same URL wins. The origin policy decides first.
+    result<void> add_route(route_rule r);
+
+    /// The routes in force, oldest first.
+    [[nodiscard]] std::vector<route_rule> routes() const;
+
+    /// Remove the routes with this pattern (every route when nullopt); how many went.
+    std::size_t remove_routes(std::optional<std::string_view> pattern = std::nullopt);
+
+    /// Take the browser off the network (every request fails as net::ERR_INTERNET_DISCONNECTED,
+    /// pages see navigator.onLine false) or back on.
+    result<void> set_offline(bool offline);
+
+    /// Whether set_offline(true) is in force.
+    [[nodiscard]] bool offline() const noexcept { return offline_.load(); }
+
     // ---- recordings (screencast) ------------------------------------------------------------------
 
     /// Start recording the current tab's screen (Page.startScreencast); frames until stop_recording.
@@ -12300,6 +12671,20 @@ private:
     /// finished download is moved out of it, as a 0600 file. Set on the first start, removed
     /// with the browser object.
     std::string download_staging_;
+    /// Routes, the request URLs answered with an empty page for restore_storage's temporary
+    /// tabs, and the origins documents were loaded from (save_storage): read by the dispatcher.
+    mutable std::mutex routes_mu_;
+    std::vector<route_rule> routes_;
+    std::set<std::string> blank_pages_;
+    std::set<std::string> visited_origins_;
+    std::atomic<bool> offline_{false};
+    // The dispatcher's part of routes and network state: fulfil, continue changed or fail a
+    // paused request the policy let through (true: answered).
+    bool route_request(engine& e, const cdp::event& ev);
+    // A script run on a temporary tab showing `origin` (an empty page the browser answers itself).
+    result<json> on_origin_page(const std::string& origin, const char* fn, json args);
+    result<json> storage_call(storage_area area, std::string_view op, json args);
+    result<storage_restore> restore_locked(const storage_state& s);  // restore_storage with the browser started
     /// Downloads started by this browser object (across restarts), against max_downloads;
     /// written by the event dispatcher under the engine mutex.
     std::size_t downloads_started_ = 0;
@@ -12479,8 +12864,19 @@ AGENTKIT_DECL auto browser::ensure() -> result<void> {
         shutdown();
         return fail(err);
     }
-    std::lock_guard lock(eng_->mu);
-    eng_->current = (*t)->id;
+    {
+        std::lock_guard lock(eng_->mu);
+        eng_->current = (*t)->id;
+    }
+    if (opt_.initial_storage) {  // every start, a restart after a crash too: the profile is new
+        auto r = restore_locked(*opt_.initial_storage);
+        if (!r) {
+            auto err = error(errc::browser_launch, "the initial storage state could not be restored: " + r.error().message, r.error().hint);
+            shutdown();
+            return fail(err);
+        }
+        for (const auto& l : r->left_out) restart_notes_.push_back("storage state: left out " + l);
+    }
     return {};
 }
 
@@ -12709,6 +13105,11 @@ AGENTKIT_DECL auto browser::socket_guard_source() const -> std::string {
 AGENTKIT_DECL auto browser::install_session_policy(engine& e, const std::string& sid, std::vector<std::future<result<json>>>* wait) -> void {
     auto c = e.conn.call_async("Page.addScriptToEvaluateOnNewDocument", json{{"source", detail::kConsoleClipScript}, {"runImmediately", true}}, sid);
     if (wait) wait->push_back(std::move(c));
+    if (offline_.load()) {  // set_offline(true) holds for tabs opened after it
+        auto o = e.conn.call_async("Network.emulateNetworkConditions",
+                                   json{{"offline", true}, {"latency", 0}, {"downloadThroughput", -1}, {"uploadThroughput", -1}}, sid);
+        if (wait) wait->push_back(std::move(o));
+    }
     if (!opt_.policy.intercepts()) return;
     auto b = e.conn.call_async("Runtime.addBinding", json{{"name", "__agentkitBlocked"}}, sid);
     auto g = e.conn.call_async("Page.addScriptToEvaluateOnNewDocument", json{{"source", socket_guard_source()}, {"runImmediately", true}}, sid);
@@ -12765,6 +13166,7 @@ AGENTKIT_DECL auto browser::on_browser_event(engine& e, const cdp::event& ev) ->
         }
         auto v = opt_.policy.check(url);
         if (!v) {
+            if (route_request(e, ev)) return true;  // a route, an empty page of restore_storage, offline
             e.conn.call_async("Fetch.continueRequest", json{{"requestId", rid}}, ev.session_id, [](result<json>) {});
             return true;
         }
@@ -17821,6 +18223,470 @@ AGENTKIT_DECL auto browser::stop_recording() -> result<recording> {
 }
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/impl/recording.hpp> ----
+// ---- begin <agentkit/browser/impl/storage.hpp> ----
+// agentkit/browser/impl/storage.hpp — browser: what the browser keeps for sites: cookies, web storage, storage state.
+// Part of browser.hpp (which includes it at its end); not an entry point of its own.
+
+
+namespace agentkit::browser {
+
+namespace detail {
+// In the page's isolated world: one operation on localStorage or sessionStorage of the main
+// frame's origin. An opaque origin (about:blank, data:) has none a site could read.
+inline constexpr const char* kStorageScript = R"JS(function(area, op, key, value) {
+  if (window.origin === 'null') return { error: 'opaque' };
+  let s;
+  try { s = area === 'local' ? window.localStorage : window.sessionStorage; }
+  catch (e) { return { error: String(e && e.message || e) }; }
+  if (!s) return { error: 'none' };
+  try {
+    switch (op) {
+      case 'items': { const out = []; for (let i = 0; i < s.length; ++i) { const k = s.key(i); out.push([k, s.getItem(k)]); } return { items: out }; }
+      case 'get': return { value: s.getItem(key) };
+      case 'set': s.setItem(key, value); return {};
+      case 'remove': { const had = s.getItem(key) !== null; s.removeItem(key); return { removed: had ? 1 : 0 }; }
+      case 'clear': { const n = s.length; s.clear(); return { removed: n }; }
+      case 'replace': { s.clear(); for (const [k, v] of value) s.setItem(k, v); return {}; }
+    }
+  } catch (e) { return { error: String(e && e.name === 'QuotaExceededError' ? 'quota' : (e && e.message || e)) }; }
+  return { error: 'unknown operation ' + op };
+})JS";
+
+inline cookie cookie_from_cdp(const json& c) {
+    cookie k;
+    k.name = jstr(c, "name");
+    k.value = jstr(c, "value");
+    k.domain = jstr(c, "domain");
+    k.path = jstr(c, "path");
+    if (k.path.empty()) k.path = "/";
+    const bool session = c.value("session", false);
+    k.expires = session ? -1 : c.value("expires", -1.0);
+    k.http_only = c.value("httpOnly", false);
+    k.secure = c.value("secure", false);
+    k.same_site = jstr(c, "sameSite");
+    return k;
+}
+
+inline json cookie_to_cdp(const cookie& k) {
+    json c = {{"name", k.name}, {"value", k.value}, {"domain", k.domain}, {"path", k.path.empty() ? std::string("/") : k.path},
+              {"httpOnly", k.http_only}, {"secure", k.secure}};
+    if (k.expires >= 0) c["expires"] = k.expires;
+    if (!k.same_site.empty()) c["sameSite"] = k.same_site;
+    return c;
+}
+
+// What a storage script's { error } means for the model.
+inline error storage_error(storage_area area, const std::string& what, const std::string& url) {
+    const std::string name(storage_area_name(area));
+    if (what == "opaque")
+        return error(errc::tool_failed, "the page " + url + " has no " + name + " of a site (its origin is opaque)",
+                     "Navigate to the site first.");
+    if (what == "quota") return error(errc::tool_failed, name + " of " + std::string(url_origin(url)) + " is full (its quota is used up)");
+    return error(errc::tool_failed, name + " cannot be used on " + url + ": " + what);
+}
+}  // namespace detail
+
+AGENTKIT_DECL auto browser::cookies() -> result<std::vector<cookie>> {
+    std::lock_guard op(op_mu_);
+    auto e = ensure();
+    if (!e) return fail(e.error());
+    json params = json::object();
+    if (!eng_->context_id.empty()) params["browserContextId"] = eng_->context_id;
+    auto r = call("", "Storage.getCookies", params);
+    if (!r) return fail(r.error());
+    std::vector<cookie> out;
+    for (const auto& c : detail::jarr(*r, "cookies")) out.push_back(detail::cookie_from_cdp(c));
+    return out;
+}
+
+AGENTKIT_DECL auto browser::set_cookie(cookie c) -> result<cookie> {
+    std::lock_guard op(op_mu_);
+    if (c.name.empty() && c.value.empty()) return fail(errc::args_invalid, "a cookie needs a name or a value");
+    for (const std::string* field : {&c.name, &c.value, &c.domain, &c.path})
+        if (field->find_first_of(";\r\n") != std::string::npos || field->find('\0') != std::string::npos)
+            return fail(errc::args_invalid, "a cookie's name, value, domain and path have no ';' and no line breaks");
+    if (!c.same_site.empty() && c.same_site != "Strict" && c.same_site != "Lax" && c.same_site != "None")
+        return fail(errc::args_invalid, "sameSite is Strict, Lax or None, not \"" + c.same_site + "\"");
+    auto e = ensure();
+    if (!e) return fail(e.error());
+    if (c.domain.empty()) {  // the current page's host
+        auto t = current_tab();
+        if (!t) return fail(t.error());
+        std::string url;
+        {
+            std::lock_guard lock(eng_->mu);
+            url = (*t)->url;
+        }
+        auto u = agentkit::parse_url(url);  // the host as the page names it (the policy's canonical spelling is not the cookie's)
+        if (!u || u->host.empty() || (u->scheme != "http" && u->scheme != "https"))
+            return fail(errc::args_invalid, "the page " + url + " has no host to set a cookie for", "Name the cookie's domain, or navigate to the site first.");
+        c.domain = u->host_text();
+    }
+    if (c.path.empty()) c.path = "/";
+    if (auto v = opt_.policy.check_host(c.domain)) return fail(policy_error(*v, "setting a cookie"));
+    json params = {{"cookies", json::array({detail::cookie_to_cdp(c)})}};
+    if (!eng_->context_id.empty()) params["browserContextId"] = eng_->context_id;
+    auto r = call("", "Storage.setCookies", params);
+    if (!r) return fail(errc::args_invalid, "the browser refused the cookie " + c.name + ": " + r.error().message);
+    return c;
+}
+
+AGENTKIT_DECL auto browser::delete_cookies(std::string_view name) -> result<std::size_t> {
+    std::lock_guard op(op_mu_);
+    auto e = ensure();
+    if (!e) return fail(e.error());
+    json params = json::object();
+    if (!eng_->context_id.empty()) params["browserContextId"] = eng_->context_id;
+    auto all = call("", "Storage.getCookies", params);
+    if (!all) return fail(all.error());
+    std::vector<cookie> gone;
+    for (const auto& c : detail::jarr(*all, "cookies"))
+        if (name.empty() || detail::jstr(c, "name") == name) gone.push_back(detail::cookie_from_cdp(c));
+    if (gone.empty()) return std::size_t{0};
+    if (name.empty()) {
+        if (auto r = call("", "Storage.clearCookies", params); !r) return fail(r.error());
+        return gone.size();
+    }
+    // one name: deleted through a page of this context (the Storage domain deletes all or none)
+    auto t = current_tab();
+    if (!t) return fail(t.error());
+    std::string session;
+    {
+        std::lock_guard lock(eng_->mu);
+        session = (*t)->session;
+    }
+    for (const auto& c : gone)
+        if (auto r = call(session, "Network.deleteCookies", json{{"name", c.name}, {"domain", c.domain}, {"path", c.path}}); !r)
+            return fail(r.error());
+    return gone.size();
+}
+
+AGENTKIT_DECL auto browser::storage_call(storage_area area, std::string_view op, json args) -> result<json> {
+    auto e = ensure();
+    if (!e) return fail(e.error());
+    auto t = current_tab();
+    if (!t) return fail(t.error());
+    std::string url;
+    {
+        std::lock_guard lock(eng_->mu);
+        url = (*t)->url;
+    }
+    json call_args = json::array({json{{"value", area == storage_area::local ? "local" : "session"}}, json{{"value", std::string(op)}}});
+    for (auto& a : args) call_args.push_back(json{{"value", std::move(a)}});
+    auto r = isolated_call(*t, detail::kStorageScript, std::move(call_args));
+    if (!r) return fail(opt_.policy.redact(r.error()));
+    if (r->is_object() && r->contains("error")) return fail(opt_.policy.redact(detail::storage_error(area, detail::jstr(*r, "error"), url)));
+    return *r;
+}
+
+AGENTKIT_DECL auto browser::storage_items(storage_area area) -> result<std::vector<storage_item>> {
+    std::lock_guard op(op_mu_);
+    auto r = storage_call(area, "items", json::array());
+    if (!r) return fail(r.error());
+    std::vector<storage_item> out;
+    for (const auto& kv : detail::jarr(*r, "items"))
+        if (kv.is_array() && kv.size() == 2 && kv[0].is_string() && kv[1].is_string())
+            out.push_back({kv[0].get<std::string>(), kv[1].get<std::string>()});
+    return out;
+}
+
+AGENTKIT_DECL auto browser::storage_value(storage_area area, std::string_view key) -> result<std::optional<std::string>> {
+    std::lock_guard op(op_mu_);
+    auto r = storage_call(area, "get", json::array({std::string(key)}));
+    if (!r) return fail(r.error());
+    const auto it = r->find("value");
+    if (it == r->end() || !it->is_string()) return std::optional<std::string>{};
+    return std::optional<std::string>{it->get<std::string>()};
+}
+
+AGENTKIT_DECL auto browser::set_storage_item(storage_area area, std::string_view key, std::string_view value) -> result<void> {
+    std::lock_guard op(op_mu_);
+    auto r = storage_call(area, "set", json::array({std::string(key), std::string(value)}));
+    if (!r) return fail(r.error());
+    return {};
+}
+
+AGENTKIT_DECL auto browser::remove_storage_items(storage_area area, std::optional<std::string_view> key) -> result<std::size_t> {
+    std::lock_guard op(op_mu_);
+    auto r = key ? storage_call(area, "remove", json::array({std::string(*key)})) : storage_call(area, "clear", json::array());
+    if (!r) return fail(r.error());
+    return static_cast<std::size_t>(r->value("removed", 0));
+}
+
+AGENTKIT_DECL auto browser::on_origin_page(const std::string& origin, const char* fn, json args) -> result<json> {
+    if (auto v = opt_.policy.check(origin + "/")) return fail(policy_error(*v, "opening " + origin));
+    const std::string url = origin + "/.agentkit-storage-" + random_hex(8);
+    {
+        std::lock_guard lock(routes_mu_);
+        blank_pages_.insert(url);
+    }
+    auto forget = [&] {
+        std::lock_guard lock(routes_mu_);
+        blank_pages_.erase(url);
+    };
+    auto t = create_tab();
+    if (!t) {
+        forget();
+        return fail(t.error());
+    }
+    result<json> out = fail(errc::tool_failed, "the temporary page of " + origin + " did not load");
+    auto nav = call((*t)->session, "Page.navigate", json{{"url", url}}, opt_.navigation_timeout);
+    if (!nav) out = fail(nav.error());
+    else if (const std::string err = detail::jstr(*nav, "errorText"); !err.empty())
+        out = fail(errc::navigation_failed, "the temporary page of " + origin + " did not load: " + err);
+    else {
+        const std::string loader = detail::jstr(*nav, "loaderId");
+        const auto& tab = *t;
+        if (wait_until([&] { return load_done(tab, loader) || tab->closed || tab->crashed; }, opt_.navigation_timeout))
+            out = isolated_call(tab, fn, std::move(args));
+        else
+            out = fail(errc::timeout, "the temporary page of " + origin + " did not load within " +
+                                          std::to_string(opt_.navigation_timeout.count()) + " ms");
+    }
+    (void)call("", "Target.closeTarget", json{{"targetId", (*t)->target_id}}, 3000ms);
+    forget_tab(*t);
+    forget();
+    return out;
+}
+
+AGENTKIT_DECL auto browser::save_storage() -> result<storage_state> {
+    std::lock_guard op(op_mu_);
+    auto e = ensure();
+    if (!e) return fail(e.error());
+    storage_state s;
+    json params = json::object();
+    if (!eng_->context_id.empty()) params["browserContextId"] = eng_->context_id;
+    auto r = call("", "Storage.getCookies", params);
+    if (!r) return fail(r.error());
+    for (const auto& c : detail::jarr(*r, "cookies")) s.cookies.push_back(detail::cookie_from_cdp(c));
+    // every origin a document came from; read where a tab shows it, else in a temporary tab
+    std::set<std::string> origins;
+    {
+        std::lock_guard lock(routes_mu_);
+        origins = visited_origins_;
+    }
+    std::map<std::string, tab_ptr> shown;
+    {
+        std::lock_guard lock(eng_->mu);
+        for (const auto& [id, t] : eng_->tabs)
+            if (const auto o = detail::url_origin(t->url); !o.empty() && !t->closed && !t->crashed) {
+                origins.insert(std::string(o));
+                shown.emplace(std::string(o), t);
+            }
+    }
+    const json args = json::array({json{{"value", "local"}}, json{{"value", "items"}}});
+    for (const auto& origin : origins) {
+        if (origin.rfind("http", 0) != 0 || opt_.policy.check(origin + "/")) continue;  // no page of it may load now
+        result<json> items = fail(errc::tool_failed, "");
+        if (auto it = shown.find(origin); it != shown.end()) items = isolated_call(it->second, detail::kStorageScript, args);
+        if (!items || (items->is_object() && items->contains("error"))) items = on_origin_page(origin, detail::kStorageScript, args);
+        if (!items) return fail(opt_.policy.redact(items.error()));
+        origin_storage o;
+        o.origin = origin;
+        for (const auto& kv : detail::jarr(*items, "items"))
+            if (kv.is_array() && kv.size() == 2 && kv[0].is_string() && kv[1].is_string())
+                o.local_storage.push_back({kv[0].get<std::string>(), kv[1].get<std::string>()});
+        if (!o.local_storage.empty()) s.origins.push_back(std::move(o));
+    }
+    return s;
+}
+
+AGENTKIT_DECL auto browser::restore_storage(const storage_state& s) -> result<storage_restore> {
+    std::lock_guard op(op_mu_);
+    auto e = ensure();
+    if (!e) return fail(e.error());
+    return restore_locked(s);
+}
+
+AGENTKIT_DECL auto browser::restore_locked(const storage_state& s) -> result<storage_restore> {
+    storage_restore report;
+    json cookies = json::array();
+    for (const auto& c : s.cookies) {
+        if (auto v = opt_.policy.check_host(c.domain)) {
+            report.left_out.push_back("cookie " + c.name + " for " + c.domain + ": " + v->rule);
+            continue;
+        }
+        cookies.push_back(detail::cookie_to_cdp(c));
+    }
+    json params = json::object();
+    if (!eng_->context_id.empty()) params["browserContextId"] = eng_->context_id;
+    if (auto r = call("", "Storage.clearCookies", params); !r) return fail(r.error());
+    if (!cookies.empty()) {
+        json set = params;
+        set["cookies"] = std::move(cookies);
+        if (auto r = call("", "Storage.setCookies", set); !r)
+            return fail(errc::args_invalid, "the browser refused the storage state's cookies: " + r.error().message,
+                        "Each cookie needs a name, a value and a domain; sameSite is Strict, Lax or None.");
+        report.cookies = set["cookies"].size();
+    }
+    // localStorage: the state's origins written, the open tabs' other origins cleared
+    std::map<std::string, tab_ptr> shown;
+    {
+        std::lock_guard lock(eng_->mu);
+        for (const auto& [id, t] : eng_->tabs)
+            if (const auto o = detail::url_origin(t->url); !o.empty() && !t->closed && !t->crashed) shown.emplace(std::string(o), t);
+    }
+    std::set<std::string> written;
+    for (const auto& o : s.origins) {
+        const std::string origin(detail::url_origin(o.origin + "/"));
+        if (origin.empty() || origin.rfind("http", 0) != 0) {
+            report.left_out.push_back("localStorage of " + o.origin + ": not an http(s) origin");
+            continue;
+        }
+        if (auto v = opt_.policy.check(origin + "/")) {
+            report.left_out.push_back("localStorage of " + origin + ": " + v->rule);
+            continue;
+        }
+        json items = json::array();
+        for (const auto& i : o.local_storage) items.push_back(json::array({i.name, i.value}));
+        const json args = json::array({json{{"value", "local"}}, json{{"value", "replace"}}, json{{"value", nullptr}}, json{{"value", std::move(items)}}});
+        result<json> r = fail(errc::tool_failed, "");
+        if (auto it = shown.find(origin); it != shown.end()) r = isolated_call(it->second, detail::kStorageScript, args);
+        if (!r || (r->is_object() && r->contains("error"))) r = on_origin_page(origin, detail::kStorageScript, args);
+        if (!r) return fail(opt_.policy.redact(r.error()));
+        if (r->is_object() && r->contains("error"))
+            return fail(opt_.policy.redact(detail::storage_error(storage_area::local, detail::jstr(*r, "error"), origin)));
+        written.insert(origin);
+        {
+            std::lock_guard lock(routes_mu_);
+            visited_origins_.insert(origin);
+        }
+        ++report.origins;
+    }
+    const json clear = json::array({json{{"value", "local"}}, json{{"value", "clear"}}});
+    for (const auto& [origin, t] : shown)
+        if (!written.count(origin)) (void)isolated_call(t, detail::kStorageScript, clear);  // best effort: a page may have none
+    return report;
+}
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/impl/storage.hpp> ----
+// ---- begin <agentkit/browser/impl/routes.hpp> ----
+// agentkit/browser/impl/routes.hpp — browser: routes (answered or changed requests) and the network state (offline), on the paused requests the policy let through.
+// Part of browser.hpp (which includes it at its end); not an entry point of its own.
+
+
+namespace agentkit::browser {
+
+AGENTKIT_DECL auto browser::route_request(engine& e, const cdp::event& ev) -> bool {
+    const json& p = ev.params;
+    const json& req = detail::jobj(p, "request");
+    const std::string url = detail::jstr(req, "url");
+    const std::string rid = detail::jstr(p, "requestId");
+    std::optional<route_rule> hit;
+    bool blank = false;
+    {
+        std::lock_guard lock(routes_mu_);
+        if (detail::jstr(p, "resourceType") == "Document") {
+            if (const auto origin = detail::url_origin(url); !origin.empty() && visited_origins_.size() < 1000)
+                visited_origins_.insert(std::string(origin));
+        }
+        blank = blank_pages_.count(url) != 0;
+        if (!blank)
+            for (auto it = routes_.rbegin(); it != routes_.rend(); ++it)  // the newest route wins
+                if (url_glob_match(it->pattern, url)) {
+                    hit = *it;
+                    break;
+                }
+    }
+    auto done = [](result<json>) {};
+    if (blank) {
+        // (an icon of its own: no /favicon.ico request reaches the site either)
+        const std::string page = "<!doctype html><html><head><title></title><link rel=icon href=\"data:,\"></head><body></body></html>";
+        e.conn.call_async("Fetch.fulfillRequest",
+                          json{{"requestId", rid}, {"responseCode", 200},
+                               {"responseHeaders", json::array({json{{"name", "Content-Type"}, {"value", "text/html; charset=utf-8"}}})},
+                               {"body", base64_encode(page)}},
+                          ev.session_id, done);
+        return true;
+    }
+    if (hit && hit->fulfills()) {  // answered here: no network needed, offline or not
+        json headers = json::array();
+        if (!hit->content_type.empty()) headers.push_back({{"name", "Content-Type"}, {"value", hit->content_type}});
+        for (const auto& [name, value] : hit->add_headers) headers.push_back({{"name", name}, {"value", value}});
+        e.conn.call_async("Fetch.fulfillRequest",
+                          json{{"requestId", rid}, {"responseCode", hit->status.value_or(200)}, {"responseHeaders", std::move(headers)},
+                               {"body", base64_encode(hit->body.value_or(std::string()))}},
+                          ev.session_id, done);
+        return true;
+    }
+    if (offline_.load()) {
+        e.conn.call_async("Fetch.failRequest", json{{"requestId", rid}, {"errorReason", "InternetDisconnected"}}, ev.session_id, done);
+        return true;
+    }
+    if (!hit) return false;
+    // sent on with its headers changed (names compared in any case)
+    std::vector<std::pair<std::string, std::string>> headers;
+    for (const auto& [name, value] : detail::jobj(req, "headers").items())
+        if (value.is_string()) headers.emplace_back(name, value.get<std::string>());
+    auto drop = [&](const std::string& name) {
+        const std::string lower = ascii_lower(name);
+        headers.erase(std::remove_if(headers.begin(), headers.end(), [&](const auto& h) { return ascii_lower(h.first) == lower; }),
+                      headers.end());
+    };
+    for (const auto& name : hit->remove_headers) drop(name);
+    for (const auto& [name, value] : hit->add_headers) {
+        drop(name);
+        headers.emplace_back(name, value);
+    }
+    json list = json::array();
+    for (const auto& [name, value] : headers) list.push_back({{"name", name}, {"value", value}});
+    e.conn.call_async("Fetch.continueRequest", json{{"requestId", rid}, {"headers", std::move(list)}}, ev.session_id, done);
+    return true;
+}
+
+AGENTKIT_DECL auto browser::add_route(route_rule r) -> result<void> {
+    if (r.pattern.empty()) return fail(errc::args_invalid, "a route needs a URL pattern", "e.g. \"**/api/users\" or \"**/*.{png,jpg}\".");
+    if (r.status && (*r.status < 100 || *r.status > 599))
+        return fail(errc::args_invalid, "status " + std::to_string(*r.status) + " is not an HTTP status", "Use 100 to 599.");
+    for (const auto& [name, value] : r.add_headers) {
+        const bool token = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+        });
+        if (!token) return fail(errc::args_invalid, "\"" + name + "\" is not a header name");
+        if (value.find_first_of("\r\n") != std::string::npos) return fail(errc::args_invalid, "the value of header " + name + " has a line break");
+    }
+    std::lock_guard lock(routes_mu_);
+    if (routes_.size() >= 100) return fail(errc::args_invalid, "100 routes are in force already", "Remove some first (remove_routes).");
+    routes_.push_back(std::move(r));
+    return {};
+}
+
+AGENTKIT_DECL auto browser::routes() const -> std::vector<route_rule> {
+    std::lock_guard lock(routes_mu_);
+    return routes_;
+}
+
+AGENTKIT_DECL auto browser::remove_routes(std::optional<std::string_view> pattern) -> std::size_t {
+    std::lock_guard lock(routes_mu_);
+    const std::size_t before = routes_.size();
+    if (!pattern) routes_.clear();
+    else routes_.erase(std::remove_if(routes_.begin(), routes_.end(), [&](const route_rule& r) { return r.pattern == *pattern; }),
+                       routes_.end());
+    return before - routes_.size();
+}
+
+AGENTKIT_DECL auto browser::set_offline(bool offline) -> result<void> {
+    std::lock_guard op(op_mu_);
+    offline_.store(offline);  // every request from now on (the dispatcher fails them)
+    if (!eng_) return {};    // a browser started later takes it from install_session_policy
+    // and what pages see: navigator.onLine, the online/offline events, WebSockets
+    std::vector<std::string> sessions;
+    {
+        std::lock_guard lock(eng_->mu);
+        for (const auto& [sid, t] : eng_->by_session) sessions.push_back(sid);
+    }
+    std::vector<std::future<result<json>>> calls;
+    for (const auto& sid : sessions)
+        calls.push_back(eng_->conn.call_async("Network.emulateNetworkConditions",
+                                              json{{"offline", offline}, {"latency", 0}, {"downloadThroughput", -1}, {"uploadThroughput", -1}},
+                                              sid, opt_.call_timeout));
+    for (auto& c : calls) (void)c.get();  // a session that went meanwhile has nothing to emulate
+    return {};
+}
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/impl/routes.hpp> ----
 // ---- begin <agentkit/browser/impl/live.hpp> ----
 // agentkit/browser/impl/live.hpp — browser: what a live view needs (browser/live/dashboard.hpp): a
 // screencast paced by its viewers, a person's input, and the change report on hand-back.
@@ -19757,6 +20623,103 @@ template <net::http_client_like Client>
 
 }  // namespace agentkit::search
 // ---- end <agentkit/search/config.hpp> ----
+// ---- begin <agentkit/browser/capabilities.hpp> ----
+// agentkit/browser/capabilities.hpp — the optional capabilities a server turns on with `--caps`
+// (Playwright MCP's grouping): which tools each offers, and the one rule that every exposure
+// (all, core, menu, router) leaves them out unless turned on, a call to one saying how.
+//
+//   agentkit::browser::capability_of("browser_cookie_list")->name;   // "storage"
+//   agentkit::browser::capability_tools_off({"vision"});              // testing, storage, network tools
+
+#include <algorithm>
+#include <array>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace agentkit::browser {
+
+/// The vision capability's tools (coordinate actions), as Playwright MCP names them.
+inline constexpr std::array<std::string_view, 6> vision_tools{"browser_mouse_click_xy", "browser_mouse_move_xy", "browser_mouse_drag_xy",
+                                                              "browser_mouse_down",     "browser_mouse_up",      "browser_mouse_wheel"};
+
+/// The testing capability's tools: assertions and locators for test code.
+inline constexpr std::array<std::string_view, 5> testing_tools{"browser_verify_element_visible", "browser_verify_text_visible",
+                                                               "browser_verify_list_visible", "browser_verify_value",
+                                                               "browser_generate_locator"};
+
+/// The storage capability's tools: cookies, web storage, storage state.
+inline constexpr std::array<std::string_view, 17> storage_tools{
+    "browser_cookie_list",         "browser_cookie_get",          "browser_cookie_set",            "browser_cookie_delete",
+    "browser_cookie_clear",        "browser_localstorage_list",   "browser_localstorage_get",      "browser_localstorage_set",
+    "browser_localstorage_delete", "browser_localstorage_clear",  "browser_sessionstorage_list",   "browser_sessionstorage_get",
+    "browser_sessionstorage_set",  "browser_sessionstorage_delete", "browser_sessionstorage_clear", "browser_storage_state",
+    "browser_set_storage_state"};
+
+/// The network capability's tools: routes and the network state.
+inline constexpr std::array<std::string_view, 4> network_tools{"browser_route", "browser_route_list", "browser_unroute",
+                                                               "browser_network_state_set"};
+
+/// A capability a server turns on with `--caps` (Playwright MCP's grouping): the tools only it
+/// offers, and the words a call to one of them answers with while it is off.
+struct optional_capability {
+    std::string_view name;                    ///< as --caps names it
+    std::span<const std::string_view> tools;  ///< the tools it offers
+    std::string_view what;                    ///< "coordinate (vision) tools"
+    std::string_view instead;                 ///< what to do without it
+};
+
+/// The optional capabilities: every exposure (all, core, menu, router) leaves their tools out
+/// unless --caps turns them on, and a call to one says how to turn it on.
+inline constexpr std::array<optional_capability, 4> optional_capabilities{{
+    {"vision", vision_tools, "coordinate (vision) tools", "or act by ref (browser_click)"},
+    {"testing", testing_tools, "assertion (testing) tools", "or read the page (browser_snapshot, browser_find)"},
+    {"storage", storage_tools, "cookie and storage tools", "or read them with browser_evaluate"},
+    {"network", network_tools, "route and network state tools", "or watch requests with browser_network_requests"},
+}};
+
+/// Whether `name` is an optional capability (--caps takes it).
+[[nodiscard]] inline bool is_optional_capability(std::string_view name) {
+    return std::any_of(optional_capabilities.begin(), optional_capabilities.end(), [&](const auto& c) { return c.name == name; });
+}
+
+/// The optional capability that offers `tool` (nullptr: always offered).
+[[nodiscard]] inline const optional_capability* capability_of(std::string_view tool) {
+    for (const auto& c : optional_capabilities)
+        if (std::find(c.tools.begin(), c.tools.end(), tool) != c.tools.end()) return &c;
+    return nullptr;
+}
+
+/// Why a tool of `c` answers capability.unsupported while it is off.
+[[nodiscard]] inline std::string capability_off_reason(const optional_capability& c) {
+    return std::string(c.what) + " are offered with --caps " + std::string(c.name) + " only";
+}
+
+/// What to do about it.
+[[nodiscard]] inline std::string capability_off_alternative(const optional_capability& c) {
+    return "restart agentkit-browser-mcp with --caps " + std::string(c.name) + ", " + std::string(c.instead);
+}
+
+/// The tools of the capabilities `on` leaves off.
+[[nodiscard]] inline std::vector<std::string> capability_tools_off(const std::set<std::string>& on) {
+    std::vector<std::string> off;
+    for (const auto& c : optional_capabilities)
+        if (!on.count(std::string(c.name))) off.insert(off.end(), c.tools.begin(), c.tools.end());
+    return off;
+}
+
+/// One line saying which capabilities are off and how to turn them on (empty: none is off).
+[[nodiscard]] inline std::string capability_off_hint(const std::set<std::string>& on) {
+    std::string hint;
+    for (const auto& c : optional_capabilities)
+        if (!on.count(std::string(c.name))) hint += (hint.empty() ? "" : " ") + capability_off_reason(c) + ": " + capability_off_alternative(c) + ".";
+    return hint;
+}
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/capabilities.hpp> ----
 // ---- begin <agentkit/browser/config_usage.hpp> ----
 // agentkit/browser/config_usage.hpp — agentkit-browser-mcp's --help text: every option the
 // command line (browser/config.hpp) reads, what it does and its default, in one string.
@@ -19840,7 +20803,10 @@ Options (Playwright MCP names where the meaning is the same):
   --caps LIST                comma-separated capabilities: vision offers the coordinate tools
                              (browser_mouse_click_xy, _move_xy, _drag_xy, _down, _up, _wheel;
                              --vision too), testing the assertion tools (browser_verify_*,
-                             browser_generate_locator); pdf is not offered (a note says so); the
+                             browser_generate_locator), storage the cookie, localStorage,
+                             sessionStorage and storage-state tools, network the routes
+                             (browser_route, _route_list, browser_unroute) and
+                             browser_network_state_set; pdf is not offered (a note says so); the
                              others are always on
   Accepted with no effect here (a note on stderr says why): --no-webmcp,
   --file-paths, --cdp-timeout, --sandbox (not as root),
@@ -20491,7 +21457,8 @@ struct server_config {
     store_options store;  ///< the artifact store's options (--output-dir)
     bool quiet = false;  ///< --quiet: no per-call metrics on stderr
     /// The optional capabilities turned on (--caps; --vision): "vision" offers the coordinate
-    /// tools, "testing" the assertion tools (browser/menu.hpp's optional_capabilities).
+    /// tools, "testing" the assertion tools, "storage" cookies and storage, "network" routes and
+    /// the network state (browser/capabilities.hpp).
     std::set<std::string> caps;
     /// Whether `--caps` turned on `cap`.
     [[nodiscard]] bool has_cap(std::string_view cap) const { return caps.count(std::string(cap)) > 0; }
@@ -20545,13 +21512,12 @@ struct playwright_option {
     std::string_view why;
 };
 
-inline constexpr std::array<playwright_option, 24> kPlaywrightOptions{{
+inline constexpr std::array<playwright_option, 23> kPlaywrightOptions{{
     {"--extension", false, true, "the Playwright browser extension is not supported; --cdp-endpoint connects to a running browser"},
     {"--profile-dir-name", true, true, "it belongs to --extension, which is not supported"},
     {"--endpoint", true, true, "a Playwright bound-browser endpoint is not CDP; --cdp-endpoint connects to a browser over CDP"},
     {"--proxy-server", true, true, "a browser proxy is not supported (the origin policy routes WebSockets through its own gate)"},
     {"--proxy-bypass", true, true, "a browser proxy is not supported"},
-    {"--storage-state", true, true, "loading cookies and storage from a file is not supported; --user-data-dir keeps a profile"},
     {"--save-session", false, true, "sessions are not saved; every call's metrics go to stderr and browser_metrics"},
     {"--save-trace", false, true, "Playwright traces are not supported; browser_recording_start records a screencast"},
     {"--save-video", true, true, "videos are not supported; browser_recording_start records a screencast"},
@@ -20624,6 +21590,16 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
         }
     } else if (name == "--user-agent") {
         c.browser.viewport.user_agent = *v;  // every tab, also in a browser reached by --cdp-endpoint
+    } else if (name == "--storage-state") {  // read now: a file that cannot be used stops the start
+        std::ifstream in(*v, std::ios::binary);
+        if (!in) return fail(errc::args_invalid, "--storage-state: cannot read " + *v, "Name a storage state file (browser_storage_state writes one).");
+        std::ostringstream text;
+        text << in.rdbuf();
+        const json j = json::parse(text.str(), nullptr, false);
+        if (j.is_discarded()) return fail(errc::args_invalid, "--storage-state: " + *v + " is not JSON");
+        auto st = parse_storage_state(j);
+        if (!st) return fail(errc::args_invalid, "--storage-state: " + *v + ": " + st.error().message, st.error().hint);
+        c.browser.initial_storage = std::move(*st);
     } else if (name == "--ignore-https-errors") {
         c.ignore_https_errors = true;
     } else if (name == "--timeout-action" || name == "--timeout-navigation") {
@@ -20692,14 +21668,14 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
         for (auto cap : policy_detail::split_list(json(*v))) {
             cap.erase(0, cap.find_first_not_of(' '));
             cap.erase(cap.find_last_not_of(' ') + 1);
-            if (cap == "vision" || cap == "testing") {
+            if (is_optional_capability(cap)) {
                 c.caps.insert(cap);
                 continue;
             }
-            if (cap.empty() || one_of(cap, {"core", "core-navigation", "core-tabs", "core-input", "network", "devtools", "config"})) continue;
+            if (cap.empty() || one_of(cap, {"core", "core-navigation", "core-tabs", "core-input", "devtools", "config"})) continue;
             missing += (missing.empty() ? "" : ", ") + cap;
         }
-        if (!missing.empty()) c.notes.push_back("--caps: " + missing + " tools are not offered (console, network and recording tools are always listed)");
+        if (!missing.empty()) c.notes.push_back("--caps: " + missing + " tools are not offered (console, network log and recording tools are always listed)");
     } else {
         auto it = std::find_if(kPlaywrightOptions.begin(), kPlaywrightOptions.end(), [&](const auto& o) { return o.name == name; });
         if (it == kPlaywrightOptions.end()) return false;
@@ -20715,7 +21691,7 @@ inline std::optional<bool> playwright_option_takes_value(const std::string& name
     if (one_of(name, {"--no-sandbox", "--sandbox", "--ignore-https-errors", "--allow-unrestricted-file-access", "--shared-browser-context",
                       "--vision", "--snapshot-boxes"}))
         return false;
-    if (one_of(name, {"--browser", "--user-agent", "--timeout-action", "--timeout-navigation", "--timeout-settle", "--image-responses",
+    if (one_of(name, {"--browser", "--user-agent", "--storage-state", "--timeout-action", "--timeout-navigation", "--timeout-settle", "--image-responses",
                       "--snapshot-mode", "--output-max-size", "--console-level", "--idle-timeout", "--caps", "--port", "--host",
                       "--output-mode", "--codegen", "--test-id-attribute",
                       "--allowed-hosts"}))
@@ -20999,6 +21975,15 @@ inline result<void> apply_config_file(server_config& c, const std::string& path)
                             (ck == "isMobile" ? c.browser.viewport.mobile : c.browser.viewport.touch) = cv.get<bool>();
                         } else if (ck == "userAgent") {
                             option(ckey, "--user-agent", cv);
+                        } else if (ck == "storageState") {  // a file's path, or the state itself
+                            if (cv.is_string()) {
+                                option(ckey, "--storage-state", cv);
+                            } else if (auto st = parse_storage_state(cv); st) {
+                                c.browser.initial_storage = std::move(*st);
+                            } else {
+                                if (ok) err = "config " + path + ": " + ckey + ": " + st.error().message;
+                                ok = false;
+                            }
                         } else if (ck == "ignoreHTTPSErrors") {
                             option(ckey, "--ignore-https-errors", cv);
                         } else {
@@ -22146,7 +23131,7 @@ private:
 // ---- begin <agentkit/browser/menu.hpp> ----
 // agentkit/browser/menu.hpp — how the browser tools are exposed to a model: the menu (page work
 // in `browser`, finding and reading sources in `research`, internals in `devtools`; the
-// optional capabilities' tools in `vision` and `testing`), the fixed core set, the router's
+// optional capabilities' tools in `vision`, `testing`, `storage` and `network`), the fixed core set, the router's
 // pinned tools, and the one rule of the optional capabilities (--caps): their tools are left out
 // of every exposure unless turned on. agentkit-browser-mcp's --tools all|core|menu|router,
 // agentkit-demo and hosts use the same definitions.
@@ -26983,6 +27968,22 @@ inline result<tool_output> pw_action(tool_state& st, result<action_result> r, st
 }
 
 }  // namespace agentkit::browser::detail
+
+namespace agentkit::browser {
+
+/// A call to a tool of an optional capability that is off, in Playwright's layout: its words
+/// (`Tool "x" not found`) and, as the result, how to turn the capability on.
+[[nodiscard]] inline tool_output pw_capability_off(std::string_view tool, const optional_capability& c) {
+    pw::response resp;
+    resp.language = codegen_language::none;
+    resp.errors.push_back("Tool \"" + std::string(tool) + "\" not found");
+    resp.results.push_back(capability_off_reason(c) + ": " + capability_off_alternative(c) + ".");
+    tool_output o = tool_output::text(resp.text());
+    o.is_error = true;
+    return o;
+}
+
+}  // namespace agentkit::browser
 // ---- end <agentkit/browser/tools/playwright.hpp> ----
 
 #include <map>
@@ -27496,11 +28497,6 @@ auto dialog_tool(State& st) {
 
 namespace agentkit::browser {
 
-/// The testing capability's tools (`--caps testing`): assertions and locators for test code.
-inline constexpr std::array<std::string_view, 5> testing_tools{"browser_verify_element_visible", "browser_verify_text_visible",
-                                                               "browser_verify_list_visible", "browser_verify_value",
-                                                               "browser_generate_locator"};
-
 /// Arguments of browser_verify_element_visible.
 struct verify_element_args {
     std::string role;            ///< the element's role, as the snapshot shows it (`- button "Submit"`)
@@ -27726,11 +28722,6 @@ auto generate_locator_tool(State& st) {
 #include <string_view>
 
 namespace agentkit::browser {
-
-/// The tools of Playwright MCP's vision capability (coordinate actions), as named there.
-inline constexpr std::array<std::string_view, 6> vision_tools{"browser_mouse_click_xy", "browser_mouse_move_xy",
-                                                              "browser_mouse_drag_xy",  "browser_mouse_down",
-                                                              "browser_mouse_up",       "browser_mouse_wheel"};
 
 /// Arguments of browser_mouse_click_xy.
 struct click_xy_args {
@@ -29052,55 +30043,6 @@ inline constexpr std::array<std::string_view, 20> playwright_tools{
     "browser_take_screenshot", "browser_evaluate",     "browser_wait_for",         "browser_console_messages",
     "browser_network_requests", "browser_tabs",        "browser_resize",           "browser_close"};
 
-/// A capability a server turns on with `--caps` (Playwright MCP's grouping): the tools only it
-/// offers, and the words a call to one of them answers with while it is off.
-struct optional_capability {
-    std::string_view name;                    ///< as --caps names it
-    std::span<const std::string_view> tools;  ///< the tools it offers
-    std::string_view what;                    ///< "coordinate (vision) tools"
-    std::string_view instead;                 ///< what to do without it
-};
-
-/// The optional capabilities: every exposure (all, core, menu, router) leaves their tools out
-/// unless --caps turns them on, and a call to one says how to turn it on.
-inline constexpr std::array<optional_capability, 2> optional_capabilities{{
-    {"vision", vision_tools, "coordinate (vision) tools", "or act by ref (browser_click)"},
-    {"testing", testing_tools, "assertion (testing) tools", "or read the page (browser_snapshot, browser_find)"},
-}};
-
-/// The optional capability that offers `tool` (nullptr: always offered).
-[[nodiscard]] inline const optional_capability* capability_of(std::string_view tool) {
-    for (const auto& c : optional_capabilities)
-        if (std::find(c.tools.begin(), c.tools.end(), tool) != c.tools.end()) return &c;
-    return nullptr;
-}
-
-/// Why a tool of `c` answers capability.unsupported while it is off.
-[[nodiscard]] inline std::string capability_off_reason(const optional_capability& c) {
-    return std::string(c.what) + " are offered with --caps " + std::string(c.name) + " only";
-}
-
-/// What to do about it.
-[[nodiscard]] inline std::string capability_off_alternative(const optional_capability& c) {
-    return "restart agentkit-browser-mcp with --caps " + std::string(c.name) + ", " + std::string(c.instead);
-}
-
-/// The tools of the capabilities `on` leaves off.
-[[nodiscard]] inline std::vector<std::string> capability_tools_off(const std::set<std::string>& on) {
-    std::vector<std::string> off;
-    for (const auto& c : optional_capabilities)
-        if (!on.count(std::string(c.name))) off.insert(off.end(), c.tools.begin(), c.tools.end());
-    return off;
-}
-
-/// One line saying which capabilities are off and how to turn them on (empty: none is off).
-[[nodiscard]] inline std::string capability_off_hint(const std::set<std::string>& on) {
-    std::string hint;
-    for (const auto& c : optional_capabilities)
-        if (!on.count(std::string(c.name))) hint += (hint.empty() ? "" : " ") + capability_off_reason(c) + ": " + capability_off_alternative(c) + ".";
-    return hint;
-}
-
 /// Tools the router always lists (--tools router): a page cannot be used without them.
 inline const std::vector<std::string>& router_pinned_tools() {
     static const std::vector<std::string> pinned{"browser_navigate", "browser_snapshot"};
@@ -29142,6 +30084,19 @@ auto make_browser_menu(menu_options options = {}) {
                         tool_ref<"browser_generate_locator">)
             .describe("Assertions and locators for test code: verify elements, texts, lists, values")
             .when("Writing or checking a test of a page"),
+        mode<"storage">(tool_ref<"browser_cookie_list">, tool_ref<"browser_cookie_get">, tool_ref<"browser_cookie_set">,
+                        tool_ref<"browser_cookie_delete">, tool_ref<"browser_cookie_clear">, tool_ref<"browser_localstorage_list">,
+                        tool_ref<"browser_localstorage_get">, tool_ref<"browser_localstorage_set">, tool_ref<"browser_localstorage_delete">,
+                        tool_ref<"browser_localstorage_clear">, tool_ref<"browser_sessionstorage_list">,
+                        tool_ref<"browser_sessionstorage_get">, tool_ref<"browser_sessionstorage_set">,
+                        tool_ref<"browser_sessionstorage_delete">, tool_ref<"browser_sessionstorage_clear">,
+                        tool_ref<"browser_storage_state">, tool_ref<"browser_set_storage_state">)
+            .describe("Cookies, localStorage, sessionStorage; save and restore them")
+            .when("Logging in once for several runs, inspecting or changing site data"),
+        mode<"network">(tool_ref<"browser_route">, tool_ref<"browser_route_list">, tool_ref<"browser_unroute">,
+                        tool_ref<"browser_network_state_set">)
+            .describe("Mock or change requests by URL; go offline")
+            .when("Testing a page against mocked APIs or without network"),
         std::move(options));
 }
 
@@ -29218,7 +30173,7 @@ frozen_scope capability_scope(const Box& box, const std::set<std::string>& caps)
 //
 // Layout: each tool is defined once, with its argument struct, in tools/<family>.hpp
 // (navigation, snapshot, actions, page, logs, interact, batch, recording, session, search,
-// vision, verify); this header registers them. Adding a tool: write `template <class State> auto x_tool(State&)` with
+// vision, verify, storage, routes); this header registers them. Adding a tool: write `template <class State> auto x_tool(State&)` with
 // browser_tool<"browser_x">(…) in its family's header, then add `x_tool(st)` below.
 
 // ---- begin <agentkit/browser/tools/batch.hpp> ----
@@ -30746,6 +31701,535 @@ auto recording_stop_tool(State& st) {
 
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/tools/recording.hpp> ----
+// ---- begin <agentkit/browser/tools/routes.hpp> ----
+// agentkit/browser/tools/routes.hpp — browser tools: routes and the network state (Playwright
+// MCP's network capability, offered with --caps network): answer requests with a mocked
+// response or send them on with headers changed, list and remove routes, go offline and back.
+// The origin policy decides before any route: a route never opens a refused origin.
+// Part of browser/tools.hpp (include that): each tool, its argument struct and a factory;
+// tools.hpp registers them in browser_tools().
+
+// ---- begin <agentkit/browser/tools/storage.hpp> ----
+// agentkit/browser/tools/storage.hpp — browser tools: what the browser keeps for sites (Playwright
+// MCP's storage capability, offered with --caps storage): cookies, localStorage and
+// sessionStorage of the current page, and the storage state saved to and restored from a file.
+// Values are the sites' own: agentkit's layout shows them as page data. The policy's secrets
+// are redacted from results and from saved files alike.
+// Part of browser/tools.hpp (include that): each tool, its argument struct and a factory;
+// tools.hpp registers them in browser_tools().
+
+
+#include <array>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace agentkit::browser {
+
+/// Arguments of browser_cookie_list.
+struct cookie_list_args {
+    std::optional<std::string> domain;  ///< only cookies whose domain contains this
+    std::optional<std::string> path;    ///< only cookies whose path starts with this
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(cookie_list_args, domain, "Only domains containing this"),
+                      AGENTKIT_FIELD(cookie_list_args, path, "Only paths starting with this"));
+    }
+};
+
+/// Arguments of browser_cookie_get and browser_cookie_delete.
+struct cookie_name_args {
+    std::string name;  ///< the cookie's name
+    static constexpr auto agentkit_fields() { return fields(AGENTKIT_FIELD(cookie_name_args, name, "Cookie name")); }
+};
+
+/// Arguments of browser_cookie_set.
+struct cookie_set_args {
+    std::string name;                     ///< its name
+    std::string value;                    ///< its value
+    std::optional<std::string> domain;    ///< its domain (none: the current page's host)
+    std::optional<std::string> path;      ///< its path (none: "/")
+    std::optional<double> expires;        ///< Unix time in seconds (none: a session cookie)
+    std::optional<bool> httpOnly;         ///< hidden from the page's scripts
+    std::optional<bool> secure;           ///< HTTPS only
+    std::optional<std::string> sameSite;  ///< Strict, Lax or None
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(cookie_set_args, name, ""), AGENTKIT_FIELD(cookie_set_args, value, ""),
+                      AGENTKIT_FIELD(cookie_set_args, domain, "Default: the page's host"), AGENTKIT_FIELD(cookie_set_args, path, "Default: /"),
+                      AGENTKIT_FIELD(cookie_set_args, expires, "Unix time (s)"), AGENTKIT_FIELD(cookie_set_args, httpOnly, ""),
+                      AGENTKIT_FIELD(cookie_set_args, secure, ""),
+                      AGENTKIT_FIELD(cookie_set_args, sameSite, "", one_of("Strict", "Lax", "None")));
+    }
+};
+
+/// Arguments of browser_*storage_get and browser_*storage_delete.
+struct storage_key_args {
+    std::string key;  ///< the item's key
+    static constexpr auto agentkit_fields() { return fields(AGENTKIT_FIELD(storage_key_args, key, "Item key")); }
+};
+
+/// Arguments of browser_*storage_set.
+struct storage_set_args {
+    std::string key;    ///< the item's key
+    std::string value;  ///< its value
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(storage_set_args, key, "Item key"), AGENTKIT_FIELD(storage_set_args, value, "Item value"));
+    }
+};
+
+/// Arguments of browser_storage_state.
+struct storage_save_args {
+    std::optional<std::string> filename;  ///< the file (workspace-relative; none: storage-state-<time>.json in the output directory)
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(storage_save_args, filename, "File (default: the output directory)"));
+    }
+};
+
+/// Arguments of browser_set_storage_state.
+struct storage_load_args {
+    std::string filename;  ///< the file to restore from (workspace-relative)
+    static constexpr auto agentkit_fields() { return fields(AGENTKIT_FIELD(storage_load_args, filename, "State file to restore")); }
+};
+
+namespace detail {
+
+/// A storage tool's result: `text` (the sites' data: page data in agentkit's layout) and, in
+/// Playwright's layout, its code.
+inline result<tool_output> storage_result(tool_state& st, std::string text, std::string code, bool page_text) {
+    if (pw_mode(st)) {
+        pw::response resp;
+        if (!text.empty()) resp.results.push_back(std::move(text));
+        if (!code.empty()) resp.code.push_back(std::move(code));
+        return pw_finish(st, std::move(resp), {});
+    }
+    return tool_output::text(page_text ? page_data(text, st.b.boundary()) : text);
+}
+
+/// Playwright's code for a call on the page's context or storage: TypeScript as Playwright
+/// writes it; the other languages name the same call.
+inline std::string storage_code(const tool_state& st, std::string_view object, std::string_view method, const std::vector<std::string>& args) {
+    const auto lang = st.options.codegen;
+    std::string list;
+    for (const auto& a : args) list += (list.empty() ? "" : ", ") + pw::quote(a, lang);
+    std::string obj(object);
+    if (lang == codegen_language::python && obj == "context()") obj = "context";
+    if (lang == codegen_language::csharp && obj == "context()") obj = "Context";
+    return pw::statement(obj + "." + pw::call(method, list, lang), lang);
+}
+
+inline std::string cookie_line(const cookie& c, bool flags) {
+    std::string s = c.name + "=" + c.value + " (domain: " + c.domain + ", path: " + c.path;
+    if (flags)
+        s += std::string(", httpOnly: ") + (c.http_only ? "true" : "false") + ", secure: " + (c.secure ? "true" : "false") +
+             ", sameSite: " + (c.same_site.empty() ? std::string("Lax") : c.same_site);
+    return s + ")";
+}
+
+}  // namespace detail
+
+/// Make the browser_cookie_list tool.
+template <class State>
+auto cookie_list_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_cookie_list">(
+        st, "List cookies (optionally by domain/path).",
+        [s](const cookie_list_args& a) -> result<tool_output> {
+            auto all = s->b.cookies();
+            if (!all) return fail(all.error());
+            std::string text;
+            for (const auto& c : *all) {
+                if (a.domain && c.domain.find(*a.domain) == std::string::npos) continue;
+                if (a.path && c.path.rfind(*a.path, 0) != 0) continue;
+                text += (text.empty() ? "" : "\n") + detail::cookie_line(c, false);
+            }
+            const bool none = text.empty();
+            return detail::storage_result(*s, none ? "No cookies found" : std::move(text), detail::storage_code(*s, "context()", "cookies", {}),
+                                          !none);
+        },
+        reading_traits);
+}
+
+/// Make the browser_cookie_get tool.
+template <class State>
+auto cookie_get_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_cookie_get">(
+        st, "Get a cookie by name.",
+        [s](const cookie_name_args& a) -> result<tool_output> {
+            auto all = s->b.cookies();
+            if (!all) return fail(all.error());
+            for (const auto& c : *all)
+                if (c.name == a.name)
+                    return detail::storage_result(*s, detail::cookie_line(c, true), detail::storage_code(*s, "context()", "cookies", {}), true);
+            return detail::storage_result(*s, "Cookie '" + a.name + "' not found", detail::storage_code(*s, "context()", "cookies", {}), false);
+        },
+        reading_traits);
+}
+
+/// Make the browser_cookie_set tool.
+template <class State>
+auto cookie_set_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_cookie_set">(
+        st, "Set a cookie (domain, path, expires, httpOnly, secure, sameSite optional).",
+        [s](const cookie_set_args& a) -> result<tool_output> {
+            cookie c;
+            c.name = a.name;
+            c.value = a.value;
+            c.domain = a.domain.value_or("");
+            c.path = a.path.value_or("/");
+            if (a.expires) c.expires = *a.expires;
+            c.http_only = a.httpOnly.value_or(false);
+            c.secure = a.secure.value_or(false);
+            c.same_site = a.sameSite.value_or("");
+            auto set = s->b.set_cookie(c);
+            if (!set) return fail(set.error());
+            nlohmann::ordered_json shown = {{"name", set->name}, {"value", set->value}, {"domain", set->domain}, {"path", set->path}};
+            if (a.expires) shown["expires"] = *a.expires;
+            if (a.httpOnly) shown["httpOnly"] = *a.httpOnly;
+            if (a.secure) shown["secure"] = *a.secure;
+            if (a.sameSite) shown["sameSite"] = *a.sameSite;
+            std::string code = detail::pw_mode(*s) ? pw::statement("context().addCookies([" + shown.dump() + "])", s->options.codegen) : "";
+            return detail::storage_result(*s, detail::pw_mode(*s) ? "" : "cookie " + set->name + " set for " + set->domain,
+                                          std::move(code), false);
+        },
+        action_traits);
+}
+
+/// Make the browser_cookie_delete tool.
+template <class State>
+auto cookie_delete_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_cookie_delete">(
+        st, "Delete a cookie by name.",
+        [s](const cookie_name_args& a) -> result<tool_output> {
+            if (a.name.empty()) return fail(errc::args_invalid, "name the cookie to delete", "browser_cookie_clear deletes every cookie.");
+            auto n = s->b.delete_cookies(a.name);
+            if (!n) return fail(n.error());
+            return detail::storage_result(*s, detail::pw_mode(*s) ? "" : std::to_string(*n) + " cookie(s) named " + a.name + " deleted",
+                                          pw::statement("context().clearCookies({ name: " + pw::js_quote(a.name) + " })", s->options.codegen), false);
+        },
+        action_traits);
+}
+
+/// Make the browser_cookie_clear tool.
+template <class State>
+auto cookie_clear_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_cookie_clear">(
+        st, "Delete every cookie.",
+        [s]() -> result<tool_output> {
+            auto n = s->b.delete_cookies();
+            if (!n) return fail(n.error());
+            return detail::storage_result(*s, detail::pw_mode(*s) ? "" : std::to_string(*n) + " cookie(s) deleted",
+                                          detail::storage_code(*s, "context()", "clearCookies", {}), false);
+        },
+        action_traits);
+}
+
+namespace detail {
+inline std::string storage_object(storage_area area) { return area == storage_area::local ? "localStorage" : "sessionStorage"; }
+
+template <fixed_string Name>
+auto storage_list_tool(tool_state& st, storage_area area, std::string_view description) {
+    tool_state* s = &st;
+    return browser_tool<Name>(
+        st, description,
+        [s, area]() -> result<tool_output> {
+            auto items = s->b.storage_items(area);
+            if (!items) return fail(items.error());
+            std::string text;
+            for (const auto& i : *items) text += (text.empty() ? "" : "\n") + i.name + "=" + i.value;
+            const bool none = text.empty();
+            return storage_result(*s, none ? "No " + storage_object(area) + " items found" : std::move(text),
+                                  storage_code(*s, storage_object(area), "items", {}), !none);
+        },
+        reading_traits);
+}
+
+template <fixed_string Name>
+auto storage_get_tool(tool_state& st, storage_area area, std::string_view description) {
+    tool_state* s = &st;
+    return browser_tool<Name>(
+        st, description,
+        [s, area](const storage_key_args& a) -> result<tool_output> {
+            auto v = s->b.storage_value(area, a.key);
+            if (!v) return fail(v.error());
+            const std::string code = storage_code(*s, storage_object(area), "getItem", {a.key});
+            if (!*v) return storage_result(*s, storage_object(area) + " key '" + a.key + "' not found", code, false);
+            return storage_result(*s, a.key + "=" + **v, code, true);
+        },
+        reading_traits);
+}
+
+template <fixed_string Name>
+auto storage_set_tool(tool_state& st, storage_area area, std::string_view description) {
+    tool_state* s = &st;
+    return browser_tool<Name>(
+        st, description,
+        [s, area](const storage_set_args& a) -> result<tool_output> {
+            if (auto r = s->b.set_storage_item(area, a.key, a.value); !r) return fail(r.error());
+            return storage_result(*s, pw_mode(*s) ? "" : storage_object(area) + " item " + a.key + " set",
+                                  storage_code(*s, storage_object(area), "setItem", {a.key, a.value}), false);
+        },
+        action_traits);
+}
+
+template <fixed_string Name>
+auto storage_delete_tool(tool_state& st, storage_area area, std::string_view description) {
+    tool_state* s = &st;
+    return browser_tool<Name>(
+        st, description,
+        [s, area](const storage_key_args& a) -> result<tool_output> {
+            auto n = s->b.remove_storage_items(area, a.key);
+            if (!n) return fail(n.error());
+            return storage_result(*s, pw_mode(*s) ? "" : storage_object(area) + " item " + a.key + (*n ? " deleted" : " was not there"),
+                                  storage_code(*s, storage_object(area), "removeItem", {a.key}), false);
+        },
+        action_traits);
+}
+
+template <fixed_string Name>
+auto storage_clear_tool(tool_state& st, storage_area area, std::string_view description) {
+    tool_state* s = &st;
+    return browser_tool<Name>(
+        st, description,
+        [s, area]() -> result<tool_output> {
+            auto n = s->b.remove_storage_items(area, std::nullopt);
+            if (!n) return fail(n.error());
+            return storage_result(*s, pw_mode(*s) ? "" : std::to_string(*n) + " " + storage_object(area) + " item(s) deleted",
+                                  storage_code(*s, storage_object(area), "clear", {}), false);
+        },
+        action_traits);
+}
+}  // namespace detail
+
+/// Make the web storage tools: browser_localstorage_* and browser_sessionstorage_* (list, get,
+/// set, delete, clear), on the current page's origin (and, for sessionStorage, its tab).
+template <class State> auto localstorage_list_tool(State& st) { return detail::storage_list_tool<"browser_localstorage_list">(st, storage_area::local, "List the page's localStorage."); }
+template <class State> auto localstorage_get_tool(State& st) { return detail::storage_get_tool<"browser_localstorage_get">(st, storage_area::local, "Get a localStorage item."); }
+template <class State> auto localstorage_set_tool(State& st) { return detail::storage_set_tool<"browser_localstorage_set">(st, storage_area::local, "Set a localStorage item."); }
+template <class State> auto localstorage_delete_tool(State& st) { return detail::storage_delete_tool<"browser_localstorage_delete">(st, storage_area::local, "Delete a localStorage item."); }
+template <class State> auto localstorage_clear_tool(State& st) { return detail::storage_clear_tool<"browser_localstorage_clear">(st, storage_area::local, "Clear the page's localStorage."); }
+template <class State> auto sessionstorage_list_tool(State& st) { return detail::storage_list_tool<"browser_sessionstorage_list">(st, storage_area::session, "List the page's sessionStorage."); }
+template <class State> auto sessionstorage_get_tool(State& st) { return detail::storage_get_tool<"browser_sessionstorage_get">(st, storage_area::session, "Get a sessionStorage item."); }
+template <class State> auto sessionstorage_set_tool(State& st) { return detail::storage_set_tool<"browser_sessionstorage_set">(st, storage_area::session, "Set a sessionStorage item."); }
+template <class State> auto sessionstorage_delete_tool(State& st) { return detail::storage_delete_tool<"browser_sessionstorage_delete">(st, storage_area::session, "Delete a sessionStorage item."); }
+template <class State> auto sessionstorage_clear_tool(State& st) { return detail::storage_clear_tool<"browser_sessionstorage_clear">(st, storage_area::session, "Clear the page's sessionStorage."); }
+
+/// Make the browser_storage_state tool: cookies and localStorage to a JSON file (Playwright's format).
+template <class State>
+auto storage_save_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_storage_state">(
+        st, "Save cookies and localStorage to a file, for browser_set_storage_state.",
+        [s](const storage_save_args& a) -> result<tool_output> {
+            auto state = s->b.save_storage();
+            if (!state) return fail(state.error());
+            std::filesystem::path file;
+            if (a.filename && !a.filename->empty()) {
+                auto f = detail::pw_model_file(*s, *a.filename);
+                if (!f) return fail(f.error());
+                file = *f;
+            } else {
+                file = detail::pw_dirs(*s).second / (detail::pw_file_stamp("storage-state") + ".json");
+            }
+            auto path = detail::pw_write(*s, file, to_json(*state).dump(2));
+            if (!path) return fail(path.error());
+            if (detail::pw_mode(*s))
+                return detail::storage_result(*s, "- [Storage state](" + *path + ")",
+                                              pw::statement("context().storageState({ path: " + pw::js_quote(*path) + " })", s->options.codegen),
+                                              false);
+            return tool_output::text("storage state saved to " + *path + ": " + std::to_string(state->cookies.size()) + " cookie(s), " +
+                                     std::to_string(state->origins.size()) + " origin(s) with localStorage");
+        },
+        action_traits);
+}
+
+/// Make the browser_set_storage_state tool: replace cookies and localStorage with a file's.
+template <class State>
+auto storage_load_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_set_storage_state">(
+        st, "Restore cookies and localStorage from a file (clears the current ones first).",
+        [s](const storage_load_args& a) -> result<tool_output> {
+            if (a.filename.empty()) return fail(errc::args_invalid, "name the storage state file", "A file browser_storage_state saved.");
+            auto file = detail::pw_model_file(*s, a.filename);
+            if (!file) return fail(file.error());
+            std::ifstream in(*file, std::ios::binary);
+            if (!in) return fail(errc::not_found, "cannot read " + file->string(), "Name a file browser_storage_state saved.");
+            std::ostringstream buf;
+            buf << in.rdbuf();
+            auto j = json::parse(buf.str(), nullptr, false);
+            if (j.is_discarded()) return fail(errc::args_invalid, file->string() + " is not JSON", "Name a file browser_storage_state saved.");
+            auto state = parse_storage_state(j);
+            if (!state) return fail(errc::args_invalid, file->string() + ": " + state.error().message, state.error().hint);
+            auto r = s->b.restore_storage(*state);
+            if (!r) return fail(r.error());
+            std::string text = detail::pw_mode(*s) ? "Storage state restored from " + a.filename
+                                                   : "storage state restored from " + a.filename + ": " + std::to_string(r->cookies) +
+                                                         " cookie(s), " + std::to_string(r->origins) + " origin(s) with localStorage";
+            for (const auto& l : r->left_out) text += "\nleft out (policy): " + l;
+            return detail::storage_result(*s, std::move(text),
+                                          pw::statement("context().setStorageState(" + pw::js_quote(a.filename) + ")", s->options.codegen), false);
+        },
+        action_traits);
+}
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/tools/storage.hpp> ----
+
+#include <array>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace agentkit::browser {
+
+/// Arguments of browser_route.
+struct route_args {
+    std::string pattern;                              ///< URL glob ("**/api/users", "**/*.{png,jpg}")
+    std::optional<int> status;                        ///< the mocked response's status (default 200)
+    std::optional<std::string> body;                  ///< the mocked response's body
+    std::optional<std::string> contentType;           ///< its Content-Type
+    std::optional<std::vector<std::string>> headers;  ///< "Name: Value": set on the request sent on (or the mocked response)
+    std::optional<std::string> removeHeaders;         ///< comma-separated names removed from the request sent on
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(route_args, pattern, "URL glob: **/api/users, **/*.{png,jpg}"),
+                      AGENTKIT_FIELD(route_args, status, "Mock: status (default 200)", range(100, 599)),
+                      AGENTKIT_FIELD(route_args, body, "Mock: body"), AGENTKIT_FIELD(route_args, contentType, "Mock: Content-Type"),
+                      AGENTKIT_FIELD(route_args, headers, "\"Name: Value\" headers to add"),
+                      AGENTKIT_FIELD(route_args, removeHeaders, "Comma-separated request headers to remove"));
+    }
+};
+
+/// Arguments of browser_unroute.
+struct unroute_args {
+    std::optional<std::string> pattern;  ///< the routes' pattern (none: every route)
+    static constexpr auto agentkit_fields() { return fields(AGENTKIT_FIELD(unroute_args, pattern, "Pattern to remove (none: all)")); }
+};
+
+/// Arguments of browser_network_state_set.
+struct network_state_args {
+    std::string state;  ///< "online" or "offline"
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(network_state_args, state, "offline: every request fails", one_of("online", "offline")));
+    }
+};
+
+namespace detail {
+/// A route as browser_route_list lists it: `1. **/api (status=200, body=[...])`.
+inline std::string route_line(std::size_t n, const route_rule& r) {
+    std::vector<std::string> details;
+    if (r.status) details.push_back("status=" + std::to_string(*r.status));
+    if (r.body) details.push_back("body=" + (r.body->size() > 50 ? r.body->substr(0, 50) + "..." : *r.body));
+    if (!r.content_type.empty()) details.push_back("contentType=" + r.content_type);
+    if (!r.add_headers.empty()) {
+        json h = json::object();
+        for (const auto& [k, v] : r.add_headers) h[k] = v;
+        details.push_back("addHeaders=" + h.dump());
+    }
+    if (!r.remove_headers.empty()) {
+        std::string names;
+        for (const auto& h : r.remove_headers) names += (names.empty() ? "" : ",") + h;
+        details.push_back("removeHeaders=" + names);
+    }
+    std::string line = std::to_string(n) + ". " + r.pattern;
+    if (!details.empty()) {
+        line += " (";
+        for (std::size_t i = 0; i < details.size(); ++i) line += (i ? ", " : "") + details[i];
+        line += ")";
+    }
+    return line;
+}
+}  // namespace detail
+
+/// Make the browser_route tool.
+template <class State>
+auto route_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_route">(
+        st, "Mock (status/body) or change (headers) requests matching a URL glob.",
+        [s](const route_args& a) -> result<tool_output> {
+            route_rule r;
+            r.pattern = a.pattern;
+            r.status = a.status;
+            r.body = a.body;
+            r.content_type = a.contentType.value_or("");
+            for (const auto& h : a.headers.value_or(std::vector<std::string>{})) {
+                const auto colon = h.find(':');
+                if (colon == std::string::npos || colon == 0)
+                    return detail::pw_reported(*s, error{errc::args_invalid, "Invalid header \"" + h + "\": expected \"Name: Value\""});
+                r.add_headers.emplace_back(trim_ascii(std::string_view(h).substr(0, colon)), trim_ascii(std::string_view(h).substr(colon + 1)));
+            }
+            if (a.removeHeaders)
+                for (std::string_view rest = *a.removeHeaders; !rest.empty();) {
+                    const auto comma = rest.find(',');
+                    const std::string name(trim_ascii(rest.substr(0, comma)));
+                    if (!name.empty()) r.remove_headers.push_back(name);
+                    if (comma == std::string_view::npos) break;
+                    rest.remove_prefix(comma + 1);
+                }
+            if (auto added = s->b.add_route(r); !added) return fail(added.error());
+            return detail::storage_result(
+                *s, detail::pw_mode(*s) ? "Route added for pattern: " + a.pattern : "route added: " + detail::route_line(s->b.routes().size(), r),
+                pw::statement("context().route(" + pw::js_quote(a.pattern) + ", async route => { /* route handler */ })", s->options.codegen),
+                false);
+        },
+        action_traits);
+}
+
+/// Make the browser_route_list tool.
+template <class State>
+auto route_list_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_route_list">(
+        st, "List the routes in force.",
+        [s]() -> result<tool_output> {
+            const auto routes = s->b.routes();
+            std::string text;
+            for (std::size_t i = 0; i < routes.size(); ++i) text += (i ? "\n" : "") + detail::route_line(i + 1, routes[i]);
+            return detail::storage_result(*s, routes.empty() ? "No active routes" : std::move(text), "", false);
+        },
+        reading_traits);
+}
+
+/// Make the browser_unroute tool.
+template <class State>
+auto unroute_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_unroute">(
+        st, "Remove the routes of a pattern (none: all).",
+        [s](const unroute_args& a) -> result<tool_output> {
+            const std::size_t n = a.pattern ? s->b.remove_routes(std::string_view(*a.pattern)) : s->b.remove_routes();
+            std::string text = a.pattern ? "Removed " + std::to_string(n) + " route(s) for pattern: " + *a.pattern
+                                         : "Removed all " + std::to_string(n) + " route(s)";
+            return detail::storage_result(*s, std::move(text), "", false);
+        },
+        action_traits);
+}
+
+/// Make the browser_network_state_set tool.
+template <class State>
+auto network_state_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_network_state_set">(
+        st, "Go offline (every request fails) or back online.",
+        [s](const network_state_args& a) -> result<tool_output> {
+            if (a.state != "online" && a.state != "offline")
+                return fail(errc::args_invalid, "state is \"online\" or \"offline\", not \"" + a.state + "\"");
+            const bool off = a.state == "offline";
+            if (auto r = s->b.set_offline(off); !r) return fail(r.error());
+            return detail::storage_result(*s, "Network is now " + a.state,
+                                          pw::statement(std::string("context().setOffline(") + (off ? "true" : "false") + ")", s->options.codegen),
+                                          false);
+        },
+        action_traits);
+}
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/tools/routes.hpp> ----
 // ---- begin <agentkit/browser/tools/search.hpp> ----
 // agentkit/browser/tools/search.hpp — web_search: search the web through the configured backend
 // (search::searcher; SearXNG, Brave, Tavily, a Serper-format API or the host's own) without the
@@ -31269,7 +32753,12 @@ auto browser_tools(State& st) {
                    click_xy_tool(st),   move_xy_tool(st),    drag_xy_tool(st),    mouse_down_tool(st),
                    mouse_up_tool(st),   wheel_tool(st),      web_search_tool(st), find_tool(st),
                    verify_element_tool(st), verify_text_tool(st), verify_list_tool(st), verify_value_tool(st),
-                   generate_locator_tool(st), network_request_tool(st), drop_tool(st)};
+                   generate_locator_tool(st), network_request_tool(st), drop_tool(st),
+                   cookie_list_tool(st), cookie_get_tool(st), cookie_set_tool(st), cookie_delete_tool(st), cookie_clear_tool(st),
+                   localstorage_list_tool(st), localstorage_get_tool(st), localstorage_set_tool(st), localstorage_delete_tool(st),
+                   localstorage_clear_tool(st), sessionstorage_list_tool(st), sessionstorage_get_tool(st), sessionstorage_set_tool(st),
+                   sessionstorage_delete_tool(st), sessionstorage_clear_tool(st), storage_save_tool(st), storage_load_tool(st),
+                   route_tool(st), route_list_tool(st), unroute_tool(st), network_state_tool(st)};
 }
 
 }  // namespace agentkit::browser

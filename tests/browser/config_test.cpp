@@ -460,7 +460,30 @@ TEST(ServerConfig, CapsTestingOffersTheAssertionToolsAndEachCapabilityLeavesOnly
     const std::string hint = br::capability_off_hint(c.caps);
     EXPECT_NE(hint.find("--caps vision"), std::string::npos) << hint;
     EXPECT_EQ(hint.find("--caps testing"), std::string::npos) << hint;
-    EXPECT_TRUE(br::capability_off_hint({"vision", "testing"}).empty());
+    EXPECT_TRUE(br::capability_off_hint({"vision", "testing", "storage", "network"}).empty());
+}
+
+TEST(ServerConfig, CapsStorageAndNetworkOfferTheirToolsOnly) {
+    br::server_config c;
+    ASSERT_TRUE(parse({"--caps", "storage,network"}, c));
+    EXPECT_TRUE(c.has_cap("storage"));
+    EXPECT_TRUE(c.has_cap("network"));
+    EXPECT_TRUE(c.notes.empty()) << c.notes.front();
+    const auto off = br::capability_tools_off(c.caps);
+    for (const char* on : {"browser_cookie_set", "browser_localstorage_get", "browser_sessionstorage_clear", "browser_storage_state",
+                           "browser_set_storage_state", "browser_route", "browser_unroute", "browser_network_state_set"}) {
+        EXPECT_EQ(std::find(off.begin(), off.end(), on), off.end()) << on;
+        ASSERT_NE(br::capability_of(on), nullptr) << on;
+    }
+    EXPECT_EQ(br::capability_of("browser_route_list")->name, "network");
+    EXPECT_EQ(br::capability_of("browser_cookie_list")->name, "storage");
+    EXPECT_EQ(br::capability_of("browser_network_requests"), nullptr);  // the network log: always offered
+    br::server_config storage_only;
+    ASSERT_TRUE(parse({"--caps", "storage"}, storage_only));
+    const auto off2 = br::capability_tools_off(storage_only.caps);
+    EXPECT_NE(std::find(off2.begin(), off2.end(), "browser_route"), off2.end());
+    EXPECT_EQ(std::find(off2.begin(), off2.end(), "browser_cookie_list"), off2.end());
+    EXPECT_NE(br::capability_off_hint(storage_only.caps).find("--caps network"), std::string::npos);
 }
 
 TEST(ServerConfig, TimeoutSettleIsTheLeastWaitOfAnActionAndPlaywrightsLayoutWaitsAsItDoes) {
@@ -497,4 +520,27 @@ TEST(ServerConfig, CapsVisionInAConfigFile) {
     std::filesystem::remove(path);
     ASSERT_TRUE(r) << r.error().to_text();
     EXPECT_TRUE(c.has_cap("vision"));
+}
+
+TEST_F(ConfigFiles, StorageStateIsReadAtTheStartAndAFileThatCannotBeUsedRefusesIt) {
+    br::server_config c;
+    ASSERT_TRUE(parse({"--storage-state", file("state.json", R"({"cookies": [{"name": "sid", "value": "v", "domain": "127.0.0.1"}],
+                                                                 "origins": [{"origin": "http://127.0.0.1:1", "localStorage": []}]})")},
+                      c));
+    ASSERT_TRUE(c.browser.initial_storage.has_value());
+    EXPECT_EQ(c.browser.initial_storage->cookies.at(0).name, "sid");
+    EXPECT_EQ(c.browser.initial_storage->origins.size(), 1U);
+    br::server_config missing;
+    auto m = parse({"--storage-state", (dir_ / "none.json").string()}, missing);
+    ASSERT_FALSE(m);
+    EXPECT_NE(m.error().message.find("--storage-state: cannot read"), std::string::npos) << m.error().message;
+    br::server_config broken;
+    auto b = parse({"--storage-state", file("broken.json", R"({"origins": [{"origin": 1}]})")}, broken);
+    ASSERT_FALSE(b);
+    EXPECT_NE(b.error().message.find("origin 1's \"origin\" is not a string"), std::string::npos) << b.error().message;
+    // the configuration file's key: a path, or the state itself
+    br::server_config inline_state;
+    ASSERT_TRUE(parse({"--config", file("c.json", R"({"browser": {"contextOptions": {"storageState": {"cookies": [], "origins": []}}}})")},
+                      inline_state));
+    EXPECT_TRUE(inline_state.browser.initial_storage.has_value());
 }

@@ -4,6 +4,8 @@
 // security_e2e_test.cpp.
 #include <agentkit/browser/detail/page_data.hpp>
 #include <agentkit/browser/policy.hpp>
+#include <agentkit/browser/routes.hpp>
+#include <agentkit/browser/storage.hpp>
 
 #include <gtest/gtest.h>
 
@@ -205,4 +207,104 @@ TEST(PolicySecrets, TiedToTheirOriginsAndOnlyByPlaceholder) {
     const std::string j = p->to_json().dump();
     EXPECT_EQ(j.find("pw-1"), std::string::npos);
     EXPECT_NE(j.find("login.example.com"), std::string::npos);
+}
+
+TEST(PolicyHosts, APortWildcardIsAnyPort) {
+    br::browser_policy p;
+    p.allowed_origins = {"http://localhost:*", "https://*.example.com:*"};
+    ASSERT_TRUE(p.validate().has_value());
+    EXPECT_FALSE(p.check("http://localhost:4000/x").has_value());
+    EXPECT_FALSE(p.check("http://127.0.0.1:1/").has_value());  // the same machine
+    EXPECT_FALSE(p.check("https://a.example.com:8443/").has_value());
+    EXPECT_TRUE(p.check("https://evil.test:4000/").has_value());
+    EXPECT_TRUE(p.check("http://a.example.com/").has_value());  // the scheme still counts
+    br::browser_policy bad;
+    bad.allowed_origins = {"http://localhost:x*"};
+    EXPECT_FALSE(bad.validate().has_value());
+}
+
+TEST(PolicyHosts, AHostIsRefusedWhenEveryRequestToItWouldBe) {
+    br::browser_policy open;
+    EXPECT_FALSE(open.check_host("anything.test").has_value());
+    br::browser_policy p;
+    p.allowed_origins = {"http://127.0.0.1:8080", "*.example.com"};
+    p.blocked_origins = {"ads.example.com", "https://pay.example.com"};
+    EXPECT_FALSE(p.check_host("localhost").has_value());    // 127.0.0.1:8080 is allowed: a cookie for it may be set
+    EXPECT_FALSE(p.check_host(".example.com").has_value());  // a domain cookie's leading dot
+    EXPECT_FALSE(p.check_host("www.example.com").has_value());
+    EXPECT_FALSE(p.check_host("pay.example.com").has_value());  // blocked over https only: http://pay.example.com is allowed
+    auto ads = p.check_host("ads.example.com");
+    ASSERT_TRUE(ads.has_value());
+    EXPECT_EQ(ads->rule, "blocked_origins: ads.example.com");
+    auto evil = p.check_host("evil.test");
+    ASSERT_TRUE(evil.has_value());
+    EXPECT_EQ(evil->rule, "allowed_origins: not in the allowed list");
+    EXPECT_TRUE(p.check_host("").has_value());
+}
+
+TEST(Routes, UrlGlobsMatchAsPlaywrightsDo) {
+    struct row {
+        const char* pattern;
+        const char* url;
+        bool match;
+    };
+    for (const auto& r : std::vector<row>{
+             {"**/api/users", "http://127.0.0.1:4000/api/users", true},
+             {"**/api/users", "http://127.0.0.1:4000/api/users/1", false},
+             {"**/api/*", "http://h.test/api/users", true},
+             {"**/api/*", "http://h.test/api/users/1", false},  // * stops at /
+             {"**/api/**", "http://h.test/api/users/1", true},
+             {"**/*.{png,jpg}", "http://h.test/a/b.jpg", true},
+             {"**/*.{png,jpg}", "http://h.test/a/b.gif", false},
+             {"http://h.test/search?q=*", "http://h.test/search?q=x", true},  // ? is itself
+             {"http://h.test/search?q=*", "http://h.test/searchXq=x", false},
+             {"http://127.0.0.1:*/x", "http://127.0.0.1:9/x", true},
+             {"**/a\\*b", "http://h.test/a*b", true},  // an escaped star is a star
+             {"**/a\\*b", "http://h.test/axb", false},
+             {"**/{v1,v2}/**/{a,b{c,d}}", "http://h.test/v2/x/y/bd", true},
+             {"**/{v1,v2}/**/{a,b{c,d}}", "http://h.test/v3/x/y/bd", false},
+             {"**", "anything", true},
+             {"", "", true},
+             {"http://h.test/", "http://h.test/x", false},
+             {"**/{unclosed", "http://h.test/{unclosed", true},  // an unclosed brace is a character
+         })
+        EXPECT_EQ(br::url_glob_match(r.pattern, r.url), r.match) << r.pattern << " ~ " << r.url;
+    // a long run of stars against a long URL ends (bounded backtracking per star)
+    EXPECT_FALSE(br::url_glob_match("*a*a*a*a*a*a*a*b", std::string(60, 'a')));
+}
+
+TEST(StorageState, ReadsPlaywrightsFormatAndSaysWhatIsWrongInIt) {
+    const json j = json::parse(R"({"cookies": [{"name": "sid", "value": "v", "domain": "localhost", "path": "/", "expires": -1,
+                                                 "httpOnly": true, "secure": false, "sameSite": "Lax"},
+                                                {"name": "b", "value": "", "domain": ".example.com"}],
+                                    "origins": [{"origin": "http://localhost:4000", "localStorage": [{"name": "k", "value": "1"}]}],
+                                    "extra": 1})");
+    auto s = br::parse_storage_state(j);
+    ASSERT_TRUE(s.has_value()) << s.error().message;
+    ASSERT_EQ(s->cookies.size(), 2U);
+    EXPECT_TRUE(s->cookies[0].http_only);
+    EXPECT_EQ(s->cookies[1].path, "/");
+    EXPECT_EQ(s->cookies[1].expires, -1);
+    ASSERT_EQ(s->origins.size(), 1U);
+    EXPECT_EQ(s->origins[0].local_storage[0].value, "1");
+    // back to JSON and read again: the same
+    auto again = br::parse_storage_state(br::to_json(*s));
+    ASSERT_TRUE(again.has_value());
+    EXPECT_EQ(br::to_json(*again), br::to_json(*s));
+    struct bad_case {
+        const char* text;
+        const char* says;
+    };
+    for (const auto& b : std::vector<bad_case>{{R"([])", "a JSON object"},
+                                                {R"({"cookies": {}})", "\"cookies\" is not an array"},
+                                                {R"({"cookies": [{"value": "v", "domain": "d"}]})", "cookie 1 has no \"name\""},
+                                                {R"({"cookies": [{"name": "a", "value": "v", "domain": "d", "sameSite": "lax"}]})", "sameSite"},
+                                                {R"({"cookies": [{"name": "a", "value": "v", "domain": "d", "expires": "soon"}]})", "\"expires\""},
+                                                {R"({"cookies": [{"name": "a", "value": 1, "domain": "d"}]})", "cookie 1's \"value\""},
+                                                {R"({"origins": [{"localStorage": []}]})", "origin 1 has no \"origin\""},
+                                                {R"({"origins": [{"origin": "http://a", "localStorage": [{"name": "k"}]}]})", "origin 1's item 1"}}) {
+        auto e = br::parse_storage_state(json::parse(b.text));
+        ASSERT_FALSE(e.has_value()) << b.text;
+        EXPECT_NE(e.error().message.find(b.says), std::string::npos) << b.text << " -> " << e.error().message;
+    }
 }

@@ -135,6 +135,43 @@ test("Playwright MCP's command line works as it is: the user agent, the console 
   assert.doesNotMatch(stderr(), /vision tools are not offered/);
 });
 
+test("--storage-state starts the browser with a file's cookies and localStorage; --caps storage,network offer their tools", async () => {
+  const origin = url("");
+  const state = path.join(tmp, "state.json");
+  fs.writeFileSync(state, JSON.stringify({
+    cookies: [{ name: "sid", value: "from-file", domain: "127.0.0.1", path: "/" },
+              { name: "tracker", value: "x", domain: "ads.example", path: "/" }],
+    origins: [{ origin, localStorage: [{ name: "basket", value: "mug" }] }],
+  }));
+  const { client, stderr } = await connect(["--headless", "--quiet", "--no-sandbox", "--allowed-origins", origin,
+                                            "--storage-state", state, "--caps", "storage,network", "--allow-evaluate"]);
+  try {
+    const { tools } = await client.listTools();
+    for (const name of ["browser_cookie_list", "browser_localstorage_set", "browser_storage_state", "browser_route", "browser_network_state_set"])
+      assert.ok(tools.some((t) => t.name === name), name);
+    assert.deepEqual(Object.keys(tools.find((t) => t.name === "browser_cookie_set").inputSchema.properties).sort(),
+                     ["domain", "expires", "httpOnly", "name", "path", "sameSite", "secure", "value"]);
+    const nav = await call(client, "browser_navigate", { url: url("/notes") });
+    assert.match(nav, /storage state: left out cookie tracker for ads\.example: allowed_origins/);  // the policy's refusal, said once
+    const seen = await call(client, "browser_evaluate", { function: "() => document.cookie + '|' + localStorage.getItem('basket')" });
+    assert.match(seen, /sid=from-file\|mug/);
+    assert.match(await call(client, "browser_cookie_get", { name: "sid" }), /sid=from-file \(domain: 127\.0\.0\.1, path: \/, httpOnly: false/);
+  } finally {
+    await client.close();
+  }
+  assert.doesNotMatch(stderr(), /not offered/);
+  // without the capabilities: not listed, and a call says how to turn them on
+  const plain = await connect(["--headless", "--quiet"]);
+  try {
+    const { tools } = await plain.client.listTools();
+    assert.ok(!tools.some((t) => t.name.startsWith("browser_cookie") || t.name === "browser_route"));
+    const r = await plain.client.callTool({ name: "browser_cookie_list", arguments: {} });
+    assert.match(textOf(r), /--caps storage/);
+  } finally {
+    await plain.client.close();
+  }
+});
+
 test("without --caps vision the coordinate tools are not listed, and a call says how to turn them on", async () => {
   const { client } = await connect(["--headless", "--quiet"]);
   try {
@@ -275,7 +312,7 @@ test("what cannot be honoured refuses the start, naming the option and why; stdo
     [["--port", "8931", "--user-data-dir", path.join(os.tmpdir(), "one-profile")], /--user-data-dir with --port \(every HTTP session has a browser of its own/],
     [["--extension"], /--extension \(the Playwright browser extension is not supported/],
     [["--proxy-server", "http://proxy:3128"], /--proxy-server \(a browser proxy is not supported/],
-    [["--storage-state", "state.json"], /--storage-state \(loading cookies/],
+    [["--save-trace"], /--save-trace \(Playwright traces are not supported/],
     [["--browser", "webkit"], /--browser webkit \(agentkit drives Chromium-family browsers/],
     [["--idle-timeout", "60000"], /--idle-timeout 60000/],
     [["--cdp-endpoint", "http://127.0.0.1:9", "--ignore-https-errors"], /--ignore-https-errors with --cdp-endpoint/],
@@ -297,6 +334,7 @@ test("what cannot be honoured refuses the start, naming the option and why; stdo
     [["--max-artifacts", "-1"], /--max-artifacts takes a whole number, not "-1"/],
     [["--max-downloads", "5x"], /--max-downloads takes a whole number, not "5x"/],
     [["--port", "70000"], /--port takes a port number from 0 to 65535, not "70000"/],
+    [["--storage-state", path.join(tmp, "missing-state.json")], /--storage-state: cannot read .*missing-state\.json/],
     [["--port", "8931", "--max-sessions", "0"], /--max-sessions takes a whole number of at least 1, not "0"/],
   ];
   for (const [args, why] of bad) {
@@ -328,7 +366,8 @@ test("what cannot be honoured refuses the start, naming the option and why; stdo
 test("a configuration file's keys that cannot be honoured, or are unknown, refuse the start by their names", () => {
   const cases = [
     [{ browser: { launchOptions: { slowMo: 100 } } }, /config key browser\.launchOptions\.slowMo/],
-    [{ browser: { contextOptions: { storageState: "s.json" } } }, /config key browser\.contextOptions\.storageState/],
+    [{ browser: { contextOptions: { storageState: path.join(tmp, "no-such-state.json") } } }, /--storage-state: cannot read .*no-such-state\.json/],
+    [{ browser: { contextOptions: { storageState: { cookies: [{ name: "a" }] } } } }, /browser\.contextOptions\.storageState: cookie 1 has no "value"/],
     [{ server: { port: 8931, tls: true } }, /config key server\.tls/],
     [{ browser: { initScript: ["a.js"] } }, /config browser\.initScript \(init scripts are not supported/],
     [{ saveSession: true }, /config saveSession \(sessions are not saved/],

@@ -19,7 +19,7 @@
 //
 // Layout: this header declares the class and documents its API; the definitions are in
 // browser/impl/*.hpp by concern (lifecycle, policy, events, tabs, navigation, capture, refs,
-// actions, pointer, settle, waits, page, marks, downloads, batch, recording), included at its end. Option and
+// actions, pointer, settle, waits, page, marks, downloads, batch, recording, storage, routes), included at its end. Option and
 // result types are in options.hpp, action_result.hpp and results.hpp; the page scripts in
 // detail/scripts.hpp.
 #pragma once
@@ -40,6 +40,8 @@
 #include <agentkit/browser/policy.hpp>
 #include <agentkit/browser/readable.hpp>
 #include <agentkit/browser/results.hpp>
+#include <agentkit/browser/routes.hpp>
+#include <agentkit/browser/storage.hpp>
 #include <agentkit/browser/snapshot.hpp>
 #include <agentkit/browser/socket_gate.hpp>
 #include <agentkit/cdp/launch.hpp>
@@ -369,6 +371,60 @@ public:
     /// kept), as the browser still holds it: the bytes (decoded when it sent them as base64).
     /// errc::not_found when there is no such request, or its body is gone or was never read.
     result<std::string> response_body(std::size_t position);
+
+    // ---- what the browser keeps for sites, routes, network state (impl/storage.hpp, impl/routes.hpp)
+
+    /// The cookies of this browser's context (every site's; the page's httpOnly ones too).
+    result<std::vector<cookie>> cookies();
+
+    /// Set a cookie (an empty domain: the current page's host; an empty path: "/"); the cookie as
+    /// set. A domain the origin policy refuses every request to is refused
+    /// (browser_policy::check_host).
+    result<cookie> set_cookie(cookie c);
+
+    /// Delete the cookies named `name` (every cookie when empty); how many went.
+    result<std::size_t> delete_cookies(std::string_view name = {});
+
+    /// The items of the current page's localStorage or sessionStorage (its main frame's origin).
+    /// errc::tool_failed for a page with an opaque origin (about:blank, data:), saying so.
+    result<std::vector<storage_item>> storage_items(storage_area area);
+
+    /// One item (nullopt: no such key).
+    result<std::optional<std::string>> storage_value(storage_area area, std::string_view key);
+
+    /// Set an item (errc::tool_failed when the page's quota is full).
+    result<void> set_storage_item(storage_area area, std::string_view key, std::string_view value);
+
+    /// Remove an item (`key`), or every item of the area (nullopt); how many went.
+    result<std::size_t> remove_storage_items(storage_area area, std::optional<std::string_view> key);
+
+    /// Everything a later session may reuse: the context's cookies and the localStorage of every
+    /// origin this browser loaded a document from (read in a temporary tab when no tab shows it).
+    result<storage_state> save_storage();
+
+    /// Replace the context's cookies and localStorage with `s`'s (Playwright's setStorageState):
+    /// cookies cleared and set, the origins' localStorage cleared and written (the open tabs'
+    /// origins cleared too). Cookies and origins the origin policy refuses are left out and
+    /// said in the report; an origin no tab shows is written in a temporary tab that the browser
+    /// answers itself (nothing is fetched).
+    result<storage_restore> restore_storage(const storage_state& s);
+
+    /// Answer (or change) the requests matching `r.pattern`, in every tab, from now on; a later
+    /// route for the same URL wins. The origin policy decides first.
+    result<void> add_route(route_rule r);
+
+    /// The routes in force, oldest first.
+    [[nodiscard]] std::vector<route_rule> routes() const;
+
+    /// Remove the routes with this pattern (every route when nullopt); how many went.
+    std::size_t remove_routes(std::optional<std::string_view> pattern = std::nullopt);
+
+    /// Take the browser off the network (every request fails as net::ERR_INTERNET_DISCONNECTED,
+    /// pages see navigator.onLine false) or back on.
+    result<void> set_offline(bool offline);
+
+    /// Whether set_offline(true) is in force.
+    [[nodiscard]] bool offline() const noexcept { return offline_.load(); }
 
     // ---- recordings (screencast) ------------------------------------------------------------------
 
@@ -855,6 +911,20 @@ private:
     /// finished download is moved out of it, as a 0600 file. Set on the first start, removed
     /// with the browser object.
     std::string download_staging_;
+    /// Routes, the request URLs answered with an empty page for restore_storage's temporary
+    /// tabs, and the origins documents were loaded from (save_storage): read by the dispatcher.
+    mutable std::mutex routes_mu_;
+    std::vector<route_rule> routes_;
+    std::set<std::string> blank_pages_;
+    std::set<std::string> visited_origins_;
+    std::atomic<bool> offline_{false};
+    // The dispatcher's part of routes and network state: fulfil, continue changed or fail a
+    // paused request the policy let through (true: answered).
+    bool route_request(engine& e, const cdp::event& ev);
+    // A script run on a temporary tab showing `origin` (an empty page the browser answers itself).
+    result<json> on_origin_page(const std::string& origin, const char* fn, json args);
+    result<json> storage_call(storage_area area, std::string_view op, json args);
+    result<storage_restore> restore_locked(const storage_state& s);  // restore_storage with the browser started
     /// Downloads started by this browser object (across restarts), against max_downloads;
     /// written by the event dispatcher under the engine mutex.
     std::size_t downloads_started_ = 0;

@@ -13,6 +13,7 @@
 
 #include <agentkit/search/config.hpp>
 #include <agentkit/browser/artifacts.hpp>
+#include <agentkit/browser/capabilities.hpp>
 #include <agentkit/browser/config_usage.hpp>
 #include <agentkit/browser/options.hpp>
 #include <agentkit/browser/policy.hpp>
@@ -54,7 +55,8 @@ struct server_config {
     store_options store;  ///< the artifact store's options (--output-dir)
     bool quiet = false;  ///< --quiet: no per-call metrics on stderr
     /// The optional capabilities turned on (--caps; --vision): "vision" offers the coordinate
-    /// tools, "testing" the assertion tools (browser/menu.hpp's optional_capabilities).
+    /// tools, "testing" the assertion tools, "storage" cookies and storage, "network" routes and
+    /// the network state (browser/capabilities.hpp).
     std::set<std::string> caps;
     /// Whether `--caps` turned on `cap`.
     [[nodiscard]] bool has_cap(std::string_view cap) const { return caps.count(std::string(cap)) > 0; }
@@ -108,13 +110,12 @@ struct playwright_option {
     std::string_view why;
 };
 
-inline constexpr std::array<playwright_option, 24> kPlaywrightOptions{{
+inline constexpr std::array<playwright_option, 23> kPlaywrightOptions{{
     {"--extension", false, true, "the Playwright browser extension is not supported; --cdp-endpoint connects to a running browser"},
     {"--profile-dir-name", true, true, "it belongs to --extension, which is not supported"},
     {"--endpoint", true, true, "a Playwright bound-browser endpoint is not CDP; --cdp-endpoint connects to a browser over CDP"},
     {"--proxy-server", true, true, "a browser proxy is not supported (the origin policy routes WebSockets through its own gate)"},
     {"--proxy-bypass", true, true, "a browser proxy is not supported"},
-    {"--storage-state", true, true, "loading cookies and storage from a file is not supported; --user-data-dir keeps a profile"},
     {"--save-session", false, true, "sessions are not saved; every call's metrics go to stderr and browser_metrics"},
     {"--save-trace", false, true, "Playwright traces are not supported; browser_recording_start records a screencast"},
     {"--save-video", true, true, "videos are not supported; browser_recording_start records a screencast"},
@@ -187,6 +188,16 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
         }
     } else if (name == "--user-agent") {
         c.browser.viewport.user_agent = *v;  // every tab, also in a browser reached by --cdp-endpoint
+    } else if (name == "--storage-state") {  // read now: a file that cannot be used stops the start
+        std::ifstream in(*v, std::ios::binary);
+        if (!in) return fail(errc::args_invalid, "--storage-state: cannot read " + *v, "Name a storage state file (browser_storage_state writes one).");
+        std::ostringstream text;
+        text << in.rdbuf();
+        const json j = json::parse(text.str(), nullptr, false);
+        if (j.is_discarded()) return fail(errc::args_invalid, "--storage-state: " + *v + " is not JSON");
+        auto st = parse_storage_state(j);
+        if (!st) return fail(errc::args_invalid, "--storage-state: " + *v + ": " + st.error().message, st.error().hint);
+        c.browser.initial_storage = std::move(*st);
     } else if (name == "--ignore-https-errors") {
         c.ignore_https_errors = true;
     } else if (name == "--timeout-action" || name == "--timeout-navigation") {
@@ -255,14 +266,14 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
         for (auto cap : policy_detail::split_list(json(*v))) {
             cap.erase(0, cap.find_first_not_of(' '));
             cap.erase(cap.find_last_not_of(' ') + 1);
-            if (cap == "vision" || cap == "testing") {
+            if (is_optional_capability(cap)) {
                 c.caps.insert(cap);
                 continue;
             }
-            if (cap.empty() || one_of(cap, {"core", "core-navigation", "core-tabs", "core-input", "network", "devtools", "config"})) continue;
+            if (cap.empty() || one_of(cap, {"core", "core-navigation", "core-tabs", "core-input", "devtools", "config"})) continue;
             missing += (missing.empty() ? "" : ", ") + cap;
         }
-        if (!missing.empty()) c.notes.push_back("--caps: " + missing + " tools are not offered (console, network and recording tools are always listed)");
+        if (!missing.empty()) c.notes.push_back("--caps: " + missing + " tools are not offered (console, network log and recording tools are always listed)");
     } else {
         auto it = std::find_if(kPlaywrightOptions.begin(), kPlaywrightOptions.end(), [&](const auto& o) { return o.name == name; });
         if (it == kPlaywrightOptions.end()) return false;
@@ -278,7 +289,7 @@ inline std::optional<bool> playwright_option_takes_value(const std::string& name
     if (one_of(name, {"--no-sandbox", "--sandbox", "--ignore-https-errors", "--allow-unrestricted-file-access", "--shared-browser-context",
                       "--vision", "--snapshot-boxes"}))
         return false;
-    if (one_of(name, {"--browser", "--user-agent", "--timeout-action", "--timeout-navigation", "--timeout-settle", "--image-responses",
+    if (one_of(name, {"--browser", "--user-agent", "--storage-state", "--timeout-action", "--timeout-navigation", "--timeout-settle", "--image-responses",
                       "--snapshot-mode", "--output-max-size", "--console-level", "--idle-timeout", "--caps", "--port", "--host",
                       "--output-mode", "--codegen", "--test-id-attribute",
                       "--allowed-hosts"}))
@@ -562,6 +573,15 @@ inline result<void> apply_config_file(server_config& c, const std::string& path)
                             (ck == "isMobile" ? c.browser.viewport.mobile : c.browser.viewport.touch) = cv.get<bool>();
                         } else if (ck == "userAgent") {
                             option(ckey, "--user-agent", cv);
+                        } else if (ck == "storageState") {  // a file's path, or the state itself
+                            if (cv.is_string()) {
+                                option(ckey, "--storage-state", cv);
+                            } else if (auto st = parse_storage_state(cv); st) {
+                                c.browser.initial_storage = std::move(*st);
+                            } else {
+                                if (ok) err = "config " + path + ": " + ckey + ": " + st.error().message;
+                                ok = false;
+                            }
                         } else if (ck == "ignoreHTTPSErrors") {
                             option(ckey, "--ignore-https-errors", cv);
                         } else {

@@ -81,7 +81,10 @@ Options (Playwright MCP names where the meaning is the same):
   --caps LIST                comma-separated capabilities: vision offers the coordinate tools
                              (browser_mouse_click_xy, _move_xy, _drag_xy, _down, _up, _wheel;
                              --vision too), testing the assertion tools (browser_verify_*,
-                             browser_generate_locator); pdf is not offered (a note says so); the
+                             browser_generate_locator), storage the cookie, localStorage,
+                             sessionStorage and storage-state tools, network the routes
+                             (browser_route, _route_list, browser_unroute) and
+                             browser_network_state_set; pdf is not offered (a note says so); the
                              others are always on
   Accepted with no effect here (a note on stderr says why): --no-webmcp,
   --file-paths, --cdp-timeout, --sandbox (not as root),

@@ -1,6 +1,6 @@
 // agentkit/browser/menu.hpp — how the browser tools are exposed to a model: the menu (page work
 // in `browser`, finding and reading sources in `research`, internals in `devtools`; the
-// optional capabilities' tools in `vision` and `testing`), the fixed core set, the router's
+// optional capabilities' tools in `vision`, `testing`, `storage` and `network`), the fixed core set, the router's
 // pinned tools, and the one rule of the optional capabilities (--caps): their tools are left out
 // of every exposure unless turned on. agentkit-browser-mcp's --tools all|core|menu|router,
 // agentkit-demo and hosts use the same definitions.
@@ -12,6 +12,7 @@
 #pragma once
 
 #include <agentkit/visibility/router.hpp>
+#include <agentkit/browser/capabilities.hpp>
 #include <agentkit/browser/tools/verify.hpp>
 #include <agentkit/browser/tools/vision.hpp>
 #include <agentkit/visibility/frozen_scope.hpp>
@@ -44,55 +45,6 @@ inline constexpr std::array<std::string_view, 20> playwright_tools{
     "browser_fill_form",      "browser_press_key",     "browser_file_upload",      "browser_handle_dialog",
     "browser_take_screenshot", "browser_evaluate",     "browser_wait_for",         "browser_console_messages",
     "browser_network_requests", "browser_tabs",        "browser_resize",           "browser_close"};
-
-/// A capability a server turns on with `--caps` (Playwright MCP's grouping): the tools only it
-/// offers, and the words a call to one of them answers with while it is off.
-struct optional_capability {
-    std::string_view name;                    ///< as --caps names it
-    std::span<const std::string_view> tools;  ///< the tools it offers
-    std::string_view what;                    ///< "coordinate (vision) tools"
-    std::string_view instead;                 ///< what to do without it
-};
-
-/// The optional capabilities: every exposure (all, core, menu, router) leaves their tools out
-/// unless --caps turns them on, and a call to one says how to turn it on.
-inline constexpr std::array<optional_capability, 2> optional_capabilities{{
-    {"vision", vision_tools, "coordinate (vision) tools", "or act by ref (browser_click)"},
-    {"testing", testing_tools, "assertion (testing) tools", "or read the page (browser_snapshot, browser_find)"},
-}};
-
-/// The optional capability that offers `tool` (nullptr: always offered).
-[[nodiscard]] inline const optional_capability* capability_of(std::string_view tool) {
-    for (const auto& c : optional_capabilities)
-        if (std::find(c.tools.begin(), c.tools.end(), tool) != c.tools.end()) return &c;
-    return nullptr;
-}
-
-/// Why a tool of `c` answers capability.unsupported while it is off.
-[[nodiscard]] inline std::string capability_off_reason(const optional_capability& c) {
-    return std::string(c.what) + " are offered with --caps " + std::string(c.name) + " only";
-}
-
-/// What to do about it.
-[[nodiscard]] inline std::string capability_off_alternative(const optional_capability& c) {
-    return "restart agentkit-browser-mcp with --caps " + std::string(c.name) + ", " + std::string(c.instead);
-}
-
-/// The tools of the capabilities `on` leaves off.
-[[nodiscard]] inline std::vector<std::string> capability_tools_off(const std::set<std::string>& on) {
-    std::vector<std::string> off;
-    for (const auto& c : optional_capabilities)
-        if (!on.count(std::string(c.name))) off.insert(off.end(), c.tools.begin(), c.tools.end());
-    return off;
-}
-
-/// One line saying which capabilities are off and how to turn them on (empty: none is off).
-[[nodiscard]] inline std::string capability_off_hint(const std::set<std::string>& on) {
-    std::string hint;
-    for (const auto& c : optional_capabilities)
-        if (!on.count(std::string(c.name))) hint += (hint.empty() ? "" : " ") + capability_off_reason(c) + ": " + capability_off_alternative(c) + ".";
-    return hint;
-}
 
 /// Tools the router always lists (--tools router): a page cannot be used without them.
 inline const std::vector<std::string>& router_pinned_tools() {
@@ -135,6 +87,19 @@ auto make_browser_menu(menu_options options = {}) {
                         tool_ref<"browser_generate_locator">)
             .describe("Assertions and locators for test code: verify elements, texts, lists, values")
             .when("Writing or checking a test of a page"),
+        mode<"storage">(tool_ref<"browser_cookie_list">, tool_ref<"browser_cookie_get">, tool_ref<"browser_cookie_set">,
+                        tool_ref<"browser_cookie_delete">, tool_ref<"browser_cookie_clear">, tool_ref<"browser_localstorage_list">,
+                        tool_ref<"browser_localstorage_get">, tool_ref<"browser_localstorage_set">, tool_ref<"browser_localstorage_delete">,
+                        tool_ref<"browser_localstorage_clear">, tool_ref<"browser_sessionstorage_list">,
+                        tool_ref<"browser_sessionstorage_get">, tool_ref<"browser_sessionstorage_set">,
+                        tool_ref<"browser_sessionstorage_delete">, tool_ref<"browser_sessionstorage_clear">,
+                        tool_ref<"browser_storage_state">, tool_ref<"browser_set_storage_state">)
+            .describe("Cookies, localStorage, sessionStorage; save and restore them")
+            .when("Logging in once for several runs, inspecting or changing site data"),
+        mode<"network">(tool_ref<"browser_route">, tool_ref<"browser_route_list">, tool_ref<"browser_unroute">,
+                        tool_ref<"browser_network_state_set">)
+            .describe("Mock or change requests by URL; go offline")
+            .when("Testing a page against mocked APIs or without network"),
         std::move(options));
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <agentkit/cdp/webdriver.hpp>
+#include <agentkit/browser/storage.hpp>
 #include <agentkit/browser/policy.hpp>
 #include <agentkit/browser/snapshot_types.hpp>
 #include <agentkit/cdp/launch.hpp>
@@ -102,6 +103,9 @@ struct browser_options {
     std::size_t recording_max_frames = 300;
     dialog_policy dialogs;  ///< how JavaScript dialogs are answered
     viewport_size viewport;  ///< the viewport of every tab
+    /// Cookies and localStorage restored into every browser this object starts (browser::
+    /// restore_storage; --storage-state). What the policy refuses is left out, said in a note.
+    std::optional<storage_state> initial_storage;
     std::chrono::milliseconds call_timeout{15000};        ///< one CDP call
     std::chrono::milliseconds navigation_timeout{30000};  ///< a navigation to commit and load
     /// After a new document's DOM is ready (DOMContentLoaded), how long an action still waits

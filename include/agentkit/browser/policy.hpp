@@ -288,6 +288,8 @@ inline result<origin_pattern> parse_pattern(std::string_view s) {
         hp = s.substr(sep + 3);
     }
     while (!hp.empty() && hp.back() == '/') hp.remove_suffix(1);
+    // "host:*" (any port) is "host" (a pattern without a port matches every port)
+    if (hp.size() > 2 && hp.substr(hp.size() - 2) == ":*") hp.remove_suffix(2);
     if (hp.find_first_of("/?#@") != std::string_view::npos || hp.empty())
         return fail(errc::args_invalid, "origin pattern \"" + std::string(s) + "\" is not an origin",
                     "Use scheme://host[:port], host[:port] or *.domain.");
@@ -646,6 +648,34 @@ struct browser_policy {
         for (const auto& s : allowed_origins)
             if (auto p = policy_detail::parse_pattern(s); p && p->matches(*u)) return std::nullopt;
         return policy_violation{"allowed_origins: not in the allowed list", std::string(url)};
+    }
+
+    /// The rule refusing every request to `host` (any scheme, any port; "example.com" or
+    /// ".example.com", a cookie's domain): a blocked pattern for the host on every port and
+    /// scheme, or, with an allowed list, no allowed pattern naming the host. What a cookie for
+    /// the host may do is decided here; where it is sent, check() decides per request.
+    [[nodiscard]] std::optional<policy_violation> check_host(std::string_view host) const {
+        while (!host.empty() && host.front() == '.') host.remove_prefix(1);
+        policy_detail::parsed_url u;
+        u.host = policy_detail::canonical_host(host);
+        const std::string shown = "http://" + u.host + "/";
+        if (u.host.empty()) return policy_violation{"scheme: no host", shown};
+        auto names = [&](const policy_detail::origin_pattern& p, bool every_port) {
+            for (const char* scheme : {"http", "https"}) {
+                u.scheme = scheme;
+                u.port = p.port >= 0 ? p.port : (u.scheme == "http" ? 80 : 443);
+                const bool m = p.matches(u);
+                if (every_port && !(m && p.port < 0 && p.scheme.empty())) return false;
+                if (!every_port && m) return true;
+            }
+            return every_port;
+        };
+        for (const auto& s : blocked_origins)
+            if (auto p = policy_detail::parse_pattern(s); p && names(*p, true)) return policy_violation{"blocked_origins: " + p->text, shown};
+        if (allowed_origins.empty()) return std::nullopt;
+        for (const auto& s : allowed_origins)
+            if (auto p = policy_detail::parse_pattern(s); p && names(*p, false)) return std::nullopt;
+        return policy_violation{"allowed_origins: not in the allowed list", shown};
     }
 
     /// The rule refusing a URL given to navigate to (a tab, a batch read): check(), and a

@@ -13,7 +13,7 @@
 //
 // Layout: each tool is defined once, with its argument struct, in tools/<family>.hpp
 // (navigation, snapshot, actions, page, logs, interact, batch, recording, session, search,
-// vision, verify); this header registers them. Adding a tool: write `template <class State> auto x_tool(State&)` with
+// vision, verify, storage, routes); this header registers them. Adding a tool: write `template <class State> auto x_tool(State&)` with
 // browser_tool<"browser_x">(…) in its family's header, then add `x_tool(st)` below.
 #pragma once
 
@@ -26,9 +26,11 @@
 #include <agentkit/browser/tools/page.hpp>
 #include <agentkit/browser/tools/playwright.hpp>
 #include <agentkit/browser/tools/recording.hpp>
+#include <agentkit/browser/tools/routes.hpp>
 #include <agentkit/browser/tools/search.hpp>
 #include <agentkit/browser/tools/session.hpp>
 #include <agentkit/browser/tools/snapshot.hpp>
+#include <agentkit/browser/tools/storage.hpp>
 #include <agentkit/browser/tools/support.hpp>
 #include <agentkit/browser/tools/verify.hpp>
 #include <agentkit/browser/tools/vision.hpp>
@@ -54,7 +56,12 @@ auto browser_tools(State& st) {
                    click_xy_tool(st),   move_xy_tool(st),    drag_xy_tool(st),    mouse_down_tool(st),
                    mouse_up_tool(st),   wheel_tool(st),      web_search_tool(st), find_tool(st),
                    verify_element_tool(st), verify_text_tool(st), verify_list_tool(st), verify_value_tool(st),
-                   generate_locator_tool(st), network_request_tool(st), drop_tool(st)};
+                   generate_locator_tool(st), network_request_tool(st), drop_tool(st),
+                   cookie_list_tool(st), cookie_get_tool(st), cookie_set_tool(st), cookie_delete_tool(st), cookie_clear_tool(st),
+                   localstorage_list_tool(st), localstorage_get_tool(st), localstorage_set_tool(st), localstorage_delete_tool(st),
+                   localstorage_clear_tool(st), sessionstorage_list_tool(st), sessionstorage_get_tool(st), sessionstorage_set_tool(st),
+                   sessionstorage_delete_tool(st), sessionstorage_clear_tool(st), storage_save_tool(st), storage_load_tool(st),
+                   route_tool(st), route_list_tool(st), unroute_tool(st), network_state_tool(st)};
 }
 
 }  // namespace agentkit::browser

@@ -29,6 +29,13 @@ namespace detail {
     return o;
 }
 
+/// `s` without the ASCII spaces, tabs and line breaks at its ends.
+[[nodiscard]] constexpr std::string_view trim_ascii(std::string_view s) noexcept {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r')) s.remove_suffix(1);
+    return s;
+}
+
 /// The lines of `text` (split at '\n'; a final '\n' ends the last line, it adds no empty one).
 [[nodiscard]] inline std::vector<std::string> split_lines(std::string_view text) {
     std::vector<std::string> lines;

@@ -20,4 +20,6 @@
 #include <agentkit/browser/impl/downloads.hpp>
 #include <agentkit/browser/impl/batch.hpp>
 #include <agentkit/browser/impl/recording.hpp>
+#include <agentkit/browser/impl/storage.hpp>
+#include <agentkit/browser/impl/routes.hpp>
 #include <agentkit/browser/impl/live.hpp>

@@ -34,6 +34,7 @@ AGENTKIT_DECL auto browser::on_browser_event(engine& e, const cdp::event& ev) ->
         }
         auto v = opt_.policy.check(url);
         if (!v) {
+            if (route_request(e, ev)) return true;  // a route, an empty page of restore_storage, offline
             e.conn.call_async("Fetch.continueRequest", json{{"requestId", rid}}, ev.session_id, [](result<json>) {});
             return true;
         }

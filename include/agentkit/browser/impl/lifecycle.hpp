@@ -165,8 +165,19 @@ AGENTKIT_DECL auto browser::ensure() -> result<void> {
         shutdown();
         return fail(err);
     }
-    std::lock_guard lock(eng_->mu);
-    eng_->current = (*t)->id;
+    {
+        std::lock_guard lock(eng_->mu);
+        eng_->current = (*t)->id;
+    }
+    if (opt_.initial_storage) {  // every start, a restart after a crash too: the profile is new
+        auto r = restore_locked(*opt_.initial_storage);
+        if (!r) {
+            auto err = error(errc::browser_launch, "the initial storage state could not be restored: " + r.error().message, r.error().hint);
+            shutdown();
+            return fail(err);
+        }
+        for (const auto& l : r->left_out) restart_notes_.push_back("storage state: left out " + l);
+    }
     return {};
 }
 

@@ -124,6 +124,11 @@ AGENTKIT_DECL auto browser::socket_guard_source() const -> std::string {
 AGENTKIT_DECL auto browser::install_session_policy(engine& e, const std::string& sid, std::vector<std::future<result<json>>>* wait) -> void {
     auto c = e.conn.call_async("Page.addScriptToEvaluateOnNewDocument", json{{"source", detail::kConsoleClipScript}, {"runImmediately", true}}, sid);
     if (wait) wait->push_back(std::move(c));
+    if (offline_.load()) {  // set_offline(true) holds for tabs opened after it
+        auto o = e.conn.call_async("Network.emulateNetworkConditions",
+                                   json{{"offline", true}, {"latency", 0}, {"downloadThroughput", -1}, {"uploadThroughput", -1}}, sid);
+        if (wait) wait->push_back(std::move(o));
+    }
     if (!opt_.policy.intercepts()) return;
     auto b = e.conn.call_async("Runtime.addBinding", json{{"name", "__agentkitBlocked"}}, sid);
     auto g = e.conn.call_async("Page.addScriptToEvaluateOnNewDocument", json{{"source", socket_guard_source()}, {"runImmediately", true}}, sid);

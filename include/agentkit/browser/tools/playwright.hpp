@@ -4,6 +4,7 @@
 // Part of browser/tools.hpp (include that).
 #pragma once
 
+#include <agentkit/browser/capabilities.hpp>
 #include <agentkit/browser/playwright_output.hpp>
 #include <agentkit/browser/tools/support.hpp>
 
@@ -295,3 +296,19 @@ inline result<tool_output> pw_action(tool_state& st, result<action_result> r, st
 }
 
 }  // namespace agentkit::browser::detail
+
+namespace agentkit::browser {
+
+/// A call to a tool of an optional capability that is off, in Playwright's layout: its words
+/// (`Tool "x" not found`) and, as the result, how to turn the capability on.
+[[nodiscard]] inline tool_output pw_capability_off(std::string_view tool, const optional_capability& c) {
+    pw::response resp;
+    resp.language = codegen_language::none;
+    resp.errors.push_back("Tool \"" + std::string(tool) + "\" not found");
+    resp.results.push_back(capability_off_reason(c) + ": " + capability_off_alternative(c) + ".");
+    tool_output o = tool_output::text(resp.text());
+    o.is_error = true;
+    return o;
+}
+
+}  // namespace agentkit::browser

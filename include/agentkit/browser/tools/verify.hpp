@@ -16,11 +16,6 @@
 
 namespace agentkit::browser {
 
-/// The testing capability's tools (`--caps testing`): assertions and locators for test code.
-inline constexpr std::array<std::string_view, 5> testing_tools{"browser_verify_element_visible", "browser_verify_text_visible",
-                                                               "browser_verify_list_visible", "browser_verify_value",
-                                                               "browser_generate_locator"};
-
 /// Arguments of browser_verify_element_visible.
 struct verify_element_args {
     std::string role;            ///< the element's role, as the snapshot shows it (`- button "Submit"`)

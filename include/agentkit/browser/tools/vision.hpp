@@ -15,11 +15,6 @@
 
 namespace agentkit::browser {
 
-/// The tools of Playwright MCP's vision capability (coordinate actions), as named there.
-inline constexpr std::array<std::string_view, 6> vision_tools{"browser_mouse_click_xy", "browser_mouse_move_xy",
-                                                              "browser_mouse_drag_xy",  "browser_mouse_down",
-                                                              "browser_mouse_up",       "browser_mouse_wheel"};
-
 /// Arguments of browser_mouse_click_xy.
 struct click_xy_args {
     double x = 0;                          ///< viewport CSS pixels

@@ -1,0 +1,126 @@
+// agentkit/browser/impl/routes.hpp — browser: routes (answered or changed requests) and the network state (offline), on the paused requests the policy let through.
+// Part of browser.hpp (which includes it at its end); not an entry point of its own.
+#pragma once
+
+#include <agentkit/browser/browser.hpp>
+
+namespace agentkit::browser {
+
+AGENTKIT_DECL auto browser::route_request(engine& e, const cdp::event& ev) -> bool {
+    const json& p = ev.params;
+    const json& req = detail::jobj(p, "request");
+    const std::string url = detail::jstr(req, "url");
+    const std::string rid = detail::jstr(p, "requestId");
+    std::optional<route_rule> hit;
+    bool blank = false;
+    {
+        std::lock_guard lock(routes_mu_);
+        if (detail::jstr(p, "resourceType") == "Document") {
+            if (const auto origin = detail::url_origin(url); !origin.empty() && visited_origins_.size() < 1000)
+                visited_origins_.insert(std::string(origin));
+        }
+        blank = blank_pages_.count(url) != 0;
+        if (!blank)
+            for (auto it = routes_.rbegin(); it != routes_.rend(); ++it)  // the newest route wins
+                if (url_glob_match(it->pattern, url)) {
+                    hit = *it;
+                    break;
+                }
+    }
+    auto done = [](result<json>) {};
+    if (blank) {
+        // (an icon of its own: no /favicon.ico request reaches the site either)
+        const std::string page = "<!doctype html><html><head><title></title><link rel=icon href=\"data:,\"></head><body></body></html>";
+        e.conn.call_async("Fetch.fulfillRequest",
+                          json{{"requestId", rid}, {"responseCode", 200},
+                               {"responseHeaders", json::array({json{{"name", "Content-Type"}, {"value", "text/html; charset=utf-8"}}})},
+                               {"body", base64_encode(page)}},
+                          ev.session_id, done);
+        return true;
+    }
+    if (hit && hit->fulfills()) {  // answered here: no network needed, offline or not
+        json headers = json::array();
+        if (!hit->content_type.empty()) headers.push_back({{"name", "Content-Type"}, {"value", hit->content_type}});
+        for (const auto& [name, value] : hit->add_headers) headers.push_back({{"name", name}, {"value", value}});
+        e.conn.call_async("Fetch.fulfillRequest",
+                          json{{"requestId", rid}, {"responseCode", hit->status.value_or(200)}, {"responseHeaders", std::move(headers)},
+                               {"body", base64_encode(hit->body.value_or(std::string()))}},
+                          ev.session_id, done);
+        return true;
+    }
+    if (offline_.load()) {
+        e.conn.call_async("Fetch.failRequest", json{{"requestId", rid}, {"errorReason", "InternetDisconnected"}}, ev.session_id, done);
+        return true;
+    }
+    if (!hit) return false;
+    // sent on with its headers changed (names compared in any case)
+    std::vector<std::pair<std::string, std::string>> headers;
+    for (const auto& [name, value] : detail::jobj(req, "headers").items())
+        if (value.is_string()) headers.emplace_back(name, value.get<std::string>());
+    auto drop = [&](const std::string& name) {
+        const std::string lower = ascii_lower(name);
+        headers.erase(std::remove_if(headers.begin(), headers.end(), [&](const auto& h) { return ascii_lower(h.first) == lower; }),
+                      headers.end());
+    };
+    for (const auto& name : hit->remove_headers) drop(name);
+    for (const auto& [name, value] : hit->add_headers) {
+        drop(name);
+        headers.emplace_back(name, value);
+    }
+    json list = json::array();
+    for (const auto& [name, value] : headers) list.push_back({{"name", name}, {"value", value}});
+    e.conn.call_async("Fetch.continueRequest", json{{"requestId", rid}, {"headers", std::move(list)}}, ev.session_id, done);
+    return true;
+}
+
+AGENTKIT_DECL auto browser::add_route(route_rule r) -> result<void> {
+    if (r.pattern.empty()) return fail(errc::args_invalid, "a route needs a URL pattern", "e.g. \"**/api/users\" or \"**/*.{png,jpg}\".");
+    if (r.status && (*r.status < 100 || *r.status > 599))
+        return fail(errc::args_invalid, "status " + std::to_string(*r.status) + " is not an HTTP status", "Use 100 to 599.");
+    for (const auto& [name, value] : r.add_headers) {
+        const bool token = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+        });
+        if (!token) return fail(errc::args_invalid, "\"" + name + "\" is not a header name");
+        if (value.find_first_of("\r\n") != std::string::npos) return fail(errc::args_invalid, "the value of header " + name + " has a line break");
+    }
+    std::lock_guard lock(routes_mu_);
+    if (routes_.size() >= 100) return fail(errc::args_invalid, "100 routes are in force already", "Remove some first (remove_routes).");
+    routes_.push_back(std::move(r));
+    return {};
+}
+
+AGENTKIT_DECL auto browser::routes() const -> std::vector<route_rule> {
+    std::lock_guard lock(routes_mu_);
+    return routes_;
+}
+
+AGENTKIT_DECL auto browser::remove_routes(std::optional<std::string_view> pattern) -> std::size_t {
+    std::lock_guard lock(routes_mu_);
+    const std::size_t before = routes_.size();
+    if (!pattern) routes_.clear();
+    else routes_.erase(std::remove_if(routes_.begin(), routes_.end(), [&](const route_rule& r) { return r.pattern == *pattern; }),
+                       routes_.end());
+    return before - routes_.size();
+}
+
+AGENTKIT_DECL auto browser::set_offline(bool offline) -> result<void> {
+    std::lock_guard op(op_mu_);
+    offline_.store(offline);  // every request from now on (the dispatcher fails them)
+    if (!eng_) return {};    // a browser started later takes it from install_session_policy
+    // and what pages see: navigator.onLine, the online/offline events, WebSockets
+    std::vector<std::string> sessions;
+    {
+        std::lock_guard lock(eng_->mu);
+        for (const auto& [sid, t] : eng_->by_session) sessions.push_back(sid);
+    }
+    std::vector<std::future<result<json>>> calls;
+    for (const auto& sid : sessions)
+        calls.push_back(eng_->conn.call_async("Network.emulateNetworkConditions",
+                                              json{{"offline", offline}, {"latency", 0}, {"downloadThroughput", -1}, {"uploadThroughput", -1}},
+                                              sid, opt_.call_timeout));
+    for (auto& c : calls) (void)c.get();  // a session that went meanwhile has nothing to emulate
+    return {};
+}
+
+}  // namespace agentkit::browser
