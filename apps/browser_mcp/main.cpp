@@ -185,11 +185,19 @@ std::unique_ptr<ak::mcp::server> make_server(const br::server_config& c, std::sh
     }
     if (c.tools.output == br::output_mode::playwright && b.call_tool) {
         // Playwright's words for a tool its capability leaves off (its tests and clients match them)
-        b.call_tool = [inner = std::move(b.call_tool), caps = c.caps](std::string_view name, const ak::json& args,
-                                                                      ak::tool_context& ctx) -> ak::result<ak::tool_output> {
+        b.call_tool = [inner = std::move(b.call_tool), list = b.list_tools, caps = c.caps](
+                          std::string_view name, const ak::json& args, ak::tool_context& ctx) -> ak::result<ak::tool_output> {
             if (const auto* cap = br::capability_of(name); cap != nullptr && caps.count(std::string(cap->name)) == 0)
                 return br::pw_capability_off(name, *cap);
-            return inner(name, args, ctx);
+            auto r = inner(name, args, ctx);
+            if (!r && r.error().is(ak::errc::args_invalid)) {
+                ak::json schema;
+                if (list)
+                    for (const auto& t : list())
+                        if (t.name == name) schema = t.input_schema;
+                if (auto invalid = br::pw_invalid_arguments(name, r.error(), schema)) return std::move(*invalid);
+            }
+            return r;
         };
     }
     if (web == nullptr && b.list_tools) {
@@ -213,6 +221,7 @@ int serve_http(const br::server_config& c, const ak::mcp::server_options& so, co
     ho.host = c.host.value_or("127.0.0.1");
     ho.port = *c.port;
     ho.allowed_hosts = c.allowed_hosts;
+    ho.extra_paths = {"/"};  // the bare server URL works too, as with Playwright MCP
     ho.max_sessions = c.max_sessions;
     if (c.idle_timeout.count() > 0)  // (whole seconds, rounded up)
         ho.session_idle_timeout = std::chrono::ceil<std::chrono::seconds>(c.idle_timeout);
@@ -246,6 +255,12 @@ int serve_http(const br::server_config& c, const ak::mcp::server_options& so, co
     }
     std::fprintf(stderr, "agentkit-browser-mcp: serving %s (%s)\n", http->url().c_str(),
                  c.shared_browser_context ? "one browser for every session" : "a browser per session");
+    {  // the start line Playwright MCP writes (clients and scripts wait for it), and its config hint
+        std::string origin = http->url();
+        origin.erase(origin.size() - ho.path.size());
+        std::fprintf(stderr, "Listening on %s\nPut this in your client config:\n%s\n", origin.c_str(),
+                     ak::json{{"mcpServers", {{"agentkit-browser", {{"url", http->url()}}}}}}.dump(2).c_str());
+    }
     const int rc = ak::mcp::serve(*http, stop);
     http.reset();  // sessions end, their browsers close
     return rc;

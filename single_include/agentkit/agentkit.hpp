@@ -1703,7 +1703,7 @@ struct connection_state {
 
     static error timeout_error(const pending_call& p) {
         return error(errc::timeout,
-                     p.method + ": no answer from the browser within " + std::to_string(p.timeout.count()) + " ms",
+                     p.method + ": no answer from the browser: Timeout " + std::to_string(p.timeout.count()) + "ms exceeded.",
                      "The page may be busy or blocked (a dialog, a paused debugger); retry with a longer timeout.",
                      json{{"method", p.method}, {"timeout_ms", p.timeout.count()},
                           {"session_id", p.session_id}});
@@ -6783,6 +6783,7 @@ inline constexpr const char* kWaitStateScript = R"JS(function(state, timeout) {
       case 'hidden': return !visible();
       case 'enabled': return !disabled();
       case 'disabled': return disabled();
+      case 'editable': return !disabled() && !el.readOnly;
       case 'checked': return checked();
       case 'unchecked': return !checked();
       case 'gone': return !el.isConnected;
@@ -6832,7 +6833,7 @@ inline constexpr const char* kInfoScript = R"JS(function() {
   return {connected: this.isConnected, tag: (this.tagName || '').toLowerCase(), type: (this.type || '').toLowerCase(),
           checked: this.checked === true || this.getAttribute && this.getAttribute('aria-checked') === 'true',
           checkable: this.type === 'checkbox' || this.type === 'radio' || !!(this.getAttribute && this.getAttribute('aria-checked') !== null),
-          multiple: !!this.multiple, disabled: !!this.disabled, editable: !!this.isContentEditable};
+          multiple: !!this.multiple, disabled: !!this.disabled, editable: !!this.isContentEditable, readonly: this.readOnly === true};
 })JS";
 
 inline constexpr const char* kSelectAllScript = R"JS(function() {
@@ -8145,6 +8146,22 @@ public:
                 return fail(errc::browser_launch, "cannot create the profile directory: " + ec.message());
         } else {
             p->profile_dir_ = o.user_data_dir;
+            // A profile another browser of this machine holds (Chromium's SingletonLock names
+            // "<host>-<pid>"): said now, in words a user can act on, rather than as the second
+            // browser's exit.
+            std::error_code lec;
+            const auto lock = std::filesystem::read_symlink(p->profile_dir_ / "SingletonLock", lec);
+            const std::string owner = lec ? std::string() : lock.string();
+            char host[256] = {};
+            if (const auto dash = owner.rfind('-'); dash != std::string::npos && ::gethostname(host, sizeof host - 1) == 0 &&
+                                                    owner.substr(0, dash) == host) {
+                const long pid = std::strtol(owner.c_str() + dash + 1, nullptr, 10);
+                if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) == 0)
+                    return fail(errc::browser_launch,
+                                "the browser profile " + o.user_data_dir + " is already in use by another browser (pid " +
+                                    std::to_string(pid) + "): close it, or use --isolated to run multiple instances of the same browser",
+                                "Give launch_options::user_data_dir a directory of its own, or none (a temporary profile).");
+            }
         }
         p->log_path_ = o.log_path.empty() ? (p->temp_dir_ / "chromium.log").string() : o.log_path;
         if (auto pr = seed_preferences(p->profile_dir_, o.preferences); !pr) return fail(pr.error());
@@ -8211,7 +8228,9 @@ public:
         ::posix_spawn_file_actions_destroy(&fa);
         ::posix_spawnattr_destroy(&attr);
         if (rc != 0)
-            return fail(errc::browser_launch, "cannot start the browser '" + executable_ + "': " + detail::errno_message(rc),
+            return fail(errc::browser_launch,
+                        rc == ENOENT ? "cannot start the browser: the executable doesn't exist at '" + executable_ + "'"
+                                     : "cannot start the browser '" + executable_ + "': " + detail::errno_message(rc),
                         "Install Chromium (Debian: apt-get install chromium) or point launch_options::executable or "
                         "$AGENTKIT_CHROMIUM at a Chromium binary.",
                         json{{"executable", executable_}});
@@ -8927,6 +8946,8 @@ private:
 
 
 #include <cstddef>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -9077,6 +9098,19 @@ inline result<std::string> state_string(const json& o, const char* key, const st
     return s;
 }
 
+/// A storage state file read and parsed; errors name the file and what is wrong with it.
+[[nodiscard]] inline result<storage_state> read_storage_state_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return fail(errc::not_found, "cannot read " + path, "Name a storage state file (browser_storage_state writes one).");
+    std::ostringstream text;
+    text << in.rdbuf();
+    const json j = json::parse(text.str(), nullptr, false);
+    if (j.is_discarded()) return fail(errc::args_invalid, path + " is not JSON", "Name a storage state file (browser_storage_state writes one).");
+    auto st = parse_storage_state(j);
+    if (!st) return fail(errc::args_invalid, path + ": " + st.error().message, st.error().hint);
+    return st;
+}
+
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/storage.hpp> ----
 
@@ -9174,7 +9208,14 @@ struct browser_options {
     /// Cookies and localStorage restored into every browser this object starts (browser::
     /// restore_storage; --storage-state). What the policy refuses is left out, said in a note.
     std::optional<storage_state> initial_storage;
+    /// A storage state file read and restored at every browser start, before initial_storage
+    /// is considered (--storage-state): a file written later is used by the next start; one
+    /// that cannot be read makes the start fail, saying why.
+    std::string initial_storage_file;
     std::chrono::milliseconds call_timeout{15000};        ///< one CDP call
+    /// How long an action waits for its element to be ready (a read-only field to take text);
+    /// 0: call_timeout. (agentkit-browser-mcp's Playwright layout: 5 s unless --timeout-action.)
+    std::chrono::milliseconds element_wait{0};
     std::chrono::milliseconds navigation_timeout{30000};  ///< a navigation to commit and load
     /// After a new document's DOM is ready (DOMContentLoaded), how long an action still waits
     /// for its load event; an image, a frame or a request that never ends holds that event back,
@@ -10644,9 +10685,11 @@ public:
             const std::string status = p.exit_description();
             json details = {{"executable", p.executable()}, {"status", status}, {"cause", why.to_json()}};
             if (!tail.empty()) details["log_tail"] = tail;
+            // (a browser that died says its status and last words in `why` already)
+            const bool told = why.message.find("; it said: ") != std::string::npos || why.message.find(status) != std::string::npos;
             return fail(errc::browser_launch,
-                        "the browser did not start: " + why.message + " (" + status + ")" +
-                            (said.empty() ? std::string() : "; it said: " + said),
+                        "the browser did not start: " + why.message +
+                            (told ? std::string() : " (" + status + ")" + (said.empty() ? std::string() : "; it said: " + said)),
                         "Check the browser log tail in details; pass flags through launch_options::extra_args.",
                         std::move(details));
         };
@@ -12111,6 +12154,9 @@ public:
     /// A PNG or JPEG of the viewport, the full page or one element (`o.ref`).
     result<screenshot_result> screenshot(screenshot_options o = {});
 
+    /// The current page printed as a PDF (its bytes; Page.printToPDF, backgrounds included).
+    result<std::string> pdf();
+
     /// Evaluate JavaScript in the main frame, as Playwright MCP's browser_evaluate does: a
     /// function (`() => value`) is called, with the element as its argument when a ref is
     /// given (`(el) => value`); a plain expression is evaluated; a promise is awaited. Off
@@ -12868,8 +12914,18 @@ AGENTKIT_DECL auto browser::ensure() -> result<void> {
         std::lock_guard lock(eng_->mu);
         eng_->current = (*t)->id;
     }
-    if (opt_.initial_storage) {  // every start, a restart after a crash too: the profile is new
-        auto r = restore_locked(*opt_.initial_storage);
+    std::optional<storage_state> initial = opt_.initial_storage;
+    if (!opt_.initial_storage_file.empty()) {
+        auto st = read_storage_state_file(opt_.initial_storage_file);
+        if (!st) {
+            auto err = error(errc::browser_launch, "the storage state file could not be used: " + st.error().message, st.error().hint);
+            shutdown();
+            return fail(err);
+        }
+        initial = std::move(*st);
+    }
+    if (initial) {  // every start, a restart after a crash too: the profile is new
+        auto r = restore_locked(*initial);
         if (!r) {
             auto err = error(errc::browser_launch, "the initial storage state could not be restored: " + r.error().message, r.error().hint);
             shutdown();
@@ -16454,6 +16510,15 @@ AGENTKIT_DECL auto browser::type_ref(std::string_view ref, const std::string& te
     if (detail::jbool(*info, "disabled"))
         return fail(errc::tool_failed, "ref " + std::string(ref) + " is disabled", "Enable it first or pick another field.",
                     json{{"disabled", true}});
+    if (detail::jbool(*info, "readonly")) {  // as Playwright's actions do: wait (bounded) for it to take text
+        const auto ms = (opt_.element_wait.count() > 0 ? opt_.element_wait : opt_.call_timeout).count();
+        auto w = call_on(*h, detail::kWaitStateScript, json::array({json{{"value", "editable"}}, json{{"value", ms}}}), true,
+                         std::chrono::milliseconds(ms + 2000));
+        if (!w) return fail(w.error());
+        if (*w != json(true))
+            return fail(errc::timeout, "ref " + std::string(ref) + " is read-only: Timeout " + std::to_string(ms) + "ms exceeded.",
+                        "A read-only field takes no text: type into an editable one.", json{{"readonly", true}});
+    }
     const bool value_kind = tag == "input" && (kind == "date" || kind == "time" || kind == "datetime-local" ||
                                                kind == "month" || kind == "week" || kind == "color" || kind == "range");
     (void)call(h->session, "DOM.scrollIntoViewIfNeeded", json{{"backendNodeId", h->backend}});
@@ -17311,8 +17376,8 @@ AGENTKIT_DECL auto browser::wait_condition(const tab_ptr& t, const wait_options&
             if (detail::op_stop.stop_requested()) return fail(cancelled_error("the wait"));
         }
         return fail(errc::timeout,
-                    gone ? "\"" + needle + "\" was still on the page after " + std::to_string(o.timeout.count()) + " ms"
-                         : "\"" + needle + "\" did not appear within " + std::to_string(o.timeout.count()) + " ms",
+                    gone ? "\"" + needle + "\" was still on the page: Timeout " + std::to_string(o.timeout.count()) + "ms exceeded."
+                         : "\"" + needle + "\" did not appear: Timeout " + std::to_string(o.timeout.count()) + "ms exceeded.",
                     "Take a snapshot to see the page; the action may have failed.");
     }
     if (!o.ref.empty()) {
@@ -17338,7 +17403,7 @@ AGENTKIT_DECL auto browser::wait_condition(const tab_ptr& t, const wait_options&
             if (o.state == "gone") refs_.retire(o.ref);
             return {};
         }
-        return fail(errc::timeout, "ref " + o.ref + " was not " + o.state + " within " + std::to_string(o.timeout.count()) + " ms",
+        return fail(errc::timeout, "ref " + o.ref + " was not " + o.state + ": Timeout " + std::to_string(o.timeout.count()) + "ms exceeded.",
                     "Take a snapshot to see its state.");
     }
     return fail(errc::args_invalid, "wait_for needs text, text_gone or ref", "Pass what to wait for.");
@@ -17633,6 +17698,25 @@ AGENTKIT_DECL auto browser::network_requests(bool clear, std::size_t* dropped) -
         }
         return out;
     });
+}
+
+AGENTKIT_DECL auto browser::pdf() -> result<std::string> {
+    std::lock_guard op(op_mu_);
+    auto e = ensure();
+    if (!e) return fail(e.error());
+    auto t = current_tab();
+    if (!t) return fail(t.error());
+    begin_call(*t);
+    if (auto u = unstick(*t); !u) return fail(u.error());
+    auto r = call((*t)->session, "Page.printToPDF", json{{"printBackground", true}, {"preferCSSPageSize", true}}, opt_.navigation_timeout);
+    if (!r) {
+        if (r.error().is(errc::browser_crashed)) return fail(r.error());
+        return fail(errc::tool_failed, "the page could not be printed as a PDF: " + r.error().message,
+                    "A headed browser prints only in recent versions; take a screenshot instead.");
+    }
+    auto bytes = base64_decode(detail::jstr(*r, "data"));
+    if (!bytes) return fail(errc::protocol_error, "the PDF the browser sent is not valid base64");
+    return std::move(*bytes);
 }
 
 AGENTKIT_DECL auto browser::response_body(std::size_t position) -> result<std::string> {
@@ -20662,6 +20746,9 @@ inline constexpr std::array<std::string_view, 17> storage_tools{
 inline constexpr std::array<std::string_view, 4> network_tools{"browser_route", "browser_route_list", "browser_unroute",
                                                                "browser_network_state_set"};
 
+/// The pdf capability's tool: the page saved as a PDF.
+inline constexpr std::array<std::string_view, 1> pdf_tools{"browser_pdf_save"};
+
 /// A capability a server turns on with `--caps` (Playwright MCP's grouping): the tools only it
 /// offers, and the words a call to one of them answers with while it is off.
 struct optional_capability {
@@ -20673,11 +20760,12 @@ struct optional_capability {
 
 /// The optional capabilities: every exposure (all, core, menu, router) leaves their tools out
 /// unless --caps turns them on, and a call to one says how to turn it on.
-inline constexpr std::array<optional_capability, 4> optional_capabilities{{
+inline constexpr std::array<optional_capability, 5> optional_capabilities{{
     {"vision", vision_tools, "coordinate (vision) tools", "or act by ref (browser_click)"},
     {"testing", testing_tools, "assertion (testing) tools", "or read the page (browser_snapshot, browser_find)"},
     {"storage", storage_tools, "cookie and storage tools", "or read them with browser_evaluate"},
     {"network", network_tools, "route and network state tools", "or watch requests with browser_network_requests"},
+    {"pdf", pdf_tools, "the PDF tool", "or take a full-page screenshot (browser_take_screenshot fullPage)"},
 }};
 
 /// Whether `name` is an optional capability (--caps takes it).
@@ -20720,6 +20808,170 @@ inline constexpr std::array<optional_capability, 4> optional_capabilities{{
 
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/capabilities.hpp> ----
+// ---- begin <agentkit/browser/config_ini.hpp> ----
+// agentkit/browser/config_ini.hpp — a Playwright MCP configuration file written as INI: one
+// `dotted.key = value` per line (`[section]` prefixes the keys below it; `;` and `#` start
+// comments), read into the JSON object a `.json` configuration file holds, so both take the
+// same checks. Values take the type the key has in Playwright MCP's configuration (a size
+// `640x480`, a list, a number, true/false); other keys take a number when the value is one,
+// else the text.
+//
+//   auto j = agentkit::browser::ini_config("browser.contextOptions.viewport = 640x480\n");
+//   // {"browser": {"contextOptions": {"viewport": {"width": 640, "height": 480}}}}
+
+
+#include <array>
+#include <charconv>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace agentkit::browser {
+
+namespace config_ini_detail {
+
+enum class kind { text, number, boolean, list, size };
+
+// The keys whose values are not plain text, as Playwright MCP's configuration types them.
+inline constexpr std::array<std::pair<std::string_view, kind>, 38> typed_keys{{
+    {"browser.isolated", kind::boolean},
+    {"browser.cdpTimeout", kind::number},
+    {"browser.initPage", kind::list},
+    {"browser.initScript", kind::list},
+    {"browser.launchOptions.headless", kind::boolean},
+    {"browser.launchOptions.chromiumSandbox", kind::boolean},
+    {"browser.launchOptions.args", kind::list},
+    {"browser.launchOptions.handleSIGHUP", kind::boolean},
+    {"browser.launchOptions.handleSIGINT", kind::boolean},
+    {"browser.launchOptions.handleSIGTERM", kind::boolean},
+    {"browser.launchOptions.slowMo", kind::number},
+    {"browser.launchOptions.timeout", kind::number},
+    {"browser.contextOptions.acceptDownloads", kind::boolean},
+    {"browser.contextOptions.bypassCSP", kind::boolean},
+    {"browser.contextOptions.deviceScaleFactor", kind::number},
+    {"browser.contextOptions.hasTouch", kind::boolean},
+    {"browser.contextOptions.ignoreHTTPSErrors", kind::boolean},
+    {"browser.contextOptions.isMobile", kind::boolean},
+    {"browser.contextOptions.javaScriptEnabled", kind::boolean},
+    {"browser.contextOptions.offline", kind::boolean},
+    {"browser.contextOptions.permissions", kind::list},
+    {"browser.contextOptions.screen", kind::size},
+    {"browser.contextOptions.strictSelectors", kind::boolean},
+    {"browser.contextOptions.viewport", kind::size},
+    {"extension", kind::boolean},
+    {"capabilities", kind::list},
+    {"saveSession", kind::boolean},
+    {"saveVideo", kind::size},
+    {"sharedBrowserContext", kind::boolean},
+    {"outputMaxSize", kind::number},
+    {"allowUnrestrictedFileAccess", kind::boolean},
+    {"server.port", kind::number},
+    {"server.allowedHosts", kind::list},
+    {"network.allowedOrigins", kind::list},
+    {"network.blockedOrigins", kind::list},
+    {"timeouts.action", kind::number},
+    {"timeouts.navigation", kind::number},
+    {"snapshot.boxes", kind::boolean},
+}};
+
+inline std::optional<double> number_of(std::string_view v) {
+    double d = 0;
+    const auto* end = v.data() + v.size();
+    auto [p, ec] = std::from_chars(v.data(), end, d);
+    if (ec != std::errc() || p != end || v.empty()) return std::nullopt;
+    return d;
+}
+
+inline json number_json(double d) {
+    if (d == static_cast<double>(static_cast<long long>(d))) return static_cast<long long>(d);
+    return d;
+}
+
+}  // namespace config_ini_detail
+
+/// An INI configuration read into its JSON object; an error names the line that is not
+/// `key = value`, a size that is not WxH, a number or boolean that is not one.
+[[nodiscard]] inline result<json> ini_config(std::string_view text) {
+    using namespace config_ini_detail;
+    json out = json::object();
+    std::string section;
+    std::size_t line_no = 0;
+    while (!text.empty()) {
+        const auto nl = text.find('\n');
+        std::string_view line = trim_ascii(text.substr(0, nl));
+        text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+        ++line_no;
+        const std::string where = "line " + std::to_string(line_no);
+        if (line.empty() || line.front() == ';' || line.front() == '#') continue;
+        if (line.front() == '[') {
+            if (line.back() != ']') return fail(errc::args_invalid, where + ": a section is [name]");
+            section = std::string(trim_ascii(line.substr(1, line.size() - 2)));
+            continue;
+        }
+        const auto eq = line.find('=');
+        if (eq == std::string_view::npos) return fail(errc::args_invalid, where + " is not key = value: " + std::string(line.substr(0, 80)));
+        std::string key(trim_ascii(line.substr(0, eq)));
+        std::string_view value = trim_ascii(line.substr(eq + 1));
+        if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front())
+            value = value.substr(1, value.size() - 2);
+        bool append = false;  // key[] = value: one more list item
+        if (key.size() > 2 && key.compare(key.size() - 2, 2, "[]") == 0) {
+            key.resize(key.size() - 2);
+            append = true;
+        }
+        if (!section.empty()) key = section + "." + key;
+        if (key.empty() || key.front() == '.' || key.back() == '.' || key.find("..") != std::string::npos)
+            return fail(errc::args_invalid, where + ": \"" + key + "\" is not a dotted key");
+        kind k = kind::text;
+        for (const auto& [name, type] : typed_keys)
+            if (name == key) k = type;
+        json v;
+        switch (k) {
+            case kind::boolean:
+                if (value != "true" && value != "false" && value != "1" && value != "0")
+                    return fail(errc::args_invalid, where + ": " + key + " is true or false, not \"" + std::string(value) + "\"");
+                v = value == "true" || value == "1";
+                break;
+            case kind::number: {
+                auto d = number_of(value);
+                if (!d) return fail(errc::args_invalid, where + ": " + key + " is a number, not \"" + std::string(value) + "\"");
+                v = number_json(*d);
+                break;
+            }
+            case kind::size: {
+                const auto x = value.find('x');
+                auto w = x == std::string_view::npos ? std::nullopt : number_of(value.substr(0, x));
+                auto h = x == std::string_view::npos ? std::nullopt : number_of(value.substr(x + 1));
+                if (!w || !h || *w <= 0 || *h <= 0)
+                    return fail(errc::args_invalid, where + ": " + key + " is WIDTHxHEIGHT, not \"" + std::string(value) + "\"");
+                v = json{{"width", number_json(*w)}, {"height", number_json(*h)}};
+                break;
+            }
+            case kind::list: v = json::array({std::string(value)}); break;
+            case kind::text: {
+                auto d = number_of(value);
+                v = d ? number_json(*d) : json(std::string(value));
+                break;
+            }
+        }
+        // into the nested object the dotted key names
+        json* node = &out;
+        std::size_t from = 0;
+        for (auto dot = key.find('.'); dot != std::string::npos; from = dot + 1, dot = key.find('.', from)) {
+            json& child = (*node)[key.substr(from, dot - from)];
+            if (!child.is_object()) child = json::object();
+            node = &child;
+        }
+        json& slot = (*node)[key.substr(from)];
+        if (append && slot.is_array()) slot.push_back(v.is_array() ? v[0] : v);
+        else slot = append && !v.is_array() ? json::array({v}) : v;
+    }
+    return out;
+}
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/config_ini.hpp> ----
 // ---- begin <agentkit/browser/config_usage.hpp> ----
 // agentkit/browser/config_usage.hpp — agentkit-browser-mcp's --help text: every option the
 // command line (browser/config.hpp) reads, what it does and its default, in one string.
@@ -20738,6 +20990,11 @@ Options (Playwright MCP names where the meaning is the same):
   --executable-path PATH     browser binary (default: /usr/lib/chromium/chromium or $AGENTKIT_CHROMIUM)
   --isolated                 keep the profile in memory / a temporary directory (the default)
   --user-data-dir DIR        use (and keep) this profile directory
+  --proxy-server PROXY       the browser's proxy (host:port, http://..., socks5://...); the
+                             origin lists still decide every request before it leaves
+  --proxy-bypass LIST        hosts that skip the proxy (comma-separated)
+  --storage-state FILE       restore cookies and localStorage from FILE into the browser at its
+                             start (Playwright's format; browser_storage_state writes one)
   --viewport-size W,H        viewport in CSS pixels, e.g. 1280,720
   --cdp-endpoint URL         connect to a running browser (ws://... or http://host:port)
   --webdriver URL            a browser from a W3C WebDriver endpoint (Selenium Grid 4, Selenoid,
@@ -20806,17 +21063,18 @@ Options (Playwright MCP names where the meaning is the same):
                              browser_generate_locator), storage the cookie, localStorage,
                              sessionStorage and storage-state tools, network the routes
                              (browser_route, _route_list, browser_unroute) and
-                             browser_network_state_set; pdf is not offered (a note says so); the
-                             others are always on
+                             browser_network_state_set, pdf browser_pdf_save; devtools and config
+                             are noted (their tools are not offered); the others are always on
   Accepted with no effect here (a note on stderr says why): --no-webmcp,
   --file-paths, --cdp-timeout, --sandbox (not as root),
   and the --port options without --port.
   Refused (the server does not start rather than ignore them): --extension, --endpoint,
-  --proxy-server, --proxy-bypass, --storage-state, --save-session, --save-trace, --save-video,
+  --save-session, --save-trace, --save-video,
   --init-script, --init-page, --device, --mobile, --grant-permissions, --block-service-workers,
   --cdp-header, --remote-header, --profile-dir-name, --browser firefox|webkit,
-  --idle-timeout other than 0 without --port, --user-data-dir with --port unless
-  --shared-browser-context (one profile cannot serve two browsers), and unknown --config keys.
+  --idle-timeout other than 0 without --port, and unknown --config keys. With --port and
+  --user-data-dir, a session's browser takes the profile; another session's, while it is held,
+  is refused with what to do (--isolated, or --shared-browser-context: one browser for all).
 agentkit's switches for what is off by default:
   --allow-evaluate           enable browser_evaluate
   --allow-file-access        allow file:// URLs
@@ -20951,6 +21209,18 @@ namespace pw {
 /// A string literal in `lang`.
 [[nodiscard]] inline std::string quote(std::string_view s, codegen_language lang) {
     return lang == codegen_language::typescript ? js_quote(s) : dq_quote(s);
+}
+
+/// A secret's value as test code reads it: from the environment variable of its name
+/// (`process.env['NAME']`, `os.environ["NAME"]`, ...), never the value itself.
+[[nodiscard]] inline std::string secret_code(std::string_view name, codegen_language lang) {
+    const std::string n(name);
+    switch (lang) {
+        case codegen_language::python: return "os.environ[\"" + n + "\"]";
+        case codegen_language::java: return "System.getenv(\"" + n + "\")";
+        case codegen_language::csharp: return "Environment.GetEnvironmentVariable(\"" + n + "\")";
+        default: return "process.env['" + n + "']";
+    }
 }
 
 namespace detail {
@@ -21429,6 +21699,7 @@ inline constexpr version_info version{
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
@@ -21470,6 +21741,11 @@ struct server_config {
     std::optional<std::uint64_t> max_download_bytes;  ///< applied after --policy/--config (the flag wins)
     /// --timeout-settle: browser_options::min_settle (unset: 500 ms in Playwright's layout, as there; else 0)
     std::optional<std::chrono::milliseconds> settle;
+    bool timeout_action_given = false;  ///< --timeout-action was given (else Playwright's layout waits 5 s for an element)
+    bool codegen_given = false;         ///< --codegen was given (else $PW_LANG_NAME names the language)
+    std::optional<std::string> proxy_server;         ///< --proxy-server (wins over the configuration file's proxy)
+    std::optional<std::string> proxy_bypass;         ///< --proxy-bypass
+    std::optional<json> config_proxy;                ///< the configuration file's browser.(context|launch)Options.proxy  ///< --codegen was given (else $PW_LANG_NAME names the language, as for Playwright MCP)  ///< --timeout-action was given (else Playwright's layout waits 5 s for an element, as there)
     std::optional<std::size_t> max_downloads;  ///< --max-downloads, applied after --policy/--config (the flag wins)
     bool ignore_https_errors = false;  ///< --ignore-https-errors (launched browsers only)
     /// --allow-downloads: downloads saved in the output directory, as Playwright MCP saves them
@@ -21512,12 +21788,10 @@ struct playwright_option {
     std::string_view why;
 };
 
-inline constexpr std::array<playwright_option, 23> kPlaywrightOptions{{
+inline constexpr std::array<playwright_option, 21> kPlaywrightOptions{{
     {"--extension", false, true, "the Playwright browser extension is not supported; --cdp-endpoint connects to a running browser"},
     {"--profile-dir-name", true, true, "it belongs to --extension, which is not supported"},
     {"--endpoint", true, true, "a Playwright bound-browser endpoint is not CDP; --cdp-endpoint connects to a browser over CDP"},
-    {"--proxy-server", true, true, "a browser proxy is not supported (the origin policy routes WebSockets through its own gate)"},
-    {"--proxy-bypass", true, true, "a browser proxy is not supported"},
     {"--save-session", false, true, "sessions are not saved; every call's metrics go to stderr and browser_metrics"},
     {"--save-trace", false, true, "Playwright traces are not supported; browser_recording_start records a screencast"},
     {"--save-video", true, true, "videos are not supported; browser_recording_start records a screencast"},
@@ -21590,22 +21864,28 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
         }
     } else if (name == "--user-agent") {
         c.browser.viewport.user_agent = *v;  // every tab, also in a browser reached by --cdp-endpoint
-    } else if (name == "--storage-state") {  // read now: a file that cannot be used stops the start
-        std::ifstream in(*v, std::ios::binary);
-        if (!in) return fail(errc::args_invalid, "--storage-state: cannot read " + *v, "Name a storage state file (browser_storage_state writes one).");
-        std::ostringstream text;
-        text << in.rdbuf();
-        const json j = json::parse(text.str(), nullptr, false);
-        if (j.is_discarded()) return fail(errc::args_invalid, "--storage-state: " + *v + " is not JSON");
-        auto st = parse_storage_state(j);
-        if (!st) return fail(errc::args_invalid, "--storage-state: " + *v + ": " + st.error().message, st.error().hint);
-        c.browser.initial_storage = std::move(*st);
+    } else if (name == "--proxy-server" || name == "--proxy-bypass") {
+        // the browser's own proxy; the origin lists still decide every request before it leaves
+        if (v->empty() || v->find_first_of(" \t\r\n") != std::string::npos) return bad(name == "--proxy-server" ? "a proxy (host:port or scheme://host:port)" : "a comma-separated list of hosts");
+        (name == "--proxy-server" ? c.proxy_server : c.proxy_bypass) = *v;
+    } else if (name == "--storage-state") {
+        // read at every browser start (a file written later counts); one that is there now and
+        // cannot be used stops the start at once
+        std::error_code ec;
+        if (std::filesystem::exists(*v, ec)) {
+            auto st = read_storage_state_file(*v);
+            if (!st) return fail(errc::args_invalid, "--storage-state: " + st.error().message, st.error().hint);
+        } else {
+            c.notes.push_back("--storage-state: " + *v + " does not exist yet; it is read when the browser starts");
+        }
+        c.browser.initial_storage_file = *v;
     } else if (name == "--ignore-https-errors") {
         c.ignore_https_errors = true;
     } else if (name == "--timeout-action" || name == "--timeout-navigation") {
         auto ms = parse_count(*v);
         if (!ms || *ms == 0) return bad("a positive number of milliseconds");
         (name == "--timeout-action" ? c.browser.call_timeout : c.browser.navigation_timeout) = std::chrono::milliseconds(*ms);
+        if (name == "--timeout-action") c.timeout_action_given = true;
     } else if (name == "--timeout-settle") {
         auto ms = parse_count(*v);
         if (!ms) return bad("a number of milliseconds");
@@ -21634,6 +21914,7 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
         c.browser.dialogs.hold = c.tools.output == output_mode::playwright;  // dialogs as its modal state
     } else if (name == "--codegen") {
         if (!parse_codegen(*v, c.tools.codegen)) return bad("typescript, python, java, csharp or none");
+        c.codegen_given = true;
         if (c.tools.output != output_mode::playwright)
             c.notes.push_back("--codegen shows code only with --output-mode playwright (agentkit's results say what changed instead)");
     } else if (name == "--test-id-attribute") {
@@ -21691,7 +21972,7 @@ inline std::optional<bool> playwright_option_takes_value(const std::string& name
     if (one_of(name, {"--no-sandbox", "--sandbox", "--ignore-https-errors", "--allow-unrestricted-file-access", "--shared-browser-context",
                       "--vision", "--snapshot-boxes"}))
         return false;
-    if (one_of(name, {"--browser", "--user-agent", "--storage-state", "--timeout-action", "--timeout-navigation", "--timeout-settle", "--image-responses",
+    if (one_of(name, {"--browser", "--user-agent", "--storage-state", "--proxy-server", "--proxy-bypass", "--timeout-action", "--timeout-navigation", "--timeout-settle", "--image-responses",
                       "--snapshot-mode", "--output-max-size", "--console-level", "--idle-timeout", "--caps", "--port", "--host",
                       "--output-mode", "--codegen", "--test-id-attribute",
                       "--allowed-hosts"}))
@@ -21832,16 +22113,27 @@ inline result<void> search_option_apply(server_config& c, const std::string& nam
     return {};
 }
 
-/// Read a --config file (JSON, Playwright MCP's layout) into `c`: every key through the command
+/// Read a --config file (JSON, Playwright MCP's layout; or INI, config_ini.hpp: a `.ini` file,
+/// or one that is not JSON and does not start with `{`) into `c`: every key through the command
 /// line's own handling (the same values, checks and notes); errc::args_invalid names the key.
 inline result<void> apply_config_file(server_config& c, const std::string& path) {
     using namespace config_detail;
     std::string err;
-    std::ifstream in(path);
+    std::ifstream in(path, std::ios::binary);
     if (!in) {
         return fail(errc::args_invalid, "cannot read config file " + path);
     }
-    json j = json::parse(in, nullptr, false);
+    std::ostringstream raw;
+    raw << in.rdbuf();
+    std::string text = raw.str();
+    if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);  // a byte order mark
+    const bool ini_name = path.size() > 4 && path.compare(path.size() - 4, 4, ".ini") == 0;
+    json j = ini_name ? json(nullptr) : json::parse(text, nullptr, false);
+    if (ini_name || (j.is_discarded() && trim_ascii(text).rfind('{', 0) != 0)) {
+        auto ini = ini_config(text);
+        if (!ini) return fail(errc::args_invalid, "config file " + path + " (INI): " + ini.error().message);
+        j = std::move(*ini);
+    }
     if (j.is_discarded() || !j.is_object()) {
         return fail(errc::args_invalid, "config file " + path + " is not a JSON object");
     }
@@ -21940,6 +22232,13 @@ inline result<void> apply_config_file(server_config& c, const std::string& path)
                                 }
                                 c.browser.launch.extra_args.push_back(a.get<std::string>());
                             }
+                        } else if (lk == "proxy") {
+                            if (!lv.is_object() || !lv.value("server", json()).is_string() ||
+                                (lv.contains("bypass") && !lv["bypass"].is_string())) {
+                                wrong(lkey, "{\"server\": \"host:port\", \"bypass\": \"a.com,b.com\"}");
+                                continue;
+                            }
+                            if (!c.config_proxy) c.config_proxy = lv;
                         } else if (lk == "channel") {
                             option(lkey, "--browser", lv);
                         } else if (lk == "chromiumSandbox") {
@@ -21975,6 +22274,13 @@ inline result<void> apply_config_file(server_config& c, const std::string& path)
                             (ck == "isMobile" ? c.browser.viewport.mobile : c.browser.viewport.touch) = cv.get<bool>();
                         } else if (ck == "userAgent") {
                             option(ckey, "--user-agent", cv);
+                        } else if (ck == "proxy") {
+                            if (!cv.is_object() || !cv.value("server", json()).is_string() ||
+                                (cv.contains("bypass") && !cv["bypass"].is_string())) {
+                                wrong(ckey, "{\"server\": \"host:port\", \"bypass\": \"a.com,b.com\"}");
+                                continue;
+                            }
+                            c.config_proxy = cv;
                         } else if (ck == "storageState") {  // a file's path, or the state itself
                             if (cv.is_string()) {
                                 option(ckey, "--storage-state", cv);
@@ -22306,6 +22612,31 @@ inline result<void> finish_config(server_config& c) {
     }
     if (c.tools.output == output_mode::playwright && !c.image_responses_given) c.tools.inline_screenshots = true;
     c.browser.min_settle = c.settle ? *c.settle : c.tools.output == output_mode::playwright ? std::chrono::milliseconds(500) : std::chrono::milliseconds(0);
+    if (c.tools.output == output_mode::playwright && !c.timeout_action_given) c.browser.element_wait = std::chrono::milliseconds(5000);
+    {  // the browser's proxy: the command line's, else the configuration file's
+        std::optional<std::string> server = c.proxy_server, bypass = c.proxy_bypass;
+        if (!server && c.config_proxy) {
+            server = c.config_proxy->value("server", std::string());
+            if (!c.proxy_bypass && c.config_proxy->contains("bypass")) bypass = c.config_proxy->value("bypass", std::string());
+        }
+        if (server && !server->empty()) {
+            if (!c.browser.cdp_endpoint.empty() || !c.browser.webdriver.url.empty())
+                c.unsupported.push_back("--proxy-server with a browser this server does not launch (set the proxy where it is started)");
+            c.browser.launch.extra_args.push_back("--proxy-server=" + *server);
+            if (bypass && !bypass->empty()) {
+                std::string list = *bypass;  // Playwright's commas, Chromium's semicolons
+                std::replace(list.begin(), list.end(), ',', ';');
+                c.browser.launch.extra_args.push_back("--proxy-bypass-list=" + list);
+            }
+        } else if (bypass) {
+            c.notes.push_back("--proxy-bypass has no effect without --proxy-server");
+        }
+    }
+    if (const char* lang = std::getenv("PW_LANG_NAME"); !c.codegen_given && lang != nullptr && *lang != '\0') {
+        codegen_language from_env = c.tools.codegen;
+        if (parse_codegen(lang, from_env)) c.tools.codegen = from_env;
+        else c.notes.push_back(std::string("PW_LANG_NAME=") + lang + " is not typescript, python, java, csharp or none: ignored");
+    }
     if (c.sandbox && c.no_sandbox) {
         return fail(errc::args_invalid, "--sandbox and --no-sandbox (or chromiumSandbox) contradict each other");
     }
@@ -22355,12 +22686,10 @@ inline result<void> finish_config(server_config& c) {
                                           std::pair{c.shared_browser_context, "--shared-browser-context"},
                                           std::pair{c.max_sessions_given, "--max-sessions"}})
             if (given) c.notes.push_back(std::string(flag) + " has no effect without --port (the server speaks stdio)");
-    } else if (!c.shared_browser_context && !c.browser.launch.user_data_dir.empty()) {
-        // a browser per session, and one profile directory cannot serve two browsers (over
-        // --cdp-endpoint every session gets a browser context of its own in that browser)
-        c.unsupported.push_back("--user-data-dir with --port (every HTTP session has a browser of its own; one profile cannot "
-                                "serve them: add --shared-browser-context)");
     }
+    // --user-data-dir with --port: a browser per session, on the one profile; a session that
+    // starts one while another session's holds it is told so (cdp/launch.hpp), as Playwright MCP
+    // does (--shared-browser-context shares one browser instead)
     if (!c.unsupported.empty()) {
         // Fail closed: a safety or storage option that is not enforced must not be ignored.
         std::string list;
@@ -27685,12 +28014,27 @@ auto browser_tool(tool_state& st, std::string_view description, F handler, trait
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <system_error>
 
 namespace agentkit::browser::detail {
 
 /// Whether the tools write Playwright MCP's layout.
 [[nodiscard]] inline bool pw_mode(const tool_state& st) { return st.options.output == output_mode::playwright; }
+
+/// Text a model typed in Playwright's layout: a text that is exactly a secret's name stands for
+/// the secret (Playwright MCP's --secrets contract), so it becomes agentkit's placeholder (the
+/// policy's origin rules still decide where it may be typed) and the code reads it from the
+/// environment; any other text as it is.
+struct pw_typed {
+    std::string text;  ///< what the engine types (a placeholder for a secret)
+    std::string code;  ///< the argument in the generated code
+};
+[[nodiscard]] inline pw_typed pw_text(const tool_state& st, const std::string& text) {
+    const auto& secrets = st.b.policy().secrets;
+    if (pw_mode(st) && secrets.count(text) != 0) return {"<secret>" + text + "</secret>", pw::secret_code(text, st.options.codegen)};
+    return {text, pw::quote(text, st.options.codegen)};
+}
 
 /// A number as Playwright's code writes it: 1, not 1.0; 1.5 as 1.5.
 inline std::string pw_number(double v) {
@@ -27983,6 +28327,44 @@ namespace agentkit::browser {
     return o;
 }
 
+/// Arguments a tool refused (errc::args_invalid with details.problems, as parse_as reports
+/// them), in Playwright's layout: `Invalid arguments for tool "x": Invalid input: expected
+/// string, received number at url`. `input_schema` (the tool's, when known) names the type a
+/// missing property takes. nullopt for any other error.
+[[nodiscard]] inline std::optional<tool_output> pw_invalid_arguments(std::string_view tool, const error& e, const json& input_schema = {}) {
+    if (!e.is(errc::args_invalid) || !e.details.is_object() || !e.details.contains("problems") || !e.details["problems"].is_array())
+        return std::nullopt;
+    std::string text = "Invalid arguments for tool \"" + std::string(tool) + "\":";
+    for (const auto& p : e.details["problems"]) {
+        std::string path = p.value("path", std::string());
+        if (!path.empty() && path.front() == '/') path.erase(0, 1);
+        std::replace(path.begin(), path.end(), '/', '.');
+        std::string message = p.value("message", std::string());
+        if (message == "missing required property") {
+            // Playwright (zod) names the type it expected: the schema's, when the problem says it
+            std::string type;
+            if (input_schema.is_object() && input_schema.contains("properties") && input_schema["properties"].contains(path))
+                type = input_schema["properties"][path].value("type", std::string());
+            if (type == "integer") type = "number";
+            message = "expected " + (type.empty() ? std::string("a value") : type) + ", received undefined";
+        }
+        else if (const auto got = message.find(", got "); got != std::string::npos) {
+            // "expected string, got number 5" → "expected string, received number"
+            std::string kind = message.substr(got + 6);
+            kind = kind.substr(0, kind.find(' '));
+            if (kind == "integer" || kind == "float" || kind == "unsigned") kind = "number";  // JSON has numbers
+            message = message.substr(0, got) + ", received " + kind;
+        }
+        text += "\n  Invalid input: " + message + (path.empty() ? std::string() : " at " + path);
+    }
+    pw::response resp;
+    resp.language = codegen_language::none;
+    resp.errors.push_back(std::move(text));
+    tool_output o = tool_output::text(resp.text());
+    o.is_error = true;
+    return o;
+}
+
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/tools/playwright.hpp> ----
 
@@ -28142,10 +28524,12 @@ inline std::string modifiers_of(const std::optional<std::vector<std::string>>& m
     return s;
 }
 
-/// Playwright's code for a click's options: `{\n  button: 'right',\n  modifiers: ['Alt', 'Shift']\n}` ("" when none).
-inline std::string pw_click_options(const click_args& a) {
-    std::vector<std::string> keys;
-    if (a.button && *a.button != "left") keys.push_back("  button: " + pw::js_quote(*a.button));
+/// Playwright's code for a click's options in `lang`: TypeScript `{\n  button: 'right',\n
+/// modifiers: ['Alt', 'Shift']\n}`, Python `button="right", modifiers=["Alt", "Shift"]`, Java's
+/// and C#'s option objects ("" when none). Control and Meta are written ControlOrMeta, as
+/// Playwright's recorder writes them.
+inline std::string pw_click_options(const click_args& a, codegen_language lang = codegen_language::typescript) {
+    std::vector<std::string> mods;
     if (a.modifiers && !a.modifiers->empty()) {
         bool alt = false, ctrl = false, shift = false;
         for (const auto& m : *a.modifiers) {
@@ -28153,12 +28537,42 @@ inline std::string pw_click_options(const click_args& a) {
             ctrl = ctrl || m == "Control" || m == "ControlOrMeta" || m == "Meta";
             shift = shift || m == "Shift";
         }
-        std::string list;
-        for (auto [on, name] : {std::pair{alt, "'Alt'"}, std::pair{ctrl, "'ControlOrMeta'"}, std::pair{shift, "'Shift'"}})
-            if (on) list += (list.empty() ? "" : ", ") + std::string(name);
-        keys.push_back("  modifiers: [" + list + "]");
+        for (auto [on, name] : {std::pair{alt, "Alt"}, std::pair{ctrl, "ControlOrMeta"}, std::pair{shift, "Shift"}})
+            if (on) mods.emplace_back(name);
     }
-    if (keys.empty()) return {};
+    const bool button = a.button && *a.button != "left";
+    if (!button && mods.empty()) return {};
+    auto joined = [&](auto each) {
+        std::string list;
+        for (const auto& m : mods) list += (list.empty() ? "" : ", ") + each(m);
+        return list;
+    };
+    switch (lang) {
+        case codegen_language::python: {
+            std::string out;
+            if (button) out = "button=" + pw::dq_quote(*a.button);
+            if (!mods.empty()) out += (out.empty() ? "" : ", ") + std::string("modifiers=[") + joined([](const std::string& m) { return pw::dq_quote(m); }) + "]";
+            return out;
+        }
+        case codegen_language::java: {
+            std::string out = "new Locator.ClickOptions()";
+            if (button) out += ".setButton(MouseButton." + ascii_upper(*a.button) + ")";
+            if (!mods.empty()) out += ".setModifiers(Arrays.asList(" + joined([](const std::string& m) { return "KeyboardModifier." + ascii_upper(m); }) + "))";
+            return out;
+        }
+        case codegen_language::csharp: {
+            std::vector<std::string> keys;
+            if (button) keys.push_back("Button = MouseButton." + std::string(1, static_cast<char>(std::toupper(static_cast<unsigned char>((*a.button)[0])))) + a.button->substr(1));
+            if (!mods.empty()) keys.push_back("Modifiers = new[] { " + joined([](const std::string& m) { return "KeyboardModifier." + m; }) + " }");
+            std::string out = "new() { ";
+            for (std::size_t i = 0; i < keys.size(); ++i) out += (i ? ", " : "") + keys[i];
+            return out + " }";
+        }
+        default: break;
+    }
+    std::vector<std::string> keys;
+    if (button) keys.push_back("  button: " + pw::js_quote(*a.button));
+    if (!mods.empty()) keys.push_back("  modifiers: [" + joined([](const std::string& m) { return pw::js_quote(m); }) + "]");
     std::string out = "{\n";
     for (std::size_t i = 0; i < keys.size(); ++i) out += keys[i] + (i + 1 < keys.size() ? ",\n" : "\n");
     return out + "}";
@@ -28184,7 +28598,7 @@ auto click_tool(State& st) {
                 auto loc = s->b.aria_locator(*el);
                 if (!loc) return fail(loc.error());
                 const auto lang = s->options.codegen;
-                std::string args = lang == codegen_language::typescript ? detail::pw_click_options(a) : std::string();
+                std::string args = detail::pw_click_options(a, lang);
                 auto code = pw::element_action(*loc, a.doubleClick.value_or(false) ? "dblclick" : "click", args, lang);
                 return detail::pw_action(*s, s->b.click(*el, o), {std::move(code)}, true);
             }
@@ -28211,9 +28625,10 @@ auto type_tool(State& st) {
                 if (!loc) return fail(loc.error());
                 const auto lang = s->options.codegen;
                 const bool slowly = a.slowly.value_or(false);
-                std::vector<std::string> code{pw::element_action(*loc, slowly ? "pressSequentially" : "fill", pw::quote(a.text, lang), lang)};
+                const auto typed = detail::pw_text(*s, a.text);
+                std::vector<std::string> code{pw::element_action(*loc, slowly ? "pressSequentially" : "fill", typed.code, lang)};
                 if (o.submit) code.push_back(pw::element_action(*loc, "press", pw::quote("Enter", lang), lang));
-                return detail::pw_action(*s, s->b.type(*el, a.text, o), std::move(code), o.submit || slowly);
+                return detail::pw_action(*s, s->b.type(*el, typed.text, o), std::move(code), o.submit || slowly);
             }
             return detail::text_of(s->b.type(*el, a.text, o));
         },
@@ -28318,15 +28733,18 @@ auto fill_tool(State& st) {
             std::vector<std::string> code;
             if (detail::pw_mode(*s)) {
                 const auto lang = s->options.codegen;
-                for (const auto& f : fields) {
+                for (auto& f : fields) {
                     auto loc = s->b.aria_locator(f.ref);
                     if (!loc) return fail(loc.error());
                     if (f.kind == "checkbox" || f.kind == "radio")
                         code.push_back(pw::element_action(*loc, f.value == "true" ? "check" : "uncheck", "", lang));
                     else if (f.kind == "combobox")
                         code.push_back(pw::element_action(*loc, "selectOption", pw::quote(f.value, lang), lang));
-                    else
-                        code.push_back(pw::element_action(*loc, "fill", pw::quote(f.value, lang), lang));
+                    else {
+                        auto typed = detail::pw_text(*s, f.value);
+                        code.push_back(pw::element_action(*loc, "fill", typed.code, lang));
+                        f.value = std::move(typed.text);
+                    }
                 }
             }
             auto r = s->b.fill(fields, submit);
@@ -28349,7 +28767,8 @@ auto press_tool(State& st) {
         "Press a key or chord in the focused element.",
         [s](const press_args& a) -> result<tool_output> {
             if (!detail::pw_mode(*s)) return detail::text_of(s->b.press(a.key));
-            const auto lang = s->options.codegen;
+            // page-level keyboard input has no locator action: it stays JavaScript, as Playwright writes it
+            const auto lang = s->options.codegen == codegen_language::none ? codegen_language::none : codegen_language::typescript;
             return detail::pw_action(*s, s->b.press(a.key),
                                      {"// Press " + a.key, pw::statement("keyboard." + pw::call("press", pw::quote(a.key, lang), lang), lang)},
                                      a.key == "Enter");
@@ -30097,6 +30516,9 @@ auto make_browser_menu(menu_options options = {}) {
                         tool_ref<"browser_network_state_set">)
             .describe("Mock or change requests by URL; go offline")
             .when("Testing a page against mocked APIs or without network"),
+        mode<"pdf">(tool_ref<"browser_pdf_save">)
+            .describe("Save the page as a PDF")
+            .when("Keeping a printable copy of a page"),
         std::move(options));
 }
 
@@ -31102,6 +31524,13 @@ auto navigate_tool(State& st) {
             if (!r && r.error().is(errc::policy_blocked) && a.url.rfind("file:", 0) == 0)  // Playwright's words for it
                 return fail(errc::policy_blocked, "Access to \"file:\" protocol is blocked. Attempted URL: \"" + a.url + "\"",
                             "Start the server with --allow-unrestricted-file-access to open local files.");
+            if (!r && r.error().is(errc::policy_blocked) && r.error().message.find("navigation to ") == 0) {
+                // the browser's own words for a request refused before it left (as Playwright's
+                // blocked origins read), then the rule
+                error e = r.error();
+                e.message = "page.goto: net::ERR_BLOCKED_BY_CLIENT at " + a.url + " (" + e.message + ")";
+                return fail(std::move(e));
+            }
             return detail::pw_action(*s, std::move(r), {pw::goto_url(a.url, s->options.codegen)}, true);
         },
         action_traits);
@@ -31238,7 +31667,7 @@ auto close_tool(State& st) {
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/tools/navigation.hpp> ----
 // ---- begin <agentkit/browser/tools/page.hpp> ----
-// agentkit/browser/tools/page.hpp — browser tools: screenshots, evaluate, waits and structured extraction.
+// agentkit/browser/tools/page.hpp — browser tools: screenshots, the page as a PDF (--caps pdf), evaluate, waits and structured extraction.
 // Part of browser/tools.hpp (include that): each tool, its argument struct and a factory;
 // tools.hpp registers them in browser_tools().
 
@@ -31246,9 +31675,14 @@ auto close_tool(State& st) {
 #include <cctype>
 #include <condition_variable>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
+#include <optional>
 #include <stop_token>
+#include <string>
 #include <string_view>
+#include <system_error>
 
 namespace agentkit::browser {
 
@@ -31497,6 +31931,47 @@ inline bool looks_like_function(std::string_view src) {
 }  // namespace detail
 
 /// Make the browser_evaluate tool: run JavaScript in the page: () => value is called ((el) => value with a
+/// Arguments of browser_pdf_save.
+struct pdf_args {
+    std::optional<std::string> filename;  ///< the file (workspace-relative; none: page-<time>.pdf in the output directory)
+    static constexpr auto agentkit_fields() { return fields(AGENTKIT_FIELD(pdf_args, filename, "File (default: the output directory)")); }
+};
+
+/// Make the browser_pdf_save tool (--caps pdf): the page printed as a PDF, to a file.
+template <class State>
+auto pdf_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_pdf_save">(
+        st, "Save the page as a PDF file.",
+        [s](const pdf_args& a) -> result<tool_output> {
+            auto bytes = s->b.pdf();
+            if (!bytes) return fail(bytes.error());
+            std::filesystem::path file;
+            if (a.filename && !a.filename->empty()) {
+                auto f = detail::pw_model_file(*s, *a.filename);
+                if (!f) return fail(f.error());
+                file = *f;
+            } else {
+                file = detail::pw_dirs(*s).second / (detail::pw_file_stamp("page") + ".pdf");
+            }
+            std::error_code ec;
+            std::filesystem::create_directories(file.parent_path(), ec);
+            std::ofstream out(file, std::ios::binary);
+            out << *bytes;  // bytes: written as they are (a PDF is not text to redact)
+            if (!out) return fail(errc::tool_failed, "cannot write " + file.string());
+            const std::string path = detail::pw_printable(*s, file);
+            if (detail::pw_mode(*s)) {
+                pw::response resp;
+                resp.language = s->options.codegen;
+                resp.results.push_back("- [Page as pdf](" + path + ")");
+                resp.code.push_back(pw::statement("pdf({ path: " + pw::js_quote(path) + " })", s->options.codegen));
+                return detail::pw_finish(*s, std::move(resp), {});
+            }
+            return tool_output::text("PDF saved to " + path + " (" + std::to_string(bytes->size() / 1024) + " KB)");
+        },
+        reading_traits);
+}
+
 /// ref), an expression evaluated; the result as JSON.
 template <class State>
 auto evaluate_tool(State& st) {
@@ -31520,10 +31995,11 @@ auto evaluate_tool(State& st) {
             auto r = s->b.evaluate(a.function, ref);
             if (!r) return fail(r.error());
             if (detail::pw_mode(*s)) {
-                // Playwright's code shows the function as given, or an expression as () => (expr)
+                // Playwright's code shows the function as given, or an expression as () => (expr);
+                // a script stays JavaScript whatever the language (as Playwright writes it)
                 std::string fn = a.function;
                 if (!detail::looks_like_function(fn)) fn = "() => (" + fn + ")";
-                const auto lang = s->options.codegen;
+                const auto lang = s->options.codegen == codegen_language::none ? codegen_language::none : codegen_language::typescript;
                 pw::response resp;
                 resp.results.push_back(r->kind == "json" ? r->value.dump(2) : r->text);
                 resp.code.push_back(loc.is_null() ? pw::statement(pw::call("evaluate", pw::quote(fn, lang), lang), lang)
@@ -32005,17 +32481,27 @@ auto storage_clear_tool(tool_state& st, storage_area area, std::string_view desc
 }
 }  // namespace detail
 
-/// Make the web storage tools: browser_localstorage_* and browser_sessionstorage_* (list, get,
-/// set, delete, clear), on the current page's origin (and, for sessionStorage, its tab).
+// The web storage tools: browser_localstorage_* and browser_sessionstorage_* (list, get, set,
+// delete, clear), on the current page's origin (and, for sessionStorage, its tab).
+/// Make the browser_localstorage_list tool.
 template <class State> auto localstorage_list_tool(State& st) { return detail::storage_list_tool<"browser_localstorage_list">(st, storage_area::local, "List the page's localStorage."); }
+/// Make the browser_localstorage_get tool.
 template <class State> auto localstorage_get_tool(State& st) { return detail::storage_get_tool<"browser_localstorage_get">(st, storage_area::local, "Get a localStorage item."); }
+/// Make the browser_localstorage_set tool.
 template <class State> auto localstorage_set_tool(State& st) { return detail::storage_set_tool<"browser_localstorage_set">(st, storage_area::local, "Set a localStorage item."); }
+/// Make the browser_localstorage_delete tool.
 template <class State> auto localstorage_delete_tool(State& st) { return detail::storage_delete_tool<"browser_localstorage_delete">(st, storage_area::local, "Delete a localStorage item."); }
+/// Make the browser_localstorage_clear tool.
 template <class State> auto localstorage_clear_tool(State& st) { return detail::storage_clear_tool<"browser_localstorage_clear">(st, storage_area::local, "Clear the page's localStorage."); }
+/// Make the browser_sessionstorage_list tool.
 template <class State> auto sessionstorage_list_tool(State& st) { return detail::storage_list_tool<"browser_sessionstorage_list">(st, storage_area::session, "List the page's sessionStorage."); }
+/// Make the browser_sessionstorage_get tool.
 template <class State> auto sessionstorage_get_tool(State& st) { return detail::storage_get_tool<"browser_sessionstorage_get">(st, storage_area::session, "Get a sessionStorage item."); }
+/// Make the browser_sessionstorage_set tool.
 template <class State> auto sessionstorage_set_tool(State& st) { return detail::storage_set_tool<"browser_sessionstorage_set">(st, storage_area::session, "Set a sessionStorage item."); }
+/// Make the browser_sessionstorage_delete tool.
 template <class State> auto sessionstorage_delete_tool(State& st) { return detail::storage_delete_tool<"browser_sessionstorage_delete">(st, storage_area::session, "Delete a sessionStorage item."); }
+/// Make the browser_sessionstorage_clear tool.
 template <class State> auto sessionstorage_clear_tool(State& st) { return detail::storage_clear_tool<"browser_sessionstorage_clear">(st, storage_area::session, "Clear the page's sessionStorage."); }
 
 /// Make the browser_storage_state tool: cookies and localStorage to a JSON file (Playwright's format).
@@ -32057,14 +32543,8 @@ auto storage_load_tool(State& st) {
             if (a.filename.empty()) return fail(errc::args_invalid, "name the storage state file", "A file browser_storage_state saved.");
             auto file = detail::pw_model_file(*s, a.filename);
             if (!file) return fail(file.error());
-            std::ifstream in(*file, std::ios::binary);
-            if (!in) return fail(errc::not_found, "cannot read " + file->string(), "Name a file browser_storage_state saved.");
-            std::ostringstream buf;
-            buf << in.rdbuf();
-            auto j = json::parse(buf.str(), nullptr, false);
-            if (j.is_discarded()) return fail(errc::args_invalid, file->string() + " is not JSON", "Name a file browser_storage_state saved.");
-            auto state = parse_storage_state(j);
-            if (!state) return fail(errc::args_invalid, file->string() + ": " + state.error().message, state.error().hint);
+            auto state = read_storage_state_file(file->string());
+            if (!state) return fail(state.error());
             auto r = s->b.restore_storage(*state);
             if (!r) return fail(r.error());
             std::string text = detail::pw_mode(*s) ? "Storage state restored from " + a.filename
@@ -32758,7 +33238,7 @@ auto browser_tools(State& st) {
                    localstorage_list_tool(st), localstorage_get_tool(st), localstorage_set_tool(st), localstorage_delete_tool(st),
                    localstorage_clear_tool(st), sessionstorage_list_tool(st), sessionstorage_get_tool(st), sessionstorage_set_tool(st),
                    sessionstorage_delete_tool(st), sessionstorage_clear_tool(st), storage_save_tool(st), storage_load_tool(st),
-                   route_tool(st), route_list_tool(st), unroute_tool(st), network_state_tool(st)};
+                   route_tool(st), route_list_tool(st), unroute_tool(st), network_state_tool(st), pdf_tool(st)};
 }
 
 }  // namespace agentkit::browser

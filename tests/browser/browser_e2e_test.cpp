@@ -2001,9 +2001,64 @@ TEST(BrowserLoadE2E, WaitForWithoutATimeoutUsesTheActionTimeout) {
     auto r = b.wait_for(w);
     ASSERT_FALSE(r);
     EXPECT_TRUE(r.error().is(agentkit::errc::timeout));
-    EXPECT_NE(r.error().message.find("did not appear within 1200 ms"), std::string::npos) << r.error().message;
+    EXPECT_NE(r.error().message.find("did not appear: Timeout 1200ms exceeded."), std::string::npos) << r.error().message;
     w.timeout = std::chrono::milliseconds(300);  // an explicit timeout still wins
     auto e = b.wait_for(w);
     ASSERT_FALSE(e);
-    EXPECT_NE(e.error().message.find("within 300 ms"), std::string::npos) << e.error().message;
+    EXPECT_NE(e.error().message.find("Timeout 300ms exceeded."), std::string::npos) << e.error().message;
+}
+
+// A read-only field takes no text: typing waits (bounded, element_wait) for it to become
+// editable, as Playwright's actions do, and then says why it failed.
+TEST(BrowserLoadE2E, TypingIntoAReadOnlyFieldWaitsForItToTakeTextThenSaysWhy) {
+    http_server server;
+    server.route("/", http_response::html(page("Fields", R"X(<label>Later <input id=later readonly></label>
+<label>Never <input id=never readonly></label><button onclick="setTimeout(() => later.readOnly = false, 300)">Unlock</button>)X")));
+    br::browser_options o;
+    o.element_wait = std::chrono::milliseconds(1500);
+    br::browser b(o);
+    ASSERT_TRUE(b.navigate(server.url("/")));
+    auto snap = b.snapshot();
+    ASSERT_TRUE(snap);
+    std::string later, never, unlock;
+    for (const auto& l : snap->snap.lines) {
+        if (l.text.rfind("textbox \"Later\"", 0) == 0) later = l.ref;
+        if (l.text.rfind("textbox \"Never\"", 0) == 0) never = l.ref;
+        if (l.text.rfind("button \"Unlock\"", 0) == 0) unlock = l.ref;
+    }
+    ASSERT_FALSE(later.empty() || never.empty() || unlock.empty()) << snap->to_text();
+    auto r = b.type(never, "text");
+    ASSERT_FALSE(r);
+    EXPECT_TRUE(r.error().is(agentkit::errc::timeout));
+    EXPECT_EQ(r.error().message, "ref " + never + " is read-only: Timeout 1500ms exceeded.");
+    ASSERT_TRUE(b.click(unlock));
+    ASSERT_TRUE(b.type(later, "typed once it could be"));
+    auto v = b.element_value(later);
+    ASSERT_TRUE(v);
+    EXPECT_EQ((*v)["value"], "typed once it could be");
+}
+
+// The page as a PDF: its bytes, and the tool writing them to a file.
+TEST(BrowserLoadE2E, ThePageAsAPdf) {
+    http_server server;
+    server.route("/", http_response::html(page("Printable", "<h1>Invoice 42</h1>")));
+    br::browser b;
+    ASSERT_TRUE(b.navigate(server.url("/")));
+    auto bytes = b.pdf();
+    ASSERT_TRUE(bytes) << bytes.error().message;
+    EXPECT_EQ(bytes->rfind("%PDF-", 0), 0U);
+    const auto dir = std::filesystem::temp_directory_path() / ("agentkit-pdf-" + std::to_string(::getpid()));
+    br::bounded_artifacts store;
+    br::tools_options t;
+    t.workspace = dir.string();
+    br::tool_state st{b, store, t};
+    auto tools = br::browser_tools(st);
+    agentkit::tool_context ctx;
+    auto saved = tools.call("browser_pdf_save", agentkit::json{{"filename", "invoice.pdf"}}, ctx);
+    ASSERT_TRUE(saved) << saved.error().message;
+    EXPECT_NE(saved->joined_text().find("PDF saved to ./invoice.pdf"), std::string::npos) << saved->joined_text();
+    EXPECT_GT(std::filesystem::file_size(dir / "invoice.pdf"), 500U);
+    auto outside = tools.call("browser_pdf_save", agentkit::json{{"filename", "/etc/x.pdf"}}, ctx);
+    EXPECT_FALSE(outside);
+    std::filesystem::remove_all(dir);
 }

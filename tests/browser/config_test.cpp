@@ -131,12 +131,12 @@ TEST(ServerConfig, OutputModePlaywrightTakesItsCodegenAndRefs) {
 
 TEST(ServerConfig, WhatCannotBeHonouredRefusesTheStartByName) {
     br::server_config c;
-    ASSERT_TRUE(parse({"--proxy-server", "http://proxy:3128", "--codegen", "none", "--browser", "webkit"}, c));
+    ASSERT_TRUE(parse({"--save-trace", "--codegen", "none", "--browser", "webkit"}, c));
     EXPECT_FALSE(c.notes.empty());  // --codegen: accepted, with a note
     EXPECT_NE(c.notes.front().find("--codegen shows code only with --output-mode playwright"), std::string::npos);
     auto f = br::finish_config(c);
     ASSERT_FALSE(f);
-    EXPECT_NE(f.error().message.find("--proxy-server (a browser proxy is not supported"), std::string::npos);
+    EXPECT_NE(f.error().message.find("--save-trace (Playwright traces are not supported"), std::string::npos);
     EXPECT_NE(f.error().message.find("--browser webkit"), std::string::npos);
     EXPECT_NE(f.error().message.find("Refusing to start rather than ignore them"), std::string::npos);
 
@@ -145,6 +145,29 @@ TEST(ServerConfig, WhatCannotBeHonouredRefusesTheStartByName) {
     auto g = br::finish_config(both);
     ASSERT_FALSE(g);
     EXPECT_NE(g.error().message.find("contradict"), std::string::npos);
+}
+
+TEST(ServerConfig, ProxyServerIsTheBrowsersProxyTheCommandLineWinsAndABrowserNotLaunchedHereRefusesIt) {
+    auto has = [](const br::server_config& c, const std::string& arg) {
+        return std::find(c.browser.launch.extra_args.begin(), c.browser.launch.extra_args.end(), arg) != c.browser.launch.extra_args.end();
+    };
+    br::server_config c;
+    ASSERT_TRUE(parse({"--proxy-server", "http://127.0.0.1:3128", "--proxy-bypass", "a.test,b.test"}, c));
+    ASSERT_TRUE(br::finish_config(c));
+    EXPECT_TRUE(has(c, "--proxy-server=http://127.0.0.1:3128"));
+    EXPECT_TRUE(has(c, "--proxy-bypass-list=a.test;b.test"));
+    br::server_config bypass_only;
+    ASSERT_TRUE(parse({"--proxy-bypass", "a.test"}, bypass_only));
+    ASSERT_TRUE(br::finish_config(bypass_only));
+    EXPECT_FALSE(has(bypass_only, "--proxy-bypass-list=a.test"));
+    ASSERT_FALSE(bypass_only.notes.empty());
+    br::server_config remote;
+    ASSERT_TRUE(parse({"--cdp-endpoint", "http://127.0.0.1:9", "--proxy-server", "http://127.0.0.1:3128"}, remote));
+    auto r = br::finish_config(remote);
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message.find("--proxy-server with a browser this server does not launch"), std::string::npos) << r.error().message;
+    br::server_config bad;
+    EXPECT_FALSE(parse({"--proxy-server", "a b"}, bad));
 }
 
 TEST(ServerConfig, DashboardTakesAnOptionalPortOnlyAfterAnEqualsSign) {
@@ -202,12 +225,11 @@ TEST(ServerConfig, PortServesHttpWithItsOwnOptionsAndTheyAreNotedWithoutIt) {
     ASSERT_FALSE(f);
     EXPECT_NE(f.error().message.find("--idle-timeout 5000 (without --port"), std::string::npos) << f.error().message;
 
-    // one profile directory cannot serve a browser per session; with one shared browser it can
+    // a profile with --port: a session's browser takes it (another session's is refused at its
+    // start, cdp/launch.hpp); or one shared browser
     br::server_config profile;
     ASSERT_TRUE(parse({"--port", "8931", "--user-data-dir", "/tmp/agentkit-one-profile"}, profile));
-    auto g = br::finish_config(profile);
-    ASSERT_FALSE(g);
-    EXPECT_NE(g.error().message.find("--user-data-dir with --port"), std::string::npos) << g.error().message;
+    EXPECT_TRUE(br::finish_config(profile));
     br::server_config shared;
     ASSERT_TRUE(parse({"--port", "8931", "--user-data-dir", "/tmp/agentkit-one-profile", "--shared-browser-context"}, shared));
     EXPECT_TRUE(br::finish_config(shared));
@@ -428,15 +450,16 @@ TEST_F(ConfigFiles, SearchIsConfiguredInTheFileAsOnTheCommandLineAndKeysAreRefus
     EXPECT_NE(f.error().message.find("config key search.region"), std::string::npos) << f.error().message;
 }
 
-TEST(ServerConfig, CapsVisionOffersTheCoordinateToolsAndPdfIsNoted) {
+TEST(ServerConfig, CapsVisionOffersTheCoordinateToolsAndAnUnknownCapabilityIsNoted) {
     br::server_config none;
     ASSERT_TRUE(parse({"--caps", "devtools"}, none));
     EXPECT_FALSE(none.has_cap("vision"));
     br::server_config c;
-    ASSERT_TRUE(parse({"--caps", "vision, pdf"}, c));
+    ASSERT_TRUE(parse({"--caps", "vision, pdf, telepathy"}, c));
     EXPECT_TRUE(c.has_cap("vision"));
+    EXPECT_TRUE(c.has_cap("pdf"));
     ASSERT_EQ(c.notes.size(), 1U);
-    EXPECT_NE(c.notes[0].find("--caps: pdf tools are not offered"), std::string::npos) << c.notes[0];
+    EXPECT_NE(c.notes[0].find("--caps: telepathy tools are not offered"), std::string::npos) << c.notes[0];
     EXPECT_EQ(c.notes[0].find("vision"), std::string::npos) << c.notes[0];
     br::server_config old;  // Playwright MCP's older switch
     ASSERT_TRUE(parse({"--vision"}, old));
@@ -460,7 +483,7 @@ TEST(ServerConfig, CapsTestingOffersTheAssertionToolsAndEachCapabilityLeavesOnly
     const std::string hint = br::capability_off_hint(c.caps);
     EXPECT_NE(hint.find("--caps vision"), std::string::npos) << hint;
     EXPECT_EQ(hint.find("--caps testing"), std::string::npos) << hint;
-    EXPECT_TRUE(br::capability_off_hint({"vision", "testing", "storage", "network"}).empty());
+    EXPECT_TRUE(br::capability_off_hint({"vision", "testing", "storage", "network", "pdf"}).empty());
 }
 
 TEST(ServerConfig, CapsStorageAndNetworkOfferTheirToolsOnly) {
@@ -527,13 +550,16 @@ TEST_F(ConfigFiles, StorageStateIsReadAtTheStartAndAFileThatCannotBeUsedRefusesI
     ASSERT_TRUE(parse({"--storage-state", file("state.json", R"({"cookies": [{"name": "sid", "value": "v", "domain": "127.0.0.1"}],
                                                                  "origins": [{"origin": "http://127.0.0.1:1", "localStorage": []}]})")},
                       c));
-    ASSERT_TRUE(c.browser.initial_storage.has_value());
-    EXPECT_EQ(c.browser.initial_storage->cookies.at(0).name, "sid");
-    EXPECT_EQ(c.browser.initial_storage->origins.size(), 1U);
+    EXPECT_EQ(c.browser.initial_storage_file, (dir_ / "state.json").string());  // read at every browser start
+    auto st = br::read_storage_state_file(c.browser.initial_storage_file);
+    ASSERT_TRUE(st);
+    EXPECT_EQ(st->cookies.at(0).name, "sid");
+    EXPECT_EQ(st->origins.size(), 1U);
+    // a file not there yet: noted, read when the browser starts (as Playwright MCP does)
     br::server_config missing;
-    auto m = parse({"--storage-state", (dir_ / "none.json").string()}, missing);
-    ASSERT_FALSE(m);
-    EXPECT_NE(m.error().message.find("--storage-state: cannot read"), std::string::npos) << m.error().message;
+    ASSERT_TRUE(parse({"--storage-state", (dir_ / "none.json").string()}, missing));
+    ASSERT_EQ(missing.notes.size(), 1U);
+    EXPECT_NE(missing.notes[0].find("does not exist yet"), std::string::npos) << missing.notes[0];
     br::server_config broken;
     auto b = parse({"--storage-state", file("broken.json", R"({"origins": [{"origin": 1}]})")}, broken);
     ASSERT_FALSE(b);
@@ -543,4 +569,77 @@ TEST_F(ConfigFiles, StorageStateIsReadAtTheStartAndAFileThatCannotBeUsedRefusesI
     ASSERT_TRUE(parse({"--config", file("c.json", R"({"browser": {"contextOptions": {"storageState": {"cookies": [], "origins": []}}}})")},
                       inline_state));
     EXPECT_TRUE(inline_state.browser.initial_storage.has_value());
+}
+
+TEST(ConfigIni, PlaywrightsIniFormReadsAsTheJsonItStandsFor) {
+    auto j = br::ini_config(R"(
+; a comment
+# another
+browser.contextOptions.viewport = 640x480
+timeouts.action = 12345
+browser.launchOptions.headless = true
+network.allowedOrigins = https://example.com
+capabilities[] = storage
+capabilities[] = network
+[console]
+level = "error"
+outputDir = ./out
+)");
+    ASSERT_TRUE(j) << j.error().message;
+    EXPECT_EQ((*j)["browser"]["contextOptions"]["viewport"], (agentkit::json{{"width", 640}, {"height", 480}}));
+    EXPECT_EQ((*j)["timeouts"]["action"], 12345);
+    EXPECT_EQ((*j)["browser"]["launchOptions"]["headless"], true);
+    EXPECT_EQ((*j)["network"]["allowedOrigins"], agentkit::json::array({"https://example.com"}));
+    EXPECT_EQ((*j)["capabilities"], agentkit::json::array({"storage", "network"}));
+    EXPECT_EQ((*j)["console"]["level"], "error");
+    EXPECT_EQ((*j)["console"]["outputDir"], "./out");  // keys under a section are the section's
+    for (const auto& [text, says] : std::vector<std::pair<std::string, std::string>>{
+             {"just words", "line 1 is not key = value"},
+             {"browser.contextOptions.viewport = big", "WIDTHxHEIGHT"},
+             {"\ntimeouts.action = soon", "line 2: timeouts.action is a number"},
+             {"browser.isolated = yes", "true or false"},
+             {"a..b = 1", "not a dotted key"}}) {
+        auto e = br::ini_config(text);
+        ASSERT_FALSE(e) << text;
+        EXPECT_NE(e.error().message.find(says), std::string::npos) << text << " -> " << e.error().message;
+    }
+}
+
+TEST_F(ConfigFiles, AnIniConfigurationFileTakesEffectAsItsJsonWould) {
+    br::server_config c;
+    ASSERT_TRUE(parse({"--config", file("config.json", "browser.contextOptions.viewport = 640x480\ntimeouts.navigation = 54321\n")}, c));
+    ASSERT_TRUE(br::finish_config(c));
+    EXPECT_EQ(c.browser.viewport.width, 640);
+    EXPECT_EQ(c.browser.viewport.height, 480);
+    EXPECT_EQ(c.browser.navigation_timeout.count(), 54321);
+    br::server_config named;
+    ASSERT_TRUE(parse({"--config", file("c.ini", "[network]\nallowedOrigins = http://127.0.0.1:*\n")}, named));
+    EXPECT_EQ(named.browser.policy.allowed_origins, std::vector<std::string>{"http://127.0.0.1:*"});
+    br::server_config broken;  // JSON that is broken stays a JSON error
+    auto b = parse({"--config", file("broken.json", "{\"browser\": ")}, broken);
+    ASSERT_FALSE(b);
+    EXPECT_NE(b.error().message.find("is not a JSON object"), std::string::npos) << b.error().message;
+    br::server_config unknown;  // an INI key agentkit does not know is refused by name, as in JSON
+    ASSERT_TRUE(parse({"--config", file("u.ini", "browser.contextOptions.colorScheme = dark\n")}, unknown));
+    auto u = br::finish_config(unknown);
+    ASSERT_FALSE(u);
+    EXPECT_NE(u.error().message.find("config key browser.contextOptions.colorScheme"), std::string::npos) << u.error().message;
+}
+
+TEST_F(ConfigFiles, AConfigurationFilesProxyYieldsToTheCommandLines) {
+    const std::string cfg = file("proxy.json", R"({"browser": {"contextOptions": {"proxy": {"server": "http://config-proxy:1", "bypass": "x.test"}}}})");
+    br::server_config from_file;
+    ASSERT_TRUE(parse({"--config", cfg}, from_file));
+    ASSERT_TRUE(br::finish_config(from_file));
+    const auto& a = from_file.browser.launch.extra_args;
+    EXPECT_NE(std::find(a.begin(), a.end(), "--proxy-server=http://config-proxy:1"), a.end());
+    EXPECT_NE(std::find(a.begin(), a.end(), "--proxy-bypass-list=x.test"), a.end());
+    br::server_config both;
+    ASSERT_TRUE(parse({"--config", cfg, "--proxy-server", "http://cli-proxy:2"}, both));
+    ASSERT_TRUE(br::finish_config(both));
+    const auto& b = both.browser.launch.extra_args;
+    EXPECT_NE(std::find(b.begin(), b.end(), "--proxy-server=http://cli-proxy:2"), b.end());
+    EXPECT_EQ(std::find(b.begin(), b.end(), "--proxy-server=http://config-proxy:1"), b.end());
+    br::server_config wrong;
+    ASSERT_FALSE(parse({"--config", file("bad.json", R"({"browser": {"contextOptions": {"proxy": "x"}}})")}, wrong));
 }

@@ -164,8 +164,9 @@ TEST(PolicySecrets, TiedToTheirOriginsAndOnlyByPlaceholder) {
     auto p = br::browser_policy::from_json(json::parse(R"({
         "allowedOrigins": ["http://127.0.0.1:*", "*.example.com"],
         "secrets": {"PASS": {"value": "pw-1", "origins": ["https://login.example.com"]}, "TOKEN": "t-2"}})"));
-    // "*" is not a port: the pattern is refused with a clear error
-    EXPECT_FALSE(p.has_value());
+    // ":*" is any port (Playwright MCP's spelling); "x*" is no port: refused with a clear error
+    EXPECT_TRUE(p.has_value());
+    EXPECT_FALSE(br::browser_policy::from_json(json::parse(R"({"allowedOrigins": ["http://127.0.0.1:8*"]})")).has_value());
     p = br::browser_policy::from_json(json::parse(R"({
         "allowedOrigins": ["http://127.0.0.1", "*.example.com"],
         "secrets": {"PASS": {"value": "pw-1", "origins": ["https://login.example.com"]}, "TOKEN": "t-2"}})"));

@@ -26,6 +26,7 @@ const url = (p) => `http://127.0.0.1:${site.address().port}${p}`;
 const esc = (s) => String(s).replace(/[<&"]/g, (c) => ({ "<": "&lt;", "&": "&amp;", '"': "&quot;" })[c]);
 before(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), "agentkit-pw-options-"));
+  fs.writeFileSync(path.join(tmp, "not-json-state.json"), "{not json");
   site = http.createServer((req, res) => {
     if (req.url === "/report.csv") {  // an attachment: a navigation to it downloads it
       res.writeHead(200, { "content-type": "text/csv", "content-disposition": "attachment; filename=report.csv" });
@@ -160,6 +161,20 @@ test("--storage-state starts the browser with a file's cookies and localStorage;
     await client.close();
   }
   assert.doesNotMatch(stderr(), /not offered/);
+  // a file that is not there yet: the browser's start says so, and the start after it is written uses it
+  const later = path.join(tmp, "later-state.json");
+  const waiting = await connect(["--headless", "--quiet", "--no-sandbox", "--storage-state", later, "--allow-evaluate"]);
+  try {
+    const r = await waiting.client.callTool({ name: "browser_navigate", arguments: { url: url("/notes") } });
+    assert.equal(r.isError, true);
+    assert.match(textOf(r), /storage state file could not be used: cannot read .*later-state\.json/);
+    fs.writeFileSync(later, JSON.stringify({ cookies: [{ name: "late", value: "1", domain: "127.0.0.1", path: "/" }], origins: [] }));
+    await call(waiting.client, "browser_navigate", { url: url("/notes") });
+    assert.match(await call(waiting.client, "browser_evaluate", { function: "() => document.cookie" }), /late=1/);
+  } finally {
+    await waiting.client.close();
+  }
+  assert.match(waiting.stderr(), /later-state\.json does not exist yet/);
   // without the capabilities: not listed, and a call says how to turn them on
   const plain = await connect(["--headless", "--quiet"]);
   try {
@@ -309,9 +324,8 @@ test("a Playwright MCP configuration file: its keys take effect", async () => {
 
 test("what cannot be honoured refuses the start, naming the option and why; stdout stays empty", () => {
   const refused = [
-    [["--port", "8931", "--user-data-dir", path.join(os.tmpdir(), "one-profile")], /--user-data-dir with --port \(every HTTP session has a browser of its own/],
     [["--extension"], /--extension \(the Playwright browser extension is not supported/],
-    [["--proxy-server", "http://proxy:3128"], /--proxy-server \(a browser proxy is not supported/],
+    [["--cdp-endpoint", "http://127.0.0.1:9", "--proxy-server", "http://proxy:3128"], /--proxy-server with a browser this server does not launch/],
     [["--save-trace"], /--save-trace \(Playwright traces are not supported/],
     [["--browser", "webkit"], /--browser webkit \(agentkit drives Chromium-family browsers/],
     [["--idle-timeout", "60000"], /--idle-timeout 60000/],
@@ -334,7 +348,7 @@ test("what cannot be honoured refuses the start, naming the option and why; stdo
     [["--max-artifacts", "-1"], /--max-artifacts takes a whole number, not "-1"/],
     [["--max-downloads", "5x"], /--max-downloads takes a whole number, not "5x"/],
     [["--port", "70000"], /--port takes a port number from 0 to 65535, not "70000"/],
-    [["--storage-state", path.join(tmp, "missing-state.json")], /--storage-state: cannot read .*missing-state\.json/],
+    [["--storage-state", path.join(tmp, "not-json-state.json")], /--storage-state: .*not-json-state\.json is not JSON/],
     [["--port", "8931", "--max-sessions", "0"], /--max-sessions takes a whole number of at least 1, not "0"/],
   ];
   for (const [args, why] of bad) {
@@ -366,7 +380,7 @@ test("what cannot be honoured refuses the start, naming the option and why; stdo
 test("a configuration file's keys that cannot be honoured, or are unknown, refuse the start by their names", () => {
   const cases = [
     [{ browser: { launchOptions: { slowMo: 100 } } }, /config key browser\.launchOptions\.slowMo/],
-    [{ browser: { contextOptions: { storageState: path.join(tmp, "no-such-state.json") } } }, /--storage-state: cannot read .*no-such-state\.json/],
+    [{ browser: { contextOptions: { storageState: path.join(tmp, "not-json-state.json") } } }, /--storage-state: .*not-json-state\.json is not JSON/],
     [{ browser: { contextOptions: { storageState: { cookies: [{ name: "a" }] } } } }, /browser\.contextOptions\.storageState: cookie 1 has no "value"/],
     [{ server: { port: 8931, tls: true } }, /config key server\.tls/],
     [{ browser: { initScript: ["a.js"] } }, /config browser\.initScript \(init scripts are not supported/],
@@ -589,6 +603,45 @@ test("Playwright's layout: browser_evaluate's code shows a function as given and
       assert.ok(text.includes(`await page.evaluate('${code.replace(/'/g, "\\'")}');`), `${fn}:\n${text}`);
       assert.match(text, result, text);
     }
+  } finally {
+    await client.close();
+  }
+});
+
+test("Playwright's layout: its words for refused arguments and capabilities that are off; a secret by its name; PW_LANG_NAME", async () => {
+  const secrets = path.join(tmp, "secrets.env");
+  fs.writeFileSync(secrets, "X-PASSWORD=hunter2-long\n");
+  const transport = new StdioClientTransport({
+    command: server,
+    args: ["--headless", "--quiet", "--output-mode", "playwright", "--secrets", secrets, "--output-dir", tmp],
+    env: { ...process.env, PW_LANG_NAME: "python" },
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "agentkit-pw-words", version: "1.0.0" });
+  await client.connect(transport);
+  try {
+    const missing = await client.callTool({ name: "browser_navigate", arguments: {} });
+    assert.equal(missing.isError, true);
+    assert.match(textOf(missing), /### Error\nInvalid arguments for tool "browser_navigate":\n  Invalid input: expected string, received undefined at url/);
+    const wrong = await client.callTool({ name: "browser_navigate", arguments: { url: 5 } });
+    assert.match(textOf(wrong), /Invalid input: expected string, received number at url/);
+    const off = await client.callTool({ name: "browser_cookie_list", arguments: {} });
+    assert.equal(off.isError, true);
+    assert.match(textOf(off), /^### Error\nTool "browser_cookie_list" not found\n### Result\n.*--caps storage/);
+    const nav = textOf(await client.callTool({ name: "browser_navigate", arguments: { url: url("/keys") } }));
+    assert.match(nav, /page\.goto\("http:\/\/127\.0\.0\.1:\d+\/keys"\)/);  // PW_LANG_NAME=python
+    // the name of a secret stands for it: typed as its value, shown and coded by name
+    const snap = textOf(await client.callTool({ name: "browser_snapshot", arguments: {} }));
+    const field = snap.match(/textbox "Search"[^\n]*\[ref=(\w+)\]/)?.[1];
+    assert.ok(field, snap);
+    const typed = textOf(await client.callTool({ name: "browser_type", arguments: { target: field, text: "X-PASSWORD" } }));
+    assert.match(typed, /\.fill\(os\.environ\["X-PASSWORD"\]\)/);
+    assert.doesNotMatch(typed, /hunter2/);
+    // page-level keys stay JavaScript whatever the language
+    assert.match(textOf(await client.callTool({ name: "browser_press_key", arguments: { key: "Escape" } })), /await page\.keyboard\.press\('Escape'\);/);
+    const logged = textOf(await client.callTool({ name: "browser_console_messages", arguments: {} }));
+    assert.match(logged, /down Escape after \[<secret>X-PASSWORD<\/secret>\]/);  // the page's own log of the value, redacted
+    assert.doesNotMatch(logged, /hunter2/);
   } finally {
     await client.close();
   }

@@ -351,6 +351,9 @@ public:
     /// A PNG or JPEG of the viewport, the full page or one element (`o.ref`).
     result<screenshot_result> screenshot(screenshot_options o = {});
 
+    /// The current page printed as a PDF (its bytes; Page.printToPDF, backgrounds included).
+    result<std::string> pdf();
+
     /// Evaluate JavaScript in the main frame, as Playwright MCP's browser_evaluate does: a
     /// function (`() => value`) is called, with the element as its argument when a ref is
     /// given (`(el) => value`); a plain expression is evaluated; a promise is awaited. Off

@@ -14,6 +14,7 @@
 #include <agentkit/search/config.hpp>
 #include <agentkit/browser/artifacts.hpp>
 #include <agentkit/browser/capabilities.hpp>
+#include <agentkit/browser/config_ini.hpp>
 #include <agentkit/browser/config_usage.hpp>
 #include <agentkit/browser/options.hpp>
 #include <agentkit/browser/policy.hpp>
@@ -27,6 +28,7 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
@@ -68,6 +70,11 @@ struct server_config {
     std::optional<std::uint64_t> max_download_bytes;  ///< applied after --policy/--config (the flag wins)
     /// --timeout-settle: browser_options::min_settle (unset: 500 ms in Playwright's layout, as there; else 0)
     std::optional<std::chrono::milliseconds> settle;
+    bool timeout_action_given = false;  ///< --timeout-action was given (else Playwright's layout waits 5 s for an element)
+    bool codegen_given = false;         ///< --codegen was given (else $PW_LANG_NAME names the language)
+    std::optional<std::string> proxy_server;         ///< --proxy-server (wins over the configuration file's proxy)
+    std::optional<std::string> proxy_bypass;         ///< --proxy-bypass
+    std::optional<json> config_proxy;                ///< the configuration file's browser.(context|launch)Options.proxy  ///< --codegen was given (else $PW_LANG_NAME names the language, as for Playwright MCP)  ///< --timeout-action was given (else Playwright's layout waits 5 s for an element, as there)
     std::optional<std::size_t> max_downloads;  ///< --max-downloads, applied after --policy/--config (the flag wins)
     bool ignore_https_errors = false;  ///< --ignore-https-errors (launched browsers only)
     /// --allow-downloads: downloads saved in the output directory, as Playwright MCP saves them
@@ -110,12 +117,10 @@ struct playwright_option {
     std::string_view why;
 };
 
-inline constexpr std::array<playwright_option, 23> kPlaywrightOptions{{
+inline constexpr std::array<playwright_option, 21> kPlaywrightOptions{{
     {"--extension", false, true, "the Playwright browser extension is not supported; --cdp-endpoint connects to a running browser"},
     {"--profile-dir-name", true, true, "it belongs to --extension, which is not supported"},
     {"--endpoint", true, true, "a Playwright bound-browser endpoint is not CDP; --cdp-endpoint connects to a browser over CDP"},
-    {"--proxy-server", true, true, "a browser proxy is not supported (the origin policy routes WebSockets through its own gate)"},
-    {"--proxy-bypass", true, true, "a browser proxy is not supported"},
     {"--save-session", false, true, "sessions are not saved; every call's metrics go to stderr and browser_metrics"},
     {"--save-trace", false, true, "Playwright traces are not supported; browser_recording_start records a screencast"},
     {"--save-video", true, true, "videos are not supported; browser_recording_start records a screencast"},
@@ -188,22 +193,28 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
         }
     } else if (name == "--user-agent") {
         c.browser.viewport.user_agent = *v;  // every tab, also in a browser reached by --cdp-endpoint
-    } else if (name == "--storage-state") {  // read now: a file that cannot be used stops the start
-        std::ifstream in(*v, std::ios::binary);
-        if (!in) return fail(errc::args_invalid, "--storage-state: cannot read " + *v, "Name a storage state file (browser_storage_state writes one).");
-        std::ostringstream text;
-        text << in.rdbuf();
-        const json j = json::parse(text.str(), nullptr, false);
-        if (j.is_discarded()) return fail(errc::args_invalid, "--storage-state: " + *v + " is not JSON");
-        auto st = parse_storage_state(j);
-        if (!st) return fail(errc::args_invalid, "--storage-state: " + *v + ": " + st.error().message, st.error().hint);
-        c.browser.initial_storage = std::move(*st);
+    } else if (name == "--proxy-server" || name == "--proxy-bypass") {
+        // the browser's own proxy; the origin lists still decide every request before it leaves
+        if (v->empty() || v->find_first_of(" \t\r\n") != std::string::npos) return bad(name == "--proxy-server" ? "a proxy (host:port or scheme://host:port)" : "a comma-separated list of hosts");
+        (name == "--proxy-server" ? c.proxy_server : c.proxy_bypass) = *v;
+    } else if (name == "--storage-state") {
+        // read at every browser start (a file written later counts); one that is there now and
+        // cannot be used stops the start at once
+        std::error_code ec;
+        if (std::filesystem::exists(*v, ec)) {
+            auto st = read_storage_state_file(*v);
+            if (!st) return fail(errc::args_invalid, "--storage-state: " + st.error().message, st.error().hint);
+        } else {
+            c.notes.push_back("--storage-state: " + *v + " does not exist yet; it is read when the browser starts");
+        }
+        c.browser.initial_storage_file = *v;
     } else if (name == "--ignore-https-errors") {
         c.ignore_https_errors = true;
     } else if (name == "--timeout-action" || name == "--timeout-navigation") {
         auto ms = parse_count(*v);
         if (!ms || *ms == 0) return bad("a positive number of milliseconds");
         (name == "--timeout-action" ? c.browser.call_timeout : c.browser.navigation_timeout) = std::chrono::milliseconds(*ms);
+        if (name == "--timeout-action") c.timeout_action_given = true;
     } else if (name == "--timeout-settle") {
         auto ms = parse_count(*v);
         if (!ms) return bad("a number of milliseconds");
@@ -232,6 +243,7 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
         c.browser.dialogs.hold = c.tools.output == output_mode::playwright;  // dialogs as its modal state
     } else if (name == "--codegen") {
         if (!parse_codegen(*v, c.tools.codegen)) return bad("typescript, python, java, csharp or none");
+        c.codegen_given = true;
         if (c.tools.output != output_mode::playwright)
             c.notes.push_back("--codegen shows code only with --output-mode playwright (agentkit's results say what changed instead)");
     } else if (name == "--test-id-attribute") {
@@ -289,7 +301,7 @@ inline std::optional<bool> playwright_option_takes_value(const std::string& name
     if (one_of(name, {"--no-sandbox", "--sandbox", "--ignore-https-errors", "--allow-unrestricted-file-access", "--shared-browser-context",
                       "--vision", "--snapshot-boxes"}))
         return false;
-    if (one_of(name, {"--browser", "--user-agent", "--storage-state", "--timeout-action", "--timeout-navigation", "--timeout-settle", "--image-responses",
+    if (one_of(name, {"--browser", "--user-agent", "--storage-state", "--proxy-server", "--proxy-bypass", "--timeout-action", "--timeout-navigation", "--timeout-settle", "--image-responses",
                       "--snapshot-mode", "--output-max-size", "--console-level", "--idle-timeout", "--caps", "--port", "--host",
                       "--output-mode", "--codegen", "--test-id-attribute",
                       "--allowed-hosts"}))
@@ -430,16 +442,27 @@ inline result<void> search_option_apply(server_config& c, const std::string& nam
     return {};
 }
 
-/// Read a --config file (JSON, Playwright MCP's layout) into `c`: every key through the command
+/// Read a --config file (JSON, Playwright MCP's layout; or INI, config_ini.hpp: a `.ini` file,
+/// or one that is not JSON and does not start with `{`) into `c`: every key through the command
 /// line's own handling (the same values, checks and notes); errc::args_invalid names the key.
 inline result<void> apply_config_file(server_config& c, const std::string& path) {
     using namespace config_detail;
     std::string err;
-    std::ifstream in(path);
+    std::ifstream in(path, std::ios::binary);
     if (!in) {
         return fail(errc::args_invalid, "cannot read config file " + path);
     }
-    json j = json::parse(in, nullptr, false);
+    std::ostringstream raw;
+    raw << in.rdbuf();
+    std::string text = raw.str();
+    if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);  // a byte order mark
+    const bool ini_name = path.size() > 4 && path.compare(path.size() - 4, 4, ".ini") == 0;
+    json j = ini_name ? json(nullptr) : json::parse(text, nullptr, false);
+    if (ini_name || (j.is_discarded() && trim_ascii(text).rfind('{', 0) != 0)) {
+        auto ini = ini_config(text);
+        if (!ini) return fail(errc::args_invalid, "config file " + path + " (INI): " + ini.error().message);
+        j = std::move(*ini);
+    }
     if (j.is_discarded() || !j.is_object()) {
         return fail(errc::args_invalid, "config file " + path + " is not a JSON object");
     }
@@ -538,6 +561,13 @@ inline result<void> apply_config_file(server_config& c, const std::string& path)
                                 }
                                 c.browser.launch.extra_args.push_back(a.get<std::string>());
                             }
+                        } else if (lk == "proxy") {
+                            if (!lv.is_object() || !lv.value("server", json()).is_string() ||
+                                (lv.contains("bypass") && !lv["bypass"].is_string())) {
+                                wrong(lkey, "{\"server\": \"host:port\", \"bypass\": \"a.com,b.com\"}");
+                                continue;
+                            }
+                            if (!c.config_proxy) c.config_proxy = lv;
                         } else if (lk == "channel") {
                             option(lkey, "--browser", lv);
                         } else if (lk == "chromiumSandbox") {
@@ -573,6 +603,13 @@ inline result<void> apply_config_file(server_config& c, const std::string& path)
                             (ck == "isMobile" ? c.browser.viewport.mobile : c.browser.viewport.touch) = cv.get<bool>();
                         } else if (ck == "userAgent") {
                             option(ckey, "--user-agent", cv);
+                        } else if (ck == "proxy") {
+                            if (!cv.is_object() || !cv.value("server", json()).is_string() ||
+                                (cv.contains("bypass") && !cv["bypass"].is_string())) {
+                                wrong(ckey, "{\"server\": \"host:port\", \"bypass\": \"a.com,b.com\"}");
+                                continue;
+                            }
+                            c.config_proxy = cv;
                         } else if (ck == "storageState") {  // a file's path, or the state itself
                             if (cv.is_string()) {
                                 option(ckey, "--storage-state", cv);
@@ -904,6 +941,31 @@ inline result<void> finish_config(server_config& c) {
     }
     if (c.tools.output == output_mode::playwright && !c.image_responses_given) c.tools.inline_screenshots = true;
     c.browser.min_settle = c.settle ? *c.settle : c.tools.output == output_mode::playwright ? std::chrono::milliseconds(500) : std::chrono::milliseconds(0);
+    if (c.tools.output == output_mode::playwright && !c.timeout_action_given) c.browser.element_wait = std::chrono::milliseconds(5000);
+    {  // the browser's proxy: the command line's, else the configuration file's
+        std::optional<std::string> server = c.proxy_server, bypass = c.proxy_bypass;
+        if (!server && c.config_proxy) {
+            server = c.config_proxy->value("server", std::string());
+            if (!c.proxy_bypass && c.config_proxy->contains("bypass")) bypass = c.config_proxy->value("bypass", std::string());
+        }
+        if (server && !server->empty()) {
+            if (!c.browser.cdp_endpoint.empty() || !c.browser.webdriver.url.empty())
+                c.unsupported.push_back("--proxy-server with a browser this server does not launch (set the proxy where it is started)");
+            c.browser.launch.extra_args.push_back("--proxy-server=" + *server);
+            if (bypass && !bypass->empty()) {
+                std::string list = *bypass;  // Playwright's commas, Chromium's semicolons
+                std::replace(list.begin(), list.end(), ',', ';');
+                c.browser.launch.extra_args.push_back("--proxy-bypass-list=" + list);
+            }
+        } else if (bypass) {
+            c.notes.push_back("--proxy-bypass has no effect without --proxy-server");
+        }
+    }
+    if (const char* lang = std::getenv("PW_LANG_NAME"); !c.codegen_given && lang != nullptr && *lang != '\0') {
+        codegen_language from_env = c.tools.codegen;
+        if (parse_codegen(lang, from_env)) c.tools.codegen = from_env;
+        else c.notes.push_back(std::string("PW_LANG_NAME=") + lang + " is not typescript, python, java, csharp or none: ignored");
+    }
     if (c.sandbox && c.no_sandbox) {
         return fail(errc::args_invalid, "--sandbox and --no-sandbox (or chromiumSandbox) contradict each other");
     }
@@ -953,12 +1015,10 @@ inline result<void> finish_config(server_config& c) {
                                           std::pair{c.shared_browser_context, "--shared-browser-context"},
                                           std::pair{c.max_sessions_given, "--max-sessions"}})
             if (given) c.notes.push_back(std::string(flag) + " has no effect without --port (the server speaks stdio)");
-    } else if (!c.shared_browser_context && !c.browser.launch.user_data_dir.empty()) {
-        // a browser per session, and one profile directory cannot serve two browsers (over
-        // --cdp-endpoint every session gets a browser context of its own in that browser)
-        c.unsupported.push_back("--user-data-dir with --port (every HTTP session has a browser of its own; one profile cannot "
-                                "serve them: add --shared-browser-context)");
     }
+    // --user-data-dir with --port: a browser per session, on the one profile; a session that
+    // starts one while another session's holds it is told so (cdp/launch.hpp), as Playwright MCP
+    // does (--shared-browser-context shares one browser instead)
     if (!c.unsupported.empty()) {
         // Fail closed: a safety or storage option that is not enforced must not be ignored.
         std::string list;

@@ -16,6 +16,11 @@ Options (Playwright MCP names where the meaning is the same):
   --executable-path PATH     browser binary (default: /usr/lib/chromium/chromium or $AGENTKIT_CHROMIUM)
   --isolated                 keep the profile in memory / a temporary directory (the default)
   --user-data-dir DIR        use (and keep) this profile directory
+  --proxy-server PROXY       the browser's proxy (host:port, http://..., socks5://...); the
+                             origin lists still decide every request before it leaves
+  --proxy-bypass LIST        hosts that skip the proxy (comma-separated)
+  --storage-state FILE       restore cookies and localStorage from FILE into the browser at its
+                             start (Playwright's format; browser_storage_state writes one)
   --viewport-size W,H        viewport in CSS pixels, e.g. 1280,720
   --cdp-endpoint URL         connect to a running browser (ws://... or http://host:port)
   --webdriver URL            a browser from a W3C WebDriver endpoint (Selenium Grid 4, Selenoid,
@@ -84,17 +89,18 @@ Options (Playwright MCP names where the meaning is the same):
                              browser_generate_locator), storage the cookie, localStorage,
                              sessionStorage and storage-state tools, network the routes
                              (browser_route, _route_list, browser_unroute) and
-                             browser_network_state_set; pdf is not offered (a note says so); the
-                             others are always on
+                             browser_network_state_set, pdf browser_pdf_save; devtools and config
+                             are noted (their tools are not offered); the others are always on
   Accepted with no effect here (a note on stderr says why): --no-webmcp,
   --file-paths, --cdp-timeout, --sandbox (not as root),
   and the --port options without --port.
   Refused (the server does not start rather than ignore them): --extension, --endpoint,
-  --proxy-server, --proxy-bypass, --storage-state, --save-session, --save-trace, --save-video,
+  --save-session, --save-trace, --save-video,
   --init-script, --init-page, --device, --mobile, --grant-permissions, --block-service-workers,
   --cdp-header, --remote-header, --profile-dir-name, --browser firefox|webkit,
-  --idle-timeout other than 0 without --port, --user-data-dir with --port unless
-  --shared-browser-context (one profile cannot serve two browsers), and unknown --config keys.
+  --idle-timeout other than 0 without --port, and unknown --config keys. With --port and
+  --user-data-dir, a session's browser takes the profile; another session's, while it is held,
+  is refused with what to do (--isolated, or --shared-browser-context: one browser for all).
 agentkit's switches for what is off by default:
   --allow-evaluate           enable browser_evaluate
   --allow-file-access        allow file:// URLs

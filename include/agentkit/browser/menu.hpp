@@ -100,6 +100,9 @@ auto make_browser_menu(menu_options options = {}) {
                         tool_ref<"browser_network_state_set">)
             .describe("Mock or change requests by URL; go offline")
             .when("Testing a page against mocked APIs or without network"),
+        mode<"pdf">(tool_ref<"browser_pdf_save">)
+            .describe("Save the page as a PDF")
+            .when("Keeping a printable copy of a page"),
         std::move(options));
 }
 

@@ -106,7 +106,14 @@ struct browser_options {
     /// Cookies and localStorage restored into every browser this object starts (browser::
     /// restore_storage; --storage-state). What the policy refuses is left out, said in a note.
     std::optional<storage_state> initial_storage;
+    /// A storage state file read and restored at every browser start, before initial_storage
+    /// is considered (--storage-state): a file written later is used by the next start; one
+    /// that cannot be read makes the start fail, saying why.
+    std::string initial_storage_file;
     std::chrono::milliseconds call_timeout{15000};        ///< one CDP call
+    /// How long an action waits for its element to be ready (a read-only field to take text);
+    /// 0: call_timeout. (agentkit-browser-mcp's Playwright layout: 5 s unless --timeout-action.)
+    std::chrono::milliseconds element_wait{0};
     std::chrono::milliseconds navigation_timeout{30000};  ///< a navigation to commit and load
     /// After a new document's DOM is ready (DOMContentLoaded), how long an action still waits
     /// for its load event; an image, a frame or a request that never ends holds that event back,

@@ -73,6 +73,18 @@ namespace pw {
     return lang == codegen_language::typescript ? js_quote(s) : dq_quote(s);
 }
 
+/// A secret's value as test code reads it: from the environment variable of its name
+/// (`process.env['NAME']`, `os.environ["NAME"]`, ...), never the value itself.
+[[nodiscard]] inline std::string secret_code(std::string_view name, codegen_language lang) {
+    const std::string n(name);
+    switch (lang) {
+        case codegen_language::python: return "os.environ[\"" + n + "\"]";
+        case codegen_language::java: return "System.getenv(\"" + n + "\")";
+        case codegen_language::csharp: return "Environment.GetEnvironmentVariable(\"" + n + "\")";
+        default: return "process.env['" + n + "']";
+    }
+}
+
 namespace detail {
 inline std::string camel_to_snake(std::string_view s) {
     std::string out;

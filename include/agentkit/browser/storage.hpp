@@ -13,6 +13,8 @@
 #include <agentkit/core/result.hpp>
 
 #include <cstddef>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -161,6 +163,19 @@ inline result<std::string> state_string(const json& o, const char* key, const st
         }
     }
     return s;
+}
+
+/// A storage state file read and parsed; errors name the file and what is wrong with it.
+[[nodiscard]] inline result<storage_state> read_storage_state_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return fail(errc::not_found, "cannot read " + path, "Name a storage state file (browser_storage_state writes one).");
+    std::ostringstream text;
+    text << in.rdbuf();
+    const json j = json::parse(text.str(), nullptr, false);
+    if (j.is_discarded()) return fail(errc::args_invalid, path + " is not JSON", "Name a storage state file (browser_storage_state writes one).");
+    auto st = parse_storage_state(j);
+    if (!st) return fail(errc::args_invalid, path + ": " + st.error().message, st.error().hint);
+    return st;
 }
 
 }  // namespace agentkit::browser

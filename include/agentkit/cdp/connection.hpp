@@ -262,7 +262,7 @@ struct connection_state {
 
     static error timeout_error(const pending_call& p) {
         return error(errc::timeout,
-                     p.method + ": no answer from the browser within " + std::to_string(p.timeout.count()) + " ms",
+                     p.method + ": no answer from the browser: Timeout " + std::to_string(p.timeout.count()) + "ms exceeded.",
                      "The page may be busy or blocked (a dialog, a paused debugger); retry with a longer timeout.",
                      json{{"method", p.method}, {"timeout_ms", p.timeout.count()},
                           {"session_id", p.session_id}});

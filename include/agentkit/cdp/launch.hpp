@@ -216,6 +216,22 @@ public:
                 return fail(errc::browser_launch, "cannot create the profile directory: " + ec.message());
         } else {
             p->profile_dir_ = o.user_data_dir;
+            // A profile another browser of this machine holds (Chromium's SingletonLock names
+            // "<host>-<pid>"): said now, in words a user can act on, rather than as the second
+            // browser's exit.
+            std::error_code lec;
+            const auto lock = std::filesystem::read_symlink(p->profile_dir_ / "SingletonLock", lec);
+            const std::string owner = lec ? std::string() : lock.string();
+            char host[256] = {};
+            if (const auto dash = owner.rfind('-'); dash != std::string::npos && ::gethostname(host, sizeof host - 1) == 0 &&
+                                                    owner.substr(0, dash) == host) {
+                const long pid = std::strtol(owner.c_str() + dash + 1, nullptr, 10);
+                if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) == 0)
+                    return fail(errc::browser_launch,
+                                "the browser profile " + o.user_data_dir + " is already in use by another browser (pid " +
+                                    std::to_string(pid) + "): close it, or use --isolated to run multiple instances of the same browser",
+                                "Give launch_options::user_data_dir a directory of its own, or none (a temporary profile).");
+            }
         }
         p->log_path_ = o.log_path.empty() ? (p->temp_dir_ / "chromium.log").string() : o.log_path;
         if (auto pr = seed_preferences(p->profile_dir_, o.preferences); !pr) return fail(pr.error());
@@ -282,7 +298,9 @@ public:
         ::posix_spawn_file_actions_destroy(&fa);
         ::posix_spawnattr_destroy(&attr);
         if (rc != 0)
-            return fail(errc::browser_launch, "cannot start the browser '" + executable_ + "': " + detail::errno_message(rc),
+            return fail(errc::browser_launch,
+                        rc == ENOENT ? "cannot start the browser: the executable doesn't exist at '" + executable_ + "'"
+                                     : "cannot start the browser '" + executable_ + "': " + detail::errno_message(rc),
                         "Install Chromium (Debian: apt-get install chromium) or point launch_options::executable or "
                         "$AGENTKIT_CHROMIUM at a Chromium binary.",
                         json{{"executable", executable_}});

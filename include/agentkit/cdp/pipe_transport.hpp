@@ -71,9 +71,11 @@ public:
             const std::string status = p.exit_description();
             json details = {{"executable", p.executable()}, {"status", status}, {"cause", why.to_json()}};
             if (!tail.empty()) details["log_tail"] = tail;
+            // (a browser that died says its status and last words in `why` already)
+            const bool told = why.message.find("; it said: ") != std::string::npos || why.message.find(status) != std::string::npos;
             return fail(errc::browser_launch,
-                        "the browser did not start: " + why.message + " (" + status + ")" +
-                            (said.empty() ? std::string() : "; it said: " + said),
+                        "the browser did not start: " + why.message +
+                            (told ? std::string() : " (" + status + ")" + (said.empty() ? std::string() : "; it said: " + said)),
                         "Check the browser log tail in details; pass flags through launch_options::extra_args.",
                         std::move(details));
         };

@@ -50,6 +50,7 @@ inline constexpr const char* kWaitStateScript = R"JS(function(state, timeout) {
       case 'hidden': return !visible();
       case 'enabled': return !disabled();
       case 'disabled': return disabled();
+      case 'editable': return !disabled() && !el.readOnly;
       case 'checked': return checked();
       case 'unchecked': return !checked();
       case 'gone': return !el.isConnected;
@@ -99,7 +100,7 @@ inline constexpr const char* kInfoScript = R"JS(function() {
   return {connected: this.isConnected, tag: (this.tagName || '').toLowerCase(), type: (this.type || '').toLowerCase(),
           checked: this.checked === true || this.getAttribute && this.getAttribute('aria-checked') === 'true',
           checkable: this.type === 'checkbox' || this.type === 'radio' || !!(this.getAttribute && this.getAttribute('aria-checked') !== null),
-          multiple: !!this.multiple, disabled: !!this.disabled, editable: !!this.isContentEditable};
+          multiple: !!this.multiple, disabled: !!this.disabled, editable: !!this.isContentEditable, readonly: this.readOnly === true};
 })JS";
 
 inline constexpr const char* kSelectAllScript = R"JS(function() {

@@ -368,6 +368,15 @@ AGENTKIT_DECL auto browser::type_ref(std::string_view ref, const std::string& te
     if (detail::jbool(*info, "disabled"))
         return fail(errc::tool_failed, "ref " + std::string(ref) + " is disabled", "Enable it first or pick another field.",
                     json{{"disabled", true}});
+    if (detail::jbool(*info, "readonly")) {  // as Playwright's actions do: wait (bounded) for it to take text
+        const auto ms = (opt_.element_wait.count() > 0 ? opt_.element_wait : opt_.call_timeout).count();
+        auto w = call_on(*h, detail::kWaitStateScript, json::array({json{{"value", "editable"}}, json{{"value", ms}}}), true,
+                         std::chrono::milliseconds(ms + 2000));
+        if (!w) return fail(w.error());
+        if (*w != json(true))
+            return fail(errc::timeout, "ref " + std::string(ref) + " is read-only: Timeout " + std::to_string(ms) + "ms exceeded.",
+                        "A read-only field takes no text: type into an editable one.", json{{"readonly", true}});
+    }
     const bool value_kind = tag == "input" && (kind == "date" || kind == "time" || kind == "datetime-local" ||
                                                kind == "month" || kind == "week" || kind == "color" || kind == "range");
     (void)call(h->session, "DOM.scrollIntoViewIfNeeded", json{{"backendNodeId", h->backend}});

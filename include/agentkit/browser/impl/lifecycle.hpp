@@ -169,8 +169,18 @@ AGENTKIT_DECL auto browser::ensure() -> result<void> {
         std::lock_guard lock(eng_->mu);
         eng_->current = (*t)->id;
     }
-    if (opt_.initial_storage) {  // every start, a restart after a crash too: the profile is new
-        auto r = restore_locked(*opt_.initial_storage);
+    std::optional<storage_state> initial = opt_.initial_storage;
+    if (!opt_.initial_storage_file.empty()) {
+        auto st = read_storage_state_file(opt_.initial_storage_file);
+        if (!st) {
+            auto err = error(errc::browser_launch, "the storage state file could not be used: " + st.error().message, st.error().hint);
+            shutdown();
+            return fail(err);
+        }
+        initial = std::move(*st);
+    }
+    if (initial) {  // every start, a restart after a crash too: the profile is new
+        auto r = restore_locked(*initial);
         if (!r) {
             auto err = error(errc::browser_launch, "the initial storage state could not be restored: " + r.error().message, r.error().hint);
             shutdown();

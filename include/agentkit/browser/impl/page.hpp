@@ -289,6 +289,25 @@ AGENTKIT_DECL auto browser::network_requests(bool clear, std::size_t* dropped) -
     });
 }
 
+AGENTKIT_DECL auto browser::pdf() -> result<std::string> {
+    std::lock_guard op(op_mu_);
+    auto e = ensure();
+    if (!e) return fail(e.error());
+    auto t = current_tab();
+    if (!t) return fail(t.error());
+    begin_call(*t);
+    if (auto u = unstick(*t); !u) return fail(u.error());
+    auto r = call((*t)->session, "Page.printToPDF", json{{"printBackground", true}, {"preferCSSPageSize", true}}, opt_.navigation_timeout);
+    if (!r) {
+        if (r.error().is(errc::browser_crashed)) return fail(r.error());
+        return fail(errc::tool_failed, "the page could not be printed as a PDF: " + r.error().message,
+                    "A headed browser prints only in recent versions; take a screenshot instead.");
+    }
+    auto bytes = base64_decode(detail::jstr(*r, "data"));
+    if (!bytes) return fail(errc::protocol_error, "the PDF the browser sent is not valid base64");
+    return std::move(*bytes);
+}
+
 AGENTKIT_DECL auto browser::response_body(std::size_t position) -> result<std::string> {
     std::lock_guard op(op_mu_);
     auto e = ensure();

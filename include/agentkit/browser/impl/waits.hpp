@@ -50,8 +50,8 @@ AGENTKIT_DECL auto browser::wait_condition(const tab_ptr& t, const wait_options&
             if (detail::op_stop.stop_requested()) return fail(cancelled_error("the wait"));
         }
         return fail(errc::timeout,
-                    gone ? "\"" + needle + "\" was still on the page after " + std::to_string(o.timeout.count()) + " ms"
-                         : "\"" + needle + "\" did not appear within " + std::to_string(o.timeout.count()) + " ms",
+                    gone ? "\"" + needle + "\" was still on the page: Timeout " + std::to_string(o.timeout.count()) + "ms exceeded."
+                         : "\"" + needle + "\" did not appear: Timeout " + std::to_string(o.timeout.count()) + "ms exceeded.",
                     "Take a snapshot to see the page; the action may have failed.");
     }
     if (!o.ref.empty()) {
@@ -77,7 +77,7 @@ AGENTKIT_DECL auto browser::wait_condition(const tab_ptr& t, const wait_options&
             if (o.state == "gone") refs_.retire(o.ref);
             return {};
         }
-        return fail(errc::timeout, "ref " + o.ref + " was not " + o.state + " within " + std::to_string(o.timeout.count()) + " ms",
+        return fail(errc::timeout, "ref " + o.ref + " was not " + o.state + ": Timeout " + std::to_string(o.timeout.count()) + "ms exceeded.",
                     "Take a snapshot to see its state.");
     }
     return fail(errc::args_invalid, "wait_for needs text, text_gone or ref", "Pass what to wait for.");

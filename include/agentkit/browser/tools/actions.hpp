@@ -162,10 +162,12 @@ inline std::string modifiers_of(const std::optional<std::vector<std::string>>& m
     return s;
 }
 
-/// Playwright's code for a click's options: `{\n  button: 'right',\n  modifiers: ['Alt', 'Shift']\n}` ("" when none).
-inline std::string pw_click_options(const click_args& a) {
-    std::vector<std::string> keys;
-    if (a.button && *a.button != "left") keys.push_back("  button: " + pw::js_quote(*a.button));
+/// Playwright's code for a click's options in `lang`: TypeScript `{\n  button: 'right',\n
+/// modifiers: ['Alt', 'Shift']\n}`, Python `button="right", modifiers=["Alt", "Shift"]`, Java's
+/// and C#'s option objects ("" when none). Control and Meta are written ControlOrMeta, as
+/// Playwright's recorder writes them.
+inline std::string pw_click_options(const click_args& a, codegen_language lang = codegen_language::typescript) {
+    std::vector<std::string> mods;
     if (a.modifiers && !a.modifiers->empty()) {
         bool alt = false, ctrl = false, shift = false;
         for (const auto& m : *a.modifiers) {
@@ -173,12 +175,42 @@ inline std::string pw_click_options(const click_args& a) {
             ctrl = ctrl || m == "Control" || m == "ControlOrMeta" || m == "Meta";
             shift = shift || m == "Shift";
         }
-        std::string list;
-        for (auto [on, name] : {std::pair{alt, "'Alt'"}, std::pair{ctrl, "'ControlOrMeta'"}, std::pair{shift, "'Shift'"}})
-            if (on) list += (list.empty() ? "" : ", ") + std::string(name);
-        keys.push_back("  modifiers: [" + list + "]");
+        for (auto [on, name] : {std::pair{alt, "Alt"}, std::pair{ctrl, "ControlOrMeta"}, std::pair{shift, "Shift"}})
+            if (on) mods.emplace_back(name);
     }
-    if (keys.empty()) return {};
+    const bool button = a.button && *a.button != "left";
+    if (!button && mods.empty()) return {};
+    auto joined = [&](auto each) {
+        std::string list;
+        for (const auto& m : mods) list += (list.empty() ? "" : ", ") + each(m);
+        return list;
+    };
+    switch (lang) {
+        case codegen_language::python: {
+            std::string out;
+            if (button) out = "button=" + pw::dq_quote(*a.button);
+            if (!mods.empty()) out += (out.empty() ? "" : ", ") + std::string("modifiers=[") + joined([](const std::string& m) { return pw::dq_quote(m); }) + "]";
+            return out;
+        }
+        case codegen_language::java: {
+            std::string out = "new Locator.ClickOptions()";
+            if (button) out += ".setButton(MouseButton." + ascii_upper(*a.button) + ")";
+            if (!mods.empty()) out += ".setModifiers(Arrays.asList(" + joined([](const std::string& m) { return "KeyboardModifier." + ascii_upper(m); }) + "))";
+            return out;
+        }
+        case codegen_language::csharp: {
+            std::vector<std::string> keys;
+            if (button) keys.push_back("Button = MouseButton." + std::string(1, static_cast<char>(std::toupper(static_cast<unsigned char>((*a.button)[0])))) + a.button->substr(1));
+            if (!mods.empty()) keys.push_back("Modifiers = new[] { " + joined([](const std::string& m) { return "KeyboardModifier." + m; }) + " }");
+            std::string out = "new() { ";
+            for (std::size_t i = 0; i < keys.size(); ++i) out += (i ? ", " : "") + keys[i];
+            return out + " }";
+        }
+        default: break;
+    }
+    std::vector<std::string> keys;
+    if (button) keys.push_back("  button: " + pw::js_quote(*a.button));
+    if (!mods.empty()) keys.push_back("  modifiers: [" + joined([](const std::string& m) { return pw::js_quote(m); }) + "]");
     std::string out = "{\n";
     for (std::size_t i = 0; i < keys.size(); ++i) out += keys[i] + (i + 1 < keys.size() ? ",\n" : "\n");
     return out + "}";
@@ -204,7 +236,7 @@ auto click_tool(State& st) {
                 auto loc = s->b.aria_locator(*el);
                 if (!loc) return fail(loc.error());
                 const auto lang = s->options.codegen;
-                std::string args = lang == codegen_language::typescript ? detail::pw_click_options(a) : std::string();
+                std::string args = detail::pw_click_options(a, lang);
                 auto code = pw::element_action(*loc, a.doubleClick.value_or(false) ? "dblclick" : "click", args, lang);
                 return detail::pw_action(*s, s->b.click(*el, o), {std::move(code)}, true);
             }
@@ -231,9 +263,10 @@ auto type_tool(State& st) {
                 if (!loc) return fail(loc.error());
                 const auto lang = s->options.codegen;
                 const bool slowly = a.slowly.value_or(false);
-                std::vector<std::string> code{pw::element_action(*loc, slowly ? "pressSequentially" : "fill", pw::quote(a.text, lang), lang)};
+                const auto typed = detail::pw_text(*s, a.text);
+                std::vector<std::string> code{pw::element_action(*loc, slowly ? "pressSequentially" : "fill", typed.code, lang)};
                 if (o.submit) code.push_back(pw::element_action(*loc, "press", pw::quote("Enter", lang), lang));
-                return detail::pw_action(*s, s->b.type(*el, a.text, o), std::move(code), o.submit || slowly);
+                return detail::pw_action(*s, s->b.type(*el, typed.text, o), std::move(code), o.submit || slowly);
             }
             return detail::text_of(s->b.type(*el, a.text, o));
         },
@@ -338,15 +371,18 @@ auto fill_tool(State& st) {
             std::vector<std::string> code;
             if (detail::pw_mode(*s)) {
                 const auto lang = s->options.codegen;
-                for (const auto& f : fields) {
+                for (auto& f : fields) {
                     auto loc = s->b.aria_locator(f.ref);
                     if (!loc) return fail(loc.error());
                     if (f.kind == "checkbox" || f.kind == "radio")
                         code.push_back(pw::element_action(*loc, f.value == "true" ? "check" : "uncheck", "", lang));
                     else if (f.kind == "combobox")
                         code.push_back(pw::element_action(*loc, "selectOption", pw::quote(f.value, lang), lang));
-                    else
-                        code.push_back(pw::element_action(*loc, "fill", pw::quote(f.value, lang), lang));
+                    else {
+                        auto typed = detail::pw_text(*s, f.value);
+                        code.push_back(pw::element_action(*loc, "fill", typed.code, lang));
+                        f.value = std::move(typed.text);
+                    }
                 }
             }
             auto r = s->b.fill(fields, submit);
@@ -369,7 +405,8 @@ auto press_tool(State& st) {
         "Press a key or chord in the focused element.",
         [s](const press_args& a) -> result<tool_output> {
             if (!detail::pw_mode(*s)) return detail::text_of(s->b.press(a.key));
-            const auto lang = s->options.codegen;
+            // page-level keyboard input has no locator action: it stays JavaScript, as Playwright writes it
+            const auto lang = s->options.codegen == codegen_language::none ? codegen_language::none : codegen_language::typescript;
             return detail::pw_action(*s, s->b.press(a.key),
                                      {"// Press " + a.key, pw::statement("keyboard." + pw::call("press", pw::quote(a.key, lang), lang), lang)},
                                      a.key == "Enter");

@@ -53,6 +53,13 @@ auto navigate_tool(State& st) {
             if (!r && r.error().is(errc::policy_blocked) && a.url.rfind("file:", 0) == 0)  // Playwright's words for it
                 return fail(errc::policy_blocked, "Access to \"file:\" protocol is blocked. Attempted URL: \"" + a.url + "\"",
                             "Start the server with --allow-unrestricted-file-access to open local files.");
+            if (!r && r.error().is(errc::policy_blocked) && r.error().message.find("navigation to ") == 0) {
+                // the browser's own words for a request refused before it left (as Playwright's
+                // blocked origins read), then the rule
+                error e = r.error();
+                e.message = "page.goto: net::ERR_BLOCKED_BY_CLIENT at " + a.url + " (" + e.message + ")";
+                return fail(std::move(e));
+            }
             return detail::pw_action(*s, std::move(r), {pw::goto_url(a.url, s->options.codegen)}, true);
         },
         action_traits);

@@ -1,4 +1,4 @@
-// agentkit/browser/tools/page.hpp — browser tools: screenshots, evaluate, waits and structured extraction.
+// agentkit/browser/tools/page.hpp — browser tools: screenshots, the page as a PDF (--caps pdf), evaluate, waits and structured extraction.
 // Part of browser/tools.hpp (include that): each tool, its argument struct and a factory;
 // tools.hpp registers them in browser_tools().
 #pragma once
@@ -11,9 +11,14 @@
 #include <cctype>
 #include <condition_variable>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
+#include <optional>
 #include <stop_token>
+#include <string>
 #include <string_view>
+#include <system_error>
 
 namespace agentkit::browser {
 
@@ -262,6 +267,47 @@ inline bool looks_like_function(std::string_view src) {
 }  // namespace detail
 
 /// Make the browser_evaluate tool: run JavaScript in the page: () => value is called ((el) => value with a
+/// Arguments of browser_pdf_save.
+struct pdf_args {
+    std::optional<std::string> filename;  ///< the file (workspace-relative; none: page-<time>.pdf in the output directory)
+    static constexpr auto agentkit_fields() { return fields(AGENTKIT_FIELD(pdf_args, filename, "File (default: the output directory)")); }
+};
+
+/// Make the browser_pdf_save tool (--caps pdf): the page printed as a PDF, to a file.
+template <class State>
+auto pdf_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_pdf_save">(
+        st, "Save the page as a PDF file.",
+        [s](const pdf_args& a) -> result<tool_output> {
+            auto bytes = s->b.pdf();
+            if (!bytes) return fail(bytes.error());
+            std::filesystem::path file;
+            if (a.filename && !a.filename->empty()) {
+                auto f = detail::pw_model_file(*s, *a.filename);
+                if (!f) return fail(f.error());
+                file = *f;
+            } else {
+                file = detail::pw_dirs(*s).second / (detail::pw_file_stamp("page") + ".pdf");
+            }
+            std::error_code ec;
+            std::filesystem::create_directories(file.parent_path(), ec);
+            std::ofstream out(file, std::ios::binary);
+            out << *bytes;  // bytes: written as they are (a PDF is not text to redact)
+            if (!out) return fail(errc::tool_failed, "cannot write " + file.string());
+            const std::string path = detail::pw_printable(*s, file);
+            if (detail::pw_mode(*s)) {
+                pw::response resp;
+                resp.language = s->options.codegen;
+                resp.results.push_back("- [Page as pdf](" + path + ")");
+                resp.code.push_back(pw::statement("pdf({ path: " + pw::js_quote(path) + " })", s->options.codegen));
+                return detail::pw_finish(*s, std::move(resp), {});
+            }
+            return tool_output::text("PDF saved to " + path + " (" + std::to_string(bytes->size() / 1024) + " KB)");
+        },
+        reading_traits);
+}
+
 /// ref), an expression evaluated; the result as JSON.
 template <class State>
 auto evaluate_tool(State& st) {
@@ -285,10 +331,11 @@ auto evaluate_tool(State& st) {
             auto r = s->b.evaluate(a.function, ref);
             if (!r) return fail(r.error());
             if (detail::pw_mode(*s)) {
-                // Playwright's code shows the function as given, or an expression as () => (expr)
+                // Playwright's code shows the function as given, or an expression as () => (expr);
+                // a script stays JavaScript whatever the language (as Playwright writes it)
                 std::string fn = a.function;
                 if (!detail::looks_like_function(fn)) fn = "() => (" + fn + ")";
-                const auto lang = s->options.codegen;
+                const auto lang = s->options.codegen == codegen_language::none ? codegen_language::none : codegen_language::typescript;
                 pw::response resp;
                 resp.results.push_back(r->kind == "json" ? r->value.dump(2) : r->text);
                 resp.code.push_back(loc.is_null() ? pw::statement(pw::call("evaluate", pw::quote(fn, lang), lang), lang)

@@ -13,12 +13,27 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <system_error>
 
 namespace agentkit::browser::detail {
 
 /// Whether the tools write Playwright MCP's layout.
 [[nodiscard]] inline bool pw_mode(const tool_state& st) { return st.options.output == output_mode::playwright; }
+
+/// Text a model typed in Playwright's layout: a text that is exactly a secret's name stands for
+/// the secret (Playwright MCP's --secrets contract), so it becomes agentkit's placeholder (the
+/// policy's origin rules still decide where it may be typed) and the code reads it from the
+/// environment; any other text as it is.
+struct pw_typed {
+    std::string text;  ///< what the engine types (a placeholder for a secret)
+    std::string code;  ///< the argument in the generated code
+};
+[[nodiscard]] inline pw_typed pw_text(const tool_state& st, const std::string& text) {
+    const auto& secrets = st.b.policy().secrets;
+    if (pw_mode(st) && secrets.count(text) != 0) return {"<secret>" + text + "</secret>", pw::secret_code(text, st.options.codegen)};
+    return {text, pw::quote(text, st.options.codegen)};
+}
 
 /// A number as Playwright's code writes it: 1, not 1.0; 1.5 as 1.5.
 inline std::string pw_number(double v) {
@@ -306,6 +321,44 @@ namespace agentkit::browser {
     resp.language = codegen_language::none;
     resp.errors.push_back("Tool \"" + std::string(tool) + "\" not found");
     resp.results.push_back(capability_off_reason(c) + ": " + capability_off_alternative(c) + ".");
+    tool_output o = tool_output::text(resp.text());
+    o.is_error = true;
+    return o;
+}
+
+/// Arguments a tool refused (errc::args_invalid with details.problems, as parse_as reports
+/// them), in Playwright's layout: `Invalid arguments for tool "x": Invalid input: expected
+/// string, received number at url`. `input_schema` (the tool's, when known) names the type a
+/// missing property takes. nullopt for any other error.
+[[nodiscard]] inline std::optional<tool_output> pw_invalid_arguments(std::string_view tool, const error& e, const json& input_schema = {}) {
+    if (!e.is(errc::args_invalid) || !e.details.is_object() || !e.details.contains("problems") || !e.details["problems"].is_array())
+        return std::nullopt;
+    std::string text = "Invalid arguments for tool \"" + std::string(tool) + "\":";
+    for (const auto& p : e.details["problems"]) {
+        std::string path = p.value("path", std::string());
+        if (!path.empty() && path.front() == '/') path.erase(0, 1);
+        std::replace(path.begin(), path.end(), '/', '.');
+        std::string message = p.value("message", std::string());
+        if (message == "missing required property") {
+            // Playwright (zod) names the type it expected: the schema's, when the problem says it
+            std::string type;
+            if (input_schema.is_object() && input_schema.contains("properties") && input_schema["properties"].contains(path))
+                type = input_schema["properties"][path].value("type", std::string());
+            if (type == "integer") type = "number";
+            message = "expected " + (type.empty() ? std::string("a value") : type) + ", received undefined";
+        }
+        else if (const auto got = message.find(", got "); got != std::string::npos) {
+            // "expected string, got number 5" → "expected string, received number"
+            std::string kind = message.substr(got + 6);
+            kind = kind.substr(0, kind.find(' '));
+            if (kind == "integer" || kind == "float" || kind == "unsigned") kind = "number";  // JSON has numbers
+            message = message.substr(0, got) + ", received " + kind;
+        }
+        text += "\n  Invalid input: " + message + (path.empty() ? std::string() : " at " + path);
+    }
+    pw::response resp;
+    resp.language = codegen_language::none;
+    resp.errors.push_back(std::move(text));
     tool_output o = tool_output::text(resp.text());
     o.is_error = true;
     return o;

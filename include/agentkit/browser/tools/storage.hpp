@@ -296,17 +296,27 @@ auto storage_clear_tool(tool_state& st, storage_area area, std::string_view desc
 }
 }  // namespace detail
 
-/// Make the web storage tools: browser_localstorage_* and browser_sessionstorage_* (list, get,
-/// set, delete, clear), on the current page's origin (and, for sessionStorage, its tab).
+// The web storage tools: browser_localstorage_* and browser_sessionstorage_* (list, get, set,
+// delete, clear), on the current page's origin (and, for sessionStorage, its tab).
+/// Make the browser_localstorage_list tool.
 template <class State> auto localstorage_list_tool(State& st) { return detail::storage_list_tool<"browser_localstorage_list">(st, storage_area::local, "List the page's localStorage."); }
+/// Make the browser_localstorage_get tool.
 template <class State> auto localstorage_get_tool(State& st) { return detail::storage_get_tool<"browser_localstorage_get">(st, storage_area::local, "Get a localStorage item."); }
+/// Make the browser_localstorage_set tool.
 template <class State> auto localstorage_set_tool(State& st) { return detail::storage_set_tool<"browser_localstorage_set">(st, storage_area::local, "Set a localStorage item."); }
+/// Make the browser_localstorage_delete tool.
 template <class State> auto localstorage_delete_tool(State& st) { return detail::storage_delete_tool<"browser_localstorage_delete">(st, storage_area::local, "Delete a localStorage item."); }
+/// Make the browser_localstorage_clear tool.
 template <class State> auto localstorage_clear_tool(State& st) { return detail::storage_clear_tool<"browser_localstorage_clear">(st, storage_area::local, "Clear the page's localStorage."); }
+/// Make the browser_sessionstorage_list tool.
 template <class State> auto sessionstorage_list_tool(State& st) { return detail::storage_list_tool<"browser_sessionstorage_list">(st, storage_area::session, "List the page's sessionStorage."); }
+/// Make the browser_sessionstorage_get tool.
 template <class State> auto sessionstorage_get_tool(State& st) { return detail::storage_get_tool<"browser_sessionstorage_get">(st, storage_area::session, "Get a sessionStorage item."); }
+/// Make the browser_sessionstorage_set tool.
 template <class State> auto sessionstorage_set_tool(State& st) { return detail::storage_set_tool<"browser_sessionstorage_set">(st, storage_area::session, "Set a sessionStorage item."); }
+/// Make the browser_sessionstorage_delete tool.
 template <class State> auto sessionstorage_delete_tool(State& st) { return detail::storage_delete_tool<"browser_sessionstorage_delete">(st, storage_area::session, "Delete a sessionStorage item."); }
+/// Make the browser_sessionstorage_clear tool.
 template <class State> auto sessionstorage_clear_tool(State& st) { return detail::storage_clear_tool<"browser_sessionstorage_clear">(st, storage_area::session, "Clear the page's sessionStorage."); }
 
 /// Make the browser_storage_state tool: cookies and localStorage to a JSON file (Playwright's format).
@@ -348,14 +358,8 @@ auto storage_load_tool(State& st) {
             if (a.filename.empty()) return fail(errc::args_invalid, "name the storage state file", "A file browser_storage_state saved.");
             auto file = detail::pw_model_file(*s, a.filename);
             if (!file) return fail(file.error());
-            std::ifstream in(*file, std::ios::binary);
-            if (!in) return fail(errc::not_found, "cannot read " + file->string(), "Name a file browser_storage_state saved.");
-            std::ostringstream buf;
-            buf << in.rdbuf();
-            auto j = json::parse(buf.str(), nullptr, false);
-            if (j.is_discarded()) return fail(errc::args_invalid, file->string() + " is not JSON", "Name a file browser_storage_state saved.");
-            auto state = parse_storage_state(j);
-            if (!state) return fail(errc::args_invalid, file->string() + ": " + state.error().message, state.error().hint);
+            auto state = read_storage_state_file(file->string());
+            if (!state) return fail(state.error());
             auto r = s->b.restore_storage(*state);
             if (!r) return fail(r.error());
             std::string text = detail::pw_mode(*s) ? "Storage state restored from " + a.filename

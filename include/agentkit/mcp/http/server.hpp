@@ -166,7 +166,10 @@ inline std::string sha256_hex(std::string_view data) {
 struct http_options {
     std::string host = "127.0.0.1";  ///< the address to bind: loopback unless told otherwise
     int port = 0;                    ///< 0: any free port
-    std::string path = "/mcp";       ///< the endpoint's path (the only one served)
+    std::string path = "/mcp";       ///< the endpoint's path
+    /// Further paths that serve the same endpoint (e.g. "/" for clients given the bare server
+    /// URL); nothing else is served.
+    std::vector<std::string> extra_paths;
     /// Host names accepted in Host and Origin besides the bound address (and localhost,
     /// 127.0.0.1, [::1] when bound to loopback or all interfaces); "*" accepts any (no
     /// DNS-rebinding protection: only behind a proxy that checks them).
@@ -232,6 +235,7 @@ public:
         };
         http_ = std::make_unique<net::http_server>(ho);
         http_->route(o_.path, [this](const net::http_request& r) { return serve(r); });
+        for (const auto& p : o_.extra_paths) http_->route(p, [this](const net::http_request& r) { return serve(r); });
         if (auto up = http_->start(); !up) {
             http_.reset();
             return up;
