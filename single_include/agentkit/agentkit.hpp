@@ -9212,6 +9212,9 @@ struct browser_options {
     /// is considered (--storage-state): a file written later is used by the next start; one
     /// that cannot be read makes the start fail, saying why.
     std::string initial_storage_file;
+    /// Scripts run in every page's main world before its own (Page.addScriptToEvaluateOnNewDocument;
+    /// --init-script): the host's, not a model's, so allow_evaluate does not govern them.
+    std::vector<std::string> init_scripts;
     std::chrono::milliseconds call_timeout{15000};        ///< one CDP call
     /// How long an action waits for its element to be ready (a read-only field to take text);
     /// 0: call_timeout. (agentkit-browser-mcp's Playwright layout: 5 s unless --timeout-action.)
@@ -13161,6 +13164,10 @@ AGENTKIT_DECL auto browser::socket_guard_source() const -> std::string {
 AGENTKIT_DECL auto browser::install_session_policy(engine& e, const std::string& sid, std::vector<std::future<result<json>>>* wait) -> void {
     auto c = e.conn.call_async("Page.addScriptToEvaluateOnNewDocument", json{{"source", detail::kConsoleClipScript}, {"runImmediately", true}}, sid);
     if (wait) wait->push_back(std::move(c));
+    for (const auto& source : opt_.init_scripts) {  // the host's init scripts, before the page's own
+        auto i = e.conn.call_async("Page.addScriptToEvaluateOnNewDocument", json{{"source", source}, {"runImmediately", true}}, sid);
+        if (wait) wait->push_back(std::move(i));
+    }
     if (offline_.load()) {  // set_offline(true) holds for tabs opened after it
         auto o = e.conn.call_async("Network.emulateNetworkConditions",
                                    json{{"offline", true}, {"latency", 0}, {"downloadThroughput", -1}, {"uploadThroughput", -1}}, sid);
@@ -20993,6 +21000,10 @@ Options (Playwright MCP names where the meaning is the same):
   --proxy-server PROXY       the browser's proxy (host:port, http://..., socks5://...); the
                              origin lists still decide every request before it leaves
   --proxy-bypass LIST        hosts that skip the proxy (comma-separated)
+  --device NAME              emulate a device: its viewport, scale, touch and user agent
+                             ("iPhone 15", "Pixel 7", "Desktop Chrome"; browser/devices.hpp)
+  --mobile                   emulate a generic mobile device (Pixel 10)
+  --init-script FILE         run this JavaScript in every page before its own (repeatable)
   --storage-state FILE       restore cookies and localStorage from FILE into the browser at its
                              start (Playwright's format; browser_storage_state writes one)
   --viewport-size W,H        viewport in CSS pixels, e.g. 1280,720
@@ -21070,7 +21081,7 @@ Options (Playwright MCP names where the meaning is the same):
   and the --port options without --port.
   Refused (the server does not start rather than ignore them): --extension, --endpoint,
   --save-session, --save-trace, --save-video,
-  --init-script, --init-page, --device, --mobile, --grant-permissions, --block-service-workers,
+  --init-page, --grant-permissions, --block-service-workers,
   --cdp-header, --remote-header, --profile-dir-name, --browser firefox|webkit,
   --idle-timeout other than 0 without --port, and unknown --config keys. With --port and
   --user-data-dir, a session's browser takes the profile; another session's, while it is held,
@@ -21134,6 +21145,121 @@ Environment: AGENTKIT_MCP_TOKEN, with --port: every request must carry
 
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/config_usage.hpp> ----
+// ---- begin <agentkit/browser/devices.hpp> ----
+// agentkit/browser/devices.hpp — devices a browser can emulate by name (--device "iPhone 15";
+// --mobile is "Pixel 10"): viewport, device scale, mobile layout, touch and user agent, as
+// Playwright names and measures them (the portrait form of each; a landscape one turns the
+// viewport with browser_resize).
+//
+//   if (auto d = agentkit::browser::find_device("Pixel 7")) options.viewport = d->viewport();
+
+
+#include <array>
+#include <string>
+#include <string_view>
+
+namespace agentkit::browser {
+
+/// One emulated device.
+struct device_descriptor {
+    std::string_view name;        ///< as --device names it
+    int width;                    ///< the viewport, CSS pixels
+    int height;                   ///< the viewport, CSS pixels
+    double device_scale_factor;   ///< device pixels per CSS pixel
+    bool mobile;                  ///< mobile layout (the meta viewport honoured)
+    bool touch;                   ///< touch events
+    std::string_view user_agent;  ///< its browser's user agent
+
+    /// The viewport options that emulate it.
+    [[nodiscard]] viewport_size viewport() const {
+        viewport_size v;
+        v.width = width;
+        v.height = height;
+        v.device_scale_factor = device_scale_factor;
+        v.mobile = mobile;
+        v.touch = touch;
+        v.user_agent = std::string(user_agent);
+        return v;
+    }
+};
+
+/// The devices known by name.
+inline constexpr std::array<device_descriptor, 61> devices{{
+    {"Galaxy Z Fold 6", 928, 1004, 2, true, true, "Mozilla/5.0 (Linux; Android 10; SM-F956U) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/155.0.8059.12 Mobile Safari/537.36"},
+    {"Galaxy Z Fold 6 Cover", 484, 1112, 2, true, true, "Mozilla/5.0 (Linux; Android 10; SM-F956U) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/155.0.8059.12 Mobile Safari/537.36"},
+    {"Galaxy Z Fold 7", 984, 1016, 2, true, true, "Mozilla/5.0 (Linux; Android 10; SM-F966U) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/155.0.8059.12 Mobile Safari/537.36"},
+    {"Galaxy Z Fold 7 Cover", 360, 764, 3, true, true, "Mozilla/5.0 (Linux; Android 10; SM-F966U) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/155.0.8059.12 Mobile Safari/537.36"},
+    {"Galaxy Z Flip 6", 360, 804, 3, true, true, "Mozilla/5.0 (Linux; Android 10; SM-F741U) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/155.0.8059.12 Mobile Safari/537.36"},
+    {"Galaxy Z Flip 6 Cover", 360, 298, 2, true, true, "Mozilla/5.0 (Linux; Android 10; SM-F741U) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/155.0.8059.12 Mobile Safari/537.36"},
+    {"Galaxy Z Flip 7", 360, 764, 3, true, true, "Mozilla/5.0 (Linux; Android 10; SM-F761U) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/155.0.8059.12 Mobile Safari/537.36"},
+    {"Galaxy Z Flip 7 Cover", 474, 448, 2, true, true, "Mozilla/5.0 (Linux; Android 10; SM-F761U) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/155.0.8059.12 Mobile Safari/537.36"},
+    {"iPhone 11", 414, 715, 2, true, true, "Mozilla/5.0 (iPhone; CPU iPhone OS 12_2 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.6 Mobile/15E148 Safari/604.1"},
+    {"iPhone 11 Pro", 375, 635, 3, true, true, "Mozilla/5.0 (iPhone; CPU iPhone OS 12_2 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.6 Mobile/15E148 Safari/604.1"},
+    {"iPhone 11 Pro Max", 414, 715, 3, true, true, "Mozilla/5.0 (iPhone; CPU iPhone OS 12_2 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.6 Mobile/15E148 Safari/604.1"},
+    {"iPhone 12", 390, 664, 3, true, true, "Mozilla/5.0 (iPhone; CPU iPhone OS 14_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.6 Mobile/15E148 Safari/604.1"},
+    {"iPhone 12 Pro", 390, 664, 3, true, true, "Mozilla/5.0 (iPhone; CPU iPhone OS 14_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.6 Mobile/15E148 Safari/604.1"},
+    {"iPhone 12 Pro Max", 428, 746, 3, true, true, "Mozilla/5.0 (iPhone; CPU iPhone OS 14_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.6 Mobile/15E148 Safari/604.1"},
+    {"iPhone 12 Mini", 375, 629, 3, true, true, "Mozilla/5.0 (iPhone; CPU iPhone OS 14_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.6 Mobile/15E148 Safari/604.1"},
+    {"iPhone 13", 390, 664, 3, true, true, "Mozilla/5.0 (iPhone; CPU iPhone OS 15_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.6 Mobile/15E148 Safari/604.1"},
+    {"iPhone 13 Pro", 390, 664, 3, true, true, "Mozilla/5.0 (iPhone; CPU iPhone OS 15_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.6 Mobile/15E148 Safari/604.1"},
+    {"iPhone 13 Pro Max", 428, 746, 3, true, true, "Mozilla/5.0 (iPhone; CPU iPhone OS 15_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.6 Mobile/15E148 Safari/604.1"},
+    {"iPhone 13 Mini", 375, 629, 3, true, true, "Mozilla/5.0 (iPhone; CPU iPhone OS 15_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.6 Mobile/15E148 Safari/604.1"},
+    {"iPhone 14", 390, 664, 3, true, true, "Mozilla/5.0 (iPhone; CPU iPhone OS 16_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.6 Mobile/15E148 Safari/604.1"},
+    {"iPhone 14 Plus", 428, 746, 3, true, true, "Mozilla/5.0 (iPhone; CPU iPhone OS 16_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.6 Mobile/15E148 Safari/604.1"},
+    {"iPhone 14 Pro", 393, 660, 3, true, true, "Mozilla/5.0 (iPhone; CPU iPhone OS 16_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.6 Mobile/15E148 Safari/604.1"},
+    {"iPhone 14 Pro Max", 430, 740, 3, true, true, "Mozilla/5.0 (iPhone; CPU iPhone OS 16_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.6 Mobile/15E148 Safari/604.1"},
+    {"iPhone 15", 393, 659, 3, true, true, "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.6 Mobile/15E148 Safari/604.1"},
+    {"iPhone 15 Plus", 430, 739, 3, true, true, "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.6 Mobile/15E148 Safari/604.1"},
+    {"iPhone 15 Pro", 393, 659, 3, true, true, "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.6 Mobile/15E148 Safari/604.1"},
+    {"iPhone 15 Pro Max", 430, 739, 3, true, true, "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.6 Mobile/15E148 Safari/604.1"},
+    {"iPhone 16", 393, 659, 3, true, true, "Mozilla/5.0 (iPhone; CPU iPhone OS 18_7 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.6 Mobile/15E148 Safari/604.1"},
+    {"iPhone 16 Plus", 430, 739, 3, true, true, "Mozilla/5.0 (iPhone; CPU iPhone OS 18_7 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.6 Mobile/15E148 Safari/604.1"},
+    {"iPhone 16 Pro", 402, 681, 3, true, true, "Mozilla/5.0 (iPhone; CPU iPhone OS 18_7 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.6 Mobile/15E148 Safari/604.1"},
+    {"iPhone 16 Pro Max", 440, 763, 3, true, true, "Mozilla/5.0 (iPhone; CPU iPhone OS 18_7 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.6 Mobile/15E148 Safari/604.1"},
+    {"iPhone 16e", 390, 651, 3, true, true, "Mozilla/5.0 (iPhone; CPU iPhone OS 18_7 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.6 Mobile/15E148 Safari/604.1"},
+    {"iPhone 17", 402, 681, 3, true, true, "Mozilla/5.0 (iPhone; CPU iPhone OS 18_7 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.6 Mobile/15E148 Safari/604.1"},
+    {"iPhone Air", 420, 719, 3, true, true, "Mozilla/5.0 (iPhone; CPU iPhone OS 18_7 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.6 Mobile/15E148 Safari/604.1"},
+    {"iPhone 17 Pro", 402, 681, 3, true, true, "Mozilla/5.0 (iPhone; CPU iPhone OS 18_7 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.6 Mobile/15E148 Safari/604.1"},
+    {"iPhone 17 Pro Max", 440, 763, 3, true, true, "Mozilla/5.0 (iPhone; CPU iPhone OS 18_7 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.6 Mobile/15E148 Safari/604.1"},
+    {"iPhone 17e", 390, 651, 3, true, true, "Mozilla/5.0 (iPhone; CPU iPhone OS 18_7 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.6 Mobile/15E148 Safari/604.1"},
+    {"Pixel 4a (5G)", 412, 765, 2.63, true, true, "Mozilla/5.0 (Linux; Android 11; Pixel 4a (5G)) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/155.0.8059.12 Mobile Safari/537.36"},
+    {"Pixel 5", 393, 727, 2.75, true, true, "Mozilla/5.0 (Linux; Android 11; Pixel 5) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/155.0.8059.12 Mobile Safari/537.36"},
+    {"Pixel 6", 412, 839, 2.625, true, true, "Mozilla/5.0 (Linux; Android 12; Pixel 6) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/155.0.8059.12 Mobile Safari/537.36"},
+    {"Pixel 6 Pro", 412, 816, 3.5, true, true, "Mozilla/5.0 (Linux; Android 12; Pixel 6 Pro) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/155.0.8059.12 Mobile Safari/537.36"},
+    {"Pixel 6a", 412, 839, 2.625, true, true, "Mozilla/5.0 (Linux; Android 12; Pixel 6a) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/155.0.8059.12 Mobile Safari/537.36"},
+    {"Pixel 7", 412, 839, 2.625, true, true, "Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/155.0.8059.12 Mobile Safari/537.36"},
+    {"Pixel 7 Pro", 412, 816, 3.5, true, true, "Mozilla/5.0 (Linux; Android 13; Pixel 7 Pro) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/155.0.8059.12 Mobile Safari/537.36"},
+    {"Pixel 7a", 412, 839, 2.625, true, true, "Mozilla/5.0 (Linux; Android 13; Pixel 7a) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/155.0.8059.12 Mobile Safari/537.36"},
+    {"Pixel 8", 412, 839, 2.625, true, true, "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/155.0.8059.12 Mobile Safari/537.36"},
+    {"Pixel 8 Pro", 448, 921, 3, true, true, "Mozilla/5.0 (Linux; Android 14; Pixel 8 Pro) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/155.0.8059.12 Mobile Safari/537.36"},
+    {"Pixel 8a", 412, 839, 2.625, true, true, "Mozilla/5.0 (Linux; Android 14; Pixel 8a) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/155.0.8059.12 Mobile Safari/537.36"},
+    {"Pixel 9", 360, 732, 3, true, true, "Mozilla/5.0 (Linux; Android 14; Pixel 9) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/155.0.8059.12 Mobile Safari/537.36"},
+    {"Pixel 9 Pro", 427, 876, 3, true, true, "Mozilla/5.0 (Linux; Android 14; Pixel 9 Pro) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/155.0.8059.12 Mobile Safari/537.36"},
+    {"Pixel 9 Pro XL", 448, 921, 3, true, true, "Mozilla/5.0 (Linux; Android 14; Pixel 9 Pro XL) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/155.0.8059.12 Mobile Safari/537.36"},
+    {"Pixel 10", 360, 732, 3, true, true, "Mozilla/5.0 (Linux; Android 16; Pixel 10) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/155.0.8059.12 Mobile Safari/537.36"},
+    {"Pixel 10 Pro", 427, 876, 3, true, true, "Mozilla/5.0 (Linux; Android 16; Pixel 10 Pro) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/155.0.8059.12 Mobile Safari/537.36"},
+    {"Pixel 10 Pro XL", 448, 921, 3, true, true, "Mozilla/5.0 (Linux; Android 16; Pixel 10 Pro XL) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/155.0.8059.12 Mobile Safari/537.36"},
+    {"Desktop Chrome HiDPI", 1280, 720, 2, false, false, "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/155.0.8059.12 Safari/537.36"},
+    {"Desktop Edge HiDPI", 1280, 720, 2, false, false, "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/155.0.8059.12 Safari/537.36 Edg/155.0.8059.12"},
+    {"Desktop Firefox HiDPI", 1280, 720, 2, false, false, "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:156.0) Gecko/20100101 Firefox/156.0"},
+    {"Desktop Safari", 1280, 720, 2, false, false, "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.6 Safari/605.1.15"},
+    {"Desktop Chrome", 1280, 720, 1, false, false, "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/155.0.8059.12 Safari/537.36"},
+    {"Desktop Edge", 1280, 720, 1, false, false, "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/155.0.8059.12 Safari/537.36 Edg/155.0.8059.12"},
+    {"Desktop Firefox", 1280, 720, 1, false, false, "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:156.0) Gecko/20100101 Firefox/156.0"},
+}};
+
+/// The device called `name` (case as written; nullptr: none).
+[[nodiscard]] inline const device_descriptor* find_device(std::string_view name) {
+    for (const auto& d : devices)
+        if (d.name == name) return &d;
+    return nullptr;
+}
+
+/// The device --mobile emulates.
+inline constexpr std::string_view default_mobile_device = "Pixel 10";
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/devices.hpp> ----
 // ---- begin <agentkit/browser/tool_state.hpp> ----
 // agentkit/browser/tool_state.hpp — what the browser tools share: the browser, the artifact
 // store, the tools' options and the running totals of their calls.
@@ -21743,6 +21869,7 @@ struct server_config {
     std::optional<std::chrono::milliseconds> settle;
     bool timeout_action_given = false;  ///< --timeout-action was given (else Playwright's layout waits 5 s for an element)
     bool codegen_given = false;         ///< --codegen was given (else $PW_LANG_NAME names the language)
+    std::string device;  ///< --device (or --mobile's device): its viewport is browser.viewport
     std::optional<std::string> proxy_server;         ///< --proxy-server (wins over the configuration file's proxy)
     std::optional<std::string> proxy_bypass;         ///< --proxy-bypass
     std::optional<json> config_proxy;                ///< the configuration file's browser.(context|launch)Options.proxy  ///< --codegen was given (else $PW_LANG_NAME names the language, as for Playwright MCP)  ///< --timeout-action was given (else Playwright's layout waits 5 s for an element, as there)
@@ -21788,17 +21915,14 @@ struct playwright_option {
     std::string_view why;
 };
 
-inline constexpr std::array<playwright_option, 21> kPlaywrightOptions{{
+inline constexpr std::array<playwright_option, 18> kPlaywrightOptions{{
     {"--extension", false, true, "the Playwright browser extension is not supported; --cdp-endpoint connects to a running browser"},
     {"--profile-dir-name", true, true, "it belongs to --extension, which is not supported"},
     {"--endpoint", true, true, "a Playwright bound-browser endpoint is not CDP; --cdp-endpoint connects to a browser over CDP"},
     {"--save-session", false, true, "sessions are not saved; every call's metrics go to stderr and browser_metrics"},
     {"--save-trace", false, true, "Playwright traces are not supported; browser_recording_start records a screencast"},
     {"--save-video", true, true, "videos are not supported; browser_recording_start records a screencast"},
-    {"--init-script", true, true, "init scripts are not supported"},
     {"--init-page", true, true, "init pages (TypeScript run on a Playwright page) are not supported"},
-    {"--device", true, true, "device emulation by name is not supported; browser_resize emulates a mobile viewport"},
-    {"--mobile", false, true, "device emulation is not supported at start; browser_resize emulates a mobile viewport"},
     {"--grant-permissions", true, true, "granting permissions is not supported"},
     {"--block-service-workers", false, true, "blocking service workers is not supported"},
     {"--cdp-header", true, true, "headers on the CDP connection are not supported"},
@@ -21864,6 +21988,25 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
         }
     } else if (name == "--user-agent") {
         c.browser.viewport.user_agent = *v;  // every tab, also in a browser reached by --cdp-endpoint
+    } else if (name == "--device" || name == "--mobile") {  // a device's viewport, scale, touch and user agent
+        if (!c.device.empty()) return fail(errc::args_invalid, "--device and --mobile name one device: give one of them, once");
+        const std::string wanted = name == "--mobile" ? std::string(default_mobile_device) : *v;
+        const auto* d = find_device(wanted);
+        if (d == nullptr) {
+            std::string some;
+            for (const auto& k : devices)
+                if (k.name.rfind("iPhone 1", 0) == 0 || k.name.rfind("Pixel", 0) == 0 || k.name.rfind("Desktop", 0) == 0)
+                    some += (some.empty() ? "" : ", ") + std::string(k.name);
+            return fail(errc::args_invalid, "--device: no device called \"" + wanted + "\"", "Known devices include " + some + ".");
+        }
+        c.device = wanted;
+        c.browser.viewport = d->viewport();
+    } else if (name == "--init-script") {  // the operator's script, in every page before its own (read now)
+        std::ifstream in(*v, std::ios::binary);
+        if (!in) return fail(errc::args_invalid, "--init-script: cannot read " + *v, "Name a JavaScript file.");
+        std::ostringstream text;
+        text << in.rdbuf();
+        c.browser.init_scripts.push_back(text.str());
     } else if (name == "--proxy-server" || name == "--proxy-bypass") {
         // the browser's own proxy; the origin lists still decide every request before it leaves
         if (v->empty() || v->find_first_of(" \t\r\n") != std::string::npos) return bad(name == "--proxy-server" ? "a proxy (host:port or scheme://host:port)" : "a comma-separated list of hosts");
@@ -21969,10 +22112,10 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
 
 /// Whether a Playwright MCP option takes a value (options with an effect, then the table).
 inline std::optional<bool> playwright_option_takes_value(const std::string& name) {
-    if (one_of(name, {"--no-sandbox", "--sandbox", "--ignore-https-errors", "--allow-unrestricted-file-access", "--shared-browser-context",
+    if (one_of(name, {"--no-sandbox", "--sandbox", "--ignore-https-errors", "--mobile", "--allow-unrestricted-file-access", "--shared-browser-context",
                       "--vision", "--snapshot-boxes"}))
         return false;
-    if (one_of(name, {"--browser", "--user-agent", "--storage-state", "--proxy-server", "--proxy-bypass", "--timeout-action", "--timeout-navigation", "--timeout-settle", "--image-responses",
+    if (one_of(name, {"--browser", "--user-agent", "--storage-state", "--proxy-server", "--proxy-bypass", "--init-script", "--device", "--timeout-action", "--timeout-navigation", "--timeout-settle", "--image-responses",
                       "--snapshot-mode", "--output-max-size", "--console-level", "--idle-timeout", "--caps", "--port", "--host",
                       "--output-mode", "--codegen", "--test-id-attribute",
                       "--allowed-hosts"}))
@@ -22207,8 +22350,16 @@ inline result<void> apply_config_file(server_config& c, const std::string& path)
                     option(key, "--cdp-header", json("headers"));
                 } else if (bk == "remoteEndpoint") {
                     option(key, "--endpoint", json("endpoint"));
-                } else if (bk == "initScript") {
-                    option(key, "--init-script", json("script"));
+                } else if (bk == "initScript") {  // files, relative to the configuration file
+                    if (!bv.is_array() || !std::all_of(bv.begin(), bv.end(), [](const json& x) { return x.is_string(); })) {
+                        wrong(key, "a list of JavaScript files");
+                        continue;
+                    }
+                    for (const auto& f : bv) {
+                        std::filesystem::path file = f.get<std::string>();
+                        if (file.is_relative()) file = std::filesystem::path(path).parent_path() / file;
+                        option(key, "--init-script", json(file.string()));
+                    }
                 } else if (bk == "initPage") {
                     option(key, "--init-page", json("page"));
                 } else if (bk == "launchOptions") {

@@ -643,3 +643,38 @@ TEST_F(ConfigFiles, AConfigurationFilesProxyYieldsToTheCommandLines) {
     br::server_config wrong;
     ASSERT_FALSE(parse({"--config", file("bad.json", R"({"browser": {"contextOptions": {"proxy": "x"}}})")}, wrong));
 }
+
+TEST_F(ConfigFiles, DeviceMobileAndInitScripts) {
+    br::server_config phone;
+    ASSERT_TRUE(parse({"--device", "iPhone 15"}, phone));
+    EXPECT_EQ(phone.browser.viewport.width, 393);
+    EXPECT_EQ(phone.browser.viewport.height, 659);
+    EXPECT_TRUE(phone.browser.viewport.mobile);
+    EXPECT_TRUE(phone.browser.viewport.touch);
+    EXPECT_EQ(phone.browser.viewport.device_scale_factor, 3);
+    EXPECT_NE(phone.browser.viewport.user_agent.find("iPhone"), std::string::npos);
+    br::server_config mobile;
+    ASSERT_TRUE(parse({"--mobile"}, mobile));
+    EXPECT_EQ(mobile.device, "Pixel 10");
+    EXPECT_EQ(mobile.browser.viewport.width, 360);
+    br::server_config unknown;
+    auto u = parse({"--device", "Nokia 3310"}, unknown);
+    ASSERT_FALSE(u);
+    EXPECT_NE(u.error().message.find("no device called \"Nokia 3310\""), std::string::npos) << u.error().message;
+    EXPECT_NE(u.error().hint.find("iPhone 15"), std::string::npos) << u.error().hint;
+    br::server_config both;
+    EXPECT_FALSE(parse({"--mobile", "--device", "Pixel 7"}, both));
+    // init scripts: read at the start, in order; a missing one stops it
+    br::server_config scripts;
+    ASSERT_TRUE(parse({"--init-script", file("a.js", "window.a = 1;"), "--init-script", file("b.js", "window.b = 2;")}, scripts));
+    EXPECT_EQ(scripts.browser.init_scripts, (std::vector<std::string>{"window.a = 1;", "window.b = 2;"}));
+    br::server_config missing;
+    auto m = parse({"--init-script", (dir_ / "none.js").string()}, missing);
+    ASSERT_FALSE(m);
+    EXPECT_NE(m.error().message.find("--init-script: cannot read"), std::string::npos) << m.error().message;
+    // a configuration file's scripts are relative to it
+    br::server_config from_file;
+    file("c.js", "window.c = 3;");
+    ASSERT_TRUE(parse({"--config", file("cfg.json", R"({"browser": {"initScript": ["c.js"]}})")}, from_file));
+    EXPECT_EQ(from_file.browser.init_scripts, (std::vector<std::string>{"window.c = 3;"}));
+}

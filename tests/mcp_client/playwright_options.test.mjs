@@ -383,7 +383,7 @@ test("a configuration file's keys that cannot be honoured, or are unknown, refus
     [{ browser: { contextOptions: { storageState: path.join(tmp, "not-json-state.json") } } }, /--storage-state: .*not-json-state\.json is not JSON/],
     [{ browser: { contextOptions: { storageState: { cookies: [{ name: "a" }] } } } }, /browser\.contextOptions\.storageState: cookie 1 has no "value"/],
     [{ server: { port: 8931, tls: true } }, /config key server\.tls/],
-    [{ browser: { initScript: ["a.js"] } }, /config browser\.initScript \(init scripts are not supported/],
+    [{ browser: { initScript: ["a.js"] } }, /--init-script: cannot read .*a\.js/],
     [{ saveSession: true }, /config saveSession \(sessions are not saved/],
     [{ somethingNew: 1 }, /config key somethingNew/],
   ];
@@ -642,6 +642,22 @@ test("Playwright's layout: its words for refused arguments and capabilities that
     const logged = textOf(await client.callTool({ name: "browser_console_messages", arguments: {} }));
     assert.match(logged, /down Escape after \[<secret>X-PASSWORD<\/secret>\]/);  // the page's own log of the value, redacted
     assert.doesNotMatch(logged, /hunter2/);
+  } finally {
+    await client.close();
+  }
+});
+
+test("--init-script runs before the page's own scripts in every page; --device emulates the device", async () => {
+  const script = path.join(tmp, "init.js");
+  fs.writeFileSync(script, "window.__initRan = (window.__initRan || 0) + 1; console.log('init script ran');");
+  const { client } = await connect(["--headless", "--quiet", "--no-sandbox", "--allow-evaluate", "--init-script", script, "--device", "iPhone 15"]);
+  try {
+    await call(client, "browser_navigate", { url: url("/keys") });
+    const seen = await call(client, "browser_evaluate", { function: "() => [window.__initRan, screen.width, navigator.userAgent.includes('iPhone'), matchMedia('(pointer: coarse)').matches].join(',')" });
+    assert.match(seen, /1,393,true,true/);
+    assert.match(await call(client, "browser_console_messages", { level: "info" }), /init script ran/);
+    await call(client, "browser_navigate", { url: url("/notes") });  // a new document runs it again
+    assert.match(await call(client, "browser_evaluate", { function: "() => window.__initRan" }), /1/);
   } finally {
     await client.close();
   }

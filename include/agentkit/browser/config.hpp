@@ -16,6 +16,7 @@
 #include <agentkit/browser/capabilities.hpp>
 #include <agentkit/browser/config_ini.hpp>
 #include <agentkit/browser/config_usage.hpp>
+#include <agentkit/browser/devices.hpp>
 #include <agentkit/browser/options.hpp>
 #include <agentkit/browser/policy.hpp>
 #include <agentkit/browser/tool_state.hpp>
@@ -72,6 +73,7 @@ struct server_config {
     std::optional<std::chrono::milliseconds> settle;
     bool timeout_action_given = false;  ///< --timeout-action was given (else Playwright's layout waits 5 s for an element)
     bool codegen_given = false;         ///< --codegen was given (else $PW_LANG_NAME names the language)
+    std::string device;  ///< --device (or --mobile's device): its viewport is browser.viewport
     std::optional<std::string> proxy_server;         ///< --proxy-server (wins over the configuration file's proxy)
     std::optional<std::string> proxy_bypass;         ///< --proxy-bypass
     std::optional<json> config_proxy;                ///< the configuration file's browser.(context|launch)Options.proxy  ///< --codegen was given (else $PW_LANG_NAME names the language, as for Playwright MCP)  ///< --timeout-action was given (else Playwright's layout waits 5 s for an element, as there)
@@ -117,17 +119,14 @@ struct playwright_option {
     std::string_view why;
 };
 
-inline constexpr std::array<playwright_option, 21> kPlaywrightOptions{{
+inline constexpr std::array<playwright_option, 18> kPlaywrightOptions{{
     {"--extension", false, true, "the Playwright browser extension is not supported; --cdp-endpoint connects to a running browser"},
     {"--profile-dir-name", true, true, "it belongs to --extension, which is not supported"},
     {"--endpoint", true, true, "a Playwright bound-browser endpoint is not CDP; --cdp-endpoint connects to a browser over CDP"},
     {"--save-session", false, true, "sessions are not saved; every call's metrics go to stderr and browser_metrics"},
     {"--save-trace", false, true, "Playwright traces are not supported; browser_recording_start records a screencast"},
     {"--save-video", true, true, "videos are not supported; browser_recording_start records a screencast"},
-    {"--init-script", true, true, "init scripts are not supported"},
     {"--init-page", true, true, "init pages (TypeScript run on a Playwright page) are not supported"},
-    {"--device", true, true, "device emulation by name is not supported; browser_resize emulates a mobile viewport"},
-    {"--mobile", false, true, "device emulation is not supported at start; browser_resize emulates a mobile viewport"},
     {"--grant-permissions", true, true, "granting permissions is not supported"},
     {"--block-service-workers", false, true, "blocking service workers is not supported"},
     {"--cdp-header", true, true, "headers on the CDP connection are not supported"},
@@ -193,6 +192,25 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
         }
     } else if (name == "--user-agent") {
         c.browser.viewport.user_agent = *v;  // every tab, also in a browser reached by --cdp-endpoint
+    } else if (name == "--device" || name == "--mobile") {  // a device's viewport, scale, touch and user agent
+        if (!c.device.empty()) return fail(errc::args_invalid, "--device and --mobile name one device: give one of them, once");
+        const std::string wanted = name == "--mobile" ? std::string(default_mobile_device) : *v;
+        const auto* d = find_device(wanted);
+        if (d == nullptr) {
+            std::string some;
+            for (const auto& k : devices)
+                if (k.name.rfind("iPhone 1", 0) == 0 || k.name.rfind("Pixel", 0) == 0 || k.name.rfind("Desktop", 0) == 0)
+                    some += (some.empty() ? "" : ", ") + std::string(k.name);
+            return fail(errc::args_invalid, "--device: no device called \"" + wanted + "\"", "Known devices include " + some + ".");
+        }
+        c.device = wanted;
+        c.browser.viewport = d->viewport();
+    } else if (name == "--init-script") {  // the operator's script, in every page before its own (read now)
+        std::ifstream in(*v, std::ios::binary);
+        if (!in) return fail(errc::args_invalid, "--init-script: cannot read " + *v, "Name a JavaScript file.");
+        std::ostringstream text;
+        text << in.rdbuf();
+        c.browser.init_scripts.push_back(text.str());
     } else if (name == "--proxy-server" || name == "--proxy-bypass") {
         // the browser's own proxy; the origin lists still decide every request before it leaves
         if (v->empty() || v->find_first_of(" \t\r\n") != std::string::npos) return bad(name == "--proxy-server" ? "a proxy (host:port or scheme://host:port)" : "a comma-separated list of hosts");
@@ -298,10 +316,10 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
 
 /// Whether a Playwright MCP option takes a value (options with an effect, then the table).
 inline std::optional<bool> playwright_option_takes_value(const std::string& name) {
-    if (one_of(name, {"--no-sandbox", "--sandbox", "--ignore-https-errors", "--allow-unrestricted-file-access", "--shared-browser-context",
+    if (one_of(name, {"--no-sandbox", "--sandbox", "--ignore-https-errors", "--mobile", "--allow-unrestricted-file-access", "--shared-browser-context",
                       "--vision", "--snapshot-boxes"}))
         return false;
-    if (one_of(name, {"--browser", "--user-agent", "--storage-state", "--proxy-server", "--proxy-bypass", "--timeout-action", "--timeout-navigation", "--timeout-settle", "--image-responses",
+    if (one_of(name, {"--browser", "--user-agent", "--storage-state", "--proxy-server", "--proxy-bypass", "--init-script", "--device", "--timeout-action", "--timeout-navigation", "--timeout-settle", "--image-responses",
                       "--snapshot-mode", "--output-max-size", "--console-level", "--idle-timeout", "--caps", "--port", "--host",
                       "--output-mode", "--codegen", "--test-id-attribute",
                       "--allowed-hosts"}))
@@ -536,8 +554,16 @@ inline result<void> apply_config_file(server_config& c, const std::string& path)
                     option(key, "--cdp-header", json("headers"));
                 } else if (bk == "remoteEndpoint") {
                     option(key, "--endpoint", json("endpoint"));
-                } else if (bk == "initScript") {
-                    option(key, "--init-script", json("script"));
+                } else if (bk == "initScript") {  // files, relative to the configuration file
+                    if (!bv.is_array() || !std::all_of(bv.begin(), bv.end(), [](const json& x) { return x.is_string(); })) {
+                        wrong(key, "a list of JavaScript files");
+                        continue;
+                    }
+                    for (const auto& f : bv) {
+                        std::filesystem::path file = f.get<std::string>();
+                        if (file.is_relative()) file = std::filesystem::path(path).parent_path() / file;
+                        option(key, "--init-script", json(file.string()));
+                    }
                 } else if (bk == "initPage") {
                     option(key, "--init-page", json("page"));
                 } else if (bk == "launchOptions") {

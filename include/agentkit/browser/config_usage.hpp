@@ -19,6 +19,10 @@ Options (Playwright MCP names where the meaning is the same):
   --proxy-server PROXY       the browser's proxy (host:port, http://..., socks5://...); the
                              origin lists still decide every request before it leaves
   --proxy-bypass LIST        hosts that skip the proxy (comma-separated)
+  --device NAME              emulate a device: its viewport, scale, touch and user agent
+                             ("iPhone 15", "Pixel 7", "Desktop Chrome"; browser/devices.hpp)
+  --mobile                   emulate a generic mobile device (Pixel 10)
+  --init-script FILE         run this JavaScript in every page before its own (repeatable)
   --storage-state FILE       restore cookies and localStorage from FILE into the browser at its
                              start (Playwright's format; browser_storage_state writes one)
   --viewport-size W,H        viewport in CSS pixels, e.g. 1280,720
@@ -96,7 +100,7 @@ Options (Playwright MCP names where the meaning is the same):
   and the --port options without --port.
   Refused (the server does not start rather than ignore them): --extension, --endpoint,
   --save-session, --save-trace, --save-video,
-  --init-script, --init-page, --device, --mobile, --grant-permissions, --block-service-workers,
+  --init-page, --grant-permissions, --block-service-workers,
   --cdp-header, --remote-header, --profile-dir-name, --browser firefox|webkit,
   --idle-timeout other than 0 without --port, and unknown --config keys. With --port and
   --user-data-dir, a session's browser takes the profile; another session's, while it is held,

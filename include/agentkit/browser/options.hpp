@@ -110,6 +110,9 @@ struct browser_options {
     /// is considered (--storage-state): a file written later is used by the next start; one
     /// that cannot be read makes the start fail, saying why.
     std::string initial_storage_file;
+    /// Scripts run in every page's main world before its own (Page.addScriptToEvaluateOnNewDocument;
+    /// --init-script): the host's, not a model's, so allow_evaluate does not govern them.
+    std::vector<std::string> init_scripts;
     std::chrono::milliseconds call_timeout{15000};        ///< one CDP call
     /// How long an action waits for its element to be ready (a read-only field to take text);
     /// 0: call_timeout. (agentkit-browser-mcp's Playwright layout: 5 s unless --timeout-action.)

@@ -124,6 +124,10 @@ AGENTKIT_DECL auto browser::socket_guard_source() const -> std::string {
 AGENTKIT_DECL auto browser::install_session_policy(engine& e, const std::string& sid, std::vector<std::future<result<json>>>* wait) -> void {
     auto c = e.conn.call_async("Page.addScriptToEvaluateOnNewDocument", json{{"source", detail::kConsoleClipScript}, {"runImmediately", true}}, sid);
     if (wait) wait->push_back(std::move(c));
+    for (const auto& source : opt_.init_scripts) {  // the host's init scripts, before the page's own
+        auto i = e.conn.call_async("Page.addScriptToEvaluateOnNewDocument", json{{"source", source}, {"runImmediately", true}}, sid);
+        if (wait) wait->push_back(std::move(i));
+    }
     if (offline_.load()) {  // set_offline(true) holds for tabs opened after it
         auto o = e.conn.call_async("Network.emulateNetworkConditions",
                                    json{{"offline", true}, {"latency", 0}, {"downloadThroughput", -1}, {"uploadThroughput", -1}}, sid);
