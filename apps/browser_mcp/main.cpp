@@ -353,6 +353,9 @@ int main(int argc, char** argv) {
         return out;
     };
 
+    // browser_get_config (--caps config): the configuration in force, in Playwright MCP's layout
+    c.tools.effective_config = [resolved = br::playwright_config_json(c)] { return resolved; };
+
     ak::mcp::server_options so;
     so.name = "agentkit-browser";
     so.omit_false_is_error = c.tools.output == br::output_mode::playwright;  // its results, as the peer writes them

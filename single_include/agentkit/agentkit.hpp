@@ -9149,6 +9149,30 @@ struct viewport_size {
     std::string user_agent;  ///< empty: unchanged
 };
 
+/// CSS media features a page sees (empty: the browser's own); Playwright's emulateMedia.
+struct media_emulation {
+    std::string color_scheme;    ///< prefers-color-scheme: light, dark
+    std::string reduced_motion;  ///< prefers-reduced-motion: reduce, no-preference
+    std::string forced_colors;   ///< forced-colors: active, none
+    std::string contrast;        ///< prefers-contrast: more, no-preference
+    std::string media;           ///< the CSS media type: screen, print
+    /// Whether no feature is set.
+    [[nodiscard]] bool empty() const noexcept {
+        return color_scheme.empty() && reduced_motion.empty() && forced_colors.empty() && contrast.empty() && media.empty();
+    }
+};
+
+/// What every page of the browser is told about its user beyond the viewport (Playwright's
+/// context options): language, time zone, media features; and whether the page's own script
+/// and Content-Security-Policy hold.
+struct page_emulation {
+    std::string locale;       ///< "fr-FR": navigator.language, Intl, Accept-Language ("": the browser's)
+    std::string timezone_id;  ///< "Europe/Paris" ("": the machine's)
+    media_emulation media;    ///< CSS media features
+    bool javascript_enabled = true;  ///< false: the pages' scripts do not run
+    bool bypass_csp = false;          ///< the pages' Content-Security-Policy is not enforced
+};
+
 /// Where the origin policy is enforced on WebSockets (only when it has origin lists).
 enum class websocket_enforcement {
     /// `proxy` when agentkit launches the browser (unless launch.extra_args set a proxy:
@@ -9205,6 +9229,7 @@ struct browser_options {
     std::size_t recording_max_frames = 300;
     dialog_policy dialogs;  ///< how JavaScript dialogs are answered
     viewport_size viewport;  ///< the viewport of every tab
+    page_emulation emulation;  ///< language, time zone, media features, script and CSP of every page
     /// Cookies and localStorage restored into every browser this object starts (browser::
     /// restore_storage; --storage-state). What the policy refuses is left out, said in a note.
     std::optional<storage_state> initial_storage;
@@ -12228,6 +12253,16 @@ public:
     /// Remove the routes with this pattern (every route when nullopt); how many went.
     std::size_t remove_routes(std::optional<std::string_view> pattern = std::nullopt);
 
+    /// Emulate CSS media features in every page from now on (and its new tabs); an empty field
+    /// leaves that feature as it is. errc::args_invalid for a value CSS does not have.
+    result<void> emulate_media(const media_emulation& m);
+
+    /// The media features in force.
+    [[nodiscard]] media_emulation emulated_media() const {
+        std::lock_guard lock(policy_mu_);
+        return opt_.emulation.media;
+    }
+
     /// Take the browser off the network (every request fails as net::ERR_INTERNET_DISCONNECTED,
     /// pages see navigator.onLine false) or back on.
     result<void> set_offline(bool offline);
@@ -12734,6 +12769,13 @@ private:
     result<json> on_origin_page(const std::string& origin, const char* fn, json args);
     result<json> storage_call(storage_area area, std::string_view op, json args);
     result<storage_restore> restore_locked(const storage_state& s);  // restore_storage with the browser started
+    // Emulation.setUserAgentOverride's parameters: the viewport's user agent and the emulated
+    // locale's Accept-Language (navigator.language) — the browser's own agent when only the
+    // locale is set; nullopt when neither is.
+    std::optional<json> user_agent_params(const viewport_size& v) const;
+    std::string browser_user_agent_;  // the browser's own (Browser.getVersion), when a locale needs it
+    // The CDP calls that put opt_.emulation on a page or frame session (none when nothing is set).
+    std::vector<std::pair<std::string, json>> emulation_calls() const;
     /// Downloads started by this browser object (across restarts), against max_downloads;
     /// written by the event dispatcher under the engine mutex.
     std::size_t downloads_started_ = 0;
@@ -12902,6 +12944,8 @@ AGENTKIT_DECL auto browser::ensure() -> result<void> {
         shutdown();
         return fail(err);
     }
+    if (!opt_.emulation.locale.empty() && browser_user_agent_.empty())  // navigator.language follows Accept-Language
+        if (auto v = call("", "Browser.getVersion"); v) browser_user_agent_ = detail::jstr(*v, "userAgent");
     if (auto pe = apply_policy(); !pe) {
         auto err = pe.error();
         shutdown();
@@ -13164,6 +13208,9 @@ AGENTKIT_DECL auto browser::socket_guard_source() const -> std::string {
 AGENTKIT_DECL auto browser::install_session_policy(engine& e, const std::string& sid, std::vector<std::future<result<json>>>* wait) -> void {
     auto c = e.conn.call_async("Page.addScriptToEvaluateOnNewDocument", json{{"source", detail::kConsoleClipScript}, {"runImmediately", true}}, sid);
     if (wait) wait->push_back(std::move(c));
+    // language, time zone, media, script, CSP: sent before the session's page runs (its target
+    // waits for the debugger until adopted), never failing an adoption (the values were checked)
+    for (auto& [method, params] : emulation_calls()) e.conn.call_async(method, params, sid, [](result<json>) {});
     for (const auto& source : opt_.init_scripts) {  // the host's init scripts, before the page's own
         auto i = e.conn.call_async("Page.addScriptToEvaluateOnNewDocument", json{{"source", source}, {"runImmediately", true}}, sid);
         if (wait) wait->push_back(std::move(i));
@@ -13884,8 +13931,8 @@ AGENTKIT_DECL auto browser::apply_viewport(const std::string& session) -> result
     auto t = call(session, "Emulation.setTouchEmulationEnabled",
                   json{{"enabled", v.touch || v.mobile}, {"maxTouchPoints", (v.touch || v.mobile) ? 5 : 1}});
     if (!t) return fail(t.error());
-    if (!v.user_agent.empty()) {
-        auto u = call(session, "Emulation.setUserAgentOverride", json{{"userAgent", v.user_agent}});
+    if (auto ua = user_agent_params(v)) {
+        auto u = call(session, "Emulation.setUserAgentOverride", *ua);
         if (!u) return fail(u.error());
     }
     return {};
@@ -13949,8 +13996,7 @@ AGENTKIT_DECL auto browser::adopt(engine& e, const std::string& target_id, const
     // the rest of the emulation (what resize() applies), only where it differs from the default
     if (v.touch || v.mobile)
         fs.push_back(e.conn.call_async("Emulation.setTouchEmulationEnabled", json{{"enabled", true}, {"maxTouchPoints", 5}}, *sid));
-    if (!v.user_agent.empty())
-        fs.push_back(e.conn.call_async("Emulation.setUserAgentOverride", json{{"userAgent", v.user_agent}}, *sid));
+    if (auto ua = user_agent_params(v)) fs.push_back(e.conn.call_async("Emulation.setUserAgentOverride", *ua, *sid));
     auto tree_f = e.conn.call_async("Page.getFrameTree", json::object(), *sid);
     std::optional<error> err;
     for (auto& f : fs) {
@@ -16993,6 +17039,10 @@ AGENTKIT_DECL auto browser::wheel(double dx, double dy) -> result<action_result>
 namespace agentkit::browser {
 
 AGENTKIT_DECL auto browser::dom_quiet(const tab_ptr& t) -> quiet_result {
+    {
+        std::lock_guard lock(policy_mu_);
+        if (!opt_.emulation.javascript_enabled) return quiet_result::quiet;  // no script of the page runs to change it (nor ours to watch)
+    }
     const auto q = opt_.dom_quiet.count();
     const auto mx = opt_.dom_quiet_timeout.count();
     auto r = call(t->session, "Runtime.evaluate",
@@ -18653,7 +18703,7 @@ AGENTKIT_DECL auto browser::restore_locked(const storage_state& s) -> result<sto
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/impl/storage.hpp> ----
 // ---- begin <agentkit/browser/impl/routes.hpp> ----
-// agentkit/browser/impl/routes.hpp — browser: routes (answered or changed requests) and the network state (offline), on the paused requests the policy let through.
+// agentkit/browser/impl/routes.hpp — browser: routes (answered or changed requests), the network state (offline) and what pages are told about their user (language, time zone, media features, script, CSP).
 // Part of browser.hpp (which includes it at its end); not an entry point of its own.
 
 
@@ -18772,6 +18822,73 @@ AGENTKIT_DECL auto browser::set_offline(bool offline) -> result<void> {
         calls.push_back(eng_->conn.call_async("Network.emulateNetworkConditions",
                                               json{{"offline", offline}, {"latency", 0}, {"downloadThroughput", -1}, {"uploadThroughput", -1}},
                                               sid, opt_.call_timeout));
+    for (auto& c : calls) (void)c.get();  // a session that went meanwhile has nothing to emulate
+    return {};
+}
+
+AGENTKIT_DECL auto browser::user_agent_params(const viewport_size& v) const -> std::optional<json> {
+    std::string locale;
+    {
+        std::lock_guard lock(policy_mu_);
+        locale = opt_.emulation.locale;
+    }
+    const std::string agent = !v.user_agent.empty() ? v.user_agent : locale.empty() ? std::string() : browser_user_agent_;
+    if (agent.empty()) return std::nullopt;
+    json p = {{"userAgent", agent}};
+    if (!locale.empty()) p["acceptLanguage"] = locale;
+    return p;
+}
+
+AGENTKIT_DECL auto browser::emulation_calls() const -> std::vector<std::pair<std::string, json>> {
+    page_emulation em;
+    {
+        std::lock_guard lock(policy_mu_);
+        em = opt_.emulation;
+    }
+    std::vector<std::pair<std::string, json>> calls;
+    if (!em.locale.empty()) calls.emplace_back("Emulation.setLocaleOverride", json{{"locale", em.locale}});
+    if (!em.timezone_id.empty()) calls.emplace_back("Emulation.setTimezoneOverride", json{{"timezoneId", em.timezone_id}});
+    if (!em.media.empty()) {
+        json features = json::array();
+        for (auto [name, value] : {std::pair{"prefers-color-scheme", &em.media.color_scheme}, std::pair{"prefers-reduced-motion", &em.media.reduced_motion},
+                                   std::pair{"forced-colors", &em.media.forced_colors}, std::pair{"prefers-contrast", &em.media.contrast}})
+            if (!value->empty()) features.push_back({{"name", name}, {"value", *value}});
+        calls.emplace_back("Emulation.setEmulatedMedia", json{{"media", em.media.media}, {"features", std::move(features)}});
+    }
+    if (!em.javascript_enabled) calls.emplace_back("Emulation.setScriptExecutionDisabled", json{{"value", true}});
+    if (em.bypass_csp) calls.emplace_back("Page.setBypassCSP", json{{"enabled", true}});
+    return calls;
+}
+
+AGENTKIT_DECL auto browser::emulate_media(const media_emulation& m) -> result<void> {
+    auto check = [](const std::string& v, std::initializer_list<std::string_view> allowed, const char* what) -> result<void> {
+        if (v.empty() || std::find(allowed.begin(), allowed.end(), v) != allowed.end()) return {};
+        std::string list;
+        for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+        return fail(errc::args_invalid, std::string(what) + " is " + list + ", not \"" + v + "\"");
+    };
+    for (auto r : {check(m.color_scheme, {"light", "dark"}, "colorScheme"), check(m.reduced_motion, {"reduce", "no-preference"}, "reducedMotion"),
+                   check(m.forced_colors, {"active", "none"}, "forcedColors"), check(m.contrast, {"more", "no-preference"}, "contrast"),
+                   check(m.media, {"screen", "print"}, "media")})
+        if (!r) return r;
+    std::lock_guard op(op_mu_);
+    {
+        std::lock_guard lock(policy_mu_);
+        auto& cur = opt_.emulation.media;
+        for (auto [from, to] : {std::pair{&m.color_scheme, &cur.color_scheme}, std::pair{&m.reduced_motion, &cur.reduced_motion},
+                                std::pair{&m.forced_colors, &cur.forced_colors}, std::pair{&m.contrast, &cur.contrast}, std::pair{&m.media, &cur.media}})
+            if (!from->empty()) *to = *from;
+    }
+    if (!eng_) return {};  // a browser started later takes it from install_session_policy
+    std::vector<std::string> sessions;
+    {
+        std::lock_guard lock(eng_->mu);
+        for (const auto& [sid, t] : eng_->by_session) sessions.push_back(sid);
+    }
+    std::vector<std::future<result<json>>> calls;
+    for (const auto& [method, params] : emulation_calls())
+        if (method == "Emulation.setEmulatedMedia")
+            for (const auto& sid : sessions) calls.push_back(eng_->conn.call_async(method, params, sid, opt_.call_timeout));
     for (auto& c : calls) (void)c.get();  // a session that went meanwhile has nothing to emulate
     return {};
 }
@@ -20756,6 +20873,9 @@ inline constexpr std::array<std::string_view, 4> network_tools{"browser_route", 
 /// The pdf capability's tool: the page saved as a PDF.
 inline constexpr std::array<std::string_view, 1> pdf_tools{"browser_pdf_save"};
 
+/// The config capability's tool: the server's resolved configuration.
+inline constexpr std::array<std::string_view, 1> config_tools{"browser_get_config"};
+
 /// A capability a server turns on with `--caps` (Playwright MCP's grouping): the tools only it
 /// offers, and the words a call to one of them answers with while it is off.
 struct optional_capability {
@@ -20767,12 +20887,13 @@ struct optional_capability {
 
 /// The optional capabilities: every exposure (all, core, menu, router) leaves their tools out
 /// unless --caps turns them on, and a call to one says how to turn it on.
-inline constexpr std::array<optional_capability, 5> optional_capabilities{{
+inline constexpr std::array<optional_capability, 6> optional_capabilities{{
     {"vision", vision_tools, "coordinate (vision) tools", "or act by ref (browser_click)"},
     {"testing", testing_tools, "assertion (testing) tools", "or read the page (browser_snapshot, browser_find)"},
     {"storage", storage_tools, "cookie and storage tools", "or read them with browser_evaluate"},
     {"network", network_tools, "route and network state tools", "or watch requests with browser_network_requests"},
     {"pdf", pdf_tools, "the PDF tool", "or take a full-page screenshot (browser_take_screenshot fullPage)"},
+    {"config", config_tools, "the configuration tool", "or read agentkit-browser-mcp --help"},
 }};
 
 /// Whether `name` is an optional capability (--caps takes it).
@@ -21074,8 +21195,9 @@ Options (Playwright MCP names where the meaning is the same):
                              browser_generate_locator), storage the cookie, localStorage,
                              sessionStorage and storage-state tools, network the routes
                              (browser_route, _route_list, browser_unroute) and
-                             browser_network_state_set, pdf browser_pdf_save; devtools and config
-                             are noted (their tools are not offered); the others are always on
+                             browser_network_state_set, pdf browser_pdf_save, config
+                             browser_get_config; devtools is noted (its tools are not offered);
+                             the others are always on
   Accepted with no effect here (a note on stderr says why): --no-webmcp,
   --file-paths, --cdp-timeout, --sandbox (not as root),
   and the --port options without --port.
@@ -21720,6 +21842,9 @@ struct tools_options {
     /// The workspace's roots for one call, as local paths (an MCP server asks its client's
     /// roots/list); an empty list, or no function: the workspace alone.
     std::function<result<std::vector<std::string>>(tool_context&)> workspace_roots;
+    /// The host's resolved configuration as browser_get_config shows it (--caps config; no
+    /// function: the tool says the host has none to show).
+    std::function<json()> effective_config;
 };
 
 /// What the tools share: the browser, the artifact store, options and totals.
@@ -21822,6 +21947,7 @@ inline constexpr version_info version{
 // ---- end <agentkit/version.hpp> ----
 
 #include <algorithm>
+#include <cctype>
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -21829,6 +21955,7 @@ inline constexpr version_info version{
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <set>
@@ -22096,7 +22223,7 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
                 c.caps.insert(cap);
                 continue;
             }
-            if (cap.empty() || one_of(cap, {"core", "core-navigation", "core-tabs", "core-input", "devtools", "config"})) continue;
+            if (cap.empty() || one_of(cap, {"core", "core-navigation", "core-tabs", "core-input", "devtools"})) continue;
             missing += (missing.empty() ? "" : ", ") + cap;
         }
         if (!missing.empty()) c.notes.push_back("--caps: " + missing + " tools are not offered (console, network log and recording tools are always listed)");
@@ -22212,6 +22339,35 @@ inline result<void> load_policy(server_config& c, const std::string& path) {
     }
     before = std::move(merged);
     return {};
+}
+
+/// What is wrong with a BCP 47 language tag ("fr-FR", "zh-Hant-TW"), if anything.
+inline std::optional<std::string> locale_problem(const std::string& v) {
+    std::size_t part = 0, len = 0;
+    for (std::size_t i = 0; i <= v.size(); ++i) {
+        if (i == v.size() || v[i] == '-' || v[i] == '_') {
+            if (len == 0 || len > 8 || (part == 0 && (len < 2 || len > 3))) return "\"" + v + "\" is not a language tag such as fr-FR";
+            ++part;
+            len = 0;
+        } else if (!std::isalnum(static_cast<unsigned char>(v[i])) || (part == 0 && !std::isalpha(static_cast<unsigned char>(v[i])))) {
+            return "\"" + v + "\" is not a language tag such as fr-FR";
+        } else {
+            ++len;
+        }
+    }
+    return std::nullopt;
+}
+
+/// What is wrong with an IANA time zone ("Europe/Paris"), if anything: one the system's
+/// zone database (/usr/share/zoneinfo) does not have, when it has one.
+inline std::optional<std::string> timezone_problem(const std::string& v) {
+    const bool shape = !v.empty() && v.find("..") == std::string::npos && v.front() != '/' &&
+                       std::all_of(v.begin(), v.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '/' || ch == '_' || ch == '-' || ch == '+'; });
+    if (!shape) return "\"" + v + "\" is not a time zone such as Europe/Paris";
+    std::error_code ec;
+    if (std::filesystem::is_directory("/usr/share/zoneinfo", ec) && !std::filesystem::is_regular_file("/usr/share/zoneinfo/" + v, ec))
+        return "\"" + v + "\" is not a time zone this system knows (/usr/share/zoneinfo)";
+    return std::nullopt;
 }
 
 /// Top-level keys of a Playwright MCP configuration file that are its command-line options.
@@ -22423,6 +22579,35 @@ inline result<void> apply_config_file(server_config& c, const std::string& path)
                                 continue;
                             }
                             (ck == "isMobile" ? c.browser.viewport.mobile : c.browser.viewport.touch) = cv.get<bool>();
+                        } else if (ck == "locale" || ck == "timezoneId") {
+                            if (!cv.is_string()) {
+                                wrong(ckey, "a string");
+                                continue;
+                            }
+                            const std::string val = cv.get<std::string>();
+                            if (auto bad = ck == "locale" ? config_detail::locale_problem(val) : config_detail::timezone_problem(val)) {
+                                if (ok) err = "config " + path + ": " + ckey + ": " + *bad;
+                                ok = false;
+                                continue;
+                            }
+                            (ck == "locale" ? c.browser.emulation.locale : c.browser.emulation.timezone_id) = val;
+                        } else if (ck == "colorScheme" || ck == "reducedMotion" || ck == "forcedColors" || ck == "contrast") {
+                            static const std::map<std::string, std::vector<std::string>> allowed{
+                                {"colorScheme", {"light", "dark", "no-preference"}}, {"reducedMotion", {"reduce", "no-preference"}},
+                                {"forcedColors", {"active", "none"}}, {"contrast", {"more", "no-preference"}}};
+                            const auto& list = allowed.at(ck);
+                            if (!cv.is_string() || std::find(list.begin(), list.end(), cv.get<std::string>()) == list.end()) {
+                                wrong(ckey, "one of the CSS values of that media feature");
+                                continue;
+                            }
+                            auto& m = c.browser.emulation.media;
+                            (ck == "colorScheme" ? m.color_scheme : ck == "reducedMotion" ? m.reduced_motion : ck == "forcedColors" ? m.forced_colors : m.contrast) = cv.get<std::string>();
+                        } else if (ck == "javaScriptEnabled" || ck == "bypassCSP") {
+                            if (!cv.is_boolean()) {
+                                wrong(ckey, "true or false");
+                                continue;
+                            }
+                            (ck == "javaScriptEnabled" ? c.browser.emulation.javascript_enabled : c.browser.emulation.bypass_csp) = cv.get<bool>();
                         } else if (ck == "userAgent") {
                             option(ckey, "--user-agent", cv);
                         } else if (ck == "proxy") {
@@ -22848,6 +23033,52 @@ inline result<void> finish_config(server_config& c) {
         return fail(errc::args_invalid, "not supported: " + list + ". Refusing to start rather than ignore them.");
     }
     return {};
+}
+
+/// The resolved configuration in Playwright MCP's configuration layout (what
+/// browser_get_config shows): the keys this server honours, with the values in force. Secrets'
+/// values never appear (their names do).
+[[nodiscard]] inline json playwright_config_json(const server_config& c) {
+    const auto& b = c.browser;
+    json launch = {{"headless", b.launch.headless}};
+    if (!b.launch.executable.empty()) launch["executablePath"] = b.launch.executable;
+    if (!c.channel.empty()) launch["channel"] = c.channel;
+    if (!b.launch.extra_args.empty()) launch["args"] = b.launch.extra_args;
+    json context = {{"viewport", {{"width", b.viewport.width}, {"height", b.viewport.height}}},
+                    {"deviceScaleFactor", b.viewport.device_scale_factor},
+                    {"isMobile", b.viewport.mobile},
+                    {"hasTouch", b.viewport.touch},
+                    {"javaScriptEnabled", b.emulation.javascript_enabled},
+                    {"bypassCSP", b.emulation.bypass_csp}};
+    if (!b.viewport.user_agent.empty()) context["userAgent"] = b.viewport.user_agent;
+    if (!b.emulation.locale.empty()) context["locale"] = b.emulation.locale;
+    if (!b.emulation.timezone_id.empty()) context["timezoneId"] = b.emulation.timezone_id;
+    for (auto [key, value] : {std::pair{"colorScheme", &b.emulation.media.color_scheme}, std::pair{"reducedMotion", &b.emulation.media.reduced_motion},
+                              std::pair{"forcedColors", &b.emulation.media.forced_colors}, std::pair{"contrast", &b.emulation.media.contrast}})
+        if (!value->empty()) context[key] = *value;
+    json browser = {{"browserName", "chromium"}, {"isolated", b.launch.user_data_dir.empty()}, {"launchOptions", std::move(launch)},
+                    {"contextOptions", std::move(context)}};
+    if (!b.launch.user_data_dir.empty()) browser["userDataDir"] = b.launch.user_data_dir;
+    if (!b.cdp_endpoint.empty()) browser["cdpEndpoint"] = b.cdp_endpoint;
+    json caps = json::array();
+    for (const auto& cap : c.caps) caps.push_back(cap);
+    json secrets = json::array();
+    for (const auto& [name, value] : b.policy.secrets) secrets.push_back(name);
+    json out = {{"browser", std::move(browser)},
+                {"capabilities", std::move(caps)},
+                {"console", {{"level", c.tools.console_level.empty() ? std::string("info") : c.tools.console_level}}},
+                {"network", {{"allowedOrigins", b.policy.allowed_origins}, {"blockedOrigins", b.policy.blocked_origins}}},
+                {"timeouts", {{"action", b.call_timeout.count()}, {"navigation", b.navigation_timeout.count()}}},
+                {"outputMode", c.tools.output == output_mode::playwright ? "playwright" : "agentkit"},
+                {"testIdAttribute", c.tools.test_id_attribute},
+                {"secrets", std::move(secrets)}};
+    if (!c.tools.output_dir.empty()) out["outputDir"] = c.tools.output_dir;
+    json server = json::object();
+    if (c.host) server["host"] = *c.host;
+    if (c.port) server["port"] = *c.port;
+    if (!c.allowed_hosts.empty()) server["allowedHosts"] = c.allowed_hosts;
+    if (!server.empty()) out["server"] = std::move(server);
+    return out;
 }
 
 }  // namespace agentkit::browser
@@ -30641,7 +30872,7 @@ auto make_browser_menu(menu_options options = {}) {
                          tool_ref<"browser_network_requests">, tool_ref<"browser_network_request">, tool_ref<"browser_tabs">,
                          tool_ref<"browser_resize">,
                          tool_ref<"browser_close">, tool_ref<"browser_metrics">, tool_ref<"browser_batch">,
-                         tool_ref<"browser_recording_start">, tool_ref<"browser_recording_stop">)
+                         tool_ref<"browser_recording_start">, tool_ref<"browser_recording_stop">, tool_ref<"browser_emulate_media">)
             .describe("Browser internals: tabs, console, network, uploads, dialogs, recordings")
             .when("Debugging a page, tabs, uploads, recordings"),
         mode<"vision">(tool_ref<"browser_mouse_click_xy">, tool_ref<"browser_mouse_move_xy">,
@@ -30667,6 +30898,9 @@ auto make_browser_menu(menu_options options = {}) {
                         tool_ref<"browser_network_state_set">)
             .describe("Mock or change requests by URL; go offline")
             .when("Testing a page against mocked APIs or without network"),
+        mode<"config">(tool_ref<"browser_get_config">)
+            .describe("The server's resolved configuration")
+            .when("Checking how the server was started"),
         mode<"pdf">(tool_ref<"browser_pdf_save">)
             .describe("Save the page as a PDF")
             .when("Keeping a printable copy of a page"),
@@ -32082,6 +32316,73 @@ inline bool looks_like_function(std::string_view src) {
 }  // namespace detail
 
 /// Make the browser_evaluate tool: run JavaScript in the page: () => value is called ((el) => value with a
+/// Arguments of browser_emulate_media.
+struct emulate_media_args {
+    std::optional<std::string> colorScheme;    ///< prefers-color-scheme
+    std::optional<std::string> reducedMotion;  ///< prefers-reduced-motion
+    std::optional<std::string> forcedColors;   ///< forced-colors
+    std::optional<std::string> contrast;       ///< prefers-contrast
+    std::optional<std::string> media;          ///< the CSS media type
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(emulate_media_args, colorScheme, "", one_of("light", "dark")),
+                      AGENTKIT_FIELD(emulate_media_args, reducedMotion, "", one_of("reduce", "no-preference")),
+                      AGENTKIT_FIELD(emulate_media_args, forcedColors, "", one_of("active", "none")),
+                      AGENTKIT_FIELD(emulate_media_args, contrast, "", one_of("more", "no-preference")),
+                      AGENTKIT_FIELD(emulate_media_args, media, "", one_of("screen", "print")));
+    }
+};
+
+/// Make the browser_emulate_media tool: CSS media features (dark mode, reduced motion, print).
+template <class State>
+auto emulate_media_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_emulate_media">(
+        st, "Emulate CSS media features (color scheme, reduced motion, print).",
+        [s](const emulate_media_args& a) -> result<tool_output> {
+            media_emulation m;
+            m.color_scheme = a.colorScheme.value_or("");
+            m.reduced_motion = a.reducedMotion.value_or("");
+            m.forced_colors = a.forcedColors.value_or("");
+            m.contrast = a.contrast.value_or("");
+            m.media = a.media.value_or("");
+            if (m.empty()) return detail::pw_reported(*s, error{errc::args_invalid, "Error: Specify at least one media feature to emulate.",
+                                                                "Pass colorScheme, reducedMotion, forcedColors, contrast or media."});
+            if (auto r = s->b.emulate_media(m); !r) return fail(r.error());
+            std::string shown;
+            for (auto [name, value] : {std::pair{"colorScheme", &m.color_scheme}, std::pair{"reducedMotion", &m.reduced_motion},
+                                       std::pair{"forcedColors", &m.forced_colors}, std::pair{"contrast", &m.contrast}, std::pair{"media", &m.media}})
+                if (!value->empty()) shown += (shown.empty() ? "" : ", ") + std::string(name) + ": " + pw::js_quote(*value);
+            if (detail::pw_mode(*s)) {
+                pw::response resp;
+                resp.code.push_back(pw::statement("emulateMedia({ " + shown + " })", s->options.codegen));
+                return detail::pw_finish(*s, std::move(resp), {});
+            }
+            return tool_output::text("emulating " + shown);
+        },
+        action_traits);
+}
+
+/// Make the browser_get_config tool (--caps config): the host's resolved configuration.
+template <class State>
+auto get_config_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_get_config">(
+        st, "The server's resolved configuration (file, environment, command line).",
+        [s]() -> result<tool_output> {
+            if (!s->options.effective_config)
+                return fail(errc::not_found, "this host has no configuration to show", "Its options are the program's own.");
+            const std::string text = s->b.policy().redact(s->options.effective_config().dump(2));
+            if (detail::pw_mode(*s)) {
+                pw::response resp;
+                resp.language = codegen_language::none;
+                resp.results.push_back(text);
+                return tool_output::text(resp.text());
+            }
+            return tool_output::text(text);
+        },
+        reading_traits);
+}
+
 /// Arguments of browser_pdf_save.
 struct pdf_args {
     std::optional<std::string> filename;  ///< the file (workspace-relative; none: page-<time>.pdf in the output directory)
@@ -33389,7 +33690,8 @@ auto browser_tools(State& st) {
                    localstorage_list_tool(st), localstorage_get_tool(st), localstorage_set_tool(st), localstorage_delete_tool(st),
                    localstorage_clear_tool(st), sessionstorage_list_tool(st), sessionstorage_get_tool(st), sessionstorage_set_tool(st),
                    sessionstorage_delete_tool(st), sessionstorage_clear_tool(st), storage_save_tool(st), storage_load_tool(st),
-                   route_tool(st), route_list_tool(st), unroute_tool(st), network_state_tool(st), pdf_tool(st)};
+                   route_tool(st), route_list_tool(st), unroute_tool(st), network_state_tool(st), pdf_tool(st),
+                   emulate_media_tool(st), get_config_tool(st)};
 }
 
 }  // namespace agentkit::browser

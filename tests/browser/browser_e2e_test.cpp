@@ -2062,3 +2062,62 @@ TEST(BrowserLoadE2E, ThePageAsAPdf) {
     EXPECT_FALSE(outside);
     std::filesystem::remove_all(dir);
 }
+
+// What pages are told about their user: language, time zone and media features from the
+// options (every tab), media features changed by the tool.
+TEST(EmulationE2E, LocaleTimeZoneAndMediaFeaturesReachEveryPage) {
+    http_server server;
+    server.route("/", http_response::html(page("Probe", R"X(<p id=out></p><script>
+document.getElementById('out').textContent = [Intl.DateTimeFormat().resolvedOptions().locale, Intl.DateTimeFormat().resolvedOptions().timeZone,
+  matchMedia('(prefers-color-scheme: dark)').matches, matchMedia('(prefers-reduced-motion: reduce)').matches].join('|');
+</script>)X")));
+    br::browser_options o;
+    o.allow_evaluate = true;
+    o.emulation.locale = "fr-FR";
+    o.emulation.timezone_id = "Asia/Tokyo";
+    o.emulation.media.color_scheme = "dark";
+    br::browser b(o);
+    ASSERT_TRUE(b.navigate(server.url("/")));
+    auto shown = [&] {
+        auto r = b.evaluate("document.getElementById('out').textContent");
+        return r ? r->value.get<std::string>() : r.error().message;
+    };
+    EXPECT_EQ(shown(), "fr-FR|Asia/Tokyo|true|false");
+    auto lang = b.evaluate("navigator.language");  // Accept-Language follows the locale
+    ASSERT_TRUE(lang);
+    EXPECT_EQ(lang->value, "fr-FR");
+    ASSERT_TRUE(b.new_tab(server.url("/")));  // a new tab has them from its first script on
+    EXPECT_EQ(shown(), "fr-FR|Asia/Tokyo|true|false");
+    br::bounded_artifacts store;
+    br::tool_state st{b, store};
+    auto tools = br::browser_tools(st);
+    agentkit::tool_context ctx;
+    auto r = tools.call("browser_emulate_media", agentkit::json{{"reducedMotion", "reduce"}}, ctx);
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(r->joined_text(), "emulating reducedMotion: 'reduce'");
+    ASSERT_TRUE(b.reload());
+    EXPECT_EQ(shown(), "fr-FR|Asia/Tokyo|true|true");  // the scheme stays, motion joins it
+    EXPECT_FALSE(tools.call("browser_emulate_media", agentkit::json::object(), ctx));
+    EXPECT_FALSE(tools.call("browser_emulate_media", agentkit::json{{"colorScheme", "purple"}}, ctx));
+}
+
+TEST(EmulationE2E, APageWhoseScriptIsOffIsReadAndActedOn) {
+    http_server server;
+    server.route("/", http_response::html(page("Static", "<p id=out>as served</p><script>out.textContent = 'script ran'</script><a href=/next>Next</a>")));
+    server.route("/next", http_response::html(page("Next", "<h1>Arrived</h1>")));
+    br::browser_options off;
+    off.emulation.javascript_enabled = false;
+    br::browser b(off);
+    auto nav = b.navigate(server.url("/"));
+    ASSERT_TRUE(nav) << nav.error().message;
+    EXPECT_NE(nav->to_text().find("as served"), std::string::npos) << nav->to_text();
+    auto snap = b.snapshot();
+    ASSERT_TRUE(snap);
+    std::string next;
+    for (const auto& l : snap->snap.lines)
+        if (l.text.rfind("link \"Next\"", 0) == 0) next = l.ref;
+    ASSERT_FALSE(next.empty()) << snap->to_text();
+    auto clicked = b.click(next);
+    ASSERT_TRUE(clicked) << clicked.error().message;
+    EXPECT_NE(clicked->to_text().find("Arrived"), std::string::npos) << clicked->to_text();
+}

@@ -483,7 +483,7 @@ TEST(ServerConfig, CapsTestingOffersTheAssertionToolsAndEachCapabilityLeavesOnly
     const std::string hint = br::capability_off_hint(c.caps);
     EXPECT_NE(hint.find("--caps vision"), std::string::npos) << hint;
     EXPECT_EQ(hint.find("--caps testing"), std::string::npos) << hint;
-    EXPECT_TRUE(br::capability_off_hint({"vision", "testing", "storage", "network", "pdf"}).empty());
+    EXPECT_TRUE(br::capability_off_hint({"vision", "testing", "storage", "network", "pdf", "config"}).empty());
 }
 
 TEST(ServerConfig, CapsStorageAndNetworkOfferTheirToolsOnly) {
@@ -620,10 +620,27 @@ TEST_F(ConfigFiles, AnIniConfigurationFileTakesEffectAsItsJsonWould) {
     ASSERT_FALSE(b);
     EXPECT_NE(b.error().message.find("is not a JSON object"), std::string::npos) << b.error().message;
     br::server_config unknown;  // an INI key agentkit does not know is refused by name, as in JSON
-    ASSERT_TRUE(parse({"--config", file("u.ini", "browser.contextOptions.colorScheme = dark\n")}, unknown));
+    ASSERT_TRUE(parse({"--config", file("u.ini", "browser.contextOptions.permissions = geolocation\n")}, unknown));
     auto u = br::finish_config(unknown);
     ASSERT_FALSE(u);
-    EXPECT_NE(u.error().message.find("config key browser.contextOptions.colorScheme"), std::string::npos) << u.error().message;
+    EXPECT_NE(u.error().message.find("config key browser.contextOptions.permissions"), std::string::npos) << u.error().message;
+    // the page emulation keys: checked, then in force
+    br::server_config page;
+    ASSERT_TRUE(parse({"--config", file("p.ini", "browser.contextOptions.locale = fr-FR\nbrowser.contextOptions.timezoneId = Europe/Paris\n"
+                                                 "browser.contextOptions.colorScheme = dark\nbrowser.contextOptions.javaScriptEnabled = false\n")},
+                      page));
+    EXPECT_EQ(page.browser.emulation.locale, "fr-FR");
+    EXPECT_EQ(page.browser.emulation.timezone_id, "Europe/Paris");
+    EXPECT_EQ(page.browser.emulation.media.color_scheme, "dark");
+    EXPECT_FALSE(page.browser.emulation.javascript_enabled);
+    const auto shown = br::playwright_config_json(page);
+    EXPECT_EQ(shown["browser"]["contextOptions"]["locale"], "fr-FR");
+    EXPECT_EQ(shown["browser"]["contextOptions"]["javaScriptEnabled"], false);
+    for (const std::string bad : {"browser.contextOptions.locale = not a tag", "browser.contextOptions.timezoneId = Mars/Olympus_Mons",
+                                  "browser.contextOptions.colorScheme = purple"}) {
+        br::server_config refused;
+        EXPECT_FALSE(parse({"--config", file("b.ini", bad + "\n")}, refused)) << bad;
+    }
 }
 
 TEST_F(ConfigFiles, AConfigurationFilesProxyYieldsToTheCommandLines) {

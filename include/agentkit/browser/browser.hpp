@@ -422,6 +422,16 @@ public:
     /// Remove the routes with this pattern (every route when nullopt); how many went.
     std::size_t remove_routes(std::optional<std::string_view> pattern = std::nullopt);
 
+    /// Emulate CSS media features in every page from now on (and its new tabs); an empty field
+    /// leaves that feature as it is. errc::args_invalid for a value CSS does not have.
+    result<void> emulate_media(const media_emulation& m);
+
+    /// The media features in force.
+    [[nodiscard]] media_emulation emulated_media() const {
+        std::lock_guard lock(policy_mu_);
+        return opt_.emulation.media;
+    }
+
     /// Take the browser off the network (every request fails as net::ERR_INTERNET_DISCONNECTED,
     /// pages see navigator.onLine false) or back on.
     result<void> set_offline(bool offline);
@@ -928,6 +938,13 @@ private:
     result<json> on_origin_page(const std::string& origin, const char* fn, json args);
     result<json> storage_call(storage_area area, std::string_view op, json args);
     result<storage_restore> restore_locked(const storage_state& s);  // restore_storage with the browser started
+    // Emulation.setUserAgentOverride's parameters: the viewport's user agent and the emulated
+    // locale's Accept-Language (navigator.language) — the browser's own agent when only the
+    // locale is set; nullopt when neither is.
+    std::optional<json> user_agent_params(const viewport_size& v) const;
+    std::string browser_user_agent_;  // the browser's own (Browser.getVersion), when a locale needs it
+    // The CDP calls that put opt_.emulation on a page or frame session (none when nothing is set).
+    std::vector<std::pair<std::string, json>> emulation_calls() const;
     /// Downloads started by this browser object (across restarts), against max_downloads;
     /// written by the event dispatcher under the engine mutex.
     std::size_t downloads_started_ = 0;

@@ -40,6 +40,9 @@ inline constexpr std::array<std::string_view, 4> network_tools{"browser_route", 
 /// The pdf capability's tool: the page saved as a PDF.
 inline constexpr std::array<std::string_view, 1> pdf_tools{"browser_pdf_save"};
 
+/// The config capability's tool: the server's resolved configuration.
+inline constexpr std::array<std::string_view, 1> config_tools{"browser_get_config"};
+
 /// A capability a server turns on with `--caps` (Playwright MCP's grouping): the tools only it
 /// offers, and the words a call to one of them answers with while it is off.
 struct optional_capability {
@@ -51,12 +54,13 @@ struct optional_capability {
 
 /// The optional capabilities: every exposure (all, core, menu, router) leaves their tools out
 /// unless --caps turns them on, and a call to one says how to turn it on.
-inline constexpr std::array<optional_capability, 5> optional_capabilities{{
+inline constexpr std::array<optional_capability, 6> optional_capabilities{{
     {"vision", vision_tools, "coordinate (vision) tools", "or act by ref (browser_click)"},
     {"testing", testing_tools, "assertion (testing) tools", "or read the page (browser_snapshot, browser_find)"},
     {"storage", storage_tools, "cookie and storage tools", "or read them with browser_evaluate"},
     {"network", network_tools, "route and network state tools", "or watch requests with browser_network_requests"},
     {"pdf", pdf_tools, "the PDF tool", "or take a full-page screenshot (browser_take_screenshot fullPage)"},
+    {"config", config_tools, "the configuration tool", "or read agentkit-browser-mcp --help"},
 }};
 
 /// Whether `name` is an optional capability (--caps takes it).

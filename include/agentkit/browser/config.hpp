@@ -26,6 +26,7 @@
 #include <agentkit/version.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -33,6 +34,7 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <set>
@@ -300,7 +302,7 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
                 c.caps.insert(cap);
                 continue;
             }
-            if (cap.empty() || one_of(cap, {"core", "core-navigation", "core-tabs", "core-input", "devtools", "config"})) continue;
+            if (cap.empty() || one_of(cap, {"core", "core-navigation", "core-tabs", "core-input", "devtools"})) continue;
             missing += (missing.empty() ? "" : ", ") + cap;
         }
         if (!missing.empty()) c.notes.push_back("--caps: " + missing + " tools are not offered (console, network log and recording tools are always listed)");
@@ -416,6 +418,35 @@ inline result<void> load_policy(server_config& c, const std::string& path) {
     }
     before = std::move(merged);
     return {};
+}
+
+/// What is wrong with a BCP 47 language tag ("fr-FR", "zh-Hant-TW"), if anything.
+inline std::optional<std::string> locale_problem(const std::string& v) {
+    std::size_t part = 0, len = 0;
+    for (std::size_t i = 0; i <= v.size(); ++i) {
+        if (i == v.size() || v[i] == '-' || v[i] == '_') {
+            if (len == 0 || len > 8 || (part == 0 && (len < 2 || len > 3))) return "\"" + v + "\" is not a language tag such as fr-FR";
+            ++part;
+            len = 0;
+        } else if (!std::isalnum(static_cast<unsigned char>(v[i])) || (part == 0 && !std::isalpha(static_cast<unsigned char>(v[i])))) {
+            return "\"" + v + "\" is not a language tag such as fr-FR";
+        } else {
+            ++len;
+        }
+    }
+    return std::nullopt;
+}
+
+/// What is wrong with an IANA time zone ("Europe/Paris"), if anything: one the system's
+/// zone database (/usr/share/zoneinfo) does not have, when it has one.
+inline std::optional<std::string> timezone_problem(const std::string& v) {
+    const bool shape = !v.empty() && v.find("..") == std::string::npos && v.front() != '/' &&
+                       std::all_of(v.begin(), v.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '/' || ch == '_' || ch == '-' || ch == '+'; });
+    if (!shape) return "\"" + v + "\" is not a time zone such as Europe/Paris";
+    std::error_code ec;
+    if (std::filesystem::is_directory("/usr/share/zoneinfo", ec) && !std::filesystem::is_regular_file("/usr/share/zoneinfo/" + v, ec))
+        return "\"" + v + "\" is not a time zone this system knows (/usr/share/zoneinfo)";
+    return std::nullopt;
 }
 
 /// Top-level keys of a Playwright MCP configuration file that are its command-line options.
@@ -627,6 +658,35 @@ inline result<void> apply_config_file(server_config& c, const std::string& path)
                                 continue;
                             }
                             (ck == "isMobile" ? c.browser.viewport.mobile : c.browser.viewport.touch) = cv.get<bool>();
+                        } else if (ck == "locale" || ck == "timezoneId") {
+                            if (!cv.is_string()) {
+                                wrong(ckey, "a string");
+                                continue;
+                            }
+                            const std::string val = cv.get<std::string>();
+                            if (auto bad = ck == "locale" ? config_detail::locale_problem(val) : config_detail::timezone_problem(val)) {
+                                if (ok) err = "config " + path + ": " + ckey + ": " + *bad;
+                                ok = false;
+                                continue;
+                            }
+                            (ck == "locale" ? c.browser.emulation.locale : c.browser.emulation.timezone_id) = val;
+                        } else if (ck == "colorScheme" || ck == "reducedMotion" || ck == "forcedColors" || ck == "contrast") {
+                            static const std::map<std::string, std::vector<std::string>> allowed{
+                                {"colorScheme", {"light", "dark", "no-preference"}}, {"reducedMotion", {"reduce", "no-preference"}},
+                                {"forcedColors", {"active", "none"}}, {"contrast", {"more", "no-preference"}}};
+                            const auto& list = allowed.at(ck);
+                            if (!cv.is_string() || std::find(list.begin(), list.end(), cv.get<std::string>()) == list.end()) {
+                                wrong(ckey, "one of the CSS values of that media feature");
+                                continue;
+                            }
+                            auto& m = c.browser.emulation.media;
+                            (ck == "colorScheme" ? m.color_scheme : ck == "reducedMotion" ? m.reduced_motion : ck == "forcedColors" ? m.forced_colors : m.contrast) = cv.get<std::string>();
+                        } else if (ck == "javaScriptEnabled" || ck == "bypassCSP") {
+                            if (!cv.is_boolean()) {
+                                wrong(ckey, "true or false");
+                                continue;
+                            }
+                            (ck == "javaScriptEnabled" ? c.browser.emulation.javascript_enabled : c.browser.emulation.bypass_csp) = cv.get<bool>();
                         } else if (ck == "userAgent") {
                             option(ckey, "--user-agent", cv);
                         } else if (ck == "proxy") {
@@ -1052,6 +1112,52 @@ inline result<void> finish_config(server_config& c) {
         return fail(errc::args_invalid, "not supported: " + list + ". Refusing to start rather than ignore them.");
     }
     return {};
+}
+
+/// The resolved configuration in Playwright MCP's configuration layout (what
+/// browser_get_config shows): the keys this server honours, with the values in force. Secrets'
+/// values never appear (their names do).
+[[nodiscard]] inline json playwright_config_json(const server_config& c) {
+    const auto& b = c.browser;
+    json launch = {{"headless", b.launch.headless}};
+    if (!b.launch.executable.empty()) launch["executablePath"] = b.launch.executable;
+    if (!c.channel.empty()) launch["channel"] = c.channel;
+    if (!b.launch.extra_args.empty()) launch["args"] = b.launch.extra_args;
+    json context = {{"viewport", {{"width", b.viewport.width}, {"height", b.viewport.height}}},
+                    {"deviceScaleFactor", b.viewport.device_scale_factor},
+                    {"isMobile", b.viewport.mobile},
+                    {"hasTouch", b.viewport.touch},
+                    {"javaScriptEnabled", b.emulation.javascript_enabled},
+                    {"bypassCSP", b.emulation.bypass_csp}};
+    if (!b.viewport.user_agent.empty()) context["userAgent"] = b.viewport.user_agent;
+    if (!b.emulation.locale.empty()) context["locale"] = b.emulation.locale;
+    if (!b.emulation.timezone_id.empty()) context["timezoneId"] = b.emulation.timezone_id;
+    for (auto [key, value] : {std::pair{"colorScheme", &b.emulation.media.color_scheme}, std::pair{"reducedMotion", &b.emulation.media.reduced_motion},
+                              std::pair{"forcedColors", &b.emulation.media.forced_colors}, std::pair{"contrast", &b.emulation.media.contrast}})
+        if (!value->empty()) context[key] = *value;
+    json browser = {{"browserName", "chromium"}, {"isolated", b.launch.user_data_dir.empty()}, {"launchOptions", std::move(launch)},
+                    {"contextOptions", std::move(context)}};
+    if (!b.launch.user_data_dir.empty()) browser["userDataDir"] = b.launch.user_data_dir;
+    if (!b.cdp_endpoint.empty()) browser["cdpEndpoint"] = b.cdp_endpoint;
+    json caps = json::array();
+    for (const auto& cap : c.caps) caps.push_back(cap);
+    json secrets = json::array();
+    for (const auto& [name, value] : b.policy.secrets) secrets.push_back(name);
+    json out = {{"browser", std::move(browser)},
+                {"capabilities", std::move(caps)},
+                {"console", {{"level", c.tools.console_level.empty() ? std::string("info") : c.tools.console_level}}},
+                {"network", {{"allowedOrigins", b.policy.allowed_origins}, {"blockedOrigins", b.policy.blocked_origins}}},
+                {"timeouts", {{"action", b.call_timeout.count()}, {"navigation", b.navigation_timeout.count()}}},
+                {"outputMode", c.tools.output == output_mode::playwright ? "playwright" : "agentkit"},
+                {"testIdAttribute", c.tools.test_id_attribute},
+                {"secrets", std::move(secrets)}};
+    if (!c.tools.output_dir.empty()) out["outputDir"] = c.tools.output_dir;
+    json server = json::object();
+    if (c.host) server["host"] = *c.host;
+    if (c.port) server["port"] = *c.port;
+    if (!c.allowed_hosts.empty()) server["allowedHosts"] = c.allowed_hosts;
+    if (!server.empty()) out["server"] = std::move(server);
+    return out;
 }
 
 }  // namespace agentkit::browser

@@ -93,8 +93,9 @@ Options (Playwright MCP names where the meaning is the same):
                              browser_generate_locator), storage the cookie, localStorage,
                              sessionStorage and storage-state tools, network the routes
                              (browser_route, _route_list, browser_unroute) and
-                             browser_network_state_set, pdf browser_pdf_save; devtools and config
-                             are noted (their tools are not offered); the others are always on
+                             browser_network_state_set, pdf browser_pdf_save, config
+                             browser_get_config; devtools is noted (its tools are not offered);
+                             the others are always on
   Accepted with no effect here (a note on stderr says why): --no-webmcp,
   --file-paths, --cdp-timeout, --sandbox (not as root),
   and the --port options without --port.

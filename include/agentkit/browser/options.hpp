@@ -47,6 +47,30 @@ struct viewport_size {
     std::string user_agent;  ///< empty: unchanged
 };
 
+/// CSS media features a page sees (empty: the browser's own); Playwright's emulateMedia.
+struct media_emulation {
+    std::string color_scheme;    ///< prefers-color-scheme: light, dark
+    std::string reduced_motion;  ///< prefers-reduced-motion: reduce, no-preference
+    std::string forced_colors;   ///< forced-colors: active, none
+    std::string contrast;        ///< prefers-contrast: more, no-preference
+    std::string media;           ///< the CSS media type: screen, print
+    /// Whether no feature is set.
+    [[nodiscard]] bool empty() const noexcept {
+        return color_scheme.empty() && reduced_motion.empty() && forced_colors.empty() && contrast.empty() && media.empty();
+    }
+};
+
+/// What every page of the browser is told about its user beyond the viewport (Playwright's
+/// context options): language, time zone, media features; and whether the page's own script
+/// and Content-Security-Policy hold.
+struct page_emulation {
+    std::string locale;       ///< "fr-FR": navigator.language, Intl, Accept-Language ("": the browser's)
+    std::string timezone_id;  ///< "Europe/Paris" ("": the machine's)
+    media_emulation media;    ///< CSS media features
+    bool javascript_enabled = true;  ///< false: the pages' scripts do not run
+    bool bypass_csp = false;          ///< the pages' Content-Security-Policy is not enforced
+};
+
 /// Where the origin policy is enforced on WebSockets (only when it has origin lists).
 enum class websocket_enforcement {
     /// `proxy` when agentkit launches the browser (unless launch.extra_args set a proxy:
@@ -103,6 +127,7 @@ struct browser_options {
     std::size_t recording_max_frames = 300;
     dialog_policy dialogs;  ///< how JavaScript dialogs are answered
     viewport_size viewport;  ///< the viewport of every tab
+    page_emulation emulation;  ///< language, time zone, media features, script and CSP of every page
     /// Cookies and localStorage restored into every browser this object starts (browser::
     /// restore_storage; --storage-state). What the policy refuses is left out, said in a note.
     std::optional<storage_state> initial_storage;

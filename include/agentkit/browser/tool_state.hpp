@@ -96,6 +96,9 @@ struct tools_options {
     /// The workspace's roots for one call, as local paths (an MCP server asks its client's
     /// roots/list); an empty list, or no function: the workspace alone.
     std::function<result<std::vector<std::string>>(tool_context&)> workspace_roots;
+    /// The host's resolved configuration as browser_get_config shows it (--caps config; no
+    /// function: the tool says the host has none to show).
+    std::function<json()> effective_config;
 };
 
 /// What the tools share: the browser, the artifact store, options and totals.

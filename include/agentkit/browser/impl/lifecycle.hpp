@@ -154,6 +154,8 @@ AGENTKIT_DECL auto browser::ensure() -> result<void> {
         shutdown();
         return fail(err);
     }
+    if (!opt_.emulation.locale.empty() && browser_user_agent_.empty())  // navigator.language follows Accept-Language
+        if (auto v = call("", "Browser.getVersion"); v) browser_user_agent_ = detail::jstr(*v, "userAgent");
     if (auto pe = apply_policy(); !pe) {
         auto err = pe.error();
         shutdown();

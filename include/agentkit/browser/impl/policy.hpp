@@ -124,6 +124,9 @@ AGENTKIT_DECL auto browser::socket_guard_source() const -> std::string {
 AGENTKIT_DECL auto browser::install_session_policy(engine& e, const std::string& sid, std::vector<std::future<result<json>>>* wait) -> void {
     auto c = e.conn.call_async("Page.addScriptToEvaluateOnNewDocument", json{{"source", detail::kConsoleClipScript}, {"runImmediately", true}}, sid);
     if (wait) wait->push_back(std::move(c));
+    // language, time zone, media, script, CSP: sent before the session's page runs (its target
+    // waits for the debugger until adopted), never failing an adoption (the values were checked)
+    for (auto& [method, params] : emulation_calls()) e.conn.call_async(method, params, sid, [](result<json>) {});
     for (const auto& source : opt_.init_scripts) {  // the host's init scripts, before the page's own
         auto i = e.conn.call_async("Page.addScriptToEvaluateOnNewDocument", json{{"source", source}, {"runImmediately", true}}, sid);
         if (wait) wait->push_back(std::move(i));

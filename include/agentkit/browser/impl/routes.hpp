@@ -1,4 +1,4 @@
-// agentkit/browser/impl/routes.hpp — browser: routes (answered or changed requests) and the network state (offline), on the paused requests the policy let through.
+// agentkit/browser/impl/routes.hpp — browser: routes (answered or changed requests), the network state (offline) and what pages are told about their user (language, time zone, media features, script, CSP).
 // Part of browser.hpp (which includes it at its end); not an entry point of its own.
 #pragma once
 
@@ -119,6 +119,73 @@ AGENTKIT_DECL auto browser::set_offline(bool offline) -> result<void> {
         calls.push_back(eng_->conn.call_async("Network.emulateNetworkConditions",
                                               json{{"offline", offline}, {"latency", 0}, {"downloadThroughput", -1}, {"uploadThroughput", -1}},
                                               sid, opt_.call_timeout));
+    for (auto& c : calls) (void)c.get();  // a session that went meanwhile has nothing to emulate
+    return {};
+}
+
+AGENTKIT_DECL auto browser::user_agent_params(const viewport_size& v) const -> std::optional<json> {
+    std::string locale;
+    {
+        std::lock_guard lock(policy_mu_);
+        locale = opt_.emulation.locale;
+    }
+    const std::string agent = !v.user_agent.empty() ? v.user_agent : locale.empty() ? std::string() : browser_user_agent_;
+    if (agent.empty()) return std::nullopt;
+    json p = {{"userAgent", agent}};
+    if (!locale.empty()) p["acceptLanguage"] = locale;
+    return p;
+}
+
+AGENTKIT_DECL auto browser::emulation_calls() const -> std::vector<std::pair<std::string, json>> {
+    page_emulation em;
+    {
+        std::lock_guard lock(policy_mu_);
+        em = opt_.emulation;
+    }
+    std::vector<std::pair<std::string, json>> calls;
+    if (!em.locale.empty()) calls.emplace_back("Emulation.setLocaleOverride", json{{"locale", em.locale}});
+    if (!em.timezone_id.empty()) calls.emplace_back("Emulation.setTimezoneOverride", json{{"timezoneId", em.timezone_id}});
+    if (!em.media.empty()) {
+        json features = json::array();
+        for (auto [name, value] : {std::pair{"prefers-color-scheme", &em.media.color_scheme}, std::pair{"prefers-reduced-motion", &em.media.reduced_motion},
+                                   std::pair{"forced-colors", &em.media.forced_colors}, std::pair{"prefers-contrast", &em.media.contrast}})
+            if (!value->empty()) features.push_back({{"name", name}, {"value", *value}});
+        calls.emplace_back("Emulation.setEmulatedMedia", json{{"media", em.media.media}, {"features", std::move(features)}});
+    }
+    if (!em.javascript_enabled) calls.emplace_back("Emulation.setScriptExecutionDisabled", json{{"value", true}});
+    if (em.bypass_csp) calls.emplace_back("Page.setBypassCSP", json{{"enabled", true}});
+    return calls;
+}
+
+AGENTKIT_DECL auto browser::emulate_media(const media_emulation& m) -> result<void> {
+    auto check = [](const std::string& v, std::initializer_list<std::string_view> allowed, const char* what) -> result<void> {
+        if (v.empty() || std::find(allowed.begin(), allowed.end(), v) != allowed.end()) return {};
+        std::string list;
+        for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+        return fail(errc::args_invalid, std::string(what) + " is " + list + ", not \"" + v + "\"");
+    };
+    for (auto r : {check(m.color_scheme, {"light", "dark"}, "colorScheme"), check(m.reduced_motion, {"reduce", "no-preference"}, "reducedMotion"),
+                   check(m.forced_colors, {"active", "none"}, "forcedColors"), check(m.contrast, {"more", "no-preference"}, "contrast"),
+                   check(m.media, {"screen", "print"}, "media")})
+        if (!r) return r;
+    std::lock_guard op(op_mu_);
+    {
+        std::lock_guard lock(policy_mu_);
+        auto& cur = opt_.emulation.media;
+        for (auto [from, to] : {std::pair{&m.color_scheme, &cur.color_scheme}, std::pair{&m.reduced_motion, &cur.reduced_motion},
+                                std::pair{&m.forced_colors, &cur.forced_colors}, std::pair{&m.contrast, &cur.contrast}, std::pair{&m.media, &cur.media}})
+            if (!from->empty()) *to = *from;
+    }
+    if (!eng_) return {};  // a browser started later takes it from install_session_policy
+    std::vector<std::string> sessions;
+    {
+        std::lock_guard lock(eng_->mu);
+        for (const auto& [sid, t] : eng_->by_session) sessions.push_back(sid);
+    }
+    std::vector<std::future<result<json>>> calls;
+    for (const auto& [method, params] : emulation_calls())
+        if (method == "Emulation.setEmulatedMedia")
+            for (const auto& sid : sessions) calls.push_back(eng_->conn.call_async(method, params, sid, opt_.call_timeout));
     for (auto& c : calls) (void)c.get();  // a session that went meanwhile has nothing to emulate
     return {};
 }

@@ -7,6 +7,10 @@
 namespace agentkit::browser {
 
 AGENTKIT_DECL auto browser::dom_quiet(const tab_ptr& t) -> quiet_result {
+    {
+        std::lock_guard lock(policy_mu_);
+        if (!opt_.emulation.javascript_enabled) return quiet_result::quiet;  // no script of the page runs to change it (nor ours to watch)
+    }
     const auto q = opt_.dom_quiet.count();
     const auto mx = opt_.dom_quiet_timeout.count();
     auto r = call(t->session, "Runtime.evaluate",

@@ -126,8 +126,8 @@ AGENTKIT_DECL auto browser::apply_viewport(const std::string& session) -> result
     auto t = call(session, "Emulation.setTouchEmulationEnabled",
                   json{{"enabled", v.touch || v.mobile}, {"maxTouchPoints", (v.touch || v.mobile) ? 5 : 1}});
     if (!t) return fail(t.error());
-    if (!v.user_agent.empty()) {
-        auto u = call(session, "Emulation.setUserAgentOverride", json{{"userAgent", v.user_agent}});
+    if (auto ua = user_agent_params(v)) {
+        auto u = call(session, "Emulation.setUserAgentOverride", *ua);
         if (!u) return fail(u.error());
     }
     return {};
@@ -191,8 +191,7 @@ AGENTKIT_DECL auto browser::adopt(engine& e, const std::string& target_id, const
     // the rest of the emulation (what resize() applies), only where it differs from the default
     if (v.touch || v.mobile)
         fs.push_back(e.conn.call_async("Emulation.setTouchEmulationEnabled", json{{"enabled", true}, {"maxTouchPoints", 5}}, *sid));
-    if (!v.user_agent.empty())
-        fs.push_back(e.conn.call_async("Emulation.setUserAgentOverride", json{{"userAgent", v.user_agent}}, *sid));
+    if (auto ua = user_agent_params(v)) fs.push_back(e.conn.call_async("Emulation.setUserAgentOverride", *ua, *sid));
     auto tree_f = e.conn.call_async("Page.getFrameTree", json::object(), *sid);
     std::optional<error> err;
     for (auto& f : fs) {

@@ -267,6 +267,73 @@ inline bool looks_like_function(std::string_view src) {
 }  // namespace detail
 
 /// Make the browser_evaluate tool: run JavaScript in the page: () => value is called ((el) => value with a
+/// Arguments of browser_emulate_media.
+struct emulate_media_args {
+    std::optional<std::string> colorScheme;    ///< prefers-color-scheme
+    std::optional<std::string> reducedMotion;  ///< prefers-reduced-motion
+    std::optional<std::string> forcedColors;   ///< forced-colors
+    std::optional<std::string> contrast;       ///< prefers-contrast
+    std::optional<std::string> media;          ///< the CSS media type
+    static constexpr auto agentkit_fields() {
+        return fields(AGENTKIT_FIELD(emulate_media_args, colorScheme, "", one_of("light", "dark")),
+                      AGENTKIT_FIELD(emulate_media_args, reducedMotion, "", one_of("reduce", "no-preference")),
+                      AGENTKIT_FIELD(emulate_media_args, forcedColors, "", one_of("active", "none")),
+                      AGENTKIT_FIELD(emulate_media_args, contrast, "", one_of("more", "no-preference")),
+                      AGENTKIT_FIELD(emulate_media_args, media, "", one_of("screen", "print")));
+    }
+};
+
+/// Make the browser_emulate_media tool: CSS media features (dark mode, reduced motion, print).
+template <class State>
+auto emulate_media_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_emulate_media">(
+        st, "Emulate CSS media features (color scheme, reduced motion, print).",
+        [s](const emulate_media_args& a) -> result<tool_output> {
+            media_emulation m;
+            m.color_scheme = a.colorScheme.value_or("");
+            m.reduced_motion = a.reducedMotion.value_or("");
+            m.forced_colors = a.forcedColors.value_or("");
+            m.contrast = a.contrast.value_or("");
+            m.media = a.media.value_or("");
+            if (m.empty()) return detail::pw_reported(*s, error{errc::args_invalid, "Error: Specify at least one media feature to emulate.",
+                                                                "Pass colorScheme, reducedMotion, forcedColors, contrast or media."});
+            if (auto r = s->b.emulate_media(m); !r) return fail(r.error());
+            std::string shown;
+            for (auto [name, value] : {std::pair{"colorScheme", &m.color_scheme}, std::pair{"reducedMotion", &m.reduced_motion},
+                                       std::pair{"forcedColors", &m.forced_colors}, std::pair{"contrast", &m.contrast}, std::pair{"media", &m.media}})
+                if (!value->empty()) shown += (shown.empty() ? "" : ", ") + std::string(name) + ": " + pw::js_quote(*value);
+            if (detail::pw_mode(*s)) {
+                pw::response resp;
+                resp.code.push_back(pw::statement("emulateMedia({ " + shown + " })", s->options.codegen));
+                return detail::pw_finish(*s, std::move(resp), {});
+            }
+            return tool_output::text("emulating " + shown);
+        },
+        action_traits);
+}
+
+/// Make the browser_get_config tool (--caps config): the host's resolved configuration.
+template <class State>
+auto get_config_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_get_config">(
+        st, "The server's resolved configuration (file, environment, command line).",
+        [s]() -> result<tool_output> {
+            if (!s->options.effective_config)
+                return fail(errc::not_found, "this host has no configuration to show", "Its options are the program's own.");
+            const std::string text = s->b.policy().redact(s->options.effective_config().dump(2));
+            if (detail::pw_mode(*s)) {
+                pw::response resp;
+                resp.language = codegen_language::none;
+                resp.results.push_back(text);
+                return tool_output::text(resp.text());
+            }
+            return tool_output::text(text);
+        },
+        reading_traits);
+}
+
 /// Arguments of browser_pdf_save.
 struct pdf_args {
     std::optional<std::string> filename;  ///< the file (workspace-relative; none: page-<time>.pdf in the output directory)
