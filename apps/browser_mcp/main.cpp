@@ -167,7 +167,7 @@ std::unique_ptr<ak::mcp::server> make_server(const br::server_config& c, std::sh
             ak::menu_options mo;
             mo.reference_blocks = false;  // MCP clients learn of the new tools through list_changed
             for (const auto& cap : br::optional_capabilities)  // their modes only with their --caps, as in every exposure
-                if (!c.has_cap(cap.name)) mo.omitted_modes.emplace_back(cap.name);
+                if (!c.has_cap(cap.name)) mo.omitted_modes.emplace_back(cap.menu_mode());
             mo.omitted_hint = br::capability_off_hint(c.caps);
             auto menu = br::make_browser_menu<browser_toolbox>(std::move(mo));
             b = masked_backend(std::move(host), std::make_unique<decltype(menu)>(std::move(menu)), so.instructions);

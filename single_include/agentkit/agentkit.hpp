@@ -20873,6 +20873,9 @@ inline constexpr std::array<std::string_view, 4> network_tools{"browser_route", 
 /// The pdf capability's tool: the page saved as a PDF.
 inline constexpr std::array<std::string_view, 1> pdf_tools{"browser_pdf_save"};
 
+/// The devtools capability's tools: what a page is told about its user, changed mid-session.
+inline constexpr std::array<std::string_view, 1> devtools_tools{"browser_emulate_media"};
+
 /// The config capability's tool: the server's resolved configuration.
 inline constexpr std::array<std::string_view, 1> config_tools{"browser_get_config"};
 
@@ -20883,17 +20886,23 @@ struct optional_capability {
     std::span<const std::string_view> tools;  ///< the tools it offers
     std::string_view what;                    ///< "coordinate (vision) tools"
     std::string_view instead;                 ///< what to do without it
+    std::string_view mode = {};               ///< the menu mode of its tools ("": the capability's name)
+
+    /// The menu mode that offers its tools (make_browser_menu).
+    [[nodiscard]] constexpr std::string_view menu_mode() const noexcept { return mode.empty() ? name : mode; }
 };
 
 /// The optional capabilities: every exposure (all, core, menu, router) leaves their tools out
 /// unless --caps turns them on, and a call to one says how to turn it on.
-inline constexpr std::array<optional_capability, 6> optional_capabilities{{
+inline constexpr std::array<optional_capability, 7> optional_capabilities{{
     {"vision", vision_tools, "coordinate (vision) tools", "or act by ref (browser_click)"},
     {"testing", testing_tools, "assertion (testing) tools", "or read the page (browser_snapshot, browser_find)"},
     {"storage", storage_tools, "cookie and storage tools", "or read them with browser_evaluate"},
     {"network", network_tools, "route and network state tools", "or watch requests with browser_network_requests"},
     {"pdf", pdf_tools, "the PDF tool", "or take a full-page screenshot (browser_take_screenshot fullPage)"},
     {"config", config_tools, "the configuration tool", "or read agentkit-browser-mcp --help"},
+    {"devtools", devtools_tools, "media emulation (devtools) tools", "or start the server with the configuration file's colorScheme and the like",
+     "emulation"},
 }};
 
 /// Whether `name` is an optional capability (--caps takes it).
@@ -21196,8 +21205,8 @@ Options (Playwright MCP names where the meaning is the same):
                              sessionStorage and storage-state tools, network the routes
                              (browser_route, _route_list, browser_unroute) and
                              browser_network_state_set, pdf browser_pdf_save, config
-                             browser_get_config; devtools is noted (its tools are not offered);
-                             the others are always on
+                             browser_get_config, devtools browser_emulate_media; the others are
+                             always on
   Accepted with no effect here (a note on stderr says why): --no-webmcp,
   --file-paths, --cdp-timeout, --sandbox (not as root),
   and the --port options without --port.
@@ -22223,7 +22232,7 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
                 c.caps.insert(cap);
                 continue;
             }
-            if (cap.empty() || one_of(cap, {"core", "core-navigation", "core-tabs", "core-input", "devtools"})) continue;
+            if (cap.empty() || one_of(cap, {"core", "core-navigation", "core-tabs", "core-input"})) continue;
             missing += (missing.empty() ? "" : ", ") + cap;
         }
         if (!missing.empty()) c.notes.push_back("--caps: " + missing + " tools are not offered (console, network log and recording tools are always listed)");
@@ -30872,7 +30881,7 @@ auto make_browser_menu(menu_options options = {}) {
                          tool_ref<"browser_network_requests">, tool_ref<"browser_network_request">, tool_ref<"browser_tabs">,
                          tool_ref<"browser_resize">,
                          tool_ref<"browser_close">, tool_ref<"browser_metrics">, tool_ref<"browser_batch">,
-                         tool_ref<"browser_recording_start">, tool_ref<"browser_recording_stop">, tool_ref<"browser_emulate_media">)
+                         tool_ref<"browser_recording_start">, tool_ref<"browser_recording_stop">)
             .describe("Browser internals: tabs, console, network, uploads, dialogs, recordings")
             .when("Debugging a page, tabs, uploads, recordings"),
         mode<"vision">(tool_ref<"browser_mouse_click_xy">, tool_ref<"browser_mouse_move_xy">,
@@ -30898,6 +30907,9 @@ auto make_browser_menu(menu_options options = {}) {
                         tool_ref<"browser_network_state_set">)
             .describe("Mock or change requests by URL; go offline")
             .when("Testing a page against mocked APIs or without network"),
+        mode<"emulation">(tool_ref<"browser_emulate_media">)
+            .describe("Emulate CSS media: dark mode, reduced motion, print")
+            .when("Checking how a page looks or behaves for other users' settings"),
         mode<"config">(tool_ref<"browser_get_config">)
             .describe("The server's resolved configuration")
             .when("Checking how the server was started"),

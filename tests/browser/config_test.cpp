@@ -483,7 +483,7 @@ TEST(ServerConfig, CapsTestingOffersTheAssertionToolsAndEachCapabilityLeavesOnly
     const std::string hint = br::capability_off_hint(c.caps);
     EXPECT_NE(hint.find("--caps vision"), std::string::npos) << hint;
     EXPECT_EQ(hint.find("--caps testing"), std::string::npos) << hint;
-    EXPECT_TRUE(br::capability_off_hint({"vision", "testing", "storage", "network", "pdf", "config"}).empty());
+    EXPECT_TRUE(br::capability_off_hint({"vision", "testing", "storage", "network", "pdf", "config", "devtools"}).empty());
 }
 
 TEST(ServerConfig, CapsStorageAndNetworkOfferTheirToolsOnly) {

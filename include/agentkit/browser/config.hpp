@@ -302,7 +302,7 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
                 c.caps.insert(cap);
                 continue;
             }
-            if (cap.empty() || one_of(cap, {"core", "core-navigation", "core-tabs", "core-input", "devtools"})) continue;
+            if (cap.empty() || one_of(cap, {"core", "core-navigation", "core-tabs", "core-input"})) continue;
             missing += (missing.empty() ? "" : ", ") + cap;
         }
         if (!missing.empty()) c.notes.push_back("--caps: " + missing + " tools are not offered (console, network log and recording tools are always listed)");

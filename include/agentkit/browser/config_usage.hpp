@@ -94,8 +94,8 @@ Options (Playwright MCP names where the meaning is the same):
                              sessionStorage and storage-state tools, network the routes
                              (browser_route, _route_list, browser_unroute) and
                              browser_network_state_set, pdf browser_pdf_save, config
-                             browser_get_config; devtools is noted (its tools are not offered);
-                             the others are always on
+                             browser_get_config, devtools browser_emulate_media; the others are
+                             always on
   Accepted with no effect here (a note on stderr says why): --no-webmcp,
   --file-paths, --cdp-timeout, --sandbox (not as root),
   and the --port options without --port.

@@ -74,7 +74,7 @@ auto make_browser_menu(menu_options options = {}) {
                          tool_ref<"browser_network_requests">, tool_ref<"browser_network_request">, tool_ref<"browser_tabs">,
                          tool_ref<"browser_resize">,
                          tool_ref<"browser_close">, tool_ref<"browser_metrics">, tool_ref<"browser_batch">,
-                         tool_ref<"browser_recording_start">, tool_ref<"browser_recording_stop">, tool_ref<"browser_emulate_media">)
+                         tool_ref<"browser_recording_start">, tool_ref<"browser_recording_stop">)
             .describe("Browser internals: tabs, console, network, uploads, dialogs, recordings")
             .when("Debugging a page, tabs, uploads, recordings"),
         mode<"vision">(tool_ref<"browser_mouse_click_xy">, tool_ref<"browser_mouse_move_xy">,
@@ -100,6 +100,9 @@ auto make_browser_menu(menu_options options = {}) {
                         tool_ref<"browser_network_state_set">)
             .describe("Mock or change requests by URL; go offline")
             .when("Testing a page against mocked APIs or without network"),
+        mode<"emulation">(tool_ref<"browser_emulate_media">)
+            .describe("Emulate CSS media: dark mode, reduced motion, print")
+            .when("Checking how a page looks or behaves for other users' settings"),
         mode<"config">(tool_ref<"browser_get_config">)
             .describe("The server's resolved configuration")
             .when("Checking how the server was started"),
