@@ -12769,6 +12769,11 @@ private:
     result<json> on_origin_page(const std::string& origin, const char* fn, json args);
     result<json> storage_call(storage_area area, std::string_view op, json args);
     result<storage_restore> restore_locked(const storage_state& s);  // restore_storage with the browser started
+    result<storage_state> save_locked();                              // save_storage with the browser started
+    // A profile this object launched (launch.user_data_dir) keeps its cookies and localStorage
+    // in this file of it between browsers (the browser context agentkit makes is not the
+    // profile's own); "" when there is no such profile.
+    std::string profile_state_file() const;
     // Emulation.setUserAgentOverride's parameters: the viewport's user agent and the emulated
     // locale's Accept-Language (navigator.language) — the browser's own agent when only the
     // locale is set; nullopt when neither is.
@@ -12835,6 +12840,20 @@ AGENTKIT_DECL auto browser::cdp_browser_call(std::string_view method, json param
 AGENTKIT_DECL auto browser::shutdown() -> void {
     refs_.retire_all();  // a closed browser's nodes are gone (refs would be kept for the session's life)
     if (!eng_) return;
+    if (const std::string file = profile_state_file(); !file.empty() && eng_->conn.is_open() && !eng_->context_id.empty()) {
+        // the profile keeps what its sites stored for the next browser on it (readable by its user only)
+        if (auto st = save_locked()) {
+            const std::string tmp = file + ".tmp";
+            {
+                std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+                out << to_json(*st).dump();
+            }
+            std::error_code ec;
+            std::filesystem::permissions(tmp, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write,
+                                         std::filesystem::perm_options::replace, ec);
+            std::filesystem::rename(tmp, file, ec);
+        }
+    }
     if (eng_->conn.is_open() && eng_->own_context && !eng_->context_id.empty())
         (void)eng_->conn.call("Target.disposeBrowserContext", json{{"browserContextId", eng_->context_id}}, {}, 3000ms);
     eng_->sub.unsubscribe();
@@ -12960,6 +12979,14 @@ AGENTKIT_DECL auto browser::ensure() -> result<void> {
     {
         std::lock_guard lock(eng_->mu);
         eng_->current = (*t)->id;
+    }
+    if (const std::string file = profile_state_file(); !file.empty()) {  // what the profile kept from its last browser
+        std::error_code ec;
+        if (std::filesystem::exists(file, ec))
+            if (auto kept = read_storage_state_file(file)) {
+                auto r = restore_locked(*kept);
+                if (!r) restart_notes_.push_back("the profile's saved cookies and storage could not be restored: " + r.error().message);
+            }
     }
     std::optional<storage_state> initial = opt_.initial_storage;
     if (!opt_.initial_storage_file.empty()) {
@@ -18594,6 +18621,15 @@ AGENTKIT_DECL auto browser::save_storage() -> result<storage_state> {
     std::lock_guard op(op_mu_);
     auto e = ensure();
     if (!e) return fail(e.error());
+    return save_locked();
+}
+
+AGENTKIT_DECL auto browser::profile_state_file() const -> std::string {
+    if (opt_.launch.user_data_dir.empty() || !opt_.cdp_endpoint.empty() || !opt_.webdriver.url.empty() || opt_.transport_factory) return {};
+    return (std::filesystem::path(opt_.launch.user_data_dir) / "agentkit-storage-state.json").string();
+}
+
+AGENTKIT_DECL auto browser::save_locked() -> result<storage_state> {
     storage_state s;
     json params = json::object();
     if (!eng_->context_id.empty()) params["browserContextId"] = eng_->context_id;
@@ -21126,7 +21162,8 @@ Options (Playwright MCP names where the meaning is the same):
   --headed                   show the browser window (needs a display)
   --executable-path PATH     browser binary (default: /usr/lib/chromium/chromium or $AGENTKIT_CHROMIUM)
   --isolated                 keep the profile in memory / a temporary directory (the default)
-  --user-data-dir DIR        use (and keep) this profile directory
+  --user-data-dir DIR        use (and keep) this profile directory; its sites' cookies and
+                             localStorage are kept for the next browser on it
   --proxy-server PROXY       the browser's proxy (host:port, http://..., socks5://...); the
                              origin lists still decide every request before it leaves
   --proxy-bypass LIST        hosts that skip the proxy (comma-separated)
@@ -32734,9 +32771,9 @@ struct storage_load_args {
 
 namespace detail {
 
-/// A storage tool's result: `text` (the sites' data: page data in agentkit's layout) and, in
-/// Playwright's layout, its code.
-inline result<tool_output> storage_result(tool_state& st, std::string text, std::string code, bool page_text) {
+/// A result with Playwright code (the storage and route tools): `text` (page data in agentkit's
+/// layout when it is the sites') and, in Playwright's layout, its code.
+inline result<tool_output> coded_result(tool_state& st, std::string text, std::string code, bool page_text) {
     if (pw_mode(st)) {
         pw::response resp;
         if (!text.empty()) resp.results.push_back(std::move(text));
@@ -32784,7 +32821,7 @@ auto cookie_list_tool(State& st) {
                 text += (text.empty() ? "" : "\n") + detail::cookie_line(c, false);
             }
             const bool none = text.empty();
-            return detail::storage_result(*s, none ? "No cookies found" : std::move(text), detail::storage_code(*s, "context()", "cookies", {}),
+            return detail::coded_result(*s, none ? "No cookies found" : std::move(text), detail::storage_code(*s, "context()", "cookies", {}),
                                           !none);
         },
         reading_traits);
@@ -32801,8 +32838,8 @@ auto cookie_get_tool(State& st) {
             if (!all) return fail(all.error());
             for (const auto& c : *all)
                 if (c.name == a.name)
-                    return detail::storage_result(*s, detail::cookie_line(c, true), detail::storage_code(*s, "context()", "cookies", {}), true);
-            return detail::storage_result(*s, "Cookie '" + a.name + "' not found", detail::storage_code(*s, "context()", "cookies", {}), false);
+                    return detail::coded_result(*s, detail::cookie_line(c, true), detail::storage_code(*s, "context()", "cookies", {}), true);
+            return detail::coded_result(*s, "Cookie '" + a.name + "' not found", detail::storage_code(*s, "context()", "cookies", {}), false);
         },
         reading_traits);
 }
@@ -32831,7 +32868,7 @@ auto cookie_set_tool(State& st) {
             if (a.secure) shown["secure"] = *a.secure;
             if (a.sameSite) shown["sameSite"] = *a.sameSite;
             std::string code = detail::pw_mode(*s) ? pw::statement("context().addCookies([" + shown.dump() + "])", s->options.codegen) : "";
-            return detail::storage_result(*s, detail::pw_mode(*s) ? "" : "cookie " + set->name + " set for " + set->domain,
+            return detail::coded_result(*s, detail::pw_mode(*s) ? "" : "cookie " + set->name + " set for " + set->domain,
                                           std::move(code), false);
         },
         action_traits);
@@ -32847,7 +32884,7 @@ auto cookie_delete_tool(State& st) {
             if (a.name.empty()) return fail(errc::args_invalid, "name the cookie to delete", "browser_cookie_clear deletes every cookie.");
             auto n = s->b.delete_cookies(a.name);
             if (!n) return fail(n.error());
-            return detail::storage_result(*s, detail::pw_mode(*s) ? "" : std::to_string(*n) + " cookie(s) named " + a.name + " deleted",
+            return detail::coded_result(*s, detail::pw_mode(*s) ? "" : std::to_string(*n) + " cookie(s) named " + a.name + " deleted",
                                           pw::statement("context().clearCookies({ name: " + pw::js_quote(a.name) + " })", s->options.codegen), false);
         },
         action_traits);
@@ -32862,7 +32899,7 @@ auto cookie_clear_tool(State& st) {
         [s]() -> result<tool_output> {
             auto n = s->b.delete_cookies();
             if (!n) return fail(n.error());
-            return detail::storage_result(*s, detail::pw_mode(*s) ? "" : std::to_string(*n) + " cookie(s) deleted",
+            return detail::coded_result(*s, detail::pw_mode(*s) ? "" : std::to_string(*n) + " cookie(s) deleted",
                                           detail::storage_code(*s, "context()", "clearCookies", {}), false);
         },
         action_traits);
@@ -32882,7 +32919,7 @@ auto storage_list_tool(tool_state& st, storage_area area, std::string_view descr
             std::string text;
             for (const auto& i : *items) text += (text.empty() ? "" : "\n") + i.name + "=" + i.value;
             const bool none = text.empty();
-            return storage_result(*s, none ? "No " + storage_object(area) + " items found" : std::move(text),
+            return coded_result(*s, none ? "No " + storage_object(area) + " items found" : std::move(text),
                                   storage_code(*s, storage_object(area), "items", {}), !none);
         },
         reading_traits);
@@ -32897,8 +32934,8 @@ auto storage_get_tool(tool_state& st, storage_area area, std::string_view descri
             auto v = s->b.storage_value(area, a.key);
             if (!v) return fail(v.error());
             const std::string code = storage_code(*s, storage_object(area), "getItem", {a.key});
-            if (!*v) return storage_result(*s, storage_object(area) + " key '" + a.key + "' not found", code, false);
-            return storage_result(*s, a.key + "=" + **v, code, true);
+            if (!*v) return coded_result(*s, storage_object(area) + " key '" + a.key + "' not found", code, false);
+            return coded_result(*s, a.key + "=" + **v, code, true);
         },
         reading_traits);
 }
@@ -32910,7 +32947,7 @@ auto storage_set_tool(tool_state& st, storage_area area, std::string_view descri
         st, description,
         [s, area](const storage_set_args& a) -> result<tool_output> {
             if (auto r = s->b.set_storage_item(area, a.key, a.value); !r) return fail(r.error());
-            return storage_result(*s, pw_mode(*s) ? "" : storage_object(area) + " item " + a.key + " set",
+            return coded_result(*s, pw_mode(*s) ? "" : storage_object(area) + " item " + a.key + " set",
                                   storage_code(*s, storage_object(area), "setItem", {a.key, a.value}), false);
         },
         action_traits);
@@ -32924,7 +32961,7 @@ auto storage_delete_tool(tool_state& st, storage_area area, std::string_view des
         [s, area](const storage_key_args& a) -> result<tool_output> {
             auto n = s->b.remove_storage_items(area, a.key);
             if (!n) return fail(n.error());
-            return storage_result(*s, pw_mode(*s) ? "" : storage_object(area) + " item " + a.key + (*n ? " deleted" : " was not there"),
+            return coded_result(*s, pw_mode(*s) ? "" : storage_object(area) + " item " + a.key + (*n ? " deleted" : " was not there"),
                                   storage_code(*s, storage_object(area), "removeItem", {a.key}), false);
         },
         action_traits);
@@ -32938,7 +32975,7 @@ auto storage_clear_tool(tool_state& st, storage_area area, std::string_view desc
         [s, area]() -> result<tool_output> {
             auto n = s->b.remove_storage_items(area, std::nullopt);
             if (!n) return fail(n.error());
-            return storage_result(*s, pw_mode(*s) ? "" : std::to_string(*n) + " " + storage_object(area) + " item(s) deleted",
+            return coded_result(*s, pw_mode(*s) ? "" : std::to_string(*n) + " " + storage_object(area) + " item(s) deleted",
                                   storage_code(*s, storage_object(area), "clear", {}), false);
         },
         action_traits);
@@ -32988,7 +33025,7 @@ auto storage_save_tool(State& st) {
             auto path = detail::pw_write(*s, file, to_json(*state).dump(2));
             if (!path) return fail(path.error());
             if (detail::pw_mode(*s))
-                return detail::storage_result(*s, "- [Storage state](" + *path + ")",
+                return detail::coded_result(*s, "- [Storage state](" + *path + ")",
                                               pw::statement("context().storageState({ path: " + pw::js_quote(*path) + " })", s->options.codegen),
                                               false);
             return tool_output::text("storage state saved to " + *path + ": " + std::to_string(state->cookies.size()) + " cookie(s), " +
@@ -33015,7 +33052,7 @@ auto storage_load_tool(State& st) {
                                                    : "storage state restored from " + a.filename + ": " + std::to_string(r->cookies) +
                                                          " cookie(s), " + std::to_string(r->origins) + " origin(s) with localStorage";
             for (const auto& l : r->left_out) text += "\nleft out (policy): " + l;
-            return detail::storage_result(*s, std::move(text),
+            return detail::coded_result(*s, std::move(text),
                                           pw::statement("context().setStorageState(" + pw::js_quote(a.filename) + ")", s->options.codegen), false);
         },
         action_traits);
@@ -33116,7 +33153,7 @@ auto route_tool(State& st) {
                     rest.remove_prefix(comma + 1);
                 }
             if (auto added = s->b.add_route(r); !added) return fail(added.error());
-            return detail::storage_result(
+            return detail::coded_result(
                 *s, detail::pw_mode(*s) ? "Route added for pattern: " + a.pattern : "route added: " + detail::route_line(s->b.routes().size(), r),
                 pw::statement("context().route(" + pw::js_quote(a.pattern) + ", async route => { /* route handler */ })", s->options.codegen),
                 false);
@@ -33134,7 +33171,7 @@ auto route_list_tool(State& st) {
             const auto routes = s->b.routes();
             std::string text;
             for (std::size_t i = 0; i < routes.size(); ++i) text += (i ? "\n" : "") + detail::route_line(i + 1, routes[i]);
-            return detail::storage_result(*s, routes.empty() ? "No active routes" : std::move(text), "", false);
+            return detail::coded_result(*s, routes.empty() ? "No active routes" : std::move(text), "", false);
         },
         reading_traits);
 }
@@ -33149,7 +33186,7 @@ auto unroute_tool(State& st) {
             const std::size_t n = a.pattern ? s->b.remove_routes(std::string_view(*a.pattern)) : s->b.remove_routes();
             std::string text = a.pattern ? "Removed " + std::to_string(n) + " route(s) for pattern: " + *a.pattern
                                          : "Removed all " + std::to_string(n) + " route(s)";
-            return detail::storage_result(*s, std::move(text), "", false);
+            return detail::coded_result(*s, std::move(text), "", false);
         },
         action_traits);
 }
@@ -33165,7 +33202,7 @@ auto network_state_tool(State& st) {
                 return fail(errc::args_invalid, "state is \"online\" or \"offline\", not \"" + a.state + "\"");
             const bool off = a.state == "offline";
             if (auto r = s->b.set_offline(off); !r) return fail(r.error());
-            return detail::storage_result(*s, "Network is now " + a.state,
+            return detail::coded_result(*s, "Network is now " + a.state,
                                           pw::statement(std::string("context().setOffline(") + (off ? "true" : "false") + ")", s->options.codegen),
                                           false);
         },

@@ -527,3 +527,36 @@ TEST(RoutesE2E, RouteToolsInBothLayouts) {
     EXPECT_NE(off.find("Network is now offline"), std::string::npos) << off;
     EXPECT_NE(off.find("await page.context().setOffline(true);"), std::string::npos) << off;
 }
+
+// A profile directory (launch.user_data_dir) keeps what its sites stored for the next browser
+// on it: cookies and localStorage, saved when the browser closes (readable by its user only).
+TEST(SiteDataE2E, AProfileDirectoryKeepsCookiesAndLocalStorageForTheNextBrowser) {
+    http_server s;
+    s.route("/", http_response::html(page("Home", "<script>document.title = localStorage.getItem('seen') ? 'again' : 'first'; localStorage.setItem('seen', '1')</script>")));
+    temp_dir dir;
+    auto o = options();
+    o.launch.user_data_dir = (dir.path / "profile").string();
+    {
+        br::browser b(o);
+        auto n = b.navigate(s.url("/"));
+        ASSERT_TRUE(n) << n.error().message;
+        EXPECT_EQ(eval(b, "document.title"), "first");
+        br::cookie c;
+        c.name = "kept";
+        c.value = "yes";
+        c.expires = 4102444800;  // 2100: a persistent cookie
+        ASSERT_TRUE(b.set_cookie(c));
+    }  // closed: the profile keeps them
+    const auto file = dir.path / "profile" / "agentkit-storage-state.json";
+    ASSERT_TRUE(std::filesystem::exists(file));
+    EXPECT_EQ(std::filesystem::status(file).permissions() & std::filesystem::perms::all,
+              std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+    br::browser again(o);
+    ASSERT_TRUE(again.navigate(s.url("/")));
+    EXPECT_EQ(eval(again, "document.title"), "again");
+    EXPECT_EQ(eval(again, "document.cookie"), "kept=yes");
+    // a browser without the profile starts empty
+    br::browser fresh(options());
+    ASSERT_TRUE(fresh.navigate(s.url("/")));
+    EXPECT_EQ(eval(fresh, "document.title"), "first");
+}

@@ -938,6 +938,11 @@ private:
     result<json> on_origin_page(const std::string& origin, const char* fn, json args);
     result<json> storage_call(storage_area area, std::string_view op, json args);
     result<storage_restore> restore_locked(const storage_state& s);  // restore_storage with the browser started
+    result<storage_state> save_locked();                              // save_storage with the browser started
+    // A profile this object launched (launch.user_data_dir) keeps its cookies and localStorage
+    // in this file of it between browsers (the browser context agentkit makes is not the
+    // profile's own); "" when there is no such profile.
+    std::string profile_state_file() const;
     // Emulation.setUserAgentOverride's parameters: the viewport's user agent and the emulated
     // locale's Accept-Language (navigator.language) — the browser's own agent when only the
     // locale is set; nullopt when neither is.

@@ -15,7 +15,8 @@ Options (Playwright MCP names where the meaning is the same):
   --headed                   show the browser window (needs a display)
   --executable-path PATH     browser binary (default: /usr/lib/chromium/chromium or $AGENTKIT_CHROMIUM)
   --isolated                 keep the profile in memory / a temporary directory (the default)
-  --user-data-dir DIR        use (and keep) this profile directory
+  --user-data-dir DIR        use (and keep) this profile directory; its sites' cookies and
+                             localStorage are kept for the next browser on it
   --proxy-server PROXY       the browser's proxy (host:port, http://..., socks5://...); the
                              origin lists still decide every request before it leaves
   --proxy-bypass LIST        hosts that skip the proxy (comma-separated)

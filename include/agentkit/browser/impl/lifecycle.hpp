@@ -45,6 +45,20 @@ AGENTKIT_DECL auto browser::cdp_browser_call(std::string_view method, json param
 AGENTKIT_DECL auto browser::shutdown() -> void {
     refs_.retire_all();  // a closed browser's nodes are gone (refs would be kept for the session's life)
     if (!eng_) return;
+    if (const std::string file = profile_state_file(); !file.empty() && eng_->conn.is_open() && !eng_->context_id.empty()) {
+        // the profile keeps what its sites stored for the next browser on it (readable by its user only)
+        if (auto st = save_locked()) {
+            const std::string tmp = file + ".tmp";
+            {
+                std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+                out << to_json(*st).dump();
+            }
+            std::error_code ec;
+            std::filesystem::permissions(tmp, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write,
+                                         std::filesystem::perm_options::replace, ec);
+            std::filesystem::rename(tmp, file, ec);
+        }
+    }
     if (eng_->conn.is_open() && eng_->own_context && !eng_->context_id.empty())
         (void)eng_->conn.call("Target.disposeBrowserContext", json{{"browserContextId", eng_->context_id}}, {}, 3000ms);
     eng_->sub.unsubscribe();
@@ -170,6 +184,14 @@ AGENTKIT_DECL auto browser::ensure() -> result<void> {
     {
         std::lock_guard lock(eng_->mu);
         eng_->current = (*t)->id;
+    }
+    if (const std::string file = profile_state_file(); !file.empty()) {  // what the profile kept from its last browser
+        std::error_code ec;
+        if (std::filesystem::exists(file, ec))
+            if (auto kept = read_storage_state_file(file)) {
+                auto r = restore_locked(*kept);
+                if (!r) restart_notes_.push_back("the profile's saved cookies and storage could not be restored: " + r.error().message);
+            }
     }
     std::optional<storage_state> initial = opt_.initial_storage;
     if (!opt_.initial_storage_file.empty()) {

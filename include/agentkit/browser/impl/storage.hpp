@@ -230,6 +230,15 @@ AGENTKIT_DECL auto browser::save_storage() -> result<storage_state> {
     std::lock_guard op(op_mu_);
     auto e = ensure();
     if (!e) return fail(e.error());
+    return save_locked();
+}
+
+AGENTKIT_DECL auto browser::profile_state_file() const -> std::string {
+    if (opt_.launch.user_data_dir.empty() || !opt_.cdp_endpoint.empty() || !opt_.webdriver.url.empty() || opt_.transport_factory) return {};
+    return (std::filesystem::path(opt_.launch.user_data_dir) / "agentkit-storage-state.json").string();
+}
+
+AGENTKIT_DECL auto browser::save_locked() -> result<storage_state> {
     storage_state s;
     json params = json::object();
     if (!eng_->context_id.empty()) params["browserContextId"] = eng_->context_id;

@@ -102,7 +102,7 @@ auto route_tool(State& st) {
                     rest.remove_prefix(comma + 1);
                 }
             if (auto added = s->b.add_route(r); !added) return fail(added.error());
-            return detail::storage_result(
+            return detail::coded_result(
                 *s, detail::pw_mode(*s) ? "Route added for pattern: " + a.pattern : "route added: " + detail::route_line(s->b.routes().size(), r),
                 pw::statement("context().route(" + pw::js_quote(a.pattern) + ", async route => { /* route handler */ })", s->options.codegen),
                 false);
@@ -120,7 +120,7 @@ auto route_list_tool(State& st) {
             const auto routes = s->b.routes();
             std::string text;
             for (std::size_t i = 0; i < routes.size(); ++i) text += (i ? "\n" : "") + detail::route_line(i + 1, routes[i]);
-            return detail::storage_result(*s, routes.empty() ? "No active routes" : std::move(text), "", false);
+            return detail::coded_result(*s, routes.empty() ? "No active routes" : std::move(text), "", false);
         },
         reading_traits);
 }
@@ -135,7 +135,7 @@ auto unroute_tool(State& st) {
             const std::size_t n = a.pattern ? s->b.remove_routes(std::string_view(*a.pattern)) : s->b.remove_routes();
             std::string text = a.pattern ? "Removed " + std::to_string(n) + " route(s) for pattern: " + *a.pattern
                                          : "Removed all " + std::to_string(n) + " route(s)";
-            return detail::storage_result(*s, std::move(text), "", false);
+            return detail::coded_result(*s, std::move(text), "", false);
         },
         action_traits);
 }
@@ -151,7 +151,7 @@ auto network_state_tool(State& st) {
                 return fail(errc::args_invalid, "state is \"online\" or \"offline\", not \"" + a.state + "\"");
             const bool off = a.state == "offline";
             if (auto r = s->b.set_offline(off); !r) return fail(r.error());
-            return detail::storage_result(*s, "Network is now " + a.state,
+            return detail::coded_result(*s, "Network is now " + a.state,
                                           pw::statement(std::string("context().setOffline(") + (off ? "true" : "false") + ")", s->options.codegen),
                                           false);
         },

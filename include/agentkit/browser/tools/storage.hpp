@@ -85,9 +85,9 @@ struct storage_load_args {
 
 namespace detail {
 
-/// A storage tool's result: `text` (the sites' data: page data in agentkit's layout) and, in
-/// Playwright's layout, its code.
-inline result<tool_output> storage_result(tool_state& st, std::string text, std::string code, bool page_text) {
+/// A result with Playwright code (the storage and route tools): `text` (page data in agentkit's
+/// layout when it is the sites') and, in Playwright's layout, its code.
+inline result<tool_output> coded_result(tool_state& st, std::string text, std::string code, bool page_text) {
     if (pw_mode(st)) {
         pw::response resp;
         if (!text.empty()) resp.results.push_back(std::move(text));
@@ -135,7 +135,7 @@ auto cookie_list_tool(State& st) {
                 text += (text.empty() ? "" : "\n") + detail::cookie_line(c, false);
             }
             const bool none = text.empty();
-            return detail::storage_result(*s, none ? "No cookies found" : std::move(text), detail::storage_code(*s, "context()", "cookies", {}),
+            return detail::coded_result(*s, none ? "No cookies found" : std::move(text), detail::storage_code(*s, "context()", "cookies", {}),
                                           !none);
         },
         reading_traits);
@@ -152,8 +152,8 @@ auto cookie_get_tool(State& st) {
             if (!all) return fail(all.error());
             for (const auto& c : *all)
                 if (c.name == a.name)
-                    return detail::storage_result(*s, detail::cookie_line(c, true), detail::storage_code(*s, "context()", "cookies", {}), true);
-            return detail::storage_result(*s, "Cookie '" + a.name + "' not found", detail::storage_code(*s, "context()", "cookies", {}), false);
+                    return detail::coded_result(*s, detail::cookie_line(c, true), detail::storage_code(*s, "context()", "cookies", {}), true);
+            return detail::coded_result(*s, "Cookie '" + a.name + "' not found", detail::storage_code(*s, "context()", "cookies", {}), false);
         },
         reading_traits);
 }
@@ -182,7 +182,7 @@ auto cookie_set_tool(State& st) {
             if (a.secure) shown["secure"] = *a.secure;
             if (a.sameSite) shown["sameSite"] = *a.sameSite;
             std::string code = detail::pw_mode(*s) ? pw::statement("context().addCookies([" + shown.dump() + "])", s->options.codegen) : "";
-            return detail::storage_result(*s, detail::pw_mode(*s) ? "" : "cookie " + set->name + " set for " + set->domain,
+            return detail::coded_result(*s, detail::pw_mode(*s) ? "" : "cookie " + set->name + " set for " + set->domain,
                                           std::move(code), false);
         },
         action_traits);
@@ -198,7 +198,7 @@ auto cookie_delete_tool(State& st) {
             if (a.name.empty()) return fail(errc::args_invalid, "name the cookie to delete", "browser_cookie_clear deletes every cookie.");
             auto n = s->b.delete_cookies(a.name);
             if (!n) return fail(n.error());
-            return detail::storage_result(*s, detail::pw_mode(*s) ? "" : std::to_string(*n) + " cookie(s) named " + a.name + " deleted",
+            return detail::coded_result(*s, detail::pw_mode(*s) ? "" : std::to_string(*n) + " cookie(s) named " + a.name + " deleted",
                                           pw::statement("context().clearCookies({ name: " + pw::js_quote(a.name) + " })", s->options.codegen), false);
         },
         action_traits);
@@ -213,7 +213,7 @@ auto cookie_clear_tool(State& st) {
         [s]() -> result<tool_output> {
             auto n = s->b.delete_cookies();
             if (!n) return fail(n.error());
-            return detail::storage_result(*s, detail::pw_mode(*s) ? "" : std::to_string(*n) + " cookie(s) deleted",
+            return detail::coded_result(*s, detail::pw_mode(*s) ? "" : std::to_string(*n) + " cookie(s) deleted",
                                           detail::storage_code(*s, "context()", "clearCookies", {}), false);
         },
         action_traits);
@@ -233,7 +233,7 @@ auto storage_list_tool(tool_state& st, storage_area area, std::string_view descr
             std::string text;
             for (const auto& i : *items) text += (text.empty() ? "" : "\n") + i.name + "=" + i.value;
             const bool none = text.empty();
-            return storage_result(*s, none ? "No " + storage_object(area) + " items found" : std::move(text),
+            return coded_result(*s, none ? "No " + storage_object(area) + " items found" : std::move(text),
                                   storage_code(*s, storage_object(area), "items", {}), !none);
         },
         reading_traits);
@@ -248,8 +248,8 @@ auto storage_get_tool(tool_state& st, storage_area area, std::string_view descri
             auto v = s->b.storage_value(area, a.key);
             if (!v) return fail(v.error());
             const std::string code = storage_code(*s, storage_object(area), "getItem", {a.key});
-            if (!*v) return storage_result(*s, storage_object(area) + " key '" + a.key + "' not found", code, false);
-            return storage_result(*s, a.key + "=" + **v, code, true);
+            if (!*v) return coded_result(*s, storage_object(area) + " key '" + a.key + "' not found", code, false);
+            return coded_result(*s, a.key + "=" + **v, code, true);
         },
         reading_traits);
 }
@@ -261,7 +261,7 @@ auto storage_set_tool(tool_state& st, storage_area area, std::string_view descri
         st, description,
         [s, area](const storage_set_args& a) -> result<tool_output> {
             if (auto r = s->b.set_storage_item(area, a.key, a.value); !r) return fail(r.error());
-            return storage_result(*s, pw_mode(*s) ? "" : storage_object(area) + " item " + a.key + " set",
+            return coded_result(*s, pw_mode(*s) ? "" : storage_object(area) + " item " + a.key + " set",
                                   storage_code(*s, storage_object(area), "setItem", {a.key, a.value}), false);
         },
         action_traits);
@@ -275,7 +275,7 @@ auto storage_delete_tool(tool_state& st, storage_area area, std::string_view des
         [s, area](const storage_key_args& a) -> result<tool_output> {
             auto n = s->b.remove_storage_items(area, a.key);
             if (!n) return fail(n.error());
-            return storage_result(*s, pw_mode(*s) ? "" : storage_object(area) + " item " + a.key + (*n ? " deleted" : " was not there"),
+            return coded_result(*s, pw_mode(*s) ? "" : storage_object(area) + " item " + a.key + (*n ? " deleted" : " was not there"),
                                   storage_code(*s, storage_object(area), "removeItem", {a.key}), false);
         },
         action_traits);
@@ -289,7 +289,7 @@ auto storage_clear_tool(tool_state& st, storage_area area, std::string_view desc
         [s, area]() -> result<tool_output> {
             auto n = s->b.remove_storage_items(area, std::nullopt);
             if (!n) return fail(n.error());
-            return storage_result(*s, pw_mode(*s) ? "" : std::to_string(*n) + " " + storage_object(area) + " item(s) deleted",
+            return coded_result(*s, pw_mode(*s) ? "" : std::to_string(*n) + " " + storage_object(area) + " item(s) deleted",
                                   storage_code(*s, storage_object(area), "clear", {}), false);
         },
         action_traits);
@@ -339,7 +339,7 @@ auto storage_save_tool(State& st) {
             auto path = detail::pw_write(*s, file, to_json(*state).dump(2));
             if (!path) return fail(path.error());
             if (detail::pw_mode(*s))
-                return detail::storage_result(*s, "- [Storage state](" + *path + ")",
+                return detail::coded_result(*s, "- [Storage state](" + *path + ")",
                                               pw::statement("context().storageState({ path: " + pw::js_quote(*path) + " })", s->options.codegen),
                                               false);
             return tool_output::text("storage state saved to " + *path + ": " + std::to_string(state->cookies.size()) + " cookie(s), " +
@@ -366,7 +366,7 @@ auto storage_load_tool(State& st) {
                                                    : "storage state restored from " + a.filename + ": " + std::to_string(r->cookies) +
                                                          " cookie(s), " + std::to_string(r->origins) + " origin(s) with localStorage";
             for (const auto& l : r->left_out) text += "\nleft out (policy): " + l;
-            return detail::storage_result(*s, std::move(text),
+            return detail::coded_result(*s, std::move(text),
                                           pw::statement("context().setStorageState(" + pw::js_quote(a.filename) + ")", s->options.codegen), false);
         },
         action_traits);
