@@ -120,9 +120,8 @@ inline result<std::string> state_string(const json& o, const char* key, const st
                                                 std::tuple{"sameSite", &c.same_site, false}}) {
                 auto v = detail::state_string(e, key, where, required);
                 if (!v) return fail(v.error());
-                if (!v->empty() || required) *field = std::move(*v);
+                if (!v->empty() || required) *field = std::move(*v);  // an empty path keeps "/"
             }
-            if (c.path.empty()) c.path = "/";
             if (!c.same_site.empty() && c.same_site != "Strict" && c.same_site != "Lax" && c.same_site != "None")
                 return fail(errc::args_invalid, where + "'s sameSite is \"" + c.same_site + "\"", "sameSite is Strict, Lax or None.");
             if (auto x = e.find("expires"); x != e.end() && !x->is_null()) {

@@ -68,7 +68,10 @@ inline std::string route_line(std::size_t n, const route_rule& r) {
     std::string line = std::to_string(n) + ". " + r.pattern;
     if (!details.empty()) {
         line += " (";
-        for (std::size_t i = 0; i < details.size(); ++i) line += (i ? ", " : "") + details[i];
+        for (std::size_t i = 0; i < details.size(); ++i) {
+            if (i > 0) line += ", ";
+            line += details[i];
+        }
         line += ")";
     }
     return line;
@@ -119,7 +122,10 @@ auto route_list_tool(State& st) {
         [s]() -> result<tool_output> {
             const auto routes = s->b.routes();
             std::string text;
-            for (std::size_t i = 0; i < routes.size(); ++i) text += (i ? "\n" : "") + detail::route_line(i + 1, routes[i]);
+            for (std::size_t i = 0; i < routes.size(); ++i) {
+                if (i > 0) text += '\n';  // (appended in two steps: g++ -O3 warns falsely on a + b there)
+                text += detail::route_line(i + 1, routes[i]);
+            }
             return detail::coded_result(*s, routes.empty() ? "No active routes" : std::move(text), "", false);
         },
         reading_traits);
