@@ -12778,6 +12778,13 @@ private:
     // locale is set; nullopt when neither is.
     std::optional<json> user_agent_params(const viewport_size& v) const;
     std::string browser_user_agent_;  // the browser's own (Browser.getVersion), when a locale needs it
+    // Send `method` to every page and frame session and wait for the answers (a session that went
+    // meanwhile has nothing to change).
+    void broadcast(const std::string& method, const json& params);
+    // The http(s) origin each open tab shows, and that tab.
+    std::map<std::string, tab_ptr> origins_shown();
+    // Storage.* parameters naming this browser's context (none for the default context).
+    json context_params() const;
     // The CDP calls that put opt_.emulation on a page or frame session (none when nothing is set).
     std::vector<std::pair<std::string, json>> emulation_calls() const;
     /// Downloads started by this browser object (across restarts), against max_downloads;
@@ -18453,12 +18460,25 @@ inline error storage_error(storage_area area, const std::string& what, const std
 }
 }  // namespace detail
 
+AGENTKIT_DECL auto browser::context_params() const -> json {
+    json params = json::object();
+    if (!eng_->context_id.empty()) params["browserContextId"] = eng_->context_id;
+    return params;
+}
+
+AGENTKIT_DECL auto browser::origins_shown() -> std::map<std::string, tab_ptr> {
+    std::map<std::string, tab_ptr> shown;
+    std::lock_guard lock(eng_->mu);
+    for (const auto& [id, t] : eng_->tabs)
+        if (const auto o = detail::url_origin(t->url); !o.empty() && !t->closed && !t->crashed) shown.emplace(std::string(o), t);
+    return shown;
+}
+
 AGENTKIT_DECL auto browser::cookies() -> result<std::vector<cookie>> {
     std::lock_guard op(op_mu_);
     auto e = ensure();
     if (!e) return fail(e.error());
-    json params = json::object();
-    if (!eng_->context_id.empty()) params["browserContextId"] = eng_->context_id;
+    const json params = context_params();
     auto r = call("", "Storage.getCookies", params);
     if (!r) return fail(r.error());
     std::vector<cookie> out;
@@ -18491,8 +18511,8 @@ AGENTKIT_DECL auto browser::set_cookie(cookie c) -> result<cookie> {
     }
     if (c.path.empty()) c.path = "/";
     if (auto v = opt_.policy.check_host(c.domain)) return fail(policy_error(*v, "setting a cookie"));
-    json params = {{"cookies", json::array({detail::cookie_to_cdp(c)})}};
-    if (!eng_->context_id.empty()) params["browserContextId"] = eng_->context_id;
+    json params = context_params();
+    params["cookies"] = json::array({detail::cookie_to_cdp(c)});
     auto r = call("", "Storage.setCookies", params);
     if (!r) return fail(errc::args_invalid, "the browser refused the cookie " + c.name + ": " + r.error().message);
     return c;
@@ -18502,8 +18522,7 @@ AGENTKIT_DECL auto browser::delete_cookies(std::string_view name) -> result<std:
     std::lock_guard op(op_mu_);
     auto e = ensure();
     if (!e) return fail(e.error());
-    json params = json::object();
-    if (!eng_->context_id.empty()) params["browserContextId"] = eng_->context_id;
+    const json params = context_params();
     auto all = call("", "Storage.getCookies", params);
     if (!all) return fail(all.error());
     std::vector<cookie> gone;
@@ -18630,8 +18649,7 @@ AGENTKIT_DECL auto browser::profile_state_file() const -> std::string {
 
 AGENTKIT_DECL auto browser::save_locked() -> result<storage_state> {
     storage_state s;
-    json params = json::object();
-    if (!eng_->context_id.empty()) params["browserContextId"] = eng_->context_id;
+    const json params = context_params();
     auto r = call("", "Storage.getCookies", params);
     if (!r) return fail(r.error());
     for (const auto& c : detail::jarr(*r, "cookies")) s.cookies.push_back(detail::cookie_from_cdp(c));
@@ -18641,15 +18659,8 @@ AGENTKIT_DECL auto browser::save_locked() -> result<storage_state> {
         std::lock_guard lock(routes_mu_);
         origins = visited_origins_;
     }
-    std::map<std::string, tab_ptr> shown;
-    {
-        std::lock_guard lock(eng_->mu);
-        for (const auto& [id, t] : eng_->tabs)
-            if (const auto o = detail::url_origin(t->url); !o.empty() && !t->closed && !t->crashed) {
-                origins.insert(std::string(o));
-                shown.emplace(std::string(o), t);
-            }
-    }
+    const auto shown = origins_shown();
+    for (const auto& [origin, t] : shown) origins.insert(origin);
     const json args = json::array({json{{"value", "local"}}, json{{"value", "items"}}});
     for (const auto& origin : origins) {
         if (origin.rfind("http", 0) != 0 || opt_.policy.check(origin + "/")) continue;  // no page of it may load now
@@ -18684,8 +18695,7 @@ AGENTKIT_DECL auto browser::restore_locked(const storage_state& s) -> result<sto
         }
         cookies.push_back(detail::cookie_to_cdp(c));
     }
-    json params = json::object();
-    if (!eng_->context_id.empty()) params["browserContextId"] = eng_->context_id;
+    const json params = context_params();
     if (auto r = call("", "Storage.clearCookies", params); !r) return fail(r.error());
     if (!cookies.empty()) {
         json set = params;
@@ -18696,12 +18706,7 @@ AGENTKIT_DECL auto browser::restore_locked(const storage_state& s) -> result<sto
         report.cookies = set["cookies"].size();
     }
     // localStorage: the state's origins written, the open tabs' other origins cleared
-    std::map<std::string, tab_ptr> shown;
-    {
-        std::lock_guard lock(eng_->mu);
-        for (const auto& [id, t] : eng_->tabs)
-            if (const auto o = detail::url_origin(t->url); !o.empty() && !t->closed && !t->crashed) shown.emplace(std::string(o), t);
-    }
+    const auto shown = origins_shown();
     std::set<std::string> written;
     for (const auto& o : s.origins) {
         const std::string origin(detail::url_origin(o.origin + "/"));
@@ -18847,18 +18852,20 @@ AGENTKIT_DECL auto browser::set_offline(bool offline) -> result<void> {
     offline_.store(offline);  // every request from now on (the dispatcher fails them)
     if (!eng_) return {};    // a browser started later takes it from install_session_policy
     // and what pages see: navigator.onLine, the online/offline events, WebSockets
+    broadcast("Network.emulateNetworkConditions",
+              json{{"offline", offline}, {"latency", 0}, {"downloadThroughput", -1}, {"uploadThroughput", -1}});
+    return {};
+}
+
+AGENTKIT_DECL auto browser::broadcast(const std::string& method, const json& params) -> void {
     std::vector<std::string> sessions;
     {
         std::lock_guard lock(eng_->mu);
         for (const auto& [sid, t] : eng_->by_session) sessions.push_back(sid);
     }
     std::vector<std::future<result<json>>> calls;
-    for (const auto& sid : sessions)
-        calls.push_back(eng_->conn.call_async("Network.emulateNetworkConditions",
-                                              json{{"offline", offline}, {"latency", 0}, {"downloadThroughput", -1}, {"uploadThroughput", -1}},
-                                              sid, opt_.call_timeout));
-    for (auto& c : calls) (void)c.get();  // a session that went meanwhile has nothing to emulate
-    return {};
+    for (const auto& sid : sessions) calls.push_back(eng_->conn.call_async(method, params, sid, opt_.call_timeout));
+    for (auto& c : calls) (void)c.get();
 }
 
 AGENTKIT_DECL auto browser::user_agent_params(const viewport_size& v) const -> std::optional<json> {
@@ -18915,16 +18922,8 @@ AGENTKIT_DECL auto browser::emulate_media(const media_emulation& m) -> result<vo
             if (!from->empty()) *to = *from;
     }
     if (!eng_) return {};  // a browser started later takes it from install_session_policy
-    std::vector<std::string> sessions;
-    {
-        std::lock_guard lock(eng_->mu);
-        for (const auto& [sid, t] : eng_->by_session) sessions.push_back(sid);
-    }
-    std::vector<std::future<result<json>>> calls;
     for (const auto& [method, params] : emulation_calls())
-        if (method == "Emulation.setEmulatedMedia")
-            for (const auto& sid : sessions) calls.push_back(eng_->conn.call_async(method, params, sid, opt_.call_timeout));
-    for (auto& c : calls) (void)c.get();  // a session that went meanwhile has nothing to emulate
+        if (method == "Emulation.setEmulatedMedia") broadcast(method, params);
     return {};
 }
 
@@ -19583,6 +19582,22 @@ private:
 //   if (*r == command_line_outcome::help) { print server_usage; exit 0 }
 //   if (auto f = agentkit::browser::finish_config(c); !f) { ... }     // refused options, channels
 //   for (auto& n : c.notes) print n;                                  // accepted, no effect here
+//
+// Layout: server_config.hpp holds the options and each Playwright MCP option's meaning here,
+// config_file.hpp a configuration file; this header the command line, the final judgement
+// (finish_config) and the configuration shown back (playwright_config_json).
+
+// ---- begin <agentkit/browser/config_file.hpp> ----
+// agentkit/browser/config_file.hpp — a Playwright MCP configuration file (its `Config` JSON, or
+// INI: config_ini.hpp) read into a server_config, every key through the command line's own
+// handling; a key this server does not know is refused by name. Part of browser/config.hpp
+// (include that).
+
+// ---- begin <agentkit/browser/server_config.hpp> ----
+// agentkit/browser/server_config.hpp — agentkit-browser-mcp's options as a library: the
+// server_config they fill, and what each Playwright MCP command-line option means here (taken,
+// accepted with a note, or refused by name). Read by browser/config.hpp (the command line) and
+// browser/config_file.hpp (a configuration file); include config.hpp.
 
 // ---- begin <agentkit/search/config.hpp> ----
 // agentkit/search/config.hpp — choosing a backend by configuration: a name (searxng, brave,
@@ -20980,170 +20995,6 @@ inline constexpr std::array<optional_capability, 7> optional_capabilities{{
 
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/capabilities.hpp> ----
-// ---- begin <agentkit/browser/config_ini.hpp> ----
-// agentkit/browser/config_ini.hpp — a Playwright MCP configuration file written as INI: one
-// `dotted.key = value` per line (`[section]` prefixes the keys below it; `;` and `#` start
-// comments), read into the JSON object a `.json` configuration file holds, so both take the
-// same checks. Values take the type the key has in Playwright MCP's configuration (a size
-// `640x480`, a list, a number, true/false); other keys take a number when the value is one,
-// else the text.
-//
-//   auto j = agentkit::browser::ini_config("browser.contextOptions.viewport = 640x480\n");
-//   // {"browser": {"contextOptions": {"viewport": {"width": 640, "height": 480}}}}
-
-
-#include <array>
-#include <charconv>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <utility>
-
-namespace agentkit::browser {
-
-namespace config_ini_detail {
-
-enum class kind { text, number, boolean, list, size };
-
-// The keys whose values are not plain text, as Playwright MCP's configuration types them.
-inline constexpr std::array<std::pair<std::string_view, kind>, 38> typed_keys{{
-    {"browser.isolated", kind::boolean},
-    {"browser.cdpTimeout", kind::number},
-    {"browser.initPage", kind::list},
-    {"browser.initScript", kind::list},
-    {"browser.launchOptions.headless", kind::boolean},
-    {"browser.launchOptions.chromiumSandbox", kind::boolean},
-    {"browser.launchOptions.args", kind::list},
-    {"browser.launchOptions.handleSIGHUP", kind::boolean},
-    {"browser.launchOptions.handleSIGINT", kind::boolean},
-    {"browser.launchOptions.handleSIGTERM", kind::boolean},
-    {"browser.launchOptions.slowMo", kind::number},
-    {"browser.launchOptions.timeout", kind::number},
-    {"browser.contextOptions.acceptDownloads", kind::boolean},
-    {"browser.contextOptions.bypassCSP", kind::boolean},
-    {"browser.contextOptions.deviceScaleFactor", kind::number},
-    {"browser.contextOptions.hasTouch", kind::boolean},
-    {"browser.contextOptions.ignoreHTTPSErrors", kind::boolean},
-    {"browser.contextOptions.isMobile", kind::boolean},
-    {"browser.contextOptions.javaScriptEnabled", kind::boolean},
-    {"browser.contextOptions.offline", kind::boolean},
-    {"browser.contextOptions.permissions", kind::list},
-    {"browser.contextOptions.screen", kind::size},
-    {"browser.contextOptions.strictSelectors", kind::boolean},
-    {"browser.contextOptions.viewport", kind::size},
-    {"extension", kind::boolean},
-    {"capabilities", kind::list},
-    {"saveSession", kind::boolean},
-    {"saveVideo", kind::size},
-    {"sharedBrowserContext", kind::boolean},
-    {"outputMaxSize", kind::number},
-    {"allowUnrestrictedFileAccess", kind::boolean},
-    {"server.port", kind::number},
-    {"server.allowedHosts", kind::list},
-    {"network.allowedOrigins", kind::list},
-    {"network.blockedOrigins", kind::list},
-    {"timeouts.action", kind::number},
-    {"timeouts.navigation", kind::number},
-    {"snapshot.boxes", kind::boolean},
-}};
-
-inline std::optional<double> number_of(std::string_view v) {
-    double d = 0;
-    const auto* end = v.data() + v.size();
-    auto [p, ec] = std::from_chars(v.data(), end, d);
-    if (ec != std::errc() || p != end || v.empty()) return std::nullopt;
-    return d;
-}
-
-inline json number_json(double d) {
-    if (d == static_cast<double>(static_cast<long long>(d))) return static_cast<long long>(d);
-    return d;
-}
-
-}  // namespace config_ini_detail
-
-/// An INI configuration read into its JSON object; an error names the line that is not
-/// `key = value`, a size that is not WxH, a number or boolean that is not one.
-[[nodiscard]] inline result<json> ini_config(std::string_view text) {
-    using namespace config_ini_detail;
-    json out = json::object();
-    std::string section;
-    std::size_t line_no = 0;
-    while (!text.empty()) {
-        const auto nl = text.find('\n');
-        std::string_view line = trim_ascii(text.substr(0, nl));
-        text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
-        ++line_no;
-        const std::string where = "line " + std::to_string(line_no);
-        if (line.empty() || line.front() == ';' || line.front() == '#') continue;
-        if (line.front() == '[') {
-            if (line.back() != ']') return fail(errc::args_invalid, where + ": a section is [name]");
-            section = std::string(trim_ascii(line.substr(1, line.size() - 2)));
-            continue;
-        }
-        const auto eq = line.find('=');
-        if (eq == std::string_view::npos) return fail(errc::args_invalid, where + " is not key = value: " + std::string(line.substr(0, 80)));
-        std::string key(trim_ascii(line.substr(0, eq)));
-        std::string_view value = trim_ascii(line.substr(eq + 1));
-        if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front())
-            value = value.substr(1, value.size() - 2);
-        bool append = false;  // key[] = value: one more list item
-        if (key.size() > 2 && key.compare(key.size() - 2, 2, "[]") == 0) {
-            key.resize(key.size() - 2);
-            append = true;
-        }
-        if (!section.empty()) key = section + "." + key;
-        if (key.empty() || key.front() == '.' || key.back() == '.' || key.find("..") != std::string::npos)
-            return fail(errc::args_invalid, where + ": \"" + key + "\" is not a dotted key");
-        kind k = kind::text;
-        for (const auto& [name, type] : typed_keys)
-            if (name == key) k = type;
-        json v;
-        switch (k) {
-            case kind::boolean:
-                if (value != "true" && value != "false" && value != "1" && value != "0")
-                    return fail(errc::args_invalid, where + ": " + key + " is true or false, not \"" + std::string(value) + "\"");
-                v = value == "true" || value == "1";
-                break;
-            case kind::number: {
-                auto d = number_of(value);
-                if (!d) return fail(errc::args_invalid, where + ": " + key + " is a number, not \"" + std::string(value) + "\"");
-                v = number_json(*d);
-                break;
-            }
-            case kind::size: {
-                const auto x = value.find('x');
-                auto w = x == std::string_view::npos ? std::nullopt : number_of(value.substr(0, x));
-                auto h = x == std::string_view::npos ? std::nullopt : number_of(value.substr(x + 1));
-                if (!w || !h || *w <= 0 || *h <= 0)
-                    return fail(errc::args_invalid, where + ": " + key + " is WIDTHxHEIGHT, not \"" + std::string(value) + "\"");
-                v = json{{"width", number_json(*w)}, {"height", number_json(*h)}};
-                break;
-            }
-            case kind::list: v = json::array({std::string(value)}); break;
-            case kind::text: {
-                auto d = number_of(value);
-                v = d ? number_json(*d) : json(std::string(value));
-                break;
-            }
-        }
-        // into the nested object the dotted key names
-        json* node = &out;
-        std::size_t from = 0;
-        for (auto dot = key.find('.'); dot != std::string::npos; from = dot + 1, dot = key.find('.', from)) {
-            json& child = (*node)[key.substr(from, dot - from)];
-            if (!child.is_object()) child = json::object();
-            node = &child;
-        }
-        json& slot = (*node)[key.substr(from)];
-        if (append && slot.is_array()) slot.push_back(v.is_array() ? v[0] : v);
-        else slot = append && !v.is_array() ? json::array({v}) : v;
-    }
-    return out;
-}
-
-}  // namespace agentkit::browser
-// ---- end <agentkit/browser/config_ini.hpp> ----
 // ---- begin <agentkit/browser/config_usage.hpp> ----
 // agentkit/browser/config_usage.hpp — agentkit-browser-mcp's --help text: every option the
 // command line (browser/config.hpp) reads, what it does and its default, in one string.
@@ -22386,6 +22237,210 @@ inline result<void> load_policy(server_config& c, const std::string& path) {
     return {};
 }
 
+}  // namespace config_detail
+
+/// --search BACKEND and --search-url URL (config file: "search": {"backend", "url"}): the
+/// checks of both, in one place. A key is never an option: it is read from the environment.
+inline result<void> search_option_apply(server_config& c, const std::string& name, const std::string& v) {
+    if (name == "--search") {
+        bool known = false;
+        std::string names;
+        for (const auto& b : search::builtin_backends) {
+            known = known || b.name == v;
+            names += (names.empty() ? "" : ", ") + std::string(b.name);
+        }
+        if (!known) return fail(errc::args_invalid, name + " takes " + names + ", not \"" + v.substr(0, 64) + "\"");
+        c.web_search.backend = v;
+        return {};
+    }
+    const auto u = parse_url(v);
+    if (!u || !u->has_authority || (u->scheme != "http" && u->scheme != "https") || u->host.empty())
+        return fail(errc::args_invalid, name + " takes an http:// or https:// URL, not " + net::redact_url(v));
+    c.web_search.url = v;
+    c.search_url_given = true;
+    return {};
+}
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/server_config.hpp> ----
+// ---- begin <agentkit/browser/config_ini.hpp> ----
+// agentkit/browser/config_ini.hpp — a Playwright MCP configuration file written as INI: one
+// `dotted.key = value` per line (`[section]` prefixes the keys below it; `;` and `#` start
+// comments), read into the JSON object a `.json` configuration file holds, so both take the
+// same checks. Values take the type the key has in Playwright MCP's configuration (a size
+// `640x480`, a list, a number, true/false); other keys take a number when the value is one,
+// else the text.
+//
+//   auto j = agentkit::browser::ini_config("browser.contextOptions.viewport = 640x480\n");
+//   // {"browser": {"contextOptions": {"viewport": {"width": 640, "height": 480}}}}
+
+
+#include <array>
+#include <charconv>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace agentkit::browser {
+
+namespace config_ini_detail {
+
+enum class kind { text, number, boolean, list, size };
+
+// The keys whose values are not plain text, as Playwright MCP's configuration types them.
+inline constexpr std::array<std::pair<std::string_view, kind>, 38> typed_keys{{
+    {"browser.isolated", kind::boolean},
+    {"browser.cdpTimeout", kind::number},
+    {"browser.initPage", kind::list},
+    {"browser.initScript", kind::list},
+    {"browser.launchOptions.headless", kind::boolean},
+    {"browser.launchOptions.chromiumSandbox", kind::boolean},
+    {"browser.launchOptions.args", kind::list},
+    {"browser.launchOptions.handleSIGHUP", kind::boolean},
+    {"browser.launchOptions.handleSIGINT", kind::boolean},
+    {"browser.launchOptions.handleSIGTERM", kind::boolean},
+    {"browser.launchOptions.slowMo", kind::number},
+    {"browser.launchOptions.timeout", kind::number},
+    {"browser.contextOptions.acceptDownloads", kind::boolean},
+    {"browser.contextOptions.bypassCSP", kind::boolean},
+    {"browser.contextOptions.deviceScaleFactor", kind::number},
+    {"browser.contextOptions.hasTouch", kind::boolean},
+    {"browser.contextOptions.ignoreHTTPSErrors", kind::boolean},
+    {"browser.contextOptions.isMobile", kind::boolean},
+    {"browser.contextOptions.javaScriptEnabled", kind::boolean},
+    {"browser.contextOptions.offline", kind::boolean},
+    {"browser.contextOptions.permissions", kind::list},
+    {"browser.contextOptions.screen", kind::size},
+    {"browser.contextOptions.strictSelectors", kind::boolean},
+    {"browser.contextOptions.viewport", kind::size},
+    {"extension", kind::boolean},
+    {"capabilities", kind::list},
+    {"saveSession", kind::boolean},
+    {"saveVideo", kind::size},
+    {"sharedBrowserContext", kind::boolean},
+    {"outputMaxSize", kind::number},
+    {"allowUnrestrictedFileAccess", kind::boolean},
+    {"server.port", kind::number},
+    {"server.allowedHosts", kind::list},
+    {"network.allowedOrigins", kind::list},
+    {"network.blockedOrigins", kind::list},
+    {"timeouts.action", kind::number},
+    {"timeouts.navigation", kind::number},
+    {"snapshot.boxes", kind::boolean},
+}};
+
+inline std::optional<double> number_of(std::string_view v) {
+    double d = 0;
+    const auto* end = v.data() + v.size();
+    auto [p, ec] = std::from_chars(v.data(), end, d);
+    if (ec != std::errc() || p != end || v.empty()) return std::nullopt;
+    return d;
+}
+
+inline json number_json(double d) {
+    if (d == static_cast<double>(static_cast<long long>(d))) return static_cast<long long>(d);
+    return d;
+}
+
+}  // namespace config_ini_detail
+
+/// An INI configuration read into its JSON object; an error names the line that is not
+/// `key = value`, a size that is not WxH, a number or boolean that is not one.
+[[nodiscard]] inline result<json> ini_config(std::string_view text) {
+    using namespace config_ini_detail;
+    json out = json::object();
+    std::string section;
+    std::size_t line_no = 0;
+    while (!text.empty()) {
+        const auto nl = text.find('\n');
+        std::string_view line = trim_ascii(text.substr(0, nl));
+        text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+        ++line_no;
+        const std::string where = "line " + std::to_string(line_no);
+        if (line.empty() || line.front() == ';' || line.front() == '#') continue;
+        if (line.front() == '[') {
+            if (line.back() != ']') return fail(errc::args_invalid, where + ": a section is [name]");
+            section = std::string(trim_ascii(line.substr(1, line.size() - 2)));
+            continue;
+        }
+        const auto eq = line.find('=');
+        if (eq == std::string_view::npos) return fail(errc::args_invalid, where + " is not key = value: " + std::string(line.substr(0, 80)));
+        std::string key(trim_ascii(line.substr(0, eq)));
+        std::string_view value = trim_ascii(line.substr(eq + 1));
+        if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front())
+            value = value.substr(1, value.size() - 2);
+        bool append = false;  // key[] = value: one more list item
+        if (key.size() > 2 && key.compare(key.size() - 2, 2, "[]") == 0) {
+            key.resize(key.size() - 2);
+            append = true;
+        }
+        if (!section.empty()) key = section + "." + key;
+        if (key.empty() || key.front() == '.' || key.back() == '.' || key.find("..") != std::string::npos)
+            return fail(errc::args_invalid, where + ": \"" + key + "\" is not a dotted key");
+        kind k = kind::text;
+        for (const auto& [name, type] : typed_keys)
+            if (name == key) k = type;
+        json v;
+        switch (k) {
+            case kind::boolean:
+                if (value != "true" && value != "false" && value != "1" && value != "0")
+                    return fail(errc::args_invalid, where + ": " + key + " is true or false, not \"" + std::string(value) + "\"");
+                v = value == "true" || value == "1";
+                break;
+            case kind::number: {
+                auto d = number_of(value);
+                if (!d) return fail(errc::args_invalid, where + ": " + key + " is a number, not \"" + std::string(value) + "\"");
+                v = number_json(*d);
+                break;
+            }
+            case kind::size: {
+                const auto x = value.find('x');
+                auto w = x == std::string_view::npos ? std::nullopt : number_of(value.substr(0, x));
+                auto h = x == std::string_view::npos ? std::nullopt : number_of(value.substr(x + 1));
+                if (!w || !h || *w <= 0 || *h <= 0)
+                    return fail(errc::args_invalid, where + ": " + key + " is WIDTHxHEIGHT, not \"" + std::string(value) + "\"");
+                v = json{{"width", number_json(*w)}, {"height", number_json(*h)}};
+                break;
+            }
+            case kind::list: v = json::array({std::string(value)}); break;
+            case kind::text: {
+                auto d = number_of(value);
+                v = d ? number_json(*d) : json(std::string(value));
+                break;
+            }
+        }
+        // into the nested object the dotted key names
+        json* node = &out;
+        std::size_t from = 0;
+        for (auto dot = key.find('.'); dot != std::string::npos; from = dot + 1, dot = key.find('.', from)) {
+            json& child = (*node)[key.substr(from, dot - from)];
+            if (!child.is_object()) child = json::object();
+            node = &child;
+        }
+        json& slot = (*node)[key.substr(from)];
+        if (append && slot.is_array()) slot.push_back(v.is_array() ? v[0] : v);
+        else slot = append && !v.is_array() ? json::array({v}) : v;
+    }
+    return out;
+}
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/config_ini.hpp> ----
+
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace agentkit::browser {
+
+namespace config_detail {
+
 /// What is wrong with a BCP 47 language tag ("fr-FR", "zh-Hant-TW"), if anything.
 inline std::optional<std::string> locale_problem(const std::string& v) {
     std::size_t part = 0, len = 0;
@@ -22435,28 +22490,6 @@ inline constexpr std::array<std::pair<std::string_view, std::string_view>, 11> k
 /// A Playwright MCP configuration file (its `Config` type). Every key is honoured, refused or
 /// accepted as it is on the command line; a key this server does not know is refused (it will
 /// not start rather than ignore it), so what a file asks for is never silently dropped.
-/// --search BACKEND and --search-url URL (config file: "search": {"backend", "url"}): the
-/// checks of both, in one place. A key is never an option: it is read from the environment.
-inline result<void> search_option_apply(server_config& c, const std::string& name, const std::string& v) {
-    if (name == "--search") {
-        bool known = false;
-        std::string names;
-        for (const auto& b : search::builtin_backends) {
-            known = known || b.name == v;
-            names += (names.empty() ? "" : ", ") + std::string(b.name);
-        }
-        if (!known) return fail(errc::args_invalid, name + " takes " + names + ", not \"" + v.substr(0, 64) + "\"");
-        c.web_search.backend = v;
-        return {};
-    }
-    const auto u = parse_url(v);
-    if (!u || !u->has_authority || (u->scheme != "http" && u->scheme != "https") || u->host.empty())
-        return fail(errc::args_invalid, name + " takes an http:// or https:// URL, not " + net::redact_url(v));
-    c.web_search.url = v;
-    c.search_url_given = true;
-    return {};
-}
-
 /// Read a --config file (JSON, Playwright MCP's layout; or INI, config_ini.hpp: a `.ini` file,
 /// or one that is not JSON and does not start with `{`) into `c`: every key through the command
 /// line's own handling (the same values, checks and notes); errc::args_invalid names the key.
@@ -22784,6 +22817,17 @@ inline result<void> apply_config_file(server_config& c, const std::string& path)
     if (auto p = c.browser.policy.validate(); !p) return fail(errc::args_invalid, p.error().message);
     return {};
 }
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/config_file.hpp> ----
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace agentkit::browser {
 
 /// Read agentkit-browser-mcp's command line into `c` (--config and --policy files where they
 /// appear); `help` or `version` when one was asked for. Then finish_config() judges the whole.
@@ -28523,6 +28567,14 @@ inline result<std::filesystem::path> pw_model_file(const tool_state& st, const s
                 "Name a file inside the workspace or the output directory.");
 }
 
+/// Where a tool's file goes: the file the model named (pw_model_file's rule), else
+/// `<prefix>-<time>.<ext>` in the output directory.
+inline result<std::filesystem::path> pw_output_file(const tool_state& st, const std::optional<std::string>& named, std::string_view prefix,
+                                                    std::string_view ext) {
+    if (named && !named->empty()) return pw_model_file(st, *named);
+    return pw_dirs(st).second / (pw_file_stamp(prefix) + "." + std::string(ext));
+}
+
 /// Write `text` (redacted of the session's secrets) to `file` (appended to when `append`); the
 /// path as results print it.
 inline result<std::string> pw_write(tool_state& st, const std::filesystem::path& file, const std::string& text, bool append = false) {
@@ -32363,7 +32415,6 @@ inline bool looks_like_function(std::string_view src) {
 }
 }  // namespace detail
 
-/// Make the browser_evaluate tool: run JavaScript in the page: () => value is called ((el) => value with a
 /// Arguments of browser_emulate_media.
 struct emulate_media_args {
     std::optional<std::string> colorScheme;    ///< prefers-color-scheme
@@ -32446,20 +32497,14 @@ auto pdf_tool(State& st) {
         [s](const pdf_args& a) -> result<tool_output> {
             auto bytes = s->b.pdf();
             if (!bytes) return fail(bytes.error());
-            std::filesystem::path file;
-            if (a.filename && !a.filename->empty()) {
-                auto f = detail::pw_model_file(*s, *a.filename);
-                if (!f) return fail(f.error());
-                file = *f;
-            } else {
-                file = detail::pw_dirs(*s).second / (detail::pw_file_stamp("page") + ".pdf");
-            }
+            auto file = detail::pw_output_file(*s, a.filename, "page", "pdf");
+            if (!file) return fail(file.error());
             std::error_code ec;
-            std::filesystem::create_directories(file.parent_path(), ec);
-            std::ofstream out(file, std::ios::binary);
+            std::filesystem::create_directories(file->parent_path(), ec);
+            std::ofstream out(*file, std::ios::binary);
             out << *bytes;  // bytes: written as they are (a PDF is not text to redact)
-            if (!out) return fail(errc::tool_failed, "cannot write " + file.string());
-            const std::string path = detail::pw_printable(*s, file);
+            if (!out) return fail(errc::tool_failed, "cannot write " + file->string());
+            const std::string path = detail::pw_printable(*s, *file);
             if (detail::pw_mode(*s)) {
                 pw::response resp;
                 resp.language = s->options.codegen;
@@ -32472,6 +32517,7 @@ auto pdf_tool(State& st) {
         reading_traits);
 }
 
+/// Make the browser_evaluate tool: run JavaScript in the page: () => value is called ((el) => value with a
 /// ref), an expression evaluated; the result as JSON.
 template <class State>
 auto evaluate_tool(State& st) {
@@ -33017,15 +33063,9 @@ auto storage_save_tool(State& st) {
         [s](const storage_save_args& a) -> result<tool_output> {
             auto state = s->b.save_storage();
             if (!state) return fail(state.error());
-            std::filesystem::path file;
-            if (a.filename && !a.filename->empty()) {
-                auto f = detail::pw_model_file(*s, *a.filename);
-                if (!f) return fail(f.error());
-                file = *f;
-            } else {
-                file = detail::pw_dirs(*s).second / (detail::pw_file_stamp("storage-state") + ".json");
-            }
-            auto path = detail::pw_write(*s, file, to_json(*state).dump(2));
+            auto file = detail::pw_output_file(*s, a.filename, "storage-state", "json");
+            if (!file) return fail(file.error());
+            auto path = detail::pw_write(*s, *file, to_json(*state).dump(2));
             if (!path) return fail(path.error());
             if (detail::pw_mode(*s))
                 return detail::coded_result(*s, "- [Storage state](" + *path + ")",

@@ -13,6 +13,7 @@
 
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 namespace cdp = agentkit::cdp;
 namespace errc = agentkit::errc;
@@ -80,7 +81,7 @@ TEST(CdpLaunch, MissingExecutableFailsWithHintAndLeavesNothing) {
     auto t = cdp::pipe_transport::launch(o);
     ASSERT_FALSE(t);
     EXPECT_EQ(t.error().code, errc::browser_launch);
-    EXPECT_NE(t.error().message.find("/nonexistent/agentkit/chromium"), std::string::npos) << t.error().message;
+    EXPECT_NE(t.error().message.find("the executable doesn't exist at '/nonexistent/agentkit/chromium'"), std::string::npos) << t.error().message;
     EXPECT_NE(t.error().hint.find("AGENTKIT_CHROMIUM"), std::string::npos);
     EXPECT_EQ(t.error().details["executable"], "/nonexistent/agentkit/chromium");
     EXPECT_TRUE(tp.empty()) << "the temporary profile must be removed after a failed launch";
@@ -101,7 +102,37 @@ TEST(CdpLaunch, BrowserThatExitsAtOnceReportsStatusAndLog) {
     EXPECT_NE(t.error().details.value("log_tail", "").find("libfoo"), std::string::npos) << t.error().details.dump();
     // what the browser said is in the message a user or a model reads, not only in details
     EXPECT_NE(t.error().message.find("it said: fatal: cannot open libfoo.so"), std::string::npos) << t.error().message;
+    EXPECT_EQ(t.error().message.find("it said:"), t.error().message.rfind("it said:")) << t.error().message;  // said once
     EXPECT_TRUE(fs::is_empty(tp.dir / "tmp"));
+}
+
+// A profile another live browser of this machine holds is said before a second browser is
+// started on it (Chromium's SingletonLock: "<host>-<pid>"); a stale lock is no obstacle.
+TEST(CdpLaunch, AProfileInUseIsSaidBeforeTheLaunch) {
+    temp_parent tp;
+    ASSERT_FALSE(tp.dir.empty());
+    const auto profile = tp.dir / "profile";
+    fs::create_directory(profile);
+    char host[256] = {};
+    ASSERT_EQ(::gethostname(host, sizeof host - 1), 0);
+    fs::create_symlink(std::string(host) + "-" + std::to_string(::getpid()), profile / "SingletonLock");  // this test: alive
+    const auto script = write_script(tp.dir, "exit 7");
+    fs::create_directory(tp.dir / "tmp");
+    cdp::launch_options o;
+    o.executable = script.string();
+    o.temp_parent = (tp.dir / "tmp").string();
+    o.user_data_dir = profile.string();
+    auto t = cdp::pipe_transport::launch(o);
+    ASSERT_FALSE(t);
+    EXPECT_NE(t.error().message.find("is already in use by another browser (pid " + std::to_string(::getpid()) + ")"), std::string::npos)
+        << t.error().message;
+    EXPECT_NE(t.error().message.find("use --isolated to run multiple instances of the same browser"), std::string::npos);
+    // a lock of a host that is not this one (or of a process that is gone) does not stop the launch
+    fs::remove(profile / "SingletonLock");
+    fs::create_symlink("another-host-1", profile / "SingletonLock");
+    auto u = cdp::pipe_transport::launch(o);
+    ASSERT_FALSE(u);
+    EXPECT_NE(u.error().message.find("exited with status 7"), std::string::npos) << u.error().message;
 }
 
 TEST(CdpLaunch, TheBrowsersLastWordsAreItsLastLinesShortenedFromTheFront) {

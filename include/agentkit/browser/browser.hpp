@@ -948,6 +948,13 @@ private:
     // locale is set; nullopt when neither is.
     std::optional<json> user_agent_params(const viewport_size& v) const;
     std::string browser_user_agent_;  // the browser's own (Browser.getVersion), when a locale needs it
+    // Send `method` to every page and frame session and wait for the answers (a session that went
+    // meanwhile has nothing to change).
+    void broadcast(const std::string& method, const json& params);
+    // The http(s) origin each open tab shows, and that tab.
+    std::map<std::string, tab_ptr> origins_shown();
+    // Storage.* parameters naming this browser's context (none for the default context).
+    json context_params() const;
     // The CDP calls that put opt_.emulation on a page or frame session (none when nothing is set).
     std::vector<std::pair<std::string, json>> emulation_calls() const;
     /// Downloads started by this browser object (across restarts), against max_downloads;

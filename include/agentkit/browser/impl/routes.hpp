@@ -109,18 +109,20 @@ AGENTKIT_DECL auto browser::set_offline(bool offline) -> result<void> {
     offline_.store(offline);  // every request from now on (the dispatcher fails them)
     if (!eng_) return {};    // a browser started later takes it from install_session_policy
     // and what pages see: navigator.onLine, the online/offline events, WebSockets
+    broadcast("Network.emulateNetworkConditions",
+              json{{"offline", offline}, {"latency", 0}, {"downloadThroughput", -1}, {"uploadThroughput", -1}});
+    return {};
+}
+
+AGENTKIT_DECL auto browser::broadcast(const std::string& method, const json& params) -> void {
     std::vector<std::string> sessions;
     {
         std::lock_guard lock(eng_->mu);
         for (const auto& [sid, t] : eng_->by_session) sessions.push_back(sid);
     }
     std::vector<std::future<result<json>>> calls;
-    for (const auto& sid : sessions)
-        calls.push_back(eng_->conn.call_async("Network.emulateNetworkConditions",
-                                              json{{"offline", offline}, {"latency", 0}, {"downloadThroughput", -1}, {"uploadThroughput", -1}},
-                                              sid, opt_.call_timeout));
-    for (auto& c : calls) (void)c.get();  // a session that went meanwhile has nothing to emulate
-    return {};
+    for (const auto& sid : sessions) calls.push_back(eng_->conn.call_async(method, params, sid, opt_.call_timeout));
+    for (auto& c : calls) (void)c.get();
 }
 
 AGENTKIT_DECL auto browser::user_agent_params(const viewport_size& v) const -> std::optional<json> {
@@ -177,16 +179,8 @@ AGENTKIT_DECL auto browser::emulate_media(const media_emulation& m) -> result<vo
             if (!from->empty()) *to = *from;
     }
     if (!eng_) return {};  // a browser started later takes it from install_session_policy
-    std::vector<std::string> sessions;
-    {
-        std::lock_guard lock(eng_->mu);
-        for (const auto& [sid, t] : eng_->by_session) sessions.push_back(sid);
-    }
-    std::vector<std::future<result<json>>> calls;
     for (const auto& [method, params] : emulation_calls())
-        if (method == "Emulation.setEmulatedMedia")
-            for (const auto& sid : sessions) calls.push_back(eng_->conn.call_async(method, params, sid, opt_.call_timeout));
-    for (auto& c : calls) (void)c.get();  // a session that went meanwhile has nothing to emulate
+        if (method == "Emulation.setEmulatedMedia") broadcast(method, params);
     return {};
 }
 

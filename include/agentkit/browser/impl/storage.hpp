@@ -63,12 +63,25 @@ inline error storage_error(storage_area area, const std::string& what, const std
 }
 }  // namespace detail
 
+AGENTKIT_DECL auto browser::context_params() const -> json {
+    json params = json::object();
+    if (!eng_->context_id.empty()) params["browserContextId"] = eng_->context_id;
+    return params;
+}
+
+AGENTKIT_DECL auto browser::origins_shown() -> std::map<std::string, tab_ptr> {
+    std::map<std::string, tab_ptr> shown;
+    std::lock_guard lock(eng_->mu);
+    for (const auto& [id, t] : eng_->tabs)
+        if (const auto o = detail::url_origin(t->url); !o.empty() && !t->closed && !t->crashed) shown.emplace(std::string(o), t);
+    return shown;
+}
+
 AGENTKIT_DECL auto browser::cookies() -> result<std::vector<cookie>> {
     std::lock_guard op(op_mu_);
     auto e = ensure();
     if (!e) return fail(e.error());
-    json params = json::object();
-    if (!eng_->context_id.empty()) params["browserContextId"] = eng_->context_id;
+    const json params = context_params();
     auto r = call("", "Storage.getCookies", params);
     if (!r) return fail(r.error());
     std::vector<cookie> out;
@@ -101,8 +114,8 @@ AGENTKIT_DECL auto browser::set_cookie(cookie c) -> result<cookie> {
     }
     if (c.path.empty()) c.path = "/";
     if (auto v = opt_.policy.check_host(c.domain)) return fail(policy_error(*v, "setting a cookie"));
-    json params = {{"cookies", json::array({detail::cookie_to_cdp(c)})}};
-    if (!eng_->context_id.empty()) params["browserContextId"] = eng_->context_id;
+    json params = context_params();
+    params["cookies"] = json::array({detail::cookie_to_cdp(c)});
     auto r = call("", "Storage.setCookies", params);
     if (!r) return fail(errc::args_invalid, "the browser refused the cookie " + c.name + ": " + r.error().message);
     return c;
@@ -112,8 +125,7 @@ AGENTKIT_DECL auto browser::delete_cookies(std::string_view name) -> result<std:
     std::lock_guard op(op_mu_);
     auto e = ensure();
     if (!e) return fail(e.error());
-    json params = json::object();
-    if (!eng_->context_id.empty()) params["browserContextId"] = eng_->context_id;
+    const json params = context_params();
     auto all = call("", "Storage.getCookies", params);
     if (!all) return fail(all.error());
     std::vector<cookie> gone;
@@ -240,8 +252,7 @@ AGENTKIT_DECL auto browser::profile_state_file() const -> std::string {
 
 AGENTKIT_DECL auto browser::save_locked() -> result<storage_state> {
     storage_state s;
-    json params = json::object();
-    if (!eng_->context_id.empty()) params["browserContextId"] = eng_->context_id;
+    const json params = context_params();
     auto r = call("", "Storage.getCookies", params);
     if (!r) return fail(r.error());
     for (const auto& c : detail::jarr(*r, "cookies")) s.cookies.push_back(detail::cookie_from_cdp(c));
@@ -251,15 +262,8 @@ AGENTKIT_DECL auto browser::save_locked() -> result<storage_state> {
         std::lock_guard lock(routes_mu_);
         origins = visited_origins_;
     }
-    std::map<std::string, tab_ptr> shown;
-    {
-        std::lock_guard lock(eng_->mu);
-        for (const auto& [id, t] : eng_->tabs)
-            if (const auto o = detail::url_origin(t->url); !o.empty() && !t->closed && !t->crashed) {
-                origins.insert(std::string(o));
-                shown.emplace(std::string(o), t);
-            }
-    }
+    const auto shown = origins_shown();
+    for (const auto& [origin, t] : shown) origins.insert(origin);
     const json args = json::array({json{{"value", "local"}}, json{{"value", "items"}}});
     for (const auto& origin : origins) {
         if (origin.rfind("http", 0) != 0 || opt_.policy.check(origin + "/")) continue;  // no page of it may load now
@@ -294,8 +298,7 @@ AGENTKIT_DECL auto browser::restore_locked(const storage_state& s) -> result<sto
         }
         cookies.push_back(detail::cookie_to_cdp(c));
     }
-    json params = json::object();
-    if (!eng_->context_id.empty()) params["browserContextId"] = eng_->context_id;
+    const json params = context_params();
     if (auto r = call("", "Storage.clearCookies", params); !r) return fail(r.error());
     if (!cookies.empty()) {
         json set = params;
@@ -306,12 +309,7 @@ AGENTKIT_DECL auto browser::restore_locked(const storage_state& s) -> result<sto
         report.cookies = set["cookies"].size();
     }
     // localStorage: the state's origins written, the open tabs' other origins cleared
-    std::map<std::string, tab_ptr> shown;
-    {
-        std::lock_guard lock(eng_->mu);
-        for (const auto& [id, t] : eng_->tabs)
-            if (const auto o = detail::url_origin(t->url); !o.empty() && !t->closed && !t->crashed) shown.emplace(std::string(o), t);
-    }
+    const auto shown = origins_shown();
     std::set<std::string> written;
     for (const auto& o : s.origins) {
         const std::string origin(detail::url_origin(o.origin + "/"));

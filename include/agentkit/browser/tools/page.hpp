@@ -266,7 +266,6 @@ inline bool looks_like_function(std::string_view src) {
 }
 }  // namespace detail
 
-/// Make the browser_evaluate tool: run JavaScript in the page: () => value is called ((el) => value with a
 /// Arguments of browser_emulate_media.
 struct emulate_media_args {
     std::optional<std::string> colorScheme;    ///< prefers-color-scheme
@@ -349,20 +348,14 @@ auto pdf_tool(State& st) {
         [s](const pdf_args& a) -> result<tool_output> {
             auto bytes = s->b.pdf();
             if (!bytes) return fail(bytes.error());
-            std::filesystem::path file;
-            if (a.filename && !a.filename->empty()) {
-                auto f = detail::pw_model_file(*s, *a.filename);
-                if (!f) return fail(f.error());
-                file = *f;
-            } else {
-                file = detail::pw_dirs(*s).second / (detail::pw_file_stamp("page") + ".pdf");
-            }
+            auto file = detail::pw_output_file(*s, a.filename, "page", "pdf");
+            if (!file) return fail(file.error());
             std::error_code ec;
-            std::filesystem::create_directories(file.parent_path(), ec);
-            std::ofstream out(file, std::ios::binary);
+            std::filesystem::create_directories(file->parent_path(), ec);
+            std::ofstream out(*file, std::ios::binary);
             out << *bytes;  // bytes: written as they are (a PDF is not text to redact)
-            if (!out) return fail(errc::tool_failed, "cannot write " + file.string());
-            const std::string path = detail::pw_printable(*s, file);
+            if (!out) return fail(errc::tool_failed, "cannot write " + file->string());
+            const std::string path = detail::pw_printable(*s, *file);
             if (detail::pw_mode(*s)) {
                 pw::response resp;
                 resp.language = s->options.codegen;
@@ -375,6 +368,7 @@ auto pdf_tool(State& st) {
         reading_traits);
 }
 
+/// Make the browser_evaluate tool: run JavaScript in the page: () => value is called ((el) => value with a
 /// ref), an expression evaluated; the result as JSON.
 template <class State>
 auto evaluate_tool(State& st) {

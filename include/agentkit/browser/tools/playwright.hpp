@@ -95,6 +95,14 @@ inline result<std::filesystem::path> pw_model_file(const tool_state& st, const s
                 "Name a file inside the workspace or the output directory.");
 }
 
+/// Where a tool's file goes: the file the model named (pw_model_file's rule), else
+/// `<prefix>-<time>.<ext>` in the output directory.
+inline result<std::filesystem::path> pw_output_file(const tool_state& st, const std::optional<std::string>& named, std::string_view prefix,
+                                                    std::string_view ext) {
+    if (named && !named->empty()) return pw_model_file(st, *named);
+    return pw_dirs(st).second / (pw_file_stamp(prefix) + "." + std::string(ext));
+}
+
 /// Write `text` (redacted of the session's secrets) to `file` (appended to when `append`); the
 /// path as results print it.
 inline result<std::string> pw_write(tool_state& st, const std::filesystem::path& file, const std::string& text, bool append = false) {

@@ -332,15 +332,9 @@ auto storage_save_tool(State& st) {
         [s](const storage_save_args& a) -> result<tool_output> {
             auto state = s->b.save_storage();
             if (!state) return fail(state.error());
-            std::filesystem::path file;
-            if (a.filename && !a.filename->empty()) {
-                auto f = detail::pw_model_file(*s, *a.filename);
-                if (!f) return fail(f.error());
-                file = *f;
-            } else {
-                file = detail::pw_dirs(*s).second / (detail::pw_file_stamp("storage-state") + ".json");
-            }
-            auto path = detail::pw_write(*s, file, to_json(*state).dump(2));
+            auto file = detail::pw_output_file(*s, a.filename, "storage-state", "json");
+            if (!file) return fail(file.error());
+            auto path = detail::pw_write(*s, *file, to_json(*state).dump(2));
             if (!path) return fail(path.error());
             if (detail::pw_mode(*s))
                 return detail::coded_result(*s, "- [Storage state](" + *path + ")",
