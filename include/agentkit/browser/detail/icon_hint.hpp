@@ -19,7 +19,7 @@ namespace agentkit::browser::detail {
 
 /// A name derived from the DOM for an unnamed control: where it comes from and the words.
 struct derived_name {
-    std::string kind;  ///< "title" (a tooltip or SVG title), "alt", "label" (a data-* label) or "icon"
+    std::string kind;  ///< "title" (a tooltip or SVG title), "alt", "label" (a data-* label), "icon" or "action" (a data-action hook)
     std::string text;  ///< the words, as a person would read them
     /// True when nothing was found.
     [[nodiscard]] bool empty() const noexcept { return text.empty(); }
@@ -95,6 +95,72 @@ inline std::string icon_from_class(std::string_view cls) {
         i = j + 1;
     }
     return best;
+}
+
+/// The word a plain class list names a small control by, where no icon set's token does: the
+/// class a page styles its icon with (`<span class="star">`, `<i class="reply">`), a BEM
+/// element or modifier ("inbox__star", "toolbar__btn--share"), a behaviour hook ("js-retweet",
+/// "btn-delete"). A class names layout, state and look far more often than a control's action
+/// ("relative", "hover", "desktop", "is-open", "text-gray-500"), so a token counts only when one
+/// of its words is a word icons are named by (a star, a trash can, more, reply, share ...);
+/// generic words around it ("btn", "icon") are left out. The last such token wins (a BEM
+/// modifier first); "" when none.
+inline std::string icon_from_plain_class(std::string_view cls) {
+    static constexpr std::array<std::string_view, 150> action_words{
+        "star", "starred", "heart", "like", "unlike", "favorite", "favourite", "fav", "bookmark", "pin", "trash", "delete",
+        "remove", "bin", "close", "cancel", "dismiss", "clear", "more", "ellipsis", "kebab", "dots", "overflow", "menu",
+        "hamburger", "reply", "forward", "retweet", "repost", "share", "send", "archive", "edit", "pencil", "compose", "search",
+        "magnifier", "settings", "gear", "cog", "options", "preferences", "filter", "sort", "refresh", "reload", "sync",
+        "undo", "redo", "copy", "paste", "download", "upload", "attach", "attachment", "paperclip", "print", "save", "add",
+        "plus", "minus", "expand", "collapse", "chevron", "arrow", "caret", "next", "prev", "previous", "back", "play",
+        "pause", "stop", "mute", "unmute", "volume", "fullscreen", "zoom", "home", "user", "profile", "account", "bell",
+        "notification", "notifications", "mail", "email", "envelope", "inbox", "message", "chat", "comment", "comments",
+        "phone", "call", "camera", "video", "calendar", "clock", "location", "map", "flag", "report", "lock", "unlock",
+        "eye", "hide", "info", "help", "question", "warning", "check", "tick", "cart", "basket", "checkout", "logout",
+        "login", "signout", "signin", "external", "tag", "folder", "file", "upvote", "downvote", "vote", "rss", "emoji",
+        "mic", "microphone", "translate", "globe", "language", "drag", "grip", "move", "rotate", "crop", "bold", "italic",
+        "underline", "strikethrough", "quote", "code", "unlink", "snooze", "mark", "flip", "thumbs"};
+    static constexpr std::array<std::string_view, 12> generic{"icon", "icons", "btn", "button", "action", "actions",
+                                                              "item", "link", "control", "ctrl", "js", "ui"};
+    auto word = [&](std::string_view tok) -> std::string {
+        if (tok.empty() || tok.size() > 32) return {};
+        for (const char ch : tok)
+            if (!((ch >= 'a' && ch <= 'z') || ch == '-' || ch == '_')) return {};  // capitals, digits, ':' — no plain word
+        if (tok.rfind("is-", 0) == 0 || tok.rfind("has-", 0) == 0) return {};      // a state
+        const std::string all = icon_words(tok);
+        std::string out;
+        bool named = false;
+        std::size_t i = 0;
+        while (i < all.size()) {
+            auto j = all.find(' ', i);
+            if (j == std::string::npos) j = all.size();
+            const std::string_view w = std::string_view(all).substr(i, j - i);
+            bool is_generic = false;
+            for (auto g : generic) is_generic = is_generic || w == g;
+            for (auto a : action_words) named = named || w == a;
+            if (!is_generic) {
+                if (!out.empty()) out += ' ';
+                out += w;
+            }
+            i = j + 1;
+        }
+        return named ? out : std::string();
+    };
+    std::string best, modifier;
+    std::size_t i = 0;
+    while (i < cls.size()) {
+        auto j = cls.find_first_of(" \t\n", i);
+        std::string_view tok = cls.substr(i, j == std::string_view::npos ? std::string_view::npos : j - i);
+        if (const auto m = tok.find("--"); m != std::string_view::npos) {  // BEM: the modifier says which one
+            if (auto w = word(tok.substr(m + 2)); !w.empty()) modifier = std::move(w);
+            tok = tok.substr(0, m);
+        }
+        if (const auto e = tok.rfind("__"); e != std::string_view::npos) tok = tok.substr(e + 2);  // BEM: the element
+        if (auto w = word(tok); !w.empty()) best = std::move(w);
+        if (j == std::string_view::npos) break;
+        i = j + 1;
+    }
+    return modifier.empty() ? best : modifier;
 }
 
 /// Whether a file or fragment name reads as an identifier rather than words: a part (between
@@ -239,6 +305,21 @@ inline derived_name derive_name(const dom_index& dom, std::int64_t backend) {
         if (level < 4)
             if (auto ch = dom.children.find(id); ch != dom.children.end())
                 for (auto c : ch->second) todo.emplace_back(c, level + 1);
+    }
+    if (words.empty() && icon.empty()) {
+        // Last: what the control's own classes (or its only child's) call it, for a control of
+        // an icon's size (a plain class on a large element names a layout, not an icon), and
+        // the action a data-action hook names.
+        const dom_node_facts* f = dom.find(backend);
+        if (f != nullptr) {
+            keep(icon, "action", icon_words(f->attr("data-action")));
+            if (icon.empty() && f->visible() && f->w <= 64 && f->h <= 64) {
+                keep(icon, "icon", icon_from_plain_class(f->attr("class")));
+                if (auto ch = dom.children.find(backend); icon.empty() && ch != dom.children.end() && ch->second.size() == 1)
+                    if (const dom_node_facts* only = dom.find(ch->second.front()); only != nullptr)
+                        keep(icon, "icon", icon_from_plain_class(only->attr("class")));
+            }
+        }
     }
     return words.empty() ? icon : words;
 }

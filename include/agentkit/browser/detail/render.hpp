@@ -17,6 +17,7 @@
 #include <agentkit/core/tokens.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstddef>
 #include <cstdint>
@@ -65,10 +66,15 @@ struct render_ctx {
     std::set<std::pair<std::string, std::int64_t>> hidden_seen;  ///< DOM nodes of aria-hidden subtrees seen
     std::set<std::pair<std::string, std::int64_t>> structure;     ///< DOM-only clickables rendered as structure
     std::set<std::pair<std::string, std::int64_t>> pointer_items; ///< pointer elements outside the tree, listed once
+    std::set<std::pair<std::string, std::int64_t>> delegates;     ///< lists whose listener serves their items (delegates_to_items)
     std::size_t hidden_climb = 0;  ///< steps taken up the DOM looking for aria-hidden elements
     /// aria-current of an element without a line of its own (a wizard's <li> step), for the first
     /// line below it: a control's state, a text line's "(current step) " (see aria_current)
     std::string pending_current;
+    /// Punctuation that opened a line before an inline element ('"' of `"<b>Quoted</b>"`): it
+    /// leads the next text line of its block (pending_punct_block), else is dropped.
+    std::string pending_punct;
+    std::int64_t pending_punct_block = 0;
     /// Headings waiting for the end of their section: the AX node that holds a heading and what
     /// follows it (see heading_scope), and the heading lines whose scope_end it sets once rendered.
     std::unordered_map<const json*, std::vector<std::size_t>> open_scopes;
@@ -92,7 +98,7 @@ inline std::string unnamed_label(render_ctx& c, const frame_view& fv, std::int64
     if (anonymous != nullptr) *anonymous = false;
     if (fv.dom != nullptr && backend != 0) {
         const derived_name d = derive_name(*fv.dom, backend);
-        if (!d.empty()) return " (" + d.kind + ": " + (d.kind == "icon" ? clip(d.text, 40) : quote_text(clip(d.text, 60))) + ")";
+        if (!d.empty()) return " (" + d.kind + ": " + (d.kind == "icon" || d.kind == "action" ? clip(d.text, 40) : quote_text(clip(d.text, 60))) + ")";
     }
     if (anonymous != nullptr) *anonymous = true;  // an id or a number does not say where a link goes; its URL does
     std::string hint = fallback_label(f);
@@ -130,10 +136,11 @@ inline std::int64_t text_block(const frame_view& fv, const json& node) {
 
 /// Concatenated static text below a node (for rows and names of clickable containers), as it
 /// renders: runs of one block joined as they are, runs of different blocks (or of unknown
-/// ones) with a space between. At most `visits` nodes are looked at and `depth` levels deep
-/// (a page's tree may be cyclic). The caller clip()s the result.
+/// ones) with a space between; with `skip_controls`, not the text of controls below it (a
+/// card's name is not its buttons'). At most `visits` nodes are looked at and `depth` levels
+/// deep (a page's tree may be cyclic). The caller clip()s the result.
 inline void collect_text(const frame_view& fv, const json& node, std::string& out, std::size_t limit, int depth,
-                         int& visits, std::int64_t& block) {
+                         int& visits, std::int64_t& block, bool skip_controls = false) {
     if (out.size() > limit || depth > 64 || --visits < 0) return;
     const std::string role = str_field(node, "role");
     if (role == "StaticText") {
@@ -145,35 +152,64 @@ inline void collect_text(const frame_view& fv, const json& node, std::string& ou
         block = b;
         return;
     }
+    if (skip_controls && depth > 0) {
+        if (is_interactive_role(role)) return;
+        if (auto b = node.find("backendDOMNodeId"); fv.dom != nullptr && b != node.end() && b->is_number_integer())
+            if (const auto* df = fv.dom->find(b->get<std::int64_t>()); df != nullptr && df->clickable && df->tag != "label") return;
+    }
     auto it = node.find("childIds");
     if (it == node.end()) return;
     for (const auto& cid : *it) {
         if (!cid.is_string()) continue;
         auto f = fv.by_id.find(cid.get<std::string>());
-        if (f != fv.by_id.end()) collect_text(fv, *f->second, out, limit, depth + 1, visits, block);
+        if (f != fv.by_id.end()) collect_text(fv, *f->second, out, limit, depth + 1, visits, block, skip_controls);
     }
 }
 
-inline void collect_text(const frame_view& fv, const json& node, std::string& out, std::size_t limit) {
+inline void collect_text(const frame_view& fv, const json& node, std::string& out, std::size_t limit, bool skip_controls = false) {
     int visits = 2000;
     std::int64_t block = 0;
-    collect_text(fv, node, out, limit, 0, visits, block);
+    collect_text(fv, node, out, limit, 0, visits, block, skip_controls);
 }
 
 /// What is below an element that only the DOM calls clickable (a click listener, a pointer
-/// cursor), to tell a control from structure: other controls, a heading, how much text.
-/// Looks at no more than `budget` nodes (a subtree larger than that is structure).
+/// cursor), to tell a control from structure: other controls (how many), a heading, how much
+/// text in all and outside those controls. Looks at no more than `budget` nodes (a subtree
+/// larger than that is structure) and not inside the controls it finds.
 struct subtree_facts {
-    bool controls = false;
+    std::size_t controls = 0;
     bool heading = false;
     bool too_big = false;
-    std::size_t text = 0;
+    std::size_t text = 0;        ///< characters of text outside the controls
+    std::size_t letters = 0;     ///< of which letters and digits (word_chars)
+    std::size_t control_letters = 0;  ///< letters and digits of the controls' own text
 };
+
+/// Letters and digits in a text: ASCII ones, and every other character but the bullets, dots,
+/// dashes and guillemets pages put between items ("•", "·", "–", "—", "›", "»", "…").
+inline std::size_t word_chars(std::string_view t) {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < t.size();) {
+        const auto u = static_cast<unsigned char>(t[i]);
+        if (u < 0x80) {
+            n += std::isalnum(u) != 0 ? 1 : 0;
+            ++i;
+            continue;
+        }
+        std::size_t len = u >= 0xF0 ? 4 : u >= 0xE0 ? 3 : u >= 0xC0 ? 2 : 1;
+        len = std::min(len, t.size() - i);
+        const std::string_view ch = t.substr(i, len);
+        static constexpr std::array<std::string_view, 10> marks{"•", "·", "–", "—", "›", "»", "‹", "«", "…", "\xc2\xa0"};
+        n += std::find(marks.begin(), marks.end(), ch) == marks.end() ? 1U : 0U;
+        i += len;
+    }
+    return n;
+}
 inline void scan_subtree(const frame_view& fv, const json& node, subtree_facts& out, int& budget, int depth) {
     auto it = node.find("childIds");
     if (it == node.end() || !it->is_array() || depth > 64) return;
     for (const auto& cid : *it) {
-        if (out.controls || out.too_big) return;
+        if (out.too_big) return;
         if (--budget < 0) {
             out.too_big = true;
             return;
@@ -183,25 +219,55 @@ inline void scan_subtree(const frame_view& fv, const json& node, subtree_facts& 
         if (f == fv.by_id.end()) continue;
         const json& ch = *f->second;
         const std::string role = str_field(ch, "role");
-        if (is_interactive_role(role)) out.controls = true;
+        bool control = is_interactive_role(role);
         if (role == "heading") out.heading = true;
-        if (role == "StaticText") out.text += str_field(ch, "name").size();
-        if (fv.dom != nullptr && ch.contains("backendDOMNodeId") && ch["backendDOMNodeId"].is_number_integer()) {
+        if (role == "StaticText") {
+            const std::string t = str_field(ch, "name");
+            out.text += t.size();
+            out.letters += word_chars(t);
+        }
+        if (!control && fv.dom != nullptr && ch.contains("backendDOMNodeId") && ch["backendDOMNodeId"].is_number_integer()) {
             if (const auto* df = fv.dom->find(ch["backendDOMNodeId"].get<std::int64_t>());
                 df != nullptr && ((df->clickable && df->tag != "label") || fv.dom->own_pointer(*df)))
-                out.controls = true;
+                control = true;
+        }
+        if (control) {
+            ++out.controls;
+            std::string t;
+            int visits = 64;
+            std::int64_t block = 0;
+            collect_text(fv, ch, t, 200, 0, visits, block);
+            out.control_letters += word_chars(t);
+            budget -= 64 - std::max(visits, 0);
+            continue;
         }
         scan_subtree(fv, ch, out, budget, depth + 1);
     }
 }
 
+/// Whether an element has a sibling element of the same tag and class: one of a list of alike
+/// items (an inbox's rows, a grid's cards), as a person reads them.
+inline bool repeated_item(const dom_index& dom, std::int64_t backend, const dom_node_facts& df) {
+    auto sib = dom.children.find(df.parent);
+    if (df.parent == 0 || sib == dom.children.end()) return false;
+    const std::string_view cls = df.attr("class");
+    std::size_t seen = 0;
+    for (const auto id : sib->second) {
+        if (id == backend || ++seen > 64) continue;
+        if (const auto* f = dom.find(id); f != nullptr && f->tag == df.tag && f->attr("class") == cls) return true;
+    }
+    return false;
+}
+
 /// Whether an element the DOM alone calls clickable is structure rather than a control: the
 /// page's body, document or app root (event delegation: React and most frameworks listen on
-/// their root), or a container of other controls, of headings, or of more than a sentence or
-/// two of text. Such an element gets no `clickable` line and no ref; its content renders as if
-/// it had no listener. A small element with a listener (a card's caption, a span that acts as
-/// a link) stays a control.
-inline bool clickable_is_structure(const frame_view& fv, const json& node, const dom_node_facts& df) {
+/// their root), a container of headings, of more than a sentence or two of text, or of other
+/// controls and nothing else to read. Such an element gets no `clickable` line and no ref; its
+/// content renders as if it had no listener. A small element with a listener (a card's caption,
+/// a span that acts as a link) stays a control, and so does a row or a card with its own text
+/// beside a few controls of its own (an inbox row with its star and trash icons) when it looks
+/// like one: a pointer cursor of its own, or alike siblings.
+inline bool clickable_is_structure(const frame_view& fv, std::int64_t backend, const json& node, const dom_node_facts& df) {
     if (df.tag == "body" || df.tag == "html") return true;
     const std::string_view id = df.attr("id");
     if (id == "root" || id == "app" || id == "__next" || id == "__nuxt" || id == "___gatsby" || !df.attr("data-reactroot").empty())
@@ -213,7 +279,95 @@ inline bool clickable_is_structure(const frame_view& fv, const json& node, const
     int budget = 400;
     scan_subtree(fv, node, facts, budget, 0);
     constexpr std::size_t sentence_or_two = 200;
-    return facts.controls || facts.heading || facts.too_big || facts.text > sentence_or_two;
+    constexpr std::size_t a_rows_controls = 6;
+    if (facts.heading || facts.too_big || facts.text > sentence_or_two) return true;
+    if (facts.controls == 0) return false;
+    constexpr std::size_t a_word = 3;
+    // its own text says more than its controls do (not a bullet beside a headline's link)
+    const bool row_like = facts.letters >= a_word && facts.letters > facts.control_letters &&
+                          facts.controls <= a_rows_controls && fv.dom != nullptr &&
+                          (fv.dom->own_pointer(df) || repeated_item(*fv.dom, backend, df));
+    return !row_like;
+}
+
+/// Whether a clickable element's listener serves the items below it (event delegation: an
+/// autocomplete's suggestion list, a menu whose items carry no listener of their own): two or
+/// more visible child elements alike (list items, table rows, options, or one tag and one class),
+/// none with a listener or a control of its own. Each item is then a control, the list is not.
+inline bool delegates_to_items(const dom_index& dom, std::int64_t backend, const dom_node_facts& df) {
+    if (!df.clickable || df.tag == "body" || df.tag == "html") return false;
+    auto ch = dom.children.find(backend);
+    if (ch == dom.children.end() || ch->second.size() < 2) return false;
+    std::string_view tag, cls;
+    std::size_t items = 0;
+    int budget = 400;  // DOM nodes looked at below the items
+    for (const auto id : ch->second) {
+        const dom_node_facts* f = dom.find(id);
+        if (f == nullptr || f->tag == "script" || f->tag == "style" || f->tag == "template" || !f->visible()) continue;
+        if (items == 0) {
+            tag = f->tag;
+            cls = f->attr("class");
+            if (tag != "li" && tag != "tr" && tag != "option" && cls.empty()) return false;
+        } else if (f->tag != tag || (tag != "li" && tag != "tr" && tag != "option" && f->attr("class") != cls)) {
+            return false;
+        }
+        if (f->clickable || dom.own_pointer(*f)) return false;  // items that listen themselves are controls already
+        // nothing clickable inside an item (a list of links: the links are the controls)
+        std::vector<std::int64_t> todo{id};
+        while (!todo.empty()) {
+            const auto at = todo.back();
+            todo.pop_back();
+            if (--budget < 0) return false;
+            if (at != id)
+                if (const auto* g = dom.find(at); g != nullptr && (g->clickable || g->tag == "input" || g->tag == "button")) return false;
+            if (auto k = dom.children.find(at); k != dom.children.end()) todo.insert(todo.end(), k->second.begin(), k->second.end());
+        }
+        ++items;
+    }
+    return items >= 2;
+}
+
+/// What the DOM says of a control the page did not mark with aria-expanded: "collapsed" when the
+/// element right after it (or after the wrapper it ends) is a hidden container of elements (a
+/// tree's closed folder, a disclosure's panel), "expanded" when that is a visible list in the same
+/// list item (a tree's open folder); "" otherwise.
+inline std::string_view disclosure_state(const dom_index& dom, std::int64_t backend, const dom_node_facts& df) {
+    std::int64_t at = backend;
+    const dom_node_facts* me = &df;
+    for (int up = 0; up < 3 && me != nullptr && me->parent != 0; ++up) {
+        auto sib = dom.children.find(me->parent);
+        if (sib == dom.children.end()) return {};
+        const auto& v = sib->second;
+        auto pos = std::find(v.begin(), v.end(), at);
+        if (pos == v.end()) return {};
+        const dom_node_facts* next = nullptr;
+        std::int64_t next_id = 0;
+        for (auto k = pos + 1; k != v.end() && next == nullptr; ++k)
+            if (const auto* f = dom.find(*k); f != nullptr && f->tag != "script" && f->tag != "style" && f->tag != "template") {
+                next = f;
+                next_id = *k;
+            }
+        if (next == nullptr) {  // the last element of its wrapper: look after the wrapper
+            const dom_node_facts* p = dom.find(me->parent);
+            if (p == nullptr || p->tag == "li" || p->tag == "body" || p->clickable) return {};
+            at = me->parent;
+            me = p;
+            continue;
+        }
+        const bool list = next->tag == "ul" || next->tag == "ol" || next->tag == "menu";
+        if (!list && next->tag != "div" && next->tag != "section" && next->tag != "dl") return {};
+        // a live region or a dialog shows up on its own (a toast, a modal), it is not a panel the control opens
+        const std::string_view nrole = next->attr("role");
+        if (nrole == "status" || nrole == "alert" || nrole == "log" || nrole == "dialog" || nrole == "alertdialog" ||
+            nrole == "tooltip" || !next->attr("aria-live").empty())
+            return {};
+        auto kids = dom.children.find(next_id);
+        if (kids == dom.children.end() || kids->second.empty()) return {};
+        if (!next->visible()) return "collapsed";
+        const dom_node_facts* p = dom.find(me->parent);
+        return list && p != nullptr && p->tag == "li" ? "expanded" : "";
+    }
+    return {};
 }
 
 /// Whether an interactive node is below `node`, looking at no more than `budget` nodes in all
@@ -301,6 +455,7 @@ inline std::string nearby_text(render_ctx& c, const frame_view& fv, const json& 
 
 inline std::size_t push_line(render_ctx& c, std::size_t depth, std::string text, std::string ref, bool interactive,
                              bool structural, std::size_t parent, std::string& pending_prefix) {
+    c.pending_punct.clear();
     snapshot_line l;
     l.depth = depth;
     if (!c.pending_current.empty() && !interactive && !structural) {  // see render_ctx::pending_current
@@ -504,11 +659,13 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
         std::string t = text_run(str_field(node, "name"), 1U << 20U);
         if (t.empty()) return;
         // Chromium leaves a plain element out of the tree even when it sets a pointer cursor of
-        // its own (a delegated list's <span> items: the listener is on an ancestor). Its text is
+        // its own (a delegated list's <span> items: the listener is on an ancestor), or when it
+        // is an item of a list whose listener serves its items (delegates_to_items). Its text is
         // all that is left of it: that text becomes the element's clickable line.
         if (df != nullptr && df->parent != 0) {
             const dom_node_facts* pe = fv.dom->find(df->parent);
-            if (pe != nullptr && pe->tag != "body" && pe->tag != "html" && pe->tag != "label" && fv.dom->own_pointer(*pe) &&
+            if (pe != nullptr && pe->tag != "body" && pe->tag != "html" && pe->tag != "label" &&
+                (fv.dom->own_pointer(*pe) || c.delegates.count(std::make_pair(fv.frame->session_id, pe->parent)) != 0) &&
                 pe->visible() && c.structure.count(std::make_pair(fv.frame->session_id, df->parent)) == 0 &&
                 (fv.dom->viewport_w <= 0 || pe->w * pe->h <= 0.25 * fv.dom->viewport_w * fv.dom->viewport_h) &&
                 c.pointer_items.insert(std::make_pair(fv.frame->session_id, df->parent)).second) {
@@ -529,23 +686,37 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
                            L.back().depth == depth && L.back().parent == parent && L.back().block == block &&
                            (opt.max_text_line == 0 || L.back().text.size() < opt.max_text_line);
         // Separators ("·", "|", "»", "›") between links carry nothing a model needs; blank runs only
-        // separate the runs around them.
+        // separate the runs around them. Short punctuation after text of its block ('".', ")",
+        // "+", " / ") belongs to the sentence it continues (`"<b>lic</b>".`,
+        // `<kbd>Ctrl</kbd>+<kbd>S</kbd>`, code in highlighted spans): it joins that text, and is
+        // dropped only where no text run precedes it (after a link).
         const auto first = t.find_first_not_of(' ');
         const std::string core = first == std::string::npos ? std::string() : t.substr(first, t.find_last_not_of(' ') - first + 1);
-        const bool separator = core.empty() || core == "·" || core == "|" || core == "•" || core == "»" || core == "›" || core == "/" ||
-                               (core.size() <= 3 && std::none_of(core.begin(), core.end(), [](char ch) {
-                                    return std::isalnum(static_cast<unsigned char>(ch)) || (static_cast<unsigned char>(ch) & 0x80U) != 0;
-                                }));
+        const bool named_separator = core == "·" || core == "|" || core == "•" || core == "»" || core == "›" || core == "/";
+        const bool separator = core.empty() ||
+                               (!joins && (named_separator || (core.size() <= 3 && std::none_of(core.begin(), core.end(), [](char ch) {
+                                               return std::isalnum(static_cast<unsigned char>(ch)) ||
+                                                      (static_cast<unsigned char>(ch) & 0x80U) != 0;
+                                           }))));
         if (separator) {
             if (joins && L.back().text.back() != ' ') L.back().text += ' ';
+            // punctuation that opens a line (`"<b>Quoted</b>," she said`) leads the text of its block
+            // that comes next; anything else coming next drops it (push_line)
+            if (!joins && !core.empty() && !named_separator) {
+                c.pending_punct = core;
+                c.pending_punct_block = block;
+            }
             return;
         }
         if (joins) {
+            c.pending_punct.clear();
             if (block == 0 && L.back().text.back() != ' ' && t.front() != ' ') L.back().text += ' ';
             append_run(L.back().text, t);
             return;
         }
-        push_line(c, depth, t.substr(t.find_first_not_of(' ')), "", false, false, parent, pending_prefix);
+        std::string lead = c.pending_punct_block == block ? c.pending_punct : std::string();
+        if (!lead.empty() && t.front() == ' ') lead += ' ';
+        push_line(c, depth, lead + t.substr(t.find_first_not_of(' ')), "", false, false, parent, pending_prefix);
         c.lines->back().text_run = true;
         c.lines->back().block = block;
         return;
@@ -554,14 +725,22 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
     std::string name = clip(std::string(undoubled(clip(str_field(node, "name"), std::string::npos))), opt.max_text);
     // A pointer cursor counts where it is set, not where it is inherited (every descendant of a
     // pointer element computes pointer too).
+    // An item of a list whose listener serves its items is a control of its own (delegates_to_items).
+    const bool delegated_item = df != nullptr && df->parent != 0 && !inside_interactive &&
+                                c.delegates.count(std::make_pair(fv.frame->session_id, df->parent)) != 0;
     const bool dom_clickable = df != nullptr && ((df->clickable && df->tag != "label" && df->tag != "body" &&
                                                   df->tag != "html") ||
-                                                 (fv.dom->own_pointer(*df) && !inside_interactive) || df->attr("draggable") == "true");
+                                                 (fv.dom->own_pointer(*df) && !inside_interactive) || df->attr("draggable") == "true" ||
+                                                 delegated_item);
     const bool interactive_role = is_interactive_role(role) && !(role == "option" && inside_interactive);
     bool structure = false;  // a DOM-only clickable that is structure (recorded: its text is not an item of its own)
-    const bool interactive = !inside_interactive &&
+    if (dom_clickable && !interactive_role && !inside_interactive && delegates_to_items(*fv.dom, backend, *df)) {
+        structure = true;
+        c.delegates.insert(std::make_pair(fv.frame->session_id, backend));
+    }
+    const bool interactive = !inside_interactive && !structure &&
                              (interactive_role || (dom_clickable && !is_structural_role(role) && role != "heading" &&
-                                                   !(structure = clickable_is_structure(fv, node, *df))));
+                                                   !(structure = clickable_is_structure(fv, backend, node, *df))));
     if (structure) c.structure.insert(std::make_pair(fv.frame->session_id, backend));
     const bool heading_clickable = !inside_interactive && role == "heading" && (interactive_role || dom_clickable);
     // aria-current on an element without a line of its own (a wizard's <li> step, a breadcrumb's
@@ -608,7 +787,13 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
                     cells += clip(cell, opt.max_text);
                 }
             }
-            if (!cells.empty()) push_line(c, depth, "row: " + cells, "", false, false, parent, pending_prefix);
+            if (cells.empty()) return;
+            std::string ref;  // a row the page listens on (its own listener, or its table's for its rows) is a control
+            if (interactive) {
+                ref = c.refs->ref_for(fv.frame->session_id, fv.frame->frame_id, fv.frame->loader_id, backend, "row", clip(cells, opt.max_text));
+                cells += " [ref=" + ref + "]";
+            }
+            push_line(c, depth, "row: " + cells, ref, !ref.empty(), false, parent, pending_prefix);
             return;
         }
     }
@@ -621,7 +806,7 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
         return;
     }
 
-    if (role == "listitem") {
+    if (role == "listitem" && !interactive) {
         std::string prefix = opt.interactive_only ? "" : "- ";  // interactive-only lists no page structure
         std::string& pp = pending_prefix.empty() ? prefix : pending_prefix;
         render_children(c, fv, node, depth, parent, inside_interactive, pp);
@@ -637,7 +822,7 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
         if (role == "ToggleButton") shown_role = "button";
         if (name.empty() && !interactive_role) {
             std::string t;
-            collect_text(fv, node, t, opt.max_text);
+            collect_text(fv, node, t, opt.max_text, true);
             name = clip(t, opt.max_text);
         }
         std::string text = shown_role;
@@ -674,6 +859,11 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
         const std::string expanded = prop_value(node, "expanded");
         if (expanded == "true") text += " expanded";
         else if (expanded == "false" && role != "combobox") text += " collapsed";
+        else if (expanded.empty() && df != nullptr && name.size() <= 60 &&
+                 ((shown_role == "clickable" && df->tag != "input") ||
+                  (role == "button" && df->tag != "input" &&  // a submit button opens nothing
+                   (df->tag != "button" || ascii_lower(df->attr("type")) == "button"))))
+            if (const auto state = disclosure_state(*fv.dom, backend, *df); !state.empty()) text += " " + std::string(state);
         if (prop_value(node, "selected") == "true") text += " selected";
         {  // a menu's current item: "current"; a wizard's step: "current=step" (set here or on an element around it)
             std::string cur = df != nullptr ? aria_current(*df) : std::string();
@@ -744,13 +934,17 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
         std::string ref = c.refs->ref_for(fv.frame->session_id, fv.frame->frame_id, fv.frame->loader_id, backend,
                                           shown_role, name);
         text += " [ref=" + ref + "]";
+        if (role == "listitem" && pending_prefix.empty() && !opt.interactive_only) pending_prefix = "- ";
         const std::size_t me = push_line(c, depth, std::move(text), ref, true, false, parent, pending_prefix);
         if (opt.interactive_only && role == "link")
             c.links.add(*c.lines, me, prop_value(node, "url"), fv.frame->url, !name.empty(), std::move(states));
-        // Controls inside a clickable/link/button (rare): render them below it.
+        // Controls inside a clickable/link/button (a row's icons): render them below it, without
+        // the text its own line has said.
         if (role != "combobox" && role != "listbox" && role != "ComboBoxSelect" && has_interactive_descendant(fv, node)) {
             std::string none;
+            ++c.suppress_text;
             render_children(c, fv, node, depth + 1, me, false, none);
+            --c.suppress_text;
         }
         return;
     }

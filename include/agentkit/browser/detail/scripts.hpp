@@ -6,15 +6,29 @@
 
 namespace agentkit::browser::detail {
 
-// A JavaScript function: resolves when the DOM had no mutation for `quiet` ms (or `max` ms passed).
+// A JavaScript function: resolves when the DOM had no mutation for `quiet` ms and no CSS
+// transition or animation that ends within the bound is running (a modal's fade, a panel's
+// slide: what it shows once it ends is what the action did; endless spinners do not count), or
+// `max` ms passed.
 inline constexpr const char* kQuietScript = R"JS((quiet, max) => new Promise(resolve => {
   const t0 = performance.now(); let last = t0;
   const mo = new MutationObserver(() => { last = performance.now(); });
   try { mo.observe(document, {subtree: true, childList: true, attributes: true, characterData: true}); } catch (e) {}
+  const moving = (now) => {
+    try {
+      for (const a of document.getAnimations()) {
+        if (a.playState !== 'running' || !a.effect) continue;
+        const c = a.effect.getComputedTiming();
+        if (isFinite(c.endTime) && c.localTime !== null && c.endTime - c.localTime <= max - (now - t0)) return true;
+      }
+    } catch (e) {}
+    return false;
+  };
   const tick = () => {
     const now = performance.now();
-    if (now - last >= quiet || now - t0 >= max) { mo.disconnect(); resolve(now - last >= quiet ? 'quiet' : 'busy'); }
-    else setTimeout(tick, Math.max(5, quiet - (now - last)));
+    const still = now - last >= quiet && !moving(now);
+    if (still || now - t0 >= max) { mo.disconnect(); resolve(still ? 'quiet' : 'busy'); }
+    else setTimeout(tick, Math.max(16, quiet - (now - last)));
   };
   setTimeout(tick, quiet);
 }))JS";

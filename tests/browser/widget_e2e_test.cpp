@@ -1,0 +1,199 @@
+// End-to-end tests of widgets that pages build without ARIA, or with only some of it, against
+// real headless Chromium on pages served from 127.0.0.1: punctuation after inline elements,
+// items of a list whose listener serves them (event delegation), rows and cards that listen on
+// themselves and hold controls of their own, icon-only controls named by their classes, and
+// trees whose closed folders hide their children. Each pattern has two pages written apart (the
+// second was not looked at while the renderer's rules were written); every control is driven
+// through its ref and the page says what the click did.
+#include <agentkit/agentkit.hpp>
+
+#include "support/http_server.hpp"
+#include "support/snapshot_refs.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace br = agentkit::browser;
+using agentkit::test::http_response;
+using agentkit::test::http_server;
+using agentkit::test::page;
+using agentkit::test::ref_on;
+
+namespace {
+
+struct site {
+    http_server server;
+    br::browser b;
+    site() : b(br::browser_options{}) {}
+
+    // The snapshot of `html` served at `path`.
+    std::string open(const std::string& path, const std::string& title, const std::string& html) {
+        server.route(path, http_response::html(page(title, html)));
+        auto nav = b.navigate(server.url(path));
+        EXPECT_TRUE(nav) << nav.error().to_text();
+        return nav ? nav->snapshot : std::string();
+    }
+    // Clicks the control on the line of `snapshot` that contains `needle`; what the click changed.
+    std::string click(const std::string& snapshot, const std::string& needle) {
+        const std::string ref = ref_on(snapshot, needle);
+        EXPECT_FALSE(ref.empty()) << "no ref on a line with `" << needle << "` in\n" << snapshot;
+        if (ref.empty()) return {};
+        auto r = b.click(ref);
+        EXPECT_TRUE(r) << r.error().to_text();
+        return r ? r->to_text() : std::string();
+    }
+    std::string snapshot() {
+        auto s = b.snapshot();
+        EXPECT_TRUE(s) << s.error().to_text();
+        return s ? s->snap.text : std::string();
+    }
+};
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+// A text run of punctuation only after an inline element (a closing quote and a full stop, a
+// "+" between two keys, a decimal point between two spans) belongs to the sentence; separators
+// between links still go.
+TEST(WidgetPatternsE2E, PunctuationAfterAnInlineElementStaysInItsSentence) {
+    site s;
+    const std::string a = s.open("/a", "Task", R"(<p>Enter an item that starts with "<b>Ce</b>" and ends with "<b>lic</b>".</p>
+<p>Press <kbd>Ctrl</kbd>+<kbd>S</kbd>, then (<i>optionally</i>) close.</p>
+<nav><a href="#1">Home</a> | <a href="#2">About</a> · <a href="#3">Help</a></nav>)");
+    EXPECT_TRUE(has(a, "Enter an item that starts with \"Ce\" and ends with \"lic\".")) << a;
+    EXPECT_TRUE(has(a, "Press Ctrl+S, then (optionally) close.")) << a;
+    EXPECT_FALSE(has(a, "|")) << "separators between links carry nothing:\n" << a;
+    EXPECT_FALSE(has(a, "·")) << a;
+    // the second page, written apart
+    const std::string b = s.open("/b", "Price", R"(<div class="total">Total: <span>$</span><span>12</span>.<span>99</span></div>
+<p>Run <code>make</code>; then <em>wait</em>!</p><p>"<strong>Quoted</strong>," she said.</p>)");
+    EXPECT_TRUE(has(b, "Total: $12.99")) << b;
+    EXPECT_TRUE(has(b, "Run make; then wait!")) << b;
+    EXPECT_TRUE(has(b, "\"Quoted,\" she said.")) << b;
+}
+
+// A list whose one listener serves its items (an autocomplete's suggestions): each item gets a
+// ref of its own, and a click on it reaches the listener with the item as its target.
+TEST(WidgetPatternsE2E, ItemsOfADelegatedListAreControls) {
+    site s;
+    const std::string a = s.open("/a", "Delegated", R"(<label>City <input id=q></label>
+<ul id=sugg class=suggestions><li>Lisbon</li><li>Lima</li><li>Lyon</li></ul><p id=out>none</p>
+<script>sugg.addEventListener('click', e => { const li = e.target.closest('li'); if (!li) return;
+  q.value = li.textContent; out.textContent = 'Picked ' + li.textContent; });</script>)");
+    for (const char* item : {"Lisbon", "Lima", "Lyon"})
+        EXPECT_FALSE(ref_on(a, std::string("clickable \"") + item + "\"").empty()) << item << " has no ref:\n" << a;
+    EXPECT_FALSE(has(a, "Lisbon Lima")) << "the list is not one control:\n" << a;
+    EXPECT_TRUE(has(s.click(a, "\"Lima\""), "Picked Lima"));
+
+    // the second page, written apart: divs of one class, a mousedown listener on their container
+    const std::string b = s.open("/b", "People", R"(<input id=who aria-label="Search people">
+<div class=results id=res><div class=result data-value=ada>Ada Lovelace</div><div class=result data-value=alan>Alan Turing</div>
+<div class=result data-value=grace>Grace Hopper</div></div><p id=sel>nobody selected</p>
+<script>res.addEventListener('mousedown', e => { const r = e.target.closest('.result');
+  if (r) { who.value = r.textContent; sel.textContent = 'Selected ' + r.dataset.value; e.preventDefault(); } });</script>)");
+    const std::string said = s.click(b, "\"Alan Turing\"");
+    EXPECT_TRUE(has(said, "Selected alan")) << said;
+    EXPECT_FALSE(ref_on(b, "\"Grace Hopper\"").empty()) << b;
+
+    // what stays structure: a listened list of links (the links are the controls), a listened
+    // form (its fields are), a listened panel of long text with a button
+    const std::string c = s.open("/c", "Structure", R"(<ul onclick="void 0"><li><a href="#a">Alpha</a></li><li><a href="#b">Beta</a></li></ul>
+<form onclick="void 0">Name: <input name=n> Email: <input name=e></form>
+<div class=panel onclick="void 0"><p>)" + std::string(300, 'x') + R"(</p><button>OK</button></div>)");
+    EXPECT_FALSE(ref_on(c, "link \"Alpha\"").empty()) << c;
+    EXPECT_FALSE(has(c, "clickable")) << "no container became a control:\n" << c;
+}
+
+// A row or a card with its own listener that holds controls of its own (an inbox row with star
+// and trash icons, a product card with a wishlist button) is a control, its controls below it.
+TEST(WidgetPatternsE2E, ARowWithItsOwnListenerKeepsItsRefBesideItsIcons) {
+    site s;
+    const std::string a = s.open("/a", "Inbox", R"(<style>.row{display:flex;gap:8px}.star,.trash{display:inline-block;width:16px;height:16px;background:#fc0}</style>
+<div id=list><div class=row data-id=1><span class=star></span><span class=from>Cathrine</span><span class=subject>Scelerisque feu..</span><span class=trash></span></div>
+<div class=row data-id=2><span class=star></span><span class=from>Bob</span><span class=subject>Lunch on Friday</span><span class=trash></span></div></div>
+<p id=out>no message open</p>
+<script>for (const r of document.querySelectorAll('.row')) {
+  r.addEventListener('click', () => out.textContent = 'Opened message from ' + r.querySelector('.from').textContent);
+  r.querySelector('.star').addEventListener('click', e => { e.stopPropagation(); out.textContent = 'Starred ' + r.dataset.id; });
+  r.querySelector('.trash').addEventListener('click', e => { e.stopPropagation(); out.textContent = 'Deleted ' + r.dataset.id; }); }</script>)");
+    EXPECT_TRUE(has(s.click(a, "clickable \"Bob Lunch on Friday\""), "Opened message from Bob")) << a;
+    // the icons are listed below their row (the first star is row 1's)
+    EXPECT_TRUE(has(s.click(a, "(icon: star)"), "Starred 1")) << a;
+    EXPECT_TRUE(has(s.click(a, "(icon: trash)"), "Deleted 1")) << a;
+    EXPECT_FALSE(has(a, "\nCathrine\n")) << "a row's text is said once, on its line:\n" << a;
+
+    // the second page, written apart: cards with a pointer cursor and a named button
+    const std::string b = s.open("/b", "Shop", R"(<style>.grid{display:grid;grid-template-columns:repeat(3,200px);gap:10px}.card{cursor:pointer;padding:8px}</style>
+<h2>Lamps</h2><div class=grid>
+<article class=card data-sku=a1><span class=title>Brass desk lamp</span> <span class=price>$49</span><button class=fav aria-label="Save to wishlist">&#9825;</button></article>
+<article class=card data-sku=b2><span class=title>Paper floor lamp</span> <span class=price>$89</span><button class=fav aria-label="Save to wishlist">&#9825;</button></article>
+</div><p id=msg>-</p>
+<script>for (const c of document.querySelectorAll('.card')) { c.addEventListener('click', () => msg.textContent = 'Viewing ' + c.dataset.sku);
+  c.querySelector('.fav').addEventListener('click', e => { e.stopPropagation(); msg.textContent = 'Saved ' + c.dataset.sku; }); }</script>)");
+    EXPECT_TRUE(has(s.click(b, "clickable \"Paper floor lamp $89\""), "Viewing b2")) << b;
+    EXPECT_TRUE(has(s.click(b, "button \"Save to wishlist\""), "Saved a1")) << b;
+    EXPECT_FALSE(has(b, "$49♡")) << "a card's name is not its button's text:\n" << b;
+}
+
+// Controls named by nothing the accessibility tree reads: their classes (a plain word, a BEM
+// element or modifier, a js- hook) or a data-action hook name them, as derived names.
+TEST(WidgetPatternsE2E, IconOnlyControlsAreNamedByTheirClasses) {
+    site s;
+    const std::string a = s.open("/a", "Icons", R"(<style>.actions>*{display:inline-block;width:18px;height:18px;background:#888}</style>
+<p>Hello there.</p><div class=actions><span class="star"></span><span class="trash"></span><span class="more"></span><i class="reply"></i></div>
+<p id=out>idle</p>
+<script>for (const el of document.querySelectorAll('.actions > *')) el.addEventListener('click', () => out.textContent = 'Did ' + el.className);</script>)");
+    for (const char* icon : {"star", "trash", "more", "reply"})
+        EXPECT_TRUE(has(s.click(a, std::string("clickable (icon: ") + icon + ")"), std::string("Did ") + icon)) << a;
+    EXPECT_FALSE(has(a, "unlabeled")) << a;
+
+    // the second page, written apart
+    const std::string b = s.open("/b", "Post", R"(<p>A post about lamps.</p><div class=toolbar>
+<a class="toolbar__btn toolbar__btn--share" href="#"><svg width=16 height=16><circle cx=8 cy=8 r=6></circle></svg></a>
+<div class="icon-btn" data-action="archive" style="width:20px;height:20px;display:inline-block;background:#aaa"></div>
+<button class="btn js-retweet"><svg width=16 height=16><rect width=12 height=12></rect></svg></button>
+<span class="text-gray-500 w-4 h-4 flex" style="display:inline-block;width:16px;height:16px;background:#ccc"></span></div><p id=log>-</p>
+<script>for (const el of document.querySelectorAll('.toolbar > *')) el.addEventListener('click', e => { e.preventDefault(); log.textContent = 'Clicked ' + el.className; });</script>)");
+    EXPECT_TRUE(has(s.click(b, "link (icon: share)"), "Clicked toolbar__btn toolbar__btn--share")) << b;
+    EXPECT_TRUE(has(s.click(b, "clickable (action: archive)"), "Clicked icon-btn")) << b;
+    EXPECT_TRUE(has(s.click(b, "button (icon: retweet)"), "Clicked btn js-retweet")) << b;
+    EXPECT_TRUE(has(b, "clickable [unlabeled #1]")) << "utility classes name nothing:\n" << b;
+    EXPECT_FALSE(has(b, "\"share\"")) << "derived, never an accessible name:\n" << b;
+}
+
+// A tree of nested lists without ARIA: a folder whose child list is hidden reads "collapsed", an
+// open one "expanded", and opening one shows its items.
+TEST(WidgetPatternsE2E, TreesWithoutAriaSayWhichFoldersAreClosed) {
+    site s;
+    const std::string a = s.open("/a", "Files", R"(<style>ul{list-style:none}.caret{cursor:pointer}.nested{display:none}.active{display:block}</style>
+<ul id=tree><li><span class=caret>Documents</span><ul class=nested><li>resume.pdf</li>
+  <li><span class=caret>Taxes</span><ul class=nested><li>2025.pdf</li></ul></li></ul></li>
+ <li><span class=caret>Pictures</span><ul class=nested><li>dog.png</li></ul></li><li>notes.txt</li></ul>
+<script>for (const c of document.querySelectorAll('.caret')) c.addEventListener('click', () => c.parentElement.querySelector('.nested').classList.toggle('active'));</script>)");
+    EXPECT_TRUE(has(a, "clickable \"Documents\" collapsed")) << a;
+    EXPECT_TRUE(has(a, "clickable \"Pictures\" collapsed")) << a;
+    EXPECT_FALSE(has(a, "resume.pdf")) << a;
+    EXPECT_FALSE(has(a, "notes.txt\" collapsed")) << a;
+    const std::string opened = s.click(a, "\"Documents\"");
+    EXPECT_TRUE(has(opened, "resume.pdf")) << opened;
+    const std::string after = s.snapshot();
+    EXPECT_TRUE(has(after, "clickable \"Documents\" expanded")) << after;
+    EXPECT_TRUE(has(after, "clickable \"Taxes\" collapsed")) << after;
+    EXPECT_TRUE(has(s.click(after, "\"Taxes\""), "2025.pdf"));
+
+    // the second page, written apart: nested divs, the children hidden by an inline style
+    const std::string b = s.open("/b", "Library", R"(<style>.label{cursor:pointer}.children{margin-left:16px}</style><div class=tree>
+ <div class=node><div class=label>Music</div><div class=children style="display:none"><div class=node><div class=leaf>Jazz</div></div></div></div>
+ <div class=node><div class=label>Films</div><div class=children style="display:none"><div class=node><div class=leaf>Noir</div></div></div></div></div>
+<script>for (const l of document.querySelectorAll('.label')) l.addEventListener('click', () => {
+  const ch = l.nextElementSibling; ch.style.display = ch.style.display === 'none' ? '' : 'none'; });</script>)");
+    EXPECT_TRUE(has(b, "clickable \"Music\" collapsed")) << b;
+    EXPECT_TRUE(has(b, "clickable \"Films\" collapsed")) << b;
+    const std::string music = s.click(b, "\"Music\"");
+    EXPECT_TRUE(has(music, "Jazz")) << music;
+    EXPECT_FALSE(has(s.snapshot(), "\"Music\" collapsed"));
+}
