@@ -9,6 +9,7 @@
 #include <agentkit/browser/detail/page_data.hpp>
 #include <agentkit/browser/detail/icon_hint.hpp>
 #include <agentkit/browser/detail/line_text.hpp>
+#include <agentkit/browser/detail/widget_facts.hpp>
 #include <agentkit/browser/dom_index.hpp>
 #include <agentkit/browser/snapshot_types.hpp>
 #include <agentkit/core/json.hpp>
@@ -17,7 +18,6 @@
 #include <agentkit/core/tokens.hpp>
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <cstddef>
 #include <cstdint>
@@ -185,26 +185,6 @@ struct subtree_facts {
     std::size_t control_letters = 0;  ///< letters and digits of the controls' own text
 };
 
-/// Letters and digits in a text: ASCII ones, and every other character but the bullets, dots,
-/// dashes and guillemets pages put between items ("•", "·", "–", "—", "›", "»", "…").
-inline std::size_t word_chars(std::string_view t) {
-    std::size_t n = 0;
-    for (std::size_t i = 0; i < t.size();) {
-        const auto u = static_cast<unsigned char>(t[i]);
-        if (u < 0x80) {
-            n += std::isalnum(u) != 0 ? 1 : 0;
-            ++i;
-            continue;
-        }
-        std::size_t len = u >= 0xF0 ? 4 : u >= 0xE0 ? 3 : u >= 0xC0 ? 2 : 1;
-        len = std::min(len, t.size() - i);
-        const std::string_view ch = t.substr(i, len);
-        static constexpr std::array<std::string_view, 10> marks{"•", "·", "–", "—", "›", "»", "‹", "«", "…", "\xc2\xa0"};
-        n += std::find(marks.begin(), marks.end(), ch) == marks.end() ? 1U : 0U;
-        i += len;
-    }
-    return n;
-}
 inline void scan_subtree(const frame_view& fv, const json& node, subtree_facts& out, int& budget, int depth) {
     auto it = node.find("childIds");
     if (it == node.end() || !it->is_array() || depth > 64) return;
@@ -245,20 +225,6 @@ inline void scan_subtree(const frame_view& fv, const json& node, subtree_facts& 
     }
 }
 
-/// Whether an element has a sibling element of the same tag and class: one of a list of alike
-/// items (an inbox's rows, a grid's cards), as a person reads them.
-inline bool repeated_item(const dom_index& dom, std::int64_t backend, const dom_node_facts& df) {
-    auto sib = dom.children.find(df.parent);
-    if (df.parent == 0 || sib == dom.children.end()) return false;
-    const std::string_view cls = df.attr("class");
-    std::size_t seen = 0;
-    for (const auto id : sib->second) {
-        if (id == backend || ++seen > 64) continue;
-        if (const auto* f = dom.find(id); f != nullptr && f->tag == df.tag && f->attr("class") == cls) return true;
-    }
-    return false;
-}
-
 /// Whether an element the DOM alone calls clickable is structure rather than a control: the
 /// page's body, document or app root (event delegation: React and most frameworks listen on
 /// their root), a container of headings, of more than a sentence or two of text, or of other
@@ -288,86 +254,6 @@ inline bool clickable_is_structure(const frame_view& fv, std::int64_t backend, c
                           facts.controls <= a_rows_controls && fv.dom != nullptr &&
                           (fv.dom->own_pointer(df) || repeated_item(*fv.dom, backend, df));
     return !row_like;
-}
-
-/// Whether a clickable element's listener serves the items below it (event delegation: an
-/// autocomplete's suggestion list, a menu whose items carry no listener of their own): two or
-/// more visible child elements alike (list items, table rows, options, or one tag and one class),
-/// none with a listener or a control of its own. Each item is then a control, the list is not.
-inline bool delegates_to_items(const dom_index& dom, std::int64_t backend, const dom_node_facts& df) {
-    if (!df.clickable || df.tag == "body" || df.tag == "html") return false;
-    auto ch = dom.children.find(backend);
-    if (ch == dom.children.end() || ch->second.size() < 2) return false;
-    std::string_view tag, cls;
-    std::size_t items = 0;
-    int budget = 400;  // DOM nodes looked at below the items
-    for (const auto id : ch->second) {
-        const dom_node_facts* f = dom.find(id);
-        if (f == nullptr || f->tag == "script" || f->tag == "style" || f->tag == "template" || !f->visible()) continue;
-        if (items == 0) {
-            tag = f->tag;
-            cls = f->attr("class");
-            if (tag != "li" && tag != "tr" && tag != "option" && cls.empty()) return false;
-        } else if (f->tag != tag || (tag != "li" && tag != "tr" && tag != "option" && f->attr("class") != cls)) {
-            return false;
-        }
-        if (f->clickable || dom.own_pointer(*f)) return false;  // items that listen themselves are controls already
-        // nothing clickable inside an item (a list of links: the links are the controls)
-        std::vector<std::int64_t> todo{id};
-        while (!todo.empty()) {
-            const auto at = todo.back();
-            todo.pop_back();
-            if (--budget < 0) return false;
-            if (at != id)
-                if (const auto* g = dom.find(at); g != nullptr && (g->clickable || g->tag == "input" || g->tag == "button")) return false;
-            if (auto k = dom.children.find(at); k != dom.children.end()) todo.insert(todo.end(), k->second.begin(), k->second.end());
-        }
-        ++items;
-    }
-    return items >= 2;
-}
-
-/// What the DOM says of a control the page did not mark with aria-expanded: "collapsed" when the
-/// element right after it (or after the wrapper it ends) is a hidden container of elements (a
-/// tree's closed folder, a disclosure's panel), "expanded" when that is a visible list in the same
-/// list item (a tree's open folder); "" otherwise.
-inline std::string_view disclosure_state(const dom_index& dom, std::int64_t backend, const dom_node_facts& df) {
-    std::int64_t at = backend;
-    const dom_node_facts* me = &df;
-    for (int up = 0; up < 3 && me != nullptr && me->parent != 0; ++up) {
-        auto sib = dom.children.find(me->parent);
-        if (sib == dom.children.end()) return {};
-        const auto& v = sib->second;
-        auto pos = std::find(v.begin(), v.end(), at);
-        if (pos == v.end()) return {};
-        const dom_node_facts* next = nullptr;
-        std::int64_t next_id = 0;
-        for (auto k = pos + 1; k != v.end() && next == nullptr; ++k)
-            if (const auto* f = dom.find(*k); f != nullptr && f->tag != "script" && f->tag != "style" && f->tag != "template") {
-                next = f;
-                next_id = *k;
-            }
-        if (next == nullptr) {  // the last element of its wrapper: look after the wrapper
-            const dom_node_facts* p = dom.find(me->parent);
-            if (p == nullptr || p->tag == "li" || p->tag == "body" || p->clickable) return {};
-            at = me->parent;
-            me = p;
-            continue;
-        }
-        const bool list = next->tag == "ul" || next->tag == "ol" || next->tag == "menu";
-        if (!list && next->tag != "div" && next->tag != "section" && next->tag != "dl") return {};
-        // a live region or a dialog shows up on its own (a toast, a modal), it is not a panel the control opens
-        const std::string_view nrole = next->attr("role");
-        if (nrole == "status" || nrole == "alert" || nrole == "log" || nrole == "dialog" || nrole == "alertdialog" ||
-            nrole == "tooltip" || !next->attr("aria-live").empty())
-            return {};
-        auto kids = dom.children.find(next_id);
-        if (kids == dom.children.end() || kids->second.empty()) return {};
-        if (!next->visible()) return "collapsed";
-        const dom_node_facts* p = dom.find(me->parent);
-        return list && p != nullptr && p->tag == "li" ? "expanded" : "";
-    }
-    return {};
 }
 
 /// Whether an interactive node is below `node`, looking at no more than `budget` nodes in all
