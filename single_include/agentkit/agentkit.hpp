@@ -4745,6 +4745,7 @@ inline dom_index parse_dom_snapshot_unchecked(const json& capture) {
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/dom_index.hpp> ----
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -4762,6 +4763,19 @@ struct derived_name {
     /// True when nothing was found.
     [[nodiscard]] bool empty() const noexcept { return text.empty(); }
 };
+
+/// Calls `f` with each non-empty token of `s` between the characters of `seps` (a class list's
+/// classes, a name's words).
+template <class F>
+void for_each_token(std::string_view s, std::string_view seps, F&& f) {
+    std::size_t i = 0;
+    while (i < s.size()) {
+        auto j = s.find_first_of(seps, i);
+        if (j == std::string_view::npos) j = s.size();
+        if (j > i) f(s.substr(i, j - i));
+        i = j + 1;
+    }
+}
 
 /// Words of an icon name: "magnifying-glass" → "magnifying glass" ("-", "_" and camel humps
 /// become spaces), without style suffixes (-outline, -fill, -line, -solid, -o ...); "" when only
@@ -4815,10 +4829,7 @@ inline std::string icon_from_class(std::string_view cls) {
         "solid", "regular", "light", "thin", "duotone", "brands", "sharp", "fw", "lg", "xs", "sm", "xl", "2xs", "spin",
         "pulse", "border", "inverse", "stack", "li", "ul", "large", "small", "inline", "button", "btn", "lines"};
     std::string best;
-    std::size_t i = 0;
-    while (i < cls.size()) {
-        auto j = cls.find_first_of(" \t\n", i);
-        const std::string_view tok = cls.substr(i, j == std::string_view::npos ? std::string_view::npos : j - i);
+    for_each_token(cls, " \t\n", [&](std::string_view tok) {
         for (auto pre : prefixes) {
             if (tok.size() <= pre.size() || !iequals_ascii(tok.substr(0, pre.size()), pre)) continue;
             const std::string_view rest = tok.substr(pre.size());
@@ -4829,9 +4840,7 @@ inline std::string icon_from_class(std::string_view cls) {
             if (auto w = icon_words(rest); !w.empty()) best = std::move(w);  // the last icon token wins ("fa fa-solid fa-x")
             break;
         }
-        if (j == std::string_view::npos) break;
-        i = j + 1;
-    }
+    });
     return best;
 }
 
@@ -4865,39 +4874,25 @@ inline std::string icon_from_plain_class(std::string_view cls) {
         for (const char ch : tok)
             if (!((ch >= 'a' && ch <= 'z') || ch == '-' || ch == '_')) return {};  // capitals, digits, ':' — no plain word
         if (tok.rfind("is-", 0) == 0 || tok.rfind("has-", 0) == 0) return {};      // a state
-        const std::string all = icon_words(tok);
         std::string out;
         bool named = false;
-        std::size_t i = 0;
-        while (i < all.size()) {
-            auto j = all.find(' ', i);
-            if (j == std::string::npos) j = all.size();
-            const std::string_view w = std::string_view(all).substr(i, j - i);
-            bool is_generic = false;
-            for (auto g : generic) is_generic = is_generic || w == g;
-            for (auto a : action_words) named = named || w == a;
-            if (!is_generic) {
-                if (!out.empty()) out += ' ';
-                out += w;
-            }
-            i = j + 1;
-        }
+        for_each_token(icon_words(tok), " ", [&](std::string_view w) {
+            named = named || std::find(action_words.begin(), action_words.end(), w) != action_words.end();
+            if (std::find(generic.begin(), generic.end(), w) != generic.end()) return;
+            if (!out.empty()) out += ' ';
+            out += w;
+        });
         return named ? out : std::string();
     };
     std::string best, modifier;
-    std::size_t i = 0;
-    while (i < cls.size()) {
-        auto j = cls.find_first_of(" \t\n", i);
-        std::string_view tok = cls.substr(i, j == std::string_view::npos ? std::string_view::npos : j - i);
+    for_each_token(cls, " \t\n", [&](std::string_view tok) {
         if (const auto m = tok.find("--"); m != std::string_view::npos) {  // BEM: the modifier says which one
             if (auto w = word(tok.substr(m + 2)); !w.empty()) modifier = std::move(w);
             tok = tok.substr(0, m);
         }
         if (const auto e = tok.rfind("__"); e != std::string_view::npos) tok = tok.substr(e + 2);  // BEM: the element
         if (auto w = word(tok); !w.empty()) best = std::move(w);
-        if (j == std::string_view::npos) break;
-        i = j + 1;
-    }
+    });
     return modifier.empty() ? best : modifier;
 }
 
@@ -5300,6 +5295,10 @@ inline std::size_t word_chars(std::string_view t) {
     }
     return n;
 }
+
+/// Whether an element draws nothing a person sees or clicks (a script, a style, a template).
+inline bool renders_nothing(const dom_node_facts& f) { return f.tag == "script" || f.tag == "style" || f.tag == "template"; }
+
 /// Whether an element has a sibling element of the same tag and class: one of a list of alike
 /// items (an inbox's rows, a grid's cards), as a person reads them.
 inline bool repeated_item(const dom_index& dom, std::int64_t backend, const dom_node_facts& df) {
@@ -5308,7 +5307,8 @@ inline bool repeated_item(const dom_index& dom, std::int64_t backend, const dom_
     const std::string_view cls = df.attr("class");
     std::size_t seen = 0;
     for (const auto id : sib->second) {
-        if (id == backend || ++seen > 64) continue;
+        if (id == backend) continue;
+        if (++seen > 64) break;
         if (const auto* f = dom.find(id); f != nullptr && f->tag == df.tag && f->attr("class") == cls) return true;
     }
     return false;
@@ -5323,16 +5323,18 @@ inline bool delegates_to_items(const dom_index& dom, std::int64_t backend, const
     auto ch = dom.children.find(backend);
     if (ch == dom.children.end() || ch->second.size() < 2) return false;
     std::string_view tag, cls;
+    // list items, table rows and options are alike by their tag; other elements by tag and class
+    const auto by_tag = [&] { return tag == "li" || tag == "tr" || tag == "option"; };
     std::size_t items = 0;
     int budget = 400;  // DOM nodes looked at below the items
     for (const auto id : ch->second) {
         const dom_node_facts* f = dom.find(id);
-        if (f == nullptr || f->tag == "script" || f->tag == "style" || f->tag == "template" || !f->visible()) continue;
+        if (f == nullptr || renders_nothing(*f) || !f->visible()) continue;
         if (items == 0) {
             tag = f->tag;
             cls = f->attr("class");
-            if (tag != "li" && tag != "tr" && tag != "option" && cls.empty()) return false;
-        } else if (f->tag != tag || (tag != "li" && tag != "tr" && tag != "option" && f->attr("class") != cls)) {
+            if (!by_tag() && cls.empty()) return false;
+        } else if (f->tag != tag || (!by_tag() && f->attr("class") != cls)) {
             return false;
         }
         if (f->clickable || dom.own_pointer(*f)) return false;  // items that listen themselves are controls already
@@ -5367,7 +5369,7 @@ inline std::string_view disclosure_state(const dom_index& dom, std::int64_t back
         const dom_node_facts* next = nullptr;
         std::int64_t next_id = 0;
         for (auto k = pos + 1; k != v.end() && next == nullptr; ++k)
-            if (const auto* f = dom.find(*k); f != nullptr && f->tag != "script" && f->tag != "style" && f->tag != "template") {
+            if (const auto* f = dom.find(*k); f != nullptr && !renders_nothing(*f)) {
                 next = f;
                 next_id = *k;
             }
@@ -5989,11 +5991,11 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
     }
 
     std::string name = clip(std::string(undoubled(clip(str_field(node, "name"), std::string::npos))), opt.max_text);
-    // A pointer cursor counts where it is set, not where it is inherited (every descendant of a
-    // pointer element computes pointer too).
     // An item of a list whose listener serves its items is a control of its own (delegates_to_items).
     const bool delegated_item = df != nullptr && df->parent != 0 && !inside_interactive &&
                                 c.delegates.count(std::make_pair(fv.frame->session_id, df->parent)) != 0;
+    // A pointer cursor counts where it is set, not where it is inherited (every descendant of a
+    // pointer element computes pointer too).
     const bool dom_clickable = df != nullptr && ((df->clickable && df->tag != "label" && df->tag != "body" &&
                                                   df->tag != "html") ||
                                                  (fv.dom->own_pointer(*df) && !inside_interactive) || df->attr("draggable") == "true" ||
@@ -6054,7 +6056,7 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
                 }
             }
             if (cells.empty()) return;
-            std::string ref;  // a row the page listens on (its own listener, or its table's for its rows) is a control
+            std::string ref;  // a row the page listens on (its own listener, or its list's: delegates_to_items) is a control
             if (interactive) {
                 ref = c.refs->ref_for(fv.frame->session_id, fv.frame->frame_id, fv.frame->loader_id, backend, "row", clip(cells, opt.max_text));
                 cells += " [ref=" + ref + "]";
@@ -12882,6 +12884,9 @@ private:
 
     // A call begins on tab `t`: what the previous call learned about a stuck page is forgotten.
     void begin_call(const tab_ptr& t);
+    // A call that reads the current tab's page begins (the caller holds op_mu_): the browser is
+    // up, the current tab is known, begin_call, and a stuck page is stopped (unstick).
+    result<tab_ptr> begin_page_call();
 
     result<page_snapshot> take_snapshot(const tab_ptr& t, const snapshot_options& so, page_read how = page_read::whole);
     // How the page an action, a navigation or a tab switch shows is rendered: the whole page
@@ -14682,12 +14687,8 @@ AGENTKIT_DECL std::string browser::show_new_page(const tab_ptr& t, const page_sn
 
 AGENTKIT_DECL auto browser::readable(readable_options o) -> result<page_snapshot> {
     std::lock_guard op(op_mu_);
-    auto e = ensure();
-    if (!e) return fail(e.error());
-    auto t = current_tab();
+    auto t = begin_page_call();
     if (!t) return fail(t.error());
-    begin_call(*t);
-    if (auto u = unstick(*t); !u) return fail(u.error());
     auto cap = capture(*t, false);
     if (!cap && cap.error().is(errc::timeout) && stop_scripts(*t, {}, opt_.navigation_timeout)) cap = capture(*t, false);
     if (!cap) return fail(cap.error());
@@ -15053,6 +15054,16 @@ AGENTKIT_DECL auto browser::unstick(const tab_ptr& t) -> result<void> {
 AGENTKIT_DECL auto browser::begin_call(const tab_ptr& t) -> void {
     std::lock_guard lock(eng_->mu);
     t->stuck = false;
+}
+
+AGENTKIT_DECL auto browser::begin_page_call() -> result<tab_ptr> {
+    auto e = ensure();
+    if (!e) return fail(e.error());
+    auto t = current_tab();
+    if (!t) return fail(t.error());
+    begin_call(*t);
+    if (auto u = unstick(*t); !u) return fail(u.error());
+    return *t;
 }
 
 AGENTKIT_DECL auto browser::take_snapshot(const tab_ptr& t, const snapshot_options& so, page_read how) -> result<page_snapshot> {
@@ -16209,12 +16220,8 @@ inline json aria_element_query(json query) {
 
 AGENTKIT_DECL auto browser::aria_snapshot(const aria_snapshot_options& o) -> result<std::string> {
     std::lock_guard op(op_mu_);
-    auto e = ensure();
-    if (!e) return fail(e.error());
-    auto t = current_tab();
+    auto t = begin_page_call();
     if (!t) return fail(t.error());
-    begin_call(*t);
-    if (auto u = unstick(*t); !u) return fail(u.error());
     int main_seq = 0, next_seq = 1;
     {
         // A new main document after a non-blank one takes the next frame number, as Playwright's
@@ -16313,12 +16320,8 @@ AGENTKIT_DECL auto browser::aria_locator(std::string_view ref) -> result<json> {
 
 AGENTKIT_DECL auto browser::find_element(const element_query& q) -> result<json> {
     std::lock_guard op(op_mu_);
-    auto e = ensure();
-    if (!e) return fail(e.error());
-    auto t = current_tab();
+    auto t = begin_page_call();
     if (!t) return fail(t.error());
-    begin_call(*t);
-    if (auto u = unstick(*t); !u) return fail(u.error());
     json query = q.role.empty() ? json{{"kind", "text"}, {"text", q.text}} : json{{"kind", "role"}, {"role", q.role}, {"name", q.name}};
     auto r = isolated_call(*t, detail::kAriaSnapshotScript,
                            json::array({json{{"value", json{{"query", std::move(query)}, {"testIdAttribute", q.test_id_attribute}}}}}));
@@ -18099,12 +18102,8 @@ AGENTKIT_DECL auto browser::network_requests(bool clear, std::size_t* dropped) -
 
 AGENTKIT_DECL auto browser::pdf() -> result<std::string> {
     std::lock_guard op(op_mu_);
-    auto e = ensure();
-    if (!e) return fail(e.error());
-    auto t = current_tab();
+    auto t = begin_page_call();
     if (!t) return fail(t.error());
-    begin_call(*t);
-    if (auto u = unstick(*t); !u) return fail(u.error());
     auto r = call((*t)->session, "Page.printToPDF", json{{"printBackground", true}, {"preferCSSPageSize", true}}, opt_.navigation_timeout);
     if (!r) {
         if (r.error().is(errc::browser_crashed)) return fail(r.error());
@@ -28882,14 +28881,19 @@ inline result<std::filesystem::path> pw_output_file(const tool_state& st, const 
     return pw_dirs(st).second / (pw_file_stamp(prefix) + "." + std::string(ext));
 }
 
-/// Write `text` (redacted of the session's secrets) to `file` (appended to when `append`); the
-/// path as results print it.
-inline result<std::string> pw_write(tool_state& st, const std::filesystem::path& file, const std::string& text, bool append = false) {
+/// What pw_write writes: text, redacted of the session's secrets, or bytes as they are (a PDF).
+enum class pw_content { text, bytes };
+
+/// Write `text` (redacted of the session's secrets, unless `kind` says bytes) to `file`
+/// (appended to when `append`); the path as results print it.
+inline result<std::string> pw_write(tool_state& st, const std::filesystem::path& file, const std::string& text, bool append = false,
+                                    pw_content kind = pw_content::text) {
     std::error_code ec;
     std::filesystem::create_directories(file.parent_path(), ec);
     if (ec) return fail(errc::tool_failed, "cannot create the directory " + file.parent_path().string() + ": " + ec.message());
     std::ofstream out(file, append ? std::ios::binary | std::ios::app : std::ios::binary);
-    out << st.b.policy().redact(text);
+    if (kind == pw_content::bytes) out << text;
+    else out << st.b.policy().redact(text);
     if (!out) return fail(errc::tool_failed, "cannot write " + file.string());
     return pw_printable(st, file);
 }
@@ -32467,14 +32471,11 @@ auto close_tool(State& st) {
 #include <cctype>
 #include <condition_variable>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <mutex>
 #include <optional>
 #include <stop_token>
 #include <string>
 #include <string_view>
-#include <system_error>
 
 namespace agentkit::browser {
 
@@ -32806,12 +32807,9 @@ auto pdf_tool(State& st) {
             if (!bytes) return fail(bytes.error());
             auto file = detail::pw_output_file(*s, a.filename, "page", "pdf");
             if (!file) return fail(file.error());
-            std::error_code ec;
-            std::filesystem::create_directories(file->parent_path(), ec);
-            std::ofstream out(*file, std::ios::binary);
-            out << *bytes;  // bytes: written as they are (a PDF is not text to redact)
-            if (!out) return fail(errc::tool_failed, "cannot write " + file->string());
-            const std::string path = detail::pw_printable(*s, *file);
+            auto written = detail::pw_write(*s, *file, *bytes, false, detail::pw_content::bytes);  // a PDF is not text to redact
+            if (!written) return fail(written.error());
+            const std::string& path = *written;
             if (detail::pw_mode(*s)) {
                 pw::response resp;
                 resp.language = s->options.codegen;

@@ -745,6 +745,9 @@ private:
 
     // A call begins on tab `t`: what the previous call learned about a stuck page is forgotten.
     void begin_call(const tab_ptr& t);
+    // A call that reads the current tab's page begins (the caller holds op_mu_): the browser is
+    // up, the current tab is known, begin_call, and a stuck page is stopped (unstick).
+    result<tab_ptr> begin_page_call();
 
     result<page_snapshot> take_snapshot(const tab_ptr& t, const snapshot_options& so, page_read how = page_read::whole);
     // How the page an action, a navigation or a tab switch shows is rendered: the whole page

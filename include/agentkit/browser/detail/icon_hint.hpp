@@ -7,6 +7,7 @@
 #include <agentkit/browser/dom_index.hpp>
 #include <agentkit/core/strings.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -24,6 +25,19 @@ struct derived_name {
     /// True when nothing was found.
     [[nodiscard]] bool empty() const noexcept { return text.empty(); }
 };
+
+/// Calls `f` with each non-empty token of `s` between the characters of `seps` (a class list's
+/// classes, a name's words).
+template <class F>
+void for_each_token(std::string_view s, std::string_view seps, F&& f) {
+    std::size_t i = 0;
+    while (i < s.size()) {
+        auto j = s.find_first_of(seps, i);
+        if (j == std::string_view::npos) j = s.size();
+        if (j > i) f(s.substr(i, j - i));
+        i = j + 1;
+    }
+}
 
 /// Words of an icon name: "magnifying-glass" → "magnifying glass" ("-", "_" and camel humps
 /// become spaces), without style suffixes (-outline, -fill, -line, -solid, -o ...); "" when only
@@ -77,10 +91,7 @@ inline std::string icon_from_class(std::string_view cls) {
         "solid", "regular", "light", "thin", "duotone", "brands", "sharp", "fw", "lg", "xs", "sm", "xl", "2xs", "spin",
         "pulse", "border", "inverse", "stack", "li", "ul", "large", "small", "inline", "button", "btn", "lines"};
     std::string best;
-    std::size_t i = 0;
-    while (i < cls.size()) {
-        auto j = cls.find_first_of(" \t\n", i);
-        const std::string_view tok = cls.substr(i, j == std::string_view::npos ? std::string_view::npos : j - i);
+    for_each_token(cls, " \t\n", [&](std::string_view tok) {
         for (auto pre : prefixes) {
             if (tok.size() <= pre.size() || !iequals_ascii(tok.substr(0, pre.size()), pre)) continue;
             const std::string_view rest = tok.substr(pre.size());
@@ -91,9 +102,7 @@ inline std::string icon_from_class(std::string_view cls) {
             if (auto w = icon_words(rest); !w.empty()) best = std::move(w);  // the last icon token wins ("fa fa-solid fa-x")
             break;
         }
-        if (j == std::string_view::npos) break;
-        i = j + 1;
-    }
+    });
     return best;
 }
 
@@ -127,39 +136,25 @@ inline std::string icon_from_plain_class(std::string_view cls) {
         for (const char ch : tok)
             if (!((ch >= 'a' && ch <= 'z') || ch == '-' || ch == '_')) return {};  // capitals, digits, ':' — no plain word
         if (tok.rfind("is-", 0) == 0 || tok.rfind("has-", 0) == 0) return {};      // a state
-        const std::string all = icon_words(tok);
         std::string out;
         bool named = false;
-        std::size_t i = 0;
-        while (i < all.size()) {
-            auto j = all.find(' ', i);
-            if (j == std::string::npos) j = all.size();
-            const std::string_view w = std::string_view(all).substr(i, j - i);
-            bool is_generic = false;
-            for (auto g : generic) is_generic = is_generic || w == g;
-            for (auto a : action_words) named = named || w == a;
-            if (!is_generic) {
-                if (!out.empty()) out += ' ';
-                out += w;
-            }
-            i = j + 1;
-        }
+        for_each_token(icon_words(tok), " ", [&](std::string_view w) {
+            named = named || std::find(action_words.begin(), action_words.end(), w) != action_words.end();
+            if (std::find(generic.begin(), generic.end(), w) != generic.end()) return;
+            if (!out.empty()) out += ' ';
+            out += w;
+        });
         return named ? out : std::string();
     };
     std::string best, modifier;
-    std::size_t i = 0;
-    while (i < cls.size()) {
-        auto j = cls.find_first_of(" \t\n", i);
-        std::string_view tok = cls.substr(i, j == std::string_view::npos ? std::string_view::npos : j - i);
+    for_each_token(cls, " \t\n", [&](std::string_view tok) {
         if (const auto m = tok.find("--"); m != std::string_view::npos) {  // BEM: the modifier says which one
             if (auto w = word(tok.substr(m + 2)); !w.empty()) modifier = std::move(w);
             tok = tok.substr(0, m);
         }
         if (const auto e = tok.rfind("__"); e != std::string_view::npos) tok = tok.substr(e + 2);  // BEM: the element
         if (auto w = word(tok); !w.empty()) best = std::move(w);
-        if (j == std::string_view::npos) break;
-        i = j + 1;
-    }
+    });
     return modifier.empty() ? best : modifier;
 }
 

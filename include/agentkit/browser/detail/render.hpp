@@ -609,11 +609,11 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
     }
 
     std::string name = clip(std::string(undoubled(clip(str_field(node, "name"), std::string::npos))), opt.max_text);
-    // A pointer cursor counts where it is set, not where it is inherited (every descendant of a
-    // pointer element computes pointer too).
     // An item of a list whose listener serves its items is a control of its own (delegates_to_items).
     const bool delegated_item = df != nullptr && df->parent != 0 && !inside_interactive &&
                                 c.delegates.count(std::make_pair(fv.frame->session_id, df->parent)) != 0;
+    // A pointer cursor counts where it is set, not where it is inherited (every descendant of a
+    // pointer element computes pointer too).
     const bool dom_clickable = df != nullptr && ((df->clickable && df->tag != "label" && df->tag != "body" &&
                                                   df->tag != "html") ||
                                                  (fv.dom->own_pointer(*df) && !inside_interactive) || df->attr("draggable") == "true" ||
@@ -674,7 +674,7 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
                 }
             }
             if (cells.empty()) return;
-            std::string ref;  // a row the page listens on (its own listener, or its table's for its rows) is a control
+            std::string ref;  // a row the page listens on (its own listener, or its list's: delegates_to_items) is a control
             if (interactive) {
                 ref = c.refs->ref_for(fv.frame->session_id, fv.frame->frame_id, fv.frame->loader_id, backend, "row", clip(cells, opt.max_text));
                 cells += " [ref=" + ref + "]";

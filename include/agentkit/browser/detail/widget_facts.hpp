@@ -36,6 +36,10 @@ inline std::size_t word_chars(std::string_view t) {
     }
     return n;
 }
+
+/// Whether an element draws nothing a person sees or clicks (a script, a style, a template).
+inline bool renders_nothing(const dom_node_facts& f) { return f.tag == "script" || f.tag == "style" || f.tag == "template"; }
+
 /// Whether an element has a sibling element of the same tag and class: one of a list of alike
 /// items (an inbox's rows, a grid's cards), as a person reads them.
 inline bool repeated_item(const dom_index& dom, std::int64_t backend, const dom_node_facts& df) {
@@ -44,7 +48,8 @@ inline bool repeated_item(const dom_index& dom, std::int64_t backend, const dom_
     const std::string_view cls = df.attr("class");
     std::size_t seen = 0;
     for (const auto id : sib->second) {
-        if (id == backend || ++seen > 64) continue;
+        if (id == backend) continue;
+        if (++seen > 64) break;
         if (const auto* f = dom.find(id); f != nullptr && f->tag == df.tag && f->attr("class") == cls) return true;
     }
     return false;
@@ -59,16 +64,18 @@ inline bool delegates_to_items(const dom_index& dom, std::int64_t backend, const
     auto ch = dom.children.find(backend);
     if (ch == dom.children.end() || ch->second.size() < 2) return false;
     std::string_view tag, cls;
+    // list items, table rows and options are alike by their tag; other elements by tag and class
+    const auto by_tag = [&] { return tag == "li" || tag == "tr" || tag == "option"; };
     std::size_t items = 0;
     int budget = 400;  // DOM nodes looked at below the items
     for (const auto id : ch->second) {
         const dom_node_facts* f = dom.find(id);
-        if (f == nullptr || f->tag == "script" || f->tag == "style" || f->tag == "template" || !f->visible()) continue;
+        if (f == nullptr || renders_nothing(*f) || !f->visible()) continue;
         if (items == 0) {
             tag = f->tag;
             cls = f->attr("class");
-            if (tag != "li" && tag != "tr" && tag != "option" && cls.empty()) return false;
-        } else if (f->tag != tag || (tag != "li" && tag != "tr" && tag != "option" && f->attr("class") != cls)) {
+            if (!by_tag() && cls.empty()) return false;
+        } else if (f->tag != tag || (!by_tag() && f->attr("class") != cls)) {
             return false;
         }
         if (f->clickable || dom.own_pointer(*f)) return false;  // items that listen themselves are controls already
@@ -103,7 +110,7 @@ inline std::string_view disclosure_state(const dom_index& dom, std::int64_t back
         const dom_node_facts* next = nullptr;
         std::int64_t next_id = 0;
         for (auto k = pos + 1; k != v.end() && next == nullptr; ++k)
-            if (const auto* f = dom.find(*k); f != nullptr && f->tag != "script" && f->tag != "style" && f->tag != "template") {
+            if (const auto* f = dom.find(*k); f != nullptr && !renders_nothing(*f)) {
                 next = f;
                 next_id = *k;
             }

@@ -44,12 +44,8 @@ inline json aria_element_query(json query) {
 
 AGENTKIT_DECL auto browser::aria_snapshot(const aria_snapshot_options& o) -> result<std::string> {
     std::lock_guard op(op_mu_);
-    auto e = ensure();
-    if (!e) return fail(e.error());
-    auto t = current_tab();
+    auto t = begin_page_call();
     if (!t) return fail(t.error());
-    begin_call(*t);
-    if (auto u = unstick(*t); !u) return fail(u.error());
     int main_seq = 0, next_seq = 1;
     {
         // A new main document after a non-blank one takes the next frame number, as Playwright's
@@ -148,12 +144,8 @@ AGENTKIT_DECL auto browser::aria_locator(std::string_view ref) -> result<json> {
 
 AGENTKIT_DECL auto browser::find_element(const element_query& q) -> result<json> {
     std::lock_guard op(op_mu_);
-    auto e = ensure();
-    if (!e) return fail(e.error());
-    auto t = current_tab();
+    auto t = begin_page_call();
     if (!t) return fail(t.error());
-    begin_call(*t);
-    if (auto u = unstick(*t); !u) return fail(u.error());
     json query = q.role.empty() ? json{{"kind", "text"}, {"text", q.text}} : json{{"kind", "role"}, {"role", q.role}, {"name", q.name}};
     auto r = isolated_call(*t, detail::kAriaSnapshotScript,
                            json::array({json{{"value", json{{"query", std::move(query)}, {"testIdAttribute", q.test_id_attribute}}}}}));

@@ -57,12 +57,8 @@ AGENTKIT_DECL std::string browser::show_new_page(const tab_ptr& t, const page_sn
 
 AGENTKIT_DECL auto browser::readable(readable_options o) -> result<page_snapshot> {
     std::lock_guard op(op_mu_);
-    auto e = ensure();
-    if (!e) return fail(e.error());
-    auto t = current_tab();
+    auto t = begin_page_call();
     if (!t) return fail(t.error());
-    begin_call(*t);
-    if (auto u = unstick(*t); !u) return fail(u.error());
     auto cap = capture(*t, false);
     if (!cap && cap.error().is(errc::timeout) && stop_scripts(*t, {}, opt_.navigation_timeout)) cap = capture(*t, false);
     if (!cap) return fail(cap.error());
@@ -428,6 +424,16 @@ AGENTKIT_DECL auto browser::unstick(const tab_ptr& t) -> result<void> {
 AGENTKIT_DECL auto browser::begin_call(const tab_ptr& t) -> void {
     std::lock_guard lock(eng_->mu);
     t->stuck = false;
+}
+
+AGENTKIT_DECL auto browser::begin_page_call() -> result<tab_ptr> {
+    auto e = ensure();
+    if (!e) return fail(e.error());
+    auto t = current_tab();
+    if (!t) return fail(t.error());
+    begin_call(*t);
+    if (auto u = unstick(*t); !u) return fail(u.error());
+    return *t;
 }
 
 AGENTKIT_DECL auto browser::take_snapshot(const tab_ptr& t, const snapshot_options& so, page_read how) -> result<page_snapshot> {

@@ -291,12 +291,8 @@ AGENTKIT_DECL auto browser::network_requests(bool clear, std::size_t* dropped) -
 
 AGENTKIT_DECL auto browser::pdf() -> result<std::string> {
     std::lock_guard op(op_mu_);
-    auto e = ensure();
-    if (!e) return fail(e.error());
-    auto t = current_tab();
+    auto t = begin_page_call();
     if (!t) return fail(t.error());
-    begin_call(*t);
-    if (auto u = unstick(*t); !u) return fail(u.error());
     auto r = call((*t)->session, "Page.printToPDF", json{{"printBackground", true}, {"preferCSSPageSize", true}}, opt_.navigation_timeout);
     if (!r) {
         if (r.error().is(errc::browser_crashed)) return fail(r.error());

@@ -11,14 +11,11 @@
 #include <cctype>
 #include <condition_variable>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <mutex>
 #include <optional>
 #include <stop_token>
 #include <string>
 #include <string_view>
-#include <system_error>
 
 namespace agentkit::browser {
 
@@ -350,12 +347,9 @@ auto pdf_tool(State& st) {
             if (!bytes) return fail(bytes.error());
             auto file = detail::pw_output_file(*s, a.filename, "page", "pdf");
             if (!file) return fail(file.error());
-            std::error_code ec;
-            std::filesystem::create_directories(file->parent_path(), ec);
-            std::ofstream out(*file, std::ios::binary);
-            out << *bytes;  // bytes: written as they are (a PDF is not text to redact)
-            if (!out) return fail(errc::tool_failed, "cannot write " + file->string());
-            const std::string path = detail::pw_printable(*s, *file);
+            auto written = detail::pw_write(*s, *file, *bytes, false, detail::pw_content::bytes);  // a PDF is not text to redact
+            if (!written) return fail(written.error());
+            const std::string& path = *written;
             if (detail::pw_mode(*s)) {
                 pw::response resp;
                 resp.language = s->options.codegen;

@@ -103,14 +103,19 @@ inline result<std::filesystem::path> pw_output_file(const tool_state& st, const 
     return pw_dirs(st).second / (pw_file_stamp(prefix) + "." + std::string(ext));
 }
 
-/// Write `text` (redacted of the session's secrets) to `file` (appended to when `append`); the
-/// path as results print it.
-inline result<std::string> pw_write(tool_state& st, const std::filesystem::path& file, const std::string& text, bool append = false) {
+/// What pw_write writes: text, redacted of the session's secrets, or bytes as they are (a PDF).
+enum class pw_content { text, bytes };
+
+/// Write `text` (redacted of the session's secrets, unless `kind` says bytes) to `file`
+/// (appended to when `append`); the path as results print it.
+inline result<std::string> pw_write(tool_state& st, const std::filesystem::path& file, const std::string& text, bool append = false,
+                                    pw_content kind = pw_content::text) {
     std::error_code ec;
     std::filesystem::create_directories(file.parent_path(), ec);
     if (ec) return fail(errc::tool_failed, "cannot create the directory " + file.parent_path().string() + ": " + ec.message());
     std::ofstream out(file, append ? std::ios::binary | std::ios::app : std::ios::binary);
-    out << st.b.policy().redact(text);
+    if (kind == pw_content::bytes) out << text;
+    else out << st.b.policy().redact(text);
     if (!out) return fail(errc::tool_failed, "cannot write " + file.string());
     return pw_printable(st, file);
 }
