@@ -329,14 +329,14 @@ public:
         const std::string task = "Task: " + a.task + "\nStart at: " + a.url +
                                  "\nWhen you have the answer, call complete with it as `result`.";
         const ak::run_result run = session.run(model, task, limits);
-        // the tab's console and network, after the steps
+        // the tab's console and network, after the steps (the browser's API returns them redacted)
         if (auto msgs = browser.console_messages())
             for (const auto& m : *msgs)
-                record->events.emplace_back("console", "[" + m.level + "] " + browser.redact(m.text) +
-                                                           (m.url.empty() ? "" : " (" + browser.redact(m.url) + ":" + std::to_string(m.line) + ")"));
+                record->events.emplace_back("console", "[" + m.level + "] " + m.text +
+                                                           (m.url.empty() ? "" : " (" + m.url + ":" + std::to_string(m.line) + ")"));
         if (auto reqs = browser.network_requests())
             for (const auto& n : *reqs)
-                record->events.emplace_back("network", n.method + " " + browser.redact(n.url) + " " +
+                record->events.emplace_back("network", n.method + " " + n.url + " " +
                                                            (n.status ? std::to_string(n.status) : std::string("-")) + " " + n.resource_type +
                                                            (n.error.empty() ? "" : " (" + n.error + ")"));
 #if AGENTKIT_APP_HAS_NET

@@ -3137,19 +3137,25 @@ inline std::vector<std::string> encoded_forms(std::string_view value) {
     return v;
 }
 
-inline void replace_all(std::string& s, std::string_view from, std::string_view to) {
-    if (from.empty()) return;
-    std::size_t pos = 0;
-    while ((pos = s.find(from, pos)) != std::string::npos) {
-        s.replace(pos, from.size(), to);
-        pos += to.size();
-    }
+/// Where a secret's value was found in a text: `size` bytes at `at`, of the secret numbered
+/// `secret` (its place in the policy's map).
+struct found {
+    std::size_t at = 0;      ///< the first byte
+    std::size_t size = 0;    ///< how many bytes
+    std::size_t secret = 0;  ///< which secret
+};
+
+/// Every place `what` occurs in `s`, not overlapping itself.
+inline void find_all(std::string_view s, std::string_view what, std::size_t secret, std::vector<found>& out) {
+    if (what.empty()) return;
+    for (std::size_t pos = 0; (pos = s.find(what, pos)) != std::string_view::npos; pos += what.size())
+        out.push_back({pos, what.size(), secret});
 }
 
-/// Replace every place `value`'s words appear separated by any run of white space (a rendered
-/// page joins, breaks and collapses the spaces of a value: "AB  CD" shows as "AB CD" or on two
+/// Every place `value`'s words appear separated by any run of white space (a rendered page
+/// joins, breaks and collapses the spaces of a value: "AB  CD" shows as "AB CD" or on two
 /// lines). Only for values with white space between words.
-inline void replace_spaced(std::string& s, std::string_view value, std::string_view to) {
+inline void find_spaced(std::string_view s, std::string_view value, std::size_t secret, std::vector<found>& out) {
     std::vector<std::string_view> words;
     for (std::size_t i = 0; i < value.size();) {
         while (i < value.size() && std::isspace(static_cast<unsigned char>(value[i]))) ++i;
@@ -3159,21 +3165,21 @@ inline void replace_spaced(std::string& s, std::string_view value, std::string_v
     }
     if (words.size() < 2) return;
     std::size_t pos = 0;
-    while ((pos = s.find(words[0], pos)) != std::string::npos) {
+    while ((pos = s.find(words[0], pos)) != std::string_view::npos) {
         std::size_t at = pos + words[0].size();
         bool ok = true;
         for (std::size_t w = 1; w < words.size() && ok; ++w) {
             const std::size_t gap = at;
             while (at < s.size() && std::isspace(static_cast<unsigned char>(s[at]))) ++at;
-            ok = at > gap && s.compare(at, words[w].size(), words[w]) == 0;
+            ok = at > gap && s.substr(at).starts_with(words[w]);
             at += words[w].size();
         }
         if (!ok) {
             ++pos;
             continue;
         }
-        s.replace(pos, at - pos, to);
-        pos += to.size();
+        out.push_back({pos, at - pos, secret});
+        pos = at;
     }
 }
 
@@ -3512,18 +3518,38 @@ struct browser_policy {
     }
 
     /// Replace every secret value (raw, URL-, form-, encodeURIComponent- and JSON-encoded) with
-    /// `<secret>NAME</secret>`.
+    /// `<secret>NAME</secret>`. Values are found in the text as given (leftmost first, the longest
+    /// there; values overlapping in the text are both hidden), never inside a mark written for another: a value that is part of a mark
+    /// ("secret", another secret's name) leaves the marks whole. A second pass over the output
+    /// would find it there: redact a text once (browser/redaction.hpp says who does).
     [[nodiscard]] std::string redact(std::string s) const {
         if (secrets.empty()) return s;
-        std::vector<std::pair<std::string, std::string>> order(secrets.begin(), secrets.end());
-        std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
-        for (const auto& [name, value] : order) {
-            const std::string mark = "<secret>" + name + "</secret>";
-            for (const auto& form : policy_detail::encoded_forms(value)) policy_detail::replace_all(s, form, mark);
-            policy_detail::replace_spaced(s, value, mark);
-            policy_detail::replace_spaced(s, detail::escape_marks(value), mark);
+        std::vector<policy_detail::found> hits;
+        std::size_t index = 0;
+        std::vector<const std::string*> names;
+        for (const auto& [name, value] : secrets) {
+            for (const auto& form : policy_detail::encoded_forms(value)) policy_detail::find_all(s, form, index, hits);
+            policy_detail::find_spaced(s, value, index, hits);
+            policy_detail::find_spaced(s, detail::escape_marks(value), index, hits);
+            names.push_back(&name);
+            ++index;
         }
-        return s;
+        if (hits.empty()) return s;
+        std::sort(hits.begin(), hits.end(), [](const auto& x, const auto& y) { return x.at < y.at || (x.at == y.at && x.size > y.size); });
+        std::string out;
+        out.reserve(s.size());
+        std::size_t done = 0;
+        std::size_t last = names.size();
+        for (const auto& h : hits) {
+            if (h.at + h.size <= done) continue;  // inside a value already replaced
+            if (h.at >= done) out.append(s, done, h.at - done);
+            // values overlapping in the text (one ends where another starts): no byte of either shows
+            if (h.at >= done || h.secret != last) out += "<secret>" + *names[h.secret] + "</secret>";
+            last = h.secret;
+            done = h.at + h.size;
+        }
+        out.append(s, done, std::string::npos);
+        return out;
     }
 
     /// Every string of `j` redacted, object keys included (a page can make a secret a key: a
@@ -6277,6 +6303,260 @@ inline void render_frame(render_ctx& c, std::size_t frame_index, std::size_t dep
 
 }  // namespace agentkit::browser::detail
 // ---- end <agentkit/browser/detail/render.hpp> ----
+// ---- begin <agentkit/format/budget.hpp> ----
+// agentkit/format/budget.hpp — hard, self-describing size budgets.
+//
+// Every result the model sees has a ceiling. What is cut says how much was cut and how to get
+// it: an artifact id when a store is given, otherwise how to ask for less.
+//
+//   agentkit::cut_report cut;
+//   std::string s = agentkit::cap_text(page_text, 6000, "page text", store, &cut);
+//   // s.size() <= 6000, ends with
+//   // "[cut: showing 5,861 of 48,212 chars of page text; full text: artifact a3 (agentkit://artifacts/a3)]"
+//
+//   std::string t = agentkit::cap_tokens(page_text, 1500, agentkit::token_counter{}, "page text", store);
+//   // counts <= 1,500 tokens, the same note (its numbers are characters: where the rest starts)
+//
+//   agentkit::head_tail(old_result, 1400, 500);  // history compression: head, marker, tail
+
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace agentkit {
+
+/// What kind of content a result carries; each kind has its own cap.
+enum class result_kind { generic, snapshot, page_text, extraction, search, log };
+
+/// The kind's name in a cut note ("snapshot", "page text", ...; "result" for generic).
+[[nodiscard]] constexpr std::string_view to_string(result_kind k) noexcept {
+    switch (k) {
+        case result_kind::generic: return "result";
+        case result_kind::snapshot: return "snapshot";
+        case result_kind::page_text: return "page text";
+        case result_kind::extraction: return "extraction";
+        case result_kind::search: return "search results";
+        case result_kind::log: return "log";
+    }
+    return "result";
+}
+
+/// Token budgets, as the formatter's token_counter counts (the unit of every budget a model's
+/// context is measured in: a browser snapshot's, a tool result's). `total` is the hard cap for
+/// any single result; a per-kind cap applies to the text of that kind (0 = only the total applies).
+struct budgets {
+    std::size_t total = 10000;      ///< the hard cap on any single result
+    std::size_t snapshot = 1500;    ///< the cap on snapshot text
+    std::size_t page_text = 1500;   ///< the cap on page text
+    std::size_t extraction = 1000;  ///< the cap on extraction results
+    std::size_t search = 1000;      ///< the cap on search results
+    std::size_t log = 1000;         ///< the cap on logs (console, network)
+
+    /// The cap for a kind: its own cap, or `total` when that is 0 or larger.
+    [[nodiscard]] constexpr std::size_t cap(result_kind k) const noexcept {
+        std::size_t c = 0;
+        switch (k) {
+            case result_kind::generic: c = 0; break;
+            case result_kind::snapshot: c = snapshot; break;
+            case result_kind::page_text: c = page_text; break;
+            case result_kind::extraction: c = extraction; break;
+            case result_kind::search: c = search; break;
+            case result_kind::log: c = log; break;
+        }
+        return (c == 0 || c > total) ? total : c;
+    }
+};
+
+/// `12345` → `"12,345"`.
+[[nodiscard]] inline std::string group_digits(std::size_t n) {
+    std::string d = std::to_string(n);
+    std::string out;
+    out.reserve(d.size() + d.size() / 3);
+    const std::size_t lead = d.size() % 3;
+    for (std::size_t i = 0; i < d.size(); ++i) {
+        if (i != 0 && (i % 3) == lead) out += ',';
+        out += d[i];
+    }
+    return out;
+}
+
+/// What a cut removed (filled by cap_text when it cuts).
+struct cut_report {
+    bool cut = false;                      ///< true when the text was cut
+    std::size_t original_chars = 0;        ///< the text's length before the cut
+    std::size_t kept_chars = 0;            ///< the length kept
+    std::optional<artifact_ref> artifact;  ///< where the full text went, when stored
+};
+
+namespace detail {
+/// Prefer cutting at a line break in the last 15% of the allowed prefix.
+[[nodiscard]] inline std::size_t nice_cut(std::string_view s, std::size_t max_bytes) {
+    std::size_t n = utf8_safe_prefix(s, max_bytes);
+    if (n >= s.size()) return n;
+    const std::size_t floor = n - n * 15 / 100;
+    for (std::size_t i = n; i > floor && i > 0; --i)
+        if (s[i - 1] == '\n') return i;
+    return n;
+}
+}  // namespace detail
+
+/// The length of the longest prefix of `text` (UTF-8 safe) that `tokens` counts at
+/// `max_tokens` or fewer: text.size() when all of it fits. A token budget's cut point, found
+/// in ~log2(size) counts of prefixes (a count grows with its text).
+[[nodiscard]] inline std::size_t token_prefix(std::string_view text, std::size_t max_tokens, const token_counter& tokens) {
+    if (tokens.count(text) <= max_tokens) return text.size();
+    std::size_t lo = 0, hi = text.size();  // the prefix of lo fits, the prefix of hi does not
+    while (hi - lo > 1) {
+        const std::size_t mid = lo + (hi - lo) / 2;
+        if (tokens.count(text.substr(0, utf8_safe_prefix(text, mid))) <= max_tokens) lo = mid;
+        else hi = mid;
+    }
+    return utf8_safe_prefix(text, lo);
+}
+
+/// How to read a stored artifact: `reader_tool {"id": "a3", "offset": 5861}` when the host has a
+/// tool that reads artifacts (e.g. browser_artifact), else `artifact a3 (agentkit://artifacts/a3)`.
+[[nodiscard]] inline std::string artifact_read_hint(const artifact_ref& a, std::string_view reader_tool = {},
+                                                    std::optional<std::size_t> offset = std::nullopt) {
+    if (reader_tool.empty()) return "artifact " + a.id + (a.uri.empty() ? std::string() : " (" + a.uri + ")");
+    std::string s = std::string(reader_tool) + " {\"id\": \"" + a.id + "\"";
+    if (offset) s += ", \"offset\": " + std::to_string(*offset);
+    return s + "}";
+}
+
+/// Where the rest of a cut text is, once stored: "the rest: reader_tool {…, "offset": N}" when the
+/// host has an artifact-reading tool and what was shown is the text's beginning (`shown`: its
+/// length), else "full text: …" (the tool call without an offset, or the artifact's URI).
+[[nodiscard]] inline std::string stored_rest(const artifact_ref& a, std::string_view reader_tool,
+                                             std::optional<std::size_t> shown = std::nullopt) {
+    if (reader_tool.empty() || !shown) return "full text: " + artifact_read_hint(a, reader_tool);
+    return "the rest: " + artifact_read_hint(a, reader_tool, shown);
+}
+
+/// The one wording of a cut, for every part of agentkit: what is shown of how much (in `unit`s),
+/// and where the rest is (`rest`, e.g. "the rest: " + artifact_read_hint(...), or advice to ask
+/// for less):
+///   "[cut: showing 5,861 of 48,212 chars of page text; the rest: browser_artifact {"id": "a3", "offset": 5861}]"
+///   "[cut: showing 212 of 1,304 lines of snapshot (~6,000 tokens; hidden: 1,092 text lines); to see them: ...]"
+[[nodiscard]] inline std::string cut_note(std::size_t shown, std::size_t total, std::string_view unit, std::string_view what,
+                                          std::string_view rest) {
+    std::string s = "[cut: showing " + group_digits(shown) + " of " + group_digits(total) + " ";
+    s += unit;
+    s += " of ";
+    s += what;
+    s += "; ";
+    s += rest;
+    return s + "]";
+}
+
+/// cut_note in characters (the text's bytes: what an offset into it counts).
+[[nodiscard]] inline std::string cut_note(std::size_t shown, std::size_t total, std::string_view what, std::string_view rest) {
+    return cut_note(shown, total, "chars", what, rest);
+}
+
+namespace detail {
+/// What cap_text and cap_tokens share: `size` measures a text in the budget's unit, `prefix`
+/// gives the length of the longest prefix of a text within a budget in that unit.
+template <class Size, class Prefix>
+[[nodiscard]] std::string cap_by(std::string_view text, std::size_t cap, const Size& size, const Prefix& prefix, std::string_view what,
+                                 artifact_sink_ref sink, cut_report* report, std::string_view narrow_hint, std::string_view reader_tool) {
+    if (size(text) <= cap) return std::string(text);
+    std::optional<artifact_ref> stored;
+    if (sink) {
+        artifact_blob b;
+        b.mime_type = "text/plain";
+        b.name = std::string(what);
+        b.description = "full " + std::string(what) + " (" + group_digits(text.size()) + " chars) cut from a result";
+        b.data = std::string(text);
+        if (auto r = sink.put(std::move(b))) stored = std::move(*r);
+    }
+    auto note_for = [&](std::size_t kept) {
+        const std::string rest = stored ? stored_rest(*stored, reader_tool, kept)
+                                 : !narrow_hint.empty() ? std::string(narrow_hint)
+                                                        : std::string("narrow the request (a selector, a section or a smaller range) to see the rest");
+        return "\n" + cut_note(kept, text.size(), what, rest);
+    };
+    // The note's length depends on the kept count only through its digits; size it for the worst case.
+    const std::size_t note_size = size(note_for(text.size()));
+    std::string out;
+    if (note_size >= cap) {
+        out.assign(text.substr(0, prefix(text, cap)));
+    } else {
+        std::size_t keep = prefix(text, cap - note_size);
+        const std::size_t floor = keep - keep * 15 / 100;  // a line break in the last 15% of it, if any
+        for (std::size_t i = keep; i > floor && i > 0 && keep < text.size(); --i)
+            if (text[i - 1] == '\n') {
+                keep = i;
+                break;
+            }
+        out.assign(text.substr(0, keep));
+        out += note_for(keep);
+        // a count of two joined parts can exceed the sum of their counts (tokens): give it back
+        for (int i = 0; i < 4 && size(out) > cap && keep > 0; ++i) {
+            const std::size_t over = size(out) - cap, now = size(text.substr(0, keep));
+            keep = prefix(text, now > over ? now - over : 0);
+            out.assign(text.substr(0, keep));
+            out += note_for(keep);
+        }
+    }
+    if (report) {
+        report->cut = true;
+        report->original_chars = text.size();
+        report->kept_chars = out.size();
+        report->artifact = stored;
+    }
+    return out;
+}
+}  // namespace detail
+
+/// Cap `text` at `cap` bytes (UTF-8 safe). When it is longer, the full text is stored in `sink`
+/// (if any) and the kept head is followed by a one-line note saying what was cut and how to get
+/// it. The returned string is never longer than `cap`. `what` names the content ("page text").
+/// `narrow_hint` replaces the default advice when there is no store; `reader_tool` names the
+/// host's artifact-reading tool (empty: the note names the artifact's URI).
+[[nodiscard]] inline std::string cap_text(std::string_view text, std::size_t cap, std::string_view what = "result",
+                                          artifact_sink_ref sink = {}, cut_report* report = nullptr,
+                                          std::string_view narrow_hint = {}, std::string_view reader_tool = {}) {
+    return detail::cap_by(
+        text, cap, [](std::string_view s) { return s.size(); }, [](std::string_view s, std::size_t n) { return utf8_safe_prefix(s, n); },
+        what, sink, report, narrow_hint, reader_tool);
+}
+
+/// cap_text with the cap in tokens as `tokens` counts them (the unit of the budgets a model's
+/// context is measured in): the returned text, note included, counts at most `max_tokens`.
+[[nodiscard]] inline std::string cap_tokens(std::string_view text, std::size_t max_tokens, const token_counter& tokens,
+                                            std::string_view what = "result", artifact_sink_ref sink = {}, cut_report* report = nullptr,
+                                            std::string_view narrow_hint = {}, std::string_view reader_tool = {}) {
+    return detail::cap_by(
+        text, max_tokens, [&](std::string_view s) { return tokens.count(s); },
+        [&](std::string_view s, std::size_t n) { return token_prefix(s, n, tokens); }, what, sink, report, narrow_hint, reader_tool);
+}
+
+/// History compression: the first `head` and last `tail` bytes with a marker between them
+/// (UTF-8 safe). Text no longer than head + tail + the marker is returned unchanged.
+/// `how_to_get` is appended to the marker ("re-run read_page to see it again").
+[[nodiscard]] inline std::string head_tail(std::string_view text, std::size_t head = 1400, std::size_t tail = 500,
+                                           std::string_view how_to_get = {}) {
+    const std::string probe = "\n[... " + group_digits(text.size()) + " chars omitted from an older result ...]\n";
+    if (text.size() <= head + tail + probe.size() + how_to_get.size() + 2) return std::string(text);
+    const std::size_t h = detail::nice_cut(text, head);
+    const std::size_t t = utf8_safe_suffix_start(text, tail);
+    const std::size_t omitted = t > h ? t - h : 0;
+    std::string out(text.substr(0, h));
+    out += "\n[... " + group_digits(omitted) + " chars omitted from an older result";
+    if (!how_to_get.empty()) {
+        out += "; ";
+        out += how_to_get;
+    }
+    out += " ...]\n";
+    out += text.substr(t);
+    return out;
+}
+
+}  // namespace agentkit
+// ---- end <agentkit/format/budget.hpp> ----
 
 #include <algorithm>
 #include <cctype>
@@ -6323,6 +6603,21 @@ inline std::string rendered_line(const snapshot_line& l) {
 /// view's picture links, put back as they were when their partner is not shown (it rewrites
 /// those lines; nullptr for other views). Without `links` it may be called again after `lines`
 /// changed (a page's repeated regions collapsed).
+/// A snapshot's cut note, in format/budget.hpp's wording: how many of its lines are shown, which
+/// were hidden, and the page's part that was read when it was read in part (`percent_read` < 100).
+///   "[cut: showing 212 of 1,304 lines of snapshot (~6,000 tokens; hidden: 1,060 text lines, 32 controls); more: a ref's
+///   subtree, viewport_only or a page search]"
+[[nodiscard]] inline std::string snapshot_cut_note(std::size_t shown, std::size_t lines, std::size_t cut_text, std::size_t cut_controls,
+                                                   std::size_t token_budget, std::size_t percent_read) {
+    std::string what = "snapshot (~" + group_digits(token_budget) + " tokens; hidden: ";
+    if (cut_text > 0) what += group_digits(cut_text) + (cut_text == 1 ? " text line" : " text lines");
+    if (cut_text > 0 && cut_controls > 0) what += ", ";
+    if (cut_controls > 0) what += group_digits(cut_controls) + (cut_controls == 1 ? " control" : " controls");
+    if (percent_read < 100) what += "; the first " + std::to_string(percent_read) + "% of a large page read";
+    what += ")";
+    return cut_note(shown, lines, "lines", what, "more: a ref's subtree, viewport_only or a page search");
+}
+
 inline void fit_to_budget(snapshot& out, const snapshot_options& opt, const token_counter& tokens,
                           const link_pairs* links = nullptr) {
     out.text.clear();
@@ -6338,7 +6633,10 @@ inline void fit_to_budget(snapshot& out, const snapshot_options& opt, const toke
     if (opt.token_budget > 0 && out.total_tokens > opt.token_budget) {
         std::fill(keep.begin(), keep.end(), false);
         std::size_t used = 0;
-        const std::size_t reserve = std::min<std::size_t>(60, opt.token_budget / 3);  // room for the cut note
+        // room for the cut note at its longest (the same for a page read whole or in part: both
+        // show the same lines)
+        constexpr std::size_t n = 999999;
+        const std::size_t reserve = std::min(tokens.count(snapshot_cut_note(n, n, n, n, opt.token_budget, 99)) + 1, opt.token_budget / 2);
         const std::size_t budget = opt.token_budget - reserve;
         auto take = [&](std::size_t i) -> bool {
             std::vector<std::size_t> chain;
@@ -6388,17 +6686,10 @@ inline void fit_to_budget(snapshot& out, const snapshot_options& opt, const toke
     }
     if (out.shortened_lines > 0)
         out.text += "[" + std::to_string(out.shortened_lines) + " lines shortened (…): readable mode shows them whole]\n";
-    if (out.truncated()) {
-        std::string note = "[snapshot cut to ~" + std::to_string(opt.token_budget) + " tokens: " +
-                           std::to_string(out.cut_text_lines) + " text lines";
-        if (out.cut_controls > 0) note += " and " + std::to_string(out.cut_controls) + " controls";
-        note += " hidden of " + std::to_string(out.lines.size());
-        if (out.partial())  // a large page: only its first part was read
-            note += " in the first " + std::to_string(out.percent_read()) +
-                    "% of this large page (the rest was not read)";
-        note += ". To see them: snapshot a subtree by ref, use viewport_only, or search the page text]\n";
-        out.text += note;
-    }
+    if (out.truncated())
+        out.text += snapshot_cut_note(out.shown_lines, out.lines.size(), out.cut_text_lines, out.cut_controls, opt.token_budget,
+                                      out.partial() ? std::min<std::size_t>(99, out.percent_read()) : 100) +
+                    "\n";
     out.tokens = tokens.count(out.text);
 }
 
@@ -10133,14 +10424,12 @@ inline snapshot render_readable_unchecked(const std::vector<ax_frame>& frames, c
         ++out.shown_lines;
     }
     const std::size_t main_chars = detail::subtree_text(v, *main);
-    std::string note = "[readable view: main content, " + std::to_string(main_chars) + " of " + std::to_string(total) +
-                       " text characters of the page";
-    if (out.truncated())
-        note += "; cut to ~" + std::to_string(opt.token_budget) + " tokens, " +
-                std::to_string(out.cut_text_lines + out.cut_controls) + " of " + std::to_string(out.lines.size()) +
-                " lines hidden";
-    note += ". A normal snapshot shows the whole page]\n";
-    out.text += note;
+    out.text += "[readable view: main content, " + std::to_string(main_chars) + " of " + std::to_string(total) +
+                " text characters of the page. A normal snapshot shows the whole page]\n";
+    if (out.truncated())  // format/budget.hpp's wording of a cut, in lines
+        out.text += cut_note(out.shown_lines, out.lines.size(), "lines", "readable view (~" + group_digits(opt.token_budget) + " tokens)",
+                             "to see them: a normal snapshot, or search the page text") +
+                    "\n";
     out.tokens = tokens.count(out.text);
     return out;
 }
@@ -10161,6 +10450,51 @@ inline snapshot render_readable_unchecked(const std::vector<ax_frame>& frames, c
 
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/readable.hpp> ----
+// ---- begin <agentkit/browser/redaction.hpp> ----
+// agentkit/browser/redaction.hpp — where a browser's results are redacted of the session's
+// secrets: once, by whoever hands them out.
+//
+//   auto s = browser.snapshot();          // a C++ caller: the engine redacts what it returns
+//
+//   agentkit::browser::redaction_scope r;  // a caller that redacts what it composes (the tools)
+//   auto s = browser.snapshot();          // unredacted: the caller's own pass covers it
+//
+// The engine's API redacts every text it returns (URLs, titles, snapshots, messages, errors),
+// unless the thread calling it holds a redaction_scope: then its caller has promised to redact
+// the whole of what it makes from those texts, once, where that leaves it. The browser tools
+// hold one while a call runs and redact its result in one place (tools/support.hpp, finish) and
+// anything they store or write (artifacts, files) where it is stored or written. A secret in a
+// text redacted twice would be found again inside its own mark when its value is part of the
+// mark ("secret", a name): the pass is not idempotent, so it runs once.
+
+#include <utility>
+
+namespace agentkit::browser {
+
+namespace detail {
+/// Whether this thread's caller redacts what the browser hands it (inside a redaction_scope).
+inline thread_local bool caller_redacts = false;
+}  // namespace detail
+
+/// While it lives on a thread, the browser's API returns its texts unredacted to that thread:
+/// its holder redacts all it makes from them (see the file comment). Scopes nest.
+class redaction_scope {
+public:
+    /// The caller on this thread redacts from now on.
+    redaction_scope() noexcept : previous_(std::exchange(detail::caller_redacts, true)) {}
+    ~redaction_scope() { detail::caller_redacts = previous_; }
+    redaction_scope(const redaction_scope&) = delete;
+    redaction_scope& operator=(const redaction_scope&) = delete;
+
+    /// Whether a caller on this thread redacts (a scope is open).
+    [[nodiscard]] static bool active() noexcept { return detail::caller_redacts; }
+
+private:
+    bool previous_;
+};
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/redaction.hpp> ----
 // ---- begin <agentkit/browser/routes.hpp> ----
 // agentkit/browser/routes.hpp — routes: requests a browser answers itself (a mocked response) or
 // sends on with headers changed, chosen by a URL glob (Playwright's glob: `*` any characters
@@ -12266,8 +12600,15 @@ public:
     [[nodiscard]] const browser_policy& policy() const noexcept { return opt_.policy; }
     /// The nonce of the untrusted-content marks ("" when content boundaries are off).
     [[nodiscard]] const std::string& boundary() const noexcept { return nonce_; }
-    /// Replace secret values in any text leaving the browser.
-    [[nodiscard]] std::string redact(std::string s) const { return opt_.policy.redact(std::move(s)); }
+    /// `v` (a string, a JSON value or an error) with the policy's secret values replaced by
+    /// their marks, always: for text the caller composes and hands out itself (a tool's result,
+    /// an artifact, a file). Counted in totals().redactions when there are secrets.
+    template <class T>
+    [[nodiscard]] T redact(T v) const {
+        if (opt_.policy.secrets.empty()) return v;
+        redactions_.fetch_add(1, std::memory_order_relaxed);
+        return opt_.policy.redact(std::move(v));
+    }
 
     /// Every request the policy refused in this browser session (most recent last, bounded).
     [[nodiscard]] std::vector<blocked_request> blocked_requests();
@@ -12292,10 +12633,14 @@ public:
     struct counters {
         std::uint64_t cdp_commands = 0;  ///< CDP commands sent (round trips), every connection so far
         std::int64_t wait_ms = 0;        ///< time spent waiting for settle, loads and wait_for
+        /// texts (a string, a JSON value, an error) this browser redacted of the policy's
+        /// secrets, when it has any: a redaction_scope's holder redacts what it is handed
+        std::uint64_t redactions = 0;
     };
     /// The running totals now.
     [[nodiscard]] counters totals() const {
-        return counters{sent_->load(std::memory_order_relaxed), wait_us_.load(std::memory_order_relaxed) / 1000};
+        return counters{sent_->load(std::memory_order_relaxed), wait_us_.load(std::memory_order_relaxed) / 1000,
+                        redactions_.load(std::memory_order_relaxed)};
     }
 
     /// Answer JavaScript dialogs this way from now on.
@@ -13027,6 +13372,12 @@ private:
     // included) and the time spent waiting for the page to settle, load or meet a wait_for.
     std::shared_ptr<std::atomic<std::uint64_t>> sent_ = std::make_shared<std::atomic<std::uint64_t>>(0);
     std::atomic<std::int64_t> wait_us_{0};
+    mutable std::atomic<std::uint64_t> redactions_{0};
+    // What the API returns: redacted, unless this thread's caller redacts it (redaction_scope).
+    template <class T>
+    [[nodiscard]] T redact_result(T v) const {
+        return redaction_scope::active() ? std::move(v) : redact(std::move(v));
+    }
 
     struct wait_timer {  // adds its lifetime to wait_us_
         std::atomic<std::int64_t>& total;
@@ -14168,7 +14519,7 @@ AGENTKIT_DECL auto browser::new_tab(std::string url) -> result<action_result> {
     // a refused URL opens no tab (and leaves the current one selected)
     if (!url.empty())
         if (auto v = opt_.policy.check_navigation(url, opt_.allow_evaluate))
-            return fail(opt_.policy.redact(policy_error(*v, "navigation")));
+            return fail(redact_result(policy_error(*v, "navigation")));
     auto e = ensure();
     if (!e) return fail(e.error());
     auto t = create_tab();
@@ -14457,8 +14808,8 @@ AGENTKIT_DECL auto browser::list_tabs() -> std::vector<tab_info> {
         i.id = t->id;
         i.active = t->id == cur;
         fill_url_title(t, i.url, i.title);
-        i.url = opt_.policy.redact(std::move(i.url));
-        i.title = opt_.policy.redact(std::move(i.title));
+        i.url = redact_result(std::move(i.url));
+        i.title = redact_result(std::move(i.title));
         out.push_back(std::move(i));
     }
     return out;
@@ -14502,7 +14853,7 @@ namespace agentkit::browser {
 AGENTKIT_DECL auto browser::navigate(std::string url) -> result<action_result> {
     std::lock_guard op(op_mu_);
     if (auto v = opt_.policy.check_navigation(url, opt_.allow_evaluate))
-        return fail(opt_.policy.redact(policy_error(*v, "navigation")));
+        return fail(redact_result(policy_error(*v, "navigation")));
     auto e = ensure();
     if (!e) return fail(e.error());
     return finish_action(navigate_locked(url));
@@ -17105,9 +17456,9 @@ AGENTKIT_DECL auto browser::open_dialogs() -> std::vector<dialog_record> {
         for (const auto& [d, session] : (*t)->held_dialogs) out.push_back(d);
     }
     for (auto& d : out) {
-        d.message = opt_.policy.redact(std::move(d.message));
-        d.default_prompt = opt_.policy.redact(std::move(d.default_prompt));
-        d.url = opt_.policy.redact(std::move(d.url));
+        d.message = redact_result(std::move(d.message));
+        d.default_prompt = redact_result(std::move(d.default_prompt));
+        d.url = redact_result(std::move(d.url));
     }
     return out;
 }
@@ -17307,7 +17658,7 @@ AGENTKIT_DECL auto browser::click_at(double x, double y, click_options o, std::c
         }
         return {};
     });
-    if (r) r->hit = redact(hit);
+    if (r) r->hit = redact_result(hit);
     return r;
 }
 
@@ -17322,7 +17673,7 @@ AGENTKIT_DECL auto browser::move_to(double x, double y) -> result<action_result>
         const char* b = (held & 1) != 0 ? "left" : (held & 2) != 0 ? "right" : (held & 4) != 0 ? "middle" : "none";
         return mouse(t, "mouseMoved", x, y, b, 0, held);
     });
-    if (r) r->hit = redact(hit);
+    if (r) r->hit = redact_result(hit);
     return r;
 }
 
@@ -17338,7 +17689,7 @@ AGENTKIT_DECL auto browser::drag_points(double x0, double y0, double x1, double 
         hit = *from + " → " + *to;
         return mouse_drag(t, {x0, y0}, [&]() -> result<std::pair<double, double>> { return std::pair{x1, y1}; });
     });
-    if (r) r->hit = redact(hit);
+    if (r) r->hit = redact_result(hit);
     return r;
 }
 
@@ -17354,7 +17705,7 @@ AGENTKIT_DECL auto browser::mouse_button(bool down, std::string_view button) -> 
                      const int buttons = down ? (t->mouse_buttons | b->second) : (t->mouse_buttons & ~b->second);
                      return mouse(t, down ? "mousePressed" : "mouseReleased", t->mouse_x, t->mouse_y, b->first, 1, buttons);
                  });
-    if (r) r->hit = redact(hit);
+    if (r) r->hit = redact_result(hit);
     return r;
 }
 
@@ -17529,41 +17880,39 @@ AGENTKIT_DECL auto browser::set_reported_url(const tab_ptr& t, const std::string
 }
 
 AGENTKIT_DECL auto browser::finish_action(result<action_result> r) const -> result<action_result> {
-    const auto& P = opt_.policy;
-    if (!r) return fail(P.redact(r.error()));
+    if (!r) return fail(redact_result(r.error()));
     auto& a = *r;
-    a.url = P.redact(std::move(a.url));
-    a.from_url = P.redact(std::move(a.from_url));
-    a.requested_url = P.redact(std::move(a.requested_url));
-    a.form_get_url = P.redact(std::move(a.form_get_url));
-    a.title = P.redact(std::move(a.title));
-    a.changes = P.redact(std::move(a.changes));
-    a.snapshot = P.redact(std::move(a.snapshot));
-    for (auto& n : a.notes) n = P.redact(std::move(n));
+    a.url = redact_result(std::move(a.url));
+    a.from_url = redact_result(std::move(a.from_url));
+    a.requested_url = redact_result(std::move(a.requested_url));
+    a.form_get_url = redact_result(std::move(a.form_get_url));
+    a.title = redact_result(std::move(a.title));
+    a.changes = redact_result(std::move(a.changes));
+    a.snapshot = redact_result(std::move(a.snapshot));
+    for (auto& n : a.notes) n = redact_result(std::move(n));
     for (auto& d : a.dialogs) {
-        d.message = P.redact(std::move(d.message));
-        d.prompt_text = P.redact(std::move(d.prompt_text));
-        d.default_prompt = P.redact(std::move(d.default_prompt));
-        d.url = P.redact(std::move(d.url));
+        d.message = redact_result(std::move(d.message));
+        d.prompt_text = redact_result(std::move(d.prompt_text));
+        d.default_prompt = redact_result(std::move(d.default_prompt));
+        d.url = redact_result(std::move(d.url));
     }
     for (auto& t : a.opened_tabs) {
-        t.url = P.redact(std::move(t.url));
-        t.title = P.redact(std::move(t.title));
+        t.url = redact_result(std::move(t.url));
+        t.title = redact_result(std::move(t.title));
     }
-    for (auto& b : a.blocked) b.url = P.redact(std::move(b.url));
-    for (auto& d : a.downloads) d.url = P.redact(std::move(d.url));
+    for (auto& b : a.blocked) b.url = redact_result(std::move(b.url));
+    for (auto& d : a.downloads) d.url = redact_result(std::move(d.url));
     a.boundary = nonce_;
     return r;
 }
 
 AGENTKIT_DECL auto browser::finish_snapshot(result<page_snapshot> r) const -> result<page_snapshot> {
-    const auto& P = opt_.policy;
-    if (!r) return fail(P.redact(r.error()));
-    r->url = P.redact(std::move(r->url));
-    r->title = P.redact(std::move(r->title));
-    r->snap.text = P.redact(std::move(r->snap.text));
-    r->snap.full_text = P.redact(std::move(r->snap.full_text));
-    for (auto& n : r->notes) n = P.redact(std::move(n));
+    if (!r) return fail(redact_result(r.error()));
+    r->url = redact_result(std::move(r->url));
+    r->title = redact_result(std::move(r->title));
+    r->snap.text = redact_result(std::move(r->snap.text));
+    r->snap.full_text = redact_result(std::move(r->snap.full_text));
+    for (auto& n : r->notes) n = redact_result(std::move(n));
     r->boundary = nonce_;
     return r;
 }
@@ -17974,12 +18323,12 @@ AGENTKIT_DECL auto browser::evaluate(std::string_view expression, std::string_vi
     if (!r && r.error().is(errc::timeout) && stop_scripts(*t, {}, opt_.call_timeout))
         return fail(errc::timeout, "the script did not finish within " + std::to_string(opt_.call_timeout.count()) + " ms; it was stopped",
                     "Avoid long-running scripts; the page is usable again.");
-    if (!r) return fail(opt_.policy.redact(r.error()));
+    if (!r) return fail(redact_result(r.error()));
     if (r->contains("exceptionDetails")) {
         const json& ex = detail::jobj(*r, "exceptionDetails");
         std::string what = detail::jstr(detail::jobj(ex, "exception"), "description");
         if (what.empty()) what = detail::jstr(ex, "text");
-        return fail(opt_.policy.redact(error(errc::tool_failed,
+        return fail(redact_result(error(errc::tool_failed,
                                              detail::quoting_page("the script threw", "exception: " + detail::page_quote(what, 2000), nonce_),
                                              "Fix the expression.", json{{"page_data", detail::escape_marks_json(ex)}})));
     }
@@ -17989,7 +18338,7 @@ AGENTKIT_DECL auto browser::evaluate(std::string_view expression, std::string_vi
     evaluated out;
     auto described = [&](std::string kind, std::string text) {
         out.kind = std::move(kind);
-        out.text = opt_.policy.redact(std::move(text));
+        out.text = redact_result(std::move(text));
         release(object_id);
         return out;
     };
@@ -18009,13 +18358,13 @@ AGENTKIT_DECL auto browser::evaluate(std::string_view expression, std::string_vi
     if (!object_id.empty() && !subtype.empty() && subtype != "array" && subtype != "null" && subtype != "typedarray")
         return described("object", detail::jstr(res, "description"));  // a node, a Date, a RegExp, a Map, an Error: {} by value
     if (res.contains("value")) {
-        out.value = opt_.policy.redact(res["value"]);
+        out.value = redact_result(res["value"]);
     } else if (!object_id.empty()) {
         auto v = call(session, "Runtime.callFunctionOn",
                       json{{"functionDeclaration", "function(){ return this; }"}, {"objectId", object_id}, {"returnByValue", true}});
         if (!ok(v) || !detail::jobj(*v, "result").contains("value"))  // a DOM node, a cycle: no JSON form
             return described("object", detail::jstr(res, "description").empty() ? std::string("an object") : detail::jstr(res, "description"));
-        out.value = opt_.policy.redact(detail::jobj(*v, "result")["value"]);
+        out.value = redact_result(detail::jobj(*v, "result")["value"]);
         release(object_id);
     }
     out.text = out.value.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -18074,8 +18423,8 @@ AGENTKIT_DECL auto browser::console_messages(bool clear, std::size_t* dropped, b
             t.console_document = 0;
         }
         for (auto& m : out) {
-            m.text = opt_.policy.redact(std::move(m.text));
-            m.url = opt_.policy.redact(std::move(m.url));
+            m.text = redact_result(std::move(m.text));
+            m.url = redact_result(std::move(m.url));
         }
         return out;
     });
@@ -18091,10 +18440,10 @@ AGENTKIT_DECL auto browser::network_requests(bool clear, std::size_t* dropped) -
             t.network_dropped = 0;
         }
         for (auto& n : out) {  // a secret typed into a form is in the request that sends it
-            n.url = opt_.policy.redact(std::move(n.url));
+            n.url = redact_result(std::move(n.url));
             for (auto* hs : {&n.request_headers, &n.response_headers})
-                for (auto& h : *hs) h.second = opt_.policy.redact(std::move(h.second));
-            if (n.post_data) n.post_data = opt_.policy.redact(std::move(*n.post_data));
+                for (auto& h : *hs) h.second = redact_result(std::move(h.second));
+            if (n.post_data) n.post_data = redact_result(std::move(*n.post_data));
         }
         return out;
     });
@@ -18151,7 +18500,7 @@ AGENTKIT_DECL auto browser::response_body(std::size_t position) -> result<std::s
         if (!bytes) return fail(errc::protocol_error, "the response body is not valid base64");
         body = std::move(*bytes);
     }
-    return opt_.policy.redact(std::move(body));
+    return redact_result(std::move(body));
 }
 
 AGENTKIT_DECL auto browser::extract(extract_options o) -> result<json> {
@@ -18182,11 +18531,11 @@ AGENTKIT_DECL auto browser::extract(extract_options o) -> result<json> {
     }
     if (!r && r.error().is(errc::timeout) && stop_scripts(*t, {}, opt_.call_timeout))
         return fail(errc::timeout, "the page was busy; its script was stopped", "Try again.");
-    if (!r) return fail(opt_.policy.redact(r.error()));
+    if (!r) return fail(redact_result(r.error()));
     if (r->contains("error"))
         return fail(errc::not_found, detail::jstr(*r, "error") + (o.ref.empty() ? std::string() : " (in ref " + o.ref + ")"),
                     "Pick the ref of the table or list (take a snapshot), or another kind.");
-    return opt_.policy.redact(std::move(*r));
+    return redact_result(std::move(*r));
 }
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/impl/page.hpp> ----
@@ -18542,7 +18891,7 @@ AGENTKIT_DECL auto browser::batch_read(const std::vector<std::string>& urls, std
         }
         loaders[i] = detail::jstr(*n, "loaderId");
     }
-    if (auto d = died()) return fail(opt_.policy.redact(*d));
+    if (auto d = died()) return fail(redact_result(*d));
     const auto deadline = clock::now() + opt_.navigation_timeout;
     for (std::size_t i = 0; i < urls.size(); ++i) {
         if (!tabs[i] || loaders[i].empty()) continue;
@@ -18580,7 +18929,7 @@ AGENTKIT_DECL auto browser::batch_read(const std::vector<std::string>& urls, std
         std::lock_guard lock(eng_->mu);
         if (auto s = tabs[i]->doc_status.find(loaders[i]); s != tabs[i]->doc_status.end()) out[i].http_status = s->second;
     }
-    if (auto d = died()) return fail(opt_.policy.redact(*d));
+    if (auto d = died()) return fail(redact_result(*d));
     std::vector<std::size_t> share(urls.size(), 0);
     {
         std::size_t left = budget, open = 0;
@@ -18607,8 +18956,8 @@ AGENTKIT_DECL auto browser::batch_read(const std::vector<std::string>& urls, std
         snapshot_options so;
         so.token_budget = share[i];
         auto snap = render_snapshot(caps[i]->frames, caps[i]->dom, refs_, so, opt_.tokens);
-        out[i].text = opt_.policy.redact(snap.text);
-        out[i].full_text = opt_.policy.redact(snap.full_text);
+        out[i].text = redact_result(snap.text);
+        out[i].full_text = redact_result(snap.full_text);
         out[i].tokens = snap.tokens;
         out[i].truncated = snap.truncated();
     }
@@ -18626,10 +18975,10 @@ AGENTKIT_DECL auto browser::batch_read(const std::vector<std::string>& urls, std
         forget_tab(tabs[i]);
     }
     for (auto& p : out) {
-        p.url = opt_.policy.redact(std::move(p.url));  // as asked: shown in the header, compared with final_url
-        p.final_url = opt_.policy.redact(std::move(p.final_url));
-        p.title = opt_.policy.redact(std::move(p.title));
-        if (p.error_) p.error_ = opt_.policy.redact(*p.error_);
+        p.url = redact_result(std::move(p.url));  // as asked: shown in the header, compared with final_url
+        p.final_url = redact_result(std::move(p.final_url));
+        p.title = redact_result(std::move(p.title));
+        if (p.error_) p.error_ = redact_result(*p.error_);
     }
     return out;
 }
@@ -18866,8 +19215,8 @@ AGENTKIT_DECL auto browser::storage_call(storage_area area, std::string_view op,
     json call_args = json::array({json{{"value", area == storage_area::local ? "local" : "session"}}, json{{"value", std::string(op)}}});
     for (auto& a : args) call_args.push_back(json{{"value", std::move(a)}});
     auto r = isolated_call(*t, detail::kStorageScript, std::move(call_args));
-    if (!r) return fail(opt_.policy.redact(r.error()));
-    if (r->is_object() && r->contains("error")) return fail(opt_.policy.redact(detail::storage_error(area, detail::jstr(*r, "error"), url)));
+    if (!r) return fail(redact_result(r.error()));
+    if (r->is_object() && r->contains("error")) return fail(redact_result(detail::storage_error(area, detail::jstr(*r, "error"), url)));
     return *r;
 }
 
@@ -18973,7 +19322,7 @@ AGENTKIT_DECL auto browser::save_locked() -> result<storage_state> {
         result<json> items = fail(errc::tool_failed, "");
         if (auto it = shown.find(origin); it != shown.end()) items = isolated_call(it->second, detail::kStorageScript, args);
         if (!items || (items->is_object() && items->contains("error"))) items = on_origin_page(origin, detail::kStorageScript, args);
-        if (!items) return fail(opt_.policy.redact(items.error()));
+        if (!items) return fail(redact_result(items.error()));
         origin_storage o;
         o.origin = origin;
         for (const auto& kv : detail::jarr(*items, "items"))
@@ -19030,9 +19379,9 @@ AGENTKIT_DECL auto browser::restore_locked(const storage_state& s) -> result<sto
         result<json> r = fail(errc::tool_failed, "");
         if (auto it = shown.find(origin); it != shown.end()) r = isolated_call(it->second, detail::kStorageScript, args);
         if (!r || (r->is_object() && r->contains("error"))) r = on_origin_page(origin, detail::kStorageScript, args);
-        if (!r) return fail(opt_.policy.redact(r.error()));
+        if (!r) return fail(redact_result(r.error()));
         if (r->is_object() && r->contains("error"))
-            return fail(opt_.policy.redact(detail::storage_error(storage_area::local, detail::jstr(*r, "error"), origin)));
+            return fail(redact_result(detail::storage_error(storage_area::local, detail::jstr(*r, "error"), origin)));
         written.insert(origin);
         {
             std::lock_guard lock(routes_mu_);
@@ -19345,15 +19694,15 @@ AGENTKIT_DECL auto browser::peek(bool console, bool network, std::size_t max_eve
         if (t->closed) continue;
         const bool active = id == eng_->current;
         if (active) current = t;
-        out.tabs.push_back(tab_info{id, opt_.policy.redact(t->url), opt_.policy.redact(t->title), active});
+        out.tabs.push_back(tab_info{id, redact_result(t->url), redact_result(t->title), active});
     }
     if (!current) return out;
     if (console) {
         const std::size_t skip = current->console.size() > max_events ? current->console.size() - max_events : 0;
         for (auto it = current->console.begin() + static_cast<std::ptrdiff_t>(skip); it != current->console.end(); ++it) {
             console_message m = *it;
-            m.text = opt_.policy.redact(std::move(m.text));
-            m.url = opt_.policy.redact(std::move(m.url));
+            m.text = redact_result(std::move(m.text));
+            m.url = redact_result(std::move(m.url));
             out.console.push_back(std::move(m));
         }
     }
@@ -19361,7 +19710,7 @@ AGENTKIT_DECL auto browser::peek(bool console, bool network, std::size_t max_eve
         const std::size_t skip = current->network.size() > max_events ? current->network.size() - max_events : 0;
         for (auto it = current->network.begin() + static_cast<std::ptrdiff_t>(skip); it != current->network.end(); ++it) {
             network_entry n = it->second;
-            n.url = opt_.policy.redact(std::move(n.url));
+            n.url = redact_result(std::move(n.url));
             out.network.push_back(std::move(n));
         }
     }
@@ -22001,8 +22350,10 @@ struct call_record {
 
 /// How the browser tools shape their results.
 struct tools_options {
-    /// Hard cap on any result's text (characters); what is cut goes to the artifact store.
-    std::size_t max_result_chars = 30000;
+    /// Hard cap on any result's text, in tokens as the state's counter counts them (the unit of
+    /// every browser budget: a snapshot's, a change report's); what is cut goes to the artifact
+    /// store. A snapshot within its own budget is never cut by it.
+    std::size_t max_result_tokens = 10000;
     /// Return screenshots as inline images (default: stored as artifacts, id returned).
     bool inline_screenshots = false;
     /// Longest browser_wait_for {time} (seconds).
@@ -22014,8 +22365,8 @@ struct tools_options {
     std::function<void(const call_metrics&)> on_call;
     /// Runs before each call touches the browser (a live view's pause gate): it may wait, and
     /// should end its wait when the call's stop token is requested. An error ends the call
-    /// with that error; a text starts the call's result (e.g. what changed while a person had
-    /// control). Empty: calls run at once.
+    /// with that error; a text starts the call's result as written (e.g. what changed while a person
+    /// had control: redact page text in it, browser::redact). Empty: calls run at once.
     std::function<result<std::string>(const call_start&, tool_context&)> before_call;
     /// Receives each finished call with its redacted arguments and the head of its result (a
     /// live view's timeline). Called on the calling thread; must not throw (ignored if it does).
@@ -28258,194 +28609,6 @@ static_assert(message_aware_masker<router<>>);
 // (`ref` or `target`), browser_tool<"name">() that times, caps, redacts and counts each call, and
 // storing text as an artifact.
 
-// ---- begin <agentkit/format/budget.hpp> ----
-// agentkit/format/budget.hpp — hard, self-describing size budgets.
-//
-// Every result the model sees has a ceiling. What is cut says how much was cut and how to get
-// it: an artifact id when a store is given, otherwise how to ask for less.
-//
-//   agentkit::cut_report cut;
-//   std::string s = agentkit::cap_text(page_text, 6000, "page text", store, &cut);
-//   // s.size() <= 6000, ends with
-//   // "[cut: showing 5,861 of 48,212 chars of page text; full text: artifact a3 (agentkit://artifacts/a3)]"
-//
-//   agentkit::head_tail(old_result, 1400, 500);  // history compression: head, marker, tail
-
-
-#include <cstddef>
-#include <optional>
-#include <string>
-#include <string_view>
-
-namespace agentkit {
-
-/// What kind of content a result carries; each kind has its own cap.
-enum class result_kind { generic, snapshot, page_text, extraction, search, log };
-
-/// The kind's name in a cut note ("snapshot", "page text", ...; "result" for generic).
-[[nodiscard]] constexpr std::string_view to_string(result_kind k) noexcept {
-    switch (k) {
-        case result_kind::generic: return "result";
-        case result_kind::snapshot: return "snapshot";
-        case result_kind::page_text: return "page text";
-        case result_kind::extraction: return "extraction";
-        case result_kind::search: return "search results";
-        case result_kind::log: return "log";
-    }
-    return "result";
-}
-
-/// Character budgets. `total` is the hard cap for any single result; a per-kind cap applies to
-/// the text of that kind (0 = only the total applies).
-struct budgets {
-    std::size_t total = 30000;      ///< the hard cap on any single result
-    std::size_t snapshot = 6000;    ///< the cap on snapshot text
-    std::size_t page_text = 6000;   ///< the cap on page text
-    std::size_t extraction = 4000;  ///< the cap on extraction results
-    std::size_t search = 4000;      ///< the cap on search results
-    std::size_t log = 4000;         ///< the cap on logs (console, network)
-
-    /// The cap for a kind: its own cap, or `total` when that is 0 or larger.
-    [[nodiscard]] constexpr std::size_t cap(result_kind k) const noexcept {
-        std::size_t c = 0;
-        switch (k) {
-            case result_kind::generic: c = 0; break;
-            case result_kind::snapshot: c = snapshot; break;
-            case result_kind::page_text: c = page_text; break;
-            case result_kind::extraction: c = extraction; break;
-            case result_kind::search: c = search; break;
-            case result_kind::log: c = log; break;
-        }
-        return (c == 0 || c > total) ? total : c;
-    }
-};
-
-/// `12345` → `"12,345"`.
-[[nodiscard]] inline std::string group_digits(std::size_t n) {
-    std::string d = std::to_string(n);
-    std::string out;
-    out.reserve(d.size() + d.size() / 3);
-    const std::size_t lead = d.size() % 3;
-    for (std::size_t i = 0; i < d.size(); ++i) {
-        if (i != 0 && (i % 3) == lead) out += ',';
-        out += d[i];
-    }
-    return out;
-}
-
-/// What a cut removed (filled by cap_text when it cuts).
-struct cut_report {
-    bool cut = false;                      ///< true when the text was cut
-    std::size_t original_chars = 0;        ///< the text's length before the cut
-    std::size_t kept_chars = 0;            ///< the length kept
-    std::optional<artifact_ref> artifact;  ///< where the full text went, when stored
-};
-
-namespace detail {
-/// Prefer cutting at a line break in the last 15% of the allowed prefix.
-[[nodiscard]] inline std::size_t nice_cut(std::string_view s, std::size_t max_bytes) {
-    std::size_t n = utf8_safe_prefix(s, max_bytes);
-    if (n >= s.size()) return n;
-    const std::size_t floor = n - n * 15 / 100;
-    for (std::size_t i = n; i > floor && i > 0; --i)
-        if (s[i - 1] == '\n') return i;
-    return n;
-}
-}  // namespace detail
-
-/// How to read a stored artifact: `reader_tool {"id": "a3", "offset": 5861}` when the host has a
-/// tool that reads artifacts (e.g. browser_artifact), else `artifact a3 (agentkit://artifacts/a3)`.
-[[nodiscard]] inline std::string artifact_read_hint(const artifact_ref& a, std::string_view reader_tool = {},
-                                                    std::optional<std::size_t> offset = std::nullopt) {
-    if (reader_tool.empty()) return "artifact " + a.id + (a.uri.empty() ? std::string() : " (" + a.uri + ")");
-    std::string s = std::string(reader_tool) + " {\"id\": \"" + a.id + "\"";
-    if (offset) s += ", \"offset\": " + std::to_string(*offset);
-    return s + "}";
-}
-
-/// Where the rest of a cut text is, once stored: "the rest: reader_tool {…, "offset": N}" when the
-/// host has an artifact-reading tool and what was shown is the text's beginning (`shown`: its
-/// length), else "full text: …" (the tool call without an offset, or the artifact's URI).
-[[nodiscard]] inline std::string stored_rest(const artifact_ref& a, std::string_view reader_tool,
-                                             std::optional<std::size_t> shown = std::nullopt) {
-    if (reader_tool.empty() || !shown) return "full text: " + artifact_read_hint(a, reader_tool);
-    return "the rest: " + artifact_read_hint(a, reader_tool, shown);
-}
-
-/// The one wording of a cut, for every part of agentkit: what is shown of how much, and where the
-/// rest is (`rest`, e.g. "the rest: " + artifact_read_hint(...), or advice to ask for less):
-///   "[cut: showing 5,861 of 48,212 chars of page text; the rest: browser_artifact {"id": "a3", "offset": 5861}]"
-[[nodiscard]] inline std::string cut_note(std::size_t shown, std::size_t total, std::string_view what, std::string_view rest) {
-    return "[cut: showing " + group_digits(shown) + " of " + group_digits(total) + " chars of " + std::string(what) + "; " +
-           std::string(rest) + "]";
-}
-
-/// Cap `text` at `cap` bytes (UTF-8 safe). When it is longer, the full text is stored in `sink`
-/// (if any) and the kept head is followed by a one-line note saying what was cut and how to get
-/// it. The returned string is never longer than `cap`. `what` names the content ("page text").
-/// `narrow_hint` replaces the default advice when there is no store; `reader_tool` names the
-/// host's artifact-reading tool (empty: the note names the artifact's URI).
-[[nodiscard]] inline std::string cap_text(std::string_view text, std::size_t cap, std::string_view what = "result",
-                                          artifact_sink_ref sink = {}, cut_report* report = nullptr,
-                                          std::string_view narrow_hint = {}, std::string_view reader_tool = {}) {
-    if (text.size() <= cap) return std::string(text);
-    std::optional<artifact_ref> stored;
-    if (sink) {
-        artifact_blob b;
-        b.mime_type = "text/plain";
-        b.name = std::string(what);
-        b.description = "full " + std::string(what) + " (" + group_digits(text.size()) + " chars) cut from a result";
-        b.data = std::string(text);
-        if (auto r = sink.put(std::move(b))) stored = std::move(*r);
-    }
-    auto note_for = [&](std::size_t kept) {
-        const std::string rest = stored ? stored_rest(*stored, reader_tool, kept)
-                                 : !narrow_hint.empty() ? std::string(narrow_hint)
-                                                        : std::string("narrow the request (a selector, a section or a smaller range) to see the rest");
-        return "\n" + cut_note(kept, text.size(), what, rest);
-    };
-    // The note's length depends on the kept count only through its digits; size it for the worst case.
-    const std::size_t note_len = note_for(text.size()).size();
-    std::string out;
-    if (note_len >= cap) {
-        out.assign(text.substr(0, utf8_safe_prefix(text, cap)));
-    } else {
-        const std::size_t keep = detail::nice_cut(text, cap - note_len);
-        out.assign(text.substr(0, keep));
-        out += note_for(keep);
-    }
-    if (report) {
-        report->cut = true;
-        report->original_chars = text.size();
-        report->kept_chars = out.size();
-        report->artifact = stored;
-    }
-    return out;
-}
-
-/// History compression: the first `head` and last `tail` bytes with a marker between them
-/// (UTF-8 safe). Text no longer than head + tail + the marker is returned unchanged.
-/// `how_to_get` is appended to the marker ("re-run read_page to see it again").
-[[nodiscard]] inline std::string head_tail(std::string_view text, std::size_t head = 1400, std::size_t tail = 500,
-                                           std::string_view how_to_get = {}) {
-    const std::string probe = "\n[... " + group_digits(text.size()) + " chars omitted from an older result ...]\n";
-    if (text.size() <= head + tail + probe.size() + how_to_get.size() + 2) return std::string(text);
-    const std::size_t h = detail::nice_cut(text, head);
-    const std::size_t t = utf8_safe_suffix_start(text, tail);
-    const std::size_t omitted = t > h ? t - h : 0;
-    std::string out(text.substr(0, h));
-    out += "\n[... " + group_digits(omitted) + " chars omitted from an older result";
-    if (!how_to_get.empty()) {
-        out += "; ";
-        out += how_to_get;
-    }
-    out += " ...]\n";
-    out += text.substr(t);
-    return out;
-}
-
-}  // namespace agentkit
-// ---- end <agentkit/format/budget.hpp> ----
 
 #include <algorithm>
 #include <chrono>
@@ -28495,9 +28658,25 @@ inline result<std::string> element_of(const std::optional<std::string>& ref, con
     return s;
 }
 
-/// Finish a call: redact every text block and the structured output (keys included), cap the
-/// text (overflow to the store), count, report. The result is marked fitted: a result formatter
-/// (an agent_session's) does not cut it again by another budget.
+/// Store an artifact from a call: its name, description and text (not base64 bytes) redacted
+/// of the session's secrets first, as the call's result is (what the browser handed the call
+/// is unredacted).
+inline result<artifact_ref> store(tool_state& st, artifact_blob a) {
+    a.name = st.b.redact(std::move(a.name));
+    a.description = st.b.redact(std::move(a.description));
+    if (!a.base64) a.data = st.b.redact(std::move(a.data));
+    return st.store.put(std::move(a));
+}
+
+/// Store text as an artifact, redacted of the session's secrets first.
+inline result<artifact_ref> store_text(tool_state& st, std::string name, std::string description, std::string text) {
+    return store(st, {"text/plain", std::move(name), std::move(description), std::move(text), false});
+}
+
+/// Finish a call: redact every text block and the structured output (keys included) once (the
+/// browser handed them over unredacted: the call ran in a redaction_scope), cap the text
+/// (overflow to the store), count, report. The result is marked fitted: a result formatter (an
+/// agent_session's) does not cut it again by another budget.
 inline result<tool_output> finish(tool_state& st, std::string_view tool, std::chrono::steady_clock::time_point t0,
                                   const browser::counters& before, result<tool_output> r, call_metrics* metrics = nullptr) {
     call_metrics m;
@@ -28507,7 +28686,7 @@ inline result<tool_output> finish(tool_state& st, std::string_view tool, std::ch
     m.wait_ms = after.wait_ms - before.wait_ms;
     m.ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
     m.ok = r.has_value() && !r->is_error;
-    if (!r) r = fail(st.b.policy().redact(r.error()));
+    if (!r) r = fail(st.b.redact(r.error()));
     if (!r && st.options.output == output_mode::playwright) {  // Playwright's form: ### Error, then the message
         pw::response resp;
         resp.errors.push_back(pw::error_line(r.error().message));
@@ -28523,22 +28702,25 @@ inline result<tool_output> finish(tool_state& st, std::string_view tool, std::ch
             if (ev.size() > 10) line += " and " + std::to_string(ev.size() - 10) + " more";
             r->add_text(line);
         }
-        if (r->structured) r->structured = st.b.policy().redact(std::move(*r->structured));
+        if (r->structured) r->structured = st.b.redact(std::move(*r->structured));
         for (auto& b : r->content) {
-            if (b.type == content_block::kind::structured) b.data = st.b.policy().redact(std::move(b.data));
+            if (b.type == content_block::kind::structured) b.data = st.b.redact(std::move(b.data));
             if (b.type != content_block::kind::text) continue;
-            b.text = st.b.policy().redact(std::move(b.text));
-            if (b.text.size() > st.options.max_result_chars) {
-                const std::size_t keep = utf8_safe_prefix(b.text, st.options.max_result_chars);
+            b.text = st.b.redact(std::move(b.text));
+            std::size_t tokens = st.tokens.count(b.text);
+            if (tokens > st.options.max_result_tokens) {
+                const std::size_t keep = token_prefix(b.text, st.options.max_result_tokens, st.tokens);
+                // stored as it is: redacted above
                 auto ref = st.store.put({"text/plain", std::string(tool) + " result", "full text of a cut result", b.text, false});
                 const std::string note =
                     "\n" + cut_note(keep, b.text.size(), std::string(tool) + " result",
                                     ref ? stored_rest(*ref, artifact_tool_name, keep) : "it could not be stored: " + ref.error().message);
                 b.text.resize(keep);
                 b.text += note;
+                tokens = st.tokens.count(b.text);
             }
             m.bytes += b.text.size();
-            m.tokens += st.tokens.count(b.text);
+            m.tokens += tokens;
         }
         r->fitted = true;
     } else {
@@ -28568,11 +28750,17 @@ inline result<tool_output> text_of(result<action_result> r) {
     return tool_output::text(r->to_text());
 }
 
+/// Run a call's body in a redaction_scope (the browser hands it what it reads unredacted) and
+/// finish it (which redacts the result once, caps, counts).
 template <class F>
 result<tool_output> timed(tool_state& st, std::string_view tool, F&& f, call_metrics* metrics = nullptr) {
     const auto t0 = std::chrono::steady_clock::now();
     const auto before = st.b.totals();
-    return finish(st, tool, t0, before, f(), metrics);
+    result<tool_output> r = [&] {
+        redaction_scope unredacted;
+        return f();
+    }();
+    return finish(st, tool, t0, before, std::move(r), metrics);
 }
 
 /// A call through the state's hooks (tools_options::before_call and on_record, a live view's):
@@ -28582,7 +28770,7 @@ template <class A, class F>
 result<tool_output> hooked(tool_state& st, std::string_view tool, A&& args_of, tool_context& ctx, F&& f) {
     const auto& o = st.options;
     if (!o.before_call && !o.on_record) return timed(st, tool, std::forward<F>(f));
-    call_start start{std::string(tool), st.b.policy().redact(json(args_of()))};
+    call_start start{std::string(tool), st.b.redact(json(args_of()))};
     std::string lead;
     result<tool_output> gated = tool_output::text("");
     if (o.before_call) {
@@ -28598,8 +28786,7 @@ result<tool_output> hooked(tool_state& st, std::string_view tool, A&& args_of, t
         for (const auto& a : st.store.list()) known.insert(a.id);
     call_metrics m;
     auto r = gated ? timed(st, tool, std::forward<F>(f), &m) : timed(st, tool, [&] { return gated; }, &m);
-    if (!lead.empty()) {
-        lead = st.b.policy().redact(std::move(lead));
+    if (!lead.empty()) {  // the gate's own text, as it wrote it (a live view redacts its report)
         if (r) r->content.insert(r->content.begin(), content_block::make_text(lead + "\n"));
         else r.error().message = lead + "\n" + r.error().message;
     }
@@ -28639,7 +28826,7 @@ inline result<tool_output> with_failure_screenshot(tool_state& st, result<tool_o
     o.format = "jpeg";
     auto shot = st.b.screenshot(o);
     if (!shot) return r;
-    auto ref = st.store.put({shot->mime_type, "failure screenshot", "the page when the action failed: " + e.message, shot->base64, true});
+    auto ref = store(st, {shot->mime_type, "failure screenshot", "the page when the action failed: " + e.message, shot->base64, true});
     if (!ref) return r;
     e.hint += std::string(e.hint.empty() ? "" : " ") + "A screenshot of the page when it failed: artifact " + ref->id + " (" +
               std::string(artifact_tool_name) + ").";
@@ -28731,12 +28918,6 @@ inline std::optional<result<tool_output>> modal_gate(tool_state& st, std::string
     return fail(errc::dialog_open,
                 "a " + open.dialogs.front().type + " dialog is open on the page: " + std::string(tool) + " waits for its answer",
                 "Answer it first with browser_handle_dialog (accept true or false).", json{{"dialogs", open.dialogs.size()}});
-}
-
-/// Store text as an artifact, redacted of the session's secrets first.
-inline result<artifact_ref> store_text(tool_state& st, std::string name, std::string description, std::string text) {
-    return st.store.put({"text/plain", std::move(name), st.b.policy().redact(std::move(description)),
-                         st.b.policy().redact(std::move(text)), false});
 }
 
 }  // namespace detail
@@ -28893,7 +29074,7 @@ inline result<std::string> pw_write(tool_state& st, const std::filesystem::path&
     if (ec) return fail(errc::tool_failed, "cannot create the directory " + file.parent_path().string() + ": " + ec.message());
     std::ofstream out(file, append ? std::ios::binary | std::ios::app : std::ios::binary);
     if (kind == pw_content::bytes) out << text;
-    else out << st.b.policy().redact(text);
+    else out << st.b.redact(text);
     if (!out) return fail(errc::tool_failed, "cannot write " + file.string());
     return pw_printable(st, file);
 }
@@ -31414,13 +31595,14 @@ struct batch_args {
 
 namespace detail {
 
-/// The text of a batch read. The page texts share what the result cap leaves after the headers
-/// and notes (pages that need less than an equal share give the rest away), so the generic cap
-/// never cuts a batch; a page cut here or by its token share is stored whole as an artifact and
+/// The text of a batch read. The page texts share the tokens the result cap leaves after the
+/// headers and notes (pages that need less than an equal share give the rest away), so the
+/// generic cap never cuts a batch; a page cut here or by its token share is stored whole as an artifact and
 /// its note says where the part not shown starts.
 inline result<tool_output> batch_output(tool_state& st, const std::vector<batch_page>& pages) {
     constexpr std::size_t max_blocked_lines = 10;  // per page
-    constexpr std::size_t note_reserve = 200;       // a cut note with the artifact id and offset
+    constexpr std::size_t note_reserve = 200;       // a cut note with the artifact id and offset (bytes)
+    constexpr std::size_t seam_tokens = 4;          // a count of parts joined may exceed their counts' sum
     const std::string& nonce = st.b.boundary();
     std::vector<std::string> heads(pages.size());    // "## n. URL as asked", an error: ours
     std::vector<std::string> reports(pages.size());  // where it went, what it requested: the page's, in its marks
@@ -31445,16 +31627,20 @@ inline result<tool_output> batch_output(tool_state& st, const std::vector<batch_
             r += "blocked " + std::to_string(p.blocked.size() - max_blocked_lines) + " more requests (browser_network_requests lists them)\n";
     }
     const std::string top = std::to_string(ok) + " of " + std::to_string(pages.size()) + " pages read\n\n";
-    // what the headers, marks and notes take; the rest is shared by the page texts
-    std::size_t fixed = top.size();
-    const std::size_t marks = detail::page_data("x", nonce).size();  // with a one-character text
+    // the tokens the headers, marks and notes take; the rest is shared by the page texts
+    const auto& tokens = st.tokens;
+    std::size_t fixed = tokens.count(top) + seam_tokens;
+    const std::size_t marks = tokens.count(detail::page_data("x", nonce));  // with a one-character text
+    const std::size_t note_tokens = tokens.count(std::string(note_reserve, 'x'));
     for (std::size_t i = 0; i < pages.size(); ++i) {
-        fixed += heads[i].size() + reports[i].size();
-        if (!pages[i].error_) fixed += marks + note_reserve + 1 + std::string_view("title: \n").size() + pages[i].title.size();
+        fixed += tokens.count(heads[i]) + tokens.count(reports[i]) + 2 * seam_tokens;
+        if (!pages[i].error_) fixed += marks + note_tokens + tokens.count("title: " + pages[i].title + "\n") + seam_tokens;
     }
-    const std::size_t cap = st.options.max_result_chars;
+    const std::size_t cap = st.options.max_result_tokens;
     std::size_t left = cap > fixed ? cap - fixed : 0;
-    std::vector<std::size_t> share(pages.size(), 0);
+    std::vector<std::size_t> need(pages.size(), 0), share(pages.size(), 0);
+    for (std::size_t i = 0; i < pages.size(); ++i)
+        if (!pages[i].error_) need[i] = tokens.count(pages[i].text);
     {
         std::size_t open = 0;
         for (const auto& p : pages) open += p.error_ ? 0U : 1U;
@@ -31464,8 +31650,8 @@ inline result<tool_output> batch_output(tool_state& st, const std::vector<batch_
             changed = false;
             const std::size_t fair = left / open;
             for (std::size_t i = 0; i < pages.size(); ++i)
-                if (!pages[i].error_ && !done[i] && pages[i].text.size() <= fair) {
-                    share[i] = pages[i].text.size();
+                if (!pages[i].error_ && !done[i] && need[i] <= fair) {
+                    share[i] = need[i];
                     left -= share[i];
                     done[i] = true;
                     --open;
@@ -31482,8 +31668,8 @@ inline result<tool_output> batch_output(tool_state& st, const std::vector<batch_
         if (p.error_) continue;
         std::string text = p.text;
         bool cut = false;
-        if (text.size() > share[i]) {
-            std::size_t keep = utf8_safe_prefix(text, share[i]);
+        if (need[i] > share[i]) {
+            std::size_t keep = token_prefix(text, share[i], tokens);
             if (const auto nl = text.rfind('\n', keep == 0 ? 0 : keep - 1); nl != std::string::npos && nl + 1 >= keep / 2)
                 keep = nl + 1;  // whole lines, unless that loses more than half the share
             text.resize(keep);
@@ -32240,8 +32426,8 @@ auto network_request_tool(State& st) {
                     if (!path) return fail(path.error());
                     text = *path;
                 } else {
-                    auto ref = s->store.put({e.mime_type.empty() ? "application/octet-stream" : e.mime_type, "response body",
-                                             "the body of " + e.method + " " + e.url, base64_encode(*body), true});
+                    auto ref = detail::store(*s, {e.mime_type.empty() ? "application/octet-stream" : e.mime_type, "response body",
+                                                  "the body of " + e.method + " " + e.url, base64_encode(s->b.redact(*body)), true});
                     if (!ref) return fail(ref.error());
                     return tool_output::text(std::to_string(body->size()) + " bytes of " + e.mime_type + ": artifact " + ref->id + " (" +
                                              std::string(artifact_tool_name) + ")");
@@ -32778,7 +32964,7 @@ auto get_config_tool(State& st) {
         [s]() -> result<tool_output> {
             if (!s->options.effective_config)
                 return fail(errc::not_found, "this host has no configuration to show", "Its options are the program's own.");
-            const std::string text = s->b.policy().redact(s->options.effective_config().dump(2));
+            const std::string text = s->options.effective_config().dump(2);  // redacted with the result
             if (detail::pw_mode(*s)) {
                 pw::response resp;
                 resp.language = codegen_language::none;
@@ -35020,13 +35206,13 @@ private:
 // looks like by the time the model sees it.
 //
 // A formatter is any type with `format(tool_output, const format_context&) const -> tool_output`.
-// compact_formatter applies the budgets: a per-kind cap (snapshot, page text, extraction,
-// search, log) and the hard total cap, parking what it cuts in the artifact store when one is
+// compact_formatter applies the budgets, in tokens: a per-kind cap (snapshot, page text,
+// extraction, search, log) and the hard total cap, parking what it cuts in the artifact store when one is
 // given, and a policy for images (keep / store as artifacts / drop). plain_formatter passes
 // results through untouched.
 //
 //   agentkit::compact_formatter f;
-//   f.limits.total = 20000;
+//   f.limits.total = 5000;  // tokens
 //   f.set_kind("read_page", agentkit::result_kind::page_text);
 
 
@@ -35072,7 +35258,8 @@ enum class image_policy {
 /// rest, and handles images.
 class compact_formatter {
 public:
-    budgets limits{};            ///< the character caps per result kind
+    budgets limits{};            ///< the token caps per result kind
+    token_counter tokens{};      ///< how the caps count (heuristic_tokens unless set)
     image_policy images = image_policy::keep;  ///< what happens to images
     std::size_t max_images = 2;  ///< per result, with image_policy::keep
 
@@ -35107,7 +35294,7 @@ public:
         const result_kind k = kind_of(c.tool);
         const std::size_t cap = limits.cap(k);
         std::size_t text_size = 0;
-        for (const auto& b : o.content) text_size += block_chars(b);
+        for (const auto& b : o.content) text_size += block_tokens(b);
         if (text_size <= cap) return o;
         // Merge every textual block into one (images and tool references keep their place)
         // and cut it with a note that says what was cut and where the rest is.
@@ -35125,11 +35312,11 @@ public:
             merged += block_text(b);
         }
         std::size_t other = 0;
-        for (const auto& b : kept) other += block_chars(b);
+        for (const auto& b : kept) other += block_tokens(b);
         const std::size_t room = cap > other ? cap - other : 0;
         std::string what = std::string(to_string(k));
         if (!c.tool.empty()) what += " of " + std::string(c.tool);
-        content_block t = content_block::make_text(cap_text(merged, room, what, c.artifacts, nullptr, {}, c.reader_tool));
+        content_block t = content_block::make_text(cap_tokens(merged, room, tokens, what, c.artifacts, nullptr, {}, c.reader_tool));
         if (text_pos > kept.size()) text_pos = kept.size();
         kept.insert(kept.begin() + static_cast<std::ptrdiff_t>(text_pos), std::move(t));
         o.content = std::move(kept);
@@ -35149,10 +35336,10 @@ private:
         }
         return {};
     }
-    [[nodiscard]] static std::size_t block_chars(const content_block& b) {
-        if (b.type == content_block::kind::image) return 0;  // images are budgeted by count, not chars
-        if (b.type == content_block::kind::text) return b.text.size();
-        return block_text(b).size();
+    [[nodiscard]] std::size_t block_tokens(const content_block& b) const {
+        if (b.type == content_block::kind::image) return 0;  // images are budgeted by count, not tokens
+        if (b.type == content_block::kind::text) return tokens.count(b.text);
+        return tokens.count(block_text(b));
     }
 
     void handle_images(tool_output& o, const format_context& c) const {

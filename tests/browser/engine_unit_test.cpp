@@ -117,7 +117,7 @@ TEST(Readable, KeepsMainContentWithRefsAndDropsNavigation) {
     // budgets cut and say so
     auto small = br::render_readable(frames, dom, refs, {.token_budget = 70, .min_paragraph_chars = 25});
     EXPECT_TRUE(small.truncated()) << small.text;
-    EXPECT_NE(small.text.find("lines hidden"), std::string::npos) << small.text;
+    EXPECT_NE(small.text.find("lines of readable view (~70 tokens); to see them"), std::string::npos) << small.text;
 }
 
 // A <br> (an address, a verse) starts a line of its own in readable mode, as in a snapshot; a

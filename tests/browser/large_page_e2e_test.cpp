@@ -109,7 +109,7 @@ br::browser_options options(bool whole) {
 
 // The snapshot text without its last line (the budget's note, which says how much was read).
 std::string without_note(const std::string& text) {
-    const auto end = text.rfind("[snapshot cut to");
+    const auto end = text.rfind("[cut: showing");
     return end == std::string::npos ? text : text.substr(0, end);
 }
 
@@ -165,7 +165,7 @@ TEST_F(LargePageE2E, ASnapshotOfALargePageReadsAPartAndShowsWhatAWholeReadShows)
         EXPECT_TRUE(part.snap.truncated());
         EXPECT_EQ(part.snap.refs.size(), whole.snap.refs.size());
         EXPECT_EQ(unnumbered(without_note(part.snap.text)), unnumbered(without_note(whole.snap.text))) << part.snap.text;
-        EXPECT_NE(part.snap.text.find("% of this large page (the rest was not read)"), std::string::npos) << part.snap.text;
+        EXPECT_NE(part.snap.text.find("% of a large page read)"), std::string::npos) << part.snap.text;
         EXPECT_LT(part.snap.ax_nodes * 3, whole.snap.ax_nodes);
     }
     // The table's top frame is shown in place; its bottom frame is not read, nor appended.
@@ -237,7 +237,7 @@ TEST_F(LargePageE2E, ASnapshotInAnAgentSessionKeepsEveryControlTheEngineKept) {
     auto nav = session.serve_call("browser_navigate", agentkit::json{{"url", s_->server.url("/blocks?n=1200")}}, ctx);
     ASSERT_TRUE(nav) << nav.error().to_text();
     ASSERT_FALSE(nav->is_error) << nav->joined_text();
-    // a snapshot of 6,000 tokens: well over the formatter's 6,000 characters
+    // a snapshot of 6,000 tokens: well over the formatter's 1,500 for a snapshot
     const agentkit::json args{{"budget", 6000}};
     auto served = session.serve_call("browser_snapshot", args, ctx);
     ASSERT_TRUE(served) << served.error().to_text();
@@ -247,14 +247,15 @@ TEST_F(LargePageE2E, ASnapshotInAnAgentSessionKeepsEveryControlTheEngineKept) {
         for (auto at = t.find("[ref="); at != std::string::npos; at = t.find("[ref=", at + 1)) ++n;
         return n;
     };
-    EXPECT_GT(text.size(), agentkit::budgets{}.snapshot) << text;
-    EXPECT_NE(text.find("[snapshot cut to ~6000 tokens"), std::string::npos) << text;
+    EXPECT_GT(agentkit::token_counter{}.count(text), agentkit::budgets{}.snapshot) << text;
+    EXPECT_NE(text.find("lines of snapshot (~6,000 tokens;"), std::string::npos) << text;
     EXPECT_EQ(text.find("snapshot of browser_snapshot"), std::string::npos) << "cut again by the formatter:\n" << text;
     EXPECT_TRUE(session.artifacts().empty());
     // every control the tool shows outside a session is there, the last ones included
     auto tools = br::browser_tools(st);
     auto direct = tools.call("browser_snapshot", args, ctx);
     ASSERT_TRUE(direct) << direct.error().to_text();
-    EXPECT_LT(marks(text.substr(0, agentkit::budgets{}.snapshot)), marks(text) * 3 / 4) << "what a prefix cut kept";
+    const auto prefix = agentkit::token_prefix(text, agentkit::budgets{}.snapshot, agentkit::token_counter{});
+    EXPECT_LT(marks(text.substr(0, prefix)), marks(text) * 3 / 4) << "what a prefix cut kept";
     EXPECT_EQ(marks(text), marks(direct->joined_text()));
 }

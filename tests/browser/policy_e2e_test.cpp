@@ -932,11 +932,63 @@ TEST(PolicyE2E, SecretTypedAndEchoedNeverAppearsInAnyOutputLogOrArtifact) {
     EXPECT_TRUE(bad.error().is(errc::args_invalid));
 }
 
+// Redaction runs once per text: the engine for a C++ caller, the tool's finish() for a tool's
+// result (the engine hands the call its texts unredacted). A second pass would find the value
+// "secret" inside its own mark and break it ("<<secret>S</secret>>S</...").
+TEST(PolicyE2E, EachTextIsRedactedOnceByTheEngineOrByTheToolsResult) {
+    auto o = fast_options();
+    o.policy.secrets = {{"S", "secret"}, {"PW", "hunter2-x"}};
+    tools_fixture f{o};
+    f.a.route("/", http_response::html(page("Vault hunter2-x", "<p>the secret is hunter2-x</p>"
+                                                               "<button onclick=\"console.log('logged secret hunter2-x')\">Log it</button>")));
+    const std::string shown = "the <secret>S</secret> is <secret>PW</secret>";
+    auto broken = [](const std::string& t) { return t.find("<<secret>") != std::string::npos || t.find("</<secret>") != std::string::npos; };
+
+    // the tools: every text of a result redacted once, by finish(), and by nothing else
+    auto nav = f.call("browser_navigate", json{{"url", f.a.url("/")}});
+    ASSERT_TRUE(nav.has_value()) << text_of(nav);
+    EXPECT_NE(text_of(nav).find(shown), std::string::npos) << text_of(nav);
+    EXPECT_FALSE(broken(text_of(nav))) << text_of(nav);
+    for (const char* tool : {"browser_snapshot", "browser_tabs"}) {
+        const auto before = f.b.totals().redactions;
+        auto r = f.call(tool, std::string(tool) == "browser_tabs" ? json{{"action", "list"}} : json::object());
+        ASSERT_TRUE(r.has_value()) << text_of(r);
+        std::uint64_t texts = r->structured ? 1U : 0U;
+        for (const auto& b : r->content) texts += b.type == ak::content_block::kind::text || b.type == ak::content_block::kind::structured ? 1U : 0U;
+        EXPECT_EQ(f.b.totals().redactions - before, texts) << tool << ": " << text_of(r);
+        EXPECT_FALSE(broken(text_of(r))) << text_of(r);
+        EXPECT_EQ(text_of(r).find("hunter2"), std::string::npos) << text_of(r);
+    }
+    auto snap = f.call("browser_snapshot", json::object());
+    ASSERT_TRUE(snap.has_value());
+    EXPECT_NE(text_of(snap).find(shown), std::string::npos) << text_of(snap);
+    const std::string button = ref_on(text_of(snap), "Log it");
+    ASSERT_FALSE(button.empty()) << text_of(snap);
+
+    // a C++ caller: the engine's API redacts what it returns, once
+    const auto before = f.b.totals().redactions;
+    auto direct = f.b.snapshot();
+    ASSERT_TRUE(direct.has_value());
+    EXPECT_GT(f.b.totals().redactions, before);
+    EXPECT_NE(direct->snap.text.find(shown), std::string::npos) << direct->snap.text;
+    EXPECT_FALSE(broken(direct->snap.text)) << direct->snap.text;
+    EXPECT_EQ(direct->title, "Vault <secret>PW</secret>");
+    auto clicked = f.b.click(button);
+    ASSERT_TRUE(clicked.has_value());
+    EXPECT_FALSE(broken(clicked->to_text())) << clicked->to_text();
+    EXPECT_EQ(clicked->to_text().find("hunter2"), std::string::npos) << clicked->to_text();
+    auto logged = f.b.console_messages();
+    ASSERT_TRUE(logged.has_value());
+    bool found = false;
+    for (const auto& m : *logged) found = found || m.text == "logged <secret>S</secret> <secret>PW</secret>";
+    EXPECT_TRUE(found);
+}
+
 TEST(PolicyE2E, ScreenshotRecordingAndCutSnapshotStoredAndReadBackById) {
     tools_fixture f;
     std::string big;
     for (int i = 0; i < 400; ++i) big += "<p>paragraph number " + std::to_string(i) + " with some words to fill the budget</p>";
-    f.a.route("/", http_response::html(page("Big", "<button onclick=\"document.body.style.background='red'; this.textContent='pressed'\">go</button>" + big + "<p>THE LAST LINE</p>")));
+    f.a.route("/", http_response::html(page("Big", "<button onclick=\"document.body.style.background='red'; this.textContent='pressed'\">go</button>" + big + "<p>THE LAST LINE, paragraph number 400 with some words to fill the budget</p>")));  // no shorter than the others: a budget that cut them cuts it
     auto nav = f.call("browser_navigate", json{{"url", f.a.url("/")}});
     ASSERT_TRUE(nav.has_value()) << text_of(nav);
 
@@ -967,7 +1019,7 @@ TEST(PolicyE2E, ScreenshotRecordingAndCutSnapshotStoredAndReadBackById) {
 
     auto snap = f.call("browser_snapshot", json{{"budget", 300}});
     const std::string st = text_of(snap);
-    EXPECT_EQ(st.find("THE LAST LINE"), std::string::npos);
+    EXPECT_EQ(st.find("THE LAST LINE"), std::string::npos) << st;
     const std::string full_id = artifact_id(st, "artifact");
     ASSERT_FALSE(full_id.empty()) << st;
     auto cut = f.call("browser_artifact", json{{"id", full_id}, {"section", "THE LAST LINE"}});
@@ -1043,8 +1095,8 @@ std::size_t count_lines(const std::string& s) { return static_cast<std::size_t>(
 
 TEST(PolicyE2E, FiveLargePagesBatchFitsTheResultCapAndCutPagesAreReadBackFromTheirArtifacts) {
     tools_fixture f;
-    const std::size_t cap = f.state.options.max_result_chars;
-    ASSERT_EQ(cap, 30000U);
+    const std::size_t cap = f.state.options.max_result_tokens;
+    ASSERT_EQ(cap, 10000U);
     // four large pages (about 16,000 characters of text each) and a short one
     for (int i = 1; i <= 5; ++i) {
         std::string body = "<h1>Heading " + std::to_string(i) + "</h1>";
@@ -1056,11 +1108,11 @@ TEST(PolicyE2E, FiveLargePagesBatchFitsTheResultCapAndCutPagesAreReadBackFromThe
     }
     std::vector<std::string> urls;
     for (int i = 1; i <= 5; ++i) urls.push_back(f.a.url("/big" + std::to_string(i)));
-    // a budget the pages fit in by tokens (no token cut), far more than the result cap in characters
+    // a budget the pages fit in (no cut by the batch's own budget), far more than the result cap
     auto r = f.call("browser_batch", json{{"urls", urls}, {"budget", 60000}});
     const std::string t = text_of(r);
     ASSERT_TRUE(r.has_value()) << t.substr(0, 2000);
-    EXPECT_LE(t.size(), cap);
+    EXPECT_LE(f.state.tokens.count(t), cap);
     EXPECT_EQ(t.find("chars of browser_batch result"), std::string::npos) << "the generic cap cut the batch";
     EXPECT_NE(t.find("5 of 5 pages read"), std::string::npos) << t.substr(0, 500);
     // the short page is whole; the large ones share the rest and name where their rest is
@@ -1105,7 +1157,7 @@ TEST(PolicyE2E, FiveLargePagesBatchFitsTheResultCapAndCutPagesAreReadBackFromThe
         EXPECT_NE(rt.find("END OF PAGE " + std::to_string(i)), std::string::npos) << rt.substr(0, 300);
     }
     EXPECT_EQ(cut_pages, 4U);
-    std::printf("[ measure  ] 5-page batch: %zu characters (cap %zu), 4 pages cut to fit and stored\n", t.size(), cap);
+    std::printf("[ measure  ] 5-page batch: %zu tokens (cap %zu), 4 pages cut to fit and stored\n", f.state.tokens.count(t), cap);
 }
 
 TEST(PolicyE2E, ConsoleAndNetworkLogsAreArtifactsWithCountsReadBackByIdSectionAndOffset) {

@@ -121,6 +121,21 @@ TEST(PolicyRedaction, KeysMarksAndRenderedWhiteSpace) {
     EXPECT_EQ(br::detail::page_data(p.redact(std::string("value: x<<y<<z-123")), "nonce").find("z-123"), std::string::npos);
 }
 
+TEST(PolicyRedaction, AValueThatIsPartOfAMarkLeavesTheMarksWhole) {
+    br::browser_policy p;
+    // one value is a word of every mark, another is a third secret's name
+    p.secrets = {{"S", "secret"}, {"TOKEN", "tok-9"}, {"PASSWORD", "TOKEN"}};
+    EXPECT_EQ(p.redact(std::string("a secret, tok-9 and TOKEN")),
+              "a <secret>S</secret>, <secret>TOKEN</secret> and <secret>PASSWORD</secret>");
+    EXPECT_EQ(p.redact(std::string("tok-9")), "<secret>TOKEN</secret>");
+    // values overlapping in the text: no byte of either shows
+    p.secrets = {{"A", "abcd-1"}, {"B", "d-1xyz"}};
+    EXPECT_EQ(p.redact(std::string("[abcd-1xyz]")), "[<secret>A</secret><secret>B</secret>]");
+    // the longest value found at a place wins there; a value inside it is not marked again
+    p.secrets = {{"LONG", "abc-123-def"}, {"SHORT", "123"}};
+    EXPECT_EQ(p.redact(std::string("abc-123-def 123")), "<secret>LONG</secret> <secret>SHORT</secret>");
+}
+
 TEST(PolicyRedaction, EveryFormHtmlWritesASecretIn) {
     // a secret with every character HTML escapes, and "<<" that the marks escape
     const std::string secret = "pa<<ss\"wo&rd'>";

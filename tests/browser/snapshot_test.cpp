@@ -208,7 +208,7 @@ TEST(Snapshot, BudgetKeepsControlsBeforeTextAndSaysWhatItCut) {
     EXPECT_TRUE(s.truncated());
     EXPECT_LE(s.tokens, 120U) << s.text;
     EXPECT_GT(s.total_tokens, s.tokens);
-    EXPECT_NE(s.text.find("[snapshot cut"), std::string::npos);
+    EXPECT_NE(s.text.find("lines of snapshot ("), std::string::npos);
     // the text line goes before any control
     EXPECT_FALSE(has_line(s.text, "Some paragraph text that is plain.")) << s.text;
     EXPECT_TRUE(has_line(s.text, " link \"Home\" /home [ref=e1]")) << s.text;
@@ -658,13 +658,13 @@ TEST(RepeatedRegions, WhatACollapsedRegionTookOfTheBudgetGoesToTheRestOfThePage)
     EXPECT_EQ(n, 0U);
     EXPECT_NE(a.find("link \"Department number 19\""), std::string::npos) << "the menu whole, the story cut:\n" << a;
     EXPECT_EQ(a.find("Paragraph 19 of Story A"), std::string::npos) << a;
-    EXPECT_NE(a.find("[snapshot cut to ~500 tokens"), std::string::npos) << a;
+    EXPECT_NE(a.find("lines of snapshot (~500 tokens;"), std::string::npos) << a;
     const auto b = show(page("k", "Story B"), "http://news.test", m, &n, budget);
     EXPECT_EQ(n, 1U);
     EXPECT_NE(b.find("banner: as on the previous page (20 refs)"), std::string::npos) << b;
     EXPECT_NE(b.find(" Paragraph 19 of Story B"), std::string::npos) << "the story fits once the menu is one line:\n" << b;
     EXPECT_NE(b.find(" The last line of Story B.\n"), std::string::npos) << b;
-    EXPECT_EQ(b.find("[snapshot cut"), std::string::npos) << b;
+    EXPECT_EQ(b.find("lines of snapshot ("), std::string::npos) << b;
     EXPECT_LE(tokens.count(b), budget);
     // the collapsed banner is still known: the third page collapses it too
     const auto c = show(page("l", "Story C"), "http://news.test", m, &n, budget);
@@ -709,7 +709,7 @@ TEST(RepeatedRegions, WhatACollapsedRegionTookOfTheBudgetGoesToTheRestOfThePage)
     EXPECT_EQ(over.rfind("banner: as on the previous page (20 refs)\nmain [ref=km]\n", 0), 0U)
         << "the region's line kept first, though the offers alone fill the budget:\n" << over;
     EXPECT_NE(over.find(" region \"Today\"\n  - link \"Offer number 0\" /o/0 [ref=ko0]\n"), std::string::npos) << over;
-    EXPECT_NE(over.find("[snapshot cut to ~200 tokens"), std::string::npos) << over;
+    EXPECT_NE(over.find("lines of snapshot (~200 tokens;"), std::string::npos) << over;
     EXPECT_EQ(over.find("Department"), std::string::npos) << over;
     EXPECT_TRUE(containers_kept(over)) << over;
     EXPECT_LE(ak::token_counter{}.count(over), 200U);

@@ -87,6 +87,32 @@ TEST(Budget, TinyCapStillHonoured) {
     EXPECT_EQ(ak::cap_text(text, 10).size(), 10u);
 }
 
+TEST(Budget, TokenCapCountsTheNoteInAndCutsAtALineInTheLastPart) {
+    const ak::token_counter tokens;
+    std::string text;
+    for (int i = 0; i < 600; ++i) text += "line " + std::to_string(i) + " says something about the page\n";
+    ASSERT_GT(tokens.count(text), 3000U);
+    EXPECT_EQ(ak::token_prefix(text, tokens.count(text), tokens), text.size());
+    EXPECT_EQ(ak::token_prefix(text, 0, tokens), 0U);
+    const std::size_t p = ak::token_prefix(text, 500, tokens);
+    EXPECT_LE(tokens.count(text.substr(0, p)), 500U);
+    EXPECT_GT(tokens.count(text.substr(0, p + 8)), 500U);  // the longest: a few bytes more do not fit
+    ak::memory_artifacts store;
+    ak::cut_report cut;
+    const std::string s = ak::cap_tokens(text, 500, tokens, "page text", store, &cut, {}, "read_artifact");
+    EXPECT_LE(tokens.count(s), 500U);
+    EXPECT_GT(tokens.count(s), 400U);  // the cap is used, not wasted
+    EXPECT_TRUE(cut.cut);
+    const auto note = s.rfind("\n[cut: showing ");
+    ASSERT_NE(note, std::string::npos) << s;
+    EXPECT_EQ(s[note - 1], '\n');  // whole lines
+    EXPECT_NE(s.find("chars of page text; the rest: read_artifact {\"id\": \"a1\", \"offset\": " + std::to_string(note) + "}]"),
+              std::string::npos)
+        << s.substr(note);
+    EXPECT_EQ(store.get("a1")->data, text);
+    EXPECT_EQ(ak::cap_tokens("short", 100, tokens), "short");
+}
+
 TEST(Budget, HeadTail) {
     const std::string text = lines(500);
     const std::string s = ak::head_tail(text, 1400, 500);
@@ -106,10 +132,10 @@ TEST(Budget, GroupDigits) {
 
 TEST(Budget, PerKindCapsNeverExceedTotal) {
     ak::budgets b;
-    b.total = 5000;
-    EXPECT_EQ(b.cap(ak::result_kind::snapshot), 5000u);
-    EXPECT_EQ(b.cap(ak::result_kind::extraction), 4000u);
-    EXPECT_EQ(b.cap(ak::result_kind::generic), 5000u);
+    b.total = 1200;
+    EXPECT_EQ(b.cap(ak::result_kind::snapshot), 1200u);
+    EXPECT_EQ(b.cap(ak::result_kind::extraction), 1000u);
+    EXPECT_EQ(b.cap(ak::result_kind::generic), 1200u);
 }
 
 // ---- artifacts ---------------------------------------------------------------------------
@@ -185,7 +211,7 @@ TEST(Formatter, SnapshotCapAppliesAndStoresFullText) {
     c.artifacts = store;
     auto out = f.format(ak::tool_output::text(snap), c);
     ASSERT_EQ(out.content.size(), 1u);
-    EXPECT_LE(out.content[0].text.size(), f.limits.snapshot);
+    EXPECT_LE(f.tokens.count(out.content[0].text), f.limits.snapshot);
     EXPECT_NE(out.content[0].text.find("snapshot of browser_snapshot"), std::string::npos);
     ASSERT_EQ(store.size(), 1u);
     EXPECT_EQ(store.get(store.list()[0].id)->data, snap);
@@ -193,7 +219,7 @@ TEST(Formatter, SnapshotCapAppliesAndStoresFullText) {
 
 TEST(Formatter, AResultItsToolFittedKeepsItsTextButItsImagesFollowThePolicy) {
     // A browser tool fits its snapshot to its own budget in its own priority order; a second,
-    // prefix cut by the formatter's character cap would drop what the tool kept (the last lines).
+    // prefix cut by the formatter's cap would drop what the tool kept (the last lines).
     ak::compact_formatter f;
     f.images = ak::image_policy::drop;
     ak::memory_artifacts store;
@@ -201,7 +227,7 @@ TEST(Formatter, AResultItsToolFittedKeepsItsTextButItsImagesFollowThePolicy) {
     c.tool = "browser_snapshot";
     c.artifacts = store;
     const std::string snap = lines(1000, "- text") + "- button \"Last\" [ref=e999]";
-    ASSERT_GT(snap.size(), f.limits.snapshot);
+    ASSERT_GT(f.tokens.count(snap), f.limits.snapshot);
     ak::tool_output fitted = ak::tool_output::text(snap);
     fitted.add_image(std::string(400, 'A'), "image/png");
     fitted.fitted = true;
@@ -213,28 +239,28 @@ TEST(Formatter, AResultItsToolFittedKeepsItsTextButItsImagesFollowThePolicy) {
     EXPECT_EQ(store.size(), 0u);
     // the same text from a tool that leaves fitting to the host is cut, its rest stored
     auto cut = f.format(ak::tool_output::text(snap), c);
-    EXPECT_LE(cut.content[0].text.size(), f.limits.snapshot);
+    EXPECT_LE(f.tokens.count(cut.content[0].text), f.limits.snapshot);
     EXPECT_EQ(cut.content[0].text.find("[ref=e999]"), std::string::npos);
     EXPECT_EQ(store.size(), 1u);
 }
 
 TEST(Formatter, TotalCapCoversAllBlocks) {
     ak::compact_formatter f;
-    f.limits.total = 3000;
+    f.limits.total = 600;  // tokens; the five blocks count 1,000
     ak::tool_output o;
     for (int i = 0; i < 5; ++i) o.add_text(std::string(1000, static_cast<char>('a' + i)));
     o.content.push_back(ak::content_block::make_tool_reference("later_tool"));
     ak::format_context c;
     c.tool = "dump";
     auto out = f.format(std::move(o), c);
-    std::size_t chars = 0;
+    std::size_t tokens = 0;
     bool has_ref = false;
     for (const auto& b : out.content) {
-        if (b.type == ak::content_block::kind::text) chars += b.text.size();
+        if (b.type == ak::content_block::kind::text) tokens += f.tokens.count(b.text);
         if (b.type == ak::content_block::kind::tool_reference) has_ref = true;
     }
     EXPECT_TRUE(has_ref);
-    EXPECT_LE(chars + std::string("[tool later_tool is now available]").size(), 3000u);
+    EXPECT_LE(tokens + f.tokens.count("[tool later_tool is now available]"), 600u);
 }
 
 TEST(Formatter, ImagePolicies) {

@@ -458,7 +458,7 @@ TEST(McpServer, ServesAnAgentSessionThroughItsMaskerAndFormatter) {
     // backend_for(session): the session's masker decides what is listed and callable, and its
     // formatter cuts long results into the session's artifact store, as in its own model loop.
     ak::compact_formatter f;
-    f.limits.total = 200;
+    f.limits.total = 60;  // tokens
     ak::agent_session session(box, reveal_masker{}, f);
     client c(mcp::backend_for(session), quiet());
     c.initialize();

@@ -742,10 +742,10 @@ TEST(Session, AResultItsToolAlreadyFittedReachesTheModelWhole) {
                                                ak::script::call({{"page_snapshot", {{"key", "plain"}}}}), ak::script::say("ok")});
     (void)s.run(m, "look");
     const std::string whole = result_text(s.history()[2], 0);
-    EXPECT_GT(whole.size(), ak::budgets{}.snapshot);
+    EXPECT_GT(ak::token_counter{}.count(whole), ak::budgets{}.snapshot);
     EXPECT_NE(whole.find("button \"Buy\" [ref=e401]"), std::string::npos);
     const std::string cut = result_text(s.history()[4], 0);
-    EXPECT_LE(cut.size(), ak::budgets{}.snapshot);
+    EXPECT_LE(ak::token_counter{}.count(cut), ak::budgets{}.snapshot);
     EXPECT_EQ(cut.find("[ref=e401]"), std::string::npos);
     EXPECT_EQ(s.artifacts().size(), 1u);  // only the plain result's rest was stored
 }

@@ -39,6 +39,7 @@
 #include <agentkit/browser/options.hpp>
 #include <agentkit/browser/policy.hpp>
 #include <agentkit/browser/readable.hpp>
+#include <agentkit/browser/redaction.hpp>
 #include <agentkit/browser/results.hpp>
 #include <agentkit/browser/routes.hpp>
 #include <agentkit/browser/storage.hpp>
@@ -127,8 +128,15 @@ public:
     [[nodiscard]] const browser_policy& policy() const noexcept { return opt_.policy; }
     /// The nonce of the untrusted-content marks ("" when content boundaries are off).
     [[nodiscard]] const std::string& boundary() const noexcept { return nonce_; }
-    /// Replace secret values in any text leaving the browser.
-    [[nodiscard]] std::string redact(std::string s) const { return opt_.policy.redact(std::move(s)); }
+    /// `v` (a string, a JSON value or an error) with the policy's secret values replaced by
+    /// their marks, always: for text the caller composes and hands out itself (a tool's result,
+    /// an artifact, a file). Counted in totals().redactions when there are secrets.
+    template <class T>
+    [[nodiscard]] T redact(T v) const {
+        if (opt_.policy.secrets.empty()) return v;
+        redactions_.fetch_add(1, std::memory_order_relaxed);
+        return opt_.policy.redact(std::move(v));
+    }
 
     /// Every request the policy refused in this browser session (most recent last, bounded).
     [[nodiscard]] std::vector<blocked_request> blocked_requests();
@@ -153,10 +161,14 @@ public:
     struct counters {
         std::uint64_t cdp_commands = 0;  ///< CDP commands sent (round trips), every connection so far
         std::int64_t wait_ms = 0;        ///< time spent waiting for settle, loads and wait_for
+        /// texts (a string, a JSON value, an error) this browser redacted of the policy's
+        /// secrets, when it has any: a redaction_scope's holder redacts what it is handed
+        std::uint64_t redactions = 0;
     };
     /// The running totals now.
     [[nodiscard]] counters totals() const {
-        return counters{sent_->load(std::memory_order_relaxed), wait_us_.load(std::memory_order_relaxed) / 1000};
+        return counters{sent_->load(std::memory_order_relaxed), wait_us_.load(std::memory_order_relaxed) / 1000,
+                        redactions_.load(std::memory_order_relaxed)};
     }
 
     /// Answer JavaScript dialogs this way from now on.
@@ -888,6 +900,12 @@ private:
     // included) and the time spent waiting for the page to settle, load or meet a wait_for.
     std::shared_ptr<std::atomic<std::uint64_t>> sent_ = std::make_shared<std::atomic<std::uint64_t>>(0);
     std::atomic<std::int64_t> wait_us_{0};
+    mutable std::atomic<std::uint64_t> redactions_{0};
+    // What the API returns: redacted, unless this thread's caller redacts it (redaction_scope).
+    template <class T>
+    [[nodiscard]] T redact_result(T v) const {
+        return redaction_scope::active() ? std::move(v) : redact(std::move(v));
+    }
 
     struct wait_timer {  // adds its lifetime to wait_us_
         std::atomic<std::int64_t>& total;

@@ -407,19 +407,25 @@ inline std::vector<std::string> encoded_forms(std::string_view value) {
     return v;
 }
 
-inline void replace_all(std::string& s, std::string_view from, std::string_view to) {
-    if (from.empty()) return;
-    std::size_t pos = 0;
-    while ((pos = s.find(from, pos)) != std::string::npos) {
-        s.replace(pos, from.size(), to);
-        pos += to.size();
-    }
+/// Where a secret's value was found in a text: `size` bytes at `at`, of the secret numbered
+/// `secret` (its place in the policy's map).
+struct found {
+    std::size_t at = 0;      ///< the first byte
+    std::size_t size = 0;    ///< how many bytes
+    std::size_t secret = 0;  ///< which secret
+};
+
+/// Every place `what` occurs in `s`, not overlapping itself.
+inline void find_all(std::string_view s, std::string_view what, std::size_t secret, std::vector<found>& out) {
+    if (what.empty()) return;
+    for (std::size_t pos = 0; (pos = s.find(what, pos)) != std::string_view::npos; pos += what.size())
+        out.push_back({pos, what.size(), secret});
 }
 
-/// Replace every place `value`'s words appear separated by any run of white space (a rendered
-/// page joins, breaks and collapses the spaces of a value: "AB  CD" shows as "AB CD" or on two
+/// Every place `value`'s words appear separated by any run of white space (a rendered page
+/// joins, breaks and collapses the spaces of a value: "AB  CD" shows as "AB CD" or on two
 /// lines). Only for values with white space between words.
-inline void replace_spaced(std::string& s, std::string_view value, std::string_view to) {
+inline void find_spaced(std::string_view s, std::string_view value, std::size_t secret, std::vector<found>& out) {
     std::vector<std::string_view> words;
     for (std::size_t i = 0; i < value.size();) {
         while (i < value.size() && std::isspace(static_cast<unsigned char>(value[i]))) ++i;
@@ -429,21 +435,21 @@ inline void replace_spaced(std::string& s, std::string_view value, std::string_v
     }
     if (words.size() < 2) return;
     std::size_t pos = 0;
-    while ((pos = s.find(words[0], pos)) != std::string::npos) {
+    while ((pos = s.find(words[0], pos)) != std::string_view::npos) {
         std::size_t at = pos + words[0].size();
         bool ok = true;
         for (std::size_t w = 1; w < words.size() && ok; ++w) {
             const std::size_t gap = at;
             while (at < s.size() && std::isspace(static_cast<unsigned char>(s[at]))) ++at;
-            ok = at > gap && s.compare(at, words[w].size(), words[w]) == 0;
+            ok = at > gap && s.substr(at).starts_with(words[w]);
             at += words[w].size();
         }
         if (!ok) {
             ++pos;
             continue;
         }
-        s.replace(pos, at - pos, to);
-        pos += to.size();
+        out.push_back({pos, at - pos, secret});
+        pos = at;
     }
 }
 
@@ -782,18 +788,38 @@ struct browser_policy {
     }
 
     /// Replace every secret value (raw, URL-, form-, encodeURIComponent- and JSON-encoded) with
-    /// `<secret>NAME</secret>`.
+    /// `<secret>NAME</secret>`. Values are found in the text as given (leftmost first, the longest
+    /// there; values overlapping in the text are both hidden), never inside a mark written for another: a value that is part of a mark
+    /// ("secret", another secret's name) leaves the marks whole. A second pass over the output
+    /// would find it there: redact a text once (browser/redaction.hpp says who does).
     [[nodiscard]] std::string redact(std::string s) const {
         if (secrets.empty()) return s;
-        std::vector<std::pair<std::string, std::string>> order(secrets.begin(), secrets.end());
-        std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
-        for (const auto& [name, value] : order) {
-            const std::string mark = "<secret>" + name + "</secret>";
-            for (const auto& form : policy_detail::encoded_forms(value)) policy_detail::replace_all(s, form, mark);
-            policy_detail::replace_spaced(s, value, mark);
-            policy_detail::replace_spaced(s, detail::escape_marks(value), mark);
+        std::vector<policy_detail::found> hits;
+        std::size_t index = 0;
+        std::vector<const std::string*> names;
+        for (const auto& [name, value] : secrets) {
+            for (const auto& form : policy_detail::encoded_forms(value)) policy_detail::find_all(s, form, index, hits);
+            policy_detail::find_spaced(s, value, index, hits);
+            policy_detail::find_spaced(s, detail::escape_marks(value), index, hits);
+            names.push_back(&name);
+            ++index;
         }
-        return s;
+        if (hits.empty()) return s;
+        std::sort(hits.begin(), hits.end(), [](const auto& x, const auto& y) { return x.at < y.at || (x.at == y.at && x.size > y.size); });
+        std::string out;
+        out.reserve(s.size());
+        std::size_t done = 0;
+        std::size_t last = names.size();
+        for (const auto& h : hits) {
+            if (h.at + h.size <= done) continue;  // inside a value already replaced
+            if (h.at >= done) out.append(s, done, h.at - done);
+            // values overlapping in the text (one ends where another starts): no byte of either shows
+            if (h.at >= done || h.secret != last) out += "<secret>" + *names[h.secret] + "</secret>";
+            last = h.secret;
+            done = h.at + h.size;
+        }
+        out.append(s, done, std::string::npos);
+        return out;
     }
 
     /// Every string of `j` redacted, object keys included (a page can make a secret a key: a

@@ -440,14 +440,12 @@ inline snapshot render_readable_unchecked(const std::vector<ax_frame>& frames, c
         ++out.shown_lines;
     }
     const std::size_t main_chars = detail::subtree_text(v, *main);
-    std::string note = "[readable view: main content, " + std::to_string(main_chars) + " of " + std::to_string(total) +
-                       " text characters of the page";
-    if (out.truncated())
-        note += "; cut to ~" + std::to_string(opt.token_budget) + " tokens, " +
-                std::to_string(out.cut_text_lines + out.cut_controls) + " of " + std::to_string(out.lines.size()) +
-                " lines hidden";
-    note += ". A normal snapshot shows the whole page]\n";
-    out.text += note;
+    out.text += "[readable view: main content, " + std::to_string(main_chars) + " of " + std::to_string(total) +
+                " text characters of the page. A normal snapshot shows the whole page]\n";
+    if (out.truncated())  // format/budget.hpp's wording of a cut, in lines
+        out.text += cut_note(out.shown_lines, out.lines.size(), "lines", "readable view (~" + group_digits(opt.token_budget) + " tokens)",
+                             "to see them: a normal snapshot, or search the page text") +
+                    "\n";
     out.tokens = tokens.count(out.text);
     return out;
 }

@@ -37,6 +37,7 @@
 #include <agentkit/core/result.hpp>
 #include <agentkit/core/strings.hpp>
 #include <agentkit/core/tokens.hpp>
+#include <agentkit/format/budget.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -83,6 +84,21 @@ inline std::string rendered_line(const snapshot_line& l) {
 /// view's picture links, put back as they were when their partner is not shown (it rewrites
 /// those lines; nullptr for other views). Without `links` it may be called again after `lines`
 /// changed (a page's repeated regions collapsed).
+/// A snapshot's cut note, in format/budget.hpp's wording: how many of its lines are shown, which
+/// were hidden, and the page's part that was read when it was read in part (`percent_read` < 100).
+///   "[cut: showing 212 of 1,304 lines of snapshot (~6,000 tokens; hidden: 1,060 text lines, 32 controls); more: a ref's
+///   subtree, viewport_only or a page search]"
+[[nodiscard]] inline std::string snapshot_cut_note(std::size_t shown, std::size_t lines, std::size_t cut_text, std::size_t cut_controls,
+                                                   std::size_t token_budget, std::size_t percent_read) {
+    std::string what = "snapshot (~" + group_digits(token_budget) + " tokens; hidden: ";
+    if (cut_text > 0) what += group_digits(cut_text) + (cut_text == 1 ? " text line" : " text lines");
+    if (cut_text > 0 && cut_controls > 0) what += ", ";
+    if (cut_controls > 0) what += group_digits(cut_controls) + (cut_controls == 1 ? " control" : " controls");
+    if (percent_read < 100) what += "; the first " + std::to_string(percent_read) + "% of a large page read";
+    what += ")";
+    return cut_note(shown, lines, "lines", what, "more: a ref's subtree, viewport_only or a page search");
+}
+
 inline void fit_to_budget(snapshot& out, const snapshot_options& opt, const token_counter& tokens,
                           const link_pairs* links = nullptr) {
     out.text.clear();
@@ -98,7 +114,10 @@ inline void fit_to_budget(snapshot& out, const snapshot_options& opt, const toke
     if (opt.token_budget > 0 && out.total_tokens > opt.token_budget) {
         std::fill(keep.begin(), keep.end(), false);
         std::size_t used = 0;
-        const std::size_t reserve = std::min<std::size_t>(60, opt.token_budget / 3);  // room for the cut note
+        // room for the cut note at its longest (the same for a page read whole or in part: both
+        // show the same lines)
+        constexpr std::size_t n = 999999;
+        const std::size_t reserve = std::min(tokens.count(snapshot_cut_note(n, n, n, n, opt.token_budget, 99)) + 1, opt.token_budget / 2);
         const std::size_t budget = opt.token_budget - reserve;
         auto take = [&](std::size_t i) -> bool {
             std::vector<std::size_t> chain;
@@ -148,17 +167,10 @@ inline void fit_to_budget(snapshot& out, const snapshot_options& opt, const toke
     }
     if (out.shortened_lines > 0)
         out.text += "[" + std::to_string(out.shortened_lines) + " lines shortened (…): readable mode shows them whole]\n";
-    if (out.truncated()) {
-        std::string note = "[snapshot cut to ~" + std::to_string(opt.token_budget) + " tokens: " +
-                           std::to_string(out.cut_text_lines) + " text lines";
-        if (out.cut_controls > 0) note += " and " + std::to_string(out.cut_controls) + " controls";
-        note += " hidden of " + std::to_string(out.lines.size());
-        if (out.partial())  // a large page: only its first part was read
-            note += " in the first " + std::to_string(out.percent_read()) +
-                    "% of this large page (the rest was not read)";
-        note += ". To see them: snapshot a subtree by ref, use viewport_only, or search the page text]\n";
-        out.text += note;
-    }
+    if (out.truncated())
+        out.text += snapshot_cut_note(out.shown_lines, out.lines.size(), out.cut_text_lines, out.cut_controls, opt.token_budget,
+                                      out.partial() ? std::min<std::size_t>(99, out.percent_read()) : 100) +
+                    "\n";
     out.tokens = tokens.count(out.text);
 }
 

@@ -53,8 +53,10 @@ struct call_record {
 
 /// How the browser tools shape their results.
 struct tools_options {
-    /// Hard cap on any result's text (characters); what is cut goes to the artifact store.
-    std::size_t max_result_chars = 30000;
+    /// Hard cap on any result's text, in tokens as the state's counter counts them (the unit of
+    /// every browser budget: a snapshot's, a change report's); what is cut goes to the artifact
+    /// store. A snapshot within its own budget is never cut by it.
+    std::size_t max_result_tokens = 10000;
     /// Return screenshots as inline images (default: stored as artifacts, id returned).
     bool inline_screenshots = false;
     /// Longest browser_wait_for {time} (seconds).
@@ -66,8 +68,8 @@ struct tools_options {
     std::function<void(const call_metrics&)> on_call;
     /// Runs before each call touches the browser (a live view's pause gate): it may wait, and
     /// should end its wait when the call's stop token is requested. An error ends the call
-    /// with that error; a text starts the call's result (e.g. what changed while a person had
-    /// control). Empty: calls run at once.
+    /// with that error; a text starts the call's result as written (e.g. what changed while a person
+    /// had control: redact page text in it, browser::redact). Empty: calls run at once.
     std::function<result<std::string>(const call_start&, tool_context&)> before_call;
     /// Receives each finished call with its redacted arguments and the head of its result (a
     /// live view's timeline). Called on the calling thread; must not throw (ignored if it does).

@@ -2,13 +2,13 @@
 // looks like by the time the model sees it.
 //
 // A formatter is any type with `format(tool_output, const format_context&) const -> tool_output`.
-// compact_formatter applies the budgets: a per-kind cap (snapshot, page text, extraction,
-// search, log) and the hard total cap, parking what it cuts in the artifact store when one is
+// compact_formatter applies the budgets, in tokens: a per-kind cap (snapshot, page text,
+// extraction, search, log) and the hard total cap, parking what it cuts in the artifact store when one is
 // given, and a policy for images (keep / store as artifacts / drop). plain_formatter passes
 // results through untouched.
 //
 //   agentkit::compact_formatter f;
-//   f.limits.total = 20000;
+//   f.limits.total = 5000;  // tokens
 //   f.set_kind("read_page", agentkit::result_kind::page_text);
 #pragma once
 
@@ -59,7 +59,8 @@ enum class image_policy {
 /// rest, and handles images.
 class compact_formatter {
 public:
-    budgets limits{};            ///< the character caps per result kind
+    budgets limits{};            ///< the token caps per result kind
+    token_counter tokens{};      ///< how the caps count (heuristic_tokens unless set)
     image_policy images = image_policy::keep;  ///< what happens to images
     std::size_t max_images = 2;  ///< per result, with image_policy::keep
 
@@ -94,7 +95,7 @@ public:
         const result_kind k = kind_of(c.tool);
         const std::size_t cap = limits.cap(k);
         std::size_t text_size = 0;
-        for (const auto& b : o.content) text_size += block_chars(b);
+        for (const auto& b : o.content) text_size += block_tokens(b);
         if (text_size <= cap) return o;
         // Merge every textual block into one (images and tool references keep their place)
         // and cut it with a note that says what was cut and where the rest is.
@@ -112,11 +113,11 @@ public:
             merged += block_text(b);
         }
         std::size_t other = 0;
-        for (const auto& b : kept) other += block_chars(b);
+        for (const auto& b : kept) other += block_tokens(b);
         const std::size_t room = cap > other ? cap - other : 0;
         std::string what = std::string(to_string(k));
         if (!c.tool.empty()) what += " of " + std::string(c.tool);
-        content_block t = content_block::make_text(cap_text(merged, room, what, c.artifacts, nullptr, {}, c.reader_tool));
+        content_block t = content_block::make_text(cap_tokens(merged, room, tokens, what, c.artifacts, nullptr, {}, c.reader_tool));
         if (text_pos > kept.size()) text_pos = kept.size();
         kept.insert(kept.begin() + static_cast<std::ptrdiff_t>(text_pos), std::move(t));
         o.content = std::move(kept);
@@ -136,10 +137,10 @@ private:
         }
         return {};
     }
-    [[nodiscard]] static std::size_t block_chars(const content_block& b) {
-        if (b.type == content_block::kind::image) return 0;  // images are budgeted by count, not chars
-        if (b.type == content_block::kind::text) return b.text.size();
-        return block_text(b).size();
+    [[nodiscard]] std::size_t block_tokens(const content_block& b) const {
+        if (b.type == content_block::kind::image) return 0;  // images are budgeted by count, not tokens
+        if (b.type == content_block::kind::text) return tokens.count(b.text);
+        return tokens.count(block_text(b));
     }
 
     void handle_images(tool_output& o, const format_context& c) const {

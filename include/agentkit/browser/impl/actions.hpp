@@ -567,9 +567,9 @@ AGENTKIT_DECL auto browser::open_dialogs() -> std::vector<dialog_record> {
         for (const auto& [d, session] : (*t)->held_dialogs) out.push_back(d);
     }
     for (auto& d : out) {
-        d.message = opt_.policy.redact(std::move(d.message));
-        d.default_prompt = opt_.policy.redact(std::move(d.default_prompt));
-        d.url = opt_.policy.redact(std::move(d.url));
+        d.message = redact_result(std::move(d.message));
+        d.default_prompt = redact_result(std::move(d.default_prompt));
+        d.url = redact_result(std::move(d.url));
     }
     return out;
 }

@@ -55,7 +55,7 @@ AGENTKIT_DECL auto browser::batch_read(const std::vector<std::string>& urls, std
         }
         loaders[i] = detail::jstr(*n, "loaderId");
     }
-    if (auto d = died()) return fail(opt_.policy.redact(*d));
+    if (auto d = died()) return fail(redact_result(*d));
     const auto deadline = clock::now() + opt_.navigation_timeout;
     for (std::size_t i = 0; i < urls.size(); ++i) {
         if (!tabs[i] || loaders[i].empty()) continue;
@@ -93,7 +93,7 @@ AGENTKIT_DECL auto browser::batch_read(const std::vector<std::string>& urls, std
         std::lock_guard lock(eng_->mu);
         if (auto s = tabs[i]->doc_status.find(loaders[i]); s != tabs[i]->doc_status.end()) out[i].http_status = s->second;
     }
-    if (auto d = died()) return fail(opt_.policy.redact(*d));
+    if (auto d = died()) return fail(redact_result(*d));
     std::vector<std::size_t> share(urls.size(), 0);
     {
         std::size_t left = budget, open = 0;
@@ -120,8 +120,8 @@ AGENTKIT_DECL auto browser::batch_read(const std::vector<std::string>& urls, std
         snapshot_options so;
         so.token_budget = share[i];
         auto snap = render_snapshot(caps[i]->frames, caps[i]->dom, refs_, so, opt_.tokens);
-        out[i].text = opt_.policy.redact(snap.text);
-        out[i].full_text = opt_.policy.redact(snap.full_text);
+        out[i].text = redact_result(snap.text);
+        out[i].full_text = redact_result(snap.full_text);
         out[i].tokens = snap.tokens;
         out[i].truncated = snap.truncated();
     }
@@ -139,10 +139,10 @@ AGENTKIT_DECL auto browser::batch_read(const std::vector<std::string>& urls, std
         forget_tab(tabs[i]);
     }
     for (auto& p : out) {
-        p.url = opt_.policy.redact(std::move(p.url));  // as asked: shown in the header, compared with final_url
-        p.final_url = opt_.policy.redact(std::move(p.final_url));
-        p.title = opt_.policy.redact(std::move(p.title));
-        if (p.error_) p.error_ = opt_.policy.redact(*p.error_);
+        p.url = redact_result(std::move(p.url));  // as asked: shown in the header, compared with final_url
+        p.final_url = redact_result(std::move(p.final_url));
+        p.title = redact_result(std::move(p.title));
+        if (p.error_) p.error_ = redact_result(*p.error_);
     }
     return out;
 }

@@ -109,15 +109,15 @@ AGENTKIT_DECL auto browser::peek(bool console, bool network, std::size_t max_eve
         if (t->closed) continue;
         const bool active = id == eng_->current;
         if (active) current = t;
-        out.tabs.push_back(tab_info{id, opt_.policy.redact(t->url), opt_.policy.redact(t->title), active});
+        out.tabs.push_back(tab_info{id, redact_result(t->url), redact_result(t->title), active});
     }
     if (!current) return out;
     if (console) {
         const std::size_t skip = current->console.size() > max_events ? current->console.size() - max_events : 0;
         for (auto it = current->console.begin() + static_cast<std::ptrdiff_t>(skip); it != current->console.end(); ++it) {
             console_message m = *it;
-            m.text = opt_.policy.redact(std::move(m.text));
-            m.url = opt_.policy.redact(std::move(m.url));
+            m.text = redact_result(std::move(m.text));
+            m.url = redact_result(std::move(m.url));
             out.console.push_back(std::move(m));
         }
     }
@@ -125,7 +125,7 @@ AGENTKIT_DECL auto browser::peek(bool console, bool network, std::size_t max_eve
         const std::size_t skip = current->network.size() > max_events ? current->network.size() - max_events : 0;
         for (auto it = current->network.begin() + static_cast<std::ptrdiff_t>(skip); it != current->network.end(); ++it) {
             network_entry n = it->second;
-            n.url = opt_.policy.redact(std::move(n.url));
+            n.url = redact_result(std::move(n.url));
             out.network.push_back(std::move(n));
         }
     }

@@ -9,7 +9,7 @@ namespace agentkit::browser {
 AGENTKIT_DECL auto browser::navigate(std::string url) -> result<action_result> {
     std::lock_guard op(op_mu_);
     if (auto v = opt_.policy.check_navigation(url, opt_.allow_evaluate))
-        return fail(opt_.policy.redact(policy_error(*v, "navigation")));
+        return fail(redact_result(policy_error(*v, "navigation")));
     auto e = ensure();
     if (!e) return fail(e.error());
     return finish_action(navigate_locked(url));

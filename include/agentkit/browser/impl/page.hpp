@@ -163,12 +163,12 @@ AGENTKIT_DECL auto browser::evaluate(std::string_view expression, std::string_vi
     if (!r && r.error().is(errc::timeout) && stop_scripts(*t, {}, opt_.call_timeout))
         return fail(errc::timeout, "the script did not finish within " + std::to_string(opt_.call_timeout.count()) + " ms; it was stopped",
                     "Avoid long-running scripts; the page is usable again.");
-    if (!r) return fail(opt_.policy.redact(r.error()));
+    if (!r) return fail(redact_result(r.error()));
     if (r->contains("exceptionDetails")) {
         const json& ex = detail::jobj(*r, "exceptionDetails");
         std::string what = detail::jstr(detail::jobj(ex, "exception"), "description");
         if (what.empty()) what = detail::jstr(ex, "text");
-        return fail(opt_.policy.redact(error(errc::tool_failed,
+        return fail(redact_result(error(errc::tool_failed,
                                              detail::quoting_page("the script threw", "exception: " + detail::page_quote(what, 2000), nonce_),
                                              "Fix the expression.", json{{"page_data", detail::escape_marks_json(ex)}})));
     }
@@ -178,7 +178,7 @@ AGENTKIT_DECL auto browser::evaluate(std::string_view expression, std::string_vi
     evaluated out;
     auto described = [&](std::string kind, std::string text) {
         out.kind = std::move(kind);
-        out.text = opt_.policy.redact(std::move(text));
+        out.text = redact_result(std::move(text));
         release(object_id);
         return out;
     };
@@ -198,13 +198,13 @@ AGENTKIT_DECL auto browser::evaluate(std::string_view expression, std::string_vi
     if (!object_id.empty() && !subtype.empty() && subtype != "array" && subtype != "null" && subtype != "typedarray")
         return described("object", detail::jstr(res, "description"));  // a node, a Date, a RegExp, a Map, an Error: {} by value
     if (res.contains("value")) {
-        out.value = opt_.policy.redact(res["value"]);
+        out.value = redact_result(res["value"]);
     } else if (!object_id.empty()) {
         auto v = call(session, "Runtime.callFunctionOn",
                       json{{"functionDeclaration", "function(){ return this; }"}, {"objectId", object_id}, {"returnByValue", true}});
         if (!ok(v) || !detail::jobj(*v, "result").contains("value"))  // a DOM node, a cycle: no JSON form
             return described("object", detail::jstr(res, "description").empty() ? std::string("an object") : detail::jstr(res, "description"));
-        out.value = opt_.policy.redact(detail::jobj(*v, "result")["value"]);
+        out.value = redact_result(detail::jobj(*v, "result")["value"]);
         release(object_id);
     }
     out.text = out.value.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -263,8 +263,8 @@ AGENTKIT_DECL auto browser::console_messages(bool clear, std::size_t* dropped, b
             t.console_document = 0;
         }
         for (auto& m : out) {
-            m.text = opt_.policy.redact(std::move(m.text));
-            m.url = opt_.policy.redact(std::move(m.url));
+            m.text = redact_result(std::move(m.text));
+            m.url = redact_result(std::move(m.url));
         }
         return out;
     });
@@ -280,10 +280,10 @@ AGENTKIT_DECL auto browser::network_requests(bool clear, std::size_t* dropped) -
             t.network_dropped = 0;
         }
         for (auto& n : out) {  // a secret typed into a form is in the request that sends it
-            n.url = opt_.policy.redact(std::move(n.url));
+            n.url = redact_result(std::move(n.url));
             for (auto* hs : {&n.request_headers, &n.response_headers})
-                for (auto& h : *hs) h.second = opt_.policy.redact(std::move(h.second));
-            if (n.post_data) n.post_data = opt_.policy.redact(std::move(*n.post_data));
+                for (auto& h : *hs) h.second = redact_result(std::move(h.second));
+            if (n.post_data) n.post_data = redact_result(std::move(*n.post_data));
         }
         return out;
     });
@@ -340,7 +340,7 @@ AGENTKIT_DECL auto browser::response_body(std::size_t position) -> result<std::s
         if (!bytes) return fail(errc::protocol_error, "the response body is not valid base64");
         body = std::move(*bytes);
     }
-    return opt_.policy.redact(std::move(body));
+    return redact_result(std::move(body));
 }
 
 AGENTKIT_DECL auto browser::extract(extract_options o) -> result<json> {
@@ -371,10 +371,10 @@ AGENTKIT_DECL auto browser::extract(extract_options o) -> result<json> {
     }
     if (!r && r.error().is(errc::timeout) && stop_scripts(*t, {}, opt_.call_timeout))
         return fail(errc::timeout, "the page was busy; its script was stopped", "Try again.");
-    if (!r) return fail(opt_.policy.redact(r.error()));
+    if (!r) return fail(redact_result(r.error()));
     if (r->contains("error"))
         return fail(errc::not_found, detail::jstr(*r, "error") + (o.ref.empty() ? std::string() : " (in ref " + o.ref + ")"),
                     "Pick the ref of the table or list (take a snapshot), or another kind.");
-    return opt_.policy.redact(std::move(*r));
+    return redact_result(std::move(*r));
 }
 }  // namespace agentkit::browser

@@ -172,7 +172,7 @@ AGENTKIT_DECL auto browser::click_at(double x, double y, click_options o, std::c
         }
         return {};
     });
-    if (r) r->hit = redact(hit);
+    if (r) r->hit = redact_result(hit);
     return r;
 }
 
@@ -187,7 +187,7 @@ AGENTKIT_DECL auto browser::move_to(double x, double y) -> result<action_result>
         const char* b = (held & 1) != 0 ? "left" : (held & 2) != 0 ? "right" : (held & 4) != 0 ? "middle" : "none";
         return mouse(t, "mouseMoved", x, y, b, 0, held);
     });
-    if (r) r->hit = redact(hit);
+    if (r) r->hit = redact_result(hit);
     return r;
 }
 
@@ -203,7 +203,7 @@ AGENTKIT_DECL auto browser::drag_points(double x0, double y0, double x1, double 
         hit = *from + " → " + *to;
         return mouse_drag(t, {x0, y0}, [&]() -> result<std::pair<double, double>> { return std::pair{x1, y1}; });
     });
-    if (r) r->hit = redact(hit);
+    if (r) r->hit = redact_result(hit);
     return r;
 }
 
@@ -219,7 +219,7 @@ AGENTKIT_DECL auto browser::mouse_button(bool down, std::string_view button) -> 
                      const int buttons = down ? (t->mouse_buttons | b->second) : (t->mouse_buttons & ~b->second);
                      return mouse(t, down ? "mousePressed" : "mouseReleased", t->mouse_x, t->mouse_y, b->first, 1, buttons);
                  });
-    if (r) r->hit = redact(hit);
+    if (r) r->hit = redact_result(hit);
     return r;
 }
 

@@ -154,41 +154,39 @@ AGENTKIT_DECL auto browser::set_reported_url(const tab_ptr& t, const std::string
 }
 
 AGENTKIT_DECL auto browser::finish_action(result<action_result> r) const -> result<action_result> {
-    const auto& P = opt_.policy;
-    if (!r) return fail(P.redact(r.error()));
+    if (!r) return fail(redact_result(r.error()));
     auto& a = *r;
-    a.url = P.redact(std::move(a.url));
-    a.from_url = P.redact(std::move(a.from_url));
-    a.requested_url = P.redact(std::move(a.requested_url));
-    a.form_get_url = P.redact(std::move(a.form_get_url));
-    a.title = P.redact(std::move(a.title));
-    a.changes = P.redact(std::move(a.changes));
-    a.snapshot = P.redact(std::move(a.snapshot));
-    for (auto& n : a.notes) n = P.redact(std::move(n));
+    a.url = redact_result(std::move(a.url));
+    a.from_url = redact_result(std::move(a.from_url));
+    a.requested_url = redact_result(std::move(a.requested_url));
+    a.form_get_url = redact_result(std::move(a.form_get_url));
+    a.title = redact_result(std::move(a.title));
+    a.changes = redact_result(std::move(a.changes));
+    a.snapshot = redact_result(std::move(a.snapshot));
+    for (auto& n : a.notes) n = redact_result(std::move(n));
     for (auto& d : a.dialogs) {
-        d.message = P.redact(std::move(d.message));
-        d.prompt_text = P.redact(std::move(d.prompt_text));
-        d.default_prompt = P.redact(std::move(d.default_prompt));
-        d.url = P.redact(std::move(d.url));
+        d.message = redact_result(std::move(d.message));
+        d.prompt_text = redact_result(std::move(d.prompt_text));
+        d.default_prompt = redact_result(std::move(d.default_prompt));
+        d.url = redact_result(std::move(d.url));
     }
     for (auto& t : a.opened_tabs) {
-        t.url = P.redact(std::move(t.url));
-        t.title = P.redact(std::move(t.title));
+        t.url = redact_result(std::move(t.url));
+        t.title = redact_result(std::move(t.title));
     }
-    for (auto& b : a.blocked) b.url = P.redact(std::move(b.url));
-    for (auto& d : a.downloads) d.url = P.redact(std::move(d.url));
+    for (auto& b : a.blocked) b.url = redact_result(std::move(b.url));
+    for (auto& d : a.downloads) d.url = redact_result(std::move(d.url));
     a.boundary = nonce_;
     return r;
 }
 
 AGENTKIT_DECL auto browser::finish_snapshot(result<page_snapshot> r) const -> result<page_snapshot> {
-    const auto& P = opt_.policy;
-    if (!r) return fail(P.redact(r.error()));
-    r->url = P.redact(std::move(r->url));
-    r->title = P.redact(std::move(r->title));
-    r->snap.text = P.redact(std::move(r->snap.text));
-    r->snap.full_text = P.redact(std::move(r->snap.full_text));
-    for (auto& n : r->notes) n = P.redact(std::move(n));
+    if (!r) return fail(redact_result(r.error()));
+    r->url = redact_result(std::move(r->url));
+    r->title = redact_result(std::move(r->title));
+    r->snap.text = redact_result(std::move(r->snap.text));
+    r->snap.full_text = redact_result(std::move(r->snap.full_text));
+    for (auto& n : r->notes) n = redact_result(std::move(n));
     r->boundary = nonce_;
     return r;
 }

@@ -163,8 +163,8 @@ AGENTKIT_DECL auto browser::storage_call(storage_area area, std::string_view op,
     json call_args = json::array({json{{"value", area == storage_area::local ? "local" : "session"}}, json{{"value", std::string(op)}}});
     for (auto& a : args) call_args.push_back(json{{"value", std::move(a)}});
     auto r = isolated_call(*t, detail::kStorageScript, std::move(call_args));
-    if (!r) return fail(opt_.policy.redact(r.error()));
-    if (r->is_object() && r->contains("error")) return fail(opt_.policy.redact(detail::storage_error(area, detail::jstr(*r, "error"), url)));
+    if (!r) return fail(redact_result(r.error()));
+    if (r->is_object() && r->contains("error")) return fail(redact_result(detail::storage_error(area, detail::jstr(*r, "error"), url)));
     return *r;
 }
 
@@ -270,7 +270,7 @@ AGENTKIT_DECL auto browser::save_locked() -> result<storage_state> {
         result<json> items = fail(errc::tool_failed, "");
         if (auto it = shown.find(origin); it != shown.end()) items = isolated_call(it->second, detail::kStorageScript, args);
         if (!items || (items->is_object() && items->contains("error"))) items = on_origin_page(origin, detail::kStorageScript, args);
-        if (!items) return fail(opt_.policy.redact(items.error()));
+        if (!items) return fail(redact_result(items.error()));
         origin_storage o;
         o.origin = origin;
         for (const auto& kv : detail::jarr(*items, "items"))
@@ -327,9 +327,9 @@ AGENTKIT_DECL auto browser::restore_locked(const storage_state& s) -> result<sto
         result<json> r = fail(errc::tool_failed, "");
         if (auto it = shown.find(origin); it != shown.end()) r = isolated_call(it->second, detail::kStorageScript, args);
         if (!r || (r->is_object() && r->contains("error"))) r = on_origin_page(origin, detail::kStorageScript, args);
-        if (!r) return fail(opt_.policy.redact(r.error()));
+        if (!r) return fail(redact_result(r.error()));
         if (r->is_object() && r->contains("error"))
-            return fail(opt_.policy.redact(detail::storage_error(storage_area::local, detail::jstr(*r, "error"), origin)));
+            return fail(redact_result(detail::storage_error(storage_area::local, detail::jstr(*r, "error"), origin)));
         written.insert(origin);
         {
             std::lock_guard lock(routes_mu_);

@@ -18,7 +18,7 @@ AGENTKIT_DECL auto browser::new_tab(std::string url) -> result<action_result> {
     // a refused URL opens no tab (and leaves the current one selected)
     if (!url.empty())
         if (auto v = opt_.policy.check_navigation(url, opt_.allow_evaluate))
-            return fail(opt_.policy.redact(policy_error(*v, "navigation")));
+            return fail(redact_result(policy_error(*v, "navigation")));
     auto e = ensure();
     if (!e) return fail(e.error());
     auto t = create_tab();
@@ -307,8 +307,8 @@ AGENTKIT_DECL auto browser::list_tabs() -> std::vector<tab_info> {
         i.id = t->id;
         i.active = t->id == cur;
         fill_url_title(t, i.url, i.title);
-        i.url = opt_.policy.redact(std::move(i.url));
-        i.title = opt_.policy.redact(std::move(i.title));
+        i.url = redact_result(std::move(i.url));
+        i.title = redact_result(std::move(i.title));
         out.push_back(std::move(i));
     }
     return out;

@@ -19,13 +19,14 @@ struct batch_args {
 
 namespace detail {
 
-/// The text of a batch read. The page texts share what the result cap leaves after the headers
-/// and notes (pages that need less than an equal share give the rest away), so the generic cap
-/// never cuts a batch; a page cut here or by its token share is stored whole as an artifact and
+/// The text of a batch read. The page texts share the tokens the result cap leaves after the
+/// headers and notes (pages that need less than an equal share give the rest away), so the
+/// generic cap never cuts a batch; a page cut here or by its token share is stored whole as an artifact and
 /// its note says where the part not shown starts.
 inline result<tool_output> batch_output(tool_state& st, const std::vector<batch_page>& pages) {
     constexpr std::size_t max_blocked_lines = 10;  // per page
-    constexpr std::size_t note_reserve = 200;       // a cut note with the artifact id and offset
+    constexpr std::size_t note_reserve = 200;       // a cut note with the artifact id and offset (bytes)
+    constexpr std::size_t seam_tokens = 4;          // a count of parts joined may exceed their counts' sum
     const std::string& nonce = st.b.boundary();
     std::vector<std::string> heads(pages.size());    // "## n. URL as asked", an error: ours
     std::vector<std::string> reports(pages.size());  // where it went, what it requested: the page's, in its marks
@@ -50,16 +51,20 @@ inline result<tool_output> batch_output(tool_state& st, const std::vector<batch_
             r += "blocked " + std::to_string(p.blocked.size() - max_blocked_lines) + " more requests (browser_network_requests lists them)\n";
     }
     const std::string top = std::to_string(ok) + " of " + std::to_string(pages.size()) + " pages read\n\n";
-    // what the headers, marks and notes take; the rest is shared by the page texts
-    std::size_t fixed = top.size();
-    const std::size_t marks = detail::page_data("x", nonce).size();  // with a one-character text
+    // the tokens the headers, marks and notes take; the rest is shared by the page texts
+    const auto& tokens = st.tokens;
+    std::size_t fixed = tokens.count(top) + seam_tokens;
+    const std::size_t marks = tokens.count(detail::page_data("x", nonce));  // with a one-character text
+    const std::size_t note_tokens = tokens.count(std::string(note_reserve, 'x'));
     for (std::size_t i = 0; i < pages.size(); ++i) {
-        fixed += heads[i].size() + reports[i].size();
-        if (!pages[i].error_) fixed += marks + note_reserve + 1 + std::string_view("title: \n").size() + pages[i].title.size();
+        fixed += tokens.count(heads[i]) + tokens.count(reports[i]) + 2 * seam_tokens;
+        if (!pages[i].error_) fixed += marks + note_tokens + tokens.count("title: " + pages[i].title + "\n") + seam_tokens;
     }
-    const std::size_t cap = st.options.max_result_chars;
+    const std::size_t cap = st.options.max_result_tokens;
     std::size_t left = cap > fixed ? cap - fixed : 0;
-    std::vector<std::size_t> share(pages.size(), 0);
+    std::vector<std::size_t> need(pages.size(), 0), share(pages.size(), 0);
+    for (std::size_t i = 0; i < pages.size(); ++i)
+        if (!pages[i].error_) need[i] = tokens.count(pages[i].text);
     {
         std::size_t open = 0;
         for (const auto& p : pages) open += p.error_ ? 0U : 1U;
@@ -69,8 +74,8 @@ inline result<tool_output> batch_output(tool_state& st, const std::vector<batch_
             changed = false;
             const std::size_t fair = left / open;
             for (std::size_t i = 0; i < pages.size(); ++i)
-                if (!pages[i].error_ && !done[i] && pages[i].text.size() <= fair) {
-                    share[i] = pages[i].text.size();
+                if (!pages[i].error_ && !done[i] && need[i] <= fair) {
+                    share[i] = need[i];
                     left -= share[i];
                     done[i] = true;
                     --open;
@@ -87,8 +92,8 @@ inline result<tool_output> batch_output(tool_state& st, const std::vector<batch_
         if (p.error_) continue;
         std::string text = p.text;
         bool cut = false;
-        if (text.size() > share[i]) {
-            std::size_t keep = utf8_safe_prefix(text, share[i]);
+        if (need[i] > share[i]) {
+            std::size_t keep = token_prefix(text, share[i], tokens);
             if (const auto nl = text.rfind('\n', keep == 0 ? 0 : keep - 1); nl != std::string::npos && nl + 1 >= keep / 2)
                 keep = nl + 1;  // whole lines, unless that loses more than half the share
             text.resize(keep);

@@ -392,8 +392,8 @@ auto network_request_tool(State& st) {
                     if (!path) return fail(path.error());
                     text = *path;
                 } else {
-                    auto ref = s->store.put({e.mime_type.empty() ? "application/octet-stream" : e.mime_type, "response body",
-                                             "the body of " + e.method + " " + e.url, base64_encode(*body), true});
+                    auto ref = detail::store(*s, {e.mime_type.empty() ? "application/octet-stream" : e.mime_type, "response body",
+                                                  "the body of " + e.method + " " + e.url, base64_encode(s->b.redact(*body)), true});
                     if (!ref) return fail(ref.error());
                     return tool_output::text(std::to_string(body->size()) + " bytes of " + e.mime_type + ": artifact " + ref->id + " (" +
                                              std::string(artifact_tool_name) + ")");

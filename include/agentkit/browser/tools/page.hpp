@@ -318,7 +318,7 @@ auto get_config_tool(State& st) {
         [s]() -> result<tool_output> {
             if (!s->options.effective_config)
                 return fail(errc::not_found, "this host has no configuration to show", "Its options are the program's own.");
-            const std::string text = s->b.policy().redact(s->options.effective_config().dump(2));
+            const std::string text = s->options.effective_config().dump(2);  // redacted with the result
             if (detail::pw_mode(*s)) {
                 pw::response resp;
                 resp.language = codegen_language::none;

@@ -115,7 +115,7 @@ inline result<std::string> pw_write(tool_state& st, const std::filesystem::path&
     if (ec) return fail(errc::tool_failed, "cannot create the directory " + file.parent_path().string() + ": " + ec.message());
     std::ofstream out(file, append ? std::ios::binary | std::ios::app : std::ios::binary);
     if (kind == pw_content::bytes) out << text;
-    else out << st.b.policy().redact(text);
+    else out << st.b.redact(text);
     if (!out) return fail(errc::tool_failed, "cannot write " + file.string());
     return pw_printable(st, file);
 }

@@ -7,6 +7,7 @@
 #include <agentkit/browser/artifacts.hpp>
 #include <agentkit/browser/browser.hpp>
 #include <agentkit/browser/cancel.hpp>
+#include <agentkit/browser/redaction.hpp>
 #include <agentkit/browser/tool_state.hpp>
 #include <agentkit/core/describe.hpp>
 #include <agentkit/core/json.hpp>
@@ -67,9 +68,25 @@ inline result<std::string> element_of(const std::optional<std::string>& ref, con
     return s;
 }
 
-/// Finish a call: redact every text block and the structured output (keys included), cap the
-/// text (overflow to the store), count, report. The result is marked fitted: a result formatter
-/// (an agent_session's) does not cut it again by another budget.
+/// Store an artifact from a call: its name, description and text (not base64 bytes) redacted
+/// of the session's secrets first, as the call's result is (what the browser handed the call
+/// is unredacted).
+inline result<artifact_ref> store(tool_state& st, artifact_blob a) {
+    a.name = st.b.redact(std::move(a.name));
+    a.description = st.b.redact(std::move(a.description));
+    if (!a.base64) a.data = st.b.redact(std::move(a.data));
+    return st.store.put(std::move(a));
+}
+
+/// Store text as an artifact, redacted of the session's secrets first.
+inline result<artifact_ref> store_text(tool_state& st, std::string name, std::string description, std::string text) {
+    return store(st, {"text/plain", std::move(name), std::move(description), std::move(text), false});
+}
+
+/// Finish a call: redact every text block and the structured output (keys included) once (the
+/// browser handed them over unredacted: the call ran in a redaction_scope), cap the text
+/// (overflow to the store), count, report. The result is marked fitted: a result formatter (an
+/// agent_session's) does not cut it again by another budget.
 inline result<tool_output> finish(tool_state& st, std::string_view tool, std::chrono::steady_clock::time_point t0,
                                   const browser::counters& before, result<tool_output> r, call_metrics* metrics = nullptr) {
     call_metrics m;
@@ -79,7 +96,7 @@ inline result<tool_output> finish(tool_state& st, std::string_view tool, std::ch
     m.wait_ms = after.wait_ms - before.wait_ms;
     m.ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
     m.ok = r.has_value() && !r->is_error;
-    if (!r) r = fail(st.b.policy().redact(r.error()));
+    if (!r) r = fail(st.b.redact(r.error()));
     if (!r && st.options.output == output_mode::playwright) {  // Playwright's form: ### Error, then the message
         pw::response resp;
         resp.errors.push_back(pw::error_line(r.error().message));
@@ -95,22 +112,25 @@ inline result<tool_output> finish(tool_state& st, std::string_view tool, std::ch
             if (ev.size() > 10) line += " and " + std::to_string(ev.size() - 10) + " more";
             r->add_text(line);
         }
-        if (r->structured) r->structured = st.b.policy().redact(std::move(*r->structured));
+        if (r->structured) r->structured = st.b.redact(std::move(*r->structured));
         for (auto& b : r->content) {
-            if (b.type == content_block::kind::structured) b.data = st.b.policy().redact(std::move(b.data));
+            if (b.type == content_block::kind::structured) b.data = st.b.redact(std::move(b.data));
             if (b.type != content_block::kind::text) continue;
-            b.text = st.b.policy().redact(std::move(b.text));
-            if (b.text.size() > st.options.max_result_chars) {
-                const std::size_t keep = utf8_safe_prefix(b.text, st.options.max_result_chars);
+            b.text = st.b.redact(std::move(b.text));
+            std::size_t tokens = st.tokens.count(b.text);
+            if (tokens > st.options.max_result_tokens) {
+                const std::size_t keep = token_prefix(b.text, st.options.max_result_tokens, st.tokens);
+                // stored as it is: redacted above
                 auto ref = st.store.put({"text/plain", std::string(tool) + " result", "full text of a cut result", b.text, false});
                 const std::string note =
                     "\n" + cut_note(keep, b.text.size(), std::string(tool) + " result",
                                     ref ? stored_rest(*ref, artifact_tool_name, keep) : "it could not be stored: " + ref.error().message);
                 b.text.resize(keep);
                 b.text += note;
+                tokens = st.tokens.count(b.text);
             }
             m.bytes += b.text.size();
-            m.tokens += st.tokens.count(b.text);
+            m.tokens += tokens;
         }
         r->fitted = true;
     } else {
@@ -140,11 +160,17 @@ inline result<tool_output> text_of(result<action_result> r) {
     return tool_output::text(r->to_text());
 }
 
+/// Run a call's body in a redaction_scope (the browser hands it what it reads unredacted) and
+/// finish it (which redacts the result once, caps, counts).
 template <class F>
 result<tool_output> timed(tool_state& st, std::string_view tool, F&& f, call_metrics* metrics = nullptr) {
     const auto t0 = std::chrono::steady_clock::now();
     const auto before = st.b.totals();
-    return finish(st, tool, t0, before, f(), metrics);
+    result<tool_output> r = [&] {
+        redaction_scope unredacted;
+        return f();
+    }();
+    return finish(st, tool, t0, before, std::move(r), metrics);
 }
 
 /// A call through the state's hooks (tools_options::before_call and on_record, a live view's):
@@ -154,7 +180,7 @@ template <class A, class F>
 result<tool_output> hooked(tool_state& st, std::string_view tool, A&& args_of, tool_context& ctx, F&& f) {
     const auto& o = st.options;
     if (!o.before_call && !o.on_record) return timed(st, tool, std::forward<F>(f));
-    call_start start{std::string(tool), st.b.policy().redact(json(args_of()))};
+    call_start start{std::string(tool), st.b.redact(json(args_of()))};
     std::string lead;
     result<tool_output> gated = tool_output::text("");
     if (o.before_call) {
@@ -170,8 +196,7 @@ result<tool_output> hooked(tool_state& st, std::string_view tool, A&& args_of, t
         for (const auto& a : st.store.list()) known.insert(a.id);
     call_metrics m;
     auto r = gated ? timed(st, tool, std::forward<F>(f), &m) : timed(st, tool, [&] { return gated; }, &m);
-    if (!lead.empty()) {
-        lead = st.b.policy().redact(std::move(lead));
+    if (!lead.empty()) {  // the gate's own text, as it wrote it (a live view redacts its report)
         if (r) r->content.insert(r->content.begin(), content_block::make_text(lead + "\n"));
         else r.error().message = lead + "\n" + r.error().message;
     }
@@ -211,7 +236,7 @@ inline result<tool_output> with_failure_screenshot(tool_state& st, result<tool_o
     o.format = "jpeg";
     auto shot = st.b.screenshot(o);
     if (!shot) return r;
-    auto ref = st.store.put({shot->mime_type, "failure screenshot", "the page when the action failed: " + e.message, shot->base64, true});
+    auto ref = store(st, {shot->mime_type, "failure screenshot", "the page when the action failed: " + e.message, shot->base64, true});
     if (!ref) return r;
     e.hint += std::string(e.hint.empty() ? "" : " ") + "A screenshot of the page when it failed: artifact " + ref->id + " (" +
               std::string(artifact_tool_name) + ").";
@@ -303,12 +328,6 @@ inline std::optional<result<tool_output>> modal_gate(tool_state& st, std::string
     return fail(errc::dialog_open,
                 "a " + open.dialogs.front().type + " dialog is open on the page: " + std::string(tool) + " waits for its answer",
                 "Answer it first with browser_handle_dialog (accept true or false).", json{{"dialogs", open.dialogs.size()}});
-}
-
-/// Store text as an artifact, redacted of the session's secrets first.
-inline result<artifact_ref> store_text(tool_state& st, std::string name, std::string description, std::string text) {
-    return st.store.put({"text/plain", std::move(name), st.b.policy().redact(std::move(description)),
-                         st.b.policy().redact(std::move(text)), false});
 }
 
 }  // namespace detail
