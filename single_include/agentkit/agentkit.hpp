@@ -6177,7 +6177,7 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
         if (role == "link" && !(opt.interactive_only && !anonymous)) {  // interactive-only: a link's name, derived or not, says enough
             std::string url = compact_url(prop_value(node, "url"), fv.frame->url, opt.max_url);
             if (!url.empty()) text += " " + clip(url, 120);
-        } else if (!value.empty() || role == "textbox" || role == "searchbox") {
+        } else if (!value.empty() || role == "textbox" || role == "searchbox" || (role == "combobox" && df != nullptr && df->tag == "input")) {
             if (role == "textbox" || role == "searchbox" || role == "combobox" || role == "spinbutton" ||
                 role == "slider" || role == "ComboBoxSelect") {
                 if (!value.empty()) text += " = " + quote_value(value, opt.max_text);
@@ -6187,7 +6187,11 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
                 }
             }
         }
-        if (role == "combobox" || role == "listbox" || role == "ComboBoxSelect") {
+        // A native <select>'s (or a datalist's) options are listed inline: select_option picks
+        // them. A listbox a script built (role=listbox on a <div> or <ul>: a custom dropdown's
+        // popup) has options that are clicked: each is a line of its own, with its ref, below it.
+        const bool own_options = (role == "listbox" || role == "combobox") && df != nullptr && df->tag != "select" && df->tag != "input";
+        if ((role == "combobox" || role == "listbox" || role == "ComboBoxSelect") && !own_options) {
             // list the options inline (each node once: a broken tree can name a node as its own child)
             std::vector<std::string> opts;
             std::size_t total = 0;
@@ -6234,7 +6238,10 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
             c.links.add(*c.lines, me, prop_value(node, "url"), fv.frame->url, !name.empty(), std::move(states));
         // Controls inside a clickable/link/button (a row's icons): render them below it, without
         // the text its own line has said.
-        if (role != "combobox" && role != "listbox" && role != "ComboBoxSelect" && has_interactive_descendant(fv, node)) {
+        if (own_options) {  // its options (and what else it holds), as lines of their own
+            std::string none;
+            render_children(c, fv, node, depth + 1, me, false, none);
+        } else if (role != "combobox" && role != "listbox" && role != "ComboBoxSelect" && has_interactive_descendant(fv, node)) {
             std::string none;
             ++c.suppress_text;
             render_children(c, fv, node, depth + 1, me, false, none);

@@ -196,3 +196,49 @@ TEST(WidgetPatternsE2E, TreesWithoutAriaSayWhichFoldersAreClosed) {
     EXPECT_TRUE(has(music, "Jazz")) << music;
     EXPECT_FALSE(has(s.snapshot(), "\"Music\" collapsed"));
 }
+
+// A custom dropdown's popup (role=listbox on a div or a list, role=option items, built by a
+// script): its options are lines of their own with refs, to be clicked, where a native select's
+// stay listed inline (select_option picks them). An empty combobox input shows its placeholder.
+TEST(WidgetPatternsE2E, AScriptBuiltListboxGivesEachOptionItsRef) {
+    site s;
+    const std::string a = s.open("/a", "Fruit", R"(<label id=l>Fruit</label>
+<input role=combobox aria-labelledby=l aria-expanded=false aria-controls=pop placeholder="Pick a fruit" id=in>
+<div id=pop role=listbox aria-labelledby=l hidden></div><p id=out>fruit: none</p>
+<select aria-label="Native"><option>One</option><option>Two</option></select>
+<script>
+const pop = document.getElementById('pop'), inp = document.getElementById('in');
+inp.addEventListener('click', () => {
+  pop.innerHTML = '';
+  for (const f of ['Apple', 'Banana', 'Cherry']) {
+    const o = document.createElement('div'); o.setAttribute('role', 'option'); o.textContent = f;
+    o.addEventListener('mousedown', () => { out.textContent = 'fruit: ' + f; pop.hidden = true; inp.setAttribute('aria-expanded', 'false'); });
+    pop.appendChild(o);
+  }
+  pop.hidden = false; inp.setAttribute('aria-expanded', 'true');
+});
+</script>)");
+    EXPECT_TRUE(has(a, "combobox \"Fruit\" placeholder=\"Pick a fruit\" [ref=")) << a;
+    EXPECT_TRUE(has(a, "combobox \"Native\" = \"One\" options: One|Two [ref=")) << "a native select keeps its options inline:\n" << a;
+    const std::string opened = s.click(a, "combobox \"Fruit\"");
+    EXPECT_TRUE(has(opened, "option \"Banana\" [ref=")) << opened;
+    EXPECT_FALSE(has(opened, "options: Apple|Banana|Cherry")) << opened;
+    const std::string picked = s.click(opened, "option \"Banana\"");
+    EXPECT_TRUE(has(picked, "fruit: Banana")) << picked;
+
+    // the second page, written apart: a list that is a listbox, always open, items picked by a click
+    const std::string b = s.open("/b", "Size", R"(<h3 id=h>Size</h3>
+<ul role=listbox aria-labelledby=h id=sizes><li role=option aria-selected=true>Small</li><li role=option>Medium</li><li role=option>Large</li></ul>
+<p id=said>size: Small</p><select multiple aria-label="Extras"><option>Milk</option><option>Sugar</option></select>
+<script>
+document.getElementById('sizes').addEventListener('click', (e) => {
+  for (const li of document.querySelectorAll('#sizes li')) li.setAttribute('aria-selected', String(li === e.target));
+  said.textContent = 'size: ' + e.target.textContent;
+});
+</script>)");
+    EXPECT_TRUE(has(b, "option \"Small\" selected [ref=")) << b;
+    EXPECT_TRUE(has(b, "options: Milk|Sugar")) << "a native multiple select keeps its options inline:\n" << b;
+    const std::string medium = s.click(b, "option \"Medium\"");
+    EXPECT_TRUE(has(medium, "size: Medium")) << medium;
+    EXPECT_TRUE(has(s.snapshot(), "option \"Medium\" selected [ref=")) << s.snapshot();
+}
