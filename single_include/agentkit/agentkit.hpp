@@ -5873,6 +5873,41 @@ inline const json* heading_scope(const frame_view& fv, const json& heading) {
 inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& node, std::size_t depth, std::size_t parent,
                               bool inside_interactive, std::string& pending_prefix);
 
+/// The items of a listbox a script built, each a line of its own below it (`me`): its options,
+/// and a child without a role that holds only text, which is an option Chromium did not take as
+/// one (jQuery UI puts role=option on a <div> inside each <li>: the tree has a generic <div> in
+/// an ignored <li>) and is clicked like one: `option "Medium" [ref=e7]`. An ignored node's
+/// children are the listbox's items in its place; anything else is rendered as it is.
+inline void render_listbox_items(render_ctx& c, const frame_view& fv, const json& listbox, std::size_t depth, std::size_t me,
+                                 int levels = 4) {
+    auto it = listbox.find("childIds");
+    if (it == listbox.end() || !it->is_array()) return;
+    for (const auto& cid : *it) {
+        if (!cid.is_string()) continue;
+        auto f = fv.by_id.find(cid.get<std::string>());
+        if (f == fv.by_id.end() || !c.rendered.insert(f->second).second) continue;  // once per node
+        const json& item = *f->second;
+        std::string none;
+        if (item.value("ignored", false)) {
+            if (levels > 0 && !hidden_by_aria(item)) render_listbox_items(c, fv, item, depth, me, levels - 1);
+            continue;
+        }
+        auto b = item.find("backendDOMNodeId");
+        if (role_in(str_field(item, "role"), {"generic", "none", "listitem"}) && b != item.end() && b->is_number_integer() &&
+            !has_interactive_descendant(fv, item)) {
+            std::string text;
+            collect_text(fv, item, text, c.opt->max_text);
+            text = clip(text, c.opt->max_text);
+            if (text.empty()) continue;
+            const std::string ref = c.refs->ref_for(fv.frame->session_id, fv.frame->frame_id, fv.frame->loader_id,
+                                                    b->get<std::int64_t>(), "option", text);
+            push_line(c, depth, "option " + quote_text(text) + " [ref=" + ref + "]", ref, true, false, me, none);
+            continue;
+        }
+        render_node(c, fv, item, depth, me, false, none);
+    }
+}
+
 inline void render_node(render_ctx& c, const frame_view& fv, const json& node, std::size_t depth, std::size_t parent,
                         bool inside_interactive, std::string& pending_prefix) {
     const bool none_pending = c.pending_current.empty();
@@ -6239,8 +6274,7 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
         // Controls inside a clickable/link/button (a row's icons): render them below it, without
         // the text its own line has said.
         if (own_options) {  // its options (and what else it holds), as lines of their own
-            std::string none;
-            render_children(c, fv, node, depth + 1, me, false, none);
+            render_listbox_items(c, fv, node, depth + 1, me);
         } else if (role != "combobox" && role != "listbox" && role != "ComboBoxSelect" && has_interactive_descendant(fv, node)) {
             std::string none;
             ++c.suppress_text;

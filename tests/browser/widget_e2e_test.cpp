@@ -241,4 +241,14 @@ document.getElementById('sizes').addEventListener('click', (e) => {
     const std::string medium = s.click(b, "option \"Medium\"");
     EXPECT_TRUE(has(medium, "size: Medium")) << medium;
     EXPECT_TRUE(has(s.snapshot(), "option \"Medium\" selected [ref=")) << s.snapshot();
+
+    // a menu widget's way: role=option on a <div> inside each <li>, which Chromium does not take
+    // as an option (the tree has a generic <div>); the list's one listener serves the items
+    const std::string c = s.open("/c", "Speed", R"(<span id=k>Speed</span>
+<ul role=listbox aria-labelledby=k id=speeds><li><div role=option>Slow</div></li><li><div role=option>Fast</div></li></ul>
+<p id=sp>speed: none</p>
+<script>document.getElementById('speeds').addEventListener('click', (e) => { sp.textContent = 'speed: ' + e.target.textContent; });</script>)");
+    EXPECT_TRUE(has(c, "option \"Fast\" [ref=")) << c;
+    const std::string fast = s.click(c, "option \"Fast\"");
+    EXPECT_TRUE(has(fast, "speed: Fast")) << fast;
 }
