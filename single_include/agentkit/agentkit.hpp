@@ -5873,6 +5873,25 @@ inline const json* heading_scope(const frame_view& fv, const json& heading) {
 inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& node, std::size_t depth, std::size_t parent,
                               bool inside_interactive, std::string& pending_prefix);
 
+/// The first node of `role` among a node's children, looking through ignored ones (a few levels):
+/// a combobox's popup it owns. nullptr when there is none.
+inline const json* child_of_role(const frame_view& fv, const json& node, std::string_view role, int levels = 4) {
+    auto it = node.find("childIds");
+    if (it == node.end() || !it->is_array()) return nullptr;
+    for (const auto& cid : *it) {
+        if (!cid.is_string()) continue;
+        auto f = fv.by_id.find(cid.get<std::string>());
+        if (f == fv.by_id.end()) continue;
+        if (f->second->value("ignored", false)) {
+            if (levels > 0)
+                if (const json* in = child_of_role(fv, *f->second, role, levels - 1)) return in;
+            continue;
+        }
+        if (str_field(*f->second, "role") == role) return f->second;
+    }
+    return nullptr;
+}
+
 /// The items of a listbox a script built, each a line of its own below it (`me`): its options,
 /// and a child without a role that holds only text, which is an option Chromium did not take as
 /// one (jQuery UI puts role=option on a <div> inside each <li>: the tree has a generic <div> in
@@ -6225,8 +6244,12 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
         // A native <select>'s (or a datalist's) options are listed inline: select_option picks
         // them. A listbox a script built (role=listbox on a <div> or <ul>: a custom dropdown's
         // popup) has options that are clicked: each is a line of its own, with its ref, below it.
-        const bool own_options = (role == "listbox" || role == "combobox") && df != nullptr && df->tag != "select" && df->tag != "input";
-        if ((role == "combobox" || role == "listbox" || role == "ComboBoxSelect") && !own_options) {
+        // A combobox a script built that holds its popup (aria-owns) shows that listbox below it;
+        // its own text is its value, not an option.
+        const bool own_options = role == "listbox" && df != nullptr && df->tag != "select" && df->tag != "input";
+        const bool custom_combobox = role == "combobox" && df != nullptr && df->tag != "select" && df->tag != "input";
+        const json* popup = custom_combobox ? child_of_role(fv, node, "listbox") : nullptr;
+        if ((role == "combobox" || role == "listbox" || role == "ComboBoxSelect") && !own_options && popup == nullptr) {
             // list the options inline (each node once: a broken tree can name a node as its own child)
             std::vector<std::string> opts;
             std::size_t total = 0;
@@ -6275,7 +6298,11 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
         // the text its own line has said.
         if (own_options) {  // its options (and what else it holds), as lines of their own
             render_listbox_items(c, fv, node, depth + 1, me);
-        } else if (role != "combobox" && role != "listbox" && role != "ComboBoxSelect" && has_interactive_descendant(fv, node)) {
+        } else if (popup != nullptr) {
+            std::string none;
+            if (c.rendered.insert(popup).second) render_node(c, fv, *popup, depth + 1, me, false, none);
+        } else if ((role != "combobox" || custom_combobox) && role != "listbox" && role != "ComboBoxSelect" &&
+                   has_interactive_descendant(fv, node)) {  // (a tag input's search field inside its combobox)
             std::string none;
             ++c.suppress_text;
             render_children(c, fv, node, depth + 1, me, false, none);

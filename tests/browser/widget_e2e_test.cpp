@@ -251,4 +251,21 @@ document.getElementById('sizes').addEventListener('click', (e) => {
     EXPECT_TRUE(has(c, "option \"Fast\" [ref=")) << c;
     const std::string fast = s.click(c, "option \"Fast\"");
     EXPECT_TRUE(has(fast, "speed: Fast")) << fast;
+
+    // a combobox that owns its popup (aria-owns): the listbox and its items below it; the
+    // combobox's own text is its value, not an option
+    const std::string d = s.open("/d", "Tone", R"(<span role=combobox aria-label=Tone aria-owns=tones aria-expanded=true tabindex=0>Warm</span>
+<ul role=listbox id=tones><li><div role=option>Warm</div></li><li><div role=option>Cold</div></li></ul><p id=tn>tone: none</p>
+<script>document.getElementById('tones').addEventListener('click', (e) => { tn.textContent = 'tone: ' + e.target.textContent; });</script>)");
+    EXPECT_TRUE(has(d, "option \"Cold\" [ref=")) << d;
+    EXPECT_EQ(d.find("option \"Warm\""), d.rfind("option \"Warm\"")) << "the value is not an option:\n" << d;
+    EXPECT_FALSE(has(d, "options: ")) << d;
+    EXPECT_TRUE(has(s.click(d, "option \"Cold\""), "tone: Cold"));
+
+    // a tag input: its search field inside its combobox is a control of its own
+    const std::string e = s.open("/e", "Tags", R"(<span role=combobox aria-label=Tags aria-expanded=false tabindex=-1><ul><li>red</li></ul>
+<input type=search aria-label="Search tags" id=q></span><p id=tq>typed: none</p>
+<script>q.addEventListener('click', () => { tq.textContent = 'typed: focus'; });</script>)");
+    EXPECT_TRUE(has(e, "searchbox \"Search tags\" [ref=")) << e;
+    EXPECT_TRUE(has(s.click(e, "searchbox \"Search tags\""), "typed: focus"));
 }
