@@ -3519,9 +3519,10 @@ struct browser_policy {
 
     /// Replace every secret value (raw, URL-, form-, encodeURIComponent- and JSON-encoded) with
     /// `<secret>NAME</secret>`. Values are found in the text as given (leftmost first, the longest
-    /// there; values overlapping in the text are both hidden), never inside a mark written for another: a value that is part of a mark
-    /// ("secret", another secret's name) leaves the marks whole. A second pass over the output
-    /// would find it there: redact a text once (browser/redaction.hpp says who does).
+    /// there; values overlapping in the text are both hidden), never inside a mark written for
+    /// another: a value that is part of a mark ("secret", another secret's name) leaves the marks
+    /// whole. A second pass over the output would find it there: redact a text once
+    /// (browser/redaction.hpp says who does).
     [[nodiscard]] std::string redact(std::string s) const {
         if (secrets.empty()) return s;
         std::vector<policy_detail::found> hits;
@@ -6231,7 +6232,8 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
         if (role == "link" && !(opt.interactive_only && !anonymous)) {  // interactive-only: a link's name, derived or not, says enough
             std::string url = compact_url(prop_value(node, "url"), fv.frame->url, opt.max_url);
             if (!url.empty()) text += " " + clip(url, 120);
-        } else if (!value.empty() || role == "textbox" || role == "searchbox" || (role == "combobox" && df != nullptr && df->tag == "input")) {
+        } else if (!value.empty() || role == "textbox" || role == "searchbox" ||
+                   (role == "combobox" && df != nullptr && df->tag == "input")) {
             if (role == "textbox" || role == "searchbox" || role == "combobox" || role == "spinbutton" ||
                 role == "slider" || role == "ComboBoxSelect") {
                 if (!value.empty()) text += " = " + quote_value(value, opt.max_text);
@@ -6552,13 +6554,7 @@ template <class Size, class Prefix>
     if (note_size >= cap) {
         out.assign(text.substr(0, prefix(text, cap)));
     } else {
-        std::size_t keep = prefix(text, cap - note_size);
-        const std::size_t floor = keep - keep * 15 / 100;  // a line break in the last 15% of it, if any
-        for (std::size_t i = keep; i > floor && i > 0 && keep < text.size(); --i)
-            if (text[i - 1] == '\n') {
-                keep = i;
-                break;
-            }
+        std::size_t keep = nice_cut(text, prefix(text, cap - note_size));
         out.assign(text.substr(0, keep));
         out += note_for(keep);
         // a count of two joined parts can exceed the sum of their counts (tokens): give it back
@@ -6664,13 +6660,6 @@ inline std::string rendered_line(const snapshot_line& l) {
     return s;
 }
 
-/// Compose what the model sees of `out.lines` within `opt.token_budget`: `text`, `tokens`, the
-/// refs shown, and what the budget cut (counts and a note saying how to see the rest). Over
-/// budget, summary lines come first, then controls (and the structure above them) as a prefix in
-/// document order, then headings, then text in document order. `links`: an interactive-only
-/// view's picture links, put back as they were when their partner is not shown (it rewrites
-/// those lines; nullptr for other views). Without `links` it may be called again after `lines`
-/// changed (a page's repeated regions collapsed).
 /// A snapshot's cut note, in format/budget.hpp's wording: how many of its lines are shown, which
 /// were hidden, and the page's part that was read when it was read in part (`percent_read` < 100).
 ///   "[cut: showing 212 of 1,304 lines of snapshot (~6,000 tokens; hidden: 1,060 text lines, 32 controls); more: a ref's
@@ -6686,6 +6675,13 @@ inline std::string rendered_line(const snapshot_line& l) {
     return cut_note(shown, lines, "lines", what, "more: a ref's subtree, viewport_only or a page search");
 }
 
+/// Compose what the model sees of `out.lines` within `opt.token_budget`: `text`, `tokens`, the
+/// refs shown, and what the budget cut (counts and a note saying how to see the rest). Over
+/// budget, summary lines come first, then controls (and the structure above them) as a prefix in
+/// document order, then headings, then text in document order. `links`: an interactive-only
+/// view's picture links, put back as they were when their partner is not shown (it rewrites
+/// those lines; nullptr for other views). Without `links` it may be called again after `lines`
+/// changed (a page's repeated regions collapsed).
 inline void fit_to_budget(snapshot& out, const snapshot_options& opt, const token_counter& tokens,
                           const link_pairs* links = nullptr) {
     out.text.clear();
@@ -6756,7 +6752,7 @@ inline void fit_to_budget(snapshot& out, const snapshot_options& opt, const toke
         out.text += "[" + std::to_string(out.shortened_lines) + " lines shortened (…): readable mode shows them whole]\n";
     if (out.truncated())
         out.text += snapshot_cut_note(out.shown_lines, out.lines.size(), out.cut_text_lines, out.cut_controls, opt.token_budget,
-                                      out.partial() ? std::min<std::size_t>(99, out.percent_read()) : 100) +
+                                      out.percent_read()) +
                     "\n";
     out.tokens = tokens.count(out.text);
 }
@@ -31665,8 +31661,8 @@ namespace detail {
 
 /// The text of a batch read. The page texts share the tokens the result cap leaves after the
 /// headers and notes (pages that need less than an equal share give the rest away), so the
-/// generic cap never cuts a batch; a page cut here or by its token share is stored whole as an artifact and
-/// its note says where the part not shown starts.
+/// generic cap never cuts a batch; a page cut here or by its token share is stored whole as an
+/// artifact and its note says where the part not shown starts.
 inline result<tool_output> batch_output(tool_state& st, const std::vector<batch_page>& pages) {
     constexpr std::size_t max_blocked_lines = 10;  // per page
     constexpr std::size_t note_reserve = 200;       // a cut note with the artifact id and offset (bytes)
@@ -35275,9 +35271,9 @@ private:
 //
 // A formatter is any type with `format(tool_output, const format_context&) const -> tool_output`.
 // compact_formatter applies the budgets, in tokens: a per-kind cap (snapshot, page text,
-// extraction, search, log) and the hard total cap, parking what it cuts in the artifact store when one is
-// given, and a policy for images (keep / store as artifacts / drop). plain_formatter passes
-// results through untouched.
+// extraction, search, log) and the hard total cap, parking what it cuts in the artifact store
+// when one is given, and a policy for images (keep / store as artifacts / drop). plain_formatter
+// passes results through untouched.
 //
 //   agentkit::compact_formatter f;
 //   f.limits.total = 5000;  // tokens

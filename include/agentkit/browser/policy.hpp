@@ -789,9 +789,10 @@ struct browser_policy {
 
     /// Replace every secret value (raw, URL-, form-, encodeURIComponent- and JSON-encoded) with
     /// `<secret>NAME</secret>`. Values are found in the text as given (leftmost first, the longest
-    /// there; values overlapping in the text are both hidden), never inside a mark written for another: a value that is part of a mark
-    /// ("secret", another secret's name) leaves the marks whole. A second pass over the output
-    /// would find it there: redact a text once (browser/redaction.hpp says who does).
+    /// there; values overlapping in the text are both hidden), never inside a mark written for
+    /// another: a value that is part of a mark ("secret", another secret's name) leaves the marks
+    /// whole. A second pass over the output would find it there: redact a text once
+    /// (browser/redaction.hpp says who does).
     [[nodiscard]] std::string redact(std::string s) const {
         if (secrets.empty()) return s;
         std::vector<policy_detail::found> hits;

@@ -77,13 +77,6 @@ inline std::string rendered_line(const snapshot_line& l) {
     return s;
 }
 
-/// Compose what the model sees of `out.lines` within `opt.token_budget`: `text`, `tokens`, the
-/// refs shown, and what the budget cut (counts and a note saying how to see the rest). Over
-/// budget, summary lines come first, then controls (and the structure above them) as a prefix in
-/// document order, then headings, then text in document order. `links`: an interactive-only
-/// view's picture links, put back as they were when their partner is not shown (it rewrites
-/// those lines; nullptr for other views). Without `links` it may be called again after `lines`
-/// changed (a page's repeated regions collapsed).
 /// A snapshot's cut note, in format/budget.hpp's wording: how many of its lines are shown, which
 /// were hidden, and the page's part that was read when it was read in part (`percent_read` < 100).
 ///   "[cut: showing 212 of 1,304 lines of snapshot (~6,000 tokens; hidden: 1,060 text lines, 32 controls); more: a ref's
@@ -99,6 +92,13 @@ inline std::string rendered_line(const snapshot_line& l) {
     return cut_note(shown, lines, "lines", what, "more: a ref's subtree, viewport_only or a page search");
 }
 
+/// Compose what the model sees of `out.lines` within `opt.token_budget`: `text`, `tokens`, the
+/// refs shown, and what the budget cut (counts and a note saying how to see the rest). Over
+/// budget, summary lines come first, then controls (and the structure above them) as a prefix in
+/// document order, then headings, then text in document order. `links`: an interactive-only
+/// view's picture links, put back as they were when their partner is not shown (it rewrites
+/// those lines; nullptr for other views). Without `links` it may be called again after `lines`
+/// changed (a page's repeated regions collapsed).
 inline void fit_to_budget(snapshot& out, const snapshot_options& opt, const token_counter& tokens,
                           const link_pairs* links = nullptr) {
     out.text.clear();
@@ -169,7 +169,7 @@ inline void fit_to_budget(snapshot& out, const snapshot_options& opt, const toke
         out.text += "[" + std::to_string(out.shortened_lines) + " lines shortened (…): readable mode shows them whole]\n";
     if (out.truncated())
         out.text += snapshot_cut_note(out.shown_lines, out.lines.size(), out.cut_text_lines, out.cut_controls, opt.token_budget,
-                                      out.partial() ? std::min<std::size_t>(99, out.percent_read()) : 100) +
+                                      out.percent_read()) +
                     "\n";
     out.tokens = tokens.count(out.text);
 }

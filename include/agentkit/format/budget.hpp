@@ -182,13 +182,7 @@ template <class Size, class Prefix>
     if (note_size >= cap) {
         out.assign(text.substr(0, prefix(text, cap)));
     } else {
-        std::size_t keep = prefix(text, cap - note_size);
-        const std::size_t floor = keep - keep * 15 / 100;  // a line break in the last 15% of it, if any
-        for (std::size_t i = keep; i > floor && i > 0 && keep < text.size(); --i)
-            if (text[i - 1] == '\n') {
-                keep = i;
-                break;
-            }
+        std::size_t keep = nice_cut(text, prefix(text, cap - note_size));
         out.assign(text.substr(0, keep));
         out += note_for(keep);
         // a count of two joined parts can exceed the sum of their counts (tokens): give it back

@@ -3,9 +3,9 @@
 //
 // A formatter is any type with `format(tool_output, const format_context&) const -> tool_output`.
 // compact_formatter applies the budgets, in tokens: a per-kind cap (snapshot, page text,
-// extraction, search, log) and the hard total cap, parking what it cuts in the artifact store when one is
-// given, and a policy for images (keep / store as artifacts / drop). plain_formatter passes
-// results through untouched.
+// extraction, search, log) and the hard total cap, parking what it cuts in the artifact store
+// when one is given, and a policy for images (keep / store as artifacts / drop). plain_formatter
+// passes results through untouched.
 //
 //   agentkit::compact_formatter f;
 //   f.limits.total = 5000;  // tokens

@@ -823,7 +823,8 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
         if (role == "link" && !(opt.interactive_only && !anonymous)) {  // interactive-only: a link's name, derived or not, says enough
             std::string url = compact_url(prop_value(node, "url"), fv.frame->url, opt.max_url);
             if (!url.empty()) text += " " + clip(url, 120);
-        } else if (!value.empty() || role == "textbox" || role == "searchbox" || (role == "combobox" && df != nullptr && df->tag == "input")) {
+        } else if (!value.empty() || role == "textbox" || role == "searchbox" ||
+                   (role == "combobox" && df != nullptr && df->tag == "input")) {
             if (role == "textbox" || role == "searchbox" || role == "combobox" || role == "spinbutton" ||
                 role == "slider" || role == "ComboBoxSelect") {
                 if (!value.empty()) text += " = " + quote_value(value, opt.max_text);

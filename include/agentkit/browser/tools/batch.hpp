@@ -21,8 +21,8 @@ namespace detail {
 
 /// The text of a batch read. The page texts share the tokens the result cap leaves after the
 /// headers and notes (pages that need less than an equal share give the rest away), so the
-/// generic cap never cuts a batch; a page cut here or by its token share is stored whole as an artifact and
-/// its note says where the part not shown starts.
+/// generic cap never cuts a batch; a page cut here or by its token share is stored whole as an
+/// artifact and its note says where the part not shown starts.
 inline result<tool_output> batch_output(tool_state& st, const std::vector<batch_page>& pages) {
     constexpr std::size_t max_blocked_lines = 10;  // per page
     constexpr std::size_t note_reserve = 200;       // a cut note with the artifact id and offset (bytes)
