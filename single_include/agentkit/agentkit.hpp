@@ -5496,7 +5496,7 @@ inline constexpr std::size_t max_render_nesting = 256;
 struct frame_view {
     const ax_frame* frame;
     const dom_index* dom;
-    std::unordered_map<std::string, const json*> by_id;
+    std::unordered_map<std::string_view, const json*> by_id;  // keys view the frame's node ids
 };
 
 /// How a control without an accessible name is shown after its role: what a person would read
@@ -5529,7 +5529,7 @@ inline void render_children(render_ctx& c, const frame_view& fv, const json& nod
     ++c.nesting;
     for (const auto& cid : *it) {
         if (!cid.is_string()) continue;
-        auto f = fv.by_id.find(cid.get<std::string>());
+        auto f = fv.by_id.find(cid.get_ref<const std::string&>());
         if (f == fv.by_id.end() || !c.rendered.insert(f->second).second) continue;  // once per node (no cycles)
         render_node(c, fv, *f->second, depth, parent, inside_interactive, pending_prefix);
     }
@@ -5570,7 +5570,7 @@ inline void collect_text(const frame_view& fv, const json& node, std::string& ou
     if (it == node.end()) return;
     for (const auto& cid : *it) {
         if (!cid.is_string()) continue;
-        auto f = fv.by_id.find(cid.get<std::string>());
+        auto f = fv.by_id.find(cid.get_ref<const std::string&>());
         if (f != fv.by_id.end()) collect_text(fv, *f->second, out, limit, depth + 1, visits, block, skip_controls);
     }
 }
@@ -5604,7 +5604,7 @@ inline void scan_subtree(const frame_view& fv, const json& node, subtree_facts& 
             return;
         }
         if (!cid.is_string()) continue;
-        auto f = fv.by_id.find(cid.get<std::string>());
+        auto f = fv.by_id.find(cid.get_ref<const std::string&>());
         if (f == fv.by_id.end()) continue;
         const json& ch = *f->second;
         const std::string role = str_field(ch, "role");
@@ -5673,7 +5673,7 @@ inline bool has_interactive_descendant(const frame_view& fv, const json& node, i
     for (const auto& cid : *it) {
         if (--budget < 0) return true;
         if (!cid.is_string()) continue;
-        auto f = fv.by_id.find(cid.get<std::string>());
+        auto f = fv.by_id.find(cid.get_ref<const std::string&>());
         if (f == fv.by_id.end()) continue;
         const json& ch = *f->second;
         if (is_interactive_role(str_field(ch, "role"))) return true;
@@ -5697,7 +5697,7 @@ inline bool has_interactive_descendant(const frame_view& fv, const json& node) {
 inline std::string nearby_text(render_ctx& c, const frame_view& fv, const json& node, std::size_t max) {
     auto pid = node.find("parentId");
     if (pid == node.end() || !pid->is_string()) return {};
-    auto p = fv.by_id.find(pid->get<std::string>());
+    auto p = fv.by_id.find(pid->get_ref<const std::string&>());
     if (p == fv.by_id.end()) return {};
     auto kids = p->second->find("childIds");
     if (kids == p->second->end() || !kids->is_array()) return {};
@@ -5708,7 +5708,7 @@ inline std::string nearby_text(render_ctx& c, const frame_view& fv, const json& 
     if (idx == kids->size()) return {};
     auto try_sibling = [&](std::size_t i) -> std::string {
         if (i >= kids->size() || !(*kids)[i].is_string()) return {};
-        auto f = fv.by_id.find((*kids)[i].get<std::string>());
+        auto f = fv.by_id.find((*kids)[i].get_ref<const std::string&>());
         if (f == fv.by_id.end()) return {};
         const std::string r = str_field(*f->second, "role");
         if (!role_in(r, {"StaticText", "generic", "none", "paragraph", "LabelText", "Label"}) ||
@@ -5730,13 +5730,13 @@ inline std::string nearby_text(render_ctx& c, const frame_view& fv, const json& 
             if (auto ch = n->find("childIds"); ch != n->end() && ch->is_array())
                 for (const auto& id : *ch)
                     if (id.is_string())
-                        if (auto g = fv.by_id.find(id.get<std::string>()); g != fv.by_id.end()) stack.push_back(g->second);
+                        if (auto g = fv.by_id.find(id.get_ref<const std::string&>()); g != fv.by_id.end()) stack.push_back(g->second);
         }
         return t;
     };
     for (std::size_t i = idx + 1; i < kids->size() && i <= idx + 2; ++i) {
         // skip whitespace-only text between the control and its label
-        auto f = fv.by_id.find((*kids)[i].is_string() ? (*kids)[i].get<std::string>() : std::string());
+        auto f = fv.by_id.find((*kids)[i].is_string() ? std::string_view((*kids)[i].get_ref<const std::string&>()) : std::string_view());
         if (f != fv.by_id.end() && str_field(*f->second, "role") == "StaticText" &&
             str_field(*f->second, "name").find_first_not_of(" \t\n") == std::string::npos)
             continue;
@@ -5862,7 +5862,7 @@ inline const json* heading_scope(const frame_view& fv, const json& heading) {
     for (int steps = 0; steps < 16; ++steps) {
         auto pid = at->find("parentId");
         if (pid == at->end() || !pid->is_string()) return nullptr;
-        auto p = fv.by_id.find(pid->get<std::string>());
+        auto p = fv.by_id.find(pid->get_ref<const std::string&>());
         if (p == fv.by_id.end()) return nullptr;
         auto kids = p->second->find("childIds");
         if (kids == p->second->end() || !kids->is_array() || kids->size() > 1) return p->second;
@@ -5881,7 +5881,7 @@ inline const json* child_of_role(const frame_view& fv, const json& node, std::st
     if (it == node.end() || !it->is_array()) return nullptr;
     for (const auto& cid : *it) {
         if (!cid.is_string()) continue;
-        auto f = fv.by_id.find(cid.get<std::string>());
+        auto f = fv.by_id.find(cid.get_ref<const std::string&>());
         if (f == fv.by_id.end()) continue;
         if (f->second->value("ignored", false)) {
             if (levels > 0)
@@ -5904,7 +5904,7 @@ inline void render_listbox_items(render_ctx& c, const frame_view& fv, const json
     if (it == listbox.end() || !it->is_array()) return;
     for (const auto& cid : *it) {
         if (!cid.is_string()) continue;
-        auto f = fv.by_id.find(cid.get<std::string>());
+        auto f = fv.by_id.find(cid.get_ref<const std::string&>());
         if (f == fv.by_id.end() || !c.rendered.insert(f->second).second) continue;  // once per node
         const json& item = *f->second;
         std::string none;
@@ -6128,7 +6128,7 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
             if (it != node.end()) {
                 for (const auto& cid : *it) {
                     if (!cid.is_string()) continue;
-                    auto f = fv.by_id.find(cid.get<std::string>());
+                    auto f = fv.by_id.find(cid.get_ref<const std::string&>());
                     if (f == fv.by_id.end()) continue;
                     std::string cell;
                     collect_text(fv, *f->second, cell, opt.max_text);
@@ -6264,7 +6264,7 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
                 if (it == n->end() || !it->is_array()) continue;
                 for (auto ci = it->rbegin(); ci != it->rend(); ++ci) {
                     if (!ci->is_string()) continue;
-                    auto f = fv.by_id.find(ci->get<std::string>());
+                    auto f = fv.by_id.find(ci->get_ref<const std::string&>());
                     if (f == fv.by_id.end() || !seen.insert(f->second).second) continue;
                     if (str_field(*f->second, "role") == "option") {
                         ++total;
@@ -6358,8 +6358,9 @@ inline void render_frame(render_ctx& c, std::size_t frame_index, std::size_t dep
     auto d = c.dom->find(fr.session_id);
     fv.dom = d == c.dom->end() ? nullptr : &d->second;
     if (!fr.nodes.is_array() || fr.nodes.empty()) return;
+    fv.by_id.reserve(fr.nodes.size());
     for (const auto& n : fr.nodes)
-        if (n.contains("nodeId") && n["nodeId"].is_string()) fv.by_id.emplace(n["nodeId"].get<std::string>(), &n);
+        if (auto id = n.find("nodeId"); id != n.end() && id->is_string()) fv.by_id.emplace(id->get_ref<const std::string&>(), &n);
     // the root: the node without a parent
     const json* root = &fr.nodes[0];
     for (const auto& n : fr.nodes)
@@ -10064,7 +10065,7 @@ struct wait_options {
 #include <map>
 #include <string>
 #include <string_view>
-#include <unordered_set>
+#include <unordered_map>
 #include <vector>
 
 namespace agentkit::browser {
@@ -10091,48 +10092,47 @@ namespace detail {
 // The page decides the tree's shape, so the view makes it a tree: a node is the child of the
 // first node that lists it, never of itself, and once (walks stay linear, whatever is claimed).
 struct ax_view {
-    std::map<std::string, const json*> by_id;
-    std::map<std::string, std::string> parent;
-    std::map<const json*, std::vector<const json*>> kids;
+    // Keys view the node ids inside `nodes`, which outlives the view.
+    std::unordered_map<std::string_view, const json*> by_id;
+    std::unordered_map<const json*, const json*> parent;  // a node → the node that claimed it
+    std::unordered_map<const json*, std::vector<const json*>> kids;
     const json* root = nullptr;
 
     explicit ax_view(const json& nodes) {
         if (!nodes.is_array()) return;
+        by_id.reserve(nodes.size());
         for (const auto& n : nodes) {
-            if (!n.is_object() || !n.contains("nodeId") || !n["nodeId"].is_string()) continue;
-            const std::string id = n["nodeId"].get<std::string>();
-            if (!by_id.emplace(id, &n).second) continue;  // a repeated id: the first node keeps it
-            if (auto c = n.find("childIds"); c != n.end() && c->is_array())
-                for (const auto& cid : *c)
-                    if (cid.is_string() && cid.get<std::string>() != id) parent.emplace(cid.get<std::string>(), id);
+            auto id = n.is_object() ? n.find("nodeId") : n.end();
+            if (id == n.end() || !id->is_string()) continue;
+            if (!by_id.emplace(id->get_ref<const std::string&>(), &n).second) continue;  // a repeated id: the first node keeps it
             if (root == nullptr && !n.contains("parentId")) root = &n;
         }
         if (root == nullptr && !nodes.empty() && nodes[0].is_object()) root = &nodes[0];
-        std::unordered_set<const json*> placed;  // a node has one parent: placed once
-        for (const auto& [id, n] : by_id) {
-            auto c = n->find("childIds");
-            if (c == n->end() || !c->is_array()) continue;
-            auto& list = kids[n];
+        // Claims in the array's order: the first node that lists a child is its parent.
+        parent.reserve(by_id.size());
+        for (const auto& n : nodes) {
+            auto id = n.is_object() ? n.find("nodeId") : n.end();
+            if (id == n.end() || !id->is_string() || get(id->get_ref<const std::string&>()) != &n) continue;
+            auto c = n.find("childIds");
+            if (c == n.end() || !c->is_array()) continue;
+            std::vector<const json*> list;
             for (const auto& cid : *c) {
                 if (!cid.is_string()) continue;
-                const std::string k = cid.get<std::string>();
-                auto p = parent.find(k);
-                if (p == parent.end() || p->second != id) continue;  // claimed by another node, or itself
-                const json* child = get(k);
-                if (child != nullptr && placed.insert(child).second) list.push_back(child);
+                const json* child = get(cid.get_ref<const std::string&>());
+                if (child == nullptr || child == &n) continue;
+                if (parent.emplace(child, &n).second) list.push_back(child);  // claimed once
             }
+            if (!list.empty()) kids.emplace(&n, std::move(list));
         }
     }
-    [[nodiscard]] const json* get(const std::string& id) const {
+    [[nodiscard]] const json* get(std::string_view id) const {
         auto it = by_id.find(id);
         return it == by_id.end() ? nullptr : it->second;
     }
     /// The node that lists `n` as a child (nullptr for the root).
     [[nodiscard]] const json* parent_of(const json& n) const {
-        auto id = n.find("nodeId");  // a plain string (not a {type, value} property)
-        if (id == n.end() || !id->is_string()) return nullptr;
-        auto p = parent.find(id->get<std::string>());
-        return p == parent.end() ? nullptr : get(p->second);
+        auto p = parent.find(&n);
+        return p == parent.end() ? nullptr : p->second;
     }
     template <class F>
     void children(const json& n, F&& f) const {
@@ -12608,6 +12608,7 @@ static_assert(transport<websocket_transport>);
 #include <set>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <unordered_map>
 #include <unordered_set>
 #include <thread>
@@ -13156,6 +13157,13 @@ private:
         std::map<std::string, dom_index> dom;
         /// Set when the main frame was read in part (detail/page_part.hpp): the part read.
         std::optional<detail::page_part> part;
+        [[nodiscard]] std::size_t ax_nodes() const {
+            std::size_t n = 0;
+            for (const auto& f : frames) n += f.nodes.size();
+            return n;
+        }
+        // Above it, a capture is worth a worker thread: to classify it beside the render, to free it.
+        static constexpr std::size_t large = 2000;
     };
     // How much of a large page a capture reads.
     struct part_request {
@@ -13281,6 +13289,9 @@ private:
     // ancestors alone): an error when the browser failed; an empty array when the part's nodes
     // do not join into one tree (the caller reads the page whole).
     result<json> read_part(const tab_ptr& t, const detail::page_part& plan);
+    // Free a capture: a large page's trees (megabytes of JSON, tens of milliseconds to free) on
+    // a worker thread, so that the call answers first; a small capture here.
+    void release(capture_result&& c);
 
     // After a failed call to a tab's page: did its renderer crash meanwhile? The crash event may
     // trail the failed answer (events go through the dispatcher), so where the capture fails
@@ -15114,6 +15125,7 @@ AGENTKIT_DECL auto browser::readable(readable_options o) -> result<page_snapshot
     fill_url_title(*t, ps.url, ps.title);
     ps.notes = take_restart_notes();
     set_reported_url(*t, ps.url);
+    release(std::move(*cap));
     return finish_snapshot(std::move(ps));
 }
 
@@ -15519,10 +15531,20 @@ AGENTKIT_DECL auto browser::take_snapshot(const tab_ptr& t, const snapshot_optio
         auto rr = refs_.resolve(so.root_ref);
         if (!rr) return fail(rr.error());
     }
+    // A hint about text (readable mode would read it better); a large page's is found beside
+    // the render (both only read the trees).
+    std::future<bool> article;
+    if (!so.interactive_only && cap->ax_nodes() >= capture_result::large) {
+        try {
+            article = std::async(std::launch::async, [&frames = cap->frames] { return classify_page(frames).article_like(); });
+        } catch (const std::system_error&) {
+            // no thread to spare: classified below, after the render
+        }
+    }
     ps.snap = render_snapshot(cap->frames, cap->dom, refs_, so, opt_.tokens);
     if (!so.root_ref.empty() && ps.snap.lines.empty())
         return fail(errc::ref_stale, "ref " + so.root_ref + " is not on the page any more", "Take a new snapshot.");
-    ps.article_like = !so.interactive_only && classify_page(cap->frames).article_like();  // a hint about text
+    ps.article_like = !so.interactive_only && (article.valid() ? article.get() : classify_page(cap->frames).article_like());
     fill_url_title(t, ps.url, ps.title);
     if (so.root_ref.empty() && !so.viewport_only && !so.interactive_only) {
         std::lock_guard lock(eng_->mu);
@@ -15531,7 +15553,15 @@ AGENTKIT_DECL auto browser::take_snapshot(const tab_ptr& t, const snapshot_optio
         t->last_boundary = ps.part_boundary;
         t->last_tail = ps.part_tail_digest;
     }
+    release(std::move(*cap));
     return ps;
+}
+
+AGENTKIT_DECL void browser::release(capture_result&& c) {
+    if (c.ax_nodes() < capture_result::large) return;  // `c` is freed with the caller's result
+    auto held = std::make_shared<capture_result>(std::move(c));
+    std::lock_guard lock(eng_->mu);
+    eng_->spawn_worker([held = std::move(held)]() mutable { held.reset(); });
 }
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/impl/capture.hpp> ----

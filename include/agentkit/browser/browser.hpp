@@ -72,6 +72,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <unordered_map>
 #include <unordered_set>
 #include <thread>
@@ -620,6 +621,13 @@ private:
         std::map<std::string, dom_index> dom;
         /// Set when the main frame was read in part (detail/page_part.hpp): the part read.
         std::optional<detail::page_part> part;
+        [[nodiscard]] std::size_t ax_nodes() const {
+            std::size_t n = 0;
+            for (const auto& f : frames) n += f.nodes.size();
+            return n;
+        }
+        // Above it, a capture is worth a worker thread: to classify it beside the render, to free it.
+        static constexpr std::size_t large = 2000;
     };
     // How much of a large page a capture reads.
     struct part_request {
@@ -745,6 +753,9 @@ private:
     // ancestors alone): an error when the browser failed; an empty array when the part's nodes
     // do not join into one tree (the caller reads the page whole).
     result<json> read_part(const tab_ptr& t, const detail::page_part& plan);
+    // Free a capture: a large page's trees (megabytes of JSON, tens of milliseconds to free) on
+    // a worker thread, so that the call answers first; a small capture here.
+    void release(capture_result&& c);
 
     // After a failed call to a tab's page: did its renderer crash meanwhile? The crash event may
     // trail the failed answer (events go through the dispatcher), so where the capture fails

@@ -16,7 +16,7 @@
 #include <map>
 #include <string>
 #include <string_view>
-#include <unordered_set>
+#include <unordered_map>
 #include <vector>
 
 namespace agentkit::browser {
@@ -43,48 +43,47 @@ namespace detail {
 // The page decides the tree's shape, so the view makes it a tree: a node is the child of the
 // first node that lists it, never of itself, and once (walks stay linear, whatever is claimed).
 struct ax_view {
-    std::map<std::string, const json*> by_id;
-    std::map<std::string, std::string> parent;
-    std::map<const json*, std::vector<const json*>> kids;
+    // Keys view the node ids inside `nodes`, which outlives the view.
+    std::unordered_map<std::string_view, const json*> by_id;
+    std::unordered_map<const json*, const json*> parent;  // a node → the node that claimed it
+    std::unordered_map<const json*, std::vector<const json*>> kids;
     const json* root = nullptr;
 
     explicit ax_view(const json& nodes) {
         if (!nodes.is_array()) return;
+        by_id.reserve(nodes.size());
         for (const auto& n : nodes) {
-            if (!n.is_object() || !n.contains("nodeId") || !n["nodeId"].is_string()) continue;
-            const std::string id = n["nodeId"].get<std::string>();
-            if (!by_id.emplace(id, &n).second) continue;  // a repeated id: the first node keeps it
-            if (auto c = n.find("childIds"); c != n.end() && c->is_array())
-                for (const auto& cid : *c)
-                    if (cid.is_string() && cid.get<std::string>() != id) parent.emplace(cid.get<std::string>(), id);
+            auto id = n.is_object() ? n.find("nodeId") : n.end();
+            if (id == n.end() || !id->is_string()) continue;
+            if (!by_id.emplace(id->get_ref<const std::string&>(), &n).second) continue;  // a repeated id: the first node keeps it
             if (root == nullptr && !n.contains("parentId")) root = &n;
         }
         if (root == nullptr && !nodes.empty() && nodes[0].is_object()) root = &nodes[0];
-        std::unordered_set<const json*> placed;  // a node has one parent: placed once
-        for (const auto& [id, n] : by_id) {
-            auto c = n->find("childIds");
-            if (c == n->end() || !c->is_array()) continue;
-            auto& list = kids[n];
+        // Claims in the array's order: the first node that lists a child is its parent.
+        parent.reserve(by_id.size());
+        for (const auto& n : nodes) {
+            auto id = n.is_object() ? n.find("nodeId") : n.end();
+            if (id == n.end() || !id->is_string() || get(id->get_ref<const std::string&>()) != &n) continue;
+            auto c = n.find("childIds");
+            if (c == n.end() || !c->is_array()) continue;
+            std::vector<const json*> list;
             for (const auto& cid : *c) {
                 if (!cid.is_string()) continue;
-                const std::string k = cid.get<std::string>();
-                auto p = parent.find(k);
-                if (p == parent.end() || p->second != id) continue;  // claimed by another node, or itself
-                const json* child = get(k);
-                if (child != nullptr && placed.insert(child).second) list.push_back(child);
+                const json* child = get(cid.get_ref<const std::string&>());
+                if (child == nullptr || child == &n) continue;
+                if (parent.emplace(child, &n).second) list.push_back(child);  // claimed once
             }
+            if (!list.empty()) kids.emplace(&n, std::move(list));
         }
     }
-    [[nodiscard]] const json* get(const std::string& id) const {
+    [[nodiscard]] const json* get(std::string_view id) const {
         auto it = by_id.find(id);
         return it == by_id.end() ? nullptr : it->second;
     }
     /// The node that lists `n` as a child (nullptr for the root).
     [[nodiscard]] const json* parent_of(const json& n) const {
-        auto id = n.find("nodeId");  // a plain string (not a {type, value} property)
-        if (id == n.end() || !id->is_string()) return nullptr;
-        auto p = parent.find(id->get<std::string>());
-        return p == parent.end() ? nullptr : get(p->second);
+        auto p = parent.find(&n);
+        return p == parent.end() ? nullptr : p->second;
     }
     template <class F>
     void children(const json& n, F&& f) const {

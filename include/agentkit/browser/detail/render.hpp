@@ -87,7 +87,7 @@ inline constexpr std::size_t max_render_nesting = 256;
 struct frame_view {
     const ax_frame* frame;
     const dom_index* dom;
-    std::unordered_map<std::string, const json*> by_id;
+    std::unordered_map<std::string_view, const json*> by_id;  // keys view the frame's node ids
 };
 
 /// How a control without an accessible name is shown after its role: what a person would read
@@ -120,7 +120,7 @@ inline void render_children(render_ctx& c, const frame_view& fv, const json& nod
     ++c.nesting;
     for (const auto& cid : *it) {
         if (!cid.is_string()) continue;
-        auto f = fv.by_id.find(cid.get<std::string>());
+        auto f = fv.by_id.find(cid.get_ref<const std::string&>());
         if (f == fv.by_id.end() || !c.rendered.insert(f->second).second) continue;  // once per node (no cycles)
         render_node(c, fv, *f->second, depth, parent, inside_interactive, pending_prefix);
     }
@@ -161,7 +161,7 @@ inline void collect_text(const frame_view& fv, const json& node, std::string& ou
     if (it == node.end()) return;
     for (const auto& cid : *it) {
         if (!cid.is_string()) continue;
-        auto f = fv.by_id.find(cid.get<std::string>());
+        auto f = fv.by_id.find(cid.get_ref<const std::string&>());
         if (f != fv.by_id.end()) collect_text(fv, *f->second, out, limit, depth + 1, visits, block, skip_controls);
     }
 }
@@ -195,7 +195,7 @@ inline void scan_subtree(const frame_view& fv, const json& node, subtree_facts& 
             return;
         }
         if (!cid.is_string()) continue;
-        auto f = fv.by_id.find(cid.get<std::string>());
+        auto f = fv.by_id.find(cid.get_ref<const std::string&>());
         if (f == fv.by_id.end()) continue;
         const json& ch = *f->second;
         const std::string role = str_field(ch, "role");
@@ -264,7 +264,7 @@ inline bool has_interactive_descendant(const frame_view& fv, const json& node, i
     for (const auto& cid : *it) {
         if (--budget < 0) return true;
         if (!cid.is_string()) continue;
-        auto f = fv.by_id.find(cid.get<std::string>());
+        auto f = fv.by_id.find(cid.get_ref<const std::string&>());
         if (f == fv.by_id.end()) continue;
         const json& ch = *f->second;
         if (is_interactive_role(str_field(ch, "role"))) return true;
@@ -288,7 +288,7 @@ inline bool has_interactive_descendant(const frame_view& fv, const json& node) {
 inline std::string nearby_text(render_ctx& c, const frame_view& fv, const json& node, std::size_t max) {
     auto pid = node.find("parentId");
     if (pid == node.end() || !pid->is_string()) return {};
-    auto p = fv.by_id.find(pid->get<std::string>());
+    auto p = fv.by_id.find(pid->get_ref<const std::string&>());
     if (p == fv.by_id.end()) return {};
     auto kids = p->second->find("childIds");
     if (kids == p->second->end() || !kids->is_array()) return {};
@@ -299,7 +299,7 @@ inline std::string nearby_text(render_ctx& c, const frame_view& fv, const json& 
     if (idx == kids->size()) return {};
     auto try_sibling = [&](std::size_t i) -> std::string {
         if (i >= kids->size() || !(*kids)[i].is_string()) return {};
-        auto f = fv.by_id.find((*kids)[i].get<std::string>());
+        auto f = fv.by_id.find((*kids)[i].get_ref<const std::string&>());
         if (f == fv.by_id.end()) return {};
         const std::string r = str_field(*f->second, "role");
         if (!role_in(r, {"StaticText", "generic", "none", "paragraph", "LabelText", "Label"}) ||
@@ -321,13 +321,13 @@ inline std::string nearby_text(render_ctx& c, const frame_view& fv, const json& 
             if (auto ch = n->find("childIds"); ch != n->end() && ch->is_array())
                 for (const auto& id : *ch)
                     if (id.is_string())
-                        if (auto g = fv.by_id.find(id.get<std::string>()); g != fv.by_id.end()) stack.push_back(g->second);
+                        if (auto g = fv.by_id.find(id.get_ref<const std::string&>()); g != fv.by_id.end()) stack.push_back(g->second);
         }
         return t;
     };
     for (std::size_t i = idx + 1; i < kids->size() && i <= idx + 2; ++i) {
         // skip whitespace-only text between the control and its label
-        auto f = fv.by_id.find((*kids)[i].is_string() ? (*kids)[i].get<std::string>() : std::string());
+        auto f = fv.by_id.find((*kids)[i].is_string() ? std::string_view((*kids)[i].get_ref<const std::string&>()) : std::string_view());
         if (f != fv.by_id.end() && str_field(*f->second, "role") == "StaticText" &&
             str_field(*f->second, "name").find_first_not_of(" \t\n") == std::string::npos)
             continue;
@@ -453,7 +453,7 @@ inline const json* heading_scope(const frame_view& fv, const json& heading) {
     for (int steps = 0; steps < 16; ++steps) {
         auto pid = at->find("parentId");
         if (pid == at->end() || !pid->is_string()) return nullptr;
-        auto p = fv.by_id.find(pid->get<std::string>());
+        auto p = fv.by_id.find(pid->get_ref<const std::string&>());
         if (p == fv.by_id.end()) return nullptr;
         auto kids = p->second->find("childIds");
         if (kids == p->second->end() || !kids->is_array() || kids->size() > 1) return p->second;
@@ -472,7 +472,7 @@ inline const json* child_of_role(const frame_view& fv, const json& node, std::st
     if (it == node.end() || !it->is_array()) return nullptr;
     for (const auto& cid : *it) {
         if (!cid.is_string()) continue;
-        auto f = fv.by_id.find(cid.get<std::string>());
+        auto f = fv.by_id.find(cid.get_ref<const std::string&>());
         if (f == fv.by_id.end()) continue;
         if (f->second->value("ignored", false)) {
             if (levels > 0)
@@ -495,7 +495,7 @@ inline void render_listbox_items(render_ctx& c, const frame_view& fv, const json
     if (it == listbox.end() || !it->is_array()) return;
     for (const auto& cid : *it) {
         if (!cid.is_string()) continue;
-        auto f = fv.by_id.find(cid.get<std::string>());
+        auto f = fv.by_id.find(cid.get_ref<const std::string&>());
         if (f == fv.by_id.end() || !c.rendered.insert(f->second).second) continue;  // once per node
         const json& item = *f->second;
         std::string none;
@@ -719,7 +719,7 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
             if (it != node.end()) {
                 for (const auto& cid : *it) {
                     if (!cid.is_string()) continue;
-                    auto f = fv.by_id.find(cid.get<std::string>());
+                    auto f = fv.by_id.find(cid.get_ref<const std::string&>());
                     if (f == fv.by_id.end()) continue;
                     std::string cell;
                     collect_text(fv, *f->second, cell, opt.max_text);
@@ -855,7 +855,7 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
                 if (it == n->end() || !it->is_array()) continue;
                 for (auto ci = it->rbegin(); ci != it->rend(); ++ci) {
                     if (!ci->is_string()) continue;
-                    auto f = fv.by_id.find(ci->get<std::string>());
+                    auto f = fv.by_id.find(ci->get_ref<const std::string&>());
                     if (f == fv.by_id.end() || !seen.insert(f->second).second) continue;
                     if (str_field(*f->second, "role") == "option") {
                         ++total;
@@ -949,8 +949,9 @@ inline void render_frame(render_ctx& c, std::size_t frame_index, std::size_t dep
     auto d = c.dom->find(fr.session_id);
     fv.dom = d == c.dom->end() ? nullptr : &d->second;
     if (!fr.nodes.is_array() || fr.nodes.empty()) return;
+    fv.by_id.reserve(fr.nodes.size());
     for (const auto& n : fr.nodes)
-        if (n.contains("nodeId") && n["nodeId"].is_string()) fv.by_id.emplace(n["nodeId"].get<std::string>(), &n);
+        if (auto id = n.find("nodeId"); id != n.end() && id->is_string()) fv.by_id.emplace(id->get_ref<const std::string&>(), &n);
     // the root: the node without a parent
     const json* root = &fr.nodes[0];
     for (const auto& n : fr.nodes)

@@ -69,6 +69,7 @@ AGENTKIT_DECL auto browser::readable(readable_options o) -> result<page_snapshot
     fill_url_title(*t, ps.url, ps.title);
     ps.notes = take_restart_notes();
     set_reported_url(*t, ps.url);
+    release(std::move(*cap));
     return finish_snapshot(std::move(ps));
 }
 
@@ -474,10 +475,20 @@ AGENTKIT_DECL auto browser::take_snapshot(const tab_ptr& t, const snapshot_optio
         auto rr = refs_.resolve(so.root_ref);
         if (!rr) return fail(rr.error());
     }
+    // A hint about text (readable mode would read it better); a large page's is found beside
+    // the render (both only read the trees).
+    std::future<bool> article;
+    if (!so.interactive_only && cap->ax_nodes() >= capture_result::large) {
+        try {
+            article = std::async(std::launch::async, [&frames = cap->frames] { return classify_page(frames).article_like(); });
+        } catch (const std::system_error&) {
+            // no thread to spare: classified below, after the render
+        }
+    }
     ps.snap = render_snapshot(cap->frames, cap->dom, refs_, so, opt_.tokens);
     if (!so.root_ref.empty() && ps.snap.lines.empty())
         return fail(errc::ref_stale, "ref " + so.root_ref + " is not on the page any more", "Take a new snapshot.");
-    ps.article_like = !so.interactive_only && classify_page(cap->frames).article_like();  // a hint about text
+    ps.article_like = !so.interactive_only && (article.valid() ? article.get() : classify_page(cap->frames).article_like());
     fill_url_title(t, ps.url, ps.title);
     if (so.root_ref.empty() && !so.viewport_only && !so.interactive_only) {
         std::lock_guard lock(eng_->mu);
@@ -486,6 +497,14 @@ AGENTKIT_DECL auto browser::take_snapshot(const tab_ptr& t, const snapshot_optio
         t->last_boundary = ps.part_boundary;
         t->last_tail = ps.part_tail_digest;
     }
+    release(std::move(*cap));
     return ps;
+}
+
+AGENTKIT_DECL void browser::release(capture_result&& c) {
+    if (c.ax_nodes() < capture_result::large) return;  // `c` is freed with the caller's result
+    auto held = std::make_shared<capture_result>(std::move(c));
+    std::lock_guard lock(eng_->mu);
+    eng_->spawn_worker([held = std::move(held)]() mutable { held.reset(); });
 }
 }  // namespace agentkit::browser
