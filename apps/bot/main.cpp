@@ -150,6 +150,7 @@ ak::session_options session_options_for(const demo::model_choice& m) {
     o.model = m.model_name;
     o.openai_compat = m.openai_compat;
     o.on_turn = [](const ak::turn_metrics& t) { std::fprintf(stderr, "%s\n", t.log_line().c_str()); };
+    o.on_delta = demo::print_words(stderr);  // a real model's words as they come
     return o;
 }
 

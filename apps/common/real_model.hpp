@@ -15,6 +15,7 @@
 
 #include "model_flags.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -42,6 +43,18 @@ inline std::string env(const char* name) {
     return v ? std::string(v) : std::string();
 }
 }  // namespace detail
+
+/// What a streaming real model says, shown as it comes (session_options::on_delta): its words,
+/// each tool call as it begins, and a line when an attempt broke off and is asked again. A
+/// scripted model streams nothing.
+[[nodiscard]] inline ak::stream_delta_fn print_words(std::FILE* to) {
+    return [to](const ak::stream_delta& d) {
+        if (d.what == ak::stream_delta::kind::text) std::fputs(d.text.c_str(), to);
+        if (d.what == ak::stream_delta::kind::tool_call) std::fprintf(to, "\n[calling %s]\n", d.name.c_str());
+        if (d.what == ak::stream_delta::kind::discard) std::fputs("\n[the answer broke off; asking again]\n", to);
+        std::fflush(to);
+    };
+}
 
 /// Choose from the flags and the environment. Without any key the scripted model runs (in the
 /// format --provider names). `strict`: when some key is set, a provider named without its own

@@ -186,6 +186,7 @@ int run_browser_mode(const cli& c, chosen& m) {
     lo.session.openai_compat = m.openai_compat;
     lo.session.exposure = c.exposure;
     lo.session.on_turn = [](const ak::turn_metrics& t) { std::printf("%s\n", t.log_line().c_str()); };
+    lo.session.on_delta = demo::print_words(stdout);  // a real model's words as they come
     demo::browser_loop loop(std::move(lo));
     if (auto up = loop.start(); !up) {
         if (up.error().is(ak::errc::internal)) {
@@ -230,6 +231,7 @@ int run_tools_mode(const cli& c, chosen& m) {
     o.openai_compat = m.openai_compat;
     o.exposure = c.exposure;
     o.on_turn = [](const ak::turn_metrics& t) { std::printf("%s\n", t.log_line().c_str()); };
+    o.on_delta = demo::print_words(stdout);  // a real model's words as they come
     ak::agent_session session{demo::make_toolbox(), ak::all_visible{}, ak::compact_formatter{}, o};
 
     ak::scripted_model model(m.provider, demo::script());

@@ -266,6 +266,9 @@ def run(binary, api):
     check("Oslo: 4 C, light rain" in m.group(1) and "Lisbon: 19 C, sunny" in m.group(1),
           f"{api}: the answer carries both tool results", both)
     check(re.search(r"- 2 tool calls, 0 failed, .*2 speculative", out), f"{api}: both calls ran while the stream was open", both)
+    # on_delta: the answer's words reached stderr piece by piece, and each call was announced
+    check(m.group(1) in err.replace("\n[calling get_weather]\n", ""), f"{api}: the streamed words on stderr", both)
+    check(err.count("[calling get_weather]") == 2, f"{api}: both calls announced as they began", both)
     expected = 3 if api == "anthropic" else 2
     check(len(reqs) == expected, f"{api}: {expected} requests, got {len(reqs)}", both)
     for i, r in enumerate(reqs):

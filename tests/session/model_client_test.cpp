@@ -14,6 +14,7 @@
 
 #include "support/flag.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -1162,6 +1163,177 @@ TEST_P(Speculative, OffWhenTheSessionSaysSo) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Providers, Speculative,
+                         testing::Values(ak::provider::anthropic, ak::provider::openai_chat, ak::provider::openai_responses),
+                         provider_name);
+
+// ---- the pieces of a streamed answer, as they arrive ------------------------------------------
+
+/// What a host was told, piece by piece.
+struct told_pieces {
+    std::mutex mu;
+    std::vector<ak::stream_delta> all;
+    flag first_text;
+    ak::stream_delta_fn fn() {
+        return [this](const ak::stream_delta& d) {
+            {
+                std::lock_guard lock(mu);
+                all.push_back(d);
+            }
+            if (d.what == ak::stream_delta::kind::text) first_text.raise();
+        };
+    }
+    /// The text told after the last discard.
+    std::string text() {
+        std::lock_guard lock(mu);
+        std::string t;
+        for (const auto& d : all) {
+            if (d.what == ak::stream_delta::kind::discard) t.clear();
+            if (d.what == ak::stream_delta::kind::text) t += d.text;
+        }
+        return t;
+    }
+    std::size_t count(ak::stream_delta::kind k) {
+        std::lock_guard lock(mu);
+        return static_cast<std::size_t>(std::count_if(all.begin(), all.end(), [k](const ak::stream_delta& d) { return d.what == k; }));
+    }
+};
+
+/// The key a provider's usage object counts output tokens under.
+const char* output_tokens_key(ak::provider p) { return p == ak::provider::openai_chat ? "completion_tokens" : "output_tokens"; }
+
+class Pieces : public testing::TestWithParam<ak::provider> {};
+
+TEST_P(Pieces, WordsToolCallsAndUsageAreToldBeforeTheStreamEnds) {
+    const ak::provider p = GetParam();
+    const wire_answer& a = tool_answer(p);
+    const wire_stream s = stream_of(p, a);
+    told_pieces told;
+    std::atomic<bool> held{false};
+    fake_provider fake([&](std::size_t, const net::http_request&) {
+        return stream_response(s.events, [&](std::size_t k, net::http_stream&) {
+            // the last event waits until the host was told the first words (bounded: a client
+            // that tells nothing before the end gets it after 20 s, and the test fails)
+            if (k + 1 == s.events.size()) held = told.first_text.wait_for(20s);
+            return true;
+        });
+    });
+    ASSERT_TRUE(fake.ok());
+    ak::model_client model{options_for(fake, p)};
+    auto body = model.complete(request_for(p), {}, told.fn());
+    ASSERT_TRUE(body) << body.error().to_text();
+    expect_same_turn(p, *body, a);
+    EXPECT_TRUE(held.load()) << "no words were told while the stream was open";
+    EXPECT_EQ(told.text(), a.text);
+    EXPECT_GT(told.count(ak::stream_delta::kind::text), 1U);  // in pieces, as they came
+    EXPECT_EQ(told.count(ak::stream_delta::kind::discard), 0U);
+
+    // each call: announced once with its id and name, then its arguments in pieces that join into them
+    std::vector<std::pair<std::string, std::string>> calls;
+    std::map<std::size_t, std::string> args;
+    json last_usage;
+    for (const auto& d : told.all) {
+        if (d.what == ak::stream_delta::kind::tool_call) calls.emplace_back(d.id, d.name);
+        if (d.what == ak::stream_delta::kind::tool_arguments) args[d.index] += d.text;
+        if (d.what == ak::stream_delta::kind::usage) last_usage = d.usage;
+    }
+    ASSERT_EQ(calls.size(), a.calls.size());
+    ASSERT_EQ(args.size(), a.calls.size());
+    std::size_t k = 0;
+    for (const auto& [index, text] : args) {
+        EXPECT_EQ(calls[k].first, a.calls[k].id);
+        EXPECT_EQ(calls[k].second, a.calls[k].name);
+        EXPECT_EQ(json::parse(text), a.calls[k].args) << "call " << k << " at index " << index;
+        ++k;
+    }
+    ASSERT_TRUE(last_usage.is_object()) << "no usage was told";
+    EXPECT_EQ(last_usage.value(output_tokens_key(p), std::size_t{0}), a.output);
+}
+
+TEST_P(Pieces, NothingIsToldWithoutStreaming) {
+    const ak::provider p = GetParam();
+    const wire_answer& a = tool_answer(p);
+    fake_provider fake([&](std::size_t, const net::http_request&) { return json_response(plain_body(p, a)); });
+    ASSERT_TRUE(fake.ok());
+    ak::model_client model{options_for(fake, p, false)};
+    told_pieces told;
+    auto body = model.complete(request_for(p), {}, told.fn());
+    ASSERT_TRUE(body) << body.error().to_text();
+    expect_same_turn(p, *body, a);
+    EXPECT_TRUE(told.all.empty());
+}
+
+TEST_P(Pieces, AnAttemptCutMidwayIsDiscardedBeforeTheRetryTellsItAgain) {
+    const ak::provider p = GetParam();
+    const wire_answer& a = tool_answer(p);
+    const wire_stream s = stream_of(p, a);
+    const std::size_t cut_at = s.first_call_done + 3;
+    ASSERT_LT(cut_at, s.events.size());
+    fake_provider fake([&](std::size_t i, const net::http_request&) {
+        if (i > 0) return stream_response(s.events);
+        return stream_response(s.events, [&](std::size_t k, net::http_stream&) { return k < cut_at; });
+    });
+    ASSERT_TRUE(fake.ok());
+    auto o = options_for(fake, p);
+    o.max_retries = 1;
+    o.retry_backoff = std::chrono::milliseconds(1);
+    ak::model_client model{o};
+    told_pieces told;
+    auto body = model.complete(request_for(p), {}, told.fn());
+    ASSERT_TRUE(body) << body.error().to_text();
+    EXPECT_EQ(model.round_trips(), 2U);
+    EXPECT_EQ(told.count(ak::stream_delta::kind::discard), 1U);
+    EXPECT_EQ(told.count(ak::stream_delta::kind::tool_call), a.calls.size() + 2);  // two began before the cut
+    EXPECT_EQ(told.text(), a.text);  // the retry's words, told after the discard
+}
+
+TEST_P(Pieces, ASessionTellsItsHostAndAFailedAttemptEndsWithADiscard) {
+    const ak::provider p = GetParam();
+    wire_answer first;
+    first.text = "Looking that up now.";
+    first.calls = {{call_id(p, 1), "lookup", json{{"key", "alpha"}}}};
+    wire_answer final_answer;
+    final_answer.text = "The value of alpha is known.";
+    const wire_stream cut = stream_of(p, final_answer);
+    fake_provider fake([&](std::size_t i, const net::http_request&) {
+        if (i == 0) return stream_response(stream_of(p, first).events);
+        if (i == 1)  // cut after the first half of the answer: the session retries
+            return stream_response(cut.events, [&](std::size_t k, net::http_stream&) { return k < cut.events.size() / 2 + 1; });
+        return stream_response(cut.events);
+    });
+    ASSERT_TRUE(fake.ok());
+    ak::toolbox tools{ak::tool<"lookup">("Look up a key.", [](const lookup_args& args) { return "the value of " + args.key; },
+                                         ak::read_only | ak::parallel_safe)};
+    told_pieces told;
+    ak::session_options so;
+    so.model = kModel;
+    so.on_delta = told.fn();
+    ak::agent_session session{tools, ak::all_visible{}, ak::compact_formatter{}, so};
+    ak::model_client model{options_for(fake, p)};
+    ak::run_limits limits;
+    limits.max_retries = 1;
+    limits.retry_backoff = std::chrono::milliseconds(1);
+    const auto r = session.run(model, "Look up alpha.", limits);
+    ASSERT_TRUE(r.ok()) << (r.error ? r.error->to_text() : std::string(ak::to_string(r.reason)));
+    EXPECT_EQ(r.final_text, final_answer.text);
+    EXPECT_EQ(fake.requests().size(), 3U);
+    // the first response's words, its call, the cut attempt's words, a discard, the answer
+    std::lock_guard lock(told.mu);
+    std::string before_discard, after_discard;
+    bool discarded = false;
+    std::size_t calls = 0;
+    for (const auto& d : told.all) {
+        if (d.what == ak::stream_delta::kind::discard) discarded = true;
+        if (d.what == ak::stream_delta::kind::tool_call) ++calls;
+        if (d.what == ak::stream_delta::kind::text) (discarded ? after_discard : before_discard) += d.text;
+    }
+    EXPECT_TRUE(discarded);
+    EXPECT_EQ(calls, 1U);
+    EXPECT_EQ(before_discard.rfind(first.text, 0), 0U) << before_discard;  // the first response, then part of the cut one
+    EXPECT_GT(before_discard.size(), first.text.size()) << "the cut attempt told no words before it failed";
+    EXPECT_EQ(after_discard, final_answer.text);
+}
+
+INSTANTIATE_TEST_SUITE_P(Providers, Pieces,
                          testing::Values(ak::provider::anthropic, ak::provider::openai_chat, ak::provider::openai_responses),
                          provider_name);
 

@@ -23,6 +23,7 @@
 #include <agentkit/core/result.hpp>
 #include <agentkit/core/tokens.hpp>
 #include <agentkit/session/message.hpp>
+#include <agentkit/session/stream.hpp>
 
 #include <chrono>
 #include <concepts>
@@ -57,6 +58,17 @@ concept provider_aware_model = model<M> && requires(const M& m) {
 template <class M>
 concept streaming_model = model<M> && requires(M& m, const json& request, const std::function<void(const json&)>& on_tool_call) {
     { m.complete(request, on_tool_call) } -> std::same_as<result<json>>;
+};
+
+/// A streaming model that also hands over every piece of the response as it arrives:
+/// `complete(request, on_tool_call, on_delta)` calls `on_delta(piece)` (stream_delta: the
+/// answer's words, reasoning, tool calls and their arguments, usage; `discard` before a retried
+/// attempt) on the thread that called complete(). model_client is one; agent_session::run
+/// passes session_options::on_delta through it.
+template <class M>
+concept delta_streaming_model = streaming_model<M> && requires(M& m, const json& request, const std::function<void(const json&)>& on_tool_call,
+                                                               const stream_delta_fn& on_delta) {
+    { m.complete(request, on_tool_call, on_delta) } -> std::same_as<result<json>>;
 };
 
 /// A model whose request in flight can be cancelled from another thread: `cancel()` makes the

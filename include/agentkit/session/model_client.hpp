@@ -213,6 +213,16 @@ public:
     /// The same; with streaming, `on_tool_call(block)` is called with each tool call as soon as
     /// the stream completes it, in the provider's block format (on this thread).
     [[nodiscard]] result<json> complete(const json& request, const std::function<void(const json& block)>& on_tool_call) {
+        return complete(request, on_tool_call, {});
+    }
+
+    /// The same; with streaming, `on_delta` also gets every piece as it arrives (the answer's
+    /// words, reasoning, tool calls and their arguments, usage: stream_delta), on this thread.
+    /// When an attempt that streamed pieces fails and is retried (max_retries), it gets a
+    /// `discard` first. Without streaming (options().stream false, or a server that answers with
+    /// plain JSON) it gets nothing. To stop mid-answer, cancel().
+    [[nodiscard]] result<json> complete(const json& request, const std::function<void(const json& block)>& on_tool_call,
+                                        const stream_delta_fn& on_delta) {
         std::uint64_t gen = 0;
         {
             std::lock_guard lock(mu_);
@@ -235,13 +245,29 @@ public:
         const json prepared = prepare(request);
         const std::string body = prepared.dump();
 
+        std::size_t told = 0;  // pieces of the current attempt
+        stream_delta_fn counted;
+        if (on_delta)
+            counted = [&on_delta, &told](const stream_delta& d) {
+                ++told;
+                on_delta(d);
+            };
         for (std::size_t attempt = 0;; ++attempt) {
-            result<json> r = send(prepared, body, on_tool_call);
+            told = 0;
+            result<json> r = send(prepared, body, on_tool_call, counted);
             if (r) return r;
             error e = std::move(r).error();
             scrub(e);
             const bool retry = is_retryable(e) && attempt < opts_.max_retries;
             if (!retry) return fail(std::move(e));
+            if (told > 0) {
+                stream_delta d;
+                d.what = stream_delta::kind::discard;
+                try {
+                    on_delta(d);
+                } catch (...) {
+                }
+            }
             std::chrono::milliseconds pause = opts_.retry_backoff * (1LL << std::min<std::size_t>(attempt, 20));
             if (e.details.is_object() && e.details.contains("retry_after_s") && e.details["retry_after_s"].is_number())
                 pause = std::chrono::milliseconds(static_cast<long long>(e.details["retry_after_s"].get<double>() * 1000.0));
@@ -288,7 +314,7 @@ private:
 
     /// One HTTP attempt.
     [[nodiscard]] result<json> send(const json& prepared, const std::string& body,
-                                    const std::function<void(const json&)>& on_tool_call) {
+                                    const std::function<void(const json&)>& on_tool_call, const stream_delta_fn& on_delta) {
         const agentkit::provider p = provider();
         const std::string pname(to_string(p));
         const std::string shown = net::redact_url(endpoint_);
@@ -311,6 +337,7 @@ private:
 
         // The body: a stream read event by event, or JSON collected (an error body as well).
         stream_assembler assembler(p, on_tool_call ? stream_assembler::tool_call_fn(on_tool_call) : stream_assembler::tool_call_fn{});
+        if (on_delta) assembler.on_delta(on_delta);
         net::sse_reader sse(opts_.max_response_bytes);
         std::optional<bool> is_stream;
         std::string collected;

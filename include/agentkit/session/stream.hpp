@@ -57,11 +57,56 @@
 
 namespace agentkit {
 
+/// One piece of a streamed response as it arrives (stream_assembler::on_delta): what a chat UI
+/// shows while the model writes. Only the first choice of a Chat Completions stream is told.
+struct stream_delta {
+    /// What the piece is.
+    enum class kind {
+        text,            ///< words of the answer, in `text`
+        refusal,         ///< words of a refusal (OpenAI), in `text`
+        thinking,        ///< reasoning the provider streams (Anthropic thinking, reasoning_content, reasoning summaries), in `text`
+        tool_call,       ///< a tool call begins: its `id` and `name`
+        tool_arguments,  ///< a piece of a tool call's JSON arguments, in `text`
+        usage,           ///< token counts so far, in `usage` (the provider's own object)
+        discard,         ///< the attempt failed and is retried: everything streamed since the last discard is void
+    };
+    kind what = kind::text;  ///< what the piece is
+    /// The block (Anthropic), tool call (Chat Completions) or output item (Responses) it belongs to.
+    std::size_t index = 0;
+    std::string text;  ///< text, refusal, thinking, tool_arguments
+    std::string id;    ///< tool_call: the call's id
+    std::string name;  ///< tool_call: the tool's name
+    json usage;        ///< usage
+};
+
+/// "text", "refusal", "thinking", "tool_call", "tool_arguments", "usage", "discard".
+[[nodiscard]] constexpr std::string_view to_string(stream_delta::kind k) noexcept {
+    switch (k) {
+        case stream_delta::kind::text: return "text";
+        case stream_delta::kind::refusal: return "refusal";
+        case stream_delta::kind::thinking: return "thinking";
+        case stream_delta::kind::tool_call: return "tool_call";
+        case stream_delta::kind::tool_arguments: return "tool_arguments";
+        case stream_delta::kind::usage: return "usage";
+        case stream_delta::kind::discard: return "discard";
+    }
+    return "unknown";
+}
+
+/// Receives each stream_delta as it arrives (on the thread reading the stream).
+using stream_delta_fn = std::function<void(const stream_delta&)>;
+
 /// Assembles one streamed response of provider `p`. One object per response.
 class stream_assembler {
 public:
     /// Called with each tool call as soon as it is complete, in the provider's block format.
     using tool_call_fn = std::function<void(const json& block)>;
+
+    /// Also hand every piece to `fn` as it arrives (words, reasoning, tool calls and their
+    /// arguments, usage); it runs inside add(), and an exception from it is swallowed.
+    void on_delta(stream_delta_fn fn) { on_delta_ = std::move(fn); }
+    /// Pieces handed to on_delta's function so far.
+    [[nodiscard]] std::size_t deltas() const noexcept { return deltas_; }
 
     /// An assembler for a stream of provider `p`, handing each complete tool call to `on_tool_call` (when set).
     explicit stream_assembler(agentkit::provider p, tool_call_fn on_tool_call = {})
@@ -147,6 +192,34 @@ private:
         } catch (...) {
         }
     }
+    void tell(stream_delta::kind k, std::size_t index, std::string_view text, std::string id = {}, std::string name = {}) {
+        if (!on_delta_) return;
+        if (text.empty() && (k == stream_delta::kind::text || k == stream_delta::kind::refusal || k == stream_delta::kind::thinking ||
+                             k == stream_delta::kind::tool_arguments))
+            return;
+        stream_delta d;
+        d.what = k;
+        d.index = index;
+        d.text = std::string(text);
+        d.id = std::move(id);
+        d.name = std::move(name);
+        deliver(d);
+    }
+    void tell_usage(std::size_t index, const json& usage) {
+        if (!on_delta_ || !usage.is_object() || usage.empty()) return;
+        stream_delta d;
+        d.what = stream_delta::kind::usage;
+        d.index = index;
+        d.usage = usage;
+        deliver(d);
+    }
+    void deliver(const stream_delta& d) {
+        ++deltas_;
+        try {
+            on_delta_(d);
+        } catch (...) {
+        }
+    }
     [[nodiscard]] static std::size_t index_of(const json& j, std::string_view key) {
         const json* f = detail::field(j, key);
         if (f && f->is_number_unsigned()) return f->get<std::size_t>();
@@ -183,6 +256,7 @@ private:
             message_ = detail::obj_field(j, "message");
             message_["content"] = json::array();
             started_ = true;
+            tell_usage(0, detail::obj_field(message_, "usage"));
             return {};
         }
         if (type == "content_block_start") {
@@ -192,6 +266,9 @@ private:
                 return fail(malformed("content_block_start without an index or a content_block"));
             if (blocks_.size() <= i) blocks_.resize(i + 1);
             blocks_[i] = anthropic_block{*cb, {}, false};
+            const std::string bt = detail::str_field(*cb, "type");
+            if (bt == "tool_use") tell(stream_delta::kind::tool_call, i, {}, detail::str_field(*cb, "id"), detail::str_field(*cb, "name"));
+            if (bt == "text") tell(stream_delta::kind::text, i, detail::str_field(*cb, "text"));
             return {};
         }
         if (type == "content_block_delta") {
@@ -202,12 +279,18 @@ private:
             const json& d = detail::obj_field(j, "delta");
             const std::string dt = detail::str_field(d, "type");
             if (dt == "text_delta") {
-                append_string(b.block, "text", detail::str_field(d, "text"));
+                const std::string t = detail::str_field(d, "text");
+                append_string(b.block, "text", t);
+                tell(stream_delta::kind::text, i, t);
             } else if (dt == "input_json_delta") {
-                b.partial_json += detail::str_field(d, "partial_json");
+                const std::string t = detail::str_field(d, "partial_json");
+                b.partial_json += t;
                 b.has_partial = true;
+                tell(stream_delta::kind::tool_arguments, i, t);
             } else if (dt == "thinking_delta") {
-                append_string(b.block, "thinking", detail::str_field(d, "thinking"));
+                const std::string t = detail::str_field(d, "thinking");
+                append_string(b.block, "thinking", t);
+                tell(stream_delta::kind::thinking, i, t);
             } else if (dt == "signature_delta") {
                 append_string(b.block, "signature", detail::str_field(d, "signature"));
             } else if (dt == "citations_delta") {
@@ -244,6 +327,7 @@ private:
                 if (!mu.is_object()) mu = json::object();
                 for (auto it = u.begin(); it != u.end(); ++it)
                     if (!it.value().is_null()) mu[it.key()] = it.value();
+                tell_usage(0, mu);
             }
             return {};
         }
@@ -313,7 +397,10 @@ private:
         started_ = true;
         for (const char* k : {"id", "model", "created", "system_fingerprint", "service_tier"})
             if (const json* f = detail::field(j, k); f && !f->is_null() && !head_.contains(k)) head_[k] = *f;
-        if (const json* u = detail::field(j, "usage"); u && u->is_object()) usage_ = *u;
+        if (const json* u = detail::field(j, "usage"); u && u->is_object()) {
+            usage_ = *u;
+            tell_usage(0, usage_);
+        }
         const json* choices = detail::field(j, "choices");
         if (!choices || !choices->is_array()) return {};
         for (const auto& ch : *choices) {
@@ -322,16 +409,21 @@ private:
             if (ci > 128) return fail(malformed("a choice index beyond 128"));
             chat_choice& c = choices_[ci];
             const json& delta = detail::obj_field(ch, "delta");
+            const bool told = ci == 0;  // the choice the session reads
             if (const json* t = detail::field(delta, "content"); t && t->is_string()) {
                 c.content += t->get_ref<const std::string&>();
                 c.has_content = true;
+                if (told) tell(stream_delta::kind::text, 0, t->get_ref<const std::string&>());
             }
             if (const json* t = detail::field(delta, "refusal"); t && t->is_string()) {
                 c.refusal += t->get_ref<const std::string&>();
                 c.has_refusal = true;
+                if (told) tell(stream_delta::kind::refusal, 0, t->get_ref<const std::string&>());
             }
-            if (const json* t = detail::field(delta, "reasoning_content"); t && t->is_string())
+            if (const json* t = detail::field(delta, "reasoning_content"); t && t->is_string()) {
                 c.reasoning += t->get_ref<const std::string&>();
+                if (told) tell(stream_delta::kind::thinking, 0, t->get_ref<const std::string&>());
+            }
             if (const json* tcs = detail::field(delta, "tool_calls"); tcs && tcs->is_array()) {
                 for (const auto& tc : *tcs) {
                     std::size_t ti = index_of(tc, "index");
@@ -344,11 +436,17 @@ private:
                     if (const std::string id = detail::str_field(tc, "id"); !id.empty() && call.id.empty()) call.id = id;
                     if (const std::string ty = detail::str_field(tc, "type"); !ty.empty()) call.type = ty;
                     const json& fn = detail::obj_field(tc, "function");
-                    if (const std::string n = detail::str_field(fn, "name"); !n.empty() && call.name.empty()) call.name = n;
+                    if (const std::string n = detail::str_field(fn, "name"); !n.empty() && call.name.empty()) {
+                        call.name = n;
+                        if (told) tell(stream_delta::kind::tool_call, ti, {}, call.id, call.name);
+                    }
+                    std::string piece;
                     if (const json* a = detail::field(fn, "arguments"); a && a->is_string())
-                        call.arguments += a->get_ref<const std::string&>();
+                        piece = a->get_ref<const std::string&>();
                     else if (a && a->is_object())
-                        call.arguments += a->dump();  // some compatible servers send an object
+                        piece = a->dump();  // some compatible servers send an object
+                    call.arguments += piece;
+                    if (told) tell(stream_delta::kind::tool_arguments, ti, piece);
                 }
             }
             if (const json* fr = detail::field(ch, "finish_reason"); fr && fr->is_string() && !fr->get_ref<const std::string&>().empty()) {
@@ -430,6 +528,7 @@ private:
             if (!r || !r->is_object()) return fail(malformed(type + " without its response object"));
             final_ = *r;
             done_ = true;
+            tell_usage(0, detail::obj_field(final_, "usage"));
             return {};
         }
         if (type == "response.output_item.added" || type == "response.output_item.done") {
@@ -438,7 +537,10 @@ private:
             if (oi == static_cast<std::size_t>(-1) || oi > 4096 || !item || !item->is_object())
                 return fail(malformed(type + " without an output_index or an item"));
             items_[oi] = *item;
-            if (type == "response.output_item.done" && detail::str_field(*item, "type") == "function_call") announce(*item);
+            const bool call = detail::str_field(*item, "type") == "function_call";
+            if (type == "response.output_item.added" && call)
+                tell(stream_delta::kind::tool_call, oi, {}, detail::str_field(*item, "call_id"), detail::str_field(*item, "name"));
+            if (type == "response.output_item.done" && call) announce(*item);
             return {};
         }
         if (type == "response.content_part.added" || type == "response.content_part.done") {
@@ -455,13 +557,21 @@ private:
             if (ci > 4096) ci = 0;
             const bool refusal = type == "response.refusal.delta";
             json& part = part_at(*item, ci, refusal ? "refusal" : "output_text");
-            append_string(part, refusal ? "refusal" : "text", detail::str_field(j, "delta"));
+            const std::string piece = detail::str_field(j, "delta");
+            append_string(part, refusal ? "refusal" : "text", piece);
+            tell(refusal ? stream_delta::kind::refusal : stream_delta::kind::text, index_of(j, "output_index"), piece);
             return {};
         }
         if (type == "response.function_call_arguments.delta") {
             json* item = item_for(j);
             if (!item) return fail(malformed(type + " for an item that was not added"));
-            append_string(*item, "arguments", detail::str_field(j, "delta"));
+            const std::string piece = detail::str_field(j, "delta");
+            append_string(*item, "arguments", piece);
+            tell(stream_delta::kind::tool_arguments, index_of(j, "output_index"), piece);
+            return {};
+        }
+        if (type == "response.reasoning_summary_text.delta") {  // the final object has the summary; shown as it comes
+            tell(stream_delta::kind::thinking, index_of(j, "output_index"), detail::str_field(j, "delta"));
             return {};
         }
         if (type == "response.function_call_arguments.done") {
@@ -494,6 +604,8 @@ private:
 
     agentkit::provider provider_;
     tool_call_fn on_tool_call_;
+    stream_delta_fn on_delta_;
+    std::size_t deltas_ = 0;
     std::size_t events_ = 0;
     std::size_t announced_ = 0;
     bool done_ = false;
