@@ -406,8 +406,7 @@ int main(int argc, char** argv) {
             if (names.empty()) continue;
             ak::menu_mode m;
             m.name = ak::mcp::local_tool_name(server);
-            m.description = gw.description_of(server);
-            m.intent = m.description;
+            m.description = gw.description_of(server);  // the prompt's intent line too (no intent of its own)
             m.tools = names;
             modes.push_back(std::move(m));
         }

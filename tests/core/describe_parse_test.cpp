@@ -204,6 +204,28 @@ TEST(Strings, CollapsedWhitespaceIsOneSpaceNoneAtTheEnds) {
     EXPECT_EQ(ak::collapse_whitespace("caf\xc3\xa9  au\xc2\xa0lait"), "caf\xc3\xa9 au\xc2\xa0lait");  // UTF-8 untouched, NBSP kept
 }
 
+TEST(Strings, MarkdownReadsAsItsFirstParagraphInPlainText) {
+    const std::string md =
+        "# Memory server\n\nKeeps a **knowledge graph** of `entities` and\n[their relations](https://x.example/a_b). Use it "
+        "often.\n\n## Tools\n- create_entities";
+    EXPECT_EQ(ak::markdown_plain(md), "Keeps a knowledge graph of entities and their relations. Use it often.");
+    EXPECT_EQ(ak::markdown_plain("## Everything\n### Test server!"), "Everything. Test server!");  // headings alone
+    EXPECT_EQ(ak::markdown_plain("- Use get_weather for _current_ weather\n- or __not__"), "Use get_weather for current weather or not");
+    EXPECT_EQ(ak::markdown_plain("> Quoted. More\n\nlater"), "Quoted. More");
+    EXPECT_EQ(ak::markdown_plain("```\n# not a heading\n```\n\n![logo](l.png) Text ---\n***"), "logo Text ---");
+    EXPECT_EQ(ak::markdown_plain(""), "");
+}
+
+TEST(Strings, FirstSentenceAndAClipThatKeepsCharactersWhole) {
+    EXPECT_EQ(ak::first_sentence("One. Two."), "One.");
+    EXPECT_EQ(ak::first_sentence("Really? Yes."), "Really?");
+    EXPECT_EQ(ak::first_sentence("Version 1.5 ships. Next"), "Version 1.5 ships.");  // a point inside a number is no end
+    EXPECT_EQ(ak::first_sentence("no end at all"), "no end at all");
+    EXPECT_EQ(ak::clip_ellipsis("short", 5), "short");
+    EXPECT_EQ(ak::clip_ellipsis("\xc3\x86r\xc3\xb8sk", 6), "\xc3\x86r...");  // "Ærøsk": never half of ø
+    EXPECT_EQ(ak::clip_ellipsis("abcdef", 2), "ab");
+}
+
 TEST(Strings, Utf8SafeCuts) {
     std::string s = "aé";  // 'a' + 2-byte é
     EXPECT_EQ(ak::utf8_safe_prefix(s, 2), 1U);

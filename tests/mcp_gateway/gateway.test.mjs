@@ -379,6 +379,30 @@ test("a server that dies is restarted; meanwhile its tools say so and the others
   }
 });
 
+test("--mask menu: a server without a description is described by its instructions' first sentence, as plain text, once", async () => {
+  // the real server-everything's instructions (markdown: headings, bullets, code spans), and a
+  // fake server's whose first sentence runs past 200 bytes with two-byte characters at the cut
+  const long = "# Fjord tools\n\nThe **ferry** `timetable` of [Ærøskøbing](https://ferry.example) " + "ø".repeat(120) + " ends here. Second sentence.";
+  const cfg = config();
+  cfg.mcpServers.everything = { command: process.execPath, args: [pkg("server-everything"), "stdio"] };
+  cfg.mcpServers.noisy = { command: python, args: [fake, "normal"], env: { FAKE_INSTRUCTIONS: long } };
+  const g = await gateway("menu", cfg);
+  try {
+    const listed = textOf(await g.client.callTool({ name: "menu_list", arguments: {} }));
+    const line = (mode) => listed.split("\n").find((l) => l.startsWith(`- ${mode} — `)) ?? "";
+    const everything = line("everything");
+    assert.match(everything, /^- everything — Audience: These instructions are written for an LLM or autonomous agent integrating with the Everything MCP Server\.: /, listed);
+    assert.doesNotMatch(everything, /#|\(use for:|Follow them/);
+    const noisy = line("noisy");
+    assert.match(noisy, /^- noisy — The ferry timetable of Ærøskøbing ø+\.\.\.: /, listed);  // marks and the link's URL gone
+    const description = noisy.slice("- noisy — ".length, noisy.indexOf("...") + 3);
+    assert.ok(Buffer.byteLength(description) <= 200, `${Buffer.byteLength(description)} bytes: ${description}`);
+    assert.ok(!description.includes("\uFFFD"));  // no character split at the cut
+  } finally {
+    await g.close();
+  }
+});
+
 test("--mask menu: a mode per server; entering one shows its tools (list_changed)", async () => {
   const g = await gateway("menu");
   try {

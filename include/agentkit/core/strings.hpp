@@ -145,6 +145,86 @@ template <class Range>
     return start;
 }
 
+/// `s` cut to at most `max` bytes on a character boundary, ending in "..." when it was cut.
+[[nodiscard]] inline std::string clip_ellipsis(std::string_view s, std::size_t max) {
+    if (s.size() <= max) return std::string(s);
+    if (max < 3) return std::string(s.substr(0, utf8_safe_prefix(s, max)));
+    return std::string(s.substr(0, utf8_safe_prefix(s, max - 3))) + "...";
+}
+
+/// The first sentence of prose: up to and including the first '.', '!' or '?' followed by
+/// white space (or all of `s` when none is).
+[[nodiscard]] inline std::string_view first_sentence(std::string_view s) {
+    for (std::size_t i = 0; i + 1 < s.size(); ++i)
+        if ((s[i] == '.' || s[i] == '!' || s[i] == '?') && (s[i + 1] == ' ' || s[i + 1] == '\n' || s[i + 1] == '\t' || s[i + 1] == '\r'))
+            return s.substr(0, i + 1);
+    return s;
+}
+
+/// Markdown read as plain prose, as one line: the first paragraph that is not a heading (the
+/// headings' text when there is nothing else), its list bullets, block-quote marks, emphasis
+/// and code marks dropped, a link or an image as its text, white space collapsed. For a
+/// server's or a tool's self-description shown inside another text.
+[[nodiscard]] inline std::string markdown_plain(std::string_view md) {
+    std::string headings, body;
+    bool in_body = false, in_fence = false;
+    for (const std::string& raw : split_lines(md)) {
+        std::string_view line = raw;
+        while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+        if (line.substr(0, 3) == "```" || line.substr(0, 3) == "~~~") {
+            in_fence = !in_fence;
+            if (in_body) break;
+            continue;
+        }
+        if (in_fence) continue;
+        if (line.find_first_not_of(" \t\r") == std::string_view::npos) {
+            if (in_body) break;  // the first paragraph ends
+            continue;
+        }
+        if (line.front() == '#') {
+            if (in_body) break;
+            line.remove_prefix(std::min(line.find_first_not_of('#'), line.size()));
+            const std::string h = collapse_whitespace(line);
+            if (h.empty()) continue;
+            if (!headings.empty()) headings += ' ';
+            headings += h;
+            if (h.back() != '.' && h.back() != '!' && h.back() != '?' && h.back() != ':') headings += '.';
+            continue;
+        }
+        if (line.find_first_not_of("-*_= \t\r") == std::string_view::npos) continue;  // a rule or a setext underline
+        while (!line.empty() && line.front() == '>') line.remove_prefix(1);                // a block quote
+        if (line.size() > 1 && (line[0] == '-' || line[0] == '*' || line[0] == '+') && line[1] == ' ') line.remove_prefix(2);
+        in_body = true;
+        body += std::string(line) + "\n";
+    }
+    const std::string_view text = body.empty() ? std::string_view(headings) : std::string_view(body);
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        auto word = [&](std::size_t k) {
+            const auto u = static_cast<unsigned char>(text[k]);
+            return (u >= '0' && u <= '9') || (u >= 'A' && u <= 'Z') || (u >= 'a' && u <= 'z') || u >= 0x80U;
+        };
+        // emphasis and code marks; an underscore inside a word (snake_case) stays
+        if (c == '*' || c == '`' || (c == '_' && (i == 0 || i + 1 == text.size() || !word(i - 1) || !word(i + 1)))) continue;
+        if (c == '!' && i + 1 < text.size() && text[i + 1] == '[') continue;  // an image: its alt text
+        if (c == '[') {                                                           // [text](url) → text
+            const std::size_t close = text.find(']', i);
+            if (close != std::string_view::npos && close + 1 < text.size() && text[close + 1] == '(') {
+                const std::size_t end = text.find(')', close);
+                if (end != std::string_view::npos) {
+                    out.append(text.substr(i + 1, close - i - 1));
+                    i = end;
+                    continue;
+                }
+            }
+        }
+        out.push_back(c);
+    }
+    return collapse_whitespace(out);
+}
+
 /// Join strings with a separator.
 template <class Range>
 [[nodiscard]] std::string join(const Range& parts, std::string_view sep) {

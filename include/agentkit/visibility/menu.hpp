@@ -505,7 +505,7 @@ public:
             const auto tools = mode_tools(static_cast<int>(i));
             s += "\n- " + m.name;
             if (!m.description.empty()) s += " — " + m.description;
-            if (!m.intent.empty()) s += " (use for: " + m.intent + ")";
+            if (!m.intent.empty() && m.intent != m.description) s += " (use for: " + m.intent + ")";
             s += ": " + join(tools, ", ");
             modes.push_back(json{{"name", m.name}, {"description", m.description}, {"intent", m.intent}, {"tools", tools}});
         }

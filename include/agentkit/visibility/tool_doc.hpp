@@ -54,15 +54,12 @@ inline void collect_schema_args(const json& schema, tool_doc& d, int depth) {
 }
 
 /// What a tool does, on one line, as a list of tools shows it: its title, then the first
-/// sentence of its description ("Get Sum Tool — Adds two numbers."); without a title (or with
-/// the name as its title), the first sentence alone. White space (line breaks too) is one space;
+/// sentence of its description (first_sentence: "Get Sum Tool — Adds two numbers."); without a
+/// title (or with the name as its title), the first sentence alone. White space (line breaks too) is one space;
 /// at most `max` bytes, cut on a character boundary with "...".
 [[nodiscard]] inline std::string tool_summary(const tool_info& t, std::size_t max = 160) {
-    std::string flat = collapse_whitespace(t.description);
-    if (const auto end = flat.find(". "); end != std::string::npos) flat.resize(end + 1);
-    std::string s = t.title.empty() || t.title == t.name ? flat : flat.empty() ? t.title : t.title + " — " + flat;
-    if (s.size() > max) s = s.substr(0, utf8_safe_prefix(s, max - 3)) + "...";
-    return s;
+    const std::string flat(first_sentence(collapse_whitespace(t.description)));
+    return clip_ellipsis(t.title.empty() || t.title == t.name ? flat : flat.empty() ? t.title : t.title + " — " + flat, max);
 }
 
 /// tool_doc_from() of every tool, in order.

@@ -25,6 +25,7 @@
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
+#include <agentkit/core/strings.hpp>
 #include <agentkit/mcp/server/backend.hpp>
 #include <agentkit/mcp/client/client.hpp>
 #include <agentkit/mcp/client/remote_tools.hpp>
@@ -402,13 +403,16 @@ public:
         cv_.notify_all();
     }
 
-    /// What a server is for: its configured description, else its instructions, else its name.
+    /// What a server is for, on one line: its configured description, else the first sentence
+    /// of its instructions read as plain text (markdown_plain; at most 200 bytes, cut on a
+    /// character boundary), else its name.
     [[nodiscard]] std::string description_of(const std::string& server) const {
         std::lock_guard lock(mu_);
         for (const auto& u : ups_)
             if (u->cfg.name == server) {
-                if (!u->cfg.description.empty()) return u->cfg.description;
-                if (!u->instructions.empty()) return u->instructions.substr(0, 200);
+                if (!u->cfg.description.empty()) return collapse_whitespace(u->cfg.description);
+                if (std::string plain = markdown_plain(u->instructions); !plain.empty())
+                    return clip_ellipsis(first_sentence(plain), 200);
             }
         return "The tools of the " + server + " MCP server.";
     }
