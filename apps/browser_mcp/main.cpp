@@ -122,12 +122,11 @@ ak::mcp::backend with_dashboard_tool(ak::mcp::backend b, std::string url) {
     return b;
 }
 
-/// The tools of `host` through masker `m`: the backend keeps both alive, and the masker's
-/// prompt section joins the instructions.
+/// The tools of `host` through masker `m`: the backend keeps both alive (and the server's
+/// instructions end with the masker's account of its meta-tools: backend::instructions).
 template <class Masker>
-ak::mcp::backend masked_backend(std::shared_ptr<tool_host> host, std::unique_ptr<Masker> m, std::string& instructions) {
+ak::mcp::backend masked_backend(std::shared_ptr<tool_host> host, std::unique_ptr<Masker> m) {
     auto b = ak::mcp::backend_for(host->tools, *m);  // binds the masker to the catalogue
-    if (const std::string section = m->prompt_section(); !section.empty()) instructions += "\n\n" + section;
     b.owner = std::make_shared<std::pair<std::shared_ptr<tool_host>, std::unique_ptr<Masker>>>(std::move(host), std::move(m));
     return b;
 }
@@ -144,7 +143,7 @@ std::unique_ptr<ak::mcp::server> make_server(const br::server_config& c, std::sh
             if (!br::capability_tools_off(c.caps).empty()) {  // an optional capability's tools only with its --caps (a call says how to turn it on)
                 auto scope = std::make_unique<ak::frozen_scope>(br::capability_scope(host->tools, c.caps));
                 scope->bind(host->tools.infos());
-                b = masked_backend(std::move(host), std::move(scope), so.instructions);
+                b = masked_backend(std::move(host), std::move(scope));
                 break;
             }
             b = ak::mcp::backend_for(host->tools);
@@ -160,7 +159,7 @@ std::unique_ptr<ak::mcp::server> make_server(const br::server_config& c, std::sh
             }
             so.instructions += "\n\nThis server offers the core browser tools only; a call to another browser tool answers "
                                "with capability.unsupported and what to use instead.";
-            b = masked_backend(std::move(host), std::move(scope), so.instructions);
+            b = masked_backend(std::move(host), std::move(scope));
             break;
         }
         case br::tool_set::menu: {
@@ -170,7 +169,7 @@ std::unique_ptr<ak::mcp::server> make_server(const br::server_config& c, std::sh
                 if (!c.has_cap(cap.name)) mo.omitted_modes.emplace_back(cap.menu_mode());
             mo.omitted_hint = br::capability_off_hint(c.caps);
             auto menu = br::make_browser_menu<browser_toolbox>(std::move(mo));
-            b = masked_backend(std::move(host), std::make_unique<decltype(menu)>(std::move(menu)), so.instructions);
+            b = masked_backend(std::move(host), std::make_unique<decltype(menu)>(std::move(menu)));
             break;
         }
         case br::tool_set::router: {
@@ -179,7 +178,7 @@ std::unique_ptr<ak::mcp::server> make_server(const br::server_config& c, std::sh
             ro.reference_blocks = false;  // the result lists the tools; list_changed updates the client
             ro.omitted = br::capability_tools_off(c.caps);
             ro.omitted_hint = br::capability_off_hint(c.caps);
-            b = masked_backend(std::move(host), std::make_unique<ak::router<>>(std::move(ro)), so.instructions);
+            b = masked_backend(std::move(host), std::make_unique<ak::router<>>(std::move(ro)));
             break;
         }
     }

@@ -469,6 +469,86 @@ template <class Range>
     return start;
 }
 
+/// `s` cut to at most `max` bytes on a character boundary, ending in "..." when it was cut.
+[[nodiscard]] inline std::string clip_ellipsis(std::string_view s, std::size_t max) {
+    if (s.size() <= max) return std::string(s);
+    if (max < 3) return std::string(s.substr(0, utf8_safe_prefix(s, max)));
+    return std::string(s.substr(0, utf8_safe_prefix(s, max - 3))) + "...";
+}
+
+/// The first sentence of prose: up to and including the first '.', '!' or '?' followed by
+/// white space (or all of `s` when none is).
+[[nodiscard]] inline std::string_view first_sentence(std::string_view s) {
+    for (std::size_t i = 0; i + 1 < s.size(); ++i)
+        if ((s[i] == '.' || s[i] == '!' || s[i] == '?') && (s[i + 1] == ' ' || s[i + 1] == '\n' || s[i + 1] == '\t' || s[i + 1] == '\r'))
+            return s.substr(0, i + 1);
+    return s;
+}
+
+/// Markdown read as plain prose, as one line: the first paragraph that is not a heading (the
+/// headings' text when there is nothing else), its list bullets, block-quote marks, emphasis
+/// and code marks dropped, a link or an image as its text, white space collapsed. For a
+/// server's or a tool's self-description shown inside another text.
+[[nodiscard]] inline std::string markdown_plain(std::string_view md) {
+    std::string headings, body;
+    bool in_body = false, in_fence = false;
+    for (const std::string& raw : split_lines(md)) {
+        std::string_view line = raw;
+        while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+        if (line.substr(0, 3) == "```" || line.substr(0, 3) == "~~~") {
+            in_fence = !in_fence;
+            if (in_body) break;
+            continue;
+        }
+        if (in_fence) continue;
+        if (line.find_first_not_of(" \t\r") == std::string_view::npos) {
+            if (in_body) break;  // the first paragraph ends
+            continue;
+        }
+        if (line.front() == '#') {
+            if (in_body) break;
+            line.remove_prefix(std::min(line.find_first_not_of('#'), line.size()));
+            const std::string h = collapse_whitespace(line);
+            if (h.empty()) continue;
+            if (!headings.empty()) headings += ' ';
+            headings += h;
+            if (h.back() != '.' && h.back() != '!' && h.back() != '?' && h.back() != ':') headings += '.';
+            continue;
+        }
+        if (line.find_first_not_of("-*_= \t\r") == std::string_view::npos) continue;  // a rule or a setext underline
+        while (!line.empty() && line.front() == '>') line.remove_prefix(1);                // a block quote
+        if (line.size() > 1 && (line[0] == '-' || line[0] == '*' || line[0] == '+') && line[1] == ' ') line.remove_prefix(2);
+        in_body = true;
+        body += std::string(line) + "\n";
+    }
+    const std::string_view text = body.empty() ? std::string_view(headings) : std::string_view(body);
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        auto word = [&](std::size_t k) {
+            const auto u = static_cast<unsigned char>(text[k]);
+            return (u >= '0' && u <= '9') || (u >= 'A' && u <= 'Z') || (u >= 'a' && u <= 'z') || u >= 0x80U;
+        };
+        // emphasis and code marks; an underscore inside a word (snake_case) stays
+        if (c == '*' || c == '`' || (c == '_' && (i == 0 || i + 1 == text.size() || !word(i - 1) || !word(i + 1)))) continue;
+        if (c == '!' && i + 1 < text.size() && text[i + 1] == '[') continue;  // an image: its alt text
+        if (c == '[') {                                                           // [text](url) → text
+            const std::size_t close = text.find(']', i);
+            if (close != std::string_view::npos && close + 1 < text.size() && text[close + 1] == '(') {
+                const std::size_t end = text.find(')', close);
+                if (end != std::string_view::npos) {
+                    out.append(text.substr(i + 1, close - i - 1));
+                    i = end;
+                    continue;
+                }
+            }
+        }
+        out.push_back(c);
+    }
+    return collapse_whitespace(out);
+}
+
 /// Join strings with a separator.
 template <class Range>
 [[nodiscard]] std::string join(const Range& parts, std::string_view sep) {
@@ -26429,15 +26509,12 @@ inline void collect_schema_args(const json& schema, tool_doc& d, int depth) {
 }
 
 /// What a tool does, on one line, as a list of tools shows it: its title, then the first
-/// sentence of its description ("Get Sum Tool — Adds two numbers."); without a title (or with
-/// the name as its title), the first sentence alone. White space (line breaks too) is one space;
+/// sentence of its description (first_sentence: "Get Sum Tool — Adds two numbers."); without a
+/// title (or with the name as its title), the first sentence alone. White space (line breaks too) is one space;
 /// at most `max` bytes, cut on a character boundary with "...".
 [[nodiscard]] inline std::string tool_summary(const tool_info& t, std::size_t max = 160) {
-    std::string flat = collapse_whitespace(t.description);
-    if (const auto end = flat.find(". "); end != std::string::npos) flat.resize(end + 1);
-    std::string s = t.title.empty() || t.title == t.name ? flat : flat.empty() ? t.title : t.title + " — " + flat;
-    if (s.size() > max) s = s.substr(0, utf8_safe_prefix(s, max - 3)) + "...";
-    return s;
+    const std::string flat(first_sentence(collapse_whitespace(t.description)));
+    return clip_ellipsis(t.title.empty() || t.title == t.name ? flat : flat.empty() ? t.title : t.title + " — " + flat, max);
 }
 
 /// tool_doc_from() of every tool, in order.
@@ -28208,6 +28285,46 @@ concept masker = requires(M& m, const M& cm, const std::vector<tool_info>& catal
     /// A counter that changes whenever the visible set changes (MCP list_changed).
     { cm.version() } -> std::convertible_to<std::uint64_t>;
 };
+
+/// A masker that says how its meta-tools work to an MCP client's model (`mcp_instructions()`,
+/// sent as the server's instructions) in other words than its session prompt section, which may
+/// name session-only tools and per-turn state messages an MCP client never gets. Without it, a
+/// server sends prompt_section().
+template <class M>
+concept masker_with_mcp_instructions = requires(const M& m) {
+    { m.mcp_instructions() } -> std::convertible_to<std::string>;
+};
+
+/// A masker whose meta-tools include some that mean something inside an agent_session only
+/// (`session_only(name)`: the menu's complete and message_user): an MCP server neither lists
+/// nor runs them.
+template <class M>
+concept masker_with_session_only_tools = requires(const M& m, std::string_view name) {
+    { m.session_only(name) } -> std::convertible_to<bool>;
+};
+
+/// What an MCP client's model is told about masker `m`'s meta-tools: mcp_instructions() when
+/// it has them, else its prompt section.
+template <class M>
+[[nodiscard]] std::string mcp_instructions_of(const M& m) {
+    if constexpr (masker_with_mcp_instructions<M>) {
+        return m.mcp_instructions();
+    } else {
+        return m.prompt_section();
+    }
+}
+
+/// True when `name` is one of masker `m`'s session-only meta-tools.
+template <class M>
+[[nodiscard]] bool session_only_tool(const M& m, std::string_view name) {
+    if constexpr (masker_with_session_only_tools<M>) {
+        return m.session_only(name);
+    } else {
+        (void)m;
+        (void)name;
+        return false;
+    }
+}
 
 /// The baseline: every tool visible, no meta-tools, nothing to say.
 class all_visible {
@@ -31028,15 +31145,26 @@ public:
     }
 
     /// The menu's prompt contract: how the menu works, the intent → mode map and the first-action rule (stable).
-    [[nodiscard]] std::string prompt_section() const {
+    [[nodiscard]] std::string prompt_section() const { return contract(true); }
+
+    /// The same contract for an MCP client's model (the server's instructions): the menu tools
+    /// without the session-only ones, and menu_list in place of the per-turn state message.
+    [[nodiscard]] std::string mcp_instructions() const { return contract(false); }
+
+    /// complete and message_user: they end or report an agent_session's run, and mean nothing
+    /// to an MCP client (a server neither lists nor runs them).
+    [[nodiscard]] static bool session_only(std::string_view name) noexcept { return name == "complete" || name == "message_user"; }
+
+private:
+    [[nodiscard]] std::string contract(bool session) const {
         std::string s = "## Tool menu\n";
         if (!opt_.prompt_intro.empty()) {
             s += opt_.prompt_intro;
         } else {
-            s += "Your tools are organised in a menu of modes. At ROOT only the menu tools are available (menu_list, "
-                 "menu_enter, menu_exit, complete, think, message_user); a mode's tools become available once you "
-                 "enter it with menu_enter, and menu_exit returns to ROOT. Every tool is reachable: if a tool you need "
-                 "is not available, enter the mode that has it.";
+            s += std::string("Your tools are organised in a menu of modes. At ROOT only the menu tools are available (") +
+                 (session ? "menu_list, menu_enter, menu_exit, complete, think, message_user" : "menu_list, menu_enter, menu_exit, think") +
+                 "); a mode's tools become available once you enter it with menu_enter, and menu_exit returns to ROOT. "
+                 "Every tool is reachable: if a tool you need is not available, enter the mode that has it.";
         }
         if (!start_.empty()) s += " You start in mode " + start_ + ".";
         s += "\n\nIntent -> mode:\n";
@@ -31053,9 +31181,11 @@ public:
                  "it (call menu_list if unsure). Switch modes when the task moves on; do not answer in prose that "
                  "you cannot do something before checking the menu.";
         }
-        s += "\nEach turn a [MENU_STATE] message tells you the current mode.\n";
+        s += session ? "\nEach turn a [MENU_STATE] message tells you the current mode.\n" : "\nmenu_list tells you the current mode.\n";
         return s;
     }
+
+public:
 
     /// "[MENU_STATE] mode: ...": the current mode, its tools and the other modes.
     [[nodiscard]] std::string state_message() const {
@@ -31228,7 +31358,7 @@ public:
             const auto tools = mode_tools(static_cast<int>(i));
             s += "\n- " + m.name;
             if (!m.description.empty()) s += " — " + m.description;
-            if (!m.intent.empty()) s += " (use for: " + m.intent + ")";
+            if (!m.intent.empty() && m.intent != m.description) s += " (use for: " + m.intent + ")";
             s += ": " + join(tools, ", ");
             modes.push_back(json{{"name", m.name}, {"description", m.description}, {"intent", m.intent}, {"tools", tools}});
         }
@@ -36606,6 +36736,9 @@ struct backend {
     std::function<bool(std::string_view name)> parallel_safe;
     /// Changes whenever the visible tool set changes (drives notifications/tools/list_changed).
     std::function<std::uint64_t()> version;
+    /// What the client's model should know to use these tools (optional): a masker's account of
+    /// its meta-tools. The server sends it as its instructions, after server_options::instructions.
+    std::function<std::string()> instructions;
 
     // ---- resources (optional)
     /// The resources, for resources/list.
@@ -36678,7 +36811,9 @@ template <class Toolbox, masker Masker>
     backend b;
     b.list_tools = [s] {
         std::lock_guard lock(s->mu);
-        std::vector<tool_info> out = s->m->meta_tools();
+        std::vector<tool_info> out;
+        for (auto& t : s->m->meta_tools())
+            if (!session_only_tool(*s->m, t.name)) out.push_back(std::move(t));  // complete, message_user: a session's
         for (const auto& t : s->box->infos())
             if (s->m->is_visible(t.name)) out.push_back(t);
         return out;
@@ -36687,6 +36822,10 @@ template <class Toolbox, masker Masker>
         masked_route route;
         {
             std::lock_guard lock(s->mu);
+            if (session_only_tool(*s->m, name) && !s->box->find(name))
+                return fail(errc::tool_unknown, "no tool named \"" + std::string(name) + "\" here",
+                            std::string(name) + " belongs to an agent session's own loop; an MCP client ends or reports its task itself. "
+                            "Call one of the listed tools.");
             route = masked_call(*s->m, *s->box, [&](std::string_view n) { return s->meta_names.count(n) != 0; }, name, args);
         }
         if (route.answer) return std::move(*route.answer);
@@ -36702,6 +36841,10 @@ template <class Toolbox, masker Masker>
     b.version = [s] {
         std::lock_guard lock(s->mu);
         return static_cast<std::uint64_t>(s->m->version());
+    };
+    b.instructions = [s] {
+        std::lock_guard lock(s->mu);
+        return mcp_instructions_of(*s->m);
     };
     return b;
 }
@@ -37311,7 +37454,9 @@ struct server_options {
     std::string name = "agentkit";  ///< serverInfo.name
     std::string version = "0.1.0";  ///< serverInfo.version
     std::string title;              ///< serverInfo.title ("" = not sent)
-    std::string instructions;       ///< the instructions the client may give the model ("" = not sent)
+    /// The instructions the client may give the model ("" = not sent); a backend's own (a
+    /// masker's account of its meta-tools: backend::instructions) follow them.
+    std::string instructions;
     /// List page size (cursor pagination); 0 lists everything in one page.
     std::size_t page_size = 100;
     /// Cache hints for the stateless era.
@@ -37873,6 +38018,21 @@ private:
         return v->is_string() ? v->get<std::string>() : std::string("<not a string>");
     }
 
+    // The host's instructions, then the backend's (a masker's account of its meta-tools).
+    std::string instructions() const {
+        std::string text = o_.instructions;
+        if (b_.instructions) {
+            std::string more;
+            try {
+                more = b_.instructions();
+            } catch (...) {
+                // a host function that throws adds nothing
+            }
+            if (!more.empty()) text += (text.empty() ? "" : "\n\n") + more;
+        }
+        return text;
+    }
+
     json server_info() const {
         json i{{"name", o_.name}, {"version", o_.version}};
         if (!o_.title.empty()) i["title"] = o_.title;
@@ -37960,7 +38120,7 @@ private:
                 s.caps_ = caps.is_object() ? caps : json::object();
             }
             json r{{"protocolVersion", chosen}, {"capabilities", capabilities(false)}, {"serverInfo", server_info()}};
-            if (!o_.instructions.empty()) r["instructions"] = o_.instructions;
+            if (std::string text = instructions(); !text.empty()) r["instructions"] = std::move(text);
             send_result(reply, id, std::move(r));
             return;
         }
@@ -37969,7 +38129,7 @@ private:
                    {"capabilities", capabilities(true)},
                    {"serverInfo", server_info()},
                    {"_meta", {{meta_key::server_info, server_info()}}}};
-            if (!o_.instructions.empty()) r["instructions"] = o_.instructions;
+            if (std::string text = instructions(); !text.empty()) r["instructions"] = std::move(text);
             r["ttlMs"] = o_.list_ttl_ms;
             r["cacheScope"] = o_.cache_scope;
             r["resultType"] = "complete";
@@ -41802,13 +41962,16 @@ public:
         cv_.notify_all();
     }
 
-    /// What a server is for: its configured description, else its instructions, else its name.
+    /// What a server is for, on one line: its configured description, else the first sentence
+    /// of its instructions read as plain text (markdown_plain; at most 200 bytes, cut on a
+    /// character boundary), else its name.
     [[nodiscard]] std::string description_of(const std::string& server) const {
         std::lock_guard lock(mu_);
         for (const auto& u : ups_)
             if (u->cfg.name == server) {
-                if (!u->cfg.description.empty()) return u->cfg.description;
-                if (!u->instructions.empty()) return u->instructions.substr(0, 200);
+                if (!u->cfg.description.empty()) return collapse_whitespace(u->cfg.description);
+                if (std::string plain = markdown_plain(u->instructions); !plain.empty())
+                    return clip_ellipsis(first_sentence(plain), 200);
             }
         return "The tools of the " + server + " MCP server.";
     }

@@ -454,6 +454,42 @@ TEST(McpServer, MaskedToolsAndListChanged) {
     EXPECT_EQ(m.calls_, 1);
 }
 
+TEST(McpServer, AMaskersMetaToolsAreExplainedInItsInstructionsAndSessionOnlyOnesAreNotServed) {
+    // A menu: the client's model learns how it works from the instructions (after the host's),
+    // in words without the session's complete/message_user or its per-turn state messages.
+    ak::menu_runtime menu({ak::menu_mode{"talk", "Echo text back", "", {"echo", "serial"}}}, {}, "", {});
+    mcp::server_options o = quiet();
+    o.instructions = "The host's own words.";
+    client c(mcp::backend_for(box, menu), o);
+    auto init = c.request(1, "initialize", {{"protocolVersion", "2025-11-25"}, {"capabilities", json::object()},
+                                             {"clientInfo", {{"name", "t"}, {"version", "1"}}}});
+    const std::string text = init["result"].value("instructions", "");
+    EXPECT_EQ(text.rfind("The host's own words.\n\n## Tool menu\n", 0), 0U) << text;
+    EXPECT_NE(text.find("- talk: Echo text back"), std::string::npos) << text;
+    EXPECT_NE(text.find("menu_list tells you the current mode"), std::string::npos) << text;
+    for (const char* absent : {"complete", "message_user", "[MENU_STATE]"}) EXPECT_EQ(text.find(absent), std::string::npos) << absent << " in " << text;
+    c.send(json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
+
+    std::vector<std::string> names;
+    const json listed = c.request(2, "tools/list");
+    for (const auto& t : listed["result"]["tools"]) names.push_back(t["name"].get<std::string>());
+    EXPECT_EQ(names, (std::vector<std::string>{"menu_list", "menu_enter", "menu_exit", "think"})) << listed.dump();
+    const json done = c.request(3, "tools/call", {{"name", "complete"}, {"arguments", {{"summary", "x"}}}});
+    ASSERT_TRUE(done.contains("error")) << done.dump();  // as for any tool the server does not have
+    EXPECT_EQ(done["error"]["data"]["error"]["code"], "tool.unknown") << done.dump();
+    EXPECT_NE(done["error"]["data"]["error"]["hint"].get<std::string>().find("agent session"), std::string::npos) << done.dump();
+    EXPECT_EQ(c.request(4, "tools/call", {{"name", "menu_enter"}, {"arguments", {{"mode", "talk"}}}})["result"]["isError"], false);
+
+    // A router says how tool_search works; a masker without meta-tools adds nothing.
+    ak::router<> router;
+    client r(mcp::backend_for(box, router), quiet());
+    auto ri = r.request(1, "initialize", {{"protocolVersion", "2025-11-25"}, {"capabilities", json::object()}});
+    EXPECT_EQ(ri["result"].value("instructions", "").rfind("## Tool search\n", 0), 0U) << ri.dump();
+    ak::all_visible all;
+    client a(mcp::backend_for(box, all), quiet());
+    EXPECT_FALSE(a.request(1, "initialize", {{"protocolVersion", "2025-11-25"}, {"capabilities", json::object()}})["result"].contains("instructions"));
+}
+
 TEST(McpServer, ServesAnAgentSessionThroughItsMaskerAndFormatter) {
     // backend_for(session): the session's masker decides what is listed and callable, and its
     // formatter cuts long results into the session's artifact store, as in its own model loop.

@@ -15,7 +15,7 @@ assert.ok(server, "set AGENTKIT_BROWSER_MCP to the agentkit-browser-mcp binary")
 const textOf = (r) => r.content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
 const namesOf = async (c) => (await c.listTools()).tools.map((t) => t.name);
 
-const MENU_META = ["menu_list", "menu_enter", "menu_exit", "complete", "think", "message_user"];
+const MENU_META = ["menu_list", "menu_enter", "menu_exit", "think"];  // complete, message_user: a session's own
 const CORE = ["browser_navigate", "browser_navigate_back", "browser_snapshot", "browser_click", "browser_type",
               "browser_fill_form", "browser_select_option", "browser_press_key", "browser_wait_for",
               "browser_take_screenshot", "browser_tabs", "browser_interact", "browser_artifact"];
@@ -53,6 +53,8 @@ test("--tools menu: only the menu's meta-tools at first; menu_enter sends list_c
     assert.equal(caps.tools.listChanged, true);
     assert.deepEqual(await namesOf(client), MENU_META);
     assert.match(client.getInstructions(), /Tool menu/);
+    assert.equal(client.getInstructions().split("## Tool menu").length, 2, "the menu explained once");
+    assert.doesNotMatch(client.getInstructions(), /MENU_STATE|message_user|\bcomplete\b/);  // a session's, not a client's
 
     const hidden = await client.callTool({ name: "browser_navigate", arguments: { url: page() } });
     assert.equal(hidden.isError, true);

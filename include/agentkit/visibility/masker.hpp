@@ -51,6 +51,46 @@ concept masker = requires(M& m, const M& cm, const std::vector<tool_info>& catal
     { cm.version() } -> std::convertible_to<std::uint64_t>;
 };
 
+/// A masker that says how its meta-tools work to an MCP client's model (`mcp_instructions()`,
+/// sent as the server's instructions) in other words than its session prompt section, which may
+/// name session-only tools and per-turn state messages an MCP client never gets. Without it, a
+/// server sends prompt_section().
+template <class M>
+concept masker_with_mcp_instructions = requires(const M& m) {
+    { m.mcp_instructions() } -> std::convertible_to<std::string>;
+};
+
+/// A masker whose meta-tools include some that mean something inside an agent_session only
+/// (`session_only(name)`: the menu's complete and message_user): an MCP server neither lists
+/// nor runs them.
+template <class M>
+concept masker_with_session_only_tools = requires(const M& m, std::string_view name) {
+    { m.session_only(name) } -> std::convertible_to<bool>;
+};
+
+/// What an MCP client's model is told about masker `m`'s meta-tools: mcp_instructions() when
+/// it has them, else its prompt section.
+template <class M>
+[[nodiscard]] std::string mcp_instructions_of(const M& m) {
+    if constexpr (masker_with_mcp_instructions<M>) {
+        return m.mcp_instructions();
+    } else {
+        return m.prompt_section();
+    }
+}
+
+/// True when `name` is one of masker `m`'s session-only meta-tools.
+template <class M>
+[[nodiscard]] bool session_only_tool(const M& m, std::string_view name) {
+    if constexpr (masker_with_session_only_tools<M>) {
+        return m.session_only(name);
+    } else {
+        (void)m;
+        (void)name;
+        return false;
+    }
+}
+
 /// The baseline: every tool visible, no meta-tools, nothing to say.
 class all_visible {
 public:

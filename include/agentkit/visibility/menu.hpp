@@ -305,15 +305,26 @@ public:
     }
 
     /// The menu's prompt contract: how the menu works, the intent → mode map and the first-action rule (stable).
-    [[nodiscard]] std::string prompt_section() const {
+    [[nodiscard]] std::string prompt_section() const { return contract(true); }
+
+    /// The same contract for an MCP client's model (the server's instructions): the menu tools
+    /// without the session-only ones, and menu_list in place of the per-turn state message.
+    [[nodiscard]] std::string mcp_instructions() const { return contract(false); }
+
+    /// complete and message_user: they end or report an agent_session's run, and mean nothing
+    /// to an MCP client (a server neither lists nor runs them).
+    [[nodiscard]] static bool session_only(std::string_view name) noexcept { return name == "complete" || name == "message_user"; }
+
+private:
+    [[nodiscard]] std::string contract(bool session) const {
         std::string s = "## Tool menu\n";
         if (!opt_.prompt_intro.empty()) {
             s += opt_.prompt_intro;
         } else {
-            s += "Your tools are organised in a menu of modes. At ROOT only the menu tools are available (menu_list, "
-                 "menu_enter, menu_exit, complete, think, message_user); a mode's tools become available once you "
-                 "enter it with menu_enter, and menu_exit returns to ROOT. Every tool is reachable: if a tool you need "
-                 "is not available, enter the mode that has it.";
+            s += std::string("Your tools are organised in a menu of modes. At ROOT only the menu tools are available (") +
+                 (session ? "menu_list, menu_enter, menu_exit, complete, think, message_user" : "menu_list, menu_enter, menu_exit, think") +
+                 "); a mode's tools become available once you enter it with menu_enter, and menu_exit returns to ROOT. "
+                 "Every tool is reachable: if a tool you need is not available, enter the mode that has it.";
         }
         if (!start_.empty()) s += " You start in mode " + start_ + ".";
         s += "\n\nIntent -> mode:\n";
@@ -330,9 +341,11 @@ public:
                  "it (call menu_list if unsure). Switch modes when the task moves on; do not answer in prose that "
                  "you cannot do something before checking the menu.";
         }
-        s += "\nEach turn a [MENU_STATE] message tells you the current mode.\n";
+        s += session ? "\nEach turn a [MENU_STATE] message tells you the current mode.\n" : "\nmenu_list tells you the current mode.\n";
         return s;
     }
+
+public:
 
     /// "[MENU_STATE] mode: ...": the current mode, its tools and the other modes.
     [[nodiscard]] std::string state_message() const {

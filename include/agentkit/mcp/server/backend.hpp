@@ -45,6 +45,9 @@ struct backend {
     std::function<bool(std::string_view name)> parallel_safe;
     /// Changes whenever the visible tool set changes (drives notifications/tools/list_changed).
     std::function<std::uint64_t()> version;
+    /// What the client's model should know to use these tools (optional): a masker's account of
+    /// its meta-tools. The server sends it as its instructions, after server_options::instructions.
+    std::function<std::string()> instructions;
 
     // ---- resources (optional)
     /// The resources, for resources/list.
@@ -117,7 +120,9 @@ template <class Toolbox, masker Masker>
     backend b;
     b.list_tools = [s] {
         std::lock_guard lock(s->mu);
-        std::vector<tool_info> out = s->m->meta_tools();
+        std::vector<tool_info> out;
+        for (auto& t : s->m->meta_tools())
+            if (!session_only_tool(*s->m, t.name)) out.push_back(std::move(t));  // complete, message_user: a session's
         for (const auto& t : s->box->infos())
             if (s->m->is_visible(t.name)) out.push_back(t);
         return out;
@@ -126,6 +131,10 @@ template <class Toolbox, masker Masker>
         masked_route route;
         {
             std::lock_guard lock(s->mu);
+            if (session_only_tool(*s->m, name) && !s->box->find(name))
+                return fail(errc::tool_unknown, "no tool named \"" + std::string(name) + "\" here",
+                            std::string(name) + " belongs to an agent session's own loop; an MCP client ends or reports its task itself. "
+                            "Call one of the listed tools.");
             route = masked_call(*s->m, *s->box, [&](std::string_view n) { return s->meta_names.count(n) != 0; }, name, args);
         }
         if (route.answer) return std::move(*route.answer);
@@ -141,6 +150,10 @@ template <class Toolbox, masker Masker>
     b.version = [s] {
         std::lock_guard lock(s->mu);
         return static_cast<std::uint64_t>(s->m->version());
+    };
+    b.instructions = [s] {
+        std::lock_guard lock(s->mu);
+        return mcp_instructions_of(*s->m);
     };
     return b;
 }

@@ -123,7 +123,9 @@ struct server_options {
     std::string name = "agentkit";  ///< serverInfo.name
     std::string version = "0.1.0";  ///< serverInfo.version
     std::string title;              ///< serverInfo.title ("" = not sent)
-    std::string instructions;       ///< the instructions the client may give the model ("" = not sent)
+    /// The instructions the client may give the model ("" = not sent); a backend's own (a
+    /// masker's account of its meta-tools: backend::instructions) follow them.
+    std::string instructions;
     /// List page size (cursor pagination); 0 lists everything in one page.
     std::size_t page_size = 100;
     /// Cache hints for the stateless era.
@@ -685,6 +687,21 @@ private:
         return v->is_string() ? v->get<std::string>() : std::string("<not a string>");
     }
 
+    // The host's instructions, then the backend's (a masker's account of its meta-tools).
+    std::string instructions() const {
+        std::string text = o_.instructions;
+        if (b_.instructions) {
+            std::string more;
+            try {
+                more = b_.instructions();
+            } catch (...) {
+                // a host function that throws adds nothing
+            }
+            if (!more.empty()) text += (text.empty() ? "" : "\n\n") + more;
+        }
+        return text;
+    }
+
     json server_info() const {
         json i{{"name", o_.name}, {"version", o_.version}};
         if (!o_.title.empty()) i["title"] = o_.title;
@@ -772,7 +789,7 @@ private:
                 s.caps_ = caps.is_object() ? caps : json::object();
             }
             json r{{"protocolVersion", chosen}, {"capabilities", capabilities(false)}, {"serverInfo", server_info()}};
-            if (!o_.instructions.empty()) r["instructions"] = o_.instructions;
+            if (std::string text = instructions(); !text.empty()) r["instructions"] = std::move(text);
             send_result(reply, id, std::move(r));
             return;
         }
@@ -781,7 +798,7 @@ private:
                    {"capabilities", capabilities(true)},
                    {"serverInfo", server_info()},
                    {"_meta", {{meta_key::server_info, server_info()}}}};
-            if (!o_.instructions.empty()) r["instructions"] = o_.instructions;
+            if (std::string text = instructions(); !text.empty()) r["instructions"] = std::move(text);
             r["ttlMs"] = o_.list_ttl_ms;
             r["cacheScope"] = o_.cache_scope;
             r["resultType"] = "complete";
