@@ -81,7 +81,7 @@ endif()
 
 expect_err("the scripted agent chosen for want of a key"
            "no ANTHROPIC_API_KEY or OPENAI_API_KEY: running the scripted agent \\(${PROVIDER} format\\)")
-expect("the Summary section" "\nSummary:\n(- [^\n]*\n)*- completed after [0-9]+ model turns")
+expect("the Summary section" "\nSummary:\n(- [^\n]*\n)*- completed after [0-9]+ model turns?")
 expect("the Artifacts section" "\nArtifacts:\n- session_id: s-[0-9a-f]+")
 expect("the session metrics" "\\[session\\] turns=[0-9]+ rt=[0-9]+ in=[1-9][0-9]* out=[1-9]")
 expect("no failed tool call" "calls=[0-9]+ errors=0")

@@ -216,6 +216,22 @@ TEST(Strings, MarkdownReadsAsItsFirstParagraphInPlainText) {
     EXPECT_EQ(ak::markdown_plain(""), "");
 }
 
+struct named_args {
+    std::string name;
+    static constexpr auto agentkit_fields() { return ak::fields(AGENTKIT_FIELD(named_args, name, "A name", ak::min_length(1))); }
+};
+
+TEST(Strings, ACountTakesItsNounInTheRightNumber) {
+    EXPECT_EQ(ak::count_noun(1, "tool"), "1 tool");
+    EXPECT_EQ(ak::count_noun(0, "tool"), "0 tools");
+    EXPECT_EQ(ak::count_noun(12, "entry", "entries"), "12 entries");
+    // where a model reads it: a one-character minimum is "1 character", never "1 characters"
+    auto r = ak::parse_as<named_args>(json{{"name", ""}});
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().to_text().find("at least 1 character"), std::string::npos) << r.error().to_text();
+    EXPECT_EQ(r.error().to_text().find("1 characters"), std::string::npos) << r.error().to_text();
+}
+
 TEST(Strings, FirstSentenceAndAClipThatKeepsCharactersWhole) {
     EXPECT_EQ(ak::first_sentence("One. Two."), "One.");
     EXPECT_EQ(ak::first_sentence("Really? Yes."), "Really?");

@@ -97,7 +97,7 @@ if(NOT rc EQUAL 0)
     message(FATAL_ERROR "agentkit-demo --mode ${MODE} --provider ${PROVIDER} exited with '${rc}'\n${out}\n--- stderr ---\n${err}")
 endif()
 
-expect("the Summary section" "\nSummary:\n(- [^\n]*\n)*- completed after [0-9]+ model turns")
+expect("the Summary section" "\nSummary:\n(- [^\n]*\n)*- completed after [0-9]+ model turns?")
 expect("the Artifacts section" "\nArtifacts:\n- session_id: s-[0-9a-f]+")
 expect("the session metrics" "\\[session\\] turns=[0-9]+ rt=[0-9]+ in=[1-9][0-9]* out=[1-9]")
 expect("no failed tool call" "calls=[0-9]+ errors=0")

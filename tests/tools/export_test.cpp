@@ -81,7 +81,20 @@ TEST(Export, OpenAiStrictMakesOptionalNullableAndAllRequired) {
     EXPECT_EQ(p["properties"]["colour"]["enum"], json::array({"red", "green", "blue", nullptr}));
     EXPECT_EQ(p["properties"]["near"]["anyOf"][1]["type"], "null");
     EXPECT_EQ(p["properties"]["near"]["anyOf"][0]["additionalProperties"], false);
-    EXPECT_FALSE(p["properties"]["query"].contains("minLength"));  // not supported by strict mode
+    EXPECT_FALSE(p["properties"]["query"].contains("minLength"));  // not supported by strict mode: said in words
+    EXPECT_EQ(p["properties"]["query"]["description"], "Search text (at least 1 character)");
+    // a default and examples too (a hand-written schema of a remote tool)
+    ak::tool_info remote;
+    remote.name = "weather";
+    remote.description = "Weather.";
+    remote.input_schema = json{{"type", "object"},
+                               {"properties", {{"unit", {{"type", "string"}, {"description", "Unit"}, {"default", "celsius"}}},
+                                               {"city", {{"type", "string"}, {"minLength", 2}, {"maxLength", 40}, {"examples", {"Oslo", "Lima"}}}}}},
+                               {"required", {"city"}}};
+    const json rp = ak::to_openai_chat(remote)["function"]["parameters"];
+    EXPECT_EQ(rp["properties"]["unit"]["description"], "Unit (default: \"celsius\")");
+    EXPECT_FALSE(rp["properties"]["unit"].contains("default"));
+    EXPECT_EQ(rp["properties"]["city"]["description"], "2 to 40 characters; e.g. \"Oslo\", \"Lima\"");
     // A strict call carries nulls for absent optionals: our parser accepts them.
     auto parsed = ak::parse_as<find_args>(json{{"query", "q"}, {"limit", nullptr}, {"colour", nullptr}, {"near", nullptr}});
     EXPECT_TRUE(parsed.has_value());

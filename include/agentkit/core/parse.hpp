@@ -241,12 +241,12 @@ void check(const V& v, const constraint::maximum_t& c, const path_seg* p, proble
 template <class V>
 void check(const V& v, const constraint::min_length_t& c, const path_seg* p, problems& ps) {
     static_assert(std::is_same_v<V, std::string>, "agentkit: min_length applies to strings only");
-    if (utf8_length(v) < c.value) ps.add(p, "must have at least " + std::to_string(c.value) + " characters");
+    if (utf8_length(v) < c.value) ps.add(p, "must have at least " + count_noun(c.value, "character"));
 }
 template <class V>
 void check(const V& v, const constraint::max_length_t& c, const path_seg* p, problems& ps) {
     static_assert(std::is_same_v<V, std::string>, "agentkit: max_length applies to strings only");
-    if (utf8_length(v) > c.value) ps.add(p, "must have at most " + std::to_string(c.value) + " characters");
+    if (utf8_length(v) > c.value) ps.add(p, "must have at most " + count_noun(c.value, "character"));
 }
 template <class V>
 void check(const V& v, const constraint::pattern_t& c, const path_seg* p, problems& ps) {

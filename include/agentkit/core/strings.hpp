@@ -145,6 +145,15 @@ template <class Range>
     return start;
 }
 
+/// `n` and a noun in the number it takes: "1 tool", "3 tools", "0 tools" (`plural` when the noun
+/// does not add an "s").
+[[nodiscard]] inline std::string count_noun(std::size_t n, std::string_view singular, std::string_view plural = {}) {
+    std::string s = std::to_string(n) + " ";
+    if (n == 1) return s.append(singular);
+    if (!plural.empty()) return s.append(plural);
+    return s.append(singular).append("s");
+}
+
 /// `s` cut to at most `max` bytes on a character boundary, ending in "..." when it was cut.
 [[nodiscard]] inline std::string clip_ellipsis(std::string_view s, std::size_t max) {
     if (s.size() <= max) return std::string(s);

@@ -71,7 +71,7 @@ struct results {
         if (c != ' ' && c != '\t' && c != '\n' && c != '\r') blank = false;
     if (blank) problems.emplace_back("/query: must not be empty");
     if (q.text.size() > max_query_chars)
-        problems.push_back("/query: at most " + std::to_string(max_query_chars) + " characters (got " + std::to_string(q.text.size()) + ")");
+        problems.push_back("/query: at most " + count_noun(max_query_chars, "character") + " (got " + std::to_string(q.text.size()) + ")");
     if (q.count < 1 || q.count > max_count) problems.push_back("/count: must be 1 to " + std::to_string(max_count));
     if (q.page < 1 || q.page > max_page) problems.push_back("/page: must be 1 to " + std::to_string(max_page));
     if (!q.recency.empty()) {

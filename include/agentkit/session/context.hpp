@@ -16,6 +16,7 @@
 #include <agentkit/core/tokens.hpp>
 #include <agentkit/format/budget.hpp>
 #include <agentkit/session/message.hpp>
+#include <agentkit/core/strings.hpp>
 
 #include <cstddef>
 #include <string>
@@ -112,8 +113,7 @@ struct context_stats {
             st.dropped_messages = drop_until - 1;
             st.dropped_turns = dropped_turns;
             out.erase(out.begin() + 1, out.begin() + static_cast<std::ptrdiff_t>(drop_until));
-            out.front().text += "\n\n[context: " + std::to_string(dropped_turns) + " earlier turn" +
-                                (dropped_turns == 1 ? "" : "s") + " removed to fit the context budget]";
+            out.front().text += "\n\n[context: " + count_noun(dropped_turns, "earlier turn") + " removed to fit the context budget]";
         }
     }
     for (const auto& m : out) st.tokens_after += message_tokens(m, tc, o.image_tokens);

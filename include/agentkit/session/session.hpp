@@ -44,6 +44,7 @@
 #include <agentkit/tools/tool.hpp>
 #include <agentkit/visibility/masked_call.hpp>
 #include <agentkit/visibility/masker.hpp>
+#include <agentkit/core/strings.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -564,9 +565,7 @@ public:
         const auto& m = metrics_;
         std::string how = done_ ? (completed_ ? "completed" : "answered") : "not finished";
         if (last_stop_ && !done_) how = "stopped by " + std::string(to_string(*last_stop_));
-        r.summary.push_back(how + " after " + std::to_string(m.turns.size()) + " model turn" +
-                            (m.turns.size() == 1 ? "" : "s") + " (" + std::to_string(m.round_trips) + " round trip" +
-                            (m.round_trips == 1 ? "" : "s") + ")");
+        r.summary.push_back(how + " after " + count_noun(m.turns.size(), "model turn") + " (" + count_noun(m.round_trips, "round trip") + ")");
         std::size_t parallel = 0;
         std::size_t spec = 0;
         for (const auto& t : m.turns)
@@ -574,7 +573,7 @@ public:
                 parallel += x.parallel ? 1 : 0;
                 spec += x.speculative ? 1 : 0;
             }
-        std::string calls = std::to_string(m.tool_calls) + " tool call" + (m.tool_calls == 1 ? "" : "s") + ", " +
+        std::string calls = count_noun(m.tool_calls, "tool call") + ", " +
                             std::to_string(m.tool_errors) + " failed";
         if (parallel) calls += ", " + std::to_string(parallel) + " in parallel";
         if (spec) calls += ", " + std::to_string(spec) + " speculative";

@@ -44,6 +44,7 @@
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/session/provider.hpp>
+#include <agentkit/core/strings.hpp>
 
 #include <cstddef>
 #include <exception>
@@ -161,7 +162,7 @@ private:
     [[nodiscard]] error cut_error(std::string_view expected) const {
         return error(errc::provider_error,
                      std::string(to_string(provider_)) + ": the response stream ended before its end (" + std::string(expected) +
-                         ") after " + std::to_string(events_) + " event" + (events_ == 1 ? "" : "s"),
+                         ") after " + count_noun(events_, "event"),
                      "The connection was cut mid-answer; retry the request.",
                      json{{"provider", to_string(provider_)}, {"in_stream", true}, {"cut", true}, {"events", events_}});
     }

@@ -5,8 +5,10 @@
 
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
+#include <agentkit/core/strings.hpp>
 #include <agentkit/tools/tool.hpp>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,12 +28,34 @@ struct export_options {
 namespace detail {
 
 /// Keywords OpenAI's strict mode rejects; they are dropped (the validator still enforces them
-/// on our side, so nothing is lost but the hint to the model).
+/// on our side) and said in the property's description instead (dropped_keywords_note).
 inline bool strict_unsupported_keyword(std::string_view k) noexcept {
     return k == "default" || k == "examples" || k == "minLength" || k == "maxLength";
 }
 
 inline result<json> strictify(const json& s, std::string_view path);
+
+/// What the dropped keywords said, for the description: `default: "celsius"; 1 to 40
+/// characters; e.g. "Oslo"` (empty when nothing was dropped).
+inline std::string dropped_keywords_note(const json& s) {
+    std::vector<std::string> parts;
+    if (auto d = s.find("default"); d != s.end()) parts.push_back("default: " + d->dump());
+    const auto bound = [&](const char* k) -> std::optional<std::size_t> {
+        auto v = s.find(k);
+        if (v == s.end() || !v->is_number_integer() || v->get<long long>() < 0) return std::nullopt;
+        return static_cast<std::size_t>(v->get<long long>());
+    };
+    const auto lo = bound("minLength"), hi = bound("maxLength");
+    if (lo && hi) parts.push_back(std::to_string(*lo) + " to " + count_noun(*hi, "character"));
+    else if (lo) parts.push_back("at least " + count_noun(*lo, "character"));
+    else if (hi) parts.push_back("at most " + count_noun(*hi, "character"));
+    if (auto e = s.find("examples"); e != s.end() && e->is_array() && !e->empty()) {
+        std::string ex;
+        for (const auto& x : *e) ex += (ex.empty() ? "" : ", ") + x.dump();
+        parts.push_back("e.g. " + ex);
+    }
+    return join(parts, "; ");
+}
 
 inline result<json> strict_nullable(json s) {
     // Make an optional property nullable: add "null" to its type (and to its enum).
@@ -50,6 +74,11 @@ inline result<json> strictify(const json& s, std::string_view path) {
     json out = json::object();
     for (auto it = s.begin(); it != s.end(); ++it)
         if (!strict_unsupported_keyword(it.key())) out[it.key()] = *it;
+    // what strict mode does not take is said in words, so the model still knows it
+    if (const std::string note = dropped_keywords_note(s); !note.empty()) {
+        const std::string desc = out.value("description", std::string());
+        out["description"] = desc.empty() ? note : desc + " (" + note + ")";
+    }
     const json& type = s["type"];
     if (type == "object") {
         if (!s.contains("properties")) return fail(errc::internal, std::string(path) + ": a map cannot be strict");

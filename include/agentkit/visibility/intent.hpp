@@ -302,7 +302,7 @@ public:
         for (const auto& c : classes_) {
             s += "- " + c.name;
             if (!c.description.empty()) s += ": " + c.description;
-            s += c.tools.empty() ? " (no tools)\n" : " (" + std::to_string(c.tools.size()) + " tools)\n";
+            s += c.tools.empty() ? " (no tools)\n" : " (" + count_noun(c.tools.size(), "tool") + ")\n";
         }
         return s;
     }
@@ -312,7 +312,7 @@ public:
         std::string s = "[TOOLS] loaded: ";
         s += active_.empty() ? std::string("none") : join(active_, ", ");
         if (!extra_.empty()) s += " + " + join(extra_, ", ");
-        s += " (" + std::to_string(visible_set_.size()) + " tools) | more: request_tools";
+        s += " (" + count_noun(visible_set_.size(), "tool") + ") | more: request_tools";
         return s;
     }
 
@@ -434,7 +434,7 @@ public:
         for (const auto& t : catalogue_)
             if (visible_set_.count(t) && !before.count(t)) added.push_back(t);
         tool_output o = tool_output::text(added.empty() ? "Those tools were already loaded."
-                                                        : "Loaded " + std::to_string(added.size()) + " tools: " + join(added, ", ") + ".");
+                                                        : "Loaded " + count_noun(added.size(), "tool") + ": " + join(added, ", ") + ".");
         if (opt_.reference_blocks)
             for (const auto& t : added) o.content.push_back(content_block::make_tool_reference(t));
         o.structured = json{{"loaded", added}};

@@ -359,7 +359,7 @@ public:
         } else {
             const auto& m = modes_[static_cast<std::size_t>(current_)];
             const auto tools = mode_tools(current_);
-            s += m.name + " (" + std::to_string(tools.size()) + " tools";
+            s += m.name + " (" + count_noun(tools.size(), "tool");
             if (opt_.state_lists_tools) s += ": " + join(tools, ", ");
             s += ") | other modes: " + modes_summary(current_) + " | menu_exit returns to ROOT";
         }
@@ -492,7 +492,7 @@ public:
         const auto& m = modes_[static_cast<std::size_t>(idx)];
         const auto tools = mode_tools(idx);
         tool_output o = tool_output::text((changed ? "Entered mode " : "Already in mode ") + m.name + ". " +
-                                          std::to_string(tools.size()) + " tools available: " + join(tools, ", ") + ".");
+                                          count_noun(tools.size(), "tool") + " available: " + join(tools, ", ") + ".");
         if (opt_.reference_blocks)
             for (const auto& t : tools) o.content.push_back(content_block::make_tool_reference(t));
         o.structured = json{{"mode", m.name}, {"tools", tools}};

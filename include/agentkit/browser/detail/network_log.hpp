@@ -24,7 +24,7 @@ inline std::vector<std::pair<std::string, std::string>> logged_headers(const jso
         std::string name = ascii_lower(it.key());
         std::string value = it.value().is_string() ? it.value().get<std::string>() : it.value().dump();
         if (name == "cookie" || name == "set-cookie" || name == "authorization" || name == "proxy-authorization")
-            value = "(hidden: " + std::to_string(value.size()) + " characters)";
+            value = "(hidden: " + count_noun(value.size(), "character") + ")";
         out.emplace_back(std::move(name), std::move(value));
     }
     return out;

@@ -5,6 +5,7 @@
 
 #include <agentkit/browser/tools/playwright.hpp>
 #include <agentkit/browser/tools/support.hpp>
+#include <agentkit/core/strings.hpp>
 
 #include <regex>
 
@@ -81,7 +82,7 @@ inline result<tool_output> log_result(tool_state& st, std::string_view what, con
                 ":\n" + page_data(body, st.b.boundary());
     tool_output out;
     if (ref) {
-        text += "whole log (" + std::to_string(lines.size()) + " lines, " + std::to_string(full.size()) + " characters): artifact " +
+        text += "whole log (" + count_noun(lines.size(), "line") + ", " + count_noun(full.size(), "character") + "): artifact " +
                 ref->id + "; read it with browser_artifact {\"id\": \"" + ref->id + "\", \"offset\": 0} or from a line with {\"id\": \"" +
                 ref->id + "\", \"section\": \"" + std::string(section_hint) + "\"}\n";
         out.add_text(std::move(text));
@@ -179,7 +180,7 @@ inline result<tool_output> pw_network(tool_state& st, const network_args& a, con
     std::string text;
     for (const auto& l : lines) text += (text.empty() ? "" : "\n") + l;
     if (hidden > 0)
-        text += std::string(text.empty() ? "" : "\n\n") + "Note: " + std::to_string(hidden) + " static request" + (hidden == 1 ? "" : "s") +
+        text += std::string(text.empty() ? "" : "\n\n") + "Note: " + count_noun(hidden, "static request") +
                 " not shown, run with \"static\" option to see " + (hidden == 1 ? "it" : "them") + ".";
     pw::response resp;
     if (a.filename) {

@@ -529,7 +529,7 @@ private:
                 differs = rebuild_locked();
             }
             cv_.notify_all();
-            say(u.cfg.name + ": up, " + std::to_string(u.tools.size()) + " tools");
+            say(u.cfg.name + ": up, " + count_noun(u.tools.size(), "tool"));
             if (differs) changed();
             backoff = o_.restart_initial;
             // while it runs: relist on list_changed; leave when it dies or the gateway stops
