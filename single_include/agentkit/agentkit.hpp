@@ -469,6 +469,15 @@ template <class Range>
     return start;
 }
 
+/// `n` and a noun in the number it takes: "1 tool", "3 tools", "0 tools" (`plural` when the noun
+/// does not add an "s").
+[[nodiscard]] inline std::string count_noun(std::size_t n, std::string_view singular, std::string_view plural = {}) {
+    std::string s = std::to_string(n) + " ";
+    if (n == 1) return s.append(singular);
+    if (!plural.empty()) return s.append(plural);
+    return s.append(singular).append("s");
+}
+
 /// `s` cut to at most `max` bytes on a character boundary, ending in "..." when it was cut.
 [[nodiscard]] inline std::string clip_ellipsis(std::string_view s, std::size_t max) {
     if (s.size() <= max) return std::string(s);
@@ -7846,7 +7855,7 @@ inline std::vector<std::pair<std::string, std::string>> logged_headers(const jso
         std::string name = ascii_lower(it.key());
         std::string value = it.value().is_string() ? it.value().get<std::string>() : it.value().dump();
         if (name == "cookie" || name == "set-cookie" || name == "authorization" || name == "proxy-authorization")
-            value = "(hidden: " + std::to_string(value.size()) + " characters)";
+            value = "(hidden: " + count_noun(value.size(), "character") + ")";
         out.emplace_back(std::move(name), std::move(value));
     }
     return out;
@@ -20733,7 +20742,7 @@ struct results {
         if (c != ' ' && c != '\t' && c != '\n' && c != '\r') blank = false;
     if (blank) problems.emplace_back("/query: must not be empty");
     if (q.text.size() > max_query_chars)
-        problems.push_back("/query: at most " + std::to_string(max_query_chars) + " characters (got " + std::to_string(q.text.size()) + ")");
+        problems.push_back("/query: at most " + count_noun(max_query_chars, "character") + " (got " + std::to_string(q.text.size()) + ")");
     if (q.count < 1 || q.count > max_count) problems.push_back("/count: must be 1 to " + std::to_string(max_count));
     if (q.page < 1 || q.page > max_page) problems.push_back("/page: must be 1 to " + std::to_string(max_page));
     if (!q.recency.empty()) {
@@ -25852,12 +25861,12 @@ void check(const V& v, const constraint::maximum_t& c, const path_seg* p, proble
 template <class V>
 void check(const V& v, const constraint::min_length_t& c, const path_seg* p, problems& ps) {
     static_assert(std::is_same_v<V, std::string>, "agentkit: min_length applies to strings only");
-    if (utf8_length(v) < c.value) ps.add(p, "must have at least " + std::to_string(c.value) + " characters");
+    if (utf8_length(v) < c.value) ps.add(p, "must have at least " + count_noun(c.value, "character"));
 }
 template <class V>
 void check(const V& v, const constraint::max_length_t& c, const path_seg* p, problems& ps) {
     static_assert(std::is_same_v<V, std::string>, "agentkit: max_length applies to strings only");
-    if (utf8_length(v) > c.value) ps.add(p, "must have at most " + std::to_string(c.value) + " characters");
+    if (utf8_length(v) > c.value) ps.add(p, "must have at most " + count_noun(c.value, "character"));
 }
 template <class V>
 void check(const V& v, const constraint::pattern_t& c, const path_seg* p, problems& ps) {
@@ -31199,7 +31208,7 @@ public:
         } else {
             const auto& m = modes_[static_cast<std::size_t>(current_)];
             const auto tools = mode_tools(current_);
-            s += m.name + " (" + std::to_string(tools.size()) + " tools";
+            s += m.name + " (" + count_noun(tools.size(), "tool");
             if (opt_.state_lists_tools) s += ": " + join(tools, ", ");
             s += ") | other modes: " + modes_summary(current_) + " | menu_exit returns to ROOT";
         }
@@ -31332,7 +31341,7 @@ public:
         const auto& m = modes_[static_cast<std::size_t>(idx)];
         const auto tools = mode_tools(idx);
         tool_output o = tool_output::text((changed ? "Entered mode " : "Already in mode ") + m.name + ". " +
-                                          std::to_string(tools.size()) + " tools available: " + join(tools, ", ") + ".");
+                                          count_noun(tools.size(), "tool") + " available: " + join(tools, ", ") + ".");
         if (opt_.reference_blocks)
             for (const auto& t : tools) o.content.push_back(content_block::make_tool_reference(t));
         o.structured = json{{"mode", m.name}, {"tools", tools}};
@@ -32339,7 +32348,7 @@ inline result<tool_output> log_result(tool_state& st, std::string_view what, con
                 ":\n" + page_data(body, st.b.boundary());
     tool_output out;
     if (ref) {
-        text += "whole log (" + std::to_string(lines.size()) + " lines, " + std::to_string(full.size()) + " characters): artifact " +
+        text += "whole log (" + count_noun(lines.size(), "line") + ", " + count_noun(full.size(), "character") + "): artifact " +
                 ref->id + "; read it with browser_artifact {\"id\": \"" + ref->id + "\", \"offset\": 0} or from a line with {\"id\": \"" +
                 ref->id + "\", \"section\": \"" + std::string(section_hint) + "\"}\n";
         out.add_text(std::move(text));
@@ -32437,7 +32446,7 @@ inline result<tool_output> pw_network(tool_state& st, const network_args& a, con
     std::string text;
     for (const auto& l : lines) text += (text.empty() ? "" : "\n") + l;
     if (hidden > 0)
-        text += std::string(text.empty() ? "" : "\n\n") + "Note: " + std::to_string(hidden) + " static request" + (hidden == 1 ? "" : "s") +
+        text += std::string(text.empty() ? "" : "\n\n") + "Note: " + count_noun(hidden, "static request") +
                 " not shown, run with \"static\" option to see " + (hidden == 1 ? "it" : "them") + ".";
     pw::response resp;
     if (a.filename) {
@@ -35057,6 +35066,7 @@ inline std::optional<std::string> schema_violation_in(const json& root, const js
 // Responses), with OpenAI's strict mode.
 
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35076,12 +35086,34 @@ struct export_options {
 namespace detail {
 
 /// Keywords OpenAI's strict mode rejects; they are dropped (the validator still enforces them
-/// on our side, so nothing is lost but the hint to the model).
+/// on our side) and said in the property's description instead (dropped_keywords_note).
 inline bool strict_unsupported_keyword(std::string_view k) noexcept {
     return k == "default" || k == "examples" || k == "minLength" || k == "maxLength";
 }
 
 inline result<json> strictify(const json& s, std::string_view path);
+
+/// What the dropped keywords said, for the description: `default: "celsius"; 1 to 40
+/// characters; e.g. "Oslo"` (empty when nothing was dropped).
+inline std::string dropped_keywords_note(const json& s) {
+    std::vector<std::string> parts;
+    if (auto d = s.find("default"); d != s.end()) parts.push_back("default: " + d->dump());
+    const auto bound = [&](const char* k) -> std::optional<std::size_t> {
+        auto v = s.find(k);
+        if (v == s.end() || !v->is_number_integer() || v->get<long long>() < 0) return std::nullopt;
+        return static_cast<std::size_t>(v->get<long long>());
+    };
+    const auto lo = bound("minLength"), hi = bound("maxLength");
+    if (lo && hi) parts.push_back(std::to_string(*lo) + " to " + count_noun(*hi, "character"));
+    else if (lo) parts.push_back("at least " + count_noun(*lo, "character"));
+    else if (hi) parts.push_back("at most " + count_noun(*hi, "character"));
+    if (auto e = s.find("examples"); e != s.end() && e->is_array() && !e->empty()) {
+        std::string ex;
+        for (const auto& x : *e) ex += (ex.empty() ? "" : ", ") + x.dump();
+        parts.push_back("e.g. " + ex);
+    }
+    return join(parts, "; ");
+}
 
 inline result<json> strict_nullable(json s) {
     // Make an optional property nullable: add "null" to its type (and to its enum).
@@ -35100,6 +35132,11 @@ inline result<json> strictify(const json& s, std::string_view path) {
     json out = json::object();
     for (auto it = s.begin(); it != s.end(); ++it)
         if (!strict_unsupported_keyword(it.key())) out[it.key()] = *it;
+    // what strict mode does not take is said in words, so the model still knows it
+    if (const std::string note = dropped_keywords_note(s); !note.empty()) {
+        const std::string desc = out.value("description", std::string());
+        out["description"] = desc.empty() ? note : desc + " (" + note + ")";
+    }
     const json& type = s["type"];
     if (type == "object") {
         if (!s.contains("properties")) return fail(errc::internal, std::string(path) + ": a map cannot be strict");
@@ -42088,7 +42125,7 @@ private:
                 differs = rebuild_locked();
             }
             cv_.notify_all();
-            say(u.cfg.name + ": up, " + std::to_string(u.tools.size()) + " tools");
+            say(u.cfg.name + ": up, " + count_noun(u.tools.size(), "tool"));
             if (differs) changed();
             backoff = o_.restart_initial;
             // while it runs: relist on list_changed; leave when it dies or the gateway stops
@@ -42603,7 +42640,7 @@ public:
         for (const auto& c : classes_) {
             s += "- " + c.name;
             if (!c.description.empty()) s += ": " + c.description;
-            s += c.tools.empty() ? " (no tools)\n" : " (" + std::to_string(c.tools.size()) + " tools)\n";
+            s += c.tools.empty() ? " (no tools)\n" : " (" + count_noun(c.tools.size(), "tool") + ")\n";
         }
         return s;
     }
@@ -42613,7 +42650,7 @@ public:
         std::string s = "[TOOLS] loaded: ";
         s += active_.empty() ? std::string("none") : join(active_, ", ");
         if (!extra_.empty()) s += " + " + join(extra_, ", ");
-        s += " (" + std::to_string(visible_set_.size()) + " tools) | more: request_tools";
+        s += " (" + count_noun(visible_set_.size(), "tool") + ") | more: request_tools";
         return s;
     }
 
@@ -42735,7 +42772,7 @@ public:
         for (const auto& t : catalogue_)
             if (visible_set_.count(t) && !before.count(t)) added.push_back(t);
         tool_output o = tool_output::text(added.empty() ? "Those tools were already loaded."
-                                                        : "Loaded " + std::to_string(added.size()) + " tools: " + join(added, ", ") + ".");
+                                                        : "Loaded " + count_noun(added.size(), "tool") + ": " + join(added, ", ") + ".");
         if (opt_.reference_blocks)
             for (const auto& t : added) o.content.push_back(content_block::make_tool_reference(t));
         o.structured = json{{"loaded", added}};
@@ -43384,8 +43421,7 @@ struct context_stats {
             st.dropped_messages = drop_until - 1;
             st.dropped_turns = dropped_turns;
             out.erase(out.begin() + 1, out.begin() + static_cast<std::ptrdiff_t>(drop_until));
-            out.front().text += "\n\n[context: " + std::to_string(dropped_turns) + " earlier turn" +
-                                (dropped_turns == 1 ? "" : "s") + " removed to fit the context budget]";
+            out.front().text += "\n\n[context: " + count_noun(dropped_turns, "earlier turn") + " removed to fit the context budget]";
         }
     }
     for (const auto& m : out) st.tokens_after += message_tokens(m, tc, o.image_tokens);
@@ -44095,7 +44131,7 @@ private:
     [[nodiscard]] error cut_error(std::string_view expected) const {
         return error(errc::provider_error,
                      std::string(to_string(provider_)) + ": the response stream ended before its end (" + std::string(expected) +
-                         ") after " + std::to_string(events_) + " event" + (events_ == 1 ? "" : "s"),
+                         ") after " + count_noun(events_, "event"),
                      "The connection was cut mid-answer; retry the request.",
                      json{{"provider", to_string(provider_)}, {"in_stream", true}, {"cut", true}, {"events", events_}});
     }
@@ -45960,9 +45996,7 @@ public:
         const auto& m = metrics_;
         std::string how = done_ ? (completed_ ? "completed" : "answered") : "not finished";
         if (last_stop_ && !done_) how = "stopped by " + std::string(to_string(*last_stop_));
-        r.summary.push_back(how + " after " + std::to_string(m.turns.size()) + " model turn" +
-                            (m.turns.size() == 1 ? "" : "s") + " (" + std::to_string(m.round_trips) + " round trip" +
-                            (m.round_trips == 1 ? "" : "s") + ")");
+        r.summary.push_back(how + " after " + count_noun(m.turns.size(), "model turn") + " (" + count_noun(m.round_trips, "round trip") + ")");
         std::size_t parallel = 0;
         std::size_t spec = 0;
         for (const auto& t : m.turns)
@@ -45970,7 +46004,7 @@ public:
                 parallel += x.parallel ? 1 : 0;
                 spec += x.speculative ? 1 : 0;
             }
-        std::string calls = std::to_string(m.tool_calls) + " tool call" + (m.tool_calls == 1 ? "" : "s") + ", " +
+        std::string calls = count_noun(m.tool_calls, "tool call") + ", " +
                             std::to_string(m.tool_errors) + " failed";
         if (parallel) calls += ", " + std::to_string(parallel) + " in parallel";
         if (spec) calls += ", " + std::to_string(spec) + " speculative";

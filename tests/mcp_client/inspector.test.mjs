@@ -85,7 +85,7 @@ test("inspector --cli --method tools/call runs browser_navigate on a local page"
 // tests cover the capability.unsupported envelope.)
 test("inspector --cli with --tools menu: the meta-tools are listed and menu_enter is called", async () => {
   const { tools } = await inspector(["--method", "tools/list"], ["--tools", "menu"]);
-  assert.deepEqual(tools.map((t) => t.name), ["menu_list", "menu_enter", "menu_exit", "complete", "think", "message_user"]);
+  assert.deepEqual(tools.map((t) => t.name), ["menu_list", "menu_enter", "menu_exit", "think"]);  // complete, message_user: a session's own
   const r = await inspector(["--method", "tools/call", "--tool-name", "menu_enter", "--tool-arg", "mode=browser"],
                             ["--tools", "menu"]);
   assert.equal(r.isError, false, JSON.stringify(r));
