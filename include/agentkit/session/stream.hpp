@@ -9,6 +9,10 @@
 //       if (auto r = sa.add(event.event, event.data); !r) -> r.error() (an error event, bad data)
 //   auto body = sa.finish();   // the assembled body, or provider.error when the stream was cut
 //
+// sa.on_delta(fn) also hands `fn` every piece as it arrives (stream_delta: the answer's words,
+// reasoning, tool calls as they begin and their arguments, usage): what a chat UI shows while
+// the model writes. model_client and agent_session (session_options::on_delta) pass it on.
+//
 // The documented stream formats:
 //   anthropic         message_start (a Message with empty content), per content block
 //                     content_block_start / content_block_delta (text_delta, input_json_delta,
