@@ -486,11 +486,20 @@ template <class Range>
 }
 
 /// The first sentence of prose: up to and including the first '.', '!' or '?' followed by
-/// white space (or all of `s` when none is).
+/// white space (or all of `s` when none is). A period does not end a sentence after a number
+/// ("1. Call x"), a single letter ("J. Smith") or an abbreviation with points ("e.g. this").
 [[nodiscard]] inline std::string_view first_sentence(std::string_view s) {
-    for (std::size_t i = 0; i + 1 < s.size(); ++i)
-        if ((s[i] == '.' || s[i] == '!' || s[i] == '?') && (s[i + 1] == ' ' || s[i + 1] == '\n' || s[i + 1] == '\t' || s[i + 1] == '\r'))
-            return s.substr(0, i + 1);
+    for (std::size_t i = 0; i + 1 < s.size(); ++i) {
+        const char c = s[i];
+        if ((c != '.' && c != '!' && c != '?') || (s[i + 1] != ' ' && s[i + 1] != '\n' && s[i + 1] != '\t' && s[i + 1] != '\r')) continue;
+        if (c == '.') {
+            const std::size_t sp = s.find_last_of(" \t\n\r", i);
+            const std::string_view word = s.substr(sp == std::string_view::npos ? 0 : sp + 1, i - (sp == std::string_view::npos ? 0 : sp + 1));
+            const bool number = !word.empty() && word.find_first_not_of("0123456789") == std::string_view::npos;
+            if (number || word.size() == 1 || word.find('.') != std::string_view::npos) continue;
+        }
+        return s.substr(0, i + 1);
+    }
     return s;
 }
 
@@ -527,6 +536,9 @@ template <class Range>
         if (line.find_first_not_of("-*_= \t\r") == std::string_view::npos) continue;  // a rule or a setext underline
         while (!line.empty() && line.front() == '>') line.remove_prefix(1);                // a block quote
         if (line.size() > 1 && (line[0] == '-' || line[0] == '*' || line[0] == '+') && line[1] == ' ') line.remove_prefix(2);
+        if (const std::size_t d = line.find_first_not_of("0123456789");  // an ordered list's "1. " or "2) "
+            d != std::string_view::npos && d > 0 && d + 1 < line.size() && (line[d] == '.' || line[d] == ')') && line[d + 1] == ' ')
+            line.remove_prefix(d + 2);
         in_body = true;
         body += std::string(line) + "\n";
     }
@@ -15650,7 +15662,11 @@ AGENTKIT_DECL void browser::release(capture_result&& c) {
     if (c.ax_nodes() < capture_result::large) return;  // `c` is freed with the caller's result
     auto held = std::make_shared<capture_result>(std::move(c));
     std::lock_guard lock(eng_->mu);
-    eng_->spawn_worker([held = std::move(held)]() mutable { held.reset(); });
+    try {
+        eng_->spawn_worker([held = std::move(held)]() mutable { held.reset(); });
+    } catch (const std::system_error&) {
+        // no thread to spare: freed here, as the closure goes
+    }
 }
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/impl/capture.hpp> ----
@@ -28335,6 +28351,23 @@ template <class M>
     }
 }
 
+/// The meta-tools of masker `m` an MCP server lists: all but its session-only ones.
+template <class M>
+[[nodiscard]] std::vector<tool_info> served_meta_tools(const M& m) {
+    std::vector<tool_info> out;
+    for (auto& t : m.meta_tools())
+        if (!session_only_tool(m, t.name)) out.push_back(std::move(t));
+    return out;
+}
+
+/// The answer of an MCP server to a call of a session-only meta-tool: as for a tool it does
+/// not have, with a hint that says why.
+[[nodiscard]] inline error session_only_refusal(std::string_view name) {
+    return error(errc::tool_unknown, "no tool named \"" + std::string(name) + "\" here",
+                 std::string(name) + " belongs to an agent session's own loop; an MCP client ends or reports its task itself. "
+                                     "Call one of the listed tools.");
+}
+
 /// The baseline: every tool visible, no meta-tools, nothing to say.
 class all_visible {
 public:
@@ -36848,9 +36881,7 @@ template <class Toolbox, masker Masker>
     backend b;
     b.list_tools = [s] {
         std::lock_guard lock(s->mu);
-        std::vector<tool_info> out;
-        for (auto& t : s->m->meta_tools())
-            if (!session_only_tool(*s->m, t.name)) out.push_back(std::move(t));  // complete, message_user: a session's
+        std::vector<tool_info> out = served_meta_tools(*s->m);  // not complete, message_user: a session's
         for (const auto& t : s->box->infos())
             if (s->m->is_visible(t.name)) out.push_back(t);
         return out;
@@ -36859,10 +36890,7 @@ template <class Toolbox, masker Masker>
         masked_route route;
         {
             std::lock_guard lock(s->mu);
-            if (session_only_tool(*s->m, name) && !s->box->find(name))
-                return fail(errc::tool_unknown, "no tool named \"" + std::string(name) + "\" here",
-                            std::string(name) + " belongs to an agent session's own loop; an MCP client ends or reports its task itself. "
-                            "Call one of the listed tools.");
+            if (session_only_tool(*s->m, name) && !s->box->find(name)) return fail(session_only_refusal(name));
             route = masked_call(*s->m, *s->box, [&](std::string_view n) { return s->meta_names.count(n) != 0; }, name, args);
         }
         if (route.answer) return std::move(*route.answer);
@@ -42277,7 +42305,7 @@ template <class MakeMasker>
     b.list_tools = [s] {
         std::lock_guard lock(s->mu);
         s->refresh();
-        std::vector<tool_info> out = s->m->meta_tools();
+        std::vector<tool_info> out = served_meta_tools(*s->m);  // not complete, message_user: a session's
         for (const auto& t : s->box.infos())
             if (s->m->is_visible(t.name)) out.push_back(t);
         return out;
@@ -42288,6 +42316,7 @@ template <class MakeMasker>
         {
             std::lock_guard lock(s->mu);
             s->refresh();
+            if (session_only_tool(*s->m, name) && !s->box.find(name)) return fail(session_only_refusal(name));
             route = masked_call(*s->m, s->box, [&](std::string_view n) { return s->meta.count(n) != 0; }, name, args);
             box = s->box;
         }
@@ -42320,6 +42349,11 @@ template <class MakeMasker>
         std::lock_guard lock(s->mu);
         s->refresh();
         return (s->epoch << 32U) ^ static_cast<std::uint64_t>(s->m->version());
+    };
+    b.instructions = [s] {
+        std::lock_guard lock(s->mu);
+        s->refresh();
+        return mcp_instructions_of(*s->m);
     };
     return b;
 }
@@ -44459,16 +44493,21 @@ private:
     }
 
     // ---- OpenAI Responses --------------------------------------------------------------
-    /// The output item an event refers to: by output_index, else by item_id.
-    [[nodiscard]] json* item_for(const json& j) {
+    /// The output item an event refers to: by output_index, else by item_id; `at` gets its index.
+    [[nodiscard]] json* item_for(const json& j, std::size_t* at = nullptr) {
         const std::size_t oi = index_of(j, "output_index");
         if (oi != static_cast<std::size_t>(-1)) {
             auto it = items_.find(oi);
-            return it == items_.end() ? nullptr : &it->second;
+            if (it == items_.end()) return nullptr;
+            if (at != nullptr) *at = oi;
+            return &it->second;
         }
         const std::string id = detail::str_field(j, "item_id");
         for (auto& [k, item] : items_)
-            if (!id.empty() && detail::str_field(item, "id") == id) return &item;
+            if (!id.empty() && detail::str_field(item, "id") == id) {
+                if (at != nullptr) *at = k;
+                return &item;
+            }
         return nullptr;
     }
     [[nodiscard]] static json& part_at(json& item, std::size_t ci, const char* type) {
@@ -44525,7 +44564,8 @@ private:
             return {};
         }
         if (type == "response.output_text.delta" || type == "response.refusal.delta") {
-            json* item = item_for(j);
+            std::size_t oi = 0;
+            json* item = item_for(j, &oi);
             if (!item) return fail(malformed(type + " for an item that was not added"));
             std::size_t ci = index_of(j, "content_index");
             if (ci > 4096) ci = 0;
@@ -44533,19 +44573,22 @@ private:
             json& part = part_at(*item, ci, refusal ? "refusal" : "output_text");
             const std::string piece = detail::str_field(j, "delta");
             append_string(part, refusal ? "refusal" : "text", piece);
-            tell(refusal ? stream_delta::kind::refusal : stream_delta::kind::text, index_of(j, "output_index"), piece);
+            tell(refusal ? stream_delta::kind::refusal : stream_delta::kind::text, oi, piece);
             return {};
         }
         if (type == "response.function_call_arguments.delta") {
-            json* item = item_for(j);
+            std::size_t oi = 0;
+            json* item = item_for(j, &oi);
             if (!item) return fail(malformed(type + " for an item that was not added"));
             const std::string piece = detail::str_field(j, "delta");
             append_string(*item, "arguments", piece);
-            tell(stream_delta::kind::tool_arguments, index_of(j, "output_index"), piece);
+            tell(stream_delta::kind::tool_arguments, oi, piece);
             return {};
         }
         if (type == "response.reasoning_summary_text.delta") {  // the final object has the summary; shown as it comes
-            tell(stream_delta::kind::thinking, index_of(j, "output_index"), detail::str_field(j, "delta"));
+            std::size_t oi = 0;
+            (void)item_for(j, &oi);
+            tell(stream_delta::kind::thinking, oi, detail::str_field(j, "delta"));
             return {};
         }
         if (type == "response.function_call_arguments.done") {
@@ -45865,6 +45908,7 @@ public:
                 ++attempts;
                 const auto t0 = std::chrono::steady_clock::now();
                 result<json> body = fail(errc::internal, "the model raised an exception");
+                told_ = 0;
                 try {
                     body = call_model(m, p, req);
                 } catch (...) {
@@ -45881,6 +45925,12 @@ public:
                 } else {
                     e = std::move(body).error();
                     discard_speculation();  // calls a failed (streamed) attempt started
+                }
+                if (told_ > 0) {  // what the host was shown of this attempt is void
+                    stream_delta discard;
+                    discard.what = stream_delta::kind::discard;
+                    tell_delta(discard);
+                    told_ = 0;
                 }
                 const bool retry = (is_retryable(e) || e.is(errc::provider_malformed)) && attempts <= limits.max_retries;
                 if (!retry || stop_.stop_requested()) {
@@ -46057,12 +46107,15 @@ private:
                             told = d.what == stream_delta::kind::discard ? 0 : told + 1;
                             tell_delta(d);
                         };
-                        auto r = m.complete(req, on_tool_call, on_delta);
-                        if (!r && told > 0) {
-                            stream_delta discard;
-                            discard.what = stream_delta::kind::discard;
-                            tell_delta(discard);
+                        if (!on_tool_call) on_tool_call = [](const json&) {};  // a model may call it unchecked
+                        result<json> r = fail(errc::internal, "the model raised an exception");
+                        try {
+                            r = m.complete(req, on_tool_call, on_delta);
+                        } catch (...) {
+                            told_ = told;
+                            throw;
                         }
+                        told_ = told;
                         return r;
                     }
                 }
@@ -46078,6 +46131,8 @@ private:
         }
     }
 
+    // Pieces of the current attempt the host was told (session_options::on_delta), not yet discarded.
+    std::size_t told_ = 0;
     void tell_delta(const stream_delta& d) const {
         try {
             opts_.on_delta(d);

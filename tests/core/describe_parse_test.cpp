@@ -237,6 +237,11 @@ TEST(Strings, FirstSentenceAndAClipThatKeepsCharactersWhole) {
     EXPECT_EQ(ak::first_sentence("Really? Yes."), "Really?");
     EXPECT_EQ(ak::first_sentence("Version 1.5 ships. Next"), "Version 1.5 ships.");  // a point inside a number is no end
     EXPECT_EQ(ak::first_sentence("no end at all"), "no end at all");
+    // list numbers, initials and abbreviations with points end nothing (server instructions have them)
+    EXPECT_EQ(ak::first_sentence("Workflow: 1. Call x first. Then y."), "Workflow: 1. Call x first.");
+    EXPECT_EQ(ak::first_sentence("Tools for GitHub, e.g. issues and pulls. More."), "Tools for GitHub, e.g. issues and pulls.");
+    EXPECT_EQ(ak::first_sentence("By J. Smith. Later."), "By J. Smith.");
+    EXPECT_EQ(ak::markdown_plain("Workflow:\n1. Call x\n2) Call y"), "Workflow: Call x Call y");
     EXPECT_EQ(ak::clip_ellipsis("short", 5), "short");
     EXPECT_EQ(ak::clip_ellipsis("\xc3\x86r\xc3\xb8sk", 6), "\xc3\x86r...");  // "Ærøsk": never half of ø
     EXPECT_EQ(ak::clip_ellipsis("abcdef", 2), "ab");

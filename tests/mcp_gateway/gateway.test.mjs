@@ -409,6 +409,9 @@ test("--mask menu: a mode per server; entering one shows its tools (list_changed
     const start = await names(g.client);
     assert.ok(start.includes("menu_enter"));
     assert.ok(!start.includes("read_graph"));
+    // complete and message_user belong to an agent session's loop: not served; the menu is explained instead
+    assert.ok(!start.includes("complete") && !start.includes("message_user"), start.join(","));
+    assert.match(g.client.getInstructions() ?? "", /## Tool menu\n[^]*menu_list tells you the current mode/);
     const listed = textOf(await g.client.callTool({ name: "menu_list", arguments: {} }));
     for (const mode of ["everything", "memory", "filesystem", "agentkit", "noisy"]) assert.match(listed, new RegExp(mode));
     const changed = g.nextListChanged();

@@ -834,3 +834,47 @@ TEST(SessionMenu, TheMenusCompleteToolFinishesTheRunWithItsSummary) {
     const std::string text = ak::render_report(s.make_report());
     EXPECT_EQ(text.rfind("Result: alpha is value of alpha\n", 0), 0u) << text;
 }
+
+namespace {
+/// A streaming model whose first answer streams words and then does not parse; the second is fine.
+struct words_then_garbage_model {
+    int calls = 0;
+    [[nodiscard]] ak::provider provider() const { return ak::provider::anthropic; }
+    ak::result<json> complete(const json& r) { return complete(r, {}, {}); }
+    ak::result<json> complete(const json& r, const std::function<void(const json&)>& on_tool_call) { return complete(r, on_tool_call, {}); }
+    ak::result<json> complete(const json&, const std::function<void(const json&)>& on_tool_call, const ak::stream_delta_fn& on_delta) {
+        ++calls;
+        on_tool_call(json::object());  // called unchecked: the session always passes a callable
+        const std::string words = calls == 1 ? "Half an ans" : "All done.";
+        if (on_delta) {
+            ak::stream_delta d;
+            d.text = words;
+            on_delta(d);
+        }
+        if (calls == 1) return json{{"type", "message"}, {"role", "assistant"}, {"content", "not a list of blocks"}};
+        return json{{"id", "msg_1"}, {"type", "message"}, {"role", "assistant"}, {"model", "m"},
+                    {"content", json::array({json{{"type", "text"}, {"text", words}}})}, {"stop_reason", "end_turn"},
+                    {"usage", {{"input_tokens", 10}, {"output_tokens", 3}}}};
+    }
+};
+static_assert(ak::delta_streaming_model<words_then_garbage_model>);
+}  // namespace
+
+TEST(SessionStream, AStreamedAnswerThatDoesNotParseIsDiscardedBeforeTheRetry) {
+    std::vector<ak::stream_delta> told;
+    ak::session_options o = quiet();
+    o.speculative = false;  // the model gets a callable on_tool_call all the same
+    o.on_delta = [&](const ak::stream_delta& d) { told.push_back(d); };
+    ak::agent_session s{make_tools(), ak::all_visible{}, ak::compact_formatter{}, o};
+    words_then_garbage_model m;
+    ak::run_limits limits;
+    limits.retry_backoff = std::chrono::milliseconds(1);
+    const auto r = s.run(m, "Answer.", limits);
+    ASSERT_TRUE(r.ok()) << (r.error ? r.error->to_text() : std::string(ak::to_string(r.reason)));
+    EXPECT_EQ(r.final_text, "All done.");
+    EXPECT_EQ(m.calls, 2);
+    ASSERT_EQ(told.size(), 3U);
+    EXPECT_EQ(told[0].text, "Half an ans");
+    EXPECT_EQ(told[1].what, ak::stream_delta::kind::discard);  // the host un-shows it before the retry speaks
+    EXPECT_EQ(told[2].text, "All done.");
+}

@@ -162,11 +162,20 @@ template <class Range>
 }
 
 /// The first sentence of prose: up to and including the first '.', '!' or '?' followed by
-/// white space (or all of `s` when none is).
+/// white space (or all of `s` when none is). A period does not end a sentence after a number
+/// ("1. Call x"), a single letter ("J. Smith") or an abbreviation with points ("e.g. this").
 [[nodiscard]] inline std::string_view first_sentence(std::string_view s) {
-    for (std::size_t i = 0; i + 1 < s.size(); ++i)
-        if ((s[i] == '.' || s[i] == '!' || s[i] == '?') && (s[i + 1] == ' ' || s[i + 1] == '\n' || s[i + 1] == '\t' || s[i + 1] == '\r'))
-            return s.substr(0, i + 1);
+    for (std::size_t i = 0; i + 1 < s.size(); ++i) {
+        const char c = s[i];
+        if ((c != '.' && c != '!' && c != '?') || (s[i + 1] != ' ' && s[i + 1] != '\n' && s[i + 1] != '\t' && s[i + 1] != '\r')) continue;
+        if (c == '.') {
+            const std::size_t sp = s.find_last_of(" \t\n\r", i);
+            const std::string_view word = s.substr(sp == std::string_view::npos ? 0 : sp + 1, i - (sp == std::string_view::npos ? 0 : sp + 1));
+            const bool number = !word.empty() && word.find_first_not_of("0123456789") == std::string_view::npos;
+            if (number || word.size() == 1 || word.find('.') != std::string_view::npos) continue;
+        }
+        return s.substr(0, i + 1);
+    }
     return s;
 }
 
@@ -203,6 +212,9 @@ template <class Range>
         if (line.find_first_not_of("-*_= \t\r") == std::string_view::npos) continue;  // a rule or a setext underline
         while (!line.empty() && line.front() == '>') line.remove_prefix(1);                // a block quote
         if (line.size() > 1 && (line[0] == '-' || line[0] == '*' || line[0] == '+') && line[1] == ' ') line.remove_prefix(2);
+        if (const std::size_t d = line.find_first_not_of("0123456789");  // an ordered list's "1. " or "2) "
+            d != std::string_view::npos && d > 0 && d + 1 < line.size() && (line[d] == '.' || line[d] == ')') && line[d + 1] == ' ')
+            line.remove_prefix(d + 2);
         in_body = true;
         body += std::string(line) + "\n";
     }

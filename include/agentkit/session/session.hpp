@@ -430,6 +430,7 @@ public:
                 ++attempts;
                 const auto t0 = std::chrono::steady_clock::now();
                 result<json> body = fail(errc::internal, "the model raised an exception");
+                told_ = 0;
                 try {
                     body = call_model(m, p, req);
                 } catch (...) {
@@ -446,6 +447,12 @@ public:
                 } else {
                     e = std::move(body).error();
                     discard_speculation();  // calls a failed (streamed) attempt started
+                }
+                if (told_ > 0) {  // what the host was shown of this attempt is void
+                    stream_delta discard;
+                    discard.what = stream_delta::kind::discard;
+                    tell_delta(discard);
+                    told_ = 0;
                 }
                 const bool retry = (is_retryable(e) || e.is(errc::provider_malformed)) && attempts <= limits.max_retries;
                 if (!retry || stop_.stop_requested()) {
@@ -622,12 +629,15 @@ private:
                             told = d.what == stream_delta::kind::discard ? 0 : told + 1;
                             tell_delta(d);
                         };
-                        auto r = m.complete(req, on_tool_call, on_delta);
-                        if (!r && told > 0) {
-                            stream_delta discard;
-                            discard.what = stream_delta::kind::discard;
-                            tell_delta(discard);
+                        if (!on_tool_call) on_tool_call = [](const json&) {};  // a model may call it unchecked
+                        result<json> r = fail(errc::internal, "the model raised an exception");
+                        try {
+                            r = m.complete(req, on_tool_call, on_delta);
+                        } catch (...) {
+                            told_ = told;
+                            throw;
                         }
+                        told_ = told;
                         return r;
                     }
                 }
@@ -643,6 +653,8 @@ private:
         }
     }
 
+    // Pieces of the current attempt the host was told (session_options::on_delta), not yet discarded.
+    std::size_t told_ = 0;
     void tell_delta(const stream_delta& d) const {
         try {
             opts_.on_delta(d);

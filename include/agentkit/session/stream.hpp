@@ -490,16 +490,21 @@ private:
     }
 
     // ---- OpenAI Responses --------------------------------------------------------------
-    /// The output item an event refers to: by output_index, else by item_id.
-    [[nodiscard]] json* item_for(const json& j) {
+    /// The output item an event refers to: by output_index, else by item_id; `at` gets its index.
+    [[nodiscard]] json* item_for(const json& j, std::size_t* at = nullptr) {
         const std::size_t oi = index_of(j, "output_index");
         if (oi != static_cast<std::size_t>(-1)) {
             auto it = items_.find(oi);
-            return it == items_.end() ? nullptr : &it->second;
+            if (it == items_.end()) return nullptr;
+            if (at != nullptr) *at = oi;
+            return &it->second;
         }
         const std::string id = detail::str_field(j, "item_id");
         for (auto& [k, item] : items_)
-            if (!id.empty() && detail::str_field(item, "id") == id) return &item;
+            if (!id.empty() && detail::str_field(item, "id") == id) {
+                if (at != nullptr) *at = k;
+                return &item;
+            }
         return nullptr;
     }
     [[nodiscard]] static json& part_at(json& item, std::size_t ci, const char* type) {
@@ -556,7 +561,8 @@ private:
             return {};
         }
         if (type == "response.output_text.delta" || type == "response.refusal.delta") {
-            json* item = item_for(j);
+            std::size_t oi = 0;
+            json* item = item_for(j, &oi);
             if (!item) return fail(malformed(type + " for an item that was not added"));
             std::size_t ci = index_of(j, "content_index");
             if (ci > 4096) ci = 0;
@@ -564,19 +570,22 @@ private:
             json& part = part_at(*item, ci, refusal ? "refusal" : "output_text");
             const std::string piece = detail::str_field(j, "delta");
             append_string(part, refusal ? "refusal" : "text", piece);
-            tell(refusal ? stream_delta::kind::refusal : stream_delta::kind::text, index_of(j, "output_index"), piece);
+            tell(refusal ? stream_delta::kind::refusal : stream_delta::kind::text, oi, piece);
             return {};
         }
         if (type == "response.function_call_arguments.delta") {
-            json* item = item_for(j);
+            std::size_t oi = 0;
+            json* item = item_for(j, &oi);
             if (!item) return fail(malformed(type + " for an item that was not added"));
             const std::string piece = detail::str_field(j, "delta");
             append_string(*item, "arguments", piece);
-            tell(stream_delta::kind::tool_arguments, index_of(j, "output_index"), piece);
+            tell(stream_delta::kind::tool_arguments, oi, piece);
             return {};
         }
         if (type == "response.reasoning_summary_text.delta") {  // the final object has the summary; shown as it comes
-            tell(stream_delta::kind::thinking, index_of(j, "output_index"), detail::str_field(j, "delta"));
+            std::size_t oi = 0;
+            (void)item_for(j, &oi);
+            tell(stream_delta::kind::thinking, oi, detail::str_field(j, "delta"));
             return {};
         }
         if (type == "response.function_call_arguments.done") {

@@ -91,6 +91,23 @@ template <class M>
     }
 }
 
+/// The meta-tools of masker `m` an MCP server lists: all but its session-only ones.
+template <class M>
+[[nodiscard]] std::vector<tool_info> served_meta_tools(const M& m) {
+    std::vector<tool_info> out;
+    for (auto& t : m.meta_tools())
+        if (!session_only_tool(m, t.name)) out.push_back(std::move(t));
+    return out;
+}
+
+/// The answer of an MCP server to a call of a session-only meta-tool: as for a tool it does
+/// not have, with a hint that says why.
+[[nodiscard]] inline error session_only_refusal(std::string_view name) {
+    return error(errc::tool_unknown, "no tool named \"" + std::string(name) + "\" here",
+                 std::string(name) + " belongs to an agent session's own loop; an MCP client ends or reports its task itself. "
+                                     "Call one of the listed tools.");
+}
+
 /// The baseline: every tool visible, no meta-tools, nothing to say.
 class all_visible {
 public:

@@ -505,6 +505,10 @@ AGENTKIT_DECL void browser::release(capture_result&& c) {
     if (c.ax_nodes() < capture_result::large) return;  // `c` is freed with the caller's result
     auto held = std::make_shared<capture_result>(std::move(c));
     std::lock_guard lock(eng_->mu);
-    eng_->spawn_worker([held = std::move(held)]() mutable { held.reset(); });
+    try {
+        eng_->spawn_worker([held = std::move(held)]() mutable { held.reset(); });
+    } catch (const std::system_error&) {
+        // no thread to spare: freed here, as the closure goes
+    }
 }
 }  // namespace agentkit::browser

@@ -681,7 +681,7 @@ template <class MakeMasker>
     b.list_tools = [s] {
         std::lock_guard lock(s->mu);
         s->refresh();
-        std::vector<tool_info> out = s->m->meta_tools();
+        std::vector<tool_info> out = served_meta_tools(*s->m);  // not complete, message_user: a session's
         for (const auto& t : s->box.infos())
             if (s->m->is_visible(t.name)) out.push_back(t);
         return out;
@@ -692,6 +692,7 @@ template <class MakeMasker>
         {
             std::lock_guard lock(s->mu);
             s->refresh();
+            if (session_only_tool(*s->m, name) && !s->box.find(name)) return fail(session_only_refusal(name));
             route = masked_call(*s->m, s->box, [&](std::string_view n) { return s->meta.count(n) != 0; }, name, args);
             box = s->box;
         }
@@ -724,6 +725,11 @@ template <class MakeMasker>
         std::lock_guard lock(s->mu);
         s->refresh();
         return (s->epoch << 32U) ^ static_cast<std::uint64_t>(s->m->version());
+    };
+    b.instructions = [s] {
+        std::lock_guard lock(s->mu);
+        s->refresh();
+        return mcp_instructions_of(*s->m);
     };
     return b;
 }

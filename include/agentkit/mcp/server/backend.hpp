@@ -120,9 +120,7 @@ template <class Toolbox, masker Masker>
     backend b;
     b.list_tools = [s] {
         std::lock_guard lock(s->mu);
-        std::vector<tool_info> out;
-        for (auto& t : s->m->meta_tools())
-            if (!session_only_tool(*s->m, t.name)) out.push_back(std::move(t));  // complete, message_user: a session's
+        std::vector<tool_info> out = served_meta_tools(*s->m);  // not complete, message_user: a session's
         for (const auto& t : s->box->infos())
             if (s->m->is_visible(t.name)) out.push_back(t);
         return out;
@@ -131,10 +129,7 @@ template <class Toolbox, masker Masker>
         masked_route route;
         {
             std::lock_guard lock(s->mu);
-            if (session_only_tool(*s->m, name) && !s->box->find(name))
-                return fail(errc::tool_unknown, "no tool named \"" + std::string(name) + "\" here",
-                            std::string(name) + " belongs to an agent session's own loop; an MCP client ends or reports its task itself. "
-                            "Call one of the listed tools.");
+            if (session_only_tool(*s->m, name) && !s->box->find(name)) return fail(session_only_refusal(name));
             route = masked_call(*s->m, *s->box, [&](std::string_view n) { return s->meta_names.count(n) != 0; }, name, args);
         }
         if (route.answer) return std::move(*route.answer);
