@@ -543,14 +543,14 @@ template <class Range>
         body += std::string(line) + "\n";
     }
     const std::string_view text = body.empty() ? std::string_view(headings) : std::string_view(body);
+    const auto word = [&](std::size_t k) {  // a letter, a digit or part of a non-ASCII character
+        const auto u = static_cast<unsigned char>(text[k]);
+        return (u >= '0' && u <= '9') || (u >= 'A' && u <= 'Z') || (u >= 'a' && u <= 'z') || u >= 0x80U;
+    };
     std::string out;
     out.reserve(text.size());
     for (std::size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
-        auto word = [&](std::size_t k) {
-            const auto u = static_cast<unsigned char>(text[k]);
-            return (u >= '0' && u <= '9') || (u >= 'A' && u <= 'Z') || (u >= 'a' && u <= 'z') || u >= 0x80U;
-        };
         // emphasis and code marks; an underscore inside a word (snake_case) stays
         if (c == '*' || c == '`' || (c == '_' && (i == 0 || i + 1 == text.size() || !word(i - 1) || !word(i + 1)))) continue;
         if (c == '!' && i + 1 < text.size() && text[i + 1] == '[') continue;  // an image: its alt text
@@ -13258,13 +13258,6 @@ private:
         std::map<std::string, dom_index> dom;
         /// Set when the main frame was read in part (detail/page_part.hpp): the part read.
         std::optional<detail::page_part> part;
-        [[nodiscard]] std::size_t ax_nodes() const {
-            std::size_t n = 0;
-            for (const auto& f : frames) n += f.nodes.size();
-            return n;
-        }
-        // Above it, a capture is worth a worker thread: to classify it beside the render, to free it.
-        static constexpr std::size_t large = 2000;
     };
     // How much of a large page a capture reads.
     struct part_request {
@@ -15163,6 +15156,17 @@ AGENTKIT_DECL auto browser::history(int delta) -> result<action_result> {
 
 namespace agentkit::browser {
 
+namespace detail {
+// From this many accessibility nodes on, a capture is worth a worker thread: to classify it
+// beside the render, to free it after the call has its answer.
+inline constexpr std::size_t large_capture_nodes = 2000;
+inline std::size_t ax_node_count(const std::vector<ax_frame>& frames) {
+    std::size_t n = 0;
+    for (const auto& f : frames) n += f.nodes.size();
+    return n;
+}
+}  // namespace detail
+
 AGENTKIT_DECL auto browser::snapshot(std::optional<snapshot_options> o) -> result<page_snapshot> {
     std::lock_guard op(op_mu_);
     auto e = ensure();
@@ -15635,7 +15639,7 @@ AGENTKIT_DECL auto browser::take_snapshot(const tab_ptr& t, const snapshot_optio
     // A hint about text (readable mode would read it better); a large page's is found beside
     // the render (both only read the trees).
     std::future<bool> article;
-    if (!so.interactive_only && cap->ax_nodes() >= capture_result::large) {
+    if (!so.interactive_only && detail::ax_node_count(cap->frames) >= detail::large_capture_nodes) {
         try {
             article = std::async(std::launch::async, [&frames = cap->frames] { return classify_page(frames).article_like(); });
         } catch (const std::system_error&) {
@@ -15659,7 +15663,7 @@ AGENTKIT_DECL auto browser::take_snapshot(const tab_ptr& t, const snapshot_optio
 }
 
 AGENTKIT_DECL void browser::release(capture_result&& c) {
-    if (c.ax_nodes() < capture_result::large) return;  // `c` is freed with the caller's result
+    if (detail::ax_node_count(c.frames) < detail::large_capture_nodes) return;  // `c` is freed with the caller's result
     auto held = std::make_shared<capture_result>(std::move(c));
     std::lock_guard lock(eng_->mu);
     try {
@@ -46101,22 +46105,13 @@ private:
                     };
                 if constexpr (delta_streaming_model<Model>) {
                     if (opts_.on_delta) {
-                        // The host hears of a failed attempt's pieces before run() retries it.
-                        std::size_t told = 0;
-                        const stream_delta_fn on_delta = [this, &told](const stream_delta& d) {
-                            told = d.what == stream_delta::kind::discard ? 0 : told + 1;
+                        // counted: run() tells a discard when this attempt is retried or fails
+                        const stream_delta_fn on_delta = [this](const stream_delta& d) {
+                            told_ = d.what == stream_delta::kind::discard ? 0 : told_ + 1;
                             tell_delta(d);
                         };
                         if (!on_tool_call) on_tool_call = [](const json&) {};  // a model may call it unchecked
-                        result<json> r = fail(errc::internal, "the model raised an exception");
-                        try {
-                            r = m.complete(req, on_tool_call, on_delta);
-                        } catch (...) {
-                            told_ = told;
-                            throw;
-                        }
-                        told_ = told;
-                        return r;
+                        return m.complete(req, on_tool_call, on_delta);
                     }
                 }
                 if (on_tool_call) return m.complete(req, on_tool_call);

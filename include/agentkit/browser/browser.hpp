@@ -621,13 +621,6 @@ private:
         std::map<std::string, dom_index> dom;
         /// Set when the main frame was read in part (detail/page_part.hpp): the part read.
         std::optional<detail::page_part> part;
-        [[nodiscard]] std::size_t ax_nodes() const {
-            std::size_t n = 0;
-            for (const auto& f : frames) n += f.nodes.size();
-            return n;
-        }
-        // Above it, a capture is worth a worker thread: to classify it beside the render, to free it.
-        static constexpr std::size_t large = 2000;
     };
     // How much of a large page a capture reads.
     struct part_request {

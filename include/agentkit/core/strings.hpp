@@ -219,14 +219,14 @@ template <class Range>
         body += std::string(line) + "\n";
     }
     const std::string_view text = body.empty() ? std::string_view(headings) : std::string_view(body);
+    const auto word = [&](std::size_t k) {  // a letter, a digit or part of a non-ASCII character
+        const auto u = static_cast<unsigned char>(text[k]);
+        return (u >= '0' && u <= '9') || (u >= 'A' && u <= 'Z') || (u >= 'a' && u <= 'z') || u >= 0x80U;
+    };
     std::string out;
     out.reserve(text.size());
     for (std::size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
-        auto word = [&](std::size_t k) {
-            const auto u = static_cast<unsigned char>(text[k]);
-            return (u >= '0' && u <= '9') || (u >= 'A' && u <= 'Z') || (u >= 'a' && u <= 'z') || u >= 0x80U;
-        };
         // emphasis and code marks; an underscore inside a word (snake_case) stays
         if (c == '*' || c == '`' || (c == '_' && (i == 0 || i + 1 == text.size() || !word(i - 1) || !word(i + 1)))) continue;
         if (c == '!' && i + 1 < text.size() && text[i + 1] == '[') continue;  // an image: its alt text

@@ -623,22 +623,13 @@ private:
                     };
                 if constexpr (delta_streaming_model<Model>) {
                     if (opts_.on_delta) {
-                        // The host hears of a failed attempt's pieces before run() retries it.
-                        std::size_t told = 0;
-                        const stream_delta_fn on_delta = [this, &told](const stream_delta& d) {
-                            told = d.what == stream_delta::kind::discard ? 0 : told + 1;
+                        // counted: run() tells a discard when this attempt is retried or fails
+                        const stream_delta_fn on_delta = [this](const stream_delta& d) {
+                            told_ = d.what == stream_delta::kind::discard ? 0 : told_ + 1;
                             tell_delta(d);
                         };
                         if (!on_tool_call) on_tool_call = [](const json&) {};  // a model may call it unchecked
-                        result<json> r = fail(errc::internal, "the model raised an exception");
-                        try {
-                            r = m.complete(req, on_tool_call, on_delta);
-                        } catch (...) {
-                            told_ = told;
-                            throw;
-                        }
-                        told_ = told;
-                        return r;
+                        return m.complete(req, on_tool_call, on_delta);
                     }
                 }
                 if (on_tool_call) return m.complete(req, on_tool_call);

@@ -6,6 +6,17 @@
 
 namespace agentkit::browser {
 
+namespace detail {
+// From this many accessibility nodes on, a capture is worth a worker thread: to classify it
+// beside the render, to free it after the call has its answer.
+inline constexpr std::size_t large_capture_nodes = 2000;
+inline std::size_t ax_node_count(const std::vector<ax_frame>& frames) {
+    std::size_t n = 0;
+    for (const auto& f : frames) n += f.nodes.size();
+    return n;
+}
+}  // namespace detail
+
 AGENTKIT_DECL auto browser::snapshot(std::optional<snapshot_options> o) -> result<page_snapshot> {
     std::lock_guard op(op_mu_);
     auto e = ensure();
@@ -478,7 +489,7 @@ AGENTKIT_DECL auto browser::take_snapshot(const tab_ptr& t, const snapshot_optio
     // A hint about text (readable mode would read it better); a large page's is found beside
     // the render (both only read the trees).
     std::future<bool> article;
-    if (!so.interactive_only && cap->ax_nodes() >= capture_result::large) {
+    if (!so.interactive_only && detail::ax_node_count(cap->frames) >= detail::large_capture_nodes) {
         try {
             article = std::async(std::launch::async, [&frames = cap->frames] { return classify_page(frames).article_like(); });
         } catch (const std::system_error&) {
@@ -502,7 +513,7 @@ AGENTKIT_DECL auto browser::take_snapshot(const tab_ptr& t, const snapshot_optio
 }
 
 AGENTKIT_DECL void browser::release(capture_result&& c) {
-    if (c.ax_nodes() < capture_result::large) return;  // `c` is freed with the caller's result
+    if (detail::ax_node_count(c.frames) < detail::large_capture_nodes) return;  // `c` is freed with the caller's result
     auto held = std::make_shared<capture_result>(std::move(c));
     std::lock_guard lock(eng_->mu);
     try {
