@@ -5,6 +5,7 @@
 
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>
+#include <agentkit/core/observer.hpp>
 #include <agentkit/core/tokens.hpp>
 #include <agentkit/session/context.hpp>
 #include <agentkit/session/metrics.hpp>
@@ -87,6 +88,11 @@ struct session_options {
     /// (model_client with streaming on). A failed attempt's pieces are followed by a `discard`
     /// before the retry. Runs on run()'s thread; exceptions are swallowed.
     stream_delta_fn on_delta;
+    /// Told of what the session does (core/observer.hpp): the run, each model request and its
+    /// answer (tokens, latency), retries, tool calls (duration, error code, result tokens), the
+    /// masker's changes of what is callable, artifacts stored. Called on the thread doing the
+    /// work (parallel tool calls: several at once); exceptions are swallowed.
+    observer on_event;
 };
 
 /// What one accepted response amounted to.

@@ -33,6 +33,7 @@
 #include <agentkit/format/formatter.hpp>
 #include <agentkit/format/report.hpp>
 #include <agentkit/session/context.hpp>
+#include <agentkit/session/events.hpp>
 #include <agentkit/session/message.hpp>
 #include <agentkit/session/metrics.hpp>
 #include <agentkit/session/model.hpp>
@@ -97,34 +98,6 @@ void run_bounded(std::size_t n, std::size_t max_threads, F&& f) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-/// Records the artifacts created through it, forwarding to the real sink.
-class recording_sink {
-public:
-    explicit recording_sink(artifact_sink_ref target) : target_(target) {}
-    [[nodiscard]] result<artifact_ref> put(artifact_blob b) {
-        auto r = target_.put(std::move(b));
-        if (r) {
-            std::lock_guard lock(mu_);
-            refs_.push_back(*r);
-        }
-        return r;
-    }
-    void note(const artifact_ref& r) {
-        std::lock_guard lock(mu_);
-        for (const auto& x : refs_)
-            if (x.id == r.id) return;
-        refs_.push_back(r);
-    }
-    [[nodiscard]] std::vector<artifact_ref> refs() const {
-        std::lock_guard lock(mu_);
-        return refs_;
-    }
-
-private:
-    artifact_sink_ref target_;
-    mutable std::mutex mu_;
-    std::vector<artifact_ref> refs_;
-};
 }  // namespace detail
 
 /// The object a host holds: the history, requests built for a provider, tool calls run through the masker and formatter, and the model loop.
@@ -139,8 +112,9 @@ public:
             own_store_ = std::make_unique<memory_artifacts>();
             artifacts = *own_store_;
         }
-        sink_ = std::make_unique<detail::recording_sink>(artifacts);
         if (opts_.session_id.empty()) opts_.session_id = make_session_id();
+        report_ = std::make_unique<detail::session_reporter>(opts_.on_event, opts_.session_id);
+        sink_ = std::make_unique<detail::recording_sink>(artifacts, *report_);
         masker_.bind(tools_.infos());
         for (auto& t : masker_.meta_tools()) {
             meta_names_.insert(t.name);
@@ -265,7 +239,8 @@ public:
         }
         auto entry = std::make_unique<spec_entry>();
         entry->call = c;
-        tool_context ctx = make_ctx(c.id);
+        entry->event_id = report_->tool_started(c.name, c.id, 0, json{{"speculative", true}});
+        tool_context ctx = make_ctx(c.id, entry->event_id);
         try {
             entry->result = std::async(std::launch::async, [this, i = *idx, args = c.arguments, ctx]() mutable {
                 const auto t0 = std::chrono::steady_clock::now();
@@ -317,6 +292,9 @@ public:
     [[nodiscard]] result<turn_outcome> accept(provider p, const json& body, double model_ms = 0,
                                               std::size_t round_trips = 1) {
         auto parsed = parse_response(p, body);
+        const double answer_ms = std::exchange(attempt_ms_, -1.0);
+        report_->model_response(std::exchange(model_event_, 0), opts_.model, p, round_trips, answer_ms >= 0 ? answer_ms : model_ms,
+                                parsed ? &parsed->usage : nullptr, parsed ? nullptr : &parsed.error());
         if (!parsed) {
             discard_speculation();
             return fail(std::move(parsed).error());
@@ -408,10 +386,12 @@ public:
                                                           : std::chrono::steady_clock::time_point::max();
         run_deadline_ = deadline;
         run_result rr;
+        report_->run_started(opts_.model);
         auto stop = [&](stop_reason why) {
             rr.reason = why;
             last_stop_ = why;
             run_deadline_ = std::chrono::steady_clock::time_point::max();
+            report_->run_ended(opts_.model, detail::ms_since(start), to_string(why), rr.steps, rr.error ? &*rr.error : nullptr);
             return rr;
         };
         for (;;) {
@@ -431,6 +411,7 @@ public:
                 const auto t0 = std::chrono::steady_clock::now();
                 result<json> body = fail(errc::internal, "the model raised an exception");
                 told_ = 0;
+                model_event_ = report_->model_request(opts_.model, p, attempts);
                 try {
                     body = call_model(m, p, req);
                 } catch (...) {
@@ -438,6 +419,7 @@ public:
                 model_ms += detail::ms_since(t0);
                 error e;
                 if (body) {
+                    attempt_ms_ = detail::ms_since(t0);
                     auto o = accept(p, *body, model_ms, attempts);
                     if (o) {
                         outcome = std::move(o);
@@ -446,6 +428,7 @@ public:
                     e = std::move(o).error();
                 } else {
                     e = std::move(body).error();
+                    report_->model_response(std::exchange(model_event_, 0), opts_.model, p, attempts, detail::ms_since(t0), nullptr, &e);
                     discard_speculation();  // calls a failed (streamed) attempt started
                 }
                 if (told_ > 0) {  // what the host was shown of this attempt is void
@@ -469,6 +452,7 @@ public:
                     rr.error = std::move(e);
                     return stop(stop_reason::time_limit);
                 }
+                report_->retry(attempts, e, static_cast<long long>(pause.count()));
                 if (pause.count() > 0) std::this_thread::sleep_for(pause);
             }
             ++rr.steps;
@@ -503,24 +487,35 @@ public:
     /// cut text into the session's artifact store) and observed by the masker. Safe to call
     /// from several threads: the tool itself runs outside the session's lock. Never throws.
     [[nodiscard]] result<tool_output> serve_call(std::string_view name, const json& args, tool_context& ctx) {
-        tool_call c;
-        c.name = std::string(name);
-        c.arguments = args;
-        c.id = ctx.call_id;
-        std::optional<std::size_t> idx;
+        if (!report_->on()) return serve_one(name, args, ctx);
+        const std::uint64_t parent = ctx.parent_event;  // the MCP server's request, when it observes too
+        std::vector<std::string> before;
         {
             std::lock_guard lock(serve_mu_);
-            masked_route route = route_call(c);
-            if (route.answer) return finish_output(c, std::move(*route.answer), false, nullptr);
-            idx = route.index;
+            before = masker_.visible();
         }
-        result<tool_output> r = tools_.call_at(*idx, c.arguments, ctx);
-        std::lock_guard lock(serve_mu_);
-        masked_observe(masker_, c.name, c.arguments, r);
-        tool_output o = finish_output(c, std::move(r), true, &tools_.infos()[*idx]);
-        for (const auto& b : o.content)
-            if (b.type == content_block::kind::artifact) sink_->note(b.artifact);
-        return o;
+        const auto t0 = std::chrono::steady_clock::now();
+        const std::uint64_t id = report_->tool_started(name, ctx.call_id, parent);
+        ctx.parent_event = id;
+        result<tool_output> r = serve_one(name, args, ctx);
+        ctx.parent_event = parent;
+        std::optional<error> failed;
+        std::size_t tokens = 0;
+        if (!r) {
+            failed = r.error();
+        } else {
+            const std::string text = r->joined_text();
+            tokens = opts_.tokens.count(text);
+            if (r->is_error) failed = error(errc::tool_failed, collapse_whitespace(clip_ellipsis(text, 200)));
+        }
+        report_->tool_ended(id, parent, name, ctx.call_id, detail::ms_since(t0), failed ? &*failed : nullptr, tokens);
+        std::vector<std::string> after;
+        {
+            std::lock_guard lock(serve_mu_);
+            after = masker_.visible();
+        }
+        report_->masker_changed(std::move(before), std::move(after), parent);
+        return r;
     }
 
     /// Whether a served tool may run together with other parallel-safe calls.
@@ -603,8 +598,31 @@ private:
     struct spec_entry {
         tool_call call;
         std::future<spec_done> result;
+        std::uint64_t event_id = 0;  ///< its tool_started event
     };
     enum class call_kind { malformed, complete, meta, hidden, host, speculative };
+
+    /// serve_call's work: the masker's answer, or the tool run outside the lock and formatted.
+    [[nodiscard]] result<tool_output> serve_one(std::string_view name, const json& args, tool_context& ctx) {
+        tool_call c;
+        c.name = std::string(name);
+        c.arguments = args;
+        c.id = ctx.call_id;
+        std::optional<std::size_t> idx;
+        {
+            std::lock_guard lock(serve_mu_);
+            masked_route route = route_call(c);
+            if (route.answer) return finish_output(c, std::move(*route.answer), false, nullptr);
+            idx = route.index;
+        }
+        result<tool_output> r = tools_.call_at(*idx, c.arguments, ctx);
+        std::lock_guard lock(serve_mu_);
+        masked_observe(masker_, c.name, c.arguments, r);
+        tool_output o = finish_output(c, std::move(r), true, &tools_.infos()[*idx]);
+        for (const auto& b : o.content)
+            if (b.type == content_block::kind::artifact) sink_->note(b.artifact);
+        return o;
+    }
 
     /// One model call of run(): a `streaming_model` gets a callback that starts each read-only
     /// call as soon as the stream completes it (speculate); cancel() cancels a
@@ -646,6 +664,9 @@ private:
 
     // Pieces of the current attempt the host was told (session_options::on_delta), not yet discarded.
     std::size_t told_ = 0;
+    // run()'s model request being answered (its observer event) and how long that attempt took.
+    std::uint64_t model_event_ = 0;
+    double attempt_ms_ = -1.0;
     void tell_delta(const stream_delta& d) const {
         try {
             opts_.on_delta(d);
@@ -677,10 +698,11 @@ private:
         return buf;
     }
 
-    [[nodiscard]] tool_context make_ctx(std::string call_id) const {
+    [[nodiscard]] tool_context make_ctx(std::string call_id, std::uint64_t event_id = 0) const {
         tool_context ctx;
         ctx.stop = stop_.get_token();
         ctx.call_id = std::move(call_id);
+        ctx.parent_event = event_id;
         ctx.deadline = run_deadline_;
         if (opts_.tool_timeout.count() > 0)
             ctx.deadline = std::min(ctx.deadline, std::chrono::steady_clock::now() + opts_.tool_timeout);
@@ -703,8 +725,15 @@ private:
             std::lock_guard lock(spec_mu_);
             left.swap(speculative_);
         }
-        for (auto& e : left)
-            if (e->result.valid()) e->result.wait();  // read-only work; joined, never leaked
+        for (auto& e : left) {
+            if (!e->result.valid()) continue;
+            e->result.wait();  // read-only work; joined, never leaked
+            if (report_->on()) {
+                spec_done d = e->result.get();
+                report_->tool_ended(e->event_id, 0, e->call.name, e->call.id, d.ms, d.out ? nullptr : &d.out.error(), 0,
+                                    json{{"speculative", true}, {"discarded", true}});
+            }
+        }
         spec_blocked_ = false;
     }
 
@@ -771,13 +800,15 @@ private:
         std::vector<std::size_t> batch;  // indices of parallel-safe host calls waiting to run
         std::vector<std::optional<result<tool_output>>> raw(calls.size());
         std::vector<std::optional<std::size_t>> tool_index(calls.size());
+        std::vector<std::uint64_t> events(calls.size());  // each call's tool_started (observer)
+        const std::vector<std::string> visible_before = report_->on() ? masker_.visible() : std::vector<std::string>{};
 
         auto flush = [&] {
             if (batch.empty()) return;
             const bool parallel = batch.size() > 1;
             detail::run_bounded(batch.size(), parallel ? opts_.max_parallel : 1, [&](std::size_t k) {
                 const std::size_t i = batch[k];
-                tool_context ctx = make_ctx(calls[i].id);
+                tool_context ctx = make_ctx(calls[i].id, events[i]);
                 const auto t0 = std::chrono::steady_clock::now();
                 raw[i] = tools_.call_at(*tool_index[i], calls[i].arguments, ctx);
                 mets[i].ms = detail::ms_since(t0);
@@ -791,6 +822,9 @@ private:
             mets[i].name = c.name;
             results[i].call_id = c.id;
             results[i].name = c.name;
+            std::unique_ptr<spec_entry> spec = c.malformed ? nullptr : take_speculation(c);
+            if (spec) events[i] = spec->event_id;
+            else events[i] = report_->tool_started(c.name, c.id, 0);
             if (c.malformed) {
                 raw[i] = fail(*c.malformed);
             } else if (builtin_complete_ && c.name == opts_.complete_tool) {
@@ -811,7 +845,7 @@ private:
             } else {
                 const auto idx = route.index;
                 tool_index[i] = idx;
-                if (auto spec = take_speculation(c)) {
+                if (spec) {
                     spec_done d = spec->result.get();
                     raw[i] = std::move(d.out);
                     mets[i].ms = d.ms;
@@ -821,7 +855,7 @@ private:
                     batch.push_back(i);
                 } else {
                     flush();
-                    tool_context ctx = make_ctx(c.id);
+                    tool_context ctx = make_ctx(c.id, events[i]);
                     const auto t0 = std::chrono::steady_clock::now();
                     raw[i] = tools_.call_at(*idx, c.arguments, ctx);
                     mets[i].ms = detail::ms_since(t0);
@@ -842,12 +876,18 @@ private:
             const tool_info* info = host ? &tools_.infos()[*tool_index[i]] : nullptr;
             result<tool_output> r = raw[i] ? std::move(*raw[i]) : result<tool_output>(fail(errc::internal, "call did not run"));
             if (host) masked_observe(masker_, c.name, c.arguments, r);
+            std::optional<error> failed;
+            if (!r) failed = r.error();
             results[i].output = finish_output(c, std::move(r), host, info);
             const std::string text = results[i].output.joined_text();
             mets[i].ok = !results[i].output.is_error;
             mets[i].result_chars = text.size();
             mets[i].result_tokens = opts_.tokens.count(text);
+            if (!failed && results[i].output.is_error) failed = error(errc::tool_failed, collapse_whitespace(clip_ellipsis(text, 200)));
+            report_->tool_ended(events[i], 0, c.name, c.id, mets[i].ms, failed ? &*failed : nullptr, mets[i].result_tokens,
+                                mets[i].speculative ? json{{"speculative", true}} : json(nullptr));
         }
+        if (report_->on()) report_->masker_changed(visible_before, masker_.visible(), 0);
     }
 
     /// A call of the complete tool: the final answer is `result` (else a string `summary`, the
@@ -888,6 +928,7 @@ private:
     Formatter formatter_;
     session_options opts_;
     std::unique_ptr<memory_artifacts> own_store_;
+    std::unique_ptr<detail::session_reporter> report_;  ///< session_options::on_event's events
     std::unique_ptr<detail::recording_sink> sink_;
     mutable std::mutex serve_mu_;  ///< serve_* calls: masker, formatter and failure counts
     std::vector<tool_info> catalogue_;

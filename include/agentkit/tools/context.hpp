@@ -4,6 +4,7 @@
 #include <agentkit/core/json.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <stop_token>
@@ -25,6 +26,10 @@ struct tool_context {
     /// needs one the client lacks fails with errc::client_capability_missing and details
     /// {"requiredCapabilities": {...}} (the MCP server answers -32021 with them).
     json client_capabilities{};
+    /// The observer event of this call (core/observer.hpp: its tool_started's id, or the MCP
+    /// server's request): what the tool reports to an observer of its own (an MCP client's request
+    /// it makes) names it as `parent`, so traces nest. 0 when nothing observes the call.
+    std::uint64_t parent_event = 0;
     /// Receives progress reports (MCP notifications/progress when the client asked for them).
     std::function<void(double progress, std::optional<double> total, std::string_view message)> on_progress{};
 
