@@ -9,11 +9,14 @@
 #include <agentkit/core/fixed_string.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/json_schema.hpp>
+#include <agentkit/core/logging.hpp>
+#include <agentkit/core/observer.hpp>
 #include <agentkit/core/parse.hpp>
 #include <agentkit/core/random.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/core/schema.hpp>
 #include <agentkit/core/serialize.hpp>
+#include <agentkit/core/spans.hpp>
 #include <agentkit/core/strings.hpp>
 #include <agentkit/core/tokens.hpp>
 #include <agentkit/tools/context.hpp>

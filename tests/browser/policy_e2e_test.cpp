@@ -2,6 +2,7 @@
 // against real headless Chromium on pages served from 127.0.0.1 (two servers = two origins).
 #include <agentkit/agentkit.hpp>
 #include <agentkit/browser/tools.hpp>
+#include <agentkit/core/logging.hpp>
 
 #include "support/http_server.hpp"
 #include "support/snapshot_refs.hpp"
@@ -20,6 +21,7 @@
 #include <fstream>
 #include <mutex>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -193,6 +195,54 @@ TEST(PolicyE2E, BlockedOriginByNavigationLinkRedirectFetchFormPostPopupWebSocket
 
     // none of it reached server B
     EXPECT_EQ(s.b_hits(), 0U) << (s.b_hits() ? s.b.requests()[0].target : "");
+}
+
+TEST(PolicyE2E, TheObserverHearsEachCdpCommandAnsweredAndEachBlockedRequest) {
+    two_origins s;
+    std::mutex mu;
+    std::vector<ak::event> events;
+    auto o = s.allow_a_only();
+    o.on_event = [&](const ak::event& e) {
+        std::lock_guard lock(mu);
+        events.push_back(e);
+    };
+    br::browser b{o};
+    auto nav = b.navigate(s.a.url("/"));
+    ASSERT_TRUE(nav.has_value()) << nav.error().to_text();
+    auto f = b.click(ref_on(nav->snapshot, "fetch B"));
+    ASSERT_TRUE(f.has_value()) << f.error().to_text();
+    ASSERT_TRUE(has_blocked(f->blocked, "/api", "allowed_origins")) << blocked_list(f->blocked);
+    const br::blocked_request blocked = *std::find_if(f->blocked.begin(), f->blocked.end(),
+                                                      [](const br::blocked_request& x) { return x.url.find("/api") != std::string::npos; });
+
+    std::lock_guard lock(mu);
+    std::set<std::uint64_t> ids;
+    std::size_t navigates = 0, blocks = 0;
+    for (const auto& e : events) {
+        EXPECT_EQ(e.part, "browser");
+        EXPECT_NE(e.id, 0U);
+        EXPECT_TRUE(ids.insert(e.id).second) << "an id told twice: " << e.name;
+        EXPECT_EQ(e.parent, 0U);
+        if (e.kind == ak::event_kind::cdp_command) {
+            EXPECT_FALSE(e.name.empty());
+            EXPECT_GE(e.ms, 0.0);
+            if (e.name == "Page.navigate") {
+                ++navigates;
+                EXPECT_FALSE(e.failed()) << e.error_message;
+                EXPECT_FALSE(e.detail.empty());  // a tab's CDP session
+            }
+        } else {
+            ASSERT_EQ(e.kind, ak::event_kind::request_blocked);
+            if (e.name != blocked.url) continue;
+            ++blocks;
+            EXPECT_EQ(e.detail, blocked.rule);
+            EXPECT_EQ(e.data["type"], blocked.resource_type);
+            EXPECT_EQ(ak::level_of(e), ak::log_level::warn);
+        }
+    }
+    EXPECT_EQ(navigates, 1U);
+    EXPECT_EQ(blocks, 1U);
+    EXPECT_GT(events.size(), 20U);  // a navigation and a click are dozens of commands
 }
 
 TEST(PolicyE2E, BlockedOriginInAnIframeAndTheBlockedListRule) {

@@ -9,6 +9,7 @@
 #include <agentkit/cdp/launch.hpp>
 #include <agentkit/cdp/transport.hpp>
 #include <agentkit/core/json.hpp>
+#include <agentkit/core/observer.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/core/tokens.hpp>
 
@@ -187,6 +188,13 @@ struct browser_options {
     /// Told of every CDP call the engine sends (method, session id), on the sending thread. For
     /// tracing and fault tests; it must not call back into the browser.
     std::function<void(std::string_view method, std::string_view session_id)> on_cdp_call;
+    /// Told of what the browser does (core/observer.hpp): each CDP command answered
+    /// (cdp_command: the method, its CDP session in `detail`, ms, the failure) and each request
+    /// the origin policy blocked (request_blocked: the URL, the rule in `detail`, data.type and
+    /// data.tab). Called on the browser's own threads, some with its locks held: it must be quick
+    /// and must not call into the browser. Its events have no parent (the browser does not know
+    /// which tool call a command serves).
+    observer on_event;
 };
 
 /// How browser::click() clicks.

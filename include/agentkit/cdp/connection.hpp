@@ -92,6 +92,11 @@ struct connection_options {
     /// the thread that made the call (which may be the dispatcher). For tracing and tests: it
     /// must not call into the connection. Exceptions are reported and swallowed.
     std::function<void(std::string_view method, std::string_view session_id)> on_call_sent;
+    /// Told of every call once it is answered, failed or timed out (method, session id, the
+    /// milliseconds since it was made, the failure or nullptr), on the thread that completes it
+    /// (the reader, the dispatcher, or the caller's). It must be quick and must not call into the
+    /// connection. Exceptions are reported and swallowed.
+    std::function<void(std::string_view method, std::string_view session_id, double ms, const error* failure)> on_call_done;
     /// A console or log event (Runtime.consoleAPICalled, Runtime.exceptionThrown, Log.entryAdded)
     /// larger than this is not parsed: it is delivered as a summary with the first 2,000 bytes
     /// of its first string and its size. A page logging megabytes in a loop would otherwise
@@ -232,6 +237,10 @@ struct connection_state {
     // Complete one call outside `mu`. Futures are set here; callbacks go to the dispatcher
     // unless we are the dispatcher.
     void complete(pending_call&& p, result<json> r) {
+        if (options.on_call_done) {
+            const double ms = std::chrono::duration<double, std::milli>(conn_clock::now() - (p.deadline - p.timeout)).count();
+            run_guarded([&] { options.on_call_done(p.method, p.session_id, ms, r ? nullptr : &r.error()); }, "the on_call_done observer");
+        }
         if (auto* prom = std::get_if<std::promise<result<json>>>(&p.done)) {
             prom->set_value(std::move(r));
             return;

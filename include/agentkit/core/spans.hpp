@@ -193,7 +193,10 @@ private:
                     s.start_unix_nano = ns > dur ? ns - dur : 0;
                     describe_start(e, s);
                 }
-                s.end_unix_nano = ns;
+                // a span lasts what the part measured (a tool's own run, not the wait for the
+                // response's other calls), within the time its end was told
+                const auto dur = static_cast<std::uint64_t>(e.ms * 1e6);
+                s.end_unix_nano = e.ms > 0 && s.start_unix_nano + dur < ns ? s.start_unix_nano + dur : ns;
                 describe_end(e, s);
                 if (e.kind == event_kind::tool_ended || e.kind == event_kind::mcp_response_received) {
                     trace_of_closed[e.id] = s.trace_id;  // what it started may still report

@@ -216,6 +216,17 @@ inline page page_of(const json& params, std::size_t total, std::size_t page_size
     return p;
 }
 
+
+/// What an MCP request is about, for reports: a tools/call's or prompts/get's name, a
+/// resources/read's URI; "" for other methods.
+[[nodiscard]] inline std::string request_target(std::string_view method, const json& params) {
+    if (!params.is_object()) return {};
+    const char* key = method == "tools/call" || method == "prompts/get" ? "name" : method == "resources/read" ? "uri" : nullptr;
+    if (key == nullptr) return {};
+    auto it = params.find(key);
+    return it != params.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 }  // namespace detail
 
 /// The tools/call result for a tool output (content, structuredContent, isError;

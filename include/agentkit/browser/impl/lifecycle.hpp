@@ -129,6 +129,21 @@ AGENTKIT_DECL auto browser::ensure() -> result<void> {
     co.default_timeout = opt_.call_timeout;
     co.sent_counter = sent_;
     co.on_call_sent = opt_.on_cdp_call;
+    if (opt_.on_event)
+        co.on_call_done = [obs = opt_.on_event](std::string_view method, std::string_view sid, double ms, const error* failure) {
+            agentkit::event ev;
+            ev.kind = agentkit::event_kind::cdp_command;
+            ev.part = "browser";
+            ev.id = agentkit::next_event_id();
+            ev.name = std::string(method);
+            ev.detail = std::string(sid);
+            ev.ms = ms;
+            if (failure != nullptr) {
+                ev.error_code = failure->code;
+                ev.error_message = failure->message;
+            }
+            agentkit::notify(obs, ev);
+        };
     auto e = std::make_unique<engine>(std::move(transport), std::move(co));
     e->webdriver = std::move(webdriver);
     auto* raw = e.get();

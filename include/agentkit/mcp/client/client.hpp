@@ -58,6 +58,7 @@
 #include <agentkit/tools/traits.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>
+#include <agentkit/core/observer.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/mcp/client/transport.hpp>
 #include <agentkit/mcp/protocol.hpp>
@@ -153,6 +154,10 @@ struct client_options {
     /// The connection ended (the server exited, the session closed); called once, before the
     /// requests still waiting fail, from the transport's thread: it must not call client::close().
     std::function<void(const error& why)> on_close;
+    /// Told of each request sent and its answer (core/observer.hpp: mcp_request_sent and
+    /// mcp_response_received, scope: the server's name, parent: request_options::parent_event,
+    /// which call_tool() takes from its tool_context). Called on the requesting thread.
+    observer on_event;
 };
 
 /// How one request is made.
@@ -165,6 +170,8 @@ struct request_options {
     std::stop_token stop{};
     /// Receives notifications/progress for this request (a progressToken is sent when set).
     std::function<void(double progress, std::optional<double> total, std::string_view message)> on_progress;
+    /// The observer event this request is made inside (client_options::on_event); 0 = none.
+    std::uint64_t parent_event = 0;
 };
 
 /// An MCP client connected to one server (see the file comment).
@@ -343,8 +350,34 @@ private:
         return roots;
     }
 
-    /// One request on the wire and the wait for its answer.
+    /// One request on the wire and the wait for its answer, reported to client_options::on_event.
     [[nodiscard]] result<json> request_once(std::string_view method, json params, request_options ro) {
+        if (!o_.on_event) return request_wire(method, std::move(params), std::move(ro));
+        event e;
+        e.kind = event_kind::mcp_request_sent;
+        e.part = "mcp.client";
+        e.scope = name();
+        e.id = next_event_id();
+        e.parent = ro.parent_event;
+        e.name = std::string(method);
+        e.detail = detail::request_target(method, params);
+        agentkit::notify(o_.on_event, e);
+        const auto t0 = std::chrono::steady_clock::now();
+        auto r = request_wire(method, std::move(params), std::move(ro));
+        e.kind = event_kind::mcp_response_received;
+        e.at = std::chrono::system_clock::now();
+        e.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        if (!r) {
+            e.error_code = r.error().code;
+            e.error_message = r.error().message;
+        } else if (r->is_object() && r->value("isError", false)) {
+            e.error_code = std::string(errc::tool_failed);  // the tool's own failure: the request went well
+        }
+        agentkit::notify(o_.on_event, e);
+        return r;
+    }
+
+    [[nodiscard]] result<json> request_wire(std::string_view method, json params, request_options ro) {
         auto p = std::make_shared<pending>();
         p->method = std::string(method);
         p->on_progress = std::move(ro.on_progress);
@@ -475,6 +508,7 @@ public:
         request_options ro;
         ro.stop = ctx.stop;
         ro.deadline = ctx.deadline;
+        ro.parent_event = ctx.parent_event;
         if (ctx.on_progress) ro.on_progress = ctx.on_progress;
         json params{{"name", std::string(tool)}, {"arguments", args.is_object() ? args : json::object()}};
         auto r = request("tools/call", std::move(params), std::move(ro));
@@ -546,6 +580,7 @@ public:
         request_options ro;
         ro.stop = ctx.stop;
         ro.deadline = ctx.deadline;
+        ro.parent_event = ctx.parent_event;
         auto created = request("tools/call", std::move(params), ro);
         if (!created) return failed(std::move(created).error());
         if (!created->is_object() || !created->contains("task")) return output_of(*created);  // run at once, no task
@@ -882,6 +917,7 @@ private:
             one.timeout = ro.timeout;
             one.deadline = ro.deadline;
             one.stop = ro.stop;
+            one.parent_event = ro.parent_event;
             auto r = request(method, std::move(params), std::move(one));
             if (!r) return fail(std::move(r).error());
             if (!r->is_object() || !r->contains(key) || !(*r)[key].is_array())

@@ -61,6 +61,7 @@
 #include <agentkit/mcp/server/backend.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>
+#include <agentkit/core/observer.hpp>
 #include <agentkit/core/random.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/core/strings.hpp>
@@ -148,6 +149,11 @@ struct server_options {
     /// A successful tools/call result leaves isError out (the schema's default is false), as
     /// some servers write theirs (Playwright MCP); false: always sent.
     bool omit_false_is_error = false;
+    /// Told of each request received and its answer (core/observer.hpp: mcp_request_received and
+    /// mcp_response_sent, scope: `name`; a failed answer's error_code is its JSON-RPC code). A
+    /// tool a request calls gets the request's event as tool_context::parent_event. Called on the
+    /// transport's and the workers' threads.
+    observer on_event;
 };
 
 /// Where the messages about one incoming message go: its response (`last` = true: the request
@@ -418,7 +424,37 @@ public:
             handle_notification(s, method, params);
             return;
         }
-        handle_request(s, id, method, params, reply);
+        if (!o_.on_event) {
+            handle_request(s, id, method, params, reply);
+            return;
+        }
+        auto e = std::make_shared<event>();
+        e->kind = event_kind::mcp_request_received;
+        e->part = "mcp.server";
+        e->scope = o_.name;
+        e->id = next_event_id();
+        e->name = method;
+        e->detail = detail::request_target(method, params);
+        e->data = json{{"request_id", id}};
+        agentkit::notify(o_.on_event, *e);
+        const auto t0 = std::chrono::steady_clock::now();
+        // the answer (the reply's last message) ends it: with the JSON-RPC error, when it is one
+        const reply_fn observed = [this, e, t0, reply](const std::string& m, bool last) {
+            if (last) {
+                e->kind = event_kind::mcp_response_sent;
+                e->at = std::chrono::system_clock::now();
+                e->ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+                if (m.rfind("{\"error\":", 0) == 0) {  // keys are sorted: an error answer starts so
+                    const json a = json::parse(m, nullptr, false);
+                    const json err = a.is_object() ? a.value("error", json::object()) : json::object();
+                    e->error_code = std::to_string(err.value("code", 0));
+                    e->error_message = err.value("message", "");
+                }
+                agentkit::notify(o_.on_event, *e);
+            }
+            if (reply) reply(m, last);
+        };
+        handle_request(s, id, method, params, observed, e->id);
     }
 
     /// The transport lost the stream of request `id` (the client went away): cancel it (no
@@ -718,7 +754,8 @@ private:
         return b_.has_resources() && (m == "resources/subscribe" || m == "resources/unsubscribe");
     }
 
-    void handle_request(session& s, const json& id, const std::string& method, const json& raw_params, const reply_fn& reply) {
+    void handle_request(session& s, const json& id, const std::string& method, const json& raw_params, const reply_fn& reply,
+                        std::uint64_t event_id = 0) {
         {
             // An id still in flight is ambiguous: its response could not be told from this one's.
             std::lock_guard lock(s.mu_);
@@ -897,7 +934,7 @@ private:
             return;
         }
         // tools/call, prompts/get, resources/read: handlers, on a worker.
-        start_handler(s, id, method, params, stateless, meta, reply);
+        start_handler(s, id, method, params, stateless, meta, reply, event_id);
     }
 
     void complete(const json& id, const json& params, const reply_fn& reply, bool stateless) {
@@ -1055,6 +1092,7 @@ private:
         bool stateless = false;
         json meta;
         reply_fn reply;
+        std::uint64_t event_id = 0;  // its mcp_request_received (server_options::on_event)
         std::shared_ptr<session::call_state> st;
         // stateless input rounds
         json answers = json::object();
@@ -1075,7 +1113,7 @@ private:
     }
 
     void start_handler(session& s, const json& id, const std::string& method, const json& params, bool stateless, const json& meta,
-                       const reply_fn& reply) {
+                       const reply_fn& reply, std::uint64_t event_id = 0) {
         // Validate what every handler method needs before queueing.
         if (method == "tools/call") {
             if (!params.value("name", json()).is_string()) {
@@ -1111,6 +1149,7 @@ private:
         c->stateless = stateless;
         c->meta = meta;
         c->reply = reply;
+        c->event_id = event_id;
         c->st = std::make_shared<session::call_state>();
         if (stateless) {
             // The client's answers of earlier rounds (in the requestState) and of this one.
@@ -1244,6 +1283,7 @@ private:
         tool_context ctx;
         ctx.stop = c.st->stop.get_token();
         ctx.call_id = c.key;
+        ctx.parent_event = c.event_id;
         if (c.stateless) {
             ctx.client_capabilities = c.meta[meta_key::client_capabilities];
         } else {
