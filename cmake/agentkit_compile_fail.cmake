@@ -61,7 +61,13 @@ if(NOT rc MATCHES "^[0-9]+$")
     message(FATAL_ERROR "compile_fail.${AK_NAME}: could not run the compiler (${rc})\n  command: ${command_line}")
 endif()
 
-if(NOT output MATCHES "${AK_REGEX}")
+# FIRST_ERROR: the compiler's first error line must be the one matching (a readable message that
+# comes third, after errors from inside agentkit, is not read)
+set(matched_text "${output}")
+if(AK_FIRST_ERROR)
+    string(REGEX MATCH "[^\n]*error:[^\n]*" matched_text "${output}")
+endif()
+if(NOT matched_text MATCHES "${AK_REGEX}")
     string(LENGTH "${output}" length)
     if(length GREATER 8000)
         string(SUBSTRING "${output}" 0 8000 output)
@@ -70,7 +76,7 @@ if(NOT output MATCHES "${AK_REGEX}")
     message(FATAL_ERROR
         "compile_fail.${AK_NAME}: FAILED — the source was rejected, but not with the expected message.\n"
         "  source:   ${AK_SOURCE}\n"
-        "  expected: output matching /${AK_REGEX}/\n"
+        "  expected: output matching /${AK_REGEX}/ (its first error line: ${AK_FIRST_ERROR})\n"
         "  command:  ${command_line}\n"
         "compiler output:\n${output}")
 endif()

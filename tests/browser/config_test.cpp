@@ -695,3 +695,52 @@ TEST_F(ConfigFiles, DeviceMobileAndInitScripts) {
     ASSERT_TRUE(parse({"--config", file("cfg.json", R"({"browser": {"initScript": ["c.js"]}})")}, from_file));
     EXPECT_EQ(from_file.browser.init_scripts, (std::vector<std::string>{"window.c = 3;"}));
 }
+
+TEST(FillField, TheKindIsAnEnumAndTheOldStringsStillMeanTheSame) {
+    namespace b = agentkit::browser;
+    static_assert(b::field_kind_named("checkbox") == b::field_kind::checkbox);
+    static_assert(!b::field_kind_named("date").has_value());
+    const b::fill_field typed{"e1", b::field_kind::radio, "true", "Yes"};
+    EXPECT_EQ(static_cast<b::field_kind>(typed.kind), b::field_kind::radio);
+    EXPECT_EQ(static_cast<b::field_kind>(b::fill_field{}.kind), b::field_kind::textbox);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    const b::fill_field old{"e2", "combobox", "Oslo", ""};
+    const b::fill_field unknown{"e3", std::string("date"), "2026-12-01", ""};
+    EXPECT_TRUE(old.kind == "combobox");  // code that compared strings still reads right
+    EXPECT_FALSE(old.kind == "checkbox");
+#pragma GCC diagnostic pop
+    EXPECT_TRUE(typed.kind == b::field_kind::radio);
+    EXPECT_EQ(static_cast<b::field_kind>(old.kind), b::field_kind::combobox);
+    EXPECT_EQ(static_cast<b::field_kind>(unknown.kind), b::field_kind::textbox);  // typed, as any text field was
+}
+
+TEST(FindRef, ARoleAndAPartOfItsNameGiveTheRef) {
+    namespace b = agentkit::browser;
+    b::snapshot s;
+    const auto line = [&](std::string text, std::string ref) {
+        b::snapshot_line l;
+        l.text = std::move(text);
+        l.ref = std::move(ref);
+        l.interactive = !l.ref.empty();
+        s.lines.push_back(std::move(l));
+    };
+    line("heading \"Send a message\" [level=1]", "");
+    line("textbox \"Message\"", "e1");
+    line("button \"Send now\"", "e2");
+    line("button \"Cancel\" [disabled]", "e3");
+    line("buttonish \"Send\"", "e4");  // another role that starts alike
+    line("link \"Send feedback\" -> /feedback", "e5");
+    line("button", "e6");  // no name
+    line("- clickable \"Large\"", "e7");  // a list's item
+    line("e8 checkbox \"Remember me\"", "e8");  // the interactive-only view
+    EXPECT_EQ(b::find_ref(s, "button", "send"), "e2");
+    EXPECT_EQ(b::find_ref(s, "button", "CANCEL"), "e3");
+    EXPECT_EQ(b::find_ref(s, "link", "feedback"), "e5");
+    EXPECT_EQ(b::find_refs(s, "button"), (std::vector<std::string>{"e2", "e3", "e6"}));
+    EXPECT_FALSE(b::find_ref(s, "button", "delete").has_value());
+    EXPECT_FALSE(b::find_ref(s, "heading", "send").has_value());  // no ref: nothing to act on
+    EXPECT_EQ(b::find_ref(s, "clickable", "large"), "e7");
+    EXPECT_EQ(b::find_ref(s, "checkbox"), "e8");
+    EXPECT_FALSE(b::find_ref(s, "radio").has_value());
+}

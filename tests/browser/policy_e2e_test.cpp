@@ -2230,7 +2230,7 @@ TEST(SecurityE2E, SecretsAreTypedOnlyIntoPagesOfTheirOrigins) {
     EXPECT_NE(t2.error().message.find("secret_origins"), std::string::npos) << t2.error().message;
     EXPECT_EQ(t2.error().to_text().find("pw-on-login-only"), std::string::npos);
     // a fill is refused the same way; a secret with no origins is typed as before
-    auto t3 = b.fill({br::fill_field{ref_on(nav->snapshot, "pw"), "textbox", "x {{secret:PASS}}", "pw"}});
+    auto t3 = b.fill({br::fill_field{ref_on(nav->snapshot, "pw"), br::field_kind::textbox, "x {{secret:PASS}}", "pw"}});
     ASSERT_FALSE(t3.has_value());
     EXPECT_TRUE(t3.error().is(errc::policy_blocked)) << t3.error().to_text();
     auto t4 = b.type(ref_on(nav->snapshot, "pw"), "{{secret:ANY}}");

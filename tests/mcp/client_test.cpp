@@ -89,6 +89,15 @@ TEST(McpClient, HandshakeListsEveryPageAndCalls) {
     EXPECT_TRUE(c->ping());
 }
 
+namespace {
+// the arguments of the fake server's "add", as a C++ tool would declare them
+struct add_args {
+    double a = 0;
+    double b = 0;
+    static constexpr auto agentkit_fields() { return ak::fields(AGENTKIT_FIELD(add_args, a, "A"), AGENTKIT_FIELD(add_args, b, "B")); }
+};
+}  // namespace
+
 TEST(McpClient, RemoteToolsAreCheckedAgainstTheServersSchema) {
     auto c = connect_fake();
     ASSERT_TRUE(c);
@@ -103,6 +112,17 @@ TEST(McpClient, RemoteToolsAreCheckedAgainstTheServersSchema) {
     ASSERT_FALSE(bad);
     EXPECT_EQ(bad.error().code, ak::errc::args_invalid);
     EXPECT_NE(bad.error().message.find("/a"), std::string::npos) << bad.error().message;
+    // every problem, in the words and with the hint of a C++ tool taking the same arguments
+    const json two_bad{{"a", "two"}, {"b", true}};
+    auto remote = box->call("add", two_bad);
+    const auto local_add = ak::tool<"add">("Add two numbers.", [](const add_args& x) { return std::to_string(x.a + x.b); });
+    auto local = ak::toolbox{local_add}.call("add", two_bad);
+    ASSERT_FALSE(remote);
+    ASSERT_FALSE(local);
+    EXPECT_EQ(remote.error().message, "add: 2 problems in arguments: /a: expected number, got string \"two\"; /b: expected number, got boolean true");
+    EXPECT_EQ(remote.error().message, local.error().message);
+    EXPECT_EQ(remote.error().hint, local.error().hint);
+    EXPECT_EQ(remote.error().details, local.error().details);
     auto missing = box->call("echo", json::object());
     ASSERT_FALSE(missing);
     EXPECT_NE(missing.error().message.find("message"), std::string::npos);

@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/in_process_mcp.hpp"
+
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -46,59 +48,6 @@ struct recorder {
     }
 };
 
-/// A client transport straight into an mcp::server's built-in session, delivering the server's
-/// messages on a thread of its own (as a real transport's reader does).
-class in_process final : public ak::mcp::client_transport {
-public:
-    explicit in_process(ak::mcp::server& srv) : srv_(srv) {}
-    ~in_process() override { close(); }
-    ak::result<void> start(ak::mcp::transport_handlers h) override {
-        h_ = std::move(h);
-        srv_.set_sink([this](const std::string& m) {
-            std::lock_guard lock(mu_);
-            inbox_.push_back(m);
-            cv_.notify_all();
-        });
-        reader_ = std::thread([this] {
-            std::unique_lock lock(mu_);
-            for (;;) {
-                cv_.wait(lock, [&] { return closed_ || !inbox_.empty(); });
-                if (closed_) return;
-                std::string m = std::move(inbox_.front());
-                inbox_.pop_front();
-                lock.unlock();
-                h_.on_message(m);
-                lock.lock();
-            }
-        });
-        return {};
-    }
-    ak::result<void> send(const std::string& message) override {
-        srv_.handle(message);
-        return {};
-    }
-    void close() override {
-        {
-            std::lock_guard lock(mu_);
-            if (closed_) return;
-            closed_ = true;
-            cv_.notify_all();
-        }
-        if (reader_.joinable()) reader_.join();
-        srv_.set_sink({});
-    }
-    [[nodiscard]] std::string describe() const override { return "in-process"; }
-
-private:
-    ak::mcp::server& srv_;
-    ak::mcp::transport_handlers h_;
-    std::mutex mu_;
-    std::condition_variable cv_;
-    std::deque<std::string> inbox_;
-    bool closed_ = false;
-    std::thread reader_;
-};
-
 }  // namespace
 
 TEST(McpObserve, ARemoteCallIsReportedAtEveryHopAndNestsUnderTheCallingTool) {
@@ -117,7 +66,7 @@ TEST(McpObserve, ARemoteCallIsReportedAtEveryHopAndNestsUnderTheCallingTool) {
     ak::mcp::client_options co;
     co.server_name = "lookups";
     co.on_event = rec.observer();
-    auto connected = ak::mcp::client::connect(std::make_unique<in_process>(srv), co);
+    auto connected = ak::mcp::client::connect(std::make_unique<agentkit::test::in_process_mcp>(srv), co);
     ASSERT_TRUE(connected) << connected.error().to_text();
     std::shared_ptr<ak::mcp::client> c = std::move(*connected);
     ak::runtime_toolbox box;
@@ -199,7 +148,7 @@ TEST(McpObserve, TheClientsSpansAreChildrenOfTheToolCallThatMadeThem) {
     ak::mcp::server srv{ak::mcp::backend_for(tools)};
     ak::mcp::client_options co;
     co.on_event = trace.observer();
-    auto connected = ak::mcp::client::connect(std::make_unique<in_process>(srv), co);
+    auto connected = ak::mcp::client::connect(std::make_unique<agentkit::test::in_process_mcp>(srv), co);
     ASSERT_TRUE(connected);
     std::shared_ptr<ak::mcp::client> c = std::move(*connected);
     ak::runtime_toolbox box;

@@ -214,8 +214,37 @@ TEST(McpServer, CallsAndTheirErrors) {
     auto unknown = c.request(3, "tools/call", {{"name", "ecko"}, {"arguments", json::object()}});
     EXPECT_EQ(unknown["error"]["code"], mcp::code::invalid_params);
     EXPECT_EQ(unknown["error"]["data"]["error"]["details"]["candidates"][0], "echo");
+    // agentkit's message and hint travel with the protocol error: in data, and in the text a model reads
+    const json& why = unknown["error"]["data"]["error"];
+    EXPECT_EQ(why["code"], "tool.unknown");
+    EXPECT_FALSE(why["message"].get<std::string>().empty());
+    ASSERT_FALSE(why.value("hint", "").empty()) << unknown.dump();
+    EXPECT_EQ(unknown["error"]["message"], "Unknown tool: ecko. " + why["hint"].get<std::string>());
     auto noname = c.request(4, "tools/call", {{"arguments", json::object()}});
     EXPECT_EQ(noname["error"]["code"], mcp::code::invalid_params);
+}
+
+TEST(McpServer, AnUnknownResourceOrPromptSaysWhatToDoNext) {
+    mcp::backend b = mcp::backend_for(box);
+    b.list_resources = [] { return std::vector<mcp::resource_info>{}; };
+    b.read_resource = [](std::string_view uri, ak::tool_context&) -> ak::result<std::vector<mcp::resource_contents>> {
+        return ak::fail(ak::errc::not_found, "no note at " + std::string(uri));
+    };
+    b.list_prompts = [] { return std::vector<mcp::prompt_info>{}; };
+    b.get_prompt = [](std::string_view name, const json&, ak::tool_context&) -> ak::result<mcp::prompt_result> {
+        return ak::fail(ak::errc::not_found, "no prompt named " + std::string(name), "Ask for summary or review.");
+    };
+    client c(std::move(b), quiet());
+    c.initialize();
+    auto r = c.request(1, "resources/read", {{"uri", "notes://9"}});
+    EXPECT_EQ(r["error"]["code"], mcp::code::invalid_params) << r.dump();
+    EXPECT_EQ(r["error"]["data"]["uri"], "notes://9");
+    EXPECT_EQ(r["error"]["data"]["error"]["message"], "no note at notes://9");
+    EXPECT_EQ(r["error"]["message"], "Resource not found: notes://9. List the resources (resources/list, resources/templates/list) and read one of them");
+    auto p = c.request(2, "prompts/get", {{"name", "sumary"}});
+    EXPECT_EQ(p["error"]["code"], mcp::code::invalid_params) << p.dump();
+    EXPECT_EQ(p["error"]["message"], "Unknown prompt: sumary. Ask for summary or review.");
+    EXPECT_EQ(p["error"]["data"]["error"]["message"], "no prompt named sumary");
 }
 
 TEST(McpServer, MalformedMessages) {

@@ -10,7 +10,8 @@
 //   if (!r && r.error().is(agentkit::errc::element_covered)) { /* names the covering element */ }
 //   r->to_text();          // "navigated to /next" / "~ line (was …)" / "+ added line" / "no visible change"
 //
-// Threading: one operation at a time (calls are serialised by a mutex); CDP events are handled
+// Threading: every member may be called from any thread; one operation runs at a time (calls
+// are serialised by a mutex); CDP events are handled
 // on the connection's dispatcher thread and only record state, answer dialogs and attach new
 // frames/tabs. Every wait is bounded and woken by events; none is a fixed sleep.
 //

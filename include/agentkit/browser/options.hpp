@@ -16,8 +16,10 @@
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace agentkit::browser {
 
@@ -214,11 +216,45 @@ struct type_options {
 };
 
 /// One form field for browser::fill().
+/// What kind of form field browser::fill() sets, and so how: typed text, a checked state, an
+/// option chosen.
+enum class field_kind { textbox, checkbox, radio, combobox, slider };
+
+/// The field kind named `name` ("textbox", "checkbox", "radio", "combobox", "slider"); nothing
+/// for another name.
+[[nodiscard]] constexpr std::optional<field_kind> field_kind_named(std::string_view name) noexcept {
+    constexpr std::pair<std::string_view, field_kind> names[] = {{"textbox", field_kind::textbox},   {"checkbox", field_kind::checkbox},
+                                                                 {"radio", field_kind::radio},       {"combobox", field_kind::combobox},
+                                                                 {"slider", field_kind::slider}};
+    for (const auto& [n, k] : names)
+        if (n == name) return k;
+    return std::nullopt;
+}
+
+/// fill_field::kind: a field_kind. A string naming one is still taken (deprecated: removed in 0.2;
+/// a name that is none is a text field, as before).
+struct field_kind_value {
+    field_kind kind = field_kind::textbox;  ///< the kind
+    constexpr field_kind_value(field_kind k = field_kind::textbox) noexcept : kind(k) {}  // NOLINT(google-explicit-constructor)
+    [[deprecated("fill_field::kind is a browser::field_kind")]] field_kind_value(const char* name) noexcept  // NOLINT
+        : kind(field_kind_named(name != nullptr ? name : "").value_or(field_kind::textbox)) {}
+    [[deprecated("fill_field::kind is a browser::field_kind")]] field_kind_value(const std::string& name) noexcept  // NOLINT
+        : kind(field_kind_named(name).value_or(field_kind::textbox)) {}
+    constexpr operator field_kind() const noexcept { return kind; }  // NOLINT(google-explicit-constructor)
+    /// True when the kind is the one named `name` (deprecated with the strings: compare with a field_kind).
+    [[deprecated("compare fill_field::kind with a browser::field_kind")]] friend bool operator==(field_kind_value v, std::string_view name) noexcept {
+        return field_kind_named(name) == v.kind;
+    }
+    /// The kinds are equal.
+    friend constexpr bool operator==(field_kind_value a, field_kind b) noexcept { return a.kind == b; }
+};
+
+/// One field of browser::fill().
 struct fill_field {
-    std::string ref;    ///< the field's ref
-    std::string kind;   ///< textbox (or any text field), checkbox, radio, combobox, slider
-    std::string value;  ///< text; "true"/"false" for checkbox and radio; an option for combobox
-    std::string name;   ///< for messages (empty: the ref)
+    std::string ref;          ///< the field's ref
+    field_kind_value kind;    ///< textbox (or any text field), checkbox, radio, combobox, slider
+    std::string value;        ///< text; "true"/"false" for checkbox and radio; an option for combobox
+    std::string name;         ///< for messages (empty: the ref)
 };
 
 /// What browser::screenshot() captures, and how.

@@ -141,4 +141,39 @@ struct snapshot {
     [[nodiscard]] bool truncated() const noexcept { return cut_text_lines + cut_controls > 0; }
 };
 
+/// The refs of the lines of `s` that show an element of role `role` ("button", "link",
+/// "textbox", "clickable", ...) whose name holds `name` (case-insensitive; empty: any name), in
+/// page order: what a host driving the browser from C++ clicks or fills. Lines in every view are
+/// read (a list item's `- clickable "Large"`, the interactive-only view's `e5 button "Send"`).
+///
+///   auto page = browser.snapshot();
+///   if (auto send = agentkit::browser::find_ref(page->snap, "button", "Send")) browser.click(*send);
+[[nodiscard]] inline std::vector<std::string> find_refs(const snapshot& s, std::string_view role, std::string_view name = {}) {
+    std::vector<std::string> out;
+    const std::string want = ascii_lower(name);
+    for (const auto& l : s.lines) {
+        if (l.ref.empty()) continue;
+        std::string_view t = l.text;
+        if (t.substr(0, l.ref.size() + 1) == l.ref + " ") t.remove_prefix(l.ref.size() + 1);  // interactive-only: `e5 button "Send"`
+        if (t.substr(0, 2) == "- ") t.remove_prefix(2);  // an item of a list: `- clickable "Large"`
+        if (t.substr(0, role.size()) != role || (t.size() > role.size() && t[role.size()] != ' ')) continue;
+        if (!want.empty()) {
+            // the name is the quoted part after the role: `button "Send" [disabled]`
+            const std::size_t open = t.find('"', role.size());
+            const std::size_t close = open == std::string_view::npos ? open : t.find('"', open + 1);
+            if (close == std::string_view::npos || ascii_lower(t.substr(open + 1, close - open - 1)).find(want) == std::string::npos) continue;
+        }
+        out.push_back(l.ref);
+    }
+    return out;
+}
+
+/// The first of find_refs(): the ref of the first element of role `role` whose name holds `name`;
+/// nothing when the snapshot shows none.
+[[nodiscard]] inline std::optional<std::string> find_ref(const snapshot& s, std::string_view role, std::string_view name = {}) {
+    auto all = find_refs(s, role, name);
+    if (all.empty()) return std::nullopt;
+    return std::move(all.front());
+}
+
 }  // namespace agentkit::browser

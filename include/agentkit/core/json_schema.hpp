@@ -1,6 +1,7 @@
 // agentkit/core/json_schema.hpp — checking a JSON value against a JSON Schema.
 //
-//   if (auto bad = agentkit::json_schema_violation(schema, args)) ... // "/city: expected "string", got integer"
+//   for (const auto& p : agentkit::json_schema_problems(schema, args)) ...  // {"/city", "expected string, got integer 5"}
+//   if (auto bad = agentkit::json_schema_violation(schema, args)) ...      // "/city: expected string, got integer 5"
 //
 // One checker for every schema agentkit meets: its own generated schemas (the MCP server checks
 // typed output against outputSchema) and schemas it is handed at run time (a remote MCP server's
@@ -19,6 +20,7 @@
 #pragma once
 
 #include <agentkit/core/json.hpp>
+#include <agentkit/core/json_words.hpp>
 #include <agentkit/core/strings.hpp>
 
 #include <algorithm>
@@ -28,6 +30,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace agentkit {
 
@@ -109,138 +113,222 @@ inline const json* resolve_schema_ref(const json& root, const std::string& ref) 
     }
 }
 
-inline std::optional<std::string> schema_violation_in(const json& root, const json& s, const json& v, const std::string& at,
-                                                      std::size_t depth) {
-    if (!s.is_object() || depth > 64) {
-        if (s.is_boolean() && !s.get<bool>()) return (at.empty() ? std::string("/") : at) + ": no value is allowed here";
-        return std::nullopt;
+/// Where a schema walk puts what it finds: every problem up to `limit` (1: the first only, as the
+/// sub-checks of anyOf, oneOf, not, if and contains need).
+struct schema_findings {
+    std::vector<json_problem> list;
+    std::size_t limit = 1;
+    bool truncated = false;
+    [[nodiscard]] bool full() const noexcept { return list.size() >= limit; }
+    void add(std::string path, std::string message) {
+        if (full()) {
+            truncated = true;
+            return;
+        }
+        list.push_back({std::move(path), std::move(message)});
     }
-    const std::string where = at.empty() ? "/" : at;
+};
+
+inline void schema_walk(const json& root, const json& s, const json& v, const std::string& at, std::size_t depth, schema_findings& f);
+
+/// True when `v` passes `s` (nothing recorded).
+inline bool schema_passes(const json& root, const json& s, const json& v, const std::string& at, std::size_t depth) {
+    schema_findings one;
+    schema_walk(root, s, v, at, depth, one);
+    return one.list.empty();
+}
+
+/// A bound for messages: 3 for 3.0, as a schema author wrote it.
+inline std::string bound_text(const json& b) { return b.is_number() ? number_json(b.get<double>()).dump() : b.dump(); }
+
+/// Adds the problems of `v` against `s` (at JSON pointer `at`) to `f`, in parse_as()'s words;
+/// stops once `f` is full. A value of the wrong type is not checked further.
+inline void schema_walk(const json& root, const json& s, const json& v, const std::string& at, std::size_t depth, schema_findings& f) {
+    if (f.full()) return;
+    if (!s.is_object() || depth > 64) {
+        if (s.is_boolean() && !s.get<bool>()) f.add(at, "no value is allowed here");
+        return;
+    }
     if (auto r = s.find("$ref"); r != s.end() && r->is_string()) {
-        if (const json* target = resolve_schema_ref(root, r->get<std::string>()))
-            if (auto bad = schema_violation_in(root, *target, v, at, depth + 1)) return bad;
+        if (const json* target = resolve_schema_ref(root, r->get<std::string>())) schema_walk(root, *target, v, at, depth + 1, f);
     }
     if (auto t = s.find("type"); t != s.end()) {
         bool ok = false;
-        if (t->is_string()) ok = type_matches(t->get<std::string>(), v);
-        else if (t->is_array())
-            for (const auto& e : *t) ok = ok || (e.is_string() && type_matches(e.get<std::string>(), v));
-        else ok = true;
-        if (!ok) return where + ": expected " + t->dump() + ", got " + json_kind(v);
+        std::string wanted;
+        if (t->is_string()) {
+            ok = type_matches(t->get<std::string>(), v);
+            wanted = t->get<std::string>();
+        } else if (t->is_array()) {
+            for (const auto& e : *t) {
+                if (!e.is_string()) continue;
+                ok = ok || type_matches(e.get<std::string>(), v);
+                wanted += (wanted.empty() ? "" : " or ") + e.get<std::string>();
+            }
+        } else {
+            ok = true;
+        }
+        if (!ok) {
+            f.add(at, "expected " + wanted + ", " + got(v));
+            return;
+        }
     }
-    if (auto e = s.find("enum"); e != s.end() && e->is_array()) {
-        if (std::find(e->begin(), e->end(), v) == e->end()) return where + ": not one of " + e->dump();
+    if (auto e = s.find("enum"); e != s.end() && e->is_array() && std::find(e->begin(), e->end(), v) == e->end()) {
+        std::string values;
+        for (const auto& x : *e) values += (values.empty() ? "" : ", ") + (x.is_string() ? x.get<std::string>() : x.dump());
+        f.add(at, "must be one of: " + values + "; got " + preview(v));
     }
-    if (auto c = s.find("const"); c != s.end() && *c != v) return where + ": must be " + c->dump();
+    if (auto c = s.find("const"); c != s.end() && *c != v) f.add(at, "must be " + preview(*c) + ", got " + preview(v));
     if (v.is_number()) {
         const double d = v.get<double>();
-        if (auto m = s.find("minimum"); m != s.end() && m->is_number() && d < m->get<double>()) return where + ": below minimum";
-        if (auto m = s.find("maximum"); m != s.end() && m->is_number() && d > m->get<double>()) return where + ": above maximum";
-        if (auto m = s.find("exclusiveMinimum"); m != s.end() && m->is_number() && d <= m->get<double>()) return where + ": not above exclusiveMinimum";
-        if (auto m = s.find("exclusiveMaximum"); m != s.end() && m->is_number() && d >= m->get<double>()) return where + ": not below exclusiveMaximum";
+        const auto bound = [&](const char* key, const char* op, auto breaks) {
+            if (auto m = s.find(key); m != s.end() && m->is_number() && breaks(d, m->get<double>()))
+                f.add(at, std::string("must be ") + op + " " + bound_text(*m) + ", got " + preview(v));
+        };
+        bound("minimum", ">=", [](double x, double b) { return x < b; });
+        bound("maximum", "<=", [](double x, double b) { return x > b; });
+        bound("exclusiveMinimum", ">", [](double x, double b) { return x <= b; });
+        bound("exclusiveMaximum", "<", [](double x, double b) { return x >= b; });
         if (auto m = s.find("multipleOf"); m != s.end() && m->is_number() && m->get<double>() > 0) {
             const double q = d / m->get<double>();
             if (std::isfinite(q) && std::abs(q - std::round(q)) > 1e-9 * std::max(1.0, std::abs(q)))
-                return where + ": not a multiple of " + m->dump();
+                f.add(at, "must be a multiple of " + bound_text(*m) + ", got " + preview(v));
         }
     }
     if (v.is_string()) {
         const auto n = utf8_length(v.get_ref<const std::string&>());  // characters, not bytes
-        if (auto m = s.find("minLength"); m != s.end() && count_of(*m) && n < *count_of(*m)) return where + ": too short";
-        if (auto m = s.find("maxLength"); m != s.end() && count_of(*m) && n > *count_of(*m)) return where + ": too long";
+        if (auto m = s.find("minLength"); m != s.end() && count_of(*m) && n < *count_of(*m))
+            f.add(at, "must have at least " + count_noun(*count_of(*m), "character"));
+        if (auto m = s.find("maxLength"); m != s.end() && count_of(*m) && n > *count_of(*m))
+            f.add(at, "must have at most " + count_noun(*count_of(*m), "character"));
     }
     if (v.is_array()) {
-        if (auto m = s.find("minItems"); m != s.end() && count_of(*m) && v.size() < *count_of(*m)) return where + ": too few items";
-        if (auto m = s.find("maxItems"); m != s.end() && count_of(*m) && v.size() > *count_of(*m)) return where + ": too many items";
-        if (auto u = s.find("uniqueItems"); u != s.end() && u->is_boolean() && u->get<bool>())
-            for (std::size_t i = 0; i < v.size(); ++i)
-                for (std::size_t j = i + 1; j < v.size(); ++j)
-                    if (v[i] == v[j]) return where + ": items " + std::to_string(i) + " and " + std::to_string(j) + " are equal";
+        if (auto m = s.find("minItems"); m != s.end() && count_of(*m) && v.size() < *count_of(*m))
+            f.add(at, "must have at least " + count_noun(*count_of(*m), "item"));
+        if (auto m = s.find("maxItems"); m != s.end() && count_of(*m) && v.size() > *count_of(*m))
+            f.add(at, "must have at most " + count_noun(*count_of(*m), "item"));
+        if (auto u = s.find("uniqueItems"); u != s.end() && u->is_boolean() && u->get<bool>()) {
+            bool dup = false;
+            for (std::size_t i = 0; i < v.size() && !dup; ++i)
+                for (std::size_t j = i + 1; j < v.size() && !dup; ++j)
+                    if (v[i] == v[j]) {
+                        f.add(at, "items " + std::to_string(i) + " and " + std::to_string(j) + " are equal");
+                        dup = true;
+                    }
+        }
         if (auto c = s.find("contains"); c != s.end() && (c->is_object() || c->is_boolean())) {
             std::size_t n = 0;
-            for (const auto& e : v) n += schema_violation_in(root, *c, e, at, depth + 1) ? 0U : 1U;
+            for (const auto& e : v) n += schema_passes(root, *c, e, at, depth + 1) ? 1U : 0U;
             std::size_t lo = 1;
             if (auto m = s.find("minContains"); m != s.end() && count_of(*m)) lo = *count_of(*m);
-            if (n < lo) return where + ": too few items match \"contains\"";
-            if (auto m = s.find("maxContains"); m != s.end() && count_of(*m) && n > *count_of(*m))
-                return where + ": too many items match \"contains\"";
+            if (n < lo) f.add(at, "too few items match \"contains\"");
+            if (auto m = s.find("maxContains"); m != s.end() && count_of(*m) && n > *count_of(*m)) f.add(at, "too many items match \"contains\"");
         }
         std::size_t first = 0;
-        if (auto pi = s.find("prefixItems"); pi != s.end() && pi->is_array()) {
-            for (; first < v.size() && first < pi->size(); ++first)
-                if (auto bad = schema_violation_in(root, (*pi)[first], v[first], at + "/" + std::to_string(first), depth + 1)) return bad;
-        }
+        if (auto pi = s.find("prefixItems"); pi != s.end() && pi->is_array())
+            for (; first < v.size() && first < pi->size(); ++first) schema_walk(root, (*pi)[first], v[first], at + "/" + std::to_string(first), depth + 1, f);
         if (auto it = s.find("items"); it != s.end() && (it->is_object() || it->is_boolean()))
-            for (std::size_t i = first; i < v.size(); ++i)
-                if (auto bad = schema_violation_in(root, *it, v[i], at + "/" + std::to_string(i), depth + 1)) return bad;
+            for (std::size_t i = first; i < v.size(); ++i) schema_walk(root, *it, v[i], at + "/" + std::to_string(i), depth + 1, f);
     }
     if (v.is_object()) {
         const json* props = nullptr;
         if (auto p = s.find("properties"); p != s.end() && p->is_object()) props = &*p;
+        const auto child_of = [&](const std::string& k) {
+            std::string c = at + "/";
+            for (const char ch : k) c += ch == '~' ? std::string("~0") : ch == '/' ? std::string("~1") : std::string(1, ch);
+            return c;
+        };
         if (auto r = s.find("required"); r != s.end() && r->is_array())
             for (const auto& name : *r)
-                if (name.is_string() && !v.contains(name.get<std::string>()))
-                    return where + ": missing required property \"" + name.get<std::string>() + "\"";
-        if (auto m = s.find("minProperties"); m != s.end() && count_of(*m) && v.size() < *count_of(*m)) return where + ": too few properties";
-        if (auto m = s.find("maxProperties"); m != s.end() && count_of(*m) && v.size() > *count_of(*m)) return where + ": too many properties";
+                if (name.is_string() && !v.contains(name.get<std::string>())) f.add(child_of(name.get<std::string>()), "missing required property");
+        if (auto m = s.find("minProperties"); m != s.end() && count_of(*m) && v.size() < *count_of(*m))
+            f.add(at, "must have at least " + count_noun(*count_of(*m), "property", "properties"));
+        if (auto m = s.find("maxProperties"); m != s.end() && count_of(*m) && v.size() > *count_of(*m))
+            f.add(at, "must have at most " + count_noun(*count_of(*m), "property", "properties"));
         if (auto d = s.find("dependentRequired"); d != s.end() && d->is_object())
             for (const auto& [k, needs] : d->items())
                 if (v.contains(k) && needs.is_array())
                     for (const auto& name : needs)
                         if (name.is_string() && !v.contains(name.get<std::string>()))
-                            return where + ": \"" + k + "\" needs property \"" + name.get<std::string>() + "\"";
+                            f.add(child_of(name.get<std::string>()), "missing property required when \"" + k + "\" is present");
         const auto names = s.find("propertyNames");
         // patternProperties are not run (see the top of this file): a name they may cover is not refused
         const auto patterned = s.find("patternProperties");
         const bool may_match_pattern = patterned != s.end() && patterned->is_object() && !patterned->empty();
         const auto extra = s.find("additionalProperties");
         for (const auto& [k, val] : v.items()) {
-            const std::string child = at + "/" + k;
-            if (names != s.end() && (names->is_object() || names->is_boolean()))
-                if (auto bad = schema_violation_in(root, *names, json(k), child, depth + 1)) return where + ": property name \"" + k + "\": " + *bad;
+            const std::string child = child_of(k);
+            if (names != s.end() && (names->is_object() || names->is_boolean())) {
+                schema_findings bad;
+                schema_walk(root, *names, json(k), child, depth + 1, bad);
+                if (!bad.list.empty()) f.add(child, "property name \"" + k + "\" " + bad.list.front().message);
+            }
             if (props != nullptr && props->contains(k)) {
-                if (auto bad = schema_violation_in(root, (*props)[k], val, child, depth + 1)) return bad;
+                schema_walk(root, (*props)[k], val, child, depth + 1, f);
             } else if (may_match_pattern) {
                 continue;
             } else if (extra != s.end()) {
-                if (extra->is_boolean() && !extra->get<bool>()) return where + ": unexpected property \"" + k + "\"";
-                if (extra->is_object())
-                    if (auto bad = schema_violation_in(root, *extra, val, child, depth + 1)) return bad;
+                if (extra->is_boolean() && !extra->get<bool>()) {
+                    std::vector<std::string> known;
+                    if (props != nullptr)
+                        for (const auto& [name, sub] : props->items()) known.push_back(name);
+                    std::string msg = "unknown property";
+                    if (auto close = closest_names(k, known, 1); !close.empty()) msg += "; did you mean \"" + close.front() + "\"?";
+                    if (!known.empty()) {
+                        msg += " Known properties: ";
+                        for (std::size_t i = 0; i < known.size(); ++i) msg += (i ? ", " : "") + known[i];
+                    }
+                    f.add(child, std::move(msg));
+                }
+                if (extra->is_object()) schema_walk(root, *extra, val, child, depth + 1, f);
             }
         }
     }
     if (auto a = s.find("allOf"); a != s.end() && a->is_array())
-        for (const auto& sub : *a)
-            if (auto bad = schema_violation_in(root, sub, v, at, depth + 1)) return bad;
+        for (const auto& sub : *a) schema_walk(root, sub, v, at, depth + 1, f);
     if (auto a = s.find("anyOf"); a != s.end() && a->is_array() && !a->empty()) {
         bool any = false;
-        for (const auto& sub : *a) any = any || !schema_violation_in(root, sub, v, at, depth + 1);
-        if (!any) return where + ": matches none of anyOf";
+        for (const auto& sub : *a) any = any || schema_passes(root, sub, v, at, depth + 1);
+        if (!any) f.add(at, "matches none of anyOf");
     }
     if (auto a = s.find("oneOf"); a != s.end() && a->is_array() && !a->empty()) {
         std::size_t n = 0;
-        for (const auto& sub : *a) n += schema_violation_in(root, sub, v, at, depth + 1) ? 0U : 1U;
-        if (n != 1) return where + ": must match exactly one of oneOf";
+        for (const auto& sub : *a) n += schema_passes(root, sub, v, at, depth + 1) ? 1U : 0U;
+        if (n != 1) f.add(at, "must match exactly one of oneOf");
     }
     if (auto n = s.find("not"); n != s.end() && (n->is_object() || n->is_boolean()))
-        if (!schema_violation_in(root, *n, v, at, depth + 1)) return where + ": must not match the \"not\" schema";
+        if (schema_passes(root, *n, v, at, depth + 1)) f.add(at, "must not match the \"not\" schema");
     if (auto c = s.find("if"); c != s.end() && (c->is_object() || c->is_boolean())) {
-        const bool holds = !schema_violation_in(root, *c, v, at, depth + 1);
-        if (auto branch = s.find(holds ? "then" : "else"); branch != s.end())
-            if (auto bad = schema_violation_in(root, *branch, v, at, depth + 1))
-                return *bad + (holds ? " (required by \"then\", as the \"if\" holds)" : " (required by \"else\", as the \"if\" does not hold)");
+        const bool holds = schema_passes(root, *c, v, at, depth + 1);
+        if (auto branch = s.find(holds ? "then" : "else"); branch != s.end()) {
+            schema_findings sub;
+            sub.limit = f.limit;
+            schema_walk(root, *branch, v, at, depth + 1, sub);
+            for (auto& pr : sub.list)
+                f.add(pr.path, pr.message + (holds ? " (required by \"then\", as the \"if\" holds)" : " (required by \"else\", as the \"if\" does not hold)"));
+        }
     }
-    return std::nullopt;
 }
 
 }  // namespace detail
 
-/// Check `value` against `schema` (the keywords listed at the top of this file; `$ref` resolved
-/// within `schema`). Returns the first violation, starting with its JSON pointer ("/" for the
-/// value itself), or nothing when the value passes. Never throws; nesting deeper than 64 is
-/// not followed.
+/// Every problem of `value` against `schema` (the keywords listed at the top of this file;
+/// `$ref` resolved within `schema`), up to `limit`, each with its JSON pointer ("" for the value
+/// itself) and a message in the words parse_as() uses for a C++ tool's arguments ("missing
+/// required property", "expected string, got integer 5", "must be >= 1, got 0"). Empty when the
+/// value passes. Never throws; nesting deeper than 64 is not followed.
+[[nodiscard]] inline std::vector<json_problem> json_schema_problems(const json& schema, const json& value, std::size_t limit = 50) {
+    detail::schema_findings f;
+    f.limit = std::max<std::size_t>(limit, 1);
+    detail::schema_walk(schema, schema, value, "", 0, f);
+    return std::move(f.list);
+}
+
+/// The first problem of `value` against `schema` as "<pointer>: <message>" ("/" for the value
+/// itself), or nothing when the value passes.
 [[nodiscard]] inline std::optional<std::string> json_schema_violation(const json& schema, const json& value) {
-    return detail::schema_violation_in(schema, schema, value, "", 0);
+    auto all = json_schema_problems(schema, value, 1);
+    if (all.empty()) return std::nullopt;
+    return (all.front().path.empty() ? std::string("/") : all.front().path) + ": " + all.front().message;
 }
 
 }  // namespace agentkit

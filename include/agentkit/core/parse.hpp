@@ -5,6 +5,7 @@
 #include <agentkit/core/serialize.hpp>
 #include <agentkit/core/describe.hpp>
 #include <agentkit/core/json.hpp>
+#include <agentkit/core/json_words.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/core/strings.hpp>
 
@@ -24,10 +25,7 @@
 namespace agentkit {
 
 /// One validation problem: where (a JSON Pointer into the arguments) and what.
-struct problem {
-    std::string path;     ///< JSON Pointer to the offending value ("" for the whole arguments object)
-    std::string message;  ///< what is wrong with it, in words
-};
+using problem = json_problem;
 
 namespace detail {
 
@@ -74,40 +72,6 @@ struct problems {
         list.push_back({to_pointer(p), std::move(msg)});
     }
 };
-
-inline const char* json_type_name(const json& j) noexcept {
-    switch (j.type()) {
-        case json::value_t::null: return "null";
-        case json::value_t::boolean: return "boolean";
-        case json::value_t::number_integer:
-        case json::value_t::number_unsigned: return "integer";
-        case json::value_t::number_float: return "number";
-        case json::value_t::string: return "string";
-        case json::value_t::array: return "array";
-        case json::value_t::object: return "object";
-        default: return "value";
-    }
-}
-
-/// A short rendering of a JSON value for error messages (never the whole of a large value).
-inline std::string preview(const json& j) {
-    std::string s = j.dump(-1, ' ', false, json::error_handler_t::replace);
-    if (s.size() > 40) {
-        s.resize(utf8_safe_prefix(s, 37));
-        s += "...";
-    }
-    return s;
-}
-
-inline std::string got(const json& j) {
-    std::string s = "got ";
-    s += json_type_name(j);
-    if (!j.is_object() && !j.is_array() && !j.is_null()) {
-        s += ' ';
-        s += preview(j);
-    }
-    return s;
-}
 
 // ---- formats ------------------------------------------------------------------------------
 inline bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
@@ -470,6 +434,9 @@ bool read(const json& j, T& out, const path_seg* p, problems& ps) {
     } else if constexpr (std::is_same_v<T, json>) {
         out = j;
         return true;
+    } else if constexpr (std::is_enum_v<T> && !named_enum<T>) {
+        require_describable<T>();  // its message first, no other error beside it
+        return false;
     } else if constexpr (std::is_enum_v<T>) {
         if (j.is_string()) {
             if (auto v = enum_from_string<T>(j.get_ref<const std::string&>())) {
@@ -536,19 +503,7 @@ template <class T>
     detail::problems ps;
     detail::read(j, out, nullptr, ps);
     if (ps.list.empty()) return out;
-    json list = json::array();
-    std::string msg = std::to_string(ps.list.size()) + (ps.list.size() == 1 ? " problem" : " problems");
-    if (ps.truncated) msg += " (more not shown)";
-    msg += " in arguments: ";
-    bool first = true;
-    for (const auto& pr : ps.list) {
-        list.push_back({{"path", pr.path}, {"message", pr.message}});
-        if (!first) msg += "; ";
-        first = false;
-        msg += (pr.path.empty() ? std::string("(root)") : pr.path) + ": " + pr.message;
-    }
-    return fail(errc::args_invalid, std::move(msg), "Fix every listed argument and call again.",
-                json{{"problems", std::move(list)}});
+    return fail(invalid_arguments(ps.list, ps.truncated));
 }
 
 /// Parse JSON text and validate it as a T: `args.malformed` when the text is not JSON.

@@ -113,9 +113,14 @@ json make_schema() {
     } else if constexpr (std::is_same_v<T, json>) {
         return json::object();  // any JSON value
     } else if constexpr (std::is_enum_v<T>) {
-        json e = json::array();
-        for (const auto& [value, name] : enum_values<T>) e.push_back(std::string(name));
-        return json{{"type", "string"}, {"enum", std::move(e)}};
+        if constexpr (!named_enum<T>) {
+            require_describable<T>();  // its message first, no other error beside it
+            return json();
+        } else {
+            json e = json::array();
+            for (const auto& [value, name] : enum_values<T>) e.push_back(std::string(name));
+            return json{{"type", "string"}, {"enum", std::move(e)}};
+        }
     } else if constexpr (is_optional<T>::value) {
         return make_schema<typename is_optional<T>::value_type>();
     } else if constexpr (is_vector<T>::value) {

@@ -34,7 +34,12 @@ json write(const T& v) {
                   std::is_same_v<T, std::string> || std::is_same_v<T, json>) {
         return json(v);
     } else if constexpr (std::is_enum_v<T>) {
-        return json(std::string(enum_to_string(v)));
+        if constexpr (!named_enum<T>) {
+            require_describable<T>();  // its message first, no other error beside it
+            return json();
+        } else {
+            return json(std::string(enum_to_string(v)));
+        }
     } else if constexpr (is_optional<T>::value) {
         return v ? write(*v) : json(nullptr);
     } else if constexpr (is_vector<T>::value) {

@@ -132,7 +132,17 @@ public:
     ~bounded_artifacts() { clear(); }
 
     /// Store an artifact (evicting the oldest to stay within the bounds).
-    [[nodiscard]] result<artifact_ref> put(artifact_blob b) {
+    [[nodiscard]] result<artifact_ref> put(artifact_blob b) { return store(std::move(b), {}); }
+
+    /// Store an artifact under `id` (one a restored conversation refers to: agent_session::restore),
+    /// replacing one of that id; artifacts put later get ids after it.
+    [[nodiscard]] result<artifact_ref> put_as(std::string_view id, artifact_blob b) {
+        if (id.empty()) return fail(errc::args_invalid, "an artifact id cannot be empty");
+        return store(std::move(b), std::string(id));
+    }
+
+private:
+    [[nodiscard]] result<artifact_ref> store(artifact_blob b, std::string id) {
         std::optional<std::string> bin;
         std::size_t bytes = b.data.size();
         if (!opt_.dir.empty() && b.base64) {
@@ -143,10 +153,23 @@ public:
             return fail(errc::budget_exceeded, "artifact of " + std::to_string(bytes) + " bytes exceeds the store's limit of " +
                                                    std::to_string(opt_.max_bytes) + " bytes");
         std::lock_guard lock(mu_);
+        if (!id.empty()) {
+            if (auto old = items_.find(id); old != items_.end()) {  // replaced: gone from the bounds too
+                used_ -= std::min(used_, old->second.ref.size);
+                if (!old->second.file.empty()) {
+                    std::error_code ec;
+                    std::filesystem::remove(old->second.file, ec);
+                }
+                items_.erase(old);
+                std::erase(order_, id);
+            }
+            if (id.size() > 1 && id[0] == 'a' && id.find_first_not_of("0123456789", 1) == std::string::npos && id.size() < 19)
+                next_ = std::max<std::size_t>(next_, std::stoull(id.substr(1)));
+        }
         while (!order_.empty() && (used_ + bytes > opt_.max_bytes || order_.size() + 1 > std::max<std::size_t>(1, opt_.max_count)))
             evict_oldest();
         entry e;
-        e.ref.id = "a" + std::to_string(++next_);
+        e.ref.id = id.empty() ? "a" + std::to_string(++next_) : std::move(id);
         e.ref.uri = opt_.uri_prefix + e.ref.id;
         e.ref.mime_type = b.mime_type;
         e.ref.name = b.name;
@@ -178,6 +201,8 @@ public:
         items_.emplace(ref.id, std::move(e));
         return ref;
     }
+
+public:
 
     /// The artifact with this id (read back from its file when on disk); nullopt when unknown or evicted.
     [[nodiscard]] std::optional<artifact_blob> get(std::string_view id) const {

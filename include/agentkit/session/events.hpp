@@ -31,6 +31,8 @@ public:
     session_reporter(const observer& o, std::string scope) : o_(o), scope_(std::move(scope)) {}
 
     [[nodiscard]] bool on() const noexcept { return static_cast<bool>(o_); }
+    /// The session took another id (a restored conversation's). Not while events are reported.
+    void rename(std::string scope) { scope_ = std::move(scope); }
     /// The run in progress (0 = none): the parent of what has no closer one.
     [[nodiscard]] std::uint64_t run() const noexcept { return run_.load(std::memory_order_relaxed); }
 

@@ -40,6 +40,8 @@
 #include <agentkit/session/options.hpp>
 #include <agentkit/session/provider.hpp>
 #include <agentkit/session/request.hpp>
+#include <agentkit/session/saved.hpp>
+#include <agentkit/session/workers.hpp>
 #include <agentkit/tools/context.hpp>
 #include <agentkit/tools/output.hpp>
 #include <agentkit/tools/tool.hpp>
@@ -63,44 +65,17 @@
 #include <string_view>
 #include <system_error>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 namespace agentkit {
 
-namespace detail {
-/// Run f(0..n-1) on up to `max_threads` threads (the caller's included). f must not throw.
-template <class F>
-void run_bounded(std::size_t n, std::size_t max_threads, F&& f) {
-    if (n == 0) return;
-    std::atomic<std::size_t> next{0};
-    auto worker = [&] {
-        for (;;) {
-            const std::size_t i = next.fetch_add(1);
-            if (i >= n) return;
-            f(i);
-        }
-    };
-    std::vector<std::thread> threads;
-    const std::size_t extra = std::min(n, std::max<std::size_t>(max_threads, 1)) - 1;
-    for (std::size_t t = 0; t < extra; ++t) {
-        try {
-            threads.emplace_back(worker);
-        } catch (const std::system_error&) {
-            break;  // no more threads: the remaining workers absorb the work
-        }
-    }
-    worker();
-    for (auto& t : threads) t.join();
-}
-
-[[nodiscard]] inline double ms_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
-}  // namespace detail
 
 /// The object a host holds: the history, requests built for a provider, tool calls run through the masker and formatter, and the model loop.
+/// Thread safety: one thread at a time drives a conversation (run, request, accept, speculate,
+/// add_user, save, restore); cancel() from any thread; the serve_* members concurrently, not
+/// during run(). Sessions share only what the host gives them (docs/session.md, "What is thread-safe").
 template <class Toolbox, masker Masker = all_visible, result_formatter Formatter = compact_formatter>
 class agent_session {
 public:
@@ -529,6 +504,51 @@ public:
         std::lock_guard lock(serve_mu_);
         if constexpr (requires { masker_.version(); }) return static_cast<std::uint64_t>(masker_.version());
         else return 0;
+    }
+
+    // ---- saving (session/saved.hpp) --------------------------------------------------------
+    /// The conversation as JSON, to restore() in this or another process: history, masker state,
+    /// artifact references (with their contents when the session's own store holds them and
+    /// `artifact_contents`), metrics and the session's own state. Not while run() runs.
+    [[nodiscard]] json save(bool artifact_contents = true) const {
+        detail::session_record r{opts_.session_id, detail::catalogue_digest(catalogue_), history_, json(), sink_->refs(), {}, metrics_,
+                                 done_, completed_, answered_, final_text_, summary_, nudges_, failures_, deferred_,
+                                 deferred_frozen_, referenced_, last_tool_error_, last_stop_, last_error_};
+        if constexpr (masker_with_state<Masker>) r.masker = masker_.save_state();
+        if (own_store_ && artifact_contents)
+            for (const auto& a : r.artifacts)
+                if (auto blob = own_store_->get(a.id)) r.contents.emplace(a.id, std::move(*blob));
+        return detail::record_to_json(r);
+    }
+
+    /// Take the conversation save() wrote (a session of the same tools and masker kind): the
+    /// next request is the one the saved session would have built. Refused with `args.invalid`
+    /// naming the problem, the session unchanged: another format or version, tools missing,
+    /// added or changed, a masker that cannot take the saved state, a malformed part.
+    [[nodiscard]] result<void> restore(const json& saved) {
+        auto rec = detail::record_from_json(saved, detail::catalogue_digest(catalogue_));
+        if (!rec) return fail(std::move(rec).error());
+        detail::session_record& r = *rec;
+        if constexpr (masker_with_state<Masker>) {
+            if (!r.masker.is_null())
+                if (auto ok = masker_.restore_state(r.masker); !ok) return ok;  // the last check: it changes the masker
+        } else if (!r.masker.is_null()) {
+            return fail(detail::saved_error("masker", "holds a masker's state, and this session's masker keeps none (another masker kind?)"));
+        }
+        discard_speculation();
+        opts_.session_id = std::move(r.session_id);
+        report_->rename(opts_.session_id);
+        history_ = std::move(r.history);
+        for (const auto& a : r.artifacts) {
+            sink_->note(a);
+            if (auto c = r.contents.find(a.id); own_store_ && c != r.contents.end()) (void)own_store_->put_as(a.id, std::move(c->second));
+        }
+        metrics_ = std::move(r.metrics);
+        std::tie(done_, completed_, answered_, final_text_, summary_, nudges_) =
+            std::tie(r.done, r.completed, r.answered, r.final_text, r.summary, r.nudges);
+        std::tie(failures_, deferred_, deferred_frozen_, referenced_, last_tool_error_, last_stop_, last_error_) =
+            std::tie(r.failures, r.deferred, r.deferred_frozen, r.referenced, r.last_tool_error, r.last_stop, r.last_error);
+        return {};
     }
 
     // ---- results -------------------------------------------------------------------------

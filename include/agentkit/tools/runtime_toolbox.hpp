@@ -9,12 +9,15 @@
 //
 // A run-time tool is a tool_info (name, description, inputSchema as JSON, traits) and a handler
 // taking the JSON arguments. Before the handler runs, the arguments are checked against the
-// tool's inputSchema (agentkit::json_schema_violation; `$ref` resolved in place, the schema is
+// tool's inputSchema (agentkit::json_schema_problems; `$ref` resolved in place, the schema is
 // never rewritten): invalid arguments are answered with `args.invalid` naming every problem
-// found, and the handler is not called. Exceptions from a handler become `tool.exception`.
+// found, in the words and with the hint of a C++ tool's (agentkit::invalid_arguments), and the
+// handler is not called. Exceptions from a handler become `tool.exception`.
 //
 // The toolbox is a value: copies share one immutable catalogue, and add() on a shared copy
-// copies it first, so a session's toolbox never changes under it. Names must be unique
+// copies it first, so a session's toolbox never changes under it. Thread safety: the const
+// members may be called concurrently; add() not while the same object is used elsewhere
+// (a copy may be, meanwhile). Names must be unique
 // (`tool.name_taken`) and valid tool names (1-64 characters of [A-Za-z0-9_.-], `args.invalid`).
 #pragma once
 
@@ -118,19 +121,13 @@ public:
         if (index >= s_->tools.size()) return fail(errc::internal, "tool index out of range");
         const runtime_tool& t = s_->tools[index];
         const json& a = args.is_null() ? empty_object() : args;
-        if (!a.is_object())
-            return fail(errc::args_invalid, t.info.name + ": the arguments must be a JSON object",
-                        "Call " + t.info.name + " with an object of named arguments.",
-                        json{{"problems", json::array({json{{"path", ""}, {"message", "expected an object"}}})}});
-        if (t.validate)
-            if (auto bad = json_schema_violation(t.info.input_schema, a)) {
-                const auto cut = bad->find(": ");
-                const std::string path = cut == std::string::npos ? "" : bad->substr(0, cut);
-                return fail(errc::args_invalid, t.info.name + ": 1 problem in arguments: " + *bad,
-                            "Fix the argument and call " + t.info.name + " again.",
-                            json{{"problems", json::array({json{{"path", path == "/" ? "" : path},
-                                                                {"message", cut == std::string::npos ? *bad : bad->substr(cut + 2)}}})}});
-            }
+        if (!a.is_object()) return fail(invalid_arguments({{"", "expected object, " + detail::got(a)}}, false, t.info.name));
+        if (t.validate) {
+            auto problems = json_schema_problems(t.info.input_schema, a, 51);
+            const bool more = problems.size() > 50;
+            if (more) problems.pop_back();
+            if (!problems.empty()) return fail(invalid_arguments(problems, more, t.info.name));
+        }
         try {
             return t.handler(a, ctx);
         } catch (const std::exception& ex) {

@@ -207,8 +207,10 @@ public:
         auto parsed = parse_as<Args>(args);
         if (!parsed) {
             error e = std::move(parsed).error();
-            e.message = std::string(name) + ": " + e.message;
-            e.hint = "Fix every listed argument and call " + std::string(name) + " again.";
+            if (e.is(errc::args_invalid)) {  // the same words, naming the tool
+                e.message = std::string(name) + ": " + e.message;
+                e.hint = "Fix every listed argument and call " + std::string(name) + " again.";
+            }
             return fail(std::move(e));
         }
         return run(*parsed, ctx);

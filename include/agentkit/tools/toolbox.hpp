@@ -6,6 +6,10 @@
 //
 // Two tools with one name are a compile error. Unknown names are answered with the closest
 // names. Dispatch is a binary search over a name table sorted at compile time.
+//
+// Thread safety: a toolbox does not change after construction; call() and call_at() may run
+// concurrently from any thread (the handlers' own state is theirs: agentkit runs a
+// parallel_safe tool on several threads at once).
 #pragma once
 
 #include <agentkit/tools/context.hpp>

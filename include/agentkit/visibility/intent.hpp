@@ -371,6 +371,56 @@ public:
         update();
     }
 
+    /// The conversation's state, to save with a session: {"masker": "intent_classes", "active": [class, ...],
+    /// "extra": [class, ...], "extra_tools": [tool, ...], "last_scores": [[class, score], ...]}.
+    [[nodiscard]] json save_state() const {
+        json scores = json::array();
+        for (const auto& [name, score] : last_scores_) scores.push_back(json::array({name, score}));
+        return json{{"masker", "intent_classes"}, {"active", active_}, {"extra", extra_},
+                    {"extra_tools", extra_tools_}, {"last_scores", std::move(scores)}};
+    }
+
+    /// Return to a state save_state() returned; args.invalid, the masker unchanged, for another masker's state, a
+    /// malformed one, or a class or tool it does not have.
+    [[nodiscard]] result<void> restore_state(const json& saved) {
+        if (auto ok = detail::check_state_kind(saved, "intent_classes"); !ok) return ok;
+        const std::string where = "intent_classes state";
+        auto active = detail::state_strings(saved, "active", where);
+        if (!active) return fail(active.error());
+        auto extra = detail::state_strings(saved, "extra", where);
+        if (!extra) return fail(extra.error());
+        auto tools = detail::state_strings(saved, "extra_tools", where);
+        if (!tools) return fail(tools.error());
+        std::vector<std::string> names;
+        for (const auto& c : classes_) names.push_back(c.name);
+        for (const auto* list : {&*active, &*extra})
+            for (const auto& c : *list)
+                if (!find_class(c))
+                    return fail(errc::args_invalid, where + ": no class named \"" + c + "\"",
+                                "Restore a state saved with the same classes (" + join(names, ", ") + "), or start the session afresh.");
+        for (const auto& t : *tools)
+            if (!known_.count(t))
+                return fail(errc::args_invalid, where + ": the bound catalogue has no tool named \"" + t + "\"",
+                            "Restore into a masker bound to the tools the state was saved with, or start the session afresh.");
+        const auto sc = saved.find("last_scores");
+        if (sc == saved.end() || !sc->is_array())
+            return fail(errc::args_invalid, where + ": \"last_scores\" is missing or not an array", std::string(detail::state_hint));
+        std::vector<std::pair<std::string, double>> scores;
+        for (std::size_t i = 0; i < sc->size(); ++i) {
+            const json& p = (*sc)[i];
+            if (!p.is_array() || p.size() != 2 || !p[0].is_string() || !p[1].is_number())
+                return fail(errc::args_invalid, where + ": \"last_scores\"[" + std::to_string(i) + "] is not a [class, score] pair",
+                            std::string(detail::state_hint));
+            scores.emplace_back(p[0].get<std::string>(), p[1].get<double>());
+        }
+        active_ = std::move(*active);
+        extra_ = std::move(*extra);
+        extra_tools_ = std::set<std::string>(tools->begin(), tools->end());
+        last_scores_ = std::move(scores);
+        update();
+        return {};
+    }
+
     // --- API -----------------------------------------------------------------------------------
     /// The classes chosen for the latest message (or the fallback classes).
     [[nodiscard]] const std::vector<std::string>& active_classes() const noexcept { return active_; }

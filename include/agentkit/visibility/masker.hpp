@@ -5,6 +5,9 @@
 // tool_search, request_tools, ...), contributes a stable system-prompt section and a per-turn
 // state message, and answers calls to hidden tools with an instructive error (or, for
 // deferred tools, a normal `capability.unsupported` result).
+//
+// Thread safety: a masker is not thread-safe; the session (or MCP backend) holding one calls it
+// from one thread at a time.
 #pragma once
 
 #include <agentkit/core/error.hpp>
@@ -17,6 +20,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,6 +71,68 @@ template <class M>
 concept masker_with_session_only_tools = requires(const M& m, std::string_view name) {
     { m.session_only(name) } -> std::convertible_to<bool>;
 };
+
+/// A masker whose state (what the conversation made callable: the menu's mode, the tools a
+/// search surfaced, the intent classes chosen, ...) can be saved with a session and restored in
+/// another process (agent_session::save / restore). `save_state()` is JSON; `restore_state()`
+/// takes what save_state() of a masker bound to the same catalogue returned, and refuses
+/// anything else with `args.invalid` naming the problem, leaving the masker as it was. A masker
+/// without them is taken to have no state worth keeping.
+template <class M>
+concept masker_with_state = requires(const M& cm, M& m, const json& saved) {
+    { cm.save_state() } -> std::convertible_to<json>;
+    { m.restore_state(saved) } -> std::same_as<result<void>>;
+};
+
+namespace detail {
+// The hint of every refused masker state.
+inline constexpr std::string_view state_hint =
+    "Pass what save_state() of the same kind of masker, bound to the same tools, returned, unchanged; or start the session afresh.";
+
+// The check every restore_state() starts with: `saved` is an object whose "masker" is `kind`.
+[[nodiscard]] inline result<void> check_state_kind(const json& saved, std::string_view kind) {
+    const std::string k(kind);
+    if (!saved.is_object())
+        return fail(errc::args_invalid, k + " state: expected a JSON object, got " + std::string(saved.type_name()),
+                    std::string(state_hint));
+    const auto it = saved.find("masker");
+    if (it == saved.end() || !it->is_string())
+        return fail(errc::args_invalid, k + " state: \"masker\" is missing or not a string", std::string(state_hint));
+    if (it->get_ref<const std::string&>() != kind)
+        return fail(errc::args_invalid, k + " state: this is a \"" + it->get<std::string>() + "\" masker's state",
+                    "Restore a state into the kind of masker that saved it (did the session's masker type change?).");
+    return {};
+}
+
+// Field `key` of object `obj` (`where` names it in messages) as a string.
+[[nodiscard]] inline result<std::string> state_string(const json& obj, const std::string& key, const std::string& where) {
+    const auto it = obj.find(key);
+    if (it == obj.end() || !it->is_string())
+        return fail(errc::args_invalid, where + ": \"" + key + "\" is missing or not a string", std::string(state_hint));
+    return it->get<std::string>();
+}
+
+// Field `key` of object `obj` as a list of distinct strings (args.invalid when missing, not an
+// array of strings, or repeating one).
+[[nodiscard]] inline result<std::vector<std::string>> state_strings(const json& obj, const std::string& key,
+                                                                   const std::string& where) {
+    const auto it = obj.find(key);
+    if (it == obj.end() || !it->is_array())
+        return fail(errc::args_invalid, where + ": \"" + key + "\" is missing or not an array of strings", std::string(state_hint));
+    std::vector<std::string> out;
+    std::set<std::string> seen;
+    for (const auto& v : *it) {
+        if (!v.is_string())
+            return fail(errc::args_invalid, where + ": \"" + key + "\" holds a " + std::string(v.type_name()) + " where a string belongs",
+                        std::string(state_hint));
+        auto s = v.get<std::string>();
+        if (!seen.insert(s).second)
+            return fail(errc::args_invalid, where + ": \"" + key + "\" names \"" + s + "\" twice", std::string(state_hint));
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+}  // namespace detail
 
 /// What an MCP client's model is told about masker `m`'s meta-tools: mcp_instructions() when
 /// it has them, else its prompt section.

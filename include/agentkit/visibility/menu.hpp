@@ -415,7 +415,7 @@ public:
     /// Ignores the call.
     void observe_call(std::string_view, const json&, bool) {}
 
-    /// Moves whenever the visible set changes (entering or leaving a mode, bind()).
+    /// Moves whenever the visible set changes (entering or leaving a mode, bind(), a restore_state() to another mode).
     [[nodiscard]] std::uint64_t version() const noexcept { return signal_.version(); }
 
     // --- optional capabilities -----------------------------------------------------------------
@@ -436,6 +436,40 @@ public:
 
     /// The same nudge under the name agent_session looks for.
     [[nodiscard]] std::optional<std::string> on_prose_answer() { return dead_end_nudge(); }
+
+    /// The conversation's state, to save with a session: {"masker": "menu", "mode": "ROOT" or the current mode's
+    /// name, "nudges": ROOT nudges given since the last mode change}.
+    [[nodiscard]] json save_state() const {
+        return json{{"masker", "menu"}, {"mode", std::string(current_mode())}, {"nudges", nudges_}};
+    }
+
+    /// Return to a state save_state() returned; args.invalid, the menu unchanged, for another masker's state, a
+    /// malformed one or a mode this menu does not offer.
+    [[nodiscard]] result<void> restore_state(const json& saved) {
+        if (auto ok = detail::check_state_kind(saved, "menu"); !ok) return ok;
+        auto mode = detail::state_string(saved, "mode", "menu state");
+        if (!mode) return fail(mode.error());
+        const auto n = saved.find("nudges");
+        if (n == saved.end() || !n->is_number_integer() || (!n->is_number_unsigned() && n->get<std::int64_t>() < 0))
+            return fail(errc::args_invalid, "menu state: \"nudges\" is missing or not a non-negative integer",
+                        std::string(detail::state_hint));
+        int idx = -1;
+        if (*mode != root) {
+            idx = find_mode(*mode);
+            if (idx < 0 && std::find(opt_.omitted_modes.begin(), opt_.omitted_modes.end(), *mode) != opt_.omitted_modes.end())
+                return fail(errc::args_invalid, "menu state: mode \"" + *mode + "\" is not offered here (menu_options::omitted_modes)",
+                            "Restore into a menu that offers " + *mode + ", or start the session afresh.");
+            if (idx < 0)
+                return fail(errc::args_invalid, "menu state: this menu has no mode named \"" + *mode + "\"",
+                            "Restore a state saved by a menu with the same modes (" + mode_names_joined() +
+                                "), or start the session afresh.");
+        }
+        const bool changed = idx != current_;
+        current_ = idx;
+        nudges_ = n->get<std::size_t>();
+        if (changed) signal_.bump();
+        return {};
+    }
 
     // --- menu API ------------------------------------------------------------------------------
     /// "ROOT" or the current mode's name.

@@ -36,6 +36,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -275,6 +276,100 @@ public:
         for (std::size_t i = 0; i < retriever_->size(); ++i)
             if (!retriever_->doc(i).examples.empty()) out[retriever_->doc(i).name] = retriever_->doc(i).examples;
         return out;
+    }
+
+    /// The conversation's state, to save with a session: {"masker": "router", "surfaced": [tool, ...] (most
+    /// recently used first), "searches": [{"query", "user_message", "hits", "credited"}, ...] (oldest first),
+    /// "learned": {tool: [example, ...]}, "last_user_message": text}.
+    [[nodiscard]] json save_state() const {
+        json searches = json::array();
+        for (const auto& r : searches_)
+            searches.push_back(json{{"query", r.query}, {"user_message", r.user_message}, {"hits", r.hits},
+                                    {"credited", std::set<std::string>(r.credited.begin(), r.credited.end())}});
+        json learned = json::object();
+        for (const auto& [tool, texts] : learned_) learned[tool] = std::vector<std::string>(texts.begin(), texts.end());
+        return json{{"masker", "router"}, {"surfaced", surfaced()}, {"searches", std::move(searches)},
+                    {"learned", std::move(learned)}, {"last_user_message", last_user_message_}};
+    }
+
+    /// Return to a state save_state() returned (learned examples go back into the index, not twice when
+    /// router_options::examples already has them; on_learn is not called); args.invalid, the router unchanged,
+    /// for another masker's state, a malformed one or a tool the bound catalogue lacks.
+    [[nodiscard]] result<void> restore_state(const json& saved) {
+        if (auto ok = detail::check_state_kind(saved, "router"); !ok) return ok;
+        const std::string where = "router state";
+        auto unknown = [&](const std::string& field, const std::string& tool) {
+            return fail(errc::args_invalid, where + ": " + field + " names \"" + tool + "\", a tool the bound catalogue does not have",
+                        "Restore into a router bound to the tools the state was saved with, or start the session afresh.");
+        };
+        auto surfaced = detail::state_strings(saved, "surfaced", where);
+        if (!surfaced) return fail(surfaced.error());
+        for (const auto& t : *surfaced)
+            if (!known_.count(t)) return unknown("\"surfaced\"", t);
+        auto last = detail::state_string(saved, "last_user_message", where);
+        if (!last) return fail(last.error());
+        const auto ss = saved.find("searches");
+        if (ss == saved.end() || !ss->is_array())
+            return fail(errc::args_invalid, where + ": \"searches\" is missing or not an array", std::string(detail::state_hint));
+        std::deque<search_record> searches;
+        for (std::size_t i = 0; i < ss->size(); ++i) {
+            const json& s = (*ss)[i];
+            const std::string at = where + ": searches[" + std::to_string(i) + "]";
+            if (!s.is_object()) return fail(errc::args_invalid, at + " is not an object", std::string(detail::state_hint));
+            auto query = detail::state_string(s, "query", at);
+            if (!query) return fail(query.error());
+            auto user = detail::state_string(s, "user_message", at);
+            if (!user) return fail(user.error());
+            auto hits = detail::state_strings(s, "hits", at);
+            if (!hits) return fail(hits.error());
+            auto credited = detail::state_strings(s, "credited", at);
+            if (!credited) return fail(credited.error());
+            for (const auto* list : {&*hits, &*credited})
+                for (const auto& t : *list)
+                    if (!known_.count(t)) return unknown(at, t);
+            searches.push_back({std::move(*query), std::move(*user), std::move(*hits),
+                                std::unordered_set<std::string>(credited->begin(), credited->end())});
+        }
+        const auto ls = saved.find("learned");
+        if (ls == saved.end() || !ls->is_object())
+            return fail(errc::args_invalid, where + ": \"learned\" is missing or not an object", std::string(detail::state_hint));
+        std::map<std::string, std::deque<std::string>> learned;
+        for (auto it = ls->begin(); it != ls->end(); ++it) {
+            if (!known_.count(it.key())) return unknown("\"learned\"", it.key());
+            auto texts = detail::state_strings(*ls, it.key(), where + ": \"learned\"");
+            if (!texts) return fail(texts.error());
+            for (const auto& t : *texts)
+                if (t.find_first_not_of(" \t\r\n") == std::string::npos)
+                    return fail(errc::args_invalid, where + ": \"learned\" holds an empty example for \"" + it.key() + "\"",
+                                std::string(detail::state_hint));
+            auto& mine = learned[it.key()];
+            mine.assign(texts->begin(), texts->end());
+            while (opt_.max_learned_per_tool > 0 && mine.size() > opt_.max_learned_per_tool) mine.pop_front();
+        }
+        // Everything checked: replace the state.
+        const auto before = visible();
+        if (retriever_) {
+            bool changed = false;
+            for (const auto& [tool, texts] : learned_)
+                for (const auto& t : texts) changed = retriever_->remove_example(tool, t) || changed;
+            for (const auto& [tool, texts] : learned) {
+                const auto i = retriever_->index().find(tool);
+                if (i < 0) continue;
+                for (const auto& t : texts) {
+                    const auto& ex = retriever_->doc(static_cast<std::size_t>(i)).examples;
+                    if (std::find(ex.begin(), ex.end(), t) == ex.end()) changed = retriever_->add_example(tool, t) || changed;
+                }
+            }
+            if (changed) retriever_->rebuild();
+        }
+        learned_ = std::move(learned);
+        surfaced_.clear();
+        for (auto it = surfaced->rbegin(); it != surfaced->rend(); ++it) touch(*it);
+        while (searches.size() > std::max<std::size_t>(opt_.searches_remembered, 1)) searches.pop_front();
+        searches_ = std::move(searches);
+        last_user_message_ = std::move(*last);
+        if (visible() != before) signal_.bump();
+        return {};
     }
 
     /// The retriever over the bound catalogue; null before bind().

@@ -153,7 +153,8 @@ AGENTKIT_DECL auto browser::fill(const std::vector<fill_field>& fields, std::str
     texts.reserve(fields.size());
     for (std::size_t i = 0; i < fields.size(); ++i) {
         const auto& f = fields[i];
-        if (f.kind == "checkbox" || f.kind == "radio" || f.kind == "combobox") {
+        const field_kind k = f.kind;
+        if (k == field_kind::checkbox || k == field_kind::radio || k == field_kind::combobox) {
             texts.push_back(f.value);
             continue;
         }
@@ -168,14 +169,15 @@ AGENTKIT_DECL auto browser::fill(const std::vector<fill_field>& fields, std::str
         for (std::size_t i = 0; i < fields.size(); ++i) {
             const auto& f = fields[i];
             auto one = [&]() -> result<void> {
-                if (f.kind == "checkbox" || f.kind == "radio") {
+                const field_kind k = f.kind;
+                if (k == field_kind::checkbox || k == field_kind::radio) {
                     const std::string& v = f.value;
                     const bool on = v == "true" || v == "on" || v == "yes" || v == "1" || v == "checked";
                     if (!on && v != "false" && v != "off" && v != "no" && v != "0" && v != "unchecked")
                         return fail(errc::args_invalid, "value \"" + v + "\" is not a checked state", "Use \"true\" or \"false\".");
                     return check_ref(f.ref, on);
                 }
-                if (f.kind == "combobox") return select_ref(f.ref, {f.value});
+                if (k == field_kind::combobox) return select_ref(f.ref, {f.value});
                 if (auto c = secret_target_check(f.ref, used[i]); !c) return fail(c.error());
                 return type_ref(f.ref, texts[i], {});
             };

@@ -360,7 +360,7 @@ auto fill_tool(State& st) {
             for (const auto& f : a.fields_) {
                 auto el = detail::element_of(f.ref, f.target, "field " + f.name);
                 if (!el) return fail(el.error());
-                fields.push_back(fill_field{*el, f.type, f.value, f.name});
+                fields.push_back(fill_field{*el, field_kind_named(f.type).value_or(field_kind::textbox), f.value, f.name});
             }
             std::string submit;
             if (a.submit) {
@@ -374,9 +374,10 @@ auto fill_tool(State& st) {
                 for (auto& f : fields) {
                     auto loc = s->b.aria_locator(f.ref);
                     if (!loc) return fail(loc.error());
-                    if (f.kind == "checkbox" || f.kind == "radio")
+                    const field_kind k = f.kind;
+                    if (k == field_kind::checkbox || k == field_kind::radio)
                         code.push_back(pw::element_action(*loc, f.value == "true" ? "check" : "uncheck", "", lang));
-                    else if (f.kind == "combobox")
+                    else if (k == field_kind::combobox)
                         code.push_back(pw::element_action(*loc, "selectOption", pw::quote(f.value, lang), lang));
                     else {
                         auto typed = detail::pw_text(*s, f.value);

@@ -1344,6 +1344,13 @@ private:
             if (!data.is_null()) e["data"] = std::move(data);
             response = json{{"jsonrpc", "2.0"}, {"id", c.id}, {"error", std::move(e)}};
         };
+        // A protocol error from agentkit's own: the hint in the message a client (and its model)
+        // reads, the whole error in data.error beside what the method adds.
+        auto fail_for = [&](int ec, std::string head, const agentkit::error& e, json data = json::object()) {
+            if (!e.hint.empty()) head += ". " + e.hint;
+            data["error"] = e.to_json();
+            fail_with(ec, std::move(head), std::move(data));
+        };
         auto ok = [&](json r) {
             if (c.stateless) r["resultType"] = "complete";
             response = json{{"jsonrpc", "2.0"}, {"id", c.id}, {"result", std::move(r)}};
@@ -1381,7 +1388,7 @@ private:
                 // A changed tool set is announced before the result that changed it.
                 check_list_changed();
                 if (!r && r.error().code == errc::tool_unknown) {
-                    fail_with(code::invalid_params, "Unknown tool: " + target, json{{"error", r.error().to_json()}});
+                    fail_for(code::invalid_params, "Unknown tool: " + target, r.error());
                 } else if (!r && common_error(r.error())) {
                 } else if (!(!r && r.error().code == errc::input_required)) {
                     tool_output out = r ? std::move(*r) : tool_output::from_error(r.error());
@@ -1415,11 +1422,13 @@ private:
                     ok(std::move(res));
                 } else if (common_error(r.error()) || r.error().code == errc::input_required) {
                 } else if (r.error().code == errc::not_found) {
-                    fail_with(code::invalid_params, "Unknown prompt: " + target);
+                    agentkit::error e = r.error();
+                    if (e.hint.empty()) e.hint = "List the prompts (prompts/list) and get one of them";
+                    fail_for(code::invalid_params, "Unknown prompt: " + target, e);
                 } else if (r.error().code == errc::args_invalid || r.error().code == errc::args_malformed) {
-                    fail_with(code::invalid_params, "Invalid params: " + r.error().message, json{{"error", r.error().to_json()}});
+                    fail_for(code::invalid_params, "Invalid params: " + r.error().message, r.error());
                 } else {
-                    fail_with(code::internal_error, r.error().message, json{{"error", r.error().to_json()}});
+                    fail_for(code::internal_error, r.error().message, r.error());
                 }
             } else {  // resources/read
                 result<std::vector<resource_contents>> r = fail(errc::internal, "no resources");
@@ -1438,9 +1447,11 @@ private:
                     ok(std::move(res));
                 } else if (!r && (common_error(r.error()) || r.error().code == errc::input_required)) {
                 } else if (!r && r.error().code != errc::not_found) {
-                    fail_with(code::internal_error, r.error().message, json{{"error", r.error().to_json()}, {"uri", target}});
+                    fail_for(code::internal_error, r.error().message, r.error(), json{{"uri", target}});
                 } else {
-                    fail_with(code::invalid_params, "Resource not found: " + target, json{{"uri", target}});
+                    agentkit::error e = r ? agentkit::error(errc::not_found, "no resource at " + target) : r.error();
+                    if (e.hint.empty()) e.hint = "List the resources (resources/list, resources/templates/list) and read one of them";
+                    fail_for(code::invalid_params, "Resource not found: " + target, e, json{{"uri", target}});
                 }
             }
             if (rq.protocol_error_) {
