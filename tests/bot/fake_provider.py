@@ -101,6 +101,66 @@ def answer_response(provider, n, text):
             "usage": usage(provider)}
 
 
+def is_text_answer(provider, response):
+    """True for answer_response's shape: a final answer in words, no tool calls."""
+    if provider == "anthropic":
+        return [b.get("type") for b in response.get("content", [])] == ["text"]
+    if provider == "openai_chat":
+        return bool(response.get("choices")) and not response["choices"][0]["message"].get("tool_calls")
+    return [it.get("type") for it in response.get("output", [])] == ["message"]
+
+
+def sse_answer(provider, response):
+    """A text answer (answer_response's) as the provider streams it: its words in pieces, its usage
+    in the places the streaming format carries it (what agentkit-bot asks for unless --no-stream)."""
+    def named(event, data):
+        return f"event: {event}\ndata: {json.dumps(data)}\n\n"
+
+    def plain(data):
+        return f"data: {data if isinstance(data, str) else json.dumps(data)}\n\n"
+
+    if provider == "anthropic":
+        text = response["content"][0]["text"]
+    elif provider == "openai_chat":
+        text = response["choices"][0]["message"]["content"]
+    else:
+        text = response["output"][0]["content"][0]["text"]
+    pieces = [text[i:i + 6] for i in range(0, len(text), 6)]
+    u = response["usage"]
+    ev = []
+    if provider == "anthropic":
+        start = dict(response, content=[], stop_reason=None, usage=dict(u, output_tokens=1))
+        ev.append(named("message_start", {"type": "message_start", "message": start}))
+        ev.append(named("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}))
+        for p in pieces:
+            ev.append(named("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": p}}))
+        ev.append(named("content_block_stop", {"type": "content_block_stop", "index": 0}))
+        ev.append(named("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                                          "usage": {"output_tokens": u["output_tokens"]}}))
+        ev.append(named("message_stop", {"type": "message_stop"}))
+    elif provider == "openai_chat":
+        def chunk(delta, finish=None):
+            return plain({"id": response["id"], "object": "chat.completion.chunk", "created": response["created"], "model": MODEL,
+                          "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]})
+        ev.append(chunk({"role": "assistant", "content": ""}))
+        ev += [chunk({"content": p}) for p in pieces]
+        ev.append(chunk({}, finish="stop"))
+        ev.append(plain({"id": response["id"], "object": "chat.completion.chunk", "created": response["created"], "model": MODEL,
+                         "choices": [], "usage": u}))
+        ev.append(plain("[DONE]"))
+    else:
+        item = response["output"][0]
+        ev.append(named("response.created", {"type": "response.created", "response": dict(response, status="in_progress", output=[], usage=None)}))
+        ev.append(named("response.output_item.added", {"type": "response.output_item.added", "output_index": 0,
+                                                       "item": dict(item, status="in_progress", content=[])}))
+        for p in pieces:
+            ev.append(named("response.output_text.delta", {"type": "response.output_text.delta", "item_id": item["id"],
+                                                           "output_index": 0, "content_index": 0, "delta": p}))
+        ev.append(named("response.output_item.done", {"type": "response.output_item.done", "output_index": 0, "item": item}))
+        ev.append(named("response.completed", {"type": "response.completed", "response": response}))
+    return "".join(ev)
+
+
 def auth_error_body(provider):
     if provider == "anthropic":
         return {"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"},
@@ -250,9 +310,12 @@ def make_handler(fake):
                 with open(fake.log_path, "a", encoding="utf-8") as f:
                     f.write(json.dumps(record) + "\n")
                 status, headers, answer = fake.answer(index, body)
-            data = json.dumps(answer).encode()
+            # the answer in words, streamed when the bot asks for a stream (tool calls come whole:
+            # a streaming client takes a plain JSON body too)
+            streamed = status == 200 and isinstance(body, dict) and body.get("stream") is True and is_text_answer(fake.provider, answer)
+            data = (sse_answer(fake.provider, answer) if streamed else json.dumps(answer)).encode()
             self.send_response(status)
-            self.send_header("content-type", "application/json")
+            self.send_header("content-type", "text/event-stream" if streamed else "application/json")
             self.send_header("content-length", str(len(data)))
             for k, v in headers.items():
                 self.send_header(k, v)
@@ -372,6 +435,9 @@ def check_ok_exchange(provider, reqs, out, err, rc):
     check(re.search(r"\[browser\] calls=1 .* mode=browser", out), "one browser call, ending in browser mode", both)
     check("[site] pages_served=1 " in out, "the bundled page was served once", both)
     check("menu starts at ROOT" in err, "the loop starts at the menu's ROOT", both)
+    # the answer was streamed, and the bot showed its words as they came (on stderr, before the report)
+    check(reqs[2]["body"].get("stream") is True, "request 3 asks for a stream", json.dumps(reqs[2]["body"])[:500])
+    check(f'{ANSWER_PREFIX} "Parcel quote".' in err, "the streamed words are shown on stderr", both)
 
 
 def main():

@@ -495,17 +495,17 @@ TEST_F(BrowserE2E, FillSetsSeveralFieldsAndSubmitsInOneAction) {
     ASSERT_FALSE(name.empty() || country.empty() || region.empty() || news.empty() || send.empty()) << t;
 
     // a value that is not a checked state: nothing after the fields before it, and the error names them
-    auto bad = b_->fill({{name, "textbox", "Ann", "Name"}, {news, "checkbox", "maybe", "News"}});
+    auto bad = b_->fill({{name, br::field_kind::textbox, "Ann", "Name"}, {news, br::field_kind::checkbox, "maybe", "News"}});
     ASSERT_FALSE(bad);
     EXPECT_TRUE(bad.error().is(errc::args_invalid)) << bad.error().to_text();
     EXPECT_NE(bad.error().message.find("filled Name; then News"), std::string::npos) << bad.error().to_text();
 
     // the region is disabled until the country is chosen: fill waits for the page once and goes on;
     // the submit's navigation is the action's result (one settle, one report)
-    auto r = b_->fill({{name, "textbox", "Ann Lee", "Name"},
-                       {country, "combobox", "Chile", "Country"},
-                       {region, "textbox", "Los Lagos", "Region"},
-                       {news, "checkbox", "true", "News"}},
+    auto r = b_->fill({{name, br::field_kind::textbox, "Ann Lee", "Name"},
+                       {country, br::field_kind::combobox, "Chile", "Country"},
+                       {region, br::field_kind::textbox, "Los Lagos", "Region"},
+                       {news, br::field_kind::checkbox, "true", "News"}},
                       send);
     ASSERT_TRUE(r) << r.error().to_text();
     EXPECT_TRUE(r->navigated) << r->to_text();

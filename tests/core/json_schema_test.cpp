@@ -135,7 +135,7 @@ TEST(JsonSchema, EveryProblemIsListedWithItsPathInTheWordsOfACppToolsArguments) 
                         "/cty: unknown property; did you mean \"city\"? Known properties: city, days, tags, units",
                         "/tags/1: expected string, got integer 2",
                         "/tags/3: expected string, got integer 4",
-                        "/units: must be one of: metric, imperial; got \"kelvin\"",
+                        "/units: must be one of: metric, imperial; got string \"kelvin\"",
                     }));
     // a value of the wrong type is not checked further: one problem, not three
     EXPECT_EQ(ak::json_schema_problems(s, {{"city", "Oslo"}, {"days", "9"}}).size(), 1u);

@@ -170,6 +170,11 @@ TEST(Observer, ARunReportsItsModelCallsAndToolCallsNestedInTheRun) {
     }
     ASSERT_EQ(started.size(), 3u);
     ASSERT_EQ(ended.size(), 3u);
+    for (std::size_t k = 0; k < ev.size(); ++k)
+        if (ev[k].kind == event_kind::tool_started || ev[k].kind == event_kind::tool_ended) {
+            EXPECT_GT(&ev[k], model[1]) << ev[k].name << " before the first answer";
+            EXPECT_LT(&ev[k], model[2]) << ev[k].name << " after the second request";
+        }
     const auto& metrics = s.metrics().turns.at(0).tools;
     for (const auto& [id, e] : started) {
         EXPECT_EQ(e->parent, run);
@@ -320,6 +325,28 @@ TEST(Observer, ASpeculativeCallThatIsNotUsedEndsAsDiscarded) {
     ASSERT_EQ(responses.size(), 1u);
     EXPECT_EQ(responses[0].output_tokens, 12u);
     EXPECT_EQ(responses[0].parent, 0u);
+}
+
+TEST(Observer, ASpeculativeCallThatIsUsedIsStartedOnceAndEndsAsSpeculative) {
+    recorder rec;
+    ak::session_options o;
+    o.on_event = rec.observer();
+    ak::agent_session s{ak::toolbox{lookup}, ak::all_visible{}, ak::compact_formatter{}, o};
+    const json body = json::parse(fixtures::anthropic_tool_use);  // lookup alpha, lookup beta
+    ASSERT_TRUE(s.speculate(provider::anthropic, body["content"][1]));
+    auto out = s.accept(provider::anthropic, body);
+    ASSERT_TRUE(out);
+    const auto started = rec.of(event_kind::tool_started);
+    const auto ended = rec.of(event_kind::tool_ended);
+    ASSERT_EQ(started.size(), 2u);  // alpha once (when speculated), beta
+    ASSERT_EQ(ended.size(), 2u);
+    EXPECT_EQ(started[0].detail, "toolu_01A09q90qw90lq917835lq9");
+    EXPECT_EQ(started[0].data["speculative"], true);
+    const auto alpha = std::find_if(ended.begin(), ended.end(), [&](const ak::event& e) { return e.id == started[0].id; });
+    ASSERT_NE(alpha, ended.end());
+    EXPECT_EQ(alpha->data["speculative"], true);
+    EXPECT_FALSE(alpha->data.contains("discarded"));
+    EXPECT_EQ(s.metrics().turns.back().speculative_used, 1u);
 }
 
 TEST(Observer, AnObserverThatThrowsDoesNotDisturbTheRun) {

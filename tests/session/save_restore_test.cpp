@@ -120,6 +120,32 @@ TEST_P(SaveRestore, AnotherProcessResumesTheConversationWithTheSameNextRequest) 
 INSTANTIATE_TEST_SUITE_P(AllProviders, SaveRestore,
                          ::testing::Values(provider::anthropic, provider::openai_chat, provider::openai_responses));
 
+TEST(SaveRestoreRefusals, RestoringIntoAUsedSessionReplacesItsConversationArtifactsAndCancel) {
+    auto a = make_session();
+    ASSERT_EQ(drive(a, provider::anthropic).reason, ak::stop_reason::step_limit);
+    const json saved = a.save();
+
+    auto c = make_session();  // another user's conversation, with artifacts of its own, cancelled
+    {
+        ak::scripted_model m(provider::anthropic, {ak::script::call({{"menu_enter", {{"mode", "reading"}}}}),
+                                                   ak::script::call({{"read_page", {{"key", "private"}}}, {"read_page", {{"key", "more"}}}}),
+                                                   ak::script::say("read")});
+        ASSERT_TRUE(c.run(m, "Read my pages.").ok());
+    }
+    ASSERT_EQ(c.artifacts().size(), 2u);
+    c.cancel();
+    auto ok = c.restore(saved);
+    ASSERT_TRUE(ok) << ok.error().to_text();
+    ASSERT_EQ(c.artifacts().size(), a.artifacts().size());  // the other user's are gone
+    EXPECT_EQ(c.artifacts()[0].uri, a.artifacts()[0].uri);
+    EXPECT_EQ(c.store()->size(), a.artifacts().size());
+    EXPECT_EQ(c.store()->get(a.artifacts()[0].id)->data, a.store()->get(a.artifacts()[0].id)->data);
+    EXPECT_EQ(c.save(), a.save());
+    // the cancel() belonged to the conversation replaced
+    ak::scripted_model next(provider::anthropic, {ak::script::say("fine")});
+    EXPECT_EQ(c.run(next, "Go on.").reason, ak::stop_reason::answered);
+}
+
 TEST(SaveRestoreRefusals, OtherToolsAreNamedAndNothingChanges) {
     const auto extra = ak::tool<"extra">("Another tool.", [](const fx::key_args& a) { return a.key; });
     const auto lookup2 = ak::tool<"lookup">("Look a key up, differently.", [](const fx::key_args& a) { return a.key; }, ak::read_only);
@@ -163,9 +189,15 @@ TEST(SaveRestoreRefusals, AMalformedDocumentIsRefusedWhereItIsWrongAndLosesNothi
     ASSERT_EQ(drive(a, provider::anthropic).reason, ak::stop_reason::step_limit);
     const json good = a.save();
 
+    // b holds a conversation of its own: a refused restore must leave every part of it
     auto b = make_session();
-    ASSERT_TRUE(b.restore(good));
+    {
+        ak::scripted_model other(provider::openai_chat, {ak::script::call({{"menu_enter", {{"mode", "failing"}}}}),
+                                                         ak::script::call({{"broken", {{"key", "x"}}}}), ak::script::say("no")});
+        ASSERT_TRUE(b.run(other, "Something else.").ok());
+    }
     const json before = b.save();
+    ASSERT_NE(before["history"], good["history"]);
     const auto refused = [&](json doc, std::string_view where) {
         auto r = b.restore(doc);
         ASSERT_FALSE(r) << where;

@@ -44,12 +44,6 @@ const auto page = ak::tool<"read_page">("A long page.", [](const key_args& a) {
 }  // namespace
 
 TEST(ThreadSafety, ManySessionsOverOneToolboxOneClientOneStoreAndOneObserver) {
-    // the far side: a session served over MCP, called concurrently
-    ak::agent_session far{ak::toolbox{remote_lookup}};
-    ak::mcp::server_options so;
-    so.max_in_flight = 8;
-    ak::mcp::server srv{ak::mcp::backend_for(far), so};
-
     // one observer for everything: a count, a log line built, a span recorder
     std::atomic<std::size_t> events{0};
     ak::span_recorder trace;
@@ -60,6 +54,15 @@ TEST(ThreadSafety, ManySessionsOverOneToolboxOneClientOneStoreAndOneObserver) {
         },
         trace.observer(),
     });
+
+    // the far side: a session served over MCP, called concurrently (its serve_call reports too)
+    ak::session_options far_opts;
+    far_opts.on_event = shared;
+    ak::agent_session far{ak::toolbox{remote_lookup}, ak::all_visible{}, ak::compact_formatter{}, far_opts};
+    ak::mcp::server_options so;
+    so.max_in_flight = 8;
+    so.on_event = shared;
+    ak::mcp::server srv{ak::mcp::backend_for(far), so};
 
     ak::mcp::client_options co;
     co.on_event = shared;
@@ -96,7 +99,7 @@ TEST(ThreadSafety, ManySessionsOverOneToolboxOneClientOneStoreAndOneObserver) {
             }
         });
     }
-    // meanwhile: the server's own session is asked what it serves, and one session is cancelled
+    // meanwhile: the server's own session is asked what it serves, and the trace is read
     std::thread watcher([&] {
         for (int i = 0; i < 50; ++i) {
             (void)far.served_tools();

@@ -234,13 +234,18 @@ struct connection_state {
         return out;
     }
 
+    // Tell connection_options::on_call_done that call `p` ended with `r` (a call that never
+    // started, without a method, is not told).
+    void report_done(const pending_call& p, const result<json>& r) {
+        if (!options.on_call_done || p.method.empty()) return;
+        const double ms = std::chrono::duration<double, std::milli>(conn_clock::now() - (p.deadline - p.timeout)).count();
+        run_guarded([&] { options.on_call_done(p.method, p.session_id, ms, r ? nullptr : &r.error()); }, "the on_call_done observer");
+    }
+
     // Complete one call outside `mu`. Futures are set here; callbacks go to the dispatcher
     // unless we are the dispatcher.
     void complete(pending_call&& p, result<json> r) {
-        if (options.on_call_done) {
-            const double ms = std::chrono::duration<double, std::milli>(conn_clock::now() - (p.deadline - p.timeout)).count();
-            run_guarded([&] { options.on_call_done(p.method, p.session_id, ms, r ? nullptr : &r.error()); }, "the on_call_done observer");
-        }
+        report_done(p, r);
         if (auto* prom = std::get_if<std::promise<result<json>>>(&p.done)) {
             prom->set_value(std::move(r));
             return;
@@ -548,7 +553,9 @@ struct connection_state {
                     complete(std::move(*p), fail(call_error(method, sent.error())));
                     return id;
                 }
-                return fail(call_error(method, sent.error()));
+                result<json> failed = fail(call_error(method, sent.error()));
+                report_done(*p, failed);
+                return fail(std::move(failed).error());
             }
         }
         if (sent && options.on_call_sent)
@@ -697,7 +704,11 @@ public:
                 std::lock_guard lock(st_->mu);
                 p = st_->take_locked(*id);
             }
-            if (p) return fail(detail::connection_state::timeout_error(*p));
+            if (p) {
+                result<json> late = fail(detail::connection_state::timeout_error(*p));
+                st_->report_done(*p, late);
+                return late;
+            }
         }
         return fut.get();
     }

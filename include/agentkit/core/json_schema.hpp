@@ -175,7 +175,7 @@ inline void schema_walk(const json& root, const json& s, const json& v, const st
     if (auto e = s.find("enum"); e != s.end() && e->is_array() && std::find(e->begin(), e->end(), v) == e->end()) {
         std::string values;
         for (const auto& x : *e) values += (values.empty() ? "" : ", ") + (x.is_string() ? x.get<std::string>() : x.dump());
-        f.add(at, "must be one of: " + values + "; got " + preview(v));
+        f.add(at, "must be one of: " + values + "; " + got(v));
     }
     if (auto c = s.find("const"); c != s.end() && *c != v) f.add(at, "must be " + preview(*c) + ", got " + preview(v));
     if (v.is_number()) {
@@ -273,6 +273,7 @@ inline void schema_walk(const json& root, const json& s, const json& v, const st
                         for (const auto& [name, sub] : props->items()) known.push_back(name);
                     std::string msg = "unknown property";
                     if (auto close = closest_names(k, known, 1); !close.empty()) msg += "; did you mean \"" + close.front() + "\"?";
+                    else msg += '.';
                     if (!known.empty()) {
                         msg += " Known properties: ";
                         for (std::size_t i = 0; i < known.size(); ++i) msg += (i ? ", " : "") + known[i];

@@ -398,6 +398,7 @@ bool read_object(const json& j, T& out, const path_seg* p, problems& ps) {
             auto close = closest_names(it.key(), names, 1);
             std::string msg = "unknown property";
             if (!close.empty()) msg += "; did you mean \"" + close.front() + "\"?";
+            else msg += '.';
             msg += " Known properties: " + join(names, ", ");
             ps.add(&seg, std::move(msg));
             ok = false;

@@ -24,11 +24,14 @@
 #include <agentkit/core/random.hpp>
 #include <agentkit/version.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <deque>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -63,6 +66,9 @@ public:
         /// Called with each finished span, on the reporting thread; unset: spans are kept.
         std::function<void(const span&)> on_span;
         std::size_t max_kept = 10000;  ///< kept spans beyond this drop the oldest
+        /// Spans started and not ended beyond this drop the oldest (a request a client abandoned
+        /// may never end); dropped() counts them.
+        std::size_t max_open = 10000;
         bool cdp_commands = true;      ///< make spans of CDP commands (a page's work is hundreds of them)
     };
 
@@ -82,17 +88,24 @@ public:
     /// The spans kept so far, oldest first.
     [[nodiscard]] std::vector<span> spans() const {
         std::lock_guard lock(st_->mu);
-        return st_->done;
+        return {st_->done.begin(), st_->done.end()};
     }
     /// The spans kept so far, removed from the recorder.
     [[nodiscard]] std::vector<span> take() {
         std::lock_guard lock(st_->mu);
-        return std::exchange(st_->done, {});
+        std::vector<span> out(std::make_move_iterator(st_->done.begin()), std::make_move_iterator(st_->done.end()));
+        st_->done.clear();
+        return out;
     }
     /// Spans started and not yet ended.
     [[nodiscard]] std::size_t open() const {
         std::lock_guard lock(st_->mu);
         return st_->open.size();
+    }
+    /// Spans dropped unended (options::max_open).
+    [[nodiscard]] std::size_t dropped() const {
+        std::lock_guard lock(st_->mu);
+        return st_->dropped;
     }
 
     /// `spans` as an OTLP/JSON ExportTraceServiceRequest (the body of POST /v1/traces).
@@ -137,7 +150,8 @@ private:
         mutable std::mutex mu;
         std::map<std::uint64_t, open_span> open;                 // by event id
         std::map<std::uint64_t, std::string> trace_of_closed;   // parents already ended (cdp after a tool)
-        std::vector<span> done;
+        std::deque<span> done;
+        std::size_t dropped = 0;
 
         [[nodiscard]] std::string span_id(std::uint64_t id) const {
             std::uint64_t z = (id ^ salt) + 0x9e3779b97f4a7c15ULL;  // splitmix64: distinct ids, distinct spans
@@ -178,6 +192,10 @@ private:
                     describe_start(e, os.s);
                     os.started_ns = ns;
                     open[e.id] = std::move(os);
+                    if (open.size() > o.max_open) {  // ids grow: the first is the oldest
+                        open.erase(open.begin());
+                        ++dropped;
+                    }
                     return;
                 }
                 if (e.kind == event_kind::cdp_command && !o.cdp_commands) return;
@@ -194,17 +212,18 @@ private:
                     describe_start(e, s);
                 }
                 // a span lasts what the part measured (a tool's own run, not the wait for the
-                // response's other calls), within the time its end was told
-                const auto dur = static_cast<std::uint64_t>(e.ms * 1e6);
-                s.end_unix_nano = e.ms > 0 && s.start_unix_nano + dur < ns ? s.start_unix_nano + dur : ns;
+                // response's other calls; nothing for an answer that ran nothing), within the time
+                // its end was told
+                const auto dur = static_cast<std::uint64_t>(std::max(e.ms, 0.0) * 1e6);
+                s.end_unix_nano = std::min(ns, s.start_unix_nano + dur);
                 describe_end(e, s);
                 if (e.kind == event_kind::tool_ended || e.kind == event_kind::mcp_response_received) {
                     trace_of_closed[e.id] = s.trace_id;  // what it started may still report
                     if (trace_of_closed.size() > 4096) trace_of_closed.erase(trace_of_closed.begin());
                 }
                 if (!o.on_span) {
-                    done.push_back(s);
-                    if (done.size() > o.max_kept) done.erase(done.begin(), done.begin() + static_cast<std::ptrdiff_t>(done.size() - o.max_kept));
+                    done.push_back(std::move(s));
+                    while (done.size() > o.max_kept) done.pop_front();
                 } else {
                     finished = std::move(s);
                 }

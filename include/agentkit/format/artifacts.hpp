@@ -155,7 +155,7 @@ private:
         std::lock_guard lock(mu_);
         if (!id.empty()) {
             if (auto old = items_.find(id); old != items_.end()) {  // replaced: gone from the bounds too
-                used_ -= std::min(used_, old->second.ref.size);
+                used_ -= std::min(used_, old->second.charged);
                 if (!old->second.file.empty()) {
                     std::error_code ec;
                     std::filesystem::remove(old->second.file, ec);
@@ -195,6 +195,7 @@ private:
             b.data.shrink_to_fit();
         }
         e.blob = std::move(b);
+        e.charged = bytes;
         used_ += bytes;
         order_.push_back(e.ref.id);
         auto ref = e.ref;
@@ -228,8 +229,10 @@ public:
                             std::to_string(opt_.max_bytes / 1024) + " KB).");
         artifact_slice s;
         {
-            std::lock_guard lock(mu_);
-            s.ref = items_.find(std::string(id))->second.ref;
+            std::lock_guard lock(mu_);  // it may have gone meanwhile (evicted, replaced)
+            auto it = items_.find(std::string(id));
+            if (it == items_.end()) return fail(errc::not_found, "artifact " + std::string(id) + " was evicted while it was read", "Read it again.");
+            s.ref = it->second.ref;
         }
         s.total = b->data.size();
         if (b->base64) {
@@ -312,6 +315,7 @@ private:
     struct entry {
         artifact_ref ref;
         artifact_blob blob;
+        std::size_t charged = 0;  ///< what it counts against max_bytes (used_)
         std::string file;
         bool base64 = false;
         bool base64_on_disk = false;
@@ -320,7 +324,7 @@ private:
     void evict_oldest() {  // mutex held
         auto it = items_.find(order_.front());
         if (it != items_.end()) {
-            used_ -= it->second.ref.size;
+            used_ -= std::min(used_, it->second.charged);
             pending_evictions_.push_back(eviction{it->second.ref.id, it->second.ref.name, it->second.ref.size});
             if (pending_evictions_.size() > 1000) pending_evictions_.erase(pending_evictions_.begin());
             if (!it->second.file.empty()) {

@@ -28,7 +28,8 @@ namespace agentkit::detail {
 /// Safe to call from several threads (the tool calls of one response run in parallel).
 class session_reporter {
 public:
-    session_reporter(const observer& o, std::string scope) : o_(o), scope_(std::move(scope)) {}
+    /// `o`: copied (session_options::on_event is read when the session is made).
+    session_reporter(observer o, std::string scope) : o_(std::move(o)), scope_(std::move(scope)) {}
 
     [[nodiscard]] bool on() const noexcept { return static_cast<bool>(o_); }
     /// The session took another id (a restored conversation's). Not while events are reported.
@@ -90,10 +91,11 @@ public:
         e.data = json{{"pause_ms", pause_ms}};
         tell(e);
     }
-    /// `parent` 0: the run's.
-    std::uint64_t tool_started(std::string_view name, std::string_view call_id, std::uint64_t parent, json data = nullptr) {
+    /// `parent` 0: the run's; `id` 0: a new one.
+    std::uint64_t tool_started(std::string_view name, std::string_view call_id, std::uint64_t parent, json data = nullptr,
+                               std::uint64_t id = 0) {
         if (!on()) return 0;
-        event e = make(event_kind::tool_started, parent != 0 ? parent : run());
+        event e = make(event_kind::tool_started, parent != 0 ? parent : run(), id);
         e.name = std::string(name);
         e.detail = std::string(call_id);
         e.data = std::move(data);
@@ -156,7 +158,7 @@ private:
     }
     void tell(const event& e) const { notify(o_, e); }
 
-    const observer& o_;
+    const observer o_;
     std::string scope_;
     std::atomic<std::uint64_t> run_{0};
 };
@@ -175,6 +177,11 @@ public:
             report_.artifact_stored(*r);
         }
         return r;
+    }
+    /// Forget what was recorded and record `refs` instead (a restored conversation's).
+    void reset(std::vector<artifact_ref> refs) {
+        std::lock_guard lock(mu_);
+        refs_ = std::move(refs);
     }
     void note(const artifact_ref& r) {
         std::lock_guard lock(mu_);

@@ -1,6 +1,6 @@
 // agentkit/session/options.hpp — what an agent_session is told (session_options, the masker
-// hooks it detects, the default system prompt) and what a run comes to (turn_outcome,
-// stop_reason, run_result). session/session.hpp holds the session itself.
+// hooks it detects, the default system prompt, the built-in complete tool) and what a run comes
+// to (turn_outcome, stop_reason, run_result). session/session.hpp holds the session itself.
 #pragma once
 
 #include <agentkit/core/error.hpp>
@@ -12,11 +12,14 @@
 #include <agentkit/session/provider.hpp>
 #include <agentkit/session/stream.hpp>
 #include <agentkit/tools/export.hpp>
+#include <agentkit/tools/tool.hpp>
 #include <agentkit/visibility/strategy.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <concepts>
 #include <cstddef>
+#include <cstdio>
 #include <functional>
 #include <optional>
 #include <string>
@@ -53,6 +56,34 @@ inline constexpr std::string_view default_system_prompt =
     "- Prefer compound tools (several steps in one call) to many single-step calls.\n"
     "- When a tool fails, read its error and hint, then change the arguments or the approach; never repeat a "
     "failing call unchanged.";
+
+namespace detail {
+/// The built-in tool that ends a run with the final answer (session_options::complete_tool).
+[[nodiscard]] inline tool_info complete_tool_info(const std::string& name) {
+    tool_info t;
+    t.name = name;
+    t.description = "Finish the task. `result` is the final answer for the user; `summary` is up to 8 short "
+                    "bullets on what was done (optional).";
+    t.input_schema = json{
+        {"type", "object"},
+        {"properties",
+         {{"result", {{"type", "string"}, {"description", "The final answer"}}},
+          {"summary", {{"type", "array"}, {"items", {{"type", "string"}}}, {"maxItems", 8}, {"description", "Short bullets"}}}}},
+        {"required", json::array({"result"})},
+        {"additionalProperties", false}};
+    return t;
+}
+
+/// A fresh session id ("s-" and 8 hex digits) when the host gives none.
+[[nodiscard]] inline std::string make_session_id() {
+    static std::atomic<unsigned> counter{0};
+    const auto now = static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count());
+    const unsigned long long v = (now ^ (now >> 17) ^ (static_cast<unsigned long long>(++counter) << 40)) & 0xffffffffULL;
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "s-%08llx", v);
+    return buf;
+}
+}  // namespace detail
 
 /// How an agent_session builds its requests, runs tools and manages its context.
 struct session_options {

@@ -97,6 +97,8 @@ template <class T>
         if (!v) return fail(std::move(v).error());
         *field = std::move(*v);
     }
+    if (j.contains("size") && !j["size"].is_number_unsigned() && !(j["size"].is_number_integer() && j["size"].get<long long>() >= 0))
+        return fail(saved_error(where + ".size", "is not a size"));
     auto size = saved_field<std::size_t>(j, "size", where, std::size_t{0});
     if (!size) return fail(std::move(size).error());
     a.size = *size;
@@ -220,6 +222,7 @@ inline constexpr std::pair<content_block::kind, std::string_view> block_kinds[] 
         c.name = std::move(*name);
         c.raw_arguments = std::move(*raw);
         c.arguments = cj.value("arguments", json::object());
+        if (!c.arguments.is_object()) return fail(saved_error(at + ".arguments", "is not an object"));
         if (cj.contains("malformed") && cj["malformed"].is_object()) c.malformed = error::from_json(cj["malformed"]);
         m.calls.push_back(std::move(c));
     }
@@ -459,7 +462,9 @@ struct session_record {
         r.final_text = st.value("final_text", std::string());
         r.summary = st.value("summary", std::vector<std::string>{});
         r.nudges = st.value("nudges", std::size_t{0});
-        for (const auto& [key, n] : st.value("failures", json::object()).items()) r.failures[key] = n.get<std::size_t>();
+        const json failures = st.value("failures", json::object());  // bound: items() of a temporary would dangle
+        if (!failures.is_object()) return fail(saved_error("state.failures", "is not an object"));
+        for (const auto& [key, n] : failures.items()) r.failures[key] = n.get<std::size_t>();
         r.deferred = st.value("deferred", std::vector<std::string>{});
         r.deferred_frozen = st.value("deferred_frozen", false);
         r.referenced = st.value("referenced", std::set<std::string>{});

@@ -87,7 +87,7 @@ public:
             own_store_ = std::make_unique<memory_artifacts>();
             artifacts = *own_store_;
         }
-        if (opts_.session_id.empty()) opts_.session_id = make_session_id();
+        if (opts_.session_id.empty()) opts_.session_id = detail::make_session_id();
         report_ = std::make_unique<detail::session_reporter>(opts_.on_event, opts_.session_id);
         sink_ = std::make_unique<detail::recording_sink>(artifacts, *report_);
         masker_.bind(tools_.infos());
@@ -99,7 +99,7 @@ public:
         const bool has_complete = std::any_of(catalogue_.begin(), catalogue_.end(),
                                               [&](const tool_info& t) { return t.name == opts_.complete_tool; });
         builtin_complete_ = opts_.builtin_complete && !has_complete;
-        if (builtin_complete_) catalogue_.push_back(complete_info());
+        if (builtin_complete_) catalogue_.push_back(detail::complete_tool_info(opts_.complete_tool));
         for (const std::string_view name : {std::string_view(opts_.artifact_tool), default_artifact_reader_name,
                                             std::string_view("browser_artifact")})
             if (!name.empty() && std::any_of(catalogue_.begin(), catalogue_.end(), [&](const tool_info& t) { return t.name == name; })) {
@@ -110,7 +110,7 @@ public:
 
     agent_session(const agent_session&) = delete;
     agent_session& operator=(const agent_session&) = delete;
-    ~agent_session() { discard_speculation(); }
+    ~agent_session() { discard_speculation(false); }  // no events: the observer may be gone
 
     // ---- history -------------------------------------------------------------------------
     /// Add a user message (the task, a follow-up).
@@ -214,7 +214,7 @@ public:
         }
         auto entry = std::make_unique<spec_entry>();
         entry->call = c;
-        entry->event_id = report_->tool_started(c.name, c.id, 0, json{{"speculative", true}});
+        entry->event_id = report_->on() ? next_event_id() : 0;
         tool_context ctx = make_ctx(c.id, entry->event_id);
         try {
             entry->result = std::async(std::launch::async, [this, i = *idx, args = c.arguments, ctx]() mutable {
@@ -223,8 +223,9 @@ public:
                 return spec_done{std::move(r), detail::ms_since(t0)};
             });
         } catch (const std::system_error&) {
-            return false;
+            return false;  // not started: nothing reported
         }
+        report_->tool_started(c.name, c.id, 0, json{{"speculative", true}}, entry->event_id);
         std::lock_guard lock(spec_mu_);
         speculative_.push_back(std::move(entry));
         return true;
@@ -464,32 +465,18 @@ public:
     [[nodiscard]] result<tool_output> serve_call(std::string_view name, const json& args, tool_context& ctx) {
         if (!report_->on()) return serve_one(name, args, ctx);
         const std::uint64_t parent = ctx.parent_event;  // the MCP server's request, when it observes too
-        std::vector<std::string> before;
-        {
-            std::lock_guard lock(serve_mu_);
-            before = masker_.visible();
-        }
         const auto t0 = std::chrono::steady_clock::now();
         const std::uint64_t id = report_->tool_started(name, ctx.call_id, parent);
         ctx.parent_event = id;
-        result<tool_output> r = serve_one(name, args, ctx);
+        serve_changes changes;  // what this call changed, seen under the lock that changed it
+        std::size_t tokens = 0;
+        result<tool_output> r = serve_one(name, args, ctx, &changes, &tokens);
         ctx.parent_event = parent;
         std::optional<error> failed;
-        std::size_t tokens = 0;
-        if (!r) {
-            failed = r.error();
-        } else {
-            const std::string text = r->joined_text();
-            tokens = opts_.tokens.count(text);
-            if (r->is_error) failed = error(errc::tool_failed, collapse_whitespace(clip_ellipsis(text, 200)));
-        }
+        if (!r) failed = r.error();
+        else if (r->is_error) failed = error(errc::tool_failed, collapse_whitespace(clip_ellipsis(r->joined_text(), 200)));
         report_->tool_ended(id, parent, name, ctx.call_id, detail::ms_since(t0), failed ? &*failed : nullptr, tokens);
-        std::vector<std::string> after;
-        {
-            std::lock_guard lock(serve_mu_);
-            after = masker_.visible();
-        }
-        report_->masker_changed(std::move(before), std::move(after), parent);
+        for (auto& [before, after] : changes) report_->masker_changed(std::move(before), std::move(after), parent);
         return r;
     }
 
@@ -511,38 +498,48 @@ public:
     /// artifact references (with their contents when the session's own store holds them and
     /// `artifact_contents`), metrics and the session's own state. Not while run() runs.
     [[nodiscard]] json save(bool artifact_contents = true) const {
+        std::lock_guard lock(serve_mu_);
         detail::session_record r{opts_.session_id, detail::catalogue_digest(catalogue_), history_, json(), sink_->refs(), {}, metrics_,
                                  done_, completed_, answered_, final_text_, summary_, nudges_, failures_, deferred_,
                                  deferred_frozen_, referenced_, last_tool_error_, last_stop_, last_error_};
         if constexpr (masker_with_state<Masker>) r.masker = masker_.save_state();
         if (own_store_ && artifact_contents)
-            for (const auto& a : r.artifacts)
-                if (auto blob = own_store_->get(a.id)) r.contents.emplace(a.id, std::move(*blob));
+            for (const auto& a : r.artifacts)  // the own store's only (another store's ids may be alike)
+                if (a.uri == own_store_->options().uri_prefix + a.id)
+                    if (auto blob = own_store_->get(a.id)) r.contents.emplace(a.id, std::move(*blob));
         return detail::record_to_json(r);
     }
 
     /// Take the conversation save() wrote (a session of the same tools and masker kind): the
     /// next request is the one the saved session would have built. Refused with `args.invalid`
     /// naming the problem, the session unchanged: another format or version, tools missing,
-    /// added or changed, a masker that cannot take the saved state, a malformed part.
+    /// added or changed, a masker that cannot take the saved state, a malformed part. What the
+    /// session held before (its conversation, its own store's artifacts, a cancel()) is replaced.
     [[nodiscard]] result<void> restore(const json& saved) {
+        std::lock_guard lock(serve_mu_);
         auto rec = detail::record_from_json(saved, detail::catalogue_digest(catalogue_));
         if (!rec) return fail(std::move(rec).error());
         detail::session_record& r = *rec;
+        std::size_t content_bytes = 0;
+        for (const auto& [id, blob] : r.contents) content_bytes += blob.data.size();
+        if (own_store_ && content_bytes > own_store_->options().max_bytes)
+            return fail(detail::saved_error("artifacts", "hold " + std::to_string(content_bytes) + " bytes, more than this session's store takes (" +
+                                                             std::to_string(own_store_->options().max_bytes) + ")"));
         if constexpr (masker_with_state<Masker>) {
             if (!r.masker.is_null())
                 if (auto ok = masker_.restore_state(r.masker); !ok) return ok;  // the last check: it changes the masker
         } else if (!r.masker.is_null()) {
             return fail(detail::saved_error("masker", "holds a masker's state, and this session's masker keeps none (another masker kind?)"));
         }
-        discard_speculation();
+        discard_speculation(false);
+        stop_ = std::stop_source{};  // a cancel() of the conversation replaced
         opts_.session_id = std::move(r.session_id);
         report_->rename(opts_.session_id);
         history_ = std::move(r.history);
-        for (const auto& a : r.artifacts) {
-            sink_->note(a);
+        if (own_store_) own_store_->clear();
+        sink_->reset(r.artifacts);
+        for (const auto& a : r.artifacts)  // fits: checked above
             if (auto c = r.contents.find(a.id); own_store_ && c != r.contents.end()) (void)own_store_->put_as(a.id, std::move(c->second));
-        }
         metrics_ = std::move(r.metrics);
         std::tie(done_, completed_, answered_, final_text_, summary_, nudges_) =
             std::tie(r.done, r.completed, r.answered, r.final_text, r.summary, r.nudges);
@@ -623,25 +620,37 @@ private:
     enum class call_kind { malformed, complete, meta, hidden, host, speculative };
 
     /// serve_call's work: the masker's answer, or the tool run outside the lock and formatted.
-    [[nodiscard]] result<tool_output> serve_one(std::string_view name, const json& args, tool_context& ctx) {
+    /// With `changes` (observed): the visible sets before and after each step that may change
+    /// them, and the result's tokens, taken under the lock of that step.
+    using serve_changes = std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>>;
+    [[nodiscard]] result<tool_output> serve_one(std::string_view name, const json& args, tool_context& ctx,
+                                                serve_changes* changes = nullptr, std::size_t* tokens = nullptr) {
         tool_call c;
         c.name = std::string(name);
         c.arguments = args;
         c.id = ctx.call_id;
         std::optional<std::size_t> idx;
+        const auto done = [&](tool_output o) {  // serve_mu_ held
+            if (tokens != nullptr) *tokens = opts_.tokens.count(o.joined_text());
+            return o;
+        };
         {
             std::lock_guard lock(serve_mu_);
+            std::vector<std::string> before = changes != nullptr ? masker_.visible() : std::vector<std::string>{};
             masked_route route = route_call(c);
-            if (route.answer) return finish_output(c, std::move(*route.answer), false, nullptr);
+            if (changes != nullptr) changes->emplace_back(std::move(before), masker_.visible());
+            if (route.answer) return done(finish_output(c, std::move(*route.answer), false, nullptr));
             idx = route.index;
         }
         result<tool_output> r = tools_.call_at(*idx, c.arguments, ctx);
         std::lock_guard lock(serve_mu_);
+        std::vector<std::string> before = changes != nullptr ? masker_.visible() : std::vector<std::string>{};
         masked_observe(masker_, c.name, c.arguments, r);
+        if (changes != nullptr) changes->emplace_back(std::move(before), masker_.visible());
         tool_output o = finish_output(c, std::move(r), true, &tools_.infos()[*idx]);
         for (const auto& b : o.content)
             if (b.type == content_block::kind::artifact) sink_->note(b.artifact);
-        return o;
+        return done(std::move(o));
     }
 
     /// One model call of run(): a `streaming_model` gets a callback that starts each read-only
@@ -694,30 +703,6 @@ private:
         }
     }
 
-    [[nodiscard]] tool_info complete_info() const {
-        tool_info t;
-        t.name = opts_.complete_tool;
-        t.description = "Finish the task. `result` is the final answer for the user; `summary` is up to 8 short "
-                        "bullets on what was done (optional).";
-        t.input_schema = json{
-            {"type", "object"},
-            {"properties",
-             {{"result", {{"type", "string"}, {"description", "The final answer"}}},
-              {"summary", {{"type", "array"}, {"items", {{"type", "string"}}}, {"maxItems", 8}, {"description", "Short bullets"}}}}},
-            {"required", json::array({"result"})},
-            {"additionalProperties", false}};
-        return t;
-    }
-
-    [[nodiscard]] static std::string make_session_id() {
-        static std::atomic<unsigned> counter{0};
-        const auto now = static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count());
-        const unsigned long long v = (now ^ (now >> 17) ^ (static_cast<unsigned long long>(++counter) << 40)) & 0xffffffffULL;
-        char buf[24];
-        std::snprintf(buf, sizeof buf, "s-%08llx", v);
-        return buf;
-    }
-
     [[nodiscard]] tool_context make_ctx(std::string call_id, std::uint64_t event_id = 0) const {
         tool_context ctx;
         ctx.stop = stop_.get_token();
@@ -739,7 +724,7 @@ private:
         }
     }
 
-    void discard_speculation() {
+    void discard_speculation(bool report = true) {
         std::vector<std::unique_ptr<spec_entry>> left;
         {
             std::lock_guard lock(spec_mu_);
@@ -748,10 +733,13 @@ private:
         for (auto& e : left) {
             if (!e->result.valid()) continue;
             e->result.wait();  // read-only work; joined, never leaked
-            if (report_->on()) {
-                spec_done d = e->result.get();
-                report_->tool_ended(e->event_id, 0, e->call.name, e->call.id, d.ms, d.out ? nullptr : &d.out.error(), 0,
-                                    json{{"speculative", true}, {"discarded", true}});
+            if (report && report_->on()) {
+                try {
+                    spec_done d = e->result.get();
+                    report_->tool_ended(e->event_id, 0, e->call.name, e->call.id, d.ms, d.out ? nullptr : &d.out.error(), 0,
+                                        json{{"speculative", true}, {"discarded", true}});
+                } catch (...) {
+                }
             }
         }
         spec_blocked_ = false;
@@ -842,15 +830,18 @@ private:
             mets[i].name = c.name;
             results[i].call_id = c.id;
             results[i].name = c.name;
-            std::unique_ptr<spec_entry> spec = c.malformed ? nullptr : take_speculation(c);
-            if (spec) events[i] = spec->event_id;
-            else events[i] = report_->tool_started(c.name, c.id, 0);
+            // a host call may take its speculative run (reported when it started); any other call
+            // is reported here, and a speculation it leaves is discarded below
+            const auto started = [&] { events[i] = report_->tool_started(c.name, c.id, 0); };
             if (c.malformed) {
+                started();
                 raw[i] = fail(*c.malformed);
             } else if (builtin_complete_ && c.name == opts_.complete_tool) {
+                started();
                 take_completion(c.arguments, completed);
                 raw[i] = tool_output::text("Task marked complete.");
             } else if (meta_names_.count(c.name) != 0) {
+                started();
                 flush();
                 const auto t0 = std::chrono::steady_clock::now();
                 raw[i] = std::move(*route_call(c).answer);
@@ -861,10 +852,14 @@ private:
                 if (c.name == opts_.complete_tool && raw[i]->has_value() && !(*raw[i])->is_error)
                     take_completion(c.arguments, completed);
             } else if (masked_route route = route_call(c); route.answer) {
+                started();
                 raw[i] = std::move(*route.answer);
             } else {
                 const auto idx = route.index;
                 tool_index[i] = idx;
+                std::unique_ptr<spec_entry> spec = take_speculation(c);
+                if (spec) events[i] = spec->event_id;
+                else started();
                 if (spec) {
                     spec_done d = spec->result.get();
                     raw[i] = std::move(d.out);

@@ -370,7 +370,7 @@ private:
         if (!r) {
             e.error_code = r.error().code;
             e.error_message = r.error().message;
-        } else if (r->is_object() && r->value("isError", false)) {
+        } else if (const auto ie = r->is_object() ? r->find("isError") : r->end(); r->is_object() && ie != r->end() && ie->is_boolean() && ie->get<bool>()) {
             e.error_code = std::string(errc::tool_failed);  // the tool's own failure: the request went well
         }
         agentkit::notify(o_.on_event, e);

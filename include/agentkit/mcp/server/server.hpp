@@ -1093,6 +1093,7 @@ private:
         json meta;
         reply_fn reply;
         std::uint64_t event_id = 0;  // its mcp_request_received (server_options::on_event)
+        std::chrono::steady_clock::time_point queued = std::chrono::steady_clock::now();
         std::shared_ptr<session::call_state> st;
         // stateless input rounds
         json answers = json::object();
@@ -1482,7 +1483,22 @@ private:
             c.s->in_flight_.erase(c.key);
             answer = !c.st->cancelled.load();
         }
-        if (answer && !response.is_null()) send_to(c.reply, response, true);
+        if (answer && !response.is_null()) {
+            send_to(c.reply, response, true);
+        } else if (c.event_id != 0 && o_.on_event) {  // no answer: its end is told all the same
+            event e;
+            e.kind = event_kind::mcp_response_sent;
+            e.part = "mcp.server";
+            e.scope = o_.name;
+            e.id = c.event_id;
+            e.name = c.method;
+            e.detail = detail::request_target(c.method, c.params);
+            e.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - c.queued).count();
+            e.error_code = std::string(errc::cancelled);
+            e.error_message = "cancelled: no answer is sent";
+            e.data = json{{"request_id", c.id}};
+            agentkit::notify(o_.on_event, e);
+        }
         std::lock_guard lock(calls_mu_);
         --running_;
         calls_cv_.notify_all();
