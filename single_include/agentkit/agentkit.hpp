@@ -871,7 +871,17 @@ public:
     ~bounded_artifacts() { clear(); }
 
     /// Store an artifact (evicting the oldest to stay within the bounds).
-    [[nodiscard]] result<artifact_ref> put(artifact_blob b) {
+    [[nodiscard]] result<artifact_ref> put(artifact_blob b) { return store(std::move(b), {}); }
+
+    /// Store an artifact under `id` (one a restored conversation refers to: agent_session::restore),
+    /// replacing one of that id; artifacts put later get ids after it.
+    [[nodiscard]] result<artifact_ref> put_as(std::string_view id, artifact_blob b) {
+        if (id.empty()) return fail(errc::args_invalid, "an artifact id cannot be empty");
+        return store(std::move(b), std::string(id));
+    }
+
+private:
+    [[nodiscard]] result<artifact_ref> store(artifact_blob b, std::string id) {
         std::optional<std::string> bin;
         std::size_t bytes = b.data.size();
         if (!opt_.dir.empty() && b.base64) {
@@ -882,10 +892,23 @@ public:
             return fail(errc::budget_exceeded, "artifact of " + std::to_string(bytes) + " bytes exceeds the store's limit of " +
                                                    std::to_string(opt_.max_bytes) + " bytes");
         std::lock_guard lock(mu_);
+        if (!id.empty()) {
+            if (auto old = items_.find(id); old != items_.end()) {  // replaced: gone from the bounds too
+                used_ -= std::min(used_, old->second.charged);
+                if (!old->second.file.empty()) {
+                    std::error_code ec;
+                    std::filesystem::remove(old->second.file, ec);
+                }
+                items_.erase(old);
+                std::erase(order_, id);
+            }
+            if (id.size() > 1 && id[0] == 'a' && id.find_first_not_of("0123456789", 1) == std::string::npos && id.size() < 19)
+                next_ = std::max<std::size_t>(next_, std::stoull(id.substr(1)));
+        }
         while (!order_.empty() && (used_ + bytes > opt_.max_bytes || order_.size() + 1 > std::max<std::size_t>(1, opt_.max_count)))
             evict_oldest();
         entry e;
-        e.ref.id = "a" + std::to_string(++next_);
+        e.ref.id = id.empty() ? "a" + std::to_string(++next_) : std::move(id);
         e.ref.uri = opt_.uri_prefix + e.ref.id;
         e.ref.mime_type = b.mime_type;
         e.ref.name = b.name;
@@ -911,12 +934,15 @@ public:
             b.data.shrink_to_fit();
         }
         e.blob = std::move(b);
+        e.charged = bytes;
         used_ += bytes;
         order_.push_back(e.ref.id);
         auto ref = e.ref;
         items_.emplace(ref.id, std::move(e));
         return ref;
     }
+
+public:
 
     /// The artifact with this id (read back from its file when on disk); nullopt when unknown or evicted.
     [[nodiscard]] std::optional<artifact_blob> get(std::string_view id) const {
@@ -942,8 +968,10 @@ public:
                             std::to_string(opt_.max_bytes / 1024) + " KB).");
         artifact_slice s;
         {
-            std::lock_guard lock(mu_);
-            s.ref = items_.find(std::string(id))->second.ref;
+            std::lock_guard lock(mu_);  // it may have gone meanwhile (evicted, replaced)
+            auto it = items_.find(std::string(id));
+            if (it == items_.end()) return fail(errc::not_found, "artifact " + std::string(id) + " was evicted while it was read", "Read it again.");
+            s.ref = it->second.ref;
         }
         s.total = b->data.size();
         if (b->base64) {
@@ -1026,6 +1054,7 @@ private:
     struct entry {
         artifact_ref ref;
         artifact_blob blob;
+        std::size_t charged = 0;  ///< what it counts against max_bytes (used_)
         std::string file;
         bool base64 = false;
         bool base64_on_disk = false;
@@ -1034,7 +1063,7 @@ private:
     void evict_oldest() {  // mutex held
         auto it = items_.find(order_.front());
         if (it != items_.end()) {
-            used_ -= it->second.ref.size;
+            used_ -= std::min(used_, it->second.charged);
             pending_evictions_.push_back(eviction{it->second.ref.id, it->second.ref.name, it->second.ref.size});
             if (pending_evictions_.size() > 1000) pending_evictions_.erase(pending_evictions_.begin());
             if (!it->second.file.empty()) {
@@ -1180,7 +1209,8 @@ using session_store [[deprecated("agentkit::bounded_artifacts")]] = agentkit::bo
 //   if (!r && r.error().is(agentkit::errc::element_covered)) { /* names the covering element */ }
 //   r->to_text();          // "navigated to /next" / "~ line (was …)" / "+ added line" / "no visible change"
 //
-// Threading: one operation at a time (calls are serialised by a mutex); CDP events are handled
+// Threading: every member may be called from any thread; one operation runs at a time (calls
+// are serialised by a mutex); CDP events are handled
 // on the connection's dispatcher thread and only record state, answer dialogs and attach new
 // frames/tabs. Every wait is bounded and woken by events; none is a fixed sleep.
 //
@@ -1634,6 +1664,11 @@ struct connection_options {
     /// the thread that made the call (which may be the dispatcher). For tracing and tests: it
     /// must not call into the connection. Exceptions are reported and swallowed.
     std::function<void(std::string_view method, std::string_view session_id)> on_call_sent;
+    /// Told of every call once it is answered, failed or timed out (method, session id, the
+    /// milliseconds since it was made, the failure or nullptr), on the thread that completes it
+    /// (the reader, the dispatcher, or the caller's). It must be quick and must not call into the
+    /// connection. Exceptions are reported and swallowed.
+    std::function<void(std::string_view method, std::string_view session_id, double ms, const error* failure)> on_call_done;
     /// A console or log event (Runtime.consoleAPICalled, Runtime.exceptionThrown, Log.entryAdded)
     /// larger than this is not parsed: it is delivered as a summary with the first 2,000 bytes
     /// of its first string and its size. A page logging megabytes in a loop would otherwise
@@ -1771,9 +1806,18 @@ struct connection_state {
         return out;
     }
 
+    // Tell connection_options::on_call_done that call `p` ended with `r` (a call that never
+    // started, without a method, is not told).
+    void report_done(const pending_call& p, const result<json>& r) {
+        if (!options.on_call_done || p.method.empty()) return;
+        const double ms = std::chrono::duration<double, std::milli>(conn_clock::now() - (p.deadline - p.timeout)).count();
+        run_guarded([&] { options.on_call_done(p.method, p.session_id, ms, r ? nullptr : &r.error()); }, "the on_call_done observer");
+    }
+
     // Complete one call outside `mu`. Futures are set here; callbacks go to the dispatcher
     // unless we are the dispatcher.
     void complete(pending_call&& p, result<json> r) {
+        report_done(p, r);
         if (auto* prom = std::get_if<std::promise<result<json>>>(&p.done)) {
             prom->set_value(std::move(r));
             return;
@@ -2081,7 +2125,9 @@ struct connection_state {
                     complete(std::move(*p), fail(call_error(method, sent.error())));
                     return id;
                 }
-                return fail(call_error(method, sent.error()));
+                result<json> failed = fail(call_error(method, sent.error()));
+                report_done(*p, failed);
+                return fail(std::move(failed).error());
             }
         }
         if (sent && options.on_call_sent)
@@ -2230,7 +2276,11 @@ public:
                 std::lock_guard lock(st_->mu);
                 p = st_->take_locked(*id);
             }
-            if (p) return fail(detail::connection_state::timeout_error(*p));
+            if (p) {
+                result<json> late = fail(detail::connection_state::timeout_error(*p));
+                st_->report_done(*p, late);
+                return late;
+            }
         }
         return fut.get();
     }
@@ -4004,6 +4054,41 @@ struct snapshot {
     /// True when the budget left lines out.
     [[nodiscard]] bool truncated() const noexcept { return cut_text_lines + cut_controls > 0; }
 };
+
+/// The refs of the lines of `s` that show an element of role `role` ("button", "link",
+/// "textbox", "clickable", ...) whose name holds `name` (case-insensitive; empty: any name), in
+/// page order: what a host driving the browser from C++ clicks or fills. Lines in every view are
+/// read (a list item's `- clickable "Large"`, the interactive-only view's `e5 button "Send"`).
+///
+///   auto page = browser.snapshot();
+///   if (auto send = agentkit::browser::find_ref(page->snap, "button", "Send")) browser.click(*send);
+[[nodiscard]] inline std::vector<std::string> find_refs(const snapshot& s, std::string_view role, std::string_view name = {}) {
+    std::vector<std::string> out;
+    const std::string want = ascii_lower(name);
+    for (const auto& l : s.lines) {
+        if (l.ref.empty()) continue;
+        std::string_view t = l.text;
+        if (t.substr(0, l.ref.size() + 1) == l.ref + " ") t.remove_prefix(l.ref.size() + 1);  // interactive-only: `e5 button "Send"`
+        if (t.substr(0, 2) == "- ") t.remove_prefix(2);  // an item of a list: `- clickable "Large"`
+        if (t.substr(0, role.size()) != role || (t.size() > role.size() && t[role.size()] != ' ')) continue;
+        if (!want.empty()) {
+            // the name is the quoted part after the role: `button "Send" [disabled]`
+            const std::size_t open = t.find('"', role.size());
+            const std::size_t close = open == std::string_view::npos ? open : t.find('"', open + 1);
+            if (close == std::string_view::npos || ascii_lower(t.substr(open + 1, close - open - 1)).find(want) == std::string::npos) continue;
+        }
+        out.push_back(l.ref);
+    }
+    return out;
+}
+
+/// The first of find_refs(): the ref of the first element of role `role` whose name holds `name`;
+/// nothing when the snapshot shows none.
+[[nodiscard]] inline std::optional<std::string> find_ref(const snapshot& s, std::string_view role, std::string_view name = {}) {
+    auto all = find_refs(s, role, name);
+    if (all.empty()) return std::nullopt;
+    return std::move(all.front());
+}
 
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/snapshot_types.hpp> ----
@@ -9878,12 +9963,152 @@ inline result<std::string> state_string(const json& o, const char* key, const st
 
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/storage.hpp> ----
+// ---- begin <agentkit/core/observer.hpp> ----
+// agentkit/core/observer.hpp — what the parts report as they work: one event type, one observer.
+//
+//   agentkit::session_options o;
+//   o.on_event = [](const agentkit::event& e) { std::fprintf(stderr, "%s\n", agentkit::event_line(e).c_str()); };
+//
+// The session (a run, each model request and its answer, retries, tool calls, the masker's
+// changes, artifacts stored), the MCP client (each request it sends and its answer), the MCP
+// server (each request it receives and its answer; the gateway is both) and the browser (each CDP
+// command answered, each request its origin policy blocked) report to an `observer` set in their
+// options (`on_event`). An event that ends something (model_response, tool_ended, ...) carries
+// the `id` of the event that started it and its duration; `parent` is the id of the started event
+// it happened inside (a run for a model request, a tool call for the MCP request the tool made),
+// so that the events form a tree a trace can be built from (core/spans.hpp) or a log written
+// (core/logging.hpp).
+//
+// An observer is called synchronously on the reporting thread, which may be any thread: it must
+// be safe to call concurrently, quick, and must not call back into the part reporting. Whatever it
+// throws is swallowed. A part without an observer builds no events.
+
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace agentkit {
+
+/// What an event reports.
+enum class event_kind : unsigned char {
+    run_started,        ///< session: run() began (name: the model)
+    run_ended,          ///< session: run() stopped (data.reason, data.steps; error when the model's)
+    model_request,      ///< session: a request sent to the model (name: the model; attempt)
+    model_response,     ///< session: its answer or failure (tokens, ms, error)
+    retry,              ///< session: a failed model call will be tried again (data.pause_ms)
+    tool_started,       ///< session: a tool call began (name: the tool; detail: the call id)
+    tool_ended,         ///< session: it ended (ms, error, result_tokens)
+    masker_changed,     ///< session: what is callable changed (data.added, data.removed, data.visible)
+    artifact_stored,    ///< session: an artifact was stored (name: its URI; bytes; detail: MIME type)
+    mcp_request_sent,   ///< MCP client: a request sent (name: the method; detail: tool, URI or prompt)
+    mcp_response_received,  ///< MCP client: its answer (ms, error)
+    mcp_request_received,   ///< MCP server: a request received (name: the method; detail: its target)
+    mcp_response_sent,      ///< MCP server: its answer (ms, error: the JSON-RPC code as text)
+    cdp_command,        ///< browser: a CDP command answered (name: the method; ms, error)
+    request_blocked,    ///< browser: the origin policy blocked a request (name: the URL; detail: the rule)
+};
+
+/// The event kind's name: "run_started", "tool_ended", ...
+[[nodiscard]] constexpr std::string_view to_string(event_kind k) noexcept {
+    switch (k) {
+        case event_kind::run_started: return "run_started";
+        case event_kind::run_ended: return "run_ended";
+        case event_kind::model_request: return "model_request";
+        case event_kind::model_response: return "model_response";
+        case event_kind::retry: return "retry";
+        case event_kind::tool_started: return "tool_started";
+        case event_kind::tool_ended: return "tool_ended";
+        case event_kind::masker_changed: return "masker_changed";
+        case event_kind::artifact_stored: return "artifact_stored";
+        case event_kind::mcp_request_sent: return "mcp_request_sent";
+        case event_kind::mcp_response_received: return "mcp_response_received";
+        case event_kind::mcp_request_received: return "mcp_request_received";
+        case event_kind::mcp_response_sent: return "mcp_response_sent";
+        case event_kind::cdp_command: return "cdp_command";
+        case event_kind::request_blocked: return "request_blocked";
+    }
+    return "unknown";
+}
+
+/// True for the kinds that end what another event started (they carry its id and a duration):
+/// run_ended, model_response, tool_ended, mcp_response_received, mcp_response_sent, and
+/// cdp_command, which is reported once, when answered.
+[[nodiscard]] constexpr bool ends_span(event_kind k) noexcept {
+    return k == event_kind::run_ended || k == event_kind::model_response || k == event_kind::tool_ended ||
+           k == event_kind::mcp_response_received || k == event_kind::mcp_response_sent || k == event_kind::cdp_command;
+}
+
+/// One thing a part did. Fields a kind does not use stay empty or zero.
+struct event {
+    event_kind kind{};         ///< what it reports
+    std::string_view part;     ///< who reports: "session", "mcp.client", "mcp.server", "browser"
+    std::string scope;         ///< which one: the session id, the server's name, the client's session
+    std::uint64_t id = 0;      ///< shared by a started event and the one that ends it; unique in the process
+    std::uint64_t parent = 0;  ///< the started event this one happened inside; 0 = none
+    std::string name;          ///< the model, tool, MCP method, CDP method, URL or artifact URI
+    std::string detail;        ///< a second name: the call id, a tools/call's tool, a blocking rule
+    double ms = 0;             ///< ending kinds: how long it took
+    std::string error_code;    ///< ending kinds: why it failed ("" = it went well), an errc or a JSON-RPC code
+    std::string error_message; ///< ending kinds: the failure's message
+    std::size_t attempt = 0;   ///< model_request, model_response, retry: which attempt (1, 2, ...)
+    std::size_t input_tokens = 0;        ///< model_response: prompt tokens
+    std::size_t output_tokens = 0;       ///< model_response: tokens produced
+    std::size_t cache_read_tokens = 0;   ///< model_response: prompt tokens read from the cache
+    std::size_t cache_write_tokens = 0;  ///< model_response: prompt tokens written to the cache
+    std::size_t result_tokens = 0;       ///< tool_ended: tokens of the result the model reads
+    std::size_t bytes = 0;               ///< artifact_stored: its size
+    json data;                           ///< what else a kind tells (see event_kind); null when nothing
+    std::chrono::system_clock::time_point at = std::chrono::system_clock::now();  ///< when it happened
+
+    /// True for an ending event that reports a failure.
+    [[nodiscard]] bool failed() const noexcept { return !error_code.empty(); }
+};
+
+/// Receives events (see the file comment for the rules it must keep).
+using observer = std::function<void(const event&)>;
+
+/// A fresh event id (never 0), unique in the process.
+[[nodiscard]] inline std::uint64_t next_event_id() noexcept {
+    static std::atomic<std::uint64_t> next{0};
+    return next.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+/// Call `o` with `e` when it is set, swallowing what it throws.
+inline void notify(const observer& o, const event& e) noexcept {
+    if (!o) return;
+    try {
+        o(e);
+    } catch (...) {
+    }
+}
+
+/// One observer that tells each of `all` in turn (an empty one is skipped), e.g. a log and a trace.
+[[nodiscard]] inline observer fan_out(std::vector<observer> all) {
+    std::erase_if(all, [](const observer& o) { return !o; });
+    if (all.empty()) return {};
+    if (all.size() == 1) return std::move(all.front());
+    return [all = std::move(all)](const event& e) {
+        for (const auto& o : all) notify(o, e);
+    };
+}
+
+}  // namespace agentkit
+// ---- end <agentkit/core/observer.hpp> ----
 
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace agentkit::browser {
 
@@ -10054,6 +10279,13 @@ struct browser_options {
     /// Told of every CDP call the engine sends (method, session id), on the sending thread. For
     /// tracing and fault tests; it must not call back into the browser.
     std::function<void(std::string_view method, std::string_view session_id)> on_cdp_call;
+    /// Told of what the browser does (core/observer.hpp): each CDP command answered
+    /// (cdp_command: the method, its CDP session in `detail`, ms, the failure) and each request
+    /// the origin policy blocked (request_blocked: the URL, the rule in `detail`, data.type and
+    /// data.tab). Called on the browser's own threads, some with its locks held: it must be quick
+    /// and must not call into the browser. Its events have no parent (the browser does not know
+    /// which tool call a command serves).
+    observer on_event;
 };
 
 /// How browser::click() clicks.
@@ -10073,11 +10305,49 @@ struct type_options {
 };
 
 /// One form field for browser::fill().
+/// What kind of form field browser::fill() sets, and so how: typed text, a checked state, an
+/// option chosen.
+enum class field_kind { textbox, checkbox, radio, combobox, slider };
+
+/// The field kind named `name` ("textbox", "checkbox", "radio", "combobox", "slider"); nothing
+/// for another name.
+[[nodiscard]] constexpr std::optional<field_kind> field_kind_named(std::string_view name) noexcept {
+    constexpr std::pair<std::string_view, field_kind> names[] = {{"textbox", field_kind::textbox},   {"checkbox", field_kind::checkbox},
+                                                                 {"radio", field_kind::radio},       {"combobox", field_kind::combobox},
+                                                                 {"slider", field_kind::slider}};
+    for (const auto& [n, k] : names)
+        if (n == name) return k;
+    return std::nullopt;
+}
+
+/// fill_field::kind: a field_kind. A string naming one is still taken (deprecated: removed in 0.2;
+/// a name that is none is a text field, as before).
+struct field_kind_value {
+    field_kind kind = field_kind::textbox;  ///< the kind
+    /// The kind `k` (a textbox unless told).
+    constexpr field_kind_value(field_kind k = field_kind::textbox) noexcept : kind(k) {}  // NOLINT(google-explicit-constructor)
+    /// The kind named `name`; another name is a textbox (deprecated: pass a field_kind).
+    [[deprecated("fill_field::kind is a browser::field_kind")]] field_kind_value(const char* name) noexcept  // NOLINT
+        : kind(field_kind_named(name != nullptr ? name : "").value_or(field_kind::textbox)) {}
+    /// The kind named `name`; another name is a textbox (deprecated: pass a field_kind).
+    [[deprecated("fill_field::kind is a browser::field_kind")]] field_kind_value(const std::string& name) noexcept  // NOLINT
+        : kind(field_kind_named(name).value_or(field_kind::textbox)) {}
+    /// The kind.
+    constexpr operator field_kind() const noexcept { return kind; }  // NOLINT(google-explicit-constructor)
+    /// True when the kind is the one named `name` (deprecated with the strings: compare with a field_kind).
+    [[deprecated("compare fill_field::kind with a browser::field_kind")]] friend bool operator==(field_kind_value v, std::string_view name) noexcept {
+        return field_kind_named(name) == v.kind;
+    }
+    /// The kinds are equal.
+    friend constexpr bool operator==(field_kind_value a, field_kind b) noexcept { return a.kind == b; }
+};
+
+/// One field of browser::fill().
 struct fill_field {
-    std::string ref;    ///< the field's ref
-    std::string kind;   ///< textbox (or any text field), checkbox, radio, combobox, slider
-    std::string value;  ///< text; "true"/"false" for checkbox and radio; an option for combobox
-    std::string name;   ///< for messages (empty: the ref)
+    std::string ref;          ///< the field's ref
+    field_kind_value kind;    ///< textbox (or any text field), checkbox, radio, combobox, slider
+    std::string value;        ///< text; "true"/"false" for checkbox and radio; an option for combobox
+    std::string name;         ///< for messages (empty: the ref)
 };
 
 /// What browser::screenshot() captures, and how.
@@ -13762,6 +14032,21 @@ AGENTKIT_DECL auto browser::ensure() -> result<void> {
     co.default_timeout = opt_.call_timeout;
     co.sent_counter = sent_;
     co.on_call_sent = opt_.on_cdp_call;
+    if (opt_.on_event)
+        co.on_call_done = [obs = opt_.on_event](std::string_view method, std::string_view sid, double ms, const error* failure) {
+            agentkit::event ev;
+            ev.kind = agentkit::event_kind::cdp_command;
+            ev.part = "browser";
+            ev.id = agentkit::next_event_id();
+            ev.name = std::string(method);
+            ev.detail = std::string(sid);
+            ev.ms = ms;
+            if (failure != nullptr) {
+                ev.error_code = failure->code;
+                ev.error_message = failure->message;
+            }
+            agentkit::notify(obs, ev);
+        };
     auto e = std::make_unique<engine>(std::move(transport), std::move(co));
     e->webdriver = std::move(webdriver);
     auto* raw = e.get();
@@ -14095,6 +14380,16 @@ AGENTKIT_DECL auto browser::install_session_policy(engine& e, const std::string&
 }
 
 AGENTKIT_DECL auto browser::record_blocked(engine& e, blocked_request b) -> void {
+    if (opt_.on_event) {
+        agentkit::event ev;
+        ev.kind = agentkit::event_kind::request_blocked;
+        ev.part = "browser";
+        ev.id = agentkit::next_event_id();
+        ev.name = b.url;
+        ev.detail = b.rule;
+        ev.data = json{{"type", b.resource_type}, {"tab", b.tab}};
+        agentkit::notify(opt_.on_event, ev);
+    }
     e.blocked.emplace_back(++e.seq, std::move(b));
     while (e.blocked.size() > 200) e.blocked.pop_front();
 }
@@ -17245,7 +17540,8 @@ AGENTKIT_DECL auto browser::fill(const std::vector<fill_field>& fields, std::str
     texts.reserve(fields.size());
     for (std::size_t i = 0; i < fields.size(); ++i) {
         const auto& f = fields[i];
-        if (f.kind == "checkbox" || f.kind == "radio" || f.kind == "combobox") {
+        const field_kind k = f.kind;
+        if (k == field_kind::checkbox || k == field_kind::radio || k == field_kind::combobox) {
             texts.push_back(f.value);
             continue;
         }
@@ -17260,14 +17556,15 @@ AGENTKIT_DECL auto browser::fill(const std::vector<fill_field>& fields, std::str
         for (std::size_t i = 0; i < fields.size(); ++i) {
             const auto& f = fields[i];
             auto one = [&]() -> result<void> {
-                if (f.kind == "checkbox" || f.kind == "radio") {
+                const field_kind k = f.kind;
+                if (k == field_kind::checkbox || k == field_kind::radio) {
                     const std::string& v = f.value;
                     const bool on = v == "true" || v == "on" || v == "yes" || v == "1" || v == "checked";
                     if (!on && v != "false" && v != "off" && v != "no" && v != "0" && v != "unchecked")
                         return fail(errc::args_invalid, "value \"" + v + "\" is not a checked state", "Use \"true\" or \"false\".");
                     return check_ref(f.ref, on);
                 }
-                if (f.kind == "combobox") return select_ref(f.ref, {f.value});
+                if (k == field_kind::combobox) return select_ref(f.ref, {f.value});
                 if (auto c = secret_target_check(f.ref, used[i]); !c) return fail(c.error());
                 return type_ref(f.ref, texts[i], {});
             };
@@ -20018,6 +20315,7 @@ AGENTKIT_DECL auto browser::changes_since(const page_mark& m) -> result<action_r
 
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <stop_token>
@@ -20039,6 +20337,10 @@ struct tool_context {
     /// needs one the client lacks fails with errc::client_capability_missing and details
     /// {"requiredCapabilities": {...}} (the MCP server answers -32021 with them).
     json client_capabilities{};
+    /// The observer event of this call (core/observer.hpp: its tool_started's id, or the MCP
+    /// server's request): what the tool reports to an observer of its own (an MCP client's request
+    /// it makes) names it as `parent`, so traces nest. 0 when nothing observes the call.
+    std::uint64_t parent_event = 0;
     /// Receives progress reports (MCP notifications/progress when the client asked for them).
     std::function<void(double progress, std::optional<double> total, std::string_view message)> on_progress{};
 
@@ -25365,7 +25667,12 @@ json write(const T& v) {
                   std::is_same_v<T, std::string> || std::is_same_v<T, json>) {
         return json(v);
     } else if constexpr (std::is_enum_v<T>) {
-        return json(std::string(enum_to_string(v)));
+        if constexpr (!named_enum<T>) {
+            require_describable<T>();  // its message first, no other error beside it
+            return json();
+        } else {
+            return json(std::string(enum_to_string(v)));
+        }
     } else if constexpr (is_optional<T>::value) {
         return v ? write(*v) : json(nullptr);
     } else if constexpr (is_vector<T>::value) {
@@ -25576,9 +25883,14 @@ json make_schema() {
     } else if constexpr (std::is_same_v<T, json>) {
         return json::object();  // any JSON value
     } else if constexpr (std::is_enum_v<T>) {
-        json e = json::array();
-        for (const auto& [value, name] : enum_values<T>) e.push_back(std::string(name));
-        return json{{"type", "string"}, {"enum", std::move(e)}};
+        if constexpr (!named_enum<T>) {
+            require_describable<T>();  // its message first, no other error beside it
+            return json();
+        } else {
+            json e = json::array();
+            for (const auto& [value, name] : enum_values<T>) e.push_back(std::string(name));
+            return json{{"type", "string"}, {"enum", std::move(e)}};
+        }
     } else if constexpr (is_optional<T>::value) {
         return make_schema<typename is_optional<T>::value_type>();
     } else if constexpr (is_vector<T>::value) {
@@ -25647,6 +25959,88 @@ fixed_string(const char (&)[N]) -> fixed_string<N>;
 // agentkit/core/parse.hpp — parse and validate JSON into described types, reporting every problem
 // with its JSON Pointer path (writing them back: core/serialize.hpp).
 
+// ---- begin <agentkit/core/json_words.hpp> ----
+// agentkit/core/json_words.hpp — the words of argument errors: how a JSON value is named ("got
+// integer 5"), one problem ({path, message}), and the one `args.invalid` error listing them all,
+// which C++ tools (parse_as), run-time tools and remote tools (their inputSchema) all answer with.
+
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace agentkit {
+
+/// One thing wrong with a JSON value: where (a JSON pointer, "" for the value itself) and what.
+struct json_problem {
+    std::string path;     ///< JSON pointer of the offending value ("/city", "/items/2"); "" = the whole value
+    std::string message;  ///< what is wrong, e.g. "expected string, got integer 5"
+};
+
+/// `args.invalid` listing every problem ("<tool>: 2 problems in arguments: /a: ...; /b: ..."),
+/// with the hint "Fix every listed argument and call <tool> again." and `details.problems`
+/// [{path, message}], so that a model fixes all of them in one retry. `truncated`: more were found
+/// than listed.
+[[nodiscard]] inline error invalid_arguments(const std::vector<json_problem>& problems, bool truncated = false, std::string_view tool = {}) {
+    std::string msg = tool.empty() ? std::string() : std::string(tool) + ": ";
+    msg += count_noun(problems.size(), "problem");
+    if (truncated) msg += " (more not shown)";
+    msg += " in arguments: ";
+    json list = json::array();
+    for (std::size_t i = 0; i < problems.size(); ++i) {
+        const auto& pr = problems[i];
+        list.push_back({{"path", pr.path}, {"message", pr.message}});
+        if (i > 0) msg += "; ";
+        msg += (pr.path.empty() ? std::string("(root)") : pr.path) + ": " + pr.message;
+    }
+    return error(errc::args_invalid, std::move(msg),
+                 tool.empty() ? std::string("Fix every listed argument and call again.")
+                              : "Fix every listed argument and call " + std::string(tool) + " again.",
+                 json{{"problems", std::move(list)}});
+}
+
+}  // namespace agentkit
+
+namespace agentkit::detail {
+
+/// The JSON type of a value as a message names it ("integer" for whole numbers).
+inline const char* json_type_name(const json& j) noexcept {
+    switch (j.type()) {
+        case json::value_t::null: return "null";
+        case json::value_t::boolean: return "boolean";
+        case json::value_t::number_integer:
+        case json::value_t::number_unsigned: return "integer";
+        case json::value_t::number_float: return "number";
+        case json::value_t::string: return "string";
+        case json::value_t::array: return "array";
+        case json::value_t::object: return "object";
+        default: return "value";
+    }
+}
+
+/// A short rendering of a JSON value for error messages (never the whole of a large value).
+inline std::string preview(const json& j) {
+    std::string s = j.dump(-1, ' ', false, json::error_handler_t::replace);
+    if (s.size() > 40) {
+        s.resize(utf8_safe_prefix(s, 37));
+        s += "...";
+    }
+    return s;
+}
+
+/// "got <type> <value>" (no value for objects, arrays and null).
+inline std::string got(const json& j) {
+    std::string s = "got ";
+    s += json_type_name(j);
+    if (!j.is_object() && !j.is_array() && !j.is_null()) {
+        s += ' ';
+        s += preview(j);
+    }
+    return s;
+}
+
+}  // namespace agentkit::detail
+// ---- end <agentkit/core/json_words.hpp> ----
 
 #include <cmath>
 #include <cstddef>
@@ -25664,10 +26058,7 @@ fixed_string(const char (&)[N]) -> fixed_string<N>;
 namespace agentkit {
 
 /// One validation problem: where (a JSON Pointer into the arguments) and what.
-struct problem {
-    std::string path;     ///< JSON Pointer to the offending value ("" for the whole arguments object)
-    std::string message;  ///< what is wrong with it, in words
-};
+using problem = json_problem;
 
 namespace detail {
 
@@ -25714,40 +26105,6 @@ struct problems {
         list.push_back({to_pointer(p), std::move(msg)});
     }
 };
-
-inline const char* json_type_name(const json& j) noexcept {
-    switch (j.type()) {
-        case json::value_t::null: return "null";
-        case json::value_t::boolean: return "boolean";
-        case json::value_t::number_integer:
-        case json::value_t::number_unsigned: return "integer";
-        case json::value_t::number_float: return "number";
-        case json::value_t::string: return "string";
-        case json::value_t::array: return "array";
-        case json::value_t::object: return "object";
-        default: return "value";
-    }
-}
-
-/// A short rendering of a JSON value for error messages (never the whole of a large value).
-inline std::string preview(const json& j) {
-    std::string s = j.dump(-1, ' ', false, json::error_handler_t::replace);
-    if (s.size() > 40) {
-        s.resize(utf8_safe_prefix(s, 37));
-        s += "...";
-    }
-    return s;
-}
-
-inline std::string got(const json& j) {
-    std::string s = "got ";
-    s += json_type_name(j);
-    if (!j.is_object() && !j.is_array() && !j.is_null()) {
-        s += ' ';
-        s += preview(j);
-    }
-    return s;
-}
 
 // ---- formats ------------------------------------------------------------------------------
 inline bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
@@ -26074,6 +26431,7 @@ bool read_object(const json& j, T& out, const path_seg* p, problems& ps) {
             auto close = closest_names(it.key(), names, 1);
             std::string msg = "unknown property";
             if (!close.empty()) msg += "; did you mean \"" + close.front() + "\"?";
+            else msg += '.';
             msg += " Known properties: " + join(names, ", ");
             ps.add(&seg, std::move(msg));
             ok = false;
@@ -26110,6 +26468,9 @@ bool read(const json& j, T& out, const path_seg* p, problems& ps) {
     } else if constexpr (std::is_same_v<T, json>) {
         out = j;
         return true;
+    } else if constexpr (std::is_enum_v<T> && !named_enum<T>) {
+        require_describable<T>();  // its message first, no other error beside it
+        return false;
     } else if constexpr (std::is_enum_v<T>) {
         if (j.is_string()) {
             if (auto v = enum_from_string<T>(j.get_ref<const std::string&>())) {
@@ -26176,19 +26537,7 @@ template <class T>
     detail::problems ps;
     detail::read(j, out, nullptr, ps);
     if (ps.list.empty()) return out;
-    json list = json::array();
-    std::string msg = std::to_string(ps.list.size()) + (ps.list.size() == 1 ? " problem" : " problems");
-    if (ps.truncated) msg += " (more not shown)";
-    msg += " in arguments: ";
-    bool first = true;
-    for (const auto& pr : ps.list) {
-        list.push_back({{"path", pr.path}, {"message", pr.message}});
-        if (!first) msg += "; ";
-        first = false;
-        msg += (pr.path.empty() ? std::string("(root)") : pr.path) + ": " + pr.message;
-    }
-    return fail(errc::args_invalid, std::move(msg), "Fix every listed argument and call again.",
-                json{{"problems", std::move(list)}});
+    return fail(invalid_arguments(ps.list, ps.truncated));
 }
 
 /// Parse JSON text and validate it as a T: `args.malformed` when the text is not JSON.
@@ -26440,8 +26789,10 @@ public:
         auto parsed = parse_as<Args>(args);
         if (!parsed) {
             error e = std::move(parsed).error();
-            e.message = std::string(name) + ": " + e.message;
-            e.hint = "Fix every listed argument and call " + std::string(name) + " again.";
+            if (e.is(errc::args_invalid)) {  // the same words, naming the tool
+                e.message = std::string(name) + ": " + e.message;
+                e.hint = "Fix every listed argument and call " + std::string(name) + " again.";
+            }
             return fail(std::move(e));
         }
         return run(*parsed, ctx);
@@ -28275,12 +28626,16 @@ private:
 // tool_search, request_tools, ...), contributes a stable system-prompt section and a per-turn
 // state message, and answers calls to hidden tools with an instructive error (or, for
 // deferred tools, a normal `capability.unsupported` result).
+//
+// Thread safety: a masker is not thread-safe; the session (or MCP backend) holding one calls it
+// from one thread at a time.
 
 
 #include <concepts>
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28331,6 +28686,68 @@ template <class M>
 concept masker_with_session_only_tools = requires(const M& m, std::string_view name) {
     { m.session_only(name) } -> std::convertible_to<bool>;
 };
+
+/// A masker whose state (what the conversation made callable: the menu's mode, the tools a
+/// search surfaced, the intent classes chosen, ...) can be saved with a session and restored in
+/// another process (agent_session::save / restore). `save_state()` is JSON; `restore_state()`
+/// takes what save_state() of a masker bound to the same catalogue returned, and refuses
+/// anything else with `args.invalid` naming the problem, leaving the masker as it was. A masker
+/// without them is taken to have no state worth keeping.
+template <class M>
+concept masker_with_state = requires(const M& cm, M& m, const json& saved) {
+    { cm.save_state() } -> std::convertible_to<json>;
+    { m.restore_state(saved) } -> std::same_as<result<void>>;
+};
+
+namespace detail {
+// The hint of every refused masker state.
+inline constexpr std::string_view state_hint =
+    "Pass what save_state() of the same kind of masker, bound to the same tools, returned, unchanged; or start the session afresh.";
+
+// The check every restore_state() starts with: `saved` is an object whose "masker" is `kind`.
+[[nodiscard]] inline result<void> check_state_kind(const json& saved, std::string_view kind) {
+    const std::string k(kind);
+    if (!saved.is_object())
+        return fail(errc::args_invalid, k + " state: expected a JSON object, got " + std::string(saved.type_name()),
+                    std::string(state_hint));
+    const auto it = saved.find("masker");
+    if (it == saved.end() || !it->is_string())
+        return fail(errc::args_invalid, k + " state: \"masker\" is missing or not a string", std::string(state_hint));
+    if (it->get_ref<const std::string&>() != kind)
+        return fail(errc::args_invalid, k + " state: this is a \"" + it->get<std::string>() + "\" masker's state",
+                    "Restore a state into the kind of masker that saved it (did the session's masker type change?).");
+    return {};
+}
+
+// Field `key` of object `obj` (`where` names it in messages) as a string.
+[[nodiscard]] inline result<std::string> state_string(const json& obj, const std::string& key, const std::string& where) {
+    const auto it = obj.find(key);
+    if (it == obj.end() || !it->is_string())
+        return fail(errc::args_invalid, where + ": \"" + key + "\" is missing or not a string", std::string(state_hint));
+    return it->get<std::string>();
+}
+
+// Field `key` of object `obj` as a list of distinct strings (args.invalid when missing, not an
+// array of strings, or repeating one).
+[[nodiscard]] inline result<std::vector<std::string>> state_strings(const json& obj, const std::string& key,
+                                                                   const std::string& where) {
+    const auto it = obj.find(key);
+    if (it == obj.end() || !it->is_array())
+        return fail(errc::args_invalid, where + ": \"" + key + "\" is missing or not an array of strings", std::string(state_hint));
+    std::vector<std::string> out;
+    std::set<std::string> seen;
+    for (const auto& v : *it) {
+        if (!v.is_string())
+            return fail(errc::args_invalid, where + ": \"" + key + "\" holds a " + std::string(v.type_name()) + " where a string belongs",
+                        std::string(state_hint));
+        auto s = v.get<std::string>();
+        if (!seen.insert(s).second)
+            return fail(errc::args_invalid, where + ": \"" + key + "\" names \"" + s + "\" twice", std::string(state_hint));
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+}  // namespace detail
 
 /// What an MCP client's model is told about masker `m`'s meta-tools: mcp_instructions() when
 /// it has them, else its prompt section.
@@ -28534,6 +28951,7 @@ private:
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -28773,6 +29191,100 @@ public:
         for (std::size_t i = 0; i < retriever_->size(); ++i)
             if (!retriever_->doc(i).examples.empty()) out[retriever_->doc(i).name] = retriever_->doc(i).examples;
         return out;
+    }
+
+    /// The conversation's state, to save with a session: {"masker": "router", "surfaced": [tool, ...] (most
+    /// recently used first), "searches": [{"query", "user_message", "hits", "credited"}, ...] (oldest first),
+    /// "learned": {tool: [example, ...]}, "last_user_message": text}.
+    [[nodiscard]] json save_state() const {
+        json searches = json::array();
+        for (const auto& r : searches_)
+            searches.push_back(json{{"query", r.query}, {"user_message", r.user_message}, {"hits", r.hits},
+                                    {"credited", std::set<std::string>(r.credited.begin(), r.credited.end())}});
+        json learned = json::object();
+        for (const auto& [tool, texts] : learned_) learned[tool] = std::vector<std::string>(texts.begin(), texts.end());
+        return json{{"masker", "router"}, {"surfaced", surfaced()}, {"searches", std::move(searches)},
+                    {"learned", std::move(learned)}, {"last_user_message", last_user_message_}};
+    }
+
+    /// Return to a state save_state() returned (learned examples go back into the index, not twice when
+    /// router_options::examples already has them; on_learn is not called); args.invalid, the router unchanged,
+    /// for another masker's state, a malformed one or a tool the bound catalogue lacks.
+    [[nodiscard]] result<void> restore_state(const json& saved) {
+        if (auto ok = detail::check_state_kind(saved, "router"); !ok) return ok;
+        const std::string where = "router state";
+        auto unknown = [&](const std::string& field, const std::string& tool) {
+            return fail(errc::args_invalid, where + ": " + field + " names \"" + tool + "\", a tool the bound catalogue does not have",
+                        "Restore into a router bound to the tools the state was saved with, or start the session afresh.");
+        };
+        auto surfaced = detail::state_strings(saved, "surfaced", where);
+        if (!surfaced) return fail(surfaced.error());
+        for (const auto& t : *surfaced)
+            if (!known_.count(t)) return unknown("\"surfaced\"", t);
+        auto last = detail::state_string(saved, "last_user_message", where);
+        if (!last) return fail(last.error());
+        const auto ss = saved.find("searches");
+        if (ss == saved.end() || !ss->is_array())
+            return fail(errc::args_invalid, where + ": \"searches\" is missing or not an array", std::string(detail::state_hint));
+        std::deque<search_record> searches;
+        for (std::size_t i = 0; i < ss->size(); ++i) {
+            const json& s = (*ss)[i];
+            const std::string at = where + ": searches[" + std::to_string(i) + "]";
+            if (!s.is_object()) return fail(errc::args_invalid, at + " is not an object", std::string(detail::state_hint));
+            auto query = detail::state_string(s, "query", at);
+            if (!query) return fail(query.error());
+            auto user = detail::state_string(s, "user_message", at);
+            if (!user) return fail(user.error());
+            auto hits = detail::state_strings(s, "hits", at);
+            if (!hits) return fail(hits.error());
+            auto credited = detail::state_strings(s, "credited", at);
+            if (!credited) return fail(credited.error());
+            for (const auto* list : {&*hits, &*credited})
+                for (const auto& t : *list)
+                    if (!known_.count(t)) return unknown(at, t);
+            searches.push_back({std::move(*query), std::move(*user), std::move(*hits),
+                                std::unordered_set<std::string>(credited->begin(), credited->end())});
+        }
+        const auto ls = saved.find("learned");
+        if (ls == saved.end() || !ls->is_object())
+            return fail(errc::args_invalid, where + ": \"learned\" is missing or not an object", std::string(detail::state_hint));
+        std::map<std::string, std::deque<std::string>> learned;
+        for (auto it = ls->begin(); it != ls->end(); ++it) {
+            if (!known_.count(it.key())) return unknown("\"learned\"", it.key());
+            auto texts = detail::state_strings(*ls, it.key(), where + ": \"learned\"");
+            if (!texts) return fail(texts.error());
+            for (const auto& t : *texts)
+                if (t.find_first_not_of(" \t\r\n") == std::string::npos)
+                    return fail(errc::args_invalid, where + ": \"learned\" holds an empty example for \"" + it.key() + "\"",
+                                std::string(detail::state_hint));
+            auto& mine = learned[it.key()];
+            mine.assign(texts->begin(), texts->end());
+            while (opt_.max_learned_per_tool > 0 && mine.size() > opt_.max_learned_per_tool) mine.pop_front();
+        }
+        // Everything checked: replace the state.
+        const auto before = visible();
+        if (retriever_) {
+            bool changed = false;
+            for (const auto& [tool, texts] : learned_)
+                for (const auto& t : texts) changed = retriever_->remove_example(tool, t) || changed;
+            for (const auto& [tool, texts] : learned) {
+                const auto i = retriever_->index().find(tool);
+                if (i < 0) continue;
+                for (const auto& t : texts) {
+                    const auto& ex = retriever_->doc(static_cast<std::size_t>(i)).examples;
+                    if (std::find(ex.begin(), ex.end(), t) == ex.end()) changed = retriever_->add_example(tool, t) || changed;
+                }
+            }
+            if (changed) retriever_->rebuild();
+        }
+        learned_ = std::move(learned);
+        surfaced_.clear();
+        for (auto it = surfaced->rbegin(); it != surfaced->rend(); ++it) touch(*it);
+        while (searches.size() > std::max<std::size_t>(opt_.searches_remembered, 1)) searches.pop_front();
+        searches_ = std::move(searches);
+        last_user_message_ = std::move(*last);
+        if (visible() != before) signal_.bump();
+        return {};
     }
 
     /// The retriever over the bound catalogue; null before bind().
@@ -29950,7 +30462,7 @@ auto fill_tool(State& st) {
             for (const auto& f : a.fields_) {
                 auto el = detail::element_of(f.ref, f.target, "field " + f.name);
                 if (!el) return fail(el.error());
-                fields.push_back(fill_field{*el, f.type, f.value, f.name});
+                fields.push_back(fill_field{*el, field_kind_named(f.type).value_or(field_kind::textbox), f.value, f.name});
             }
             std::string submit;
             if (a.submit) {
@@ -29964,9 +30476,10 @@ auto fill_tool(State& st) {
                 for (auto& f : fields) {
                     auto loc = s->b.aria_locator(f.ref);
                     if (!loc) return fail(loc.error());
-                    if (f.kind == "checkbox" || f.kind == "radio")
+                    const field_kind k = f.kind;
+                    if (k == field_kind::checkbox || k == field_kind::radio)
                         code.push_back(pw::element_action(*loc, f.value == "true" ? "check" : "uncheck", "", lang));
-                    else if (f.kind == "combobox")
+                    else if (k == field_kind::combobox)
                         code.push_back(pw::element_action(*loc, "selectOption", pw::quote(f.value, lang), lang));
                     else {
                         auto typed = detail::pw_text(*s, f.value);
@@ -30732,6 +31245,10 @@ static_assert(masker<frozen_scope>);
 //
 // Two tools with one name are a compile error. Unknown names are answered with the closest
 // names. Dispatch is a binary search over a name table sorted at compile time.
+//
+// Thread safety: a toolbox does not change after construction; call() and call_at() may run
+// concurrently from any thread (the handlers' own state is theirs: agentkit runs a
+// parallel_safe tool on several threads at once).
 
 
 #include <algorithm>
@@ -31301,7 +31818,7 @@ public:
     /// Ignores the call.
     void observe_call(std::string_view, const json&, bool) {}
 
-    /// Moves whenever the visible set changes (entering or leaving a mode, bind()).
+    /// Moves whenever the visible set changes (entering or leaving a mode, bind(), a restore_state() to another mode).
     [[nodiscard]] std::uint64_t version() const noexcept { return signal_.version(); }
 
     // --- optional capabilities -----------------------------------------------------------------
@@ -31322,6 +31839,40 @@ public:
 
     /// The same nudge under the name agent_session looks for.
     [[nodiscard]] std::optional<std::string> on_prose_answer() { return dead_end_nudge(); }
+
+    /// The conversation's state, to save with a session: {"masker": "menu", "mode": "ROOT" or the current mode's
+    /// name, "nudges": ROOT nudges given since the last mode change}.
+    [[nodiscard]] json save_state() const {
+        return json{{"masker", "menu"}, {"mode", std::string(current_mode())}, {"nudges", nudges_}};
+    }
+
+    /// Return to a state save_state() returned; args.invalid, the menu unchanged, for another masker's state, a
+    /// malformed one or a mode this menu does not offer.
+    [[nodiscard]] result<void> restore_state(const json& saved) {
+        if (auto ok = detail::check_state_kind(saved, "menu"); !ok) return ok;
+        auto mode = detail::state_string(saved, "mode", "menu state");
+        if (!mode) return fail(mode.error());
+        const auto n = saved.find("nudges");
+        if (n == saved.end() || !n->is_number_integer() || (!n->is_number_unsigned() && n->get<std::int64_t>() < 0))
+            return fail(errc::args_invalid, "menu state: \"nudges\" is missing or not a non-negative integer",
+                        std::string(detail::state_hint));
+        int idx = -1;
+        if (*mode != root) {
+            idx = find_mode(*mode);
+            if (idx < 0 && std::find(opt_.omitted_modes.begin(), opt_.omitted_modes.end(), *mode) != opt_.omitted_modes.end())
+                return fail(errc::args_invalid, "menu state: mode \"" + *mode + "\" is not offered here (menu_options::omitted_modes)",
+                            "Restore into a menu that offers " + *mode + ", or start the session afresh.");
+            if (idx < 0)
+                return fail(errc::args_invalid, "menu state: this menu has no mode named \"" + *mode + "\"",
+                            "Restore a state saved by a menu with the same modes (" + mode_names_joined() +
+                                "), or start the session afresh.");
+        }
+        const bool changed = idx != current_;
+        current_ = idx;
+        nudges_ = n->get<std::size_t>();
+        if (changed) signal_.bump();
+        return {};
+    }
 
     // --- menu API ------------------------------------------------------------------------------
     /// "ROOT" or the current mode's name.
@@ -34855,7 +35406,8 @@ static_assert(transport<replay_transport>);
 // ---- begin <agentkit/core/json_schema.hpp> ----
 // agentkit/core/json_schema.hpp — checking a JSON value against a JSON Schema.
 //
-//   if (auto bad = agentkit::json_schema_violation(schema, args)) ... // "/city: expected "string", got integer"
+//   for (const auto& p : agentkit::json_schema_problems(schema, args)) ...  // {"/city", "expected string, got integer 5"}
+//   if (auto bad = agentkit::json_schema_violation(schema, args)) ...      // "/city: expected string, got integer 5"
 //
 // One checker for every schema agentkit meets: its own generated schemas (the MCP server checks
 // typed output against outputSchema) and schemas it is handed at run time (a remote MCP server's
@@ -34880,6 +35432,8 @@ static_assert(transport<replay_transport>);
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace agentkit {
 
@@ -34961,142 +35515,699 @@ inline const json* resolve_schema_ref(const json& root, const std::string& ref) 
     }
 }
 
-inline std::optional<std::string> schema_violation_in(const json& root, const json& s, const json& v, const std::string& at,
-                                                      std::size_t depth) {
-    if (!s.is_object() || depth > 64) {
-        if (s.is_boolean() && !s.get<bool>()) return (at.empty() ? std::string("/") : at) + ": no value is allowed here";
-        return std::nullopt;
+/// Where a schema walk puts what it finds: every problem up to `limit` (1: the first only, as the
+/// sub-checks of anyOf, oneOf, not, if and contains need).
+struct schema_findings {
+    std::vector<json_problem> list;
+    std::size_t limit = 1;
+    bool truncated = false;
+    [[nodiscard]] bool full() const noexcept { return list.size() >= limit; }
+    void add(std::string path, std::string message) {
+        if (full()) {
+            truncated = true;
+            return;
+        }
+        list.push_back({std::move(path), std::move(message)});
     }
-    const std::string where = at.empty() ? "/" : at;
+};
+
+inline void schema_walk(const json& root, const json& s, const json& v, const std::string& at, std::size_t depth, schema_findings& f);
+
+/// True when `v` passes `s` (nothing recorded).
+inline bool schema_passes(const json& root, const json& s, const json& v, const std::string& at, std::size_t depth) {
+    schema_findings one;
+    schema_walk(root, s, v, at, depth, one);
+    return one.list.empty();
+}
+
+/// A bound for messages: 3 for 3.0, as a schema author wrote it.
+inline std::string bound_text(const json& b) { return b.is_number() ? number_json(b.get<double>()).dump() : b.dump(); }
+
+/// Adds the problems of `v` against `s` (at JSON pointer `at`) to `f`, in parse_as()'s words;
+/// stops once `f` is full. A value of the wrong type is not checked further.
+inline void schema_walk(const json& root, const json& s, const json& v, const std::string& at, std::size_t depth, schema_findings& f) {
+    if (f.full()) return;
+    if (!s.is_object() || depth > 64) {
+        if (s.is_boolean() && !s.get<bool>()) f.add(at, "no value is allowed here");
+        return;
+    }
     if (auto r = s.find("$ref"); r != s.end() && r->is_string()) {
-        if (const json* target = resolve_schema_ref(root, r->get<std::string>()))
-            if (auto bad = schema_violation_in(root, *target, v, at, depth + 1)) return bad;
+        if (const json* target = resolve_schema_ref(root, r->get<std::string>())) schema_walk(root, *target, v, at, depth + 1, f);
     }
     if (auto t = s.find("type"); t != s.end()) {
         bool ok = false;
-        if (t->is_string()) ok = type_matches(t->get<std::string>(), v);
-        else if (t->is_array())
-            for (const auto& e : *t) ok = ok || (e.is_string() && type_matches(e.get<std::string>(), v));
-        else ok = true;
-        if (!ok) return where + ": expected " + t->dump() + ", got " + json_kind(v);
+        std::string wanted;
+        if (t->is_string()) {
+            ok = type_matches(t->get<std::string>(), v);
+            wanted = t->get<std::string>();
+        } else if (t->is_array()) {
+            for (const auto& e : *t) {
+                if (!e.is_string()) continue;
+                ok = ok || type_matches(e.get<std::string>(), v);
+                wanted += (wanted.empty() ? "" : " or ") + e.get<std::string>();
+            }
+        } else {
+            ok = true;
+        }
+        if (!ok) {
+            f.add(at, "expected " + wanted + ", " + got(v));
+            return;
+        }
     }
-    if (auto e = s.find("enum"); e != s.end() && e->is_array()) {
-        if (std::find(e->begin(), e->end(), v) == e->end()) return where + ": not one of " + e->dump();
+    if (auto e = s.find("enum"); e != s.end() && e->is_array() && std::find(e->begin(), e->end(), v) == e->end()) {
+        std::string values;
+        for (const auto& x : *e) values += (values.empty() ? "" : ", ") + (x.is_string() ? x.get<std::string>() : x.dump());
+        f.add(at, "must be one of: " + values + "; " + got(v));
     }
-    if (auto c = s.find("const"); c != s.end() && *c != v) return where + ": must be " + c->dump();
+    if (auto c = s.find("const"); c != s.end() && *c != v) f.add(at, "must be " + preview(*c) + ", got " + preview(v));
     if (v.is_number()) {
         const double d = v.get<double>();
-        if (auto m = s.find("minimum"); m != s.end() && m->is_number() && d < m->get<double>()) return where + ": below minimum";
-        if (auto m = s.find("maximum"); m != s.end() && m->is_number() && d > m->get<double>()) return where + ": above maximum";
-        if (auto m = s.find("exclusiveMinimum"); m != s.end() && m->is_number() && d <= m->get<double>()) return where + ": not above exclusiveMinimum";
-        if (auto m = s.find("exclusiveMaximum"); m != s.end() && m->is_number() && d >= m->get<double>()) return where + ": not below exclusiveMaximum";
+        const auto bound = [&](const char* key, const char* op, auto breaks) {
+            if (auto m = s.find(key); m != s.end() && m->is_number() && breaks(d, m->get<double>()))
+                f.add(at, std::string("must be ") + op + " " + bound_text(*m) + ", got " + preview(v));
+        };
+        bound("minimum", ">=", [](double x, double b) { return x < b; });
+        bound("maximum", "<=", [](double x, double b) { return x > b; });
+        bound("exclusiveMinimum", ">", [](double x, double b) { return x <= b; });
+        bound("exclusiveMaximum", "<", [](double x, double b) { return x >= b; });
         if (auto m = s.find("multipleOf"); m != s.end() && m->is_number() && m->get<double>() > 0) {
             const double q = d / m->get<double>();
             if (std::isfinite(q) && std::abs(q - std::round(q)) > 1e-9 * std::max(1.0, std::abs(q)))
-                return where + ": not a multiple of " + m->dump();
+                f.add(at, "must be a multiple of " + bound_text(*m) + ", got " + preview(v));
         }
     }
     if (v.is_string()) {
         const auto n = utf8_length(v.get_ref<const std::string&>());  // characters, not bytes
-        if (auto m = s.find("minLength"); m != s.end() && count_of(*m) && n < *count_of(*m)) return where + ": too short";
-        if (auto m = s.find("maxLength"); m != s.end() && count_of(*m) && n > *count_of(*m)) return where + ": too long";
+        if (auto m = s.find("minLength"); m != s.end() && count_of(*m) && n < *count_of(*m))
+            f.add(at, "must have at least " + count_noun(*count_of(*m), "character"));
+        if (auto m = s.find("maxLength"); m != s.end() && count_of(*m) && n > *count_of(*m))
+            f.add(at, "must have at most " + count_noun(*count_of(*m), "character"));
     }
     if (v.is_array()) {
-        if (auto m = s.find("minItems"); m != s.end() && count_of(*m) && v.size() < *count_of(*m)) return where + ": too few items";
-        if (auto m = s.find("maxItems"); m != s.end() && count_of(*m) && v.size() > *count_of(*m)) return where + ": too many items";
-        if (auto u = s.find("uniqueItems"); u != s.end() && u->is_boolean() && u->get<bool>())
-            for (std::size_t i = 0; i < v.size(); ++i)
-                for (std::size_t j = i + 1; j < v.size(); ++j)
-                    if (v[i] == v[j]) return where + ": items " + std::to_string(i) + " and " + std::to_string(j) + " are equal";
+        if (auto m = s.find("minItems"); m != s.end() && count_of(*m) && v.size() < *count_of(*m))
+            f.add(at, "must have at least " + count_noun(*count_of(*m), "item"));
+        if (auto m = s.find("maxItems"); m != s.end() && count_of(*m) && v.size() > *count_of(*m))
+            f.add(at, "must have at most " + count_noun(*count_of(*m), "item"));
+        if (auto u = s.find("uniqueItems"); u != s.end() && u->is_boolean() && u->get<bool>()) {
+            bool dup = false;
+            for (std::size_t i = 0; i < v.size() && !dup; ++i)
+                for (std::size_t j = i + 1; j < v.size() && !dup; ++j)
+                    if (v[i] == v[j]) {
+                        f.add(at, "items " + std::to_string(i) + " and " + std::to_string(j) + " are equal");
+                        dup = true;
+                    }
+        }
         if (auto c = s.find("contains"); c != s.end() && (c->is_object() || c->is_boolean())) {
             std::size_t n = 0;
-            for (const auto& e : v) n += schema_violation_in(root, *c, e, at, depth + 1) ? 0U : 1U;
+            for (const auto& e : v) n += schema_passes(root, *c, e, at, depth + 1) ? 1U : 0U;
             std::size_t lo = 1;
             if (auto m = s.find("minContains"); m != s.end() && count_of(*m)) lo = *count_of(*m);
-            if (n < lo) return where + ": too few items match \"contains\"";
-            if (auto m = s.find("maxContains"); m != s.end() && count_of(*m) && n > *count_of(*m))
-                return where + ": too many items match \"contains\"";
+            if (n < lo) f.add(at, "too few items match \"contains\"");
+            if (auto m = s.find("maxContains"); m != s.end() && count_of(*m) && n > *count_of(*m)) f.add(at, "too many items match \"contains\"");
         }
         std::size_t first = 0;
-        if (auto pi = s.find("prefixItems"); pi != s.end() && pi->is_array()) {
-            for (; first < v.size() && first < pi->size(); ++first)
-                if (auto bad = schema_violation_in(root, (*pi)[first], v[first], at + "/" + std::to_string(first), depth + 1)) return bad;
-        }
+        if (auto pi = s.find("prefixItems"); pi != s.end() && pi->is_array())
+            for (; first < v.size() && first < pi->size(); ++first) schema_walk(root, (*pi)[first], v[first], at + "/" + std::to_string(first), depth + 1, f);
         if (auto it = s.find("items"); it != s.end() && (it->is_object() || it->is_boolean()))
-            for (std::size_t i = first; i < v.size(); ++i)
-                if (auto bad = schema_violation_in(root, *it, v[i], at + "/" + std::to_string(i), depth + 1)) return bad;
+            for (std::size_t i = first; i < v.size(); ++i) schema_walk(root, *it, v[i], at + "/" + std::to_string(i), depth + 1, f);
     }
     if (v.is_object()) {
         const json* props = nullptr;
         if (auto p = s.find("properties"); p != s.end() && p->is_object()) props = &*p;
+        const auto child_of = [&](const std::string& k) {
+            std::string c = at + "/";
+            for (const char ch : k) c += ch == '~' ? std::string("~0") : ch == '/' ? std::string("~1") : std::string(1, ch);
+            return c;
+        };
         if (auto r = s.find("required"); r != s.end() && r->is_array())
             for (const auto& name : *r)
-                if (name.is_string() && !v.contains(name.get<std::string>()))
-                    return where + ": missing required property \"" + name.get<std::string>() + "\"";
-        if (auto m = s.find("minProperties"); m != s.end() && count_of(*m) && v.size() < *count_of(*m)) return where + ": too few properties";
-        if (auto m = s.find("maxProperties"); m != s.end() && count_of(*m) && v.size() > *count_of(*m)) return where + ": too many properties";
+                if (name.is_string() && !v.contains(name.get<std::string>())) f.add(child_of(name.get<std::string>()), "missing required property");
+        if (auto m = s.find("minProperties"); m != s.end() && count_of(*m) && v.size() < *count_of(*m))
+            f.add(at, "must have at least " + count_noun(*count_of(*m), "property", "properties"));
+        if (auto m = s.find("maxProperties"); m != s.end() && count_of(*m) && v.size() > *count_of(*m))
+            f.add(at, "must have at most " + count_noun(*count_of(*m), "property", "properties"));
         if (auto d = s.find("dependentRequired"); d != s.end() && d->is_object())
             for (const auto& [k, needs] : d->items())
                 if (v.contains(k) && needs.is_array())
                     for (const auto& name : needs)
                         if (name.is_string() && !v.contains(name.get<std::string>()))
-                            return where + ": \"" + k + "\" needs property \"" + name.get<std::string>() + "\"";
+                            f.add(child_of(name.get<std::string>()), "missing property required when \"" + k + "\" is present");
         const auto names = s.find("propertyNames");
         // patternProperties are not run (see the top of this file): a name they may cover is not refused
         const auto patterned = s.find("patternProperties");
         const bool may_match_pattern = patterned != s.end() && patterned->is_object() && !patterned->empty();
         const auto extra = s.find("additionalProperties");
         for (const auto& [k, val] : v.items()) {
-            const std::string child = at + "/" + k;
-            if (names != s.end() && (names->is_object() || names->is_boolean()))
-                if (auto bad = schema_violation_in(root, *names, json(k), child, depth + 1)) return where + ": property name \"" + k + "\": " + *bad;
+            const std::string child = child_of(k);
+            if (names != s.end() && (names->is_object() || names->is_boolean())) {
+                schema_findings bad;
+                schema_walk(root, *names, json(k), child, depth + 1, bad);
+                if (!bad.list.empty()) f.add(child, "property name \"" + k + "\" " + bad.list.front().message);
+            }
             if (props != nullptr && props->contains(k)) {
-                if (auto bad = schema_violation_in(root, (*props)[k], val, child, depth + 1)) return bad;
+                schema_walk(root, (*props)[k], val, child, depth + 1, f);
             } else if (may_match_pattern) {
                 continue;
             } else if (extra != s.end()) {
-                if (extra->is_boolean() && !extra->get<bool>()) return where + ": unexpected property \"" + k + "\"";
-                if (extra->is_object())
-                    if (auto bad = schema_violation_in(root, *extra, val, child, depth + 1)) return bad;
+                if (extra->is_boolean() && !extra->get<bool>()) {
+                    std::vector<std::string> known;
+                    if (props != nullptr)
+                        for (const auto& [name, sub] : props->items()) known.push_back(name);
+                    std::string msg = "unknown property";
+                    if (auto close = closest_names(k, known, 1); !close.empty()) msg += "; did you mean \"" + close.front() + "\"?";
+                    else msg += '.';
+                    if (!known.empty()) {
+                        msg += " Known properties: ";
+                        for (std::size_t i = 0; i < known.size(); ++i) msg += (i ? ", " : "") + known[i];
+                    }
+                    f.add(child, std::move(msg));
+                }
+                if (extra->is_object()) schema_walk(root, *extra, val, child, depth + 1, f);
             }
         }
     }
     if (auto a = s.find("allOf"); a != s.end() && a->is_array())
-        for (const auto& sub : *a)
-            if (auto bad = schema_violation_in(root, sub, v, at, depth + 1)) return bad;
+        for (const auto& sub : *a) schema_walk(root, sub, v, at, depth + 1, f);
     if (auto a = s.find("anyOf"); a != s.end() && a->is_array() && !a->empty()) {
         bool any = false;
-        for (const auto& sub : *a) any = any || !schema_violation_in(root, sub, v, at, depth + 1);
-        if (!any) return where + ": matches none of anyOf";
+        for (const auto& sub : *a) any = any || schema_passes(root, sub, v, at, depth + 1);
+        if (!any) f.add(at, "matches none of anyOf");
     }
     if (auto a = s.find("oneOf"); a != s.end() && a->is_array() && !a->empty()) {
         std::size_t n = 0;
-        for (const auto& sub : *a) n += schema_violation_in(root, sub, v, at, depth + 1) ? 0U : 1U;
-        if (n != 1) return where + ": must match exactly one of oneOf";
+        for (const auto& sub : *a) n += schema_passes(root, sub, v, at, depth + 1) ? 1U : 0U;
+        if (n != 1) f.add(at, "must match exactly one of oneOf");
     }
     if (auto n = s.find("not"); n != s.end() && (n->is_object() || n->is_boolean()))
-        if (!schema_violation_in(root, *n, v, at, depth + 1)) return where + ": must not match the \"not\" schema";
+        if (schema_passes(root, *n, v, at, depth + 1)) f.add(at, "must not match the \"not\" schema");
     if (auto c = s.find("if"); c != s.end() && (c->is_object() || c->is_boolean())) {
-        const bool holds = !schema_violation_in(root, *c, v, at, depth + 1);
-        if (auto branch = s.find(holds ? "then" : "else"); branch != s.end())
-            if (auto bad = schema_violation_in(root, *branch, v, at, depth + 1))
-                return *bad + (holds ? " (required by \"then\", as the \"if\" holds)" : " (required by \"else\", as the \"if\" does not hold)");
+        const bool holds = schema_passes(root, *c, v, at, depth + 1);
+        if (auto branch = s.find(holds ? "then" : "else"); branch != s.end()) {
+            schema_findings sub;
+            sub.limit = f.limit;
+            schema_walk(root, *branch, v, at, depth + 1, sub);
+            for (auto& pr : sub.list)
+                f.add(pr.path, pr.message + (holds ? " (required by \"then\", as the \"if\" holds)" : " (required by \"else\", as the \"if\" does not hold)"));
+        }
     }
-    return std::nullopt;
 }
 
 }  // namespace detail
 
-/// Check `value` against `schema` (the keywords listed at the top of this file; `$ref` resolved
-/// within `schema`). Returns the first violation, starting with its JSON pointer ("/" for the
-/// value itself), or nothing when the value passes. Never throws; nesting deeper than 64 is
-/// not followed.
+/// Every problem of `value` against `schema` (the keywords listed at the top of this file;
+/// `$ref` resolved within `schema`), up to `limit`, each with its JSON pointer ("" for the value
+/// itself) and a message in the words parse_as() uses for a C++ tool's arguments ("missing
+/// required property", "expected string, got integer 5", "must be >= 1, got 0"). Empty when the
+/// value passes. Never throws; nesting deeper than 64 is not followed.
+[[nodiscard]] inline std::vector<json_problem> json_schema_problems(const json& schema, const json& value, std::size_t limit = 50) {
+    detail::schema_findings f;
+    f.limit = std::max<std::size_t>(limit, 1);
+    detail::schema_walk(schema, schema, value, "", 0, f);
+    return std::move(f.list);
+}
+
+/// The first problem of `value` against `schema` as "<pointer>: <message>" ("/" for the value
+/// itself), or nothing when the value passes.
 [[nodiscard]] inline std::optional<std::string> json_schema_violation(const json& schema, const json& value) {
-    return detail::schema_violation_in(schema, schema, value, "", 0);
+    auto all = json_schema_problems(schema, value, 1);
+    if (all.empty()) return std::nullopt;
+    return (all.front().path.empty() ? std::string("/") : all.front().path) + ": " + all.front().message;
 }
 
 }  // namespace agentkit
 // ---- end <agentkit/core/json_schema.hpp> ----
+// ---- begin <agentkit/core/logging.hpp> ----
+// agentkit/core/logging.hpp — the events of core/observer.hpp as log lines, into a host's sink.
+//
+//   // into spdlog, or anything that takes a level and a line:
+//   o.on_event = agentkit::log_observer([](agentkit::log_level l, std::string_view line) {
+//       spdlog::log(l >= agentkit::log_level::warn ? spdlog::level::warn : spdlog::level::info, line);
+//   }, agentkit::log_level::info);
+//
+// Each event is one line (event_line()) at a level (level_of()): failures are warnings (a model
+// error that ends a run, an error), ends of work and changes are info, starts and CDP commands are
+// debug. agentkit writes no log of its own besides the MCP server's stderr lines
+// (server_options::stderr_level).
+
+
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace agentkit {
+
+/// How much a log line matters.
+enum class log_level : unsigned char { trace, debug, info, warn, error };
+
+/// "trace", "debug", "info", "warn", "error".
+[[nodiscard]] constexpr std::string_view to_string(log_level l) noexcept {
+    switch (l) {
+        case log_level::trace: return "trace";
+        case log_level::debug: return "debug";
+        case log_level::info: return "info";
+        case log_level::warn: return "warn";
+        case log_level::error: return "error";
+    }
+    return "info";
+}
+
+/// The level an event is logged at: a run that ended on an error: error; any other failure, a retry
+/// or a blocked request: warn; other ends, masker changes and artifacts: info; starts and CDP
+/// commands that went well: debug.
+[[nodiscard]] constexpr log_level level_of(const event& e) noexcept {
+    if (e.kind == event_kind::run_ended && e.failed()) return log_level::error;
+    if (e.failed() || e.kind == event_kind::retry || e.kind == event_kind::request_blocked) return log_level::warn;
+    switch (e.kind) {
+        case event_kind::run_ended:
+        case event_kind::model_response:
+        case event_kind::tool_ended:
+        case event_kind::mcp_response_received:
+        case event_kind::mcp_response_sent:
+        case event_kind::masker_changed:
+        case event_kind::artifact_stored: return log_level::info;
+        default: return log_level::debug;
+    }
+}
+
+namespace detail {
+inline void append_ms(std::string& s, double ms) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, " in %.1f ms", ms);
+    s += buf;
+}
+}  // namespace detail
+
+/// One line for a person: "[session s-1a2b] tool_ended read_file (call_1) in 3.2 ms, 41 result
+/// tokens", "[mcp.client memory] mcp_response_received tools/call (create_entities) in 12.0 ms:
+/// remote.error: ...".
+[[nodiscard]] inline std::string event_line(const event& e) {
+    std::string s = "[";
+    s += e.part;
+    if (!e.scope.empty()) {
+        s += ' ';
+        s += e.scope;
+    }
+    s += "] ";
+    s += to_string(e.kind);
+    if (!e.name.empty()) s += " " + e.name;
+    if (!e.detail.empty()) s += " (" + e.detail + ")";
+    if (e.attempt > 1) s += " attempt " + std::to_string(e.attempt);
+    if (ends_span(e.kind)) detail::append_ms(s, e.ms);
+    if (e.kind == event_kind::model_response && !e.failed())
+        s += ", " + std::to_string(e.input_tokens) + " in (" + std::to_string(e.cache_read_tokens) + " from cache), " +
+             std::to_string(e.output_tokens) + " out";
+    if (e.kind == event_kind::tool_ended && !e.failed()) s += ", " + std::to_string(e.result_tokens) + " result tokens";
+    if (e.kind == event_kind::artifact_stored) s += ", " + std::to_string(e.bytes) + " bytes";
+    if (e.kind == event_kind::masker_changed && e.data.is_object()) {
+        for (const char* key : {"added", "removed"}) {
+            auto it = e.data.find(key);
+            if (it == e.data.end() || !it->is_array() || it->empty()) continue;
+            s += std::string(", ") + key + ":";
+            for (const auto& n : *it)
+                if (n.is_string()) s += " " + n.get<std::string>();
+        }
+    }
+    if (e.kind == event_kind::run_ended && e.data.is_object() && e.data.contains("reason") && e.data["reason"].is_string())
+        s += ", " + e.data["reason"].get<std::string>();
+    if (e.kind == event_kind::retry && e.data.is_object() && e.data.contains("pause_ms") && e.data["pause_ms"].is_number())
+        s += ", after " + std::to_string(e.data["pause_ms"].get<long long>()) + " ms";
+    if (e.failed()) {
+        s += ": " + e.error_code;
+        if (!e.error_message.empty()) s += ": " + e.error_message;
+    }
+    return s;
+}
+
+/// Where log lines go: a host's logger.
+using log_sink = std::function<void(log_level level, std::string_view line)>;
+
+/// An observer that writes each event of level `min` or above to `sink` as one line (event_line()).
+[[nodiscard]] inline observer log_observer(log_sink sink, log_level min = log_level::info) {
+    if (!sink) return {};
+    return [sink = std::move(sink), min](const event& e) {
+        const log_level l = level_of(e);
+        if (l < min) return;
+        sink(l, event_line(e));
+    };
+}
+
+/// A sink writing "agentkit <level>: <line>" to stderr (never stdout: an MCP stdio server's
+/// stdout carries protocol messages only).
+[[nodiscard]] inline log_sink stderr_log_sink() {
+    return [](log_level l, std::string_view line) {
+        std::fprintf(stderr, "agentkit %.*s: %.*s\n", static_cast<int>(to_string(l).size()), to_string(l).data(),
+                     static_cast<int>(line.size()), line.data());
+    };
+}
+
+}  // namespace agentkit
+// ---- end <agentkit/core/logging.hpp> ----
+// ---- begin <agentkit/core/spans.hpp> ----
+// agentkit/core/spans.hpp — the events of core/observer.hpp as trace spans shaped like
+// OpenTelemetry's, with no OpenTelemetry dependency (Debian 12 packages no opentelemetry-cpp).
+//
+//   agentkit::span_recorder trace;                    // keeps finished spans (or hands them on)
+//   agentkit::session_options o;
+//   o.on_event = trace.observer();
+//   ... run the session ...
+//   std::string body = trace.to_otlp_json("my-agent").dump();   // POST to a collector's /v1/traces
+//
+// A started event and the event that ends it (core/observer.hpp) make one span; a cdp_command is a
+// span of its own (its start is its end less its duration). The span's parent is the span of the
+// event's `parent`; a span without one starts a new trace (a run is one trace: its model requests,
+// its tool calls, the MCP requests those tools made). Events that end nothing (retry,
+// masker_changed, artifact_stored, request_blocked) become span events of their parent's span.
+// Names and attributes follow OpenTelemetry's GenAI and MCP semantic conventions (development
+// status): "invoke_agent", "chat <model>", "execute_tool <tool>" with gen_ai.* attributes,
+// "<method> <target>" with mcp.method.name for MCP requests.
+//
+// Thread safety: observer() may be called from any thread, concurrently; so may the accessors.
+
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <deque>
+#include <functional>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace agentkit {
+
+/// A finished span.
+struct span {
+    std::string trace_id;        ///< 32 lower-case hex digits
+    std::string span_id;         ///< 16 lower-case hex digits
+    std::string parent_span_id;  ///< "" for a trace's root
+    std::string name;            ///< "invoke_agent", "chat <model>", "execute_tool <tool>", "tools/call <tool>", a CDP method
+    /// OTLP's SpanKind: work inside the process, a request served, a request made.
+    enum class kind_t : unsigned char { internal = 1, server = 2, client = 3 };
+    kind_t kind = kind_t::internal;  ///< which of them
+    std::uint64_t start_unix_nano = 0;  ///< when it began
+    std::uint64_t end_unix_nano = 0;    ///< when it ended
+    json attributes = json::object();   ///< name → string, number or bool
+    /// Point events inside it: {"name", "time_unix_nano", "attributes"}.
+    json events = json::array();
+    bool error = false;          ///< status ERROR (else UNSET)
+    std::string status_message;  ///< the failure's code and message
+};
+
+/// Turns events into spans (see the file comment).
+class span_recorder {
+public:
+    /// How spans are kept or handed on.
+    struct options {
+        /// Called with each finished span, on the reporting thread; unset: spans are kept.
+        std::function<void(const span&)> on_span;
+        std::size_t max_kept = 10000;  ///< kept spans beyond this drop the oldest
+        /// Spans started and not ended beyond this drop the oldest (a request a client abandoned
+        /// may never end); dropped() counts them.
+        std::size_t max_open = 10000;
+        bool cdp_commands = true;      ///< make spans of CDP commands (a page's work is hundreds of them)
+    };
+
+    /// A recorder keeping the spans (options' defaults).
+    span_recorder() : span_recorder(options{}) {}
+    /// A recorder with options `o`.
+    explicit span_recorder(options o) : st_(std::make_shared<state>()) {
+        st_->o = std::move(o);
+        if (!random_bytes(&st_->salt, sizeof st_->salt) || st_->salt == 0)
+            st_->salt = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) | 1U;
+    }
+
+    /// The observer to set as a part's on_event (it holds the recorder's state: it may outlive
+    /// the recorder).
+    [[nodiscard]] agentkit::observer observer() const {
+        return [st = st_](const event& e) { st->take(e); };
+    }
+
+    /// The spans kept so far, oldest first.
+    [[nodiscard]] std::vector<span> spans() const {
+        std::lock_guard lock(st_->mu);
+        return {st_->done.begin(), st_->done.end()};
+    }
+    /// The spans kept so far, removed from the recorder.
+    [[nodiscard]] std::vector<span> take() {
+        std::lock_guard lock(st_->mu);
+        std::vector<span> out(std::make_move_iterator(st_->done.begin()), std::make_move_iterator(st_->done.end()));
+        st_->done.clear();
+        return out;
+    }
+    /// Spans started and not yet ended.
+    [[nodiscard]] std::size_t open() const {
+        std::lock_guard lock(st_->mu);
+        return st_->open.size();
+    }
+    /// Spans dropped unended (options::max_open).
+    [[nodiscard]] std::size_t dropped() const {
+        std::lock_guard lock(st_->mu);
+        return st_->dropped;
+    }
+
+    /// `spans` as an OTLP/JSON ExportTraceServiceRequest (the body of POST /v1/traces).
+    [[nodiscard]] static json to_otlp_json(const std::vector<span>& spans, std::string_view service_name) {
+        json out = json::array();
+        for (const auto& s : spans) {
+            json j{{"traceId", s.trace_id},
+                   {"spanId", s.span_id},
+                   {"name", s.name},
+                   {"kind", static_cast<int>(s.kind)},
+                   {"startTimeUnixNano", std::to_string(s.start_unix_nano)},
+                   {"endTimeUnixNano", std::to_string(s.end_unix_nano)},
+                   {"attributes", otlp_attributes(s.attributes)},
+                   {"status", s.error ? json{{"code", 2}, {"message", s.status_message}} : json::object()}};
+            if (!s.parent_span_id.empty()) j["parentSpanId"] = s.parent_span_id;
+            if (!s.events.empty()) {
+                json evs = json::array();
+                for (const auto& ev : s.events)
+                    evs.push_back(json{{"name", ev.value("name", "")},
+                                       {"timeUnixNano", std::to_string(ev.value("time_unix_nano", std::uint64_t{0}))},
+                                       {"attributes", otlp_attributes(ev.value("attributes", json::object()))}});
+                j["events"] = std::move(evs);
+            }
+            out.push_back(std::move(j));
+        }
+        return json{{"resourceSpans",
+                     json::array({json{{"resource", {{"attributes", otlp_attributes(json{{"service.name", std::string(service_name)}})}}},
+                                       {"scopeSpans", json::array({json{{"scope", {{"name", "agentkit"}, {"version", agentkit::version.string}}},
+                                                                        {"spans", std::move(out)}}})}}})}};
+    }
+    /// The kept spans as OTLP/JSON.
+    [[nodiscard]] json to_otlp_json(std::string_view service_name) const { return to_otlp_json(spans(), service_name); }
+
+private:
+    struct open_span {
+        span s;
+        std::uint64_t started_ns = 0;
+    };
+    struct state {
+        options o;
+        std::uint64_t salt = 0;
+        mutable std::mutex mu;
+        std::map<std::uint64_t, open_span> open;                 // by event id
+        std::map<std::uint64_t, std::string> trace_of_closed;   // parents already ended (cdp after a tool)
+        std::deque<span> done;
+        std::size_t dropped = 0;
+
+        [[nodiscard]] std::string span_id(std::uint64_t id) const {
+            std::uint64_t z = (id ^ salt) + 0x9e3779b97f4a7c15ULL;  // splitmix64: distinct ids, distinct spans
+            z = (z ^ (z >> 30U)) * 0xbf58476d1ce4e5b9ULL;
+            z = (z ^ (z >> 27U)) * 0x94d049bb133111ebULL;
+            z ^= z >> 31U;
+            if (z == 0) z = 1;
+            char buf[17];
+            std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(z));
+            return buf;
+        }
+        [[nodiscard]] std::string trace_for(std::uint64_t parent) const {
+            if (parent != 0) {
+                if (auto it = open.find(parent); it != open.end()) return it->second.s.trace_id;
+                if (auto it = trace_of_closed.find(parent); it != trace_of_closed.end()) return it->second;
+            }
+            std::string t = random_hex(16);
+            if (t.empty()) t = span_id(salt + parent + 1) + span_id(static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
+            return t;
+        }
+
+        void take(const event& e) {
+            const auto ns = static_cast<std::uint64_t>(
+                std::chrono::duration_cast<std::chrono::nanoseconds>(e.at.time_since_epoch()).count());
+            std::optional<span> finished;
+            {
+                std::lock_guard lock(mu);
+                if (!ends_span(e.kind) && !starts(e.kind)) {
+                    point(e, ns);
+                    return;
+                }
+                if (starts(e.kind)) {
+                    open_span os;
+                    os.s.trace_id = trace_for(e.parent);
+                    os.s.span_id = span_id(e.id);
+                    if (e.parent != 0) os.s.parent_span_id = span_id(e.parent);
+                    os.s.start_unix_nano = ns;
+                    describe_start(e, os.s);
+                    os.started_ns = ns;
+                    open[e.id] = std::move(os);
+                    if (open.size() > o.max_open) {  // ids grow: the first is the oldest
+                        open.erase(open.begin());
+                        ++dropped;
+                    }
+                    return;
+                }
+                if (e.kind == event_kind::cdp_command && !o.cdp_commands) return;
+                span s;
+                if (auto it = open.find(e.id); it != open.end()) {
+                    s = std::move(it->second.s);
+                    open.erase(it);
+                } else {  // reported once (a CDP command), or a start this recorder did not see
+                    s.trace_id = trace_for(e.parent);
+                    s.span_id = span_id(e.id);
+                    if (e.parent != 0) s.parent_span_id = span_id(e.parent);
+                    const auto dur = static_cast<std::uint64_t>(e.ms * 1e6);
+                    s.start_unix_nano = ns > dur ? ns - dur : 0;
+                    describe_start(e, s);
+                }
+                // a span lasts what the part measured (a tool's own run, not the wait for the
+                // response's other calls; nothing for an answer that ran nothing), within the time
+                // its end was told
+                const auto dur = static_cast<std::uint64_t>(std::max(e.ms, 0.0) * 1e6);
+                s.end_unix_nano = std::min(ns, s.start_unix_nano + dur);
+                describe_end(e, s);
+                if (e.kind == event_kind::tool_ended || e.kind == event_kind::mcp_response_received) {
+                    trace_of_closed[e.id] = s.trace_id;  // what it started may still report
+                    if (trace_of_closed.size() > 4096) trace_of_closed.erase(trace_of_closed.begin());
+                }
+                if (!o.on_span) {
+                    done.push_back(std::move(s));
+                    while (done.size() > o.max_kept) done.pop_front();
+                } else {
+                    finished = std::move(s);
+                }
+            }
+            if (finished) o.on_span(*finished);
+        }
+
+        [[nodiscard]] static bool starts(event_kind k) noexcept {
+            return k == event_kind::run_started || k == event_kind::model_request || k == event_kind::tool_started ||
+                   k == event_kind::mcp_request_sent || k == event_kind::mcp_request_received;
+        }
+
+        // A point event becomes an event of its parent's open span (dropped when there is none).
+        void point(const event& e, std::uint64_t ns) {
+            auto it = open.find(e.parent);
+            if (it == open.end()) return;
+            json attrs = json::object();
+            if (!e.name.empty()) attrs["name"] = e.name;
+            if (!e.detail.empty()) attrs["detail"] = e.detail;
+            if (e.failed()) attrs["error.type"] = e.error_code;
+            if (e.kind == event_kind::artifact_stored) attrs["size"] = e.bytes;
+            if (e.data.is_object())
+                for (const auto& [k, v] : e.data.items())
+                    attrs[k] = v.is_primitive() ? v : json(v.dump());
+            it->second.s.events.push_back(json{{"name", std::string(to_string(e.kind))}, {"time_unix_nano", ns}, {"attributes", std::move(attrs)}});
+        }
+
+        static void describe_start(const event& e, span& s) {
+            json& a = s.attributes;
+            if (!e.scope.empty()) a["agentkit.scope"] = e.scope;
+            switch (e.kind) {
+                case event_kind::run_started:
+                case event_kind::run_ended:
+                    s.name = "invoke_agent";
+                    a["gen_ai.operation.name"] = "invoke_agent";
+                    a["gen_ai.conversation.id"] = e.scope;
+                    if (!e.name.empty()) a["gen_ai.request.model"] = e.name;
+                    break;
+                case event_kind::model_request:
+                case event_kind::model_response:
+                    s.name = "chat " + e.name;
+                    s.kind = span::kind_t::client;
+                    a["gen_ai.operation.name"] = "chat";
+                    a["gen_ai.request.model"] = e.name;
+                    a["gen_ai.conversation.id"] = e.scope;
+                    if (e.data.is_object() && e.data.contains("provider")) a["gen_ai.provider.name"] = e.data["provider"];
+                    if (e.attempt > 0) a["agentkit.attempt"] = e.attempt;
+                    break;
+                case event_kind::tool_started:
+                case event_kind::tool_ended:
+                    s.name = "execute_tool " + e.name;
+                    a["gen_ai.operation.name"] = "execute_tool";
+                    a["gen_ai.tool.name"] = e.name;
+                    if (!e.detail.empty()) a["gen_ai.tool.call.id"] = e.detail;
+                    break;
+                case event_kind::mcp_request_sent:
+                case event_kind::mcp_response_received:
+                case event_kind::mcp_request_received:
+                case event_kind::mcp_response_sent:
+                    s.name = e.detail.empty() ? e.name : e.name + " " + e.detail;
+                    s.kind = (e.kind == event_kind::mcp_request_received || e.kind == event_kind::mcp_response_sent) ? span::kind_t::server
+                                                                                                                  : span::kind_t::client;
+                    a["mcp.method.name"] = e.name;
+                    if (!e.detail.empty()) a[e.name == "tools/call" ? "gen_ai.tool.name" : "agentkit.target"] = e.detail;
+                    break;
+                case event_kind::cdp_command:
+                    s.name = e.name;
+                    s.kind = span::kind_t::client;
+                    a["agentkit.cdp.method"] = e.name;
+                    if (!e.detail.empty()) a["agentkit.cdp.session"] = e.detail;
+                    break;
+                default: s.name = std::string(to_string(e.kind)); break;
+            }
+        }
+
+        static void describe_end(const event& e, span& s) {
+            json& a = s.attributes;
+            if (e.kind == event_kind::model_response) {
+                a["gen_ai.usage.input_tokens"] = e.input_tokens;
+                a["gen_ai.usage.output_tokens"] = e.output_tokens;
+                a["gen_ai.usage.cache_read.input_tokens"] = e.cache_read_tokens;
+                a["gen_ai.usage.cache_creation.input_tokens"] = e.cache_write_tokens;
+            }
+            if (e.kind == event_kind::tool_ended) a["agentkit.result_tokens"] = e.result_tokens;
+            if (e.kind == event_kind::run_ended && e.data.is_object()) {
+                if (e.data.contains("reason")) a["agentkit.stop_reason"] = e.data["reason"];
+                if (e.data.contains("steps")) a["agentkit.steps"] = e.data["steps"];
+            }
+            if (e.failed()) {
+                s.error = true;
+                a["error.type"] = e.error_code;
+                s.status_message = e.error_message.empty() ? e.error_code : e.error_code + ": " + e.error_message;
+            }
+        }
+    };
+
+    // {"k": v} as OTLP's [{"key": "k", "value": {"stringValue": ...}}].
+    [[nodiscard]] static json otlp_attributes(const json& attrs) {
+        json out = json::array();
+        if (!attrs.is_object()) return out;
+        for (const auto& [k, v] : attrs.items()) {
+            json val;
+            if (v.is_boolean()) val = json{{"boolValue", v.get<bool>()}};
+            else if (v.is_number_integer()) val = json{{"intValue", v.dump()}};
+            else if (v.is_number()) val = json{{"doubleValue", v.get<double>()}};
+            else if (v.is_string()) val = json{{"stringValue", v.get<std::string>()}};
+            else val = json{{"stringValue", v.dump()}};
+            out.push_back(json{{"key", k}, {"value", std::move(val)}});
+        }
+        return out;
+    }
+
+    std::shared_ptr<state> st_;
+};
+
+}  // namespace agentkit
+// ---- end <agentkit/core/spans.hpp> ----
 // ---- begin <agentkit/tools/export.hpp> ----
 // agentkit/tools/export.hpp — tool definitions in the three dialects models and clients speak:
 // MCP (tools/list), Anthropic Messages `tools`, OpenAI function tools (Chat Completions and
@@ -35319,12 +36430,15 @@ inline void openai_parameters(json& target, const tool_info& t, const export_opt
 //
 // A run-time tool is a tool_info (name, description, inputSchema as JSON, traits) and a handler
 // taking the JSON arguments. Before the handler runs, the arguments are checked against the
-// tool's inputSchema (agentkit::json_schema_violation; `$ref` resolved in place, the schema is
+// tool's inputSchema (agentkit::json_schema_problems; `$ref` resolved in place, the schema is
 // never rewritten): invalid arguments are answered with `args.invalid` naming every problem
-// found, and the handler is not called. Exceptions from a handler become `tool.exception`.
+// found, in the words and with the hint of a C++ tool's (agentkit::invalid_arguments), and the
+// handler is not called. Exceptions from a handler become `tool.exception`.
 //
 // The toolbox is a value: copies share one immutable catalogue, and add() on a shared copy
-// copies it first, so a session's toolbox never changes under it. Names must be unique
+// copies it first, so a session's toolbox never changes under it. Thread safety: the const
+// members may be called concurrently; add() not while the same object is used elsewhere
+// (a copy may be, meanwhile). Names must be unique
 // (`tool.name_taken`) and valid tool names (1-64 characters of [A-Za-z0-9_.-], `args.invalid`).
 
 
@@ -35418,19 +36532,13 @@ public:
         if (index >= s_->tools.size()) return fail(errc::internal, "tool index out of range");
         const runtime_tool& t = s_->tools[index];
         const json& a = args.is_null() ? empty_object() : args;
-        if (!a.is_object())
-            return fail(errc::args_invalid, t.info.name + ": the arguments must be a JSON object",
-                        "Call " + t.info.name + " with an object of named arguments.",
-                        json{{"problems", json::array({json{{"path", ""}, {"message", "expected an object"}}})}});
-        if (t.validate)
-            if (auto bad = json_schema_violation(t.info.input_schema, a)) {
-                const auto cut = bad->find(": ");
-                const std::string path = cut == std::string::npos ? "" : bad->substr(0, cut);
-                return fail(errc::args_invalid, t.info.name + ": 1 problem in arguments: " + *bad,
-                            "Fix the argument and call " + t.info.name + " again.",
-                            json{{"problems", json::array({json{{"path", path == "/" ? "" : path},
-                                                                {"message", cut == std::string::npos ? *bad : bad->substr(cut + 2)}}})}});
-            }
+        if (!a.is_object()) return fail(invalid_arguments({{"", "expected object, " + detail::got(a)}}, false, t.info.name));
+        if (t.validate) {
+            auto problems = json_schema_problems(t.info.input_schema, a, 51);
+            const bool more = problems.size() > 50;
+            if (more) problems.pop_back();
+            if (!problems.empty()) return fail(invalid_arguments(problems, more, t.info.name));
+        }
         try {
             return t.handler(a, ctx);
         } catch (const std::exception& ex) {
@@ -37201,6 +38309,17 @@ inline page page_of(const json& params, std::size_t total, std::size_t page_size
     return p;
 }
 
+
+/// What an MCP request is about, for reports: a tools/call's or prompts/get's name, a
+/// resources/read's URI; "" for other methods.
+[[nodiscard]] inline std::string request_target(std::string_view method, const json& params) {
+    if (!params.is_object()) return {};
+    const char* key = method == "tools/call" || method == "prompts/get" ? "name" : method == "resources/read" ? "uri" : nullptr;
+    if (key == nullptr) return {};
+    auto it = params.find(key);
+    return it != params.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 }  // namespace detail
 
 /// The tools/call result for a tool output (content, structuredContent, isError;
@@ -37548,6 +38667,11 @@ struct server_options {
     /// A successful tools/call result leaves isError out (the schema's default is false), as
     /// some servers write theirs (Playwright MCP); false: always sent.
     bool omit_false_is_error = false;
+    /// Told of each request received and its answer (core/observer.hpp: mcp_request_received and
+    /// mcp_response_sent, scope: `name`; a failed answer's error_code is its JSON-RPC code). A
+    /// tool a request calls gets the request's event as tool_context::parent_event. Called on the
+    /// transport's and the workers' threads.
+    observer on_event;
 };
 
 /// Where the messages about one incoming message go: its response (`last` = true: the request
@@ -37818,7 +38942,37 @@ public:
             handle_notification(s, method, params);
             return;
         }
-        handle_request(s, id, method, params, reply);
+        if (!o_.on_event) {
+            handle_request(s, id, method, params, reply);
+            return;
+        }
+        auto e = std::make_shared<event>();
+        e->kind = event_kind::mcp_request_received;
+        e->part = "mcp.server";
+        e->scope = o_.name;
+        e->id = next_event_id();
+        e->name = method;
+        e->detail = detail::request_target(method, params);
+        e->data = json{{"request_id", id}};
+        agentkit::notify(o_.on_event, *e);
+        const auto t0 = std::chrono::steady_clock::now();
+        // the answer (the reply's last message) ends it: with the JSON-RPC error, when it is one
+        const reply_fn observed = [this, e, t0, reply](const std::string& m, bool last) {
+            if (last) {
+                e->kind = event_kind::mcp_response_sent;
+                e->at = std::chrono::system_clock::now();
+                e->ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+                if (m.rfind("{\"error\":", 0) == 0) {  // keys are sorted: an error answer starts so
+                    const json a = json::parse(m, nullptr, false);
+                    const json err = a.is_object() ? a.value("error", json::object()) : json::object();
+                    e->error_code = std::to_string(err.value("code", 0));
+                    e->error_message = err.value("message", "");
+                }
+                agentkit::notify(o_.on_event, *e);
+            }
+            if (reply) reply(m, last);
+        };
+        handle_request(s, id, method, params, observed, e->id);
     }
 
     /// The transport lost the stream of request `id` (the client went away): cancel it (no
@@ -38118,7 +39272,8 @@ private:
         return b_.has_resources() && (m == "resources/subscribe" || m == "resources/unsubscribe");
     }
 
-    void handle_request(session& s, const json& id, const std::string& method, const json& raw_params, const reply_fn& reply) {
+    void handle_request(session& s, const json& id, const std::string& method, const json& raw_params, const reply_fn& reply,
+                        std::uint64_t event_id = 0) {
         {
             // An id still in flight is ambiguous: its response could not be told from this one's.
             std::lock_guard lock(s.mu_);
@@ -38297,7 +39452,7 @@ private:
             return;
         }
         // tools/call, prompts/get, resources/read: handlers, on a worker.
-        start_handler(s, id, method, params, stateless, meta, reply);
+        start_handler(s, id, method, params, stateless, meta, reply, event_id);
     }
 
     void complete(const json& id, const json& params, const reply_fn& reply, bool stateless) {
@@ -38455,6 +39610,8 @@ private:
         bool stateless = false;
         json meta;
         reply_fn reply;
+        std::uint64_t event_id = 0;  // its mcp_request_received (server_options::on_event)
+        std::chrono::steady_clock::time_point queued = std::chrono::steady_clock::now();
         std::shared_ptr<session::call_state> st;
         // stateless input rounds
         json answers = json::object();
@@ -38475,7 +39632,7 @@ private:
     }
 
     void start_handler(session& s, const json& id, const std::string& method, const json& params, bool stateless, const json& meta,
-                       const reply_fn& reply) {
+                       const reply_fn& reply, std::uint64_t event_id = 0) {
         // Validate what every handler method needs before queueing.
         if (method == "tools/call") {
             if (!params.value("name", json()).is_string()) {
@@ -38511,6 +39668,7 @@ private:
         c->stateless = stateless;
         c->meta = meta;
         c->reply = reply;
+        c->event_id = event_id;
         c->st = std::make_shared<session::call_state>();
         if (stateless) {
             // The client's answers of earlier rounds (in the requestState) and of this one.
@@ -38644,6 +39802,7 @@ private:
         tool_context ctx;
         ctx.stop = c.st->stop.get_token();
         ctx.call_id = c.key;
+        ctx.parent_event = c.event_id;
         if (c.stateless) {
             ctx.client_capabilities = c.meta[meta_key::client_capabilities];
         } else {
@@ -38704,6 +39863,13 @@ private:
             if (!data.is_null()) e["data"] = std::move(data);
             response = json{{"jsonrpc", "2.0"}, {"id", c.id}, {"error", std::move(e)}};
         };
+        // A protocol error from agentkit's own: the hint in the message a client (and its model)
+        // reads, the whole error in data.error beside what the method adds.
+        auto fail_for = [&](int ec, std::string head, const agentkit::error& e, json data = json::object()) {
+            if (!e.hint.empty()) head += ". " + e.hint;
+            data["error"] = e.to_json();
+            fail_with(ec, std::move(head), std::move(data));
+        };
         auto ok = [&](json r) {
             if (c.stateless) r["resultType"] = "complete";
             response = json{{"jsonrpc", "2.0"}, {"id", c.id}, {"result", std::move(r)}};
@@ -38741,7 +39907,7 @@ private:
                 // A changed tool set is announced before the result that changed it.
                 check_list_changed();
                 if (!r && r.error().code == errc::tool_unknown) {
-                    fail_with(code::invalid_params, "Unknown tool: " + target, json{{"error", r.error().to_json()}});
+                    fail_for(code::invalid_params, "Unknown tool: " + target, r.error());
                 } else if (!r && common_error(r.error())) {
                 } else if (!(!r && r.error().code == errc::input_required)) {
                     tool_output out = r ? std::move(*r) : tool_output::from_error(r.error());
@@ -38775,11 +39941,13 @@ private:
                     ok(std::move(res));
                 } else if (common_error(r.error()) || r.error().code == errc::input_required) {
                 } else if (r.error().code == errc::not_found) {
-                    fail_with(code::invalid_params, "Unknown prompt: " + target);
+                    agentkit::error e = r.error();
+                    if (e.hint.empty()) e.hint = "List the prompts (prompts/list) and get one of them";
+                    fail_for(code::invalid_params, "Unknown prompt: " + target, e);
                 } else if (r.error().code == errc::args_invalid || r.error().code == errc::args_malformed) {
-                    fail_with(code::invalid_params, "Invalid params: " + r.error().message, json{{"error", r.error().to_json()}});
+                    fail_for(code::invalid_params, "Invalid params: " + r.error().message, r.error());
                 } else {
-                    fail_with(code::internal_error, r.error().message, json{{"error", r.error().to_json()}});
+                    fail_for(code::internal_error, r.error().message, r.error());
                 }
             } else {  // resources/read
                 result<std::vector<resource_contents>> r = fail(errc::internal, "no resources");
@@ -38798,9 +39966,11 @@ private:
                     ok(std::move(res));
                 } else if (!r && (common_error(r.error()) || r.error().code == errc::input_required)) {
                 } else if (!r && r.error().code != errc::not_found) {
-                    fail_with(code::internal_error, r.error().message, json{{"error", r.error().to_json()}, {"uri", target}});
+                    fail_for(code::internal_error, r.error().message, r.error(), json{{"uri", target}});
                 } else {
-                    fail_with(code::invalid_params, "Resource not found: " + target, json{{"uri", target}});
+                    agentkit::error e = r ? agentkit::error(errc::not_found, "no resource at " + target) : r.error();
+                    if (e.hint.empty()) e.hint = "List the resources (resources/list, resources/templates/list) and read one of them";
+                    fail_for(code::invalid_params, "Resource not found: " + target, e, json{{"uri", target}});
                 }
             }
             if (rq.protocol_error_) {
@@ -38831,7 +40001,22 @@ private:
             c.s->in_flight_.erase(c.key);
             answer = !c.st->cancelled.load();
         }
-        if (answer && !response.is_null()) send_to(c.reply, response, true);
+        if (answer && !response.is_null()) {
+            send_to(c.reply, response, true);
+        } else if (c.event_id != 0 && o_.on_event) {  // no answer: its end is told all the same
+            event e;
+            e.kind = event_kind::mcp_response_sent;
+            e.part = "mcp.server";
+            e.scope = o_.name;
+            e.id = c.event_id;
+            e.name = c.method;
+            e.detail = detail::request_target(c.method, c.params);
+            e.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - c.queued).count();
+            e.error_code = std::string(errc::cancelled);
+            e.error_message = "cancelled: no answer is sent";
+            e.data = json{{"request_id", c.id}};
+            agentkit::notify(o_.on_event, e);
+        }
         std::lock_guard lock(calls_mu_);
         --running_;
         calls_cv_.notify_all();
@@ -39242,6 +40427,10 @@ struct client_options {
     /// The connection ended (the server exited, the session closed); called once, before the
     /// requests still waiting fail, from the transport's thread: it must not call client::close().
     std::function<void(const error& why)> on_close;
+    /// Told of each request sent and its answer (core/observer.hpp: mcp_request_sent and
+    /// mcp_response_received, scope: the server's name, parent: request_options::parent_event,
+    /// which call_tool() takes from its tool_context). Called on the requesting thread.
+    observer on_event;
 };
 
 /// How one request is made.
@@ -39254,6 +40443,8 @@ struct request_options {
     std::stop_token stop{};
     /// Receives notifications/progress for this request (a progressToken is sent when set).
     std::function<void(double progress, std::optional<double> total, std::string_view message)> on_progress;
+    /// The observer event this request is made inside (client_options::on_event); 0 = none.
+    std::uint64_t parent_event = 0;
 };
 
 /// An MCP client connected to one server (see the file comment).
@@ -39432,8 +40623,34 @@ private:
         return roots;
     }
 
-    /// One request on the wire and the wait for its answer.
+    /// One request on the wire and the wait for its answer, reported to client_options::on_event.
     [[nodiscard]] result<json> request_once(std::string_view method, json params, request_options ro) {
+        if (!o_.on_event) return request_wire(method, std::move(params), std::move(ro));
+        event e;
+        e.kind = event_kind::mcp_request_sent;
+        e.part = "mcp.client";
+        e.scope = name();
+        e.id = next_event_id();
+        e.parent = ro.parent_event;
+        e.name = std::string(method);
+        e.detail = detail::request_target(method, params);
+        agentkit::notify(o_.on_event, e);
+        const auto t0 = std::chrono::steady_clock::now();
+        auto r = request_wire(method, std::move(params), std::move(ro));
+        e.kind = event_kind::mcp_response_received;
+        e.at = std::chrono::system_clock::now();
+        e.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        if (!r) {
+            e.error_code = r.error().code;
+            e.error_message = r.error().message;
+        } else if (const auto ie = r->is_object() ? r->find("isError") : r->end(); r->is_object() && ie != r->end() && ie->is_boolean() && ie->get<bool>()) {
+            e.error_code = std::string(errc::tool_failed);  // the tool's own failure: the request went well
+        }
+        agentkit::notify(o_.on_event, e);
+        return r;
+    }
+
+    [[nodiscard]] result<json> request_wire(std::string_view method, json params, request_options ro) {
         auto p = std::make_shared<pending>();
         p->method = std::string(method);
         p->on_progress = std::move(ro.on_progress);
@@ -39564,6 +40781,7 @@ public:
         request_options ro;
         ro.stop = ctx.stop;
         ro.deadline = ctx.deadline;
+        ro.parent_event = ctx.parent_event;
         if (ctx.on_progress) ro.on_progress = ctx.on_progress;
         json params{{"name", std::string(tool)}, {"arguments", args.is_object() ? args : json::object()}};
         auto r = request("tools/call", std::move(params), std::move(ro));
@@ -39635,6 +40853,7 @@ public:
         request_options ro;
         ro.stop = ctx.stop;
         ro.deadline = ctx.deadline;
+        ro.parent_event = ctx.parent_event;
         auto created = request("tools/call", std::move(params), ro);
         if (!created) return failed(std::move(created).error());
         if (!created->is_object() || !created->contains("task")) return output_of(*created);  // run at once, no task
@@ -39971,6 +41190,7 @@ private:
             one.timeout = ro.timeout;
             one.deadline = ro.deadline;
             one.stop = ro.stop;
+            one.parent_event = ro.parent_event;
             auto r = request(method, std::move(params), std::move(one));
             if (!r) return fail(std::move(r).error());
             if (!r->is_object() || !r->contains(key) || !(*r)[key].is_array())
@@ -42747,6 +43967,56 @@ public:
         update();
     }
 
+    /// The conversation's state, to save with a session: {"masker": "intent_classes", "active": [class, ...],
+    /// "extra": [class, ...], "extra_tools": [tool, ...], "last_scores": [[class, score], ...]}.
+    [[nodiscard]] json save_state() const {
+        json scores = json::array();
+        for (const auto& [name, score] : last_scores_) scores.push_back(json::array({name, score}));
+        return json{{"masker", "intent_classes"}, {"active", active_}, {"extra", extra_},
+                    {"extra_tools", extra_tools_}, {"last_scores", std::move(scores)}};
+    }
+
+    /// Return to a state save_state() returned; args.invalid, the masker unchanged, for another masker's state, a
+    /// malformed one, or a class or tool it does not have.
+    [[nodiscard]] result<void> restore_state(const json& saved) {
+        if (auto ok = detail::check_state_kind(saved, "intent_classes"); !ok) return ok;
+        const std::string where = "intent_classes state";
+        auto active = detail::state_strings(saved, "active", where);
+        if (!active) return fail(active.error());
+        auto extra = detail::state_strings(saved, "extra", where);
+        if (!extra) return fail(extra.error());
+        auto tools = detail::state_strings(saved, "extra_tools", where);
+        if (!tools) return fail(tools.error());
+        std::vector<std::string> names;
+        for (const auto& c : classes_) names.push_back(c.name);
+        for (const auto* list : {&*active, &*extra})
+            for (const auto& c : *list)
+                if (!find_class(c))
+                    return fail(errc::args_invalid, where + ": no class named \"" + c + "\"",
+                                "Restore a state saved with the same classes (" + join(names, ", ") + "), or start the session afresh.");
+        for (const auto& t : *tools)
+            if (!known_.count(t))
+                return fail(errc::args_invalid, where + ": the bound catalogue has no tool named \"" + t + "\"",
+                            "Restore into a masker bound to the tools the state was saved with, or start the session afresh.");
+        const auto sc = saved.find("last_scores");
+        if (sc == saved.end() || !sc->is_array())
+            return fail(errc::args_invalid, where + ": \"last_scores\" is missing or not an array", std::string(detail::state_hint));
+        std::vector<std::pair<std::string, double>> scores;
+        for (std::size_t i = 0; i < sc->size(); ++i) {
+            const json& p = (*sc)[i];
+            if (!p.is_array() || p.size() != 2 || !p[0].is_string() || !p[1].is_number())
+                return fail(errc::args_invalid, where + ": \"last_scores\"[" + std::to_string(i) + "] is not a [class, score] pair",
+                            std::string(detail::state_hint));
+            scores.emplace_back(p[0].get<std::string>(), p[1].get<double>());
+        }
+        active_ = std::move(*active);
+        extra_ = std::move(*extra);
+        extra_tools_ = std::set<std::string>(tools->begin(), tools->end());
+        last_scores_ = std::move(scores);
+        update();
+        return {};
+    }
+
     // --- API -----------------------------------------------------------------------------------
     /// The classes chosen for the latest message (or the fallback classes).
     [[nodiscard]] const std::vector<std::string>& active_classes() const noexcept { return active_; }
@@ -45405,15 +46675,214 @@ template <class MakeText, class MakeImage>
 //   m.on_tool_error(name, error) -> std::optional<std::string>
 //                                                   extra retry guidance after a failed call
 
+// ---- begin <agentkit/session/events.hpp> ----
+// agentkit/session/events.hpp — how an agent_session reports to session_options::on_event
+// (core/observer.hpp), and the artifact sink that records (and reports) what the session stored.
+// Internal to session/session.hpp.
+
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace agentkit::detail {
+
+/// Builds a session's events and hands them to its observer (nothing is built without one).
+/// Safe to call from several threads (the tool calls of one response run in parallel).
+class session_reporter {
+public:
+    /// `o`: copied (session_options::on_event is read when the session is made).
+    session_reporter(observer o, std::string scope) : o_(std::move(o)), scope_(std::move(scope)) {}
+
+    [[nodiscard]] bool on() const noexcept { return static_cast<bool>(o_); }
+    /// The session took another id (a restored conversation's). Not while events are reported.
+    void rename(std::string scope) { scope_ = std::move(scope); }
+    /// The run in progress (0 = none): the parent of what has no closer one.
+    [[nodiscard]] std::uint64_t run() const noexcept { return run_.load(std::memory_order_relaxed); }
+
+    std::uint64_t run_started(std::string_view model) {
+        if (!on()) return 0;
+        event e = make(event_kind::run_started, 0);
+        e.name = std::string(model);
+        run_.store(e.id, std::memory_order_relaxed);
+        tell(e);
+        return e.id;
+    }
+    void run_ended(std::string_view model, double ms, std::string_view reason, std::size_t steps, const error* why) {
+        if (!on()) return;
+        event e = make(event_kind::run_ended, 0, run());
+        e.name = std::string(model);
+        e.ms = ms;
+        e.data = json{{"reason", std::string(reason)}, {"steps", steps}};
+        failure(e, why);
+        run_.store(0, std::memory_order_relaxed);
+        tell(e);
+    }
+    std::uint64_t model_request(std::string_view model, provider p, std::size_t attempt) {
+        if (!on()) return 0;
+        event e = make(event_kind::model_request, run());
+        e.name = std::string(model);
+        e.attempt = attempt;
+        e.data = json{{"provider", provider_name(p)}};
+        tell(e);
+        return e.id;
+    }
+    /// `id` 0: a response the host got itself (accept() outside run()): reported once, ending nothing seen.
+    void model_response(std::uint64_t id, std::string_view model, provider p, std::size_t attempt, double ms, const usage* u,
+                        const error* why) {
+        if (!on()) return;
+        event e = make(event_kind::model_response, run(), id);
+        e.name = std::string(model);
+        e.attempt = attempt;
+        e.ms = ms;
+        e.data = json{{"provider", provider_name(p)}};
+        if (u != nullptr) {
+            e.input_tokens = u->input_tokens;
+            e.output_tokens = u->output_tokens;
+            e.cache_read_tokens = u->cache_read_tokens;
+            e.cache_write_tokens = u->cache_write_tokens;
+        }
+        failure(e, why);
+        tell(e);
+    }
+    void retry(std::size_t attempt, const error& why, long long pause_ms) {
+        if (!on()) return;
+        event e = make(event_kind::retry, run());
+        e.attempt = attempt;
+        e.error_code = why.code;
+        e.error_message = why.message;
+        e.data = json{{"pause_ms", pause_ms}};
+        tell(e);
+    }
+    /// `parent` 0: the run's; `id` 0: a new one.
+    std::uint64_t tool_started(std::string_view name, std::string_view call_id, std::uint64_t parent, json data = nullptr,
+                               std::uint64_t id = 0) {
+        if (!on()) return 0;
+        event e = make(event_kind::tool_started, parent != 0 ? parent : run(), id);
+        e.name = std::string(name);
+        e.detail = std::string(call_id);
+        e.data = std::move(data);
+        tell(e);
+        return e.id;
+    }
+    void tool_ended(std::uint64_t id, std::uint64_t parent, std::string_view name, std::string_view call_id, double ms,
+                    const error* why, std::size_t result_tokens, json data = nullptr) {
+        if (!on() || id == 0) return;
+        event e = make(event_kind::tool_ended, parent != 0 ? parent : run(), id);
+        e.name = std::string(name);
+        e.detail = std::string(call_id);
+        e.ms = ms;
+        e.result_tokens = result_tokens;
+        e.data = std::move(data);
+        failure(e, why);
+        tell(e);
+    }
+    /// Reports a change of what is callable (nothing when `before` and `after` hold the same names).
+    void masker_changed(std::vector<std::string> before, std::vector<std::string> after, std::uint64_t parent) {
+        if (!on()) return;
+        std::sort(before.begin(), before.end());
+        std::sort(after.begin(), after.end());
+        if (before == after) return;
+        std::vector<std::string> added, removed;
+        std::set_difference(after.begin(), after.end(), before.begin(), before.end(), std::back_inserter(added));
+        std::set_difference(before.begin(), before.end(), after.begin(), after.end(), std::back_inserter(removed));
+        event e = make(event_kind::masker_changed, parent != 0 ? parent : run());
+        e.data = json{{"added", added}, {"removed", removed}, {"visible", after.size()}};
+        tell(e);
+    }
+    void artifact_stored(const artifact_ref& r) {
+        if (!on()) return;
+        event e = make(event_kind::artifact_stored, run());
+        e.name = r.uri.empty() ? r.id : r.uri;
+        e.detail = r.mime_type;
+        e.bytes = r.size;
+        tell(e);
+    }
+
+    /// "anthropic" or "openai": gen_ai.provider.name's values.
+    [[nodiscard]] static std::string provider_name(provider p) {
+        return p == provider::anthropic ? "anthropic" : "openai";
+    }
+
+private:
+    [[nodiscard]] event make(event_kind k, std::uint64_t parent, std::uint64_t id = 0) const {
+        event e;
+        e.kind = k;
+        e.part = "session";
+        e.scope = scope_;
+        e.id = id != 0 ? id : next_event_id();
+        e.parent = parent;
+        return e;
+    }
+    static void failure(event& e, const error* why) {
+        if (why == nullptr) return;
+        e.error_code = why->code.empty() ? std::string(errc::internal) : why->code;
+        e.error_message = why->message;
+    }
+    void tell(const event& e) const { notify(o_, e); }
+
+    const observer o_;
+    std::string scope_;
+    std::atomic<std::uint64_t> run_{0};
+};
+
+/// Records the artifacts created through it (reporting each one), forwarding to the real sink.
+class recording_sink {
+public:
+    recording_sink(artifact_sink_ref target, session_reporter& report) : target_(target), report_(report) {}
+    [[nodiscard]] result<artifact_ref> put(artifact_blob b) {
+        auto r = target_.put(std::move(b));
+        if (r) {
+            {
+                std::lock_guard lock(mu_);
+                refs_.push_back(*r);
+            }
+            report_.artifact_stored(*r);
+        }
+        return r;
+    }
+    /// Forget what was recorded and record `refs` instead (a restored conversation's).
+    void reset(std::vector<artifact_ref> refs) {
+        std::lock_guard lock(mu_);
+        refs_ = std::move(refs);
+    }
+    void note(const artifact_ref& r) {
+        std::lock_guard lock(mu_);
+        for (const auto& x : refs_)
+            if (x.id == r.id) return;
+        refs_.push_back(r);
+    }
+    [[nodiscard]] std::vector<artifact_ref> refs() const {
+        std::lock_guard lock(mu_);
+        return refs_;
+    }
+
+private:
+    artifact_sink_ref target_;
+    session_reporter& report_;
+    mutable std::mutex mu_;
+    std::vector<artifact_ref> refs_;
+};
+
+}  // namespace agentkit::detail
+// ---- end <agentkit/session/events.hpp> ----
 // ---- begin <agentkit/session/options.hpp> ----
 // agentkit/session/options.hpp — what an agent_session is told (session_options, the masker
-// hooks it detects, the default system prompt) and what a run comes to (turn_outcome,
-// stop_reason, run_result). session/session.hpp holds the session itself.
+// hooks it detects, the default system prompt, the built-in complete tool) and what a run comes
+// to (turn_outcome, stop_reason, run_result). session/session.hpp holds the session itself.
 
 
+#include <atomic>
 #include <chrono>
 #include <concepts>
 #include <cstddef>
+#include <cstdio>
 #include <functional>
 #include <optional>
 #include <string>
@@ -45451,6 +46920,34 @@ inline constexpr std::string_view default_system_prompt =
     "- When a tool fails, read its error and hint, then change the arguments or the approach; never repeat a "
     "failing call unchanged.";
 
+namespace detail {
+/// The built-in tool that ends a run with the final answer (session_options::complete_tool).
+[[nodiscard]] inline tool_info complete_tool_info(const std::string& name) {
+    tool_info t;
+    t.name = name;
+    t.description = "Finish the task. `result` is the final answer for the user; `summary` is up to 8 short "
+                    "bullets on what was done (optional).";
+    t.input_schema = json{
+        {"type", "object"},
+        {"properties",
+         {{"result", {{"type", "string"}, {"description", "The final answer"}}},
+          {"summary", {{"type", "array"}, {"items", {{"type", "string"}}}, {"maxItems", 8}, {"description", "Short bullets"}}}}},
+        {"required", json::array({"result"})},
+        {"additionalProperties", false}};
+    return t;
+}
+
+/// A fresh session id ("s-" and 8 hex digits) when the host gives none.
+[[nodiscard]] inline std::string make_session_id() {
+    static std::atomic<unsigned> counter{0};
+    const auto now = static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count());
+    const unsigned long long v = (now ^ (now >> 17) ^ (static_cast<unsigned long long>(++counter) << 40)) & 0xffffffffULL;
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "s-%08llx", v);
+    return buf;
+}
+}  // namespace detail
+
 /// How an agent_session builds its requests, runs tools and manages its context.
 struct session_options {
     agentkit::provider provider = agentkit::provider::anthropic;  ///< when the model does not say
@@ -45485,6 +46982,11 @@ struct session_options {
     /// (model_client with streaming on). A failed attempt's pieces are followed by a `discard`
     /// before the retry. Runs on run()'s thread; exceptions are swallowed.
     stream_delta_fn on_delta;
+    /// Told of what the session does (core/observer.hpp): the run, each model request and its
+    /// answer (tokens, latency), retries, tool calls (duration, error code, result tokens), the
+    /// masker's changes of what is callable, artifacts stored. Called on the thread doing the
+    /// work (parallel tool calls: several at once); exceptions are swallowed.
+    observer on_event;
 };
 
 /// What one accepted response amounted to.
@@ -45527,24 +47029,492 @@ struct run_result {
 
 }  // namespace agentkit
 // ---- end <agentkit/session/options.hpp> ----
+// ---- begin <agentkit/session/saved.hpp> ----
+// agentkit/session/saved.hpp — a conversation as JSON: what agent_session::save() writes and
+// restore() reads, so that a host serving many users can keep a conversation between requests,
+// or move it to another process.
+//
+//   json saved = session.save();                 // store it (a file, a database row)
+//   ... in another process, a session with the same tools and masker kind:
+//   if (auto ok = other.restore(saved); !ok) log(ok.error().to_text());
+//
+// The document (format "agentkit.session", version 1):
+//
+//   {"format": "agentkit.session", "version": 1, "session_id": "s-...",
+//    "tools": {"<name>": "<digest of its description and schemas>", ...},   // the catalogue
+//    "history": [<message>, ...],          // every message, provider blocks kept verbatim
+//    "masker": <its save_state()> | null,  // visibility/masker.hpp masker_with_state
+//    "artifacts": [<artifact_ref>, ...],   // references, with their contents when the session's own
+//                                          // store holds them (a host's store keeps its own)
+//    "metrics": {...},                     // every turn's numbers: the token budget used so far
+//    "state": {...}}                       // done, final text, nudges, failures, deferred tools
+//
+// A message: {"role": "user"|"assistant", "text", "calls": [{id, name, arguments, raw_arguments,
+// malformed?}], "results": [{call_id, name, output: {content: [<block>], structured?, is_error,
+// fitted}}], "origin": "anthropic"|"openai_chat"|"openai_responses"|null, "raw"}. A content block:
+// {"type": "text"|"image"|"artifact"|"structured"|"tool_reference", "text", "mime_type",
+// "artifact", "data"} (empty fields left out).
+//
+// Restore refuses, with `args.invalid` naming what differs and nothing changed: another format or
+// a newer version, a catalogue with tools missing, added or changed, a masker that cannot take the
+// saved state, and any malformed part.
+
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace agentkit {
+
+/// The `format` of a saved session.
+inline constexpr std::string_view saved_session_format = "agentkit.session";
+/// The newest `version` of a saved session this agentkit writes and reads.
+inline constexpr int saved_session_version = 1;
+
+namespace detail {
+
+/// A failure to read a saved session: `args.invalid`, naming where.
+[[nodiscard]] inline error saved_error(std::string where, std::string what) {
+    return error(errc::args_invalid, "cannot restore the saved session: " + where + " " + what,
+                 "Restore a document that agent_session::save() wrote, into a session with the same tools.");
+}
+
+/// A JSON field of `j` of the wanted kind, or an error naming it.
+template <class T>
+[[nodiscard]] result<T> saved_field(const json& j, std::string_view key, const std::string& where, std::optional<T> fallback = std::nullopt) {
+    auto it = j.find(key);
+    if (it == j.end() || it->is_null()) {
+        if (fallback) return *fallback;
+        return fail(saved_error(where + "." + std::string(key), "is missing"));
+    }
+    try {
+        return it->template get<T>();
+    } catch (const json::exception&) {
+        return fail(saved_error(where + "." + std::string(key), "has the wrong type (" + std::string(it->type_name()) + ")"));
+    }
+}
+
+// ---- artifacts, blocks, outputs ----------------------------------------------------------------
+
+[[nodiscard]] inline json artifact_to_json(const artifact_ref& a) {
+    json j{{"id", a.id}, {"uri", a.uri}, {"mime_type", a.mime_type}, {"name", a.name}, {"size", a.size}, {"description", a.description}};
+    if (a.text) j["text"] = *a.text;
+    if (a.blob) j["blob"] = *a.blob;
+    return j;
+}
+[[nodiscard]] inline result<artifact_ref> artifact_from_json(const json& j, const std::string& where) {
+    if (!j.is_object()) return fail(saved_error(where, "is not an object"));
+    artifact_ref a;
+    std::string s;
+    for (auto [key, field] : {std::pair<const char*, std::string*>{"id", &a.id}, {"uri", &a.uri}, {"mime_type", &a.mime_type}, {"name", &a.name},
+                              {"description", &a.description}}) {
+        auto v = saved_field<std::string>(j, key, where, std::string());
+        if (!v) return fail(std::move(v).error());
+        *field = std::move(*v);
+    }
+    if (j.contains("size") && !j["size"].is_number_unsigned() && !(j["size"].is_number_integer() && j["size"].get<long long>() >= 0))
+        return fail(saved_error(where + ".size", "is not a size"));
+    auto size = saved_field<std::size_t>(j, "size", where, std::size_t{0});
+    if (!size) return fail(std::move(size).error());
+    a.size = *size;
+    if (j.contains("text")) {
+        auto t = saved_field<std::string>(j, "text", where);
+        if (!t) return fail(std::move(t).error());
+        a.text = std::move(*t);
+    }
+    if (j.contains("blob")) {
+        auto b = saved_field<std::string>(j, "blob", where);
+        if (!b) return fail(std::move(b).error());
+        a.blob = std::move(*b);
+    }
+    return a;
+}
+
+inline constexpr std::pair<content_block::kind, std::string_view> block_kinds[] = {
+    {content_block::kind::text, "text"},           {content_block::kind::image, "image"},
+    {content_block::kind::artifact, "artifact"},   {content_block::kind::structured, "structured"},
+    {content_block::kind::tool_reference, "tool_reference"}};
+
+[[nodiscard]] inline json output_to_json(const tool_output& o) {
+    json blocks = json::array();
+    for (const auto& b : o.content) {
+        json j{{"type", std::string(block_kinds[static_cast<std::size_t>(b.type)].second)}};
+        if (!b.text.empty()) j["text"] = b.text;
+        if (!b.mime_type.empty()) j["mime_type"] = b.mime_type;
+        if (b.type == content_block::kind::artifact) j["artifact"] = artifact_to_json(b.artifact);
+        if (!b.data.is_null()) j["data"] = b.data;
+        blocks.push_back(std::move(j));
+    }
+    json j{{"content", std::move(blocks)}, {"is_error", o.is_error}, {"fitted", o.fitted}};
+    if (o.structured) j["structured"] = *o.structured;
+    return j;
+}
+[[nodiscard]] inline result<tool_output> output_from_json(const json& j, const std::string& where) {
+    if (!j.is_object() || !j.contains("content") || !j["content"].is_array()) return fail(saved_error(where, "is not a tool output"));
+    tool_output o;
+    std::size_t i = 0;
+    for (const auto& bj : j["content"]) {
+        const std::string at = where + ".content[" + std::to_string(i++) + "]";
+        if (!bj.is_object()) return fail(saved_error(at, "is not an object"));
+        auto type = saved_field<std::string>(bj, "type", at);
+        if (!type) return fail(std::move(type).error());
+        content_block b;
+        bool known = false;
+        for (const auto& [k, name] : block_kinds)
+            if (name == *type) {
+                b.type = k;
+                known = true;
+            }
+        if (!known) return fail(saved_error(at + ".type", "is \"" + *type + "\", not a content block type"));
+        auto text = saved_field<std::string>(bj, "text", at, std::string());
+        auto mime = saved_field<std::string>(bj, "mime_type", at, std::string());
+        if (!text) return fail(std::move(text).error());
+        if (!mime) return fail(std::move(mime).error());
+        b.text = std::move(*text);
+        b.mime_type = std::move(*mime);
+        if (b.type == content_block::kind::artifact) {
+            auto a = artifact_from_json(bj.value("artifact", json()), at + ".artifact");
+            if (!a) return fail(std::move(a).error());
+            b.artifact = std::move(*a);
+        }
+        if (bj.contains("data")) b.data = bj["data"];
+        o.content.push_back(std::move(b));
+    }
+    auto is_error = saved_field<bool>(j, "is_error", where, false);
+    auto fitted = saved_field<bool>(j, "fitted", where, false);
+    if (!is_error) return fail(std::move(is_error).error());
+    if (!fitted) return fail(std::move(fitted).error());
+    o.is_error = *is_error;
+    o.fitted = *fitted;
+    if (j.contains("structured") && !j["structured"].is_null()) o.structured = j["structured"];
+    return o;
+}
+
+// ---- messages -----------------------------------------------------------------------------------
+
+[[nodiscard]] inline json message_to_json(const message& m) {
+    json calls = json::array();
+    for (const auto& c : m.calls) {
+        json j{{"id", c.id}, {"name", c.name}, {"arguments", c.arguments}, {"raw_arguments", c.raw_arguments}};
+        if (c.malformed) j["malformed"] = c.malformed->to_json();
+        calls.push_back(std::move(j));
+    }
+    json results = json::array();
+    for (const auto& r : m.results) results.push_back(json{{"call_id", r.call_id}, {"name", r.name}, {"output", output_to_json(r.output)}});
+    return json{{"role", m.role == role::user ? "user" : "assistant"},
+                {"text", m.text},
+                {"calls", std::move(calls)},
+                {"results", std::move(results)},
+                {"origin", m.origin ? json(std::string(to_string(*m.origin))) : json(nullptr)},
+                {"raw", m.raw}};
+}
+
+[[nodiscard]] inline result<message> message_from_json(const json& j, const std::string& where) {
+    if (!j.is_object()) return fail(saved_error(where, "is not an object"));
+    message m;
+    auto r = saved_field<std::string>(j, "role", where);
+    if (!r) return fail(std::move(r).error());
+    if (*r != "user" && *r != "assistant") return fail(saved_error(where + ".role", "is \"" + *r + "\", not user or assistant"));
+    m.role = *r == "user" ? role::user : role::assistant;
+    auto text = saved_field<std::string>(j, "text", where, std::string());
+    if (!text) return fail(std::move(text).error());
+    m.text = std::move(*text);
+    const json calls = j.value("calls", json::array());
+    const json results = j.value("results", json::array());
+    if (!calls.is_array() || !results.is_array()) return fail(saved_error(where, "has calls or results that are not arrays"));
+    std::size_t i = 0;
+    for (const auto& cj : calls) {
+        const std::string at = where + ".calls[" + std::to_string(i++) + "]";
+        if (!cj.is_object()) return fail(saved_error(at, "is not an object"));
+        tool_call c;
+        auto id = saved_field<std::string>(cj, "id", at, std::string());
+        auto name = saved_field<std::string>(cj, "name", at);
+        auto raw = saved_field<std::string>(cj, "raw_arguments", at, std::string());
+        if (!id) return fail(std::move(id).error());
+        if (!name) return fail(std::move(name).error());
+        if (!raw) return fail(std::move(raw).error());
+        c.id = std::move(*id);
+        c.name = std::move(*name);
+        c.raw_arguments = std::move(*raw);
+        c.arguments = cj.value("arguments", json::object());
+        if (!c.arguments.is_object()) return fail(saved_error(at + ".arguments", "is not an object"));
+        if (cj.contains("malformed") && cj["malformed"].is_object()) c.malformed = error::from_json(cj["malformed"]);
+        m.calls.push_back(std::move(c));
+    }
+    i = 0;
+    for (const auto& rj : results) {
+        const std::string at = where + ".results[" + std::to_string(i++) + "]";
+        if (!rj.is_object()) return fail(saved_error(at, "is not an object"));
+        tool_result tr;
+        auto call_id = saved_field<std::string>(rj, "call_id", at, std::string());
+        auto name = saved_field<std::string>(rj, "name", at, std::string());
+        if (!call_id) return fail(std::move(call_id).error());
+        if (!name) return fail(std::move(name).error());
+        auto out = output_from_json(rj.value("output", json()), at + ".output");
+        if (!out) return fail(std::move(out).error());
+        tr.call_id = std::move(*call_id);
+        tr.name = std::move(*name);
+        tr.output = std::move(*out);
+        m.results.push_back(std::move(tr));
+    }
+    if (j.contains("origin") && !j["origin"].is_null()) {
+        auto o = saved_field<std::string>(j, "origin", where);
+        if (!o) return fail(std::move(o).error());
+        bool known = false;
+        for (provider p : {provider::anthropic, provider::openai_chat, provider::openai_responses})
+            if (to_string(p) == *o) {
+                m.origin = p;
+                known = true;
+            }
+        if (!known) return fail(saved_error(where + ".origin", "is \"" + *o + "\", not a provider"));
+    }
+    m.raw = j.value("raw", json());
+    return m;
+}
+
+// ---- metrics ------------------------------------------------------------------------------------
+
+[[nodiscard]] inline json usage_to_json(const usage& u) {
+    return json{{"input", u.input_tokens}, {"output", u.output_tokens}, {"cache_read", u.cache_read_tokens},
+                {"cache_write", u.cache_write_tokens}, {"reasoning", u.reasoning_tokens}};
+}
+[[nodiscard]] inline usage usage_from_json(const json& j) {
+    usage u;
+    if (!j.is_object()) return u;
+    u.input_tokens = j.value("input", std::size_t{0});
+    u.output_tokens = j.value("output", std::size_t{0});
+    u.cache_read_tokens = j.value("cache_read", std::size_t{0});
+    u.cache_write_tokens = j.value("cache_write", std::size_t{0});
+    u.reasoning_tokens = j.value("reasoning", std::size_t{0});
+    return u;
+}
+
+[[nodiscard]] inline json metrics_to_json(const session_metrics& m) {
+    json turns = json::array();
+    for (const auto& t : m.turns) {
+        json tools = json::array();
+        for (const auto& x : t.tools)
+            tools.push_back(json{{"name", x.name}, {"ms", x.ms}, {"result_chars", x.result_chars}, {"result_tokens", x.result_tokens},
+                                 {"ok", x.ok}, {"parallel", x.parallel}, {"speculative", x.speculative}, {"meta", x.meta}});
+        turns.push_back(json{{"turn", t.turn}, {"provider", std::string(to_string(t.provider))}, {"usage", usage_to_json(t.usage)},
+                             {"estimated_input", t.estimated_input}, {"round_trips", t.round_trips}, {"model_ms", t.model_ms},
+                             {"tools_ms", t.tools_ms}, {"tools", std::move(tools)}, {"speculative_used", t.speculative_used},
+                             {"speculative_discarded", t.speculative_discarded}});
+    }
+    return json{{"turns", std::move(turns)}, {"nudges", m.nudges}, {"malformed_calls", m.malformed_calls}};
+}
+
+/// The metrics saved by metrics_to_json(), their totals summed again.
+[[nodiscard]] inline result<session_metrics> metrics_from_json(const json& j) {
+    session_metrics m;
+    if (!j.is_object() || !j.value("turns", json()).is_array()) return fail(saved_error("metrics", "is not an object with turns"));
+    try {
+        for (const auto& tj : j["turns"]) {
+            turn_metrics t;
+            t.turn = tj.value("turn", std::size_t{0});
+            const std::string p = tj.value("provider", "anthropic");
+            t.provider = p == "openai_chat" ? provider::openai_chat : p == "openai_responses" ? provider::openai_responses : provider::anthropic;
+            t.usage = usage_from_json(tj.value("usage", json()));
+            t.estimated_input = tj.value("estimated_input", std::size_t{0});
+            t.round_trips = tj.value("round_trips", std::size_t{1});
+            t.model_ms = tj.value("model_ms", 0.0);
+            t.tools_ms = tj.value("tools_ms", 0.0);
+            t.speculative_used = tj.value("speculative_used", std::size_t{0});
+            t.speculative_discarded = tj.value("speculative_discarded", std::size_t{0});
+            for (const auto& xj : tj.value("tools", json::array())) {
+                tool_metric x;
+                x.name = xj.value("name", "");
+                x.ms = xj.value("ms", 0.0);
+                x.result_chars = xj.value("result_chars", std::size_t{0});
+                x.result_tokens = xj.value("result_tokens", std::size_t{0});
+                x.ok = xj.value("ok", true);
+                x.parallel = xj.value("parallel", false);
+                x.speculative = xj.value("speculative", false);
+                x.meta = xj.value("meta", false);
+                t.tools.push_back(std::move(x));
+            }
+            m.add(t);
+        }
+        m.nudges = j.value("nudges", std::size_t{0});
+        m.malformed_calls = j.value("malformed_calls", std::size_t{0});
+    } catch (const json::exception& e) {
+        return fail(saved_error("metrics", std::string("has a value of the wrong type (") + e.what() + ")"));
+    }
+    return m;
+}
+
+// ---- the catalogue ------------------------------------------------------------------------------
+
+/// Each tool's name and a digest of what a model is told of it (description and schemas).
+[[nodiscard]] inline json catalogue_digest(const std::vector<tool_info>& tools) {
+    json out = json::object();
+    for (const auto& t : tools) {
+        const std::string what = t.description + '\x1f' + t.input_schema.dump() + '\x1f' + (t.output_schema ? t.output_schema->dump() : "");
+        const auto d = sha1_digest(what);
+        out[t.name] = to_hex(d.data(), 8);
+    }
+    return out;
+}
+
+/// "" when `saved` (catalogue_digest's) matches `now`; else what differs, in words.
+[[nodiscard]] inline std::string catalogue_difference(const json& saved, const json& now) {
+    std::vector<std::string> missing, added, changed;
+    for (const auto& [name, digest] : saved.items()) {
+        if (!now.contains(name)) missing.push_back(name);
+        else if (now[name] != digest) changed.push_back(name);
+    }
+    for (const auto& [name, digest] : now.items())
+        if (!saved.contains(name)) added.push_back(name);
+    std::string out;
+    auto say = [&](const char* what, const std::vector<std::string>& names) {
+        if (names.empty()) return;
+        if (!out.empty()) out += "; ";
+        out += what;
+        for (std::size_t i = 0; i < names.size(); ++i) out += (i ? ", " : " ") + names[i];
+    };
+    say("this session lacks", missing);
+    say("this session has new", added);
+    say("the description or schema changed of", changed);
+    return out;
+}
+
+
+// ---- the document -------------------------------------------------------------------------------
+
+/// What a session saves (agent_session::save fills it, restore takes it).
+struct session_record {
+    std::string session_id;
+    json tools;  ///< catalogue_digest() of the session's catalogue
+    std::vector<message> history;
+    json masker;  ///< the masker's save_state(), or null
+    std::vector<artifact_ref> artifacts;
+    std::map<std::string, artifact_blob> contents;  ///< by artifact id: what the session's own store held
+    session_metrics metrics;
+    bool done = false;
+    bool completed = false;
+    bool answered = false;
+    std::string final_text;
+    std::vector<std::string> summary;
+    std::size_t nudges = 0;
+    std::map<std::string, std::size_t> failures;
+    std::vector<std::string> deferred;
+    bool deferred_frozen = false;
+    std::set<std::string> referenced;
+    std::string last_tool_error;
+    std::optional<stop_reason> last_stop;
+    std::optional<error> last_error;
+};
+
+[[nodiscard]] inline json record_to_json(const session_record& r) {
+    json history = json::array();
+    for (const auto& m : r.history) history.push_back(message_to_json(m));
+    json artifacts = json::array();
+    for (const auto& a : r.artifacts) {
+        json j = artifact_to_json(a);
+        if (auto c = r.contents.find(a.id); c != r.contents.end())
+            j["contents"] = json{{"data", c->second.data}, {"base64", c->second.base64}};
+        artifacts.push_back(std::move(j));
+    }
+    json failures = json::object();
+    for (const auto& [key, n] : r.failures) failures[key] = n;
+    return json{{"format", saved_session_format}, {"version", saved_session_version}, {"session_id", r.session_id},
+                {"tools", r.tools}, {"history", std::move(history)}, {"masker", r.masker}, {"artifacts", std::move(artifacts)},
+                {"metrics", metrics_to_json(r.metrics)},
+                {"state", {{"done", r.done}, {"completed", r.completed}, {"answered", r.answered}, {"final_text", r.final_text},
+                           {"summary", r.summary}, {"nudges", r.nudges}, {"failures", std::move(failures)}, {"deferred", r.deferred},
+                           {"deferred_frozen", r.deferred_frozen}, {"referenced", r.referenced}, {"last_tool_error", r.last_tool_error},
+                           {"last_stop", r.last_stop ? json(std::string(to_string(*r.last_stop))) : json(nullptr)},
+                           {"last_error", r.last_error ? r.last_error->to_json() : json(nullptr)}}}};
+}
+
+/// A saved session read and checked against the catalogue it is restored into (`tools_now`:
+/// catalogue_digest() of it); every part is checked before anything is returned.
+[[nodiscard]] inline result<session_record> record_from_json(const json& saved, const json& tools_now) {
+    if (!saved.is_object() || saved.value("format", json()) != saved_session_format)
+        return fail(saved_error("the document", "is not a saved agentkit session (its format is not \"agentkit.session\")"));
+    if (const json v = saved.value("version", json()); !v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > saved_session_version)
+        return fail(saved_error("version", v.dump() + " is not one this agentkit reads (1 to " + std::to_string(saved_session_version) + ")"));
+    const json tools = saved.value("tools", json());
+    if (!tools.is_object()) return fail(saved_error("tools", "is missing"));
+    if (const std::string diff = catalogue_difference(tools, tools_now); !diff.empty())
+        return fail(error(errc::args_invalid, "cannot restore the saved session: it was made with other tools (" + diff + ")",
+                          "Restore it into a session built with the same toolbox and masker as the one that saved it."));
+    session_record r;
+    r.tools = tools;
+    auto id = saved_field<std::string>(saved, "session_id", "the document");
+    if (!id) return fail(std::move(id).error());
+    r.session_id = std::move(*id);
+    const json history = saved.value("history", json());
+    const json artifacts = saved.value("artifacts", json::array());
+    if (!history.is_array()) return fail(saved_error("history", "is not an array"));
+    if (!artifacts.is_array()) return fail(saved_error("artifacts", "is not an array"));
+    for (const auto& m : history) {
+        auto msg = message_from_json(m, "history[" + std::to_string(r.history.size()) + "]");
+        if (!msg) return fail(std::move(msg).error());
+        r.history.push_back(std::move(*msg));
+    }
+    for (const auto& a : artifacts) {
+        const std::string where = "artifacts[" + std::to_string(r.artifacts.size()) + "]";
+        auto ref = artifact_from_json(a, where);
+        if (!ref) return fail(std::move(ref).error());
+        if (const json c = a.value("contents", json()); !c.is_null()) {
+            if (!c.is_object() || !c.value("data", json()).is_string() || !c.value("base64", json(false)).is_boolean())
+                return fail(saved_error(where + ".contents", "is not {data: string, base64: bool}"));
+            r.contents[ref->id] = artifact_blob{ref->mime_type, ref->name, ref->description, c["data"].get<std::string>(), c.value("base64", false)};
+        }
+        r.artifacts.push_back(std::move(*ref));
+    }
+    auto metrics = metrics_from_json(saved.value("metrics", json()));
+    if (!metrics) return fail(std::move(metrics).error());
+    r.metrics = std::move(*metrics);
+    r.masker = saved.value("masker", json());
+    const json st = saved.value("state", json());
+    if (!st.is_object()) return fail(saved_error("state", "is not an object"));
+    try {
+        r.done = st.value("done", false);
+        r.completed = st.value("completed", false);
+        r.answered = st.value("answered", false);
+        r.final_text = st.value("final_text", std::string());
+        r.summary = st.value("summary", std::vector<std::string>{});
+        r.nudges = st.value("nudges", std::size_t{0});
+        const json failures = st.value("failures", json::object());  // bound: items() of a temporary would dangle
+        if (!failures.is_object()) return fail(saved_error("state.failures", "is not an object"));
+        for (const auto& [key, n] : failures.items()) r.failures[key] = n.get<std::size_t>();
+        r.deferred = st.value("deferred", std::vector<std::string>{});
+        r.deferred_frozen = st.value("deferred_frozen", false);
+        r.referenced = st.value("referenced", std::set<std::string>{});
+        r.last_tool_error = st.value("last_tool_error", std::string());
+        if (const json ls = st.value("last_stop", json()); !ls.is_null()) {
+            for (stop_reason why : {stop_reason::completed, stop_reason::answered, stop_reason::step_limit, stop_reason::token_limit,
+                                    stop_reason::time_limit, stop_reason::model_error, stop_reason::cancelled})
+                if (to_string(why) == ls.get<std::string>()) r.last_stop = why;
+            if (!r.last_stop) return fail(saved_error("state.last_stop", "is " + ls.dump() + ", not a stop reason"));
+        }
+        if (const json le = st.value("last_error", json()); le.is_object()) r.last_error = error::from_json(le);
+    } catch (const json::exception& e) {
+        return fail(saved_error("state", std::string("has a value of the wrong type (") + e.what() + ")"));
+    }
+    return r;
+}
+
+}  // namespace detail
+}  // namespace agentkit
+// ---- end <agentkit/session/saved.hpp> ----
+// ---- begin <agentkit/session/workers.hpp> ----
+// agentkit/session/workers.hpp — how an agent_session runs the parallel-safe calls of one
+// response on a bounded number of threads, and times what it runs. Internal to session/session.hpp.
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
-#include <functional>
-#include <future>
-#include <map>
-#include <memory>
-#include <mutex>
-#include <optional>
-#include <set>
-#include <stop_token>
-#include <string>
-#include <string_view>
 #include <system_error>
 #include <thread>
-#include <utility>
 #include <vector>
 
 namespace agentkit {
@@ -45579,37 +47549,38 @@ void run_bounded(std::size_t n, std::size_t max_threads, F&& f) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-/// Records the artifacts created through it, forwarding to the real sink.
-class recording_sink {
-public:
-    explicit recording_sink(artifact_sink_ref target) : target_(target) {}
-    [[nodiscard]] result<artifact_ref> put(artifact_blob b) {
-        auto r = target_.put(std::move(b));
-        if (r) {
-            std::lock_guard lock(mu_);
-            refs_.push_back(*r);
-        }
-        return r;
-    }
-    void note(const artifact_ref& r) {
-        std::lock_guard lock(mu_);
-        for (const auto& x : refs_)
-            if (x.id == r.id) return;
-        refs_.push_back(r);
-    }
-    [[nodiscard]] std::vector<artifact_ref> refs() const {
-        std::lock_guard lock(mu_);
-        return refs_;
-    }
-
-private:
-    artifact_sink_ref target_;
-    mutable std::mutex mu_;
-    std::vector<artifact_ref> refs_;
-};
 }  // namespace detail
 
+}  // namespace agentkit
+// ---- end <agentkit/session/workers.hpp> ----
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <thread>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace agentkit {
+
+
 /// The object a host holds: the history, requests built for a provider, tool calls run through the masker and formatter, and the model loop.
+/// Thread safety: one thread at a time drives a conversation (run, request, accept, speculate,
+/// add_user, save, restore); cancel() from any thread; the serve_* members concurrently, not
+/// during run(). Sessions share only what the host gives them (docs/session.md, "What is thread-safe").
 template <class Toolbox, masker Masker = all_visible, result_formatter Formatter = compact_formatter>
 class agent_session {
 public:
@@ -45621,8 +47592,9 @@ public:
             own_store_ = std::make_unique<memory_artifacts>();
             artifacts = *own_store_;
         }
-        sink_ = std::make_unique<detail::recording_sink>(artifacts);
-        if (opts_.session_id.empty()) opts_.session_id = make_session_id();
+        if (opts_.session_id.empty()) opts_.session_id = detail::make_session_id();
+        report_ = std::make_unique<detail::session_reporter>(opts_.on_event, opts_.session_id);
+        sink_ = std::make_unique<detail::recording_sink>(artifacts, *report_);
         masker_.bind(tools_.infos());
         for (auto& t : masker_.meta_tools()) {
             meta_names_.insert(t.name);
@@ -45632,7 +47604,7 @@ public:
         const bool has_complete = std::any_of(catalogue_.begin(), catalogue_.end(),
                                               [&](const tool_info& t) { return t.name == opts_.complete_tool; });
         builtin_complete_ = opts_.builtin_complete && !has_complete;
-        if (builtin_complete_) catalogue_.push_back(complete_info());
+        if (builtin_complete_) catalogue_.push_back(detail::complete_tool_info(opts_.complete_tool));
         for (const std::string_view name : {std::string_view(opts_.artifact_tool), default_artifact_reader_name,
                                             std::string_view("browser_artifact")})
             if (!name.empty() && std::any_of(catalogue_.begin(), catalogue_.end(), [&](const tool_info& t) { return t.name == name; })) {
@@ -45643,7 +47615,7 @@ public:
 
     agent_session(const agent_session&) = delete;
     agent_session& operator=(const agent_session&) = delete;
-    ~agent_session() { discard_speculation(); }
+    ~agent_session() { discard_speculation(false); }  // no events: the observer may be gone
 
     // ---- history -------------------------------------------------------------------------
     /// Add a user message (the task, a follow-up).
@@ -45747,7 +47719,8 @@ public:
         }
         auto entry = std::make_unique<spec_entry>();
         entry->call = c;
-        tool_context ctx = make_ctx(c.id);
+        entry->event_id = report_->on() ? next_event_id() : 0;
+        tool_context ctx = make_ctx(c.id, entry->event_id);
         try {
             entry->result = std::async(std::launch::async, [this, i = *idx, args = c.arguments, ctx]() mutable {
                 const auto t0 = std::chrono::steady_clock::now();
@@ -45755,8 +47728,9 @@ public:
                 return spec_done{std::move(r), detail::ms_since(t0)};
             });
         } catch (const std::system_error&) {
-            return false;
+            return false;  // not started: nothing reported
         }
+        report_->tool_started(c.name, c.id, 0, json{{"speculative", true}}, entry->event_id);
         std::lock_guard lock(spec_mu_);
         speculative_.push_back(std::move(entry));
         return true;
@@ -45799,6 +47773,9 @@ public:
     [[nodiscard]] result<turn_outcome> accept(provider p, const json& body, double model_ms = 0,
                                               std::size_t round_trips = 1) {
         auto parsed = parse_response(p, body);
+        const double answer_ms = std::exchange(attempt_ms_, -1.0);
+        report_->model_response(std::exchange(model_event_, 0), opts_.model, p, round_trips, answer_ms >= 0 ? answer_ms : model_ms,
+                                parsed ? &parsed->usage : nullptr, parsed ? nullptr : &parsed.error());
         if (!parsed) {
             discard_speculation();
             return fail(std::move(parsed).error());
@@ -45890,10 +47867,12 @@ public:
                                                           : std::chrono::steady_clock::time_point::max();
         run_deadline_ = deadline;
         run_result rr;
+        report_->run_started(opts_.model);
         auto stop = [&](stop_reason why) {
             rr.reason = why;
             last_stop_ = why;
             run_deadline_ = std::chrono::steady_clock::time_point::max();
+            report_->run_ended(opts_.model, detail::ms_since(start), to_string(why), rr.steps, rr.error ? &*rr.error : nullptr);
             return rr;
         };
         for (;;) {
@@ -45913,6 +47892,7 @@ public:
                 const auto t0 = std::chrono::steady_clock::now();
                 result<json> body = fail(errc::internal, "the model raised an exception");
                 told_ = 0;
+                model_event_ = report_->model_request(opts_.model, p, attempts);
                 try {
                     body = call_model(m, p, req);
                 } catch (...) {
@@ -45920,6 +47900,7 @@ public:
                 model_ms += detail::ms_since(t0);
                 error e;
                 if (body) {
+                    attempt_ms_ = detail::ms_since(t0);
                     auto o = accept(p, *body, model_ms, attempts);
                     if (o) {
                         outcome = std::move(o);
@@ -45928,6 +47909,7 @@ public:
                     e = std::move(o).error();
                 } else {
                     e = std::move(body).error();
+                    report_->model_response(std::exchange(model_event_, 0), opts_.model, p, attempts, detail::ms_since(t0), nullptr, &e);
                     discard_speculation();  // calls a failed (streamed) attempt started
                 }
                 if (told_ > 0) {  // what the host was shown of this attempt is void
@@ -45951,6 +47933,7 @@ public:
                     rr.error = std::move(e);
                     return stop(stop_reason::time_limit);
                 }
+                report_->retry(attempts, e, static_cast<long long>(pause.count()));
                 if (pause.count() > 0) std::this_thread::sleep_for(pause);
             }
             ++rr.steps;
@@ -45985,24 +47968,21 @@ public:
     /// cut text into the session's artifact store) and observed by the masker. Safe to call
     /// from several threads: the tool itself runs outside the session's lock. Never throws.
     [[nodiscard]] result<tool_output> serve_call(std::string_view name, const json& args, tool_context& ctx) {
-        tool_call c;
-        c.name = std::string(name);
-        c.arguments = args;
-        c.id = ctx.call_id;
-        std::optional<std::size_t> idx;
-        {
-            std::lock_guard lock(serve_mu_);
-            masked_route route = route_call(c);
-            if (route.answer) return finish_output(c, std::move(*route.answer), false, nullptr);
-            idx = route.index;
-        }
-        result<tool_output> r = tools_.call_at(*idx, c.arguments, ctx);
-        std::lock_guard lock(serve_mu_);
-        masked_observe(masker_, c.name, c.arguments, r);
-        tool_output o = finish_output(c, std::move(r), true, &tools_.infos()[*idx]);
-        for (const auto& b : o.content)
-            if (b.type == content_block::kind::artifact) sink_->note(b.artifact);
-        return o;
+        if (!report_->on()) return serve_one(name, args, ctx);
+        const std::uint64_t parent = ctx.parent_event;  // the MCP server's request, when it observes too
+        const auto t0 = std::chrono::steady_clock::now();
+        const std::uint64_t id = report_->tool_started(name, ctx.call_id, parent);
+        ctx.parent_event = id;
+        serve_changes changes;  // what this call changed, seen under the lock that changed it
+        std::size_t tokens = 0;
+        result<tool_output> r = serve_one(name, args, ctx, &changes, &tokens);
+        ctx.parent_event = parent;
+        std::optional<error> failed;
+        if (!r) failed = r.error();
+        else if (r->is_error) failed = error(errc::tool_failed, collapse_whitespace(clip_ellipsis(r->joined_text(), 200)));
+        report_->tool_ended(id, parent, name, ctx.call_id, detail::ms_since(t0), failed ? &*failed : nullptr, tokens);
+        for (auto& [before, after] : changes) report_->masker_changed(std::move(before), std::move(after), parent);
+        return r;
     }
 
     /// Whether a served tool may run together with other parallel-safe calls.
@@ -46016,6 +47996,61 @@ public:
         std::lock_guard lock(serve_mu_);
         if constexpr (requires { masker_.version(); }) return static_cast<std::uint64_t>(masker_.version());
         else return 0;
+    }
+
+    // ---- saving (session/saved.hpp) --------------------------------------------------------
+    /// The conversation as JSON, to restore() in this or another process: history, masker state,
+    /// artifact references (with their contents when the session's own store holds them and
+    /// `artifact_contents`), metrics and the session's own state. Not while run() runs.
+    [[nodiscard]] json save(bool artifact_contents = true) const {
+        std::lock_guard lock(serve_mu_);
+        detail::session_record r{opts_.session_id, detail::catalogue_digest(catalogue_), history_, json(), sink_->refs(), {}, metrics_,
+                                 done_, completed_, answered_, final_text_, summary_, nudges_, failures_, deferred_,
+                                 deferred_frozen_, referenced_, last_tool_error_, last_stop_, last_error_};
+        if constexpr (masker_with_state<Masker>) r.masker = masker_.save_state();
+        if (own_store_ && artifact_contents)
+            for (const auto& a : r.artifacts)  // the own store's only (another store's ids may be alike)
+                if (a.uri == own_store_->options().uri_prefix + a.id)
+                    if (auto blob = own_store_->get(a.id)) r.contents.emplace(a.id, std::move(*blob));
+        return detail::record_to_json(r);
+    }
+
+    /// Take the conversation save() wrote (a session of the same tools and masker kind): the
+    /// next request is the one the saved session would have built. Refused with `args.invalid`
+    /// naming the problem, the session unchanged: another format or version, tools missing,
+    /// added or changed, a masker that cannot take the saved state, a malformed part. What the
+    /// session held before (its conversation, its own store's artifacts, a cancel()) is replaced.
+    [[nodiscard]] result<void> restore(const json& saved) {
+        std::lock_guard lock(serve_mu_);
+        auto rec = detail::record_from_json(saved, detail::catalogue_digest(catalogue_));
+        if (!rec) return fail(std::move(rec).error());
+        detail::session_record& r = *rec;
+        std::size_t content_bytes = 0;
+        for (const auto& [id, blob] : r.contents) content_bytes += blob.data.size();
+        if (own_store_ && content_bytes > own_store_->options().max_bytes)
+            return fail(detail::saved_error("artifacts", "hold " + std::to_string(content_bytes) + " bytes, more than this session's store takes (" +
+                                                             std::to_string(own_store_->options().max_bytes) + ")"));
+        if constexpr (masker_with_state<Masker>) {
+            if (!r.masker.is_null())
+                if (auto ok = masker_.restore_state(r.masker); !ok) return ok;  // the last check: it changes the masker
+        } else if (!r.masker.is_null()) {
+            return fail(detail::saved_error("masker", "holds a masker's state, and this session's masker keeps none (another masker kind?)"));
+        }
+        discard_speculation(false);
+        stop_ = std::stop_source{};  // a cancel() of the conversation replaced
+        opts_.session_id = std::move(r.session_id);
+        report_->rename(opts_.session_id);
+        history_ = std::move(r.history);
+        if (own_store_) own_store_->clear();
+        sink_->reset(r.artifacts);
+        for (const auto& a : r.artifacts)  // fits: checked above
+            if (auto c = r.contents.find(a.id); own_store_ && c != r.contents.end()) (void)own_store_->put_as(a.id, std::move(c->second));
+        metrics_ = std::move(r.metrics);
+        std::tie(done_, completed_, answered_, final_text_, summary_, nudges_) =
+            std::tie(r.done, r.completed, r.answered, r.final_text, r.summary, r.nudges);
+        std::tie(failures_, deferred_, deferred_frozen_, referenced_, last_tool_error_, last_stop_, last_error_) =
+            std::tie(r.failures, r.deferred, r.deferred_frozen, r.referenced, r.last_tool_error, r.last_stop, r.last_error);
+        return {};
     }
 
     // ---- results -------------------------------------------------------------------------
@@ -46085,8 +48120,43 @@ private:
     struct spec_entry {
         tool_call call;
         std::future<spec_done> result;
+        std::uint64_t event_id = 0;  ///< its tool_started event
     };
     enum class call_kind { malformed, complete, meta, hidden, host, speculative };
+
+    /// serve_call's work: the masker's answer, or the tool run outside the lock and formatted.
+    /// With `changes` (observed): the visible sets before and after each step that may change
+    /// them, and the result's tokens, taken under the lock of that step.
+    using serve_changes = std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>>;
+    [[nodiscard]] result<tool_output> serve_one(std::string_view name, const json& args, tool_context& ctx,
+                                                serve_changes* changes = nullptr, std::size_t* tokens = nullptr) {
+        tool_call c;
+        c.name = std::string(name);
+        c.arguments = args;
+        c.id = ctx.call_id;
+        std::optional<std::size_t> idx;
+        const auto done = [&](tool_output o) {  // serve_mu_ held
+            if (tokens != nullptr) *tokens = opts_.tokens.count(o.joined_text());
+            return o;
+        };
+        {
+            std::lock_guard lock(serve_mu_);
+            std::vector<std::string> before = changes != nullptr ? masker_.visible() : std::vector<std::string>{};
+            masked_route route = route_call(c);
+            if (changes != nullptr) changes->emplace_back(std::move(before), masker_.visible());
+            if (route.answer) return done(finish_output(c, std::move(*route.answer), false, nullptr));
+            idx = route.index;
+        }
+        result<tool_output> r = tools_.call_at(*idx, c.arguments, ctx);
+        std::lock_guard lock(serve_mu_);
+        std::vector<std::string> before = changes != nullptr ? masker_.visible() : std::vector<std::string>{};
+        masked_observe(masker_, c.name, c.arguments, r);
+        if (changes != nullptr) changes->emplace_back(std::move(before), masker_.visible());
+        tool_output o = finish_output(c, std::move(r), true, &tools_.infos()[*idx]);
+        for (const auto& b : o.content)
+            if (b.type == content_block::kind::artifact) sink_->note(b.artifact);
+        return done(std::move(o));
+    }
 
     /// One model call of run(): a `streaming_model` gets a callback that starts each read-only
     /// call as soon as the stream completes it (speculate); cancel() cancels a
@@ -46128,6 +48198,9 @@ private:
 
     // Pieces of the current attempt the host was told (session_options::on_delta), not yet discarded.
     std::size_t told_ = 0;
+    // run()'s model request being answered (its observer event) and how long that attempt took.
+    std::uint64_t model_event_ = 0;
+    double attempt_ms_ = -1.0;
     void tell_delta(const stream_delta& d) const {
         try {
             opts_.on_delta(d);
@@ -46135,34 +48208,11 @@ private:
         }
     }
 
-    [[nodiscard]] tool_info complete_info() const {
-        tool_info t;
-        t.name = opts_.complete_tool;
-        t.description = "Finish the task. `result` is the final answer for the user; `summary` is up to 8 short "
-                        "bullets on what was done (optional).";
-        t.input_schema = json{
-            {"type", "object"},
-            {"properties",
-             {{"result", {{"type", "string"}, {"description", "The final answer"}}},
-              {"summary", {{"type", "array"}, {"items", {{"type", "string"}}}, {"maxItems", 8}, {"description", "Short bullets"}}}}},
-            {"required", json::array({"result"})},
-            {"additionalProperties", false}};
-        return t;
-    }
-
-    [[nodiscard]] static std::string make_session_id() {
-        static std::atomic<unsigned> counter{0};
-        const auto now = static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count());
-        const unsigned long long v = (now ^ (now >> 17) ^ (static_cast<unsigned long long>(++counter) << 40)) & 0xffffffffULL;
-        char buf[24];
-        std::snprintf(buf, sizeof buf, "s-%08llx", v);
-        return buf;
-    }
-
-    [[nodiscard]] tool_context make_ctx(std::string call_id) const {
+    [[nodiscard]] tool_context make_ctx(std::string call_id, std::uint64_t event_id = 0) const {
         tool_context ctx;
         ctx.stop = stop_.get_token();
         ctx.call_id = std::move(call_id);
+        ctx.parent_event = event_id;
         ctx.deadline = run_deadline_;
         if (opts_.tool_timeout.count() > 0)
             ctx.deadline = std::min(ctx.deadline, std::chrono::steady_clock::now() + opts_.tool_timeout);
@@ -46179,14 +48229,24 @@ private:
         }
     }
 
-    void discard_speculation() {
+    void discard_speculation(bool report = true) {
         std::vector<std::unique_ptr<spec_entry>> left;
         {
             std::lock_guard lock(spec_mu_);
             left.swap(speculative_);
         }
-        for (auto& e : left)
-            if (e->result.valid()) e->result.wait();  // read-only work; joined, never leaked
+        for (auto& e : left) {
+            if (!e->result.valid()) continue;
+            e->result.wait();  // read-only work; joined, never leaked
+            if (report && report_->on()) {
+                try {
+                    spec_done d = e->result.get();
+                    report_->tool_ended(e->event_id, 0, e->call.name, e->call.id, d.ms, d.out ? nullptr : &d.out.error(), 0,
+                                        json{{"speculative", true}, {"discarded", true}});
+                } catch (...) {
+                }
+            }
+        }
         spec_blocked_ = false;
     }
 
@@ -46253,13 +48313,15 @@ private:
         std::vector<std::size_t> batch;  // indices of parallel-safe host calls waiting to run
         std::vector<std::optional<result<tool_output>>> raw(calls.size());
         std::vector<std::optional<std::size_t>> tool_index(calls.size());
+        std::vector<std::uint64_t> events(calls.size());  // each call's tool_started (observer)
+        const std::vector<std::string> visible_before = report_->on() ? masker_.visible() : std::vector<std::string>{};
 
         auto flush = [&] {
             if (batch.empty()) return;
             const bool parallel = batch.size() > 1;
             detail::run_bounded(batch.size(), parallel ? opts_.max_parallel : 1, [&](std::size_t k) {
                 const std::size_t i = batch[k];
-                tool_context ctx = make_ctx(calls[i].id);
+                tool_context ctx = make_ctx(calls[i].id, events[i]);
                 const auto t0 = std::chrono::steady_clock::now();
                 raw[i] = tools_.call_at(*tool_index[i], calls[i].arguments, ctx);
                 mets[i].ms = detail::ms_since(t0);
@@ -46273,12 +48335,18 @@ private:
             mets[i].name = c.name;
             results[i].call_id = c.id;
             results[i].name = c.name;
+            // a host call may take its speculative run (reported when it started); any other call
+            // is reported here, and a speculation it leaves is discarded below
+            const auto started = [&] { events[i] = report_->tool_started(c.name, c.id, 0); };
             if (c.malformed) {
+                started();
                 raw[i] = fail(*c.malformed);
             } else if (builtin_complete_ && c.name == opts_.complete_tool) {
+                started();
                 take_completion(c.arguments, completed);
                 raw[i] = tool_output::text("Task marked complete.");
             } else if (meta_names_.count(c.name) != 0) {
+                started();
                 flush();
                 const auto t0 = std::chrono::steady_clock::now();
                 raw[i] = std::move(*route_call(c).answer);
@@ -46289,11 +48357,15 @@ private:
                 if (c.name == opts_.complete_tool && raw[i]->has_value() && !(*raw[i])->is_error)
                     take_completion(c.arguments, completed);
             } else if (masked_route route = route_call(c); route.answer) {
+                started();
                 raw[i] = std::move(*route.answer);
             } else {
                 const auto idx = route.index;
                 tool_index[i] = idx;
-                if (auto spec = take_speculation(c)) {
+                std::unique_ptr<spec_entry> spec = take_speculation(c);
+                if (spec) events[i] = spec->event_id;
+                else started();
+                if (spec) {
                     spec_done d = spec->result.get();
                     raw[i] = std::move(d.out);
                     mets[i].ms = d.ms;
@@ -46303,7 +48375,7 @@ private:
                     batch.push_back(i);
                 } else {
                     flush();
-                    tool_context ctx = make_ctx(c.id);
+                    tool_context ctx = make_ctx(c.id, events[i]);
                     const auto t0 = std::chrono::steady_clock::now();
                     raw[i] = tools_.call_at(*idx, c.arguments, ctx);
                     mets[i].ms = detail::ms_since(t0);
@@ -46324,12 +48396,18 @@ private:
             const tool_info* info = host ? &tools_.infos()[*tool_index[i]] : nullptr;
             result<tool_output> r = raw[i] ? std::move(*raw[i]) : result<tool_output>(fail(errc::internal, "call did not run"));
             if (host) masked_observe(masker_, c.name, c.arguments, r);
+            std::optional<error> failed;
+            if (!r) failed = r.error();
             results[i].output = finish_output(c, std::move(r), host, info);
             const std::string text = results[i].output.joined_text();
             mets[i].ok = !results[i].output.is_error;
             mets[i].result_chars = text.size();
             mets[i].result_tokens = opts_.tokens.count(text);
+            if (!failed && results[i].output.is_error) failed = error(errc::tool_failed, collapse_whitespace(clip_ellipsis(text, 200)));
+            report_->tool_ended(events[i], 0, c.name, c.id, mets[i].ms, failed ? &*failed : nullptr, mets[i].result_tokens,
+                                mets[i].speculative ? json{{"speculative", true}} : json(nullptr));
         }
+        if (report_->on()) report_->masker_changed(visible_before, masker_.visible(), 0);
     }
 
     /// A call of the complete tool: the final answer is `result` (else a string `summary`, the
@@ -46370,6 +48448,7 @@ private:
     Formatter formatter_;
     session_options opts_;
     std::unique_ptr<memory_artifacts> own_store_;
+    std::unique_ptr<detail::session_reporter> report_;  ///< session_options::on_event's events
     std::unique_ptr<detail::recording_sink> sink_;
     mutable std::mutex serve_mu_;  ///< serve_* calls: masker, formatter and failure counts
     std::vector<tool_info> catalogue_;

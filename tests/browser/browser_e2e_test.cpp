@@ -520,7 +520,7 @@ TEST_F(BrowserE2E, FillSetsSeveralFieldsAndSubmitsInOneAction) {
     EXPECT_NE(r->to_text().find(">>\nnavigated to /result?…\n"), std::string::npos) << r->to_text();
 
     // a stale ref in the middle fails closed, naming what was filled before it
-    auto again = b_->fill({{name, "textbox", "x", "Name"}});
+    auto again = b_->fill({{name, br::field_kind::textbox, "x", "Name"}});
     ASSERT_FALSE(again);
     EXPECT_TRUE(again.error().is(errc::ref_stale)) << again.error().to_text();
 }

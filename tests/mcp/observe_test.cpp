@@ -9,14 +9,13 @@
 
 #include <gtest/gtest.h>
 
-#include "support/in_process_mcp.hpp"
-
-#include <condition_variable>
-#include <deque>
+#include <algorithm>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
+
+#include "support/event_recorder.hpp"
+#include "support/in_process_mcp.hpp"
 
 namespace ak = agentkit;
 using ak::event_kind;
@@ -30,23 +29,7 @@ struct key_args {
 };
 const auto lookup = ak::tool<"lookup">("Look a key up.", [](const key_args& a) { return "value of " + a.key; }, ak::read_only);
 
-struct recorder {
-    std::mutex mu;
-    std::vector<ak::event> events;
-    ak::observer observer() {
-        return [this](const ak::event& e) {
-            std::lock_guard lock(mu);
-            events.push_back(e);
-        };
-    }
-    std::vector<ak::event> of(event_kind k) {
-        std::lock_guard lock(mu);
-        std::vector<ak::event> out;
-        for (const auto& e : events)
-            if (e.kind == k) out.push_back(e);
-        return out;
-    }
-};
+using recorder = agentkit::test::event_recorder;
 
 }  // namespace
 

@@ -7,13 +7,16 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <map>
-#include <mutex>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "fixtures.hpp"
+#include "resume_tools.hpp"
+#include "support/event_recorder.hpp"
 
 namespace ak = agentkit;
 using ak::event_kind;
@@ -22,21 +25,11 @@ using ak::provider;
 
 namespace {
 
-struct key_args {
-    std::string key;
-    static constexpr auto agentkit_fields() { return ak::fields(AGENTKIT_FIELD(key_args, key, "Key", ak::min_length(1))); }
-};
-
+using resume_fixture::key_args;
 const auto lookup = ak::tool<"lookup">("Look a key up.", [](const key_args& a) { return "value of " + a.key; },
                                        ak::read_only | ak::parallel_safe);
-const auto broken = ak::tool<"broken">("Always fails.", [](const key_args& a) -> ak::result<std::string> {
-    return ak::fail(ak::errc::not_found, "nothing at " + a.key, "Try another key.");
-});
-const auto big = ak::tool<"read_page">("A long page.", [](const key_args&) {
-    std::string s;
-    for (int i = 0; i < 2000; ++i) s += "paragraph " + std::to_string(i) + " of a long page\n";
-    return s;
-}, ak::read_only);
+const auto& broken = resume_fixture::broken;
+const auto& big = resume_fixture::page;
 // Reports the parent event its context carries (what a tool that reports events of its own reads).
 std::atomic<std::uint64_t> seen_parent{0};
 const auto probe = ak::tool<"probe">("Reads its context.", [](const key_args&, ak::tool_context& ctx) {
@@ -44,24 +37,7 @@ const auto probe = ak::tool<"probe">("Reads its context.", [](const key_args&, a
     return std::string("probed");
 });
 
-/// Every event, in the order told (thread-safe).
-struct recorder {
-    std::mutex mu;
-    std::vector<ak::event> events;
-    ak::observer observer() {
-        return [this](const ak::event& e) {
-            std::lock_guard lock(mu);
-            events.push_back(e);
-        };
-    }
-    std::vector<ak::event> of(event_kind k) {
-        std::lock_guard lock(mu);
-        std::vector<ak::event> out;
-        for (const auto& e : events)
-            if (e.kind == k) out.push_back(e);
-        return out;
-    }
-};
+using recorder = agentkit::test::event_recorder;
 
 /// A masker with one locked tool, opened by the meta-tool `unlock`.
 class lock_masker {

@@ -1,5 +1,6 @@
 // The tools and masker of a session saved by tests/session/save_restore_test.cpp and resumed by
-// tests/session/resume_main.cpp in another process: both sides build the same session.
+// tests/session/resume_main.cpp in another process: both sides build the same session. Other
+// session tests borrow the tools (observer_test.cpp).
 #pragma once
 
 #include <agentkit/session.hpp>

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "intent_fixture.hpp"
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -11,29 +13,8 @@ using ak::json;
 
 namespace {
 
-std::vector<ak::tool_info> catalogue() {
-    std::vector<ak::tool_info> c;
-    for (auto n : {"browser_search", "browser_navigate", "browser_click", "file_read", "file_write", "shell_exec", "think_hard"}) {
-        ak::tool_info t;
-        t.name = n;
-        t.description = std::string("Tool ") + n;
-        t.input_schema = json{{"type", "object"}};
-        c.push_back(std::move(t));
-    }
-    return c;
-}
-
-std::vector<ak::intent_class> classes() {
-    return {
-        {"chat", "Conversation answered from knowledge", {}, {{"hello", 2}, {"thanks", 2}, {"joke", 2}}, {}},
-        {"browser", "The web: search, open pages, click, fill forms", {"browser_search", "browser_navigate", "browser_click"},
-         {{"search", 2}, {"website", 2}, {"click", 2}, {"news", 1.5}, {"web page", 2}},
-         {{ak::intent_patterns::url, 3}}},
-        {"local", "Files and programs on this machine", {"file_read", "file_write", "shell_exec"},
-         {{"file", 2}, {"folder", 2}, {"run", 1}, {"script", 1.5}},
-         {{ak::intent_patterns::file_path, 3}}},
-    };
-}
+using intent_fixture::catalogue;
+using intent_fixture::classes;
 
 bool has(const std::vector<std::string>& v, std::string_view s) { return std::find(v.begin(), v.end(), s) != v.end(); }
 

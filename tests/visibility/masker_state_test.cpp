@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "intent_fixture.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -97,29 +99,8 @@ menu_t bound_menu(ak::menu_options o = {}) {
 }
 
 // --- intent_classes fixtures (as in intent_test.cpp) ------------------------------------------
-std::vector<ak::tool_info> intent_catalogue() {
-    std::vector<ak::tool_info> c;
-    for (auto n : {"browser_search", "browser_navigate", "browser_click", "file_read", "file_write", "shell_exec", "think_hard"}) {
-        ak::tool_info t;
-        t.name = n;
-        t.description = std::string("Tool ") + n;
-        t.input_schema = json{{"type", "object"}};
-        c.push_back(std::move(t));
-    }
-    return c;
-}
-
-std::vector<ak::intent_class> intent_classes_def() {
-    return {
-        {"chat", "Conversation answered from knowledge", {}, {{"hello", 2}, {"thanks", 2}, {"joke", 2}}, {}},
-        {"browser", "The web: search, open pages, click, fill forms", {"browser_search", "browser_navigate", "browser_click"},
-         {{"search", 2}, {"website", 2}, {"click", 2}, {"news", 1.5}, {"web page", 2}},
-         {{ak::intent_patterns::url, 3}}},
-        {"local", "Files and programs on this machine", {"file_read", "file_write", "shell_exec"},
-         {{"file", 2}, {"folder", 2}, {"run", 1}, {"script", 1.5}},
-         {{ak::intent_patterns::file_path, 3}}},
-    };
-}
+const auto intent_catalogue = intent_fixture::catalogue;
+const auto intent_classes_def = intent_fixture::classes;
 
 ak::intent_classes<> bound_intent() {
     ak::intent_options o;

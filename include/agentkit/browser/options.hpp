@@ -235,11 +235,15 @@ enum class field_kind { textbox, checkbox, radio, combobox, slider };
 /// a name that is none is a text field, as before).
 struct field_kind_value {
     field_kind kind = field_kind::textbox;  ///< the kind
+    /// The kind `k` (a textbox unless told).
     constexpr field_kind_value(field_kind k = field_kind::textbox) noexcept : kind(k) {}  // NOLINT(google-explicit-constructor)
+    /// The kind named `name`; another name is a textbox (deprecated: pass a field_kind).
     [[deprecated("fill_field::kind is a browser::field_kind")]] field_kind_value(const char* name) noexcept  // NOLINT
         : kind(field_kind_named(name != nullptr ? name : "").value_or(field_kind::textbox)) {}
+    /// The kind named `name`; another name is a textbox (deprecated: pass a field_kind).
     [[deprecated("fill_field::kind is a browser::field_kind")]] field_kind_value(const std::string& name) noexcept  // NOLINT
         : kind(field_kind_named(name).value_or(field_kind::textbox)) {}
+    /// The kind.
     constexpr operator field_kind() const noexcept { return kind; }  // NOLINT(google-explicit-constructor)
     /// True when the kind is the one named `name` (deprecated with the strings: compare with a field_kind).
     [[deprecated("compare fill_field::kind with a browser::field_kind")]] friend bool operator==(field_kind_value v, std::string_view name) noexcept {

@@ -83,7 +83,7 @@ enum class event_kind : unsigned char {
 
 /// One thing a part did. Fields a kind does not use stay empty or zero.
 struct event {
-    event_kind kind{};
+    event_kind kind{};         ///< what it reports
     std::string_view part;     ///< who reports: "session", "mcp.client", "mcp.server", "browser"
     std::string scope;         ///< which one: the session id, the server's name, the client's session
     std::uint64_t id = 0;      ///< shared by a started event and the one that ends it; unique in the process

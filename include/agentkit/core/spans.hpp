@@ -49,7 +49,9 @@ struct span {
     std::string span_id;         ///< 16 lower-case hex digits
     std::string parent_span_id;  ///< "" for a trace's root
     std::string name;            ///< "invoke_agent", "chat <model>", "execute_tool <tool>", "tools/call <tool>", a CDP method
-    enum class kind_t : unsigned char { internal = 1, server = 2, client = 3 } kind = kind_t::internal;  ///< OTLP SpanKind values
+    /// OTLP's SpanKind: work inside the process, a request served, a request made.
+    enum class kind_t : unsigned char { internal = 1, server = 2, client = 3 };
+    kind_t kind = kind_t::internal;  ///< which of them
     std::uint64_t start_unix_nano = 0;  ///< when it began
     std::uint64_t end_unix_nano = 0;    ///< when it ended
     json attributes = json::object();   ///< name → string, number or bool
@@ -62,6 +64,7 @@ struct span {
 /// Turns events into spans (see the file comment).
 class span_recorder {
 public:
+    /// How spans are kept or handed on.
     struct options {
         /// Called with each finished span, on the reporting thread; unset: spans are kept.
         std::function<void(const span&)> on_span;
@@ -72,7 +75,9 @@ public:
         bool cdp_commands = true;      ///< make spans of CDP commands (a page's work is hundreds of them)
     };
 
+    /// A recorder keeping the spans (options' defaults).
     span_recorder() : span_recorder(options{}) {}
+    /// A recorder with options `o`.
     explicit span_recorder(options o) : st_(std::make_shared<state>()) {
         st_->o = std::move(o);
         if (!random_bytes(&st_->salt, sizeof st_->salt) || st_->salt == 0)
