@@ -157,7 +157,7 @@ TEST(Observer, ARunReportsItsModelCallsAndToolCallsNestedInTheRun) {
         const ak::event& end = *ended.at(e->name);
         EXPECT_EQ(end.detail, e->detail);  // the call id
         EXPECT_FALSE(e->detail.empty());
-        const auto it = std::find_if(metrics.begin(), metrics.end(), [&](const ak::tool_metric& t) { return t.name == e->name; });
+        const auto it = std::find_if(metrics.begin(), metrics.end(), [name = e->name](const ak::tool_metric& t) { return t.name == name; });
         ASSERT_NE(it, metrics.end());
         EXPECT_EQ(end.result_tokens, it->result_tokens);
         EXPECT_DOUBLE_EQ(end.ms, it->ms);
