@@ -90,7 +90,8 @@ inline result<std::vector<std::string>> add_remote_tools(runtime_toolbox& box, c
         std::string name = base;
         if (box.contains(name) && o.prefix.empty()) name = base = local_tool_name(server_prefix + info.name);
         for (int n = 2; box.contains(name); ++n) {
-            const std::string suffix = "_" + std::to_string(n);
+            std::string suffix(1, '_');  // appended, not "_" + ...: g++ 12 -O3 misreads that insert (stringop-overflow)
+            suffix += std::to_string(n);
             name = base.substr(0, 64 - suffix.size()) + suffix;
         }
         if (auto r = box.add(remote_tool(c, std::move(info), name, o.validate)); !r) return fail(std::move(r).error());
