@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "resume_tools.hpp"
 #include "support/in_process_mcp.hpp"
 
 namespace ak = agentkit;
@@ -25,10 +26,7 @@ using ak::json;
 
 namespace {
 
-struct key_args {
-    std::string key;
-    static constexpr auto agentkit_fields() { return ak::fields(AGENTKIT_FIELD(key_args, key, "Key", ak::min_length(1))); }
-};
+using resume_fixture::key_args;
 
 std::atomic<int> far_calls{0};
 const auto remote_lookup = ak::tool<"far_lookup">("Look a key up far away.", [](const key_args& a) {

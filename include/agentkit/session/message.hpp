@@ -33,6 +33,13 @@ enum class provider { anthropic, openai_chat, openai_responses };
     return "anthropic";
 }
 
+/// The provider named `name` (to_string's names); nothing for another name.
+[[nodiscard]] constexpr std::optional<provider> provider_named(std::string_view name) noexcept {
+    for (provider p : {provider::anthropic, provider::openai_chat, provider::openai_responses})
+        if (to_string(p) == name) return p;
+    return std::nullopt;
+}
+
 /// Who a message is from.
 enum class role { user, assistant };
 

@@ -154,6 +154,14 @@ enum class stop_reason { completed, answered, step_limit, token_limit, time_limi
     return "unknown";
 }
 
+/// The stop reason named `name` (to_string's names); nothing for another name.
+[[nodiscard]] constexpr std::optional<stop_reason> stop_reason_named(std::string_view name) noexcept {
+    for (stop_reason r : {stop_reason::completed, stop_reason::answered, stop_reason::step_limit, stop_reason::token_limit,
+                          stop_reason::time_limit, stop_reason::model_error, stop_reason::cancelled})
+        if (to_string(r) == name) return r;
+    return std::nullopt;
+}
+
 /// What agent_session::run came to.
 struct run_result {
     stop_reason reason = stop_reason::answered;  ///< why the run stopped

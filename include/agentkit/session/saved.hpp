@@ -245,13 +245,8 @@ inline constexpr std::pair<content_block::kind, std::string_view> block_kinds[] 
     if (j.contains("origin") && !j["origin"].is_null()) {
         auto o = saved_field<std::string>(j, "origin", where);
         if (!o) return fail(std::move(o).error());
-        bool known = false;
-        for (provider p : {provider::anthropic, provider::openai_chat, provider::openai_responses})
-            if (to_string(p) == *o) {
-                m.origin = p;
-                known = true;
-            }
-        if (!known) return fail(saved_error(where + ".origin", "is \"" + *o + "\", not a provider"));
+        m.origin = provider_named(*o);
+        if (!m.origin) return fail(saved_error(where + ".origin", "is \"" + *o + "\", not a provider"));
     }
     m.raw = j.value("raw", json());
     return m;
@@ -297,8 +292,7 @@ inline constexpr std::pair<content_block::kind, std::string_view> block_kinds[] 
         for (const auto& tj : j["turns"]) {
             turn_metrics t;
             t.turn = tj.value("turn", std::size_t{0});
-            const std::string p = tj.value("provider", "anthropic");
-            t.provider = p == "openai_chat" ? provider::openai_chat : p == "openai_responses" ? provider::openai_responses : provider::anthropic;
+            t.provider = provider_named(tj.value("provider", "anthropic")).value_or(provider::anthropic);
             t.usage = usage_from_json(tj.value("usage", json()));
             t.estimated_input = tj.value("estimated_input", std::size_t{0});
             t.round_trips = tj.value("round_trips", std::size_t{1});
@@ -470,9 +464,7 @@ struct session_record {
         r.referenced = st.value("referenced", std::set<std::string>{});
         r.last_tool_error = st.value("last_tool_error", std::string());
         if (const json ls = st.value("last_stop", json()); !ls.is_null()) {
-            for (stop_reason why : {stop_reason::completed, stop_reason::answered, stop_reason::step_limit, stop_reason::token_limit,
-                                    stop_reason::time_limit, stop_reason::model_error, stop_reason::cancelled})
-                if (to_string(why) == ls.get<std::string>()) r.last_stop = why;
+            r.last_stop = stop_reason_named(ls.get<std::string>());
             if (!r.last_stop) return fail(saved_error("state.last_stop", "is " + ls.dump() + ", not a stop reason"));
         }
         if (const json le = st.value("last_error", json()); le.is_object()) r.last_error = error::from_json(le);
