@@ -23,7 +23,11 @@ using ak::event_kind;
 using ak::json;
 using ak::provider;
 
+// The unity-built twin (agentkit_tests_session_single) puts this file beside session_test.cpp,
+// whose file-local tools share these names: the tests and their helpers live in a namespace of
+// their own.
 namespace {
+namespace observer_tests {
 
 using resume_fixture::key_args;
 const auto lookup = ak::tool<"lookup">("Look a key up.", [](const key_args& a) { return "value of " + a.key; },
@@ -79,8 +83,6 @@ private:
     std::uint64_t version_ = 0;
 };
 static_assert(ak::masker<lock_masker>);
-
-}  // namespace
 
 TEST(Observer, ARunReportsItsModelCallsAndToolCallsNestedInTheRun) {
     recorder rec;
@@ -530,3 +532,6 @@ TEST(Observer, FanOutTellsEachAndSkipsTheEmpty) {
     EXPECT_EQ(b, 1);
     EXPECT_FALSE(ak::fan_out({ak::observer{}}));
 }
+
+}  // namespace observer_tests
+}  // namespace
