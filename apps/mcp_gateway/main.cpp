@@ -7,7 +7,8 @@
 // server, and serves the union of their tools over stdio (default) or Streamable HTTP on
 // 127.0.0.1 (--port; AGENTKIT_MCP_TOKEN sets a bearer token) through the masker --mask names:
 //   menu    a mode per server: the model enters a server's mode to see its tools (default)
-//   router  tool_search (hybrid: BM25F and character n-grams): the tools found become visible;
+//   router  tool_search (hybrid: BM25F and character n-grams, or an embedding model's vectors with
+//           --embeddings-url/--embeddings-model or the "router" object's "embeddings"): the tools found become visible;
 //           a server's description and keywords count as example requests of its tools, and so
 //           do the configuration's "examples" per tool and what the router learns from usage (a
 //           tool called after a tool_search that found it learns the query; the top-level
@@ -74,7 +75,11 @@ constexpr const char* usage =
     "  --call-timeout MS how long a server may take to answer a call or a list (default 60000; then tool.timeout naming it)\n"
     "  --auth-dir DIR  where OAuth tokens of \"oauth\" servers are kept, one 0600 file each\n"
     "                  (default $XDG_STATE_HOME/agentkit-mcp-gateway, else ~/.local/state/agentkit-mcp-gateway)\n"
-    "  --sign-in-wait MS how long a sign-in URL printed on stderr stays valid (default 300000)\n";
+    "  --sign-in-wait MS how long a sign-in URL printed on stderr stays valid (default 300000)\n"
+    "  --embeddings-url URL    with --mask router: fuse the vectors of an OpenAI-compatible embeddings API at URL\n"
+    "                          (\"http://127.0.0.1:11434/v1\"; its key in $AGENTKIT_EMBEDDINGS_KEY, or the variable the\n"
+    "                          configuration's router.embeddings.key_env names)\n"
+    "  --embeddings-model NAME the embedding model's name (with --embeddings-url)\n";
 
 struct flags {
     std::string config;
@@ -85,6 +90,8 @@ struct flags {
     long call_timeout_ms = 60000;
     std::string auth_dir;
     long sign_in_wait_ms = 300000;
+    std::string embeddings_url;
+    std::string embeddings_model;
 };
 
 #if AGENTKIT_GATEWAY_OAUTH
@@ -179,6 +186,8 @@ int main(int argc, char** argv) {
             if (end == v || *end != '\0' || f.call_timeout_ms < 1) return usage_error("--call-timeout takes milliseconds");
         }
         else if (a == "--auth-dir" && (v = value("--auth-dir"))) f.auth_dir = v;
+        else if (a == "--embeddings-url" && (v = value("--embeddings-url"))) f.embeddings_url = v;
+        else if (a == "--embeddings-model" && (v = value("--embeddings-model"))) f.embeddings_model = v;
         else if (a == "--sign-in-wait" && (v = value("--sign-in-wait"))) {
             char* end = nullptr;
             f.sign_in_wait_ms = std::strtol(v, &end, 10);
@@ -201,6 +210,19 @@ int main(int argc, char** argv) {
     if (j.is_discarded()) return usage_error(f.config + " is not JSON");
     auto cfg = mcp::parse_servers_config(j);
     if (!cfg) return usage_error(cfg.error().message + (cfg.error().hint.empty() ? std::string() : "\n  " + cfg.error().hint));
+    // --embeddings-url and --embeddings-model over the configuration's router.embeddings
+    auto& emb = cfg->router.embeddings;
+    if (!f.embeddings_url.empty()) emb.url = f.embeddings_url;
+    if (!f.embeddings_model.empty()) emb.model = f.embeddings_model;
+    if (emb.url.empty() != emb.model.empty())
+        return usage_error("an embedding model needs both a URL and a name (--embeddings-url and --embeddings-model, or the configuration's "
+                           "router.embeddings)");
+    if (!emb.url.empty() && emb.url.rfind("http://", 0) != 0 && emb.url.rfind("https://", 0) != 0)
+        return usage_error("--embeddings-url takes an http:// or https:// URL");
+    if (!emb.url.empty() && f.mask != "router") log_line("an embedding model is configured; only --mask router uses it");
+#if !AGENTKIT_GATEWAY_CURL
+    if (!emb.url.empty()) return usage_error("an embedding model needs a build with libcurl (agentkit::curl)");
+#endif
 
     const std::atomic<bool>* stop = mcp::stop_on_signals();
     std::atomic<mcp::server*> current{nullptr};
@@ -341,12 +363,11 @@ int main(int argc, char** argv) {
         auto usage_history = std::make_shared<ak::usage_log>(uo);
         if (auto loaded = usage_history->load(); !loaded) log_line(loaded.error().message + ". " + loaded.error().hint);
         const ak::mcp::router_settings rs = cfg->router;
-        return serve(g, [usage_history, rs](const mcp::gateway& gw) {
-            // Hybrid retrieval (BM25F fused with hashed character n-grams), and what a server is
-            // for (its description, else its instructions, and its keywords) counts as an example
-            // request of each of its tools: "remember that ..." finds the knowledge graph's tools
-            // although none of them says "remember". Chosen on the tuning part of the gateway
-            // bench's tasks (bench/README.md).
+        // What the router knows of a catalogue: a server's description (else its instructions) and keywords
+        // count as an example request of each of its tools ("remember that ..." finds the knowledge graph's
+        // tools although none of them says "remember"), and so do the configuration's "examples" and what
+        // was learned from usage. Chosen on the tuning part of the gateway bench's tasks (bench/README.md).
+        auto options_for = [usage_history, rs](const mcp::gateway& gw) {
             ak::router_options o;
             for (auto& [server, names] : gw.tools_by_server()) {
                 std::string what = gw.description_of(server);
@@ -366,7 +387,39 @@ int main(int argc, char** argv) {
             o.on_learn = [usage_history](const std::string& tool, const std::string& query) {
                 if (auto added = usage_history->add(tool, query); !added) log_line(added.error().message);
             };
-            return ak::router<ak::hashed_ngram_embedder>{std::move(o), {}};
+            return o;
+        };
+#if AGENTKIT_GATEWAY_CURL
+        if (!rs.embeddings.url.empty()) {
+            // An embedding model's vectors fused with the word ranking (visibility/embedding_endpoint.hpp):
+            // by words alone while the endpoint is slow, down or answers garbage, said once in the log.
+            const auto& es = rs.embeddings;
+            ak::embedding_endpoint_options eo;
+            eo.base_url = es.url;
+            eo.model = es.model;
+            eo.api_key_env = es.key_env;
+            eo.dimensions = es.dimensions;
+            eo.document_prefix = es.document_prefix;
+            eo.query_prefix = es.query_prefix;
+            eo.cache_dir = es.cache_dir;
+            eo.query_timeout = std::chrono::milliseconds(es.query_timeout_ms);
+            eo.on_log = [](std::string_view line) { log_line(std::string(line)); };
+            using endpoint = ak::embedding_endpoint<ak::net::http_client>;
+            const endpoint model(std::make_shared<ak::net::http_client>(), std::move(eo));
+            if (!model.cache().problem().empty()) log_line(model.cache().problem());
+            return serve(g, [options_for, model, es](const mcp::gateway& gw) {
+                ak::router_options o = options_for(gw);
+                o.retrieval.fusion = es.fusion == "weighted" ? ak::fusion_kind::weighted : ak::fusion_kind::rrf;
+                if (es.fusion == "weighted") o.retrieval.dense_weight = static_cast<float>(es.dense_weight);
+                else o.retrieval.dense_weight_rrf = static_cast<float>(es.dense_weight);
+                o.vectors_wait = std::chrono::milliseconds(es.wait_ms);
+                return ak::router<endpoint>{std::move(o), model};
+            }, f, current, stop);
+        }
+#endif
+        return serve(g, [options_for](const mcp::gateway& gw) {
+            // Hybrid retrieval: BM25F fused with hashed character n-grams (no model).
+            return ak::router<ak::hashed_ngram_embedder>{options_for(gw), {}};
         }, f, current, stop);
     }
     if (f.mask == "frozen")

@@ -17,6 +17,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { plainBm25 } from "./plain_bm25.mjs";
 
 const args = process.argv.slice(2);
 const opt = (n, d) => { const i = args.indexOf(n); return i >= 0 && i + 1 < args.length ? args[i + 1] : d; };
@@ -61,28 +62,43 @@ if (args[0] === "--serve") {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "agentkit-routing-"));
   fs.writeFileSync(path.join(work, "cfg.json"), JSON.stringify(cfg));
   const c = new Client({ name: "routing", version: "1" });
+  // --embeddings-url URL --embeddings-model NAME: the gateway fuses that model's vectors (embeddings_server.mjs
+  // serves one); --fusion rrf|weighted and --dense-weight W set how (router.embeddings in the configuration).
+  const gwArgs = ["--config", path.join(work, "cfg.json"), "--mask", "router", "--start-wait", "30000"];
+  if (opt("--embeddings-url")) {
+    cfg.router = { embeddings: { url: opt("--embeddings-url"), model: opt("--embeddings-model", "use-lite"), wait_ms: 120000,
+                                 ...(opt("--fusion") ? { fusion: opt("--fusion") } : {}),
+                                 ...(opt("--dense-weight") ? { dense_weight: Number(opt("--dense-weight")) } : {}) } };
+    fs.writeFileSync(path.join(work, "cfg.json"), JSON.stringify(cfg));
+  }
   await c.connect(new StdioClientTransport({ command: path.resolve(opt("--gateway", "../../build-rel/bin/agentkit-mcp-gateway")),
-    args: ["--config", path.join(work, "cfg.json"), "--mask", "router", "--start-wait", "30000"], env: { ...process.env }, stderr: "ignore" }));
-  const { fromGw } = gatewayNames(all);
+    args: gwArgs, env: { ...process.env }, stderr: args.includes("--gateway-stderr") ? "inherit" : "ignore" }));
+  const { fromGw, gwName } = gatewayNames(all);
+  // The plain baseline (plain_bm25.mjs) over the same tools, under the names the gateway gives them.
+  const plain = plainBm25(Object.entries(all).flatMap(([s, ts]) => ts.map((t) => ({ ...t, id: `${s}/${t.name}`, name: gwName[`${s}/${t.name}`] }))));
   const run = async (part) => {
-    let at1 = 0, at5 = 0;
-    const misses = [];
+    const r = { at1: 0, at5: 0, p1: 0, p5: 0, n: part.length, misses: [] };
     for (const [label, text] of part) {
       const right = new Set(groups[label] || [label]);
-      const r = await c.callTool({ name: "tool_search", arguments: { query: text, k: 5 } });
-      const found = (r.structuredContent?.tools || []).map((t) => fromGw[t.name] || t.name);
-      if (found.length && right.has(found[0])) ++at1;
-      if (found.some((x) => right.has(x))) ++at5;
-      else misses.push(`  - "${text}" [${label}] -> ${found.join(", ")}`);
+      const res = await c.callTool({ name: "tool_search", arguments: { query: text, k: 5 } });
+      const found = (res.structuredContent?.tools || []).map((t) => fromGw[t.name] || t.name);
+      if (found.length && right.has(found[0])) ++r.at1;
+      if (found.some((x) => right.has(x))) ++r.at5;
+      else r.misses.push(`  - "${text}" [${label}] -> ${found.join(", ")}`);
+      const base = plain(text, 5);
+      if (base.length && right.has(base[0])) ++r.p1;
+      if (base.some((x) => right.has(x))) ++r.p5;
     }
-    return { at1, at5, n: part.length, misses };
+    return r;
   };
   const pct = (a, n) => `${((100 * a) / n).toFixed(1)}%`;
-  const show = (name, r) => console.log(`${name}: Recall@1 ${pct(r.at1, r.n)}, Recall@5 ${pct(r.at5, r.n)} (${r.at5}/${r.n})`);
+  const show = (name, r) => console.log(`${name}: Recall@1 ${pct(r.at1, r.n)}, Recall@5 ${pct(r.at5, r.n)} (${r.at5}/${r.n}); ` +
+                                        `plain BM25 Recall@1 ${pct(r.p1, r.n)}, Recall@5 ${pct(r.p5, r.n)} (${r.p5}/${r.n})`);
   const parts = exSplit && exSplit !== "all" ? [exSplit === "tune" ? "test" : "tune"] : ["tune", "test"];
   const res = {};
   for (const p of parts) show(p, (res[p] = await run(tasks.filter(([, t]) => split(t) === p))));
-  if (parts.length === 2) show("all", { at1: res.tune.at1 + res.test.at1, at5: res.tune.at5 + res.test.at5, n: res.tune.n + res.test.n });
+  const sum = (k) => res.tune[k] + res.test[k];
+  if (parts.length === 2) show("all", { at1: sum("at1"), at5: sum("at5"), p1: sum("p1"), p5: sum("p5"), n: sum("n") });
   if (args.includes("--misses")) console.log(parts.flatMap((p) => res[p].misses).join("\n"));
   await c.close();
   fs.rmSync(work, { recursive: true, force: true });

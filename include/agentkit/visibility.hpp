@@ -4,6 +4,8 @@
 
 #include <agentkit/core.hpp>
 #include <agentkit/visibility/analyzer.hpp>
+#include <agentkit/visibility/embedder.hpp>
+#include <agentkit/visibility/embedding_endpoint.hpp>
 #include <agentkit/visibility/frozen_scope.hpp>
 #include <agentkit/visibility/intent.hpp>
 #include <agentkit/visibility/lexicon.hpp>
@@ -17,3 +19,4 @@
 #include <agentkit/visibility/tool_doc.hpp>
 #include <agentkit/visibility/tool_index.hpp>
 #include <agentkit/visibility/usage_log.hpp>
+#include <agentkit/visibility/vector_cache.hpp>

@@ -292,6 +292,29 @@ struct error {
     }
 };
 
+/// Replace every occurrence of `secret` in `s` with "[redacted]" (no-op for an empty secret).
+inline void scrub_secret(std::string& s, std::string_view secret) {
+    if (secret.empty()) return;
+    for (std::size_t at = s.find(secret); at != std::string::npos; at = s.find(secret, at)) s.replace(at, secret.size(), "[redacted]");
+}
+
+/// `e` with `secret` scrubbed from its message, hint and details (a service that echoes a key back in an
+/// error must not make agentkit show it).
+[[nodiscard]] inline error scrub_secret(error e, std::string_view secret) {
+    if (secret.empty()) return e;
+    scrub_secret(e.message, secret);
+    scrub_secret(e.hint, secret);
+    if (!e.details.is_null()) {
+        std::string d = e.details.dump();
+        if (d.find(secret) != std::string::npos) {
+            scrub_secret(d, secret);
+            e.details = json::parse(d, nullptr, false);
+            if (e.details.is_discarded()) e.details = nullptr;
+        }
+    }
+    return e;
+}
+
 }  // namespace agentkit
 // ---- end <agentkit/core/error.hpp> ----
 
@@ -20813,9 +20836,12 @@ private:
 
 #include <chrono>
 #include <concepts>
+#include <condition_variable>
 #include <cstddef>
 #include <functional>
+#include <mutex>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -20983,6 +21009,14 @@ using head_sink = std::function<void(const client_response& head)>;
         }
     }
     return out;
+}
+
+/// Wait `d` unless `stop` is requested first (a retry's wait that a cancelled caller ends early).
+inline void stoppable_wait(std::chrono::milliseconds d, std::stop_token stop) {
+    std::mutex mu;
+    std::condition_variable_any cv;
+    std::unique_lock lock(mu);
+    (void)cv.wait_for(lock, stop, d, [] { return false; });
 }
 
 /// A client that sends one request and returns its response (any status) or a transport error
@@ -21632,10 +21666,8 @@ private:
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <functional>
-#include <mutex>
 #include <optional>
 #include <stop_token>
 #include <string>
@@ -21656,40 +21688,6 @@ struct backend_options {
     std::function<void(std::chrono::milliseconds, std::stop_token)> wait;
 };
 
-namespace detail {
-
-/// Wait `d` unless `stop` is requested first.
-inline void stoppable_wait(std::chrono::milliseconds d, std::stop_token stop) {
-    std::mutex mu;
-    std::condition_variable_any cv;
-    std::unique_lock lock(mu);
-    (void)cv.wait_for(lock, stop, d, [] { return false; });
-}
-
-/// Replace every occurrence of `secret` in `s` (no-op for an empty secret).
-inline void scrub(std::string& s, const std::string& secret) {
-    if (secret.empty()) return;
-    for (std::size_t at = s.find(secret); at != std::string::npos; at = s.find(secret, at)) s.replace(at, secret.size(), "[redacted]");
-}
-
-/// `e` with `secret` scrubbed from its message, hint and details.
-inline error scrubbed(error e, const std::string& secret) {
-    if (secret.empty()) return e;
-    scrub(e.message, secret);
-    scrub(e.hint, secret);
-    if (!e.details.is_null()) {
-        std::string d = e.details.dump();
-        if (d.find(secret) != std::string::npos) {
-            scrub(d, secret);
-            e.details = json::parse(d, nullptr, false);
-            if (e.details.is_discarded()) e.details = nullptr;
-        }
-    }
-    return e;
-}
-
-}  // namespace detail
-
 /// A search backend speaking wire format `Adapter` through HTTP client `Client` (which must
 /// outlive it). Thread-safe as far as the client is.
 template <wire_adapter Adapter, net::http_client_like Client>
@@ -21707,7 +21705,7 @@ public:
     /// One search: the request, at most one retry after a 429, the adapter's reading.
     [[nodiscard]] result<results> search(const query& q, std::stop_token stop = {}) {
         auto r = run(q, stop);
-        if (!r) return fail(detail::scrubbed(std::move(r.error()), where_.key));
+        if (!r) return fail(scrub_secret(std::move(r.error()), where_.key));
         return r;
     }
 
@@ -21741,7 +21739,7 @@ private:
                                        clock::now() + wait_ms < deadline;
                 if (can_retry) {
                     if (o_.wait) o_.wait(wait_ms, stop);
-                    else detail::stoppable_wait(wait_ms, stop);
+                    else net::stoppable_wait(wait_ms, stop);
                     if (stop.stop_requested())
                         return fail(errc::cancelled, std::string(Adapter::name) + ": the search was cancelled while waiting to retry");
                     continue;
@@ -25109,6 +25107,7 @@ private:
 //
 //   agentkit::router<> r({.k = 5, .pinned = {"think"}});                  // lexical BM25F
 //   agentkit::router<agentkit::hashed_ngram_embedder> h({}, {});          // hybrid
+//   agentkit::router<agentkit::embedding_endpoint<net::http_client>> m({}, endpoint);  // a model's vectors
 //
 // The model sees the `tool_search` meta-tool, the pinned tools, and the tools its recent
 // searches surfaced (as tool_reference blocks for Anthropic's defer_loading). A search is a
@@ -25121,12 +25120,14 @@ private:
 // search. What it learns is bounded (max_learned_per_tool: the oldest learned example of a tool
 // goes first; a query it already learned for that tool is not learned twice), reported to
 // on_learn as it happens (a host persists it there), and comes back through
-// tool_info::examples or router_options::examples.
+// tool_info::examples or router_options::examples. With an embedding model behind an endpoint
+// (a batch_embedder: embedding_endpoint.hpp), its vectors are fused once they have arrived and
+// while it answers; until then, and whenever it fails, tool_search ranks by words alone.
 
 // ---- begin <agentkit/visibility/retriever.hpp> ----
 // agentkit/visibility/retriever.hpp — tool retrieval: the lexical index (tool text fused with
 // what usage examples teach; see tool_index.hpp), optionally fused with dense scores from an
-// embedder, plus learning from usage.
+// embedder (embedder.hpp), plus learning from usage.
 //
 //   agentkit::tool_retriever<> r(agentkit::tool_docs_from(box.infos()));          // lexical
 //   agentkit::tool_retriever<agentkit::hashed_ngram_embedder> h(docs, {}, {});     // hybrid
@@ -25135,9 +25136,16 @@ private:
 //   r.rebuild();                                                                   // apply
 //
 // A retriever's current state is an immutable snapshot (index + dense matrix) held by a
-// shared_ptr: search() on a const retriever is lock-free and thread-safe; add_example() and
-// rebuild() are for the single owner (a session), and never disturb searches already running
-// on an older snapshot (snapshot() hands one out to share across threads).
+// shared_ptr: search() on a const retriever is lock-free and thread-safe; add_example(),
+// rebuild() and refresh() are for the single owner (a session), and never disturb searches
+// already running on an older snapshot (snapshot() hands one out to share across threads).
+//
+// With a batch_embedder (a model behind an endpoint), the tools' vectors are asked for on a
+// thread of the retriever's own, so that neither construction nor rebuild() waits on the
+// network: searches rank by words alone until the vectors arrive, and refresh() (the router
+// calls it before each search) puts them in use. When the endpoint fails, the snapshot keeps
+// the vectors it had (none at first) and refresh() asks again once the embedder is ready(); a
+// search request it cannot embed is ranked by words alone. Nothing fails a search.
 
 // ---- begin <agentkit/visibility/tool_index.hpp> ----
 // agentkit/visibility/tool_index.hpp — the lexical tool index: what tools say about themselves,
@@ -28290,17 +28298,32 @@ private:
 
 }  // namespace agentkit
 // ---- end <agentkit/visibility/tool_index.hpp> ----
+// ---- begin <agentkit/visibility/embedder.hpp> ----
+// agentkit/visibility/embedder.hpp — what turns text into dense vectors for tool search: the two
+// shapes a retriever takes (see retriever.hpp), a model-free one, and a host's own function.
+//
+//   embedder        dimension() and embed(text, out): synchronous, cannot fail (a local model,
+//                   hashed_ngram_embedder below)
+//   batch_embedder  embed_batch(texts, purpose) -> result<vectors>: many texts at once, may fail
+//                   (a model behind a network endpoint: embedding_endpoint.hpp; a host's function:
+//                   function_embedder below). A retriever with one ranks by words alone while it
+//                   fails, and fuses again once it answers.
+//
+//   agentkit::function_embedder f([](std::span<const std::string> texts, agentkit::embed_purpose)
+//                                     -> agentkit::result<std::vector<std::vector<float>>> { ... });
+//   agentkit::router<agentkit::function_embedder> r({}, f);
+
 
 #include <algorithm>
-#include <cmath>
 #include <concepts>
+#include <exception>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -28316,6 +28339,66 @@ concept embedder = requires(const E& e, std::string_view text, std::span<float> 
 
 /// The "no dense scores" marker: a retriever with it is purely lexical.
 struct no_embedder {};
+
+/// What a text is embedded as: a tool's text (stored with the index) or a search request. Some
+/// models want them marked apart ("search_query: " prefixes, an input_type field).
+enum class embed_purpose {
+    document,  ///< a tool's text or one of its examples
+    query,     ///< a tool_search request (embedded on the query path: keep it short)
+};
+
+/// Many vectors, one per text, in the texts' order.
+using embedding_batch = std::vector<std::vector<float>>;
+
+/// Turns many texts into vectors at once, and may fail (a model behind a network endpoint).
+/// embed_batch() is called from several threads at once (searches run in parallel) and must not
+/// throw; it returns one vector per text, all of one length (need not be normalised), or an error.
+/// Optional: `bool ready() const` — false while a failed endpoint cools down (a retriever then
+/// does not ask it for tool vectors).
+template <class E>
+concept batch_embedder = requires(const E& e, std::span<const std::string> texts, embed_purpose p) {
+    { e.embed_batch(texts, p) } -> std::same_as<result<embedding_batch>>;
+};
+
+/// A host's embedding function as a batch_embedder: any callable from (texts, purpose) to
+/// result<embedding_batch>. Copies share the function. A function that throws fails the batch
+/// (`internal`, with the exception's text), which a retriever treats as any other failure.
+class function_embedder {
+public:
+    /// The function type.
+    using function = std::function<result<embedding_batch>(std::span<const std::string>, embed_purpose)>;
+
+    function_embedder() = default;
+    /// Wrap `f` (an empty function fails every batch).
+    explicit function_embedder(function f) : f_(std::make_shared<const function>(std::move(f))) {}
+
+    /// A synchronous embedder (E satisfies `embedder`) as a batch one.
+    template <embedder E>
+    [[nodiscard]] static function_embedder from(E e) {
+        return function_embedder([e = std::move(e)](std::span<const std::string> texts, embed_purpose) -> result<embedding_batch> {
+            embedding_batch out(texts.size(), std::vector<float>(e.dimension(), 0.0F));
+            for (std::size_t i = 0; i < texts.size(); ++i) e.embed(texts[i], out[i]);
+            return out;
+        });
+    }
+
+    /// The function's vectors for `texts`.
+    [[nodiscard]] result<embedding_batch> embed_batch(std::span<const std::string> texts, embed_purpose p) const {
+        if (!f_ || !*f_) return fail(errc::internal, "function_embedder: no function to call", "Construct it with one.");
+        try {
+            return (*f_)(texts, p);
+        } catch (const std::exception& e) {
+            return fail(errc::internal, std::string("the embedding function threw: ") + e.what());
+        } catch (...) {
+            return fail(errc::internal, "the embedding function threw");
+        }
+    }
+
+private:
+    std::shared_ptr<const function> f_;
+};
+
+static_assert(batch_embedder<function_embedder>);
 
 /// A model-free embedder: hashed character n-grams (3–5 letters of each padded word) and
 /// word unigrams, signed feature hashing into `dim` buckets — a random projection of the
@@ -28379,6 +28462,29 @@ private:
 
 static_assert(embedder<hashed_ngram_embedder>);
 
+}  // namespace agentkit
+// ---- end <agentkit/visibility/embedder.hpp> ----
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <concepts>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <stop_token>
+#include <thread>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace agentkit {
+
 /// How lexical and dense rankings are combined.
 enum class fusion_kind {
     weighted,  ///< (1-w)·lexical/max_lexical + w·cosine/max_cosine over the candidate pool
@@ -28391,6 +28497,7 @@ struct retriever_options {
     fusion_kind fusion = fusion_kind::weighted;  ///< how lexical and dense rankings are combined (hybrid retrievers)
     float dense_weight = 0.35F;   ///< weighted fusion only
     float rrf_k = 60.0F;          ///< rrf only
+    float dense_weight_rrf = 1.0F;  ///< rrf only: the dense ranking's weight against the lexical one's (1)
     /// With at most this many tools, dense scores are computed for every tool (a dense hit can
     /// surface a tool with no lexical match); above it, only the lexical top candidate_pool
     /// are rescored, which keeps the query cost flat.
@@ -28436,20 +28543,40 @@ struct retrieval_snapshot {
     }
 };
 
+namespace detail {
+/// The tools' vectors a batch embedder's thread hands to its retriever.
+struct dense_delivery {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false;
+    bool ok = false;
+    std::vector<float> dense;  ///< size() × dim, rows L2-normalised
+    std::size_t dim = 0;
+};
+}  // namespace detail
+
 /// Ranks tools for a query: lexical (BM25F with learned examples), fused with an embedder's dense scores when
-/// `Embedder` is not no_embedder.
+/// `Embedder` is not no_embedder (an `embedder` or a `batch_embedder`; see the file comment).
 template <class Embedder = no_embedder>
 class tool_retriever {
 public:
     /// True when an embedder adds dense scores.
     static constexpr bool hybrid = !std::is_same_v<Embedder, no_embedder>;
-    static_assert(!hybrid || embedder<Embedder>, "agentkit: the retriever's Embedder must satisfy agentkit::embedder");
+    /// True when the embedder works in batches and may fail (its vectors come from a thread of the retriever's).
+    static constexpr bool batched = batch_embedder<Embedder>;
+    static_assert(!hybrid || embedder<Embedder> || batched,
+                  "agentkit: the retriever's Embedder must satisfy agentkit::embedder or agentkit::batch_embedder");
 
     /// A retriever over these tools; builds the first snapshot.
     explicit tool_retriever(std::vector<tool_doc> docs = {}, retriever_options o = {}, Embedder e = {})
         : opt_(std::move(o)), embedder_(std::move(e)), docs_(std::move(docs)) {
         rebuild();
     }
+    tool_retriever(tool_retriever&&) = default;                      ///< moves the snapshot (and a running request)
+    tool_retriever& operator=(tool_retriever&&) = default;  ///< see the move constructor
+    tool_retriever(const tool_retriever&) = delete;
+    tool_retriever& operator=(const tool_retriever&) = delete;
+    ~tool_retriever() = default;  ///< a batch embedder's request still running is cancelled (and waited for)
 
     /// The top `k` tools for `query`, best first. Thread-safe on a const retriever.
     [[nodiscard]] std::vector<search_hit> search(std::string_view query, std::size_t k) const {
@@ -28463,69 +28590,19 @@ public:
         if constexpr (!hybrid) {
             return idx.search(query, k);
         } else {
-            const std::size_t n = idx.size();
-            if (n == 0 || k == 0) return {};
-            thread_local search_scratch scratch;
-            std::vector<search_hit> lex;
-            idx.score_all(query, scratch, lex);
+            if (idx.size() == 0 || k == 0) return {};
+            if (s.dim == 0) return idx.search(query, k);  // no tool vectors (yet): words alone
             std::vector<float> q(s.dim, 0.0F);
-            embedder_.embed(query, q);
+            if constexpr (batched) {
+                const std::string text(query);
+                auto v = embedder_.embed_batch(std::span<const std::string>(&text, 1), embed_purpose::query);
+                if (!v || v->size() != 1 || (*v)[0].size() != s.dim) return idx.search(query, k);  // words alone
+                q = std::move((*v)[0]);
+            } else {
+                embedder_.embed(query, q);
+            }
             detail::l2_normalize(q);
-            // The candidate pool: every tool when small, else the lexical top candidate_pool.
-            std::vector<std::uint32_t> pool;
-            if (n <= opt_.dense_full_scan_limit) {
-                pool.resize(n);
-                for (std::size_t i = 0; i < n; ++i) pool[i] = static_cast<std::uint32_t>(i);
-            } else {
-                tool_index::select_top(lex, std::max(opt_.candidate_pool, k));
-                for (const auto& h : lex) pool.push_back(h.doc);
-            }
-            std::vector<float> lexs(n, 0.0F);
-            float lmax = 0;
-            for (const auto& h : lex) {
-                lexs[h.doc] = h.score;
-                lmax = std::max(lmax, h.score);
-            }
-            std::vector<search_hit> dense;
-            dense.reserve(pool.size());
-            float dmax = 0;
-            for (auto d : pool) {
-                const float c = detail::dot(q.data(), s.dense.data() + static_cast<std::size_t>(d) * s.dim, s.dim);
-                dense.push_back({d, c});
-                dmax = std::max(dmax, c);
-            }
-            std::vector<search_hit> fused;
-            fused.reserve(pool.size());
-            if (opt_.fusion == fusion_kind::weighted) {
-                const float w = opt_.dense_weight;
-                for (const auto& h : dense) {
-                    const float l = lmax > 0 ? lexs[h.doc] / lmax : 0.0F;
-                    const float dd = dmax > 0 ? std::max(0.0F, h.score) / dmax : 0.0F;
-                    const float f = (1.0F - w) * l + w * dd;
-                    if (f > 0) fused.push_back({h.doc, f});
-                }
-            } else {
-                std::vector<float> rr(n, 0.0F);
-                auto by_score = [](const search_hit& a, const search_hit& b) {
-                    return a.score != b.score ? a.score > b.score : a.doc < b.doc;
-                };
-                std::sort(lex.begin(), lex.end(), by_score);
-                std::sort(dense.begin(), dense.end(), by_score);
-                for (std::size_t r = 0; r < lex.size(); ++r) rr[lex[r].doc] += 1.0F / (opt_.rrf_k + static_cast<float>(r + 1));
-                for (std::size_t r = 0; r < dense.size(); ++r)
-                    if (dense[r].score > 0) rr[dense[r].doc] += 1.0F / (opt_.rrf_k + static_cast<float>(r + 1));
-                for (auto d : pool)
-                    if (rr[d] > 0) fused.push_back({d, rr[d]});
-            }
-            auto better = [](const search_hit& a, const search_hit& b) {
-                return a.score != b.score ? a.score > b.score : a.doc < b.doc;
-            };
-            if (fused.size() > k) {
-                std::nth_element(fused.begin(), fused.begin() + static_cast<std::ptrdiff_t>(k), fused.end(), better);
-                fused.resize(k);
-            }
-            std::sort(fused.begin(), fused.end(), better);
-            return fused;
+            return fuse(s, query, q, k);
         }
     }
 
@@ -28558,42 +28635,116 @@ public:
     /// Examples queued since the last rebuild().
     [[nodiscard]] std::size_t pending() const noexcept { return pending_; }
 
-    /// Build a fresh snapshot from the current docs (declared + learned examples).
+    /// Build a fresh snapshot from the current docs (declared + learned examples). With a batch embedder,
+    /// the new snapshot keeps the vectors in use until the ones of the new docs arrive (refresh()).
     void rebuild() {
         auto s = std::make_shared<retrieval_snapshot>();
         s->lexical = tool_index::build(docs_, opt_.bm25);
-        if constexpr (hybrid) {
+        if constexpr (batched) {
+            if (snap_) {
+                s->dense = snap_->dense;
+                s->dim = snap_->dim;
+            }
+            snap_ = std::move(s);
+            pending_ = 0;
+            start_vectors();
+            return;
+        } else if constexpr (hybrid) {
             s->dim = embedder_.dimension();
             s->dense.assign(docs_.size() * s->dim, 0.0F);
             std::vector<float> tmp(s->dim);
-            std::string text;
             for (std::size_t i = 0; i < docs_.size(); ++i) {
-                const auto& d = docs_[i];
                 std::span<float> row(s->dense.data() + i * s->dim, s->dim);
-                text = d.name + " " + d.description;
-                for (const auto& a : d.arg_names) text += " " + a;
-                embedder_.embed(text, row);
-                detail::l2_normalize(row);
-                if (!d.examples.empty() && opt_.dense_example_weight > 0) {
-                    std::vector<float> centroid(s->dim, 0.0F);
-                    // Every example (or, with a cap, an evenly spread subset, as the index does).
-                    const std::size_t ne = d.examples.size();
-                    const std::size_t cap = opt_.bm25.max_examples_per_tool;
-                    const std::size_t use = cap == 0 ? ne : std::min(ne, cap);
-                    for (std::size_t u = 0; u < use; ++u) {
-                        embedder_.embed(d.examples[u * ne / use], tmp);
-                        detail::l2_normalize(tmp);
-                        for (std::size_t j = 0; j < s->dim; ++j) centroid[j] += tmp[j];
-                    }
-                    detail::l2_normalize(centroid);
-                    for (std::size_t j = 0; j < s->dim; ++j) row[j] += opt_.dense_example_weight * centroid[j];
-                    detail::l2_normalize(row);
+                embedder_.embed(doc_text(docs_[i]), row);
+                const auto ex = examples_used(docs_[i]);
+                std::vector<float> centroid;
+                if (!ex.empty()) centroid.assign(s->dim, 0.0F);
+                for (const auto* e : ex) {
+                    embedder_.embed(*e, tmp);
+                    detail::l2_normalize(tmp);
+                    for (std::size_t j = 0; j < s->dim; ++j) centroid[j] += tmp[j];
                 }
+                mix_row(row, centroid, opt_.dense_example_weight);
             }
         }
         snap_ = std::move(s);
         pending_ = 0;
     }
+
+    /// With a batch embedder: put the tools' vectors in use once they have arrived (true when the snapshot
+    /// changed), and ask again after a failure once the embedder is ready(). For the owner, before a search;
+    /// cheap when there is nothing to do. Without one: false.
+    bool refresh() {
+        if constexpr (batched) {
+            if (!delivery_) return false;
+            bool ok = false;
+            std::vector<float> dense;
+            std::size_t dim = 0;
+            {
+                std::lock_guard lock(delivery_->mu);
+                if (!delivery_->done) return false;
+                ok = delivery_->ok;
+                if (ok) {
+                    dense = std::move(delivery_->dense);
+                    dim = delivery_->dim;
+                }
+            }
+            worker_ = {};  // finished: join it
+            delivery_.reset();
+            if (!ok) {
+                failed_ = true;
+                return false;
+            }
+            failed_ = false;
+            auto s = std::make_shared<retrieval_snapshot>(*snap_);
+            s->dense = std::move(dense);
+            s->dim = dim;
+            snap_ = std::move(s);
+            return true;
+        } else {
+            return false;
+        }
+    }
+
+    /// With a batch embedder: true when the last request for the tools' vectors failed and the embedder is
+    /// ready to be asked again (the owner then calls retry_vectors()).
+    [[nodiscard]] bool vectors_due() const {
+        if constexpr (batched) {
+            if (!failed_ || delivery_) return false;
+            if constexpr (requires { embedder_.ready(); }) return embedder_.ready();
+            return true;
+        } else {
+            return false;
+        }
+    }
+
+    /// Ask the embedder for the tools' vectors again (after a failure; see vectors_due()).
+    void retry_vectors() {
+        if constexpr (batched) {
+            failed_ = false;
+            start_vectors();
+        }
+    }
+
+    /// With a batch embedder: wait up to `timeout` for the request of the tools' vectors running now, then
+    /// refresh(). True when the snapshot has tool vectors afterwards (for hosts that would rather wait at
+    /// start than rank by words alone for the first searches, and for tests).
+    bool wait_for_vectors(std::chrono::milliseconds timeout) {
+        if constexpr (batched) {
+            if (auto d = delivery_) {
+                std::unique_lock lock(d->mu);
+                (void)d->cv.wait_for(lock, timeout, [&] { return d->done; });
+            }
+            refresh();
+            return snap_->dim != 0;
+        } else {
+            (void)timeout;
+            return hybrid;
+        }
+    }
+
+    /// True when searches fuse dense scores now (a snapshot with tool vectors).
+    [[nodiscard]] bool has_vectors() const noexcept { return snap_->dim != 0; }
 
     /// The current immutable snapshot (share it with reader threads).
     [[nodiscard]] std::shared_ptr<const retrieval_snapshot> snapshot() const noexcept { return snap_; }
@@ -28609,11 +28760,163 @@ public:
     [[nodiscard]] std::size_t memory_bytes() const { return snap_->memory_bytes(); }
 
 private:
+    /// What a tool's vector is made of: its name, description and argument names.
+    static std::string doc_text(const tool_doc& d) {
+        std::string text = d.name + " " + d.description;
+        for (const auto& a : d.arg_names) text += " " + a;
+        return text;
+    }
+    /// The examples that shape a tool's vector: every one, or with a cap an evenly spread subset (as the
+    /// index does); none when dense_example_weight is 0.
+    [[nodiscard]] std::vector<const std::string*> examples_used(const tool_doc& d) const {
+        std::vector<const std::string*> out;
+        if (d.examples.empty() || opt_.dense_example_weight <= 0) return out;
+        const std::size_t ne = d.examples.size();
+        const std::size_t cap = opt_.bm25.max_examples_per_tool;
+        const std::size_t use = cap == 0 ? ne : std::min(ne, cap);
+        for (std::size_t u = 0; u < use; ++u) out.push_back(&d.examples[u * ne / use]);
+        return out;
+    }
+    /// row = normalise(normalise(row) + w · normalise(centroid)) (centroid empty: normalise(row)).
+    static void mix_row(std::span<float> row, std::vector<float>& centroid, float w) {
+        detail::l2_normalize(row);
+        if (centroid.empty()) return;
+        detail::l2_normalize(centroid);
+        for (std::size_t j = 0; j < row.size(); ++j) row[j] += w * centroid[j];
+        detail::l2_normalize(row);
+    }
+
+    /// Start the thread that asks a batch embedder for every tool's (and example's) vector; a request still
+    /// running is cancelled first.
+    void start_vectors() {
+        worker_ = {};
+        auto d = std::make_shared<detail::dense_delivery>();
+        delivery_ = d;
+        std::vector<std::string> texts;
+        std::vector<std::pair<std::size_t, std::size_t>> rows;  // per tool: its text, then [first example, end)
+        for (const auto& doc : docs_) {
+            texts.push_back(doc_text(doc));
+            const auto ex = examples_used(doc);
+            rows.emplace_back(texts.size(), texts.size() + ex.size());
+            for (const auto* e : ex) texts.push_back(*e);
+        }
+        worker_ = std::jthread([d, e = embedder_, texts = std::move(texts), rows = std::move(rows),
+                                w = opt_.dense_example_weight](std::stop_token stop) {
+            result<embedding_batch> got = [&] {
+                if constexpr (requires { e.embed_batch(std::span<const std::string>(texts), embed_purpose::document, stop); })
+                    return e.embed_batch(std::span<const std::string>(texts), embed_purpose::document, stop);
+                else
+                    return e.embed_batch(std::span<const std::string>(texts), embed_purpose::document);
+            }();
+            std::vector<float> dense;
+            std::size_t dim = 0;
+            bool ok = got && got->size() == texts.size() && !texts.empty() && !(*got)[0].empty();
+            if (ok) {
+                dim = (*got)[0].size();
+                for (const auto& v : *got) ok = ok && v.size() == dim;
+            }
+            if (ok) {
+                dense.assign(rows.size() * dim, 0.0F);
+                for (std::size_t i = 0; i < rows.size(); ++i) {
+                    std::span<float> row(dense.data() + i * dim, dim);
+                    const auto& own = (*got)[rows[i].first - 1];
+                    std::copy(own.begin(), own.end(), row.begin());
+                    std::vector<float> centroid;
+                    if (rows[i].second > rows[i].first) centroid.assign(dim, 0.0F);
+                    for (std::size_t x = rows[i].first; x < rows[i].second; ++x) {
+                        std::vector<float> v = (*got)[x];
+                        detail::l2_normalize(v);
+                        for (std::size_t j = 0; j < dim; ++j) centroid[j] += v[j];
+                    }
+                    mix_row(row, centroid, w);
+                }
+            }
+            {
+                std::lock_guard lock(d->mu);
+                d->ok = ok;
+                d->dense = std::move(dense);
+                d->dim = dim;
+                d->done = true;
+            }
+            d->cv.notify_all();
+        });
+    }
+
+    /// The fused ranking of `query` (its normalised vector `q`) over snapshot `s` (which has vectors).
+    [[nodiscard]] std::vector<search_hit> fuse(const retrieval_snapshot& s, std::string_view query, const std::vector<float>& q,
+                                               std::size_t k) const {
+        const tool_index& idx = *s.lexical;
+        const std::size_t n = idx.size();
+        thread_local search_scratch scratch;
+        std::vector<search_hit> lex;
+        idx.score_all(query, scratch, lex);
+        // The candidate pool: every tool when small, else the lexical top candidate_pool.
+        std::vector<std::uint32_t> pool;
+        if (n <= opt_.dense_full_scan_limit) {
+            pool.resize(n);
+            for (std::size_t i = 0; i < n; ++i) pool[i] = static_cast<std::uint32_t>(i);
+        } else {
+            tool_index::select_top(lex, std::max(opt_.candidate_pool, k));
+            for (const auto& h : lex) pool.push_back(h.doc);
+        }
+        std::vector<float> lexs(n, 0.0F);
+        float lmax = 0;
+        for (const auto& h : lex) {
+            lexs[h.doc] = h.score;
+            lmax = std::max(lmax, h.score);
+        }
+        std::vector<search_hit> dense;
+        dense.reserve(pool.size());
+        float dmax = 0;
+        for (auto d : pool) {
+            const float c = detail::dot(q.data(), s.dense.data() + static_cast<std::size_t>(d) * s.dim, s.dim);
+            dense.push_back({d, c});
+            dmax = std::max(dmax, c);
+        }
+        std::vector<search_hit> fused;
+        fused.reserve(pool.size());
+        if (opt_.fusion == fusion_kind::weighted) {
+            const float w = opt_.dense_weight;
+            for (const auto& h : dense) {
+                const float l = lmax > 0 ? lexs[h.doc] / lmax : 0.0F;
+                const float dd = dmax > 0 ? std::max(0.0F, h.score) / dmax : 0.0F;
+                const float f = (1.0F - w) * l + w * dd;
+                if (f > 0) fused.push_back({h.doc, f});
+            }
+        } else {
+            std::vector<float> rr(n, 0.0F);
+            auto by_score = [](const search_hit& a, const search_hit& b) {
+                return a.score != b.score ? a.score > b.score : a.doc < b.doc;
+            };
+            std::sort(lex.begin(), lex.end(), by_score);
+            std::sort(dense.begin(), dense.end(), by_score);
+            for (std::size_t r = 0; r < lex.size(); ++r) rr[lex[r].doc] += 1.0F / (opt_.rrf_k + static_cast<float>(r + 1));
+            for (std::size_t r = 0; r < dense.size(); ++r)
+                if (dense[r].score > 0) rr[dense[r].doc] += opt_.dense_weight_rrf / (opt_.rrf_k + static_cast<float>(r + 1));
+            for (auto d : pool)
+                if (rr[d] > 0) fused.push_back({d, rr[d]});
+        }
+        auto better = [](const search_hit& a, const search_hit& b) {
+            return a.score != b.score ? a.score > b.score : a.doc < b.doc;
+        };
+        if (fused.size() > k) {
+            std::nth_element(fused.begin(), fused.begin() + static_cast<std::ptrdiff_t>(k), fused.end(), better);
+            fused.resize(k);
+        }
+        std::sort(fused.begin(), fused.end(), better);
+        return fused;
+    }
+
     retriever_options opt_;
     Embedder embedder_;
     std::vector<tool_doc> docs_;
     std::shared_ptr<const retrieval_snapshot> snap_;
     std::size_t pending_ = 0;
+    // A batch embedder's request for the tools' vectors: its thread (joined, and cancelled, when replaced or
+    // destroyed) and where it delivers. The thread is declared last: destroyed first.
+    std::shared_ptr<detail::dense_delivery> delivery_;
+    bool failed_ = false;
+    std::jthread worker_;
 };
 
 }  // namespace agentkit
@@ -28944,10 +29247,12 @@ private:
 // ---- end <agentkit/visibility/signal.hpp> ----
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -28983,7 +29288,17 @@ struct router_options {
     std::vector<std::string> omitted{};
     std::string omitted_hint = "This tool is not offered by this host.";  ///< see `omitted`
     retriever_options retrieval{};  ///< the retriever's scoring and fusion options
+    /// With a batch embedder (a model behind an endpoint): how long bind() waits for the tools' vectors
+    /// before it returns (0: not at all; searches rank by words alone until they arrive).
+    std::chrono::milliseconds vectors_wait{0};
 };
+
+namespace detail {
+/// A type nothing converts to: `std::initializer_list<empty_braces>` matches `{}` alone (see router's constructors).
+struct empty_braces {
+    empty_braces() = delete;
+};
+}  // namespace detail
 
 /// The retrieval router: a masker whose tool_search meta-tool surfaces the best-matching tools (see the file
 /// comment).
@@ -28992,6 +29307,9 @@ class router {
 public:
     /// A router with these options and embedder; it has no tools until bind().
     explicit router(router_options o = {}, Embedder e = {}) : opt_(std::move(o)), embedder_(std::move(e)) {}
+    /// A router with the default options, written `router<>({})`: without this overload the empty braces
+    /// could make a router_options or a router (the copy constructor's), and the call would be ambiguous.
+    explicit router(std::initializer_list<detail::empty_braces>) : router(router_options{}) {}
 
     // --- masker ------------------------------------------------------------------------------
     /// Index the host's catalogue (with router_options::examples) and clear the surfaced tools; unknown
@@ -29012,6 +29330,7 @@ public:
         }
         known_ = std::unordered_set<std::string>(names_.begin(), names_.end());
         retriever_ = std::make_unique<tool_retriever<Embedder>>(std::move(docs), opt_.retrieval, embedder_);
+        if (opt_.vectors_wait.count() > 0) retriever_->wait_for_vectors(opt_.vectors_wait);
         surfaced_.clear();
         searches_.clear();
         learned_.clear();
@@ -29135,6 +29454,10 @@ public:
     [[nodiscard]] result<tool_output> search(std::string_view query, std::size_t k) {
         if (!retriever_) return fail(errc::internal, "router: search before bind()");
         if (retriever_->pending() >= std::max<std::size_t>(opt_.relearn_batch, 1)) retriever_->rebuild();
+        if constexpr (tool_retriever<Embedder>::batched) {
+            retriever_->refresh();
+            if (retriever_->vectors_due()) retriever_->retry_vectors();
+        }
         auto hits = retriever_->search(query, k);
         // An exact tool name in the query goes first.
         std::vector<std::string> found;
@@ -29285,6 +29608,12 @@ public:
         last_user_message_ = std::move(*last);
         if (visible() != before) signal_.bump();
         return {};
+    }
+
+    /// With a batch embedder: wait up to `timeout` for the tools' vectors asked for at bind() (or since), and
+    /// put them in use; true when searches fuse them afterwards. Without one: true for a hybrid router.
+    bool wait_for_vectors(std::chrono::milliseconds timeout) {
+        return retriever_ && retriever_->wait_for_vectors(timeout);
     }
 
     /// The retriever over the bound catalogue; null before bind().
@@ -42932,11 +43261,29 @@ struct upstream_config {
     bool disabled = false;   ///< listed but not started
 };
 
+/// The embedding model `--mask router` fuses with its word ranking (the "router" object's "embeddings"
+/// object, or --embeddings-url and --embeddings-model): an OpenAI-compatible /v1/embeddings endpoint
+/// (visibility/embedding_endpoint.hpp). Without a URL, the router uses no model.
+struct embeddings_settings {
+    std::string url;    ///< the API's base URL ("http://127.0.0.1:11434/v1"); "": no model
+    std::string model;  ///< the model's name
+    std::string key_env = "AGENTKIT_EMBEDDINGS_KEY";  ///< the environment variable holding its key (may be unset)
+    std::size_t dimensions = 0;     ///< sent as "dimensions" when not 0
+    std::string document_prefix;    ///< before each tool text ("search_document: ")
+    std::string query_prefix;       ///< before each search request ("search_query: ")
+    std::string cache_dir;          ///< tool vectors kept here across restarts ("": memory only)
+    std::size_t query_timeout_ms = 1500;  ///< a search request's embedding, then words alone
+    std::size_t wait_ms = 10000;    ///< at start (and when the tools change), how long to wait for the tools' vectors
+    std::string fusion = "rrf";     ///< "rrf" or "weighted" (retriever_options::fusion)
+    double dense_weight = 1.0;      ///< the model's weight: in rrf against the words' 1, in weighted its share (0..1)
+};
+
 /// What `--mask router` learns from usage (the configuration's top-level "router" object).
 struct router_settings {
     bool learn = true;  ///< a tool called after a tool_search that found it learns the query
     std::string usage_file;  ///< keep what was learned in this JSON file (usage_log.hpp); "": memory only
     std::size_t max_learned_per_tool = 100;  ///< learned queries kept per tool (the oldest go first)
+    embeddings_settings embeddings;  ///< an embedding model to fuse (none by default)
 };
 
 /// A parsed configuration: the servers, and what the gateway's maskers need.
@@ -42947,10 +43294,58 @@ struct servers_config {
     bool relay_input = true;               ///< top-level "relay_input" (gateway_options::relay_input)
 };
 
+/// Read the "router" object's "embeddings" object (see embeddings_settings); `args.invalid` names the first
+/// entry that is wrong.
+[[nodiscard]] inline result<embeddings_settings> parse_embeddings_settings(const json& j) {
+    const std::string shape =
+        "\"embeddings\" is {\"url\": \"http(s)://host/v1\", \"model\": \"name\", \"key_env\": \"VARIABLE\", \"dimensions\": n, "
+        "\"document_prefix\": \"...\", \"query_prefix\": \"...\", \"cache_dir\": \"path\", \"query_timeout_ms\": n, \"wait_ms\": n, "
+        "\"fusion\": \"rrf\"|\"weighted\", \"dense_weight\": a number}";
+    auto bad = [&](const std::string& why) {
+        return fail(errc::args_invalid, "configuration: " + shape + " (" + why + ")",
+                    "Give at least \"url\" and \"model\"; the key goes in the environment variable \"key_env\" names, never in the file.");
+    };
+    if (!j.is_object()) return bad("it is not an object");
+    embeddings_settings e;
+    for (const auto& [k, v] : j.items()) {
+        auto text = [&](std::string& out) {
+            if (!v.is_string()) return false;
+            out = v.get<std::string>();
+            return true;
+        };
+        auto count = [&](std::size_t& out) {
+            if (!v.is_number_unsigned()) return false;
+            out = static_cast<std::size_t>(v.get<std::uint64_t>());
+            return true;
+        };
+        bool ok = false;
+        if (k == "url") ok = text(e.url);
+        else if (k == "model") ok = text(e.model);
+        else if (k == "key_env") ok = text(e.key_env);
+        else if (k == "document_prefix") ok = text(e.document_prefix);
+        else if (k == "query_prefix") ok = text(e.query_prefix);
+        else if (k == "cache_dir") ok = text(e.cache_dir);
+        else if (k == "dimensions") ok = count(e.dimensions);
+        else if (k == "query_timeout_ms") ok = count(e.query_timeout_ms) && e.query_timeout_ms >= 1;
+        else if (k == "wait_ms") ok = count(e.wait_ms);
+        else if (k == "fusion") ok = text(e.fusion) && (e.fusion == "rrf" || e.fusion == "weighted");
+        else if (k == "dense_weight") ok = v.is_number() && v.get<double>() >= 0;
+        else if (k == "api_key" || k == "key") return bad("a key is read from the environment variable \"key_env\" names, not from the file");
+        if (k == "dense_weight" && ok) e.dense_weight = v.get<double>();
+        if (!ok) return bad("\"" + k + "\" is not");
+    }
+    if (e.url.empty() != e.model.empty()) return bad(e.url.empty() ? "\"model\" without \"url\"" : "\"url\" without \"model\"");
+    if (!e.url.empty() && e.url.rfind("http://", 0) != 0 && e.url.rfind("https://", 0) != 0) return bad("\"url\" is not http(s)");
+    if (e.fusion == "weighted" && e.dense_weight > 1) return bad("a weighted fusion's \"dense_weight\" is a share, 0 to 1");
+    return e;
+}
+
 /// Read the `mcpServers` JSON format: {"mcpServers": {"<name>": {"command", "args", "env",
 /// "cwd"} | {"url", "headers", "oauth"}}}, plus optional "description", "keywords", "examples"
 /// ({"<tool>": ["<request>", ...]}) and "disabled" per server, a top-level "frozen" list and a
-/// top-level "router" object ({"learn": bool, "usage_file": "...", "max_learned_per_tool": n})
+/// top-level "router" object ({"learn": bool, "usage_file": "...", "max_learned_per_tool": n,
+/// "embeddings": {"url", "model", "key_env", "dimensions", "document_prefix", "query_prefix",
+/// "cache_dir", "query_timeout_ms", "wait_ms", "fusion": "rrf"|"weighted", "dense_weight"}})
 /// and a top-level "relay_input" (true or false). `args.invalid` names the first entry that is wrong.
 [[nodiscard]] inline result<servers_config> parse_servers_config(const json& j) {
     auto bad = [](const std::string& what) {
@@ -43071,7 +43466,10 @@ struct servers_config {
             else if (k == "usage_file" && v.is_string()) cfg.router.usage_file = v.get<std::string>();
             else if (k == "max_learned_per_tool" && v.is_number_unsigned() && v.get<std::uint64_t>() >= 1)
                 cfg.router.max_learned_per_tool = static_cast<std::size_t>(v.get<std::uint64_t>());
-            else return bad(shape + " (\"" + k + "\" is not)");
+            else if (k == "embeddings") {
+                if (auto e = parse_embeddings_settings(v); !e) return fail(e.error());
+                else cfg.router.embeddings = std::move(*e);
+            } else return bad(shape + " (\"" + k + "\" is not)");
         }
     }
     if (auto r = j.find("relay_input"); r != j.end()) {
@@ -43604,6 +44002,580 @@ template <class MakeMasker>
 // agentkit/visibility.hpp — visibility maskers: all visible, menus of modes, intent classes, the
 // retrieval router and frozen scope (masked, never removed), with the core entry point.
 
+// ---- begin <agentkit/visibility/embedding_endpoint.hpp> ----
+// agentkit/visibility/embedding_endpoint.hpp — an embedding model behind the OpenAI-compatible
+// embeddings API (POST <base>/embeddings), as a batch_embedder for tool search: OpenAI, Voyage,
+// Jina, Mistral and the local servers (Ollama, llama.cpp's server, text-embeddings-inference,
+// vLLM, LM Studio) all answer this shape.
+//
+//   agentkit::net::http_client http;                     // libcurl (agentkit::curl), or any
+//   agentkit::embedding_endpoint_options o;              // net::http_client_like client
+//   o.base_url = "http://127.0.0.1:11434/v1";
+//   o.model = "nomic-embed-text";
+//   o.api_key_env = "OPENAI_API_KEY";                     // read once; never printed
+//   o.cache_dir = "/var/cache/agentkit";                  // tool vectors survive a restart
+//   agentkit::embedding_endpoint<agentkit::net::http_client> e(http_ptr, o);
+//   agentkit::router<agentkit::embedding_endpoint<agentkit::net::http_client>> r({}, e);
+//
+// What it does on a bad day, decided here once:
+//   - Tool texts go in batches of batch_size, each retried `retries` times with a doubling
+//     backoff (a 429's Retry-After is honoured up to max_retry_wait); a search request is asked
+//     once, within query_timeout (a search must stay fast).
+//   - Any failure (no answer, a timeout, a non-2xx status, a body that is not the API's shape, a
+//     vector of another length or not finite) opens a breaker: for `cooldown` (doubling at each
+//     failure in a row, up to max_cooldown) every call fails at once without a request, so a
+//     dead endpoint costs a search nothing. The retriever then ranks by words alone.
+//   - on_log hears of it once when the endpoint stops answering and once when it answers again;
+//     never the key (sent in the Authorization header only, and scrubbed from every error).
+// Vectors are cached by text: tool texts in memory and on disk (vector_cache.hpp, keyed by model,
+// dimensions, prefix and extra fields), search requests in memory (the last max_cached_queries).
+// Copies share their state (cache, breaker, client); embed_batch() is thread-safe when the
+// client is (net::http_client is).
+
+// ---- begin <agentkit/visibility/vector_cache.hpp> ----
+// agentkit/visibility/vector_cache.hpp — text vectors kept so that no text is embedded twice: in
+// memory, and optionally in one file per model on disk, so that a restarted gateway does not
+// re-embed a thousand tools.
+//
+//   agentkit::vector_cache c("/var/cache/agentkit", "text-embedding-3-small|1536");
+//   if (auto v = c.find("read a file")) use(*v);
+//   c.put({{"read a file", vec}});            // kept in memory and appended to the file
+//
+// The file (<dir>/embeddings-<16 hex digits of the SHA-1 of the key>.bin) starts with the line
+// "agentkit-vectors 1 <key>\n"; then one record per text: the SHA-1 of the text (20 bytes), the
+// dimension (4 bytes) and the floats (4 bytes each), all little-endian. It is only ever appended
+// to; a record cut short (a process killed while writing) is dropped when read and written over.
+// A file whose first line names another key or version is not read (and not written): the cache
+// then lives in memory only and problem() says why. On a big-endian machine the cache is memory
+// only. Thread-safe: every member may be called from several threads at once.
+
+
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace agentkit {
+
+/// Vectors by text, in memory and (with a directory) on disk; see the file comment.
+class vector_cache {
+public:
+    /// A cache for vectors made under `key` (a model's name and whatever else changes its vectors); with an
+    /// empty `dir`, in memory only. Reads the file when there is one; problem() tells what went wrong.
+    explicit vector_cache(std::string dir = {}, std::string key = {}) : key_(std::move(key)) {
+        if (dir.empty()) return;
+        if constexpr (std::endian::native != std::endian::little) {
+            problem_ = "the vector cache is kept in memory only on a big-endian machine";
+            return;
+        } else {
+            const auto digest = sha1_digest(key_);
+            path_ = (std::filesystem::path(dir) / ("embeddings-" + to_hex(digest.data(), 8) + ".bin")).string();
+            std::error_code ec;
+            std::filesystem::create_directories(dir, ec);
+            if (ec) {
+                problem_ = "cannot create the vector cache's folder " + dir + ": " + ec.message();
+                path_.clear();
+                return;
+            }
+            load();
+        }
+    }
+
+    /// The vector kept for `text`, if any.
+    [[nodiscard]] std::optional<std::vector<float>> find(std::string_view text) const {
+        const auto h = hash(text);
+        std::lock_guard lock(mu_);
+        if (auto it = map_.find(h); it != map_.end()) return it->second;
+        return std::nullopt;
+    }
+
+    /// Keep these (text, vector) pairs, in memory and on disk. A text already kept is left as it was.
+    void put(const std::vector<std::pair<std::string, std::vector<float>>>& entries) {
+        std::lock_guard lock(mu_);
+        std::string out;
+        for (const auto& [text, v] : entries) {
+            const auto h = hash(text);
+            if (!map_.emplace(h, v).second || path_.empty()) continue;
+            out.append(h);
+            append_u32(out, static_cast<std::uint32_t>(v.size()));
+            const auto at = out.size();
+            out.resize(at + v.size() * sizeof(float));
+            if (!v.empty()) std::memcpy(out.data() + at, v.data(), v.size() * sizeof(float));
+        }
+        if (out.empty() || path_.empty()) return;
+        std::ofstream f(path_, std::ios::binary | std::ios::app);
+        if (f) f.write(out.data(), static_cast<std::streamsize>(out.size()));
+        if (!f) {
+            problem_ = "cannot write the vector cache " + path_ + "; vectors are kept in memory only";
+            path_.clear();
+        }
+    }
+
+    /// How many vectors are kept.
+    [[nodiscard]] std::size_t size() const {
+        std::lock_guard lock(mu_);
+        return map_.size();
+    }
+    /// The cache file ("" when in memory only).
+    [[nodiscard]] std::string path() const {
+        std::lock_guard lock(mu_);
+        return path_;
+    }
+    /// What went wrong reading or writing the file ("" when nothing did).
+    [[nodiscard]] std::string problem() const {
+        std::lock_guard lock(mu_);
+        return problem_;
+    }
+
+private:
+    static std::string hash(std::string_view text) {
+        const auto d = sha1_digest(text);
+        return std::string(reinterpret_cast<const char*>(d.data()), d.size());
+    }
+    static void append_u32(std::string& out, std::uint32_t v) {
+        for (int i = 0; i < 4; ++i) out += static_cast<char>((v >> (8 * i)) & 0xFFU);
+    }
+    [[nodiscard]] std::string header() const { return "agentkit-vectors 1 " + key_ + "\n"; }
+
+    void load() {
+        std::error_code ec;
+        if (!std::filesystem::exists(path_, ec)) {
+            std::ofstream f(path_, std::ios::binary | std::ios::trunc);
+            f << header();
+            if (!f) {
+                problem_ = "cannot create the vector cache " + path_ + "; vectors are kept in memory only";
+                path_.clear();
+            }
+            return;
+        }
+        std::ifstream f(path_, std::ios::binary);
+        std::string data((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+        const std::string head = header();
+        if (data.compare(0, head.size(), head) != 0) {
+            problem_ = path_ + " was written for other vectors (or by another version); vectors are kept in memory only";
+            path_.clear();
+            return;
+        }
+        std::size_t at = head.size();
+        std::size_t good = at;
+        while (at + 24 <= data.size()) {
+            std::uint32_t dim = 0;
+            for (int i = 0; i < 4; ++i) dim |= static_cast<std::uint32_t>(static_cast<unsigned char>(data[at + 20 + static_cast<std::size_t>(i)])) << (8 * i);
+            const std::size_t bytes = std::size_t{dim} * sizeof(float);
+            if (dim > (1U << 16) || at + 24 + bytes > data.size()) break;
+            std::vector<float> v(dim);
+            if (dim != 0) std::memcpy(v.data(), data.data() + at + 24, bytes);
+            map_.emplace(data.substr(at, 20), std::move(v));
+            at += 24 + bytes;
+            good = at;
+        }
+        if (good != data.size()) {  // a record cut short: drop it, so that the next one follows a whole one
+            std::filesystem::resize_file(path_, good, ec);
+            if (ec) {
+                problem_ = "cannot repair the vector cache " + path_ + " (" + ec.message() + "); vectors are kept in memory only";
+                path_.clear();
+            }
+        }
+    }
+
+    mutable std::mutex mu_;
+    std::string key_;
+    std::string path_;
+    std::string problem_;
+    std::unordered_map<std::string, std::vector<float>> map_;
+};
+
+}  // namespace agentkit
+// ---- end <agentkit/visibility/vector_cache.hpp> ----
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdlib>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace agentkit {
+
+/// Where an embedding_endpoint sends its requests and how it bounds them.
+struct embedding_endpoint_options {
+    std::string base_url;  ///< up to the API's version ("https://api.openai.com/v1"); "/embeddings" is appended
+    std::string model;     ///< the model's name, sent as "model"
+    std::string api_key;   ///< sent as "Authorization: Bearer ..." (empty: see api_key_env)
+    std::string api_key_env;  ///< with api_key empty: the environment variable it is read from, once (empty: no key)
+    std::size_t dimensions = 0;  ///< sent as "dimensions" when not 0 (models that can shorten their vectors)
+    std::string document_prefix;  ///< put before every tool text (models trained with one: "search_document: ")
+    std::string query_prefix;     ///< put before every search request ("search_query: ")
+    json extra = json::object();  ///< more fields of every request body (an "input_type", "truncate", ...)
+    std::size_t batch_size = 64;  ///< texts per request
+    std::chrono::milliseconds document_timeout{30000};  ///< one request of tool texts
+    std::chrono::milliseconds query_timeout{1500};      ///< one search request's embedding
+    int retries = 2;  ///< more tries of a request of tool texts (search requests are asked once)
+    std::chrono::milliseconds backoff{250};             ///< before the first retry, doubled each time
+    std::chrono::milliseconds max_retry_wait{5000};     ///< the longest Retry-After waited for
+    std::chrono::milliseconds cooldown{5000};           ///< after a failure, calls fail at once this long
+    std::chrono::milliseconds max_cooldown{60000};      ///< the cooldown doubles up to this
+    std::string cache_dir;  ///< tool vectors kept on disk here ("": memory only)
+    std::size_t max_cached_queries = 4096;  ///< search requests' vectors kept in memory
+    std::size_t max_response_bytes = std::size_t{256} << 20U;  ///< a larger answer is refused
+    /// Told once when the endpoint stops answering (with why) and once when it answers again, and of a
+    /// cache file it cannot use. Called on the thread that saw it; must not throw.
+    std::function<void(std::string_view)> on_log;
+    /// How a retry waits (default: a wait the stop token ends early). Tests record it.
+    std::function<void(std::chrono::milliseconds, std::stop_token)> wait;
+    /// The clock the breaker reads (default: steady_clock::now). Tests move it.
+    std::function<std::chrono::steady_clock::time_point()> now;
+};
+
+/// An OpenAI-compatible embeddings endpoint as a batch_embedder (see the file comment). `Client` is a
+/// net::http_client_like client, shared by pointer.
+template <class Client>
+    requires net::http_client_like<Client>
+class embedding_endpoint {
+public:
+    /// An endpoint reached through `client` with these options; the key is read from api_key_env now.
+    embedding_endpoint(std::shared_ptr<Client> client, embedding_endpoint_options o)
+        : s_(std::make_shared<state>(std::move(client), std::move(o))) {}
+
+    /// The vectors of `texts` (cached ones from the cache), or why not; never throws.
+    [[nodiscard]] result<embedding_batch> embed_batch(std::span<const std::string> texts, embed_purpose p) const {
+        return embed_batch(texts, p, {});
+    }
+
+    /// embed_batch(), ended early when `stop` is requested (`cancelled`).
+    [[nodiscard]] result<embedding_batch> embed_batch(std::span<const std::string> texts, embed_purpose p,
+                                                      std::stop_token stop) const {
+        try {
+            return s_->embed(texts, p, stop);
+        } catch (const std::exception& e) {
+            return fail(errc::internal, std::string("embedding_endpoint: ") + e.what());
+        }
+    }
+
+    /// False while the breaker is open (a failed endpoint cooling down).
+    [[nodiscard]] bool ready() const { return s_->ready(); }
+    /// The endpoint's vector length, once one answer told it (0 before).
+    [[nodiscard]] std::size_t dimension_seen() const {
+        std::lock_guard lock(s_->mu);
+        return s_->dim;
+    }
+    /// Requests sent so far (retries included): what the caches save shows here.
+    [[nodiscard]] std::size_t requests_sent() const {
+        std::lock_guard lock(s_->mu);
+        return s_->requests;
+    }
+    /// The tool-text cache (its file and its problem()).
+    [[nodiscard]] const vector_cache& cache() const { return s_->documents; }
+    /// The options in use (the key as given, never printed by agentkit).
+    [[nodiscard]] const embedding_endpoint_options& options() const { return s_->opt; }
+
+private:
+    struct state {
+        state(std::shared_ptr<Client> c, embedding_endpoint_options o)
+            : client(std::move(c)), opt(std::move(o)),
+              key(!opt.api_key.empty() || opt.api_key_env.empty() ? opt.api_key : env(opt.api_key_env)),
+              url(trim_slash(opt.base_url) + "/embeddings"),
+              documents(opt.cache_dir, cache_key(opt)) {
+            if (!documents.problem().empty()) log(documents.problem());
+        }
+
+        static std::string env(const std::string& name) {
+            const char* v = std::getenv(name.c_str());
+            return v ? std::string(v) : std::string();
+        }
+        static std::string trim_slash(std::string s) {
+            while (!s.empty() && s.back() == '/') s.pop_back();
+            return s;
+        }
+        static std::string cache_key(const embedding_endpoint_options& o) {
+            return o.model + "|" + std::to_string(o.dimensions) + "|" + o.document_prefix + "|" + o.extra.dump();
+        }
+        [[nodiscard]] std::chrono::steady_clock::time_point clock() const {
+            return opt.now ? opt.now() : std::chrono::steady_clock::now();
+        }
+        void log(std::string_view line) const {
+            if (!opt.on_log) return;
+            try {
+                opt.on_log(line);
+            } catch (...) {  // a host's logger must not fail a search
+            }
+        }
+        [[nodiscard]] bool ready() const {
+            std::lock_guard lock(mu);
+            return failures == 0 || clock() >= open_until;
+        }
+
+        result<embedding_batch> embed(std::span<const std::string> texts, embed_purpose p, std::stop_token stop) {
+            const bool query = p == embed_purpose::query;
+            const std::string& prefix = query ? opt.query_prefix : opt.document_prefix;
+            embedding_batch out(texts.size());
+            std::vector<std::size_t> missing;  // indexes of texts with no cached vector
+            std::vector<std::string> sent;     // their texts as sent (prefixed), each once
+            std::unordered_map<std::string, std::size_t> slot;
+            std::vector<std::vector<std::size_t>> wanting;  // per sent text: the indexes it fills
+            for (std::size_t i = 0; i < texts.size(); ++i) {
+                std::string t = prefix + texts[i];
+                if (texts[i].find_first_not_of(" \t\r\n") == std::string::npos) continue;  // empty: a zero vector below
+                if (auto v = cached(t, query)) {
+                    out[i] = std::move(*v);
+                    continue;
+                }
+                auto [it, fresh] = slot.emplace(t, sent.size());
+                if (fresh) {
+                    sent.push_back(std::move(t));
+                    wanting.emplace_back();
+                }
+                wanting[it->second].push_back(i);
+                missing.push_back(i);
+            }
+            if (!sent.empty()) {
+                if (auto closed = breaker_check(); !closed) return fail(closed.error());
+                const std::size_t batch = std::max<std::size_t>(opt.batch_size, 1);
+                for (std::size_t from = 0; from < sent.size(); from += batch) {
+                    const std::size_t to = std::min(sent.size(), from + batch);
+                    auto got = request(std::span<const std::string>(sent).subspan(from, to - from), query, stop);
+                    if (!got) {
+                        if (!got.error().is(errc::cancelled)) trip(got.error());
+                        return fail(std::move(got.error()));
+                    }
+                    std::vector<std::pair<std::string, std::vector<float>>> keep;
+                    for (std::size_t j = from; j < to; ++j) {
+                        for (auto i : wanting[j]) out[i] = (*got)[j - from];
+                        keep.emplace_back(sent[j], std::move((*got)[j - from]));
+                    }
+                    remember(std::move(keep), query);
+                }
+                recovered();
+            }
+            std::size_t d = 0;
+            for (const auto& v : out) d = std::max(d, v.size());
+            if (d == 0) {
+                std::lock_guard lock(mu);
+                d = dim;
+            }
+            for (auto& v : out)
+                if (v.empty()) v.assign(d, 0.0F);
+            return out;
+        }
+
+        std::optional<std::vector<float>> cached(const std::string& t, bool query) {
+            if (!query) return documents.find(t);
+            std::lock_guard lock(mu);
+            if (auto it = queries.find(t); it != queries.end()) return it->second;
+            return std::nullopt;
+        }
+        void remember(std::vector<std::pair<std::string, std::vector<float>>> keep, bool query) {
+            if (!query) {
+                documents.put(keep);
+                return;
+            }
+            std::lock_guard lock(mu);
+            if (queries.size() + keep.size() > opt.max_cached_queries) queries.clear();
+            for (auto& [t, v] : keep) queries.emplace(std::move(t), std::move(v));
+        }
+
+        result<void> breaker_check() {
+            std::lock_guard lock(mu);
+            if (failures == 0 || clock() >= open_until) return {};
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(open_until - clock());
+            error e = last_error;
+            e.message = "the embeddings endpoint is cooling down after a failure (" + std::to_string(left.count()) +
+                        " ms left): " + last_error.message;
+            return fail(std::move(e));
+        }
+        void trip(const error& e) {
+            bool first = false;
+            {
+                std::lock_guard lock(mu);
+                first = failures == 0;
+                ++failures;
+                auto c = opt.cooldown;
+                for (int i = 1; i < failures && c < opt.max_cooldown; ++i) c *= 2;
+                c = std::min(c, opt.max_cooldown);
+                open_until = clock() + c;
+                last_error = e;
+            }
+            if (first)
+                log("embeddings endpoint " + net::redact_url(url) + " failed (" + std::string(e.code) + ": " + e.message +
+                    "); tool search ranks by words alone until it answers again");
+        }
+        void recovered() {
+            bool was_down = false;
+            {
+                std::lock_guard lock(mu);
+                was_down = failures > 0;
+                failures = 0;
+            }
+            if (was_down) log("embeddings endpoint " + net::redact_url(url) + " answers again; tool search fuses its vectors");
+        }
+
+        /// One request for `texts` (already prefixed), with the retries its purpose allows.
+        result<embedding_batch> request(std::span<const std::string> texts, bool query, std::stop_token stop) {
+            json body = opt.extra.is_object() ? opt.extra : json::object();
+            body["model"] = opt.model;
+            body["input"] = std::vector<std::string>(texts.begin(), texts.end());
+            body["encoding_format"] = "float";
+            if (opt.dimensions != 0) body["dimensions"] = opt.dimensions;
+            net::client_request rq;
+            rq.method = "POST";
+            rq.url = url;
+            rq.headers = {{"Content-Type", "application/json"}, {"Accept", "application/json"}};
+            if (!key.empty()) rq.headers.emplace_back("Authorization", "Bearer " + key);
+            rq.body = body.dump(-1, ' ', false, json::error_handler_t::replace);
+            rq.timeout = query ? opt.query_timeout : opt.document_timeout;
+            rq.connect_timeout = std::min(rq.timeout, std::chrono::milliseconds(10000));
+            rq.max_response_bytes = opt.max_response_bytes;
+            const int tries = query ? 1 : 1 + std::max(opt.retries, 0);
+            auto delay = opt.backoff;
+            error last(errc::internal, "no request was sent");
+            for (int attempt = 0; attempt < tries; ++attempt) {
+                if (stop.stop_requested()) return fail(errc::cancelled, "the embedding request was cancelled");
+                {
+                    std::lock_guard lock(mu);
+                    ++requests;
+                }
+                auto r = perform(rq, stop);
+                std::optional<std::chrono::milliseconds> retry_after;
+                if (r && r->ok()) {
+                    auto v = read(r->body, texts.size());
+                    if (v) return v;
+                    last = v.error();
+                } else if (!r) {
+                    last = r.error();
+                    if (last.is(errc::cancelled)) return fail(scrub_secret(std::move(last), key));
+                } else {
+                    last = status_error(*r);
+                    if (r->status == 429)
+                        if (auto secs = net::parse_retry_after(r->header("retry-after")))
+                            retry_after = std::chrono::milliseconds(static_cast<long long>(*secs * 1000.0));
+                    const bool transient = r->status == 429 || r->status == 408 || r->status >= 500;
+                    if (!transient) break;
+                }
+                if (attempt + 1 >= tries) break;
+                auto d = retry_after ? *retry_after : delay;
+                if (d > opt.max_retry_wait) break;
+                if (opt.wait) opt.wait(d, stop);
+                else net::stoppable_wait(d, stop);
+                delay *= 2;
+            }
+            return fail(scrub_secret(std::move(last), key));
+        }
+
+        result<net::client_response> perform(const net::client_request& rq, std::stop_token stop) {
+            if constexpr (requires(Client& c) { c.perform(rq, net::body_sink{}, stop); })
+                return client->perform(rq, net::body_sink{}, stop);
+            else
+                return client->perform(rq);
+        }
+
+        [[nodiscard]] error status_error(const net::client_response& r) const {
+            std::string said;
+            const json j = json::parse(r.body, nullptr, false);
+            if (j.is_object()) {
+                if (auto e = j.find("error"); e != j.end()) {
+                    if (e->is_string()) said = e->get<std::string>();
+                    else if (e->is_object() && e->contains("message") && (*e)["message"].is_string()) said = (*e)["message"].get<std::string>();
+                }
+                if (said.empty() && j.contains("detail") && j["detail"].is_string()) said = j["detail"].get<std::string>();
+            }
+            if (said.size() > 300) said = clip_ellipsis(said, 300);
+            const std::string what = "embeddings endpoint " + net::redact_url(url) + " answered HTTP " + std::to_string(r.status) +
+                                     (said.empty() ? std::string() : ": " + said);
+            const json details{{"status", r.status}, {"url", net::redact_url(url)}};
+            if (r.status == 401 || r.status == 403)
+                return error(errc::provider_auth, what,
+                             opt.api_key_env.empty() ? "Give the endpoint's key (api_key)."
+                                                     : "Set " + opt.api_key_env + " to a key the endpoint accepts.",
+                             details);
+            if (r.status == 429) return error(errc::provider_rate_limited, what, "Wait, or lower how often tools are searched.", details);
+            if (r.status >= 500) return error(errc::provider_error, what, "The endpoint failed; it is tried again after a cooldown.", details);
+            return error(errc::provider_invalid, what, "Check the model name (" + opt.model + ") and the base URL.", details);
+        }
+
+        /// The API's answer: {"data": [{"index": i, "embedding": [floats]}, ...]}, one per text.
+        [[nodiscard]] result<embedding_batch> read(const std::string& body, std::size_t n) {
+            const std::string where = "embeddings endpoint " + net::redact_url(url);
+            auto bad = [&](const std::string& why) {
+                return fail(errc::provider_malformed, where + " answered in a shape this client does not read: " + why,
+                            "Point it at an OpenAI-compatible /v1/embeddings endpoint.");
+            };
+            const json j = json::parse(body, nullptr, false);
+            if (!j.is_object() || !j.contains("data") || !j["data"].is_array()) return bad("no \"data\" array");
+            const json& data = j["data"];
+            if (data.size() != n) return bad(std::to_string(data.size()) + " vectors for " + std::to_string(n) + " texts");
+            embedding_batch out(n);
+            std::vector<bool> seen(n, false);
+            for (std::size_t k = 0; k < data.size(); ++k) {
+                const json& item = data[k];
+                if (!item.is_object()) return bad("an entry of \"data\" is not an object");
+                std::size_t i = k;
+                if (auto ix = item.find("index"); ix != item.end()) {
+                    if (!ix->is_number_unsigned() || ix->get<std::size_t>() >= n) return bad("an \"index\" out of range");
+                    i = ix->get<std::size_t>();
+                }
+                if (seen[i]) return bad("two vectors for one text");
+                seen[i] = true;
+                const auto e = item.find("embedding");
+                if (e == item.end() || !e->is_array() || e->empty()) return bad("an entry without an \"embedding\" array");
+                auto& v = out[i];
+                v.reserve(e->size());
+                for (const auto& x : *e) {
+                    if (!x.is_number()) return bad("an embedding holds a value that is not a number");
+                    const auto f = x.get<double>();
+                    if (!std::isfinite(f)) return bad("an embedding holds a value that is not finite");
+                    v.push_back(static_cast<float>(f));
+                }
+            }
+            const std::size_t d = out[0].size();
+            for (const auto& v : out)
+                if (v.size() != d) return bad("vectors of different lengths (" + std::to_string(d) + " and " + std::to_string(v.size()) + ")");
+            std::lock_guard lock(mu);
+            if (dim != 0 && dim != d)
+                return bad("vectors of " + std::to_string(d) + " numbers where earlier ones had " + std::to_string(dim));
+            dim = d;
+            return out;
+        }
+
+        std::shared_ptr<Client> client;
+        embedding_endpoint_options opt;
+        std::string key;
+        std::string url;
+        vector_cache documents;
+        mutable std::mutex mu;
+        std::unordered_map<std::string, std::vector<float>> queries;
+        std::size_t dim = 0;
+        std::size_t requests = 0;
+        int failures = 0;
+        std::chrono::steady_clock::time_point open_until{};
+        error last_error{errc::internal, ""};
+    };
+
+    std::shared_ptr<state> s_;
+};
+
+}  // namespace agentkit
+// ---- end <agentkit/visibility/embedding_endpoint.hpp> ----
 // ---- begin <agentkit/visibility/intent.hpp> ----
 // agentkit/visibility/intent.hpp — deferred tool loading by intent class: the user's message
 // picks a class, and only that class's tools are loaded.

@@ -16,7 +16,8 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import http from "node:http";
 import { CreateMessageRequestSchema, ElicitationCompleteNotificationSchema, ElicitRequestSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -49,13 +50,15 @@ function config(extra = {}) {
 }
 
 // client: {capabilities, setup(client)} for a client that answers the servers' requests
+// client_.args: more gateway arguments; client_.env: more environment variables
 async function gateway(mask, cfg = config(), client_ = {}) {
   const file = path.join(work, `config-${mask}-${Date.now()}.json`);
   fs.writeFileSync(file, JSON.stringify(cfg));
   const transport = new StdioClientTransport({
     command: gatewayBin,
-    args: ["--config", file, "--mask", mask, "--start-wait", "3000", "--log-dir", work],
+    args: ["--config", file, "--mask", mask, "--start-wait", "3000", "--log-dir", work, ...(client_.args || [])],
     stderr: "pipe",
+    ...(client_.env ? { env: { ...getDefaultEnvironment(), ...client_.env } } : {}),
   });
   const lines = [];
   const waiters = [];
@@ -488,8 +491,82 @@ test("--mask router: configured examples and what it learned from calls (kept in
   }
 });
 
+// A fake OpenAI-compatible embeddings endpoint on 127.0.0.1: a "model" that maps words to four
+// meanings, so that a request sharing no word with a tool finds it by meaning. Requests without the
+// key are refused.
+function fakeEmbeddings(key) {
+  const meaning = { zettelkasten: 0, entities: 0, entity: 0, graph: 0, knowledge: 0, observations: 0, relations: 0,
+                    sum: 1, add: 1, numbers: 1, echo: 2, message: 2, file: 3, directory: 3 };
+  const vec = (t) => {
+    const v = [0.01, 0.01, 0.01, 0.01];
+    for (const w of t.toLowerCase().match(/[a-z]+/g) || []) if (w in meaning) v[meaning[w]] += 1;
+    return v;
+  };
+  const seen = { requests: 0, texts: 0 };
+  const server = http.createServer(async (req, res) => {
+    let body = "";
+    for await (const c of req) body += c;
+    res.setHeader("content-type", "application/json");
+    if (req.headers.authorization !== `Bearer ${key}`) { res.statusCode = 401; return res.end(JSON.stringify({ error: { message: "bad key" } })); }
+    const input = JSON.parse(body).input;
+    seen.requests++;
+    seen.texts += input.length;
+    res.end(JSON.stringify({ data: input.map((t, index) => ({ index, embedding: vec(t) })) }));
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, seen, url: `http://127.0.0.1:${server.address().port}/v1` })));
+}
+
+test("--mask router with an embedding model: a request found by meaning; the endpoint killed, every search still answers by words, said once; the key never shown", async () => {
+  const key = "emb-secret-0f3a9c";
+  const fake = await fakeEmbeddings(key);
+  const cacheDir = path.join(work, `vectors-${Date.now()}`);
+  const cfg = {
+    mcpServers: {
+      everything: { command: process.execPath, args: [pkg("server-everything"), "stdio"], description: "Test tools of every kind" },
+      memory: { command: process.execPath, args: [pkg("server-memory")], env: { MEMORY_FILE_PATH: path.join(work, "memory-emb.jsonl") } },
+    },
+    router: { embeddings: { key_env: "AGENTKIT_TEST_EMBEDDINGS_KEY", cache_dir: cacheDir } },
+  };
+  const query = "a zettelkasten for Ada";  // no tool uses these words; the model puts them with the graph's
+  const memoryTools = ["create_entities", "create_relations", "add_observations", "delete_entities", "delete_observations",
+                       "delete_relations", "read_graph", "search_nodes", "open_nodes"];
+  const found = async (g, q) => {
+    const r = await g.client.callTool({ name: "tool_search", arguments: { query: q, k: 5 } });
+    assert.ok(!r.isError, textOf(r));
+    return (r.structuredContent?.tools || []).map((t) => t.name);
+  };
+  const topThreeFromTheGraph = (hits) => hits.length >= 3 && hits.slice(0, 3).every((n) => memoryTools.includes(n));
+  // without the model (words and character n-grams): chance hits, not the graph's tools first
+  let g = await gateway("router", { mcpServers: cfg.mcpServers });
+  try {
+    const plain = await found(g, query);
+    assert.ok(!topThreeFromTheGraph(plain), plain.join(", "));
+  } finally {
+    await g.close();
+  }
+  g = await gateway("router", cfg, { args: ["--embeddings-url", fake.url, "--embeddings-model", "meanings-4"],
+                                     env: { AGENTKIT_TEST_EMBEDDINGS_KEY: key } });
+  try {
+    const hits = await found(g, query);
+    assert.ok(topThreeFromTheGraph(hits), `${hits.join(", ")}\n${g.lines.join("\n")}`);
+    assert.ok(fs.readdirSync(cacheDir).some((f) => f.startsWith("embeddings-")), "the tools' vectors are kept on disk");
+    // the endpoint dies: searches answer (by words), and the log says so once
+    await new Promise((r) => { fake.server.closeAllConnections(); fake.server.close(r); });
+    for (const q of ["add two numbers", "echo my message back", "list the directory"]) assert.ok((await found(g, q)).length > 0, q);
+    await g.stderrLines(/embeddings endpoint .* failed .*words alone/, 1);
+    await found(g, "one more search, after the line");
+    assert.equal(g.lines.filter((l) => /embeddings endpoint/.test(l)).length, 1, g.lines.join("\n"));
+    assert.ok(!g.lines.some((l) => l.includes(key)), "the key is never printed");
+  } finally {
+    await g.close();
+  }
+});
+
 test("a wrong shape of examples, router or relay_input stops the gateway with a message naming it", async () => {
   for (const [bad, re] of [[{ examples: ["x"] }, /"examples" maps tool names/], [{ router: { learn: "yes" } }, /"router" is .*"learn"/],
+                           [{ router: { embeddings: { url: "http://127.0.0.1:1/v1", model: "m", api_key: "sk-in-the-file" } } },
+                            /a key is read from the environment variable/],
+                           [{ router: { embeddings: { url: "http://127.0.0.1:1/v1" } } }, /"url" without "model"/],
                            [{ relay_input: "yes" }, /"relay_input" is true or false/]]) {
     const cfg = { mcpServers: { everything: { command: process.execPath, args: [pkg("server-everything"), "stdio"], ...(bad.examples ? { examples: bad.examples } : {}) } },
                   ...(bad.router ? { router: bad.router } : {}), ...("relay_input" in bad ? { relay_input: bad.relay_input } : {}) };
@@ -498,6 +575,7 @@ test("a wrong shape of examples, router or relay_input stops the gateway with a 
     const r = spawnSync(gatewayBin, ["--config", file, "--mask", "router"], { encoding: "utf8", input: "" });
     assert.equal(r.status, 2, r.stderr);
     assert.match(r.stderr, re);
+    assert.ok(!r.stderr.includes("sk-in-the-file"), r.stderr);
     assert.equal(r.stdout, "");
   }
 });

@@ -92,6 +92,20 @@ TEST(Router, ToolSearchSaysWhatATitledToolDoesNotItsTitleAlone) {
     EXPECT_EQ(cut.substr(cut.size() - 3), "...");
 }
 
+TEST(Router, EmptyBracesMakeARouterWithTheDefaultOptions) {
+    // router<>({}) was ambiguous (the braces could make router_options or a router to copy)
+    ak::router<> r({});
+    EXPECT_EQ(r.options().k, ak::router_options{}.k);
+    ak::router_options o;
+    o.k = 2;
+    ak::router<> braced({o});  // one options value in braces is still those options
+    EXPECT_EQ(braced.options().k, 2U);
+    r.bind(coding_agent::box.infos());
+    auto out = r.search("take a screenshot of the page", 3);
+    ASSERT_TRUE(out);
+    EXPECT_TRUE(has(found_names(*out), "browser_screenshot"));
+}
+
 TEST(Router, FindsSeedToolsFromNaturalRequests) {
     ak::router<> r;
     r.bind(coding_agent::box.infos());

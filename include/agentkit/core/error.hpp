@@ -130,4 +130,27 @@ struct error {
     }
 };
 
+/// Replace every occurrence of `secret` in `s` with "[redacted]" (no-op for an empty secret).
+inline void scrub_secret(std::string& s, std::string_view secret) {
+    if (secret.empty()) return;
+    for (std::size_t at = s.find(secret); at != std::string::npos; at = s.find(secret, at)) s.replace(at, secret.size(), "[redacted]");
+}
+
+/// `e` with `secret` scrubbed from its message, hint and details (a service that echoes a key back in an
+/// error must not make agentkit show it).
+[[nodiscard]] inline error scrub_secret(error e, std::string_view secret) {
+    if (secret.empty()) return e;
+    scrub_secret(e.message, secret);
+    scrub_secret(e.hint, secret);
+    if (!e.details.is_null()) {
+        std::string d = e.details.dump();
+        if (d.find(secret) != std::string::npos) {
+            scrub_secret(d, secret);
+            e.details = json::parse(d, nullptr, false);
+            if (e.details.is_discarded()) e.details = nullptr;
+        }
+    }
+    return e;
+}
+
 }  // namespace agentkit

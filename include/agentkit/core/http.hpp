@@ -17,9 +17,12 @@
 
 #include <chrono>
 #include <concepts>
+#include <condition_variable>
 #include <cstddef>
 #include <functional>
+#include <mutex>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -187,6 +190,14 @@ using head_sink = std::function<void(const client_response& head)>;
         }
     }
     return out;
+}
+
+/// Wait `d` unless `stop` is requested first (a retry's wait that a cancelled caller ends early).
+inline void stoppable_wait(std::chrono::milliseconds d, std::stop_token stop) {
+    std::mutex mu;
+    std::condition_variable_any cv;
+    std::unique_lock lock(mu);
+    (void)cv.wait_for(lock, stop, d, [] { return false; });
 }
 
 /// A client that sends one request and returns its response (any status) or a transport error

@@ -28,10 +28,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <functional>
-#include <mutex>
 #include <optional>
 #include <stop_token>
 #include <string>
@@ -52,40 +50,6 @@ struct backend_options {
     std::function<void(std::chrono::milliseconds, std::stop_token)> wait;
 };
 
-namespace detail {
-
-/// Wait `d` unless `stop` is requested first.
-inline void stoppable_wait(std::chrono::milliseconds d, std::stop_token stop) {
-    std::mutex mu;
-    std::condition_variable_any cv;
-    std::unique_lock lock(mu);
-    (void)cv.wait_for(lock, stop, d, [] { return false; });
-}
-
-/// Replace every occurrence of `secret` in `s` (no-op for an empty secret).
-inline void scrub(std::string& s, const std::string& secret) {
-    if (secret.empty()) return;
-    for (std::size_t at = s.find(secret); at != std::string::npos; at = s.find(secret, at)) s.replace(at, secret.size(), "[redacted]");
-}
-
-/// `e` with `secret` scrubbed from its message, hint and details.
-inline error scrubbed(error e, const std::string& secret) {
-    if (secret.empty()) return e;
-    scrub(e.message, secret);
-    scrub(e.hint, secret);
-    if (!e.details.is_null()) {
-        std::string d = e.details.dump();
-        if (d.find(secret) != std::string::npos) {
-            scrub(d, secret);
-            e.details = json::parse(d, nullptr, false);
-            if (e.details.is_discarded()) e.details = nullptr;
-        }
-    }
-    return e;
-}
-
-}  // namespace detail
-
 /// A search backend speaking wire format `Adapter` through HTTP client `Client` (which must
 /// outlive it). Thread-safe as far as the client is.
 template <wire_adapter Adapter, net::http_client_like Client>
@@ -103,7 +67,7 @@ public:
     /// One search: the request, at most one retry after a 429, the adapter's reading.
     [[nodiscard]] result<results> search(const query& q, std::stop_token stop = {}) {
         auto r = run(q, stop);
-        if (!r) return fail(detail::scrubbed(std::move(r.error()), where_.key));
+        if (!r) return fail(scrub_secret(std::move(r.error()), where_.key));
         return r;
     }
 
@@ -137,7 +101,7 @@ private:
                                        clock::now() + wait_ms < deadline;
                 if (can_retry) {
                     if (o_.wait) o_.wait(wait_ms, stop);
-                    else detail::stoppable_wait(wait_ms, stop);
+                    else net::stoppable_wait(wait_ms, stop);
                     if (stop.stop_requested())
                         return fail(errc::cancelled, std::string(Adapter::name) + ": the search was cancelled while waiting to retry");
                     continue;

@@ -1,6 +1,6 @@
 // agentkit/visibility/retriever.hpp — tool retrieval: the lexical index (tool text fused with
 // what usage examples teach; see tool_index.hpp), optionally fused with dense scores from an
-// embedder, plus learning from usage.
+// embedder (embedder.hpp), plus learning from usage.
 //
 //   agentkit::tool_retriever<> r(agentkit::tool_docs_from(box.infos()));          // lexical
 //   agentkit::tool_retriever<agentkit::hashed_ngram_embedder> h(docs, {}, {});     // hybrid
@@ -9,21 +9,34 @@
 //   r.rebuild();                                                                   // apply
 //
 // A retriever's current state is an immutable snapshot (index + dense matrix) held by a
-// shared_ptr: search() on a const retriever is lock-free and thread-safe; add_example() and
-// rebuild() are for the single owner (a session), and never disturb searches already running
-// on an older snapshot (snapshot() hands one out to share across threads).
+// shared_ptr: search() on a const retriever is lock-free and thread-safe; add_example(),
+// rebuild() and refresh() are for the single owner (a session), and never disturb searches
+// already running on an older snapshot (snapshot() hands one out to share across threads).
+//
+// With a batch_embedder (a model behind an endpoint), the tools' vectors are asked for on a
+// thread of the retriever's own, so that neither construction nor rebuild() waits on the
+// network: searches rank by words alone until the vectors arrive, and refresh() (the router
+// calls it before each search) puts them in use. When the endpoint fails, the snapshot keeps
+// the vectors it had (none at first) and refresh() asks again once the embedder is ready(); a
+// search request it cannot embed is ranked by words alone. Nothing fails a search.
 #pragma once
 
 #include <agentkit/visibility/tool_index.hpp>
 #include <agentkit/visibility/analyzer.hpp>
+#include <agentkit/visibility/embedder.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <concepts>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <span>
+#include <stop_token>
+#include <thread>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -31,79 +44,6 @@
 #include <vector>
 
 namespace agentkit {
-
-/// Turns text into a dense vector of dimension() floats (need not be normalised; the
-/// retriever L2-normalises). A host plugs in a neural model here; embed() must not throw.
-template <class E>
-concept embedder = requires(const E& e, std::string_view text, std::span<float> out) {
-    { e.dimension() } -> std::convertible_to<std::size_t>;
-    { e.embed(text, out) } -> std::same_as<void>;
-};
-
-/// The "no dense scores" marker: a retriever with it is purely lexical.
-struct no_embedder {};
-
-/// A model-free embedder: hashed character n-grams (3–5 letters of each padded word) and
-/// word unigrams, signed feature hashing into `dim` buckets — a random projection of the
-/// sparse n-gram vector. It catches morphology and misspellings the lexical index misses
-/// ("forecst", "weathr") and gives the hybrid path something real to fuse.
-class hashed_ngram_embedder {
-public:
-    hashed_ngram_embedder() : hashed_ngram_embedder(256) {}
-    /// An embedder into `dim` buckets (at least 8) from n-grams of `min_n`..`max_n` letters, words weighing
-    /// `word_weight`.
-    explicit hashed_ngram_embedder(std::size_t dim, std::size_t min_n = 3, std::size_t max_n = 5,
-                                   float word_weight = 0.5F)
-        : dim_(std::max<std::size_t>(dim, 8)), min_n_(std::max<std::size_t>(min_n, 1)), max_n_(std::max(max_n, min_n)),
-          word_weight_(word_weight) {}
-
-    /// The vector size embed() fills.
-    [[nodiscard]] std::size_t dimension() const noexcept { return dim_; }
-
-    /// Write the vector of `text` into `out` (all zeros when `out` is shorter than dimension()).
-    void embed(std::string_view text, std::span<float> out) const {
-        std::fill(out.begin(), out.end(), 0.0F);
-        if (out.size() < dim_) return;
-        std::string padded;
-        analyzer_.for_each_word(text, [&](std::string_view w) {
-            if (is_stop_word(w)) return;
-            add(hash(w, 0x9e3779b97f4a7c15ULL), word_weight_, out);  // the word itself
-            padded.assign(1, '#');
-            padded += w;
-            padded += '#';
-            for (std::size_t n = min_n_; n <= max_n_; ++n) {
-                if (padded.size() < n) break;
-                for (std::size_t i = 0; i + n <= padded.size(); ++i)
-                    add(hash(std::string_view(padded).substr(i, n), n), 1.0F, out);
-            }
-        });
-    }
-
-private:
-    static std::uint64_t hash(std::string_view s, std::uint64_t seed) noexcept {
-        std::uint64_t h = 1469598103934665603ULL ^ (seed * 0x100000001b3ULL);
-        for (char c : s) {
-            h ^= static_cast<unsigned char>(c);
-            h *= 1099511628211ULL;
-        }
-        h ^= h >> 33;
-        h *= 0xff51afd7ed558ccdULL;
-        h ^= h >> 33;
-        return h;
-    }
-    void add(std::uint64_t h, float w, std::span<float> out) const {
-        const std::size_t bucket = static_cast<std::size_t>(h % dim_);
-        out[bucket] += ((h >> 63) != 0U) ? -w : w;
-    }
-
-    std::size_t dim_;
-    std::size_t min_n_;
-    std::size_t max_n_;
-    float word_weight_;
-    text_analyzer analyzer_{text_analyzer::options{false, false, 1, 40}};
-};
-
-static_assert(embedder<hashed_ngram_embedder>);
 
 /// How lexical and dense rankings are combined.
 enum class fusion_kind {
@@ -117,6 +57,7 @@ struct retriever_options {
     fusion_kind fusion = fusion_kind::weighted;  ///< how lexical and dense rankings are combined (hybrid retrievers)
     float dense_weight = 0.35F;   ///< weighted fusion only
     float rrf_k = 60.0F;          ///< rrf only
+    float dense_weight_rrf = 1.0F;  ///< rrf only: the dense ranking's weight against the lexical one's (1)
     /// With at most this many tools, dense scores are computed for every tool (a dense hit can
     /// surface a tool with no lexical match); above it, only the lexical top candidate_pool
     /// are rescored, which keeps the query cost flat.
@@ -162,20 +103,40 @@ struct retrieval_snapshot {
     }
 };
 
+namespace detail {
+/// The tools' vectors a batch embedder's thread hands to its retriever.
+struct dense_delivery {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false;
+    bool ok = false;
+    std::vector<float> dense;  ///< size() × dim, rows L2-normalised
+    std::size_t dim = 0;
+};
+}  // namespace detail
+
 /// Ranks tools for a query: lexical (BM25F with learned examples), fused with an embedder's dense scores when
-/// `Embedder` is not no_embedder.
+/// `Embedder` is not no_embedder (an `embedder` or a `batch_embedder`; see the file comment).
 template <class Embedder = no_embedder>
 class tool_retriever {
 public:
     /// True when an embedder adds dense scores.
     static constexpr bool hybrid = !std::is_same_v<Embedder, no_embedder>;
-    static_assert(!hybrid || embedder<Embedder>, "agentkit: the retriever's Embedder must satisfy agentkit::embedder");
+    /// True when the embedder works in batches and may fail (its vectors come from a thread of the retriever's).
+    static constexpr bool batched = batch_embedder<Embedder>;
+    static_assert(!hybrid || embedder<Embedder> || batched,
+                  "agentkit: the retriever's Embedder must satisfy agentkit::embedder or agentkit::batch_embedder");
 
     /// A retriever over these tools; builds the first snapshot.
     explicit tool_retriever(std::vector<tool_doc> docs = {}, retriever_options o = {}, Embedder e = {})
         : opt_(std::move(o)), embedder_(std::move(e)), docs_(std::move(docs)) {
         rebuild();
     }
+    tool_retriever(tool_retriever&&) = default;                      ///< moves the snapshot (and a running request)
+    tool_retriever& operator=(tool_retriever&&) = default;  ///< see the move constructor
+    tool_retriever(const tool_retriever&) = delete;
+    tool_retriever& operator=(const tool_retriever&) = delete;
+    ~tool_retriever() = default;  ///< a batch embedder's request still running is cancelled (and waited for)
 
     /// The top `k` tools for `query`, best first. Thread-safe on a const retriever.
     [[nodiscard]] std::vector<search_hit> search(std::string_view query, std::size_t k) const {
@@ -189,69 +150,19 @@ public:
         if constexpr (!hybrid) {
             return idx.search(query, k);
         } else {
-            const std::size_t n = idx.size();
-            if (n == 0 || k == 0) return {};
-            thread_local search_scratch scratch;
-            std::vector<search_hit> lex;
-            idx.score_all(query, scratch, lex);
+            if (idx.size() == 0 || k == 0) return {};
+            if (s.dim == 0) return idx.search(query, k);  // no tool vectors (yet): words alone
             std::vector<float> q(s.dim, 0.0F);
-            embedder_.embed(query, q);
+            if constexpr (batched) {
+                const std::string text(query);
+                auto v = embedder_.embed_batch(std::span<const std::string>(&text, 1), embed_purpose::query);
+                if (!v || v->size() != 1 || (*v)[0].size() != s.dim) return idx.search(query, k);  // words alone
+                q = std::move((*v)[0]);
+            } else {
+                embedder_.embed(query, q);
+            }
             detail::l2_normalize(q);
-            // The candidate pool: every tool when small, else the lexical top candidate_pool.
-            std::vector<std::uint32_t> pool;
-            if (n <= opt_.dense_full_scan_limit) {
-                pool.resize(n);
-                for (std::size_t i = 0; i < n; ++i) pool[i] = static_cast<std::uint32_t>(i);
-            } else {
-                tool_index::select_top(lex, std::max(opt_.candidate_pool, k));
-                for (const auto& h : lex) pool.push_back(h.doc);
-            }
-            std::vector<float> lexs(n, 0.0F);
-            float lmax = 0;
-            for (const auto& h : lex) {
-                lexs[h.doc] = h.score;
-                lmax = std::max(lmax, h.score);
-            }
-            std::vector<search_hit> dense;
-            dense.reserve(pool.size());
-            float dmax = 0;
-            for (auto d : pool) {
-                const float c = detail::dot(q.data(), s.dense.data() + static_cast<std::size_t>(d) * s.dim, s.dim);
-                dense.push_back({d, c});
-                dmax = std::max(dmax, c);
-            }
-            std::vector<search_hit> fused;
-            fused.reserve(pool.size());
-            if (opt_.fusion == fusion_kind::weighted) {
-                const float w = opt_.dense_weight;
-                for (const auto& h : dense) {
-                    const float l = lmax > 0 ? lexs[h.doc] / lmax : 0.0F;
-                    const float dd = dmax > 0 ? std::max(0.0F, h.score) / dmax : 0.0F;
-                    const float f = (1.0F - w) * l + w * dd;
-                    if (f > 0) fused.push_back({h.doc, f});
-                }
-            } else {
-                std::vector<float> rr(n, 0.0F);
-                auto by_score = [](const search_hit& a, const search_hit& b) {
-                    return a.score != b.score ? a.score > b.score : a.doc < b.doc;
-                };
-                std::sort(lex.begin(), lex.end(), by_score);
-                std::sort(dense.begin(), dense.end(), by_score);
-                for (std::size_t r = 0; r < lex.size(); ++r) rr[lex[r].doc] += 1.0F / (opt_.rrf_k + static_cast<float>(r + 1));
-                for (std::size_t r = 0; r < dense.size(); ++r)
-                    if (dense[r].score > 0) rr[dense[r].doc] += 1.0F / (opt_.rrf_k + static_cast<float>(r + 1));
-                for (auto d : pool)
-                    if (rr[d] > 0) fused.push_back({d, rr[d]});
-            }
-            auto better = [](const search_hit& a, const search_hit& b) {
-                return a.score != b.score ? a.score > b.score : a.doc < b.doc;
-            };
-            if (fused.size() > k) {
-                std::nth_element(fused.begin(), fused.begin() + static_cast<std::ptrdiff_t>(k), fused.end(), better);
-                fused.resize(k);
-            }
-            std::sort(fused.begin(), fused.end(), better);
-            return fused;
+            return fuse(s, query, q, k);
         }
     }
 
@@ -284,42 +195,116 @@ public:
     /// Examples queued since the last rebuild().
     [[nodiscard]] std::size_t pending() const noexcept { return pending_; }
 
-    /// Build a fresh snapshot from the current docs (declared + learned examples).
+    /// Build a fresh snapshot from the current docs (declared + learned examples). With a batch embedder,
+    /// the new snapshot keeps the vectors in use until the ones of the new docs arrive (refresh()).
     void rebuild() {
         auto s = std::make_shared<retrieval_snapshot>();
         s->lexical = tool_index::build(docs_, opt_.bm25);
-        if constexpr (hybrid) {
+        if constexpr (batched) {
+            if (snap_) {
+                s->dense = snap_->dense;
+                s->dim = snap_->dim;
+            }
+            snap_ = std::move(s);
+            pending_ = 0;
+            start_vectors();
+            return;
+        } else if constexpr (hybrid) {
             s->dim = embedder_.dimension();
             s->dense.assign(docs_.size() * s->dim, 0.0F);
             std::vector<float> tmp(s->dim);
-            std::string text;
             for (std::size_t i = 0; i < docs_.size(); ++i) {
-                const auto& d = docs_[i];
                 std::span<float> row(s->dense.data() + i * s->dim, s->dim);
-                text = d.name + " " + d.description;
-                for (const auto& a : d.arg_names) text += " " + a;
-                embedder_.embed(text, row);
-                detail::l2_normalize(row);
-                if (!d.examples.empty() && opt_.dense_example_weight > 0) {
-                    std::vector<float> centroid(s->dim, 0.0F);
-                    // Every example (or, with a cap, an evenly spread subset, as the index does).
-                    const std::size_t ne = d.examples.size();
-                    const std::size_t cap = opt_.bm25.max_examples_per_tool;
-                    const std::size_t use = cap == 0 ? ne : std::min(ne, cap);
-                    for (std::size_t u = 0; u < use; ++u) {
-                        embedder_.embed(d.examples[u * ne / use], tmp);
-                        detail::l2_normalize(tmp);
-                        for (std::size_t j = 0; j < s->dim; ++j) centroid[j] += tmp[j];
-                    }
-                    detail::l2_normalize(centroid);
-                    for (std::size_t j = 0; j < s->dim; ++j) row[j] += opt_.dense_example_weight * centroid[j];
-                    detail::l2_normalize(row);
+                embedder_.embed(doc_text(docs_[i]), row);
+                const auto ex = examples_used(docs_[i]);
+                std::vector<float> centroid;
+                if (!ex.empty()) centroid.assign(s->dim, 0.0F);
+                for (const auto* e : ex) {
+                    embedder_.embed(*e, tmp);
+                    detail::l2_normalize(tmp);
+                    for (std::size_t j = 0; j < s->dim; ++j) centroid[j] += tmp[j];
                 }
+                mix_row(row, centroid, opt_.dense_example_weight);
             }
         }
         snap_ = std::move(s);
         pending_ = 0;
     }
+
+    /// With a batch embedder: put the tools' vectors in use once they have arrived (true when the snapshot
+    /// changed), and ask again after a failure once the embedder is ready(). For the owner, before a search;
+    /// cheap when there is nothing to do. Without one: false.
+    bool refresh() {
+        if constexpr (batched) {
+            if (!delivery_) return false;
+            bool ok = false;
+            std::vector<float> dense;
+            std::size_t dim = 0;
+            {
+                std::lock_guard lock(delivery_->mu);
+                if (!delivery_->done) return false;
+                ok = delivery_->ok;
+                if (ok) {
+                    dense = std::move(delivery_->dense);
+                    dim = delivery_->dim;
+                }
+            }
+            worker_ = {};  // finished: join it
+            delivery_.reset();
+            if (!ok) {
+                failed_ = true;
+                return false;
+            }
+            failed_ = false;
+            auto s = std::make_shared<retrieval_snapshot>(*snap_);
+            s->dense = std::move(dense);
+            s->dim = dim;
+            snap_ = std::move(s);
+            return true;
+        } else {
+            return false;
+        }
+    }
+
+    /// With a batch embedder: true when the last request for the tools' vectors failed and the embedder is
+    /// ready to be asked again (the owner then calls retry_vectors()).
+    [[nodiscard]] bool vectors_due() const {
+        if constexpr (batched) {
+            if (!failed_ || delivery_) return false;
+            if constexpr (requires { embedder_.ready(); }) return embedder_.ready();
+            return true;
+        } else {
+            return false;
+        }
+    }
+
+    /// Ask the embedder for the tools' vectors again (after a failure; see vectors_due()).
+    void retry_vectors() {
+        if constexpr (batched) {
+            failed_ = false;
+            start_vectors();
+        }
+    }
+
+    /// With a batch embedder: wait up to `timeout` for the request of the tools' vectors running now, then
+    /// refresh(). True when the snapshot has tool vectors afterwards (for hosts that would rather wait at
+    /// start than rank by words alone for the first searches, and for tests).
+    bool wait_for_vectors(std::chrono::milliseconds timeout) {
+        if constexpr (batched) {
+            if (auto d = delivery_) {
+                std::unique_lock lock(d->mu);
+                (void)d->cv.wait_for(lock, timeout, [&] { return d->done; });
+            }
+            refresh();
+            return snap_->dim != 0;
+        } else {
+            (void)timeout;
+            return hybrid;
+        }
+    }
+
+    /// True when searches fuse dense scores now (a snapshot with tool vectors).
+    [[nodiscard]] bool has_vectors() const noexcept { return snap_->dim != 0; }
 
     /// The current immutable snapshot (share it with reader threads).
     [[nodiscard]] std::shared_ptr<const retrieval_snapshot> snapshot() const noexcept { return snap_; }
@@ -335,11 +320,163 @@ public:
     [[nodiscard]] std::size_t memory_bytes() const { return snap_->memory_bytes(); }
 
 private:
+    /// What a tool's vector is made of: its name, description and argument names.
+    static std::string doc_text(const tool_doc& d) {
+        std::string text = d.name + " " + d.description;
+        for (const auto& a : d.arg_names) text += " " + a;
+        return text;
+    }
+    /// The examples that shape a tool's vector: every one, or with a cap an evenly spread subset (as the
+    /// index does); none when dense_example_weight is 0.
+    [[nodiscard]] std::vector<const std::string*> examples_used(const tool_doc& d) const {
+        std::vector<const std::string*> out;
+        if (d.examples.empty() || opt_.dense_example_weight <= 0) return out;
+        const std::size_t ne = d.examples.size();
+        const std::size_t cap = opt_.bm25.max_examples_per_tool;
+        const std::size_t use = cap == 0 ? ne : std::min(ne, cap);
+        for (std::size_t u = 0; u < use; ++u) out.push_back(&d.examples[u * ne / use]);
+        return out;
+    }
+    /// row = normalise(normalise(row) + w · normalise(centroid)) (centroid empty: normalise(row)).
+    static void mix_row(std::span<float> row, std::vector<float>& centroid, float w) {
+        detail::l2_normalize(row);
+        if (centroid.empty()) return;
+        detail::l2_normalize(centroid);
+        for (std::size_t j = 0; j < row.size(); ++j) row[j] += w * centroid[j];
+        detail::l2_normalize(row);
+    }
+
+    /// Start the thread that asks a batch embedder for every tool's (and example's) vector; a request still
+    /// running is cancelled first.
+    void start_vectors() {
+        worker_ = {};
+        auto d = std::make_shared<detail::dense_delivery>();
+        delivery_ = d;
+        std::vector<std::string> texts;
+        std::vector<std::pair<std::size_t, std::size_t>> rows;  // per tool: its text, then [first example, end)
+        for (const auto& doc : docs_) {
+            texts.push_back(doc_text(doc));
+            const auto ex = examples_used(doc);
+            rows.emplace_back(texts.size(), texts.size() + ex.size());
+            for (const auto* e : ex) texts.push_back(*e);
+        }
+        worker_ = std::jthread([d, e = embedder_, texts = std::move(texts), rows = std::move(rows),
+                                w = opt_.dense_example_weight](std::stop_token stop) {
+            result<embedding_batch> got = [&] {
+                if constexpr (requires { e.embed_batch(std::span<const std::string>(texts), embed_purpose::document, stop); })
+                    return e.embed_batch(std::span<const std::string>(texts), embed_purpose::document, stop);
+                else
+                    return e.embed_batch(std::span<const std::string>(texts), embed_purpose::document);
+            }();
+            std::vector<float> dense;
+            std::size_t dim = 0;
+            bool ok = got && got->size() == texts.size() && !texts.empty() && !(*got)[0].empty();
+            if (ok) {
+                dim = (*got)[0].size();
+                for (const auto& v : *got) ok = ok && v.size() == dim;
+            }
+            if (ok) {
+                dense.assign(rows.size() * dim, 0.0F);
+                for (std::size_t i = 0; i < rows.size(); ++i) {
+                    std::span<float> row(dense.data() + i * dim, dim);
+                    const auto& own = (*got)[rows[i].first - 1];
+                    std::copy(own.begin(), own.end(), row.begin());
+                    std::vector<float> centroid;
+                    if (rows[i].second > rows[i].first) centroid.assign(dim, 0.0F);
+                    for (std::size_t x = rows[i].first; x < rows[i].second; ++x) {
+                        std::vector<float> v = (*got)[x];
+                        detail::l2_normalize(v);
+                        for (std::size_t j = 0; j < dim; ++j) centroid[j] += v[j];
+                    }
+                    mix_row(row, centroid, w);
+                }
+            }
+            {
+                std::lock_guard lock(d->mu);
+                d->ok = ok;
+                d->dense = std::move(dense);
+                d->dim = dim;
+                d->done = true;
+            }
+            d->cv.notify_all();
+        });
+    }
+
+    /// The fused ranking of `query` (its normalised vector `q`) over snapshot `s` (which has vectors).
+    [[nodiscard]] std::vector<search_hit> fuse(const retrieval_snapshot& s, std::string_view query, const std::vector<float>& q,
+                                               std::size_t k) const {
+        const tool_index& idx = *s.lexical;
+        const std::size_t n = idx.size();
+        thread_local search_scratch scratch;
+        std::vector<search_hit> lex;
+        idx.score_all(query, scratch, lex);
+        // The candidate pool: every tool when small, else the lexical top candidate_pool.
+        std::vector<std::uint32_t> pool;
+        if (n <= opt_.dense_full_scan_limit) {
+            pool.resize(n);
+            for (std::size_t i = 0; i < n; ++i) pool[i] = static_cast<std::uint32_t>(i);
+        } else {
+            tool_index::select_top(lex, std::max(opt_.candidate_pool, k));
+            for (const auto& h : lex) pool.push_back(h.doc);
+        }
+        std::vector<float> lexs(n, 0.0F);
+        float lmax = 0;
+        for (const auto& h : lex) {
+            lexs[h.doc] = h.score;
+            lmax = std::max(lmax, h.score);
+        }
+        std::vector<search_hit> dense;
+        dense.reserve(pool.size());
+        float dmax = 0;
+        for (auto d : pool) {
+            const float c = detail::dot(q.data(), s.dense.data() + static_cast<std::size_t>(d) * s.dim, s.dim);
+            dense.push_back({d, c});
+            dmax = std::max(dmax, c);
+        }
+        std::vector<search_hit> fused;
+        fused.reserve(pool.size());
+        if (opt_.fusion == fusion_kind::weighted) {
+            const float w = opt_.dense_weight;
+            for (const auto& h : dense) {
+                const float l = lmax > 0 ? lexs[h.doc] / lmax : 0.0F;
+                const float dd = dmax > 0 ? std::max(0.0F, h.score) / dmax : 0.0F;
+                const float f = (1.0F - w) * l + w * dd;
+                if (f > 0) fused.push_back({h.doc, f});
+            }
+        } else {
+            std::vector<float> rr(n, 0.0F);
+            auto by_score = [](const search_hit& a, const search_hit& b) {
+                return a.score != b.score ? a.score > b.score : a.doc < b.doc;
+            };
+            std::sort(lex.begin(), lex.end(), by_score);
+            std::sort(dense.begin(), dense.end(), by_score);
+            for (std::size_t r = 0; r < lex.size(); ++r) rr[lex[r].doc] += 1.0F / (opt_.rrf_k + static_cast<float>(r + 1));
+            for (std::size_t r = 0; r < dense.size(); ++r)
+                if (dense[r].score > 0) rr[dense[r].doc] += opt_.dense_weight_rrf / (opt_.rrf_k + static_cast<float>(r + 1));
+            for (auto d : pool)
+                if (rr[d] > 0) fused.push_back({d, rr[d]});
+        }
+        auto better = [](const search_hit& a, const search_hit& b) {
+            return a.score != b.score ? a.score > b.score : a.doc < b.doc;
+        };
+        if (fused.size() > k) {
+            std::nth_element(fused.begin(), fused.begin() + static_cast<std::ptrdiff_t>(k), fused.end(), better);
+            fused.resize(k);
+        }
+        std::sort(fused.begin(), fused.end(), better);
+        return fused;
+    }
+
     retriever_options opt_;
     Embedder embedder_;
     std::vector<tool_doc> docs_;
     std::shared_ptr<const retrieval_snapshot> snap_;
     std::size_t pending_ = 0;
+    // A batch embedder's request for the tools' vectors: its thread (joined, and cancelled, when replaced or
+    // destroyed) and where it delivers. The thread is declared last: destroyed first.
+    std::shared_ptr<detail::dense_delivery> delivery_;
+    bool failed_ = false;
+    std::jthread worker_;
 };
 
 }  // namespace agentkit

@@ -3,6 +3,7 @@
 //
 //   agentkit::router<> r({.k = 5, .pinned = {"think"}});                  // lexical BM25F
 //   agentkit::router<agentkit::hashed_ngram_embedder> h({}, {});          // hybrid
+//   agentkit::router<agentkit::embedding_endpoint<net::http_client>> m({}, endpoint);  // a model's vectors
 //
 // The model sees the `tool_search` meta-tool, the pinned tools, and the tools its recent
 // searches surfaced (as tool_reference blocks for Anthropic's defer_loading). A search is a
@@ -15,7 +16,9 @@
 // search. What it learns is bounded (max_learned_per_tool: the oldest learned example of a tool
 // goes first; a query it already learned for that tool is not learned twice), reported to
 // on_learn as it happens (a host persists it there), and comes back through
-// tool_info::examples or router_options::examples.
+// tool_info::examples or router_options::examples. With an embedding model behind an endpoint
+// (a batch_embedder: embedding_endpoint.hpp), its vectors are fused once they have arrived and
+// while it answers; until then, and whenever it fails, tool_search ranks by words alone.
 #pragma once
 
 #include <agentkit/visibility/retriever.hpp>
@@ -29,10 +32,12 @@
 #include <agentkit/visibility/signal.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -68,7 +73,17 @@ struct router_options {
     std::vector<std::string> omitted{};
     std::string omitted_hint = "This tool is not offered by this host.";  ///< see `omitted`
     retriever_options retrieval{};  ///< the retriever's scoring and fusion options
+    /// With a batch embedder (a model behind an endpoint): how long bind() waits for the tools' vectors
+    /// before it returns (0: not at all; searches rank by words alone until they arrive).
+    std::chrono::milliseconds vectors_wait{0};
 };
+
+namespace detail {
+/// A type nothing converts to: `std::initializer_list<empty_braces>` matches `{}` alone (see router's constructors).
+struct empty_braces {
+    empty_braces() = delete;
+};
+}  // namespace detail
 
 /// The retrieval router: a masker whose tool_search meta-tool surfaces the best-matching tools (see the file
 /// comment).
@@ -77,6 +92,9 @@ class router {
 public:
     /// A router with these options and embedder; it has no tools until bind().
     explicit router(router_options o = {}, Embedder e = {}) : opt_(std::move(o)), embedder_(std::move(e)) {}
+    /// A router with the default options, written `router<>({})`: without this overload the empty braces
+    /// could make a router_options or a router (the copy constructor's), and the call would be ambiguous.
+    explicit router(std::initializer_list<detail::empty_braces>) : router(router_options{}) {}
 
     // --- masker ------------------------------------------------------------------------------
     /// Index the host's catalogue (with router_options::examples) and clear the surfaced tools; unknown
@@ -97,6 +115,7 @@ public:
         }
         known_ = std::unordered_set<std::string>(names_.begin(), names_.end());
         retriever_ = std::make_unique<tool_retriever<Embedder>>(std::move(docs), opt_.retrieval, embedder_);
+        if (opt_.vectors_wait.count() > 0) retriever_->wait_for_vectors(opt_.vectors_wait);
         surfaced_.clear();
         searches_.clear();
         learned_.clear();
@@ -220,6 +239,10 @@ public:
     [[nodiscard]] result<tool_output> search(std::string_view query, std::size_t k) {
         if (!retriever_) return fail(errc::internal, "router: search before bind()");
         if (retriever_->pending() >= std::max<std::size_t>(opt_.relearn_batch, 1)) retriever_->rebuild();
+        if constexpr (tool_retriever<Embedder>::batched) {
+            retriever_->refresh();
+            if (retriever_->vectors_due()) retriever_->retry_vectors();
+        }
         auto hits = retriever_->search(query, k);
         // An exact tool name in the query goes first.
         std::vector<std::string> found;
@@ -370,6 +393,12 @@ public:
         last_user_message_ = std::move(*last);
         if (visible() != before) signal_.bump();
         return {};
+    }
+
+    /// With a batch embedder: wait up to `timeout` for the tools' vectors asked for at bind() (or since), and
+    /// put them in use; true when searches fuse them afterwards. Without one: true for a hybrid router.
+    bool wait_for_vectors(std::chrono::milliseconds timeout) {
+        return retriever_ && retriever_->wait_for_vectors(timeout);
     }
 
     /// The retriever over the bound catalogue; null before bind().

@@ -83,11 +83,29 @@ struct upstream_config {
     bool disabled = false;   ///< listed but not started
 };
 
+/// The embedding model `--mask router` fuses with its word ranking (the "router" object's "embeddings"
+/// object, or --embeddings-url and --embeddings-model): an OpenAI-compatible /v1/embeddings endpoint
+/// (visibility/embedding_endpoint.hpp). Without a URL, the router uses no model.
+struct embeddings_settings {
+    std::string url;    ///< the API's base URL ("http://127.0.0.1:11434/v1"); "": no model
+    std::string model;  ///< the model's name
+    std::string key_env = "AGENTKIT_EMBEDDINGS_KEY";  ///< the environment variable holding its key (may be unset)
+    std::size_t dimensions = 0;     ///< sent as "dimensions" when not 0
+    std::string document_prefix;    ///< before each tool text ("search_document: ")
+    std::string query_prefix;       ///< before each search request ("search_query: ")
+    std::string cache_dir;          ///< tool vectors kept here across restarts ("": memory only)
+    std::size_t query_timeout_ms = 1500;  ///< a search request's embedding, then words alone
+    std::size_t wait_ms = 10000;    ///< at start (and when the tools change), how long to wait for the tools' vectors
+    std::string fusion = "rrf";     ///< "rrf" or "weighted" (retriever_options::fusion)
+    double dense_weight = 1.0;      ///< the model's weight: in rrf against the words' 1, in weighted its share (0..1)
+};
+
 /// What `--mask router` learns from usage (the configuration's top-level "router" object).
 struct router_settings {
     bool learn = true;  ///< a tool called after a tool_search that found it learns the query
     std::string usage_file;  ///< keep what was learned in this JSON file (usage_log.hpp); "": memory only
     std::size_t max_learned_per_tool = 100;  ///< learned queries kept per tool (the oldest go first)
+    embeddings_settings embeddings;  ///< an embedding model to fuse (none by default)
 };
 
 /// A parsed configuration: the servers, and what the gateway's maskers need.
@@ -98,10 +116,58 @@ struct servers_config {
     bool relay_input = true;               ///< top-level "relay_input" (gateway_options::relay_input)
 };
 
+/// Read the "router" object's "embeddings" object (see embeddings_settings); `args.invalid` names the first
+/// entry that is wrong.
+[[nodiscard]] inline result<embeddings_settings> parse_embeddings_settings(const json& j) {
+    const std::string shape =
+        "\"embeddings\" is {\"url\": \"http(s)://host/v1\", \"model\": \"name\", \"key_env\": \"VARIABLE\", \"dimensions\": n, "
+        "\"document_prefix\": \"...\", \"query_prefix\": \"...\", \"cache_dir\": \"path\", \"query_timeout_ms\": n, \"wait_ms\": n, "
+        "\"fusion\": \"rrf\"|\"weighted\", \"dense_weight\": a number}";
+    auto bad = [&](const std::string& why) {
+        return fail(errc::args_invalid, "configuration: " + shape + " (" + why + ")",
+                    "Give at least \"url\" and \"model\"; the key goes in the environment variable \"key_env\" names, never in the file.");
+    };
+    if (!j.is_object()) return bad("it is not an object");
+    embeddings_settings e;
+    for (const auto& [k, v] : j.items()) {
+        auto text = [&](std::string& out) {
+            if (!v.is_string()) return false;
+            out = v.get<std::string>();
+            return true;
+        };
+        auto count = [&](std::size_t& out) {
+            if (!v.is_number_unsigned()) return false;
+            out = static_cast<std::size_t>(v.get<std::uint64_t>());
+            return true;
+        };
+        bool ok = false;
+        if (k == "url") ok = text(e.url);
+        else if (k == "model") ok = text(e.model);
+        else if (k == "key_env") ok = text(e.key_env);
+        else if (k == "document_prefix") ok = text(e.document_prefix);
+        else if (k == "query_prefix") ok = text(e.query_prefix);
+        else if (k == "cache_dir") ok = text(e.cache_dir);
+        else if (k == "dimensions") ok = count(e.dimensions);
+        else if (k == "query_timeout_ms") ok = count(e.query_timeout_ms) && e.query_timeout_ms >= 1;
+        else if (k == "wait_ms") ok = count(e.wait_ms);
+        else if (k == "fusion") ok = text(e.fusion) && (e.fusion == "rrf" || e.fusion == "weighted");
+        else if (k == "dense_weight") ok = v.is_number() && v.get<double>() >= 0;
+        else if (k == "api_key" || k == "key") return bad("a key is read from the environment variable \"key_env\" names, not from the file");
+        if (k == "dense_weight" && ok) e.dense_weight = v.get<double>();
+        if (!ok) return bad("\"" + k + "\" is not");
+    }
+    if (e.url.empty() != e.model.empty()) return bad(e.url.empty() ? "\"model\" without \"url\"" : "\"url\" without \"model\"");
+    if (!e.url.empty() && e.url.rfind("http://", 0) != 0 && e.url.rfind("https://", 0) != 0) return bad("\"url\" is not http(s)");
+    if (e.fusion == "weighted" && e.dense_weight > 1) return bad("a weighted fusion's \"dense_weight\" is a share, 0 to 1");
+    return e;
+}
+
 /// Read the `mcpServers` JSON format: {"mcpServers": {"<name>": {"command", "args", "env",
 /// "cwd"} | {"url", "headers", "oauth"}}}, plus optional "description", "keywords", "examples"
 /// ({"<tool>": ["<request>", ...]}) and "disabled" per server, a top-level "frozen" list and a
-/// top-level "router" object ({"learn": bool, "usage_file": "...", "max_learned_per_tool": n})
+/// top-level "router" object ({"learn": bool, "usage_file": "...", "max_learned_per_tool": n,
+/// "embeddings": {"url", "model", "key_env", "dimensions", "document_prefix", "query_prefix",
+/// "cache_dir", "query_timeout_ms", "wait_ms", "fusion": "rrf"|"weighted", "dense_weight"}})
 /// and a top-level "relay_input" (true or false). `args.invalid` names the first entry that is wrong.
 [[nodiscard]] inline result<servers_config> parse_servers_config(const json& j) {
     auto bad = [](const std::string& what) {
@@ -222,7 +288,10 @@ struct servers_config {
             else if (k == "usage_file" && v.is_string()) cfg.router.usage_file = v.get<std::string>();
             else if (k == "max_learned_per_tool" && v.is_number_unsigned() && v.get<std::uint64_t>() >= 1)
                 cfg.router.max_learned_per_tool = static_cast<std::size_t>(v.get<std::uint64_t>());
-            else return bad(shape + " (\"" + k + "\" is not)");
+            else if (k == "embeddings") {
+                if (auto e = parse_embeddings_settings(v); !e) return fail(e.error());
+                else cfg.router.embeddings = std::move(*e);
+            } else return bad(shape + " (\"" + k + "\" is not)");
         }
     }
     if (auto r = j.find("relay_input"); r != j.end()) {
