@@ -7,9 +7,9 @@
 // server, and serves the union of their tools over stdio (default) or Streamable HTTP on
 // 127.0.0.1 (--port; AGENTKIT_MCP_TOKEN sets a bearer token) through the masker --mask names:
 //   menu    a mode per server: the model enters a server's mode to see its tools (default)
-//   router  tool_search (hybrid: BM25F and character n-grams, or an embedding model's vectors with
-//           --embeddings-url/--embeddings-model or the "router" object's "embeddings"): the tools found become visible;
-//           a server's description and keywords count as example requests of its tools, and so
+//   router  tool_search (hybrid: BM25F and character n-grams, plus an embedding model's vectors with
+//           --embeddings-url/--embeddings-model or the "router" object's "embeddings"): the tools found
+//           become visible; a server's keywords count as example requests of its tools, and so
 //           do the configuration's "examples" per tool and what the router learns from usage (a
 //           tool called after a tool_search that found it learns the query; the top-level
 //           "router" object: "learn", "usage_file" to keep it across runs, "max_learned_per_tool")
@@ -363,18 +363,19 @@ int main(int argc, char** argv) {
         auto usage_history = std::make_shared<ak::usage_log>(uo);
         if (auto loaded = usage_history->load(); !loaded) log_line(loaded.error().message + ". " + loaded.error().hint);
         const ak::mcp::router_settings rs = cfg->router;
-        // What the router knows of a catalogue: a server's description (else its instructions) and keywords
-        // count as an example request of each of its tools ("remember that ..." finds the knowledge graph's
-        // tools although none of them says "remember"), and so do the configuration's "examples" and what
-        // was learned from usage. Chosen on the tuning part of the gateway bench's tasks (bench/README.md).
+        // What the router knows of a catalogue beyond the tools' own texts: a server's configured keywords
+        // count as an example request of each of its tools, and so do the configuration's "examples" and
+        // what was learned from usage. (A server's description counted too until issue 46: it helped the
+        // task set it was chosen on and lost on task sets written later; bench/README.md.)
         auto options_for = [usage_history, rs](const mcp::gateway& gw) {
             ak::router_options o;
             for (auto& [server, names] : gw.tools_by_server()) {
-                std::string what = gw.description_of(server);
+                std::string what;
                 for (const auto& k : gw.config().servers)
                     if (k.name == server)
-                        for (const auto& w : k.keywords) what += " " + w;
-                for (const auto& n : names) o.examples[n].push_back(what);
+                        for (const auto& w : k.keywords) what += (what.empty() ? "" : " ") + w;
+                if (!what.empty())
+                    for (const auto& n : names) o.examples[n].push_back(what);
             }
             for (const auto& u : gw.config().servers)
                 for (const auto& [tool, requests] : u.examples)
@@ -407,13 +408,17 @@ int main(int argc, char** argv) {
             using endpoint = ak::embedding_endpoint<ak::net::http_client>;
             const endpoint model(std::make_shared<ak::net::http_client>(), std::move(eo));
             if (!model.cache().problem().empty()) log_line(model.cache().problem());
-            return serve(g, [options_for, model, es](const mcp::gateway& gw) {
+            // The model's vectors stacked with the character n-grams' (blended_embedder), fused with BM25F:
+            // when the model cannot embed a search request, it ranks as without a model.
+            using blend = ak::blended_embedder<ak::hashed_ngram_embedder, endpoint>;
+            const blend vectors({}, model, static_cast<float>(es.model_share));
+            return serve(g, [options_for, vectors, es](const mcp::gateway& gw) {
                 ak::router_options o = options_for(gw);
                 o.retrieval.fusion = es.fusion == "weighted" ? ak::fusion_kind::weighted : ak::fusion_kind::rrf;
                 if (es.fusion == "weighted") o.retrieval.dense_weight = static_cast<float>(es.dense_weight);
                 else o.retrieval.dense_weight_rrf = static_cast<float>(es.dense_weight);
                 o.vectors_wait = std::chrono::milliseconds(es.wait_ms);
-                return ak::router<endpoint>{std::move(o), model};
+                return ak::router<blend>{std::move(o), vectors};
             }, f, current, stop);
         }
 #endif

@@ -12,6 +12,9 @@
 // Listens on 127.0.0.1 only and prints one line, {"url": "http://127.0.0.1:PORT/v1", "model":
 // "use-lite"}, once it serves. With --key, a request without "Authorization: Bearer SECRET" is
 // answered 401. Each request's texts are embedded in batches of 32; the vectors are L2-normalised.
+// With --fail-prefix P, a request with a text starting with P is answered 503: give the gateway P as its
+// query_prefix (gateway_routing_offline.mjs --query-prefix P) to measure what tool search does when the
+// model fails on every search request but embedded the tools.
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
@@ -55,6 +58,8 @@ const server = http.createServer(async (req, res) => {
   const input = typeof body.input === "string" ? [body.input] : body.input;
   if (!Array.isArray(input) || input.some((t) => typeof t !== "string"))
     return send(400, { error: { message: "input must be a string or an array of strings" } });
+  const failPrefix = opt("--fail-prefix", "");
+  if (failPrefix && input.some((t) => t.startsWith(failPrefix))) return send(503, { error: { message: "failing on purpose" } });
   const out = [];
   for (let i = 0; i < input.length; i += 32) out.push(...(await encoder.embed(input.slice(i, i + 32))));
   ++requests;

@@ -63,12 +63,14 @@ if (args[0] === "--serve") {
   fs.writeFileSync(path.join(work, "cfg.json"), JSON.stringify(cfg));
   const c = new Client({ name: "routing", version: "1" });
   // --embeddings-url URL --embeddings-model NAME: the gateway fuses that model's vectors (embeddings_server.mjs
-  // serves one); --fusion rrf|weighted and --dense-weight W set how (router.embeddings in the configuration).
+  // serves one); --fusion rrf|weighted, --dense-weight W and --model-share S set how, --query-prefix P what the gateway puts before a search request (router.embeddings in the configuration).
   const gwArgs = ["--config", path.join(work, "cfg.json"), "--mask", "router", "--start-wait", "30000"];
   if (opt("--embeddings-url")) {
     cfg.router = { embeddings: { url: opt("--embeddings-url"), model: opt("--embeddings-model", "use-lite"), wait_ms: 120000,
                                  ...(opt("--fusion") ? { fusion: opt("--fusion") } : {}),
-                                 ...(opt("--dense-weight") ? { dense_weight: Number(opt("--dense-weight")) } : {}) } };
+                                 ...(opt("--dense-weight") ? { dense_weight: Number(opt("--dense-weight")) } : {}),
+                                 ...(opt("--model-share") ? { model_share: Number(opt("--model-share")) } : {}),
+                                 ...(opt("--query-prefix") ? { query_prefix: opt("--query-prefix") } : {}) } };
     fs.writeFileSync(path.join(work, "cfg.json"), JSON.stringify(cfg));
   }
   await c.connect(new StdioClientTransport({ command: path.resolve(opt("--gateway", "../../build-rel/bin/agentkit-mcp-gateway")),
@@ -76,11 +78,14 @@ if (args[0] === "--serve") {
   const { fromGw, gwName } = gatewayNames(all);
   // The plain baseline (plain_bm25.mjs) over the same tools, under the names the gateway gives them.
   const plain = plainBm25(Object.entries(all).flatMap(([s, ts]) => ts.map((t) => ({ ...t, id: `${s}/${t.name}`, name: gwName[`${s}/${t.name}`] }))));
+  const latencies = [];  // ms per tool_search call, through the gateway (MCP over stdio included)
   const run = async (part) => {
     const r = { at1: 0, at5: 0, p1: 0, p5: 0, n: part.length, misses: [] };
     for (const [label, text] of part) {
       const right = new Set(groups[label] || [label]);
+      const t0 = performance.now();
       const res = await c.callTool({ name: "tool_search", arguments: { query: text, k: 5 } });
+      latencies.push(performance.now() - t0);
       const found = (res.structuredContent?.tools || []).map((t) => fromGw[t.name] || t.name);
       if (found.length && right.has(found[0])) ++r.at1;
       if (found.some((x) => right.has(x))) ++r.at5;
@@ -99,6 +104,8 @@ if (args[0] === "--serve") {
   for (const p of parts) show(p, (res[p] = await run(tasks.filter(([, t]) => split(t) === p))));
   const sum = (k) => res.tune[k] + res.test[k];
   if (parts.length === 2) show("all", { at1: sum("at1"), at5: sum("at5"), p1: sum("p1"), p5: sum("p5"), n: sum("n") });
+  const at = (q) => { const s = [...latencies].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)].toFixed(2); };
+  if (args.includes("--latency")) console.log(`tool_search through the gateway: p50 ${at(0.5)} ms, p99 ${at(0.99)} ms (${latencies.length} calls)`);
   if (args.includes("--misses")) console.log(parts.flatMap((p) => res[p].misses).join("\n"));
   await c.close();
   fs.rmSync(work, { recursive: true, force: true });

@@ -28315,6 +28315,7 @@ private:
 
 
 #include <algorithm>
+#include <atomic>
 #include <concepts>
 #include <exception>
 #include <cstddef>
@@ -28322,6 +28323,7 @@ private:
 #include <functional>
 #include <memory>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -28462,6 +28464,91 @@ private:
 
 static_assert(embedder<hashed_ngram_embedder>);
 
+/// A model's vectors stacked with a local embedder's: each text's vector is the local one followed by the
+/// model's, and segments() tells a retriever to normalise the two parts apart and weigh them (1 −
+/// remote_share) and remote_share, so that a cosine is (1 − share)·cosine(local) + share·cosine(model).
+/// When the model cannot embed a search request, the model's part is zeros: the search ranks exactly as
+/// with the local embedder alone. When it cannot embed the tools' texts, the batch fails, and a retriever
+/// uses fallback_batch() (the local part alone) until the model answers. `Local` satisfies
+/// `embedder`, `Remote` `batch_embedder`. Copies share what they learned of the model's dimension.
+///
+///   agentkit::blended_embedder<agentkit::hashed_ngram_embedder, endpoint_t> b({}, endpoint, 0.2F);
+template <class Local, class Remote>
+class blended_embedder {
+    static_assert(embedder<Local>, "agentkit: blended_embedder's Local must satisfy agentkit::embedder");
+    static_assert(batch_embedder<Remote>, "agentkit: blended_embedder's Remote must satisfy agentkit::batch_embedder");
+
+public:
+    /// `local` and `remote` blended, the remote's share of the cosine `remote_share` (clamped to 0..1).
+    blended_embedder(Local local, Remote remote, float remote_share = 0.2F)
+        : local_(std::move(local)), remote_(std::move(remote)), share_(std::clamp(remote_share, 0.0F, 1.0F)),
+          remote_dim_(std::make_shared<std::atomic<std::size_t>>(0)) {}
+
+    /// The stacked vectors of `texts` (see the class comment).
+    [[nodiscard]] result<embedding_batch> embed_batch(std::span<const std::string> texts, embed_purpose p) const {
+        return embed_batch(texts, p, {});
+    }
+    /// embed_batch(), `stop` passed to the remote embedder when it takes one.
+    [[nodiscard]] result<embedding_batch> embed_batch(std::span<const std::string> texts, embed_purpose p, std::stop_token stop) const {
+        result<embedding_batch> remote = [&] {
+            if constexpr (requires { remote_.embed_batch(texts, p, stop); }) return remote_.embed_batch(texts, p, stop);
+            else return remote_.embed_batch(texts, p);
+        }();
+        std::size_t rd = remote_dim_->load();
+        bool with_remote = true;
+        if (remote && remote->size() == texts.size() && !remote->empty() && !(*remote)[0].empty() &&
+            (rd == 0 || (*remote)[0].size() == rd)) {
+            rd = (*remote)[0].size();
+            remote_dim_->store(rd);
+        } else if (p == embed_purpose::document) {
+            if (remote) return fail(errc::provider_malformed, "the embedding model answered " + std::to_string(remote->size()) +
+                                                                  " vectors of another shape for " + std::to_string(texts.size()) + " texts");
+            return fail(std::move(remote.error()));
+        } else {
+            with_remote = false;  // a search request the model cannot embed: its part is zeros
+        }
+        const std::size_t ld = local_.dimension();
+        embedding_batch out(texts.size(), std::vector<float>(ld + rd, 0.0F));
+        for (std::size_t i = 0; i < texts.size(); ++i) {
+            std::span<float> row(out[i]);
+            local_.embed(texts[i], row.first(ld));
+            if (with_remote && (*remote)[i].size() == rd)
+                std::copy((*remote)[i].begin(), (*remote)[i].end(), row.begin() + static_cast<std::ptrdiff_t>(ld));
+        }
+        return out;
+    }
+
+    /// The tools' vectors while the model cannot give its part: the local part, the model's zeros (a retriever
+    /// uses them, and asks embed_batch() again once ready()).
+    [[nodiscard]] embedding_batch fallback_batch(std::span<const std::string> texts) const {
+        const std::size_t ld = local_.dimension();
+        embedding_batch out(texts.size(), std::vector<float>(ld + remote_dim_->load(), 0.0F));
+        for (std::size_t i = 0; i < texts.size(); ++i) local_.embed(texts[i], std::span<float>(out[i]).first(ld));
+        return out;
+    }
+
+    /// The two parts (local, then the model's) with their shares of a cosine; the model's part is empty until
+    /// the model has answered once.
+    [[nodiscard]] std::vector<std::pair<std::size_t, float>> segments() const {
+        return {{local_.dimension(), 1.0F - share_}, {remote_dim_->load(), share_}};
+    }
+    /// The remote embedder's ready() (true when it has none).
+    [[nodiscard]] bool ready() const {
+        if constexpr (requires { remote_.ready(); }) return remote_.ready();
+        else return true;
+    }
+    /// The remote embedder.
+    [[nodiscard]] const Remote& remote() const noexcept { return remote_; }
+    /// The remote's share of the cosine.
+    [[nodiscard]] float remote_share() const noexcept { return share_; }
+
+private:
+    Local local_;
+    Remote remote_;
+    float share_;
+    std::shared_ptr<std::atomic<std::size_t>> remote_dim_;
+};
+
 }  // namespace agentkit
 // ---- end <agentkit/visibility/embedder.hpp> ----
 
@@ -28516,6 +28603,24 @@ inline void l2_normalize(std::span<float> v) {
     const auto inv = static_cast<float>(1.0 / std::sqrt(s));
     for (float& x : v) x *= inv;
 }
+/// Parts of a vector normalised apart, each with its share of a cosine (embedders with `segments()`, as
+/// blended_embedder); one part of share 1 otherwise.
+using vector_segments = std::vector<std::pair<std::size_t, float>>;
+/// Each segment of `v` L2-normalised, then (with `scale`) multiplied by the square root of its share: the dot
+/// product of two such vectors is Σ share · cosine(segment). A zero segment stays zero.
+inline void normalize_segments(std::span<float> v, const vector_segments& segs, bool scale) {
+    std::size_t at = 0;
+    for (const auto& [n, share] : segs) {
+        if (at + n > v.size()) break;
+        auto part = v.subspan(at, n);
+        l2_normalize(part);
+        if (scale && share != 1.0F) {
+            const float k = std::sqrt(share);
+            for (float& x : part) x *= k;
+        }
+        at += n;
+    }
+}
 inline float dot(const float* a, const float* b, std::size_t n) noexcept {
     float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
     std::size_t i = 0;
@@ -28536,6 +28641,8 @@ struct retrieval_snapshot {
     std::shared_ptr<const tool_index> lexical;  ///< the lexical index
     std::vector<float> dense;  ///< size() × dim, row-major; empty when lexical only
     std::size_t dim = 0;       ///< the embedder's dimension (0 when lexical only)
+    /// The vectors' parts (detail::normalize_segments): one of share 1 unless the embedder has segments().
+    std::vector<std::pair<std::size_t, float>> segments;
 
     /// An estimate of the memory the snapshot holds, in bytes.
     [[nodiscard]] std::size_t memory_bytes() const {
@@ -28550,8 +28657,10 @@ struct dense_delivery {
     std::condition_variable cv;
     bool done = false;
     bool ok = false;
-    std::vector<float> dense;  ///< size() × dim, rows L2-normalised
+    std::vector<float> dense;  ///< size() × dim, rows normalised (detail::normalize_segments)
     std::size_t dim = 0;
+    std::vector<std::pair<std::size_t, float>> segments;  ///< the vectors' parts
+    bool partial = false;  ///< the embedder's fallback vectors: to be asked for again
 };
 }  // namespace detail
 
@@ -28596,12 +28705,18 @@ public:
             if constexpr (batched) {
                 const std::string text(query);
                 auto v = embedder_.embed_batch(std::span<const std::string>(&text, 1), embed_purpose::query);
-                if (!v || v->size() != 1 || (*v)[0].size() != s.dim) return idx.search(query, k);  // words alone
+                if (!v || v->size() != 1 || (*v)[0].empty()) return idx.search(query, k);  // words alone
                 q = std::move((*v)[0]);
+                if (q.size() != s.dim) {
+                    // Segmented vectors (blended_embedder): a snapshot of fallback vectors has no model part, so
+                    // the request's model part (its last segment) is left out; otherwise a mismatch is garbage.
+                    if (s.segments.size() < 2 || q.size() < s.dim) return idx.search(query, k);
+                    q.resize(s.dim);
+                }
             } else {
                 embedder_.embed(query, q);
             }
-            detail::l2_normalize(q);
+            detail::normalize_segments(q, s.segments, true);
             return fuse(s, query, q, k);
         }
     }
@@ -28644,6 +28759,7 @@ public:
             if (snap_) {
                 s->dense = snap_->dense;
                 s->dim = snap_->dim;
+                s->segments = snap_->segments;
             }
             snap_ = std::move(s);
             pending_ = 0;
@@ -28651,6 +28767,7 @@ public:
             return;
         } else if constexpr (hybrid) {
             s->dim = embedder_.dimension();
+            s->segments = {{s->dim, 1.0F}};
             s->dense.assign(docs_.size() * s->dim, 0.0F);
             std::vector<float> tmp(s->dim);
             for (std::size_t i = 0; i < docs_.size(); ++i) {
@@ -28664,7 +28781,7 @@ public:
                     detail::l2_normalize(tmp);
                     for (std::size_t j = 0; j < s->dim; ++j) centroid[j] += tmp[j];
                 }
-                mix_row(row, centroid, opt_.dense_example_weight);
+                mix_row(row, centroid, opt_.dense_example_weight, s->segments);
             }
         }
         snap_ = std::move(s);
@@ -28678,15 +28795,19 @@ public:
         if constexpr (batched) {
             if (!delivery_) return false;
             bool ok = false;
+            bool partial = false;
             std::vector<float> dense;
             std::size_t dim = 0;
+            std::vector<std::pair<std::size_t, float>> segments;
             {
                 std::lock_guard lock(delivery_->mu);
                 if (!delivery_->done) return false;
                 ok = delivery_->ok;
+                partial = delivery_->partial;
                 if (ok) {
                     dense = std::move(delivery_->dense);
                     dim = delivery_->dim;
+                    segments = std::move(delivery_->segments);
                 }
             }
             worker_ = {};  // finished: join it
@@ -28695,10 +28816,11 @@ public:
                 failed_ = true;
                 return false;
             }
-            failed_ = false;
+            failed_ = partial;  // fallback vectors: ask again once the embedder is ready()
             auto s = std::make_shared<retrieval_snapshot>(*snap_);
             s->dense = std::move(dense);
             s->dim = dim;
+            s->segments = std::move(segments);
             snap_ = std::move(s);
             return true;
         } else {
@@ -28777,13 +28899,17 @@ private:
         for (std::size_t u = 0; u < use; ++u) out.push_back(&d.examples[u * ne / use]);
         return out;
     }
-    /// row = normalise(normalise(row) + w · normalise(centroid)) (centroid empty: normalise(row)).
-    static void mix_row(std::span<float> row, std::vector<float>& centroid, float w) {
-        detail::l2_normalize(row);
-        if (centroid.empty()) return;
-        detail::l2_normalize(centroid);
+    /// Per segment: row = normalise(normalise(row) + w · normalise(centroid)) (centroid empty: normalise(row)),
+    /// then scaled to its share (detail::normalize_segments).
+    static void mix_row(std::span<float> row, std::vector<float>& centroid, float w, const detail::vector_segments& segs) {
+        if (centroid.empty()) {
+            detail::normalize_segments(row, segs, true);
+            return;
+        }
+        detail::normalize_segments(row, segs, false);
+        detail::normalize_segments(centroid, segs, false);
         for (std::size_t j = 0; j < row.size(); ++j) row[j] += w * centroid[j];
-        detail::l2_normalize(row);
+        detail::normalize_segments(row, segs, true);
     }
 
     /// Start the thread that asks a batch embedder for every tool's (and example's) vector; a request still
@@ -28815,6 +28941,23 @@ private:
                 dim = (*got)[0].size();
                 for (const auto& v : *got) ok = ok && v.size() == dim;
             }
+            bool partial = false;
+            if constexpr (requires { e.fallback_batch(std::span<const std::string>(texts)); }) {
+                if (!ok && !stop.stop_requested()) {  // the model failed: the embedder's own vectors meanwhile
+                    got = e.fallback_batch(std::span<const std::string>(texts));
+                    ok = got->size() == texts.size() && !texts.empty() && !(*got)[0].empty();
+                    if (ok) dim = (*got)[0].size();
+                    for (const auto& v : *got) ok = ok && v.size() == dim;
+                    partial = ok;
+                }
+            }
+            detail::vector_segments segs{{dim, 1.0F}};
+            if constexpr (requires { e.segments(); }) {
+                auto parts = e.segments();
+                std::size_t total = 0;
+                for (const auto& p : parts) total += p.first;
+                if (total == dim) segs = std::move(parts);
+            }
             if (ok) {
                 dense.assign(rows.size() * dim, 0.0F);
                 for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -28825,17 +28968,19 @@ private:
                     if (rows[i].second > rows[i].first) centroid.assign(dim, 0.0F);
                     for (std::size_t x = rows[i].first; x < rows[i].second; ++x) {
                         std::vector<float> v = (*got)[x];
-                        detail::l2_normalize(v);
+                        detail::normalize_segments(v, segs, false);
                         for (std::size_t j = 0; j < dim; ++j) centroid[j] += v[j];
                     }
-                    mix_row(row, centroid, w);
+                    mix_row(row, centroid, w, segs);
                 }
             }
             {
                 std::lock_guard lock(d->mu);
                 d->ok = ok;
+                d->partial = partial;
                 d->dense = std::move(dense);
                 d->dim = dim;
+                d->segments = std::move(segs);
                 d->done = true;
             }
             d->cv.notify_all();
@@ -28869,7 +29014,8 @@ private:
         dense.reserve(pool.size());
         float dmax = 0;
         for (auto d : pool) {
-            const float c = detail::dot(q.data(), s.dense.data() + static_cast<std::size_t>(d) * s.dim, s.dim);
+            float c = detail::dot(q.data(), s.dense.data() + static_cast<std::size_t>(d) * s.dim, s.dim);
+            if (c < 1e-5F) c = 0;  // no similarity, or rounding's: the same either way (scaled parts round differently)
             dense.push_back({d, c});
             dmax = std::max(dmax, c);
         }
@@ -43274,8 +43420,11 @@ struct embeddings_settings {
     std::string cache_dir;          ///< tool vectors kept here across restarts ("": memory only)
     std::size_t query_timeout_ms = 1500;  ///< a search request's embedding, then words alone
     std::size_t wait_ms = 10000;    ///< at start (and when the tools change), how long to wait for the tools' vectors
-    std::string fusion = "rrf";     ///< "rrf" or "weighted" (retriever_options::fusion)
-    double dense_weight = 1.0;      ///< the model's weight: in rrf against the words' 1, in weighted its share (0..1)
+    std::string fusion = "weighted";  ///< "weighted" or "rrf" (retriever_options::fusion)
+    /// The vectors' weight against the words': in weighted fusion their share (0..1), in rrf against the words' 1.
+    double dense_weight = 0.35;
+    /// The model's share of the vectors, beside the character n-grams' (blended_embedder; 0..1).
+    double model_share = 0.2;
 };
 
 /// What `--mask router` learns from usage (the configuration's top-level "router" object).
@@ -43300,7 +43449,7 @@ struct servers_config {
     const std::string shape =
         "\"embeddings\" is {\"url\": \"http(s)://host/v1\", \"model\": \"name\", \"key_env\": \"VARIABLE\", \"dimensions\": n, "
         "\"document_prefix\": \"...\", \"query_prefix\": \"...\", \"cache_dir\": \"path\", \"query_timeout_ms\": n, \"wait_ms\": n, "
-        "\"fusion\": \"rrf\"|\"weighted\", \"dense_weight\": a number}";
+        "\"fusion\": \"weighted\"|\"rrf\", \"dense_weight\": a number, \"model_share\": 0 to 1}";
     auto bad = [&](const std::string& why) {
         return fail(errc::args_invalid, "configuration: " + shape + " (" + why + ")",
                     "Give at least \"url\" and \"model\"; the key goes in the environment variable \"key_env\" names, never in the file.");
@@ -43330,8 +43479,10 @@ struct servers_config {
         else if (k == "wait_ms") ok = count(e.wait_ms);
         else if (k == "fusion") ok = text(e.fusion) && (e.fusion == "rrf" || e.fusion == "weighted");
         else if (k == "dense_weight") ok = v.is_number() && v.get<double>() >= 0;
+        else if (k == "model_share") ok = v.is_number() && v.get<double>() >= 0 && v.get<double>() <= 1;
         else if (k == "api_key" || k == "key") return bad("a key is read from the environment variable \"key_env\" names, not from the file");
         if (k == "dense_weight" && ok) e.dense_weight = v.get<double>();
+        if (k == "model_share" && ok) e.model_share = v.get<double>();
         if (!ok) return bad("\"" + k + "\" is not");
     }
     if (e.url.empty() != e.model.empty()) return bad(e.url.empty() ? "\"model\" without \"url\"" : "\"url\" without \"model\"");
@@ -43345,7 +43496,7 @@ struct servers_config {
 /// ({"<tool>": ["<request>", ...]}) and "disabled" per server, a top-level "frozen" list and a
 /// top-level "router" object ({"learn": bool, "usage_file": "...", "max_learned_per_tool": n,
 /// "embeddings": {"url", "model", "key_env", "dimensions", "document_prefix", "query_prefix",
-/// "cache_dir", "query_timeout_ms", "wait_ms", "fusion": "rrf"|"weighted", "dense_weight"}})
+/// "cache_dir", "query_timeout_ms", "wait_ms", "fusion": "weighted"|"rrf", "dense_weight", "model_share"}})
 /// and a top-level "relay_input" (true or false). `args.invalid` names the first entry that is wrong.
 [[nodiscard]] inline result<servers_config> parse_servers_config(const json& j) {
     auto bad = [](const std::string& what) {

@@ -528,3 +528,83 @@ TEST(EmbeddingRouter, AThrowingFunctionFailsItsBatchAndTheSearchStillAnswers) {
     EXPECT_FALSE(router.wait_for_vectors(10s));
     EXPECT_EQ(names_found(search(router, "add two numbers")), std::vector<std::string>{"get_sum"});
 }
+
+// ---- a model blended with character n-grams (what agentkit-mcp-gateway does) ---------------------
+
+namespace {
+
+/// A host's model over meaning_vector(): fails documents while `docs_down`, queries while `queries_down`.
+struct switchable_model {
+    std::shared_ptr<std::atomic<bool>> docs_down = std::make_shared<std::atomic<bool>>(false);
+    std::shared_ptr<std::atomic<bool>> queries_down = std::make_shared<std::atomic<bool>>(false);
+    ak::function_embedder embedder() const {
+        return ak::function_embedder([d = docs_down, q = queries_down](std::span<const std::string> in,
+                                                                        ak::embed_purpose p) -> ak::result<ak::embedding_batch> {
+            if ((p == ak::embed_purpose::document ? *d : *q).load()) return ak::fail(ak::errc::transport_io, "model down");
+            ak::embedding_batch out;
+            for (const auto& x : in) out.push_back(meaning_vector(x));
+            return out;
+        });
+    }
+};
+
+using blend = ak::blended_embedder<ak::hashed_ngram_embedder, ak::function_embedder>;
+
+ak::router_options blend_options() {
+    ak::router_options o;
+    o.examples["get_sum"] = {"what is 2 plus 2", "total of these"};
+    o.examples["browser_navigate"] = {"go to the docs site"};
+    return o;
+}
+
+const std::vector<const char*> some_requests = {"add numbers", "screenshoot of the page", "red a fil", "navigat to url",
+                                                "entity graph", "a zettelkasten for Ada", "show what is written"};
+
+}  // namespace
+
+TEST(BlendedEmbedder, AModelFailingOnSearchesRanksExactlyAsTheNgramsAlone) {
+    switchable_model m;
+    ak::router<blend> blended(blend_options(), blend({}, m.embedder(), 0.2F));
+    ak::router<ak::hashed_ngram_embedder> ngrams(blend_options(), {});
+    blended.bind(catalogue());
+    ngrams.bind(catalogue());
+    ASSERT_TRUE(blended.wait_for_vectors(10s));
+    EXPECT_EQ(names_found(search(blended, "a zettelkasten for Ada")), std::vector<std::string>{"create_entities"});
+    *m.queries_down = true;
+    for (const char* q : some_requests) EXPECT_EQ(names_found(search(blended, q, 4)), names_found(search(ngrams, q, 4))) << q;
+}
+
+TEST(BlendedEmbedder, WhileTheModelCannotEmbedTheToolsTheNgramsRankAndTheModelJoinsOnceItAnswers) {
+    switchable_model m;
+    *m.docs_down = true;
+    *m.queries_down = true;
+    ak::router<blend> blended(blend_options(), blend({}, m.embedder(), 0.2F));
+    ak::router<ak::hashed_ngram_embedder> ngrams(blend_options(), {});
+    blended.bind(catalogue());
+    ngrams.bind(catalogue());
+    ASSERT_TRUE(blended.wait_for_vectors(10s));  // the n-grams' vectors, meanwhile
+    for (const char* q : some_requests) EXPECT_EQ(names_found(search(blended, q, 4)), names_found(search(ngrams, q, 4))) << q;
+    // the model answers again: the next search asks for the tools' vectors, which are then fused
+    *m.docs_down = false;
+    *m.queries_down = false;
+    (void)search(blended, "anything at all");
+    ASSERT_TRUE(blended.wait_for_vectors(10s));
+    EXPECT_EQ(names_found(search(blended, "a zettelkasten for Ada")), std::vector<std::string>{"create_entities"});
+    EXPECT_NE(names_found(search(ngrams, "a zettelkasten for Ada")), std::vector<std::string>{"create_entities"});
+}
+
+TEST(BlendedEmbedder, ThePartsAreWeighedByTheirShares) {
+    switchable_model m;
+    const blend b({}, m.embedder(), 0.25F);
+    const auto in = texts({"read a file"});
+    auto v = b.embed_batch(in, ak::embed_purpose::document);
+    ASSERT_TRUE(v);
+    ASSERT_EQ((*v)[0].size(), 256U + 8U);  // the n-grams' 256 numbers, then the model's 8
+    EXPECT_EQ(std::vector<float>((*v)[0].begin() + 256, (*v)[0].end()), meaning_vector("read a file"));
+    const auto segs = b.segments();
+    ASSERT_EQ(segs.size(), 2U);
+    EXPECT_EQ(segs[0], (std::pair<std::size_t, float>{256, 0.75F}));
+    EXPECT_EQ(segs[1], (std::pair<std::size_t, float>{8, 0.25F}));
+    const blend clamped({}, m.embedder(), 7.0F);
+    EXPECT_FLOAT_EQ(clamped.remote_share(), 1.0F);
+}

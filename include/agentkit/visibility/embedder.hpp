@@ -17,6 +17,7 @@
 #include <agentkit/visibility/analyzer.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <concepts>
 #include <exception>
 #include <cstddef>
@@ -24,6 +25,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -163,5 +165,90 @@ private:
 };
 
 static_assert(embedder<hashed_ngram_embedder>);
+
+/// A model's vectors stacked with a local embedder's: each text's vector is the local one followed by the
+/// model's, and segments() tells a retriever to normalise the two parts apart and weigh them (1 −
+/// remote_share) and remote_share, so that a cosine is (1 − share)·cosine(local) + share·cosine(model).
+/// When the model cannot embed a search request, the model's part is zeros: the search ranks exactly as
+/// with the local embedder alone. When it cannot embed the tools' texts, the batch fails, and a retriever
+/// uses fallback_batch() (the local part alone) until the model answers. `Local` satisfies
+/// `embedder`, `Remote` `batch_embedder`. Copies share what they learned of the model's dimension.
+///
+///   agentkit::blended_embedder<agentkit::hashed_ngram_embedder, endpoint_t> b({}, endpoint, 0.2F);
+template <class Local, class Remote>
+class blended_embedder {
+    static_assert(embedder<Local>, "agentkit: blended_embedder's Local must satisfy agentkit::embedder");
+    static_assert(batch_embedder<Remote>, "agentkit: blended_embedder's Remote must satisfy agentkit::batch_embedder");
+
+public:
+    /// `local` and `remote` blended, the remote's share of the cosine `remote_share` (clamped to 0..1).
+    blended_embedder(Local local, Remote remote, float remote_share = 0.2F)
+        : local_(std::move(local)), remote_(std::move(remote)), share_(std::clamp(remote_share, 0.0F, 1.0F)),
+          remote_dim_(std::make_shared<std::atomic<std::size_t>>(0)) {}
+
+    /// The stacked vectors of `texts` (see the class comment).
+    [[nodiscard]] result<embedding_batch> embed_batch(std::span<const std::string> texts, embed_purpose p) const {
+        return embed_batch(texts, p, {});
+    }
+    /// embed_batch(), `stop` passed to the remote embedder when it takes one.
+    [[nodiscard]] result<embedding_batch> embed_batch(std::span<const std::string> texts, embed_purpose p, std::stop_token stop) const {
+        result<embedding_batch> remote = [&] {
+            if constexpr (requires { remote_.embed_batch(texts, p, stop); }) return remote_.embed_batch(texts, p, stop);
+            else return remote_.embed_batch(texts, p);
+        }();
+        std::size_t rd = remote_dim_->load();
+        bool with_remote = true;
+        if (remote && remote->size() == texts.size() && !remote->empty() && !(*remote)[0].empty() &&
+            (rd == 0 || (*remote)[0].size() == rd)) {
+            rd = (*remote)[0].size();
+            remote_dim_->store(rd);
+        } else if (p == embed_purpose::document) {
+            if (remote) return fail(errc::provider_malformed, "the embedding model answered " + std::to_string(remote->size()) +
+                                                                  " vectors of another shape for " + std::to_string(texts.size()) + " texts");
+            return fail(std::move(remote.error()));
+        } else {
+            with_remote = false;  // a search request the model cannot embed: its part is zeros
+        }
+        const std::size_t ld = local_.dimension();
+        embedding_batch out(texts.size(), std::vector<float>(ld + rd, 0.0F));
+        for (std::size_t i = 0; i < texts.size(); ++i) {
+            std::span<float> row(out[i]);
+            local_.embed(texts[i], row.first(ld));
+            if (with_remote && (*remote)[i].size() == rd)
+                std::copy((*remote)[i].begin(), (*remote)[i].end(), row.begin() + static_cast<std::ptrdiff_t>(ld));
+        }
+        return out;
+    }
+
+    /// The tools' vectors while the model cannot give its part: the local part, the model's zeros (a retriever
+    /// uses them, and asks embed_batch() again once ready()).
+    [[nodiscard]] embedding_batch fallback_batch(std::span<const std::string> texts) const {
+        const std::size_t ld = local_.dimension();
+        embedding_batch out(texts.size(), std::vector<float>(ld + remote_dim_->load(), 0.0F));
+        for (std::size_t i = 0; i < texts.size(); ++i) local_.embed(texts[i], std::span<float>(out[i]).first(ld));
+        return out;
+    }
+
+    /// The two parts (local, then the model's) with their shares of a cosine; the model's part is empty until
+    /// the model has answered once.
+    [[nodiscard]] std::vector<std::pair<std::size_t, float>> segments() const {
+        return {{local_.dimension(), 1.0F - share_}, {remote_dim_->load(), share_}};
+    }
+    /// The remote embedder's ready() (true when it has none).
+    [[nodiscard]] bool ready() const {
+        if constexpr (requires { remote_.ready(); }) return remote_.ready();
+        else return true;
+    }
+    /// The remote embedder.
+    [[nodiscard]] const Remote& remote() const noexcept { return remote_; }
+    /// The remote's share of the cosine.
+    [[nodiscard]] float remote_share() const noexcept { return share_; }
+
+private:
+    Local local_;
+    Remote remote_;
+    float share_;
+    std::shared_ptr<std::atomic<std::size_t>> remote_dim_;
+};
 
 }  // namespace agentkit

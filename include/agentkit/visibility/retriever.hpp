@@ -76,6 +76,24 @@ inline void l2_normalize(std::span<float> v) {
     const auto inv = static_cast<float>(1.0 / std::sqrt(s));
     for (float& x : v) x *= inv;
 }
+/// Parts of a vector normalised apart, each with its share of a cosine (embedders with `segments()`, as
+/// blended_embedder); one part of share 1 otherwise.
+using vector_segments = std::vector<std::pair<std::size_t, float>>;
+/// Each segment of `v` L2-normalised, then (with `scale`) multiplied by the square root of its share: the dot
+/// product of two such vectors is Σ share · cosine(segment). A zero segment stays zero.
+inline void normalize_segments(std::span<float> v, const vector_segments& segs, bool scale) {
+    std::size_t at = 0;
+    for (const auto& [n, share] : segs) {
+        if (at + n > v.size()) break;
+        auto part = v.subspan(at, n);
+        l2_normalize(part);
+        if (scale && share != 1.0F) {
+            const float k = std::sqrt(share);
+            for (float& x : part) x *= k;
+        }
+        at += n;
+    }
+}
 inline float dot(const float* a, const float* b, std::size_t n) noexcept {
     float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
     std::size_t i = 0;
@@ -96,6 +114,8 @@ struct retrieval_snapshot {
     std::shared_ptr<const tool_index> lexical;  ///< the lexical index
     std::vector<float> dense;  ///< size() × dim, row-major; empty when lexical only
     std::size_t dim = 0;       ///< the embedder's dimension (0 when lexical only)
+    /// The vectors' parts (detail::normalize_segments): one of share 1 unless the embedder has segments().
+    std::vector<std::pair<std::size_t, float>> segments;
 
     /// An estimate of the memory the snapshot holds, in bytes.
     [[nodiscard]] std::size_t memory_bytes() const {
@@ -110,8 +130,10 @@ struct dense_delivery {
     std::condition_variable cv;
     bool done = false;
     bool ok = false;
-    std::vector<float> dense;  ///< size() × dim, rows L2-normalised
+    std::vector<float> dense;  ///< size() × dim, rows normalised (detail::normalize_segments)
     std::size_t dim = 0;
+    std::vector<std::pair<std::size_t, float>> segments;  ///< the vectors' parts
+    bool partial = false;  ///< the embedder's fallback vectors: to be asked for again
 };
 }  // namespace detail
 
@@ -156,12 +178,18 @@ public:
             if constexpr (batched) {
                 const std::string text(query);
                 auto v = embedder_.embed_batch(std::span<const std::string>(&text, 1), embed_purpose::query);
-                if (!v || v->size() != 1 || (*v)[0].size() != s.dim) return idx.search(query, k);  // words alone
+                if (!v || v->size() != 1 || (*v)[0].empty()) return idx.search(query, k);  // words alone
                 q = std::move((*v)[0]);
+                if (q.size() != s.dim) {
+                    // Segmented vectors (blended_embedder): a snapshot of fallback vectors has no model part, so
+                    // the request's model part (its last segment) is left out; otherwise a mismatch is garbage.
+                    if (s.segments.size() < 2 || q.size() < s.dim) return idx.search(query, k);
+                    q.resize(s.dim);
+                }
             } else {
                 embedder_.embed(query, q);
             }
-            detail::l2_normalize(q);
+            detail::normalize_segments(q, s.segments, true);
             return fuse(s, query, q, k);
         }
     }
@@ -204,6 +232,7 @@ public:
             if (snap_) {
                 s->dense = snap_->dense;
                 s->dim = snap_->dim;
+                s->segments = snap_->segments;
             }
             snap_ = std::move(s);
             pending_ = 0;
@@ -211,6 +240,7 @@ public:
             return;
         } else if constexpr (hybrid) {
             s->dim = embedder_.dimension();
+            s->segments = {{s->dim, 1.0F}};
             s->dense.assign(docs_.size() * s->dim, 0.0F);
             std::vector<float> tmp(s->dim);
             for (std::size_t i = 0; i < docs_.size(); ++i) {
@@ -224,7 +254,7 @@ public:
                     detail::l2_normalize(tmp);
                     for (std::size_t j = 0; j < s->dim; ++j) centroid[j] += tmp[j];
                 }
-                mix_row(row, centroid, opt_.dense_example_weight);
+                mix_row(row, centroid, opt_.dense_example_weight, s->segments);
             }
         }
         snap_ = std::move(s);
@@ -238,15 +268,19 @@ public:
         if constexpr (batched) {
             if (!delivery_) return false;
             bool ok = false;
+            bool partial = false;
             std::vector<float> dense;
             std::size_t dim = 0;
+            std::vector<std::pair<std::size_t, float>> segments;
             {
                 std::lock_guard lock(delivery_->mu);
                 if (!delivery_->done) return false;
                 ok = delivery_->ok;
+                partial = delivery_->partial;
                 if (ok) {
                     dense = std::move(delivery_->dense);
                     dim = delivery_->dim;
+                    segments = std::move(delivery_->segments);
                 }
             }
             worker_ = {};  // finished: join it
@@ -255,10 +289,11 @@ public:
                 failed_ = true;
                 return false;
             }
-            failed_ = false;
+            failed_ = partial;  // fallback vectors: ask again once the embedder is ready()
             auto s = std::make_shared<retrieval_snapshot>(*snap_);
             s->dense = std::move(dense);
             s->dim = dim;
+            s->segments = std::move(segments);
             snap_ = std::move(s);
             return true;
         } else {
@@ -337,13 +372,17 @@ private:
         for (std::size_t u = 0; u < use; ++u) out.push_back(&d.examples[u * ne / use]);
         return out;
     }
-    /// row = normalise(normalise(row) + w · normalise(centroid)) (centroid empty: normalise(row)).
-    static void mix_row(std::span<float> row, std::vector<float>& centroid, float w) {
-        detail::l2_normalize(row);
-        if (centroid.empty()) return;
-        detail::l2_normalize(centroid);
+    /// Per segment: row = normalise(normalise(row) + w · normalise(centroid)) (centroid empty: normalise(row)),
+    /// then scaled to its share (detail::normalize_segments).
+    static void mix_row(std::span<float> row, std::vector<float>& centroid, float w, const detail::vector_segments& segs) {
+        if (centroid.empty()) {
+            detail::normalize_segments(row, segs, true);
+            return;
+        }
+        detail::normalize_segments(row, segs, false);
+        detail::normalize_segments(centroid, segs, false);
         for (std::size_t j = 0; j < row.size(); ++j) row[j] += w * centroid[j];
-        detail::l2_normalize(row);
+        detail::normalize_segments(row, segs, true);
     }
 
     /// Start the thread that asks a batch embedder for every tool's (and example's) vector; a request still
@@ -375,6 +414,23 @@ private:
                 dim = (*got)[0].size();
                 for (const auto& v : *got) ok = ok && v.size() == dim;
             }
+            bool partial = false;
+            if constexpr (requires { e.fallback_batch(std::span<const std::string>(texts)); }) {
+                if (!ok && !stop.stop_requested()) {  // the model failed: the embedder's own vectors meanwhile
+                    got = e.fallback_batch(std::span<const std::string>(texts));
+                    ok = got->size() == texts.size() && !texts.empty() && !(*got)[0].empty();
+                    if (ok) dim = (*got)[0].size();
+                    for (const auto& v : *got) ok = ok && v.size() == dim;
+                    partial = ok;
+                }
+            }
+            detail::vector_segments segs{{dim, 1.0F}};
+            if constexpr (requires { e.segments(); }) {
+                auto parts = e.segments();
+                std::size_t total = 0;
+                for (const auto& p : parts) total += p.first;
+                if (total == dim) segs = std::move(parts);
+            }
             if (ok) {
                 dense.assign(rows.size() * dim, 0.0F);
                 for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -385,17 +441,19 @@ private:
                     if (rows[i].second > rows[i].first) centroid.assign(dim, 0.0F);
                     for (std::size_t x = rows[i].first; x < rows[i].second; ++x) {
                         std::vector<float> v = (*got)[x];
-                        detail::l2_normalize(v);
+                        detail::normalize_segments(v, segs, false);
                         for (std::size_t j = 0; j < dim; ++j) centroid[j] += v[j];
                     }
-                    mix_row(row, centroid, w);
+                    mix_row(row, centroid, w, segs);
                 }
             }
             {
                 std::lock_guard lock(d->mu);
                 d->ok = ok;
+                d->partial = partial;
                 d->dense = std::move(dense);
                 d->dim = dim;
+                d->segments = std::move(segs);
                 d->done = true;
             }
             d->cv.notify_all();
@@ -429,7 +487,8 @@ private:
         dense.reserve(pool.size());
         float dmax = 0;
         for (auto d : pool) {
-            const float c = detail::dot(q.data(), s.dense.data() + static_cast<std::size_t>(d) * s.dim, s.dim);
+            float c = detail::dot(q.data(), s.dense.data() + static_cast<std::size_t>(d) * s.dim, s.dim);
+            if (c < 1e-5F) c = 0;  // no similarity, or rounding's: the same either way (scaled parts round differently)
             dense.push_back({d, c});
             dmax = std::max(dmax, c);
         }

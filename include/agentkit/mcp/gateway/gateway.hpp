@@ -96,8 +96,11 @@ struct embeddings_settings {
     std::string cache_dir;          ///< tool vectors kept here across restarts ("": memory only)
     std::size_t query_timeout_ms = 1500;  ///< a search request's embedding, then words alone
     std::size_t wait_ms = 10000;    ///< at start (and when the tools change), how long to wait for the tools' vectors
-    std::string fusion = "rrf";     ///< "rrf" or "weighted" (retriever_options::fusion)
-    double dense_weight = 1.0;      ///< the model's weight: in rrf against the words' 1, in weighted its share (0..1)
+    std::string fusion = "weighted";  ///< "weighted" or "rrf" (retriever_options::fusion)
+    /// The vectors' weight against the words': in weighted fusion their share (0..1), in rrf against the words' 1.
+    double dense_weight = 0.35;
+    /// The model's share of the vectors, beside the character n-grams' (blended_embedder; 0..1).
+    double model_share = 0.2;
 };
 
 /// What `--mask router` learns from usage (the configuration's top-level "router" object).
@@ -122,7 +125,7 @@ struct servers_config {
     const std::string shape =
         "\"embeddings\" is {\"url\": \"http(s)://host/v1\", \"model\": \"name\", \"key_env\": \"VARIABLE\", \"dimensions\": n, "
         "\"document_prefix\": \"...\", \"query_prefix\": \"...\", \"cache_dir\": \"path\", \"query_timeout_ms\": n, \"wait_ms\": n, "
-        "\"fusion\": \"rrf\"|\"weighted\", \"dense_weight\": a number}";
+        "\"fusion\": \"weighted\"|\"rrf\", \"dense_weight\": a number, \"model_share\": 0 to 1}";
     auto bad = [&](const std::string& why) {
         return fail(errc::args_invalid, "configuration: " + shape + " (" + why + ")",
                     "Give at least \"url\" and \"model\"; the key goes in the environment variable \"key_env\" names, never in the file.");
@@ -152,8 +155,10 @@ struct servers_config {
         else if (k == "wait_ms") ok = count(e.wait_ms);
         else if (k == "fusion") ok = text(e.fusion) && (e.fusion == "rrf" || e.fusion == "weighted");
         else if (k == "dense_weight") ok = v.is_number() && v.get<double>() >= 0;
+        else if (k == "model_share") ok = v.is_number() && v.get<double>() >= 0 && v.get<double>() <= 1;
         else if (k == "api_key" || k == "key") return bad("a key is read from the environment variable \"key_env\" names, not from the file");
         if (k == "dense_weight" && ok) e.dense_weight = v.get<double>();
+        if (k == "model_share" && ok) e.model_share = v.get<double>();
         if (!ok) return bad("\"" + k + "\" is not");
     }
     if (e.url.empty() != e.model.empty()) return bad(e.url.empty() ? "\"model\" without \"url\"" : "\"url\" without \"model\"");
@@ -167,7 +172,7 @@ struct servers_config {
 /// ({"<tool>": ["<request>", ...]}) and "disabled" per server, a top-level "frozen" list and a
 /// top-level "router" object ({"learn": bool, "usage_file": "...", "max_learned_per_tool": n,
 /// "embeddings": {"url", "model", "key_env", "dimensions", "document_prefix", "query_prefix",
-/// "cache_dir", "query_timeout_ms", "wait_ms", "fusion": "rrf"|"weighted", "dense_weight"}})
+/// "cache_dir", "query_timeout_ms", "wait_ms", "fusion": "weighted"|"rrf", "dense_weight", "model_share"}})
 /// and a top-level "relay_input" (true or false). `args.invalid` names the first entry that is wrong.
 [[nodiscard]] inline result<servers_config> parse_servers_config(const json& j) {
     auto bad = [](const std::string& what) {
