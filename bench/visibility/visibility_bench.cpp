@@ -1,6 +1,6 @@
 // agentkit-bench-visibility — the Measure section of issue 6.
 //
-//   build/bin/agentkit-bench-visibility [--queries N] [--sizes 200,2000,16000] [--hybrid]
+//   build/bin/agentkit-bench-visibility [--queries N] [--sizes 200,2000,16000] [--no-hybrid]
 //
 // 1. Tokens the model sees (tool definitions in the Anthropic dialect + the masker's prompt
 //    section + its per-turn state message) at the start and in each mode/class, for every
@@ -10,7 +10,8 @@
 //    with mode switches, per exposure strategy: bytes per turn, distinct prefixes, and the
 //    bytes shared with the previous turn's prefix (what a prompt cache can reuse).
 // 3. Router build time, query latency (p50/p99/max over N queries, one thread) and memory per
-//    tool at 200, 2,000 and 16,000 synthetic tools.
+//    tool at 200, 2,000 and 16,000 synthetic tools: lexical, hybrid (n-grams), and blended with a
+//    stand-in model whose vectors are at hand, and with one that is down.
 #include <agentkit/agentkit.hpp>
 
 #include <algorithm>
@@ -18,9 +19,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <set>
+#include <span>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "visibility/coding_agent_toolbox.hpp"
@@ -263,13 +267,48 @@ std::vector<std::string> synthetic_queries(const std::vector<ak::tool_info>& too
     return q;
 }
 
+/// A stand-in model for the blended rows: a 64-number vector from the text's words (no network; what a
+/// search costs once the tools' vectors and the request's are cached), or, with `down`, a model that
+/// fails every call at once (an open breaker).
+ak::function_embedder stand_in_model(bool down) {
+    return ak::function_embedder([down](std::span<const std::string> texts, ak::embed_purpose) -> ak::result<ak::embedding_batch> {
+        if (down) return ak::fail(ak::errc::transport_io, "the model is down");
+        ak::embedding_batch out(texts.size(), std::vector<float>(64, 0.0F));
+        for (std::size_t i = 0; i < texts.size(); ++i) {
+            std::size_t h = 0;
+            for (char c : texts[i]) {
+                if (c == ' ') {
+                    out[i][h % 64] += 1.0F;
+                    h = 0;
+                } else {
+                    h = h * 131 + static_cast<unsigned char>(c);
+                }
+            }
+            out[i][h % 64] += 1.0F;
+        }
+        return out;
+    });
+}
+using blended_retriever = ak::tool_retriever<ak::blended_embedder<ak::hashed_ngram_embedder, ak::function_embedder>>;
+
 template <class Retriever>
-void measure_router(const char* label, std::size_t n, std::size_t nq) {
+void measure_router(const char* label, std::size_t n, std::size_t nq, std::optional<bool> model_down = std::nullopt) {
     lcg rng{42 + n};
     auto tools = synthetic_tools(n, rng);
     auto queries = synthetic_queries(tools, nq, rng);
     const auto t0 = std::chrono::steady_clock::now();
-    Retriever r(ak::tool_docs_from(tools));
+    Retriever r = [&] {
+        if constexpr (std::is_same_v<Retriever, blended_retriever>)
+            return Retriever(ak::tool_docs_from(tools), {}, {{}, stand_in_model(*model_down), 0.2F});
+        else
+            return Retriever(ak::tool_docs_from(tools));
+    }();
+    if constexpr (std::is_same_v<Retriever, blended_retriever>) {
+        if (!r.wait_for_vectors(std::chrono::minutes(5))) {
+            std::printf("  %-10s %6zu tools | no vectors\n", label, n);
+            return;
+        }
+    }
     const auto t1 = std::chrono::steady_clock::now();
     std::vector<double> lat;
     lat.reserve(queries.size());
@@ -285,7 +324,7 @@ void measure_router(const char* label, std::size_t n, std::size_t nq) {
     auto pct = [&](double p) { return lat[std::min(lat.size() - 1, static_cast<std::size_t>(p * static_cast<double>(lat.size())))]; };
     const auto mem = r.memory_bytes();
     const auto post = r.index().postings_bytes();
-    std::printf("  %-8s %6zu tools | build %8.1f ms | query p50 %7.1f us  p99 %7.1f us  max %7.1f us | memory %6.2f MB "
+    std::printf("  %-10s %6zu tools | build %8.1f ms | query p50 %7.1f us  p99 %7.1f us  max %7.1f us | memory %6.2f MB "
                 "(%5zu bytes/tool; postings+terms %4zu bytes/tool) | %zu hits\n",
                 label, n, std::chrono::duration<double, std::milli>(t1 - t0).count(), pct(0.50), pct(0.99), lat.back(),
                 static_cast<double>(mem) / 1e6, mem / n, post / n, sink);
@@ -315,7 +354,12 @@ int main(int argc, char** argv) {
     prefix_section();
     std::printf("== 3. Router (one thread, k=5, %zu queries per size; synthetic verb_object_domain catalogues)\n", nq);
     for (auto n : sizes) measure_router<ak::tool_retriever<>>("lexical", n, nq);
-    if (hybrid)
+    if (hybrid) {
         for (auto n : sizes) measure_router<ak::tool_retriever<ak::hashed_ngram_embedder>>("hybrid", n, nq);
+        // blended with a model (issue 46): its vectors at hand (cached), and a model that is down (every
+        // request fails at once, as behind an open breaker: the n-grams' vectors rank alone)
+        for (auto n : sizes) measure_router<blended_retriever>("model", n, nq, false);
+        for (auto n : sizes) measure_router<blended_retriever>("model-down", n, nq, true);
+    }
     return 0;
 }

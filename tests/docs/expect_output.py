@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs the program of a guide page and checks that it prints what the page says it prints.
 
-    expect_output.py [--needs-chromium] [--timeout S] PAGE PROGRAM [ARGS...]
+    expect_output.py [--needs-chromium] [--timeout S] [--section HEADING] PAGE PROGRAM [ARGS...]
 
 The expected output is the page's first ```text block after its program (the ```cpp block
 that defines main()). Every line of that block must be found in the program's standard output,
@@ -9,6 +9,9 @@ in order (lines the block leaves out may come between). A line matches an output
 equal to it, except that "…" in the expected line stands for any text (session ids, timings,
 nonces); a line that is only "…" expects nothing (it marks lines the page leaves out). The
 program must exit with status 0.
+
+--section HEADING: the program and output block of that section (the first after the line HEADING)
+instead of the page's first.
 
 --needs-chromium: exit 77 (skipped) when there is no Chromium to launch ($AGENTKIT_CHROMIUM, else
 /usr/lib/chromium/chromium, as agentkit itself looks for it).
@@ -21,8 +24,13 @@ import sys
 ELLIPSIS = "\u2026"
 
 
-def expected_lines(page: str) -> list[str]:
+def expected_lines(page: str, section: str = "") -> list[str]:
     text = open(page, encoding="utf-8").read()
+    if section:
+        at = text.find("\n" + section + "\n")
+        if at < 0:
+            sys.exit(f"{page}: no line {section!r}")
+        text = text[at + 1:]
     blocks = re.findall(r"^```(\w*)\n(.*?)^```", text, re.M | re.S)
     seen_program = False
     for lang, body in blocks:
@@ -52,12 +60,15 @@ def main() -> int:
     args = sys.argv[1:]
     needs_chromium = False
     timeout = 120.0
+    section = ""
     while args and args[0].startswith("--"):
         opt = args.pop(0)
         if opt == "--needs-chromium":
             needs_chromium = True
         elif opt == "--timeout":
             timeout = float(args.pop(0))
+        elif opt == "--section":
+            section = args.pop(0)
         else:
             sys.exit(f"unknown option {opt}\n{__doc__}")
     if len(args) < 2:
@@ -68,7 +79,7 @@ def main() -> int:
         if not os.access(chromium, os.X_OK):
             print(f"no Chromium at {chromium}: skipped")
             return 77
-    want = expected_lines(page)
+    want = expected_lines(page, section)
     run = subprocess.run(program, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout,
                          stdin=subprocess.DEVNULL)
     out = run.stdout.decode("utf-8", errors="replace")
