@@ -25144,8 +25144,10 @@ private:
 // thread of the retriever's own, so that neither construction nor rebuild() waits on the
 // network: searches rank by words alone until the vectors arrive, and refresh() (the router
 // calls it before each search) puts them in use. When the endpoint fails, the snapshot keeps
-// the vectors it had (none at first) and refresh() asks again once the embedder is ready(); a
-// search request it cannot embed is ranked by words alone. Nothing fails a search.
+// the vectors it had (at first none, or the embedder's fallback_batch() when it has one:
+// blended_embedder's n-grams) and refresh() asks again once the embedder is ready(); a search
+// request it cannot embed is ranked by words alone (blended_embedder: by its local part). Nothing
+// fails a search.
 
 // ---- begin <agentkit/visibility/tool_index.hpp> ----
 // agentkit/visibility/tool_index.hpp — the lexical tool index: what tools say about themselves,
@@ -28364,7 +28366,9 @@ concept batch_embedder = requires(const E& e, std::span<const std::string> texts
 
 /// A host's embedding function as a batch_embedder: any callable from (texts, purpose) to
 /// result<embedding_batch>. Copies share the function. A function that throws fails the batch
-/// (`internal`, with the exception's text), which a retriever treats as any other failure.
+/// (`internal`, with the exception's text), which a retriever treats as any other failure. A
+/// retriever calls it from its own thread and from every thread that searches, at once: the
+/// function must allow that (embed_batch() adds no lock).
 class function_embedder {
 public:
     /// The function type.
@@ -28563,9 +28567,9 @@ private:
 #include <mutex>
 #include <span>
 #include <stop_token>
-#include <thread>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -28953,10 +28957,15 @@ private:
             }
             detail::vector_segments segs{{dim, 1.0F}};
             if constexpr (requires { e.segments(); }) {
+                // The parts in order; the last takes what is left (fallback vectors made before the model's
+                // length was known have none of it, though segments() may know it by now).
                 auto parts = e.segments();
-                std::size_t total = 0;
-                for (const auto& p : parts) total += p.first;
-                if (total == dim) segs = std::move(parts);
+                std::size_t head = 0;
+                for (std::size_t p = 0; p + 1 < parts.size(); ++p) head += parts[p].first;
+                if (!parts.empty() && head <= dim) {
+                    parts.back().first = dim - head;
+                    segs = std::move(parts);
+                }
             }
             if (ok) {
                 dense.assign(rows.size() * dim, 0.0F);
@@ -29394,6 +29403,7 @@ private:
 
 #include <algorithm>
 #include <chrono>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -29452,10 +29462,17 @@ template <class Embedder = no_embedder>
 class router {
 public:
     /// A router with these options and embedder; it has no tools until bind().
-    explicit router(router_options o = {}, Embedder e = {}) : opt_(std::move(o)), embedder_(std::move(e)) {}
+    router(router_options o, Embedder e) : opt_(std::move(o)), embedder_(std::move(e)) {}
+    /// A router with these options and a default-made embedder (an embedder that needs arguments, as
+    /// embedding_endpoint, is given with the options).
+    explicit router(router_options o = {})
+        requires std::default_initializable<Embedder>
+        : router(std::move(o), Embedder{}) {}
     /// A router with the default options, written `router<>({})`: without this overload the empty braces
     /// could make a router_options or a router (the copy constructor's), and the call would be ambiguous.
-    explicit router(std::initializer_list<detail::empty_braces>) : router(router_options{}) {}
+    explicit router(std::initializer_list<detail::empty_braces>)
+        requires std::default_initializable<Embedder>
+        : router(router_options{}) {}
 
     // --- masker ------------------------------------------------------------------------------
     /// Index the host's catalogue (with router_options::examples) and clear the surfaced tools; unknown
@@ -43456,7 +43473,9 @@ struct servers_config {
     };
     if (!j.is_object()) return bad("it is not an object");
     embeddings_settings e;
-    for (const auto& [k, v] : j.items()) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+        const std::string& k = it.key();
+        const json& v = it.value();  // (clang 14 cannot capture a structured binding in the lambdas below)
         auto text = [&](std::string& out) {
             if (!v.is_string()) return false;
             out = v.get<std::string>();

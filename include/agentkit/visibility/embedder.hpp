@@ -66,7 +66,9 @@ concept batch_embedder = requires(const E& e, std::span<const std::string> texts
 
 /// A host's embedding function as a batch_embedder: any callable from (texts, purpose) to
 /// result<embedding_batch>. Copies share the function. A function that throws fails the batch
-/// (`internal`, with the exception's text), which a retriever treats as any other failure.
+/// (`internal`, with the exception's text), which a retriever treats as any other failure. A
+/// retriever calls it from its own thread and from every thread that searches, at once: the
+/// function must allow that (embed_batch() adds no lock).
 class function_embedder {
 public:
     /// The function type.

@@ -17,8 +17,10 @@
 // thread of the retriever's own, so that neither construction nor rebuild() waits on the
 // network: searches rank by words alone until the vectors arrive, and refresh() (the router
 // calls it before each search) puts them in use. When the endpoint fails, the snapshot keeps
-// the vectors it had (none at first) and refresh() asks again once the embedder is ready(); a
-// search request it cannot embed is ranked by words alone. Nothing fails a search.
+// the vectors it had (at first none, or the embedder's fallback_batch() when it has one:
+// blended_embedder's n-grams) and refresh() asks again once the embedder is ready(); a search
+// request it cannot embed is ranked by words alone (blended_embedder: by its local part). Nothing
+// fails a search.
 #pragma once
 
 #include <agentkit/visibility/tool_index.hpp>
@@ -36,9 +38,9 @@
 #include <mutex>
 #include <span>
 #include <stop_token>
-#include <thread>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -426,10 +428,15 @@ private:
             }
             detail::vector_segments segs{{dim, 1.0F}};
             if constexpr (requires { e.segments(); }) {
+                // The parts in order; the last takes what is left (fallback vectors made before the model's
+                // length was known have none of it, though segments() may know it by now).
                 auto parts = e.segments();
-                std::size_t total = 0;
-                for (const auto& p : parts) total += p.first;
-                if (total == dim) segs = std::move(parts);
+                std::size_t head = 0;
+                for (std::size_t p = 0; p + 1 < parts.size(); ++p) head += parts[p].first;
+                if (!parts.empty() && head <= dim) {
+                    parts.back().first = dim - head;
+                    segs = std::move(parts);
+                }
             }
             if (ok) {
                 dense.assign(rows.size() * dim, 0.0F);

@@ -33,6 +33,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -91,10 +92,17 @@ template <class Embedder = no_embedder>
 class router {
 public:
     /// A router with these options and embedder; it has no tools until bind().
-    explicit router(router_options o = {}, Embedder e = {}) : opt_(std::move(o)), embedder_(std::move(e)) {}
+    router(router_options o, Embedder e) : opt_(std::move(o)), embedder_(std::move(e)) {}
+    /// A router with these options and a default-made embedder (an embedder that needs arguments, as
+    /// embedding_endpoint, is given with the options).
+    explicit router(router_options o = {})
+        requires std::default_initializable<Embedder>
+        : router(std::move(o), Embedder{}) {}
     /// A router with the default options, written `router<>({})`: without this overload the empty braces
     /// could make a router_options or a router (the copy constructor's), and the call would be ambiguous.
-    explicit router(std::initializer_list<detail::empty_braces>) : router(router_options{}) {}
+    explicit router(std::initializer_list<detail::empty_braces>)
+        requires std::default_initializable<Embedder>
+        : router(router_options{}) {}
 
     // --- masker ------------------------------------------------------------------------------
     /// Index the host's catalogue (with router_options::examples) and clear the surfaced tools; unknown

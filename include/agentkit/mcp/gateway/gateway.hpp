@@ -132,7 +132,9 @@ struct servers_config {
     };
     if (!j.is_object()) return bad("it is not an object");
     embeddings_settings e;
-    for (const auto& [k, v] : j.items()) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+        const std::string& k = it.key();
+        const json& v = it.value();  // (clang 14 cannot capture a structured binding in the lambdas below)
         auto text = [&](std::string& out) {
             if (!v.is_string()) return false;
             out = v.get<std::string>();
