@@ -318,6 +318,11 @@ int main(int argc, char** argv) {
     mallopt(M_ARENA_MAX, 2);
 #endif
 
+    // a browser that goes away by itself is said at once (the next call starts or reconnects it)
+    c.browser.on_event = [](const ak::event& e) {
+        if (e.kind == ak::event_kind::browser_disconnected)
+            std::fprintf(stderr, "agentkit-browser-mcp: browser disconnected (%s); the next call reconnects\n", e.error_message.c_str());
+    };
     c.tools.on_call = [quiet = c.quiet](const br::call_metrics& m) {
 #if defined(__GLIBC__)
         // A snapshot of a big page parses megabytes of JSON that are freed when the call ends;

@@ -1692,6 +1692,11 @@ struct connection_options {
     /// (the reader, the dispatcher, or the caller's). It must be quick and must not call into the
     /// connection. Exceptions are reported and swallowed.
     std::function<void(std::string_view method, std::string_view session_id, double ms, const error* failure)> on_call_done;
+    /// Told once when the transport ends by itself (the browser exited, the endpoint dropped the
+    /// connection), not after close(): why, on the reader thread, after every pending call has
+    /// failed. It must be quick and must not call into the connection. Exceptions are reported
+    /// and swallowed.
+    std::function<void(const error& why)> on_closed;
     /// A console or log event (Runtime.consoleAPICalled, Runtime.exceptionThrown, Log.entryAdded)
     /// larger than this is not parsed: it is delivered as a summary with the first 2,000 bytes
     /// of its first string and its size. A page logging megabytes in a loop would otherwise
@@ -1794,6 +1799,7 @@ struct connection_state {
     std::deque<std::function<void()>> tasks;
     std::vector<std::weak_ptr<waiter_state>> waiters;
     bool stop = false;
+    bool closed_told = false;  // on_closed was called (or the end was ours); guarded by mu
     std::atomic<bool> closing{false};
     std::atomic<std::uint64_t> malformed{0};
     std::atomic<std::uint64_t> received{0};  // messages read by the reader, malformed or not
@@ -1905,6 +1911,19 @@ struct connection_state {
             std::lock_guard lock(w->mu);
             if (!w->failure) w->failure = f;
             w->cv.notify_all();
+        }
+        bool by_itself = false;
+        {
+            std::lock_guard lock(mu);
+            by_itself = !closing && !closed_told;
+            closed_told = true;
+        }
+        if (by_itself && options.on_closed) {
+            try {
+                options.on_closed(f);
+            } catch (...) {
+                report_exception("on_closed");
+            }
         }
     }
 
@@ -9393,6 +9412,14 @@ using agentkit::ascii_lower;  // core/strings.hpp
     return u;
 }
 
+/// Why a connect() failed, with the error's name as Node and curl users know it: "connect
+/// ECONNREFUSED (Connection refused)".
+[[nodiscard]] inline std::string connect_failure(int err) {
+    const char* name = err == ECONNREFUSED ? "ECONNREFUSED" : err == EHOSTUNREACH ? "EHOSTUNREACH" : err == ENETUNREACH ? "ENETUNREACH"
+                     : err == ETIMEDOUT    ? "ETIMEDOUT" : err == ECONNRESET ? "ECONNRESET" : err == EADDRNOTAVAIL ? "EADDRNOTAVAIL" : nullptr;
+    return name != nullptr ? std::string("connect ") + name + " (" + errno_message(err) + ")" : errno_message(err);
+}
+
 /// Connect a TCP socket (blocking mode after connect, close-on-exec, TCP_NODELAY).
 [[nodiscard]] inline result<unique_fd> tcp_connect(const std::string& host, std::uint16_t port,
                                                    clock::time_point deadline) {
@@ -9427,13 +9454,13 @@ using agentkit::ascii_lower;  // core/strings.hpp
             if (pr < 0) err = errno;
             else if (::getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &err, &len) != 0) err = errno;
             if (err != 0) {
-                last = errno_message(err);
+                last = connect_failure(err);
                 continue;
             }
             rc = 0;
         }
         if (rc != 0) {
-            last = errno_message(errno);
+            last = connect_failure(errno);
             continue;
         }
         set_nonblocking(fd.get(), false);
@@ -9557,13 +9584,15 @@ struct http_response {
 /// `timeout` overall and by `max_bytes` of response. Supports Content-Length, chunked and
 /// read-to-close bodies. Any status is a response; only transport failures are errors.
 [[nodiscard]] inline result<http_response> http_request(std::string_view method, const url& u, const std::optional<std::string>& body,
-                                                        std::chrono::milliseconds timeout, std::size_t max_bytes = 16U << 20U) {
+                                                        std::chrono::milliseconds timeout, std::size_t max_bytes = 16U << 20U,
+                                                        const std::vector<std::pair<std::string, std::string>>& headers = {}) {
     const auto deadline = deadline_after(timeout);
     auto fd = tcp_connect(u.host, u.port, deadline);
     if (!fd) return fail(fd.error());
     std::string req = std::string(method) + " " + u.path + " HTTP/1.1\r\nHost: " + u.host_header() +
                       "\r\nAccept: application/json\r\nConnection: close\r\n";
     if (body) req += "Content-Type: application/json; charset=utf-8\r\nContent-Length: " + std::to_string(body->size()) + "\r\n";
+    for (const auto& [k, v] : headers) req += k + ": " + v + "\r\n";  // (the caller checked them: net::valid_header)
     req += "\r\n";
     if (body) req += *body;
     if (auto s = send_all(fd->get(), req, deadline); !s) return fail(s.error());
@@ -9617,8 +9646,9 @@ struct http_response {
 
 /// GET a URL (see http_request).
 [[nodiscard]] inline result<http_response> http_get(const url& u, std::chrono::milliseconds timeout,
-                                                    std::size_t max_bytes = 16U << 20U) {
-    return http_request("GET", u, std::nullopt, timeout, max_bytes);
+                                                    std::size_t max_bytes = 16U << 20U,
+                                                    const std::vector<std::pair<std::string, std::string>>& headers = {}) {
+    return http_request("GET", u, std::nullopt, timeout, max_bytes, headers);
 }
 
 }  // namespace agentkit::cdp::detail
@@ -10036,6 +10066,7 @@ enum class event_kind : unsigned char {
     mcp_response_sent,      ///< MCP server: its answer (ms, error: the JSON-RPC code as text)
     cdp_command,        ///< browser: a CDP command answered (name: the method; ms, error)
     request_blocked,    ///< browser: the origin policy blocked a request (name: the URL; detail: the rule)
+    browser_disconnected,  ///< browser: the connection to the browser ended by itself (error: why; the next call reconnects)
 };
 
 /// The event kind's name: "run_started", "tool_ended", ...
@@ -10056,6 +10087,7 @@ enum class event_kind : unsigned char {
         case event_kind::mcp_response_sent: return "mcp_response_sent";
         case event_kind::cdp_command: return "cdp_command";
         case event_kind::request_blocked: return "request_blocked";
+        case event_kind::browser_disconnected: return "browser_disconnected";
     }
     return "unknown";
 }
@@ -10132,6 +10164,7 @@ inline void notify(const observer& o, const event& e) noexcept {
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace agentkit::browser {
 
@@ -10217,6 +10250,18 @@ struct browser_options {
     /// debuggerAddress), and the session is deleted when the browser closes or restarts. The
     /// browser gets a browser context of its own there, as with cdp_endpoint.
     cdp::webdriver_options webdriver;
+    /// HTTP headers (name, value) sent with cdp_endpoint's discovery request (/json/version)
+    /// and its WebSocket handshake: e.g. the token of a hosted browser ("Authorization",
+    /// "Bearer ..."). Never written to logs or errors. Names are HTTP tokens and values have no
+    /// line breaks (cdp::valid_header() checks both; the start fails otherwise).
+    std::vector<std::pair<std::string, std::string>> cdp_headers;
+    /// With cdp_endpoint: drive the browser's default context (its cookies, logins and open
+    /// tabs; the first open tab becomes the current one, and no tab is closed when this object
+    /// closes) instead of a browser context of its own. Requests there still pass the origin
+    /// policy (interception) and the page guard, but the WebSocket gate needs a context of its
+    /// own: WebSockets are then guarded by the page script alone, and websockets = proxy is
+    /// refused at start.
+    bool use_default_context = false;
     /// Launch locally but speak CDP over a WebSocket (--remote-debugging-port) instead of the pipe.
     bool launch_over_websocket = false;
     /// Supply the CDP transport yourself: a custom transport, a browser reached some other way,
@@ -10305,7 +10350,8 @@ struct browser_options {
     /// Told of what the browser does (core/observer.hpp): each CDP command answered
     /// (cdp_command: the method, its CDP session in `detail`, ms, the failure) and each request
     /// the origin policy blocked (request_blocked: the URL, the rule in `detail`, data.type and
-    /// data.tab). Called on the browser's own threads, some with its locks held: it must be quick
+    /// data.tab), and the connection ending by itself (browser_disconnected: the browser exited
+    /// or its endpoint dropped the connection; the next call starts or reconnects it). Called on the browser's own threads, some with its locks held: it must be quick
     /// and must not call into the browser. Its events have no parent (the browser does not know
     /// which tool call a command serves).
     observer on_event;
@@ -12935,19 +12981,21 @@ private:
 static_assert(transport<websocket_transport>);
 
 /// Ask a DevTools HTTP endpoint (http://host:port) for the browser's WebSocket URL
-/// (GET /json/version → webSocketDebuggerUrl). A ws:// URL is returned unchanged.
+/// (GET /json/version/ → webSocketDebuggerUrl), sending `headers` with the request (a hosted
+/// browser's token; checked by the caller, net::valid_header). A ws:// URL is returned unchanged.
 [[nodiscard]] inline result<std::string> discover_websocket_url(std::string_view endpoint,
-                                                               std::chrono::milliseconds timeout = std::chrono::milliseconds(10000)) {
+                                                               std::chrono::milliseconds timeout = std::chrono::milliseconds(10000),
+                                                               const std::vector<std::pair<std::string, std::string>>& headers = {}) {
     auto u = detail::parse_url(endpoint);
     if (!u) return fail(u.error());
     if (u->scheme == "ws") return std::string(endpoint);
     std::string path = u->path;
     if (path.find("/json/version") == std::string::npos) {
         if (!path.empty() && path.back() == '/') path.pop_back();
-        path += "/json/version";
+        path += "/json/version/";  // (with the slash, as Playwright asks: hosted browsers made for it serve that path)
     }
     u->path = path;
-    auto r = detail::http_get(*u, timeout);
+    auto r = detail::http_get(*u, timeout, std::size_t{16} << 20U, headers);
     if (!r) return fail(r.error());
     if (r->head.status != 200)
         return fail(errc::protocol_error,
@@ -12962,6 +13010,246 @@ static_assert(transport<websocket_transport>);
 
 }  // namespace agentkit::cdp
 // ---- end <agentkit/cdp/websocket_transport.hpp> ----
+// ---- begin <agentkit/core/http.hpp> ----
+// agentkit/core/http.hpp — HTTP messages as plain values: one request out, one response in,
+// the Retry-After rule, a URL as messages may show it, and `http_client_like`, the concept of a
+// client that turns the one into the other. No transport here: net/http_client.hpp is the
+// libcurl client (CMake target agentkit::curl) and satisfies the concept; a test or a host can
+// plug any other (a fake, a proxy-aware client) into what is built on the concept (the search
+// backends, search/http_backend.hpp).
+//
+//   agentkit::net::client_request rq;
+//   rq.url = "https://api.example.com/v1/things?q=1";
+//   agentkit::net::redact_url(rq.url);              // "https://api.example.com/v1/things?..."
+//   agentkit::net::parse_retry_after("120");        // 120 (seconds)
+
+
+#include <chrono>
+#include <concepts>
+#include <condition_variable>
+#include <cstddef>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace agentkit::net {
+
+/// One outgoing request.
+struct client_request {
+    std::string method = "GET";  ///< GET, POST, PUT, DELETE, PATCH, HEAD, ...
+    std::string url;             ///< http:// or https:// only
+    std::vector<std::pair<std::string, std::string>> headers;  ///< sent as given (never logged)
+    std::string body;            ///< sent when not empty (and always with POST)
+    std::chrono::milliseconds timeout{0};              ///< the whole exchange; 0: no limit
+    std::chrono::milliseconds connect_timeout{10000};  ///< connecting (and TLS); 0: curl's default
+    std::chrono::seconds stall_timeout{0};             ///< fail when no byte arrives for this long; 0: no limit
+    std::size_t max_response_bytes = std::size_t{64} << 20U;  ///< of a collected body (not a streamed one)
+    long max_redirects = 0;      ///< redirects followed (0: a 3xx is the response)
+};
+
+/// The response: status and headers of the final response, and the body when it was collected.
+struct client_response {
+    int status = 0;               ///< the final response's HTTP status (any status, 404 included)
+    std::vector<std::pair<std::string, std::string>> headers;  ///< names in lower case, in order
+    std::string body;             ///< empty when the body went to a body_sink
+    std::size_t body_bytes = 0;   ///< bytes of body received (collected or streamed)
+
+    /// The first value of header `name` (any case), "" when absent.
+    [[nodiscard]] std::string header(std::string_view name) const {
+        for (const auto& [k, v] : headers)
+            if (iequals_ascii(k, name)) return v;
+        return {};
+    }
+    /// True for a 2xx status.
+    [[nodiscard]] bool ok() const noexcept { return status >= 200 && status < 300; }
+};
+
+/// Where a streamed body goes: called on the thread that called perform(), with the response's
+/// status and headers (`head`) and each piece of the body as it arrives. Return false to stop
+/// the transfer (perform() then fails with `cancelled`, details.by "body_sink"). Must not throw
+/// (an exception stops the transfer too, as an `internal` error).
+using body_sink = std::function<bool(const client_response& head, std::string_view piece)>;
+
+/// Called once, on the thread that called perform(), when the final response's status and
+/// headers have arrived (after any 1xx and followed redirects), before its body: for a stream
+/// that may send nothing for long, the moment it is open. Must not throw (ignored if it does).
+using head_sink = std::function<void(const client_response& head)>;
+
+/// The seconds a Retry-After header value asks for: delay-seconds ("120", "1.5") or an HTTP
+/// date (IMF-fixdate "Sun, 06 Nov 1994 08:49:37 GMT", RFC 850, asctime) relative to `now`.
+/// A date in the past gives 0; a value that is neither gives nullopt.
+[[nodiscard]] inline std::optional<double> parse_retry_after(
+    std::string_view value, std::chrono::system_clock::time_point now = std::chrono::system_clock::now()) {
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+    while (!value.empty() && (value.back() == ' ' || value.back() == '\t' || value.back() == '\r')) value.remove_suffix(1);
+    if (value.empty()) return std::nullopt;
+    if (value.front() >= '0' && value.front() <= '9') {
+        double secs = 0;
+        double scale = 0;  // 0: before the point
+        for (char c : value) {
+            if (c == '.' && scale == 0) {
+                scale = 0.1;
+            } else if (c >= '0' && c <= '9') {
+                if (scale == 0) {
+                    secs = secs * 10 + (c - '0');
+                } else {
+                    secs += (c - '0') * scale;
+                    scale /= 10;
+                }
+            } else {
+                return std::nullopt;
+            }
+            if (secs > 1e9) return std::nullopt;
+        }
+        return secs;
+    }
+    // An HTTP date: split into tokens at spaces, commas and dashes.
+    std::vector<std::string_view> tokens;
+    std::size_t start = 0;
+    for (std::size_t i = 0; i <= value.size(); ++i) {
+        if (i == value.size() || value[i] == ' ' || value[i] == ',' || value[i] == '-') {
+            if (i > start) tokens.push_back(value.substr(start, i - start));
+            start = i + 1;
+        }
+    }
+    static constexpr std::string_view months[] = {"jan", "feb", "mar", "apr", "may", "jun",
+                                                  "jul", "aug", "sep", "oct", "nov", "dec"};
+    int month = 0;
+    int hh = -1;
+    int mi = -1;
+    int ss = -1;
+    std::vector<long> numbers;  // day and year, in the order written
+    auto number = [](std::string_view t) -> std::optional<long> {
+        if (t.empty() || t.size() > 4) return std::nullopt;
+        long v = 0;
+        for (char c : t) {
+            if (c < '0' || c > '9') return std::nullopt;
+            v = v * 10 + (c - '0');
+        }
+        return v;
+    };
+    for (auto t : tokens) {
+        if (t.find(':') != std::string_view::npos) {
+            if (t.size() != 8 || t[2] != ':' || t[5] != ':') return std::nullopt;
+            auto h = number(t.substr(0, 2));
+            auto m = number(t.substr(3, 2));
+            auto s = number(t.substr(6, 2));
+            if (!h || !m || !s || *h > 23 || *m > 59 || *s > 60) return std::nullopt;
+            hh = static_cast<int>(*h);
+            mi = static_cast<int>(*m);
+            ss = static_cast<int>(*s);
+        } else if (auto n = number(t)) {
+            numbers.push_back(*n);
+        } else if (t.size() == 3 && month == 0) {
+            const std::string lower = ascii_lower(t);
+            for (int k = 0; k < 12; ++k)
+                if (lower == months[k]) month = k + 1;
+            // a weekday (Sun, Mon, ...) matches no month and is ignored
+        }
+        // "GMT", long weekday names: ignored
+    }
+    if (month == 0 || hh < 0 || numbers.size() != 2) return std::nullopt;
+    long day = numbers[0];
+    long year = numbers[1];
+    if (year < 100) year += year < 70 ? 2000 : 1900;  // RFC 850's two-digit years
+    if (day < 1 || day > 31 || year < 1970 || year > 9999) return std::nullopt;
+    using namespace std::chrono;
+    const year_month_day ymd{std::chrono::year{static_cast<int>(year)}, std::chrono::month{static_cast<unsigned>(month)},
+                             std::chrono::day{static_cast<unsigned>(day)}};
+    if (!ymd.ok()) return std::nullopt;
+    const auto when = sys_days{ymd} + hours{hh} + minutes{mi} + seconds{ss};
+    const double secs = duration<double>(when - now).count();
+    return secs > 0 ? secs : 0.0;
+}
+
+/// `url` as error messages and logs show it: scheme, host, port and path; credentials
+/// (user:password@) and the query (which may hold a key) left out ("?..." marks a query).
+[[nodiscard]] inline std::string redact_url(std::string_view url) {
+    const auto u = parse_url(url);
+    if (!u || !u->has_authority) return "(an unreadable URL)";
+    std::string out = u->scheme + "://" + u->host_text();
+    if (u->explicit_port) out += ":" + std::to_string(u->port);
+    out += u->path;
+    if (u->has_query) out += "?...";
+    return out;
+}
+
+/// `s` encoded for a URL's query or a form body (application/x-www-form-urlencoded): letters,
+/// digits and `-._~` stay, a space is `+`, every other byte is `%XX`.
+[[nodiscard]] inline std::string form_encode(std::string_view s) {
+    static constexpr char hex[] = "0123456789ABCDEF";
+    std::string out;
+    out.reserve(s.size() + s.size() / 2);
+    for (char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
+            c == '~') {
+            out += ch;
+        } else if (c == ' ') {
+            out += '+';
+        } else {
+            out += '%';
+            out += hex[c >> 4U];
+            out += hex[c & 15U];
+        }
+    }
+    return out;
+}
+
+/// Wait `d` unless `stop` is requested first (a retry's wait that a cancelled caller ends early).
+inline void stoppable_wait(std::chrono::milliseconds d, std::stop_token stop) {
+    std::mutex mu;
+    std::condition_variable_any cv;
+    std::unique_lock lock(mu);
+    (void)cv.wait_for(lock, stop, d, [] { return false; });
+}
+
+/// True when `name` is an HTTP field name (an RFC 9110 token) and `value` has no CR, LF or NUL:
+/// a header that cannot end the head early or start a request of its own.
+[[nodiscard]] inline bool valid_header(std::string_view name, std::string_view value) noexcept {
+    if (name.empty()) return false;
+    for (const char c : name) {
+        const bool alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+        if (!alnum && std::string_view("!#$%&'*+-.^_`|~").find(c) == std::string_view::npos) return false;
+    }
+    return value.find_first_of(std::string_view("\r\n\0", 3)) == std::string_view::npos;
+}
+
+/// A header written "Name: value" (or "Name" alone: an empty value) as a (name, value) pair, the
+/// value trimmed of surrounding spaces and tabs (it may hold colons). Errors (args_invalid) for a
+/// name that is not a token or a value with a line break; the value is never echoed.
+[[nodiscard]] inline result<std::pair<std::string, std::string>> parse_header_line(std::string_view line) {
+    const std::size_t colon = line.find(':');
+    std::string_view name = line.substr(0, colon);
+    std::string_view value = colon == std::string_view::npos ? std::string_view() : line.substr(colon + 1);
+    auto trim = [](std::string_view v) {
+        while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
+        while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
+        return v;
+    };
+    name = trim(name);
+    value = trim(value);
+    if (!valid_header(name, value))
+        return fail(errc::args_invalid,
+                    "not a header: \"" + std::string(name.substr(0, 64)) + "\" (write \"Name: value\", a name of letters, digits and -, "
+                    "a value without line breaks)");
+    return std::pair<std::string, std::string>{std::string(name), std::string(value)};
+}
+
+/// A client that sends one request and returns its response (any status) or a transport error
+/// (`request.invalid`, `transport.io`, `timeout`, `cancelled`), as net::http_client does.
+template <class C>
+concept http_client_like = requires(C& c, const client_request& rq) {
+    { c.perform(rq) } -> std::same_as<result<client_response>>;
+};
+
+}  // namespace agentkit::net
+// ---- end <agentkit/core/http.hpp> ----
 // ---- begin <agentkit/core/linkage.hpp> ----
 // agentkit/core/linkage.hpp — AGENTKIT_DECL: how a definition that can be compiled once is declared.
 //
@@ -13641,6 +13929,10 @@ private:
     // ---- tabs -----------------------------------------------------------------------------------
 
     result<tab_ptr> create_tab();
+    // use_default_context: in force (a CDP endpoint only)? the default context's id; its open pages adopted as tabs (the first returned).
+    [[nodiscard]] bool reuses_default_context() const;
+    result<std::string> default_context_id();
+    result<tab_ptr> adopt_open_tabs();
 
     result<void> apply_viewport(const std::string& session);
 
@@ -14037,9 +14329,18 @@ AGENTKIT_DECL auto browser::ensure() -> result<void> {
         transport = std::move(*t);
         webdriver = std::move(*s);
     } else if (!opt_.cdp_endpoint.empty()) {
-        auto url = cdp::discover_websocket_url(opt_.cdp_endpoint);
+        for (const auto& [k, v] : opt_.cdp_headers)
+            if (!net::valid_header(k, v))
+                return fail(errc::args_invalid, "browser_options::cdp_headers: \"" + k.substr(0, 64) + "\" is not a header (a name of letters, "
+                                                "digits and -, a value without line breaks)");
+        if (opt_.use_default_context && opt_.websockets == websocket_enforcement::proxy)
+            return fail(errc::args_invalid, "websockets = proxy needs a browser context of its own, and use_default_context asks for the browser's default one",
+                        "Set websockets to automatic or script_only, or use_default_context to false.");
+        auto url = cdp::discover_websocket_url(opt_.cdp_endpoint, std::chrono::milliseconds(10000), opt_.cdp_headers);
         if (!url) return fail(url.error());
-        auto t = cdp::websocket_transport::connect(*url);
+        cdp::websocket_options wo;
+        wo.headers = opt_.cdp_headers;
+        auto t = cdp::websocket_transport::connect(*url, wo);
         if (!t) return fail(t.error());
         transport = std::move(*t);
     } else if (opt_.launch_over_websocket) {
@@ -14070,6 +14371,16 @@ AGENTKIT_DECL auto browser::ensure() -> result<void> {
             }
             agentkit::notify(obs, ev);
         };
+    if (opt_.on_event)
+        co.on_closed = [obs = opt_.on_event](const error& why) {
+            agentkit::event ev;
+            ev.kind = agentkit::event_kind::browser_disconnected;
+            ev.part = "browser";
+            ev.id = agentkit::next_event_id();
+            ev.error_code = why.code;
+            ev.error_message = why.message;
+            agentkit::notify(obs, ev);
+        };
     auto e = std::make_unique<engine>(std::move(transport), std::move(co));
     e->webdriver = std::move(webdriver);
     auto* raw = e.get();
@@ -14093,17 +14404,28 @@ AGENTKIT_DECL auto browser::ensure() -> result<void> {
         ctx_params["proxyServer"] = eng_->gate->proxy_server();
         ctx_params["proxyBypassList"] = socket_gate::kBypassList;
     }
-    auto ctx = call("", "Target.createBrowserContext", ctx_params);
-    if (!ctx) {
-        auto err = ctx.error();
-        if (ctx_params.contains("proxyServer") && err.hint.empty())
-            err.hint = "The browser context was created with the WebSocket gate's proxy settings; "
-                       "set browser_options::websockets to script_only for a browser that refuses them.";
-        shutdown();
-        return fail(err);
+    const bool shared_context = reuses_default_context();
+    if (shared_context) {
+        auto ctx = default_context_id();
+        if (!ctx) {
+            auto err = ctx.error();
+            shutdown();
+            return fail(err);
+        }
+        eng_->context_id = *ctx;
+    } else {
+        auto ctx = call("", "Target.createBrowserContext", ctx_params);
+        if (!ctx) {
+            auto err = ctx.error();
+            if (ctx_params.contains("proxyServer") && err.hint.empty())
+                err.hint = "The browser context was created with the WebSocket gate's proxy settings; "
+                           "set browser_options::websockets to script_only for a browser that refuses them.";
+            shutdown();
+            return fail(err);
+        }
+        eng_->context_id = detail::jstr(*ctx, "browserContextId");
+        eng_->own_context = true;
     }
-    eng_->context_id = detail::jstr(*ctx, "browserContextId");
-    eng_->own_context = true;
     if (auto d = call("", "Target.setDiscoverTargets", json{{"discover", true}}); !d) {
         auto err = d.error();
         shutdown();
@@ -14116,7 +14438,7 @@ AGENTKIT_DECL auto browser::ensure() -> result<void> {
         shutdown();
         return fail(err);
     }
-    auto t = create_tab();
+    auto t = shared_context ? adopt_open_tabs() : create_tab();
     if (!t) {
         auto err = t.error();
         shutdown();
@@ -14154,6 +14476,52 @@ AGENTKIT_DECL auto browser::ensure() -> result<void> {
         for (const auto& l : r->left_out) restart_notes_.push_back("storage state: left out " + l);
     }
     return {};
+}
+
+AGENTKIT_DECL auto browser::reuses_default_context() const -> bool {
+    return opt_.use_default_context && !opt_.cdp_endpoint.empty() && opt_.webdriver.url.empty() && !opt_.transport_factory;
+}
+
+AGENTKIT_DECL auto browser::default_context_id() -> result<std::string> {
+    // Chromium names it in Target.getBrowserContexts (defaultBrowserContextId, 2024 on); else it is
+    // the context of a page no created context holds; else that of a tab opened to find out.
+    auto all = call("", "Target.getBrowserContexts");
+    if (!all) return fail(all.error());
+    if (std::string id = detail::jstr(*all, "defaultBrowserContextId"); !id.empty()) return id;
+    std::set<std::string> created;
+    for (const auto& c : detail::jarr(*all, "browserContextIds"))
+        if (c.is_string()) created.insert(c.get<std::string>());
+    auto targets = call("", "Target.getTargets");
+    if (!targets) return fail(targets.error());
+    for (const auto& info : detail::jarr(*targets, "targetInfos"))
+        if (detail::jstr(info, "type") == "page")
+            if (std::string id = detail::jstr(info, "browserContextId"); !id.empty() && created.count(id) == 0) return id;
+    auto made = call("", "Target.createTarget", json{{"url", "about:blank"}});
+    if (!made) return fail(made.error());
+    auto info = call("", "Target.getTargetInfo", json{{"targetId", detail::jstr(*made, "targetId")}});
+    if (!info) return fail(info.error());
+    std::string id = detail::jstr(detail::jobj(*info, "targetInfo"), "browserContextId");
+    if (id.empty()) return fail(errc::browser_launch, "the browser does not name its default browser context",
+                                "Set browser_options::use_default_context to false (a context of agentkit's own).");
+    return id;
+}
+
+AGENTKIT_DECL auto browser::adopt_open_tabs() -> result<tab_ptr> {
+    // The default context's open pages, in the browser's order, become tabs; the first is current.
+    auto targets = call("", "Target.getTargets");
+    if (!targets) return fail(targets.error());
+    tab_ptr first;
+    for (const auto& info : detail::jarr(*targets, "targetInfos")) {
+        if (detail::jstr(info, "type") != "page" || detail::jstr(info, "browserContextId") != eng_->context_id) continue;
+        auto t = adopt(*eng_, detail::jstr(info, "targetId"), {});
+        if (!t) {
+            if (!eng_->conn.is_open()) return fail(t.error());
+            continue;  // a page that went away meanwhile
+        }
+        if (!first) first = *t;
+    }
+    if (first) return first;
+    return create_tab();
 }
 
 AGENTKIT_DECL auto browser::release_flood_stops(const tab_ptr& t) -> void {
@@ -14286,6 +14654,7 @@ AGENTKIT_DECL auto browser::use_socket_gate() const -> bool {
         case websocket_enforcement::automatic: break;
     }
     if (opt_.transport_factory) return false;
+    if (reuses_default_context()) return false;  // the gate is a context's proxy: the default one has none of ours
     if (!opt_.webdriver.url.empty() || !opt_.cdp_endpoint.empty()) {
         // a browser elsewhere reaches the gate (on this host's loopback) only when it runs here
         auto u = cdp::detail::parse_url(!opt_.webdriver.url.empty() ? opt_.webdriver.url : opt_.cdp_endpoint);
@@ -20820,214 +21189,6 @@ private:
 //   };
 //   static_assert(agentkit::search::wire_adapter<my_wire>);
 
-// ---- begin <agentkit/core/http.hpp> ----
-// agentkit/core/http.hpp — HTTP messages as plain values: one request out, one response in,
-// the Retry-After rule, a URL as messages may show it, and `http_client_like`, the concept of a
-// client that turns the one into the other. No transport here: net/http_client.hpp is the
-// libcurl client (CMake target agentkit::curl) and satisfies the concept; a test or a host can
-// plug any other (a fake, a proxy-aware client) into what is built on the concept (the search
-// backends, search/http_backend.hpp).
-//
-//   agentkit::net::client_request rq;
-//   rq.url = "https://api.example.com/v1/things?q=1";
-//   agentkit::net::redact_url(rq.url);              // "https://api.example.com/v1/things?..."
-//   agentkit::net::parse_retry_after("120");        // 120 (seconds)
-
-
-#include <chrono>
-#include <concepts>
-#include <condition_variable>
-#include <cstddef>
-#include <functional>
-#include <mutex>
-#include <optional>
-#include <stop_token>
-#include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
-
-namespace agentkit::net {
-
-/// One outgoing request.
-struct client_request {
-    std::string method = "GET";  ///< GET, POST, PUT, DELETE, PATCH, HEAD, ...
-    std::string url;             ///< http:// or https:// only
-    std::vector<std::pair<std::string, std::string>> headers;  ///< sent as given (never logged)
-    std::string body;            ///< sent when not empty (and always with POST)
-    std::chrono::milliseconds timeout{0};              ///< the whole exchange; 0: no limit
-    std::chrono::milliseconds connect_timeout{10000};  ///< connecting (and TLS); 0: curl's default
-    std::chrono::seconds stall_timeout{0};             ///< fail when no byte arrives for this long; 0: no limit
-    std::size_t max_response_bytes = std::size_t{64} << 20U;  ///< of a collected body (not a streamed one)
-    long max_redirects = 0;      ///< redirects followed (0: a 3xx is the response)
-};
-
-/// The response: status and headers of the final response, and the body when it was collected.
-struct client_response {
-    int status = 0;               ///< the final response's HTTP status (any status, 404 included)
-    std::vector<std::pair<std::string, std::string>> headers;  ///< names in lower case, in order
-    std::string body;             ///< empty when the body went to a body_sink
-    std::size_t body_bytes = 0;   ///< bytes of body received (collected or streamed)
-
-    /// The first value of header `name` (any case), "" when absent.
-    [[nodiscard]] std::string header(std::string_view name) const {
-        for (const auto& [k, v] : headers)
-            if (iequals_ascii(k, name)) return v;
-        return {};
-    }
-    /// True for a 2xx status.
-    [[nodiscard]] bool ok() const noexcept { return status >= 200 && status < 300; }
-};
-
-/// Where a streamed body goes: called on the thread that called perform(), with the response's
-/// status and headers (`head`) and each piece of the body as it arrives. Return false to stop
-/// the transfer (perform() then fails with `cancelled`, details.by "body_sink"). Must not throw
-/// (an exception stops the transfer too, as an `internal` error).
-using body_sink = std::function<bool(const client_response& head, std::string_view piece)>;
-
-/// Called once, on the thread that called perform(), when the final response's status and
-/// headers have arrived (after any 1xx and followed redirects), before its body: for a stream
-/// that may send nothing for long, the moment it is open. Must not throw (ignored if it does).
-using head_sink = std::function<void(const client_response& head)>;
-
-/// The seconds a Retry-After header value asks for: delay-seconds ("120", "1.5") or an HTTP
-/// date (IMF-fixdate "Sun, 06 Nov 1994 08:49:37 GMT", RFC 850, asctime) relative to `now`.
-/// A date in the past gives 0; a value that is neither gives nullopt.
-[[nodiscard]] inline std::optional<double> parse_retry_after(
-    std::string_view value, std::chrono::system_clock::time_point now = std::chrono::system_clock::now()) {
-    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
-    while (!value.empty() && (value.back() == ' ' || value.back() == '\t' || value.back() == '\r')) value.remove_suffix(1);
-    if (value.empty()) return std::nullopt;
-    if (value.front() >= '0' && value.front() <= '9') {
-        double secs = 0;
-        double scale = 0;  // 0: before the point
-        for (char c : value) {
-            if (c == '.' && scale == 0) {
-                scale = 0.1;
-            } else if (c >= '0' && c <= '9') {
-                if (scale == 0) {
-                    secs = secs * 10 + (c - '0');
-                } else {
-                    secs += (c - '0') * scale;
-                    scale /= 10;
-                }
-            } else {
-                return std::nullopt;
-            }
-            if (secs > 1e9) return std::nullopt;
-        }
-        return secs;
-    }
-    // An HTTP date: split into tokens at spaces, commas and dashes.
-    std::vector<std::string_view> tokens;
-    std::size_t start = 0;
-    for (std::size_t i = 0; i <= value.size(); ++i) {
-        if (i == value.size() || value[i] == ' ' || value[i] == ',' || value[i] == '-') {
-            if (i > start) tokens.push_back(value.substr(start, i - start));
-            start = i + 1;
-        }
-    }
-    static constexpr std::string_view months[] = {"jan", "feb", "mar", "apr", "may", "jun",
-                                                  "jul", "aug", "sep", "oct", "nov", "dec"};
-    int month = 0;
-    int hh = -1;
-    int mi = -1;
-    int ss = -1;
-    std::vector<long> numbers;  // day and year, in the order written
-    auto number = [](std::string_view t) -> std::optional<long> {
-        if (t.empty() || t.size() > 4) return std::nullopt;
-        long v = 0;
-        for (char c : t) {
-            if (c < '0' || c > '9') return std::nullopt;
-            v = v * 10 + (c - '0');
-        }
-        return v;
-    };
-    for (auto t : tokens) {
-        if (t.find(':') != std::string_view::npos) {
-            if (t.size() != 8 || t[2] != ':' || t[5] != ':') return std::nullopt;
-            auto h = number(t.substr(0, 2));
-            auto m = number(t.substr(3, 2));
-            auto s = number(t.substr(6, 2));
-            if (!h || !m || !s || *h > 23 || *m > 59 || *s > 60) return std::nullopt;
-            hh = static_cast<int>(*h);
-            mi = static_cast<int>(*m);
-            ss = static_cast<int>(*s);
-        } else if (auto n = number(t)) {
-            numbers.push_back(*n);
-        } else if (t.size() == 3 && month == 0) {
-            const std::string lower = ascii_lower(t);
-            for (int k = 0; k < 12; ++k)
-                if (lower == months[k]) month = k + 1;
-            // a weekday (Sun, Mon, ...) matches no month and is ignored
-        }
-        // "GMT", long weekday names: ignored
-    }
-    if (month == 0 || hh < 0 || numbers.size() != 2) return std::nullopt;
-    long day = numbers[0];
-    long year = numbers[1];
-    if (year < 100) year += year < 70 ? 2000 : 1900;  // RFC 850's two-digit years
-    if (day < 1 || day > 31 || year < 1970 || year > 9999) return std::nullopt;
-    using namespace std::chrono;
-    const year_month_day ymd{std::chrono::year{static_cast<int>(year)}, std::chrono::month{static_cast<unsigned>(month)},
-                             std::chrono::day{static_cast<unsigned>(day)}};
-    if (!ymd.ok()) return std::nullopt;
-    const auto when = sys_days{ymd} + hours{hh} + minutes{mi} + seconds{ss};
-    const double secs = duration<double>(when - now).count();
-    return secs > 0 ? secs : 0.0;
-}
-
-/// `url` as error messages and logs show it: scheme, host, port and path; credentials
-/// (user:password@) and the query (which may hold a key) left out ("?..." marks a query).
-[[nodiscard]] inline std::string redact_url(std::string_view url) {
-    const auto u = parse_url(url);
-    if (!u || !u->has_authority) return "(an unreadable URL)";
-    std::string out = u->scheme + "://" + u->host_text();
-    if (u->explicit_port) out += ":" + std::to_string(u->port);
-    out += u->path;
-    if (u->has_query) out += "?...";
-    return out;
-}
-
-/// `s` encoded for a URL's query or a form body (application/x-www-form-urlencoded): letters,
-/// digits and `-._~` stay, a space is `+`, every other byte is `%XX`.
-[[nodiscard]] inline std::string form_encode(std::string_view s) {
-    static constexpr char hex[] = "0123456789ABCDEF";
-    std::string out;
-    out.reserve(s.size() + s.size() / 2);
-    for (char ch : s) {
-        const auto c = static_cast<unsigned char>(ch);
-        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
-            c == '~') {
-            out += ch;
-        } else if (c == ' ') {
-            out += '+';
-        } else {
-            out += '%';
-            out += hex[c >> 4U];
-            out += hex[c & 15U];
-        }
-    }
-    return out;
-}
-
-/// Wait `d` unless `stop` is requested first (a retry's wait that a cancelled caller ends early).
-inline void stoppable_wait(std::chrono::milliseconds d, std::stop_token stop) {
-    std::mutex mu;
-    std::condition_variable_any cv;
-    std::unique_lock lock(mu);
-    (void)cv.wait_for(lock, stop, d, [] { return false; });
-}
-
-/// A client that sends one request and returns its response (any status) or a transport error
-/// (`request.invalid`, `transport.io`, `timeout`, `cancelled`), as net::http_client does.
-template <class C>
-concept http_client_like = requires(C& c, const client_request& rq) {
-    { c.perform(rq) } -> std::same_as<result<client_response>>;
-};
-
-}  // namespace agentkit::net
-// ---- end <agentkit/core/http.hpp> ----
 // ---- begin <agentkit/search/query.hpp> ----
 // agentkit/search/query.hpp — what a web search asks and what it answers, whatever the backend:
 // a query (words, how many results, a site, a recency, a language and region, a page) and its
@@ -22169,7 +22330,8 @@ Options (Playwright MCP names where the meaning is the same):
   --headless                 run the browser headless (the default)
   --headed                   show the browser window (needs a display)
   --executable-path PATH     browser binary (default: /usr/lib/chromium/chromium or $AGENTKIT_CHROMIUM)
-  --isolated                 keep the profile in memory / a temporary directory (the default)
+  --isolated                 keep the profile in memory / a temporary directory (the default;
+                             with --cdp-endpoint: a browser context of the server's own)
   --user-data-dir DIR        use (and keep) this profile directory; its sites' cookies and
                              localStorage are kept for the next browser on it
   --proxy-server PROXY       the browser's proxy (host:port, http://..., socks5://...); the
@@ -22182,7 +22344,11 @@ Options (Playwright MCP names where the meaning is the same):
   --storage-state FILE       restore cookies and localStorage from FILE into the browser at its
                              start (Playwright's format; browser_storage_state writes one)
   --viewport-size W,H        viewport in CSS pixels, e.g. 1280,720
-  --cdp-endpoint URL         connect to a running browser (ws://... or http://host:port)
+  --cdp-endpoint URL         connect to a running browser (ws://... or http://host:port) and
+                             drive its default context: its cookies and open tabs (the first
+                             is current); with --isolated, a context of the server's own
+  --cdp-header "NAME: VALUE" a header on the connection to --cdp-endpoint (repeatable; e.g. a
+                             hosted browser's Authorization); config file: browser.cdpHeaders
   --webdriver URL            a browser from a W3C WebDriver endpoint (Selenium Grid 4, Selenoid,
                              chromedriver: http://host:port[/wd/hub]); the session is created on
                              the first browser call and deleted when the browser closes
@@ -22258,7 +22424,7 @@ Options (Playwright MCP names where the meaning is the same):
   Refused (the server does not start rather than ignore them): --extension, --endpoint,
   --save-session, --save-trace, --save-video,
   --init-page, --grant-permissions, --block-service-workers,
-  --cdp-header, --remote-header, --profile-dir-name, --browser firefox|webkit,
+  --remote-header, --profile-dir-name, --browser firefox|webkit,
   --idle-timeout other than 0 without --port, and unknown --config keys. With --port and
   --user-data-dir, a session's browser takes the profile; another session's, while it is held,
   is refused with what to do (--isolated, or --shared-browser-context: one browser for all).
@@ -23072,6 +23238,9 @@ struct server_config {
     /// --allowed-hosts: host names accepted in the Host and Origin headers (HTTP).
     std::vector<std::string> allowed_hosts;
     bool shared_browser_context = false;   ///< one browser for every HTTP session
+    /// --isolated (or the config file's browser.isolated): with --cdp-endpoint, a browser context of
+    /// the server's own instead of the browser's default context and open tabs.
+    bool isolated = false;
     std::size_t max_sessions = 8;  ///< --max-sessions: HTTP sessions at once (more are refused)
     bool max_sessions_given = false;  ///< --max-sessions was given (a note without --port)
     std::chrono::milliseconds idle_timeout{0};  ///< 0: the transport's default
@@ -23098,7 +23267,7 @@ struct playwright_option {
     std::string_view why;
 };
 
-inline constexpr std::array<playwright_option, 18> kPlaywrightOptions{{
+inline constexpr std::array<playwright_option, 17> kPlaywrightOptions{{
     {"--extension", false, true, "the Playwright browser extension is not supported; --cdp-endpoint connects to a running browser"},
     {"--profile-dir-name", true, true, "it belongs to --extension, which is not supported"},
     {"--endpoint", true, true, "a Playwright bound-browser endpoint is not CDP; --cdp-endpoint connects to a browser over CDP"},
@@ -23108,7 +23277,6 @@ inline constexpr std::array<playwright_option, 18> kPlaywrightOptions{{
     {"--init-page", true, true, "init pages (TypeScript run on a Playwright page) are not supported"},
     {"--grant-permissions", true, true, "granting permissions is not supported"},
     {"--block-service-workers", false, true, "blocking service workers is not supported"},
-    {"--cdp-header", true, true, "headers on the CDP connection are not supported"},
     {"--remote-header", true, true, "headers on the remote connection are not supported"},
     {"--no-webmcp", false, false, "page-registered WebMCP tools are never exposed"},
     {"--file-paths", true, false, "artifacts are read by id (browser_artifact)"},
@@ -23734,14 +23902,25 @@ inline result<void> apply_config_file(server_config& c, const std::string& path)
                     option(key, "--browser", bv);
                 } else if (bk == "isolated") {
                     if (!bv.is_boolean()) wrong(key, "a boolean");  // a temporary profile is the default
+                    else c.isolated = c.isolated || bv.get<bool>();
+                } else if (bk == "cdpHeaders") {
+                    if (!bv.is_object()) {
+                        wrong(key, "an object of header names and values");
+                        continue;
+                    }
+                    for (auto h = bv.begin(); h != bv.end(); ++h) {
+                        if (!h.value().is_string() || !net::valid_header(h.key(), h.value().get<std::string>())) {
+                            wrong(key + "." + h.key(), "a header value without line breaks, under a name of letters, digits and -");
+                            continue;
+                        }
+                        c.browser.cdp_headers.emplace_back(h.key(), h.value().get<std::string>());
+                    }
                 } else if (bk == "userDataDir") {
                     str(v, "userDataDir", key, c.browser.launch.user_data_dir);
                 } else if (bk == "cdpEndpoint") {
                     str(v, "cdpEndpoint", key, c.browser.cdp_endpoint);
                 } else if (bk == "cdpTimeout") {
                     option(key, "--cdp-timeout", bv);
-                } else if (bk == "cdpHeaders") {
-                    option(key, "--cdp-header", json("headers"));
                 } else if (bk == "remoteEndpoint") {
                     option(key, "--endpoint", json("endpoint"));
                 } else if (bk == "initScript") {  // files, relative to the configuration file
@@ -24019,7 +24198,7 @@ inline result<command_line_outcome> parse_command_line(int argc, const char* con
         } else if (a == "--headed") {
             c.browser.launch.headless = false;
         } else if (a == "--isolated") {
-            // a fresh temporary profile is the default
+            c.isolated = true;  // a fresh temporary profile is the default; with --cdp-endpoint, a context of our own
         } else if (a == "--executable-path") {
             auto v = value();
             if (!v) return no_value();
@@ -24041,6 +24220,12 @@ inline result<command_line_outcome> parse_command_line(int argc, const char* con
             auto v = value();
             if (!v) return no_value();
             c.browser.cdp_endpoint = *v;
+        } else if (a == "--cdp-header") {
+            auto v = value();
+            if (!v) return no_value();
+            auto h = net::parse_header_line(*v);
+            if (!h) return fail(errc::args_invalid, "--cdp-header: " + h.error().message);
+            c.browser.cdp_headers.push_back(std::move(*h));
         } else if (a == "--webdriver") {
             auto v = value();
             if (!v) return no_value();
@@ -24263,6 +24448,10 @@ inline result<void> finish_config(server_config& c) {
     if (c.web_search.backend.empty() && c.search_url_given) c.notes.push_back("--search-url has no effect without --search");
     if (c.web_search.backend == search::searxng::name && c.web_search.url.empty())
         return fail(errc::args_invalid, "--search searxng needs --search-url (the instance's URL, e.g. http://127.0.0.1:8888)");
+    // --cdp-endpoint drives the browser's own default context and open tabs, as Playwright MCP
+    // does, unless --isolated, or unless HTTP sessions each need a context of their own
+    c.browser.use_default_context = !c.browser.cdp_endpoint.empty() && !c.isolated && (!c.port || c.shared_browser_context);
+    if (!c.browser.cdp_headers.empty() && c.browser.cdp_endpoint.empty()) c.notes.push_back("--cdp-header has no effect without --cdp-endpoint");
     if (!c.port) {
         if (c.idle_timeout.count() != 0)
             c.unsupported.push_back("--idle-timeout " + std::to_string(c.idle_timeout.count()) +
@@ -36270,7 +36459,8 @@ enum class log_level : unsigned char { trace, debug, info, warn, error };
 /// commands that went well: debug.
 [[nodiscard]] constexpr log_level level_of(const event& e) noexcept {
     if (e.kind == event_kind::run_ended && e.failed()) return log_level::error;
-    if (e.failed() || e.kind == event_kind::retry || e.kind == event_kind::request_blocked) return log_level::warn;
+    if (e.failed() || e.kind == event_kind::retry || e.kind == event_kind::request_blocked || e.kind == event_kind::browser_disconnected)
+        return log_level::warn;
     switch (e.kind) {
         case event_kind::run_ended:
         case event_kind::model_response:
@@ -36370,7 +36560,8 @@ using log_sink = std::function<void(log_level level, std::string_view line)>;
 // span of its own (its start is its end less its duration). The span's parent is the span of the
 // event's `parent`; a span without one starts a new trace (a run is one trace: its model requests,
 // its tool calls, the MCP requests those tools made). Events that end nothing (retry,
-// masker_changed, artifact_stored, request_blocked) become span events of their parent's span.
+// masker_changed, artifact_stored, request_blocked, browser_disconnected) become span events of
+// their parent's span.
 // Names and attributes follow OpenTelemetry's GenAI and MCP semantic conventions (development
 // status): "invoke_agent", "chat <model>", "execute_tool <tool>" with gen_ai.* attributes,
 // "<method> <target>" with mcp.method.name for MCP requests.

@@ -9,15 +9,19 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <future>
+#include <mutex>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -1409,6 +1413,72 @@ TEST(BrowserTransport, WebSocketTransportDrivesAPage) {
     auto nav2 = b2.navigate(s.server.url("/second"));
     ASSERT_TRUE(nav2) << nav2.error().to_text();
     EXPECT_EQ(nav2->http_status, 200);
+}
+
+TEST(BrowserTransport, TheDefaultContextIsDrivenWithItsOpenTabsAndLeftOpenAndADroppedBrowserIsReported) {
+    site s;
+    // a person's browser: started elsewhere, a page open in its default context
+    auto remote = agentkit::cdp::websocket_transport::launch({});
+    ASSERT_TRUE(remote) << remote.error().to_text();
+    const std::string endpoint = "http://127.0.0.1:" + std::to_string(remote->port());
+    auto owner = std::make_unique<agentkit::cdp::connection>(agentkit::cdp::any_transport{std::move(*remote)});
+    ASSERT_TRUE(owner->call("Target.createTarget", {{"url", s.server.url("/second")}}));
+    auto pages = [&owner] {
+        std::vector<std::string> urls;
+        if (auto t = owner->call("Target.getTargets"))
+            for (const auto& i : (*t)["targetInfos"])
+                if (i.value("type", "") == "page") urls.push_back(i.value("url", ""));
+        return urls;
+    };
+    const auto before = pages();
+    ASSERT_FALSE(before.empty());
+
+    std::mutex mu;
+    std::condition_variable cv;
+    std::vector<ak::event> dropped;
+    br::browser_options o;
+    o.cdp_endpoint = endpoint;
+    o.use_default_context = true;
+    o.on_event = [&](const ak::event& e) {
+        if (e.kind != ak::event_kind::browser_disconnected) return;
+        std::lock_guard lock(mu);
+        dropped.push_back(e);
+        cv.notify_all();
+    };
+    {
+        br::browser b(o);
+        auto tabs = b.tabs();
+        ASSERT_TRUE(tabs) << tabs.error().to_text();
+        EXPECT_EQ(tabs->size(), before.size());  // its open pages are the tabs: none was added
+        EXPECT_TRUE(std::any_of(tabs->begin(), tabs->end(), [](const br::tab_info& t) { return t.title == "Second page"; }));
+        b.close();
+    }
+    EXPECT_EQ(pages().size(), before.size());  // closing drove nothing shut: the person's tabs stay
+
+    // the browser goes away by itself while connected: said once, as an event
+    br::browser b(o);
+    ASSERT_TRUE(b.tabs());
+    owner.reset();  // the browser's own launcher closes it
+    std::unique_lock lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, 20s, [&] { return !dropped.empty(); }));
+    EXPECT_EQ(dropped.size(), 1U);
+    EXPECT_FALSE(dropped[0].error_message.empty());
+    EXPECT_EQ(dropped[0].part, "browser");
+}
+
+TEST(BrowserTransport, AnOwnContextIsAddedBesideTheDefaultOneWhenNotAskedToShareIt) {
+    site s;
+    auto remote = agentkit::cdp::websocket_transport::launch({});
+    ASSERT_TRUE(remote) << remote.error().to_text();
+    br::browser_options o;
+    o.cdp_endpoint = "http://127.0.0.1:" + std::to_string(remote->port());
+    agentkit::cdp::connection owner(agentkit::cdp::any_transport{std::move(*remote)});
+    ASSERT_TRUE(owner.call("Target.createTarget", {{"url", s.server.url("/second")}}));
+    br::browser b(o);
+    auto tabs = b.tabs();
+    ASSERT_TRUE(tabs) << tabs.error().to_text();
+    ASSERT_EQ(tabs->size(), 1U);  // a fresh tab of its own context, not the person's
+    EXPECT_NE((*tabs)[0].title, "Second page");
 }
 
 // ---- fidelity: what the snapshot shows follows what the page renders ---------------------------

@@ -744,3 +744,54 @@ TEST(FindRef, ARoleAndAPartOfItsNameGiveTheRef) {
     EXPECT_EQ(b::find_ref(s, "checkbox"), "e8");
     EXPECT_FALSE(b::find_ref(s, "radio").has_value());
 }
+
+TEST(ServerConfig, CdpEndpointDrivesTheDefaultContextUnlessIsolatedOrOneContextPerHttpSession) {
+    auto reuse = [](std::vector<std::string> args) {
+        br::server_config c;
+        if (!parse(std::move(args), c)) return std::string("parse failed");
+        auto f = br::finish_config(c);
+        if (!f) return f.error().message;
+        return std::string(c.browser.use_default_context ? "default" : "own");
+    };
+    EXPECT_EQ(reuse({"--cdp-endpoint", "http://127.0.0.1:9222"}), "default");
+    EXPECT_EQ(reuse({"--cdp-endpoint", "http://127.0.0.1:9222", "--isolated"}), "own");
+    EXPECT_EQ(reuse({"--cdp-endpoint", "http://127.0.0.1:9222", "--port", "0"}), "own");  // a context per HTTP session
+    EXPECT_EQ(reuse({"--cdp-endpoint", "http://127.0.0.1:9222", "--port", "0", "--shared-browser-context"}), "default");
+    EXPECT_EQ(reuse({}), "own");  // a browser launched here: a context of its own, always
+}
+
+TEST(ServerConfig, CdpHeadersAreTakenFromTheCommandLineAndTheFileAndBadOnesAreRefused) {
+    br::server_config c;
+    ASSERT_TRUE(parse({"--cdp-endpoint", "http://127.0.0.1:9222", "--cdp-header", "Authorization: Bearer 12345", "--cdp-header", "X-Empty"}, c));
+    ASSERT_TRUE(br::finish_config(c));
+    ASSERT_EQ(c.browser.cdp_headers.size(), 2U);
+    EXPECT_EQ(c.browser.cdp_headers[0], (std::pair<std::string, std::string>{"Authorization", "Bearer 12345"}));
+    EXPECT_EQ(c.browser.cdp_headers[1], (std::pair<std::string, std::string>{"X-Empty", ""}));
+
+    br::server_config bad;
+    auto b = parse({"--cdp-header", "Not a name: secret-value"}, bad);
+    ASSERT_FALSE(b);
+    EXPECT_NE(b.error().message.find("--cdp-header"), std::string::npos);
+    EXPECT_EQ(b.error().message.find("secret-value"), std::string::npos) << "a header's value is never echoed";
+
+    br::server_config alone;
+    ASSERT_TRUE(parse({"--cdp-header", "X-A: 1"}, alone));
+    ASSERT_TRUE(br::finish_config(alone));
+    EXPECT_TRUE(std::any_of(alone.notes.begin(), alone.notes.end(),
+                            [](const std::string& n) { return n.find("--cdp-header has no effect without --cdp-endpoint") != std::string::npos; }));
+}
+
+TEST_F(ConfigFiles, CdpHeadersInTheConfigFileAreAnObjectOfNamesAndValues) {
+    br::server_config c;
+    const auto path = file("c.json", R"({"browser": {"cdpEndpoint": "http://127.0.0.1:9222", "cdpHeaders": {"Authorization": "Bearer 1", "X-Empty": ""}}})");
+    ASSERT_TRUE(parse({"--config", path}, c));
+    ASSERT_TRUE(br::finish_config(c));
+    ASSERT_EQ(c.browser.cdp_headers.size(), 2U);
+    EXPECT_EQ(c.browser.cdp_headers[0].first, "Authorization");
+    br::server_config bad;
+    const auto wrong = file("w.json", R"({"browser": {"cdpHeaders": {"X-A": "one\r\nX-B: two"}}})");
+    auto b = parse({"--config", wrong}, bad);
+    ASSERT_FALSE(b);
+    EXPECT_NE(b.error().message.find("browser.cdpHeaders.X-A"), std::string::npos) << b.error().message;
+    EXPECT_EQ(b.error().message.find("two"), std::string::npos);
+}

@@ -566,3 +566,32 @@ TEST(CdpConnection, OversizedConsoleEventsAreSummarisedWithoutParsing) {
     EXPECT_FALSE(d::summarize_log_event(R"({"id":3,"result":{"data":")" + big + R"("}})").has_value());
     EXPECT_FALSE(d::summarize_log_event(R"({"method":"Page.screencastFrame","params":{"data":")" + big + R"("}})").has_value());
 }
+
+TEST(CdpConnection, OnClosedIsToldOnceWhenTheTransportEndsByItselfNeverAfterClose) {
+    std::promise<agentkit::error> told;
+    auto got = told.get_future();
+    std::atomic<int> calls{0};
+    cdp::connection_options o;
+    o.on_closed = [&](const agentkit::error& why) {
+        if (calls.fetch_add(1) == 0) told.set_value(why);
+    };
+    auto browser = std::make_shared<fake_browser>();
+    cdp::connection conn{fake_transport{browser}, o};
+    auto pending = conn.call_async("Runtime.evaluate", json::object(), {}, 60000ms);
+    ASSERT_TRUE(browser->next_sent());
+    browser->die(agentkit::error(errc::transport_closed, "the endpoint dropped the connection"));
+    ASSERT_TRUE(ready(got));
+    EXPECT_EQ(got.get().message, "the endpoint dropped the connection");
+    ASSERT_TRUE(ready(pending));  // the pending call failed before the news
+    conn.close();
+    EXPECT_EQ(calls.load(), 1);
+
+    std::atomic<int> after_close{0};
+    cdp::connection_options q;
+    q.on_closed = [&](const agentkit::error&) { ++after_close; };
+    {
+        cdp::connection ours{fake_transport{std::make_shared<fake_browser>()}, q};
+        ours.close();
+    }
+    EXPECT_EQ(after_close.load(), 0);  // the host's own close is no news
+}

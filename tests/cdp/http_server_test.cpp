@@ -4,6 +4,7 @@
 
 #include <agentkit/cdp/detail/net.hpp>
 #include <agentkit/cdp/websocket_transport.hpp>
+#include <agentkit/core/http.hpp>
 
 #include <gtest/gtest.h>
 
@@ -201,7 +202,7 @@ TEST(TestHttpServer, WaitForHits) {
 
 TEST(CdpDiscovery, ReadsWebSocketUrlFromJsonVersion) {
     http_server s;
-    s.route("/json/version", http_response::json(R"({"Browser":"Chrome/156","webSocketDebuggerUrl":"ws://127.0.0.1:1/devtools/browser/abc"})"));
+    s.route("/json/version/", http_response::json(R"({"Browser":"Chrome/156","webSocketDebuggerUrl":"ws://127.0.0.1:1/devtools/browser/abc"})"));
     auto url = agentkit::cdp::discover_websocket_url(s.origin());
     ASSERT_TRUE(url) << url.error().to_text();
     EXPECT_EQ(*url, "ws://127.0.0.1:1/devtools/browser/abc");
@@ -211,7 +212,7 @@ TEST(CdpDiscovery, ReadsWebSocketUrlFromJsonVersion) {
 
 TEST(CdpDiscovery, ExplainsNonDevToolsEndpoints) {
     http_server s;
-    s.route("/json/version", http_response::json(R"({"hello":"world"})"));
+    s.route("/json/version/", http_response::json(R"({"hello":"world"})"));
     auto url = agentkit::cdp::discover_websocket_url(s.origin());
     ASSERT_FALSE(url);
     EXPECT_EQ(url.error().code, errc::protocol_error);
@@ -231,4 +232,43 @@ TEST(CdpDiscovery, ConnectionRefusedIsATransportError) {
     auto url = agentkit::cdp::discover_websocket_url("http://127.0.0.1:" + std::to_string(port), 2s);
     ASSERT_FALSE(url);
     EXPECT_EQ(url.error().code, errc::transport_io);
+    // named as Node and curl users know it, beside the system's words
+    EXPECT_NE(url.error().message.find("connect ECONNREFUSED"), std::string::npos) << url.error().message;
+}
+
+TEST(CdpDiscovery, SendsTheHeadersItIsGivenAndAnEmptyValueAsEmpty) {
+    http_server s;
+    std::promise<http_request> seen;
+    auto got = seen.get_future();
+    s.route("/json/version/", [&seen](const http_request& r) {
+        seen.set_value(r);
+        return http_response::json(R"({"webSocketDebuggerUrl":"ws://127.0.0.1:1/devtools/browser/x"})");
+    });
+    const std::vector<std::pair<std::string, std::string>> headers{{"Authorization", "Bearer 12345"},
+                                                                   {"X-Forwarded-Proto", "value:with:colons"}, {"X-Empty", ""}};
+    auto url = agentkit::cdp::discover_websocket_url(s.origin(), 5s, headers);
+    ASSERT_TRUE(url) << url.error().to_text();
+    ASSERT_EQ(got.wait_for(5s), std::future_status::ready);
+    const auto r = got.get();
+    EXPECT_EQ(r.header("Authorization").value_or("?"), "Bearer 12345");
+    EXPECT_EQ(r.header("X-Forwarded-Proto").value_or("?"), "value:with:colons");
+    EXPECT_EQ(r.header("X-Empty").value_or("?"), "");
+}
+
+TEST(HeaderLines, ParseNameAndValueAndRefuseWhatCouldSplitARequest) {
+    auto h = agentkit::net::parse_header_line("X-Forwarded-Proto:  value:with:colons ");
+    ASSERT_TRUE(h);
+    EXPECT_EQ(h->first, "X-Forwarded-Proto");
+    EXPECT_EQ(h->second, "value:with:colons");
+    auto bare = agentkit::net::parse_header_line("X-Empty");
+    ASSERT_TRUE(bare);
+    EXPECT_EQ(bare->second, "");
+    for (const char* bad : {"", ": value", "Bad Name: v", "X-A: one\r\nX-B: two", "X(y): z"}) {
+        auto b = agentkit::net::parse_header_line(bad);
+        ASSERT_FALSE(b) << bad;
+        EXPECT_EQ(b.error().code, errc::args_invalid);
+        EXPECT_EQ(b.error().message.find("two"), std::string::npos) << "the value is never echoed";
+    }
+    EXPECT_FALSE(agentkit::net::valid_header("X", std::string("a\0b", 3)));
+    EXPECT_TRUE(agentkit::net::valid_header("X-Token_1.~", "anything: at all"));
 }

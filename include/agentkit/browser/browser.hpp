@@ -50,6 +50,7 @@
 #include <agentkit/cdp/pipe_transport.hpp>
 #include <agentkit/cdp/websocket_transport.hpp>
 #include <agentkit/core/base64.hpp>
+#include <agentkit/core/http.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/linkage.hpp>
 #include <agentkit/core/result.hpp>
@@ -712,6 +713,10 @@ private:
     // ---- tabs -----------------------------------------------------------------------------------
 
     result<tab_ptr> create_tab();
+    // use_default_context: in force (a CDP endpoint only)? the default context's id; its open pages adopted as tabs (the first returned).
+    [[nodiscard]] bool reuses_default_context() const;
+    result<std::string> default_context_id();
+    result<tab_ptr> adopt_open_tabs();
 
     result<void> apply_viewport(const std::string& session);
 

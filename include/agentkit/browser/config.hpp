@@ -17,6 +17,7 @@
 
 #include <agentkit/browser/config_file.hpp>
 #include <agentkit/browser/server_config.hpp>
+#include <agentkit/core/http.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -56,7 +57,7 @@ inline result<command_line_outcome> parse_command_line(int argc, const char* con
         } else if (a == "--headed") {
             c.browser.launch.headless = false;
         } else if (a == "--isolated") {
-            // a fresh temporary profile is the default
+            c.isolated = true;  // a fresh temporary profile is the default; with --cdp-endpoint, a context of our own
         } else if (a == "--executable-path") {
             auto v = value();
             if (!v) return no_value();
@@ -78,6 +79,12 @@ inline result<command_line_outcome> parse_command_line(int argc, const char* con
             auto v = value();
             if (!v) return no_value();
             c.browser.cdp_endpoint = *v;
+        } else if (a == "--cdp-header") {
+            auto v = value();
+            if (!v) return no_value();
+            auto h = net::parse_header_line(*v);
+            if (!h) return fail(errc::args_invalid, "--cdp-header: " + h.error().message);
+            c.browser.cdp_headers.push_back(std::move(*h));
         } else if (a == "--webdriver") {
             auto v = value();
             if (!v) return no_value();
@@ -300,6 +307,10 @@ inline result<void> finish_config(server_config& c) {
     if (c.web_search.backend.empty() && c.search_url_given) c.notes.push_back("--search-url has no effect without --search");
     if (c.web_search.backend == search::searxng::name && c.web_search.url.empty())
         return fail(errc::args_invalid, "--search searxng needs --search-url (the instance's URL, e.g. http://127.0.0.1:8888)");
+    // --cdp-endpoint drives the browser's own default context and open tabs, as Playwright MCP
+    // does, unless --isolated, or unless HTTP sessions each need a context of their own
+    c.browser.use_default_context = !c.browser.cdp_endpoint.empty() && !c.isolated && (!c.port || c.shared_browser_context);
+    if (!c.browser.cdp_headers.empty() && c.browser.cdp_endpoint.empty()) c.notes.push_back("--cdp-header has no effect without --cdp-endpoint");
     if (!c.port) {
         if (c.idle_timeout.count() != 0)
             c.unsupported.push_back("--idle-timeout " + std::to_string(c.idle_timeout.count()) +

@@ -6,6 +6,7 @@
 
 #include <agentkit/browser/server_config.hpp>
 #include <agentkit/browser/config_ini.hpp>
+#include <agentkit/core/http.hpp>
 
 #include <cctype>
 #include <filesystem>
@@ -153,14 +154,25 @@ inline result<void> apply_config_file(server_config& c, const std::string& path)
                     option(key, "--browser", bv);
                 } else if (bk == "isolated") {
                     if (!bv.is_boolean()) wrong(key, "a boolean");  // a temporary profile is the default
+                    else c.isolated = c.isolated || bv.get<bool>();
+                } else if (bk == "cdpHeaders") {
+                    if (!bv.is_object()) {
+                        wrong(key, "an object of header names and values");
+                        continue;
+                    }
+                    for (auto h = bv.begin(); h != bv.end(); ++h) {
+                        if (!h.value().is_string() || !net::valid_header(h.key(), h.value().get<std::string>())) {
+                            wrong(key + "." + h.key(), "a header value without line breaks, under a name of letters, digits and -");
+                            continue;
+                        }
+                        c.browser.cdp_headers.emplace_back(h.key(), h.value().get<std::string>());
+                    }
                 } else if (bk == "userDataDir") {
                     str(v, "userDataDir", key, c.browser.launch.user_data_dir);
                 } else if (bk == "cdpEndpoint") {
                     str(v, "cdpEndpoint", key, c.browser.cdp_endpoint);
                 } else if (bk == "cdpTimeout") {
                     option(key, "--cdp-timeout", bv);
-                } else if (bk == "cdpHeaders") {
-                    option(key, "--cdp-header", json("headers"));
                 } else if (bk == "remoteEndpoint") {
                     option(key, "--endpoint", json("endpoint"));
                 } else if (bk == "initScript") {  // files, relative to the configuration file

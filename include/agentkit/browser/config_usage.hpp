@@ -14,7 +14,8 @@ Options (Playwright MCP names where the meaning is the same):
   --headless                 run the browser headless (the default)
   --headed                   show the browser window (needs a display)
   --executable-path PATH     browser binary (default: /usr/lib/chromium/chromium or $AGENTKIT_CHROMIUM)
-  --isolated                 keep the profile in memory / a temporary directory (the default)
+  --isolated                 keep the profile in memory / a temporary directory (the default;
+                             with --cdp-endpoint: a browser context of the server's own)
   --user-data-dir DIR        use (and keep) this profile directory; its sites' cookies and
                              localStorage are kept for the next browser on it
   --proxy-server PROXY       the browser's proxy (host:port, http://..., socks5://...); the
@@ -27,7 +28,11 @@ Options (Playwright MCP names where the meaning is the same):
   --storage-state FILE       restore cookies and localStorage from FILE into the browser at its
                              start (Playwright's format; browser_storage_state writes one)
   --viewport-size W,H        viewport in CSS pixels, e.g. 1280,720
-  --cdp-endpoint URL         connect to a running browser (ws://... or http://host:port)
+  --cdp-endpoint URL         connect to a running browser (ws://... or http://host:port) and
+                             drive its default context: its cookies and open tabs (the first
+                             is current); with --isolated, a context of the server's own
+  --cdp-header "NAME: VALUE" a header on the connection to --cdp-endpoint (repeatable; e.g. a
+                             hosted browser's Authorization); config file: browser.cdpHeaders
   --webdriver URL            a browser from a W3C WebDriver endpoint (Selenium Grid 4, Selenoid,
                              chromedriver: http://host:port[/wd/hub]); the session is created on
                              the first browser call and deleted when the browser closes
@@ -103,7 +108,7 @@ Options (Playwright MCP names where the meaning is the same):
   Refused (the server does not start rather than ignore them): --extension, --endpoint,
   --save-session, --save-trace, --save-video,
   --init-page, --grant-permissions, --block-service-workers,
-  --cdp-header, --remote-header, --profile-dir-name, --browser firefox|webkit,
+  --remote-header, --profile-dir-name, --browser firefox|webkit,
   --idle-timeout other than 0 without --port, and unknown --config keys. With --port and
   --user-data-dir, a session's browser takes the profile; another session's, while it is held,
   is refused with what to do (--isolated, or --shared-browser-context: one browser for all).

@@ -20,6 +20,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace agentkit::browser {
 
@@ -105,6 +106,18 @@ struct browser_options {
     /// debuggerAddress), and the session is deleted when the browser closes or restarts. The
     /// browser gets a browser context of its own there, as with cdp_endpoint.
     cdp::webdriver_options webdriver;
+    /// HTTP headers (name, value) sent with cdp_endpoint's discovery request (/json/version)
+    /// and its WebSocket handshake: e.g. the token of a hosted browser ("Authorization",
+    /// "Bearer ..."). Never written to logs or errors. Names are HTTP tokens and values have no
+    /// line breaks (cdp::valid_header() checks both; the start fails otherwise).
+    std::vector<std::pair<std::string, std::string>> cdp_headers;
+    /// With cdp_endpoint: drive the browser's default context (its cookies, logins and open
+    /// tabs; the first open tab becomes the current one, and no tab is closed when this object
+    /// closes) instead of a browser context of its own. Requests there still pass the origin
+    /// policy (interception) and the page guard, but the WebSocket gate needs a context of its
+    /// own: WebSockets are then guarded by the page script alone, and websockets = proxy is
+    /// refused at start.
+    bool use_default_context = false;
     /// Launch locally but speak CDP over a WebSocket (--remote-debugging-port) instead of the pipe.
     bool launch_over_websocket = false;
     /// Supply the CDP transport yourself: a custom transport, a browser reached some other way,
@@ -193,7 +206,8 @@ struct browser_options {
     /// Told of what the browser does (core/observer.hpp): each CDP command answered
     /// (cdp_command: the method, its CDP session in `detail`, ms, the failure) and each request
     /// the origin policy blocked (request_blocked: the URL, the rule in `detail`, data.type and
-    /// data.tab). Called on the browser's own threads, some with its locks held: it must be quick
+    /// data.tab), and the connection ending by itself (browser_disconnected: the browser exited
+    /// or its endpoint dropped the connection; the next call starts or reconnects it). Called on the browser's own threads, some with its locks held: it must be quick
     /// and must not call into the browser. Its events have no parent (the browser does not know
     /// which tool call a command serves).
     observer on_event;

@@ -87,6 +87,9 @@ struct server_config {
     /// --allowed-hosts: host names accepted in the Host and Origin headers (HTTP).
     std::vector<std::string> allowed_hosts;
     bool shared_browser_context = false;   ///< one browser for every HTTP session
+    /// --isolated (or the config file's browser.isolated): with --cdp-endpoint, a browser context of
+    /// the server's own instead of the browser's default context and open tabs.
+    bool isolated = false;
     std::size_t max_sessions = 8;  ///< --max-sessions: HTTP sessions at once (more are refused)
     bool max_sessions_given = false;  ///< --max-sessions was given (a note without --port)
     std::chrono::milliseconds idle_timeout{0};  ///< 0: the transport's default
@@ -113,7 +116,7 @@ struct playwright_option {
     std::string_view why;
 };
 
-inline constexpr std::array<playwright_option, 18> kPlaywrightOptions{{
+inline constexpr std::array<playwright_option, 17> kPlaywrightOptions{{
     {"--extension", false, true, "the Playwright browser extension is not supported; --cdp-endpoint connects to a running browser"},
     {"--profile-dir-name", true, true, "it belongs to --extension, which is not supported"},
     {"--endpoint", true, true, "a Playwright bound-browser endpoint is not CDP; --cdp-endpoint connects to a browser over CDP"},
@@ -123,7 +126,6 @@ inline constexpr std::array<playwright_option, 18> kPlaywrightOptions{{
     {"--init-page", true, true, "init pages (TypeScript run on a Playwright page) are not supported"},
     {"--grant-permissions", true, true, "granting permissions is not supported"},
     {"--block-service-workers", false, true, "blocking service workers is not supported"},
-    {"--cdp-header", true, true, "headers on the CDP connection are not supported"},
     {"--remote-header", true, true, "headers on the remote connection are not supported"},
     {"--no-webmcp", false, false, "page-registered WebMCP tools are never exposed"},
     {"--file-paths", true, false, "artifacts are read by id (browser_artifact)"},

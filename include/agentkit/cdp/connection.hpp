@@ -97,6 +97,11 @@ struct connection_options {
     /// (the reader, the dispatcher, or the caller's). It must be quick and must not call into the
     /// connection. Exceptions are reported and swallowed.
     std::function<void(std::string_view method, std::string_view session_id, double ms, const error* failure)> on_call_done;
+    /// Told once when the transport ends by itself (the browser exited, the endpoint dropped the
+    /// connection), not after close(): why, on the reader thread, after every pending call has
+    /// failed. It must be quick and must not call into the connection. Exceptions are reported
+    /// and swallowed.
+    std::function<void(const error& why)> on_closed;
     /// A console or log event (Runtime.consoleAPICalled, Runtime.exceptionThrown, Log.entryAdded)
     /// larger than this is not parsed: it is delivered as a summary with the first 2,000 bytes
     /// of its first string and its size. A page logging megabytes in a loop would otherwise
@@ -199,6 +204,7 @@ struct connection_state {
     std::deque<std::function<void()>> tasks;
     std::vector<std::weak_ptr<waiter_state>> waiters;
     bool stop = false;
+    bool closed_told = false;  // on_closed was called (or the end was ours); guarded by mu
     std::atomic<bool> closing{false};
     std::atomic<std::uint64_t> malformed{0};
     std::atomic<std::uint64_t> received{0};  // messages read by the reader, malformed or not
@@ -310,6 +316,19 @@ struct connection_state {
             std::lock_guard lock(w->mu);
             if (!w->failure) w->failure = f;
             w->cv.notify_all();
+        }
+        bool by_itself = false;
+        {
+            std::lock_guard lock(mu);
+            by_itself = !closing && !closed_told;
+            closed_told = true;
+        }
+        if (by_itself && options.on_closed) {
+            try {
+                options.on_closed(f);
+            } catch (...) {
+                report_exception("on_closed");
+            }
         }
     }
 

@@ -511,19 +511,21 @@ private:
 static_assert(transport<websocket_transport>);
 
 /// Ask a DevTools HTTP endpoint (http://host:port) for the browser's WebSocket URL
-/// (GET /json/version → webSocketDebuggerUrl). A ws:// URL is returned unchanged.
+/// (GET /json/version/ → webSocketDebuggerUrl), sending `headers` with the request (a hosted
+/// browser's token; checked by the caller, net::valid_header). A ws:// URL is returned unchanged.
 [[nodiscard]] inline result<std::string> discover_websocket_url(std::string_view endpoint,
-                                                               std::chrono::milliseconds timeout = std::chrono::milliseconds(10000)) {
+                                                               std::chrono::milliseconds timeout = std::chrono::milliseconds(10000),
+                                                               const std::vector<std::pair<std::string, std::string>>& headers = {}) {
     auto u = detail::parse_url(endpoint);
     if (!u) return fail(u.error());
     if (u->scheme == "ws") return std::string(endpoint);
     std::string path = u->path;
     if (path.find("/json/version") == std::string::npos) {
         if (!path.empty() && path.back() == '/') path.pop_back();
-        path += "/json/version";
+        path += "/json/version/";  // (with the slash, as Playwright asks: hosted browsers made for it serve that path)
     }
     u->path = path;
-    auto r = detail::http_get(*u, timeout);
+    auto r = detail::http_get(*u, timeout, std::size_t{16} << 20U, headers);
     if (!r) return fail(r.error());
     if (r->head.status != 200)
         return fail(errc::protocol_error,

@@ -200,6 +200,38 @@ inline void stoppable_wait(std::chrono::milliseconds d, std::stop_token stop) {
     (void)cv.wait_for(lock, stop, d, [] { return false; });
 }
 
+/// True when `name` is an HTTP field name (an RFC 9110 token) and `value` has no CR, LF or NUL:
+/// a header that cannot end the head early or start a request of its own.
+[[nodiscard]] inline bool valid_header(std::string_view name, std::string_view value) noexcept {
+    if (name.empty()) return false;
+    for (const char c : name) {
+        const bool alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+        if (!alnum && std::string_view("!#$%&'*+-.^_`|~").find(c) == std::string_view::npos) return false;
+    }
+    return value.find_first_of(std::string_view("\r\n\0", 3)) == std::string_view::npos;
+}
+
+/// A header written "Name: value" (or "Name" alone: an empty value) as a (name, value) pair, the
+/// value trimmed of surrounding spaces and tabs (it may hold colons). Errors (args_invalid) for a
+/// name that is not a token or a value with a line break; the value is never echoed.
+[[nodiscard]] inline result<std::pair<std::string, std::string>> parse_header_line(std::string_view line) {
+    const std::size_t colon = line.find(':');
+    std::string_view name = line.substr(0, colon);
+    std::string_view value = colon == std::string_view::npos ? std::string_view() : line.substr(colon + 1);
+    auto trim = [](std::string_view v) {
+        while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
+        while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
+        return v;
+    };
+    name = trim(name);
+    value = trim(value);
+    if (!valid_header(name, value))
+        return fail(errc::args_invalid,
+                    "not a header: \"" + std::string(name.substr(0, 64)) + "\" (write \"Name: value\", a name of letters, digits and -, "
+                    "a value without line breaks)");
+    return std::pair<std::string, std::string>{std::string(name), std::string(value)};
+}
+
 /// A client that sends one request and returns its response (any status) or a transport error
 /// (`request.invalid`, `transport.io`, `timeout`, `cancelled`), as net::http_client does.
 template <class C>

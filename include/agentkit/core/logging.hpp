@@ -41,7 +41,8 @@ enum class log_level : unsigned char { trace, debug, info, warn, error };
 /// commands that went well: debug.
 [[nodiscard]] constexpr log_level level_of(const event& e) noexcept {
     if (e.kind == event_kind::run_ended && e.failed()) return log_level::error;
-    if (e.failed() || e.kind == event_kind::retry || e.kind == event_kind::request_blocked) return log_level::warn;
+    if (e.failed() || e.kind == event_kind::retry || e.kind == event_kind::request_blocked || e.kind == event_kind::browser_disconnected)
+        return log_level::warn;
     switch (e.kind) {
         case event_kind::run_ended:
         case event_kind::model_response:

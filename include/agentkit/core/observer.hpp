@@ -49,6 +49,7 @@ enum class event_kind : unsigned char {
     mcp_response_sent,      ///< MCP server: its answer (ms, error: the JSON-RPC code as text)
     cdp_command,        ///< browser: a CDP command answered (name: the method; ms, error)
     request_blocked,    ///< browser: the origin policy blocked a request (name: the URL; detail: the rule)
+    browser_disconnected,  ///< browser: the connection to the browser ended by itself (error: why; the next call reconnects)
 };
 
 /// The event kind's name: "run_started", "tool_ended", ...
@@ -69,6 +70,7 @@ enum class event_kind : unsigned char {
         case event_kind::mcp_response_sent: return "mcp_response_sent";
         case event_kind::cdp_command: return "cdp_command";
         case event_kind::request_blocked: return "request_blocked";
+        case event_kind::browser_disconnected: return "browser_disconnected";
     }
     return "unknown";
 }

@@ -111,9 +111,18 @@ AGENTKIT_DECL auto browser::ensure() -> result<void> {
         transport = std::move(*t);
         webdriver = std::move(*s);
     } else if (!opt_.cdp_endpoint.empty()) {
-        auto url = cdp::discover_websocket_url(opt_.cdp_endpoint);
+        for (const auto& [k, v] : opt_.cdp_headers)
+            if (!net::valid_header(k, v))
+                return fail(errc::args_invalid, "browser_options::cdp_headers: \"" + k.substr(0, 64) + "\" is not a header (a name of letters, "
+                                                "digits and -, a value without line breaks)");
+        if (opt_.use_default_context && opt_.websockets == websocket_enforcement::proxy)
+            return fail(errc::args_invalid, "websockets = proxy needs a browser context of its own, and use_default_context asks for the browser's default one",
+                        "Set websockets to automatic or script_only, or use_default_context to false.");
+        auto url = cdp::discover_websocket_url(opt_.cdp_endpoint, std::chrono::milliseconds(10000), opt_.cdp_headers);
         if (!url) return fail(url.error());
-        auto t = cdp::websocket_transport::connect(*url);
+        cdp::websocket_options wo;
+        wo.headers = opt_.cdp_headers;
+        auto t = cdp::websocket_transport::connect(*url, wo);
         if (!t) return fail(t.error());
         transport = std::move(*t);
     } else if (opt_.launch_over_websocket) {
@@ -144,6 +153,16 @@ AGENTKIT_DECL auto browser::ensure() -> result<void> {
             }
             agentkit::notify(obs, ev);
         };
+    if (opt_.on_event)
+        co.on_closed = [obs = opt_.on_event](const error& why) {
+            agentkit::event ev;
+            ev.kind = agentkit::event_kind::browser_disconnected;
+            ev.part = "browser";
+            ev.id = agentkit::next_event_id();
+            ev.error_code = why.code;
+            ev.error_message = why.message;
+            agentkit::notify(obs, ev);
+        };
     auto e = std::make_unique<engine>(std::move(transport), std::move(co));
     e->webdriver = std::move(webdriver);
     auto* raw = e.get();
@@ -167,17 +186,28 @@ AGENTKIT_DECL auto browser::ensure() -> result<void> {
         ctx_params["proxyServer"] = eng_->gate->proxy_server();
         ctx_params["proxyBypassList"] = socket_gate::kBypassList;
     }
-    auto ctx = call("", "Target.createBrowserContext", ctx_params);
-    if (!ctx) {
-        auto err = ctx.error();
-        if (ctx_params.contains("proxyServer") && err.hint.empty())
-            err.hint = "The browser context was created with the WebSocket gate's proxy settings; "
-                       "set browser_options::websockets to script_only for a browser that refuses them.";
-        shutdown();
-        return fail(err);
+    const bool shared_context = reuses_default_context();
+    if (shared_context) {
+        auto ctx = default_context_id();
+        if (!ctx) {
+            auto err = ctx.error();
+            shutdown();
+            return fail(err);
+        }
+        eng_->context_id = *ctx;
+    } else {
+        auto ctx = call("", "Target.createBrowserContext", ctx_params);
+        if (!ctx) {
+            auto err = ctx.error();
+            if (ctx_params.contains("proxyServer") && err.hint.empty())
+                err.hint = "The browser context was created with the WebSocket gate's proxy settings; "
+                           "set browser_options::websockets to script_only for a browser that refuses them.";
+            shutdown();
+            return fail(err);
+        }
+        eng_->context_id = detail::jstr(*ctx, "browserContextId");
+        eng_->own_context = true;
     }
-    eng_->context_id = detail::jstr(*ctx, "browserContextId");
-    eng_->own_context = true;
     if (auto d = call("", "Target.setDiscoverTargets", json{{"discover", true}}); !d) {
         auto err = d.error();
         shutdown();
@@ -190,7 +220,7 @@ AGENTKIT_DECL auto browser::ensure() -> result<void> {
         shutdown();
         return fail(err);
     }
-    auto t = create_tab();
+    auto t = shared_context ? adopt_open_tabs() : create_tab();
     if (!t) {
         auto err = t.error();
         shutdown();
@@ -228,6 +258,52 @@ AGENTKIT_DECL auto browser::ensure() -> result<void> {
         for (const auto& l : r->left_out) restart_notes_.push_back("storage state: left out " + l);
     }
     return {};
+}
+
+AGENTKIT_DECL auto browser::reuses_default_context() const -> bool {
+    return opt_.use_default_context && !opt_.cdp_endpoint.empty() && opt_.webdriver.url.empty() && !opt_.transport_factory;
+}
+
+AGENTKIT_DECL auto browser::default_context_id() -> result<std::string> {
+    // Chromium names it in Target.getBrowserContexts (defaultBrowserContextId, 2024 on); else it is
+    // the context of a page no created context holds; else that of a tab opened to find out.
+    auto all = call("", "Target.getBrowserContexts");
+    if (!all) return fail(all.error());
+    if (std::string id = detail::jstr(*all, "defaultBrowserContextId"); !id.empty()) return id;
+    std::set<std::string> created;
+    for (const auto& c : detail::jarr(*all, "browserContextIds"))
+        if (c.is_string()) created.insert(c.get<std::string>());
+    auto targets = call("", "Target.getTargets");
+    if (!targets) return fail(targets.error());
+    for (const auto& info : detail::jarr(*targets, "targetInfos"))
+        if (detail::jstr(info, "type") == "page")
+            if (std::string id = detail::jstr(info, "browserContextId"); !id.empty() && created.count(id) == 0) return id;
+    auto made = call("", "Target.createTarget", json{{"url", "about:blank"}});
+    if (!made) return fail(made.error());
+    auto info = call("", "Target.getTargetInfo", json{{"targetId", detail::jstr(*made, "targetId")}});
+    if (!info) return fail(info.error());
+    std::string id = detail::jstr(detail::jobj(*info, "targetInfo"), "browserContextId");
+    if (id.empty()) return fail(errc::browser_launch, "the browser does not name its default browser context",
+                                "Set browser_options::use_default_context to false (a context of agentkit's own).");
+    return id;
+}
+
+AGENTKIT_DECL auto browser::adopt_open_tabs() -> result<tab_ptr> {
+    // The default context's open pages, in the browser's order, become tabs; the first is current.
+    auto targets = call("", "Target.getTargets");
+    if (!targets) return fail(targets.error());
+    tab_ptr first;
+    for (const auto& info : detail::jarr(*targets, "targetInfos")) {
+        if (detail::jstr(info, "type") != "page" || detail::jstr(info, "browserContextId") != eng_->context_id) continue;
+        auto t = adopt(*eng_, detail::jstr(info, "targetId"), {});
+        if (!t) {
+            if (!eng_->conn.is_open()) return fail(t.error());
+            continue;  // a page that went away meanwhile
+        }
+        if (!first) first = *t;
+    }
+    if (first) return first;
+    return create_tab();
 }
 
 AGENTKIT_DECL auto browser::release_flood_stops(const tab_ptr& t) -> void {

@@ -29,6 +29,7 @@ AGENTKIT_DECL auto browser::use_socket_gate() const -> bool {
         case websocket_enforcement::automatic: break;
     }
     if (opt_.transport_factory) return false;
+    if (reuses_default_context()) return false;  // the gate is a context's proxy: the default one has none of ours
     if (!opt_.webdriver.url.empty() || !opt_.cdp_endpoint.empty()) {
         // a browser elsewhere reaches the gate (on this host's loopback) only when it runs here
         auto u = cdp::detail::parse_url(!opt_.webdriver.url.empty() ? opt_.webdriver.url : opt_.cdp_endpoint);

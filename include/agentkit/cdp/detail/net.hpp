@@ -73,6 +73,14 @@ using agentkit::ascii_lower;  // core/strings.hpp
     return u;
 }
 
+/// Why a connect() failed, with the error's name as Node and curl users know it: "connect
+/// ECONNREFUSED (Connection refused)".
+[[nodiscard]] inline std::string connect_failure(int err) {
+    const char* name = err == ECONNREFUSED ? "ECONNREFUSED" : err == EHOSTUNREACH ? "EHOSTUNREACH" : err == ENETUNREACH ? "ENETUNREACH"
+                     : err == ETIMEDOUT    ? "ETIMEDOUT" : err == ECONNRESET ? "ECONNRESET" : err == EADDRNOTAVAIL ? "EADDRNOTAVAIL" : nullptr;
+    return name != nullptr ? std::string("connect ") + name + " (" + errno_message(err) + ")" : errno_message(err);
+}
+
 /// Connect a TCP socket (blocking mode after connect, close-on-exec, TCP_NODELAY).
 [[nodiscard]] inline result<unique_fd> tcp_connect(const std::string& host, std::uint16_t port,
                                                    clock::time_point deadline) {
@@ -107,13 +115,13 @@ using agentkit::ascii_lower;  // core/strings.hpp
             if (pr < 0) err = errno;
             else if (::getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &err, &len) != 0) err = errno;
             if (err != 0) {
-                last = errno_message(err);
+                last = connect_failure(err);
                 continue;
             }
             rc = 0;
         }
         if (rc != 0) {
-            last = errno_message(errno);
+            last = connect_failure(errno);
             continue;
         }
         set_nonblocking(fd.get(), false);
@@ -237,13 +245,15 @@ struct http_response {
 /// `timeout` overall and by `max_bytes` of response. Supports Content-Length, chunked and
 /// read-to-close bodies. Any status is a response; only transport failures are errors.
 [[nodiscard]] inline result<http_response> http_request(std::string_view method, const url& u, const std::optional<std::string>& body,
-                                                        std::chrono::milliseconds timeout, std::size_t max_bytes = 16U << 20U) {
+                                                        std::chrono::milliseconds timeout, std::size_t max_bytes = 16U << 20U,
+                                                        const std::vector<std::pair<std::string, std::string>>& headers = {}) {
     const auto deadline = deadline_after(timeout);
     auto fd = tcp_connect(u.host, u.port, deadline);
     if (!fd) return fail(fd.error());
     std::string req = std::string(method) + " " + u.path + " HTTP/1.1\r\nHost: " + u.host_header() +
                       "\r\nAccept: application/json\r\nConnection: close\r\n";
     if (body) req += "Content-Type: application/json; charset=utf-8\r\nContent-Length: " + std::to_string(body->size()) + "\r\n";
+    for (const auto& [k, v] : headers) req += k + ": " + v + "\r\n";  // (the caller checked them: net::valid_header)
     req += "\r\n";
     if (body) req += *body;
     if (auto s = send_all(fd->get(), req, deadline); !s) return fail(s.error());
@@ -297,8 +307,9 @@ struct http_response {
 
 /// GET a URL (see http_request).
 [[nodiscard]] inline result<http_response> http_get(const url& u, std::chrono::milliseconds timeout,
-                                                    std::size_t max_bytes = 16U << 20U) {
-    return http_request("GET", u, std::nullopt, timeout, max_bytes);
+                                                    std::size_t max_bytes = 16U << 20U,
+                                                    const std::vector<std::pair<std::string, std::string>>& headers = {}) {
+    return http_request("GET", u, std::nullopt, timeout, max_bytes, headers);
 }
 
 }  // namespace agentkit::cdp::detail
