@@ -221,6 +221,7 @@ int serve_http(const br::server_config& c, const ak::mcp::server_options& so, co
     ho.port = *c.port;
     ho.allowed_hosts = c.allowed_hosts;
     ho.extra_paths = {"/"};  // the bare server URL works too, as with Playwright MCP
+    ho.sse_path = "/sse";    // and clients of the 2024-11-05 HTTP+SSE transport, as Playwright MCP serves them
     ho.max_sessions = c.max_sessions;
     if (c.idle_timeout.count() > 0)  // (whole seconds, rounded up)
         ho.session_idle_timeout = std::chrono::ceil<std::chrono::seconds>(c.idle_timeout);

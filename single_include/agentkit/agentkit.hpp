@@ -22355,7 +22355,10 @@ Options (Playwright MCP names where the meaning is the same):
   --webdriver-capabilities JSON  capabilities merged into the session request (e.g.
                              '{"se:name":"agent 7","platformName":"linux"}')
   --config FILE              JSON configuration (Playwright MCP's format: browser.launchOptions,
-                             browser.contextOptions.viewport, browser.cdpEndpoint, ...)
+                             browser.contextOptions.viewport, browser.cdpEndpoint, ...).
+                             Playwright MCP's PLAYWRIGHT_MCP_* variables (PLAYWRIGHT_MCP_PORT,
+                             _HEADLESS=true|false, _CONFIG, ...) count as options given after
+                             the file and before the command line
   --allowed-origins LIST     semicolon-separated origins the browser may reach (enforced by
                              request interception in the browser: every request, popup, redirect)
   --blocked-origins LIST     semicolon-separated origins the browser may not reach
@@ -22393,7 +22396,8 @@ Options (Playwright MCP names where the meaning is the same):
                              client at it: { "url": "http://127.0.0.1:PORT/mcp" }. Every HTTP
                              session gets a browser of its own (its pages, refs and artifacts;
                              with --cdp-endpoint a browser context of its own): one client
-                             never sees another's pages
+                             never sees another's pages. Clients of the older HTTP+SSE
+                             transport (2024-11-05) connect to http://HOST:PORT/sse
   --host HOST                the address to bind with --port (default 127.0.0.1; another
                              address exposes the browser to that network: set AGENTKIT_MCP_TOKEN
                              and --allowed-hosts)
@@ -24161,17 +24165,153 @@ inline result<void> apply_config_file(server_config& c, const std::string& path)
 // ---- end <agentkit/browser/config_file.hpp> ----
 
 #include <algorithm>
+#include <array>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace agentkit::browser {
 
+/// Where PLAYWRIGHT_MCP_* settings are read from (parse_command_line): a variable's value, or
+/// nothing when it is not set.
+using env_lookup = std::function<std::optional<std::string>(const std::string& name)>;
+
+/// The process environment as an env_lookup.
+[[nodiscard]] inline env_lookup process_environment() {
+    return [](const std::string& name) -> std::optional<std::string> {
+        const char* v = std::getenv(name.c_str());
+        if (v == nullptr) return std::nullopt;
+        return std::string(v);
+    };
+}
+
+namespace config_detail {
+
+/// A PLAYWRIGHT_MCP_* variable and the option it stands for: a value, or a switch ("true" or "1"
+/// gives `flag`, "false" or "0" gives `off_flag` when there is one).
+struct env_option {
+    std::string_view var;
+    std::string_view flag;
+    bool takes_value;
+    std::string_view off_flag;
+};
+
+/// The variables Playwright MCP reads, by the options they stand for.
+inline constexpr std::array<env_option, 40> kEnvOptions{{
+    {"PLAYWRIGHT_MCP_ALLOWED_HOSTS", "--allowed-hosts", true, {}},
+    {"PLAYWRIGHT_MCP_ALLOWED_ORIGINS", "--allowed-origins", true, {}},
+    {"PLAYWRIGHT_MCP_ALLOW_UNRESTRICTED_FILE_ACCESS", "--allow-unrestricted-file-access", false, {}},
+    {"PLAYWRIGHT_MCP_BLOCKED_ORIGINS", "--blocked-origins", true, {}},
+    {"PLAYWRIGHT_MCP_BLOCK_SERVICE_WORKERS", "--block-service-workers", false, {}},
+    {"PLAYWRIGHT_MCP_BROWSER", "--browser", true, {}},
+    {"PLAYWRIGHT_MCP_CAPS", "--caps", true, {}},
+    {"PLAYWRIGHT_MCP_CDP_ENDPOINT", "--cdp-endpoint", true, {}},
+    {"PLAYWRIGHT_MCP_CDP_HEADERS", "--cdp-header", true, {}},
+    {"PLAYWRIGHT_MCP_CDP_TIMEOUT", "--cdp-timeout", true, {}},
+    {"PLAYWRIGHT_MCP_CODEGEN", "--codegen", true, {}},
+    {"PLAYWRIGHT_MCP_CONSOLE_LEVEL", "--console-level", true, {}},
+    {"PLAYWRIGHT_MCP_DEVICE", "--device", true, {}},
+    {"PLAYWRIGHT_MCP_EXECUTABLE_PATH", "--executable-path", true, {}},
+    {"PLAYWRIGHT_MCP_EXTENSION", "--extension", false, {}},
+    {"PLAYWRIGHT_MCP_GRANT_PERMISSIONS", "--grant-permissions", true, {}},
+    {"PLAYWRIGHT_MCP_HEADLESS", "--headless", false, "--headed"},
+    {"PLAYWRIGHT_MCP_HOST", "--host", true, {}},
+    {"PLAYWRIGHT_MCP_IGNORE_HTTPS_ERRORS", "--ignore-https-errors", false, {}},
+    {"PLAYWRIGHT_MCP_INIT_PAGE", "--init-page", true, {}},
+    {"PLAYWRIGHT_MCP_INIT_SCRIPT", "--init-script", true, {}},
+    {"PLAYWRIGHT_MCP_ISOLATED", "--isolated", false, {}},
+    {"PLAYWRIGHT_MCP_IMAGE_RESPONSES", "--image-responses", true, {}},
+    {"PLAYWRIGHT_MCP_MOBILE", "--mobile", false, {}},
+    {"PLAYWRIGHT_MCP_SANDBOX", "--sandbox", false, "--no-sandbox"},
+    {"PLAYWRIGHT_MCP_OUTPUT_DIR", "--output-dir", true, {}},
+    {"PLAYWRIGHT_MCP_OUTPUT_MAX_SIZE", "--output-max-size", true, {}},
+    {"PLAYWRIGHT_MCP_PORT", "--port", true, {}},
+    {"PLAYWRIGHT_MCP_PROXY_BYPASS", "--proxy-bypass", true, {}},
+    {"PLAYWRIGHT_MCP_PROXY_SERVER", "--proxy-server", true, {}},
+    {"PLAYWRIGHT_MCP_REMOTE_HEADERS", "--remote-header", true, {}},
+    {"PLAYWRIGHT_MCP_SECRETS_FILE", "--secrets", true, {}},
+    {"PLAYWRIGHT_MCP_STORAGE_STATE", "--storage-state", true, {}},
+    {"PLAYWRIGHT_MCP_TEST_ID_ATTRIBUTE", "--test-id-attribute", true, {}},
+    {"PLAYWRIGHT_MCP_TIMEOUT_ACTION", "--timeout-action", true, {}},
+    {"PLAYWRIGHT_MCP_TIMEOUT_NAVIGATION", "--timeout-navigation", true, {}},
+    {"PLAYWRIGHT_MCP_TIMEOUT_SETTLE", "--timeout-settle", true, {}},
+    {"PLAYWRIGHT_MCP_USER_AGENT", "--user-agent", true, {}},
+    {"PLAYWRIGHT_MCP_USER_DATA_DIR", "--user-data-dir", true, {}},
+    {"PLAYWRIGHT_MCP_VIEWPORT_SIZE", "--viewport-size", true, {}},
+}};
+
+/// The arguments the set PLAYWRIGHT_MCP_* variables stand for (values trimmed; empty ones and
+/// switches that are neither true, false, 1 nor 0 are left out), and a note naming them (never
+/// their values: a header or a path may be private).
+inline std::vector<std::string> env_arguments(const env_lookup& env, std::vector<std::string>& notes) {
+    std::vector<std::string> out;
+    std::string read, ignored;
+    for (const auto& o : kEnvOptions) {
+        auto v = env(std::string(o.var));
+        if (!v) continue;
+        std::string value(trim_ascii(*v));
+        if (value.empty()) continue;
+        if (o.takes_value) {
+            out.emplace_back(o.flag);
+            out.push_back(std::move(value));
+        } else if (value == "true" || value == "1") {
+            out.emplace_back(o.flag);
+        } else if (value == "false" || value == "0") {
+            if (!o.off_flag.empty()) out.emplace_back(o.off_flag);
+        } else {
+            ignored += (ignored.empty() ? "" : ", ") + std::string(o.var);
+            continue;
+        }
+        read += (read.empty() ? "" : ", ") + std::string(o.var);
+    }
+    if (!read.empty()) notes.push_back("from the environment, before the command line: " + read);
+    if (!ignored.empty()) notes.push_back(ignored + ": not true, false, 1 or 0; ignored");
+    return out;
+}
+
+inline result<command_line_outcome> parse_arguments(int argc, const char* const* argv, server_config& c);
+
+}  // namespace config_detail
+
 /// Read agentkit-browser-mcp's command line into `c` (--config and --policy files where they
 /// appear); `help` or `version` when one was asked for. Then finish_config() judges the whole.
-inline result<command_line_outcome> parse_command_line(int argc, const char* const* argv, server_config& c) {
-    using namespace config_detail;
+/// The PLAYWRIGHT_MCP_* variables Playwright MCP reads (config_detail::kEnvOptions; from `env`)
+/// count as options given after the configuration file and before the command line: a file's
+/// value gives way to the environment's, which gives way to the command line's.
+/// PLAYWRIGHT_MCP_CONFIG names the configuration file when the command line names none.
+inline result<command_line_outcome> parse_command_line(int argc, const char* const* argv, server_config& c,
+                                                       const env_lookup& env = process_environment()) {
+    std::vector<std::string> config, rest;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--config" && i + 1 < argc) {
+            config.push_back(a);
+            config.emplace_back(argv[++i]);
+        } else if (a.rfind("--config=", 0) == 0) {
+            config.push_back(a);
+        } else {
+            rest.push_back(a);
+        }
+    }
+    if (config.empty())
+        if (auto file = env("PLAYWRIGHT_MCP_CONFIG"); file && !trim_ascii(*file).empty()) config = {"--config", std::string(trim_ascii(*file))};
+    std::vector<std::string> all = std::move(config);
+    for (auto& a : config_detail::env_arguments(env, c.notes)) all.push_back(std::move(a));
+    for (auto& a : rest) all.push_back(std::move(a));
+    std::vector<const char*> args{argc > 0 ? argv[0] : "agentkit-browser-mcp"};
+    for (const auto& a : all) args.push_back(a.c_str());
+    return config_detail::parse_arguments(static_cast<int>(args.size()), args.data(), c);
+}
+
+namespace config_detail {
+
+/// parse_command_line() on arguments in their final order.
+inline result<command_line_outcome> parse_arguments(int argc, const char* const* argv, server_config& c) {
     std::string missing;  // the option whose value is missing
     auto need = [&](int& i) -> std::optional<std::string> {
         if (i + 1 >= argc) {
@@ -24370,6 +24510,8 @@ inline result<command_line_outcome> parse_command_line(int argc, const char* con
     }
     return command_line_outcome::run;
 }
+
+}  // namespace config_detail
 
 /// What the options decide together, once all are read: the channel's executable, HTTPS errors.
 inline result<void> finish_config(server_config& c) {

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,10 +18,21 @@ namespace br = agentkit::browser;
 
 namespace {
 
-agentkit::result<br::command_line_outcome> parse(std::vector<std::string> args, br::server_config& c) {
+/// No PLAYWRIGHT_MCP_* variables, whatever the test's own environment holds.
+const br::env_lookup no_env = [](const std::string&) -> std::optional<std::string> { return std::nullopt; };
+
+agentkit::result<br::command_line_outcome> parse(std::vector<std::string> args, br::server_config& c, const br::env_lookup& env = no_env) {
     std::vector<const char*> argv{"agentkit-browser-mcp"};
     for (const auto& a : args) argv.push_back(a.c_str());
-    return br::parse_command_line(static_cast<int>(argv.size()), argv.data(), c);
+    return br::parse_command_line(static_cast<int>(argv.size()), argv.data(), c, env);
+}
+
+br::env_lookup env_of(std::map<std::string, std::string> vars) {
+    return [vars = std::move(vars)](const std::string& name) -> std::optional<std::string> {
+        auto it = vars.find(name);
+        if (it == vars.end()) return std::nullopt;
+        return it->second;
+    };
 }
 
 /// A file in a fresh temporary directory, removed with the fixture.
@@ -794,4 +807,64 @@ TEST_F(ConfigFiles, CdpHeadersInTheConfigFileAreAnObjectOfNamesAndValues) {
     ASSERT_FALSE(b);
     EXPECT_NE(b.error().message.find("browser.cdpHeaders.X-A"), std::string::npos) << b.error().message;
     EXPECT_EQ(b.error().message.find("two"), std::string::npos);
+}
+
+TEST_F(ConfigFiles, PlaywrightMcpEnvironmentVariablesSitBetweenTheConfigFileAndTheCommandLine) {
+    using namespace std::chrono_literals;
+    const auto cfg = file("c.json", R"({"timeouts": {"navigation": 30000, "action": 10000}})");
+    {  // the environment's value over the file's
+        br::server_config c;
+        ASSERT_TRUE(parse({"--config", cfg}, c, env_of({{"PLAYWRIGHT_MCP_TIMEOUT_NAVIGATION", " 45000 "}})));
+        EXPECT_EQ(c.browser.navigation_timeout, 45000ms);
+        EXPECT_EQ(c.browser.call_timeout, 10000ms);  // the file's, untouched
+    }
+    {  // the command line's over the environment's, wherever it stands
+        br::server_config c;
+        ASSERT_TRUE(parse({"--timeout-navigation", "50000", "--config", cfg}, c, env_of({{"PLAYWRIGHT_MCP_TIMEOUT_NAVIGATION", "45000"}})));
+        EXPECT_EQ(c.browser.navigation_timeout, 50000ms);
+    }
+    {  // PLAYWRIGHT_MCP_CONFIG when the command line names no file, not otherwise
+        br::server_config c;
+        ASSERT_TRUE(parse({}, c, env_of({{"PLAYWRIGHT_MCP_CONFIG", cfg}})));
+        EXPECT_EQ(c.browser.call_timeout, 10000ms);
+        const auto other = file("o.json", R"({"timeouts": {"action": 7000}})");
+        br::server_config d;
+        ASSERT_TRUE(parse({"--config", other}, d, env_of({{"PLAYWRIGHT_MCP_CONFIG", cfg}})));
+        EXPECT_EQ(d.browser.call_timeout, 7000ms);
+    }
+}
+
+TEST(ServerConfig, PlaywrightMcpSwitchesInTheEnvironmentAreTrueFalseOneOrZeroAndTheirValuesAreNeverEchoed) {
+    br::server_config headed;
+    ASSERT_TRUE(parse({"--headless"}, headed, env_of({{"PLAYWRIGHT_MCP_HEADLESS", "false"}})));
+    EXPECT_TRUE(headed.browser.launch.headless);  // the command line wins
+    br::server_config h2;
+    ASSERT_TRUE(parse({}, h2, env_of({{"PLAYWRIGHT_MCP_HEADLESS", "0"}})));
+    EXPECT_FALSE(h2.browser.launch.headless);
+    br::server_config odd;
+    ASSERT_TRUE(parse({}, odd, env_of({{"PLAYWRIGHT_MCP_ISOLATED", "yes"}})));
+    EXPECT_FALSE(odd.isolated);
+    EXPECT_TRUE(std::any_of(odd.notes.begin(), odd.notes.end(),
+                            [](const std::string& n) { return n.find("PLAYWRIGHT_MCP_ISOLATED: not true, false, 1 or 0") != std::string::npos; }));
+
+    br::server_config c;
+    ASSERT_TRUE(parse({}, c, env_of({{"PLAYWRIGHT_MCP_CDP_ENDPOINT", "http://127.0.0.1:9222"},
+                                     {"PLAYWRIGHT_MCP_CDP_HEADERS", "Authorization: Bearer sekrit"},
+                                     {"PLAYWRIGHT_MCP_ISOLATED", "1"}})));
+    ASSERT_TRUE(br::finish_config(c));
+    ASSERT_EQ(c.browser.cdp_headers.size(), 1U);
+    EXPECT_EQ(c.browser.cdp_headers[0].second, "Bearer sekrit");
+    EXPECT_FALSE(c.browser.use_default_context);  // isolated
+    bool named = false;
+    for (const auto& n : c.notes) {
+        EXPECT_EQ(n.find("sekrit"), std::string::npos) << n;
+        named = named || n.find("PLAYWRIGHT_MCP_CDP_HEADERS") != std::string::npos;
+    }
+    EXPECT_TRUE(named);
+
+    br::server_config refused;  // what cannot be honoured refuses the start, from the environment too
+    ASSERT_TRUE(parse({}, refused, env_of({{"PLAYWRIGHT_MCP_INIT_PAGE", "setup.ts"}})));
+    auto f = br::finish_config(refused);
+    ASSERT_FALSE(f);
+    EXPECT_NE(f.error().message.find("--init-page"), std::string::npos) << f.error().message;
 }

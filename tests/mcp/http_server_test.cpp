@@ -126,8 +126,9 @@ reply read_reply(int fd, std::chrono::milliseconds timeout) {
 
 using header_list = std::vector<std::pair<std::string, std::string>>;
 
-std::string request_text(const std::string& method, int port, const std::string& body, const header_list& extra, bool defaults = true) {
-    std::string t = method + " /mcp HTTP/1.1\r\n";
+std::string request_text(const std::string& method, int port, const std::string& body, const header_list& extra, bool defaults = true,
+                         const std::string& path = "/mcp") {
+    std::string t = method + " " + path + " HTTP/1.1\r\n";
     bool host_given = false;
     for (const auto& [k, v] : extra) host_given = host_given || ak::iequals_ascii(k, "Host");
     if (!host_given) t += "Host: 127.0.0.1:" + std::to_string(port) + "\r\n";
@@ -141,11 +142,11 @@ std::string request_text(const std::string& method, int port, const std::string&
 }
 
 reply http(const std::string& method, int port, const std::string& body, const header_list& extra = {}, bool defaults = true,
-           std::chrono::milliseconds timeout = 20s) {
+           std::chrono::milliseconds timeout = 20s, const std::string& path = "/mcp") {
     const int fd = connect_to(port);
     if (fd < 0) return {};
     reply r;
-    if (send_all(fd, request_text(method, port, body, extra, defaults))) r = read_reply(fd, timeout);
+    if (send_all(fd, request_text(method, port, body, extra, defaults, path))) r = read_reply(fd, timeout);
     ::close(fd);
     return r;
 }
@@ -555,4 +556,50 @@ TEST(McpHttp, AServerPerSessionIsMadeWithItAndDestroyedWhenItEndsOrIdles) {
     EXPECT_EQ(t.sessions(), 0U);
     EXPECT_EQ(alive.load() - base, 0);
     t.stop();
+}
+
+TEST(McpHttp, TheHttpSseTransportIsOffUnlessAPathIsGivenAndIsGuardedAndBoundedAsTheEndpointIs) {
+    {
+        fixture plain;
+        EXPECT_EQ(http("GET", plain.port(), "", {}, true, 5s, "/sse").status, 404);
+    }
+    mcp::http_options o;
+    o.sse_path = "/sse";
+    o.bearer_token = "s3cret-token";
+    o.max_sessions = 1;
+    fixture f(o);
+    const header_list auth{{"Authorization", "Bearer s3cret-token"}};
+    const std::string ping = rpc(1, "ping").dump();
+    expect_rpc_error(http("GET", f.port(), "", {}, true, 5s, "/sse"), 401, -32000, "Unauthorized");
+    expect_rpc_error(http("GET", f.port(), "", {{"Host", "evil.example:1"}, auth[0]}, true, 5s, "/sse"), 403, -32000, "Host");
+    expect_rpc_error(http("POST", f.port(), ping, auth, true, 5s, "/sse"), 400, -32600, "sessionId");
+    expect_rpc_error(http("POST", f.port(), ping, auth, true, 5s, "/sse?sessionId=0123"), 404, -32001, "Session not found");
+    EXPECT_EQ(f.t->sessions(), 0U);
+
+    // a stream is a session: while one is open a second is over max_sessions; the first's end frees it
+    const int fd = connect_to(f.port());
+    ASSERT_GE(fd, 0);
+    ASSERT_TRUE(send_all(fd, request_text("GET", f.port(), "", auth, true, "/sse")));
+    std::string got;
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (got.find("event: endpoint") == std::string::npos && std::chrono::steady_clock::now() < deadline) {
+        pollfd p{fd, POLLIN, 0};
+        if (::poll(&p, 1, 1000) <= 0) continue;
+        char buf[4096];
+        const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+        if (n <= 0) break;
+        got.append(buf, static_cast<std::size_t>(n));
+    }
+    ASSERT_NE(got.find("event: endpoint\ndata: /sse?sessionId="), std::string::npos) << got;
+    EXPECT_EQ(f.t->sessions(), 1U);
+    expect_rpc_error(http("GET", f.port(), "", auth, true, 5s, "/sse"), 503, -32000, "too many sessions");
+    // the endpoint does not take that session
+    const auto at = got.find("sessionId=") + 10;
+    const std::string sid = got.substr(at, got.find('\n', at) - at);
+    expect_rpc_error(http("POST", f.port(), ping, {auth[0], {"Mcp-Session-Id", sid}}), 404, -32001, "Session not found");
+    ::close(fd);
+    const auto until = std::chrono::steady_clock::now() + 10s;
+    while (f.t->sessions() > 0 && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(20ms);
+    EXPECT_EQ(f.t->sessions(), 0U);
+    expect_rpc_error(http("POST", f.port(), ping, auth, true, 5s, "/sse?sessionId=" + sid), 404, -32001, "Session not found");
 }

@@ -1,5 +1,6 @@
 // The program of docs/mcp-server.md (a notes server with tools, resources, a template and a
-// prompt), driven by the official MCP TypeScript client over stdio and over Streamable HTTP.
+// prompt), driven by the official MCP TypeScript client over stdio, over Streamable HTTP and over
+// the HTTP+SSE transport of 2024-11-05.
 //
 //   AGENTKIT_DOCS_MCP_SERVER=build/bin/agentkit_docs_mcp_server node --test tests/mcp_client/docs_mcp_server.test.mjs
 import { test } from "node:test";
@@ -8,6 +9,7 @@ import { spawn } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const program = process.env.AGENTKIT_DOCS_MCP_SERVER;
@@ -124,6 +126,82 @@ test("over Streamable HTTP: the same, and a bearer token when one is set", async
     } finally {
       await client.close();
     }
+    assert.equal(s.stdout(), "");
+  } finally {
+    assert.equal(await stop(s.child), 0);
+  }
+});
+
+/// Events of an open SSE response, as they arrive: next() gives the next one ({event, data}).
+function eventsOf(response) {
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffered = "";
+  return async function next() {
+    for (;;) {
+      const end = buffered.indexOf("\n\n");
+      if (end >= 0) {
+        const block = buffered.slice(0, end);
+        buffered = buffered.slice(end + 2);
+        const event = /^event: (.*)$/m.exec(block)?.[1] ?? "message";
+        const data = block.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).join("\n");
+        if (data !== "" || event !== "message") return { event, data };
+        continue;  // a keep-alive comment
+      }
+      const { value, done } = await reader.read();
+      if (done) return null;
+      buffered += decoder.decode(value, { stream: true });
+    }
+  };
+}
+
+test("over the HTTP+SSE transport of 2024-11-05: the same, and the session ends with its stream", async () => {
+  const s = await startHttp();
+  try {
+    const sseUrl = new URL(s.url.replace(/\/mcp$/, "/sse"));
+    const client = new Client({ name: "docs-test-sse", version: "1.0.0" });
+    await client.connect(new SSEClientTransport(sseUrl));
+    try {
+      await exercise(client);
+    } finally {
+      await client.close();
+    }
+
+    // the wire: the stream's first event names where to POST; each POST is 202, the answers come on the stream
+    const aborted = new AbortController();
+    const opened = await fetch(sseUrl, { headers: { accept: "text/event-stream" }, signal: aborted.signal });
+    assert.equal(opened.status, 200);
+    const next = eventsOf(opened);
+    const first = await next();
+    assert.equal(first.event, "endpoint");
+    assert.match(first.data, /^\/sse\?sessionId=[0-9a-f]+$/);
+    const post = (message, to = first.data) =>
+      fetch(new URL(to, sseUrl), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(message) });
+    const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2024-11-05", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
+    assert.equal((await post(init)).status, 202);
+    const answer = await next();
+    assert.equal(answer.event, "message");
+    assert.equal(JSON.parse(answer.data).id, 1);
+    assert.equal(JSON.parse(answer.data).result.protocolVersion, "2024-11-05");
+    assert.equal((await post({ jsonrpc: "2.0", method: "notifications/initialized" })).status, 202);
+    assert.equal((await post({ jsonrpc: "2.0", id: 2, method: "ping" }, "/sse")).status, 400);  // no sessionId
+    assert.equal((await post({ jsonrpc: "2.0", id: 2, method: "ping" }, "/sse?sessionId=0123")).status, 404);
+    assert.equal((await post({ jsonrpc: "2.0", id: 2, method: "ping" })).status, 202);
+    assert.deepEqual(JSON.parse((await next()).data), { jsonrpc: "2.0", id: 2, result: {} });
+    // the Streamable HTTP endpoint does not take this session
+    const crossed = await fetch(s.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": first.data.split("=")[1] },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 3, method: "ping" }),
+    });
+    assert.equal(crossed.status, 404);
+    aborted.abort();
+    let status = 202;
+    for (let i = 0; i < 250 && status !== 404; i++) {
+      status = (await post({ jsonrpc: "2.0", id: 4, method: "ping" })).status;
+      if (status !== 404) await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(status, 404, "the session ends when its stream closes");
     assert.equal(s.stdout(), "");
   } finally {
     assert.equal(await stop(s.child), 0);

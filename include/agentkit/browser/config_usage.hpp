@@ -39,7 +39,10 @@ Options (Playwright MCP names where the meaning is the same):
   --webdriver-capabilities JSON  capabilities merged into the session request (e.g.
                              '{"se:name":"agent 7","platformName":"linux"}')
   --config FILE              JSON configuration (Playwright MCP's format: browser.launchOptions,
-                             browser.contextOptions.viewport, browser.cdpEndpoint, ...)
+                             browser.contextOptions.viewport, browser.cdpEndpoint, ...).
+                             Playwright MCP's PLAYWRIGHT_MCP_* variables (PLAYWRIGHT_MCP_PORT,
+                             _HEADLESS=true|false, _CONFIG, ...) count as options given after
+                             the file and before the command line
   --allowed-origins LIST     semicolon-separated origins the browser may reach (enforced by
                              request interception in the browser: every request, popup, redirect)
   --blocked-origins LIST     semicolon-separated origins the browser may not reach
@@ -77,7 +80,8 @@ Options (Playwright MCP names where the meaning is the same):
                              client at it: { "url": "http://127.0.0.1:PORT/mcp" }. Every HTTP
                              session gets a browser of its own (its pages, refs and artifacts;
                              with --cdp-endpoint a browser context of its own): one client
-                             never sees another's pages
+                             never sees another's pages. Clients of the older HTTP+SSE
+                             transport (2024-11-05) connect to http://HOST:PORT/sse
   --host HOST                the address to bind with --port (default 127.0.0.1; another
                              address exposes the browser to that network: set AGENTKIT_MCP_TOKEN
                              and --allowed-hosts)

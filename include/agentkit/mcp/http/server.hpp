@@ -170,6 +170,12 @@ struct http_options {
     /// Further paths that serve the same endpoint (e.g. "/" for clients given the bare server
     /// URL); nothing else is served.
     std::vector<std::string> extra_paths;
+    /// The HTTP+SSE transport of protocol 2024-11-05, for clients that still speak it, at this
+    /// path ("" = off; e.g. "/sse"): a GET opens a session and its event stream, whose first
+    /// event, `endpoint`, names where to POST the session's messages (this path with
+    /// ?sessionId=ID; each POST is answered 202, every answer comes on the stream); the session
+    /// ends when the stream closes. The same guards, bounds and sessions as the endpoint's.
+    std::string sse_path;
     /// Host names accepted in Host and Origin besides the bound address (and localhost,
     /// 127.0.0.1, [::1] when bound to loopback or all interfaces); "*" accepts any (no
     /// DNS-rebinding protection: only behind a proxy that checks them).
@@ -236,6 +242,7 @@ public:
         http_ = std::make_unique<net::http_server>(ho);
         http_->route(o_.path, [this](const net::http_request& r) { return serve(r); });
         for (const auto& p : o_.extra_paths) http_->route(p, [this](const net::http_request& r) { return serve(r); });
+        if (!o_.sse_path.empty()) http_->route(o_.sse_path, [this](const net::http_request& r) { return serve_sse(r); });
         if (auto up = http_->start(); !up) {
             http_.reset();
             return up;
@@ -324,6 +331,7 @@ private:
         std::size_t active = 0;  // requests being answered and streams open
         bool get_open = false;
         bool ended = false;
+        bool sse = false;  // a session of the HTTP+SSE transport (sse_path), not of the endpoint
         std::shared_ptr<exchange> get_stream;  // where the session's own messages go while a GET is open
     };
 
@@ -450,20 +458,27 @@ private:
         return out;
     }
 
-    net::http_response post(const net::http_request& r) {
+    /// A POSTed message's body as one JSON-RPC message in `msg`, or the answer refusing it.
+    std::optional<net::http_response> read_message(const net::http_request& r, json& msg) {
         const std::string ct = ascii_lower(r.header("Content-Type"));
         if (ct.rfind("application/json", 0) != 0)
             return error_response(415, code::invalid_request, "Unsupported Media Type: the body must be application/json");
-        if (!accepts(r, "application/json") && !accepts(r, "text/event-stream"))
-            return error_response(406, code::invalid_request, "Not Acceptable: accept application/json and text/event-stream");
         if (r.body.size() > o_.max_body_bytes) return error_response(413, code::invalid_request, "Request body too large");
         const server& any = shared_ != nullptr ? *shared_ : *probe();
         if (mcp::detail::nesting_depth(r.body) > any.options().max_depth || r.body.find('\0') != std::string::npos)
             return error_response(400, code::parse_error, "Parse error: nested too deeply, or a NUL byte");
-        json msg = json::parse(r.body, nullptr, false);
+        msg = json::parse(r.body, nullptr, false);
         if (msg.is_discarded()) return error_response(400, code::parse_error, "Parse error: the body is not valid JSON (or not valid UTF-8)");
         if (msg.is_array()) return error_response(400, code::invalid_request, "Invalid Request: send one JSON-RPC message per POST");
         if (!msg.is_object()) return error_response(400, code::invalid_request, "Invalid Request: a message must be a JSON object");
+        return std::nullopt;
+    }
+
+    net::http_response post(const net::http_request& r) {
+        if (!accepts(r, "application/json") && !accepts(r, "text/event-stream") && ascii_lower(r.header("Content-Type")).rfind("application/json", 0) == 0)
+            return error_response(406, code::invalid_request, "Not Acceptable: accept application/json and text/event-stream");
+        json msg;
+        if (auto refused = read_message(r, msg)) return *refused;
         json id;
         if (auto it = msg.find("id"); it != msg.end() && (it->is_string() || it->is_number_integer() || it->is_number_unsigned())) id = *it;
         const json params = msg.contains("params") && msg["params"].is_object() ? msg["params"] : json::object();
@@ -685,11 +700,13 @@ private:
         return e;
     }
 
-    std::shared_ptr<entry> find(const std::string& sid, const net::http_request& r) {
+    /// The session `sid` of this client, of the endpoint (or with `sse`, of the HTTP+SSE transport).
+    std::shared_ptr<entry> find(const std::string& sid, const net::http_request& r, bool sse = false) {
         std::lock_guard lock(sessions_mu_);
         auto it = sessions_.find(sid);
         if (it == sessions_.end()) return nullptr;
         if (it->second->principal != principal_of(r)) return nullptr;  // another client's session: as if unknown
+        if (it->second->sse != sse) return nullptr;
         return it->second;
     }
 
@@ -768,6 +785,77 @@ private:
         if (!e) return error_response(404, -32001, "Session not found");
         drop(e->id);
         return net::http_response::json_text("{}", 200);
+    }
+
+    // ---- the HTTP+SSE transport of 2024-11-05 (http_options::sse_path) ------------------------------
+
+    net::http_response serve_sse(const net::http_request& r) {
+        if (auto g = guard(r)) return *g;
+        if (stopping_.load()) return error_response(503, -32000, "Service Unavailable: the server is shutting down");
+        if (r.method == "GET") return open_sse(r);
+        if (r.method == "POST") return post_sse(r);
+        auto out = error_response(405, -32000, "Method Not Allowed: GET opens the stream, POST sends a message (?sessionId=)");
+        out.headers.emplace_back("Allow", "GET, POST");
+        return out;
+    }
+
+    net::http_response open_sse(const net::http_request& r) {
+        if (!accepts(r, "text/event-stream")) return error_response(406, code::invalid_request, "Not Acceptable: GET answers text/event-stream");
+        auto made = create_session(r);
+        if (!made) return error_response(503, -32000, made.error().message);
+        auto e = *made;
+        auto ex = std::make_shared<exchange>();
+        {
+            std::lock_guard lock(e->mu);
+            e->sse = true;
+            e->get_open = true;
+            ++e->active;
+            e->get_stream = ex;
+        }
+        e->s->set_sink([ex](const std::string& m) { ex->push(m, false); });
+        auto out = net::http_response::streamed("text/event-stream", [this, e, ex](net::http_stream& st) {
+            if (st.write("event: endpoint\ndata: " + o_.sse_path + "?sessionId=" + e->id + "\n\n"))
+                pump(st, *ex, [&] { return e->s->closed(); });
+            drop(e->id);  // the stream was the session: it ends with it (its requests are cancelled)
+        });
+        sse_headers(out);
+        return out;
+    }
+
+    net::http_response post_sse(const net::http_request& r) {
+        std::string sid;
+        for (const auto& [k, v] : query_params(r.query))
+            if (k == "sessionId") sid = v;
+        if (sid.empty()) return error_response(400, code::invalid_request, "Bad Request: POST to " + o_.sse_path + "?sessionId=ID (the endpoint event's URL)");
+        auto e = find(sid, r, true);
+        if (!e) return error_response(404, -32001, "Session not found: open a new stream with GET " + o_.sse_path);
+        json msg;
+        if (auto refused = read_message(r, msg)) return *refused;
+        std::shared_ptr<exchange> stream;
+        const bool is_request = msg.contains("method") && msg.contains("id");
+        {
+            std::lock_guard lock(e->mu);
+            if (e->ended || !e->get_stream) return error_response(404, -32001, "Session not found: its stream is closed");
+            stream = e->get_stream;
+            e->last_used = std::chrono::steady_clock::now();
+            if (is_request) {
+                if (e->active >= o_.max_requests_per_session)
+                    return error_response(429, -32000, "Too Many Requests: too many requests of this session at once");
+                ++e->active;
+            }
+        }
+        if (!is_request) {
+            e->srv->handle_message(*e->s, msg, {});
+            return accepted();
+        }
+        e->srv->handle_message(*e->s, msg, [e, stream](const std::string& m, bool last) {
+            stream->push(m, false);  // the stream stays open for the session's next answers
+            if (!last) return;
+            std::lock_guard lock(e->mu);
+            --e->active;
+            e->last_used = std::chrono::steady_clock::now();
+        });
+        return accepted();
     }
 
     static net::http_response accepted() {
