@@ -10016,6 +10016,73 @@ inline result<std::string> state_string(const json& o, const char* key, const st
 
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/storage.hpp> ----
+// ---- begin <agentkit/browser/permissions.hpp> ----
+// agentkit/browser/permissions.hpp — browser permissions by the names pages and Playwright use
+// ("clipboard-read", "geolocation", ...) and the Chromium permission types (CDP
+// Browser.PermissionType) they stand for: what browser_options::permissions grants to every page
+// of the browser's context (agentkit-browser-mcp --grant-permissions).
+//
+//   agentkit::browser::permission_type("clipboard-read");  // "clipboardReadWrite"
+//   agentkit::browser::permission_type("telepathy");       // nullopt
+
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace agentkit::browser {
+
+/// The permission names browser_options::permissions takes, each with its CDP permission type.
+inline constexpr std::array<std::pair<std::string_view, std::string_view>, 17> kPermissionNames{{
+    {"geolocation", "geolocation"},
+    {"midi", "midi"},
+    {"midi-sysex", "midiSysex"},
+    {"notifications", "notifications"},
+    {"camera", "videoCapture"},
+    {"microphone", "audioCapture"},
+    {"background-sync", "backgroundSync"},
+    {"ambient-light-sensor", "sensors"},
+    {"accelerometer", "sensors"},
+    {"gyroscope", "sensors"},
+    {"magnetometer", "sensors"},
+    {"clipboard-read", "clipboardReadWrite"},
+    {"clipboard-write", "clipboardSanitizedWrite"},
+    {"payment-handler", "paymentHandler"},
+    {"storage-access", "storageAccess"},
+    {"local-fonts", "localFonts"},
+    {"idle-detection", "idleDetection"},
+}};
+
+/// The CDP permission type of a permission name; nullopt for a name not in kPermissionNames.
+[[nodiscard]] constexpr std::optional<std::string_view> permission_type(std::string_view name) noexcept {
+    for (const auto& [n, t] : kPermissionNames)
+        if (n == name) return t;
+    return std::nullopt;
+}
+
+/// The CDP permission types of `names` (each once, in order), or args_invalid naming the first
+/// unknown name and the known ones.
+[[nodiscard]] inline result<std::vector<std::string>> permission_types(const std::vector<std::string>& names) {
+    std::vector<std::string> out;
+    for (const auto& n : names) {
+        auto t = permission_type(n);
+        if (!t) {
+            std::string known;
+            for (const auto& [k, v] : kPermissionNames) known += (known.empty() ? "" : ", ") + std::string(k);
+            return fail(errc::args_invalid, "unknown permission \"" + n + "\"", "Known permissions: " + known + ".");
+        }
+        bool seen = false;
+        for (const auto& o : out) seen = seen || o == *t;
+        if (!seen) out.emplace_back(*t);
+    }
+    return out;
+}
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/permissions.hpp> ----
 // ---- begin <agentkit/core/observer.hpp> ----
 // agentkit/core/observer.hpp — what the parts report as they work: one event type, one observer.
 //
@@ -10277,6 +10344,11 @@ struct browser_options {
     ///       return agentkit::cdp::any_transport{std::move(*t)};
     ///   };
     std::function<result<cdp::any_transport>()> transport_factory;
+    /// Permissions granted to every page of the browser's context at each start, by the names
+    /// of browser/permissions.hpp ("clipboard-read", "geolocation", ...); none by default (pages
+    /// then get the browser's own answer: a prompt nobody sees, i.e. denied). An unknown name
+    /// fails the start (args_invalid).
+    std::vector<std::string> permissions;
     /// Allow evaluate(); off by default (errc::policy_blocked). policy.allow_evaluate also allows it.
     bool allow_evaluate = false;
     /// Origins, file://, downloads, secrets, content boundaries (enforced in the browser).
@@ -14425,6 +14497,16 @@ AGENTKIT_DECL auto browser::ensure() -> result<void> {
         }
         eng_->context_id = detail::jstr(*ctx, "browserContextId");
         eng_->own_context = true;
+    }
+    if (!opt_.permissions.empty()) {
+        auto types = permission_types(opt_.permissions);
+        auto granted = types ? call("", "Browser.grantPermissions", json{{"permissions", *types}, {"browserContextId", eng_->context_id}})
+                             : result<json>(fail(types.error()));
+        if (!granted) {
+            auto err = granted.error();
+            shutdown();
+            return fail(err);
+        }
     }
     if (auto d = call("", "Target.setDiscoverTargets", json{{"discover", true}}); !d) {
         auto err = d.error();
@@ -22347,6 +22429,9 @@ Options (Playwright MCP names where the meaning is the same):
   --cdp-endpoint URL         connect to a running browser (ws://... or http://host:port) and
                              drive its default context: its cookies and open tabs (the first
                              is current); with --isolated, a context of the server's own
+  --grant-permissions LIST   comma-separated permissions every page gets without a prompt
+                             (clipboard-read, clipboard-write, geolocation, notifications,
+                             camera, microphone, ...); config: browser.contextOptions.permissions
   --cdp-header "NAME: VALUE" a header on the connection to --cdp-endpoint (repeatable; e.g. a
                              hosted browser's Authorization); config file: browser.cdpHeaders
   --webdriver URL            a browser from a W3C WebDriver endpoint (Selenium Grid 4, Selenoid,
@@ -22427,7 +22512,7 @@ Options (Playwright MCP names where the meaning is the same):
   and the --port options without --port.
   Refused (the server does not start rather than ignore them): --extension, --endpoint,
   --save-session, --save-trace, --save-video,
-  --init-page, --grant-permissions, --block-service-workers,
+  --init-page, --block-service-workers,
   --remote-header, --profile-dir-name, --browser firefox|webkit,
   --idle-timeout other than 0 without --port, and unknown --config keys. With --port and
   --user-data-dir, a session's browser takes the profile; another session's, while it is held,
@@ -23271,7 +23356,7 @@ struct playwright_option {
     std::string_view why;
 };
 
-inline constexpr std::array<playwright_option, 17> kPlaywrightOptions{{
+inline constexpr std::array<playwright_option, 16> kPlaywrightOptions{{
     {"--extension", false, true, "the Playwright browser extension is not supported; --cdp-endpoint connects to a running browser"},
     {"--profile-dir-name", true, true, "it belongs to --extension, which is not supported"},
     {"--endpoint", true, true, "a Playwright bound-browser endpoint is not CDP; --cdp-endpoint connects to a browser over CDP"},
@@ -23279,7 +23364,6 @@ inline constexpr std::array<playwright_option, 17> kPlaywrightOptions{{
     {"--save-trace", false, true, "Playwright traces are not supported; browser_recording_start records a screencast"},
     {"--save-video", true, true, "videos are not supported; browser_recording_start records a screencast"},
     {"--init-page", true, true, "init pages (TypeScript run on a Playwright page) are not supported"},
-    {"--grant-permissions", true, true, "granting permissions is not supported"},
     {"--block-service-workers", false, true, "blocking service workers is not supported"},
     {"--remote-header", true, true, "headers on the remote connection are not supported"},
     {"--no-webmcp", false, false, "page-registered WebMCP tools are never exposed"},
@@ -24029,6 +24113,12 @@ inline result<void> apply_config_file(server_config& c, const std::string& path)
                                 continue;
                             }
                             (ck == "javaScriptEnabled" ? c.browser.emulation.javascript_enabled : c.browser.emulation.bypass_csp) = cv.get<bool>();
+                        } else if (ck == "permissions") {
+                            if (!cv.is_array() || !std::all_of(cv.begin(), cv.end(), [](const json& x) { return x.is_string(); })) {
+                                wrong(ckey, "a list of permission names");
+                                continue;
+                            }
+                            for (const auto& x : cv) c.browser.permissions.push_back(x.get<std::string>());
                         } else if (ck == "userAgent") {
                             option(ckey, "--user-agent", cv);
                         } else if (ck == "proxy") {
@@ -24360,6 +24450,18 @@ inline result<command_line_outcome> parse_arguments(int argc, const char* const*
             auto v = value();
             if (!v) return no_value();
             c.browser.cdp_endpoint = *v;
+        } else if (a == "--grant-permissions") {
+            auto v = value();
+            if (!v) return no_value();
+            std::string item;
+            for (std::size_t at = 0; at <= v->size(); ++at) {
+                if (at == v->size() || (*v)[at] == ',') {
+                    if (auto name = std::string(trim_ascii(item)); !name.empty()) c.browser.permissions.push_back(name);
+                    item.clear();
+                } else {
+                    item += (*v)[at];
+                }
+            }
         } else if (a == "--cdp-header") {
             auto v = value();
             if (!v) return no_value();
@@ -24561,6 +24663,7 @@ inline result<void> finish_config(server_config& c) {
     }
     if (c.max_download_bytes) c.browser.policy.max_download_bytes = *c.max_download_bytes;
     if (c.max_downloads) c.browser.policy.max_downloads = *c.max_downloads;
+    if (auto p = permission_types(c.browser.permissions); !p) return fail(errc::args_invalid, "--grant-permissions: " + p.error().message, p.error().hint);
     drop_empty_secrets(c);
     if (auto p = c.browser.policy.validate(); !p) return fail(errc::args_invalid, p.error().message);  // e.g. --secret-origins of no secret
     if (!c.channel.empty() && c.browser.launch.executable.empty() && c.browser.cdp_endpoint.empty()) {

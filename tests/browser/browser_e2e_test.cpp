@@ -1287,6 +1287,44 @@ TEST_F(BrowserE2E, ReadableModeFindsAStoryNoLandmarkHoldsAndReadsAListPageWhole)
     EXPECT_NE(d->snap.text.find("Last updated in spring"), std::string::npos) << d->snap.text;
 }
 
+TEST(BrowserPermissions, GrantedPermissionsNeedNoPromptAndOthersStayDenied) {
+    site s;
+    const std::string write_then_read =
+        "navigator.clipboard.writeText('from agentkit').then(() => navigator.clipboard.readText()).catch(e => 'refused: ' + e.name)";
+    {
+        auto o = test_options(s);
+        o.allow_evaluate = true;
+        o.permissions = {"clipboard-read", "clipboard-write"};
+        br::browser b(o);
+        ASSERT_TRUE(b.navigate(s.server.url("/second")));
+        auto r = b.evaluate(write_then_read);
+        ASSERT_TRUE(r) << r.error().to_text();
+        EXPECT_EQ(r->value, "from agentkit");
+        auto geo = b.evaluate("navigator.permissions.query({name: 'geolocation'}).then(p => p.state)");
+        ASSERT_TRUE(geo) << geo.error().to_text();
+        EXPECT_NE(geo->value, "granted");  // only what was asked for
+    }
+    {
+        auto o = test_options(s);
+        o.allow_evaluate = true;
+        br::browser b(o);
+        ASSERT_TRUE(b.navigate(s.server.url("/second")));
+        auto r = b.evaluate(write_then_read);
+        ASSERT_TRUE(r) << r.error().to_text();
+        EXPECT_EQ(r->value, "refused: NotAllowedError");  // no grant: the clipboard stays closed
+    }
+    {
+        auto o = test_options(s);
+        o.permissions = {"telepathy"};
+        br::browser b(o);
+        auto nav = b.navigate(s.server.url("/second"));
+        ASSERT_FALSE(nav);
+        EXPECT_EQ(nav.error().code, ak::errc::args_invalid);
+        EXPECT_NE(nav.error().message.find("telepathy"), std::string::npos);
+        EXPECT_NE(nav.error().hint.find("clipboard-read"), std::string::npos);
+    }
+}
+
 TEST(BrowserEvaluate, WhenEnabledReturnsValuesAwaitsPromisesAndReportsThrows) {
     site s;
     auto o = test_options(s);

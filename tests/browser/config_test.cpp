@@ -633,10 +633,10 @@ TEST_F(ConfigFiles, AnIniConfigurationFileTakesEffectAsItsJsonWould) {
     ASSERT_FALSE(b);
     EXPECT_NE(b.error().message.find("is not a JSON object"), std::string::npos) << b.error().message;
     br::server_config unknown;  // an INI key agentkit does not know is refused by name, as in JSON
-    ASSERT_TRUE(parse({"--config", file("u.ini", "browser.contextOptions.permissions = geolocation\n")}, unknown));
+    ASSERT_TRUE(parse({"--config", file("u.ini", "browser.contextOptions.httpCredentials = secret\n")}, unknown));
     auto u = br::finish_config(unknown);
     ASSERT_FALSE(u);
-    EXPECT_NE(u.error().message.find("config key browser.contextOptions.permissions"), std::string::npos) << u.error().message;
+    EXPECT_NE(u.error().message.find("config key browser.contextOptions.httpCredentials"), std::string::npos) << u.error().message;
     // the page emulation keys: checked, then in force
     br::server_config page;
     ASSERT_TRUE(parse({"--config", file("p.ini", "browser.contextOptions.locale = fr-FR\nbrowser.contextOptions.timezoneId = Europe/Paris\n"
@@ -867,4 +867,36 @@ TEST(ServerConfig, PlaywrightMcpSwitchesInTheEnvironmentAreTrueFalseOneOrZeroAnd
     auto f = br::finish_config(refused);
     ASSERT_FALSE(f);
     EXPECT_NE(f.error().message.find("--init-page"), std::string::npos) << f.error().message;
+}
+
+TEST(ServerConfig, GrantPermissionsTakesACommaSeparatedListOfKnownNames) {
+    br::server_config c;
+    ASSERT_TRUE(parse({"--grant-permissions", "clipboard-read, clipboard-write,geolocation"}, c));
+    ASSERT_TRUE(br::finish_config(c));
+    EXPECT_EQ(c.browser.permissions, (std::vector<std::string>{"clipboard-read", "clipboard-write", "geolocation"}));
+    auto types = br::permission_types(c.browser.permissions);
+    ASSERT_TRUE(types);
+    EXPECT_EQ(*types, (std::vector<std::string>{"clipboardReadWrite", "clipboardSanitizedWrite", "geolocation"}));
+    br::server_config bad;
+    ASSERT_TRUE(parse({"--grant-permissions", "clipboard-read,telepathy"}, bad));
+    auto f = br::finish_config(bad);
+    ASSERT_FALSE(f);
+    EXPECT_NE(f.error().message.find("telepathy"), std::string::npos);
+    EXPECT_NE(f.error().hint.find("geolocation"), std::string::npos);
+}
+
+TEST_F(ConfigFiles, PermissionsInTheConfigFileAreContextOptions) {
+    br::server_config c;
+    ASSERT_TRUE(parse({"--config", file("p.json", R"({"browser": {"contextOptions": {"permissions": ["notifications"]}}})")}, c));
+    ASSERT_TRUE(br::finish_config(c));
+    EXPECT_EQ(c.browser.permissions, std::vector<std::string>{"notifications"});
+    br::server_config bad;
+    EXPECT_FALSE(parse({"--config", file("q.json", R"({"browser": {"contextOptions": {"permissions": "notifications"}}})")}, bad));
+}
+
+TEST_F(ConfigFiles, PermissionsInAnIniFileAreItsList) {
+    br::server_config c;
+    ASSERT_TRUE(parse({"--config", file("p.ini", "browser.contextOptions.permissions = geolocation\n")}, c));
+    ASSERT_TRUE(br::finish_config(c));
+    EXPECT_EQ(c.browser.permissions, std::vector<std::string>{"geolocation"});
 }

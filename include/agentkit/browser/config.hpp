@@ -215,6 +215,18 @@ inline result<command_line_outcome> parse_arguments(int argc, const char* const*
             auto v = value();
             if (!v) return no_value();
             c.browser.cdp_endpoint = *v;
+        } else if (a == "--grant-permissions") {
+            auto v = value();
+            if (!v) return no_value();
+            std::string item;
+            for (std::size_t at = 0; at <= v->size(); ++at) {
+                if (at == v->size() || (*v)[at] == ',') {
+                    if (auto name = std::string(trim_ascii(item)); !name.empty()) c.browser.permissions.push_back(name);
+                    item.clear();
+                } else {
+                    item += (*v)[at];
+                }
+            }
         } else if (a == "--cdp-header") {
             auto v = value();
             if (!v) return no_value();
@@ -416,6 +428,7 @@ inline result<void> finish_config(server_config& c) {
     }
     if (c.max_download_bytes) c.browser.policy.max_download_bytes = *c.max_download_bytes;
     if (c.max_downloads) c.browser.policy.max_downloads = *c.max_downloads;
+    if (auto p = permission_types(c.browser.permissions); !p) return fail(errc::args_invalid, "--grant-permissions: " + p.error().message, p.error().hint);
     drop_empty_secrets(c);
     if (auto p = c.browser.policy.validate(); !p) return fail(errc::args_invalid, p.error().message);  // e.g. --secret-origins of no secret
     if (!c.channel.empty() && c.browser.launch.executable.empty() && c.browser.cdp_endpoint.empty()) {

@@ -277,6 +277,12 @@ inline result<void> apply_config_file(server_config& c, const std::string& path)
                                 continue;
                             }
                             (ck == "javaScriptEnabled" ? c.browser.emulation.javascript_enabled : c.browser.emulation.bypass_csp) = cv.get<bool>();
+                        } else if (ck == "permissions") {
+                            if (!cv.is_array() || !std::all_of(cv.begin(), cv.end(), [](const json& x) { return x.is_string(); })) {
+                                wrong(ckey, "a list of permission names");
+                                continue;
+                            }
+                            for (const auto& x : cv) c.browser.permissions.push_back(x.get<std::string>());
                         } else if (ck == "userAgent") {
                             option(ckey, "--user-agent", cv);
                         } else if (ck == "proxy") {

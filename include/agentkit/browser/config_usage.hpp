@@ -31,6 +31,9 @@ Options (Playwright MCP names where the meaning is the same):
   --cdp-endpoint URL         connect to a running browser (ws://... or http://host:port) and
                              drive its default context: its cookies and open tabs (the first
                              is current); with --isolated, a context of the server's own
+  --grant-permissions LIST   comma-separated permissions every page gets without a prompt
+                             (clipboard-read, clipboard-write, geolocation, notifications,
+                             camera, microphone, ...); config: browser.contextOptions.permissions
   --cdp-header "NAME: VALUE" a header on the connection to --cdp-endpoint (repeatable; e.g. a
                              hosted browser's Authorization); config file: browser.cdpHeaders
   --webdriver URL            a browser from a W3C WebDriver endpoint (Selenium Grid 4, Selenoid,
@@ -111,7 +114,7 @@ Options (Playwright MCP names where the meaning is the same):
   and the --port options without --port.
   Refused (the server does not start rather than ignore them): --extension, --endpoint,
   --save-session, --save-trace, --save-video,
-  --init-page, --grant-permissions, --block-service-workers,
+  --init-page, --block-service-workers,
   --remote-header, --profile-dir-name, --browser firefox|webkit,
   --idle-timeout other than 0 without --port, and unknown --config keys. With --port and
   --user-data-dir, a session's browser takes the profile; another session's, while it is held,

@@ -4,6 +4,7 @@
 
 #include <agentkit/cdp/webdriver.hpp>
 #include <agentkit/browser/storage.hpp>
+#include <agentkit/browser/permissions.hpp>
 #include <agentkit/browser/policy.hpp>
 #include <agentkit/browser/snapshot_types.hpp>
 #include <agentkit/cdp/launch.hpp>
@@ -133,6 +134,11 @@ struct browser_options {
     ///       return agentkit::cdp::any_transport{std::move(*t)};
     ///   };
     std::function<result<cdp::any_transport>()> transport_factory;
+    /// Permissions granted to every page of the browser's context at each start, by the names
+    /// of browser/permissions.hpp ("clipboard-read", "geolocation", ...); none by default (pages
+    /// then get the browser's own answer: a prompt nobody sees, i.e. denied). An unknown name
+    /// fails the start (args_invalid).
+    std::vector<std::string> permissions;
     /// Allow evaluate(); off by default (errc::policy_blocked). policy.allow_evaluate also allows it.
     bool allow_evaluate = false;
     /// Origins, file://, downloads, secrets, content boundaries (enforced in the browser).

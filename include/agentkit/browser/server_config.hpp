@@ -116,7 +116,7 @@ struct playwright_option {
     std::string_view why;
 };
 
-inline constexpr std::array<playwright_option, 17> kPlaywrightOptions{{
+inline constexpr std::array<playwright_option, 16> kPlaywrightOptions{{
     {"--extension", false, true, "the Playwright browser extension is not supported; --cdp-endpoint connects to a running browser"},
     {"--profile-dir-name", true, true, "it belongs to --extension, which is not supported"},
     {"--endpoint", true, true, "a Playwright bound-browser endpoint is not CDP; --cdp-endpoint connects to a browser over CDP"},
@@ -124,7 +124,6 @@ inline constexpr std::array<playwright_option, 17> kPlaywrightOptions{{
     {"--save-trace", false, true, "Playwright traces are not supported; browser_recording_start records a screencast"},
     {"--save-video", true, true, "videos are not supported; browser_recording_start records a screencast"},
     {"--init-page", true, true, "init pages (TypeScript run on a Playwright page) are not supported"},
-    {"--grant-permissions", true, true, "granting permissions is not supported"},
     {"--block-service-workers", false, true, "blocking service workers is not supported"},
     {"--remote-header", true, true, "headers on the remote connection are not supported"},
     {"--no-webmcp", false, false, "page-registered WebMCP tools are never exposed"},

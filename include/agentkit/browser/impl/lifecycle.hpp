@@ -208,6 +208,16 @@ AGENTKIT_DECL auto browser::ensure() -> result<void> {
         eng_->context_id = detail::jstr(*ctx, "browserContextId");
         eng_->own_context = true;
     }
+    if (!opt_.permissions.empty()) {
+        auto types = permission_types(opt_.permissions);
+        auto granted = types ? call("", "Browser.grantPermissions", json{{"permissions", *types}, {"browserContextId", eng_->context_id}})
+                             : result<json>(fail(types.error()));
+        if (!granted) {
+            auto err = granted.error();
+            shutdown();
+            return fail(err);
+        }
+    }
     if (auto d = call("", "Target.setDiscoverTargets", json{{"discover", true}}); !d) {
         auto err = d.error();
         shutdown();
