@@ -10202,6 +10202,16 @@ using observer = std::function<void(const event&)>;
     return next.fetch_add(1, std::memory_order_relaxed) + 1;
 }
 
+/// A new event of `kind` from `part` (a string literal: "browser", ...; the event keeps a view of
+/// it) with a fresh id; the rest is the reporter's.
+[[nodiscard]] inline event make_event(event_kind kind, std::string_view part) noexcept {
+    event e;
+    e.kind = kind;
+    e.part = part;
+    e.id = next_event_id();
+    return e;
+}
+
 /// Call `o` with `e` when it is set, swallowing what it throws.
 inline void notify(const observer& o, const event& e) noexcept {
     if (!o) return;
@@ -14430,10 +14440,7 @@ AGENTKIT_DECL auto browser::ensure() -> result<void> {
     co.on_call_sent = opt_.on_cdp_call;
     if (opt_.on_event)
         co.on_call_done = [obs = opt_.on_event](std::string_view method, std::string_view sid, double ms, const error* failure) {
-            agentkit::event ev;
-            ev.kind = agentkit::event_kind::cdp_command;
-            ev.part = "browser";
-            ev.id = agentkit::next_event_id();
+            auto ev = agentkit::make_event(agentkit::event_kind::cdp_command, "browser");
             ev.name = std::string(method);
             ev.detail = std::string(sid);
             ev.ms = ms;
@@ -14445,10 +14452,7 @@ AGENTKIT_DECL auto browser::ensure() -> result<void> {
         };
     if (opt_.on_event)
         co.on_closed = [obs = opt_.on_event](const error& why) {
-            agentkit::event ev;
-            ev.kind = agentkit::event_kind::browser_disconnected;
-            ev.part = "browser";
-            ev.id = agentkit::next_event_id();
+            auto ev = agentkit::make_event(agentkit::event_kind::browser_disconnected, "browser");
             ev.error_code = why.code;
             ev.error_message = why.message;
             agentkit::notify(obs, ev);
@@ -14855,10 +14859,7 @@ AGENTKIT_DECL auto browser::install_session_policy(engine& e, const std::string&
 
 AGENTKIT_DECL auto browser::record_blocked(engine& e, blocked_request b) -> void {
     if (opt_.on_event) {
-        agentkit::event ev;
-        ev.kind = agentkit::event_kind::request_blocked;
-        ev.part = "browser";
-        ev.id = agentkit::next_event_id();
+        auto ev = agentkit::make_event(agentkit::event_kind::request_blocked, "browser");
         ev.name = b.url;
         ev.detail = b.rule;
         ev.data = json{{"type", b.resource_type}, {"tab", b.tab}};

@@ -118,6 +118,16 @@ using observer = std::function<void(const event&)>;
     return next.fetch_add(1, std::memory_order_relaxed) + 1;
 }
 
+/// A new event of `kind` from `part` (a string literal: "browser", ...; the event keeps a view of
+/// it) with a fresh id; the rest is the reporter's.
+[[nodiscard]] inline event make_event(event_kind kind, std::string_view part) noexcept {
+    event e;
+    e.kind = kind;
+    e.part = part;
+    e.id = next_event_id();
+    return e;
+}
+
 /// Call `o` with `e` when it is set, swallowing what it throws.
 inline void notify(const observer& o, const event& e) noexcept {
     if (!o) return;

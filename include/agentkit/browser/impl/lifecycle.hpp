@@ -140,10 +140,7 @@ AGENTKIT_DECL auto browser::ensure() -> result<void> {
     co.on_call_sent = opt_.on_cdp_call;
     if (opt_.on_event)
         co.on_call_done = [obs = opt_.on_event](std::string_view method, std::string_view sid, double ms, const error* failure) {
-            agentkit::event ev;
-            ev.kind = agentkit::event_kind::cdp_command;
-            ev.part = "browser";
-            ev.id = agentkit::next_event_id();
+            auto ev = agentkit::make_event(agentkit::event_kind::cdp_command, "browser");
             ev.name = std::string(method);
             ev.detail = std::string(sid);
             ev.ms = ms;
@@ -155,10 +152,7 @@ AGENTKIT_DECL auto browser::ensure() -> result<void> {
         };
     if (opt_.on_event)
         co.on_closed = [obs = opt_.on_event](const error& why) {
-            agentkit::event ev;
-            ev.kind = agentkit::event_kind::browser_disconnected;
-            ev.part = "browser";
-            ev.id = agentkit::next_event_id();
+            auto ev = agentkit::make_event(agentkit::event_kind::browser_disconnected, "browser");
             ev.error_code = why.code;
             ev.error_message = why.message;
             agentkit::notify(obs, ev);

@@ -148,10 +148,7 @@ AGENTKIT_DECL auto browser::install_session_policy(engine& e, const std::string&
 
 AGENTKIT_DECL auto browser::record_blocked(engine& e, blocked_request b) -> void {
     if (opt_.on_event) {
-        agentkit::event ev;
-        ev.kind = agentkit::event_kind::request_blocked;
-        ev.part = "browser";
-        ev.id = agentkit::next_event_id();
+        auto ev = agentkit::make_event(agentkit::event_kind::request_blocked, "browser");
         ev.name = b.url;
         ev.detail = b.rule;
         ev.data = json{{"type", b.resource_type}, {"tab", b.tab}};
