@@ -218,15 +218,8 @@ inline result<command_line_outcome> parse_arguments(int argc, const char* const*
         } else if (a == "--grant-permissions") {
             auto v = value();
             if (!v) return no_value();
-            std::string item;
-            for (std::size_t at = 0; at <= v->size(); ++at) {
-                if (at == v->size() || (*v)[at] == ',') {
-                    if (auto name = std::string(trim_ascii(item)); !name.empty()) c.browser.permissions.push_back(name);
-                    item.clear();
-                } else {
-                    item += (*v)[at];
-                }
-            }
+            for (const auto& item : policy_detail::split_list(json(*v)))
+                if (auto name = std::string(trim_ascii(item)); !name.empty()) c.browser.permissions.push_back(std::move(name));
         } else if (a == "--cdp-header") {
             auto v = value();
             if (!v) return no_value();

@@ -458,11 +458,14 @@ private:
         return out;
     }
 
-    /// A POSTed message's body as one JSON-RPC message in `msg`, or the answer refusing it.
-    std::optional<net::http_response> read_message(const net::http_request& r, json& msg) {
+    /// A POSTed message's body as one JSON-RPC message in `msg`, or the answer refusing it. The
+    /// endpoint's POSTs (`answers`) must also accept JSON or SSE; the HTTP+SSE transport's answer 202.
+    std::optional<net::http_response> read_message(const net::http_request& r, json& msg, bool answers) {
         const std::string ct = ascii_lower(r.header("Content-Type"));
         if (ct.rfind("application/json", 0) != 0)
             return error_response(415, code::invalid_request, "Unsupported Media Type: the body must be application/json");
+        if (answers && !accepts(r, "application/json") && !accepts(r, "text/event-stream"))
+            return error_response(406, code::invalid_request, "Not Acceptable: accept application/json and text/event-stream");
         if (r.body.size() > o_.max_body_bytes) return error_response(413, code::invalid_request, "Request body too large");
         const server& any = shared_ != nullptr ? *shared_ : *probe();
         if (mcp::detail::nesting_depth(r.body) > any.options().max_depth || r.body.find('\0') != std::string::npos)
@@ -475,10 +478,8 @@ private:
     }
 
     net::http_response post(const net::http_request& r) {
-        if (!accepts(r, "application/json") && !accepts(r, "text/event-stream") && ascii_lower(r.header("Content-Type")).rfind("application/json", 0) == 0)
-            return error_response(406, code::invalid_request, "Not Acceptable: accept application/json and text/event-stream");
         json msg;
-        if (auto refused = read_message(r, msg)) return *refused;
+        if (auto refused = read_message(r, msg, true)) return *refused;
         json id;
         if (auto it = msg.find("id"); it != msg.end() && (it->is_string() || it->is_number_integer() || it->is_number_unsigned())) id = *it;
         const json params = msg.contains("params") && msg["params"].is_object() ? msg["params"] : json::object();
@@ -830,7 +831,7 @@ private:
         auto e = find(sid, r, true);
         if (!e) return error_response(404, -32001, "Session not found: open a new stream with GET " + o_.sse_path);
         json msg;
-        if (auto refused = read_message(r, msg)) return *refused;
+        if (auto refused = read_message(r, msg, false)) return *refused;
         std::shared_ptr<exchange> stream;
         const bool is_request = msg.contains("method") && msg.contains("id");
         {
