@@ -14,6 +14,7 @@
 // browser instead. The browser starts on the first browser tool call, never during initialize.
 #include <agentkit/browser/config.hpp>
 #include <agentkit/browser/menu.hpp>
+#include <agentkit/browser/output_files.hpp>
 #include <agentkit/browser/tools.hpp>
 #include <agentkit/mcp/server/server.hpp>
 #include <agentkit/version.hpp>
@@ -33,6 +34,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <utility>
@@ -122,6 +124,24 @@ ak::mcp::backend with_dashboard_tool(ak::mcp::backend b, std::string url) {
     return b;
 }
 
+/// --save-session: every call the client makes, logged as it answers (a folder per server,
+/// i.e. per MCP session; its path on stderr when the first call makes it). A log that cannot be
+/// written costs that entry alone, said on stderr; the call's answer is unchanged.
+ak::mcp::backend with_session_log(ak::mcp::backend b, const br::server_config& c, std::shared_ptr<browser_unit> unit) {
+    const auto [workspace, output] = br::detail::output_dirs(c.tools);
+    auto log = std::make_shared<br::session_log>(output);
+    log->links_base = workspace;  // a snapshot linked as a file is logged as its text
+    log->on_open = [](const std::filesystem::path& folder) { std::fprintf(stderr, "Session: %s\n", folder.string().c_str()); };
+    log->redact = [unit](std::string s) { return unit->browser.redact(std::move(s)); };  // (a value the model somehow typed)
+    b.call_tool = [inner = std::move(b.call_tool), log](std::string_view name, const ak::json& args, ak::tool_context& ctx) {
+        auto r = inner(name, args, ctx);
+        auto written = log->record(name, args, r ? *r : ak::tool_output::from_error(r.error()));
+        if (!written) std::fprintf(stderr, "agentkit-browser-mcp: --save-session: %s\n", written.error().message.c_str());
+        return r;
+    };
+    return b;
+}
+
 /// The tools of `host` through masker `m`: the backend keeps both alive (and the server's
 /// instructions end with the masker's account of its meta-tools: backend::instructions).
 template <class Masker>
@@ -136,7 +156,7 @@ ak::mcp::backend masked_backend(std::shared_ptr<tool_host> host, std::unique_ptr
 /// `web`: web_search's searcher, shared by every session (nullptr: none configured).
 std::unique_ptr<ak::mcp::server> make_server(const br::server_config& c, std::shared_ptr<browser_unit> unit, ak::mcp::server_options so,
                                              ak::search::searcher* web) {
-    auto host = std::make_shared<tool_host>(std::move(unit), c.tools, web);
+    auto host = std::make_shared<tool_host>(unit, c.tools, web);
     ak::mcp::backend b;
     switch (c.tools_set) {
         case br::tool_set::all: {
@@ -211,6 +231,7 @@ std::unique_ptr<ak::mcp::server> make_server(const br::server_config& c, std::sh
 #if AGENTKIT_BROWSER_MCP_HTTP
     if (live_dashboard != nullptr) b = with_dashboard_tool(std::move(b), live_dashboard->url());
 #endif
+    if (c.save_session) b = with_session_log(std::move(b), c, std::move(unit));
     return std::make_unique<ak::mcp::server>(std::move(b), std::move(so));
 }
 

@@ -514,6 +514,8 @@ inline result<void> finish_config(server_config& c) {
                 {"testIdAttribute", c.tools.test_id_attribute},
                 {"secrets", std::move(secrets)}};
     if (!c.tools.output_dir.empty()) out["outputDir"] = c.tools.output_dir;
+    if (c.save_session) out["saveSession"] = true;
+    if (c.tools.output_max_bytes > 0) out["outputMaxSize"] = c.tools.output_max_bytes;
     json server = json::object();
     if (c.host) server["host"] = *c.host;
     if (c.port) server["port"] = *c.port;

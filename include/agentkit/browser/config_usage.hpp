@@ -76,7 +76,11 @@ Options (Playwright MCP names where the meaning is the same):
   --codegen LANG             with --output-mode playwright: typescript, python, java, csharp, none
   --test-id-attribute NAME   with --output-mode playwright: the attribute getByTestId() reads
   --snapshot-boxes           with --output-mode playwright: each element's box in snapshots
-  --output-max-size BYTES    bytes of artifacts kept (as --max-artifact-bytes)
+  --output-max-size BYTES    bytes of artifacts kept (as --max-artifact-bytes), and of files in
+                             the output directory: the oldest go first (never a session log)
+  --save-session             log every tool call, its arguments and its result to
+                             session-<time>/session.md in the output directory (a folder per
+                             MCP session; "Session: <folder>" on stderr)
   --allow-unrestricted-file-access  allow file:// URLs (as --allow-file-access)
   --port PORT                serve MCP over Streamable HTTP at http://HOST:PORT/mcp instead of
                              stdio (0: any free port; the URL is printed on stderr). Point a
@@ -113,7 +117,7 @@ Options (Playwright MCP names where the meaning is the same):
   --file-paths, --cdp-timeout, --sandbox (not as root),
   and the --port options without --port.
   Refused (the server does not start rather than ignore them): --extension, --endpoint,
-  --save-session, --save-trace, --save-video,
+  --save-trace, --save-video,
   --init-page, --block-service-workers,
   --remote-header, --profile-dir-name, --browser firefox|webkit,
   --idle-timeout other than 0 without --port, and unknown --config keys. With --port and

@@ -8,7 +8,9 @@
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/strings.hpp>
 
+#include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <optional>
 #include <utility>
 #include <string>
@@ -254,6 +256,19 @@ inline std::string nth(const json& part, codegen_language lang) {
     for (const auto& [code, phrase] : phrases)
         if (code == status) return std::to_string(status) + " " + std::string(phrase);
     return std::to_string(status);
+}
+
+/// `<prefix>-2026-11-30T01-02-03-456Z`: now in UTC, as Playwright MCP names its files.
+[[nodiscard]] inline std::string file_stamp(std::string_view prefix) {
+    const auto now = std::chrono::system_clock::now();
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+    const std::time_t t = std::chrono::system_clock::to_time_t(now);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*s-%04d-%02d-%02dT%02d-%02d-%02d-%03dZ", static_cast<int>(prefix.size()), prefix.data(),
+                  tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
+    return buf;
 }
 
 /// An error as Playwright MCP's results word it: "Error: <message>".

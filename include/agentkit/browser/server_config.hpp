@@ -87,6 +87,9 @@ struct server_config {
     /// --allowed-hosts: host names accepted in the Host and Origin headers (HTTP).
     std::vector<std::string> allowed_hosts;
     bool shared_browser_context = false;   ///< one browser for every HTTP session
+    /// --save-session: every tool call, its arguments and its result, in session-<time>/session.md
+    /// in the output directory (browser/output_files.hpp), a folder per MCP session.
+    bool save_session = false;
     /// --isolated (or the config file's browser.isolated): with --cdp-endpoint, a browser context of
     /// the server's own instead of the browser's default context and open tabs.
     bool isolated = false;
@@ -116,11 +119,10 @@ struct playwright_option {
     std::string_view why;
 };
 
-inline constexpr std::array<playwright_option, 16> kPlaywrightOptions{{
+inline constexpr std::array<playwright_option, 15> kPlaywrightOptions{{
     {"--extension", false, true, "the Playwright browser extension is not supported; --cdp-endpoint connects to a running browser"},
     {"--profile-dir-name", true, true, "it belongs to --extension, which is not supported"},
     {"--endpoint", true, true, "a Playwright bound-browser endpoint is not CDP; --cdp-endpoint connects to a browser over CDP"},
-    {"--save-session", false, true, "sessions are not saved; every call's metrics go to stderr and browser_metrics"},
     {"--save-trace", false, true, "Playwright traces are not supported; browser_recording_start records a screencast"},
     {"--save-video", true, true, "videos are not supported; browser_recording_start records a screencast"},
     {"--init-page", true, true, "init pages (TypeScript run on a Playwright page) are not supported"},
@@ -244,6 +246,7 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
         auto n = parse_count(*v);
         if (!n || *n == 0) return bad("a positive number of bytes");
         c.store.max_bytes = static_cast<std::size_t>(*n);
+        c.tools.output_max_bytes = static_cast<std::uintmax_t>(*n);
     } else if (name == "--allow-unrestricted-file-access") {
         c.browser.policy.allow_file_access = true;
         c.tools.unrestricted_files = true;
@@ -284,6 +287,8 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
         }
     } else if (name == "--shared-browser-context") {
         c.shared_browser_context = true;
+    } else if (name == "--save-session") {
+        c.save_session = true;
     } else if (name == "--vision") {  // Playwright MCP's older switch for --caps vision
         c.caps.insert("vision");
     } else if (name == "--caps") {
@@ -312,7 +317,7 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
 /// Whether a Playwright MCP option takes a value (options with an effect, then the table).
 inline std::optional<bool> playwright_option_takes_value(const std::string& name) {
     if (one_of(name, {"--no-sandbox", "--sandbox", "--ignore-https-errors", "--mobile", "--allow-unrestricted-file-access", "--shared-browser-context",
-                      "--vision", "--snapshot-boxes"}))
+                      "--save-session", "--vision", "--snapshot-boxes"}))
         return false;
     if (one_of(name, {"--browser", "--user-agent", "--storage-state", "--proxy-server", "--proxy-bypass", "--init-script", "--device", "--timeout-action", "--timeout-navigation", "--timeout-settle", "--image-responses",
                       "--snapshot-mode", "--output-max-size", "--console-level", "--idle-timeout", "--caps", "--port", "--host",

@@ -84,6 +84,10 @@ struct tools_options {
     std::string output_dir;
     /// What file paths in Playwright's layout are relative to ("": the working directory).
     std::string workspace;
+    /// Bytes the files in the output directory may take (--output-max-size; 0: no bound): before
+    /// a tool writes a file there, and after each call, the oldest files go until the rest fit
+    /// (never a session log, never the artifact store's own folder, never the newest file).
+    std::uintmax_t output_max_bytes = 0;
     /// The attribute getByTestId() locators read in Playwright's layout (--test-id-attribute).
     std::string test_id_attribute = "data-testid";
     /// Playwright's layout: every snapshot shows each element's box (--snapshot-boxes).

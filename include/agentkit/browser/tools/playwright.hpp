@@ -41,27 +41,11 @@ inline std::string pw_number(double v) {
     return json(v).dump();
 }
 
-/// "page-2026-11-30T01-02-03-456Z" (UTC, as Playwright names its files).
-inline std::string pw_file_stamp(std::string_view prefix) {
-    const auto now = std::chrono::system_clock::now();
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-    const std::time_t t = std::chrono::system_clock::to_time_t(now);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*s-%04d-%02d-%02dT%02d-%02d-%02d-%03dZ", static_cast<int>(prefix.size()), prefix.data(),
-                  tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
-    return buf;
-}
+/// "page-2026-11-30T01-02-03-456Z" (pw::file_stamp).
+inline std::string pw_file_stamp(std::string_view prefix) { return pw::file_stamp(prefix); }
 
-/// The workspace (what printed paths are relative to) and the output directory.
-inline std::pair<std::filesystem::path, std::filesystem::path> pw_dirs(const tool_state& st) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    const fs::path workspace = st.options.workspace.empty() ? fs::current_path(ec) : fs::path(st.options.workspace);
-    const fs::path dir = st.options.output_dir.empty() ? workspace / ".playwright-mcp" : fs::path(st.options.output_dir);
-    return {workspace, dir};
-}
+/// The workspace (what printed paths are relative to) and the output directory (output_dirs).
+inline std::pair<std::filesystem::path, std::filesystem::path> pw_dirs(const tool_state& st) { return output_dirs(st.options); }
 
 /// A path as results print it: relative to the workspace ("./x" beside it, ".playwright-mcp/x"
 /// below it).
@@ -113,6 +97,8 @@ inline result<std::string> pw_write(tool_state& st, const std::filesystem::path&
     std::error_code ec;
     std::filesystem::create_directories(file.parent_path(), ec);
     if (ec) return fail(errc::tool_failed, "cannot create the directory " + file.parent_path().string() + ": " + ec.message());
+    if (st.options.output_max_bytes > 0)  // room for it first: the oldest files go
+        (void)trim_output_dir(pw_dirs(st).second, st.options.output_max_bytes, text.size(), false, store_dirs(st));
     std::ofstream out(file, append ? std::ios::binary | std::ios::app : std::ios::binary);
     if (kind == pw_content::bytes) out << text;
     else out << st.b.redact(text);

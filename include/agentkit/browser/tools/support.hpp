@@ -7,6 +7,7 @@
 #include <agentkit/browser/artifacts.hpp>
 #include <agentkit/browser/browser.hpp>
 #include <agentkit/browser/cancel.hpp>
+#include <agentkit/browser/output_files.hpp>
 #include <agentkit/browser/redaction.hpp>
 #include <agentkit/browser/tool_state.hpp>
 #include <agentkit/core/describe.hpp>
@@ -66,6 +67,23 @@ inline result<std::string> element_of(const std::optional<std::string>& ref, con
     if (s.size() > 2 && s.front() == '[' && s.back() == ']') s = s.substr(1, s.size() - 2);
     if (s.rfind("ref=", 0) == 0) s = s.substr(4);
     return s;
+}
+
+/// The workspace (what printed paths are relative to: tools_options::workspace, else the working
+/// directory) and the output directory (tools_options::output_dir, else <workspace>/.playwright-mcp).
+inline std::pair<std::filesystem::path, std::filesystem::path> output_dirs(const tools_options& o) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path workspace = o.workspace.empty() ? fs::current_path(ec) : fs::path(o.workspace);
+    const fs::path dir = o.output_dir.empty() ? workspace / ".playwright-mcp" : fs::path(o.output_dir);
+    return {workspace, dir};
+}
+
+/// Folders trim_output_dir leaves alone: the artifact store's own (it bounds itself).
+inline std::vector<std::filesystem::path> store_dirs(const tool_state& st) {
+    std::vector<std::filesystem::path> out;
+    if (auto d = st.store.directory(); !d.empty()) out.emplace_back(std::move(d));
+    return out;
 }
 
 /// Store an artifact from a call: its name, description and text (not base64 bytes) redacted
@@ -136,6 +154,9 @@ inline result<tool_output> finish(tool_state& st, std::string_view tool, std::ch
     } else {
         m.bytes = r.error().message.size();
         m.tokens = st.tokens.count(r.error().to_text());
+    }
+    if (st.options.output_max_bytes > 0) {  // files a call (or a download) left: the oldest go, never the newest
+        (void)trim_output_dir(output_dirs(st.options).second, st.options.output_max_bytes, 0, true, store_dirs(st));
     }
     {
         std::lock_guard lock(st.mu);
