@@ -10,11 +10,15 @@
 // Over stdio, stdout carries only MCP messages; logs (one line per tool call with its metrics)
 // go to stderr. Over HTTP every client session gets a browser of its own (pages, refs,
 // artifacts), started on its first browser tool call and closed when the session ends (DELETE,
-// the idle timeout, the server's stop); --shared-browser-context gives every session the one
-// browser instead. The browser starts on the first browser tool call, never during initialize.
+// the idle timeout, the server's stop); with --isolated each session's browser is a context of
+// its own in one browser process the sessions share (closed with the last session);
+// --shared-browser-context gives every session the one browser instead. The browser starts on
+// the first browser tool call, never during initialize. DEBUG=pw:mcp:test writes Playwright
+// MCP's lifecycle lines (sessions, browsers, contexts) to stderr.
 #include <agentkit/browser/config.hpp>
 #include <agentkit/browser/menu.hpp>
 #include <agentkit/browser/output_files.hpp>
+#include <agentkit/browser/shared_process.hpp>
 #include <agentkit/browser/tools.hpp>
 #include <agentkit/mcp/server/server.hpp>
 #include <agentkit/version.hpp>
@@ -49,13 +53,60 @@ namespace br = agentkit::browser;
 
 namespace {
 
+/// DEBUG=pw:mcp:test (as Node's debug package reads DEBUG): a line on stderr for each session,
+/// browser and context that starts or ends, in Playwright MCP's words (its tests and the
+/// scripts that watch it count them).
+bool lifecycle_log = false;
+void lifecycle(const char* what) {
+    if (lifecycle_log) std::fprintf(stderr, "pw:mcp:test %s\n", what);
+}
+
 /// A browser and the artifact store its tools write to: one per client session, or one for
-/// every session (--shared-browser-context, and stdio's one client).
+/// every session (--shared-browser-context, and stdio's one client). With `shared` (--isolated
+/// over HTTP) the browser is a context of its own in the one process every session shares.
 struct browser_unit {
+    std::shared_ptr<br::shared_process> shared;
+    std::shared_ptr<std::atomic<bool>> ending = std::make_shared<std::atomic<bool>>(false);
     br::browser browser;
     br::bounded_artifacts store;
-    browser_unit(const br::browser_options& b, const br::store_options& s) : browser(b), store(s) {}
-    ~browser_unit() { browser.close(); }
+    browser_unit(const br::server_config& c, std::shared_ptr<br::shared_process> sp = nullptr)
+        : shared(std::move(sp)), browser(options(c, shared, ending)), store(c.store) {}
+    browser_unit(const browser_unit&) = delete;
+    browser_unit& operator=(const browser_unit&) = delete;
+    ~browser_unit() {
+        ending->store(true);
+        browser.close();
+    }
+
+    /// `b` for this unit: on the shared process when there is one, its start and close said in
+    /// the lifecycle log (the process's own start and close are said by the process's hooks).
+    static br::browser_options options(const br::server_config& c, const std::shared_ptr<br::shared_process>& sp,
+                                       std::shared_ptr<std::atomic<bool>> ending) {
+        br::browser_options b = c.browser;
+        // the mode, in Playwright MCP's words: a browser of the session's own is "persistent"
+        // (its profile, even when that is a temporary one), a context in a shared one "isolated"
+        const char* created = !b.cdp_endpoint.empty()  ? "create browser (cdp)"
+                              : !b.webdriver.url.empty() ? "create browser (remote)"
+                              : c.isolated               ? "create browser (isolated)"
+                                                         : "create browser (persistent)";
+        const bool on_shared = sp != nullptr;
+        std::weak_ptr<br::shared_process> process = sp;
+        b.on_event = [inner = std::move(b.on_event), created, on_shared, process, ending](const ak::event& e) {
+            if (e.kind == ak::event_kind::browser_started) {
+                if (!on_shared) lifecycle(created);
+                lifecycle("create context");
+            } else if (e.kind == ak::event_kind::browser_closed) {
+                if (!on_shared) {
+                    lifecycle("close browser");
+                } else {  // the last session's context closes with the process (said as close browser)
+                    auto p = process.lock();
+                    if (!(ending->load() && p && p->leases() <= 1)) lifecycle("close context");
+                }
+            }
+            if (inner) inner(e);
+        };
+        return sp ? sp->lease(std::move(b)) : b;
+    }
 };
 
 using browser_toolbox = decltype(br::browser_tools(std::declval<br::tool_state&>()));
@@ -252,30 +303,42 @@ int serve_http(const br::server_config& c, const ak::mcp::server_options& so, co
         std::fprintf(stderr, "agentkit-browser-mcp: --host %s serves a browser to that network without AGENTKIT_MCP_TOKEN: "
                              "anyone who reaches it drives the browser\n", ho.host.c_str());
 
+    ho.on_session_start = [](std::string_view, bool sse) { lifecycle(sse ? "create SSE session" : "create http session"); };
+    ho.on_session_end = [](std::string_view, bool sse) { lifecycle(sse ? "delete SSE session" : "delete http session"); };
+
     std::shared_ptr<browser_unit> shared;
     std::unique_ptr<ak::mcp::server> one;
     std::unique_ptr<ak::mcp::http_transport> http;
+    // --isolated: every session's browser is a context of its own in one process, launched by the
+    // first session that needs it and closed when the last session ends
+    std::shared_ptr<br::shared_process> process;
+    if (c.isolated && !c.shared_browser_context && c.browser.cdp_endpoint.empty() && c.browser.webdriver.url.empty() &&
+        !c.browser.transport_factory)
+        process = std::make_shared<br::shared_process>(
+            c.browser, br::shared_process::hooks{[] { lifecycle("create browser (isolated)"); }, [] { lifecycle("close browser"); }});
     if (c.shared_browser_context) {
         // one server for every session, and for stateless (2026-07-28) requests
-        shared = std::make_shared<browser_unit>(c.browser, c.store);
+        shared = std::make_shared<browser_unit>(c);
         one = make_server(c, shared, so, web);
         if (!one) return 2;
         http = std::make_unique<ak::mcp::http_transport>(*one, ho);
     } else {
         // a server, and so a browser, per session (a stateless request has no session to own one:
         // such clients are told to fall back to initialize)
-        auto first = make_server(c, std::make_shared<browser_unit>(c.browser, c.store), so, web);  // fail closed before serving
+        auto first = make_server(c, std::make_shared<browser_unit>(c, process), so, web);  // fail closed before serving
         if (!first) return 2;
         first.reset();
         http = std::make_unique<ak::mcp::http_transport>(
-            [&c, so, web] { return make_server(c, std::make_shared<browser_unit>(c.browser, c.store), so, web); }, ho);
+            [&c, so, web, process] { return make_server(c, std::make_shared<browser_unit>(c, process), so, web); }, ho);
     }
     if (auto up = http->start(); !up) {
         std::fprintf(stderr, "agentkit-browser-mcp: %s\n", up.error().message.c_str());
         return 1;
     }
     std::fprintf(stderr, "agentkit-browser-mcp: serving %s (%s)\n", http->url().c_str(),
-                 c.shared_browser_context ? "one browser for every session" : "a browser per session");
+                 c.shared_browser_context ? "one browser for every session"
+                 : process                ? "a browser context per session, in one browser process"
+                                          : "a browser per session");
     {  // the start line Playwright MCP writes (clients and scripts wait for it), and its config hint
         std::string origin = http->url();
         origin.erase(origin.size() - ho.path.size());
@@ -333,6 +396,7 @@ int main(int argc, char** argv) {
     }
 #endif
 
+    if (const char* debug = std::getenv("DEBUG"); debug != nullptr) lifecycle_log = br::debug_enabled(debug, "pw:mcp:test");
     const std::atomic<bool>* stop = ak::mcp::stop_on_signals();  // SIGTERM/SIGINT; SIGPIPE ignored
 #if defined(__GLIBC__)
     // Few malloc arenas: the server's threads (reader, workers, the CDP reader) would otherwise
@@ -418,7 +482,7 @@ int main(int argc, char** argv) {
         return 2;
     }
 #endif
-    auto srv = make_server(c, std::make_shared<browser_unit>(c.browser, c.store), std::move(so), web.get());
+    auto srv = make_server(c, std::make_shared<browser_unit>(c), std::move(so), web.get());
     if (!srv) return 2;
     return ak::mcp::run_stdio(*srv, 0, 1, stop);
 }

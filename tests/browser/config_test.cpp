@@ -900,3 +900,18 @@ TEST_F(ConfigFiles, PermissionsInAnIniFileAreItsList) {
     ASSERT_TRUE(br::finish_config(c));
     EXPECT_EQ(c.browser.permissions, std::vector<std::string>{"geolocation"});
 }
+
+TEST(ServerConfig, DebugNamespacesAreReadAsNodesDebugPackageReadsThem) {
+    EXPECT_TRUE(br::debug_enabled("pw:mcp:test", "pw:mcp:test"));
+    EXPECT_TRUE(br::debug_enabled("pw:mcp:test,pw:mcp:backend", "pw:mcp:test"));
+    EXPECT_TRUE(br::debug_enabled("other pw:mcp:*", "pw:mcp:test"));
+    EXPECT_TRUE(br::debug_enabled("*", "pw:mcp:test"));
+    EXPECT_TRUE(br::debug_enabled("pw:*:test", "pw:mcp:test"));
+    EXPECT_FALSE(br::debug_enabled("", "pw:mcp:test"));
+    EXPECT_FALSE(br::debug_enabled("pw:mcp", "pw:mcp:test"));           // a name is whole
+    EXPECT_FALSE(br::debug_enabled("pw:mcp:testing", "pw:mcp:test"));
+    EXPECT_FALSE(br::debug_enabled("pw:mcp:backend", "pw:mcp:test"));
+    EXPECT_FALSE(br::debug_enabled("*,-pw:mcp:test", "pw:mcp:test"));  // a skip wins, wherever it is
+    EXPECT_FALSE(br::debug_enabled("-pw:mcp:*, pw:mcp:test", "pw:mcp:test"));
+    EXPECT_TRUE(br::debug_enabled("-pw:mcp:backend,pw:mcp:*", "pw:mcp:test"));
+}

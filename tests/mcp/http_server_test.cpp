@@ -558,6 +558,73 @@ TEST(McpHttp, AServerPerSessionIsMadeWithItAndDestroyedWhenItEndsOrIdles) {
     t.stop();
 }
 
+TEST(McpHttp, ASessionsServerIsGoneWhenDeleteAnswersEvenWithItsStreamOpenAndTheHostIsToldOfEachSession) {
+    static std::atomic<int> owned{0};
+    struct counted {
+        counted() { ++owned; }
+        ~counted() { --owned; }
+    };
+    std::mutex mu;
+    std::vector<std::string> told;  // "start <id>" / "end <id>"
+    mcp::http_options o;
+    o.port = 0;
+    o.on_session_start = [&](std::string_view id, bool sse) {
+        std::lock_guard lock(mu);
+        told.push_back(std::string(sse ? "sse-start " : "start ") + std::string(id));
+    };
+    o.on_session_end = [&](std::string_view id, bool sse) {
+        std::lock_guard lock(mu);
+        told.push_back(std::string(sse ? "sse-end " : "end ") + std::string(id));
+    };
+    mcp::http_transport t(
+        [] {
+            auto b = mcp::backend_for(g_tools);
+            b.owner = std::make_shared<counted>();
+            return std::make_unique<mcp::server>(std::move(b), server_opts());
+        },
+        o);
+    ASSERT_TRUE(t.start());
+    EXPECT_EQ(http("POST", t.port(), json::array().dump()).status, 400);  // the probe server (kept)
+    const int base = owned.load();
+    // an initialize that fails makes no session the host hears of
+    json bad = initialize_message();
+    bad["params"] = "not an object";
+    const auto refused = http("POST", t.port(), bad.dump());
+    EXPECT_TRUE(refused.header("Mcp-Session-Id").empty()) << refused.body;
+    EXPECT_NE(refused.body.find("error"), std::string::npos) << refused.body;
+    auto a = http("POST", t.port(), initialize_message().dump());
+    ASSERT_EQ(a.status, 200);
+    const std::string sid = a.header("Mcp-Session-Id");
+    {
+        std::lock_guard lock(mu);
+        EXPECT_EQ(told, std::vector<std::string>{"start " + sid});
+    }
+    // the session's stream is open when DELETE comes: the answer still waits for the server to go
+    const int fd = connect_to(t.port());
+    ASSERT_GE(fd, 0);
+    ASSERT_TRUE(send_all(fd, request_text("GET", t.port(), "", {{"Mcp-Session-Id", sid}})));
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    std::string got;
+    while (got.find("text/event-stream") == std::string::npos && std::chrono::steady_clock::now() < deadline) {
+        pollfd p{fd, POLLIN, 0};
+        if (::poll(&p, 1, 1000) <= 0) continue;
+        char buf[4096];
+        const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+        if (n <= 0) break;
+        got.append(buf, static_cast<std::size_t>(n));
+    }
+    ASSERT_NE(got.find("text/event-stream"), std::string::npos) << got;
+    EXPECT_EQ(owned.load() - base, 1);
+    EXPECT_EQ(http("DELETE", t.port(), "", {{"Mcp-Session-Id", sid}}).status, 200);
+    EXPECT_EQ(owned.load() - base, 0);  // gone before the answer, stream and all
+    {
+        std::lock_guard lock(mu);
+        EXPECT_EQ(told, (std::vector<std::string>{"start " + sid, "end " + sid}));
+    }
+    ::close(fd);
+    t.stop();
+}
+
 TEST(McpHttp, TheHttpSseTransportIsOffUnlessAPathIsGivenAndIsGuardedAndBoundedAsTheEndpointIs) {
     {
         fixture plain;

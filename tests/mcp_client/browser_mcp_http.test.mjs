@@ -153,6 +153,55 @@ test("two HTTP clients each have their own browser: pages, refs and tabs never c
   assert.deepEqual(browsersOf(s.child.pid), []);
 });
 
+test("--isolated: sessions share one browser process, each in a context of its own; the last session's end closes it", async () => {
+  const s = await start(["--isolated"], { DEBUG: "pw:mcp:test" });
+  const lines = () => s.stderr().split("\n").filter((l) => l.startsWith("pw:mcp:test ")).map((l) => l.slice(12));
+  const count = (what) => lines().filter((l) => l === what).length;
+  try {
+    const a = await connect(s.url);
+    const b = await connect(s.url);
+    const na = await call(a.client, "browser_navigate", { url: url("/alpha") });
+    assert.equal(na.isError, false, na.text);
+    // A's pages and tabs are not B's: each session has a context (a profile) of its own
+    const nb = await call(b.client, "browser_navigate", { url: url("/beta") });
+    assert.equal(nb.isError, false, nb.text);
+    const sa = await call(a.client, "browser_tabs", { action: "list" });
+    assert.doesNotMatch(sa.text, /beta/);
+    assert.doesNotMatch((await call(b.client, "browser_tabs", { action: "list" })).text, /alpha/);
+    await eventually(() => browsersOf(s.child.pid).length === 1, 10000, "one browser process for both sessions");
+    const first = browsersOf(s.child.pid)[0];
+
+    // A's end closes its context, not the process B uses
+    await a.transport.terminateSession();
+    await a.client.close();
+    assert.equal(count("close context"), 1, lines().join("\n"));
+    assert.deepEqual(browsersOf(s.child.pid), [first]);
+    assert.match((await call(b.client, "browser_snapshot")).text, /Only for beta/);
+
+    // the process dies: B's next call starts a new one
+    process.kill(first, "SIGKILL");
+    await eventually(() => /browser disconnected/.test(s.stderr()), 10000, "the disconnect said on stderr");
+    const again = await call(b.client, "browser_navigate", { url: url("/gamma") });
+    assert.equal(again.isError, false, again.text);
+    assert.match(again.text, /Only for gamma/);
+    const second = browsersOf(s.child.pid);
+    assert.equal(second.length, 1);
+    assert.notEqual(second[0], first);
+
+    // the last session's end closes the process before DELETE answers
+    await b.transport.terminateSession();
+    await b.client.close();
+    assert.deepEqual(browsersOf(s.child.pid), []);
+    assert.deepEqual(
+      { sessions: count("create http session"), ended: count("delete http session"), browsers: count("create browser (isolated)"),
+        contexts: count("create context"), closed: count("close browser") },
+      { sessions: 2, ended: 2, browsers: 2, contexts: 3, closed: 2 },
+      lines().join("\n"));
+  } finally {
+    assert.equal(await stop(s), 0, s.stderr());
+  }
+});
+
 test("--shared-browser-context: every session drives the one browser", async () => {
   const s = await start(["--shared-browser-context"]);
   try {

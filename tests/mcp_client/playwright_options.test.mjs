@@ -384,7 +384,7 @@ test("a configuration file's keys that cannot be honoured, or are unknown, refus
     [{ browser: { contextOptions: { storageState: { cookies: [{ name: "a" }] } } } }, /browser\.contextOptions\.storageState: cookie 1 has no "value"/],
     [{ server: { port: 8931, tls: true } }, /config key server\.tls/],
     [{ browser: { initScript: ["a.js"] } }, /--init-script: cannot read .*a\.js/],
-    [{ saveSession: true }, /config saveSession \(sessions are not saved/],
+    [{ extension: true }, /config extension/],
     [{ somethingNew: 1 }, /config key somethingNew/],
   ];
   for (const [cfg, why] of cases) {

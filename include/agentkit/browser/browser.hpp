@@ -530,7 +530,7 @@ private:
         std::optional<cdp::webdriver_session> webdriver;
         cdp::connection conn;
         std::string context_id;
-        bool own_context = false;
+        bool own_context = false, announced = false;  // announced: browser_started was told (close() tells browser_closed)
         std::mutex mu;  // everything below
         std::condition_variable cv;
         std::uint64_t seq = 0;

@@ -213,7 +213,11 @@ struct browser_options {
     /// (cdp_command: the method, its CDP session in `detail`, ms, the failure) and each request
     /// the origin policy blocked (request_blocked: the URL, the rule in `detail`, data.type and
     /// data.tab), and the connection ending by itself (browser_disconnected: the browser exited
-    /// or its endpoint dropped the connection; the next call starts or reconnects it). Called on the browser's own threads, some with its locks held: it must be quick
+    /// or its endpoint dropped the connection; the next call starts or reconnects it), each
+    /// start that succeeded (browser_started) and each close() of a started browser
+    /// (browser_closed): detail "launched" when this object launched the browser's process,
+    /// "connected" when it reached one (cdp_endpoint, webdriver, transport_factory) and made
+    /// or adopted a context there. Called on the browser's own threads, some with its locks held: it must be quick
     /// and must not call into the browser. Its events have no parent (the browser does not know
     /// which tool call a command serves).
     observer on_event;
@@ -347,5 +351,20 @@ struct wait_options {
     /// --timeout-action).
     std::chrono::milliseconds timeout{0};
 };
+
+/// The launch options a browser with options `o` launches its process with (the browser's own
+/// flags and profile preferences added to o.launch): one place for browser::start and
+/// shared_process (shared_process.hpp).
+[[nodiscard]] inline cdp::launch_options process_launch_options(const browser_options& o) {
+    cdp::launch_options lo = o.launch;
+    lo.extra_args.insert(lo.extra_args.begin(), "--disable-features=Translate,MediaRouter,OptimizationHints");
+    if (o.policy.intercepts() && !lo.preferences.is_null()) {
+        // WebRTC never passes interception: no UDP except through a proxy (and the page guard
+        // removes RTCPeerConnection, for TURN over TCP)
+        lo.extra_args.insert(lo.extra_args.begin(), "--webrtc-ip-handling-policy=disable_non_proxied_udp");
+        lo.preferences.merge_patch(json{{"webrtc", {{"ip_handling_policy", "disable_non_proxied_udp"}}}});
+    }
+    return lo;
+}
 
 }  // namespace agentkit::browser

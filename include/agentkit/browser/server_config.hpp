@@ -442,4 +442,44 @@ inline result<void> search_option_apply(server_config& c, const std::string& nam
     return {};
 }
 
+/// Whether the DEBUG environment variable's value `spec` turns on the debug namespace `ns`, as
+/// Node's `debug` package reads it (Playwright MCP's servers use it, and so do scripts that run
+/// them): names separated by commas or spaces, `*` matching any run of characters, a leading `-`
+/// turning a name off whatever else matches ("pw:mcp:*,-pw:mcp:backend").
+[[nodiscard]] inline bool debug_enabled(std::string_view spec, std::string_view ns) {
+    const auto glob = [](std::string_view p, std::string_view s) {  // `*` only; backtracks to the last star
+        std::size_t pi = 0, si = 0, star = std::string_view::npos, mark = 0;
+        while (si < s.size()) {
+            if (pi < p.size() && p[pi] == '*') {
+                star = pi++;
+                mark = si;
+            } else if (pi < p.size() && p[pi] == s[si]) {
+                ++pi;
+                ++si;
+            } else if (star != std::string_view::npos) {
+                pi = star + 1;
+                si = ++mark;
+            } else {
+                return false;
+            }
+        }
+        while (pi < p.size() && p[pi] == '*') ++pi;
+        return pi == p.size();
+    };
+    bool on = false;
+    std::size_t i = 0;
+    while (i < spec.size()) {
+        const std::size_t end = std::min(spec.find_first_of(", \t", i), spec.size());
+        std::string_view name = spec.substr(i, end - i);
+        i = end + 1;
+        if (name.empty()) continue;
+        if (name[0] == '-') {
+            if (glob(name.substr(1), ns)) return false;
+        } else {
+            on = on || glob(name, ns);
+        }
+    }
+    return on;
+}
+
 }  // namespace agentkit::browser

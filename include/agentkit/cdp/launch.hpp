@@ -226,7 +226,22 @@ public:
             if (const auto dash = owner.rfind('-'); dash != std::string::npos && ::gethostname(host, sizeof host - 1) == 0 &&
                                                     owner.substr(0, dash) == host) {
                 const long pid = std::strtol(owner.c_str() + dash + 1, nullptr, 10);
-                if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) == 0)
+                // a browser this process launched may be closing (a session that just ended):
+                // its exit is waited for, within the launch timeout and 5 s
+                if (const auto st = proc_state(static_cast<pid_t>(pid)); pid > 0 && st && st->second == ::getpid()) {
+                    const long fd = ::syscall(SYS_pidfd_open, static_cast<pid_t>(pid), 0);
+                    if (fd >= 0) {
+                        detail::unique_fd child(static_cast<int>(fd));
+                        pollfd pf{child.get(), POLLIN, 0};
+                        detail::poll_until(&pf, 1, detail::deadline_after(std::min(o.launch_timeout, std::chrono::milliseconds(5000))));
+                        if ((pf.revents & POLLIN) != 0) {  // exited: its lock is stale now (or gone)
+                            std::error_code gone;
+                            if (std::filesystem::read_symlink(p->profile_dir_ / "SingletonLock", gone) == lock && !gone)
+                                std::filesystem::remove(p->profile_dir_ / "SingletonLock", gone);
+                        }
+                    }
+                }
+                if (const auto now = proc_state(static_cast<pid_t>(pid)); pid > 0 && ::kill(static_cast<pid_t>(pid), 0) == 0 && !(now && now->first == 'Z'))
                     return fail(errc::browser_launch,
                                 "the browser profile " + o.user_data_dir + " is already in use by another browser (pid " +
                                     std::to_string(pid) + "): close it, or use --isolated to run multiple instances of the same browser",
@@ -236,6 +251,18 @@ public:
         p->log_path_ = o.log_path.empty() ? (p->temp_dir_ / "chromium.log").string() : o.log_path;
         if (auto pr = seed_preferences(p->profile_dir_, o.preferences); !pr) return fail(pr.error());
         return p;
+    }
+
+    /// A process's state letter and parent (/proc/PID/stat), when it can be read.
+    [[nodiscard]] static std::optional<std::pair<char, pid_t>> proc_state(pid_t pid) {
+        std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+        std::string line;
+        if (!std::getline(in, line)) return std::nullopt;
+        const auto close = line.rfind(')');  // the command name is in parentheses and may hold anything
+        if (close == std::string::npos || close + 4 >= line.size()) return std::nullopt;
+        const char state = line[close + 2];
+        const long ppid = std::strtol(line.c_str() + close + 4, nullptr, 10);
+        return std::pair{state, static_cast<pid_t>(ppid)};
     }
 
     /// Start the browser with agentkit's flags, `mode_args` (e.g. --remote-debugging-pipe)

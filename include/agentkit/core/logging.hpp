@@ -37,8 +37,8 @@ enum class log_level : unsigned char { trace, debug, info, warn, error };
 }
 
 /// The level an event is logged at: a run that ended on an error: error; any other failure, a retry
-/// or a blocked request: warn; other ends, masker changes and artifacts: info; starts and CDP
-/// commands that went well: debug.
+/// or a blocked request: warn; other ends, masker changes, artifacts, browser starts and closes:
+/// info; starts and CDP commands that went well: debug.
 [[nodiscard]] constexpr log_level level_of(const event& e) noexcept {
     if (e.kind == event_kind::run_ended && e.failed()) return log_level::error;
     if (e.failed() || e.kind == event_kind::retry || e.kind == event_kind::request_blocked || e.kind == event_kind::browser_disconnected)
@@ -50,6 +50,8 @@ enum class log_level : unsigned char { trace, debug, info, warn, error };
         case event_kind::mcp_response_received:
         case event_kind::mcp_response_sent:
         case event_kind::masker_changed:
+        case event_kind::browser_started:
+        case event_kind::browser_closed:
         case event_kind::artifact_stored: return log_level::info;
         default: return log_level::debug;
     }

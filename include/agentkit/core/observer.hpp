@@ -50,6 +50,8 @@ enum class event_kind : unsigned char {
     cdp_command,        ///< browser: a CDP command answered (name: the method; ms, error)
     request_blocked,    ///< browser: the origin policy blocked a request (name: the URL; detail: the rule)
     browser_disconnected,  ///< browser: the connection to the browser ended by itself (error: why; the next call reconnects)
+    browser_started,    ///< browser: a start succeeded, its context is ready (detail: "launched" or "connected")
+    browser_closed,     ///< browser: close() ended a started browser (detail: as browser_started's)
 };
 
 /// The event kind's name: "run_started", "tool_ended", ...
@@ -71,6 +73,8 @@ enum class event_kind : unsigned char {
         case event_kind::cdp_command: return "cdp_command";
         case event_kind::request_blocked: return "request_blocked";
         case event_kind::browser_disconnected: return "browser_disconnected";
+        case event_kind::browser_started: return "browser_started";
+        case event_kind::browser_closed: return "browser_closed";
     }
     return "unknown";
 }

@@ -11,8 +11,8 @@
 // span of its own (its start is its end less its duration). The span's parent is the span of the
 // event's `parent`; a span without one starts a new trace (a run is one trace: its model requests,
 // its tool calls, the MCP requests those tools made). Events that end nothing (retry,
-// masker_changed, artifact_stored, request_blocked, browser_disconnected) become span events of
-// their parent's span.
+// masker_changed, artifact_stored, request_blocked, browser_disconnected, browser_started,
+// browser_closed) become span events of their parent's span.
 // Names and attributes follow OpenTelemetry's GenAI and MCP semantic conventions (development
 // status): "invoke_agent", "chat <model>", "execute_tool <tool>" with gen_ai.* attributes,
 // "<method> <target>" with mcp.method.name for MCP requests.

@@ -6,6 +6,11 @@
 
 namespace agentkit::browser {
 
+namespace detail {
+/// Whether a browser with these options launches its own process (else it reaches one).
+inline bool launches_process(const browser_options& o) { return !o.transport_factory && o.webdriver.url.empty() && o.cdp_endpoint.empty(); }
+}  // namespace detail
+
 AGENTKIT_DECL auto browser::start() -> result<void> {
     std::lock_guard op(op_mu_);
     auto e = ensure();
@@ -59,10 +64,16 @@ AGENTKIT_DECL auto browser::shutdown() -> void {
             std::filesystem::rename(tmp, file, ec);
         }
     }
+    const bool told = eng_->announced && eng_->conn.is_open();
     if (eng_->conn.is_open() && eng_->own_context && !eng_->context_id.empty())
         (void)eng_->conn.call("Target.disposeBrowserContext", json{{"browserContextId", eng_->context_id}}, {}, 3000ms);
     eng_->sub.unsubscribe();
     eng_->conn.close();
+    if (told && opt_.on_event) {  // (a browser that went away by itself was told as browser_disconnected)
+        auto ev = agentkit::make_event(agentkit::event_kind::browser_closed, "browser");
+        ev.detail = detail::launches_process(opt_) ? "launched" : "connected";
+        agentkit::notify(opt_.on_event, ev);
+    }
     std::lock_guard live(live_mu_);
     eng_.reset();
     live_session_.clear();
@@ -87,14 +98,7 @@ AGENTKIT_DECL auto browser::ensure() -> result<void> {
     }
     cdp::any_transport transport;
     std::optional<cdp::webdriver_session> webdriver;  // deleted here when the start fails before the engine owns it
-    cdp::launch_options lo = opt_.launch;
-    lo.extra_args.insert(lo.extra_args.begin(), "--disable-features=Translate,MediaRouter,OptimizationHints");
-    if (opt_.policy.intercepts() && !lo.preferences.is_null()) {
-        // WebRTC never passes interception: no UDP except through a proxy (and the page guard
-        // removes RTCPeerConnection, for TURN over TCP)
-        lo.extra_args.insert(lo.extra_args.begin(), "--webrtc-ip-handling-policy=disable_non_proxied_udp");
-        lo.preferences.merge_patch(json{{"webrtc", {{"ip_handling_policy", "disable_non_proxied_udp"}}}});
-    }
+    const cdp::launch_options lo = process_launch_options(opt_);
     if (opt_.transport_factory) {
         auto t = opt_.transport_factory();
         if (!t) return fail(t.error());
@@ -260,6 +264,12 @@ AGENTKIT_DECL auto browser::ensure() -> result<void> {
             return fail(err);
         }
         for (const auto& l : r->left_out) restart_notes_.push_back("storage state: left out " + l);
+    }
+    eng_->announced = true;
+    if (opt_.on_event) {
+        auto ev = agentkit::make_event(agentkit::event_kind::browser_started, "browser");
+        ev.detail = detail::launches_process(opt_) ? "launched" : "connected";
+        agentkit::notify(opt_.on_event, ev);
     }
     return {};
 }

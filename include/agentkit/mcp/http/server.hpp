@@ -42,7 +42,11 @@
 //
 // Stopping (stop(), or *stop in run()): new requests get 503, running handlers get the grace
 // to finish (their answers are sent) and are cancelled after it, listeners get their final
-// response, sessions and streams end, connections close.
+// response, sessions and streams end, connections close. An ended session's own server (the
+// factory's) is destroyed as soon as its streams and requests are over, before DELETE answers.
+//
+// Over 1,000 lines: the two eras and the HTTP+SSE transport share one session table, its
+// guards and its stream pump; split, each part would reach into the others' bookkeeping.
 #pragma once
 
 #include <agentkit/mcp/server/server.hpp>
@@ -206,6 +210,12 @@ struct http_options {
     std::chrono::seconds request_timeout{30};  ///< a request (line, headers, body) not in within this loses its connection
     /// Running handlers get this long to finish when the transport stops.
     std::chrono::milliseconds shutdown_grace{3000};
+    /// Told when a session is established (its initialize answered, or an HTTP+SSE stream
+    /// opened; `sse` says which transport) and when it ends (DELETE, the end of its HTTP+SSE
+    /// stream, the idle timeout, the transport's stop). Called on the transport's threads with
+    /// none of its locks held; it must not call into the transport. Stateless requests have no
+    /// session and are not told.
+    std::function<void(std::string_view session_id, bool sse)> on_session_start, on_session_end;
 };
 
 /// MCP over Streamable HTTP (see the top of this header). Models mcp::transport.
@@ -329,8 +339,10 @@ private:
         std::mutex mu;
         std::chrono::steady_clock::time_point last_used = std::chrono::steady_clock::now();
         std::size_t active = 0;  // requests being answered and streams open
+        std::condition_variable quiet;  // told when `active` goes down
         bool get_open = false;
         bool ended = false;
+        bool announced = false;  // on_session_start was told (on_session_end will be)
         bool sse = false;  // a session of the HTTP+SSE transport (sse_path), not of the endpoint
         std::shared_ptr<exchange> get_stream;  // where the session's own messages go while a GET is open
     };
@@ -640,17 +652,19 @@ private:
         }
         {
             std::lock_guard lock(e->mu);
+            // (an ended session's server may be gone: counted in `active`, a message keeps it)
+            if (e->ended) return error_response(404, -32001, "Session not found: start a new session with initialize", nullptr, id);
             e->last_used = std::chrono::steady_clock::now();
+            if (is_request && e->active >= o_.max_requests_per_session)
+                return error_response(429, -32000, "Too Many Requests: too many requests of this session at once", nullptr, id);
+            ++e->active;
         }
         if (!is_request) {
             e->srv->handle_message(*e->s, msg, {});
-            return accepted();
-        }
-        {
             std::lock_guard lock(e->mu);
-            if (e->active >= o_.max_requests_per_session)
-                return error_response(429, -32000, "Too Many Requests: too many requests of this session at once", nullptr, id);
-            ++e->active;
+            --e->active;
+            e->quiet.notify_all();
+            return accepted();
         }
         auto ex = std::make_shared<exchange>();
         e->srv->handle_message(*e->s, msg, [ex](const std::string& m, bool last) { ex->push(m, last); });
@@ -658,12 +672,14 @@ private:
             if (cancelled) e->srv->cancel_request(*e->s, id);
             std::lock_guard lock(e->mu);
             --e->active;
+            e->quiet.notify_all();
             e->last_used = std::chrono::steady_clock::now();
         };
         auto out = answer(r, ex, id, std::move(done), false);
         if (fresh) {
             if (out.status == 200 && !e->s->negotiated_version().empty()) {
                 out.headers.emplace_back("Mcp-Session-Id", e->id);
+                announce(*e);
             } else {
                 drop(e->id);
             }
@@ -725,10 +741,12 @@ private:
 
     void end_session(entry& e, std::chrono::milliseconds grace) {
         std::shared_ptr<exchange> g;
+        bool told = false;
         {
             std::lock_guard lock(e.mu);
             if (e.ended) return;
             e.ended = true;
+            told = e.announced;
             g = e.get_stream;
         }
         e.srv->close_session(*e.s);
@@ -737,7 +755,30 @@ private:
             g->done = true;
             g->cv.notify_all();
         }
-        if (e.owned) e.owned->shutdown(grace);
+        if (e.owned) {
+            e.owned->shutdown(grace);
+            // The session's server (and what it holds: a browser, say) goes now, once its
+            // streams and requests are over (a stream ends within a moment of `done`), so that a
+            // DELETE answers when its resources are gone; one still busy past the bound keeps it
+            // until the session's last reference goes.
+            std::unique_lock lock(e.mu);
+            if (e.quiet.wait_for(lock, std::chrono::seconds(2), [&] { return e.active == 0; })) {
+                auto gone = std::move(e.owned);
+                lock.unlock();
+                gone.reset();
+            }
+        }
+        if (told && o_.on_session_end) o_.on_session_end(e.id, e.sse);
+    }
+
+    /// The session is established: on_session_start (once).
+    void announce(entry& e) {
+        {
+            std::lock_guard lock(e.mu);
+            if (e.ended || e.announced) return;
+            e.announced = true;
+        }
+        if (o_.on_session_start) o_.on_session_start(e.id, e.sse);
     }
 
     net::http_response get(const net::http_request& r) {
@@ -770,6 +811,7 @@ private:
             }
             e->get_open = false;
             --e->active;
+            e->quiet.notify_all();
             e->last_used = std::chrono::steady_clock::now();
         });
         sse_headers(out);
@@ -813,10 +855,15 @@ private:
             ++e->active;
             e->get_stream = ex;
         }
+        announce(*e);
         e->s->set_sink([ex](const std::string& m) { ex->push(m, false); });
         auto out = net::http_response::streamed("text/event-stream", [this, e, ex](net::http_stream& st) {
             if (st.write("event: endpoint\ndata: " + o_.sse_path + "?sessionId=" + e->id + "\n\n"))
                 pump(st, *ex, [&] { return e->s->closed(); });
+            {
+                std::lock_guard lock(e->mu);
+                --e->active;  // this stream's own count: drop() waits for the others
+            }
             drop(e->id);  // the stream was the session: it ends with it (its requests are cancelled)
         });
         sse_headers(out);
@@ -839,14 +886,15 @@ private:
             if (e->ended || !e->get_stream) return error_response(404, -32001, "Session not found: its stream is closed");
             stream = e->get_stream;
             e->last_used = std::chrono::steady_clock::now();
-            if (is_request) {
-                if (e->active >= o_.max_requests_per_session)
-                    return error_response(429, -32000, "Too Many Requests: too many requests of this session at once");
-                ++e->active;
-            }
+            if (is_request && e->active >= o_.max_requests_per_session)
+                return error_response(429, -32000, "Too Many Requests: too many requests of this session at once");
+            ++e->active;
         }
         if (!is_request) {
             e->srv->handle_message(*e->s, msg, {});
+            std::lock_guard lock(e->mu);
+            --e->active;
+            e->quiet.notify_all();
             return accepted();
         }
         e->srv->handle_message(*e->s, msg, [e, stream](const std::string& m, bool last) {
@@ -854,6 +902,7 @@ private:
             if (!last) return;
             std::lock_guard lock(e->mu);
             --e->active;
+            e->quiet.notify_all();
             e->last_used = std::chrono::steady_clock::now();
         });
         return accepted();
@@ -873,7 +922,7 @@ private:
         auto last_write = std::chrono::steady_clock::now();
         std::unique_lock lock(ex.mu);
         for (;;) {
-            ex.cv.wait_for(lock, std::chrono::milliseconds(250), [&] { return !ex.queue.empty() || stopping_.load(); });
+            ex.cv.wait_for(lock, std::chrono::milliseconds(250), [&] { return !ex.queue.empty() || ex.done || stopping_.load(); });
             std::deque<std::string> batch;
             batch.swap(ex.queue);
             const bool done = ex.done;
