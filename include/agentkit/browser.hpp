@@ -14,6 +14,7 @@
 #include <agentkit/browser/menu.hpp>
 #include <agentkit/browser/policy.hpp>
 #include <agentkit/browser/readable.hpp>
+#include <agentkit/browser/shared_process.hpp>
 #include <agentkit/browser/snapshot.hpp>
 #include <agentkit/browser/socket_gate.hpp>
 #include <agentkit/browser/live/timeline.hpp>

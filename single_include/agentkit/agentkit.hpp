@@ -9049,7 +9049,22 @@ public:
             if (const auto dash = owner.rfind('-'); dash != std::string::npos && ::gethostname(host, sizeof host - 1) == 0 &&
                                                     owner.substr(0, dash) == host) {
                 const long pid = std::strtol(owner.c_str() + dash + 1, nullptr, 10);
-                if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) == 0)
+                // a browser this process launched may be closing (a session that just ended):
+                // its exit is waited for, within the launch timeout and 5 s
+                if (const auto st = proc_state(static_cast<pid_t>(pid)); pid > 0 && st && st->second == ::getpid()) {
+                    const long fd = ::syscall(SYS_pidfd_open, static_cast<pid_t>(pid), 0);
+                    if (fd >= 0) {
+                        detail::unique_fd child(static_cast<int>(fd));
+                        pollfd pf{child.get(), POLLIN, 0};
+                        detail::poll_until(&pf, 1, detail::deadline_after(std::min(o.launch_timeout, std::chrono::milliseconds(5000))));
+                        if ((pf.revents & POLLIN) != 0) {  // exited: its lock is stale now (or gone)
+                            std::error_code gone;
+                            if (std::filesystem::read_symlink(p->profile_dir_ / "SingletonLock", gone) == lock && !gone)
+                                std::filesystem::remove(p->profile_dir_ / "SingletonLock", gone);
+                        }
+                    }
+                }
+                if (const auto now = proc_state(static_cast<pid_t>(pid)); pid > 0 && ::kill(static_cast<pid_t>(pid), 0) == 0 && !(now && now->first == 'Z'))
                     return fail(errc::browser_launch,
                                 "the browser profile " + o.user_data_dir + " is already in use by another browser (pid " +
                                     std::to_string(pid) + "): close it, or use --isolated to run multiple instances of the same browser",
@@ -9059,6 +9074,18 @@ public:
         p->log_path_ = o.log_path.empty() ? (p->temp_dir_ / "chromium.log").string() : o.log_path;
         if (auto pr = seed_preferences(p->profile_dir_, o.preferences); !pr) return fail(pr.error());
         return p;
+    }
+
+    /// A process's state letter and parent (/proc/PID/stat), when it can be read.
+    [[nodiscard]] static std::optional<std::pair<char, pid_t>> proc_state(pid_t pid) {
+        std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+        std::string line;
+        if (!std::getline(in, line)) return std::nullopt;
+        const auto close = line.rfind(')');  // the command name is in parentheses and may hold anything
+        if (close == std::string::npos || close + 4 >= line.size()) return std::nullopt;
+        const char state = line[close + 2];
+        const long ppid = std::strtol(line.c_str() + close + 4, nullptr, 10);
+        return std::pair{state, static_cast<pid_t>(ppid)};
     }
 
     /// Start the browser with agentkit's flags, `mode_args` (e.g. --remote-debugging-pipe)
@@ -10134,6 +10161,8 @@ enum class event_kind : unsigned char {
     cdp_command,        ///< browser: a CDP command answered (name: the method; ms, error)
     request_blocked,    ///< browser: the origin policy blocked a request (name: the URL; detail: the rule)
     browser_disconnected,  ///< browser: the connection to the browser ended by itself (error: why; the next call reconnects)
+    browser_started,    ///< browser: a start succeeded, its context is ready (detail: "launched" or "connected")
+    browser_closed,     ///< browser: close() ended a started browser (detail: as browser_started's)
 };
 
 /// The event kind's name: "run_started", "tool_ended", ...
@@ -10155,6 +10184,8 @@ enum class event_kind : unsigned char {
         case event_kind::cdp_command: return "cdp_command";
         case event_kind::request_blocked: return "request_blocked";
         case event_kind::browser_disconnected: return "browser_disconnected";
+        case event_kind::browser_started: return "browser_started";
+        case event_kind::browser_closed: return "browser_closed";
     }
     return "unknown";
 }
@@ -10433,7 +10464,11 @@ struct browser_options {
     /// (cdp_command: the method, its CDP session in `detail`, ms, the failure) and each request
     /// the origin policy blocked (request_blocked: the URL, the rule in `detail`, data.type and
     /// data.tab), and the connection ending by itself (browser_disconnected: the browser exited
-    /// or its endpoint dropped the connection; the next call starts or reconnects it). Called on the browser's own threads, some with its locks held: it must be quick
+    /// or its endpoint dropped the connection; the next call starts or reconnects it), each
+    /// start that succeeded (browser_started) and each close() of a started browser
+    /// (browser_closed): detail "launched" when this object launched the browser's process,
+    /// "connected" when it reached one (cdp_endpoint, webdriver, transport_factory) and made
+    /// or adopted a context there. Called on the browser's own threads, some with its locks held: it must be quick
     /// and must not call into the browser. Its events have no parent (the browser does not know
     /// which tool call a command serves).
     observer on_event;
@@ -10567,6 +10602,21 @@ struct wait_options {
     /// --timeout-action).
     std::chrono::milliseconds timeout{0};
 };
+
+/// The launch options a browser with options `o` launches its process with (the browser's own
+/// flags and profile preferences added to o.launch): one place for browser::start and
+/// shared_process (shared_process.hpp).
+[[nodiscard]] inline cdp::launch_options process_launch_options(const browser_options& o) {
+    cdp::launch_options lo = o.launch;
+    lo.extra_args.insert(lo.extra_args.begin(), "--disable-features=Translate,MediaRouter,OptimizationHints");
+    if (o.policy.intercepts() && !lo.preferences.is_null()) {
+        // WebRTC never passes interception: no UDP except through a proxy (and the page guard
+        // removes RTCPeerConnection, for TURN over TCP)
+        lo.extra_args.insert(lo.extra_args.begin(), "--webrtc-ip-handling-policy=disable_non_proxied_udp");
+        lo.preferences.merge_patch(json{{"webrtc", {{"ip_handling_policy", "disable_non_proxied_udp"}}}});
+    }
+    return lo;
+}
 
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/options.hpp> ----
@@ -13828,7 +13878,7 @@ private:
         std::optional<cdp::webdriver_session> webdriver;
         cdp::connection conn;
         std::string context_id;
-        bool own_context = false;
+        bool own_context = false, announced = false;  // announced: browser_started was told (close() tells browser_closed)
         std::mutex mu;  // everything below
         std::condition_variable cv;
         std::uint64_t seq = 0;
@@ -14306,6 +14356,11 @@ private:
 
 namespace agentkit::browser {
 
+namespace detail {
+/// Whether a browser with these options launches its own process (else it reaches one).
+inline bool launches_process(const browser_options& o) { return !o.transport_factory && o.webdriver.url.empty() && o.cdp_endpoint.empty(); }
+}  // namespace detail
+
 AGENTKIT_DECL auto browser::start() -> result<void> {
     std::lock_guard op(op_mu_);
     auto e = ensure();
@@ -14359,10 +14414,16 @@ AGENTKIT_DECL auto browser::shutdown() -> void {
             std::filesystem::rename(tmp, file, ec);
         }
     }
+    const bool told = eng_->announced && eng_->conn.is_open();
     if (eng_->conn.is_open() && eng_->own_context && !eng_->context_id.empty())
         (void)eng_->conn.call("Target.disposeBrowserContext", json{{"browserContextId", eng_->context_id}}, {}, 3000ms);
     eng_->sub.unsubscribe();
     eng_->conn.close();
+    if (told && opt_.on_event) {  // (a browser that went away by itself was told as browser_disconnected)
+        auto ev = agentkit::make_event(agentkit::event_kind::browser_closed, "browser");
+        ev.detail = detail::launches_process(opt_) ? "launched" : "connected";
+        agentkit::notify(opt_.on_event, ev);
+    }
     std::lock_guard live(live_mu_);
     eng_.reset();
     live_session_.clear();
@@ -14387,14 +14448,7 @@ AGENTKIT_DECL auto browser::ensure() -> result<void> {
     }
     cdp::any_transport transport;
     std::optional<cdp::webdriver_session> webdriver;  // deleted here when the start fails before the engine owns it
-    cdp::launch_options lo = opt_.launch;
-    lo.extra_args.insert(lo.extra_args.begin(), "--disable-features=Translate,MediaRouter,OptimizationHints");
-    if (opt_.policy.intercepts() && !lo.preferences.is_null()) {
-        // WebRTC never passes interception: no UDP except through a proxy (and the page guard
-        // removes RTCPeerConnection, for TURN over TCP)
-        lo.extra_args.insert(lo.extra_args.begin(), "--webrtc-ip-handling-policy=disable_non_proxied_udp");
-        lo.preferences.merge_patch(json{{"webrtc", {{"ip_handling_policy", "disable_non_proxied_udp"}}}});
-    }
+    const cdp::launch_options lo = process_launch_options(opt_);
     if (opt_.transport_factory) {
         auto t = opt_.transport_factory();
         if (!t) return fail(t.error());
@@ -14560,6 +14614,12 @@ AGENTKIT_DECL auto browser::ensure() -> result<void> {
             return fail(err);
         }
         for (const auto& l : r->left_out) restart_notes_.push_back("storage state: left out " + l);
+    }
+    eng_->announced = true;
+    if (opt_.on_event) {
+        auto ev = agentkit::make_event(agentkit::event_kind::browser_started, "browser");
+        ev.detail = detail::launches_process(opt_) ? "launched" : "connected";
+        agentkit::notify(opt_.on_event, ev);
     }
     return {};
 }
@@ -22328,6 +22388,9 @@ inline constexpr std::array<std::string_view, 1> pdf_tools{"browser_pdf_save"};
 /// The devtools capability's tools: what a page is told about its user, changed mid-session.
 inline constexpr std::array<std::string_view, 1> devtools_tools{"browser_emulate_media"};
 
+/// The tracing capability's tools: a trace in Playwright's format (browser/trace_file.hpp).
+inline constexpr std::array<std::string_view, 2> tracing_tools{"browser_start_tracing", "browser_stop_tracing"};
+
 /// The config capability's tool: the server's resolved configuration.
 inline constexpr std::array<std::string_view, 1> config_tools{"browser_get_config"};
 
@@ -22346,13 +22409,14 @@ struct optional_capability {
 
 /// The optional capabilities: every exposure (all, core, menu, router) leaves their tools out
 /// unless --caps turns them on, and a call to one says how to turn it on.
-inline constexpr std::array<optional_capability, 7> optional_capabilities{{
+inline constexpr std::array<optional_capability, 8> optional_capabilities{{
     {"vision", vision_tools, "coordinate (vision) tools", "or act by ref (browser_click)"},
     {"testing", testing_tools, "assertion (testing) tools", "or read the page (browser_snapshot, browser_find)"},
     {"storage", storage_tools, "cookie and storage tools", "or read them with browser_evaluate"},
     {"network", network_tools, "route and network state tools", "or watch requests with browser_network_requests"},
     {"pdf", pdf_tools, "the PDF tool", "or take a full-page screenshot (browser_take_screenshot fullPage)"},
     {"config", config_tools, "the configuration tool", "or read agentkit-browser-mcp --help"},
+    {"tracing", tracing_tools, "the tracing tools", "or record the screen (browser_recording_start)"},
     {"devtools", devtools_tools, "media emulation (devtools) tools", "or start the server with the configuration file's colorScheme and the like",
      "emulation"},
 }};
@@ -22414,7 +22478,8 @@ Options (Playwright MCP names where the meaning is the same):
   --headed                   show the browser window (needs a display)
   --executable-path PATH     browser binary (default: /usr/lib/chromium/chromium or $AGENTKIT_CHROMIUM)
   --isolated                 keep the profile in memory / a temporary directory (the default;
-                             with --cdp-endpoint: a browser context of the server's own)
+                             with --cdp-endpoint: a browser context of the server's own; with
+                             --port: one browser process, a context of its own per session)
   --user-data-dir DIR        use (and keep) this profile directory; its sites' cookies and
                              localStorage are kept for the next browser on it
   --proxy-server PROXY       the browser's proxy (host:port, http://..., socks5://...); the
@@ -22475,7 +22540,11 @@ Options (Playwright MCP names where the meaning is the same):
   --codegen LANG             with --output-mode playwright: typescript, python, java, csharp, none
   --test-id-attribute NAME   with --output-mode playwright: the attribute getByTestId() reads
   --snapshot-boxes           with --output-mode playwright: each element's box in snapshots
-  --output-max-size BYTES    bytes of artifacts kept (as --max-artifact-bytes)
+  --output-max-size BYTES    bytes of artifacts kept (as --max-artifact-bytes), and of files in
+                             the output directory: the oldest go first (never a session log)
+  --save-session             log every tool call, its arguments and its result to
+                             session-<time>/session.md in the output directory (a folder per
+                             MCP session; "Session: <folder>" on stderr)
   --allow-unrestricted-file-access  allow file:// URLs (as --allow-file-access)
   --port PORT                serve MCP over Streamable HTTP at http://HOST:PORT/mcp instead of
                              stdio (0: any free port; the URL is printed on stderr). Point a
@@ -22506,13 +22575,15 @@ Options (Playwright MCP names where the meaning is the same):
                              sessionStorage and storage-state tools, network the routes
                              (browser_route, _route_list, browser_unroute) and
                              browser_network_state_set, pdf browser_pdf_save, config
-                             browser_get_config, devtools browser_emulate_media; the others are
+                             browser_get_config, devtools browser_emulate_media, tracing
+                             browser_start_tracing and browser_stop_tracing (a trace in
+                             Playwright's format, in the output dir's traces/); the others are
                              always on
   Accepted with no effect here (a note on stderr says why): --no-webmcp,
   --file-paths, --cdp-timeout, --sandbox (not as root),
   and the --port options without --port.
   Refused (the server does not start rather than ignore them): --extension, --endpoint,
-  --save-session, --save-trace, --save-video,
+  --save-trace, --save-video,
   --init-page, --block-service-workers,
   --remote-header, --profile-dir-name, --browser firefox|webkit,
   --idle-timeout other than 0 without --port, and unknown --config keys. With --port and
@@ -22572,7 +22643,8 @@ agentkit's switches for what is off by default:
   --version, --help
 Environment: AGENTKIT_MCP_TOKEN, with --port: every request must carry
   "Authorization: Bearer <token>" (401 otherwise). BRAVE_API_KEY, TAVILY_API_KEY,
-  SERPER_API_KEY: the key of --search brave, tavily or serper.
+  SERPER_API_KEY: the key of --search brave, tavily or serper. DEBUG naming pw:mcp:test
+  (as Node's debug package reads it): Playwright MCP's lifecycle lines on stderr.
 )";
 
 }  // namespace agentkit::browser
@@ -22704,7 +22776,9 @@ inline constexpr std::string_view default_mobile_device = "Pixel 10";
 // only writes it (the default mode's writer is action_result::to_text()).
 
 
+#include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <optional>
 #include <utility>
 #include <string>
@@ -22952,6 +23026,19 @@ inline std::string nth(const json& part, codegen_language lang) {
     return std::to_string(status);
 }
 
+/// `<prefix>-2026-11-30T01-02-03-456Z`: now in UTC, as Playwright MCP names its files.
+[[nodiscard]] inline std::string file_stamp(std::string_view prefix) {
+    const auto now = std::chrono::system_clock::now();
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+    const std::time_t t = std::chrono::system_clock::to_time_t(now);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*s-%04d-%02d-%02dT%02d-%02d-%02d-%03dZ", static_cast<int>(prefix.size()), prefix.data(),
+                  tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
+    return buf;
+}
+
 /// An error as Playwright MCP's results word it: "Error: <message>".
 [[nodiscard]] inline std::string error_line(std::string_view message) {
     return message.rfind("Error:", 0) == 0 ? std::string(message) : "Error: " + std::string(message);
@@ -23003,6 +23090,187 @@ struct response {
 }  // namespace pw
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/playwright_output.hpp> ----
+// ---- begin <agentkit/browser/trace_file.hpp> ----
+// agentkit/browser/trace_file.hpp — a trace in Playwright's trace format (the files its trace
+// viewer reads, `npx playwright show-trace`): browser_start_tracing / browser_stop_tracing.
+//
+//   auto t = agentkit::browser::trace_writer::start(".playwright-mcp/traces", "trace-1712", {});
+//   auto id = (*t)->before("browser_click", {{"target", "e5"}});   // each tool call
+//   (*t)->after(id, std::nullopt);
+//   (*t)->frame(jpeg_base64, 800, 600, frame_wall_ms);            // the screencast
+//   auto files = (*t)->stop();
+//
+// In the traces directory: <name>.trace (one JSON event per line: `context-options` first, then
+// `before`/`after` for each call, `screencast-frame` for each frame), <name>.network (one
+// `resource-snapshot` per request, HAR entries), <name>.stacks (no client stacks: empty lists),
+// screencast/ (the frames as JPEG files the events name) and resources/ (blobs; none yet).
+// Times are milliseconds on one monotonic clock that starts at the trace's start (its
+// context-options event also has the wall time then). A line that cannot be written is said by
+// the call that wrote it; the trace goes on.
+
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+
+namespace agentkit::browser {
+
+/// The files of a finished trace.
+struct trace_files {
+    std::filesystem::path trace;    ///< <name>.trace: the events
+    std::filesystem::path network;  ///< <name>.network: the requests
+    std::filesystem::path stacks;   ///< <name>.stacks
+    std::filesystem::path resources;  ///< resources/
+    std::size_t calls = 0;   ///< tool calls recorded
+    std::size_t frames = 0;  ///< screencast frames recorded
+    std::size_t requests = 0;  ///< requests recorded
+};
+
+/// Writes one trace (see the top of this header). Thread-safe.
+class trace_writer {
+public:
+    /// Start a trace named `name` (file names: letters, digits, `-`, `_`, `.`) in `dir` (made
+    /// when missing), its context described by `options` (Playwright's context options:
+    /// viewport, userAgent, ...). Errors: tool_failed when the directory or the first line cannot be
+    /// written, args_invalid for a name that is not a file name.
+    [[nodiscard]] static result<std::unique_ptr<trace_writer>> start(const std::filesystem::path& dir, std::string name,
+                                                                    json options) {
+        if (name.empty() || name.size() > 128 || name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") != std::string::npos ||
+            name[0] == '.')
+            return fail(errc::args_invalid, "a trace name is letters, digits, '-', '_' and '.', not \"" + name.substr(0, 64) + "\"");
+        std::error_code ec;
+        for (const auto& d : {dir, dir / "resources", dir / "screencast"}) {
+            std::filesystem::create_directories(d, ec);
+            if (ec) return fail(errc::tool_failed, "cannot create the traces directory " + d.string() + ": " + ec.message());
+        }
+        std::unique_ptr<trace_writer> t(new trace_writer(dir, std::move(name)));
+        const auto wall = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch());
+        t->wall0_ms_ = static_cast<double>(wall.count());
+        json first{{"version", 9},
+                   {"type", "context-options"},
+                   {"origin", "library"},
+                   {"browserName", "chromium"},
+                   {"platform", "linux"},
+                   {"wallTime", t->wall0_ms_},
+                   {"monotonicTime", 0},
+                   {"sdkLanguage", "javascript"},
+                   {"options", options.is_object() ? std::move(options) : json::object()}};
+        if (auto w = t->write(t->trace_path(), first.dump(-1, ' ', false, json::error_handler_t::replace) + "\n", true); !w) return fail(w.error());
+        if (auto w = t->write(t->network_path(), "", true); !w) return fail(w.error());
+        return t;
+    }
+
+    trace_writer(const trace_writer&) = delete;
+    trace_writer& operator=(const trace_writer&) = delete;
+
+    /// The trace's name and directory.
+    [[nodiscard]] const std::string& name() const noexcept { return name_; }
+    [[nodiscard]] const std::filesystem::path& dir() const noexcept { return dir_; }
+    /// <name>.trace
+    [[nodiscard]] std::filesystem::path trace_path() const { return dir_ / (name_ + ".trace"); }
+    /// <name>.network
+    [[nodiscard]] std::filesystem::path network_path() const { return dir_ / (name_ + ".network"); }
+    /// Milliseconds since the trace started (the events' clock).
+    [[nodiscard]] double now() const {
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0_).count();
+    }
+    /// A wall-clock time (ms since the epoch) on the events' clock.
+    [[nodiscard]] double at_wall(double wall_ms) const { return wall_ms - wall0_ms_; }
+
+    /// A tool call begins: its `before` event; the call's id, for after(). (Nothing once stopped.)
+    std::string before(std::string_view tool, const json& params, std::string_view page_id = "page@1") {
+        std::lock_guard lock(mu_);
+        if (stopped_) return {};
+        const std::string id = "call@" + std::to_string(++calls_);
+        json e{{"type", "before"},   {"callId", id},   {"startTime", now()}, {"title", tool},
+               {"class", "Tool"},    {"method", tool}, {"params", params.is_object() ? params : json::object()},
+               {"stepId", id},       {"pageId", page_id}};
+        keep(write(trace_path(), e.dump(-1, ' ', false, json::error_handler_t::replace), false));
+        return id;
+    }
+    /// The call `id` ended, with `error` when it failed: its `after` event.
+    void after(const std::string& id, const std::optional<std::string>& error) {
+        std::lock_guard lock(mu_);
+        if (stopped_ || id.empty()) return;
+        json e{{"type", "after"}, {"callId", id}, {"endTime", now()}};
+        if (error) e["error"] = {{"message", *error}, {"name", "Error"}};
+        keep(write(trace_path(), e.dump(-1, ' ', false, json::error_handler_t::replace), false));
+    }
+    /// A screencast frame (base64 JPEG) shown at `wall_ms`: written to screencast/ and named by a
+    /// `screencast-frame` event.
+    [[nodiscard]] result<void> frame(std::string_view jpeg_base64, int width, int height, double wall_ms,
+                                     std::string_view page_id = "page@1") {
+        auto bytes = base64_decode(jpeg_base64);
+        if (!bytes) return fail(errc::args_invalid, "a screencast frame is not base64");
+        std::lock_guard lock(mu_);
+        if (stopped_) return {};
+        const std::string file = "screencast/" + std::string(page_id) + "-" + std::to_string(++frames_) + ".jpeg";
+        if (auto w = write(dir_ / file, *bytes, true); !w) return w;
+        json e{{"type", "screencast-frame"}, {"pageId", page_id}, {"file", file}, {"width", width}, {"height", height},
+               {"timestamp", at_wall(wall_ms)}};
+        return write(trace_path(), e.dump(), false);
+    }
+    /// A request, as a HAR entry (request, response, startedDateTime, time, ...): a
+    /// `resource-snapshot` line of <name>.network.
+    [[nodiscard]] result<void> request(json har_entry) {
+        std::lock_guard lock(mu_);
+        if (stopped_) return {};
+        ++requests_;
+        json e{{"type", "resource-snapshot"}, {"snapshot", std::move(har_entry)}};
+        return write(network_path(), e.dump(-1, ' ', false, json::error_handler_t::replace), false);
+    }
+
+    /// Finish: <name>.stacks, then no more events. Idempotent; the first write error of the
+    /// trace's lines, when there was one, is said here.
+    [[nodiscard]] result<trace_files> stop() {
+        std::lock_guard lock(mu_);
+        if (!stopped_) {
+            stopped_ = true;
+            if (auto w = write(dir_ / (name_ + ".stacks"), R"({"files":[],"stacks":[]})", true); !w) return fail(w.error());
+        }
+        if (!first_error_) return fail(first_error_.error());
+        return trace_files{trace_path(), network_path(), dir_ / (name_ + ".stacks"), dir_ / "resources", calls_, frames_, requests_};
+    }
+
+private:
+    trace_writer(std::filesystem::path dir, std::string name) : dir_(std::move(dir)), name_(std::move(name)) {}
+
+    void keep(result<void> w) {  // the first failed write, for stop() to say
+        if (!w && first_error_) first_error_ = std::move(w);
+    }
+
+    /// Append `line` and a newline (or, with `whole`, write `text` as the file): the file is
+    /// opened each time, so one failed write costs that line alone.
+    static result<void> write(const std::filesystem::path& p, std::string_view text, bool whole) {
+        std::ofstream out(p, std::ios::binary | (whole ? std::ios::trunc : std::ios::app));
+        if (out) {
+            out.write(text.data(), static_cast<std::streamsize>(text.size()));
+            if (!whole) out.put('\n');
+            out.flush();
+        }
+        if (!out) return fail(errc::tool_failed, "cannot write " + p.string());
+        return {};
+    }
+
+    std::filesystem::path dir_;
+    std::string name_;
+    std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
+    double wall0_ms_ = 0;
+    std::mutex mu_;
+    bool stopped_ = false;
+    std::size_t calls_ = 0, frames_ = 0, requests_ = 0;
+    result<void> first_error_ = {};  // the first write of an event line that failed
+};
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/trace_file.hpp> ----
 // ---- begin <agentkit/search/searcher.hpp> ----
 // agentkit/search/searcher.hpp — what a web search tool calls: the query checked
 // (check_query), an identical recent query answered from the cache, else the backend asked and
@@ -23140,6 +23408,10 @@ struct tools_options {
     std::string output_dir;
     /// What file paths in Playwright's layout are relative to ("": the working directory).
     std::string workspace;
+    /// Bytes the files in the output directory may take (--output-max-size; 0: no bound): before
+    /// a tool writes a file there, and after each call, the oldest files go until the rest fit
+    /// (never a session log, never the artifact store's own folder, never the newest file).
+    std::uintmax_t output_max_bytes = 0;
     /// The attribute getByTestId() locators read in Playwright's layout (--test-id-attribute).
     std::string test_id_attribute = "data-testid";
     /// Playwright's layout: every snapshot shows each element's box (--snapshot-boxes).
@@ -23208,6 +23480,12 @@ struct tool_state {
     } pw_console;  ///< the current tab's console log file (Playwright's layout)
     std::set<std::string> pw_downloads_begun;  ///< Playwright's layout: downloads whose start `### Events` has said (ids)
     std::set<std::string> pw_downloads_ended;  ///< and those whose end it has said
+    /// The trace browser_start_tracing began (null: none): every call until browser_stop_tracing
+    /// is written to it. Guarded by `mu`.
+    std::shared_ptr<trace_writer> trace;
+    std::size_t trace_requests_seen = 0;     ///< the tab's requests logged when the trace started
+    std::size_t trace_requests_dropped = 0;  ///< and those its log had dropped then
+    bool trace_screencast = false;           ///< the trace started the screencast (its stop stops it)
 
     /// The state of tools on browser `br` with artifact store `st`.
     tool_state(browser& br, bounded_artifacts& st, tools_options o = {}) : b(br), store(st), options(std::move(o)) {}
@@ -23328,6 +23606,9 @@ struct server_config {
     /// --allowed-hosts: host names accepted in the Host and Origin headers (HTTP).
     std::vector<std::string> allowed_hosts;
     bool shared_browser_context = false;   ///< one browser for every HTTP session
+    /// --save-session: every tool call, its arguments and its result, in session-<time>/session.md
+    /// in the output directory (browser/output_files.hpp), a folder per MCP session.
+    bool save_session = false;
     /// --isolated (or the config file's browser.isolated): with --cdp-endpoint, a browser context of
     /// the server's own instead of the browser's default context and open tabs.
     bool isolated = false;
@@ -23357,12 +23638,11 @@ struct playwright_option {
     std::string_view why;
 };
 
-inline constexpr std::array<playwright_option, 16> kPlaywrightOptions{{
+inline constexpr std::array<playwright_option, 15> kPlaywrightOptions{{
     {"--extension", false, true, "the Playwright browser extension is not supported; --cdp-endpoint connects to a running browser"},
     {"--profile-dir-name", true, true, "it belongs to --extension, which is not supported"},
     {"--endpoint", true, true, "a Playwright bound-browser endpoint is not CDP; --cdp-endpoint connects to a browser over CDP"},
-    {"--save-session", false, true, "sessions are not saved; every call's metrics go to stderr and browser_metrics"},
-    {"--save-trace", false, true, "Playwright traces are not supported; browser_recording_start records a screencast"},
+    {"--save-trace", false, true, "a trace of the whole session is not supported; with --caps tracing, browser_start_tracing records one on demand"},
     {"--save-video", true, true, "videos are not supported; browser_recording_start records a screencast"},
     {"--init-page", true, true, "init pages (TypeScript run on a Playwright page) are not supported"},
     {"--block-service-workers", false, true, "blocking service workers is not supported"},
@@ -23485,6 +23765,7 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
         auto n = parse_count(*v);
         if (!n || *n == 0) return bad("a positive number of bytes");
         c.store.max_bytes = static_cast<std::size_t>(*n);
+        c.tools.output_max_bytes = static_cast<std::uintmax_t>(*n);
     } else if (name == "--allow-unrestricted-file-access") {
         c.browser.policy.allow_file_access = true;
         c.tools.unrestricted_files = true;
@@ -23525,6 +23806,8 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
         }
     } else if (name == "--shared-browser-context") {
         c.shared_browser_context = true;
+    } else if (name == "--save-session") {
+        c.save_session = true;
     } else if (name == "--vision") {  // Playwright MCP's older switch for --caps vision
         c.caps.insert("vision");
     } else if (name == "--caps") {
@@ -23553,7 +23836,7 @@ inline result<bool> playwright_option_apply(server_config& c, const std::string&
 /// Whether a Playwright MCP option takes a value (options with an effect, then the table).
 inline std::optional<bool> playwright_option_takes_value(const std::string& name) {
     if (one_of(name, {"--no-sandbox", "--sandbox", "--ignore-https-errors", "--mobile", "--allow-unrestricted-file-access", "--shared-browser-context",
-                      "--vision", "--snapshot-boxes"}))
+                      "--save-session", "--vision", "--snapshot-boxes"}))
         return false;
     if (one_of(name, {"--browser", "--user-agent", "--storage-state", "--proxy-server", "--proxy-bypass", "--init-script", "--device", "--timeout-action", "--timeout-navigation", "--timeout-settle", "--image-responses",
                       "--snapshot-mode", "--output-max-size", "--console-level", "--idle-timeout", "--caps", "--port", "--host",
@@ -23676,6 +23959,46 @@ inline result<void> search_option_apply(server_config& c, const std::string& nam
     c.web_search.url = v;
     c.search_url_given = true;
     return {};
+}
+
+/// Whether the DEBUG environment variable's value `spec` turns on the debug namespace `ns`, as
+/// Node's `debug` package reads it (Playwright MCP's servers use it, and so do scripts that run
+/// them): names separated by commas or spaces, `*` matching any run of characters, a leading `-`
+/// turning a name off whatever else matches ("pw:mcp:*,-pw:mcp:backend").
+[[nodiscard]] inline bool debug_enabled(std::string_view spec, std::string_view ns) {
+    const auto glob = [](std::string_view p, std::string_view s) {  // `*` only; backtracks to the last star
+        std::size_t pi = 0, si = 0, star = std::string_view::npos, mark = 0;
+        while (si < s.size()) {
+            if (pi < p.size() && p[pi] == '*') {
+                star = pi++;
+                mark = si;
+            } else if (pi < p.size() && p[pi] == s[si]) {
+                ++pi;
+                ++si;
+            } else if (star != std::string_view::npos) {
+                pi = star + 1;
+                si = ++mark;
+            } else {
+                return false;
+            }
+        }
+        while (pi < p.size() && p[pi] == '*') ++pi;
+        return pi == p.size();
+    };
+    bool on = false;
+    std::size_t i = 0;
+    while (i < spec.size()) {
+        const std::size_t end = std::min(spec.find_first_of(", \t", i), spec.size());
+        std::string_view name = spec.substr(i, end - i);
+        i = end + 1;
+        if (name.empty()) continue;
+        if (name[0] == '-') {
+            if (glob(name.substr(1), ns)) return false;
+        } else {
+            on = on || glob(name, ns);
+        }
+    }
+    return on;
 }
 
 }  // namespace agentkit::browser
@@ -24750,6 +25073,8 @@ inline result<void> finish_config(server_config& c) {
                 {"testIdAttribute", c.tools.test_id_attribute},
                 {"secrets", std::move(secrets)}};
     if (!c.tools.output_dir.empty()) out["outputDir"] = c.tools.output_dir;
+    if (c.save_session) out["saveSession"] = true;
+    if (c.tools.output_max_bytes > 0) out["outputMaxSize"] = c.tools.output_max_bytes;
     json server = json::object();
     if (c.host) server["host"] = *c.host;
     if (c.port) server["port"] = *c.port;
@@ -30298,6 +30623,240 @@ static_assert(message_aware_masker<router<>>);
 // (`ref` or `target`), browser_tool<"name">() that times, caps, redacts and counts each call, and
 // storing text as an artifact.
 
+// ---- begin <agentkit/browser/output_files.hpp> ----
+// agentkit/browser/output_files.hpp — what a browser server leaves in its output directory
+// besides the tools' own files: the session log (every tool call, its arguments and its result,
+// in session-<time>/session.md: --save-session) and the bound on the directory's size (oldest
+// files go first: --output-max-size).
+//
+//   agentkit::browser::session_log log(".playwright-mcp");
+//   log.record("browser_navigate", {{"url", "http://127.0.0.1:8080/"}}, output);  // folder made at the first call
+//   agentkit::browser::trim_output_dir(".playwright-mcp", 5'000'000);
+//
+// A log entry is what the model saw: the result as the tool wrote it (already redacted of the
+// session's secrets) and the arguments as the model gave them, passed through the redactor the
+// host gives (a secret's value a model somehow typed is not written). A write that fails (a full
+// disk, a read-only file) is reported to the caller and loses only that entry: the next call
+// opens the file again.
+
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace agentkit::browser {
+
+/// The fields of a result as the session log writes them, in the order the result shows them.
+/// A result in Playwright MCP's layout gives one field per section (`result`, `code`, `page`,
+/// `snapshot`, `events`, ..., fences removed); any other text is one `result` field. Images and
+/// other non-text blocks are listed by type and size, never inlined; `isError` when it failed.
+/// A snapshot the result links as a file (`- [Snapshot](path)`, Playwright's layout for an action)
+/// is logged as that file's text when `links_base` is given (what the paths are relative to: the
+/// workspace), so an entry says what the page was even after the file is gone.
+[[nodiscard]] inline nlohmann::ordered_json session_log_fields(const tool_output& out, const std::filesystem::path& links_base = {}) {
+    static constexpr std::pair<std::string_view, std::string_view> keys[] = {
+        {"Error", "error"}, {"Result", "result"}, {"Ran Playwright code", "code"}, {"Open tabs", "tabs"}, {"Page", "page"},
+        {"Modal state", "modal"}, {"Snapshot", "snapshot"}, {"Events", "events"}};
+    nlohmann::ordered_json fields = nlohmann::ordered_json::object();
+    std::string loose;  // text outside any section
+    auto add = [&](const std::string& key, std::string value) {
+        if (fields.contains(key)) fields[key] = fields[key].get<std::string>() + "\n" + value;
+        else fields[key] = std::move(value);
+    };
+    nlohmann::ordered_json attachments = nlohmann::ordered_json::array();
+    for (const auto& b : out.content) {
+        if (b.type != content_block::kind::text) {
+            if (b.type == content_block::kind::image)
+                attachments.push_back(b.mime_type + ", " + std::to_string(b.text.size() * 3 / 4) + " bytes");
+            else if (b.type == content_block::kind::artifact)
+                attachments.push_back(b.artifact.uri);
+            continue;
+        }
+        const bool sectioned = b.text.rfind("### ", 0) == 0;
+        if (!sectioned) {
+            (loose += loose.empty() ? "" : "\n") += b.text;
+            continue;
+        }
+        std::string key, body;
+        auto flush = [&] {
+            if (key.empty()) return;
+            while (!body.empty() && body.back() == '\n') body.pop_back();
+            add(key, std::move(body));
+            body.clear();
+        };
+        std::size_t pos = 0;
+        while (pos <= b.text.size()) {
+            std::size_t end = b.text.find('\n', pos);
+            if (end == std::string::npos) end = b.text.size();
+            const std::string_view line(b.text.data() + pos, end - pos);
+            if (line.rfind("### ", 0) == 0) {
+                flush();
+                const std::string_view title = line.substr(4);
+                key.clear();
+                for (const auto& [t, k] : keys)
+                    if (title == t) key = std::string(k);
+                if (key.empty()) key = ascii_lower(std::string(title));
+            } else if (line.rfind("```", 0) != 0) {  // fences are the layout's, not the content's
+                (body += line) += '\n';
+            }
+            pos = end + 1;
+        }
+        flush();
+    }
+    if (!links_base.empty() && fields.contains("snapshot")) {
+        const std::string link = fields["snapshot"].get<std::string>();
+        constexpr std::string_view head = "- [Snapshot](";
+        if (link.rfind(head, 0) == 0 && link.back() == ')' && link.find('\n') == std::string::npos) {
+            const std::filesystem::path file(link.substr(head.size(), link.size() - head.size() - 1));
+            std::ifstream in(file.is_absolute() ? file : links_base / file, std::ios::binary);
+            std::ostringstream text;
+            if (in && text << in.rdbuf()) {
+                std::string yaml = text.str();
+                while (!yaml.empty() && yaml.back() == '\n') yaml.pop_back();
+                fields["snapshot"] = std::move(yaml);
+            }
+        }
+    }
+    if (!loose.empty()) add("result", std::move(loose));
+    if (!attachments.empty()) fields["attachments"] = std::move(attachments);
+    if (out.is_error) fields["isError"] = true;
+    return fields;
+}
+
+/// The session log (--save-session): one folder per log, `session-<UTC time>` in the output
+/// directory, made at the first entry, and `session.md` in it, an entry per tool call:
+///
+///     ### Tool call: browser_click
+///     - Args
+///     ```json
+///     { "ref": "e2" }          (pretty-printed)
+///     ```
+///     - Result
+///     ```json
+///     { "code": "...", "page": "...", "snapshot": "..." }
+///     ```
+///
+/// Entries are appended under a lock, so calls running at once each write whole entries.
+class session_log {
+public:
+    /// Called once when the folder is made (a server prints "Session: <folder>").
+    std::function<void(const std::filesystem::path&)> on_open;
+    /// Applied to the arguments' text before it is written (a browser's redact()).
+    std::function<std::string(std::string)> redact;
+    /// What the paths of linked snapshot files are relative to (the workspace): such a snapshot
+    /// is logged as its text (session_log_fields). Empty: links are logged as they are.
+    std::filesystem::path links_base;
+
+    /// A log whose folder will be made in `output_dir`.
+    explicit session_log(std::filesystem::path output_dir) : dir_(std::move(output_dir)) {}
+
+    /// The folder, once the first entry made it (empty before).
+    [[nodiscard]] std::filesystem::path folder() const {
+        std::lock_guard lock(mu_);
+        return folder_;
+    }
+
+    /// Append one call. An error says why the entry was not written (the folder could not be
+    /// made, the file not opened or written); the next call tries again.
+    result<void> record(std::string_view tool, const json& args, const tool_output& out) {
+        std::string args_text = args.is_null() ? "{}" : args.dump(2, ' ', false, json::error_handler_t::replace);
+        if (redact) args_text = redact(std::move(args_text));
+        const std::string entry = "### Tool call: " + std::string(tool) + "\n- Args\n```json\n" + args_text + "\n```\n- Result\n```json\n" +
+                                  session_log_fields(out, links_base).dump(2, ' ', false, json::error_handler_t::replace) + "\n```\n\n";
+        std::lock_guard lock(mu_);
+        if (folder_.empty()) {
+            std::error_code ec;
+            std::filesystem::path f = dir_ / pw::file_stamp("session");
+            std::filesystem::create_directories(f, ec);
+            if (ec) return fail(errc::tool_failed, "the session log's folder " + f.string() + " cannot be made: " + ec.message());
+            folder_ = std::filesystem::absolute(f, ec);
+            if (ec) folder_ = f;
+            if (on_open) on_open(folder_);
+        }
+        const auto file = folder_ / "session.md";
+        std::ofstream os(file, std::ios::binary | std::ios::app);
+        if (!os) return fail(errc::tool_failed, "the session log " + file.string() + " cannot be opened: " + std::strerror(errno));
+        os << entry;
+        os.flush();
+        if (!os) return fail(errc::tool_failed, "the session log " + file.string() + " cannot be written: " + std::strerror(errno));
+        return {};
+    }
+
+private:
+    std::filesystem::path dir_;
+    mutable std::mutex mu_;
+    std::filesystem::path folder_;
+};
+
+/// What trim_output_dir removed.
+struct trimmed_files {
+    std::vector<std::filesystem::path> removed;  ///< oldest first
+    std::uintmax_t bytes = 0;                    ///< their sizes, summed
+};
+
+/// Keep the files under `dir` within `max_bytes` (--output-max-size), counting `incoming` bytes
+/// about to be written: the oldest files (by modification time) go first, until the rest and the
+/// incoming file fit or nothing evictable is left. Never removed: a session log (`session.md`),
+/// anything under a directory named in `keep_dirs` (e.g. an artifact store's own folder, which
+/// bounds itself), and, when `keep_newest`, the newest file (the one a call just wrote, even when
+/// it alone is over the bound). Emptied folders stay. A directory that does not exist is within
+/// any bound.
+inline trimmed_files trim_output_dir(const std::filesystem::path& dir, std::uintmax_t max_bytes, std::uintmax_t incoming = 0,
+                                     bool keep_newest = false, const std::vector<std::filesystem::path>& keep_dirs = {}) {
+    namespace fs = std::filesystem;
+    trimmed_files out;
+    std::error_code ec;
+    if (max_bytes == 0 || !fs::is_directory(dir, ec)) return out;
+    struct file {
+        fs::path path;
+        fs::file_time_type time;
+        std::uintmax_t size;
+    };
+    std::vector<file> files;
+    std::uintmax_t total = incoming;
+    for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        std::error_code fe;
+        if (it->is_directory(fe)) {
+            if (std::any_of(keep_dirs.begin(), keep_dirs.end(), [&](const fs::path& k) { return fs::equivalent(k, it->path(), fe); }))
+                it.disable_recursion_pending();
+            continue;
+        }
+        if (!it->is_regular_file(fe)) continue;
+        const auto size = it->file_size(fe);
+        if (fe) continue;
+        total += size;
+        if (it->path().filename() == "session.md") continue;
+        const auto time = it->last_write_time(fe);
+        if (fe) continue;
+        files.push_back({it->path(), time, size});
+    }
+    if (total <= max_bytes) return out;
+    std::sort(files.begin(), files.end(), [](const file& a, const file& b) { return a.time < b.time; });
+    if (keep_newest && !files.empty()) files.pop_back();
+    for (const auto& f : files) {
+        if (total <= max_bytes) break;
+        std::error_code re;
+        if (fs::remove(f.path, re) && !re) {
+            total -= f.size;
+            out.bytes += f.size;
+            out.removed.push_back(f.path);
+        }
+    }
+    return out;
+}
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/output_files.hpp> ----
 
 #include <algorithm>
 #include <chrono>
@@ -30345,6 +30904,23 @@ inline result<std::string> element_of(const std::optional<std::string>& ref, con
     if (s.size() > 2 && s.front() == '[' && s.back() == ']') s = s.substr(1, s.size() - 2);
     if (s.rfind("ref=", 0) == 0) s = s.substr(4);
     return s;
+}
+
+/// The workspace (what printed paths are relative to: tools_options::workspace, else the working
+/// directory) and the output directory (tools_options::output_dir, else <workspace>/.playwright-mcp).
+inline std::pair<std::filesystem::path, std::filesystem::path> output_dirs(const tools_options& o) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path workspace = o.workspace.empty() ? fs::current_path(ec) : fs::path(o.workspace);
+    const fs::path dir = o.output_dir.empty() ? workspace / ".playwright-mcp" : fs::path(o.output_dir);
+    return {workspace, dir};
+}
+
+/// Folders trim_output_dir leaves alone: the artifact store's own (it bounds itself).
+inline std::vector<std::filesystem::path> store_dirs(const tool_state& st) {
+    std::vector<std::filesystem::path> out;
+    if (auto d = st.store.directory(); !d.empty()) out.emplace_back(std::move(d));
+    return out;
 }
 
 /// Store an artifact from a call: its name, description and text (not base64 bytes) redacted
@@ -30416,6 +30992,9 @@ inline result<tool_output> finish(tool_state& st, std::string_view tool, std::ch
         m.bytes = r.error().message.size();
         m.tokens = st.tokens.count(r.error().to_text());
     }
+    if (st.options.output_max_bytes > 0) {  // files a call (or a download) left: the oldest go, never the newest
+        (void)trim_output_dir(output_dirs(st.options).second, st.options.output_max_bytes, 0, true, store_dirs(st));
+    }
     {
         std::lock_guard lock(st.mu);
         st.total.add(m);
@@ -30458,8 +31037,14 @@ result<tool_output> timed(tool_state& st, std::string_view tool, F&& f, call_met
 template <class A, class F>
 result<tool_output> hooked(tool_state& st, std::string_view tool, A&& args_of, tool_context& ctx, F&& f) {
     const auto& o = st.options;
-    if (!o.before_call && !o.on_record) return timed(st, tool, std::forward<F>(f));
+    std::shared_ptr<trace_writer> tracer;
+    if (tool != "browser_stop_tracing") {  // (the call that ends the trace is not in it)
+        std::lock_guard lock(st.mu);
+        tracer = st.trace;
+    }
+    if (!o.before_call && !o.on_record && !tracer) return timed(st, tool, std::forward<F>(f));
     call_start start{std::string(tool), st.b.redact(json(args_of()))};
+    const std::string traced = tracer ? tracer->before(tool, start.args) : std::string();
     std::string lead;
     result<tool_output> gated = tool_output::text("");
     if (o.before_call) {
@@ -30475,6 +31060,14 @@ result<tool_output> hooked(tool_state& st, std::string_view tool, A&& args_of, t
         for (const auto& a : st.store.list()) known.insert(a.id);
     call_metrics m;
     auto r = gated ? timed(st, tool, std::forward<F>(f), &m) : timed(st, tool, [&] { return gated; }, &m);
+    if (tracer) {  // the call's end in the trace, with its error when it failed
+        std::optional<std::string> failed;
+        if (!r) failed = r.error().message;
+        else if (r->is_error)
+            for (const auto& b : r->content)
+                if (b.type == content_block::kind::text) failed = failed.value_or("") + b.text;
+        tracer->after(traced, failed);
+    }
     if (!lead.empty()) {  // the gate's own text, as it wrote it (a live view redacts its report)
         if (r) r->content.insert(r->content.begin(), content_block::make_text(lead + "\n"));
         else r.error().message = lead + "\n" + r.error().message;
@@ -30689,27 +31282,11 @@ inline std::string pw_number(double v) {
     return json(v).dump();
 }
 
-/// "page-2026-11-30T01-02-03-456Z" (UTC, as Playwright names its files).
-inline std::string pw_file_stamp(std::string_view prefix) {
-    const auto now = std::chrono::system_clock::now();
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-    const std::time_t t = std::chrono::system_clock::to_time_t(now);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*s-%04d-%02d-%02dT%02d-%02d-%02d-%03dZ", static_cast<int>(prefix.size()), prefix.data(),
-                  tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
-    return buf;
-}
+/// "page-2026-11-30T01-02-03-456Z" (pw::file_stamp).
+inline std::string pw_file_stamp(std::string_view prefix) { return pw::file_stamp(prefix); }
 
-/// The workspace (what printed paths are relative to) and the output directory.
-inline std::pair<std::filesystem::path, std::filesystem::path> pw_dirs(const tool_state& st) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    const fs::path workspace = st.options.workspace.empty() ? fs::current_path(ec) : fs::path(st.options.workspace);
-    const fs::path dir = st.options.output_dir.empty() ? workspace / ".playwright-mcp" : fs::path(st.options.output_dir);
-    return {workspace, dir};
-}
+/// The workspace (what printed paths are relative to) and the output directory (output_dirs).
+inline std::pair<std::filesystem::path, std::filesystem::path> pw_dirs(const tool_state& st) { return output_dirs(st.options); }
 
 /// A path as results print it: relative to the workspace ("./x" beside it, ".playwright-mcp/x"
 /// below it).
@@ -30761,6 +31338,8 @@ inline result<std::string> pw_write(tool_state& st, const std::filesystem::path&
     std::error_code ec;
     std::filesystem::create_directories(file.parent_path(), ec);
     if (ec) return fail(errc::tool_failed, "cannot create the directory " + file.parent_path().string() + ": " + ec.message());
+    if (st.options.output_max_bytes > 0)  // room for it first: the oldest files go
+        (void)trim_output_dir(pw_dirs(st).second, st.options.output_max_bytes, text.size(), false, store_dirs(st));
     std::ofstream out(file, append ? std::ios::binary | std::ios::app : std::ios::binary);
     if (kind == pw_content::bytes) out << text;
     else out << st.b.redact(text);
@@ -33237,6 +33816,9 @@ auto make_browser_menu(menu_options options = {}) {
         mode<"pdf">(tool_ref<"browser_pdf_save">)
             .describe("Save the page as a PDF")
             .when("Keeping a printable copy of a page"),
+        mode<"tracing">(tool_ref<"browser_start_tracing">, tool_ref<"browser_stop_tracing">)
+            .describe("Record a trace for Playwright's trace viewer")
+            .when("Keeping a replayable record of what was done"),
         std::move(options));
 }
 
@@ -33297,6 +33879,165 @@ frozen_scope capability_scope(const Box& box, const std::set<std::string>& caps)
 
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/menu.hpp> ----
+// ---- begin <agentkit/browser/shared_process.hpp> ----
+// agentkit/browser/shared_process.hpp — one local browser process shared by several browser
+// objects, each in a browser context of its own: agentkit-browser-mcp --isolated over HTTP,
+// where every client session gets its own cookies, storage and tabs but not its own Chromium.
+//
+//   auto proc = std::make_shared<agentkit::browser::shared_process>(opts);   // nothing starts yet
+//   agentkit::browser::browser a(proc->lease(opts));   // each start: a WebSocket to the process
+//   agentkit::browser::browser b(proc->lease(opts));   // launched by the first start that needs it
+//
+// The process is launched by the first browser start that needs it (a launch failure fails that
+// start, saying why) and again by the next start after it died. It is closed when the last
+// lease ends: the options lease() returns take a lease at their browser's first start and give it
+// back when they and every copy of them are gone (a browser keeps its copy until it is
+// destroyed), so the process outlives every browser that used it, and no longer.
+//
+// The process listens on a DevTools port on 127.0.0.1 (its WebSocket path holds a random id, but
+// a local process that reads the port's /json/version can drive it, as with any
+// launch_over_websocket browser); the origin policy, downloads and the page guard are each
+// browser's own, in its own context, as with cdp_endpoint.
+
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <utility>
+
+namespace agentkit::browser {
+
+/// A local browser process several browser objects share (see the top of this header).
+/// Thread-safe. Keep it in a shared_ptr: leases hold it.
+class shared_process : public std::enable_shared_from_this<shared_process> {
+public:
+    /// Told when the process is launched and when it is closed (the last lease ended) or found
+    /// dead at the next start; called with no lock held, on the thread that caused it.
+    struct hooks {
+        std::function<void()> launched;
+        std::function<void()> closed;
+    };
+
+    /// The process `o.launch` describes (its executable, headless mode, flags, profile);
+    /// o.transport_factory, cdp_endpoint and webdriver must be empty (lease() fails the
+    /// start otherwise).
+    explicit shared_process(const browser_options& o, hooks h = {}) : launch_(process_launch_options(o)), hooks_(std::move(h)) {
+        launch_.user_data_dir.clear();  // a shared process has a profile of its own; each browser a context there
+    }
+    shared_process(const shared_process&) = delete;
+    shared_process& operator=(const shared_process&) = delete;
+    ~shared_process() {
+        std::unique_lock lock(mu_);
+        close_locked(lock, false);
+    }
+
+    /// `o` with its transport_factory set to a new WebSocket connection to this process
+    /// (launching it when it is not running), so that a browser made with them creates a context
+    /// of its own there. The options hold a lease from the first start on, until they and every
+    /// copy of them are gone (see the top); a browser that never starts holds none.
+    [[nodiscard]] browser_options lease(browser_options o) {
+        if (!o.cdp_endpoint.empty() || !o.webdriver.url.empty() || o.transport_factory) {
+            o.transport_factory = [] () -> result<cdp::any_transport> {
+                return fail(errc::args_invalid, "shared_process::lease: these options already reach a browser (cdp_endpoint, webdriver or transport_factory)");
+            };
+            return o;
+        }
+        auto held = std::make_shared<holder>();
+        held->process = shared_from_this();
+        o.transport_factory = [held] { return held->process->connect(*held); };
+        return o;
+    }
+
+    /// Leases held now.
+    [[nodiscard]] std::size_t leases() const {
+        std::lock_guard lock(mu_);
+        return leases_;
+    }
+    /// Whether the process is running now.
+    [[nodiscard]] bool running() const {
+        std::lock_guard lock(mu_);
+        return alive_locked();
+    }
+    /// The launched process's pid, or -1.
+    [[nodiscard]] int pid() const {
+        std::lock_guard lock(mu_);
+        return alive_locked() ? owner_->pid() : -1;
+    }
+
+private:
+    /// One lease: taken by the first connect(), given back when the last copy of the options goes.
+    struct holder {
+        std::shared_ptr<shared_process> process;
+        bool held = false;  // guarded by process->mu_
+        holder() = default;
+        holder(const holder&) = delete;
+        holder& operator=(const holder&) = delete;
+        ~holder() {
+            if (process) process->release(*this);
+        }
+    };
+
+    /// A new connection to the process, launching it first when it is not running.
+    result<cdp::any_transport> connect(holder& h) {
+        std::unique_lock lock(mu_);
+        if (!h.held) {
+            h.held = true;
+            ++leases_;
+        }
+        if (owner_ && !alive_locked()) close_locked(lock, true);  // it died: said once, then launched anew
+        if (!owner_) {
+            auto t = cdp::websocket_transport::launch(launch_);
+            if (!t) return fail(t.error());
+            owner_ = std::make_unique<cdp::websocket_transport>(std::move(*t));
+            if (hooks_.launched) {
+                lock.unlock();
+                hooks_.launched();
+                lock.lock();
+            }
+            if (!owner_) return fail(errc::browser_launch, "the shared browser process closed while it was starting");
+        }
+        const std::string url = owner_->url();
+        lock.unlock();
+        auto c = cdp::websocket_transport::connect(url);
+        if (!c) return fail(errc::browser_launch, "cannot connect to the shared browser process: " + c.error().message);
+        return cdp::any_transport{std::move(*c)};
+    }
+
+    void release(holder& h) {
+        std::unique_lock lock(mu_);
+        if (!h.held) return;
+        h.held = false;
+        if (--leases_ == 0) close_locked(lock, true);
+    }
+
+    bool alive_locked() const {
+        return owner_ && owner_->is_open() && owner_->process() != nullptr && !owner_->process()->exited();
+    }
+
+    // Close the process (when there is one), telling hooks_.closed when `tell`.
+    void close_locked(std::unique_lock<std::mutex>& lock, bool tell) {
+        if (!owner_) return;
+        auto owner = std::move(owner_);
+        owner->close();  // stops the process
+        owner.reset();
+        if (tell && hooks_.closed) {
+            lock.unlock();
+            hooks_.closed();
+            lock.lock();
+        }
+    }
+
+    cdp::launch_options launch_;
+    hooks hooks_;
+    mutable std::mutex mu_;
+    std::unique_ptr<cdp::websocket_transport> owner_;  // the connection that launched the process
+    std::size_t leases_ = 0;
+};
+
+}  // namespace agentkit::browser
+// ---- end <agentkit/browser/shared_process.hpp> ----
 // ---- begin <agentkit/browser/tools.hpp> ----
 // agentkit/browser/tools.hpp — the browser as model-facing tools, drop-in compatible with
 // Playwright MCP's tool and argument names, plus agentkit's own compound tools.
@@ -34953,6 +35694,147 @@ auto recording_stop_tool(State& st) {
         reading_traits);
 }
 
+/// Make the browser_start_tracing tool (--caps tracing): record a trace in Playwright's format
+/// (browser/trace_file.hpp) in the output directory's traces/ folder until browser_stop_tracing:
+/// every tool call, the screencast, the requests.
+template <class State>
+auto start_tracing_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_start_tracing">(
+        st,
+        "Start recording a trace (tool calls, screencast, requests) that Playwright's trace viewer opens; stop it "
+        "with browser_stop_tracing.",
+        [s]() -> result<tool_output> {
+            {
+                std::lock_guard lock(s->mu);
+                if (s->trace) return fail(errc::args_invalid, "Tracing is already started", "Call browser_stop_tracing first.");
+            }
+            const auto dir = detail::output_dirs(s->options).second / "traces";
+            const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch());
+            const auto& vp = s->b.options().viewport;
+            json ctx{{"viewport", {{"width", vp.width}, {"height", vp.height}}}, {"deviceScaleFactor", vp.device_scale_factor},
+                     {"isMobile", vp.mobile}};
+            if (!vp.user_agent.empty()) ctx["userAgent"] = vp.user_agent;
+            auto t = trace_writer::start(dir, "trace-" + std::to_string(ms.count()), std::move(ctx));
+            if (!t) return fail(t.error());
+            std::shared_ptr<trace_writer> tracer = std::move(*t);
+            // the screencast: unless a recording (browser_recording_start) already runs
+            recording_options ro;
+            ro.max_width = vp.width;
+            ro.max_height = vp.height;
+            std::string note;
+            if (auto r = s->b.start_recording(ro); !r) note = "the screencast is not in this trace: " + r.error().message;
+            std::size_t seen = 0, dropped = 0;
+            if (auto n = s->b.network_requests(false, &dropped)) seen = n->size();
+            {
+                std::lock_guard lock(s->mu);
+                s->trace = tracer;
+                s->trace_requests_seen = seen;
+                s->trace_requests_dropped = dropped;
+                s->trace_screencast = note.empty();
+            }
+            const std::string base = detail::pw_printable(*s, tracer->dir() / tracer->name());
+            if (detail::pw_mode(*s)) {
+                pw::response resp;
+                resp.language = s->options.codegen;
+                resp.results.push_back("Trace recording started");
+                resp.results.push_back("- [Action log](" + base + ".trace)");
+                resp.results.push_back("- [Network log](" + base + ".network)");
+                resp.results.push_back("- [Resources](" + detail::pw_printable(*s, tracer->dir() / "resources") + ")");
+                if (!note.empty()) resp.results.push_back("Note: " + note);
+                return detail::pw_finish(*s, std::move(resp), {});
+            }
+            return tool_output::text("tracing to " + base + ".trace" + (note.empty() ? std::string() : "\nnote: " + note));
+        },
+        reading_traits);
+}
+
+/// Make the browser_stop_tracing tool: finish the trace browser_start_tracing began.
+template <class State>
+auto stop_tracing_tool(State& st) {
+    tool_state* s = &st;
+    return browser_tool<"browser_stop_tracing">(
+        st, "Stop the trace browser_start_tracing began and say where its files are.",
+        [s]() -> result<tool_output> {
+            std::shared_ptr<trace_writer> tracer;
+            std::size_t seen = 0, dropped_then = 0;
+            bool screencast = false;
+            {
+                std::lock_guard lock(s->mu);
+                tracer = std::move(s->trace);
+                s->trace.reset();
+                seen = s->trace_requests_seen;
+                dropped_then = s->trace_requests_dropped;
+                screencast = s->trace_screencast;
+            }
+            if (!tracer) return fail(errc::not_found, "Tracing is not started", "Start it with browser_start_tracing.");
+            std::vector<std::string> notes;
+            if (screencast) {
+                auto rec = s->b.stop_recording();
+                if (!rec) {
+                    notes.push_back("the screencast could not be read: " + rec.error().message);
+                } else {
+                    const auto& vp = s->b.options().viewport;
+                    for (const auto& f : rec->frames)
+                        if (auto w = tracer->frame(f.base64, vp.width, vp.height, f.timestamp * 1000); !w) {
+                            notes.push_back(w.error().message);
+                            break;
+                        }
+                    if (rec->dropped > 0) notes.push_back(std::to_string(rec->dropped) + " early screencast frames were dropped (the recording's bound)");
+                }
+            }
+            std::size_t dropped_now = 0;
+            if (auto n = s->b.network_requests(false, &dropped_now)) {
+                // the requests since the start (all the log keeps when it dropped some meanwhile)
+                const std::size_t from = dropped_now == dropped_then ? std::min(seen, n->size()) : 0;
+                const double started = tracer->now();  // the log keeps no start times: the requests are dated at the stop
+                for (std::size_t i = from; i < n->size(); ++i) {
+                    const auto& e = (*n)[i];
+                    auto headers = [](const std::vector<std::pair<std::string, std::string>>& hs) {
+                        json a = json::array();
+                        for (const auto& [k, v] : hs) a.push_back({{"name", k}, {"value", v}});
+                        return a;
+                    };
+                    json entry{{"_monotonicTime", started},
+                               {"time", e.duration_ms},
+                               {"request", {{"method", e.method}, {"url", e.url}, {"httpVersion", "HTTP/1.1"}, {"cookies", json::array()},
+                                            {"headers", headers(e.request_headers)}, {"queryString", json::array()},
+                                            {"headersSize", -1}, {"bodySize", e.post_data ? static_cast<long long>(e.post_data->size()) : 0}}},
+                               {"response", {{"status", e.status}, {"statusText", e.status_text}, {"httpVersion", "HTTP/1.1"},
+                                             {"cookies", json::array()}, {"headers", headers(e.response_headers)},
+                                             {"content", {{"size", -1}, {"mimeType", e.mime_type}}}, {"redirectURL", ""},
+                                             {"headersSize", -1}, {"bodySize", -1}}},
+                               {"cache", json::object()},
+                               {"timings", {{"send", -1}, {"wait", -1}, {"receive", -1}}},
+                               {"_resourceType", e.resource_type}};
+                    if (!e.error.empty()) entry["response"]["_failureText"] = e.error;
+                    if (auto w = tracer->request(std::move(entry)); !w) {
+                        notes.push_back(w.error().message);
+                        break;
+                    }
+                }
+            }
+            auto files = tracer->stop();
+            if (!files) return fail(files.error());
+            const std::string trace = detail::pw_printable(*s, files->trace);
+            if (detail::pw_mode(*s)) {
+                pw::response resp;
+                resp.language = s->options.codegen;
+                resp.results.push_back("Trace recording stopped.");
+                resp.results.push_back("- [Trace](" + trace + ")");
+                resp.results.push_back("- [Network log](" + detail::pw_printable(*s, files->network) + ")");
+                resp.results.push_back("- [Resources](" + detail::pw_printable(*s, files->resources) + ")");
+                for (const auto& n : notes) resp.results.push_back("Note: " + n);
+                return detail::pw_finish(*s, std::move(resp), {});
+            }
+            std::string text = "trace saved: " + trace + " (" + std::to_string(files->calls) + " calls, " + std::to_string(files->frames) +
+                               " frames, " + std::to_string(files->requests) + " requests; open it with npx playwright show-trace)";
+            for (const auto& n : notes) text += "\nnote: " + n;
+            return tool_output::text(text);
+        },
+        reading_traits);
+}
+
 }  // namespace agentkit::browser
 // ---- end <agentkit/browser/tools/recording.hpp> ----
 // ---- begin <agentkit/browser/tools/routes.hpp> ----
@@ -36021,6 +36903,7 @@ auto browser_tools(State& st) {
                    localstorage_clear_tool(st), sessionstorage_list_tool(st), sessionstorage_get_tool(st), sessionstorage_set_tool(st),
                    sessionstorage_delete_tool(st), sessionstorage_clear_tool(st), storage_save_tool(st), storage_load_tool(st),
                    route_tool(st), route_list_tool(st), unroute_tool(st), network_state_tool(st), pdf_tool(st),
+                   start_tracing_tool(st), stop_tracing_tool(st),
                    emulate_media_tool(st), get_config_tool(st)};
 }
 
@@ -36694,8 +37577,8 @@ enum class log_level : unsigned char { trace, debug, info, warn, error };
 }
 
 /// The level an event is logged at: a run that ended on an error: error; any other failure, a retry
-/// or a blocked request: warn; other ends, masker changes and artifacts: info; starts and CDP
-/// commands that went well: debug.
+/// or a blocked request: warn; other ends, masker changes, artifacts, browser starts and closes:
+/// info; starts and CDP commands that went well: debug.
 [[nodiscard]] constexpr log_level level_of(const event& e) noexcept {
     if (e.kind == event_kind::run_ended && e.failed()) return log_level::error;
     if (e.failed() || e.kind == event_kind::retry || e.kind == event_kind::request_blocked || e.kind == event_kind::browser_disconnected)
@@ -36707,6 +37590,8 @@ enum class log_level : unsigned char { trace, debug, info, warn, error };
         case event_kind::mcp_response_received:
         case event_kind::mcp_response_sent:
         case event_kind::masker_changed:
+        case event_kind::browser_started:
+        case event_kind::browser_closed:
         case event_kind::artifact_stored: return log_level::info;
         default: return log_level::debug;
     }
@@ -36799,8 +37684,8 @@ using log_sink = std::function<void(log_level level, std::string_view line)>;
 // span of its own (its start is its end less its duration). The span's parent is the span of the
 // event's `parent`; a span without one starts a new trace (a run is one trace: its model requests,
 // its tool calls, the MCP requests those tools made). Events that end nothing (retry,
-// masker_changed, artifact_stored, request_blocked, browser_disconnected) become span events of
-// their parent's span.
+// masker_changed, artifact_stored, request_blocked, browser_disconnected, browser_started,
+// browser_closed) become span events of their parent's span.
 // Names and attributes follow OpenTelemetry's GenAI and MCP semantic conventions (development
 // status): "invoke_agent", "chat <model>", "execute_tool <tool>" with gen_ai.* attributes,
 // "<method> <target>" with mcp.method.name for MCP requests.

@@ -149,7 +149,7 @@ TEST(ServerConfig, WhatCannotBeHonouredRefusesTheStartByName) {
     EXPECT_NE(c.notes.front().find("--codegen shows code only with --output-mode playwright"), std::string::npos);
     auto f = br::finish_config(c);
     ASSERT_FALSE(f);
-    EXPECT_NE(f.error().message.find("--save-trace (Playwright traces are not supported"), std::string::npos);
+    EXPECT_NE(f.error().message.find("--save-trace (a trace of the whole session is not supported"), std::string::npos);
     EXPECT_NE(f.error().message.find("--browser webkit"), std::string::npos);
     EXPECT_NE(f.error().message.find("Refusing to start rather than ignore them"), std::string::npos);
 
@@ -496,7 +496,7 @@ TEST(ServerConfig, CapsTestingOffersTheAssertionToolsAndEachCapabilityLeavesOnly
     const std::string hint = br::capability_off_hint(c.caps);
     EXPECT_NE(hint.find("--caps vision"), std::string::npos) << hint;
     EXPECT_EQ(hint.find("--caps testing"), std::string::npos) << hint;
-    EXPECT_TRUE(br::capability_off_hint({"vision", "testing", "storage", "network", "pdf", "config", "devtools"}).empty());
+    EXPECT_TRUE(br::capability_off_hint({"vision", "testing", "storage", "network", "pdf", "config", "devtools", "tracing"}).empty());
 }
 
 TEST(ServerConfig, CapsStorageAndNetworkOfferTheirToolsOnly) {

@@ -1,12 +1,15 @@
 // What a browser server leaves in its output directory: the session log and the bound on the
 // directory's size (browser/output_files.hpp), without a browser.
 #include <agentkit/browser/output_files.hpp>
+#include <agentkit/browser/trace_file.hpp>
+#include <agentkit/core/base64.hpp>
 
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -161,4 +164,72 @@ TEST_F(OutputFiles, TrimmingNeverRemovesASessionLogTheNewestFileOrAFolderItIsTol
     EXPECT_TRUE(fs::exists(dir / "session-1/session.md"));
     EXPECT_TRUE(fs::exists(dir / "store/artifact-1"));
     EXPECT_TRUE(fs::exists(dir / "new.png")) << "the newest file stays, even over the bound";
+}
+
+TEST(TraceFile, ATraceIsPlaywrightsFilesContextOptionsFirstThenEachCallFrameAndRequest) {
+    const fs::path dir = fs::temp_directory_path() / ("agentkit-trace-" + std::to_string(::getpid())) / "traces";
+    fs::remove_all(dir.parent_path());
+    auto started = br::trace_writer::start(dir, "trace-1", {{"viewport", {{"width", 800}, {"height", 600}}}});
+    ASSERT_TRUE(started) << started.error().message;
+    auto& t = **started;
+    const std::string a = t.before("browser_navigate", {{"url", "http://127.0.0.1:1/"}});
+    t.after(a, std::nullopt);
+    const std::string b = t.before("browser_click", {{"target", "e9"}});
+    t.after(b, std::string("Ref e9 not found"));
+    // a 1x1 JPEG's first bytes are enough: the file holds what the frame was
+    ASSERT_TRUE(t.frame(agentkit::base64_encode(std::string("\xff\xd8\xff\xe0jpeg")), 800, 600, 0));
+    EXPECT_FALSE(t.frame("not base64 !!", 800, 600, 0));
+    ASSERT_TRUE(t.request({{"request", {{"method", "GET"}, {"url", "http://127.0.0.1:1/"}}}, {"response", {{"status", 200}}}}));
+    auto files = t.stop();
+    ASSERT_TRUE(files) << files.error().message;
+    EXPECT_EQ(files->calls, 2U);
+    EXPECT_EQ(files->frames, 1U);
+    EXPECT_EQ(files->requests, 1U);
+    // after stop nothing more is written
+    EXPECT_EQ(t.before("browser_snapshot", {}), "");
+
+    std::vector<agentkit::json> events;
+    {
+        std::ifstream in(files->trace);
+        for (std::string line; std::getline(in, line);) events.push_back(agentkit::json::parse(line));
+    }
+    ASSERT_EQ(events.size(), 6U);
+    EXPECT_EQ(events[0]["type"], "context-options");
+    EXPECT_EQ(events[0]["version"], 9);
+    EXPECT_EQ(events[0]["browserName"], "chromium");
+    EXPECT_EQ(events[0]["options"]["viewport"]["width"], 800);
+    EXPECT_EQ(events[1]["type"], "before");
+    EXPECT_EQ(events[1]["method"], "browser_navigate");
+    EXPECT_EQ(events[1]["params"]["url"], "http://127.0.0.1:1/");
+    EXPECT_EQ(events[2]["type"], "after");
+    EXPECT_EQ(events[2]["callId"], events[1]["callId"]);
+    EXPECT_FALSE(events[2].contains("error"));
+    EXPECT_GE(events[2]["endTime"].get<double>(), events[1]["startTime"].get<double>());
+    EXPECT_EQ(events[4]["error"]["message"], "Ref e9 not found");
+    EXPECT_NE(events[3]["callId"], events[1]["callId"]);
+    EXPECT_EQ(events[5]["type"], "screencast-frame");
+    const std::string frame = events[5]["file"];
+    EXPECT_EQ(frame.rfind("screencast/", 0), 0U);
+    std::ifstream jpeg(dir / frame, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(jpeg)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(bytes, std::string("\xff\xd8\xff\xe0jpeg"));
+
+    std::ifstream net(files->network);
+    std::string line;
+    ASSERT_TRUE(std::getline(net, line));
+    const auto snap = agentkit::json::parse(line);
+    EXPECT_EQ(snap["type"], "resource-snapshot");
+    EXPECT_EQ(snap["snapshot"]["request"]["url"], "http://127.0.0.1:1/");
+    std::ifstream stacks(files->stacks);
+    std::string s((std::istreambuf_iterator<char>(stacks)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(agentkit::json::parse(s), (agentkit::json{{"files", agentkit::json::array()}, {"stacks", agentkit::json::array()}}));
+    EXPECT_TRUE(fs::is_directory(dir / "resources"));
+
+    // a name that is not a file name is refused; a directory that cannot be made is said
+    EXPECT_FALSE(br::trace_writer::start(dir, "../escape", {}));
+    std::ofstream(dir.parent_path() / "a-file") << "x";
+    auto blocked = br::trace_writer::start(dir.parent_path() / "a-file" / "traces", "trace-2", {});
+    ASSERT_FALSE(blocked);
+    EXPECT_NE(blocked.error().message.find("cannot create"), std::string::npos);
+    fs::remove_all(dir.parent_path());
 }

@@ -326,7 +326,7 @@ test("what cannot be honoured refuses the start, naming the option and why; stdo
   const refused = [
     [["--extension"], /--extension \(the Playwright browser extension is not supported/],
     [["--cdp-endpoint", "http://127.0.0.1:9", "--proxy-server", "http://proxy:3128"], /--proxy-server with a browser this server does not launch/],
-    [["--save-trace"], /--save-trace \(Playwright traces are not supported/],
+    [["--save-trace"], /--save-trace \(a trace of the whole session is not supported/],
     [["--browser", "webkit"], /--browser webkit \(agentkit drives Chromium-family browsers/],
     [["--idle-timeout", "60000"], /--idle-timeout 60000/],
     [["--cdp-endpoint", "http://127.0.0.1:9", "--ignore-https-errors"], /--ignore-https-errors with --cdp-endpoint/],

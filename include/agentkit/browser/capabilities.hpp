@@ -43,6 +43,9 @@ inline constexpr std::array<std::string_view, 1> pdf_tools{"browser_pdf_save"};
 /// The devtools capability's tools: what a page is told about its user, changed mid-session.
 inline constexpr std::array<std::string_view, 1> devtools_tools{"browser_emulate_media"};
 
+/// The tracing capability's tools: a trace in Playwright's format (browser/trace_file.hpp).
+inline constexpr std::array<std::string_view, 2> tracing_tools{"browser_start_tracing", "browser_stop_tracing"};
+
 /// The config capability's tool: the server's resolved configuration.
 inline constexpr std::array<std::string_view, 1> config_tools{"browser_get_config"};
 
@@ -61,13 +64,14 @@ struct optional_capability {
 
 /// The optional capabilities: every exposure (all, core, menu, router) leaves their tools out
 /// unless --caps turns them on, and a call to one says how to turn it on.
-inline constexpr std::array<optional_capability, 7> optional_capabilities{{
+inline constexpr std::array<optional_capability, 8> optional_capabilities{{
     {"vision", vision_tools, "coordinate (vision) tools", "or act by ref (browser_click)"},
     {"testing", testing_tools, "assertion (testing) tools", "or read the page (browser_snapshot, browser_find)"},
     {"storage", storage_tools, "cookie and storage tools", "or read them with browser_evaluate"},
     {"network", network_tools, "route and network state tools", "or watch requests with browser_network_requests"},
     {"pdf", pdf_tools, "the PDF tool", "or take a full-page screenshot (browser_take_screenshot fullPage)"},
     {"config", config_tools, "the configuration tool", "or read agentkit-browser-mcp --help"},
+    {"tracing", tracing_tools, "the tracing tools", "or record the screen (browser_recording_start)"},
     {"devtools", devtools_tools, "media emulation (devtools) tools", "or start the server with the configuration file's colorScheme and the like",
      "emulation"},
 }};

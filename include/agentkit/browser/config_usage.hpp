@@ -15,7 +15,8 @@ Options (Playwright MCP names where the meaning is the same):
   --headed                   show the browser window (needs a display)
   --executable-path PATH     browser binary (default: /usr/lib/chromium/chromium or $AGENTKIT_CHROMIUM)
   --isolated                 keep the profile in memory / a temporary directory (the default;
-                             with --cdp-endpoint: a browser context of the server's own)
+                             with --cdp-endpoint: a browser context of the server's own; with
+                             --port: one browser process, a context of its own per session)
   --user-data-dir DIR        use (and keep) this profile directory; its sites' cookies and
                              localStorage are kept for the next browser on it
   --proxy-server PROXY       the browser's proxy (host:port, http://..., socks5://...); the
@@ -111,7 +112,9 @@ Options (Playwright MCP names where the meaning is the same):
                              sessionStorage and storage-state tools, network the routes
                              (browser_route, _route_list, browser_unroute) and
                              browser_network_state_set, pdf browser_pdf_save, config
-                             browser_get_config, devtools browser_emulate_media; the others are
+                             browser_get_config, devtools browser_emulate_media, tracing
+                             browser_start_tracing and browser_stop_tracing (a trace in
+                             Playwright's format, in the output dir's traces/); the others are
                              always on
   Accepted with no effect here (a note on stderr says why): --no-webmcp,
   --file-paths, --cdp-timeout, --sandbox (not as root),
@@ -177,7 +180,8 @@ agentkit's switches for what is off by default:
   --version, --help
 Environment: AGENTKIT_MCP_TOKEN, with --port: every request must carry
   "Authorization: Bearer <token>" (401 otherwise). BRAVE_API_KEY, TAVILY_API_KEY,
-  SERPER_API_KEY: the key of --search brave, tavily or serper.
+  SERPER_API_KEY: the key of --search brave, tavily or serper. DEBUG naming pw:mcp:test
+  (as Node's debug package reads it): Playwright MCP's lifecycle lines on stderr.
 )";
 
 }  // namespace agentkit::browser

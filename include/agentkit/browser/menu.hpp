@@ -109,6 +109,9 @@ auto make_browser_menu(menu_options options = {}) {
         mode<"pdf">(tool_ref<"browser_pdf_save">)
             .describe("Save the page as a PDF")
             .when("Keeping a printable copy of a page"),
+        mode<"tracing">(tool_ref<"browser_start_tracing">, tool_ref<"browser_stop_tracing">)
+            .describe("Record a trace for Playwright's trace viewer")
+            .when("Keeping a replayable record of what was done"),
         std::move(options));
 }
 

@@ -123,7 +123,7 @@ inline constexpr std::array<playwright_option, 15> kPlaywrightOptions{{
     {"--extension", false, true, "the Playwright browser extension is not supported; --cdp-endpoint connects to a running browser"},
     {"--profile-dir-name", true, true, "it belongs to --extension, which is not supported"},
     {"--endpoint", true, true, "a Playwright bound-browser endpoint is not CDP; --cdp-endpoint connects to a browser over CDP"},
-    {"--save-trace", false, true, "Playwright traces are not supported; browser_recording_start records a screencast"},
+    {"--save-trace", false, true, "a trace of the whole session is not supported; with --caps tracing, browser_start_tracing records one on demand"},
     {"--save-video", true, true, "videos are not supported; browser_recording_start records a screencast"},
     {"--init-page", true, true, "init pages (TypeScript run on a Playwright page) are not supported"},
     {"--block-service-workers", false, true, "blocking service workers is not supported"},

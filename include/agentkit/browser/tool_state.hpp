@@ -5,6 +5,7 @@
 #include <agentkit/browser/browser.hpp>
 #include <agentkit/browser/artifacts.hpp>
 #include <agentkit/browser/playwright_output.hpp>
+#include <agentkit/browser/trace_file.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/core/tokens.hpp>
@@ -156,6 +157,12 @@ struct tool_state {
     } pw_console;  ///< the current tab's console log file (Playwright's layout)
     std::set<std::string> pw_downloads_begun;  ///< Playwright's layout: downloads whose start `### Events` has said (ids)
     std::set<std::string> pw_downloads_ended;  ///< and those whose end it has said
+    /// The trace browser_start_tracing began (null: none): every call until browser_stop_tracing
+    /// is written to it. Guarded by `mu`.
+    std::shared_ptr<trace_writer> trace;
+    std::size_t trace_requests_seen = 0;     ///< the tab's requests logged when the trace started
+    std::size_t trace_requests_dropped = 0;  ///< and those its log had dropped then
+    bool trace_screencast = false;           ///< the trace started the screencast (its stop stops it)
 
     /// The state of tools on browser `br` with artifact store `st`.
     tool_state(browser& br, bounded_artifacts& st, tools_options o = {}) : b(br), store(st), options(std::move(o)) {}

@@ -62,6 +62,7 @@ auto browser_tools(State& st) {
                    localstorage_clear_tool(st), sessionstorage_list_tool(st), sessionstorage_get_tool(st), sessionstorage_set_tool(st),
                    sessionstorage_delete_tool(st), sessionstorage_clear_tool(st), storage_save_tool(st), storage_load_tool(st),
                    route_tool(st), route_list_tool(st), unroute_tool(st), network_state_tool(st), pdf_tool(st),
+                   start_tracing_tool(st), stop_tracing_tool(st),
                    emulate_media_tool(st), get_config_tool(st)};
 }
 

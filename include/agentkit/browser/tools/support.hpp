@@ -200,8 +200,14 @@ result<tool_output> timed(tool_state& st, std::string_view tool, F&& f, call_met
 template <class A, class F>
 result<tool_output> hooked(tool_state& st, std::string_view tool, A&& args_of, tool_context& ctx, F&& f) {
     const auto& o = st.options;
-    if (!o.before_call && !o.on_record) return timed(st, tool, std::forward<F>(f));
+    std::shared_ptr<trace_writer> tracer;
+    if (tool != "browser_stop_tracing") {  // (the call that ends the trace is not in it)
+        std::lock_guard lock(st.mu);
+        tracer = st.trace;
+    }
+    if (!o.before_call && !o.on_record && !tracer) return timed(st, tool, std::forward<F>(f));
     call_start start{std::string(tool), st.b.redact(json(args_of()))};
+    const std::string traced = tracer ? tracer->before(tool, start.args) : std::string();
     std::string lead;
     result<tool_output> gated = tool_output::text("");
     if (o.before_call) {
@@ -217,6 +223,14 @@ result<tool_output> hooked(tool_state& st, std::string_view tool, A&& args_of, t
         for (const auto& a : st.store.list()) known.insert(a.id);
     call_metrics m;
     auto r = gated ? timed(st, tool, std::forward<F>(f), &m) : timed(st, tool, [&] { return gated; }, &m);
+    if (tracer) {  // the call's end in the trace, with its error when it failed
+        std::optional<std::string> failed;
+        if (!r) failed = r.error().message;
+        else if (r->is_error)
+            for (const auto& b : r->content)
+                if (b.type == content_block::kind::text) failed = failed.value_or("") + b.text;
+        tracer->after(traced, failed);
+    }
     if (!lead.empty()) {  // the gate's own text, as it wrote it (a live view redacts its report)
         if (r) r->content.insert(r->content.begin(), content_block::make_text(lead + "\n"));
         else r.error().message = lead + "\n" + r.error().message;
