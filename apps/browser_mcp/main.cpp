@@ -34,7 +34,9 @@
 #include <agentkit/net/http_client.hpp>
 #endif
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -303,6 +305,17 @@ int serve_http(const br::server_config& c, const ak::mcp::server_options& so, co
         std::fprintf(stderr, "agentkit-browser-mcp: --host %s serves a browser to that network without AGENTKIT_MCP_TOKEN: "
                              "anyone who reaches it drives the browser\n", ho.host.c_str());
 
+    // the heartbeat, as Playwright MCP's: a client with a stream open that does not answer a ping
+    // within 5 s (PLAYWRIGHT_MCP_PING_TIMEOUT_MS; 0 turns it off) has its session closed
+    ho.ping_timeout = std::chrono::milliseconds(5000);
+    if (const char* v = std::getenv("PLAYWRIGHT_MCP_PING_TIMEOUT_MS"); v != nullptr && *v != '\0') {
+        char* end = nullptr;
+        const double ms = std::strtod(v, &end);
+        if (end != nullptr && *end == '\0' && std::isfinite(ms))
+            ho.ping_timeout = std::chrono::milliseconds(ms <= 0 ? 0 : static_cast<long long>(std::min(ms, 3.6e6)));
+        else
+            std::fprintf(stderr, "agentkit-browser-mcp: PLAYWRIGHT_MCP_PING_TIMEOUT_MS is not a number of milliseconds: the heartbeat waits 5000 ms\n");
+    }
     ho.on_session_start = [](std::string_view, bool sse) { lifecycle(sse ? "create SSE session" : "create http session"); };
     ho.on_session_end = [](std::string_view, bool sse) { lifecycle(sse ? "delete SSE session" : "delete http session"); };
 

@@ -1453,6 +1453,61 @@ TEST(BrowserTransport, WebSocketTransportDrivesAPage) {
     EXPECT_EQ(nav2->http_status, 200);
 }
 
+TEST(BrowserTransport, BrowsersOnASharedProcessEachHaveAContextAndTheLastLeaseClosesIt) {
+    site s;
+    std::mutex mu;
+    std::vector<std::string> told;  // the process's hooks and the browsers' start and close events
+    auto say = [&](std::string what) {
+        std::lock_guard lock(mu);
+        told.push_back(std::move(what));
+    };
+    auto proc = std::make_shared<br::shared_process>(br::browser_options{}, br::shared_process::hooks{[&] { say("launched"); }, [&] { say("closed"); }});
+    br::browser_options o;
+    o.allow_evaluate = true;
+    o.on_event = [&](const ak::event& e) {
+        if (e.kind == ak::event_kind::browser_started) say("started " + e.detail);
+        if (e.kind == ak::event_kind::browser_closed) say("closed " + e.detail);
+    };
+    {
+        br::browser a(proc->lease(o));
+        br::browser b(proc->lease(o));
+        EXPECT_EQ(proc->leases(), 0U);  // none until a browser starts
+        EXPECT_FALSE(proc->running());
+        ASSERT_TRUE(a.navigate(s.server.url("/widgets")));
+        ASSERT_TRUE(b.navigate(s.server.url("/second")));
+        EXPECT_EQ(proc->leases(), 2U);
+        ASSERT_TRUE(proc->running());
+        const int pid = proc->pid();
+        EXPECT_EQ(a.browser_pid(), -1);  // reached, not launched: the process is the shared one's
+        // each in a context of its own: a cookie A's page sets is not B's
+        ASSERT_TRUE(a.evaluate("() => { document.cookie = 'who=a; path=/'; return document.cookie; }"));
+        auto theirs = b.evaluate("() => document.cookie");
+        ASSERT_TRUE(theirs) << theirs.error().to_text();
+        EXPECT_EQ(theirs->dump().find("who=a"), std::string::npos) << theirs->dump();
+        auto tabs = b.tabs();
+        ASSERT_TRUE(tabs);
+        ASSERT_EQ(tabs->size(), 1U);
+        EXPECT_EQ((*tabs)[0].url, s.server.url("/second"));
+        a.close();
+        EXPECT_TRUE(proc->running());  // B's lease holds it
+        // the process dies: B's next start launches a new one and says what happened
+        ASSERT_EQ(::kill(pid, SIGKILL), 0);
+        std::optional<br::action_result> again;
+        for (int i = 0; i < 3 && !again; ++i) {  // a call in flight as it died fails; the next starts anew
+            auto r = b.navigate(s.server.url("/widgets"));
+            if (r) again = std::move(*r);
+        }
+        ASSERT_TRUE(again);
+        EXPECT_NE(proc->pid(), pid);
+        EXPECT_EQ(proc->leases(), 2U);  // A's options still hold theirs until A is gone
+    }
+    EXPECT_EQ(proc->leases(), 0U);
+    EXPECT_FALSE(proc->running());
+    std::lock_guard lock(mu);
+    EXPECT_EQ(told, (std::vector<std::string>{"launched", "started connected", "started connected", "closed connected", "closed",
+                                              "launched", "started connected", "closed connected", "closed"}));
+}
+
 TEST(BrowserTransport, TheDefaultContextIsDrivenWithItsOpenTabsAndLeftOpenAndADroppedBrowserIsReported) {
     site s;
     // a person's browser: started elsewhere, a page open in its default context

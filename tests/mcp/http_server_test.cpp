@@ -625,6 +625,70 @@ TEST(McpHttp, ASessionsServerIsGoneWhenDeleteAnswersEvenWithItsStreamOpenAndTheH
     t.stop();
 }
 
+TEST(McpHttp, TheHeartbeatClosesASessionWhoseClientHearsButNeverAnswersAndKeepsTheOthers) {
+    mcp::http_options o;
+    o.port = 0;
+    o.ping_timeout = 300ms;
+    o.ping_interval = 200ms;
+    std::mutex mu;
+    std::vector<std::string> ended;
+    o.on_session_end = [&](std::string_view id, bool) {
+        std::lock_guard lock(mu);
+        ended.emplace_back(id);
+    };
+    mcp::http_transport t([] { return std::make_unique<mcp::server>(mcp::backend_for(g_tools), server_opts()); }, o);
+    ASSERT_TRUE(t.start());
+    auto open = [&] {
+        auto r = http("POST", t.port(), initialize_message().dump());
+        EXPECT_EQ(r.status, 200);
+        return r.header("Mcp-Session-Id");
+    };
+    const std::string silent = open(), answering = open(), deaf = open();  // deaf: no stream, never asked
+    auto stream = [&](const std::string& sid) {
+        const int fd = connect_to(t.port());
+        EXPECT_TRUE(send_all(fd, request_text("GET", t.port(), "", {{"Mcp-Session-Id", sid}})));
+        return fd;
+    };
+    const int silent_fd = stream(silent), answering_fd = stream(answering);
+    std::string got;  // what the answering client's stream carried
+    std::size_t pings = 0;
+    const auto deadline = std::chrono::steady_clock::now() + 20s;
+    auto silent_gone = [&] {
+        std::lock_guard lock(mu);
+        return std::find(ended.begin(), ended.end(), silent) != ended.end();
+    };
+    while ((!silent_gone() || pings < 3) && std::chrono::steady_clock::now() < deadline) {
+        pollfd p{answering_fd, POLLIN, 0};
+        if (::poll(&p, 1, 100) <= 0) continue;
+        char buf[4096];
+        const ssize_t n = ::recv(answering_fd, buf, sizeof buf, 0);
+        if (n <= 0) break;
+        got.append(buf, static_cast<std::size_t>(n));
+        for (std::size_t at; (at = got.find("data: ")) != std::string::npos;) {  // each event: answer its ping
+            const auto end = got.find('\n', at);
+            if (end == std::string::npos) break;
+            const auto m = json::parse(got.substr(at + 6, end - at - 6), nullptr, false);
+            got.erase(0, end + 1);
+            if (m.is_discarded() || m.value("method", "") != "ping") continue;
+            ++pings;
+            EXPECT_EQ(http("POST", t.port(), json{{"jsonrpc", "2.0"}, {"id", m["id"]}, {"result", json::object()}}.dump(),
+                           {{"Mcp-Session-Id", answering}}).status, 202);
+        }
+    }
+    EXPECT_TRUE(silent_gone());
+    EXPECT_GE(pings, 3U);  // pinged again after each answer
+    {
+        std::lock_guard lock(mu);
+        EXPECT_EQ(ended, std::vector<std::string>{silent});  // the answering and the deaf one stay
+    }
+    EXPECT_EQ(t.sessions(), 2U);
+    EXPECT_EQ(http("POST", t.port(), rpc(5, "ping").dump(), {{"Mcp-Session-Id", deaf}}).status, 200);
+    expect_rpc_error(http("POST", t.port(), rpc(6, "ping").dump(), {{"Mcp-Session-Id", silent}}), 404, -32001, "Session not found");
+    ::close(silent_fd);
+    ::close(answering_fd);
+    t.stop();
+}
+
 TEST(McpHttp, TheHttpSseTransportIsOffUnlessAPathIsGivenAndIsGuardedAndBoundedAsTheEndpointIs) {
     {
         fixture plain;

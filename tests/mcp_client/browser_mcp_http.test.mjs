@@ -12,6 +12,9 @@ import http from "node:http";
 import { spawn } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import os from "node:os";
+import path from "node:path";
 
 const server = process.env.AGENTKIT_BROWSER_MCP;
 assert.ok(server, "set AGENTKIT_BROWSER_MCP to the agentkit-browser-mcp binary");
@@ -199,6 +202,31 @@ test("--isolated: sessions share one browser process, each in a context of its o
       lines().join("\n"));
   } finally {
     assert.equal(await stop(s), 0, s.stderr());
+  }
+});
+
+test("--user-data-dir over the HTTP+SSE transport: the next session starts on the profile the last one just left, and finds its data", async () => {
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), "agentkit-profile-"));
+  const s = await start(["--user-data-dir", profile, "--allow-evaluate"]);
+  const sse = async () => {
+    const client = new Client({ name: "agentkit-sse-test", version: "1.0.0" });
+    await client.connect(new SSEClientTransport(new URL("/sse", s.url)));
+    return client;
+  };
+  try {
+    const a = await sse();
+    assert.equal((await call(a, "browser_navigate", { url: url("/kept") })).isError, false);
+    assert.equal((await call(a, "browser_evaluate", { function: "() => { localStorage.kept = 'yes'; return 1; }" })).isError, false);
+    await a.close();  // the stream's end is the session's: its browser closes, the profile is let go
+    const b = await sse();  // at once: its browser waits for the last one to let the profile go
+    const nav = await call(b, "browser_navigate", { url: url("/kept") });
+    assert.equal(nav.isError, false, nav.text);
+    const kept = await call(b, "browser_evaluate", { function: "() => localStorage.kept" });
+    assert.match(kept.text, /yes/);
+    await b.close();
+  } finally {
+    assert.equal(await stop(s), 0, s.stderr());
+    fs.rmSync(profile, { recursive: true, force: true });
   }
 });
 

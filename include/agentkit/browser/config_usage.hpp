@@ -182,6 +182,8 @@ Environment: AGENTKIT_MCP_TOKEN, with --port: every request must carry
   "Authorization: Bearer <token>" (401 otherwise). BRAVE_API_KEY, TAVILY_API_KEY,
   SERPER_API_KEY: the key of --search brave, tavily or serper. DEBUG naming pw:mcp:test
   (as Node's debug package reads it): Playwright MCP's lifecycle lines on stderr.
+  PLAYWRIGHT_MCP_PING_TIMEOUT_MS, with --port: a client with a stream open that does not answer
+  a ping within this many ms (default 5000; 0: never asked) has its session closed.
 )";
 
 }  // namespace agentkit::browser

@@ -38,8 +38,8 @@ public:
     /// Told when the process is launched and when it is closed (the last lease ended) or found
     /// dead at the next start; called with no lock held, on the thread that caused it.
     struct hooks {
-        std::function<void()> launched;
-        std::function<void()> closed;
+        std::function<void()> launched;  ///< the process was launched
+        std::function<void()> closed;    ///< it was closed, or found dead
     };
 
     /// The process `o.launch` describes (its executable, headless mode, flags, profile);

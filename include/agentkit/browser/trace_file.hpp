@@ -82,8 +82,9 @@ public:
     trace_writer(const trace_writer&) = delete;
     trace_writer& operator=(const trace_writer&) = delete;
 
-    /// The trace's name and directory.
+    /// The trace's name.
     [[nodiscard]] const std::string& name() const noexcept { return name_; }
+    /// The traces directory it writes to.
     [[nodiscard]] const std::filesystem::path& dir() const noexcept { return dir_; }
     /// <name>.trace
     [[nodiscard]] std::filesystem::path trace_path() const { return dir_ / (name_ + ".trace"); }

@@ -210,12 +210,22 @@ struct http_options {
     std::chrono::seconds request_timeout{30};  ///< a request (line, headers, body) not in within this loses its connection
     /// Running handlers get this long to finish when the transport stops.
     std::chrono::milliseconds shutdown_grace{3000};
+    /// A heartbeat: a session whose client has a stream open (GET, or the HTTP+SSE stream) is
+    /// pinged once established and then ping_interval after each answer; one that does not
+    /// answer within ping_timeout is closed, as the idle timeout closes one (a client that
+    /// went away without a word no longer holds its session's server). 0: no heartbeat.
+    std::chrono::milliseconds ping_timeout{0};
+    std::chrono::milliseconds ping_interval{3000};  ///< between an answered ping and the next
     /// Told when a session is established (its initialize answered, or an HTTP+SSE stream
-    /// opened; `sse` says which transport) and when it ends (DELETE, the end of its HTTP+SSE
-    /// stream, the idle timeout, the transport's stop). Called on the transport's threads with
-    /// none of its locks held; it must not call into the transport. Stateless requests have no
-    /// session and are not told.
-    std::function<void(std::string_view session_id, bool sse)> on_session_start, on_session_end;
+    /// opened; `sse` says which transport). Called on the transport's threads with none of its
+    /// locks held; it must not call into the transport. Stateless requests have no session and
+    /// are not told.
+    std::function<void(std::string_view session_id, bool sse)> on_session_start;
+    /// Told when a session on_session_start told of ends (DELETE, the end of its HTTP+SSE
+    /// stream, the idle timeout, the transport's stop), after its server was shut down (and
+    /// destroyed, when its streams and requests were over within 2 s); as on_session_start
+    /// otherwise.
+    std::function<void(std::string_view session_id, bool sse)> on_session_end;
 };
 
 /// MCP over Streamable HTTP (see the top of this header). Models mcp::transport.
@@ -340,6 +350,10 @@ private:
         std::chrono::steady_clock::time_point last_used = std::chrono::steady_clock::now();
         std::size_t active = 0;  // requests being answered and streams open
         std::condition_variable quiet;  // told when `active` goes down
+        // the heartbeat's (the reaper thread's alone): the ping waiting for its answer, and when
+        // the next is due or this one is late
+        std::unique_ptr<client_ping> ping;
+        std::chrono::steady_clock::time_point ping_at{}, ping_late{};
         bool get_open = false;
         bool ended = false;
         bool announced = false;  // on_session_start was told (on_session_end will be)
@@ -987,23 +1001,56 @@ private:
     // ---- idle sessions ---------------------------------------------------------------------------------------
 
     void reap_loop() {
+        const bool heartbeat = o_.ping_timeout.count() > 0;
+        const auto tick = heartbeat ? std::chrono::milliseconds(100) : std::chrono::milliseconds(1000);
         std::unique_lock lock(reap_mu_);
         while (!stopping_.load()) {
-            reap_cv_.wait_for(lock, std::chrono::seconds(1), [&] { return stopping_.load(); });
+            reap_cv_.wait_for(lock, tick, [&] { return stopping_.load(); });
             if (stopping_.load()) return;
             lock.unlock();
-            std::vector<std::string> idle;
+            std::vector<std::string> gone;
+            std::vector<std::shared_ptr<entry>> all;
             const auto now = std::chrono::steady_clock::now();
             {
                 std::lock_guard l2(sessions_mu_);
                 for (auto& [id, e] : sessions_) {
                     std::lock_guard l3(e->mu);
-                    if (e->active == 0 && now - e->last_used >= o_.session_idle_timeout) idle.push_back(id);
+                    if (e->active == 0 && now - e->last_used >= o_.session_idle_timeout) gone.push_back(id);
+                    else if (heartbeat) all.push_back(e);
                 }
             }
-            for (const auto& id : idle) drop(id);
+            for (const auto& e : all)
+                if (!beat(*e, now)) gone.push_back(e->id);
+            for (const auto& id : gone) drop(id);
             lock.lock();
         }
+    }
+
+    /// One heartbeat step for `e` (the reaper thread's): false when its client did not answer in time.
+    bool beat(entry& e, std::chrono::steady_clock::time_point now) {
+        if (e.ping) {
+            if (e.ping->answered()) {
+                e.ping.reset();
+                e.ping_at = now + o_.ping_interval;
+                return true;
+            }
+            return now < e.ping_late;
+        }
+        if (now < e.ping_at) return true;
+        {
+            std::lock_guard lock(e.mu);  // (counted as active: the session's server stays while it is pinged)
+            if (!e.announced || e.ended || !e.get_open) return true;
+            ++e.active;
+        }
+        e.ping = e.srv->ping_client(*e.s);
+        {
+            std::lock_guard lock(e.mu);
+            --e.active;
+            e.quiet.notify_all();
+        }
+        if (e.ping) e.ping_late = now + o_.ping_timeout;
+        else e.ping_at = now + o_.ping_interval;  // no stream to send it on just now
+        return true;
     }
 
     server* shared_ = nullptr;

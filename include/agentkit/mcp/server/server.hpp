@@ -196,6 +196,7 @@ public:
 
 private:
     friend class server;
+    friend class client_ping;
     struct call_state {
         std::stop_source stop;
         std::atomic<bool> cancelled{false};
@@ -228,6 +229,33 @@ private:
     std::uint64_t next_request_ = 0;
     std::mutex out_mu_;
     sink sink_;
+};
+
+/// A ping the server sent a client (server::ping_client): whether it answered. Destroying it
+/// stops waiting (a late answer is then dropped).
+class client_ping {
+public:
+    client_ping(const client_ping&) = delete;
+    client_ping& operator=(const client_ping&) = delete;
+    ~client_ping() {
+        if (auto s = session_.lock()) {
+            std::lock_guard lock(s->mu_);
+            s->awaiting_.erase(key_);
+        }
+    }
+    /// True once the client answered (with a result or an error: it is there either way).
+    [[nodiscard]] bool answered() const {
+        std::lock_guard lock(w_->mu);
+        return w_->done;
+    }
+
+private:
+    friend class server;
+    client_ping(std::weak_ptr<session> s, std::string key, std::shared_ptr<session::awaited> w)
+        : session_(std::move(s)), key_(std::move(key)), w_(std::move(w)) {}
+    std::weak_ptr<session> session_;
+    std::string key_;
+    std::shared_ptr<session::awaited> w_;
 };
 
 namespace detail {
@@ -324,6 +352,24 @@ public:
         std::erase_if(sessions_, [](const std::weak_ptr<session>& w) { return w.expired(); });
         sessions_.push_back(s);
         return s;
+    }
+
+    /// A heartbeat: send the client of `s` a ping on the session's own stream (its sink), to
+    /// tell a client that is still there from one that went away without a word; poll the
+    /// handle for the answer. Null when the session is closed or has no stream open (a client
+    /// that cannot hear the server is not asked, and so never found silent).
+    [[nodiscard]] std::unique_ptr<client_ping> ping_client(session& s) {
+        auto w = std::make_shared<session::awaited>();
+        std::string id;
+        {
+            std::lock_guard lock(s.mu_);
+            if (s.closed_.load()) return nullptr;
+            id = "ping" + std::to_string(++s.next_request_);
+            s.awaiting_[json(id).dump()] = w;
+        }
+        std::unique_ptr<client_ping> p(new client_ping(s.weak_from_this(), json(id).dump(), w));
+        if (!s.emit(detail::dump(json{{"jsonrpc", "2.0"}, {"id", id}, {"method", "ping"}}))) return nullptr;  // (p forgets it)
+        return p;
     }
 
     /// End a session: its running requests are cancelled (no responses), its listeners end,
