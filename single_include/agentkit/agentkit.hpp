@@ -33989,23 +33989,31 @@ private:
             h.held = true;
             ++leases_;
         }
-        if (owner_ && !alive_locked()) close_locked(lock, true);  // it died: said once, then launched anew
-        if (!owner_) {
-            auto t = cdp::websocket_transport::launch(launch_);
-            if (!t) return fail(t.error());
-            owner_ = std::make_unique<cdp::websocket_transport>(std::move(*t));
-            if (hooks_.launched) {
-                lock.unlock();
-                hooks_.launched();
-                lock.lock();
+        for (int attempt = 0;; ++attempt) {
+            if (owner_ && !alive_locked()) close_locked(lock, true);  // it died: said once, then launched anew
+            if (!owner_) {
+                auto t = cdp::websocket_transport::launch(launch_);
+                if (!t) return fail(t.error());
+                owner_ = std::make_unique<cdp::websocket_transport>(std::move(*t));
+                if (hooks_.launched) {
+                    lock.unlock();
+                    hooks_.launched();
+                    lock.lock();
+                }
+                if (!owner_) return fail(errc::browser_launch, "the shared browser process closed while it was starting");
             }
-            if (!owner_) return fail(errc::browser_launch, "the shared browser process closed while it was starting");
+            const std::string url = owner_->url();
+            lock.unlock();
+            auto c = cdp::websocket_transport::connect(url);
+            if (c) return cdp::any_transport{std::move(*c)};
+            lock.lock();
+            // A process that is going away closes its port before its exit can be seen: wait for
+            // that exit (within 2 s), then launch anew, once.
+            if (attempt == 0 && owner_ && owner_->url() == url && owner_->process() != nullptr &&
+                owner_->process()->wait_exit(std::chrono::milliseconds(2000)))
+                continue;
+            return fail(errc::browser_launch, "cannot connect to the shared browser process: " + c.error().message);
         }
-        const std::string url = owner_->url();
-        lock.unlock();
-        auto c = cdp::websocket_transport::connect(url);
-        if (!c) return fail(errc::browser_launch, "cannot connect to the shared browser process: " + c.error().message);
-        return cdp::any_transport{std::move(*c)};
     }
 
     void release(holder& h) {

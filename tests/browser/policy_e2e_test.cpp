@@ -217,7 +217,7 @@ TEST(PolicyE2E, TheObserverHearsEachCdpCommandAnsweredAndEachBlockedRequest) {
 
     std::lock_guard lock(mu);
     std::set<std::uint64_t> ids;
-    std::size_t navigates = 0, blocks = 0;
+    std::size_t navigates = 0, blocks = 0, starts = 0;
     for (const auto& e : events) {
         EXPECT_EQ(e.part, "browser");
         EXPECT_NE(e.id, 0U);
@@ -231,6 +231,10 @@ TEST(PolicyE2E, TheObserverHearsEachCdpCommandAnsweredAndEachBlockedRequest) {
                 EXPECT_FALSE(e.failed()) << e.error_message;
                 EXPECT_FALSE(e.detail.empty());  // a tab's CDP session
             }
+        } else if (e.kind == ak::event_kind::browser_started) {
+            ++starts;
+            EXPECT_EQ(e.detail, "launched");
+            EXPECT_EQ(ak::level_of(e), ak::log_level::info);
         } else {
             ASSERT_EQ(e.kind, ak::event_kind::request_blocked);
             if (e.name != blocked.url) continue;
@@ -242,6 +246,7 @@ TEST(PolicyE2E, TheObserverHearsEachCdpCommandAnsweredAndEachBlockedRequest) {
     }
     EXPECT_EQ(navigates, 1U);
     EXPECT_EQ(blocks, 1U);
+    EXPECT_EQ(starts, 1U);  // the browser's start, told once
     EXPECT_GT(events.size(), 20U);  // a navigation and a click are dozens of commands
 }
 
