@@ -124,6 +124,21 @@ reply read_reply(int fd, std::chrono::milliseconds timeout) {
     return r;
 }
 
+/// What `fd` carries until `needle` shows in it, the peer closes, or 10 s pass.
+std::string read_until(int fd, std::string_view needle) {
+    std::string got;
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (got.find(needle) == std::string::npos && std::chrono::steady_clock::now() < deadline) {
+        pollfd p{fd, POLLIN, 0};
+        if (::poll(&p, 1, 1000) <= 0) continue;
+        char buf[4096];
+        const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+        if (n <= 0) break;
+        got.append(buf, static_cast<std::size_t>(n));
+    }
+    return got;
+}
+
 using header_list = std::vector<std::pair<std::string, std::string>>;
 
 std::string request_text(const std::string& method, int port, const std::string& body, const header_list& extra, bool defaults = true,
@@ -603,16 +618,7 @@ TEST(McpHttp, ASessionsServerIsGoneWhenDeleteAnswersEvenWithItsStreamOpenAndTheH
     const int fd = connect_to(t.port());
     ASSERT_GE(fd, 0);
     ASSERT_TRUE(send_all(fd, request_text("GET", t.port(), "", {{"Mcp-Session-Id", sid}})));
-    const auto deadline = std::chrono::steady_clock::now() + 10s;
-    std::string got;
-    while (got.find("text/event-stream") == std::string::npos && std::chrono::steady_clock::now() < deadline) {
-        pollfd p{fd, POLLIN, 0};
-        if (::poll(&p, 1, 1000) <= 0) continue;
-        char buf[4096];
-        const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-        if (n <= 0) break;
-        got.append(buf, static_cast<std::size_t>(n));
-    }
+    const std::string got = read_until(fd, "text/event-stream");
     ASSERT_NE(got.find("text/event-stream"), std::string::npos) << got;
     EXPECT_EQ(owned.load() - base, 1);
     EXPECT_EQ(http("DELETE", t.port(), "", {{"Mcp-Session-Id", sid}}).status, 200);
@@ -711,16 +717,7 @@ TEST(McpHttp, TheHttpSseTransportIsOffUnlessAPathIsGivenAndIsGuardedAndBoundedAs
     const int fd = connect_to(f.port());
     ASSERT_GE(fd, 0);
     ASSERT_TRUE(send_all(fd, request_text("GET", f.port(), "", auth, true, "/sse")));
-    std::string got;
-    const auto deadline = std::chrono::steady_clock::now() + 10s;
-    while (got.find("event: endpoint") == std::string::npos && std::chrono::steady_clock::now() < deadline) {
-        pollfd p{fd, POLLIN, 0};
-        if (::poll(&p, 1, 1000) <= 0) continue;
-        char buf[4096];
-        const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-        if (n <= 0) break;
-        got.append(buf, static_cast<std::size_t>(n));
-    }
+    const std::string got = read_until(fd, "event: endpoint");
     ASSERT_NE(got.find("event: endpoint\ndata: /sse?sessionId="), std::string::npos) << got;
     EXPECT_EQ(f.t->sessions(), 1U);
     expect_rpc_error(http("GET", f.port(), "", auth, true, 5s, "/sse"), 503, -32000, "too many sessions");
