@@ -139,8 +139,7 @@ auto stop_tracing_tool(State& st) {
             bool screencast = false;
             {
                 std::lock_guard lock(s->mu);
-                tracer = std::move(s->trace);
-                s->trace.reset();
+                tracer.swap(s->trace);  // (the state holds none after)
                 seen = s->trace_requests_seen;
                 dropped_then = s->trace_requests_dropped;
                 screencast = s->trace_screencast;
