@@ -424,6 +424,51 @@ TEST(FramePump, ConcurrentOffersAndViewersAcknowledgeEveryFrameOnce) {
     EXPECT_EQ(std::set<int>(got.begin(), got.end()).size(), static_cast<std::size_t>(n));
 }
 
+TEST(FramePump, AViewersWakeNeverRunsAfterItWasRemoved) {
+    // offer() and another viewer's leaving wake viewers outside the pump's lock; a viewer
+    // leaving meanwhile must not be called once remove_viewer returned (its thread frees what
+    // the callback captured then). Viewers come and go while frames arrive.
+    br::frame_pump pump([](const br::screencast_frame&) {});
+    std::atomic<bool> done{false};
+    std::atomic<int> late{0};
+    std::atomic<long> woken{0};
+    std::vector<std::thread> viewers;
+    for (int k = 0; k < 3; ++k)
+        viewers.emplace_back([&] {
+            while (!done) {
+                auto alive = std::make_shared<std::atomic<bool>>(true);
+                const auto id = pump.add_viewer([&, alive] {
+                    if (!*alive) ++late;
+                    ++woken;
+                });
+                (void)pump.take(id);
+                pump.viewer_ack(id);
+                pump.remove_viewer(id);
+                *alive = false;
+            }
+        });
+    for (int i = 1; i <= 3000; ++i) pump.offer(frame(i));
+    done = true;
+    for (auto& t : viewers) t.join();
+    EXPECT_EQ(late.load(), 0) << "a removed viewer's ready ran after remove_viewer returned";
+    EXPECT_GT(woken.load(), 0);
+}
+
+TEST(FramePump, AReadyThatRemovesItsOwnViewerReturns) {
+    br::frame_pump pump([](const br::screencast_frame&) {});
+    std::uint64_t id = 0;
+    int calls = 0;
+    id = pump.add_viewer([&] {
+        ++calls;
+        pump.remove_viewer(id);
+    });
+    pump.offer(frame(1));
+    pump.offer(frame(2));
+    EXPECT_EQ(calls, 1) << "called once, then gone";
+    EXPECT_EQ(pump.viewers(), 0U);
+    EXPECT_EQ(pump.stats().unacked, 0U) << "the last viewer leaving acknowledged the frame";
+}
+
 namespace {
 agentkit::tool_context context_with(std::stop_source& s, std::vector<std::string>* progress = nullptr) {
     agentkit::tool_context ctx;

@@ -85,30 +85,38 @@ public:
     frame_pump& operator=(const frame_pump&) = delete;
 
     /// Add a viewer that wants a frame at most every `min_interval` (0: as fast as it shows
-    /// them); `ready` is called (from any thread, without the lock) when it may take a frame.
-    /// Returns its id. It is woken at once when a frame is there.
+    /// them); `ready` is called (from any thread, without the pump's lock) when it may take a
+    /// frame, never after remove_viewer(id) returned. Returns its id. It is woken at once when a
+    /// frame is there.
     std::uint64_t add_viewer(std::function<void()> ready, clock::duration min_interval = clock::duration::zero()) {
         std::unique_lock lock(mu_);
         const std::uint64_t id = ++next_viewer_;
         viewer v;
-        v.ready = std::move(ready);
+        if (ready) v.ready = std::make_shared<wake_gate>(std::move(ready));
         v.interval = std::max(clock::duration::zero(), min_interval);
         v.next_at = now_();
-        viewers_[id] = v;
-        auto wake = viewers_[id].ready;
+        auto wake = v.ready;
+        viewers_[id] = std::move(v);
         const bool has = latest_.frame != nullptr;
         lock.unlock();
-        if (has && wake) wake();
+        if (has && wake) wake->call();
         return id;
     }
 
-    /// Remove a viewer (its frame in flight no longer counts). The last one leaving
+    /// Remove a viewer (its frame in flight no longer counts). When it returns, the viewer's
+    /// `ready` is neither running on another thread nor called again, so what it captured may
+    /// go (called from inside that `ready`, it returns at once). The last viewer leaving
     /// acknowledges what the browser waits for.
     void remove_viewer(std::uint64_t id) {
         std::unique_lock lock(mu_);
-        viewers_.erase(id);
+        auto it = viewers_.find(id);
+        std::shared_ptr<wake_gate> gone;
+        if (it != viewers_.end()) {
+            gone = std::move(it->second.ready);
+            viewers_.erase(it);
+        }
         std::vector<std::shared_ptr<const screencast_frame>> release;
-        std::vector<std::function<void()>> wake;
+        std::vector<std::shared_ptr<wake_gate>> wake;
         if (viewers_.empty()) {
             release = take_owed();  // nobody will take them: let the browser go on (the screencast stops)
         } else {
@@ -116,8 +124,9 @@ public:
                 if (!v.in_flight && v.ready) wake.push_back(v.ready);
         }
         lock.unlock();
+        if (gone) gone->close();  // waits for a wake of this viewer another thread is running
         for (const auto& f : release) ack_(*f);
-        for (const auto& w : wake) w();
+        for (const auto& w : wake) w->call();
     }
 
     /// A frame from the browser (the CDP event thread).
@@ -131,7 +140,7 @@ public:
         owed_.push_back(nf);
         stats_.max_unacked = std::max(stats_.max_unacked, owed_.size());
         std::vector<std::shared_ptr<const screencast_frame>> release;
-        std::vector<std::function<void()>> wake;
+        std::vector<std::shared_ptr<wake_gate>> wake;
         if (viewers_.empty()) {
             ++stats_.unwatched;
             latest_taken_ = true;
@@ -142,7 +151,7 @@ public:
         }
         lock.unlock();
         for (const auto& a : release) ack_(*a);
-        for (const auto& w : wake) w();
+        for (const auto& w : wake) w->call();
     }
 
     /// What viewer `id` should send now: the newest frame when it is ready and has not had it
@@ -223,8 +232,30 @@ public:
     }
 
 private:
+    /// A viewer's `ready`, called outside the pump's lock: a wake taken from the map just before
+    /// the viewer left must not run its callback after remove_viewer returned (the viewer's
+    /// thread frees what the callback captured then). Recursive, so a `ready` that removes its
+    /// own viewer does not deadlock.
+    class wake_gate {
+    public:
+        explicit wake_gate(std::function<void()> f) : fn_(std::move(f)) {}
+        void call() {
+            std::lock_guard lock(mu_);
+            if (open_) fn_();
+        }
+        void close() {
+            std::lock_guard lock(mu_);
+            open_ = false;
+        }
+
+    private:
+        std::recursive_mutex mu_;
+        std::function<void()> fn_;
+        bool open_ = true;
+    };
+
     struct viewer {
-        std::function<void()> ready;
+        std::shared_ptr<wake_gate> ready;
         clock::duration interval{};
         clock::time_point next_at{};  // it may take a frame from then on
         std::uint64_t last_seq = 0;
