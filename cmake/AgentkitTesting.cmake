@@ -173,6 +173,27 @@ function(_agentkit_gtest_executable target dev_target test_prefix labels timeout
     set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${label_file}")
 endfunction()
 
+# A test executable compiled as one translation unit (a unity build). Every test TU pays a fixed
+# cost whatever it tests: g++ instantiates, at the end of each TU, every template that the inline
+# functions of the headers it includes use (with the tests' precompiled header, the whole
+# library's: ~20 of a small test file's 35 s at -O0), and each TU generates its own copy of the
+# inline functions it calls. One TU per area pays that once. The test files of an area therefore
+# keep their file-local names distinct (anonymous namespaces and statics share the one TU).
+function(_agentkit_one_translation_unit target)
+    get_target_property(sources ${target} SOURCES)
+    list(FILTER sources INCLUDE REGEX "\\.(cpp|cc|cxx)$")
+    list(LENGTH sources count)
+    if(count LESS 2)
+        return()
+    endif()
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_MODE BATCH UNITY_BUILD_BATCH_SIZE 0)
+    # (the unity TU #includes the test files, and g++ then takes a fixture in a file's anonymous
+    # namespace for one declared in a header: -Wsubobject-linkage)
+    if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+        target_compile_options(${target} PRIVATE -Wno-subobject-linkage)
+    endif()
+endfunction()
+
 function(agentkit_add_gtest name)
     cmake_parse_arguments(PARSE_ARGV 1 ARG "RELEASE_TWIN;NO_PCH;BUILD_WITHOUT_E2E;CPU_BOUND" "TIMEOUT"
         "SOURCES;LABELS;LINK_LIBRARIES;COMPILE_DEFINITIONS;SERIAL_TESTS")
@@ -202,6 +223,9 @@ function(agentkit_add_gtest name)
         set(targets "")
     else()
         _agentkit_gtest_executable(${name} agentkit_dev "" "${ARG_LABELS}" ${ARG_TIMEOUT} "${ARG_SERIAL_TESTS}" ${pch} ${ARG_SOURCES})
+        if(AGENTKIT_TEST_UNITY)
+            _agentkit_one_translation_unit(${name})
+        endif()
         if(ARG_CPU_BOUND)
             agentkit_optimise_under_sanitizers(${name})
         endif()
@@ -215,13 +239,7 @@ function(agentkit_add_gtest name)
         _agentkit_release_twin_flags(${name}_single)
         # One TU per twin (a unity build): at -O3 every TU optimises its own copy of each inline
         # function it uses, so the twin of tests/core cost 201 CPU-s as five TUs and 74 s as one.
-        # A twin's test files therefore keep their file-local names distinct.
-        set_target_properties(${name}_single PROPERTIES UNITY_BUILD ON UNITY_BUILD_MODE BATCH UNITY_BUILD_BATCH_SIZE 0)
-        # (the unity TU #includes the test files, and g++ then takes a fixture in a file's
-        # anonymous namespace for one declared in a header: -Wsubobject-linkage)
-        if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
-            target_compile_options(${name}_single PRIVATE -Wno-subobject-linkage)
-        endif()
+        _agentkit_one_translation_unit(${name}_single)
         list(APPEND targets ${name}_single)
     endif()
     foreach(target IN LISTS targets)

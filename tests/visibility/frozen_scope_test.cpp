@@ -16,7 +16,7 @@ ak::frozen_scope_options fopts(std::string scope, bool is_error = false, bool de
     o.describe_deferred_in_prompt = describe;
     return o;
 }
-std::vector<ak::tool_info> catalogue() {
+std::vector<ak::tool_info> frozen_catalogue() {
     std::vector<ak::tool_info> c(3);
     c[0].name = "browser_snapshot";
     c[1].name = "browser_click_ref";
@@ -35,7 +35,7 @@ ak::frozen_scope scope() {
 
 TEST(FrozenScope, ExposesAFixedSet) {
     auto s = scope();
-    s.bind(catalogue());
+    s.bind(frozen_catalogue());
     EXPECT_EQ(s.visible(), (std::vector<std::string>{"browser_snapshot", "browser_click_ref"}));
     EXPECT_FALSE(s.is_visible("browser_evaluate"));
     EXPECT_TRUE(s.meta_tools().empty());
@@ -47,7 +47,7 @@ TEST(FrozenScope, ExposesAFixedSet) {
 
 TEST(FrozenScope, DeferredToolAnswersWithTheEnvelopeAsANormalResult) {
     auto s = scope();
-    s.bind(catalogue());
+    s.bind(frozen_catalogue());
     auto r = s.answer_hidden("browser_navigate");
     ASSERT_TRUE(r.has_value()) << "a deferred tool is a normal result, not an error";
     EXPECT_FALSE(r->is_error);
@@ -69,7 +69,7 @@ TEST(FrozenScope, DeferredToolAnswersWithTheEnvelopeAsANormalResult) {
 
 TEST(FrozenScope, OtherHiddenNamesAreUnknown) {
     auto s = scope();
-    s.bind(catalogue());
+    s.bind(frozen_catalogue());
     auto r = s.answer_hidden("browser_evaluate");
     ASSERT_FALSE(r.has_value());
     EXPECT_EQ(r.error().code, ak::errc::tool_unknown);
@@ -81,7 +81,7 @@ TEST(FrozenScope, OtherHiddenNamesAreUnknown) {
 TEST(FrozenScope, OptionsAndDecisionRecord) {
     ak::frozen_scope s({"browser_snapshot", "ghost"}, {{"browser_snapshot", "x", "y", "z", "", ""}},
                        fopts("", true, true));
-    s.bind(catalogue());
+    s.bind(frozen_catalogue());
     EXPECT_EQ(s.problems().size(), 2U);  // ghost unknown; snapshot both exposed and deferred
     EXPECT_NE(s.prompt_section().find("browser_snapshot: y"), std::string::npos);
     auto env = ak::capability_unsupported(s.deferred()[0], "", true);

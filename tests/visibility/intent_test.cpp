@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <string>
 #include <vector>
+#include "visibility/support.hpp"
 
 namespace ak = agentkit;
+using visibility_test::has;
 using ak::json;
 
 namespace {
@@ -16,7 +18,6 @@ namespace {
 using intent_fixture::catalogue;
 using intent_fixture::classes;
 
-bool has(const std::vector<std::string>& v, std::string_view s) { return std::find(v.begin(), v.end(), s) != v.end(); }
 
 ak::intent_options iopts(std::vector<std::string> fallback, std::vector<std::string> always = {}, bool sticky = true) {
     ak::intent_options o;

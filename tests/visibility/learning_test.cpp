@@ -15,8 +15,10 @@
 #include <vector>
 
 #include "visibility/coding_agent_toolbox.hpp"
+#include "visibility/support.hpp"
 
 namespace ak = agentkit;
+using visibility_test::found_names;
 using ak::json;
 
 namespace {
@@ -36,12 +38,6 @@ std::vector<std::string> names(const ak::tool_index& idx, std::string_view q, st
     return out;
 }
 
-std::vector<std::string> found_names(const ak::tool_output& o) {
-    std::vector<std::string> out;
-    if (!o.structured) return out;
-    for (const auto& t : o.structured->at("tools")) out.push_back(t.at("name").get<std::string>());
-    return out;
-}
 
 std::string read_all(const std::string& path) {
     std::ifstream in(path, std::ios::binary);

@@ -13,8 +13,11 @@
 #include <vector>
 
 #include "visibility/coding_agent_toolbox.hpp"
+#include "visibility/support.hpp"
 
 namespace ak = agentkit;
+using visibility_test::bound_menu;
+using visibility_test::found_names;
 using ak::json;
 
 namespace {
@@ -92,11 +95,6 @@ void expect_fresh_round_trip_is_a_no_op(M& a, M& b) {
     expect_same_state(a, b);
 }
 
-menu_t bound_menu(ak::menu_options o = {}) {
-    auto m = coding_agent::make_menu(std::move(o));
-    m.bind(coding_agent::box.infos());
-    return m;
-}
 
 // --- intent_classes fixtures (as in intent_test.cpp) ------------------------------------------
 const auto intent_catalogue = intent_fixture::catalogue;
@@ -126,12 +124,6 @@ ak::router<> bound_router(ak::router_options o = router_opts()) {
     return r;
 }
 
-std::vector<std::string> found_names(const ak::result<ak::tool_output>& o) {
-    std::vector<std::string> out;
-    if (o && o->structured && o->structured->contains("tools"))
-        for (const auto& t : o->structured->at("tools")) out.push_back(t.at("name").get<std::string>());
-    return out;
-}
 
 const std::string vague_query = "is the thing we shipped alive";
 

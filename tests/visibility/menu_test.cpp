@@ -8,21 +8,12 @@
 #include <vector>
 
 #include "visibility/coding_agent_toolbox.hpp"
+#include "visibility/support.hpp"
 
 namespace ak = agentkit;
+using visibility_test::has;
+using visibility_test::bound_menu;
 using ak::json;
-
-namespace {
-
-bool has(const std::vector<std::string>& v, std::string_view s) { return std::find(v.begin(), v.end(), s) != v.end(); }
-
-auto bound_menu(ak::menu_options o = {}) {
-    auto m = coding_agent::make_menu(std::move(o));
-    m.bind(coding_agent::box.infos());
-    return m;
-}
-
-}  // namespace
 
 static_assert(ak::masker<decltype(coding_agent::make_menu())>);
 static_assert(ak::observable_masker<decltype(coding_agent::make_menu())>);

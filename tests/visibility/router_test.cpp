@@ -13,12 +13,14 @@
 #include <vector>
 
 #include "visibility/coding_agent_toolbox.hpp"
+#include "visibility/support.hpp"
 
 namespace ak = agentkit;
+using visibility_test::has;
+using visibility_test::found_names;
 using ak::json;
 
 namespace {
-bool has(const std::vector<std::string>& v, std::string_view s) { return std::find(v.begin(), v.end(), s) != v.end(); }
 
 ak::router_options opts(std::size_t k, std::vector<std::string> pinned = {}, std::size_t max_visible = 24) {
     ak::router_options o;
@@ -28,11 +30,6 @@ ak::router_options opts(std::size_t k, std::vector<std::string> pinned = {}, std
     return o;
 }
 
-std::vector<std::string> found_names(const ak::tool_output& o) {
-    std::vector<std::string> out;
-    for (const auto& t : o.structured->at("tools")) out.push_back(t.at("name").get<std::string>());
-    return out;
-}
 }  // namespace
 
 static_assert(ak::masker<ak::router<>>);
