@@ -7,6 +7,7 @@
 #include <agentkit/agentkit.hpp>
 
 #include "support/http_server.hpp"
+#include "support/tool_text.hpp"
 
 #include <gtest/gtest.h>
 
@@ -26,6 +27,7 @@ namespace ak = agentkit;
 namespace br = agentkit::browser;
 namespace errc = agentkit::errc;
 using ak::json;
+using agentkit::test::text_of;
 using agentkit::test::http_response;
 using agentkit::test::http_server;
 using agentkit::test::page;
@@ -46,14 +48,6 @@ std::string snap(br::browser& b, const br::aria_snapshot_options& o = {}) {
     auto s = b.aria_snapshot(o);
     EXPECT_TRUE(s) << (s ? "" : s.error().to_text());
     return s ? *s : std::string();
-}
-
-std::string text_of(const ak::result<ak::tool_output>& r) {
-    std::string s;
-    if (!r) return "error: " + r.error().to_text();
-    for (const auto& c : r->content)
-        if (c.type == ak::content_block::kind::text) s += c.text;
-    return s;
 }
 
 // A browser whose tools answer in Playwright's layout, writing their files under a workspace of

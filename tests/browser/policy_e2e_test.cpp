@@ -5,6 +5,7 @@
 #include <agentkit/core/logging.hpp>
 
 #include "support/http_server.hpp"
+#include "support/tool_text.hpp"
 #include "support/snapshot_refs.hpp"
 
 #include <gtest/gtest.h>
@@ -37,6 +38,7 @@ namespace ak = agentkit;
 namespace br = agentkit::browser;
 namespace errc = agentkit::errc;
 using ak::json;
+using agentkit::test::text_of;
 using agentkit::test::http_request;
 using agentkit::test::http_response;
 using agentkit::test::http_server;
@@ -775,13 +777,6 @@ TEST(PolicyE2E, PageContentIsMarkedAsUntrustedData) {
 // ---- artifacts, extraction, batch ----------------------------------------------------------------
 
 namespace {
-std::string text_of(const ak::result<ak::tool_output>& r) {
-    if (!r) return "ERROR " + r.error().to_text();
-    std::string s;
-    for (const auto& b : r->content)
-        if (b.type == ak::content_block::kind::text) s += b.text;
-    return s;
-}
 std::string artifact_id(const std::string& text, const std::string& after) {
     const auto at = text.find(after);
     if (at == std::string::npos) return {};

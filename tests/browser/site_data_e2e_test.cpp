@@ -7,6 +7,7 @@
 #include <agentkit/browser/tools.hpp>
 
 #include "support/http_server.hpp"
+#include "support/tool_text.hpp"
 
 #include <gtest/gtest.h>
 
@@ -22,6 +23,7 @@ namespace ak = agentkit;
 namespace br = agentkit::browser;
 namespace errc = agentkit::errc;
 using ak::json;
+using agentkit::test::text_of;
 using agentkit::test::http_request;
 using agentkit::test::http_response;
 using agentkit::test::http_server;
@@ -45,14 +47,6 @@ std::string eval(br::browser& b, const std::string& expr) {
     return r->value.is_string() ? r->value.get<std::string>() : r->value.dump();
 }
 
-std::string text_of(const ak::result<ak::tool_output>& r) {
-    if (!r) return "ERROR " + r.error().to_text();
-    std::string s;
-    for (const auto& b : r->content)
-        if (b.type == ak::content_block::kind::text) s += b.text;
-    return s;
-}
-
 struct temp_dir {
     std::filesystem::path path;
     temp_dir() {
@@ -65,12 +59,12 @@ struct temp_dir {
     }
 };
 
-struct tools_fixture {
+struct site_tools {
     br::browser b;
     br::bounded_artifacts store;
     br::tool_state state;
     decltype(br::browser_tools(std::declval<br::tool_state&>())) tools;
-    explicit tools_fixture(br::browser_options o = options(), br::tools_options t = {})
+    explicit site_tools(br::browser_options o = options(), br::tools_options t = {})
         : b(std::move(o)), store(), state(b, store, std::move(t)), tools(br::browser_tools(state)) {}
     std::string call(const std::string& name, json args = json::object()) {
         ak::tool_context ctx;
@@ -160,7 +154,7 @@ TEST(SiteDataE2E, ACookieForAHostThePolicyRefusesIsRefusedAndAPageWithoutAHostSa
 TEST(SiteDataE2E, CookieToolsInBothLayouts) {
     http_server s;
     s.route("/", http_response::html(page("Home", "<p>home</p>")));
-    tools_fixture f;
+    site_tools f;
     f.call("browser_navigate", {{"url", s.url("/")}});
     EXPECT_EQ(f.call("browser_cookie_list"), "No cookies found");
     EXPECT_NE(f.call("browser_cookie_set", {{"name", "sid"}, {"value", "v1"}, {"httpOnly", true}}).find("cookie sid set for 127.0.0.1"), std::string::npos);
@@ -175,7 +169,7 @@ TEST(SiteDataE2E, CookieToolsInBothLayouts) {
 
     br::tools_options pw;
     pw.output = br::output_mode::playwright;
-    tools_fixture g(options(), pw);
+    site_tools g(options(), pw);
     g.call("browser_navigate", {{"url", s.url("/")}});
     const std::string set = g.call("browser_cookie_set", {{"name", "sid"}, {"value", "v1"}});
     EXPECT_NE(set.find("### Ran Playwright code"), std::string::npos) << set;
@@ -219,7 +213,7 @@ TEST(SiteDataE2E, LocalAndSessionStorageOfTheCurrentPageAreSeparateAndAPageWitho
 TEST(SiteDataE2E, WebStorageToolsInBothLayouts) {
     http_server s;
     s.route("/", http_response::html(page("Home", "<p>home</p>")));
-    tools_fixture f;
+    site_tools f;
     f.call("browser_navigate", {{"url", s.url("/")}});
     EXPECT_EQ(f.call("browser_localstorage_list"), "No localStorage items found");
     f.call("browser_localstorage_set", {{"key", "k1"}, {"value", "v1"}});
@@ -233,7 +227,7 @@ TEST(SiteDataE2E, WebStorageToolsInBothLayouts) {
 
     br::tools_options pw;
     pw.output = br::output_mode::playwright;
-    tools_fixture g(options(), pw);
+    site_tools g(options(), pw);
     g.call("browser_navigate", {{"url", s.url("/")}});
     const std::string set = g.call("browser_localstorage_set", {{"key", "it's"}, {"value", "v"}});
     EXPECT_NE(set.find(R"(await page.localStorage.setItem('it\'s', 'v');)"), std::string::npos) << set;
@@ -326,7 +320,7 @@ TEST(SiteDataE2E, StorageStateToolsWriteAFileAndRefuseFilesOutsideTheWorkspace) 
     t.output_dir = (ws.path / "out").string();
     auto o = options();
     o.policy.secrets = {{"TOKEN", "tok-s3cret-42"}};
-    tools_fixture f(o, t);
+    site_tools f(o, t);
     f.call("browser_navigate", {{"url", a.url("/")}});
     f.call("browser_localstorage_set", {{"key", "k"}, {"value", "v"}});
     f.call("browser_localstorage_set", {{"key", "api"}, {"value", "tok-s3cret-42"}});
@@ -359,7 +353,7 @@ TEST(SiteDataE2E, StorageStateToolsWriteAFileAndRefuseFilesOutsideTheWorkspace) 
 
     br::tools_options pw = t;
     pw.output = br::output_mode::playwright;
-    tools_fixture g(options(), pw);
+    site_tools g(options(), pw);
     g.call("browser_navigate", {{"url", a.url("/")}});
     const std::string r = g.call("browser_storage_state");
     EXPECT_NE(r.find("- [Storage state](out/storage-state-"), std::string::npos) << r;
@@ -497,7 +491,7 @@ TEST(RoutesE2E, OfflineFailsEveryRequestOfEveryTabUntilOnlineAndMockedRoutesStil
 TEST(RoutesE2E, RouteToolsInBothLayouts) {
     http_server s;
     s.route("/", http_response::html(fetcher("/api/users")));
-    tools_fixture f;
+    site_tools f;
     f.call("browser_navigate", {{"url", s.url("/")}});
     EXPECT_EQ(f.call("browser_route_list"), "No active routes");
     EXPECT_EQ(f.call("browser_route", {{"pattern", "**/api/users"}, {"status", 201}, {"body", "[]"}, {"contentType", "application/json"}}),
@@ -518,7 +512,7 @@ TEST(RoutesE2E, RouteToolsInBothLayouts) {
 
     br::tools_options pw;
     pw.output = br::output_mode::playwright;
-    tools_fixture g(options(), pw);
+    site_tools g(options(), pw);
     g.call("browser_navigate", {{"url", s.url("/")}});
     const std::string added = g.call("browser_route", {{"pattern", "**/api/users"}, {"body", "x"}});
     EXPECT_NE(added.find("### Result\nRoute added for pattern: **/api/users"), std::string::npos) << added;

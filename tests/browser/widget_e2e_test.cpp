@@ -24,10 +24,10 @@ using agentkit::test::ref_on;
 
 namespace {
 
-struct site {
+struct widget_site {
     http_server server;
     br::browser b;
-    site() : b(br::browser_options{}) {}
+    widget_site() : b(br::browser_options{}) {}
 
     // The snapshot of `html` served at `path`.
     std::string open(const std::string& path, const std::string& title, const std::string& html) {
@@ -60,7 +60,7 @@ bool has(const std::string& text, const std::string& part) { return text.find(pa
 // "+" between two keys, a decimal point between two spans) belongs to the sentence; separators
 // between links still go.
 TEST(WidgetPatternsE2E, PunctuationAfterAnInlineElementStaysInItsSentence) {
-    site s;
+    widget_site s;
     const std::string a = s.open("/a", "Task", R"(<p>Enter an item that starts with "<b>Ce</b>" and ends with "<b>lic</b>".</p>
 <p>Press <kbd>Ctrl</kbd>+<kbd>S</kbd>, then (<i>optionally</i>) close.</p>
 <nav><a href="#1">Home</a> | <a href="#2">About</a> · <a href="#3">Help</a></nav>)");
@@ -79,7 +79,7 @@ TEST(WidgetPatternsE2E, PunctuationAfterAnInlineElementStaysInItsSentence) {
 // A list whose one listener serves its items (an autocomplete's suggestions): each item gets a
 // ref of its own, and a click on it reaches the listener with the item as its target.
 TEST(WidgetPatternsE2E, ItemsOfADelegatedListAreControls) {
-    site s;
+    widget_site s;
     const std::string a = s.open("/a", "Delegated", R"(<label>City <input id=q></label>
 <ul id=sugg class=suggestions><li>Lisbon</li><li>Lima</li><li>Lyon</li></ul><p id=out>none</p>
 <script>sugg.addEventListener('click', e => { const li = e.target.closest('li'); if (!li) return;
@@ -111,7 +111,7 @@ TEST(WidgetPatternsE2E, ItemsOfADelegatedListAreControls) {
 // A row or a card with its own listener that holds controls of its own (an inbox row with star
 // and trash icons, a product card with a wishlist button) is a control, its controls below it.
 TEST(WidgetPatternsE2E, ARowWithItsOwnListenerKeepsItsRefBesideItsIcons) {
-    site s;
+    widget_site s;
     const std::string a = s.open("/a", "Inbox", R"(<style>.row{display:flex;gap:8px}.star,.trash{display:inline-block;width:16px;height:16px;background:#fc0}</style>
 <div id=list><div class=row data-id=1><span class=star></span><span class=from>Cathrine</span><span class=subject>Scelerisque feu..</span><span class=trash></span></div>
 <div class=row data-id=2><span class=star></span><span class=from>Bob</span><span class=subject>Lunch on Friday</span><span class=trash></span></div></div>
@@ -142,7 +142,7 @@ TEST(WidgetPatternsE2E, ARowWithItsOwnListenerKeepsItsRefBesideItsIcons) {
 // Controls named by nothing the accessibility tree reads: their classes (a plain word, a BEM
 // element or modifier, a js- hook) or a data-action hook name them, as derived names.
 TEST(WidgetPatternsE2E, IconOnlyControlsAreNamedByTheirClasses) {
-    site s;
+    widget_site s;
     const std::string a = s.open("/a", "Icons", R"(<style>.actions>*{display:inline-block;width:18px;height:18px;background:#888}</style>
 <p>Hello there.</p><div class=actions><span class="star"></span><span class="trash"></span><span class="more"></span><i class="reply"></i></div>
 <p id=out>idle</p>
@@ -168,7 +168,7 @@ TEST(WidgetPatternsE2E, IconOnlyControlsAreNamedByTheirClasses) {
 // A tree of nested lists without ARIA: a folder whose child list is hidden reads "collapsed", an
 // open one "expanded", and opening one shows its items.
 TEST(WidgetPatternsE2E, TreesWithoutAriaSayWhichFoldersAreClosed) {
-    site s;
+    widget_site s;
     const std::string a = s.open("/a", "Files", R"(<style>ul{list-style:none}.caret{cursor:pointer}.nested{display:none}.active{display:block}</style>
 <ul id=tree><li><span class=caret>Documents</span><ul class=nested><li>resume.pdf</li>
   <li><span class=caret>Taxes</span><ul class=nested><li>2025.pdf</li></ul></li></ul></li>
@@ -201,7 +201,7 @@ TEST(WidgetPatternsE2E, TreesWithoutAriaSayWhichFoldersAreClosed) {
 // script): its options are lines of their own with refs, to be clicked, where a native select's
 // stay listed inline (select_option picks them). An empty combobox input shows its placeholder.
 TEST(WidgetPatternsE2E, AScriptBuiltListboxGivesEachOptionItsRef) {
-    site s;
+    widget_site s;
     const std::string a = s.open("/a", "Fruit", R"(<label id=l>Fruit</label>
 <input role=combobox aria-labelledby=l aria-expanded=false aria-controls=pop placeholder="Pick a fruit" id=in>
 <div id=pop role=listbox aria-labelledby=l hidden></div><p id=out>fruit: none</p>

@@ -52,12 +52,12 @@ TEST(McpObserve, ARemoteCallIsReportedAtEveryHopAndNestsUnderTheCallingTool) {
     auto connected = ak::mcp::client::connect(std::make_unique<agentkit::test::in_process_mcp>(srv), co);
     ASSERT_TRUE(connected) << connected.error().to_text();
     std::shared_ptr<ak::mcp::client> c = std::move(*connected);
-    ak::runtime_toolbox box;
-    ASSERT_TRUE(ak::mcp::add_remote_tools(box, c));
+    ak::runtime_toolbox remote_box;
+    ASSERT_TRUE(ak::mcp::add_remote_tools(remote_box, c));
     ak::session_options near_opts;
     near_opts.session_id = "near";
     near_opts.on_event = rec.observer();
-    ak::agent_session near{box, ak::all_visible{}, ak::compact_formatter{}, near_opts};
+    ak::agent_session near{remote_box, ak::all_visible{}, ak::compact_formatter{}, near_opts};
     ak::scripted_model m(ak::provider::anthropic, {ak::script::call({{"lookup", {{"key", "k"}}}}), ak::script::say("done")});
     ASSERT_TRUE(near.run(m, "go").ok());
     c->close();
@@ -134,11 +134,11 @@ TEST(McpObserve, TheClientsSpansAreChildrenOfTheToolCallThatMadeThem) {
     auto connected = ak::mcp::client::connect(std::make_unique<agentkit::test::in_process_mcp>(srv), co);
     ASSERT_TRUE(connected);
     std::shared_ptr<ak::mcp::client> c = std::move(*connected);
-    ak::runtime_toolbox box;
-    ASSERT_TRUE(ak::mcp::add_remote_tools(box, c));
+    ak::runtime_toolbox remote_box;
+    ASSERT_TRUE(ak::mcp::add_remote_tools(remote_box, c));
     ak::session_options o;
     o.on_event = trace.observer();
-    ak::agent_session s{box, ak::all_visible{}, ak::compact_formatter{}, o};
+    ak::agent_session s{remote_box, ak::all_visible{}, ak::compact_formatter{}, o};
     (void)trace.take();  // the handshake and the listing: a trace of their own
     ak::scripted_model m(ak::provider::anthropic, {ak::script::call({{"lookup", {{"key", "k"}}}}), ak::script::say("done")});
     ASSERT_TRUE(s.run(m, "go").ok());
