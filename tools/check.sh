@@ -9,7 +9,8 @@
 #   AGENTKIT_CHECK_PRESETS="default clang" tools/check.sh
 #
 # Presets (CMakePresets.json):
-#   default  g++, Debug, against agentkit::compiled (the library compiled once): everything is
+#   default  g++, Debug, against agentkit::compiled (the library compiled once), each test
+#            executable one TU (AGENTKIT_TEST_UNITY, as in clang and asan): everything is
 #            built but the benchmarks (preset clang compiles them) and the in-process Chromium
 #            tests (label e2e: asan builds and runs them); runs the unit tests (an area with a Release
 #            single-header twin, -O3, the optimised-build warning check, as that twin only),
