@@ -1,6 +1,10 @@
 // agentkit/mcp/http/server.hpp — MCP over Streamable HTTP: one endpoint (/mcp) serving both
 // protocol eras, over agentkit::net's HTTP server (cpp-httplib; needs agentkit::net, which
 // links OpenSSL's libcrypto for the request-state MAC). Not part of the single header.
+// (Over 1,000 lines because it is one transport around one table: the sessions with their
+// streams and requests in flight, which both eras' handlers, the guards, the idle reaper and
+// stop() all read and change; the wire rules above are its specification. Splitting it by era
+// would copy that table's handling into each.)
 //
 //   agentkit::mcp::server srv{agentkit::mcp::backend_for(tools), options};
 //   agentkit::mcp::http_transport http{srv, {.port = 8931}};       // 127.0.0.1:8931/mcp
