@@ -17,6 +17,7 @@ AGENTKIT_DECL auto browser::navigate(std::string url) -> result<action_result> {
 
 AGENTKIT_DECL auto browser::reload() -> result<action_result> {
     return act("reload", [&](const tab_ptr& t) -> result<void> {
+        if (auto l = ready_to_leave(t, false); !l) return fail(l.error());
         release_flood_stops(t);  // the page runs again as it did (a flood is stopped again)
         auto r = call(t->session, "Page.reload", json{{"ignoreCache", false}});
         if (!r) return fail(r.error());
@@ -26,6 +27,8 @@ AGENTKIT_DECL auto browser::reload() -> result<action_result> {
 
 AGENTKIT_DECL auto browser::navigate_locked(const std::string& url) -> result<action_result> {
     auto ct = current_tab(/*proceed=*/true);
+    if (!ct) return fail(ct.error());
+    ct = ready_to_leave(*ct, /*replace=*/true);
     if (!ct) return fail(ct.error());
     std::string loader;
     auto go = [&](const tab_ptr& t) -> result<void> {
@@ -122,6 +125,7 @@ AGENTKIT_DECL auto browser::history(int delta) -> result<action_result> {
             std::lock_guard lock(eng_->mu);
             m = eng_->seq;
         }
+        if (auto l = ready_to_leave(t, false); !l) return fail(l.error());
         auto r = call(t->session, "Page.navigateToHistoryEntry",
                       json{{"entryId", detail::jint(entries[static_cast<std::size_t>(idx)], "id")}});
         if (!r) return fail(r.error());

@@ -266,6 +266,30 @@ AGENTKIT_DECL auto browser::stop_scripts(const tab_ptr& t, const std::string& se
     return true;
 }
 
+AGENTKIT_DECL auto browser::ready_to_leave(const tab_ptr& t, bool replace) -> result<tab_ptr> {
+    {
+        std::lock_guard lock(eng_->mu);
+        // a held dialog is the page waiting for its answer, not a hang; a dead page is replaced elsewhere
+        if (t->crashed || t->closed || !t->held_dialogs.empty()) return t;
+    }
+    // a healthy page answers within milliseconds; one busy this long is left anyway
+    const auto bound = std::min<std::chrono::milliseconds>(opt_.call_timeout, 2000ms);
+    auto probe = call(t->session, "Runtime.evaluate", json{{"expression", "1"}, {"returnByValue", true}}, bound);
+    if (probe || !probe.error().is(errc::timeout)) return t;
+    if (stop_scripts(t, {}, bound)) return t;
+    {
+        std::lock_guard lock(eng_->mu);
+        if (t->crashed || !eng_->conn.is_open()) return t;  // the navigation reports it
+    }
+    const std::string what = "the page in " + t->id + " answered nothing, not even a request to stop its scripts";
+    if (!replace)
+        return fail(errc::timeout, what, "Navigate to a URL: the tab is then closed and a new one opened in its place.");
+    auto nt = replace_tab(t);
+    if (!nt) return fail(nt.error());
+    restart_notes_.push_back(what + "; it was closed and " + (*nt)->id + " opened in its place");
+    return *nt;
+}
+
 AGENTKIT_DECL auto browser::find_tab(std::string_view id) -> result<tab_ptr> {
     std::lock_guard lock(eng_->mu);
     auto it = eng_->tabs.find(std::string(id));
