@@ -14084,6 +14084,16 @@ private:
     // A script that keeps the renderer busy (an endless loop): stop it. True when stopped.
     bool stop_scripts(const tab_ptr& t, const std::string& session, std::chrono::milliseconds waited);
 
+    // Before the page in `t` is left (navigate, reload, back, forward): once a navigation is on
+    // its way to a renderer whose main thread never yields, Chromium holds every later message
+    // to that renderer until the commit, which never comes, so not even a stop reaches it (a
+    // navigate waited its whole timeout and the tab answered nothing after). So a page that
+    // does not answer a quick probe has its scripts stopped first. A page that answers
+    // nothing, not even the stop, is closed and a new tab opened in its place when `replace`
+    // (a navigation to a URL); otherwise an error says to navigate to a URL. Returns the tab
+    // to go on in.
+    result<tab_ptr> ready_to_leave(const tab_ptr& t, bool replace);
+
     result<tab_ptr> find_tab(std::string_view id);
 
     void forget_tab(const tab_ptr& t);
@@ -15766,6 +15776,30 @@ AGENTKIT_DECL auto browser::stop_scripts(const tab_ptr& t, const std::string& se
     return true;
 }
 
+AGENTKIT_DECL auto browser::ready_to_leave(const tab_ptr& t, bool replace) -> result<tab_ptr> {
+    {
+        std::lock_guard lock(eng_->mu);
+        // a held dialog is the page waiting for its answer, not a hang; a dead page is replaced elsewhere
+        if (t->crashed || t->closed || !t->held_dialogs.empty()) return t;
+    }
+    // a healthy page answers within milliseconds; one busy this long is left anyway
+    const auto bound = std::min<std::chrono::milliseconds>(opt_.call_timeout, 2000ms);
+    auto probe = call(t->session, "Runtime.evaluate", json{{"expression", "1"}, {"returnByValue", true}}, bound);
+    if (probe || !probe.error().is(errc::timeout)) return t;
+    if (stop_scripts(t, {}, bound)) return t;
+    {
+        std::lock_guard lock(eng_->mu);
+        if (t->crashed || !eng_->conn.is_open()) return t;  // the navigation reports it
+    }
+    const std::string what = "the page in " + t->id + " answered nothing, not even a request to stop its scripts";
+    if (!replace)
+        return fail(errc::timeout, what, "Navigate to a URL: the tab is then closed and a new one opened in its place.");
+    auto nt = replace_tab(t);
+    if (!nt) return fail(nt.error());
+    restart_notes_.push_back(what + "; it was closed and " + (*nt)->id + " opened in its place");
+    return *nt;
+}
+
 AGENTKIT_DECL auto browser::find_tab(std::string_view id) -> result<tab_ptr> {
     std::lock_guard lock(eng_->mu);
     auto it = eng_->tabs.find(std::string(id));
@@ -15860,6 +15894,7 @@ AGENTKIT_DECL auto browser::navigate(std::string url) -> result<action_result> {
 
 AGENTKIT_DECL auto browser::reload() -> result<action_result> {
     return act("reload", [&](const tab_ptr& t) -> result<void> {
+        if (auto l = ready_to_leave(t, false); !l) return fail(l.error());
         release_flood_stops(t);  // the page runs again as it did (a flood is stopped again)
         auto r = call(t->session, "Page.reload", json{{"ignoreCache", false}});
         if (!r) return fail(r.error());
@@ -15869,6 +15904,8 @@ AGENTKIT_DECL auto browser::reload() -> result<action_result> {
 
 AGENTKIT_DECL auto browser::navigate_locked(const std::string& url) -> result<action_result> {
     auto ct = current_tab(/*proceed=*/true);
+    if (!ct) return fail(ct.error());
+    ct = ready_to_leave(*ct, /*replace=*/true);
     if (!ct) return fail(ct.error());
     std::string loader;
     auto go = [&](const tab_ptr& t) -> result<void> {
@@ -15965,6 +16002,7 @@ AGENTKIT_DECL auto browser::history(int delta) -> result<action_result> {
             std::lock_guard lock(eng_->mu);
             m = eng_->seq;
         }
+        if (auto l = ready_to_leave(t, false); !l) return fail(l.error());
         auto r = call(t->session, "Page.navigateToHistoryEntry",
                       json{{"entryId", detail::jint(entries[static_cast<std::size_t>(idx)], "id")}});
         if (!r) return fail(r.error());
