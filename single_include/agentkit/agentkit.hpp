@@ -14076,26 +14076,16 @@ private:
     result<tab_ptr> current_tab(bool proceed = false);
 
     // Close a dead or wedged tab and make a new blank tab the current one. The new tab's renderer
-    // may be gone too (a spare renderer killed with the crashed one): it is tried twice, and
-    // when both fail the dead tab stays current, so the next call tries again (it used to be
-    // forgotten first, leaving no current tab: every later call failed with "no tab is open").
+    // may be gone too (a spare renderer killed with the crashed one): it is tried twice; when both
+    // fail the dead tab stays current, so the next call tries again (never no current tab).
     result<tab_ptr> replace_tab(const tab_ptr& dead);
 
     // A script that keeps the renderer busy (an endless loop): stop it. True when stopped.
     bool stop_scripts(const tab_ptr& t, const std::string& session, std::chrono::milliseconds waited);
-
-    // Before the page in `t` is left (navigate, reload, back, forward): once a navigation is on
-    // its way to a renderer whose main thread never yields, Chromium holds every later message
-    // to that renderer until the commit, which never comes, so not even a stop reaches it (a
-    // navigate waited its whole timeout and the tab answered nothing after). So a page that
-    // does not answer a quick probe has its scripts stopped first. A page that answers
-    // nothing, not even the stop, is closed and a new tab opened in its place when `replace`
-    // (a navigation to a URL); otherwise an error says to navigate to a URL. Returns the tab
-    // to go on in.
+    // Before `t` is left: stop a page that does not answer, or replace it (impl/tabs.hpp says why).
     result<tab_ptr> ready_to_leave(const tab_ptr& t, bool replace);
 
     result<tab_ptr> find_tab(std::string_view id);
-
     void forget_tab(const tab_ptr& t);
 
     std::vector<tab_info> list_tabs();
@@ -15776,6 +15766,13 @@ AGENTKIT_DECL auto browser::stop_scripts(const tab_ptr& t, const std::string& se
     return true;
 }
 
+// Before the page in `t` is left (navigate, reload, back, forward). Once a navigation is on its
+// way to a renderer whose main thread never yields, Chromium holds every later message to that
+// renderer until the commit, which never comes, so not even a stop reaches it (a navigate waited
+// its whole timeout, and the tab answered nothing after). So a page that does not answer a quick
+// probe has its scripts stopped first. A page that answers nothing, not even the stop, is closed
+// and a new tab opened in its place when `replace` (a navigation to a URL); otherwise an error
+// says to navigate to a URL. Returns the tab to go on in.
 AGENTKIT_DECL auto browser::ready_to_leave(const tab_ptr& t, bool replace) -> result<tab_ptr> {
     {
         std::lock_guard lock(eng_->mu);

@@ -266,6 +266,13 @@ AGENTKIT_DECL auto browser::stop_scripts(const tab_ptr& t, const std::string& se
     return true;
 }
 
+// Before the page in `t` is left (navigate, reload, back, forward). Once a navigation is on its
+// way to a renderer whose main thread never yields, Chromium holds every later message to that
+// renderer until the commit, which never comes, so not even a stop reaches it (a navigate waited
+// its whole timeout, and the tab answered nothing after). So a page that does not answer a quick
+// probe has its scripts stopped first. A page that answers nothing, not even the stop, is closed
+// and a new tab opened in its place when `replace` (a navigation to a URL); otherwise an error
+// says to navigate to a URL. Returns the tab to go on in.
 AGENTKIT_DECL auto browser::ready_to_leave(const tab_ptr& t, bool replace) -> result<tab_ptr> {
     {
         std::lock_guard lock(eng_->mu);
