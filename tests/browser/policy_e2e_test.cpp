@@ -1398,6 +1398,28 @@ TEST(FaultsE2E, CrashedRendererHungScriptAndHugePageRecoverWithinBoundedTime) {
     EXPECT_LE(profile_dirs(), dirs_before);
 }
 
+TEST(FaultsE2E, ATabThatAnswersNothingIsReplacedByTheNextNavigation) {
+    http_server a;
+    a.route("/", http_response::html(page("Fine", "<p>all fine</p>")));
+    a.route("/hang", http_response::html(page("Hang", "<p>hung</p><script>setTimeout(() => { fetch('/hanging'); for (;;) {} }, 100)</script>")));
+    br::browser b{fast_options()};
+    ASSERT_TRUE(b.navigate(a.url("/hang")).has_value());
+    ASSERT_TRUE(a.wait_for_hits("/hanging", 1, 20s));
+    // a navigation sent past the engine (no probe first): the renderer now answers nothing
+    ASSERT_TRUE(b.cdp_call("Page.navigate", json{{"url", a.url("/")}}).has_value());
+    auto back = b.back();  // no new tab can go back: a clear error
+    ASSERT_FALSE(back.has_value());
+    EXPECT_TRUE(back.error().is(errc::timeout)) << back.error().to_text();
+    EXPECT_NE(back.error().to_text().find("Navigate to a URL"), std::string::npos) << back.error().to_text();
+    auto next = b.navigate(a.url("/"));  // replaces the tab, says so
+    ASSERT_TRUE(next.has_value()) << next.error().to_text();
+    EXPECT_NE(next->snapshot.find("all fine"), std::string::npos) << next->snapshot;
+    EXPECT_NE(next->to_text().find("opened in its place"), std::string::npos) << next->to_text();
+    auto tabs = b.tabs();
+    ASSERT_TRUE(tabs.has_value());
+    EXPECT_EQ(tabs->size(), 1U);
+}
+
 TEST(FaultsE2E, APageThatHangsInItsPagehideHandlerDoesNotHoldTheNextNavigation) {
     http_server a;
     a.route("/", http_response::html(page("Fine", "<p>all fine</p>")));

@@ -113,6 +113,7 @@ AGENTKIT_DECL auto browser::navigate_locked(const std::string& url) -> result<ac
 
 AGENTKIT_DECL auto browser::history(int delta) -> result<action_result> {
     return act(delta < 0 ? "back" : "forward", [&](const tab_ptr& t) -> result<void> {
+        if (auto l = ready_to_leave(t, false); !l) return fail(l.error());  // (before the history: a held renderer answers it no more)
         auto h = call(t->session, "Page.getNavigationHistory");
         if (!h) return fail(h.error());
         const auto idx = detail::jint(*h, "currentIndex") + delta;
@@ -125,7 +126,6 @@ AGENTKIT_DECL auto browser::history(int delta) -> result<action_result> {
             std::lock_guard lock(eng_->mu);
             m = eng_->seq;
         }
-        if (auto l = ready_to_leave(t, false); !l) return fail(l.error());
         auto r = call(t->session, "Page.navigateToHistoryEntry",
                       json{{"entryId", detail::jint(entries[static_cast<std::size_t>(idx)], "id")}});
         if (!r) return fail(r.error());
