@@ -1398,28 +1398,6 @@ TEST(FaultsE2E, CrashedRendererHungScriptAndHugePageRecoverWithinBoundedTime) {
     EXPECT_LE(profile_dirs(), dirs_before);
 }
 
-TEST(FaultsE2E, ATabThatAnswersNothingIsReplacedByTheNextNavigation) {
-    http_server a;
-    a.route("/", http_response::html(page("Fine", "<p>all fine</p>")));
-    a.route("/hang", http_response::html(page("Hang", "<p>hung</p><script>setTimeout(() => { fetch('/hanging'); for (;;) {} }, 100)</script>")));
-    br::browser b{fast_options()};
-    ASSERT_TRUE(b.navigate(a.url("/hang")).has_value());
-    ASSERT_TRUE(a.wait_for_hits("/hanging", 1, 20s));
-    // a navigation sent past the engine (no probe first): the renderer now answers nothing
-    ASSERT_TRUE(b.cdp_call("Page.navigate", json{{"url", a.url("/")}}).has_value());
-    auto back = b.back();  // no new tab can go back: a clear error
-    ASSERT_FALSE(back.has_value());
-    EXPECT_TRUE(back.error().is(errc::timeout)) << back.error().to_text();
-    EXPECT_NE(back.error().to_text().find("Navigate to a URL"), std::string::npos) << back.error().to_text();
-    auto next = b.navigate(a.url("/"));  // replaces the tab, says so
-    ASSERT_TRUE(next.has_value()) << next.error().to_text();
-    EXPECT_NE(next->snapshot.find("all fine"), std::string::npos) << next->snapshot;
-    EXPECT_NE(next->to_text().find("opened in its place"), std::string::npos) << next->to_text();
-    auto tabs = b.tabs();
-    ASSERT_TRUE(tabs.has_value());
-    EXPECT_EQ(tabs->size(), 1U);
-}
-
 TEST(FaultsE2E, APageThatHangsInItsPagehideHandlerDoesNotHoldTheNextNavigation) {
     http_server a;
     a.route("/", http_response::html(page("Fine", "<p>all fine</p>")));
@@ -1691,7 +1669,86 @@ std::size_t entries_in(const std::filesystem::path& dir) {
     for (auto it = std::filesystem::directory_iterator(dir, ec); !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) ++n;
     return n;
 }
+// CPU time (user + system, in clock ticks) a process has used; -1 once it is gone.
+long long cpu_ticks(int pid) {
+    std::ifstream st("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!std::getline(st, line)) return -1;
+    const auto close = line.rfind(')');
+    if (close == std::string::npos) return -1;
+    std::istringstream rest(line.substr(close + 1));
+    std::string field;
+    long long utime = 0, stime = 0;
+    for (int i = 3; i <= 13 && rest >> field; ++i) {}  // state .. cmajflt (fields 3..13)
+    rest >> utime >> stime;
+    return utime + stime;
+}
+// The renderer below `root` that spins: over a window of a second, the one that used at least
+// a third of it on the CPU and more than twice what any other did (a renderer that loads a
+// page uses the CPU in bursts); windows are watched for at most `within`; -1 if none does.
+int spinning_renderer(int root, std::chrono::seconds within) {
+    const auto deadline = clock_type::now() + within;
+    const long long tick = ::sysconf(_SC_CLK_TCK);
+    while (clock_type::now() < deadline) {
+        std::map<int, long long> first;
+        for (int pid : renderer_pids(root)) first[pid] = cpu_ticks(pid);
+        const auto t0 = clock_type::now();
+        std::this_thread::sleep_for(1s);  // the window measured, not a wait for an event
+        const double seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
+        int best = -1;
+        long long most = 0, second = 0;
+        for (const auto& [pid, before] : first) {
+            const long long now = cpu_ticks(pid);
+            if (now < 0 || before < 0) continue;
+            const long long used = now - before;
+            if (used > most) {
+                second = most;
+                most = used;
+                best = pid;
+            } else if (used > second) {
+                second = used;
+            }
+        }
+        if (best > 0 && static_cast<double>(most) >= seconds * static_cast<double>(tick) / 3 && most > 2 * second) return best;
+    }
+    return -1;
+}
 }  // namespace
+
+TEST(FaultsE2E, ATabThatAnswersNothingIsReplacedByTheNextNavigation) {
+    http_server a;
+    a.route("/", http_response::html(page("Fine", "<p>all fine</p>")));
+    a.route("/hang", http_response::html(page("Hang", "<p>hung</p><script>setTimeout(() => { fetch('/hanging'); for (;;) {} }, 100)</script>")));
+    br::browser b{fast_options()};
+    ASSERT_TRUE(b.navigate(a.url("/hang")).has_value());
+    ASSERT_TRUE(a.wait_for_hits("/hanging", 1, 20s));
+    // its renderer answers nothing at all, not even a request to stop its scripts (as a frozen or
+    // swapped-out process would): it is stopped
+    const int renderer = spinning_renderer(b.browser_pid(), 20s);
+    ASSERT_GT(renderer, 0);
+    ASSERT_EQ(::kill(renderer, SIGSTOP), 0);
+    struct reap {
+        int root, pid;
+        ~reap() {  // if the browser has not ended it already
+            for (int p : renderer_pids(root))
+                if (p == pid) ::kill(pid, SIGKILL);
+        }
+    } stopped{b.browser_pid(), renderer};
+    auto back = b.back();  // no new tab can go back: a clear error
+    ASSERT_FALSE(back.has_value()) << back->to_text();
+    EXPECT_TRUE(back.error().is(errc::timeout)) << back.error().to_text();
+    EXPECT_NE(back.error().to_text().find("Navigate to a URL"), std::string::npos) << back.error().to_text();
+    auto next = b.navigate(a.url("/"));  // replaces the tab, says so
+    ASSERT_TRUE(next.has_value()) << next.error().to_text();
+    EXPECT_NE(next->snapshot.find("all fine"), std::string::npos) << next->snapshot;
+    EXPECT_NE(next->to_text().find("opened in its place"), std::string::npos) << next->to_text();
+    auto tabs = b.tabs();
+    ASSERT_TRUE(tabs.has_value());
+    EXPECT_EQ(tabs->size(), 1U);
+    auto again = b.reload();  // the new tab is a working one
+    ASSERT_TRUE(again.has_value()) << again.error().to_text();
+    EXPECT_NE(again->snapshot.find("all fine"), std::string::npos) << again->snapshot;
+}
 
 TEST(FaultsE2E, FiftyPopupsFromOneClickOrOnLoadAreCappedByMaxTabsAndTheNextCallWorks) {
     http_server a;
