@@ -32817,6 +32817,11 @@ static_assert(masker<frozen_scope>);
 // Thread safety: a toolbox does not change after construction; call() and call_at() may run
 // concurrently from any thread (the handlers' own state is theirs: agentkit runs a
 // parallel_safe tool on several threads at once).
+//
+// Compiled once: a toolbox type that many translation units use (the browser's 70 tools cost
+// each of them some 40 s at -O0) can have its calls and descriptions compiled in one of them:
+// AGENTKIT_EXTERN_TOOLBOX(T) where the type is seen, AGENTKIT_INSTANTIATE_TOOLBOX(T) in one .cpp
+// (docs/packaging.md, "Compile once").
 
 
 #include <algorithm>
@@ -32826,6 +32831,7 @@ static_assert(masker<frozen_scope>);
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -32850,6 +32856,46 @@ struct name_index {
     std::string_view name;
     std::size_t index;
 };
+
+/// The call table of a tuple of tools: one function per tool, by index.
+template <class Tuple>
+struct tool_table;
+template <class... Tools>
+struct tool_table<std::tuple<Tools...>> {
+    using thunk = result<tool_output> (*)(const std::tuple<Tools...>&, const json&, tool_context&);
+    template <std::size_t I>
+    static result<tool_output> invoke_at(const std::tuple<Tools...>& ts, const json& args, tool_context& ctx) {
+        return std::get<I>(ts).invoke(args, ctx);
+    }
+    template <std::size_t... I>
+    static constexpr std::array<thunk, sizeof...(Tools)> make(std::index_sequence<I...>) {
+        return {&invoke_at<I>...};
+    }
+    static constexpr std::array<thunk, sizeof...(Tools)> table = make(std::index_sequence_for<Tools...>{});
+};
+
+// The two functions of a toolbox that instantiate every tool (its handler, its arguments'
+// parsing, its schema), as functions of the tools' tuple so that AGENTKIT_EXTERN_TOOLBOX can
+// name them. Not `inline`: an extern declaration then keeps them out of the translation unit.
+
+/// Calls tool `index` (in range) of `tools` with JSON arguments.
+template <class Tuple>
+result<tool_output> call_tool_at(const Tuple& tools, std::size_t index, const json& args, tool_context& ctx) {
+    return tool_table<Tuple>::table[index](tools, args, ctx);
+}
+
+/// The run-time descriptions of `tools`, in order.
+template <class Tuple>
+std::vector<tool_info> tool_infos(const Tuple& tools) {
+    std::vector<tool_info> out;
+    out.reserve(std::tuple_size_v<Tuple>);
+    std::apply([&](const auto&... t) { (out.push_back(t.info()), ...); }, tools);
+    return out;
+}
+
+/// The tuple of tools a toolbox type holds.
+template <class Box>
+using tools_tuple_t = std::remove_cvref_t<decltype(std::declval<const Box&>().tools())>;
 }  // namespace detail
 
 /// A fixed set of tools with unique names (checked at compile time), called by name or index:
@@ -32863,10 +32909,7 @@ public:
     static constexpr std::size_t count = sizeof...(Tools);
 
     /// A toolbox of these tools (their names must be unique).
-    explicit toolbox(Tools... tools) : tools_(std::move(tools)...) {
-        infos_.reserve(count);
-        std::apply([&](const auto&... t) { (infos_.push_back(t.info()), ...); }, tools_);
-    }
+    explicit toolbox(Tools... tools) : tools_(std::move(tools)...), infos_(detail::tool_infos(tools_)) {}
 
     /// The number of tools.
     [[nodiscard]] static constexpr std::size_t size() noexcept { return count; }
@@ -32895,14 +32938,14 @@ public:
     /// Call a tool by index with JSON arguments. Never throws.
     [[nodiscard]] result<tool_output> call_at(std::size_t index, const json& args, tool_context& ctx) const {
         if (index >= count) return fail(errc::internal, "tool index out of range");
-        return dispatch_[index](tools_, args, ctx);
+        return detail::call_tool_at(tools_, index, args, ctx);
     }
 
     /// Call a tool by name with JSON arguments. Never throws.
     [[nodiscard]] result<tool_output> call(std::string_view name, const json& args, tool_context& ctx) const {
         auto i = find(name);
         if (!i) return unknown(name);
-        return dispatch_[*i](tools_, args, ctx);
+        return detail::call_tool_at(tools_, *i, args, ctx);
     }
 
     /// Call a tool by name with arguments as JSON text (`args.malformed` when it is not JSON;
@@ -32912,7 +32955,7 @@ public:
         if (!i) return unknown(name);
         auto args = detail::arguments_from_text(name, args_json);
         if (!args) return fail(args.error());
-        return dispatch_[*i](tools_, *args, ctx);
+        return detail::call_tool_at(tools_, *i, *args, ctx);
     }
 
     ///@{
@@ -32955,16 +32998,6 @@ public:
     }
 
 private:
-    using thunk = result<tool_output> (*)(const std::tuple<Tools...>&, const json&, tool_context&);
-
-    template <std::size_t I>
-    static result<tool_output> invoke_at(const std::tuple<Tools...>& ts, const json& args, tool_context& ctx) {
-        return std::get<I>(ts).invoke(args, ctx);
-    }
-    template <std::size_t... I>
-    static constexpr std::array<thunk, count> make_dispatch(std::index_sequence<I...>) {
-        return {&invoke_at<I>...};
-    }
     static constexpr std::array<detail::name_index, count> make_sorted() {
         std::array<detail::name_index, count> t{};
         constexpr std::array<std::string_view, count> n{Tools::name...};
@@ -32981,7 +33014,6 @@ private:
         return s;
     }
 
-    static constexpr std::array<thunk, count> dispatch_ = make_dispatch(std::index_sequence_for<Tools...>{});
     static constexpr std::array<detail::name_index, count> sorted_ = make_sorted();
 
     std::tuple<Tools...> tools_;
@@ -33002,6 +33034,31 @@ template <class... A, class... B>
 }
 
 }  // namespace agentkit
+
+/// Declares that the toolbox type `...` (a toolbox<...> or an alias of one) has its tool calls
+/// and descriptions compiled in the one translation unit that says AGENTKIT_INSTANTIATE_TOOLBOX
+/// of it: every other translation unit that sees this declaration before using the toolbox
+/// compiles neither. At global scope, after the type is complete.
+#define AGENTKIT_EXTERN_TOOLBOX(...)                                                                          \
+    extern template ::agentkit::result<::agentkit::tool_output>                                               \
+    agentkit::detail::call_tool_at<::agentkit::detail::tools_tuple_t<__VA_ARGS__>>(                         \
+        const ::agentkit::detail::tools_tuple_t<__VA_ARGS__>&, ::std::size_t, const ::agentkit::json&,          \
+        ::agentkit::tool_context&);                                                                           \
+    extern template ::std::vector<::agentkit::tool_info>                                                      \
+    agentkit::detail::tool_infos<::agentkit::detail::tools_tuple_t<__VA_ARGS__>>(                           \
+        const ::agentkit::detail::tools_tuple_t<__VA_ARGS__>&)
+
+/// Compiles the tool calls and descriptions of the toolbox type `...` in this translation unit,
+/// for the ones that declared AGENTKIT_EXTERN_TOOLBOX of it (in exactly one translation unit of
+/// the program). At global scope.
+#define AGENTKIT_INSTANTIATE_TOOLBOX(...)                                                                     \
+    template ::agentkit::result<::agentkit::tool_output>                                                      \
+    agentkit::detail::call_tool_at<::agentkit::detail::tools_tuple_t<__VA_ARGS__>>(                         \
+        const ::agentkit::detail::tools_tuple_t<__VA_ARGS__>&, ::std::size_t, const ::agentkit::json&,          \
+        ::agentkit::tool_context&);                                                                           \
+    template ::std::vector<::agentkit::tool_info>                                                             \
+    agentkit::detail::tool_infos<::agentkit::detail::tools_tuple_t<__VA_ARGS__>>(                           \
+        const ::agentkit::detail::tools_tuple_t<__VA_ARGS__>&)
 // ---- end <agentkit/tools/toolbox.hpp> ----
 
 #include <algorithm>
@@ -36954,12 +37011,16 @@ auto snapshot_tool(State& st) {
 // ---- end <agentkit/browser/tools/snapshot.hpp> ----
 
 #include <type_traits>
+#include <utility>  // declval
 
 namespace agentkit::browser {
 
 /// The browser tools over a shared state. The state must outlive the toolbox.
 /// (A template so that only the translation units that build the toolbox pay for its
-/// instantiation: including this header costs little.)
+/// instantiation: header-only, including this header costs little. Under
+/// AGENTKIT_SEPARATE_COMPILATION every translation unit that includes it names the toolbox's
+/// type, some 4 s at -O0, and one that serves the tools saves some 40 s: their calls are
+/// compiled in <agentkit/src.hpp>.)
 template <class State = tool_state>
 auto browser_tools(State& st) {
     static_assert(std::is_same_v<State, tool_state>, "browser_tools takes an agentkit::browser::tool_state");
@@ -36984,6 +37045,16 @@ auto browser_tools(State& st) {
 }
 
 }  // namespace agentkit::browser
+
+#if defined(AGENTKIT_SEPARATE_COMPILATION)
+namespace agentkit::browser::detail {
+/// The toolbox browser_tools(tool_state&) returns.
+using compiled_toolbox = decltype(browser_tools(std::declval<tool_state&>()));
+}  // namespace agentkit::browser::detail
+// Its tools are compiled once, in <agentkit/src.hpp>: a translation unit that serves them
+// compiles none of them (some 40 s at -O0 each).
+AGENTKIT_EXTERN_TOOLBOX(agentkit::browser::detail::compiled_toolbox);
+#endif
 // ---- end <agentkit/browser/tools.hpp> ----
 // ---- begin <agentkit/cdp.hpp> ----
 // agentkit/cdp.hpp — the Chrome DevTools Protocol driver: transports (pipe, WebSocket,
