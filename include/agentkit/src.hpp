@@ -2,10 +2,10 @@
 //
 // Include this header in exactly one .cpp of a program whose translation units are all compiled
 // with AGENTKIT_SEPARATE_COMPILATION defined; the others then compile declarations only (the
-// browser engine and the calls of the browser's tools, today: a program that serves the
-// browser's tools compiles in about half the time, and every further translation unit saves
-// that again). CMake's agentkit::compiled target
-// is this .cpp and the definition. docs/packaging.md, "Compile once" has both set-ups and the numbers.
+// browser engine and the calls of the browser's tools, today: docs/browser.md's program then
+// compiles in about a third of the time, and every further translation unit saves that again).
+// CMake's agentkit::compiled target is this .cpp and the definition. docs/packaging.md, "Compile
+// once" has both set-ups and the numbers.
 #pragma once
 
 #if !defined(AGENTKIT_SEPARATE_COMPILATION)
