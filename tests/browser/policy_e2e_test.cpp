@@ -1414,7 +1414,9 @@ TEST(FaultsE2E, APageThatHangsInItsPagehideHandlerDoesNotHoldTheNextNavigation) 
     ASSERT_EQ(tabs_before->size(), 1U);
     // leaving it: the new page, or a clear error; either way the next navigation works
     auto away = b.navigate(a.url("/"));
-    if (!away) EXPECT_FALSE(away.error().message.empty());
+    if (!away) {
+        EXPECT_FALSE(away.error().message.empty());
+    }
     auto next = b.navigate(a.url("/"));
     ASSERT_TRUE(next.has_value()) << next.error().to_text();
     EXPECT_NE(next->snapshot.find("all fine"), std::string::npos) << next->snapshot;
@@ -1620,6 +1622,15 @@ std::size_t page_targets(br::browser& b) {
         if (t.value("type", "") == "page" && t.value("browserContextId", "") == context) ++n;
     return n;
 }
+// The fields of /proc/<pid>/stat after the command name (from the state on, field 3), or an
+// empty string once the process is gone.
+std::string stat_fields(int pid) {
+    std::ifstream st("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!std::getline(st, line)) return {};
+    const auto close = line.rfind(')');
+    return close == std::string::npos ? std::string() : line.substr(close + 1);
+}
 // Processes descended from `root` whose command line says --type=renderer.
 std::vector<int> renderer_pids(int root) {
     std::map<int, int> parent;
@@ -1627,12 +1638,9 @@ std::vector<int> renderer_pids(int root) {
     for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
         const std::string name = e.path().filename().string();
         if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0]))) continue;
-        std::ifstream st(e.path() / "stat");
-        std::string line;
-        if (!std::getline(st, line)) continue;
-        const auto close = line.rfind(')');
-        if (close == std::string::npos) continue;
-        std::istringstream rest(line.substr(close + 1));
+        const std::string fields = stat_fields(std::stoi(name));
+        if (fields.empty()) continue;
+        std::istringstream rest(fields);
         char state = 0;
         int ppid = 0;
         rest >> state >> ppid;
@@ -1671,12 +1679,9 @@ std::size_t entries_in(const std::filesystem::path& dir) {
 }
 // CPU time (user + system, in clock ticks) a process has used; -1 once it is gone.
 long long cpu_ticks(int pid) {
-    std::ifstream st("/proc/" + std::to_string(pid) + "/stat");
-    std::string line;
-    if (!std::getline(st, line)) return -1;
-    const auto close = line.rfind(')');
-    if (close == std::string::npos) return -1;
-    std::istringstream rest(line.substr(close + 1));
+    const std::string fields = stat_fields(pid);
+    if (fields.empty()) return -1;
+    std::istringstream rest(fields);
     std::string field;
     long long utime = 0, stime = 0;
     for (int i = 3; i <= 13 && rest >> field; ++i) {}  // state .. cmajflt (fields 3..13)
