@@ -139,6 +139,42 @@ TEST(McpClient, RemoteToolsAreCheckedAgainstTheServersSchema) {
     EXPECT_EQ(text_of(box->call("other_echo", {{"message", "two"}})), "two");
 }
 
+TEST(McpClient, ARemoteToolListKeepsItsServersOrderWhenServedAgain) {
+    auto c = connect_fake("ordered");
+    ASSERT_TRUE(c);
+    auto box = mcp::remote_tools(c);
+    ASSERT_TRUE(box) << box.error().to_text();
+    ASSERT_EQ(box->size(), 1u);
+    const json& schema = box->infos()[0].input_schema;
+    EXPECT_EQ(ak::declared_order(schema["properties"]), (std::vector<std::string>{"query", "limit", "where", "a/b~c", "after"}));
+    EXPECT_EQ(ak::declared_order(schema["properties"]["where"]["properties"]), (std::vector<std::string>{"zeta", "alpha"}));
+    // served again (as agentkit-mcp-gateway does): the server's order, not the keys'
+    mcp::server_options o;
+    o.stderr_level = "off";
+    mcp::server srv(mcp::backend_for(*box), o);
+    std::mutex mu;
+    std::condition_variable cv;
+    std::string listed;
+    srv.set_sink([&](const std::string& line) {
+        std::lock_guard lock(mu);
+        if (line.find("\"tools\":[") != std::string::npos) listed = line;
+        cv.notify_all();
+    });
+    srv.handle(json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
+                    {"params", {{"protocolVersion", "2025-11-25"}, {"capabilities", json::object()}, {"clientInfo", {{"name", "t"}, {"version", "1"}}}}}}
+                   .dump());
+    srv.handle(json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}.dump());
+    srv.handle(json{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/list"}}.dump());
+    std::unique_lock lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return !listed.empty(); }));
+    std::size_t at = 0;
+    for (const char* name : {"query", "limit", "where", "zeta", "alpha", "a/b~c", "after"}) {
+        const std::size_t found = listed.find(std::string("\"") + name + "\":", at);
+        ASSERT_NE(found, std::string::npos) << name << " not after the one before in " << listed;
+        at = found;
+    }
+}
+
 TEST(McpClient, ProgressReachesTheCallersContext) {
     auto c = connect_fake();
     ASSERT_TRUE(c);

@@ -83,6 +83,7 @@ struct client {
     std::mutex mu;  // before srv: its handlers' last lines are written while it is destroyed
     std::condition_variable cv;
     std::vector<json> got;
+    std::vector<std::string> lines;  // as written
     mcp::server srv;
 
     explicit client(mcp::backend b, mcp::server_options o = {}) : srv(std::move(b), std::move(o)) {
@@ -91,6 +92,7 @@ struct client {
             json j = json::parse(line);  // every line must be valid JSON
             std::lock_guard lock(mu);
             got.push_back(std::move(j));
+            lines.push_back(line);
             cv.notify_all();
         });
     }
@@ -109,6 +111,14 @@ struct client {
             return false;
         });
         return found;
+    }
+    /// The line that carried the response with this id ("" when none came).
+    std::string line_of(const json& id) {
+        (void)response(id);
+        std::lock_guard lock(mu);
+        for (std::size_t i = 0; i < got.size(); ++i)
+            if (got[i].contains("id") && got[i]["id"] == id && (got[i].contains("result") || got[i].contains("error"))) return lines[i];
+        return {};
     }
     json last() {
         std::unique_lock lock(mu);
@@ -200,6 +210,44 @@ TEST(McpServer, ToolsListIsDeterministicAndPaginated) {
     EXPECT_EQ(names, (std::vector<std::string>{"echo", "wait_cancel", "progress", "meet", "serial"}));
     auto bad = c.request(20, "tools/list", {{"cursor", "garbage"}});
     EXPECT_EQ(bad["error"]["code"], mcp::code::invalid_params);
+}
+
+// Arguments declared out of key order, one of them an object with its own.
+struct booking_place {
+    std::string street;
+    std::string city;
+    static constexpr auto agentkit_fields() {
+        return ak::fields(AGENTKIT_FIELD(booking_place, street, ""), AGENTKIT_FIELD(booking_place, city, ""));
+    }
+};
+struct booking_args {
+    std::string who;
+    int nights = 1;
+    booking_place place;
+    std::optional<std::string> arrival;
+    static constexpr auto agentkit_fields() {
+        return ak::fields(AGENTKIT_FIELD(booking_args, who, "The guest"), AGENTKIT_FIELD(booking_args, nights, ""),
+                          AGENTKIT_FIELD(booking_args, place, ""), AGENTKIT_FIELD(booking_args, arrival, ""));
+    }
+};
+
+TEST(McpServer, AToolsArgumentsAreListedInTheOrderTheyWereDeclared) {
+    const ak::toolbox books{ak::tool<"book">("Books a room.", [](const booking_args& a) { return a.who; })};
+    client c(mcp::backend_for(books), quiet());
+    c.initialize();
+    c.send(json{{"jsonrpc", "2.0"}, {"id", 8}, {"method", "tools/list"}, {"params", json::object()}});
+    const std::string listed = c.line_of(8);
+    ASSERT_FALSE(listed.empty());
+    const auto at = [&](const char* name) { return listed.find(std::string("\"") + name + "\":"); };
+    for (const char* name : {"who", "nights", "place", "arrival", "street", "city"}) ASSERT_NE(at(name), std::string::npos) << name;
+    EXPECT_LT(at("who"), at("nights")) << listed;
+    EXPECT_LT(at("nights"), at("place")) << listed;
+    EXPECT_LT(at("place"), at("arrival")) << listed;
+    EXPECT_LT(at("street"), at("city")) << listed;  // the nested object's too
+    // the call still reads its arguments by name
+    c.send(json{{"jsonrpc", "2.0"}, {"id", 9}, {"method", "tools/call"},
+                {"params", {{"name", "book"}, {"arguments", {{"arrival", "late"}, {"place", {{"city", "Oslo"}, {"street", "A"}}}, {"who", "Ada"}}}}}});
+    EXPECT_EQ(c.response(9)["result"]["content"][0]["text"], "Ada");
 }
 
 TEST(McpServer, CallsAndTheirErrors) {

@@ -194,6 +194,12 @@ test("lazy start: initialize and tools/list work without a browser; a browser to
     assert.ok(names.includes("browser_navigate") && names.length >= 20, `${names}`);
     assert.ok(ms < 5000, `initialize + tools/list took ${ms} ms`);
 
+    // arguments in the order the tools declare them (a JSON object keeps the order it was written in)
+    const listed = (await client.listTools()).tools;
+    const argsOf = (name) => Object.keys(listed.find((t) => t.name === name).inputSchema.properties);
+    assert.deepEqual(argsOf("browser_click"), ["ref", "doubleClick", "button", "modifiers"]);
+    assert.deepEqual(argsOf("browser_type"), ["ref", "text", "submit"]);
+
     const nav = await client.callTool({ name: "browser_navigate", arguments: { url: page() } });
     assert.equal(nav.isError, true);
     assert.match(textOf(nav), /browser\.launch/);

@@ -49,6 +49,9 @@ function config(extra = {}) {
   };
 }
 
+// a configuration with these servers of config() only
+const only = (names) => ({ mcpServers: Object.fromEntries(Object.entries(config().mcpServers).filter(([n]) => names.includes(n))) });
+
 // client: {capabilities, setup(client)} for a client that answers the servers' requests
 // client_.args: more gateway arguments; client_.env: more environment variables
 async function gateway(mask, cfg = config(), client_ = {}) {
@@ -144,8 +147,45 @@ test("--mask none: the union of the servers' tools, colliding names namespaced, 
   }
 });
 
+// Every "properties" object's member order in a schema, by where it is ("" for the top).
+function propertyOrders(schema, at = "", out = {}) {
+  if (!schema || typeof schema !== "object") return out;
+  if (schema.properties && typeof schema.properties === "object" && !Array.isArray(schema.properties)) {
+    out[at] = Object.keys(schema.properties);
+    for (const [k, v] of Object.entries(schema.properties)) propertyOrders(v, `${at}/${k}`, out);
+  }
+  if (schema.items) propertyOrders(schema.items, `${at}[]`, out);
+  return out;
+}
+
+test("tools are listed with their arguments in the order their servers wrote them", async () => {
+  const servers = ["everything", "memory", "filesystem"];
+  const g = await gateway("none", only(servers));
+  try {
+    const through = new Map((await g.client.listTools()).tools.map((t) => [t.name, t.inputSchema]));
+    let unsorted = 0;
+    for (const name of servers) {
+      const direct = new Client({ name: "direct", version: "1.0.0" });
+      const { command, args, env } = config().mcpServers[name];
+      await direct.connect(new StdioClientTransport({ command, args, ...(env ? { env: { ...getDefaultEnvironment(), ...env } } : {}), stderr: "pipe" }));
+      try {
+        for (const t of (await direct.listTools()).tools) {
+          assert.ok(through.has(t.name), `${t.name} through the gateway`);
+          const orders = propertyOrders(t.inputSchema);
+          assert.deepEqual(propertyOrders(through.get(t.name)), orders, t.name);
+          for (const keys of Object.values(orders)) if (keys.join() !== [...keys].sort().join()) ++unsorted;
+        }
+      } finally {
+        await direct.close();
+      }
+    }
+    assert.ok(unsorted >= 3, `servers that write arguments out of key order (${unsorted} schemas)`);
+  } finally {
+    await g.close();
+  }
+});
+
 test("a server's questions during a call reach the gateway's client (elicitation, sampling) and its answers go back", async () => {
-  const only = (names) => ({ mcpServers: Object.fromEntries(Object.entries(config().mcpServers).filter(([n]) => names.includes(n))) });
   const asked = [];
   let decline = false;
   const g = await gateway("none", only(["everything", "memory"]), {
@@ -224,7 +264,6 @@ test("a server's questions during a call reach the gateway's client (elicitation
 });
 
 test("URL-mode elicitation: a question, a -32042 error and a completion notice reach the client that declared URL mode; other clients read what to open", async () => {
-  const only = (names) => ({ mcpServers: Object.fromEntries(Object.entries(config().mcpServers).filter(([n]) => names.includes(n))) });
   const cfg = { mcpServers: { ...only(["everything"]).mcpServers, urls: { command: python, args: [fake, "urls"] } } };
   const asked = [];
   const completed = [];

@@ -651,6 +651,43 @@ TEST_P(Answers, ATextAnswerAloneAndTheRequestsOwnModel) {
     EXPECT_EQ(json::parse(fake.requests().at(0).body).value("model", ""), "the-requests-own-model");
 }
 
+struct trip_args {
+    std::string to;
+    std::optional<int> days;
+    std::string from;
+    static constexpr auto agentkit_fields() {
+        return ak::fields(AGENTKIT_FIELD(trip_args, to, "Where to"), AGENTKIT_FIELD(trip_args, days, "How long"),
+                          AGENTKIT_FIELD(trip_args, from, "Where from"));
+    }
+};
+
+TEST_P(Answers, AToolsArgumentsAreSentInTheOrderTheyWereDeclared) {
+    const ak::provider p = std::get<0>(GetParam());
+    const bool stream = std::get<1>(GetParam());
+    wire_answer a;
+    a.text = "Booked.";
+    fake_provider fake([&](std::size_t, const net::http_request&) {
+        return stream ? stream_response(stream_of(p, a).events) : json_response(plain_body(p, a));
+    });
+    ASSERT_TRUE(fake.ok());
+    ak::model_client model{options_for(fake, p, stream)};
+    const auto trips = ak::toolbox{ak::tool<"plan_trip">("Plans a trip.", [](const trip_args& t) { return t.to; })};
+    const ak::dialect d = p == ak::provider::anthropic     ? ak::dialect::anthropic
+                          : p == ak::provider::openai_chat ? ak::dialect::openai_chat
+                                                           : ak::dialect::openai_responses;
+    json rq = request_for(p);
+    rq["tools"] = ak::export_tools(trips.infos(), d);  // OpenAI's strict form too: every property required, optional ones nullable
+    ASSERT_TRUE(model.complete(rq));
+    const std::string body = fake.requests().at(0).body;
+    const std::size_t to = body.find("\"to\":"), days = body.find("\"days\":"), from = body.find("\"from\":");
+    ASSERT_NE(to, std::string::npos) << body;
+    ASSERT_NE(days, std::string::npos) << body;
+    ASSERT_NE(from, std::string::npos) << body;
+    EXPECT_LT(to, days) << body;
+    EXPECT_LT(days, from) << body;
+    EXPECT_EQ(json::parse(body)["tools"], json(rq["tools"]));  // the same value
+}
+
 std::string answers_name(const testing::TestParamInfo<std::tuple<ak::provider, bool>>& info) {
     return std::string(ak::to_string(std::get<0>(info.param))) + (std::get<1>(info.param) ? "_streamed" : "_plain");
 }

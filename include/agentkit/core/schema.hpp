@@ -1,6 +1,7 @@
 // agentkit/core/schema.hpp — JSON Schema (draft 2020-12 subset) generated from described types.
 #pragma once
 
+#include <agentkit/core/declared_order.hpp>
 #include <agentkit/core/describe.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/serialize.hpp>
@@ -60,6 +61,7 @@ json make_schema();
 template <class T>
 json make_object_schema() {
     json props = json::object();
+    std::vector<std::string> order;  // the fields' declared order, which props (ordered by key) loses
     json required = json::array();
     const std::vector<json>& defaults = field_defaults<T>();  // which fields are optional: core/serialize.hpp
     std::size_t index = 0;
@@ -80,6 +82,7 @@ json make_object_schema() {
                         return;  // accepted by the parser, not advertised
                     }
                     props[std::string(f.name)] = std::move(p);
+                    order.emplace_back(f.name);
                     if (!is_optional<M>::value && d.is_null()) required.push_back(std::string(f.name));
                 }(),
                 ...);
@@ -91,6 +94,7 @@ json make_object_schema() {
         s["description"] = std::string(describe<T>::description);
     else if constexpr (requires { T::agentkit_description; })
         s["description"] = std::string(T::agentkit_description);
+    remember_declared_order(props, std::move(order));
     s["properties"] = std::move(props);
     if (!required.empty()) s["required"] = std::move(required);
     s["additionalProperties"] = false;

@@ -49,6 +49,7 @@
 #pragma once
 
 #include <agentkit/session/request.hpp>
+#include <agentkit/core/declared_order.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
@@ -243,7 +244,7 @@ public:
             return fail(errc::request_invalid, "model_client: the request is not a JSON object",
                         "Pass the body agent_session::request() builds.");
         const json prepared = prepare(request);
-        const std::string body = prepared.dump();
+        const std::string body = dump_declared(prepared);
 
         std::size_t told = 0;  // pieces of the current attempt
         stream_delta_fn counted;

@@ -3,6 +3,7 @@
 // Responses), with OpenAI's strict mode.
 #pragma once
 
+#include <agentkit/core/declared_order.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
 #include <agentkit/core/strings.hpp>
@@ -84,22 +85,24 @@ inline result<json> strictify(const json& s, std::string_view path) {
         if (!s.contains("properties")) return fail(errc::internal, std::string(path) + ": a map cannot be strict");
         json req = s.value("required", json::array());
         json props = json::object();
-        json all = req;  // the declared required ones first, in their order; then the rest
-        for (auto it = s["properties"].begin(); it != s["properties"].end(); ++it) {
-            auto sub = strictify(*it, std::string(path) + "/" + it.key());
+        json all = req;  // the declared required ones first, in their order; then the rest, in declared order
+        const std::vector<std::string> names = declared_order(s["properties"]);
+        for (const std::string& name : names) {
+            auto sub = strictify(s["properties"][name], std::string(path) + "/" + name);
             if (!sub) return sub;
             bool required = false;
             for (const auto& r : req)
-                if (r == it.key()) required = true;
+                if (r == name) required = true;
             if (!required) {
                 auto n = strict_nullable(std::move(*sub));
                 if (!n) return n;
-                props[it.key()] = std::move(*n);
-                all.push_back(it.key());
+                props[name] = std::move(*n);
+                all.push_back(name);
             } else {
-                props[it.key()] = std::move(*sub);
+                props[name] = std::move(*sub);
             }
         }
+        remember_declared_order(props, names);  // its content changed: its order is said again
         out["properties"] = std::move(props);
         out["required"] = std::move(all);
         out["additionalProperties"] = false;

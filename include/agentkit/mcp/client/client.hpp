@@ -56,6 +56,7 @@
 #pragma once
 
 #include <agentkit/tools/traits.hpp>
+#include <agentkit/core/declared_order.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/observer.hpp>
@@ -800,7 +801,7 @@ private:
 
     client(std::unique_ptr<client_transport> t, client_options o) : t_(std::move(t)), o_(std::move(o)) {}
 
-    static std::string wire(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+    static std::string wire(const json& j) { return dump_declared(j, json::error_handler_t::replace); }
 
     result<void> start() {
         transport_handlers h;
@@ -1124,6 +1125,16 @@ private:
         fail_all(e);
     }
 
+    // A message that brings schemas whose properties' order a reader sees: a tool list, or a
+    // server's elicitation form (one of a batch is enough).
+    static bool carries_schemas(const json& m) {
+        if (m.is_array()) return std::any_of(m.begin(), m.end(), [](const json& one) { return carries_schemas(one); });
+        if (!m.is_object()) return false;
+        if (auto r = m.find("result"); r != m.end() && r->is_object() && r->contains("tools")) return true;
+        auto method = m.find("method");
+        return method != m.end() && *method == "elicitation/create";
+    }
+
     void on_message(std::string_view text) {
         json m = json::parse(text, nullptr, false);
         if (m.is_discarded()) {
@@ -1131,6 +1142,7 @@ private:
             ++malformed_;
             return;
         }
+        if (carries_schemas(m)) remember_declared_orders(text, m);  // a tool list keeps its servers' order
         if (m.is_array()) {  // a batch (2025-03-26)
             for (auto& one : m) handle(std::move(one));
             return;

@@ -37,6 +37,7 @@
 #pragma once
 
 #include <agentkit/net/http_client.hpp>
+#include <agentkit/core/declared_order.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
@@ -444,7 +445,8 @@ private:
                 bool answered = false;
                 json parsed = json::parse(body, nullptr, false);
                 if (parsed.is_array()) {
-                    for (const auto& one : parsed) deliver(one.dump(), id, answered);
+                    remember_declared_orders(body, parsed);  // written again below, in the order they came
+                    for (const auto& one : parsed) deliver(dump_declared(one, json::error_handler_t::replace), id, answered);
                 } else {
                     deliver(body, id, answered);
                 }

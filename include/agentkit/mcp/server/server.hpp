@@ -59,6 +59,7 @@
 #pragma once
 
 #include <agentkit/mcp/server/backend.hpp>
+#include <agentkit/core/declared_order.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/observer.hpp>
@@ -302,7 +303,10 @@ inline std::int64_t unix_ms() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-inline std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+/// A message as the server sends it: compact, schemas' properties in their declared order.
+inline std::string dump(const json& j) { return dump_declared(j, json::error_handler_t::replace); }
+/// A value's one text, whatever orders are remembered meanwhile: what a digest or a seal covers.
+inline std::string canonical(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 }  // namespace detail
 
@@ -1260,7 +1264,7 @@ private:
         if (p.is_discarded() || !p.is_object() || p.value("v", 0) != 1) return fail(errc::request_invalid, "requestState is malformed");
         if (p.value("exp", std::int64_t{0}) < detail::unix_ms()) return fail(errc::request_invalid, "requestState expired; send the request again without it");
         if (p.value("p", std::string()) != principal_of(s) || p.value("m", std::string()) != method ||
-            p.value("t", std::string()) != target || p.value("d", std::string()) != o_.request_state.digest(detail::dump(args)))
+            p.value("t", std::string()) != target || p.value("d", std::string()) != o_.request_state.digest(detail::canonical(args)))
             return fail(errc::request_invalid, "requestState belongs to another request");
         if (!p.contains("a") || !p["a"].is_object()) p["a"] = json::object();
         if (!p.contains("q") || !p["q"].is_object()) p["q"] = json::object();
@@ -1278,11 +1282,11 @@ private:
                {"p", principal_of(s)},
                {"m", c.method},
                {"t", target},
-               {"d", o_.request_state.digest(detail::dump(args))},
+               {"d", o_.request_state.digest(detail::canonical(args))},
                {"a", std::move(answers)},
                {"q", rq.asked_},
                {"s", rq.saved_state_}};
-        return o_.request_state.seal(detail::dump(p));
+        return o_.request_state.seal(detail::canonical(p));
     }
 
     /// Handshake era: send `r` to the client on the request's stream and wait for its answer.
