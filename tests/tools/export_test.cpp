@@ -75,7 +75,7 @@ TEST(Export, OpenAiStrictMakesOptionalNullableAndAllRequired) {
     const json& fn = chat["function"];
     EXPECT_EQ(fn["strict"], true);
     const json& p = fn["parameters"];
-    EXPECT_EQ(p["required"], json::array({"query", "colour", "limit", "near"}));
+    EXPECT_EQ(p["required"], json::array({"query", "limit", "colour", "near"}));  // the required one, then the rest as declared
     EXPECT_EQ(p["additionalProperties"], false);
     EXPECT_EQ(p["properties"]["limit"]["type"], json::array({"integer", "null"}));
     EXPECT_EQ(p["properties"]["colour"]["enum"], json::array({"red", "green", "blue", nullptr}));
