@@ -133,6 +133,7 @@ TEST(DeclaredOrder, TheRegistryIsBounded) {
     const std::size_t last = ak::detail::declared_orders::max_entries + 5;
     EXPECT_FALSE(orders.order_of(json{{numbered('x', last), 1}, {"a", 2}}));
     EXPECT_EQ(orders.order_of(json{{"x0", 1}, {"a", 2}}), (std::vector<std::string>{"x0", "a"}));
+    EXPECT_EQ(orders.name_sets(), ak::detail::declared_orders::max_entries);  // names refused are not kept either
     // an object with too many properties is not remembered; one property needs no order
     json wide = json::object();
     for (std::size_t i = 0; i <= ak::detail::declared_orders::max_names; ++i) wide[numbered('p', i)] = i;

@@ -45,14 +45,16 @@ public:
         std::string names = names_key(properties);
         std::string content = properties.dump(-1, ' ', false, json::error_handler_t::replace);
         std::unique_lock lock(m_);
-        auto& list = by_names_[std::move(names)];
-        for (auto& e : list)
-            if (e.content == content) {
-                e.order = std::move(order);
-                return;
-            }
-        if (count_.load(std::memory_order_relaxed) >= max_entries) return;
-        list.push_back({std::move(content), std::move(order)});
+        auto it = by_names_.find(names);
+        if (it != by_names_.end())
+            for (auto& e : it->second)
+                if (e.content == content) {
+                    e.order = std::move(order);
+                    return;
+                }
+        if (count_.load(std::memory_order_relaxed) >= max_entries) return;  // full: not even its names are kept
+        if (it == by_names_.end()) it = by_names_.emplace(std::move(names), std::vector<entry>{}).first;
+        it->second.push_back({std::move(content), std::move(order)});
         count_.fetch_add(1, std::memory_order_release);
     }
 
@@ -74,6 +76,12 @@ public:
     }
 
     [[nodiscard]] bool empty() const noexcept { return count_.load(std::memory_order_acquire) == 0; }
+
+    /// The sets of names an order is kept for (never more than max_entries).
+    [[nodiscard]] std::size_t name_sets() const {
+        std::shared_lock lock(m_);
+        return by_names_.size();
+    }
 
 private:
     struct entry {
