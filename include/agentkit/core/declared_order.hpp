@@ -114,6 +114,19 @@ inline bool has_properties_member(const json& v) {
     return false;
 }
 
+/// The names of `properties` in their remembered order; names the order lacks follow, by key.
+inline std::vector<std::string> ordered_names(const json& properties) {
+    std::vector<std::string> out;
+    if (!properties.is_object()) return out;
+    if (auto order = declared_orders::instance().order_of(properties)) {
+        for (auto& n : *order)
+            if (properties.contains(n) && std::find(out.begin(), out.end(), n) == out.end()) out.push_back(std::move(n));
+    }
+    for (auto it = properties.begin(); it != properties.end(); ++it)
+        if (std::find(out.begin(), out.end(), it.key()) == out.end()) out.push_back(it.key());
+    return out;
+}
+
 inline void write_declared(const json& v, std::string& out, bool is_properties, json::error_handler_t h);
 
 inline void write_member(const std::string& key, const json& value, std::string& out, bool& first, json::error_handler_t h) {
@@ -128,18 +141,8 @@ inline void write_declared(const json& v, std::string& out, bool is_properties, 
     if (v.is_object()) {
         out += '{';
         bool first = true;
-        std::optional<std::vector<std::string>> order;
-        if (is_properties) order = declared_orders::instance().order_of(v);
-        if (order) {
-            std::vector<std::string_view> written;
-            for (const auto& name : *order) {
-                auto it = v.find(name);
-                if (it == v.end() || std::find(written.begin(), written.end(), name) != written.end()) continue;
-                written.push_back(name);
-                write_member(name, *it, out, first, h);
-            }
-            for (auto it = v.begin(); it != v.end(); ++it)  // members the order does not name, by key
-                if (std::find(written.begin(), written.end(), it.key()) == written.end()) write_member(it.key(), *it, out, first, h);
+        if (is_properties) {
+            for (const std::string& name : ordered_names(v)) write_member(name, v[name], out, first, h);
         } else {
             for (auto it = v.begin(); it != v.end(); ++it) write_member(it.key(), *it, out, first, h);
         }
@@ -256,17 +259,7 @@ inline void remember_declared_orders(std::string_view text, const json& parsed) 
 }
 
 /// The names of these properties in their declared order (by key when none is remembered).
-[[nodiscard]] inline std::vector<std::string> declared_order(const json& properties) {
-    std::vector<std::string> out;
-    if (!properties.is_object()) return out;
-    if (auto order = detail::declared_orders::instance().order_of(properties)) {
-        for (auto& n : *order)
-            if (properties.contains(n) && std::find(out.begin(), out.end(), n) == out.end()) out.push_back(std::move(n));
-    }
-    for (auto it = properties.begin(); it != properties.end(); ++it)
-        if (std::find(out.begin(), out.end(), it.key()) == out.end()) out.push_back(it.key());
-    return out;
-}
+[[nodiscard]] inline std::vector<std::string> declared_order(const json& properties) { return detail::ordered_names(properties); }
 
 /// `v` as compact JSON text (as `v.dump()` writes it, with error handler `h`), every schema's
 /// `properties` in its declared order where one is remembered. Every message agentkit sends
