@@ -1,8 +1,10 @@
 // End-to-end tests of widgets that pages build without ARIA, or with only some of it, against
 // real headless Chromium on pages served from 127.0.0.1: punctuation after inline elements,
 // items of a list whose listener serves them (event delegation), rows and cards that listen on
-// themselves and hold controls of their own, icon-only controls named by their classes, and
-// trees whose closed folders hide their children. Each pattern has two pages written apart (the
+// themselves and hold controls of their own, icon-only controls named by their classes, trees
+// whose closed folders hide their children, web components' slotted labels and icon glyphs at
+// the click point, editable regions without a role, sortable column headers, grids whose one
+// listener serves their cells, and toggles that hide their input. Each pattern has two pages written apart (the
 // second was not looked at while the renderer's rules were written); every control is driven
 // through its ref and the page says what the click did.
 #include <agentkit/agentkit.hpp>
@@ -268,4 +270,118 @@ document.getElementById('sizes').addEventListener('click', (e) => {
 <script>q.addEventListener('click', () => { tq.textContent = 'typed: focus'; });</script>)");
     EXPECT_TRUE(has(e, "searchbox \"Search tags\" [ref=")) << e;
     EXPECT_TRUE(has(s.click(e, "searchbox \"Search tags\""), "typed: focus"));
+}
+
+// A web component's button whose label is light-DOM text slotted into its shadow tree: the hit
+// test names the host at the click point (the text's parent), which is not a cover. Nor is an
+// icon font's glyph drawn by ::before over a button's middle (the hit is the pseudo-element).
+TEST(WidgetPatternsE2E, SlottedLabelsAndIconGlyphsDoNotCoverTheirOwnControls) {
+    widget_site s;
+    const std::string a = s.open("/a", "Component", R"(<fancy-button id="fb">Project actions</fancy-button><p id="out">none</p>
+<style>.next::before{content:"\203A";font-size:48px;line-height:1}</style>
+<button aria-label="Next month" onclick="document.getElementById('out2').textContent='moved on'"><span class="next"></span></button><p id="out2">still</p>
+<script>customElements.define('fancy-button', class extends HTMLElement { constructor() { super();
+  this.attachShadow({mode: 'open'}).innerHTML = '<button style="font-size:28px;padding:12px"><slot></slot></button>';
+  this.shadowRoot.querySelector('button').addEventListener('click', () => document.getElementById('out').textContent = 'opened'); } });</script>)");
+    EXPECT_TRUE(has(s.click(a, "button \"Project actions\""), "opened"));
+    EXPECT_TRUE(has(s.click(a, "button \"Next month\""), "moved on"));
+    // the second page, written apart: a named slot inside a role=button div, the listener on
+    // the host; a close link whose ::after glyph is larger than the link
+    const std::string b = s.open("/b", "Mail", R"(<mail-action id="ma"><span slot="label">Archive</span></mail-action><p id="o">kept</p>
+<style>a.x{display:inline-block;width:30px;height:30px;position:relative} a.x::after{content:"\00D7";font-size:40px;position:absolute;left:0;top:-8px}</style>
+<a class="x" href="#closed" aria-label="Close banner" onclick="document.getElementById('o2').textContent='banner closed'"></a><p id="o2">banner open</p>
+<script>customElements.define('mail-action', class extends HTMLElement { constructor() { super();
+  this.attachShadow({mode: 'open'}).innerHTML = '<div role="button" tabindex="0" style="display:inline-block;padding:10px;border:1px solid"><slot name="label"></slot></div>';
+  this.addEventListener('click', () => document.getElementById('o').textContent = 'archived'); } });</script>)");
+    EXPECT_TRUE(has(s.click(b, "button \"Archive\""), "archived"));
+    EXPECT_TRUE(has(s.click(b, "link \"Close banner\""), "banner closed"));
+}
+
+// A contenteditable region without a role (a rich-text editor) is a text field: its words are
+// its value, what CSS draws while it is empty its placeholder; typing into it works.
+TEST(WidgetPatternsE2E, AnEditableRegionWithoutARoleIsATextField) {
+    widget_site s;
+    const std::string a = s.open("/a", "Editor", R"(<style>.ed:empty::before{content:attr(data-placeholder);color:#999}</style>
+<div class="ed" contenteditable="true" data-placeholder="Compose a note" style="min-height:60px;border:1px solid"></div><p id="out">empty</p>
+<script>document.querySelector('.ed').addEventListener('input', (e) => document.getElementById('out').textContent = 'note: ' + e.target.textContent);</script>)");
+    EXPECT_TRUE(has(a, "textbox placeholder=\"Compose a note\" [ref=")) << a;
+    const std::string ref = ref_on(a, "textbox placeholder=");
+    ASSERT_FALSE(ref.empty()) << a;
+    auto typed = s.b.type(ref, "Hello there");
+    ASSERT_TRUE(typed) << typed.error().to_text();
+    const std::string after = s.snapshot();
+    EXPECT_TRUE(has(after, "textbox focused = \"Hello there\" [ref=" + ref + "]")) << after;
+    EXPECT_TRUE(has(after, "note: Hello there")) << after;
+    // the second page, written apart: plain-text editing, named by aria-label, with words
+    // already in it and a nested paragraph; an editable element inside it is not a field of its own
+    const std::string b = s.open("/b", "Comment", R"(<div contenteditable="plaintext-only" aria-label="Comment" style="border:1px solid"><p>First line</p><p>second <span contenteditable="true">part</span></p></div>)");
+    EXPECT_TRUE(has(b, "textbox \"Comment\" = \"First line second part\"")) << b;
+    EXPECT_EQ(b.find("textbox", b.find("textbox") + 1), std::string::npos) << b;
+}
+
+// A column header that says how it is sorted (aria-sort, "none" included) is a control: a
+// click on it sorts, and the header says the new order.
+TEST(WidgetPatternsE2E, ASortableColumnHeaderIsAControlThatSaysItsOrder) {
+    widget_site s;
+    const std::string a = s.open("/a", "Grid", R"(<div role="grid" id="g">
+<div role="row"><div role="columnheader" aria-sort="none">Make</div><div role="columnheader" aria-sort="none">Price</div></div>
+<div role="row"><div role="gridcell">Volvo</div><div role="gridcell">300</div></div>
+<div role="row"><div role="gridcell">Ford</div><div role="gridcell">100</div></div></div><p id="out">unsorted</p>
+<script>document.addEventListener('click', (e) => { const h = e.target.closest('[role=columnheader]'); if (!h) return;
+  h.setAttribute('aria-sort', 'ascending'); document.getElementById('out').textContent = 'sorted by ' + h.textContent; });</script>)");
+    EXPECT_TRUE(has(a, "columnheader \"Price\" [ref=")) << a;
+    EXPECT_TRUE(has(s.click(a, "columnheader \"Price\""), "sorted by Price"));
+    const std::string after = s.snapshot();
+    EXPECT_TRUE(has(after, "columnheader \"Price\" sorted ascending [ref=")) << after;
+    // the second page, written apart: a native table, one column already sorted, the listener on the table
+    const std::string b = s.open("/b", "Orders", R"(<table id="t"><thead><tr><th aria-sort="descending">Date</th><th aria-sort="none">Total</th><th>Note</th></tr></thead>
+<tbody><tr><td>May 2</td><td>12</td><td>a</td></tr><tr><td>May 1</td><td>30</td><td>b</td></tr></tbody></table><p id="o">by date</p>
+<script>document.getElementById('t').addEventListener('click', (e) => { const th = e.target.closest('th'); if (th) document.getElementById('o').textContent = 'by ' + th.textContent.toLowerCase(); });</script>)");
+    EXPECT_TRUE(has(b, "columnheader \"Date\" sorted descending [ref=")) << b;
+    EXPECT_TRUE(has(s.click(b, "columnheader \"Total\""), "by total"));
+    EXPECT_EQ(ref_on(b, "\"Note\""), "") << "a header that says nothing of sorting stays text:\n" << b;
+}
+
+// A grid whose one listener serves its cells (a calendar's month): each named cell is a control
+// of its own, not one clickable holding every day.
+TEST(WidgetPatternsE2E, CellsOfAGridWhoseListenerServesThemAreControls) {
+    widget_site s;
+    std::string days;
+    for (int w = 0; w < 4; ++w) {
+        days += "<tr role=\"row\">";
+        for (int d = 1; d <= 7; ++d) {
+            const std::string n = std::to_string(w * 7 + d);
+            days += "<td role=\"gridcell\" aria-label=\"June " + n + ", 2026\" data-date=\"2026-06-";
+            days += n + "\">" + n + "</td>";
+        }
+        days += "</tr>";
+    }
+    const std::string a = s.open("/a", "Calendar", "<p id=\"out\">day: none</p><table role=\"grid\"><tbody id=\"days\">" + days +
+                                                      "</tbody></table><script>document.getElementById('days').addEventListener('mousedown', (e) => {"
+                                                      " const c = e.target.closest('td'); if (c) document.getElementById('out').textContent = 'day: ' + c.dataset.date; });</script>");
+    EXPECT_TRUE(has(a, "gridcell \"June 15, 2026\" [ref=")) << a;
+    EXPECT_FALSE(has(a, "clickable \"1 2 3")) << a;
+    EXPECT_TRUE(has(s.click(a, "gridcell \"June 15, 2026\""), "day: 2026-06-15"));
+    // the second page, written apart: no ARIA, a plain table in a div that listens for clicks
+    const std::string b = s.open("/b", "Seats", R"(<div id="plan"><table><tr><td>A1</td><td>A2</td><td>A3</td></tr><tr><td>B1</td><td>B2</td><td>B3</td></tr></table></div><p id="o">seat: none</p>
+<script>document.getElementById('plan').addEventListener('click', (e) => { const c = e.target.closest('td'); if (c) document.getElementById('o').textContent = 'seat: ' + c.textContent; });</script>)");
+    EXPECT_TRUE(has(s.click(b, "\"B2\""), "seat: B2")) << b;
+    EXPECT_FALSE(has(b, "clickable \"A1 A2")) << b;
+}
+
+// A checkbox or switch the page hides under a styled toggle, its words hidden from the
+// accessibility tree: named from the toggle's words, and clicked where a person clicks it.
+TEST(WidgetPatternsE2E, AHiddenToggleIsNamedAndClickedThroughItsWrapper) {
+    widget_site s;
+    const std::string a = s.open("/a", "Toggle", R"(<div class="sw" id="sw" style="display:inline-flex;gap:8px;cursor:pointer">
+<input type="checkbox" role="switch" id="el-id-1024-7" style="position:absolute;width:0;height:0;opacity:0;margin:0">
+<span style="width:40px;height:20px;background:#ccc;border-radius:10px"></span><span aria-hidden="true">Express shipping</span></div><p id="out">express: off</p>
+<script>const i = document.querySelector('#sw input'); document.getElementById('sw').addEventListener('click', (e) => { e.preventDefault();
+  i.checked = !i.checked; document.getElementById('out').textContent = 'express: ' + (i.checked ? 'on' : 'off'); });</script>)");
+    EXPECT_TRUE(has(a, "switch [Express shipping] unchecked [ref=")) << a;
+    EXPECT_TRUE(has(s.click(a, "switch [Express shipping]"), "express: on"));
+    // the second page, written apart: a custom checkbox whose native input is clipped away
+    // inside its <label>; the label's words are visible
+    const std::string b = s.open("/b", "Terms", R"(<label class="check"><input type="checkbox" id="t" style="position:absolute;clip:rect(0 0 0 0);width:1px;height:1px;overflow:hidden" onchange="document.getElementById('o').textContent = this.checked ? 'accepted' : 'not accepted'"><span class="box" style="display:inline-block;width:16px;height:16px;border:1px solid"></span> I accept the terms</label><p id="o">not accepted</p>)");
+    EXPECT_TRUE(has(s.click(b, "checkbox \"I accept the terms\""), "accepted")) << b;
 }

@@ -794,13 +794,13 @@ private:
     result<node_handle> resolve_aria(std::string_view ref);
 
     result<json> element_info(const node_handle& h) { return call_on(h, detail::kInfoScript, json::array()); }
-
     // Offset of an OOPIF session's viewport inside the page's viewport.
     result<std::pair<double, double>> frame_offset(const tab_ptr& t, const std::string& session, int depth = 0);
 
     // A point inside the element, in page-viewport coordinates, after scrolling it into view;
     // with `hit_test`, fails with element_covered when another element would take the click.
     result<std::pair<double, double>> visible_point(const node_handle& h, bool hit_test);
+    std::optional<node_handle> stand_in(const node_handle& h);  // where a hidden toggle is clicked
 
     // Input reaches only the tab in front: bring `t` there unless it is known to be.
     void to_front(const tab_ptr& t);

@@ -9,6 +9,7 @@
 #include <agentkit/browser/detail/page_data.hpp>
 #include <agentkit/browser/detail/icon_hint.hpp>
 #include <agentkit/browser/detail/line_text.hpp>
+#include <agentkit/browser/detail/tree_widgets.hpp>
 #include <agentkit/browser/detail/widget_facts.hpp>
 #include <agentkit/browser/dom_index.hpp>
 #include <agentkit/browser/snapshot_types.hpp>
@@ -67,6 +68,7 @@ struct render_ctx {
     std::set<std::pair<std::string, std::int64_t>> structure;     ///< DOM-only clickables rendered as structure
     std::set<std::pair<std::string, std::int64_t>> pointer_items; ///< pointer elements outside the tree, listed once
     std::set<std::pair<std::string, std::int64_t>> delegates;     ///< lists whose listener serves their items (delegates_to_items)
+    int delegated_cells = 0;  ///< inside a grid whose listener serves its cells (delegates_to_cells): cells are controls
     std::size_t hidden_climb = 0;  ///< steps taken up the DOM looking for aria-hidden elements
     /// aria-current of an element without a line of its own (a wizard's <li> step), for the first
     /// line below it: a control's state, a text line's "(current step) " (see aria_current)
@@ -83,12 +85,6 @@ struct render_ctx {
 
 /// How deeply nested a node may be and still be rendered (real pages stay far below it).
 inline constexpr std::size_t max_render_nesting = 256;
-
-struct frame_view {
-    const ax_frame* frame;
-    const dom_index* dom;
-    std::unordered_map<std::string_view, const json*> by_id;  // keys view the frame's node ids
-};
 
 /// How a control without an accessible name is shown after its role: what a person would read
 /// from it, marked as derived (` (icon: search)`, ` (title: "Delete")`), else an identifying
@@ -254,33 +250,6 @@ inline bool clickable_is_structure(const frame_view& fv, std::int64_t backend, c
                           facts.controls <= a_rows_controls && fv.dom != nullptr &&
                           (fv.dom->own_pointer(df) || repeated_item(*fv.dom, backend, df));
     return !row_like;
-}
-
-/// Whether an interactive node is below `node`, looking at no more than `budget` nodes in all
-/// (true when the budget runs out: assume so).
-inline bool has_interactive_descendant(const frame_view& fv, const json& node, int& budget) {
-    auto it = node.find("childIds");
-    if (it == node.end() || !it->is_array()) return false;
-    for (const auto& cid : *it) {
-        if (--budget < 0) return true;
-        if (!cid.is_string()) continue;
-        auto f = fv.by_id.find(cid.get_ref<const std::string&>());
-        if (f == fv.by_id.end()) continue;
-        const json& ch = *f->second;
-        if (is_interactive_role(str_field(ch, "role"))) return true;
-        if (ch.contains("backendDOMNodeId") && ch["backendDOMNodeId"].is_number_integer() && fv.dom != nullptr) {
-            if (auto* df = fv.dom->find(ch["backendDOMNodeId"].get<std::int64_t>()); df != nullptr && df->clickable &&
-                                                                                    df->tag != "label")
-                return true;
-        }
-        if (has_interactive_descendant(fv, ch, budget)) return true;
-    }
-    return false;
-}
-
-inline bool has_interactive_descendant(const frame_view& fv, const json& node) {
-    int budget = 400;
-    return has_interactive_descendant(fv, node, budget);
 }
 
 /// The text of the sibling right after (else right before) a node, when that sibling holds
@@ -465,25 +434,6 @@ inline const json* heading_scope(const frame_view& fv, const json& heading) {
 inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& node, std::size_t depth, std::size_t parent,
                               bool inside_interactive, std::string& pending_prefix);
 
-/// The first node of `role` among a node's children, looking through ignored ones (a few levels):
-/// a combobox's popup it owns. nullptr when there is none.
-inline const json* child_of_role(const frame_view& fv, const json& node, std::string_view role, int levels = 4) {
-    auto it = node.find("childIds");
-    if (it == node.end() || !it->is_array()) return nullptr;
-    for (const auto& cid : *it) {
-        if (!cid.is_string()) continue;
-        auto f = fv.by_id.find(cid.get_ref<const std::string&>());
-        if (f == fv.by_id.end()) continue;
-        if (f->second->value("ignored", false)) {
-            if (levels > 0)
-                if (const json* in = child_of_role(fv, *f->second, role, levels - 1)) return in;
-            continue;
-        }
-        if (str_field(*f->second, "role") == role) return f->second;
-    }
-    return nullptr;
-}
-
 /// The items of a listbox a script built, each a line of its own below it (`me`): its options,
 /// and a child without a role that holds only text, which is an option Chromium did not take as
 /// one (jQuery UI puts role=option on a <div> inside each <li>: the tree has a generic <div> in
@@ -534,13 +484,16 @@ inline void render_node(render_ctx& c, const frame_view& fv, const json& node, s
 inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& node, std::size_t depth, std::size_t parent,
                               bool inside_interactive, std::string& pending_prefix) {
     const snapshot_options& opt = *c.opt;
-    const std::string role = str_field(node, "role");
+    std::string role = str_field(node, "role");
     const bool ignored = node.value("ignored", false);
     std::int64_t backend = 0;
     if (auto b = node.find("backendDOMNodeId"); b != node.end() && b->is_number_integer()) backend = b->get<std::int64_t>();
     const dom_node_facts* df = (backend != 0 && fv.dom != nullptr) ? fv.dom->find(backend) : nullptr;
 
     if (role == "InlineTextBox") return;
+    // A contenteditable region without a role of its own (a rich-text editor) is a text field.
+    const bool editable = !ignored && !inside_interactive && editable_root(fv, node, role);
+    if (editable) role = "textbox";
     if (ignored) {
         // aria-hidden hides a subtree from assistive technology, not from the screen, and
         // Chromium's tree keeps only scraps of it: the visible controls of that DOM subtree still
@@ -672,11 +625,36 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
                                                   df->tag != "html") ||
                                                  (fv.dom->own_pointer(*df) && !inside_interactive) || df->attr("draggable") == "true" ||
                                                  delegated_item);
-    const bool interactive_role = is_interactive_role(role) && !(role == "option" && inside_interactive);
+    // A column's header that says how it is sorted (aria-sort, "none" included) sorts it when clicked.
+    const std::string_view sort = df != nullptr && role_in(role, {"columnheader", "rowheader"}) ? df->attr("aria-sort") : "";
+    // A cell of a grid whose one listener serves its cells (delegates_to_cells), named by its
+    // words when it has no name (a layout table's cell): a control when it says something.
+    std::string cell_name;
+    if (c.delegated_cells > 0 && !inside_interactive && role_in(role, {"gridcell", "cell", "LayoutTableCell"})) {
+        cell_name = clip(std::string(undoubled(clip(str_field(node, "name"), std::string::npos))), opt.max_text);
+        if (cell_name.empty()) collect_text(fv, node, cell_name, opt.max_text);
+        cell_name = clip(cell_name, opt.max_text);
+    }
+    const bool delegated_cell = !cell_name.empty();
+    const bool interactive_role = (is_interactive_role(role) && !(role == "option" && inside_interactive)) ||
+                                  (!sort.empty() && !inside_interactive) || delegated_cell;
     bool structure = false;  // a DOM-only clickable that is structure (recorded: its text is not an item of its own)
-    if (dom_clickable && !interactive_role && !inside_interactive && delegates_to_items(*fv.dom, backend, *df)) {
+    const bool serves_cells = dom_clickable && !interactive_role && !inside_interactive && delegates_to_cells(fv, node, *df, true);
+    if (dom_clickable && !interactive_role && !inside_interactive && !serves_cells && delegates_to_items(*fv.dom, backend, *df)) {
         structure = true;
         c.delegates.insert(std::make_pair(fv.frame->session_id, backend));
+    }
+    struct scope_count {  // while this node's subtree renders: its cells are controls
+        int& n;
+        bool on;
+        ~scope_count() {
+            if (on) --n;
+        }
+    } cell_scope{c.delegated_cells, serves_cells || (dom_clickable && !interactive_role && !inside_interactive && !structure &&
+                                                     delegates_to_cells(fv, node, *df, false))};
+    if (cell_scope.on) {
+        structure = true;
+        ++c.delegated_cells;
     }
     const bool interactive = !inside_interactive && !structure &&
                              (interactive_role || (dom_clickable && !is_structural_role(role) && role != "heading" &&
@@ -711,6 +689,10 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
         return;
     }
 
+    if (c.delegated_cells > 0 && !inside_interactive && role_in(role, {"row", "rowgroup", "LayoutTableRow"})) {
+        render_children(c, fv, node, depth, parent, inside_interactive, pending_prefix);
+        return;
+    }
     if (role == "row" || role == "LayoutTableRow") {
         if (!has_interactive_descendant(fv, node)) {
             if (opt.interactive_only) return;
@@ -757,6 +739,12 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
     if (interactive) {
         std::string shown_role = role;
         if (!interactive_role) shown_role = "clickable";
+        if (delegated_cell) {
+            shown_role = role == "LayoutTableCell" ? "cell" : role;
+            name = cell_name;
+        }
+        std::string editable_value, editable_generated;  // an editable region's words, and what it shows while empty
+        if (editable) editable_text(fv, node, editable_value, editable_generated, opt.max_text);
         if (role == "DisclosureTriangle") shown_role = "summary";
         if (role == "ComboBoxSelect" || role == "ComboBoxMenuButton" || role == "PopUpButton") shown_role = "combobox";
         if (role == "ToggleButton") shown_role = "button";
@@ -767,11 +755,19 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
         }
         std::string text = shown_role;
         bool anonymous = false;  // no name, none derived, no text beside it
-        if (name.empty() && (role == "checkbox" || role == "radio" || role == "switch" || role == "textbox" ||
-                             role == "combobox" || role == "button" || role == "link")) {
+        // (an editable region that shows a placeholder says what it is for, as a field's
+        // placeholder does; one with words says it by them)
+        const bool placeholder_says = editable && df != nullptr &&
+                                      (!editable_value.empty() || !editable_generated.empty() || !df->attr("placeholder").empty() ||
+                                       !df->attr("aria-placeholder").empty());
+        if (name.empty() && !placeholder_says &&
+            (role == "checkbox" || role == "radio" || role == "switch" || role == "textbox" || role == "combobox" ||
+             role == "button" || role == "link")) {
             // The page left it unnamed: the text right next to it is the best label (a list of
             // "[ ] Task 1" rows). That text is then not repeated as a line of its own.
             name = nearby_text(c, fv, node, opt.max_text);
+            if (name.empty() && df != nullptr && fv.dom != nullptr && role_in(role, {"checkbox", "radio", "switch"}))
+                name = wrapper_text(*fv.dom, *df, opt.max_text);
             if (!name.empty()) {
                 text += " [" + name + "]";
                 name.clear();
@@ -805,6 +801,7 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
                    (df->tag != "button" || ascii_lower(df->attr("type")) == "button"))))
             if (const auto state = disclosure_state(*fv.dom, backend, *df); !state.empty()) text += " " + std::string(state);
         if (prop_value(node, "selected") == "true") text += " selected";
+        if (!sort.empty() && sort != "none") text += " sorted " + ascii_lower(sort);
         {  // a menu's current item: "current"; a wizard's step: "current=step" (set here or on an element around it)
             std::string cur = df != nullptr ? aria_current(*df) : std::string();
             if (cur.empty()) cur = c.pending_current;
@@ -818,7 +815,7 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
         if (prop_value(node, "focused") == "true") text += " focused";
         if (prop_value(node, "invalid") == "true") text += " invalid";
         if (role == "textbox" && prop_value(node, "multiline") == "true") text += " multiline";
-        std::string value = str_field(node, "value");
+        std::string value = editable ? clip(editable_value, opt.max_text) : str_field(node, "value");
         std::string states = opt.interactive_only && role == "link" ? text.substr(label_end) : std::string();  // for link_pairs
         if (role == "link" && !(opt.interactive_only && !anonymous)) {  // interactive-only: a link's name, derived or not, says enough
             std::string url = compact_url(prop_value(node, "url"), fv.frame->url, opt.max_url);
@@ -829,7 +826,9 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
                 role == "slider" || role == "ComboBoxSelect") {
                 if (!value.empty()) text += " = " + quote_value(value, opt.max_text);
                 else if (df != nullptr) {
-                    auto ph = df->attr("placeholder");
+                    std::string ph(df->attr("placeholder"));
+                    if (ph.empty() && editable) ph = df->attr("aria-placeholder");
+                    if (ph.empty() && editable) ph = clip(editable_generated, 60);  // drawn by CSS (a data-placeholder)
                     if (!ph.empty() && ph != name) text += " placeholder=" + quote_value(ph, 60);
                 }
             }

@@ -83,8 +83,9 @@ inline constexpr const char* kWaitStateScript = R"JS(function(state, timeout) {
 })JS";
 
 inline constexpr const char* kDescribeScript = R"JS(function() {
-  const el = this.nodeType === 1 ? this : this.parentElement;
-  if (!el) return '#' + this.nodeName;
+  const self = this instanceof Node ? this : this.element || this;  // a ::before/::after: its element
+  const el = self.nodeType === 1 ? self : self.parentElement;
+  if (!el) return '#' + self.nodeName;
   let s = '<' + el.tagName.toLowerCase();
   if (el.id) s += ' id="' + el.id + '"';
   if (typeof el.className === 'string' && el.className.trim()) s += ' class="' + el.className.trim().slice(0, 60) + '"';
@@ -94,20 +95,56 @@ inline constexpr const char* kDescribeScript = R"JS(function() {
   return s;
 })JS";
 
-// The element (or a text node's parent) and its ancestors across shadow roots, nearest
-// first, at most 32: what a coordinate action hit, to name it by the nearest ref.
+// The element (or a text node's parent, a pseudo-element's element) and its ancestors as the
+// page is rendered (a slotted node's slot first, across shadow roots), nearest first, at most
+// 32: what a coordinate action hit, to name it by the nearest ref.
 inline constexpr const char* kAncestorsScript = R"JS(function() {
-  const up = (x) => x.parentNode || (x instanceof ShadowRoot ? x.host : null);
+  const up = (x) => x.assignedSlot || x.parentNode || (x instanceof ShadowRoot ? x.host : null);
   const out = [];
-  for (let x = this; x && out.length < 32; x = up(x)) if (x.nodeType === 1) out.push(x);
+  const start = this instanceof Node ? this : this.element;  // a ::before/::after: its element
+  for (let x = start; x && out.length < 32; x = up(x)) if (x.nodeType === 1) out.push(x);
   return out;
 })JS";
 
-inline constexpr const char* kContainsScript = R"JS(function(n) {
-  const up = (x) => x.parentNode || (x instanceof ShadowRoot ? x.host : null);
-  for (let x = n; x; x = up(x)) if (x === this) return true;
-  if (this.labels) for (const l of this.labels) for (let x = n; x; x = up(x)) if (x === l) return true;
+// Whether a click at (x, y) that hit `n` reaches `this`: n is it, inside it as the page is
+// rendered, or inside one of its labels (a hit pseudo-element, an icon font's glyph, stands for
+// its element). A hit on a slotted text names the text's parent, a shadow host whose own shadow
+// tree renders the text inside `this` (a web component's button labelled by its light-DOM
+// text): then the host's child at the point decides.
+inline constexpr const char* kContainsScript = R"JS(function(n, x, y) {
+  const up = (v) => v.assignedSlot || v.parentNode || (v instanceof ShadowRoot ? v.host : null);
+  const within = (v, t) => { for (let k = v; k; k = up(k)) if (k === t) return true; return false; };
+  if (n && !(n instanceof Node)) n = n.element;  // a ::before/::after was hit: its element
+  if (!n) return false;
+  if (within(n, this)) return true;
+  if (this.labels) for (const l of this.labels) if (within(n, l)) return true;
+  if (!n.shadowRoot || typeof x !== 'number' || typeof y !== 'number') return false;
+  for (const c of n.childNodes) {
+    if (!c.assignedSlot || !within(c.assignedSlot, this)) continue;
+    let rects = [];
+    if (c.nodeType === 1) rects = c.getClientRects();
+    else if (c.nodeType === 3) { const r = document.createRange(); r.selectNodeContents(c); rects = r.getClientRects(); }
+    for (const b of rects) if (x >= b.left && x <= b.right && y >= b.top && y <= b.bottom) return true;
+  }
   return false;
+})JS";
+
+// Where a person clicks a checkbox, radio or switch the page hides (a 0x0 or clipped native
+// input under a styled toggle): its first visible label, else the nearest visible element around
+// it (three levels at most, not the body) that holds no other control. null: none, or not such a
+// control.
+inline constexpr const char* kStandInScript = R"JS(function() {
+  const t = (this.type || '').toLowerCase(), r = (this.getAttribute && this.getAttribute('role')) || '';
+  if (!(t === 'checkbox' || t === 'radio' || r === 'switch' || r === 'checkbox' || r === 'radio')) return null;
+  const shown = (e) => { const b = e.getBoundingClientRect(); return b.width >= 1 && b.height >= 1 && getComputedStyle(e).visibility !== 'hidden'; };
+  if (this.labels) for (const l of this.labels) if (shown(l)) return l;
+  const others = 'input,button,select,textarea,a[href],[role=button],[role=switch],[role=checkbox],[role=radio],[role=link]';
+  let e = this.parentElement;
+  for (let up = 0; e && up < 3 && e !== document.body && e !== document.documentElement; ++up, e = e.parentElement) {
+    if ([...e.querySelectorAll(others)].some((o) => o !== this)) return null;
+    if (shown(e)) return e;
+  }
+  return null;
 })JS";
 
 inline constexpr const char* kInfoScript = R"JS(function() {

@@ -4,6 +4,7 @@
 // is open or closed, and how much of a text is words. The renderer (render.hpp) reads them.
 #pragma once
 
+#include <agentkit/browser/detail/line_text.hpp>
 #include <agentkit/browser/dom_index.hpp>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <cctype>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -133,6 +135,20 @@ inline std::string_view disclosure_state(const dom_index& dom, std::int64_t back
         if (!next->visible()) return "collapsed";
         const dom_node_facts* p = dom.find(me->parent);
         return list && p != nullptr && p->tag == "li" ? "expanded" : "";
+    }
+    return {};
+}
+
+/// The text of the element a checkbox, radio or switch the page left unnamed sits in and that
+/// listens for its clicks (a toggle's wrapper around the input and its words, which the page may
+/// hide from the accessibility tree): "" when there is none within three levels.
+inline std::string wrapper_text(const dom_index& dom, const dom_node_facts& df, std::size_t max) {
+    std::int64_t at = df.parent;
+    for (int up = 0; up < 3 && at != 0; ++up) {
+        const dom_node_facts* f = dom.find(at);
+        if (f == nullptr || f->tag == "body" || f->tag == "html" || f->tag == "form") return {};
+        if (f->clickable || f->tag == "label") return f->visible() ? clip(f->text, max) : std::string();
+        at = f->parent;
     }
     return {};
 }

@@ -466,6 +466,10 @@ AGENTKIT_DECL auto browser::click_ref(std::string_view ref, const click_options&
     if (!mods) return fail(mods.error());
     const int modifiers = *mods;
     auto p = visible_point(*h, true);
+    if (!p && p.error().is(errc::element_not_visible)) {
+        // a hidden checkbox, radio or switch: clicked where a person clicks it (kStandInScript)
+        if (auto in = stand_in(*h)) p = visible_point(*in, true);
+    }
     if (!p) return fail(p.error());
     const char* button = o.button == "right" ? "right" : o.button == "middle" ? "middle" : "left";
     const int mask = o.button == "right" ? 2 : o.button == "middle" ? 4 : 1;
@@ -596,4 +600,20 @@ AGENTKIT_DECL auto browser::answer_dialog(bool accept, std::optional<std::string
     });
 }
 
+AGENTKIT_DECL auto browser::stand_in(const node_handle& h) -> std::optional<node_handle> {
+    auto r = call(h.session, "Runtime.callFunctionOn",
+                  json{{"functionDeclaration", detail::kStandInScript}, {"objectId", h.object_id}, {"returnByValue", false}});
+    if (!r) return std::nullopt;
+    const std::string oid = detail::jstr(detail::jobj(*r, "result"), "objectId");
+    if (oid.empty()) return std::nullopt;  // null: no stand-in
+    auto d = call(h.session, "DOM.describeNode", json{{"objectId", oid}});
+    if (!d) return std::nullopt;
+    node_handle out = h;
+    out.backend = detail::jint(detail::jobj(*d, "node"), "backendNodeId");
+    out.object_id = oid;
+    if (out.backend == 0) return std::nullopt;
+    return out;
+}
+
 }  // namespace agentkit::browser
+

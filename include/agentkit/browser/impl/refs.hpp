@@ -115,7 +115,8 @@ AGENTKIT_DECL auto browser::visible_point(const node_handle& h, bool hit_test) -
                     const std::string oid = detail::jstr(detail::jobj(*ho, "object"), "objectId");
                     auto c = call(h.session, "Runtime.callFunctionOn",
                                   json{{"functionDeclaration", detail::kContainsScript}, {"objectId", h.object_id},
-                                       {"arguments", json::array({json{{"objectId", oid}}})}, {"returnByValue", true}});
+                                       {"arguments", json::array({json{{"objectId", oid}}, json{{"value", pt->first}}, json{{"value", pt->second}}})},
+                                       {"returnByValue", true}});
                     inside = c && detail::jobj(*c, "result").value("value", json(false)) == json(true);
                     if (!inside) {
                         node_handle hh = h;
