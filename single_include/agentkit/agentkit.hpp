@@ -5513,6 +5513,158 @@ inline std::string compact_url(std::string_view url, std::string_view page, std:
 
 }  // namespace agentkit::browser::detail
 // ---- end <agentkit/browser/detail/line_text.hpp> ----
+// ---- begin <agentkit/browser/detail/tree_widgets.hpp> ----
+// agentkit/browser/detail/tree_widgets.hpp — what the accessibility tree of one frame, read
+// with its DOM facts, says of widgets: whether a control is below a node, a combobox's popup,
+// an editable region a rich-text editor built without a role, and a grid whose one listener
+// serves its cells. The renderer (render.hpp) reads them; DOM-only facts are in widget_facts.hpp.
+
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace agentkit::browser::detail {
+
+/// One frame's accessibility nodes by id, with its DOM facts (null when the DOM was not read).
+struct frame_view {
+    const ax_frame* frame;
+    const dom_index* dom;
+    std::unordered_map<std::string_view, const json*> by_id;  // keys view the frame's node ids
+};
+
+/// Whether an interactive node is below `node`, looking at no more than `budget` nodes in all
+/// (true when the budget runs out: assume so).
+inline bool has_interactive_descendant(const frame_view& fv, const json& node, int& budget) {
+    auto it = node.find("childIds");
+    if (it == node.end() || !it->is_array()) return false;
+    for (const auto& cid : *it) {
+        if (--budget < 0) return true;
+        if (!cid.is_string()) continue;
+        auto f = fv.by_id.find(cid.get_ref<const std::string&>());
+        if (f == fv.by_id.end()) continue;
+        const json& ch = *f->second;
+        if (is_interactive_role(str_field(ch, "role"))) return true;
+        if (ch.contains("backendDOMNodeId") && ch["backendDOMNodeId"].is_number_integer() && fv.dom != nullptr) {
+            if (auto* df = fv.dom->find(ch["backendDOMNodeId"].get<std::int64_t>()); df != nullptr && df->clickable &&
+                                                                                    df->tag != "label")
+                return true;
+        }
+        if (has_interactive_descendant(fv, ch, budget)) return true;
+    }
+    return false;
+}
+
+inline bool has_interactive_descendant(const frame_view& fv, const json& node) {
+    int budget = 400;
+    return has_interactive_descendant(fv, node, budget);
+}
+
+/// The first node of `role` among a node's children, looking through ignored ones (a few levels):
+/// a combobox's popup it owns. nullptr when there is none.
+inline const json* child_of_role(const frame_view& fv, const json& node, std::string_view role, int levels = 4) {
+    auto it = node.find("childIds");
+    if (it == node.end() || !it->is_array()) return nullptr;
+    for (const auto& cid : *it) {
+        if (!cid.is_string()) continue;
+        auto f = fv.by_id.find(cid.get_ref<const std::string&>());
+        if (f == fv.by_id.end()) continue;
+        if (f->second->value("ignored", false)) {
+            if (levels > 0)
+                if (const json* in = child_of_role(fv, *f->second, role, levels - 1)) return in;
+            continue;
+        }
+        if (str_field(*f->second, "role") == role) return f->second;
+    }
+    return nullptr;
+}
+
+/// Whether `node` is the root of an editable region the page gave no role of its own (a
+/// rich-text editor's contenteditable <div>): Chromium calls it a generic container, editable.
+inline bool editable_root(const frame_view& fv, const json& node, std::string_view role) {
+    if (!role_in(role, {"generic", "none", "paragraph", "Section", "GenericContainer", "Div", "article", "group", "region"}) ||
+        prop_value(node, "editable").empty())
+        return false;
+    const json* at = &node;
+    for (int up = 0; up < 4; ++up) {  // the nearest parent that is not ignored decides
+        auto pid = at->find("parentId");
+        if (pid == at->end() || !pid->is_string()) return true;
+        auto p = fv.by_id.find(pid->get_ref<const std::string&>());
+        if (p == fv.by_id.end()) return true;
+        at = p->second;
+        if (!at->value("ignored", false)) return prop_value(*at, "editable").empty();
+    }
+    return true;
+}
+
+/// What an editable region holds (its editable text, `value`) and what it shows while empty
+/// (text the page generates there, a placeholder drawn by CSS: `generated`), at most `limit`.
+inline void editable_text(const frame_view& fv, const json& node, std::string& value, std::string& generated, std::size_t limit,
+                          int depth = 0) {
+    if (depth > 32 || value.size() > limit) return;
+    auto it = node.find("childIds");
+    if (it == node.end() || !it->is_array()) return;
+    for (const auto& cid : *it) {
+        if (!cid.is_string()) continue;
+        auto f = fv.by_id.find(cid.get_ref<const std::string&>());
+        if (f == fv.by_id.end()) continue;
+        const json& ch = *f->second;
+        const std::string r = str_field(ch, "role");
+        if (r == "StaticText") {
+            std::string& out = prop_value(ch, "editable").empty() ? generated : value;
+            if (!out.empty() && out.back() != ' ') out += ' ';
+            append_run(out, text_run(str_field(ch, "name"), limit));
+        } else if (r != "InlineTextBox") {
+            editable_text(fv, ch, value, generated, limit, depth + 1);
+        }
+    }
+}
+
+/// The rows below a node the page listens on, looking `levels` deep (through containers), and
+/// whether a cell of one is a grid's (role gridcell: a grid's cells are its controls).
+struct rows_seen {
+    std::size_t rows = 0;
+    bool gridcells = false;
+};
+
+inline void rows_below(const frame_view& fv, const json& node, int levels, int& budget, rows_seen& out) {
+    auto it = node.find("childIds");
+    if (it == node.end() || !it->is_array() || levels < 0) return;
+    for (const auto& cid : *it) {
+        if (--budget < 0) return;
+        if (!cid.is_string()) continue;
+        auto f = fv.by_id.find(cid.get_ref<const std::string&>());
+        if (f == fv.by_id.end()) continue;
+        const std::string role = str_field(*f->second, "role");
+        if (role == "row" || role == "LayoutTableRow") {
+            ++out.rows;
+            if (auto cells = f->second->find("childIds"); !out.gridcells && cells != f->second->end() && cells->is_array())
+                for (const auto& k : *cells)
+                    if (auto g = k.is_string() ? fv.by_id.find(k.get_ref<const std::string&>()) : fv.by_id.end();
+                        g != fv.by_id.end() && str_field(*g->second, "role") == "gridcell")
+                        out.gridcells = true;
+        } else {
+            rows_below(fv, *f->second, levels - 1, budget, out);
+        }
+    }
+}
+
+/// Whether an element only the DOM calls clickable serves the cells of the rows below it (a
+/// calendar's month, a seat map: one listener for the grid): two or more rows within three
+/// levels, no control of their own, not the page's body or root. With `grid_only`, only when
+/// they are a grid's (role gridcell): a listener on a table's rows that serves whole rows (an
+/// inbox) is delegates_to_items'. Its cells are then controls, the element is not.
+inline bool delegates_to_cells(const frame_view& fv, const json& node, const dom_node_facts& df, bool grid_only) {
+    if (df.tag == "body" || df.tag == "html" || df.attr("id") == "root" || df.attr("id") == "app") return false;
+    int budget = 400;
+    rows_seen seen;
+    rows_below(fv, node, 3, budget, seen);
+    return seen.rows >= 2 && (seen.gridcells || !grid_only) && !has_interactive_descendant(fv, node);
+}
+
+}  // namespace agentkit::browser::detail
+// ---- end <agentkit/browser/detail/tree_widgets.hpp> ----
 // ---- begin <agentkit/browser/detail/widget_facts.hpp> ----
 // agentkit/browser/detail/widget_facts.hpp — what the DOM says of widgets that script libraries
 // build without ARIA, where the accessibility tree says less than the page shows: items of a
@@ -5525,6 +5677,7 @@ inline std::string compact_url(std::string_view url, std::string_view page, std:
 #include <cctype>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -5651,6 +5804,20 @@ inline std::string_view disclosure_state(const dom_index& dom, std::int64_t back
     return {};
 }
 
+/// The text of the element a checkbox, radio or switch the page left unnamed sits in and that
+/// listens for its clicks (a toggle's wrapper around the input and its words, which the page may
+/// hide from the accessibility tree): "" when there is none within three levels.
+inline std::string wrapper_text(const dom_index& dom, const dom_node_facts& df, std::size_t max) {
+    std::int64_t at = df.parent;
+    for (int up = 0; up < 3 && at != 0; ++up) {
+        const dom_node_facts* f = dom.find(at);
+        if (f == nullptr || f->tag == "body" || f->tag == "html" || f->tag == "form") return {};
+        if (f->clickable || f->tag == "label") return f->visible() ? clip(f->text, max) : std::string();
+        at = f->parent;
+    }
+    return {};
+}
+
 }  // namespace agentkit::browser::detail
 // ---- end <agentkit/browser/detail/widget_facts.hpp> ----
 
@@ -5704,6 +5871,7 @@ struct render_ctx {
     std::set<std::pair<std::string, std::int64_t>> structure;     ///< DOM-only clickables rendered as structure
     std::set<std::pair<std::string, std::int64_t>> pointer_items; ///< pointer elements outside the tree, listed once
     std::set<std::pair<std::string, std::int64_t>> delegates;     ///< lists whose listener serves their items (delegates_to_items)
+    int delegated_cells = 0;  ///< inside a grid whose listener serves its cells (delegates_to_cells): cells are controls
     std::size_t hidden_climb = 0;  ///< steps taken up the DOM looking for aria-hidden elements
     /// aria-current of an element without a line of its own (a wizard's <li> step), for the first
     /// line below it: a control's state, a text line's "(current step) " (see aria_current)
@@ -5720,12 +5888,6 @@ struct render_ctx {
 
 /// How deeply nested a node may be and still be rendered (real pages stay far below it).
 inline constexpr std::size_t max_render_nesting = 256;
-
-struct frame_view {
-    const ax_frame* frame;
-    const dom_index* dom;
-    std::unordered_map<std::string_view, const json*> by_id;  // keys view the frame's node ids
-};
 
 /// How a control without an accessible name is shown after its role: what a person would read
 /// from it, marked as derived (` (icon: search)`, ` (title: "Delete")`), else an identifying
@@ -5891,33 +6053,6 @@ inline bool clickable_is_structure(const frame_view& fv, std::int64_t backend, c
                           facts.controls <= a_rows_controls && fv.dom != nullptr &&
                           (fv.dom->own_pointer(df) || repeated_item(*fv.dom, backend, df));
     return !row_like;
-}
-
-/// Whether an interactive node is below `node`, looking at no more than `budget` nodes in all
-/// (true when the budget runs out: assume so).
-inline bool has_interactive_descendant(const frame_view& fv, const json& node, int& budget) {
-    auto it = node.find("childIds");
-    if (it == node.end() || !it->is_array()) return false;
-    for (const auto& cid : *it) {
-        if (--budget < 0) return true;
-        if (!cid.is_string()) continue;
-        auto f = fv.by_id.find(cid.get_ref<const std::string&>());
-        if (f == fv.by_id.end()) continue;
-        const json& ch = *f->second;
-        if (is_interactive_role(str_field(ch, "role"))) return true;
-        if (ch.contains("backendDOMNodeId") && ch["backendDOMNodeId"].is_number_integer() && fv.dom != nullptr) {
-            if (auto* df = fv.dom->find(ch["backendDOMNodeId"].get<std::int64_t>()); df != nullptr && df->clickable &&
-                                                                                    df->tag != "label")
-                return true;
-        }
-        if (has_interactive_descendant(fv, ch, budget)) return true;
-    }
-    return false;
-}
-
-inline bool has_interactive_descendant(const frame_view& fv, const json& node) {
-    int budget = 400;
-    return has_interactive_descendant(fv, node, budget);
 }
 
 /// The text of the sibling right after (else right before) a node, when that sibling holds
@@ -6102,25 +6237,6 @@ inline const json* heading_scope(const frame_view& fv, const json& heading) {
 inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& node, std::size_t depth, std::size_t parent,
                               bool inside_interactive, std::string& pending_prefix);
 
-/// The first node of `role` among a node's children, looking through ignored ones (a few levels):
-/// a combobox's popup it owns. nullptr when there is none.
-inline const json* child_of_role(const frame_view& fv, const json& node, std::string_view role, int levels = 4) {
-    auto it = node.find("childIds");
-    if (it == node.end() || !it->is_array()) return nullptr;
-    for (const auto& cid : *it) {
-        if (!cid.is_string()) continue;
-        auto f = fv.by_id.find(cid.get_ref<const std::string&>());
-        if (f == fv.by_id.end()) continue;
-        if (f->second->value("ignored", false)) {
-            if (levels > 0)
-                if (const json* in = child_of_role(fv, *f->second, role, levels - 1)) return in;
-            continue;
-        }
-        if (str_field(*f->second, "role") == role) return f->second;
-    }
-    return nullptr;
-}
-
 /// The items of a listbox a script built, each a line of its own below it (`me`): its options,
 /// and a child without a role that holds only text, which is an option Chromium did not take as
 /// one (jQuery UI puts role=option on a <div> inside each <li>: the tree has a generic <div> in
@@ -6171,13 +6287,16 @@ inline void render_node(render_ctx& c, const frame_view& fv, const json& node, s
 inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& node, std::size_t depth, std::size_t parent,
                               bool inside_interactive, std::string& pending_prefix) {
     const snapshot_options& opt = *c.opt;
-    const std::string role = str_field(node, "role");
+    std::string role = str_field(node, "role");
     const bool ignored = node.value("ignored", false);
     std::int64_t backend = 0;
     if (auto b = node.find("backendDOMNodeId"); b != node.end() && b->is_number_integer()) backend = b->get<std::int64_t>();
     const dom_node_facts* df = (backend != 0 && fv.dom != nullptr) ? fv.dom->find(backend) : nullptr;
 
     if (role == "InlineTextBox") return;
+    // A contenteditable region without a role of its own (a rich-text editor) is a text field.
+    const bool editable = !ignored && !inside_interactive && editable_root(fv, node, role);
+    if (editable) role = "textbox";
     if (ignored) {
         // aria-hidden hides a subtree from assistive technology, not from the screen, and
         // Chromium's tree keeps only scraps of it: the visible controls of that DOM subtree still
@@ -6309,11 +6428,36 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
                                                   df->tag != "html") ||
                                                  (fv.dom->own_pointer(*df) && !inside_interactive) || df->attr("draggable") == "true" ||
                                                  delegated_item);
-    const bool interactive_role = is_interactive_role(role) && !(role == "option" && inside_interactive);
+    // A column's header that says how it is sorted (aria-sort, "none" included) sorts it when clicked.
+    const std::string_view sort = df != nullptr && role_in(role, {"columnheader", "rowheader"}) ? df->attr("aria-sort") : "";
+    // A cell of a grid whose one listener serves its cells (delegates_to_cells), named by its
+    // words when it has no name (a layout table's cell): a control when it says something.
+    std::string cell_name;
+    if (c.delegated_cells > 0 && !inside_interactive && role_in(role, {"gridcell", "cell", "LayoutTableCell"})) {
+        cell_name = clip(std::string(undoubled(clip(str_field(node, "name"), std::string::npos))), opt.max_text);
+        if (cell_name.empty()) collect_text(fv, node, cell_name, opt.max_text);
+        cell_name = clip(cell_name, opt.max_text);
+    }
+    const bool delegated_cell = !cell_name.empty();
+    const bool interactive_role = (is_interactive_role(role) && !(role == "option" && inside_interactive)) ||
+                                  (!sort.empty() && !inside_interactive) || delegated_cell;
     bool structure = false;  // a DOM-only clickable that is structure (recorded: its text is not an item of its own)
-    if (dom_clickable && !interactive_role && !inside_interactive && delegates_to_items(*fv.dom, backend, *df)) {
+    const bool serves_cells = dom_clickable && !interactive_role && !inside_interactive && delegates_to_cells(fv, node, *df, true);
+    if (dom_clickable && !interactive_role && !inside_interactive && !serves_cells && delegates_to_items(*fv.dom, backend, *df)) {
         structure = true;
         c.delegates.insert(std::make_pair(fv.frame->session_id, backend));
+    }
+    struct scope_count {  // while this node's subtree renders: its cells are controls
+        int& n;
+        bool on;
+        ~scope_count() {
+            if (on) --n;
+        }
+    } cell_scope{c.delegated_cells, serves_cells || (dom_clickable && !interactive_role && !inside_interactive && !structure &&
+                                                     delegates_to_cells(fv, node, *df, false))};
+    if (cell_scope.on) {
+        structure = true;
+        ++c.delegated_cells;
     }
     const bool interactive = !inside_interactive && !structure &&
                              (interactive_role || (dom_clickable && !is_structural_role(role) && role != "heading" &&
@@ -6348,6 +6492,10 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
         return;
     }
 
+    if (c.delegated_cells > 0 && !inside_interactive && role_in(role, {"row", "rowgroup", "LayoutTableRow"})) {
+        render_children(c, fv, node, depth, parent, inside_interactive, pending_prefix);
+        return;
+    }
     if (role == "row" || role == "LayoutTableRow") {
         if (!has_interactive_descendant(fv, node)) {
             if (opt.interactive_only) return;
@@ -6394,6 +6542,12 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
     if (interactive) {
         std::string shown_role = role;
         if (!interactive_role) shown_role = "clickable";
+        if (delegated_cell) {
+            shown_role = role == "LayoutTableCell" ? "cell" : role;
+            name = cell_name;
+        }
+        std::string editable_value, editable_generated;  // an editable region's words, and what it shows while empty
+        if (editable) editable_text(fv, node, editable_value, editable_generated, opt.max_text);
         if (role == "DisclosureTriangle") shown_role = "summary";
         if (role == "ComboBoxSelect" || role == "ComboBoxMenuButton" || role == "PopUpButton") shown_role = "combobox";
         if (role == "ToggleButton") shown_role = "button";
@@ -6404,11 +6558,19 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
         }
         std::string text = shown_role;
         bool anonymous = false;  // no name, none derived, no text beside it
-        if (name.empty() && (role == "checkbox" || role == "radio" || role == "switch" || role == "textbox" ||
-                             role == "combobox" || role == "button" || role == "link")) {
+        // (an editable region that shows a placeholder says what it is for, as a field's
+        // placeholder does; one with words says it by them)
+        const bool placeholder_says = editable && df != nullptr &&
+                                      (!editable_value.empty() || !editable_generated.empty() || !df->attr("placeholder").empty() ||
+                                       !df->attr("aria-placeholder").empty());
+        if (name.empty() && !placeholder_says &&
+            (role == "checkbox" || role == "radio" || role == "switch" || role == "textbox" || role == "combobox" ||
+             role == "button" || role == "link")) {
             // The page left it unnamed: the text right next to it is the best label (a list of
             // "[ ] Task 1" rows). That text is then not repeated as a line of its own.
             name = nearby_text(c, fv, node, opt.max_text);
+            if (name.empty() && df != nullptr && fv.dom != nullptr && role_in(role, {"checkbox", "radio", "switch"}))
+                name = wrapper_text(*fv.dom, *df, opt.max_text);
             if (!name.empty()) {
                 text += " [" + name + "]";
                 name.clear();
@@ -6442,6 +6604,7 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
                    (df->tag != "button" || ascii_lower(df->attr("type")) == "button"))))
             if (const auto state = disclosure_state(*fv.dom, backend, *df); !state.empty()) text += " " + std::string(state);
         if (prop_value(node, "selected") == "true") text += " selected";
+        if (!sort.empty() && sort != "none") text += " sorted " + ascii_lower(sort);
         {  // a menu's current item: "current"; a wizard's step: "current=step" (set here or on an element around it)
             std::string cur = df != nullptr ? aria_current(*df) : std::string();
             if (cur.empty()) cur = c.pending_current;
@@ -6455,7 +6618,7 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
         if (prop_value(node, "focused") == "true") text += " focused";
         if (prop_value(node, "invalid") == "true") text += " invalid";
         if (role == "textbox" && prop_value(node, "multiline") == "true") text += " multiline";
-        std::string value = str_field(node, "value");
+        std::string value = editable ? clip(editable_value, opt.max_text) : str_field(node, "value");
         std::string states = opt.interactive_only && role == "link" ? text.substr(label_end) : std::string();  // for link_pairs
         if (role == "link" && !(opt.interactive_only && !anonymous)) {  // interactive-only: a link's name, derived or not, says enough
             std::string url = compact_url(prop_value(node, "url"), fv.frame->url, opt.max_url);
@@ -6466,7 +6629,9 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
                 role == "slider" || role == "ComboBoxSelect") {
                 if (!value.empty()) text += " = " + quote_value(value, opt.max_text);
                 else if (df != nullptr) {
-                    auto ph = df->attr("placeholder");
+                    std::string ph(df->attr("placeholder"));
+                    if (ph.empty() && editable) ph = df->attr("aria-placeholder");
+                    if (ph.empty() && editable) ph = clip(editable_generated, 60);  // drawn by CSS (a data-placeholder)
                     if (!ph.empty() && ph != name) text += " placeholder=" + quote_value(ph, 60);
                 }
             }
@@ -7695,8 +7860,9 @@ inline constexpr const char* kWaitStateScript = R"JS(function(state, timeout) {
 })JS";
 
 inline constexpr const char* kDescribeScript = R"JS(function() {
-  const el = this.nodeType === 1 ? this : this.parentElement;
-  if (!el) return '#' + this.nodeName;
+  const self = this instanceof Node ? this : this.element || this;  // a ::before/::after: its element
+  const el = self.nodeType === 1 ? self : self.parentElement;
+  if (!el) return '#' + self.nodeName;
   let s = '<' + el.tagName.toLowerCase();
   if (el.id) s += ' id="' + el.id + '"';
   if (typeof el.className === 'string' && el.className.trim()) s += ' class="' + el.className.trim().slice(0, 60) + '"';
@@ -7706,20 +7872,56 @@ inline constexpr const char* kDescribeScript = R"JS(function() {
   return s;
 })JS";
 
-// The element (or a text node's parent) and its ancestors across shadow roots, nearest
-// first, at most 32: what a coordinate action hit, to name it by the nearest ref.
+// The element (or a text node's parent, a pseudo-element's element) and its ancestors as the
+// page is rendered (a slotted node's slot first, across shadow roots), nearest first, at most
+// 32: what a coordinate action hit, to name it by the nearest ref.
 inline constexpr const char* kAncestorsScript = R"JS(function() {
-  const up = (x) => x.parentNode || (x instanceof ShadowRoot ? x.host : null);
+  const up = (x) => x.assignedSlot || x.parentNode || (x instanceof ShadowRoot ? x.host : null);
   const out = [];
-  for (let x = this; x && out.length < 32; x = up(x)) if (x.nodeType === 1) out.push(x);
+  const start = this instanceof Node ? this : this.element;  // a ::before/::after: its element
+  for (let x = start; x && out.length < 32; x = up(x)) if (x.nodeType === 1) out.push(x);
   return out;
 })JS";
 
-inline constexpr const char* kContainsScript = R"JS(function(n) {
-  const up = (x) => x.parentNode || (x instanceof ShadowRoot ? x.host : null);
-  for (let x = n; x; x = up(x)) if (x === this) return true;
-  if (this.labels) for (const l of this.labels) for (let x = n; x; x = up(x)) if (x === l) return true;
+// Whether a click at (x, y) that hit `n` reaches `this`: n is it, inside it as the page is
+// rendered, or inside one of its labels (a hit pseudo-element, an icon font's glyph, stands for
+// its element). A hit on a slotted text names the text's parent, a shadow host whose own shadow
+// tree renders the text inside `this` (a web component's button labelled by its light-DOM
+// text): then the host's child at the point decides.
+inline constexpr const char* kContainsScript = R"JS(function(n, x, y) {
+  const up = (v) => v.assignedSlot || v.parentNode || (v instanceof ShadowRoot ? v.host : null);
+  const within = (v, t) => { for (let k = v; k; k = up(k)) if (k === t) return true; return false; };
+  if (n && !(n instanceof Node)) n = n.element;  // a ::before/::after was hit: its element
+  if (!n) return false;
+  if (within(n, this)) return true;
+  if (this.labels) for (const l of this.labels) if (within(n, l)) return true;
+  if (!n.shadowRoot || typeof x !== 'number' || typeof y !== 'number') return false;
+  for (const c of n.childNodes) {
+    if (!c.assignedSlot || !within(c.assignedSlot, this)) continue;
+    let rects = [];
+    if (c.nodeType === 1) rects = c.getClientRects();
+    else if (c.nodeType === 3) { const r = document.createRange(); r.selectNodeContents(c); rects = r.getClientRects(); }
+    for (const b of rects) if (x >= b.left && x <= b.right && y >= b.top && y <= b.bottom) return true;
+  }
   return false;
+})JS";
+
+// Where a person clicks a checkbox, radio or switch the page hides (a 0x0 or clipped native
+// input under a styled toggle): its first visible label, else the nearest visible element around
+// it (three levels at most, not the body) that holds no other control. null: none, or not such a
+// control.
+inline constexpr const char* kStandInScript = R"JS(function() {
+  const t = (this.type || '').toLowerCase(), r = (this.getAttribute && this.getAttribute('role')) || '';
+  if (!(t === 'checkbox' || t === 'radio' || r === 'switch' || r === 'checkbox' || r === 'radio')) return null;
+  const shown = (e) => { const b = e.getBoundingClientRect(); return b.width >= 1 && b.height >= 1 && getComputedStyle(e).visibility !== 'hidden'; };
+  if (this.labels) for (const l of this.labels) if (shown(l)) return l;
+  const others = 'input,button,select,textarea,a[href],[role=button],[role=switch],[role=checkbox],[role=radio],[role=link]';
+  let e = this.parentElement;
+  for (let up = 0; e && up < 3 && e !== document.body && e !== document.documentElement; ++up, e = e.parentElement) {
+    if ([...e.querySelectorAll(others)].some((o) => o !== this)) return null;
+    if (shown(e)) return e;
+  }
+  return null;
 })JS";
 
 inline constexpr const char* kInfoScript = R"JS(function() {
@@ -14142,13 +14344,13 @@ private:
     result<node_handle> resolve_aria(std::string_view ref);
 
     result<json> element_info(const node_handle& h) { return call_on(h, detail::kInfoScript, json::array()); }
-
     // Offset of an OOPIF session's viewport inside the page's viewport.
     result<std::pair<double, double>> frame_offset(const tab_ptr& t, const std::string& session, int depth = 0);
 
     // A point inside the element, in page-viewport coordinates, after scrolling it into view;
     // with `hit_test`, fails with element_covered when another element would take the click.
     result<std::pair<double, double>> visible_point(const node_handle& h, bool hit_test);
+    std::optional<node_handle> stand_in(const node_handle& h);  // where a hidden toggle is clicked
 
     // Input reaches only the tab in front: bring `t` there unless it is known to be.
     void to_front(const tab_ptr& t);
@@ -17923,7 +18125,8 @@ AGENTKIT_DECL auto browser::visible_point(const node_handle& h, bool hit_test) -
                     const std::string oid = detail::jstr(detail::jobj(*ho, "object"), "objectId");
                     auto c = call(h.session, "Runtime.callFunctionOn",
                                   json{{"functionDeclaration", detail::kContainsScript}, {"objectId", h.object_id},
-                                       {"arguments", json::array({json{{"objectId", oid}}})}, {"returnByValue", true}});
+                                       {"arguments", json::array({json{{"objectId", oid}}, json{{"value", pt->first}}, json{{"value", pt->second}}})},
+                                       {"returnByValue", true}});
                     inside = c && detail::jobj(*c, "result").value("value", json(false)) == json(true);
                     if (!inside) {
                         node_handle hh = h;
@@ -18423,6 +18626,10 @@ AGENTKIT_DECL auto browser::click_ref(std::string_view ref, const click_options&
     if (!mods) return fail(mods.error());
     const int modifiers = *mods;
     auto p = visible_point(*h, true);
+    if (!p && p.error().is(errc::element_not_visible)) {
+        // a hidden checkbox, radio or switch: clicked where a person clicks it (kStandInScript)
+        if (auto in = stand_in(*h)) p = visible_point(*in, true);
+    }
     if (!p) return fail(p.error());
     const char* button = o.button == "right" ? "right" : o.button == "middle" ? "middle" : "left";
     const int mask = o.button == "right" ? 2 : o.button == "middle" ? 4 : 1;
@@ -18553,7 +18760,23 @@ AGENTKIT_DECL auto browser::answer_dialog(bool accept, std::optional<std::string
     });
 }
 
+AGENTKIT_DECL auto browser::stand_in(const node_handle& h) -> std::optional<node_handle> {
+    auto r = call(h.session, "Runtime.callFunctionOn",
+                  json{{"functionDeclaration", detail::kStandInScript}, {"objectId", h.object_id}, {"returnByValue", false}});
+    if (!r) return std::nullopt;
+    const std::string oid = detail::jstr(detail::jobj(*r, "result"), "objectId");
+    if (oid.empty()) return std::nullopt;  // null: no stand-in
+    auto d = call(h.session, "DOM.describeNode", json{{"objectId", oid}});
+    if (!d) return std::nullopt;
+    node_handle out = h;
+    out.backend = detail::jint(detail::jobj(*d, "node"), "backendNodeId");
+    out.object_id = oid;
+    if (out.backend == 0) return std::nullopt;
+    return out;
+}
+
 }  // namespace agentkit::browser
+
 // ---- end <agentkit/browser/impl/actions.hpp> ----
 // ---- begin <agentkit/browser/impl/pointer.hpp> ----
 // agentkit/browser/impl/pointer.hpp — browser: coordinate actions (click, move, drag, button,
