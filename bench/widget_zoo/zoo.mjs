@@ -5,6 +5,7 @@
 // beside Playwright MCP and chrome-devtools-mcp in the same run.
 //
 //   cd bench/widget_zoo && npm ci && cd ../peers && npm ci && cd ../widget_zoo
+//   (the React widgets, react/zoo.jsx, are bundled with the pinned esbuild at start)
 //   node zoo.mjs --agentkit ../../build/bin/agentkit-browser-mcp [--no-playwright] [--chrome-devtools]
 //                [--only NAME,...] [--dump NAME]
 //
@@ -83,18 +84,39 @@ export const widgets = [
     steps: [click(/Pick a destination/), click(/Asia/), click(/Tokyo/)] },
   { lib: "element-plus", name: "table sort", start: "/pages/element-plus.html", check: /sort: total ascending/, steps: [click(/columnheader "Total"|Total/)] },
   { lib: "element-plus", name: "switch", start: "/pages/element-plus.html", check: /express: on/, steps: [click(/switch[^\n]*Express|Express shipping/)] },
+  { lib: "mui", name: "select", start: "/pages/react.html", check: /age: middle/,
+    steps: [click(/combobox[^\n]*Age group|Age group/), click(/option "30 to 60"|30 to 60/)] },
+  { lib: "mui", name: "autocomplete", start: "/pages/react.html", check: /city: Copenhagen/,
+    steps: [click(/combobox[^\n]*Home city|Home city/), click(/option "Copenhagen"|Copenhagen/)] },
+  { lib: "mui", name: "data grid next page", start: "/pages/react.html", check: /grid page: 2/,
+    steps: [click(/button[^\n]*[Nn]ext page/)] },
+  { lib: "react-select", name: "single", start: "/pages/react.html", check: /flavour: mint/,
+    steps: [click(/combobox[^\n]*Flavour|Choose a flavour/), click(/option "Mint"|Mint/)] },
+  { lib: "radix", name: "dropdown menu", start: "/pages/react.html", check: /document: share/,
+    steps: [click(/button "Document options"|Document options/), click(/menuitem "Share"|Share/)] },
   { lib: "own", name: "delegated list", start: "/pages/own-delegated.html", check: /Picked Lima/, steps: [click(/Lima/)] },
   { lib: "own", name: "inbox row", start: "/pages/own-inbox.html", check: /Opened message from Bob/, steps: [click(/Bob/)] },
   { lib: "own", name: "icon-only star", start: "/pages/own-icons.html", check: /Did star/, steps: [click(/star/)] },
   { lib: "own", name: "tree folder", start: "/pages/own-tree.html", check: /2025\.pdf/, steps: [click(/Documents/), click(/Taxes/)] },
 ];
 
-function serve(root) {
+// The React widgets (react/zoo.jsx) bundled with esbuild from the pinned packages into `dir`,
+// served at /build/.
+async function bundle(dir) {
+  const esbuild = await import(path.join(here, "node_modules/esbuild/lib/main.js"));
+  await (esbuild.default ?? esbuild).build({
+    entryPoints: [path.join(here, "react/zoo.jsx")], bundle: true, minify: true, outfile: path.join(dir, "react-zoo.js"),
+    define: { "process.env.NODE_ENV": '"production"' }, jsx: "automatic", logLevel: "error",
+  });
+}
+
+function serve(root, built) {
   const types = { ".html": "text/html; charset=utf-8", ".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml", ".png": "image/png", ".gif": "image/gif" };
   const server = http.createServer((req, res) => {
     const p = path.normalize(decodeURIComponent(req.url.split("?")[0])).replace(/^(\.\.[/\\])+/, "");
-    const file = path.join(root, p);
-    if (!file.startsWith(root) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
+    const base = p.startsWith("/build/") ? built : root;
+    const file = path.join(base, p.startsWith("/build/") ? p.slice("/build/".length) : p);
+    if (!file.startsWith(base) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
       res.writeHead(404);
       return res.end();
     }
@@ -108,9 +130,11 @@ async function main() {
   const { flag, opt, chromium } = cli(process.argv.slice(2));
   const only = opt("--only", "") ? opt("--only", "").split(",") : null;
   const dump = opt("--dump", "");
-  const server = await serve(here);
-  const base = `http://127.0.0.1:${server.address().port}`;
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "agentkit-zoo-"));
+  const built = path.join(tmp, "build");
+  await bundle(built);
+  const server = await serve(here, built);
+  const base = `http://127.0.0.1:${server.address().port}`;
   const specs = serverSpecs(tmp, base, { chromium, playwright: !flag("--no-playwright"), chromeDevtools: flag("--chrome-devtools"), agentkit: opt("--agentkit", null) });
   const chosen = widgets.filter((w) => !only || only.includes(w.lib) || only.includes(`${w.lib}/${w.name}`));
   const rows = {};

@@ -385,3 +385,57 @@ TEST(WidgetPatternsE2E, AHiddenToggleIsNamedAndClickedThroughItsWrapper) {
     const std::string b = s.open("/b", "Terms", R"(<label class="check"><input type="checkbox" id="t" style="position:absolute;clip:rect(0 0 0 0);width:1px;height:1px;overflow:hidden" onchange="document.getElementById('o').textContent = this.checked ? 'accepted' : 'not accepted'"><span class="box" style="display:inline-block;width:16px;height:16px;border:1px solid"></span> I accept the terms</label><p id="o">not accepted</p>)");
     EXPECT_TRUE(has(s.click(b, "checkbox \"I accept the terms\""), "accepted")) << b;
 }
+
+// While a modal layer is open (a dropdown's or a dialog's portal), modal managers move the focus
+// into it and hide the rest of the page with aria-hidden; a click there reaches the backdrop. The page behind is
+// not listed (it came out as one clickable holding all its text), and comes back once the layer
+// closes. aria-hidden on a small part of a page still lists its visible controls.
+TEST(WidgetPatternsE2E, ThePageBehindAModalLayerIsNotListed) {
+    widget_site s;
+    const std::string a = s.open("/a", "Prefs", R"(<div id="root" style="min-height:90vh"><h1>Preferences</h1>
+<button id="open">Age group</button><p id="out">age: none</p><button>Save all</button></div>
+<script>const root = document.getElementById('root');
+root.addEventListener('click', (e) => { if (e.target.id !== 'open') return;
+  const layer = document.createElement('div'); layer.id = 'layer'; layer.setAttribute('role', 'presentation');
+  layer.style = 'position:fixed;inset:0;background:rgba(0,0,0,.2)';
+  layer.innerHTML = '<ul role="listbox" style="background:white;width:200px;margin:80px"><li role="option" tabindex="-1">Under 30</li><li role="option" tabindex="-1">Over 30</li></ul>';
+  layer.addEventListener('click', (ev) => { const o = ev.target.closest('[role=option]'); if (o) document.getElementById('out').textContent = 'age: ' + o.textContent;
+    layer.remove(); root.removeAttribute('aria-hidden'); });
+  document.body.appendChild(layer); root.setAttribute('aria-hidden', 'true'); layer.querySelector('[role=option]').focus(); });</script>)");
+    EXPECT_TRUE(has(a, "button \"Save all\" [ref=")) << a;
+    s.click(a, "button \"Age group\"");
+    const std::string open = s.snapshot();
+    EXPECT_TRUE(has(open, "option \"Over 30\" [ref=")) << open;
+    EXPECT_FALSE(has(open, "Save all")) << "the page behind the layer is listed:\n" << open;
+    EXPECT_FALSE(has(open, "clickable \"Preferences")) << open;
+    EXPECT_TRUE(has(s.click(open, "option \"Over 30\""), "age: Over 30"));
+    EXPECT_TRUE(has(s.snapshot(), "button \"Save all\" [ref="));
+    // the second page, written apart: a dialog layer over a <main> hidden by aria-hidden, and a
+    // small aria-hidden toolbar elsewhere whose visible button stays listed
+    const std::string b = s.open("/b", "Shop", R"(<main aria-hidden="true" style="min-height:95vh"><a href="#cart">Cart</a><p>Products</p></main>
+<div class="modal" style="position:fixed;top:20px;left:20px;background:white;padding:20px"><div role="dialog" aria-modal="true" aria-label="Cookies"><button onclick="this.textContent='accepted'">Accept cookies</button></div></div>
+<div aria-hidden="true" style="position:fixed;bottom:0;right:0;width:120px"><button onclick="this.textContent='helped'">Help</button></div>)");
+    EXPECT_TRUE(has(b, "button \"Accept cookies\" [ref=")) << b;
+    EXPECT_FALSE(has(b, "Cart")) << b;
+    EXPECT_TRUE(has(b, "Help")) << "a small aria-hidden part still lists its controls:\n" << b;
+}
+
+// A native control that only backs a widget built in its place (shrunk to a pixel, out of the tab
+// order: Tom Select's <select>) is not listed: the widget is the control. A custom checkbox's
+// visually hidden input, still focusable, stays.
+TEST(WidgetPatternsE2E, ANativeControlThatOnlyBacksAWidgetIsNotListed) {
+    widget_site s;
+    const std::string a = s.open("/a", "Fruit", R"(<label for="f-input">Fruit</label>
+<select id="f" tabindex="-1" style="position:absolute;width:1px;height:1px;clip:rect(0 0 0 0);overflow:hidden"><option>Pick a fruit</option><option>Apple</option></select>
+<div class="picker"><input id="f-input" role="combobox" placeholder="Pick a fruit" onclick="document.getElementById('o').textContent='opened'"></div><p id="o">closed</p>)");
+    EXPECT_FALSE(has(a, "options: Pick a fruit|Apple")) << a;
+    EXPECT_TRUE(has(s.click(a, "combobox \"Fruit\""), "opened")) << a;
+    // the second page, written apart: a hidden text input that backs a date widget, beside a
+    // visually hidden but focusable checkbox, which stays
+    const std::string b = s.open("/b", "Trip", R"H(<input type="text" name="date" tabindex="-1" style="position:absolute;width:0;height:0;border:0;padding:0">
+<button onclick="this.textContent='calendar shown'">Choose a date</button>
+<label><input type="checkbox" style="position:absolute;width:1px;height:1px;clip:rect(0 0 0 0)"> Return trip</label>)H");
+    EXPECT_FALSE(has(b, "[date]")) << b;
+    EXPECT_FALSE(has(b, "textbox")) << b;
+    EXPECT_TRUE(has(b, "checkbox \"Return trip\"")) << b;
+}

@@ -509,6 +509,10 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
                 if (++c.hidden_climb > 64 * 1024) break;  // bounded on hostile trees
                 at = f->parent;
             }
+            if (const dom_node_facts* tf = fv.dom->find(top); tf != nullptr && behind_modal_layer(*fv.dom, top, *tf)) {
+                c.hidden_seen.insert(std::make_pair(fv.frame->session_id, top));  // the page behind a modal layer
+                return;
+            }
             render_aria_hidden(c, fv, top, depth, parent, pending_prefix);
             return;
         }
@@ -518,6 +522,7 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
     if (opt.viewport_only && df != nullptr && df->has_box && fv.dom != nullptr && !fv.dom->in_viewport(*df) &&
         role != "RootWebArea")
         return;
+    if (df != nullptr && backs_a_widget(*df)) return;  // the widget built in its place is the control
 
     // Frames: render the child document in place.
     if ((role == "Iframe" || role == "IframePresentational") && fv.dom != nullptr) {

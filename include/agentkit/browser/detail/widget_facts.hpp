@@ -153,4 +153,32 @@ inline std::string wrapper_text(const dom_index& dom, const dom_node_facts& df, 
     return {};
 }
 
+/// Whether an element hidden by aria-hidden is the page behind a modal layer: a child of the
+/// body that covers much of the viewport while another child of the body, visible and not
+/// hidden, holds the layer (a dialog's or a dropdown's portal: MUI, Radix and most modal
+/// managers hide the rest of the page so). A click there reaches the layer's backdrop, not the
+/// page: its controls are not listed.
+inline bool behind_modal_layer(const dom_index& dom, std::int64_t backend, const dom_node_facts& df) {
+    const dom_node_facts* body = dom.find(df.parent);
+    if (body == nullptr || body->tag != "body" || !df.visible() || dom.viewport_w <= 0 || dom.viewport_h <= 0) return false;
+    if (df.w * df.h < 0.4 * dom.viewport_w * dom.viewport_h) return false;
+    auto kids = dom.children.find(df.parent);
+    if (kids == dom.children.end()) return false;
+    for (const auto id : kids->second) {
+        if (id == backend) continue;
+        const dom_node_facts* f = dom.find(id);
+        if (f != nullptr && !renders_nothing(*f) && f->visible() && f->attr("aria-hidden") != "true") return true;
+    }
+    return false;
+}
+
+/// Whether a native form control only backs a widget a script built in its place (Tom Select's,
+/// Chosen's, a custom dropdown's hidden <select>): shrunk to two pixels or less (a select keeps
+/// its border: 1px wide is 2) and taken out of the tab order (tabindex=-1). People use the widget; the control is not listed. A custom checkbox's
+/// hidden input stays focusable and is not one of these.
+inline bool backs_a_widget(const dom_node_facts& df) {
+    return (df.tag == "select" || df.tag == "input" || df.tag == "textarea") && df.attr("tabindex") == "-1" && df.has_box &&
+           df.w <= 2 && df.h <= 2;
+}
+
 }  // namespace agentkit::browser::detail
