@@ -5818,6 +5818,34 @@ inline std::string wrapper_text(const dom_index& dom, const dom_node_facts& df, 
     return {};
 }
 
+/// Whether an element hidden by aria-hidden is the page behind a modal layer: a child of the
+/// body that covers much of the viewport while another child of the body, visible and not
+/// hidden, holds the layer (a dialog's or a dropdown's portal: MUI, Radix and most modal
+/// managers hide the rest of the page so). A click there reaches the layer's backdrop, not the
+/// page: its controls are not listed.
+inline bool behind_modal_layer(const dom_index& dom, std::int64_t backend, const dom_node_facts& df) {
+    const dom_node_facts* body = dom.find(df.parent);
+    if (body == nullptr || body->tag != "body" || !df.visible() || dom.viewport_w <= 0 || dom.viewport_h <= 0) return false;
+    if (df.w * df.h < 0.4 * dom.viewport_w * dom.viewport_h) return false;
+    auto kids = dom.children.find(df.parent);
+    if (kids == dom.children.end()) return false;
+    for (const auto id : kids->second) {
+        if (id == backend) continue;
+        const dom_node_facts* f = dom.find(id);
+        if (f != nullptr && !renders_nothing(*f) && f->visible() && f->attr("aria-hidden") != "true") return true;
+    }
+    return false;
+}
+
+/// Whether a native form control only backs a widget a script built in its place (Tom Select's,
+/// Chosen's, a custom dropdown's hidden <select>): shrunk to two pixels or less (a select keeps
+/// its border: 1px wide is 2) and taken out of the tab order (tabindex=-1). People use the widget; the control is not listed. A custom checkbox's
+/// hidden input stays focusable and is not one of these.
+inline bool backs_a_widget(const dom_node_facts& df) {
+    return (df.tag == "select" || df.tag == "input" || df.tag == "textarea") && df.attr("tabindex") == "-1" && df.has_box &&
+           df.w <= 2 && df.h <= 2;
+}
+
 }  // namespace agentkit::browser::detail
 // ---- end <agentkit/browser/detail/widget_facts.hpp> ----
 
@@ -6312,6 +6340,10 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
                 if (++c.hidden_climb > 64 * 1024) break;  // bounded on hostile trees
                 at = f->parent;
             }
+            if (const dom_node_facts* tf = fv.dom->find(top); tf != nullptr && behind_modal_layer(*fv.dom, top, *tf)) {
+                c.hidden_seen.insert(std::make_pair(fv.frame->session_id, top));  // the page behind a modal layer
+                return;
+            }
             render_aria_hidden(c, fv, top, depth, parent, pending_prefix);
             return;
         }
@@ -6321,6 +6353,7 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
     if (opt.viewport_only && df != nullptr && df->has_box && fv.dom != nullptr && !fv.dom->in_viewport(*df) &&
         role != "RootWebArea")
         return;
+    if (df != nullptr && backs_a_widget(*df)) return;  // the widget built in its place is the control
 
     // Frames: render the child document in place.
     if ((role == "Iframe" || role == "IframePresentational") && fv.dom != nullptr) {
