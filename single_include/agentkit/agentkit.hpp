@@ -4282,8 +4282,14 @@ inline std::string describe_change(std::string_view before, std::string_view aft
     return d;
 }
 
-/// The delta as compact text within a token budget: "+ line", "- line", and "~ line (was …)"
-/// with the line as it is now and the words of the old one that differ.
+/// How many lines that are gone a delta lists; the rest are counted on one line. What appeared
+/// is what the model acts on next; a page hidden behind a layer that opened is dozens of lines
+/// gone, and listing each costs more than it tells.
+inline constexpr std::size_t max_removed_lines = 8;
+
+/// The delta as compact text within a token budget: "+ line", "- line" (at most
+/// max_removed_lines, then "- (N more lines gone)"), and "~ line (was …)" with the line as it
+/// is now and the words of the old one that differ.
 [[nodiscard]] inline std::string format_delta(const snapshot_delta& d, std::size_t token_budget = 800,
                                               const token_counter& tokens = {}) {
     if (d.empty()) return std::string(no_visible_change);
@@ -4301,7 +4307,9 @@ inline std::string describe_change(std::string_view before, std::string_view aft
     };
     for (const auto& [a, b] : d.changed) add(detail::describe_change(a, b) + "\n");
     for (const auto& a : d.added) add("+ " + a + "\n");
-    for (const auto& r : d.removed) add("- " + r + "\n");
+    for (std::size_t i = 0; i < d.removed.size() && i < max_removed_lines; ++i) add("- " + d.removed[i] + "\n");
+    if (d.removed.size() > max_removed_lines)
+        add("- (" + std::to_string(d.removed.size() - max_removed_lines) + " more lines gone)\n");
     if (dropped > 0) out += "(" + std::to_string(dropped) + " more changes; take a snapshot to see the page)\n";
     return out;
 }

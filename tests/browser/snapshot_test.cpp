@@ -287,6 +287,36 @@ TEST(Snapshot, DeltaReportsAddedRemovedChanged) {
     EXPECT_EQ(br::format_delta(br::diff_snapshots(after, after)), "no visible change");
 }
 
+// A layer that opens hides the page behind it: what appeared is listed whole, what is gone up to
+// max_removed_lines, then counted on one line.
+TEST(Snapshot, LinesGoneAreListedUpToACapAndTheRestCounted) {
+    auto line = [](std::string text, std::string ref) {
+        return br::snapshot_line{0, std::move(text), std::move(ref), true, false, static_cast<std::size_t>(-1)};
+    };
+    std::vector<br::snapshot_line> before, after;
+    for (int i = 1; i <= 20; ++i) {
+        std::string ref = "e";
+        ref += std::to_string(i);
+        std::string text = "button \"B";
+        text += std::to_string(i);
+        text += "\" [ref=" + ref + "]";
+        before.push_back(line(text, ref));
+    }
+    after.push_back(line("option \"Over 30\" [ref=e21]", "e21"));
+    const auto d = br::diff_snapshots(before, after);
+    ASSERT_EQ(d.removed.size(), 20U);
+    const std::string text = br::format_delta(d);
+    EXPECT_NE(text.find("+ option \"Over 30\" [ref=e21]\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("- button \"B8\" [ref=e8]\n"), std::string::npos) << text;
+    EXPECT_EQ(text.find("B9\""), std::string::npos) << text;
+    EXPECT_NE(text.find("- (12 more lines gone)\n"), std::string::npos) << text;
+    // at the cap, every line is listed and nothing is counted
+    before.resize(br::max_removed_lines);
+    const std::string all = br::format_delta(br::diff_snapshots(before, after));
+    EXPECT_NE(all.find("- button \"B8\" [ref=e8]\n"), std::string::npos) << all;
+    EXPECT_EQ(all.find("more lines gone"), std::string::npos) << all;
+}
+
 TEST(Snapshot, ChangedLinesSayOnlyWhatDifferedAndFocusLeavingIsNoChange) {
     auto line = [](std::string text, std::string ref) {
         return br::snapshot_line{0, std::move(text), std::move(ref), true, false, static_cast<std::size_t>(-1)};
