@@ -5846,12 +5846,13 @@ inline bool behind_modal_layer(const dom_index& dom, std::int64_t backend, const
 }
 
 /// Whether a native form control only backs a widget a script built in its place (Tom Select's,
-/// Chosen's, a custom dropdown's hidden <select>): shrunk to two pixels or less (a select keeps
-/// its border: 1px wide is 2) and taken out of the tab order (tabindex=-1). People use the widget; the control is not listed. A custom checkbox's
+/// Chosen's, a custom dropdown's hidden <select>): shrunk to two pixels or less in width or
+/// height (a select keeps its border: 1px wide is 2; Tom Select sets only the width) and taken
+/// out of the tab order (tabindex=-1). People use the widget; the control is not listed. A custom checkbox's
 /// hidden input stays focusable and is not one of these.
 inline bool backs_a_widget(const dom_node_facts& df) {
     return (df.tag == "select" || df.tag == "input" || df.tag == "textarea") && df.attr("tabindex") == "-1" && df.has_box &&
-           df.w <= 2 && df.h <= 2;
+           (df.w <= 2 || df.h <= 2);
 }
 
 }  // namespace agentkit::browser::detail

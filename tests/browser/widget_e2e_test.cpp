@@ -430,6 +430,10 @@ TEST(WidgetPatternsE2E, ANativeControlThatOnlyBacksAWidgetIsNotListed) {
 <div class="picker"><input id="f-input" role="combobox" placeholder="Pick a fruit" onclick="document.getElementById('o').textContent='opened'"></div><p id="o">closed</p>)");
     EXPECT_FALSE(has(a, "options: Pick a fruit|Apple")) << a;
     EXPECT_TRUE(has(s.click(a, "combobox \"Fruit\""), "opened")) << a;
+    // shrunk in one direction only, clipped away (as Tom Select hides its <select>)
+    const std::string one = s.open("/one", "Size", R"(<select tabindex="-1" aria-label="Size" style="position:absolute;width:1px;clip:rect(0 0 0 0);overflow:hidden"><option>S</option><option>M</option></select><button>Pick a size</button>)");
+    EXPECT_FALSE(has(one, "options: S|M")) << one;
+    EXPECT_TRUE(has(one, "button \"Pick a size\"")) << one;
     // the second page, written apart: a hidden text input that backs a date widget, beside a
     // visually hidden but focusable checkbox, which stays
     const std::string b = s.open("/b", "Trip", R"H(<input type="text" name="date" tabindex="-1" style="position:absolute;width:0;height:0;border:0;padding:0">
