@@ -384,6 +384,15 @@ TEST(WidgetPatternsE2E, AHiddenToggleIsNamedAndClickedThroughItsWrapper) {
     // inside its <label>; the label's words are visible
     const std::string b = s.open("/b", "Terms", R"(<label class="check"><input type="checkbox" id="t" style="position:absolute;clip:rect(0 0 0 0);width:1px;height:1px;overflow:hidden" onchange="document.getElementById('o').textContent = this.checked ? 'accepted' : 'not accepted'"><span class="box" style="display:inline-block;width:16px;height:16px;border:1px solid"></span> I accept the terms</label><p id="o">not accepted</p>)");
     EXPECT_TRUE(has(s.click(b, "checkbox \"I accept the terms\""), "accepted")) << b;
+    // a hidden checkbox beside another control has no stand-in (a click around it could reach
+    // that control): the click says it is not visible, and changes nothing
+    const std::string c = s.open("/c", "Prefs", R"(<div><input type="checkbox" aria-label="Newsletter" onchange="document.getElementById('o').textContent='changed'" style="position:absolute;width:0;height:0;opacity:0;margin:0"><button>Save</button></div><p id="o">as it was</p>)");
+    const std::string ref = ref_on(c, "checkbox \"Newsletter\"");
+    ASSERT_FALSE(ref.empty()) << c;
+    auto r = s.b.click(ref);
+    ASSERT_FALSE(r) << r->to_text();
+    EXPECT_TRUE(r.error().is(agentkit::errc::element_not_visible)) << r.error().to_text();
+    EXPECT_TRUE(has(s.snapshot(), "as it was"));
 }
 
 // While a modal layer is open (a dropdown's or a dialog's portal), modal managers move the focus

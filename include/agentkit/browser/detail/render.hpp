@@ -68,7 +68,7 @@ struct render_ctx {
     std::set<std::pair<std::string, std::int64_t>> structure;     ///< DOM-only clickables rendered as structure
     std::set<std::pair<std::string, std::int64_t>> pointer_items; ///< pointer elements outside the tree, listed once
     std::set<std::pair<std::string, std::int64_t>> delegates;     ///< lists whose listener serves their items (delegates_to_items)
-    int delegated_cells = 0;  ///< inside a grid whose listener serves its cells (delegates_to_cells): cells are controls
+    int delegated_cells = 0;  ///< inside a grid whose listener serves its cells (cells_served): cells are controls
     std::size_t hidden_climb = 0;  ///< steps taken up the DOM looking for aria-hidden elements
     /// aria-current of an element without a line of its own (a wizard's <li> step), for the first
     /// line below it: a control's state, a text line's "(current step) " (see aria_current)
@@ -632,7 +632,7 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
                                                  delegated_item);
     // A column's header that says how it is sorted (aria-sort, "none" included) sorts it when clicked.
     const std::string_view sort = df != nullptr && role_in(role, {"columnheader", "rowheader"}) ? df->attr("aria-sort") : "";
-    // A cell of a grid whose one listener serves its cells (delegates_to_cells), named by its
+    // A cell of a grid whose one listener serves its cells (cells_served), named by its
     // words when it has no name (a layout table's cell): a control when it says something.
     std::string cell_name;
     if (c.delegated_cells > 0 && !inside_interactive && role_in(role, {"gridcell", "cell", "LayoutTableCell"})) {
@@ -644,8 +644,10 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
     const bool interactive_role = (is_interactive_role(role) && !(role == "option" && inside_interactive)) ||
                                   (!sort.empty() && !inside_interactive) || delegated_cell;
     bool structure = false;  // a DOM-only clickable that is structure (recorded: its text is not an item of its own)
-    const bool serves_cells = dom_clickable && !interactive_role && !inside_interactive && delegates_to_cells(fv, node, *df, true);
-    if (dom_clickable && !interactive_role && !inside_interactive && !serves_cells && delegates_to_items(*fv.dom, backend, *df)) {
+    const served_cells served = dom_clickable && !interactive_role && !inside_interactive ? cells_served(fv, node, *df)
+                                                                                           : served_cells::none;
+    if (dom_clickable && !interactive_role && !inside_interactive && served != served_cells::grid &&
+        delegates_to_items(*fv.dom, backend, *df)) {
         structure = true;
         c.delegates.insert(std::make_pair(fv.frame->session_id, backend));
     }
@@ -655,8 +657,7 @@ inline void render_node_lines(render_ctx& c, const frame_view& fv, const json& n
         ~scope_count() {
             if (on) --n;
         }
-    } cell_scope{c.delegated_cells, serves_cells || (dom_clickable && !interactive_role && !inside_interactive && !structure &&
-                                                     delegates_to_cells(fv, node, *df, false))};
+    } cell_scope{c.delegated_cells, served == served_cells::grid || (served == served_cells::table && !structure)};
     if (cell_scope.on) {
         structure = true;
         ++c.delegated_cells;

@@ -139,17 +139,20 @@ inline void rows_below(const frame_view& fv, const json& node, int levels, int& 
     }
 }
 
-/// Whether an element only the DOM calls clickable serves the cells of the rows below it (a
-/// calendar's month, a seat map: one listener for the grid): two or more rows within three
-/// levels, no control of their own, not the page's body or root. With `grid_only`, only when
-/// they are a grid's (role gridcell): a listener on a table's rows that serves whole rows (an
-/// inbox) is delegates_to_items'. Its cells are then controls, the element is not.
-inline bool delegates_to_cells(const frame_view& fv, const json& node, const dom_node_facts& df, bool grid_only) {
-    if (df.tag == "body" || df.tag == "html" || df.attr("id") == "root" || df.attr("id") == "app") return false;
+/// Whose cells an element only the DOM calls clickable serves (a calendar's month, a seat map:
+/// one listener for the grid): two or more rows within three levels, no control of their own,
+/// not the page's body or root. `grid` when they are a grid's (role gridcell), `table` otherwise.
+/// Its cells are then controls, the element is not; a table's rows served by a listener on their
+/// parent (an inbox) are delegates_to_items' first.
+enum class served_cells { none, table, grid };
+
+inline served_cells cells_served(const frame_view& fv, const json& node, const dom_node_facts& df) {
+    if (df.tag == "body" || df.tag == "html" || df.attr("id") == "root" || df.attr("id") == "app") return served_cells::none;
     int budget = 400;
     rows_seen seen;
     rows_below(fv, node, 3, budget, seen);
-    return seen.rows >= 2 && (seen.gridcells || !grid_only) && !has_interactive_descendant(fv, node);
+    if (seen.rows < 2 || has_interactive_descendant(fv, node)) return served_cells::none;
+    return seen.gridcells ? served_cells::grid : served_cells::table;
 }
 
 }  // namespace agentkit::browser::detail
