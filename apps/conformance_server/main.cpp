@@ -15,7 +15,12 @@
 #include <agentkit/mcp/http/server.hpp>
 #include <agentkit/version.hpp>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -343,12 +348,123 @@ const auto ir_capabilities = ak::tool<"test_input_required_result_capabilities">
     },
     ak::parallel_safe);
 
+// ---- tasks (the tasks extension, 2026-07-28) ---------------------------------------------------
+
+/// Waits up to `d`, or until the call is cancelled (its task cancelled); false when cancelled.
+bool work_for(std::chrono::milliseconds d, ak::tool_context& ctx) {
+    std::mutex m;
+    std::condition_variable_any cv;
+    std::unique_lock lock(m);
+    cv.wait_for(lock, ctx.stop, d, [] { return false; });
+    return !ctx.cancelled();
+}
+
+struct greet_args {
+    std::string name;
+    static constexpr auto agentkit_fields() { return ak::fields(AGENTKIT_FIELD(greet_args, name, "Who to greet")); }
+};
+const auto greet = ak::tool<"greet">("Greets someone (answers at once; never a task).", [](const greet_args& a) {
+    return "Hello, " + a.name + "!";
+}, ak::read_only | ak::parallel_safe);
+
+struct compute_args {
+    std::optional<int> seconds;
+    std::optional<std::string> label;
+    static constexpr auto agentkit_fields() {
+        return ak::fields(AGENTKIT_FIELD(compute_args, seconds, "How long the computation takes (0 to 600)"),
+                          AGENTKIT_FIELD(compute_args, label, "A name for this computation"));
+    }
+};
+const auto slow_compute = ak::tool<"slow_compute">(
+    "Computes for some seconds; a task for a client that takes tasks.",
+    [](const compute_args& a, ak::tool_context& ctx) -> ak::result<std::string> {
+        const int n = std::clamp(a.seconds.value_or(0), 0, 600);
+        if (n > 0) rq(ctx).start_task();  // the handle now, the result when it is done
+        for (int i = 0; i < n; ++i) {
+            ctx.progress(i, n, "second " + std::to_string(i + 1) + " of " + std::to_string(n));
+            if (!work_for(std::chrono::seconds(1), ctx)) return ak::fail(ak::errc::tool_cancelled, "the computation was cancelled");
+        }
+        return "Computation " + a.label.value_or("unnamed") + " completed after " + std::to_string(n) + "s. Result: 42.";
+    },
+    ak::read_only | ak::parallel_safe | ak::long_running);
+
+struct delete_args {
+    std::string filename;
+    static constexpr auto agentkit_fields() { return ak::fields(AGENTKIT_FIELD(delete_args, filename, "The file to delete")); }
+};
+const auto confirm_delete = ak::tool<"confirm_delete">(
+    "Deletes a file after the user confirms (as a task, the question waits on tasks/get).",
+    [](const delete_args& a, ak::tool_context& ctx) -> ak::result<std::string> {
+        auto& r = rq(ctx);
+        r.start_task();
+        auto answer = r.ask(mcp::input::elicit("confirm", "Delete " + a.filename + "?",
+                                               json{{"type", "object"}, {"properties", {{"confirm", {{"type", "boolean"}}}}}, {"required", {"confirm"}}}));
+        if (!answer) return ak::fail(answer.error());
+        const bool yes = answer->value("action", std::string()) == "accept" && answer->value("content", json::object()).value("confirm", false);
+        return (yes ? "Deleted " : "Kept ") + a.filename;
+    },
+    ak::parallel_safe | ak::long_running);
+
+const auto multi_input = ak::tool<"multi_input">(
+    "Asks two questions at once (as a task, each can be answered on its own).",
+    [](const ak::no_args&, ak::tool_context& ctx) -> ak::result<std::string> {
+        auto& r = rq(ctx);
+        r.start_task();
+        const json schema{{"type", "object"},
+                          {"properties", {{"name", {{"type", "string"}}}, {"confirm", {{"type", "boolean"}}}}},
+                          {"required", {"name"}}};
+        auto all = r.ask_all({mcp::input::elicit("first", "First input", schema), mcp::input::elicit("second", "Second input", schema)});
+        if (!all) return ak::fail(all.error());
+        auto name = [&](const char* k) { return (*all)[k].value("content", json::object()).value("name", std::string("?")); };
+        return "Got " + name("first") + " and " + name("second");
+    },
+    ak::parallel_safe | ak::long_running);
+
+const auto failing_job = ak::tool<"failing_job">(
+    "A job that runs only as a task and ends with a tool error.",
+    [](const ak::no_args&, ak::tool_context& ctx) -> ak::result<ak::tool_output> {
+        rq(ctx).start_task();
+        if (!work_for(std::chrono::milliseconds(300), ctx)) return ak::fail(ak::errc::tool_cancelled, "the job was cancelled");
+        ak::tool_output o;
+        o.is_error = true;
+        o.add_text("failing_job: the job failed (a tool error: the task completes with isError)");
+        return o;
+    },
+    ak::long_running);
+
+const auto protocol_error_job = ak::tool<"protocol_error_job">(
+    "A job that runs only as a task and needs URL-mode elicitation, which a client declaring only "
+    "form mode lacks: the task fails with -32021.",
+    [](const ak::no_args&, ak::tool_context& ctx) -> ak::result<std::string> {
+        auto& r = rq(ctx);
+        r.start_task();
+        auto a = r.ask({"sign_in", "elicitation/create",
+                        json{{"mode", "url"}, {"message", "Sign in to continue"}, {"url", "https://example.com/sign-in"},
+                             {"elicitationId", "sign-in-1"}}});
+        if (!a) return ak::fail(a.error());
+        return std::string("signed in");
+    },
+    ak::long_running);
+
+const auto tool_with_task = ak::tool<"test_tool_with_task">(
+    "Asks for a name in an input_required round, then goes on as a task (runs only as a task).",
+    [](const ak::no_args&, ak::tool_context& ctx) -> ak::result<std::string> {
+        auto& r = rq(ctx);
+        auto name = r.ask(mcp::input::elicit("user_name", "What is your name?", name_schema));
+        if (!name) return ak::fail(name.error());
+        r.start_task();
+        if (!work_for(std::chrono::milliseconds(200), ctx)) return ak::fail(ak::errc::tool_cancelled, "cancelled");
+        return "Hello, " + name->value("content", json::object()).value("name", std::string("?")) + "!";
+    },
+    ak::long_running);
+
 const ak::toolbox tools{simple_text,        image_content,        audio_content,       embedded_resource,     multiple_content,
                         with_logging,       logging_tool,         with_progress,       error_handling,        sampling,
                         elicitation,        elicitation_defaults, elicitation_enums,   reconnection,          missing_capability,
                         streaming_elicitation, trigger_tool_change, trigger_prompt_change, trigger_resource_update, ir_elicitation,
                         ir_sampling,        ir_roots,             ir_request_state,    ir_multiple,           ir_multi_round,
-                        ir_tampered,        ir_capabilities};
+                        ir_tampered,        ir_capabilities,      greet,               slow_compute,          confirm_delete,
+                        multi_input,        failing_job,          protocol_error_job,  tool_with_task};
 
 // ---- resources ---------------------------------------------------------------------------------
 
@@ -449,6 +565,7 @@ ak::tool_info schema_2020_12_tool() {
         "allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],
         "if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},
         "then":{"required":["phone"]},"else":{"required":["email"]},"additionalProperties":false})");
+    t.schema_as_sent = true;  // a schema written by hand is advertised as written (additionalProperties included)
     return t;
 }
 
@@ -476,6 +593,12 @@ mcp::backend make_backend() {
         if (name == "json_schema_2020_12_tool") return ak::tool_output::text("received " + args.dump());
         if (name == "test_header_echo") return ak::tool_output::text("region: " + args.value("region", std::string()));
         return call(name, args, ctx);
+    };
+    // the task fixtures that run only as tasks; the others by their long_running trait
+    b.task_support_of = [](std::string_view name) {
+        if (name == "failing_job" || name == "protocol_error_job" || name == "test_tool_with_task") return mcp::task_support::required;
+        auto i = tools.find(name);
+        return i && tools.infos()[*i].traits.is_long_running() ? mcp::task_support::optional : mcp::task_support::forbidden;
     };
     mcp::add_resources(b, mcp::resource_set{static_text, static_binary, watched, data_template});
     mcp::add_prompts(b, mcp::prompt_set{simple_prompt, prompt_with_args, prompt_with_resource, prompt_with_image, prompt_input_required});

@@ -116,6 +116,7 @@ try {
     for (const f of failures) console.log(`  ${f}`);
   } else {
     console.log(`run_conformance: passed${failures.length ? ` (${failures.length} failed checks in scenarios the revision does not score)` : ""}`);
+    for (const f of failures) console.log(`  unscored: ${f}`);
   }
 } catch (e) {
   console.error(`run_conformance: ${e.message}`);

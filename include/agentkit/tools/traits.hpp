@@ -11,7 +11,8 @@ namespace agentkit {
 
 /// A set of tool traits, combined with `|`: `agentkit::read_only | agentkit::parallel_safe`.
 struct traits {
-    /// One bit per trait (read_only 1, destructive 2, idempotent 4, open_world 8, parallel_safe 16, ...).
+    /// One bit per trait (read_only 1, destructive 2, idempotent 4, open_world 8, parallel_safe 16,
+    /// non_destructive 32, closed_world 64, long_running 128).
     std::uint8_t bits = 0;
 
     /// True when every trait of `t` is in this set (false for an empty `t`).
@@ -30,6 +31,8 @@ struct traits {
     [[nodiscard]] constexpr bool is_non_destructive() const noexcept { return (bits & 32U) != 0 && !is_destructive(); }
     /// Declared to reach nothing beyond the host (a closed world).
     [[nodiscard]] constexpr bool is_closed_world() const noexcept { return (bits & 64U) != 0 && !is_open_world(); }
+    /// Declared to run long at times (an MCP server may answer its calls with a task).
+    [[nodiscard]] constexpr bool is_long_running() const noexcept { return (bits & 128U) != 0; }
 
     friend constexpr traits operator|(traits a, traits b) noexcept {
         return traits{static_cast<std::uint8_t>(a.bits | b.bits)};
@@ -51,6 +54,10 @@ inline constexpr traits parallel_safe{16};
 inline constexpr traits non_destructive{32};
 /// The tool reaches nothing beyond the host (its own data, a local store).
 inline constexpr traits closed_world{64};
+/// The tool may run long (a wait, a download, a recorded flow): an MCP server answers a call
+/// that outlasts server_options::tasks.promote_after with a task when the client takes tasks
+/// (mcp/server/tasks.hpp). Says nothing about effects.
+inline constexpr traits long_running{128};
 /// No traits.
 inline constexpr traits no_traits{0};
 

@@ -24,7 +24,8 @@
 //     for what belongs to no request (list changes, resource updates; one at a time: 409);
 //     DELETE ends the session.
 //   2026-07-28: stateless. Every POST carries MCP-Protocol-Version, Mcp-Method (and Mcp-Name
-//     for tools/call, prompts/get, resources/read), and `_meta` with the protocol version and
+//     for tools/call, prompts/get, resources/read, and the taskId of tasks/get, tasks/update,
+//     tasks/cancel), and `_meta` with the protocol version and
 //     client capabilities; a mismatch is 400 with -32020, missing `_meta` fields 400 with
 //     -32602, an unsupported version 400 with -32022, an unknown or removed method 404 with
 //     -32601, a missing client capability 400 with -32021. Headers named by a tool's
@@ -602,6 +603,7 @@ private:
         std::string field;
         if (method == "tools/call" || method == "prompts/get") field = "name";
         else if (method == "resources/read") field = "uri";
+        else if (method == "tasks/get" || method == "tasks/update" || method == "tasks/cancel") field = "taskId";  // routes a task to its server
         if (!field.empty()) {
             if (!r.has_header("Mcp-Name")) return "the Mcp-Name header is required for " + method;
             auto v = header_value(r.header("Mcp-Name"));

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <agentkit/mcp/server/features.hpp>
+#include <agentkit/mcp/server/tasks.hpp>
 #include <agentkit/core/error.hpp>
 #include <agentkit/core/json.hpp>
 #include <agentkit/core/result.hpp>
@@ -43,6 +44,9 @@ struct backend {
     std::function<result<tool_output>(std::string_view name, const json& args, tool_context& ctx)> call_tool;
     /// True when the tool may run concurrently with other parallel-safe calls.
     std::function<bool(std::string_view name)> parallel_safe;
+    /// Whether the tool's calls may become tasks (mcp/server/tasks.hpp); empty: optional for a
+    /// tool with the long_running trait, forbidden for the others.
+    std::function<mcp::task_support(std::string_view name)> task_support_of;
     /// Changes whenever the visible tool set changes (drives notifications/tools/list_changed).
     std::function<std::uint64_t()> version;
     /// What the client's model should know to use these tools (optional): a masker's account of

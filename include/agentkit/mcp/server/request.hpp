@@ -17,7 +17,9 @@
 // client sent with a retry (inputResponses, or an earlier round's answer carried in the signed
 // requestState); when there is none yet it fails with errc::input_required and the server
 // answers the whole request with an input_required result listing every input asked for, and
-// a requestState the client cannot alter. The same handler code serves both.
+// a requestState the client cannot alter. A request running as a task (the tasks extension,
+// mcp/server/tasks.hpp) waits instead: its questions are the task's inputRequests on tasks/get
+// until tasks/update answers them. The same handler code serves all three.
 #pragma once
 
 #include <agentkit/mcp/protocol.hpp>
@@ -162,8 +164,8 @@ public:
             }
             return out;
         }
-        std::lock_guard lock(mu_);
-        bool missing = false;
+        std::unique_lock lock(mu_);
+        std::vector<input_request> missing;
         for (const auto& r : rs) {
             asked_[r.key] = r.method;
             auto it = answers_.find(r.key);
@@ -175,14 +177,48 @@ public:
                 out[r.key] = *it;
                 continue;
             }
-            missing = true;
+            missing.push_back(r);
+        }
+        if (missing.empty()) return out;
+        if (task_ask_) {  // a task: the questions wait on tasks/get, the answers come by tasks/update
+            auto ask_in_task = task_ask_;
+            lock.unlock();
+            auto got = ask_in_task(missing, std::move(also));
+            if (!got) return fail(std::move(got).error());
+            lock.lock();
+            for (auto& [k, v] : *got) {
+                answers_[k] = v;
+                out[k] = std::move(v);
+            }
+            return out;
+        }
+        for (const auto& r : missing) {
             bool listed = false;
             for (const auto& p : pending_) listed = listed || p.key == r.key;
             if (!listed) pending_.push_back(r);
         }
-        if (missing)
-            return fail(errc::input_required, "waiting for the client's input", "The server answers with an input_required result.");
-        return out;
+        return fail(errc::input_required, "waiting for the client's input", "The server answers with an input_required result.");
+    }
+
+    /// Go on as a task (the tasks extension, 2026-07-28; mcp/server/tasks.hpp): the client is
+    /// answered now with a task handle and this handler's result becomes the task's; input
+    /// asked from here on waits for tasks/update. True when the request is (now) a task; false
+    /// when it cannot be one: not a tools/call of a tool that supports tasks, a client that did
+    /// not declare the extension, input already asked for this round, the server's tasks full.
+    /// Calling it is never required: a long call of a task-supporting tool becomes a task by itself.
+    bool start_task() {
+        std::function<bool()> f;
+        {
+            std::lock_guard lock(mu_);
+            if (task_ask_) return true;
+            f = start_task_;
+        }
+        return f && f();
+    }
+    /// True once this request runs as a task.
+    [[nodiscard]] bool in_task() const {
+        std::lock_guard lock(mu_);
+        return static_cast<bool>(task_ask_);
     }
 
     /// Something that sends a message (a notification) to this request's client after the
@@ -212,12 +248,27 @@ private:
     std::function<void(const json&)> send_;
     std::function<bool(const json&)> session_send_;
     std::function<result<json>(const input_request&, std::stop_token also)> ask_remote_;
+    std::function<bool()> start_task_;
+    std::function<result<std::map<std::string, json>>(const std::vector<input_request>&, std::stop_token also)> task_ask_;
     mutable std::mutex mu_;
     json answers_ = json::object();
     json asked_ = json::object();
     std::vector<input_request> pending_;
     json saved_state_;
     std::optional<std::string> protocol_error_;
+
+    /// The server makes this request a task: false when it already committed to an
+    /// input_required round.
+    bool enter_task(std::function<result<std::map<std::string, json>>(const std::vector<input_request>&, std::stop_token)> ask) {
+        std::lock_guard lock(mu_);
+        if (!pending_.empty() || protocol_error_) return false;
+        task_ask_ = std::move(ask);
+        return true;
+    }
+    void leave_task() {
+        std::lock_guard lock(mu_);
+        task_ask_ = nullptr;
+    }
 };
 
 namespace detail {

@@ -69,6 +69,7 @@
 #include <agentkit/mcp/server/features.hpp>
 #include <agentkit/mcp/protocol.hpp>
 #include <agentkit/mcp/server/request.hpp>
+#include <agentkit/mcp/server/tasks.hpp>
 #include <agentkit/tools/context.hpp>
 #include <agentkit/tools/export.hpp>
 #include <agentkit/tools/output.hpp>
@@ -147,6 +148,9 @@ struct server_options {
     std::chrono::seconds request_state_ttl{std::chrono::minutes(10)};
     /// requestState protection (empty: the built-in server-side store).
     state_codec request_state;
+    /// Tasks (the tasks extension, stateless era): how long they are kept, the polling interval
+    /// suggested, when a long call becomes one (mcp/server/tasks.hpp).
+    task_options tasks;
     /// A successful tools/call result leaves isError out (the schema's default is false), as
     /// some servers write theirs (Playwright MCP); false: always sent.
     bool omit_false_is_error = false;
@@ -201,6 +205,7 @@ private:
     struct call_state {
         std::stop_source stop;
         std::atomic<bool> cancelled{false};
+        std::atomic<bool> detached{false};  // answered with a task: nothing more goes to its stream
         std::function<void()> on_cancel;  // a listener's removal
     };
     struct awaited {
@@ -317,7 +322,7 @@ public:
     using sink = std::function<void(const std::string& line)>;
 
     /// A server of this backend with these options.
-    explicit server(backend b, server_options o = {}) : b_(std::move(b)), o_(std::move(o)) {
+    explicit server(backend b, server_options o = {}) : b_(std::move(b)), o_(std::move(o)), tasks_(o_.tasks) {
         default_ = open_session();
         default_reply_ = [this](const std::string& m, bool) { default_->emit(m); };
         if (!o_.request_state.seal || !o_.request_state.open) {
@@ -580,6 +585,7 @@ public:
             closing_ = true;
         }
         end_listeners();
+        stop_promoter();
         std::unique_lock lock(calls_mu_);
         if (!calls_cv_.wait_for(lock, bound / 2, [&] { return running_ == 0; })) {
             lock.unlock();
@@ -605,6 +611,7 @@ public:
     /// sent, as the client did not cancel them. Server requests waiting for a client fail.
     /// Used when the process is told to terminate.
     void cancel_all() {
+        tasks_.cancel_all("the server is shutting down");
         for (auto& s : live_sessions()) {
             std::vector<std::shared_ptr<session::awaited>> waits;
             {
@@ -656,6 +663,7 @@ public:
         if (b_.has_prompts()) c["prompts"] = {{"listChanged", true}};
         if (b_.has_completions()) c["completions"] = json::object();
         c["logging"] = json::object();
+        if (stateless && b_.has_tools()) c["extensions"] = {{std::string(tasks_extension), json::object()}};
         return c;
     }
 
@@ -799,7 +807,7 @@ private:
         if (b_.has_resources() && (m == "resources/list" || m == "resources/templates/list" || m == "resources/read")) return true;
         if (b_.has_prompts() && (m == "prompts/list" || m == "prompts/get")) return true;
         if (b_.has_completions() && m == "completion/complete") return true;
-        if (stateless) return m == "subscriptions/listen";
+        if (stateless) return m == "subscriptions/listen" || m == "tasks/get" || m == "tasks/update" || m == "tasks/cancel";
         if (m == "initialize" || m == "ping" || m == "logging/setLevel") return true;
         return b_.has_resources() && (m == "resources/subscribe" || m == "resources/unsubscribe");
     }
@@ -912,6 +920,10 @@ private:
             finish(json::object());
             return;
         }
+        if (method == "tasks/get" || method == "tasks/update" || method == "tasks/cancel") {
+            handle_task_request(s, id, method, params, meta, reply);
+            return;
+        }
         if (method == "tools/list") {
             std::vector<tool_info> tools = b_.list_tools ? b_.list_tools() : std::vector<tool_info>{};
             auto pg = detail::page_of(params, tools.size(), o_.page_size);
@@ -985,6 +997,59 @@ private:
         }
         // tools/call, prompts/get, resources/read: handlers, on a worker.
         start_handler(s, id, method, params, stateless, meta, reply, event_id);
+    }
+
+    /// tasks/get, tasks/update, tasks/cancel (stateless era): the client must declare the
+    /// extension on the request itself, before any task is looked up.
+    void handle_task_request(session& s, const json& id, const std::string& method, const json& params, const json& meta,
+                             const reply_fn& reply) {
+        if (!declares_tasks(meta.value(meta_key::client_capabilities, json()))) {
+            send_error(reply, id, code::missing_client_capability,
+                       "Missing required client capability: " + method + " needs the tasks extension (" + std::string(tasks_extension) +
+                           ") in this request's clientCapabilities.extensions",
+                       tasks_required_capabilities());
+            return;
+        }
+        const json tid = params.value("taskId", json());
+        if (!tid.is_string() || tid.get_ref<const std::string&>().empty()) {
+            send_error(reply, id, code::invalid_params, "Invalid params: " + method + " needs \"taskId\" (the string a CreateTaskResult gave)");
+            return;
+        }
+        const std::string& task_id = tid.get_ref<const std::string&>();
+        const std::string principal = principal_of(s);
+        auto not_found = [&] {
+            std::string shown = task_id.size() > 80 ? task_id.substr(0, 80) + "..." : task_id;
+            send_error(reply, id, code::invalid_params,
+                       "Task not found: " + shown + " (never created here, past its ttlMs, or another client's)");
+        };
+        if (method == "tasks/get") {
+            auto v = tasks_.get(task_id, principal);
+            if (!v) return not_found();
+            (*v)["resultType"] = "complete";
+            send_result(reply, id, std::move(*v));
+            return;
+        }
+        if (method == "tasks/cancel") {
+            if (!tasks_.cancel(task_id, principal)) return not_found();
+            send_result(reply, id, json{{"resultType", "complete"}});
+            return;
+        }
+        const json responses = params.value("inputResponses", json());
+        if (!responses.is_object()) {
+            send_error(reply, id, code::invalid_params, "Invalid params: tasks/update needs \"inputResponses\" (an object: key → the answer)");
+            return;
+        }
+        std::string why;
+        switch (tasks_.update(task_id, principal, responses, why)) {
+            case detail::task_store::update_result::unknown_task:
+                return not_found();
+            case detail::task_store::update_result::invalid_answer:
+                send_error(reply, id, code::invalid_params, "Invalid params: " + why + "; nothing of this update was taken");
+                return;
+            case detail::task_store::update_result::accepted:
+                break;
+        }
+        send_result(reply, id, json{{"resultType", "complete"}});
     }
 
     void complete(const json& id, const json& params, const reply_fn& reply, bool stateless) {
@@ -1149,7 +1214,21 @@ private:
         json answers = json::object();
         json asked = json::object();
         json saved_state;
+        // tasks: whether this call may become one, and the one it became
+        task_support tasks = task_support::forbidden;  // forbidden unless the client declared the extension
+        std::mutex task_mu;
+        bool answered = false;              // its response went out in its request
+        request_context* rq = nullptr;      // while the handler runs
+        std::shared_ptr<detail::task_store::entry> task;
     };
+
+    /// A tool's task support: the backend's word, else its long_running trait.
+    task_support task_support_of(const std::string& tool) {
+        if (b_.task_support_of) return b_.task_support_of(tool);
+        auto m = schemas();
+        auto it = m->find(tool);
+        return it != m->end() && it->second.traits.is_long_running() ? task_support::optional : task_support::forbidden;
+    }
 
     /// The name or URI a request is about, and its arguments (for requestState binding).
     static std::pair<std::string, json> target_of(const std::string& method, const json& params) {
@@ -1202,6 +1281,19 @@ private:
         c->reply = reply;
         c->event_id = event_id;
         c->st = std::make_shared<session::call_state>();
+        if (stateless && method == "tools/call") {
+            const task_support ts = task_support_of(params["name"].get<std::string>());
+            const bool declared = declares_tasks(meta.value(meta_key::client_capabilities, json()));
+            if (ts == task_support::required && !declared) {
+                send_error(reply, id, code::missing_client_capability,
+                           "Missing required client capability: the tool " + params["name"].get<std::string>() +
+                               " runs only as a task; declare the tasks extension (" + std::string(tasks_extension) +
+                               ") in this request's clientCapabilities.extensions",
+                           tasks_required_capabilities());
+                return;
+            }
+            if (declared) c->tasks = ts;
+        }
         if (stateless) {
             // The client's answers of earlier rounds (in the requestState) and of this one.
             if (params.contains("inputResponses") && !params["inputResponses"].is_object()) {
@@ -1245,7 +1337,7 @@ private:
             s.in_flight_.emplace(c->key, c->st);
         }
         std::lock_guard lock(calls_mu_);
-        queue_.push_back([this, c] { run_handler(*c); });
+        queue_.push_back([this, c] { run_handler(c); });
         // One more worker when the queue holds more tasks than there are idle workers to take
         // them, up to max_in_flight. (Counting only "no idle worker" let a second task wait
         // behind a long first one: one idle worker, notified but not yet awake, counted for both.)
@@ -1324,13 +1416,111 @@ private:
         return w->response["result"];
     }
 
+    /// A progress report as a task's statusMessage.
+    static std::string progress_text(double p, std::optional<double> total, std::string_view msg) {
+        if (!msg.empty()) return std::string(msg);
+        auto num = [](double v) {
+            json j = v == std::floor(v) && std::fabs(v) < 1e15 ? json(static_cast<std::int64_t>(v)) : json(v);
+            return j.dump();
+        };
+        return total ? "progress " + num(p) + " of " + num(*total) : "progress " + num(p);
+    }
+
+    /// Make a running tools/call a task: the task is stored, the request answered with its
+    /// handle, and from then on the handler's input waits on the task and its result ends it.
+    /// False when the call was answered or cancelled already, committed to an input_required
+    /// round, or the store is full. Called by the handler (request_context::start_task) or
+    /// the promoter.
+    bool promote(handler_call& c) {
+        std::lock_guard tl(c.task_mu);
+        if (c.task) return true;
+        if (c.answered || c.rq == nullptr || c.tasks == task_support::forbidden) return false;
+        auto t = tasks_.create(principal_of(*c.s), [st = c.st] { st->stop.request_stop(); });
+        if (!t) {
+            log("warning", "mcp", "a call of " + detail::request_target(c.method, c.params) + " could not become a task: " +
+                                      std::to_string(o_.tasks.max_tasks) + " tasks still run (server_options::tasks.max_tasks)");
+            return false;
+        }
+        std::weak_ptr<detail::task_store::entry> wt = t;
+        std::stop_token stop = c.st->stop.get_token();
+        auto ask = [this, wt, stop](const std::vector<input_request>& rs, std::stop_token also) -> result<std::map<std::string, json>> {
+            auto task = wt.lock();
+            if (!task) return fail(errc::tool_cancelled, "the task is gone");
+            std::stop_source either;
+            std::stop_callback on_stop(stop, [&either] { either.request_stop(); });
+            std::stop_callback on_also(also, [&either] { either.request_stop(); });
+            return tasks_.wait_for_input(*task, rs, either.get_token());
+        };
+        if (!c.rq->enter_task(std::move(ask))) {
+            tasks_.erase(*t);
+            return false;
+        }
+        {
+            std::lock_guard lock(c.s->mu_);
+            if (c.st->cancelled.load()) {
+                c.rq->leave_task();
+                tasks_.erase(*t);
+                return false;
+            }
+            c.s->in_flight_.erase(c.key);  // answered now; notifications/cancelled no longer reaches it
+        }
+        c.st->detached = true;
+        c.task = t;
+        json r = tasks_.view(*t);
+        r["resultType"] = "task";
+        send_to(c.reply, json{{"jsonrpc", "2.0"}, {"id", c.id}, {"result", std::move(r)}}, true);
+        return true;
+    }
+
+    /// Promote `c` once it has run for tasks.promote_after (one thread serves every call).
+    void schedule_promotion(const std::shared_ptr<handler_call>& c) {
+        std::lock_guard lock(promoter_mu_);
+        if (promoter_stop_) return;
+        due_.emplace(std::chrono::steady_clock::now() + o_.tasks.promote_after, c);
+        if (!promoter_.joinable()) promoter_ = std::thread([this] { promoter_loop(); });
+        promoter_cv_.notify_all();
+    }
+
+    void promoter_loop() {
+        std::unique_lock lock(promoter_mu_);
+        while (!promoter_stop_) {
+            if (due_.empty()) {
+                promoter_cv_.wait(lock);
+                continue;
+            }
+            const auto when = due_.begin()->first;
+            if (std::chrono::steady_clock::now() < when) {
+                promoter_cv_.wait_until(lock, when);
+                continue;
+            }
+            std::weak_ptr<handler_call> w = due_.begin()->second;
+            due_.erase(due_.begin());
+            lock.unlock();
+            if (auto c = w.lock()) promote(*c);
+            lock.lock();
+        }
+    }
+
+    void stop_promoter() {
+        std::thread t;
+        {
+            std::lock_guard lock(promoter_mu_);
+            promoter_stop_ = true;
+            due_.clear();
+            t = std::move(promoter_);
+        }
+        promoter_cv_.notify_all();
+        if (t.joinable()) t.join();
+    }
+
     json output_schema_of(std::string_view tool) {
         auto m = schemas();
         auto it = m->find(tool);
         return it == m->end() ? json() : it->second.second;
     }
 
-    void run_handler(handler_call& c) {
+    void run_handler(const std::shared_ptr<handler_call>& cp) {
+        handler_call& c = *cp;
         tool_context ctx;
         ctx.stop = c.st->stop.get_token();
         ctx.call_id = c.key;
@@ -1344,12 +1534,22 @@ private:
         json progress_token;
         if (auto m = c.params.find("_meta"); m != c.params.end() && m->is_object() && m->contains("progressToken"))
             progress_token = (*m)["progressToken"];
-        if (!progress_token.is_null()) {
+        if (!progress_token.is_null() || c.tasks != task_support::forbidden) {
             auto last = std::make_shared<double>(-1.0);
             const reply_fn reply = c.reply;
             auto st = c.st;
-            ctx.on_progress = [reply, progress_token, last, st](double p, std::optional<double> total, std::string_view msg) {
-                if (p <= *last || st->cancelled.load()) return;  // progress must increase
+            handler_call* call = &c;  // outlives the handler, the only caller of on_progress
+            ctx.on_progress = [this, call, reply, progress_token, last, st](double p, std::optional<double> total, std::string_view msg) {
+                if (st->detached.load()) {  // a task: its progress is its statusMessage
+                    std::shared_ptr<detail::task_store::entry> t;
+                    {
+                        std::lock_guard tl(call->task_mu);
+                        t = call->task;
+                    }
+                    if (t) tasks_.set_message(*t, progress_text(p, total, msg));
+                    return;
+                }
+                if (progress_token.is_null() || p <= *last || st->cancelled.load()) return;  // progress must increase
                 *last = p;
                 json n{{"progressToken", progress_token}, {"progress", p}};
                 if (total) n["total"] = *total;
@@ -1380,8 +1580,16 @@ private:
             const reply_fn reply = c.reply;
             auto st = c.st;
             rq.send_ = [reply, st](const json& j) {
-                if (!st->cancelled.load()) send_to(reply, j, false);
+                if (!st->cancelled.load() && !st->detached.load()) send_to(reply, j, false);
             };
+        }
+        if (c.tasks != task_support::forbidden) {
+            {
+                std::lock_guard tl(c.task_mu);
+                c.rq = &rq;
+            }
+            rq.start_task_ = [this, &c] { return promote(c); };
+            if (o_.tasks.promote_after.count() > 0) schedule_promotion(cp);
         }
         detail::request_binding binding(ctx, rq);
 
@@ -1524,6 +1732,32 @@ private:
                 fail_with(code::internal_error, "the handler answered nothing");
             }
         }
+        // A call that became a task ends its task; one that did not is answered here, and a
+        // promotion is refused from now on (both decided under task_mu).
+        std::shared_ptr<detail::task_store::entry> task;
+        {
+            std::lock_guard tl(c.task_mu);
+            c.rq = nullptr;
+            task = c.task;
+            if (!task) c.answered = true;
+        }
+        if (task) {
+            tasks_.finish(*task, response);
+            std::lock_guard lock(calls_mu_);
+            --running_;
+            calls_cv_.notify_all();
+            return;
+        }
+        // A tool that runs only as a task, finished before it became one: a task already done.
+        if (c.tasks == task_support::required && response.contains("result") && response["result"].value("resultType", "") == "complete") {
+            if (auto t = tasks_.create(principal_of(*c.s), nullptr)) {
+                tasks_.finish(*t, response);
+                json r = tasks_.view(*t);
+                r.erase("result");
+                r["resultType"] = "task";
+                response = json{{"jsonrpc", "2.0"}, {"id", c.id}, {"result", std::move(r)}};
+            }
+        }
         // Whether it is answered is decided with the request leaving the in-flight map, under the
         // lock a cancellation takes to find it: a cancellation handled before this point is never
         // followed by the response; one handled after it names a finished request.
@@ -1554,7 +1788,12 @@ private:
         calls_cv_.notify_all();
     }
 
-    using schema_map = std::map<std::string, std::pair<json, json>, std::less<>>;  // name → (input, output)
+    struct tool_schemas {
+        json first;   // inputSchema
+        json second;  // outputSchema (null: none)
+        agentkit::traits traits;
+    };
+    using schema_map = std::map<std::string, tool_schemas, std::less<>>;  // name → its schemas and traits
 
     /// The visible tools' schemas, rebuilt when the backend's version changes.
     std::shared_ptr<const schema_map> schemas() {
@@ -1563,7 +1802,7 @@ private:
         if (!schemas_ || schemas_version_ != v) {
             auto m = std::make_shared<schema_map>();
             for (const auto& t : b_.list_tools ? b_.list_tools() : std::vector<tool_info>{})
-                (*m)[t.name] = {t.input_schema, t.output_schema ? *t.output_schema : json()};
+                (*m)[t.name] = {t.input_schema, t.output_schema ? *t.output_schema : json(), t.traits};
             schemas_ = std::move(m);
             schemas_version_ = v;
         }
@@ -1626,6 +1865,12 @@ private:
     bool closing_ = false;
     bool stop_workers_ = false;
     std::shared_mutex exclusive_;
+    detail::task_store tasks_;
+    std::mutex promoter_mu_;
+    std::condition_variable promoter_cv_;
+    std::multimap<std::chrono::steady_clock::time_point, std::weak_ptr<handler_call>> due_;
+    std::thread promoter_;
+    bool promoter_stop_ = false;
 };
 
 // ---- transports -------------------------------------------------------------------------------
